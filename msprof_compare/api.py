@@ -1,0 +1,147 @@
+"""The Python API: ``compare(base, comparison, **options)``.
+
+The CLI and ``performance_compare.py`` are thin layers over this function:
+path -> loader -> Profile -> comparators -> sheets -> reporters.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import pandas as pd
+
+from .compare.table import Sheet
+from .loaders import load_profile
+from .model import Profile
+from .options import Options, build_options
+
+log = logging.getLogger("msprof-analyze")
+
+
+@dataclass
+class RunContext:
+    """What every comparator receives: both profiles, the options, and a per-run
+    cache for intermediate results shared between comparators (op trees, the
+    operator pairing used by both the operator and memory sheets)."""
+
+    base: Profile
+    comparison: Profile
+    options: Options
+    cache: dict[str, Any] = field(default_factory=dict)
+    #: Console summary (title, headers, rows), set by the overall comparator.
+    summary: dict[str, Any] | None = None
+    #: Extra result frames for the API (match rates, waterfall, ...), by name.
+    frames: dict[str, pd.DataFrame] = field(default_factory=dict)
+
+    def cached(self, key: str, compute: Callable[[], Any]) -> Any:
+        if key not in self.cache:
+            self.cache[key] = compute()
+        return self.cache[key]
+
+
+Comparator = Callable[[RunContext], list[Sheet]]
+
+
+def comparators(opts: Options) -> list[tuple[str, Comparator]]:
+    """The comparators to run, in the original's sheet order (reference-2 §1.2)."""
+    out: list[tuple[str, Comparator]] = []
+    if opts.enable_profiling_compare:
+        from .compare import overall
+
+        out.append(("profiling", overall.build))
+    if opts.enable_communication_compare:
+        out.append(("communication", _lazy("communication")))
+    if opts.enable_operator_compare:
+        out.append(("operator", _lazy("operators")))
+    if opts.enable_memory_compare:
+        out.append(("memory", _lazy("memory")))
+    if opts.enable_api_compare:
+        out.append(("api", _lazy("api_stats")))
+    if opts.enable_kernel_compare:
+        out.append(("kernel", _lazy("kernels")))
+    return out
+
+
+def _lazy(module: str) -> Comparator:
+    """Import a comparator module on first use; a comparator not built yet says so once."""
+
+    def run(ctx: RunContext) -> list[Sheet]:
+        import importlib
+
+        try:
+            mod = importlib.import_module(f"{__package__}.compare.{module}")
+        except ModuleNotFoundError as exc:
+            if exc.name and exc.name.endswith(f"compare.{module}"):
+                log.warning("%s comparison is not available in this version yet; skipped.", module)
+                return []
+            raise
+        return mod.build(ctx)
+
+    return run
+
+
+@dataclass
+class CompareResult:
+    """The outcome of one comparison: every sheet as a DataFrame plus the console summary."""
+
+    base: Profile
+    comparison: Profile
+    options: Options
+    sheets: list[Sheet]
+    summary: dict[str, Any] | None
+    frames: dict[str, pd.DataFrame]
+
+    def sheet(self, name: str) -> pd.DataFrame:
+        """One sheet's data with its display headers (as pandas would read the xlsx)."""
+        for s in self.sheets:
+            if s.name == name:
+                return s.frame()
+        raise KeyError(name)
+
+    @property
+    def sheet_names(self) -> list[str]:
+        return [s.name for s in self.sheets]
+
+    def to_excel(self, target: str = ".") -> str:
+        """Write the workbook into a directory (or to a file path); returns the file written."""
+        from .report.excel import write_workbook
+
+        return write_workbook(self, target)
+
+    def console_table(self) -> str:
+        """The "Model Profiling Time Distribution" table as printed on screen ("" if none)."""
+        from .report.console import render_summary
+
+        return render_summary(self.summary) if self.summary else ""
+
+
+def compare(base: str, comparison: str, **options: Any) -> CompareResult:
+    """Compare two profiles; options are the CLI's flag names (e.g. ``enable_profiling_compare=True``).
+
+    Raises ``UsageError`` for bad options and ``ProfileError`` for bad data.
+    """
+    opts, warnings = build_options(**options)
+    for w in warnings:
+        log.warning(w)
+    base_profile = load_profile(base, opts)
+    comparison_profile = load_profile(comparison, opts)
+    return run_comparators(base_profile, comparison_profile, opts)
+
+
+def run_comparators(base: Profile, comparison: Profile, opts: Options) -> CompareResult:
+    """Run every enabled comparator on two loaded profiles."""
+    for p in (base, comparison):
+        for w in p.warnings:
+            log.warning(w)
+    ctx = RunContext(base, comparison, opts)
+    log.info("Start to compare performance detail data, please wait.")
+    sheets: list[Sheet] = []
+    for _name, build in comparators(opts):
+        for sheet in build(ctx):
+            for note in sheet.notes:
+                log.info(note)
+            if len(sheet):
+                sheets.append(sheet)
+    return CompareResult(base, comparison, opts, sheets, ctx.summary, ctx.frames)

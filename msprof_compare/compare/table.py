@@ -1,0 +1,94 @@
+"""The one thing comparators hand to reporters: a sheet.
+
+A sheet is a DataFrame plus the layout facts the workbook needs (header
+groups, column styles, widths, optional per-row styles). Comparators build
+sheets; reporters (xlsx, JSON, console) only render them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+#: Header names whose cells are "worse" (red) when > 1 (reference-2 §8.4).
+RATIO_HEADERS = frozenset({"Diff Ratio", "Diff Total Ratio", "Diff Avg Ratio", "Diff Calls Ratio", "Diff Self Ratio"})
+
+#: Column styles: number format of the data cells.
+STYLE_INT = "int"        # '#,##0'
+STYLE_FLOAT = "float"    # '#,##0.00'
+STYLE_RATIO = "ratio"    # '0.00%'
+STYLE_TEXT = "text"      # plain string (always written as a string, never a formula)
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a sheet: displayed header, cell style and width."""
+
+    header: str
+    style: str = STYLE_TEXT
+    width: float = 20
+
+
+@dataclass
+class Sheet:
+    """A comparator's output table.
+
+    ``data`` has one DataFrame column per entry of ``columns``, in order
+    (its own column labels are ignored by reporters: headers repeat between
+    the base and comparison halves). ``base_span`` / ``comparison_span`` are
+    the 0-based inclusive column ranges merged in row 1 under
+    "Base Profiling: ..." and "Comparison Profiling: ...".
+    ``row_styles`` (optional) gives a fill per data row ("blue", "light_blue" or "").
+    """
+
+    name: str
+    columns: list[Column]
+    data: pd.DataFrame
+    base_span: tuple[int, int]
+    comparison_span: tuple[int, int]
+    row_styles: list[str] | None = None
+    #: One-line notes for the log (e.g. "operators matched: 10/12 base, 10/11 comparison").
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def headers(self) -> list[str]:
+        return [c.header for c in self.columns]
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    def frame(self) -> pd.DataFrame:
+        """The data with display headers (duplicates suffixed ``.1`` as pandas reads the xlsx)."""
+        seen: dict[str, int] = {}
+        names = []
+        for h in self.headers:
+            k = seen.get(h, 0)
+            names.append(h if k == 0 else f"{h}.{k}")
+            seen[h] = k + 1
+        out = self.data.copy()
+        out.columns = names
+        return out
+
+
+def diff_ratio(base: float, comparison: float) -> tuple[float, float]:
+    """The shared diff/ratio rule (reference-2 §0.1): diff rounded to 2 places,
+    ratio to 4; 1.0 when both are zero, +inf when only the base is zero."""
+    diff = round(comparison - base, 2)
+    if not base and not comparison:
+        return diff, 1.0
+    if not base:
+        return diff, math.inf
+    return diff, round(comparison / base, 4)
+
+
+def diff_ratio_columns(base: pd.Series, comparison: pd.Series) -> tuple[pd.Series, pd.Series]:
+    """Vectorised ``diff_ratio`` over two aligned numeric columns."""
+    b = base.astype(float).fillna(0.0)
+    c = comparison.astype(float).fillna(0.0)
+    diff = (c - b).round(2)
+    ratio = (c / b.where(b != 0)).round(4)
+    ratio = ratio.where(b != 0, float("inf"))
+    ratio = ratio.where(~((b == 0) & (c == 0)), 1.0)
+    return diff, ratio

@@ -1,0 +1,38 @@
+"""The two kinds of failure a run can end with.
+
+Every loader and comparator raises one of these, never a bare exception, so the
+faces (CLI, script, API) can map them to exit codes and one-line messages.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+class UsageError(Exception):
+    """Bad command-line usage or option values (exit code 2)."""
+
+    exit_code = 2
+
+
+class ProfileError(Exception):
+    """Unreadable or inconsistent profile data (exit code 1).
+
+    Carries the offending file so the message always names it.
+    """
+
+    exit_code = 1
+
+    def __init__(self, path: str | os.PathLike | None, message: str, hint: str | None = None) -> None:
+        self.path = os.fspath(path) if path is not None else None
+        self.message = message
+        self.hint = hint
+        super().__init__(self.__str__())
+
+    def __str__(self) -> str:
+        text = f"{self.path}: {self.message}" if self.path else self.message
+        return f"{text} ({self.hint})" if self.hint else text
+
+
+class StepError(UsageError):
+    """A requested --base_step/--comparison_step does not exist in the data (exit code 2)."""

@@ -1,0 +1,136 @@
+"""Input detection and dispatch: a user path -> one loader -> a ``Profile``.
+
+Detection follows reference-1 §2 (DB beats trace_view.json in a directory,
+``analysis.db`` is never used, a ``.json`` is Kineto when its top level is an
+object and an NPU trace_view when it is an array) plus our extensions: gzip
+traces and a directory holding exactly one Kineto trace.
+The kind of a JSON file is decided from its first bytes; the same bytes are
+then decoded, so no file is parsed twice.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, replace
+
+from ..errors import ProfileError
+from ..model import Profile
+from ..options import Options
+
+DB_PREFIXES = ("ascend_pytorch_profiler", "ascend_mindspore_profiler", "msmonitor")
+ASCEND_OUTPUT = "ASCEND_PROFILER_OUTPUT"
+_INFO_RE = re.compile(r"profiler_info(_[0-9]+)?\.json$")
+_TRACE_SUFFIXES = (".json", ".json.gz")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where the files of one input are (reference-1 §2.1-2.2).
+
+    ``level`` is "file" (Kineto file), "trace" (bare trace_view.json),
+    "ascend_output" (an ASCEND_PROFILER_OUTPUT-like directory) or "profiling"
+    (the ``*_ascend_pt`` / ``*_ascend_ms`` directory).
+    """
+
+    given: str                 # path as given by the user (shown in sheet headers)
+    profiling_path: str        # absolute
+    level: str
+    trace_path: str = ""
+    db_path: str = ""
+    ascend_output: str = ""
+    info_path: str = ""
+
+
+def _is_db_name(name: str) -> bool:
+    return name.endswith(".db") and name.startswith(DB_PREFIXES)
+
+
+def _kineto_candidates(directory: str) -> list[str]:
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError:
+        return []
+    return [os.path.join(directory, n) for n in names
+            if n.endswith(_TRACE_SUFFIXES) and os.path.isfile(os.path.join(directory, n))
+            and not _INFO_RE.match(n) and n not in ("trace_view.json", "profiler_metadata.json")]
+
+
+def detect(given: str, force: bool = False) -> Layout:
+    """Classify a user path. Raises ``ProfileError`` naming the path."""
+    if not given:
+        raise ProfileError(None, "The path is empty. Please enter a valid path.")
+    path = os.path.abspath(os.path.expanduser(given.lstrip("=")))
+    if os.path.islink(path) and not force:
+        raise ProfileError(given, "is a symbolic link; refusing to follow it", hint="add --force to accept it")
+    if not os.path.exists(path):
+        raise ProfileError(given, "no such file or directory")
+    if os.path.isfile(path):
+        name = os.path.basename(path)
+        if name.endswith(".db"):
+            if _is_db_name(name):
+                return Layout(given, path, "file", db_path=path)
+            raise ProfileError(given, "not a profiler database (expected ascend_pytorch_profiler_*.db, "
+                                      "ascend_mindspore_profiler_*.db or msmonitor_*.db; analysis.db is not used)")
+        if name.endswith(_TRACE_SUFFIXES):
+            return Layout(given, path, "file", trace_path=path)
+        raise ProfileError(given, f"Invalid profiling path suffix: {name}",
+                           hint="expected a *.json / *.json.gz trace, a profiler *.db or a profiling directory")
+    if not os.path.isdir(path):
+        raise ProfileError(given, "is neither a file nor a directory")
+
+    info = ""
+    try:
+        entries = os.listdir(path)
+    except OSError as exc:
+        raise ProfileError(given, f"cannot list directory: {exc.strerror or exc}") from None
+    for n in entries:
+        if _INFO_RE.match(n):
+            info = os.path.join(path, n)
+            break
+    sub = os.path.join(path, ASCEND_OUTPUT)
+    output = sub if os.path.isdir(sub) else path
+    level = "profiling" if output != path else "ascend_output"
+    try:
+        out_entries = os.listdir(output)
+    except OSError as exc:
+        raise ProfileError(output, f"cannot list directory: {exc.strerror or exc}") from None
+    for n in out_entries:
+        if _is_db_name(n):
+            return Layout(given, path, level, db_path=os.path.join(output, n), ascend_output=output, info_path=info)
+    trace = os.path.join(output, "trace_view.json")
+    if os.path.isfile(trace):
+        return Layout(given, path, level, trace_path=trace, ascend_output=output, info_path=info)
+    if output == path:
+        found = _kineto_candidates(path)
+        if len(found) == 1:
+            return Layout(given, found[0], "file", trace_path=found[0])
+        if len(found) > 1:
+            listing = ", ".join(os.path.basename(f) for f in found)
+            raise ProfileError(given, f"directory holds {len(found)} traces ({listing}); pass one of them")
+    raise ProfileError(output, "The data is not collected by PyTorch or Mindspore mode or the data is not parsed: "
+                               "no trace_view.json, profiler *.db or *.pt.trace.json found")
+
+
+def load_profile(given: str, opts: Options) -> Profile:
+    """Detect and load one input with the loader of its family."""
+    layout = detect(given, opts.force)
+    if layout.db_path:
+        from . import ascend_db
+
+        return ascend_db.load(layout, opts)
+    if layout.level == "file":
+        from . import traceio
+
+        data = traceio.read_bytes(layout.trace_path, opts.force)
+        kind = traceio.first_char(data)
+        if kind == "[":
+            from . import ascend_text
+
+            return ascend_text.load(replace(layout, level="trace"), opts, data=data)
+        from . import kineto
+
+        return kineto.load(layout, opts, data=data)
+    from . import ascend_text
+
+    return ascend_text.load(layout, opts)

@@ -1,0 +1,243 @@
+"""One-pass typed decoding of Chrome-trace JSON (Kineto ``*.pt.trace.json`` and
+Ascend ``trace_view.json``).
+
+The file is decoded once with msgspec into small typed structs (unknown keys
+skipped, ``args`` kept as raw bytes), with the garbage collector paused, and
+turned straight into numpy columns. ``args`` are decoded later, in one batch,
+only for the events a loader asks for (``decode_args``).
+"""
+
+from __future__ import annotations
+
+import gc
+import gzip
+import os
+import zlib
+from contextlib import contextmanager
+from typing import Any, Iterator, Union
+
+import msgspec
+import numpy as np
+import pandas as pd
+
+from ..errors import ProfileError
+
+_NUM = Union[int, float, str]
+
+
+class Event(msgspec.Struct, gc=False):
+    """The fields of a trace event that any comparator uses."""
+
+    ph: str = ""
+    cat: str = ""
+    name: str = ""
+    pid: Union[int, str] = 0
+    tid: Union[int, str] = 0
+    ts: _NUM = 0
+    dur: _NUM = 0
+    id: Union[int, str, None] = None
+    args: msgspec.Raw = msgspec.Raw(b"")
+
+
+class KinetoFile(msgspec.Struct, gc=False):
+    """Top level of a Kineto trace: only what the compare needs."""
+
+    traceEvents: list[Event] = []
+    deviceProperties: Any = None
+    distributedInfo: Any = None
+    schemaVersion: Any = None
+
+
+_EVENTS = msgspec.json.Decoder(list[Event])
+_KINETO = msgspec.json.Decoder(KinetoFile)
+
+#: Size above which a trace JSON is refused without --force (reference-1 §2.5).
+MAX_TRACE_BYTES = 10 * 1024**3
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic GC: decoding allocates millions of objects and none are cyclic."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def read_bytes(path: str, force: bool = False) -> bytes:
+    """Read a (possibly gzip-compressed) file into memory, with clear errors."""
+    try:
+        size = os.path.getsize(path)
+    except OSError as exc:
+        raise ProfileError(path, f"cannot read file: {exc.strerror or exc}") from None
+    if size > MAX_TRACE_BYTES and not force:
+        raise ProfileError(path, f"file is {size} bytes, over the {MAX_TRACE_BYTES} byte limit",
+                           hint="add --force to read it anyway")
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise ProfileError(path, f"cannot read file: {exc.strerror or exc}") from None
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise ProfileError(path, f"corrupt gzip data: {exc}") from None
+    return data
+
+
+def first_char(data: bytes) -> str:
+    """The first non-blank character of a JSON text ("" if none): '{' for Kineto, '[' for trace_view."""
+    for b in data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")[:1]:
+        return chr(b)
+    return ""
+
+
+def _json_error(path: str, exc: Exception) -> ProfileError:
+    msg = str(exc)
+    if "truncated" in msg.lower():
+        return ProfileError(path, f"truncated JSON ({msg})", hint="the file was probably cut short while copying or writing")
+    return ProfileError(path, f"malformed trace JSON: {msg}")
+
+
+def decode_events(path: str, data: bytes) -> tuple[list[Event], KinetoFile | None]:
+    """Decode a trace into a list of typed events (and the Kineto top level, if any)."""
+    kind = first_char(data)
+    try:
+        with gc_paused():
+            if kind == "{":
+                top = _KINETO.decode(data)
+                return top.traceEvents, top
+            if kind == "[":
+                return _EVENTS.decode(data), None
+    except msgspec.ValidationError as exc:
+        raise ProfileError(path, f"not a trace event file: {exc}") from None
+    except msgspec.DecodeError as exc:
+        raise _json_error(path, exc) from None
+    if kind == "":
+        raise ProfileError(path, "empty file")
+    raise ProfileError(path, "not a JSON trace (expected an object with traceEvents or an event list)")
+
+
+# --------------------------------------------------------------------------- times
+
+_LONGDOUBLE_EXACT = np.finfo(np.longdouble).nmant >= 63
+
+
+def _str_to_ns(values: list[str]) -> np.ndarray:
+    """Exact decimal-microsecond strings -> int64 ns (NPU timestamps exceed float64)."""
+    if not values:
+        return np.zeros(0, dtype=np.int64)
+    if _LONGDOUBLE_EXACT:
+        arr = np.array(values, dtype=np.str_)
+        return np.rint(arr.astype(np.longdouble) * 1000).astype(np.int64)
+    out = np.empty(len(values), dtype=np.int64)
+    for i, s in enumerate(values):
+        s = s.strip()
+        neg = s.startswith("-")
+        whole, _, frac = s.lstrip("+-").partition(".")
+        frac = (frac + "0000")[:4]
+        v = int(whole or "0") * 1000 + (int(frac) + 5) // 10
+        out[i] = -v if neg else v
+    return out
+
+
+def to_ns(values: list[Any], path: str = "", field: str = "ts") -> np.ndarray:
+    """Microsecond values (int, float or decimal string) -> int64 nanoseconds.
+
+    Floats are exact to the nanosecond below ~9e12 us (Kineto epoch µs); NPU
+    timestamps (~1.7e15 us) come as strings and are converted exactly.
+    """
+    if not values:
+        return np.zeros(0, dtype=np.int64)
+    try:
+        arr = np.array(values)
+    except (ValueError, OverflowError):
+        arr = np.array(values, dtype=object)
+    kind = arr.dtype.kind
+    try:
+        if kind in "iu":
+            return arr.astype(np.int64) * 1000
+        if kind == "f":
+            if not np.isfinite(arr).all():
+                raise ProfileError(path, f"non-finite '{field}' value in trace events")
+            return np.rint(arr * 1000.0).astype(np.int64)
+        if kind == "U":
+            return _str_to_ns([str(v) for v in arr.tolist()])
+        # mixed numbers and strings
+        return _str_to_ns([str(v) for v in values])
+    except (ValueError, OverflowError, TypeError):
+        bad = next((v for v in values if not _is_number_like(v)), None)
+        raise ProfileError(path, f"invalid '{field}' value {bad!r} in trace events") from None
+
+
+def _is_number_like(v: Any) -> bool:
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, (int, float)):
+        return True
+    try:
+        float(v)
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
+def to_int(values: list[Any]) -> np.ndarray:
+    """pid/tid/id-like values -> int64; text values (e.g. named tids) map to stable ids below -1."""
+    try:
+        return np.fromiter(values, dtype=np.int64, count=len(values))
+    except (ValueError, TypeError, OverflowError):
+        pass
+    out = np.empty(len(values), dtype=np.int64)
+    for i, v in enumerate(values):
+        if type(v) is int and -(2**63) <= v < 2**63:
+            out[i] = v
+            continue
+        try:
+            out[i] = int(v)
+        except (TypeError, ValueError, OverflowError):
+            out[i] = -2 - (zlib.crc32(str(v).encode()) & 0x7FFFFFFF)
+    return out
+
+
+# --------------------------------------------------------------------------- columns
+
+Columns = dict  # field name -> numpy array, all of one length (see to_columns)
+
+
+def to_columns(path: str, events: list[Event]) -> Columns:
+    """Turn decoded events into numpy columns in one sweep per field."""
+    cols: Columns = {}
+    with gc_paused():
+        cols["ph"] = np.array([e.ph for e in events], dtype=object)
+        cat = np.array([e.cat for e in events], dtype=object)
+        cols["cat"] = cat
+        cols["name"] = np.array([e.name for e in events], dtype=object)
+        cols["pid"] = to_int([e.pid for e in events])
+        cols["tid"] = to_int([e.tid for e in events])
+        cols["ts"] = to_ns([e.ts for e in events], path, "ts")
+        cols["dur"] = to_ns([e.dur for e in events], path, "dur")
+        cols["id"] = np.fromiter((e.id for e in events), dtype=object, count=len(events))
+        cols["args"] = np.fromiter((e.args for e in events), dtype=object, count=len(events))
+        codes, uniq = pd.factorize(cat)
+        cols["cat_lower"] = np.array([u.lower() for u in uniq] + [""], dtype=object)[codes]
+    return cols
+
+
+def decode_args(path: str, raws: np.ndarray, struct: type) -> list:
+    """Decode the raw ``args`` of selected events into ``struct`` instances, in one batch."""
+    if len(raws) == 0:
+        return []
+    parts = [bytes(r) if len(r) else b"{}" for r in raws]
+    blob = b"[" + b",".join(parts) + b"]"
+    try:
+        with gc_paused():
+            return msgspec.json.decode(blob, type=list[struct])
+    except msgspec.ValidationError as exc:
+        raise ProfileError(path, f"invalid event args: {exc}") from None
+    except msgspec.DecodeError as exc:
+        raise ProfileError(path, f"malformed event args: {exc}") from None

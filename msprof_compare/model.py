@@ -1,0 +1,158 @@
+"""The columnar profile model shared by every loader and every comparator.
+
+One ``Profile`` per input. Loaders (Kineto JSON, Ascend text, Ascend DB) fill
+the same tables; comparators read only these tables, never the files.
+
+Conventions
+-----------
+* Times are ``int64`` nanoseconds (``ts``, ``dur``; ``end = ts + dur``). They
+  are never floats of epoch values and never Decimals.
+* Every table is a pandas DataFrame whose columns are listed in ``SCHEMAS``;
+  a table a loader has no data for is an empty frame with those columns
+  (``empty(name)``), so comparators never test for ``None``.
+* String columns hold Python ``str`` (object dtype); missing text is ``""``.
+  Missing integers are ``-1``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+I64 = "int64"
+F64 = "float64"
+OBJ = "object"
+
+#: Column name -> dtype for every event table of the model.
+SCHEMAS: dict[str, dict[str, str]] = {
+    # Host-side operators ("torch ops"). GPU: cat in cpu_op / user_annotation /
+    # cuda_runtime / cuda_driver / operator / runtime; NPU text: cpu_op; DB: PYTORCH_API op rows.
+    # ``input_dims`` / ``input_type`` / ``call_stack`` keep the original text form
+    # ("N/A" when absent): Kineto lists are rendered with str(), NPU strings kept as is.
+    "ops": {
+        "name": OBJ, "cat": OBJ, "ts": I64, "dur": I64, "pid": I64, "tid": I64,
+        "input_dims": OBJ, "input_type": OBJ, "call_stack": OBJ,
+        "seq": I64, "fwd_tid": I64, "ext_id": I64, "connection_id": I64,
+    },
+    # Device activity. GPU: kernel / gpu_memcpy / gpu_memset (cat keeps which);
+    # NPU: X events of the "Ascend Hardware" process (cat "npu_task").
+    # ``stream`` is -1 when absent (GPU stream 0 is a real stream: AMD ROCm).
+    "kernels": {
+        "name": OBJ, "cat": OBJ, "ts": I64, "dur": I64, "pid": I64, "tid": I64,
+        "stream": I64, "device": I64, "correlation": I64, "ext_id": I64,
+        "task_type": OBJ, "task_id": I64, "connection_id": I64,
+    },
+    # Flow pairs (start "s" joined with end "f" by id, within one category).
+    "flows": {
+        "id": OBJ, "cat": OBJ,
+        "s_ts": I64, "s_pid": I64, "s_tid": I64,
+        "f_ts": I64, "f_pid": I64, "f_tid": I64,
+    },
+    # python_function events (module tree); ids -1 when absent.
+    "python_functions": {
+        "name": OBJ, "ts": I64, "dur": I64, "pid": I64, "tid": I64,
+        "python_id": I64, "parent_id": I64,
+    },
+    # GPU "[memory]" instants (all of them; comparators filter on device_id >= 0).
+    "memory": {
+        "ts": I64, "pid": I64, "tid": I64, "bytes": I64, "addr": I64,
+        "total_allocated": I64, "total_reserved": I64, "device_id": I64, "device_type": I64,
+    },
+    # NPU HCCL lanes. ``lane`` is "op" for group (op) lanes and "task" for plane lanes;
+    # ``group`` is the group lane's thread name (e.g. "Group 0 Communication").
+    "comm": {
+        "name": OBJ, "ts": I64, "dur": I64, "pid": I64, "tid": I64,
+        "lane": OBJ, "group": OBJ, "plane": OBJ, "op_id": I64, "task_type": OBJ,
+    },
+    # NPU "Overlap Analysis" lane (Computing / Communication / Communication(Not Overlapped) / Free).
+    "overlap": {"name": OBJ, "ts": I64, "dur": I64, "tid": I64},
+    # NPU task queue events (enqueue/dequeue) for memory placement of cann:: records.
+    "queue": {"cat": OBJ, "name": OBJ, "ts": I64, "dur": I64, "tid": I64, "correlation_id": I64},
+    # Process / thread metadata ("M" events).
+    "threads": {"pid": I64, "tid": I64, "name": OBJ, "sort_index": I64},
+    "processes": {"pid": I64, "name": OBJ, "sort_index": I64},
+}
+
+
+def empty(table: str) -> pd.DataFrame:
+    """An empty frame with the columns and dtypes of ``SCHEMAS[table]``."""
+    return pd.DataFrame({c: pd.Series(dtype=t) for c, t in SCHEMAS[table].items()})
+
+
+def frame(table: str, columns: dict[str, Any]) -> pd.DataFrame:
+    """Build a table from column arrays, filling absent columns with defaults.
+
+    Loaders pass only what their format has; defaults are ``-1`` for integers,
+    ``""`` for text, ``nan`` for floats.
+    """
+    schema = SCHEMAS[table]
+    n = None
+    for v in columns.values():
+        n = len(v)
+        break
+    if n is None:
+        return empty(table)
+    data: dict[str, Any] = {}
+    for col, dtype in schema.items():
+        if col in columns:
+            v = columns[col]
+            data[col] = np.asarray(v, dtype=dtype) if dtype != OBJ else np.asarray(v, dtype=object)
+        elif dtype == I64:
+            data[col] = np.full(n, -1, dtype=np.int64)
+        elif dtype == F64:
+            data[col] = np.full(n, np.nan)
+        else:
+            data[col] = np.full(n, "", dtype=object)
+    return pd.DataFrame(data)
+
+
+@dataclass(eq=False)
+class Profile:
+    """Everything the comparators may read about one profiling run.
+
+    ``path`` is the path as the user gave it (shown in sheet headers);
+    ``kind`` is "GPU" or "NPU"; ``source`` names the loader family
+    ("kineto", "ascend_text", "ascend_db"); ``level`` is the NPU text path level
+    ("trace", "ascend_output", "profiling") or "" for other sources.
+    """
+
+    path: str
+    kind: str
+    source: str
+    level: str = ""
+    files: dict[str, str] = field(default_factory=dict)  # role -> file actually read
+    ops: pd.DataFrame = field(default_factory=lambda: empty("ops"))
+    kernels: pd.DataFrame = field(default_factory=lambda: empty("kernels"))
+    flows: pd.DataFrame = field(default_factory=lambda: empty("flows"))
+    python_functions: pd.DataFrame = field(default_factory=lambda: empty("python_functions"))
+    memory: pd.DataFrame = field(default_factory=lambda: empty("memory"))
+    comm: pd.DataFrame = field(default_factory=lambda: empty("comm"))
+    overlap: pd.DataFrame = field(default_factory=lambda: empty("overlap"))
+    queue: pd.DataFrame = field(default_factory=lambda: empty("queue"))
+    threads: pd.DataFrame = field(default_factory=lambda: empty("threads"))
+    processes: pd.DataFrame = field(default_factory=lambda: empty("processes"))
+    #: tid of the backward thread (from fwdbwd flow ends), -1 if unknown.
+    backward_tid: int = -1
+    #: NPU CSV / JSON side files, as read (None when the file is absent).
+    kernel_details: pd.DataFrame | None = None
+    op_statistic: pd.DataFrame | None = None
+    memory_record: pd.DataFrame | None = None
+    operator_memory: pd.DataFrame | None = None
+    communication: dict | None = None
+    metadata: dict = field(default_factory=dict)  # profiler_metadata.json / Kineto top-level metadata
+    device_properties: list = field(default_factory=list)
+    #: Source-specific extras a comparator may need (e.g. DB table frames); documented by the loader.
+    extra: dict[str, Any] = field(default_factory=dict)
+    #: One-line notes gathered while loading (skipped events etc.), logged once by the API.
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def is_gpu(self) -> bool:
+        return self.kind == "GPU"
+
+    @property
+    def is_npu(self) -> bool:
+        return self.kind == "NPU"

@@ -1,0 +1,147 @@
+"""Every option of a comparison, its defaults and its validation.
+
+Shared by the CLI (``msprof-analyze compare``, ``msprof-compare``), the
+script (``performance_compare.py``) and the Python API, so all faces accept
+and reject exactly the same things (reference-1 §1.3).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from .errors import UsageError
+
+ENABLE_FLAGS = (
+    "enable_profiling_compare",
+    "enable_operator_compare",
+    "enable_memory_compare",
+    "enable_communication_compare",
+    "enable_api_compare",
+    "enable_kernel_compare",
+)
+
+
+@dataclass(frozen=True)
+class Options:
+    """Validated options of one comparison (names are the original's flag names)."""
+
+    enable_profiling_compare: bool = False
+    enable_operator_compare: bool = False
+    enable_memory_compare: bool = False
+    enable_communication_compare: bool = False
+    enable_api_compare: bool = False
+    enable_kernel_compare: bool = False
+    disable_details: bool = False
+    disable_module: bool = False
+    max_kernel_num: int | None = None
+    op_name_map: dict[str, str] = field(default_factory=dict)
+    use_input_shape: bool = False
+    gpu_flow_cat: str = ""
+    base_step: int = -1          # -1: all steps
+    comparison_step: int = -1
+    force: bool = False
+    use_kernel_type: bool = False
+    debug: bool = False
+
+    @property
+    def step_given(self) -> bool:
+        return self.base_step >= 0
+
+    def any_detail(self) -> bool:
+        """True when a comparator that needs op trees is on (operator, memory or api)."""
+        return self.enable_operator_compare or self.enable_memory_compare or self.enable_api_compare
+
+
+def parse_op_name_map(text: str | dict | None) -> dict:
+    """Parse ``--op_name_map`` as a Python literal (never eval)."""
+    if text is None or text == "":
+        return {}
+    if isinstance(text, dict):
+        return text
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as exc:
+        raise UsageError(f"Invalid value for '--op_name_map': {exc}") from None
+    return value
+
+
+def _parse_step(value: Any) -> str:
+    if value is None:
+        return ""
+    return str(value)
+
+
+def build_options(**raw: Any) -> tuple[Options, list[str]]:
+    """Validate raw option values (as the faces receive them) in the original's order.
+
+    Returns the options and the warnings to log. Raises ``UsageError`` (exit 2).
+    """
+    warnings: list[str] = []
+    known = {f.name for f in fields(Options)}
+    unknown = set(raw) - known
+    if unknown:
+        raise UsageError(f"unknown option(s): {', '.join(sorted(unknown))}")
+
+    max_kernel_num = raw.get("max_kernel_num")
+    if max_kernel_num is not None:
+        try:
+            max_kernel_num = int(max_kernel_num)
+        except (TypeError, ValueError):
+            raise UsageError("Invalid param, --max_kernel_num has to be greater than 3") from None
+        if max_kernel_num <= 3:
+            raise UsageError("Invalid param, --max_kernel_num has to be greater than 3")
+
+    op_name_map = parse_op_name_map(raw.get("op_name_map"))
+    if not isinstance(op_name_map, dict):
+        raise UsageError("Invalid param, --op_name_map must be dict, for example: --op_name_map={'name1':'name2'}")
+    for k, v in op_name_map.items():
+        if not isinstance(k, str) or not isinstance(v, str):
+            raise UsageError("Invalid param, key/value in --op_name_map must be string")
+        if len(k) > 200 or len(v) > 200:
+            raise UsageError("Invalid param, the length of key/value in --op_name_map exceeded the maximum value 200")
+
+    gpu_flow_cat = raw.get("gpu_flow_cat") or ""
+    if len(gpu_flow_cat) > 20:
+        raise UsageError("Invalid param, --gpu_flow_cat exceeded the maximum value 20")
+
+    enables = {k: bool(raw.get(k, False)) for k in ENABLE_FLAGS}
+    if not any(enables.values()):
+        enables = {k: True for k in ENABLE_FLAGS}
+
+    use_kernel_type = bool(raw.get("use_kernel_type", False))
+    if use_kernel_type and not enables["enable_kernel_compare"]:
+        warnings.append("The use_kernel_type parameter is invalid because it only takes effect "
+                        "when enable_kernel_compare is enabled.")
+
+    bstep, cstep = _parse_step(raw.get("base_step")), _parse_step(raw.get("comparison_step"))
+    if bstep and cstep:
+        if not (bstep.isdigit() and cstep.isdigit()):
+            raise UsageError("Invalid param, base_step and comparison_step must be a number.")
+        base_step, comparison_step = int(bstep), int(cstep)
+    elif bstep or cstep:
+        raise UsageError("Invalid param, base_step and comparison_step must be set at the same time.")
+    else:
+        base_step = comparison_step = -1
+
+    opts = Options(
+        **enables,
+        disable_details=bool(raw.get("disable_details", False)),
+        disable_module=bool(raw.get("disable_module", False)),
+        max_kernel_num=max_kernel_num,
+        op_name_map=dict(op_name_map),
+        use_input_shape=bool(raw.get("use_input_shape", False)),
+        gpu_flow_cat=gpu_flow_cat,
+        base_step=base_step,
+        comparison_step=comparison_step,
+        force=bool(raw.get("force", False)),
+        use_kernel_type=use_kernel_type,
+        debug=bool(raw.get("debug", False)),
+    )
+    return opts, warnings
+
+
+def only(opts: Options, *flags: str) -> Options:
+    """A copy of ``opts`` with exactly the given enable flags on."""
+    return replace(opts, **{k: (k in flags) for k in ENABLE_FLAGS})
