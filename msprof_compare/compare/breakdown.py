@@ -1,0 +1,92 @@
+"""The time breakdown of one profile: what OverallMetrics and the console show.
+
+Each loader family has its own way to compute it (GPU kernels, NPU overlap
+lanes + kernel_details.csv, NPU DB tasks) but all fill this one record, and
+the OverallMetrics sheet / console table are built from two of them.
+All times are integer nanoseconds; conversion to ms/s happens only when
+rendering (reference-1 §8).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+#: Categorised computing buckets (reference-1 §8.1), in OverallMetrics order.
+BUCKETS = (
+    "fa_fwd_cube", "fa_fwd_vector", "fa_bwd_cube", "fa_bwd_vector",
+    "conv_fwd_cube", "conv_fwd_vector", "conv_bwd_cube", "conv_bwd_vector",
+    "matmul_cube", "matmul_vector", "page_attention",
+    "vector_trans", "vector_notrans", "other_cube", "sdma_tm",
+)
+
+
+@dataclass
+class Bucket:
+    """Accumulated duration (ns) and event count of one category."""
+
+    ns: int = 0
+    count: int = 0
+
+    def add(self, ns: int, count: int = 1) -> None:
+        self.ns += int(ns)
+        self.count += int(count)
+
+
+@dataclass
+class MC2:
+    """One MC2 fused kernel name (NPU): total, computing and communication parts (ns)."""
+
+    ns: int = 0
+    computing_ns: int = 0
+    communication_ns: int = 0
+    count: int = 0
+
+
+@dataclass
+class Breakdown:
+    """The time breakdown of one profile (reference-1 §3-§9)."""
+
+    kind: str                                   # "GPU" or "NPU"
+    buckets: dict[str, Bucket] = field(default_factory=lambda: {b: Bucket() for b in BUCKETS})
+    computing_ns: int = 0
+    uncovered_comm_ns: int = 0
+    wait_ns: int = 0
+    e2e_ns: int = 0
+    sdma_stream: Bucket = field(default_factory=Bucket)   # SDMA on compute streams ("\tSDMA" under Free Time)
+    lccl: Bucket = field(default_factory=Bucket)
+    mc2: dict[str, MC2] = field(default_factory=dict)     # kernel name -> parts, first-seen order
+    #: group key (e.g. "Group 0 Communication" or a DB group name) -> {"wait": ns, "transmit": ns}
+    groups: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: (group key A, group key B) -> overlapped uncovered communication (ns)
+    group_pairs: dict[tuple[str, str], int] = field(default_factory=dict)
+    pg_names: dict[str, str] = field(default_factory=dict)  # group key -> process-group name
+    memory_gb: float = 0.0
+    rdma_bandwidth: float = 0.0                  # GB/s
+    sdma_bandwidth: float = 0.0                  # GB/s
+    hide_op_details: bool = False                # NPU kernel_details.csv without PMU columns
+    not_minimal: bool = False                    # NPU: "E2E Time(Not minimal profiling)"
+    #: Rows the data could not provide, with the reason (shown as one log line each).
+    missing: list[str] = field(default_factory=list)
+
+    @property
+    def free_ns(self) -> int:
+        """Scheduling time: E2E minus computing, lccl and uncovered communication."""
+        return self.e2e_ns - self.computing_ns - self.lccl.ns - self.uncovered_comm_ns
+
+    def b(self, name: str) -> Bucket:
+        return self.buckets[name]
+
+    @property
+    def mc2_ns(self) -> int:
+        return sum(m.ns for m in self.mc2.values())
+
+    @property
+    def other_ns(self) -> int:
+        """Computing time no category explains (reference-1 §8.3), never negative."""
+        explained = sum(bk.ns for bk in self.buckets.values()) + self.mc2_ns
+        return max(0, self.computing_ns - explained)
+
+    @property
+    def computing_count(self) -> int:
+        """Number shown for Computing Time: every bucket count, MC2 excluded."""
+        return sum(bk.count for bk in self.buckets.values())
