@@ -13,6 +13,7 @@ from typing import Any, Callable
 import pandas as pd
 
 from .compare.table import Sheet
+from .errors import ProfileError
 from .loaders import load_profile
 from .model import Profile
 from .options import Options, build_options
@@ -116,6 +117,33 @@ class CompareResult:
 
         return render_summary(self.summary) if self.summary else ""
 
+    @property
+    def waterfall(self) -> pd.DataFrame:
+        """Base E2E -> comparison E2E in steps (empty when profiling comparison produced no data)."""
+        return self.frames.get("waterfall", pd.DataFrame())
+
+    @property
+    def contributors(self) -> pd.DataFrame:
+        """The rows explaining 80% of the absolute device-time change, largest first."""
+        return self.frames.get("contributors", pd.DataFrame())
+
+    @property
+    def guards(self) -> pd.DataFrame:
+        """Validity checks (Status "warn": the sides are probably not the same workload)."""
+        return self.frames.get("guards", pd.DataFrame())
+
+    def to_json(self, target: str = ".") -> str:
+        """Write the JSON result into a directory, to a ``.json`` path, or to stdout ("-")."""
+        from .report.json_report import write_json
+
+        return write_json(self, target)
+
+    def regression_gate(self, pct: float) -> tuple[int, str]:
+        """(3, message) when comparison E2E exceeds base E2E by more than ``pct`` percent, else (0, message)."""
+        from .compare.summary import regression_gate
+
+        return regression_gate(self, pct)
+
 
 def compare(base: str, comparison: str, **options: Any) -> CompareResult:
     """Compare two profiles; options are the CLI's flag names (e.g. ``enable_profiling_compare=True``).
@@ -125,9 +153,19 @@ def compare(base: str, comparison: str, **options: Any) -> CompareResult:
     opts, warnings = build_options(**options)
     for w in warnings:
         log.warning(w)
-    base_profile = load_profile(base, opts)
-    comparison_profile = load_profile(comparison, opts)
+    base_profile = load_profile(base, opts, step=opts.base_step)
+    _check_usable(base_profile)
+    comparison_profile = load_profile(comparison, opts, step=opts.comparison_step)
+    _check_usable(comparison_profile)
     return run_comparators(base_profile, comparison_profile, opts)
+
+
+def _check_usable(profile: Profile) -> None:
+    """A Kineto trace without any device activity cannot be compared: say so instead of writing empty sheets."""
+    if profile.source == "kineto" and profile.kernels.empty:
+        raise ProfileError(profile.files.get("trace", profile.path),
+                           "no GPU kernel, memcpy or memset events in the trace",
+                           hint="record it with torch.profiler.ProfilerActivity.CUDA")
 
 
 def run_comparators(base: Profile, comparison: Profile, opts: Options) -> CompareResult:
@@ -144,4 +182,8 @@ def run_comparators(base: Profile, comparison: Profile, opts: Options) -> Compar
                 log.info(note)
             if len(sheet):
                 sheets.append(sheet)
+    # The Summary comparator reads the other sheets, so it runs last; its sheet goes first.
+    from .compare import summary
+
+    sheets[:0] = [s for s in summary.build(ctx, sheets) if len(s)]
     return CompareResult(base, comparison, opts, sheets, ctx.summary, ctx.frames)

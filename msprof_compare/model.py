@@ -77,9 +77,20 @@ SCHEMAS: dict[str, dict[str, str]] = {
 }
 
 
+_EMPTY_PROTOTYPES: dict[str, pd.DataFrame] = {}
+
+
 def empty(table: str) -> pd.DataFrame:
-    """An empty frame with the columns and dtypes of ``SCHEMAS[table]``."""
-    return pd.DataFrame({c: pd.Series(dtype=t) for c, t in SCHEMAS[table].items()})
+    """An empty frame with the columns and dtypes of ``SCHEMAS[table]``.
+
+    A fresh copy of a cached prototype: building the frame costs ~1 ms and every
+    ``Profile`` starts with eleven of them.
+    """
+    proto = _EMPTY_PROTOTYPES.get(table)
+    if proto is None:
+        proto = pd.DataFrame({c: pd.Series(dtype=t) for c, t in SCHEMAS[table].items()})
+        _EMPTY_PROTOTYPES[table] = proto
+    return proto.copy()
 
 
 def frame(table: str, columns: dict[str, Any]) -> pd.DataFrame:

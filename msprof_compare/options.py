@@ -44,6 +44,14 @@ class Options:
     force: bool = False
     use_kernel_type: bool = False
     debug: bool = False
+    #: Reports to write: "xlsx", "json" or both ("xlsx,json").
+    output_format: str = "xlsx"
+    #: Exit 3 when comparison E2E exceeds base E2E by more than this percentage (None: no gate).
+    fail_on_regression: float | None = None
+
+    @property
+    def formats(self) -> tuple[str, ...]:
+        return tuple(self.output_format.split(","))
 
     @property
     def step_given(self) -> bool:
@@ -138,8 +146,38 @@ def build_options(**raw: Any) -> tuple[Options, list[str]]:
         force=bool(raw.get("force", False)),
         use_kernel_type=use_kernel_type,
         debug=bool(raw.get("debug", False)),
+        output_format=parse_output_format(raw.get("output_format")),
+        fail_on_regression=parse_regression_pct(raw.get("fail_on_regression")),
     )
     return opts, warnings
+
+
+OUTPUT_FORMATS = ("xlsx", "json")
+
+
+def parse_output_format(value: Any) -> str:
+    """``--output_format``: "xlsx", "json" or both (comma separated, any order) -> canonical "xlsx,json"."""
+    if value is None or value == "":
+        return "xlsx"
+    items = value if isinstance(value, (list, tuple)) else str(value).replace(" ", ",").split(",")
+    chosen = {str(i).strip().lower() for i in items if str(i).strip()}
+    bad = chosen - set(OUTPUT_FORMATS)
+    if bad or not chosen:
+        raise UsageError(f"Invalid param, --output_format must be xlsx, json or xlsx,json (got {value!r})")
+    return ",".join(f for f in OUTPUT_FORMATS if f in chosen)
+
+
+def parse_regression_pct(value: Any) -> float | None:
+    """``--fail_on_regression PCT``: a finite percentage >= 0, or None when not given."""
+    if value is None or value == "":
+        return None
+    try:
+        pct = float(value)
+    except (TypeError, ValueError):
+        raise UsageError(f"Invalid param, --fail_on_regression must be a number of percent (got {value!r})") from None
+    if not (pct >= 0.0) or pct == float("inf"):
+        raise UsageError(f"Invalid param, --fail_on_regression must be a finite percentage >= 0 (got {value!r})")
+    return pct
 
 
 def only(opts: Options, *flags: str) -> Options:

@@ -20,6 +20,7 @@ STYLE_INT = "int"        # '#,##0'
 STYLE_FLOAT = "float"    # '#,##0.00'
 STYLE_RATIO = "ratio"    # '0.00%'
 STYLE_TEXT = "text"      # plain string (always written as a string, never a formula)
+STYLE_BOLD = "bold"      # bold string (e.g. the Kernel column of KernelCompare)
 
 
 @dataclass(frozen=True)

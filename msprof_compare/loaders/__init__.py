@@ -57,7 +57,18 @@ def _kineto_candidates(directory: str) -> list[str]:
 
 
 def detect(given: str, force: bool = False) -> Layout:
-    """Classify a user path. Raises ``ProfileError`` naming the path."""
+    """Classify a user path and check every file it leads to (``paths``). Raises ``ProfileError`` naming the path."""
+    from . import paths
+
+    if given:
+        paths.check_text(given)
+    layout = _classify(given, force)
+    paths.check_layout(layout, force)
+    return layout
+
+
+def _classify(given: str, force: bool = False) -> Layout:
+    """Classify a user path (no permission or size checks)."""
     if not given:
         raise ProfileError(None, "The path is empty. Please enter a valid path.")
     path = os.path.abspath(os.path.expanduser(given.lstrip("=")))
@@ -112,13 +123,17 @@ def detect(given: str, force: bool = False) -> Layout:
                                "no trace_view.json, profiler *.db or *.pt.trace.json found")
 
 
-def load_profile(given: str, opts: Options) -> Profile:
-    """Detect and load one input with the loader of its family."""
+def load_profile(given: str, opts: Options, step: int = -1) -> Profile:
+    """Detect and load one input with the loader of its family.
+
+    ``step`` is this side's ``--base_step``/``--comparison_step`` (-1: all data);
+    only the DB loader uses it, because in DB mode the step limits every query.
+    """
     layout = detect(given, opts.force)
     if layout.db_path:
         from . import ascend_db
 
-        return ascend_db.load(layout, opts)
+        return ascend_db.load(layout, opts, step=step)
     if layout.level == "file":
         from . import traceio
 

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import gc
 import gzip
+import io
 import os
 import zlib
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator, Union
+from typing import Any
 
 import msgspec
 import numpy as np
@@ -22,7 +24,7 @@ import pandas as pd
 
 from ..errors import ProfileError
 
-_NUM = Union[int, float, str]
+_NUM = int | float | str
 
 
 class Event(msgspec.Struct, gc=False):
@@ -31,11 +33,11 @@ class Event(msgspec.Struct, gc=False):
     ph: str = ""
     cat: str = ""
     name: str = ""
-    pid: Union[int, str] = 0
-    tid: Union[int, str] = 0
+    pid: int | str = 0
+    tid: int | str = 0
     ts: _NUM = 0
     dur: _NUM = 0
-    id: Union[int, str, None] = None
+    id: int | str | None = None
     args: msgspec.Raw = msgspec.Raw(b"")
 
 
@@ -45,6 +47,7 @@ class KinetoFile(msgspec.Struct, gc=False):
     traceEvents: list[Event] = []
     deviceProperties: Any = None
     distributedInfo: Any = None
+    metadata: Any = None
     schemaVersion: Any = None
 
 
@@ -82,11 +85,24 @@ def read_bytes(path: str, force: bool = False) -> bytes:
     except OSError as exc:
         raise ProfileError(path, f"cannot read file: {exc.strerror or exc}") from None
     if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise ProfileError(path, f"corrupt gzip data: {exc}") from None
+        data = _gunzip(path, data, force)
     return data
+
+
+def _gunzip(path: str, data: bytes, force: bool) -> bytes:
+    """Decompress a gzip trace, refusing (without --force) output over the trace size cap (gzip bombs)."""
+    from .paths import size_cap
+
+    limit = -1 if force else size_cap("trace")
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
+            out = fh.read(limit + 1 if limit >= 0 else -1)
+            if limit >= 0 and len(out) > limit:
+                raise ProfileError(path, f"decompressed trace is over the {limit} byte limit",
+                                   hint="add --force to read it anyway")
+    except (OSError, EOFError, zlib.error) as exc:
+        raise ProfileError(path, f"corrupt gzip data: {exc}") from None
+    return out
 
 
 def first_char(data: bytes) -> str:
@@ -99,7 +115,8 @@ def first_char(data: bytes) -> str:
 def _json_error(path: str, exc: Exception) -> ProfileError:
     msg = str(exc)
     if "truncated" in msg.lower():
-        return ProfileError(path, f"truncated JSON ({msg})", hint="the file was probably cut short while copying or writing")
+        return ProfileError(path, f"truncated JSON ({msg})",
+                            hint="the file was probably cut short while copying or writing")
     return ProfileError(path, f"malformed trace JSON: {msg}")
 
 

@@ -1,0 +1,287 @@
+"""Command-line faces: ``msprof-analyze compare``, ``msprof-compare`` and ``performance_compare.py``.
+
+All three parse the original's flags (reference-1 §1.1-1.2), then share one
+run path (``execute``): validate the output target, ``api.compare()``, print
+the console table, write the workbook. Unlike the original, failures end the
+process with a non-zero status and one ``error:`` line on stderr
+(2 = bad usage, 1 = bad data or internal error); tracebacks only with --debug.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime as _dt
+import os
+import sys
+import time
+import traceback
+from typing import Any
+
+import typer
+
+from .errors import ProfileError, UsageError
+from .logs import setup_logging
+
+HELP = {
+    "profiling_path": "Path of the profiling data",
+    "benchmark_profiling_path": "Path of the benchmark data",
+    "enable_profiling_compare": "Enable overall performance comparison",
+    "enable_operator_compare": "Enable operator performance comparison",
+    "enable_memory_compare": "Enable operator memory comparison",
+    "enable_communication_compare": "Enable communication performance comparison",
+    "enable_api_compare": "Enable API performance comparison",
+    "enable_kernel_compare": "Enable kernel performance comparison",
+    "disable_details": "Hide detailed comparison",
+    "disable_module": "Hide module comparison",
+    "output_path": "Path of comparison result",
+    "max_kernel_num": "The number of kernels per torch op is limited",
+    "op_name_map": "The mapping of operator names equivalent to GPUs and NPUs in the form of dictionaries",
+    "use_input_shape": "Enable precise matching of operators",
+    "gpu_flow_cat": "Identifier of the GPU connection",
+    "base_step": "Comparison step for performance data to be compared",
+    "comparison_step": "Comparison step for benchmark performance data",
+    "force": "Indicates whether to skip verification of the owner, size, and permissions.",
+    "use_kernel_type": "Indicates whether kernel compare use op_statistic.csv",
+    "debug": "Debug Mode. Shows full stack trace when error occurs.",
+    "output_format": "Reports to write: xlsx (default), json, or xlsx,json; with -o - the JSON goes to stdout",
+    "fail_on_regression": "Exit with status 3 when the comparison E2E time exceeds the base by more than PCT percent",
+}
+SHORT_HELP = "Compare the performance differences between GPUs and NPUs."
+SCRIPT_DESCRIPTION = "Compare trace of GPU and NPU"
+ROOT_WARNING = ("Security Warning: Do not run this tool as root. Running with elevated privileges may "
+                "compromise system security. Use a regular user account.")
+OVERALL_HINT = ("The OverallMetrics sheet page is more comprehensive for the disaggregate of performance data, "
+                "and it is recommended to view the overall performance comparison results from the "
+                "performance_comparison_result_*.xlsx.")
+_CONTEXT = {"help_option_names": ["-h", "-H", "--help"]}
+
+
+def clean_path(value: str | None) -> str | None:
+    """Path options as the original post-processes them: leading '=' stripped, then '~' expanded."""
+    if value is None:
+        return None
+    return os.path.expanduser(value.lstrip("="))
+
+
+# --------------------------------------------------------------------------- typer command
+
+
+def compare_command(
+    comparison_profiling_path: str = typer.Option(
+        ..., "--profiling_path", "-d", help=HELP["profiling_path"], callback=clean_path, show_default=False),
+    base_profiling_path: str = typer.Option(
+        ..., "--benchmark_profiling_path", "-bp", help=HELP["benchmark_profiling_path"], callback=clean_path,
+        show_default=False),
+    enable_profiling_compare: bool = typer.Option(
+        False, "--enable_profiling_compare", help=HELP["enable_profiling_compare"]),
+    enable_operator_compare: bool = typer.Option(
+        False, "--enable_operator_compare", help=HELP["enable_operator_compare"]),
+    enable_memory_compare: bool = typer.Option(False, "--enable_memory_compare", help=HELP["enable_memory_compare"]),
+    enable_communication_compare: bool = typer.Option(
+        False, "--enable_communication_compare", help=HELP["enable_communication_compare"]),
+    enable_api_compare: bool = typer.Option(False, "--enable_api_compare", help=HELP["enable_api_compare"]),
+    enable_kernel_compare: bool = typer.Option(False, "--enable_kernel_compare", help=HELP["enable_kernel_compare"]),
+    disable_details: bool = typer.Option(False, "--disable_details", help=HELP["disable_details"]),
+    disable_module: bool = typer.Option(False, "--disable_module", help=HELP["disable_module"]),
+    output_path: str | None = typer.Option(
+        None, "--output_path", "-o", help=HELP["output_path"], callback=clean_path, show_default=False),
+    max_kernel_num: int | None = typer.Option(None, "--max_kernel_num", help=HELP["max_kernel_num"]),
+    op_name_map: str = typer.Option("{}", "--op_name_map", help=HELP["op_name_map"]),
+    use_input_shape: bool = typer.Option(False, "--use_input_shape", help=HELP["use_input_shape"]),
+    gpu_flow_cat: str = typer.Option("", "--gpu_flow_cat", help=HELP["gpu_flow_cat"]),
+    base_step: str = typer.Option("", "--base_step", help=HELP["base_step"]),
+    comparison_step: str = typer.Option("", "--comparison_step", help=HELP["comparison_step"]),
+    force: bool = typer.Option(False, "--force", help=HELP["force"]),
+    use_kernel_type: bool = typer.Option(False, "--use_kernel_type", help=HELP["use_kernel_type"]),
+    debug: bool = typer.Option(False, "--debug", help=HELP["debug"]),
+    output_format: str | None = typer.Option(None, "--output_format", help=HELP["output_format"],
+                                             show_default=False),
+    fail_on_regression: str | None = typer.Option(None, "--fail_on_regression", metavar="PCT",
+                                                  help=HELP["fail_on_regression"], show_default=False),
+) -> dict[str, Any]:
+    """Compare the performance differences between GPUs and NPUs."""
+    # Parsing only: the caller runs the comparison, so parse errors and run errors stay apart.
+    return dict(locals())
+
+
+def _analyze_app() -> typer.Typer:
+    app = typer.Typer(add_completion=False, rich_markup_mode=None,
+                      context_settings=_CONTEXT, help="msprof-analyze: performance analysis tools.")
+
+    @app.callback()
+    def _group() -> None:
+        """msprof-analyze: performance analysis tools (this package provides `compare`)."""
+
+    app.command("compare", help=SHORT_HELP, short_help=SHORT_HELP, context_settings=_CONTEXT)(compare_command)
+    return app
+
+
+def _compare_app() -> typer.Typer:
+    app = typer.Typer(add_completion=False, rich_markup_mode=None, context_settings=_CONTEXT)
+    app.command(help=SHORT_HELP, context_settings=_CONTEXT)(compare_command)
+    return app
+
+
+def _click_exception_types() -> tuple[type, type]:
+    """Typer's UsageError / ClickException classes (vendored click in new typer, click in old)."""
+    mro = typer.BadParameter.__mro__
+    usage = next(c for c in mro if c.__name__ == "UsageError")
+    base = next((c for c in mro if c.__name__ == "ClickException"), usage)
+    return usage, base
+
+
+def _run_typer(app: typer.Typer, args: list[str] | None, prog: str) -> int:
+    setup_logging()
+    args = sys.argv[1:] if args is None else list(args)
+    command = typer.main.get_command(app)
+    _usage_error, click_error = _click_exception_types()
+    try:
+        rv = command.main(args=args, prog_name=prog, standalone_mode=False)
+    except click_error as exc:
+        message = " ".join(str(exc.format_message()).split())
+        ctx = getattr(exc, "ctx", None)
+        where = ctx.command_path if ctx is not None else prog
+        _error(f"{message} (see '{where} --help')")
+        return int(getattr(exc, "exit_code", 2) or 2)
+    except (typer.Abort, KeyboardInterrupt):
+        _error("interrupted")
+        return 130
+    if isinstance(rv, dict):
+        return execute(rv)
+    return int(rv or 0)  # --help, or a group invoked without a sub-command
+
+
+def analyze_main(args: list[str] | None = None) -> None:
+    """Entry point of ``msprof-analyze`` (sub-command ``compare``)."""
+    sys.exit(_run_typer(_analyze_app(), args, "msprof-analyze"))
+
+
+def compare_main(args: list[str] | None = None) -> None:
+    """Entry point of ``msprof-compare`` (the compare command without the sub-command word)."""
+    sys.exit(_run_typer(_compare_app(), args, "msprof-compare"))
+
+
+# --------------------------------------------------------------------------- script face
+
+
+class _ScriptParser(argparse.ArgumentParser):
+    """argparse that reports bad usage as our single ``error:`` line (exit 2)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        _error(f"{message} (see '{self.prog} --help')")
+        sys.exit(2)
+
+
+def build_script_parser(prog: str = "performance_compare.py") -> argparse.ArgumentParser:
+    """The argparse parser of ``performance_compare.py``: BASE then COMPARISON, same options."""
+    p = _ScriptParser(prog=prog, description=SCRIPT_DESCRIPTION)
+    # The original's positional help texts are swapped; ours say what each one is.
+    p.add_argument("base_profiling_path", type=clean_path, help=HELP["benchmark_profiling_path"])
+    p.add_argument("comparison_profiling_path", type=clean_path, help=HELP["profiling_path"])
+    for flag in ("enable_profiling_compare", "enable_operator_compare", "enable_memory_compare",
+                 "enable_communication_compare", "enable_api_compare", "enable_kernel_compare",
+                 "disable_details", "disable_module"):
+        p.add_argument(f"--{flag}", action="store_true", help=HELP[flag])
+    p.add_argument("-o", "--output_path", type=clean_path, default="", help=HELP["output_path"])
+    p.add_argument("--max_kernel_num", type=int, default=None, help=HELP["max_kernel_num"])
+    p.add_argument("--op_name_map", type=str, default="{}", help=HELP["op_name_map"])
+    p.add_argument("--use_input_shape", action="store_true", help=HELP["use_input_shape"])
+    p.add_argument("--gpu_flow_cat", type=str, default="", help=HELP["gpu_flow_cat"])
+    p.add_argument("--base_step", type=str, default="", help=HELP["base_step"])
+    p.add_argument("--comparison_step", type=str, default="", help=HELP["comparison_step"])
+    p.add_argument("--force", action="store_true", help=HELP["force"])
+    p.add_argument("--use_kernel_type", action="store_true", help=HELP["use_kernel_type"])
+    p.add_argument("--debug", action="store_true", help=HELP["debug"])
+    p.add_argument("--output_format", type=str, default=None, help=HELP["output_format"])
+    p.add_argument("--fail_on_regression", type=str, default=None, metavar="PCT", help=HELP["fail_on_regression"])
+    return p
+
+
+def script_main(args: list[str] | None = None) -> int:
+    """``python performance_compare.py BASE COMPARISON [options]``; returns the exit status."""
+    log = setup_logging()
+    started = time.time()
+    params = vars(build_script_parser().parse_args(args))
+    code = execute(params, announce_root=False)
+    if code == 0:
+        elapsed = _dt.timedelta(seconds=time.time() - started)
+        log.info("The comparison task has been completed in a total time of %s", elapsed)
+    return code
+
+
+# --------------------------------------------------------------------------- the one run path
+
+
+def _error(message: str) -> None:
+    sys.stderr.write(f"error: {message}\n")
+    sys.stderr.flush()
+
+
+def execute(params: dict[str, Any], *, announce_root: bool = True) -> int:
+    """Run one comparison from parsed flags; returns the exit status (0, 1, 2, or 3 from --fail_on_regression).
+
+    ``params`` holds the flag values by their internal names
+    (``base_profiling_path``, ``comparison_profiling_path``, ``output_path``, ...).
+    Nothing is written unless both inputs loaded and compared cleanly.
+    """
+    log = setup_logging()
+    params = dict(params)
+    debug = bool(params.get("debug"))
+    try:
+        if announce_root and hasattr(os, "geteuid") and os.geteuid() == 0:
+            log.warning(ROOT_WARNING)
+        base = params.pop("base_profiling_path")
+        comparison = params.pop("comparison_profiling_path")
+        output = params.pop("output_path", None) or "."
+        from .report import deliver
+
+        deliver.check_target(output)  # fail before the (long) load; creates nothing
+        from .api import compare
+
+        result = compare(base, comparison, **params)
+        # With -o - stdout carries the JSON document only: console text goes to stderr.
+        with contextlib.redirect_stdout(sys.stderr) if output == deliver.STDOUT else contextlib.nullcontext():
+            if result.options.enable_profiling_compare:
+                table = result.console_table()
+                if table:
+                    _print(table)
+                    log.info(OVERALL_HINT)
+            from .report.summary_console import render_explain
+
+            explain = render_explain(result.frames)
+            if explain:
+                _print(explain)
+        deliver.write_reports(result, output, explicit_format=params.get("output_format") is not None)
+        return deliver.apply_gate(result)
+    except UsageError as exc:
+        return _fail(exc, 2, debug)
+    except ProfileError as exc:
+        return _fail(exc, 1, debug)
+    except KeyboardInterrupt:
+        _error("interrupted")
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the one place every other failure is reported
+        if debug:
+            traceback.print_exc()
+        text = " ".join(str(exc).split()) or type(exc).__name__
+        _error(f"internal error: {text}" + ("" if debug else " (run with --debug for the traceback)"))
+        return 1
+
+
+def _fail(exc: Exception, code: int, debug: bool) -> int:
+    if debug:
+        traceback.print_exc()
+    _error(" ".join(str(exc).split()))
+    return code
+
+
+def _print(text: str) -> None:
+    """Print the console table; a closed stdout (``| head``) must not fail the run."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keep interpreter shutdown quiet
+        except OSError:
+            pass

@@ -1,0 +1,120 @@
+"""ApiCompare: host-side time per op name ("api"), both sides (reference-2 §7).
+
+Every op-tree node except the root and ``ProfilerStep#`` nodes is an API call.
+Self time is the op's duration minus its direct child ops' durations; the tree
+is the run's shared op tree (``optree.op_tree``, built once per side), so API,
+operator and memory sheets agree on nesting. Values are
+rounded to 0.01 ms before the average and before the ratios, as the original does.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from ..errors import StepError
+from . import table
+from .optree import OpTree, op_tree
+from .steps import STEP_MARK, frame_from_rows, side_range, side_step
+from .table import STYLE_FLOAT, STYLE_INT, Column, Sheet, diff_ratio
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..api import RunContext
+
+log = logging.getLogger("msprof-analyze")
+
+STYLE_BOLD = getattr(table, "STYLE_BOLD", "bold")
+
+_SIDE = [
+    Column("Total Duration(ms)", STYLE_FLOAT, 20),
+    Column("Self Time(ms)", STYLE_FLOAT, 20),
+    Column("Avg Duration(ms)", STYLE_FLOAT, 20),
+    Column("Calls", STYLE_INT, 20),
+]
+COLUMNS = [
+    Column("Order Id", STYLE_INT, 10), Column("api name", STYLE_BOLD, 30), *_SIDE, *_SIDE,
+    Column("Diff Total Ratio", STYLE_FLOAT, 20), Column("Diff Self Ratio", STYLE_FLOAT, 20),
+    Column("Diff Avg Ratio", STYLE_FLOAT, 20), Column("Diff Calls Ratio", STYLE_FLOAT, 20),
+]
+SPANS = ((2, 5), (6, 9))  # C1:F1 base, G1:J1 comparison
+
+
+def api_calls(tree: OpTree, step: int = -1) -> pd.DataFrame:
+    """One row per API call (name, dur ns, self ns) in the original's order.
+
+    Without a step: start-time order. With a step: breadth-first over the step's
+    top-layer ops (children of the top-level ``ProfilerStep#<step>`` nodes) and all
+    their descendants. Subtrees are contiguous in start order, so breadth-first
+    order is (depth, start order).
+    """
+    n = tree.n
+    dur = tree.end - tree.ts
+    par = tree.parent
+    has_parent = par >= 0
+    child_dur = np.bincount(par[has_parent], weights=dur[has_parent], minlength=n) if n else np.zeros(0)
+    self_ns = dur - child_dur.astype(np.int64)
+    names = tree.ops["name"]
+    is_step = names.str.contains(STEP_MARK, regex=False).to_numpy(dtype=bool) if n else np.zeros(0, bool)
+    if step < 0:
+        order = np.flatnonzero(~is_step)
+    else:
+        top = tree.top_layer(step)
+        if len(top):
+            nodes = np.concatenate([np.arange(t, t + int(tree.size[t])) for t in top.tolist()])
+            nodes = np.unique(nodes)
+            order = nodes[np.lexsort((nodes, tree.depth[nodes]))]
+            order = order[~is_step[order]]
+        else:
+            order = np.zeros(0, dtype=np.int64)
+    return pd.DataFrame({"name": names.to_numpy(dtype=object)[order], "dur": dur[order], "self": self_ns[order]})
+
+
+def aggregate(calls: pd.DataFrame) -> pd.DataFrame:
+    """Per api name, first-appearance order: total and self (ms, rounded to 0.01), calls."""
+    g = calls.groupby("name", sort=False)
+    out = g.agg(dur=("dur", "sum"), self_ns=("self", "sum"), calls=("dur", "size")).reset_index()
+    out["total_ms"] = [round(v / 1e6, 2) for v in out["dur"].tolist()]
+    out["self_ms"] = [round(v / 1e6, 2) for v in out["self_ns"].tolist()]
+    return out
+
+
+def _side(entry: tuple | None) -> list:
+    if entry is None:
+        return [0.0, 0.0, 0.0, 0]
+    total, self_ms, calls = entry
+    return [total, self_ms, round(total / calls, 2) if calls else 0.0, int(calls)]
+
+
+def api_rows(base: pd.DataFrame, comparison: pd.DataFrame) -> list[list]:
+    """ApiCompare rows: base names in order, then comparison-only names; ratios of the rounded values."""
+    def index(df: pd.DataFrame) -> dict:
+        cols = (df["name"], df["total_ms"], df["self_ms"], df["calls"])
+        return {n: (t, s, c) for n, t, s, c in zip(*cols, strict=True)}
+
+    b, c = index(base), index(comparison)
+    rows = []
+    for name in list(b) + [n for n in c if n not in b]:
+        bs, cs = _side(b.get(name)), _side(c.get(name))
+        rows.append([len(rows) + 1, name, *bs, *cs,
+                     *(diff_ratio(x, y)[1] for x, y in zip(bs, cs, strict=False))])
+    return rows
+
+
+def build(ctx: RunContext) -> list[Sheet]:
+    """The ApiCompare sheet (nothing when either side has no op)."""
+    tables = []
+    for side in ("base", "comparison"):
+        side_range(ctx, side)  # GPU refusal / unknown step, as for every comparator
+        step = side_step(ctx, side)
+        calls = api_calls(op_tree(ctx, side), step)  # op_tree logs a side without ops
+        if not len(calls) and step >= 0:
+            raise StepError(f"There is no operator event data for step {step}, "
+                            "please check whether the data contains this step.")
+        tables.append(aggregate(calls))
+    if not all(len(t) for t in tables):
+        return []
+    rows = api_rows(*tables)
+    return [Sheet("ApiCompare", COLUMNS, frame_from_rows(rows, 14), *SPANS)]

@@ -1,0 +1,242 @@
+"""Time breakdown of an Ascend profiler DB (reference-1 §7.3, §8).
+
+Reads only the ``Profile`` the ``ascend_db`` loader filled (already limited to
+the requested step, reference-1 §7.1). Unlike the text export there is no
+"Overlap Analysis" lane: computing, uncovered communication and the
+not-overlapped windows are derived from the task intervals themselves, exactly,
+on int64 ns (``timeline``):
+
+* computing = |∪ compute tasks|; busy = ∪ (compute tasks ∪ communication ops);
+  uncovered communication = |busy| − computing;
+* not-overlapped windows = busy − compute tasks;
+* E2E spans the busy intervals and every TASK whose type is not a kernel type.
+
+Deliberate differences (docs/differences.md, "DB not-overlapped windows"):
+the original builds the windows only from busy intervals that *begin* with a
+communication op, so communication that starts while a kernel runs is missing
+from the per-group wait / transmit rows (their sum falls short of "Uncovered
+Communication Time"). We take every window. Wait, transmit and the group-pair
+overlap use exact interval intersections, like the text breakdown
+(``breakdown_npu.EXACT_INTERVALS``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .. import timeline
+from ..model import Profile
+from ..options import Options
+from . import classify
+from .breakdown import MC2, Breakdown
+from .breakdown_npu import wait_candidates
+
+#: TASK types that are kernels themselves: excluded from the E2E task span (reference-1 §7.3.6).
+E2E_EXCLUDED = frozenset({"KERNEL_AICORE", "KERNEL_AIVEC", "FFTS_PLUS", "KERNEL_MIX_AIC", "KERNEL_MIX_AIV",
+                          "PROFILING_ENABLE", "PROFILING_DISABLE"})
+#: rts task types of cube kernels when TASK_PMU_INFO is empty.
+CUBE_RTS_TYPES = ("KERNEL_AICORE", "KERNEL_MIX_AIC")
+SDMA_TASK_TYPES = ("SDMA_SQE", "PCIE_DMA_SQE")
+EVENT_WAIT_TASK = "EVENT_WAIT_SQE"
+LCCL_KERNEL = "kernel_aivec"
+
+
+def db_breakdown(profile: Profile, opts: Options | None = None) -> Breakdown:
+    """The time breakdown of one DB profile (all times int64 ns)."""
+    bd = Breakdown(kind="NPU", not_minimal=True)
+    bd.memory_gb = int(profile.extra.get("memory_peak_bytes", 0) or 0) / 1024**3
+    _categorise(profile, bd)
+    _lccl(profile, bd)
+    _sdma_stream(profile, bd)
+    windows = _intervals(profile, bd)
+    _groups(profile, bd, windows)
+    return bd
+
+
+# --------------------------------------------------------------------------- categories
+
+
+def flow_starts(profile: Profile) -> np.ndarray:
+    """Per compute task: start (ns) of the torch op whose CANN connection id is the task's, 0 if none."""
+    k = profile.kernels
+    out = np.zeros(len(k), dtype=np.int64)
+    oc = profile.extra.get("op_connections")
+    if oc is None or not len(oc) or not len(k):
+        return out
+    op_ts = profile.ops["ts"].to_numpy(dtype=np.int64)[oc["op_row"].to_numpy()]
+    cid = oc["connection_id"].to_numpy(dtype=np.int64)
+    first = pd.Series(op_ts).groupby(cid, sort=True).first()  # first op listing that id wins
+    keys, vals = first.index.to_numpy(dtype=np.int64), first.to_numpy(dtype=np.int64)
+    q = k["connection_id"].to_numpy(dtype=np.int64)
+    pos = np.minimum(np.searchsorted(keys, q), max(keys.size - 1, 0))
+    hit = (keys.size > 0) & (keys[pos] == q) & (q >= 0)
+    out[hit] = vals[pos[hit]]
+    return out
+
+
+def cube_mask(profile: Profile) -> np.ndarray:
+    """Cube kernels: PMU aic_total_time or aic_mac_time non-zero; without PMU rows, rts type KERNEL_AICORE/MIX_AIC."""
+    kx = profile.extra.get("kernel_extra")
+    n = len(profile.kernels)
+    if kx is None or len(kx) != n:
+        return np.zeros(n, dtype=bool)
+    if profile.extra.get("has_pmu"):
+        tot = np.nan_to_num(kx["aic_total_time"].to_numpy(dtype=float))
+        mac = np.nan_to_num(kx["aic_mac_time"].to_numpy(dtype=float))
+        return (tot != 0) | (mac != 0)
+    return kx["rts_type"].isin(CUBE_RTS_TYPES).to_numpy(dtype=bool)
+
+
+def _categorise(profile: Profile, bd: Breakdown) -> None:
+    k = profile.kernels
+    if not len(k):
+        return
+    kx = profile.extra["kernel_extra"]
+    # the original visits tasks sorted by connectionId, then (stably) by flow start
+    by_conn = np.argsort(k["connection_id"].to_numpy(dtype=np.int64), kind="stable")
+    starts = flow_starts(profile)
+    order = by_conn[classify.processing_order(starts[by_conn])]
+    names = k["name"].to_numpy(dtype=object)[order]
+    types = kx["op_type"].to_numpy(dtype=object)[order]
+    dur = k["dur"].to_numpy(dtype=np.int64)[order]
+    ts = k["ts"].to_numpy(dtype=np.int64)[order]
+    flow_ts = starts[order]
+    is_cube = cube_mask(profile)[order]
+    low_types = pd.Series(types, dtype=object).fillna("").str.lower()
+    low_names = pd.Series(names, dtype=object).fillna("").str.lower()
+    ops = profile.ops
+    cube_ops = classify.cube_ops(ops["name"].to_numpy(dtype=object), ops["ts"].to_numpy(dtype=np.int64),
+                                 ops["dur"].to_numpy(dtype=np.int64))
+    labels = classify.categorize(
+        dur, flow_ts, is_cube, cube_ops,
+        is_trans=classify.is_trans_kernel_name(names),
+        page_attention=low_types.str.contains("pagedattention", regex=False).to_numpy(dtype=bool),
+        tensor_move=(low_names.str.startswith("aclnninplacecopy")
+                     & low_names.str.contains("tensormove", regex=False)).to_numpy(dtype=bool),
+        mc2=classify.is_mc2_name(names),
+        npu_type=types,
+    )
+    classify.fill_buckets(bd, labels, dur)
+    sel = np.flatnonzero(labels == classify.MC2)
+    if sel.size:
+        pmu = kx.iloc[order]
+        mac = np.nan_to_num(pmu["aic_mac_time"].to_numpy(dtype=float))
+        mte2 = np.nan_to_num(pmu["aic_mte2_time"].to_numpy(dtype=float))
+        aiv = np.nan_to_num(pmu["aiv_time"].to_numpy(dtype=float))
+        comp = np.rint(np.maximum(mac, mte2) + aiv).astype(np.int64)  # DB PMU times are ns
+        _mc2(profile, bd, sel, names, ts, dur, comp)
+
+
+def _mc2(profile: Profile, bd: Breakdown, sel: np.ndarray, names: np.ndarray, ts: np.ndarray,
+         dur: np.ndarray, comp: np.ndarray) -> None:
+    """MC2 kernels in processing order; communication from paired C_CORE_SQE ends (reference-1 §5.6)."""
+    sq = profile.extra.get("c_core_sqe")
+    sqe_end = np.sort(sq["end"].to_numpy(dtype=np.int64)) if sq is not None and len(sq) else np.zeros(0, np.int64)
+    p = 0
+    for i in sel.tolist():
+        start, end = int(ts[i]), int(ts[i] + dur[i])
+        while p < sqe_end.size and sqe_end[p] < start:
+            p += 1
+        got = []
+        while p < sqe_end.size and sqe_end[p] <= end:
+            got.append(int(sqe_end[p]))
+            p += 1
+        m = bd.mc2.setdefault(str(names[i]), MC2())
+        m.ns += int(dur[i])
+        m.computing_ns += int(comp[i])
+        m.communication_ns += sum(got[j + 1] - got[j] for j in range(0, len(got) - 1, 2))
+        m.count += 1
+
+
+def _lccl(profile: Profile, bd: Breakdown) -> None:
+    c = profile.comm
+    if not len(c):
+        return
+    ops = c[c["lane"] == "op"]
+    d = ops.loc[ops["name"].str.lower() == LCCL_KERNEL, "dur"].to_numpy(dtype=np.int64)
+    if d.size:
+        bd.lccl.add(int(d.sum()), d.size)
+
+
+def _sdma_stream(profile: Profile, bd: Breakdown) -> None:
+    """SDMA task time on compute streams (reference-1 §7.3.4; stream 0 counts here)."""
+    ts = profile.extra.get("task_summary")
+    if ts is None or not len(ts):
+        return
+    wait_streams = set(ts.loc[ts["rts_type"] == EVENT_WAIT_TASK, "stream"].tolist())
+    compute_streams = set(profile.kernels["stream"].tolist())
+    streams = (wait_streams & compute_streams) if wait_streams else compute_streams
+    sd = ts[ts["rts_type"].isin(SDMA_TASK_TYPES) & ts["stream"].isin(list(streams))]
+    if len(sd):
+        bd.sdma_stream.add(int(sd["total_ns"].sum()), int(sd["count"].sum()))
+
+
+# --------------------------------------------------------------------------- intervals
+
+
+def _iv(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    s = df["ts"].to_numpy(dtype=np.int64)
+    return s, s + df["dur"].to_numpy(dtype=np.int64)
+
+
+def _intervals(profile: Profile, bd: Breakdown) -> timeline.Intervals:
+    """Computing, uncovered communication and E2E; returns the not-overlapped windows."""
+    ks, ke = _iv(profile.kernels)
+    c = profile.comm
+    cs, ce = _iv(c[c["lane"] == "op"]) if len(c) else (np.zeros(0, np.int64), np.zeros(0, np.int64))
+    compute = timeline.union(ks, ke)
+    busy = timeline.union(np.concatenate([ks, cs]), np.concatenate([ke, ce]))
+    bd.computing_ns = timeline.length(compute)
+    bd.uncovered_comm_ns = timeline.length(busy) - bd.computing_ns
+    first, last = [], []
+    if busy[0].size:
+        first.append(int(busy[0][0]))
+        last.append(int(busy[1][-1]))
+    tsum = profile.extra.get("task_summary")
+    if tsum is not None and len(tsum):
+        other = tsum[~tsum["rts_type"].isin(E2E_EXCLUDED)]
+        if len(other):
+            first.append(int(other["first_start"].min()))
+            last.append(int(other["last_end"].max()))
+    if first:
+        bd.e2e_ns = max(0, max(last) - min(first))
+    else:
+        bd.missing.append(f"{profile.path}: no computing task, communication op or device task in range")
+    return timeline.subtract(busy, compute)
+
+
+def _groups(profile: Profile, bd: Breakdown, windows: timeline.Intervals) -> None:
+    """Wait / transmit per communication group and uncovered overlap between groups (reference-1 §7.3.7-8)."""
+    c = profile.comm
+    if not len(c):
+        return
+    ops = c[c["lane"] == "op"]
+    tasks = c[c["lane"] == "task"]
+    tasks = tasks.iloc[np.argsort(tasks["ts"].to_numpy(dtype=np.int64), kind="stable")]
+    # the history of the wait rule runs per (group, plane): give each pair its own lane id
+    lane = pd.Series(list(zip(tasks["group"].tolist(), tasks["plane"].tolist())), dtype=object)
+    lane_id = pd.factorize(lane)[0] if len(tasks) else np.zeros(0, np.int64)
+    is_cand = wait_candidates(pd.DataFrame({"name": tasks["name"].to_numpy(dtype=object), "tid": lane_id}))
+    cand = tasks[is_cand]
+    cand_groups = list(dict.fromkeys(cand["group"].tolist()))
+    op_groups = list(dict.fromkeys(ops["group"].tolist()))
+    order = cand_groups + [g for g in op_groups if g not in cand_groups]
+    sums = cand.assign(d=cand["dur"].to_numpy(dtype=np.int64)).groupby(["group", "plane"], sort=False)["d"].sum()
+    uncovered: dict[str, timeline.Intervals] = {}
+    for g in order:
+        wait = 0
+        if g in cand_groups:
+            per_plane = sums.loc[g]
+            best = per_plane.index[int(np.argmin(per_plane.to_numpy()))]  # first plane wins ties
+            sel = cand[(cand["group"] == g) & (cand["plane"] == best)]
+            wait = timeline.length(timeline.intersect(_iv(sel), windows))
+        unc = timeline.intersect(_iv(ops[ops["group"] == g]), windows)
+        uncovered[g] = unc
+        bd.groups[g] = {"wait": int(wait), "transmit": int(timeline.length(unc) - wait)}
+    bd.wait_ns = sum(v["wait"] for v in bd.groups.values())
+    for i, a in enumerate(op_groups):
+        for b in op_groups[i + 1:]:
+            v = timeline.length(timeline.intersect(uncovered[a], uncovered[b]))
+            if v:
+                bd.group_pairs[(a, b)] = int(v)

@@ -1,0 +1,441 @@
+"""Time breakdown of an Ascend text export (reference-1 §5.4-§5.10, §8).
+
+Reads only the ``Profile`` (trace tables + side files the ``ascend_text``
+loader stored). Computing / uncovered communication / E2E come from the
+"Overlap Analysis" lane; the categorised buckets from kernel_details.csv rows
+joined to their launching flow (exact int64-ns equality of flow end and
+``Start Time(us)``) and classified by the shared ``classify`` module; wait and
+transmit per communication group from the HCCL lanes.
+
+Interval choice (see docs/differences.md, "NPU wait / transmit / group
+overlap"): the original's OVERLAP / CLIP pointer walks can count overlapping
+events twice and, after a long event, skip later ones. We use exact interval
+intersections (``timeline``) instead; ``overlap_walk`` / ``clip_walk`` keep
+the original walks for the parity tests.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from .. import timeline
+from ..model import Profile
+from ..options import Options
+from . import classify
+from .breakdown import MC2, Breakdown
+
+#: Task types (args "Task Type") of the Ascend Hardware lane (reference-1 §3.1).
+COMPUTE_TASK_TYPES = ("AI_CORE", "MIX_AIC", "MIX_AIV", "AI_CPU", "AI_VECTOR_CORE", "FFTS_PLUS")
+SDMA_TASK_TYPES = ("SDMA_SQE", "PCIE_DMA_SQE")
+EVENT_WAIT_TASK = "EVENT_WAIT_SQE"
+LCCL_KERNEL = "kernel_aivec"
+MC2_SQE = "C_CORE_SQE"
+NOTIFY_WAIT, RDMA_SEND = "Notify_Wait", "RDMASend"
+COMPUTING, NOT_OVERLAPPED = "Computing", "Communication(Not Overlapped)"
+
+#: True: exact interval intersections for wait / transmit / pair overlap; False: the original's walks.
+EXACT_INTERVALS = True
+
+
+def npu_breakdown(profile: Profile, opts: Options | None = None) -> Breakdown:
+    """The time breakdown of one NPU text profile (all times int64 ns)."""
+    bd = Breakdown(kind="NPU", not_minimal=True)
+    trace_only = profile.level == "trace"
+    if trace_only:
+        bd.missing.append(f"{profile.path}: a bare trace_view.json has no kernel_details.csv, memory_record.csv or "
+                          "communication.json, so the categorised computing rows, Mem Usage and bandwidths are absent")
+    else:
+        _memory(profile, bd)
+        _categorise(profile, bd)
+    _lccl(profile, bd)
+    _sdma_stream(profile, bd)
+    if _overlap(profile, bd):
+        _groups(profile, bd)
+    bd.pg_names = pg_names(profile.metadata)
+    if not trace_only:
+        _bandwidth(profile, bd)
+    return bd
+
+
+# --------------------------------------------------------------------------- memory / kernel categories
+
+
+def _memory(profile: Profile, bd: Breakdown) -> None:
+    mr = profile.memory_record
+    if mr is None or "Total Reserved(MB)" not in mr.columns or not len(mr):
+        bd.missing.append(f"{profile.path}: Mem Usage is absent: no memory_record.csv")
+        return
+    v = mr["Total Reserved(MB)"].to_numpy(dtype=np.float64)
+    v = v[~np.isnan(v)]
+    if v.size:
+        bd.memory_gb = float(v.max()) / 1024
+
+
+def _col(kd: pd.DataFrame, name: str) -> np.ndarray:
+    """A float PMU column, all-NaN when the CSV lacks it."""
+    if name in kd.columns:
+        return kd[name].to_numpy(dtype=np.float64)
+    return np.full(len(kd), np.nan)
+
+
+def _us_to_ns(x: np.ndarray) -> np.ndarray:
+    return np.rint(np.nan_to_num(x, nan=0.0) * 1000.0).astype(np.int64)
+
+
+def flow_start_map(profile: Profile) -> tuple[np.ndarray, np.ndarray]:
+    """async_npu flows as (end ts, start ts), sorted by end ts, one start per end (the last pair wins)."""
+    fl = profile.flows
+    if not len(fl):
+        z = np.zeros(0, dtype=np.int64)
+        return z, z
+    sel = fl[fl["cat"].str.lower() == "async_npu"].drop_duplicates("f_ts", keep="last")
+    order = np.argsort(sel["f_ts"].to_numpy(dtype=np.int64), kind="stable")
+    return sel["f_ts"].to_numpy(dtype=np.int64)[order], sel["s_ts"].to_numpy(dtype=np.int64)[order]
+
+
+def _lookup(keys: np.ndarray, values: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """values[keys == q] per query (exact match), 0 where there is none."""
+    if keys.size == 0:
+        return np.zeros(q.size, dtype=np.int64)
+    i = np.searchsorted(keys, q)
+    ic = np.minimum(i, keys.size - 1)
+    hit = (i < keys.size) & (keys[ic] == q)
+    return np.where(hit, values[ic], 0)
+
+
+def _categorise(profile: Profile, bd: Breakdown) -> None:
+    """kernel_details.csv rows -> buckets and MC2 (reference-1 §3.7, §5.3, §5.6)."""
+    kd = profile.kernel_details
+    if kd is None or not len(kd) or not ({"mac_time(us)", "aiv_vec_time(us)"} & set(kd.columns)):
+        bd.hide_op_details = True
+        why = "no kernel_details.csv" if kd is None else (
+            "kernel_details.csv has no PMU columns (Level0 export or aic_metrics other than PipeUtilization)")
+        bd.missing.append(f"{profile.path}: the categorised computing rows (Cube, Vector, FA, Conv, Matmul, ...) are "
+                          f"absent: {why}")
+        return
+    valid = ~(np.isnan(_col(kd, "aiv_vec_time(us)")) & np.isnan(_col(kd, "mac_time(us)")))
+    kd = kd[valid]
+    if not len(kd):
+        return
+    kw = classify.load_keywords()
+    names = kd["Name"].to_numpy(dtype=object)
+    types = kd["Type"].to_numpy(dtype=object)
+    ts = kd["ts"].to_numpy(dtype=np.int64)
+    dur = kd["dur"].to_numpy(dtype=np.int64)
+    keys, starts = flow_start_map(profile)
+    flow_ts = _lookup(keys, starts, ts)
+    order = classify.processing_order(flow_ts)
+    names, types, ts, dur, flow_ts = names[order], types[order], ts[order], dur[order], flow_ts[order]
+    kdo = kd.iloc[order]
+    mac, aicore = _col(kdo, "mac_time(us)"), _col(kdo, "aicore_time(us)")
+    is_cube = (np.nan_to_num(mac, nan=0.0) > 0) | (np.nan_to_num(aicore, nan=0.0) > 0)
+    lower = pd.Series(names, dtype=object).astype(str).str.lower()
+    tensor_move = (lower.str.startswith("aclnninplacecopy") & lower.str.contains("tensormove", regex=False)).to_numpy()
+    page = classify.contains_any(types, ("pagedattention",))
+    mc2 = classify.is_mc2_name(names, kw)
+    ops = profile.ops
+    cube_ops = classify.cube_ops(ops["name"].to_numpy(dtype=object), ops["ts"].to_numpy(dtype=np.int64),
+                                 ops["dur"].to_numpy(dtype=np.int64), ops["tid"].to_numpy(dtype=np.int64),
+                                 backward_tid=profile.backward_tid, kw=kw)
+    labels = classify.categorize(dur, flow_ts, is_cube, cube_ops,
+                                 is_trans=classify.is_trans_kernel_name(names, kw), page_attention=page,
+                                 tensor_move=tensor_move, mc2=mc2, npu_type=types)
+    classify.fill_buckets(bd, labels, dur)
+    sel = np.flatnonzero(labels == classify.MC2)
+    if sel.size:
+        comp = np.maximum(np.nan_to_num(_col(kdo, "aic_mac_time(us)")), np.nan_to_num(_col(kdo, "aic_mte2_time(us)")))
+        comp = _us_to_ns(comp + np.nan_to_num(_col(kdo, "aiv_time(us)")))
+        _mc2(profile, bd, sel, names, ts, dur, comp)
+
+
+def _mc2(profile: Profile, bd: Breakdown, sel: np.ndarray, names: np.ndarray, ts: np.ndarray,
+         dur: np.ndarray, comp: np.ndarray) -> None:
+    """MC2 kernels in processing order; communication from paired C_CORE_SQE ends (reference-1 §5.6)."""
+    k = profile.kernels
+    sq = k[k["name"] == MC2_SQE]
+    order = np.argsort(sq["ts"].to_numpy(dtype=np.int64), kind="stable")
+    sqe_end = (sq["ts"].to_numpy(dtype=np.int64) + sq["dur"].to_numpy(dtype=np.int64))[order]
+    p = 0
+    for i in sel.tolist():
+        start, end = int(ts[i]), int(ts[i] + dur[i])
+        while p < sqe_end.size and sqe_end[p] < start:
+            p += 1
+        got = []
+        while p < sqe_end.size and sqe_end[p] <= end:
+            got.append(int(sqe_end[p]))
+            p += 1
+        comm = sum(got[j + 1] - got[j] for j in range(0, len(got) - 1, 2))
+        m = bd.mc2.setdefault(str(names[i]), MC2())
+        m.ns += int(dur[i])
+        m.computing_ns += int(comp[i])
+        m.communication_ns += comm
+        m.count += 1
+
+
+# --------------------------------------------------------------------------- trace-based figures
+
+
+def _device_tasks(profile: Profile) -> pd.DataFrame:
+    """Ascend Hardware tasks as the original's kernel map holds them: one per (pid, tid, ts), last wins."""
+    k = profile.kernels
+    if not len(k):
+        return k
+    return k.drop_duplicates(["pid", "tid", "ts"], keep="last")
+
+
+def _lccl(profile: Profile, bd: Breakdown) -> None:
+    k = _device_tasks(profile)
+    c = profile.comm
+    parts = []
+    if len(k):
+        parts.append(k.loc[k["name"].str.lower() == LCCL_KERNEL, "dur"].to_numpy(dtype=np.int64))
+    if len(c):
+        ops = c[c["lane"] == "op"].drop_duplicates(["pid", "tid", "ts"], keep="last")
+        parts.append(ops.loc[ops["name"].str.lower() == LCCL_KERNEL, "dur"].to_numpy(dtype=np.int64))
+    for d in parts:
+        if d.size:
+            bd.lccl.add(int(d.sum()), d.size)
+
+
+def _sdma_stream(profile: Profile, bd: Breakdown) -> None:
+    """SDMA task time on compute streams (reference-1 §5.4 step 5)."""
+    k = _device_tasks(profile)
+    if not len(k):
+        return
+    k = k[k["stream"] > 0]  # stream 0 and an absent "Stream Id" do not count
+    tt = k["task_type"]
+    wait_streams = set(k.loc[tt == EVENT_WAIT_TASK, "stream"].tolist())
+    compute_streams = set(k.loc[tt.isin(COMPUTE_TASK_TYPES), "stream"].tolist())
+    streams = (wait_streams & compute_streams) if wait_streams else compute_streams
+    sd = k[tt.isin(SDMA_TASK_TYPES) & k["stream"].isin(list(streams))]
+    if len(sd):
+        bd.sdma_stream.add(int(sd["dur"].sum()), len(sd))
+
+
+def _overlap(profile: Profile, bd: Breakdown) -> bool:
+    ov = profile.overlap
+    if not len(ov):
+        bd.missing.append(f"{profile.path}: Failed to get overlap analysis data.")
+        return False
+    names = ov["name"]
+    d = ov["dur"].to_numpy(dtype=np.int64)
+    ts = ov["ts"].to_numpy(dtype=np.int64)
+    bd.computing_ns = int(d[(names == COMPUTING).to_numpy()].sum())
+    bd.uncovered_comm_ns = int(d[(names == NOT_OVERLAPPED).to_numpy()].sum())
+    bd.e2e_ns = int((ts + d).max() - ts.min())
+    return True
+
+
+# --------------------------------------------------------------------------- groups
+
+
+def hccl_lanes(profile: Profile) -> list[tuple[str, int, list[int]]]:
+    """(group name, group tid, plane tids) per group (op) lane, in sort_index order (reference-1 §5.1)."""
+    pid = int(profile.extra.get("hccl_pid", -1))
+    th = profile.threads
+    th = th[th["pid"] == pid] if pid != -1 else th.iloc[0:0]
+    if not len(th):
+        return []
+    si = th["sort_index"].to_numpy(dtype=np.int64)
+    key = np.where(si >= 0, si, th["tid"].to_numpy(dtype=np.int64))
+    th = th.iloc[np.argsort(key, kind="stable")]
+    lanes: list[tuple[str, int, list[int]]] = []
+    for tid, name in zip(th["tid"].tolist(), th["name"].tolist(), strict=True):
+        if "Communication" in name:
+            lanes.append((name, int(tid), []))
+        elif name and lanes:
+            lanes[-1][2].append(int(tid))
+    return lanes
+
+
+def wait_candidates(tasks: pd.DataFrame) -> np.ndarray:
+    """Per task: is it a Notify_Wait that counts as waiting (the 4-letter history rule, reference-1 §5.7).
+
+    ``tasks`` must be sorted by start. A Notify_Wait is excluded when the plane's
+    history of the previous four tasks (R = RDMASend, N = Notify_Wait, O = other,
+    padded with O) is "RRNR" or ends with "RR".
+    """
+    n = len(tasks)
+    if n == 0:
+        return np.zeros(0, dtype=bool)
+    name = tasks["name"].to_numpy(dtype=object)
+    letter = np.where(name == RDMA_SEND, 1, np.where(name == NOTIFY_WAIT, 2, 0)).astype(np.int8)
+    tid = tasks["tid"].to_numpy(dtype=np.int64)
+    order = np.argsort(tid, kind="stable")  # per plane, start order kept
+    lt, tt = letter[order], tid[order]
+    first = np.ones(n, dtype=bool)
+    first[1:] = tt[1:] != tt[:-1]
+    grp_start = np.maximum.accumulate(np.where(first, np.arange(n), 0))
+    pos = np.arange(n) - grp_start
+
+    def prev(k: int) -> np.ndarray:
+        out = np.zeros(n, dtype=np.int8)
+        if n > k:
+            out[k:] = lt[:-k]
+        out[pos < k] = 0
+        return out
+
+    p1, p2, p3, p4 = prev(1), prev(2), prev(3), prev(4)
+    excluded = (pos >= 1) & (((p2 == 1) & (p1 == 1)) | ((p4 == 1) & (p3 == 1) & (p2 == 2) & (p1 == 1)))
+    cand_sorted = (lt == 2) & ~excluded
+    out = np.zeros(n, dtype=bool)
+    out[order] = cand_sorted
+    return out
+
+
+def overlap_walk(ws: np.ndarray, we: np.ndarray, es: np.ndarray, ee: np.ndarray) -> int:
+    """The original's OVERLAP(windows, events) pointer walk (reference-1 §5.7), for parity checks.
+
+    Windows and events must be sorted by start. Overlapping events can be counted twice.
+    """
+    total, p, n = 0, 0, len(es)
+    for w0, w1 in zip(ws.tolist(), we.tolist(), strict=True):
+        while p < n:
+            s, e = int(es[p]), int(ee[p])
+            if e <= w0:
+                p += 1
+            elif s >= w1:
+                break
+            elif e >= w1:
+                total += w1 - max(s, w0)
+                break
+            else:
+                total += e - max(s, w0)
+                p += 1
+    return total
+
+
+def clip_walk(os_: np.ndarray, oe: np.ndarray, ws: np.ndarray, we: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The original's CLIP(ops, windows) (reference-1 §5.8), for parity checks."""
+    out_s, out_e = [], []
+    q, m = 0, len(ws)
+    for s, e in zip(os_.tolist(), oe.tolist(), strict=True):
+        while q < m and we[q] < s:
+            q += 1
+        while q < m:
+            if ws[q] > e:
+                break
+            if we[q] < e:
+                out_s.append(max(s, int(ws[q])))
+                out_e.append(int(we[q]))
+                q += 1
+            else:
+                out_s.append(max(s, int(ws[q])))
+                out_e.append(min(e, int(we[q])))
+                break
+    return np.asarray(out_s, dtype=np.int64), np.asarray(out_e, dtype=np.int64)
+
+
+def _sorted_iv(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    s = df["ts"].to_numpy(dtype=np.int64)
+    e = s + df["dur"].to_numpy(dtype=np.int64)
+    o = np.argsort(s, kind="stable")
+    return s[o], e[o]
+
+
+def _groups(profile: Profile, bd: Breakdown) -> None:
+    """Wait / transmit per group and uncovered overlap between groups (reference-1 §5.7-§5.8)."""
+    lanes = hccl_lanes(profile)
+    if not lanes:
+        return
+    ov = profile.overlap
+    ws, we = _sorted_iv(ov[ov["name"] == NOT_OVERLAPPED])
+    windows = timeline.union(ws, we)
+    c = profile.comm
+    tasks = c[c["lane"] == "task"]
+    tasks = tasks.iloc[np.argsort(tasks["ts"].to_numpy(dtype=np.int64), kind="stable")]
+    cand = tasks[wait_candidates(tasks)]
+    cand_sum = cand.groupby("tid")["dur"].sum().to_dict()
+    ops = c[c["lane"] == "op"]
+    uncovered: list[tuple[str, tuple[np.ndarray, np.ndarray]]] = []
+    for name, gtid, planes in lanes:
+        os_, oe = _sorted_iv(ops[ops["tid"] == gtid])
+        wait = 0
+        if planes:
+            best = min(planes, key=lambda t: cand_sum.get(t, 0))  # first plane wins ties
+            cs, ce = _sorted_iv(cand[cand["tid"] == best])
+            wait = _overlap_len(ws, we, windows, cs, ce)
+        unc = _overlap_len(ws, we, windows, os_, oe)
+        bd.groups[name] = {"wait": int(wait), "transmit": int(unc - wait)}
+        bd.wait_ns += int(wait)
+        if EXACT_INTERVALS:
+            uncovered.append((name, timeline.intersect((os_, oe), windows)))
+        else:
+            uncovered.append((name, clip_walk(os_, oe, ws, we)))
+    for i in range(len(uncovered)):
+        for j in range(i + 1, len(uncovered)):
+            (na, a), (nb, b) = uncovered[i], uncovered[j]
+            if EXACT_INTERVALS:
+                v = timeline.length(timeline.intersect(a, b))
+            else:
+                v = overlap_walk(a[0], a[1], b[0], b[1])
+            if v:
+                bd.group_pairs[(na, nb)] = int(v)
+
+
+def _overlap_len(ws: np.ndarray, we: np.ndarray, windows: timeline.Intervals, es: np.ndarray,
+                 ee: np.ndarray) -> int:
+    if EXACT_INTERVALS:
+        return timeline.length(timeline.intersect((es, ee), windows))
+    return overlap_walk(ws, we, es, ee)
+
+
+# --------------------------------------------------------------------------- side-file figures
+
+
+def pg_names(metadata: dict) -> dict[str, str]:
+    """"Group {id} Communication" -> process-group name, from profiler_metadata.json (reference-1 §5.10)."""
+    info = metadata.get("parallel_group_info") if isinstance(metadata, dict) else None
+    if not isinstance(info, dict):
+        return {}
+    out = {}
+    for gid, v in info.items():
+        name = v.get("group_name", "") if isinstance(v, dict) else ""
+        out[f"Group {gid} Communication"] = name if isinstance(name, str) else str(name)
+    return out
+
+
+def bandwidths(communication: dict | None) -> tuple[float, float] | None:
+    """(RDMA, SDMA) GB/s from the last communication.json entry holding a bandwidth block, None if none has."""
+    if not isinstance(communication, dict):
+        return None
+    found = None
+    for entry in communication.values():
+        try:
+            info = entry["collective"]["Total Op Info"]["Communication Bandwidth Info"]
+        except (KeyError, TypeError):
+            continue
+        if not isinstance(info, dict):
+            continue
+        found = (_bw(info.get("RDMA")), _bw(info.get("SDMA")))
+    return found
+
+
+def _bw(block: object) -> float:
+    if not isinstance(block, dict):
+        return 0.0
+    try:
+        size = float(block.get("Transit Size(MB)", 0) or 0)
+        time = float(block.get("Transit Time(ms)", 0) or 0)
+    except (TypeError, ValueError):
+        return 0.0
+    if time <= 0 or not math.isfinite(size) or not math.isfinite(time):
+        return 0.0
+    return size / time
+
+
+def _bandwidth(profile: Profile, bd: Breakdown) -> None:
+    if profile.communication is None:
+        level = profile.extra.get("profiler_level")
+        why = " (Level0 exports have none)" if level == "Level0" else ""
+        bd.missing.append(f"{profile.path}: RDMA/SDMA bandwidth is absent: no communication.json{why}")
+        return
+    bw = bandwidths(profile.communication)
+    if bw is None:
+        bd.missing.append(f"{profile.path}: RDMA/SDMA bandwidth is absent: communication.json has no "
+                          "'Communication Bandwidth Info' block")
+        return
+    bd.rdma_bandwidth, bd.sdma_bandwidth = bw

@@ -1,0 +1,310 @@
+"""Categorisation of computing time (reference-1 §3.6-§3.8), shared by GPU, NPU text and DB.
+
+Every loader family calls the same two functions:
+
+1. ``cube_ops(names, ts, dur, tid, backward_tid=...)`` builds the start-sorted
+   "cpu cube ops" (torch ops whose name holds a FA / Conv / Matmul keyword);
+2. ``categorize(dur, flow_ts, is_cube, ops, ...)`` gives each kernel a label,
+   one of ``breakdown.BUCKETS`` or ``"mc2"``; ``fill_buckets`` then sums the
+   labels into ``Breakdown.buckets``.
+
+The original walks kernels sorted by the start time of their launching flow
+("unmatched kernels first") with a pointer into the cube ops that never moves
+backwards: for a kernel whose flow started at ``t`` it skips ops that *end*
+before ``t`` and takes the current op if it *starts* at or before ``t``.
+Because the kernels are visited in ascending ``t``, every op skipped before
+has ``end < t``, so the pointer always lands on the first op (in start order)
+whose end is >= t. That is ``searchsorted`` on the running maximum of the op
+ends, so the whole walk is one vectorised lookup with the same result.
+
+NPU callers pass their extra predicates (page attention, tensor move, MC2,
+trans kernels, the kernel ``Type`` fallback) as boolean / text arrays aligned
+with the kernels; GPU callers leave them out.
+"""
+
+from __future__ import annotations
+
+import configparser
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ProfileError
+from .breakdown import Breakdown
+
+#: Environment variable naming an ini file that replaces the default keyword lists.
+CONFIG_ENV = "MSPROF_COMPARE_CONFIG"
+_DEFAULT_INI = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "compare_config.ini")
+_KEYS = ("FA_MASK", "CONV_MASK", "MATMUL_MASK", "CUBE_MASK", "TRANS_MASK", "MC2_KERNEL")
+
+#: Words that make a cpu op (or an NPU op Type) "backward" (reference-1 §3.1).
+BACKWARD_WORDS = ("bwd", "backward", "back", "grad")
+
+#: Kinds of cpu cube op, in the original's check order (FA, then Conv, then Matmul).
+OP_NONE, OP_FA, OP_CONV, OP_MATMUL = 0, 1, 2, 3
+
+#: The label ``categorize`` gives MC2 kernels (not a bucket: they go to ``Breakdown.mc2``).
+MC2 = "mc2"
+
+
+@dataclass(frozen=True)
+class Keywords:
+    """The ``[OP_MASK]`` keyword sets, lower-cased."""
+
+    fa: frozenset[str]
+    conv: frozenset[str]
+    matmul: frozenset[str]
+    cube: frozenset[str]
+    trans: frozenset[str]
+    mc2: frozenset[str]
+
+
+_CACHE: dict[str, Keywords] = {}
+
+
+def load_keywords(path: str | None = None) -> Keywords:
+    """Read the keyword lists: ``path``, else ``$MSPROF_COMPARE_CONFIG``, else the packaged default.
+
+    All six keys of section ``OP_MASK`` are mandatory, as in the original.
+    """
+    path = path or os.environ.get(CONFIG_ENV) or _DEFAULT_INI
+    if path in _CACHE:
+        return _CACHE[path]
+    parser = configparser.ConfigParser(interpolation=None)
+    parser.optionxform = str  # keep key case for the error messages
+    try:
+        with open(path, encoding="utf-8") as fh:
+            parser.read_file(fh)
+    except (OSError, UnicodeDecodeError, configparser.Error) as exc:
+        raise ProfileError(path, f"cannot read keyword configuration: {exc}") from None
+    if not parser.has_section("OP_MASK"):
+        raise ProfileError(path, "Missing required section: OP_MASK")
+    sec = {k.upper(): v for k, v in parser.items("OP_MASK")}
+    values = []
+    for key in _KEYS:
+        if key not in sec:
+            raise ProfileError(path, f"Missing required key '{key}' in section 'OP_MASK'.")
+        values.append(frozenset(w.strip().lower() for w in sec[key].split(",") if w.strip()))
+    kw = Keywords(*values)
+    _CACHE[path] = kw
+    return kw
+
+
+# --------------------------------------------------------------------------- name predicates
+
+
+def _per_unique(names: Iterable[str], test) -> np.ndarray:
+    """Apply a str -> bool test once per distinct name (names repeat a lot)."""
+    arr = np.asarray(names, dtype=object)
+    if arr.size == 0:
+        return np.zeros(0, dtype=bool)
+    codes, uniq = pd.factorize(arr, use_na_sentinel=False)
+    flags = np.fromiter((test("" if u is None else str(u).lower()) for u in uniq), dtype=bool, count=len(uniq))
+    return flags[codes]
+
+
+def contains_any(names: Iterable[str], words: Iterable[str]) -> np.ndarray:
+    """Per name: does its lower-cased text contain any of ``words``."""
+    ws = tuple(words)
+    return _per_unique(names, lambda n: any(w in n for w in ws))
+
+
+def is_backward_name(names: Iterable[str]) -> np.ndarray:
+    """Per name: holds a backward word (``bwd``, ``backward``, ``back``, ``grad``)."""
+    return contains_any(names, BACKWARD_WORDS)
+
+
+def is_cube_kernel_name(names: Iterable[str], kw: Keywords | None = None) -> np.ndarray:
+    """GPU cube kernels: lower-cased name contains a CUBE_MASK word."""
+    return contains_any(names, (kw or load_keywords()).cube)
+
+
+def is_trans_kernel_name(names: Iterable[str], kw: Keywords | None = None) -> np.ndarray:
+    """NPU trans kernels: lower-cased name contains a TRANS_MASK word."""
+    return contains_any(names, (kw or load_keywords()).trans)
+
+
+def is_mc2_name(names: Iterable[str], kw: Keywords | None = None) -> np.ndarray:
+    """NPU MC2 kernels: lower-cased name equals a MC2_KERNEL word exactly."""
+    words = (kw or load_keywords()).mc2
+    return _per_unique(names, lambda n: n in words)
+
+
+def cube_op_kind(names: Iterable[str], kw: Keywords | None = None) -> np.ndarray:
+    """Per cpu op name: OP_FA, OP_CONV, OP_MATMUL or OP_NONE (first matching set wins)."""
+    kw = kw or load_keywords()
+    fa, conv, mm = tuple(kw.fa), tuple(kw.conv), tuple(kw.matmul)
+
+    def kind(n: str) -> int:
+        if any(w in n for w in fa):
+            return OP_FA
+        if any(w in n for w in conv):
+            return OP_CONV
+        if any(w in n for w in mm):
+            return OP_MATMUL
+        return OP_NONE
+
+    arr = np.asarray(names, dtype=object)
+    if arr.size == 0:
+        return np.zeros(0, dtype=np.int8)
+    codes, uniq = pd.factorize(arr, use_na_sentinel=False)
+    kinds = np.fromiter((kind("" if u is None else str(u).lower()) for u in uniq), dtype=np.int8, count=len(uniq))
+    return kinds[codes]
+
+
+def is_cube_op_name(names: Iterable[str], kw: Keywords | None = None) -> np.ndarray:
+    """Per cpu op name: is it a "cpu cube op" (contains a MATMUL, FA or CONV keyword)."""
+    return cube_op_kind(names, kw) != OP_NONE
+
+
+# --------------------------------------------------------------------------- cube ops
+
+
+@dataclass(frozen=True)
+class CubeOps:
+    """The cpu cube ops, sorted by start (stable): the targets of the pointer walk.
+
+    ``backward`` is already resolved per op: FA by name; Conv by name or
+    ``tid == backward_tid`` (text parsers) ; Matmul has no direction.
+    ``reach`` is the running maximum of ``end``.
+    """
+
+    start: np.ndarray
+    end: np.ndarray
+    kind: np.ndarray
+    backward: np.ndarray
+    reach: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.start.size)
+
+
+def cube_ops(names: Iterable[str], ts: np.ndarray, dur: np.ndarray, tid: np.ndarray | None = None,
+             backward_tid: int | None = None, kw: Keywords | None = None) -> CubeOps:
+    """Select and sort the cpu cube ops among all torch ops.
+
+    ``ts``/``dur`` are int64 ns. Pass ``tid`` and ``backward_tid`` (GPU: tid of
+    the first fwdbwd flow end; NPU text: of the last) to make Conv ops on the
+    backward thread backward; the DB parser passes neither (name only).
+    """
+    kinds = cube_op_kind(names, kw)
+    sel = np.flatnonzero(kinds != OP_NONE)
+    ts = np.asarray(ts, dtype=np.int64)[sel]
+    end = ts + np.asarray(dur, dtype=np.int64)[sel]
+    kinds = kinds[sel]
+    sel_names = np.asarray(names, dtype=object)[sel]
+    back = is_backward_name(sel_names)
+    if tid is not None and backward_tid is not None and backward_tid != -1:
+        on_bwd_thread = np.asarray(tid, dtype=np.int64)[sel] == int(backward_tid)
+        back = back | ((kinds == OP_CONV) & on_bwd_thread)
+    order = np.argsort(ts, kind="stable")
+    ts, end, kinds, back = ts[order], end[order], kinds[order], back[order]
+    reach = np.maximum.accumulate(end) if end.size else end
+    return CubeOps(ts, end, kinds, back, reach)
+
+
+def covering_op(ops: CubeOps, flow_ts: np.ndarray) -> np.ndarray:
+    """Index into ``ops`` of the cube op each kernel is attributed to, -1 if none.
+
+    Kernels with ``flow_ts <= 0`` (no launching flow) get -1.
+    """
+    t = np.asarray(flow_ts, dtype=np.int64)
+    out = np.full(t.size, -1, dtype=np.int64)
+    if len(ops) == 0 or t.size == 0:
+        return out
+    p = np.searchsorted(ops.reach, t, side="left")
+    ok = (t > 0) & (p < len(ops))
+    pc = np.where(ok, p, 0)
+    ok &= ops.start[pc] <= t
+    out[ok] = p[ok]
+    return out
+
+
+# --------------------------------------------------------------------------- categorisation
+
+
+def processing_order(flow_ts: np.ndarray) -> np.ndarray:
+    """The original's visiting order: stable sort by flow start, kernels without a flow first.
+
+    Only the first-seen order of MC2 names depends on it; labels do not.
+    """
+    t = np.asarray(flow_ts, dtype=np.int64)
+    key = np.where(t > 0, t, np.iinfo(np.int64).min)
+    return np.argsort(key, kind="stable")
+
+
+def _type_fallback(types: np.ndarray) -> np.ndarray:
+    """NPU step 5: label by the op ``Type`` text ("" where it does not apply). Always Cube."""
+    arr = np.asarray(types, dtype=object)
+    codes, uniq = pd.factorize(arr, use_na_sentinel=False)
+
+    def label(t: object) -> str:
+        t = "" if t is None else str(t).lower()
+        if "flashattention" in t:
+            return "fa_bwd_cube" if ("bwd" in t or "grad" in t) else "fa_fwd_cube"
+        if t.startswith("conv"):
+            return "conv_bwd_cube" if any(w in t for w in BACKWARD_WORDS) else "conv_fwd_cube"
+        if "matmul" in t:
+            return "matmul_cube"
+        return ""
+
+    labels = np.array([label(u) for u in uniq] + [""], dtype=object)
+    return labels[codes] if len(uniq) else np.full(arr.size, "", dtype=object)
+
+
+def categorize(dur: np.ndarray, flow_ts: np.ndarray, is_cube: np.ndarray, ops: CubeOps, *,
+               is_trans: np.ndarray | None = None, page_attention: np.ndarray | None = None,
+               tensor_move: np.ndarray | None = None, mc2: np.ndarray | None = None,
+               npu_type: np.ndarray | None = None) -> np.ndarray:
+    """Label every kernel with its computing category (reference-1 §3.7), in input order.
+
+    Arguments are aligned per kernel: ``dur`` (ns; unused for labels, checked
+    for length), ``flow_ts`` (int64 ns start of the launching flow, <= 0 for
+    none), ``is_cube`` (bool). NPU-only predicates (bool arrays, or ``npu_type``
+    texts for the Type fallback) default to "never". Priority: page attention,
+    tensor move, MC2, covering cpu cube op, Type fallback, cube, trans, vector.
+
+    Returns an object array of labels from ``breakdown.BUCKETS`` or ``MC2``.
+    """
+    n = int(np.asarray(dur).size)
+    is_cube = np.asarray(is_cube, dtype=bool)
+    if is_cube.size != n or np.asarray(flow_ts).size != n:
+        raise ValueError("categorize: per-kernel arrays differ in length")
+    labels = np.where(is_cube, "other_cube", "vector_notrans").astype(object)
+    if is_trans is not None:
+        labels[np.asarray(is_trans, dtype=bool) & ~is_cube] = "vector_trans"
+    if npu_type is not None and n:
+        fb = _type_fallback(npu_type)
+        has = fb != ""
+        labels[has] = fb[has]
+    idx = covering_op(ops, flow_ts)
+    hit = idx >= 0
+    if hit.any():
+        k = ops.kind[idx[hit]]
+        bwd = ops.backward[idx[hit]]
+        cube = is_cube[hit]
+        part = np.where(cube, "cube", "vector").astype(object)
+        fa_dir = np.where(bwd, "fa_bwd_", "fa_fwd_").astype(object)
+        conv_dir = np.where(bwd, "conv_bwd_", "conv_fwd_").astype(object)
+        prefix = np.where(k == OP_FA, fa_dir, np.where(k == OP_CONV, conv_dir, "matmul_")).astype(object)
+        labels[hit] = prefix + part
+    # the NPU specials come first in priority, so they overwrite everything
+    for mask, name in ((mc2, MC2), (tensor_move, "sdma_tm"), (page_attention, "page_attention")):
+        if mask is not None:
+            labels[np.asarray(mask, dtype=bool)] = name
+    return labels
+
+
+def fill_buckets(bd: Breakdown, labels: np.ndarray, dur: np.ndarray) -> None:
+    """Add each labelled kernel's duration (ns) and a count to its bucket (MC2 labels are skipped)."""
+    labels = np.asarray(labels, dtype=object)
+    if labels.size == 0:
+        return
+    df = pd.DataFrame({"label": labels, "dur": np.asarray(dur, dtype=np.int64)})
+    agg = df.groupby("label", sort=False)["dur"].agg(["sum", "size"])
+    for label, row in agg.iterrows():
+        if label in bd.buckets:
+            bd.buckets[label].add(int(row["sum"]), int(row["size"]))

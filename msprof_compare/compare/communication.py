@@ -1,0 +1,179 @@
+"""CommunicationCompare: collective ops per family, with NPU task detail rows (reference-2 §4).
+
+Per side, communication ops are grouped by family (``hcom_allReduce__1_0`` ->
+``allreduce``; GPU ``ncclKernel_AllReduce_...`` -> ``ncclkernel``). NPU HCCL tasks
+(plane lanes) are attributed to the op they start in with one forward-moving
+pointer, which here is a vectorised ``searchsorted`` + running maximum.
+A summary row per family carries the diff and ratio of the totals; task rows
+(``|``) follow, paired positionally between the two sides, as the original does.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from ..model import Profile
+from . import table
+from .steps import frame_from_rows, in_range, side_range
+from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, STYLE_TEXT, Column, Sheet, diff_ratio
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..api import RunContext
+
+log = logging.getLogger("msprof-analyze")
+
+STYLE_BOLD = getattr(table, "STYLE_BOLD", "bold")
+
+#: GPU collective kernels: NCCL, and AMD's RCCL when its kernels carry an ``rccl`` prefix.
+GPU_COMM_PREFIXES = ("nccl", "rccl")
+GPU_KERNEL_CATS = ("kernel", "gpu_memcpy")
+
+_SIDE = [
+    Column("Communication OP Name", STYLE_BOLD, 25),
+    Column("Task Name", STYLE_TEXT, 20),
+    Column("Calls", STYLE_INT, 10),
+    Column("Total Duration(us)", STYLE_FLOAT, 17),
+    Column("Avg Duration(us)", STYLE_FLOAT, 17),
+    Column("Max Duration(us)", STYLE_FLOAT, 17),
+    Column("Min Duration(us)", STYLE_FLOAT, 17),
+]
+COLUMNS = [Column("Order Id", STYLE_INT, 10), *_SIDE, *_SIDE,
+           Column("Diff Duration(us)", STYLE_FLOAT, 20), Column("Diff Ratio", STYLE_RATIO, 20)]
+SPANS = ((1, 7), (8, 14))  # B1:H1 base, I1:O1 comparison
+
+
+def family(names: pd.Series) -> pd.Series:
+    """Op family of each name ("" when the name has no ``_``): 2nd piece after ``hcom``, else the 1st."""
+    parts = names.astype(str).str.lower().str.split("_")
+    first = parts.str[0]
+    second = parts.str[1]
+    fam = first.where(first != "hcom", second)
+    return fam.where(parts.str.len() >= 2, "").fillna("")
+
+
+def comm_events(profile: Profile) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(ops, tasks) of one side, each with name, ts, dur (ns) and op_id; tasks empty for GPU."""
+    cols = ["name", "ts", "dur", "op_id"]
+    if profile.is_gpu:
+        k = profile.kernels
+        if not len(k):
+            return pd.DataFrame(columns=cols), pd.DataFrame(columns=cols)
+        cat = k["cat"].str.lower()
+        name = k["name"].str.lower()
+        mask = cat.isin(GPU_KERNEL_CATS) & name.str.startswith(GPU_COMM_PREFIXES)
+        ops = k.loc[mask.to_numpy(dtype=bool), ["name", "ts", "dur"]].assign(op_id=-1)
+        return ops, pd.DataFrame(columns=cols)
+    c = profile.comm
+    lane = c["lane"]
+    ops = c.loc[(lane == "op").to_numpy(dtype=bool), cols]
+    tasks = c.loc[(lane != "op").to_numpy(dtype=bool), cols]
+    return ops, tasks
+
+
+def _sorted(df: pd.DataFrame, rng: tuple[int, int] | None) -> pd.DataFrame:
+    df = df[in_range(df["ts"].to_numpy(dtype=np.int64), rng)]
+    order = np.argsort(df["ts"].to_numpy(dtype=np.int64), kind="stable")
+    return df.iloc[order].reset_index(drop=True)
+
+
+def attribute_tasks(op_ts: np.ndarray, op_end: np.ndarray, task_ts: np.ndarray) -> np.ndarray:
+    """Op index of each task (-1: none) for start-sorted ops and tasks.
+
+    Equivalent to the original's single forward pointer: per op, skip tasks that start
+    before it, then take every task starting no later than its end.
+    """
+    owner = np.full(len(task_ts), -1, dtype=np.int64)
+    if not len(op_ts) or not len(task_ts):
+        return owner
+    lo = np.searchsorted(task_ts, op_ts, side="left")
+    hi = np.searchsorted(task_ts, op_end, side="right")
+    ptr_after = np.maximum.accumulate(np.maximum(hi, lo))
+    ptr_before = np.concatenate([[0], ptr_after[:-1]])
+    start = np.maximum(ptr_before, lo)
+    stop = ptr_after
+    counts = np.maximum(stop - start, 0)
+    if counts.sum():
+        op_idx = np.repeat(np.arange(len(op_ts)), counts)
+        offs = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+        owner[np.repeat(start, counts) + offs] = op_idx
+    return owner
+
+
+def side_data(profile: Profile, rng: tuple[int, int] | None) -> dict[str, dict]:
+    """``{family: {"ops": durations_us, "tasks": {task name: durations_us}}}`` in first-appearance order."""
+    ops, tasks = comm_events(profile)
+    ops = _sorted(ops, rng)
+    tasks = _sorted(tasks, rng)
+    fam = family(ops["name"]) if len(ops) else pd.Series([], dtype=object)
+    keep = (fam != "").to_numpy(dtype=bool)
+    out: dict[str, dict] = {}
+    if not keep.any():
+        return out
+    op_ts = ops["ts"].to_numpy(dtype=np.int64)
+    op_end = op_ts + ops["dur"].to_numpy(dtype=np.int64)
+    if profile.source == "ascend_db" and (ops["op_id"] >= 0).any():
+        by_id = dict(zip(ops["op_id"].tolist(), range(len(ops)), strict=False))
+        owner = np.array([by_id.get(i, -1) for i in tasks["op_id"].tolist()], dtype=np.int64)
+    else:
+        owner = attribute_tasks(op_ts, op_end, tasks["ts"].to_numpy(dtype=np.int64))
+    fam_arr = fam.to_numpy(dtype=object)
+    op_us = ops["dur"].to_numpy(dtype=np.int64) / 1000.0
+    for f in pd.unique(fam_arr[keep]):
+        sel = keep & (fam_arr == f)
+        out[f] = {"ops": op_us[sel], "tasks": {}}
+    if len(tasks):
+        has = owner >= 0
+        owner_ok = owner.copy()
+        owner_ok[~has] = 0
+        task_fam = np.where(has, fam_arr[owner_ok] if len(fam_arr) else "", "")
+        task_keep = has & keep[owner_ok] if len(keep) else has
+        tdf = pd.DataFrame({"fam": task_fam[task_keep], "name": tasks["name"].to_numpy(dtype=object)[task_keep],
+                            "us": tasks["dur"].to_numpy(dtype=np.int64)[task_keep] / 1000.0})
+        for (f, name), grp in tdf.groupby(["fam", "name"], sort=False):
+            out[f]["tasks"][name] = grp["us"].to_numpy()
+    return out
+
+
+def _stats(name: str | None, task: str | None, values: np.ndarray | None) -> list:
+    if values is None or not len(values):
+        return [None, None, None, 0, None, None, None]
+    total = float(values.sum())
+    return [name, task, int(len(values)), total, total / len(values), float(values.max()), float(values.min())]
+
+
+def comm_rows(base: dict[str, dict], comparison: dict[str, dict]) -> list[list]:
+    """Summary and task rows for every family: base families first, then comparison-only ones."""
+    rows: list[list] = []
+    for key in list(base) + [k for k in comparison if k not in base]:
+        b, c = base.get(key), comparison.get(key)
+        bs = _stats(key, None, b["ops"] if b else None)
+        cs = _stats(key, None, c["ops"] if c else None)
+        rows.append([None, *bs, *cs, *diff_ratio(bs[3], cs[3])])
+        b_tasks = list((b or {}).get("tasks", {}).items())
+        c_tasks = list((c or {}).get("tasks", {}).items())
+        for i, (tname, vals) in enumerate(b_tasks):
+            other = _stats("|", c_tasks[i][0], c_tasks[i][1]) if i < len(c_tasks) else _stats(None, None, None)
+            rows.append([None, *_stats("|", tname, vals), *other, None, None])
+        for tname, vals in c_tasks[len(b_tasks):]:
+            rows.append([None, *_stats(None, None, None), *_stats("|", tname, vals), None, None])
+    for i, r in enumerate(rows):
+        r[0] = i + 1
+    return rows
+
+
+def build(ctx: RunContext) -> list[Sheet]:
+    """The CommunicationCompare sheet (left out when neither side has a communication op)."""
+    data = []
+    for side, p in (("base", ctx.base), ("comparison", ctx.comparison)):
+        d = side_data(p, side_range(ctx, side))
+        if not d:
+            log.warning("Can't find any communication op in the file: %s", p.path)
+        data.append(d)
+    rows = comm_rows(*data)
+    if not rows:
+        return []
+    return [Sheet("CommunicationCompare", COLUMNS, frame_from_rows(rows, 17), *SPANS)]

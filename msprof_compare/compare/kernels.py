@@ -1,0 +1,206 @@
+"""KernelCompare (kernel_details.csv) and KernelTypeCompare (op_statistic.csv), NPU vs NPU.
+
+reference-2 §6. KernelCompare groups device kernels by op type, then input
+shapes, and shows per-side totals rounded to 0.01 us (the average is taken from
+the rounded total). KernelTypeCompare (``--use_kernel_type``) shows the rows of
+op_statistic.csv keyed by "OP Type-Core Type", sorted by the total ratio.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from ..errors import StepError
+from ..model import Profile
+from . import table
+from .steps import frame_from_rows, side_step
+from .table import STYLE_FLOAT, STYLE_INT, STYLE_TEXT, Column, Sheet, diff_ratio
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..api import RunContext
+
+log = logging.getLogger("msprof-analyze")
+
+#: Bold text cells (names); falls back to a plain style name if table.py has none.
+STYLE_BOLD = getattr(table, "STYLE_BOLD", "bold")
+
+GPU_MESSAGE = "kernel compare only support between NPU data and NPU data."
+
+_SIDE = [
+    Column("Total Duration(us)", STYLE_FLOAT, 20),
+    Column("Avg Duration(us)", STYLE_FLOAT, 20),
+    Column("Max Duration(us)", STYLE_FLOAT, 20),
+    Column("Min Duration(us)", STYLE_FLOAT, 20),
+    Column("Calls", STYLE_INT, 20),
+]
+_RATIOS = [Column("Diff Total Ratio", STYLE_FLOAT, 20), Column("Diff Avg Ratio", STYLE_FLOAT, 20)]
+
+KERNEL_COLUMNS = [
+    Column("Order Id", STYLE_INT, 10), Column("Kernel", STYLE_BOLD, 30), Column("Input Shape", STYLE_TEXT, 20),
+    *_SIDE, *_SIDE, *_RATIOS,
+]
+KERNEL_TYPE_COLUMNS = [
+    Column("Order Id", STYLE_INT, 10), Column("Kernel Type", STYLE_BOLD, 30), Column("Core Type", STYLE_TEXT, 20),
+    *_SIDE, *_SIDE, *_RATIOS,
+]
+SPANS = ((3, 7), (8, 12))  # D1:H1 base, I1:M1 comparison
+
+
+def _text(series: pd.Series) -> pd.Series:
+    """A CSV column as stripped text ("" for missing)."""
+    return series.fillna("").astype(str).str.strip()
+
+
+def _number(series: pd.Series) -> np.ndarray:
+    """A CSV column as float (NaN when missing or not a number)."""
+    if series.dtype.kind in "iuf":
+        return series.to_numpy(dtype=float)
+    return pd.to_numeric(_text(series), errors="coerce").to_numpy(dtype=float)
+
+
+def kernel_groups(profile: Profile, step: int = -1) -> pd.DataFrame:
+    """Per (Type, Input Shapes) group of kernel_details.csv: total, calls, max, min (us).
+
+    Rows keep the original's nested first-appearance order: types in order of first
+    appearance, and within a type, shapes in order of first appearance.
+    Columns: type, shape, key, total, calls, max, min.
+    """
+    cols = ["type", "shape", "key", "total", "calls", "max", "min"]
+    kd = profile.kernel_details
+    if kd is None or not len(kd) or "Type" not in kd.columns or "Duration(us)" not in kd.columns:
+        return pd.DataFrame(columns=cols)
+    types = _text(kd["Type"])
+    keep = (types != "") & (types != "N/A") & (types.str.lower() != "nan")
+    if step >= 0:
+        step_col = next((c for c in ("Step Id", "Step ID") if c in kd.columns), None)
+        if step_col is not None:
+            ids = pd.to_numeric(_text(kd[step_col]), errors="coerce")
+            keep &= ids == step
+        else:
+            keep &= False
+    if not keep.any():
+        return pd.DataFrame(columns=cols)
+    shapes = _text(kd["Input Shapes"]) if "Input Shapes" in kd.columns else pd.Series("", index=kd.index)
+    shapes = shapes.where(shapes != "", "N/A")
+    df = pd.DataFrame({
+        "type": types[keep].to_numpy(dtype=object),
+        "shape": shapes[keep].to_numpy(dtype=object),
+        "dur": np.nan_to_num(_number(kd["Duration(us)"])[keep.to_numpy()]),
+    })
+    df["type_rank"] = pd.factorize(df["type"])[0]
+    g = df.groupby(["type", "shape"], sort=False)
+    out = g.agg(total=("dur", "sum"), calls=("dur", "size"), max=("dur", "max"), min=("dur", "min"),
+                type_rank=("type_rank", "first")).reset_index()
+    out["pair_rank"] = np.arange(len(out))
+    out = out.sort_values(["type_rank", "pair_rank"], kind="stable")
+    out["key"] = out["type"] + out["shape"]
+    return out[cols].reset_index(drop=True)
+
+
+def _kernel_side(entry: tuple | None) -> list:
+    if entry is None:
+        return [0.0, 0.0, None, None, None]
+    total, calls, mx, mn = entry
+    total = round(float(total), 2)
+    avg = round(total / calls, 2) if calls else 0.0
+    return [total, avg, round(float(mx), 2), round(float(mn), 2), int(calls)]
+
+
+def kernel_rows(base: pd.DataFrame, comparison: pd.DataFrame) -> list[list]:
+    """KernelCompare rows: base keys in order (with the same key of the comparison), then comparison-only keys."""
+    def index(df: pd.DataFrame) -> dict:
+        out: dict = {}
+        for key, typ, shape, total, calls, mx, mn in zip(df["key"], df["type"], df["shape"], df["total"],
+                                                          df["calls"], df["max"], df["min"], strict=False):
+            out.setdefault(key, (typ, shape, (total, calls, mx, mn)))
+        return out
+
+    b, c = index(base), index(comparison)
+    rows: list[list] = []
+    for key in list(b) + [k for k in c if k not in b]:
+        bt = b.get(key)
+        ct = c.get(key)
+        typ, shape = (bt or ct)[:2]
+        bs = _kernel_side(bt[2] if bt else None)
+        cs = _kernel_side(ct[2] if ct else None)
+        rows.append([len(rows) + 1, typ, shape, *bs, *cs,
+                     diff_ratio(bs[0], cs[0])[1], diff_ratio(bs[1], cs[1])[1]])
+    return rows
+
+
+def kernel_type_table(profile: Profile) -> dict[str, list]:
+    """op_statistic.csv as ``{"OP Type-Core Type": [type, core, total, avg, max, min, count]}`` (later rows win)."""
+    st = profile.op_statistic
+    need = ("OP Type", "Core Type", "Total Time(us)", "Avg Time(us)", "Max Time(us)", "Min Time(us)", "Count")
+    if st is None or not len(st) or any(c not in st.columns for c in need):
+        return {}
+    typ, core = _text(st["OP Type"]), _text(st["Core Type"])
+    vals = [np.nan_to_num(_number(st[c])) for c in need[2:6]]
+    count = np.nan_to_num(_number(st["Count"])).astype(np.int64)
+    out: dict[str, list] = {}
+    for i, (t, k) in enumerate(zip(typ, core, strict=False)):
+        out[f"{t}-{k}"] = [t, k, *(float(v[i]) for v in vals), int(count[i])]
+    return out
+
+
+def kernel_type_rows(base: dict[str, list], comparison: dict[str, list]) -> list[list]:
+    """KernelTypeCompare rows, sorted (stable) by Diff Total Ratio descending, then numbered."""
+    empty = ["", "", 0, 0, 0, 0, 0]
+    rows = []
+    for key in list(base) + [k for k in comparison if k not in base]:
+        b = base.get(key, empty)
+        c = comparison.get(key, empty)
+        typ = b[0] or c[0]
+        core = b[1] or c[1]
+        rows.append([None, typ, core, *b[2:], *c[2:], diff_ratio(b[2], c[2])[1], diff_ratio(b[3], c[3])[1]])
+    rows.sort(key=lambda r: -r[-2])
+    for i, r in enumerate(rows):
+        r[0] = i + 1
+    return rows
+
+
+def _npu_pair(ctx: RunContext) -> bool:
+    if ctx.base.is_npu and ctx.comparison.is_npu:
+        return True
+    log.warning(GPU_MESSAGE)
+    return False
+
+
+def _no_kernels(profile: Profile) -> None:
+    log.warning("Failed to enable enable_kernel_compare,kernel_details.csv lacks duration.")
+    log.warning("Can't find any valid kernels in the file: %s. Please make sure that the profiling data is "
+                "greater than level0 and aic_metrics=PipeUtilization.", profile.path)
+
+
+def build(ctx: RunContext) -> list[Sheet]:
+    """KernelTypeCompare with ``--use_kernel_type``, else KernelCompare; nothing for GPU data."""
+    if not _npu_pair(ctx):
+        return []
+    if ctx.options.use_kernel_type:
+        tables = [kernel_type_table(p) for p in (ctx.base, ctx.comparison)]
+        for p, t in zip((ctx.base, ctx.comparison), tables, strict=False):
+            if not t:
+                log.warning("Can't find any valid kernel type data (op_statistic.csv) in the file: %s", p.path)
+        if not all(tables):
+            return []
+        rows = kernel_type_rows(*tables)
+        return [Sheet("KernelTypeCompare", KERNEL_TYPE_COLUMNS, frame_from_rows(rows, 15), *SPANS)]
+
+    groups = []
+    for side, p in (("base", ctx.base), ("comparison", ctx.comparison)):
+        step = side_step(ctx, side)
+        g = kernel_groups(p, step)
+        if not len(g):
+            if step >= 0:
+                raise StepError(f"There is no kernel details information for step {step}, "
+                                "please check whether the data contains this step.")
+            _no_kernels(p)
+        groups.append(g)
+    if not all(len(g) for g in groups):
+        return []
+    rows = kernel_rows(*groups)
+    return [Sheet("KernelCompare", KERNEL_COLUMNS, frame_from_rows(rows, 15), *SPANS)]

@@ -1,0 +1,282 @@
+"""MemoryCompareStatistic and MemoryCompare (reference-2 §5).
+
+Memory records (size, allocation/release time) come from the GPU ``[memory]``
+instants (allocation/free paired by address) or from NPU ``operator_memory.csv``
+(``cann::`` rows placed at the enqueue time of the task queue entry that was
+running at allocation). Each record is owned by the deepest op open at its
+placement time (``OpTree.place``) and an op's memory is its subtree's records.
+The op pairing is the operator comparator's (``optree.operator_pairs``), so the
+two sheets line up with OperatorCompare row for row.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from ..model import Profile
+from . import table
+from .optree import OpPairs, OpTree, op_tree, operator_pairs
+from .steps import check_steps, frame_from_rows
+from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, STYLE_TEXT, Column, Sheet, diff_ratio
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..api import RunContext
+
+log = logging.getLogger("msprof-analyze")
+
+STYLE_BOLD = getattr(table, "STYLE_BOLD", "bold")
+
+STAT_COLUMNS = [
+    Column("Top", STYLE_INT, 10), Column("Operator Name", STYLE_BOLD, 30),
+    Column("Base Allocated Duration(ms)", STYLE_FLOAT, 25), Column("Base Allocated Memory(MB)", STYLE_FLOAT, 30),
+    Column("Base Operator Number", STYLE_INT, 25),
+    Column("Comparison Allocated Duration(ms)", STYLE_FLOAT, 27),
+    Column("Comparison Allocated Memory(MB)", STYLE_FLOAT, 33),
+    Column("Comparison Operator Number", STYLE_INT, 25),
+    Column("Diff Memory(MB)", STYLE_FLOAT, 20), Column("Diff Ratio", STYLE_RATIO, 20),
+]
+STAT_SPANS = ((2, 4), (5, 7))  # C1:E1 base, F1:H1 comparison
+
+_DETAIL_SIDE = [
+    Column("Operator Name", STYLE_BOLD, 30), Column("Input Shape", STYLE_TEXT, 20),
+    Column("Input Type", STYLE_TEXT, 20), Column("Allocated Details", STYLE_TEXT, 20),
+    Column("Size(KB)", STYLE_FLOAT, 20),
+]
+DETAIL_COLUMNS = [Column("Order Id", STYLE_INT, 10), *_DETAIL_SIDE, *_DETAIL_SIDE,
+                  Column("Diff Size(KB)", STYLE_FLOAT, 20), Column("Diff Ratio", STYLE_RATIO, 20)]
+DETAIL_SPANS = ((1, 5), (6, 10))  # B1:F1 base, G1:K1 comparison
+
+RECORD_COLUMNS = ["ts", "size_kb", "dur_us", "name", "alloc_text", "release_text"]
+
+
+def _us_text(ns: int, float_style: bool = False) -> str:
+    """Integer ns as the microsecond text a Kineto trace holds: shortest decimal form,
+    and ``X.0`` for a whole value when the trace writes its times as floats."""
+    whole, frac = divmod(int(ns), 1000)
+    if frac == 0:
+        return f"{whole}.0" if float_style else str(whole)
+    return f"{whole}.{frac:03d}".rstrip("0")
+
+
+def _float_style(*columns: np.ndarray) -> bool:
+    """Whether a trace writes times as floats (some time has a fractional microsecond)."""
+    return any(bool(len(c)) and bool((np.asarray(c) % 1000 != 0).any()) for c in columns)
+
+
+def gpu_records(profile: Profile) -> pd.DataFrame:
+    """Records from ``[memory]`` instants with Device Id >= 0, paired by address (reference-1 §4.4).
+
+    A positive size opens a record (an already-open one at that address is emitted
+    unreleased); a negative one releases the open record if the sizes agree, and
+    drops it in any case; records still open at the end are emitted unreleased.
+    """
+    m = profile.memory
+    m = m[(m["device_id"] >= 0).to_numpy(dtype=bool)]
+    order = np.argsort(m["ts"].to_numpy(dtype=np.int64), kind="stable")
+    ts = m["ts"].to_numpy(dtype=np.int64)[order].tolist()
+    kb = (m["bytes"].to_numpy(dtype=np.int64)[order] / 1024).tolist()
+    addr = m["addr"].to_numpy(dtype=np.int64)[order].tolist()
+    open_: dict[int, tuple[int, float]] = {}
+    out: list[tuple[int, float, int]] = []  # (alloc ts, KB, release ts or -1)
+    for t, size, a in zip(ts, kb, addr, strict=True):
+        if size > 0:
+            old = open_.pop(a, None)
+            if old is not None:
+                out.append((old[0], old[1], -1))
+            open_[a] = (t, size)
+        elif size < 0:
+            old = open_.pop(a, None)
+            if old is not None and -size == old[1]:
+                out.append((old[0], old[1], t))
+    out.extend((t, size, -1) for t, size in open_.values())
+    if not out:
+        return pd.DataFrame(columns=RECORD_COLUMNS)
+    alloc = np.array([r[0] for r in out], dtype=np.int64)
+    rel = np.array([r[2] for r in out], dtype=np.int64)
+    fl = _float_style(m["ts"].to_numpy(dtype=np.int64), profile.ops["ts"].to_numpy(dtype=np.int64))
+    dur = np.where((rel > 0) & (alloc > 0), (rel - alloc) / 1000.0, 0.0)
+    return pd.DataFrame({
+        "ts": alloc, "size_kb": [r[1] for r in out], "dur_us": dur, "name": "",
+        "alloc_text": [_us_text(a, fl) for a in alloc.tolist()],
+        "release_text": [_us_text(r, fl) if r >= 0 else "None" for r in rel.tolist()],
+    })
+
+
+def npu_records(profile: Profile) -> pd.DataFrame:
+    """Records from operator_memory.csv (reference-1 §5.12).
+
+    Rows without an allocation time are skipped. ``cann::`` rows are placed at the
+    enqueue of the dequeue entry running at allocation (same correlation id; rows
+    outside every dequeue window are dropped) and keep their name; other rows are
+    placed at their allocation time and take the name of the op that owns them.
+    """
+    om = profile.operator_memory
+    if om is None or not len(om):
+        return pd.DataFrame(columns=RECORD_COLUMNS)
+    om = om[(om["alloc_ns"] > 0).to_numpy(dtype=bool)]
+    alloc = om["alloc_ns"].to_numpy(dtype=np.int64)
+    rel = om["release_ns"].to_numpy(dtype=np.int64)
+    names = om["Name"].fillna("").astype(str)
+    cann = names.str.contains("cann::", regex=False).to_numpy(dtype=bool)
+    ts = alloc.copy()
+    keep = np.ones(len(om), dtype=bool)
+    if cann.any():
+        q = profile.queue
+        cat = q["cat"].str.lower()
+        deq = q[(cat == "dequeue").to_numpy(dtype=bool)]
+        deq = deq.iloc[np.argsort(deq["ts"].to_numpy(dtype=np.int64), kind="stable")]
+        enq = q[(cat == "enqueue").to_numpy(dtype=bool)]
+        enq_ts = dict(zip(enq["correlation_id"].tolist(), enq["ts"].tolist(), strict=True))
+        d_ts = deq["ts"].to_numpy(dtype=np.int64)
+        d_end = d_ts + deq["dur"].to_numpy(dtype=np.int64)
+        d_corr = deq["correlation_id"].to_numpy(dtype=np.int64)
+        ci = np.flatnonzero(cann)
+        k = np.searchsorted(d_ts, alloc[ci], side="right") - 1
+        ok = k >= 0
+        ok[ok] &= alloc[ci][ok] <= d_end[k[ok]]
+        keep[ci[~ok]] = False
+        ts[ci[ok]] = [enq_ts.get(c, 0) for c in d_corr[k[ok]].tolist()]
+    rel_text = om["Release Time(us)"].fillna("").astype(str).str.strip()
+    rel_text = rel_text.where(~rel_text.isin(["", "N/A"]), "0")
+    dur = np.where((alloc > 0) & (rel > 0), (rel - alloc) / 1000.0, 0.0)
+    out = pd.DataFrame({
+        "ts": ts, "size_kb": om["Size(KB)"].to_numpy(dtype=float), "dur_us": dur,
+        "name": np.where(cann, names.to_numpy(dtype=object), ""),
+        "alloc_text": om["Allocation Time(us)"].fillna("").astype(str).str.strip().to_numpy(dtype=object),
+        "release_text": rel_text.to_numpy(dtype=object),
+    })
+    return out[keep].reset_index(drop=True)
+
+
+def memory_records(profile: Profile) -> pd.DataFrame:
+    """One side's memory records (columns ``RECORD_COLUMNS``; ``ts`` = placement time, ns)."""
+    if profile.is_gpu:
+        return gpu_records(profile)
+    return npu_records(profile)
+
+
+class MemoryIndex:
+    """Records attached to one side's op tree: per-node subtree totals and detail text."""
+
+    def __init__(self, tree: OpTree, records: pd.DataFrame) -> None:
+        self.tree = tree
+        n = tree.n
+        owner = tree.place(records["ts"].to_numpy(dtype=np.int64)) if len(records) else np.zeros(0, np.int64)
+        on_tree = owner >= 0
+        rec = records[on_tree].reset_index(drop=True)
+        owner = owner[on_tree]
+        # records in placement order (ts, then emission order), grouped by owner
+        order = np.lexsort((np.arange(len(rec)), rec["ts"].to_numpy(dtype=np.int64), owner))
+        self.rec = rec.iloc[order].reset_index(drop=True)
+        self.owner = owner[order]
+        counts = np.bincount(self.owner, minlength=n) if n else np.zeros(0, np.int64)
+        self.ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        own_kb = np.bincount(self.owner, weights=self.rec["size_kb"].to_numpy(dtype=float), minlength=n)
+        own_dur = np.bincount(self.owner, weights=self.rec["dur_us"].to_numpy(dtype=float), minlength=n)
+        # subtrees are contiguous ranges [i, i + size[i]) of the start-ordered nodes
+        hi = np.arange(n) + tree.size
+        cs_kb = np.concatenate([[0.0], np.cumsum(own_kb)])
+        cs_dur = np.concatenate([[0.0], np.cumsum(own_dur)])
+        cs_cnt = np.concatenate([[0], np.cumsum(counts)])
+        self.kb = cs_kb[hi] - cs_kb[:n] if n else np.zeros(0)
+        self.dur_us = cs_dur[hi] - cs_dur[:n] if n else np.zeros(0)
+        self.count = cs_cnt[hi] - cs_cnt[:n] if n else np.zeros(0, np.int64)
+        self._lines: list[str] | None = None
+
+    def lines(self) -> list[str]:
+        """Details line of every attached record (reference-2 §5.1)."""
+        if self._lines is None:
+            names = self.tree.names.tolist()
+            own = self.rec["name"].tolist()
+            self._lines = [
+                f"{nm or names[o]}, ({a}, {r}), [duration: {d}], [size: {s}]\n"
+                for nm, o, a, r, d, s in zip(own, self.owner.tolist(), self.rec["alloc_text"].tolist(),
+                                             self.rec["release_text"].tolist(), self.rec["dur_us"].tolist(),
+                                             self.rec["size_kb"].tolist(), strict=True)
+            ]
+        return self._lines
+
+    def details(self, node: int) -> str:
+        """Concatenated details of the node's own records, then its descendants' (breadth-first)."""
+        if node < 0 or self.count[node] == 0:
+            return ""
+        lines = self.lines()
+        out = []
+        for i in self.tree.subtree_bfs(node).tolist():
+            out.extend(lines[self.ptr[i]:self.ptr[i + 1]])
+        return "".join(out)
+
+
+def memory_index(ctx: RunContext, side: str) -> MemoryIndex:
+    """The cached memory index of one side; logs when the side has no memory record."""
+    def compute() -> MemoryIndex:
+        profile = ctx.base if side == "base" else ctx.comparison
+        records = memory_records(profile)
+        if not len(records):
+            where = profile.path
+            log.warning("Can't find any memory event in the file: %s", where)
+        return MemoryIndex(op_tree(ctx, side), records)
+
+    return ctx.cached(f"memory.index.{side}", compute)
+
+
+def statistic_rows(pairs: OpPairs, mb: MemoryIndex, mc: MemoryIndex) -> list[list]:
+    """MemoryCompareStatistic rows: each side grouped by its own op names over all pairs."""
+    def group(tree: OpTree, idx: MemoryIndex, nodes: np.ndarray) -> pd.DataFrame:
+        nodes = nodes[nodes >= 0]
+        df = pd.DataFrame({"name": tree.names[nodes], "dur": idx.dur_us[nodes], "kb": idx.kb[nodes]})
+        return df.groupby("name", sort=False).agg(dur=("dur", "sum"), kb=("kb", "sum"), num=("dur", "size"))
+
+    gb = group(pairs.base, mb, pairs.ia)
+    gc = group(pairs.comparison, mc, pairs.ib)
+    rows = []
+    for name in list(gb.index) + [n for n in gc.index if n not in gb.index]:
+        b = gb.loc[name] if name in gb.index else None
+        c = gc.loc[name] if name in gc.index else None
+        bs = [float(b["dur"]) / 1000, float(b["kb"]) / 1024, int(b["num"])] if b is not None else [0, 0, 0]
+        cs = [float(c["dur"]) / 1000, float(c["kb"]) / 1024, int(c["num"])] if c is not None else [0, 0, 0]
+        rows.append([None, name, *bs, *cs, *diff_ratio(bs[1], cs[1])])
+    rows.sort(key=lambda r: -r[-2])
+    for i, r in enumerate(rows):
+        r[0] = i + 1
+    return rows
+
+
+def detail_rows(pairs: OpPairs, mb: MemoryIndex, mc: MemoryIndex) -> list[list]:
+    """MemoryCompare rows, one per pair in pair order."""
+    def side(tree: OpTree, idx: MemoryIndex, nodes: np.ndarray) -> list[list]:
+        present = nodes >= 0
+        safe = np.where(present, nodes, 0)
+        cols = [tree.names, tree.ops["input_dims"].to_numpy(dtype=object),
+                tree.ops["input_type"].to_numpy(dtype=object)]
+        out = [np.where(present, c[safe], None).tolist() if tree.n else [None] * len(nodes) for c in cols]
+        out.append([idx.details(x) for x in nodes.tolist()])
+        out.append(np.where(present, idx.kb[safe] if tree.n else 0.0, 0.0).tolist())
+        return out
+
+    bs, cs = side(pairs.base, mb, pairs.ia), side(pairs.comparison, mc, pairs.ib)
+    rows = []
+    for t, (b, c) in enumerate(zip(zip(*bs, strict=True), zip(*cs, strict=True), strict=True)):
+        b_kb = b[4] if pairs.ia[t] >= 0 else 0
+        c_kb = c[4] if pairs.ib[t] >= 0 else 0
+        rows.append([t + 1, *b[:4], b_kb, *c[:4], c_kb, *diff_ratio(b_kb, c_kb)])
+    return rows
+
+
+def build(ctx: RunContext) -> list[Sheet]:
+    """MemoryCompareStatistic, then MemoryCompare unless ``--disable_details``."""
+    check_steps(ctx)
+    pairs = operator_pairs(ctx)
+    mb, mc = memory_index(ctx, "base"), memory_index(ctx, "comparison")
+    if not len(pairs):
+        return []
+    sheets = [Sheet("MemoryCompareStatistic", STAT_COLUMNS, frame_from_rows(statistic_rows(pairs, mb, mc), 10),
+                    *STAT_SPANS)]
+    if not ctx.options.disable_details:
+        sheets.append(Sheet("MemoryCompare", DETAIL_COLUMNS, frame_from_rows(detail_rows(pairs, mb, mc), 13),
+                            *DETAIL_SPANS))
+    return sheets

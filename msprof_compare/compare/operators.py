@@ -1,0 +1,190 @@
+"""Operator comparison: OperatorCompareStatistic + OperatorCompare, or the module sheets.
+
+The comparator of the "operator" slot (reference-2 §1.2 step 3-4): module-level
+sheets when both sides have ``nn.Module`` python functions and ``--disable_module``
+is off, otherwise the operator-level sheets built from the shared op pairing
+(``optree.operator_pairs``), one row per pair in pair order (§2.6) and one row per
+op name, sorted by the rounded ms difference (§2.7).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from . import table
+from .optree import OpPairs, OpTree, operator_pairs
+from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, STYLE_TEXT, Column, Sheet, diff_ratio
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..api import RunContext
+
+log = logging.getLogger("msprof-analyze")
+
+STYLE_BOLD = getattr(table, "STYLE_BOLD", "bold")
+LOW_MATCH_RATE = 0.5
+
+_DETAIL_SIDE = [
+    Column("Operator Name", STYLE_BOLD, 30),
+    Column("Input Shape", STYLE_INT, 20),
+    Column("Input Type", STYLE_INT, 20),
+    Column("Kernel Details", STYLE_INT, 20),
+    Column("Device Duration(us)", STYLE_FLOAT, 20),
+]
+DETAIL_COLUMNS = [
+    Column("Order Id", STYLE_INT, 10), *_DETAIL_SIDE, *_DETAIL_SIDE,
+    Column("Diff Duration(us)", STYLE_FLOAT, 20), Column("Diff Ratio", STYLE_RATIO, 20),
+]
+DETAIL_SPANS = ((1, 5), (6, 10))  # B1:F1, G1:K1
+
+STAT_COLUMNS = [
+    Column("Top", STYLE_INT, 10), Column("Operator Name", STYLE_BOLD, 30),
+    Column("Base Device Duration(ms)", STYLE_FLOAT, 25), Column("Base Operator Number", STYLE_INT, 25),
+    Column("Comparison Device Duration(ms)", STYLE_FLOAT, 30), Column("Comparison Operator Number", STYLE_INT, 30),
+    Column("Diff Duration(ms)", STYLE_FLOAT, 20), Column("Diff Ratio", STYLE_RATIO, 20),
+]
+STAT_SPANS = ((2, 3), (4, 5))  # C1:D1, E1:F1
+
+__all__ = ["build", "operator_sheets", "detail_rows", "statistic_rows", "match_note"]
+_ = STYLE_TEXT
+
+
+def build(ctx: RunContext) -> list[Sheet]:
+    """Module sheets when module matching produces pairs, else the operator sheets."""
+    if not ctx.options.disable_module:
+        from . import modules
+
+        sheets = modules.build(ctx)
+        if sheets is not None:
+            return sheets
+    return operator_sheets(ctx)
+
+
+def _frame(rows: list[list], ncols: int) -> pd.DataFrame:
+    """Row lists to a frame; a column holding any None stays object so blanks stay blank."""
+    cols = list(zip(*rows)) if rows else [()] * ncols
+    data = {}
+    for i, values in enumerate(cols):
+        if any(v is None for v in values):
+            data[i] = pd.Series(values, dtype=object)
+        else:
+            data[i] = pd.Series(values)
+    return pd.DataFrame(data, columns=range(ncols))
+
+
+def node_texts(tree: OpTree, nodes: np.ndarray) -> list[str]:
+    """Concatenated kernel details of each node's total kernels ("" for absent / kernel-less nodes)."""
+    text = tree.kernel_text() if len(tree.kpool) else np.empty(0, dtype=object)
+    out: list[str] = []
+    knum = tree.kernel_num
+    size = tree.size
+    for x in nodes.tolist():
+        if x < 0 or knum[x] == 0:
+            out.append("")
+        elif size[x] == 1:
+            out.append("".join(text[tree.own_kernels(x)].tolist()))
+        else:
+            out.append("".join(text[tree.total_kernels(x)].tolist()))
+    return out
+
+
+def detail_rows(pairs: OpPairs) -> list[list]:
+    """OperatorCompare rows (§2.6), in pair order."""
+    rows: list[list] = []
+    sides = []
+    for tree, idx in ((pairs.base, pairs.ia), (pairs.comparison, pairs.ib)):
+        present = idx >= 0
+        safe = np.where(present, idx, 0)
+        ops = tree.ops
+        if tree.n:
+            names = ops["name"].to_numpy()[safe]
+            shapes = ops["input_dims"].to_numpy()[safe]
+            types = ops["input_type"].to_numpy()[safe]
+            dev = tree.device_ns[safe] / 1000.0
+        else:
+            names = shapes = types = np.full(len(idx), None, dtype=object)
+            dev = np.zeros(len(idx))
+        sides.append((present.tolist(), names.tolist(), shapes.tolist(), types.tolist(),
+                      node_texts(tree, idx), dev.tolist()))
+    (pa, na, sa, ta_, ka, da), (pb, nb, sb, tb_, kb, db) = sides
+    for t in range(len(pairs.ia)):
+        b = [na[t], sa[t], ta_[t], ka[t], da[t]] if pa[t] else [None, None, None, "", 0]
+        c = [nb[t], sb[t], tb_[t], kb[t], db[t]] if pb[t] else [None, None, None, "", 0]
+        diff, ratio = diff_ratio(b[4], c[4])
+        rows.append([t + 1, *b, *c, diff, ratio])
+    return rows
+
+
+def _group(tree: OpTree, idx: np.ndarray) -> pd.DataFrame:
+    """Per op name (first-appearance order): summed device ms and op count."""
+    idx = idx[idx >= 0]
+    if len(idx) == 0:
+        return pd.DataFrame({"ns": pd.Series(dtype=np.int64), "n": pd.Series(dtype=np.int64)})
+    df = pd.DataFrame({"name": tree.ops["name"].to_numpy()[idx], "ns": tree.device_ns[idx]})
+    return df.groupby("name", sort=False).agg(ns=("ns", "sum"), n=("ns", "size"))
+
+
+def statistic_rows(pairs: OpPairs) -> list[list]:
+    """OperatorCompareStatistic rows (§2.7): grouped by each side's own names, sorted by diff."""
+    gb, gc = _group(pairs.base, pairs.ia), _group(pairs.comparison, pairs.ib)
+    rows: list[list] = []
+    cdict = {k: (int(ns), int(n)) for k, ns, n in zip(gc.index.tolist(), gc["ns"].tolist(), gc["n"].tolist())}
+    seen = set()
+    for name, ns, n in zip(gb.index.tolist(), gb["ns"].tolist(), gb["n"].tolist()):
+        cns, cn = cdict.get(name, (0, 0))
+        seen.add(name)
+        b_ms, c_ms = ns / 1e6, cns / 1e6
+        rows.append([None, name, b_ms, int(n), c_ms, cn, *diff_ratio(b_ms, c_ms)])
+    for name, (cns, cn) in cdict.items():
+        if name in seen:
+            continue
+        c_ms = cns / 1e6
+        rows.append([None, name, 0, 0, c_ms, cn, *diff_ratio(0, c_ms)])
+    rows.sort(key=lambda r: -r[-2])  # stable: ties keep insertion order
+    for i, r in enumerate(rows):
+        r[0] = i + 1
+    return rows
+
+
+def match_note(what: str, matched: int, base_total: int, comparison_total: int) -> tuple[str, bool]:
+    """The match-rate line, and whether it is low enough to deserve a hint."""
+    note = f"{what} matched: {matched}/{base_total} base, {matched}/{comparison_total} comparison"
+    low = (base_total > 0 and matched / base_total < LOW_MATCH_RATE) or \
+          (comparison_total > 0 and matched / comparison_total < LOW_MATCH_RATE)
+    if low and base_total and comparison_total:
+        note += " (low match rate: different models? try --op_name_map)"
+    return note, low
+
+
+def record_match_rate(ctx: RunContext, what: str, matched: int, base_total: int, comparison_total: int) -> str:
+    """Add one row to ``ctx.frames["match_rate"]`` and return the note line."""
+    note, low = match_note(what, matched, base_total, comparison_total)
+    row = pd.DataFrame([{
+        "what": what, "matched": matched, "base_total": base_total, "comparison_total": comparison_total,
+        "base_rate": matched / base_total if base_total else float("nan"),
+        "comparison_rate": matched / comparison_total if comparison_total else float("nan"),
+        "low": low,
+    }])
+    old = ctx.frames.get("match_rate")
+    ctx.frames["match_rate"] = row if old is None else pd.concat([old, row], ignore_index=True)
+    if low:
+        log.warning(note)
+    return note
+
+
+def operator_sheets(ctx: RunContext) -> list[Sheet]:
+    """OperatorCompareStatistic, then (unless --disable_details) OperatorCompare."""
+    pairs = operator_pairs(ctx)
+    n_base = int(np.count_nonzero(pairs.ia >= 0))
+    n_comp = int(np.count_nonzero(pairs.ib >= 0))
+    note = record_match_rate(ctx, "operators", pairs.matched, n_base, n_comp)
+    stat = Sheet("OperatorCompareStatistic", STAT_COLUMNS, _frame(statistic_rows(pairs), len(STAT_COLUMNS)),
+                 *STAT_SPANS, notes=[note])
+    sheets = [stat]
+    if not ctx.options.disable_details:
+        sheets.append(Sheet("OperatorCompare", DETAIL_COLUMNS, _frame(detail_rows(pairs), len(DETAIL_COLUMNS)),
+                            *DETAIL_SPANS))
+    return sheets

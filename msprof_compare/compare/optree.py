@@ -1,0 +1,470 @@
+"""The op tree of one profile, its flow-linked kernels, and the operator pairing.
+
+Built from the model tables only (``ops``, ``kernels``, ``flows``, ``comm``), as
+numpy arrays over the ops sorted (stably) by start time (reference-2 §2.2):
+
+* nesting is the original's cursor rule: the open op is left while the next op
+  starts strictly after its end (an op starting exactly at its parent's end is
+  still a child; thread ids are ignored). In start order every subtree is then
+  a contiguous range ``[i, i + size[i])``, so subtree sums are array sums and no
+  per-node objects exist;
+* kernels are linked through flows: a flow whose start ts equals an op's ts
+  (exact integer ns) gives that op the kernel found at the flow end's
+  pid/tid/ts. Ops sharing a ts share the kernels (the original double counts
+  these; kept for parity). ``kernel_num`` counts a node's subtree kernels.
+
+``operator_pairs(ctx)`` is the one place the operator pairing is decided
+(top-layer ops §2.3, backward split §2.4, matching and ``--max_kernel_num``
+drill-down §2.5). The memory comparator reuses it from ``ctx.cache`` and places
+its records with ``OpTree.place`` (the deepest open op at the record's ts, with
+ops ordered before records at equal ts, exactly as if they were sorted together).
+"""
+
+from __future__ import annotations
+
+import ast
+import logging
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from ..model import Profile
+from .align import align, no_matching
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..api import RunContext
+
+log = logging.getLogger("msprof-analyze")
+
+#: GPU op categories the original treats as ops (reference-2 §2.1).
+GPU_OP_CATS = frozenset({"cpu_op", "user_annotation", "cuda_runtime", "operator", "runtime"})
+#: Flow categories linking ops to kernels (replaced by ``--gpu_flow_cat`` on GPU when given).
+GPU_FLOW_CATS = frozenset({"async_gpu", "async_cpu_to_gpu", "ac2g", "async"})
+NPU_FLOW_CATS = frozenset({"async_npu"})
+GPU_KERNEL_CATS = frozenset({"kernel", "gpu_memcpy"})
+STEP_MARK = "ProfilerStep#"
+_CACHE_TREE = "optree.tree.{side}"
+_CACHE_PAIRS = "optree.operator_pairs"
+
+
+def side_profile(ctx: RunContext, side: str) -> Profile:
+    return ctx.base if side == "base" else ctx.comparison
+
+
+@dataclass(eq=False)
+class OpTree:
+    """One side's op tree as arrays indexed by node id (= position in start order).
+
+    ``parent[i]`` is -1 for top-level ops (children of the implicit root);
+    ``depth`` counts ancestors; node ``i``'s subtree is ``range(i, i + size[i])``.
+    ``kpool`` holds every kernel an op can own (kernels, plus NPU HCCL ops when
+    the original adds them); ``kptr``/``kidx`` (CSR) list each node's OWN kernels
+    in flow order. ``kernel_num`` and ``device_ns`` are subtree totals.
+    """
+
+    profile: Profile
+    ops: pd.DataFrame
+    ts: np.ndarray
+    end: np.ndarray
+    tid: np.ndarray
+    parent: np.ndarray
+    depth: np.ndarray
+    size: np.ndarray
+    kpool: pd.DataFrame
+    kptr: np.ndarray
+    kidx: np.ndarray
+    kernel_num: np.ndarray
+    device_ns: np.ndarray
+    has_flows: bool = True
+    _children: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
+    _kernel_text: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def n(self) -> int:
+        return len(self.ts)
+
+    @property
+    def names(self) -> np.ndarray:
+        return self.ops["name"].to_numpy()
+
+    def children(self, node: int) -> np.ndarray:
+        """Direct children of ``node`` (-1 = the root), in start order."""
+        got = self._children.get(node)
+        if got is None:
+            if node < 0:
+                got = np.flatnonzero(self.parent == -1)
+            else:
+                lo, hi = node + 1, node + int(self.size[node])
+                got = lo + np.flatnonzero(self.parent[lo:hi] == node)
+            self._children[node] = got
+        return got
+
+    def subtree_bfs(self, node: int) -> np.ndarray:
+        """``node`` and all its descendants in breadth-first order (the original's "total" order)."""
+        idx = np.arange(node, node + int(self.size[node]))
+        return idx[np.lexsort((idx, self.depth[idx]))]
+
+    def own_kernels(self, node: int) -> np.ndarray:
+        return self.kidx[self.kptr[node]:self.kptr[node + 1]]
+
+    def total_kernels(self, node: int) -> np.ndarray:
+        """Kernel-pool rows of the node's own kernels, then its descendants' (breadth-first)."""
+        if self.kernel_num[node] == 0:
+            return np.empty(0, np.int64)
+        parts = [self.own_kernels(int(i)) for i in self.subtree_bfs(node)]
+        return np.concatenate(parts)
+
+    def kernel_text(self) -> np.ndarray:
+        """The "Kernel Details" line of every kernel-pool row (reference-2 §2.1), computed once."""
+        if self._kernel_text is None:
+            self._kernel_text = kernel_lines(self.profile, self.kpool)
+        return self._kernel_text
+
+    def place(self, ts: np.ndarray) -> np.ndarray:
+        """Node owning each record at ``ts`` (memory records, §2.2), -1 for the root.
+
+        Same result as sorting records together with the ops (ops first at equal
+        ts) and walking the cursor: the last op starting at or before ``ts``, or
+        its nearest ancestor whose end is not before ``ts``.
+        """
+        ts = np.asarray(ts, dtype=np.int64)
+        cand = np.searchsorted(self.ts, ts, side="right") - 1
+        out = cand.copy()
+        todo = np.flatnonzero(out >= 0)
+        while len(todo):
+            cur = out[todo]
+            ok = self.end[cur] >= ts[todo]
+            todo = todo[~ok]
+            out[todo] = self.parent[out[todo]]
+            todo = todo[out[todo] >= 0]
+        return out
+
+    def step_id(self, node: int) -> str | None:
+        """The text after '#' of a ``ProfilerStep#`` node, None for other ops."""
+        name = self.names[node]
+        if STEP_MARK not in name:
+            return None
+        return name.split("#")[-1]
+
+    def top_layer(self, step: int = -1) -> np.ndarray:
+        """The compared ops (§2.3): top-level ops with ``ProfilerStep#`` nodes replaced by
+        their children; with a step, only the children of that step's top-level node(s)."""
+        out: list[np.ndarray] = []
+        for node in self.children(-1).tolist():
+            sid = self.step_id(node)
+            if sid is None:
+                if step < 0:
+                    out.append(np.array([node], np.int64))
+                continue
+            if step < 0 or sid.strip() == str(step):
+                out.append(self.children(node))
+        return np.concatenate(out) if out else np.empty(0, np.int64)
+
+
+def _tree_ops(profile: Profile) -> pd.DataFrame:
+    ops = profile.ops
+    if profile.is_gpu and len(ops):
+        ops = ops[ops["cat"].str.lower().isin(GPU_OP_CATS).to_numpy(dtype=bool)]
+    order = np.argsort(ops["ts"].to_numpy(), kind="stable")
+    return ops.iloc[order].reset_index(drop=True)
+
+
+def _nest(ts: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Parent and depth of each op of a start-sorted list (the cursor walk of §2.2)."""
+    n = len(ts)
+    parent = np.full(n, -1, dtype=np.int64)
+    depth = np.zeros(n, dtype=np.int64)
+    stack: list[int] = []
+    ends = end.tolist()
+    par = parent.tolist()
+    dep = depth.tolist()
+    for i, t in enumerate(ts.tolist()):
+        while stack and t > ends[stack[-1]]:
+            stack.pop()
+        if stack:
+            par[i] = stack[-1]
+            dep[i] = len(stack)
+        stack.append(i)
+    return np.asarray(par, dtype=np.int64), np.asarray(dep, dtype=np.int64)
+
+
+def _subtree_sum(values: np.ndarray, parent: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    """Per-node sum of ``values`` over the node's subtree (deepest level first)."""
+    out = values.astype(np.int64).copy()
+    if len(out) == 0:
+        return out
+    for d in range(int(depth.max()), 0, -1):
+        sel = np.flatnonzero(depth == d)
+        np.add.at(out, parent[sel], out[sel])
+    return out
+
+
+def flow_cats(profile: Profile, gpu_flow_cat: str = "") -> frozenset:
+    """The flow categories that link ops to kernels for this profile."""
+    if profile.is_gpu:
+        return frozenset({gpu_flow_cat.lower()}) if gpu_flow_cat else GPU_FLOW_CATS
+    return NPU_FLOW_CATS
+
+
+def kernel_pool(profile: Profile, with_comm: bool) -> pd.DataFrame:
+    """The kernels ops can own. NPU text adds the HCCL op-lane events when communication
+    or profiling compare is on (reference-2 §2.1), so collectives attach to their ops."""
+    cols = ["name", "ts", "dur", "pid", "tid", "task_id", "task_type"]
+    pool = profile.kernels[cols]
+    if profile.is_gpu and len(pool):
+        # the original links only cat kernel / gpu_memcpy (not gpu_memset, not the legacy
+        # "Memcpy"/"Memset" cats); the Kineto loader keeps the raw cat in ``task_type``
+        raw = pool["task_type"].where(pool["task_type"] != "", profile.kernels["cat"]).str.lower()
+        pool = pool[raw.isin(GPU_KERNEL_CATS).to_numpy(dtype=bool)]
+    if profile.is_npu and with_comm and len(profile.comm):
+        comm = profile.comm[profile.comm["lane"] == "op"]
+        extra = pd.DataFrame({
+            "name": comm["name"].to_numpy(), "ts": comm["ts"].to_numpy(), "dur": comm["dur"].to_numpy(),
+            "pid": comm["pid"].to_numpy(), "tid": comm["tid"].to_numpy(),
+            "task_id": np.full(len(comm), -2, np.int64),  # -2: no "Task Id" arg (prints None)
+            "task_type": np.full(len(comm), None, dtype=object),
+        })
+        pool = pd.concat([pool, extra], ignore_index=True)
+    return pool.reset_index(drop=True)
+
+
+def _link(ts: np.ndarray, pool: pd.DataFrame, flows: pd.DataFrame, cats: frozenset) -> tuple[np.ndarray, np.ndarray]:
+    """(node, kernel) edges: kernels at the end of flows starting at an op's ts, in flow order."""
+    if len(flows) == 0 or len(pool) == 0 or len(ts) == 0:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    fl = flows[flows["cat"].str.lower().isin(cats).to_numpy(dtype=bool)]
+    keyed = pd.DataFrame({"f_pid": pool["pid"].to_numpy(), "f_tid": pool["tid"].to_numpy(),
+                          "f_ts": pool["ts"].to_numpy(), "k": np.arange(len(pool), dtype=np.int64)})
+    keyed = keyed.drop_duplicates(["f_pid", "f_tid", "f_ts"], keep="last")
+    fk = fl[["s_ts", "f_pid", "f_tid", "f_ts"]].reset_index(drop=True)
+    fk["order"] = np.arange(len(fk), dtype=np.int64)
+    fk = fk.merge(keyed, on=["f_pid", "f_tid", "f_ts"], how="inner")
+    if fk.empty:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    nodes = pd.DataFrame({"s_ts": ts, "node": np.arange(len(ts), dtype=np.int64)})
+    e = nodes.merge(fk[["s_ts", "order", "k"]], on="s_ts", how="inner")
+    e = e.sort_values(["node", "order"], kind="stable")
+    return e["node"].to_numpy(np.int64), e["k"].to_numpy(np.int64)
+
+
+def build_tree(profile: Profile, gpu_flow_cat: str = "", with_comm: bool = False) -> OpTree:
+    """Build one side's op tree from the model tables."""
+    ops = _tree_ops(profile)
+    ts = ops["ts"].to_numpy(np.int64)
+    end = ts + ops["dur"].to_numpy(np.int64)
+    parent, depth = _nest(ts, end)
+    n = len(ts)
+    size = _subtree_sum(np.ones(n, np.int64), parent, depth)
+    pool = kernel_pool(profile, with_comm)
+    cats = flow_cats(profile, gpu_flow_cat)
+    has_flows = bool(len(profile.flows)) and bool(profile.flows["cat"].str.lower().isin(cats).any())
+    enode, ek = _link(ts, pool, profile.flows, cats)
+    counts = np.bincount(enode, minlength=n).astype(np.int64) if n else np.zeros(0, np.int64)
+    kptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    own_ns = np.zeros(n, np.int64)
+    np.add.at(own_ns, enode, pool["dur"].to_numpy(np.int64)[ek])
+    return OpTree(
+        profile=profile, ops=ops, ts=ts, end=end, tid=ops["tid"].to_numpy(np.int64),
+        parent=parent, depth=depth, size=size, kpool=pool, kptr=kptr, kidx=ek,
+        kernel_num=_subtree_sum(counts, parent, depth),
+        device_ns=_subtree_sum(own_ns, parent, depth),
+        has_flows=has_flows,
+    )
+
+
+def _fmt_us(ns: int) -> str:
+    return repr(ns / 1000)
+
+
+def kernel_lines(profile: Profile, pool: pd.DataFrame) -> np.ndarray:
+    """One "Kernel Details" line per pool kernel, newline-terminated (reference-2 §2.1).
+
+    GPU: ``name [duration: us]``. NPU: ``name, task id, task type[, [input shapes: s]] [duration: us]``
+    with the input shapes of the kernel_details.csv row starting at the same instant.
+    """
+    names = pool["name"].tolist()
+    durs = [_fmt_us(d) for d in pool["dur"].tolist()]
+    if profile.is_gpu:
+        return np.array([f"{n} [duration: {d}]\n" for n, d in zip(names, durs)], dtype=object)
+    shapes: dict[int, str] = {}
+    kd = profile.kernel_details
+    if kd is not None and len(kd) and "Input Shapes" in kd.columns and "ts" in kd.columns:
+        s = kd["Input Shapes"].fillna("").astype(str).tolist()
+        shapes = dict(zip(kd["ts"].tolist(), s))
+    out = []
+    for n, d, tid_, ttype, ts in zip(names, durs, pool["task_id"].tolist(), pool["task_type"].tolist(),
+                                     pool["ts"].tolist()):
+        task_id = "None" if tid_ in (-1, -2) else str(tid_)
+        task_type = "None" if ttype is None or (ttype == "" and tid_ == -2) else str(ttype)
+        sh = shapes.get(ts, "")
+        x = f", [input shapes: {sh}]" if sh else ""
+        out.append(f"{n}, {task_id}, {task_type}{x} [duration: {d}]\n")
+    return np.array(out, dtype=object)
+
+
+def op_tree(ctx: RunContext, side: str) -> OpTree:
+    """The cached op tree of ``side`` ("base" or "comparison") for this run."""
+    opts = ctx.options
+    with_comm = opts.enable_communication_compare or opts.enable_profiling_compare
+
+    def compute() -> OpTree:
+        prof = side_profile(ctx, side)
+        tree = build_tree(prof, opts.gpu_flow_cat, with_comm)
+        if tree.n == 0:
+            log.warning("Can't find any torch op in the file: %s", prof.path)
+        elif not tree.has_flows:
+            hint = " (if the trace names its kernel flows differently, pass --gpu_flow_cat)" if prof.is_gpu else ""
+            log.warning("Can't find any flow event in the file: %s%s", prof.path, hint)
+        return tree
+
+    return ctx.cached(_CACHE_TREE.format(side=side), compute)
+
+
+# ------------------------------------------------------------------------------------------ keys
+
+
+def _shape_key(dims: str) -> str:
+    """``--use_input_shape`` text of the raw Input Dims: list dims joined by ',' and ';\\r\\n'."""
+    if dims.startswith("["):
+        try:
+            value = ast.literal_eval(dims)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return dims
+        if isinstance(value, list):
+            return ";\r\n".join(",".join(str(x) for x in d) if isinstance(d, (list, tuple)) else str(d)
+                                for d in value)
+    return dims
+
+
+def op_keys(tree: OpTree, op_name_map: dict[str, str], use_input_shape: bool) -> np.ndarray:
+    """The matching key of every node (reference-2 §0.4)."""
+    names = tree.ops["name"]
+    if op_name_map:
+        names = names.map(lambda s: op_name_map.get(s, s))
+    if not use_input_shape:
+        return names.to_numpy(dtype=object)
+    dims = tree.ops["input_dims"].fillna("N/A").astype(str)
+    uniq = {d: _shape_key(d) for d in dims.unique().tolist()}
+    return (names + dims.map(uniq)).to_numpy(dtype=object)
+
+
+# ------------------------------------------------------------------------------------------ pairing
+
+
+@dataclass(eq=False)
+class OpPairs:
+    """The operator pairing of a run: row ``t`` pairs base node ``ia[t]`` with comparison node
+    ``ib[t]`` (-1 = absent) of the two trees. Shared by OperatorCompare and MemoryCompare."""
+
+    base: OpTree
+    comparison: OpTree
+    ia: np.ndarray
+    ib: np.ndarray
+    #: top-layer op counts per side (before drill-down), for the match-rate note
+    base_top: int = 0
+    comparison_top: int = 0
+
+    def __len__(self) -> int:
+        return len(self.ia)
+
+    @property
+    def matched(self) -> int:
+        return int(np.count_nonzero((self.ia >= 0) & (self.ib >= 0)))
+
+
+def _parts(nodes: np.ndarray, tid: np.ndarray, bwd: int) -> list[tuple[bool, np.ndarray]]:
+    """Cut a top-layer list into thread parts (§2.4); each flagged backward by its first op."""
+    if len(nodes) == 0:
+        return []
+    t = tid[nodes]
+    cut = (t[1:] != t[:-1]) & ((t[1:] == bwd) | (t[:-1] == bwd))
+    starts = np.concatenate([[0], np.flatnonzero(cut) + 1, [len(nodes)]])
+    return [(bool(t[a] == bwd), nodes[a:b]) for a, b in zip(starts[:-1], starts[1:])]
+
+
+def _concat(chunks: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    if not chunks:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    return np.concatenate([c[0] for c in chunks]), np.concatenate([c[1] for c in chunks])
+
+
+def pair_lists(a: np.ndarray, b: np.ndarray, ka: np.ndarray, kb: np.ndarray, match: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Pair two node lists by key (or not at all); returns node ids (-1 = absent)."""
+    ia, ib = align(ka[a].tolist(), kb[b].tolist(), match) if match else no_matching(len(a), len(b))
+    return np.where(ia >= 0, a[np.maximum(ia, 0)] if len(a) else -1, -1), \
+        np.where(ib >= 0, b[np.maximum(ib, 0)] if len(b) else -1, -1)
+
+
+def split_and_pair(ta: OpTree, tb: OpTree, a: np.ndarray, b: np.ndarray, ka: np.ndarray, kb: np.ndarray,
+                   match: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Pair two top-layer lists, part by part when both sides know their backward thread (§2.4)."""
+    bwd_a, bwd_b = ta.profile.backward_tid, tb.profile.backward_tid
+    if bwd_a < 0 or bwd_b < 0:
+        return pair_lists(a, b, ka, kb, match)
+    pa = _parts(a[np.argsort(ta.ts[a], kind="stable")], ta.tid, bwd_a)
+    pb = _parts(b[np.argsort(tb.ts[b], kind="stable")], tb.tid, bwd_b)
+    none = np.empty(0, np.int64)
+    if not pa or not pb:
+        return pair_lists(a if pa else none, b if pb else none, ka, kb, False)
+    chunks: list[tuple[np.ndarray, np.ndarray]] = []
+    if pa[0][0] != pb[0][0]:
+        if len(pa) > len(pb):
+            chunks.append(pair_lists(pa[0][1], none, ka, kb, False))
+            pa = pa[1:]
+        else:
+            chunks.append(pair_lists(none, pb[0][1], ka, kb, False))
+            pb = pb[1:]
+    for k in range(max(len(pa), len(pb))):
+        xa = pa[k][1] if k < len(pa) else none
+        xb = pb[k][1] if k < len(pb) else none
+        chunks.append(pair_lists(xa, xb, ka, kb, match and len(xa) > 0 and len(xb) > 0))
+    return _concat(chunks)
+
+
+def drill_down(ta: OpTree, tb: OpTree, ia: np.ndarray, ib: np.ndarray, ka: np.ndarray, kb: np.ndarray,
+               max_kernel_num: int, match: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``--max_kernel_num``: replace pairs above the limit by the pairing of their children (§2.5)."""
+    out_a: list[int] = []
+    out_b: list[int] = []
+    none = np.empty(0, np.int64)
+    stack = list(zip(ia.tolist(), ib.tolist()))[::-1]
+    while stack:
+        x, y = stack.pop()
+        ca = ta.children(x) if x >= 0 else none
+        cb = tb.children(y) if y >= 0 else none
+        kx = int(ta.kernel_num[x]) if x >= 0 else 0
+        ky = int(tb.kernel_num[y]) if y >= 0 else 0
+        if len(ca) == 0 or len(cb) == 0 or max(kx, ky) <= max_kernel_num:
+            out_a.append(x)
+            out_b.append(y)
+            continue
+        sa, sb = pair_lists(ca, cb, ka, kb, match)
+        stack.extend(list(zip(sa.tolist(), sb.tolist()))[::-1])
+    return np.asarray(out_a, np.int64), np.asarray(out_b, np.int64)
+
+
+def operator_pairs(ctx: RunContext) -> OpPairs:
+    """The run's operator pairing (cached): top-layer ops of both sides (§2.3), split by the
+    backward thread (§2.4), matched by the §0.4 key with a maximum matching (or not at all
+    under ``--disable_details``), then drilled down under ``--max_kernel_num`` (§2.5)."""
+
+    def compute() -> OpPairs:
+        opts = ctx.options
+        ta, tb = op_tree(ctx, "base"), op_tree(ctx, "comparison")
+        a = ta.top_layer(opts.base_step)
+        b = tb.top_layer(opts.comparison_step)
+        for tree, step, top in ((ta, opts.base_step, a), (tb, opts.comparison_step, b)):
+            if step >= 0 and len(top) == 0:
+                log.warning("There is no operator infomation for step %s, please check the step id of %s.",
+                            step, tree.profile.path)
+        ka = op_keys(ta, opts.op_name_map, opts.use_input_shape)
+        kb = op_keys(tb, opts.op_name_map, opts.use_input_shape)
+        match = not opts.disable_details
+        ia, ib = split_and_pair(ta, tb, a, b, ka, kb, match)
+        if opts.max_kernel_num is not None and match:
+            ia, ib = drill_down(ta, tb, ia, ib, ka, kb, opts.max_kernel_num, match)
+        return OpPairs(ta, tb, ia, ib, len(a), len(b))
+
+    return ctx.cached(_CACHE_PAIRS, compute)

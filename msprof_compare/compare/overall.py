@@ -1,0 +1,324 @@
+"""The OverallMetrics sheet and the console summary (reference-1 §9, §10).
+
+Each side's ``Breakdown`` comes from its loader family (GPU Kineto, NPU text,
+NPU DB) through ``breakdown_of`` and is cached in ``ctx.cache`` under
+``"breakdowns"`` (a (base, comparison) tuple) and ``"breakdown.base"`` /
+``"breakdown.comparison"``, so later comparators (Summary) reuse it. All
+figures stay integer ns until they are rendered here (ms in the sheet,
+seconds on the console).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from ..model import Profile
+from ..options import Options
+from .breakdown import BUCKETS, Breakdown, Bucket
+from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, STYLE_TEXT, Column, Sheet, diff_ratio
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..api import RunContext
+
+log = logging.getLogger("msprof-analyze")
+
+SHEET_NAME = "OverallMetrics"
+SUMMARY_TITLE = "Model Profiling Time Distribution"
+BLUE = "blue"
+LIGHT_BLUE = "light_blue"
+
+COLUMNS = [
+    Column("Index", STYLE_TEXT, 40),
+    Column("Duration(ms)", STYLE_FLOAT, 20), Column("Duration Ratio", STYLE_RATIO, 20), Column("Number", STYLE_INT, 10),
+    Column("Duration(ms)", STYLE_FLOAT, 20), Column("Duration Ratio", STYLE_RATIO, 20), Column("Number", STYLE_INT, 10),
+    Column("Diff Duration(ms)", STYLE_FLOAT, 20), Column("Diff Ratio", STYLE_RATIO, 10),
+]
+
+#: (label, buckets) of the computing category blocks: parent row then one row per bucket.
+_BLOCKS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+    ("Flash Attention (Forward)", (("Flash Attention (Forward) (Cube)", "fa_fwd_cube"),
+                                   ("Flash Attention (Forward) (Vector)", "fa_fwd_vector"))),
+    ("Flash Attention (Backward)", (("Flash Attention (Backward) (Cube)", "fa_bwd_cube"),
+                                    ("Flash Attention (Backward) (Vector)", "fa_bwd_vector"))),
+    ("Conv (Forward)", (("Conv (Forward) (Cube)", "conv_fwd_cube"), ("Conv (Forward) (Vector)", "conv_fwd_vector"))),
+    ("Conv (Backward)", (("Conv (Backward) (Cube)", "conv_bwd_cube"),
+                         ("Conv (Backward) (Vector)", "conv_bwd_vector"))),
+    ("Matmul", (("Matmul (Cube)", "matmul_cube"), ("Matmul (Vector)", "matmul_vector"))),
+    ("Page Attention", ()),
+    ("Vector", (("Vector (Trans)", "vector_trans"), ("Vector (No Trans)", "vector_notrans"))),
+    ("Cube", ()),
+    ("SDMA (Tensor Move)", ()),
+)
+_SINGLE = {"Page Attention": "page_attention", "Cube": "other_cube", "SDMA (Tensor Move)": "sdma_tm"}
+
+
+# --------------------------------------------------------------------------- breakdown dispatch
+
+
+def breakdown_of(profile: Profile, opts: Options) -> Breakdown:
+    """The time breakdown of one profile, computed by its loader family's module."""
+    if profile.source == "kineto":
+        from .breakdown_gpu import gpu_breakdown
+
+        return gpu_breakdown(profile, opts)
+    if profile.source == "ascend_text":
+        from .breakdown_npu import npu_breakdown
+
+        return npu_breakdown(profile, opts)
+    if profile.source == "ascend_db":
+        from .breakdown_db import db_breakdown
+
+        return db_breakdown(profile, opts)
+    raise ValueError(f"no breakdown for profile source {profile.source!r}")
+
+
+def breakdowns(ctx: RunContext) -> tuple[Breakdown, Breakdown]:
+    """Both sides' breakdowns, computed once per run."""
+    if "breakdowns" not in ctx.cache:
+        pair = (breakdown_of(ctx.base, ctx.options), breakdown_of(ctx.comparison, ctx.options))
+        ctx.cache["breakdowns"] = pair
+        ctx.cache["breakdown.base"], ctx.cache["breakdown.comparison"] = pair
+    return ctx.cache["breakdowns"]
+
+
+# --------------------------------------------------------------------------- sheet rows
+
+
+def _ms(ns: int | float) -> float:
+    return ns / 1e6
+
+
+class _Side:
+    """One side's row values: {label: (duration ms, number or "/")} in row order."""
+
+    def __init__(self, bd: Breakdown) -> None:
+        self.bd = bd
+        self.e2e_ms = _ms(bd.e2e_ns)
+
+    def cell(self, ms: float, number: Any) -> list[Any]:
+        ratio = ms / self.e2e_ms if self.e2e_ms else float("inf")
+        return [ms, ratio, number]
+
+
+_MISSING = [0.0, 0.0, "/"]
+
+
+class _Rows:
+    def __init__(self, base: Breakdown, comparison: Breakdown) -> None:
+        self.b, self.c = _Side(base), _Side(comparison)
+        self.rows: list[list[Any]] = []
+        self.styles: list[str] = []
+
+    def add(self, label: str, style: str, base: tuple[float, Any] | None, comp: tuple[float, Any] | None) -> bool:
+        """Append a row unless both durations are exactly zero (reference-1 §9.3)."""
+        bcell = self.b.cell(*base) if base is not None else list(_MISSING)
+        ccell = self.c.cell(*comp) if comp is not None else list(_MISSING)
+        if bcell[0] == 0 and ccell[0] == 0:
+            return False
+        diff, ratio = diff_ratio(bcell[0], ccell[0])
+        self.rows.append([label, *bcell, *ccell, diff, ratio])
+        self.styles.append(style)
+        return True
+
+
+def _bucket_pair(bd: Breakdown, names: tuple[str, ...]) -> tuple[float, int]:
+    bks: list[Bucket] = [bd.buckets[n] for n in names]
+    return _ms(sum(b.ns for b in bks)), sum(b.count for b in bks)
+
+
+def _group_label(key: str, pg: dict[str, str]) -> str:
+    name = pg.get(key)
+    return f"\t{name}: {key}" if name else f"\t{key}"
+
+
+def _pair_label(a: str, b: str, pg: dict[str, str]) -> str:
+    return f"\t\t{pg.get(a) or a} & {pg.get(b) or b}"
+
+
+def _group_rows(rows: _Rows, base: Breakdown, comp: Breakdown) -> None:
+    """Communication group blocks (reference-1 §9.4 item 26): pg-name pairs, then key pairs, then comparison-only."""
+
+    def by_pg(bd: Breakdown) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for key in bd.groups:
+            out.setdefault(bd.pg_names.get(key) or "unknown", []).append(key)
+        return out
+
+    bpg, cpg = by_pg(base), by_pg(comp)
+    blocks: list[tuple[str, str | None, str | None]] = []   # (label, base key, comparison key)
+    used_b: set[str] = set()
+    used_c: set[str] = set()
+    for pg, bkeys in bpg.items():
+        if pg != "unknown" and len(bkeys) == 1 and len(cpg.get(pg, ())) == 1:
+            blocks.append((f"\t{pg}: Communication", bkeys[0], cpg[pg][0]))
+            used_b.add(bkeys[0])
+            used_c.add(cpg[pg][0])
+    for key in base.groups:
+        if key in used_b:
+            continue
+        ckey = key if (key in comp.groups and key not in used_c) else None
+        if ckey is not None:
+            used_c.add(ckey)
+        blocks.append((_group_label(key, base.pg_names), key, ckey))
+    for key in comp.groups:
+        if key not in used_c:
+            blocks.append((_group_label(key, comp.pg_names), None, key))
+
+    for label, bkey, ckey in blocks:
+        bg = base.groups.get(bkey) if bkey is not None else None
+        cg = comp.groups.get(ckey) if ckey is not None else None
+
+        def val(g: dict[str, int] | None, part: str | None) -> tuple[float, str] | None:
+            if g is None:
+                return None
+            ns = g.get("wait", 0) + g.get("transmit", 0) if part is None else g.get(part, 0)
+            return _ms(ns), "/"
+
+        rows.add(label, LIGHT_BLUE, val(bg, None), val(cg, None))
+        rows.add("\t\tWait", "", val(bg, "wait"), val(cg, "wait"))
+        rows.add("\t\tTransmit", "", val(bg, "transmit"), val(cg, "transmit"))
+
+
+def _overlap_rows(rows: _Rows, base: Breakdown, comp: Breakdown) -> None:
+    """``\\tUncovered Communication Overlapped`` and one row per group pair (NPU only)."""
+    bpairs = {_pair_label(a, b, base.pg_names): ns for (a, b), ns in base.group_pairs.items()}
+    cpairs = {_pair_label(a, b, comp.pg_names): ns for (a, b), ns in comp.group_pairs.items()}
+    if not bpairs and not cpairs:
+        return
+    btot = (_ms(sum(bpairs.values())), "/") if bpairs else None
+    ctot = (_ms(sum(cpairs.values())), "/") if cpairs else None
+    rows.add("\tUncovered Communication Overlapped", LIGHT_BLUE, btot, ctot)
+    for label in list(bpairs) + [k for k in cpairs if k not in bpairs]:
+        b = (_ms(bpairs[label]), "/") if label in bpairs else None
+        c = (_ms(cpairs[label]), "/") if label in cpairs else None
+        rows.add(label, "", b, c)
+
+
+def overall_rows(base: Breakdown, comp: Breakdown) -> tuple[list[list[Any]], list[str]]:
+    """The OverallMetrics rows (9 cells each) and their fills, in the original's order."""
+    rows = _Rows(base, comp)
+    rows.add("Computing Time", BLUE, (_ms(base.computing_ns), base.computing_count),
+             (_ms(comp.computing_ns), comp.computing_count))
+    for name in list(base.mc2) + [n for n in comp.mc2 if n not in base.mc2]:
+        bm, cm = base.mc2.get(name), comp.mc2.get(name)
+        rows.add(f"\t{name}", LIGHT_BLUE, (_ms(bm.ns), bm.count) if bm else None,
+                 (_ms(cm.ns), cm.count) if cm else None)
+        rows.add("\t\tComputing", "", (_ms(bm.computing_ns), "/") if bm else None,
+                 (_ms(cm.computing_ns), "/") if cm else None)
+        rows.add("\t\tCommunication", "", (_ms(bm.communication_ns), "/") if bm else None,
+                 (_ms(cm.communication_ns), "/") if cm else None)
+    for label, children in _BLOCKS:
+        names = tuple(b for _, b in children) or (_SINGLE[label],)
+        rows.add(f"\t{label}", LIGHT_BLUE, _bucket_pair(base, names), _bucket_pair(comp, names))
+        for child, bucket in children:
+            rows.add(f"\t\t{child}", "", _bucket_pair(base, (bucket,)), _bucket_pair(comp, (bucket,)))
+    rows.add("\tOther", LIGHT_BLUE, (_ms(base.other_ns), "/"), (_ms(comp.other_ns), "/"))
+    rows.add("Uncovered Communication Time", BLUE, (_ms(base.uncovered_comm_ns), "/"),
+             (_ms(comp.uncovered_comm_ns), "/"))
+    _group_rows(rows, base, comp)
+    _overlap_rows(rows, base, comp)
+    rows.add("Free Time", BLUE, (_ms(base.free_ns), "/"), (_ms(comp.free_ns), "/"))
+    rows.add("\tSDMA", "", (_ms(base.sdma_stream.ns), "/"), (_ms(comp.sdma_stream.ns), "/"))
+    rows.add("\tFree", "", (_ms(base.free_ns - base.sdma_stream.ns), "/"),
+             (_ms(comp.free_ns - comp.sdma_stream.ns), "/"))
+    rows.add("E2E Time", BLUE, (_ms(base.e2e_ns), "/"), (_ms(comp.e2e_ns), "/"))
+    return rows.rows, rows.styles
+
+
+# --------------------------------------------------------------------------- console summary
+
+
+def _s(ns: int | float) -> float:
+    return ns / 1e9
+
+
+def summary_table(base: Breakdown, comp: Breakdown) -> dict[str, Any]:
+    """The console table (reference-1 §10) as {"title", "headers", "rows"}: base row first."""
+    sides = (base, comp)
+    headers: list[str] = [""]
+    cols: list[list[str]] = [[bd.kind for bd in sides]]
+
+    def add(header: str, cells: list[str]) -> None:
+        headers.append(header)
+        cols.append(cells)
+
+    def timed(names: tuple[str, ...]) -> list[tuple[float, int]]:
+        return [(_s(sum(bd.buckets[n].ns for n in names)), sum(bd.buckets[n].count for n in names)) for bd in sides]
+
+    if not any(bd.hide_op_details for bd in sides):
+        cube = [(_s(bd.buckets["matmul_cube"].ns + bd.buckets["matmul_vector"].ns + bd.buckets["other_cube"].ns
+                    + bd.mc2_ns),
+                 bd.buckets["matmul_cube"].count + bd.buckets["matmul_vector"].count + bd.buckets["other_cube"].count)
+                for bd in sides]
+        add("Cube Time(Num)", [f"{t:.3f}s({n})" for t, n in cube])
+        add("Vector Time(Num)", [f"{t:.3f}s({n})" for t, n in timed(("vector_trans", "vector_notrans"))])
+    for header, names in (("Conv Time(Forward)(Num)", ("conv_fwd_cube", "conv_fwd_vector")),
+                          ("Conv Time(Backward)(Num)", ("conv_bwd_cube", "conv_bwd_vector")),
+                          ("Flash Attention Time(Forward)(Num)", ("fa_fwd_cube", "fa_fwd_vector")),
+                          ("Flash Attention Time(Backward)(Num)", ("fa_bwd_cube", "fa_bwd_vector")),
+                          ("Paged Attention Time(Num)", ("page_attention",))):
+        vals = timed(names)
+        if any(t for t, _ in vals):
+            add(header, [f"{t:.3f}s({n})" for t, n in vals])
+    if any(bd.lccl.ns for bd in sides):
+        add("Lccl Time(Num)", [f"{_s(bd.lccl.ns):.3f}s({bd.lccl.count})" for bd in sides])
+    # GPU never computes "Other" for the console (reference-1 §8.3)
+    other = [_s(bd.other_ns) if bd.kind == "NPU" else 0.0 for bd in sides]
+    if any(other):
+        add("Other Time", [f"{v:.3f}s" for v in other])
+    add("Computing Time", [f"{_s(bd.computing_ns):.3f}s" for bd in sides])
+    if any(bd.memory_gb for bd in sides):
+        add("Mem Usage", [f"{bd.memory_gb:.2f}G" for bd in sides])
+    comm = [_s(bd.uncovered_comm_ns) for bd in sides]
+    wait = [_s(bd.wait_ns) for bd in sides]
+    base_cell = f"{comm[0]: .3f}s({wait[0]:.3f}s)" if base.wait_ns else f"{comm[0]: .3f}s( / )"
+    add("Uncovered Communication Time(Wait Time)", [base_cell, f"{comm[1]: .3f}s({wait[1]:.3f}s)"])
+    if any(bd.rdma_bandwidth for bd in sides):
+        add("RDMA Bandwidth", [f"{bd.rdma_bandwidth:.3f}GB/s" for bd in sides])
+    if any(bd.sdma_bandwidth for bd in sides):
+        add("SDMA Bandwidth", [f"{bd.sdma_bandwidth:.3f}GB/s" for bd in sides])
+    sdma = [(_s(bd.buckets["sdma_tm"].ns + bd.sdma_stream.ns), bd.buckets["sdma_tm"].count + bd.sdma_stream.count)
+            for bd in sides]
+    if any(t for t, _ in sdma):
+        add("SDMA Time(Num)", [f"{t:.3f}s({n})" for t, n in sdma])
+    add("Free Time", [f"{_s(bd.free_ns):.3f}s" for bd in sides])
+    npu = any(bd.kind == "NPU" or bd.not_minimal for bd in sides)
+    add("E2E Time(Not minimal profiling)" if npu else "E2E Time", [f"{_s(bd.e2e_ns):.3f}s" for bd in sides])
+    rows = [[c[i] for c in cols] for i in range(2)]
+    return {"title": SUMMARY_TITLE, "headers": headers, "rows": rows}
+
+
+def breakdown_frame(base: Breakdown, comp: Breakdown) -> pd.DataFrame:
+    """Tidy per-side figures (ns and counts) for API users."""
+    recs = []
+    for side, bd in (("base", base), ("comparison", comp)):
+        for name in BUCKETS:
+            recs.append((side, name, bd.buckets[name].ns, bd.buckets[name].count))
+        for name, ns, n in (("computing", bd.computing_ns, bd.computing_count),
+                            ("uncovered_communication", bd.uncovered_comm_ns, -1), ("wait", bd.wait_ns, -1),
+                            ("lccl", bd.lccl.ns, bd.lccl.count),
+                            ("sdma_stream", bd.sdma_stream.ns, bd.sdma_stream.count),
+                            ("other", bd.other_ns, -1), ("free", bd.free_ns, -1), ("e2e", bd.e2e_ns, -1)):
+            recs.append((side, name, int(ns), int(n)))
+    return pd.DataFrame(recs, columns=["side", "metric", "ns", "count"])
+
+
+# --------------------------------------------------------------------------- comparator
+
+
+def build(ctx: RunContext) -> list[Sheet]:
+    """OverallMetrics sheet (omitted when either E2E is 0) plus ``ctx.summary`` and ``ctx.frames["overall"]``."""
+    base, comp = breakdowns(ctx)
+    for bd in (base, comp):
+        for reason in bd.missing:
+            log.warning(reason)
+    ctx.summary = summary_table(base, comp)
+    ctx.frames["overall"] = breakdown_frame(base, comp)
+    if not base.e2e_ns or not comp.e2e_ns:
+        return []
+    rows, styles = overall_rows(base, comp)
+    data = pd.DataFrame(rows, columns=[f"c{i}" for i in range(len(COLUMNS))])
+    return [Sheet(SHEET_NAME, list(COLUMNS), data, base_span=(1, 3), comparison_span=(4, 6), row_styles=styles)]

@@ -1,0 +1,99 @@
+"""Step selection (``--base_step`` / ``--comparison_step``) shared by the comparators.
+
+A step of text data is the ``[ts, ts + dur]`` range of the ``ProfilerStep#<id>``
+op (reference-1 §3.5). Each side uses its own step id. GPU data refuses a step
+(the original aborts the run); an id that is not in the data raises
+``StepError`` listing the ids that are. Results are cached per run so every
+comparator sees the same range and the error is raised once, by whoever asks first.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from ..errors import StepError, UsageError
+from ..model import Profile
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..api import RunContext
+
+log = logging.getLogger("msprof-analyze")
+
+STEP_MARK = "ProfilerStep#"
+GPU_STEP_MESSAGE = "step id is invalid in GPU data, please use this when comparing between NPU datas."
+
+
+def step_ops(ops: pd.DataFrame) -> pd.DataFrame:
+    """The ``ProfilerStep#N`` ops with their integer id (``step``; -1 when the suffix is not a number)."""
+    names = ops["name"]
+    mask = names.str.contains(STEP_MARK, regex=False).to_numpy(dtype=bool) if len(ops) else np.zeros(0, bool)
+    found = ops.loc[mask, ["name", "ts", "dur"]]
+    suffix = found["name"].str.rsplit("#", n=1).str[-1]
+    ids = pd.to_numeric(suffix.where(suffix.str.fullmatch(r"\s*[+-]?\d+\s*")), errors="coerce")
+    out = found.assign(step=ids.fillna(-1).astype(np.int64).to_numpy(), label=suffix.to_numpy())
+    return out
+
+
+def step_range(profile: Profile, step: int) -> tuple[int, int] | None:
+    """The ``(start_ns, end_ns)`` of ``step`` in ``profile`` (inclusive), or None when no step is asked.
+
+    Raises ``UsageError`` for GPU data and ``StepError`` when the step is absent.
+    """
+    if step is None or step < 0:
+        return None
+    if profile.is_gpu:
+        raise UsageError(GPU_STEP_MESSAGE)
+    steps = step_ops(profile.ops)
+    hit = steps[steps["step"] == step]
+    if len(hit):
+        row = hit.iloc[0]
+        return int(row["ts"]), int(row["ts"] + row["dur"])
+    seen = list(dict.fromkeys(steps["label"].astype(str).str.strip()))
+    raise StepError(f"Invalid step id: {step}, please choose from the valid steps: {', '.join(seen)}")
+
+
+def side_step(ctx: RunContext, side: str) -> int:
+    """The step id requested for ``side`` ("base" or "comparison"), -1 when none."""
+    opts = ctx.options
+    return opts.base_step if side == "base" else opts.comparison_step
+
+
+def side_range(ctx: RunContext, side: str) -> tuple[int, int] | None:
+    """Cached ``step_range`` of one side of a run."""
+    profile = ctx.base if side == "base" else ctx.comparison
+    return ctx.cached(f"steps.range.{side}", lambda: step_range(profile, side_step(ctx, side)))
+
+
+def check_steps(ctx: RunContext) -> None:
+    """Validate both sides' steps up front (raises like ``step_range``)."""
+    side_range(ctx, "base")
+    side_range(ctx, "comparison")
+
+
+def in_range(ts: np.ndarray, rng: tuple[int, int] | None) -> np.ndarray:
+    """Mask of start times inside an inclusive step range (all True without a step)."""
+    ts = np.asarray(ts)
+    if rng is None:
+        return np.ones(len(ts), dtype=bool)
+    return (ts >= rng[0]) & (ts <= rng[1])
+
+
+def frame_from_rows(rows: list[list], ncols: int) -> pd.DataFrame:
+    """Sheet data from row lists, keeping ``None`` cells as ``None`` (blank in the workbook).
+
+    A column that holds any ``None`` stays ``object``; the others get pandas' inferred
+    numeric/text dtype. Used by the detail comparators, whose rows mix absent sides
+    with numbers.
+    """
+    cols = list(zip(*rows, strict=False)) if rows else [()] * ncols
+    data = {}
+    for i, values in enumerate(cols):
+        if any(v is None for v in values):
+            data[i] = pd.Series(values, dtype=object)
+        else:
+            data[i] = pd.Series(values)
+    return pd.DataFrame(data, columns=range(ncols))

@@ -1,0 +1,525 @@
+"""The ``Summary`` sheet: why the end-to-end time changed, and can we trust it.
+
+Three results, built after every other comparator ran (they read its sheets):
+
+* the **waterfall**: base E2E -> comparison E2E in steps (computing by
+  category, uncovered communication by group, lccl, free time) whose deltas
+  add up *exactly* (integer ns) to the E2E difference;
+* the **top contributors**: the rows of the finest statistic sheet the run has
+  (operators, module operators or kernels) that explain 80% of the absolute
+  device-time change;
+* the **validity guards**: hints that the two sides are not the same workload
+  (operator names, input shapes, step count, world size, device count).
+
+They land in ``ctx.frames["waterfall" | "contributors" | "guards"]`` and in the
+``Summary`` sheet (placed first in the workbook by ``api.run_comparators``).
+``regression_gate`` implements ``--fail_on_regression``.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from .breakdown import Breakdown
+from .table import STYLE_FLOAT, STYLE_RATIO, STYLE_TEXT, Column, Sheet
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..api import CompareResult, RunContext
+
+log = logging.getLogger("msprof-analyze")
+
+SHEET_NAME = "Summary"
+#: Contributors are listed until their cumulative share of the absolute change reaches this.
+CONTRIBUTOR_COVERAGE = 0.8
+#: Below this operator-name match rate the two sides are probably different workloads.
+MATCH_RATE_THRESHOLD = 0.6
+#: How many of the heaviest operators the input-shape guard looks at.
+SHAPE_TOP_OPS = 10
+#: Group residuals below this (on both sides) are rounding, folded into the largest group.
+RESIDUAL_FOLD_NS = 1000
+
+#: Waterfall frame columns (ns columns are exact; ms columns are for display).
+WATERFALL_COLUMNS = ["Step", "Category", "Base(ms)", "Comparison(ms)", "Delta(ms)", "Cumulative(ms)",
+                     "Share of E2E Diff", "Base(ns)", "Comparison(ns)", "Delta(ns)"]
+CONTRIBUTOR_COLUMNS = ["Rank", "Level", "Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share",
+                       "Cumulative Share", "Share of Net Diff"]
+GUARD_COLUMNS = ["Check", "Status", "Base", "Comparison", "Detail"]
+
+# (label, bucket names) of the computing steps, in OverallMetrics order; MC2 and Other follow.
+_COMPUTING_STEPS = (
+    ("Flash Attention (Forward)", ("fa_fwd_cube", "fa_fwd_vector")),
+    ("Flash Attention (Backward)", ("fa_bwd_cube", "fa_bwd_vector")),
+    ("Conv (Forward)", ("conv_fwd_cube", "conv_fwd_vector")),
+    ("Conv (Backward)", ("conv_bwd_cube", "conv_bwd_vector")),
+    ("Matmul", ("matmul_cube", "matmul_vector")),
+    ("Page Attention", ("page_attention",)),
+    ("Vector", ("vector_trans", "vector_notrans")),
+    ("Cube", ("other_cube",)),
+    ("SDMA (Tensor Move)", ("sdma_tm",)),
+)
+
+
+# --------------------------------------------------------------------------- waterfall
+
+def _group_labels(bd: Breakdown) -> dict[str, str]:
+    """Group key -> display label, as OverallMetrics labels groups (reference-1 §9.4 item 26).
+
+    A process-group name that names exactly one group on this side labels it
+    ``"{pg}: Communication"`` so that the two sides pair by pg name even when
+    their group ids differ; otherwise ``"{pg}: {key}"`` or the bare key.
+    """
+    by_pg: dict[str, list[str]] = {}
+    for key in bd.groups:
+        by_pg.setdefault(bd.pg_names.get(key, "") or "unknown", []).append(key)
+    labels = {}
+    for key in bd.groups:
+        pg = bd.pg_names.get(key, "")
+        if pg and pg != "unknown" and len(by_pg.get(pg, ())) == 1:
+            labels[key] = f"{pg}: Communication"
+        elif pg:
+            labels[key] = f"{pg}: {key}"
+        else:
+            labels[key] = key
+    return labels
+
+
+def _group_totals(bd: Breakdown) -> dict[str, int]:
+    labels = _group_labels(bd)
+    out: dict[str, int] = {}
+    for key, parts in bd.groups.items():
+        lab = labels[key]
+        out[lab] = out.get(lab, 0) + int(parts.get("wait", 0)) + int(parts.get("transmit", 0))
+    return out
+
+
+def waterfall(base: Breakdown, comparison: Breakdown) -> pd.DataFrame:
+    """Base E2E -> comparison E2E in steps whose ``Delta(ns)`` add up exactly to the E2E difference.
+
+    E2E = computing + lccl + uncovered communication + free by construction of
+    ``Breakdown.free_ns``, so splitting each term into parts that sum to it
+    (with an explicit residual part where the data's parts need not add up:
+    "Other Computing", "Other Communication") keeps the identity exact.
+    """
+    steps: list[tuple[str, str, int, int]] = []  # (label, category, base ns, comparison ns)
+
+    def parts(bd: Breakdown) -> list[int]:
+        vals = [sum(int(bd.buckets[b].ns) for b in names) for _, names in _COMPUTING_STEPS]
+        vals.append(int(bd.mc2_ns))
+        vals.append(int(bd.computing_ns) - sum(vals))  # residual: Other (unclamped so the sum holds)
+        return vals
+
+    labels = [lab for lab, _ in _COMPUTING_STEPS] + ["MC2", "Other Computing"]
+    for lab, b, c in zip(labels, parts(base), parts(comparison), strict=True):
+        steps.append((lab, "computing", b, c))
+
+    gb, gc = _group_totals(base), _group_totals(comparison)
+    if gb or gc:
+        rb = int(base.uncovered_comm_ns) - sum(gb.values())
+        rc = int(comparison.uncovered_comm_ns) - sum(gc.values())
+        if abs(rb) < RESIDUAL_FOLD_NS and abs(rc) < RESIDUAL_FOLD_NS:
+            # Sub-µs residuals are rounding of fractional-ns group times: fold them into each side's
+            # largest group instead of showing a noise step (a side without groups keeps its residual).
+            if gb and rb:
+                gb[max(gb, key=gb.__getitem__)] += rb
+                rb = 0
+            if gc and rc:
+                gc[max(gc, key=gc.__getitem__)] += rc
+                rc = 0
+        for lab in list(gb) + [k for k in gc if k not in gb]:
+            steps.append((lab, "communication", gb.get(lab, 0), gc.get(lab, 0)))
+        steps.append(("Other Communication", "communication", rb, rc))
+    else:
+        steps.append(("Uncovered Communication", "communication",
+                      int(base.uncovered_comm_ns), int(comparison.uncovered_comm_ns)))
+    steps.append(("Lccl", "lccl", int(base.lccl.ns), int(comparison.lccl.ns)))
+    steps.append(("Free: SDMA", "free", int(base.sdma_stream.ns), int(comparison.sdma_stream.ns)))
+    steps.append(("Free: Other", "free", int(base.free_ns) - int(base.sdma_stream.ns),
+                  int(comparison.free_ns) - int(comparison.sdma_stream.ns)))
+    steps = [s for s in steps if s[2] or s[3]]
+
+    e2e_b, e2e_c = int(base.e2e_ns), int(comparison.e2e_ns)
+    total = e2e_c - e2e_b
+    rows: list[dict[str, Any]] = [{
+        "Step": "Base E2E", "Category": "start", "Base(ns)": e2e_b, "Comparison(ns)": None,
+        "Delta(ns)": None, "cum": e2e_b,
+    }]
+    level = e2e_b
+    for lab, cat, b, c in steps:
+        level += c - b
+        rows.append({"Step": lab, "Category": cat, "Base(ns)": b, "Comparison(ns)": c,
+                     "Delta(ns)": c - b, "cum": level})
+    rows.append({"Step": "Comparison E2E", "Category": "end", "Base(ns)": None, "Comparison(ns)": e2e_c,
+                 "Delta(ns)": total, "cum": e2e_c})
+    if level != e2e_c:  # impossible by construction; a loader filled an inconsistent Breakdown
+        log.warning("waterfall steps do not add up to the E2E difference (off by %d ns)", e2e_c - level)
+
+    df = pd.DataFrame(rows)
+    for col in ("Base(ns)", "Comparison(ns)", "Delta(ns)"):
+        df[col] = df[col].astype("Int64")
+    df["Base(ms)"] = df["Base(ns)"].astype("Float64") / 1e6
+    df["Comparison(ms)"] = df["Comparison(ns)"].astype("Float64") / 1e6
+    df["Delta(ms)"] = df["Delta(ns)"].astype("Float64") / 1e6
+    df["Cumulative(ms)"] = df["cum"].astype(np.int64) / 1e6
+    if total:
+        df["Share of E2E Diff"] = df["Delta(ns)"].astype("Float64") / total
+    else:
+        df["Share of E2E Diff"] = pd.array([None] * len(df), dtype="Float64")
+    df.loc[df["Category"] == "start", "Share of E2E Diff"] = None
+    return df[WATERFALL_COLUMNS].reset_index(drop=True)
+
+
+def waterfall_sum_ns(frame: pd.DataFrame) -> int:
+    """The sum of the step deltas (start and end rows excluded), in ns."""
+    steps = frame[~frame["Category"].isin(["start", "end"])]
+    return int(steps["Delta(ns)"].astype("int64").sum())
+
+
+# --------------------------------------------------------------------------- contributors
+
+def _numeric(s: pd.Series) -> np.ndarray:
+    return pd.to_numeric(s, errors="coerce").fillna(0.0).to_numpy(dtype=float)
+
+
+def _operator_statistic(ctx: RunContext, sheets: list[Sheet]) -> pd.DataFrame | None:
+    """OperatorCompareStatistic rows even when the workbook shows the module level instead.
+
+    Module rows only cover operators inside modules (e.g. an allreduce under
+    AccumulateGrad is outside every module), so the operator level explains
+    the device-time change better; the operator pairing is cached per run.
+    """
+    if any(s.name == "OperatorCompareStatistic" for s in sheets) or not ctx.options.enable_operator_compare:
+        return None
+    if not (len(ctx.base.ops) and len(ctx.comparison.ops)):
+        return None
+    try:
+        from .operators import statistic_rows
+        from .optree import operator_pairs
+
+        rows = statistic_rows(operator_pairs(ctx))
+    except Exception as exc:  # noqa: BLE001 - contributors fall back to the sheets the run has
+        log.debug("operator-level contributors unavailable: %s", exc)
+        return None
+    return pd.DataFrame(rows) if rows else None
+
+
+def _level_rows(sheets: list[Sheet], operator_rows: pd.DataFrame | None = None) -> tuple[str, pd.DataFrame] | None:
+    """(level, frame[Name, Base(ms), Comparison(ms)]) from the finest statistic sheet available.
+
+    Reads sheets by column position, which the sheet layouts fix (reference-2
+    §2.7, §3.7, §6.1, §6.2); preference: operators, module operators, kernels.
+    ``operator_rows`` (OperatorCompareStatistic rows) stands in for that sheet when absent.
+    """
+    by_name = {s.name: s for s in sheets}
+    s = by_name.get("OperatorCompareStatistic")
+    if (s is None or not len(s)) and operator_rows is not None and len(operator_rows):
+        d = operator_rows
+        return "operator", pd.DataFrame({
+            "Name": d.iloc[:, 1].astype(str).to_numpy(),
+            "Base(ms)": _numeric(d.iloc[:, 2]), "Comparison(ms)": _numeric(d.iloc[:, 4])})
+    if s is not None and len(s):
+        d = s.data
+        return "operator", pd.DataFrame({
+            "Name": d.iloc[:, 1].astype(str).to_numpy(),
+            "Base(ms)": _numeric(d.iloc[:, 2]), "Comparison(ms)": _numeric(d.iloc[:, 4])})
+    s = by_name.get("ModuleCompareStatistic")
+    if s is not None and len(s):
+        d = s.data
+        ops = d[d.iloc[:, 4].astype(str) != "[ TOTAL ]"]
+        if len(ops):
+            name = ops.iloc[:, 3].astype(str).str.strip() + " > " + ops.iloc[:, 4].astype(str)
+            return "module operator", pd.DataFrame({
+                "Name": name.to_numpy(),
+                "Base(ms)": _numeric(ops.iloc[:, 6]), "Comparison(ms)": _numeric(ops.iloc[:, 10])})
+    for sheet_name, level in (("KernelCompare", "kernel"), ("KernelTypeCompare", "kernel type")):
+        s = by_name.get(sheet_name)
+        if s is not None and len(s):
+            d = s.data
+            sep = " " if level == "kernel" else "-"
+            name = d.iloc[:, 1].fillna("").astype(str) + sep + d.iloc[:, 2].fillna("").astype(str)
+            return level, pd.DataFrame({
+                "Name": name.to_numpy(),
+                "Base(ms)": _numeric(d.iloc[:, 3]) / 1000.0, "Comparison(ms)": _numeric(d.iloc[:, 8]) / 1000.0})
+    return None
+
+
+def top_contributors(rows: pd.DataFrame, level: str, coverage: float = CONTRIBUTOR_COVERAGE) -> pd.DataFrame:
+    """The rows whose diffs explain ``coverage`` of the total absolute change, largest first.
+
+    Share = |diff| / sum(|diff|) (the gross change, so regressions and
+    improvements never cancel and shares are in [0, 1]); "Share of Net Diff"
+    is diff / sum(diff), signed (null when the net change is 0).
+    """
+    diff = rows["Comparison(ms)"].to_numpy(dtype=float) - rows["Base(ms)"].to_numpy(dtype=float)
+    df = rows.assign(**{"Diff(ms)": diff})
+    df = df[np.abs(diff) > 0]
+    if df.empty:
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in CONTRIBUTOR_COLUMNS})
+    gross = float(np.abs(df["Diff(ms)"]).sum())
+    net = float(df["Diff(ms)"].sum())
+    order = np.argsort(-np.abs(df["Diff(ms)"].to_numpy()), kind="stable")
+    df = df.iloc[order].reset_index(drop=True)
+    share = np.abs(df["Diff(ms)"].to_numpy()) / gross
+    cum = np.cumsum(share)
+    n = int(np.searchsorted(cum, coverage - 1e-12) + 1)  # first prefix reaching the coverage
+    df = df.iloc[:n].copy()
+    df["Share"] = share[:n]
+    df["Cumulative Share"] = cum[:n]
+    df["Share of Net Diff"] = df["Diff(ms)"] / net if net else None
+    df["Rank"] = np.arange(1, n + 1)
+    df["Level"] = level
+    return df[CONTRIBUTOR_COLUMNS].reset_index(drop=True)
+
+
+def _waterfall_contributors(wf: pd.DataFrame) -> tuple[str, pd.DataFrame]:
+    """Fallback when no statistic sheet exists: the waterfall's computing categories."""
+    steps = wf[wf["Category"] == "computing"]
+    return "category", pd.DataFrame({
+        "Name": steps["Step"].to_numpy(),
+        "Base(ms)": steps["Base(ms)"].astype(float).to_numpy(),
+        "Comparison(ms)": steps["Comparison(ms)"].astype(float).to_numpy()})
+
+
+# --------------------------------------------------------------------------- guards
+
+def _guard(check: str, ok: bool | None, base: Any, comparison: Any, detail: str) -> dict[str, Any]:
+    status = "unknown" if ok is None else ("ok" if ok else "warn")
+    return {"Check": check, "Status": status, "Base": None if base is None else str(base),
+            "Comparison": None if comparison is None else str(comparison), "Detail": detail}
+
+
+def _op_names(ops: pd.DataFrame) -> set[str]:
+    return set(ops["name"].to_numpy().tolist()) if len(ops) else set()
+
+
+def _match_rate(ctx: RunContext) -> tuple[float | None, Any, Any, str]:
+    """(lowest rate, base shown, comparison shown, how): the operator comparator's match rates
+    (``ctx.frames["match_rate"]``: matched / operators per side), else a name-set Jaccard of the ops tables."""
+    mr = ctx.frames.get("match_rate")
+    if isinstance(mr, pd.DataFrame) and len(mr) and {"base_rate", "comparison_rate"} <= set(mr.columns):
+        br = pd.to_numeric(mr["base_rate"], errors="coerce")
+        cr = pd.to_numeric(mr["comparison_rate"], errors="coerce")
+        both = pd.concat([br, cr]).dropna()
+        if len(both):
+            what = ", ".join(str(w) for w in mr.get("what", pd.Series(dtype=object)).tolist()) or "operators"
+            return (float(both.min()), f"{br.min():.1%}" if br.notna().any() else None,
+                    f"{cr.min():.1%}" if cr.notna().any() else None,
+                    f"matched / compared {what} per side (operator comparison)")
+    nb, nc = _op_names(ctx.base.ops), _op_names(ctx.comparison.ops)
+    if not nb or not nc:
+        return None, len(nb), len(nc), "no operators on one side"
+    rate = len(nb & nc) / len(nb | nc)
+    return rate, f"{rate:.1%}", None, "Jaccard index of the operator name sets"
+
+
+def _step_count(ops: pd.DataFrame) -> int:
+    if not len(ops):
+        return 0
+    names = ops["name"].astype(str)
+    steps = names[names.str.startswith("ProfilerStep#")]
+    return int(steps.nunique())
+
+
+def _world_size(meta: dict) -> int | None:
+    for key in ("distributedInfo", "distributed_args", "distributed_info"):
+        info = meta.get(key)
+        if isinstance(info, dict):
+            for k in ("world_size", "worldSize"):
+                v = info.get(k)
+                if isinstance(v, (int, float, str)) and str(v).isdigit():
+                    return int(v)
+    return None
+
+
+def _device_count(p: Any) -> int | None:
+    props = p.device_properties
+    if props:
+        return len(props)
+    if p.is_npu and len(p.kernels) and "device" in p.kernels:
+        dev = p.kernels["device"].to_numpy()
+        dev = dev[dev >= 0]
+        if dev.size:
+            return int(np.unique(dev).size)
+    return None
+
+
+def _heavy_ops(ops: pd.DataFrame, n: int) -> list[str]:
+    """The ``n`` operator names with the largest total host duration (cpu ops only when tagged)."""
+    if not len(ops):
+        return []
+    sel = ops
+    cats = ops["cat"].astype(str)
+    if (cats == "cpu_op").any():
+        sel = ops[cats == "cpu_op"]
+    has_shape = ~sel["input_dims"].isin(["", "N/A", "[]"])
+    sel = sel[has_shape & ~sel["name"].astype(str).str.startswith("ProfilerStep#")]
+    if not len(sel):
+        return []
+    return sel.groupby("name", sort=False)["dur"].sum().nlargest(n).index.tolist()
+
+
+def _shape_mismatches(base: pd.DataFrame, comparison: pd.DataFrame) -> tuple[int, list[str]]:
+    """(ops checked, op names whose input shapes share nothing between the sides)."""
+    names = [n for n in _heavy_ops(base, SHAPE_TOP_OPS) if n in _op_names(comparison)]
+    bad = []
+    for name in names:
+        sb = set(base.loc[base["name"] == name, "input_dims"].to_numpy().tolist()) - {"", "N/A"}
+        sc = set(comparison.loc[comparison["name"] == name, "input_dims"].to_numpy().tolist()) - {"", "N/A"}
+        if sb and sc and not (sb & sc):
+            bad.append(name)
+    return len(names), bad
+
+
+def guards(ctx: RunContext) -> pd.DataFrame:
+    """One row per validity check; Status "warn" means the sides are probably not the same workload."""
+    b, c = ctx.base, ctx.comparison
+    rows = []
+    rate, shown_b, shown_c, how = _match_rate(ctx)
+    rows.append(_guard("operator match rate", None if rate is None else rate >= MATCH_RATE_THRESHOLD,
+                       shown_b, shown_c, f"{how}; warn below {MATCH_RATE_THRESHOLD:.0%}"))
+    checked, bad = _shape_mismatches(b.ops, c.ops)
+    rows.append(_guard("input shapes of top operators", None if not checked else not bad, checked, None,
+                       ("no common input shape for: " + ", ".join(bad)) if bad
+                       else f"{checked} heaviest operators found on both sides"))
+    sb, sc = _step_count(b.ops), _step_count(c.ops)
+    rows.append(_guard("step count", None if not (sb and sc) else sb == sc, sb or None, sc or None,
+                       "ProfilerStep#N ranges in the trace"))
+    wb, wc = _world_size(b.metadata), _world_size(c.metadata)
+    rows.append(_guard("world size", None if wb is None or wc is None else wb == wc, wb, wc,
+                       "distributed metadata (profiler_metadata.json / Kineto distributedInfo)"))
+    db, dc = _device_count(b), _device_count(c)
+    rows.append(_guard("device count", None if db is None or dc is None else db == dc, db, dc,
+                       "Kineto deviceProperties / NPU device ids"))
+    return pd.DataFrame(rows, columns=GUARD_COLUMNS)
+
+
+def log_guards(frame: pd.DataFrame) -> None:
+    """One warning block for the failed checks (nothing when all pass)."""
+    bad = frame[frame["Status"] == "warn"]
+    if bad.empty:
+        return
+    lines = ["The two profiles may not be the same workload:"]
+    for r in bad.itertuples(index=False):
+        sides = ""
+        if r.Base is not None or r.Comparison is not None:
+            sides = f" (base {r.Base if r.Base is not None else '-'}, comparison "
+            sides += f"{r.Comparison if r.Comparison is not None else '-'})"
+        lines.append(f"  - {r.Check}{sides}: {r.Detail}")
+    for line in lines:
+        log.warning(line)
+
+
+# --------------------------------------------------------------------------- the comparator
+
+@dataclass
+class SummarySheet(Sheet):
+    """The ``Summary`` sheet: the waterfall table plus the frames its chart hook writes beside it."""
+
+    waterfall: pd.DataFrame = field(default_factory=pd.DataFrame)
+    contributors: pd.DataFrame = field(default_factory=pd.DataFrame)
+    guards: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+
+_SHEET_COLUMNS = [
+    Column("Step", STYLE_TEXT, 34), Column("Base(ms)", STYLE_FLOAT, 16), Column("Comparison(ms)", STYLE_FLOAT, 16),
+    Column("Delta(ms)", STYLE_FLOAT, 14), Column("Cumulative(ms)", STYLE_FLOAT, 16),
+    Column("Share of E2E Diff", STYLE_RATIO, 18),
+]
+
+
+def find_breakdowns(ctx: RunContext) -> tuple[Breakdown, Breakdown] | None:
+    """The two sides' Breakdowns as the overall comparator cached them (None when it did not run)."""
+    for key in ("breakdowns", "breakdown", "overall.breakdowns"):
+        v = ctx.cache.get(key)
+        if isinstance(v, (tuple, list)) and len(v) == 2 and all(isinstance(x, Breakdown) for x in v):
+            return v[0], v[1]
+    pair = [ctx.cache.get(k) for k in ("breakdown.base", "breakdown.comparison")]
+    if all(isinstance(x, Breakdown) for x in pair):
+        return pair[0], pair[1]
+    found = [v for v in ctx.cache.values() if isinstance(v, Breakdown)]
+    if len(found) == 2:
+        return found[0], found[1]
+    return None
+
+
+def summary_sheet(ctx: RunContext, wf: pd.DataFrame, contrib: pd.DataFrame, guard: pd.DataFrame) -> SummarySheet:
+    data = wf[["Step", "Base(ms)", "Comparison(ms)", "Delta(ms)", "Cumulative(ms)", "Share of E2E Diff"]]
+    data = data.astype(object).where(data.notna(), None)
+    return SummarySheet(SHEET_NAME, list(_SHEET_COLUMNS), data.reset_index(drop=True), (1, 1), (2, 2),
+                        waterfall=wf, contributors=contrib, guards=guard)
+
+
+def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
+    """Fill ``ctx.frames`` with waterfall / contributors / guards and return the Summary sheet.
+
+    ``sheets`` are the sheets the other comparators produced (the contributors
+    are read from them); the API passes them, since this comparator runs last.
+    """
+    guard = guards(ctx)
+    ctx.frames["guards"] = guard
+    log_guards(guard)
+
+    pair = find_breakdowns(ctx)
+    if pair is None and ctx.options.fail_on_regression is not None:
+        from . import overall  # the gate needs the E2E times even when OverallMetrics is off
+
+        pair = overall.breakdowns(ctx)
+    wf = waterfall(*pair) if pair is not None else pd.DataFrame(columns=WATERFALL_COLUMNS)
+    ctx.frames["waterfall"] = wf
+
+    found = _level_rows(sheets or [], _operator_statistic(ctx, sheets or []))
+    if found is None and len(wf):
+        found = _waterfall_contributors(wf)
+    contrib = top_contributors(found[1], found[0]) if found is not None else top_contributors(
+        pd.DataFrame({"Name": [], "Base(ms)": [], "Comparison(ms)": []}), "")
+    ctx.frames["contributors"] = contrib
+    if not len(wf):
+        return []
+    return [summary_sheet(ctx, wf, contrib, guard)]
+
+
+# --------------------------------------------------------------------------- CI gate
+
+def e2e_ns(result: CompareResult) -> tuple[int, int] | None:
+    """(base, comparison) E2E in ns from the result's waterfall, None when there is none."""
+    wf = result.frames.get("waterfall")
+    if wf is None or not len(wf):
+        return None
+    start = wf[wf["Category"] == "start"].iloc[0]
+    end = wf[wf["Category"] == "end"].iloc[0]
+    return int(start["Base(ns)"]), int(end["Comparison(ns)"])
+
+
+def regression_gate(result: CompareResult, pct: float, top: int = 5) -> tuple[int, str]:
+    """Exit code (3 = regression beyond ``pct`` percent, 0 = within) and the message for stderr."""
+    pair = e2e_ns(result)
+    if pair is None:
+        return 0, "fail_on_regression: no E2E time to compare (profiling comparison produced no data)"
+    base, comp = pair
+    if base <= 0:
+        return 0, "fail_on_regression: base E2E time is 0; nothing to compare"
+    change = (comp - base) / base * 100.0
+    head = (f"E2E time {base / 1e6:.3f} ms -> {comp / 1e6:.3f} ms ({change:+.2f}%), "
+            f"threshold +{pct:g}%")
+    if change <= pct:
+        return 0, f"No regression: {head}"
+    lines = [f"Performance regression: {head}"]
+    contrib = result.frames.get("contributors")
+    if contrib is not None and len(contrib):
+        worst = contrib[contrib["Diff(ms)"].astype(float) > 0].head(top)
+        if len(worst):
+            lines.append(f"Top {len(worst)} contributors ({worst['Level'].iloc[0]} level):")
+            for r in worst.itertuples(index=False):
+                lines.append(f"  {r.Name}: +{float(r[5]):.3f} ms ({float(r.Share):.1%} of the change)")
+    wf = result.frames.get("waterfall")
+    if wf is not None and len(wf):
+        steps = wf[~wf["Category"].isin(["start", "end"])]
+        steps = steps[steps["Delta(ns)"].astype("int64") > 0].sort_values("Delta(ns)", ascending=False).head(3)
+        if len(steps):
+            lines.append("Largest waterfall steps: " + ", ".join(
+                f"{s} +{float(d) / 1e6:.3f} ms" for s, d in zip(steps["Step"], steps["Delta(ns)"], strict=True)))
+    return 3, "\n".join(lines)

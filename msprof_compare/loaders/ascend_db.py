@@ -1,0 +1,546 @@
+"""Loader of the Ascend profiler SQLite exports (reference-1 §7, reference-2 §9).
+
+Reads ``ascend_pytorch_profiler_*.db``, ``ascend_mindspore_profiler_*.db`` and
+``msmonitor_*.db`` into the same ``Profile`` tables the text loader fills, so
+the comparators have one code path per sheet.
+
+Why it looks like this:
+
+* The file is opened read-only through a ``file:...?mode=ro`` URI and never
+  modified (the original chmods it).
+* A DB can be gigabytes: we never read a table whole. Every query selects a
+  few integer columns, is limited to the requested step in SQL, and is fetched
+  in chunks straight into int64 numpy arrays. Text columns are fetched as their
+  ``STRING_IDS`` ids and resolved with one vectorised lookup against
+  ``STRING_IDS`` (the same result as a ``LEFT JOIN STRING_IDS`` in SQL, but the
+  strings are shared objects instead of one new ``str`` per row and cell).
+* Aggregates that only the time breakdown needs (per task type and stream:
+  count, total, first start, last end) are computed by SQLite (``GROUP BY``),
+  not by materialising every task.
+* With a step (``--base_step``/``--comparison_step``) every query keeps rows
+  whose start lies in the ``STEP_TIME`` range (inclusive), memory records by
+  timestamp, operator memory by overlap, as the original does.
+
+DB-specific frames a comparator may need are in ``Profile.extra``:
+
+``db_kind``            "pytorch", "mindspore" or "msmonitor" (from the file name).
+``step`` / ``step_range``  the step applied (-1 / None when none).
+``steps``              STEP_TIME as a frame (id, start, end), empty when absent.
+``kernel_extra``       aligned with ``kernels``: op_type (opType), rts_type
+                       (TASK.taskType), global_task_id, input_shapes, and the
+                       PMU values aic_total_time, aic_mac_time, aic_mte2_time,
+                       aiv_time (ns, NaN when absent).
+``has_pmu``            TASK_PMU_INFO has rows (decides the cube-kernel rule).
+``task_summary``       per (rts_type, stream): count, total_ns, first_start, last_end
+                       over every TASK row in range.
+``c_core_sqe``         C_CORE_SQE tasks (ts, end), for MC2 communication time.
+``op_connections``     (op_row, connection_id): every CANN connection id of each
+                       op (an op that launched four tasks has four).
+``memory_peak_bytes``  max MEMORY_RECORD.totalReserved in range (0 when absent).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import sqlite3
+import urllib.parse
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ProfileError, StepError
+from ..model import Profile, frame
+from ..options import Options
+
+log = logging.getLogger("msprof-analyze")
+
+#: File-name prefix -> DB family.
+DB_KINDS = {
+    "ascend_pytorch_profiler": "pytorch",
+    "ascend_mindspore_profiler": "mindspore",
+    "msmonitor": "msmonitor",
+}
+
+#: Tables without which no comparison is possible.
+REQUIRED_TABLES = ("TASK", "STRING_IDS")
+
+#: Default ENUM_API_TYPE ids (used when the enum table is missing).
+_API_TYPES = {"op": 50001, "queue": 50002, "trace": 50003}
+
+#: PMU counters the breakdown reads.
+PMU_NAMES = ("aic_total_time", "aic_mac_time", "aic_mte2_time", "aiv_time")
+
+_ALL = (-(2**63), 2**63 - 1)
+_CHUNK = 1 << 18
+
+NO_STEP_MARKERS = "The profiling data lacks step markers. Please re-collect it."
+
+
+def db_kind(path: str) -> str:
+    """The DB family from the file name (``pytorch`` when it cannot be told)."""
+    name = os.path.basename(path)
+    for prefix, kind in DB_KINDS.items():
+        if name.startswith(prefix):
+            return kind
+    return "pytorch"
+
+
+class _Db:
+    """A read-only connection plus the schema facts the queries depend on."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
+        try:
+            self.con = sqlite3.connect(uri, uri=True, check_same_thread=False)
+            rows = self.con.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+        except sqlite3.Error as exc:
+            raise ProfileError(path, f"not a readable SQLite database ({exc})") from None
+        self.tables = {r[0] for r in rows}
+        self._cols: dict[str, set[str]] = {}
+        self._strings: tuple[np.ndarray, np.ndarray] | None = None
+
+    def close(self) -> None:
+        self.con.close()
+
+    def has(self, table: str) -> bool:
+        return table in self.tables
+
+    def columns(self, table: str) -> set[str]:
+        if table not in self._cols:
+            rows = self.con.execute(f'PRAGMA table_info("{table}")').fetchall()
+            self._cols[table] = {r[1] for r in rows}
+        return self._cols[table]
+
+    def col(self, table: str, alias: str, name: str, default: str = "-1") -> str:
+        """``COALESCE(alias.name, -1)`` when the column exists, else the default literal."""
+        if name in self.columns(table):
+            return f"COALESCE({alias}.{name}, {default})"
+        return default
+
+    def need(self, table: str, *names: str) -> None:
+        missing = [n for n in names if n not in self.columns(table)]
+        if missing:
+            raise ProfileError(self.path, f"table {table} lacks column(s) {', '.join(missing)}")
+
+    def scalar(self, sql: str, params: tuple = ()) -> Any:
+        row = self.con.execute(sql, params).fetchone()
+        return None if row is None else row[0]
+
+    def ints(self, sql: str, params: tuple, ncols: int) -> np.ndarray:
+        """Run a query whose columns are all integers; an (n, ncols) int64 array, fetched in chunks."""
+        cur = self.con.execute(sql, params)
+        parts = []
+        while True:
+            rows = cur.fetchmany(_CHUNK)
+            if not rows:
+                break
+            flat = np.fromiter(itertools.chain.from_iterable(rows), dtype=np.int64, count=len(rows) * ncols)
+            parts.append(flat.reshape(len(rows), ncols))
+        if not parts:
+            return np.zeros((0, ncols), dtype=np.int64)
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+    def floats(self, sql: str, params: tuple, ncols: int) -> np.ndarray:
+        cur = self.con.execute(sql, params)
+        parts = []
+        while True:
+            rows = cur.fetchmany(_CHUNK)
+            if not rows:
+                break
+            flat = np.fromiter(itertools.chain.from_iterable(rows), dtype=np.float64, count=len(rows) * ncols)
+            parts.append(flat.reshape(len(rows), ncols))
+        if not parts:
+            return np.zeros((0, ncols), dtype=np.float64)
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+    # ------------------------------------------------------------------ strings
+
+    def _string_table(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._strings is None:
+            cur = self.con.execute("SELECT id, value FROM STRING_IDS")
+            ids: list[int] = []
+            values: list[str] = []
+            for i, v in cur:
+                if i is None:
+                    continue
+                ids.append(int(i))
+                values.append("" if v is None else str(v))
+            id_arr = np.asarray(ids, dtype=np.int64)
+            val_arr = np.asarray(values, dtype=object)
+            order = np.argsort(id_arr, kind="stable")
+            self._strings = (id_arr[order], val_arr[order])
+        return self._strings
+
+    def text(self, ids: np.ndarray, missing: str = "") -> np.ndarray:
+        """Resolve STRING_IDS ids (``-1`` or unknown -> ``missing``) to a str object array."""
+        sid, sval = self._string_table()
+        ids = np.asarray(ids, dtype=np.int64)
+        if sid.size == 0 or ids.size == 0:
+            return np.full(ids.size, missing, dtype=object)
+        pos = np.minimum(np.searchsorted(sid, ids), sid.size - 1)
+        out = sval[pos]
+        out[sid[pos] != ids] = missing
+        return out
+
+    def string_id(self, value: str) -> int | None:
+        sid, sval = self._string_table()
+        hit = np.flatnonzero(sval == value)
+        return int(sid[hit[0]]) if hit.size else None
+
+
+# ---------------------------------------------------------------------- steps
+
+
+def _steps(db: _Db) -> pd.DataFrame:
+    if not db.has("STEP_TIME"):
+        return pd.DataFrame({"id": np.zeros(0, np.int64), "start": np.zeros(0, np.int64), "end": np.zeros(0, np.int64)})
+    db.need("STEP_TIME", "id", "startNs", "endNs")
+    a = db.ints("SELECT COALESCE(id, -1), COALESCE(startNs, 0), COALESCE(endNs, 0) FROM STEP_TIME", (), 3)
+    return pd.DataFrame({"id": a[:, 0], "start": a[:, 1], "end": a[:, 2]})
+
+
+def _step_range(db: _Db, steps: pd.DataFrame, step: int) -> tuple[int, int] | None:
+    """The inclusive ``[startNs, endNs]`` of ``step``; StepError (exit 2) when it is absent."""
+    if step is None or step < 0:
+        return None
+    if steps.empty:
+        raise StepError(f"{db.path}: {NO_STEP_MARKERS}")
+    hit = steps[steps["id"] == step]
+    if hit.empty:
+        ids = ", ".join(str(i) for i in dict.fromkeys(steps["id"].tolist()))
+        raise StepError(f"Invalid Step Id: {step}, please choose from the valid steps: {ids}")
+    return int(hit["start"].iloc[0]), int(hit["end"].iloc[0])
+
+
+def _step_ids(steps: pd.DataFrame, ts: np.ndarray) -> np.ndarray:
+    """The STEP_TIME id whose range holds each start time (-1 when none)."""
+    out = np.full(ts.size, -1, dtype=np.int64)
+    if steps.empty or ts.size == 0:
+        return out
+    st = steps.sort_values("start", kind="stable")
+    starts, ends, ids = st["start"].to_numpy(), st["end"].to_numpy(), st["id"].to_numpy()
+    pos = np.searchsorted(starts, ts, side="right") - 1
+    ok = pos >= 0
+    pc = np.where(ok, pos, 0)
+    ok &= ts <= ends[pc]
+    out[ok] = ids[pc[ok]]
+    return out
+
+
+# ---------------------------------------------------------------------- tables
+
+
+def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
+                   ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """COMPUTE_TASK_INFO ⋈ TASK -> (kernels, kernel_extra, kernel_details, op_statistic)."""
+    if not db.has("COMPUTE_TASK_INFO"):
+        db_empty = frame("kernels", {})
+        return db_empty, pd.DataFrame(), None, None
+    db.need("COMPUTE_TASK_INFO", "globalTaskId")
+    c = lambda n: db.col("COMPUTE_TASK_INFO", "c", n)  # noqa: E731
+    t = lambda n: db.col("TASK", "t", n)  # noqa: E731
+    sql = (f"SELECT t.startNs, t.endNs, {t('streamId')}, {t('connectionId')}, t.globalTaskId, {t('taskId')}, "
+           f"{t('deviceId')}, {t('globalPid')}, {t('taskType')}, {c('name')}, {c('opType')}, {c('taskType')}, "
+           f"{c('inputShapes')} "
+           "FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId "
+           "WHERE t.startNs BETWEEN ? AND ? ORDER BY t.startNs")
+    a = db.ints(sql, rng, 13)
+    ts, end = a[:, 0], a[:, 1]
+    dur = end - ts
+    names = db.text(a[:, 9])
+    op_type = db.text(a[:, 10])
+    core = db.text(a[:, 11])
+    shapes = db.text(a[:, 12])
+    rts = db.text(a[:, 8])
+    kernels = frame("kernels", {
+        "name": names, "cat": np.full(len(a), "npu_task", dtype=object), "ts": ts, "dur": dur,
+        "pid": a[:, 7], "tid": a[:, 2], "stream": a[:, 2], "device": a[:, 6],
+        "task_type": core, "task_id": a[:, 5], "connection_id": a[:, 3],
+    })
+    extra = pd.DataFrame({"op_type": op_type, "rts_type": rts, "global_task_id": a[:, 4], "input_shapes": shapes})
+    sid = _step_ids(steps, ts)
+    step_col = np.where(sid >= 0, sid.astype(str), "").astype(object)
+    if step >= 0:
+        step_col = np.full(len(a), str(step), dtype=object)
+    us = ts // 1000
+    start_text = np.char.add(np.char.add(us.astype(str), "."), np.char.zfill((ts % 1000).astype(str), 3))
+    details = pd.DataFrame({
+        "Step Id": step_col, "Name": names, "Type": op_type, "Accelerator Core": core,
+        "Start Time(us)": start_text.astype(object), "Duration(us)": dur / 1000.0, "Input Shapes": shapes,
+        "start_ns": ts, "dur_ns": dur,
+    })
+    stat = (pd.DataFrame({"OP Type": op_type, "Core Type": core, "d": dur / 1000.0})
+            .groupby(["OP Type", "Core Type"], sort=False)["d"]
+            .agg(["size", "sum", "min", "mean", "max"]).reset_index())
+    stat.columns = ["OP Type", "Core Type", "Count", "Total Time(us)", "Min Time(us)", "Avg Time(us)", "Max Time(us)"]
+    total = stat["Total Time(us)"].sum()
+    stat["Ratio(%)"] = stat["Total Time(us)"] / total * 100 if total else 0.0
+    stat = stat.sort_values("Total Time(us)", ascending=False, kind="stable").reset_index(drop=True)
+    return kernels, extra, details, stat
+
+
+def _pmu(db: _Db, extra: pd.DataFrame) -> bool:
+    """Add the PMU counters of the compute tasks to ``extra``; True when TASK_PMU_INFO has rows."""
+    for n in PMU_NAMES:
+        extra[n] = np.full(len(extra), np.nan)
+    if not db.has("TASK_PMU_INFO") or db.scalar("SELECT 1 FROM TASK_PMU_INFO LIMIT 1") is None:
+        return False
+    db.need("TASK_PMU_INFO", "globalTaskId", "name", "value")
+    ids = {n: db.string_id(n) for n in PMU_NAMES}
+    wanted = {i: n for n, i in ids.items() if i is not None}
+    if not wanted or extra.empty:
+        return True
+    marks = ",".join("?" * len(wanted))
+    rows = db.floats(f"SELECT globalTaskId, name, CAST(value AS REAL) FROM TASK_PMU_INFO "
+                     f"WHERE name IN ({marks}) AND value IS NOT NULL", tuple(wanted), 3)
+    gid = extra["global_task_id"].to_numpy()
+    order = np.argsort(gid, kind="stable")
+    sorted_gid = gid[order]
+    for name_id, name in wanted.items():
+        sel = rows[rows[:, 1] == name_id]
+        tid = sel[:, 0].astype(np.int64)
+        pos = np.searchsorted(sorted_gid, tid)
+        pos_c = np.minimum(pos, max(sorted_gid.size - 1, 0))
+        ok = (pos < sorted_gid.size) & (sorted_gid[pos_c] == tid)
+        col = np.full(len(extra), np.nan)
+        col[order[pos_c[ok]]] = sel[ok, 2]
+        extra[name] = col
+    return True
+
+
+def _task_summary(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
+    a = db.ints(f"SELECT {db.col('TASK', 't', 'taskType')}, {db.col('TASK', 't', 'streamId')}, count(*), "
+                "sum(t.endNs - t.startNs), min(t.startNs), max(t.endNs) FROM TASK t "
+                "WHERE t.startNs BETWEEN ? AND ? GROUP BY 1, 2", rng, 6)
+    return pd.DataFrame({"rts_type": db.text(a[:, 0]), "stream": a[:, 1], "count": a[:, 2],
+                         "total_ns": a[:, 3], "first_start": a[:, 4], "last_end": a[:, 5]})
+
+
+def _c_core_sqe(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
+    sid = db.string_id("C_CORE_SQE")
+    if sid is None or "taskType" not in db.columns("TASK"):
+        return pd.DataFrame({"ts": np.zeros(0, np.int64), "end": np.zeros(0, np.int64)})
+    a = db.ints("SELECT startNs, endNs FROM TASK WHERE taskType = ? AND startNs BETWEEN ? AND ? ORDER BY startNs",
+                (sid, *rng), 2)
+    return pd.DataFrame({"ts": a[:, 0], "end": a[:, 1]})
+
+
+def _communication(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
+    """COMMUNICATION_OP as lane "op" and COMMUNICATION_TASK_INFO ⋈ TASK as lane "task"."""
+    parts = []
+    if db.has("COMMUNICATION_OP"):
+        db.need("COMMUNICATION_OP", "startNs", "endNs")
+        o = lambda n: db.col("COMMUNICATION_OP", "o", n)  # noqa: E731
+        a = db.ints(f"SELECT o.startNs, o.endNs, {o('opName')}, {o('groupName')}, {o('opId')}, {o('opType')}, "
+                    f"{o('connectionId')} FROM COMMUNICATION_OP o WHERE o.startNs BETWEEN ? AND ? "
+                    "ORDER BY o.startNs", rng, 7)
+        parts.append(frame("comm", {
+            "name": db.text(a[:, 2]), "ts": a[:, 0], "dur": a[:, 1] - a[:, 0],
+            "lane": np.full(len(a), "op", dtype=object), "group": db.text(a[:, 3]),
+            "op_id": a[:, 4], "task_type": db.text(a[:, 5]),
+        }))
+    if db.has("COMMUNICATION_TASK_INFO"):
+        db.need("COMMUNICATION_TASK_INFO", "globalTaskId")
+        c = lambda n: db.col("COMMUNICATION_TASK_INFO", "c", n)  # noqa: E731
+        a = db.ints(f"SELECT t.startNs, t.endNs, {c('taskType')}, {c('planeId')}, {c('groupName')}, {c('opId')}, "
+                    f"{db.col('TASK', 't', 'globalPid')} "
+                    "FROM TASK t JOIN COMMUNICATION_TASK_INFO c ON c.globalTaskId = t.globalTaskId "
+                    "WHERE t.startNs BETWEEN ? AND ? ORDER BY t.startNs", rng, 7)
+        parts.append(frame("comm", {
+            "name": db.text(a[:, 2]), "ts": a[:, 0], "dur": a[:, 1] - a[:, 0], "pid": a[:, 6], "tid": a[:, 3],
+            "lane": np.full(len(a), "task", dtype=object), "group": db.text(a[:, 4]),
+            "plane": a[:, 3].astype(str).astype(object), "op_id": a[:, 5], "task_type": db.text(a[:, 2]),
+        }))
+    if not parts:
+        return frame("comm", {})
+    return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+
+
+def _api_types(db: _Db) -> dict[str, int]:
+    types = dict(_API_TYPES)
+    if db.has("ENUM_API_TYPE"):
+        for i, name in db.con.execute("SELECT id, name FROM ENUM_API_TYPE"):
+            if name in types and i is not None:
+                types[name] = int(i)
+    return types
+
+
+def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile) -> None:
+    """PYTORCH_API -> ops (type op), python_functions (trace), queue (Enqueue/Dequeue)."""
+    if not db.has("PYTORCH_API"):
+        profile.warnings.append(f"{db.path}: no PYTORCH_API table; no torch ops")
+        return
+    db.need("PYTORCH_API", "startNs", "endNs", "name", "type")
+    p = lambda n: db.col("PYTORCH_API", "p", n)  # noqa: E731
+    types = _api_types(db)
+    # startNs/endNs are TEXT in current exports: compare and return them as integers.
+    sql = (f"SELECT CAST(p.startNs AS INTEGER), CAST(p.endNs AS INTEGER), {p('globalTid')}, {p('connectionId')}, "
+           f"{p('name')}, {p('sequenceNumber')}, {p('fwdThreadId')}, {p('inputShapes')}, {p('type')} "
+           "FROM PYTORCH_API p WHERE p.type IN (?, ?, ?) AND CAST(p.startNs AS INTEGER) BETWEEN ? AND ?")
+    a = db.ints(sql, (types["op"], types["queue"], types["trace"], *rng), 9)
+    gtid = a[:, 2]
+    pid = np.where(gtid >= 0, gtid >> 32, -1)
+    tid = np.where(gtid >= 0, gtid & 0xFFFFFFFF, -1)
+    kind = a[:, 8]
+
+    # CANN connection ids: PYTORCH_API.connectionId indexes CONNECTION_IDS(id, connectionId), one row per id.
+    conn = pd.DataFrame({"row": np.zeros(0, np.int64), "connection_id": np.zeros(0, np.int64)})
+    has_link = a[:, 3] >= 0
+    if db.has("CONNECTION_IDS") and has_link.any():
+        c = db.ints("SELECT COALESCE(id, -1), COALESCE(connectionId, -1) FROM CONNECTION_IDS", (), 2)
+        links = pd.DataFrame({"link": a[has_link, 3], "row": np.flatnonzero(has_link)})
+        cids = pd.DataFrame({"link": c[:, 0], "connection_id": c[:, 1]})
+        conn = links.merge(cids, on="link", how="inner", sort=False)[["row", "connection_id"]]
+    first_cid = np.full(len(a), -1, dtype=np.int64)
+    if len(conn):
+        firsts = conn.drop_duplicates("row", keep="first")
+        first_cid[firsts["row"].to_numpy()] = firsts["connection_id"].to_numpy()
+
+    is_op = np.flatnonzero(kind == types["op"])
+    names = db.text(a[:, 4])
+    shapes = db.text(a[:, 7], missing="N/A")
+    profile.ops = frame("ops", {
+        "name": names[is_op], "cat": np.full(is_op.size, "cpu_op", dtype=object),
+        "ts": a[is_op, 0], "dur": a[is_op, 1] - a[is_op, 0], "pid": pid[is_op], "tid": tid[is_op],
+        "input_dims": shapes[is_op], "input_type": np.full(is_op.size, "N/A", dtype=object),
+        "call_stack": np.full(is_op.size, "N/A", dtype=object),
+        "seq": a[is_op, 5], "fwd_tid": a[is_op, 6], "connection_id": first_cid[is_op],
+    })
+    # op_row: position in profile.ops
+    op_pos = np.full(len(a), -1, dtype=np.int64)
+    op_pos[is_op] = np.arange(is_op.size)
+    oc = conn[op_pos[conn["row"].to_numpy()] >= 0] if len(conn) else conn
+    op_conn = pd.DataFrame({"op_row": op_pos[oc["row"].to_numpy()], "connection_id": oc["connection_id"].to_numpy()})
+    profile.extra["op_connections"] = op_conn
+
+    is_tr = np.flatnonzero(kind == types["trace"])
+    profile.python_functions = frame("python_functions", {
+        "name": names[is_tr], "ts": a[is_tr, 0], "dur": a[is_tr, 1] - a[is_tr, 0],
+        "pid": pid[is_tr], "tid": tid[is_tr],
+    })
+    is_q = np.flatnonzero(kind == types["queue"])
+    qnames = names[is_q]
+    qcat = np.where(pd.Series(qnames, dtype=object).str.startswith("Enqueue").to_numpy(dtype=bool),
+                    "enqueue", "dequeue").astype(object)
+    profile.queue = frame("queue", {
+        "cat": qcat, "name": qnames, "ts": a[is_q, 0], "dur": a[is_q, 1] - a[is_q, 0], "tid": tid[is_q],
+        "correlation_id": first_cid[is_q],
+    })
+
+
+def _flows(profile: Profile) -> pd.DataFrame:
+    """One "async_npu" flow per (op, compute task) sharing a CANN connection id, as the text export has."""
+    oc = profile.extra.get("op_connections")
+    k = profile.kernels
+    if oc is None or oc.empty or k.empty:
+        return frame("flows", {})
+    ops = profile.ops
+    left = pd.DataFrame({"connection_id": oc["connection_id"].to_numpy(),
+                         "s_ts": ops["ts"].to_numpy()[oc["op_row"].to_numpy()],
+                         "s_pid": ops["pid"].to_numpy()[oc["op_row"].to_numpy()],
+                         "s_tid": ops["tid"].to_numpy()[oc["op_row"].to_numpy()]})
+    right = pd.DataFrame({"connection_id": k["connection_id"].to_numpy(), "f_ts": k["ts"].to_numpy(),
+                          "f_pid": k["pid"].to_numpy(), "f_tid": k["tid"].to_numpy()})
+    right = right[right["connection_id"] >= 0]
+    m = left.merge(right, on="connection_id", how="inner", sort=False)
+    return frame("flows", {
+        "id": m["connection_id"].astype(str).to_numpy(dtype=object), "cat": np.full(len(m), "async_npu", dtype=object),
+        "s_ts": m["s_ts"], "s_pid": m["s_pid"], "s_tid": m["s_tid"],
+        "f_ts": m["f_ts"], "f_pid": m["f_pid"], "f_tid": m["f_tid"],
+    })
+
+
+def _operator_memory(db: _Db, rng: tuple[int, int] | None) -> pd.DataFrame | None:
+    """OP_MEMORY with operator_memory.csv's column names (sizes KB, times us) plus exact ns columns."""
+    if not db.has("OP_MEMORY"):
+        return None
+    db.need("OP_MEMORY", "name", "size", "allocationTime", "releaseTime")
+    where, params = "", ()
+    if rng is not None:
+        where, params = "WHERE m.releaseTime >= ? AND m.allocationTime <= ?", rng
+    a = db.ints(f"SELECT COALESCE(m.name, -1), COALESCE(m.size, 0), COALESCE(m.allocationTime, 0), "
+                f"COALESCE(m.releaseTime, 0) FROM OP_MEMORY m {where} ORDER BY m.releaseTime", params, 4)
+    alloc, rel = a[:, 2], a[:, 3]
+    dur = np.where((alloc > 0) & (rel > 0), rel - alloc, 0)
+    return pd.DataFrame({
+        "Name": db.text(a[:, 0]), "Size(KB)": a[:, 1] / 1024.0,
+        "Allocation Time(us)": alloc / 1000.0, "Release Time(us)": rel / 1000.0, "Duration(us)": dur / 1000.0,
+        "size_bytes": a[:, 1], "alloc_ns": alloc, "release_ns": rel,
+    })
+
+
+def _memory_peak(db: _Db, rng: tuple[int, int]) -> int:
+    if not db.has("MEMORY_RECORD") or "totalReserved" not in db.columns("MEMORY_RECORD"):
+        return 0
+    if "timestamp" in db.columns("MEMORY_RECORD"):
+        v = db.scalar("SELECT max(totalReserved) FROM MEMORY_RECORD WHERE timestamp BETWEEN ? AND ?", rng)
+    else:
+        v = db.scalar("SELECT max(totalReserved) FROM MEMORY_RECORD")
+    return int(v or 0)
+
+
+# ---------------------------------------------------------------------- entry point
+
+
+def load(layout: Any, opts: Options, step: int = -1) -> Profile:
+    """Load one profiler DB (``layout.db_path``) into a ``Profile`` (kind NPU, source ascend_db).
+
+    ``step`` (-1: all data) limits every query to that STEP_TIME range; a step that
+    is absent raises ``StepError`` naming the steps present.
+    """
+    path = layout.db_path
+    db = _Db(path)
+    try:
+        return _load(db, layout, opts, step)
+    except sqlite3.Error as exc:
+        raise ProfileError(path, f"cannot read the database ({exc})") from None
+    except MemoryError:
+        raise ProfileError(path, "not enough memory to load the database") from None
+    finally:
+        db.close()
+
+
+def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
+    path = db.path
+    missing = [t for t in REQUIRED_TABLES if not db.has(t)]
+    if missing:
+        raise ProfileError(path, f"not a profiler database: table {', '.join(missing)} is missing")
+    db.need("TASK", "startNs", "endNs")
+    if db.scalar("SELECT 1 FROM TASK LIMIT 1") is None:
+        raise ProfileError(path, "the TASK table is empty: no device activity was recorded")
+    kind = db_kind(path)
+    steps = _steps(db)
+    step_range = _step_range(db, steps, step)
+    rng = step_range or _ALL
+
+    profile = Profile(path=layout.given, kind="NPU", source="ascend_db",
+                      files={"db": path})
+    profile.extra.update({"db_kind": kind, "step": step if step_range else -1, "step_range": step_range,
+                          "steps": steps})
+    kernels, kextra, details, stat = _compute_tasks(db, rng, steps, step if step_range else -1)
+    if not db.has("COMPUTE_TASK_INFO"):
+        profile.warnings.append(f"{path}: no COMPUTE_TASK_INFO table; no computing tasks")
+    profile.kernels = kernels
+    profile.kernel_details = details
+    profile.op_statistic = stat
+    if kextra.empty and not len(kernels):
+        kextra = pd.DataFrame({"op_type": np.zeros(0, object), "rts_type": np.zeros(0, object),
+                               "global_task_id": np.zeros(0, np.int64), "input_shapes": np.zeros(0, object)})
+    profile.extra["has_pmu"] = _pmu(db, kextra)
+    profile.extra["kernel_extra"] = kextra
+    profile.extra["task_summary"] = _task_summary(db, rng)
+    profile.extra["c_core_sqe"] = _c_core_sqe(db, rng)
+    profile.comm = _communication(db, rng)
+    profile.extra["memory_peak_bytes"] = _memory_peak(db, rng)
+    profile.extra.setdefault("op_connections", pd.DataFrame({"op_row": np.zeros(0, np.int64),
+                                                             "connection_id": np.zeros(0, np.int64)}))
+    if kind == "pytorch":
+        _pytorch_api(db, rng, profile)
+        profile.flows = _flows(profile)
+        if opts.enable_memory_compare:
+            profile.operator_memory = _operator_memory(db, step_range)
+    return profile

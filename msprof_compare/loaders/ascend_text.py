@@ -1,0 +1,678 @@
+"""Loader for Ascend text exports: torch_npu ``*_ascend_pt`` and MindSpore ``*_ascend_ms``.
+
+One decode of ``trace_view.json`` (msgspec, via ``traceio``) gives numpy
+columns; the tables of the ``Profile`` are cut from them with boolean masks,
+and ``args`` are decoded in one batch per table, only for the events kept.
+Side files (reference-1 §2.3) are read only at the directory levels
+("ascend_output", "profiling"); a bare trace_view.json ("trace" level) reads
+nothing else.
+
+Side tables as stored on the Profile (original column names kept, plus
+exact integer-ns columns so nobody re-parses decimal text):
+
+* ``kernel_details``: ``Step Id`` (int, -1 when N/A; "Step ID" renamed),
+  ``Name``, ``Type``, ``Accelerator Core``, ``Input Shapes`` (text, "" when
+  empty), ``Start Time(us)`` (stripped text), ``Duration(us)`` (float) and the
+  PMU columns present among ``PMU_COLUMNS`` (float, NaN for ""/N/A), plus
+  ``ts`` / ``dur`` (int64 ns; ``ts`` is the exact Start Time, -1 if unparsable).
+* ``op_statistic``: its columns, numbers as float (``Count`` int).
+* ``memory_record``: ``Component``, ``Timestamp(us)``, ``Total Allocated(MB)``,
+  ``Total Reserved(MB)`` (float), ``Device Type`` when present, plus ``ts`` (ns).
+* ``operator_memory``: ``Name``, ``Size(KB)`` (float, 0 for ""/N/A),
+  ``Allocation Time(us)``/``Release Time(us)`` (text) and ``alloc_ns`` /
+  ``release_ns`` (int64 ns, 0 for ""/N/A), ``Duration(us)``, ``Device Type``.
+* ``communication``: communication.json as a dict; ``metadata``:
+  profiler_metadata.json; ``extra["profiler_info"]``: profiler_info*.json
+  (``extra["profiler_level"]`` its ``_profiler_level``).
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from typing import Any
+
+import msgspec
+import numpy as np
+import pandas as pd
+
+from ..errors import ProfileError
+from ..model import Profile, empty, frame
+from ..options import Options
+from . import traceio
+
+#: Process names (metadata) of the lanes the compare reads (reference-1 §5.1).
+HCCL_PROCESS_NAMES = ("Communication", "HCCL")
+HARDWARE_PROCESS = "Ascend Hardware"
+OVERLAP_PROCESS = "Overlap Analysis"
+
+#: PMU columns of kernel_details.csv the breakdown reads (reference-1 §5.3).
+PMU_COLUMNS = ("aiv_vec_time(us)", "aicore_time(us)", "mac_time(us)",
+               "aic_mac_time(us)", "aic_mte2_time(us)", "aiv_time(us)")
+KERNEL_TEXT_COLUMNS = ("Name", "Type", "Accelerator Core", "Input Shapes")
+KERNEL_REQUIRED = ("Name", "Type", "Start Time(us)", "Duration(us)")
+
+
+# --------------------------------------------------------------------------- args structs
+
+
+class _MetaArgs(msgspec.Struct, gc=False):
+    name: Any = None
+    sort_index: Any = None
+
+
+class _OpArgs(msgspec.Struct, gc=False):
+    input_dims: Any = msgspec.field(name="Input Dims", default=None)
+    input_type: Any = msgspec.field(name="Input type", default=None)
+    call_stack: Any = msgspec.field(name="Call stack", default=None)
+    seq: Any = msgspec.field(name="Sequence number", default=None)
+    fwd_tid: Any = msgspec.field(name="Fwd thread id", default=None)
+
+
+class _TaskArgs(msgspec.Struct, gc=False):
+    task_type: Any = msgspec.field(name="Task Type", default=None)
+    stream: Any = msgspec.field(name="Stream Id", default=None)
+    task_id: Any = msgspec.field(name="Task Id", default=None)
+    connection_id: Any = None
+
+
+class _CommArgs(msgspec.Struct, gc=False):
+    task_type: Any = msgspec.field(name="task type", default=None)
+
+
+class _QueueArgs(msgspec.Struct, gc=False):
+    correlation_id: Any = None
+
+
+class _PyArgs(msgspec.Struct, gc=False):
+    python_id: Any = msgspec.field(name="Python id", default=None)
+    parent_id: Any = msgspec.field(name="Python parent id", default=None)
+
+
+# --------------------------------------------------------------------------- small helpers
+
+
+def _text(v: Any) -> str:
+    """Arg value -> the text the comparators show ("N/A" when absent)."""
+    if v is None:
+        return "N/A"
+    return v if isinstance(v, str) else str(v)
+
+
+def _ints(values: list[Any], default: int = -1) -> np.ndarray:
+    """Arg values -> int64; missing or non-integer values become ``default``."""
+    out = np.full(len(values), default, dtype=np.int64)
+    for i, v in enumerate(values):
+        if v is None or isinstance(v, bool):
+            continue
+        if isinstance(v, int):
+            if -(2**63) <= v < 2**63:
+                out[i] = v
+            continue
+        try:
+            out[i] = int(str(v).strip())
+        except ValueError:
+            try:
+                out[i] = int(float(v))
+            except (TypeError, ValueError, OverflowError):
+                pass
+    return out
+
+
+_DIGIT_LO, _DIGIT_HI, _DOT, _MINUS, _PLUS = 48, 57, 46, 45, 43
+_CHUNK = 1 << 18
+
+
+def decimal_us_to_ns(values: np.ndarray | list[Any], strict: bool = True, path: str = "",
+                     field: str = "ts") -> np.ndarray:
+    """Exact decimal-microsecond values (text, or numbers) -> int64 ns.
+
+    NPU timestamps (~1.7e15 us with 3+ decimals) exceed float64 precision, so
+    the digits are parsed directly from a byte matrix (rounding half up at the
+    4th decimal). Rows are grouped by (dot position, length), making each group
+    one integer matrix-vector product. Values with surrounding blanks are
+    stripped and parsed again; anything still not ``[+-]digits[.digits]``
+    goes to ``traceio.to_ns`` when ``strict`` (which raises ``ProfileError`` on
+    junk and handles exponents), else becomes -1.
+    """
+    vals = values if isinstance(values, list) else list(values)
+    n = len(vals)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    if n > _CHUNK:  # bound the temporary byte matrices
+        return np.concatenate([decimal_us_to_ns(vals[i:i + _CHUNK], strict, path, field)
+                               for i in range(0, n, _CHUNK)])
+    val, ok = _parse_decimal(vals)
+    if ok.all():
+        return val
+    bad = np.flatnonzero(~ok)
+    retry = [vals[i].strip() if isinstance(vals[i], str) else vals[i] for i in bad]
+    v2, ok2 = _parse_decimal(retry)
+    val[bad[ok2]] = v2[ok2]
+    still = bad[~ok2]
+    if still.size:
+        if strict:
+            val[still] = traceio.to_ns([retry[i] for i in np.flatnonzero(~ok2)], path, field)
+        else:
+            val[still] = -1
+    return val
+
+
+def _parse_decimal(vals: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Parse what is plainly ``[+-]digits[.digits]``; returns (ns, ok) per value."""
+    n = len(vals)
+    val = np.zeros(n, dtype=np.int64)
+    try:
+        raw = np.array(vals, dtype="S")
+    except (UnicodeEncodeError, TypeError, ValueError):
+        return val, np.zeros(n, dtype=bool)
+    width = raw.dtype.itemsize
+    if width == 0 or width > 40:
+        return val, np.zeros(n, dtype=bool)
+    u = raw.view(np.uint8).reshape(n, width)
+    first = u[:, 0]
+    neg = first == _MINUS
+    signed = neg | (first == _PLUS)
+    if signed.any():
+        u = u.copy()
+        u[signed, 0] = 48  # a leading sign reads as a zero digit
+    is_digit = (u >= _DIGIT_LO) & (u <= _DIGIT_HI)
+    is_dot = u == _DOT
+    is_pad = u == 0
+    n_pad = is_pad.sum(axis=1)
+    length = width - n_pad
+    n_dot = is_dot.sum(axis=1)
+    n_digit = is_digit.sum(axis=1)
+    ok = (n_digit + n_dot + n_pad == width) & (n_dot <= 1) & (n_digit > signed)
+    if n_pad.any():  # padding must be trailing: no pad byte before ``length``
+        ok &= ~(is_pad & (np.arange(width)[None, :] < length[:, None])).any(axis=1)
+    dot = np.where(n_dot > 0, np.argmax(is_dot, axis=1), length)
+    key = dot.astype(np.int64) * 64 + length
+    for k in np.unique(key[ok]):
+        rows = np.flatnonzero(ok & (key == k))
+        dp, ln = int(k) // 64, int(k) % 64
+        w = np.zeros(width, dtype=np.int64)
+        rcol = -1
+        fits = True
+        for j in range(ln):
+            if j == dp:
+                continue
+            e = dp - j + (2 if j < dp else 3)
+            if e > 18:
+                fits = False  # >= 1e19 ns is not an int64
+                break
+            if e >= 0:
+                w[j] = 10 ** e
+            elif e == -1:
+                rcol = j
+        if not fits:
+            ok[rows] = False
+            continue
+        sub = u[rows].astype(np.int64) - _DIGIT_LO
+        if dp + 2 == 18:  # a leading digit worth 1e18 ns: 9 could overflow int64
+            big = sub[:, 0] >= 9
+            if big.any():
+                ok[rows[big]] = False
+                rows, sub = rows[~big], sub[~big]
+        v = sub @ w
+        if rcol >= 0:
+            v += sub[:, rcol] >= 5
+        val[rows] = v
+    return np.where(neg, -val, val), ok
+
+
+def _times(values: list[Any], path: str, field: str) -> np.ndarray:
+    """Trace ts/dur values (str, int or float us) -> int64 ns, strings exactly."""
+    if not values:
+        return np.zeros(0, dtype=np.int64)
+    if any(isinstance(v, str) for v in values[:2048]) or any(isinstance(v, str) for v in values[-2048:]):
+        return decimal_us_to_ns(values, True, path, field)
+    return traceio.to_ns(values, path, field)
+
+
+def _int_column(values: list[Any]) -> np.ndarray:
+    try:
+        return np.array(values, dtype=np.int64)
+    except (ValueError, TypeError, OverflowError):
+        return traceio.to_int(values)
+
+
+def _columns(path: str, events: list) -> dict[str, np.ndarray]:
+    """Decoded events -> numpy columns (as ``traceio.to_columns``, with the exact fast ts parser).
+
+    Counter ("C") events feed no table of the compare and are dropped first:
+    they are often half of an NPU trace.
+    """
+    with traceio.gc_paused():
+        ph = np.array([e.ph for e in events], dtype=object)
+        keep = np.flatnonzero(ph != "C")
+        if keep.size != len(events):
+            events = [events[i] for i in keep.tolist()]
+            ph = ph[keep]
+        n = len(events)
+        cols: dict[str, np.ndarray] = {
+            "ph": ph,
+            "name": np.array([e.name for e in events], dtype=object),
+            "pid": _int_column([e.pid for e in events]),
+            "tid": _int_column([e.tid for e in events]),
+            "ts": _times([e.ts for e in events], path, "ts"),
+            "dur": _times([e.dur for e in events], path, "dur"),
+            "id": np.fromiter((e.id for e in events), dtype=object, count=n),
+            "args": np.fromiter((e.args for e in events), dtype=object, count=n),
+        }
+        cat = np.array([e.cat for e in events], dtype=object)
+        cols["cat"] = cat
+        codes, uniq = pd.factorize(cat)
+        cols["cat_lower"] = np.array([u.lower() for u in uniq] + [""], dtype=object)[codes]
+    return cols
+
+
+# --------------------------------------------------------------------------- trace tables
+
+
+def _metadata(path: str, c: dict[str, np.ndarray]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """processes / threads tables from the "M" events (last occurrence wins)."""
+    sel = np.flatnonzero(c["ph"] == "M")
+    names = c["name"][sel]
+    keep = np.isin(names, ["process_name", "process_sort_index", "thread_name", "thread_sort_index"])
+    sel = sel[keep]
+    names = names[keep]
+    args = traceio.decode_args(path, c["args"][sel], _MetaArgs)
+    pid = c["pid"][sel]
+    tid = c["tid"][sel]
+    procs: dict[int, list] = {}
+    threads: dict[tuple[int, int], list] = {}
+    for k, nm, a in zip(range(len(sel)), names, args, strict=True):
+        if nm == "process_name":
+            procs.setdefault(int(pid[k]), ["", -1])[0] = _text(a.name) if a.name is not None else ""
+        elif nm == "process_sort_index":
+            procs.setdefault(int(pid[k]), ["", -1])[1] = int(_ints([a.sort_index])[0])
+        elif nm == "thread_name":
+            threads.setdefault((int(pid[k]), int(tid[k])), ["", -1])[0] = _text(a.name) if a.name is not None else ""
+        else:
+            threads.setdefault((int(pid[k]), int(tid[k])), ["", -1])[1] = int(_ints([a.sort_index])[0])
+    p = frame("processes", {"pid": list(procs), "name": [v[0] for v in procs.values()],
+                            "sort_index": [v[1] for v in procs.values()]}) if procs else empty("processes")
+    t = frame("threads", {"pid": [k[0] for k in threads], "tid": [k[1] for k in threads],
+                          "name": [v[0] for v in threads.values()],
+                          "sort_index": [v[1] for v in threads.values()]}) if threads else empty("threads")
+    return p, t
+
+
+def _last_pid(processes: pd.DataFrame, names: tuple[str, ...], order: dict[int, int]) -> int:
+    """The pid of the process with one of ``names`` whose process_name came last in the file."""
+    cand = processes[processes["name"].isin(names)]
+    if cand.empty:
+        return -1
+    pids = cand["pid"].tolist()
+    return max(pids, key=lambda p: order.get(p, -1))
+
+
+def _comm(path: str, c: dict[str, np.ndarray], hccl_pid: int, threads: pd.DataFrame) -> pd.DataFrame:
+    """HCCL lanes (reference-1 §5.1): group (op) lanes and the plane (task) lanes attached to them."""
+    if hccl_pid == -1:
+        return empty("comm")
+    sel = np.flatnonzero((c["pid"] == hccl_pid) & (c["ph"] == "X"))
+    th = threads[threads["pid"] == hccl_pid]
+    # lanes in sort_index order (a missing sort_index sorts by tid); stable on ties
+    key = np.where(th["sort_index"].to_numpy() >= 0, th["sort_index"].to_numpy(), th["tid"].to_numpy())
+    th = th.iloc[np.argsort(key, kind="stable")]
+    group_of: dict[int, str] = {}
+    plane_of: dict[int, str] = {}
+    op_lanes: set[int] = set()
+    current = ""
+    for tid, name in zip(th["tid"].tolist(), th["name"].tolist(), strict=True):
+        if "Communication" in name:
+            op_lanes.add(tid)
+            current = name
+            group_of[tid] = name
+        elif name:
+            group_of[tid] = current
+            plane_of[tid] = name
+    tids = c["tid"][sel]
+    is_op = np.isin(tids, list(op_lanes)) if op_lanes else np.zeros(sel.size, dtype=bool)
+    tasks = [a.task_type for a in traceio.decode_args(path, c["args"][sel], _CommArgs)]
+    tid_list = tids.tolist()
+    return frame("comm", {
+        "name": c["name"][sel], "ts": c["ts"][sel], "dur": c["dur"][sel],
+        "pid": c["pid"][sel], "tid": tids,
+        "lane": np.where(is_op, "op", "task").astype(object),
+        "group": [group_of.get(t, "") for t in tid_list],
+        "plane": [plane_of.get(t, "") for t in tid_list],
+        "task_type": ["" if t is None else _text(t) for t in tasks],
+    })
+
+
+def _last_by_key(key: np.ndarray) -> np.ndarray:
+    """Indices of the last occurrence of each key, in order of those last occurrences."""
+    rev = key[::-1]
+    _, first_in_rev = np.unique(rev, return_index=True)
+    return np.sort(key.size - 1 - first_in_rev)
+
+
+def _flows(c: dict[str, np.ndarray]) -> tuple[pd.DataFrame, int]:
+    """Flow pairs by (category, id), last start / last end of an id winning; and the backward tid."""
+    ph = c["ph"]
+    is_s, is_f = ph == "s", ph == "f"
+    catl = c["cat_lower"]
+    backward_tid = -1
+    fb = np.flatnonzero(is_f & (catl == "fwdbwd"))
+    if fb.size:
+        backward_tid = int(c["tid"][fb[-1]])
+    sel = np.flatnonzero((is_s | is_f) & np.not_equal(c["id"], None))
+    if sel.size == 0:
+        return empty("flows"), backward_tid
+    ids = np.array([str(v) for v in c["id"][sel]], dtype=object)
+    key = pd.factorize(catl[sel] + "\x00" + ids)[0]
+    start = is_s[sel]
+    si, fi = np.flatnonzero(start), np.flatnonzero(~start)
+    s_last = si[_last_by_key(key[si])]
+    f_last = fi[_last_by_key(key[fi])]
+    f_of_key = np.full(int(key.max()) + 1, -1, dtype=np.int64)
+    f_of_key[key[f_last]] = f_last
+    s_last = s_last[f_of_key[key[s_last]] >= 0]
+    if s_last.size == 0:
+        return empty("flows"), backward_tid
+    f_pair = f_of_key[key[s_last]]
+    gs, gf = sel[s_last], sel[f_pair]
+    return frame("flows", {
+        "id": ids[s_last], "cat": c["cat"][gs],
+        "s_ts": c["ts"][gs], "s_pid": c["pid"][gs], "s_tid": c["tid"][gs],
+        "f_ts": c["ts"][gf], "f_pid": c["pid"][gf], "f_tid": c["tid"][gf],
+    }), backward_tid
+
+
+def _trace_tables(path: str, data: bytes, profile: Profile) -> None:
+    """Decode trace_view.json once and fill every trace table of ``profile``."""
+    kind = traceio.first_char(data)
+    if kind == "{":
+        raise ProfileError(path, "not an Ascend trace_view.json (top level is an object, expected an event list)")
+    events, _ = traceio.decode_events(path, data)
+    c = _columns(path, events)
+    del events
+    ph, catl = c["ph"], c["cat_lower"]
+    processes, threads = _metadata(path, c)
+    profile.processes, profile.threads = processes, threads
+    # the order in which process_name records appear decides "last occurrence wins"
+    mi = np.flatnonzero((ph == "M") & (c["name"] == "process_name"))
+    order = {int(p): i for i, p in enumerate(c["pid"][mi].tolist())}
+    hw_pid = _last_pid(processes, (HARDWARE_PROCESS,), order)
+    hccl_pid = _last_pid(processes, HCCL_PROCESS_NAMES, order)
+    ovl_pid = _last_pid(processes, (OVERLAP_PROCESS,), order)
+    is_x = ph == "X"
+
+    # host operators
+    sel = np.flatnonzero(catl == "cpu_op")
+    if sel.size:
+        a = traceio.decode_args(path, c["args"][sel], _OpArgs)
+        profile.ops = frame("ops", {
+            "name": c["name"][sel], "cat": c["cat"][sel], "ts": c["ts"][sel], "dur": c["dur"][sel],
+            "pid": c["pid"][sel], "tid": c["tid"][sel],
+            "input_dims": [_text(x.input_dims) for x in a], "input_type": [_text(x.input_type) for x in a],
+            "call_stack": [_text(x.call_stack) for x in a],
+            "seq": _ints([x.seq for x in a]), "fwd_tid": _ints([x.fwd_tid for x in a]),
+        })
+
+    # device tasks
+    if hw_pid != -1:
+        sel = np.flatnonzero(is_x & (c["pid"] == hw_pid))
+        if sel.size:
+            a = traceio.decode_args(path, c["args"][sel], _TaskArgs)
+            profile.kernels = frame("kernels", {
+                "name": c["name"][sel], "cat": np.full(sel.size, "npu_task", dtype=object),
+                "ts": c["ts"][sel], "dur": c["dur"][sel], "pid": c["pid"][sel], "tid": c["tid"][sel],
+                "stream": _ints([x.stream for x in a]),
+                "task_type": ["" if x.task_type is None else _text(x.task_type) for x in a],
+                "task_id": _ints([x.task_id for x in a]),
+                "connection_id": _ints([x.connection_id for x in a]),
+            })
+
+    profile.flows, profile.backward_tid = _flows(c)
+    profile.comm = _comm(path, c, hccl_pid, threads)
+
+    if ovl_pid != -1:
+        sel = np.flatnonzero(is_x & (c["pid"] == ovl_pid))
+        if sel.size:
+            profile.overlap = frame("overlap", {"name": c["name"][sel], "ts": c["ts"][sel],
+                                                "dur": c["dur"][sel], "tid": c["tid"][sel]})
+
+    sel = np.flatnonzero((catl == "enqueue") | (catl == "dequeue"))
+    if sel.size:
+        a = traceio.decode_args(path, c["args"][sel], _QueueArgs)
+        profile.queue = frame("queue", {"cat": catl[sel], "name": c["name"][sel], "ts": c["ts"][sel],
+                                        "dur": c["dur"][sel], "tid": c["tid"][sel],
+                                        "correlation_id": _ints([x.correlation_id for x in a])})
+
+    sel = np.flatnonzero(catl == "python_function")
+    if sel.size:
+        a = traceio.decode_args(path, c["args"][sel], _PyArgs)
+        profile.python_functions = frame("python_functions", {
+            "name": c["name"][sel], "ts": c["ts"][sel], "dur": c["dur"][sel],
+            "pid": c["pid"][sel], "tid": c["tid"][sel],
+            "python_id": _ints([x.python_id for x in a]), "parent_id": _ints([x.parent_id for x in a]),
+        })
+    profile.extra["hardware_pid"] = hw_pid
+    profile.extra["hccl_pid"] = hccl_pid
+    profile.extra["overlap_pid"] = ovl_pid
+
+
+# --------------------------------------------------------------------------- side files
+
+
+def _header(path: str) -> list[str]:
+    """The stripped column names of a CSV (first line). Empty or undecodable -> ProfileError."""
+    try:
+        if os.path.getsize(path) == 0:
+            raise ProfileError(path, "empty file")
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            first = fh.readline()
+    except OSError as exc:
+        raise ProfileError(path, f"cannot read file: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ProfileError(path, f"not a UTF-8 CSV: {exc}") from None
+    if not first.strip():
+        raise ProfileError(path, "empty file (no header line)")
+    return [h.strip() for h in next(csv.reader([first]))]
+
+
+def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...] = (),
+              required: tuple[str, ...] = ()) -> pd.DataFrame:
+    """Read the wanted columns of a CSV: ``text`` as str ("" when empty), ``floats`` as float64
+    (NaN for ""/N/A). Columns the file lacks are left out; a missing ``required`` column, an
+    empty file or a malformed one raises ``ProfileError``.
+    """
+    header = _header(path)
+    missing = [r for r in required if r not in header]
+    if missing:
+        raise ProfileError(path, f"missing required column(s): {', '.join(missing)}")
+    raw = {h.strip(): h for h in header}
+    names = [c for c in text + floats if c in raw]
+    dtype = {c: str for c in text if c in raw}
+    dtype.update({c: np.float64 for c in floats if c in raw})
+    na = {c: ["", "N/A", "n/a", "NA", "nan", "NaN"] for c in floats if c in raw}
+    try:
+        df = pd.read_csv(path, usecols=names, dtype=dtype, keep_default_na=False, na_values=na,
+                         encoding="utf-8-sig", skipinitialspace=False)
+    except ValueError:
+        # a float column holds text: read it as text and coerce junk to NaN
+        try:
+            df = pd.read_csv(path, usecols=names, dtype=str, keep_default_na=False, encoding="utf-8-sig")
+        except (pd.errors.ParserError, UnicodeDecodeError, ValueError, OSError) as exc:
+            raise ProfileError(path, f"malformed CSV: {_first_line(exc)}") from None
+        for c in floats:
+            if c in df.columns:
+                df[c] = pd.to_numeric(df[c].str.strip(), errors="coerce")
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, OSError) as exc:
+        raise ProfileError(path, f"malformed CSV: {_first_line(exc)}") from None
+    if len(df) == 0 and required:
+        raise ProfileError(path, "no data rows")
+    return df
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _us_text_to_ns(s: pd.Series, missing: int = -1) -> np.ndarray:
+    """Decimal-us text column (possibly TAB-padded, ""/N/A) -> exact int64 ns; ``missing`` otherwise."""
+    out = decimal_us_to_ns(s.tolist(), strict=False)
+    if missing != -1:
+        out[out == -1] = missing
+    return out
+
+
+def read_kernel_details(path: str) -> pd.DataFrame:
+    """kernel_details.csv with typed columns and exact ``ts``/``dur`` (see module docstring)."""
+    df = _read_csv(path, ("Step Id", "Step ID") + KERNEL_TEXT_COLUMNS + ("Start Time(us)", "Duration(us)"),
+                   PMU_COLUMNS, KERNEL_REQUIRED)
+    if "Step ID" in df.columns and "Step Id" not in df.columns:
+        df = df.rename(columns={"Step ID": "Step Id"})
+    out: dict[str, Any] = {}
+    out["Step Id"] = _ints(df["Step Id"].tolist()) if "Step Id" in df.columns else np.full(len(df), -1, np.int64)
+    for col in KERNEL_TEXT_COLUMNS:
+        if col in df.columns:
+            out[col] = df[col].to_numpy(dtype=object)
+    out["Start Time(us)"] = np.array([v.strip() for v in df["Start Time(us)"].tolist()], dtype=object)
+    dur_ns = _us_text_to_ns(df["Duration(us)"], missing=0)
+    out["Duration(us)"] = pd.to_numeric(df["Duration(us)"], errors="coerce").to_numpy(dtype=np.float64)
+    for col in PMU_COLUMNS:
+        if col in df.columns:
+            out[col] = df[col].to_numpy(dtype=np.float64)
+    out["ts"] = _us_text_to_ns(df["Start Time(us)"])
+    out["dur"] = dur_ns
+    return pd.DataFrame(out)
+
+
+def read_memory_record(path: str) -> pd.DataFrame:
+    """memory_record.csv: the reserved / allocated totals (MB) the Mem Usage row needs."""
+    df = _read_csv(path, ("Component", "Timestamp(us)", "Device Type"), ("Total Allocated(MB)", "Total Reserved(MB)"),
+                   ("Total Reserved(MB)",))
+    if "Timestamp(us)" in df.columns:
+        df["ts"] = _us_text_to_ns(df["Timestamp(us)"])
+        df["Timestamp(us)"] = df["Timestamp(us)"].str.strip()
+    return df
+
+
+def read_operator_memory(path: str) -> pd.DataFrame:
+    df = _read_csv(path, ("Name", "Allocation Time(us)", "Release Time(us)", "Device Type"),
+                   ("Size(KB)", "Duration(us)"), ("Name", "Size(KB)", "Allocation Time(us)", "Release Time(us)"))
+    return pd.DataFrame({
+        "Name": df["Name"].to_numpy(dtype=object),
+        "Size(KB)": np.nan_to_num(df["Size(KB)"].to_numpy(dtype=np.float64), nan=0.0),
+        "Allocation Time(us)": df["Allocation Time(us)"].str.strip().to_numpy(dtype=object),
+        "Release Time(us)": df["Release Time(us)"].str.strip().to_numpy(dtype=object),
+        "alloc_ns": _us_text_to_ns(df["Allocation Time(us)"], missing=0),
+        "release_ns": _us_text_to_ns(df["Release Time(us)"], missing=0),
+        "Duration(us)": df["Duration(us)"].to_numpy(dtype=np.float64) if "Duration(us)" in df.columns
+        else np.full(len(df), np.nan),
+        "Device Type": df["Device Type"].to_numpy(dtype=object) if "Device Type" in df.columns else "",
+    })
+
+
+OP_STATISTIC_FLOATS = ("Total Time(us)", "Min Time(us)", "Avg Time(us)", "Max Time(us)", "Ratio(%)")
+
+
+def read_op_statistic(path: str) -> pd.DataFrame:
+    df = _read_csv(path, ("OP Type", "Core Type"), ("Count",) + OP_STATISTIC_FLOATS,
+                   ("OP Type", "Core Type", "Count", "Total Time(us)"))
+    for col in OP_STATISTIC_FLOATS:
+        if col in df.columns:
+            df[col] = df[col].fillna(0.0)
+    df["Count"] = df["Count"].fillna(0).astype(np.int64)
+    return df
+
+
+def read_json(path: str, empty_ok: bool = True) -> Any:
+    """A whole JSON side file; None for an empty file when ``empty_ok``. Malformed -> ProfileError."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise ProfileError(path, f"cannot read file: {exc.strerror or exc}") from None
+    if not data.strip():
+        if empty_ok:
+            return None
+        raise ProfileError(path, "empty file")
+    try:
+        return msgspec.json.decode(data)
+    except msgspec.DecodeError as exc:
+        msg = str(exc)
+        if "truncated" in msg.lower():
+            raise ProfileError(path, f"truncated JSON ({msg})") from None
+        raise ProfileError(path, f"malformed JSON: {msg}") from None
+
+
+def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
+    """Read the CSV / JSON files beside trace_view.json (operator_memory.csv and op_statistic.csv
+    only when the comparison that uses them is on)."""
+    out = layout.ascend_output or os.path.dirname(layout.trace_path)
+
+    def path_of(name: str) -> str | None:
+        p = os.path.join(out, name)
+        if os.path.isfile(p):
+            profile.files[name] = p
+            return p
+        profile.warnings.append(f"The file {name} does not exist.")
+        return None
+
+    p = path_of("kernel_details.csv")
+    if p:
+        profile.kernel_details = read_kernel_details(p)
+    p = path_of("memory_record.csv")
+    if p:
+        profile.memory_record = read_memory_record(p)
+    if opts.enable_memory_compare:  # only the memory comparison reads it (as the original)
+        p = path_of("operator_memory.csv")
+        if p:
+            profile.operator_memory = read_operator_memory(p)
+    p = os.path.join(out, "op_statistic.csv")  # only kernel compare with --use_kernel_type needs it: no warning
+    if opts.enable_kernel_compare and os.path.isfile(p):
+        profile.files["op_statistic.csv"] = p
+        profile.op_statistic = read_op_statistic(p)
+    p = path_of("communication.json")
+    if p:
+        data = read_json(p)
+        if data is None:
+            profile.warnings.append("The communication.json file is empty.")
+        elif not isinstance(data, dict):
+            raise ProfileError(p, "malformed communication.json: top level is not an object")
+        else:
+            profile.communication = data
+    meta = os.path.join(layout.profiling_path, "profiler_metadata.json")
+    if os.path.isfile(meta):
+        profile.files["profiler_metadata.json"] = meta
+        data = read_json(meta)
+        if data is not None and not isinstance(data, dict):
+            raise ProfileError(meta, "malformed profiler_metadata.json: top level is not an object")
+        profile.metadata = data or {}
+    if layout.level == "profiling" and layout.info_path:
+        profile.files["profiler_info"] = layout.info_path
+        try:
+            info = read_json(layout.info_path)
+        except ProfileError as exc:
+            profile.warnings.append(f"Failed to read profiler_info.json: {exc}")
+            info = None
+        if isinstance(info, dict):
+            profile.extra["profiler_info"] = info
+            level = ((info.get("config") or {}).get("experimental_config") or {}).get("_profiler_level")
+            if isinstance(level, str):
+                profile.extra["profiler_level"] = level
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def load(layout: Any, opts: Options, data: bytes | None = None) -> Profile:
+    """Load one Ascend text export (``layout.level``: "trace", "ascend_output" or "profiling")."""
+    path = layout.trace_path
+    level = layout.level if layout.level in ("trace", "ascend_output", "profiling") else "trace"
+    profile = Profile(path=layout.given, kind="NPU", source="ascend_text", level=level)
+    profile.files["trace_view.json"] = path
+    if data is None:
+        data = traceio.read_bytes(path, opts.force)
+    _trace_tables(path, data, profile)
+    del data
+    if level != "trace":
+        _side_files(layout, profile, opts)
+    return profile

@@ -1,0 +1,332 @@
+"""Kineto (PyTorch profiler ``*.pt.trace.json``) loader: one decode -> a GPU ``Profile``.
+
+Why it is shaped like this: the typed decode (traceio) is the floor of the
+run time, so everything after it must be cheap. Only ``ph`` and ``cat`` are
+read for every event; the events are then grouped by (ph, cat) and the other
+fields are turned into columns only for the groups the enabled comparators
+need (python_function rows, 80% of a modern trace, are skipped unless the
+operator comparison is on). ``args`` are batch-decoded per group with small
+msgspec Structs.
+
+Legacy PyTorch 1.8/1.9 traces (cats ``Kernel``, ``Memcpy``, ``Memset``,
+``Operator``, ``Runtime``) are mapped case-insensitively; ``kernels.cat`` is
+normalised to ``kernel`` / ``gpu_memcpy`` / ``gpu_memset`` and
+``kernels.task_type`` keeps the cat as written in the file.
+"""
+
+from __future__ import annotations
+
+from operator import attrgetter
+from typing import Any
+
+import msgspec
+import numpy as np
+
+from ..errors import ProfileError
+from ..model import Profile, frame
+from ..options import Options
+from . import traceio
+
+#: Lower-cased cat -> normalised kernels.cat.
+KERNEL_CATS = {"kernel": "kernel", "gpu_memcpy": "gpu_memcpy", "gpu_memset": "gpu_memset",
+               "memcpy": "gpu_memcpy", "memset": "gpu_memset"}
+#: Lower-cased cats of host-side ops (reference-1 §4.1, plus cuda_driver).
+OP_CATS = frozenset({"cpu_op", "user_annotation", "cuda_runtime", "cuda_driver", "operator", "runtime"})
+#: Lower-cased flow cats kept in ``flows`` (``--gpu_flow_cat`` is added per run).
+FLOW_CATS = frozenset({"ac2g", "async_cpu_to_gpu", "async_gpu", "async", "fwdbwd"})
+#: Lower-cased cats of "[memory]" instants (none in legacy traces).
+MEMORY_CATS = frozenset({"", "cpu_instant_event", "memory"})
+
+_NUM = int | float | str | None  # noqa: UP007 (runtime alias for msgspec)
+
+
+class _KernelArgs(msgspec.Struct, gc=False):
+    stream: _NUM = None
+    device: _NUM = None
+    correlation: _NUM = None
+    ext_id: _NUM = msgspec.field(default=None, name="External id")
+    ext_id_legacy: _NUM = msgspec.field(default=None, name="external id")
+
+
+class _OpArgs(msgspec.Struct, gc=False):
+    input_dims: Any = msgspec.field(default=None, name="Input Dims")
+    input_type: Any = msgspec.field(default=None, name="Input type")
+    call_stack: Any = msgspec.field(default=None, name="Call stack")
+    seq: _NUM = msgspec.field(default=None, name="Sequence number")
+    fwd_tid: _NUM = msgspec.field(default=None, name="Fwd thread id")
+    ext_id: _NUM = msgspec.field(default=None, name="External id")
+    ext_id_legacy: _NUM = msgspec.field(default=None, name="external id")
+    correlation: _NUM = None
+
+
+class _MemArgs(msgspec.Struct, gc=False):
+    total_reserved: _NUM = msgspec.field(default=None, name="Total Reserved")
+    total_allocated: _NUM = msgspec.field(default=None, name="Total Allocated")
+    bytes: _NUM = msgspec.field(default=None, name="Bytes")
+    addr: _NUM = msgspec.field(default=None, name="Addr")
+    device_id: _NUM = msgspec.field(default=None, name="Device Id")
+    device_type: _NUM = msgspec.field(default=None, name="Device Type")
+
+
+class _PyArgs(msgspec.Struct, gc=False):
+    python_id: _NUM = msgspec.field(default=None, name="Python id")
+    parent_id: _NUM = msgspec.field(default=None, name="Python parent id")
+
+
+class _MetaArgs(msgspec.Struct, gc=False):
+    name: Any = None
+    sort_index: _NUM = None
+
+
+def _ints(values: list, default: int = -1) -> np.ndarray:
+    """Optional int-like values -> int64 (None / unparsable -> default)."""
+    out = np.empty(len(values), dtype=np.int64)
+    try:
+        out[:] = [default if v is None else v for v in values]
+        return out
+    except (TypeError, ValueError, OverflowError):
+        pass
+    for i, v in enumerate(values):
+        try:
+            out[i] = default if v is None else int(float(v)) if isinstance(v, str) else int(v)
+        except (TypeError, ValueError, OverflowError):
+            out[i] = default
+    return out
+
+
+def _text(values: list) -> np.ndarray:
+    """Args rendered as the original shows them: str() of the value, "N/A" when absent."""
+    return np.array(["N/A" if v is None else v if isinstance(v, str) else str(v) for v in values], dtype=object)
+
+
+class _Events:
+    """The decoded events with per-(ph, cat) index groups."""
+
+    def __init__(self, path: str, events: list) -> None:
+        self.path = path
+        self.events = events
+        with traceio.gc_paused():
+            cats = list(map(attrgetter("cat"), events))
+            first: dict[str, int] = {}
+            # code = index of the first event with that cat (cheapest grouping in pure Python)
+            self.codes = np.fromiter(map(first.setdefault, cats, range(len(cats))), np.int64, len(cats))
+        self.first = first
+        self._lookup = np.zeros(len(events), dtype=bool)
+
+    def where(self, cats: set | frozenset, ph: tuple[str, ...] | None = None) -> np.ndarray:
+        """Indices (file order) of events whose lower-cased cat is in ``cats`` (and ph in ``ph``)."""
+        firsts = [i for c, i in self.first.items() if c.lower() in cats]
+        if not firsts:
+            return np.zeros(0, dtype=np.int64)
+        if len(firsts) == 1:
+            idx = np.flatnonzero(self.codes == firsts[0])
+        else:
+            lk = self._lookup
+            lk[firsts] = True
+            idx = np.flatnonzero(lk[self.codes])
+            lk[firsts] = False
+        if ph is not None:
+            ev = self.events
+            keep = np.fromiter((ev[i].ph in ph for i in idx.tolist()), dtype=bool, count=len(idx))
+            idx = idx[keep]
+        return idx
+
+    def cat_lower_of(self, idx: np.ndarray) -> np.ndarray:
+        ev = self.events
+        return np.array([ev[i].cat.lower() for i in idx.tolist()], dtype=object)
+
+    def cat_of(self, idx: np.ndarray) -> np.ndarray:
+        ev = self.events
+        return np.array([ev[i].cat for i in idx.tolist()], dtype=object)
+
+    def take(self, idx: np.ndarray) -> list:
+        ev = self.events
+        return [ev[i] for i in idx.tolist()]
+
+    def columns(self, sub: list, fields: tuple[str, ...]) -> dict[str, np.ndarray]:
+        """Numpy columns of selected events (names, ints, ns times)."""
+        out: dict[str, np.ndarray] = {}
+        with traceio.gc_paused():
+            for f in fields:
+                vals = list(map(attrgetter(f), sub))
+                if f in ("ts", "dur"):
+                    out[f] = traceio.to_ns(vals, self.path, f)
+                elif f in ("pid", "tid"):
+                    out[f] = traceio.to_int(vals)
+                elif f == "id":
+                    out[f] = np.array([None if v is None else str(v) for v in vals], dtype=object)
+                else:
+                    out[f] = np.array(vals, dtype=object)
+        return out
+
+    def args(self, sub: list, struct: type) -> list:
+        raws = np.empty(len(sub), dtype=object)
+        raws[:] = [e.args for e in sub]
+        return traceio.decode_args(self.path, raws, struct)
+
+
+def load(layout: Any, opts: Options, data: bytes | None = None) -> Profile:
+    """Load one Kineto trace into a GPU ``Profile`` (see the module docstring)."""
+    path = layout.trace_path
+    if data is None:
+        data = traceio.read_bytes(path, opts.force)
+    events, top = traceio.decode_events(path, data)
+    if top is None:
+        raise ProfileError(path, "not a Kineto trace (expected a JSON object with traceEvents)")
+    prof = Profile(path=layout.given, kind="GPU", source="kineto", files={"trace": path})
+    if isinstance(top.deviceProperties, list):
+        prof.device_properties = top.deviceProperties
+    if isinstance(top.metadata, dict):
+        prof.metadata = dict(top.metadata)
+    if top.distributedInfo is not None:
+        prof.metadata.setdefault("distributedInfo", top.distributedInfo)
+    ev = _Events(path, events)
+    details = opts.any_detail() or opts.enable_communication_compare
+    _load_kernels(prof, ev)
+    _load_ops(prof, ev, with_args=details)
+    _load_flows(prof, ev, opts)
+    _load_memory(prof, ev)
+    _load_meta(prof, ev)
+    if opts.enable_operator_compare:
+        _load_python(prof, ev)
+    return prof
+
+
+def _load_kernels(prof: Profile, ev: _Events) -> None:
+    idx = ev.where(frozenset(KERNEL_CATS), ("X",))
+    if not len(idx):
+        return
+    sub = ev.take(idx)
+    cols = ev.columns(sub, ("name", "ts", "dur", "pid", "tid"))
+    args = ev.args(sub, _KernelArgs)
+    cols["cat"] = np.array([KERNEL_CATS[c] for c in ev.cat_lower_of(idx)], dtype=object)
+    cols["task_type"] = ev.cat_of(idx)
+    cols["stream"] = _ints([a.stream for a in args])
+    cols["device"] = _ints([a.device for a in args])
+    cols["correlation"] = _ints([a.correlation for a in args])
+    cols["ext_id"] = _ints([a.ext_id if a.ext_id is not None else a.ext_id_legacy for a in args])
+    prof.kernels = frame("kernels", cols)
+
+
+def _load_ops(prof: Profile, ev: _Events, with_args: bool) -> None:
+    idx = ev.where(OP_CATS, ("X",))
+    if not len(idx):
+        return
+    sub = ev.take(idx)
+    cols = ev.columns(sub, ("name", "ts", "dur", "pid", "tid"))
+    cols["cat"] = ev.cat_lower_of(idx)
+    n = len(idx)
+    if with_args:
+        args = ev.args(sub, _OpArgs)
+        cols["input_dims"] = _text([a.input_dims for a in args])
+        cols["input_type"] = _text([a.input_type for a in args])
+        cols["call_stack"] = _text([a.call_stack for a in args])
+        cols["seq"] = _ints([a.seq for a in args])
+        cols["fwd_tid"] = _ints([a.fwd_tid for a in args])
+        cols["ext_id"] = _ints([a.ext_id if a.ext_id is not None else a.ext_id_legacy for a in args])
+        cols["connection_id"] = _ints([a.correlation for a in args])
+    else:
+        na = np.full(n, "N/A", dtype=object)
+        cols["input_dims"] = na
+        cols["input_type"] = na
+        cols["call_stack"] = na
+    prof.ops = frame("ops", cols)
+
+
+def _load_flows(prof: Profile, ev: _Events, opts: Options) -> None:
+    cats = set(FLOW_CATS)
+    if opts.gpu_flow_cat:
+        cats.add(opts.gpu_flow_cat.lower())
+    idx = ev.where(frozenset(cats), ("s", "f"))
+    if not len(idx):
+        return
+    sub = ev.take(idx)
+    cols = ev.columns(sub, ("ts", "pid", "tid"))
+    cat = ev.cat_lower_of(idx).tolist()
+    ids = [e.id for e in sub]
+    starts: dict = {}
+    ends: dict = {}
+    first_fwdbwd_end = -1
+    # pair by (cat, id); a later start / end of the same id overwrites an earlier one
+    for i, (e, c, fid) in enumerate(zip(sub, cat, ids, strict=False)):
+        if e.ph == "s":
+            if fid is not None:
+                starts[(c, fid)] = i
+        else:
+            if first_fwdbwd_end < 0 and c == "fwdbwd":
+                first_fwdbwd_end = i
+            if fid is not None:
+                ends[(c, fid)] = i
+    if first_fwdbwd_end >= 0:
+        # the backward thread is the tid of the first fwdbwd flow end in the file
+        prof.backward_tid = int(cols["tid"][first_fwdbwd_end])
+    keys = [k for k in starts if k in ends]
+    si = np.array([starts[k] for k in keys], dtype=np.int64)
+    fi = np.array([ends[k] for k in keys], dtype=np.int64)
+    prof.flows = frame("flows", {
+        "id": np.array([str(k[1]) for k in keys], dtype=object), "cat": np.array([k[0] for k in keys], dtype=object),
+        "s_ts": cols["ts"][si], "s_pid": cols["pid"][si], "s_tid": cols["tid"][si],
+        "f_ts": cols["ts"][fi], "f_pid": cols["pid"][fi], "f_tid": cols["tid"][fi],
+    })
+
+
+def _load_memory(prof: Profile, ev: _Events) -> None:
+    idx = ev.where(MEMORY_CATS, ("i", "I"))
+    if not len(idx):
+        return
+    sub = ev.take(idx)
+    names = list(map(attrgetter("name"), sub))
+    keep = np.array([n == "[memory]" for n in names], dtype=bool)
+    if not keep.any():
+        return
+    sub = [e for e, k in zip(sub, keep.tolist(), strict=False) if k]
+    cols = ev.columns(sub, ("ts", "pid", "tid"))
+    args = ev.args(sub, _MemArgs)
+    cols["bytes"] = _ints([a.bytes for a in args], 0)
+    cols["addr"] = _ints([a.addr for a in args])
+    cols["total_allocated"] = _ints([a.total_allocated for a in args], 0)
+    cols["total_reserved"] = _ints([a.total_reserved for a in args], 0)
+    cols["device_id"] = _ints([a.device_id for a in args])
+    cols["device_type"] = _ints([a.device_type for a in args])
+    prof.memory = frame("memory", cols)
+
+
+def _load_meta(prof: Profile, ev: _Events) -> None:
+    idx = ev.where(frozenset({""}), ("M",))
+    if not len(idx):
+        return
+    sub = ev.take(idx)
+    cols = ev.columns(sub, ("pid", "tid"))
+    args = ev.args(sub, _MetaArgs)
+    procs: dict[int, list] = {}
+    threads: dict[tuple[int, int], list] = {}
+    for e, pid, tid, a in zip(sub, cols["pid"].tolist(), cols["tid"].tolist(), args, strict=False):
+        if e.name in ("process_name", "process_sort_index"):
+            rec = procs.setdefault(pid, ["", -1])
+        elif e.name in ("thread_name", "thread_sort_index"):
+            rec = threads.setdefault((pid, tid), ["", -1])
+        else:
+            continue
+        if e.name.endswith("_name"):
+            rec[0] = "" if a.name is None else str(a.name)
+        else:
+            rec[1] = int(_ints([a.sort_index])[0])
+    if procs:
+        prof.processes = frame("processes", {
+            "pid": list(procs), "name": [v[0] for v in procs.values()], "sort_index": [v[1] for v in procs.values()]})
+    if threads:
+        prof.threads = frame("threads", {
+            "pid": [k[0] for k in threads], "tid": [k[1] for k in threads],
+            "name": [v[0] for v in threads.values()], "sort_index": [v[1] for v in threads.values()]})
+
+
+def _load_python(prof: Profile, ev: _Events) -> None:
+    idx = ev.where(frozenset({"python_function"}), ("X",))
+    if not len(idx):
+        return
+    sub = ev.take(idx)
+    cols = ev.columns(sub, ("name", "ts", "dur", "pid", "tid"))
+    args = ev.args(sub, _PyArgs)
+    cols["python_id"] = _ints([a.python_id for a in args])
+    cols["parent_id"] = _ints([a.parent_id for a in args])
+    prof.python_functions = frame("python_functions", cols)

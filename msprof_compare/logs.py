@@ -1,0 +1,53 @@
+"""Logging setup shared by every face (CLI, script).
+
+One logger, ``msprof-analyze``, writing ``[%Y-%m-%d %H:%M:%S][LEVEL] message``
+lines to stderr, as the original does (reference-1 §1.7), so scripts that grep
+its log keep working. The level comes from ``MSPROF_ANALYZE_LOG_LEVEL``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+LOGGER_NAME = "msprof-analyze"
+LEVEL_ENV = "MSPROF_ANALYZE_LOG_LEVEL"
+_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+_FORMAT = "[%(asctime)s][%(levelname)s] %(message)s"
+_DATEFMT = "%Y-%m-%d %H:%M:%S"
+
+
+class _StderrHandler(logging.StreamHandler):
+    """A handler that looks up ``sys.stderr`` at emit time (pytest and callers may swap it)."""
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+
+    @property  # type: ignore[override]
+    def stream(self):  # noqa: D401 - property mirrors StreamHandler.stream
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value) -> None:
+        pass
+
+
+def level_from_env() -> int:
+    """The log level named by ``MSPROF_ANALYZE_LOG_LEVEL`` (INFO when unset or unknown)."""
+    name = os.environ.get(LEVEL_ENV, "INFO").strip().upper()
+    return getattr(logging, name) if name in _LEVELS else logging.INFO
+
+
+def setup_logging(level: int | None = None) -> logging.Logger:
+    """Configure the ``msprof-analyze`` logger once (idempotent) and return it."""
+    logger = logging.getLogger(LOGGER_NAME)
+    if not any(isinstance(h, _StderrHandler) for h in logger.handlers):
+        handler = _StderrHandler()
+        handler.setFormatter(logging.Formatter(_FORMAT, _DATEFMT))
+        logger.addHandler(handler)
+    logger.setLevel(level_from_env() if level is None else level)
+    logger.propagate = False
+    if os.environ.get(LEVEL_ENV) and os.environ[LEVEL_ENV].strip().upper() not in _LEVELS:
+        logger.warning("Ignoring %s=%r: expected one of %s.", LEVEL_ENV, os.environ[LEVEL_ENV], ", ".join(_LEVELS))
+    return logger

@@ -1,0 +1,342 @@
+"""Native xlsx charts (no images) and the Summary sheet's extra tables.
+
+``draw_charts(workbook, worksheet, sheet)`` is called by the xlsx reporter
+right after each sheet's table is written. It dispatches by sheet name:
+
+* ``Summary``: writes the top-contributor and validity tables under the
+  waterfall table, the chart data, and a waterfall chart (stacked columns:
+  an invisible base series plus increase / decrease / total series);
+* ``OverallMetrics``: base vs comparison bars of the time categories;
+* statistic sheets: the top-20 regressions as bars.
+
+Charts must never add cells to another comparator's table (tests read those
+sheets with ``pandas.read_excel(header=2)`` and count rows and columns), so
+the data a chart needs that is not a contiguous range of its own sheet is
+written in the "Chart data" area at the bottom of the Summary sheet. Every
+cell is written in increasing row order, which keeps xlsxwriter's
+constant-memory mode (used for very large workbooks) working.
+A failing chart is logged and skipped; it never breaks the workbook.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..compare.table import Sheet
+
+log = logging.getLogger("msprof-analyze")
+
+HEADER_ROWS = 3          # data rows start at 0-based row 3 (reference-2 §8.2)
+TOP_REGRESSIONS = 20
+_STATE_ATTR = "_msprof_compare_charts"
+_BLUE, _RED, _GREEN, _GREY = "#4472C4", "#E15759", "#59A14F", "#A5A5A5"
+
+
+@dataclass
+class _State:
+    """Per-workbook chart bookkeeping (stored on the workbook object, so nothing is global)."""
+
+    formats: dict[str, Any] = field(default_factory=dict)
+    summary: Any = None                 # the Summary worksheet, once written
+    summary_name: str = ""
+    next_row: int = 0                   # next free row of the Summary sheet's chart data area
+    #: Summary-sheet rows (first, last) of the waterfall steps (Step / Base / Comparison columns).
+    category_rows: tuple[int, int] | None = None
+
+
+def _state(wb: Any) -> _State:
+    st = getattr(wb, _STATE_ATTR, None)
+    if st is None:
+        st = _State()
+        setattr(wb, _STATE_ATTR, st)
+    return st
+
+
+def _fmt(wb: Any, name: str) -> Any:
+    st = _state(wb)
+    if name not in st.formats:
+        base = {"font_name": "Arial", "font_size": 11, "align": "left", "valign": "vcenter"}
+        extra = {
+            "title": {"bold": True, "font_size": 12},
+            "header": {"bold": True, "border": 1, "pattern": 1, "bg_color": "#D9D9D9"},
+            "text": {"border": 1},
+            "float": {"border": 1, "num_format": "#,##0.000"},
+            "ratio": {"border": 1, "num_format": "0.00%"},
+            "warn": {"border": 1, "pattern": 1, "bg_color": "#FFC7CE"},
+            "note": {"italic": True, "font_color": "#595959"},
+        }[name]
+        st.formats[name] = wb.add_format({**base, **extra})
+    return st.formats[name]
+
+
+def _num(v: Any) -> float | None:
+    if v is None or v is pd.NA:
+        return None
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(f) or math.isinf(f) else f
+
+
+def _write(ws: Any, r: int, c: int, v: Any, fmt: Any) -> None:
+    f = _num(v) if not isinstance(v, str) else None
+    if f is not None:
+        ws.write_number(r, c, f, fmt)
+    elif v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
+        ws.write_blank(r, c, None, fmt)
+    else:
+        ws.write_string(r, c, str(v), fmt)
+
+
+def _table(wb: Any, ws: Any, row: int, title: str, headers: list[str], rows: list[list[Any]],
+           styles: list[str], row_fmt: Callable[[list[Any]], str | None] | None = None) -> int:
+    """A titled table at ``row``; returns the next free row (one blank row after the table)."""
+    ws.write_string(row, 0, title, _fmt(wb, "title"))
+    row += 1
+    for j, h in enumerate(headers):
+        ws.write_string(row, j, h, _fmt(wb, "header"))
+    row += 1
+    for values in rows:
+        special = row_fmt(values) if row_fmt else None
+        for j, v in enumerate(values):
+            _write(ws, row, j, v, _fmt(wb, special or styles[j]))
+        row += 1
+    return row + 1
+
+
+# --------------------------------------------------------------------------- Summary
+
+def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
+    wf: pd.DataFrame = getattr(sheet, "waterfall", pd.DataFrame())
+    contrib: pd.DataFrame = getattr(sheet, "contributors", pd.DataFrame())
+    guard: pd.DataFrame = getattr(sheet, "guards", pd.DataFrame())
+    st = _state(wb)
+    st.summary, st.summary_name = ws, sheet.name
+    ws.set_landscape()
+    n = len(sheet)
+    row = HEADER_ROWS + n + 1
+
+    if len(contrib):
+        level = str(contrib["Level"].iloc[0])
+        cover = float(contrib["Cumulative Share"].iloc[-1])
+        rows = [[r.Name, r[3], r[4], r[5], r.Share, r[7], int(r.Rank)] for r in contrib.itertuples(index=False)]
+        rows_word = "row covers" if len(contrib) == 1 else "rows cover"
+        row = _table(wb, ws, row, f"Top contributors ({level} level; {len(contrib)} {rows_word} {cover:.0%} "
+                     "of the absolute change)",
+                     ["Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share", "Rank"],
+                     rows, ["text", "float", "float", "float", "ratio", "ratio", "text"])
+    if len(guard):
+        rows = [list(r) for r in guard.itertuples(index=False)]
+        row = _table(wb, ws, row, "Validity checks (are both sides the same workload?)",
+                     ["Check", "Status", "Base", "Comparison", "Detail"], rows, ["text"] * 5,
+                     row_fmt=lambda v: "warn" if v[1] == "warn" else None)
+
+    # Print (and render) the tables and the waterfall chart on one page; the chart data stays off it.
+    ws.print_area(0, 0, max(row - 1, HEADER_ROWS + 23), len(sheet.columns) + 14)
+    ws.fit_to_pages(1, 1)
+    ws.write_string(row, 0, "Chart data", _fmt(wb, "title"))
+    ws.write_string(row + 1, 0, "Cells below feed the charts of this workbook.", _fmt(wb, "note"))
+    row += 2
+    if n >= 2 and len(wf) == n:
+        row = _waterfall_chart(wb, ws, sheet, wf, row)
+        steps = wf.index[~wf["Category"].isin(["start", "end"])]
+        if len(steps):
+            st.category_rows = (HEADER_ROWS + int(steps[0]), HEADER_ROWS + int(steps[-1]))
+    st.next_row = row
+
+
+def _waterfall_chart(wb: Any, ws: Any, sheet: Sheet, wf: pd.DataFrame, row: int) -> int:
+    """Write the stacked-column helper table at ``row`` and insert the chart beside the tables."""
+    headers = ["Step", "Invisible", "Increase", "Decrease", "Total"]
+    for j, h in enumerate(headers):
+        ws.write_string(row, j, h, _fmt(wb, "header"))
+    first = row + 1
+    r = first
+    lows = []
+    for item in wf.itertuples(index=False):
+        cat = item.Category
+        cum = float(item[5])
+        if cat in ("start", "end"):
+            vals = [0.0, 0.0, 0.0, cum]
+            lows.append(cum)
+        else:
+            d = float(item[4])
+            prev = cum - d
+            lo = min(prev, cum)
+            vals = [lo, max(d, 0.0), max(-d, 0.0), 0.0]
+            lows.append(lo)
+        ws.write_string(r, 0, str(item.Step), _fmt(wb, "text"))
+        for j, v in enumerate(vals, start=1):
+            ws.write_number(r, j, v, _fmt(wb, "float"))
+        r += 1
+    last = r - 1
+
+    name = sheet.name
+    chart = wb.add_chart({"type": "column", "subtype": "stacked"})
+    cats = [name, first, 0, last, 0]
+    chart.add_series({"name": "Invisible", "categories": cats, "values": [name, first, 1, last, 1],
+                      "fill": {"none": True}, "border": {"none": True}})
+    chart.add_series({"name": "Increase (slower)", "categories": cats, "values": [name, first, 2, last, 2],
+                      "fill": {"color": _RED}, "gap": 50})
+    chart.add_series({"name": "Decrease (faster)", "categories": cats, "values": [name, first, 3, last, 3],
+                      "fill": {"color": _GREEN}})
+    chart.add_series({"name": "E2E", "categories": cats, "values": [name, first, 4, last, 4],
+                      "fill": {"color": _BLUE}})
+    top = max(float(wf["Cumulative(ms)"].max()), 0.0)
+    low = min(lows) if lows else 0.0
+    y_axis: dict[str, Any] = {"name": "ms", "major_gridlines": {"visible": True, "line": {"color": "#D9D9D9"}}}
+    if low > 0 and top > 0 and (top - low) < 0.5 * top:
+        # Deltas are small against E2E: start the axis near the lowest level so the steps are visible.
+        y_axis["min"] = _nice_floor(low - 0.1 * (top - low))
+    chart.set_y_axis(y_axis)
+    chart.set_x_axis({"num_font": {"rotation": -45}})
+    chart.set_title({"name": "E2E time: base to comparison (ms)"})
+    chart.set_legend({"position": "bottom", "delete_series": [0]})
+    chart.set_size({"width": 820, "height": 440})
+    ws.insert_chart(HEADER_ROWS, len(sheet.columns) + 1, chart)
+    return last + 2
+
+
+def _nice_floor(x: float) -> float:
+    if x <= 0:
+        return 0.0
+    step = 10 ** math.floor(math.log10(x))
+    return math.floor(x / step) * step
+
+
+# --------------------------------------------------------------------------- OverallMetrics
+
+def _overall(wb: Any, ws: Any, sheet: Sheet) -> None:
+    st = _state(wb)
+    chart = wb.add_chart({"type": "bar"})
+    if st.summary is not None and st.category_rows is not None:
+        src, (first, last) = st.summary_name, st.category_rows
+        cols = (0, 1, 2)
+    else:
+        if len(sheet) < 2:
+            return
+        src, first, last = sheet.name, HEADER_ROWS, HEADER_ROWS + len(sheet) - 2  # all rows but E2E
+        cols = (0, 1, 4)
+    cats = [src, first, cols[0], last, cols[0]]
+    chart.add_series({"name": "Base", "categories": cats, "values": [src, first, cols[1], last, cols[1]],
+                      "fill": {"color": _GREY}})
+    chart.add_series({"name": "Comparison", "categories": cats, "values": [src, first, cols[2], last, cols[2]],
+                      "fill": {"color": _BLUE}})
+    chart.set_title({"name": "Time by category: base vs comparison (ms)"})
+    chart.set_x_axis({"name": "ms", "major_gridlines": {"visible": True, "line": {"color": "#D9D9D9"}}})
+    chart.set_y_axis({"reverse": True})
+    chart.set_legend({"position": "bottom"})
+    chart.set_size({"width": 760, "height": max(320, 26 * (last - first + 1) + 120)})
+    ws.insert_chart(HEADER_ROWS, len(sheet.columns) + 1, chart)
+
+
+# --------------------------------------------------------------------------- statistic sheets
+
+@dataclass(frozen=True)
+class _Spec:
+    """Where a statistic sheet keeps a row's name and its base / comparison amounts."""
+
+    name_cols: tuple[int, ...]
+    base_col: int
+    comp_col: int
+    unit: str
+    what: str
+    keep: Callable[[pd.DataFrame], np.ndarray] | None = None
+
+
+def _total_rows(d: pd.DataFrame) -> np.ndarray:
+    return (d.iloc[:, 4].astype(str) == "[ TOTAL ]").to_numpy()
+
+
+def _op_rows(d: pd.DataFrame) -> np.ndarray:
+    return (d.iloc[:, 1].astype(str) != "|").to_numpy()
+
+
+STAT_SPECS: dict[str, _Spec] = {
+    "OperatorCompareStatistic": _Spec((1,), 2, 4, "ms", "device duration"),
+    "ModuleCompareStatistic": _Spec((3,), 8, 12, "ms", "module device total time", _total_rows),
+    "MemoryCompareStatistic": _Spec((1,), 3, 6, "MB", "allocated memory"),
+    "KernelCompare": _Spec((1, 2), 3, 8, "us", "kernel total duration"),
+    "KernelTypeCompare": _Spec((1, 2), 3, 8, "us", "kernel type total duration"),
+    "ApiCompare": _Spec((1,), 2, 6, "ms", "API total duration"),
+    "CommunicationCompare": _Spec((1,), 4, 11, "us", "communication total duration", _op_rows),
+}
+
+
+def regressions(sheet: Sheet, top: int = TOP_REGRESSIONS) -> tuple[pd.DataFrame, _Spec] | None:
+    """The ``top`` rows of a statistic sheet whose amount grew most (name, diff), largest first."""
+    spec = STAT_SPECS.get(sheet.name)
+    d = sheet.data
+    if spec is None or not len(d) or d.shape[1] <= max(spec.comp_col, *spec.name_cols):
+        return None
+    if spec.keep is not None:
+        d = d[spec.keep(d)]
+    base = pd.to_numeric(d.iloc[:, spec.base_col], errors="coerce").fillna(0.0).to_numpy(dtype=float)
+    comp = pd.to_numeric(d.iloc[:, spec.comp_col], errors="coerce").fillna(0.0).to_numpy(dtype=float)
+    name = d.iloc[:, spec.name_cols[0]].fillna("").astype(str).str.strip()
+    for c in spec.name_cols[1:]:
+        name = name + " " + d.iloc[:, c].fillna("").astype(str)
+    diff = comp - base
+    out = pd.DataFrame({"Name": name.to_numpy(), "Diff": diff})
+    out = out[out["Diff"] > 0]
+    if out.empty:
+        return None
+    order = np.argsort(-out["Diff"].to_numpy(), kind="stable")[:top]
+    return out.iloc[order].reset_index(drop=True), spec
+
+
+def _statistic(wb: Any, ws: Any, sheet: Sheet) -> None:
+    found = regressions(sheet)
+    st = _state(wb)
+    if found is None or st.summary is None:
+        return
+    top, spec = found
+    sws, src = st.summary, st.summary_name
+    row = st.next_row
+    sws.write_string(row, 0, f"{sheet.name}: top {len(top)} regressions ({spec.what}, {spec.unit})",
+                     _fmt(wb, "header"))
+    sws.write_string(row, 1, f"Diff({spec.unit})", _fmt(wb, "header"))
+    first = row + 1
+    for i, r in enumerate(top.itertuples(index=False)):
+        sws.write_string(first + i, 0, str(r.Name)[:200], _fmt(wb, "text"))
+        sws.write_number(first + i, 1, float(r.Diff), _fmt(wb, "float"))
+    last = first + len(top) - 1
+    st.next_row = last + 2
+
+    chart = wb.add_chart({"type": "bar"})
+    chart.add_series({"name": f"Diff({spec.unit})", "categories": [src, first, 0, last, 0],
+                      "values": [src, first, 1, last, 1], "fill": {"color": _RED}})
+    chart.set_title({"name": f"Top {len(top)} regressions: {spec.what} ({spec.unit}, comparison - base)"})
+    chart.set_y_axis({"reverse": True})
+    chart.set_x_axis({"major_gridlines": {"visible": True, "line": {"color": "#D9D9D9"}}})
+    chart.set_legend({"none": True})
+    chart.set_size({"width": 760, "height": max(320, 24 * len(top) + 120)})
+    ws.insert_chart(HEADER_ROWS, len(sheet.columns) + 1, chart)
+
+
+# --------------------------------------------------------------------------- dispatch
+
+CHARTS: dict[str, Callable[[Any, Any, Sheet], None]] = {
+    "Summary": _summary,
+    "OverallMetrics": _overall,
+    **{name: _statistic for name in STAT_SPECS},
+}
+
+
+def draw_charts(workbook: Any, worksheet: Any, sheet: Sheet) -> None:
+    """The xlsx reporter's hook: add this sheet's charts (and, for Summary, its extra tables)."""
+    draw = CHARTS.get(sheet.name)
+    if draw is None:
+        return
+    try:
+        draw(workbook, worksheet, sheet)
+    except Exception as exc:  # noqa: BLE001 - a chart must never cost the user the workbook
+        log.warning("Chart for sheet %s skipped: %s", sheet.name, exc)

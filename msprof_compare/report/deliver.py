@@ -1,0 +1,89 @@
+"""What the CLI does after the comparison: write the chosen reports, then apply the CI gate.
+
+``--output_format`` picks xlsx, json or both; ``-o -`` streams the JSON to
+stdout (all log and console text then goes to stderr) and writes an xlsx only
+when ``--output_format`` asked for one explicitly (into the current
+directory). ``--fail_on_regression PCT`` turns an E2E regression beyond PCT
+percent into exit status 3, naming the top contributors on stderr.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..api import CompareResult
+
+log = logging.getLogger("msprof-analyze")
+
+STDOUT = "-"
+EXIT_REGRESSION = 3
+
+
+def check_target(output: str) -> None:
+    """Fail on an unusable output target before the (long) load; creates nothing."""
+    if output == STDOUT:
+        return
+    if output.lower().endswith(".json") and not os.path.isdir(output):
+        output = os.path.dirname(output) or "."
+    from .excel import resolve_target
+
+    resolve_target(output)
+
+
+def _targets(output: str) -> tuple[str, str]:
+    """(xlsx target, json target) for one ``--output_path``: a directory, or a file of either kind."""
+    low = output.lower()
+    if os.path.isdir(output):
+        return output, output
+    if low.endswith(".xlsx"):
+        return output, output[:-5] + ".json"
+    if low.endswith(".json"):
+        return output[:-5] + ".xlsx", output
+    return output, output
+
+
+def write_reports(result: CompareResult, output: str, explicit_format: bool = False,
+                  stream: TextIO | None = None) -> list[str]:
+    """Write the reports ``result.options.output_format`` names; returns what was written ("-" = stdout)."""
+    formats = result.options.formats
+    written: list[str] = []
+    if output == STDOUT:
+        if explicit_format and "xlsx" in formats:
+            path = result.to_excel(".")
+            if path:
+                written.append(path)
+                log.info("The comparison result file has been generated: %s", path)
+        from .json_report import write_json
+
+        written.append(write_json(result, STDOUT, stream=stream or sys.stdout))
+        return written
+    xlsx_target, json_target = _targets(output)
+    if "xlsx" in formats:
+        path = result.to_excel(xlsx_target)
+        if path:
+            written.append(path)
+            log.info("The comparison result file has been generated: %s", path)
+    if "json" in formats:
+        path = result.to_json(json_target)
+        written.append(path)
+        log.info("The comparison result file has been generated: %s", path)
+    return written
+
+
+def apply_gate(result: CompareResult, stderr: TextIO | None = None) -> int:
+    """0, or 3 with the regression and its top contributors written to stderr."""
+    pct = result.options.fail_on_regression
+    if pct is None:
+        return 0
+    code, message = result.regression_gate(pct)
+    if code:
+        out = stderr or sys.stderr
+        out.write(message + "\n")
+        out.flush()
+    else:
+        log.info(message)
+    return code

@@ -1,0 +1,210 @@
+"""The JSON reporter: ``performance_comparison_result_<UTC>.json`` (or stdout with ``-o -``).
+
+One document holds every sheet (records keyed by display header, as pandas
+reads the xlsx: repeated headers get ``.1``), the console summary and the
+Summary results (E2E, waterfall, contributors, validity guards). The layout
+is described by ``docs/result.schema.json``. The JSON is strict: NaN becomes
+``null`` and infinities the strings ``"INF"`` / ``"-INF"``, as in the xlsx.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+import numbers
+import os
+import sys
+import tempfile
+from typing import TYPE_CHECKING, Any, TextIO
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ProfileError, UsageError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..api import CompareResult
+
+SCHEMA_ID = "urn:msprof-compare:result-schema:1"
+SCHEMA_VERSION = 1
+FILE_PREFIX = "performance_comparison_result_"
+FILE_MODE = 0o640
+#: Frames of ``result.frames`` placed under "summary" (the rest go to "frames").
+SUMMARY_FRAMES = ("waterfall", "contributors", "guards")
+
+
+def clean(v: Any) -> Any:
+    """One cell as strict JSON: NaN/NA -> None, +-inf -> "INF"/"-INF", numpy scalars -> Python."""
+    if v is None or v is pd.NA or v is pd.NaT:
+        return None
+    if isinstance(v, str):
+        return v
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, numbers.Integral):
+        return int(v)
+    if isinstance(v, numbers.Real):
+        f = float(v)
+        if math.isnan(f):
+            return None
+        if math.isinf(f):
+            return "INF" if f > 0 else "-INF"
+        return f
+    if isinstance(v, dict):
+        return {str(k): clean(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return [clean(x) for x in v]
+    return str(v)
+
+
+def records(frame: pd.DataFrame | None) -> list[dict[str, Any]]:
+    """A frame as a list of row objects (column order kept, cells cleaned)."""
+    if frame is None or not len(frame.columns):
+        return []
+    names = [str(c) for c in frame.columns]
+    cols = [[clean(v) for v in frame.iloc[:, j].tolist()] for j in range(frame.shape[1])]
+    return [dict(zip(names, row, strict=True)) for row in zip(*cols, strict=True)] if cols else []
+
+
+def _profile(p: Any) -> dict[str, Any]:
+    return {"path": str(p.path), "kind": str(p.kind), "source": str(p.source), "level": str(p.level or "")}
+
+
+def _options(opts: Any) -> dict[str, Any]:
+    from dataclasses import fields
+
+    return {f.name: clean(getattr(opts, f.name)) for f in fields(opts)}
+
+
+def _e2e(frames: dict[str, pd.DataFrame]) -> dict[str, Any] | None:
+    wf = frames.get("waterfall")
+    if wf is None or not len(wf):
+        return None
+    base = int(wf.loc[wf["Category"] == "start", "Base(ns)"].iloc[0])
+    comp = int(wf.loc[wf["Category"] == "end", "Comparison(ns)"].iloc[0])
+    return {
+        "base_ns": base, "comparison_ns": comp, "diff_ns": comp - base,
+        "base_ms": base / 1e6, "comparison_ms": comp / 1e6, "diff_ms": (comp - base) / 1e6,
+        "diff_pct": clean((comp - base) / base * 100.0) if base else None,
+    }
+
+
+def to_document(result: CompareResult, generated_at: _dt.datetime | None = None) -> dict[str, Any]:
+    """The whole result as a JSON-ready dict (see docs/result.schema.json)."""
+    now = generated_at or _dt.datetime.now(_dt.timezone.utc)
+    frames = result.frames or {}
+    sheets = []
+    for s in result.sheets:
+        if not len(s):
+            continue
+        f = s.frame()
+        sheets.append({
+            "name": s.name,
+            "headers": list(s.headers),
+            "columns": [str(c) for c in f.columns],
+            "base_span": list(s.base_span),
+            "comparison_span": list(s.comparison_span),
+            "rows": records(f),
+        })
+    summary = result.summary
+    return {
+        "$schema": SCHEMA_ID,
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "msprof-compare", "version": _version()},
+        "generated_at": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "base": _profile(result.base),
+        "comparison": _profile(result.comparison),
+        "options": _options(result.options),
+        "console_summary": None if not summary else {
+            "title": str(summary.get("title") or ""),
+            "headers": [str(h) for h in summary.get("headers") or []],
+            "rows": [[clean(c) for c in row] for row in summary.get("rows") or []],
+        },
+        "summary": {
+            "e2e": _e2e(frames),
+            **{name: records(frames.get(name)) for name in SUMMARY_FRAMES},
+        },
+        "sheets": sheets,
+        "frames": {name: records(f) for name, f in frames.items()
+                   if name not in SUMMARY_FRAMES and isinstance(f, pd.DataFrame)},
+    }
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("msprof-compare")
+    except Exception:  # noqa: BLE001 - not installed (run from a checkout)
+        return "0.1.0"
+
+
+def dumps(result: CompareResult) -> str:
+    """The result as strict JSON text (``allow_nan=False`` proves no NaN slipped through)."""
+    return json.dumps(to_document(result), ensure_ascii=False, allow_nan=False, indent=1)
+
+
+def default_file_name(now: _dt.datetime | None = None) -> str:
+    now = now or _dt.datetime.now(_dt.timezone.utc)
+    return f"{FILE_PREFIX}{now.strftime('%Y%m%d%H%M%S')}.json"
+
+
+def write_json(result: CompareResult, target: str | os.PathLike = ".", stream: TextIO | None = None) -> str:
+    """Write the JSON document; ``target`` "-" streams it to ``stream`` (stdout).
+
+    A directory target gets ``performance_comparison_result_<UTC>.json``; a
+    target ending in ``.json`` names the file. The file is written under a
+    temporary name and published without replacing an existing file (a
+    ``_1``, ``_2``... suffix is added). Returns the path written or "-".
+    """
+    text = dumps(result)
+    if os.fspath(target) == "-":
+        out = stream or sys.stdout
+        out.write(text)
+        out.write("\n")
+        out.flush()
+        return "-"
+    raw = os.fspath(target) or "."
+    path = os.path.abspath(os.path.expanduser(raw))
+    name = None
+    if path.lower().endswith(".json") and not os.path.isdir(path):
+        path, name = os.path.dirname(path), os.path.basename(path)
+    if os.path.islink(path) or (os.path.exists(path) and not os.path.isdir(path)):
+        raise UsageError(f"output path {raw} is not a directory")
+    try:
+        os.makedirs(path, mode=0o750, exist_ok=True)
+    except OSError as exc:
+        raise ProfileError(path, f"cannot create output directory: {exc.strerror or exc}") from None
+    name = name or default_file_name()
+    tmp = ""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{FILE_PREFIX}", suffix=".json.tmp", dir=path)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.write("\n")
+        os.chmod(tmp, FILE_MODE)
+        return _publish(tmp, path, name)
+    except OSError as exc:
+        raise ProfileError(path, f"cannot write the JSON result: {exc.strerror or exc}") from None
+    finally:
+        if tmp and os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _publish(tmp: str, directory: str, name: str) -> str:
+    """Link the finished file to its final name; a taken name gets a numeric suffix, never replaced."""
+    stem, ext = os.path.splitext(name)
+    for i in range(10_000):
+        final = os.path.join(directory, name if i == 0 else f"{stem}_{i}{ext}")
+        try:
+            os.link(tmp, final)
+            return final
+        except FileExistsError:
+            continue
+        except OSError:  # no hard links on this filesystem
+            if os.path.lexists(final):
+                continue
+            os.replace(tmp, final)
+            return final
+    raise ProfileError(directory, f"too many existing files named {stem}_N{ext}")

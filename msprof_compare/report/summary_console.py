@@ -1,0 +1,66 @@
+"""Console text of the Summary results: the E2E waterfall and the top contributors.
+
+Printed under the "Model Profiling Time Distribution" table; the frames come
+from ``compare/summary.py`` (``result.frames["waterfall" | "contributors"]``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+from prettytable import PrettyTable
+
+CONSOLE_TOP = 10
+
+
+def _ms(v: object, signed: bool = False) -> str:
+    if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
+        return ""
+    return f"{float(v):+.3f}" if signed else f"{float(v):.3f}"
+
+
+def _pct(v: object) -> str:
+    if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
+        return ""
+    return f"{float(v):.1%}"
+
+
+def render_waterfall(frame: pd.DataFrame | None) -> str:
+    """The waterfall as a table: one line per step, ms with 3 decimals ("" when there is none)."""
+    if frame is None or not len(frame):
+        return ""
+    t = PrettyTable()
+    t.title = "E2E Time Difference (Waterfall, ms)"
+    t.field_names = ["Step", "Base", "Comparison", "Delta", "Cumulative", "Share of Diff"]
+    for r in frame.itertuples(index=False):
+        t.add_row([r.Step, _ms(r[2]), _ms(r[3]), _ms(r[4], signed=True), _ms(r[5]), _pct(r[6])])
+    t.align = "r"
+    t.align["Step"] = "l"
+    return t.get_string()
+
+
+def render_contributors(frame: pd.DataFrame | None, top: int = CONSOLE_TOP) -> str:
+    """The first ``top`` contributors ("" when there is none)."""
+    if frame is None or not len(frame):
+        return ""
+    level = str(frame["Level"].iloc[0])
+    shown = frame.head(top)
+    t = PrettyTable()
+    t.title = (f"Top Contributors ({level} level, {len(shown)} of {len(frame)} covering "
+               f"{float(frame['Cumulative Share'].iloc[-1]):.0%} of the change)")
+    t.field_names = ["#", "Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative"]
+    for r in shown.itertuples(index=False):
+        name = str(r.Name)
+        if len(name) > 70:
+            name = name[:67] + "..."
+        t.add_row([int(r.Rank), name, _ms(r[3]), _ms(r[4]), _ms(r[5], signed=True), _pct(r.Share), _pct(r[7])])
+    t.align = "r"
+    t.align["Name"] = "l"
+    return t.get_string()
+
+
+def render_explain(frames: dict[str, pd.DataFrame]) -> str:
+    """Waterfall then contributors, separated by a blank line ("" when neither exists)."""
+    parts = [render_waterfall(frames.get("waterfall")), render_contributors(frames.get("contributors"))]
+    return "\n".join(p for p in parts if p)

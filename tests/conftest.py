@@ -1,0 +1,39 @@
+"""Shared test fixtures: make the package importable and locate ../shared/samples."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))
+
+SAMPLES = REPO_ROOT.parent / "shared" / "samples"
+REFERENCE_OUTPUTS = REPO_ROOT.parent / "shared" / "reference-outputs"
+
+
+@pytest.fixture
+def samples() -> Path:
+    """The real sample profiles beside the checkout; skip the test when they are absent."""
+    if not SAMPLES.is_dir():
+        pytest.skip(f"sample data not found at {SAMPLES}")
+    return SAMPLES
+
+
+@pytest.fixture
+def reference_outputs() -> Path:
+    """What the original tool produced for some sample pairs; skip when absent."""
+    if not REFERENCE_OUTPUTS.is_dir():
+        pytest.skip(f"reference outputs not found at {REFERENCE_OUTPUTS}")
+    return REFERENCE_OUTPUTS
+
+
+@pytest.fixture
+def tmp_out(tmp_path: Path) -> Path:
+    """A fresh, empty output directory for one test."""
+    out = tmp_path / "out"
+    out.mkdir()
+    return out

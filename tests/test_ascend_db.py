@@ -1,0 +1,292 @@
+"""The SQLite DB loader: tables filled, step selection, errors, msmonitor / MindSpore DBs.
+
+Expected values are computed independently with plain SQL on the same file
+(or by hand for the synthetic DBs), never with the loader's own helpers.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from msprof_compare.compare.breakdown_db import db_breakdown
+from msprof_compare.errors import ProfileError, StepError
+from msprof_compare.loaders import load_profile
+from msprof_compare.options import build_options
+
+DATA = Path(__file__).parent / "data" / "db"
+L1 = DATA / "l1" / "ascend_pytorch_profiler_0.db"
+OPTS, _ = build_options()
+
+
+def sql(path: Path, query: str, params: tuple = ()) -> list[tuple]:
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return con.execute(query, params).fetchall()
+    finally:
+        con.close()
+
+
+# --------------------------------------------------------------------------- real excerpt
+
+
+def test_tables_filled_from_excerpt() -> None:
+    p = load_profile(str(L1), OPTS)
+    assert (p.kind, p.source) == ("NPU", "ascend_db")
+    assert p.extra["db_kind"] == "pytorch"
+    (n_compute,) = sql(L1, "SELECT count(*) FROM COMPUTE_TASK_INFO c JOIN TASK t USING (globalTaskId)")[0]
+    assert len(p.kernels) == n_compute == 187
+    # api rows by type (ENUM_API_TYPE: op 50001, queue 50002, trace 50003)
+    counts = dict(sql(L1, "SELECT type, count(*) FROM PYTORCH_API GROUP BY type"))
+    assert len(p.ops) == counts[50001]
+    assert len(p.queue) == counts[50002]
+    assert len(p.python_functions) == counts[50003]
+    assert set(p.queue["cat"]) == {"enqueue", "dequeue"}
+    ops_lane = p.comm[p.comm["lane"] == "op"]
+    tasks_lane = p.comm[p.comm["lane"] == "task"]
+    assert len(ops_lane) == sql(L1, "SELECT count(*) FROM COMMUNICATION_OP")[0][0] == 4
+    assert len(tasks_lane) == sql(L1, "SELECT count(*) FROM COMMUNICATION_TASK_INFO")[0][0]
+    assert set(ops_lane["group"]) == {"90.91.105.46%enp189s0f0_60000_0_1736410538306028"}
+    # every time is int64 ns
+    for df in (p.kernels, p.ops, p.comm, p.queue, p.python_functions):
+        assert df["ts"].dtype == np.int64 and df["dur"].dtype == np.int64
+    # first compute task, by hand from the file
+    row = sql(L1, "SELECT t.startNs, t.endNs, t.streamId, t.connectionId FROM TASK t JOIN COMPUTE_TASK_INFO c "
+                  "USING (globalTaskId) ORDER BY t.startNs LIMIT 1")[0]
+    k0 = p.kernels.iloc[0]
+    assert (k0["name"], k0["task_type"]) == ("trans_TransData_0", "AI_VECTOR_CORE")
+    assert (int(k0["ts"]), int(k0["dur"]), int(k0["stream"]), int(k0["connection_id"])) == (
+        row[0], row[1] - row[0], row[2], row[3])
+    assert p.extra["kernel_extra"]["op_type"].iloc[0] == "TransData"
+    assert p.kernel_details["Input Shapes"].iloc[0] == '"32,3,224,224"'
+    assert p.kernel_details["Start Time(us)"].iloc[0] == f"{row[0] // 1000}.{row[0] % 1000:03d}"
+    assert p.extra["memory_peak_bytes"] == sql(L1, "SELECT max(totalReserved) FROM MEMORY_RECORD")[0][0]
+
+
+def test_ops_one_row_per_api_call_with_all_connection_ids() -> None:
+    """An op that launched four tasks is one op with four CANN connection ids (and four flows)."""
+    p = load_profile(str(L1), OPTS)
+    conv = p.ops.index[p.ops["name"] == "Conv2D"]
+    assert len(conv) == 5
+    oc = p.extra["op_connections"]
+    first = oc[oc["op_row"] == conv[0]]["connection_id"].tolist()
+    assert first == [962, 963, 964, 965]
+    assert int(p.ops.loc[conv[0], "connection_id"]) == 962
+    fl = p.flows[p.flows["id"].isin(["962", "963", "964", "965"])]
+    assert len(fl) == 4 and (fl["s_ts"] == p.ops.loc[conv[0], "ts"]).all()
+    assert set(fl["f_ts"]) == set(p.kernels.loc[p.kernels["connection_id"].between(962, 965), "ts"])
+    # enqueue / dequeue of one launch share the CANN connection id
+    q = p.queue
+    assert set(q.loc[q["correlation_id"] == 9884, "cat"]) == {"enqueue", "dequeue"}
+
+
+def test_operator_memory_uses_csv_column_names() -> None:
+    opts, _ = build_options(enable_memory_compare=True)
+    p = load_profile(str(L1), opts)
+    om = p.operator_memory
+    assert len(om) == sql(L1, "SELECT count(*) FROM OP_MEMORY")[0][0]
+    size, alloc = sql(L1, "SELECT size, allocationTime FROM OP_MEMORY WHERE releaseTime IS NULL LIMIT 1")[0]
+    assert om["Size(KB)"].iloc[0] == size / 1024
+    assert om["alloc_ns"].iloc[0] == alloc and om["release_ns"].iloc[0] == 0
+    assert {"Name", "Size(KB)", "Allocation Time(us)", "Release Time(us)"} <= set(om.columns)
+
+
+def test_file_is_not_modified(tmp_path: Path) -> None:
+    copy = tmp_path / "ascend_pytorch_profiler_0.db"
+    shutil.copyfile(L1, copy)
+    os.chmod(copy, 0o644)
+    before = (copy.read_bytes(), os.stat(copy).st_mode)
+    load_profile(str(copy), OPTS)
+    assert (copy.read_bytes(), os.stat(copy).st_mode) == before
+    assert sorted(os.listdir(tmp_path)) == ["ascend_pytorch_profiler_0.db"]  # no -journal / -wal left
+
+
+# --------------------------------------------------------------------------- steps
+
+
+def test_step_limits_every_query(tmp_path: Path) -> None:
+    start, end = sql(L1, "SELECT startNs, endNs FROM STEP_TIME WHERE id = 50")[0]
+    p = load_profile(str(L1), OPTS, step=50)
+    assert p.extra["step_range"] == (start, end)
+    n = sql(L1, "SELECT count(*) FROM TASK t JOIN COMPUTE_TASK_INFO USING (globalTaskId) "
+                "WHERE t.startNs BETWEEN ? AND ?", (start, end))[0][0]
+    assert len(p.kernels) == n
+    assert set(p.kernel_details["Step Id"]) == {"50"}
+    # a narrower step: make a copy whose step 50 covers only the first half
+    copy = tmp_path / "ascend_pytorch_profiler_0.db"
+    shutil.copyfile(L1, copy)
+    mid = (start + end) // 2
+    con = sqlite3.connect(copy)
+    con.execute("INSERT INTO STEP_TIME VALUES (51, ?, ?)", (mid + 1, end))
+    con.execute("UPDATE STEP_TIME SET endNs = ? WHERE id = 50", (mid,))
+    con.commit()
+    con.close()
+    a = load_profile(str(copy), OPTS, step=50)
+    b = load_profile(str(copy), OPTS, step=51)
+    assert len(a.kernels) + len(b.kernels) == 187
+    assert a.kernels["ts"].max() <= mid < b.kernels["ts"].min()
+    ops_a = a.ops["ts"].to_numpy()
+    assert ((ops_a >= start) & (ops_a <= mid)).all()
+    comm_b = b.comm["ts"].to_numpy()
+    assert ((comm_b > mid) & (comm_b <= end)).all()
+    # the breakdown of the two halves adds up to the whole for the computing time
+    whole = db_breakdown(load_profile(str(copy), OPTS))
+    assert db_breakdown(a).computing_ns + db_breakdown(b).computing_ns == whole.computing_ns
+
+
+def test_absent_step_names_the_steps_present() -> None:
+    with pytest.raises(StepError, match=r"Invalid Step Id: 7, please choose from the valid steps: 50") as e:
+        load_profile(str(L1), OPTS, step=7)
+    assert e.value.exit_code == 2
+
+
+def test_no_step_markers(tmp_path: Path) -> None:
+    copy = tmp_path / "ascend_pytorch_profiler_0.db"
+    shutil.copyfile(L1, copy)
+    con = sqlite3.connect(copy)
+    con.execute("DELETE FROM STEP_TIME")
+    con.commit()
+    con.close()
+    assert len(load_profile(str(copy), OPTS).kernels) == 187  # without a step nothing changes
+    with pytest.raises(StepError, match="lacks step markers. Please re-collect it."):
+        load_profile(str(copy), OPTS, step=50)
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def _db(tmp_path: Path, name: str = "ascend_pytorch_profiler_0.db") -> Path:
+    return tmp_path / name
+
+
+def test_not_sqlite(tmp_path: Path) -> None:
+    f = _db(tmp_path)
+    f.write_bytes(b"this is not a database, just text\n" * 100)
+    with pytest.raises(ProfileError) as e:
+        load_profile(str(f), OPTS)
+    assert str(f) in str(e.value) and "\n" not in str(e.value)
+
+
+def test_corrupt_db(tmp_path: Path) -> None:
+    f = _db(tmp_path)
+    data = bytearray(L1.read_bytes())
+    data[4096:len(data) // 2] = b"\xff" * (len(data) // 2 - 4096)
+    f.write_bytes(bytes(data))
+    with pytest.raises(ProfileError) as e:
+        load_profile(str(f), OPTS)
+    assert str(f) in str(e.value)
+
+
+def test_missing_required_table(tmp_path: Path) -> None:
+    f = _db(tmp_path)
+    con = sqlite3.connect(f)
+    con.execute("CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY, value TEXT)")
+    con.commit()
+    con.close()
+    with pytest.raises(ProfileError, match="TASK is missing") as e:
+        load_profile(str(f), OPTS)
+    assert str(f) in str(e.value)
+
+
+def test_empty_task_table(tmp_path: Path) -> None:
+    f = _db(tmp_path)
+    shutil.copyfile(L1, f)
+    con = sqlite3.connect(f)
+    con.execute("DELETE FROM TASK")
+    con.commit()
+    con.close()
+    with pytest.raises(ProfileError, match="TASK table is empty") as e:
+        load_profile(str(f), OPTS)
+    assert str(f) in str(e.value)
+
+
+# --------------------------------------------------------------------------- synthetic msmonitor / MindSpore
+
+
+def make_synthetic(path: Path) -> None:
+    """A tiny DB with the tables an msmonitor / MindSpore export has (no PYTORCH_API, no PMU).
+
+    Compute tasks (stream 2): A [0,100) KERNEL_AICORE MatMul, B [150,200) KERNEL_AIVEC Add,
+    C [400,500) KERNEL_AIVEC Cast. Communication op hcom_allReduce__1_0_1 [120,450) in group "g1",
+    with Notify_Wait tasks on plane 0 [120,140), [300,350) and a Memcpy on plane 1 [350,360).
+    An EVENT_RECORD task [600,610) on stream 3 extends E2E. STEP_TIME: step 1 = [0,1000].
+    """
+    strings = {1: "MatMul_1", 2: "MatMul", 3: "AI_CORE", 4: "KERNEL_AICORE", 5: "Add_2", 6: "Add",
+               7: "AI_VECTOR_CORE", 8: "KERNEL_AIVEC", 9: "Cast_3", 10: "Cast", 11: "hcom_allReduce__1_0_1",
+               12: "g1", 13: "hcom_allReduce_", 14: "Notify_Wait", 15: "Memcpy", 16: "EVENT_RECORD",
+               17: '"4,4"'}
+    con = sqlite3.connect(path)
+    con.executescript("""
+        CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY, value TEXT);
+        CREATE TABLE TASK (startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER,
+                           globalTaskId INTEGER, globalPid INTEGER, taskType INTEGER, contextId INTEGER,
+                           streamId INTEGER, taskId INTEGER, modelId INTEGER);
+        CREATE TABLE COMPUTE_TASK_INFO (name INTEGER, globalTaskId INTEGER PRIMARY KEY, blockDim INTEGER,
+                                        mixBlockDim INTEGER, taskType INTEGER, opType INTEGER, inputFormats INTEGER,
+                                        inputDataTypes INTEGER, inputShapes INTEGER, outputFormats INTEGER,
+                                        outputDataTypes INTEGER, outputShapes INTEGER, attrInfo INTEGER);
+        CREATE TABLE COMMUNICATION_OP (opName INTEGER, startNs INTEGER, endNs INTEGER, connectionId INTEGER,
+                                       groupName INTEGER, opId INTEGER PRIMARY KEY, relay INTEGER, retry INTEGER,
+                                       dataType INTEGER, algType INTEGER, count NUMERIC, opType INTEGER);
+        CREATE TABLE COMMUNICATION_TASK_INFO (name INTEGER, globalTaskId INTEGER, taskType INTEGER,
+                                              planeId INTEGER, groupName INTEGER, notifyId INTEGER,
+                                              rdmaType INTEGER, srcRank INTEGER, dstRank INTEGER,
+                                              transportType INTEGER, size INTEGER, dataType INTEGER,
+                                              linkType INTEGER, opId INTEGER);
+        CREATE TABLE STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER);
+    """)
+    con.executemany("INSERT INTO STRING_IDS VALUES (?, ?)", strings.items())
+    tasks = [  # start, end, connectionId, globalTaskId, taskType, stream
+        (0, 100, 1, 1, 4, 2), (150, 200, 2, 2, 8, 2), (400, 500, 3, 3, 8, 2),
+        (120, 140, 4, 4, 14, 4), (300, 350, 4, 5, 14, 4), (350, 360, 4, 6, 15, 4), (600, 610, 5, 7, 16, 3),
+    ]
+    con.executemany("INSERT INTO TASK VALUES (?, ?, 0, ?, ?, 7, ?, 0, ?, 0, 0)", tasks)
+    con.executemany("INSERT INTO COMPUTE_TASK_INFO (name, globalTaskId, taskType, opType, inputShapes) "
+                    "VALUES (?, ?, ?, ?, 17)", [(1, 1, 3, 2), (5, 2, 7, 6), (9, 3, 7, 10)])
+    con.execute("INSERT INTO COMMUNICATION_OP (opName, startNs, endNs, connectionId, groupName, opId, opType) "
+                "VALUES (11, 120, 450, 4, 12, 1, 13)")
+    con.executemany("INSERT INTO COMMUNICATION_TASK_INFO (name, globalTaskId, taskType, planeId, groupName, opId) "
+                    "VALUES (11, ?, ?, ?, 12, 1)", [(4, 14, 0), (5, 14, 0), (6, 15, 1)])
+    con.execute("INSERT INTO STEP_TIME VALUES (1, 0, 1000)")
+    con.commit()
+    con.close()
+
+
+@pytest.mark.parametrize("name", ["msmonitor_123_0.db", "ascend_mindspore_profiler_0.db"])
+def test_synthetic_msmonitor_and_mindspore(tmp_path: Path, name: str) -> None:
+    f = tmp_path / name
+    make_synthetic(f)
+    opts, _ = build_options(enable_memory_compare=True)
+    p = load_profile(str(f), opts, step=1)
+    assert p.extra["db_kind"] == ("msmonitor" if name.startswith("msmonitor") else "mindspore")
+    assert p.ops.empty and p.operator_memory is None  # only overall, communication and kernel pages
+    assert p.kernels["name"].tolist() == ["MatMul_1", "Add_2", "Cast_3"]
+    assert p.kernel_details["Type"].tolist() == ["MatMul", "Add", "Cast"]
+    bd = db_breakdown(p)
+    # by hand: compute ∪ = 100 + 50 + 100 = 250; busy = [0,100) ∪ [120,500) = 480; uncovered = 230
+    assert bd.computing_ns == 250
+    assert bd.uncovered_comm_ns == 230
+    # E2E: busy [0,500) and the EVENT_RECORD task [600,610) -> 610
+    assert bd.e2e_ns == 610
+    assert bd.free_ns == 610 - 250 - 230
+    # no PMU: cube = KERNEL_AICORE; MatMul by the Type fallback, Cast is a trans vector, Add plain vector
+    assert (bd.b("matmul_cube").ns, bd.b("matmul_cube").count) == (100, 1)
+    assert (bd.b("vector_trans").ns, bd.b("vector_notrans").ns) == (100, 50)
+    # windows = [120,150) ∪ [200,400) ∪ [450? no: op ends 450 inside Cast) -> [120,150),[200,400)
+    # group uncovered = 30 + 200 = 230; wait = Notify_Wait [120,140) ∩ windows + [300,350) ∩ windows = 20 + 50
+    assert bd.groups == {"g1": {"wait": 70, "transmit": 160}}
+    assert bd.wait_ns == 70
+
+
+def test_synthetic_without_step_table_rows(tmp_path: Path) -> None:
+    f = tmp_path / "msmonitor_1_0.db"
+    make_synthetic(f)
+    with pytest.raises(StepError, match="valid steps: 1"):
+        load_profile(str(f), OPTS, step=3)
+    p = load_profile(str(f), OPTS)
+    assert len(p.kernels) == 3 and p.extra["step_range"] is None

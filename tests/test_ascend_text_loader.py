@@ -1,0 +1,247 @@
+"""The Ascend text loader: tables vs independent counts (json module), side files, levels, errors."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from msprof_compare.errors import ProfileError
+from msprof_compare.loaders import detect, load_profile
+from msprof_compare.loaders.ascend_text import decimal_us_to_ns
+from msprof_compare.options import Options
+
+DATA = Path(__file__).resolve().parent / "data" / "npu"
+PT = DATA / "rank0_ascend_pt"
+MS = DATA / "profiler" / "rank-0_20250101000000000_ascend_ms"
+OPTS = Options(enable_profiling_compare=True)
+ALL = Options(**{k: True for k in ("enable_profiling_compare", "enable_operator_compare", "enable_memory_compare",
+                                   "enable_communication_compare", "enable_api_compare", "enable_kernel_compare")})
+
+
+def ns(v) -> int:
+    return int((Decimal(str(v)) * 1000).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+@pytest.fixture(scope="module")
+def raw() -> list[dict]:
+    return json.loads((PT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def prof():
+    return load_profile(str(PT), ALL)
+
+
+def _pids(raw: list[dict]) -> dict[str, int]:
+    return {e["args"]["name"]: e["pid"] for e in raw if e.get("ph") == "M" and e["name"] == "process_name"}
+
+
+def test_tables_match_independent_counts(raw, prof):
+    pids = _pids(raw)
+    x = [e for e in raw if e.get("ph") == "X"]
+    assert prof.kind == "NPU" and prof.source == "ascend_text" and prof.level == "profiling"
+    assert len(prof.ops) == sum(e.get("cat") == "cpu_op" for e in raw) > 0
+    hw = [e for e in x if e["pid"] == pids["Ascend Hardware"]]
+    assert len(prof.kernels) == len(hw) > 0
+    assert set(prof.kernels["cat"]) == {"npu_task"}
+    assert prof.kernels["task_type"].tolist() == [e["args"]["Task Type"] for e in hw]
+    assert prof.kernels["ts"].tolist() == [ns(e["ts"]) for e in hw]
+    # float durations (e.g. 25.4605 us) round to the nearest ns; a half-ns may go either way
+    assert np.abs(prof.kernels["dur"].to_numpy() - [ns(e["dur"]) for e in hw]).max() <= 1
+    assert len(prof.overlap) == sum(e["pid"] == pids["Overlap Analysis"] for e in x) > 0
+    hccl = [e for e in x if e["pid"] == pids["HCCL"]]
+    names = {e["tid"]: e["args"]["name"] for e in raw
+             if e.get("ph") == "M" and e["name"] == "thread_name" and e["pid"] == pids["HCCL"]}
+    n_ops = sum("Communication" in names.get(e["tid"], "") for e in hccl)
+    assert (prof.comm["lane"] == "op").sum() == n_ops > 0
+    assert (prof.comm["lane"] == "task").sum() == len(hccl) - n_ops > 0
+    assert set(prof.comm["group"]) == {"Group 0 Communication"}
+    assert len(prof.queue) == sum(e.get("cat") in ("enqueue", "dequeue") for e in raw)
+    assert len(prof.python_functions) == sum(e.get("cat") == "python_function" for e in raw)
+    meta = [e for e in raw if e.get("ph") == "M"]
+    assert len(prof.processes) == len({e["pid"] for e in meta if e["name"].startswith("process_")})
+    assert len(prof.threads) == len({(e["pid"], e["tid"]) for e in meta if e["name"].startswith("thread_")})
+
+
+def test_flows_and_backward_tid(raw, prof):
+    for cat in ("async_npu", "async_task_queue"):
+        s = {str(e["id"]): e for e in raw if e.get("cat") == cat and e["ph"] == "s"}
+        f = {str(e["id"]): e for e in raw if e.get("cat") == cat and e["ph"] == "f"}
+        got = prof.flows[prof.flows["cat"] == cat]
+        assert sorted(got["id"]) == sorted(set(s) & set(f))
+        for row in got.itertuples():
+            assert row.s_ts == ns(s[row.id]["ts"]) and row.f_ts == ns(f[row.id]["ts"])
+    fwdbwd_ends = [e for e in raw if e.get("cat") == "fwdbwd" and e["ph"] == "f"]
+    assert prof.backward_tid == fwdbwd_ends[-1]["tid"]
+
+
+def test_ops_keep_text_args(raw, prof):
+    first = next(e for e in raw if e.get("cat") == "cpu_op")
+    row = prof.ops.iloc[0]
+    assert row["name"] == first["name"]
+    assert row["input_dims"] == first["args"]["Input Dims"]
+    assert row["call_stack"] == first["args"]["Call stack"]
+    assert row["seq"] == first["args"]["Sequence number"]
+    assert (prof.ops["input_type"] != "").all()
+
+
+def test_kernel_details_exact_start_times(prof):
+    lines = (PT / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv").read_text().splitlines()[1:]
+    kd = prof.kernel_details
+    assert len(kd) == len(lines) == 20
+    starts = [ln.split(",")[8] for ln in lines]
+    assert all(s.endswith("\t") for s in starts)  # the trailing TAB of real exports
+    assert kd["ts"].tolist() == [ns(s.strip()) for s in starts]
+    assert kd["Step Id"].tolist() == [50] * 20
+    assert kd["dur"].tolist() == [ns(ln.split(",")[9]) for ln in lines]
+    # PMU "N/A" -> NaN; Accelerator Core text kept
+    assert kd["aiv_vec_time(us)"].dtype == np.float64
+    assert set(kd["Accelerator Core"]) <= {"AI_CORE", "AI_VECTOR_CORE", "MIX_AIV", "AI_CPU", "N/A"}
+
+
+def test_side_files(prof):
+    assert prof.memory_record is not None and len(prof.memory_record) == 30
+    assert prof.memory_record["Total Reserved(MB)"].max() == pytest.approx(2113.75, abs=0.01) or \
+        prof.memory_record["Total Reserved(MB)"].max() > 0
+    assert isinstance(prof.communication, dict) and "step50" in prof.communication
+    assert prof.metadata.get("ENV_VARIABLES") is not None
+    assert prof.extra["profiler_level"] == "Level1"
+    assert prof.operator_memory is None  # the fixture has none
+    assert "The file operator_memory.csv does not exist." in prof.warnings
+    assert prof.files["kernel_details.csv"].endswith("kernel_details.csv")
+
+
+def test_trace_level_reads_only_the_trace(raw):
+    p = load_profile(str(PT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"), ALL)
+    assert p.level == "trace"
+    assert list(p.files) == ["trace_view.json"]
+    assert p.kernel_details is None and p.memory_record is None and p.communication is None
+    assert p.metadata == {} and p.warnings == []
+    assert len(p.kernels) == len(load_profile(str(PT), OPTS).kernels)
+
+
+def test_ascend_output_level():
+    p = load_profile(str(PT / "ASCEND_PROFILER_OUTPUT"), OPTS)
+    assert p.level == "ascend_output"
+    assert p.kernel_details is not None
+    assert "profiler_info" not in p.files  # only read at profiling level
+
+
+def test_profiling_only_skips_unneeded_csvs():
+    p = load_profile(str(PT), OPTS)
+    assert p.operator_memory is None and p.op_statistic is None
+    assert not any("operator_memory" in w for w in p.warnings)
+
+
+def test_mindspore_layout():
+    for path, level in ((MS, "profiling"), (MS / "ASCEND_PROFILER_OUTPUT", "ascend_output"),
+                        (MS / "ASCEND_PROFILER_OUTPUT" / "trace_view.json", "file")):
+        assert detect(str(path)).level == level
+    p = load_profile(str(MS), OPTS)
+    assert p.level == "profiling" and p.kind == "NPU"
+    assert len(p.ops) == 0 and len(p.flows[p.flows["cat"] == "async_npu"]) == 0
+    assert len(p.kernels) > 0 and len(p.overlap) > 0 and len(p.comm) > 0
+    assert "Step Id" in p.kernel_details.columns and (p.kernel_details["Step Id"] == 50).all()
+    assert "The file memory_record.csv does not exist." in p.warnings
+    assert "The file communication.json does not exist." in p.warnings
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def _copy(tmp_path: Path) -> Path:
+    dst = tmp_path / "x_ascend_pt"
+    shutil.copytree(PT, dst)
+    return dst
+
+
+def test_directory_without_output_or_trace(tmp_path):
+    (tmp_path / "empty_ascend_pt").mkdir()
+    with pytest.raises(ProfileError) as exc:
+        load_profile(str(tmp_path / "empty_ascend_pt"), OPTS)
+    assert "empty_ascend_pt" in str(exc.value)
+
+
+def test_kernel_details_missing_column(tmp_path):
+    d = _copy(tmp_path)
+    f = d / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    lines = f.read_text().splitlines()
+    f.write_text("\n".join(ln.replace("Start Time(us)", "Begin(us)") for ln in lines) + "\n")
+    with pytest.raises(ProfileError) as exc:
+        load_profile(str(d), OPTS)
+    assert "kernel_details.csv" in str(exc.value) and "Start Time(us)" in str(exc.value)
+
+
+def test_truncated_trace(tmp_path):
+    d = _copy(tmp_path)
+    f = d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    f.write_bytes(f.read_bytes()[:50000])
+    with pytest.raises(ProfileError) as exc:
+        load_profile(str(d), OPTS)
+    assert "trace_view.json" in str(exc.value) and "truncated" in str(exc.value)
+
+
+@pytest.mark.parametrize("name", ["kernel_details.csv", "memory_record.csv"])
+def test_empty_csv(tmp_path, name):
+    d = _copy(tmp_path)
+    (d / "ASCEND_PROFILER_OUTPUT" / name).write_bytes(b"")
+    with pytest.raises(ProfileError) as exc:
+        load_profile(str(d), OPTS)
+    assert name in str(exc.value) and "empty" in str(exc.value)
+
+
+def test_malformed_communication_json(tmp_path):
+    d = _copy(tmp_path)
+    (d / "ASCEND_PROFILER_OUTPUT" / "communication.json").write_text('{"step50": {')
+    with pytest.raises(ProfileError) as exc:
+        load_profile(str(d), OPTS)
+    assert "communication.json" in str(exc.value)
+
+
+def test_trace_view_with_object_top_level(tmp_path):
+    d = _copy(tmp_path)
+    (d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").write_text('{"traceEvents": []}')
+    with pytest.raises(ProfileError) as exc:
+        load_profile(str(d), OPTS)
+    assert "trace_view.json" in str(exc.value)
+
+
+def test_bad_timestamp(tmp_path):
+    d = _copy(tmp_path)
+    f = d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    ev = json.loads(f.read_text())
+    next(e for e in ev if e.get("ph") == "X")["ts"] = "12x.5"
+    f.write_text(json.dumps(ev))
+    with pytest.raises(ProfileError) as exc:
+        load_profile(str(d), OPTS)
+    assert "trace_view.json" in str(exc.value)
+
+
+# --------------------------------------------------------------------------- exact times
+
+
+@given(st.lists(st.tuples(st.integers(0, 9 * 10**15), st.integers(0, 10**7), st.integers(1, 7),
+                          st.sampled_from(["", " ", "\t"])), max_size=50))
+def test_decimal_us_to_ns_is_exact(items):
+    texts, want = [], []
+    for whole, frac, digits, pad in items:
+        frac_text = str(frac).zfill(digits)[:digits]
+        text = f"{whole}.{frac_text}"
+        texts.append(text + pad)
+        want.append(ns(text))
+    assert decimal_us_to_ns(texts).tolist() == want
+
+
+def test_decimal_us_to_ns_edge_cases():
+    got = decimal_us_to_ns(["-3.5", "+7.12345", "12", "1.", ".5", "0.0005", "0.0004", 5, 1.25, "1e3"])
+    assert got.tolist() == [-3500, 7123, 12000, 1000, 500, 1, 0, 5000, 1250, 1000000]
+    assert decimal_us_to_ns(["N/A", "", "abc"], strict=False).tolist() == [-1, -1, -1]
+    with pytest.raises(ProfileError):
+        decimal_us_to_ns(["abc"], path="f.json")

@@ -1,0 +1,159 @@
+"""Every case of the malformed-input corpus (tests/data/bad, made by tools/make_bad_corpus.py)
+run through the CLI, with the bad input as base and as comparison.
+
+The contract (spec README, differences 1 and 7): bad data exits 1 with exactly
+one ``error:`` line on stderr naming the file and no traceback, and leaves
+nothing in the output directory; odd-but-valid data exits 0 and writes one
+workbook. Runs in-process (the typer app) for speed; a few subprocess runs
+prove the real process behaves the same.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from msprof_compare import cli
+
+BAD = Path(__file__).resolve().parent / "data" / "bad"
+CASES = sorted(p.parent for p in BAD.glob("*/*/expect.json") if not p.parent.parent.name.startswith("_"))
+
+
+def _ids(p: Path) -> str:
+    return f"{p.parent.name}/{p.name}"
+
+
+def materialize(case: Path, dest: Path) -> tuple[dict, str, str]:
+    """Copy a case (and its partner) into ``dest``; returns (expect, bad input path, partner path).
+
+    Inputs are always copied so a loader can never alter the committed corpus.
+    """
+    expect = json.loads((case / "expect.json").read_text())
+    work = dest / "case"
+    shutil.copytree(case, work, symlinks=True)
+    name = expect["input"].lstrip("=")
+    target = work / name
+    if expect.get("base"):
+        src = BAD / expect["base"]
+        if src.is_dir():
+            overlay = dest / "overlay"
+            if target.exists():
+                shutil.move(str(target), overlay)
+            shutil.copytree(src, target)
+            if overlay.exists():
+                shutil.copytree(overlay, target, dirs_exist_ok=True)
+        else:
+            shutil.copyfile(src, target)
+    for rel in expect.get("delete", []):
+        p = target / rel
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p)
+        elif os.path.lexists(p):
+            p.unlink()
+    for rel, link_to in expect.get("links", {}).items():
+        src = BAD / link_to
+        os.symlink(src if os.path.lexists(src) else link_to, work / rel)
+    partner_src = BAD / "_src" / expect["partner"]
+    partner = dest / "partner" / expect["partner"]
+    partner.parent.mkdir()
+    if partner_src.is_dir():
+        shutil.copytree(partner_src, partner)
+    else:
+        shutil.copyfile(partner_src, partner)
+    prefix = "=" if expect["input"].startswith("=") else ""
+    return expect, prefix + str(target), str(partner)
+
+
+def run_cli(args: list[str]) -> tuple[int, str, str]:
+    """Run ``msprof-compare`` in-process; returns (exit code, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = cli._run_typer(cli._compare_app(), args, "msprof-compare")
+        except SystemExit as exc:  # a face must return, but be precise about what went wrong if not
+            code = exc.code if isinstance(exc.code, int) else 1
+    return code, out.getvalue(), err.getvalue()
+
+
+def check(expect: dict, bad: str, code: int, stdout: str, stderr: str, outdir: Path, workdir: Path) -> None:
+    where = f"[{expect['why']}]\n--- stderr:\n{stderr[-3000:]}"
+    assert "Traceback" not in stderr + stdout, where
+    assert code == expect["exit"], where
+    errors = [line for line in stderr.splitlines() if line.startswith("error:")]
+    left = sorted(os.listdir(outdir))
+    if expect["exit"]:
+        assert len(errors) == 1, where
+        assert "internal error" not in errors[0], where
+        rel = expect["file"]
+        if rel:
+            named = os.path.normpath(str(workdir / rel.lstrip("=")))
+            assert named in errors[0] or os.path.basename(named) in errors[0], where
+        assert left == [], f"output left behind: {left}"
+    else:
+        assert errors == [], where
+        assert len(left) == 1 and left[0].startswith("performance_comparison_result_") \
+            and left[0].endswith(".xlsx"), left
+        if expect.get("warning"):
+            hits = [line for line in stderr.splitlines() if "[WARNING]" in line and expect["warning"] in line]
+            assert len(hits) == 1, where
+
+
+@pytest.mark.parametrize("role", ["base", "comparison"])
+@pytest.mark.parametrize("case", CASES, ids=_ids)
+def test_case(case: Path, role: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    expect, bad, partner = materialize(case, tmp_path)
+    for k, v in expect.get("env", {}).items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.setenv("MSPROF_ANALYZE_LOG_LEVEL", "WARNING")
+    out = tmp_path / "out"
+    base, comparison = (bad, partner) if role == "base" else (partner, bad)
+    code, stdout, stderr = run_cli(["-bp", base, "-d", comparison, "-o", str(out), *expect["args"]])
+    if expect["exit"] and not out.exists():
+        out.mkdir()  # validation may fail before the output directory is created: that is fine
+    check(expect, bad, code, stdout, stderr, out, tmp_path / "case")
+
+
+def test_corpus_is_big_and_small() -> None:
+    """>= 200 cases, both outcomes present, and the committed corpus stays well under 2 MB."""
+    assert len(CASES) >= 200
+    outcomes = {json.loads((c / "expect.json").read_text())["exit"] for c in CASES}
+    assert outcomes == {0, 1}
+    size = sum(p.lstat().st_size for p in BAD.rglob("*") if p.is_file() or p.is_symlink())
+    assert size < 2_000_000
+
+
+def test_corpus_untouched_by_runs() -> None:
+    """Loaders must never write next to their inputs (no -wal/-journal files, no chmod)."""
+    names = {p.name for p in BAD.rglob("*")}
+    assert not any(n.endswith(("-wal", "-shm", "-journal")) for n in names)
+
+
+SUBPROCESS_CASES = ["kineto/truncated_at_64", "npu_dir/kernel_details_missing_duration", "db/garbage",
+                    "kineto/negative_dur"]
+
+
+@pytest.mark.parametrize("name", SUBPROCESS_CASES)
+def test_real_process(name: str, tmp_path: Path) -> None:
+    """The same contract holds for a real process (exit status, stderr, nothing written)."""
+    case = BAD / name
+    if not case.is_dir():
+        pytest.skip(f"{name} not in the corpus")
+    expect, bad, partner = materialize(case, tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    env = dict(os.environ, **expect.get("env", {}), MSPROF_ANALYZE_LOG_LEVEL="WARNING")
+    root = Path(__file__).resolve().parents[1]
+    env["PYTHONPATH"] = str(root) + os.pathsep + env.get("PYTHONPATH", "")
+    proc = subprocess.run(
+        [sys.executable, "-c", "from msprof_compare.cli import compare_main; compare_main()",
+         "-bp", partner, "-d", bad, "-o", str(out), *expect["args"]],
+        capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
+    check(expect, bad, proc.returncode, proc.stdout, proc.stderr, out, tmp_path / "case")

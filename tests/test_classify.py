@@ -1,0 +1,128 @@
+"""Computing-time categorisation: hand-checked cases and the original's pointer walk as a reference."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from msprof_compare.compare import classify as cl
+from msprof_compare.compare.breakdown import Breakdown
+from msprof_compare.errors import ProfileError
+
+
+def test_default_keywords():
+    kw = cl.load_keywords()
+    assert "aten::conv" in kw.conv and "gemm" in kw.cube and "cast" in kw.trans
+    assert kw.mc2 == {"allgathermatmul", "matmulreducescatter", "matmulallreduce"}
+
+
+def test_keyword_override(tmp_path, monkeypatch):
+    ini = tmp_path / "k.ini"
+    ini.write_text("[OP_MASK]\nFA_MASK=a\nCONV_MASK=B\nMATMUL_MASK=c, ,\nCUBE_MASK=x\nTRANS_MASK=y\nMC2_KERNEL=z\n")
+    kw = cl.load_keywords(str(ini))
+    assert kw.conv == {"b"} and kw.matmul == {"c"}
+    monkeypatch.setenv(cl.CONFIG_ENV, str(ini))
+    assert cl.load_keywords() == kw
+    bad = tmp_path / "bad.ini"
+    bad.write_text("[OP_MASK]\nFA_MASK=a\n")
+    with pytest.raises(ProfileError, match="Missing required key 'CONV_MASK'"):
+        cl.load_keywords(str(bad))
+    bad.write_text("[X]\n")
+    with pytest.raises(ProfileError, match="Missing required section: OP_MASK"):
+        cl.load_keywords(str(bad))
+
+
+def test_name_predicates():
+    names = ["aten::conv2d", "aten::mm", "FlashAttnFunc", "aten::add", "aten::convolution_backward"]
+    assert cl.cube_op_kind(names).tolist() == [cl.OP_CONV, cl.OP_MATMUL, cl.OP_FA, cl.OP_NONE, cl.OP_CONV]
+    assert cl.is_cube_op_name(names).tolist() == [True, True, True, False, True]
+    assert cl.is_backward_name(names).tolist() == [False, False, False, False, True]
+    assert cl.is_cube_kernel_name(["volta_sgemm_128x64", "elementwise_kernel", "cutlass_80"]).tolist() == \
+        [True, False, True]
+    assert cl.is_trans_kernel_name(["Cast_1", "Add"]).tolist() == [True, False]
+    assert cl.is_mc2_name(["MatmulAllReduce", "MatmulAllReduce_x"]).tolist() == [True, False]
+    # FA is checked before conv
+    assert cl.cube_op_kind(["aten::conv_flash_attention"]).tolist() == [cl.OP_FA]
+
+
+def test_categorize_hand_checked():
+    # cube ops (ns): conv fwd [100,200), mm [300,400), conv on backward thread [500,600), FA bwd [700,800)
+    ops = cl.cube_ops(["aten::conv2d", "aten::mm", "aten::conv2d", "flash_attention_backward"],
+                      ts=[100, 300, 500, 700], dur=[100, 100, 100, 100], tid=[1, 1, 2, 1], backward_tid=2)
+    flow = np.array([150, 0, 350, 450, 550, 750, 550, 160])
+    cube = np.array([True, True, False, True, True, False, False, False])
+    labels = cl.categorize(np.ones(8), flow, cube, ops)
+    assert labels.tolist() == [
+        "conv_fwd_cube",      # covered by conv fwd
+        "other_cube",         # no flow
+        "matmul_vector",      # covered by mm, not a cube kernel
+        "other_cube",         # flow between ops: falls through
+        "conv_bwd_cube",      # conv on the backward thread
+        "fa_bwd_vector",      # FA with a backward name
+        "conv_bwd_vector",
+        "conv_fwd_vector",
+    ]
+
+
+def test_categorize_npu_priorities():
+    ops = cl.cube_ops(["aten::matmul"], ts=[0], dur=[1000])
+    flow = np.array([10, 10, 10, 0, 0, 0, 0, 0])
+    cube = np.array([False, False, False, False, True, False, False, True])
+    trans = np.array([True, False, False, True, True, False, False, False])
+    pa = np.array([True, False, False, False, False, False, False, False])
+    tm = np.array([False, True, False, False, False, False, False, False])
+    mc2 = np.array([False, False, True, False, False, False, False, False])
+    types = np.array(["", "", "", "", "", "FlashAttentionScoreGrad", "Conv2DBackpropInput", "MatMulV2"], dtype=object)
+    labels = cl.categorize(np.ones(8), flow, cube, ops, is_trans=trans, page_attention=pa, tensor_move=tm,
+                           mc2=mc2, npu_type=types)
+    assert labels.tolist() == ["page_attention", "sdma_tm", cl.MC2, "vector_trans", "other_cube",
+                               "fa_bwd_cube", "conv_bwd_cube", "matmul_cube"]
+
+
+def test_fill_buckets():
+    bd = Breakdown("GPU")
+    cl.fill_buckets(bd, np.array(["other_cube", "vector_notrans", "other_cube", cl.MC2], dtype=object),
+                    np.array([5, 7, 11, 13]))
+    assert (bd.b("other_cube").ns, bd.b("other_cube").count) == (16, 2)
+    assert (bd.b("vector_notrans").ns, bd.b("vector_notrans").count) == (7, 1)
+    assert bd.computing_count == 3
+
+
+def test_processing_order_unmatched_first():
+    assert cl.processing_order(np.array([30, 0, 10, 0, 10])).tolist() == [1, 3, 2, 4, 0]
+
+
+def _reference_walk(op_s, op_e, flow):
+    """The original's loop, written naively: visit kernels by flow time (unmatched first), pointer forward only."""
+    order = sorted(range(len(op_s)), key=lambda i: op_s[i])
+    s = [op_s[i] for i in order]
+    e = [op_e[i] for i in order]
+    kernels = sorted(range(len(flow)), key=lambda k: (flow[k] > 0, flow[k] if flow[k] > 0 else 0))
+    out = [-1] * len(flow)
+    p = 0
+    for k in kernels:
+        t = flow[k]
+        if t <= 0:
+            continue
+        while p < len(s) and e[p] < t:
+            p += 1
+        if p < len(s) and s[p] <= t:
+            out[k] = order[p]
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 50), st.integers(0, 20)), max_size=10),
+       st.lists(st.integers(0, 80), max_size=15))
+def test_covering_op_matches_pointer_walk(ops, flow):
+    op_s = [s for s, _ in ops]
+    op_e = [s + d for s, d in ops]
+    names = ["aten::mm"] * len(ops)
+    co = cl.cube_ops(names, np.array(op_s, dtype=np.int64), np.array([d for _, d in ops], dtype=np.int64))
+    got = cl.covering_op(co, np.array(flow, dtype=np.int64))
+    # map sorted index back to input index (stable sort by start)
+    order = np.argsort(np.array(op_s, dtype=np.int64), kind="stable")
+    got_input = [int(order[i]) if i >= 0 else -1 for i in got]
+    assert got_input == _reference_walk(op_s, op_e, flow)

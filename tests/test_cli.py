@@ -1,0 +1,316 @@
+"""The command-line faces: flags, exit codes, the one-line error path, and end-to-end runs."""
+
+from __future__ import annotations
+
+import gzip
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import openpyxl
+import pandas as pd
+import pytest
+
+from msprof_compare import cli
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE_BASE = REPO / "sample_data" / "bert-small_h100.json.gz"
+SAMPLE_COMP = REPO / "sample_data" / "bert-small_mi300.json.gz"
+LOG_LINE = re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\]\[(DEBUG|INFO|WARNING|ERROR|CRITICAL)\] ")
+ANALYZE = "from msprof_compare.cli import analyze_main; analyze_main()"
+COMPARE = "from msprof_compare.cli import compare_main; compare_main()"
+
+has_overall = importlib.util.find_spec("msprof_compare.compare.overall") is not None
+needs_overall = pytest.mark.skipif(not has_overall, reason="overall comparator not in this tree yet")
+
+
+def run_face(code: str, *args: str, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """Run a face in a fresh interpreter, as a user would (package importable from the checkout)."""
+    full_env = {k: v for k, v in os.environ.items() if k != "MSPROF_ANALYZE_LOG_LEVEL"}
+    full_env["PYTHONPATH"] = str(REPO)
+    full_env.update(env or {})
+    if code == "script":
+        cmd = [sys.executable, str(REPO / "performance_compare.py"), *args]
+    else:
+        cmd = [sys.executable, "-c", code, *args]
+    return subprocess.run(cmd, capture_output=True, text=True, env=full_env, cwd=cwd or REPO, timeout=300)
+
+
+def run_inproc(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:
+    """``msprof-analyze compare ARGS`` in this process (fast path for the many error cases)."""
+    with pytest.raises(SystemExit) as info:
+        cli.analyze_main(["compare", *args])
+    out, err = capsys.readouterr()
+    return info.value.code, out, err
+
+
+def error_lines(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.startswith("error:")]
+
+
+def assert_one_error(stderr: str) -> str:
+    lines = error_lines(stderr)
+    assert len(lines) == 1, stderr
+    assert "Traceback" not in stderr
+    for line in stderr.splitlines():
+        assert line.startswith("error:") or LOG_LINE.match(line), line
+    return lines[0]
+
+
+# --------------------------------------------------------------------------- option parsing
+
+
+def test_help_lists_the_original_flags(capsys: pytest.CaptureFixture) -> None:
+    for flag in ("-h", "-H", "--help"):
+        code, out, _ = run_inproc(capsys, flag)
+        assert code == 0
+        for text in ("-bp, --benchmark_profiling_path", "-d, --profiling_path", "-o, --output_path",
+                     "--enable_profiling_compare", "--enable_kernel_compare", "--disable_details",
+                     "--disable_module", "--max_kernel_num", "--op_name_map", "--use_input_shape",
+                     "--gpu_flow_cat", "--base_step", "--comparison_step", "--force", "--use_kernel_type", "--debug",
+                     "Path of the benchmark data", "Enable operator memory comparison", "Hide module comparison"):
+            assert text in out, text
+    parser = cli.build_script_parser()
+    assert parser.description == "Compare trace of GPU and NPU"
+
+
+def test_parsed_values_reach_the_api(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture,
+                                     tmp_out: Path) -> None:
+    seen = {}
+
+    def fake_execute(params: dict) -> int:
+        seen.update(params)
+        return 0
+
+    monkeypatch.setattr(cli, "execute", fake_execute)
+    monkeypatch.setenv("HOME", str(tmp_out))
+    code, _, _ = run_inproc(capsys, "-d", "==~/comp", "-bp", "=base", "-o", "~/out", "--enable_kernel_compare",
+                            "--max_kernel_num", "10", "--op_name_map", "{'a':'b'}", "--base_step", "1",
+                            "--comparison_step", "2", "--force", "--use_input_shape", "--gpu_flow_cat", "x")
+    assert code == 0
+    assert seen["comparison_profiling_path"] == str(tmp_out / "comp")
+    assert seen["base_profiling_path"] == "base"
+    assert seen["output_path"] == str(tmp_out / "out")
+    assert seen["enable_kernel_compare"] and not seen["enable_api_compare"]
+    assert seen["max_kernel_num"] == 10 and seen["op_name_map"] == "{'a':'b'}"
+    assert (seen["base_step"], seen["comparison_step"]) == ("1", "2")
+    assert seen["force"] and seen["use_input_shape"] and seen["gpu_flow_cat"] == "x" and not seen["debug"]
+
+
+def test_clean_path() -> None:
+    assert cli.clean_path(None) is None
+    assert cli.clean_path("==a/b") == "a/b"
+    assert cli.clean_path("~/x") == os.path.expanduser("~/x")
+
+
+# --------------------------------------------------------------------------- error path
+
+USAGE_CASES = {
+    "missing -bp": ["-d", "{comp}"],
+    "max_kernel_num 3": ["-d", "{comp}", "-bp", "{base}", "--max_kernel_num", "3"],
+    "max_kernel_num text": ["-d", "{comp}", "-bp", "{base}", "--max_kernel_num", "abc"],
+    "op_name_map not literal": ["-d", "{comp}", "-bp", "{base}", "--op_name_map", "abc"],
+    "op_name_map syntax": ["-d", "{comp}", "-bp", "{base}", "--op_name_map", "{'a':"],
+    "op_name_map not dict": ["-d", "{comp}", "-bp", "{base}", "--op_name_map", "[1]"],
+    "op_name_map non-str": ["-d", "{comp}", "-bp", "{base}", "--op_name_map", "{'a': 1}"],
+    "only base_step": ["-d", "{comp}", "-bp", "{base}", "--base_step", "1"],
+    "step not a number": ["-d", "{comp}", "-bp", "{base}", "--base_step", "-1", "--comparison_step", "1"],
+    "gpu_flow_cat too long": ["-d", "{comp}", "-bp", "{base}", "--gpu_flow_cat", "x" * 21],
+    "unknown option": ["-d", "{comp}", "-bp", "{base}", "--no_such_flag"],
+    "output is a file": ["-d", "{comp}", "-bp", "{base}", "-o", "{file}"],
+}
+
+
+@pytest.mark.parametrize("case", sorted(USAGE_CASES))
+def test_usage_errors_exit_2(case: str, capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    a_file = tmp_path / "plain.txt"
+    a_file.write_text("x")
+    out_dir = tmp_path / "never"
+    slots = {"{comp}": str(SAMPLE_COMP), "{base}": str(SAMPLE_BASE), "{file}": str(a_file)}
+    args = [slots.get(a, a) for a in USAGE_CASES[case]]
+    if "-o" not in args:
+        args += ["-o", str(out_dir)]
+    code, out, err = run_inproc(capsys, *args)
+    assert code == 2, err
+    assert_one_error(err)
+    assert not out_dir.exists()
+
+
+def _kineto(events: list[dict]) -> bytes:
+    return json.dumps({"schemaVersion": 1, "traceEvents": events}).encode()
+
+
+def _make_bad_inputs(root: Path) -> dict[str, Path]:
+    """Broken inputs, each made from nothing but a few bytes (or a cut of the real sample)."""
+    root.mkdir()
+    real = gzip.decompress(SAMPLE_BASE.read_bytes())
+    cases = {}
+    (root / "empty.json").write_bytes(b"")
+    cases["empty file"] = root / "empty.json"
+    (root / "truncated.json").write_bytes(real[: len(real) // 2])
+    cases["truncated JSON"] = root / "truncated.json"
+    (root / "list.json").write_bytes(b"[1, 2, 3]")
+    cases["JSON list that is no trace"] = root / "list.json"
+    (root / "notrace").mkdir()
+    (root / "notrace" / "readme.txt").write_text("hello")
+    cases["directory without a trace"] = root / "notrace"
+    (root / "two").mkdir()
+    (root / "two" / "a.pt.trace.json").write_bytes(real)
+    (root / "two" / "b.pt.trace.json").write_bytes(real)
+    cases["directory with two traces"] = root / "two"
+    (root / "nokernels.json").write_bytes(_kineto([
+        {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 1.0, "dur": 2.0, "args": {}},
+    ]))
+    cases["trace without kernels"] = root / "nokernels.json"
+    (root / "bad.gz.json").write_bytes(b"\x1f\x8b\x08\x00garbage")
+    cases["corrupt gzip"] = root / "bad.gz.json"
+    (root / "x.txt").write_text("{}")
+    cases["unknown suffix"] = root / "x.txt"
+    cases["missing path"] = root / "does-not-exist.json"
+    return cases
+
+
+BAD_CASES = ["empty file", "truncated JSON", "JSON list that is no trace", "directory without a trace",
+             "directory with two traces", "trace without kernels", "corrupt gzip", "unknown suffix", "missing path"]
+
+
+@pytest.mark.parametrize("case", BAD_CASES)
+@pytest.mark.parametrize("side", ["base", "comparison"])
+def test_data_errors_exit_1(case: str, side: str, capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    bad = _make_bad_inputs(tmp_path / "in")[case]
+    out_dir = tmp_path / "out"
+    base, comp = (bad, SAMPLE_COMP) if side == "base" else (SAMPLE_BASE, bad)
+    code, out, err = run_inproc(capsys, "-d", str(comp), "-bp", str(base), "-o", str(out_dir))
+    assert code == 1, err
+    line = assert_one_error(err)
+    assert bad.name in line, line  # names the offending file
+    assert "internal error" not in line
+    assert not out_dir.exists()
+    assert out == ""
+
+
+def test_internal_error_traceback_only_with_debug(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture,
+                                                  tmp_out: Path) -> None:
+    import msprof_compare.api as api
+
+    def boom(*_a, **_k):
+        raise RuntimeError("kaboom\nsecond line")
+
+    monkeypatch.setattr(api, "compare", boom)
+    args = ["-d", str(SAMPLE_COMP), "-bp", str(SAMPLE_BASE), "-o", str(tmp_out)]
+    code, _, err = run_inproc(capsys, *args)
+    assert code == 1
+    assert assert_one_error(err).startswith("error: internal error: kaboom second line")
+    code, _, err = run_inproc(capsys, *args, "--debug")
+    assert code == 1 and "Traceback" in err and "RuntimeError: kaboom" in err
+    assert len(error_lines(err)) == 1
+    assert list(tmp_out.iterdir()) == []
+
+
+def test_subprocess_exit_codes_and_single_error_line(tmp_path: Path) -> None:
+    usage = run_face(ANALYZE, "compare", "-d", str(SAMPLE_COMP))
+    assert usage.returncode == 2 and assert_one_error(usage.stderr).startswith("error: Missing option")
+    assert "'-bp'" in usage.stderr
+    missing = run_face(COMPARE, "-d", str(SAMPLE_COMP), "-bp", str(tmp_path / "nope.json"), "-o", str(tmp_path / "o"))
+    assert missing.returncode == 1 and "nope.json" in assert_one_error(missing.stderr)
+    assert not (tmp_path / "o").exists()
+    script = run_face("script", str(tmp_path / "nope.json"))
+    assert script.returncode == 2
+    assert_one_error(script.stderr)
+
+
+# --------------------------------------------------------------------------- end to end
+
+
+def _read_sheets(path: str) -> dict[str, pd.DataFrame]:
+    return pd.read_excel(path, sheet_name=None, header=2)
+
+
+def _generated(stderr: str) -> str:
+    found = re.findall(r"\[INFO\] The comparison result file has been generated: (.+)$", stderr, re.M)
+    assert len(found) == 1, stderr
+    return found[0]
+
+
+def test_sample_pair_api_and_kernel_sheets_end_to_end(tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    proc = run_face(ANALYZE, "compare", "-d", str(SAMPLE_COMP), "-bp", str(SAMPLE_BASE), "-o", str(out),
+                    "--enable_api_compare")
+    assert proc.returncode == 0, proc.stderr
+    assert not error_lines(proc.stderr) and "Traceback" not in proc.stderr
+    for line in proc.stderr.splitlines():
+        assert LOG_LINE.match(line), line
+    path = _generated(proc.stderr)
+    assert Path(path).parent == out and re.fullmatch(r"performance_comparison_result_\d{14}\.xlsx", Path(path).name)
+    assert oct(os.stat(path).st_mode & 0o777) == oct(0o640)
+    wb = openpyxl.load_workbook(path)
+    assert wb.sheetnames == ["ApiCompare"]
+    ws = wb["ApiCompare"]
+    assert ws["C1"].value == f"Base Profiling: {SAMPLE_BASE}"
+    assert ws["G1"].value == f"Comparison Profiling: {SAMPLE_COMP}"
+    frame = _read_sheets(path)["ApiCompare"]
+    assert list(frame.columns)[:6] == ["Order Id", "api name", "Total Duration(ms)", "Self Time(ms)",
+                                       "Avg Duration(ms)", "Calls"]
+    assert len(frame) > 10
+
+
+def test_script_face_matches_cli(tmp_path: Path) -> None:
+    a, b = tmp_path / "cli", tmp_path / "script"
+    cli_run = run_face(COMPARE, "-d", str(SAMPLE_COMP), "-bp", str(SAMPLE_BASE), "-o", str(a), "--enable_api_compare")
+    script_run = run_face("script", str(SAMPLE_BASE), str(SAMPLE_COMP), "-o", str(b), "--enable_api_compare")
+    assert cli_run.returncode == 0 and script_run.returncode == 0, script_run.stderr
+    assert "The comparison task has been completed in a total time of" in script_run.stderr
+    x, y = _read_sheets(_generated(cli_run.stderr)), _read_sheets(_generated(script_run.stderr))
+    assert x.keys() == y.keys()
+    for name in x:
+        pd.testing.assert_frame_equal(x[name], y[name])
+
+
+def test_log_level_from_environment(tmp_path: Path) -> None:
+    proc = run_face(COMPARE, "-d", str(SAMPLE_COMP), "-bp", str(SAMPLE_BASE), "-o", str(tmp_path),
+                    "--enable_api_compare", env={"MSPROF_ANALYZE_LOG_LEVEL": "ERROR"})
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert len(list(tmp_path.glob("performance_comparison_result_*.xlsx"))) == 1
+
+
+@needs_overall
+def test_sample_pair_full_run(tmp_path: Path) -> None:
+    """The README's command: all comparisons on the bundled GPU pair (H100 base, MI300X comparison)."""
+    proc = run_face(ANALYZE, "compare", "-d", "sample_data/bert-small_mi300.json.gz",
+                    "-bp", "sample_data/bert-small_h100.json.gz", "-o", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr and not error_lines(proc.stderr)
+    assert "Model Profiling Time Distribution" in proc.stdout
+    rows = [line for line in proc.stdout.splitlines() if line.startswith("| GPU")]
+    assert len(rows) == 2
+    sheets = _read_sheets(_generated(proc.stderr))
+    assert "OverallMetrics" in sheets
+    ws = openpyxl.load_workbook(_generated(proc.stderr))["OverallMetrics"]
+    assert ws["B1"].value == "Base Profiling: sample_data/bert-small_h100.json.gz"
+    assert [str(r) for r in ws.merged_cells.ranges] and ws.freeze_panes == "A4"
+
+
+@needs_overall
+def test_npu_text_pair_console_matches_reference(samples: Path, reference_outputs: Path, tmp_path: Path) -> None:
+    """Pair 1 of the reference outputs: our console table must be the original's, character for character."""
+    base = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+    comp = samples / "msinsight/test/data/pytorch/text/level2/rank0_ascend_pt"
+    proc = run_face(ANALYZE, "compare", "-d", str(comp), "-bp", str(base), "-o", str(tmp_path),
+                    "--enable_profiling_compare")
+    assert proc.returncode == 0, proc.stderr
+    text = (reference_outputs / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"## 1\. npu-text-l1-vs-l2.*?Console output \(stdout, verbatim\):\n\n```\n(.*?)\n```", text, re.S)
+    assert block is not None
+    # The first table printed (title, header, base and comparison rows: 8 lines); more may follow it.
+    table = [line for line in proc.stdout.splitlines() if line.startswith(("+", "|"))][:8]
+    assert "\n".join(table) == block.group(1)
+    ours = _read_sheets(_generated(proc.stderr))["OverallMetrics"]
+    ref = pd.read_excel(reference_outputs / "1-npu-text-l1-vs-l2" / "performance_comparison_result.xlsx",
+                        sheet_name="OverallMetrics", header=2)
+    assert ours["Index"].tolist() == ref["Index"].tolist()
+    for col in ("Duration(ms)", "Duration(ms).1", "Diff Duration(ms)"):
+        assert ours[col].tolist() == pytest.approx(ref[col].tolist(), abs=1e-3), col

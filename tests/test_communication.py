@@ -1,0 +1,196 @@
+"""CommunicationCompare: grouping, task attribution, positional task pairing, logs."""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from msprof_compare.api import RunContext
+from msprof_compare.compare import communication as comm
+from msprof_compare.model import Profile, frame
+from msprof_compare.options import Options
+
+
+def npu(path="npu", ops=(), tasks=(), steps=()) -> Profile:
+    """ops/tasks: (name, ts_us, dur_us); steps: (id, ts_us, dur_us)."""
+    rows = [(n, t, d, "op") for n, t, d in ops] + [(n, t, d, "task") for n, t, d in tasks]
+    p = Profile(path=path, kind="NPU", source="ascend_text")
+    p.comm = frame("comm", {"name": [r[0] for r in rows], "ts": [int(r[1] * 1000) for r in rows],
+                            "dur": [int(r[2] * 1000) for r in rows], "lane": [r[3] for r in rows]})
+    if steps:
+        p.ops = frame("ops", {"name": [f"ProfilerStep#{i}" for i, _, _ in steps], "cat": ["cpu_op"] * len(steps),
+                              "ts": [int(t * 1000) for _, t, _ in steps], "dur": [int(d * 1000) for _, _, d in steps]})
+    return p
+
+
+def gpu(path="gpu", kernels=()) -> Profile:
+    p = Profile(path=path, kind="GPU", source="kineto")
+    p.kernels = frame("kernels", {"name": [k[0] for k in kernels], "cat": [k[1] for k in kernels],
+                                  "ts": [k[2] * 1000 for k in kernels], "dur": [k[3] * 1000 for k in kernels]})
+    return p
+
+
+def test_family_names():
+    import pandas as pd
+
+    names = pd.Series(["hcom_allReduce__123_0_1", "hcom_broadcast_1", "ncclKernel_AllReduce_RING_LL_Sum_float",
+                       "ncclDevKernel_Generic", "Default/AllReduce-op534_0", "nounderscore"])
+    assert comm.family(names).tolist() == ["allreduce", "broadcast", "ncclkernel", "nccldevkernel",
+                                           "default/allreduce-op534", ""]
+
+
+def test_rows_unit_fact():
+    """reference-2 §4.3 UT: six rows, positional task pairing, diff/ratio only on summary rows."""
+    arr = np.array
+    base = {"allreduce": {"ops": arr([0.5, 7]), "tasks": {"Notify Wait": arr([1, 2, 3.0]), "Memcpy": arr([5.0])}},
+            "allgather": {"ops": arr([1, 4.0]), "tasks": {}}}
+    comp = {"allreduce": {"ops": arr([4, 5.0]), "tasks": {"Notify Wait": arr([1, 2, 3.0])}},
+            "gather": {"ops": arr([1.0]), "tasks": {"Notify Wait": arr([1, 2, 3.0])}}}
+    rows = comm.comm_rows(base, comp)
+    assert rows == [
+        [1, "allreduce", None, 2, 7.5, 3.75, 7, 0.5, "allreduce", None, 2, 9, 4.5, 5, 4, 1.5, 1.2],
+        [2, "|", "Notify Wait", 3, 6, 2.0, 3, 1, "|", "Notify Wait", 3, 6, 2.0, 3, 1, None, None],
+        [3, "|", "Memcpy", 1, 5, 5.0, 5, 5, None, None, None, 0, None, None, None, None, None],
+        [4, "allgather", None, 2, 5, 2.5, 4, 1, None, None, None, 0, None, None, None, -5, 0.0],
+        [5, None, None, None, 0, None, None, None, "gather", None, 1, 1, 1.0, 1, 1, 1, math.inf],
+        [6, None, None, None, 0, None, None, None, "|", "Notify Wait", 3, 6, 2.0, 3, 1, None, None],
+    ]
+    assert comm.comm_rows({}, {"allreduce": {"ops": arr([4, 5.0]), "tasks": {}}}) == [
+        [1, None, None, None, 0, None, None, None, "allreduce", None, 2, 9, 4.5, 5, 4, 9, math.inf]]
+    assert comm.comm_rows({}, {}) == []
+
+
+def test_positional_pairing_ignores_task_names():
+    arr = np.array
+    base = {"allreduce": {"ops": arr([1.0]), "tasks": {"Notify Wait": arr([1.0])}}}
+    comp = {"allreduce": {"ops": arr([1.0]), "tasks": {"Memcpy": arr([2.0]), "Notify Wait": arr([3.0])}}}
+    rows = comm.comm_rows(base, comp)
+    assert rows[1][1:3] == ["|", "Notify Wait"] and rows[1][8:10] == ["|", "Memcpy"]
+    assert rows[2][1:5] == [None, None, None, 0] and rows[2][9] == "Notify Wait"
+
+
+def test_task_attribution_unit_fact():
+    """UT: op ts 1 dur 2, tasks at ts 2 and 5 -> only the first task belongs to allreduce."""
+    p = npu(ops=[("hcom_allReduce_1", 1, 2)], tasks=[("notify_wait", 2, 1), ("notify_wait", 5, 1)])
+    d = comm.side_data(p, None)
+    assert list(d) == ["allreduce"]
+    assert d["allreduce"]["ops"].tolist() == [2.0]
+    assert {k: v.tolist() for k, v in d["allreduce"]["tasks"].items()} == {"notify_wait": [1.0]}
+
+
+def _pointer(op_ts, op_end, task_ts):
+    owner = [-1] * len(task_ts)
+    p = 0
+    for i, (s, e) in enumerate(zip(op_ts, op_end, strict=False)):
+        while p < len(task_ts) and task_ts[p] < s:
+            p += 1
+        while p < len(task_ts) and task_ts[p] <= e:
+            owner[p] = i
+            p += 1
+    return owner
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 50), st.integers(0, 20)), max_size=12),
+       st.lists(st.integers(0, 80), max_size=30))
+def test_vectorised_attribution_equals_forward_pointer(ops, tasks):
+    ops = sorted(ops)
+    op_ts = np.array([s for s, _ in ops], dtype=np.int64)
+    op_end = np.array([s + d for s, d in ops], dtype=np.int64)
+    task_ts = np.array(sorted(tasks), dtype=np.int64)
+    got = comm.attribute_tasks(op_ts, op_end, task_ts).tolist()
+    assert got == _pointer(op_ts.tolist(), op_end.tolist(), task_ts.tolist())
+
+
+def test_gpu_nccl_and_rccl_kernels():
+    p = gpu(kernels=[("ncclKernel_AllReduce_RING_LL_Sum_float", "kernel", 0, 30),
+                     ("ncclKernel_AllReduce_RING_LL_Sum_float", "kernel", 100, 10),
+                     ("ncclDevKernel_Generic_4", "kernel", 200, 5),
+                     ("rcclKernel_AllGather_x", "Kernel", 300, 4),
+                     ("ncclKernel_memset_x", "gpu_memset", 400, 99),
+                     ("gemm_kernel", "kernel", 500, 7)])
+    d = comm.side_data(p, None)
+    assert list(d) == ["ncclkernel", "nccldevkernel", "rcclkernel"]
+    assert d["ncclkernel"]["ops"].tolist() == [30.0, 10.0]
+    assert d["ncclkernel"]["tasks"] == {}
+    # reference-2 §11 example: [1,'ncclkernel',None,1,30,30,30,30,'ncclkernel',None,1,30,30,30,30,0,1]
+    one = gpu(kernels=[("ncclKernel_x", "kernel", 0, 30)])
+    sheets = comm.build(RunContext(one, one, Options(enable_communication_compare=True)))
+    assert sheets[0].data.iloc[0].tolist() == [1, "ncclkernel", None, 1, 30.0, 30.0, 30.0, 30.0,
+                                               "ncclkernel", None, 1, 30.0, 30.0, 30.0, 30.0, 0.0, 1.0]
+
+
+def test_step_range_filters_ops_and_tasks():
+    p = npu(ops=[("hcom_allReduce_1", 10, 5), ("hcom_allReduce_1", 100, 5)],
+            tasks=[("Memcpy", 11, 1), ("Memcpy", 101, 2)], steps=[(5, 0, 50), (6, 90, 20)])
+    ctx = RunContext(p, p, Options(enable_communication_compare=True, base_step=6, comparison_step=5))
+    f = comm.build(ctx)[0].frame()
+    assert f["Total Duration(us)"].tolist() == [5.0, 2.0]
+    assert f["Total Duration(us).1"].tolist() == [5.0, 1.0]
+
+
+def test_no_comm_data_logs_and_no_sheet(caplog):
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        sheets = comm.build(RunContext(npu("/x/a"), gpu("/x/b.json"), Options(enable_communication_compare=True)))
+    assert sheets == []
+    assert "Can't find any communication op in the file: /x/a" in caplog.text
+    assert "Can't find any communication op in the file: /x/b.json" in caplog.text
+
+
+def test_headers_and_spans():
+    p = npu(ops=[("hcom_allReduce_1", 10, 5)])
+    s = comm.build(RunContext(p, p, Options(enable_communication_compare=True)))[0]
+    assert s.headers == ["Order Id", "Communication OP Name", "Task Name", "Calls", "Total Duration(us)",
+                         "Avg Duration(us)", "Max Duration(us)", "Min Duration(us)", "Communication OP Name",
+                         "Task Name", "Calls", "Total Duration(us)", "Avg Duration(us)", "Max Duration(us)",
+                         "Min Duration(us)", "Diff Duration(us)", "Diff Ratio"]
+    assert (s.base_span, s.comparison_span) == ((1, 7), (8, 14))
+
+
+@pytest.mark.parametrize("step", [7])
+def test_unknown_step(step):
+    from msprof_compare.errors import StepError
+
+    p = npu(ops=[("hcom_allReduce_1", 10, 5)], steps=[(5, 0, 50)])
+    with pytest.raises(StepError, match="Invalid step id: 7, please choose from the valid steps: 5"):
+        comm.build(RunContext(p, p, Options(base_step=step, comparison_step=step)))
+
+
+REFERENCE_PAIRS = [
+    ("1-npu-text-l1-vs-l2", "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt",
+     "msinsight/test/data/pytorch/text/level2/rank0_ascend_pt", 5),
+    ("2-npu-text-l0-rank0-vs-rank1", "msinsight/test/data/pytorch/text/level0/rank0_ascend_pt",
+     "msinsight/test/data/pytorch/text/level0/rank1_ascend_pt", 1),
+    ("9d-mindspore-legacy-msprof-timeline-files",
+     "mindinsight/tests/utils/resource/profiler/PROF_000001_20230818142704322_COJGGGCANRMICFBC/device_0/timeline/"
+     "msprof_0_2_1.json",
+     "mindinsight/tests/utils/resource/profiler/PROF_000001_20230818142704567_GQFAMHBKGODKJMLA/device_1/timeline/"
+     "msprof_1_0_1.json", 5),
+    ("7-gpu-hta-dfindex-vs-nsres", "hta/tests/data/df_index_resolver/df_index_resolver.json.gz",
+     "hta/tests/data/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz", 1),
+]
+
+
+@pytest.mark.parametrize("ref_dir,base,comp,rows", REFERENCE_PAIRS, ids=[p[0][:2] for p in REFERENCE_PAIRS])
+def test_matches_reference(samples, reference_outputs, ref_dir, base, comp, rows):
+    import pandas as pd
+
+    from msprof_compare.api import compare
+
+    res = compare(str(samples / base), str(samples / comp), enable_communication_compare=True)
+    ours = res.sheet("CommunicationCompare")
+    ref = pd.read_excel(reference_outputs / ref_dir / "performance_comparison_result.xlsx",
+                        sheet_name="CommunicationCompare", header=2)
+    assert list(ours.columns) == list(ref.columns)
+    assert len(ours) == len(ref) == rows
+    for col in ref.columns:
+        if ref[col].dtype.kind in "if":
+            a, b = ours[col].astype(float), ref[col].astype(float)
+            assert (((a - b).abs() <= 0.005 * b.abs()) | (a.isna() & b.isna())).all(), col
+        else:
+            assert ours[col].fillna("").astype(str).tolist() == ref[col].fillna("").astype(str).tolist(), col

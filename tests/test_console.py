@@ -1,0 +1,57 @@
+"""The console table must match the original's text character by character."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from msprof_compare.report.console import render_summary
+
+DATA = Path(__file__).parent / "data" / "report"
+# Pair 2 of shared/reference-outputs/README.md: the original's stdout, verbatim.
+PAIR2 = (DATA / "console_pair2.txt").read_text(encoding="utf-8").rstrip("\n")
+
+
+def summary_from_table(text: str) -> dict:
+    """Rebuild the summary dict the overall comparator produces from a printed table.
+
+    Cells of the Uncovered column carry the original's ``% .3f`` leading space
+    for non-negative values (reference-1 §10), which centring hides.
+    """
+    lines = [line for line in text.splitlines() if line.startswith(("+", "|"))]
+    title = lines[1].strip("|").strip()
+    headers = [c.strip() for c in lines[3].strip("|").split("|")]
+    rows = []
+    for line in lines[5:-1]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        pairs = zip(headers, cells, strict=True)
+        rows.append([" " + c if h.startswith("Uncovered") and c[:1].isdigit() else c for h, c in pairs])
+    return {"title": title, "headers": headers, "rows": rows}
+
+
+def test_renders_pair2_verbatim() -> None:
+    summary = summary_from_table(PAIR2)
+    assert summary["rows"][0][4] == " 0.082s( / )"
+    assert render_summary(summary) == PAIR2
+
+
+def test_empty_summary_renders_nothing() -> None:
+    assert render_summary({"title": "Model Profiling Time Distribution", "headers": [], "rows": []}) == ""
+    assert render_summary({"headers": ["", "E2E Time"], "rows": []}) == ""
+
+
+def test_row_length_mismatch_is_an_error() -> None:
+    with pytest.raises(ValueError):
+        render_summary({"headers": ["", "E2E Time"], "rows": [["GPU"]]})
+
+
+def test_every_reference_table_verbatim(reference_outputs: Path) -> None:
+    text = (reference_outputs / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"Console output \(stdout, verbatim\):\n\n```\n(.*?)\n```", text, re.S)
+    tables = [b for b in blocks if b.startswith("+")]
+    assert len(tables) >= 10
+    for table in tables:
+        table = "\n".join(line for line in table.splitlines() if line.startswith(("+", "|")))
+        assert render_summary(summary_from_table(table)) == table

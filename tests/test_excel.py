@@ -1,0 +1,223 @@
+"""The xlsx reporter: layout parity with the original's workbook and output safety."""
+
+from __future__ import annotations
+
+import math
+import os
+import stat
+from pathlib import Path
+from types import SimpleNamespace
+
+import openpyxl
+import pandas as pd
+import pytest
+
+from msprof_compare.compare.table import Column, Sheet
+from msprof_compare.errors import UsageError
+from msprof_compare.report import excel
+
+OVERALL_COLUMNS = [
+    Column("Index", "text", 40),
+    Column("Duration(ms)", "float", 20), Column("Duration Ratio", "ratio", 20), Column("Number", "int", 10),
+    Column("Duration(ms)", "float", 20), Column("Duration Ratio", "ratio", 20), Column("Number", "int", 10),
+    Column("Diff Duration(ms)", "float", 20), Column("Diff Ratio", "ratio", 10),
+]
+BLUE = {"Computing Time", "Uncovered Communication Time", "Free Time", "E2E Time"}
+LIGHT_BLUE = {"\tFlash Attention (Forward)", "\tFlash Attention (Backward)", "\tConv (Forward)", "\tConv (Backward)",
+              "\tMatmul", "\tPage Attention", "\tVector", "\tCube", "\tSDMA (Tensor Move)", "\tOther"}
+PAIR1 = "1-npu-text-l1-vs-l2"
+PAIR1_BASE = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+PAIR1_COMP = "msinsight/test/data/pytorch/text/level2/rank0_ascend_pt"
+
+
+def fake_result(sheets: list[Sheet], base: str = "base/path", comparison: str = "comp/path") -> SimpleNamespace:
+    """What write_workbook reads from a CompareResult: the sheets and both paths."""
+    return SimpleNamespace(sheets=sheets, base=SimpleNamespace(path=base), comparison=SimpleNamespace(path=comparison))
+
+
+def small_sheet(name: str = "KernelCompare", rows: list[list] | None = None) -> Sheet:
+    cols = [Column("Order Id", "int", 10), Column("Kernel", "bold", 30), Column("Total Duration(us)", "float", 20),
+            Column("Total Duration(us)", "float", 20), Column("Diff Total Ratio", "float", 15)]
+    rows = rows if rows is not None else [[1, "TransData", 124.54, 123.74, 0.9936], [2, "MatMul", 10.0, 25.0, 2.5]]
+    return Sheet(name, cols, pd.DataFrame(rows), (2, 2), (3, 3))
+
+
+def overall_sheet_from_reference(ref: Path) -> Sheet:
+    frame = pd.read_excel(ref, sheet_name="OverallMetrics", header=2)
+    data = frame.astype(object).where(frame.notna(), None)
+    # The reference also paints communication-group rows (depth 1 under Uncovered) light blue.
+    styles, parent = [], ""
+    for i in frame["Index"]:
+        if not i.startswith("\t"):
+            parent = i
+        group = parent == "Uncovered Communication Time" and i.startswith("\t") and not i.startswith("\t\t")
+        styles.append("blue" if i in BLUE else "light_blue" if i in LIGHT_BLUE or group else "")
+    return Sheet("OverallMetrics", OVERALL_COLUMNS, data, (1, 3), (4, 6), row_styles=styles)
+
+
+def only_file(directory: Path) -> Path:
+    files = list(directory.iterdir())
+    assert len(files) == 1, files
+    return files[0]
+
+
+def test_overall_metrics_matches_reference_cell_by_cell(reference_outputs: Path, tmp_out: Path) -> None:
+    ref = reference_outputs / PAIR1 / "performance_comparison_result.xlsx"
+    sheet = overall_sheet_from_reference(ref)
+    path = Path(excel.write_workbook(fake_result([sheet], PAIR1_BASE, PAIR1_COMP), tmp_out))
+    assert path.parent == tmp_out and path.name.startswith("performance_comparison_result_")
+
+    ours = pd.read_excel(path, sheet_name="OverallMetrics", header=2)
+    theirs = pd.read_excel(ref, sheet_name="OverallMetrics", header=2)
+    pd.testing.assert_frame_equal(ours, theirs)
+
+    a = openpyxl.load_workbook(path)["OverallMetrics"]
+    b = openpyxl.load_workbook(ref)["OverallMetrics"]
+    assert sorted(map(str, a.merged_cells.ranges)) == sorted(map(str, b.merged_cells.ranges)) == ["B1:D1", "E1:G1"]
+    assert a.freeze_panes == "A4"  # deliberate difference: header rows frozen
+    for row_a, row_b in zip(a.iter_rows(min_row=1, max_row=b.max_row), b.iter_rows(min_row=1, max_row=b.max_row),
+                            strict=True):
+        for ca, cb in zip(row_a, row_b, strict=True):
+            where = cb.coordinate
+            assert ca.value == cb.value, where
+            if cb.value is None:
+                continue
+            assert ca.data_type == cb.data_type, where
+            assert (ca.font.name, ca.font.sz, bool(ca.font.b)) == (cb.font.name, cb.font.sz, bool(cb.font.b)), where
+            fill_a = ca.fill.fgColor.rgb if ca.fill.fill_type else None
+            fill_b = cb.fill.fgColor.rgb if cb.fill.fill_type else None
+            assert fill_a == fill_b, where
+            assert (ca.alignment.horizontal, ca.alignment.vertical) == (cb.alignment.horizontal, cb.alignment.vertical)
+            assert ca.alignment.indent == cb.alignment.indent, where
+            assert ca.border.left.style == cb.border.left.style == "thin", where
+            if isinstance(cb.value, (int, float)):
+                assert ca.number_format == cb.number_format, where
+    for letter in "ABCDEFGHI":
+        assert a.column_dimensions[letter].width == pytest.approx(b.column_dimensions[letter].width), letter
+
+
+def test_headers_fills_and_red_rule(tmp_out: Path) -> None:
+    rows = [[1, "A", 1.0, 1.0, 1.0], [2, "B", 0.0, 3.0, math.inf], [3, "C", 2.0, None, float("nan")],
+            [4, "D", 4.0, 6.0, 1.5], [5, "E", 0.0, 0.0, "INF"]]
+    path = excel.write_workbook(fake_result([small_sheet(rows=rows)]), tmp_out)
+    ws = openpyxl.load_workbook(path)["KernelCompare"]
+    assert [c.value for c in ws[3]] == ["Order Id", "Kernel", "Total Duration(us)", "Total Duration(us)",
+                                        "Diff Total Ratio"]
+    assert [c.fill.fgColor.rgb for c in ws[3]] == ["FF00FF00", "FF00FF00", "FF00FF00", "FFFFFF00", "FF00FF00"]
+    assert ws["C1"].value == "Base Profiling: base/path" and ws["D1"].value == "Comparison Profiling: comp/path"
+    assert ws["C1"].fill.fgColor.rgb == "FF00FF00" and ws["D1"].fill.fgColor.rgb == "FFFFFF00"
+    assert ws["C1"].font.b and ws["D1"].font.b
+    assert not ws.merged_cells.ranges  # one-column spans are single cells
+    assert ws["B4"].font.b  # bold text column
+    ratio = [ws.cell(r, 5) for r in range(4, 9)]
+    assert ratio[0].value == 1 and ratio[0].fill.fill_type is None and ratio[0].number_format == "#,##0.00"
+    assert ratio[1].value == "INF" and ratio[1].data_type == "s" and ratio[1].fill.fgColor.rgb == "FFFF0000"
+    assert ratio[2].value is None and ratio[2].border.left.style == "thin"  # NaN: styled blank
+    assert ws.cell(6, 4).value is None and ws.cell(6, 4).number_format == "#,##0.00"  # None: styled blank
+    assert ratio[3].value == 1.5 and ratio[3].fill.fgColor.rgb == "FFFF0000" and ratio[3].number_format == "0.00%"
+    assert ratio[4].value == "INF" and ratio[4].fill.fgColor.rgb == "FFFF0000"
+    assert ws.freeze_panes == "A4"
+    frame = pd.read_excel(path, sheet_name="KernelCompare", header=2)
+    assert list(frame.columns) == ["Order Id", "Kernel", "Total Duration(us)", "Total Duration(us).1",
+                                   "Diff Total Ratio"]
+    assert frame["Total Duration(us).1"].tolist()[:2] == [1.0, 3.0]
+
+
+def test_no_formula_injection(tmp_out: Path) -> None:
+    nasty = ["=1+1", "+SUM(A1:A2)", "-2+3", "@SUM(A1)", "\t=cmd|' /C calc'!A0", "\r=1", "=HYPERLINK(\"x\")"]
+    rows = [[i, s, 1.0, 2.0, 0.5] for i, s in enumerate(nasty)]
+    sheet = small_sheet(rows=rows)
+    sheet.columns[1] = Column("=Kernel", "text", 30)  # headers and captions too
+    path = excel.write_workbook(fake_result([sheet], base="=evil", comparison="+evil"), tmp_out)
+    wb = openpyxl.load_workbook(path)
+    ws = wb["KernelCompare"]
+    for row in ws.iter_rows():
+        for cell in row:
+            assert cell.data_type != "f", (cell.coordinate, cell.value)
+    # A CR is stored as the OOXML escape _x000D_ (Excel shows a CR; openpyxl does not unescape it).
+    assert [ws.cell(r, 2).value.replace("_x000D_", "\r") for r in range(4, 4 + len(nasty))] == nasty
+    assert ws["B3"].value == "=Kernel" and ws["C1"].value == "Base Profiling: =evil"
+
+
+def test_never_overwrites(tmp_out: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fixed = "performance_comparison_result_20250101000000.xlsx"
+    monkeypatch.setattr(excel, "default_file_name", lambda now=None: fixed)
+    existing = tmp_out / "performance_comparison_result_20250101000000.xlsx"
+    existing.write_bytes(b"precious")
+    first = excel.write_workbook(fake_result([small_sheet()]), tmp_out)
+    second = excel.write_workbook(fake_result([small_sheet()]), tmp_out)
+    assert existing.read_bytes() == b"precious"
+    assert Path(first).name == "performance_comparison_result_20250101000000_1.xlsx"
+    assert Path(second).name == "performance_comparison_result_20250101000000_2.xlsx"
+    assert sorted(p.name for p in tmp_out.iterdir()) == sorted([existing.name, Path(first).name, Path(second).name])
+    target = tmp_out / "mine.xlsx"
+    assert excel.write_workbook(fake_result([small_sheet()]), target) == str(target)
+    assert Path(excel.write_workbook(fake_result([small_sheet()]), target)).name == "mine_1.xlsx"
+
+
+def test_modes_and_created_directory(tmp_path: Path) -> None:
+    out = tmp_path / "new" / "deeper"
+    old = os.umask(0o022)
+    try:
+        path = Path(excel.write_workbook(fake_result([small_sheet()]), out))
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o640
+    assert stat.S_IMODE(os.stat(out).st_mode) == 0o750
+    assert stat.S_IMODE(os.stat(out.parent).st_mode) == 0o750
+    assert [p.name for p in out.iterdir()] == [path.name]  # no temporary file left
+
+
+def test_no_sheets_writes_nothing(tmp_out: Path, caplog: pytest.LogCaptureFixture) -> None:
+    empty = Sheet("KernelCompare", small_sheet().columns, pd.DataFrame(columns=range(5)), (2, 2), (3, 3))
+    assert excel.write_workbook(fake_result([]), tmp_out) == ""
+    assert excel.write_workbook(fake_result([empty]), tmp_out) == ""
+    assert list(tmp_out.iterdir()) == []
+
+
+def test_bad_targets(tmp_path: Path) -> None:
+    a_file = tmp_path / "file.txt"
+    a_file.write_text("x")
+    with pytest.raises(UsageError, match="is a file"):
+        excel.resolve_target(a_file)
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path)
+    with pytest.raises(UsageError, match="symbolic link"):
+        excel.resolve_target(link)
+    with pytest.raises(UsageError, match="not a directory"):
+        excel.resolve_target(a_file / "sub")
+    if os.geteuid() != 0:  # root can write anywhere
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o500)
+        with pytest.raises(UsageError, match="not writable"):
+            excel.resolve_target(locked)
+    assert excel.resolve_target(tmp_path / "x.xlsx") == (str(tmp_path), "x.xlsx")
+    assert excel.resolve_target(tmp_path) == (str(tmp_path), None)
+
+
+def test_interrupted_write_leaves_nothing(tmp_out: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real_sheet = excel._write_sheet
+    calls = []
+
+    def boom(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real_sheet(*args, **kwargs)
+
+    monkeypatch.setattr(excel, "_write_sheet", boom)
+    with pytest.raises(KeyboardInterrupt):
+        excel.write_workbook(fake_result([small_sheet("A"), small_sheet("B")]), tmp_out)
+    assert list(tmp_out.iterdir()) == []
+
+
+def test_constant_memory_path_for_big_sheets(tmp_out: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(excel, "CONSTANT_MEMORY_ROWS", 5)
+    rows = [[i, f"k{i}", float(i), float(2 * i), 2.0 if i else 1.0] for i in range(50)]
+    path = excel.write_workbook(fake_result([small_sheet(rows=rows), small_sheet("Other")]), tmp_out)
+    frame = pd.read_excel(path, sheet_name="KernelCompare", header=2)
+    assert len(frame) == 50 and frame["Kernel"].tolist()[-1] == "k49"
+    assert frame["Total Duration(us).1"].sum() == pytest.approx(2 * sum(range(50)))
+    ws = openpyxl.load_workbook(path)["KernelCompare"]
+    assert ws["E5"].fill.fgColor.rgb == "FFFF0000"
+    assert len(pd.read_excel(path, sheet_name="Other", header=2)) == 2

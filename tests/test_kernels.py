@@ -1,0 +1,154 @@
+"""KernelCompare / KernelTypeCompare against hand-computed values and the original's workbook."""
+
+from __future__ import annotations
+
+import csv
+import logging
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from msprof_compare.api import RunContext
+from msprof_compare.compare import kernels
+from msprof_compare.errors import StepError
+from msprof_compare.model import Profile
+from msprof_compare.options import Options
+
+DATA = Path(__file__).parent / "data" / "sheets"
+L1 = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+L2 = "msinsight/test/data/pytorch/text/level2/rank0_ascend_pt"
+
+
+def npu(path: str = "npu", **side) -> Profile:
+    p = Profile(path=path, kind="NPU", source="ascend_text")
+    for k, v in side.items():
+        setattr(p, k, v)
+    return p
+
+
+def ctx(base: Profile, comp: Profile, **opts) -> RunContext:
+    return RunContext(base, comp, Options(enable_kernel_compare=True, **opts))
+
+
+def _by_hand(path: Path) -> dict[tuple[str, str], list[float]]:
+    """Independent grouping with the csv module: (type, shape) -> durations, in nested first-seen order."""
+    nested: dict[str, dict[str, list[float]]] = {}
+    with open(path, newline="") as fh:
+        for row in csv.DictReader(fh):
+            typ = row["Type"].strip()
+            if typ in ("", "N/A"):
+                continue
+            shape = row["Input Shapes"].strip()
+            shape = "N/A" if shape in ("", "N/A") else shape
+            nested.setdefault(typ, {}).setdefault(shape, []).append(float(row["Duration(us)"]))
+    return {(t, s): v for t, d in nested.items() for s, v in d.items()}
+
+
+def test_kernel_groups_match_hand_count():
+    kd = pd.read_csv(DATA / "kernel_details_l1_head40.csv")
+    groups = kernels.kernel_groups(npu(kernel_details=kd))
+    expected = _by_hand(DATA / "kernel_details_l1_head40.csv")
+    assert list(zip(groups["type"], groups["shape"], strict=False)) == list(expected)
+    keys = zip(groups["type"], groups["shape"], strict=True)
+    for (t, s), total, calls, mx, mn in zip(keys, groups["total"], groups["calls"], groups["max"], groups["min"],
+                                            strict=True):
+        vals = expected[(t, s)]
+        assert calls == len(vals)
+        assert total == pytest.approx(sum(vals))
+        assert (mx, mn) == (max(vals), min(vals))
+
+
+def test_kernel_rows_rounding_and_absent_sides():
+    base = pd.DataFrame({"type": ["MatMul", "Add"], "shape": ["256x512", "N/A"], "key": ["MatMul256x512", "AddN/A"],
+                         "total": [12.345, 3.0], "calls": [5, 1], "max": [3.456, 3.0], "min": [1.234, 3.0]})
+    comp = pd.DataFrame({"type": ["Mul"], "shape": ['"8"'], "key": ['Mul"8"'],
+                         "total": [7.0], "calls": [1], "max": [7.0], "min": [7.0]})
+    rows = kernels.kernel_rows(base, comp)
+    # UT fact: total 12.35, max 3.46, min 1.23, avg from the rounded total 2.47
+    assert rows[0][:8] == [1, "MatMul", "256x512", 12.35, 2.47, 3.46, 1.23, 5]
+    assert rows[0][8:13] == [0.0, 0.0, None, None, None]
+    assert rows[0][13:] == [0.0, 0.0]
+    # comparison-only (example verified by run): [5,'Mul','"8"',0,0,None,None,None,7,7,7,7,1,'INF','INF']
+    assert rows[2] == [3, "Mul", '"8"', 0.0, 0.0, None, None, None, 7.0, 7.0, 7.0, 7.0, 1, math.inf, math.inf]
+
+
+def test_kernel_type_rows_sorted_by_total_ratio():
+    base = kernels.kernel_type_table(npu(op_statistic=pd.read_csv(DATA / "op_statistic_l1.csv")))
+    comp = dict(base)
+    cast = comp.pop("Cast-AI_VECTOR_CORE")
+    comp["Extra-AI_CORE"] = ["Extra", "AI_CORE", 2.0, 1.0, 1.5, 0.5, 2]
+    rows = kernels.kernel_type_rows(base, comp)
+    assert rows[0][1:3] == ["Extra", "AI_CORE"] and rows[0][-2:] == [math.inf, math.inf]
+    assert rows[0][3:8] == [0, 0, 0, 0, 0]
+    cast_row = next(r for r in rows if r[1] == "Cast")
+    assert cast_row[3:8] == cast[2:]           # values straight from op_statistic.csv, unrounded
+    assert cast_row[3:8] == [5.78, 1.445, 1.8, 1.28, 4]
+    assert cast_row[8:] == [0, 0, 0, 0, 0, 0.0, 0.0]
+    assert [r[0] for r in rows] == list(range(1, len(rows) + 1))
+    ratios = [r[-2] for r in rows]
+    assert ratios == sorted(ratios, reverse=True)
+
+
+def test_kernel_type_compare_real_files():
+    b = npu(op_statistic=pd.read_csv(DATA / "op_statistic_l1.csv"))
+    c = npu(op_statistic=pd.read_csv(DATA / "op_statistic_l2.csv"))
+    sheets = kernels.build(ctx(b, c, use_kernel_type=True))
+    assert [s.name for s in sheets] == ["KernelTypeCompare"]
+    f = sheets[0].frame()
+    assert list(f.columns[:3]) == ["Order Id", "Kernel Type", "Core Type"]
+    conv = f[f["Kernel Type"] == "Conv2D"].iloc[0]
+    # op_statistic rows: level1 Conv2D,AI_CORE,5,723.434 ... ; level2 read by hand below
+    with open(DATA / "op_statistic_l2.csv", newline="") as fh:
+        l2 = next(r for r in csv.DictReader(fh) if r["OP Type"] == "Conv2D")
+    assert conv["Total Duration(us)"] == 723.434 and conv["Calls"] == 5
+    assert conv["Total Duration(us).1"] == float(l2["Total Time(us)"])
+    assert conv["Diff Total Ratio"] == round(float(l2["Total Time(us)"]) / 723.434, 4)
+
+
+def test_gpu_side_gives_no_sheet(caplog):
+    gpu = Profile(path="gpu.json", kind="GPU", source="kineto")
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        assert kernels.build(ctx(gpu, npu())) == []
+    assert "kernel compare only support between NPU data and NPU data." in caplog.text
+
+
+def test_missing_kernel_details_warns(caplog):
+    kd = pd.read_csv(DATA / "kernel_details_l1_head40.csv")
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        assert kernels.build(ctx(npu("a", kernel_details=kd), npu("b"))) == []
+    assert "kernel_details.csv lacks duration" in caplog.text
+    assert "Can't find any valid kernels in the file: b." in caplog.text
+
+
+def test_step_filter_and_missing_step():
+    kd = pd.read_csv(DATA / "kernel_details_l1_head40.csv")
+    assert len(kernels.kernel_groups(npu(kernel_details=kd), 50)) == len(kernels.kernel_groups(npu(kernel_details=kd)))
+    with pytest.raises(StepError, match="There is no kernel details information for step 7"):
+        kernels.build(ctx(npu(kernel_details=kd), npu(kernel_details=kd), base_step=7, comparison_step=7))
+
+
+def _compare_frames(ours: pd.DataFrame, ref: pd.DataFrame) -> None:
+    assert list(ours.columns) == list(ref.columns)
+    assert len(ours) == len(ref)
+    for col in ref.columns:
+        a, b = ours[col], ref[col]
+        if b.dtype.kind in "if":
+            a = pd.to_numeric(a, errors="coerce").astype(float)
+            ok = ((a - b).abs() <= 0.005 * b.abs().clip(lower=1e-9)) | (a.isna() & b.isna()) | (a == b)
+        else:
+            ok = a.fillna("").astype(str) == b.fillna("").astype(str)
+        assert ok.all(), (col, a[~ok].head().tolist(), b[~ok].head().tolist())
+
+
+def test_kernel_compare_matches_reference_pair1(samples, reference_outputs):
+    """CSV read as a loader would; figures equal the original's workbook."""
+    profiles = []
+    for rel in (L1, L2):
+        kd = pd.read_csv(samples / rel / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", keep_default_na=False)
+        profiles.append(npu(str(samples / rel), kernel_details=kd))
+    sheets = kernels.build(ctx(*profiles))
+    ref = pd.read_excel(reference_outputs / "1-npu-text-l1-vs-l2" / "performance_comparison_result.xlsx",
+                        sheet_name="KernelCompare", header=2, keep_default_na=False, na_values=[""])
+    _compare_frames(sheets[0].frame(), ref)

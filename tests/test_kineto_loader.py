@@ -1,0 +1,139 @@
+"""Kineto loader: counts on real excerpts checked against an independent json-module reading."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from msprof_compare.errors import ProfileError
+from msprof_compare.loaders import detect, kineto, load_profile
+from msprof_compare.options import build_options
+
+DATA = Path(__file__).parent / "data" / "kineto"
+H100 = DATA / "h100_timesformer_excerpt.pt.trace.json"
+LEGACY = DATA / "legacy_resnet50_excerpt.pt.trace.json"
+
+KERNEL_CATS = {"kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset"}
+OP_CATS = {"cpu_op", "user_annotation", "cuda_runtime", "cuda_driver", "operator", "runtime"}
+
+
+def _opts(**kw):
+    return build_options(**kw)[0]
+
+
+def _events(path):
+    return json.loads(Path(path).read_text(), parse_float=Decimal)["traceEvents"]
+
+
+def _cat(e):
+    return str(e.get("cat", "")).lower()
+
+
+@pytest.mark.parametrize("path", [H100, LEGACY])
+def test_counts_match_independent_reading(path):
+    ev = _events(path)
+    prof = load_profile(str(path), _opts())
+    kernels = [e for e in ev if e.get("ph") == "X" and _cat(e) in KERNEL_CATS]
+    ops = [e for e in ev if e.get("ph") == "X" and _cat(e) in OP_CATS]
+    mem = [e for e in ev if e.get("ph") == "i" and e.get("name") == "[memory]"]
+    assert len(prof.kernels) == len(kernels) > 0
+    assert len(prof.ops) == len(ops) > 0
+    assert len(prof.memory) == len(mem)
+    # flows: ids having both a start and an end within one launch cat
+    fl = [e for e in ev if e.get("ph") in ("s", "f") and _cat(e) in {"ac2g", "async", "async_gpu",
+                                                                     "async_cpu_to_gpu", "fwdbwd"}]
+    s_ids = {(_cat(e), e["id"]) for e in fl if e["ph"] == "s"}
+    f_ids = {(_cat(e), e["id"]) for e in fl if e["ph"] == "f"}
+    assert len(prof.flows) == len(s_ids & f_ids)
+    # times: exact ns of the µs values
+    assert prof.kernels["ts"].tolist() == [int(Decimal(e["ts"]) * 1000) for e in kernels]
+    assert prof.kernels["dur"].tolist() == [int(Decimal(e["dur"]) * 1000) for e in kernels]
+    assert prof.kernels["stream"].tolist() == [e["args"].get("stream", -1) for e in kernels]
+    assert prof.kernels["correlation"].tolist() == [e["args"].get("correlation", -1) for e in kernels]
+    assert prof.ops["name"].tolist() == [e["name"] for e in ops]
+    # process names from the M events
+    pnames = {e["pid"]: e["args"]["name"] for e in ev if e.get("ph") == "M" and e["name"] == "process_name"}
+    got = dict(zip(prof.processes["pid"].tolist(), prof.processes["name"].tolist(), strict=True))
+    for pid, name in pnames.items():
+        if isinstance(pid, int):
+            assert got[pid] == name
+    assert prof.kind == "GPU" and prof.source == "kineto" and prof.path == str(path)
+
+
+def test_legacy_cats_are_normalised():
+    prof = load_profile(str(LEGACY), _opts())
+    assert set(prof.kernels["cat"]) <= {"kernel", "gpu_memcpy", "gpu_memset"}
+    assert "Kernel" in set(prof.kernels["task_type"])
+    assert set(prof.ops["cat"]) <= {"operator", "runtime"}
+
+
+def test_op_args_rendered_like_the_original():
+    ev = _events(H100)
+    prof = load_profile(str(H100), _opts(enable_operator_compare=True))
+    ops = [e for e in ev if e.get("ph") == "X" and _cat(e) in OP_CATS]
+    want = [str(e["args"]["Input Dims"]) if "Input Dims" in e.get("args", {}) else "N/A" for e in ops]
+    assert prof.ops["input_dims"].tolist() == want
+    want_ext = [e.get("args", {}).get("External id", -1) for e in ops]
+    assert prof.ops["ext_id"].tolist() == want_ext
+
+
+def test_python_functions_only_for_operator_compare(samples):
+    path = samples / "tracelens/tests/traces/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz"
+    assert len(load_profile(str(path), _opts(enable_profiling_compare=True)).python_functions) == 0
+    prof = load_profile(str(path), _opts(enable_operator_compare=True))
+    assert len(prof.python_functions) == 42330
+    assert (prof.python_functions["python_id"] >= 0).all()
+
+
+def test_amd_stream_zero_kept(samples):
+    path = samples / "tracelens/tests/traces/mi300/facebook_timesformer-base-finetuned-k400__1016002.json.gz"
+    prof = load_profile(str(path), _opts(enable_profiling_compare=True))
+    assert (prof.kernels["stream"] == 0).all() and len(prof.kernels) == 449
+
+
+def _write(tmp_path, events, name="t.pt.trace.json"):
+    p = tmp_path / name
+    p.write_text(json.dumps({"traceEvents": events}))
+    return p
+
+
+def test_backward_tid_and_memory(tmp_path):
+    ev = [
+        {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 1, "dur": 2},
+        {"ph": "s", "cat": "fwdbwd", "id": 5, "pid": 1, "tid": 1, "ts": 1},
+        {"ph": "f", "cat": "fwdbwd", "id": 5, "pid": 1, "tid": 9, "ts": 4, "bp": "e"},
+        {"ph": "f", "cat": "fwdbwd", "id": 6, "pid": 1, "tid": 8, "ts": 5, "bp": "e"},
+        {"ph": "i", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": 3,
+         "args": {"Total Reserved": 2048, "Total Allocated": 1024, "Bytes": 512, "Addr": 77,
+                  "Device Id": 0, "Device Type": 1}},
+        {"ph": "M", "name": "thread_name", "pid": 1, "tid": 9, "args": {"name": "backward"}},
+    ]
+    prof = load_profile(str(_write(tmp_path, ev)), _opts())
+    assert prof.backward_tid == 9
+    m = prof.memory.iloc[0]
+    assert (m.total_reserved, m.total_allocated, m.bytes, m.addr, m.device_id, m.device_type) == \
+        (2048, 1024, 512, 77, 0, 1)
+    assert prof.threads.iloc[0]["name"] == "backward"
+    assert len(prof.flows) == 1 and prof.flows.iloc[0]["f_tid"] == 9
+
+
+def test_bad_inputs(tmp_path):
+    p = tmp_path / "x.pt.trace.json"
+    p.write_text('{"traceEvents": [{"ph": "X", "ts": 1')
+    with pytest.raises(ProfileError, match="truncated|malformed"):
+        load_profile(str(p), _opts())
+    p.write_text('{"traceEvents": 5}')
+    with pytest.raises(ProfileError):
+        load_profile(str(p), _opts())
+    p.write_text('{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": "abc", "dur": 1}]}')
+    with pytest.raises(ProfileError, match="ts"):
+        load_profile(str(p), _opts())
+
+
+def test_load_without_data_argument():
+    prof = kineto.load(detect(str(H100)), _opts())
+    assert len(prof.kernels) and np.issubdtype(prof.kernels["ts"].dtype, np.integer)

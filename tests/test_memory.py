@@ -1,0 +1,121 @@
+"""Memory records (GPU address pairing, NPU queue placement) and the two memory sheets."""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import numpy as np
+import pandas as pd
+
+from msprof_compare.api import RunContext, compare
+from msprof_compare.compare import memory
+from msprof_compare.model import Profile, frame
+from msprof_compare.options import Options
+
+L1 = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+L2 = "msinsight/test/data/pytorch/text/level2/rank0_ascend_pt"
+
+
+def gpu_mem(events, ops=()) -> Profile:
+    """events: (ts_us, bytes, addr); ops: (name, ts_us, dur_us)."""
+    p = Profile(path="g.json", kind="GPU", source="kineto")
+    p.memory = frame("memory", {"ts": [e[0] * 1000 for e in events], "bytes": [e[1] for e in events],
+                                "addr": [e[2] for e in events], "device_id": [0] * len(events)})
+    p.ops = frame("ops", {"name": [o[0] for o in ops], "cat": ["cpu_op"] * len(ops),
+                          "ts": [o[1] * 1000 for o in ops], "dur": [o[2] * 1000 for o in ops],
+                          "input_dims": ["N/A"] * len(ops), "input_type": ["N/A"] * len(ops)})
+    return p
+
+
+def test_gpu_address_pairing_unit_fact():
+    p = gpu_mem([(0, 512, 3), (1, 512, 1), (2, -512, 1), (3, -512, 1), (4, 512, 2), (5, -512, 2)])
+    rec = memory.gpu_records(p)
+    assert len(rec) == 3
+    first = rec.iloc[0]
+    assert f"{first['name']}, ({first['alloc_text']}, {first['release_text']}), [duration: {first['dur_us']}], " \
+           f"[size: {first['size_kb']}]\n" == ", (1, 2), [duration: 1.0], [size: 0.5]\n"
+    # the unfreed allocation at address 3 comes last, without release
+    assert rec.iloc[-1][["alloc_text", "release_text", "dur_us"]].tolist() == ["0", "None", 0.0]
+
+
+def test_gpu_size_mismatch_discards_and_realloc_emits():
+    p = gpu_mem([(0, 1024, 7), (1, -2048, 7), (2, 1024, 8), (3, 2048, 8), (4, -2048, 8), (5, 0, 9),
+                 (6, -1024, 10)])
+    rec = memory.gpu_records(p)
+    # addr 7 dropped (size mismatch), addr 8: first emitted unreleased, second released
+    assert rec[["alloc_text", "release_text", "size_kb"]].values.tolist() == [["2", "None", 1.0], ["3", "4", 2.0]]
+
+
+def test_gpu_float_style_times():
+    p = gpu_mem([(0, 512, 1)])
+    p.memory["ts"] = [1420179719522000]
+    p.ops = frame("ops", {"name": ["a"], "cat": ["cpu_op"], "ts": [1420179719508490], "dur": [10]})
+    assert memory.gpu_records(p)["alloc_text"].tolist() == ["1420179719522.0"]
+
+
+def test_npu_cann_rows_placed_at_enqueue():
+    p = Profile(path="npu", kind="NPU", source="ascend_text")
+    # dequeues [0,10]#1, [10,20]#2, [20,30]#3 (us); enqueues of those ids at 100, 200, 300
+    p.queue = frame("queue", {"cat": ["dequeue"] * 3 + ["enqueue"] * 3, "ts": [0, 10000, 20000, 100000, 200000, 300000],
+                              "dur": [10000] * 3 + [1000] * 3, "correlation_id": [1, 2, 3, 1, 2, 3]})
+    p.operator_memory = pd.DataFrame({
+        "Name": ["cann::a", "cann::b", "aten::c", "aten::d"], "Size(KB)": [1.0, 2.0, 3.0, 4.0],
+        "Allocation Time(us)": ["5.000", "35.000", "7.500", ""], "Release Time(us)": ["9.000", "", "N/A", ""],
+        "alloc_ns": [5000, 35000, 7500, 0], "release_ns": [9000, 0, 0, 0]})
+    rec = memory.npu_records(p)
+    assert rec["ts"].tolist() == [100000, 7500]          # 35 us is in no dequeue window; no-alloc row skipped
+    assert rec["name"].tolist() == ["cann::a", ""]
+    assert rec["release_text"].tolist() == ["9.000", "0"]
+    assert rec["dur_us"].tolist() == [4.0, 0.0]
+
+
+def _pairs_ctx(base: Profile, comp: Profile) -> RunContext:
+    return RunContext(base, comp, Options(enable_memory_compare=True))
+
+
+def test_statistic_unit_fact():
+    # each matmul op owns two records of 10240 KB lasting 2000 us; base 2 ops vs comparison 1 op
+    def side(n_ops):
+        events, ops = [], []
+        for i in range(n_ops):
+            t0 = i * 10000
+            ops.append(("matmul", t0, 5000))
+            for j in range(2):
+                events += [(t0 + 1 + j, 10240 * 1024, 100 * i + j), (t0 + 2001 + j, -10240 * 1024, 100 * i + j)]
+        return gpu_mem(events, ops)
+
+    ctx = _pairs_ctx(side(2), side(1))
+    sheets = memory.build(ctx)
+    assert [s.name for s in sheets] == ["MemoryCompareStatistic", "MemoryCompare"]
+    assert sheets[0].data.iloc[0].tolist() == [1, "matmul", 8.0, 40.0, 2, 4.0, 20.0, 1, -20.0, 0.5]
+    detail = sheets[1].data
+    assert detail.iloc[0, 5] == 20480.0 and detail.iloc[0, 10] == 20480.0
+    assert detail.iloc[1].tolist()[6:] == [None, None, None, "", 0, -20480.0, 0.0]
+    assert detail.iloc[0, 4].count("\n") == 2 and detail.iloc[0, 4].startswith("matmul, (1, 2001), [duration: 2000.0]")
+
+
+def test_no_operator_memory_logs(caplog):
+    a = gpu_mem([], [("op", 0, 10)])
+    b = gpu_mem([], [("op", 0, 10)])
+    b.path = "/dir/x"
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        sheets = memory.build(_pairs_ctx(a, b))
+    assert "Can't find any memory event in the file: /dir/x" in caplog.text
+    assert sheets[0].data.iloc[0].tolist() == [1, "op", 0.0, 0.0, 1, 0.0, 0.0, 1, 0.0, 1.0]
+
+
+def test_memory_sheets_match_reference_pair1(samples, reference_outputs):
+    res = compare(str(samples / L1), str(samples / L2), enable_memory_compare=True)
+    book = reference_outputs / "1-npu-text-l1-vs-l2" / "performance_comparison_result.xlsx"
+    for name, rows in (("MemoryCompareStatistic", 35), ("MemoryCompare", 115)):
+        ours = res.sheet(name)
+        ref = pd.read_excel(book, sheet_name=name, header=2, keep_default_na=False, na_values=[""])
+        assert list(ours.columns) == list(ref.columns) and len(ours) == len(ref) == rows
+        for col in ref.columns:
+            if ref[col].dtype.kind in "if":
+                assert np.allclose(ours[col].astype(float), ref[col].astype(float), rtol=0.005), col
+            else:
+                got = ours[col].fillna("").astype(str).str.replace("\r", "_x000D_")
+                assert got.tolist() == ref[col].fillna("").astype(str).tolist(), col
+    assert math.isclose(res.sheet("MemoryCompareStatistic")["Base Allocated Duration(ms)"].iloc[2], 411.86365)

@@ -1,0 +1,67 @@
+"""Step ranges: ProfilerStep lookup, the GPU refusal and the unknown-step error."""
+
+from __future__ import annotations
+
+import pytest
+
+from msprof_compare.api import RunContext
+from msprof_compare.compare import steps
+from msprof_compare.errors import StepError, UsageError
+from msprof_compare.model import Profile, frame
+from msprof_compare.options import Options, build_options
+
+
+def npu(names_ts_dur) -> Profile:
+    p = Profile(path="npu", kind="NPU", source="ascend_text")
+    p.ops = frame("ops", {"name": [n for n, _, _ in names_ts_dur], "cat": ["cpu_op"] * len(names_ts_dur),
+                          "ts": [t for _, t, _ in names_ts_dur], "dur": [d for _, _, d in names_ts_dur]})
+    return p
+
+
+def test_step_range_found():
+    p = npu([("ProfilerStep#4", 0, 100), ("aten::add", 5, 1), ("ProfilerStep#5", 200, 50)])
+    assert steps.step_range(p, 5) == (200, 250)
+    assert steps.step_range(p, 4) == (0, 100)
+    assert steps.step_range(p, -1) is None
+
+
+def test_unknown_step_lists_valid_ids():
+    p = npu([("ProfilerStep#4", 0, 100), ("ProfilerStep#5", 200, 50), ("ProfilerStep#x", 300, 1)])
+    with pytest.raises(StepError) as info:
+        steps.step_range(p, 7)
+    assert str(info.value) == "Invalid step id: 7, please choose from the valid steps: 4, 5, x"
+    assert info.value.exit_code == 2
+
+
+def test_gpu_step_refused():
+    g = Profile(path="g.json", kind="GPU", source="kineto")
+    with pytest.raises(UsageError, match="step id is invalid in GPU data, please use this when comparing "
+                                         "between NPU datas."):
+        steps.step_range(g, 1)
+    assert steps.step_range(g, -1) is None
+
+
+def test_side_range_cached_per_side():
+    p = npu([("ProfilerStep#4", 0, 100), ("ProfilerStep#5", 200, 50)])
+    opts, _ = build_options(base_step="4", comparison_step="5")
+    ctx = RunContext(p, p, opts)
+    assert steps.side_range(ctx, "base") == (0, 100)
+    assert steps.side_range(ctx, "comparison") == (200, 250)
+    assert ctx.cache["steps.range.base"] == (0, 100)
+    steps.check_steps(ctx)
+
+
+def test_in_range_inclusive():
+    assert steps.in_range([0, 10, 20, 21], (10, 20)).tolist() == [False, True, True, False]
+    assert steps.in_range([1, 2], None).tolist() == [True, True]
+
+
+def test_frame_from_rows_keeps_none():
+    f = steps.frame_from_rows([[1, None, 2.5], [2, 3, 1.0]], 3)
+    assert f[1].tolist() == [None, 3]
+    assert f[0].dtype.kind == "i" and f[2].dtype.kind == "f"
+    assert len(steps.frame_from_rows([], 4).columns) == 4
+
+
+def test_options_default_no_step():
+    assert Options().base_step == -1

@@ -1,0 +1,336 @@
+"""Summary sheet: E2E waterfall, top contributors, validity guards (compare/summary.py)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import logging
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from msprof_compare.compare import summary
+from msprof_compare.compare.breakdown import Breakdown
+from msprof_compare.compare.table import Sheet
+from msprof_compare.model import Profile, frame
+from msprof_compare.options import build_options
+
+NPU_L1 = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+NPU_L2 = "msinsight/test/data/pytorch/text/level2/rank0_ascend_pt"
+GPU_H100 = "tracelens/tests/traces/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz"
+GPU_MI300 = "tracelens/tests/traces/mi300/facebook_timesformer-base-finetuned-k400__1016002.json.gz"
+
+
+def _steps(wf: pd.DataFrame) -> dict[str, tuple[int, int]]:
+    inner = wf[~wf["Category"].isin(["start", "end"])]
+    return {s: (int(b), int(c)) for s, b, c in zip(inner["Step"], inner["Base(ns)"], inner["Comparison(ns)"],
+                                                      strict=True)}
+
+
+# --------------------------------------------------------------------------- waterfall, synthetic
+
+
+def _npu_pair() -> tuple[Breakdown, Breakdown]:
+    """Hand-made breakdowns (ns); expected steps are worked out in the test."""
+    b = Breakdown("NPU")
+    b.computing_ns = 290_000
+    b.buckets["fa_fwd_cube"].add(50_000)
+    b.buckets["matmul_cube"].add(100_000)
+    b.buckets["matmul_vector"].add(10_000)
+    b.buckets["vector_notrans"].add(15_000)
+    b.buckets["sdma_tm"].add(5_000)
+    b.uncovered_comm_ns = 270_000
+    b.groups = {"Group 1 Communication": {"wait": 0, "transmit": 120_000},
+                "Group 2 Communication": {"wait": 20_000, "transmit": 250_000}}
+    b.pg_names = {"Group 1 Communication": "tp", "Group 2 Communication": "pp"}
+    b.e2e_ns = 610_000
+    b.sdma_stream.add(20_000)
+    c = Breakdown("NPU")
+    c.computing_ns = 300_000
+    c.buckets["matmul_cube"].add(150_000)
+    c.uncovered_comm_ns = 200_000
+    c.groups = {"Group 7 Communication": {"wait": 0, "transmit": 200_000}}  # tp under another group id
+    c.pg_names = {"Group 7 Communication": "tp"}
+    c.e2e_ns = 560_000
+    return b, c
+
+
+def test_waterfall_steps_by_hand():
+    wf = summary.waterfall(*_npu_pair())
+    assert list(wf.columns) == summary.WATERFALL_COLUMNS
+    assert wf["Step"].iloc[0] == "Base E2E" and wf["Step"].iloc[-1] == "Comparison E2E"
+    # other computing = computing - explained: 290000 - 180000 and 300000 - 150000;
+    # base groups (390000) exceed uncovered (270000) because groups overlap: residual -120000.
+    assert _steps(wf) == {
+        "Flash Attention (Forward)": (50_000, 0),
+        "Matmul": (110_000, 150_000),
+        "Vector": (15_000, 0),
+        "SDMA (Tensor Move)": (5_000, 0),
+        "Other Computing": (110_000, 150_000),
+        "tp: Communication": (120_000, 200_000),
+        "pp: Communication": (270_000, 0),
+        "Other Communication": (-120_000, 0),
+        "Free: SDMA": (20_000, 0),
+        "Free: Other": (30_000, 60_000),
+    }
+    assert summary.waterfall_sum_ns(wf) == 560_000 - 610_000
+    end = wf.iloc[-1]
+    assert int(end["Delta(ns)"]) == -50_000 and end["Comparison(ms)"] == pytest.approx(0.56)
+    assert wf["Cumulative(ms)"].iloc[-2] == pytest.approx(0.56)
+    assert wf.loc[wf["Step"] == "pp: Communication", "Share of E2E Diff"].iloc[0] == pytest.approx(270_000 / 50_000)
+
+
+def test_waterfall_gpu_without_groups_and_lccl_mc2():
+    b, c = Breakdown("GPU"), Breakdown("GPU")
+    b.computing_ns, b.uncovered_comm_ns, b.e2e_ns = 1_000, 300, 2_000
+    c.computing_ns, c.uncovered_comm_ns, c.e2e_ns = 1_000, 0, 1_500
+    c.lccl.add(100, 2)
+    from msprof_compare.compare.breakdown import MC2
+
+    c.mc2["MatmulAllReduce"] = MC2(ns=400, computing_ns=300, communication_ns=100, count=1)
+    wf = summary.waterfall(b, c)
+    steps = _steps(wf)
+    assert steps["Uncovered Communication"] == (300, 0)
+    assert steps["Lccl"] == (0, 100)
+    assert steps["MC2"] == (0, 400)
+    assert steps["Other Computing"] == (1_000, 600)
+    assert "Free: SDMA" not in steps  # zero on both sides: omitted
+    assert summary.waterfall_sum_ns(wf) == -500
+
+
+def test_waterfall_folds_sub_microsecond_group_residual():
+    b, c = _npu_pair()
+    b.groups = {"Group 1 Communication": {"wait": 0, "transmit": 269_999}}
+    b.pg_names = {}
+    c.groups = {"Group 1 Communication": {"wait": 0, "transmit": 200_001}}
+    c.pg_names = {}
+    steps = _steps(summary.waterfall(b, c))
+    assert steps["Group 1 Communication"] == (270_000, 200_000)
+    assert "Other Communication" not in steps
+
+
+def test_self_compare_has_zero_deltas():
+    b, _ = _npu_pair()
+    wf = summary.waterfall(b, b)
+    assert summary.waterfall_sum_ns(wf) == 0
+    assert wf["Share of E2E Diff"].isna().all()
+
+
+# --------------------------------------------------------------------------- contributors, synthetic
+
+
+def test_top_contributors_cover_80_percent():
+    rows = pd.DataFrame({"Name": list("abcdef"),
+                         "Base(ms)": [10.0, 5.0, 1.0, 2.0, 2.0, 7.0],
+                         "Comparison(ms)": [15.0, 2.0, 2.0, 2.5, 2.5, 7.0]})  # diffs 5, -3, 1, .5, .5, 0
+    top = summary.top_contributors(rows, "operator")
+    assert list(top.columns) == summary.CONTRIBUTOR_COLUMNS
+    assert top["Name"].tolist() == ["a", "b"]       # 5/10 + 3/10 reaches 80%
+    assert top["Share"].tolist() == pytest.approx([0.5, 0.3])
+    assert top["Cumulative Share"].tolist() == pytest.approx([0.5, 0.8])
+    assert top["Share of Net Diff"].tolist() == pytest.approx([5 / 4, -3 / 4])
+    assert top["Rank"].tolist() == [1, 2]
+    assert (top["Level"] == "operator").all()
+
+
+def test_top_contributors_all_rows_and_empty():
+    rows = pd.DataFrame({"Name": ["a", "b", "c"], "Base(ms)": [1.0, 1.0, 1.0], "Comparison(ms)": [2.0, 2.0, 2.0]})
+    assert len(summary.top_contributors(rows, "kernel")) == 3  # 1/3, 2/3, 1: needs all three
+    same = rows.assign(**{"Comparison(ms)": rows["Base(ms)"]})
+    assert summary.top_contributors(same, "kernel").empty
+
+
+def test_contributor_level_preference():
+    def stat(name, data):
+        return Sheet(name, [], pd.DataFrame(data), (0, 0), (0, 0))
+
+    kernel = stat("KernelCompare", [[1, "MatMul", "2,3", 10.0, 5.0, 5.0, 5.0, 2, 30.0, 15.0, 15.0, 15.0, 2, 3, 3]])
+    level, rows = summary._level_rows([kernel])
+    assert level == "kernel" and rows["Name"].tolist() == ["MatMul 2,3"]
+    assert rows["Base(ms)"].tolist() == [0.01] and rows["Comparison(ms)"].tolist() == [0.03]
+    op = stat("OperatorCompareStatistic", [[1, "aten::mm", 1.5, 2, 2.5, 2, 1.0, 1.6667]])
+    level, rows = summary._level_rows([kernel, op])
+    assert level == "operator" and rows["Base(ms)"].tolist() == [1.5] and rows["Comparison(ms)"].tolist() == [2.5]
+
+
+# --------------------------------------------------------------------------- guards, synthetic
+
+
+def _profile(names, dims, meta=None, devices=0) -> Profile:
+    n = len(names)
+    ops = frame("ops", {"name": names, "cat": ["cpu_op"] * n, "ts": np.arange(n) * 10, "dur": np.full(n, 5),
+                        "input_dims": dims})
+    p = Profile(path="x", kind="GPU", source="kineto", ops=ops, metadata=meta or {})
+    p.device_properties = [{"id": i} for i in range(devices)]
+    return p
+
+
+class _Ctx:
+    def __init__(self, base, comparison):
+        self.base, self.comparison, self.frames = base, comparison, {}
+
+
+def test_guards_warn_on_different_workloads(caplog):
+    base = _profile(["ProfilerStep#1", "ProfilerStep#2", "aten::mm", "aten::add", "aten::relu"],
+                    ["N/A", "N/A", "[[2, 3], [3, 4]]", "[[2]]", "[[2]]"],
+                    {"distributedInfo": {"world_size": 8}}, devices=1)
+    comp = _profile(["ProfilerStep#1", "aten::mm", "aten::gelu", "aten::silu", "aten::tanh"],
+                    ["N/A", "[[64, 3], [3, 4]]", "[[2]]", "[[2]]", "[[2]]"],
+                    {"distributed_args": {"world_size": 4}}, devices=2)
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        g = summary.guards(_Ctx(base, comp))
+        summary.log_guards(g)
+    status = dict(zip(g["Check"], g["Status"], strict=True))
+    assert status == {"operator match rate": "warn", "input shapes of top operators": "warn",
+                      "step count": "warn", "world size": "warn", "device count": "warn"}
+    # names {PS#1, PS#2, mm, add, relu} vs {PS#1, mm, gelu, silu, tanh}: 2 common of 8
+    assert g.loc[0, "Base"] == "25.0%"
+    assert "aten::mm" in g.loc[1, "Detail"]
+    assert g.loc[2, ["Base", "Comparison"]].tolist() == ["2", "1"]
+    assert g.loc[3, ["Base", "Comparison"]].tolist() == ["8", "4"]
+    text = caplog.text
+    assert "may not be the same workload" in text and "world size (base 8, comparison 4)" in text
+
+
+def test_guards_ok_and_match_rate_frame(caplog):
+    p = _profile(["ProfilerStep#1", "aten::mm"], ["N/A", "[[2, 3]]"])
+    ctx = _Ctx(p, p)
+    ctx.frames["match_rate"] = pd.DataFrame([{"what": "operators", "matched": 9, "base_total": 10,
+                                              "comparison_total": 9, "base_rate": 0.9, "comparison_rate": 1.0,
+                                              "low": False}])
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        g = summary.guards(ctx)
+        summary.log_guards(g)
+    assert g.loc[0, ["Status", "Base", "Comparison"]].tolist() == ["ok", "90.0%", "100.0%"]
+    assert set(g["Status"]) <= {"ok", "unknown"}
+    assert caplog.text == ""
+
+
+# --------------------------------------------------------------------------- real data
+
+
+@pytest.fixture(scope="module")
+def npu_pair1():
+    root = Path(__file__).resolve().parents[1].parent / "shared" / "samples"
+    if not (root / NPU_L1).is_dir():
+        pytest.skip("sample data not found")
+    from msprof_compare.api import compare
+
+    return compare(str(root / NPU_L1), str(root / NPU_L2))
+
+
+@pytest.fixture(scope="module")
+def gpu_pair():
+    root = Path(__file__).resolve().parents[1].parent / "shared" / "samples"
+    if not (root / GPU_H100).is_file():
+        pytest.skip("sample data not found")
+    from msprof_compare.api import compare
+
+    return compare(str(root / GPU_H100), str(root / GPU_MI300), enable_profiling_compare=True,
+                   enable_operator_compare=True, disable_details=True), root
+
+
+def _reference_overall(reference_outputs: Path, pair: str) -> dict[str, tuple[float, float]]:
+    df = pd.read_excel(reference_outputs / pair / "performance_comparison_result.xlsx",
+                       sheet_name="OverallMetrics", header=2)
+    return {str(i).strip(): (float(b), float(c)) for i, b, c in
+            zip(df["Index"], df["Duration(ms)"], df["Duration(ms).1"], strict=True)}
+
+
+def test_npu_pair1_waterfall_matches_reference(npu_pair1, reference_outputs):
+    wf = npu_pair1.waterfall
+    ref = _reference_overall(reference_outputs, "1-npu-text-l1-vs-l2")
+    base_e2e, comp_e2e = ref["E2E Time"]
+    assert wf["Base(ms)"].iloc[0] == pytest.approx(base_e2e, abs=1e-6)
+    assert wf["Comparison(ms)"].iloc[-1] == pytest.approx(comp_e2e, abs=1e-6)
+    # the steps add up to the E2E difference: exactly in ns, and within 1 µs of the reference's
+    assert summary.waterfall_sum_ns(wf) == int(wf["Delta(ns)"].iloc[-1])
+    assert abs(summary.waterfall_sum_ns(wf) / 1e6 - (comp_e2e - base_e2e)) < 1e-3
+    steps = wf.set_index("Step")
+    for step, ref_row in (("Conv (Forward)", "Conv (Forward)"), ("Conv (Backward)", "Conv (Backward)"),
+                          ("Matmul", "Matmul"), ("Vector", "Vector"), ("SDMA (Tensor Move)", "SDMA (Tensor Move)"),
+                          ("Other Computing", "Other"), ("Group 0 Communication", "Group 0 Communication"),
+                          ("Free: Other", "Free")):
+        b, c = ref[ref_row]
+        assert float(steps.loc[step, "Base(ms)"]) == pytest.approx(b, abs=1e-3), step
+        assert float(steps.loc[step, "Comparison(ms)"]) == pytest.approx(c, abs=1e-3), step
+    assert set(steps.index) == {"Base E2E", "Conv (Forward)", "Conv (Backward)", "Matmul", "Vector",
+                                "SDMA (Tensor Move)", "Other Computing", "Group 0 Communication", "Free: Other",
+                                "Comparison E2E"}
+
+
+def test_npu_pair1_summary_sheet_first_and_contributors(npu_pair1):
+    assert npu_pair1.sheet_names[0] == "Summary"
+    assert npu_pair1.sheet_names.count("Summary") == 1
+    _check_contributors(npu_pair1)
+    top = npu_pair1.contributors.iloc[0]
+    # the allreduce under AccumulateGrad explains the ~6 ms communication gain (OverallMetrics: -6.0 ms)
+    assert "AccumulateGrad" in top["Name"] and float(top["Diff(ms)"]) == pytest.approx(-6.02, abs=0.05)
+    g = npu_pair1.guards.set_index("Check")
+    assert g.loc["operator match rate", "Status"] == "ok"
+    assert g.loc["step count", ["Base", "Comparison"]].tolist() == ["1", "1"]  # ProfilerStep#50 on both
+
+
+def _check_contributors(result) -> None:
+    """Independent recomputation from the operator-level device durations of both sides."""
+    c = result.contributors
+    assert len(c) and c["Cumulative Share"].iloc[-1] >= 0.8 - 1e-9
+    assert c["Share"].sum() == pytest.approx(c["Cumulative Share"].iloc[-1])
+    diffs = c["Diff(ms)"].astype(float).abs().to_numpy()
+    assert (np.diff(diffs) <= 1e-12).all()
+    assert c["Diff(ms)"].astype(float).to_numpy() == pytest.approx(
+        (c["Comparison(ms)"].astype(float) - c["Base(ms)"].astype(float)).to_numpy())
+    if len(c) > 1:  # listed only until 80% is reached
+        assert c["Cumulative Share"].iloc[-2] < 0.8
+
+
+def _kineto_e2e_ns(path: Path) -> int:
+    """E2E of a Kineto trace computed independently: span of kernel + gpu_memcpy events (µs -> ns)."""
+    with gzip.open(path, "rt") as fh:
+        events = json.load(fh)["traceEvents"]
+    spans = [(round(float(e["ts"]) * 1000), round((float(e["ts"]) + float(e["dur"])) * 1000)) for e in events
+             if e.get("ph") == "X" and str(e.get("cat", "")).lower() in ("kernel", "gpu_memcpy")]
+    return max(s[1] for s in spans) - min(s[0] for s in spans)
+
+
+def test_gpu_timesformer_waterfall(gpu_pair, reference_outputs):
+    result, root = gpu_pair
+    wf = result.waterfall
+    base_ns = _kineto_e2e_ns(root / GPU_H100)
+    comp_ns = _kineto_e2e_ns(root / GPU_MI300)
+    assert abs(int(wf["Base(ns)"].iloc[0]) - base_ns) < 1000
+    assert abs(int(wf["Comparison(ns)"].iloc[-1]) - comp_ns) < 1000
+    assert summary.waterfall_sum_ns(wf) == int(wf["Delta(ns)"].iloc[-1])
+    assert abs(summary.waterfall_sum_ns(wf) - (comp_ns - base_ns)) < 1000
+    # base side against the original's H100 self-compare (pair 6b)
+    ref = _reference_overall(reference_outputs, "6b-gpu-timesformer-h100-self")
+    steps = wf.set_index("Step")
+    for step in ("Conv (Forward)", "Matmul", "Vector"):
+        assert float(steps.loc[step, "Base(ms)"]) == pytest.approx(ref[step][0], abs=1e-3), step
+    assert float(steps.loc["Free: SDMA", "Base(ms)"]) == pytest.approx(ref["SDMA"][0], abs=1e-3)
+    assert float(steps.loc["Base E2E", "Base(ms)"]) == pytest.approx(ref["E2E Time"][0], abs=1e-6)
+    assert set(wf["Category"]) <= {"start", "computing", "communication", "lccl", "free", "end"}
+    _check_contributors(result)
+    assert (result.contributors["Level"] == "operator").all()
+
+
+def test_gate_option_builds_breakdowns_without_profiling_sheet(samples):
+    from msprof_compare.api import compare
+
+    r = compare(str(samples / NPU_L1), str(samples / NPU_L2), enable_kernel_compare=True, fail_on_regression=5)
+    assert "OverallMetrics" not in r.sheet_names
+    assert len(r.waterfall) and r.contributors["Level"].iloc[0] == "kernel"
+
+
+def test_options_validation():
+    from msprof_compare.errors import UsageError
+
+    assert build_options(output_format="json, xlsx")[0].output_format == "xlsx,json"
+    assert build_options()[0].output_format == "xlsx"
+    assert build_options(fail_on_regression="2.5")[0].fail_on_regression == 2.5
+    for bad in ({"output_format": "csv"}, {"fail_on_regression": "-1"}, {"fail_on_regression": "x"},
+                {"fail_on_regression": "nan"}):
+        with pytest.raises(UsageError):
+            build_options(**bad)
