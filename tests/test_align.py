@@ -26,7 +26,7 @@ def _check(a: list, b: list, ia: np.ndarray, ib: np.ndarray) -> None:
     assert sorted(ib[ib >= 0].tolist()) == list(range(len(b)))
     assert np.all(np.diff(ia[ia >= 0]) > 0) and np.all(np.diff(ib[ib >= 0]) > 0)
     assert not np.any((ia < 0) & (ib < 0))
-    for i, j in zip(ia.tolist(), ib.tolist()):
+    for i, j in zip(ia.tolist(), ib.tolist(), strict=False):
         if i >= 0 and j >= 0:
             assert a[i] == b[j]
 

@@ -64,7 +64,7 @@ def test_tables_filled_from_excerpt() -> None:
         row[0], row[1] - row[0], row[2], row[3])
     assert p.extra["kernel_extra"]["op_type"].iloc[0] == "TransData"
     assert p.kernel_details["Input Shapes"].iloc[0] == '"32,3,224,224"'
-    assert p.kernel_details["Start Time(us)"].iloc[0] == f"{row[0] // 1000}.{row[0] % 1000:03d}"
+    assert p.kernel_details["ts"].iloc[0] == row[0]
     assert p.extra["memory_peak_bytes"] == sql(L1, "SELECT max(totalReserved) FROM MEMORY_RECORD")[0][0]
 
 
@@ -290,3 +290,21 @@ def test_synthetic_without_step_table_rows(tmp_path: Path) -> None:
         load_profile(str(f), OPTS, step=3)
     p = load_profile(str(f), OPTS)
     assert len(p.kernels) == 3 and p.extra["step_range"] is None
+
+
+def test_synthetic_msmonitor_pair_all_pages_with_step(tmp_path: Path) -> None:
+    """msmonitor DBs (no torch ops) give the overall, communication and kernel pages, also with a step."""
+    from msprof_compare import api
+
+    a, b = tmp_path / "a" / "msmonitor_1_0.db", tmp_path / "b" / "msmonitor_2_0.db"
+    for f in (a, b):
+        f.parent.mkdir()
+        make_synthetic(f)
+    res = api.compare(str(a), str(b), base_step=1, comparison_step=1, enable_profiling_compare=True,
+                      enable_communication_compare=True, enable_kernel_compare=True)
+    assert {"OverallMetrics", "CommunicationCompare", "KernelCompare"} <= set(res.sheet_names)
+    om = res.sheet("OverallMetrics")
+    e2e = om[om["Index"] == "E2E Time"]
+    assert float(e2e["Duration(ms)"].iloc[0]) == pytest.approx(610 / 1e6)
+    comm = res.sheet("CommunicationCompare")
+    assert comm.iloc[0, 1] == "allreduce" and comm.iloc[0, 3] == 1

@@ -83,13 +83,16 @@ def test_flows_and_backward_tid(raw, prof):
 
 
 def test_ops_keep_text_args(raw, prof):
-    first = next(e for e in raw if e.get("cat") == "cpu_op")
-    row = prof.ops.iloc[0]
+    ops = [e for e in raw if e.get("cat") == "cpu_op"]
+    i = next(k for k, e in enumerate(ops) if "Input Dims" in e["args"])
+    first, row = ops[i], prof.ops.iloc[i]
     assert row["name"] == first["name"]
     assert row["input_dims"] == first["args"]["Input Dims"]
-    assert row["call_stack"] == first["args"]["Call stack"]
+    assert row["input_type"] == first["args"]["Input type"]
+    assert row["call_stack"] == "N/A"  # no stack recorded in this window
     assert row["seq"] == first["args"]["Sequence number"]
-    assert (prof.ops["input_type"] != "").all()
+    j = next(k for k, e in enumerate(ops) if "Input Dims" not in e["args"])
+    assert prof.ops.iloc[j]["input_dims"] == "N/A"  # absent -> "N/A"
 
 
 def test_kernel_details_exact_start_times(prof):
@@ -103,13 +106,16 @@ def test_kernel_details_exact_start_times(prof):
     assert kd["dur"].tolist() == [ns(ln.split(",")[9]) for ln in lines]
     # PMU "N/A" -> NaN; Accelerator Core text kept
     assert kd["aiv_vec_time(us)"].dtype == np.float64
-    assert set(kd["Accelerator Core"]) <= {"AI_CORE", "AI_VECTOR_CORE", "MIX_AIV", "AI_CPU", "N/A"}
+    assert set(kd["Accelerator Core"]) <= {"AI_CORE", "AI_VECTOR_CORE", "MIX_AIV", "AI_CPU", "HCCL", "N/A"}
 
 
 def test_side_files(prof):
     assert prof.memory_record is not None and len(prof.memory_record) == 30
-    assert prof.memory_record["Total Reserved(MB)"].max() == pytest.approx(2113.75, abs=0.01) or \
-        prof.memory_record["Total Reserved(MB)"].max() > 0
+    import csv
+
+    with open(PT / "ASCEND_PROFILER_OUTPUT" / "memory_record.csv", newline="") as fh:
+        reserved = [float(r["Total Reserved(MB)"]) for r in csv.DictReader(fh) if r["Total Reserved(MB)"]]
+    assert prof.memory_record["Total Reserved(MB)"].max() == max(reserved)
     assert isinstance(prof.communication, dict) and "step50" in prof.communication
     assert prof.metadata.get("ENV_VARIABLES") is not None
     assert prof.extra["profiler_level"] == "Level1"
@@ -227,7 +233,7 @@ def test_bad_timestamp(tmp_path):
 # --------------------------------------------------------------------------- exact times
 
 
-@given(st.lists(st.tuples(st.integers(0, 9 * 10**15), st.integers(0, 10**7), st.integers(1, 7),
+@given(st.lists(st.tuples(st.integers(0, 8 * 10**15), st.integers(0, 10**7), st.integers(1, 7),
                           st.sampled_from(["", " ", "\t"])), max_size=50))
 def test_decimal_us_to_ns_is_exact(items):
     texts, want = [], []

@@ -80,7 +80,7 @@ def _independent_groups(profile, windows: timeline.Intervals, walk: bool) -> tup
     c = profile.comm
     ops = c[c["lane"] == "op"]
     tasks = c[c["lane"] == "task"].sort_values("ts", kind="stable")
-    lane = pd.factorize(pd.Series(list(zip(tasks["group"], tasks["plane"]))))[0]
+    lane = pd.factorize(pd.Series(list(zip(tasks["group"], tasks["plane"], strict=True))))[0]
     cand = tasks[wait_candidates(pd.DataFrame({"name": tasks["name"].to_numpy(), "tid": lane}))]
     best = cand.groupby("plane", sort=False)["dur"].sum().idxmin()
     sel = cand[cand["plane"] == best]

@@ -48,6 +48,8 @@ TRACE = "trace_view.json"
 NPU_DIR = "npu_ascend_pt"
 DB = "ascend_pytorch_profiler_0.db"
 OUT = "ASCEND_PROFILER_OUTPUT"
+#: CSV columns the text loader can do without (the core type only refines the kernel breakdown).
+OPTIONAL_COLUMNS = ("Accelerator Core",)
 
 # --------------------------------------------------------------------------- _src excerpts
 
@@ -108,7 +110,8 @@ def refresh_src() -> None:
     out = SRC / NPU_DIR / OUT
     out.mkdir(parents=True)
     events = json.loads((npu / OUT / TRACE).read_text())
-    kept = [e for e in events if e.get("ph") == "M" or (e.get("ph") in ("X", "s", "f", "i") and _in_window(e.get("ts")))]
+    kept = [e for e in events
+            if e.get("ph") == "M" or (e.get("ph") in ("X", "s", "f", "i") and _in_window(e.get("ts")))]
     ends: dict[Any, set] = {}
     for e in kept:
         if e.get("ph") in ("s", "f"):
@@ -223,7 +226,7 @@ def _trace_like(c: Corpus, family: str, good: bytes, wrap, partner: str) -> None
         "invalid UTF-8 bytes inside a string")
     err("invalid_utf8_overlong", good.replace(b'"name":', b'"name":"\xc0\xaf",  "y":', 1), "overlong UTF-8 sequence")
     err("utf16_encoded", good.decode().encode("utf-16"), "UTF-16 text instead of UTF-8")
-    err("latin1_bytes", wrap(events[:3]).replace(b"}", b',"z":"caf\xe9"}', 1), "Latin-1 byte in a string")
+    err("latin1_bytes", good.replace(b'"name":"', b'"name":"caf\xe9 ', 1), "Latin-1 byte in an event name")
     err("top_number", b"42", "top level is a number")
     err("top_string", b'"traceEvents"', "top level is a string")
     err("top_true", b"true", "top level is a boolean")
@@ -272,7 +275,8 @@ def _trace_like(c: Corpus, family: str, good: bytes, wrap, partner: str) -> None
     ok("long_name", _set_field(wrap, events, "name", "op" * 10000), "a 20 KB event name")
     ok("unicode_names", _set_field(wrap, events, "name", "算子\u2028名字 😀 =cmd|'/C calc'!A0"),
        "non-ASCII and formula-like name")
-    ok("escaped_surrogate", _set_field(wrap, events, "name", "x\ud800y"), "lone escaped surrogate")
+    err("escaped_surrogate", _set_field(wrap, events, "name", "x\ud800y"),
+        "lone escaped surrogate: not Unicode text (msgspec refuses it; Python's json would accept it)")
     ok("bom_prefix", b"\xef\xbb\xbf" + good, "UTF-8 byte-order mark before the JSON")
     ok("crlf_pretty", json.dumps(json.loads(good), indent=2).replace("\n", "\r\n").encode(), "pretty-printed, CRLF")
     ok("reversed_order", wrap(list(reversed(events))), "events in reverse time order")
@@ -292,10 +296,13 @@ def _trace_like(c: Corpus, family: str, good: bytes, wrap, partner: str) -> None
     bomb = gzip.compress(b" " * (4 * 1024 * 1024) + good, compresslevel=9, mtime=0)
     c.file(family, "gzip_bomb_over_cap", bomb, fname="input.json.gz", exit=1, partner=partner,
            env={"MSPROF_COMPARE_MAX_TRACE_BYTES": "1000000"}, why="decompresses past the trace size cap")
-    c.file(family, "over_size_cap", good, exit=1, partner=partner, env={"MSPROF_COMPARE_MAX_TRACE_BYTES": "1000"},
+    # padded with blanks past the good partner's size, so the lowered cap refuses only this input
+    big = good + b" " * (len((SRC / partner).read_bytes()) + 2000 - len(good))
+    cap = {"MSPROF_COMPARE_MAX_TRACE_BYTES": str(len(big) - 1000)}
+    c.file(family, "over_size_cap", big, exit=1, partner=partner, env=cap,
            why="file over the (lowered) trace size cap")
-    c.file(family, "over_size_cap_forced", good, exit=0, partner=partner, args=["--force"],
-           env={"MSPROF_COMPARE_MAX_TRACE_BYTES": "1000"}, why="--force skips the size cap")
+    c.file(family, "over_size_cap_forced", big, exit=0, partner=partner, args=["--force"], env=cap,
+           why="--force skips the size cap")
 
 
 def _first_ts(events: list) -> Any:
@@ -362,12 +369,13 @@ def kineto_family(c: Corpus) -> None:
     err("args_number", _with_args(top, 5), "a kernel's args is a number")
     err("args_list", _with_args(top, [1, 2]), "a kernel's args is a list")
     err("args_string", _with_args(top, "stream 7"), "a kernel's args is a string")
-    err("stream_text", _with_args(top, {"stream": "seven", "correlation": 1}), "kernel stream is text")
+    c.file(f, "stream_text", _dumps(_with_args(top, {"stream": "seven", "correlation": 1})), exit=0,
+           partner=KINETO, why="kernel stream is text (kept as an opaque stream id)")
     c.file(f, "device_properties_odd", _dumps(dict(top, deviceProperties="n/a")), exit=0, partner=KINETO,
            why="deviceProperties of the wrong type (not used for figures)")
     c.file(f, "no_gpu_events", _dumps(dict(top, traceEvents=[e for e in top["traceEvents"]
                                                          if e.get("cat") in ("cpu_op", "user_annotation")])),
-           exit=0, partner=KINETO, why="CPU-only trace: no kernels")
+           exit=1, partner=KINETO, why="CPU-only trace: no kernels (the GPU breakdown needs device activity)")
     c.file(f, "wrong_suffix", good, fname="input.txt", exit=1, partner=KINETO, why="a trace named .txt")
     c.file(f, "array_of_kineto", b"[" + good + b"]", exit=1, partner=KINETO,
            why="a Kineto object wrapped in an array (read as trace_view)")
@@ -486,7 +494,8 @@ def npu_dir_family(c: Corpus) -> None:
         header, *rows = text.splitlines(keepends=True)
         cols = header.rstrip("\r\n").split(",")
         case(f"{stem}_empty", {path: b""}, 1, f"0-byte {name}", file=path)
-        case(f"{stem}_header_only", {path: header}, 0, f"{name} with a header and no rows")
+        case(f"{stem}_header_only", {path: header}, 1,
+             f"{name} with a header and no rows (a present but empty export is broken)", file=path)
         case(f"{stem}_garbage", {path: bytes((i * 31 + 7) % 256 for i in range(2048))}, 1,
              f"binary garbage in {name}", file=path)
         case(f"{stem}_invalid_utf8", {path: header.encode() + b"\xff\xfe\xfa," * 8 + b"\n"}, 1,
@@ -500,11 +509,11 @@ def npu_dir_family(c: Corpus) -> None:
              0, f"{name} with an extra trailing column")
         case(f"{stem}_reordered_columns", {path: _reorder_csv(text)}, 0, f"{name} with columns in reverse order")
         case(f"{stem}_ragged_row", {path: header + (rows[0].split(",")[0] + ",x\n" if rows else "x\n")
-                                    + "".join(rows[1:])}, 1, f"{name} with a short row", file=path)
+                                    + "".join(rows[1:])}, 0, f"{name} with a short row (missing cells read as blank)")
         case(f"{stem}_quoted_newline", {path: header + "".join(rows) + _quoted_newline_row(cols)}, 0,
              f"{name} with a quoted field holding a newline")
-        case(f"{stem}_truncated", {path: text[: len(header) + (len(text) - len(header)) // 2]}, 1,
-             f"{name} cut mid-row", file=path)
+        case(f"{stem}_truncated", {path: text[: len(header) + (len(text) - len(header)) // 2]}, 0,
+             f"{name} cut mid-row: the last row is short, read as blank cells")
 
     # column-specific defects
     for name, col in (("kernel_details.csv", "Duration(us)"), ("kernel_details.csv", "Start Time(us)"),
@@ -517,28 +526,31 @@ def npu_dir_family(c: Corpus) -> None:
         stem = name.split(".")[0]
         slug = col.split("(")[0].strip().lower().replace(" ", "_")
         path = f"{out}{name}"
-        case(f"{stem}_missing_{slug}", {path: _drop_column(text, col)}, 1, f"{name} without column {col!r}",
-             file=path)
-        case(f"{stem}_renamed_{slug}", {path: text.replace(col, col.upper() + "_X", 1)}, 1,
-             f"{name} with column {col!r} renamed", file=path)
+        optional = col in OPTIONAL_COLUMNS
+        case(f"{stem}_missing_{slug}", {path: _drop_column(text, col)}, 0 if optional else 1,
+             f"{name} without column {col!r}" + (" (optional)" if optional else ""), file=None if optional else path)
+        case(f"{stem}_renamed_{slug}", {path: text.replace(col, col.upper() + "_X", 1)}, 0 if optional else 1,
+             f"{name} with column {col!r} renamed" + (" (optional)" if optional else ""),
+             file=None if optional else path)
     for name, col in (("kernel_details.csv", "Duration(us)"), ("kernel_details.csv", "Start Time(us)"),
                       ("operator_memory.csv", "Size(KB)"), ("op_statistic.csv", "Total Time(us)")):
         stem = name.split(".")[0]
         slug = col.split("(")[0].strip().lower().replace(" ", "_")
-        case(f"{stem}_{slug}_not_number", {f"{out}{name}": _set_cell(csvs[name], col, "n/a?")}, 1,
-             f"{name}: {col} is text", file=f"{out}{name}")
+        case(f"{stem}_{slug}_not_number", {f"{out}{name}": _set_cell(csvs[name], col, "n/a?")}, 0,
+             f"{name}: one {col} is text (read as missing, counted in one warning)", warning="not numbers")
     case("kernel_details_negative_duration", {f"{out}kernel_details.csv": _set_cell(kd, "Duration(us)", "-3.5")},
          0, "a kernel with negative duration", warning="negative")
 
     # communication.json / metadata / info
     cpath = f"{out}communication.json"
     case("communication_truncated", {cpath: comm[: len(comm) // 2]}, 1, "communication.json cut", file=cpath)
-    case("communication_empty", {cpath: b""}, 1, "0-byte communication.json", file=cpath)
+    case("communication_empty", {cpath: b""}, 0, "0-byte communication.json: no communication data",
+         warning="empty")
     case("communication_array", {cpath: b"[1, 2]"}, 1, "communication.json is an array", file=cpath)
     case("communication_garbage", {cpath: b"\x00\x01\x02" * 50}, 1, "binary communication.json", file=cpath)
     case("communication_empty_object", {cpath: b"{}"}, 0, "communication.json with no steps")
-    case("communication_wrong_shape", {cpath: b'{"step1": {"collective": 5}}'}, 1,
-         "communication.json with a number where an object is expected", file=cpath)
+    case("communication_wrong_shape", {cpath: b'{"step1": {"collective": 5}}'}, 0,
+         "communication.json with a number where an object is expected: bandwidth absent", warning="communication.json")
     case("metadata_truncated", {"profiler_metadata.json": b'{"ENV_VARIABLES": {'}, 1,
          "profiler_metadata.json cut", file="profiler_metadata.json")
     case("metadata_array", {"profiler_metadata.json": b"[]"}, 1, "profiler_metadata.json is an array",
@@ -555,8 +567,11 @@ def npu_dir_family(c: Corpus) -> None:
     case("csv_symlink", {f"{out}kernel_details.csv": None}, 1, "kernel_details.csv is a symbolic link",
          file=f"{out}kernel_details.csv",
          links={f"input/{out}kernel_details.csv": f"_src/{NPU_DIR}/{OUT}/kernel_details.csv"})
-    case("csv_over_cap", {}, 1, "kernel_details.csv over the (lowered) CSV cap", file=f"{out}kernel_details.csv",
-         env={"MSPROF_COMPARE_MAX_TEXT_BYTES": str(len(kd.encode()) - 1)})
+    big_csv = {f"{out}kernel_details.csv": kd + "\n" * 8000}  # blank lines: same content, bigger file
+    cap = {"MSPROF_COMPARE_MAX_TEXT_BYTES": str(max(len(kd.encode()), len(comm), len(mr.encode())) + 100)}
+    case("csv_over_cap", big_csv, 1, "kernel_details.csv over the (lowered) CSV cap", file=f"{out}kernel_details.csv",
+         env=cap)
+    case("csv_over_cap_forced", big_csv, 0, "--force skips the CSV cap", args=["--force"], env=cap)
 
 
 def _reorder_csv(text: str) -> str:

@@ -244,7 +244,7 @@ def align(a_keys: Sequence[Hashable], b_keys: Sequence[Hashable], match: bool = 
 
 def pairs(ia: np.ndarray, ib: np.ndarray) -> list[tuple[int | None, int | None]]:
     """The pair arrays as a list of ``(i, j)`` with ``None`` for the absent side."""
-    return [(None if i < 0 else i, None if j < 0 else j) for i, j in zip(ia.tolist(), ib.tolist())]
+    return [(None if i < 0 else i, None if j < 0 else j) for i, j in zip(ia.tolist(), ib.tolist(), strict=False)]
 
 
 def matched_count(ia: np.ndarray, ib: np.ndarray) -> int:

@@ -103,17 +103,14 @@ def _categorise(profile: Profile, bd: Breakdown) -> None:
     ts = k["ts"].to_numpy(dtype=np.int64)[order]
     flow_ts = starts[order]
     is_cube = cube_mask(profile)[order]
-    low_types = pd.Series(types, dtype=object).fillna("").str.lower()
-    low_names = pd.Series(names, dtype=object).fillna("").str.lower()
     ops = profile.ops
     cube_ops = classify.cube_ops(ops["name"].to_numpy(dtype=object), ops["ts"].to_numpy(dtype=np.int64),
                                  ops["dur"].to_numpy(dtype=np.int64))
     labels = classify.categorize(
         dur, flow_ts, is_cube, cube_ops,
         is_trans=classify.is_trans_kernel_name(names),
-        page_attention=low_types.str.contains("pagedattention", regex=False).to_numpy(dtype=bool),
-        tensor_move=(low_names.str.startswith("aclnninplacecopy")
-                     & low_names.str.contains("tensormove", regex=False)).to_numpy(dtype=bool),
+        page_attention=_per_name(types, lambda t: "pagedattention" in t),
+        tensor_move=_per_name(names, lambda n: n.startswith("aclnninplacecopy") and "tensormove" in n),
         mc2=classify.is_mc2_name(names),
         npu_type=types,
     )
@@ -126,6 +123,13 @@ def _categorise(profile: Profile, bd: Breakdown) -> None:
         aiv = np.nan_to_num(pmu["aiv_time"].to_numpy(dtype=float))
         comp = np.rint(np.maximum(mac, mte2) + aiv).astype(np.int64)  # DB PMU times are ns
         _mc2(profile, bd, sel, names, ts, dur, comp)
+
+
+def _per_name(values: np.ndarray, test) -> np.ndarray:
+    """Apply a test to the lower-cased text once per distinct value (names repeat a lot)."""
+    codes, uniq = pd.factorize(pd.Series(values, dtype=object).fillna(""), use_na_sentinel=False)
+    flags = np.fromiter((bool(test(str(u).lower())) for u in uniq), dtype=bool, count=len(uniq))
+    return flags[codes] if len(uniq) else np.zeros(len(values), dtype=bool)
 
 
 def _mc2(profile: Profile, bd: Breakdown, sel: np.ndarray, names: np.ndarray, ts: np.ndarray,
@@ -215,7 +219,7 @@ def _groups(profile: Profile, bd: Breakdown, windows: timeline.Intervals) -> Non
     tasks = c[c["lane"] == "task"]
     tasks = tasks.iloc[np.argsort(tasks["ts"].to_numpy(dtype=np.int64), kind="stable")]
     # the history of the wait rule runs per (group, plane): give each pair its own lane id
-    lane = pd.Series(list(zip(tasks["group"].tolist(), tasks["plane"].tolist())), dtype=object)
+    lane = pd.Series(list(zip(tasks["group"].tolist(), tasks["plane"].tolist(), strict=True)), dtype=object)
     lane_id = pd.factorize(lane)[0] if len(tasks) else np.zeros(0, np.int64)
     is_cand = wait_candidates(pd.DataFrame({"name": tasks["name"].to_numpy(dtype=object), "tid": lane_id}))
     cand = tasks[is_cand]

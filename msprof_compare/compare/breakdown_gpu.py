@@ -39,6 +39,14 @@ SDMA_WORDS = ("htod", "dtod", "dtoh", "memset (device)")
 COMM_PREFIXES = ("nccl", "rccl")
 
 
+def _lower(values: np.ndarray) -> np.ndarray:
+    """Lower-cased copy of a text column, computed once per distinct value."""
+    if not len(values):
+        return np.zeros(0, dtype=object)
+    codes, uniq = pd.factorize(values, use_na_sentinel=False)
+    return np.array([str(u).lower() for u in uniq], dtype=object)[codes]
+
+
 def _starts_with_any(names: np.ndarray, prefixes: tuple[str, ...]) -> np.ndarray:
     return classify._per_unique(names, lambda n: n.startswith(prefixes))
 
@@ -47,23 +55,39 @@ def flow_start_of(profile: Profile, kernel_ts: np.ndarray, opts: Options | None 
     """Per kernel start (ns): start of the launch flow ending there, 0 when none (reference-1 §3.3)."""
     flows = profile.flows
     cats = (opts.gpu_flow_cat.lower(),) if opts is not None and opts.gpu_flow_cat else LAUNCH_FLOW_CATS
-    f = flows[flows["cat"].isin(cats)]
-    if not len(f) or not len(kernel_ts):
-        return np.zeros(len(kernel_ts), dtype=np.int64)
-    f = f.drop_duplicates("f_ts", keep="last")
-    lookup = pd.Series(f["s_ts"].to_numpy(), index=f["f_ts"].to_numpy())
-    return lookup.reindex(kernel_ts).fillna(0).to_numpy(dtype=np.int64)
+    out = np.zeros(len(kernel_ts), dtype=np.int64)
+    if not len(flows) or not len(kernel_ts):
+        return out
+    sel = np.isin(flows["cat"].to_numpy(dtype=object), cats)
+    f_ts = flows["f_ts"].to_numpy(dtype=np.int64)[sel]
+    s_ts = flows["s_ts"].to_numpy(dtype=np.int64)[sel]
+    if not f_ts.size:
+        return out
+    # several flows ending at one time: the later one wins (the original's dict overwrite)
+    order = np.argsort(f_ts, kind="stable")
+    f_ts, s_ts = f_ts[order], s_ts[order]
+    last = np.append(f_ts[1:] != f_ts[:-1], True)
+    f_ts, s_ts = f_ts[last], s_ts[last]
+    kt = np.asarray(kernel_ts, dtype=np.int64)
+    pos = np.minimum(np.searchsorted(f_ts, kt), f_ts.size - 1)
+    hit = f_ts[pos] == kt
+    out[hit] = s_ts[pos[hit]]
+    return out
 
 
 def gpu_breakdown(profile: Profile, opts: Options | None = None) -> Breakdown:
     """Computing / communication / free breakdown of one Kineto profile (all times int ns)."""
     bd = Breakdown("GPU")
     k = profile.kernels
-    raw_cat = k["task_type"].str.lower() if len(k) else k["cat"]
-    collected = k[raw_cat.isin(("kernel", "gpu_memcpy")).to_numpy()]
+    raw_cat = _lower(k["task_type"].to_numpy(dtype=object))
+    keep = (raw_cat == "kernel") | (raw_cat == "gpu_memcpy")
+    collected = k[keep]
     # the original keys kernels by "pid-tid-ts": a later duplicate replaces an earlier one
-    collected = collected.drop_duplicates(["pid", "tid", "ts"], keep="last")
-    is_kernel = (collected["task_type"].str.lower() == "kernel").to_numpy()
+    dup = collected.duplicated(["pid", "tid", "ts"], keep="last").to_numpy()
+    if dup.any():
+        collected = collected[~dup]
+        keep[np.flatnonzero(keep)[dup]] = False
+    is_kernel = raw_cat[keep] == "kernel"
     if not is_kernel.any():
         raise ProfileError(profile.files.get("trace", profile.path), "no GPU kernels found in the trace",
                            hint="profile with torch.profiler.ProfilerActivity.CUDA enabled")
@@ -98,7 +122,7 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None) -> Breakdown:
     cts = ts[compute]
     cdur = end[compute] - cts
     ops = profile.ops
-    ops = ops[ops["cat"].str.lower().isin(TORCH_OP_CATS).to_numpy()] if len(ops) else ops
+    ops = ops[np.isin(_lower(ops["cat"].to_numpy(dtype=object)), TORCH_OP_CATS)] if len(ops) else ops
     kw = classify.load_keywords()
     cube_ops = classify.cube_ops(ops["name"].to_numpy(dtype=object), ops["ts"].to_numpy(), ops["dur"].to_numpy(),
                                  ops["tid"].to_numpy(), backward_tid=profile.backward_tid, kw=kw)

@@ -303,8 +303,9 @@ def fill_buckets(bd: Breakdown, labels: np.ndarray, dur: np.ndarray) -> None:
     labels = np.asarray(labels, dtype=object)
     if labels.size == 0:
         return
-    df = pd.DataFrame({"label": labels, "dur": np.asarray(dur, dtype=np.int64)})
-    agg = df.groupby("label", sort=False)["dur"].agg(["sum", "size"])
-    for label, row in agg.iterrows():
+    codes, uniq = pd.factorize(labels)
+    dur = np.asarray(dur, dtype=np.int64)
+    for i, label in enumerate(uniq):
         if label in bd.buckets:
-            bd.buckets[label].add(int(row["sum"]), int(row["size"]))
+            sel = codes == i
+            bd.buckets[label].add(int(dur[sel].sum()), int(sel.sum()))

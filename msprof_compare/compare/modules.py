@@ -178,7 +178,8 @@ def _walk(names: list[str], ts: list[int], ends: list[int], point_ts: np.ndarray
     return made
 
 
-def _deepest(nodes_start: np.ndarray, nodes_end: np.ndarray, nodes_parent: np.ndarray, queries: np.ndarray) -> np.ndarray:
+def _deepest(nodes_start: np.ndarray, nodes_end: np.ndarray, nodes_parent: np.ndarray,
+             queries: np.ndarray) -> np.ndarray:
     """Deepest node strictly containing each query ts (§3.3): at each level take the last child
     starting at or before ts and descend only if start < ts < end. -1 when none."""
     q = np.asarray(queries, np.int64)
@@ -266,10 +267,10 @@ def build_side(profile: Profile, tree: OpTree, gpu_flow_cat: str = "") -> Module
     if len(fb) and len(fmods):
         bwd_pid = int(fb["f_pid"].iloc[0])
         sel = np.flatnonzero(tree.ops["pid"].to_numpy(np.int64) == bwd_pid)
-        op_at = dict(zip(tree.ts[sel].tolist(), sel.tolist()))  # later ops win
+        op_at = dict(zip(tree.ts[sel].tolist(), sel.tolist(), strict=False))  # later ops win
         owner = _deepest(fstart, fend, fparent, fb["s_ts"].to_numpy(np.int64))
         names, ts_, ends = [], [], []
-        for f_ts, m in zip(fb["f_ts"].tolist(), owner.tolist()):
+        for f_ts, m in zip(fb["f_ts"].tolist(), owner.tolist(), strict=False):
             op = op_at.get(f_ts)
             if op is None or m < 0:
                 continue
@@ -298,12 +299,12 @@ def build_side(profile: Profile, tree: OpTree, gpu_flow_cat: str = "") -> Module
         bstart, bend, bparent = _arrays(bmods)
         miss = np.flatnonzero(owner_f < 0)
         ob = _deepest(bstart, bend, bparent, tree.ts[ops_idx[miss]])
-        for j, i in zip(miss.tolist(), ob.tolist()):
+        for j, i in zip(miss.tolist(), ob.tolist(), strict=False):
             if i >= 0:
                 owner[j] = bmods[i]
     per_mod: dict[int, list[int]] = {}
     mod_of: dict[int, Module] = {}
-    for op, m in zip(ops_idx.tolist(), owner):
+    for op, m in zip(ops_idx.tolist(), owner, strict=False):
         if m is not None:
             per_mod.setdefault(id(m), []).append(op)
             mod_of[id(m)] = m
@@ -357,7 +358,8 @@ def _module_key(name: str, op_name_map: dict[str, str]) -> str:
     return name
 
 
-def match_modules(a: Module, b: Module, op_name_map: dict[str, str], match: bool) -> list[tuple[Module | None, Module | None]]:
+def match_modules(a: Module, b: Module, op_name_map: dict[str, str],
+                  match: bool) -> list[tuple[Module | None, Module | None]]:
     """Breadth-first matching of two module trees by path (§3.5); roots excluded."""
     out: list[tuple[Module | None, Module | None]] = []
     queue: deque[tuple[Module | None, Module | None]] = deque([(a, b)])
@@ -370,7 +372,7 @@ def match_modules(a: Module, b: Module, op_name_map: dict[str, str], match: bool
                            [_module_key(m.module_name, op_name_map) for m in cb])
         else:
             ia, ib = no_matching(len(ca), len(cb))
-        for i, j in zip(ia.tolist(), ib.tolist()):
+        for i, j in zip(ia.tolist(), ib.tolist(), strict=False):
             pair = (ca[i] if i >= 0 else None, cb[j] if j >= 0 else None)
             out.append(pair)
             queue.append(pair)
@@ -411,6 +413,11 @@ def _op_info(side: ModuleTrees, m: Module, i: int) -> tuple[str, str, int, str, 
             side.k_names[ks].tolist(), durs)
 
 
+def _stack(text: str) -> str | None:
+    """An op's call stack cell: blank when the trace recorded none (the model's "N/A"), as the original."""
+    return None if text == "N/A" else text
+
+
 def detail_rows(pairs: list, base: ModuleTrees | None, comp: ModuleTrees | None) -> list[list]:
     """ModuleCompare rows (§3.8): a TOTAL row per module pair, then its op pairs."""
     rows: list[list] = []
@@ -426,13 +433,13 @@ def detail_rows(pairs: list, base: ModuleTrees | None, comp: ModuleTrees | None)
         xa = [_op_info(base, x, i) for i in range(len(x.ops))] if x is not None and base else []
         ya = [_op_info(comp, y, i) for i in range(len(y.ops))] if y is not None and comp else []
         ia, ib = align([o[0] for o in xa], [o[0] for o in ya])
-        for i, j in zip(ia.tolist(), ib.tolist()):
+        for i, j in zip(ia.tolist(), ib.tolist(), strict=False):
             bo = xa[i] if i >= 0 else ("", "", 0, "", [], [])
             co = ya[j] if j >= 0 else ("", "", 0, "", [], [])
             b_us, c_us = bo[2] / 1000, co[2] / 1000
             d, r = diff_ratio(b_us, c_us)
             rows.append([None, *head, bo[0], bo[1], b_us, None, co[0], co[1], c_us, None, None, d, r,
-                         bo[3] if d > 0 else None, co[3] if d > 0 else None])
+                         _stack(bo[3]) if d > 0 else None, _stack(co[3]) if d > 0 else None])
     for i, r in enumerate(rows):
         r[0] = i + 1
     return rows
@@ -440,7 +447,7 @@ def detail_rows(pairs: list, base: ModuleTrees | None, comp: ModuleTrees | None)
 
 def _kernel_summary(names: list[str], durs: list[int]) -> str:
     agg: dict[str, list[int]] = {}
-    for n, d in zip(names, durs):
+    for n, d in zip(names, durs, strict=False):
         agg.setdefault(n, []).append(d)
     return "".join(f"{n}, [number: {len(v)}], [duration_ms: {sum(v) / 1e6:.3f}]\n" for n, v in agg.items())
 
@@ -522,7 +529,7 @@ def build(ctx: RunContext) -> list[Sheet] | None:
                                                                     len(STAT_COLUMNS)), *STAT_SPANS, notes=[note])]
     if not ctx.options.disable_details:
         rows = detail_rows(pairs, base, comp)
-        if rows and all(r[-1] in ("N/A",) for r in rows):
+        if rows and not any(r[-1] or r[-2] for r in rows if r[4] != "TOTAL"):
             log.warning("If you want to see the operator's call stack, you must enable with_stack switch.")
         sheets.append(Sheet("ModuleCompare", DETAIL_COLUMNS, _frame(rows, len(DETAIL_COLUMNS)), *DETAIL_SPANS))
     return sheets

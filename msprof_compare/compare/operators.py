@@ -65,7 +65,7 @@ def build(ctx: RunContext) -> list[Sheet]:
 
 def _frame(rows: list[list], ncols: int) -> pd.DataFrame:
     """Row lists to a frame; a column holding any None stays object so blanks stay blank."""
-    cols = list(zip(*rows)) if rows else [()] * ncols
+    cols = list(zip(*rows, strict=False)) if rows else [()] * ncols
     data = {}
     for i, values in enumerate(cols):
         if any(v is None for v in values):
@@ -131,9 +131,10 @@ def statistic_rows(pairs: OpPairs) -> list[list]:
     """OperatorCompareStatistic rows (§2.7): grouped by each side's own names, sorted by diff."""
     gb, gc = _group(pairs.base, pairs.ia), _group(pairs.comparison, pairs.ib)
     rows: list[list] = []
-    cdict = {k: (int(ns), int(n)) for k, ns, n in zip(gc.index.tolist(), gc["ns"].tolist(), gc["n"].tolist())}
+    cdict = {k: (int(ns), int(n))
+             for k, ns, n in zip(gc.index.tolist(), gc["ns"].tolist(), gc["n"].tolist(), strict=True)}
     seen = set()
-    for name, ns, n in zip(gb.index.tolist(), gb["ns"].tolist(), gb["n"].tolist()):
+    for name, ns, n in zip(gb.index.tolist(), gb["ns"].tolist(), gb["n"].tolist(), strict=False):
         cns, cn = cdict.get(name, (0, 0))
         seen.add(name)
         b_ms, c_ms = ns / 1e6, cns / 1e6

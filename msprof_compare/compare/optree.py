@@ -287,15 +287,15 @@ def kernel_lines(profile: Profile, pool: pd.DataFrame) -> np.ndarray:
     names = pool["name"].tolist()
     durs = [_fmt_us(d) for d in pool["dur"].tolist()]
     if profile.is_gpu:
-        return np.array([f"{n} [duration: {d}]\n" for n, d in zip(names, durs)], dtype=object)
+        return np.array([f"{n} [duration: {d}]\n" for n, d in zip(names, durs, strict=False)], dtype=object)
     shapes: dict[int, str] = {}
     kd = profile.kernel_details
     if kd is not None and len(kd) and "Input Shapes" in kd.columns and "ts" in kd.columns:
         s = kd["Input Shapes"].fillna("").astype(str).tolist()
-        shapes = dict(zip(kd["ts"].tolist(), s))
+        shapes = dict(zip(kd["ts"].tolist(), s, strict=False))
     out = []
     for n, d, tid_, ttype, ts in zip(names, durs, pool["task_id"].tolist(), pool["task_type"].tolist(),
-                                     pool["ts"].tolist()):
+                                     pool["ts"].tolist(), strict=False):
         task_id = "None" if tid_ in (-1, -2) else str(tid_)
         task_type = "None" if ttype is None or (ttype == "" and tid_ == -2) else str(ttype)
         sh = shapes.get(ts, "")
@@ -381,7 +381,7 @@ def _parts(nodes: np.ndarray, tid: np.ndarray, bwd: int) -> list[tuple[bool, np.
     t = tid[nodes]
     cut = (t[1:] != t[:-1]) & ((t[1:] == bwd) | (t[:-1] == bwd))
     starts = np.concatenate([[0], np.flatnonzero(cut) + 1, [len(nodes)]])
-    return [(bool(t[a] == bwd), nodes[a:b]) for a, b in zip(starts[:-1], starts[1:])]
+    return [(bool(t[a] == bwd), nodes[a:b]) for a, b in zip(starts[:-1], starts[1:], strict=False)]
 
 
 def _concat(chunks: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
@@ -390,7 +390,8 @@ def _concat(chunks: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np
     return np.concatenate([c[0] for c in chunks]), np.concatenate([c[1] for c in chunks])
 
 
-def pair_lists(a: np.ndarray, b: np.ndarray, ka: np.ndarray, kb: np.ndarray, match: bool) -> tuple[np.ndarray, np.ndarray]:
+def pair_lists(a: np.ndarray, b: np.ndarray, ka: np.ndarray, kb: np.ndarray,
+               match: bool) -> tuple[np.ndarray, np.ndarray]:
     """Pair two node lists by key (or not at all); returns node ids (-1 = absent)."""
     ia, ib = align(ka[a].tolist(), kb[b].tolist(), match) if match else no_matching(len(a), len(b))
     return np.where(ia >= 0, a[np.maximum(ia, 0)] if len(a) else -1, -1), \
@@ -429,7 +430,7 @@ def drill_down(ta: OpTree, tb: OpTree, ia: np.ndarray, ib: np.ndarray, ka: np.nd
     out_a: list[int] = []
     out_b: list[int] = []
     none = np.empty(0, np.int64)
-    stack = list(zip(ia.tolist(), ib.tolist()))[::-1]
+    stack = list(zip(ia.tolist(), ib.tolist(), strict=False))[::-1]
     while stack:
         x, y = stack.pop()
         ca = ta.children(x) if x >= 0 else none
@@ -441,7 +442,7 @@ def drill_down(ta: OpTree, tb: OpTree, ia: np.ndarray, ib: np.ndarray, ka: np.nd
             out_b.append(y)
             continue
         sa, sb = pair_lists(ca, cb, ka, kb, match)
-        stack.extend(list(zip(sa.tolist(), sb.tolist()))[::-1])
+        stack.extend(list(zip(sa.tolist(), sb.tolist(), strict=False))[::-1])
     return np.asarray(out_a, np.int64), np.asarray(out_b, np.int64)
 
 

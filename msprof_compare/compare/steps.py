@@ -47,6 +47,8 @@ def step_range(profile: Profile, step: int) -> tuple[int, int] | None:
         return None
     if profile.is_gpu:
         raise UsageError(GPU_STEP_MESSAGE)
+    if profile.source == "ascend_db":  # STEP_TIME range; the DB loader already limited every table to it
+        return profile.extra.get("step_range")
     steps = step_ops(profile.ops)
     hit = steps[steps["step"] == step]
     if len(hit):

@@ -266,12 +266,11 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
     step_col = np.where(sid >= 0, sid.astype(str), "").astype(object)
     if step >= 0:
         step_col = np.full(len(a), str(step), dtype=object)
-    us = ts // 1000
-    start_text = np.char.add(np.char.add(us.astype(str), "."), np.char.zfill((ts % 1000).astype(str), 3))
+    # "ts"/"dur_ns" are the exact ns values; the us columns are floats for display only
     details = pd.DataFrame({
         "Step Id": step_col, "Name": names, "Type": op_type, "Accelerator Core": core,
-        "Start Time(us)": start_text.astype(object), "Duration(us)": dur / 1000.0, "Input Shapes": shapes,
-        "start_ns": ts, "dur_ns": dur,
+        "Start Time(us)": ts / 1000.0, "Duration(us)": dur / 1000.0, "Input Shapes": shapes,
+        "ts": ts, "dur_ns": dur,
     })
     stat = (pd.DataFrame({"OP Type": op_type, "Core Type": core, "d": dur / 1000.0})
             .groupby(["OP Type", "Core Type"], sort=False)["d"]
@@ -369,19 +368,40 @@ def _api_types(db: _Db) -> dict[str, int]:
     return types
 
 
-def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile) -> None:
-    """PYTORCH_API -> ops (type op), python_functions (trace), queue (Enqueue/Dequeue)."""
+def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options) -> None:
+    """PYTORCH_API -> ops (type op), python_functions (trace), queue (Enqueue/Dequeue).
+
+    Python's sqlite3 costs about a microsecond per value fetched and this is the
+    largest table, so only what the enabled comparators use is read: trace rows
+    for the module compare, queue rows for the memory compare, the op detail
+    columns (shapes, sequence, forward thread) for the op-tree comparators.
+    """
     if not db.has("PYTORCH_API"):
         profile.warnings.append(f"{db.path}: no PYTORCH_API table; no torch ops")
         return
     db.need("PYTORCH_API", "startNs", "endNs", "name", "type")
     p = lambda n: db.col("PYTORCH_API", "p", n)  # noqa: E731
     types = _api_types(db)
+    wanted = [types["op"]]
+    if opts.enable_memory_compare:
+        wanted.append(types["queue"])
+    if opts.enable_operator_compare and not opts.disable_module:
+        wanted.append(types["trace"])
+    cols = {"ts": "CAST(p.startNs AS INTEGER)", "end": "CAST(p.endNs AS INTEGER)", "gtid": p("globalTid"),
+            "link": p("connectionId"), "name": p("name"), "type": p("type")}
+    if opts.any_detail():
+        cols.update(seq=p("sequenceNumber"), fwd=p("fwdThreadId"), shapes=p("inputShapes"))
     # startNs/endNs are TEXT in current exports: compare and return them as integers.
-    sql = (f"SELECT CAST(p.startNs AS INTEGER), CAST(p.endNs AS INTEGER), {p('globalTid')}, {p('connectionId')}, "
-           f"{p('name')}, {p('sequenceNumber')}, {p('fwdThreadId')}, {p('inputShapes')}, {p('type')} "
-           "FROM PYTORCH_API p WHERE p.type IN (?, ?, ?) AND CAST(p.startNs AS INTEGER) BETWEEN ? AND ?")
-    a = db.ints(sql, (types["op"], types["queue"], types["trace"], *rng), 9)
+    sql = f"SELECT {', '.join(cols.values())} FROM PYTORCH_API p WHERE p.type IN ({','.join('?' * len(wanted))})"
+    params: tuple = tuple(wanted)
+    if rng != _ALL:  # the TEXT -> INTEGER cast of every row costs: only when a step asks for it
+        sql += " AND CAST(p.startNs AS INTEGER) BETWEEN ? AND ?"
+        params += tuple(rng)
+    got = db.ints(sql, params, len(cols))
+    none = np.full(len(got), -1, dtype=np.int64)
+    col = {k: got[:, i] for i, k in enumerate(cols)}
+    a = np.column_stack([col["ts"], col["end"], col["gtid"], col["link"], col["name"], col.get("seq", none),
+                         col.get("fwd", none), col.get("shapes", none), col["type"]])
     gtid = a[:, 2]
     pid = np.where(gtid >= 0, gtid >> 32, -1)
     tid = np.where(gtid >= 0, gtid & 0xFFFFFFFF, -1)
@@ -539,7 +559,7 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
     profile.extra.setdefault("op_connections", pd.DataFrame({"op_row": np.zeros(0, np.int64),
                                                              "connection_id": np.zeros(0, np.int64)}))
     if kind == "pytorch":
-        _pytorch_api(db, rng, profile)
+        _pytorch_api(db, rng, profile, opts)
         profile.flows = _flows(profile)
         if opts.enable_memory_compare:
             profile.operator_memory = _operator_memory(db, step_range)

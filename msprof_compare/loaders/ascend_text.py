@@ -23,12 +23,16 @@ exact integer-ns columns so nobody re-parses decimal text):
   ``release_ns`` (int64 ns, 0 for ""/N/A), ``Duration(us)``, ``Device Type``.
 * ``communication``: communication.json as a dict; ``metadata``:
   profiler_metadata.json; ``extra["profiler_info"]``: profiler_info*.json
-  (``extra["profiler_level"]`` its ``_profiler_level``).
+  (``extra["profiler_level"]`` its ``_profiler_level``); ``extra["hardware_pid"]``,
+  ``extra["hccl_pid"]``, ``extra["overlap_pid"]``: the lane processes (-1 when absent).
+* ``operator_memory`` is read only with the memory comparison on, ``op_statistic``
+  only with the kernel comparison on (as the original's collectors).
 """
 
 from __future__ import annotations
 
 import csv
+import logging
 import os
 from typing import Any
 
@@ -101,6 +105,11 @@ def _text(v: Any) -> str:
 
 def _ints(values: list[Any], default: int = -1) -> np.ndarray:
     """Arg values -> int64; missing or non-integer values become ``default``."""
+    try:  # the common case: all plain ints
+        if not any(v is None or isinstance(v, (bool, float, str)) for v in values):
+            return np.array(values, dtype=np.int64)
+    except (ValueError, TypeError, OverflowError):
+        pass
     out = np.full(len(values), default, dtype=np.int64)
     for i, v in enumerate(values):
         if v is None or isinstance(v, bool):
@@ -391,6 +400,12 @@ def _trace_tables(path: str, data: bytes, profile: Profile) -> None:
     c = _columns(path, events)
     del events
     ph, catl = c["ph"], c["cat_lower"]
+    if not (ph == "X").any():
+        raise ProfileError(path, "no duration ('X') events in the trace (empty or metadata-only event list)")
+    neg = c["dur"] < 0
+    if neg.any():
+        profile.warnings.append(f"{path}: {int(neg.sum())} event(s) with a negative duration; read as 0")
+        c["dur"][neg] = 0
     processes, threads = _metadata(path, c)
     profile.processes, profile.threads = processes, threads
     # the order in which process_name records appear decides "last occurrence wins"
@@ -499,9 +514,18 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...] = (),
             df = pd.read_csv(path, usecols=names, dtype=str, keep_default_na=False, encoding="utf-8-sig")
         except (pd.errors.ParserError, UnicodeDecodeError, ValueError, OSError) as exc:
             raise ProfileError(path, f"malformed CSV: {_first_line(exc)}") from None
+        junk: dict[str, int] = {}
         for c in floats:
             if c in df.columns:
-                df[c] = pd.to_numeric(df[c].str.strip(), errors="coerce")
+                text = df[c].str.strip()
+                df[c] = pd.to_numeric(text, errors="coerce")
+                n_bad = int((df[c].isna() & ~text.isin(na[c])).sum())
+                if n_bad:
+                    junk[c] = n_bad
+        if junk:  # one line per file, counting what was dropped (a recoverable oddity)
+            logging.getLogger("msprof-analyze").warning(
+                "%s: %d value(s) that are not numbers in column(s) %s; read as missing", path,
+                sum(junk.values()), ", ".join(junk))
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, OSError) as exc:
         raise ProfileError(path, f"malformed CSV: {_first_line(exc)}") from None
     if len(df) == 0 and required:
@@ -522,8 +546,12 @@ def _us_text_to_ns(s: pd.Series, missing: int = -1) -> np.ndarray:
     return out
 
 
-def read_kernel_details(path: str) -> pd.DataFrame:
-    """kernel_details.csv with typed columns and exact ``ts``/``dur`` (see module docstring)."""
+def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.DataFrame:
+    """kernel_details.csv with typed columns and exact ``ts``/``dur`` (see module docstring).
+
+    Non-numeric or negative durations are kept (as NaN / as is) and counted in one line each of ``warnings``.
+    """
+    warnings = [] if warnings is None else warnings
     df = _read_csv(path, ("Step Id", "Step ID") + KERNEL_TEXT_COLUMNS + ("Start Time(us)", "Duration(us)"),
                    PMU_COLUMNS, KERNEL_REQUIRED)
     if "Step ID" in df.columns and "Step Id" not in df.columns:
@@ -535,11 +563,22 @@ def read_kernel_details(path: str) -> pd.DataFrame:
             out[col] = df[col].to_numpy(dtype=object)
     out["Start Time(us)"] = np.array([v.strip() for v in df["Start Time(us)"].tolist()], dtype=object)
     dur_ns = _us_text_to_ns(df["Duration(us)"], missing=0)
-    out["Duration(us)"] = pd.to_numeric(df["Duration(us)"], errors="coerce").to_numpy(dtype=np.float64)
+    dur_us = pd.to_numeric(df["Duration(us)"], errors="coerce").to_numpy(dtype=np.float64)
+    out["Duration(us)"] = dur_us
+    text = df["Duration(us)"].str.strip()
+    bad = int((np.isnan(dur_us) & (text != "") & (text != "N/A")).sum())
+    if bad:
+        warnings.append(f"{path}: {bad} Duration(us) value(s) are not numbers; read as missing.")
+    neg = int((dur_us < 0).sum())
+    if neg:
+        warnings.append(f"{path}: {neg} kernel(s) have a negative Duration(us); kept as they are.")
     for col in PMU_COLUMNS:
         if col in df.columns:
             out[col] = df[col].to_numpy(dtype=np.float64)
     out["ts"] = _us_text_to_ns(df["Start Time(us)"])
+    n_bad = int(((out["ts"] == -1) & (out["Start Time(us)"] != "")).sum())
+    if n_bad:
+        warnings.append(f"{path}: {n_bad} Start Time(us) value(s) are not numbers; those kernels are not matched.")
     out["dur"] = dur_ns
     return pd.DataFrame(out)
 
@@ -595,12 +634,14 @@ def read_json(path: str, empty_ok: bool = True) -> Any:
             return None
         raise ProfileError(path, "empty file")
     try:
-        return msgspec.json.decode(data)
+        return msgspec.json.decode(data[3:] if data[:3] == b"\xef\xbb\xbf" else data)
     except msgspec.DecodeError as exc:
         msg = str(exc)
         if "truncated" in msg.lower():
             raise ProfileError(path, f"truncated JSON ({msg})") from None
         raise ProfileError(path, f"malformed JSON: {msg}") from None
+    except RecursionError:
+        raise ProfileError(path, "malformed JSON: values nested too deeply") from None
 
 
 def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
@@ -618,7 +659,7 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
 
     p = path_of("kernel_details.csv")
     if p:
-        profile.kernel_details = read_kernel_details(p)
+        profile.kernel_details = read_kernel_details(p, profile.warnings)
     p = path_of("memory_record.csv")
     if p:
         profile.memory_record = read_memory_record(p)

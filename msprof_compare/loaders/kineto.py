@@ -26,6 +26,7 @@ from ..errors import ProfileError
 from ..model import Profile, frame
 from ..options import Options
 from . import traceio
+from .numparse import FLOAT_EXACT_US
 
 #: Lower-cased cat -> normalised kernels.cat.
 KERNEL_CATS = {"kernel": "kernel", "gpu_memcpy": "gpu_memcpy", "gpu_memset": "gpu_memset",
@@ -102,9 +103,11 @@ def _text(values: list) -> np.ndarray:
 class _Events:
     """The decoded events with per-(ph, cat) index groups."""
 
-    def __init__(self, path: str, events: list) -> None:
+    def __init__(self, path: str, events: list, data: bytes = b"") -> None:
         self.path = path
         self.events = events
+        self.data = data
+        self._exact: tuple[np.ndarray, np.ndarray] | None = None
         with traceio.gc_paused():
             cats = list(map(attrgetter("cat"), events))
             first: dict[str, int] = {}
@@ -112,6 +115,7 @@ class _Events:
             self.codes = np.fromiter(map(first.setdefault, cats, range(len(cats))), np.int64, len(cats))
         self.first = first
         self._lookup = np.zeros(len(events), dtype=bool)
+        self.negative = 0  # events with dur < 0 (read as 0, reported once)
 
     def where(self, cats: set | frozenset, ph: tuple[str, ...] | None = None) -> np.ndarray:
         """Indices (file order) of events whose lower-cased cat is in ``cats`` (and ph in ``ph``)."""
@@ -143,14 +147,23 @@ class _Events:
         ev = self.events
         return [ev[i] for i in idx.tolist()]
 
-    def columns(self, sub: list, fields: tuple[str, ...]) -> dict[str, np.ndarray]:
-        """Numpy columns of selected events (names, ints, ns times)."""
+    def columns(self, sub: list, fields: tuple[str, ...], idx: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        """Numpy columns of selected events (names, ints, ns times); ``idx`` are their event indices."""
         out: dict[str, np.ndarray] = {}
         with traceio.gc_paused():
             for f in fields:
                 vals = list(map(attrgetter(f), sub))
                 if f in ("ts", "dur"):
                     out[f] = traceio.to_ns(vals, self.path, f)
+                    if idx is not None and len(vals) and self._float_inexact(out[f], vals):
+                        if self._exact is None:
+                            self._exact = traceio.exact_times(self.path, self.data)
+                        out[f] = self._exact[0 if f == "ts" else 1][idx]
+                    if f == "dur":
+                        neg = out[f] < 0
+                        if neg.any():
+                            self.negative += int(neg.sum())
+                            out[f][neg] = 0
                 elif f in ("pid", "tid"):
                     out[f] = traceio.to_int(vals)
                 elif f == "id":
@@ -158,6 +171,12 @@ class _Events:
                 else:
                     out[f] = np.array(vals, dtype=object)
         return out
+
+    @staticmethod
+    def _float_inexact(ns: np.ndarray, vals: list) -> bool:
+        """True when some value came as a float too large for float64 to hold to the nanosecond."""
+        big = FLOAT_EXACT_US * 1000
+        return bool(np.abs(ns).max() > big) and any(type(v) is float for v in vals)
 
     def args(self, sub: list, struct: type) -> list:
         raws = np.empty(len(sub), dtype=object)
@@ -180,7 +199,7 @@ def load(layout: Any, opts: Options, data: bytes | None = None) -> Profile:
         prof.metadata = dict(top.metadata)
     if top.distributedInfo is not None:
         prof.metadata.setdefault("distributedInfo", top.distributedInfo)
-    ev = _Events(path, events)
+    ev = _Events(path, events, data)
     details = opts.any_detail() or opts.enable_communication_compare
     _load_kernels(prof, ev)
     _load_ops(prof, ev, with_args=details)
@@ -189,6 +208,8 @@ def load(layout: Any, opts: Options, data: bytes | None = None) -> Profile:
     _load_meta(prof, ev)
     if opts.enable_operator_compare:
         _load_python(prof, ev)
+    if ev.negative:
+        prof.warnings.append(f"{path}: {ev.negative} event(s) with a negative duration; read as 0")
     return prof
 
 
@@ -197,7 +218,7 @@ def _load_kernels(prof: Profile, ev: _Events) -> None:
     if not len(idx):
         return
     sub = ev.take(idx)
-    cols = ev.columns(sub, ("name", "ts", "dur", "pid", "tid"))
+    cols = ev.columns(sub, ("name", "ts", "dur", "pid", "tid"), idx)
     args = ev.args(sub, _KernelArgs)
     cols["cat"] = np.array([KERNEL_CATS[c] for c in ev.cat_lower_of(idx)], dtype=object)
     cols["task_type"] = ev.cat_of(idx)
@@ -213,7 +234,7 @@ def _load_ops(prof: Profile, ev: _Events, with_args: bool) -> None:
     if not len(idx):
         return
     sub = ev.take(idx)
-    cols = ev.columns(sub, ("name", "ts", "dur", "pid", "tid"))
+    cols = ev.columns(sub, ("name", "ts", "dur", "pid", "tid"), idx)
     cols["cat"] = ev.cat_lower_of(idx)
     n = len(idx)
     if with_args:
@@ -241,7 +262,7 @@ def _load_flows(prof: Profile, ev: _Events, opts: Options) -> None:
     if not len(idx):
         return
     sub = ev.take(idx)
-    cols = ev.columns(sub, ("ts", "pid", "tid"))
+    cols = ev.columns(sub, ("ts", "pid", "tid"), idx)
     cat = ev.cat_lower_of(idx).tolist()
     ids = [e.id for e in sub]
     starts: dict = {}
@@ -280,7 +301,7 @@ def _load_memory(prof: Profile, ev: _Events) -> None:
     if not keep.any():
         return
     sub = [e for e, k in zip(sub, keep.tolist(), strict=False) if k]
-    cols = ev.columns(sub, ("ts", "pid", "tid"))
+    cols = ev.columns(sub, ("ts", "pid", "tid"), idx[keep])
     args = ev.args(sub, _MemArgs)
     cols["bytes"] = _ints([a.bytes for a in args], 0)
     cols["addr"] = _ints([a.addr for a in args])
@@ -296,7 +317,7 @@ def _load_meta(prof: Profile, ev: _Events) -> None:
     if not len(idx):
         return
     sub = ev.take(idx)
-    cols = ev.columns(sub, ("pid", "tid"))
+    cols = ev.columns(sub, ("pid", "tid"), idx)
     args = ev.args(sub, _MetaArgs)
     procs: dict[int, list] = {}
     threads: dict[tuple[int, int], list] = {}
@@ -325,7 +346,7 @@ def _load_python(prof: Profile, ev: _Events) -> None:
     if not len(idx):
         return
     sub = ev.take(idx)
-    cols = ev.columns(sub, ("name", "ts", "dur", "pid", "tid"))
+    cols = ev.columns(sub, ("name", "ts", "dur", "pid", "tid"), idx)
     args = ev.args(sub, _PyArgs)
     cols["python_id"] = _ints([a.python_id for a in args])
     cols["parent_id"] = _ints([a.parent_id for a in args])

@@ -54,6 +54,41 @@ class KinetoFile(msgspec.Struct, gc=False):
 _EVENTS = msgspec.json.Decoder(list[Event])
 _KINETO = msgspec.json.Decoder(KinetoFile)
 
+
+class _Times(msgspec.Struct, gc=False):
+    """Raw JSON text of an event's times (for the exact path of ``exact_times``)."""
+
+    ts: msgspec.Raw = msgspec.Raw(b"0")
+    dur: msgspec.Raw = msgspec.Raw(b"0")
+
+
+class _TimesFile(msgspec.Struct, gc=False):
+    traceEvents: list[_Times] = []
+
+
+def exact_times(path: str, data: bytes) -> tuple[np.ndarray, np.ndarray]:
+    """Exact ns ``ts`` and ``dur`` of every event, parsed from their JSON text.
+
+    Float64 holds a microsecond timestamp to the nanosecond only below
+    ~2e12 us; traces with larger float timestamps (ns-resolution Kineto
+    traces at epoch scale) would be off by up to ~128 ns, which changes op
+    nesting. Loaders call this only for such traces: it re-reads just the two
+    time fields of the same bytes (indices match ``decode_events``).
+    """
+    from .numparse import NumberError, texts_us_to_ns
+
+    try:
+        with gc_paused():
+            if first_char(data) == "{":
+                items = msgspec.json.decode(data, type=_TimesFile).traceEvents
+            else:
+                items = msgspec.json.decode(data, type=list[_Times])
+            return (texts_us_to_ns([e.ts for e in items]), texts_us_to_ns([e.dur for e in items]))
+    except NumberError as exc:
+        raise ProfileError(path, f"invalid time value {exc.text!r} in trace events") from None
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        raise _json_error(path, exc) from None
+
 #: Size above which a trace JSON is refused without --force (reference-1 §2.5).
 MAX_TRACE_BYTES = 10 * 1024**3
 
@@ -123,6 +158,8 @@ def _json_error(path: str, exc: Exception) -> ProfileError:
 def decode_events(path: str, data: bytes) -> tuple[list[Event], KinetoFile | None]:
     """Decode a trace into a list of typed events (and the Kineto top level, if any)."""
     kind = first_char(data)
+    if data[:3] == b"\xef\xbb\xbf":  # a UTF-8 byte-order mark: harmless, but msgspec refuses it
+        data = memoryview(data)[3:]
     try:
         with gc_paused():
             if kind == "{":
@@ -134,6 +171,8 @@ def decode_events(path: str, data: bytes) -> tuple[list[Event], KinetoFile | Non
         raise ProfileError(path, f"not a trace event file: {exc}") from None
     except msgspec.DecodeError as exc:
         raise _json_error(path, exc) from None
+    except RecursionError:
+        raise ProfileError(path, "malformed trace JSON: values nested too deeply") from None
     if kind == "":
         raise ProfileError(path, "empty file")
     raise ProfileError(path, "not a JSON trace (expected an object with traceEvents or an event list)")
@@ -142,6 +181,8 @@ def decode_events(path: str, data: bytes) -> tuple[list[Event], KinetoFile | Non
 # --------------------------------------------------------------------------- times
 
 _LONGDOUBLE_EXACT = np.finfo(np.longdouble).nmant >= 63
+#: |value| in us from which ns no longer fit an int64 (9.22e18): refused instead of wrapping.
+_MAX_US = 9_000_000_000_000_000
 
 
 def _str_to_ns(values: list[str]) -> np.ndarray:
@@ -149,8 +190,10 @@ def _str_to_ns(values: list[str]) -> np.ndarray:
     if not values:
         return np.zeros(0, dtype=np.int64)
     if _LONGDOUBLE_EXACT:
-        arr = np.array(values, dtype=np.str_)
-        return np.rint(arr.astype(np.longdouble) * 1000).astype(np.int64)
+        ld = np.array(values, dtype=np.str_).astype(np.longdouble)
+        if not (np.abs(ld) < _MAX_US).all():  # NaN / inf / beyond int64 ns would wrap silently
+            raise OverflowError
+        return np.rint(ld * 1000).astype(np.int64)
     out = np.empty(len(values), dtype=np.int64)
     for i, s in enumerate(values):
         s = s.strip()
@@ -177,10 +220,16 @@ def to_ns(values: list[Any], path: str = "", field: str = "ts") -> np.ndarray:
     kind = arr.dtype.kind
     try:
         if kind in "iu":
+            if arr.max() >= _MAX_US or arr.min() <= -_MAX_US:
+                raise ProfileError(path, f"'{field}' value {arr.max() if arr.max() >= _MAX_US else arr.min()} "
+                                         "out of range (over int64 nanoseconds) in trace events")
             return arr.astype(np.int64) * 1000
         if kind == "f":
             if not np.isfinite(arr).all():
                 raise ProfileError(path, f"non-finite '{field}' value in trace events")
+            if not (np.abs(arr) < _MAX_US).all():
+                raise ProfileError(path, f"'{field}' value {np.abs(arr).max()!r} out of range "
+                                         "(over int64 nanoseconds) in trace events")
             return np.rint(arr * 1000.0).astype(np.int64)
         if kind == "U":
             return _str_to_ns([str(v) for v in arr.tolist()])
@@ -188,6 +237,8 @@ def to_ns(values: list[Any], path: str = "", field: str = "ts") -> np.ndarray:
         return _str_to_ns([str(v) for v in values])
     except (ValueError, OverflowError, TypeError):
         bad = next((v for v in values if not _is_number_like(v)), None)
+        if bad is None:
+            raise ProfileError(path, f"'{field}' value out of range (over int64 nanoseconds) in trace events") from None
         raise ProfileError(path, f"invalid '{field}' value {bad!r} in trace events") from None
 
 
@@ -258,3 +309,5 @@ def decode_args(path: str, raws: np.ndarray, struct: type) -> list:
         raise ProfileError(path, f"invalid event args: {exc}") from None
     except msgspec.DecodeError as exc:
         raise ProfileError(path, f"malformed event args: {exc}") from None
+    except RecursionError:
+        raise ProfileError(path, "malformed event args: values nested too deeply") from None

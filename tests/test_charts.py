@@ -1,0 +1,133 @@
+"""Native xlsx charts and the Summary sheet layout (report/charts.py)."""
+
+from __future__ import annotations
+
+import logging
+import re
+import zipfile
+from pathlib import Path
+
+import openpyxl
+import pandas as pd
+import pytest
+
+from msprof_compare.compare.table import Column, Sheet
+from msprof_compare.report import charts
+
+NPU_L1 = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+NPU_L2 = "msinsight/test/data/pytorch/text/level2/rank0_ascend_pt"
+
+
+@pytest.fixture(scope="module")
+def pair1():
+    root = Path(__file__).resolve().parents[1].parent / "shared" / "samples"
+    if not (root / NPU_L1).is_dir():
+        pytest.skip("sample data not found")
+    from msprof_compare.api import compare
+
+    return compare(str(root / NPU_L1), str(root / NPU_L2))
+
+
+def _chart_parts(path: str) -> dict[str, str]:
+    with zipfile.ZipFile(path) as z:
+        return {n: z.read(n).decode() for n in z.namelist() if re.fullmatch(r"xl/charts/chart\d+\.xml", n)}
+
+
+def _expected_chart_count(result) -> int:
+    n = 0
+    for s in result.sheets:
+        if s.name in ("Summary", "OverallMetrics"):
+            n += 1
+        elif s.name in charts.STAT_SPECS and charts.regressions(s) is not None:
+            n += 1
+    return n
+
+
+def test_workbook_has_native_charts(pair1, tmp_path):
+    path = pair1.to_excel(str(tmp_path))
+    parts = _chart_parts(path)
+    assert len(parts) == _expected_chart_count(pair1) >= 3
+    waterfall = next(x for x in parts.values() if "E2E time: base to comparison" in x)
+    # invisible base series (no fill, no line) + increase / decrease / total
+    assert waterfall.count("<c:ser>") == 4 and "<c:spPr><a:noFill/><a:ln><a:noFill/></a:ln></c:spPr>" in waterfall
+    assert "<c:grouping val=\"stacked\"/>" in waterfall
+    overall = next(x for x in parts.values() if "Time by category" in x)
+    assert overall.count("<c:ser>") == 2 and "Summary" in overall  # base vs comparison, data on Summary
+    with zipfile.ZipFile(path) as z:
+        assert not [n for n in z.namelist() if n.startswith("xl/media/")]  # no images
+
+
+def test_charts_add_no_cells_to_comparator_sheets(pair1, tmp_path):
+    path = pair1.to_excel(str(tmp_path))
+    for name in pair1.sheet_names[1:]:
+        df = pd.read_excel(path, sheet_name=name, header=2)
+        expected = pair1.sheet(name)
+        assert len(df) == len(expected), name
+        assert list(df.columns) == list(expected.columns), name
+
+
+def test_summary_sheet_layout(pair1, tmp_path):
+    path = pair1.to_excel(str(tmp_path))
+    wb = openpyxl.load_workbook(path)
+    assert wb.sheetnames[0] == "Summary"
+    ws = wb["Summary"]
+    wf = pair1.waterfall
+    assert [c.value for c in ws[3][:6]] == ["Step", "Base(ms)", "Comparison(ms)", "Delta(ms)", "Cumulative(ms)",
+                                           "Share of E2E Diff"]
+    assert [ws.cell(4 + i, 1).value for i in range(len(wf))] == wf["Step"].tolist()
+    assert ws.cell(4, 2).value == pytest.approx(136.581009)   # reference OverallMetrics E2E (pair 1)
+    col_a = [c.value for c in ws["A"]]
+    title = next(i for i, v in enumerate(col_a) if isinstance(v, str) and v.startswith("Top contributors"))
+    names = col_a[title + 2: title + 2 + len(pair1.contributors)]
+    assert names == pair1.contributors["Name"].tolist()
+    assert ws.cell(title + 3, 4).value == pytest.approx(float(pair1.contributors["Diff(ms)"].iloc[0]))
+    assert "Validity checks (are both sides the same workload?)" in col_a
+    chart_data = col_a.index("Chart data")
+    steps = col_a.index("Step", chart_data)
+    # helper rows: Invisible / Increase / Decrease / Total reproduce the waterfall levels
+    for i, row in enumerate(wf.itertuples(index=False)):
+        inv, inc, dec, tot = (ws.cell(steps + 2 + i, j).value for j in range(2, 6))
+        if row.Category in ("start", "end"):
+            assert tot == pytest.approx(float(row[5])) and inv == inc == dec == 0
+        else:
+            d = float(row[4])
+            assert inc == pytest.approx(max(d, 0)) and dec == pytest.approx(max(-d, 0))
+            assert inv == pytest.approx(min(float(row[5]) - d, float(row[5])))
+
+
+def test_constant_memory_workbook_keeps_charts(pair1, tmp_path, monkeypatch):
+    from msprof_compare.report import excel
+
+    monkeypatch.setattr(excel, "CONSTANT_MEMORY_ROWS", 0)
+    path = pair1.to_excel(str(tmp_path))
+    assert len(_chart_parts(path)) == _expected_chart_count(pair1)
+    ws = openpyxl.load_workbook(path)["Summary"]
+    assert "Chart data" in [c.value for c in ws["A"]]
+
+
+def _stat_sheet(rows) -> Sheet:
+    cols = [Column(h) for h in ("Top", "Operator Name", "Base Device Duration(ms)", "Base Operator Number",
+                                "Comparison Device Duration(ms)", "Comparison Operator Number", "Diff Duration(ms)",
+                                "Diff Ratio")]
+    return Sheet("OperatorCompareStatistic", cols, pd.DataFrame(rows), (2, 3), (4, 5))
+
+
+def test_regressions_top_20_positive_only():
+    rows = [[i + 1, f"op{i}", 1.0, 1, 1.0 + (i - 5) * 0.5, 1, 0, 1] for i in range(40)]
+    top, spec = charts.regressions(_stat_sheet(rows))
+    assert spec.unit == "ms" and len(top) == 20
+    assert top["Name"].iloc[0] == "op39" and top["Diff"].iloc[0] == pytest.approx(17.0)
+    assert (top["Diff"] > 0).all() and top["Diff"].is_monotonic_decreasing
+    faster = [[1, "op", 2.0, 1, 1.0, 1, -1.0, 0.5]]
+    assert charts.regressions(_stat_sheet(faster)) is None
+
+
+def test_failing_chart_is_logged_not_raised(caplog):
+    class Boom:
+        def add_chart(self, *_a, **_k):
+            raise RuntimeError("boom")
+
+    sheet = Sheet("OverallMetrics", [Column("Index")], pd.DataFrame({"a": ["x", "y", "z"]}), (1, 1), (2, 2))
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        charts.draw_charts(Boom(), object(), sheet)
+    assert "Chart for sheet OverallMetrics skipped: boom" in caplog.text

@@ -1,0 +1,215 @@
+"""JSON output (report/json_report.py) against docs/result.schema.json, and API == JSON."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from msprof_compare.report import json_report
+
+SCHEMA = Path(__file__).resolve().parents[1] / "docs" / "result.schema.json"
+NPU_L1 = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+NPU_L2 = "msinsight/test/data/pytorch/text/level2/rank0_ascend_pt"
+
+
+# --------------------------------------------------------------------------- a validator for the subset we use
+
+
+def validate(instance, schema, root=None, path="$") -> list[str]:
+    """JSON Schema 2020-12 subset: type, enum, const, properties, required, additionalProperties,
+    items, prefixItems, minItems, minimum, maximum, pattern, anyOf, $ref (local)."""
+    root = root if root is not None else schema
+    if schema is True or schema == {} or (isinstance(schema, dict) and set(schema) <= {"description"}):
+        return []
+    if schema is False:
+        return [f"{path}: not allowed"]
+    errs: list[str] = []
+    if "$ref" in schema:
+        target = root
+        for part in schema["$ref"].lstrip("#/").split("/"):
+            target = target[part]
+        errs += validate(instance, target, root, path)
+    if "type" in schema:
+        types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
+        checks = {
+            "object": lambda v: isinstance(v, dict), "array": lambda v: isinstance(v, list),
+            "string": lambda v: isinstance(v, str), "null": lambda v: v is None,
+            "boolean": lambda v: isinstance(v, bool),
+            "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+            "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+        }
+        if not any(checks[t](instance) for t in types):
+            return errs + [f"{path}: {instance!r:.60} is not {types}"]
+    if "enum" in schema and instance not in schema["enum"]:
+        errs.append(f"{path}: {instance!r} not in {schema['enum']}")
+    if "const" in schema and instance != schema["const"]:
+        errs.append(f"{path}: {instance!r} != {schema['const']!r}")
+    if "anyOf" in schema and all(validate(instance, s, root, path) for s in schema["anyOf"]):
+        errs.append(f"{path}: matches no anyOf branch")
+    if isinstance(instance, (int, float)) and not isinstance(instance, bool):
+        if "minimum" in schema and instance < schema["minimum"]:
+            errs.append(f"{path}: {instance} < {schema['minimum']}")
+        if "maximum" in schema and instance > schema["maximum"]:
+            errs.append(f"{path}: {instance} > {schema['maximum']}")
+    if isinstance(instance, str) and "pattern" in schema and not re.search(schema["pattern"], instance):
+        errs.append(f"{path}: {instance!r} does not match {schema['pattern']}")
+    if isinstance(instance, dict):
+        for key in schema.get("required", []):
+            if key not in instance:
+                errs.append(f"{path}: missing {key}")
+        props = schema.get("properties", {})
+        for key, value in instance.items():
+            if key in props:
+                errs += validate(value, props[key], root, f"{path}.{key}")
+            elif "additionalProperties" in schema:
+                errs += validate(value, schema["additionalProperties"], root, f"{path}.{key}")
+    if isinstance(instance, list):
+        if len(instance) < schema.get("minItems", 0):
+            errs.append(f"{path}: fewer than {schema['minItems']} items")
+        prefix = schema.get("prefixItems", [])
+        for i, item in enumerate(instance):
+            if i < len(prefix):
+                errs += validate(item, prefix[i], root, f"{path}[{i}]")
+            elif "items" in schema:
+                errs += validate(item, schema["items"], root, f"{path}[{i}]")
+    return errs
+
+
+def _strict_loads(text: str):
+    def bad(name):
+        raise ValueError(f"non-strict JSON constant {name}")
+
+    return json.loads(text, parse_constant=bad)
+
+
+def test_validator_rejects_what_it_should():
+    schema = json.loads(SCHEMA.read_text())
+    assert validate({"schema_version": 1}, schema)  # missing keys
+    wf = {"Step": "x", "Category": "sideways", "Base(ms)": None, "Comparison(ms)": None, "Delta(ms)": None,
+          "Cumulative(ms)": 1.0, "Share of E2E Diff": None, "Base(ns)": None, "Comparison(ns)": None,
+          "Delta(ns)": 1.5}
+    errs = validate(wf, schema["$defs"]["waterfall_step"], schema)
+    assert any("sideways" in e for e in errs) and any("Delta(ns)" in e for e in errs)
+
+
+def test_clean_cells():
+    assert json_report.clean(float("nan")) is None
+    assert json_report.clean(float("inf")) == "INF" and json_report.clean(-math.inf) == "-INF"
+    assert json_report.clean(np.int64(3)) == 3 and isinstance(json_report.clean(np.int64(3)), int)
+    assert json_report.clean(pd.NA) is None and json_report.clean(np.bool_(True)) is True
+    assert json_report.records(pd.DataFrame({"a": [1.5, np.nan], "a.1": ["x", None]})) == [
+        {"a": 1.5, "a.1": "x"}, {"a": None, "a.1": None}]
+
+
+# --------------------------------------------------------------------------- real data
+
+
+@pytest.fixture(scope="module")
+def pair1():
+    root = Path(__file__).resolve().parents[1].parent / "shared" / "samples"
+    if not (root / NPU_L1).is_dir():
+        pytest.skip("sample data not found")
+    from msprof_compare.api import compare
+
+    return compare(str(root / NPU_L1), str(root / NPU_L2), output_format="xlsx,json")
+
+
+def test_json_file_validates_against_schema(pair1, tmp_path):
+    path = pair1.to_json(str(tmp_path))
+    assert re.fullmatch(r"performance_comparison_result_\d{14}\.json", Path(path).name)
+    doc = _strict_loads(Path(path).read_text(encoding="utf-8"))
+    schema = json.loads(SCHEMA.read_text())
+    assert validate(doc, schema) == []
+    assert [s["name"] for s in doc["sheets"]] == pair1.sheet_names
+    for s in doc["sheets"]:
+        assert len(s["rows"]) == len(pair1.sheet(s["name"]))
+        assert list(s["rows"][0]) == s["columns"] == list(pair1.sheet(s["name"]).columns)
+    # a second write never replaces the first
+    again = pair1.to_json(str(tmp_path / Path(path).name))
+    assert again != path and Path(again).name.endswith("_1.json")
+
+
+def test_json_has_inf_strings_not_nan(pair1):
+    text = json_report.dumps(pair1)
+    assert "NaN" not in text and "Infinity" not in text
+    doc = _strict_loads(text)
+    kernel = next(s for s in doc["sheets"] if s["name"] == "KernelCompare")
+    ratios = [r["Diff Total Ratio"] for r in kernel["rows"]]
+    frame_ratios = pair1.sheet("KernelCompare")["Diff Total Ratio"].tolist()
+    assert ratios == ["INF" if isinstance(v, float) and math.isinf(v) else v for v in frame_ratios]
+
+
+def test_api_frames_equal_json(pair1):
+    doc = _strict_loads(json_report.dumps(pair1))
+    s = doc["summary"]
+    wf = pair1.waterfall
+    assert [r["Delta(ns)"] for r in s["waterfall"]] == [None if pd.isna(v) else int(v) for v in wf["Delta(ns)"]]
+    assert [r["Step"] for r in s["waterfall"]] == wf["Step"].tolist()
+    assert s["e2e"]["base_ns"] == int(wf["Base(ns)"].iloc[0])
+    assert s["e2e"]["diff_ns"] == sum(r["Delta(ns)"] for r in s["waterfall"][1:-1])
+    assert s["e2e"]["base_ms"] == pytest.approx(136.581009, abs=1e-6)      # reference OverallMetrics E2E
+    assert s["e2e"]["comparison_ms"] == pytest.approx(129.862875, abs=1e-6)
+    c = pair1.contributors
+    assert [r["Name"] for r in s["contributors"]] == c["Name"].tolist()
+    assert [r["Diff(ms)"] for r in s["contributors"]] == pytest.approx(c["Diff(ms)"].astype(float).tolist())
+    assert [r["Status"] for r in s["guards"]] == pair1.guards["Status"].tolist()
+    assert doc["console_summary"]["headers"] == pair1.summary["headers"]
+    assert doc["options"]["output_format"] == "xlsx,json"
+
+
+def test_cli_streams_json_to_stdout(samples, tmp_path, monkeypatch, capsys):
+    from msprof_compare import cli
+
+    monkeypatch.chdir(tmp_path)
+    code = cli.execute({"base_profiling_path": str(samples / NPU_L1),
+                        "comparison_profiling_path": str(samples / NPU_L2),
+                        "output_path": "-", "enable_profiling_compare": True})
+    out, err = capsys.readouterr()
+    assert code == 0
+    doc = _strict_loads(out)
+    assert doc["summary"]["e2e"]["diff_ns"] == 129_862_875 - 136_581_009
+    assert "Model Profiling Time Distribution" in err and "Waterfall" in err
+    assert list(tmp_path.iterdir()) == []  # no xlsx unless asked
+
+
+def test_cli_writes_both_formats(samples, tmp_path, capsys):
+    from msprof_compare import cli
+
+    code = cli.execute({"base_profiling_path": str(samples / NPU_L1),
+                        "comparison_profiling_path": str(samples / NPU_L2),
+                        "output_path": str(tmp_path), "enable_profiling_compare": True,
+                        "output_format": "xlsx,json"})
+    assert code == 0
+    names = sorted(p.suffix for p in tmp_path.iterdir())
+    assert names == [".json", ".xlsx"]
+    out = capsys.readouterr().out
+    assert "E2E Time Difference" in out and "Top Contributors" in out
+
+
+def test_write_json_to_stream():
+    class R:  # the smallest object to_document accepts
+        base = comparison = type("P", (), {"path": "a", "kind": "GPU", "source": "kineto", "level": ""})()
+        options = None
+        sheets: list = []
+        summary = None
+        frames: dict = {}
+
+    from dataclasses import dataclass
+
+    @dataclass
+    class Opts:
+        output_format: str = "json"
+
+    R.options = Opts()
+    buf = io.StringIO()
+    assert json_report.write_json(R(), "-", stream=buf) == "-"
+    doc = _strict_loads(buf.getvalue())
+    assert doc["summary"] == {"e2e": None, "waterfall": [], "contributors": [], "guards": []}
+    assert validate(doc, json.loads(SCHEMA.read_text())) == []

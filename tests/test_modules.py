@@ -1,0 +1,156 @@
+"""ModuleCompareStatistic / ModuleCompare: synthetic trees checked by hand, and the original's output."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from test_optree import US, ctx_of, gpu_profile  # tests/ is on sys.path (rootdir import mode)
+
+from msprof_compare import compare
+from msprof_compare.compare import modules, operators
+from msprof_compare.model import Profile, frame
+
+
+def net_profile(linear: str = "nn.Module: Linear_0", gemm_us: int = 8, path: str = "p.json") -> Profile:
+    """A tiny model: Net_0 { Linear_0 { aten::linear -> gemm }, ReLU_0 { aten::relu -> relu }, aten::flatten },
+    then the backward op of Linear_0 (fwdbwd flow) launching a 4 us kernel."""
+    p = gpu_profile(
+        [("aten::linear", 11, 4), ("cudaLaunchKernel", 12, 1), ("aten::relu", 36, 5), ("cudaLaunchKernel", 37, 1),
+         ("aten::flatten", 52, 2), ("autograd::engine::evaluate_function: AddmmBackward0", 70, 10),
+         ("cudaLaunchKernel", 71, 1)],
+        [("gemm", 200, gemm_us), ("relu", 220, 2), ("gemm_bwd", 240, 4)],
+        [(12, 200), (37, 220), (71, 240)], path=path)
+    p.ops.loc[p.ops["name"] == "aten::linear", "call_stack"] = "model.py(3): forward"
+    fb = frame("flows", {"id": ["b1"], "cat": ["fwdbwd"], "s_ts": [11 * US], "s_pid": [1], "s_tid": [1],
+                         "f_ts": [70 * US], "f_pid": [1], "f_tid": [1]})
+    p.flows = pd.concat([p.flows, fb], ignore_index=True)
+    p.python_functions = frame("python_functions", {
+        "name": ["train.py(10): step", "nn.Module: Net_0", linear, "nn.Module: ReLU_0"],
+        "ts": [0, 5 * US, 10 * US, 35 * US], "dur": [100 * US, 55 * US, 20 * US, 15 * US],
+        "pid": [1] * 4, "tid": [1] * 4,
+    })
+    return p
+
+
+def test_module_trees_by_hand() -> None:
+    ctx = ctx_of(net_profile(), net_profile())
+    side = modules.module_trees(ctx, "base")
+    net = side.forward.children[0]
+    lin, relu = net.children
+    assert [net.module_name, lin.module_name] == ["/nn.Module: Net_0", "/nn.Module: Net_0/nn.Module: Linear_0"]
+    assert [net.level, lin.level] == [2, 3]
+    assert lin.module_class == "nn.Module: Linear"
+    assert (lin.self_ns, relu.self_ns, net.self_ns, net.total_ns) == (8000, 2000, 0, 10000)
+    assert [side.tree.names[o] for o in net.ops] == ["aten::flatten"]
+    assert [side.tree.names[o] for o in lin.ops] == ["aten::linear"]
+    assert lin.op_kernels[0].tolist() == [0]
+    assert lin.call_stack == "train.py(10): step"
+    (bwd,) = side.backward.children
+    assert bwd.module_name == "/[ BACKWARD ]/nn.Module: Net_0/nn.Module: Linear_0"
+    assert bwd.module_class == "nn.Module: Linear"
+    assert bwd.self_ns == 4000
+
+
+def test_module_sheets_by_hand() -> None:
+    ctx = ctx_of(net_profile(), net_profile(gemm_us=10))
+    sheets = operators.build(ctx)
+    assert [s.name for s in sheets] == ["ModuleCompareStatistic", "ModuleCompare"]
+    stat, detail = sheets[0].frame(), sheets[1].frame()
+    assert list(stat.columns) == [
+        "Order Id", "Module Class", "Module Level", "Module Name", "Operator Name", "Kernel Details",
+        "Device Self Time(ms)", "Number", "Device Total Time(ms)", "Kernel Details.1", "Device Self Time(ms).1",
+        "Number.1", "Device Total Time(ms).1", "Device Total Time Diff(ms)", "Device Self Time Diff(ms)",
+        "Diff Total Ratio", "Base Call Stack", "Comparison Call Stack"]
+    rows = stat.values.tolist()
+    assert rows[0][:5] == [1, "nn.Module: Net", 1, "/ Net_0", "[ TOTAL ]"]
+    assert rows[0][6:9] == [0, 1, 0.010] and rows[0][10:13] == [0, 1, 0.012]
+    assert rows[0][13:] == [0.0, 0.0, 1.2, "train.py(10): step", "train.py(10): step"]
+    assert rows[1][4:13] == ["aten::flatten", "", 0, 1, None, "", 0, 1, None]
+    lin_op = [r for r in rows if r[4] == "aten::linear"][0]
+    assert lin_op[3] == "/ Net_0/ Linear_0" and lin_op[2] == 2
+    assert lin_op[5] == "gemm, [number: 1], [duration_ms: 0.008]\n"
+    assert lin_op[9] == "gemm, [number: 1], [duration_ms: 0.010]\n"
+    assert lin_op[6] == 0.008 and lin_op[10] == 0.010 and lin_op[15] == 1.25
+    bwd = [r for r in rows if r[3].startswith("/[ BACKWARD ]")][0]
+    assert bwd[2] == 3 and bwd[4] == "[ TOTAL ]" and bwd[6] == 0.004
+    d = detail.values.tolist()
+    assert d[0][:9] == [1, "nn.Module: Net", 2, "/ Net_0", "TOTAL", None, 0, 10.0, "TOTAL"]
+    lin_row = [r for r in d if r[4] == "aten::linear"][0]
+    assert lin_row[5] == "gemm [duration: 8.0]\n" and lin_row[6] == 8.0 and lin_row[10] == 10.0
+    assert lin_row[13:] == [2.0, 1.25, "model.py(3): forward", "model.py(3): forward"]
+    assert ctx.frames["match_rate"].iloc[0][["what", "matched"]].tolist() == ["modules", 4]
+
+
+def test_op_name_map_renames_modules() -> None:
+    base, comp = net_profile(), net_profile(linear="nn.Module: Dense_0")
+    plain = modules.module_pairs(ctx_of(base, comp))[0]
+    mapped = modules.module_pairs(ctx_of(base, comp, op_name_map="{'Dense': 'Linear'}"))[0]
+    assert sum(1 for x, y in plain if x is not None and y is not None) == 2  # Net_0 and the backward module
+    assert sum(1 for x, y in mapped if x is not None and y is not None) == 4
+
+
+def test_fallbacks_to_operator_level() -> None:
+    with_mods, without = net_profile(), net_profile()
+    without.python_functions = without.python_functions.iloc[:1]  # no nn.Module events
+    assert [s.name for s in operators.build(ctx_of(with_mods, without))] == \
+        ["OperatorCompareStatistic", "OperatorCompare"]
+    assert [s.name for s in operators.build(ctx_of(with_mods, net_profile(), disable_module=True))] == \
+        ["OperatorCompareStatistic", "OperatorCompare"]
+    assert [s.name for s in operators.build(ctx_of(with_mods, net_profile(), disable_details=True))] == \
+        ["ModuleCompareStatistic"]
+
+
+# ---------------------------------------------------------------------------------- reference pairs
+
+REF_PAIRS = {
+    "1-npu-text-l1-vs-l2": ("msinsight/test/data/pytorch/text/level1/rank0_ascend_pt",
+                            "msinsight/test/data/pytorch/text/level2/rank0_ascend_pt"),
+    "2-npu-text-l0-rank0-vs-rank1": ("msinsight/test/data/pytorch/text/level0/rank0_ascend_pt",
+                                     "msinsight/test/data/pytorch/text/level0/rank1_ascend_pt"),
+    "6b-gpu-timesformer-h100-self": (
+        "tracelens/tests/traces/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz",
+        "tracelens/tests/traces/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz"),
+}
+# Kernel text differs below 1 ns (docs/differences.md); openpyxl shows "\r" as "_x000D_".
+_TEXT_SKIP = ("Kernel Details",)
+
+
+def _same(x, y) -> bool:
+    xn = x is None or (isinstance(x, float) and np.isnan(x)) or x == ""
+    yn = y is None or (isinstance(y, float) and np.isnan(y)) or y == ""
+    if xn or yn:
+        return xn and yn
+    if isinstance(x, (int, float, np.number)) and isinstance(y, (int, float, np.number)):
+        return bool(np.isclose(float(x), float(y), rtol=5e-3, atol=1e-3))
+    return str(x).replace("_x000D_", "\r") == str(y)
+
+
+@pytest.mark.parametrize("pair", sorted(REF_PAIRS))
+def test_reference_pairs(pair: str, samples: Path, reference_outputs: Path) -> None:
+    base, comp = REF_PAIRS[pair]
+    # the reference ran every comparison; communication on adds the HCCL ops to the NPU kernel pool
+    res = compare(str(samples / base), str(samples / comp), enable_operator_compare=True,
+                  enable_communication_compare=True)
+    xl = pd.ExcelFile(reference_outputs / pair / "performance_comparison_result.xlsx")
+    for name in ("ModuleCompareStatistic", "ModuleCompare"):
+        ref = pd.read_excel(xl, name, header=2)
+        ours = res.sheet(name)
+        assert list(ours.columns) == list(ref.columns)
+        assert len(ours) == len(ref)
+        for col in ref.columns:
+            if col.startswith(_TEXT_SKIP):
+                continue
+            bad = [i for i in range(len(ref)) if not _same(ref[col].iat[i], ours[col].iat[i])]
+            assert not bad, (name, col, bad[:5], ref[col].iat[bad[0]], ours[col].iat[bad[0]])
+        for col in [c for c in ref.columns if c.startswith("Kernel Details")]:
+            # same kernels in the same order; durations equal to the nanosecond
+            def strip(s):
+                return ([ln.rsplit(" [duration", 1)[0] for ln in str(s).split("\n")]
+                                 if isinstance(s, str) else [])
+            r = [strip(v) for v in ref[col]]
+            o = [strip(v) for v in ours[col]]
+            # Excel cuts cells at 32767 characters: compare the lines the reference kept
+            assert all(x[:-1] == y[:len(x) - 1] for x, y in zip(r, o, strict=True)), (name, col)

@@ -1,0 +1,177 @@
+"""Op tree: nesting, flow-linked kernels, top-layer ops, backward split, drill-down (synthetic frames)."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pandas as pd
+
+from msprof_compare.api import RunContext
+from msprof_compare.compare import optree
+from msprof_compare.compare.optree import build_tree, op_keys, operator_pairs
+from msprof_compare.model import Profile, frame
+from msprof_compare.options import build_options
+
+US = 1000  # ns per us
+
+
+def gpu_profile(ops: list[tuple], kernels: list[tuple] = (), flows: list[tuple] = (), bwd: int = -1,
+                path: str = "p.json") -> Profile:
+    """ops: (name, ts_us, dur_us[, tid]); kernels: (name, ts_us, dur_us); flows: (start_ts_us, kernel_ts_us)."""
+    p = Profile(path=path, kind="GPU", source="kineto")
+    p.ops = frame("ops", {
+        "name": [o[0] for o in ops], "cat": ["cpu_op"] * len(ops),
+        "ts": [o[1] * US for o in ops], "dur": [o[2] * US for o in ops],
+        "pid": [1] * len(ops), "tid": [o[3] if len(o) > 3 else 1 for o in ops],
+        "input_dims": ["N/A"] * len(ops), "input_type": ["N/A"] * len(ops), "call_stack": ["N/A"] * len(ops),
+    })
+    if kernels:
+        p.kernels = frame("kernels", {
+            "name": [k[0] for k in kernels], "cat": ["kernel"] * len(kernels), "task_type": ["kernel"] * len(kernels),
+            "ts": [k[1] * US for k in kernels], "dur": [k[2] * US for k in kernels],
+            "pid": [0] * len(kernels), "tid": [7] * len(kernels),
+        })
+    if flows:
+        p.flows = frame("flows", {
+            "id": [str(i) for i in range(len(flows))], "cat": ["ac2g"] * len(flows),
+            "s_ts": [f[0] * US for f in flows], "s_pid": [1] * len(flows), "s_tid": [1] * len(flows),
+            "f_ts": [f[1] * US for f in flows], "f_pid": [0] * len(flows), "f_tid": [7] * len(flows),
+        })
+    p.backward_tid = bwd
+    return p
+
+
+def ctx_of(base: Profile, comp: Profile, **opts) -> RunContext:
+    o, _ = build_options(enable_operator_compare=True, **opts)
+    return RunContext(base, comp, o)
+
+
+def test_reference_ut_fact_tree_kernels_memory() -> None:
+    # reference-2 §2.2: ops at 0 (dur 1) and 3 (dur 1); kernel_dict {0: [k0, k1], 1: [k0, k1]}; memory at 0
+    p = gpu_profile([("a", 0, 1), ("b", 3, 1)], [("k0", 10, 2), ("k1", 12, 3)],
+                    [(0, 10), (0, 12), (1, 10), (1, 12)])
+    t = build_tree(p)
+    assert t.children(-1).tolist() == [0, 1]
+    assert t.kernel_num.tolist() == [2, 0]
+    assert t.device_ns.tolist() == [5000, 0]
+    assert t.total_kernels(0).tolist() == [0, 1]
+    assert t.place(np.array([0])).tolist() == [0]
+
+
+def test_nesting_is_inclusive_and_ignores_threads() -> None:
+    # child starting exactly at the parent's end is still a child; tid does not matter
+    p = gpu_profile([("p", 0, 10), ("c1", 2, 3, 9), ("c2", 10, 5), ("n", 16, 1)])
+    t = build_tree(p)
+    assert t.parent.tolist() == [-1, 0, 0, -1]
+    assert t.depth.tolist() == [0, 1, 1, 0]
+    assert t.size.tolist() == [3, 1, 1, 1]
+    # placement: after ops at equal ts, deepest op still open; outside any op -> root
+    assert t.place(np.array([2 * US, 6 * US, 15 * US, 15_500, 100 * US])).tolist() == [1, 0, 2, -1, -1]
+
+
+def test_kernels_link_by_exact_flow_start_and_propagate() -> None:
+    # aten op 0..10 with a launch at 1 (two kernels) and another at 5; a parent/child pair at the same ts share
+    p = gpu_profile([("aten::mm", 0, 10), ("cudaLaunchKernel", 1, 1), ("cudaLaunchKernel", 5, 1),
+                     ("x", 20, 5), ("y", 20, 1)],
+                    [("g1", 100, 4), ("g2", 105, 6), ("g3", 120, 1), ("g4", 130, 2)],
+                    [(1, 100), (1, 105), (5, 120), (20, 130), (2, 999)])  # last flow ends on no kernel
+    t = build_tree(p)
+    names = t.names.tolist()
+    assert names == ["aten::mm", "cudaLaunchKernel", "cudaLaunchKernel", "x", "y"]
+    assert t.kernel_num.tolist() == [3, 2, 1, 2, 1]  # x and y share g4: the original double counts
+    assert t.device_ns.tolist() == [11000, 10000, 1000, 4000, 2000]
+    text = t.kernel_text()
+    assert "".join(text[t.total_kernels(0)].tolist()) == \
+        "g1 [duration: 4.0]\ng2 [duration: 6.0]\ng3 [duration: 1.0]\n"
+
+
+def test_no_flows_warns_with_gpu_flow_cat_hint(caplog) -> None:
+    base = gpu_profile([("a", 0, 1)], [("k", 5, 1)], path="base.json")
+    comp = gpu_profile([("a", 0, 1)], [("k", 5, 1)], [(0, 5)], path="comp.json")
+    ctx = ctx_of(base, comp)
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        optree.op_tree(ctx, "base")
+        optree.op_tree(ctx, "comparison")
+    msgs = [r.getMessage() for r in caplog.records]
+    assert any("Can't find any flow event in the file: base.json" in m and "--gpu_flow_cat" in m for m in msgs)
+    assert not any("comp.json" in m for m in msgs)
+
+
+def test_gpu_flow_cat_replaces_default_categories() -> None:
+    p = gpu_profile([("a", 0, 1)], [("k", 5, 2)], [(0, 5)])
+    p.flows["cat"] = "my_flow"
+    assert build_tree(p).kernel_num.tolist() == [0]
+    assert build_tree(p, gpu_flow_cat="my_flow").kernel_num.tolist() == [1]
+    p.flows["cat"] = "ac2g"
+    assert build_tree(p, gpu_flow_cat="my_flow").kernel_num.tolist() == [0]
+
+
+def test_top_layer_flattens_profiler_steps_and_selects_steps() -> None:
+    p = gpu_profile([("ProfilerStep#1", 0, 10), ("a", 1, 1), ("b", 3, 1), ("normal", 20, 1),
+                     ("ProfilerStep#2", 30, 10), ("c", 31, 1)])
+    t = build_tree(p)
+    assert t.names[t.top_layer()].tolist() == ["a", "b", "normal", "c"]
+    assert t.names[t.top_layer(2)].tolist() == ["c"]
+    assert t.top_layer(7).tolist() == []
+
+
+def test_backward_split_reference_fact() -> None:
+    # reference-2 §2.4: base A(t1) B(t2) C(t2) D(t1), comparison A(t8) B(t9) Y(t9) D(t8), bwd tids 2 / 9
+    base = gpu_profile([("A", 0, 1, 1), ("B", 2, 1, 2), ("C", 4, 1, 2), ("D", 6, 1, 1)], bwd=2)
+    comp = gpu_profile([("A", 0, 1, 8), ("B", 2, 1, 9), ("Y", 4, 1, 9), ("D", 6, 1, 8)], bwd=9)
+    pairs = operator_pairs(ctx_of(base, comp))
+    got = [(pairs.base.names[i] if i >= 0 else None, pairs.comparison.names[j] if j >= 0 else None)
+           for i, j in zip(pairs.ia.tolist(), pairs.ib.tolist(), strict=True)]
+    assert got == [("A", "A"), ("B", "B"), (None, "Y"), ("C", None), ("D", "D")]
+
+
+def test_backward_split_first_parts_differ() -> None:
+    # base starts with a backward part, comparison with a forward one and has more parts:
+    # the comparison's first part is emitted unmatched, then parts pair from there
+    base = gpu_profile([("B1", 0, 1, 2), ("F1", 2, 1, 1)], bwd=2)
+    comp = gpu_profile([("F0", 0, 1, 8), ("B1", 2, 1, 9), ("F1", 4, 1, 8)], bwd=9)
+    pairs = operator_pairs(ctx_of(base, comp))
+    assert pairs.ia.tolist() == [-1, 0, 1]
+    assert pairs.ib.tolist() == [0, 1, 2]
+
+
+def test_drill_down_reference_fact() -> None:
+    # max_kernel_num=5: P(10 kernels; c1, c2) vs P(10 kernels; c1, c3) -> (c1,c1),(None,c3),(c2,None)
+    kern = [(f"k{i}", 100 + i, 1) for i in range(10)]
+    base = gpu_profile([("P", 0, 10), ("c1", 1, 1), ("c2", 3, 1)], kern, [(1, 100 + i) for i in range(10)])
+    comp = gpu_profile([("P", 0, 10), ("c1", 1, 1), ("c3", 3, 1)], kern, [(1, 100 + i) for i in range(10)])
+    pairs = operator_pairs(ctx_of(base, comp, max_kernel_num=5))
+    got = [(pairs.base.names[i] if i >= 0 else None, pairs.comparison.names[j] if j >= 0 else None)
+           for i, j in zip(pairs.ia.tolist(), pairs.ib.tolist(), strict=True)]
+    assert got == [("c1", "c1"), (None, "c3"), ("c2", None)]
+    # without the option the top-level pair stays
+    assert len(operator_pairs(ctx_of(base, comp))) == 1
+
+
+def test_keys_name_map_and_input_shape() -> None:
+    p = gpu_profile([("aten::mm", 0, 1), ("aten::add", 2, 1)])
+    p.ops["input_dims"] = ["[[1, 1], [1, 1]]", "N/A"]
+    t = build_tree(p)
+    assert op_keys(t, {}, True).tolist() == ["aten::mm1,1;\r\n1,1", "aten::addN/A"]
+    assert op_keys(t, {"aten::mm": "mm"}, False).tolist() == ["mm", "aten::add"]
+    assert op_keys(t, {"aten::mm": "mm"}, True).tolist()[0] == "mm1,1;\r\n1,1"
+
+
+def test_npu_kernel_text_with_input_shapes_and_hccl_pool() -> None:
+    p = Profile(path="npu", kind="NPU", source="ascend_text")
+    p.ops = frame("ops", {"name": ["aten::add", "HcclAllreduce"], "cat": ["cpu_op"] * 2, "ts": [0, 10 * US],
+                          "dur": [5 * US, 5 * US], "pid": [1, 1], "tid": [1, 1]})
+    p.kernels = frame("kernels", {"name": ["Add"], "cat": ["npu_task"], "ts": [100 * US], "dur": [5 * US],
+                                  "pid": [2], "tid": [3], "task_id": [5], "task_type": ["AI_CORE"]})
+    p.comm = frame("comm", {"name": ["hcom_allReduce__1_0_1"], "ts": [200 * US], "dur": [30 * US], "pid": [4],
+                            "tid": [0], "lane": ["op"]})
+    p.flows = frame("flows", {"id": ["1", "2"], "cat": ["async_npu"] * 2, "s_ts": [0, 10 * US],
+                              "f_ts": [100 * US, 200 * US], "f_pid": [2, 4], "f_tid": [3, 0]})
+    p.kernel_details = pd.DataFrame({"Input Shapes": ['"2,3;3,4"'], "ts": [100 * US]})
+    t = build_tree(p, with_comm=True)
+    assert t.kernel_num.tolist() == [1, 1]
+    text = t.kernel_text()
+    assert text[0] == 'Add, 5, AI_CORE, [input shapes: "2,3;3,4"] [duration: 5.0]\n'
+    assert text[1] == "hcom_allReduce__1_0_1, None, None [duration: 30.0]\n"
+    assert build_tree(p, with_comm=False).kernel_num.tolist() == [1, 0]
