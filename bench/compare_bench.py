@@ -1,19 +1,27 @@
 #!/usr/bin/env python3
-"""How far is a full comparison from the cost of just decoding the traces?
+"""How far is a comparison from the cost of just decoding the traces?
 
-    python bench/compare_bench.py BASE COMP [--runs N] [--all]
+    python bench/compare_bench.py BASE COMP [--runs N] [--all]            # ratio mode
+    python bench/compare_bench.py BASE COMP --stages [--all] [--json F]   # stage mode
 
-Times, in fresh subprocesses (one per run, so no warm caches or shared heap):
+Ratio mode (small inputs; issues 2-5): in this process, after one warm-up of
+every job (imports, allocator and page cache warm), ``--runs`` rounds of
 
-(a) a bare typed decode of both inputs: ``traceio.read_bytes`` + ``traceio.decode_events``
-    of each JSON trace (a Kineto file, or the ``trace_view.json`` an NPU directory holds;
-    DB inputs have no JSON trace and count 0);
-(b) the full comparison through the API: ``compare()`` then ``to_excel()`` into a
-    temporary directory; profiling compare only by default, every comparison with ``--all``.
+(a) the bare typed decode of both inputs: ``traceio.read_bytes`` + ``traceio.decode_events``
+    of each JSON trace (a Kineto file, or the ``trace_view.json`` of an NPU directory;
+    DB inputs have no JSON trace and count 0). This is the floor: no loader can avoid it;
+(b) ``compare()`` through the API (loading, every enabled comparator, the summary);
+(c) ``to_excel()`` of that result into a temporary directory.
 
-Each child times only its own work (interpreter start-up and imports excluded, and
-reported apart). Prints the medians, the ratio (b)/(a) and the peak RSS of the
-children (each child's own ``resource.getrusage`` ``ru_maxrss``). A benchmark, not a test.
+Each job is timed in wall-clock and in CPU seconds of this process
+(``time.process_time``: robust when other work shares the cores). The ratios
+printed are median(b)/median(a) and median(b + c)/median(a), CPU and wall.
+Peak RSS comes from one fresh subprocess doing (b) + (c) once.
+
+Stage mode (large inputs; issue 9): one fresh subprocess runs the pipeline
+once, timing each stage: read + decode of each trace, the rest of each side's
+model build (columns, args, side CSV files), each comparator, the summary and the
+workbook, with the process's peak RSS (``ru_maxrss``) at the end.
 """
 
 from __future__ import annotations
@@ -29,6 +37,12 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+
+def _flags(everything: bool) -> dict:
+    return {} if everything else {"enable_profiling_compare": True}
 
 
 def _trace_files(path: str) -> list[str]:
@@ -38,52 +52,160 @@ def _trace_files(path: str) -> list[str]:
     return [layout.trace_path] if layout.trace_path else []
 
 
-def child(mode: str, base: str, comp: str, everything: bool) -> dict:
-    """Run one measured job in this (fresh) process and return its figures."""
-    t_import = time.perf_counter()
+def _clock() -> tuple[float, float]:
+    return time.perf_counter(), time.process_time()
+
+
+def _since(t: tuple[float, float]) -> tuple[float, float]:
+    return time.perf_counter() - t[0], time.process_time() - t[1]
+
+
+def decode_both(base: str, comp: str) -> int:
+    """Job (a): the bare typed decode of every JSON trace of both inputs; returns the event count."""
     from msprof_compare.loaders import traceio
 
-    if mode == "compare":
-        from msprof_compare.api import compare
-    imported = time.perf_counter() - t_import
-    t0 = time.perf_counter()
-    info: dict = {}
-    if mode == "decode":
-        n = 0
-        for p in (base, comp):
-            for f in _trace_files(p):
-                data = traceio.read_bytes(f, True)
-                events, _top = traceio.decode_events(f, data)
-                n += len(events)
-                del data, events, _top
-        info["events"] = n
-    else:
-        flags = {} if everything else {"enable_profiling_compare": True}
-        t1 = time.perf_counter()
+    n = 0
+    for p in (base, comp):
+        for f in _trace_files(p):
+            data = traceio.read_bytes(f, True)
+            events, _top = traceio.decode_events(f, data)
+            n += len(events)
+            del data, events, _top
+    return n
+
+
+def ratio_mode(base: str, comp: str, runs: int, everything: bool) -> dict:
+    """Warm-up, then ``runs`` rounds of (a), (b), (c) in this process; medians and ratios."""
+    import logging
+
+    from msprof_compare.api import compare
+
+    logging.getLogger("msprof-analyze").setLevel(logging.ERROR)
+    flags = _flags(everything)
+    events = decode_both(base, comp)
+    with tempfile.TemporaryDirectory() as out:
+        compare(base, comp, **flags).to_excel(out)
+    a, b, c = [], [], []
+    sheets: dict = {}
+    for _ in range(runs):
+        t = _clock()
+        decode_both(base, comp)
+        a.append(_since(t))
+        t = _clock()
         result = compare(base, comp, **flags)
-        info["compare_s"] = time.perf_counter() - t1
+        b.append(_since(t))
         with tempfile.TemporaryDirectory() as out:
-            t2 = time.perf_counter()
+            t = _clock()
             result.to_excel(out)
-            info["xlsx_s"] = time.perf_counter() - t2
-        info["sheets"] = {s.name: len(s) for s in result.sheets}
-    info["seconds"] = time.perf_counter() - t0
-    info["import_s"] = imported
-    return info
+            c.append(_since(t))
+        sheets = {s.name: len(s) for s in result.sheets}
+        del result
+    med = statistics.median
+    out = {"events": events, "runs": runs, "sheets": sheets}
+    for k, i in (("wall", 0), ("cpu", 1)):
+        da, db = med(x[i] for x in a), med(x[i] for x in b)
+        dbc = med(x[i] + y[i] for x, y in zip(b, c, strict=True))
+        out[k] = {"decode": da, "compare": db, "xlsx": med(x[i] for x in c), "compare_xlsx": dbc,
+                  "ratio_compare": db / da if da else None, "ratio_compare_xlsx": dbc / da if da else None}
+    return out
 
 
-def spawn(mode: str, base: str, comp: str, everything: bool) -> dict:
-    """One fresh interpreter for one job (it reports its own figures, peak RSS included)."""
-    cmd = [sys.executable, __file__, "--child", mode, base, comp] + (["--all"] if everything else [])
+def stages(base: str, comp: str, everything: bool) -> dict:
+    """One instrumented run of the whole pipeline (in the calling process); seconds per stage."""
+    import logging
+
+    from msprof_compare import api
+    from msprof_compare.compare import summary
+    from msprof_compare.loaders import ascend_text, load_profile, traceio
+    from msprof_compare.options import build_options
+    from msprof_compare.report.excel import write_workbook
+
+    logging.getLogger("msprof-analyze").setLevel(logging.ERROR)
+    acc: dict[str, float] = {}
+
+    def timed(mod, name: str, key: str) -> None:
+        fn = getattr(mod, name)
+
+        def wrapper(*args, **kwargs):
+            t = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                acc[key] = acc.get(key, 0.0) + time.perf_counter() - t
+
+        setattr(mod, name, wrapper)
+
+    timed(traceio, "read_bytes", "read")
+    timed(traceio, "decode_events", "decode")
+    timed(ascend_text, "_side_files", "side files")
+    out: dict[str, float] = {}
+    t0 = time.perf_counter()
+    opts, _ = build_options(**_flags(everything))
+    profiles = []
+    for side, path, step in (("base", base, opts.base_step), ("comparison", comp, opts.comparison_step)):
+        acc.clear()
+        t = time.perf_counter()
+        profiles.append(load_profile(path, opts, step=step))
+        total = time.perf_counter() - t
+        out[f"{side}: read"] = acc.get("read", 0.0)
+        out[f"{side}: decode"] = acc.get("decode", 0.0)
+        if "side files" in acc:
+            out[f"{side}: side files"] = acc["side files"]
+        out[f"{side}: model build"] = total - sum(acc.values())
+    ctx = api.RunContext(profiles[0], profiles[1], opts)
+    sheets = []
+    for name, build in api.comparators(opts):
+        t = time.perf_counter()
+        sheets += [s for s in build(ctx) if len(s)]
+        out[f"comparator: {name}"] = time.perf_counter() - t
+    t = time.perf_counter()
+    sheets[:0] = [s for s in summary.build(ctx, sheets) if len(s)]
+    out["comparator: summary"] = time.perf_counter() - t
+    result = api.CompareResult(profiles[0], profiles[1], opts, sheets, ctx.summary, ctx.frames)
+    with tempfile.TemporaryDirectory() as d:
+        t = time.perf_counter()
+        write_workbook(result, d)
+        out["workbook"] = time.perf_counter() - t
+    out["total"] = time.perf_counter() - t0
+    out["rows"] = sum(len(s) for s in sheets)
+    return out
+
+
+def _input_mb(path: str) -> float:
+    files = _trace_files(path)
+    p = Path(path)
+    if p.is_dir():
+        return sum(f.stat().st_size for f in p.rglob("*") if f.is_file()) / 1e6
+    return sum(os.path.getsize(f) for f in files) / 1e6
+
+
+def spawn(job: str, base: str, comp: str, everything: bool) -> dict:
+    """Run one job in a fresh interpreter; it prints its figures (peak RSS included) as JSON."""
+    cmd = [sys.executable, __file__, base, comp, "--child", job] + (["--all"] if everything else [])
     env = dict(os.environ, PYTHONPATH=str(REPO), MSPROF_ANALYZE_LOG_LEVEL="ERROR")
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    out, err = proc.communicate()
-    wall = time.perf_counter() - start
+    proc = subprocess.run(cmd, capture_output=True, env=env, check=False)
     if proc.returncode != 0:
-        raise SystemExit(f"{mode} run failed ({proc.returncode}):\n{err.decode(errors='replace')}")
-    info = json.loads(out.decode().strip().splitlines()[-1])
-    info["wall_s"] = wall
+        raise SystemExit(f"{job} run failed ({proc.returncode}):\n{proc.stderr.decode(errors='replace')}")
+    return json.loads(proc.stdout.decode().strip().splitlines()[-1])
+
+
+def child(job: str, base: str, comp: str, everything: bool) -> dict:
+    import resource
+
+    if job == "stages":
+        info: dict = stages(base, comp, everything)
+    else:  # "rss": one full compare + workbook
+        import logging
+
+        from msprof_compare.api import compare
+
+        logging.getLogger("msprof-analyze").setLevel(logging.ERROR)
+        t = time.perf_counter()
+        result = compare(base, comp, **_flags(everything))
+        with tempfile.TemporaryDirectory() as out:
+            result.to_excel(out)
+        info = {"total": time.perf_counter() - t}
+    info["maxrss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
     return info
 
 
@@ -91,33 +213,42 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("base")
     ap.add_argument("comparison")
-    ap.add_argument("--runs", type=int, default=3, help="runs of each job (default 3)")
+    ap.add_argument("--runs", type=int, default=5, help="measured rounds in ratio mode (default 5)")
     ap.add_argument("--all", action="store_true", help="all comparisons (default: profiling compare only)")
-    ap.add_argument("--child", choices=("decode", "compare"), help=argparse.SUPPRESS)
+    ap.add_argument("--stages", action="store_true", help="stage timings of one run in a fresh process")
+    ap.add_argument("--json", help="also write the figures to this JSON file")
+    ap.add_argument("--child", choices=("stages", "rss"), help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
-        import resource
-
-        info = child(a.child, a.base, a.comparison, a.all)
-        info["maxrss_kib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
-        print(json.dumps(info))
+        print(json.dumps(child(a.child, a.base, a.comparison, a.all)))
         return
-
-    decode = [spawn("decode", a.base, a.comparison, a.all) for _ in range(a.runs)]
-    full = [spawn("compare", a.base, a.comparison, a.all) for _ in range(a.runs)]
-    med = statistics.median
-    d, f = med(x["seconds"] for x in decode), med(x["seconds"] for x in full)
-    print(f"inputs: base={a.base} comparison={a.comparison}")
-    print(f"mode: {'all comparisons' if a.all else 'profiling compare only'}; "
-          f"{a.runs} run(s) each, every run in a fresh subprocess (imports excluded from the timings)")
-    print(f"(a) bare decode of both traces : median {d:8.3f} s   events {decode[0]['events']:,}   "
-          f"peak RSS {max(x['maxrss_kib'] for x in decode) / 1024:7.1f} MiB")
-    print(f"(b) full compare + xlsx        : median {f:8.3f} s   "
-          f"(compare {med(x['compare_s'] for x in full):.3f} s, xlsx {med(x['xlsx_s'] for x in full):.3f} s)   "
-          f"peak RSS {max(x['maxrss_kib'] for x in full) / 1024:7.1f} MiB")
-    print(f"ratio (b)/(a)                  : {f / d:8.2f}" if d > 0 else "ratio (b)/(a): n/a (no JSON trace)")
-    print(f"start-up + imports per process : median {med(x['wall_s'] - x['seconds'] for x in full):.3f} s (not in (b))")
-    print("sheets: " + ", ".join(f"{k} {v}" for k, v in full[0]["sheets"].items()))
+    mode = "all comparisons" if a.all else "profiling compare only"
+    load = os.getloadavg()[0]
+    mb = _input_mb(a.base) + _input_mb(a.comparison)
+    print(f"inputs: base={a.base} comparison={a.comparison} ({mb:,.1f} MB on disk)")
+    print(f"mode: {mode}; load average {load:.2f} on {os.cpu_count()} CPU(s)")
+    if a.stages:
+        info = spawn("stages", a.base, a.comparison, a.all)
+        for k, v in info.items():
+            if k not in ("rows", "maxrss_mib"):
+                print(f"  {k:<32} {v:9.3f} s")
+        print(f"  {'peak RSS':<32} {info['maxrss_mib']:9.1f} MiB")
+        print(f"  {'seconds per input MB':<32} {info['total'] / mb:9.4f}")
+        info.update(mb=mb, load=load, mode=mode)
+    else:
+        info = ratio_mode(a.base, a.comparison, a.runs, a.all)
+        rss = spawn("rss", a.base, a.comparison, a.all)
+        print(f"{a.runs} measured round(s) in-process after a warm-up; medians; wall and CPU seconds")
+        for k in ("wall", "cpu"):
+            m = info[k]
+            print(f"  {k:<4}: (a) decode {m['decode']:.3f}  (b) compare {m['compare']:.3f}  (c) xlsx {m['xlsx']:.3f}  "
+                  f"ratio b/a {m['ratio_compare'] or 0:.2f}  (b+c)/a {m['ratio_compare_xlsx'] or 0:.2f}")
+        print(f"  events decoded: {info['events']:,}; peak RSS (fresh process, compare + xlsx): "
+              f"{rss['maxrss_mib']:.1f} MiB")
+        print("  sheets: " + ", ".join(f"{k} {v}" for k, v in info["sheets"].items()))
+        info.update(maxrss_mib=rss["maxrss_mib"], mb=mb, load=load, mode=mode)
+    if a.json:
+        Path(a.json).write_text(json.dumps(info, indent=1))
 
 
 if __name__ == "__main__":

@@ -7,8 +7,9 @@ path -> loader -> Profile -> comparators -> sheets -> reporters.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import pandas as pd
 

@@ -131,3 +131,11 @@ def test_failing_chart_is_logged_not_raised(caplog):
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         charts.draw_charts(Boom(), object(), sheet)
     assert "Chart for sheet OverallMetrics skipped: boom" in caplog.text
+
+
+def test_render_script_usage():
+    import subprocess
+
+    script = Path(__file__).resolve().parents[1] / "tools" / "render_workbook.sh"
+    proc = subprocess.run(["bash", str(script)], capture_output=True, text=True, check=False)
+    assert proc.returncode == 2 and "usage:" in proc.stderr

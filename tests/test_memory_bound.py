@@ -1,0 +1,97 @@
+"""Peak memory of loading a trace stays a bounded multiple of the input size.
+
+Why: profiles run to gigabytes, and the design (one msgspec decode into typed
+structs, numpy columns, ``args`` decoded only where needed) is meant to keep
+peak memory a small constant times the file size. A regression that keeps a
+Python dict per event, or parses twice, shows up here as a jump in that
+ratio. Measured in a fresh subprocess (ru_maxrss) on a ~8 MB trace built by
+replicating the corpus excerpts with shifted timestamps.
+
+Measured on the dev machine (Python 3.11, x86-64, all comparisons on): Kineto
+4.1x and trace_view 4.4x the input size (8.4 MB / 6.5 MB inputs); the bound
+below (10x) leaves a margin for other platforms and allocators (documented in
+docs/differences.md, "Memory").
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parent / "data" / "bad" / "_src"
+ROOT = Path(__file__).resolve().parents[1]
+#: peak RSS growth while loading, divided by the input file size
+BOUND = 10.0
+TARGET_BYTES = 8 * 1024 * 1024
+
+_CHILD = r"""
+import json, resource, sys
+from msprof_compare.loaders import load_profile
+from msprof_compare.options import build_options
+opts, _ = build_options()
+import msprof_compare.loaders.kineto, msprof_compare.loaders.ascend_text  # imports are not the load
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+p = load_profile(sys.argv[1], opts)
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"before_kib": before, "after_kib": after, "kernels": len(p.kernels), "ops": len(p.ops)}))
+"""
+
+
+def _replicate(events: list, copies: int, span_us: float) -> list:
+    """``copies`` time-shifted copies of the non-metadata events (metadata once)."""
+    meta = [e for e in events if e.get("ph") == "M"]
+    body = [e for e in events if e.get("ph") != "M"]
+    out = list(meta)
+    for k in range(copies):
+        shift = k * span_us
+        for e in body:
+            e2 = dict(e)
+            if "ts" in e2:
+                ts = e2["ts"]
+                if isinstance(ts, str):
+                    whole, _, frac = ts.partition(".")
+                    e2["ts"] = f"{int(whole) + int(shift)}.{frac}" if frac else str(int(whole) + int(shift))
+                else:
+                    e2["ts"] = ts + shift
+            if e2.get("ph") in ("s", "f", "t") and "id" in e2:
+                e2["id"] = f"{e2['id']}-{k}" if isinstance(e2["id"], str) else e2["id"] + k * 1_000_000
+            out.append(e2)
+    return out
+
+
+def _span(events: list) -> float:
+    ts = [float(e["ts"]) + float(e.get("dur", 0) or 0) for e in events if e.get("ph") != "M" and "ts" in e]
+    return (max(ts) - min(ts)) + 1000.0 if ts else 1000.0
+
+
+def _measure(path: Path) -> tuple[float, dict]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-c", _CHILD, str(path)], capture_output=True, text=True,
+                          timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    info = json.loads(proc.stdout.strip().splitlines()[-1])
+    growth = (info["after_kib"] - info["before_kib"]) * 1024
+    return growth / path.stat().st_size, info
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="ru_maxrss is KiB on Linux only")
+@pytest.mark.parametrize("kind", ["kineto", "trace_view"])
+def test_peak_memory_is_bounded(kind: str, tmp_path: Path) -> None:
+    src = SRC / ("kineto.json" if kind == "kineto" else "trace_view.json")
+    if not src.is_file():
+        pytest.skip(f"{src} missing (run tools/make_bad_corpus.py)")
+    doc = json.loads(src.read_bytes())
+    events = doc["traceEvents"] if kind == "kineto" else doc
+    copies = max(1, TARGET_BYTES // len(src.read_bytes()))
+    big = _replicate(events, copies, _span(events))
+    path = tmp_path / ("big.pt.trace.json" if kind == "kineto" else "trace_view.json")
+    path.write_text(json.dumps(dict(doc, traceEvents=big) if kind == "kineto" else big))
+    ratio, info = _measure(path)
+    print(f"{kind}: {path.stat().st_size / 1e6:.1f} MB input, peak RSS growth {ratio:.1f}x ({info})")
+    assert info["kernels"] > 0
+    assert ratio < BOUND, f"peak RSS growth {ratio:.1f}x the input size (bound {BOUND}x): {info}"
