@@ -160,3 +160,82 @@ def test_real_process(name: str, tmp_path: Path) -> None:
          "-bp", partner, "-d", bad, "-o", str(out), *expect["args"]],
         capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
     check(expect, bad, proc.returncode, proc.stdout, proc.stderr, out, tmp_path / "case")
+
+
+# ----------------------------------------------------------------------------- path checks (loaders/paths.py)
+# What a committed corpus cannot hold: control characters, over-long names, FIFOs, other owners, loose modes.
+
+from msprof_compare.errors import ProfileError  # noqa: E402
+from msprof_compare.loaders import detect, paths  # noqa: E402
+
+
+@pytest.mark.parametrize("name", ["a\nb.json", "tab\there.json", "nul\x00.json", "esc\x1b[31m.json", "del\x7f.json"])
+def test_control_characters_refused(name: str, tmp_path: Path) -> None:
+    with pytest.raises(ProfileError, match="control characters") as info:
+        detect(str(tmp_path / name))
+    assert "\n" not in str(info.value) and "\x1b" not in str(info.value)
+
+
+def test_length_limits(tmp_path: Path) -> None:
+    with pytest.raises(ProfileError, match="Length of input path"):
+        detect(str(tmp_path / ("x" * 256 + ".json")))
+    with pytest.raises(ProfileError, match="Length of input path"):
+        detect("/" + "/".join(["d" * 200] * 21) + "/t.json")  # > 4096 in all
+
+
+def test_fifo_refused(tmp_path: Path) -> None:
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs here")
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    with pytest.raises(ProfileError, match="neither a file nor a directory|not a regular file"):
+        detect(str(fifo))
+
+
+def _as_user(monkeypatch: pytest.MonkeyPatch, uid: int) -> None:
+    monkeypatch.setattr(paths, "_privileged", lambda: False)
+    monkeypatch.setattr(os, "geteuid", lambda: uid)
+
+
+def test_owner_and_mode_checks_for_non_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    f = tmp_path / "t.json"
+    f.write_text("{}")
+    os.chmod(f, 0o644)
+    os.chmod(tmp_path, 0o755)
+    mine = f.stat().st_uid
+    _as_user(monkeypatch, mine + 1)
+    with pytest.raises(ProfileError, match="does not belong to you") as info:
+        paths.check_input(str(f), force=False)
+    assert "--force" in str(info.value)
+    paths.check_input(str(f), force=True)  # --force skips it
+    _as_user(monkeypatch, mine)
+    paths.check_input(str(f), force=False)
+    os.chmod(f, 0o664)
+    with pytest.raises(ProfileError, match="writable by others"):
+        paths.check_input(str(f), force=False)
+    os.chmod(f, 0o646)
+    with pytest.raises(ProfileError, match="writable by others"):
+        paths.check_input(str(f), force=False)
+    paths.check_input(str(f), force=True)
+    os.chmod(f, 0o644)
+
+
+def test_root_skips_owner_checks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    f = tmp_path / "t.json"
+    f.write_text("{}")
+    os.chmod(f, 0o666)
+    monkeypatch.setattr(paths, "_privileged", lambda: True)
+    paths.check_input(str(f), force=False)
+
+
+def test_size_caps_from_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    assert paths.size_cap("trace") == 10 * 1024**3 and paths.size_cap("text") == 5 * 1024**3
+    assert paths.size_cap("db") == 8 * 1024**3
+    monkeypatch.setenv("MSPROF_COMPARE_MAX_DB_BYTES", "10")
+    monkeypatch.setenv("MSPROF_COMPARE_MAX_TEXT_BYTES", "not a number")
+    assert paths.size_cap("db") == 10 and paths.size_cap("text") == 5 * 1024**3
+    f = tmp_path / "ascend_pytorch_profiler_0.db"
+    f.write_bytes(b"x" * 11)
+    with pytest.raises(ProfileError, match="over the 10 byte limit"):
+        paths.check_input(str(f), force=False, kind="db")
+    paths.check_input(str(f), force=True, kind="db")

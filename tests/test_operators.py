@@ -220,3 +220,20 @@ def test_reference_pairs(pair: str, samples: Path, reference_outputs: Path) -> N
         r = ref_d.loc[ref_d[name].map(_present), dur].astype(float).to_numpy()
         o = ours_d.loc[ours_d[name].map(_present), dur].astype(float).to_numpy()
         np.testing.assert_allclose(o, r, rtol=5e-3, atol=1e-3)
+
+
+def test_workbook_layout_matches_reference(samples: Path, reference_outputs: Path, tmp_path: Path) -> None:
+    """Merged group headers, widths, header fills and data-cell formats as in the original (pair 4)."""
+    openpyxl = pytest.importorskip("openpyxl")
+    pair = "4-gpu-alexnet-vs-npu-text-l1"
+    base, comp = REF_PAIRS[pair]
+    res = compare(str(samples / base), str(samples / comp), enable_operator_compare=True)
+    ours = openpyxl.load_workbook(res.to_excel(str(tmp_path)))
+    ref = openpyxl.load_workbook(reference_outputs / pair / "performance_comparison_result.xlsx")
+    for name in ("OperatorCompareStatistic", "OperatorCompare"):
+        a, r = ours[name], ref[name]
+        assert sorted(map(str, a.merged_cells.ranges)) == sorted(map(str, r.merged_cells.ranges))
+        cols = [chr(ord("A") + i) for i in range(r.max_column)]
+        assert [a.column_dimensions[c].width for c in cols] == [r.column_dimensions[c].width for c in cols]
+        assert [(c.value, c.fill.fgColor.rgb) for c in a[3]] == [(c.value, c.fill.fgColor.rgb) for c in r[3]]
+        assert [(c.number_format, bool(c.font.b)) for c in a[4]] == [(c.number_format, bool(c.font.b)) for c in r[4]]

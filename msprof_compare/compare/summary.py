@@ -293,7 +293,7 @@ def _guard(check: str, ok: bool | None, base: Any, comparison: Any, detail: str)
 
 
 def _op_names(ops: pd.DataFrame) -> set[str]:
-    return set(ops["name"].to_numpy().tolist()) if len(ops) else set()
+    return set(pd.unique(ops["name"].to_numpy()).tolist()) if len(ops) else set()
 
 
 def _match_rate(ctx: RunContext) -> tuple[float | None, Any, Any, str]:
@@ -319,9 +319,8 @@ def _match_rate(ctx: RunContext) -> tuple[float | None, Any, Any, str]:
 def _step_count(ops: pd.DataFrame) -> int:
     if not len(ops):
         return 0
-    names = ops["name"].astype(str)
-    steps = names[names.str.startswith("ProfilerStep#")]
-    return int(steps.nunique())
+    names = pd.unique(ops["name"].to_numpy())
+    return sum(1 for n in names.tolist() if isinstance(n, str) and n.startswith("ProfilerStep#"))
 
 
 def _world_size(meta: dict) -> int | None:
@@ -364,11 +363,19 @@ def _heavy_ops(ops: pd.DataFrame, n: int) -> list[str]:
 
 def _shape_mismatches(base: pd.DataFrame, comparison: pd.DataFrame) -> tuple[int, list[str]]:
     """(ops checked, op names whose input shapes share nothing between the sides)."""
-    names = [n for n in _heavy_ops(base, SHAPE_TOP_OPS) if n in _op_names(comparison)]
+    comparison_names = _op_names(comparison)
+    names = [n for n in _heavy_ops(base, SHAPE_TOP_OPS) if n in comparison_names]
+    if not names:
+        return 0, []
+
+    def shapes(ops: pd.DataFrame) -> dict[str, set]:
+        sel = ops.loc[ops["name"].isin(names), ["name", "input_dims"]]
+        return {k: set(v.tolist()) - {"", "N/A"} for k, v in sel.groupby("name", sort=False)["input_dims"]}
+
+    sb_all, sc_all = shapes(base), shapes(comparison)
     bad = []
     for name in names:
-        sb = set(base.loc[base["name"] == name, "input_dims"].to_numpy().tolist()) - {"", "N/A"}
-        sc = set(comparison.loc[comparison["name"] == name, "input_dims"].to_numpy().tolist()) - {"", "N/A"}
+        sb, sc = sb_all.get(name, set()), sc_all.get(name, set())
         if sb and sc and not (sb & sc):
             bad.append(name)
     return len(names), bad

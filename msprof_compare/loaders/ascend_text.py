@@ -34,6 +34,7 @@ from __future__ import annotations
 import csv
 import logging
 import os
+from operator import attrgetter
 from typing import Any
 
 import msgspec
@@ -105,9 +106,10 @@ def _text(v: Any) -> str:
 
 def _ints(values: list[Any], default: int = -1) -> np.ndarray:
     """Arg values -> int64; missing or non-integer values become ``default``."""
-    try:  # the common case: all plain ints
-        if not any(v is None or isinstance(v, (bool, float, str)) for v in values):
-            return np.array(values, dtype=np.int64)
+    try:  # the common case: all plain ints (numpy infers an integer dtype only then)
+        arr = np.array(values)
+        if arr.ndim == 1 and arr.dtype.kind == "i":
+            return arr.astype(np.int64, copy=False)
     except (ValueError, TypeError, OverflowError):
         pass
     out = np.full(len(values), default, dtype=np.int64)
@@ -246,30 +248,39 @@ def _int_column(values: list[Any]) -> np.ndarray:
         return traceio.to_int(values)
 
 
+def _objects(values: list) -> np.ndarray:
+    """A 1-d object array of ``values`` (never a 2-d one, whatever the items are)."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
+
+
 def _columns(path: str, events: list) -> dict[str, np.ndarray]:
     """Decoded events -> numpy columns (as ``traceio.to_columns``, with the exact fast ts parser).
 
     Counter ("C") events feed no table of the compare and are dropped first:
     they are often half of an NPU trace.
     """
+    def field(name: str) -> list:
+        return list(map(attrgetter(name), events))
+
     with traceio.gc_paused():
-        ph = np.array([e.ph for e in events], dtype=object)
+        ph = _objects(field("ph"))
         keep = np.flatnonzero(ph != "C")
         if keep.size != len(events):
-            events = [events[i] for i in keep.tolist()]
+            events = list(map(events.__getitem__, keep.tolist()))
             ph = ph[keep]
-        n = len(events)
         cols: dict[str, np.ndarray] = {
             "ph": ph,
-            "name": np.array([e.name for e in events], dtype=object),
-            "pid": _int_column([e.pid for e in events]),
-            "tid": _int_column([e.tid for e in events]),
-            "ts": _times([e.ts for e in events], path, "ts"),
-            "dur": _times([e.dur for e in events], path, "dur"),
-            "id": np.fromiter((e.id for e in events), dtype=object, count=n),
-            "args": np.fromiter((e.args for e in events), dtype=object, count=n),
+            "name": _objects(field("name")),
+            "pid": _int_column(field("pid")),
+            "tid": _int_column(field("tid")),
+            "ts": _times(field("ts"), path, "ts"),
+            "dur": _times(field("dur"), path, "dur"),
+            "id": _objects(field("id")),
+            "args": _objects(field("args")),
         }
-        cat = np.array([e.cat for e in events], dtype=object)
+        cat = _objects(field("cat"))
         cols["cat"] = cat
         codes, uniq = pd.factorize(cat)
         cols["cat_lower"] = np.array([u.lower() for u in uniq] + [""], dtype=object)[codes]

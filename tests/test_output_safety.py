@@ -1,0 +1,209 @@
+"""Output safety, end to end through the real CLI (tests/test_excel.py covers the writer's units).
+
+* a process killed or interrupted mid-write leaves no workbook under the final name;
+* no text from a profile becomes a spreadsheet formula;
+* an existing result file is never replaced;
+* a bad ``-o`` (a file, a symbolic link, unwritable) is refused with one clear line, exit 2;
+* a missing ``-o`` directory is created with mode 0o750.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import openpyxl
+import pytest
+from test_bad_corpus import run_cli
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = Path(__file__).resolve().parent / "data" / "bad" / "_src"
+RESULT_GLOB = "performance_comparison_result_*.xlsx"
+
+
+@pytest.fixture
+def kineto() -> Path:
+    p = SRC / "kineto.json"
+    if not p.is_file():
+        pytest.skip("corpus sources missing (run tools/make_bad_corpus.py)")
+    return p
+
+
+def _env(**extra: str) -> dict:
+    env = dict(os.environ, MSPROF_ANALYZE_LOG_LEVEL="WARNING", **extra)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+# A child that runs the CLI with a slow sheet writer and announces when writing has started.
+_SLOW_CHILD = r"""
+import sys, time
+from pathlib import Path
+from msprof_compare.report import excel
+marker = Path(sys.argv[1])
+real = excel._write_sheet
+def slow(*a, **k):
+    marker.write_text("writing")
+    time.sleep(60)
+    return real(*a, **k)
+excel._write_sheet = slow
+from msprof_compare.cli import compare_main
+sys.argv = ["msprof-compare"] + sys.argv[2:]
+compare_main()
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL, signal.SIGTERM])
+def test_killed_mid_write_leaves_no_workbook(sig: int, kineto: Path, tmp_path: Path) -> None:
+    from msprof_compare.report import excel
+
+    if not hasattr(excel, "_write_sheet"):
+        pytest.skip("writer has no _write_sheet hook")
+    out, marker = tmp_path / "out", tmp_path / "writing"
+    proc = subprocess.Popen([sys.executable, "-c", _SLOW_CHILD, str(marker), "-bp", str(kineto), "-d", str(kineto),
+                             "-o", str(out)], env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not marker.exists():
+            assert proc.poll() is None, proc.communicate()[1][-2000:]
+            assert time.monotonic() < deadline, "the writer never started"
+            time.sleep(0.05)
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode != 0
+    assert list(out.glob(RESULT_GLOB)) == [], "a workbook appeared under the final name"
+    left = sorted(p.name for p in out.iterdir())
+    if sig in (signal.SIGINT, signal.SIGTERM):  # handled: the temporary file is removed too
+        assert left == [], left
+        assert "Traceback" not in err
+    else:  # an uncatchable kill can only leave the hidden temporary file, never a result-named one
+        assert all(n.startswith(".") for n in left), left
+
+
+def _trace_with_names(base: Path, names: list[str]) -> bytes:
+    doc = json.loads(base.read_bytes())
+    events = doc["traceEvents"]
+    ops = [e for e in events if e.get("cat") == "cpu_op"]
+    kernels = [e for e in events if e.get("cat") == "kernel"]
+    for e, n in zip(ops + kernels, names * 4, strict=False):
+        e["name"] = n
+    return json.dumps(doc).encode()
+
+
+NASTY = ["=1+1", "+SUM(A1:A2)", "-2+3", "@SUM(A1)", "\t=cmd|' /C calc'!A0", "\r=1",
+         '=HYPERLINK("http://x","y")', "=cmd|'/C calc'!A0"]
+
+
+def test_profile_text_never_becomes_a_formula(kineto: Path, tmp_path: Path) -> None:
+    base, comp = tmp_path / "=base.pt.trace.json", tmp_path / "+comp.pt.trace.json"
+    base.write_bytes(_trace_with_names(kineto, NASTY))
+    comp.write_bytes(_trace_with_names(kineto, list(reversed(NASTY))))
+    out = tmp_path / "out"
+    code, _, err = run_cli(["-bp", str(base), "-d", str(comp), "-o", str(out)])
+    assert code == 0, err
+    [book] = list(out.glob(RESULT_GLOB))
+    wb = openpyxl.load_workbook(book)
+    seen: set[str] = set()
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for cell in row:
+                assert cell.data_type != "f", (ws.title, cell.coordinate, cell.value)
+                if isinstance(cell.value, str):
+                    seen.add(cell.value.replace("_x000D_", "\r"))
+    assert any(n in seen for n in NASTY), "the nasty names should reach some sheet as text"
+
+
+def test_existing_results_are_never_replaced(kineto: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    now = datetime.now(timezone.utc)
+    taken = {}
+    for s in range(-2, 30):  # every name the run could pick in the next half minute
+        name = f"performance_comparison_result_{(now + timedelta(seconds=s)).strftime('%Y%m%d%H%M%S')}.xlsx"
+        (out / name).write_bytes(b"precious " + name.encode())
+        taken[name] = (out / name).read_bytes()
+    code, _, err = run_cli(["-bp", str(kineto), "-d", str(kineto), "-o", str(out)])
+    assert code == 0, err
+    for name, data in taken.items():
+        assert (out / name).read_bytes() == data
+    new = sorted(set(p.name for p in out.iterdir()) - set(taken))
+    assert len(new) == 1 and new[0].endswith(".xlsx"), new
+
+
+def _one_error(err: str) -> str:
+    lines = [line for line in err.splitlines() if line.startswith("error:")]
+    assert len(lines) == 1 and "Traceback" not in err, err
+    return lines[0]
+
+
+def test_output_path_that_is_a_file(kineto: Path, tmp_path: Path) -> None:
+    target = tmp_path / "report.txt"
+    target.write_text("keep")
+    code, _, err = run_cli(["-bp", str(kineto), "-d", str(kineto), "-o", str(target)])
+    assert code == 2
+    assert str(target) in _one_error(err) or target.name in _one_error(err)
+    assert target.read_text() == "keep"
+
+
+def test_output_path_that_is_a_symlink(kineto: Path, tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    code, _, err = run_cli(["-bp", str(kineto), "-d", str(kineto), "-o", str(link)])
+    assert code == 2
+    assert "link" in _one_error(err)
+    assert list(real.iterdir()) == []
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root may write anywhere")
+def test_output_path_not_writable(kineto: Path, tmp_path: Path) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    code, _, err = run_cli(["-bp", str(kineto), "-d", str(kineto), "-o", str(locked)])
+    assert code == 2
+    assert "locked" in _one_error(err)
+
+
+def test_output_checked_before_loading(tmp_path: Path) -> None:
+    """A bad -o fails fast, even when the inputs are huge or bad: no load is wasted."""
+    target = tmp_path / "file"
+    target.write_text("x")
+    code, _, err = run_cli(["-bp", str(tmp_path / "missing.json"), "-d", str(tmp_path / "missing.json"),
+                            "-o", str(target)])
+    assert code == 2, err
+
+
+def test_missing_output_directory_is_created_0750(kineto: Path, tmp_path: Path) -> None:
+    out = tmp_path / "a" / "b"
+    old = os.umask(0o022)
+    try:
+        code, _, err = run_cli(["-bp", str(kineto), "-d", str(kineto), "-o", str(out)])
+    finally:
+        os.umask(old)
+    assert code == 0, err
+    assert stat.S_IMODE(out.stat().st_mode) == 0o750
+    [book] = list(out.glob(RESULT_GLOB))
+    assert stat.S_IMODE(book.stat().st_mode) == 0o640
+    assert [p.name for p in out.iterdir()] == [book.name]
+
+
+def test_failed_run_creates_no_output_directory(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    out = tmp_path / "never"
+    code, _, err = run_cli(["-bp", str(bad), "-d", str(bad), "-o", str(out)])
+    assert code == 1, err
+    assert not out.exists() or list(out.iterdir()) == []
