@@ -117,6 +117,7 @@ def stages(base: str, comp: str, everything: bool) -> dict:
     from msprof_compare import api
     from msprof_compare.compare import summary
     from msprof_compare.loaders import ascend_text, load_profile, traceio
+    from msprof_compare.loaders.pair import load_pair, parallel_wanted
     from msprof_compare.options import build_options
     from msprof_compare.report.excel import write_workbook
 
@@ -142,7 +143,16 @@ def stages(base: str, comp: str, everything: bool) -> dict:
     t0 = time.perf_counter()
     opts, _ = build_options(**_flags(everything))
     profiles = []
+    parallel = parallel_wanted(base, comp)
+    if parallel:  # as compare() does: both sides at once, per-side stages not visible
+        t = time.perf_counter()
+        profiles += load_pair(base, comp, load_profile, (opts, opts.base_step), (opts, opts.comparison_step),
+                              api._check_usable)
+        out["load both sides (2 processes)"] = time.perf_counter() - t
+        out["comparison side: read + decode"] = acc.get("read", 0.0) + acc.get("decode", 0.0)
     for side, path, step in (("base", base, opts.base_step), ("comparison", comp, opts.comparison_step)):
+        if parallel:
+            break
         acc.clear()
         t = time.perf_counter()
         profiles.append(load_profile(path, opts, step=step))
@@ -179,10 +189,12 @@ def _input_mb(path: str) -> float:
     return sum(os.path.getsize(f) for f in files) / 1e6
 
 
-def spawn(job: str, base: str, comp: str, everything: bool) -> dict:
+def spawn(job: str, base: str, comp: str, everything: bool, sequential: bool = False) -> dict:
     """Run one job in a fresh interpreter; it prints its figures (peak RSS included) as JSON."""
     cmd = [sys.executable, __file__, base, comp, "--child", job] + (["--all"] if everything else [])
     env = dict(os.environ, PYTHONPATH=str(REPO), MSPROF_ANALYZE_LOG_LEVEL="ERROR")
+    if sequential:
+        env["MSPROF_COMPARE_PARALLEL"] = "0"
     proc = subprocess.run(cmd, capture_output=True, env=env, check=False)
     if proc.returncode != 0:
         raise SystemExit(f"{job} run failed ({proc.returncode}):\n{proc.stderr.decode(errors='replace')}")
@@ -206,6 +218,7 @@ def child(job: str, base: str, comp: str, everything: bool) -> dict:
             result.to_excel(out)
         info = {"total": time.perf_counter() - t}
     info["maxrss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    info["child_maxrss_mib"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     return info
 
 
@@ -217,6 +230,8 @@ def main() -> None:
     ap.add_argument("--all", action="store_true", help="all comparisons (default: profiling compare only)")
     ap.add_argument("--stages", action="store_true", help="stage timings of one run in a fresh process")
     ap.add_argument("--json", help="also write the figures to this JSON file")
+    ap.add_argument("--sequential", action="store_true",
+                    help="load the two sides in turn (MSPROF_COMPARE_PARALLEL=0): per-side stage timings")
     ap.add_argument("--child", choices=("stages", "rss"), help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
@@ -228,11 +243,12 @@ def main() -> None:
     print(f"inputs: base={a.base} comparison={a.comparison} ({mb:,.1f} MB on disk)")
     print(f"mode: {mode}; load average {load:.2f} on {os.cpu_count()} CPU(s)")
     if a.stages:
-        info = spawn("stages", a.base, a.comparison, a.all)
+        info = spawn("stages", a.base, a.comparison, a.all, a.sequential)
         for k, v in info.items():
-            if k not in ("rows", "maxrss_mib"):
+            if k not in ("rows", "maxrss_mib", "child_maxrss_mib"):
                 print(f"  {k:<32} {v:9.3f} s")
-        print(f"  {'peak RSS':<32} {info['maxrss_mib']:9.1f} MiB")
+        print(f"  {'peak RSS':<32} {info['maxrss_mib']:9.1f} MiB"
+              + (f" (loader child: {info['child_maxrss_mib']:.1f} MiB)" if info["child_maxrss_mib"] else ""))
         print(f"  {'seconds per input MB':<32} {info['total'] / mb:9.4f}")
         info.update(mb=mb, load=load, mode=mode)
     else:

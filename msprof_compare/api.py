@@ -154,10 +154,10 @@ def compare(base: str, comparison: str, **options: Any) -> CompareResult:
     opts, warnings = build_options(**options)
     for w in warnings:
         log.warning(w)
-    base_profile = load_profile(base, opts, step=opts.base_step)
-    _check_usable(base_profile)
-    comparison_profile = load_profile(comparison, opts, step=opts.comparison_step)
-    _check_usable(comparison_profile)
+    from .loaders.pair import load_pair  # large inputs load side by side (two processes)
+
+    base_profile, comparison_profile = load_pair(base, comparison, load_profile, (opts, opts.base_step),
+                                                 (opts, opts.comparison_step), _check_usable)
     return run_comparators(base_profile, comparison_profile, opts)
 
 

@@ -453,11 +453,12 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
 
 
 def _flows(profile: Profile) -> pd.DataFrame:
-    """One "async_npu" flow per (op, compute task) sharing a CANN connection id, as the text export has."""
+    """One "async_npu" flow per (op, compute task) sharing a CANN connection id, as the text export
+    has, then the "fwdbwd" flows."""
     oc = profile.extra.get("op_connections")
     k = profile.kernels
     if oc is None or oc.empty or k.empty:
-        return frame("flows", {})
+        return _fwdbwd_flows(profile)
     ops = profile.ops
     left = pd.DataFrame({"connection_id": oc["connection_id"].to_numpy(),
                          "s_ts": ops["ts"].to_numpy()[oc["op_row"].to_numpy()],
@@ -467,10 +468,47 @@ def _flows(profile: Profile) -> pd.DataFrame:
                           "f_pid": k["pid"].to_numpy(), "f_tid": k["tid"].to_numpy()})
     right = right[right["connection_id"] >= 0]
     m = left.merge(right, on="connection_id", how="inner", sort=False)
-    return frame("flows", {
+    npu = frame("flows", {
         "id": m["connection_id"].astype(str).to_numpy(dtype=object), "cat": np.full(len(m), "async_npu", dtype=object),
         "s_ts": m["s_ts"], "s_pid": m["s_pid"], "s_tid": m["s_tid"],
         "f_ts": m["f_ts"], "f_pid": m["f_pid"], "f_tid": m["f_tid"],
+    })
+    fb = _fwdbwd_flows(profile)
+    return pd.concat([npu, fb], ignore_index=True) if len(fb) else npu
+
+
+def _fwdbwd_flows(profile: Profile) -> pd.DataFrame:
+    """The "fwdbwd" flows (forward op -> its backward op), which the module compare needs for its
+    ``[ BACKWARD ]`` modules (reference-2 §3.2 step 7).
+
+    The DB has no flow table: torch_npu writes each forward/backward link as one CANN
+    connection id shared by the two ``op`` rows (through CONNECTION_IDS), while a launch
+    link is shared by one op and its tasks. So: ids held by two or more ops and by no
+    compute task; the earliest op starts the flow, every other op ends one (as in the
+    text export, where the flow starts at the forward op). Ordered by connection id.
+    """
+    oc = profile.extra.get("op_connections")
+    if oc is None or oc.empty:
+        return frame("flows", {})
+    ops = profile.ops
+    rows = oc["op_row"].to_numpy(np.int64)
+    d = pd.DataFrame({"cid": oc["connection_id"].to_numpy(np.int64), "row": rows,
+                      "ts": ops["ts"].to_numpy(np.int64)[rows]})
+    d = d[d["cid"] >= 0].drop_duplicates(["cid", "row"])
+    d = d[d.duplicated("cid", keep=False).to_numpy(dtype=bool)]
+    if len(profile.kernels):
+        d = d[~np.isin(d["cid"].to_numpy(), profile.kernels["connection_id"].to_numpy())]
+    if d.empty:
+        return frame("flows", {})
+    d = d.sort_values(["cid", "ts", "row"], kind="stable")
+    is_end = d.duplicated("cid", keep="first").to_numpy(dtype=bool)
+    m = d[is_end].merge(d[~is_end], on="cid", how="inner", suffixes=("_f", "_s"), sort=False)
+    s_row, f_row = m["row_s"].to_numpy(), m["row_f"].to_numpy()
+    pid, tid = ops["pid"].to_numpy(np.int64), ops["tid"].to_numpy(np.int64)
+    return frame("flows", {
+        "id": m["cid"].astype(str).to_numpy(dtype=object), "cat": np.full(len(m), "fwdbwd", dtype=object),
+        "s_ts": m["ts_s"].to_numpy(), "s_pid": pid[s_row], "s_tid": tid[s_row],
+        "f_ts": m["ts_f"].to_numpy(), "f_pid": pid[f_row], "f_tid": tid[f_row],
     })
 
 

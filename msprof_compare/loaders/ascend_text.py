@@ -249,10 +249,9 @@ def _int_column(values: list[Any]) -> np.ndarray:
 
 
 def _objects(values: list) -> np.ndarray:
-    """A 1-d object array of ``values`` (never a 2-d one, whatever the items are)."""
-    out = np.empty(len(values), dtype=object)
-    out[:] = values
-    return out
+    """A 1-d object array of ``values``: ``fromiter`` never inspects the items (``np.array``
+    probes each ``msgspec.Raw`` for the buffer protocol, ~30x slower)."""
+    return np.fromiter(values, dtype=object, count=len(values))
 
 
 def _columns(path: str, events: list) -> dict[str, np.ndarray]:

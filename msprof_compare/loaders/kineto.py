@@ -197,8 +197,8 @@ class _Events:
         return not (bool((np.abs(x) < _FLOAT_PROVABLE_US).all()) and bool((ns[sel] / 1000.0 == x).all()))
 
     def args(self, sub: list, struct: type) -> list:
-        raws = np.empty(len(sub), dtype=object)
-        raws[:] = [e.args for e in sub]
+        # fromiter: assigning a list of msgspec.Raw into an object array probes each for the buffer protocol
+        raws = np.fromiter(map(attrgetter("args"), sub), dtype=object, count=len(sub))
         return traceio.decode_args(self.path, raws, struct)
 
 

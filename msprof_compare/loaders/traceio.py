@@ -300,8 +300,9 @@ def decode_args(path: str, raws: np.ndarray, struct: type) -> list:
     """Decode the raw ``args`` of selected events into ``struct`` instances, in one batch."""
     if len(raws) == 0:
         return []
-    parts = [bytes(r) if len(r) else b"{}" for r in raws]
-    blob = b"[" + b",".join(parts) + b"]"
+    # join takes the Raw buffers as they are (no per-event bytes copy); absent args become {}
+    parts = raws if all(map(len, raws)) else [r if len(r) else b"{}" for r in raws]
+    blob = b"".join((b"[", b",".join(parts), b"]"))
     try:
         with gc_paused():
             return msgspec.json.decode(blob, type=list[struct])

@@ -42,6 +42,7 @@ MAX_ROWS = 1_048_576
 #: Above this many data rows in one sheet, stream rows to disk (xlsxwriter constant_memory).
 CONSTANT_MEMORY_ROWS = 100_000
 HEADER_ROWS = 3
+_INF = math.inf
 
 _BASE = {"font_name": "Arial", "font_size": 11, "align": "left", "valign": "vcenter", "border": 1}
 _NUM_FORMATS = {STYLE_INT: "#,##0", STYLE_FLOAT: "#,##0.00", STYLE_RATIO: "0.00%"}
@@ -281,18 +282,49 @@ def _write_sheet(wb: xlsxwriter.Workbook, styles: _Styles, sheet: Sheet, caption
     row_styles = sheet.row_styles
     plain = [styles.get(c.style) for c in columns]
     plain_red = styles.get(STYLE_RATIO, fill="red")
+    if row_styles:
+        for i in range(nrows):
+            r = i + HEADER_ROWS
+            fill = row_styles[i] if i < len(row_styles) else ""
+            for j in range(ncols):
+                v = values[j][i]
+                indent = _leading_tabs(v) if j == 0 else 0
+                fmt = styles.get(columns[j].style, fill=fill, indent=indent) if fill or j == 0 else plain[j]
+                _write_cell(ws, r, j, v, fmt, plain_red if is_ratio[j] else None)
+    else:
+        _write_plain_rows(ws, values, nrows, plain, [plain_red if x else None for x in is_ratio])
+    _draw_charts(wb, ws, sheet)
+
+
+def _write_plain_rows(ws: Any, values: list[list], nrows: int, fmts: list, reds: list) -> None:
+    """The rows of a sheet without row styles: ``_write_cell`` with the common types inlined.
+
+    Big sheets have millions of cells; dispatching on the exact type of each value (str, float,
+    int) skips the per-cell ABC checks. Anything else goes through ``_write_cell``. Rows are
+    written in order, as constant_memory mode requires.
+    """
+    write_number, write_string, write_blank = ws.write_number, ws.write_string, ws.write_blank
+    cols = list(enumerate(zip(values, fmts, reds, strict=True)))
     for i in range(nrows):
         r = i + HEADER_ROWS
-        fill = row_styles[i] if row_styles and i < len(row_styles) else ""
-        for j in range(ncols):
-            v = values[j][i]
-            if fill or j == 0 and row_styles:
-                indent = _leading_tabs(v) if j == 0 and row_styles else 0
-                fmt = styles.get(columns[j].style, fill=fill, indent=indent)
+        for c, (column, fmt, red) in cols:
+            v = column[i]
+            t = type(v)
+            if t is float:
+                if v != v:
+                    write_blank(r, c, None, fmt)
+                elif v == _INF or v == -_INF:
+                    write_string(r, c, "INF" if v > 0 else "-INF", red if red is not None and v > 0 else fmt)
+                elif red is not None and v > 1:
+                    write_number(r, c, v, red)
+                else:
+                    write_number(r, c, v, fmt)
+            elif t is str and v and red is None:
+                write_string(r, c, v, fmt)
+            elif t is int and red is None:
+                write_number(r, c, float(v), fmt)
             else:
-                fmt = plain[j]
-            _write_cell(ws, r, j, v, fmt, plain_red if is_ratio[j] else None)
-    _draw_charts(wb, ws, sheet)
+                _write_cell(ws, r, c, v, fmt, red)
 
 
 def _draw_charts(wb: xlsxwriter.Workbook, ws: Any, sheet: Sheet) -> None:

@@ -1,0 +1,156 @@
+"""The performance changes keep results identical: exact times proven without re-reading the
+JSON, batch args decoding, the inlined xlsx cell writer and the two-process loading of large inputs.
+No timed assertions here (timings live in bench/ and docs/performance.md)."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import msgspec
+import numpy as np
+import pandas as pd
+import pytest
+
+from msprof_compare.api import compare
+from msprof_compare.compare.table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet
+from msprof_compare.errors import ProfileError
+from msprof_compare.loaders import kineto, load_profile, pair, traceio
+from msprof_compare.loaders.numparse import text_us_to_ns
+from msprof_compare.options import build_options
+from msprof_compare.report import excel
+
+DATA = Path(__file__).resolve().parent / "data"
+NPU_DIR = DATA / "npu" / "rank0_ascend_pt"
+KINETO = DATA / "kineto" / "h100_timesformer_excerpt.pt.trace.json"
+
+
+# --------------------------------------------------------------------------- exact times of large floats
+
+
+def _kineto_trace(tmp_path: Path, ts_texts: list[str], dur_texts: list[str]) -> Path:
+    pairs = enumerate(zip(ts_texts, dur_texts, strict=True))
+    events = [f'{{"ph": "X", "cat": "kernel", "name": "k{i}", "pid": 0, "tid": 7, "ts": {t}, "dur": {d}, '
+              f'"args": {{"stream": 7, "correlation": {i}}}}}' for i, (t, d) in pairs]
+    p = tmp_path / "t.pt.trace.json"
+    p.write_text('{"traceEvents": [' + ", ".join(events) + "]}")
+    return p
+
+
+@pytest.mark.parametrize("ts_texts", [
+    ["2234705626572.75", "2234705872608.284", "2234706053387.961", "4398046511103.999"],  # ns resolution
+    ["2234705626572.7505", "2234705626572.2345", "3000000000000.0004"],  # sub-ns digits: text re-read
+    ["4398046511104.001", "1700000000000000.123"],  # beyond 2**42 us: never proven, text re-read
+])
+def test_kineto_epoch_float_times_are_exact(tmp_path: Path, ts_texts: list[str]) -> None:
+    path = _kineto_trace(tmp_path, ts_texts, ["1.5"] * len(ts_texts))
+    opts, _ = build_options(enable_profiling_compare=True)
+    prof = load_profile(str(path), opts)
+    assert prof.kernels["ts"].tolist() == [text_us_to_ns(t) for t in ts_texts]
+    assert prof.kernels["dur"].tolist() == [1500] * len(ts_texts)
+
+
+def test_float_proof_rejects_what_it_cannot_prove() -> None:
+    vals = [2234705626572.7505]  # decodes to a float whose ns does not round-trip
+    ns = traceio.to_ns(vals)
+    assert kineto._Events._float_inexact(ns, vals)
+    vals = [2234705626572.75, 12.5]
+    assert not kineto._Events._float_inexact(traceio.to_ns(vals), vals)
+    vals = [5e12]  # over 2**42 us: a float's ulp is ~1 ns, nothing is proven
+    assert kineto._Events._float_inexact(traceio.to_ns(vals), vals)
+
+
+def test_decode_args_joins_raw_buffers_and_fills_absent_args() -> None:
+    class A(msgspec.Struct):
+        x: int = -1
+
+    events, _ = traceio.decode_events("t", b'[{"args": {"x": 1}}, {"ph": "X"}, {"args": {"x": 3, "y": [1]}}]')
+    raws = np.fromiter((e.args for e in events), dtype=object, count=len(events))
+    assert [a.x for a in traceio.decode_args("t", raws, A)] == [1, -1, 3]
+    assert [a.x for a in traceio.decode_args("t", raws[[0, 2]], A)] == [1, 3]
+
+
+# --------------------------------------------------------------------------- xlsx fast path
+
+
+def _generic_rows(ws, values, nrows, fmts, reds) -> None:
+    """The reference: every cell through the generic ``_write_cell``."""
+    for i in range(nrows):
+        for c, (column, fmt, red) in enumerate(zip(values, fmts, reds, strict=True)):
+            excel._write_cell(ws, i + excel.HEADER_ROWS, c, column[i], fmt, red)
+
+
+def _sheet_parts(path: Path) -> dict[str, bytes]:
+    with zipfile.ZipFile(path) as z:
+        return {n: z.read(n) for n in z.namelist() if "docProps" not in n}
+
+
+def test_inlined_cell_writer_matches_generic_writer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = pd.DataFrame({
+        "a": ["x", "", None, "INF", "tab\tbed", "1e3"],
+        "b": [1.5, np.nan, np.inf, -np.inf, 0.0, -2.25],
+        "c": [1, 0, -5, 2**40, True, False],
+        "d": [0.5, 1.5, np.inf, "INF", "", None],
+        "e": [np.int64(3), np.float32(0.25), pd.NA, 7, 1.0, "n/a"],
+    })
+    cols = [Column("Name"), Column("Total", STYLE_FLOAT), Column("Calls", STYLE_INT),
+            Column("Diff Ratio", STYLE_RATIO), Column("Mixed", STYLE_FLOAT)]
+    sheet = Sheet("S", cols, data, (0, 2), (3, 4))
+    excel.render([sheet], str(tmp_path / "fast.xlsx"), ("b", "c"))
+    monkeypatch.setattr(excel, "_write_plain_rows", _generic_rows)
+    excel.render([sheet], str(tmp_path / "generic.xlsx"), ("b", "c"))
+    assert _sheet_parts(tmp_path / "fast.xlsx") == _sheet_parts(tmp_path / "generic.xlsx")
+
+
+# --------------------------------------------------------------------------- two-process loading
+
+
+def _tables(p) -> dict:
+    return {k: getattr(p, k) for k in ("ops", "kernels", "flows", "python_functions", "memory", "comm",
+                                       "overlap", "queue", "threads", "processes")}
+
+
+@pytest.mark.parametrize("base, comparison", [(NPU_DIR, NPU_DIR), (KINETO, KINETO)])
+def test_parallel_load_gives_the_sequential_result(base: Path, comparison: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pair, "PARALLEL_MIN_BYTES", 0)
+    assert pair.parallel_wanted(str(base), str(comparison))
+    par = compare(str(base), str(comparison))
+    monkeypatch.setenv("MSPROF_COMPARE_PARALLEL", "0")
+    assert not pair.parallel_wanted(str(base), str(comparison))
+    seq = compare(str(base), str(comparison))
+    assert par.sheet_names == seq.sheet_names
+    for name in seq.sheet_names:
+        pd.testing.assert_frame_equal(par.sheet(name), seq.sheet(name))
+    for k, v in _tables(seq.base).items():
+        pd.testing.assert_frame_equal(getattr(par.base, k), v)
+    assert par.base.warnings == seq.base.warnings
+
+
+def test_parallel_load_keeps_the_error_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pair, "PARALLEL_MIN_BYTES", 0)
+    bad_base = tmp_path / "bad_base.json"
+    bad_base.write_text('{"traceEvents": [')
+    bad_comp = tmp_path / "bad_comp.json"
+    bad_comp.write_text("[1, 2")
+    for b, c, culprit in ((bad_base, KINETO, bad_base), (KINETO, bad_comp, bad_comp), (bad_base, bad_comp, bad_base)):
+        with pytest.raises(ProfileError) as exc:
+            compare(str(b), str(c), enable_profiling_compare=True)
+        assert exc.value.path == str(culprit), (b, c)
+
+
+def test_parallel_load_survives_a_dead_child(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    monkeypatch.setattr(pair, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(pair, "_child", lambda conn, *a: os._exit(3))
+    res = compare(str(KINETO), str(KINETO), enable_profiling_compare=True)
+    assert "OverallMetrics" in res.sheet_names
+
+
+def test_input_bytes_counts_data_files() -> None:
+    assert pair.input_bytes(str(KINETO)) == KINETO.stat().st_size
+    expected = sum(f.stat().st_size for f in NPU_DIR.rglob("*")
+                   if f.is_file() and f.name.endswith((".json", ".csv", ".db", ".json.gz")))
+    assert pair.input_bytes(str(NPU_DIR)) == expected
+    assert pair.input_bytes(str(DATA / "missing")) == 0
