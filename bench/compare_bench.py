@@ -189,12 +189,11 @@ def _input_mb(path: str) -> float:
     return sum(os.path.getsize(f) for f in files) / 1e6
 
 
-def spawn(job: str, base: str, comp: str, everything: bool, sequential: bool = False) -> dict:
+def spawn(job: str, base: str, comp: str, everything: bool, load: str = "auto") -> dict:
     """Run one job in a fresh interpreter; it prints its figures (peak RSS included) as JSON."""
     cmd = [sys.executable, __file__, base, comp, "--child", job] + (["--all"] if everything else [])
     env = dict(os.environ, PYTHONPATH=str(REPO), MSPROF_ANALYZE_LOG_LEVEL="ERROR")
-    if sequential:
-        env["MSPROF_COMPARE_PARALLEL"] = "0"
+    env["MSPROF_COMPARE_PARALLEL"] = {"auto": "auto", "parallel": "1", "sequential": "0"}[load]
     proc = subprocess.run(cmd, capture_output=True, env=env, check=False)
     if proc.returncode != 0:
         raise SystemExit(f"{job} run failed ({proc.returncode}):\n{proc.stderr.decode(errors='replace')}")
@@ -217,7 +216,9 @@ def child(job: str, base: str, comp: str, everything: bool) -> dict:
         with tempfile.TemporaryDirectory() as out:
             result.to_excel(out)
         info = {"total": time.perf_counter() - t}
-    info["maxrss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    info["cpu_s"] = me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime  # whole run, imports included
+    info["maxrss_mib"] = me.ru_maxrss / 1024  # KiB on Linux
     info["child_maxrss_mib"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     return info
 
@@ -230,8 +231,8 @@ def main() -> None:
     ap.add_argument("--all", action="store_true", help="all comparisons (default: profiling compare only)")
     ap.add_argument("--stages", action="store_true", help="stage timings of one run in a fresh process")
     ap.add_argument("--json", help="also write the figures to this JSON file")
-    ap.add_argument("--sequential", action="store_true",
-                    help="load the two sides in turn (MSPROF_COMPARE_PARALLEL=0): per-side stage timings")
+    ap.add_argument("--load", choices=("auto", "parallel", "sequential"), default="auto",
+                    help="how the two sides load (MSPROF_COMPARE_PARALLEL auto/1/0); sequential shows per-side stages")
     ap.add_argument("--child", choices=("stages", "rss"), help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
@@ -243,17 +244,18 @@ def main() -> None:
     print(f"inputs: base={a.base} comparison={a.comparison} ({mb:,.1f} MB on disk)")
     print(f"mode: {mode}; load average {load:.2f} on {os.cpu_count()} CPU(s)")
     if a.stages:
-        info = spawn("stages", a.base, a.comparison, a.all, a.sequential)
+        info = spawn("stages", a.base, a.comparison, a.all, a.load)
         for k, v in info.items():
-            if k not in ("rows", "maxrss_mib", "child_maxrss_mib"):
+            if k not in ("rows", "maxrss_mib", "child_maxrss_mib", "cpu_s"):
                 print(f"  {k:<32} {v:9.3f} s")
         print(f"  {'peak RSS':<32} {info['maxrss_mib']:9.1f} MiB"
               + (f" (loader child: {info['child_maxrss_mib']:.1f} MiB)" if info["child_maxrss_mib"] else ""))
+        print(f"  {'CPU seconds (process + children)':<32} {info['cpu_s']:9.3f} s")
         print(f"  {'seconds per input MB':<32} {info['total'] / mb:9.4f}")
-        info.update(mb=mb, load=load, mode=mode)
+        info.update(mb=mb, load=load, mode=mode, loading=a.load)
     else:
         info = ratio_mode(a.base, a.comparison, a.runs, a.all)
-        rss = spawn("rss", a.base, a.comparison, a.all)
+        rss = spawn("rss", a.base, a.comparison, a.all, a.load)
         print(f"{a.runs} measured round(s) in-process after a warm-up; medians; wall and CPU seconds")
         for k in ("wall", "cpu"):
             m = info[k]

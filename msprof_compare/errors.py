@@ -33,6 +33,10 @@ class ProfileError(Exception):
         text = f"{self.path}: {self.message}" if self.path else self.message
         return f"{text} ({self.hint})" if self.hint else text
 
+    def __reduce__(self):
+        """Picklable (a worker process or a Dask/Ray task can send it back as it is)."""
+        return (type(self), (self.path, self.message, self.hint))
+
 
 class StepError(UsageError):
     """A requested --base_step/--comparison_step does not exist in the data (exit code 2)."""

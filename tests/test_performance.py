@@ -114,6 +114,7 @@ def _tables(p) -> dict:
 def test_parallel_load_gives_the_sequential_result(base: Path, comparison: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pair, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setenv("MSPROF_COMPARE_PARALLEL", "1")
     assert pair.parallel_wanted(str(base), str(comparison))
     par = compare(str(base), str(comparison))
     monkeypatch.setenv("MSPROF_COMPARE_PARALLEL", "0")
@@ -129,6 +130,7 @@ def test_parallel_load_gives_the_sequential_result(base: Path, comparison: Path,
 
 def test_parallel_load_keeps_the_error_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pair, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setenv("MSPROF_COMPARE_PARALLEL", "1")
     bad_base = tmp_path / "bad_base.json"
     bad_base.write_text('{"traceEvents": [')
     bad_comp = tmp_path / "bad_comp.json"
@@ -143,9 +145,20 @@ def test_parallel_load_survives_a_dead_child(monkeypatch: pytest.MonkeyPatch) ->
     import os
 
     monkeypatch.setattr(pair, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setenv("MSPROF_COMPARE_PARALLEL", "1")
     monkeypatch.setattr(pair, "_child", lambda conn, *a: os._exit(3))
     res = compare(str(KINETO), str(KINETO), enable_profiling_compare=True)
     assert "OverallMetrics" in res.sheet_names
+
+
+def test_auto_mode_needs_large_inputs_and_idle_cpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MSPROF_COMPARE_PARALLEL", raising=False)
+    monkeypatch.setattr(pair, "idle_cpus", lambda: 8.0)
+    assert not pair.parallel_wanted(str(KINETO), str(KINETO))  # small
+    monkeypatch.setattr(pair, "PARALLEL_MIN_BYTES", 0)
+    assert pair.parallel_wanted(str(KINETO), str(KINETO))
+    monkeypatch.setattr(pair, "idle_cpus", lambda: 1.2)
+    assert not pair.parallel_wanted(str(KINETO), str(KINETO))  # busy machine
 
 
 def test_input_bytes_counts_data_files() -> None:
@@ -154,3 +167,11 @@ def test_input_bytes_counts_data_files() -> None:
                    if f.is_file() and f.name.endswith((".json", ".csv", ".db", ".json.gz")))
     assert pair.input_bytes(str(NPU_DIR)) == expected
     assert pair.input_bytes(str(DATA / "missing")) == 0
+
+
+def test_profile_error_survives_pickling() -> None:
+    import pickle
+
+    e = pickle.loads(pickle.dumps(ProfileError("/x.json", "bad data", hint="a hint")))
+    assert (type(e), e.path, e.message, e.hint, str(e)) == (ProfileError, "/x.json", "bad data", "a hint",
+                                                            "/x.json: bad data (a hint)")

@@ -3,10 +3,10 @@
 Loading (read, decode, model build) is most of a big comparison and the two
 sides are independent, so above ``PARALLEL_MIN_BYTES`` of input the base side
 is loaded in a forked child process while this process loads the comparison
-side; the child sends its ``Profile`` back pickled (numpy columns and interned
-strings: ~0.2 s per 100 MB of trace, against ~1.3 s to load it). Small inputs,
-platforms without ``fork`` and ``MSPROF_COMPARE_PARALLEL=0`` load in turn, as
-does a child that dies (then the base is loaded here). Errors keep the order of
+side; the child sends its ``Profile`` back pickled (~0.3 s per 100 MB of trace,
+against ~1.3 s to load it). Small inputs, busy machines (fewer than two idle
+CPUs), platforms without ``fork`` and ``MSPROF_COMPARE_PARALLEL=0`` load in
+turn, as does a child that dies (then the base is loaded here). Errors keep the order of
 a sequential run: the base side's error wins over the comparison side's.
 """
 
@@ -41,13 +41,31 @@ def input_bytes(path: str) -> int:
         return 0
 
 
+def idle_cpus() -> float:
+    """CPUs this process may use minus the 1-minute load average (what another process would get)."""
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        usable = os.cpu_count() or 1
+    try:
+        return usable - os.getloadavg()[0]
+    except OSError:
+        return float(usable) - 1
+
+
 def parallel_wanted(base: str, comparison: str) -> bool:
-    """True when loading the two sides in two processes is worth a fork."""
-    if os.environ.get("MSPROF_COMPARE_PARALLEL", "1") == "0" or (os.cpu_count() or 1) < 2:
+    """True when loading the two sides in two processes is worth a fork.
+
+    ``MSPROF_COMPARE_PARALLEL``: "0" never, "1" whenever the inputs are large, "auto" (default)
+    when they are large and two CPUs are idle. On a 2-vCPU machine already running two other
+    jobs, two loader processes were slower than one (docs/performance.md), hence "auto".
+    """
+    mode = os.environ.get("MSPROF_COMPARE_PARALLEL", "auto")
+    if mode == "0" or "fork" not in mp.get_all_start_methods():
         return False
-    if "fork" not in mp.get_all_start_methods():
+    if input_bytes(base) + input_bytes(comparison) < PARALLEL_MIN_BYTES:
         return False
-    return input_bytes(base) + input_bytes(comparison) >= PARALLEL_MIN_BYTES
+    return mode == "1" or idle_cpus() >= 2
 
 
 def _pack_error(exc: BaseException) -> tuple:

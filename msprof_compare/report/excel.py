@@ -321,6 +321,8 @@ def _write_plain_rows(ws: Any, values: list[list], nrows: int, fmts: list, reds:
                     write_number(r, c, v, fmt)
             elif t is str and v and red is None:
                 write_string(r, c, v, fmt)
+            elif v is None:
+                write_blank(r, c, None, fmt)
             elif t is int and red is None:
                 write_number(r, c, float(v), fmt)
             else:
