@@ -29,8 +29,8 @@ from .. import timeline
 from ..model import Profile
 from ..options import Options
 from . import classify
-from .breakdown import MC2, Breakdown
-from .breakdown_npu import wait_candidates
+from .breakdown import Breakdown
+from .breakdown_npu import add_mc2, wait_candidates
 
 #: TASK types that are kernels themselves: excluded from the E2E task span (reference-1 §7.3.6).
 E2E_EXCLUDED = frozenset({"KERNEL_AICORE", "KERNEL_AIVEC", "FFTS_PLUS", "KERNEL_MIX_AIC", "KERNEL_MIX_AIV",
@@ -134,23 +134,10 @@ def _per_name(values: np.ndarray, test) -> np.ndarray:
 
 def _mc2(profile: Profile, bd: Breakdown, sel: np.ndarray, names: np.ndarray, ts: np.ndarray,
          dur: np.ndarray, comp: np.ndarray) -> None:
-    """MC2 kernels in processing order; communication from paired C_CORE_SQE ends (reference-1 §5.6)."""
+    """MC2 kernels; C_CORE_SQE tasks from the DB's TASK table."""
     sq = profile.extra.get("c_core_sqe")
     sqe_end = np.sort(sq["end"].to_numpy(dtype=np.int64)) if sq is not None and len(sq) else np.zeros(0, np.int64)
-    p = 0
-    for i in sel.tolist():
-        start, end = int(ts[i]), int(ts[i] + dur[i])
-        while p < sqe_end.size and sqe_end[p] < start:
-            p += 1
-        got = []
-        while p < sqe_end.size and sqe_end[p] <= end:
-            got.append(int(sqe_end[p]))
-            p += 1
-        m = bd.mc2.setdefault(str(names[i]), MC2())
-        m.ns += int(dur[i])
-        m.computing_ns += int(comp[i])
-        m.communication_ns += sum(got[j + 1] - got[j] for j in range(0, len(got) - 1, 2))
-        m.count += 1
+    add_mc2(bd, sqe_end, sel, names, ts, dur, comp)
 
 
 def _lccl(profile: Profile, bd: Breakdown) -> None:

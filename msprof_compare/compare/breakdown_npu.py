@@ -153,11 +153,22 @@ def _categorise(profile: Profile, bd: Breakdown) -> None:
 
 def _mc2(profile: Profile, bd: Breakdown, sel: np.ndarray, names: np.ndarray, ts: np.ndarray,
          dur: np.ndarray, comp: np.ndarray) -> None:
-    """MC2 kernels in processing order; communication from paired C_CORE_SQE ends (reference-1 §5.6)."""
+    """MC2 kernels; C_CORE_SQE tasks of the Ascend Hardware lane, in start order."""
     k = profile.kernels
     sq = k[k["name"] == MC2_SQE]
     order = np.argsort(sq["ts"].to_numpy(dtype=np.int64), kind="stable")
     sqe_end = (sq["ts"].to_numpy(dtype=np.int64) + sq["dur"].to_numpy(dtype=np.int64))[order]
+    add_mc2(bd, sqe_end, sel, names, ts, dur, comp)
+
+
+def add_mc2(bd: Breakdown, sqe_end: np.ndarray, sel: np.ndarray, names: np.ndarray, ts: np.ndarray,
+            dur: np.ndarray, comp: np.ndarray) -> None:
+    """Add MC2 kernels ``sel`` (in processing order) to ``bd.mc2`` (reference-1 §5.6).
+
+    Communication = sum over consecutive pairs of the C_CORE_SQE ends inside the kernel, found with
+    one forward-only pointer over ``sqe_end`` shared by all kernels, as the original walks it.
+    Shared by the text and DB breakdowns.
+    """
     p = 0
     for i in sel.tolist():
         start, end = int(ts[i]), int(ts[i] + dur[i])
@@ -167,11 +178,10 @@ def _mc2(profile: Profile, bd: Breakdown, sel: np.ndarray, names: np.ndarray, ts
         while p < sqe_end.size and sqe_end[p] <= end:
             got.append(int(sqe_end[p]))
             p += 1
-        comm = sum(got[j + 1] - got[j] for j in range(0, len(got) - 1, 2))
         m = bd.mc2.setdefault(str(names[i]), MC2())
         m.ns += int(dur[i])
         m.computing_ns += int(comp[i])
-        m.communication_ns += comm
+        m.communication_ns += sum(got[j + 1] - got[j] for j in range(0, len(got) - 1, 2))
         m.count += 1
 
 

@@ -45,6 +45,7 @@ from ..errors import ProfileError
 from ..model import Profile, empty, frame
 from ..options import Options
 from . import traceio
+from .numparse import decimal_us_to_ns
 
 #: Process names (metadata) of the lanes the compare reads (reference-1 §5.1).
 HCCL_PROCESS_NAMES = ("Communication", "HCCL")
@@ -128,108 +129,6 @@ def _ints(values: list[Any], default: int = -1) -> np.ndarray:
             except (TypeError, ValueError, OverflowError):
                 pass
     return out
-
-
-_DIGIT_LO, _DIGIT_HI, _DOT, _MINUS, _PLUS = 48, 57, 46, 45, 43
-_CHUNK = 1 << 18
-
-
-def decimal_us_to_ns(values: np.ndarray | list[Any], strict: bool = True, path: str = "",
-                     field: str = "ts") -> np.ndarray:
-    """Exact decimal-microsecond values (text, or numbers) -> int64 ns.
-
-    NPU timestamps (~1.7e15 us with 3+ decimals) exceed float64 precision, so
-    the digits are parsed directly from a byte matrix (rounding half up at the
-    4th decimal). Rows are grouped by (dot position, length), making each group
-    one integer matrix-vector product. Values with surrounding blanks are
-    stripped and parsed again; anything still not ``[+-]digits[.digits]``
-    goes to ``traceio.to_ns`` when ``strict`` (which raises ``ProfileError`` on
-    junk and handles exponents), else becomes -1.
-    """
-    vals = values if isinstance(values, list) else list(values)
-    n = len(vals)
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    if n > _CHUNK:  # bound the temporary byte matrices
-        return np.concatenate([decimal_us_to_ns(vals[i:i + _CHUNK], strict, path, field)
-                               for i in range(0, n, _CHUNK)])
-    val, ok = _parse_decimal(vals)
-    if ok.all():
-        return val
-    bad = np.flatnonzero(~ok)
-    retry = [vals[i].strip() if isinstance(vals[i], str) else vals[i] for i in bad]
-    v2, ok2 = _parse_decimal(retry)
-    val[bad[ok2]] = v2[ok2]
-    still = bad[~ok2]
-    if still.size:
-        if strict:
-            val[still] = traceio.to_ns([retry[i] for i in np.flatnonzero(~ok2)], path, field)
-        else:
-            val[still] = -1
-    return val
-
-
-def _parse_decimal(vals: list[Any]) -> tuple[np.ndarray, np.ndarray]:
-    """Parse what is plainly ``[+-]digits[.digits]``; returns (ns, ok) per value."""
-    n = len(vals)
-    val = np.zeros(n, dtype=np.int64)
-    try:
-        raw = np.array(vals, dtype="S")
-    except (UnicodeEncodeError, TypeError, ValueError):
-        return val, np.zeros(n, dtype=bool)
-    width = raw.dtype.itemsize
-    if width == 0 or width > 40:
-        return val, np.zeros(n, dtype=bool)
-    u = raw.view(np.uint8).reshape(n, width)
-    first = u[:, 0]
-    neg = first == _MINUS
-    signed = neg | (first == _PLUS)
-    if signed.any():
-        u = u.copy()
-        u[signed, 0] = 48  # a leading sign reads as a zero digit
-    is_digit = (u >= _DIGIT_LO) & (u <= _DIGIT_HI)
-    is_dot = u == _DOT
-    is_pad = u == 0
-    n_pad = is_pad.sum(axis=1)
-    length = width - n_pad
-    n_dot = is_dot.sum(axis=1)
-    n_digit = is_digit.sum(axis=1)
-    ok = (n_digit + n_dot + n_pad == width) & (n_dot <= 1) & (n_digit > signed)
-    if n_pad.any():  # padding must be trailing: no pad byte before ``length``
-        ok &= ~(is_pad & (np.arange(width)[None, :] < length[:, None])).any(axis=1)
-    dot = np.where(n_dot > 0, np.argmax(is_dot, axis=1), length)
-    key = dot.astype(np.int64) * 64 + length
-    for k in np.unique(key[ok]):
-        rows = np.flatnonzero(ok & (key == k))
-        dp, ln = int(k) // 64, int(k) % 64
-        w = np.zeros(width, dtype=np.int64)
-        rcol = -1
-        fits = True
-        for j in range(ln):
-            if j == dp:
-                continue
-            e = dp - j + (2 if j < dp else 3)
-            if e > 18:
-                fits = False  # >= 1e19 ns is not an int64
-                break
-            if e >= 0:
-                w[j] = 10 ** e
-            elif e == -1:
-                rcol = j
-        if not fits:
-            ok[rows] = False
-            continue
-        sub = u[rows].astype(np.int64) - _DIGIT_LO
-        if dp + 2 == 18:  # a leading digit worth 1e18 ns: 9 could overflow int64
-            big = sub[:, 0] >= 9
-            if big.any():
-                ok[rows[big]] = False
-                rows, sub = rows[~big], sub[~big]
-        v = sub @ w
-        if rcol >= 0:
-            v += sub[:, rcol] >= 5
-        val[rows] = v
-    return np.where(neg, -val, val), ok
 
 
 def _times(values: list[Any], path: str, field: str) -> np.ndarray:

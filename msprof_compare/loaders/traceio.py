@@ -20,9 +20,9 @@ from typing import Any
 
 import msgspec
 import numpy as np
-import pandas as pd
 
 from ..errors import ProfileError
+from .numparse import NumberError, decimal_us_to_ns, texts_us_to_ns
 
 _NUM = int | float | str
 
@@ -75,8 +75,6 @@ def exact_times(path: str, data: bytes) -> tuple[np.ndarray, np.ndarray]:
     nesting. Loaders call this only for such traces: it re-reads just the two
     time fields of the same bytes (indices match ``decode_events``).
     """
-    from .numparse import NumberError, texts_us_to_ns
-
     try:
         with gc_paused():
             if first_char(data) == "{":
@@ -180,29 +178,8 @@ def decode_events(path: str, data: bytes) -> tuple[list[Event], KinetoFile | Non
 
 # --------------------------------------------------------------------------- times
 
-_LONGDOUBLE_EXACT = np.finfo(np.longdouble).nmant >= 63
 #: |value| in us from which ns no longer fit an int64 (9.22e18): refused instead of wrapping.
 _MAX_US = 9_000_000_000_000_000
-
-
-def _str_to_ns(values: list[str]) -> np.ndarray:
-    """Exact decimal-microsecond strings -> int64 ns (NPU timestamps exceed float64)."""
-    if not values:
-        return np.zeros(0, dtype=np.int64)
-    if _LONGDOUBLE_EXACT:
-        ld = np.array(values, dtype=np.str_).astype(np.longdouble)
-        if not (np.abs(ld) < _MAX_US).all():  # NaN / inf / beyond int64 ns would wrap silently
-            raise OverflowError
-        return np.rint(ld * 1000).astype(np.int64)
-    out = np.empty(len(values), dtype=np.int64)
-    for i, s in enumerate(values):
-        s = s.strip()
-        neg = s.startswith("-")
-        whole, _, frac = s.lstrip("+-").partition(".")
-        frac = (frac + "0000")[:4]
-        v = int(whole or "0") * 1000 + (int(frac) + 5) // 10
-        out[i] = -v if neg else v
-    return out
 
 
 def to_ns(values: list[Any], path: str = "", field: str = "ts") -> np.ndarray:
@@ -231,10 +208,8 @@ def to_ns(values: list[Any], path: str = "", field: str = "ts") -> np.ndarray:
                 raise ProfileError(path, f"'{field}' value {np.abs(arr).max()!r} out of range "
                                          "(over int64 nanoseconds) in trace events")
             return np.rint(arr * 1000.0).astype(np.int64)
-        if kind == "U":
-            return _str_to_ns([str(v) for v in arr.tolist()])
-        # mixed numbers and strings
-        return _str_to_ns([str(v) for v in values])
+        # decimal strings (NPU), possibly mixed with numbers: exact digit parsing
+        return decimal_us_to_ns([str(v) for v in values], True, path, field)
     except (ValueError, OverflowError, TypeError):
         bad = next((v for v in values if not _is_number_like(v)), None)
         if bad is None:
@@ -273,28 +248,6 @@ def to_int(values: list[Any]) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- columns
-
-Columns = dict  # field name -> numpy array, all of one length (see to_columns)
-
-
-def to_columns(path: str, events: list[Event]) -> Columns:
-    """Turn decoded events into numpy columns in one sweep per field."""
-    cols: Columns = {}
-    with gc_paused():
-        cols["ph"] = np.array([e.ph for e in events], dtype=object)
-        cat = np.array([e.cat for e in events], dtype=object)
-        cols["cat"] = cat
-        cols["name"] = np.array([e.name for e in events], dtype=object)
-        cols["pid"] = to_int([e.pid for e in events])
-        cols["tid"] = to_int([e.tid for e in events])
-        cols["ts"] = to_ns([e.ts for e in events], path, "ts")
-        cols["dur"] = to_ns([e.dur for e in events], path, "dur")
-        cols["id"] = np.fromiter((e.id for e in events), dtype=object, count=len(events))
-        cols["args"] = np.fromiter((e.args for e in events), dtype=object, count=len(events))
-        codes, uniq = pd.factorize(cat)
-        cols["cat_lower"] = np.array([u.lower() for u in uniq] + [""], dtype=object)[codes]
-    return cols
-
 
 def decode_args(path: str, raws: np.ndarray, struct: type) -> list:
     """Decode the raw ``args`` of selected events into ``struct`` instances, in one batch."""
