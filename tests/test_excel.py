@@ -8,6 +8,7 @@ import stat
 from pathlib import Path
 from types import SimpleNamespace
 
+import numpy as np
 import openpyxl
 import pandas as pd
 import pytest
@@ -221,3 +222,91 @@ def test_constant_memory_path_for_big_sheets(tmp_out: Path, monkeypatch: pytest.
     ws = openpyxl.load_workbook(path)["KernelCompare"]
     assert ws["E5"].fill.fgColor.rgb == "FFFF0000"
     assert len(pd.read_excel(path, sheet_name="Other", header=2)) == 2
+
+
+# --------------------------------------------------------------------------- block writer
+
+
+def _edge_sheet(name: str = "OverallMetrics", rows: int = 40) -> Sheet:
+    """Every kind of plain cell the writer meets, repeated strings across columns included."""
+    text = ["x", "", None, "INF", " lead", "trail ", "a&b<c>\"d", "ctl\x01\x1e_x0001_", "tab\tbed\nline",
+            "=1+1", "\ufffe", "é中文", "y" * 40_000, "\U0001F600" * 20_000, "x", "1e3"]
+    nums = [1.5, np.nan, np.inf, -np.inf, 0.0, -2.25, 1e-300, 123456789.123456789, 2.0**60, 0.1 + 0.2]
+    ratio = [0.5, 1.5, np.inf, "INF", "", None, -np.inf, np.nan, 1.0, " inf "]
+    mixed = [np.int64(3), np.float32(0.25), pd.NA, 7, 1.0, "n/a", pd.NaT, 10**20, np.float64(2.5), "x"]
+    n = rows
+    data = pd.DataFrame({
+        "a": [text[i % len(text)] for i in range(n)],
+        "b": [nums[i % len(nums)] for i in range(n)],
+        "c": list(range(-3, n - 3)),
+        "d": [ratio[i % len(ratio)] for i in range(n)],
+        "e": [mixed[i % len(mixed)] for i in range(n)],
+        "f": [text[(i + 3) % len(text)] for i in range(n)],
+        "g": np.linspace(0.0, 3.0, n),
+    })
+    cols = [Column("Name"), Column("Total", "float"), Column("Calls", "int"), Column("Diff Ratio", "ratio"),
+            Column("Mixed", "float"), Column("Kernel", "bold"), Column("Diff Total Ratio", "ratio")]
+    return Sheet(name, cols, data, (0, 2), (3, 5))
+
+
+def _parts(path: Path) -> dict[str, bytes]:
+    import zipfile
+
+    with zipfile.ZipFile(path) as z:
+        return {n: z.read(n) for n in z.namelist() if "docProps" not in n}
+
+
+@pytest.mark.parametrize("constant_memory", [False, True])
+@pytest.mark.skipif(not excel.FAST_WRITER, reason="block writer disabled for this xlsxwriter release")
+def test_block_writer_is_byte_identical_to_cell_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      constant_memory: bool) -> None:
+    """Rendered blocks == xlsxwriter's own write_* calls: cells, styles, shared strings, chart caches."""
+    if constant_memory:
+        monkeypatch.setattr(excel, "CONSTANT_MEMORY_ROWS", 5)
+    # OverallMetrics without row styles: its chart reads the block rows (chart caches in default mode).
+    sheets = [_edge_sheet(), small_sheet(), _edge_sheet("Plain", 3)]
+    excel.render(sheets, str(tmp_path / "fast.xlsx"), ("Base Profiling: b", "Comparison Profiling: c"))
+    blocks = []
+    real = excel._FastWorksheet.write_block
+    monkeypatch.setattr(excel._FastWorksheet, "write_block", lambda *a: blocks.append(real(*a)) or True)
+    excel.render(sheets, str(tmp_path / "spy.xlsx"), ("Base Profiling: b", "Comparison Profiling: c"))
+    assert blocks == [True, True, True]           # the fast path really ran for every sheet
+    monkeypatch.setattr(excel._FastWorksheet, "write_block", lambda *a: False)
+    excel.render(sheets, str(tmp_path / "cells.xlsx"), ("Base Profiling: b", "Comparison Profiling: c"))
+    fast, cells = _parts(tmp_path / "fast.xlsx"), _parts(tmp_path / "cells.xlsx")
+    assert fast.keys() == cells.keys() and any("chart" in k for k in fast)
+    for name in fast:
+        assert fast[name] == cells[name], name
+
+
+def test_block_writer_values_read_back(tmp_out: Path) -> None:
+    """What a reader sees: text verbatim (never a formula), red ratio cells, INF, blanks, cut long text."""
+    sheet = _edge_sheet("KernelCompare", 16)
+    path = excel.write_workbook(fake_result([sheet]), tmp_out)
+    ws = openpyxl.load_workbook(path)["KernelCompare"]
+    col_a = [ws.cell(row=4 + i, column=1).value for i in range(16)]
+    assert col_a[:3] == ["x", None, None] and col_a[3] == "INF" and col_a[9] == "=1+1"
+    assert ws.cell(row=4 + 9, column=1).data_type == "s"
+    assert col_a[4:7] == [" lead", "trail ", "a&b<c>\"d"] and col_a[7].startswith("ctl")  # xlsxwriter's _xHHHH_
+    assert len(col_a[12]) == 32_767 and col_a[11] == "é中文"
+    red = "FFFF0000"
+    d = [ws.cell(row=4 + i, column=4) for i in range(10)]
+    assert [c.value for c in d[:4]] == [0.5, 1.5, "INF", "INF"] and d[6].value == "-INF"
+    assert [c.fill.fgColor.rgb == red for c in d[:4]] == [False, True, True, True]
+    assert d[1].number_format == "0.00%" and d[0].number_format == "0.00%" and d[9].value == "INF"
+    assert d[4].value is None and d[4].border.left.style == "thin"
+    assert ws.cell(row=4, column=3).value == -3 and ws.cell(row=4, column=3).number_format == "#,##0"
+
+
+@pytest.mark.parametrize("constant_memory", [False, True])
+def test_rich_text_lookalike_is_written_as_text(tmp_out: Path, monkeypatch: pytest.MonkeyPatch,
+                                                constant_memory: bool) -> None:
+    """xlsxwriter would paste "<r>...</r>" into the XML as rich text; profile text must stay text."""
+    if constant_memory:
+        monkeypatch.setattr(excel, "CONSTANT_MEMORY_ROWS", 0)
+    evil = '<r><t>a</t></r><r><f>SUM(1)</f><t>b</t></r>'
+    rows = [[1, evil, 1.0, 2.0, 2.0], [2, "<r>plain</r>", 1.0, 1.0, 1.0]]
+    path = excel.write_workbook(fake_result([small_sheet(rows=rows)]), tmp_out)
+    ws = openpyxl.load_workbook(path)["KernelCompare"]
+    assert ws["B4"].value == evil and ws["B5"].value == "<r>plain</r>" and ws["B4"].font.b
+    assert pd.read_excel(path, header=2)["Kernel"].tolist() == [evil, "<r>plain</r>"]

@@ -27,7 +27,7 @@ import pandas as pd
 
 from ..model import Profile
 from .align import align, no_matching
-from .optree import OpTree, _nest, flow_cats, op_tree, side_profile
+from .optree import OpTree, _nest, _subtree_sum, flow_cats, op_tree, side_profile
 from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -69,8 +69,7 @@ DETAIL_SPANS = ((4, 7), (8, 11))  # E1:H1, I1:L1
 
 @dataclass(eq=False)
 class Module:
-    """One module node. ``ops`` are its top-layer op node ids (in the side's OpTree);
-    ``op_kernels[i]`` the kernel-pool rows handed to ``ops[i]``."""
+    """One module node. Its top-layer ops are ``ModuleTrees.top_*[op_lo:op_hi]`` (in start order)."""
 
     name: str
     ts: int
@@ -82,18 +81,37 @@ class Module:
     self_ns: int = 0
     total_ns: int = 0
     call_stack: str = ""
-    self_points: list[int] = field(default_factory=list)
-    ops: list[int] = field(default_factory=list)
-    op_kernels: list[np.ndarray] = field(default_factory=list)
+    op_lo: int = 0
+    op_hi: int = 0
+    #: the side's (top_node, top_kptr, top_krows), for the ``ops`` / ``op_kernels`` views
+    tops: tuple[np.ndarray, np.ndarray, np.ndarray] | None = field(default=None, repr=False)
 
     @property
     def module_class(self) -> str:
         return _TRAILING_ID.sub("", self.name.split("/")[-1])
 
+    @property
+    def ops(self) -> list[int]:
+        """Top-layer op-tree nodes of this module, in start order."""
+        return [] if self.tops is None else self.tops[0][self.op_lo:self.op_hi].tolist()
+
+    @property
+    def op_kernels(self) -> list[np.ndarray]:
+        """Kernel-pool rows handed to each of ``ops``."""
+        if self.tops is None:
+            return []
+        _, ptr, rows = self.tops
+        return [rows[ptr[k]:ptr[k + 1]] for k in range(self.op_lo, self.op_hi)]
+
 
 @dataclass(eq=False)
 class ModuleTrees:
-    """One side's forward and backward module trees plus what their sheets need."""
+    """One side's forward and backward module trees plus what their sheets need.
+
+    The top-layer ops of all modules are flat arrays (module by module, each in start order):
+    ``top_node`` (op-tree node), ``top_ns`` (device ns of the kernels handed to it) and a CSR
+    ``top_kptr``/``top_krows`` of those kernels (kernel-pool rows, in hand-out order).
+    """
 
     profile: Profile
     tree: OpTree
@@ -101,21 +119,35 @@ class ModuleTrees:
     backward: Module
     pool: pd.DataFrame
     kernel_text: np.ndarray
-    op_names: list = field(default_factory=list)
-    op_stacks: list = field(default_factory=list)
+    top_node: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    top_ns: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    top_kptr: np.ndarray = field(default_factory=lambda: np.zeros(1, np.int64))
+    top_krows: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    op_names: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=object))
+    op_stacks: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=object))
     k_names: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=object))
     k_durs: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    _texts: list[str] | None = field(default=None, repr=False)
+
+    def top_texts(self) -> list[str]:
+        """Joined "Kernel Details" lines of every top-layer op (computed once)."""
+        if self._texts is None:
+            ptr = self.top_kptr.tolist()
+            lines = self.kernel_text[self.top_krows].tolist() if len(self.top_krows) else []
+            self._texts = ["".join(lines[a:b]) if b > a else "" for a, b in zip(ptr[:-1], ptr[1:], strict=False)]
+        return self._texts
 
 
 def _root() -> Module:
     return Module(name="", ts=0, end=0, parent=None, level=1, module_name="")
 
 
-def _is_module(names: pd.Series) -> np.ndarray:
+def _is_module(names: pd.Series | np.ndarray) -> np.ndarray:
+    """Whether each name starts with ``nn.Module:`` (any case); tested once per distinct name."""
+    codes, uniq = pd.factorize(np.asarray(names, dtype=object))
     n = len(MODULE_PREFIX)
-    heads = [s[:n] for s in names.tolist()]
-    hit = {h: h.lower() == MODULE_PREFIX for h in set(heads)}
-    return np.fromiter((hit[h] for h in heads), dtype=bool, count=len(heads))
+    hit = np.array([u[:n].lower() == MODULE_PREFIX for u in np.asarray(uniq, dtype=object).tolist()] + [False])
+    return hit[codes]
 
 
 def has_modules(profile: Profile) -> bool:
@@ -147,35 +179,66 @@ def _kernel_points(profile: Profile, pool: pd.DataFrame, cats: frozenset) -> tup
 # ------------------------------------------------------------------------------------ tree walks
 
 
-def _walk(names: list[str], ts: list[int], ends: list[int], point_ts: np.ndarray, point_ns: np.ndarray,
-          prefix_root: Module) -> list[Module]:
-    """Nest module events and kernel points by the cursor rule (§3.2 step 5); returns the modules."""
+@dataclass(eq=False)
+class _Walk:
+    """One module tree as arrays in walk order (parents before children) plus its Module records."""
+
+    mods: list[Module]
+    start: np.ndarray
+    end: np.ndarray
+    parent: np.ndarray
+    names: np.ndarray
+    paths: np.ndarray
+    point_owner: np.ndarray  # per kernel point: owning module, -1 = the root
+
+
+def _walk(names: np.ndarray, ts: np.ndarray, ends: np.ndarray, point_ts: np.ndarray, point_ns: np.ndarray,
+          root: Module) -> _Walk:
+    """Nest module events and kernel points by the cursor rule (§3.2 step 5), vectorised.
+
+    Modules and points are sorted together (modules first at equal ts). A point never holds
+    anything, so it gets end = ts - 1; ``_nest`` then gives every module its parent module and
+    every point the module open at its ts (the deepest one: the cursor's position).
+    """
+    names = np.asarray(names, dtype=object)
+    ts = np.asarray(ts, np.int64)
+    ends = np.asarray(ends, np.int64)
     nm = len(names)
-    all_ts = np.concatenate([np.asarray(ts, np.int64), point_ts])
-    order = np.argsort(all_ts, kind="stable").tolist()  # modules before points at equal ts
-    root = prefix_root
-    cur = root
+    all_ts = np.concatenate([ts, point_ts])
+    order = np.argsort(all_ts, kind="stable")  # modules before points at equal ts
+    par_s, dep_s = _nest(all_ts[order], np.concatenate([ends, point_ts - 1])[order])
+    is_mod = order < nm
+    mpos = np.flatnonzero(is_mod)
+    rank = np.full(len(order) + 1, -1, np.int64)  # merged position -> walk index; [-1] -> root
+    rank[mpos] = np.arange(len(mpos))
+    midx = order[mpos]
+    mparent = rank[par_s[mpos]]
+    mdepth = dep_s[mpos]
+    point_owner = np.full(len(point_ts), -1, np.int64)
+    ppos = np.flatnonzero(~is_mod)
+    point_owner[order[ppos] - nm] = rank[par_s[ppos]]
+    w_names = names[midx]
+    w_ts = ts[midx]
+    w_end = ends[midx]
+    paths = np.empty(len(mpos), dtype=object)
+    for d in range(int(mdepth.max()) + 1 if len(mpos) else 0):
+        sel = np.flatnonzero(mdepth == d)
+        head = paths[mparent[sel]] if d else root.module_name
+        paths[sel] = head + "/" + w_names[sel]
+    self_ns = np.zeros(len(mpos), np.int64)
+    owned = point_owner >= 0
+    np.add.at(self_ns, point_owner[owned], np.asarray(point_ns, np.int64)[owned])
+    total_ns = _subtree_sum(self_ns, mparent, mdepth)
     made: list[Module] = []
-    pns = point_ns.tolist()
-    for i in order:
-        t = int(all_ts[i])
-        while cur is not root and t > cur.end:
-            cur = cur.parent  # type: ignore[assignment]
-        if i < nm:
-            node = Module(name=names[i], ts=t, end=ends[i], parent=cur, level=cur.level + 1,
-                          module_name=f"{cur.module_name}/{names[i]}")
-            cur.children.append(node)
-            made.append(node)
-            cur = node
-        elif cur is not root:
-            p = i - nm
-            cur.self_points.append(p)
-            cur.self_ns += pns[p]
-    for node in reversed(made):  # children are created after their parents
-        node.total_ns += node.self_ns
-        if node.parent is not root and node.parent is not None:
-            node.parent.total_ns += node.total_ns
-    return made
+    for name, t, e, p, d, path, s, tot in zip(w_names.tolist(), w_ts.tolist(), w_end.tolist(), mparent.tolist(),
+                                              mdepth.tolist(), paths.tolist(), self_ns.tolist(), total_ns.tolist(),
+                                              strict=True):
+        up = made[p] if p >= 0 else root
+        node = Module(name=name, ts=t, end=e, parent=up, level=root.level + 1 + d, module_name=path,
+                      self_ns=s, total_ns=tot)
+        up.children.append(node)
+        made.append(node)
+    return _Walk(made, w_ts, w_end, mparent, w_names, paths, point_owner)
 
 
 def _deepest(nodes_start: np.ndarray, nodes_end: np.ndarray, nodes_parent: np.ndarray,
@@ -207,21 +270,46 @@ def _deepest(nodes_start: np.ndarray, nodes_end: np.ndarray, nodes_parent: np.nd
     return out
 
 
-def _arrays(mods: list[Module]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    idx = {id(m): i for i, m in enumerate(mods)}
-    start = np.array([m.ts for m in mods], np.int64)
-    end = np.array([m.end for m in mods], np.int64)
-    parent = np.array([idx.get(id(m.parent), -1) for m in mods], np.int64)
-    return start, end, parent
-
-
-def _chain(names: list[str], parent: np.ndarray, i: int) -> str:
-    """``;\\n``-joined name chain from the top-level ancestor down to node ``i``."""
+def _chains(names: np.ndarray, parent: np.ndarray, nodes: list[int]) -> list[str]:
+    """``;\\n``-joined name chain from the top-level ancestor down to each node (shared prefixes
+    are built once)."""
+    memo: dict[int, str] = {}
     out = []
-    while i >= 0:
-        out.append(names[i])
-        i = int(parent[i])
-    return ";\n".join(reversed(out))
+    for i in nodes:
+        path = []
+        j = i
+        while j >= 0 and j not in memo:
+            path.append(j)
+            j = int(parent[j])
+        text = memo[j] if j >= 0 else None
+        for k in reversed(path):
+            text = names[k] if text is None else text + ";\n" + names[k]
+            memo[k] = text
+        out.append(memo[i])
+    return out
+
+
+def _ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Concatenation of ``arange(lo[i], hi[i])`` over i."""
+    n = hi - lo
+    total = int(n.sum())
+    if total == 0:
+        return np.empty(0, np.int64)
+    starts = np.repeat(lo - np.concatenate([[0], np.cumsum(n)[:-1]]), n)
+    return starts + np.arange(total, dtype=np.int64)
+
+
+def _starts_with(names: pd.Series, prefix: str, lower: bool = True) -> np.ndarray:
+    codes, uniq = pd.factorize(names)
+    u = np.asarray(uniq, dtype=object).tolist()
+    hit = np.array([(s.lower() if lower else s).startswith(prefix) for s in u] + [False])
+    return hit[codes]
+
+
+def _contains(names: pd.Series, part: str) -> np.ndarray:
+    codes, uniq = pd.factorize(names)
+    hit = np.array([part in s for s in np.asarray(uniq, dtype=object).tolist()] + [False])
+    return hit[codes]
 
 
 def build_side(profile: Profile, tree: OpTree, gpu_flow_cat: str = "") -> ModuleTrees | None:
@@ -229,7 +317,8 @@ def build_side(profile: Profile, tree: OpTree, gpu_flow_cat: str = "") -> Module
     pf = profile.python_functions
     if not len(pf):
         return None
-    is_mod = _is_module(pf["name"])
+    pf_names = pf["name"].to_numpy(dtype=object)
+    is_mod = _is_module(pf_names)
     if not is_mod.any():
         return None
     pool = tree.kpool  # the same kernels the op tree links (kernel_pool)
@@ -239,100 +328,136 @@ def build_side(profile: Profile, tree: OpTree, gpu_flow_cat: str = "") -> Module
     # every point holds at least one kernel, so reduceat sums each group
     point_ns = np.add.reduceat(kdur[pk], pptr[:-1]) if len(pk) else np.zeros(len(pts), np.int64)
 
-    mods = pf[is_mod]
+    pf_ts = pf["ts"].to_numpy(np.int64)
+    pf_end = pf_ts + pf["dur"].to_numpy(np.int64)
     opnames = tree.ops["name"]
-    lower = opnames.str.lower()
-    optim = lower.str.startswith("optimizer").to_numpy(dtype=bool)
-    m_names = mods["name"].tolist() + opnames[optim].tolist()
-    m_ts = mods["ts"].tolist() + tree.ts[optim].tolist()
-    m_end = (mods["ts"] + mods["dur"]).tolist() + tree.end[optim].tolist()
-    fwd = _root()
-    fmods = _walk(m_names, m_ts, m_end, pts, point_ns, fwd)
+    op_names = opnames.to_numpy(dtype=object)
+    optim = _starts_with(opnames, "optimizer")
+    fwd, bwd = _root(), _root()
+    fw = _walk(np.concatenate([pf_names[is_mod], op_names[optim]]),
+               np.concatenate([pf_ts[is_mod], tree.ts[optim]]),
+               np.concatenate([pf_end[is_mod], tree.end[optim]]), pts, point_ns, fwd)
 
     # call-function tree (names only) for call stacks
-    calls = pf[~is_mod]
-    cstart = calls["ts"].to_numpy(np.int64)
+    calls = ~is_mod
+    cstart = pf_ts[calls]
     corder = np.argsort(cstart, kind="stable")
     cstart = cstart[corder]
-    cend = cstart + calls["dur"].to_numpy(np.int64)[corder]
-    cnames = calls["name"].to_numpy()[corder].tolist()
+    cend = pf_end[calls][corder]
+    cnames = pf_names[calls][corder]
     cparent, _ = _nest(cstart, cend)
 
-    # backward pseudo-modules from fwdbwd flows
-    fstart, fend, fparent = _arrays(fmods)
-    bwd = _root()
-    bmods: list[Module] = []
+    # backward pseudo-modules from fwdbwd flows: the op at the flow end, named after the
+    # deepest forward module strictly containing the flow start
+    bw: _Walk | None = None
     fl = profile.flows
     fb = fl[fl["cat"].str.lower().to_numpy() == "fwdbwd"] if len(fl) else fl
-    if len(fb) and len(fmods):
+    if len(fb) and len(fw.mods):
         bwd_pid = int(fb["f_pid"].iloc[0])
         sel = np.flatnonzero(tree.ops["pid"].to_numpy(np.int64) == bwd_pid)
-        op_at = dict(zip(tree.ts[sel].tolist(), sel.tolist(), strict=False))  # later ops win
-        owner = _deepest(fstart, fend, fparent, fb["s_ts"].to_numpy(np.int64))
-        names, ts_, ends = [], [], []
-        for f_ts, m in zip(fb["f_ts"].tolist(), owner.tolist(), strict=False):
-            op = op_at.get(f_ts)
-            if op is None or m < 0:
-                continue
-            names.append(BACKWARD + fmods[m].module_name)
-            ts_.append(int(tree.ts[op]))
-            ends.append(int(tree.end[op]))
-        if names:
-            bmods = _walk(names, ts_, ends, pts, point_ns, bwd)
+        at_ts = pd.Index(tree.ts[sel])
+        last = ~at_ts.duplicated(keep="last")  # later ops win
+        at = pd.Index(tree.ts[sel][last]).get_indexer(fb["f_ts"].to_numpy(np.int64))
+        owner = _deepest(fw.start, fw.end, fw.parent, fb["s_ts"].to_numpy(np.int64))
+        ok = (at >= 0) & (owner >= 0)
+        if ok.any():
+            op = sel[last][at[ok]]
+            bw = _walk(BACKWARD + fw.paths[owner[ok]], tree.ts[op], tree.end[op], pts, point_ns, bwd)
+    walks = [w for w in (fw, bw) if w is not None and len(w.mods)]
 
     # call stacks: default chain of module names, replaced by the enclosing call function's chain
-    for mlist in (fmods, bmods):
-        if not mlist:
-            continue
-        _, _, par = _arrays(mlist)
-        mnames = [m.name for m in mlist]
-        found = _deepest(cstart, cend, cparent, np.array([m.ts for m in mlist], np.int64))
-        for k, (m, c) in enumerate(zip(mlist, found.tolist(), strict=True)):
-            m.call_stack = _chain(cnames, cparent, c) if c >= 0 else _chain(mnames, par, k)
+    for w in walks:
+        found = _deepest(cstart, cend, cparent, w.start)
+        hit = np.flatnonzero(found >= 0)
+        stacks = np.array(_chains(w.names, w.parent, list(range(len(w.mods)))), dtype=object)
+        stacks[hit] = _chains(cnames, cparent, found[hit].tolist())
+        for m, s in zip(w.mods, stacks.tolist(), strict=True):
+            m.call_stack = s
 
-    # assign ops to modules (§3.2 step 8), then hand out self kernels (step 9)
-    keep = ~optim & ~opnames.str.contains("ProfilerStep#", regex=False).to_numpy(dtype=bool)
+    # assign ops to modules (§3.2 step 8): the deepest forward module, else the deepest backward one
+    nf = len(fw.mods)
+    keep = ~optim & ~_contains(opnames, "ProfilerStep#")
     ops_idx = np.flatnonzero(keep)
-    owner_f = _deepest(fstart, fend, fparent, tree.ts[ops_idx])
-    owner = [fmods[i] if i >= 0 else None for i in owner_f.tolist()]
-    if bmods:
-        bstart, bend, bparent = _arrays(bmods)
-        miss = np.flatnonzero(owner_f < 0)
-        ob = _deepest(bstart, bend, bparent, tree.ts[ops_idx[miss]])
-        for j, i in zip(miss.tolist(), ob.tolist(), strict=False):
-            if i >= 0:
-                owner[j] = bmods[i]
-    per_mod: dict[int, list[int]] = {}
-    mod_of: dict[int, Module] = {}
-    for op, m in zip(ops_idx.tolist(), owner, strict=False):
-        if m is not None:
-            per_mod.setdefault(id(m), []).append(op)
-            mod_of[id(m)] = m
-    for key, ops in per_mod.items():
-        # in start order, an op is top-layer in its module's private tree (§2.2 cursor rule)
-        # exactly when it starts after the end of every earlier op of that module
-        arr = np.asarray(ops, np.int64)
-        ends = tree.end[arr]
-        prev = np.maximum.accumulate(np.concatenate([[np.iinfo(np.int64).min], ends[:-1]]))
-        mod_of[key].ops = arr[tree.ts[arr] > prev].tolist()
-    for m in fmods + bmods:
-        m.op_kernels = [np.empty(0, np.int64) for _ in m.ops]
-        if not m.ops or not m.self_points:
-            continue
-        o_ts = tree.ts[m.ops].tolist()
-        o_end = tree.end[m.ops].tolist()
-        j = 0
-        buckets: list[list[int]] = [[] for _ in m.ops]
-        for p in sorted(m.self_points, key=lambda p: pts[p]):
-            t = int(pts[p])
-            while j < len(o_end) and o_end[j] < t:
-                j += 1
-            if j < len(o_end) and t >= o_ts[j]:
-                buckets[j].extend(pk[pptr[p]:pptr[p + 1]].tolist())
-        m.op_kernels = [np.asarray(b, np.int64) for b in buckets]
+    owner = _deepest(fw.start, fw.end, fw.parent, tree.ts[ops_idx])
+    if bw is not None:
+        miss = np.flatnonzero(owner < 0)
+        ob = _deepest(bw.start, bw.end, bw.parent, tree.ts[ops_idx[miss]])
+        owner[miss] = np.where(ob >= 0, ob + nf, -1)
+    has = owner >= 0
+    ops_idx, owner = ops_idx[has], owner[has]
+    by = np.argsort(owner, kind="stable")  # module by module, ops in start order
+    ops_idx, owner = ops_idx[by], owner[by]
+    # in start order, an op is top-layer in its module's private tree (§2.2 cursor rule)
+    # exactly when it starts after the end of every earlier op of that module
+    prev = pd.Series(tree.end[ops_idx]).groupby(owner).cummax().to_numpy(np.int64)
+    first = np.ones(len(owner), bool)
+    first[1:] = owner[1:] != owner[:-1]
+    top = first.copy()
+    top[1:] |= tree.ts[ops_idx[1:]] > prev[:-1]
+    top_node, top_owner = ops_idx[top], owner[top]
+    all_mods = fw.mods + (bw.mods if bw is not None else [])
+    bounds = np.searchsorted(top_owner, np.arange(len(all_mods) + 1))
+    for m, lo, hi in zip(all_mods, bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+        m.op_lo, m.op_hi = lo, hi
+
+    # hand out each module's self kernels (step 9): a point goes to the first top-layer op of its
+    # module ending at or after it, if that op has started
+    q_owner_parts, q_point_parts = [], []
+    for w, off in ((fw, 0), (bw, nf)):
+        if w is not None:
+            mine = w.point_owner >= 0
+            q_owner_parts.append(w.point_owner[mine] + off)
+            q_point_parts.append(np.flatnonzero(mine))
+    q_owner, q_point = np.concatenate(q_owner_parts), np.concatenate(q_point_parts)
+    t_end, t_ts = tree.end[top_node], tree.ts[top_node]
+    kptr = np.zeros(len(top_node) + 1, np.int64)
+    krows = np.empty(0, np.int64)
+    if len(q_point) and len(top_node):
+        if (tree.end < tree.ts).any():
+            j = _handout_loop(top_owner, t_ts, t_end, q_owner, pts[q_point])
+        else:  # top-layer ends increase within a module: the cursor is a search
+            uniq = np.unique(np.concatenate([t_end, pts]))
+            span = len(uniq) + 1
+            keys = top_owner * span + np.searchsorted(uniq, t_end)
+            j = np.searchsorted(keys, q_owner * span + np.searchsorted(uniq, pts[q_point]), side="left")
+            jj = np.minimum(j, len(top_node) - 1)
+            j = np.where((j < len(top_node)) & (top_owner[jj] == q_owner) & (pts[q_point] >= t_ts[jj]), j, -1)
+        got = j >= 0
+        j, q_point = j[got], q_point[got]
+        by = np.lexsort((q_point, j))
+        j, q_point = j[by], q_point[by]
+        counts = pptr[q_point + 1] - pptr[q_point]
+        krows = pk[_ranges(pptr[q_point], pptr[q_point + 1])]
+        np.add.at(kptr, j + 1, counts)
+        kptr = np.cumsum(kptr)
+    top_ns = np.zeros(len(top_node), np.int64)
+    np.add.at(top_ns, np.repeat(np.arange(len(top_node)), np.diff(kptr)), kdur[krows])
+    tops = (top_node, kptr, krows)
+    for md in all_mods:
+        md.tops = tops
     text = tree.kernel_text() if len(pool) else np.empty(0, dtype=object)
-    return ModuleTrees(profile, tree, fwd, bwd, pool, text, tree.ops["name"].tolist(),
-                       tree.ops["call_stack"].tolist(), pool["name"].to_numpy(), pool["dur"].to_numpy(np.int64))
+    return ModuleTrees(profile, tree, fwd, bwd, pool, text, top_node, top_ns, kptr, krows,
+                       op_names, tree.ops["call_stack"].to_numpy(dtype=object), pool["name"].to_numpy(dtype=object),
+                       kdur)
+
+
+def _handout_loop(top_owner: np.ndarray, t_ts: np.ndarray, t_end: np.ndarray, q_owner: np.ndarray,
+                  q_ts: np.ndarray) -> np.ndarray:
+    """The original's cursor walk for the rare trees with negative op durations."""
+    out = np.full(len(q_owner), -1, np.int64)
+    bounds = np.searchsorted(top_owner, np.arange(int(max(top_owner.max(), q_owner.max())) + 2))
+    order = np.lexsort((q_ts, q_owner))
+    cur_m, j = -1, 0
+    for q in order.tolist():
+        m, t = int(q_owner[q]), int(q_ts[q])
+        if m != cur_m:
+            cur_m, j = m, int(bounds[m])
+        hi = int(bounds[m + 1])
+        while j < hi and t_end[j] < t:
+            j += 1
+        if j < hi and t >= t_ts[j]:
+            out[q] = j
+    return out
 
 
 def module_trees(ctx: RunContext, side: str) -> ModuleTrees | None:
@@ -402,14 +527,15 @@ def display_name(module_name: str) -> str:
     return module_name.replace("nn.Module:", "")
 
 
-def _op_info(side: ModuleTrees, m: Module, i: int) -> tuple[str, str, int, str, list[str], list[int]]:
-    """(op name, kernel details, device ns, call stack, kernel names, kernel ns) of m.ops[i]."""
-    op = m.ops[i]
-    ks = m.op_kernels[i]
-    if len(ks) == 0:
+def _op_info(side: ModuleTrees, k: int) -> tuple[str, str, int, str, list[str], list[int]]:
+    """(op name, kernel details, device ns, call stack, kernel names, kernel ns) of top-layer op ``k``."""
+    op = int(side.top_node[k])
+    a, b = int(side.top_kptr[k]), int(side.top_kptr[k + 1])
+    if a == b:
         return side.op_names[op], "", 0, side.op_stacks[op], [], []
+    ks = side.top_krows[a:b]
     durs = side.k_durs[ks].tolist()
-    return (side.op_names[op], "".join(side.kernel_text[ks].tolist()), int(sum(durs)), side.op_stacks[op],
+    return (side.op_names[op], side.top_texts()[k], int(sum(durs)), side.op_stacks[op],
             side.k_names[ks].tolist(), durs)
 
 
@@ -430,8 +556,8 @@ def detail_rows(pairs: list, base: ModuleTrees | None, comp: ModuleTrees | None)
         ds, _ = diff_ratio(bs, cs)
         rows.append([None, *head, "TOTAL", None, bs, bt, "TOTAL", None, cs, ct, dt, ds, rt,
                      x.call_stack if x is not None else "", y.call_stack if y is not None else ""])
-        xa = [_op_info(base, x, i) for i in range(len(x.ops))] if x is not None and base else []
-        ya = [_op_info(comp, y, i) for i in range(len(y.ops))] if y is not None and comp else []
+        xa = [_op_info(base, k) for k in range(x.op_lo, x.op_hi)] if x is not None and base else []
+        ya = [_op_info(comp, k) for k in range(y.op_lo, y.op_hi)] if y is not None and comp else []
         ia, ib = align([o[0] for o in xa], [o[0] for o in ya])
         for i, j in zip(ia.tolist(), ib.tolist(), strict=False):
             bo = xa[i] if i >= 0 else ("", "", 0, "", [], [])
@@ -456,8 +582,8 @@ def _side_group(side: ModuleTrees | None, mods: list[Module]) -> dict:
     """Totals and per-op-name aggregates of one side's instances of one module name."""
     ops: dict[str, list] = {}
     for m in mods:
-        for i in range(len(m.ops)):
-            name, _t, ns, _cs, kn, kd = _op_info(side, m, i)  # type: ignore[arg-type]
+        for k in range(m.op_lo, m.op_hi):
+            name, _t, ns, _cs, kn, kd = _op_info(side, k)  # type: ignore[arg-type]
             rec = ops.setdefault(name, [0, 0, [], []])
             rec[0] += ns
             rec[1] += 1

@@ -172,22 +172,54 @@ def _tree_ops(profile: Profile) -> pd.DataFrame:
 
 
 def _nest(ts: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Parent and depth of each op of a start-sorted list (the cursor walk of §2.2)."""
+    """Parent and depth of each op of a start-sorted list (the cursor walk of §2.2), vectorised.
+
+    The walk keeps a stack and pops while the next start is after the top's end. With sorted
+    starts, the op left on top for node ``i`` is exactly the LAST earlier op ``j`` with
+    ``end[j] >= ts[i]`` (anything between them ends before ``ts[i]``, and ``j`` itself cannot
+    have been popped, since every later start is <= ``ts[i]`` <= ``end[j]``). So op ``j`` is the
+    candidate parent of the index range ``j+1 .. last i with ts[i] <= end[j]``, and the parent of
+    ``i`` is the largest ``j`` whose range covers it: a range-max over a segment tree, filled and
+    read level by level in numpy. Depths follow by pointer jumping.
+    """
+    ts = np.asarray(ts, dtype=np.int64)
+    end = np.asarray(end, dtype=np.int64)
     n = len(ts)
     parent = np.full(n, -1, dtype=np.int64)
-    depth = np.zeros(n, dtype=np.int64)
-    stack: list[int] = []
-    ends = end.tolist()
-    par = parent.tolist()
-    dep = depth.tolist()
-    for i, t in enumerate(ts.tolist()):
-        while stack and t > ends[stack[-1]]:
-            stack.pop()
-        if stack:
-            par[i] = stack[-1]
-            dep[i] = len(stack)
-        stack.append(i)
-    return np.asarray(par, dtype=np.int64), np.asarray(dep, dtype=np.int64)
+    if n < 2:
+        return parent, np.zeros(n, dtype=np.int64)
+    lo = np.arange(1, n + 1, dtype=np.int64)
+    hi = np.searchsorted(ts, end, side="right")  # exclusive upper bound of the covered range
+    label = np.flatnonzero(hi > lo)
+    size = 1 << int(n - 1).bit_length()
+    best = np.full(2 * size, -1, dtype=np.int64)
+    lo, hi = lo[label] + size, hi[label] + size
+    while len(label):
+        odd = (lo & 1) == 1
+        np.maximum.at(best, lo[odd], label[odd])
+        lo = lo + odd
+        odd = (hi & 1) == 1
+        hi = hi - odd
+        np.maximum.at(best, hi[odd], label[odd])
+        lo >>= 1
+        hi >>= 1
+        keep = lo < hi
+        label, lo, hi = label[keep], lo[keep], hi[keep]
+    # push each node's best down to its children, level by level: leaves get the max over their ancestors
+    width = 1
+    while width < size:
+        np.maximum(best[2 * width:4 * width], np.repeat(best[width:2 * width], 2), out=best[2 * width:4 * width])
+        width *= 2
+    parent = best[size:size + n].copy()
+    # depth = number of ancestors: pointer jumping over the parent links
+    depth = (parent >= 0).astype(np.int64)
+    nxt = parent.copy()
+    live = np.flatnonzero(nxt >= 0)
+    while len(live):
+        up = nxt[live]
+        depth[live], nxt[live] = depth[live] + depth[up], nxt[up]
+        live = live[nxt[live] >= 0]
+    return parent, depth
 
 
 def _subtree_sum(values: np.ndarray, parent: np.ndarray, depth: np.ndarray) -> np.ndarray:

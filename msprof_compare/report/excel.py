@@ -15,28 +15,24 @@ import logging
 import math
 import numbers
 import os
-import signal
-import tempfile
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import xlsxwriter
+from xlsxwriter.utility import _preserve_whitespace, _utf16_len, _utf16_truncate, xl_col_to_name
+from xlsxwriter.worksheet import Worksheet
+from xlsxwriter.xmlwriter import XMLwriter
 
 from ..compare.table import RATIO_HEADERS, STYLE_BOLD, STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Sheet
-from ..errors import ProfileError, UsageError
+from ..errors import UsageError
+from .output import DIR_MODE, FILE_MODE, FILE_PREFIX, make_dir, write_new_file  # noqa: F401 - re-exported
 
 if TYPE_CHECKING:
     from ..api import CompareResult
 
 log = logging.getLogger("msprof-analyze")
 
-FILE_PREFIX = "performance_comparison_result_"
-FILE_MODE = 0o640
-DIR_MODE = 0o750
 #: Excel's hard row limit; rows beyond it cannot be stored.
 MAX_ROWS = 1_048_576
 #: Above this many data rows in one sheet, stream rows to disk (xlsxwriter constant_memory).
@@ -50,6 +46,11 @@ _FILLS = {"blue": "#00BFFF", "light_blue": "#87CEFA", "red": "#FF0000", "green":
 
 
 # --------------------------------------------------------------------------- target paths
+
+
+#: The block writer renders sheet XML the way xlsxwriter does and so depends on its internals:
+#: it is used only with the xlsxwriter releases it was checked byte-for-byte against.
+FAST_WRITER = xlsxwriter.__version__.startswith("3.3.")
 
 
 def default_file_name(now: datetime | None = None) -> str:
@@ -95,71 +96,6 @@ def resolve_target(target: str | os.PathLike = ".") -> tuple[str, str | None]:
     return path, name
 
 
-def _make_dir(path: str) -> None:
-    """Create a missing output directory (and parents) with mode 0o750."""
-    if os.path.isdir(path):
-        return
-    missing = []
-    p = path
-    while p and not os.path.exists(p):
-        missing.append(p)
-        p = os.path.dirname(p)
-    try:
-        os.makedirs(path, mode=DIR_MODE, exist_ok=True)
-        for d in missing:
-            os.chmod(d, DIR_MODE)
-    except OSError as exc:
-        raise ProfileError(path, f"cannot create output directory: {exc.strerror or exc}") from None
-
-
-def _publish(tmp: str, directory: str, name: str) -> str:
-    """Give the finished temporary file its final name without replacing any existing file.
-
-    A hard link fails atomically when the name exists, so a concurrent writer can
-    never be clobbered; filesystems without hard links fall back to a checked rename.
-    """
-    stem, ext = os.path.splitext(name)
-    for i in range(10_000):
-        final = os.path.join(directory, name if i == 0 else f"{stem}_{i}{ext}")
-        try:
-            os.link(tmp, final)
-            return final
-        except FileExistsError:
-            continue
-        except OSError:
-            if os.path.lexists(final):
-                continue
-            os.replace(tmp, final)
-            return final
-    raise ProfileError(directory, f"too many existing files named {stem}_N{ext}")
-
-
-@contextmanager
-def _terminate_as_exit() -> Iterator[None]:
-    """Turn SIGTERM/SIGHUP into SystemExit while writing so ``finally`` removes the temp file."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {}
-
-    def handler(signum, _frame):
-        raise SystemExit(128 + signum)
-
-    for sig in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)):
-        if sig is None:
-            continue
-        try:
-            if signal.getsignal(sig) in (signal.SIG_DFL, None):
-                previous[sig] = signal.signal(sig, handler)
-        except (ValueError, OSError):
-            pass
-    try:
-        yield
-    finally:
-        for sig, old in previous.items():
-            signal.signal(sig, old)
-
-
 # --------------------------------------------------------------------------- workbook
 
 
@@ -175,26 +111,10 @@ def write_workbook(result: CompareResult, target: str | os.PathLike = ".") -> st
         log.warning("No comparison produced any rows; no workbook was written.")
         return ""
     directory, name = resolve_target(target)
-    _make_dir(directory)
+    make_dir(directory)
     name = name or default_file_name()
     captions = (f"Base Profiling: {result.base.path}", f"Comparison Profiling: {result.comparison.path}")
-    tmp = ""
-    try:
-        with _terminate_as_exit():
-            fd, tmp = tempfile.mkstemp(prefix=f".{FILE_PREFIX}", suffix=".xlsx.tmp", dir=directory)
-            os.close(fd)
-            render(sheets, tmp, captions)
-            os.chmod(tmp, FILE_MODE)
-            final = _publish(tmp, directory, name)
-    except OSError as exc:
-        raise ProfileError(directory, f"cannot write the workbook: {exc.strerror or exc}") from None
-    finally:
-        if tmp:
-            try:
-                os.unlink(tmp)
-            except FileNotFoundError:
-                pass
-    return final
+    return write_new_file(directory, name, lambda tmp: render(sheets, tmp, captions), "workbook")
 
 
 def render(sheets: list[Sheet], filename: str, captions: tuple[str, str]) -> None:
@@ -249,7 +169,7 @@ def _leading_tabs(text: Any) -> int:
 
 
 def _write_sheet(wb: xlsxwriter.Workbook, styles: _Styles, sheet: Sheet, captions: tuple[str, str]) -> None:
-    ws = wb.add_worksheet(sheet.name)
+    ws = wb.add_worksheet(sheet.name, worksheet_class=_FastWorksheet if FAST_WRITER else None)
     columns = sheet.columns
     ncols = len(columns)
     if sheet.data.shape[1] != ncols:
@@ -297,36 +217,371 @@ def _write_sheet(wb: xlsxwriter.Workbook, styles: _Styles, sheet: Sheet, caption
 
 
 def _write_plain_rows(ws: Any, values: list[list], nrows: int, fmts: list, reds: list) -> None:
-    """The rows of a sheet without row styles: ``_write_cell`` with the common types inlined.
+    """The rows of a sheet without row styles, in row order (as constant_memory mode requires).
 
-    Big sheets have millions of cells; dispatching on the exact type of each value (str, float,
-    int) skips the per-cell ABC checks. Anything else goes through ``_write_cell``. Rows are
-    written in order, as constant_memory mode requires.
+    On our worksheet class the whole block is handed over at once and its cell XML is rendered
+    column-wise (``_FastWorksheet.write_block``); cells it cannot render (booleans, very long
+    strings, xlsxwriter rich-string look-alikes) send the sheet through the per-cell path.
     """
-    write_number, write_string, write_blank = ws.write_number, ws.write_string, ws.write_blank
-    cols = list(enumerate(zip(values, fmts, reds, strict=True)))
+    if isinstance(ws, _FastWorksheet) and ws.write_block(HEADER_ROWS, values, nrows, fmts, reds):
+        return
     for i in range(nrows):
         r = i + HEADER_ROWS
-        for c, (column, fmt, red) in cols:
-            v = column[i]
-            t = type(v)
-            if t is float:
-                if v != v:
-                    write_blank(r, c, None, fmt)
-                elif v == _INF or v == -_INF:
-                    write_string(r, c, "INF" if v > 0 else "-INF", red if red is not None and v > 0 else fmt)
-                elif red is not None and v > 1:
-                    write_number(r, c, v, red)
-                else:
-                    write_number(r, c, v, fmt)
-            elif t is str and v and red is None:
-                write_string(r, c, v, fmt)
-            elif v is None:
-                write_blank(r, c, None, fmt)
-            elif t is int and red is None:
-                write_number(r, c, float(v), fmt)
+        for c, (column, fmt, red) in enumerate(zip(values, fmts, reds, strict=True)):
+            _write_cell(ws, r, c, column[i], fmt, red)
+
+
+# --------------------------------------------------------------------------- fast rows
+#
+# xlsxwriter spends ~7.5 us per cell (argument decorators, a namedtuple per cell, a dict per
+# row, and at close an attribute list and escape checks per cell). A block of plain rows is
+# rendered here instead, one column at a time, into exactly the XML xlsxwriter would write for
+# the same write_number / write_string / write_blank calls (tests compare the bytes). Style
+# indices are placeholders (\x01..\x08, which can never occur in rendered text: control
+# characters are escaped) replaced once the formats' xf indices are known. xlsxwriter numbers
+# formats by first use while writing cells (at close in the default mode, at write time in
+# constant_memory mode) and shared strings by first use at write time; both orders are kept.
+
+_PLACEHOLDERS = "\x01\x02\x03\x04\x05\x06\x07\x08"
+_ROW_SEP = "\x1e"
+#: xlsxwriter checks strings longer than this for its 32,767-character limit; we leave them to it.
+_STR_FAST_MAX = 16_383
+_STR_MAX = 32_767
+#: Inline-string cells cached per worksheet (profile names repeat a lot); cleared when full.
+_INLINE_CACHE_MAX = 1 << 16
+
+
+class _Fallback(Exception):
+    """A value the block renderer leaves to xlsxwriter's per-cell path."""
+
+
+def _is_rich(text: str) -> bool:
+    """xlsxwriter writes such strings as raw rich-text XML (see ``_FastWorksheet._write_string``)."""
+    return text.startswith("<r>") and text.endswith("</r>")
+
+
+def _checked_text(text: str) -> str:
+    """A string cell's text as xlsxwriter stores it: cut to Excel's 32,767 UTF-16 units."""
+    if _is_rich(text):
+        raise _Fallback
+    if len(text) > _STR_FAST_MAX and _utf16_len(text) > _STR_MAX:
+        return _utf16_truncate(text, _STR_MAX)
+    return text
+
+
+def _classify(v: Any, ratio: bool) -> tuple[str, Any, bool]:
+    """(kind, payload, red) of one plain cell, as ``_write_cell`` writes it.
+
+    kind is "n" (number), "s" (string) or "b" (blank); ``red`` selects the red format.
+    Raises ``_Fallback`` for what only xlsxwriter's own path renders identically.
+    """
+    t = type(v)
+    if t is str:
+        if not v:
+            return "b", None, False
+        if ratio and v.strip().upper() == "INF":
+            return "s", "INF", True
+        return "s", _checked_text(v), False
+    if v is None:
+        return "b", None, False
+    if t is float or t is int:
+        f = float(v)
+    elif isinstance(v, numbers.Number) and not isinstance(v, (complex, bool)):
+        f = float(v)
+    elif v is pd.NA or v is pd.NaT:
+        return "b", None, False
+    elif isinstance(v, (bool, complex)):
+        raise _Fallback
+    else:
+        text = str(v)
+        if not text:
+            raise _Fallback
+        return "s", _checked_text(text), False
+    if f != f:
+        return "b", None, False
+    if f == _INF:
+        return "s", "INF", ratio
+    if f == -_INF:
+        return "s", "-INF", False
+    return "n", f, ratio and f > 1
+
+
+def _column_cells(column: list, nrows: int, ref: str, rows: list[str], ph: str, red_ph: str | None,
+                  strings: list | None, inline: Any) -> list[str]:
+    """One column's cell XML (``<c r=...>`` elements) with style placeholders.
+
+    String cells are appended to ``strings`` as (row index, text, placeholder) and left as
+    None in the result when ``strings`` is given (shared-string mode: the index is known only
+    after all columns are seen); otherwise ``inline(text, style)`` renders them as inline strings.
+    """
+    ratio = red_ph is not None
+    out: list = [None] * nrows
+    blank = f'" s="{ph}"/>'
+    num = f'" s="{ph}"><v>'
+    num_red = f'" s="{red_ph}"><v>'
+    for i in range(nrows):
+        v = column[i]
+        t = type(v)
+        if t is float and v == v and v != _INF and v != -_INF and not (ratio and v > 1):
+            out[i] = f"{ref}{rows[i]}{num}{v:.16G}</v></c>"
+        elif t is str and v and not ratio and len(v) <= _STR_FAST_MAX and not _is_rich(v):
+            if strings is not None:
+                strings.append((i, v, ph))
             else:
-                _write_cell(ws, r, c, v, fmt, red)
+                out[i] = f"{ref}{rows[i]}{inline(v, ph)}"
+        elif v is None:
+            out[i] = f"{ref}{rows[i]}{blank}"
+        else:
+            kind, payload, red = _classify(v, ratio)
+            p = red_ph if red else ph
+            if kind == "n":
+                out[i] = f"{ref}{rows[i]}{num_red if red else num}{payload:.16G}</v></c>"
+            elif kind == "b":
+                out[i] = f"{ref}{rows[i]}{blank}"
+            elif strings is not None:
+                strings.append((i, payload, p))
+            else:
+                out[i] = f"{ref}{rows[i]}{inline(payload, p)}"
+    return out
+
+
+class _BlockRow:
+    """The table entry of a block row's first cell: writes the whole row's cells."""
+
+    __slots__ = ("block", "index")
+
+    def __init__(self, block: _Block, index: int) -> None:
+        self.block, self.index = block, index
+
+
+class _Covered:
+    """The table entry of a block row's last cell, so xlsxwriter's row spans stay right."""
+
+    __slots__ = ()
+
+
+_COVERED = _Covered()
+
+
+class _InlineText:
+    """A string cell that must not be read as xlsxwriter rich text: written as an escaped inline string."""
+
+    __slots__ = ("string", "format")
+
+    def __init__(self, string: str, fmt: Any) -> None:
+        self.string, self.format = string, fmt
+
+
+class _Block:
+    """Plain rows ``first_row..`` of one sheet, rendered to XML with style placeholders."""
+
+    def __init__(self, first_row: int, values: list[list], nrows: int, reds: list) -> None:
+        self.first_row, self.nrows = first_row, nrows
+        self.values, self.reds = values, reds
+        #: (cells, first uses, placeholders) until the rows are resolved at close.
+        self.pending: tuple | None = None
+        self.rows: list[str] | None = None
+
+    def resolve(self, cells: list[list[str]], order: list[tuple[int, int, Any]], phs: dict[int, str]) -> str:
+        """Give formats their xf index in first-use order; the rows joined by ``_ROW_SEP``."""
+        used = {}
+        for _, _, fmt in sorted(order, key=lambda e: (e[0], e[1])):
+            used[id(fmt)] = fmt._get_xf_index()
+        text = _ROW_SEP.join(map("".join, zip(*cells, strict=True)))
+        for fid, xf in used.items():
+            text = text.replace(phs[fid], str(xf))
+        return text
+
+    def chart_value(self, row: int, col: int) -> Any:
+        """What xlsxwriter's ``_get_range_data`` returns for this cell (chart caches)."""
+        if not 0 <= col < len(self.values):
+            return None
+        kind, payload, _ = _classify(self.values[col][row - self.first_row], self.reds[col] is not None)
+        if kind == "n":
+            return f"{payload:.16g}"
+        return payload if kind == "s" else ""
+
+
+class _FastWorksheet(Worksheet):
+    """An xlsxwriter worksheet that also takes whole blocks of plain rows (``write_block``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._blocks: list[_Block] = []
+        self._has_inline = False
+        self._inline_cache: dict[tuple[str, str], str] = {}
+
+    def _inline(self, text: str, style: str) -> str:
+        """The tail of an inline-string cell after its reference, escaped as xlsxwriter escapes it."""
+        key = (text, style)
+        hit = self._inline_cache.get(key)
+        if hit is None:
+            esc = XMLwriter._escape_control_characters(text)
+            space = ' xml:space="preserve"' if _preserve_whitespace(esc) else ""
+            esc = esc.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            attr = f' s="{style}"' if style else ""
+            hit = f'"{attr} t="inlineStr"><is><t{space}>{esc}</t></is></c>'
+            if len(self._inline_cache) >= _INLINE_CACHE_MAX:
+                self._inline_cache.clear()
+            self._inline_cache[key] = hit
+        return hit
+
+    def write_block(self, first_row: int, values: list[list], nrows: int, fmts: list, reds: list) -> bool:
+        """Write rows ``first_row..first_row+nrows-1`` of plain cells; False leaves them to the caller.
+
+        Cells are the same as ``_write_cell(ws, row, col, values[col][i], fmts[col], reds[col])``.
+        """
+        ncols = len(values)
+        if not nrows:
+            return True
+        distinct: dict[int, Any] = {}
+        for f in (*fmts, *(r for r in reds if r is not None)):
+            distinct.setdefault(id(f), f)
+        if (not ncols or len(distinct) > len(_PLACEHOLDERS) or any(f is None for f in fmts)
+                or self.excel_version == 2010):
+            return False
+        last_row = first_row + nrows - 1
+        if last_row >= self.xls_rowmax or ncols > self.xls_colmax:
+            return False
+        if self.constant_memory and first_row <= self.previous_row and self.table.get(self.previous_row):
+            return False
+        phs = {fid: _PLACEHOLDERS[k] for k, fid in enumerate(distinct)}
+        block = _Block(first_row, values, nrows, reds)
+        shared = not self.constant_memory
+        rows = [str(r + 1) for r in range(first_row, last_row + 1)]
+        strings: list | None = [] if shared else None
+        cells, order = [], []
+        try:
+            for j in range(ncols):
+                ref = f'<c r="{xl_col_to_name(j)}'
+                red_ph = phs[id(reds[j])] if reds[j] is not None else None
+                col_strings: list | None = [] if shared else None
+                col = _column_cells(values[j], nrows, ref, rows, phs[id(fmts[j])], red_ph, col_strings,
+                                    self._inline)
+                cells.append(col)
+                if shared:
+                    strings.append((j, ref, col_strings))
+                order.extend(self._first_uses(col, col_strings, j, phs[id(fmts[j])], fmts[j], red_ph, reds[j]))
+        except _Fallback:
+            return False
+        # The cells now exist for xlsxwriter's bookkeeping: dimensions, spans, row order.
+        self._check_dimensions(first_row, 0)
+        self._check_dimensions(last_row, ncols - 1)
+        if shared:
+            self._share_strings(strings, cells, rows, ncols)
+            block.pending = (cells, order, phs)
+            self._blocks.append(block)
+            table = self.table
+            last = ncols - 1
+            for i in range(nrows):
+                entry = {0: _BlockRow(block, i)}
+                if last:
+                    entry[last] = _COVERED
+                table[first_row + i] = entry
+            return True
+        # constant_memory: flush the rows before the block, then stream the block as xlsxwriter would.
+        if first_row > self.previous_row:
+            self._write_single_row(first_row)
+        text = block.resolve(cells, order, phs)
+        del cells
+        self.fh.write("".join(f'<row r="{r}">{row}</row>' for r, row in zip(rows, text.split(_ROW_SEP), strict=True)))
+        self.previous_row = last_row
+        return True
+
+    @staticmethod
+    def _first_uses(col: list, col_strings: list | None, j: int, ph: str, fmt: Any, red_ph: str | None,
+                    red: Any) -> list[tuple[int, int, Any]]:
+        """(row, column, format) of the first cell of this column using each of its formats."""
+        if red_ph is None:
+            return [(0, j, fmt)]
+        firsts: dict[str, int] = {}
+        for i, cell in enumerate(col):
+            if cell is not None:
+                key = red_ph if f's="{red_ph}"' in cell else ph
+                firsts.setdefault(key, i)
+                if len(firsts) == 2:
+                    break
+        for i, _text, p in col_strings or ():
+            if firsts.get(p, i + 1) > i:
+                firsts[p] = i
+        return [(i, j, red if p == red_ph else fmt) for p, i in firsts.items()]
+
+    def _share_strings(self, strings: list, cells: list[list], rows: list[str], ncols: int) -> None:
+        """Enter the block's strings in the shared-string table in row-major order, as cell writes would."""
+        sst = self.str_table
+        table = sst.string_table
+        first: dict[str, int] = {}
+        count = 0
+        for j, _ref, col_strings in strings:
+            count += len(col_strings)
+            seen: dict[str, int] = {}
+            for i, text, _p in col_strings:
+                if text not in seen:
+                    seen[text] = i
+            for text, i in seen.items():
+                if text not in table:
+                    pos = i * ncols + j
+                    if first.get(text, pos + 1) > pos:
+                        first[text] = pos
+        for text in sorted(first, key=first.__getitem__):
+            table[text] = sst.unique_count
+            sst.unique_count += 1
+        sst.count += count
+        for j, ref, col_strings in strings:
+            out = cells[j]
+            for i, text, p in col_strings:
+                out[i] = f'{ref}{rows[i]}" s="{p}" t="s"><v>{table[text]}</v></c>'
+
+    def _write_cell(self, row: int, col: int, cell: Any) -> None:
+        cls = cell.__class__
+        if cls is _BlockRow:
+            block = cell.block
+            if block.rows is None:
+                block.rows = block.resolve(*block.pending).split(_ROW_SEP)
+                block.pending = None
+            self.fh.write(block.rows[cell.index])
+            if cell.index == block.nrows - 1:
+                block.rows = []
+        elif cls is _Covered:
+            return
+        elif cls is _InlineText:
+            style = str(cell.format._get_xf_index()) if cell.format else ""
+            self.fh.write(f'<c r="{xl_col_to_name(col)}{row + 1}{self._inline(cell.string, style)}')
+        else:
+            super()._write_cell(row, col, cell)
+
+    def _write_string(self, row: int, col: int, string: str, cell_format: Any = None) -> int:
+        # xlsxwriter writes a string that looks like "<r>...</r>" as raw rich-text XML, so profile
+        # text could inject markup (even a formula). Such text is written as an escaped inline string.
+        if not _is_rich(string):
+            return super()._write_string(row, col, string, cell_format)
+        if len(string) > _STR_FAST_MAX and _utf16_len(string) > _STR_MAX:
+            string = _utf16_truncate(string, _STR_MAX)
+        if self._check_dimensions(row, col):
+            return -1
+        if self.constant_memory and row > self.previous_row:
+            self._write_single_row(row)
+        self.table[row][col] = _InlineText(string, cell_format)
+        self._has_inline = True
+        return 0
+
+    def _get_range_data(self, row_start: int, col_start: int, row_end: int, col_end: int) -> Any:
+        if self.constant_memory or not (self._blocks or self._has_inline):
+            return super()._get_range_data(row_start, col_start, row_end, col_end)
+        data: list = []
+        for row in range(row_start, row_end + 1):
+            cells = self.table.get(row)
+            first = cells.get(0) if cells else None
+            if first.__class__ is _BlockRow:
+                data.extend(first.block.chart_value(row, c) for c in range(col_start, col_end + 1))
+            elif cells and any(x.__class__ is _InlineText for x in cells.values()):
+                for c in range(col_start, col_end + 1):
+                    x = cells.get(c)
+                    data.append(x.string if x.__class__ is _InlineText else
+                                super()._get_range_data(row, c, row, c)[0] if x is not None else None)
+            else:
+                data.extend(super()._get_range_data(row, col_start, row, col_end))
+        return data
 
 
 def _draw_charts(wb: xlsxwriter.Workbook, ws: Any, sheet: Sheet) -> None:

@@ -15,21 +15,19 @@ import math
 import numbers
 import os
 import sys
-import tempfile
 from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
 import pandas as pd
 
-from ..errors import ProfileError, UsageError
+from ..errors import UsageError
+from .output import FILE_MODE, FILE_PREFIX, make_dir, write_new_file  # noqa: F401 - re-exported
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult
 
 SCHEMA_ID = "urn:msprof-compare:result-schema:1"
 SCHEMA_VERSION = 1
-FILE_PREFIX = "performance_comparison_result_"
-FILE_MODE = 0o640
 #: Frames of ``result.frames`` placed under "summary" (the rest go to "frames").
 SUMMARY_FRAMES = ("waterfall", "contributors", "guards")
 
@@ -172,39 +170,12 @@ def write_json(result: CompareResult, target: str | os.PathLike = ".", stream: T
         path, name = os.path.dirname(path), os.path.basename(path)
     if os.path.islink(path) or (os.path.exists(path) and not os.path.isdir(path)):
         raise UsageError(f"output path {raw} is not a directory")
-    try:
-        os.makedirs(path, mode=0o750, exist_ok=True)
-    except OSError as exc:
-        raise ProfileError(path, f"cannot create output directory: {exc.strerror or exc}") from None
+    make_dir(path)
     name = name or default_file_name()
-    tmp = ""
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{FILE_PREFIX}", suffix=".json.tmp", dir=path)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+
+    def fill(tmp: str) -> None:
+        with open(tmp, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.write("\n")
-        os.chmod(tmp, FILE_MODE)
-        return _publish(tmp, path, name)
-    except OSError as exc:
-        raise ProfileError(path, f"cannot write the JSON result: {exc.strerror or exc}") from None
-    finally:
-        if tmp and os.path.exists(tmp):
-            os.unlink(tmp)
 
-
-def _publish(tmp: str, directory: str, name: str) -> str:
-    """Link the finished file to its final name; a taken name gets a numeric suffix, never replaced."""
-    stem, ext = os.path.splitext(name)
-    for i in range(10_000):
-        final = os.path.join(directory, name if i == 0 else f"{stem}_{i}{ext}")
-        try:
-            os.link(tmp, final)
-            return final
-        except FileExistsError:
-            continue
-        except OSError:  # no hard links on this filesystem
-            if os.path.lexists(final):
-                continue
-            os.replace(tmp, final)
-            return final
-    raise ProfileError(directory, f"too many existing files named {stem}_N{ext}")
+    return write_new_file(path, name, fill, "JSON result")

@@ -1,0 +1,123 @@
+"""Publishing report files safely: the one implementation the xlsx and JSON writers share.
+
+A report is rendered into a temporary file next to its final name and then
+published with a hard link, which fails atomically when the name is taken. So
+an existing file (for example another run's result) is never replaced, and a
+process killed or interrupted while writing never leaves a half-written
+report under a final name. SIGTERM/SIGHUP become ``SystemExit`` while
+writing, so the temporary file is removed on those signals too.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from ..errors import ProfileError
+
+FILE_PREFIX = "performance_comparison_result_"
+FILE_MODE = 0o640
+DIR_MODE = 0o750
+#: How many ``_N`` suffixes are tried before giving up on a taken name.
+MAX_SUFFIX = 10_000
+
+
+def make_dir(path: str) -> None:
+    """Create a missing output directory (and parents) with mode 0o750, whatever the umask."""
+    if os.path.isdir(path):
+        return
+    missing = []
+    p = path
+    while p and not os.path.exists(p):
+        missing.append(p)
+        p = os.path.dirname(p)
+    try:
+        os.makedirs(path, mode=DIR_MODE, exist_ok=True)
+        for d in missing:
+            os.chmod(d, DIR_MODE)
+    except OSError as exc:
+        raise ProfileError(path, f"cannot create output directory: {exc.strerror or exc}") from None
+
+
+def publish(tmp: str, directory: str, name: str) -> str:
+    """Give the finished temporary file its final name without replacing any existing file.
+
+    A taken name gets a ``_1``, ``_2``... suffix. A hard link fails atomically
+    when the name exists, so a concurrent writer can never be clobbered;
+    filesystems without hard links fall back to a checked rename.
+    """
+    stem, ext = os.path.splitext(name)
+    for i in range(MAX_SUFFIX):
+        final = os.path.join(directory, name if i == 0 else f"{stem}_{i}{ext}")
+        try:
+            os.link(tmp, final)
+            return final
+        except FileExistsError:
+            continue
+        except OSError:  # no hard links on this filesystem
+            if os.path.lexists(final):
+                continue
+            os.replace(tmp, final)
+            return final
+    raise ProfileError(directory, f"too many existing files named {stem}_N{ext}")
+
+
+@contextmanager
+def terminate_as_exit() -> Iterator[None]:
+    """Turn SIGTERM/SIGHUP into SystemExit while writing so ``finally`` removes the temp file.
+
+    Only default handlers are replaced (an application's own handlers are left
+    alone), and only in the main thread, where Python can install handlers.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {}
+
+    def handler(signum, _frame):
+        raise SystemExit(128 + signum)
+
+    for sig in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)):
+        if sig is None:
+            continue
+        try:
+            if signal.getsignal(sig) in (signal.SIG_DFL, None):
+                previous[sig] = signal.signal(sig, handler)
+        except (ValueError, OSError):
+            pass
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def write_new_file(directory: str, name: str, fill: Callable[[str], None], what: str) -> str:
+    """Create ``directory/name`` (or a suffixed name) from ``fill(temp_path)``; returns the path.
+
+    ``fill`` writes the whole report into the temporary path it is given. The
+    directory must exist (see ``make_dir``). On any failure, signal or
+    interrupt the temporary file is removed and nothing is published; an
+    ``OSError`` becomes a one-line ``ProfileError`` naming the directory and ``what``.
+    """
+    ext = os.path.splitext(name)[1]
+    tmp = ""
+    try:
+        with terminate_as_exit():
+            fd, tmp = tempfile.mkstemp(prefix=f".{FILE_PREFIX}", suffix=f"{ext}.tmp", dir=directory)
+            os.close(fd)
+            fill(tmp)
+            os.chmod(tmp, FILE_MODE)
+            return publish(tmp, directory, name)
+    except OSError as exc:
+        raise ProfileError(directory, f"cannot write the {what}: {exc.strerror or exc}") from None
+    finally:
+        if tmp:
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass
