@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from msprof_compare.api import RunContext
-from msprof_compare.compare import steps
+from msprof_compare.compare import steps, table
 from msprof_compare.errors import StepError, UsageError
 from msprof_compare.model import Profile, frame
 from msprof_compare.options import Options, build_options
@@ -57,10 +57,10 @@ def test_in_range_inclusive():
 
 
 def test_frame_from_rows_keeps_none():
-    f = steps.frame_from_rows([[1, None, 2.5], [2, 3, 1.0]], 3)
+    f = table.frame_from_rows([[1, None, 2.5], [2, 3, 1.0]], 3)
     assert f[1].tolist() == [None, 3]
     assert f[0].dtype.kind == "i" and f[2].dtype.kind == "f"
-    assert len(steps.frame_from_rows([], 4).columns) == 4
+    assert len(table.frame_from_rows([], 4).columns) == 4
 
 
 def test_options_default_no_step():

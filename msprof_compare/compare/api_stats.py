@@ -18,8 +18,8 @@ import pandas as pd
 from ..errors import StepError
 from . import table
 from .optree import OpTree, op_tree
-from .steps import STEP_MARK, frame_from_rows, side_range, side_step
-from .table import STYLE_FLOAT, STYLE_INT, Column, Sheet, diff_ratio
+from .steps import STEP_MARK, side_range, side_step
+from .table import STYLE_FLOAT, STYLE_INT, Column, Sheet, diff_ratio, frame_from_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext

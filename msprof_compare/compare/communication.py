@@ -18,8 +18,8 @@ import pandas as pd
 
 from ..model import Profile
 from . import table
-from .steps import frame_from_rows, in_range, side_range
-from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, STYLE_TEXT, Column, Sheet, diff_ratio
+from .steps import in_range, side_range
+from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, STYLE_TEXT, Column, Sheet, diff_ratio, frame_from_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext

@@ -17,8 +17,8 @@ import pandas as pd
 from ..errors import StepError
 from ..model import Profile
 from . import table
-from .steps import frame_from_rows, side_step
-from .table import STYLE_FLOAT, STYLE_INT, STYLE_TEXT, Column, Sheet, diff_ratio
+from .steps import side_step
+from .table import STYLE_FLOAT, STYLE_INT, STYLE_TEXT, Column, Sheet, diff_ratio, frame_from_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext

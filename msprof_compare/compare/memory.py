@@ -20,8 +20,8 @@ import pandas as pd
 from ..model import Profile
 from . import table
 from .optree import OpPairs, OpTree, op_tree, operator_pairs
-from .steps import check_steps, frame_from_rows
-from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, STYLE_TEXT, Column, Sheet, diff_ratio
+from .steps import check_steps
+from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, STYLE_TEXT, Column, Sheet, diff_ratio, frame_from_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext

@@ -28,7 +28,7 @@ import pandas as pd
 from ..model import Profile
 from .align import align, no_matching
 from .optree import OpTree, _nest, _subtree_sum, flow_cats, op_tree, side_profile
-from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio
+from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, frame_from_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -642,7 +642,7 @@ def module_pairs(ctx: RunContext) -> tuple[list, ModuleTrees | None, ModuleTrees
 
 def build(ctx: RunContext) -> list[Sheet] | None:
     """Module sheets, or None when module matching produced no pair (operator sheets instead)."""
-    from .operators import _frame, record_match_rate
+    from .operators import record_match_rate
 
     pairs, base, comp = module_pairs(ctx)
     if not pairs:
@@ -651,11 +651,11 @@ def build(ctx: RunContext) -> list[Sheet] | None:
     nc = sum(1 for p in pairs if p[1] is not None)
     matched = sum(1 for p in pairs if p[0] is not None and p[1] is not None)
     note = record_match_rate(ctx, "modules", matched, nb, nc)
-    sheets = [Sheet("ModuleCompareStatistic", STAT_COLUMNS, _frame(statistic_rows(pairs, base, comp),
+    sheets = [Sheet("ModuleCompareStatistic", STAT_COLUMNS, frame_from_rows(statistic_rows(pairs, base, comp),
                                                                     len(STAT_COLUMNS)), *STAT_SPANS, notes=[note])]
     if not ctx.options.disable_details:
         rows = detail_rows(pairs, base, comp)
         if rows and not any(r[-1] or r[-2] for r in rows if r[4] != "TOTAL"):
             log.warning("If you want to see the operator's call stack, you must enable with_stack switch.")
-        sheets.append(Sheet("ModuleCompare", DETAIL_COLUMNS, _frame(rows, len(DETAIL_COLUMNS)), *DETAIL_SPANS))
+        sheets.append(Sheet("ModuleCompare", DETAIL_COLUMNS, frame_from_rows(rows, len(DETAIL_COLUMNS)), *DETAIL_SPANS))
     return sheets

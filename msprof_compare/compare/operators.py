@@ -17,7 +17,7 @@ import pandas as pd
 
 from . import table
 from .optree import OpPairs, OpTree, operator_pairs
-from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, STYLE_TEXT, Column, Sheet, diff_ratio
+from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, STYLE_TEXT, Column, Sheet, diff_ratio, frame_from_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -61,18 +61,6 @@ def build(ctx: RunContext) -> list[Sheet]:
         if sheets is not None:
             return sheets
     return operator_sheets(ctx)
-
-
-def _frame(rows: list[list], ncols: int) -> pd.DataFrame:
-    """Row lists to a frame; a column holding any None stays object so blanks stay blank."""
-    cols = list(zip(*rows, strict=False)) if rows else [()] * ncols
-    data = {}
-    for i, values in enumerate(cols):
-        if any(v is None for v in values):
-            data[i] = pd.Series(values, dtype=object)
-        else:
-            data[i] = pd.Series(values)
-    return pd.DataFrame(data, columns=range(ncols))
 
 
 def node_texts(tree: OpTree, nodes: np.ndarray) -> list[str]:
@@ -182,10 +170,10 @@ def operator_sheets(ctx: RunContext) -> list[Sheet]:
     n_base = int(np.count_nonzero(pairs.ia >= 0))
     n_comp = int(np.count_nonzero(pairs.ib >= 0))
     note = record_match_rate(ctx, "operators", pairs.matched, n_base, n_comp)
-    stat = Sheet("OperatorCompareStatistic", STAT_COLUMNS, _frame(statistic_rows(pairs), len(STAT_COLUMNS)),
+    stat = Sheet("OperatorCompareStatistic", STAT_COLUMNS, frame_from_rows(statistic_rows(pairs), len(STAT_COLUMNS)),
                  *STAT_SPANS, notes=[note])
     sheets = [stat]
     if not ctx.options.disable_details:
-        sheets.append(Sheet("OperatorCompare", DETAIL_COLUMNS, _frame(detail_rows(pairs), len(DETAIL_COLUMNS)),
+        sheets.append(Sheet("OperatorCompare", DETAIL_COLUMNS, frame_from_rows(detail_rows(pairs), len(DETAIL_COLUMNS)),
                             *DETAIL_SPANS))
     return sheets

@@ -82,20 +82,3 @@ def in_range(ts: np.ndarray, rng: tuple[int, int] | None) -> np.ndarray:
     if rng is None:
         return np.ones(len(ts), dtype=bool)
     return (ts >= rng[0]) & (ts <= rng[1])
-
-
-def frame_from_rows(rows: list[list], ncols: int) -> pd.DataFrame:
-    """Sheet data from row lists, keeping ``None`` cells as ``None`` (blank in the workbook).
-
-    A column that holds any ``None`` stays ``object``; the others get pandas' inferred
-    numeric/text dtype. Used by the detail comparators, whose rows mix absent sides
-    with numbers.
-    """
-    cols = list(zip(*rows, strict=False)) if rows else [()] * ncols
-    data = {}
-    for i, values in enumerate(cols):
-        if any(v is None for v in values):
-            data[i] = pd.Series(values, dtype=object)
-        else:
-            data[i] = pd.Series(values)
-    return pd.DataFrame(data, columns=range(ncols))

@@ -93,3 +93,20 @@ def diff_ratio_columns(base: pd.Series, comparison: pd.Series) -> tuple[pd.Serie
     ratio = ratio.where(b != 0, float("inf"))
     ratio = ratio.where(~((b == 0) & (c == 0)), 1.0)
     return diff, ratio
+
+
+def frame_from_rows(rows: list[list], ncols: int) -> pd.DataFrame:
+    """Sheet data from row lists, keeping ``None`` cells as ``None`` (blank in the workbook).
+
+    A column that holds any ``None`` stays ``object``; the others get pandas' inferred
+    numeric/text dtype. Used by the detail comparators, whose rows mix absent sides
+    with numbers.
+    """
+    cols = list(zip(*rows, strict=False)) if rows else [()] * ncols
+    data = {}
+    for i, values in enumerate(cols):
+        if any(v is None for v in values):
+            data[i] = pd.Series(values, dtype=object)
+        else:
+            data[i] = pd.Series(values)
+    return pd.DataFrame(data, columns=range(ncols))
