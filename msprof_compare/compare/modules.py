@@ -27,7 +27,7 @@ import pandas as pd
 
 from ..model import Profile
 from .align import align, no_matching
-from .optree import OpTree, _nest, _subtree_sum, flow_cats, op_tree, side_profile
+from .optree import OpTree, _nest, _subtree_sum, flow_cats, flow_kernels, op_tree, side_profile
 from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, frame_from_rows
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -163,13 +163,7 @@ def _kernel_points(profile: Profile, pool: pd.DataFrame, cats: frozenset) -> tup
     fl = profile.flows
     if len(fl) == 0 or len(pool) == 0:
         return np.empty(0, np.int64), np.zeros(1, np.int64), np.empty(0, np.int64)
-    fl = fl[fl["cat"].str.lower().isin(cats).to_numpy(dtype=bool)]
-    keyed = pd.DataFrame({"f_pid": pool["pid"].to_numpy(), "f_tid": pool["tid"].to_numpy(),
-                          "f_ts": pool["ts"].to_numpy(), "k": np.arange(len(pool), dtype=np.int64)})
-    keyed = keyed.drop_duplicates(["f_pid", "f_tid", "f_ts"], keep="last")
-    fk = fl[["s_ts", "f_pid", "f_tid", "f_ts"]].reset_index(drop=True)
-    fk["order"] = np.arange(len(fk), dtype=np.int64)
-    fk = fk.merge(keyed, on=["f_pid", "f_tid", "f_ts"], how="inner").sort_values(["s_ts", "order"], kind="stable")
+    fk = flow_kernels(fl, pool, cats).sort_values(["s_ts", "order"], kind="stable")
     s = fk["s_ts"].to_numpy(np.int64)
     pts, start = np.unique(s, return_index=True)
     ptr = np.concatenate([start, [len(s)]]).astype(np.int64)

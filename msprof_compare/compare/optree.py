@@ -262,17 +262,26 @@ def kernel_pool(profile: Profile, with_comm: bool) -> pd.DataFrame:
     return pool.reset_index(drop=True)
 
 
-def _link(ts: np.ndarray, pool: pd.DataFrame, flows: pd.DataFrame, cats: frozenset) -> tuple[np.ndarray, np.ndarray]:
-    """(node, kernel) edges: kernels at the end of flows starting at an op's ts, in flow order."""
-    if len(flows) == 0 or len(pool) == 0 or len(ts) == 0:
-        return np.empty(0, np.int64), np.empty(0, np.int64)
+def flow_kernels(flows: pd.DataFrame, pool: pd.DataFrame, cats: frozenset) -> pd.DataFrame:
+    """Flows of ``cats`` joined to the pool kernel at their end (columns s_ts, order, k).
+
+    The kernel is found by the flow end's (pid, tid, ts), the last pool row winning for a
+    duplicate key as the original's kernel map does; ``order`` is the flow's file order.
+    """
     fl = flows[flows["cat"].str.lower().isin(cats).to_numpy(dtype=bool)]
     keyed = pd.DataFrame({"f_pid": pool["pid"].to_numpy(), "f_tid": pool["tid"].to_numpy(),
                           "f_ts": pool["ts"].to_numpy(), "k": np.arange(len(pool), dtype=np.int64)})
     keyed = keyed.drop_duplicates(["f_pid", "f_tid", "f_ts"], keep="last")
     fk = fl[["s_ts", "f_pid", "f_tid", "f_ts"]].reset_index(drop=True)
     fk["order"] = np.arange(len(fk), dtype=np.int64)
-    fk = fk.merge(keyed, on=["f_pid", "f_tid", "f_ts"], how="inner")
+    return fk.merge(keyed, on=["f_pid", "f_tid", "f_ts"], how="inner")
+
+
+def _link(ts: np.ndarray, pool: pd.DataFrame, flows: pd.DataFrame, cats: frozenset) -> tuple[np.ndarray, np.ndarray]:
+    """(node, kernel) edges: kernels at the end of flows starting at an op's ts, in flow order."""
+    if len(flows) == 0 or len(pool) == 0 or len(ts) == 0:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    fk = flow_kernels(flows, pool, cats)
     if fk.empty:
         return np.empty(0, np.int64), np.empty(0, np.int64)
     nodes = pd.DataFrame({"s_ts": ts, "node": np.arange(len(ts), dtype=np.int64)})

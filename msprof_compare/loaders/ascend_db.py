@@ -132,29 +132,23 @@ class _Db:
 
     def ints(self, sql: str, params: tuple, ncols: int) -> np.ndarray:
         """Run a query whose columns are all integers; an (n, ncols) int64 array, fetched in chunks."""
-        cur = self.con.execute(sql, params)
-        parts = []
-        while True:
-            rows = cur.fetchmany(_CHUNK)
-            if not rows:
-                break
-            flat = np.fromiter(itertools.chain.from_iterable(rows), dtype=np.int64, count=len(rows) * ncols)
-            parts.append(flat.reshape(len(rows), ncols))
-        if not parts:
-            return np.zeros((0, ncols), dtype=np.int64)
-        return parts[0] if len(parts) == 1 else np.concatenate(parts)
+        return self._numbers(sql, params, ncols, np.int64)
 
     def floats(self, sql: str, params: tuple, ncols: int) -> np.ndarray:
+        """Run a query whose columns are all numbers; an (n, ncols) float64 array, fetched in chunks."""
+        return self._numbers(sql, params, ncols, np.float64)
+
+    def _numbers(self, sql: str, params: tuple, ncols: int, dtype: type) -> np.ndarray:
         cur = self.con.execute(sql, params)
         parts = []
         while True:
             rows = cur.fetchmany(_CHUNK)
             if not rows:
                 break
-            flat = np.fromiter(itertools.chain.from_iterable(rows), dtype=np.float64, count=len(rows) * ncols)
+            flat = np.fromiter(itertools.chain.from_iterable(rows), dtype=dtype, count=len(rows) * ncols)
             parts.append(flat.reshape(len(rows), ncols))
         if not parts:
-            return np.zeros((0, ncols), dtype=np.float64)
+            return np.zeros((0, ncols), dtype=dtype)
         return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
     # ------------------------------------------------------------------ strings
