@@ -75,7 +75,10 @@ def api_calls(tree: OpTree, step: int = -1) -> pd.DataFrame:
 def aggregate(calls: pd.DataFrame) -> pd.DataFrame:
     """Per api name, first-appearance order: total and self (ms, rounded to 0.01), calls."""
     g = calls.groupby("name", sort=False)
-    out = g.agg(dur=("dur", "sum"), self_ns=("self", "sum"), calls=("dur", "size")).reset_index()
+    # plain sum() / size(): same integer sums as a named agg() at a fraction of its overhead
+    out = g[["dur", "self"]].sum().rename(columns={"self": "self_ns"})
+    out["calls"] = g.size()
+    out = out.reset_index()
     out["total_ms"] = [round(v / 1e6, 2) for v in out["dur"].tolist()]
     out["self_ms"] = [round(v / 1e6, 2) for v in out["self_ns"].tolist()]
     return out

@@ -229,16 +229,23 @@ def statistic_rows(pairs: OpPairs, mb: MemoryIndex, mc: MemoryIndex) -> list[lis
     def group(tree: OpTree, idx: MemoryIndex, nodes: np.ndarray) -> pd.DataFrame:
         nodes = nodes[nodes >= 0]
         df = pd.DataFrame({"name": tree.names[nodes], "dur": idx.dur_us[nodes], "kb": idx.kb[nodes]})
-        return df.groupby("name", sort=False).agg(dur=("dur", "sum"), kb=("kb", "sum"), num=("dur", "size"))
+        g = df.groupby("name", sort=False)
+        out = g[["dur", "kb"]].sum()
+        out["num"] = g.size()
+        return out
 
     gb = group(pairs.base, mb, pairs.ia)
     gc = group(pairs.comparison, mc, pairs.ib)
+    def as_dict(g: pd.DataFrame) -> dict:  # plain dicts: a .loc per row costs more than the grouping
+        return dict(zip(g.index.tolist(), zip(g["dur"].tolist(), g["kb"].tolist(), g["num"].tolist(),
+                                              strict=True), strict=True))
+
+    db, dc = as_dict(gb), as_dict(gc)
     rows = []
-    for name in list(gb.index) + [n for n in gc.index if n not in gb.index]:
-        b = gb.loc[name] if name in gb.index else None
-        c = gc.loc[name] if name in gc.index else None
-        bs = [float(b["dur"]) / 1000, float(b["kb"]) / 1024, int(b["num"])] if b is not None else [0, 0, 0]
-        cs = [float(c["dur"]) / 1000, float(c["kb"]) / 1024, int(c["num"])] if c is not None else [0, 0, 0]
+    for name in list(db) + [n for n in dc if n not in db]:
+        b, c = db.get(name), dc.get(name)
+        bs = [float(b[0]) / 1000, float(b[1]) / 1024, int(b[2])] if b is not None else [0, 0, 0]
+        cs = [float(c[0]) / 1000, float(c[1]) / 1024, int(c[2])] if c is not None else [0, 0, 0]
         rows.append([None, name, *bs, *cs, *diff_ratio(bs[1], cs[1])])
     rows.sort(key=lambda r: -r[-2])
     for i, r in enumerate(rows):

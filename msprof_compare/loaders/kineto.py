@@ -53,8 +53,9 @@ class _KernelArgs(msgspec.Struct, gc=False):
 
 
 class _OpArgs(msgspec.Struct, gc=False):
-    input_dims: Any = msgspec.field(default=None, name="Input Dims")
-    input_type: Any = msgspec.field(default=None, name="Input type")
+    # raw JSON text: many ops share the same shapes, so each distinct text is decoded and str()-ed once
+    input_dims: msgspec.Raw = msgspec.field(default=msgspec.Raw(b""), name="Input Dims")
+    input_type: msgspec.Raw = msgspec.field(default=msgspec.Raw(b""), name="Input type")
     call_stack: Any = msgspec.field(default=None, name="Call stack")
     seq: _NUM = msgspec.field(default=None, name="Sequence number")
     fwd_tid: _NUM = msgspec.field(default=None, name="Fwd thread id")
@@ -101,6 +102,23 @@ def _ints(values: list, default: int = -1) -> np.ndarray:
 def _text(values: list) -> np.ndarray:
     """Args rendered as the original shows them: str() of the value, "N/A" when absent."""
     return np.array(["N/A" if v is None else v if isinstance(v, str) else str(v) for v in values], dtype=object)
+
+
+def _text_raw(path: str, raws: list) -> np.ndarray:
+    """``_text`` of raw JSON args values (absent = empty), decoding each distinct text once."""
+    seen: dict[bytes, str] = {}
+    out = []
+    for r in raws:
+        k = bytes(r)
+        v = seen.get(k)
+        if v is None:
+            try:
+                x = msgspec.json.decode(k) if k else None
+            except (msgspec.DecodeError, RecursionError):
+                raise ProfileError(path, "malformed event args: values nested too deeply") from None
+            v = seen[k] = "N/A" if x is None else x if isinstance(x, str) else str(x)
+        out.append(v)
+    return np.array(out, dtype=object)
 
 
 class _Events:
@@ -257,8 +275,8 @@ def _load_ops(prof: Profile, ev: _Events, with_args: bool) -> None:
     n = len(idx)
     if with_args:
         args = ev.args(sub, _OpArgs)
-        cols["input_dims"] = _text([a.input_dims for a in args])
-        cols["input_type"] = _text([a.input_type for a in args])
+        cols["input_dims"] = _text_raw(ev.path, [a.input_dims for a in args])
+        cols["input_type"] = _text_raw(ev.path, [a.input_type for a in args])
         cols["call_stack"] = _text([a.call_stack for a in args])
         cols["seq"] = _ints([a.seq for a in args])
         cols["fwd_tid"] = _ints([a.fwd_tid for a in args])
