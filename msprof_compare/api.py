@@ -48,40 +48,17 @@ Comparator = Callable[[RunContext], list[Sheet]]
 
 def comparators(opts: Options) -> list[tuple[str, Comparator]]:
     """The comparators to run, in the original's sheet order (reference-2 §1.2)."""
-    out: list[tuple[str, Comparator]] = []
-    if opts.enable_profiling_compare:
-        from .compare import overall
+    from .compare import api_stats, communication, kernels, memory, operators, overall
 
-        out.append(("profiling", overall.build))
-    if opts.enable_communication_compare:
-        out.append(("communication", _lazy("communication")))
-    if opts.enable_operator_compare:
-        out.append(("operator", _lazy("operators")))
-    if opts.enable_memory_compare:
-        out.append(("memory", _lazy("memory")))
-    if opts.enable_api_compare:
-        out.append(("api", _lazy("api_stats")))
-    if opts.enable_kernel_compare:
-        out.append(("kernel", _lazy("kernels")))
-    return out
-
-
-def _lazy(module: str) -> Comparator:
-    """Import a comparator module on first use; a comparator not built yet says so once."""
-
-    def run(ctx: RunContext) -> list[Sheet]:
-        import importlib
-
-        try:
-            mod = importlib.import_module(f"{__package__}.compare.{module}")
-        except ModuleNotFoundError as exc:
-            if exc.name and exc.name.endswith(f"compare.{module}"):
-                log.warning("%s comparison is not available in this version yet; skipped.", module)
-                return []
-            raise
-        return mod.build(ctx)
-
-    return run
+    table: list[tuple[bool, str, Comparator]] = [
+        (opts.enable_profiling_compare, "profiling", overall.build),
+        (opts.enable_communication_compare, "communication", communication.build),
+        (opts.enable_operator_compare, "operator", operators.build),
+        (opts.enable_memory_compare, "memory", memory.build),
+        (opts.enable_api_compare, "api", api_stats.build),
+        (opts.enable_kernel_compare, "kernel", kernels.build),
+    ]
+    return [(name, build) for on, name, build in table if on]
 
 
 @dataclass
