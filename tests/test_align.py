@@ -2,11 +2,29 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from msprof_compare.compare import align as align_mod
 from msprof_compare.compare.align import align, lcs_matches, matched_count, no_matching, pairs
+
+PATHS = [None, "myers", "bitpar"]
+
+
+@contextmanager
+def _path(path: str | None) -> Iterator[None]:
+    """Force one search path (Myers or the bit-parallel Hirschberg fallback) for the block."""
+    old = align_mod.FORCE_PATH
+    align_mod.FORCE_PATH = path
+    try:
+        yield
+    finally:
+        align_mod.FORCE_PATH = old
 
 
 def _lcs_len(a: list, b: list) -> int:
@@ -34,17 +52,20 @@ def _check(a: list, b: list, ia: np.ndarray, ib: np.ndarray) -> None:
 keys = st.lists(st.sampled_from("ABCDE"), max_size=25)
 
 
+@pytest.mark.parametrize("path", PATHS)
 @settings(max_examples=400, deadline=None)
 @given(keys, keys)
-def test_lcs_is_maximum_and_valid(a: list, b: list) -> None:
-    ia, ib = align(a, b)
+def test_lcs_is_maximum_and_valid(path: str | None, a: list, b: list) -> None:
+    with _path(path):
+        ia, ib = align(a, b)
     _check(a, b, ia, ib)
     assert matched_count(ia, ib) == _lcs_len(a, b)
 
 
+@pytest.mark.parametrize("path", PATHS)
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.integers(0, 3), min_size=50, max_size=300), st.data())
-def test_long_runs_use_numpy_path(a: list, data: st.DataObject) -> None:
+def test_long_runs_use_numpy_path(path: str | None, a: list, data: st.DataObject) -> None:
     # a near copy with a few edits: exercises long common runs (numpy chunk path)
     b = list(a)
     for _ in range(data.draw(st.integers(0, 4))):
@@ -53,7 +74,8 @@ def test_long_runs_use_numpy_path(a: list, data: st.DataObject) -> None:
             del b[pos]
         else:
             b.insert(pos, data.draw(st.integers(0, 5)))
-    ia, ib = align(a, b)
+    with _path(path):
+        ia, ib = align(a, b)
     _check(a, b, ia, ib)
     assert matched_count(ia, ib) == _lcs_len(a, b)
 
@@ -98,3 +120,58 @@ def test_large_near_identical_is_fast_enough_structure() -> None:
         b[p] = 1000 + p  # unique substitutions
     ia, ib = align(a, b)
     assert matched_count(ia, ib) == 20000 - 100
+
+
+@pytest.mark.parametrize("path", PATHS)
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 6), min_size=60, max_size=200), st.lists(st.integers(0, 6), min_size=60, max_size=200))
+def test_very_different_sides(path: str | None, a: list, b: list) -> None:
+    # unrelated sides (D large): the automatic choice takes the bit-parallel split here
+    with _path(path):
+        ia, ib = align(a, b)
+    _check(a, b, ia, ib)
+    assert matched_count(ia, ib) == _lcs_len(a, b)
+
+
+def test_bitpar_row_matches_dp() -> None:
+    # the bit-parallel row equals the DP's last row, across several 64-bit words
+    rng = np.random.default_rng(3)
+    a = rng.integers(0, 5, 40)
+    b = rng.integers(0, 5, 150)
+    row = align_mod._lcs_row(a, b)
+    assert row.tolist() == [_lcs_len(a.tolist(), b[:j].tolist()) for j in range(len(b) + 1)]
+
+
+def test_bitpar_row_chunks_masks_for_many_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    # with a tiny mask allowance the rows are processed in chunks of symbols: same row
+    rng = np.random.default_rng(4)
+    a = rng.integers(0, 30, 50)
+    b = rng.integers(0, 30, 120)
+    full = align_mod._lcs_row(a, b)
+    monkeypatch.setattr(align_mod, "_MASK_BYTES", 16 * 3)
+    assert align_mod._lcs_row(a, b).tolist() == full.tolist()
+    assert full[-1] == _lcs_len(a.tolist(), b.tolist())
+    with _path("bitpar"):
+        ia, ib = align(a.tolist(), b.tolist())
+    _check(a.tolist(), b.tolist(), ia, ib)
+    assert matched_count(ia, ib) == full[-1]
+
+
+def test_auto_path_switches_on_large_differences(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 1500 vs 1500 unrelated random keys: Myers alone would search to D ~ 1000
+    calls = []
+    split = align_mod._Myers._bitpar_split
+
+    def spy(self: align_mod._Myers, *args: int) -> list:
+        calls.append(args)
+        return split(self, *args)
+
+    monkeypatch.setattr(align_mod._Myers, "_bitpar_split", spy)
+    rng = np.random.default_rng(2)
+    a = rng.integers(0, 20, 1500).tolist()
+    b = rng.integers(0, 20, 1500).tolist()
+    ia, ib = align(a, b)
+    _check(a, b, ia, ib)
+    assert calls
+    with _path("myers"):
+        assert matched_count(ia, ib) == matched_count(*align(a, b))

@@ -13,6 +13,16 @@ not with n*m:
 * every sub-problem first strips its common prefix and suffix, and long
   common runs ("snakes") are skipped with numpy slices instead of a Python loop.
 
+Myers' cost grows with D squared, and GPU-vs-NPU pairs differ a lot. So each
+middle-snake search runs under a budget proportional to the cost of the
+bit-parallel LCS (Allison-Dix / Hyyro: one Python big-int update per element of
+the shorter side, the other side's symbol positions as bit masks); a
+sub-problem that exceeds it is split by Hirschberg's divide and conquer on the
+bit-parallel LCS rows instead (the row at a split is the prefix popcount of the
+bit vector), which keeps memory linear and the cost bound independent of D.
+The halves carry their exact difference count and go back to Myers when that
+is cheap. Both paths find a true maximum matching.
+
 The result is two equal-length int64 arrays ``(ia, ib)``: row ``t`` pairs base
 element ``ia[t]`` with comparison element ``ib[t]``; ``-1`` stands for "absent".
 Rows follow both sequences in order; between two matches the comparison-only
@@ -31,6 +41,77 @@ __all__ = ["align", "lcs_matches", "no_matching", "pairs", "matched_count"]
 
 #: Common runs longer than this are measured with numpy slices.
 _SHORT_RUN = 16
+
+#: Test / benchmark switch: ``None`` chooses per sub-problem, ``"myers"`` or
+#: ``"bitpar"`` forces one path (both give a maximum matching).
+FORCE_PATH: str | None = None
+
+
+#: Cost model of the bit-parallel path, in Myers inner steps (see ``_bitpar_cost``);
+#: Myers gives up once its middle-snake search has spent ``_ABORT_SHARE`` of it.
+_SPLIT_STEPS = 600.0
+_AREA_STEPS = 1 / 3300
+_ROW_STEPS = 1.0
+_ABORT_SHARE = 0.5
+#: Upper bound of the symbol bit masks held at once (bytes).
+_MASK_BYTES = 32 << 20
+
+
+def _bitpar_cost(n: int, m: int) -> float:
+    """Cost of solving an n x m sub-problem by bit-parallel splits, in Myers inner steps.
+
+    Measured on CPython: a Myers inner step is ~0.45 us, and Myers needs about
+    D**2 / 2 of them in all; a bit-parallel row is ~0.35 us plus ~0.066 us per
+    1000 bits, Hirschberg walks the short side once per level (twice the area
+    in all), and every split has a fixed numpy cost of ~0.25 ms.
+    """
+    s, lng = (n, m) if n <= m else (m, n)
+    return _SPLIT_STEPS + s * (lng * _AREA_STEPS + _ROW_STEPS * s.bit_length())
+
+
+def _masks(cols: np.ndarray, syms: np.ndarray) -> list[int]:
+    """Big-int bit masks: bit j of mask k is set where ``cols[j] == syms[k]`` (``syms`` sorted, unique)."""
+    m = len(cols)
+    nbytes = (m + 7) >> 3
+    k = np.searchsorted(syms, cols)
+    k[k == len(syms)] = 0
+    pos = np.flatnonzero(syms[k] == cols)
+    flat = k[pos] * nbytes + (pos >> 3)
+    bit = pos & 7
+    buf = np.zeros(len(syms) * nbytes, dtype=np.uint8)
+    for b in range(8):  # within one bit position every (symbol, byte) is unique
+        sel = bit == b
+        buf[flat[sel]] |= np.uint8(1 << b)
+    raw = buf.tobytes()
+    return [int.from_bytes(raw[i * nbytes:(i + 1) * nbytes], "little") for i in range(len(syms))]
+
+
+def _lcs_row(rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """``L[j] = LCS(rows, cols[:j])`` for j = 0..len(cols), by the bit-parallel recurrence.
+
+    Bit j of V is 0 where the LCS row steps up between j and j+1, so the row is
+    the prefix count of zero bits. Masks are built for at most
+    ``_MASK_BYTES / (len(cols) / 8)`` symbols at a time, so many distinct keys
+    cannot exhaust memory.
+    """
+    m = len(cols)
+    nbytes = (m + 7) >> 3
+    syms = np.unique(rows)
+    chunk = len(rows) if len(syms) * nbytes <= _MASK_BYTES else max(1, _MASK_BYTES // nbytes)
+    v = (1 << m) - 1
+    for start in range(0, len(rows), chunk):
+        part = rows[start:start + chunk]
+        if chunk < len(rows):
+            syms = np.unique(part)
+        masks = _masks(cols, syms)
+        for c in np.searchsorted(syms, part).tolist():
+            u = v & masks[c]
+            v = (v + u) | (v - u)
+    raw = (v & ((1 << m) - 1)).to_bytes(nbytes, "little")
+    bits = np.unpackbits(np.frombuffer(raw, dtype=np.uint8), bitorder="little")[:m]
+    out = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(1 - bits.astype(np.int64), out=out[1:])
+    return out
 
 
 def _codes(a_keys: Sequence[Hashable], b_keys: Sequence[Hashable]) -> tuple[np.ndarray, np.ndarray]:
@@ -103,10 +184,11 @@ class _Myers:
             self.out_b.extend(range(j, j + length))
 
     # -- the search -------------------------------------------------------------------------------
-    def _middle_snake(self, a0: int, n: int, b0: int, m: int) -> tuple[int, int, int, int]:
+    def _middle_snake(self, a0: int, n: int, b0: int, m: int, budget: float) -> tuple[int, int, int, int] | None:
         """Middle snake (x, y, u, v) of a[a0:a0+n] vs b[b0:b0+m] (relative coordinates).
 
         Both inputs are non-empty and differ at their first and last element.
+        Gives up (None) once the search depth squared exceeds ``budget``.
         """
         a, b = self.a, self.b
         delta = n - m
@@ -116,6 +198,8 @@ class _Myers:
         vf = [0] * (2 * maxd + 3)
         vb = [0] * (2 * maxd + 3)
         for d in range(maxd + 1):
+            if d * d > budget:
+                return None
             # forward paths with d differences
             for k in range(-d, d + 1, 2):
                 if k == -d or (k != d and vf[off + k - 1] < vf[off + k + 1]):
@@ -152,10 +236,38 @@ class _Myers:
                         return n - x, m - y, n - xs, m - ys
         raise AssertionError("middle snake not found")  # pragma: no cover - unreachable
 
+    def _bitpar_split(self, a0: int, n: int, b0: int, m: int) -> list[tuple[int, int, int, int, int]]:
+        """Hirschberg split of a sub-problem on bit-parallel LCS rows; the halves with their exact D.
+
+        The shorter side is halved (fewer Python steps), the other side is the bit vector.
+        """
+        an, bn = self.an, self.bn
+        if n <= m:
+            h = n // 2
+            rows_f, rows_r = an[a0:a0 + h], an[a0 + h:a0 + n][::-1]
+            cols = bn[b0:b0 + m]
+            width = m
+        else:
+            h = m // 2
+            rows_f, rows_r = bn[b0:b0 + h], bn[b0 + h:b0 + m][::-1]
+            cols = an[a0:a0 + n]
+            width = n
+        fwd = _lcs_row(rows_f, cols)
+        bwd = _lcs_row(rows_r, cols[::-1])[::-1]  # bwd[j] = LCS(second half, cols[j:])
+        j = int(np.argmax(fwd + bwd))
+        if n <= m:
+            d1 = h + j - 2 * int(fwd[j])
+            d2 = (n - h) + (width - j) - 2 * int(bwd[j])
+            return [(a0, h, b0, j, d1), (a0 + h, n - h, b0 + j, m - j, d2)]
+        d1 = j + h - 2 * int(fwd[j])
+        d2 = (width - j) + (m - h) - 2 * int(bwd[j])
+        return [(a0, j, b0, h, d1), (a0 + j, n - j, b0 + h, m - h, d2)]
+
     def run(self) -> tuple[np.ndarray, np.ndarray]:
-        stack = [(0, len(self.a), 0, len(self.b))]
+        # a task is (a0, n, b0, m, D) with D the exact difference count, or -1 when unknown
+        stack = [(0, len(self.a), 0, len(self.b), -1)]
         while stack:
-            a0, n, b0, m = stack.pop()
+            a0, n, b0, m, dist = stack.pop()
             if n == 0 or m == 0:
                 continue
             p = self._fwd_run(a0, b0, min(n, m))
@@ -172,10 +284,35 @@ class _Myers:
             m -= s
             if n == 0 or m == 0:
                 continue
-            x, y, u, v = self._middle_snake(a0, n, b0, m)
+            if n == 1 or m == 1:  # one element: its first equal partner, if any
+                if n == 1:
+                    hit = np.flatnonzero(self.bn[b0:b0 + m] == self.a[a0])
+                    if len(hit):
+                        self._emit(a0, b0 + int(hit[0]), 1)
+                else:
+                    hit = np.flatnonzero(self.an[a0:a0 + n] == self.b[b0])
+                    if len(hit):
+                        self._emit(a0 + int(hit[0]), b0, 1)
+                continue
+            if FORCE_PATH == "myers":
+                budget = float("inf")
+            elif FORCE_PATH == "bitpar":
+                budget = -1.0
+            else:
+                # Myers costs about D**2 / 2 steps and meets the middle snake at depth D / 2
+                cost = _bitpar_cost(n, m)
+                if dist >= 0:  # exact D known from a bit-parallel split: decide up front
+                    budget = float("inf") if dist * dist <= 2 * cost else -1.0
+                else:  # search until Myers has spent a share of the bit-parallel cost
+                    budget = cost * _ABORT_SHARE
+            snake = self._middle_snake(a0, n, b0, m, budget) if budget >= 0 else None
+            if snake is None:
+                stack.extend(self._bitpar_split(a0, n, b0, m))
+                continue
+            x, y, u, v = snake
             self._emit(a0 + x, b0 + y, u - x)
-            stack.append((a0, x, b0, y))
-            stack.append((a0 + u, n - u, b0 + v, m - v))
+            stack.append((a0, x, b0, y, -1))
+            stack.append((a0 + u, n - u, b0 + v, m - v, -1))
         ia = np.asarray(self.out_a, dtype=np.int64)
         ib = np.asarray(self.out_b, dtype=np.int64)
         order = np.argsort(ia, kind="stable")
