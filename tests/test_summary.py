@@ -334,3 +334,18 @@ def test_options_validation():
                 {"fail_on_regression": "nan"}):
         with pytest.raises(UsageError):
             build_options(**bad)
+
+
+def test_guard_block_shows_one_figure_for_symmetric_checks(caplog):
+    """A one-number check (Jaccard index) prints that number once, never 'nan' for the missing side."""
+    frame = pd.DataFrame([
+        {"Check": "operator match rate", "Status": "warn", "Base": "25.7%", "Comparison": np.nan, "Detail": "j"},
+        {"Check": "world size", "Status": "warn", "Base": "2", "Comparison": "1", "Detail": "w"},
+        {"Check": "step count", "Status": "ok", "Base": "3", "Comparison": "3", "Detail": "s"},
+    ])
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        summary.log_guards(frame)
+    text = caplog.text
+    assert "operator match rate (25.7%): j" in text
+    assert "world size (base 2, comparison 1): w" in text
+    assert "step count" not in text and "nan" not in text

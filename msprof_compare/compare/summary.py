@@ -411,10 +411,14 @@ def log_guards(frame: pd.DataFrame) -> None:
         return
     lines = ["The two profiles may not be the same workload:"]
     for r in bad.itertuples(index=False):
-        sides = ""
-        if r.Base is not None or r.Comparison is not None:
-            sides = f" (base {r.Base if r.Base is not None else '-'}, comparison "
-            sides += f"{r.Comparison if r.Comparison is not None else '-'})"
+        b = None if pd.isna(r.Base) else r.Base
+        c = None if pd.isna(r.Comparison) else r.Comparison
+        if b is not None and c is not None:
+            sides = f" (base {b}, comparison {c})"
+        elif b is not None or c is not None:
+            sides = f" ({b if b is not None else c})"  # one figure for both sides (e.g. a Jaccard index)
+        else:
+            sides = ""
         lines.append(f"  - {r.Check}{sides}: {r.Detail}")
     for line in lines:
         log.warning(line)
