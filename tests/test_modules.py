@@ -29,9 +29,7 @@ def net_profile(linear: str = "nn.Module: Linear_0", gemm_us: int = 8, path: str
     p.flows = pd.concat([p.flows, fb], ignore_index=True)
     p.python_functions = frame("python_functions", {
         "name": ["train.py(10): step", "nn.Module: Net_0", linear, "nn.Module: ReLU_0"],
-        "ts": [0, 5 * US, 10 * US, 35 * US], "dur": [100 * US, 55 * US, 20 * US, 15 * US],
-        "pid": [1] * 4, "tid": [1] * 4,
-    })
+        "ts": [0, 5 * US, 10 * US, 35 * US], "dur": [100 * US, 55 * US, 20 * US, 15 * US]})
     return p
 
 

@@ -27,7 +27,7 @@ import pandas as pd
 
 from ..model import Profile
 from .align import align, no_matching
-from .optree import OpTree, _nest, _subtree_sum, flow_cats, flow_kernels, op_tree, side_profile
+from .optree import OpTree, _nest, _subtree_sum, op_tree, side_profile
 from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, frame_from_rows
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -158,12 +158,11 @@ def has_modules(profile: Profile) -> bool:
 # ------------------------------------------------------------------------------------ kernel points
 
 
-def _kernel_points(profile: Profile, pool: pd.DataFrame, cats: frozenset) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _kernel_points(tree: OpTree) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The original's kernel_dict as arrays: sorted unique flow-start ts, CSR pointers, pool rows."""
-    fl = profile.flows
-    if len(fl) == 0 or len(pool) == 0:
+    if tree.fk is None:
         return np.empty(0, np.int64), np.zeros(1, np.int64), np.empty(0, np.int64)
-    fk = flow_kernels(fl, pool, cats).sort_values(["s_ts", "order"], kind="stable")
+    fk = tree.fk.sort_values(["s_ts", "order"], kind="stable")
     s = fk["s_ts"].to_numpy(np.int64)
     pts, start = np.unique(s, return_index=True)
     ptr = np.concatenate([start, [len(s)]]).astype(np.int64)
@@ -306,7 +305,7 @@ def _contains(names: pd.Series, part: str) -> np.ndarray:
     return hit[codes]
 
 
-def build_side(profile: Profile, tree: OpTree, gpu_flow_cat: str = "") -> ModuleTrees | None:
+def build_side(profile: Profile, tree: OpTree) -> ModuleTrees | None:
     """Forward and backward module trees of one side (§3.2-3.4); None without nn.Module events."""
     pf = profile.python_functions
     if not len(pf):
@@ -316,8 +315,7 @@ def build_side(profile: Profile, tree: OpTree, gpu_flow_cat: str = "") -> Module
     if not is_mod.any():
         return None
     pool = tree.kpool  # the same kernels the op tree links (kernel_pool)
-    cats = flow_cats(profile, gpu_flow_cat)
-    pts, pptr, pk = _kernel_points(profile, pool, cats)
+    pts, pptr, pk = _kernel_points(tree)
     kdur = pool["dur"].to_numpy(np.int64)
     # every point holds at least one kernel, so reduceat sums each group
     point_ns = np.add.reduceat(kdur[pk], pptr[:-1]) if len(pk) else np.zeros(len(pts), np.int64)
@@ -456,13 +454,11 @@ def _handout_loop(top_owner: np.ndarray, t_ts: np.ndarray, t_end: np.ndarray, q_
 
 def module_trees(ctx: RunContext, side: str) -> ModuleTrees | None:
     """Cached module trees of one side (None when it has no nn.Module python functions)."""
-    opts = ctx.options
-
     def compute() -> ModuleTrees | None:
         prof = side_profile(ctx, side)
         if not len(prof.python_functions):
             return None
-        return build_side(prof, op_tree(ctx, side), opts.gpu_flow_cat)
+        return build_side(prof, op_tree(ctx, side))
 
     return ctx.cached(_CACHE.format(side=side), compute)
 

@@ -106,29 +106,28 @@ def detail_rows(pairs: OpPairs) -> list[list]:
     return rows
 
 
-def _group(tree: OpTree, idx: np.ndarray) -> pd.DataFrame:
-    """Per op name (first-appearance order): summed device ms and op count."""
+def _group(tree: OpTree, idx: np.ndarray) -> dict[str, tuple[int, int]]:
+    """Per op name, in first-appearance order: (summed device ns, op count)."""
     idx = idx[idx >= 0]
     if len(idx) == 0:
-        return pd.DataFrame({"ns": pd.Series(dtype=np.int64), "n": pd.Series(dtype=np.int64)})
-    df = pd.DataFrame({"name": tree.ops["name"].to_numpy()[idx], "ns": tree.device_ns[idx]})
-    return df.groupby("name", sort=False).agg(ns=("ns", "sum"), n=("ns", "size"))
+        return {}
+    codes, uniq = pd.factorize(tree.ops["name"].to_numpy()[idx], use_na_sentinel=False)
+    ns = np.zeros(len(uniq), np.int64)
+    np.add.at(ns, codes, tree.device_ns[idx])
+    n = np.bincount(codes, minlength=len(uniq))
+    return dict(zip(uniq.tolist(), zip(ns.tolist(), n.tolist(), strict=True), strict=True))
 
 
 def statistic_rows(pairs: OpPairs) -> list[list]:
     """OperatorCompareStatistic rows (§2.7): grouped by each side's own names, sorted by diff."""
-    gb, gc = _group(pairs.base, pairs.ia), _group(pairs.comparison, pairs.ib)
+    gb, cdict = _group(pairs.base, pairs.ia), _group(pairs.comparison, pairs.ib)
     rows: list[list] = []
-    cdict = {k: (int(ns), int(n))
-             for k, ns, n in zip(gc.index.tolist(), gc["ns"].tolist(), gc["n"].tolist(), strict=True)}
-    seen = set()
-    for name, ns, n in zip(gb.index.tolist(), gb["ns"].tolist(), gb["n"].tolist(), strict=False):
+    for name, (ns, n) in gb.items():
         cns, cn = cdict.get(name, (0, 0))
-        seen.add(name)
         b_ms, c_ms = ns / 1e6, cns / 1e6
-        rows.append([None, name, b_ms, int(n), c_ms, cn, *diff_ratio(b_ms, c_ms)])
+        rows.append([None, name, b_ms, n, c_ms, cn, *diff_ratio(b_ms, c_ms)])
     for name, (cns, cn) in cdict.items():
-        if name in seen:
+        if name in gb:
             continue
         c_ms = cns / 1e6
         rows.append([None, name, 0, 0, c_ms, cn, *diff_ratio(0, c_ms)])

@@ -78,6 +78,9 @@ class OpTree:
     kernel_num: np.ndarray
     device_ns: np.ndarray
     has_flows: bool = True
+    #: ``flow_kernels`` of this side (flows of the run's cats joined to ``kpool``), shared with
+    #: the module comparator, which needs the same join for its kernel time points
+    fk: pd.DataFrame | None = field(default=None, repr=False)
     _children: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
     _kernel_text: np.ndarray | None = field(default=None, repr=False)
 
@@ -277,12 +280,9 @@ def flow_kernels(flows: pd.DataFrame, pool: pd.DataFrame, cats: frozenset) -> pd
     return fk.merge(keyed, on=["f_pid", "f_tid", "f_ts"], how="inner")
 
 
-def _link(ts: np.ndarray, pool: pd.DataFrame, flows: pd.DataFrame, cats: frozenset) -> tuple[np.ndarray, np.ndarray]:
+def _link(ts: np.ndarray, fk: pd.DataFrame | None) -> tuple[np.ndarray, np.ndarray]:
     """(node, kernel) edges: kernels at the end of flows starting at an op's ts, in flow order."""
-    if len(flows) == 0 or len(pool) == 0 or len(ts) == 0:
-        return np.empty(0, np.int64), np.empty(0, np.int64)
-    fk = flow_kernels(flows, pool, cats)
-    if fk.empty:
+    if fk is None or fk.empty or len(ts) == 0:
         return np.empty(0, np.int64), np.empty(0, np.int64)
     nodes = pd.DataFrame({"s_ts": ts, "node": np.arange(len(ts), dtype=np.int64)})
     e = nodes.merge(fk[["s_ts", "order", "k"]], on="s_ts", how="inner")
@@ -301,7 +301,8 @@ def build_tree(profile: Profile, gpu_flow_cat: str = "", with_comm: bool = False
     pool = kernel_pool(profile, with_comm)
     cats = flow_cats(profile, gpu_flow_cat)
     has_flows = bool(len(profile.flows)) and bool(profile.flows["cat"].str.lower().isin(cats).any())
-    enode, ek = _link(ts, pool, profile.flows, cats)
+    fk = flow_kernels(profile.flows, pool, cats) if len(profile.flows) and len(pool) else None
+    enode, ek = _link(ts, fk)
     counts = np.bincount(enode, minlength=n).astype(np.int64) if n else np.zeros(0, np.int64)
     kptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     own_ns = np.zeros(n, np.int64)
@@ -311,7 +312,7 @@ def build_tree(profile: Profile, gpu_flow_cat: str = "", with_comm: bool = False
         parent=parent, depth=depth, size=size, kpool=pool, kptr=kptr, kidx=ek,
         kernel_num=_subtree_sum(counts, parent, depth),
         device_ns=_subtree_sum(own_ns, parent, depth),
-        has_flows=has_flows,
+        has_flows=has_flows, fk=fk,
     )
 
 

@@ -350,15 +350,24 @@ def _heavy_ops(ops: pd.DataFrame, n: int) -> list[str]:
     """The ``n`` operator names with the largest total host duration (cpu ops only when tagged)."""
     if not len(ops):
         return []
-    sel = ops
-    cats = ops["cat"].astype(str)
-    if (cats == "cpu_op").any():
-        sel = ops[cats == "cpu_op"]
-    has_shape = ~sel["input_dims"].isin(["", "N/A", "[]"])
-    sel = sel[has_shape & ~sel["name"].astype(str).str.startswith("ProfilerStep#")]
-    if not len(sel):
+    cats = ops["cat"].to_numpy(dtype=object)
+    sel = cats == "cpu_op"
+    if not sel.any():
+        sel = np.ones(len(ops), dtype=bool)
+    names = ops["name"].to_numpy(dtype=object)
+    dims = ops["input_dims"].to_numpy(dtype=object)
+    sel &= ~pd.Series(dims).isin(["", "N/A", "[]"]).to_numpy(dtype=bool)
+    idx = np.flatnonzero(sel)
+    if not len(idx):
         return []
-    return sel.groupby("name", sort=False)["dur"].sum().nlargest(n).index.tolist()
+    codes, uniq = pd.factorize(names[idx], use_na_sentinel=False)
+    total = np.zeros(len(uniq), np.int64)
+    np.add.at(total, codes, ops["dur"].to_numpy(dtype=np.int64)[idx])
+    keep = np.array([not str(u).startswith("ProfilerStep#") for u in uniq.tolist()], dtype=bool)
+    cand = np.flatnonzero(keep)
+    # largest totals first, first appearance breaking ties (as ``nlargest`` keeps the first)
+    top = cand[np.lexsort((cand, -total[cand]))][:n]
+    return [uniq[i] for i in top.tolist()]
 
 
 def _shape_mismatches(base: pd.DataFrame, comparison: pd.DataFrame) -> tuple[int, list[str]]:
@@ -369,8 +378,12 @@ def _shape_mismatches(base: pd.DataFrame, comparison: pd.DataFrame) -> tuple[int
         return 0, []
 
     def shapes(ops: pd.DataFrame) -> dict[str, set]:
-        sel = ops.loc[ops["name"].isin(names), ["name", "input_dims"]]
-        return {k: set(v.tolist()) - {"", "N/A"} for k, v in sel.groupby("name", sort=False)["input_dims"]}
+        nm = ops["name"].to_numpy(dtype=object)
+        sel = np.flatnonzero(pd.Series(nm).isin(names).to_numpy(dtype=bool))
+        out: dict[str, set] = {}
+        for k, d in zip(nm[sel].tolist(), ops["input_dims"].to_numpy(dtype=object)[sel].tolist(), strict=True):
+            out.setdefault(k, set()).add(d)
+        return {k: v - {"", "N/A"} for k, v in out.items()}
 
     sb_all, sc_all = shapes(base), shapes(comparison)
     bad = []

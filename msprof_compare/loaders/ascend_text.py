@@ -90,11 +90,6 @@ class _QueueArgs(msgspec.Struct, gc=False):
     correlation_id: Any = None
 
 
-class _PyArgs(msgspec.Struct, gc=False):
-    python_id: Any = msgspec.field(name="Python id", default=None)
-    parent_id: Any = msgspec.field(name="Python parent id", default=None)
-
-
 # --------------------------------------------------------------------------- small helpers
 
 
@@ -300,8 +295,13 @@ def _flows(c: dict[str, np.ndarray]) -> tuple[pd.DataFrame, int]:
     }), backward_tid
 
 
-def _trace_tables(path: str, data: bytes, profile: Profile) -> None:
-    """Decode trace_view.json once and fill every trace table of ``profile``."""
+def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> None:
+    """Decode trace_view.json once and fill the trace tables of ``profile`` the enabled comparators read.
+
+    Like the Kineto loader, op args (shapes, call stacks) are decoded only for the comparators that
+    show them, python_function rows only for the operator/module comparison and the task queue only
+    for the memory comparison: the time breakdown reads none of them.
+    """
     kind = traceio.first_char(data)
     if kind == "{":
         raise ProfileError(path, "not an Ascend trace_view.json (top level is an object, expected an event list)")
@@ -328,14 +328,17 @@ def _trace_tables(path: str, data: bytes, profile: Profile) -> None:
     # host operators
     sel = np.flatnonzero(catl == "cpu_op")
     if sel.size:
-        a = traceio.decode_args(path, c["args"][sel], _OpArgs)
-        profile.ops = frame("ops", {
-            "name": c["name"][sel], "cat": c["cat"][sel], "ts": c["ts"][sel], "dur": c["dur"][sel],
-            "pid": c["pid"][sel], "tid": c["tid"][sel],
-            "input_dims": [_text(x.input_dims) for x in a], "input_type": [_text(x.input_type) for x in a],
-            "call_stack": [_text(x.call_stack) for x in a],
-            "seq": _ints([x.seq for x in a]), "fwd_tid": _ints([x.fwd_tid for x in a]),
-        })
+        cols = {"name": c["name"][sel], "cat": c["cat"][sel], "ts": c["ts"][sel], "dur": c["dur"][sel],
+                "pid": c["pid"][sel], "tid": c["tid"][sel]}
+        if opts.any_detail():
+            a = traceio.decode_args(path, c["args"][sel], _OpArgs)
+            cols.update({
+                "input_dims": [_text(x.input_dims) for x in a], "input_type": [_text(x.input_type) for x in a],
+                "call_stack": [_text(x.call_stack) for x in a],
+                "seq": _ints([x.seq for x in a]), "fwd_tid": _ints([x.fwd_tid for x in a])})
+        else:
+            cols["input_dims"] = cols["input_type"] = cols["call_stack"] = np.full(sel.size, "N/A", dtype=object)
+        profile.ops = frame("ops", cols)
 
     # device tasks
     if hw_pid != -1:
@@ -360,21 +363,17 @@ def _trace_tables(path: str, data: bytes, profile: Profile) -> None:
             profile.overlap = frame("overlap", {"name": c["name"][sel], "ts": c["ts"][sel],
                                                 "dur": c["dur"][sel], "tid": c["tid"][sel]})
 
-    sel = np.flatnonzero((catl == "enqueue") | (catl == "dequeue"))
-    if sel.size:
+    sel = np.flatnonzero((catl == "enqueue") | (catl == "dequeue")) if opts.enable_memory_compare else []
+    if len(sel):
         a = traceio.decode_args(path, c["args"][sel], _QueueArgs)
         profile.queue = frame("queue", {"cat": catl[sel], "name": c["name"][sel], "ts": c["ts"][sel],
                                         "dur": c["dur"][sel], "tid": c["tid"][sel],
                                         "correlation_id": _ints([x.correlation_id for x in a])})
 
-    sel = np.flatnonzero(catl == "python_function")
-    if sel.size:
-        a = traceio.decode_args(path, c["args"][sel], _PyArgs)
+    sel = np.flatnonzero(catl == "python_function") if opts.enable_operator_compare else []
+    if len(sel):
         profile.python_functions = frame("python_functions", {
-            "name": c["name"][sel], "ts": c["ts"][sel], "dur": c["dur"][sel],
-            "pid": c["pid"][sel], "tid": c["tid"][sel],
-            "python_id": _ints([x.python_id for x in a]), "parent_id": _ints([x.parent_id for x in a]),
-        })
+            "name": c["name"][sel], "ts": c["ts"][sel], "dur": c["dur"][sel]})
     profile.extra["hardware_pid"] = hw_pid
     profile.extra["hccl_pid"] = hccl_pid
     profile.extra["overlap_pid"] = ovl_pid
@@ -621,7 +620,7 @@ def load(layout: Any, opts: Options, data: bytes | None = None) -> Profile:
     profile.files["trace_view.json"] = path
     if data is None:
         data = traceio.read_bytes(path, opts.force)
-    _trace_tables(path, data, profile)
+    _trace_tables(path, data, profile, opts)
     del data
     if level != "trace":
         _side_files(layout, profile, opts)

@@ -73,11 +73,6 @@ class _MemArgs(msgspec.Struct, gc=False):
     device_type: _NUM = msgspec.field(default=None, name="Device Type")
 
 
-class _PyArgs(msgspec.Struct, gc=False):
-    python_id: _NUM = msgspec.field(default=None, name="Python id")
-    parent_id: _NUM = msgspec.field(default=None, name="Python parent id")
-
-
 class _MetaArgs(msgspec.Struct, gc=False):
     name: Any = None
     sort_index: _NUM = None
@@ -138,11 +133,12 @@ class _Events:
         self._lookup = np.zeros(len(events), dtype=bool)
         self.negative = 0  # events with dur < 0 (read as 0, reported once)
 
-    def where(self, cats: set | frozenset, ph: tuple[str, ...] | None = None) -> np.ndarray:
-        """Indices (file order) of events whose lower-cased cat is in ``cats`` (and ph in ``ph``)."""
+    def where(self, cats: set | frozenset, ph: tuple[str, ...]) -> tuple[np.ndarray, list]:
+        """(indices in file order, events) of the events whose lower-cased cat is in ``cats``
+        and whose ph is in ``ph``."""
         firsts = [i for c, i in self.first.items() if c.lower() in cats]
         if not firsts:
-            return np.zeros(0, dtype=np.int64)
+            return np.zeros(0, dtype=np.int64), []
         if len(firsts) == 1:
             idx = np.flatnonzero(self.codes == firsts[0])
         else:
@@ -150,23 +146,23 @@ class _Events:
             lk[firsts] = True
             idx = np.flatnonzero(lk[self.codes])
             lk[firsts] = False
-        if ph is not None:
-            ev = self.events
-            keep = np.fromiter((ev[i].ph in ph for i in idx.tolist()), dtype=bool, count=len(idx))
-            idx = idx[keep]
-        return idx
+        sub = list(map(self.events.__getitem__, idx.tolist()))
+        phs = list(map(attrgetter("ph"), sub))
+        if sum(map(phs.count, ph)) != len(phs):  # the usual case costs two C-level scans
+            keep = [p in ph for p in phs]
+            idx = idx[np.array(keep, dtype=bool)]
+            sub = [e for e, k in zip(sub, keep, strict=True) if k]
+        return idx, sub
+
+    def cat_of(self, idx: np.ndarray, lower: bool = False) -> np.ndarray:
+        """The cat of each event of ``idx`` (lower-cased when asked), one lookup per distinct cat."""
+        u, inv = np.unique(self.codes[idx], return_inverse=True)
+        ev = self.events
+        cats = [ev[i].cat.lower() if lower else ev[i].cat for i in u.tolist()]
+        return np.array(cats, dtype=object)[inv.reshape(-1)]
 
     def cat_lower_of(self, idx: np.ndarray) -> np.ndarray:
-        ev = self.events
-        return np.array([ev[i].cat.lower() for i in idx.tolist()], dtype=object)
-
-    def cat_of(self, idx: np.ndarray) -> np.ndarray:
-        ev = self.events
-        return np.array([ev[i].cat for i in idx.tolist()], dtype=object)
-
-    def take(self, idx: np.ndarray) -> list:
-        ev = self.events
-        return [ev[i] for i in idx.tolist()]
+        return self.cat_of(idx, lower=True)
 
     def columns(self, sub: list, fields: tuple[str, ...], idx: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """Numpy columns of selected events (names, ints, ns times); ``idx`` are their event indices."""
@@ -250,10 +246,9 @@ def load(layout: Any, opts: Options, data: bytes | None = None) -> Profile:
 
 
 def _load_kernels(prof: Profile, ev: _Events) -> None:
-    idx = ev.where(frozenset(KERNEL_CATS), ("X",))
+    idx, sub = ev.where(frozenset(KERNEL_CATS), ("X",))
     if not len(idx):
         return
-    sub = ev.take(idx)
     cols = ev.columns(sub, ("name", "ts", "dur", "pid", "tid"), idx)
     args = ev.args(sub, _KernelArgs)
     cols["cat"] = np.array([KERNEL_CATS[c] for c in ev.cat_lower_of(idx)], dtype=object)
@@ -266,10 +261,9 @@ def _load_kernels(prof: Profile, ev: _Events) -> None:
 
 
 def _load_ops(prof: Profile, ev: _Events, with_args: bool) -> None:
-    idx = ev.where(OP_CATS, ("X",))
+    idx, sub = ev.where(OP_CATS, ("X",))
     if not len(idx):
         return
-    sub = ev.take(idx)
     cols = ev.columns(sub, ("name", "ts", "dur", "pid", "tid"), idx)
     cols["cat"] = ev.cat_lower_of(idx)
     n = len(idx)
@@ -294,10 +288,9 @@ def _load_flows(prof: Profile, ev: _Events, opts: Options) -> None:
     cats = set(FLOW_CATS)
     if opts.gpu_flow_cat:
         cats.add(opts.gpu_flow_cat.lower())
-    idx = ev.where(frozenset(cats), ("s", "f"))
+    idx, sub = ev.where(frozenset(cats), ("s", "f"))
     if not len(idx):
         return
-    sub = ev.take(idx)
     cols = ev.columns(sub, ("ts", "pid", "tid"), idx)
     cat = ev.cat_lower_of(idx).tolist()
     ids = [e.id for e in sub]
@@ -328,10 +321,9 @@ def _load_flows(prof: Profile, ev: _Events, opts: Options) -> None:
 
 
 def _load_memory(prof: Profile, ev: _Events) -> None:
-    idx = ev.where(MEMORY_CATS, ("i", "I"))
+    idx, sub = ev.where(MEMORY_CATS, ("i", "I"))
     if not len(idx):
         return
-    sub = ev.take(idx)
     names = list(map(attrgetter("name"), sub))
     keep = np.array([n == "[memory]" for n in names], dtype=bool)
     if not keep.any():
@@ -349,10 +341,9 @@ def _load_memory(prof: Profile, ev: _Events) -> None:
 
 
 def _load_meta(prof: Profile, ev: _Events) -> None:
-    idx = ev.where(frozenset({""}), ("M",))
+    idx, sub = ev.where(frozenset({""}), ("M",))
     if not len(idx):
         return
-    sub = ev.take(idx)
     cols = ev.columns(sub, ("pid", "tid"), idx)
     args = ev.args(sub, _MetaArgs)
     procs: dict[int, list] = {}
@@ -378,12 +369,7 @@ def _load_meta(prof: Profile, ev: _Events) -> None:
 
 
 def _load_python(prof: Profile, ev: _Events) -> None:
-    idx = ev.where(frozenset({"python_function"}), ("X",))
+    idx, sub = ev.where(frozenset({"python_function"}), ("X",))
     if not len(idx):
         return
-    sub = ev.take(idx)
-    cols = ev.columns(sub, ("name", "ts", "dur", "pid", "tid"), idx)
-    args = ev.args(sub, _PyArgs)
-    cols["python_id"] = _ints([a.python_id for a in args])
-    cols["parent_id"] = _ints([a.parent_id for a in args])
-    prof.python_functions = frame("python_functions", cols)
+    prof.python_functions = frame("python_functions", ev.columns(sub, ("name", "ts", "dur"), idx))
