@@ -208,7 +208,7 @@ def _groups(profile: Profile, bd: Breakdown, windows: timeline.Intervals) -> Non
     # the history of the wait rule runs per (group, plane): give each pair its own lane id
     lane = pd.Series(list(zip(tasks["group"].tolist(), tasks["plane"].tolist(), strict=True)), dtype=object)
     lane_id = pd.factorize(lane)[0] if len(tasks) else np.zeros(0, np.int64)
-    is_cand = wait_candidates(pd.DataFrame({"name": tasks["name"].to_numpy(dtype=object), "tid": lane_id}))
+    is_cand = wait_candidates((tasks["name"].to_numpy(dtype=object), np.asarray(lane_id, dtype=np.int64)))
     cand = tasks[is_cand]
     cand_groups = list(dict.fromkeys(cand["group"].tolist()))
     op_groups = list(dict.fromkeys(ops["group"].tolist()))

@@ -48,7 +48,7 @@ def _lower(values: np.ndarray) -> np.ndarray:
 
 
 def _starts_with_any(names: np.ndarray, prefixes: tuple[str, ...]) -> np.ndarray:
-    return classify._per_unique(names, lambda n: n.startswith(prefixes))
+    return classify.per_unique(names, lambda n: n.startswith(prefixes))
 
 
 def flow_start_of(profile: Profile, kernel_ts: np.ndarray, opts: Options | None = None) -> np.ndarray:

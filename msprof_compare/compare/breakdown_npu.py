@@ -50,8 +50,9 @@ def npu_breakdown(profile: Profile, opts: Options | None = None) -> Breakdown:
     else:
         _memory(profile, bd)
         _categorise(profile, bd)
-    _lccl(profile, bd)
-    _sdma_stream(profile, bd)
+    tasks = _device_tasks(profile)
+    _lccl(profile, bd, tasks)
+    _sdma_stream(profile, bd, tasks)
     if _overlap(profile, bd):
         _groups(profile, bd)
     bd.pg_names = pg_names(profile.metadata)
@@ -88,12 +89,27 @@ def _us_to_ns(x: np.ndarray) -> np.ndarray:
 def flow_start_map(profile: Profile) -> tuple[np.ndarray, np.ndarray]:
     """async_npu flows as (end ts, start ts), sorted by end ts, one start per end (the last pair wins)."""
     fl = profile.flows
+    z = np.zeros(0, dtype=np.int64)
     if not len(fl):
-        z = np.zeros(0, dtype=np.int64)
         return z, z
-    sel = fl[fl["cat"].str.lower() == "async_npu"].drop_duplicates("f_ts", keep="last")
-    order = np.argsort(sel["f_ts"].to_numpy(dtype=np.int64), kind="stable")
-    return sel["f_ts"].to_numpy(dtype=np.int64)[order], sel["s_ts"].to_numpy(dtype=np.int64)[order]
+    sel = np.flatnonzero(_lower_is(fl["cat"].to_numpy(dtype=object), "async_npu"))
+    if not sel.size:
+        return z, z
+    f_ts = fl["f_ts"].to_numpy(dtype=np.int64)[sel]
+    s_ts = fl["s_ts"].to_numpy(dtype=np.int64)[sel]
+    # last flow per end ts, then sorted by end ts
+    rev = f_ts[::-1]
+    keys, first_in_rev = np.unique(rev, return_index=True)
+    return keys, s_ts[::-1][first_in_rev]
+
+
+def _lower_is(values: np.ndarray, text: str) -> np.ndarray:
+    """Per value: ``str(value).lower() == text``, tested once per distinct value."""
+    if not len(values):
+        return np.zeros(0, dtype=bool)
+    codes, uniq = pd.factorize(values, use_na_sentinel=False)
+    hit = np.array([str(u).lower() == text for u in uniq.tolist()], dtype=bool)
+    return hit[codes]
 
 
 def _lookup(keys: np.ndarray, values: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -117,23 +133,26 @@ def _categorise(profile: Profile, bd: Breakdown) -> None:
                           f"absent: {why}")
         return
     valid = ~(np.isnan(_col(kd, "aiv_vec_time(us)")) & np.isnan(_col(kd, "mac_time(us)")))
-    kd = kd[valid]
-    if not len(kd):
+    rows = np.flatnonzero(valid)
+    if not rows.size:
         return
     kw = classify.load_keywords()
-    names = kd["Name"].to_numpy(dtype=object)
-    types = kd["Type"].to_numpy(dtype=object)
-    ts = kd["ts"].to_numpy(dtype=np.int64)
-    dur = kd["dur"].to_numpy(dtype=np.int64)
+    names = kd["Name"].to_numpy(dtype=object)[rows]
+    types = kd["Type"].to_numpy(dtype=object)[rows]
+    ts = kd["ts"].to_numpy(dtype=np.int64)[rows]
+    dur = kd["dur"].to_numpy(dtype=np.int64)[rows]
     keys, starts = flow_start_map(profile)
     flow_ts = _lookup(keys, starts, ts)
     order = classify.processing_order(flow_ts)
     names, types, ts, dur, flow_ts = names[order], types[order], ts[order], dur[order], flow_ts[order]
-    kdo = kd.iloc[order]
-    mac, aicore = _col(kdo, "mac_time(us)"), _col(kdo, "aicore_time(us)")
+    rows = rows[order]
+
+    def pmu(name: str) -> np.ndarray:
+        return _col(kd, name)[rows]
+
+    mac, aicore = pmu("mac_time(us)"), pmu("aicore_time(us)")
     is_cube = (np.nan_to_num(mac, nan=0.0) > 0) | (np.nan_to_num(aicore, nan=0.0) > 0)
-    lower = pd.Series(names, dtype=object).astype(str).str.lower()
-    tensor_move = (lower.str.startswith("aclnninplacecopy") & lower.str.contains("tensormove", regex=False)).to_numpy()
+    tensor_move = classify.per_unique(names, lambda n: n.startswith("aclnninplacecopy") and "tensormove" in n)
     page = classify.contains_any(types, ("pagedattention",))
     mc2 = classify.is_mc2_name(names, kw)
     ops = profile.ops
@@ -146,8 +165,8 @@ def _categorise(profile: Profile, bd: Breakdown) -> None:
     classify.fill_buckets(bd, labels, dur)
     sel = np.flatnonzero(labels == classify.MC2)
     if sel.size:
-        comp = np.maximum(np.nan_to_num(_col(kdo, "aic_mac_time(us)")), np.nan_to_num(_col(kdo, "aic_mte2_time(us)")))
-        comp = _us_to_ns(comp + np.nan_to_num(_col(kdo, "aiv_time(us)")))
+        comp = np.maximum(np.nan_to_num(pmu("aic_mac_time(us)")), np.nan_to_num(pmu("aic_mte2_time(us)")))
+        comp = _us_to_ns(comp + np.nan_to_num(pmu("aiv_time(us)")))
         _mc2(profile, bd, sel, names, ts, dur, comp)
 
 
@@ -188,41 +207,66 @@ def add_mc2(bd: Breakdown, sqe_end: np.ndarray, sel: np.ndarray, names: np.ndarr
 # --------------------------------------------------------------------------- trace-based figures
 
 
-def _device_tasks(profile: Profile) -> pd.DataFrame:
-    """Ascend Hardware tasks as the original's kernel map holds them: one per (pid, tid, ts), last wins."""
+def _device_tasks(profile: Profile) -> np.ndarray:
+    """Rows of the Ascend Hardware tasks as the original's kernel map holds them: one per
+    (pid, tid, ts), the last one winning; in file order."""
     k = profile.kernels
     if not len(k):
-        return k
-    return k.drop_duplicates(["pid", "tid", "ts"], keep="last")
+        return np.zeros(0, dtype=np.int64)
+    return _last_of_keys(k["pid"].to_numpy(dtype=np.int64), k["tid"].to_numpy(dtype=np.int64),
+                         k["ts"].to_numpy(dtype=np.int64))
 
 
-def _lccl(profile: Profile, bd: Breakdown) -> None:
-    k = _device_tasks(profile)
+def _last_of_keys(pid: np.ndarray, tid: np.ndarray, ts: np.ndarray) -> np.ndarray:
+    """Indices of the last row of every distinct (pid, tid, ts), in row order."""
+    n = len(ts)
+    order = np.lexsort((np.arange(n), ts, tid, pid))
+    p, t, s = pid[order], tid[order], ts[order]
+    last = np.ones(n, dtype=bool)
+    last[:-1] = (p[1:] != p[:-1]) | (t[1:] != t[:-1]) | (s[1:] != s[:-1])
+    return np.sort(order[last])
+
+
+def _lccl(profile: Profile, bd: Breakdown, tasks: np.ndarray) -> None:
+    k = profile.kernels
     c = profile.comm
     parts = []
-    if len(k):
-        parts.append(k.loc[k["name"].str.lower() == LCCL_KERNEL, "dur"].to_numpy(dtype=np.int64))
+    if len(tasks):
+        hit = _lower_is(k["name"].to_numpy(dtype=object)[tasks], LCCL_KERNEL)
+        parts.append(k["dur"].to_numpy(dtype=np.int64)[tasks[hit]])
     if len(c):
-        ops = c[c["lane"] == "op"].drop_duplicates(["pid", "tid", "ts"], keep="last")
-        parts.append(ops.loc[ops["name"].str.lower() == LCCL_KERNEL, "dur"].to_numpy(dtype=np.int64))
+        op = np.flatnonzero(c["lane"].to_numpy(dtype=object) == "op")
+        if op.size:
+            op = op[_last_of_keys(c["pid"].to_numpy(dtype=np.int64)[op], c["tid"].to_numpy(dtype=np.int64)[op],
+                                  c["ts"].to_numpy(dtype=np.int64)[op])]
+            hit = _lower_is(c["name"].to_numpy(dtype=object)[op], LCCL_KERNEL)
+            parts.append(c["dur"].to_numpy(dtype=np.int64)[op[hit]])
     for d in parts:
         if d.size:
             bd.lccl.add(int(d.sum()), d.size)
 
 
-def _sdma_stream(profile: Profile, bd: Breakdown) -> None:
+def _sdma_stream(profile: Profile, bd: Breakdown, tasks: np.ndarray) -> None:
     """SDMA task time on compute streams (reference-1 §5.4 step 5)."""
-    k = _device_tasks(profile)
-    if not len(k):
+    if not len(tasks):
         return
-    k = k[k["stream"] > 0]  # stream 0 and an absent "Stream Id" do not count
-    tt = k["task_type"]
-    wait_streams = set(k.loc[tt == EVENT_WAIT_TASK, "stream"].tolist())
-    compute_streams = set(k.loc[tt.isin(COMPUTE_TASK_TYPES), "stream"].tolist())
+    k = profile.kernels
+    stream = k["stream"].to_numpy(dtype=np.int64)[tasks]
+    rows = tasks[stream > 0]  # stream 0 and an absent "Stream Id" do not count
+    stream = stream[stream > 0]
+    tt = k["task_type"].to_numpy(dtype=object)[rows]
+    codes, uniq = pd.factorize(tt, use_na_sentinel=False)
+    u = uniq.tolist()
+
+    def is_in(words: tuple[str, ...]) -> np.ndarray:
+        return np.array([x in words for x in u], dtype=bool)[codes] if len(u) else np.zeros(len(rows), bool)
+
+    wait_streams = set(stream[is_in((EVENT_WAIT_TASK,))].tolist())
+    compute_streams = set(stream[is_in(COMPUTE_TASK_TYPES)].tolist())
     streams = (wait_streams & compute_streams) if wait_streams else compute_streams
-    sd = k[tt.isin(SDMA_TASK_TYPES) & k["stream"].isin(list(streams))]
-    if len(sd):
-        bd.sdma_stream.add(int(sd["dur"].sum()), len(sd))
+    sd = is_in(SDMA_TASK_TYPES) & np.isin(stream, list(streams))
+    if sd.any():
+        bd.sdma_stream.add(int(k["dur"].to_numpy(dtype=np.int64)[rows[sd]].sum()), int(sd.sum()))
 
 
 def _overlap(profile: Profile, bd: Breakdown) -> bool:
@@ -230,11 +274,11 @@ def _overlap(profile: Profile, bd: Breakdown) -> bool:
     if not len(ov):
         bd.missing.append(f"{profile.path}: Failed to get overlap analysis data.")
         return False
-    names = ov["name"]
+    names = ov["name"].to_numpy(dtype=object)
     d = ov["dur"].to_numpy(dtype=np.int64)
     ts = ov["ts"].to_numpy(dtype=np.int64)
-    bd.computing_ns = int(d[(names == COMPUTING).to_numpy()].sum())
-    bd.uncovered_comm_ns = int(d[(names == NOT_OVERLAPPED).to_numpy()].sum())
+    bd.computing_ns = int(d[names == COMPUTING].sum())
+    bd.uncovered_comm_ns = int(d[names == NOT_OVERLAPPED].sum())
     bd.e2e_ns = int((ts + d).max() - ts.min())
     return True
 
@@ -261,19 +305,21 @@ def hccl_lanes(profile: Profile) -> list[tuple[str, int, list[int]]]:
     return lanes
 
 
-def wait_candidates(tasks: pd.DataFrame) -> np.ndarray:
+def wait_candidates(tasks: pd.DataFrame | tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     """Per task: is it a Notify_Wait that counts as waiting (the 4-letter history rule, reference-1 §5.7).
 
-    ``tasks`` must be sorted by start. A Notify_Wait is excluded when the plane's
-    history of the previous four tasks (R = RDMASend, N = Notify_Wait, O = other,
-    padded with O) is "RRNR" or ends with "RR".
+    ``tasks`` (a frame with ``name`` and ``tid``, or those two arrays) must be sorted by start.
+    A Notify_Wait is excluded when the plane's history of the previous four tasks
+    (R = RDMASend, N = Notify_Wait, O = other, padded with O) is "RRNR" or ends with "RR".
     """
-    n = len(tasks)
+    if isinstance(tasks, pd.DataFrame):
+        name, tid = tasks["name"].to_numpy(dtype=object), tasks["tid"].to_numpy(dtype=np.int64)
+    else:
+        name, tid = tasks
+    n = len(name)
     if n == 0:
         return np.zeros(0, dtype=bool)
-    name = tasks["name"].to_numpy(dtype=object)
     letter = np.where(name == RDMA_SEND, 1, np.where(name == NOTIFY_WAIT, 2, 0)).astype(np.int8)
-    tid = tasks["tid"].to_numpy(dtype=np.int64)
     order = np.argsort(tid, kind="stable")  # per plane, start order kept
     lt, tt = letter[order], tid[order]
     first = np.ones(n, dtype=bool)
@@ -339,11 +385,9 @@ def clip_walk(os_: np.ndarray, oe: np.ndarray, ws: np.ndarray, we: np.ndarray) -
     return np.asarray(out_s, dtype=np.int64), np.asarray(out_e, dtype=np.int64)
 
 
-def _sorted_iv(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    s = df["ts"].to_numpy(dtype=np.int64)
-    e = s + df["dur"].to_numpy(dtype=np.int64)
-    o = np.argsort(s, kind="stable")
-    return s[o], e[o]
+def _sorted_iv(ts: np.ndarray, dur: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    o = np.argsort(ts, kind="stable")
+    return ts[o], ts[o] + dur[o]
 
 
 def _groups(profile: Profile, bd: Breakdown) -> None:
@@ -352,21 +396,31 @@ def _groups(profile: Profile, bd: Breakdown) -> None:
     if not lanes:
         return
     ov = profile.overlap
-    ws, we = _sorted_iv(ov[ov["name"] == NOT_OVERLAPPED])
+    nov = ov["name"].to_numpy(dtype=object) == NOT_OVERLAPPED
+    ws, we = _sorted_iv(ov["ts"].to_numpy(dtype=np.int64)[nov], ov["dur"].to_numpy(dtype=np.int64)[nov])
     windows = timeline.union(ws, we)
     c = profile.comm
-    tasks = c[c["lane"] == "task"]
-    tasks = tasks.iloc[np.argsort(tasks["ts"].to_numpy(dtype=np.int64), kind="stable")]
-    cand = tasks[wait_candidates(tasks)]
-    cand_sum = cand.groupby("tid")["dur"].sum().to_dict()
-    ops = c[c["lane"] == "op"]
+    lane = c["lane"].to_numpy(dtype=object)
+    c_ts, c_dur = c["ts"].to_numpy(dtype=np.int64), c["dur"].to_numpy(dtype=np.int64)
+    c_tid, c_name = c["tid"].to_numpy(dtype=np.int64), c["name"].to_numpy(dtype=object)
+    task = np.flatnonzero(lane == "task")
+    task = task[np.argsort(c_ts[task], kind="stable")]
+    cand = task[wait_candidates((c_name[task], c_tid[task]))]
+    cand_tid = c_tid[cand]
+    cand_sum: dict[int, int] = {}
+    for t, d in zip(cand_tid.tolist(), c_dur[cand].tolist(), strict=True):
+        cand_sum[t] = cand_sum.get(t, 0) + d
+    op = np.flatnonzero(lane == "op")
+    op_tid = c_tid[op]
     uncovered: list[tuple[str, tuple[np.ndarray, np.ndarray]]] = []
     for name, gtid, planes in lanes:
-        os_, oe = _sorted_iv(ops[ops["tid"] == gtid])
+        mine = op[op_tid == gtid]
+        os_, oe = _sorted_iv(c_ts[mine], c_dur[mine])
         wait = 0
         if planes:
             best = min(planes, key=lambda t: cand_sum.get(t, 0))  # first plane wins ties
-            cs, ce = _sorted_iv(cand[cand["tid"] == best])
+            cb = cand[cand_tid == best]
+            cs, ce = _sorted_iv(c_ts[cb], c_dur[cb])
             wait = _overlap_len(ws, we, windows, cs, ce)
         unc = _overlap_len(ws, we, windows, os_, oe)
         bd.groups[name] = {"wait": int(wait), "transmit": int(unc - wait)}

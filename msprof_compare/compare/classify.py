@@ -96,7 +96,7 @@ def load_keywords(path: str | None = None) -> Keywords:
 # --------------------------------------------------------------------------- name predicates
 
 
-def _per_unique(names: Iterable[str], test) -> np.ndarray:
+def per_unique(names: Iterable[str], test) -> np.ndarray:
     """Apply a str -> bool test once per distinct name (names repeat a lot)."""
     arr = np.asarray(names, dtype=object)
     if arr.size == 0:
@@ -109,7 +109,7 @@ def _per_unique(names: Iterable[str], test) -> np.ndarray:
 def contains_any(names: Iterable[str], words: Iterable[str]) -> np.ndarray:
     """Per name: does its lower-cased text contain any of ``words``."""
     ws = tuple(words)
-    return _per_unique(names, lambda n: any(w in n for w in ws))
+    return per_unique(names, lambda n: any(w in n for w in ws))
 
 
 def is_backward_name(names: Iterable[str]) -> np.ndarray:
@@ -130,7 +130,7 @@ def is_trans_kernel_name(names: Iterable[str], kw: Keywords | None = None) -> np
 def is_mc2_name(names: Iterable[str], kw: Keywords | None = None) -> np.ndarray:
     """NPU MC2 kernels: lower-cased name equals a MC2_KERNEL word exactly."""
     words = (kw or load_keywords()).mc2
-    return _per_unique(names, lambda n: n in words)
+    return per_unique(names, lambda n: n in words)
 
 
 def cube_op_kind(names: Iterable[str], kw: Keywords | None = None) -> np.ndarray:

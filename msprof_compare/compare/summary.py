@@ -158,19 +158,24 @@ def waterfall(base: Breakdown, comparison: Breakdown) -> pd.DataFrame:
     if level != e2e_c:  # impossible by construction; a loader filled an inconsistent Breakdown
         log.warning("waterfall steps do not add up to the E2E difference (off by %d ns)", e2e_c - level)
 
-    df = pd.DataFrame(rows)
-    for col in ("Base(ns)", "Comparison(ns)", "Delta(ns)"):
-        df[col] = df[col].astype("Int64")
-    df["Base(ms)"] = df["Base(ns)"].astype("Float64") / 1e6
-    df["Comparison(ms)"] = df["Comparison(ns)"].astype("Float64") / 1e6
-    df["Delta(ms)"] = df["Delta(ns)"].astype("Float64") / 1e6
-    df["Cumulative(ms)"] = df["cum"].astype(np.int64) / 1e6
-    if total:
-        df["Share of E2E Diff"] = df["Delta(ns)"].astype("Float64") / total
-    else:
-        df["Share of E2E Diff"] = pd.array([None] * len(df), dtype="Float64")
-    df.loc[df["Category"] == "start", "Share of E2E Diff"] = None
-    return df[WATERFALL_COLUMNS].reset_index(drop=True)
+    # one frame built from plain columns: these tables are tiny, so per-column pandas ops would dominate
+    def ns_col(key: str) -> list[int | None]:
+        return [r[key] for r in rows]
+
+    def ms(values: list[int | None]) -> pd.arrays.FloatingArray:
+        return pd.array([None if v is None else v / 1e6 for v in values], dtype="Float64")
+
+    b_ns, c_ns, d_ns = ns_col("Base(ns)"), ns_col("Comparison(ns)"), ns_col("Delta(ns)")
+    share = [None if (d is None or not total or r["Category"] == "start") else d / total
+             for d, r in zip(d_ns, rows, strict=True)]
+    return pd.DataFrame({
+        "Step": [r["Step"] for r in rows], "Category": [r["Category"] for r in rows],
+        "Base(ms)": ms(b_ns), "Comparison(ms)": ms(c_ns), "Delta(ms)": ms(d_ns),
+        "Cumulative(ms)": np.array([r["cum"] for r in rows], dtype=np.int64) / 1e6,
+        "Share of E2E Diff": pd.array(share, dtype="Float64"),
+        "Base(ns)": pd.array(b_ns, dtype="Int64"), "Comparison(ns)": pd.array(c_ns, dtype="Int64"),
+        "Delta(ns)": pd.array(d_ns, dtype="Int64"),
+    }, columns=WATERFALL_COLUMNS)
 
 
 def waterfall_sum_ns(frame: pd.DataFrame) -> int:
@@ -254,25 +259,27 @@ def top_contributors(rows: pd.DataFrame, level: str, coverage: float = CONTRIBUT
     improvements never cancel and shares are in [0, 1]); "Share of Net Diff"
     is diff / sum(diff), signed (null when the net change is 0).
     """
-    diff = rows["Comparison(ms)"].to_numpy(dtype=float) - rows["Base(ms)"].to_numpy(dtype=float)
-    df = rows.assign(**{"Diff(ms)": diff})
-    df = df[np.abs(diff) > 0]
-    if df.empty:
-        return pd.DataFrame({c: pd.Series(dtype=object) for c in CONTRIBUTOR_COLUMNS})
-    gross = float(np.abs(df["Diff(ms)"]).sum())
-    net = float(df["Diff(ms)"].sum())
-    order = np.argsort(-np.abs(df["Diff(ms)"].to_numpy()), kind="stable")
-    df = df.iloc[order].reset_index(drop=True)
-    share = np.abs(df["Diff(ms)"].to_numpy()) / gross
+    b = rows["Base(ms)"].to_numpy(dtype=float)
+    c = rows["Comparison(ms)"].to_numpy(dtype=float)
+    diff = c - b
+    keep = np.flatnonzero(np.abs(diff) > 0)
+    if not keep.size:
+        return pd.DataFrame({col: pd.Series(dtype=object) for col in CONTRIBUTOR_COLUMNS})
+    d = diff[keep]
+    gross = float(np.abs(d).sum())
+    net = float(d.sum())
+    order = np.argsort(-np.abs(d), kind="stable")
+    share = np.abs(d[order]) / gross
     cum = np.cumsum(share)
     n = int(np.searchsorted(cum, coverage - 1e-12) + 1)  # first prefix reaching the coverage
-    df = df.iloc[:n].copy()
-    df["Share"] = share[:n]
-    df["Cumulative Share"] = cum[:n]
-    df["Share of Net Diff"] = df["Diff(ms)"] / net if net else None
-    df["Rank"] = np.arange(1, n + 1)
-    df["Level"] = level
-    return df[CONTRIBUTOR_COLUMNS].reset_index(drop=True)
+    pick = keep[order[:n]]
+    d = d[order[:n]]
+    return pd.DataFrame({
+        "Rank": np.arange(1, n + 1), "Level": [level] * n,
+        "Name": rows["Name"].to_numpy(dtype=object)[pick], "Base(ms)": b[pick], "Comparison(ms)": c[pick],
+        "Diff(ms)": d, "Share": share[:n], "Cumulative Share": cum[:n],
+        "Share of Net Diff": d / net if net else [None] * n,
+    }, columns=CONTRIBUTOR_COLUMNS)
 
 
 def _waterfall_contributors(wf: pd.DataFrame) -> tuple[str, pd.DataFrame]:
@@ -471,9 +478,10 @@ def find_breakdowns(ctx: RunContext) -> tuple[Breakdown, Breakdown] | None:
 
 
 def summary_sheet(ctx: RunContext, wf: pd.DataFrame, contrib: pd.DataFrame, guard: pd.DataFrame) -> SummarySheet:
-    data = wf[["Step", "Base(ms)", "Comparison(ms)", "Delta(ms)", "Cumulative(ms)", "Share of E2E Diff"]]
-    data = data.astype(object).where(data.notna(), None)
-    return SummarySheet(SHEET_NAME, list(_SHEET_COLUMNS), data.reset_index(drop=True), (1, 1), (2, 2),
+    cols = ["Step", "Base(ms)", "Comparison(ms)", "Delta(ms)", "Cumulative(ms)", "Share of E2E Diff"]
+    data = pd.DataFrame({c: pd.Series([None if pd.isna(v) else v for v in wf[c].tolist()], dtype=object)
+                         for c in cols})
+    return SummarySheet(SHEET_NAME, list(_SHEET_COLUMNS), data, (1, 1), (2, 2),
                         waterfall=wf, contributors=contrib, guards=guard)
 
 
