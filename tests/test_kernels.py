@@ -60,6 +60,33 @@ def test_kernel_groups_match_hand_count():
         assert (mx, mn) == (max(vals), min(vals))
 
 
+def test_kernel_totals_are_exact_decimal_sums():
+    """Through the loader (exact ns durations): each total is the decimal sum rounded half up to 0.01 us."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    from msprof_compare.loaders.ascend_text import read_kernel_details
+
+    path = DATA / "kernel_details_l1_head40.csv"
+    groups = kernels.kernel_groups(npu(kernel_details=read_kernel_details(str(path))))
+    sums: dict[tuple[str, str], Decimal] = {}
+    with open(path, newline="") as fh:
+        for row in csv.DictReader(fh):
+            typ, shape = row["Type"].strip(), row["Input Shapes"].strip() or "N/A"
+            if typ not in ("", "N/A"):
+                sums[(typ, shape)] = sums.get((typ, shape), Decimal(0)) + Decimal(row["Duration(us)"].strip())
+    got = dict(zip(zip(groups["type"], groups["shape"], strict=True), groups["total"], strict=True))
+    assert got == {k: float(v.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)) for k, v in sums.items()}
+
+
+def test_kernel_total_tie_rounds_half_up():
+    # 793.015 is stored as 793.01499999999998...: a float total would round down to 793.01
+    kd = pd.DataFrame({"Type": ["Conv2D", "Conv2D"], "Input Shapes": ["a", "a"],
+                       "Duration(us)": [793.0, 0.015], "dur": [793_000, 15]})
+    groups = kernels.kernel_groups(npu(kernel_details=kd))
+    assert groups["total"].tolist() == [793.02]
+    assert kernels.kernel_rows(groups, groups)[0][3] == 793.02
+
+
 def test_kernel_rows_rounding_and_absent_sides():
     base = pd.DataFrame({"type": ["MatMul", "Add"], "shape": ["256x512", "N/A"], "key": ["MatMul256x512", "AddN/A"],
                          "total": [12.345, 3.0], "calls": [5, 1], "max": [3.456, 3.0], "min": [1.234, 3.0]})

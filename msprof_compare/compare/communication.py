@@ -131,10 +131,19 @@ def side_data(profile: Profile, rng: tuple[int, int] | None) -> dict[str, dict]:
         owner_ok[~has] = 0
         task_fam = np.where(has, fam_arr[owner_ok] if len(fam_arr) else "", "")
         task_keep = has & keep[owner_ok] if len(keep) else has
-        tdf = pd.DataFrame({"fam": task_fam[task_keep], "name": tasks["name"].to_numpy(dtype=object)[task_keep],
-                            "us": tasks["dur"].to_numpy(dtype=np.int64)[task_keep] / 1000.0})
-        for (f, name), grp in tdf.groupby(["fam", "name"], sort=False):
-            out[f]["tasks"][name] = grp["us"].to_numpy()
+        t_fam = task_fam[task_keep]
+        t_name = tasks["name"].to_numpy(dtype=object)[task_keep]
+        t_us = tasks["dur"].to_numpy(dtype=np.int64)[task_keep] / 1000.0
+        if len(t_fam):
+            # (family, task name) groups in first-appearance order, values in row order
+            f_codes, _ = pd.factorize(t_fam)
+            n_codes, _ = pd.factorize(t_name)
+            g, firsts = pd.factorize(f_codes.astype(np.int64) * (int(n_codes.max()) + 1) + n_codes)
+            order = np.argsort(g, kind="stable")
+            bounds = np.searchsorted(g[order], np.arange(len(firsts) + 1))
+            first_row = order[bounds[:-1]]
+            for k, r in enumerate(first_row.tolist()):
+                out[t_fam[r]]["tasks"][t_name[r]] = t_us[order[bounds[k]:bounds[k + 1]]]
     return out
 
 

@@ -62,6 +62,14 @@ def _number(series: pd.Series) -> np.ndarray:
     return pd.to_numeric(_text(series), errors="coerce").to_numpy(dtype=float)
 
 
+def _stripped(series: pd.Series) -> tuple[np.ndarray, list[str]]:
+    """(codes, distinct stripped texts) of a CSV text column ("" for missing); strips once per
+    distinct value. Codes are in first-appearance order."""
+    codes, uniq = pd.factorize(series.to_numpy(dtype=object), use_na_sentinel=True)
+    texts = ["" if u is None else str(u).strip() for u in uniq.tolist()] + [""]  # code -1 (NaN) -> ""
+    return codes, texts
+
+
 def kernel_groups(profile: Profile, step: int = -1) -> pd.DataFrame:
     """Per (Type, Input Shapes) group of kernel_details.csv: total, calls, max, min (us).
 
@@ -73,32 +81,53 @@ def kernel_groups(profile: Profile, step: int = -1) -> pd.DataFrame:
     kd = profile.kernel_details
     if kd is None or not len(kd) or "Type" not in kd.columns or "Duration(us)" not in kd.columns:
         return pd.DataFrame(columns=cols)
-    types = _text(kd["Type"])
-    keep = (types != "") & (types != "N/A") & (types.str.lower() != "nan")
+    t_codes, t_text = _stripped(kd["Type"])
+    t_ok = np.array([t not in ("", "N/A") and t.lower() != "nan" for t in t_text], dtype=bool)
+    keep = t_ok[t_codes]
     if step >= 0:
         step_col = next((c for c in ("Step Id", "Step ID") if c in kd.columns), None)
         if step_col is not None:
-            ids = pd.to_numeric(_text(kd[step_col]), errors="coerce")
-            keep &= ids == step
+            keep &= _number(kd[step_col]) == step
         else:
-            keep &= False
-    if not keep.any():
+            keep[:] = False
+    rows = np.flatnonzero(keep)
+    if not rows.size:
         return pd.DataFrame(columns=cols)
-    shapes = _text(kd["Input Shapes"]) if "Input Shapes" in kd.columns else pd.Series("", index=kd.index)
-    shapes = shapes.where(shapes != "", "N/A")
-    df = pd.DataFrame({
-        "type": types[keep].to_numpy(dtype=object),
-        "shape": shapes[keep].to_numpy(dtype=object),
-        "dur": np.nan_to_num(_number(kd["Duration(us)"])[keep.to_numpy()]),
-    })
-    df["type_rank"] = pd.factorize(df["type"])[0]
-    g = df.groupby(["type", "shape"], sort=False)
-    out = g.agg(total=("dur", "sum"), calls=("dur", "size"), max=("dur", "max"), min=("dur", "min"),
-                type_rank=("type_rank", "first")).reset_index()
-    out["pair_rank"] = np.arange(len(out))
-    out = out.sort_values(["type_rank", "pair_rank"], kind="stable")
-    out["key"] = out["type"] + out["shape"]
-    return out[cols].reset_index(drop=True)
+    if "Input Shapes" in kd.columns:
+        s_codes, s_text = _stripped(kd["Input Shapes"])
+        s_text = [t if t != "" else "N/A" for t in s_text]
+    else:
+        s_codes, s_text = np.zeros(len(kd), np.int64), ["N/A"]
+    dur = np.nan_to_num(_number(kd["Duration(us)"]))[rows]
+    # types and (type, shape) pairs numbered in first-appearance order among the kept rows
+    t_rank, t_first = pd.factorize(t_codes[rows])
+    pair, pair_first = pd.factorize(t_codes[rows].astype(np.int64) * (len(s_text) + 1) + s_codes[rows])
+    n = len(pair_first)
+    if "dur" in kd.columns:
+        # the loaders' exact ns: the exact decimal sum, rounded half up to the 0.01 us the sheet
+        # shows (a float sum, then round(), lands on either side of a .xx5 tie by chance)
+        total_ns = np.zeros(n, np.int64)
+        np.add.at(total_ns, pair, kd["dur"].to_numpy(dtype=np.int64)[rows])
+        tens = np.where(total_ns >= 0, (total_ns + 5) // 10, -((5 - total_ns) // 10))
+        total = tens / 100.0
+    else:
+        total = np.zeros(n)
+        np.add.at(total, pair, dur)
+    calls = np.bincount(pair, minlength=n)
+    mx = np.full(n, -np.inf)
+    mn = np.full(n, np.inf)
+    np.maximum.at(mx, pair, dur)
+    np.minimum.at(mn, pair, dur)
+    first_row = np.full(n, len(rows), np.int64)
+    np.minimum.at(first_row, pair, np.arange(len(rows)))
+    pair_t_rank = t_rank[first_row]
+    order = np.lexsort((np.arange(n), pair_t_rank))
+    p_type = [t_text[c] for c in t_codes[rows][first_row[order]].tolist()]
+    p_shape = [s_text[c] for c in s_codes[rows][first_row[order]].tolist()]
+    return pd.DataFrame({
+        "type": p_type, "shape": p_shape, "key": [a + b for a, b in zip(p_type, p_shape, strict=True)],
+        "total": total[order], "calls": calls[order], "max": mx[order], "min": mn[order],
+    }, columns=cols)
 
 
 def _kernel_side(entry: tuple | None) -> list:

@@ -260,11 +260,11 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
     step_col = np.where(sid >= 0, sid.astype(str), "").astype(object)
     if step >= 0:
         step_col = np.full(len(a), str(step), dtype=object)
-    # "ts"/"dur_ns" are the exact ns values; the us columns are floats for display only
+    # "ts"/"dur" are the exact ns values (as the text loader's); the us columns are floats for display only
     details = pd.DataFrame({
         "Step Id": step_col, "Name": names, "Type": op_type, "Accelerator Core": core,
         "Start Time(us)": ts / 1000.0, "Duration(us)": dur / 1000.0, "Input Shapes": shapes,
-        "ts": ts, "dur_ns": dur,
+        "ts": ts, "dur": dur,
     })
     stat = (pd.DataFrame({"OP Type": op_type, "Core Type": core, "d": dur / 1000.0})
             .groupby(["OP Type", "Core Type"], sort=False)["d"]

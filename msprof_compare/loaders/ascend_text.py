@@ -16,8 +16,7 @@ exact integer-ns columns so nobody re-parses decimal text):
   PMU columns present among ``PMU_COLUMNS`` (float, NaN for ""/N/A), plus
   ``ts`` / ``dur`` (int64 ns; ``ts`` is the exact Start Time, -1 if unparsable).
 * ``op_statistic``: its columns, numbers as float (``Count`` int).
-* ``memory_record``: ``Component``, ``Timestamp(us)``, ``Total Allocated(MB)``,
-  ``Total Reserved(MB)`` (float), ``Device Type`` when present, plus ``ts`` (ns).
+* ``memory_record``: ``Total Reserved(MB)`` (float), the only column the compare reads.
 * ``operator_memory``: ``Name``, ``Size(KB)`` (float, 0 for ""/N/A),
   ``Allocation Time(us)``/``Release Time(us)`` (text) and ``alloc_ns`` /
   ``release_ns`` (int64 ns, 0 for ""/N/A), ``Duration(us)``, ``Device Type``.
@@ -465,25 +464,31 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
     if "Step ID" in df.columns and "Step Id" not in df.columns:
         df = df.rename(columns={"Step ID": "Step Id"})
     out: dict[str, Any] = {}
-    out["Step Id"] = _ints(df["Step Id"].tolist()) if "Step Id" in df.columns else np.full(len(df), -1, np.int64)
+    if "Step Id" in df.columns:
+        step = pd.to_numeric(df["Step Id"].str.strip(), errors="coerce").to_numpy(dtype=np.float64)
+        out["Step Id"] = np.where(np.isfinite(step), step, -1).astype(np.int64)
+    else:
+        out["Step Id"] = np.full(len(df), -1, np.int64)
     for col in KERNEL_TEXT_COLUMNS:
         if col in df.columns:
             out[col] = df[col].to_numpy(dtype=object)
-    out["Start Time(us)"] = np.array([v.strip() for v in df["Start Time(us)"].tolist()], dtype=object)
+    start = [v.strip() for v in df["Start Time(us)"].tolist()]  # the export pads it with a TAB
+    out["Start Time(us)"] = np.array(start, dtype=object)
     dur_ns = _us_text_to_ns(df["Duration(us)"], missing=0)
     dur_us = pd.to_numeric(df["Duration(us)"], errors="coerce").to_numpy(dtype=np.float64)
     out["Duration(us)"] = dur_us
-    text = df["Duration(us)"].str.strip()
-    bad = int((np.isnan(dur_us) & (text != "") & (text != "N/A")).sum())
-    if bad:
-        warnings.append(f"{path}: {bad} Duration(us) value(s) are not numbers; read as missing.")
+    if np.isnan(dur_us).any():
+        text = df["Duration(us)"].str.strip()
+        bad = int((np.isnan(dur_us) & (text != "") & (text != "N/A")).sum())
+        if bad:
+            warnings.append(f"{path}: {bad} Duration(us) value(s) are not numbers; read as missing.")
     neg = int((dur_us < 0).sum())
     if neg:
         warnings.append(f"{path}: {neg} kernel(s) have a negative Duration(us); kept as they are.")
     for col in PMU_COLUMNS:
         if col in df.columns:
             out[col] = df[col].to_numpy(dtype=np.float64)
-    out["ts"] = _us_text_to_ns(df["Start Time(us)"])
+    out["ts"] = decimal_us_to_ns(start, strict=False)
     n_bad = int(((out["ts"] == -1) & (out["Start Time(us)"] != "")).sum())
     if n_bad:
         warnings.append(f"{path}: {n_bad} Start Time(us) value(s) are not numbers; those kernels are not matched.")
@@ -492,13 +497,8 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
 
 
 def read_memory_record(path: str) -> pd.DataFrame:
-    """memory_record.csv: the reserved / allocated totals (MB) the Mem Usage row needs."""
-    df = _read_csv(path, ("Component", "Timestamp(us)", "Device Type"), ("Total Allocated(MB)", "Total Reserved(MB)"),
-                   ("Total Reserved(MB)",))
-    if "Timestamp(us)" in df.columns:
-        df["ts"] = _us_text_to_ns(df["Timestamp(us)"])
-        df["Timestamp(us)"] = df["Timestamp(us)"].str.strip()
-    return df
+    """memory_record.csv: the reserved total (MB) the Mem Usage row needs (its peak), nothing else."""
+    return _read_csv(path, (), ("Total Reserved(MB)",), ("Total Reserved(MB)",))
 
 
 def read_operator_memory(path: str) -> pd.DataFrame:
