@@ -175,3 +175,23 @@ def test_npu_kernel_text_with_input_shapes_and_hccl_pool() -> None:
     assert text[0] == 'Add, 5, AI_CORE, [input shapes: "2,3;3,4"] [duration: 5.0]\n'
     assert text[1] == "hcom_allReduce__1_0_1, None, None [duration: 30.0]\n"
     assert build_tree(p, with_comm=False).kernel_num.tolist() == [1, 0]
+
+
+def test_match_last_equals_a_dict_lookup():
+    """The sort-based multi-key join against a plain dict (last duplicate wins), on random keys."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    keys = st.tuples(st.integers(-3, 3), st.integers(-3, 3), st.integers(-(2**62), 2**62) | st.integers(0, 4))
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(keys, max_size=30), st.lists(keys, max_size=30))
+    def check(left, right):
+        want = {}
+        for i, k in enumerate(right):
+            want[k] = i
+        got = optree.match_last(tuple(np.array([k[c] for k in left], np.int64) for c in range(3)),
+                                tuple(np.array([k[c] for k in right], np.int64) for c in range(3)))
+        assert got.tolist() == [want.get(k, -1) for k in left]
+
+    check()

@@ -46,38 +46,55 @@ COLUMNS = [Column("Order Id", STYLE_INT, 10), *_SIDE, *_SIDE,
 SPANS = ((1, 7), (8, 14))  # B1:H1 base, I1:O1 comparison
 
 
-def family(names: pd.Series) -> pd.Series:
-    """Op family of each name ("" when the name has no ``_``): 2nd piece after ``hcom``, else the 1st."""
-    parts = names.astype(str).str.lower().str.split("_")
-    first = parts.str[0]
-    second = parts.str[1]
-    fam = first.where(first != "hcom", second)
-    return fam.where(parts.str.len() >= 2, "").fillna("")
+def _family_of(name: object) -> str:
+    parts = str(name).lower().split("_")
+    if len(parts) < 2:
+        return ""
+    return parts[1] if parts[0] == "hcom" else parts[0]
 
 
-def comm_events(profile: Profile) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(ops, tasks) of one side, each with name, ts, dur (ns) and op_id; tasks empty for GPU."""
-    cols = ["name", "ts", "dur", "op_id"]
+def family(names: pd.Series | np.ndarray) -> np.ndarray:
+    """Op family of each name ("" when the name has no ``_``): 2nd piece after ``hcom``, else the 1st.
+
+    Computed once per distinct name."""
+    arr = np.asarray(names, dtype=object)
+    if not len(arr):
+        return np.zeros(0, dtype=object)
+    codes, uniq = pd.factorize(arr, use_na_sentinel=False)
+    return np.array([_family_of(u) for u in uniq.tolist()], dtype=object)[codes]
+
+
+Events = dict[str, np.ndarray]
+
+
+def comm_events(profile: Profile) -> tuple[Events, Events]:
+    """(ops, tasks) of one side as columns name / ts / dur / op_id; GPU has no task rows."""
+    def cols(df: pd.DataFrame, rows: np.ndarray, op_id: np.ndarray | None = None) -> Events:
+        return {"name": df["name"].to_numpy(dtype=object)[rows], "ts": df["ts"].to_numpy(dtype=np.int64)[rows],
+                "dur": df["dur"].to_numpy(dtype=np.int64)[rows],
+                "op_id": df["op_id"].to_numpy(dtype=np.int64)[rows] if op_id is None else op_id}
+
+    none = np.zeros(0, dtype=np.int64)
     if profile.is_gpu:
         k = profile.kernels
         if not len(k):
-            return pd.DataFrame(columns=cols), pd.DataFrame(columns=cols)
-        cat = k["cat"].str.lower()
-        name = k["name"].str.lower()
-        mask = cat.isin(GPU_KERNEL_CATS) & name.str.startswith(GPU_COMM_PREFIXES)
-        ops = k.loc[mask.to_numpy(dtype=bool), ["name", "ts", "dur"]].assign(op_id=-1)
-        return ops, pd.DataFrame(columns=cols)
+            return cols(k, none, none), cols(k, none, none)
+        cat, name = k["cat"].to_numpy(dtype=object), k["name"].to_numpy(dtype=object)
+        c_codes, c_uniq = pd.factorize(cat, use_na_sentinel=False)
+        n_codes, n_uniq = pd.factorize(name, use_na_sentinel=False)
+        ok_cat = np.array([str(u).lower() in GPU_KERNEL_CATS for u in c_uniq.tolist()], dtype=bool)
+        ok_name = np.array([str(u).lower().startswith(GPU_COMM_PREFIXES) for u in n_uniq.tolist()], dtype=bool)
+        rows = np.flatnonzero(ok_cat[c_codes] & ok_name[n_codes])
+        return cols(k, rows, np.full(len(rows), -1, np.int64)), cols(k, none, none)
     c = profile.comm
-    lane = c["lane"]
-    ops = c.loc[(lane == "op").to_numpy(dtype=bool), cols]
-    tasks = c.loc[(lane != "op").to_numpy(dtype=bool), cols]
-    return ops, tasks
+    is_op = c["lane"].to_numpy(dtype=object) == "op"
+    return cols(c, np.flatnonzero(is_op)), cols(c, np.flatnonzero(~is_op))
 
 
-def _sorted(df: pd.DataFrame, rng: tuple[int, int] | None) -> pd.DataFrame:
-    df = df[in_range(df["ts"].to_numpy(dtype=np.int64), rng)]
-    order = np.argsort(df["ts"].to_numpy(dtype=np.int64), kind="stable")
-    return df.iloc[order].reset_index(drop=True)
+def _sorted(ev: Events, rng: tuple[int, int] | None) -> Events:
+    rows = np.flatnonzero(in_range(ev["ts"], rng))
+    rows = rows[np.argsort(ev["ts"][rows], kind="stable")]
+    return {k: v[rows] for k, v in ev.items()}
 
 
 def attribute_tasks(op_ts: np.ndarray, op_end: np.ndarray, task_ts: np.ndarray) -> np.ndarray:
@@ -108,32 +125,31 @@ def side_data(profile: Profile, rng: tuple[int, int] | None) -> dict[str, dict]:
     ops, tasks = comm_events(profile)
     ops = _sorted(ops, rng)
     tasks = _sorted(tasks, rng)
-    fam = family(ops["name"]) if len(ops) else pd.Series([], dtype=object)
-    keep = (fam != "").to_numpy(dtype=bool)
+    fam_arr = family(ops["name"])
+    keep = fam_arr != ""
     out: dict[str, dict] = {}
     if not keep.any():
         return out
-    op_ts = ops["ts"].to_numpy(dtype=np.int64)
-    op_end = op_ts + ops["dur"].to_numpy(dtype=np.int64)
+    op_ts = ops["ts"]
+    op_end = op_ts + ops["dur"]
     if profile.source == "ascend_db" and (ops["op_id"] >= 0).any():
-        by_id = dict(zip(ops["op_id"].tolist(), range(len(ops)), strict=False))
+        by_id = dict(zip(ops["op_id"].tolist(), range(len(op_ts)), strict=False))
         owner = np.array([by_id.get(i, -1) for i in tasks["op_id"].tolist()], dtype=np.int64)
     else:
-        owner = attribute_tasks(op_ts, op_end, tasks["ts"].to_numpy(dtype=np.int64))
-    fam_arr = fam.to_numpy(dtype=object)
-    op_us = ops["dur"].to_numpy(dtype=np.int64) / 1000.0
+        owner = attribute_tasks(op_ts, op_end, tasks["ts"])
+    op_us = ops["dur"] / 1000.0
     for f in pd.unique(fam_arr[keep]):
         sel = keep & (fam_arr == f)
         out[f] = {"ops": op_us[sel], "tasks": {}}
-    if len(tasks):
+    if len(tasks["ts"]):
         has = owner >= 0
         owner_ok = owner.copy()
         owner_ok[~has] = 0
         task_fam = np.where(has, fam_arr[owner_ok] if len(fam_arr) else "", "")
         task_keep = has & keep[owner_ok] if len(keep) else has
         t_fam = task_fam[task_keep]
-        t_name = tasks["name"].to_numpy(dtype=object)[task_keep]
-        t_us = tasks["dur"].to_numpy(dtype=np.int64)[task_keep] / 1000.0
+        t_name = tasks["name"][task_keep]
+        t_us = tasks["dur"][task_keep] / 1000.0
         if len(t_fam):
             # (family, task name) groups in first-appearance order, values in row order
             f_codes, _ = pd.factorize(t_fam)

@@ -265,29 +265,64 @@ def kernel_pool(profile: Profile, with_comm: bool) -> pd.DataFrame:
     return pool.reset_index(drop=True)
 
 
+def match_last(left: tuple[np.ndarray, ...], right: tuple[np.ndarray, ...]) -> np.ndarray:
+    """For each row of ``left``, the index of the LAST ``right`` row with the same key (all
+    columns equal, exact int64), -1 when none: a hash-map lookup done with one sort."""
+    nl, nr = len(left[0]), len(right[0])
+    out = np.full(nl, -1, dtype=np.int64)
+    if nl == 0 or nr == 0:
+        return out
+    cols = [np.concatenate([np.asarray(a, np.int64), np.asarray(b, np.int64)]) for a, b in zip(left, right,
+                                                                                                 strict=True)]
+    pos = np.arange(nl + nr, dtype=np.int64)
+    is_left = pos < nl
+    # sorted by key, right rows before left rows of an equal key, right rows in their order
+    order = np.lexsort((pos, is_left, *reversed(cols)))
+    last_right = np.maximum.accumulate(np.where(is_left[order], -1, np.arange(nl + nr)))
+    lpos = np.flatnonzero(is_left[order])
+    cand = last_right[lpos]
+    ok = cand >= 0
+    same = ok.copy()
+    for c in cols:
+        sc = c[order]
+        same[ok] &= sc[cand[ok]] == sc[lpos[ok]]
+    out[order[lpos[same]]] = order[cand[same]] - nl
+    return out
+
+
 def flow_kernels(flows: pd.DataFrame, pool: pd.DataFrame, cats: frozenset) -> pd.DataFrame:
     """Flows of ``cats`` joined to the pool kernel at their end (columns s_ts, order, k).
 
     The kernel is found by the flow end's (pid, tid, ts), the last pool row winning for a
-    duplicate key as the original's kernel map does; ``order`` is the flow's file order.
+    duplicate key as the original's kernel map does; ``order`` is the flow's file order
+    (among the flows of ``cats``); rows are in that order.
     """
-    fl = flows[flows["cat"].str.lower().isin(cats).to_numpy(dtype=bool)]
-    keyed = pd.DataFrame({"f_pid": pool["pid"].to_numpy(), "f_tid": pool["tid"].to_numpy(),
-                          "f_ts": pool["ts"].to_numpy(), "k": np.arange(len(pool), dtype=np.int64)})
-    keyed = keyed.drop_duplicates(["f_pid", "f_tid", "f_ts"], keep="last")
-    fk = fl[["s_ts", "f_pid", "f_tid", "f_ts"]].reset_index(drop=True)
-    fk["order"] = np.arange(len(fk), dtype=np.int64)
-    return fk.merge(keyed, on=["f_pid", "f_tid", "f_ts"], how="inner")
+    cat = flows["cat"].to_numpy(dtype=object)
+    codes, uniq = pd.factorize(cat, use_na_sentinel=False)
+    sel = np.flatnonzero(np.array([str(u).lower() in cats for u in uniq.tolist()], dtype=bool)[codes]
+                         if len(uniq) else np.zeros(len(cat), bool))
+    k = match_last(tuple(flows[c].to_numpy(dtype=np.int64)[sel] for c in ("f_pid", "f_tid", "f_ts")),
+                   tuple(pool[c].to_numpy(dtype=np.int64) for c in ("pid", "tid", "ts")))
+    hit = np.flatnonzero(k >= 0)
+    return pd.DataFrame({"s_ts": flows["s_ts"].to_numpy(dtype=np.int64)[sel[hit]], "order": hit, "k": k[hit]})
 
 
 def _link(ts: np.ndarray, fk: pd.DataFrame | None) -> tuple[np.ndarray, np.ndarray]:
-    """(node, kernel) edges: kernels at the end of flows starting at an op's ts, in flow order."""
+    """(node, kernel) edges: kernels at the end of flows starting at an op's ts, in flow order.
+
+    ``ts`` is sorted; a flow links to every node starting at its start ts."""
     if fk is None or fk.empty or len(ts) == 0:
         return np.empty(0, np.int64), np.empty(0, np.int64)
-    nodes = pd.DataFrame({"s_ts": ts, "node": np.arange(len(ts), dtype=np.int64)})
-    e = nodes.merge(fk[["s_ts", "order", "k"]], on="s_ts", how="inner")
-    e = e.sort_values(["node", "order"], kind="stable")
-    return e["node"].to_numpy(np.int64), e["k"].to_numpy(np.int64)
+    s_ts = fk["s_ts"].to_numpy(np.int64)
+    lo = np.searchsorted(ts, s_ts, side="left")
+    n = np.searchsorted(ts, s_ts, side="right") - lo
+    if not n.any():
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    flow = np.repeat(np.arange(len(s_ts)), n)
+    node = np.repeat(lo, n) + (np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n))
+    order = fk["order"].to_numpy(np.int64)[flow]
+    by = np.lexsort((order, node))
+    return node[by], fk["k"].to_numpy(np.int64)[flow[by]]
 
 
 def build_tree(profile: Profile, gpu_flow_cat: str = "", with_comm: bool = False) -> OpTree:
