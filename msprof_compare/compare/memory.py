@@ -117,39 +117,52 @@ def npu_records(profile: Profile) -> pd.DataFrame:
     om = profile.operator_memory
     if om is None or not len(om):
         return pd.DataFrame(columns=RECORD_COLUMNS)
-    om = om[(om["alloc_ns"] > 0).to_numpy(dtype=bool)]
-    alloc = om["alloc_ns"].to_numpy(dtype=np.int64)
-    rel = om["release_ns"].to_numpy(dtype=np.int64)
-    names = om["Name"].fillna("").astype(str)
-    cann = names.str.contains("cann::", regex=False).to_numpy(dtype=bool)
+    rows = np.flatnonzero(om["alloc_ns"].to_numpy(dtype=np.int64) > 0)
+    alloc = om["alloc_ns"].to_numpy(dtype=np.int64)[rows]
+    rel = om["release_ns"].to_numpy(dtype=np.int64)[rows]
+    names = _texts(om["Name"].to_numpy(dtype=object)[rows])
+    codes, uniq = pd.factorize(names, use_na_sentinel=False)
+    cann = np.array(["cann::" in u for u in uniq.tolist()], dtype=bool)[codes] if len(uniq) else \
+        np.zeros(0, dtype=bool)
     ts = alloc.copy()
-    keep = np.ones(len(om), dtype=bool)
+    keep = np.ones(len(rows), dtype=bool)
     if cann.any():
         q = profile.queue
-        cat = q["cat"].str.lower()
-        deq = q[(cat == "dequeue").to_numpy(dtype=bool)]
-        deq = deq.iloc[np.argsort(deq["ts"].to_numpy(dtype=np.int64), kind="stable")]
-        enq = q[(cat == "enqueue").to_numpy(dtype=bool)]
-        enq_ts = dict(zip(enq["correlation_id"].tolist(), enq["ts"].tolist(), strict=True))
-        d_ts = deq["ts"].to_numpy(dtype=np.int64)
-        d_end = d_ts + deq["dur"].to_numpy(dtype=np.int64)
-        d_corr = deq["correlation_id"].to_numpy(dtype=np.int64)
+        cat = np.array([str(c).lower() for c in q["cat"].tolist()], dtype=object)
+        q_ts = q["ts"].to_numpy(dtype=np.int64)
+        q_dur = q["dur"].to_numpy(dtype=np.int64)
+        q_corr = q["correlation_id"].to_numpy(dtype=np.int64)
+        deq = np.flatnonzero(cat == "dequeue")
+        deq = deq[np.argsort(q_ts[deq], kind="stable")]
+        enq = np.flatnonzero(cat == "enqueue")
+        enq_ts = dict(zip(q_corr[enq].tolist(), q_ts[enq].tolist(), strict=True))
+        d_ts = q_ts[deq]
+        d_end = d_ts + q_dur[deq]
+        d_corr = q_corr[deq]
         ci = np.flatnonzero(cann)
         k = np.searchsorted(d_ts, alloc[ci], side="right") - 1
         ok = k >= 0
         ok[ok] &= alloc[ci][ok] <= d_end[k[ok]]
         keep[ci[~ok]] = False
         ts[ci[ok]] = [enq_ts.get(c, 0) for c in d_corr[k[ok]].tolist()]
-    rel_text = om["Release Time(us)"].fillna("").astype(str).str.strip()
-    rel_text = rel_text.where(~rel_text.isin(["", "N/A"]), "0")
+    rel_text = _texts(om["Release Time(us)"].to_numpy(dtype=object)[rows], strip=True)
+    rel_text[(rel_text == "") | (rel_text == "N/A")] = "0"
     dur = np.where((alloc > 0) & (rel > 0), (rel - alloc) / 1000.0, 0.0)
-    out = pd.DataFrame({
-        "ts": ts, "size_kb": om["Size(KB)"].to_numpy(dtype=float), "dur_us": dur,
-        "name": np.where(cann, names.to_numpy(dtype=object), ""),
-        "alloc_text": om["Allocation Time(us)"].fillna("").astype(str).str.strip().to_numpy(dtype=object),
-        "release_text": rel_text.to_numpy(dtype=object),
+    k = np.flatnonzero(keep)
+    return pd.DataFrame({
+        "ts": ts[k], "size_kb": om["Size(KB)"].to_numpy(dtype=float)[rows][k], "dur_us": dur[k],
+        "name": np.where(cann, names, "")[k],
+        "alloc_text": _texts(om["Allocation Time(us)"].to_numpy(dtype=object)[rows], strip=True)[k],
+        "release_text": rel_text[k],
     })
-    return out[keep].reset_index(drop=True)
+
+
+def _texts(values: np.ndarray, strip: bool = False) -> np.ndarray:
+    """A text column as an object array of ``str`` ("" for missing), stripped when asked."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = ["" if v is None or (isinstance(v, float) and v != v) else (str(v).strip() if strip else str(v))
+              for v in values.tolist()]
+    return out
 
 
 def memory_records(profile: Profile) -> pd.DataFrame:

@@ -377,6 +377,10 @@ def _heavy_ops(ops: pd.DataFrame, n: int) -> list[str]:
     return [uniq[i] for i in top.tolist()]
 
 
+def _has_shapes(ops: pd.DataFrame) -> bool:
+    return bool(len(ops)) and not pd.Series(ops["input_dims"].to_numpy(dtype=object)).isin(["", "N/A"]).all()
+
+
 def _shape_mismatches(base: pd.DataFrame, comparison: pd.DataFrame) -> tuple[int, list[str]]:
     """(ops checked, op names whose input shapes share nothing between the sides)."""
     comparison_names = _op_names(comparison)
@@ -409,9 +413,16 @@ def guards(ctx: RunContext) -> pd.DataFrame:
     rows.append(_guard("operator match rate", None if rate is None else rate >= MATCH_RATE_THRESHOLD,
                        shown_b, shown_c, f"{how}; warn below {MATCH_RATE_THRESHOLD:.0%}"))
     checked, bad = _shape_mismatches(b.ops, c.ops)
-    rows.append(_guard("input shapes of top operators", None if not checked else not bad, checked, None,
-                       ("no common input shape for: " + ", ".join(bad)) if bad
-                       else f"{checked} heaviest operators found on both sides"))
+    if bad:
+        detail = "no common input shape for: " + ", ".join(bad)
+    elif checked:
+        detail = f"{checked} heaviest operators found on both sides"
+    elif not (_has_shapes(b.ops) and _has_shapes(c.ops)):
+        detail = ("no input shapes on one side (recorded without record_shapes, or not read: shapes are "
+                  "loaded only with the operator, memory or API comparison on)")
+    else:
+        detail = "the heaviest operators of the base side are absent from the comparison side"
+    rows.append(_guard("input shapes of top operators", None if not checked else not bad, checked, None, detail))
     sb, sc = _step_count(b.ops), _step_count(c.ops)
     rows.append(_guard("step count", None if not (sb and sc) else sb == sc, sb or None, sc or None,
                        "ProfilerStep#N ranges in the trace"))
