@@ -188,6 +188,7 @@ class MemoryIndex:
         self.owner = owner[order]
         counts = np.bincount(self.owner, minlength=n) if n else np.zeros(0, np.int64)
         self.ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        self.owners = np.flatnonzero(counts)  # nodes owning records, in start order
         own_kb = np.bincount(self.owner, weights=self.rec["size_kb"].to_numpy(dtype=float), minlength=n)
         own_dur = np.bincount(self.owner, weights=self.rec["dur_us"].to_numpy(dtype=float), minlength=n)
         # subtrees are contiguous ranges [i, i + size[i]) of the start-ordered nodes
@@ -218,9 +219,16 @@ class MemoryIndex:
         if node < 0 or self.count[node] == 0:
             return ""
         lines = self.lines()
-        out = []
-        for i in self.tree.subtree_bfs(node).tolist():
-            out.extend(lines[self.ptr[i]:self.ptr[i + 1]])
+        ptr = self.ptr
+        # only the subtree's nodes that own records, in breadth-first order (depth, then start order)
+        lo = np.searchsorted(self.owners, node)
+        hi = np.searchsorted(self.owners, node + int(self.tree.size[node]))
+        nodes = self.owners[lo:hi]
+        if len(nodes) > 1:
+            nodes = nodes[np.lexsort((nodes, self.tree.depth[nodes]))]
+        out: list[str] = []
+        for i in nodes.tolist():
+            out.extend(lines[ptr[i]:ptr[i + 1]])
         return "".join(out)
 
 

@@ -128,6 +128,7 @@ class ModuleTrees:
     k_names: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=object))
     k_durs: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
     _texts: list[str] | None = field(default=None, repr=False)
+    _infos: list[tuple] | None = field(default=None, repr=False)
 
     def top_texts(self) -> list[str]:
         """Joined "Kernel Details" lines of every top-layer op (computed once)."""
@@ -517,16 +518,25 @@ def display_name(module_name: str) -> str:
     return module_name.replace("nn.Module:", "")
 
 
+def _op_infos(side: ModuleTrees) -> list[tuple[str, str, int, str, list[str], list[int]]]:
+    """Per top-layer op: (op name, kernel details, device ns, call stack, kernel names, kernel ns),
+    built once per side for both module sheets."""
+    if side._infos is None:
+        ptr = side.top_kptr.tolist()
+        names = side.op_names[side.top_node].tolist()
+        stacks = side.op_stacks[side.top_node].tolist()
+        k_names = side.k_names[side.top_krows].tolist()
+        k_durs = side.k_durs[side.top_krows].tolist()
+        texts = side.top_texts()
+        side._infos = [
+            (n, texts[k], sum(k_durs[a:b]), st, k_names[a:b], k_durs[a:b]) if b > a else (n, "", 0, st, [], [])
+            for k, (n, st, a, b) in enumerate(zip(names, stacks, ptr[:-1], ptr[1:], strict=True))]
+    return side._infos
+
+
 def _op_info(side: ModuleTrees, k: int) -> tuple[str, str, int, str, list[str], list[int]]:
     """(op name, kernel details, device ns, call stack, kernel names, kernel ns) of top-layer op ``k``."""
-    op = int(side.top_node[k])
-    a, b = int(side.top_kptr[k]), int(side.top_kptr[k + 1])
-    if a == b:
-        return side.op_names[op], "", 0, side.op_stacks[op], [], []
-    ks = side.top_krows[a:b]
-    durs = side.k_durs[ks].tolist()
-    return (side.op_names[op], side.top_texts()[k], int(sum(durs)), side.op_stacks[op],
-            side.k_names[ks].tolist(), durs)
+    return _op_infos(side)[k]
 
 
 def _stack(text: str) -> str | None:
@@ -546,8 +556,8 @@ def detail_rows(pairs: list, base: ModuleTrees | None, comp: ModuleTrees | None)
         ds, _ = diff_ratio(bs, cs)
         rows.append([None, *head, "TOTAL", None, bs, bt, "TOTAL", None, cs, ct, dt, ds, rt,
                      x.call_stack if x is not None else "", y.call_stack if y is not None else ""])
-        xa = [_op_info(base, k) for k in range(x.op_lo, x.op_hi)] if x is not None and base else []
-        ya = [_op_info(comp, k) for k in range(y.op_lo, y.op_hi)] if y is not None and comp else []
+        xa = _op_infos(base)[x.op_lo:x.op_hi] if x is not None and base else []
+        ya = _op_infos(comp)[y.op_lo:y.op_hi] if y is not None and comp else []
         ia, ib = align([o[0] for o in xa], [o[0] for o in ya])
         for i, j in zip(ia.tolist(), ib.tolist(), strict=False):
             bo = xa[i] if i >= 0 else ("", "", 0, "", [], [])
@@ -571,9 +581,9 @@ def _kernel_summary(names: list[str], durs: list[int]) -> str:
 def _side_group(side: ModuleTrees | None, mods: list[Module]) -> dict:
     """Totals and per-op-name aggregates of one side's instances of one module name."""
     ops: dict[str, list] = {}
+    infos = _op_infos(side) if side is not None and mods else []
     for m in mods:
-        for k in range(m.op_lo, m.op_hi):
-            name, _t, ns, _cs, kn, kd = _op_info(side, k)  # type: ignore[arg-type]
+        for name, _t, ns, _cs, kn, kd in infos[m.op_lo:m.op_hi]:
             rec = ops.setdefault(name, [0, 0, [], []])
             rec[0] += ns
             rec[1] += 1
