@@ -47,6 +47,42 @@ def test_gpu_size_mismatch_discards_and_realloc_emits():
     assert rec[["alloc_text", "release_text", "size_kb"]].values.tolist() == [["2", "None", 1.0], ["3", "4", 2.0]]
 
 
+def _walk_records(events) -> list[tuple[int, int, int]]:
+    """The address walk of reference-1 §4.4 written as a plain loop: (alloc us, bytes, release us or -1)."""
+    open_: dict[int, tuple[int, int]] = {}
+    out = []
+    for t, size, addr in sorted(events, key=lambda e: e[0]):  # stable: equal times keep file order
+        if size > 0:
+            old = open_.pop(addr, None)
+            if old is not None:
+                out.append((old[0], old[1], -1))
+            open_[addr] = (t, size)
+        elif size < 0:
+            old = open_.pop(addr, None)
+            if old is not None and -size == old[1]:
+                out.append((old[0], old[1], t))
+    return out + [(t, size, -1) for t, size in open_.values()]
+
+
+def test_gpu_pairing_equals_the_sequential_walk():
+    """The vectorised pairing against the walk, on random event streams (reused addresses, equal
+    times, size mismatches, zero sizes)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    event = st.tuples(st.integers(0, 5), st.sampled_from([-2048, -1024, 0, 1024, 2048]), st.integers(0, 3))
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.lists(event, max_size=30))
+    def check(events):
+        rec = memory.gpu_records(gpu_mem(events))
+        got = list(zip((rec["ts"] // 1000).tolist(), (rec["size_kb"] * 1024).astype(int).tolist(),
+                       [-1 if r == "None" else int(r) for r in rec["release_text"]], strict=True)) if len(rec) else []
+        assert got == _walk_records(events)
+
+    check()
+
+
 def test_gpu_float_style_times():
     p = gpu_mem([(0, 512, 1)])
     p.memory["ts"] = [1420179719522000]

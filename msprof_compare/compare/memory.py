@@ -12,6 +12,7 @@ two sheets line up with OperatorCompare row for row.
 from __future__ import annotations
 
 import logging
+from bisect import bisect_left
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -75,32 +76,41 @@ def gpu_records(profile: Profile) -> pd.DataFrame:
     drops it in any case; records still open at the end are emitted unreleased.
     """
     m = profile.memory
-    m = m[(m["device_id"] >= 0).to_numpy(dtype=bool)]
-    order = np.argsort(m["ts"].to_numpy(dtype=np.int64), kind="stable")
-    ts = m["ts"].to_numpy(dtype=np.int64)[order].tolist()
-    kb = (m["bytes"].to_numpy(dtype=np.int64)[order] / 1024).tolist()
-    addr = m["addr"].to_numpy(dtype=np.int64)[order].tolist()
-    open_: dict[int, tuple[int, float]] = {}
-    out: list[tuple[int, float, int]] = []  # (alloc ts, KB, release ts or -1)
-    for t, size, a in zip(ts, kb, addr, strict=True):
-        if size > 0:
-            old = open_.pop(a, None)
-            if old is not None:
-                out.append((old[0], old[1], -1))
-            open_[a] = (t, size)
-        elif size < 0:
-            old = open_.pop(a, None)
-            if old is not None and -size == old[1]:
-                out.append((old[0], old[1], t))
-    out.extend((t, size, -1) for t, size in open_.values())
-    if not out:
+    dev = np.flatnonzero(m["device_id"].to_numpy(dtype=np.int64) >= 0)
+    ts_all = m["ts"].to_numpy(dtype=np.int64)[dev]
+    order = np.argsort(ts_all, kind="stable")
+    size = m["bytes"].to_numpy(dtype=np.int64)[dev][order]
+    nz = np.flatnonzero(size != 0)  # zero-size events neither open nor close a record
+    t = ts_all[order][nz]
+    size = size[nz]
+    addr = m["addr"].to_numpy(dtype=np.int64)[dev][order][nz]
+    n = len(size)
+    # the next event at the same address decides each allocation's fate: a matching free
+    # releases it, another allocation reopens the address (emitted unreleased), a free of a
+    # different size drops it, none leaves it open (emitted unreleased at the end)
+    by_addr = np.argsort(addr, kind="stable")
+    nxt = np.full(n, -1, dtype=np.int64)
+    same = addr[by_addr][1:] == addr[by_addr][:-1]
+    nxt[by_addr[:-1][same]] = by_addr[1:][same]
+    alloc_i = np.flatnonzero(size > 0)
+    j = nxt[alloc_i]
+    has = j >= 0
+    jj = np.where(has, j, 0)
+    reopened = has & (size[jj] > 0)
+    released = has & (size[jj] < 0) & (-size[jj] == size[alloc_i])
+    kept = ~has | reopened | released
+    # emission order of the original's walk: at the closing event, or after every event
+    emit = np.where(has, j, n + alloc_i)[kept]
+    by = np.argsort(emit, kind="stable")
+    sel = alloc_i[kept][by]
+    if not len(sel):
         return pd.DataFrame(columns=RECORD_COLUMNS)
-    alloc = np.array([r[0] for r in out], dtype=np.int64)
-    rel = np.array([r[2] for r in out], dtype=np.int64)
+    alloc = t[sel]
+    rel = np.where(released[kept][by], t[jj[kept][by]], -1)
     fl = _float_style(m["ts"].to_numpy(dtype=np.int64), profile.ops["ts"].to_numpy(dtype=np.int64))
     dur = np.where((rel > 0) & (alloc > 0), (rel - alloc) / 1000.0, 0.0)
     return pd.DataFrame({
-        "ts": alloc, "size_kb": [r[1] for r in out], "dur_us": dur, "name": "",
+        "ts": alloc, "size_kb": size[sel] / 1024, "dur_us": dur, "name": "",
         "alloc_text": [_us_text(a, fl) for a in alloc.tolist()],
         "release_text": [_us_text(r, fl) if r >= 0 else "None" for r in rel.tolist()],
     })
@@ -189,6 +199,8 @@ class MemoryIndex:
         counts = np.bincount(self.owner, minlength=n) if n else np.zeros(0, np.int64)
         self.ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         self.owners = np.flatnonzero(counts)  # nodes owning records, in start order
+        self._owners: list[int] | None = None
+        self._own_text: dict[int, str] = {}
         own_kb = np.bincount(self.owner, weights=self.rec["size_kb"].to_numpy(dtype=float), minlength=n)
         own_dur = np.bincount(self.owner, weights=self.rec["dur_us"].to_numpy(dtype=float), minlength=n)
         # subtrees are contiguous ranges [i, i + size[i]) of the start-ordered nodes
@@ -218,18 +230,20 @@ class MemoryIndex:
         """Concatenated details of the node's own records, then its descendants' (breadth-first)."""
         if node < 0 or self.count[node] == 0:
             return ""
-        lines = self.lines()
-        ptr = self.ptr
+        if self._owners is None:
+            lines = self.lines()
+            ptr = self.ptr.tolist()
+            self._owners = self.owners.tolist()
+            self._own_text = {i: "".join(lines[ptr[i]:ptr[i + 1]]) for i in self._owners}
+        owners, own_text = self._owners, self._own_text
         # only the subtree's nodes that own records, in breadth-first order (depth, then start order)
-        lo = np.searchsorted(self.owners, node)
-        hi = np.searchsorted(self.owners, node + int(self.tree.size[node]))
-        nodes = self.owners[lo:hi]
-        if len(nodes) > 1:
-            nodes = nodes[np.lexsort((nodes, self.tree.depth[nodes]))]
-        out: list[str] = []
-        for i in nodes.tolist():
-            out.extend(lines[ptr[i]:ptr[i + 1]])
-        return "".join(out)
+        lo = bisect_left(owners, node)
+        hi = bisect_left(owners, node + int(self.tree.size[node]), lo)
+        if hi - lo == 1:
+            return own_text[owners[lo]]
+        nodes = np.asarray(owners[lo:hi], dtype=np.int64)
+        nodes = nodes[np.lexsort((nodes, self.tree.depth[nodes]))]
+        return "".join([own_text[i] for i in nodes.tolist()])
 
 
 def memory_index(ctx: RunContext, side: str) -> MemoryIndex:
