@@ -261,21 +261,19 @@ def memory_index(ctx: RunContext, side: str) -> MemoryIndex:
 
 def statistic_rows(pairs: OpPairs, mb: MemoryIndex, mc: MemoryIndex) -> list[list]:
     """MemoryCompareStatistic rows: each side grouped by its own op names over all pairs."""
-    def group(tree: OpTree, idx: MemoryIndex, nodes: np.ndarray) -> pd.DataFrame:
+    def group(tree: OpTree, idx: MemoryIndex, nodes: np.ndarray) -> dict[str, tuple[float, float, int]]:
+        """Per op name, first-appearance order: (summed duration us, summed KB, count)."""
         nodes = nodes[nodes >= 0]
-        df = pd.DataFrame({"name": tree.names[nodes], "dur": idx.dur_us[nodes], "kb": idx.kb[nodes]})
-        g = df.groupby("name", sort=False)
-        out = g[["dur", "kb"]].sum()
-        out["num"] = g.size()
-        return out
+        if not len(nodes):
+            return {}
+        codes, uniq = pd.factorize(tree.names[nodes], use_na_sentinel=False)
+        n = len(uniq)
+        dur = np.bincount(codes, weights=idx.dur_us[nodes], minlength=n)
+        kb = np.bincount(codes, weights=idx.kb[nodes], minlength=n)
+        num = np.bincount(codes, minlength=n)
+        return dict(zip(uniq.tolist(), zip(dur.tolist(), kb.tolist(), num.tolist(), strict=True), strict=True))
 
-    gb = group(pairs.base, mb, pairs.ia)
-    gc = group(pairs.comparison, mc, pairs.ib)
-    def as_dict(g: pd.DataFrame) -> dict:  # plain dicts: a .loc per row costs more than the grouping
-        return dict(zip(g.index.tolist(), zip(g["dur"].tolist(), g["kb"].tolist(), g["num"].tolist(),
-                                              strict=True), strict=True))
-
-    db, dc = as_dict(gb), as_dict(gc)
+    db, dc = group(pairs.base, mb, pairs.ia), group(pairs.comparison, mc, pairs.ib)
     rows = []
     for name in list(db) + [n for n in dc if n not in db]:
         b, c = db.get(name), dc.get(name)

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
+import numpy as np
 import pandas as pd
 
 #: Header names whose cells are "worse" (red) when > 1 (reference-2 §8.4).
@@ -102,11 +104,13 @@ def frame_from_rows(rows: list[list], ncols: int) -> pd.DataFrame:
     numeric/text dtype. Used by the detail comparators, whose rows mix absent sides
     with numbers.
     """
-    cols = list(zip(*rows, strict=False)) if rows else [()] * ncols
-    data = {}
-    for i, values in enumerate(cols):
-        if any(v is None for v in values):
-            data[i] = pd.Series(values, dtype=object)
+    if not rows:
+        return pd.DataFrame({i: pd.Series([], dtype=object) for i in range(ncols)}, columns=range(ncols))
+    data: dict[int, Any] = {}
+    for i, values in enumerate(zip(*rows, strict=False)):
+        if None in values:
+            # object dtype kept explicitly: pandas would turn text with None into its str dtype (NaN)
+            data[i] = pd.Series(np.fromiter(values, dtype=object, count=len(values)), dtype=object, copy=False)
         else:
-            data[i] = pd.Series(values)
+            data[i] = list(values)  # pandas infers the numeric / text dtype per column
     return pd.DataFrame(data, columns=range(ncols))
