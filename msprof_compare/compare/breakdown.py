@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 #: Categorised computing buckets (reference-1 §8.1), in OverallMetrics order.
 BUCKETS = (
     "fa_fwd_cube", "fa_fwd_vector", "fa_bwd_cube", "fa_bwd_vector",
@@ -90,3 +92,14 @@ class Breakdown:
     def computing_count(self) -> int:
         """Number shown for Computing Time: every bucket count, MC2 excluded."""
         return sum(bk.count for bk in self.buckets.values())
+
+
+def last_of_keys(pid: np.ndarray, tid: np.ndarray, ts: np.ndarray) -> np.ndarray:
+    """Indices of the last row of every distinct (pid, tid, ts), in row order: the original keys
+    device tasks by "pid-tid-ts" in a dict, so a later duplicate replaces an earlier one."""
+    n = len(ts)
+    order = np.lexsort((np.arange(n), ts, tid, pid))
+    p, t, s = pid[order], tid[order], ts[order]
+    last = np.ones(n, dtype=bool)
+    last[:-1] = (p[1:] != p[:-1]) | (t[1:] != t[:-1]) | (s[1:] != s[:-1])
+    return np.sort(order[last])

@@ -27,7 +27,7 @@ from ..errors import ProfileError
 from ..model import Profile
 from ..options import Options
 from . import classify
-from .breakdown import Breakdown
+from .breakdown import Breakdown, last_of_keys
 
 log = logging.getLogger("msprof-analyze")
 
@@ -80,21 +80,18 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None) -> Breakdown:
     bd = Breakdown("GPU")
     k = profile.kernels
     raw_cat = _lower(k["task_type"].to_numpy(dtype=object))
-    keep = (raw_cat == "kernel") | (raw_cat == "gpu_memcpy")
-    collected = k[keep]
+    rows = np.flatnonzero((raw_cat == "kernel") | (raw_cat == "gpu_memcpy"))
     # the original keys kernels by "pid-tid-ts": a later duplicate replaces an earlier one
-    dup = collected.duplicated(["pid", "tid", "ts"], keep="last").to_numpy()
-    if dup.any():
-        collected = collected[~dup]
-        keep[np.flatnonzero(keep)[dup]] = False
-    is_kernel = raw_cat[keep] == "kernel"
+    rows = rows[last_of_keys(k["pid"].to_numpy(dtype=np.int64)[rows], k["tid"].to_numpy(dtype=np.int64)[rows],
+                              k["ts"].to_numpy(dtype=np.int64)[rows])]
+    is_kernel = raw_cat[rows] == "kernel"
     if not is_kernel.any():
         raise ProfileError(profile.files.get("trace", profile.path), "no GPU kernels found in the trace",
                            hint="profile with torch.profiler.ProfilerActivity.CUDA enabled")
-    names = collected["name"].to_numpy(dtype=object)
-    ts = collected["ts"].to_numpy(dtype=np.int64)
-    end = ts + collected["dur"].to_numpy(dtype=np.int64)
-    stream = collected["stream"].to_numpy(dtype=np.int64)
+    names = k["name"].to_numpy(dtype=object)[rows]
+    ts = k["ts"].to_numpy(dtype=np.int64)[rows]
+    end = ts + k["dur"].to_numpy(dtype=np.int64)[rows]
+    stream = k["stream"].to_numpy(dtype=np.int64)[rows]
     has_stream = stream >= 0
     comm = _starts_with_any(names, COMM_PREFIXES)
 
@@ -102,7 +99,7 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None) -> Breakdown:
         bd.e2e_ns = int(end[has_stream].max() - ts[has_stream].min())
 
     cand = is_kernel & ~comm & has_stream
-    sdma = np.zeros(len(collected), dtype=bool)
+    sdma = np.zeros(len(rows), dtype=bool)
     if cand.any():
         codes, uniq = pd.factorize(stream[cand])
         compute_stream = int(uniq[int(np.argmax(np.bincount(codes)))])
@@ -122,18 +119,19 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None) -> Breakdown:
     cts = ts[compute]
     cdur = end[compute] - cts
     ops = profile.ops
-    ops = ops[np.isin(_lower(ops["cat"].to_numpy(dtype=object)), TORCH_OP_CATS)] if len(ops) else ops
+    o = np.flatnonzero(classify.per_unique(ops["cat"].to_numpy(dtype=object), lambda c: c in TORCH_OP_CATS))
     kw = classify.load_keywords()
-    cube_ops = classify.cube_ops(ops["name"].to_numpy(dtype=object), ops["ts"].to_numpy(), ops["dur"].to_numpy(),
-                                 ops["tid"].to_numpy(), backward_tid=profile.backward_tid, kw=kw)
+    cube_ops = classify.cube_ops(ops["name"].to_numpy(dtype=object)[o], ops["ts"].to_numpy(dtype=np.int64)[o],
+                                 ops["dur"].to_numpy(dtype=np.int64)[o], ops["tid"].to_numpy(dtype=np.int64)[o],
+                                 backward_tid=profile.backward_tid, kw=kw)
     labels = classify.categorize(cdur, flow_start_of(profile, cts, opts), classify.is_cube_kernel_name(cnames, kw),
                                  cube_ops)
     classify.fill_buckets(bd, labels, cdur)
 
     mem = profile.memory
-    mem = mem[mem["device_id"] >= 0]
-    if len(mem):
-        bd.memory_gb = float(mem["total_reserved"].max()) / 1024**3
+    reserved = mem["total_reserved"].to_numpy(dtype=np.int64)[mem["device_id"].to_numpy(dtype=np.int64) >= 0]
+    if len(reserved):
+        bd.memory_gb = float(reserved.max()) / 1024**3
     else:
         log.info("Gpu profiling data doesn't contain memory info.")
     return bd

@@ -25,7 +25,7 @@ from .. import timeline
 from ..model import Profile
 from ..options import Options
 from . import classify
-from .breakdown import MC2, Breakdown
+from .breakdown import MC2, Breakdown, last_of_keys
 
 #: Task types (args "Task Type") of the Ascend Hardware lane (reference-1 §3.1).
 COMPUTE_TASK_TYPES = ("AI_CORE", "MIX_AIC", "MIX_AIV", "AI_CPU", "AI_VECTOR_CORE", "FFTS_PLUS")
@@ -213,18 +213,8 @@ def _device_tasks(profile: Profile) -> np.ndarray:
     k = profile.kernels
     if not len(k):
         return np.zeros(0, dtype=np.int64)
-    return _last_of_keys(k["pid"].to_numpy(dtype=np.int64), k["tid"].to_numpy(dtype=np.int64),
+    return last_of_keys(k["pid"].to_numpy(dtype=np.int64), k["tid"].to_numpy(dtype=np.int64),
                          k["ts"].to_numpy(dtype=np.int64))
-
-
-def _last_of_keys(pid: np.ndarray, tid: np.ndarray, ts: np.ndarray) -> np.ndarray:
-    """Indices of the last row of every distinct (pid, tid, ts), in row order."""
-    n = len(ts)
-    order = np.lexsort((np.arange(n), ts, tid, pid))
-    p, t, s = pid[order], tid[order], ts[order]
-    last = np.ones(n, dtype=bool)
-    last[:-1] = (p[1:] != p[:-1]) | (t[1:] != t[:-1]) | (s[1:] != s[:-1])
-    return np.sort(order[last])
 
 
 def _lccl(profile: Profile, bd: Breakdown, tasks: np.ndarray) -> None:
@@ -237,7 +227,7 @@ def _lccl(profile: Profile, bd: Breakdown, tasks: np.ndarray) -> None:
     if len(c):
         op = np.flatnonzero(c["lane"].to_numpy(dtype=object) == "op")
         if op.size:
-            op = op[_last_of_keys(c["pid"].to_numpy(dtype=np.int64)[op], c["tid"].to_numpy(dtype=np.int64)[op],
+            op = op[last_of_keys(c["pid"].to_numpy(dtype=np.int64)[op], c["tid"].to_numpy(dtype=np.int64)[op],
                                   c["ts"].to_numpy(dtype=np.int64)[op])]
             hit = _lower_is(c["name"].to_numpy(dtype=object)[op], LCCL_KERNEL)
             parts.append(c["dur"].to_numpy(dtype=np.int64)[op[hit]])
