@@ -338,7 +338,7 @@ def build_side(profile: Profile, tree: OpTree) -> ModuleTrees | None:
     cstart = cstart[corder]
     cend = pf_end[calls][corder]
     cnames = pf_names[calls][corder]
-    cparent, _ = _nest(cstart, cend)
+    cparent, _ = _nest(cstart, cend, with_depth=False)
 
     # backward pseudo-modules from fwdbwd flows: the op at the flow end, named after the
     # deepest forward module strictly containing the flow start

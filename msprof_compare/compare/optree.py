@@ -174,7 +174,7 @@ def _tree_ops(profile: Profile) -> pd.DataFrame:
     return ops.iloc[order].reset_index(drop=True)
 
 
-def _nest(ts: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _nest(ts: np.ndarray, end: np.ndarray, with_depth: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
     """Parent and depth of each op of a start-sorted list (the cursor walk of §2.2), vectorised.
 
     The walk keeps a stack and pops while the next start is after the top's end. With sorted
@@ -190,7 +190,7 @@ def _nest(ts: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     n = len(ts)
     parent = np.full(n, -1, dtype=np.int64)
     if n < 2:
-        return parent, np.zeros(n, dtype=np.int64)
+        return parent, np.zeros(n, dtype=np.int64) if with_depth else None
     lo = np.arange(1, n + 1, dtype=np.int64)
     hi = np.searchsorted(ts, end, side="right")  # exclusive upper bound of the covered range
     label = np.flatnonzero(hi > lo)
@@ -214,6 +214,8 @@ def _nest(ts: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         np.maximum(best[2 * width:4 * width], np.repeat(best[width:2 * width], 2), out=best[2 * width:4 * width])
         width *= 2
     parent = best[size:size + n].copy()
+    if not with_depth:
+        return parent, None
     # depth = number of ancestors: pointer jumping over the parent links
     depth = (parent >= 0).astype(np.int64)
     nxt = parent.copy()
