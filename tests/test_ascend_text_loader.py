@@ -245,6 +245,24 @@ def test_decimal_us_to_ns_is_exact(items):
     assert decimal_us_to_ns(texts).tolist() == want
 
 
+@given(st.integers(1, 16), st.integers(1, 6), st.lists(st.integers(0, 10**22), min_size=1, max_size=60),
+       st.lists(st.sampled_from([0, 7, "7", "-1.5", " 2.25", "12.3456"]), max_size=5))
+def test_decimal_us_to_ns_uniform_layout_is_exact(whole_digits, frac_digits, numbers, others):
+    """The one-layout fast path (Ascend timestamps: same width, dot in one column), with a few
+    values of other shapes mixed in that must take the general path."""
+    texts = []
+    for x in numbers:
+        digits = str(x).zfill(whole_digits + frac_digits)[-(whole_digits + frac_digits):]
+        texts.append(digits[:whole_digits] + "." + digits[whole_digits:])
+    values = texts + others
+    want = [ns(str(v)) for v in values]
+    if any(not -(2**63) <= w < 2**63 for w in want):
+        with pytest.raises(ProfileError):
+            decimal_us_to_ns(values, path="t.json")
+    else:
+        assert decimal_us_to_ns(values).tolist() == want
+
+
 def test_decimal_us_to_ns_edge_cases():
     got = decimal_us_to_ns(["-3.5", "+7.12345", "12", "1.", ".5", "0.0005", "0.0004", 5, 1.25, "1e3"])
     assert got.tolist() == [-3500, 7123, 12000, 1000, 500, 1, 0, 5000, 1250, 1000000]

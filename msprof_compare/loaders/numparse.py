@@ -104,6 +104,60 @@ def decimal_us_to_ns(values: np.ndarray | list[Any], strict: bool = True, path: 
     return val
 
 
+def _weights(dp: int, ln: int, width: int) -> tuple[np.ndarray, int] | None:
+    """Digit weights (ns) of a ``digits.digits`` layout with the dot at ``dp`` and ``ln`` bytes, and
+    the column of the first dropped decimal (-1: none); None when the value can exceed int64."""
+    w = np.zeros(width, dtype=np.int64)
+    rcol = -1
+    for j in range(ln):
+        if j == dp:
+            continue
+        e = dp - j + (2 if j < dp else 3)
+        if e > 18:
+            return None  # >= 1e19 ns is not an int64
+        if e >= 0:
+            w[j] = 10 ** e
+        elif e == -1:
+            rcol = j
+    return w, rcol
+
+
+def _parse_uniform(u: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The common case in one pass: (nearly) every value is unsigned ``digits.digits`` filling the
+    whole width with the dot in one column (Ascend timestamps). (ns, ok) for those rows; None when
+    fewer than 90% of the rows have that layout."""
+    n, width = u.shape
+    if width > 21:
+        return None
+    dp = -1
+    for r in (n - 1, n // 2, 0):  # a sample row gives the layout (the first rows are often metadata)
+        dots = np.flatnonzero(u[r] == _DOT)
+        if len(dots) == 1:
+            dp = int(dots[0])
+            break
+    if dp < 0 or dp + 2 > 18:
+        return None
+    digit = u - np.uint8(_DIGIT_LO)  # wraps below '0', so one compare tests for a digit
+    ok = (digit < 10).sum(axis=1) == width - 1
+    ok &= u[:, dp] == _DOT
+    if dp + 2 == 18:  # a leading digit worth 1e18 ns: 9 could overflow int64 (general path decides)
+        ok &= digit[:, 0] < 9
+    if ok.sum() < 0.9 * n:
+        return None
+    got = _weights(dp, width, width)
+    if got is None:
+        return None
+    w, rcol = got
+    d = digit[ok].astype(np.int64)
+    d[:, dp] = 0
+    v = d @ w
+    if rcol >= 0:
+        v += d[:, rcol] >= 5
+    val = np.zeros(n, dtype=np.int64)
+    val[ok] = v
+    return val, ok
+
+
 def _parse_decimal(vals: list[Any]) -> tuple[np.ndarray, np.ndarray]:
     """Parse what is plainly ``[+-]digits[.digits]``; returns (ns, ok) per value."""
     n = len(vals)
@@ -116,6 +170,16 @@ def _parse_decimal(vals: list[Any]) -> tuple[np.ndarray, np.ndarray]:
     if width == 0 or width > 40:
         return val, np.zeros(n, dtype=bool)
     u = raw.view(np.uint8).reshape(n, width)
+    fast = _parse_uniform(u)
+    if fast is not None:
+        val, ok = fast
+        if ok.all():
+            return val, ok
+        rest = np.flatnonzero(~ok)  # the few other values take the general path
+        v2, ok2 = _parse_decimal([vals[i] for i in rest.tolist()])
+        val[rest] = v2
+        ok[rest] = ok2
+        return val, ok
     first = u[:, 0]
     neg = first == _MINUS
     signed = neg | (first == _PLUS)
@@ -137,23 +201,11 @@ def _parse_decimal(vals: list[Any]) -> tuple[np.ndarray, np.ndarray]:
     for k in np.unique(key[ok]):
         rows = np.flatnonzero(ok & (key == k))
         dp, ln = int(k) // 64, int(k) % 64
-        w = np.zeros(width, dtype=np.int64)
-        rcol = -1
-        fits = True
-        for j in range(ln):
-            if j == dp:
-                continue
-            e = dp - j + (2 if j < dp else 3)
-            if e > 18:
-                fits = False  # >= 1e19 ns is not an int64
-                break
-            if e >= 0:
-                w[j] = 10 ** e
-            elif e == -1:
-                rcol = j
-        if not fits:
+        got = _weights(dp, ln, width)
+        if got is None:
             ok[rows] = False
             continue
+        w, rcol = got
         sub = u[rows].astype(np.int64) - _DIGIT_LO
         if dp + 2 == 18:  # a leading digit worth 1e18 ns: 9 could overflow int64
             big = sub[:, 0] >= 9
