@@ -213,10 +213,9 @@ def _metadata(path: str, c: dict[str, np.ndarray]) -> tuple[pd.DataFrame, pd.Dat
 
 def _last_pid(processes: pd.DataFrame, names: tuple[str, ...], order: dict[int, int]) -> int:
     """The pid of the process with one of ``names`` whose process_name came last in the file."""
-    cand = processes[processes["name"].isin(names)]
-    if cand.empty:
+    pids = [p for p, n in zip(processes["pid"].tolist(), processes["name"].tolist(), strict=True) if n in names]
+    if not pids:
         return -1
-    pids = cand["pid"].tolist()
     return max(pids, key=lambda p: order.get(p, -1))
 
 
@@ -275,7 +274,8 @@ def _flows(c: dict[str, np.ndarray]) -> tuple[pd.DataFrame, int]:
     if sel.size == 0:
         return empty("flows"), backward_tid
     ids = np.array([str(v) for v in c["id"][sel]], dtype=object)
-    key = pd.factorize(catl[sel] + "\x00" + ids)[0]
+    id_code, id_uniq = pd.factorize(ids)
+    key = pd.factorize(catl[sel])[0].astype(np.int64) * max(len(id_uniq), 1) + id_code
     start = is_s[sel]
     si, fi = np.flatnonzero(start), np.flatnonzero(~start)
     s_last = si[_last_by_key(key[si])]
