@@ -504,13 +504,20 @@ def read_memory_record(path: str) -> pd.DataFrame:
 def read_operator_memory(path: str) -> pd.DataFrame:
     df = _read_csv(path, ("Name", "Allocation Time(us)", "Release Time(us)", "Device Type"),
                    ("Size(KB)", "Duration(us)"), ("Name", "Size(KB)", "Allocation Time(us)", "Release Time(us)"))
+    # the export pads times with a TAB: strip once, then parse the stripped text
+    alloc = [v.strip() for v in df["Allocation Time(us)"].tolist()]
+    release = [v.strip() for v in df["Release Time(us)"].tolist()]
+    alloc_ns = decimal_us_to_ns(alloc, strict=False)
+    release_ns = decimal_us_to_ns(release, strict=False)
+    alloc_ns[alloc_ns == -1] = 0
+    release_ns[release_ns == -1] = 0
     return pd.DataFrame({
         "Name": df["Name"].to_numpy(dtype=object),
         "Size(KB)": np.nan_to_num(df["Size(KB)"].to_numpy(dtype=np.float64), nan=0.0),
-        "Allocation Time(us)": df["Allocation Time(us)"].str.strip().to_numpy(dtype=object),
-        "Release Time(us)": df["Release Time(us)"].str.strip().to_numpy(dtype=object),
-        "alloc_ns": _us_text_to_ns(df["Allocation Time(us)"], missing=0),
-        "release_ns": _us_text_to_ns(df["Release Time(us)"], missing=0),
+        "Allocation Time(us)": np.array(alloc, dtype=object),
+        "Release Time(us)": np.array(release, dtype=object),
+        "alloc_ns": alloc_ns,
+        "release_ns": release_ns,
         "Duration(us)": df["Duration(us)"].to_numpy(dtype=np.float64) if "Duration(us)" in df.columns
         else np.full(len(df), np.nan),
         "Device Type": df["Device Type"].to_numpy(dtype=object) if "Device Type" in df.columns else "",
