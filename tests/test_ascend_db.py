@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from dbutil import sql
 
 from msprof_compare.compare.breakdown_db import db_breakdown
 from msprof_compare.errors import ProfileError, StepError
@@ -22,14 +23,6 @@ from msprof_compare.options import build_options
 DATA = Path(__file__).parent / "data" / "db"
 L1 = DATA / "l1" / "ascend_pytorch_profiler_0.db"
 OPTS, _ = build_options()
-
-
-def sql(path: Path, query: str, params: tuple = ()) -> list[tuple]:
-    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        return con.execute(query, params).fetchall()
-    finally:
-        con.close()
 
 
 # --------------------------------------------------------------------------- real excerpt

@@ -10,12 +10,12 @@ original's workbook; never from the loader's own helpers.
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from dbutil import sql
 
 from msprof_compare.api import compare, run_comparators
 from msprof_compare.loaders import load_profile
@@ -26,14 +26,6 @@ L1 = DATA / "l1" / "ascend_pytorch_profiler_0.db"
 L2 = DATA / "l2" / "ascend_pytorch_profiler_0.db"
 PAIR3 = "3-npu-db-l1-vs-l2/performance_comparison_result.xlsx"
 OP, TRACE = 50001, 50003  # ENUM_API_TYPE of the samples
-
-
-def sql(path: Path, query: str, params: tuple = ()) -> list[tuple]:
-    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        return con.execute(query, params).fetchall()
-    finally:
-        con.close()
 
 
 def ref_sheet(reference_outputs: Path, name: str) -> pd.DataFrame:
