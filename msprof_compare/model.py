@@ -55,11 +55,9 @@ SCHEMAS: dict[str, dict[str, str]] = {
     # reads: their args (Python id / parent id) and lanes are never used, and skipping them
     # saves most of the cost of these events (80% of a modern trace).
     "python_functions": {"name": OBJ, "ts": I64, "dur": I64},
-    # GPU "[memory]" instants (all of them; comparators filter on device_id >= 0).
-    "memory": {
-        "ts": I64, "pid": I64, "tid": I64, "bytes": I64, "addr": I64,
-        "total_allocated": I64, "total_reserved": I64, "device_id": I64, "device_type": I64,
-    },
+    # GPU "[memory]" instants (all of them; comparators filter on device_id >= 0). Only the
+    # fields the memory comparator and the Mem Usage row read.
+    "memory": {"ts": I64, "bytes": I64, "addr": I64, "total_reserved": I64, "device_id": I64},
     # NPU HCCL lanes. ``lane`` is "op" for group (op) lanes and "task" for plane lanes;
     # ``group`` is the group lane's thread name (e.g. "Group 0 Communication").
     "comm": {

@@ -116,8 +116,7 @@ def test_backward_tid_and_memory(tmp_path):
     prof = load_profile(str(_write(tmp_path, ev)), _opts())
     assert prof.backward_tid == 9
     m = prof.memory.iloc[0]
-    assert (m.total_reserved, m.total_allocated, m.bytes, m.addr, m.device_id, m.device_type) == \
-        (2048, 1024, 512, 77, 0, 1)
+    assert (m.ts, m.total_reserved, m.bytes, m.addr, m.device_id) == (3000, 2048, 512, 77, 0)
     assert prof.threads.iloc[0]["name"] == "backward"
     assert len(prof.flows) == 1 and prof.flows.iloc[0]["f_tid"] == 9
 

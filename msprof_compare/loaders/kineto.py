@@ -66,11 +66,9 @@ class _OpArgs(msgspec.Struct, gc=False):
 
 class _MemArgs(msgspec.Struct, gc=False):
     total_reserved: _NUM = msgspec.field(default=None, name="Total Reserved")
-    total_allocated: _NUM = msgspec.field(default=None, name="Total Allocated")
     bytes: _NUM = msgspec.field(default=None, name="Bytes")
     addr: _NUM = msgspec.field(default=None, name="Addr")
     device_id: _NUM = msgspec.field(default=None, name="Device Id")
-    device_type: _NUM = msgspec.field(default=None, name="Device Type")
 
 
 class _MetaArgs(msgspec.Struct, gc=False):
@@ -325,18 +323,18 @@ def _load_memory(prof: Profile, ev: _Events) -> None:
     if not len(idx):
         return
     names = list(map(attrgetter("name"), sub))
-    keep = np.array([n == "[memory]" for n in names], dtype=bool)
-    if not keep.any():
-        return
-    sub = [e for e, k in zip(sub, keep.tolist(), strict=False) if k]
-    cols = ev.columns(sub, ("ts", "pid", "tid"), idx[keep])
+    if names.count("[memory]") != len(names):
+        keep = np.array([n == "[memory]" for n in names], dtype=bool)
+        if not keep.any():
+            return
+        idx = idx[keep]
+        sub = [e for e, k in zip(sub, keep.tolist(), strict=False) if k]
+    cols = ev.columns(sub, ("ts",), idx)
     args = ev.args(sub, _MemArgs)
     cols["bytes"] = _ints([a.bytes for a in args], 0)
     cols["addr"] = _ints([a.addr for a in args])
-    cols["total_allocated"] = _ints([a.total_allocated for a in args], 0)
     cols["total_reserved"] = _ints([a.total_reserved for a in args], 0)
     cols["device_id"] = _ints([a.device_id for a in args])
-    cols["device_type"] = _ints([a.device_type for a in args])
     prof.memory = frame("memory", cols)
 
 
