@@ -89,6 +89,73 @@ def test_documented_examples() -> None:
     assert pairs(*align(list("ABCD"), list("BXCE"))) == [(0, None), (1, 0), (None, 1), (2, 2), (None, 3), (3, None)]
 
 
+def _original_literal(kb: list, kc: list) -> list[tuple[int, int]]:
+    """reference-2 §0.5 written out as the spec gives it (one aliased row, FLAGS, traceback)."""
+    n, m = len(kb), len(kc)
+    row, prev0, flags = [0] * (n + 1), [0] * (n + 1), set()
+    for i in range(1, m + 1):
+        p = prev0 if i == 1 else row
+        for j in range(1, n + 1):
+            if kc[i - 1] == kb[j - 1]:
+                row[j] = p[j - 1] + 1
+            else:
+                left, up = row[j - 1], p[j]
+                if left < up:
+                    flags.add((i, j))
+                    row[j] = up
+                else:
+                    row[j] = left
+    out, i, j = [], m, n
+    while i > 0 and j > 0:
+        if kb[j - 1] == kc[i - 1]:
+            out.append((j - 1, i - 1))
+            i, j = i - 1, j - 1
+        elif (i, j) in flags:
+            i -= 1
+        else:
+            j -= 1
+    return out[::-1]
+
+
+@settings(max_examples=500, deadline=None)
+@given(keys, keys)
+def test_original_pairs_equal_the_spec_algorithm(a: list, b: list) -> None:
+    """The vectorised DP (one max-plus scan per row) against the literal algorithm."""
+    from msprof_compare.compare.align import _codes, original_pairs
+
+    if not a or not b:
+        return
+    ma, mb = original_pairs(*_codes(a, b))
+    assert list(zip(ma.tolist(), mb.tolist(), strict=True)) == _original_literal(a, b)
+
+
+@settings(max_examples=500, deadline=None)
+@given(keys, keys)
+def test_alignment_keeps_the_original_pairs_when_a_maximum_can(a: list, b: list) -> None:
+    """Always a maximum matching; it holds every pair the original makes whenever the original's
+    pairs extend to a maximum matching (gaps filled with LCS)."""
+    ia, ib = align(a, b)
+    _check(a, b, ia, ib)
+    best = _lcs_len(a, b)
+    assert matched_count(ia, ib) == best
+    orig = _original_literal(a, b) if a and b else []
+    ours = set(zip(ia.tolist(), ib.tolist(), strict=True))
+    extendable = len(orig) + sum(
+        _lcs_len(a[a0:a1], b[b0:b1])
+        for (a0, b0), (a1, b1) in zip([(-1, -1), *orig], [*orig, (len(a), len(b))], strict=True)
+        for a0, b0 in [(a0 + 1, b0 + 1)]) == best
+    if extendable:
+        assert set(orig) <= ours
+
+
+def test_quirk_examples_give_the_original_output() -> None:
+    """reference-2 §0.5 examples where the original differs from textbook LCS: same rows as the original."""
+    assert pairs(*align(list("DDAD"), list("BDDB"))) == [(None, 0), (0, None), (1, 1), (2, None), (3, 2), (None, 3)]
+    assert pairs(*align(list("CABDBD"), list("ADC"))) == [
+        (0, None), (1, 0), (2, None), (3, None), (4, None), (5, 1), (None, 2)]
+    assert pairs(*align(list("AB"), list("BA"))) == [(None, 0), (0, 1), (1, None)]
+
+
 def test_quirk_examples_match_more_than_the_original() -> None:
     # B=[D,D,A,D], C=[B,D,D,B]: the original pairs 2; the LCS is 2 as well
     ia, ib = align(list("DDAD"), list("BDDB"))

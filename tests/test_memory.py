@@ -126,9 +126,11 @@ def test_statistic_unit_fact():
     assert [s.name for s in sheets] == ["MemoryCompareStatistic", "MemoryCompare"]
     assert sheets[0].data.iloc[0].tolist() == [1, "matmul", 8.0, 40.0, 2, 4.0, 20.0, 1, -20.0, 0.5]
     detail = sheets[1].data
-    assert detail.iloc[0, 5] == 20480.0 and detail.iloc[0, 10] == 20480.0
-    assert detail.iloc[1].tolist()[6:] == [None, None, None, "", 0, -20480.0, 0.0]
+    # as the original's DP does, the one comparison matmul pairs with the later base matmul
+    assert detail.iloc[0].tolist()[6:] == [None, None, None, "", 0, -20480.0, 0.0]
+    assert detail.iloc[1, 5] == 20480.0 and detail.iloc[1, 10] == 20480.0
     assert detail.iloc[0, 4].count("\n") == 2 and detail.iloc[0, 4].startswith("matmul, (1, 2001), [duration: 2000.0]")
+    assert detail.iloc[1, 4].startswith("matmul, (10001, 12001), [duration: 2000.0]")
 
 
 def test_no_operator_memory_logs(caplog):

@@ -23,6 +23,11 @@ bit vector), which keeps memory linear and the cost bound independent of D.
 The halves carry their exact difference count and go back to Myers when that
 is cheap. Both paths find a true maximum matching.
 
+Several maximum matchings usually exist. On small problems (``ORIGINAL_MAX_CELLS``) the
+original's own pairs are computed too, and kept, with the gaps between them filled by LCS,
+whenever that is still a maximum matching, so our sheets pair the same occurrences as the
+original's wherever its answer is not short of matches (``preferred_matches``).
+
 The result is two equal-length int64 arrays ``(ia, ib)``: row ``t`` pairs base
 element ``ia[t]`` with comparison element ``ib[t]``; ``-1`` stands for "absent".
 Rows follow both sequences in order; between two matches the comparison-only
@@ -37,7 +42,7 @@ from collections.abc import Hashable, Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["align", "lcs_matches", "no_matching", "pairs", "matched_count"]
+__all__ = ["align", "lcs_matches", "preferred_matches", "original_pairs", "no_matching", "pairs", "matched_count"]
 
 #: Common runs longer than this are measured with numpy slices.
 _SHORT_RUN = 16
@@ -335,6 +340,88 @@ def lcs_matches(a_keys: Sequence[Hashable], b_keys: Sequence[Hashable]) -> tuple
     return pa[ma], pb[mb]
 
 
+#: Problems up to this many DP cells (and comparison elements, the DP's rows) first try the
+#: original's own pairing (see ``preferred_matches``); its table is at most this many bytes.
+ORIGINAL_MAX_CELLS = 250_000
+ORIGINAL_MAX_ROWS = 1_000
+
+
+def original_pairs(ca: np.ndarray, cb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs the original's DP picks (reference-2 §0.5), row aliasing included: O(n*m) time
+    and a bit per cell for the traceback, so ``preferred_matches`` calls it on small problems only.
+
+    ``ca`` (base) and ``cb`` (comparison) are integer key codes. Each DP row is one
+    vectorised max-plus scan: with the aliasing, row[j] = row[j-1] + 1 on a key match and
+    max(row[j-1], previous row[j]) otherwise, i.e. A[j] + max(0, cummax(prev[k] - A[k]))
+    over the non-matching k <= j, where A counts the matches up to j.
+    """
+    n, m = len(ca), len(cb)
+    flags = np.zeros((m + 1, n + 1), dtype=bool)
+    row = np.zeros(n + 1, dtype=np.int64)
+    never = np.iinfo(np.int64).min // 2
+    for i in range(1, m + 1):
+        eq = ca == cb[i - 1]
+        if i == 1:  # the first row reads a separate all-zero "previous row": nothing is flagged
+            row[1:] = np.maximum.accumulate(eq.astype(np.int64))
+            continue
+        old = row[1:].copy()
+        acc = np.cumsum(eq, dtype=np.int64)
+        best = np.maximum.accumulate(np.where(eq, never, old - acc))
+        new = acc + np.maximum(best, 0)
+        left = np.concatenate(([0], new[:-1]))
+        flags[i, 1:] = ~eq & (left < old)
+        row[1:] = new
+    ma: list[int] = []
+    mb: list[int] = []
+    i, j = m, n
+    a, b = ca.tolist(), cb.tolist()
+    while i > 0 and j > 0:
+        if a[j - 1] == b[i - 1]:
+            ma.append(j - 1)
+            mb.append(i - 1)
+            i -= 1
+            j -= 1
+        elif flags[i, j]:
+            i -= 1
+        else:
+            j -= 1
+    return np.array(ma[::-1], dtype=np.int64), np.array(mb[::-1], dtype=np.int64)
+
+
+def preferred_matches(a_keys: Sequence[Hashable], b_keys: Sequence[Hashable]) -> tuple[np.ndarray, np.ndarray]:
+    """A maximum matching that keeps every pair the original makes, when one exists.
+
+    Several maximum matchings usually exist, and users compare our sheets with the original's.
+    On small problems the original's own pairs are computed, the gaps between them are filled
+    with longest common subsequences, and the result is used if it is as long as a longest
+    common subsequence of the whole; otherwise (the original lost matches there) the plain
+    maximum matching of ``lcs_matches`` is returned.
+    """
+    n, m = len(a_keys), len(b_keys)
+    if n == 0 or m == 0 or n * m > ORIGINAL_MAX_CELLS or m > ORIGINAL_MAX_ROWS:
+        return lcs_matches(a_keys, b_keys)
+    best_a, best_b = lcs_matches(a_keys, b_keys)
+    ca, cb = _codes(a_keys, b_keys)
+    oa, ob = original_pairs(ca, cb)
+    if len(oa) == len(best_a) and np.array_equal(oa, best_a) and np.array_equal(ob, best_b):
+        return best_a, best_b
+    parts_a, parts_b = [oa], [ob]
+    lo_a = np.concatenate(([0], oa + 1))
+    lo_b = np.concatenate(([0], ob + 1))
+    hi_a = np.concatenate((oa, [n]))
+    hi_b = np.concatenate((ob, [m]))
+    for a0, a1, b0, b1 in zip(lo_a.tolist(), hi_a.tolist(), lo_b.tolist(), hi_b.tolist(), strict=True):
+        if a1 > a0 and b1 > b0:
+            ga, gb = lcs_matches(ca[a0:a1], cb[b0:b1])
+            parts_a.append(ga + a0)
+            parts_b.append(gb + b0)
+    ma, mb = np.concatenate(parts_a), np.concatenate(parts_b)
+    if len(ma) < len(best_a):
+        return best_a, best_b
+    order = np.argsort(ma, kind="stable")
+    return ma[order], mb[order]
+
+
 def _merge(n: int, m: int, ma: np.ndarray, mb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Interleave matches and unmatched elements into one ordered pair list."""
     a_matched = np.zeros(n, dtype=bool)
@@ -375,7 +462,7 @@ def align(a_keys: Sequence[Hashable], b_keys: Sequence[Hashable], match: bool = 
     if n == m and list(a_keys) == list(b_keys):  # the common case of module children
         both = np.arange(n, dtype=np.int64)
         return both, both.copy()
-    ma, mb = lcs_matches(a_keys, b_keys)
+    ma, mb = preferred_matches(a_keys, b_keys)
     return _merge(n, m, ma, mb)
 
 
