@@ -92,6 +92,25 @@ def test_killed_mid_write_leaves_no_workbook(sig: int, kineto: Path, tmp_path: P
         assert all(n.startswith(".") for n in left), left
 
 
+def test_stale_temporaries_of_killed_runs_are_removed(kineto: Path, tmp_path: Path) -> None:
+    """What a SIGKILL leaves (a hidden temporary report) goes away on a later run once a day old;
+    a fresh one (a run writing right now) and other files are left alone."""
+    out = tmp_path / "out"
+    out.mkdir()
+    stale = out / ".performance_comparison_result_abc123.xlsx.tmp"
+    fresh = out / ".performance_comparison_result_def456.xlsx.tmp"
+    other = out / ".notes.tmp"
+    for f in (stale, fresh, other):
+        f.write_bytes(b"partial")
+    old = time.time() - 2 * 24 * 3600
+    os.utime(stale, (old, old))
+    os.utime(other, (old, old))
+    code, _out, err = run_cli(["-bp", str(kineto), "-d", str(kineto), "-o", str(out)])
+    assert code == 0, err
+    assert not stale.exists() and fresh.exists() and other.exists()
+    assert len(list(out.glob(RESULT_GLOB))) == 1
+
+
 def _trace_with_names(base: Path, names: list[str]) -> bytes:
     doc = json.loads(base.read_bytes())
     events = doc["traceEvents"]

@@ -5,15 +5,18 @@ published with a hard link, which fails atomically when the name is taken. So
 an existing file (for example another run's result) is never replaced, and a
 process killed or interrupted while writing never leaves a half-written
 report under a final name. SIGTERM/SIGHUP become ``SystemExit`` while
-writing, so the temporary file is removed on those signals too.
+writing, so the temporary file is removed on those signals too; what a SIGKILL
+leaves behind is removed by a later run in the same directory once it is a day old.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -21,6 +24,9 @@ from ..errors import ProfileError
 
 FILE_PREFIX = "performance_comparison_result_"
 FILE_MODE = 0o640
+#: Temporary report files older than this (seconds) were left by a killed run (SIGKILL cannot be
+#: caught) and are removed by the next run writing into the same directory.
+STALE_TMP_SECONDS = 24 * 3600
 DIR_MODE = 0o750
 #: How many ``_N`` suffixes are tried before giving up on a taken name.
 MAX_SUFFIX = 10_000
@@ -96,6 +102,33 @@ def terminate_as_exit() -> Iterator[None]:
             signal.signal(sig, old)
 
 
+def remove_stale_temporaries(directory: str, now: float | None = None) -> int:
+    """Delete our own hidden temporary reports that a killed run left behind; returns how many.
+
+    Only files named ``.performance_comparison_result_*.tmp`` and untouched for
+    ``STALE_TMP_SECONDS`` are removed, so a run writing right now is never disturbed.
+    """
+    now = time.time() if now is None else now
+    removed = 0
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return 0
+    for e in entries:
+        if not (e.name.startswith(f".{FILE_PREFIX}") and e.name.endswith(".tmp")):
+            continue
+        try:
+            if e.is_file(follow_symlinks=False) and now - e.stat(follow_symlinks=False).st_mtime > STALE_TMP_SECONDS:
+                os.unlink(e.path)
+                removed += 1
+        except OSError:
+            continue
+    if removed:
+        logging.getLogger("msprof-analyze").info(
+            "Removed %d temporary report file(s) left in %s by an interrupted run.", removed, directory)
+    return removed
+
+
 def write_new_file(directory: str, name: str, fill: Callable[[str], None], what: str) -> str:
     """Create ``directory/name`` (or a suffixed name) from ``fill(temp_path)``; returns the path.
 
@@ -105,6 +138,7 @@ def write_new_file(directory: str, name: str, fill: Callable[[str], None], what:
     ``OSError`` becomes a one-line ``ProfileError`` naming the directory and ``what``.
     """
     ext = os.path.splitext(name)[1]
+    remove_stale_temporaries(directory)
     tmp = ""
     try:
         with terminate_as_exit():
