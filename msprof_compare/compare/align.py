@@ -341,14 +341,15 @@ def lcs_matches(a_keys: Sequence[Hashable], b_keys: Sequence[Hashable]) -> tuple
 
 
 #: Problems up to this many DP cells (and comparison elements, the DP's rows) first try the
-#: original's own pairing (see ``preferred_matches``); its table is at most this many bytes.
+#: original's own pairing (see ``preferred_matches``); its flag table is about this many bytes.
 ORIGINAL_MAX_CELLS = 250_000
 ORIGINAL_MAX_ROWS = 1_000
 
 
 def original_pairs(ca: np.ndarray, cb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The pairs the original's DP picks (reference-2 §0.5), row aliasing included: O(n*m) time
-    and a bit per cell for the traceback, so ``preferred_matches`` calls it on small problems only.
+    and a byte per cell for the traceback flags, so ``preferred_matches`` calls it on small
+    problems only (at most ``ORIGINAL_MAX_CELLS`` cells).
 
     ``ca`` (base) and ``cb`` (comparison) are integer key codes. Each DP row is one
     vectorised max-plus scan: with the aliasing, row[j] = row[j-1] + 1 on a key match and
