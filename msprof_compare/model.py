@@ -107,17 +107,17 @@ def frame(table: str, columns: dict[str, Any]) -> pd.DataFrame:
     for col, dtype in schema.items():
         if col in columns:
             v = columns[col]
-            data[col] = np.asarray(v, dtype=dtype) if dtype != OBJ else _object_column(v)
+            data[col] = np.asarray(v, dtype=dtype) if dtype != OBJ else object_column(v)
         elif dtype == I64:
             data[col] = np.full(n, -1, dtype=np.int64)
         elif dtype == F64:
             data[col] = np.full(n, np.nan)
         else:
-            data[col] = _object_column(np.full(n, "", dtype=object))
+            data[col] = object_column(np.full(n, "", dtype=object))
     return pd.DataFrame(data)
 
 
-def _object_column(values: Any) -> pd.Series:
+def object_column(values: Any) -> pd.Series:
     """A text column kept as object dtype: pandas >= 3 would otherwise copy it into its ``str``
     dtype (checking every value), and every later ``to_numpy(dtype=object)`` would copy it back."""
     if not isinstance(values, np.ndarray) or values.dtype != object:

@@ -208,6 +208,20 @@ def test_guards_ok_and_match_rate_frame(caplog):
     assert caplog.text == ""
 
 
+def test_shape_guard_says_why_it_could_not_check():
+    with_shapes = _profile(["aten::mm", "aten::add"], ["[[2, 3]]", "[[2]]"])
+    without = _profile(["aten::mm", "aten::add"], ["N/A", "N/A"])  # e.g. a profiling-only run
+    other = _profile(["aten::gelu"], ["[[2]]"])
+    rows = {}
+    for name, (b, c) in {"no shapes": (with_shapes, without), "absent": (with_shapes, other),
+                         "ok": (with_shapes, with_shapes)}.items():
+        g = summary.guards(_Ctx(b, c)).set_index("Check").loc["input shapes of top operators"]
+        rows[name] = (g["Status"], g["Base"], g["Detail"])
+    assert rows["no shapes"][:2] == ("unknown", "0") and rows["no shapes"][2].startswith("no input shapes on one side")
+    assert rows["absent"][:2] == ("unknown", "0") and "absent from the comparison side" in rows["absent"][2]
+    assert rows["ok"] == ("ok", "2", "2 heaviest operators found on both sides")
+
+
 # --------------------------------------------------------------------------- real data
 
 

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import StepError
-from . import table
+from . import classify, table
 from .optree import OpTree, op_tree
 from .steps import STEP_MARK, side_range, side_step
 from .table import STYLE_FLOAT, STYLE_INT, Column, Sheet, diff_ratio, frame_from_rows
@@ -57,8 +57,7 @@ def api_calls(tree: OpTree, step: int = -1) -> pd.DataFrame:
     child_dur = np.bincount(par[has_parent], weights=dur[has_parent], minlength=n) if n else np.zeros(0)
     self_ns = dur - child_dur.astype(np.int64)
     names = tree.ops["name"].to_numpy(dtype=object)
-    codes, uniq = pd.factorize(names, use_na_sentinel=False)
-    is_step = np.array([STEP_MARK in str(u) for u in uniq.tolist()], dtype=bool)[codes] if n else np.zeros(0, bool)
+    is_step = classify.per_unique(names, lambda s: STEP_MARK in s, lower=False)
     if step < 0:
         order = np.flatnonzero(~is_step)
     else:

@@ -92,7 +92,7 @@ def flow_start_map(profile: Profile) -> tuple[np.ndarray, np.ndarray]:
     z = np.zeros(0, dtype=np.int64)
     if not len(fl):
         return z, z
-    sel = np.flatnonzero(_lower_is(fl["cat"].to_numpy(dtype=object), "async_npu"))
+    sel = np.flatnonzero(classify.per_unique(fl["cat"].to_numpy(dtype=object), lambda c: c == "async_npu"))
     if not sel.size:
         return z, z
     f_ts = fl["f_ts"].to_numpy(dtype=np.int64)[sel]
@@ -101,15 +101,6 @@ def flow_start_map(profile: Profile) -> tuple[np.ndarray, np.ndarray]:
     rev = f_ts[::-1]
     keys, first_in_rev = np.unique(rev, return_index=True)
     return keys, s_ts[::-1][first_in_rev]
-
-
-def _lower_is(values: np.ndarray, text: str) -> np.ndarray:
-    """Per value: ``str(value).lower() == text``, tested once per distinct value."""
-    if not len(values):
-        return np.zeros(0, dtype=bool)
-    codes, uniq = pd.factorize(values, use_na_sentinel=False)
-    hit = np.array([str(u).lower() == text for u in uniq.tolist()], dtype=bool)
-    return hit[codes]
 
 
 def _lookup(keys: np.ndarray, values: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -222,14 +213,14 @@ def _lccl(profile: Profile, bd: Breakdown, tasks: np.ndarray) -> None:
     c = profile.comm
     parts = []
     if len(tasks):
-        hit = _lower_is(k["name"].to_numpy(dtype=object)[tasks], LCCL_KERNEL)
+        hit = classify.per_unique(k["name"].to_numpy(dtype=object)[tasks], lambda n: n == LCCL_KERNEL)
         parts.append(k["dur"].to_numpy(dtype=np.int64)[tasks[hit]])
     if len(c):
         op = np.flatnonzero(c["lane"].to_numpy(dtype=object) == "op")
         if op.size:
             op = op[last_of_keys(c["pid"].to_numpy(dtype=np.int64)[op], c["tid"].to_numpy(dtype=np.int64)[op],
                                   c["ts"].to_numpy(dtype=np.int64)[op])]
-            hit = _lower_is(c["name"].to_numpy(dtype=object)[op], LCCL_KERNEL)
+            hit = classify.per_unique(c["name"].to_numpy(dtype=object)[op], lambda n: n == LCCL_KERNEL)
             parts.append(c["dur"].to_numpy(dtype=np.int64)[op[hit]])
     for d in parts:
         if d.size:

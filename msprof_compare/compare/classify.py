@@ -96,13 +96,15 @@ def load_keywords(path: str | None = None) -> Keywords:
 # --------------------------------------------------------------------------- name predicates
 
 
-def per_unique(names: Iterable[str], test) -> np.ndarray:
-    """Apply a str -> bool test once per distinct name (names repeat a lot)."""
-    arr = np.asarray(names, dtype=object)
+def per_unique(names: Iterable[str], test, lower: bool = True) -> np.ndarray:
+    """Apply a str -> bool test once per distinct name (names repeat a lot), to the lower-cased
+    name unless ``lower`` is False; None reads as ""."""
+    arr = names if isinstance(names, np.ndarray) and names.dtype == object else np.asarray(names, dtype=object)
     if arr.size == 0:
         return np.zeros(0, dtype=bool)
     codes, uniq = pd.factorize(arr, use_na_sentinel=False)
-    flags = np.fromiter((test("" if u is None else str(u).lower()) for u in uniq), dtype=bool, count=len(uniq))
+    texts = ("" if u is None else str(u) for u in uniq.tolist())
+    flags = np.fromiter((test(t.lower() if lower else t) for t in texts), dtype=bool, count=len(uniq))
     return flags[codes]
 
 

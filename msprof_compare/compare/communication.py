@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..model import Profile
-from . import table
+from . import classify, table
 from .steps import in_range, side_range
 from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, STYLE_TEXT, Column, Sheet, diff_ratio, frame_from_rows
 
@@ -79,12 +79,9 @@ def comm_events(profile: Profile) -> tuple[Events, Events]:
         k = profile.kernels
         if not len(k):
             return cols(k, none, none), cols(k, none, none)
-        cat, name = k["cat"].to_numpy(dtype=object), k["name"].to_numpy(dtype=object)
-        c_codes, c_uniq = pd.factorize(cat, use_na_sentinel=False)
-        n_codes, n_uniq = pd.factorize(name, use_na_sentinel=False)
-        ok_cat = np.array([str(u).lower() in GPU_KERNEL_CATS for u in c_uniq.tolist()], dtype=bool)
-        ok_name = np.array([str(u).lower().startswith(GPU_COMM_PREFIXES) for u in n_uniq.tolist()], dtype=bool)
-        rows = np.flatnonzero(ok_cat[c_codes] & ok_name[n_codes])
+        rows = np.flatnonzero(classify.per_unique(k["cat"].to_numpy(dtype=object), lambda c: c in GPU_KERNEL_CATS)
+                              & classify.per_unique(k["name"].to_numpy(dtype=object),
+                                                    lambda n: n.startswith(GPU_COMM_PREFIXES)))
         return cols(k, rows, np.full(len(rows), -1, np.int64)), cols(k, none, none)
     c = profile.comm
     is_op = c["lane"].to_numpy(dtype=object) == "op"

@@ -100,7 +100,7 @@ def kernel_groups(profile: Profile, step: int = -1) -> pd.DataFrame:
         s_codes, s_text = np.zeros(len(kd), np.int64), ["N/A"]
     dur = np.nan_to_num(_number(kd["Duration(us)"]))[rows]
     # types and (type, shape) pairs numbered in first-appearance order among the kept rows
-    t_rank, t_first = pd.factorize(t_codes[rows])
+    t_rank, _ = pd.factorize(t_codes[rows])
     pair, pair_first = pd.factorize(t_codes[rows].astype(np.int64) * (len(s_text) + 1) + s_codes[rows])
     n = len(pair_first)
     if "dur" in kd.columns:

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..model import Profile
-from . import table
+from . import classify, table
 from .optree import OpPairs, OpTree, op_tree, operator_pairs
 from .steps import check_steps
 from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, STYLE_TEXT, Column, Sheet, diff_ratio, frame_from_rows
@@ -131,9 +131,7 @@ def npu_records(profile: Profile) -> pd.DataFrame:
     alloc = om["alloc_ns"].to_numpy(dtype=np.int64)[rows]
     rel = om["release_ns"].to_numpy(dtype=np.int64)[rows]
     names = _texts(om["Name"].to_numpy(dtype=object)[rows])
-    codes, uniq = pd.factorize(names, use_na_sentinel=False)
-    cann = np.array(["cann::" in u for u in uniq.tolist()], dtype=bool)[codes] if len(uniq) else \
-        np.zeros(0, dtype=bool)
+    cann = classify.per_unique(names, lambda s: "cann::" in s, lower=False)
     ts = alloc.copy()
     keep = np.ones(len(rows), dtype=bool)
     if cann.any():

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..model import Profile
+from . import classify
 from .align import align, no_matching
 from .optree import OpTree, _nest, _subtree_sum, op_tree, side_profile
 from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, frame_from_rows
@@ -145,10 +146,7 @@ def _root() -> Module:
 
 def _is_module(names: pd.Series | np.ndarray) -> np.ndarray:
     """Whether each name starts with ``nn.Module:`` (any case); tested once per distinct name."""
-    codes, uniq = pd.factorize(np.asarray(names, dtype=object))
-    n = len(MODULE_PREFIX)
-    hit = np.array([u[:n].lower() == MODULE_PREFIX for u in np.asarray(uniq, dtype=object).tolist()] + [False])
-    return hit[codes]
+    return classify.per_unique(np.asarray(names, dtype=object), lambda n: n.startswith(MODULE_PREFIX))
 
 
 def has_modules(profile: Profile) -> bool:
@@ -293,19 +291,6 @@ def _ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     return starts + np.arange(total, dtype=np.int64)
 
 
-def _starts_with(names: pd.Series, prefix: str, lower: bool = True) -> np.ndarray:
-    codes, uniq = pd.factorize(names)
-    u = np.asarray(uniq, dtype=object).tolist()
-    hit = np.array([(s.lower() if lower else s).startswith(prefix) for s in u] + [False])
-    return hit[codes]
-
-
-def _contains(names: pd.Series, part: str) -> np.ndarray:
-    codes, uniq = pd.factorize(names)
-    hit = np.array([part in s for s in np.asarray(uniq, dtype=object).tolist()] + [False])
-    return hit[codes]
-
-
 def build_side(profile: Profile, tree: OpTree) -> ModuleTrees | None:
     """Forward and backward module trees of one side (§3.2-3.4); None without nn.Module events."""
     pf = profile.python_functions
@@ -323,9 +308,8 @@ def build_side(profile: Profile, tree: OpTree) -> ModuleTrees | None:
 
     pf_ts = pf["ts"].to_numpy(np.int64)
     pf_end = pf_ts + pf["dur"].to_numpy(np.int64)
-    opnames = tree.ops["name"]
-    op_names = opnames.to_numpy(dtype=object)
-    optim = _starts_with(opnames, "optimizer")
+    op_names = tree.ops["name"].to_numpy(dtype=object)
+    optim = classify.per_unique(op_names, lambda n: n.startswith("optimizer"))
     fwd, bwd = _root(), _root()
     fw = _walk(np.concatenate([pf_names[is_mod], op_names[optim]]),
                np.concatenate([pf_ts[is_mod], tree.ts[optim]]),
@@ -369,7 +353,7 @@ def build_side(profile: Profile, tree: OpTree) -> ModuleTrees | None:
 
     # assign ops to modules (§3.2 step 8): the deepest forward module, else the deepest backward one
     nf = len(fw.mods)
-    keep = ~optim & ~_contains(opnames, "ProfilerStep#")
+    keep = ~optim & ~classify.per_unique(op_names, lambda n: "ProfilerStep#" in n, lower=False)
     ops_idx = np.flatnonzero(keep)
     owner = _deepest(fw.start, fw.end, fw.parent, tree.ts[ops_idx])
     if bw is not None:

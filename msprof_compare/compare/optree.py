@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from ..model import Profile
+from . import classify
 from .align import align, no_matching
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -292,17 +293,18 @@ def match_last(left: tuple[np.ndarray, ...], right: tuple[np.ndarray, ...]) -> n
     return out
 
 
-def flow_kernels(flows: pd.DataFrame, pool: pd.DataFrame, cats: frozenset) -> pd.DataFrame:
-    """Flows of ``cats`` joined to the pool kernel at their end (columns s_ts, order, k).
+def flow_rows(flows: pd.DataFrame, cats: frozenset) -> np.ndarray:
+    """Rows of the flows whose lower-cased category is one of ``cats``."""
+    return np.flatnonzero(classify.per_unique(flows["cat"].to_numpy(dtype=object), lambda c: c in cats))
+
+
+def flow_kernels(flows: pd.DataFrame, sel: np.ndarray, pool: pd.DataFrame) -> pd.DataFrame:
+    """Flows ``sel`` (``flow_rows``) joined to the pool kernel at their end (columns s_ts, order, k).
 
     The kernel is found by the flow end's (pid, tid, ts), the last pool row winning for a
-    duplicate key as the original's kernel map does; ``order`` is the flow's file order
-    (among the flows of ``cats``); rows are in that order.
+    duplicate key as the original's kernel map does; ``order`` is the flow's position in
+    ``sel`` (file order); rows are in that order.
     """
-    cat = flows["cat"].to_numpy(dtype=object)
-    codes, uniq = pd.factorize(cat, use_na_sentinel=False)
-    sel = np.flatnonzero(np.array([str(u).lower() in cats for u in uniq.tolist()], dtype=bool)[codes]
-                         if len(uniq) else np.zeros(len(cat), bool))
     k = match_last(tuple(flows[c].to_numpy(dtype=np.int64)[sel] for c in ("f_pid", "f_tid", "f_ts")),
                    tuple(pool[c].to_numpy(dtype=np.int64) for c in ("pid", "tid", "ts")))
     hit = np.flatnonzero(k >= 0)
@@ -336,9 +338,9 @@ def build_tree(profile: Profile, gpu_flow_cat: str = "", with_comm: bool = False
     n = len(ts)
     size = _subtree_sum(np.ones(n, np.int64), parent, depth)
     pool = kernel_pool(profile, with_comm)
-    cats = flow_cats(profile, gpu_flow_cat)
-    has_flows = bool(len(profile.flows)) and bool(profile.flows["cat"].str.lower().isin(cats).any())
-    fk = flow_kernels(profile.flows, pool, cats) if len(profile.flows) and len(pool) else None
+    sel = flow_rows(profile.flows, flow_cats(profile, gpu_flow_cat))
+    has_flows = bool(sel.size)
+    fk = flow_kernels(profile.flows, sel, pool) if sel.size and len(pool) else None
     enode, ek = _link(ts, fk)
     counts = np.bincount(enode, minlength=n).astype(np.int64) if n else np.zeros(0, np.int64)
     kptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)

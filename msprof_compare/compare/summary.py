@@ -382,7 +382,8 @@ def _has_shapes(ops: pd.DataFrame) -> bool:
 
 
 def _shape_mismatches(base: pd.DataFrame, comparison: pd.DataFrame) -> tuple[int, list[str]]:
-    """(ops checked, op names whose input shapes share nothing between the sides)."""
+    """(ops checked, op names whose input shapes share nothing between the sides); an op counts as
+    checked only when both sides recorded shapes for it."""
     comparison_names = _op_names(comparison)
     names = [n for n in _heavy_ops(base, SHAPE_TOP_OPS) if n in comparison_names]
     if not names:
@@ -397,12 +398,14 @@ def _shape_mismatches(base: pd.DataFrame, comparison: pd.DataFrame) -> tuple[int
         return {k: v - {"", "N/A"} for k, v in out.items()}
 
     sb_all, sc_all = shapes(base), shapes(comparison)
-    bad = []
+    checked, bad = 0, []
     for name in names:
         sb, sc = sb_all.get(name, set()), sc_all.get(name, set())
-        if sb and sc and not (sb & sc):
-            bad.append(name)
-    return len(names), bad
+        if sb and sc:
+            checked += 1
+            if not (sb & sc):
+                bad.append(name)
+    return checked, bad
 
 
 def guards(ctx: RunContext) -> pd.DataFrame:

@@ -11,8 +11,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 import pandas as pd
+
+from ..model import object_column
 
 #: Header names whose cells are "worse" (red) when > 1 (reference-2 §8.4).
 RATIO_HEADERS = frozenset({"Diff Ratio", "Diff Total Ratio", "Diff Avg Ratio", "Diff Calls Ratio", "Diff Self Ratio"})
@@ -108,9 +109,8 @@ def frame_from_rows(rows: list[list], ncols: int) -> pd.DataFrame:
         return pd.DataFrame({i: pd.Series([], dtype=object) for i in range(ncols)}, columns=range(ncols))
     data: dict[int, Any] = {}
     for i, values in enumerate(zip(*rows, strict=False)):
-        if None in values:
-            # object dtype kept explicitly: pandas would turn text with None into its str dtype (NaN)
-            data[i] = pd.Series(np.fromiter(values, dtype=object, count=len(values)), dtype=object, copy=False)
+        if None in values:  # object dtype kept: pandas would turn text with None into its str dtype (NaN)
+            data[i] = object_column(values)
         else:
             data[i] = list(values)  # pandas infers the numeric / text dtype per column
     return pd.DataFrame(data, columns=range(ncols))

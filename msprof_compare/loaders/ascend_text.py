@@ -445,12 +445,14 @@ def _first_line(exc: Exception) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def _us_text_to_ns(s: pd.Series, missing: int = -1) -> np.ndarray:
-    """Decimal-us text column (possibly TAB-padded, ""/N/A) -> exact int64 ns; ``missing`` otherwise."""
-    out = decimal_us_to_ns(s.tolist(), strict=False)
+def _us_times(s: pd.Series, missing: int = -1) -> tuple[list[str], np.ndarray]:
+    """A decimal-us text column (the export pads some with a TAB; ""/N/A when absent): its stripped
+    text and its exact int64 ns, ``missing`` where there is no number."""
+    texts = [v.strip() for v in s.tolist()]
+    ns = decimal_us_to_ns(texts, strict=False)
     if missing != -1:
-        out[out == -1] = missing
-    return out
+        ns[ns == -1] = missing
+    return texts, ns
 
 
 def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.DataFrame:
@@ -472,9 +474,9 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
     for col in KERNEL_TEXT_COLUMNS:
         if col in df.columns:
             out[col] = df[col].to_numpy(dtype=object)
-    start = [v.strip() for v in df["Start Time(us)"].tolist()]  # the export pads it with a TAB
+    start, start_ns = _us_times(df["Start Time(us)"])
     out["Start Time(us)"] = np.array(start, dtype=object)
-    dur_ns = _us_text_to_ns(df["Duration(us)"], missing=0)
+    _, dur_ns = _us_times(df["Duration(us)"], missing=0)
     dur_us = pd.to_numeric(df["Duration(us)"], errors="coerce").to_numpy(dtype=np.float64)
     out["Duration(us)"] = dur_us
     if np.isnan(dur_us).any():
@@ -488,7 +490,7 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
     for col in PMU_COLUMNS:
         if col in df.columns:
             out[col] = df[col].to_numpy(dtype=np.float64)
-    out["ts"] = decimal_us_to_ns(start, strict=False)
+    out["ts"] = start_ns
     n_bad = int(((out["ts"] == -1) & (out["Start Time(us)"] != "")).sum())
     if n_bad:
         warnings.append(f"{path}: {n_bad} Start Time(us) value(s) are not numbers; those kernels are not matched.")
@@ -504,13 +506,8 @@ def read_memory_record(path: str) -> pd.DataFrame:
 def read_operator_memory(path: str) -> pd.DataFrame:
     df = _read_csv(path, ("Name", "Allocation Time(us)", "Release Time(us)", "Device Type"),
                    ("Size(KB)", "Duration(us)"), ("Name", "Size(KB)", "Allocation Time(us)", "Release Time(us)"))
-    # the export pads times with a TAB: strip once, then parse the stripped text
-    alloc = [v.strip() for v in df["Allocation Time(us)"].tolist()]
-    release = [v.strip() for v in df["Release Time(us)"].tolist()]
-    alloc_ns = decimal_us_to_ns(alloc, strict=False)
-    release_ns = decimal_us_to_ns(release, strict=False)
-    alloc_ns[alloc_ns == -1] = 0
-    release_ns[release_ns == -1] = 0
+    alloc, alloc_ns = _us_times(df["Allocation Time(us)"], missing=0)
+    release, release_ns = _us_times(df["Release Time(us)"], missing=0)
     return pd.DataFrame({
         "Name": df["Name"].to_numpy(dtype=object),
         "Size(KB)": np.nan_to_num(df["Size(KB)"].to_numpy(dtype=np.float64), nan=0.0),
