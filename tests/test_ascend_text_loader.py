@@ -71,7 +71,10 @@ def test_tables_match_independent_counts(raw, prof):
 
 
 def test_flows_and_backward_tid(raw, prof):
-    for cat in ("async_npu", "async_task_queue"):
+    # only the categories a comparator reads are kept (op -> task and forward -> backward links)
+    assert "async_npu" in set(prof.flows["cat"]) <= {"async_npu", "fwdbwd"}
+    assert {e.get("cat") for e in raw if e["ph"] in "sf"} > {"async_npu", "fwdbwd"}
+    for cat in ("async_npu", "fwdbwd"):
         s = {str(e["id"]): e for e in raw if e.get("cat") == cat and e["ph"] == "s"}
         f = {str(e["id"]): e for e in raw if e.get("cat") == cat and e["ph"] == "f"}
         got = prof.flows[prof.flows["cat"] == cat]

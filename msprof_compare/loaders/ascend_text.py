@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ProfileError
-from ..model import Profile, empty, frame
+from ..model import Profile, empty, frame, frame_of
 from ..options import Options
 from . import traceio
 from .numparse import decimal_us_to_ns
@@ -147,68 +147,105 @@ def _objects(values: list) -> np.ndarray:
     return np.fromiter(values, dtype=object, count=len(values))
 
 
-def _columns(path: str, events: list) -> dict[str, np.ndarray]:
-    """Decoded events -> numpy columns (as ``traceio.to_columns``, with the exact fast ts parser).
+#: Flow categories the comparators read from an NPU text trace: operator -> task links and
+#: forward -> backward links. Other flows (HostToDevice, async_task_queue) feed no table.
+FLOW_CATS = ("async_npu", "fwdbwd")
 
-    Counter ("C") events feed no table of the compare and are dropped first:
-    they are often half of an NPU trace.
+
+def _field(events: list, name: str) -> list:
+    return list(map(attrgetter(name), events))
+
+
+def _wanted_cats(opts: Options) -> frozenset[str]:
+    """Lower-cased categories of the host events some enabled comparator reads."""
+    cats = {"cpu_op"}
+    if opts.enable_operator_compare:
+        cats.add("python_function")
+    if opts.enable_memory_compare:
+        cats.update(("enqueue", "dequeue"))
+    return frozenset(cats)
+
+
+def _select(path: str, events: list, opts: Options) -> tuple[dict[str, np.ndarray], pd.DataFrame, pd.DataFrame,
+                                                             tuple[int, int, int]]:
+    """The events some table is built from, as numpy columns; the metadata tables; the lane pids.
+
+    Fields are extracted (and times parsed) only for the events a table keeps: host events of
+    the wanted categories, flows of ``FLOW_CATS``, "X" events of the hardware / HCCL / overlap
+    lanes and metadata. Counter events, the CANN lane and unread categories are often three
+    quarters of an NPU trace.
     """
-    def field(name: str) -> list:
-        return list(map(attrgetter(name), events))
-
     with traceio.gc_paused():
-        ph = _objects(field("ph"))
-        keep = np.flatnonzero(ph != "C")
-        if keep.size != len(events):
-            events = list(map(events.__getitem__, keep.tolist()))
-            ph = ph[keep]
-        cols: dict[str, np.ndarray] = {
-            "ph": ph,
-            "name": _objects(field("name")),
-            "pid": _int_column(field("pid")),
-            "tid": _int_column(field("tid")),
-            "ts": _times(field("ts"), path, "ts"),
-            "dur": _times(field("dur"), path, "dur"),
-            "id": _objects(field("id")),
-            "args": _objects(field("args")),
-        }
-        cat = _objects(field("cat"))
-        cols["cat"] = cat
+        ph = _objects(_field(events, "ph"))
+        is_x = ph == "X"
+        if not is_x.any():
+            raise ProfileError(path, "no duration ('X') events in the trace (empty or metadata-only event list)")
+        meta = list(map(events.__getitem__, np.flatnonzero(ph == "M").tolist()))
+        processes, threads, order = _metadata(path, meta)
+        lanes = tuple(_last_pid(processes, names, order)
+                      for names in ((HARDWARE_PROCESS,), HCCL_PROCESS_NAMES, (OVERLAP_PROCESS,)))
+        cand = np.flatnonzero(ph != "C")
+        ev = list(map(events.__getitem__, cand.tolist())) if cand.size != len(events) else events
+        ph = ph[cand]
+        cat = _objects(_field(ev, "cat"))
         codes, uniq = pd.factorize(cat)
-        cols["cat_lower"] = np.array([u.lower() for u in uniq] + [""], dtype=object)[codes]
-    return cols
+        low = [u.lower() for u in uniq.tolist()]
+        wanted = _wanted_cats(opts)
+        cat_lower = np.array(low + [""], dtype=object)[codes]
+        keep = np.array([u in wanted for u in low] + [False])[codes]
+        keep |= np.array([u in FLOW_CATS for u in low] + [False])[codes] & ((ph == "s") | (ph == "f"))
+        keep |= ph == "M"
+        pid = _int_column(_field(ev, "pid"))
+        lane_pids = [p for p in lanes if p != -1]
+        if lane_pids:
+            keep |= is_x[cand] & np.isin(pid, lane_pids)
+        k = np.flatnonzero(keep)
+        if k.size != len(ev):
+            ev = list(map(ev.__getitem__, k.tolist()))
+        cols: dict[str, np.ndarray] = {
+            "ph": ph[k], "cat": cat[k], "cat_lower": cat_lower[k], "pid": pid[k],
+            "name": _objects(_field(ev, "name")),
+            "tid": _int_column(_field(ev, "tid")),
+            "ts": _times(_field(ev, "ts"), path, "ts"),
+            "dur": _times(_field(ev, "dur"), path, "dur"),
+            "id": _objects(_field(ev, "id")),
+            "args": _objects(_field(ev, "args")),
+        }
+    return cols, processes, threads, lanes
 
 
 # --------------------------------------------------------------------------- trace tables
 
 
-def _metadata(path: str, c: dict[str, np.ndarray]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """processes / threads tables from the "M" events (last occurrence wins)."""
-    sel = np.flatnonzero(c["ph"] == "M")
-    names = c["name"][sel]
-    keep = np.isin(names, ["process_name", "process_sort_index", "thread_name", "thread_sort_index"])
-    sel = sel[keep]
-    names = names[keep]
-    args = traceio.decode_args(path, c["args"][sel], _MetaArgs)
-    pid = c["pid"][sel]
-    tid = c["tid"][sel]
+def _metadata(path: str, meta: list) -> tuple[pd.DataFrame, pd.DataFrame, dict[int, int]]:
+    """processes / threads tables from the "M" events (last occurrence wins), and the order in
+    which process_name records appear (it decides which of two same-named processes counts)."""
+    names = [e.name for e in meta]
+    kinds = ("process_name", "process_sort_index", "thread_name", "thread_sort_index")
+    meta = [e for e, n in zip(meta, names, strict=True) if n in kinds]
+    args = traceio.decode_args(path, _objects(_field(meta, "args")), _MetaArgs)
+    pid = _int_column(_field(meta, "pid")).tolist()
+    tid = _int_column(_field(meta, "tid")).tolist()
     procs: dict[int, list] = {}
     threads: dict[tuple[int, int], list] = {}
-    for k, nm, a in zip(range(len(sel)), names, args, strict=True):
+    order: dict[int, int] = {}
+    for k, e, a in zip(range(len(meta)), meta, args, strict=True):
+        nm = e.name
         if nm == "process_name":
-            procs.setdefault(int(pid[k]), ["", -1])[0] = _text(a.name) if a.name is not None else ""
+            order[pid[k]] = k  # a later record of the same pid moves it later
+            procs.setdefault(pid[k], ["", -1])[0] = _text(a.name) if a.name is not None else ""
         elif nm == "process_sort_index":
-            procs.setdefault(int(pid[k]), ["", -1])[1] = int(_ints([a.sort_index])[0])
+            procs.setdefault(pid[k], ["", -1])[1] = int(_ints([a.sort_index])[0])
         elif nm == "thread_name":
-            threads.setdefault((int(pid[k]), int(tid[k])), ["", -1])[0] = _text(a.name) if a.name is not None else ""
+            threads.setdefault((pid[k], tid[k]), ["", -1])[0] = _text(a.name) if a.name is not None else ""
         else:
-            threads.setdefault((int(pid[k]), int(tid[k])), ["", -1])[1] = int(_ints([a.sort_index])[0])
+            threads.setdefault((pid[k], tid[k]), ["", -1])[1] = int(_ints([a.sort_index])[0])
     p = frame("processes", {"pid": list(procs), "name": [v[0] for v in procs.values()],
                             "sort_index": [v[1] for v in procs.values()]}) if procs else empty("processes")
     t = frame("threads", {"pid": [k[0] for k in threads], "tid": [k[1] for k in threads],
                           "name": [v[0] for v in threads.values()],
                           "sort_index": [v[1] for v in threads.values()]}) if threads else empty("threads")
-    return p, t
+    return p, t, order
 
 
 def _last_pid(processes: pd.DataFrame, names: tuple[str, ...], order: dict[int, int]) -> int:
@@ -305,23 +342,14 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
     if kind == "{":
         raise ProfileError(path, "not an Ascend trace_view.json (top level is an object, expected an event list)")
     events, _ = traceio.decode_events(path, data)
-    c = _columns(path, events)
+    c, processes, threads, (hw_pid, hccl_pid, ovl_pid) = _select(path, events, opts)
     del events
     ph, catl = c["ph"], c["cat_lower"]
-    if not (ph == "X").any():
-        raise ProfileError(path, "no duration ('X') events in the trace (empty or metadata-only event list)")
     neg = c["dur"] < 0
     if neg.any():
         profile.warnings.append(f"{path}: {int(neg.sum())} event(s) with a negative duration; read as 0")
         c["dur"][neg] = 0
-    processes, threads = _metadata(path, c)
     profile.processes, profile.threads = processes, threads
-    # the order in which process_name records appear decides "last occurrence wins"
-    mi = np.flatnonzero((ph == "M") & (c["name"] == "process_name"))
-    order = {int(p): i for i, p in enumerate(c["pid"][mi].tolist())}
-    hw_pid = _last_pid(processes, (HARDWARE_PROCESS,), order)
-    hccl_pid = _last_pid(processes, HCCL_PROCESS_NAMES, order)
-    ovl_pid = _last_pid(processes, (OVERLAP_PROCESS,), order)
     is_x = ph == "X"
 
     # host operators
@@ -455,6 +483,22 @@ def _us_times(s: pd.Series, missing: int = -1) -> tuple[list[str], np.ndarray]:
     return texts, ns
 
 
+def _floats(texts: list[str], path: str, column: str, warnings: list[str]) -> np.ndarray:
+    """Stripped number texts -> float64, NaN for ""/N/A; other junk is NaN too, counted in one warning."""
+    try:
+        return np.array(texts, dtype=np.float64)  # the usual case: every cell a number
+    except ValueError:
+        pass
+    out = pd.to_numeric(pd.Series(texts, dtype=object), errors="coerce").to_numpy(dtype=np.float64)
+    bad = sum(1 for t, v in zip(texts, out.tolist(), strict=True) if v != v and t not in _NA_TEXTS)
+    if bad:
+        warnings.append(f"{path}: {bad} {column} value(s) are not numbers; read as missing.")
+    return out
+
+
+_NA_TEXTS = frozenset(("", "N/A", "n/a", "NA", "nan", "NaN"))
+
+
 def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.DataFrame:
     """kernel_details.csv with typed columns and exact ``ts``/``dur`` (see module docstring).
 
@@ -463,11 +507,11 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
     warnings = [] if warnings is None else warnings
     df = _read_csv(path, ("Step Id", "Step ID") + KERNEL_TEXT_COLUMNS + ("Start Time(us)", "Duration(us)"),
                    PMU_COLUMNS, KERNEL_REQUIRED)
-    if "Step ID" in df.columns and "Step Id" not in df.columns:
-        df = df.rename(columns={"Step ID": "Step Id"})
-    out: dict[str, Any] = {}
-    if "Step Id" in df.columns:
-        step = pd.to_numeric(df["Step Id"].str.strip(), errors="coerce").to_numpy(dtype=np.float64)
+    step_col = "Step Id" if "Step Id" in df.columns else "Step ID" if "Step ID" in df.columns else None
+    out: dict[str, np.ndarray] = {}
+    if step_col:
+        step = pd.to_numeric(pd.Series([v.strip() for v in df[step_col].tolist()], dtype=object),
+                             errors="coerce").to_numpy(dtype=np.float64)
         out["Step Id"] = np.where(np.isfinite(step), step, -1).astype(np.int64)
     else:
         out["Step Id"] = np.full(len(df), -1, np.int64)
@@ -476,14 +520,9 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
             out[col] = df[col].to_numpy(dtype=object)
     start, start_ns = _us_times(df["Start Time(us)"])
     out["Start Time(us)"] = np.array(start, dtype=object)
-    _, dur_ns = _us_times(df["Duration(us)"], missing=0)
-    dur_us = pd.to_numeric(df["Duration(us)"], errors="coerce").to_numpy(dtype=np.float64)
+    dur_text, dur_ns = _us_times(df["Duration(us)"], missing=0)
+    dur_us = _floats(dur_text, path, "Duration(us)", warnings)
     out["Duration(us)"] = dur_us
-    if np.isnan(dur_us).any():
-        text = df["Duration(us)"].str.strip()
-        bad = int((np.isnan(dur_us) & (text != "") & (text != "N/A")).sum())
-        if bad:
-            warnings.append(f"{path}: {bad} Duration(us) value(s) are not numbers; read as missing.")
     neg = int((dur_us < 0).sum())
     if neg:
         warnings.append(f"{path}: {neg} kernel(s) have a negative Duration(us); kept as they are.")
@@ -491,11 +530,11 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
         if col in df.columns:
             out[col] = df[col].to_numpy(dtype=np.float64)
     out["ts"] = start_ns
-    n_bad = int(((out["ts"] == -1) & (out["Start Time(us)"] != "")).sum())
+    n_bad = int(((start_ns == -1) & (out["Start Time(us)"] != "")).sum())
     if n_bad:
         warnings.append(f"{path}: {n_bad} Start Time(us) value(s) are not numbers; those kernels are not matched.")
     out["dur"] = dur_ns
-    return pd.DataFrame(out)
+    return frame_of(out)
 
 
 def read_memory_record(path: str) -> pd.DataFrame:
@@ -508,7 +547,7 @@ def read_operator_memory(path: str) -> pd.DataFrame:
                    ("Size(KB)", "Duration(us)"), ("Name", "Size(KB)", "Allocation Time(us)", "Release Time(us)"))
     alloc, alloc_ns = _us_times(df["Allocation Time(us)"], missing=0)
     release, release_ns = _us_times(df["Release Time(us)"], missing=0)
-    return pd.DataFrame({
+    return frame_of({
         "Name": df["Name"].to_numpy(dtype=object),
         "Size(KB)": np.nan_to_num(df["Size(KB)"].to_numpy(dtype=np.float64), nan=0.0),
         "Allocation Time(us)": np.array(alloc, dtype=object),
@@ -517,7 +556,8 @@ def read_operator_memory(path: str) -> pd.DataFrame:
         "release_ns": release_ns,
         "Duration(us)": df["Duration(us)"].to_numpy(dtype=np.float64) if "Duration(us)" in df.columns
         else np.full(len(df), np.nan),
-        "Device Type": df["Device Type"].to_numpy(dtype=object) if "Device Type" in df.columns else "",
+        "Device Type": df["Device Type"].to_numpy(dtype=object) if "Device Type" in df.columns
+        else np.full(len(df), "", dtype=object),
     })
 
 
