@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .. import timeline
-from ..model import Profile
+from ..model import Profile, threads_in_order
 from ..options import Options
 from . import classify
 from .breakdown import MC2, Breakdown, last_of_keys
@@ -270,15 +270,10 @@ def _overlap(profile: Profile, bd: Breakdown) -> bool:
 def hccl_lanes(profile: Profile) -> list[tuple[str, int, list[int]]]:
     """(group name, group tid, plane tids) per group (op) lane, in sort_index order (reference-1 §5.1)."""
     pid = int(profile.extra.get("hccl_pid", -1))
-    th = profile.threads
-    th = th[th["pid"] == pid] if pid != -1 else th.iloc[0:0]
-    if not len(th):
+    if pid == -1:
         return []
-    si = th["sort_index"].to_numpy(dtype=np.int64)
-    key = np.where(si >= 0, si, th["tid"].to_numpy(dtype=np.int64))
-    th = th.iloc[np.argsort(key, kind="stable")]
     lanes: list[tuple[str, int, list[int]]] = []
-    for tid, name in zip(th["tid"].tolist(), th["name"].tolist(), strict=True):
+    for tid, name in zip(*threads_in_order(profile.threads, pid), strict=True):
         if "Communication" in name:
             lanes.append((name, int(tid), []))
         elif name and lanes:

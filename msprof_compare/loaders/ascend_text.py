@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ProfileError
-from ..model import Profile, empty, frame, frame_of
+from ..model import Profile, empty, frame, frame_of, threads_in_order
 from ..options import Options
 from . import traceio
 from .numparse import decimal_us_to_ns
@@ -261,15 +261,11 @@ def _comm(path: str, c: dict[str, np.ndarray], hccl_pid: int, threads: pd.DataFr
     if hccl_pid == -1:
         return empty("comm")
     sel = np.flatnonzero((c["pid"] == hccl_pid) & (c["ph"] == "X"))
-    th = threads[threads["pid"] == hccl_pid]
-    # lanes in sort_index order (a missing sort_index sorts by tid); stable on ties
-    key = np.where(th["sort_index"].to_numpy() >= 0, th["sort_index"].to_numpy(), th["tid"].to_numpy())
-    th = th.iloc[np.argsort(key, kind="stable")]
     group_of: dict[int, str] = {}
     plane_of: dict[int, str] = {}
     op_lanes: set[int] = set()
     current = ""
-    for tid, name in zip(th["tid"].tolist(), th["name"].tolist(), strict=True):
+    for tid, name in zip(*threads_in_order(threads, hccl_pid), strict=True):
         if "Communication" in name:
             op_lanes.add(tid)
             current = name
