@@ -303,9 +303,10 @@ def _op_names(ops: pd.DataFrame) -> set[str]:
     return set(pd.unique(ops["name"].to_numpy()).tolist()) if len(ops) else set()
 
 
-def _match_rate(ctx: RunContext) -> tuple[float | None, Any, Any, str]:
+def _match_rate(ctx: RunContext, nb: set[str], nc: set[str]) -> tuple[float | None, Any, Any, str]:
     """(lowest rate, base shown, comparison shown, how): the operator comparator's match rates
-    (``ctx.frames["match_rate"]``: matched / operators per side), else a name-set Jaccard of the ops tables."""
+    (``ctx.frames["match_rate"]``: matched / operators per side), else a Jaccard index of the
+    operator name sets ``nb`` / ``nc``."""
     mr = ctx.frames.get("match_rate")
     if isinstance(mr, pd.DataFrame) and len(mr) and {"base_rate", "comparison_rate"} <= set(mr.columns):
         br = pd.to_numeric(mr["base_rate"], errors="coerce")
@@ -316,18 +317,14 @@ def _match_rate(ctx: RunContext) -> tuple[float | None, Any, Any, str]:
             return (float(both.min()), f"{br.min():.1%}" if br.notna().any() else None,
                     f"{cr.min():.1%}" if cr.notna().any() else None,
                     f"matched / compared {what} per side (operator comparison)")
-    nb, nc = _op_names(ctx.base.ops), _op_names(ctx.comparison.ops)
     if not nb or not nc:
         return None, len(nb), len(nc), "no operators on one side"
     rate = len(nb & nc) / len(nb | nc)
     return rate, f"{rate:.1%}", None, "Jaccard index of the operator name sets"
 
 
-def _step_count(ops: pd.DataFrame) -> int:
-    if not len(ops):
-        return 0
-    names = pd.unique(ops["name"].to_numpy())
-    return sum(1 for n in names.tolist() if isinstance(n, str) and n.startswith("ProfilerStep#"))
+def _step_count(names: set[str]) -> int:
+    return sum(1 for n in names if isinstance(n, str) and n.startswith("ProfilerStep#"))
 
 
 def _world_size(meta: dict) -> int | None:
@@ -381,10 +378,10 @@ def _has_shapes(ops: pd.DataFrame) -> bool:
     return bool(len(ops)) and not pd.Series(ops["input_dims"].to_numpy(dtype=object)).isin(["", "N/A"]).all()
 
 
-def _shape_mismatches(base: pd.DataFrame, comparison: pd.DataFrame) -> tuple[int, list[str]]:
+def _shape_mismatches(base: pd.DataFrame, comparison: pd.DataFrame, comparison_names: set[str]
+                      ) -> tuple[int, list[str]]:
     """(ops checked, op names whose input shapes share nothing between the sides); an op counts as
-    checked only when both sides recorded shapes for it."""
-    comparison_names = _op_names(comparison)
+    checked only when both sides recorded shapes for it. ``comparison_names``: ``_op_names(comparison)``."""
     names = [n for n in _heavy_ops(base, SHAPE_TOP_OPS) if n in comparison_names]
     if not names:
         return 0, []
@@ -412,10 +409,11 @@ def guards(ctx: RunContext) -> pd.DataFrame:
     """One row per validity check; Status "warn" means the sides are probably not the same workload."""
     b, c = ctx.base, ctx.comparison
     rows = []
-    rate, shown_b, shown_c, how = _match_rate(ctx)
+    nb, nc = _op_names(b.ops), _op_names(c.ops)  # one pass over each side's op names
+    rate, shown_b, shown_c, how = _match_rate(ctx, nb, nc)
     rows.append(_guard("operator match rate", None if rate is None else rate >= MATCH_RATE_THRESHOLD,
                        shown_b, shown_c, f"{how}; warn below {MATCH_RATE_THRESHOLD:.0%}"))
-    checked, bad = _shape_mismatches(b.ops, c.ops)
+    checked, bad = _shape_mismatches(b.ops, c.ops, nc)
     if bad:
         detail = "no common input shape for: " + ", ".join(bad)
     elif checked:
@@ -426,7 +424,7 @@ def guards(ctx: RunContext) -> pd.DataFrame:
     else:
         detail = "the heaviest operators of the base side are absent from the comparison side"
     rows.append(_guard("input shapes of top operators", None if not checked else not bad, checked, None, detail))
-    sb, sc = _step_count(b.ops), _step_count(c.ops)
+    sb, sc = _step_count(nb), _step_count(nc)
     rows.append(_guard("step count", None if not (sb and sc) else sb == sc, sb or None, sc or None,
                        "ProfilerStep#N ranges in the trace"))
     wb, wc = _world_size(b.metadata), _world_size(c.metadata)
