@@ -33,6 +33,7 @@ from __future__ import annotations
 import csv
 import logging
 import os
+from itertools import repeat
 from operator import attrgetter
 from typing import Any
 
@@ -156,6 +157,11 @@ def _field(events: list, name: str) -> list:
     return list(map(attrgetter(name), events))
 
 
+#: Phase codes (``_select``'s "ph" column): one dict lookup per event, then integer tests.
+PH_OTHER, PH_X, PH_M, PH_S, PH_F, PH_C = 0, 1, 2, 3, 4, 5
+_PH_CODES = {"X": PH_X, "M": PH_M, "s": PH_S, "f": PH_F, "C": PH_C}
+
+
 def _wanted_cats(opts: Options) -> frozenset[str]:
     """Lower-cased categories of the host events some enabled comparator reads."""
     cats = {"cpu_op"}
@@ -176,16 +182,16 @@ def _select(path: str, events: list, opts: Options) -> tuple[dict[str, np.ndarra
     quarters of an NPU trace.
     """
     with traceio.gc_paused():
-        ph = _objects(_field(events, "ph"))
-        is_x = ph == "X"
+        ph = np.fromiter(map(_PH_CODES.get, _field(events, "ph"), repeat(PH_OTHER)), np.int8, len(events))
+        is_x = ph == PH_X
         if not is_x.any():
             raise ProfileError(path, "no duration ('X') events in the trace (empty or metadata-only event list)")
-        meta = list(map(events.__getitem__, np.flatnonzero(ph == "M").tolist()))
+        meta = list(map(events.__getitem__, np.flatnonzero(ph == PH_M).tolist()))
         processes, threads, order = _metadata(path, meta)
         names_of = dict(zip(processes["pid"].tolist(), processes["name"].tolist(), strict=True))
         lanes = tuple(_last_pid(names_of, names, order)
                       for names in ((HARDWARE_PROCESS,), HCCL_PROCESS_NAMES, (OVERLAP_PROCESS,)))
-        cand = np.flatnonzero(ph != "C")
+        cand = np.flatnonzero(ph != PH_C)
         ev = list(map(events.__getitem__, cand.tolist())) if cand.size != len(events) else events
         ph = ph[cand]
         cat = _objects(_field(ev, "cat"))
@@ -194,8 +200,8 @@ def _select(path: str, events: list, opts: Options) -> tuple[dict[str, np.ndarra
         wanted = _wanted_cats(opts)
         cat_lower = np.array(low + [""], dtype=object)[codes]
         keep = np.array([u in wanted for u in low] + [False])[codes]
-        keep |= np.array([u in FLOW_CATS for u in low] + [False])[codes] & ((ph == "s") | (ph == "f"))
-        keep |= ph == "M"
+        keep |= np.array([u in FLOW_CATS for u in low] + [False])[codes] & ((ph == PH_S) | (ph == PH_F))
+        keep |= ph == PH_M
         pid = _int_column(_field(ev, "pid"))
         lane_pids = [p for p in lanes if p != -1]
         if lane_pids:
@@ -261,7 +267,7 @@ def _comm(path: str, c: dict[str, np.ndarray], hccl_pid: int, threads: pd.DataFr
     """HCCL lanes (reference-1 §5.1): group (op) lanes and the plane (task) lanes attached to them."""
     if hccl_pid == -1:
         return empty("comm")
-    sel = np.flatnonzero((c["pid"] == hccl_pid) & (c["ph"] == "X"))
+    sel = np.flatnonzero((c["pid"] == hccl_pid) & (c["ph"] == PH_X))
     group_of: dict[int, str] = {}
     plane_of: dict[int, str] = {}
     op_lanes: set[int] = set()
@@ -298,7 +304,7 @@ def _last_by_key(key: np.ndarray) -> np.ndarray:
 def _flows(c: dict[str, np.ndarray]) -> tuple[pd.DataFrame, int]:
     """Flow pairs by (category, id), last start / last end of an id winning; and the backward tid."""
     ph = c["ph"]
-    is_s, is_f = ph == "s", ph == "f"
+    is_s, is_f = ph == PH_S, ph == PH_F
     catl = c["cat_lower"]
     backward_tid = -1
     fb = np.flatnonzero(is_f & (catl == "fwdbwd"))
@@ -347,7 +353,7 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
         profile.warnings.append(f"{path}: {int(neg.sum())} event(s) with a negative duration; read as 0")
         c["dur"][neg] = 0
     profile.processes, profile.threads = processes, threads
-    is_x = ph == "X"
+    is_x = ph == PH_X
 
     # host operators
     sel = np.flatnonzero(catl == "cpu_op")
