@@ -45,7 +45,8 @@ SCHEMAS: dict[str, dict[str, str]] = {
         "stream": I64, "device": I64, "correlation": I64, "ext_id": I64,
         "task_type": OBJ, "task_id": I64, "connection_id": I64,
     },
-    # Flow pairs (start "s" joined with end "f" by id, within one category).
+    # Flow pairs (start "s" joined with end "f" by id, within one category). The NPU text loader
+    # keeps only the categories comparators read (async_npu, fwdbwd).
     "flows": {
         "id": OBJ, "cat": OBJ,
         "s_ts": I64, "s_pid": I64, "s_tid": I64,

@@ -70,6 +70,20 @@ def test_tables_match_independent_counts(raw, prof):
     assert len(prof.threads) == len({(e["pid"], e["tid"]) for e in meta if e["name"].startswith("thread_")})
 
 
+def test_profiling_only_selects_the_same_rows(prof):
+    """Profiling-only loading skips python functions and the task queue but cuts every table the
+    breakdown reads exactly as a full load does."""
+    p = load_profile(str(PT), OPTS)
+    assert len(prof.queue) > 0  # (this excerpt has no python_function events)
+    assert len(p.python_functions) == 0 and len(p.queue) == 0
+    for table in ("kernels", "comm", "overlap", "flows", "processes", "threads"):
+        a, b = getattr(prof, table), getattr(p, table)
+        cols = [c for c in a.columns if c not in ("input_dims", "input_type", "call_stack", "seq", "fwd_tid")]
+        assert a[cols].equals(b[cols]), table
+    assert prof.ops[["name", "ts", "dur", "tid"]].equals(p.ops[["name", "ts", "dur", "tid"]])
+    assert p.backward_tid == prof.backward_tid
+
+
 def test_flows_and_backward_tid(raw, prof):
     # only the categories a comparator reads are kept (op -> task and forward -> backward links)
     assert "async_npu" in set(prof.flows["cat"]) <= {"async_npu", "fwdbwd"}

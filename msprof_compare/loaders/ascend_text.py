@@ -1,8 +1,11 @@
 """Loader for Ascend text exports: torch_npu ``*_ascend_pt`` and MindSpore ``*_ascend_ms``.
 
-One decode of ``trace_view.json`` (msgspec, via ``traceio``) gives numpy
-columns; the tables of the ``Profile`` are cut from them with boolean masks,
-and ``args`` are decoded in one batch per table, only for the events kept.
+One decode of ``trace_view.json`` (msgspec, via ``traceio``); numpy columns are
+pulled out only for the events some table keeps (``_select``: host events of the
+enabled comparisons, ``FLOW_CATS`` flows, the hardware / HCCL / overlap lanes and
+metadata; counters and the CANN lane are skipped); the tables of the ``Profile``
+are cut from those columns with boolean masks, and ``args`` are decoded in one
+batch per table, only for the events kept.
 Side files (reference-1 §2.3) are read only at the directory levels
 ("ascend_output", "profiling"); a bare trace_view.json ("trace" level) reads
 nothing else.

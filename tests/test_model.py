@@ -1,0 +1,54 @@
+"""The columnar model's table builders (``model.frame`` / ``frame_of``) and lane ordering."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from msprof_compare import model
+from msprof_compare.model import SCHEMAS, frame, frame_of, threads_in_order
+
+
+def _cols() -> dict[str, np.ndarray]:
+    return {"name": np.array(["aten::add", "", "aten::mm"], dtype=object),
+            "ts": np.array([3, 1, 2], dtype=np.int64), "dur": np.array([0, 5, 7], dtype=np.int64)}
+
+
+def test_frame_fills_the_schema_and_keeps_text_as_object() -> None:
+    f = frame("ops", _cols())
+    assert list(f.columns) == list(SCHEMAS["ops"])
+    assert f["name"].dtype == object and f["name"].tolist() == ["aten::add", "", "aten::mm"]
+    assert f["ts"].dtype == np.int64 and f["ts"].tolist() == [3, 1, 2]
+    assert (f["pid"] == -1).all() and f["pid"].dtype == np.int64  # absent integer -> -1
+    assert (f["input_dims"] == "").all() and f["input_dims"].dtype == object  # absent text -> ""
+    assert isinstance(f.index, pd.RangeIndex) and len(f) == 3
+
+
+def test_frame_of_equals_the_public_constructor(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fast path and the fallback (a pandas without ``_from_arrays``) build the same frame."""
+    cols = {**_cols(), "x": np.array([0.5, np.nan, 2.0])}
+    fast = frame_of(cols)
+
+    def gone(*args, **kwargs):
+        raise AttributeError("_from_arrays")
+
+    monkeypatch.setattr(pd.DataFrame, "_from_arrays", gone, raising=False)
+    slow = frame_of(cols)
+    pd.testing.assert_frame_equal(fast, slow)
+    assert [str(t) for t in fast.dtypes] == ["object", "int64", "int64", "float64"]
+
+
+def test_object_array_takes_any_sequence() -> None:
+    raw = ["a", None, "c"]
+    arr = model.object_array(raw)
+    assert arr.dtype == object and arr.tolist() == raw
+    assert model.object_array(arr) is arr  # already an object array: no copy
+
+
+def test_threads_in_order_sorts_by_sort_index_then_tid() -> None:
+    th = frame("threads", {"pid": [7, 7, 7, 7, 9], "tid": [40, 10, 30, 20, 1],
+                           "name": ["d", "a", "c", "b", "other"], "sort_index": [1, -1, 1, 0, 0]})
+    # sort keys: 1, 10 (tid, no sort_index), 1, 0 -> b (0), d (1), c (1; stable after d), a (10)
+    assert threads_in_order(th, 7) == ([20, 40, 30, 10], ["b", "d", "c", "a"])
+    assert threads_in_order(th, 8) == ([], [])
