@@ -149,6 +149,23 @@ def object_column(values: Any) -> pd.Series:
     return pd.Series(object_array(values), dtype=object, copy=False)
 
 
+def factorize(values: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, distinct values in first-appearance order), a missing value (None/NaN) being one
+    more value (None): ``pd.factorize(values, use_na_sentinel=False)`` without its extra
+    missing-value pass over the whole array (a quarter to a third of the time on text columns,
+    which by the model's convention hold no missing values anyway)."""
+    codes, uniq = pd.factorize(values)
+    uniq = np.asarray(uniq)
+    miss = codes < 0
+    if miss.any():  # the missing category goes where it first appears
+        first = int(np.argmax(miss))
+        rank = int(codes[:first].max()) + 1 if first else 0
+        codes = np.where(codes >= rank, codes + 1, codes)
+        codes[miss] = rank
+        uniq = np.insert(uniq.astype(object), rank, None)
+    return codes, uniq
+
+
 def threads_in_order(threads: pd.DataFrame, pid: int) -> tuple[list[int], list[str]]:
     """(tids, names) of the threads of process ``pid`` in display order: by ``sort_index``, a missing
     one (-1) sorting by tid, stable on ties (the order lanes appear in a trace viewer)."""

@@ -239,3 +239,35 @@ def test_size_caps_from_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: P
     with pytest.raises(ProfileError, match="over the 10 byte limit"):
         paths.check_input(str(f), force=False, kind="db")
     paths.check_input(str(f), force=True, kind="db")
+
+
+def _gz(data: bytes) -> bytes:
+    import gzip
+
+    return gzip.compress(data, mtime=0)
+
+
+def test_gzip_members_padding_and_limits(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A gzip trace: concatenated members and zero padding read whole; output over the trace cap
+    refused without --force (gzip bombs); truncated or trailing-garbage data named as corrupt."""
+    from msprof_compare.loaders import traceio
+
+    body = b'{"traceEvents": [' + b",".join(b'{"ph": "X", "name": "k%d"}' % i for i in range(2000)) + b"]}"
+    f = tmp_path / "t.json.gz"
+    f.write_bytes(_gz(body[:1000]) + _gz(body[1000:]) + b"\0" * 8)
+    assert traceio.read_bytes(str(f)) == body
+    monkeypatch.setenv("MSPROF_COMPARE_MAX_TRACE_BYTES", str(len(body) - 1))
+    with pytest.raises(ProfileError, match=f"over the {len(body) - 1} byte limit"):
+        traceio.read_bytes(str(f))
+    assert traceio.read_bytes(str(f), force=True) == body
+    monkeypatch.setenv("MSPROF_COMPARE_MAX_TRACE_BYTES", str(len(body)))
+    assert traceio.read_bytes(str(f)) == body  # exactly at the cap is fine
+    monkeypatch.setenv("MSPROF_COMPARE_MAX_TRACE_BYTES", "500")  # the cap falls inside the first member
+    with pytest.raises(ProfileError, match="over the 500 byte limit"):
+        traceio.read_bytes(str(f))
+    monkeypatch.delenv("MSPROF_COMPARE_MAX_TRACE_BYTES")
+    whole = _gz(body)
+    for bad in (whole[:-20], whole + b"garbage"):
+        f.write_bytes(bad)
+        with pytest.raises(ProfileError, match="corrupt gzip data"):
+            traceio.read_bytes(str(f))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from msprof_compare import model
 from msprof_compare.model import SCHEMAS, frame, frame_of, threads_in_order
@@ -52,3 +54,12 @@ def test_threads_in_order_sorts_by_sort_index_then_tid() -> None:
     # sort keys: 1, 10 (tid, no sort_index), 1, 0 -> b (0), d (1), c (1; stable after d), a (10)
     assert threads_in_order(th, 7) == ([20, 40, 30, 10], ["b", "d", "c", "a"])
     assert threads_in_order(th, 8) == ([], [])
+
+
+@given(st.lists(st.one_of(st.none(), st.sampled_from(["a", "b", "aten::mm", ""])), max_size=40))
+def test_factorize_matches_pandas_with_missing_values_as_one_category(values: list) -> None:
+    arr = np.array(values, dtype=object)
+    codes, uniq = model.factorize(arr)
+    ref_codes, ref_uniq = pd.factorize(arr, use_na_sentinel=False)
+    assert codes.tolist() == ref_codes.tolist()
+    assert [None if u is None or u != u else u for u in ref_uniq.tolist()] == uniq.tolist()

@@ -40,7 +40,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 
 import numpy as np
-import pandas as pd
+
+from ..model import factorize
 
 __all__ = ["align", "lcs_matches", "preferred_matches", "original_pairs", "no_matching", "pairs", "matched_count"]
 
@@ -130,7 +131,7 @@ def _codes(a_keys: Sequence[Hashable], b_keys: Sequence[Hashable]) -> tuple[np.n
     both = np.empty(n + len(b_keys), dtype=object)
     both[:n] = list(a_keys)
     both[n:] = list(b_keys)
-    codes, _ = pd.factorize(both, use_na_sentinel=False)
+    codes, _ = factorize(both)
     codes = codes.astype(np.int64, copy=False)
     return codes[:n], codes[n:]
 

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import StepError
+from ..model import factorize
 from . import classify, table
 from .optree import OpTree, op_tree
 from .steps import STEP_MARK, side_range, side_step
@@ -74,7 +75,7 @@ def api_calls(tree: OpTree, step: int = -1) -> pd.DataFrame:
 
 def aggregate(calls: pd.DataFrame) -> pd.DataFrame:
     """Per api name, first-appearance order: total and self (ms, rounded to 0.01), calls."""
-    codes, uniq = pd.factorize(calls["name"].to_numpy(dtype=object), use_na_sentinel=False)
+    codes, uniq = factorize(calls["name"].to_numpy(dtype=object))
     n = len(uniq)
     dur = np.zeros(n, np.int64)
     self_ns = np.zeros(n, np.int64)

@@ -109,8 +109,8 @@ def _categorise(profile: Profile, bd: Breakdown) -> None:
     labels = classify.categorize(
         dur, flow_ts, is_cube, cube_ops,
         is_trans=classify.is_trans_kernel_name(names),
-        page_attention=_per_name(types, lambda t: "pagedattention" in t),
-        tensor_move=_per_name(names, lambda n: n.startswith("aclnninplacecopy") and "tensormove" in n),
+        page_attention=classify.per_unique(types, lambda t: "pagedattention" in t),
+        tensor_move=classify.per_unique(names, lambda n: n.startswith("aclnninplacecopy") and "tensormove" in n),
         mc2=classify.is_mc2_name(names),
         npu_type=types,
     )
@@ -123,13 +123,6 @@ def _categorise(profile: Profile, bd: Breakdown) -> None:
         aiv = np.nan_to_num(pmu["aiv_time"].to_numpy(dtype=float))
         comp = np.rint(np.maximum(mac, mte2) + aiv).astype(np.int64)  # DB PMU times are ns
         _mc2(profile, bd, sel, names, ts, dur, comp)
-
-
-def _per_name(values: np.ndarray, test) -> np.ndarray:
-    """Apply a test to the lower-cased text once per distinct value (names repeat a lot)."""
-    codes, uniq = pd.factorize(pd.Series(values, dtype=object).fillna(""), use_na_sentinel=False)
-    flags = np.fromiter((bool(test(str(u).lower())) for u in uniq), dtype=bool, count=len(uniq))
-    return flags[codes] if len(uniq) else np.zeros(len(values), dtype=bool)
 
 
 def _mc2(profile: Profile, bd: Breakdown, sel: np.ndarray, names: np.ndarray, ts: np.ndarray,

@@ -24,7 +24,7 @@ import pandas as pd
 
 from .. import timeline as tl
 from ..errors import ProfileError
-from ..model import Profile
+from ..model import Profile, factorize
 from ..options import Options
 from . import classify
 from .breakdown import Breakdown, last_of_keys
@@ -43,7 +43,7 @@ def _lower(values: np.ndarray) -> np.ndarray:
     """Lower-cased copy of a text column, computed once per distinct value."""
     if not len(values):
         return np.zeros(0, dtype=object)
-    codes, uniq = pd.factorize(values, use_na_sentinel=False)
+    codes, uniq = factorize(values)
     return np.array([str(u).lower() for u in uniq], dtype=object)[codes]
 
 

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .. import timeline
-from ..model import Profile, threads_in_order
+from ..model import Profile, factorize, threads_in_order
 from ..options import Options
 from . import classify
 from .breakdown import MC2, Breakdown, last_of_keys
@@ -236,7 +236,7 @@ def _sdma_stream(profile: Profile, bd: Breakdown, tasks: np.ndarray) -> None:
     rows = tasks[stream > 0]  # stream 0 and an absent "Stream Id" do not count
     stream = stream[stream > 0]
     tt = k["task_type"].to_numpy(dtype=object)[rows]
-    codes, uniq = pd.factorize(tt, use_na_sentinel=False)
+    codes, uniq = factorize(tt)
     u = uniq.tolist()
 
     def is_in(words: tuple[str, ...]) -> np.ndarray:

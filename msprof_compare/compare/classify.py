@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ProfileError
+from ..model import factorize
 from .breakdown import Breakdown
 
 #: Environment variable naming an ini file that replaces the default keyword lists.
@@ -102,7 +103,7 @@ def per_unique(names: Iterable[str], test, lower: bool = True) -> np.ndarray:
     arr = names if isinstance(names, np.ndarray) and names.dtype == object else np.asarray(names, dtype=object)
     if arr.size == 0:
         return np.zeros(0, dtype=bool)
-    codes, uniq = pd.factorize(arr, use_na_sentinel=False)
+    codes, uniq = factorize(arr)
     texts = ("" if u is None else str(u) for u in uniq.tolist())
     flags = np.fromiter((test(t.lower() if lower else t) for t in texts), dtype=bool, count=len(uniq))
     return flags[codes]
@@ -152,7 +153,7 @@ def cube_op_kind(names: Iterable[str], kw: Keywords | None = None) -> np.ndarray
     arr = np.asarray(names, dtype=object)
     if arr.size == 0:
         return np.zeros(0, dtype=np.int8)
-    codes, uniq = pd.factorize(arr, use_na_sentinel=False)
+    codes, uniq = factorize(arr)
     kinds = np.fromiter((kind("" if u is None else str(u).lower()) for u in uniq), dtype=np.int8, count=len(uniq))
     return kinds[codes]
 
@@ -241,7 +242,7 @@ def processing_order(flow_ts: np.ndarray) -> np.ndarray:
 def _type_fallback(types: np.ndarray) -> np.ndarray:
     """NPU step 5: label by the op ``Type`` text ("" where it does not apply). Always Cube."""
     arr = np.asarray(types, dtype=object)
-    codes, uniq = pd.factorize(arr, use_na_sentinel=False)
+    codes, uniq = factorize(arr)
 
     def label(t: object) -> str:
         t = "" if t is None else str(t).lower()

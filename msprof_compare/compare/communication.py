@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..model import Profile
+from ..model import Profile, factorize
 from . import classify, table
 from .steps import in_range, side_range
 from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, STYLE_TEXT, Column, Sheet, diff_ratio, frame_from_rows
@@ -60,7 +60,7 @@ def family(names: pd.Series | np.ndarray) -> np.ndarray:
     arr = np.asarray(names, dtype=object)
     if not len(arr):
         return np.zeros(0, dtype=object)
-    codes, uniq = pd.factorize(arr, use_na_sentinel=False)
+    codes, uniq = factorize(arr)
     return np.array([_family_of(u) for u in uniq.tolist()], dtype=object)[codes]
 
 

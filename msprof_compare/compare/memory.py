@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..model import Profile
+from ..model import Profile, factorize
 from . import classify, table
 from .optree import OpPairs, OpTree, op_tree, operator_pairs
 from .steps import check_steps
@@ -264,7 +264,7 @@ def statistic_rows(pairs: OpPairs, mb: MemoryIndex, mc: MemoryIndex) -> list[lis
         nodes = nodes[nodes >= 0]
         if not len(nodes):
             return {}
-        codes, uniq = pd.factorize(tree.names[nodes], use_na_sentinel=False)
+        codes, uniq = factorize(tree.names[nodes])
         n = len(uniq)
         dur = np.bincount(codes, weights=idx.dur_us[nodes], minlength=n)
         kb = np.bincount(codes, weights=idx.kb[nodes], minlength=n)

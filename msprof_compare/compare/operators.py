@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from ..model import factorize
 from . import table
 from .optree import OpPairs, OpTree, operator_pairs
 from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, STYLE_TEXT, Column, Sheet, diff_ratio, frame_from_rows
@@ -111,7 +112,7 @@ def _group(tree: OpTree, idx: np.ndarray) -> dict[str, tuple[int, int]]:
     idx = idx[idx >= 0]
     if len(idx) == 0:
         return {}
-    codes, uniq = pd.factorize(tree.ops["name"].to_numpy()[idx], use_na_sentinel=False)
+    codes, uniq = factorize(tree.ops["name"].to_numpy()[idx])
     ns = np.zeros(len(uniq), np.int64)
     np.add.at(ns, codes, tree.device_ns[idx])
     n = np.bincount(codes, minlength=len(uniq))

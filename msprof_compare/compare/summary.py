@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ..model import factorize
 from .breakdown import Breakdown
 from .table import STYLE_FLOAT, STYLE_RATIO, STYLE_TEXT, Column, Sheet
 
@@ -364,7 +365,7 @@ def _heavy_ops(ops: pd.DataFrame, n: int) -> list[str]:
     idx = np.flatnonzero(sel)
     if not len(idx):
         return []
-    codes, uniq = pd.factorize(names[idx], use_na_sentinel=False)
+    codes, uniq = factorize(names[idx])
     total = np.zeros(len(uniq), np.int64)
     np.add.at(total, codes, ops["dur"].to_numpy(dtype=np.int64)[idx])
     keep = np.array([not str(u).startswith("ProfilerStep#") for u in uniq.tolist()], dtype=bool)
