@@ -182,7 +182,7 @@ def _select(path: str, events: list, opts: Options) -> tuple[dict[str, np.ndarra
     Fields are extracted (and times parsed) only for the events a table keeps: host events of
     the wanted categories, flows of ``FLOW_CATS``, "X" events of the hardware / HCCL / overlap
     lanes and metadata. Counter events, the CANN lane and unread categories are often three
-    quarters of an NPU trace.
+    quarters of an NPU trace. The "ph" column holds the ``PH_*`` codes.
     """
     with traceio.gc_paused():
         ph = np.fromiter(map(_PH_CODES.get, _field(events, "ph"), repeat(PH_OTHER)), np.int8, len(events))
