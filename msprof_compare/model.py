@@ -135,6 +135,8 @@ def frame_of(columns: dict[str, np.ndarray]) -> pd.DataFrame:
     """
     names = list(columns)
     n = len(columns[names[0]]) if names else 0
+    if any(len(v) != n for v in columns.values()):  # the fast path would not catch it
+        raise ValueError(f"frame_of: columns differ in length: { {c: len(v) for c, v in columns.items()} }")
     try:
         return pd.DataFrame._from_arrays(list(columns.values()), columns=pd.Index(names),
                                          index=pd.RangeIndex(n), verify_integrity=False)

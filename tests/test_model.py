@@ -41,6 +41,11 @@ def test_frame_of_equals_the_public_constructor(monkeypatch: pytest.MonkeyPatch)
     assert [str(t) for t in fast.dtypes] == ["object", "int64", "int64", "float64"]
 
 
+def test_frame_of_refuses_ragged_columns() -> None:
+    with pytest.raises(ValueError, match="differ in length"):
+        frame_of({"a": np.arange(3), "b": np.arange(2)})
+
+
 def test_object_array_takes_any_sequence() -> None:
     raw = ["a", None, "c"]
     arr = model.object_array(raw)
