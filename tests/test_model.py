@@ -68,3 +68,29 @@ def test_factorize_matches_pandas_with_missing_values_as_one_category(values: li
     ref_codes, ref_uniq = pd.factorize(arr, use_na_sentinel=False)
     assert codes.tolist() == ref_codes.tolist()
     assert [None if u is None or u != u else u for u in ref_uniq.tolist()] == uniq.tolist()
+
+
+def test_ranges_concatenates_aranges() -> None:
+    assert model.ranges(np.array([2, 5, 7]), np.array([4, 5, 10])).tolist() == [2, 3, 7, 8, 9]
+    assert model.ranges(np.array([3]), np.array([1])).tolist() == []  # hi <= lo: nothing
+
+
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), max_size=30))
+def test_pair_codes_number_pairs_by_first_appearance(pairs: list) -> None:
+    a = np.array([p[0] for p in pairs], dtype=np.int64)
+    b = np.array([p[1] for p in pairs], dtype=np.int64)
+    codes, first_row = model.pair_codes(a, b)
+    seen: dict = {}
+    for i, p in enumerate(pairs):
+        seen.setdefault(p, (len(seen), i))
+    assert codes.tolist() == [seen[p][0] for p in pairs]
+    assert first_row.tolist() == [i for _, i in seen.values()]
+
+
+def test_optional_ints() -> None:
+    from msprof_compare.loaders.traceio import optional_ints
+
+    assert optional_ints([1, None, 7]).tolist() == [1, -1, 7]  # the one-assignment path
+    values = [1, None, True, "12", " 7 ", 3.9, "x", float("nan"), 2**64, "123456789012345678"]
+    assert optional_ints(values).tolist() == [1, -1, -1, 12, 7, 3, -1, -1, -1, 123456789012345678]
+    assert optional_ints([None, "x"], default=0).tolist() == [0, 0]

@@ -383,9 +383,10 @@ def _groups(profile: Profile, bd: Breakdown) -> None:
     task = task[np.argsort(c_ts[task], kind="stable")]
     cand = task[wait_candidates((c_name[task], c_tid[task]))]
     cand_tid = c_tid[cand]
-    cand_sum: dict[int, int] = {}
-    for t, d in zip(cand_tid.tolist(), c_dur[cand].tolist(), strict=True):
-        cand_sum[t] = cand_sum.get(t, 0) + d
+    planes, at = np.unique(cand_tid, return_inverse=True)
+    sums = np.zeros(len(planes), np.int64)
+    np.add.at(sums, at.reshape(-1), c_dur[cand])
+    cand_sum = dict(zip(planes.tolist(), sums.tolist(), strict=True))
     op = np.flatnonzero(lane == "op")
     op_tid = c_tid[op]
     uncovered: list[tuple[str, tuple[np.ndarray, np.ndarray]]] = []

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..model import Profile, factorize
+from ..model import Profile, factorize, pair_codes, ranges
 from . import classify, table
 from .steps import in_range, side_range
 from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, STYLE_TEXT, Column, Sheet, diff_ratio, frame_from_rows
@@ -112,8 +112,7 @@ def attribute_tasks(op_ts: np.ndarray, op_end: np.ndarray, task_ts: np.ndarray) 
     counts = np.maximum(stop - start, 0)
     if counts.sum():
         op_idx = np.repeat(np.arange(len(op_ts)), counts)
-        offs = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
-        owner[np.repeat(start, counts) + offs] = op_idx
+        owner[ranges(start, start + counts)] = op_idx
     return owner
 
 
@@ -151,10 +150,9 @@ def side_data(profile: Profile, rng: tuple[int, int] | None) -> dict[str, dict]:
             # (family, task name) groups in first-appearance order, values in row order
             f_codes, _ = pd.factorize(t_fam)
             n_codes, _ = pd.factorize(t_name)
-            g, firsts = pd.factorize(f_codes.astype(np.int64) * (int(n_codes.max()) + 1) + n_codes)
+            g, first_row = pair_codes(f_codes, n_codes)
             order = np.argsort(g, kind="stable")
-            bounds = np.searchsorted(g[order], np.arange(len(firsts) + 1))
-            first_row = order[bounds[:-1]]
+            bounds = np.searchsorted(g[order], np.arange(len(first_row) + 1))
             for k, r in enumerate(first_row.tolist()):
                 out[t_fam[r]]["tasks"][t_name[r]] = t_us[order[bounds[k]:bounds[k + 1]]]
     return out

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import StepError
-from ..model import Profile
+from ..model import Profile, pair_codes
 from . import table
 from .steps import side_step
 from .table import STYLE_FLOAT, STYLE_INT, STYLE_TEXT, Column, Sheet, diff_ratio, frame_from_rows
@@ -101,8 +101,9 @@ def kernel_groups(profile: Profile, step: int = -1) -> pd.DataFrame:
     dur = np.nan_to_num(_number(kd["Duration(us)"]))[rows]
     # types and (type, shape) pairs numbered in first-appearance order among the kept rows
     t_rank, _ = pd.factorize(t_codes[rows])
-    pair, pair_first = pd.factorize(t_codes[rows].astype(np.int64) * (len(s_text) + 1) + s_codes[rows])
-    n = len(pair_first)
+    s_codes = np.where(s_codes < 0, len(s_text) - 1, s_codes)  # a missing shape reads as the trailing ""
+    pair, first_row = pair_codes(t_codes[rows], s_codes[rows])
+    n = len(first_row)
     if "dur" in kd.columns:
         # the loaders' exact ns: the exact decimal sum, rounded half up to the 0.01 us the sheet
         # shows (a float sum, then round(), lands on either side of a .xx5 tie by chance)
@@ -118,8 +119,6 @@ def kernel_groups(profile: Profile, step: int = -1) -> pd.DataFrame:
     mn = np.full(n, np.inf)
     np.maximum.at(mx, pair, dur)
     np.minimum.at(mn, pair, dur)
-    first_row = np.full(n, len(rows), np.int64)
-    np.minimum.at(first_row, pair, np.arange(len(rows)))
     pair_t_rank = t_rank[first_row]
     order = np.lexsort((np.arange(n), pair_t_rank))
     p_type = [t_text[c] for c in t_codes[rows][first_row[order]].tolist()]

@@ -136,13 +136,13 @@ def npu_records(profile: Profile) -> pd.DataFrame:
     keep = np.ones(len(rows), dtype=bool)
     if cann.any():
         q = profile.queue
-        cat = np.array([str(c).lower() for c in q["cat"].tolist()], dtype=object)
+        cat = q["cat"].to_numpy(dtype=object)
         q_ts = q["ts"].to_numpy(dtype=np.int64)
         q_dur = q["dur"].to_numpy(dtype=np.int64)
         q_corr = q["correlation_id"].to_numpy(dtype=np.int64)
-        deq = np.flatnonzero(cat == "dequeue")
+        deq = np.flatnonzero(classify.per_unique(cat, lambda c: c == "dequeue"))
         deq = deq[np.argsort(q_ts[deq], kind="stable")]
-        enq = np.flatnonzero(cat == "enqueue")
+        enq = np.flatnonzero(classify.per_unique(cat, lambda c: c == "enqueue"))
         enq_ts = dict(zip(q_corr[enq].tolist(), q_ts[enq].tolist(), strict=True))
         d_ts = q_ts[deq]
         d_end = d_ts + q_dur[deq]

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..model import Profile
+from ..model import Profile, ranges
 from . import classify
 from .align import align, no_matching
 from .optree import OpTree, _nest, _subtree_sum, op_tree, side_profile
@@ -128,16 +128,7 @@ class ModuleTrees:
     op_stacks: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=object))
     k_names: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=object))
     k_durs: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
-    _texts: list[str] | None = field(default=None, repr=False)
-    _infos: list[tuple] | None = field(default=None, repr=False)
-
-    def top_texts(self) -> list[str]:
-        """Joined "Kernel Details" lines of every top-layer op (computed once)."""
-        if self._texts is None:
-            ptr = self.top_kptr.tolist()
-            lines = self.kernel_text[self.top_krows].tolist() if len(self.top_krows) else []
-            self._texts = ["".join(lines[a:b]) if b > a else "" for a, b in zip(ptr[:-1], ptr[1:], strict=False)]
-        return self._texts
+    _infos: list[tuple] | None = field(default=None, repr=False)  # see _op_infos
 
 
 def _root() -> Module:
@@ -281,16 +272,6 @@ def _chains(names: np.ndarray, parent: np.ndarray, nodes: list[int]) -> list[str
     return out
 
 
-def _ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Concatenation of ``arange(lo[i], hi[i])`` over i."""
-    n = hi - lo
-    total = int(n.sum())
-    if total == 0:
-        return np.empty(0, np.int64)
-    starts = np.repeat(lo - np.concatenate([[0], np.cumsum(n)[:-1]]), n)
-    return starts + np.arange(total, dtype=np.int64)
-
-
 def build_side(profile: Profile, tree: OpTree) -> ModuleTrees | None:
     """Forward and backward module trees of one side (§3.2-3.4); None without nn.Module events."""
     pf = profile.python_functions
@@ -404,7 +385,7 @@ def build_side(profile: Profile, tree: OpTree) -> ModuleTrees | None:
         by = np.lexsort((q_point, j))
         j, q_point = j[by], q_point[by]
         counts = pptr[q_point + 1] - pptr[q_point]
-        krows = pk[_ranges(pptr[q_point], pptr[q_point + 1])]
+        krows = pk[ranges(pptr[q_point], pptr[q_point + 1])]
         np.add.at(kptr, j + 1, counts)
         kptr = np.cumsum(kptr)
     top_ns = np.zeros(len(top_node), np.int64)
@@ -511,16 +492,12 @@ def _op_infos(side: ModuleTrees) -> list[tuple[str, str, int, str, list[str], li
         stacks = side.op_stacks[side.top_node].tolist()
         k_names = side.k_names[side.top_krows].tolist()
         k_durs = side.k_durs[side.top_krows].tolist()
-        texts = side.top_texts()
+        lines = side.kernel_text[side.top_krows].tolist()
+        texts = ["".join(lines[a:b]) for a, b in zip(ptr[:-1], ptr[1:], strict=True)]
         side._infos = [
             (n, texts[k], sum(k_durs[a:b]), st, k_names[a:b], k_durs[a:b]) if b > a else (n, "", 0, st, [], [])
             for k, (n, st, a, b) in enumerate(zip(names, stacks, ptr[:-1], ptr[1:], strict=True))]
     return side._infos
-
-
-def _op_info(side: ModuleTrees, k: int) -> tuple[str, str, int, str, list[str], list[int]]:
-    """(op name, kernel details, device ns, call stack, kernel names, kernel ns) of top-layer op ``k``."""
-    return _op_infos(side)[k]
 
 
 def _stack(text: str) -> str | None:

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..model import Profile
+from ..model import Profile, ranges
 from . import classify
 from .align import align, no_matching
 
@@ -323,7 +323,7 @@ def _link(ts: np.ndarray, fk: pd.DataFrame | None) -> tuple[np.ndarray, np.ndarr
     if not n.any():
         return np.empty(0, np.int64), np.empty(0, np.int64)
     flow = np.repeat(np.arange(len(s_ts)), n)
-    node = np.repeat(lo, n) + (np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n))
+    node = ranges(lo, lo + n)
     order = fk["order"].to_numpy(np.int64)[flow]
     by = np.lexsort((order, node))
     return node[by], fk["k"].to_numpy(np.int64)[flow[by]]

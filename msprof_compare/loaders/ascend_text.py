@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ProfileError
-from ..model import Profile, empty, frame, frame_of, threads_in_order
+from ..model import Profile, empty, frame, frame_of, object_array, threads_in_order
 from ..options import Options
 from . import traceio
 from .numparse import decimal_us_to_ns
@@ -103,54 +103,6 @@ def _text(v: Any) -> str:
     return v if isinstance(v, str) else str(v)
 
 
-def _ints(values: list[Any], default: int = -1) -> np.ndarray:
-    """Arg values -> int64; missing or non-integer values become ``default``."""
-    try:  # the common case: all plain ints (numpy infers an integer dtype only then)
-        arr = np.array(values)
-        if arr.ndim == 1 and arr.dtype.kind == "i":
-            return arr.astype(np.int64, copy=False)
-    except (ValueError, TypeError, OverflowError):
-        pass
-    out = np.full(len(values), default, dtype=np.int64)
-    for i, v in enumerate(values):
-        if v is None or isinstance(v, bool):
-            continue
-        if isinstance(v, int):
-            if -(2**63) <= v < 2**63:
-                out[i] = v
-            continue
-        try:
-            out[i] = int(str(v).strip())
-        except ValueError:
-            try:
-                out[i] = int(float(v))
-            except (TypeError, ValueError, OverflowError):
-                pass
-    return out
-
-
-def _times(values: list[Any], path: str, field: str) -> np.ndarray:
-    """Trace ts/dur values (str, int or float us) -> int64 ns, strings exactly."""
-    if not values:
-        return np.zeros(0, dtype=np.int64)
-    if str in set(map(type, values)):  # one C-level pass (a generator over the values costs 20x more)
-        return decimal_us_to_ns(values, True, path, field)
-    return traceio.to_ns(values, path, field)
-
-
-def _int_column(values: list[Any]) -> np.ndarray:
-    try:
-        return np.array(values, dtype=np.int64)
-    except (ValueError, TypeError, OverflowError):
-        return traceio.to_int(values)
-
-
-def _objects(values: list) -> np.ndarray:
-    """A 1-d object array of ``values``: ``fromiter`` never inspects the items (``np.array``
-    probes each ``msgspec.Raw`` for the buffer protocol, ~30x slower)."""
-    return np.fromiter(values, dtype=object, count=len(values))
-
-
 #: Flow categories the comparators read from an NPU text trace: operator -> task links and
 #: forward -> backward links. Other flows (HostToDevice, async_task_queue) feed no table.
 FLOW_CATS = ("async_npu", "fwdbwd")
@@ -197,7 +149,7 @@ def _select(path: str, events: list, opts: Options) -> tuple[dict[str, np.ndarra
         cand = np.flatnonzero(ph != PH_C)
         ev = list(map(events.__getitem__, cand.tolist())) if cand.size != len(events) else events
         ph = ph[cand]
-        cat = _objects(_field(ev, "cat"))
+        cat = object_array(_field(ev, "cat"))
         codes, uniq = pd.factorize(cat)
         low = [u.lower() for u in uniq.tolist()]
         wanted = _wanted_cats(opts)
@@ -205,7 +157,7 @@ def _select(path: str, events: list, opts: Options) -> tuple[dict[str, np.ndarra
         keep = np.array([u in wanted for u in low] + [False])[codes]
         keep |= np.array([u in FLOW_CATS for u in low] + [False])[codes] & ((ph == PH_S) | (ph == PH_F))
         keep |= ph == PH_M
-        pid = _int_column(_field(ev, "pid"))
+        pid = traceio.to_int(_field(ev, "pid"))
         lane_pids = [p for p in lanes if p != -1]
         if lane_pids:
             keep |= is_x[cand] & np.isin(pid, lane_pids)
@@ -214,12 +166,12 @@ def _select(path: str, events: list, opts: Options) -> tuple[dict[str, np.ndarra
             ev = list(map(ev.__getitem__, k.tolist()))
         cols: dict[str, np.ndarray] = {
             "ph": ph[k], "cat": cat[k], "cat_lower": cat_lower[k], "pid": pid[k],
-            "name": _objects(_field(ev, "name")),
-            "tid": _int_column(_field(ev, "tid")),
-            "ts": _times(_field(ev, "ts"), path, "ts"),
-            "dur": _times(_field(ev, "dur"), path, "dur"),
-            "id": _objects(_field(ev, "id")),
-            "args": _objects(_field(ev, "args")),
+            "name": object_array(_field(ev, "name")),
+            "tid": traceio.to_int(_field(ev, "tid")),
+            "ts": traceio.to_ns(_field(ev, "ts"), path, "ts"),
+            "dur": traceio.to_ns(_field(ev, "dur"), path, "dur"),
+            "id": object_array(_field(ev, "id")),
+            "args": object_array(_field(ev, "args")),
         }
     return cols, processes, threads, lanes
 
@@ -233,9 +185,9 @@ def _metadata(path: str, meta: list) -> tuple[pd.DataFrame, pd.DataFrame, dict[i
     names = [e.name for e in meta]
     kinds = ("process_name", "process_sort_index", "thread_name", "thread_sort_index")
     meta = [e for e, n in zip(meta, names, strict=True) if n in kinds]
-    args = traceio.decode_args(path, _objects(_field(meta, "args")), _MetaArgs)
-    pid = _int_column(_field(meta, "pid")).tolist()
-    tid = _int_column(_field(meta, "tid")).tolist()
+    args = traceio.decode_args(path, object_array(_field(meta, "args")), _MetaArgs)
+    pid = traceio.to_int(_field(meta, "pid")).tolist()
+    tid = traceio.to_int(_field(meta, "tid")).tolist()
     procs: dict[int, list] = {}
     threads: dict[tuple[int, int], list] = {}
     order: dict[int, int] = {}
@@ -245,11 +197,11 @@ def _metadata(path: str, meta: list) -> tuple[pd.DataFrame, pd.DataFrame, dict[i
             order[pid[k]] = k  # a later record of the same pid moves it later
             procs.setdefault(pid[k], ["", -1])[0] = _text(a.name) if a.name is not None else ""
         elif nm == "process_sort_index":
-            procs.setdefault(pid[k], ["", -1])[1] = int(_ints([a.sort_index])[0])
+            procs.setdefault(pid[k], ["", -1])[1] = int(traceio.optional_ints([a.sort_index])[0])
         elif nm == "thread_name":
             threads.setdefault((pid[k], tid[k]), ["", -1])[0] = _text(a.name) if a.name is not None else ""
         else:
-            threads.setdefault((pid[k], tid[k]), ["", -1])[1] = int(_ints([a.sort_index])[0])
+            threads.setdefault((pid[k], tid[k]), ["", -1])[1] = int(traceio.optional_ints([a.sort_index])[0])
     p = frame("processes", {"pid": list(procs), "name": [v[0] for v in procs.values()],
                             "sort_index": [v[1] for v in procs.values()]}) if procs else empty("processes")
     t = frame("threads", {"pid": [k[0] for k in threads], "tid": [k[1] for k in threads],
@@ -368,7 +320,8 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
             cols.update({
                 "input_dims": [_text(x.input_dims) for x in a], "input_type": [_text(x.input_type) for x in a],
                 "call_stack": [_text(x.call_stack) for x in a],
-                "seq": _ints([x.seq for x in a]), "fwd_tid": _ints([x.fwd_tid for x in a])})
+                "seq": traceio.optional_ints([x.seq for x in a]),
+                "fwd_tid": traceio.optional_ints([x.fwd_tid for x in a])})
         else:
             cols["input_dims"] = cols["input_type"] = cols["call_stack"] = np.full(sel.size, "N/A", dtype=object)
         profile.ops = frame("ops", cols)
@@ -381,10 +334,10 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
             profile.kernels = frame("kernels", {
                 "name": c["name"][sel], "cat": np.full(sel.size, "npu_task", dtype=object),
                 "ts": c["ts"][sel], "dur": c["dur"][sel], "pid": c["pid"][sel], "tid": c["tid"][sel],
-                "stream": _ints([x.stream for x in a]),
+                "stream": traceio.optional_ints([x.stream for x in a]),
                 "task_type": ["" if x.task_type is None else _text(x.task_type) for x in a],
-                "task_id": _ints([x.task_id for x in a]),
-                "connection_id": _ints([x.connection_id for x in a]),
+                "task_id": traceio.optional_ints([x.task_id for x in a]),
+                "connection_id": traceio.optional_ints([x.connection_id for x in a]),
             })
 
     profile.flows, profile.backward_tid = _flows(c)
@@ -401,7 +354,7 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
         a = traceio.decode_args(path, c["args"][sel], _QueueArgs)
         profile.queue = frame("queue", {"cat": catl[sel], "name": c["name"][sel], "ts": c["ts"][sel],
                                         "dur": c["dur"][sel], "tid": c["tid"][sel],
-                                        "correlation_id": _ints([x.correlation_id for x in a])})
+                                        "correlation_id": traceio.optional_ints([x.correlation_id for x in a])})
 
     sel = np.flatnonzero(catl == "python_function") if opts.enable_operator_compare else []
     if len(sel):
@@ -431,6 +384,10 @@ def _header(path: str) -> list[str]:
     return [h.strip() for h in next(csv.reader([first]))]
 
 
+#: Cells read as "no number" in float columns.
+_NA_TEXTS = frozenset(("", "N/A", "n/a", "NA", "nan", "NaN"))
+
+
 def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...] = (),
               required: tuple[str, ...] = ()) -> pd.DataFrame:
     """Read the wanted columns of a CSV: ``text`` as str ("" when empty), ``floats`` as float64
@@ -445,7 +402,7 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...] = (),
     names = [c for c in text + floats if c in raw]
     dtype = {c: str for c in text if c in raw}
     dtype.update({c: np.float64 for c in floats if c in raw})
-    na = {c: ["", "N/A", "n/a", "NA", "nan", "NaN"] for c in floats if c in raw}
+    na = {c: list(_NA_TEXTS) for c in floats if c in raw}
     try:
         df = pd.read_csv(path, usecols=names, dtype=dtype, keep_default_na=False, na_values=na,
                          encoding="utf-8-sig", skipinitialspace=False)
@@ -500,9 +457,6 @@ def _floats(texts: list[str], path: str, column: str, warnings: list[str]) -> np
     if bad:
         warnings.append(f"{path}: {bad} {column} value(s) are not numbers; read as missing.")
     return out
-
-
-_NA_TEXTS = frozenset(("", "N/A", "n/a", "NA", "nan", "NaN"))
 
 
 def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.DataFrame:

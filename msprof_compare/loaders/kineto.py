@@ -76,22 +76,6 @@ class _MetaArgs(msgspec.Struct, gc=False):
     sort_index: _NUM = None
 
 
-def _ints(values: list, default: int = -1) -> np.ndarray:
-    """Optional int-like values -> int64 (None / unparsable -> default)."""
-    out = np.empty(len(values), dtype=np.int64)
-    try:
-        out[:] = [default if v is None else v for v in values]
-        return out
-    except (TypeError, ValueError, OverflowError):
-        pass
-    for i, v in enumerate(values):
-        try:
-            out[i] = default if v is None else int(float(v)) if isinstance(v, str) else int(v)
-        except (TypeError, ValueError, OverflowError):
-            out[i] = default
-    return out
-
-
 def _text(values: list) -> np.ndarray:
     """Args rendered as the original shows them: str() of the value, "N/A" when absent."""
     return np.array(["N/A" if v is None else v if isinstance(v, str) else str(v) for v in values], dtype=object)
@@ -251,10 +235,10 @@ def _load_kernels(prof: Profile, ev: _Events) -> None:
     args = ev.args(sub, _KernelArgs)
     cols["cat"] = np.array([KERNEL_CATS[c] for c in ev.cat_lower_of(idx)], dtype=object)
     cols["task_type"] = ev.cat_of(idx)
-    cols["stream"] = _ints([a.stream for a in args])
-    cols["device"] = _ints([a.device for a in args])
-    cols["correlation"] = _ints([a.correlation for a in args])
-    cols["ext_id"] = _ints([a.ext_id if a.ext_id is not None else a.ext_id_legacy for a in args])
+    cols["stream"] = traceio.optional_ints([a.stream for a in args])
+    cols["device"] = traceio.optional_ints([a.device for a in args])
+    cols["correlation"] = traceio.optional_ints([a.correlation for a in args])
+    cols["ext_id"] = traceio.optional_ints([a.ext_id if a.ext_id is not None else a.ext_id_legacy for a in args])
     prof.kernels = frame("kernels", cols)
 
 
@@ -270,10 +254,10 @@ def _load_ops(prof: Profile, ev: _Events, with_args: bool) -> None:
         cols["input_dims"] = _text_raw(ev.path, [a.input_dims for a in args])
         cols["input_type"] = _text_raw(ev.path, [a.input_type for a in args])
         cols["call_stack"] = _text([a.call_stack for a in args])
-        cols["seq"] = _ints([a.seq for a in args])
-        cols["fwd_tid"] = _ints([a.fwd_tid for a in args])
-        cols["ext_id"] = _ints([a.ext_id if a.ext_id is not None else a.ext_id_legacy for a in args])
-        cols["connection_id"] = _ints([a.correlation for a in args])
+        cols["seq"] = traceio.optional_ints([a.seq for a in args])
+        cols["fwd_tid"] = traceio.optional_ints([a.fwd_tid for a in args])
+        cols["ext_id"] = traceio.optional_ints([a.ext_id if a.ext_id is not None else a.ext_id_legacy for a in args])
+        cols["connection_id"] = traceio.optional_ints([a.correlation for a in args])
     else:
         na = np.full(n, "N/A", dtype=object)
         cols["input_dims"] = na
@@ -331,10 +315,10 @@ def _load_memory(prof: Profile, ev: _Events) -> None:
         sub = [e for e, k in zip(sub, keep.tolist(), strict=False) if k]
     cols = ev.columns(sub, ("ts",), idx)
     args = ev.args(sub, _MemArgs)
-    cols["bytes"] = _ints([a.bytes for a in args], 0)
-    cols["addr"] = _ints([a.addr for a in args])
-    cols["total_reserved"] = _ints([a.total_reserved for a in args], 0)
-    cols["device_id"] = _ints([a.device_id for a in args])
+    cols["bytes"] = traceio.optional_ints([a.bytes for a in args], 0)
+    cols["addr"] = traceio.optional_ints([a.addr for a in args])
+    cols["total_reserved"] = traceio.optional_ints([a.total_reserved for a in args], 0)
+    cols["device_id"] = traceio.optional_ints([a.device_id for a in args])
     prof.memory = frame("memory", cols)
 
 
@@ -356,7 +340,7 @@ def _load_meta(prof: Profile, ev: _Events) -> None:
         if e.name.endswith("_name"):
             rec[0] = "" if a.name is None else str(a.name)
         else:
-            rec[1] = int(_ints([a.sort_index])[0])
+            rec[1] = int(traceio.optional_ints([a.sort_index])[0])
     if procs:
         prof.processes = frame("processes", {
             "pid": list(procs), "name": [v[0] for v in procs.values()], "sort_index": [v[1] for v in procs.values()]})

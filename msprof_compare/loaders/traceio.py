@@ -190,6 +190,8 @@ def to_ns(values: list[Any], path: str = "", field: str = "ts") -> np.ndarray:
     """
     if not values:
         return np.zeros(0, dtype=np.int64)
+    if str in set(map(type, values)):  # decimal text (NPU): exact digits, no detour through np.array
+        return decimal_us_to_ns(values, True, path, field)
     try:
         arr = np.array(values)
     except (ValueError, OverflowError):
@@ -244,6 +246,29 @@ def to_int(values: list[Any]) -> np.ndarray:
             out[i] = int(v)
         except (TypeError, ValueError, OverflowError):
             out[i] = -2 - (zlib.crc32(str(v).encode()) & 0x7FFFFFFF)
+    return out
+
+
+def optional_ints(values: list[Any], default: int = -1) -> np.ndarray:
+    """Optional int-like args values -> int64: None, booleans and anything that is no integer
+    become ``default``; floats and numeric text are cut to their integer part."""
+    out = np.empty(len(values), dtype=np.int64)
+    try:  # the usual case (ints and None) in one C-level assignment
+        out[:] = [default if v is None or v is True or v is False else v for v in values]
+        return out
+    except (TypeError, ValueError, OverflowError):
+        pass
+    for i, v in enumerate(values):
+        out[i] = default
+        if v is None or isinstance(v, bool):
+            continue
+        try:
+            out[i] = v if isinstance(v, int) else int(v.strip()) if isinstance(v, str) else int(v)
+        except (TypeError, ValueError, OverflowError):
+            try:
+                out[i] = int(float(v))
+            except (TypeError, ValueError, OverflowError):
+                pass
     return out
 
 
