@@ -157,6 +157,17 @@ def test_ascend_output_level():
     assert "profiler_info" not in p.files  # only read at profiling level
 
 
+def test_ascend_output_without_trace_view(tmp_path):
+    """An ASCEND_PROFILER_OUTPUT whose trace_view.json is missing: its communication JSON files are
+    not taken for Kineto traces; the message says what is missing."""
+    out = tmp_path / "ASCEND_PROFILER_OUTPUT"
+    shutil.copytree(PT / "ASCEND_PROFILER_OUTPUT", out)
+    (out / "trace_view.json").unlink()
+    shutil.copyfile(out / "communication.json", out / "communication_matrix.json")
+    with pytest.raises(ProfileError, match="no trace_view.json"):
+        detect(str(out))
+
+
 def test_profiling_only_skips_unneeded_csvs():
     p = load_profile(str(PT), OPTS)
     assert p.operator_memory is None and p.op_statistic is None

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from msprof_compare.api import compare
 from msprof_compare.errors import ProfileError
 from msprof_compare.loaders import detect, kineto, load_profile
 from msprof_compare.options import build_options
@@ -131,6 +132,22 @@ def test_bad_inputs(tmp_path):
         load_profile(str(p), _opts())
     p.write_text('{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": "abc", "dur": 1}]}')
     with pytest.raises(ProfileError, match="ts"):
+        load_profile(str(p), _opts())
+
+
+def test_side_file_is_not_a_trace(tmp_path):
+    """A JSON object without traceEvents (an NPU side file passed by mistake) is named as such,
+    not read as an empty trace; an empty or null traceEvents stays a trace-level error."""
+    side = Path(__file__).parent / "data" / "npu" / "rank0_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "communication.json"
+    with pytest.raises(ProfileError, match="not a trace: a JSON object without traceEvents") as err:
+        load_profile(str(side), _opts())
+    assert err.value.path == str(side)
+    p = tmp_path / "x.pt.trace.json"
+    p.write_text('{"traceEvents": []}')
+    with pytest.raises(ProfileError, match="no GPU kernel"):
+        compare(str(p), str(p))
+    p.write_text('{"traceEvents": null}')
+    with pytest.raises(ProfileError, match="not a trace event file"):
         load_profile(str(p), _opts())
 
 

@@ -46,6 +46,11 @@ def _is_db_name(name: str) -> bool:
     return name.endswith(".db") and name.startswith(DB_PREFIXES)
 
 
+#: JSON files of an Ascend export that are not Kineto traces (never offered as one).
+_ASCEND_JSON = frozenset(("trace_view.json", "profiler_metadata.json", "communication.json",
+                          "communication_matrix.json"))
+
+
 def _kineto_candidates(directory: str) -> list[str]:
     try:
         names = sorted(os.listdir(directory))
@@ -53,7 +58,7 @@ def _kineto_candidates(directory: str) -> list[str]:
         return []
     return [os.path.join(directory, n) for n in names
             if n.endswith(_TRACE_SUFFIXES) and os.path.isfile(os.path.join(directory, n))
-            and not _INFO_RE.match(n) and n not in ("trace_view.json", "profiler_metadata.json")]
+            and not _INFO_RE.match(n) and n not in _ASCEND_JSON]
 
 
 def detect(given: str, force: bool = False) -> Layout:

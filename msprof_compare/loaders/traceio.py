@@ -44,7 +44,7 @@ class Event(msgspec.Struct, gc=False):
 class KinetoFile(msgspec.Struct, gc=False):
     """Top level of a Kineto trace: only what the compare needs."""
 
-    traceEvents: list[Event] = []
+    traceEvents: list[Event] | msgspec.UnsetType = msgspec.UNSET  # UNSET: no such key (not a trace at all)
     deviceProperties: Any = None
     distributedInfo: Any = None
     metadata: Any = None
@@ -162,6 +162,9 @@ def decode_events(path: str, data: bytes) -> tuple[list[Event], KinetoFile | Non
         with gc_paused():
             if kind == "{":
                 top = _KINETO.decode(data)
+                if top.traceEvents is msgspec.UNSET:
+                    raise ProfileError(path, "not a trace: a JSON object without traceEvents (a profiler side "
+                                             "file? pass the trace, or the profiling directory it belongs to)")
                 return top.traceEvents, top
             if kind == "[":
                 return _EVENTS.decode(data), None
