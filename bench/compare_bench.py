@@ -11,7 +11,11 @@ every job (imports, allocator and page cache warm), ``--runs`` rounds of
     of each JSON trace (a Kineto file, or the ``trace_view.json`` of an NPU directory;
     DB inputs have no JSON trace and count 0). This is the floor: no loader can avoid it;
 (b) ``compare()`` through the API (loading, every enabled comparator, the summary);
-(c) ``to_excel()`` of that result into a temporary directory.
+(c) ``to_excel()`` of that result into a temporary directory;
+(d) a floor for any loader of these inputs: (a), plus pulling the fields the time breakdown
+    reads out of the decoded events (all but counters), plus a plain ``pandas.read_csv`` of each side CSV the
+    compare read (NPU text directories). Reported beside the ratios: where (d) is close to
+    2 x (a), a "compare <= 2 x (a)" goal leaves almost nothing for the compare itself.
 
 Each job is timed in wall-clock and in CPU seconds of this process
 (``time.process_time``: robust when other work shares the cores). The ratios
@@ -74,6 +78,45 @@ def decode_both(base: str, comp: str) -> int:
     return n
 
 
+#: Event fields the time breakdown reads from every trace (any loader must pull these out of the decode).
+FLOOR_FIELDS = ("ph", "cat", "name", "pid", "tid", "ts", "dur")
+
+
+def floor_both(base: str, comp: str, side_files: list[str]) -> int:
+    """Job (d): (a) plus what no loader of these inputs can skip after the decode: pulling
+    ``FLOOR_FIELDS`` out of the decoded events (the phase of every event, the rest of every event
+    but counters; times to exact int64 ns) and a plain
+    ``pandas.read_csv`` of each side CSV the compare reads (``side_files``). It is a floor for the
+    whole compare only where (d) is well above (a): NPU text directories (trace_view.json + CSVs)."""
+    from operator import attrgetter
+
+    import pandas as pd
+
+    from msprof_compare.loaders import traceio
+
+    n = 0
+    for p in (base, comp):
+        for f in _trace_files(p):
+            data = traceio.read_bytes(f, True)
+            events, _top = traceio.decode_events(f, data)
+            ph = list(map(attrgetter("ph"), events))
+            read = [e for e, p in zip(events, ph, strict=True) if p != "C"]  # counters feed no figure
+            cols = {k: list(map(attrgetter(k), read)) for k in FLOOR_FIELDS[1:]}
+            traceio.to_ns(cols["ts"], f, "ts")
+            traceio.to_ns(cols["dur"], f, "dur")
+            n += len(events)
+            del data, events, _top, ph, read, cols
+    for f in side_files:
+        pd.read_csv(f)
+    return n
+
+
+def _side_csvs(result) -> list[str]:
+    """The CSV files both profiles of a result were read from."""
+    return [f for prof in (result.base, result.comparison) for f in prof.files.values()
+            if isinstance(f, str) and f.endswith(".csv")]
+
+
 def ratio_mode(base: str, comp: str, runs: int, everything: bool) -> dict:
     """Warm-up, then ``runs`` rounds of (a), (b), (c) in this process; medians and ratios."""
     import logging
@@ -83,9 +126,13 @@ def ratio_mode(base: str, comp: str, runs: int, everything: bool) -> dict:
     logging.getLogger("msprof-analyze").setLevel(logging.ERROR)
     flags = _flags(everything)
     events = decode_both(base, comp)
+    first = compare(base, comp, **flags)
+    csvs = _side_csvs(first)
     with tempfile.TemporaryDirectory() as out:
-        compare(base, comp, **flags).to_excel(out)
-    a, b, c = [], [], []
+        first.to_excel(out)
+    del first
+    floor_both(base, comp, csvs)
+    a, b, c, d = [], [], [], []
     sheets: dict = {}
     for _ in range(runs):
         t = _clock()
@@ -100,13 +147,18 @@ def ratio_mode(base: str, comp: str, runs: int, everything: bool) -> dict:
             c.append(_since(t))
         sheets = {s.name: len(s) for s in result.sheets}
         del result
+        t = _clock()
+        floor_both(base, comp, csvs)
+        d.append(_since(t))
     med = statistics.median
     out = {"events": events, "runs": runs, "sheets": sheets}
     for k, i in (("wall", 0), ("cpu", 1)):
         da, db = med(x[i] for x in a), med(x[i] for x in b)
         dbc = med(x[i] + y[i] for x, y in zip(b, c, strict=True))
+        dd = med(x[i] for x in d)
         out[k] = {"decode": da, "compare": db, "xlsx": med(x[i] for x in c), "compare_xlsx": dbc,
-                  "ratio_compare": db / da if da else None, "ratio_compare_xlsx": dbc / da if da else None}
+                  "ratio_compare": db / da if da else None, "ratio_compare_xlsx": dbc / da if da else None,
+                  "floor": dd, "ratio_floor": dd / da if da else None, "csv_files": len(csvs)}
     return out
 
 
@@ -264,6 +316,10 @@ def main() -> None:
         print(f"  events decoded: {info['events']:,}; peak RSS (fresh process, compare + xlsx): "
               f"{rss['maxrss_mib']:.1f} MiB")
         print("  sheets: " + ", ".join(f"{k} {v}" for k, v in info["sheets"].items()))
+        w = info["wall"]
+        print(f"  (d) floor, wall: (a) + pulling {len(FLOOR_FIELDS)} fields of the non-counter events + "
+              f"pandas.read_csv of {w['csv_files']} side CSV(s): {w['floor']:.3f} = {w['ratio_floor'] or 0:.2f} x (a); "
+              f"b/d {w['compare'] / w['floor'] if w['floor'] else 0:.2f}")
         info.update(maxrss_mib=rss["maxrss_mib"], mb=mb, load=load, mode=mode)
     if a.json:
         Path(a.json).write_text(json.dumps(info, indent=1))

@@ -175,3 +175,21 @@ def test_profile_error_survives_pickling() -> None:
     e = pickle.loads(pickle.dumps(ProfileError("/x.json", "bad data", hint="a hint")))
     assert (type(e), e.path, e.message, e.hint, str(e)) == (ProfileError, "/x.json", "bad data", "a hint",
                                                             "/x.json: bad data (a hint)")
+
+
+def test_bench_ratio_mode_reports_the_floor() -> None:
+    """bench/compare_bench.py's ratio mode on the NPU excerpt: (d) reads the same events as (a)
+    plus the side CSVs the compare read (no timed assertion: only what each job covers)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("compare_bench", DATA.parents[1] / "bench" / "compare_bench.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    d = str(NPU_DIR)
+    assert bench.floor_both(d, d, []) == bench.decode_both(d, d) > 0
+    info = bench.ratio_mode(d, d, 1, False)
+    wall = info["wall"]
+    assert wall["csv_files"] == 4  # kernel_details.csv and memory_record.csv of each side
+    assert wall["floor"] > 0 and wall["decode"] > 0 and wall["ratio_floor"] == wall["floor"] / wall["decode"]
+    plain = compare(d, d, enable_profiling_compare=True)
+    assert info["sheets"] == {s.name: len(s) for s in plain.sheets}
