@@ -6,6 +6,8 @@ run on the excerpts in tests/data/db (same figures, see its README) and read the
 
 from __future__ import annotations
 
+import shutil
+import sqlite3
 from pathlib import Path
 
 import numpy as np
@@ -165,3 +167,52 @@ def test_text_and_db_export_of_the_same_workload(samples: Path) -> None:
     assert db.computing_ns == pytest.approx(text.computing_ns, rel=0.02)
     for name in ("conv_fwd_cube", "conv_bwd_cube", "matmul_cube"):
         assert db.b(name).ns == pytest.approx(text.b(name).ns, rel=0.05), name
+
+
+def test_mc2_from_db(tmp_path: Path) -> None:
+    """MC2 kernels of a DB export (no sample has one): one compute task of the level-1 excerpt renamed
+    MatmulAllReduce, four C_CORE_SQE tasks written inside it and its PMU values set here; the expected
+    figures follow from those rows (reference-1 §5.6), as the text path's ``test_mc2_sqe_pairing``."""
+    db = tmp_path / "ascend_pytorch_profiler_0.db"
+    shutil.copyfile(L1, db)
+    con = sqlite3.connect(db)
+    try:
+        def sid(text: str) -> int:
+            row = con.execute("SELECT id FROM STRING_IDS WHERE value = ?", (text,)).fetchone()
+            if row:
+                return row[0]
+            new = con.execute("SELECT max(id) + 1 FROM STRING_IDS").fetchone()[0]
+            con.execute("INSERT INTO STRING_IDS VALUES (?, ?)", (new, text))
+            return new
+
+        gid, start, end = con.execute(
+            "SELECT t.globalTaskId, t.startNs, t.endNs FROM TASK t JOIN COMPUTE_TASK_INFO c USING (globalTaskId) "
+            "WHERE t.endNs - t.startNs > 1000 ORDER BY t.startNs LIMIT 1").fetchone()
+        con.execute("UPDATE COMPUTE_TASK_INFO SET name = ? WHERE globalTaskId = ?", (sid("MatmulAllReduce"), gid))
+        span = end - start
+        ends = [start + span // 8, start + span // 4, start + span // 2, start + 3 * span // 4]
+        before = start - 50  # ends before the kernel: skipped by the pairing pointer
+        for k, e in enumerate([before, *ends]):
+            con.execute("INSERT INTO TASK (startNs, endNs, deviceId, connectionId, globalTaskId, globalPid, taskType, "
+                        "streamId, taskId) VALUES (?, ?, 0, -1, ?, 0, ?, 99, ?)",
+                        (e - 10, e, 10**9 + k, sid("C_CORE_SQE"), 10**6 + k))
+        con.execute("DELETE FROM TASK_PMU_INFO WHERE globalTaskId = ?", (gid,))
+        for name, v in (("aic_total_time", 5.0), ("aic_mac_time", 300.4), ("aic_mte2_time", 120.0),
+                        ("aiv_time", 50.3)):
+            con.execute("INSERT INTO TASK_PMU_INFO VALUES (?, ?, ?)", (gid, sid(name), v))
+        con.commit()
+    finally:
+        con.close()
+    bd = db_breakdown(load_profile(str(db), build_options(enable_profiling_compare=True)[0]))
+    assert list(bd.mc2) == ["MatmulAllReduce"]
+    m = bd.mc2["MatmulAllReduce"]
+    assert (m.ns, m.count) == (end - start, 1)
+    assert m.communication_ns == (ends[1] - ends[0]) + (ends[3] - ends[2])
+    assert m.computing_ns == 351  # max(aic_mac_time, aic_mte2_time) + aiv_time = 350.7 ns, rounded
+    sheet = api.compare(str(db), L1, enable_profiling_compare=True).sheet("OverallMetrics")
+    idx = sheet["Index"].tolist()
+    i = idx.index("\tMatmulAllReduce")
+    assert idx[i - 1] == "Computing Time" and idx[i + 1:i + 3] == ["\t\tComputing", "\t\tCommunication"]
+    assert sheet["Number"].iloc[i] == 1 and sheet["Duration(ms)"].iloc[i] == pytest.approx((end - start) / 1e6)
+    assert sheet["Duration(ms)"].iloc[i + 2] == pytest.approx(m.communication_ns / 1e6)
+    assert (sheet["Duration(ms).1"].iloc[i], sheet["Number.1"].iloc[i]) == (0.0, "/")  # absent on that side
