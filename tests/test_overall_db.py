@@ -15,10 +15,13 @@ import pandas as pd
 import pytest
 
 from msprof_compare import api, timeline
+from msprof_compare.compare import breakdown_db as BD
+from msprof_compare.compare.breakdown import Breakdown
 from msprof_compare.compare.breakdown_db import db_breakdown
 from msprof_compare.compare.breakdown_npu import npu_breakdown, overlap_walk, wait_candidates
 from msprof_compare.errors import StepError
 from msprof_compare.loaders import load_profile
+from msprof_compare.model import Profile, frame
 from msprof_compare.options import build_options
 
 DATA = Path(__file__).parent / "data" / "db"
@@ -216,3 +219,43 @@ def test_mc2_from_db(tmp_path: Path) -> None:
     assert sheet["Number"].iloc[i] == 1 and sheet["Duration(ms)"].iloc[i] == pytest.approx((end - start) / 1e6)
     assert sheet["Duration(ms)"].iloc[i + 2] == pytest.approx(m.communication_ns / 1e6)
     assert (sheet["Duration(ms).1"].iloc[i], sheet["Number.1"].iloc[i]) == (0.0, "/")  # absent on that side
+
+
+def _db_profile(kernels: list[tuple], ops: list[tuple], summary: list[tuple]) -> Profile:
+    """A DB-side profile: compute tasks (ts, end, stream), communication ops (name, ts, end, group) and the
+    TASK summary rows (rts type, stream, count, total ns)."""
+    p = Profile(path="synthetic.db", kind="NPU", source="ascend_db", level="db")
+    p.kernels = frame("kernels", {"name": ["k"] * len(kernels), "ts": [k[0] for k in kernels],
+                                  "dur": [k[1] - k[0] for k in kernels], "stream": [k[2] for k in kernels]})
+    p.comm = frame("comm", {"name": [o[0] for o in ops], "ts": [o[1] for o in ops], "dur": [o[2] - o[1] for o in ops],
+                            "lane": ["op"] * len(ops), "group": [o[3] for o in ops], "plane": [""] * len(ops)})
+    p.extra["task_summary"] = pd.DataFrame({
+        "rts_type": [r[0] for r in summary], "stream": [r[1] for r in summary], "count": [r[2] for r in summary],
+        "total_ns": [r[3] for r in summary], "first_start": [0] * len(summary), "last_end": [0] * len(summary)})
+    return p
+
+
+def test_db_lccl_sdma_and_overlapping_groups() -> None:
+    """reference-1 §7.3.3-§7.3.8 on a hand-made DB profile (no DB sample has Lccl, SDMA or overlapping groups):
+    Lccl ops by name, SDMA time on compute streams (stream 0 counts in DB mode), and two groups whose
+    uncovered ops overlap."""
+    p = _db_profile(kernels=[(0, 50, 0), (60, 90, 2)],
+                    ops=[("KERNEL_AIVEC", 100, 500, "g1"), ("hcom_broadcast_", 300, 800, "g2")],
+                    summary=[("EVENT_WAIT_SQE", 0, 1, 5), ("EVENT_WAIT_SQE", 4, 1, 5), ("SDMA_SQE", 0, 2, 70),
+                             ("PCIE_DMA_SQE", 2, 1, 30), ("SDMA_SQE", 4, 3, 90)])
+    bd = Breakdown(kind="NPU")
+    BD._lccl(p, bd)
+    assert (bd.lccl.ns, bd.lccl.count) == (400, 1)
+    BD._sdma_stream(p, bd)
+    # event-wait streams {0, 4} & compute streams {0, 2} = {0}: only stream 0's SDMA tasks count
+    assert (bd.sdma_stream.ns, bd.sdma_stream.count) == (70, 2)
+    windows = BD._intervals(p, bd)
+    # busy = [0, 50) + [60, 90) + [100, 800); computing 80; windows = [100, 800)
+    assert (bd.computing_ns, bd.uncovered_comm_ns, bd.e2e_ns) == (80, 700, 800)
+    BD._groups(p, bd, windows)
+    assert bd.groups == {"g1": {"wait": 0, "transmit": 400}, "g2": {"wait": 0, "transmit": 500}}
+    assert bd.group_pairs == {("g1", "g2"): 200}
+    p.extra["task_summary"] = p.extra["task_summary"].iloc[2:]  # no event wait: every compute stream
+    bd = Breakdown(kind="NPU")
+    BD._sdma_stream(p, bd)
+    assert (bd.sdma_stream.ns, bd.sdma_stream.count) == (70 + 30, 3)

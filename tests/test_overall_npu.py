@@ -218,6 +218,58 @@ def test_mc2_sqe_pairing():
     assert bd.computing_count == 0  # MC2 is not counted in Computing Time's number
 
 
+def _hw_tasks(rows: list[tuple]) -> Profile:
+    """A trace-level profile whose Ascend Hardware lane holds ``rows`` (name, ts, dur, stream, task type)."""
+    p = Profile(path="synthetic", kind="NPU", source="ascend_text", level="trace")
+    p.kernels = frame("kernels", {"name": [r[0] for r in rows], "ts": [r[1] for r in rows],
+                                  "dur": [r[2] for r in rows], "pid": [1] * len(rows),
+                                  "tid": [r[3] for r in rows], "stream": [r[3] for r in rows],
+                                  "task_type": [r[4] for r in rows]})
+    return p
+
+
+def test_lccl_and_sdma_on_compute_streams():
+    """reference-1 §5.4 steps 4-5 on hand-made Ascend Hardware tasks and one HCCL op (no sample has them)."""
+    rows = [("kernel_aivec", 0, 10, 1, "AI_VECTOR_CORE"),   # Lccl, any case
+            ("MatMul", 20, 30, 1, "AI_CORE"),               # stream 1: compute ...
+            ("wait", 55, 2, 1, "EVENT_WAIT_SQE"),           # ... with an event wait
+            ("copy", 60, 7, 1, "SDMA_SQE"),                 # counted: stream 1 is compute + event-wait
+            ("Add", 80, 5, 3, "AI_VECTOR_CORE"),            # stream 3: compute without event wait
+            ("copy", 90, 11, 3, "PCIE_DMA_SQE"),            # not counted while some stream has an event wait
+            ("copy", 100, 13, 5, "SDMA_SQE"),               # stream 5 has no compute task
+            ("copy", 120, 17, 0, "SDMA_SQE"),               # stream 0 never counts
+            ("MatMul", 140, 3, 0, "AI_CORE")]
+    p = _hw_tasks(rows)
+    p.comm = frame("comm", {"name": ["KERNEL_AIVEC", "hcom_allReduce_"], "ts": [200, 300], "dur": [40, 50],
+                            "pid": [7, 7], "tid": [0, 0], "lane": ["op", "op"], "group": ["g", "g"]})
+    bd = B.npu_breakdown(p, OPTS)
+    assert (bd.lccl.ns, bd.lccl.count) == (10 + 40, 2)
+    assert (bd.sdma_stream.ns, bd.sdma_stream.count) == (7, 1)
+    bd = B.npu_breakdown(_hw_tasks([r for r in rows if r[4] != "EVENT_WAIT_SQE"]), OPTS)
+    assert (bd.sdma_stream.ns, bd.sdma_stream.count) == (7 + 11, 2)  # no event wait: every compute stream
+    assert (bd.lccl.ns, bd.lccl.count) == (10, 1)
+
+
+def test_overlapping_groups():
+    """Two communication groups whose uncovered ops overlap (reference-1 §5.8): per-group transmit and
+    the pair's overlap, from exact interval intersections within the not-overlapped windows."""
+    p = Profile(path="synthetic", kind="NPU", source="ascend_text", level="trace")
+    p.extra["hccl_pid"] = 7
+    p.threads = frame("threads", {"pid": [7, 7], "tid": [0, 10], "name": ["Group 0 Communication",
+                                                                          "Group 1 Communication"],
+                                  "sort_index": [0, 1]})
+    p.comm = frame("comm", {"name": ["hcom_allReduce_", "hcom_broadcast_"], "tid": [0, 10], "lane": ["op", "op"],
+                            "ts": [100, 300], "dur": [400, 500], "pid": [7, 7],
+                            "group": ["Group 0 Communication", "Group 1 Communication"]})
+    p.overlap = frame("overlap", {"name": ["Communication(Not Overlapped)", "Computing"],
+                                  "ts": [150, 0], "dur": [850, 150], "tid": [2, 1]})
+    bd = B.npu_breakdown(p, OPTS)
+    # windows [150, 1000): group 0 op [100, 500) -> 350 uncovered, group 1 op [300, 800) -> 500, both [300, 500)
+    assert bd.groups == {"Group 0 Communication": {"wait": 0, "transmit": 350},
+                         "Group 1 Communication": {"wait": 0, "transmit": 500}}
+    assert bd.group_pairs == {("Group 0 Communication", "Group 1 Communication"): 200}
+
+
 def test_bandwidth_and_pg_names():
     comm = json.loads((PT / "ASCEND_PROFILER_OUTPUT" / "communication.json").read_text())
     last = list(comm.values())[-1]["collective"]["Total Op Info"]["Communication Bandwidth Info"]

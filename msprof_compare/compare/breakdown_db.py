@@ -30,16 +30,13 @@ from ..model import Profile
 from ..options import Options
 from . import classify
 from .breakdown import Breakdown
-from .breakdown_npu import add_mc2, wait_candidates
+from .breakdown_npu import EVENT_WAIT_TASK, LCCL_KERNEL, SDMA_TASK_TYPES, add_mc2, wait_candidates
 
 #: TASK types that are kernels themselves: excluded from the E2E task span (reference-1 §7.3.6).
 E2E_EXCLUDED = frozenset({"KERNEL_AICORE", "KERNEL_AIVEC", "FFTS_PLUS", "KERNEL_MIX_AIC", "KERNEL_MIX_AIV",
                           "PROFILING_ENABLE", "PROFILING_DISABLE"})
 #: rts task types of cube kernels when TASK_PMU_INFO is empty.
 CUBE_RTS_TYPES = ("KERNEL_AICORE", "KERNEL_MIX_AIC")
-SDMA_TASK_TYPES = ("SDMA_SQE", "PCIE_DMA_SQE")
-EVENT_WAIT_TASK = "EVENT_WAIT_SQE"
-LCCL_KERNEL = "kernel_aivec"
 
 
 def db_breakdown(profile: Profile, opts: Options | None = None) -> Breakdown:
