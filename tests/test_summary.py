@@ -153,6 +153,13 @@ def test_contributor_level_preference():
     op = stat("OperatorCompareStatistic", [[1, "aten::mm", 1.5, 2, 2.5, 2, 1.0, 1.6667]])
     level, rows = summary._level_rows([kernel, op])
     assert level == "operator" and rows["Base(ms)"].tolist() == [1.5] and rows["Comparison(ms)"].tolist() == [2.5]
+    # ModuleCompareStatistic (reference-2 §3.7): operator rows by self time, module TOTAL rows skipped
+    module = stat("ModuleCompareStatistic", [
+        [1, "Linear", 2, "/model/fc", "[ TOTAL ]", "", 4.0, 3, 4.0, "", 5.0, 3, 5.0, 1.0, 1.0, 1.25, "", ""],
+        [1, "Linear", 2, "/model/fc ", "aten::addmm", "k", 1.0, 2, 1.5, "k", 3.0, 2, 3.5, 2.0, 2.0, 2.33, "", ""]])
+    level, rows = summary._level_rows([kernel, module])
+    assert level == "module operator" and rows["Name"].tolist() == ["/model/fc > aten::addmm"]
+    assert rows["Base(ms)"].tolist() == [1.0] and rows["Comparison(ms)"].tolist() == [3.0]
 
 
 # --------------------------------------------------------------------------- guards, synthetic

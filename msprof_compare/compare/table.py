@@ -87,17 +87,6 @@ def diff_ratio(base: float, comparison: float) -> tuple[float, float]:
     return diff, round(comparison / base, 4)
 
 
-def diff_ratio_columns(base: pd.Series, comparison: pd.Series) -> tuple[pd.Series, pd.Series]:
-    """Vectorised ``diff_ratio`` over two aligned numeric columns."""
-    b = base.astype(float).fillna(0.0)
-    c = comparison.astype(float).fillna(0.0)
-    diff = (c - b).round(2)
-    ratio = (c / b.where(b != 0)).round(4)
-    ratio = ratio.where(b != 0, float("inf"))
-    ratio = ratio.where(~((b == 0) & (c == 0)), 1.0)
-    return diff, ratio
-
-
 def frame_from_rows(rows: list[list], ncols: int) -> pd.DataFrame:
     """Sheet data from row lists, keeping ``None`` cells as ``None`` (blank in the workbook).
 
