@@ -141,6 +141,16 @@ def test_gpu_side_gives_no_sheet(caplog):
     assert "kernel compare only support between NPU data and NPU data." in caplog.text
 
 
+def test_missing_op_statistic_warns(caplog):
+    """--use_kernel_type with op_statistic.csv absent on one side (a Level0 export): one notice naming that
+    side, no KernelTypeCompare sheet (and no KernelCompare in its place)."""
+    b = npu("a", op_statistic=pd.read_csv(DATA / "op_statistic_l1.csv"))
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        assert kernels.build(ctx(b, npu("b"), use_kernel_type=True)) == []
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines == ["Can't find any valid kernel type data (op_statistic.csv) in the file: b"]
+
+
 def test_missing_kernel_details_warns(caplog):
     kd = pd.read_csv(DATA / "kernel_details_l1_head40.csv")
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
