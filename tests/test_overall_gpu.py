@@ -231,3 +231,22 @@ def test_rows_groups_mc2_and_omission():
     s = summary_table(b, c)
     assert s["headers"][-1] == "E2E Time(Not minimal profiling)"
     assert s["rows"][0][s["headers"].index("Cube Time(Num)")] == "0.002s(2)"   # matmul + MC2 time, MC2 not counted
+
+
+def test_console_lccl_and_bandwidth_cells():
+    """Console columns 7 and 12-13 (reference-1 §10), shown when either side has a value."""
+    b, c = Breakdown("NPU"), Breakdown("NPU")
+    for bd in (b, c):
+        bd.e2e_ns, bd.computing_ns = 10_000_000, 4_000_000
+    b.lccl.add(1_500_000, 3)
+    b.rdma_bandwidth, c.sdma_bandwidth = 12.3456, 0.5
+    s = summary_table(b, c)
+    h = s["headers"]
+    assert h[h.index("Lccl Time(Num)") + 1] == "Other Time"
+    assert h[h.index("Uncovered Communication Time(Wait Time)") + 1:h.index("Free Time")] == [
+        "RDMA Bandwidth", "SDMA Bandwidth"]
+    col = {name: (s["rows"][0][i], s["rows"][1][i]) for i, name in enumerate(h)}
+    assert col["Lccl Time(Num)"] == ("0.002s(3)", "0.000s(0)")
+    assert col["RDMA Bandwidth"] == ("12.346GB/s", "0.000GB/s")
+    assert col["SDMA Bandwidth"] == ("0.000GB/s", "0.500GB/s")
+    assert "Lccl Time(Num)" not in summary_table(Breakdown("NPU"), Breakdown("NPU"))["headers"]
