@@ -301,3 +301,28 @@ def test_synthetic_msmonitor_pair_all_pages_with_step(tmp_path: Path) -> None:
     assert float(e2e["Duration(ms)"].iloc[0]) == pytest.approx(610 / 1e6)
     comm = res.sheet("CommunicationCompare")
     assert comm.iloc[0, 1] == "allreduce" and comm.iloc[0, 3] == 1
+
+
+@pytest.mark.parametrize(("table", "warning", "gone"), [
+    ("PYTORCH_API", "no PYTORCH_API table; no torch ops", "ops"),
+    ("COMPUTE_TASK_INFO", "no COMPUTE_TASK_INFO table; no computing tasks", "kernels"),
+])
+def test_db_without_an_optional_table(tmp_path: Path, table: str, warning: str, gone: str) -> None:
+    """A DB export lacking the torch-op or the compute-task table (e.g. a CANN-only capture) still loads and
+    compares: the profile says what is missing, the table is empty, the default compare writes its sheets."""
+    from msprof_compare.api import compare
+
+    db = tmp_path / "ascend_pytorch_profiler_0.db"
+    shutil.copyfile(DATA / "l1" / "ascend_pytorch_profiler_0.db", db)
+    con = sqlite3.connect(db)
+    con.execute(f"DROP TABLE {table}")
+    con.commit()
+    con.close()
+    p = load_profile(str(db), build_options()[0])
+    assert p.warnings == [f"{db}: {warning}"]
+    assert len(getattr(p, gone)) == 0
+    full = load_profile(str(DATA / "l1" / "ascend_pytorch_profiler_0.db"), build_options()[0])
+    other = "kernels" if gone == "ops" else "ops"
+    assert len(getattr(p, other)) == len(getattr(full, other))
+    result = compare(str(db), str(DATA / "l1" / "ascend_pytorch_profiler_0.db"))
+    assert [s.name for s in result.sheets][:2] == ["Summary", "OverallMetrics"]
