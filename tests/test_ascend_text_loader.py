@@ -168,6 +168,20 @@ def test_ascend_output_without_trace_view(tmp_path):
         detect(str(out))
 
 
+def test_parent_of_rank_directories_names_them(tmp_path):
+    """A multi-rank run's parent directory: the original's message, plus the ranks to choose from."""
+    for rank in (1, 0):
+        shutil.copytree(PT, tmp_path / f"rank{rank}_ascend_pt")
+    (tmp_path / "logs").mkdir()
+    with pytest.raises(ProfileError, match="not collected by PyTorch or Mindspore") as err:
+        detect(str(tmp_path))
+    assert err.value.hint == "it holds profiling directories: rank0_ascend_pt, rank1_ascend_pt; pass one of them, " \
+                             "one rank per side"
+    with pytest.raises(ProfileError) as err:
+        detect(str(tmp_path / "logs"))
+    assert err.value.hint is None
+
+
 def test_profiling_only_skips_unneeded_csvs():
     p = load_profile(str(PT), OPTS)
     assert p.operator_memory is None and p.op_statistic is None

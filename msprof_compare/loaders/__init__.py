@@ -125,7 +125,23 @@ def _classify(given: str, force: bool = False) -> Layout:
             listing = ", ".join(os.path.basename(f) for f in found)
             raise ProfileError(given, f"directory holds {len(found)} traces ({listing}); pass one of them")
     raise ProfileError(output, "The data is not collected by PyTorch or Mindspore mode or the data is not parsed: "
-                               "no trace_view.json, profiler *.db or *.pt.trace.json found")
+                               "no trace_view.json, profiler *.db or *.pt.trace.json found",
+                       hint=_inner_profiles_hint(path) if output == path else None)
+
+
+def _inner_profiles_hint(directory: str) -> str | None:
+    """When a parent of profiling directories is given (a cluster or multi-rank run), name them: one
+    rank is compared per side."""
+    try:
+        names = sorted(n for n in os.listdir(directory) if os.path.isdir(os.path.join(directory, n)))
+    except OSError:
+        return None
+    found = [n for n in names if n.endswith(("_ascend_pt", "_ascend_ms"))
+             or os.path.isdir(os.path.join(directory, n, ASCEND_OUTPUT))]
+    if not found:
+        return None
+    shown = ", ".join(found[:4]) + (f", ... ({len(found)} in all)" if len(found) > 4 else "")
+    return f"it holds profiling directories: {shown}; pass one of them, one rank per side"
 
 
 def load_profile(given: str, opts: Options, step: int = -1) -> Profile:
