@@ -180,6 +180,11 @@ def test_parent_of_rank_directories_names_them(tmp_path):
     with pytest.raises(ProfileError) as err:
         detect(str(tmp_path / "logs"))
     assert err.value.hint is None
+    (tmp_path / "logs" / "run1").mkdir()  # a TensorBoard log directory: runs holding Kineto traces
+    (tmp_path / "logs" / "run1" / "worker0.pt.trace.json").write_text('{"traceEvents": []}')
+    with pytest.raises(ProfileError) as err:
+        detect(str(tmp_path / "logs"))
+    assert err.value.hint == "it holds profiling directories: run1; pass one of them, one rank per side"
 
 
 def test_profiling_only_skips_unneeded_csvs():

@@ -130,14 +130,15 @@ def _classify(given: str, force: bool = False) -> Layout:
 
 
 def _inner_profiles_hint(directory: str) -> str | None:
-    """When a parent of profiling directories is given (a cluster or multi-rank run), name them: one
-    rank is compared per side."""
+    """When a parent of profiling directories is given (a cluster or multi-rank run, a TensorBoard log
+    directory), name them: one rank is compared per side."""
     try:
         names = sorted(n for n in os.listdir(directory) if os.path.isdir(os.path.join(directory, n)))
     except OSError:
         return None
     found = [n for n in names if n.endswith(("_ascend_pt", "_ascend_ms"))
-             or os.path.isdir(os.path.join(directory, n, ASCEND_OUTPUT))]
+             or os.path.isdir(os.path.join(directory, n, ASCEND_OUTPUT))
+             or _kineto_candidates(os.path.join(directory, n))]
     if not found:
         return None
     shown = ", ".join(found[:4]) + (f", ... ({len(found)} in all)" if len(found) > 4 else "")
