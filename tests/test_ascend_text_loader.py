@@ -185,6 +185,17 @@ def test_parent_of_rank_directories_names_them(tmp_path):
     with pytest.raises(ProfileError) as err:
         detect(str(tmp_path / "logs"))
     assert err.value.hint == "it holds profiling directories: run1; pass one of them, one rank per side"
+    (tmp_path / "logs" / "evil\nrank_ascend_pt").mkdir()  # names listed in a message are escaped: one line
+    (tmp_path / "logs" / "a\n.pt.trace.json").write_text("{}")
+    (tmp_path / "logs" / "b.pt.trace.json").write_text("{}")
+    with pytest.raises(ProfileError) as err:
+        detect(str(tmp_path / "logs"))
+    assert "\n" not in str(err.value) and "a\\n.pt.trace.json" in str(err.value)
+    (tmp_path / "logs" / "b.pt.trace.json").unlink()
+    (tmp_path / "logs" / "a\n.pt.trace.json").unlink()
+    with pytest.raises(ProfileError) as err:
+        detect(str(tmp_path / "logs"))
+    assert "\n" not in str(err.value) and "evil\\nrank_ascend_pt" in err.value.hint
 
 
 def test_profiling_only_skips_unneeded_csvs():

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from ..errors import ProfileError
 from ..model import Profile
 from ..options import Options
+from . import paths
 
 DB_PREFIXES = ("ascend_pytorch_profiler", "ascend_mindspore_profiler", "msmonitor")
 ASCEND_OUTPUT = "ASCEND_PROFILER_OUTPUT"
@@ -63,8 +64,6 @@ def _kineto_candidates(directory: str) -> list[str]:
 
 def detect(given: str, force: bool = False) -> Layout:
     """Classify a user path and check every file it leads to (``paths``). Raises ``ProfileError`` naming the path."""
-    from . import paths
-
     if given:
         paths.check_text(given)
     layout = _classify(given, force)
@@ -122,7 +121,7 @@ def _classify(given: str, force: bool = False) -> Layout:
         if len(found) == 1:
             return Layout(given, found[0], "file", trace_path=found[0])
         if len(found) > 1:
-            listing = ", ".join(os.path.basename(f) for f in found)
+            listing = ", ".join(paths.shown(os.path.basename(f)) for f in found)
             raise ProfileError(given, f"directory holds {len(found)} traces ({listing}); pass one of them")
     raise ProfileError(output, "The data is not collected by PyTorch or Mindspore mode or the data is not parsed: "
                                "no trace_view.json, profiler *.db or *.pt.trace.json found",
@@ -141,8 +140,8 @@ def _inner_profiles_hint(directory: str) -> str | None:
              or _kineto_candidates(os.path.join(directory, n))]
     if not found:
         return None
-    shown = ", ".join(found[:4]) + (f", ... ({len(found)} in all)" if len(found) > 4 else "")
-    return f"it holds profiling directories: {shown}; pass one of them, one rank per side"
+    listing = ", ".join(paths.shown(n) for n in found[:4]) + (f", ... ({len(found)} in all)" if len(found) > 4 else "")
+    return f"it holds profiling directories: {listing}; pass one of them, one rank per side"
 
 
 def load_profile(given: str, opts: Options, step: int = -1) -> Profile:

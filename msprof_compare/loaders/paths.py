@@ -82,7 +82,7 @@ def _privileged() -> bool:
     return geteuid is None or geteuid() == 0
 
 
-def _shown(text: str) -> str:
+def shown(text: str) -> str:
     """A path made printable on one line (control characters escaped)."""
     return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
 
@@ -90,13 +90,13 @@ def _shown(text: str) -> str:
 def check_text(given: str) -> None:
     """Length and character checks on the path string itself (no file system access)."""
     if _CONTROL.search(given):
-        raise ProfileError(_shown(given), "the path contains control characters")
+        raise ProfileError(shown(given), "the path contains control characters")
     absolute = os.path.abspath(os.path.expanduser(given))
     if len(absolute) > MAX_PATH_LEN:
-        raise ProfileError(_shown(given[:80]) + "...", f"Length of input path exceeds the limit ({MAX_PATH_LEN})")
+        raise ProfileError(shown(given[:80]) + "...", f"Length of input path exceeds the limit ({MAX_PATH_LEN})")
     for part in re.split(r"[/\\]", absolute):
         if len(part) > MAX_NAME_LEN:
-            raise ProfileError(_shown(given[:80]) + "...",
+            raise ProfileError(shown(given[:80]) + "...",
                                f"Length of input path exceeds the limit ({MAX_NAME_LEN} per name)")
 
 
