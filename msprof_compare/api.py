@@ -7,6 +7,7 @@ path -> loader -> Profile -> comparators -> sheets -> reporters.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +21,9 @@ from .model import Profile
 from .options import Options, build_options
 
 log = logging.getLogger("msprof-analyze")
+
+#: Inputs at least this large (both sides, data files) get a line before and after loading.
+LOAD_NOTICE_BYTES = 200_000_000
 
 
 @dataclass
@@ -131,10 +135,16 @@ def compare(base: str, comparison: str, **options: Any) -> CompareResult:
     opts, warnings = build_options(**options)
     for w in warnings:
         log.warning(w)
-    from .loaders.pair import load_pair  # large inputs load side by side (two processes)
+    from .loaders.pair import input_bytes, load_pair  # large inputs load side by side (two processes)
 
+    size = input_bytes(base) + input_bytes(comparison)
+    if size >= LOAD_NOTICE_BYTES:  # loading a GB takes tens of seconds: say what is happening
+        log.info("Loading %s MB of profiling data, please wait.", f"{size / 1e6:,.0f}")
+    started = time.perf_counter()
     base_profile, comparison_profile = load_pair(base, comparison, load_profile, (opts, opts.base_step),
                                                  (opts, opts.comparison_step), _check_usable)
+    if size >= LOAD_NOTICE_BYTES:
+        log.info("Profiling data loaded in %.1f s.", time.perf_counter() - started)
     return run_comparators(base_profile, comparison_profile, opts)
 
 

@@ -4,6 +4,7 @@ No timed assertions here (timings live in bench/ and docs/performance.md)."""
 
 from __future__ import annotations
 
+import re
 import zipfile
 from pathlib import Path
 
@@ -193,3 +194,22 @@ def test_bench_ratio_mode_reports_the_floor() -> None:
     assert wall["floor"] > 0 and wall["decode"] > 0 and wall["ratio_floor"] == wall["floor"] / wall["decode"]
     plain = compare(d, d, enable_profiling_compare=True)
     assert info["sheets"] == {s.name: len(s) for s in plain.sheets}
+
+
+def test_large_inputs_say_they_are_loading(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """One line before and one after loading inputs over ``api.LOAD_NOTICE_BYTES``; none for small ones."""
+    import logging
+
+    from msprof_compare import api
+
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        compare(str(NPU_DIR), str(NPU_DIR), enable_profiling_compare=True)
+    assert not any("profiling data" in r.getMessage() for r in caplog.records)
+    caplog.clear()
+    size = 2 * pair.input_bytes(str(NPU_DIR))
+    monkeypatch.setattr(api, "LOAD_NOTICE_BYTES", size)
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        compare(str(NPU_DIR), str(NPU_DIR), enable_profiling_compare=True)
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines[0] == f"Loading {size / 1e6:,.0f} MB of profiling data, please wait."
+    assert re.fullmatch(r"Profiling data loaded in \d+\.\d s\.", lines[1])
