@@ -142,7 +142,7 @@ def compare(base: str, comparison: str, **options: Any) -> CompareResult:
         log.info("Loading %s MB of profiling data, please wait.", f"{size / 1e6:,.0f}")
     started = time.perf_counter()
     base_profile, comparison_profile = load_pair(base, comparison, load_profile, (opts, opts.base_step),
-                                                 (opts, opts.comparison_step), _check_usable)
+                                                 (opts, opts.comparison_step), _check_usable, size)
     if size >= LOAD_NOTICE_BYTES:
         log.info("Profiling data loaded in %.1f s.", time.perf_counter() - started)
     return run_comparators(base_profile, comparison_profile, opts)

@@ -53,7 +53,7 @@ def idle_cpus() -> float:
         return float(usable) - 1
 
 
-def parallel_wanted(base: str, comparison: str) -> bool:
+def parallel_wanted(base: str, comparison: str, size: int | None = None) -> bool:
     """True when loading the two sides in two processes is worth a fork.
 
     ``MSPROF_COMPARE_PARALLEL``: "0" never, "1" whenever the inputs are large, "auto" (default)
@@ -63,7 +63,7 @@ def parallel_wanted(base: str, comparison: str) -> bool:
     mode = os.environ.get("MSPROF_COMPARE_PARALLEL", "auto")
     if mode == "0" or "fork" not in mp.get_all_start_methods():
         return False
-    if input_bytes(base) + input_bytes(comparison) < PARALLEL_MIN_BYTES:
+    if (input_bytes(base) + input_bytes(comparison) if size is None else size) < PARALLEL_MIN_BYTES:
         return False
     return mode == "1" or idle_cpus() >= 2
 
@@ -96,13 +96,14 @@ def _child(conn: Any, load: Callable[..., Profile], path: str, args: tuple) -> N
 
 
 def load_pair(base: str, comparison: str, load: Callable[..., Profile], base_args: tuple, comparison_args: tuple,
-              check: Callable[[Profile], None]) -> tuple[Profile, Profile]:
+              check: Callable[[Profile], None], size: int | None = None) -> tuple[Profile, Profile]:
     """``(load(base, *base_args), load(comparison, *comparison_args))``, each passed to ``check``.
 
-    In parallel when ``parallel_wanted``; the result and the exceptions raised are
-    those of the sequential order (base loaded and checked first).
+    In parallel when ``parallel_wanted`` (``size``: the inputs' ``input_bytes`` when the caller
+    has them); the result and the exceptions raised are those of the sequential order (base
+    loaded and checked first).
     """
-    if not parallel_wanted(base, comparison):
+    if not parallel_wanted(base, comparison, size):
         b = load(base, *base_args)
         check(b)
         c = load(comparison, *comparison_args)
