@@ -314,3 +314,21 @@ def test_npu_text_pair_console_matches_reference(samples: Path, reference_output
     assert ours["Index"].tolist() == ref["Index"].tolist()
     for col in ("Duration(ms)", "Duration(ms).1", "Diff Duration(ms)"):
         assert ours[col].tolist() == pytest.approx(ref[col].tolist(), abs=1e-3), col
+
+
+def test_api_option_checks() -> None:
+    """What the Python API accepts that the CLI parser would have refused before (reference-1 §1.5 messages)."""
+    from msprof_compare.errors import UsageError
+    from msprof_compare.options import build_options
+
+    with pytest.raises(UsageError, match="unknown option"):
+        build_options(enable_everything=True)
+    with pytest.raises(UsageError, match="--max_kernel_num has to be greater than 3"):
+        build_options(max_kernel_num="many")
+    with pytest.raises(UsageError, match="exceeded the maximum value 200"):
+        build_options(op_name_map={"a" * 201: "b"})
+    assert build_options(op_name_map={"a" * 200: "b"})[0].op_name_map == {"a" * 200: "b"}
+    opts, warnings = build_options(use_kernel_type=True, enable_profiling_compare=True)
+    assert warnings == ["The use_kernel_type parameter is invalid because it only takes effect when "
+                        "enable_kernel_compare is enabled."]
+    assert build_options(use_kernel_type=True)[1] == []  # no --enable_*: every comparison, kernel compare included
