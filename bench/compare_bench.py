@@ -88,6 +88,7 @@ def floor_both(base: str, comp: str, side_files: list[str]) -> int:
     but counters; times to exact int64 ns) and a plain
     ``pandas.read_csv`` of each side CSV the compare reads (``side_files``). It is a floor for the
     whole compare only where (d) is well above (a): NPU text directories (trace_view.json + CSVs)."""
+    from itertools import compress
     from operator import attrgetter
 
     import pandas as pd
@@ -99,13 +100,13 @@ def floor_both(base: str, comp: str, side_files: list[str]) -> int:
         for f in _trace_files(p):
             data = traceio.read_bytes(f, True)
             events, _top = traceio.decode_events(f, data)
-            ph = list(map(attrgetter("ph"), events))
-            read = [e for e, p in zip(events, ph, strict=True) if p != "C"]  # counters feed no figure
+            # counters feed no figure; compress() filters at C level so the floor is not inflated
+            read = list(compress(events, map("C".__ne__, map(attrgetter("ph"), events))))
             cols = {k: list(map(attrgetter(k), read)) for k in FLOOR_FIELDS[1:]}
             traceio.to_ns(cols["ts"], f, "ts")
             traceio.to_ns(cols["dur"], f, "dur")
             n += len(events)
-            del data, events, _top, ph, read, cols
+            del data, events, _top, read, cols
     for f in side_files:
         pd.read_csv(f)
     return n

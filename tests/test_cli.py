@@ -317,7 +317,7 @@ def test_npu_text_pair_console_matches_reference(samples: Path, reference_output
 
 
 def test_api_option_checks() -> None:
-    """What the Python API accepts that the CLI parser would have refused before (reference-1 §1.5 messages)."""
+    """What the Python API accepts that the CLI parser would have refused before (reference-1 §1.3 messages)."""
     from msprof_compare.errors import UsageError
     from msprof_compare.options import build_options
 

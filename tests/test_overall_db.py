@@ -224,7 +224,7 @@ def test_mc2_from_db(tmp_path: Path) -> None:
 def _db_profile(kernels: list[tuple], ops: list[tuple], summary: list[tuple]) -> Profile:
     """A DB-side profile: compute tasks (ts, end, stream), communication ops (name, ts, end, group) and the
     TASK summary rows (rts type, stream, count, total ns)."""
-    p = Profile(path="synthetic.db", kind="NPU", source="ascend_db", level="db")
+    p = Profile(path="synthetic.db", kind="NPU", source="ascend_db")
     p.kernels = frame("kernels", {"name": ["k"] * len(kernels), "ts": [k[0] for k in kernels],
                                   "dur": [k[1] - k[0] for k in kernels], "stream": [k[2] for k in kernels]})
     p.comm = frame("comm", {"name": [o[0] for o in ops], "ts": [o[1] for o in ops], "dur": [o[2] - o[1] for o in ops],

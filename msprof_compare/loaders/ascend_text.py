@@ -349,15 +349,16 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
             profile.overlap = frame("overlap", {"name": c["name"][sel], "ts": c["ts"][sel],
                                                 "dur": c["dur"][sel], "tid": c["tid"][sel]})
 
-    sel = np.flatnonzero((catl == "enqueue") | (catl == "dequeue")) if opts.enable_memory_compare else []
-    if len(sel):
+    # _select kept these categories only for the comparators that read them (``_wanted_cats``)
+    sel = np.flatnonzero((catl == "enqueue") | (catl == "dequeue"))
+    if sel.size:
         a = traceio.decode_args(path, c["args"][sel], _QueueArgs)
         profile.queue = frame("queue", {"cat": catl[sel], "name": c["name"][sel], "ts": c["ts"][sel],
                                         "dur": c["dur"][sel], "tid": c["tid"][sel],
                                         "correlation_id": traceio.optional_ints([x.correlation_id for x in a])})
 
-    sel = np.flatnonzero(catl == "python_function") if opts.enable_operator_compare else []
-    if len(sel):
+    sel = np.flatnonzero(catl == "python_function")
+    if sel.size:
         profile.python_functions = frame("python_functions", {
             "name": c["name"][sel], "ts": c["ts"][sel], "dur": c["dur"][sel]})
     profile.extra["hardware_pid"] = hw_pid
