@@ -135,7 +135,8 @@ def _lccl(profile: Profile, bd: Breakdown) -> None:
     if not len(c):
         return
     ops = c[c["lane"] == "op"]
-    d = ops.loc[ops["name"].str.lower() == LCCL_KERNEL, "dur"].to_numpy(dtype=np.int64)
+    d = ops["dur"].to_numpy(dtype=np.int64)[classify.per_unique(ops["name"].to_numpy(dtype=object),
+                                                                lambda n: n == LCCL_KERNEL)]
     if d.size:
         bd.lccl.add(int(d.sum()), d.size)
 
