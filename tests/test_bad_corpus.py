@@ -162,6 +162,64 @@ def test_real_process(name: str, tmp_path: Path) -> None:
     check(expect, bad, proc.returncode, proc.stdout, proc.stderr, out, tmp_path / "case")
 
 
+class _OldMsgspec:
+    """msgspec < 0.19 lets invalid UTF-8 in a JSON string through as UnicodeDecodeError (newer
+    versions raise DecodeError, which the corpus cases above exercise): stand in for it."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        pass
+
+    def decode(self, *args: object, **kwargs: object) -> None:
+        raise UnicodeDecodeError("utf-8", b"\xe9", 0, 1, "invalid continuation byte")
+
+
+@pytest.mark.parametrize("name", ["kineto/valid_copy", "trace_view/valid_copy", "npu_dir/valid_copy"])
+def test_unicode_decode_error_of_old_msgspec_is_a_data_error(name: str, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    import msgspec
+
+    from msprof_compare.loaders import traceio
+
+    case = BAD / name
+    if not case.is_dir():
+        pytest.skip(f"{name} not in the corpus")
+    _, bad, partner = materialize(case, tmp_path)
+    monkeypatch.setattr(traceio, "_EVENTS", _OldMsgspec())
+    monkeypatch.setattr(traceio, "_KINETO", _OldMsgspec())
+    monkeypatch.setattr(msgspec.json, "decode", _OldMsgspec().decode)
+    out = tmp_path / "out"
+    out.mkdir()
+    code, stdout, stderr = run_cli(["-bp", partner, "-d", bad, "-o", str(out)])
+    errors = [line for line in stderr.splitlines() if line.startswith("error:")]
+    assert code == 1 and len(errors) == 1, stderr
+    assert "Traceback" not in stderr and "internal error" not in errors[0], errors
+    assert "UTF-8" in errors[0] or "utf-8" in errors[0], errors
+    assert os.listdir(out) == []
+
+
+def test_other_decodes_map_old_msgspec_unicode_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The args decodes, the exact-times re-read and the side JSON files map it the same way."""
+    import msgspec
+
+    from msprof_compare.loaders import ascend_text, kineto, traceio
+    from msprof_compare.model import object_array
+
+    side = tmp_path / "communication.json"
+    side.write_bytes(b'{"step1": {}}')
+    monkeypatch.setattr(msgspec.json, "decode", _OldMsgspec().decode)
+    raws = object_array([msgspec.Raw(b'{"a": 1}')])
+    with pytest.raises(ProfileError, match="malformed event args") as info:
+        traceio.decode_args("t.json", raws, traceio.Event)
+    assert info.value.path == "t.json"
+    with pytest.raises(ProfileError, match="malformed event args"):
+        kineto._text_raw("t.json", [msgspec.Raw(b'"x"')])
+    with pytest.raises(ProfileError, match="Invalid UTF-8"):
+        traceio.exact_times("t.json", b'{"traceEvents": []}')
+    with pytest.raises(ProfileError, match="malformed JSON") as info:
+        ascend_text.read_json(str(side))
+    assert info.value.path == str(side)
+
+
 # ----------------------------------------------------------------------------- path checks (loaders/paths.py)
 # What a committed corpus cannot hold: control characters, over-long names, FIFOs, other owners, loose modes.
 

@@ -548,6 +548,10 @@ def npu_dir_family(c: Corpus) -> None:
          warning="empty")
     case("communication_array", {cpath: b"[1, 2]"}, 1, "communication.json is an array", file=cpath)
     case("communication_garbage", {cpath: b"\x00\x01\x02" * 50}, 1, "binary communication.json", file=cpath)
+    case("communication_invalid_utf8", {cpath: comm.replace(b'"', b'"caf\xe9 ', 1)}, 1,
+         "Latin-1 byte in a communication.json key (msgspec < 0.19 raises UnicodeDecodeError)", file=cpath)
+    case("metadata_invalid_utf8", {"profiler_metadata.json": b'{"ENV_VARIABLES": "caf\xe9"}'}, 1,
+         "Latin-1 byte in profiler_metadata.json", file="profiler_metadata.json")
     case("communication_empty_object", {cpath: b"{}"}, 0, "communication.json with no steps")
     case("communication_wrong_shape", {cpath: b'{"step1": {"collective": 5}}'}, 0,
          "communication.json with a number where an object is expected: bandwidth absent", warning="communication.json")

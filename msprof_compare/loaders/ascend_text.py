@@ -548,7 +548,7 @@ def read_json(path: str, empty_ok: bool = True) -> Any:
         raise ProfileError(path, "empty file")
     try:
         return msgspec.json.decode(data[3:] if data[:3] == b"\xef\xbb\xbf" else data)
-    except msgspec.DecodeError as exc:
+    except traceio.DECODE_ERRORS as exc:
         msg = str(exc)
         if "truncated" in msg.lower():
             raise ProfileError(path, f"truncated JSON ({msg})") from None

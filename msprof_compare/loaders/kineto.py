@@ -91,7 +91,9 @@ def _text_raw(path: str, raws: list) -> np.ndarray:
         if v is None:
             try:
                 x = msgspec.json.decode(k) if k else None
-            except (msgspec.DecodeError, RecursionError):
+            except traceio.DECODE_ERRORS as exc:
+                raise ProfileError(path, f"malformed event args: {exc}") from None
+            except RecursionError:
                 raise ProfileError(path, "malformed event args: values nested too deeply") from None
             v = seen[k] = "N/A" if x is None else x if isinstance(x, str) else str(x)
         out.append(v)

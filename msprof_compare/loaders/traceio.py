@@ -51,6 +51,10 @@ class KinetoFile(msgspec.Struct, gc=False):
     schemaVersion: Any = None
 
 
+#: What a JSON decode can raise on bad bytes: msgspec < 0.19 lets invalid UTF-8 in a string
+#: through as ``UnicodeDecodeError`` (newer versions raise ``DecodeError``).
+DECODE_ERRORS = (msgspec.DecodeError, UnicodeDecodeError)
+
 _EVENTS = msgspec.json.Decoder(list[Event])
 _KINETO = msgspec.json.Decoder(KinetoFile)
 
@@ -84,7 +88,7 @@ def exact_times(path: str, data: bytes) -> tuple[np.ndarray, np.ndarray]:
             return (texts_us_to_ns([e.ts for e in items]), texts_us_to_ns([e.dur for e in items]))
     except NumberError as exc:
         raise ProfileError(path, f"invalid time value {exc.text!r} in trace events") from None
-    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+    except DECODE_ERRORS as exc:
         raise _json_error(path, exc) from None
 
 #: Size above which a trace JSON is refused without --force (reference-1 §2.5).
@@ -146,7 +150,7 @@ def first_char(data: bytes) -> str:
 
 
 def _json_error(path: str, exc: Exception) -> ProfileError:
-    msg = str(exc)
+    msg = f"Invalid UTF-8 encoded string ({exc})" if isinstance(exc, UnicodeDecodeError) else str(exc)
     if "truncated" in msg.lower():
         return ProfileError(path, f"truncated JSON ({msg})",
                             hint="the file was probably cut short while copying or writing")
@@ -170,7 +174,7 @@ def decode_events(path: str, data: bytes) -> tuple[list[Event], KinetoFile | Non
                 return _EVENTS.decode(data), None
     except msgspec.ValidationError as exc:
         raise ProfileError(path, f"not a trace event file: {exc}") from None
-    except msgspec.DecodeError as exc:
+    except DECODE_ERRORS as exc:
         raise _json_error(path, exc) from None
     except RecursionError:
         raise ProfileError(path, "malformed trace JSON: values nested too deeply") from None
@@ -289,7 +293,7 @@ def decode_args(path: str, raws: np.ndarray, struct: type) -> list:
             return msgspec.json.decode(blob, type=list[struct])
     except msgspec.ValidationError as exc:
         raise ProfileError(path, f"invalid event args: {exc}") from None
-    except msgspec.DecodeError as exc:
+    except DECODE_ERRORS as exc:
         raise ProfileError(path, f"malformed event args: {exc}") from None
     except RecursionError:
         raise ProfileError(path, "malformed event args: values nested too deeply") from None
