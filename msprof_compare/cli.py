@@ -226,6 +226,7 @@ def execute(params: dict[str, Any], *, announce_root: bool = True) -> int:
     Nothing is written unless both inputs loaded and compared cleanly.
     """
     log = setup_logging()
+    _tolerant_stdout()
     params = dict(params)
     debug = bool(params.get("debug"))
     try:
@@ -267,6 +268,17 @@ def execute(params: dict[str, Any], *, announce_root: bool = True) -> int:
         text = " ".join(str(exc).split()) or type(exc).__name__
         _error(f"internal error: {text}" + ("" if debug else " (run with --debug for the traceback)"))
         return 1
+
+
+def _tolerant_stdout() -> None:
+    """Escape what the console's encoding cannot show (an ASCII or Latin-1 locale, a Windows code page
+    when redirected) instead of failing after the compare: names in a profile can be in any script.
+    Python already does this for stderr."""
+    if getattr(sys.stdout, "errors", None) == "strict" and hasattr(sys.stdout, "reconfigure"):
+        try:
+            sys.stdout.reconfigure(errors="backslashreplace")
+        except (ValueError, OSError):
+            pass
 
 
 def _fail(exc: Exception, code: int, debug: bool) -> int:

@@ -294,6 +294,46 @@ def test_sample_pair_full_run(tmp_path: Path) -> None:
     assert [str(r) for r in ws.merged_cells.ranges] and ws.freeze_panes == "A4"
 
 
+def _non_ascii_pair(root: Path) -> tuple[Path, Path, list[str]]:
+    """The timesformer excerpt, and a copy whose operator names gain CJK / Cyrillic / Latin-1 letters."""
+    base = REPO / "tests" / "data" / "kineto" / "h100_timesformer_excerpt.pt.trace.json"
+    doc = json.loads(base.read_text())
+    names = []
+    for e in doc["traceEvents"]:
+        if e.get("cat") == "cpu_op" and e.get("name") in ("aten::linear", "aten::cat"):
+            e["name"] += "_数据é_ядро"
+            names.append(e["name"])
+    comp = root / "non_ascii.json"
+    comp.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    return base, comp, sorted(set(names))
+
+
+@needs_overall
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_console_encoding_without_those_letters(encoding: str, tmp_path: Path) -> None:
+    """A console that cannot show a name (ASCII or Latin-1 locale, a Windows code page when redirected)
+    gets it escaped; the run still succeeds and writes the workbook, and JSON on stdout stays valid JSON."""
+    base, comp, names = _non_ascii_pair(tmp_path)
+    assert names == ["aten::cat_数据é_ядро", "aten::linear_数据é_ядро"]
+    env = {"PYTHONIOENCODING": encoding}
+    proc = subprocess.run([sys.executable, "-c", COMPARE, "-d", str(comp), "-bp", str(base), "-o", str(tmp_path)],
+                          capture_output=True, env={**os.environ, "PYTHONPATH": str(REPO), **env}, cwd=REPO,
+                          timeout=300)
+    stdout, stderr = proc.stdout.decode(encoding), proc.stderr.decode(encoding)
+    assert proc.returncode == 0, stderr
+    assert not error_lines(stderr) and "Traceback" not in stderr
+    assert "aten::linear_\\u6570\\u636e" in stdout  # escaped, not dropped
+    assert len(list(tmp_path.glob("performance_comparison_result_*.xlsx"))) == 1
+    proc = subprocess.run([sys.executable, "-c", COMPARE, "-d", str(comp), "-bp", str(base), "-o", "-",
+                           "--output_format", "json", "--enable_operator_compare"],
+                          capture_output=True, env={**os.environ, "PYTHONPATH": str(REPO), **env}, cwd=REPO,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr.decode(encoding)
+    proc.stdout.decode("ascii")  # every non-ASCII letter went out as a JSON escape
+    doc = json.loads(proc.stdout)
+    assert all(name in json.dumps(doc, ensure_ascii=False) for name in names)
+
+
 @needs_overall
 def test_npu_text_pair_console_matches_reference(samples: Path, reference_outputs: Path, tmp_path: Path) -> None:
     """Pair 1 of the reference outputs: our console table must be the original's, character for character."""

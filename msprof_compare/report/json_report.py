@@ -138,9 +138,19 @@ def _version() -> str:
         return "0.1.0"
 
 
-def dumps(result: CompareResult) -> str:
+def dumps(result: CompareResult, ascii_only: bool = False) -> str:
     """The result as strict JSON text (``allow_nan=False`` proves no NaN slipped through)."""
-    return json.dumps(to_document(result), ensure_ascii=False, allow_nan=False, indent=1)
+    return json.dumps(to_document(result), ensure_ascii=ascii_only, allow_nan=False, indent=1)
+
+
+def _encodable(text: str, stream: TextIO) -> bool:
+    try:
+        text.encode(getattr(stream, "encoding", None) or "utf-8")
+    except UnicodeEncodeError:
+        return False
+    except LookupError:
+        return True
+    return True
 
 
 def default_file_name(now: _dt.datetime | None = None) -> str:
@@ -159,6 +169,8 @@ def write_json(result: CompareResult, target: str | os.PathLike = ".", stream: T
     text = dumps(result)
     if os.fspath(target) == "-":
         out = stream or sys.stdout
+        if not _encodable(text, out):  # e.g. an ASCII locale: the same document with \uXXXX escapes
+            text = dumps(result, ascii_only=True)
         out.write(text)
         out.write("\n")
         out.flush()
