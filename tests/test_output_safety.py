@@ -92,6 +92,61 @@ def test_killed_mid_write_leaves_no_workbook(sig: int, kineto: Path, tmp_path: P
         assert all(n.startswith(".") for n in left), left
 
 
+# A child whose workbook file fills the disk after ``limit`` bytes: writes, and from then on every
+# flush / seek / close, fail with ENOSPC, as on a full file system.
+_FULL_DISK_CHILD = r"""
+import errno, sys
+from msprof_compare.report import excel
+limit, rows = int(sys.argv[1]), int(sys.argv[2])
+if rows:
+    excel.CONSTANT_MEMORY_ROWS = rows  # the streaming writer of huge sheets, on a small input
+class Full:
+    def __init__(self, path, mode):
+        self.fh, self.n, self.full = open(path, mode), 0, False
+    def _check(self):
+        if self.full:
+            raise OSError(errno.ENOSPC, "No space left on device")
+    def write(self, data):
+        self._check()
+        if self.n + len(data) > limit:
+            self.full = True
+            self._check()
+        self.n += len(data)
+        return self.fh.write(data)
+    def seek(self, *a):
+        self._check()
+        return self.fh.seek(*a)
+    def tell(self):
+        return self.fh.tell()
+    def flush(self):
+        self._check()
+    def close(self):
+        self.fh.close()
+        self._check()
+excel.open = Full
+from msprof_compare.cli import compare_main
+sys.argv = ["msprof-compare"] + sys.argv[3:]
+compare_main()
+"""
+
+
+@pytest.mark.parametrize("streaming", [False, True], ids=["in_memory", "constant_memory"])
+@pytest.mark.parametrize("limit", [0, 3000])
+def test_disk_full_while_writing(limit: int, streaming: bool, kineto: Path, tmp_path: Path) -> None:
+    """One error line naming the directory and the OS reason, exit 1, nothing left behind: no result,
+    no temporary file, no scratch directory, and no 'Exception ignored' noise from the zip writer."""
+    out, scratch = tmp_path / "out", tmp_path / "tmp"
+    out.mkdir()
+    scratch.mkdir()
+    proc = subprocess.run([sys.executable, "-c", _FULL_DISK_CHILD, str(limit), "10" if streaming else "0",
+                           "-bp", str(kineto), "-d", str(kineto), "-o", str(out)],
+                          env=_env(TMPDIR=str(scratch)), capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1, proc.stderr
+    lines = [ln for ln in proc.stderr.splitlines() if not ln.startswith("[")]
+    assert lines == [f"error: {out}: cannot write the workbook: No space left on device"], proc.stderr
+    assert sorted(os.listdir(out)) == [] and sorted(os.listdir(scratch)) == []
+
+
 def test_stale_temporaries_of_killed_runs_are_removed(kineto: Path, tmp_path: Path) -> None:
     """What a SIGKILL leaves (a hidden temporary report) goes away on a later run once a day old;
     a fresh one (a run writing right now) and other files are left alone."""

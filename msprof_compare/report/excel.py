@@ -11,15 +11,19 @@ and no workbook is written when there is no sheet at all.
 
 from __future__ import annotations
 
+import errno
 import logging
 import math
 import numbers
 import os
+import shutil
+import tempfile
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import xlsxwriter
+from xlsxwriter.exceptions import FileCreateError, FileSizeError
 from xlsxwriter.utility import _preserve_whitespace, _utf16_len, _utf16_truncate, xl_col_to_name
 from xlsxwriter.worksheet import Worksheet
 from xlsxwriter.xmlwriter import XMLwriter
@@ -117,24 +121,106 @@ def write_workbook(result: CompareResult, target: str | os.PathLike = ".") -> st
     return write_new_file(directory, name, lambda tmp: render(sheets, tmp, captions), "workbook")
 
 
+class _Sink:
+    """The file the workbook is zipped into.
+
+    When a write fails (disk full), xlsxwriter leaves its ZipFile open, and the ZipFile's
+    ``__del__`` later retries the write and prints an "Exception ignored" traceback. After
+    the first error the sink accepts and drops everything (keeping positions consistent),
+    so that error is the only one anybody sees; the temporary file is removed anyway.
+    """
+
+    def __init__(self, fh: Any) -> None:
+        self._fh = fh
+        self._failed = False
+        self._pos = 0
+
+    def _do(self, op: Any, *args: Any) -> Any:
+        try:
+            return op(*args)
+        except OSError:
+            self._failed = True
+            raise
+
+    def write(self, data: Any) -> int:
+        if self._failed:
+            self._pos += len(data)
+            return len(data)
+        n = self._do(self._fh.write, data)
+        self._pos += n
+        return n
+
+    def tell(self) -> int:
+        return self._pos
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        if whence != 0:
+            raise OSError(errno.ESPIPE, "only absolute seeks")  # ZipFile seeks absolutely
+        if not self._failed:
+            self._do(self._fh.seek, offset)
+        self._pos = offset
+        return offset
+
+    def seekable(self) -> bool:
+        return True
+
+    def flush(self) -> None:
+        if not self._failed:
+            self._do(self._fh.flush)
+
+    def close(self) -> None:
+        self._fh.close()
+
+    def abandon(self) -> None:
+        """Close after a failure: the file is being thrown away, so its own errors do not matter."""
+        self._failed = True
+        try:
+            self._fh.close()
+        except OSError:
+            pass
+
+
 def render(sheets: list[Sheet], filename: str, captions: tuple[str, str]) -> None:
-    """Render sheets into ``filename`` (overwritten): the layout part, no path policy."""
+    """Render sheets into ``filename`` (overwritten): the layout part, no path policy.
+
+    Write errors come out as ``OSError`` (xlsxwriter wraps them) with nothing left behind: the
+    part files of a huge workbook live in a scratch directory removed in every case.
+    """
     big = any(len(s) > CONSTANT_MEMORY_ROWS for s in sheets)
-    wb = xlsxwriter.Workbook(filename, {
-        # Small workbooks are assembled in memory (no per-part temp files: ~2x faster close);
-        # huge sheets stream rows through temp files instead (the two modes exclude each other).
-        "constant_memory": big,
-        "in_memory": not big,
-        "strings_to_formulas": False,
-        "strings_to_numbers": False,
-        "strings_to_urls": False,
-    })
+    scratch = tempfile.mkdtemp(prefix="msprof_compare_xlsx_") if big else None
+    sink = _Sink(open(filename, "wb"))  # noqa: SIM115 - closed by sink.close() / sink.abandon()
     try:
+        wb = xlsxwriter.Workbook(sink, {
+            # Small workbooks are assembled in memory (no per-part temp files: ~2x faster close);
+            # huge sheets stream rows through temp files instead (the two modes exclude each other).
+            "constant_memory": big,
+            "in_memory": not big,
+            "tmpdir": scratch,
+            "strings_to_formulas": False,
+            "strings_to_numbers": False,
+            "strings_to_urls": False,
+        })
         styles = _Styles(wb)
         for sheet in sheets:
             _write_sheet(wb, styles, sheet, captions)
+        failure: OSError | None = None
+        try:
+            wb.close()
+        except FileCreateError as exc:
+            cause = exc.args[0] if exc.args else None
+            failure = cause if isinstance(cause, OSError) else OSError(errno.EIO, str(exc))
+        except FileSizeError:
+            failure = OSError(errno.EFBIG, "over 4 GB, the limit of an xlsx file without ZIP64")
+        if failure is not None:  # raised outside the handler: no chained xlsxwriter traceback
+            raise OSError(failure.errno, failure.strerror or str(failure))
+    except BaseException:
+        sink.abandon()
+        raise
+    else:
+        sink.close()
     finally:
-        wb.close()
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
 
 
 class _Styles:
