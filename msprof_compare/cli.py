@@ -229,6 +229,7 @@ def execute(params: dict[str, Any], *, announce_root: bool = True) -> int:
     _tolerant_stdout()
     params = dict(params)
     debug = bool(params.get("debug"))
+    base = comparison = ""
     try:
         if announce_root and hasattr(os, "geteuid") and os.geteuid() == 0:
             log.warning(ROOT_WARNING)
@@ -262,6 +263,11 @@ def execute(params: dict[str, Any], *, announce_root: bool = True) -> int:
     except KeyboardInterrupt:
         _error("interrupted")
         return 130
+    except MemoryError:
+        if debug:
+            traceback.print_exc()
+        _error(_out_of_memory(base, comparison))
+        return 1
     except Exception as exc:  # noqa: BLE001 - the one place every other failure is reported
         if debug:
             traceback.print_exc()
@@ -279,6 +285,19 @@ def _tolerant_stdout() -> None:
             sys.stdout.reconfigure(errors="backslashreplace")
         except (ValueError, OSError):
             pass
+
+
+def _out_of_memory(base: str, comparison: str) -> str:
+    """What to tell a user whose machine ran out of memory (measured peaks: docs/performance.md)."""
+    from .loaders.pair import input_bytes
+
+    try:
+        mb = (input_bytes(base) + input_bytes(comparison)) / 1e6 if base and comparison else 0.0
+    except MemoryError:
+        mb = 0.0
+    size = f" for {mb:,.0f} MB of input" if mb >= 1 else ""
+    return (f"out of memory{size}: a compare with every comparison peaks at about 2-2.5 times the input size "
+            "(free memory, or compare less, e.g. --enable_profiling_compare alone)")
 
 
 def _fail(exc: Exception, code: int, debug: bool) -> int:

@@ -211,6 +211,27 @@ def test_internal_error_traceback_only_with_debug(monkeypatch: pytest.MonkeyPatc
     assert list(tmp_out.iterdir()) == []
 
 
+def test_out_of_memory_is_one_line_with_advice(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture,
+                                               tmp_out: Path) -> None:
+    import msprof_compare.api as api
+
+    def hungry(*_a, **_k):
+        raise MemoryError
+
+    from msprof_compare.loaders import pair
+
+    monkeypatch.setattr(api, "compare", hungry)
+    args = ("-d", str(SAMPLE_COMP), "-bp", str(SAMPLE_BASE), "-o", str(tmp_out))
+    advice = ": a compare with every comparison peaks at about 2-2.5 times the input size (free memory, " \
+             "or compare less, e.g. --enable_profiling_compare alone)"
+    code, _, err = run_inproc(capsys, *args)  # the bundled pair is under 1 MB: no size given
+    assert code == 1 and assert_one_error(err) == "error: out of memory" + advice
+    monkeypatch.setattr(pair, "input_bytes", lambda path: 1_234_567_890)
+    code, _, err = run_inproc(capsys, *args)
+    assert code == 1 and assert_one_error(err) == "error: out of memory for 2,469 MB of input" + advice
+    assert list(tmp_out.iterdir()) == []
+
+
 def test_subprocess_exit_codes_and_single_error_line(tmp_path: Path) -> None:
     usage = run_face(ANALYZE, "compare", "-d", str(SAMPLE_COMP))
     assert usage.returncode == 2 and assert_one_error(usage.stderr).startswith("error: Missing option")
