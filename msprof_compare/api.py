@@ -7,6 +7,7 @@ path -> loader -> Profile -> comparators -> sheets -> reporters.
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -15,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from .compare.table import Sheet
-from .errors import ProfileError
+from .errors import ProfileError, UsageError
 from .loaders import load_profile
 from .model import Profile
 from .options import Options, build_options
@@ -87,7 +88,7 @@ class CompareResult:
     def sheet_names(self) -> list[str]:
         return [s.name for s in self.sheets]
 
-    def to_excel(self, target: str = ".") -> str:
+    def to_excel(self, target: str | os.PathLike[str] = ".") -> str:
         """Write the workbook into a directory (or to a file path); returns the file written."""
         from .report.excel import write_workbook
 
@@ -114,7 +115,7 @@ class CompareResult:
         """Validity checks (Status "warn": the sides are probably not the same workload)."""
         return self.frames.get("guards", pd.DataFrame())
 
-    def to_json(self, target: str = ".") -> str:
+    def to_json(self, target: str | os.PathLike[str] = ".") -> str:
         """Write the JSON result into a directory, to a ``.json`` path, or to stdout ("-")."""
         from .report.json_report import write_json
 
@@ -127,11 +128,20 @@ class CompareResult:
         return regression_gate(self, pct)
 
 
-def compare(base: str, comparison: str, **options: Any) -> CompareResult:
+def _path(role: str, value: Any) -> str:
+    """A path argument as text: ``str``, ``bytes`` or any ``os.PathLike`` (``pathlib.Path``)."""
+    try:
+        return os.fsdecode(os.fspath(value))
+    except TypeError:
+        raise UsageError(f"{role} must be a path (str or os.PathLike), not {type(value).__name__}") from None
+
+
+def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str], **options: Any) -> CompareResult:
     """Compare two profiles; options are the CLI's flag names (e.g. ``enable_profiling_compare=True``).
 
     Raises ``UsageError`` for bad options and ``ProfileError`` for bad data.
     """
+    base, comparison = _path("base", base), _path("comparison", comparison)
     opts, warnings = build_options(**options)
     for w in warnings:
         log.warning(w)

@@ -393,3 +393,23 @@ def test_api_option_checks() -> None:
     assert warnings == ["The use_kernel_type parameter is invalid because it only takes effect when "
                         "enable_kernel_compare is enabled."]
     assert build_options(use_kernel_type=True)[1] == []  # no --enable_*: every comparison, kernel compare included
+
+
+def test_api_takes_path_objects(tmp_path: Path) -> None:
+    """``compare`` and the writers take ``pathlib.Path`` (and bytes) as well as text; anything else is a
+    usage error, not an AttributeError."""
+    from msprof_compare import compare
+    from msprof_compare.errors import UsageError
+
+    by_text = compare(str(SAMPLE_BASE), str(SAMPLE_COMP), enable_profiling_compare=True)
+    by_path = compare(SAMPLE_BASE, os.fsencode(SAMPLE_COMP), enable_profiling_compare=True)
+    assert by_path.base.path == str(SAMPLE_BASE) and by_path.comparison.path == str(SAMPLE_COMP)
+    assert by_path.sheet_names == by_text.sheet_names == ["Summary", "OverallMetrics"]
+    for name in by_text.sheet_names:
+        pd.testing.assert_frame_equal(by_path.sheet(name), by_text.sheet(name))
+    assert Path(by_path.to_excel(tmp_path / "x")).parent == tmp_path / "x"
+    assert by_path.to_json(tmp_path / "r.json") == str(tmp_path / "r.json")
+    with pytest.raises(UsageError, match="base must be a path .* not NoneType"):
+        compare(None, SAMPLE_COMP)
+    with pytest.raises(UsageError, match="comparison must be a path .* not int"):
+        compare(SAMPLE_BASE, 3)
