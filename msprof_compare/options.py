@@ -81,6 +81,21 @@ def _parse_step(value: Any) -> str:
     return str(value)
 
 
+#: The on/off options (the faces pass bools; the Python API is checked so "no" cannot mean True).
+BOOL_OPTIONS = ENABLE_FLAGS + ("disable_details", "disable_module", "use_input_shape", "force",
+                               "use_kernel_type", "debug")
+
+
+def _flag(raw: dict[str, Any], name: str) -> bool:
+    value = raw.get(name)
+    if value is None:
+        return False
+    if isinstance(value, bool) or (isinstance(value, int) and value in (0, 1)) \
+            or getattr(getattr(value, "dtype", None), "kind", "") == "b":
+        return bool(value)
+    raise UsageError(f"Invalid param, {name} must be True or False (got {value!r})")
+
+
 def build_options(**raw: Any) -> tuple[Options, list[str]]:
     """Validate raw option values (as the faces receive them) in the original's order.
 
@@ -92,12 +107,18 @@ def build_options(**raw: Any) -> tuple[Options, list[str]]:
     if unknown:
         raise UsageError(f"unknown option(s): {', '.join(sorted(unknown))}")
 
+    flags = {name: _flag(raw, name) for name in BOOL_OPTIONS}
     max_kernel_num = raw.get("max_kernel_num")
     if max_kernel_num is not None:
+        not_int = UsageError(f"Invalid param, --max_kernel_num has to be an integer greater than 3 "
+                             f"(got {max_kernel_num!r})")
+        if isinstance(max_kernel_num, bool) or (isinstance(max_kernel_num, float)
+                                                and not max_kernel_num.is_integer()):
+            raise not_int
         try:
             max_kernel_num = int(max_kernel_num)
-        except (TypeError, ValueError):
-            raise UsageError("Invalid param, --max_kernel_num has to be greater than 3") from None
+        except (TypeError, ValueError, OverflowError):
+            raise not_int from None
         if max_kernel_num <= 3:
             raise UsageError("Invalid param, --max_kernel_num has to be greater than 3")
 
@@ -111,14 +132,16 @@ def build_options(**raw: Any) -> tuple[Options, list[str]]:
             raise UsageError("Invalid param, the length of key/value in --op_name_map exceeded the maximum value 200")
 
     gpu_flow_cat = raw.get("gpu_flow_cat") or ""
+    if not isinstance(gpu_flow_cat, str):
+        raise UsageError(f"Invalid param, --gpu_flow_cat must be text (got {gpu_flow_cat!r})")
     if len(gpu_flow_cat) > 20:
         raise UsageError("Invalid param, --gpu_flow_cat exceeded the maximum value 20")
 
-    enables = {k: bool(raw.get(k, False)) for k in ENABLE_FLAGS}
+    enables = {k: flags[k] for k in ENABLE_FLAGS}
     if not any(enables.values()):
         enables = {k: True for k in ENABLE_FLAGS}
 
-    use_kernel_type = bool(raw.get("use_kernel_type", False))
+    use_kernel_type = flags["use_kernel_type"]
     if use_kernel_type and not enables["enable_kernel_compare"]:
         warnings.append("The use_kernel_type parameter is invalid because it only takes effect "
                         "when enable_kernel_compare is enabled.")
@@ -135,17 +158,17 @@ def build_options(**raw: Any) -> tuple[Options, list[str]]:
 
     opts = Options(
         **enables,
-        disable_details=bool(raw.get("disable_details", False)),
-        disable_module=bool(raw.get("disable_module", False)),
+        disable_details=flags["disable_details"],
+        disable_module=flags["disable_module"],
         max_kernel_num=max_kernel_num,
         op_name_map=dict(op_name_map),
-        use_input_shape=bool(raw.get("use_input_shape", False)),
+        use_input_shape=flags["use_input_shape"],
         gpu_flow_cat=gpu_flow_cat,
         base_step=base_step,
         comparison_step=comparison_step,
-        force=bool(raw.get("force", False)),
+        force=flags["force"],
         use_kernel_type=use_kernel_type,
-        debug=bool(raw.get("debug", False)),
+        debug=flags["debug"],
         output_format=parse_output_format(raw.get("output_format")),
         fail_on_regression=parse_regression_pct(raw.get("fail_on_regression")),
     )

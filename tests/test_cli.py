@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import openpyxl
 import pandas as pd
 import pytest
@@ -384,8 +385,25 @@ def test_api_option_checks() -> None:
 
     with pytest.raises(UsageError, match="unknown option"):
         build_options(enable_everything=True)
-    with pytest.raises(UsageError, match="--max_kernel_num has to be greater than 3"):
+    with pytest.raises(UsageError, match="--max_kernel_num has to be an integer greater than 3 \\(got 'many'\\)"):
         build_options(max_kernel_num="many")
+    with pytest.raises(UsageError, match="an integer greater than 3 \\(got 5.5\\)"):
+        build_options(max_kernel_num=5.5)
+    with pytest.raises(UsageError, match="an integer greater than 3 \\(got True\\)"):
+        build_options(max_kernel_num=True)
+    with pytest.raises(UsageError, match="--max_kernel_num has to be greater than 3"):
+        build_options(max_kernel_num=3)
+    assert build_options(max_kernel_num=5.0)[0].max_kernel_num == 5
+    assert build_options(max_kernel_num="5")[0].max_kernel_num == 5
+    with pytest.raises(UsageError, match="use_input_shape must be True or False \\(got 'no'\\)"):
+        build_options(use_input_shape="no")  # a truthy string must not switch a flag on
+    with pytest.raises(UsageError, match="force must be True or False \\(got 2\\)"):
+        build_options(force=2)
+    with pytest.raises(UsageError, match="--gpu_flow_cat must be text \\(got 5\\)"):
+        build_options(gpu_flow_cat=5)
+    np_true = build_options(enable_api_compare=np.bool_(True), disable_module=1, debug=None)[0]
+    assert (np_true.enable_api_compare, np_true.disable_module, np_true.debug, np_true.enable_kernel_compare) \
+        == (True, True, False, False)
     with pytest.raises(UsageError, match="exceeded the maximum value 200"):
         build_options(op_name_map={"a" * 201: "b"})
     assert build_options(op_name_map={"a" * 200: "b"})[0].op_name_map == {"a" * 200: "b"}
