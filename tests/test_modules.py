@@ -132,9 +132,9 @@ def test_reference_pairs(pair: str, samples: Path, reference_outputs: Path) -> N
     # the reference ran every comparison; communication on adds the HCCL ops to the NPU kernel pool
     res = compare(str(samples / base), str(samples / comp), enable_operator_compare=True,
                   enable_communication_compare=pair.startswith(("1-", "2-")))
-    xl = pd.ExcelFile(reference_outputs / pair / "performance_comparison_result.xlsx")
-    for name in ("ModuleCompareStatistic", "ModuleCompare"):
-        ref = pd.read_excel(xl, name, header=2)
+    with pd.ExcelFile(reference_outputs / pair / "performance_comparison_result.xlsx") as xl:
+        refs = {name: pd.read_excel(xl, name, header=2) for name in ("ModuleCompareStatistic", "ModuleCompare")}
+    for name, ref in refs.items():
         ours = res.sheet(name)
         assert list(ours.columns) == list(ref.columns)
         assert len(ours) == len(ref)

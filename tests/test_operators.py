@@ -190,9 +190,9 @@ def test_reference_pairs(pair: str, samples: Path, reference_outputs: Path) -> N
     base, comp = REF_PAIRS[pair]
     res = compare(str(samples / base), str(samples / comp), enable_operator_compare=True,
                   enable_communication_compare=True)
-    xl = pd.ExcelFile(reference_outputs / pair / "performance_comparison_result.xlsx")
-    ref_d = pd.read_excel(xl, "OperatorCompare", header=2)
-    ref_s = pd.read_excel(xl, "OperatorCompareStatistic", header=2)
+    with pd.ExcelFile(reference_outputs / pair / "performance_comparison_result.xlsx") as xl:
+        ref_d = pd.read_excel(xl, "OperatorCompare", header=2)
+        ref_s = pd.read_excel(xl, "OperatorCompareStatistic", header=2)
     ours_d, ours_s = res.sheet("OperatorCompare"), res.sheet("OperatorCompareStatistic")
     assert list(ours_d.columns) == list(ref_d.columns) == DETAIL_HEADERS
     assert list(ours_s.columns) == list(ref_s.columns) == STAT_HEADERS
