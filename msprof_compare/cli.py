@@ -288,16 +288,17 @@ def _tolerant_stdout() -> None:
 
 
 def _out_of_memory(base: str, comparison: str) -> str:
-    """What to tell a user whose machine ran out of memory (measured peaks: docs/performance.md)."""
+    """What to tell a user whose machine ran out of memory (the budget rule of the README's "Memory")."""
     from .loaders.pair import input_bytes
 
     try:
-        mb = (input_bytes(base) + input_bytes(comparison)) / 1e6 if base and comparison else 0.0
+        sizes = sorted((input_bytes(base), input_bytes(comparison))) if base and comparison else [0, 0]
     except MemoryError:
-        mb = 0.0
-    size = f" for {mb:,.0f} MB of input" if mb >= 1 else ""
-    return (f"out of memory{size}: a compare with every comparison peaks at about 2-2.5 times the input size "
-            "(free memory, or compare less, e.g. --enable_profiling_compare alone)")
+        sizes = [0, 0]
+    need = (5 * sizes[1] + sizes[0]) / 1e6
+    budget = f" (this pair: about {need:,.0f} MB)" if need >= 1 else ""
+    return ("out of memory: a comparison needs roughly 5 times the larger input plus the size of the other"
+            f"{budget}; free memory, or compare less, e.g. --enable_profiling_compare alone")
 
 
 def _fail(exc: Exception, code: int, debug: bool) -> int:

@@ -223,13 +223,14 @@ def test_out_of_memory_is_one_line_with_advice(monkeypatch: pytest.MonkeyPatch, 
 
     monkeypatch.setattr(api, "compare", hungry)
     args = ("-d", str(SAMPLE_COMP), "-bp", str(SAMPLE_BASE), "-o", str(tmp_out))
-    advice = ": a compare with every comparison peaks at about 2-2.5 times the input size (free memory, " \
-             "or compare less, e.g. --enable_profiling_compare alone)"
-    code, _, err = run_inproc(capsys, *args)  # the bundled pair is under 1 MB: no size given
-    assert code == 1 and assert_one_error(err) == "error: out of memory" + advice
-    monkeypatch.setattr(pair, "input_bytes", lambda path: 1_234_567_890)
+    head = "error: out of memory: a comparison needs roughly 5 times the larger input plus the size of the other"
+    tail = "; free memory, or compare less, e.g. --enable_profiling_compare alone"
+    code, _, err = run_inproc(capsys, *args)  # the bundled pair is under 1 MB in all: no estimate
+    assert code == 1 and assert_one_error(err) == head + tail
+    sizes = {str(SAMPLE_BASE): 1_000_000_000, str(SAMPLE_COMP): 400_000_000}
+    monkeypatch.setattr(pair, "input_bytes", sizes.__getitem__)
     code, _, err = run_inproc(capsys, *args)
-    assert code == 1 and assert_one_error(err) == "error: out of memory for 2,469 MB of input" + advice
+    assert code == 1 and assert_one_error(err) == head + " (this pair: about 5,400 MB)" + tail
     assert list(tmp_out.iterdir()) == []
 
 
