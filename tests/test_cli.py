@@ -432,3 +432,22 @@ def test_api_takes_path_objects(tmp_path: Path) -> None:
         compare(None, SAMPLE_COMP)
     with pytest.raises(UsageError, match="comparison must be a path .* not int"):
         compare(SAMPLE_BASE, 3)
+
+
+def test_api_is_safe_across_threads() -> None:
+    """Comparisons running at once in threads (a service, a notebook fanning out ranks) give the same
+    sheets as one after another: no module-level state is shared between runs."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from msprof_compare import compare
+
+    npu = REPO / "tests" / "data" / "npu" / "rank0_ascend_pt"
+    db1, db2 = REPO / "tests" / "data" / "db" / "l1", REPO / "tests" / "data" / "db" / "l2"
+    pairs = [(SAMPLE_BASE, SAMPLE_COMP), (npu, npu), (SAMPLE_BASE, npu), (db1, db2), (db2, npu)] * 2
+    one_by_one = [compare(b, c) for b, c in pairs]
+    with ThreadPoolExecutor(len(pairs)) as pool:
+        at_once = list(pool.map(lambda p: compare(*p), pairs))
+    for a, b in zip(one_by_one, at_once, strict=True):
+        assert a.sheet_names == b.sheet_names and a.console_table() == b.console_table()
+        for name in a.sheet_names:
+            pd.testing.assert_frame_equal(a.sheet(name), b.sheet(name))
