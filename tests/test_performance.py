@@ -16,7 +16,7 @@ import pytest
 from msprof_compare.api import compare
 from msprof_compare.compare.table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet
 from msprof_compare.errors import ProfileError
-from msprof_compare.loaders import kineto, load_profile, pair, traceio
+from msprof_compare.loaders import load_profile, pair, traceio
 from msprof_compare.loaders.numparse import text_us_to_ns
 from msprof_compare.options import build_options
 from msprof_compare.report import excel
@@ -54,11 +54,11 @@ def test_kineto_epoch_float_times_are_exact(tmp_path: Path, ts_texts: list[str])
 def test_float_proof_rejects_what_it_cannot_prove() -> None:
     vals = [2234705626572.7505]  # decodes to a float whose ns does not round-trip
     ns = traceio.to_ns(vals)
-    assert kineto._Events._float_inexact(ns, vals)
+    assert traceio.float_inexact(ns, vals)
     vals = [2234705626572.75, 12.5]
-    assert not kineto._Events._float_inexact(traceio.to_ns(vals), vals)
+    assert not traceio.float_inexact(traceio.to_ns(vals), vals)
     vals = [5e12]  # over 2**42 us: a float's ulp is ~1 ns, nothing is proven
-    assert kineto._Events._float_inexact(traceio.to_ns(vals), vals)
+    assert traceio.float_inexact(traceio.to_ns(vals), vals)
 
 
 def test_decode_args_joins_raw_buffers_and_fills_absent_args() -> None:

@@ -127,14 +127,15 @@ def _wanted_cats(opts: Options) -> frozenset[str]:
     return frozenset(cats)
 
 
-def _select(path: str, events: list, opts: Options) -> tuple[dict[str, np.ndarray], pd.DataFrame, pd.DataFrame,
-                                                             tuple[int, int, int]]:
+def _select(path: str, data: bytes, events: list, opts: Options) -> tuple[dict[str, np.ndarray], pd.DataFrame,
+                                                                         pd.DataFrame, tuple[int, int, int]]:
     """The events some table is built from, as numpy columns; the metadata tables; the lane pids.
 
     Fields are extracted (and times parsed) only for the events a table keeps: host events of
     the wanted categories, flows of ``FLOW_CATS``, "X" events of the hardware / HCCL / overlap
     lanes and metadata. Counter events, the CANN lane and unread categories are often three
-    quarters of an NPU trace. The "ph" column holds the ``PH_*`` codes.
+    quarters of an NPU trace. The "ph" column holds the ``PH_*`` codes. Times written as JSON numbers
+    too large for float64 to hold to the nanosecond are re-read from the text of ``data``.
     """
     with traceio.gc_paused():
         ph = np.fromiter(map(_PH_CODES.get, _field(events, "ph"), repeat(PH_OTHER)), np.int8, len(events))
@@ -164,12 +165,18 @@ def _select(path: str, events: list, opts: Options) -> tuple[dict[str, np.ndarra
         k = np.flatnonzero(keep)
         if k.size != len(ev):
             ev = list(map(ev.__getitem__, k.tolist()))
+        ts_vals, dur_vals = _field(ev, "ts"), _field(ev, "dur")
+        ts, dur = traceio.to_ns(ts_vals, path, "ts"), traceio.to_ns(dur_vals, path, "dur")
+        inexact = traceio.float_inexact(ts, ts_vals), traceio.float_inexact(dur, dur_vals)
+        if any(inexact):  # only the column that needs it, as the Kineto loader
+            exact = traceio.exact_times(path, data)
+            ts = exact[0][cand[k]] if inexact[0] else ts
+            dur = exact[1][cand[k]] if inexact[1] else dur
         cols: dict[str, np.ndarray] = {
             "ph": ph[k], "cat": cat[k], "cat_lower": cat_lower[k], "pid": pid[k],
             "name": object_array(_field(ev, "name")),
             "tid": traceio.to_int(_field(ev, "tid")),
-            "ts": traceio.to_ns(_field(ev, "ts"), path, "ts"),
-            "dur": traceio.to_ns(_field(ev, "dur"), path, "dur"),
+            "ts": ts, "dur": dur,
             "id": object_array(_field(ev, "id")),
             "args": object_array(_field(ev, "args")),
         }
@@ -300,7 +307,7 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
     if kind == "{":
         raise ProfileError(path, "not an Ascend trace_view.json (top level is an object, expected an event list)")
     events, _ = traceio.decode_events(path, data)
-    c, processes, threads, (hw_pid, hccl_pid, ovl_pid) = _select(path, events, opts)
+    c, processes, threads, (hw_pid, hccl_pid, ovl_pid) = _select(path, data, events, opts)
     del events
     ph, catl = c["ph"], c["cat_lower"]
     neg = c["dur"] < 0

@@ -26,7 +26,6 @@ from ..errors import ProfileError
 from ..model import Profile, frame
 from ..options import Options
 from . import traceio
-from .numparse import FLOAT_EXACT_US
 
 #: Lower-cased cat -> normalised kernels.cat.
 KERNEL_CATS = {"kernel": "kernel", "gpu_memcpy": "gpu_memcpy", "gpu_memset": "gpu_memset",
@@ -39,7 +38,6 @@ FLOW_CATS = frozenset({"ac2g", "async_cpu_to_gpu", "async_gpu", "async", "fwdbwd
 MEMORY_CATS = frozenset({"", "cpu_instant_event", "memory"})
 
 #: Below this |value| in us a float64's ulp is < 0.5 ns, so a round trip proves a float exact.
-_FLOAT_PROVABLE_US = float(2**42)
 
 _NUM = int | float | str | None  # noqa: UP007 (runtime alias for msgspec)
 
@@ -156,7 +154,7 @@ class _Events:
                 vals = list(map(attrgetter(f), sub))
                 if f in ("ts", "dur"):
                     out[f] = traceio.to_ns(vals, self.path, f)
-                    if idx is not None and len(vals) and self._float_inexact(out[f], vals):
+                    if idx is not None and len(vals) and traceio.float_inexact(out[f], vals):
                         if self._exact is None:
                             self._exact = traceio.exact_times(self.path, self.data)
                         out[f] = self._exact[0 if f == "ts" else 1][idx]
@@ -172,27 +170,6 @@ class _Events:
                 else:
                     out[f] = np.array(vals, dtype=object)
         return out
-
-    @staticmethod
-    def _float_inexact(ns: np.ndarray, vals: list) -> bool:
-        """True when some value came as a float too large for float64 to hold to the nanosecond.
-
-        Re-reading the times from the JSON text costs about three decodes, so large floats
-        are first proven exact: below 2**42 us a float's ulp is under 0.49 ns, hence when
-        ``ns / 1000`` rounds back to the very float decoded, the decimal text lies within
-        0.49 ns of ``ns`` and rounds (half up) to it. Traces recorded at up to 1 ns
-        resolution with timestamps under ~4.4e12 us (e.g. ROCm traces at ~2.2e12 us) pass.
-        """
-        big = FLOAT_EXACT_US * 1000
-        mag = np.abs(ns)
-        if not (mag.max() > big) or not any(type(v) is float for v in vals):
-            return False
-        arr = np.asarray(vals)
-        if arr.dtype.kind != "f":
-            return True
-        sel = mag > big
-        x = arr[sel]
-        return not (bool((np.abs(x) < _FLOAT_PROVABLE_US).all()) and bool((ns[sel] / 1000.0 == x).all()))
 
     def args(self, sub: list, struct: type) -> list:
         # fromiter: assigning a list of msgspec.Raw into an object array probes each for the buffer protocol

@@ -22,7 +22,7 @@ import msgspec
 import numpy as np
 
 from ..errors import ProfileError
-from .numparse import NumberError, decimal_us_to_ns, texts_us_to_ns
+from .numparse import FLOAT_EXACT_US, NumberError, decimal_us_to_ns, texts_us_to_ns
 
 _NUM = int | float | str
 
@@ -79,6 +79,8 @@ def exact_times(path: str, data: bytes) -> tuple[np.ndarray, np.ndarray]:
     nesting. Loaders call this only for such traces: it re-reads just the two
     time fields of the same bytes (indices match ``decode_events``).
     """
+    if data[:3] == b"\xef\xbb\xbf":  # as decode_events: skip a UTF-8 byte-order mark
+        data = memoryview(data)[3:]
     try:
         with gc_paused():
             if first_char(data) == "{":
@@ -224,6 +226,31 @@ def to_ns(values: list[Any], path: str = "", field: str = "ts") -> np.ndarray:
         if bad is None:
             raise ProfileError(path, f"'{field}' value out of range (over int64 nanoseconds) in trace events") from None
         raise ProfileError(path, f"invalid '{field}' value {bad!r} in trace events") from None
+
+
+_FLOAT_PROVABLE_US = float(2**42)
+
+
+def float_inexact(ns: np.ndarray, vals: list) -> bool:
+    """True when some time came as a float too large for float64 to hold to the nanosecond
+    (then the loader re-reads the times from the JSON text, ``exact_times``).
+
+    Re-reading costs about three decodes, so large floats are first proven exact: below
+    2**42 us a float's ulp is under 0.49 ns, hence when ``ns / 1000`` rounds back to the very
+    float decoded, the decimal text lies within 0.49 ns of ``ns`` and rounds (half up) to it.
+    Traces recorded at up to 1 ns resolution with timestamps under ~4.4e12 us (e.g. ROCm traces
+    at ~2.2e12 us) pass; epoch-us NPU times written as numbers (~1.7e15 us) do not.
+    """
+    big = FLOAT_EXACT_US * 1000
+    mag = np.abs(ns)
+    if not len(vals) or not (mag.max() > big) or float not in set(map(type, vals)):
+        return False
+    arr = np.asarray(vals)
+    if arr.dtype.kind != "f":
+        return True
+    sel = mag > big
+    x = arr[sel]
+    return not (bool((np.abs(x) < _FLOAT_PROVABLE_US).all()) and bool((ns[sel] / 1000.0 == x).all()))
 
 
 def _is_number_like(v: Any) -> bool:
