@@ -142,6 +142,9 @@ def _run_typer(app: typer.Typer, args: list[str] | None, prog: str) -> int:
         message = " ".join(str(exc.format_message()).split())
         ctx = getattr(exc, "ctx", None)
         where = ctx.command_path if ctx is not None else prog
+        if message.startswith("No such command") and prog == "msprof-analyze":
+            message += " This msprof-analyze provides only 'compare'; the original's other commands (cluster, "
+            message += "advisor, ...) are not part of it."
         _error(f"{message} (see '{where} --help')")
         return int(getattr(exc, "exit_code", 2) or 2)
     except (typer.Abort, KeyboardInterrupt):

@@ -234,6 +234,15 @@ def test_out_of_memory_is_one_line_with_advice(monkeypatch: pytest.MonkeyPatch, 
     assert list(tmp_out.iterdir()) == []
 
 
+def test_other_msprof_analyze_commands_are_named_as_absent(capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit) as info:
+        cli.analyze_main(["cluster", "-d", "x"])
+    line = assert_one_error(capsys.readouterr().err)
+    assert info.value.code == 2
+    assert line == ("error: No such command 'cluster'. This msprof-analyze provides only 'compare'; the original's "
+                    "other commands (cluster, advisor, ...) are not part of it. (see 'msprof-analyze --help')")
+
+
 def test_subprocess_exit_codes_and_single_error_line(tmp_path: Path) -> None:
     usage = run_face(ANALYZE, "compare", "-d", str(SAMPLE_COMP))
     assert usage.returncode == 2 and assert_one_error(usage.stderr).startswith("error: Missing option")
