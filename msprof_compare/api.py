@@ -18,6 +18,7 @@ import pandas as pd
 from .compare.table import Sheet
 from .errors import ProfileError, UsageError
 from .loaders import load_profile
+from .loaders.paths import display
 from .model import Profile
 from .options import Options, build_options
 
@@ -155,6 +156,8 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str], **
                                                  (opts, opts.comparison_step), _check_usable, size)
     if size >= LOAD_NOTICE_BYTES:
         log.info("Profiling data loaded in %.1f s.", time.perf_counter() - started)
+    for profile in (base_profile, comparison_profile):  # from here on the path is only shown
+        profile.path = display(profile.path)
     return run_comparators(base_profile, comparison_profile, opts)
 
 

@@ -460,3 +460,24 @@ def test_api_is_safe_across_threads() -> None:
         assert a.sheet_names == b.sheet_names and a.console_table() == b.console_table()
         for name in a.sheet_names:
             pd.testing.assert_frame_equal(a.sheet(name), b.sheet(name))
+
+
+def test_path_that_is_not_utf8(tmp_path: Path) -> None:
+    """A file name with bytes that are not UTF-8 (Linux allows them) is read, and shown in the reports
+    with \\xNN escapes instead of failing the workbook or JSON writer."""
+    d = os.fsencode(tmp_path) + b"/bad\xffname"
+    try:
+        os.mkdir(d)
+    except OSError:
+        pytest.skip("this file system refuses names that are not UTF-8")
+    base = os.fsdecode(d + b"/base.json.gz")
+    Path(base).write_bytes(SAMPLE_BASE.read_bytes())
+    out = tmp_path / "out"
+    proc = run_face(COMPARE, "-bp", base, "-d", str(SAMPLE_COMP), "-o", str(out), "--enable_profiling_compare",
+                    "--output_format", "xlsx,json")
+    assert proc.returncode == 0, proc.stderr
+    shown = f"{tmp_path}/bad\\xffname/base.json.gz"
+    ws = openpyxl.load_workbook(next(out.glob("*.xlsx")))["OverallMetrics"]
+    assert ws["B1"].value == f"Base Profiling: {shown}"
+    doc = json.loads(next(out.glob("*.json")).read_text(encoding="utf-8"))
+    assert doc["base"]["path"] == shown

@@ -82,6 +82,20 @@ def _privileged() -> bool:
     return geteuid is None or geteuid() == 0
 
 
+def display(text: str) -> str:
+    """A path as text any report can hold (UTF-8 files, xlsx XML): bytes of a file name that are not
+    UTF-8 (which Python keeps as lone surrogates) become ``\\xNN`` escapes."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def shown(text: str) -> str:
     """A path made printable on one line (control characters escaped)."""
     return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
