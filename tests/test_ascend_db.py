@@ -99,6 +99,52 @@ def test_file_is_not_modified(tmp_path: Path) -> None:
     assert sorted(os.listdir(tmp_path)) == ["ascend_pytorch_profiler_0.db"]  # no -journal / -wal left
 
 
+def _wal_copy(dest: Path) -> Path:
+    """A copy of the excerpt switched to write-ahead-log mode (how some writers leave their databases)."""
+    dest.mkdir()
+    copy = dest / "ascend_pytorch_profiler_0.db"
+    shutil.copyfile(L1, copy)
+    con = sqlite3.connect(copy)
+    assert con.execute("PRAGMA journal_mode=WAL").fetchone() == ("wal",)
+    con.close()
+    return copy
+
+
+def test_wal_mode_database_is_read_without_files_beside_it(tmp_path: Path) -> None:
+    """A read-only SQLite connection to a WAL-mode database still creates -shm / -wal files beside it
+    (and fails in a read-only directory): opened immutable, nothing is created and the tables are the same."""
+    copy = _wal_copy(tmp_path / "wal")
+    before = copy.read_bytes()
+    wal, plain = load_profile(str(copy), OPTS), load_profile(str(L1), OPTS)
+    assert sorted(os.listdir(copy.parent)) == ["ascend_pytorch_profiler_0.db"] and copy.read_bytes() == before
+    tables = [k for k, v in vars(plain).items() if hasattr(v, "columns") and len(v)]
+    assert {"ops", "kernels", "comm"} <= set(tables)
+    for table in tables:
+        assert getattr(wal, table).equals(getattr(plain, table)), table
+
+
+def test_pending_write_ahead_log_is_read(tmp_path: Path) -> None:
+    """Changes still in a non-empty -wal file (not yet in the database file) are seen, not ignored."""
+    from msprof_compare.loaders.ascend_db import _Db
+
+    live = _wal_copy(tmp_path / "live")
+    con = sqlite3.connect(live)
+    con.execute("PRAGMA wal_autocheckpoint=0")
+    con.execute("CREATE TABLE ONLY_IN_THE_LOG (x INTEGER)")
+    con.commit()
+    snapshot = tmp_path / "snapshot"
+    snapshot.mkdir()
+    for name in ("ascend_pytorch_profiler_0.db", "ascend_pytorch_profiler_0.db-wal"):
+        shutil.copyfile(live.parent / name, snapshot / name)  # while the writer still holds the log
+    con.close()
+    assert (snapshot / "ascend_pytorch_profiler_0.db-wal").stat().st_size > 0
+    db = _Db(str(snapshot / "ascend_pytorch_profiler_0.db"))
+    try:
+        assert "ONLY_IN_THE_LOG" in db.tables
+    finally:
+        db.close()
+
+
 # --------------------------------------------------------------------------- steps
 
 

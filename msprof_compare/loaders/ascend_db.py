@@ -6,8 +6,10 @@ the comparators have one code path per sheet.
 
 Why it looks like this:
 
-* The file is opened read-only through a ``file:...?mode=ro`` URI and never
-  modified (the original chmods it).
+* The file is opened read-only through a ``file:...?mode=ro&immutable=1`` URI and never
+  modified (the original chmods it): no lock, journal or ``-shm`` file is created beside it, so
+  exports in read-only directories load too. Only when a non-empty ``-wal`` file holds changes
+  not yet in the database is it opened without ``immutable`` (SQLite must read that log).
 * A DB can be gigabytes: we never read a table whole. Every query selects a
   few integer columns, is limited to the requested step in SQL, and is fetched
   in chunks straight into int64 numpy arrays. Text columns are fetched as their
@@ -88,12 +90,24 @@ def db_kind(path: str) -> str:
     return "pytorch"
 
 
+def _pending_wal(path: str) -> bool:
+    """True when a write-ahead log beside the database holds changes not yet copied into it."""
+    try:
+        return os.path.getsize(path + "-wal") > 0
+    except OSError:
+        return False
+
+
 class _Db:
     """A read-only connection plus the schema facts the queries depend on."""
 
     def __init__(self, path: str) -> None:
         self.path = path
         uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
+        if not _pending_wal(path):
+            # immutable: no locks, no -shm / -wal files created beside a WAL-mode export (read-only
+            # directories work too). Only a non-empty -wal (changes not yet in the file) needs them.
+            uri += "&immutable=1"
         try:
             self.con = sqlite3.connect(uri, uri=True, check_same_thread=False)
             rows = self.con.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
