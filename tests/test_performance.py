@@ -5,6 +5,7 @@ No timed assertions here (timings live in bench/ and docs/performance.md)."""
 from __future__ import annotations
 
 import re
+import sys
 import zipfile
 from pathlib import Path
 
@@ -150,6 +151,64 @@ def test_parallel_load_survives_a_dead_child(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(pair, "_child", lambda conn, *a: os._exit(3))
     res = compare(str(KINETO), str(KINETO), enable_profiling_compare=True)
     assert "OverallMetrics" in res.sheet_names
+
+
+# A compare whose base side (loaded in the forked child) takes a minute; it reports the child's pid.
+_SLOW_BASE = r"""
+import os, sys, time
+from pathlib import Path
+from msprof_compare import api
+from msprof_compare.loaders import pair
+pair.PARALLEL_MIN_BYTES = 0
+real = api.load_profile
+def slow(path, *args):
+    if path == sys.argv[2]:
+        Path(sys.argv[1]).write_text(str(os.getpid()))
+        time.sleep(60)
+    return real(path, *args)
+api.load_profile = slow
+api.compare(sys.argv[2], sys.argv[3], enable_profiling_compare=True)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel's parent-death signal is Linux's")
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGKILL"])
+def test_loader_child_dies_with_the_compare(sig: str, tmp_path: Path) -> None:
+    """A compare killed while its forked loader works (a job scheduler's SIGTERM, ``timeout``, SIGKILL)
+    takes the loader with it: no orphan keeps loading gigabytes, then blocks on a pipe nobody reads."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    marker = tmp_path / "child.pid"
+    proc = subprocess.Popen([sys.executable, "-c", _SLOW_BASE, str(marker), str(KINETO), str(KINETO)],
+                            env=dict(os.environ, MSPROF_COMPARE_PARALLEL="1"),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not marker.exists() or not marker.read_text():
+            assert proc.poll() is None and time.monotonic() < deadline, "the loader child never started"
+            time.sleep(0.05)
+        child = int(marker.read_text())
+        proc.send_signal(getattr(signal, sig))
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while _running(child):
+            assert time.monotonic() < deadline, "the loader child outlived the compare"
+            time.sleep(0.05)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            return "zombie" not in fh.read()
+    except FileNotFoundError:
+        return False
 
 
 def test_auto_mode_needs_large_inputs_and_idle_cpus(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import signal
 from collections.abc import Callable
 from typing import Any
 
@@ -84,13 +85,32 @@ def _unpack_error(packed: tuple, path: str) -> Exception:
     return ProfileError(path, f"loading failed: {packed[1]}")
 
 
-def _child(conn: Any, load: Callable[..., Profile], path: str, args: tuple) -> None:
+def _die_with_parent(parent: int) -> None:
+    """Linux: have the kernel kill this loader when the compare process dies (SIGTERM from a job
+    scheduler or ``timeout``, SIGKILL), instead of finishing a multi-GB load for nobody."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # no prctl (not Linux): the closed pipe still ends the child
+        return
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
+
+
+def _child(conn: Any, other_end: Any, parent: int, load: Callable[..., Profile], path: str, args: tuple) -> None:
+    # The parent's end of the pipe, inherited through fork: left open here, a send to a dead
+    # parent would block forever once the pipe buffer is full, instead of failing.
+    other_end.close()
+    _die_with_parent(parent)
     try:
         result: tuple = ("ok", load(path, *args))
     except BaseException as exc:  # noqa: BLE001 - every failure goes back to the parent
         result = ("err", _pack_error(exc))
     try:
         conn.send(result)
+    except OSError:  # the parent is gone: nobody is left to tell
+        pass
     finally:
         conn.close()
 
@@ -111,7 +131,7 @@ def load_pair(base: str, comparison: str, load: Callable[..., Profile], base_arg
         return b, c
     ctx = mp.get_context("fork")
     recv, send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(send, load, base, base_args), daemon=True)
+    proc = ctx.Process(target=_child, args=(send, recv, os.getpid(), load, base, base_args), daemon=True)
     proc.start()
     send.close()
     comp: Profile | None = None
