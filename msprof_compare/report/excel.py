@@ -187,9 +187,10 @@ def render(sheets: list[Sheet], filename: str, captions: tuple[str, str]) -> Non
     part files of a huge workbook live in a scratch directory removed in every case.
     """
     big = any(len(s) > CONSTANT_MEMORY_ROWS for s in sheets)
-    scratch = tempfile.mkdtemp(prefix="msprof_compare_xlsx_") if big else None
     sink = _Sink(open(filename, "wb"))  # noqa: SIM115 - closed by sink.close() / sink.abandon()
+    scratch = None
     try:
+        scratch = tempfile.mkdtemp(prefix="msprof_compare_xlsx_") if big else None
         wb = xlsxwriter.Workbook(sink, {
             # Small workbooks are assembled in memory (no per-part temp files: ~2x faster close);
             # huge sheets stream rows through temp files instead (the two modes exclude each other).
