@@ -481,3 +481,16 @@ def test_path_that_is_not_utf8(tmp_path: Path) -> None:
     assert ws["B1"].value == f"Base Profiling: {shown}"
     doc = json.loads(next(out.glob("*.json")).read_text(encoding="utf-8"))
     assert doc["base"]["path"] == shown
+
+
+def test_json_to_a_reader_that_stops_early() -> None:
+    """``-o - | head``: the reader closing the pipe is not an error (exit 0, no error line, no traceback)."""
+    env = {k: v for k, v in os.environ.items() if k != "MSPROF_ANALYZE_LOG_LEVEL"}
+    env["PYTHONPATH"] = str(REPO)
+    proc = subprocess.Popen([sys.executable, "-c", COMPARE, "-bp", str(SAMPLE_BASE), "-d", str(SAMPLE_COMP), "-o", "-"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=REPO)
+    assert proc.stdout.read(50)  # the document is larger than a pipe buffer: the writer is blocked now
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=300) == 0, err
+    assert not error_lines(err) and "Traceback" not in err and "Exception ignored" not in err

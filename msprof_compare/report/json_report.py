@@ -143,6 +143,18 @@ def dumps(result: CompareResult, ascii_only: bool = False) -> str:
     return json.dumps(to_document(result), ensure_ascii=ascii_only, allow_nan=False, indent=1)
 
 
+def _discard_rest(stream: TextIO) -> None:
+    """Point the stream's descriptor at /dev/null so what is still buffered (flushed at exit) goes
+    nowhere instead of raising BrokenPipeError again."""
+    try:
+        fd = stream.fileno()
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, fd)
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
 def _encodable(text: str, stream: TextIO) -> bool:
     try:
         text.encode(getattr(stream, "encoding", None) or "utf-8")
@@ -171,9 +183,12 @@ def write_json(result: CompareResult, target: str | os.PathLike = ".", stream: T
         out = stream or sys.stdout
         if not _encodable(text, out):  # e.g. an ASCII locale: the same document with \uXXXX escapes
             text = dumps(result, ascii_only=True)
-        out.write(text)
-        out.write("\n")
-        out.flush()
+        try:
+            out.write(text)
+            out.write("\n")
+            out.flush()
+        except BrokenPipeError:  # the reader stopped early (`| head`, a jq that exits): not our error
+            _discard_rest(out)
         return "-"
     raw = os.fspath(target) or "."
     path = os.path.abspath(os.path.expanduser(raw))
