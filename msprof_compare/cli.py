@@ -316,7 +316,6 @@ def _print(text: str) -> None:
     try:
         print(text, flush=True)
     except BrokenPipeError:
-        try:
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keep interpreter shutdown quiet
-        except OSError:
-            pass
+        from .report.output import discard_rest
+
+        discard_rest(sys.stdout)

@@ -82,8 +82,7 @@ def _parse_step(value: Any) -> str:
 
 
 #: The on/off options (the faces pass bools; the Python API is checked so "no" cannot mean True).
-BOOL_OPTIONS = ENABLE_FLAGS + ("disable_details", "disable_module", "use_input_shape", "force",
-                               "use_kernel_type", "debug")
+BOOL_OPTIONS = tuple(f.name for f in fields(Options) if f.type in ("bool", bool))
 
 
 def _flag(raw: dict[str, Any], name: str) -> bool:

@@ -483,14 +483,20 @@ def test_path_that_is_not_utf8(tmp_path: Path) -> None:
     assert doc["base"]["path"] == shown
 
 
-def test_json_to_a_reader_that_stops_early() -> None:
-    """``-o - | head``: the reader closing the pipe is not an error (exit 0, no error line, no traceback)."""
+@pytest.mark.parametrize("json_out", [True, False], ids=["json", "console table"])
+def test_a_reader_that_stops_early(json_out: bool, tmp_path: Path) -> None:
+    """``-o - | head`` or ``... | head -0``: the reader closing the pipe is not an error (exit 0, no error
+    line, no traceback), and the workbook of a console run is still written."""
     env = {k: v for k, v in os.environ.items() if k != "MSPROF_ANALYZE_LOG_LEVEL"}
     env["PYTHONPATH"] = str(REPO)
-    proc = subprocess.Popen([sys.executable, "-c", COMPARE, "-bp", str(SAMPLE_BASE), "-d", str(SAMPLE_COMP), "-o", "-"],
+    out = "-" if json_out else str(tmp_path)
+    proc = subprocess.Popen([sys.executable, "-c", COMPARE, "-bp", str(SAMPLE_BASE), "-d", str(SAMPLE_COMP), "-o", out],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=REPO)
-    assert proc.stdout.read(50)  # the document is larger than a pipe buffer: the writer is blocked now
-    proc.stdout.close()
+    if json_out:
+        assert proc.stdout.read(50)  # the document is larger than a pipe buffer: the writer is blocked now
+    proc.stdout.close()  # the console table has not been printed yet: the compare takes longer
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=300) == 0, err
     assert not error_lines(err) and "Traceback" not in err and "Exception ignored" not in err
+    if not json_out:
+        assert len(list(tmp_path.glob("performance_comparison_result_*.xlsx"))) == 1

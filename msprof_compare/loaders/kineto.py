@@ -37,8 +37,6 @@ FLOW_CATS = frozenset({"ac2g", "async_cpu_to_gpu", "async_gpu", "async", "fwdbwd
 #: Lower-cased cats of "[memory]" instants (none in legacy traces).
 MEMORY_CATS = frozenset({"", "cpu_instant_event", "memory"})
 
-#: Below this |value| in us a float64's ulp is < 0.5 ns, so a round trip proves a float exact.
-
 _NUM = int | float | str | None  # noqa: UP007 (runtime alias for msgspec)
 
 

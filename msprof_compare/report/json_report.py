@@ -9,6 +9,7 @@ is described by ``docs/result.schema.json``. The JSON is strict: NaN becomes
 
 from __future__ import annotations
 
+import codecs
 import datetime as _dt
 import json
 import math
@@ -21,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import UsageError
-from .output import FILE_MODE, FILE_PREFIX, make_dir, write_new_file  # noqa: F401 - re-exported
+from .output import FILE_MODE, FILE_PREFIX, discard_rest, make_dir, write_new_file  # noqa: F401 - re-exported
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult
@@ -143,25 +144,17 @@ def dumps(result: CompareResult, ascii_only: bool = False) -> str:
     return json.dumps(to_document(result), ensure_ascii=ascii_only, allow_nan=False, indent=1)
 
 
-def _discard_rest(stream: TextIO) -> None:
-    """Point the stream's descriptor at /dev/null so what is still buffered (flushed at exit) goes
-    nowhere instead of raising BrokenPipeError again."""
-    try:
-        fd = stream.fileno()
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, fd)
-        os.close(devnull)
-    except (OSError, ValueError, AttributeError):
-        pass
-
-
 def _encodable(text: str, stream: TextIO) -> bool:
     try:
-        text.encode(getattr(stream, "encoding", None) or "utf-8")
-    except UnicodeEncodeError:
-        return False
+        encoding = codecs.lookup(getattr(stream, "encoding", None) or "utf-8").name
     except LookupError:
         return True
+    if encoding == "utf-8":  # the usual console: every document fits, no need to encode it twice
+        return True
+    try:
+        text.encode(encoding)
+    except UnicodeEncodeError:
+        return False
     return True
 
 
@@ -188,7 +181,7 @@ def write_json(result: CompareResult, target: str | os.PathLike = ".", stream: T
             out.write("\n")
             out.flush()
         except BrokenPipeError:  # the reader stopped early (`| head`, a jq that exits): not our error
-            _discard_rest(out)
+            discard_rest(out)
         return "-"
     raw = os.fspath(target) or "."
     path = os.path.abspath(os.path.expanduser(raw))

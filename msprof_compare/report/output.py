@@ -19,6 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TextIO
 
 from ..errors import ProfileError
 
@@ -155,3 +156,15 @@ def write_new_file(directory: str, name: str, fill: Callable[[str], None], what:
                 os.unlink(tmp)
             except FileNotFoundError:
                 pass
+
+
+def discard_rest(stream: TextIO) -> None:
+    """After BrokenPipeError (``| head``, a jq that exits): point the stream's descriptor at
+    /dev/null, so what is still buffered (flushed at exit) goes nowhere instead of failing again."""
+    try:
+        fd = stream.fileno()
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, fd)
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
