@@ -15,6 +15,20 @@ SAMPLES = REPO_ROOT.parent / "shared" / "samples"
 REFERENCE_OUTPUTS = REPO_ROOT.parent / "shared" / "reference-outputs"
 
 
+def _sample_files() -> set[str]:
+    return {str(p) for p in SAMPLES.rglob("*")} if SAMPLES.is_dir() else set()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def samples_stay_untouched():
+    """The shared samples are inputs: no test (and no code under test) may create files among them."""
+    before = _sample_files()
+    yield
+    added = sorted(_sample_files() - before)
+    if added:
+        raise AssertionError(f"tests created files under {SAMPLES}: {added[:5]}")
+
+
 @pytest.fixture
 def samples() -> Path:
     """The real sample profiles beside the checkout; skip the test when they are absent."""
