@@ -169,18 +169,34 @@ def _check_usable(profile: Profile) -> None:
                            hint="record it with torch.profiler.ProfilerActivity.CUDA")
 
 
+def _check_steps(ctx: RunContext) -> None:
+    """Refuse a step before any comparator runs, whichever comparisons are on (reference-1 §1.4,
+    reference-2 §9): GPU data never has one, and the original validates a text step while reading the
+    communication data, which it does for every comparison but kernel compare. That one checks its own
+    rows (the ``Step Id`` column), so an id only the kernel table lacks is its own error."""
+    from .compare import steps
+
+    opts = ctx.options
+    if not opts.step_given:
+        return
+    if ctx.base.is_gpu or ctx.comparison.is_gpu:
+        raise UsageError(steps.GPU_STEP_MESSAGE)
+    if (opts.enable_profiling_compare or opts.enable_operator_compare or opts.enable_memory_compare
+            or opts.enable_api_compare or opts.enable_communication_compare):
+        steps.check_steps(ctx)
+
+
 def run_comparators(base: Profile, comparison: Profile, opts: Options) -> CompareResult:
     """Run every enabled comparator on two loaded profiles."""
     for p in (base, comparison):
         for w in p.warnings:
             log.warning(w)
     ctx = RunContext(base, comparison, opts)
+    _check_steps(ctx)
     log.info("Start to compare performance detail data, please wait.")
     sheets: list[Sheet] = []
     for _name, build in comparators(opts):
         for sheet in build(ctx):
-            for note in sheet.notes:
-                log.info(note)
             if len(sheet):
                 sheets.append(sheet)
     # The Summary comparator reads the other sheets, so it runs last; its sheet goes first.

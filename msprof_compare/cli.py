@@ -39,8 +39,8 @@ HELP = {
     "op_name_map": "The mapping of operator names equivalent to GPUs and NPUs in the form of dictionaries",
     "use_input_shape": "Enable precise matching of operators",
     "gpu_flow_cat": "Identifier of the GPU connection",
-    "base_step": "Comparison step for performance data to be compared",
-    "comparison_step": "Comparison step for benchmark performance data",
+    "base_step": "Step to compare in the benchmark (base) data",
+    "comparison_step": "Step to compare in the profiling (comparison) data",
     "force": "Indicates whether to skip verification of the owner, size, and permissions.",
     "use_kernel_type": "Indicates whether kernel compare use op_statistic.csv",
     "debug": "Debug Mode. Shows full stack trace when error occurs.",
@@ -71,7 +71,8 @@ def compare_command(
     comparison_profiling_path: str = typer.Option(
         ..., "--profiling_path", "-d", help=HELP["profiling_path"], callback=clean_path, show_default=False),
     base_profiling_path: str = typer.Option(
-        ..., "--benchmark_profiling_path", "-bp", help=HELP["benchmark_profiling_path"], callback=clean_path,
+        ..., "--benchmark_profiling_path", "--benchmark_path", "-bp", help=HELP["benchmark_profiling_path"],
+        callback=clean_path,
         show_default=False),
     enable_profiling_compare: bool = typer.Option(
         False, "--enable_profiling_compare", help=HELP["enable_profiling_compare"]),

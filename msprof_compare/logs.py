@@ -42,12 +42,14 @@ def level_from_env() -> int:
 def setup_logging(level: int | None = None) -> logging.Logger:
     """Configure the ``msprof-analyze`` logger once (idempotent) and return it."""
     logger = logging.getLogger(LOGGER_NAME)
-    if not any(isinstance(h, _StderrHandler) for h in logger.handlers):
+    first = not any(isinstance(h, _StderrHandler) for h in logger.handlers)
+    if first:
         handler = _StderrHandler()
         handler.setFormatter(logging.Formatter(_FORMAT, _DATEFMT))
         logger.addHandler(handler)
     logger.setLevel(level_from_env() if level is None else level)
     logger.propagate = False
-    if os.environ.get(LEVEL_ENV) and os.environ[LEVEL_ENV].strip().upper() not in _LEVELS:
+    if first and os.environ.get(LEVEL_ENV) and os.environ[LEVEL_ENV].strip().upper() not in _LEVELS:
+        # said once: every face calls this again before its run
         logger.warning("Ignoring %s=%r: expected one of %s.", LEVEL_ENV, os.environ[LEVEL_ENV], ", ".join(_LEVELS))
     return logger

@@ -147,7 +147,8 @@ def build_options(**raw: Any) -> tuple[Options, list[str]]:
 
     bstep, cstep = _parse_step(raw.get("base_step")), _parse_step(raw.get("comparison_step"))
     if bstep and cstep:
-        if not (bstep.isdigit() and cstep.isdigit()):
+        # ASCII digits only: str.isdigit() also accepts superscripts such as "²", which int() rejects
+        if not all(x.isascii() and x.isdigit() for x in (bstep, cstep)):
             raise UsageError("Invalid param, base_step and comparison_step must be a number.")
         base_step, comparison_step = int(bstep), int(cstep)
     elif bstep or cstep:

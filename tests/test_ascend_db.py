@@ -28,6 +28,19 @@ OPTS, _ = build_options()
 # --------------------------------------------------------------------------- real excerpt
 
 
+def test_us_columns_are_correctly_rounded() -> None:
+    """Epoch times shown in us (MemoryCompare's allocation / release texts, kernel start) are Python's
+    ``ns / 1000`` of the file's integers, as the original's, not a float64 of the int64 divided again."""
+    p = load_profile(str(L1), build_options(enable_memory_compare=True)[0])
+    rows = sql(L1, "SELECT allocationTime, releaseTime FROM OP_MEMORY ORDER BY releaseTime")
+    om = p.operator_memory
+    assert om["Allocation Time(us)"].tolist() == [(a or 0) / 1000 for a, _ in rows]
+    assert om["Release Time(us)"].tolist() == [(r or 0) / 1000 for _, r in rows]
+    assert any(a / 1000 != float(np.float64(a) / 1000) for a, _ in rows if a)  # the excerpt tells them apart
+    starts = [t for (t,) in sql(L1, "SELECT t.startNs FROM TASK t JOIN COMPUTE_TASK_INFO c USING (globalTaskId)")]
+    assert sorted(p.kernel_details["Start Time(us)"].tolist()) == sorted(t / 1000 for t in starts)
+
+
 def test_tables_filled_from_excerpt() -> None:
     p = load_profile(str(L1), OPTS)
     assert (p.kind, p.source) == ("NPU", "ascend_db")

@@ -349,3 +349,23 @@ def test_decimal_us_to_ns_edge_cases():
     assert decimal_us_to_ns(["N/A", "", "abc"], strict=False).tolist() == [-1, -1, -1]
     with pytest.raises(ProfileError):
         decimal_us_to_ns(["abc"], path="f.json")
+
+
+def test_kernel_times_with_exponent_or_out_of_range(tmp_path: Path) -> None:
+    """A time written with an exponent is read exactly; one whose ns overflow int64 (or inf) is an
+    error naming the file, not a kernel that silently counts as 0 us."""
+    from msprof_compare.loaders.ascend_text import read_kernel_details
+
+    f = tmp_path / "kernel_details.csv"
+    head = "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n"
+    f.write_text(head + "50,a,Add,AI_CORE,1736408883732241.5\t,1.5e1\n50,b,Mul,AI_CORE,1736408883732300\t,2.25\n")
+    kd = read_kernel_details(str(f))
+    assert kd["dur"].tolist() == [15_000, 2_250]
+    assert kd["ts"].tolist() == [1736408883732241500, 1736408883732300000]
+    for bad in ("1e300", "inf", "-1e20"):
+        f.write_text(head + f"50,a,Add,AI_CORE,1736408883732241.5\t,{bad}\n")
+        with pytest.raises(ProfileError, match=r"kernel_details.csv: Duration\(us\) value .* not a usable time"):
+            read_kernel_details(str(f))
+    f.write_text(head + "50,a,Add,AI_CORE,1736408883732241.5\t,1.5\n50,b,M")
+    with pytest.raises(ProfileError, match="truncated: the last row has 3 of 6 fields"):
+        read_kernel_details(str(f))

@@ -122,6 +122,26 @@ def test_regressions_top_20_positive_only():
     assert charts.regressions(_stat_sheet(faster)) is None
 
 
+def test_communication_regressions_are_ops_named_on_either_side():
+    """Task rows are parts of their op (no Diff of their own), and an op only the comparison has is
+    named from the comparison side (its base name cell is blank)."""
+    import numpy as np
+
+    from msprof_compare.compare import communication
+    from msprof_compare.compare.table import frame_from_rows
+
+    def fam(ops, **tasks):
+        return {"ops": np.array(ops, float), "tasks": {k: np.array(v, float) for k, v in tasks.items()}}
+
+    base = {"allreduce": fam([10.0], Notify_Wait=[6.0], Memcpy=[3.0])}
+    comp = {"allreduce": fam([14.0], Notify_Wait=[9.0], Memcpy=[4.0]),
+            "broadcast": fam([5.0], Notify_Wait=[4.0])}
+    rows = communication.comm_rows(base, comp)
+    sheet = Sheet("CommunicationCompare", communication.COLUMNS, frame_from_rows(rows, 17), *communication.SPANS)
+    top, spec = charts.regressions(sheet)
+    assert top.values.tolist() == [["broadcast", 5.0], ["allreduce", 4.0]] and spec.unit == "us"
+
+
 def test_failing_chart_is_logged_not_raised(caplog):
     class Boom:
         def add_chart(self, *_a, **_k):

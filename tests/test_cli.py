@@ -15,6 +15,7 @@ import numpy as np
 import openpyxl
 import pandas as pd
 import pytest
+from xlsxutil import read_xlsx
 
 from msprof_compare import cli
 
@@ -100,6 +101,10 @@ def test_parsed_values_reach_the_api(monkeypatch: pytest.MonkeyPatch, capsys: py
     assert seen["max_kernel_num"] == 10 and seen["op_name_map"] == "{'a':'b'}"
     assert (seen["base_step"], seen["comparison_step"]) == ("1", "2")
     assert seen["force"] and seen["use_input_shape"] and seen["gpu_flow_cat"] == "x" and not seen["debug"]
+    # the user guide's long name of -bp
+    seen.clear()
+    assert run_inproc(capsys, "-d", "c", "--benchmark_path", "b")[0] == 0
+    assert (seen["comparison_profiling_path"], seen["base_profiling_path"]) == ("c", "b")
 
 
 def test_clean_path() -> None:
@@ -259,7 +264,7 @@ def test_subprocess_exit_codes_and_single_error_line(tmp_path: Path) -> None:
 
 
 def _read_sheets(path: str) -> dict[str, pd.DataFrame]:
-    return pd.read_excel(path, sheet_name=None, header=2)
+    return read_xlsx(path, sheet_name=None, header=2)
 
 
 def _generated(stderr: str) -> str:
@@ -307,6 +312,9 @@ def test_log_level_from_environment(tmp_path: Path) -> None:
                     "--enable_api_compare", env={"MSPROF_ANALYZE_LOG_LEVEL": "ERROR"})
     assert proc.returncode == 0 and proc.stderr == ""
     assert len(list(tmp_path.glob("performance_comparison_result_*.xlsx"))) == 1
+    bad = run_face("script", str(SAMPLE_BASE), str(SAMPLE_COMP), "-o", str(tmp_path), "--enable_api_compare",
+                   env={"MSPROF_ANALYZE_LOG_LEVEL": "LOUD"})
+    assert bad.returncode == 0 and bad.stderr.count("Ignoring MSPROF_ANALYZE_LOG_LEVEL='LOUD'") == 1
 
 
 @needs_overall
@@ -381,7 +389,7 @@ def test_npu_text_pair_console_matches_reference(samples: Path, reference_output
     table = [line for line in proc.stdout.splitlines() if line.startswith(("+", "|"))][:8]
     assert "\n".join(table) == block.group(1)
     ours = _read_sheets(_generated(proc.stderr))["OverallMetrics"]
-    ref = pd.read_excel(reference_outputs / "1-npu-text-l1-vs-l2" / "performance_comparison_result.xlsx",
+    ref = read_xlsx(reference_outputs / "1-npu-text-l1-vs-l2" / "performance_comparison_result.xlsx",
                         sheet_name="OverallMetrics", header=2)
     assert ours["Index"].tolist() == ref["Index"].tolist()
     for col in ("Duration(ms)", "Duration(ms).1", "Diff Duration(ms)"):

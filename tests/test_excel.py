@@ -12,17 +12,14 @@ import numpy as np
 import openpyxl
 import pandas as pd
 import pytest
+from xlsxutil import read_xlsx
 
+from msprof_compare.compare import overall
 from msprof_compare.compare.table import Column, Sheet
 from msprof_compare.errors import UsageError
 from msprof_compare.report import excel
 
-OVERALL_COLUMNS = [
-    Column("Index", "text", 40),
-    Column("Duration(ms)", "float", 20), Column("Duration Ratio", "ratio", 20), Column("Number", "int", 10),
-    Column("Duration(ms)", "float", 20), Column("Duration Ratio", "ratio", 20), Column("Number", "int", 10),
-    Column("Diff Duration(ms)", "float", 20), Column("Diff Ratio", "ratio", 10),
-]
+OVERALL_COLUMNS = overall.COLUMNS  # the production layout, written from the reference's rows
 BLUE = {"Computing Time", "Uncovered Communication Time", "Free Time", "E2E Time"}
 LIGHT_BLUE = {"\tFlash Attention (Forward)", "\tFlash Attention (Backward)", "\tConv (Forward)", "\tConv (Backward)",
               "\tMatmul", "\tPage Attention", "\tVector", "\tCube", "\tSDMA (Tensor Move)", "\tOther"}
@@ -44,7 +41,7 @@ def small_sheet(name: str = "KernelCompare", rows: list[list] | None = None) -> 
 
 
 def overall_sheet_from_reference(ref: Path) -> Sheet:
-    frame = pd.read_excel(ref, sheet_name="OverallMetrics", header=2)
+    frame = read_xlsx(ref, sheet_name="OverallMetrics", header=2)
     data = frame.astype(object).where(frame.notna(), None)
     # The reference also paints communication-group rows (depth 1 under Uncovered) light blue.
     styles, parent = [], ""
@@ -68,8 +65,8 @@ def test_overall_metrics_matches_reference_cell_by_cell(reference_outputs: Path,
     path = Path(excel.write_workbook(fake_result([sheet], PAIR1_BASE, PAIR1_COMP), tmp_out))
     assert path.parent == tmp_out and path.name.startswith("performance_comparison_result_")
 
-    ours = pd.read_excel(path, sheet_name="OverallMetrics", header=2)
-    theirs = pd.read_excel(ref, sheet_name="OverallMetrics", header=2)
+    ours = read_xlsx(path, sheet_name="OverallMetrics", header=2)
+    theirs = read_xlsx(ref, sheet_name="OverallMetrics", header=2)
     pd.testing.assert_frame_equal(ours, theirs)
 
     a = openpyxl.load_workbook(path)["OverallMetrics"]
@@ -91,10 +88,40 @@ def test_overall_metrics_matches_reference_cell_by_cell(reference_outputs: Path,
             assert (ca.alignment.horizontal, ca.alignment.vertical) == (cb.alignment.horizontal, cb.alignment.vertical)
             assert ca.alignment.indent == cb.alignment.indent, where
             assert ca.border.left.style == cb.border.left.style == "thin", where
-            if isinstance(cb.value, (int, float)):
-                assert ca.number_format == cb.number_format, where
+            assert ca.number_format == cb.number_format, where  # text cells too ('#,##0' for Index)
     for letter in "ABCDEFGHI":
         assert a.column_dimensions[letter].width == pytest.approx(b.column_dimensions[letter].width), letter
+
+
+@pytest.mark.parametrize("pair", [PAIR1, "2-npu-text-l0-rank0-vs-rank1", "4-gpu-alexnet-vs-npu-text-l1"])
+def test_data_cell_formats_match_reference(pair: str, samples: Path, reference_outputs: Path,
+                                           tmp_out: Path) -> None:
+    """Number format and boldness of every filled data cell of every sheet the original wrote, text
+    columns included (most carry '#,##0', names are bold 'General')."""
+    from msprof_compare import compare
+
+    inputs = {PAIR1: (PAIR1_BASE, PAIR1_COMP),
+              "2-npu-text-l0-rank0-vs-rank1": ("msinsight/test/data/pytorch/text/level0/rank0_ascend_pt",
+                                               "msinsight/test/data/pytorch/text/level0/rank1_ascend_pt"),
+              "4-gpu-alexnet-vs-npu-text-l1": (
+                  "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz",
+                  "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt")}[pair]
+    ours = openpyxl.load_workbook(compare(*(str(samples / p) for p in inputs)).to_excel(tmp_out))
+    ref = openpyxl.load_workbook(reference_outputs / pair / "performance_comparison_result.xlsx")
+    try:
+        assert set(ref.sheetnames) <= set(ours.sheetnames)
+        for name in ref.sheetnames:
+            a, b = ours[name], ref[name]
+            for row_a, row_b in zip(a.iter_rows(min_row=4, max_row=min(b.max_row, a.max_row, 60)),
+                                    b.iter_rows(min_row=4, max_row=min(b.max_row, a.max_row, 60)), strict=True):
+                for ca, cb in zip(row_a, row_b, strict=False):
+                    if cb.value is None or ca.value is None:
+                        continue
+                    assert (ca.number_format, bool(ca.font.b)) == (cb.number_format, bool(cb.font.b)), \
+                        (name, cb.coordinate)
+    finally:
+        ours.close()
+        ref.close()
 
 
 def test_headers_fills_and_red_rule(tmp_out: Path) -> None:
@@ -118,7 +145,7 @@ def test_headers_fills_and_red_rule(tmp_out: Path) -> None:
     assert ratio[3].value == 1.5 and ratio[3].fill.fgColor.rgb == "FFFF0000" and ratio[3].number_format == "0.00%"
     assert ratio[4].value == "INF" and ratio[4].fill.fgColor.rgb == "FFFF0000"
     assert ws.freeze_panes == "A4"
-    frame = pd.read_excel(path, sheet_name="KernelCompare", header=2)
+    frame = read_xlsx(path, sheet_name="KernelCompare", header=2)
     assert list(frame.columns) == ["Order Id", "Kernel", "Total Duration(us)", "Total Duration(us).1",
                                    "Diff Total Ratio"]
     assert frame["Total Duration(us).1"].tolist()[:2] == [1.0, 3.0]
@@ -216,12 +243,12 @@ def test_constant_memory_path_for_big_sheets(tmp_out: Path, monkeypatch: pytest.
     monkeypatch.setattr(excel, "CONSTANT_MEMORY_ROWS", 5)
     rows = [[i, f"k{i}", float(i), float(2 * i), 2.0 if i else 1.0] for i in range(50)]
     path = excel.write_workbook(fake_result([small_sheet(rows=rows), small_sheet("Other")]), tmp_out)
-    frame = pd.read_excel(path, sheet_name="KernelCompare", header=2)
+    frame = read_xlsx(path, sheet_name="KernelCompare", header=2)
     assert len(frame) == 50 and frame["Kernel"].tolist()[-1] == "k49"
     assert frame["Total Duration(us).1"].sum() == pytest.approx(2 * sum(range(50)))
     ws = openpyxl.load_workbook(path)["KernelCompare"]
     assert ws["E5"].fill.fgColor.rgb == "FFFF0000"
-    assert len(pd.read_excel(path, sheet_name="Other", header=2)) == 2
+    assert len(read_xlsx(path, sheet_name="Other", header=2)) == 2
 
 
 # --------------------------------------------------------------------------- block writer
@@ -309,4 +336,4 @@ def test_rich_text_lookalike_is_written_as_text(tmp_out: Path, monkeypatch: pyte
     path = excel.write_workbook(fake_result([small_sheet(rows=rows)]), tmp_out)
     ws = openpyxl.load_workbook(path)["KernelCompare"]
     assert ws["B4"].value == evil and ws["B5"].value == "<r>plain</r>" and ws["B4"].font.b
-    assert pd.read_excel(path, header=2)["Kernel"].tolist() == [evil, "<r>plain</r>"]
+    assert read_xlsx(path, header=2)["Kernel"].tolist() == [evil, "<r>plain</r>"]

@@ -57,3 +57,40 @@ def test_api_gate_and_cli_flag_parsing(samples, tmp_path):
         cli.compare_main(["-bp", str(samples / NPU_L2), "-d", str(samples / NPU_L1), "--enable_profiling_compare",
                           "--fail_on_regression", "3", "-o", str(tmp_path)])
     assert exc.value.code == 3
+
+
+HEATMAP = "msinsight/server/src/test/test_data/heatMap/trace_view.json"  # 6 events, no Overlap Analysis lane
+
+
+def test_side_without_e2e_cannot_pass_the_gate(samples, tmp_path, capsys):
+    """A comparison profile without E2E time used to pass as a 100 % speed-up (136.581 ms -> 0)."""
+    assert _run(samples, tmp_path, NPU_L1, HEATMAP, "5") == 1
+    err = capsys.readouterr().err
+    assert "heatMap/trace_view.json: no E2E time" in err and "No regression" not in err
+    assert _run(samples, tmp_path, HEATMAP, NPU_L1, "5") == 1
+
+
+def test_side_without_e2e_has_no_waterfall(samples):
+    """OverallMetrics is left out when a side has no E2E time (reference-1 §9.1); so is the waterfall,
+    which would otherwise show every category of the other side as an invented change."""
+    from msprof_compare.api import compare
+
+    r = compare(str(samples / HEATMAP), str(samples / NPU_L1))
+    assert "OverallMetrics" not in r.sheet_names and "Summary" not in r.sheet_names
+    assert r.waterfall.empty
+    assert r.frames["e2e"].iloc[0].tolist() == [0, 136_581_009]
+    assert r.regression_gate(5.0)[0] == 1
+
+
+def test_gate_alone_writes_no_summary_only_workbook(tmp_path):
+    """Kernel compare on GPU data gives no sheet; the gate still has its waterfall, but a Summary alone
+    makes no workbook (it used to be the only sheet of one)."""
+    from pathlib import Path
+
+    from msprof_compare.api import compare
+
+    data = Path(__file__).resolve().parents[1] / "sample_data"
+    r = compare(str(data / "bert-small_h100.json.gz"), str(data / "bert-small_mi300.json.gz"),
+                enable_kernel_compare=True, fail_on_regression="50")
+    assert r.sheet_names == [] and len(r.waterfall) and r.regression_gate(50.0)[0] == 0
+    assert r.to_excel(str(tmp_path)) == "" and not list(tmp_path.iterdir())

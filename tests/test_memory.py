@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pandas as pd
+from xlsxutil import read_xlsx
 
 from msprof_compare.api import RunContext, compare
 from msprof_compare.compare import memory
@@ -148,7 +149,7 @@ def test_memory_sheets_match_reference_pair1(samples, reference_outputs):
     book = reference_outputs / "1-npu-text-l1-vs-l2" / "performance_comparison_result.xlsx"
     for name, rows in (("MemoryCompareStatistic", 35), ("MemoryCompare", 115)):
         ours = res.sheet(name)
-        ref = pd.read_excel(book, sheet_name=name, header=2, keep_default_na=False, na_values=[""])
+        ref = read_xlsx(book, sheet_name=name, header=2)
         assert list(ours.columns) == list(ref.columns) and len(ours) == len(ref) == rows
         for col in ref.columns:
             if ref[col].dtype.kind in "if":

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from test_optree import US, ctx_of, gpu_profile  # tests/ is on sys.path (rootdir import mode)
+from xlsxutil import read_xlsx
 
 from msprof_compare import compare
 from msprof_compare.compare import modules, operators
@@ -82,6 +83,24 @@ def test_module_sheets_by_hand() -> None:
     assert ctx.frames["match_rate"].iloc[0][["what", "matched"]].tolist() == ["modules", 4]
 
 
+WITH_STACK = "If you want to see the operator's call stack, you must enable with_stack switch."
+
+
+def test_with_stack_warning_only_without_stacks(caplog: pytest.LogCaptureFixture) -> None:
+    """No op got slower, so every op call-stack cell is blank: that is not a trace without with_stack.
+    Without any recorded stack the warning shows, and an op that got slower shows its "N/A"."""
+    caplog.set_level("WARNING", logger="msprof-analyze")
+    operators.build(ctx_of(net_profile(), net_profile()))
+    assert WITH_STACK not in caplog.messages
+    base, comp = net_profile(), net_profile(gemm_us=10)
+    for p in (base, comp):
+        p.ops["call_stack"] = "N/A"
+    detail = operators.build(ctx_of(base, comp))[1].frame()
+    assert caplog.messages.count(WITH_STACK) == 1
+    lin_row = detail[detail["Operator Name"] == "aten::linear"].values.tolist()[0]
+    assert lin_row[13:] == [2.0, 1.25, "N/A", "N/A"]
+
+
 def test_op_name_map_renames_modules() -> None:
     base, comp = net_profile(), net_profile(linear="nn.Module: Dense_0")
     plain = modules.module_pairs(ctx_of(base, comp))[0]
@@ -133,7 +152,7 @@ def test_reference_pairs(pair: str, samples: Path, reference_outputs: Path) -> N
     res = compare(str(samples / base), str(samples / comp), enable_operator_compare=True,
                   enable_communication_compare=pair.startswith(("1-", "2-")))
     with pd.ExcelFile(reference_outputs / pair / "performance_comparison_result.xlsx") as xl:
-        refs = {name: pd.read_excel(xl, name, header=2) for name in ("ModuleCompareStatistic", "ModuleCompare")}
+        refs = {name: read_xlsx(xl, name, header=2) for name in ("ModuleCompareStatistic", "ModuleCompare")}
     for name, ref in refs.items():
         ours = res.sheet(name)
         assert list(ours.columns) == list(ref.columns)

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from dbutil import sql
+from xlsxutil import read_xlsx
 
 from msprof_compare.api import compare, run_comparators
 from msprof_compare.loaders import load_profile
@@ -29,7 +30,7 @@ OP, TRACE = 50001, 50003  # ENUM_API_TYPE of the samples
 
 
 def ref_sheet(reference_outputs: Path, name: str) -> pd.DataFrame:
-    return pd.read_excel(reference_outputs / PAIR3, sheet_name=name, header=None, skiprows=3)
+    return read_xlsx(reference_outputs / PAIR3, sheet_name=name, header=None, skiprows=3)
 
 
 def our_sheet(result, name: str) -> pd.DataFrame:
@@ -72,8 +73,17 @@ def test_pair3_module_rows_match_original(pair3, reference_outputs: Path) -> Non
                           ("ModuleCompare", 122, [1, 2, 3, 4, 8, 15, 16])):
         ours, ref = our_sheet(pair3, name), ref_sheet(reference_outputs, name)
         assert len(ours) == len(ref) == n, name
+        rows = np.ones(n, bool)
+        if name == "ModuleCompare":
+            # op call stacks ("N/A" for DB ops) show only where the self time grew; 9 op rows change
+            # sign with the documented DB self-time differences (docs/differences.md)
+            rows = ((ours[4] == "TOTAL").to_numpy()
+                    | ((ours[13].fillna(0) > 0).to_numpy() == (ref[13].fillna(0) > 0).to_numpy()))
+            assert (~rows).sum() == 9
+            assert (ref.loc[rows, 15] == "N/A").sum() == (ours.loc[rows, 15] == "N/A").sum() > 0
         for c in cols:
-            assert ours[c].fillna("").astype(str).tolist() == ref[c].fillna("").astype(str).tolist(), (name, c)
+            assert ours.loc[rows, c].fillna("").astype(str).tolist() == \
+                ref.loc[rows, c].fillna("").astype(str).tolist(), (name, c)
     bwd = [sheet[3].str.startswith("/[ BACKWARD ]/").sum()
            for sheet in (our_sheet(pair3, "ModuleCompare"), ref_sheet(reference_outputs, "ModuleCompare"))]
     assert bwd[0] == bwd[1] == 66  # the rows missing before DB fwdbwd flows were loaded

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from xlsxutil import read_xlsx
 
 from msprof_compare import api, timeline
 from msprof_compare.compare import breakdown_db as BD
@@ -32,7 +33,7 @@ GROUP_ROWS = 6  # two groups x (description, Wait, Transmit): see test_group_row
 
 def reference(reference_outputs: Path) -> pd.DataFrame:
     f = reference_outputs / "3-npu-db-l1-vs-l2" / "performance_comparison_result.xlsx"
-    return pd.read_excel(f, sheet_name="OverallMetrics", header=2)
+    return read_xlsx(f, sheet_name="OverallMetrics", header=2)
 
 
 def ours(**kw) -> pd.DataFrame:

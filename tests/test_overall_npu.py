@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from xlsxutil import read_xlsx
 
 from msprof_compare import compare
 from msprof_compare.compare import breakdown_npu as B
@@ -282,6 +283,11 @@ def test_bandwidth_and_pg_names():
             "RDMA": {"Transit Size(MB)": 3, "Transit Time(ms)": 1}, "SDMA": {"Transit Size(MB)": 1,
                                                                          "Transit Time(ms)": 0}}}}}}
     assert B.bandwidths(two) == (3.0, 0.0)  # the last entry wins, no accumulation
+    # a value that is not a number reads 0 and is named (it used to vanish without a word)
+    two["b"]["collective"]["Total Op Info"]["Communication Bandwidth Info"]["RDMA"]["Transit Time(ms)"] = "abc"
+    problems: list[str] = []
+    assert B.bandwidths(two, problems) == (0.0, 0.0)
+    assert problems == ["RDMA Transit Time(ms) 'abc'"]
     meta = json.loads((DATA / "profiler_metadata_pg.json").read_text())
     pg = B.pg_names(meta)
     assert pg["Group 10.174.216.241%enp189s0f1_55000_0_1738895506630464 Communication"] == "tp"
@@ -329,7 +335,7 @@ def test_overall_metrics_match_reference(samples, reference_outputs, pair):
     for p in (base, comp):
         if not (samples / p).exists():
             pytest.skip(f"{p} not in samples")
-    ref = pd.read_excel(reference_outputs / pair / "performance_comparison_result.xlsx",
+    ref = read_xlsx(reference_outputs / pair / "performance_comparison_result.xlsx",
                         sheet_name="OverallMetrics", header=2)
     r = compare(str(samples / base), str(samples / comp), enable_profiling_compare=True)
     got = r.sheet("OverallMetrics")
@@ -359,7 +365,7 @@ def test_level0_reports_missing_rows(samples, caplog):
     assert any(re.search(r"communication\.json.*Level0", m) for m in bd.missing)
 
 
-def test_legacy_timeline_without_overlap_lane(samples, reference_outputs):
+def test_legacy_timeline_without_overlap_lane(samples, reference_outputs, tmp_path):
     """Pair 9c: no Overlap Analysis lane -> all zeros, no OverallMetrics sheet, same console as the original."""
     root = samples / "mindinsight/tests/utils/resource"
     base = root / "run_1/normal_run/profiler/timeline_display_1.json"
@@ -370,3 +376,7 @@ def test_legacy_timeline_without_overlap_lane(samples, reference_outputs):
     assert "OverallMetrics" not in r.sheet_names
     pair = "9c-mindspore-legacy-timeline-display-files"
     assert r.console_table().strip("\n") == _console_block((reference_outputs / "README.md").read_text(), pair)
+    # every comparison on: still no sheet (no E2E time: no waterfall either), so no workbook
+    full = compare(str(base), str(comp))
+    assert full.sheet_names == [] and full.waterfall.empty
+    assert full.to_excel(str(tmp_path)) == "" and list(tmp_path.iterdir()) == []

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from msprof_compare.api import RunContext
+from msprof_compare.api import RunContext, compare
 from msprof_compare.compare import steps, table
 from msprof_compare.errors import StepError, UsageError
 from msprof_compare.model import Profile, frame
@@ -29,7 +31,7 @@ def test_unknown_step_lists_valid_ids():
     p = npu([("ProfilerStep#4", 0, 100), ("ProfilerStep#5", 200, 50), ("ProfilerStep#x", 300, 1)])
     with pytest.raises(StepError) as info:
         steps.step_range(p, 7)
-    assert str(info.value) == "Invalid step id: 7, please choose from the valid steps: 4, 5, x"
+    assert str(info.value) == f"{p.path}: Invalid step id: 7, please choose from the valid steps: 4, 5, x"
     assert info.value.exit_code == 2
 
 
@@ -65,3 +67,43 @@ def test_frame_from_rows_keeps_none():
 
 def test_options_default_no_step():
     assert Options().base_step == -1
+
+
+# ------------------------------------------------------------------ whole runs (real samples)
+
+TEXT = "msinsight/test/data/pytorch/text/level{}/rank0_ascend_pt"
+SAMPLE_GPU = Path(__file__).resolve().parents[1] / "sample_data" / "bert-small_h100.json.gz"
+STEP_CHECKED_BY = ("enable_profiling_compare", "enable_operator_compare", "enable_memory_compare",
+                   "enable_api_compare", "enable_communication_compare")
+
+
+@pytest.mark.parametrize("flag", STEP_CHECKED_BY)
+def test_unknown_text_step_refused_whichever_comparison_is_on(flag: str, samples: Path) -> None:
+    """The original validates the step while reading communication data, i.e. for every comparison
+    but kernel compare; the error names the side's input. Before, a profiling-only run ignored it."""
+    base, comp = (str(samples / TEXT.format(n)) for n in (1, 2))
+    with pytest.raises(StepError, match=r"level2/rank0_ascend_pt: Invalid step id: 7, please choose from "
+                                        r"the valid steps: 50$"):
+        compare(base, comp, base_step="50", comparison_step="7", **{flag: True})
+
+
+@pytest.mark.parametrize("flag", [*STEP_CHECKED_BY, "enable_kernel_compare"])
+def test_gpu_step_refused_whichever_comparison_is_on(flag: str) -> None:
+    with pytest.raises(UsageError, match="step id is invalid in GPU data"):
+        compare(str(SAMPLE_GPU), str(SAMPLE_GPU), base_step="1", comparison_step="1", **{flag: True})
+
+
+def test_step_on_bare_trace_views_compares_without_kernel_sheet(samples: Path) -> None:
+    """A bare trace_view.json has no kernel_details.csv, which the original does not read at that level:
+    a valid step compares the rest, not "There is no kernel details information for step 50"."""
+    base, comp = (str(samples / TEXT.format(n) / "ASCEND_PROFILER_OUTPUT" / "trace_view.json") for n in (1, 2))
+    res = compare(base, comp, base_step="50", comparison_step="50")
+    names = res.sheet_names
+    assert "KernelCompare" not in names and {"OverallMetrics", "ApiCompare"} <= set(names)
+    with pytest.raises(StepError, match="trace_view.json: Invalid step id: 7"):
+        compare(base, comp, base_step="50", comparison_step="7")
+
+
+def test_step_needs_ascii_digits() -> None:
+    with pytest.raises(UsageError, match="must be a number"):
+        build_options(base_step="²", comparison_step="1")

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from xlsxutil import read_xlsx
 
 from msprof_compare.compare import summary
 from msprof_compare.compare.breakdown import Breakdown
@@ -98,6 +99,19 @@ def test_waterfall_gpu_without_groups_and_lccl_mc2():
     assert steps["Other Computing"] == (1_000, 600)
     assert "Free: SDMA" not in steps  # zero on both sides: omitted
     assert summary.waterfall_sum_ns(wf) == -500
+
+
+def test_waterfall_names_a_negative_computing_residual():
+    """Cube and Vector kernels overlapping on two streams: 700 + 500 ns of categories in a 900 ns union."""
+    b, c = Breakdown("GPU"), Breakdown("GPU")
+    for bd in (b, c):
+        bd.computing_ns, bd.e2e_ns = 900, 1_000
+    b.buckets["matmul_cube"].add(700, 1)
+    b.buckets["vector_notrans"].add(500, 1)
+    c.buckets["matmul_cube"].add(900, 1)
+    steps = _steps(summary.waterfall(b, c))
+    assert steps[summary.OVERLAP_STEP] == (-300, 0) and "Other Computing" not in steps
+    assert sum(v[0] for k, v in steps.items() if k not in ("Base E2E", "Comparison E2E", "Free: Other")) == 900
 
 
 def test_waterfall_folds_sub_microsecond_group_residual():
@@ -254,7 +268,7 @@ def gpu_pair():
 
 
 def _reference_overall(reference_outputs: Path, pair: str) -> dict[str, tuple[float, float]]:
-    df = pd.read_excel(reference_outputs / pair / "performance_comparison_result.xlsx",
+    df = read_xlsx(reference_outputs / pair / "performance_comparison_result.xlsx",
                        sheet_name="OverallMetrics", header=2)
     return {str(i).strip(): (float(b), float(c)) for i, b, c in
             zip(df["Index"], df["Duration(ms)"], df["Duration(ms).1"], strict=True)}

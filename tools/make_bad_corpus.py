@@ -449,6 +449,8 @@ def npu_dir_family(c: Corpus) -> None:
     tv = (base / OUT / TRACE).read_bytes()
 
     def case(name: str, edits: dict, exit: int, why: str, file: str | None = None, **kw: Any) -> None:
+        if any(k.endswith("op_statistic.csv") for k in edits):  # read (and checked) only then (reference-1 §2.4)
+            kw.setdefault("args", ["--use_kernel_type"])
         c.tree(f, name, base, edits=edits, exit=exit, why=why, partner=NPU_DIR,
                file=(f"input/{file}" if file else None) if exit else "", **kw)
 
@@ -512,8 +514,11 @@ def npu_dir_family(c: Corpus) -> None:
                                     + "".join(rows[1:])}, 0, f"{name} with a short row (missing cells read as blank)")
         case(f"{stem}_quoted_newline", {path: header + "".join(rows) + _quoted_newline_row(cols)}, 0,
              f"{name} with a quoted field holding a newline")
-        case(f"{stem}_truncated", {path: text[: len(header) + (len(text) - len(header)) // 2]}, 0,
-             f"{name} cut mid-row: the last row is short, read as blank cells")
+        # cut two characters into a row of the second half (or the only row): a short last row, no line end
+        nl = text.find("\n", len(header) + (len(text) - len(header)) // 2)
+        cut = (nl if 0 <= nl < len(text) - 3 else len(header) - 1) + 3
+        case(f"{stem}_truncated", {path: text[:cut]}, 1,
+             f"{name} cut mid-row (rows after the cut would be lost without a word)", file=path)
 
     # column-specific defects
     for name, col in (("kernel_details.csv", "Duration(us)"), ("kernel_details.csv", "Start Time(us)"),
@@ -538,8 +543,20 @@ def npu_dir_family(c: Corpus) -> None:
         slug = col.split("(")[0].strip().lower().replace(" ", "_")
         case(f"{stem}_{slug}_not_number", {f"{out}{name}": _set_cell(csvs[name], col, "n/a?")}, 0,
              f"{name}: one {col} is text (read as missing, counted in one warning)", warning="not numbers")
+    case("op_statistic_unread_without_use_kernel_type", {f"{out}op_statistic.csv": b"\x00garbage"}, 0,
+         "a broken op_statistic.csv is neither read nor checked without --use_kernel_type", args=[])
     case("kernel_details_negative_duration", {f"{out}kernel_details.csv": _set_cell(kd, "Duration(us)", "-3.5")},
          0, "a kernel with negative duration", warning="negative")
+    for col in ("Duration(us)", "Start Time(us)"):
+        slug = col.split("(")[0].strip().lower().replace(" ", "_")
+        case(f"kernel_details_{slug}_huge", {f"{out}kernel_details.csv": _set_cell(kd, col, "1e300")}, 1,
+             f"a kernel {col} of 1e300 us (its ns overflow int64)", file=f"{out}kernel_details.csv")
+        case(f"kernel_details_{slug}_inf", {f"{out}kernel_details.csv": _set_cell(kd, col, "inf")}, 1,
+             f"a kernel {col} of inf", file=f"{out}kernel_details.csv")
+    case("kernel_details_duration_exponent", {f"{out}kernel_details.csv": _set_cell(kd, "Duration(us)", "1.5e1")},
+         0, "a kernel duration written with an exponent (read exactly)")
+    case("memory_record_reserved_inf", {f"{out}memory_record.csv": _set_cell(mr, "Total Reserved(MB)", "inf")}, 1,
+         "memory_record.csv Total Reserved(MB) of inf", file=f"{out}memory_record.csv")
 
     # communication.json / metadata / info
     cpath = f"{out}communication.json"
@@ -553,6 +570,9 @@ def npu_dir_family(c: Corpus) -> None:
     case("metadata_invalid_utf8", {"profiler_metadata.json": b'{"ENV_VARIABLES": "caf\xe9"}'}, 1,
          "Latin-1 byte in profiler_metadata.json", file="profiler_metadata.json")
     case("communication_empty_object", {cpath: b"{}"}, 0, "communication.json with no steps")
+    case("communication_bandwidth_text", {cpath: comm.replace(b'"SDMA": {"Transit Time(ms)": 27.315705875000003',
+                                                              b'"SDMA": {"Transit Time(ms)": "abc"')}, 0,
+         "a bandwidth block value that is not a number: that bandwidth 0, and said", warning="not a finite number")
     case("communication_wrong_shape", {cpath: b'{"step1": {"collective": 5}}'}, 0,
          "communication.json with a number where an object is expected: bandwidth absent", warning="communication.json")
     case("metadata_truncated", {"profiler_metadata.json": b'{"ENV_VARIABLES": {'}, 1,
@@ -692,6 +712,17 @@ def paths_family(c: Corpus) -> None:
     d = c.case(f, "dir_one_kineto_trace", input="input", exit=0, why="directory holding one trace", partner=KINETO)
     (d / "input").mkdir()
     (d / "input" / "rank0.pt.trace.json").write_bytes(good)
+    d = c.case(f, "dir_one_kineto_trace_and_other_json", input="input", exit=0, partner=KINETO,
+               why="directory holding one *.pt.trace.json beside other JSON files (those are not offered)")
+    (d / "input").mkdir()
+    (d / "input" / "rank0.pt.trace.json").write_bytes(good)
+    (d / "input" / "config.json").write_bytes(b'{"lr": 0.1}')
+    (d / "input" / "step_trace_point_info.json").write_bytes(b"{}")
+    d = c.case(f, "dir_json_files_no_kineto_name", input="input", exit=1, partner=KINETO,
+               why="directory with two JSON files, neither named *.pt.trace.json")
+    (d / "input").mkdir()
+    (d / "input" / "a.json").write_bytes(good)
+    (d / "input" / "b.json").write_bytes(b"{}")
     d = c.case(f, "nested_empty_dirs", input="input", exit=1, file=f"input/{OUT}", partner=KINETO,
                why="ASCEND_PROFILER_OUTPUT holding only an empty sub-directory")
     (d / "input" / OUT / "sub").mkdir(parents=True)

@@ -117,9 +117,10 @@ def build(ctx: RunContext) -> list[Sheet]:
     for side in ("base", "comparison"):
         side_range(ctx, side)  # GPU refusal / unknown step, as for every comparator
         step = side_step(ctx, side)
-        calls = api_calls(op_tree(ctx, side), step)  # op_tree logs a side without ops
+        tree = op_tree(ctx, side)  # logs a side without ops
+        calls = api_calls(tree, step)
         if not len(calls) and step >= 0:
-            raise StepError(f"There is no operator event data for step {step}, "
+            raise StepError(f"{tree.profile.path}: There is no operator event data for step {step}, "
                             "please check whether the data contains this step.")
         tables.append(aggregate(calls))
     if not all(len(t) for t in tables):

@@ -439,8 +439,9 @@ def pg_names(metadata: dict) -> dict[str, str]:
     return out
 
 
-def bandwidths(communication: dict | None) -> tuple[float, float] | None:
-    """(RDMA, SDMA) GB/s from the last communication.json entry holding a bandwidth block, None if none has."""
+def bandwidths(communication: dict | None, problems: list[str] | None = None) -> tuple[float, float] | None:
+    """(RDMA, SDMA) GB/s from the last communication.json entry holding a bandwidth block, None if none has.
+    A value that is not a number gives 0 GB/s, as a missing one; ``problems`` collects what was wrong."""
     if not isinstance(communication, dict):
         return None
     found = None
@@ -451,18 +452,27 @@ def bandwidths(communication: dict | None) -> tuple[float, float] | None:
             continue
         if not isinstance(info, dict):
             continue
-        found = (_bw(info.get("RDMA")), _bw(info.get("SDMA")))
+        seen: list[str] = []
+        found = (_bw(info.get("RDMA"), "RDMA", seen), _bw(info.get("SDMA"), "SDMA", seen))
+        if problems is not None:
+            problems[:] = seen  # only the block that gives the figures counts
     return found
 
 
-def _bw(block: object) -> float:
+def _bw(block: object, kind: str, problems: list[str]) -> float:
     if not isinstance(block, dict):
         return 0.0
-    try:
-        size = float(block.get("Transit Size(MB)", 0) or 0)
-        time = float(block.get("Transit Time(ms)", 0) or 0)
-    except (TypeError, ValueError):
-        return 0.0
+    values = []
+    for key in ("Transit Size(MB)", "Transit Time(ms)"):
+        raw = block.get(key, 0)
+        try:
+            v = float(raw or 0)
+        except (TypeError, ValueError):
+            v = math.nan
+        if not math.isfinite(v):
+            problems.append(f"{kind} {key} {raw!r}")
+        values.append(v)
+    size, time = values
     if time <= 0 or not math.isfinite(size) or not math.isfinite(time):
         return 0.0
     return size / time
@@ -471,10 +481,17 @@ def _bw(block: object) -> float:
 def _bandwidth(profile: Profile, bd: Breakdown) -> None:
     if profile.communication is None:
         level = profile.extra.get("profiler_level")
-        why = " (Level0 exports have none)" if level == "Level0" else ""
-        bd.missing.append(f"{profile.path}: RDMA/SDMA bandwidth is absent: no communication.json{why}")
+        if "communication.json" in profile.files:  # present but 0 bytes
+            what = "communication.json holds no data"
+        else:
+            what = "no communication.json" + (" (Level0 exports have none)" if level == "Level0" else "")
+        bd.missing.append(f"{profile.path}: RDMA/SDMA bandwidth is absent: {what}")
         return
-    bw = bandwidths(profile.communication)
+    problems: list[str] = []
+    bw = bandwidths(profile.communication, problems)
+    if problems:
+        bd.missing.append(f"{profile.files.get('communication.json', profile.path)}: "
+                          f"not a finite number: {', '.join(problems)}; that bandwidth is shown as 0")
     if bw is None:
         bd.missing.append(f"{profile.path}: RDMA/SDMA bandwidth is absent: communication.json has no "
                           "'Communication Bandwidth Info' block")

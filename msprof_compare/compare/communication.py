@@ -19,7 +19,7 @@ import pandas as pd
 from ..model import Profile, factorize, pair_codes, ranges
 from . import classify, table
 from .steps import in_range, side_range
-from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, STYLE_TEXT, Column, Sheet, diff_ratio, frame_from_rows
+from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, frame_from_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -34,7 +34,7 @@ GPU_KERNEL_CATS = ("kernel", "gpu_memcpy")
 
 _SIDE = [
     Column("Communication OP Name", STYLE_BOLD, 25),
-    Column("Task Name", STYLE_TEXT, 20),
+    Column("Task Name", STYLE_INT, 20),
     Column("Calls", STYLE_INT, 10),
     Column("Total Duration(us)", STYLE_FLOAT, 17),
     Column("Avg Duration(us)", STYLE_FLOAT, 17),

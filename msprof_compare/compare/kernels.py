@@ -18,7 +18,7 @@ from ..errors import StepError
 from ..model import Profile, pair_codes
 from . import table
 from .steps import side_step
-from .table import STYLE_FLOAT, STYLE_INT, STYLE_TEXT, Column, Sheet, diff_ratio, frame_from_rows
+from .table import STYLE_FLOAT, STYLE_INT, Column, Sheet, diff_ratio, frame_from_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -40,11 +40,11 @@ _SIDE = [
 _RATIOS = [Column("Diff Total Ratio", STYLE_FLOAT, 20), Column("Diff Avg Ratio", STYLE_FLOAT, 20)]
 
 KERNEL_COLUMNS = [
-    Column("Order Id", STYLE_INT, 10), Column("Kernel", STYLE_BOLD, 30), Column("Input Shape", STYLE_TEXT, 20),
+    Column("Order Id", STYLE_INT, 10), Column("Kernel", STYLE_BOLD, 30), Column("Input Shape", STYLE_INT, 20),
     *_SIDE, *_SIDE, *_RATIOS,
 ]
 KERNEL_TYPE_COLUMNS = [
-    Column("Order Id", STYLE_INT, 10), Column("Kernel Type", STYLE_BOLD, 30), Column("Core Type", STYLE_TEXT, 20),
+    Column("Order Id", STYLE_INT, 10), Column("Kernel Type", STYLE_BOLD, 30), Column("Core Type", STYLE_INT, 20),
     *_SIDE, *_SIDE, *_RATIOS,
 ]
 SPANS = ((3, 7), (8, 12))  # D1:H1 base, I1:M1 comparison
@@ -199,6 +199,10 @@ def _npu_pair(ctx: RunContext) -> bool:
 
 
 def _no_kernels(profile: Profile) -> None:
+    if profile.level == "trace":  # the original's advice below (level, aic_metrics) would mislead here
+        log.warning("Can't find any valid kernels in the file: %s (a bare trace_view.json has no "
+                    "kernel_details.csv).", profile.path)
+        return
     log.warning("Failed to enable enable_kernel_compare,kernel_details.csv lacks duration.")
     log.warning("Can't find any valid kernels in the file: %s. Please make sure that the profiling data is "
                 "greater than level0 and aic_metrics=PipeUtilization.", profile.path)
@@ -223,8 +227,8 @@ def build(ctx: RunContext) -> list[Sheet]:
         step = side_step(ctx, side)
         g = kernel_groups(p, step)
         if not len(g):
-            if step >= 0:
-                raise StepError(f"There is no kernel details information for step {step}, "
+            if step >= 0 and p.level != "trace":  # the original reads no kernel details at trace level
+                raise StepError(f"{p.path}: There is no kernel details information for step {step}, "
                                 "please check whether the data contains this step.")
             _no_kernels(p)
         groups.append(g)

@@ -22,7 +22,7 @@ from ..model import Profile, factorize
 from . import classify, table
 from .optree import OpPairs, OpTree, op_tree, operator_pairs
 from .steps import check_steps
-from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, STYLE_TEXT, Column, Sheet, diff_ratio, frame_from_rows
+from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, frame_from_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -43,8 +43,8 @@ STAT_COLUMNS = [
 STAT_SPANS = ((2, 4), (5, 7))  # C1:E1 base, F1:H1 comparison
 
 _DETAIL_SIDE = [
-    Column("Operator Name", STYLE_BOLD, 30), Column("Input Shape", STYLE_TEXT, 20),
-    Column("Input Type", STYLE_TEXT, 20), Column("Allocated Details", STYLE_TEXT, 20),
+    Column("Operator Name", STYLE_BOLD, 30), Column("Input Shape", STYLE_INT, 20),
+    Column("Input Type", STYLE_INT, 20), Column("Allocated Details", STYLE_INT, 20),
     Column("Size(KB)", STYLE_FLOAT, 20),
 ]
 DETAIL_COLUMNS = [Column("Order Id", STYLE_INT, 10), *_DETAIL_SIDE, *_DETAIL_SIDE,

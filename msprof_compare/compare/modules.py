@@ -500,11 +500,6 @@ def _op_infos(side: ModuleTrees) -> list[tuple[str, str, int, str, list[str], li
     return side._infos
 
 
-def _stack(text: str) -> str | None:
-    """An op's call stack cell: blank when the trace recorded none (the model's "N/A"), as the original."""
-    return None if text == "N/A" else text
-
-
 def detail_rows(pairs: list, base: ModuleTrees | None, comp: ModuleTrees | None) -> list[list]:
     """ModuleCompare rows (§3.8): a TOTAL row per module pair, then its op pairs."""
     rows: list[list] = []
@@ -526,7 +521,7 @@ def detail_rows(pairs: list, base: ModuleTrees | None, comp: ModuleTrees | None)
             b_us, c_us = bo[2] / 1000, co[2] / 1000
             d, r = diff_ratio(b_us, c_us)
             rows.append([None, *head, bo[0], bo[1], b_us, None, co[0], co[1], c_us, None, None, d, r,
-                         _stack(bo[3]) if d > 0 else None, _stack(co[3]) if d > 0 else None])
+                         bo[3] if d > 0 else None, co[3] if d > 0 else None])
     for i, r in enumerate(rows):
         r[0] = i + 1
     return rows
@@ -601,6 +596,13 @@ def module_pairs(ctx: RunContext) -> tuple[list, ModuleTrees | None, ModuleTrees
     return order_pairs(pairs), base, comp
 
 
+def _has_stacks(side: ModuleTrees) -> bool:
+    """Whether any top-layer op of a side carries a call stack. The original tests the sheet's last
+    column, which its TOTAL rows always fill, so its warning never shows; cells of ops whose time did
+    not grow stay blank, so the sheet cannot tell a trace recorded without with_stack either."""
+    return any(s not in ("", "N/A") for s in side.op_stacks[side.top_node].tolist())
+
+
 def build(ctx: RunContext) -> list[Sheet] | None:
     """Module sheets, or None when module matching produced no pair (operator sheets instead)."""
     from .operators import record_match_rate
@@ -611,12 +613,13 @@ def build(ctx: RunContext) -> list[Sheet] | None:
     nb = sum(1 for p in pairs if p[0] is not None)
     nc = sum(1 for p in pairs if p[1] is not None)
     matched = sum(1 for p in pairs if p[0] is not None and p[1] is not None)
-    note = record_match_rate(ctx, "modules", matched, nb, nc)
+    record_match_rate(ctx, "modules", matched, nb, nc)
     sheets = [Sheet("ModuleCompareStatistic", STAT_COLUMNS, frame_from_rows(statistic_rows(pairs, base, comp),
-                                                                    len(STAT_COLUMNS)), *STAT_SPANS, notes=[note])]
+                                                                    len(STAT_COLUMNS)), *STAT_SPANS)]
     if not ctx.options.disable_details:
         rows = detail_rows(pairs, base, comp)
-        if rows and not any(r[-1] or r[-2] for r in rows if r[4] != "TOTAL"):
+        if rows and any(not _has_stacks(t) for t, p in ((base, ctx.base), (comp, ctx.comparison))
+                        if p.source != "ascend_db"):  # DB exports carry no op call stacks to read
             log.warning("If you want to see the operator's call stack, you must enable with_stack switch.")
         sheets.append(Sheet("ModuleCompare", DETAIL_COLUMNS, frame_from_rows(rows, len(DETAIL_COLUMNS)), *DETAIL_SPANS))
     return sheets

@@ -18,7 +18,7 @@ import pandas as pd
 from ..model import factorize
 from . import table
 from .optree import OpPairs, OpTree, operator_pairs
-from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, STYLE_TEXT, Column, Sheet, diff_ratio, frame_from_rows
+from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, frame_from_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -50,7 +50,6 @@ STAT_COLUMNS = [
 STAT_SPANS = ((2, 3), (4, 5))  # C1:D1, E1:F1
 
 __all__ = ["build", "operator_sheets", "detail_rows", "statistic_rows", "match_note"]
-_ = STYLE_TEXT
 
 
 def build(ctx: RunContext) -> list[Sheet]:
@@ -148,8 +147,13 @@ def match_note(what: str, matched: int, base_total: int, comparison_total: int) 
     return note, low
 
 
-def record_match_rate(ctx: RunContext, what: str, matched: int, base_total: int, comparison_total: int) -> str:
-    """Add one row to ``ctx.frames["match_rate"]`` and return the note line."""
+def record_match_rate(ctx: RunContext, what: str, matched: int, base_total: int, comparison_total: int) -> None:
+    """Add one row to ``ctx.frames["match_rate"]`` and log the match-rate line (a warning when low).
+
+    Under ``--disable_details`` nothing is matched on purpose (reference-1 §1.5), so there is no
+    rate to report or to warn about."""
+    if ctx.options.disable_details:
+        return
     note, low = match_note(what, matched, base_total, comparison_total)
     row = pd.DataFrame([{
         "what": what, "matched": matched, "base_total": base_total, "comparison_total": comparison_total,
@@ -159,9 +163,8 @@ def record_match_rate(ctx: RunContext, what: str, matched: int, base_total: int,
     }])
     old = ctx.frames.get("match_rate")
     ctx.frames["match_rate"] = row if old is None else pd.concat([old, row], ignore_index=True)
-    if low:
-        log.warning(note)
-    return note
+    if base_total or comparison_total:
+        (log.warning if low else log.info)(note)
 
 
 def operator_sheets(ctx: RunContext) -> list[Sheet]:
@@ -169,9 +172,9 @@ def operator_sheets(ctx: RunContext) -> list[Sheet]:
     pairs = operator_pairs(ctx)
     n_base = int(np.count_nonzero(pairs.ia >= 0))
     n_comp = int(np.count_nonzero(pairs.ib >= 0))
-    note = record_match_rate(ctx, "operators", pairs.matched, n_base, n_comp)
+    record_match_rate(ctx, "operators", pairs.matched, n_base, n_comp)
     stat = Sheet("OperatorCompareStatistic", STAT_COLUMNS, frame_from_rows(statistic_rows(pairs), len(STAT_COLUMNS)),
-                 *STAT_SPANS, notes=[note])
+                 *STAT_SPANS)
     sheets = [stat]
     if not ctx.options.disable_details:
         sheets.append(Sheet("OperatorCompare", DETAIL_COLUMNS, frame_from_rows(detail_rows(pairs), len(DETAIL_COLUMNS)),

@@ -363,7 +363,8 @@ def kernel_lines(profile: Profile, pool: pd.DataFrame) -> np.ndarray:
     """One "Kernel Details" line per pool kernel, newline-terminated (reference-2 §2.1).
 
     GPU: ``name [duration: us]``. NPU: ``name, task id, task type[, [input shapes: s]] [duration: us]``
-    with the input shapes of the kernel_details.csv row starting at the same instant.
+    with the input shapes of the kernel_details.csv row starting at the same instant (Ascend
+    Hardware kernels only: the original looks shapes up for those).
     """
     names = pool["name"].tolist()
     durs = [_fmt_us(d) for d in pool["dur"].tolist()]
@@ -379,7 +380,8 @@ def kernel_lines(profile: Profile, pool: pd.DataFrame) -> np.ndarray:
                                      pool["ts"].tolist(), strict=False):
         task_id = "None" if tid_ in (-1, -2) else str(tid_)
         task_type = "None" if ttype is None or (ttype == "" and tid_ == -2) else str(ttype)
-        sh = shapes.get(ts, "")
+        # HCCL op-lane rows (task type None) never take a shape, even when a kernel starts at that instant
+        sh = shapes.get(ts, "") if ttype is not None else ""
         x = f", [input shapes: {sh}]" if sh else ""
         out.append(f"{n}, {task_id}, {task_type}{x} [duration: {d}]\n")
     return np.array(out, dtype=object)

@@ -18,7 +18,7 @@ import pandas as pd
 from ..model import Profile
 from ..options import Options
 from .breakdown import BUCKETS, Breakdown, Bucket
-from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, STYLE_TEXT, Column, Sheet, diff_ratio
+from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -31,7 +31,7 @@ BLUE = "blue"
 LIGHT_BLUE = "light_blue"
 
 COLUMNS = [
-    Column("Index", STYLE_TEXT, 40),
+    Column("Index", STYLE_INT, 40),
     Column("Duration(ms)", STYLE_FLOAT, 20), Column("Duration Ratio", STYLE_RATIO, 20), Column("Number", STYLE_INT, 10),
     Column("Duration(ms)", STYLE_FLOAT, 20), Column("Duration Ratio", STYLE_RATIO, 20), Column("Number", STYLE_INT, 10),
     Column("Diff Duration(ms)", STYLE_FLOAT, 20), Column("Diff Ratio", STYLE_RATIO, 10),

@@ -55,7 +55,7 @@ def step_range(profile: Profile, step: int) -> tuple[int, int] | None:
         row = hit.iloc[0]
         return int(row["ts"]), int(row["ts"] + row["dur"])
     seen = list(dict.fromkeys(steps["label"].astype(str).str.strip()))
-    raise StepError(f"Invalid step id: {step}, please choose from the valid steps: {', '.join(seen)}")
+    raise StepError(f"{profile.path}: Invalid step id: {step}, please choose from the valid steps: {', '.join(seen)}")
 
 
 def side_step(ctx: RunContext, side: str) -> int:

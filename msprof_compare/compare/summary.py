@@ -98,6 +98,10 @@ def _group_totals(bd: Breakdown) -> dict[str, int]:
     return out
 
 
+#: The computing residual's name when it is negative on a side.
+OVERLAP_STEP = "Other Computing (minus overlap of categories)"
+
+
 def waterfall(base: Breakdown, comparison: Breakdown) -> pd.DataFrame:
     """Base E2E -> comparison E2E in steps whose ``Delta(ns)`` add up exactly to the E2E difference.
 
@@ -114,8 +118,11 @@ def waterfall(base: Breakdown, comparison: Breakdown) -> pd.DataFrame:
         vals.append(int(bd.computing_ns) - sum(vals))  # residual: Other (unclamped so the sum holds)
         return vals
 
-    labels = [lab for lab, _ in _COMPUTING_STEPS] + ["MC2", "Other Computing"]
-    for lab, b, c in zip(labels, parts(base), parts(comparison), strict=True):
+    pb, pc = parts(base), parts(comparison)
+    # below 0 when category kernels overlap in time (concurrent streams): their sums exceed the union
+    other = "Other Computing" if min(pb[-1], pc[-1]) >= 0 else OVERLAP_STEP
+    labels = [lab for lab, _ in _COMPUTING_STEPS] + ["MC2", other]
+    for lab, b, c in zip(labels, pb, pc, strict=True):
         steps.append((lab, "computing", b, c))
 
     gb, gc = _group_totals(base), _group_totals(comparison)
@@ -513,6 +520,12 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
         from . import overall  # the gate needs the E2E times even when OverallMetrics is off
 
         pair = overall.breakdowns(ctx)
+    if pair is not None:
+        ctx.frames["e2e"] = pd.DataFrame({"base_ns": [int(pair[0].e2e_ns)], "comparison_ns": [int(pair[1].e2e_ns)]})
+        if not (pair[0].e2e_ns and pair[1].e2e_ns):
+            # a side without E2E time (no Overlap Analysis lane, no device activity): OverallMetrics is left
+            # out then (reference-1 §9.1), and a waterfall from or to 0 would show an invented change
+            pair = None
     wf = waterfall(*pair) if pair is not None else pd.DataFrame(columns=WATERFALL_COLUMNS)
     ctx.frames["waterfall"] = wf
 
@@ -522,7 +535,7 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
     contrib = top_contributors(found[1], found[0]) if found is not None else top_contributors(
         pd.DataFrame({"Name": [], "Base(ms)": [], "Comparison(ms)": []}), "")
     ctx.frames["contributors"] = contrib
-    if not len(wf):
+    if not len(wf) or not sheets:  # alone, a Summary would turn a run without any sheet into a workbook
         return []
     return [summary_sheet(ctx, wf, contrib, guard)]
 
@@ -530,23 +543,24 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
 # --------------------------------------------------------------------------- CI gate
 
 def e2e_ns(result: CompareResult) -> tuple[int, int] | None:
-    """(base, comparison) E2E in ns from the result's waterfall, None when there is none."""
-    wf = result.frames.get("waterfall")
-    if wf is None or not len(wf):
+    """(base, comparison) E2E in ns, None when no time breakdown was made."""
+    e2e = result.frames.get("e2e")
+    if e2e is None or not len(e2e):
         return None
-    start = wf[wf["Category"] == "start"].iloc[0]
-    end = wf[wf["Category"] == "end"].iloc[0]
-    return int(start["Base(ns)"]), int(end["Comparison(ns)"])
+    return int(e2e["base_ns"].iloc[0]), int(e2e["comparison_ns"].iloc[0])
 
 
 def regression_gate(result: CompareResult, pct: float, top: int = 5) -> tuple[int, str]:
-    """Exit code (3 = regression beyond ``pct`` percent, 0 = within) and the message for stderr."""
+    """Exit code (3 = regression beyond ``pct`` percent, 0 = within, 1 = a side has no E2E time, so a CI
+    gate cannot judge the run and must not pass it) and the message for stderr."""
     pair = e2e_ns(result)
     if pair is None:
-        return 0, "fail_on_regression: no E2E time to compare (profiling comparison produced no data)"
+        return 1, "error: --fail_on_regression: no E2E time to compare (the time breakdown produced no data)"
     base, comp = pair
-    if base <= 0:
-        return 0, "fail_on_regression: base E2E time is 0; nothing to compare"
+    for profile, value in ((result.base, base), (result.comparison, comp)):
+        if value <= 0:
+            return 1, (f"error: {profile.path}: no E2E time (no device activity or Overlap Analysis data), "
+                       "so --fail_on_regression cannot judge the run")
     change = (comp - base) / base * 100.0
     head = (f"E2E time {base / 1e6:.3f} ms -> {comp / 1e6:.3f} ms ({change:+.2f}%), "
             f"threshold +{pct:g}%")

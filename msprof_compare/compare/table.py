@@ -8,7 +8,7 @@ sheets; reporters (xlsx, JSON, console) only render them.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -19,7 +19,7 @@ from ..model import object_column
 RATIO_HEADERS = frozenset({"Diff Ratio", "Diff Total Ratio", "Diff Avg Ratio", "Diff Calls Ratio", "Diff Self Ratio"})
 
 #: Column styles: number format of the data cells.
-STYLE_INT = "int"        # '#,##0'
+STYLE_INT = "int"        # '#,##0'; also the original's format of most text columns (names, shapes)
 STYLE_FLOAT = "float"    # '#,##0.00'
 STYLE_RATIO = "ratio"    # '0.00%'
 STYLE_TEXT = "text"      # plain string (always written as a string, never a formula)
@@ -53,8 +53,6 @@ class Sheet:
     base_span: tuple[int, int]
     comparison_span: tuple[int, int]
     row_styles: list[str] | None = None
-    #: One-line notes for the log (e.g. "operators matched: 10/12 base, 10/11 comparison").
-    notes: list[str] = field(default_factory=list)
 
     @property
     def headers(self) -> list[str]:

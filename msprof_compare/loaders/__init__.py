@@ -23,6 +23,7 @@ DB_PREFIXES = ("ascend_pytorch_profiler", "ascend_mindspore_profiler", "msmonito
 ASCEND_OUTPUT = "ASCEND_PROFILER_OUTPUT"
 _INFO_RE = re.compile(r"profiler_info(_[0-9]+)?\.json$")
 _TRACE_SUFFIXES = (".json", ".json.gz")
+_KINETO_SUFFIXES = (".pt.trace.json", ".pt.trace.json.gz")
 
 
 @dataclass(frozen=True)
@@ -118,11 +119,14 @@ def _classify(given: str, force: bool = False) -> Layout:
         return Layout(given, path, level, trace_path=trace, ascend_output=output, info_path=info)
     if output == path:
         found = _kineto_candidates(path)
-        if len(found) == 1:
-            return Layout(given, found[0], "file", trace_path=found[0])
-        if len(found) > 1:
-            listing = ", ".join(paths.shown(os.path.basename(f)) for f in found)
-            raise ProfileError(given, f"directory holds {len(found)} traces ({listing}); pass one of them")
+        named = [f for f in found if f.endswith(_KINETO_SUFFIXES)]  # what torch.profiler writes
+        if len(named) == 1 or len(found) == 1:
+            trace = named[0] if named else found[0]
+            return Layout(given, trace, "file", trace_path=trace)
+        if named or found:
+            listing = ", ".join(paths.shown(os.path.basename(f)) for f in named or found)
+            what = f"{len(named)} traces" if named else f"no *.pt.trace.json but {len(found)} JSON files"
+            raise ProfileError(given, f"directory holds {what} ({listing})", hint="pass the trace file itself")
     raise ProfileError(output, "The data is not collected by PyTorch or Mindspore mode or the data is not parsed: "
                                "no trace_view.json, profiler *.db or *.pt.trace.json found",
                        hint=_inner_profiles_hint(path) if output == path else None)

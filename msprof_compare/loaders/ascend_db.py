@@ -220,7 +220,7 @@ def _step_range(db: _Db, steps: pd.DataFrame, step: int) -> tuple[int, int] | No
     hit = steps[steps["id"] == step]
     if hit.empty:
         ids = ", ".join(str(i) for i in dict.fromkeys(steps["id"].tolist()))
-        raise StepError(f"Invalid Step Id: {step}, please choose from the valid steps: {ids}")
+        raise StepError(f"{db.path}: Invalid Step Id: {step}, please choose from the valid steps: {ids}")
     return int(hit["start"].iloc[0]), int(hit["end"].iloc[0])
 
 
@@ -277,7 +277,7 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
     # "ts"/"dur" are the exact ns values (as the text loader's); the us columns are floats for display only
     details = pd.DataFrame({
         "Step Id": step_col, "Name": names, "Type": op_type, "Accelerator Core": core,
-        "Start Time(us)": ts / 1000.0, "Duration(us)": dur / 1000.0, "Input Shapes": shapes,
+        "Start Time(us)": us(ts), "Duration(us)": dur / 1000.0, "Input Shapes": shapes,
         "ts": ts, "dur": dur,
     })
     stat = (pd.DataFrame({"OP Type": op_type, "Core Type": core, "d": dur / 1000.0})
@@ -518,6 +518,14 @@ def _fwdbwd_flows(profile: Profile) -> pd.DataFrame:
     })
 
 
+def us(ns: np.ndarray) -> np.ndarray:
+    """Epoch ns as float us, correctly rounded (Python's ``n / 1000``). ``ns / 1000.0`` first rounds
+    the int64 to float64 (ulp 256 at 1.7e18), which moves the us value by up to 0.25."""
+    q, r = np.divmod(ns, 1000)
+    # q is exact below 2**53 us; q + r/1000 is a midpoint of two floats only when exactly so
+    return q.astype(np.float64) + r / 1000.0
+
+
 def _operator_memory(db: _Db, rng: tuple[int, int] | None) -> pd.DataFrame | None:
     """OP_MEMORY with operator_memory.csv's column names (sizes KB, times us) plus exact ns columns."""
     if not db.has("OP_MEMORY"):
@@ -532,7 +540,7 @@ def _operator_memory(db: _Db, rng: tuple[int, int] | None) -> pd.DataFrame | Non
     dur = np.where((alloc > 0) & (rel > 0), rel - alloc, 0)
     return pd.DataFrame({
         "Name": db.text(a[:, 0]), "Size(KB)": a[:, 1] / 1024.0,
-        "Allocation Time(us)": alloc / 1000.0, "Release Time(us)": rel / 1000.0, "Duration(us)": dur / 1000.0,
+        "Allocation Time(us)": us(alloc), "Release Time(us)": us(rel), "Duration(us)": dur / 1000.0,
         "size_bytes": a[:, 1], "alloc_ns": alloc, "release_ns": rel,
     })
 

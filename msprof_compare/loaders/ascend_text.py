@@ -47,8 +47,8 @@ import pandas as pd
 from ..errors import ProfileError
 from ..model import Profile, empty, frame, frame_of, object_array, threads_in_order
 from ..options import Options
-from . import traceio
-from .numparse import decimal_us_to_ns
+from . import paths, traceio
+from .numparse import NumberError, decimal_us_to_ns, text_us_to_ns
 
 #: Process names (metadata) of the lanes the compare reads (reference-1 §5.1).
 HCCL_PROCESS_NAMES = ("Communication", "HCCL")
@@ -392,6 +392,24 @@ def _header(path: str) -> list[str]:
     return [h.strip() for h in next(csv.reader([first]))]
 
 
+def _check_last_row(path: str, n_cols: int) -> None:
+    """A CSV cut short (an interrupted copy, a full disk) ends inside a row; pandas would read its
+    missing cells as empty and the rows after the cut would be gone without a word. An export ends
+    with a line break, or at least with a whole last row."""
+    try:
+        with open(path, "rb") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, size - 65536))
+            tail = fh.read()
+    except OSError as exc:
+        raise ProfileError(path, f"cannot read file: {exc.strerror or exc}") from None
+    if not tail or tail.endswith(b"\n"):
+        return
+    fields = next(csv.reader([tail.rsplit(b"\n", 1)[-1].decode("utf-8", "replace")]), [])
+    if len(fields) < n_cols:
+        raise ProfileError(path, f"truncated: the last row has {len(fields)} of {n_cols} fields and no line end")
+
+
 #: Cells read as "no number" in float columns.
 _NA_TEXTS = frozenset(("", "N/A", "n/a", "NA", "nan", "NaN"))
 
@@ -406,6 +424,7 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...] = (),
     missing = [r for r in required if r not in header]
     if missing:
         raise ProfileError(path, f"missing required column(s): {', '.join(missing)}")
+    _check_last_row(path, len(header))
     raw = {h.strip(): h for h in header}
     names = [c for c in text + floats if c in raw]
     dtype = {c: str for c in text if c in raw}
@@ -436,6 +455,9 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...] = (),
         raise ProfileError(path, f"malformed CSV: {_first_line(exc)}") from None
     if len(df) == 0 and required:
         raise ProfileError(path, "no data rows")
+    for c in floats:
+        if c in df.columns and np.isinf(df[c].to_numpy(dtype=np.float64)).any():
+            raise ProfileError(path, f"column {c} holds a value that is not finite (inf or out of range)")
     return df
 
 
@@ -444,11 +466,27 @@ def _first_line(exc: Exception) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def _us_times(s: pd.Series, missing: int = -1) -> tuple[list[str], np.ndarray]:
+def _us_times(s: pd.Series, missing: int = -1, path: str = "") -> tuple[list[str], np.ndarray]:
     """A decimal-us text column (the export pads some with a TAB; ""/N/A when absent): its stripped
-    text and its exact int64 ns, ``missing`` where there is no number."""
+    text and its exact int64 ns, ``missing`` where there is no number. A number the fast parser
+    leaves out (an exponent) is read exactly; one whose ns overflow int64, or inf, is an error,
+    as in a trace (junk text stays missing and is counted by the caller)."""
     texts = [v.strip() for v in s.tolist()]
     ns = decimal_us_to_ns(texts, strict=False)
+    unread = np.flatnonzero(ns == -1)
+    for i in unread.tolist():
+        t = texts[i]
+        if t in _NA_TEXTS:
+            continue
+        try:
+            ns[i] = text_us_to_ns(t)
+        except NumberError:
+            try:
+                float(t)
+            except ValueError:
+                continue  # not a number at all
+            raise ProfileError(path, f"{s.name} value {t!r} is not a usable time (infinite, or beyond int64 ns)") \
+                from None
     if missing != -1:
         ns[ns == -1] = missing
     return texts, ns
@@ -486,9 +524,9 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
     for col in KERNEL_TEXT_COLUMNS:
         if col in df.columns:
             out[col] = df[col].to_numpy(dtype=object)
-    start, start_ns = _us_times(df["Start Time(us)"])
+    start, start_ns = _us_times(df["Start Time(us)"], path=path)
     out["Start Time(us)"] = np.array(start, dtype=object)
-    dur_text, dur_ns = _us_times(df["Duration(us)"], missing=0)
+    dur_text, dur_ns = _us_times(df["Duration(us)"], missing=0, path=path)
     dur_us = _floats(dur_text, path, "Duration(us)", warnings)
     out["Duration(us)"] = dur_us
     neg = int((dur_us < 0).sum())
@@ -513,8 +551,8 @@ def read_memory_record(path: str) -> pd.DataFrame:
 def read_operator_memory(path: str) -> pd.DataFrame:
     df = _read_csv(path, ("Name", "Allocation Time(us)", "Release Time(us)", "Device Type"),
                    ("Size(KB)", "Duration(us)"), ("Name", "Size(KB)", "Allocation Time(us)", "Release Time(us)"))
-    alloc, alloc_ns = _us_times(df["Allocation Time(us)"], missing=0)
-    release, release_ns = _us_times(df["Release Time(us)"], missing=0)
+    alloc, alloc_ns = _us_times(df["Allocation Time(us)"], missing=0, path=path)
+    release, release_ns = _us_times(df["Release Time(us)"], missing=0, path=path)
     return frame_of({
         "Name": df["Name"].to_numpy(dtype=object),
         "Size(KB)": np.nan_to_num(df["Size(KB)"].to_numpy(dtype=np.float64), nan=0.0),
@@ -588,7 +626,8 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
         if p:
             profile.operator_memory = read_operator_memory(p)
     p = os.path.join(out, "op_statistic.csv")  # only kernel compare with --use_kernel_type needs it: no warning
-    if opts.enable_kernel_compare and os.path.isfile(p):
+    if opts.enable_kernel_compare and opts.use_kernel_type and os.path.lexists(p):
+        paths.check_input(p, opts.force, kind="text")  # checked only when read (reference-1 §2.4)
         profile.files["op_statistic.csv"] = p
         profile.op_statistic = read_op_statistic(p)
     p = path_of("communication.json")

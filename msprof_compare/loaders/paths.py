@@ -57,7 +57,6 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 #: Side files of an ASCEND_PROFILER_OUTPUT directory that the text loader reads (reference-1 §2.3).
 SIDE_FILES = (
     ("kernel_details.csv", "text"),
-    ("op_statistic.csv", "text"),
     ("memory_record.csv", "text"),
     ("operator_memory.csv", "text"),
     ("communication.json", "text"),

@@ -250,6 +250,8 @@ class _Spec:
     unit: str
     what: str
     keep: Callable[[pd.DataFrame], np.ndarray] | None = None
+    #: the comparison side's name column, for rows only the comparison has (blank name on the base side)
+    alt_name_col: int | None = None
 
 
 def _total_rows(d: pd.DataFrame) -> np.ndarray:
@@ -257,7 +259,8 @@ def _total_rows(d: pd.DataFrame) -> np.ndarray:
 
 
 def _op_rows(d: pd.DataFrame) -> np.ndarray:
-    return (d.iloc[:, 1].astype(str) != "|").to_numpy()
+    """Communication op rows: task rows ("|" as op name on the side that has them) are parts of their op."""
+    return ((d.iloc[:, 1].astype(str) != "|") & (d.iloc[:, 8].astype(str) != "|")).to_numpy()
 
 
 STAT_SPECS: dict[str, _Spec] = {
@@ -267,7 +270,7 @@ STAT_SPECS: dict[str, _Spec] = {
     "KernelCompare": _Spec((1, 2), 3, 8, "us", "kernel total duration"),
     "KernelTypeCompare": _Spec((1, 2), 3, 8, "us", "kernel type total duration"),
     "ApiCompare": _Spec((1,), 2, 6, "ms", "API total duration"),
-    "CommunicationCompare": _Spec((1,), 4, 11, "us", "communication total duration", _op_rows),
+    "CommunicationCompare": _Spec((1,), 4, 11, "us", "communication total duration", _op_rows, alt_name_col=8),
 }
 
 
@@ -282,6 +285,9 @@ def regressions(sheet: Sheet, top: int = TOP_REGRESSIONS) -> tuple[pd.DataFrame,
     base = pd.to_numeric(d.iloc[:, spec.base_col], errors="coerce").fillna(0.0).to_numpy(dtype=float)
     comp = pd.to_numeric(d.iloc[:, spec.comp_col], errors="coerce").fillna(0.0).to_numpy(dtype=float)
     name = d.iloc[:, spec.name_cols[0]].fillna("").astype(str).str.strip()
+    if spec.alt_name_col is not None:
+        alt = d.iloc[:, spec.alt_name_col].fillna("").astype(str).str.strip()
+        name = name.where(name != "", alt)
     for c in spec.name_cols[1:]:
         name = name + " " + d.iloc[:, c].fillna("").astype(str)
     diff = comp - base

@@ -77,11 +77,10 @@ def _options(opts: Any) -> dict[str, Any]:
 
 
 def _e2e(frames: dict[str, pd.DataFrame]) -> dict[str, Any] | None:
-    wf = frames.get("waterfall")
-    if wf is None or not len(wf):
+    e2e = frames.get("e2e")
+    if e2e is None or not len(e2e):
         return None
-    base = int(wf.loc[wf["Category"] == "start", "Base(ns)"].iloc[0])
-    comp = int(wf.loc[wf["Category"] == "end", "Comparison(ns)"].iloc[0])
+    base, comp = int(e2e["base_ns"].iloc[0]), int(e2e["comparison_ns"].iloc[0])
     return {
         "base_ns": base, "comparison_ns": comp, "diff_ns": comp - base,
         "base_ms": base / 1e6, "comparison_ms": comp / 1e6, "diff_ms": (comp - base) / 1e6,
@@ -126,7 +125,7 @@ def to_document(result: CompareResult, generated_at: _dt.datetime | None = None)
         },
         "sheets": sheets,
         "frames": {name: records(f) for name, f in frames.items()
-                   if name not in SUMMARY_FRAMES and isinstance(f, pd.DataFrame)},
+                   if name not in SUMMARY_FRAMES and name != "e2e" and isinstance(f, pd.DataFrame)},
     }
 
 
