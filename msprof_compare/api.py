@@ -103,7 +103,7 @@ class CompareResult:
 
     @property
     def waterfall(self) -> pd.DataFrame:
-        """Base E2E -> comparison E2E in steps (empty when profiling comparison produced no data)."""
+        """Base E2E -> comparison E2E in steps (empty when no time breakdown was made, or a side has no E2E time)."""
         return self.frames.get("waterfall", pd.DataFrame())
 
     @property
@@ -123,7 +123,8 @@ class CompareResult:
         return write_json(self, target)
 
     def regression_gate(self, pct: float) -> tuple[int, str]:
-        """(3, message) when comparison E2E exceeds base E2E by more than ``pct`` percent, else (0, message)."""
+        """(3, message) when comparison E2E exceeds base E2E by more than ``pct`` percent, (1, message) when a
+        side has no E2E time to judge by, else (0, message)."""
         from .compare.summary import regression_gate
 
         return regression_gate(self, pct)

@@ -141,6 +141,7 @@ def _run_typer(app: typer.Typer, args: list[str] | None, prog: str) -> int:
         rv = command.main(args=args, prog_name=prog, standalone_mode=False)
     except click_error as exc:
         message = " ".join(str(exc.format_message()).split())
+        message = message.replace(" / '--benchmark_path'", "")  # the alias stays out of the original's text
         ctx = getattr(exc, "ctx", None)
         where = ctx.command_path if ctx is not None else prog
         if message.startswith("No such command") and prog == "msprof-analyze":

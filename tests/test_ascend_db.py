@@ -39,6 +39,10 @@ def test_us_columns_are_correctly_rounded() -> None:
     assert any(a / 1000 != float(np.float64(a) / 1000) for a, _ in rows if a)  # the excerpt tells them apart
     starts = [t for (t,) in sql(L1, "SELECT t.startNs FROM TASK t JOIN COMPUTE_TASK_INFO c USING (globalTaskId)")]
     assert sorted(p.kernel_details["Start Time(us)"].tolist()) == sorted(t / 1000 for t in starts)
+    from msprof_compare.loaders.ascend_db import us
+
+    small = np.arange(0, 200_000, dtype=np.int64)  # not only epoch scale: 1118 ns is 1.118, not 1.1179999...
+    assert us(small).tolist() == [n / 1000 for n in small.tolist()]
 
 
 def test_tables_filled_from_excerpt() -> None:

@@ -369,3 +369,12 @@ def test_kernel_times_with_exponent_or_out_of_range(tmp_path: Path) -> None:
     f.write_text(head + "50,a,Add,AI_CORE,1736408883732241.5\t,1.5\n50,b,M")
     with pytest.raises(ProfileError, match="truncated: the last row has 3 of 6 fields"):
         read_kernel_details(str(f))
+    # complete files without a final line break load, also when the last row quotes a line break
+    f.write_text(head + '50,a,Add,AI_CORE,1736408883732241.5\t,1.5\n50,"b\nc",Mul,AI_CORE,1736408883732300,2')
+    assert read_kernel_details(str(f))["Name"].tolist() == ["a", "b\nc"]
+    # text that is no number stays missing (junk counted in a warning), not an error
+    for junk, warned in (("null", True), ("NAN", False)):
+        f.write_text(head + f"50,a,Add,AI_CORE,1736408883732241.5\t,{junk}\n")
+        warnings: list[str] = []
+        assert read_kernel_details(str(f), warnings)["dur"].tolist() == [0]
+        assert any("not numbers" in w for w in warnings) == warned

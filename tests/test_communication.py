@@ -194,3 +194,33 @@ def test_matches_reference(samples, reference_outputs, ref_dir, base, comp, rows
             assert (((a - b).abs() <= 0.005 * b.abs()) | (a.isna() & b.isna())).all(), col
         else:
             assert ours[col].fillna("").astype(str).tolist() == ref[col].fillna("").astype(str).tolist(), col
+
+
+def test_db_ops_are_grouped_by_op_type(tmp_path):
+    """A DB names a communication op's family by its opType (reference-2 §4.1): renaming every opType of
+    the level-1 excerpt moves its ops (and their tasks, by opId) to that family; an opType that does not
+    split on "_" (the level-0 exports write N/A) drops the op."""
+    import shutil
+    import sqlite3
+    from pathlib import Path
+
+    from msprof_compare.api import compare
+
+    src = Path(__file__).parent / "data" / "db" / "l1" / "ascend_pytorch_profiler_0.db"
+    db = tmp_path / "ascend_pytorch_profiler_0.db"
+    shutil.copyfile(src, db)
+    con = sqlite3.connect(db)
+    (n_ops,) = con.execute("SELECT count(*) FROM COMMUNICATION_OP").fetchone()
+    (n_tasks,) = con.execute("SELECT count(*) FROM COMMUNICATION_TASK_INFO").fetchone()
+    sid = con.execute("SELECT max(id) + 1 FROM STRING_IDS").fetchone()[0]
+    con.execute("INSERT INTO STRING_IDS VALUES (?, 'hcom_broadcast_')", (sid,))
+    con.execute("UPDATE COMMUNICATION_OP SET opType = ?", (sid,))
+    con.commit()
+    sheet = compare(str(db), str(db), enable_communication_compare=True).sheet("CommunicationCompare")
+    ops = sheet[sheet["Communication OP Name"] != "|"]
+    assert ops["Communication OP Name"].tolist() == ["broadcast"] and ops["Calls"].tolist() == [n_ops]
+    assert sheet.loc[sheet["Communication OP Name"] == "|", "Calls"].sum() == n_tasks
+    con.execute("UPDATE STRING_IDS SET value = 'N/A' WHERE id = ?", (sid,))
+    con.commit()
+    con.close()
+    assert "CommunicationCompare" not in compare(str(db), str(db), enable_communication_compare=True).sheet_names

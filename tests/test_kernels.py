@@ -190,3 +190,27 @@ def test_kernel_compare_matches_reference_pair1(samples, reference_outputs):
     ref = read_xlsx(reference_outputs / "1-npu-text-l1-vs-l2" / "performance_comparison_result.xlsx",
                         sheet_name="KernelCompare", header=2)
     _compare_frames(sheets[0].frame(), ref)
+
+
+def test_db_kernels_keep_na_op_types(tmp_path):
+    """A DB export's compute tasks all count (reference-1 §7.4), N/A op types too (every task of the
+    level-0 DB samples): one N/A row instead of no sheet and a warning about kernel_details.csv."""
+    import shutil
+    import sqlite3
+
+    from msprof_compare.api import compare
+
+    db = tmp_path / "ascend_pytorch_profiler_0.db"
+    shutil.copyfile(Path(__file__).parent / "data" / "db" / "l1" / "ascend_pytorch_profiler_0.db", db)
+    con = sqlite3.connect(db)
+    (n,) = con.execute("SELECT count(*) FROM COMPUTE_TASK_INFO c JOIN TASK t USING (globalTaskId)").fetchone()
+    (ns,) = con.execute("SELECT sum(t.endNs - t.startNs) FROM COMPUTE_TASK_INFO c JOIN TASK t "
+                        "USING (globalTaskId)").fetchone()
+    sid = con.execute("SELECT max(id) + 1 FROM STRING_IDS").fetchone()[0]
+    con.execute("INSERT INTO STRING_IDS VALUES (?, 'N/A')", (sid,))
+    con.execute("UPDATE COMPUTE_TASK_INFO SET opType = ?, inputShapes = ?", (sid, sid))
+    con.commit()
+    con.close()
+    sheet = compare(str(db), str(db), enable_kernel_compare=True).sheet("KernelCompare")
+    assert sheet.iloc[:, 1:4].values.tolist() == [["N/A", "N/A", round(ns / 1000, 2)]]
+    assert sheet["Calls"].tolist() == [n]

@@ -260,3 +260,16 @@ def test_db_lccl_sdma_and_overlapping_groups() -> None:
     bd = Breakdown(kind="NPU")
     BD._sdma_stream(p, bd)
     assert (bd.sdma_stream.ns, bd.sdma_stream.count) == (70 + 30, 3)
+
+
+def test_db_mc2_walks_sqe_tasks_in_start_order() -> None:
+    """Overlapping C_CORE_SQE tasks (10-120, 20-40, 50-60 ns) under an MC2 kernel 0-100 ns: in start order
+    the first task ends after the kernel, so the pointer takes none (communication 0), as the text path
+    (reference-1 §5.6, §7.3.2). Walked in end order it paired 40 and 60 (20 ns)."""
+    p = Profile(path="synthetic.db", kind="NPU", source="ascend_db")
+    p.extra["c_core_sqe"] = pd.DataFrame({"ts": np.array([10, 20, 50]), "end": np.array([120, 40, 60])})
+    bd = Breakdown("NPU")
+    BD._mc2(p, bd, np.array([0]), np.array(["MatmulAllReduce"], dtype=object), np.array([0]),
+                      np.array([100]), np.array([60]))
+    m = bd.mc2["MatmulAllReduce"]
+    assert (m.ns, m.computing_ns, m.communication_ns, m.count) == (100, 60, 0, 1)

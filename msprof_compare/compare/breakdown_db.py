@@ -124,9 +124,14 @@ def _categorise(profile: Profile, bd: Breakdown) -> None:
 
 def _mc2(profile: Profile, bd: Breakdown, sel: np.ndarray, names: np.ndarray, ts: np.ndarray,
          dur: np.ndarray, comp: np.ndarray) -> None:
-    """MC2 kernels; C_CORE_SQE tasks from the DB's TASK table."""
+    """MC2 kernels; C_CORE_SQE tasks from the DB's TASK table, walked in start order as the text path
+    (reference-1 §7.3.2, §5.6): overlapping tasks make end order differ."""
     sq = profile.extra.get("c_core_sqe")
-    sqe_end = np.sort(sq["end"].to_numpy(dtype=np.int64)) if sq is not None and len(sq) else np.zeros(0, np.int64)
+    if sq is None or not len(sq):
+        sqe_end = np.zeros(0, np.int64)
+    else:
+        order = np.argsort(sq["ts"].to_numpy(dtype=np.int64), kind="stable")
+        sqe_end = sq["end"].to_numpy(dtype=np.int64)[order]
     add_mc2(bd, sqe_end, sel, names, ts, dur, comp)
 
 

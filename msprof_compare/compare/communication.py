@@ -119,6 +119,9 @@ def attribute_tasks(op_ts: np.ndarray, op_end: np.ndarray, task_ts: np.ndarray) 
 def side_data(profile: Profile, rng: tuple[int, int] | None) -> dict[str, dict]:
     """``{family: {"ops": durations_us, "tasks": {task name: durations_us}}}`` in first-appearance order."""
     ops, tasks = comm_events(profile)
+    if profile.source == "ascend_db":  # DB ops are named by their opType there (reference-2 §4.1, -1 §7.4)
+        is_op = profile.comm["lane"].to_numpy(dtype=object) == "op"
+        ops["name"] = profile.comm["task_type"].to_numpy(dtype=object)[is_op]
     ops = _sorted(ops, rng)
     tasks = _sorted(tasks, rng)
     fam_arr = family(ops["name"])

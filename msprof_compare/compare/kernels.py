@@ -82,7 +82,10 @@ def kernel_groups(profile: Profile, step: int = -1) -> pd.DataFrame:
     if kd is None or not len(kd) or "Type" not in kd.columns or "Duration(us)" not in kd.columns:
         return pd.DataFrame(columns=cols)
     t_codes, t_text = _stripped(kd["Type"])
-    t_ok = np.array([t not in ("", "N/A") and t.lower() != "nan" for t in t_text], dtype=bool)
+    if profile.source == "ascend_db":  # every compute task counts, N/A op types too (reference-1 §7.4)
+        t_ok = np.ones(len(t_text), dtype=bool)
+    else:  # kernel_details.csv rows without a valid Type are skipped (reference-2 §6.1)
+        t_ok = np.array([t not in ("", "N/A") and t.lower() != "nan" for t in t_text], dtype=bool)
     keep = t_ok[t_codes]
     if step >= 0:
         step_col = next((c for c in ("Step Id", "Step ID") if c in kd.columns), None)
@@ -104,21 +107,28 @@ def kernel_groups(profile: Profile, step: int = -1) -> pd.DataFrame:
     s_codes = np.where(s_codes < 0, len(s_text) - 1, s_codes)  # a missing shape reads as the trailing ""
     pair, first_row = pair_codes(t_codes[rows], s_codes[rows])
     n = len(first_row)
+    calls = np.bincount(pair, minlength=n)
     if "dur" in kd.columns:
-        # the loaders' exact ns: the exact decimal sum, rounded half up to the 0.01 us the sheet
-        # shows (a float sum, then round(), lands on either side of a .xx5 tie by chance)
+        # the loaders' exact ns: the exact decimal sum (and max, min), rounded half up to the 0.01 us the
+        # sheet shows (a float sum, then round(), lands on either side of a .xx5 tie by chance)
+        def hundredths(ns: np.ndarray) -> np.ndarray:
+            return np.where(ns >= 0, (ns + 5) // 10, -((5 - ns) // 10)) / 100.0
+
+        d_ns = kd["dur"].to_numpy(dtype=np.int64)[rows]
         total_ns = np.zeros(n, np.int64)
-        np.add.at(total_ns, pair, kd["dur"].to_numpy(dtype=np.int64)[rows])
-        tens = np.where(total_ns >= 0, (total_ns + 5) // 10, -((5 - total_ns) // 10))
-        total = tens / 100.0
+        np.add.at(total_ns, pair, d_ns)
+        mx_ns = np.full(n, np.iinfo(np.int64).min)
+        mn_ns = np.full(n, np.iinfo(np.int64).max)
+        np.maximum.at(mx_ns, pair, d_ns)
+        np.minimum.at(mn_ns, pair, d_ns)
+        total, mx, mn = hundredths(total_ns), hundredths(mx_ns), hundredths(mn_ns)
     else:
         total = np.zeros(n)
         np.add.at(total, pair, dur)
-    calls = np.bincount(pair, minlength=n)
-    mx = np.full(n, -np.inf)
-    mn = np.full(n, np.inf)
-    np.maximum.at(mx, pair, dur)
-    np.minimum.at(mn, pair, dur)
+        mx = np.full(n, -np.inf)
+        mn = np.full(n, np.inf)
+        np.maximum.at(mx, pair, dur)
+        np.minimum.at(mn, pair, dur)
     pair_t_rank = t_rank[first_row]
     order = np.lexsort((np.arange(n), pair_t_rank))
     p_type = [t_text[c] for c in t_codes[rows][first_row[order]].tolist()]

@@ -600,7 +600,8 @@ def _has_stacks(side: ModuleTrees) -> bool:
     """Whether any top-layer op of a side carries a call stack. The original tests the sheet's last
     column, which its TOTAL rows always fill, so its warning never shows; cells of ops whose time did
     not grow stay blank, so the sheet cannot tell a trace recorded without with_stack either."""
-    return any(s not in ("", "N/A") for s in side.op_stacks[side.top_node].tolist())
+    stacks = side.op_stacks[side.top_node].tolist()
+    return not stacks or any(s not in ("", "N/A") for s in stacks)  # no op at all: already warned about
 
 
 def build(ctx: RunContext) -> list[Sheet] | None:

@@ -522,8 +522,9 @@ def us(ns: np.ndarray) -> np.ndarray:
     """Epoch ns as float us, correctly rounded (Python's ``n / 1000``). ``ns / 1000.0`` first rounds
     the int64 to float64 (ulp 256 at 1.7e18), which moves the us value by up to 0.25."""
     q, r = np.divmod(ns, 1000)
-    # q is exact below 2**53 us; q + r/1000 is a midpoint of two floats only when exactly so
-    return q.astype(np.float64) + r / 1000.0
+    # up to 2**53 ns the int64 is an exact float and one division rounds once; above, q is exact (below
+    # 2**53 us) and q + r/1000 is a midpoint of two floats only when exactly so
+    return np.where(np.abs(ns) <= 2**53, ns / 1000.0, q.astype(np.float64) + r / 1000.0)
 
 
 def _operator_memory(db: _Db, rng: tuple[int, int] | None) -> pd.DataFrame | None:

@@ -34,8 +34,10 @@ exact integer-ns columns so nobody re-parses decimal text):
 from __future__ import annotations
 
 import csv
+import io
 import logging
 import os
+import re
 from itertools import repeat
 from operator import attrgetter
 from typing import Any
@@ -393,22 +395,31 @@ def _header(path: str) -> list[str]:
 
 
 def _check_last_row(path: str, n_cols: int) -> None:
-    """A CSV cut short (an interrupted copy, a full disk) ends inside a row; pandas would read its
-    missing cells as empty and the rows after the cut would be gone without a word. An export ends
-    with a line break, or at least with a whole last row."""
+    """A CSV cut short (an interrupted copy, a full disk) usually ends inside a row; pandas would read
+    its missing cells as empty and the rows after the cut would be gone without a word. An export ends
+    with a line break, or at least with a whole last row. (A cut inside the last field of a row leaves
+    every field present and cannot be told from a complete file.)"""
     try:
         with open(path, "rb") as fh:
             size = fh.seek(0, os.SEEK_END)
-            fh.seek(max(0, size - 65536))
+            start = max(0, size - 65536)
+            fh.seek(start)
             tail = fh.read()
     except OSError as exc:
         raise ProfileError(path, f"cannot read file: {exc.strerror or exc}") from None
     if not tail or tail.endswith(b"\n"):
         return
-    fields = next(csv.reader([tail.rsplit(b"\n", 1)[-1].decode("utf-8", "replace")]), [])
+    if start:  # begin at a line start inside the window
+        tail = tail[tail.find(b"\n") + 1:]
+    # the whole tail, not just its last line: a quoted field may hold line breaks
+    rows = list(csv.reader(io.StringIO(tail.decode("utf-8", "replace"), newline="")))
+    fields = rows[-1] if rows else []
     if len(fields) < n_cols:
         raise ProfileError(path, f"truncated: the last row has {len(fields)} of {n_cols} fields and no line end")
 
+
+#: A decimal number in ASCII, exponent allowed, or an infinity: what a time cell may hold besides a plain decimal.
+_NUMBER_TEXT = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?)", re.IGNORECASE | re.ASCII)
 
 #: Cells read as "no number" in float columns.
 _NA_TEXTS = frozenset(("", "N/A", "n/a", "NA", "nan", "NaN"))
@@ -476,15 +487,11 @@ def _us_times(s: pd.Series, missing: int = -1, path: str = "") -> tuple[list[str
     unread = np.flatnonzero(ns == -1)
     for i in unread.tolist():
         t = texts[i]
-        if t in _NA_TEXTS:
-            continue
+        if not _NUMBER_TEXT.fullmatch(t):
+            continue  # missing or junk ("N/A", "null", "nan"): the caller counts junk
         try:
             ns[i] = text_us_to_ns(t)
         except NumberError:
-            try:
-                float(t)
-            except ValueError:
-                continue  # not a number at all
             raise ProfileError(path, f"{s.name} value {t!r} is not a usable time (infinite, or beyond int64 ns)") \
                 from None
     if missing != -1:

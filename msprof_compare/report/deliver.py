@@ -75,7 +75,7 @@ def write_reports(result: CompareResult, output: str, explicit_format: bool = Fa
 
 
 def apply_gate(result: CompareResult, stderr: TextIO | None = None) -> int:
-    """0, or 3 with the regression and its top contributors written to stderr."""
+    """0; 3 with the regression and its top contributors written to stderr; 1 when a side has no E2E time."""
     pct = result.options.fail_on_regression
     if pct is None:
         return 0
