@@ -224,3 +224,13 @@ def test_db_ops_are_grouped_by_op_type(tmp_path):
     con.commit()
     con.close()
     assert "CommunicationCompare" not in compare(str(db), str(db), enable_communication_compare=True).sheet_names
+
+
+def test_duplicated_gpu_kernel_event_counts_once():
+    """The same NCCL kernel written twice (same pid, tid, ts) is one kernel, as in the original's kernel
+    dict and in our OverallMetrics (the later event wins)."""
+    p = gpu(kernels=[("ncclDevKernel_AllReduce", "kernel", 0, 40), ("ncclDevKernel_AllReduce", "kernel", 0, 40),
+                     ("ncclDevKernel_AllReduce", "kernel", 100, 10)])
+    p.kernels["pid"] = 1
+    p.kernels["tid"] = 7
+    assert comm.side_data(p, None)["nccldevkernel"]["ops"].tolist() == [40.0, 10.0]

@@ -122,6 +122,21 @@ def test_backward_tid_and_memory(tmp_path):
     assert len(prof.flows) == 1 and prof.flows.iloc[0]["f_tid"] == 9
 
 
+def test_flows_in_order_of_first_appearance(tmp_path):
+    """Flows are kept in the order their id first appears, end or start (the original's flow dict):
+    Kineto often writes a flow's end before its start. Two flows ending at one instant: the later in that
+    order wins the kernel there."""
+    ev = [
+        {"ph": "f", "cat": "ac2g", "id": 2, "pid": 0, "tid": 7, "ts": 50, "bp": "e"},
+        {"ph": "f", "cat": "ac2g", "id": 1, "pid": 1, "tid": 7, "ts": 50, "bp": "e"},
+        {"ph": "s", "cat": "ac2g", "id": 1, "pid": 1, "tid": 1, "ts": 10},
+        {"ph": "s", "cat": "ac2g", "id": 2, "pid": 1, "tid": 1, "ts": 20},
+    ]
+    prof = load_profile(str(_write(tmp_path, ev)), _opts())
+    assert prof.flows["id"].tolist() == ["2", "1"]
+    assert prof.flows["s_ts"].tolist() == [20_000, 10_000]
+
+
 def test_bad_inputs(tmp_path):
     p = tmp_path / "x.pt.trace.json"
     p.write_text('{"traceEvents": [{"ph": "X", "ts": 1')

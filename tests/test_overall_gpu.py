@@ -250,3 +250,16 @@ def test_console_lccl_and_bandwidth_cells():
     assert col["RDMA Bandwidth"] == ("12.346GB/s", "0.000GB/s")
     assert col["SDMA Bandwidth"] == ("0.000GB/s", "0.500GB/s")
     assert "Lccl Time(Num)" not in summary_table(Breakdown("NPU"), Breakdown("NPU"))["headers"]
+
+
+def test_kernels_without_stream_stop_the_profiling_compare(tmp_path):
+    """No computing kernel with args.stream: no compute stream, no E2E window (reference-1 §4.2). The
+    original stops; ours printed E2E 0 and a negative free time."""
+    def k(name, ts, **args):
+        return {"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 3, "ts": ts, "dur": 10, "args": args}
+
+    path = _trace(tmp_path, [k("gemm", 0), k("relu", 20), k("ncclKernel_x", 40, stream=7)])
+    with pytest.raises(ProfileError, match="does not contain kernel running data"):
+        gpu_breakdown(load_profile(path, _opts(enable_profiling_compare=True)))
+    # the other comparisons do not need a stream
+    assert compare(path, path, enable_operator_compare=True) is not None

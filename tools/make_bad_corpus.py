@@ -264,9 +264,18 @@ def _trace_like(c: Corpus, family: str, good: bytes, wrap, partner: str) -> None
        "an event with an unknown phase")
     ok("extra_fields", wrap([dict(e, extra_field={"nested": [1, 2, 3]}) for e in events]), "unknown keys everywhere")
     ok("duplicate_keys", good.replace(b'"ph":', b'"zz":1,"zz":2,"ph":', 1), "duplicate keys in an event")
-    ok("args_missing", wrap([{k: v for k, v in e.items() if k != "args"} if e.get("ph") == "X" else e
-                             for e in events]), "complete events without args")
-    ok("args_empty", wrap([dict(e, args={}) if e.get("ph") == "X" else e for e in events]), "empty args")
+    no_args = wrap([{k: v for k, v in e.items() if k != "args"} if e.get("ph") == "X" else e for e in events])
+    if family == "kineto":  # kernels without args.stream: no compute stream (reference-1 §4.2)
+        c.file(family, "args_missing", no_args, exit=1, partner=partner, file="input.json",
+               why="complete events without args: no kernel carries a stream id")
+    else:
+        ok("args_missing", no_args, "complete events without args")
+    empty_args = wrap([dict(e, args={}) if e.get("ph") == "X" else e for e in events])
+    if family == "kineto":
+        c.file(family, "args_empty", empty_args, exit=1, partner=partner, file="input.json",
+               why="empty args: no kernel carries a stream id")
+    else:
+        ok("args_empty", empty_args, "empty args")
     ok("id_over_int64", wrap([dict(e, id=2**64 + 7) if e.get("ph") in ("s", "f") else e for e in events]
                              + [{"ph": "i", "name": "big", "pid": 1, "tid": 1, "ts": _first_ts(events),
                                  "id": 2**70, "s": "t"}]), "flow/instant ids over int64")
@@ -369,8 +378,9 @@ def kineto_family(c: Corpus) -> None:
     err("args_number", _with_args(top, 5), "a kernel's args is a number")
     err("args_list", _with_args(top, [1, 2]), "a kernel's args is a list")
     err("args_string", _with_args(top, "stream 7"), "a kernel's args is a string")
-    c.file(f, "stream_text", _dumps(_with_args(top, {"stream": "seven", "correlation": 1})), exit=0,
-           partner=KINETO, why="kernel stream is text (kept as an opaque stream id)")
+    c.file(f, "stream_text", _dumps(_with_args(top, {"stream": "seven", "correlation": 1})), exit=1,
+           partner=KINETO, file="input.json",
+           why="the only kernel's stream is text (not a stream id): no compute stream (reference-1 §4.2)")
     c.file(f, "device_properties_odd", _dumps(dict(top, deviceProperties="n/a")), exit=0, partner=KINETO,
            why="deviceProperties of the wrong type (not used for figures)")
     c.file(f, "no_gpu_events", _dumps(dict(top, traceEvents=[e for e in top["traceEvents"]

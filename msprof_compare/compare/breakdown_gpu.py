@@ -99,12 +99,14 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None) -> Breakdown:
         bd.e2e_ns = int(end[has_stream].max() - ts[has_stream].min())
 
     cand = is_kernel & ~comm & has_stream
-    sdma = np.zeros(len(rows), dtype=bool)
-    if cand.any():
-        codes, uniq = pd.factorize(stream[cand])
-        compute_stream = int(uniq[int(np.argmax(np.bincount(codes)))])
-        sdma = (stream == compute_stream) & classify.contains_any(names, SDMA_WORDS)
-        bd.sdma_stream.add(int((end[sdma] - ts[sdma]).sum()), int(sdma.sum()))
+    if not cand.any():  # no compute stream, so no E2E window: the original stops here (reference-1 §4.2)
+        raise ProfileError(profile.files.get("trace", profile.path),
+                           "The profiling data does not contain kernel running data.",
+                           hint="no computing kernel carries a stream id (args.stream)")
+    codes, uniq = pd.factorize(stream[cand])
+    compute_stream = int(uniq[int(np.argmax(np.bincount(codes)))])
+    sdma = (stream == compute_stream) & classify.contains_any(names, SDMA_WORDS)
+    bd.sdma_stream.add(int((end[sdma] - ts[sdma]).sum()), int(sdma.sum()))
 
     work = is_kernel & ~sdma
     compute = work & ~comm

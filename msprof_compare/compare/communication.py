@@ -18,6 +18,7 @@ import pandas as pd
 
 from ..model import Profile, factorize, pair_codes, ranges
 from . import classify, table
+from .breakdown import last_of_keys
 from .steps import in_range, side_range
 from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, frame_from_rows
 
@@ -82,6 +83,8 @@ def comm_events(profile: Profile) -> tuple[Events, Events]:
         rows = np.flatnonzero(classify.per_unique(k["cat"].to_numpy(dtype=object), lambda c: c in GPU_KERNEL_CATS)
                               & classify.per_unique(k["name"].to_numpy(dtype=object),
                                                     lambda n: n.startswith(GPU_COMM_PREFIXES)))
+        # the original's kernel dict keys "pid-tid-ts": a duplicate event is one kernel (the later one)
+        rows = rows[last_of_keys(*(k[c].to_numpy(dtype=np.int64)[rows] for c in ("pid", "tid", "ts")))]
         return cols(k, rows, np.full(len(rows), -1, np.int64)), cols(k, none, none)
     c = profile.comm
     is_op = c["lane"].to_numpy(dtype=object) == "op"

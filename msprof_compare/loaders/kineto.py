@@ -255,21 +255,24 @@ def _load_flows(prof: Profile, ev: _Events, opts: Options) -> None:
     ids = [e.id for e in sub]
     starts: dict = {}
     ends: dict = {}
+    seen: dict = {}  # flow order: first appearance of each id, start or end (the original's flow dict)
     first_fwdbwd_end = -1
     # pair by (cat, id); a later start / end of the same id overwrites an earlier one
     for i, (e, c, fid) in enumerate(zip(sub, cat, ids, strict=False)):
         if e.ph == "s":
             if fid is not None:
                 starts[(c, fid)] = i
+                seen.setdefault((c, fid), None)
         else:
             if first_fwdbwd_end < 0 and c == "fwdbwd":
                 first_fwdbwd_end = i
             if fid is not None:
                 ends[(c, fid)] = i
+                seen.setdefault((c, fid), None)
     if first_fwdbwd_end >= 0:
         # the backward thread is the tid of the first fwdbwd flow end in the file
         prof.backward_tid = int(cols["tid"][first_fwdbwd_end])
-    keys = [k for k in starts if k in ends]
+    keys = [k for k in seen if k in starts and k in ends]
     si = np.array([starts[k] for k in keys], dtype=np.int64)
     fi = np.array([ends[k] for k in keys], dtype=np.int64)
     prof.flows = frame("flows", {
