@@ -124,10 +124,17 @@ class CompareResult:
 
     def regression_gate(self, pct: float) -> tuple[int, str]:
         """(3, message) when comparison E2E exceeds base E2E by more than ``pct`` percent, (1, message) when a
-        side has no E2E time to judge by, else (0, message)."""
-        from .compare.summary import regression_gate
+        side has no E2E time to judge by, else (0, message). Works whichever comparisons ran."""
+        from .compare import overall, summary
+        from .options import parse_regression_pct
 
-        return regression_gate(self, pct)
+        value = parse_regression_pct(pct)
+        if value is None:
+            raise UsageError("regression_gate needs a percentage (a finite number >= 0)")
+        if "e2e" not in self.frames:  # compared without the time breakdown: make it now
+            pair = overall.breakdowns(RunContext(self.base, self.comparison, self.options))
+            self.frames["e2e"] = summary.e2e_frame(*pair)
+        return summary.regression_gate(self, value)
 
 
 def _path(role: str, value: Any) -> str:

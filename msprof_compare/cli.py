@@ -180,7 +180,8 @@ class _ScriptParser(argparse.ArgumentParser):
 
 def build_script_parser(prog: str = "performance_compare.py") -> argparse.ArgumentParser:
     """The argparse parser of ``performance_compare.py``: BASE then COMPARISON, same options."""
-    p = _ScriptParser(prog=prog, description=SCRIPT_DESCRIPTION)
+    p = _ScriptParser(prog=prog, description=SCRIPT_DESCRIPTION, add_help=False)
+    p.add_argument("-h", "-H", "--help", action="help", help="show this help message and exit")  # as the CLI
     # The original's positional help texts are swapped; ours say what each one is.
     p.add_argument("base_profiling_path", type=clean_path, help=HELP["benchmark_profiling_path"])
     p.add_argument("comparison_profiling_path", type=clean_path, help=HELP["profiling_path"])
@@ -241,9 +242,11 @@ def execute(params: dict[str, Any], *, announce_root: bool = True) -> int:
         base = params.pop("base_profiling_path")
         comparison = params.pop("comparison_profiling_path")
         output = params.pop("output_path", None) or "."
+        from .options import parse_output_format
         from .report import deliver
 
-        deliver.check_target(output)  # fail before the (long) load; creates nothing
+        formats = tuple(parse_output_format(params.get("output_format")).split(","))
+        deliver.check_target(output, formats)  # fail before the (long) load; creates nothing
         from .api import compare
 
         result = compare(base, comparison, **params)

@@ -76,8 +76,11 @@ def parse_op_name_map(text: str | dict | None) -> dict:
 
 
 def _parse_step(value: Any) -> str:
-    if value is None:
+    # None, and the int -1 that Options (and the JSON report's "options") record for "every step"
+    if value is None or (isinstance(value, int) and not isinstance(value, bool) and value == -1):
         return ""
+    if isinstance(value, bool):
+        raise UsageError(f"Invalid param, base_step and comparison_step must be a number (got {value!r})")
     return str(value)
 
 
@@ -194,6 +197,8 @@ def parse_regression_pct(value: Any) -> float | None:
     """``--fail_on_regression PCT``: a finite percentage >= 0, or None when not given."""
     if value is None or value == "":
         return None
+    if isinstance(value, bool):  # True is not "1 percent"
+        raise UsageError(f"Invalid param, --fail_on_regression must be a number of percent (got {value!r})")
     try:
         pct = float(value)
     except (TypeError, ValueError):

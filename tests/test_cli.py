@@ -508,3 +508,67 @@ def test_a_reader_that_stops_early(json_out: bool, tmp_path: Path) -> None:
     assert not error_lines(err) and "Traceback" not in err and "Exception ignored" not in err
     if not json_out:
         assert len(list(tmp_path.glob("performance_comparison_result_*.xlsx"))) == 1
+
+
+# --------------------------------------------------------------------------- output targets, both reports
+
+
+def _pair_args(*extra: str) -> list[str]:
+    return ["-d", str(SAMPLE_COMP), "-bp", str(SAMPLE_BASE), "--enable_profiling_compare", *extra]
+
+
+def test_json_target_symlink_refused_before_loading(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """A symlinked .json target is refused like a symlinked .xlsx (it wrote lnk_1.json), and so is the
+    workbook's derived name of -o run.json: before the load, so no console table is printed first."""
+    (tmp_path / "target.json").write_text("{}")
+    (tmp_path / "lnk.json").symlink_to(tmp_path / "target.json")
+    code, out, err = run_inproc(capsys, *_pair_args("-o", str(tmp_path / "lnk.json"), "--output_format", "json"))
+    assert code == 2 and "symbolic link" in assert_one_error(err) and out == ""
+    (tmp_path / "run.xlsx").symlink_to(tmp_path / "target.json")
+    code, out, err = run_inproc(capsys, *_pair_args("-o", str(tmp_path / "run.json")))
+    assert code == 2 and "run.xlsx is a symbolic link" in assert_one_error(err) and out == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["lnk.json", "run.xlsx", "target.json"]
+
+
+def test_both_reports_share_one_name(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """-o run.json with an existing run.xlsx: run_1.xlsx and run_1.json (they were run_1.xlsx and run.json);
+    a directory target gives both files one timestamp."""
+    (tmp_path / "run.xlsx").write_text("x")
+    code, _, err = run_inproc(capsys, *_pair_args("-o", str(tmp_path / "run.json"), "--output_format", "xlsx,json"))
+    assert code == 0, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.xlsx", "run_1.json", "run_1.xlsx"]
+    out_dir = tmp_path / "d"
+    assert run_inproc(capsys, *_pair_args("-o", str(out_dir), "--output_format", "xlsx,json"))[0] == 0
+    stems = {p.stem for p in out_dir.iterdir()}
+    assert len(stems) == 1 and len(list(out_dir.iterdir())) == 2
+
+
+def test_api_targets_options_and_gate(tmp_path: Path) -> None:
+    """The API refuses a target naming the other report, takes back the options its JSON recorded,
+    and checks the gate's percentage; the gate works whichever comparisons ran."""
+    from msprof_compare import compare
+    from msprof_compare.errors import UsageError
+
+    r = compare(str(SAMPLE_BASE), str(SAMPLE_COMP), enable_api_compare=True)
+    with pytest.raises(UsageError, match="names a .json file"):
+        r.to_excel(str(tmp_path / "c.json"))
+    with pytest.raises(UsageError, match="names a .xlsx file"):
+        r.to_json(str(tmp_path / "d.xlsx"))
+    assert list(tmp_path.iterdir()) == []
+    doc = json.loads(Path(r.to_json(str(tmp_path))).read_text())
+    again = compare(str(SAMPLE_BASE), str(SAMPLE_COMP), **doc["options"])
+    assert again.sheet_names == r.sheet_names
+    for bad in (float("nan"), "3%", None, -5, True):
+        with pytest.raises(UsageError):
+            r.regression_gate(bad)
+    with pytest.raises(UsageError, match="fail_on_regression"):
+        compare(str(SAMPLE_BASE), str(SAMPLE_COMP), fail_on_regression=True)
+    # H100 -> MI300 is 10.5 % faster: the same answer as a run made for the gate
+    gated = compare(str(SAMPLE_BASE), str(SAMPLE_COMP), enable_api_compare=True, fail_on_regression="3")
+    assert r.regression_gate(3)[0] == gated.regression_gate(3)[0] == 0
+    assert r.regression_gate(3)[1] == gated.regression_gate(3)[1]
+
+
+def test_script_help_with_capital_h() -> None:
+    proc = run_face("script", "-H")
+    assert proc.returncode == 0 and proc.stdout.startswith("usage: performance_compare.py")

@@ -101,6 +101,20 @@ def test_waterfall_gpu_without_groups_and_lccl_mc2():
     assert summary.waterfall_sum_ns(wf) == -500
 
 
+def test_waterfall_pairs_hccl_groups_of_two_runs():
+    """DB exports name groups "{ip}%{nic}_{port}_{index}_{creation us}" (pair 3: ..._1736410538306028 and
+    ..._1736414082311975): the same group of two runs is one step, not -98 ms and +90 ms."""
+    b, c = Breakdown("NPU"), Breakdown("NPU")
+    for bd, created, ns in ((b, "1736410538306028", 98_000), (c, "1736414082311975", 90_000)):
+        bd.uncovered_comm_ns, bd.e2e_ns = ns, 100_000
+        bd.groups = {f"90.91.105.46%enp189s0f0_60000_0_{created}": {"wait": 1_000, "transmit": ns - 1_000}}
+    steps = _steps(summary.waterfall(b, c))
+    assert steps["90.91.105.46%enp189s0f0_60000_0"] == (98_000, 90_000)
+    # two groups of one side that differ only in creation time keep their full names
+    b.groups["90.91.105.46%enp189s0f0_60000_0_1736410538399999"] = {"wait": 0, "transmit": 0}
+    assert "90.91.105.46%enp189s0f0_60000_0_1736410538306028" in summary._group_labels(b).values()
+
+
 def test_waterfall_names_a_negative_computing_residual():
     """Cube and Vector kernels overlapping on two streams: 700 + 500 ns of categories in a 900 ns union."""
     b, c = Breakdown("GPU"), Breakdown("GPU")

@@ -19,6 +19,7 @@ They land in ``ctx.frames["waterfall" | "contributors" | "guards"]`` and in the
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -67,6 +68,9 @@ _COMPUTING_STEPS = (
 
 # --------------------------------------------------------------------------- waterfall
 
+_HCCL_CREATED = re.compile(r"^(.*%.*_\d+_\d+)_\d{13,}$")
+
+
 def _group_labels(bd: Breakdown) -> dict[str, str]:
     """Group key -> display label, as OverallMetrics labels groups (reference-1 §9.4 item 26).
 
@@ -86,6 +90,11 @@ def _group_labels(bd: Breakdown) -> dict[str, str]:
             labels[key] = f"{pg}: {key}"
         else:
             labels[key] = key
+    # HCCL names a group "{ip}%{nic}_{port}_{index}_{creation time in us}" (DB exports show them raw):
+    # without the creation time the same group of two runs pairs up instead of leaving and arriving
+    stripped = {k: _HCCL_CREATED.sub(r"\1", v) for k, v in labels.items()}
+    if len(set(stripped.values())) == len(stripped):
+        labels = stripped
     return labels
 
 
@@ -521,7 +530,7 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
 
         pair = overall.breakdowns(ctx)
     if pair is not None:
-        ctx.frames["e2e"] = pd.DataFrame({"base_ns": [int(pair[0].e2e_ns)], "comparison_ns": [int(pair[1].e2e_ns)]})
+        ctx.frames["e2e"] = e2e_frame(*pair)
         if not (pair[0].e2e_ns and pair[1].e2e_ns):
             # a side without E2E time (no Overlap Analysis lane, no device activity): OverallMetrics is left
             # out then (reference-1 §9.1), and a waterfall from or to 0 would show an invented change
@@ -541,6 +550,11 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
 
 
 # --------------------------------------------------------------------------- CI gate
+
+def e2e_frame(base: Breakdown, comparison: Breakdown) -> pd.DataFrame:
+    """The result frame "e2e": both sides' E2E time in ns (0 where a side has none)."""
+    return pd.DataFrame({"base_ns": [int(base.e2e_ns)], "comparison_ns": [int(comparison.e2e_ns)]})
+
 
 def e2e_ns(result: CompareResult) -> tuple[int, int] | None:
     """(base, comparison) E2E in ns, None when no time breakdown was made."""

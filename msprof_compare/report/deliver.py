@@ -14,6 +14,9 @@ import os
 import sys
 from typing import TYPE_CHECKING, TextIO
 
+from .excel import default_file_name
+from .output import REPORT_SUFFIXES, free_stem, output_target
+
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult
 
@@ -23,15 +26,15 @@ STDOUT = "-"
 EXIT_REGRESSION = 3
 
 
-def check_target(output: str) -> None:
-    """Fail on an unusable output target before the (long) load; creates nothing."""
+def check_target(output: str, formats: tuple[str, ...] = ("xlsx",)) -> None:
+    """Fail on an unusable output target before the (long) load; creates nothing. Each report the
+    formats ask for is checked where it will go (``-o run.json`` puts the workbook at run.xlsx)."""
     if output == STDOUT:
         return
-    if output.lower().endswith(".json") and not os.path.isdir(output):
-        output = os.path.dirname(output) or "."
-    from .excel import resolve_target
-
-    resolve_target(output)
+    xlsx_target, json_target = _targets(output)
+    for fmt, target, suffix in (("xlsx", xlsx_target, ".xlsx"), ("json", json_target, ".json")):
+        if fmt in formats:
+            output_target(target, suffix)
 
 
 def _targets(output: str) -> tuple[str, str]:
@@ -62,6 +65,14 @@ def write_reports(result: CompareResult, output: str, explicit_format: bool = Fa
         written.append(write_json(result, STDOUT, stream=stream or sys.stdout))
         return written
     xlsx_target, json_target = _targets(output)
+    if "xlsx" in formats and "json" in formats and any(len(s) for s in result.sheets):
+        # one name for both files: the same stem (and timestamp), with a _N suffix free for both
+        directory, name = output_target(xlsx_target, ".xlsx")
+        stem = os.path.splitext(name or default_file_name())[0]
+        if os.path.isdir(directory):
+            stem = free_stem(directory, stem, REPORT_SUFFIXES)
+        xlsx_target = os.path.join(directory, stem + ".xlsx")
+        json_target = os.path.join(directory, stem + ".json")
     if "xlsx" in formats:
         path = result.to_excel(xlsx_target)
         if path:

@@ -29,8 +29,7 @@ from xlsxwriter.worksheet import Worksheet
 from xlsxwriter.xmlwriter import XMLwriter
 
 from ..compare.table import RATIO_HEADERS, STYLE_BOLD, STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Sheet
-from ..errors import UsageError
-from .output import DIR_MODE, FILE_MODE, FILE_PREFIX, make_dir, write_new_file  # noqa: F401 - re-exported
+from .output import DIR_MODE, FILE_MODE, FILE_PREFIX, make_dir, output_target, write_new_file  # noqa: F401
 
 if TYPE_CHECKING:
     from ..api import CompareResult
@@ -64,40 +63,8 @@ def default_file_name(now: datetime | None = None) -> str:
 
 
 def resolve_target(target: str | os.PathLike = ".") -> tuple[str, str | None]:
-    """Validate an output target without creating anything.
-
-    Returns ``(directory, file name or None)``: a target ending in ``.xlsx`` that
-    is not an existing directory names the file; anything else is a directory.
-    Raises ``UsageError`` for a target that can never be written (a symlink, a
-    file where a directory is needed, no write permission).
-    """
-    raw = os.fspath(target) or "."
-    path = os.path.abspath(os.path.expanduser(raw))
-    name: str | None = None
-    if path.lower().endswith(".xlsx") and not os.path.isdir(path):
-        path, name = os.path.dirname(path), os.path.basename(path)
-        if os.path.islink(os.path.join(path, name)):
-            raise UsageError(f"output file {raw} is a symbolic link; refusing to write through it")
-    if os.path.islink(path):
-        raise UsageError(f"output path {raw} is a symbolic link; refusing to write through it")
-    if os.path.exists(path):
-        if not os.path.isdir(path):
-            raise UsageError(f"output path {raw} is a file, not a directory")
-        if not os.access(path, os.W_OK | os.X_OK):
-            raise UsageError(f"output directory {raw} is not writable")
-        return path, name
-    # Missing: it will be created; the nearest existing ancestor must allow that.
-    parent = os.path.dirname(path)
-    while parent and not os.path.exists(parent):
-        nxt = os.path.dirname(parent)
-        if nxt == parent:
-            break
-        parent = nxt
-    if not os.path.isdir(parent):
-        raise UsageError(f"cannot create output directory {raw}: {parent} is not a directory")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise UsageError(f"cannot create output directory {raw}: {parent} is not writable")
-    return path, name
+    """Validate a workbook target without creating anything: ``(directory, file name or None)``."""
+    return output_target(target, ".xlsx")
 
 
 # --------------------------------------------------------------------------- workbook

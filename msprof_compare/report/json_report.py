@@ -21,8 +21,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import numpy as np
 import pandas as pd
 
-from ..errors import UsageError
-from .output import FILE_MODE, FILE_PREFIX, discard_rest, make_dir, write_new_file  # noqa: F401 - re-exported
+from .output import FILE_MODE, FILE_PREFIX, discard_rest, make_dir, output_target, write_new_file  # noqa: F401
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult
@@ -182,13 +181,7 @@ def write_json(result: CompareResult, target: str | os.PathLike = ".", stream: T
         except BrokenPipeError:  # the reader stopped early (`| head`, a jq that exits): not our error
             discard_rest(out)
         return "-"
-    raw = os.fspath(target) or "."
-    path = os.path.abspath(os.path.expanduser(raw))
-    name = None
-    if path.lower().endswith(".json") and not os.path.isdir(path):
-        path, name = os.path.dirname(path), os.path.basename(path)
-    if os.path.islink(path) or (os.path.exists(path) and not os.path.isdir(path)):
-        raise UsageError(f"output path {raw} is not a directory")
+    path, name = output_target(target, ".json")
     make_dir(path)
     name = name or default_file_name()
 

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TextIO
 
-from ..errors import ProfileError
+from ..errors import ProfileError, UsageError
 
 FILE_PREFIX = "performance_comparison_result_"
 FILE_MODE = 0o640
@@ -31,6 +31,61 @@ STALE_TMP_SECONDS = 24 * 3600
 DIR_MODE = 0o750
 #: How many ``_N`` suffixes are tried before giving up on a taken name.
 MAX_SUFFIX = 10_000
+
+
+#: The report files a target path may name; a target naming one kind is refused for the other.
+REPORT_SUFFIXES = (".xlsx", ".json")
+
+
+def output_target(target: str | os.PathLike, suffix: str) -> tuple[str, str | None]:
+    """Validate an output target for a report file ending in ``suffix`` without creating anything.
+
+    Returns ``(directory, file name or None)``: a target ending in ``suffix`` that is not an
+    existing directory names the file; anything else is a directory. Raises ``UsageError`` for a
+    target that can never be written (a symlink, a file where a directory is needed, no write
+    permission, a name with the other report's suffix).
+    """
+    raw = os.fspath(target) or "."
+    path = os.path.abspath(os.path.expanduser(raw))
+    name: str | None = None
+    low = path.lower()
+    other = next((x for x in REPORT_SUFFIXES if x != suffix and low.endswith(x)), None)
+    if other and not os.path.isdir(path):
+        raise UsageError(f"output {raw} names a {other} file; give a directory or a {suffix} path")
+    if low.endswith(suffix) and not os.path.isdir(path):
+        path, name = os.path.dirname(path), os.path.basename(path)
+        if os.path.islink(os.path.join(path, name)):
+            raise UsageError(f"output file {raw} is a symbolic link; refusing to write through it")
+    if os.path.islink(path):
+        raise UsageError(f"output path {raw} is a symbolic link; refusing to write through it")
+    if os.path.exists(path):
+        if not os.path.isdir(path):
+            raise UsageError(f"output path {raw} is a file, not a directory")
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise UsageError(f"output directory {raw} is not writable")
+        return path, name
+    # Missing: it will be created; the nearest existing ancestor must allow that.
+    parent = os.path.dirname(path)
+    while parent and not os.path.exists(parent):
+        nxt = os.path.dirname(parent)
+        if nxt == parent:
+            break
+        parent = nxt
+    if not os.path.isdir(parent):
+        raise UsageError(f"cannot create output directory {raw}: {parent} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(f"cannot create output directory {raw}: {parent} is not writable")
+    return path, name
+
+
+def free_stem(directory: str, stem: str, suffixes: tuple[str, ...]) -> str:
+    """``stem`` or the first ``stem_N`` under which no file with any of ``suffixes`` exists yet, so
+    reports written together share one name (``publish`` still never replaces a file)."""
+    for i in range(MAX_SUFFIX):
+        cand = stem if i == 0 else f"{stem}_{i}"
+        if not any(os.path.lexists(os.path.join(directory, cand + s)) for s in suffixes):
+            return cand
+    raise ProfileError(directory, f"too many existing files named {stem}_N")
 
 
 def make_dir(path: str) -> None:
