@@ -8,7 +8,7 @@ second, as in the original script). Needs the package installed
 
 import sys
 
-from msprof_compare.cli import script_main
+from msprof_compare.entry import script_main  # light: Ctrl-C while the rest loads is handled
 
 if __name__ == "__main__":
     sys.exit(script_main())

@@ -23,8 +23,8 @@ REPO = Path(__file__).resolve().parents[1]
 SAMPLE_BASE = REPO / "sample_data" / "bert-small_h100.json.gz"
 SAMPLE_COMP = REPO / "sample_data" / "bert-small_mi300.json.gz"
 LOG_LINE = re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\]\[(DEBUG|INFO|WARNING|ERROR|CRITICAL)\] ")
-ANALYZE = "from msprof_compare.cli import analyze_main; analyze_main()"
-COMPARE = "from msprof_compare.cli import compare_main; compare_main()"
+ANALYZE = "from msprof_compare.entry import analyze_main; analyze_main()"  # the console scripts
+COMPARE = "from msprof_compare.entry import compare_main; compare_main()"
 
 has_overall = importlib.util.find_spec("msprof_compare.compare.overall") is not None
 needs_overall = pytest.mark.skipif(not has_overall, reason="overall comparator not in this tree yet")
@@ -572,3 +572,30 @@ def test_api_targets_options_and_gate(tmp_path: Path) -> None:
 def test_script_help_with_capital_h() -> None:
     proc = run_face("script", "-H")
     assert proc.returncode == 0 and proc.stdout.startswith("usage: performance_compare.py")
+
+
+CTRL_C_DURING_IMPORT = """
+import os, signal, sys
+
+class CtrlCWhileLoading:  # Ctrl-C arrives while the CLI (typer, pandas, numpy) is being imported
+    def find_spec(self, name, path, target=None):
+        if name == "msprof_compare.cli":
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+sys.meta_path.insert(0, CtrlCWhileLoading())
+from msprof_compare.entry import {face}
+{face}()
+"""
+
+
+@pytest.mark.parametrize("face", ["analyze_main", "compare_main", "script_main"])
+def test_ctrl_c_while_starting_is_one_line(face: str) -> None:
+    """The entry points install their Ctrl-C handling before the heavy imports (README: no traceback)."""
+    proc = run_face(CTRL_C_DURING_IMPORT.format(face=face), "-d", "x", "-bp", "y")
+    assert (proc.returncode, proc.stderr) == (130, "error: interrupted\n")
+
+
+def test_package_import_is_light() -> None:
+    proc = run_face("import sys, msprof_compare, msprof_compare.entry; print('pandas' in sys.modules)")
+    assert proc.stdout.strip() == "False", proc.stderr

@@ -1,0 +1,44 @@
+"""Console entry points. They stay light: Ctrl-C during the second or so it takes to import pandas,
+numpy and typer ends the run with the usual ``error: interrupted`` line and status 130, not a traceback."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from collections.abc import Callable
+from typing import Any
+
+
+def _interrupted(_signum: int, _frame: Any) -> None:
+    sys.stderr.write("error: interrupted\n")
+    sys.stderr.flush()
+    os._exit(130)  # nothing is written yet, and half-imported modules need no cleanup
+
+
+def _run(name: str) -> Any:
+    """Import the CLI with the quiet Ctrl-C handler in place, then hand Ctrl-C back to it."""
+    try:
+        previous: Callable | int | None = signal.signal(signal.SIGINT, _interrupted)
+    except ValueError:  # not the main thread: leave signals alone
+        previous = None
+    from . import cli
+
+    if previous is not None:
+        signal.signal(signal.SIGINT, previous)
+    return getattr(cli, name)()
+
+
+def analyze_main() -> None:
+    """``msprof-analyze compare ...``"""
+    _run("analyze_main")
+
+
+def compare_main() -> None:
+    """``msprof-compare ...``"""
+    _run("compare_main")
+
+
+def script_main() -> int:
+    """``python performance_compare.py BASE COMPARISON ...``"""
+    return _run("script_main")
