@@ -255,6 +255,11 @@ def test_shape_guard_says_why_it_could_not_check():
     assert rows["no shapes"][:2] == ("unknown", "0") and rows["no shapes"][2].startswith("no input shapes on one side")
     assert rows["absent"][:2] == ("unknown", "0") and "absent from the comparison side" in rows["absent"][2]
     assert rows["ok"] == ("ok", "2", "2 heaviest operators found on both sides")
+    # a DB export against another kind: its inputShapes column holds data types, so no false warning
+    db = _profile(["aten::mm", "aten::add"], ["float;\r\nfloat", "float"])
+    db.source = "ascend_db"
+    g = summary.guards(_Ctx(db, with_shapes)).set_index("Check").loc["input shapes of top operators"]
+    assert g["Status"] == "unknown" and g["Detail"].startswith("not checked: a DB export")
 
 
 # --------------------------------------------------------------------------- real data
