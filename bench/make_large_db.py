@@ -1,6 +1,8 @@
 """Synthesise a large profiler DB by replicating the rows of a sample DB (for speed / memory checks).
 
-    python bench/make_large_db.py SRC.db OUT.db --size-mb 500
+    python bench/make_large_db.py SRC.db OUT/ascend_pytorch_profiler_0.db --size-mb 500
+
+(the output must keep a profiler DB name, ascend_pytorch_profiler_*.db, to be compared)
 
 Every replica of the tables the compare reads is shifted in time by one source
 span (plus a gap) and gets fresh ids (globalTaskId, connectionId, opId,
@@ -122,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("out")
     ap.add_argument("--size-mb", type=float, default=500.0)
     args = ap.parse_args(argv)
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     facts = build(args.src, args.out, args.size_mb)
     print(f"{args.out}: {facts['replicas']} replicas, {facts['size_mb']:.0f} MB, {facts['seconds']:.1f} s")
     return 0
