@@ -24,8 +24,10 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str], **
 
     Raises ``UsageError`` for bad options and ``ProfileError`` for bad data. See ``msprof_compare.api``.
     """
+    from .api import CompareResult
     from .api import compare as run
 
+    globals()["CompareResult"] = CompareResult  # from now on the annotation above resolves at run time too
     return run(base, comparison, **options)
 
 
@@ -33,5 +35,6 @@ def __getattr__(name: str) -> Any:
     if name == "CompareResult":
         from .api import CompareResult
 
+        globals()[name] = CompareResult
         return CompareResult
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

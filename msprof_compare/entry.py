@@ -1,5 +1,5 @@
-"""Console entry points. They stay light: Ctrl-C during the second or so it takes to import pandas,
-numpy and typer ends the run with the usual ``error: interrupted`` line and status 130, not a traceback."""
+"""Console entry points. They stay light: Ctrl-C while the CLI and its libraries are imported ends the
+run with the usual ``error: interrupted`` line and status 130, not a traceback."""
 
 from __future__ import annotations
 
@@ -18,10 +18,12 @@ def _interrupted(_signum: int, _frame: Any) -> None:
 
 def _run(name: str) -> Any:
     """Import the CLI with the quiet Ctrl-C handler in place, then hand Ctrl-C back to it."""
+    previous: Callable | int | None = None
     try:
-        previous: Callable | int | None = signal.signal(signal.SIGINT, _interrupted)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # an ignored Ctrl-C stays ignored
+            previous = signal.signal(signal.SIGINT, _interrupted)
     except ValueError:  # not the main thread: leave signals alone
-        previous = None
+        pass
     from . import cli
 
     if previous is not None:

@@ -599,3 +599,30 @@ def test_ctrl_c_while_starting_is_one_line(face: str) -> None:
 def test_package_import_is_light() -> None:
     proc = run_face("import sys, msprof_compare, msprof_compare.entry; print('pandas' in sys.modules)")
     assert proc.stdout.strip() == "False", proc.stderr
+
+
+def test_output_target_edge_cases(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """'-o run.json/' is a directory (it was refused as naming a JSON file); a number cell that only
+    float() reads ("1_5", full-width digits) is junk for the float column too, counted in the warning."""
+    code, _, err = run_inproc(capsys, *_pair_args("-o", str(tmp_path / "d1.json") + "/"))
+    assert code == 0, err
+    assert [p.name for p in (tmp_path / "d1.json").iterdir()][0].endswith(".xlsx")
+    from msprof_compare.loaders.ascend_text import read_kernel_details
+
+    f = tmp_path / "kernel_details.csv"
+    f.write_text("Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n"
+                 "50,a,Add,AI_CORE,1736408883732241.5\t,\uff11\uff12\n50,b,Add,AI_CORE,1736408883732242.5\t,1_5\n"
+                 "50,c,Add,AI_CORE,1736408883732243.5\t,2.5\n")
+    warnings: list[str] = []
+    kd = read_kernel_details(str(f), warnings)
+    assert kd["Duration(us)"].tolist()[2] == 2.5 and np.isnan(kd["Duration(us)"].tolist()[:2]).all()
+    assert kd["dur"].tolist() == [0, 0, 2500] and "2 Duration(us) value(s) are not numbers" in warnings[0]
+
+
+def test_ignored_ctrl_c_stays_ignored() -> None:
+    """A background job inherits Ctrl-C ignored: the entry points leave it so while they load."""
+    code = ("import signal; signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+            + CTRL_C_DURING_IMPORT.format(face="compare_main"))
+    proc = run_face(code, "-d", str(SAMPLE_COMP), "-bp", str(SAMPLE_BASE), "--enable_profiling_compare",
+                    "-o", "-")
+    assert proc.returncode == 0 and proc.stdout.startswith("{"), proc.stderr

@@ -110,9 +110,12 @@ def test_waterfall_pairs_hccl_groups_of_two_runs():
         bd.groups = {f"90.91.105.46%enp189s0f0_60000_0_{created}": {"wait": 1_000, "transmit": ns - 1_000}}
     steps = _steps(summary.waterfall(b, c))
     assert steps["90.91.105.46%enp189s0f0_60000_0"] == (98_000, 90_000)
-    # two groups of one side that differ only in creation time keep their full names
+    # two groups of one side that differ only in creation time keep their full names; the others pair
     b.groups["90.91.105.46%enp189s0f0_60000_0_1736410538399999"] = {"wait": 0, "transmit": 0}
-    assert "90.91.105.46%enp189s0f0_60000_0_1736410538306028" in summary._group_labels(b).values()
+    b.groups["90.91.105.46%enp189s0f0_60001_1_1736410538300000"] = {"wait": 0, "transmit": 0}
+    labels = set(summary._group_labels(b).values())
+    assert {"90.91.105.46%enp189s0f0_60000_0_1736410538306028", "90.91.105.46%enp189s0f0_60000_0_1736410538399999",
+            "90.91.105.46%enp189s0f0_60001_1"} == labels
 
 
 def test_waterfall_names_a_negative_computing_residual():

@@ -380,7 +380,8 @@ def kineto_family(c: Corpus) -> None:
     err("args_string", _with_args(top, "stream 7"), "a kernel's args is a string")
     c.file(f, "stream_text", _dumps(_with_args(top, {"stream": "seven", "correlation": 1})), exit=1,
            partner=KINETO, file="input.json",
-           why="the only kernel's stream is text (not a stream id): no compute stream (reference-1 §4.2)")
+           why="the only kernel's stream is text: read as no stream id, so no compute stream (the original "
+               "would take any truthy value as one)")
     c.file(f, "device_properties_odd", _dumps(dict(top, deviceProperties="n/a")), exit=0, partner=KINETO,
            why="deviceProperties of the wrong type (not used for figures)")
     c.file(f, "no_gpu_events", _dumps(dict(top, traceEvents=[e for e in top["traceEvents"]

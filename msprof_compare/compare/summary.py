@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -92,10 +93,10 @@ def _group_labels(bd: Breakdown) -> dict[str, str]:
             labels[key] = key
     # HCCL names a group "{ip}%{nic}_{port}_{index}_{creation time in us}" (DB exports show them raw):
     # without the creation time the same group of two runs pairs up instead of leaving and arriving
+    # (a stripped name two groups of this side share keeps them apart in full)
     stripped = {k: _HCCL_CREATED.sub(r"\1", v) for k, v in labels.items()}
-    if len(set(stripped.values())) == len(stripped):
-        labels = stripped
-    return labels
+    uses = Counter(stripped.values())
+    return {k: stripped[k] if uses[stripped[k]] == 1 else v for k, v in labels.items()}
 
 
 def _group_totals(bd: Breakdown) -> dict[str, int]:

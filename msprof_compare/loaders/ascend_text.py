@@ -500,13 +500,18 @@ def _us_times(s: pd.Series, missing: int = -1, path: str = "") -> tuple[list[str
 
 
 def _floats(texts: list[str], path: str, column: str, warnings: list[str]) -> np.ndarray:
-    """Stripped number texts -> float64, NaN for ""/N/A; other junk is NaN too, counted in one warning."""
-    try:
-        return np.array(texts, dtype=np.float64)  # the usual case: every cell a number
-    except ValueError:
-        pass
-    out = pd.to_numeric(pd.Series(texts, dtype=object), errors="coerce").to_numpy(dtype=np.float64)
-    bad = sum(1 for t, v in zip(texts, out.tolist(), strict=True) if v != v and t not in _NA_TEXTS)
+    """Stripped number texts -> float64, NaN for ""/N/A; other junk is NaN too, counted in one warning.
+    Only ASCII numbers count, as for the exact ns beside them (float() also takes "1_5" or "１２")."""
+    joined = "".join(texts)
+    if joined.isascii() and "_" not in joined:
+        try:
+            return np.array(texts, dtype=np.float64)  # the usual case: every cell a number
+        except ValueError:
+            pass
+    ok = [bool(_NUMBER_TEXT.fullmatch(t)) for t in texts]
+    out = pd.to_numeric(pd.Series([t if k else "" for t, k in zip(texts, ok, strict=True)], dtype=object),
+                        errors="coerce").to_numpy(dtype=np.float64)
+    bad = sum(1 for t, k in zip(texts, ok, strict=True) if not k and t not in _NA_TEXTS)
     if bad:
         warnings.append(f"{path}: {bad} {column} value(s) are not numbers; read as missing.")
     return out

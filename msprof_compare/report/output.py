@@ -49,10 +49,11 @@ def output_target(target: str | os.PathLike, suffix: str) -> tuple[str, str | No
     path = os.path.abspath(os.path.expanduser(raw))
     name: str | None = None
     low = path.lower()
+    as_dir = os.path.isdir(path) or raw.endswith(("/", os.sep))  # "run.json/" is a directory
     other = next((x for x in REPORT_SUFFIXES if x != suffix and low.endswith(x)), None)
-    if other and not os.path.isdir(path):
+    if other and not as_dir:
         raise UsageError(f"output {raw} names a {other} file; give a directory or a {suffix} path")
-    if low.endswith(suffix) and not os.path.isdir(path):
+    if low.endswith(suffix) and not as_dir:
         path, name = os.path.dirname(path), os.path.basename(path)
         if os.path.islink(os.path.join(path, name)):
             raise UsageError(f"output file {raw} is a symbolic link; refusing to write through it")
