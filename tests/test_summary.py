@@ -222,7 +222,8 @@ def test_guards_warn_on_different_workloads(caplog):
         summary.log_guards(g)
     status = dict(zip(g["Check"], g["Status"], strict=True))
     assert status == {"operator match rate": "warn", "input shapes of top operators": "warn",
-                      "step count": "warn", "world size": "warn", "device count": "warn"}
+                      "step count": "warn", "world size": "warn", "device count": "warn",
+                      "GPU vendor": "unknown"}
     # names {PS#1, PS#2, mm, add, relu} vs {PS#1, mm, gelu, silu, tanh}: 2 common of 8
     assert g.loc[0, "Base"] == "25.0%"
     assert "aten::mm" in g.loc[1, "Detail"]
@@ -406,3 +407,26 @@ def test_guard_block_shows_one_figure_for_symmetric_checks(caplog):
     assert "operator match rate (25.7%): j" in text
     assert "world size (base 2, comparison 1): w" in text
     assert "step count" not in text and "nan" not in text
+
+
+def test_gpu_vendor_guard(caplog):
+    """NVIDIA vs AMD: the Cube / Vector split goes by kernel-name keywords AMD kernels miss."""
+    h100, mi300 = _profile(["aten::mm"], ["[[2, 3]]"]), _profile(["aten::mm"], ["[[2, 3]]"])
+    h100.device_properties = [{"id": 0, "name": "NVIDIA H100 80GB HBM3"}]
+    mi300.device_properties = [{"id": 0, "name": "AMD Instinct MI300X"}]
+    g = summary.guards(_Ctx(h100, mi300))
+    row = g.set_index("Check").loc["GPU vendor"]
+    assert (row["Status"], row["Base"], row["Comparison"]) == ("warn", "NVIDIA", "AMD")
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        summary.log_guards(g)
+    assert "different vendors (NVIDIA, AMD)" in caplog.text and "not be the same workload" not in caplog.text
+    assert summary.guards(_Ctx(h100, h100)).set_index("Check").loc["GPU vendor", "Status"] == "ok"
+
+
+def test_device_count_is_devices_that_ran_kernels():
+    """The hta AlexNet trace lists 8 GPUs in deviceProperties but runs every kernel on device 0: one
+    device, not a "different workload" against a one-NPU run."""
+    p = _profile(["aten::mm"], ["[[2, 3]]"], devices=8)
+    assert summary._device_count(p) == 8  # no kernel names a device: what the process could see
+    p.kernels = frame("kernels", {"name": ["k", "k2"], "ts": [0, 5], "dur": [1, 1], "device": [0, 0]})
+    assert summary._device_count(p) == 1

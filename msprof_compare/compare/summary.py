@@ -136,7 +136,8 @@ def waterfall(base: Breakdown, comparison: Breakdown) -> pd.DataFrame:
         steps.append((lab, "computing", b, c))
 
     gb, gc = _group_totals(base), _group_totals(comparison)
-    if gb or gc:
+    if gb and gc:  # per group only when both sides have groups (a GPU side has none: its time would look
+        # like an unrelated "Other Communication" step beside the other side's groups)
         rb = int(base.uncovered_comm_ns) - sum(gb.values())
         rc = int(comparison.uncovered_comm_ns) - sum(gc.values())
         if abs(rb) < RESIDUAL_FOLD_NS and abs(rc) < RESIDUAL_FOLD_NS:
@@ -357,14 +358,29 @@ def _world_size(meta: dict) -> int | None:
 
 
 def _device_count(p: Any) -> int | None:
-    props = p.device_properties
-    if props:
-        return len(props)
-    if p.is_npu and len(p.kernels) and "device" in p.kernels:
+    """Devices that ran kernels; Kineto's deviceProperties (every GPU the process could see, 8 for a
+    one-GPU job on an 8-GPU host) only when the kernels name no device."""
+    if len(p.kernels) and "device" in p.kernels:
         dev = p.kernels["device"].to_numpy()
         dev = dev[dev >= 0]
         if dev.size:
             return int(np.unique(dev).size)
+    props = p.device_properties
+    return len(props) if props else None
+
+
+VENDOR_CHECK = "GPU vendor"
+
+
+def _gpu_vendor(p: Any) -> str | None:
+    """NVIDIA or AMD from Kineto deviceProperties names (None for NPU data or when unnamed)."""
+    if not p.is_gpu:
+        return None
+    names = " ".join(str(d.get("name", "")) for d in (p.device_properties or []) if isinstance(d, dict)).lower()
+    if "nvidia" in names:
+        return "NVIDIA"
+    if "amd" in names or "instinct" in names or "radeon" in names:
+        return "AMD"
     return None
 
 
@@ -455,13 +471,22 @@ def guards(ctx: RunContext) -> pd.DataFrame:
                        "distributed metadata (profiler_metadata.json / Kineto distributedInfo)"))
     db, dc = _device_count(b), _device_count(c)
     rows.append(_guard("device count", None if db is None or dc is None else db == dc, db, dc,
-                       "Kineto deviceProperties / NPU device ids"))
+                       "devices that ran kernels (else Kineto deviceProperties)"))
+    vb, vc = _gpu_vendor(b), _gpu_vendor(c)
+    rows.append(_guard(VENDOR_CHECK, None if vb is None or vc is None else vb == vc, vb, vc,
+                       "Cube / Vector / Flash Attention split by kernel-name keywords that AMD kernels miss: "
+                       "across vendors compare the Matmul and Computing totals"))
     return pd.DataFrame(rows, columns=GUARD_COLUMNS)
 
 
 def log_guards(frame: pd.DataFrame) -> None:
-    """One warning block for the failed checks (nothing when all pass)."""
-    bad = frame[frame["Status"] == "warn"]
+    """One warning block for the failed checks (nothing when all pass). Different GPU vendors are the
+    same workload on other hardware: that one is its own warning about reading the categories."""
+    vendor = frame[(frame["Check"] == VENDOR_CHECK) & (frame["Status"] == "warn")]
+    for r in vendor.itertuples(index=False):
+        log.warning("Base and comparison GPUs are from different vendors (%s, %s): %s.", r.Base, r.Comparison,
+                    r.Detail)
+    bad = frame[(frame["Status"] == "warn") & (frame["Check"] != VENDOR_CHECK)]
     if bad.empty:
         return
     lines = ["The two profiles may not be the same workload:"]
@@ -544,7 +569,10 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
     wf = waterfall(*pair) if pair is not None else pd.DataFrame(columns=WATERFALL_COLUMNS)
     ctx.frames["waterfall"] = wf
 
-    found = _level_rows(sheets or [], _operator_statistic(ctx, sheets or []))
+    if len(ctx.base.ops) and len(ctx.comparison.ops):
+        found = _level_rows(sheets or [], _operator_statistic(ctx, sheets or []))
+    else:  # no operators on one side (MindSpore data): every operator of the other would "change"
+        found = _level_rows([s for s in sheets or [] if s.name in ("KernelCompare", "KernelTypeCompare")])
     if found is None and len(wf):
         found = _waterfall_contributors(wf)
     contrib = top_contributors(found[1], found[0]) if found is not None else top_contributors(
@@ -591,9 +619,11 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5) -> tuple[in
     if contrib is not None and len(contrib):
         worst = contrib[contrib["Diff(ms)"].astype(float) > 0].head(top)
         if len(worst):
-            lines.append(f"Top {len(worst)} contributors ({worst['Level'].iloc[0]} level):")
+            level = worst["Level"].iloc[0]
+            lines.append(f"Top {len(worst)} contributors ({level} level):")
             for r in worst.itertuples(index=False):
-                lines.append(f"  {r.Name}: +{float(r[5]):.3f} ms ({float(r.Share):.1%} of the change)")
+                lines.append(f"  {r.Name}: +{float(r[5]):.3f} ms "
+                             f"({float(r.Share):.1%} of the {level}s' device-time change)")
     wf = result.frames.get("waterfall")
     if wf is not None and len(wf):
         steps = wf[~wf["Category"].isin(["start", "end"])]

@@ -130,7 +130,7 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
         rows = [[r.Name, r[3], r[4], r[5], r.Share, r[7], int(r.Rank)] for r in contrib.itertuples(index=False)]
         rows_word = "row covers" if len(contrib) == 1 else "rows cover"
         row = _table(wb, ws, row, f"Top contributors ({level} level; {len(contrib)} {rows_word} {cover:.0%} "
-                     "of the absolute change)",
+                     f"of the {level}s' absolute device-time change, not of the E2E change)",
                      ["Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share", "Rank"],
                      rows, ["text", "float", "float", "float", "ratio", "ratio", "text"])
     if len(guard):

@@ -47,8 +47,9 @@ def render_contributors(frame: pd.DataFrame | None, top: int = CONSOLE_TOP) -> s
     level = str(frame["Level"].iloc[0])
     shown = frame.head(top)
     t = PrettyTable()
+    # shares are of the summed |change| of this level's device times, not of the E2E change above
     t.title = (f"Top Contributors ({level} level, {len(shown)} of {len(frame)} covering "
-               f"{float(frame['Cumulative Share'].iloc[-1]):.0%} of the change)")
+               f"{float(frame['Cumulative Share'].iloc[-1]):.0%} of the {level}s' device-time change)")
     t.field_names = ["#", "Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative"]
     for r in shown.itertuples(index=False):
         name = str(r.Name)
