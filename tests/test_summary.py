@@ -119,16 +119,27 @@ def test_waterfall_pairs_hccl_groups_of_two_runs():
 
 
 def test_waterfall_names_a_negative_computing_residual():
-    """Cube and Vector kernels overlapping on two streams: 700 + 500 ns of categories in a 900 ns union."""
+    """Cube and Vector kernels overlapping on two streams: 700 + 500 us of categories in a 900 us union."""
     b, c = Breakdown("GPU"), Breakdown("GPU")
     for bd in (b, c):
-        bd.computing_ns, bd.e2e_ns = 900, 1_000
-    b.buckets["matmul_cube"].add(700, 1)
-    b.buckets["vector_notrans"].add(500, 1)
-    c.buckets["matmul_cube"].add(900, 1)
+        bd.computing_ns, bd.e2e_ns = 900_000, 1_000_000
+    b.buckets["matmul_cube"].add(700_000, 1)
+    b.buckets["vector_notrans"].add(500_000, 1)
+    c.buckets["matmul_cube"].add(900_000, 1)
     steps = _steps(summary.waterfall(b, c))
-    assert steps[summary.OVERLAP_STEP] == (-300, 0) and "Other Computing" not in steps
-    assert sum(v[0] for k, v in steps.items() if k not in ("Base E2E", "Comparison E2E", "Free: Other")) == 900
+    assert steps[summary.OVERLAP_STEP] == (-300_000, 0) and "Other Computing" not in steps
+    assert sum(v[0] for k, v in steps.items() if k not in ("Base E2E", "Comparison E2E", "Free: Other")) == 900_000
+
+
+def test_waterfall_folds_sub_microsecond_computing_residual():
+    """A 1 ns computing residual (fractional-ns kernel times) goes into the largest category, not a step."""
+    b, c = Breakdown("NPU"), Breakdown("NPU")
+    for bd, mm in ((b, 402_768), (c, 449_268)):
+        bd.buckets["matmul_cube"].add(mm, 1)
+        bd.buckets["vector_notrans"].add(178_681, 1)
+        bd.computing_ns, bd.e2e_ns = mm + 178_681 + 1, 1_000_000
+    steps = _steps(summary.waterfall(b, c))
+    assert "Other Computing" not in steps and steps["Matmul"] == (402_769, 449_269)
 
 
 def test_waterfall_folds_sub_microsecond_group_residual():
@@ -180,6 +191,9 @@ def test_contributor_level_preference():
     kernel = stat("KernelCompare", [[1, "MatMul", "2,3", 10.0, 5.0, 5.0, 5.0, 2, 30.0, 15.0, 15.0, 15.0, 2, 3, 3]])
     level, rows = summary._level_rows([kernel])
     assert level == "kernel" and rows["Name"].tolist() == ["MatMul 2,3"]
+    no_shape = stat("KernelCompare", [[1, "hcom_allReduce_", "N/A", 10.0, 5.0, 5.0, 5.0, 2, 30.0, 15.0, 15.0, 15.0,
+                                       2, 3, 3]])
+    assert summary._level_rows([no_shape])[1]["Name"].tolist() == ["hcom_allReduce_"]
     assert rows["Base(ms)"].tolist() == [0.01] and rows["Comparison(ms)"].tolist() == [0.03]
     op = stat("OperatorCompareStatistic", [[1, "aten::mm", 1.5, 2, 2.5, 2, 1.0, 1.6667]])
     level, rows = summary._level_rows([kernel, op])
@@ -223,7 +237,7 @@ def test_guards_warn_on_different_workloads(caplog):
     status = dict(zip(g["Check"], g["Status"], strict=True))
     assert status == {"operator match rate": "warn", "input shapes of top operators": "warn",
                       "step count": "warn", "world size": "warn", "device count": "warn",
-                      "GPU vendor": "unknown"}
+                      "NPU export kind": "unknown", "GPU vendor": "unknown"}
     # names {PS#1, PS#2, mm, add, relu} vs {PS#1, mm, gelu, silu, tanh}: 2 common of 8
     assert g.loc[0, "Base"] == "25.0%"
     assert "aten::mm" in g.loc[1, "Detail"]
@@ -419,8 +433,16 @@ def test_gpu_vendor_guard(caplog):
     assert (row["Status"], row["Base"], row["Comparison"]) == ("warn", "NVIDIA", "AMD")
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         summary.log_guards(g)
-    assert "different vendors (NVIDIA, AMD)" in caplog.text and "not be the same workload" not in caplog.text
+    assert "different vendors (base NVIDIA, comparison AMD)" in caplog.text
+    assert "not be the same workload" not in caplog.text
     assert summary.guards(_Ctx(h100, h100)).set_index("Check").loc["GPU vendor", "Status"] == "ok"
+    # a DB export against a text export of NPU data: same kind of note
+    db, text = _profile(["aten::mm"], ["[[2, 3]]"]), _profile(["aten::mm"], ["[[2, 3]]"])
+    db.source, text.source, db.kind, text.kind = "ascend_db", "ascend_text", "NPU", "NPU"
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        summary.log_guards(summary.guards(_Ctx(db, text)))
+    assert "different kinds of NPU export (base db, comparison text)" in caplog.text
 
 
 def test_device_count_is_devices_that_ran_kernels():
