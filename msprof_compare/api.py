@@ -113,7 +113,8 @@ class CompareResult:
 
     @property
     def guards(self) -> pd.DataFrame:
-        """Validity checks (Status "warn": the sides are probably not the same workload)."""
+        """Validity checks (Status "warn": the sides are probably not the same workload; "note": a difference
+        that holds for the same workload too, such as the GPU vendor, and changes how figures compare)."""
         return self.frames.get("guards", pd.DataFrame())
 
     def to_json(self, target: str | os.PathLike[str] = ".") -> str:

@@ -611,6 +611,8 @@ def test_output_target_edge_cases(capsys: pytest.CaptureFixture, tmp_path: Path)
     code, _, err = run_inproc(capsys, *_pair_args("-o", str(tmp_path / "d1.json") + "/"))
     assert code == 0, err
     assert [p.name for p in (tmp_path / "d1.json").iterdir()][0].endswith(".xlsx")
+    assert run_inproc(capsys, *_pair_args("-o", str(tmp_path / "d2.json") + "/."))[0] == 0
+    assert (tmp_path / "d2.json").is_dir()
     from msprof_compare.loaders.ascend_text import read_kernel_details
 
     f = tmp_path / "kernel_details.csv"

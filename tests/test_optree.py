@@ -195,3 +195,22 @@ def test_match_last_equals_a_dict_lookup():
         assert got.tolist() == [want.get(k, -1) for k in left]
 
     check()
+
+
+def test_driver_launched_kernels_go_to_the_innermost_op_around_the_call() -> None:
+    """cuLaunchKernel (cuda_driver) is no op: its kernel counts for the innermost op holding the call; a
+    call outside every op gives its kernel to none; an op starting where the call ends is not its child."""
+    from msprof_compare.compare import api_stats
+
+    p = gpu_profile([("aten::addmm", 10, 100), ("cuLaunchKernel", 20, 10), ("cudaLaunchKernel", 30, 40),
+                     ("cuLaunchKernel", 200, 5)],
+                    [("gemm_drv", 300, 8), ("gemm_rt", 320, 4), ("orphan", 400, 2)],
+                    [(20, 300), (30, 320), (200, 400)])
+    p.ops.loc[p.ops["name"] == "cuLaunchKernel", "cat"] = "cuda_driver"
+    p.ops.loc[p.ops["name"] == "cudaLaunchKernel", "cat"] = "cuda_runtime"
+    tree = build_tree(p)
+    assert tree.names.tolist() == ["aten::addmm", "cudaLaunchKernel"]  # driver calls are not nodes
+    assert tree.device_ns.tolist() == [12 * US, 4 * US]  # addmm: its own driver kernel + the runtime one's
+    calls = api_stats.api_calls(tree)
+    assert calls["name"].tolist() == ["aten::addmm", "cudaLaunchKernel"]
+    assert (calls["self"] // US).tolist() == [60, 40]  # 100 - 40: the driver call is not a child

@@ -423,6 +423,11 @@ def test_guard_block_shows_one_figure_for_symmetric_checks(caplog):
     assert "step count" not in text and "nan" not in text
 
 
+def test_share_basis_names_the_level():
+    assert summary.share_basis("operator") == "the operators' device-time change"
+    assert summary.share_basis("category") == "the waterfall steps' change"  # was "the categorys'"
+
+
 def test_gpu_vendor_guard(caplog):
     """NVIDIA vs AMD: the Cube / Vector split goes by kernel-name keywords AMD kernels miss."""
     h100, mi300 = _profile(["aten::mm"], ["[[2, 3]]"]), _profile(["aten::mm"], ["[[2, 3]]"])
@@ -430,12 +435,15 @@ def test_gpu_vendor_guard(caplog):
     mi300.device_properties = [{"id": 0, "name": "AMD Instinct MI300X"}]
     g = summary.guards(_Ctx(h100, mi300))
     row = g.set_index("Check").loc["GPU vendor"]
-    assert (row["Status"], row["Base"], row["Comparison"]) == ("warn", "NVIDIA", "AMD")
+    assert (row["Status"], row["Base"], row["Comparison"]) == ("note", "NVIDIA", "AMD")
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         summary.log_guards(g)
     assert "different vendors (base NVIDIA, comparison AMD)" in caplog.text
     assert "not be the same workload" not in caplog.text
     assert summary.guards(_Ctx(h100, h100)).set_index("Check").loc["GPU vendor", "Status"] == "ok"
+    v100 = _profile(["aten::mm"], ["[[2, 3]]"])
+    v100.device_properties = [{"id": 0, "name": "Tesla V100-SXM2-32GB"}]  # older names lack "NVIDIA"
+    assert summary.guards(_Ctx(v100, mi300)).set_index("Check").loc["GPU vendor", "Status"] == "note"
     # a DB export against a text export of NPU data: same kind of note
     db, text = _profile(["aten::mm"], ["[[2, 3]]"]), _profile(["aten::mm"], ["[[2, 3]]"])
     db.source, text.source, db.kind, text.kind = "ascend_db", "ascend_text", "NPU", "NPU"

@@ -18,7 +18,7 @@ import pandas as pd
 from ..errors import StepError
 from ..model import factorize
 from . import classify, table
-from .optree import DRIVER_CAT, OpTree, op_tree
+from .optree import OpTree, op_tree
 from .steps import STEP_MARK, side_range, side_step
 from .table import STYLE_FLOAT, STYLE_INT, Column, Sheet, diff_ratio, frame_from_rows
 
@@ -54,14 +54,11 @@ def api_calls(tree: OpTree, step: int = -1) -> pd.DataFrame:
     n = tree.n
     dur = tree.end - tree.ts
     par = tree.parent
-    # CUDA driver calls are in the tree only to link the kernels they launch (optree.GPU_OP_CATS): they
-    # are not APIs of this sheet, and their time stays in their parent's self time
-    driver = classify.per_unique(tree.ops["cat"].to_numpy(dtype=object), lambda c: c == DRIVER_CAT)
-    has_parent = (par >= 0) & ~driver
+    has_parent = par >= 0
     child_dur = np.bincount(par[has_parent], weights=dur[has_parent], minlength=n) if n else np.zeros(0)
     self_ns = dur - child_dur.astype(np.int64)
     names = tree.ops["name"].to_numpy(dtype=object)
-    is_step = classify.per_unique(names, lambda s: STEP_MARK in s, lower=False) | driver
+    is_step = classify.per_unique(names, lambda s: STEP_MARK in s, lower=False)
     if step < 0:
         order = np.flatnonzero(~is_step)
     else:

@@ -42,10 +42,10 @@ log = logging.getLogger("msprof-analyze")
 #: GPU op categories the original treats as ops (reference-2 §2.1).
 #: The CUDA driver API's category (cuLaunchKernel: Triton, cuBLASLt). Not an op category of the original,
 #: which so loses every kernel launched through the driver (44.998 of aten::matmul's 50.276 ms on the
-#: timesformer H100 trace); ours keeps these calls as leaf nodes, so their kernels count for the op that
-#: made the call. ApiCompare leaves them out.
+#: timesformer H100 trace). Ours gives such a kernel to the innermost op around the driver call
+#: (``_driver_edges``); the calls themselves never become ops.
 DRIVER_CAT = "cuda_driver"
-GPU_OP_CATS = frozenset({"cpu_op", "user_annotation", "cuda_runtime", DRIVER_CAT, "operator", "runtime"})
+GPU_OP_CATS = frozenset({"cpu_op", "user_annotation", "cuda_runtime", "operator", "runtime"})
 #: Flow categories linking ops to kernels (replaced by ``--gpu_flow_cat`` on GPU when given).
 GPU_FLOW_CATS = frozenset({"async_gpu", "async_cpu_to_gpu", "ac2g", "async"})
 NPU_FLOW_CATS = frozenset({"async_npu"})
@@ -316,6 +316,17 @@ def flow_kernels(flows: pd.DataFrame, sel: np.ndarray, pool: pd.DataFrame) -> pd
     return pd.DataFrame({"s_ts": flows["s_ts"].to_numpy(dtype=np.int64)[sel[hit]], "order": hit, "k": k[hit]})
 
 
+def _link_order(ts: np.ndarray, fk: pd.DataFrame) -> np.ndarray:
+    """The flow order of each edge ``_link`` returns, in its order."""
+    s_ts = fk["s_ts"].to_numpy(np.int64)
+    lo = np.searchsorted(ts, s_ts, side="left")
+    n = np.searchsorted(ts, s_ts, side="right") - lo
+    flow = np.repeat(np.arange(len(s_ts)), n)
+    node = ranges(lo, lo + n)
+    order = fk["order"].to_numpy(np.int64)[flow]
+    return order[np.lexsort((order, node))]
+
+
 def _link(ts: np.ndarray, fk: pd.DataFrame | None) -> tuple[np.ndarray, np.ndarray]:
     """(node, kernel) edges: kernels at the end of flows starting at an op's ts, in flow order.
 
@@ -334,6 +345,35 @@ def _link(ts: np.ndarray, fk: pd.DataFrame | None) -> tuple[np.ndarray, np.ndarr
     return node[by], fk["k"].to_numpy(np.int64)[flow[by]]
 
 
+def _driver_edges(profile: Profile, ts: np.ndarray, end: np.ndarray, parent: np.ndarray,
+                  fk: pd.DataFrame | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(node, kernel, flow order) for kernels launched by CUDA driver calls: each goes to the innermost
+    op whose span holds the call (none outside every op), so no kernel is counted twice."""
+    none = (np.empty(0, np.int64),) * 3
+    if fk is None or fk.empty or not len(ts) or not profile.is_gpu or not len(profile.ops):
+        return none
+    ops = profile.ops
+    drv = np.flatnonzero(classify.per_unique(ops["cat"].to_numpy(dtype=object), lambda c: c == DRIVER_CAT))
+    if not drv.size:
+        return none
+    s_ts = fk["s_ts"].to_numpy(np.int64)
+    pick = np.flatnonzero(np.isin(s_ts, ops["ts"].to_numpy(np.int64)[drv]) & ~np.isin(s_ts, ts))
+    nodes, keep = [], []
+    for j in pick.tolist():
+        t = int(s_ts[j])
+        i = int(np.searchsorted(ts, t, side="right")) - 1
+        while i >= 0 and end[i] < t:  # the innermost op holding t is an ancestor of the last op starting by t
+            i = int(parent[i])
+        if i >= 0:
+            nodes.append(i)
+            keep.append(j)
+    if not keep:
+        return none
+    keep_a = np.asarray(keep, np.int64)
+    return (np.asarray(nodes, np.int64), fk["k"].to_numpy(np.int64)[keep_a],
+            fk["order"].to_numpy(np.int64)[keep_a])
+
+
 def build_tree(profile: Profile, gpu_flow_cat: str = "", with_comm: bool = False) -> OpTree:
     """Build one side's op tree from the model tables."""
     ops = _tree_ops(profile)
@@ -347,6 +387,13 @@ def build_tree(profile: Profile, gpu_flow_cat: str = "", with_comm: bool = False
     has_flows = bool(sel.size)
     fk = flow_kernels(profile.flows, sel, pool) if sel.size and len(pool) else None
     enode, ek = _link(ts, fk)
+    dnode, dk, dorder = _driver_edges(profile, ts, end, parent, fk)
+    if dnode.size:  # merged in (node, flow order) order, as _link orders its edges
+        lorder = _link_order(ts, fk)
+        node_all = np.concatenate([enode, dnode])
+        order_all = np.concatenate([lorder, dorder])
+        by = np.lexsort((order_all, node_all))
+        enode, ek = node_all[by], np.concatenate([ek, dk])[by]
     counts = np.bincount(enode, minlength=n).astype(np.int64) if n else np.zeros(0, np.int64)
     kptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     own_ns = np.zeros(n, np.int64)

@@ -281,6 +281,14 @@ def _level_rows(sheets: list[Sheet], operator_rows: pd.DataFrame | None = None) 
     return None
 
 
+def share_basis(level: str) -> str:
+    """What a contributor's Share is a share of, for titles: the summed absolute change of its level,
+    which is not the E2E change shown beside it."""
+    if level == "category":  # contributors taken from the waterfall steps
+        return "the waterfall steps' change"
+    return f"the {level}s' device-time change"
+
+
 def top_contributors(rows: pd.DataFrame, level: str, coverage: float = CONTRIBUTOR_COVERAGE) -> pd.DataFrame:
     """The rows whose diffs explain ``coverage`` of the total absolute change, largest first.
 
@@ -323,7 +331,8 @@ def _waterfall_contributors(wf: pd.DataFrame) -> tuple[str, pd.DataFrame]:
 # --------------------------------------------------------------------------- guards
 
 def _guard(check: str, ok: bool | None, base: Any, comparison: Any, detail: str) -> dict[str, Any]:
-    status = "unknown" if ok is None else ("ok" if ok else "warn")
+    # a failed NOTE_CHECKS check is a "note": it fails on the same workload too (other hardware, export)
+    status = "unknown" if ok is None else ("ok" if ok else "note" if check in NOTE_CHECKS else "warn")
     return {"Check": check, "Status": status, "Base": None if base is None else str(base),
             "Comparison": None if comparison is None else str(comparison), "Detail": detail}
 
@@ -392,7 +401,7 @@ def _gpu_vendor(p: Any) -> str | None:
     if not p.is_gpu:
         return None
     names = " ".join(str(d.get("name", "")) for d in (p.device_properties or []) if isinstance(d, dict)).lower()
-    if "nvidia" in names:
+    if any(w in names for w in ("nvidia", "tesla", "geforce", "quadro", "titan")):  # older names lack "NVIDIA"
         return "NVIDIA"
     if "amd" in names or "instinct" in names or "radeon" in names:
         return "AMD"
@@ -502,10 +511,9 @@ def guards(ctx: RunContext) -> pd.DataFrame:
 def log_guards(frame: pd.DataFrame) -> None:
     """One warning block for the failed checks (nothing when all pass). Different GPU vendors are the
     same workload on other hardware: that one is its own warning about reading the categories."""
-    notes = frame[frame["Check"].isin(list(NOTE_CHECKS)) & (frame["Status"] == "warn")]
-    for r in notes.itertuples(index=False):
+    for r in frame[frame["Status"] == "note"].itertuples(index=False):
         log.warning("%s (base %s, comparison %s): %s.", NOTE_CHECKS[r.Check], r.Base, r.Comparison, r.Detail)
-    bad = frame[(frame["Status"] == "warn") & ~frame["Check"].isin(list(NOTE_CHECKS))]
+    bad = frame[frame["Status"] == "warn"]
     if bad.empty:
         return
     lines = ["The two profiles may not be the same workload:"]
@@ -642,7 +650,7 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5) -> tuple[in
             lines.append(f"Top {len(worst)} contributors ({level} level):")
             for r in worst.itertuples(index=False):
                 lines.append(f"  {r.Name}: +{float(r[5]):.3f} ms "
-                             f"({float(r.Share):.1%} of the {level}s' device-time change)")
+                             f"({float(r.Share):.1%} of {share_basis(level)})")
     wf = result.frames.get("waterfall")
     if wf is not None and len(wf):
         steps = wf[~wf["Category"].isin(["start", "end"])]

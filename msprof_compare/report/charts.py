@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..compare.summary import share_basis
 from ..compare.table import Sheet
 
 log = logging.getLogger("msprof-analyze")
@@ -130,12 +131,13 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
         rows = [[r.Name, r[3], r[4], r[5], r.Share, r[7], int(r.Rank)] for r in contrib.itertuples(index=False)]
         rows_word = "row covers" if len(contrib) == 1 else "rows cover"
         row = _table(wb, ws, row, f"Top contributors ({level} level; {len(contrib)} {rows_word} {cover:.0%} "
-                     f"of the {level}s' absolute device-time change, not of the E2E change)",
+                     f"of {share_basis(level)}, not of the E2E change)",
                      ["Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share", "Rank"],
                      rows, ["text", "float", "float", "float", "ratio", "ratio", "text"])
     if len(guard):
         rows = [list(r) for r in guard.itertuples(index=False)]
-        row = _table(wb, ws, row, "Validity checks (are both sides the same workload?)",
+        row = _table(wb, ws, row, "Validity checks (warn: are both sides the same workload? note: read the "
+                     "figures with this in mind)",
                      ["Check", "Status", "Base", "Comparison", "Detail"], rows, ["text"] * 5,
                      row_fmt=lambda v: "warn" if v[1] == "warn" else None)
 

@@ -49,7 +49,8 @@ def output_target(target: str | os.PathLike, suffix: str) -> tuple[str, str | No
     path = os.path.abspath(os.path.expanduser(raw))
     name: str | None = None
     low = path.lower()
-    as_dir = os.path.isdir(path) or raw.endswith(("/", os.sep))  # "run.json/" is a directory
+    # "run.json/" (and "run.json/.") is a directory
+    as_dir = os.path.isdir(path) or raw.endswith(("/", os.sep, "/.", os.sep + "."))
     other = next((x for x in REPORT_SUFFIXES if x != suffix and low.endswith(x)), None)
     if other and not as_dir:
         raise UsageError(f"output {raw} names a {other} file; give a directory or a {suffix} path")

@@ -11,6 +11,8 @@ import math
 import pandas as pd
 from prettytable import PrettyTable
 
+from ..compare.summary import share_basis
+
 CONSOLE_TOP = 10
 
 
@@ -49,7 +51,7 @@ def render_contributors(frame: pd.DataFrame | None, top: int = CONSOLE_TOP) -> s
     t = PrettyTable()
     # shares are of the summed |change| of this level's device times, not of the E2E change above
     t.title = (f"Top Contributors ({level} level, {len(shown)} of {len(frame)} covering "
-               f"{float(frame['Cumulative Share'].iloc[-1]):.0%} of the {level}s' device-time change)")
+               f"{float(frame['Cumulative Share'].iloc[-1]):.0%} of {share_basis(level)})")
     t.field_names = ["#", "Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative"]
     for r in shown.itertuples(index=False):
         name = str(r.Name)
