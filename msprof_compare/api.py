@@ -133,7 +133,10 @@ class CompareResult:
         if value is None:
             raise UsageError("regression_gate needs a percentage (a finite number >= 0)")
         if "e2e" not in self.frames:  # compared without the time breakdown: make it now
-            pair = overall.breakdowns(RunContext(self.base, self.comparison, self.options))
+            try:
+                pair = overall.breakdowns(RunContext(self.base, self.comparison, self.options))
+            except ProfileError as exc:  # e.g. GPU kernels without any stream: no E2E time to judge by
+                return 1, f"error: {exc}"
             self.frames["e2e"] = summary.e2e_frame(*pair)
         return summary.regression_gate(self, value)
 

@@ -263,3 +263,13 @@ def test_kernels_without_stream_stop_the_profiling_compare(tmp_path):
         gpu_breakdown(load_profile(path, _opts(enable_profiling_compare=True)))
     # the other comparisons do not need a stream
     assert compare(path, path, enable_operator_compare=True) is not None
+
+
+def test_gate_on_kernels_without_stream_answers_1(tmp_path):
+    """The API's gate on a run made without the breakdown: no stream means no E2E time, answer 1."""
+    def k(name, ts, **args):
+        return {"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 3, "ts": ts, "dur": 10, "args": args}
+
+    path = _trace(tmp_path, [k("gemm", 0), k("relu", 20)])
+    code, message = compare(path, path, enable_operator_compare=True).regression_gate(5)
+    assert code == 1 and "does not contain kernel running data" in message
