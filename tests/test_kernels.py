@@ -69,14 +69,21 @@ def test_kernel_totals_are_exact_decimal_sums():
 
     path = DATA / "kernel_details_l1_head40.csv"
     groups = kernels.kernel_groups(npu(kernel_details=read_kernel_details(str(path))))
-    sums: dict[tuple[str, str], Decimal] = {}
+    durs: dict[tuple[str, str], list[Decimal]] = {}
     with open(path, newline="") as fh:
         for row in csv.DictReader(fh):
             typ, shape = row["Type"].strip(), row["Input Shapes"].strip() or "N/A"
             if typ not in ("", "N/A"):
-                sums[(typ, shape)] = sums.get((typ, shape), Decimal(0)) + Decimal(row["Duration(us)"].strip())
-    got = dict(zip(zip(groups["type"], groups["shape"], strict=True), groups["total"], strict=True))
-    assert got == {k: float(v.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)) for k, v in sums.items()}
+                durs.setdefault((typ, shape), []).append(Decimal(row["Duration(us)"].strip()))
+
+    def r2(v: Decimal) -> float:
+        return float(v.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+
+    keys = list(zip(groups["type"], groups["shape"], strict=True))
+    # total, max and min: the exact decimal figures rounded half up
+    assert dict(zip(keys, groups["total"], strict=True)) == {k: r2(sum(v)) for k, v in durs.items()}
+    assert dict(zip(keys, groups["max"], strict=True)) == {k: r2(max(v)) for k, v in durs.items()}
+    assert dict(zip(keys, groups["min"], strict=True)) == {k: r2(min(v)) for k, v in durs.items()}
 
 
 def test_kernel_total_tie_rounds_half_up():
@@ -86,6 +93,10 @@ def test_kernel_total_tie_rounds_half_up():
     groups = kernels.kernel_groups(npu(kernel_details=kd))
     assert groups["total"].tolist() == [793.02]
     assert kernels.kernel_rows(groups, groups)[0][3] == 793.02
+    # one TensorMove of 252.385 us (pair 1): round(252.385, 2) is 252.38; Total, Avg, Max, Min all read 252.39
+    one = pd.DataFrame({"Type": ["TensorMove"], "Input Shapes": ["s"], "Duration(us)": [252.385], "dur": [252_385]})
+    g = kernels.kernel_groups(npu(kernel_details=one))
+    assert kernels.kernel_rows(g, g)[0][3:8] == [252.39, 252.39, 252.39, 252.39, 1]
 
 
 def test_kernel_rows_rounding_and_absent_sides():

@@ -203,14 +203,17 @@ def test_driver_launched_kernels_go_to_the_innermost_op_around_the_call() -> Non
     from msprof_compare.compare import api_stats
 
     p = gpu_profile([("aten::addmm", 10, 100), ("cuLaunchKernel", 20, 10), ("cudaLaunchKernel", 30, 40),
-                     ("cuLaunchKernel", 200, 5)],
-                    [("gemm_drv", 300, 8), ("gemm_rt", 320, 4), ("orphan", 400, 2)],
-                    [(20, 300), (30, 320), (200, 400)])
+                     ("cuLaunchKernel", 200, 5), ("aten::add", 300, 100), ("aten::fill_", 310, 10),
+                     ("cuLaunchKernel", 350, 5)],
+                    [("gemm_drv", 500, 8), ("gemm_rt", 520, 4), ("orphan", 600, 2), ("add_drv", 700, 3)],
+                    [(20, 500), (30, 520), (200, 600), (350, 700)])
     p.ops.loc[p.ops["name"] == "cuLaunchKernel", "cat"] = "cuda_driver"
     p.ops.loc[p.ops["name"] == "cudaLaunchKernel", "cat"] = "cuda_runtime"
     tree = build_tree(p)
-    assert tree.names.tolist() == ["aten::addmm", "cudaLaunchKernel"]  # driver calls are not nodes
-    assert tree.device_ns.tolist() == [12 * US, 4 * US]  # addmm: its own driver kernel + the runtime one's
+    # driver calls are not nodes
+    assert tree.names.tolist() == ["aten::addmm", "cudaLaunchKernel", "aten::add", "aten::fill_"]
+    # addmm: its own driver kernel + the runtime one's; aten::add holds the call made after fill_ ended
+    assert tree.device_ns.tolist() == [12 * US, 4 * US, 3 * US, 0]
     calls = api_stats.api_calls(tree)
-    assert calls["name"].tolist() == ["aten::addmm", "cudaLaunchKernel"]
-    assert (calls["self"] // US).tolist() == [60, 40]  # 100 - 40: the driver call is not a child
+    assert calls["name"].tolist() == ["aten::addmm", "cudaLaunchKernel", "aten::add", "aten::fill_"]
+    assert (calls["self"] // US).tolist() == [60, 40, 90, 10]  # 100 - 40: the driver call is not a child

@@ -19,7 +19,7 @@ from ..errors import StepError
 from ..model import factorize
 from . import classify, table
 from .optree import OpTree, op_tree
-from .steps import STEP_MARK, side_range, side_step
+from .steps import STEP_MARK, side_step
 from .table import STYLE_FLOAT, STYLE_INT, Column, Sheet, diff_ratio, frame_from_rows
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -115,7 +115,6 @@ def build(ctx: RunContext) -> list[Sheet]:
     """The ApiCompare sheet (nothing when either side has no op)."""
     tables = []
     for side in ("base", "comparison"):
-        side_range(ctx, side)  # GPU refusal / unknown step, as for every comparator
         step = side_step(ctx, side)
         tree = op_tree(ctx, side)  # logs a side without ops
         calls = api_calls(tree, step)

@@ -21,7 +21,6 @@ import pandas as pd
 from ..model import Profile, factorize
 from . import classify, table
 from .optree import OpPairs, OpTree, op_tree, operator_pairs
-from .steps import check_steps
 from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, frame_from_rows
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -307,7 +306,6 @@ def detail_rows(pairs: OpPairs, mb: MemoryIndex, mc: MemoryIndex) -> list[list]:
 
 def build(ctx: RunContext) -> list[Sheet]:
     """MemoryCompareStatistic, then MemoryCompare unless ``--disable_details``."""
-    check_steps(ctx)
     pairs = operator_pairs(ctx)
     mb, mc = memory_index(ctx, "base"), memory_index(ctx, "comparison")
     if not len(pairs):

@@ -39,12 +39,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 log = logging.getLogger("msprof-analyze")
 
-#: GPU op categories the original treats as ops (reference-2 §2.1).
 #: The CUDA driver API's category (cuLaunchKernel: Triton, cuBLASLt). Not an op category of the original,
 #: which so loses every kernel launched through the driver (44.998 of aten::matmul's 50.276 ms on the
 #: timesformer H100 trace). Ours gives such a kernel to the innermost op around the driver call
 #: (``_driver_edges``); the calls themselves never become ops.
 DRIVER_CAT = "cuda_driver"
+#: GPU op categories the original treats as ops (reference-2 §2.1).
 GPU_OP_CATS = frozenset({"cpu_op", "user_annotation", "cuda_runtime", "operator", "runtime"})
 #: Flow categories linking ops to kernels (replaced by ``--gpu_flow_cat`` on GPU when given).
 GPU_FLOW_CATS = frozenset({"async_gpu", "async_cpu_to_gpu", "ac2g", "async"})
@@ -316,33 +316,24 @@ def flow_kernels(flows: pd.DataFrame, sel: np.ndarray, pool: pd.DataFrame) -> pd
     return pd.DataFrame({"s_ts": flows["s_ts"].to_numpy(dtype=np.int64)[sel[hit]], "order": hit, "k": k[hit]})
 
 
-def _link_order(ts: np.ndarray, fk: pd.DataFrame) -> np.ndarray:
-    """The flow order of each edge ``_link`` returns, in its order."""
-    s_ts = fk["s_ts"].to_numpy(np.int64)
-    lo = np.searchsorted(ts, s_ts, side="left")
-    n = np.searchsorted(ts, s_ts, side="right") - lo
-    flow = np.repeat(np.arange(len(s_ts)), n)
-    node = ranges(lo, lo + n)
-    order = fk["order"].to_numpy(np.int64)[flow]
-    return order[np.lexsort((order, node))]
-
-
-def _link(ts: np.ndarray, fk: pd.DataFrame | None) -> tuple[np.ndarray, np.ndarray]:
-    """(node, kernel) edges: kernels at the end of flows starting at an op's ts, in flow order.
+def _link(ts: np.ndarray, fk: pd.DataFrame | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(node, kernel, flow order) edges: kernels at the end of flows starting at an op's ts, in
+    (node, flow order) order.
 
     ``ts`` is sorted; a flow links to every node starting at its start ts."""
+    none = (np.empty(0, np.int64),) * 3
     if fk is None or fk.empty or len(ts) == 0:
-        return np.empty(0, np.int64), np.empty(0, np.int64)
+        return none
     s_ts = fk["s_ts"].to_numpy(np.int64)
     lo = np.searchsorted(ts, s_ts, side="left")
     n = np.searchsorted(ts, s_ts, side="right") - lo
     if not n.any():
-        return np.empty(0, np.int64), np.empty(0, np.int64)
+        return none
     flow = np.repeat(np.arange(len(s_ts)), n)
     node = ranges(lo, lo + n)
     order = fk["order"].to_numpy(np.int64)[flow]
     by = np.lexsort((order, node))
-    return node[by], fk["k"].to_numpy(np.int64)[flow[by]]
+    return node[by], fk["k"].to_numpy(np.int64)[flow[by]], order[by]
 
 
 def _driver_edges(profile: Profile, ts: np.ndarray, end: np.ndarray, parent: np.ndarray,
@@ -358,20 +349,15 @@ def _driver_edges(profile: Profile, ts: np.ndarray, end: np.ndarray, parent: np.
         return none
     s_ts = fk["s_ts"].to_numpy(np.int64)
     pick = np.flatnonzero(np.isin(s_ts, ops["ts"].to_numpy(np.int64)[drv]) & ~np.isin(s_ts, ts))
-    nodes, keep = [], []
-    for j in pick.tolist():
-        t = int(s_ts[j])
-        i = int(np.searchsorted(ts, t, side="right")) - 1
-        while i >= 0 and end[i] < t:  # the innermost op holding t is an ancestor of the last op starting by t
-            i = int(parent[i])
-        if i >= 0:
-            nodes.append(i)
-            keep.append(j)
-    if not keep:
-        return none
-    keep_a = np.asarray(keep, np.int64)
-    return (np.asarray(nodes, np.int64), fk["k"].to_numpy(np.int64)[keep_a],
-            fk["order"].to_numpy(np.int64)[keep_a])
+    t = s_ts[pick]
+    node = np.searchsorted(ts, t, side="right") - 1  # the last op starting by the call
+    # the innermost op holding the call is that op or one of its ancestors: climb while it ended before
+    climb = np.flatnonzero((node >= 0) & (end[np.maximum(node, 0)] < t))
+    while climb.size:
+        node[climb] = parent[node[climb]]
+        climb = climb[(node[climb] >= 0) & (end[np.maximum(node[climb], 0)] < t[climb])]
+    ok = node >= 0
+    return node[ok], fk["k"].to_numpy(np.int64)[pick[ok]], fk["order"].to_numpy(np.int64)[pick[ok]]
 
 
 def build_tree(profile: Profile, gpu_flow_cat: str = "", with_comm: bool = False) -> OpTree:
@@ -386,14 +372,11 @@ def build_tree(profile: Profile, gpu_flow_cat: str = "", with_comm: bool = False
     sel = flow_rows(profile.flows, flow_cats(profile, gpu_flow_cat))
     has_flows = bool(sel.size)
     fk = flow_kernels(profile.flows, sel, pool) if sel.size and len(pool) else None
-    enode, ek = _link(ts, fk)
+    enode, ek, eorder = _link(ts, fk)
     dnode, dk, dorder = _driver_edges(profile, ts, end, parent, fk)
     if dnode.size:  # merged in (node, flow order) order, as _link orders its edges
-        lorder = _link_order(ts, fk)
-        node_all = np.concatenate([enode, dnode])
-        order_all = np.concatenate([lorder, dorder])
-        by = np.lexsort((order_all, node_all))
-        enode, ek = node_all[by], np.concatenate([ek, dk])[by]
+        by = np.lexsort((np.concatenate([eorder, dorder]), np.concatenate([enode, dnode])))
+        enode, ek = np.concatenate([enode, dnode])[by], np.concatenate([ek, dk])[by]
     counts = np.bincount(enode, minlength=n).astype(np.int64) if n else np.zeros(0, np.int64)
     kptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     own_ns = np.zeros(n, np.int64)

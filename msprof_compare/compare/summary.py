@@ -509,8 +509,8 @@ def guards(ctx: RunContext) -> pd.DataFrame:
 
 
 def log_guards(frame: pd.DataFrame) -> None:
-    """One warning block for the failed checks (nothing when all pass). Different GPU vendors are the
-    same workload on other hardware: that one is its own warning about reading the categories."""
+    """One warning block for the failed checks (nothing when all pass). A "note" (NOTE_CHECKS: other
+    hardware, another export kind) holds for the same workload too: each is its own warning."""
     for r in frame[frame["Status"] == "note"].itertuples(index=False):
         log.warning("%s (base %s, comparison %s): %s.", NOTE_CHECKS[r.Check], r.Base, r.Comparison, r.Detail)
     bad = frame[frame["Status"] == "warn"]
