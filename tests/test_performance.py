@@ -52,6 +52,19 @@ def test_kineto_epoch_float_times_are_exact(tmp_path: Path, ts_texts: list[str])
     assert prof.kernels["dur"].tolist() == [1500] * len(ts_texts)
 
 
+def test_exact_times_mixes_the_vectorised_and_the_per_value_paths() -> None:
+    # Epoch-scale ns texts (16 whole digits) take the vectorised parser; quoted strings, exponents,
+    # null, a missing dur and negatives fall back one by one. Expected values written out by hand.
+    data = (b'{"traceEvents": ['
+            b'{"ts": 1712195495519689.047, "dur": 12.0005}, {"ts": 1712195495519690.0004, "dur": "3.5"}, '
+            b'{"ts": 1.5e3, "dur": null}, {"ts": -0.0005}, {"ts": 9223372036854775.807, "dur": 0}]}')
+    ts, dur = traceio.exact_times("t.json", data)
+    assert ts.tolist() == [1712195495519689047, 1712195495519690000, 1500000, -1, 9223372036854775807]
+    assert dur.tolist() == [12001, 3500, 0, 0, 0]
+    with pytest.raises(ProfileError, match="invalid time value '9223372036854775.808'"):
+        traceio.exact_times("t.json", b'[{"ts": 9223372036854775.808}]')
+
+
 def test_float_proof_rejects_what_it_cannot_prove() -> None:
     vals = [2234705626572.7505]  # decodes to a float whose ns does not round-trip
     ns = traceio.to_ns(vals)

@@ -5,7 +5,9 @@ Detection follows reference-1 §2 (DB beats trace_view.json in a directory,
 object and an NPU trace_view when it is an array) plus our extensions: gzip
 traces and a directory holding exactly one Kineto trace.
 The kind of a JSON file is decided from its first bytes; the same bytes are
-then decoded, so no file is parsed twice.
+then decoded, so no file is read twice. The one second pass over them is
+``traceio.exact_times``: only for traces whose float timestamps are too large
+for float64 (ns-resolution Kineto), and it reads only ``ts`` / ``dur``.
 """
 
 from __future__ import annotations

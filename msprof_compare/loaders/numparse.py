@@ -35,7 +35,7 @@ def text_us_to_ns(text: bytes | str) -> int:
     neg = b.startswith(b"-")
     body = b[1:] if neg or b.startswith(b"+") else b
     whole, _, frac = body.partition(b".")
-    if whole.isdigit() and (not frac or frac.isdigit()) and len(whole) <= 15:
+    if whole.isdigit() and (not frac or frac.isdigit()) and len(whole) <= 15:  # < 2**63 ns
         v = int(whole) * 1000
         if frac:
             v += int(frac[:3].ljust(3, b"0"))
@@ -56,9 +56,22 @@ def text_us_to_ns(text: bytes | str) -> int:
     return v
 
 
-def texts_us_to_ns(texts: list) -> np.ndarray:
-    """Many decimal-microsecond texts -> int64 ns (exact)."""
-    return np.fromiter((text_us_to_ns(t) for t in texts), dtype=np.int64, count=len(texts))
+def texts_us_to_ns(texts: list[bytes]) -> np.ndarray:
+    """Many raw JSON number texts -> int64 ns (exact).
+
+    Plain ``digits.digits`` texts (nearly all of them) go through the vectorised parser; the
+    rest (quoted strings, exponents, ``null``) take the exact per-value path, which raises
+    ``NumberError`` on junk.
+    """
+    n = len(texts)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    if n > _CHUNK:  # bound the temporary byte matrices
+        return np.concatenate([texts_us_to_ns(texts[i:i + _CHUNK]) for i in range(0, n, _CHUNK)])
+    val, ok = _parse_decimal(texts)
+    for i in np.flatnonzero(~ok).tolist():
+        val[i] = text_us_to_ns(texts[i])
+    return val
 
 
 _DIGIT_LO, _DIGIT_HI, _DOT, _MINUS, _PLUS = 48, 57, 46, 45, 43

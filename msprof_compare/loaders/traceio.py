@@ -4,7 +4,9 @@ Ascend ``trace_view.json``).
 The file is decoded once with msgspec into small typed structs (unknown keys
 skipped, ``args`` kept as raw bytes), with the garbage collector paused, and
 turned straight into numpy columns. ``args`` are decoded later, in one batch,
-only for the events a loader asks for (``decode_args``).
+only for the events a loader asks for (``decode_args``). Traces whose float
+timestamps exceed float64's ns precision get a second, times-only pass over
+the same bytes (``exact_times``).
 """
 
 from __future__ import annotations
@@ -87,7 +89,7 @@ def exact_times(path: str, data: bytes) -> tuple[np.ndarray, np.ndarray]:
                 items = msgspec.json.decode(data, type=_TimesFile).traceEvents
             else:
                 items = msgspec.json.decode(data, type=list[_Times])
-            return (texts_us_to_ns([e.ts for e in items]), texts_us_to_ns([e.dur for e in items]))
+            return (texts_us_to_ns([bytes(e.ts) for e in items]), texts_us_to_ns([bytes(e.dur) for e in items]))
     except NumberError as exc:
         raise ProfileError(path, f"invalid time value {exc.text!r} in trace events") from None
     except DECODE_ERRORS as exc:
