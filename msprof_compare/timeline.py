@@ -58,12 +58,6 @@ def union(starts: object, ends: object) -> Intervals:
     return s[first], reach[last]
 
 
-def total_length(starts: object, ends: object) -> int:
-    """Length (ns) of the union of arbitrary intervals."""
-    s, e = union(starts, ends)
-    return int((e - s).sum())
-
-
 def length(iv: Intervals) -> int:
     """Length (ns) of an interval set (already disjoint)."""
     return int((iv[1] - iv[0]).sum())
@@ -97,12 +91,3 @@ def intersect(a: Intervals, b: Intervals) -> Intervals:
 def subtract(a: Intervals, b: Intervals) -> Intervals:
     """Points covered by ``a`` but not by ``b`` (a minus b)."""
     return _sweep(a, b, 1, 0)
-
-
-def clip(iv: Intervals, lo: int, hi: int) -> Intervals:
-    """The part of ``iv`` inside ``[lo, hi)``."""
-    s, e = union(*iv)
-    s = np.maximum(s, lo)
-    e = np.minimum(e, hi)
-    keep = e > s
-    return s[keep], e[keep]

@@ -39,11 +39,11 @@ E2E_EXCLUDED = frozenset({"KERNEL_AICORE", "KERNEL_AIVEC", "FFTS_PLUS", "KERNEL_
 CUBE_RTS_TYPES = ("KERNEL_AICORE", "KERNEL_MIX_AIC")
 
 
-def db_breakdown(profile: Profile, opts: Options | None = None) -> Breakdown:
+def db_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Keywords | None = None) -> Breakdown:
     """The time breakdown of one DB profile (all times int64 ns)."""
     bd = Breakdown(kind="NPU", not_minimal=True)
     bd.memory_gb = int(profile.extra.get("memory_peak_bytes", 0) or 0) / 1024**3
-    _categorise(profile, bd)
+    _categorise(profile, bd, kw or classify.load_keywords())
     _lccl(profile, bd)
     _sdma_stream(profile, bd)
     windows = _intervals(profile, bd)
@@ -85,7 +85,7 @@ def cube_mask(profile: Profile) -> np.ndarray:
     return kx["rts_type"].isin(CUBE_RTS_TYPES).to_numpy(dtype=bool)
 
 
-def _categorise(profile: Profile, bd: Breakdown) -> None:
+def _categorise(profile: Profile, bd: Breakdown, kw: classify.Keywords) -> None:
     k = profile.kernels
     if not len(k):
         return
@@ -102,13 +102,13 @@ def _categorise(profile: Profile, bd: Breakdown) -> None:
     is_cube = cube_mask(profile)[order]
     ops = profile.ops
     cube_ops = classify.cube_ops(ops["name"].to_numpy(dtype=object), ops["ts"].to_numpy(dtype=np.int64),
-                                 ops["dur"].to_numpy(dtype=np.int64))
+                                 ops["dur"].to_numpy(dtype=np.int64), kw=kw)
     labels = classify.categorize(
         dur, flow_ts, is_cube, cube_ops,
-        is_trans=classify.is_trans_kernel_name(names),
+        is_trans=classify.is_trans_kernel_name(names, kw),
         page_attention=classify.per_unique(types, lambda t: "pagedattention" in t),
         tensor_move=classify.per_unique(names, lambda n: n.startswith("aclnninplacecopy") and "tensormove" in n),
-        mc2=classify.is_mc2_name(names),
+        mc2=classify.is_mc2_name(names, kw),
         npu_type=types,
     )
     classify.fill_buckets(bd, labels, dur)

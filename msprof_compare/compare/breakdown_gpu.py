@@ -75,7 +75,7 @@ def flow_start_of(profile: Profile, kernel_ts: np.ndarray, opts: Options | None 
     return out
 
 
-def gpu_breakdown(profile: Profile, opts: Options | None = None) -> Breakdown:
+def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Keywords | None = None) -> Breakdown:
     """Computing / communication / free breakdown of one Kineto profile (all times int ns)."""
     bd = Breakdown("GPU")
     k = profile.kernels
@@ -122,7 +122,7 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None) -> Breakdown:
     cdur = end[compute] - cts
     ops = profile.ops
     o = np.flatnonzero(classify.per_unique(ops["cat"].to_numpy(dtype=object), lambda c: c in TORCH_OP_CATS))
-    kw = classify.load_keywords()
+    kw = kw or classify.load_keywords()
     cube_ops = classify.cube_ops(ops["name"].to_numpy(dtype=object)[o], ops["ts"].to_numpy(dtype=np.int64)[o],
                                  ops["dur"].to_numpy(dtype=np.int64)[o], ops["tid"].to_numpy(dtype=np.int64)[o],
                                  backward_tid=profile.backward_tid, kw=kw)

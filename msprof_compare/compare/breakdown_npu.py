@@ -40,7 +40,7 @@ COMPUTING, NOT_OVERLAPPED = "Computing", "Communication(Not Overlapped)"
 EXACT_INTERVALS = True
 
 
-def npu_breakdown(profile: Profile, opts: Options | None = None) -> Breakdown:
+def npu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Keywords | None = None) -> Breakdown:
     """The time breakdown of one NPU text profile (all times int64 ns)."""
     bd = Breakdown(kind="NPU", not_minimal=True)
     trace_only = profile.level == "trace"
@@ -49,7 +49,7 @@ def npu_breakdown(profile: Profile, opts: Options | None = None) -> Breakdown:
                           "communication.json, so the categorised computing rows, Mem Usage and bandwidths are absent")
     else:
         _memory(profile, bd)
-        _categorise(profile, bd)
+        _categorise(profile, bd, kw or classify.load_keywords())
     tasks = _device_tasks(profile)
     _lccl(profile, bd, tasks)
     _sdma_stream(profile, bd, tasks)
@@ -113,7 +113,7 @@ def _lookup(keys: np.ndarray, values: np.ndarray, q: np.ndarray) -> np.ndarray:
     return np.where(hit, values[ic], 0)
 
 
-def _categorise(profile: Profile, bd: Breakdown) -> None:
+def _categorise(profile: Profile, bd: Breakdown, kw: classify.Keywords) -> None:
     """kernel_details.csv rows -> buckets and MC2 (reference-1 §3.7, §5.3, §5.6)."""
     kd = profile.kernel_details
     if kd is None or not len(kd) or not ({"mac_time(us)", "aiv_vec_time(us)"} & set(kd.columns)):
@@ -127,7 +127,6 @@ def _categorise(profile: Profile, bd: Breakdown) -> None:
     rows = np.flatnonzero(valid)
     if not rows.size:
         return
-    kw = classify.load_keywords()
     names = kd["Name"].to_numpy(dtype=object)[rows]
     types = kd["Type"].to_numpy(dtype=object)[rows]
     ts = kd["ts"].to_numpy(dtype=np.int64)[rows]

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import configparser
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -63,17 +63,13 @@ class Keywords:
     mc2: frozenset[str]
 
 
-_CACHE: dict[str, Keywords] = {}
-
-
 def load_keywords(path: str | None = None) -> Keywords:
     """Read the keyword lists: ``path``, else ``$MSPROF_COMPARE_CONFIG``, else the packaged default.
 
-    All six keys of section ``OP_MASK`` are mandatory, as in the original.
+    All six keys of section ``OP_MASK`` are mandatory, as in the original. Read anew on every
+    call (no process-wide cache, so an edited file counts); a run reads it once (``overall.breakdowns``).
     """
     path = path or os.environ.get(CONFIG_ENV) or _DEFAULT_INI
-    if path in _CACHE:
-        return _CACHE[path]
     parser = configparser.ConfigParser(interpolation=None)
     parser.optionxform = str  # keep key case for the error messages
     try:
@@ -89,15 +85,13 @@ def load_keywords(path: str | None = None) -> Keywords:
         if key not in sec:
             raise ProfileError(path, f"Missing required key '{key}' in section 'OP_MASK'.")
         values.append(frozenset(w.strip().lower() for w in sec[key].split(",") if w.strip()))
-    kw = Keywords(*values)
-    _CACHE[path] = kw
-    return kw
+    return Keywords(*values)
 
 
 # --------------------------------------------------------------------------- name predicates
 
 
-def per_unique(names: Iterable[str], test, lower: bool = True) -> np.ndarray:
+def per_unique(names: Iterable[str], test: Callable[[str], bool], lower: bool = True) -> np.ndarray:
     """Apply a str -> bool test once per distinct name (names repeat a lot), to the lower-cased
     name unless ``lower`` is False; None reads as ""."""
     arr = names if isinstance(names, np.ndarray) and names.dtype == object else np.asarray(names, dtype=object)
@@ -156,11 +150,6 @@ def cube_op_kind(names: Iterable[str], kw: Keywords | None = None) -> np.ndarray
     codes, uniq = factorize(arr)
     kinds = np.fromiter((kind("" if u is None else str(u).lower()) for u in uniq), dtype=np.int8, count=len(uniq))
     return kinds[codes]
-
-
-def is_cube_op_name(names: Iterable[str], kw: Keywords | None = None) -> np.ndarray:
-    """Per cpu op name: is it a "cpu cube op" (contains a MATMUL, FA or CONV keyword)."""
-    return cube_op_kind(names, kw) != OP_NONE
 
 
 # --------------------------------------------------------------------------- cube ops

@@ -140,11 +140,6 @@ def _is_module(names: pd.Series | np.ndarray) -> np.ndarray:
     return classify.per_unique(np.asarray(names, dtype=object), lambda n: n.startswith(MODULE_PREFIX))
 
 
-def has_modules(profile: Profile) -> bool:
-    pf = profile.python_functions
-    return bool(len(pf)) and bool(_is_module(pf["name"]).any())
-
-
 # ------------------------------------------------------------------------------------ kernel points
 
 

@@ -18,6 +18,7 @@ import pandas as pd
 from ..model import Profile
 from ..options import Options
 from .breakdown import BUCKETS, Breakdown, Bucket
+from .classify import Keywords, load_keywords
 from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -58,27 +59,29 @@ _SINGLE = {"Page Attention": "page_attention", "Cube": "other_cube", "SDMA (Tens
 # --------------------------------------------------------------------------- breakdown dispatch
 
 
-def breakdown_of(profile: Profile, opts: Options) -> Breakdown:
+def breakdown_of(profile: Profile, opts: Options, kw: Keywords | None = None) -> Breakdown:
     """The time breakdown of one profile, computed by its loader family's module."""
+    kw = kw or load_keywords()
     if profile.source == "kineto":
         from .breakdown_gpu import gpu_breakdown
 
-        return gpu_breakdown(profile, opts)
+        return gpu_breakdown(profile, opts, kw)
     if profile.source == "ascend_text":
         from .breakdown_npu import npu_breakdown
 
-        return npu_breakdown(profile, opts)
+        return npu_breakdown(profile, opts, kw)
     if profile.source == "ascend_db":
         from .breakdown_db import db_breakdown
 
-        return db_breakdown(profile, opts)
+        return db_breakdown(profile, opts, kw)
     raise ValueError(f"no breakdown for profile source {profile.source!r}")
 
 
 def breakdowns(ctx: RunContext) -> tuple[Breakdown, Breakdown]:
     """Both sides' breakdowns, computed once per run."""
     if "breakdowns" not in ctx.cache:
-        pair = (breakdown_of(ctx.base, ctx.options), breakdown_of(ctx.comparison, ctx.options))
+        kw = load_keywords()  # once per run: both sides classify with the same lists
+        pair = (breakdown_of(ctx.base, ctx.options, kw), breakdown_of(ctx.comparison, ctx.options, kw))
         ctx.cache["breakdowns"] = pair
         ctx.cache["breakdown.base"], ctx.cache["breakdown.comparison"] = pair
     return ctx.cache["breakdowns"]

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ..errors import ProfileError
 from ..model import factorize
 from .breakdown import Breakdown
 from .table import STYLE_FLOAT, STYLE_RATIO, STYLE_TEXT, Column, Sheet
@@ -205,12 +206,6 @@ def waterfall(base: Breakdown, comparison: Breakdown) -> pd.DataFrame:
     }, columns=WATERFALL_COLUMNS)
 
 
-def waterfall_sum_ns(frame: pd.DataFrame) -> int:
-    """The sum of the step deltas (start and end rows excluded), in ns."""
-    steps = frame[~frame["Category"].isin(["start", "end"])]
-    return int(steps["Delta(ns)"].astype("int64").sum())
-
-
 # --------------------------------------------------------------------------- contributors
 
 def _numeric(s: pd.Series) -> np.ndarray:
@@ -228,13 +223,13 @@ def _operator_statistic(ctx: RunContext, sheets: list[Sheet]) -> pd.DataFrame | 
         return None
     if not (len(ctx.base.ops) and len(ctx.comparison.ops)):
         return None
-    try:
-        from .operators import statistic_rows
-        from .optree import operator_pairs
+    from .operators import statistic_rows
+    from .optree import operator_pairs
 
+    try:
         rows = statistic_rows(operator_pairs(ctx))
-    except Exception as exc:  # noqa: BLE001 - contributors fall back to the sheets the run has
-        log.debug("operator-level contributors unavailable: %s", exc)
+    except ProfileError as exc:  # data the pairing cannot use: fall back to the sheets the run has
+        log.warning("Operator-level contributors are not available (%s); using the module level.", exc)
         return None
     return pd.DataFrame(rows) if rows else None
 
@@ -625,6 +620,10 @@ def e2e_ns(result: CompareResult) -> tuple[int, int] | None:
     return int(e2e["base_ns"].iloc[0]), int(e2e["comparison_ns"].iloc[0])
 
 
+#: Exit code of a run that ``--fail_on_regression`` fails (0 and 1 keep their meanings).
+EXIT_REGRESSION = 3
+
+
 def regression_gate(result: CompareResult, pct: float, top: int = 5) -> tuple[int, str]:
     """Exit code (3 = regression beyond ``pct`` percent, 0 = within, 1 = a side has no E2E time, so a CI
     gate cannot judge the run and must not pass it) and the message for stderr."""
@@ -658,4 +657,4 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5) -> tuple[in
         if len(steps):
             lines.append("Largest waterfall steps: " + ", ".join(
                 f"{s} +{float(d) / 1e6:.3f} ms" for s, d in zip(steps["Step"], steps["Delta(ns)"], strict=True)))
-    return 3, "\n".join(lines)
+    return EXIT_REGRESSION, "\n".join(lines)

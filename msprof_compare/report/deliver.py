@@ -23,7 +23,6 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger("msprof-analyze")
 
 STDOUT = "-"
-EXIT_REGRESSION = 3
 
 
 def check_target(output: str, formats: tuple[str, ...] = ("xlsx",)) -> None:
