@@ -193,6 +193,15 @@ def test_step_limits_every_query(tmp_path: Path) -> None:
     # the breakdown of the two halves adds up to the whole for the computing time
     whole = db_breakdown(load_profile(str(copy), OPTS))
     assert db_breakdown(a).computing_ns + db_breakdown(b).computing_ns == whole.computing_ns
+    # memory blocks alive during a step: allocated before its end, not released before its start; a
+    # block never released (NULL) stays alive, so it counts in the later step too
+    mem_opts = build_options(enable_memory_compare=True)[0]
+    for step, (lo, hi) in ((50, (start, mid)), (51, (mid + 1, end))):
+        alive = sql(copy, "SELECT count(*), sum(releaseTime IS NULL) FROM OP_MEMORY WHERE allocationTime <= ? "
+                          "AND NOT coalesce(releaseTime, 0) BETWEEN 1 AND ?", (hi, lo - 1))[0]
+        assert alive[1] > 0
+        om = load_profile(str(copy), mem_opts, step=step).operator_memory
+        assert (len(om), int((om["release_ns"] == 0).sum())) == alive
 
 
 def test_absent_step_names_the_steps_present() -> None:

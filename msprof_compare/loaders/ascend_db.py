@@ -534,7 +534,10 @@ def _operator_memory(db: _Db, rng: tuple[int, int] | None) -> pd.DataFrame | Non
     db.need("OP_MEMORY", "name", "size", "allocationTime", "releaseTime")
     where, params = "", ()
     if rng is not None:
-        where, params = "WHERE m.releaseTime >= ? AND m.allocationTime <= ?", rng
+        # a block never released (NULL / 0) is alive in every later step: keep it (the original's
+        # "releaseTime >= start" drops it, docs/differences.md)
+        where, params = ("WHERE (m.releaseTime IS NULL OR m.releaseTime = 0 OR m.releaseTime >= ?) "
+                         "AND m.allocationTime <= ?"), rng
     a = db.ints(f"SELECT COALESCE(m.name, -1), COALESCE(m.size, 0), COALESCE(m.allocationTime, 0), "
                 f"COALESCE(m.releaseTime, 0) FROM OP_MEMORY m {where} ORDER BY m.releaseTime", params, 4)
     alloc, rel = a[:, 2], a[:, 3]
