@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from msprof_compare.api import RunContext
-from msprof_compare.compare import optree
+from msprof_compare.compare import optree, steps
 from msprof_compare.compare.optree import build_tree, op_keys, operator_pairs
 from msprof_compare.model import Profile, frame
 from msprof_compare.options import build_options
@@ -114,6 +114,12 @@ def test_top_layer_flattens_profiler_steps_and_selects_steps() -> None:
     assert t.names[t.top_layer()].tolist() == ["a", "b", "normal", "c"]
     assert t.names[t.top_layer(2)].tolist() == ["c"]
     assert t.top_layer(7).tolist() == []
+    # the id is a number, as step_range reads it: "#050" is step 50 for every comparator
+    p = gpu_profile([("ProfilerStep#050", 0, 10), ("a", 1, 1), ("ProfilerStep# 51", 20, 10), ("b", 21, 1)])
+    t = build_tree(p)
+    assert t.names[t.top_layer(50)].tolist() == ["a"] and t.names[t.top_layer(51)].tolist() == ["b"]
+    p.kind, p.source = "NPU", "ascend_text"
+    assert steps.step_range(p, 50) == (0, 10 * US)
 
 
 def test_backward_split_reference_fact() -> None:

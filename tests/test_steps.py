@@ -35,6 +35,12 @@ def test_unknown_step_lists_valid_ids():
     assert info.value.exit_code == 2
 
 
+def test_step_without_any_profiler_step_says_so():
+    p = npu([("aten::add", 0, 10)])
+    with pytest.raises(StepError, match=r"^npu: Invalid step id: 3: the profile has no ProfilerStep# markers"):
+        steps.step_range(p, 3)
+
+
 def test_gpu_step_refused():
     g = Profile(path="g.json", kind="GPU", source="kineto")
     with pytest.raises(UsageError, match="step id is invalid in GPU data, please use this when comparing "

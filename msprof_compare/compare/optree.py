@@ -33,6 +33,7 @@ import pandas as pd
 from ..model import Profile, ranges
 from . import classify
 from .align import align, no_matching
+from .steps import step_number
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -167,7 +168,7 @@ class OpTree:
                 if step < 0:
                     out.append(np.array([node], np.int64))
                 continue
-            if step < 0 or sid.strip() == str(step):
+            if step < 0 or step_number(sid) == step:  # a number, as step_range reads it
                 out.append(self.children(node))
         return np.concatenate(out) if out else np.empty(0, np.int64)
 

@@ -10,6 +10,7 @@ comparator sees the same range and the error is raised once, by whoever asks fir
 from __future__ import annotations
 
 import logging
+import re
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -27,13 +28,22 @@ STEP_MARK = "ProfilerStep#"
 GPU_STEP_MESSAGE = "step id is invalid in GPU data, please use this when comparing between NPU datas."
 
 
+#: A step id after '#': an integer, blanks around it allowed (compared as a number: ``#050`` is step 50).
+_STEP_ID = r"\s*[+-]?\d+\s*"
+
+
+def step_number(suffix: str) -> int:
+    """The integer id of a ``ProfilerStep#`` suffix, -1 when it is not a number."""
+    return int(suffix) if re.fullmatch(_STEP_ID, suffix) else -1
+
+
 def step_ops(ops: pd.DataFrame) -> pd.DataFrame:
     """The ``ProfilerStep#N`` ops with their integer id (``step``; -1 when the suffix is not a number)."""
     names = ops["name"]
     mask = names.str.contains(STEP_MARK, regex=False).to_numpy(dtype=bool) if len(ops) else np.zeros(0, bool)
     found = ops.loc[mask, ["name", "ts", "dur"]]
     suffix = found["name"].str.rsplit("#", n=1).str[-1]
-    ids = pd.to_numeric(suffix.where(suffix.str.fullmatch(r"\s*[+-]?\d+\s*")), errors="coerce")
+    ids = pd.to_numeric(suffix.where(suffix.str.fullmatch(_STEP_ID)), errors="coerce")
     out = found.assign(step=ids.fillna(-1).astype(np.int64).to_numpy(), label=suffix.to_numpy())
     return out
 
@@ -55,6 +65,9 @@ def step_range(profile: Profile, step: int) -> tuple[int, int] | None:
         row = hit.iloc[0]
         return int(row["ts"]), int(row["ts"] + row["dur"])
     seen = list(dict.fromkeys(steps["label"].astype(str).str.strip()))
+    if not seen:
+        raise StepError(f"{profile.path}: Invalid step id: {step}: the profile has no ProfilerStep# markers, "
+                        "so no step can be chosen (run without --base_step / --comparison_step)")
     raise StepError(f"{profile.path}: Invalid step id: {step}, please choose from the valid steps: {', '.join(seen)}")
 
 
