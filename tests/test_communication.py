@@ -42,7 +42,8 @@ def test_family_names():
     names = pd.Series(["hcom_allReduce__123_0_1", "hcom_broadcast_1", "ncclKernel_AllReduce_RING_LL_Sum_float",
                        "ncclDevKernel_Generic", "Default/AllReduce-op534_0", "nounderscore"])
     assert comm.family(names).tolist() == ["allreduce", "broadcast", "ncclkernel", "nccldevkernel",
-                                           "default/allreduce-op534", ""]
+                                           "default/allreduce-op534", None]
+    assert comm.family(pd.Series(["hcom_", "x_"])).tolist() == ["", "x"]  # two pieces: a family, if empty
 
 
 def test_rows_unit_fact():
@@ -82,6 +83,17 @@ def test_task_attribution_unit_fact():
     assert list(d) == ["allreduce"]
     assert d["allreduce"]["ops"].tolist() == [2.0]
     assert {k: v.tolist() for k, v in d["allreduce"]["tasks"].items()} == {"notify_wait": [1.0]}
+
+
+def test_ignored_op_takes_no_tasks():
+    """An op without '_' is skipped before the task walk (reference-1 §3.4): a task inside both it and a
+    real op belongs to the real op, and ``hcom_`` (family "") still has its row."""
+    p = npu(ops=[("AllReduce", 0, 1000), ("hcom_allGather__1_0_1", 100, 100), ("hcom_", 300, 10)],
+            tasks=[("Memcpy", 150, 10), ("Notify Wait", 302, 1)])
+    d = comm.side_data(p, None)
+    assert list(d) == ["allgather", ""]
+    assert {k: v.tolist() for k, v in d["allgather"]["tasks"].items()} == {"Memcpy": [10.0]}
+    assert {k: v.tolist() for k, v in d[""]["tasks"].items()} == {"Notify Wait": [1.0]}
 
 
 def _pointer(op_ts, op_end, task_ts):

@@ -47,15 +47,16 @@ COLUMNS = [Column("Order Id", STYLE_INT, 10), *_SIDE, *_SIDE,
 SPANS = ((1, 7), (8, 14))  # B1:H1 base, I1:O1 comparison
 
 
-def _family_of(name: object) -> str:
+def _family_of(name: object) -> str | None:
     parts = str(name).lower().split("_")
     if len(parts) < 2:
-        return ""
+        return None
     return parts[1] if parts[0] == "hcom" else parts[0]
 
 
 def family(names: pd.Series | np.ndarray) -> np.ndarray:
-    """Op family of each name ("" when the name has no ``_``): 2nd piece after ``hcom``, else the 1st.
+    """Op family of each name (None when the name has no ``_``: the op is ignored): 2nd piece after
+    ``hcom``, else the 1st (``hcom_`` is the family "").
 
     Computed once per distinct name."""
     arr = np.asarray(names, dtype=object)
@@ -128,10 +129,13 @@ def side_data(profile: Profile, rng: tuple[int, int] | None) -> dict[str, dict]:
     ops = _sorted(ops, rng)
     tasks = _sorted(tasks, rng)
     fam_arr = family(ops["name"])
-    keep = fam_arr != ""
+    # ignored ops leave before the task walk, so their tasks go to the op around them (reference-1 §3.4)
+    keep = np.array([f is not None for f in fam_arr.tolist()], dtype=bool)
     out: dict[str, dict] = {}
     if not keep.any():
         return out
+    ops = {k: v[keep] for k, v in ops.items()}
+    fam_arr = fam_arr[keep]
     op_ts = ops["ts"]
     op_end = op_ts + ops["dur"]
     if profile.source == "ascend_db" and (ops["op_id"] >= 0).any():
@@ -140,18 +144,13 @@ def side_data(profile: Profile, rng: tuple[int, int] | None) -> dict[str, dict]:
     else:
         owner = attribute_tasks(op_ts, op_end, tasks["ts"])
     op_us = ops["dur"] / 1000.0
-    for f in pd.unique(fam_arr[keep]):
-        sel = keep & (fam_arr == f)
-        out[f] = {"ops": op_us[sel], "tasks": {}}
+    for f in pd.unique(fam_arr):
+        out[f] = {"ops": op_us[fam_arr == f], "tasks": {}}
     if len(tasks["ts"]):
         has = owner >= 0
-        owner_ok = owner.copy()
-        owner_ok[~has] = 0
-        task_fam = np.where(has, fam_arr[owner_ok] if len(fam_arr) else "", "")
-        task_keep = has & keep[owner_ok] if len(keep) else has
-        t_fam = task_fam[task_keep]
-        t_name = tasks["name"][task_keep]
-        t_us = tasks["dur"][task_keep] / 1000.0
+        t_fam = fam_arr[owner[has]]
+        t_name = tasks["name"][has]
+        t_us = tasks["dur"][has] / 1000.0
         if len(t_fam):
             # (family, task name) groups in first-appearance order, values in row order
             f_codes, _ = pd.factorize(t_fam)
