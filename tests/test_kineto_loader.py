@@ -122,6 +122,21 @@ def test_backward_tid_and_memory(tmp_path):
     assert len(prof.flows) == 1 and prof.flows.iloc[0]["f_tid"] == 9
 
 
+def test_memory_events_by_name_in_any_case_and_cat(tmp_path):
+    """reference-1 §3.1: a memory event is named ``[memory]`` (any case), whatever its cat or phase."""
+    args = {"Total Reserved": 4096, "Bytes": 512, "Addr": 7, "Device Id": 0}
+    ev = [
+        {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 1, "dur": 9},
+        {"ph": "i", "cat": "cpu_instant_event", "name": "[memory]", "pid": 1, "tid": 1, "ts": 2, "args": args},
+        {"ph": "i", "name": "[Memory]", "pid": 1, "tid": 1, "ts": 3, "args": args},
+        {"ph": "I", "cat": "gpu_mem", "name": "[MEMORY]", "pid": 1, "tid": 1, "ts": 4, "args": args},
+        {"ph": "i", "cat": "Memory", "name": "[memory] x", "pid": 1, "tid": 1, "ts": 5, "args": args},
+        {"ph": "M", "name": "[memory]", "pid": 1, "tid": 1, "args": args},
+    ]
+    prof = load_profile(str(_write(tmp_path, ev)), _opts())
+    assert prof.memory["ts"].tolist() == [2000, 3000, 4000]
+
+
 def test_flows_in_order_of_first_appearance(tmp_path):
     """Flows are kept in the order their id first appears, end or start (the original's flow dict):
     Kineto often writes a flow's end before its start. Two flows ending at one instant: the later in that

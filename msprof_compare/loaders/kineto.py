@@ -34,8 +34,8 @@ KERNEL_CATS = {"kernel": "kernel", "gpu_memcpy": "gpu_memcpy", "gpu_memset": "gp
 OP_CATS = frozenset({"cpu_op", "user_annotation", "cuda_runtime", "cuda_driver", "operator", "runtime"})
 #: Lower-cased flow cats kept in ``flows`` (``--gpu_flow_cat`` is added per run).
 FLOW_CATS = frozenset({"ac2g", "async_cpu_to_gpu", "async_gpu", "async", "fwdbwd"})
-#: Lower-cased cats of "[memory]" instants (none in legacy traces).
-MEMORY_CATS = frozenset({"", "cpu_instant_event", "memory"})
+#: Lower-cased cats whose events are read as something else, so never searched for "[memory]" events.
+NOT_MEMORY_CATS = frozenset(KERNEL_CATS) | OP_CATS | FLOW_CATS | {"python_function"}
 
 _NUM = int | float | str | None  # noqa: UP007 (runtime alias for msgspec)
 
@@ -113,9 +113,9 @@ class _Events:
         self._lookup = np.zeros(len(events), dtype=bool)
         self.negative = 0  # events with dur < 0 (read as 0, reported once)
 
-    def where(self, cats: set | frozenset, ph: tuple[str, ...]) -> tuple[np.ndarray, list]:
+    def where(self, cats: set | frozenset, ph: tuple[str, ...] | None) -> tuple[np.ndarray, list]:
         """(indices in file order, events) of the events whose lower-cased cat is in ``cats``
-        and whose ph is in ``ph``."""
+        and whose ph is in ``ph`` (None: any ph but metadata "M")."""
         firsts = [i for c, i in self.first.items() if c.lower() in cats]
         if not firsts:
             return np.zeros(0, dtype=np.int64), []
@@ -128,7 +128,12 @@ class _Events:
             lk[firsts] = False
         sub = list(map(self.events.__getitem__, idx.tolist()))
         phs = list(map(attrgetter("ph"), sub))
-        if sum(map(phs.count, ph)) != len(phs):  # the usual case costs two C-level scans
+        if ph is None:
+            if "M" in phs:
+                keep = [p != "M" for p in phs]
+                idx = idx[np.array(keep, dtype=bool)]
+                sub = [e for e, k in zip(sub, keep, strict=True) if k]
+        elif sum(map(phs.count, ph)) != len(phs):  # the usual case costs two C-level scans
             keep = [p in ph for p in phs]
             idx = idx[np.array(keep, dtype=bool)]
             sub = [e for e, k in zip(sub, keep, strict=True) if k]
@@ -283,12 +288,14 @@ def _load_flows(prof: Profile, ev: _Events, opts: Options) -> None:
 
 
 def _load_memory(prof: Profile, ev: _Events) -> None:
-    idx, sub = ev.where(MEMORY_CATS, ("i", "I"))
+    """``[memory]`` events (reference-1 §3.1: the name in any case, whatever the cat or phase; Kineto
+    writes them as instants of cat ``cpu_instant_event``, ``memory`` or none)."""
+    idx, sub = ev.where(frozenset(c.lower() for c in ev.first) - NOT_MEMORY_CATS, None)
     if not len(idx):
         return
     names = list(map(attrgetter("name"), sub))
     if names.count("[memory]") != len(names):
-        keep = np.array([n == "[memory]" for n in names], dtype=bool)
+        keep = np.array([n.lower() == "[memory]" for n in names], dtype=bool)
         if not keep.any():
             return
         idx = idx[keep]
