@@ -141,6 +141,16 @@ def test_side_files(prof):
     assert prof.files["kernel_details.csv"].endswith("kernel_details.csv")
 
 
+def test_side_files_only_for_the_comparisons_that_use_them():
+    """memory_record.csv and communication.json feed OverallMetrics only: an API-only run neither reads
+    them nor warns when they are missing (the MindSpore fixture has neither)."""
+    api_only = Options(enable_api_compare=True)
+    p = load_profile(str(PT), api_only)
+    assert p.memory_record is None and p.communication is None
+    assert "kernel_details.csv" in p.files and "memory_record.csv" not in p.files
+    assert load_profile(str(MS), api_only).warnings == []
+
+
 def test_trace_level_reads_only_the_trace(raw):
     p = load_profile(str(PT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"), ALL)
     assert p.level == "trace"
@@ -378,3 +388,24 @@ def test_kernel_times_with_exponent_or_out_of_range(tmp_path: Path) -> None:
         warnings: list[str] = []
         assert read_kernel_details(str(f), warnings)["dur"].tolist() == [0]
         assert any("not numbers" in w for w in warnings) == warned
+
+
+def test_csv_header_blanks_and_pmu_junk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Header names padded with blanks are matched stripped (not refused as a missing column); a PMU cell
+    that is no number is NaN, counted in the profile's warnings; the file is opened once."""
+    from msprof_compare.loaders import ascend_text
+
+    f = tmp_path / "kernel_details.csv"
+    f.write_text(" Step Id, Name ,Type,Accelerator Core,Start Time(us), Duration(us),aiv_vec_time(us)\n"
+                 "50,a,Add,AI_CORE,1736408883732241.5\t,1.5,junk\n50,b,Mul,AI_CORE,1736408883732300\t,2.25,0.75\n")
+    opened: list[str] = []
+    real_open = open
+    monkeypatch.setattr("builtins.open", lambda file, *a, **k: (opened.append(str(file)), real_open(file, *a, **k))[1])
+    warnings: list[str] = []
+    kd = ascend_text.read_kernel_details(str(f), warnings)
+    monkeypatch.undo()
+    assert opened == [str(f)]
+    assert kd["Name"].tolist() == ["a", "b"] and kd["Step Id"].tolist() == [50, 50]
+    assert kd["dur"].tolist() == [1500, 2250]
+    assert np.isnan(kd["aiv_vec_time(us)"].iloc[0]) and kd["aiv_vec_time(us)"].iloc[1] == 0.75
+    assert warnings == [f"{f}: 1 value(s) that are not numbers in column(s) aiv_vec_time(us); read as missing"]

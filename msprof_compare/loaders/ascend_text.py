@@ -1,6 +1,7 @@
 """Loader for Ascend text exports: torch_npu ``*_ascend_pt`` and MindSpore ``*_ascend_ms``.
 
-One decode of ``trace_view.json`` (msgspec, via ``traceio``); numpy columns are
+One decode of ``trace_view.json`` (msgspec, via ``traceio``; plus a times-only
+pass, ``traceio.exact_times``, if float timestamps lost ns precision); numpy columns are
 pulled out only for the events some table keeps (``_select``: host events of the
 enabled comparisons, ``FLOW_CATS`` flows, the hardware / HCCL / overlap lanes and
 metadata; counters and the CANN lane are skipped); the tables of the ``Profile``
@@ -24,9 +25,8 @@ exact integer-ns columns so nobody re-parses decimal text):
   ``Allocation Time(us)``/``Release Time(us)`` (text) and ``alloc_ns`` /
   ``release_ns`` (int64 ns, 0 for ""/N/A), ``Duration(us)``, ``Device Type``.
 * ``communication``: communication.json as a dict; ``metadata``:
-  profiler_metadata.json; ``extra["profiler_info"]``: profiler_info*.json
-  (``extra["profiler_level"]`` its ``_profiler_level``); ``extra["hardware_pid"]``,
-  ``extra["hccl_pid"]``, ``extra["overlap_pid"]``: the lane processes (-1 when absent).
+  profiler_metadata.json; ``extra["profiler_level"]``: the ``_profiler_level``
+  of profiler_info*.json; ``extra["hccl_pid"]``: the HCCL lane process (-1 when absent).
 * ``operator_memory`` is read only with the memory comparison on, ``op_statistic``
   only with the kernel comparison on (as the original's collectors).
 """
@@ -370,45 +370,44 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
     if sel.size:
         profile.python_functions = frame("python_functions", {
             "name": c["name"][sel], "ts": c["ts"][sel], "dur": c["dur"][sel]})
-    profile.extra["hardware_pid"] = hw_pid
     profile.extra["hccl_pid"] = hccl_pid
-    profile.extra["overlap_pid"] = ovl_pid
 
 
 # --------------------------------------------------------------------------- side files
 
 
-def _header(path: str) -> list[str]:
-    """The stripped column names of a CSV (first line). Empty or undecodable -> ProfileError."""
+def _csv_bytes(path: str) -> bytes:
+    """The whole CSV, read once: the header, the tail check and pandas all work on these bytes."""
     try:
-        if os.path.getsize(path) == 0:
-            raise ProfileError(path, "empty file")
-        with open(path, newline="", encoding="utf-8-sig") as fh:
-            first = fh.readline()
+        with open(path, "rb") as fh:
+            return fh.read()
     except OSError as exc:
         raise ProfileError(path, f"cannot read file: {exc.strerror or exc}") from None
+
+
+def _header(path: str, data: bytes) -> list[str]:
+    """The column names of a CSV as written (first line). Empty or undecodable -> ProfileError."""
+    if not data:
+        raise ProfileError(path, "empty file")
+    first = data.split(b"\n", 1)[0].rstrip(b"\r")
+    try:
+        text = first.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ProfileError(path, f"not a UTF-8 CSV: {exc}") from None
-    if not first.strip():
+    if not text.strip():
         raise ProfileError(path, "empty file (no header line)")
-    return [h.strip() for h in next(csv.reader([first]))]
+    return next(csv.reader([text]))
 
 
-def _check_last_row(path: str, n_cols: int) -> None:
+def _check_last_row(path: str, data: bytes, n_cols: int) -> None:
     """A CSV cut short (an interrupted copy, a full disk) usually ends inside a row; pandas would read
     its missing cells as empty and the rows after the cut would be gone without a word. An export ends
     with a line break, or at least with a whole last row. (A cut inside the last field of a row leaves
     every field present and cannot be told from a complete file.)"""
-    try:
-        with open(path, "rb") as fh:
-            size = fh.seek(0, os.SEEK_END)
-            start = max(0, size - 65536)
-            fh.seek(start)
-            tail = fh.read()
-    except OSError as exc:
-        raise ProfileError(path, f"cannot read file: {exc.strerror or exc}") from None
-    if not tail or tail.endswith(b"\n"):
+    if not data or data.endswith(b"\n"):
         return
+    start = max(0, len(data) - 65536)
+    tail = data[start:]
     if start:  # begin at a line start inside the window
         tail = tail[tail.find(b"\n") + 1:]
     # the whole tail, not just its last line: a quoted field may hold line breaks
@@ -426,46 +425,54 @@ _NA_TEXTS = frozenset(("", "N/A", "n/a", "NA", "nan", "NaN"))
 
 
 def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...] = (),
-              required: tuple[str, ...] = ()) -> pd.DataFrame:
+              required: tuple[str, ...] = (), warnings: list[str] | None = None) -> pd.DataFrame:
     """Read the wanted columns of a CSV: ``text`` as str ("" when empty), ``floats`` as float64
-    (NaN for ""/N/A). Columns the file lacks are left out; a missing ``required`` column, an
-    empty file or a malformed one raises ``ProfileError``.
+    (NaN for ""/N/A; other junk is NaN too, counted in one line of ``warnings``). Column names
+    are matched without surrounding blanks. Columns the file lacks are left out; a missing
+    ``required`` column, an empty file or a malformed one raises ``ProfileError``.
     """
-    header = _header(path)
-    missing = [r for r in required if r not in header]
+    data = _csv_bytes(path)
+    header = _header(path, data)
+    raw = {h.strip(): h for h in header}
+    missing = [r for r in required if r not in raw]
     if missing:
         raise ProfileError(path, f"missing required column(s): {', '.join(missing)}")
-    _check_last_row(path, len(header))
-    raw = {h.strip(): h for h in header}
+    _check_last_row(path, data, len(header))
     names = [c for c in text + floats if c in raw]
-    dtype = {c: str for c in text if c in raw}
-    dtype.update({c: np.float64 for c in floats if c in raw})
-    na = {c: list(_NA_TEXTS) for c in floats if c in raw}
+    dtype = {raw[c]: str for c in text if c in raw}
+    dtype.update({raw[c]: np.float64 for c in floats if c in raw})
+    na = {raw[c]: list(_NA_TEXTS) for c in floats if c in raw}
+    usecols = [raw[c] for c in names]
     try:
-        df = pd.read_csv(path, usecols=names, dtype=dtype, keep_default_na=False, na_values=na,
+        df = pd.read_csv(io.BytesIO(data), usecols=usecols, dtype=dtype, keep_default_na=False, na_values=na,
                          encoding="utf-8-sig", skipinitialspace=False)
     except ValueError:
-        # a float column holds text: read it as text and coerce junk to NaN
+        # a float column holds text: parse the same bytes again with every column as text, coerce junk to NaN
         try:
-            df = pd.read_csv(path, usecols=names, dtype=str, keep_default_na=False, encoding="utf-8-sig")
-        except (pd.errors.ParserError, UnicodeDecodeError, ValueError, OSError) as exc:
+            df = pd.read_csv(io.BytesIO(data), usecols=usecols, dtype=str, keep_default_na=False,
+                             encoding="utf-8-sig")
+        except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
             raise ProfileError(path, f"malformed CSV: {_first_line(exc)}") from None
         junk: dict[str, int] = {}
         for c in floats:
-            if c in df.columns:
-                text = df[c].str.strip()
-                df[c] = pd.to_numeric(text, errors="coerce")
-                n_bad = int((df[c].isna() & ~text.isin(na[c])).sum())
+            if c in raw:
+                cells = df[raw[c]].str.strip()
+                df[raw[c]] = pd.to_numeric(cells, errors="coerce")
+                n_bad = int((df[raw[c]].isna() & ~cells.isin(_NA_TEXTS)).sum())
                 if n_bad:
                     junk[c] = n_bad
         if junk:  # one line per file, counting what was dropped (a recoverable oddity)
-            logging.getLogger("msprof-analyze").warning(
-                "%s: %d value(s) that are not numbers in column(s) %s; read as missing", path,
-                sum(junk.values()), ", ".join(junk))
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, OSError) as exc:
+            line = (f"{path}: {sum(junk.values())} value(s) that are not numbers in column(s) "
+                    f"{', '.join(junk)}; read as missing")
+            if warnings is None:
+                logging.getLogger("msprof-analyze").warning("%s", line)
+            else:
+                warnings.append(line)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise ProfileError(path, f"malformed CSV: {_first_line(exc)}") from None
     if len(df) == 0 and required:
         raise ProfileError(path, "no data rows")
+    df.columns = [c.strip() for c in df.columns]
     for c in floats:
         if c in df.columns and np.isinf(df[c].to_numpy(dtype=np.float64)).any():
             raise ProfileError(path, f"column {c} holds a value that is not finite (inf or out of range)")
@@ -524,7 +531,7 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
     """
     warnings = [] if warnings is None else warnings
     df = _read_csv(path, ("Step Id", "Step ID") + KERNEL_TEXT_COLUMNS + ("Start Time(us)", "Duration(us)"),
-                   PMU_COLUMNS, KERNEL_REQUIRED)
+                   PMU_COLUMNS, KERNEL_REQUIRED, warnings)
     step_col = "Step Id" if "Step Id" in df.columns else "Step ID" if "Step ID" in df.columns else None
     out: dict[str, np.ndarray] = {}
     if step_col:
@@ -555,14 +562,15 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
     return frame_of(out)
 
 
-def read_memory_record(path: str) -> pd.DataFrame:
+def read_memory_record(path: str, warnings: list[str] | None = None) -> pd.DataFrame:
     """memory_record.csv: the reserved total (MB) the Mem Usage row needs (its peak), nothing else."""
-    return _read_csv(path, (), ("Total Reserved(MB)",), ("Total Reserved(MB)",))
+    return _read_csv(path, (), ("Total Reserved(MB)",), ("Total Reserved(MB)",), warnings)
 
 
-def read_operator_memory(path: str) -> pd.DataFrame:
+def read_operator_memory(path: str, warnings: list[str] | None = None) -> pd.DataFrame:
     df = _read_csv(path, ("Name", "Allocation Time(us)", "Release Time(us)", "Device Type"),
-                   ("Size(KB)", "Duration(us)"), ("Name", "Size(KB)", "Allocation Time(us)", "Release Time(us)"))
+                   ("Size(KB)", "Duration(us)"), ("Name", "Size(KB)", "Allocation Time(us)", "Release Time(us)"),
+                   warnings)
     alloc, alloc_ns = _us_times(df["Allocation Time(us)"], missing=0, path=path)
     release, release_ns = _us_times(df["Release Time(us)"], missing=0, path=path)
     return frame_of({
@@ -582,9 +590,9 @@ def read_operator_memory(path: str) -> pd.DataFrame:
 OP_STATISTIC_FLOATS = ("Total Time(us)", "Min Time(us)", "Avg Time(us)", "Max Time(us)", "Ratio(%)")
 
 
-def read_op_statistic(path: str) -> pd.DataFrame:
+def read_op_statistic(path: str, warnings: list[str] | None = None) -> pd.DataFrame:
     df = _read_csv(path, ("OP Type", "Core Type"), ("Count",) + OP_STATISTIC_FLOATS,
-                   ("OP Type", "Core Type", "Count", "Total Time(us)"))
+                   ("OP Type", "Core Type", "Count", "Total Time(us)"), warnings)
     for col in OP_STATISTIC_FLOATS:
         if col in df.columns:
             df[col] = df[col].fillna(0.0)
@@ -615,8 +623,9 @@ def read_json(path: str, empty_ok: bool = True) -> Any:
 
 
 def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
-    """Read the CSV / JSON files beside trace_view.json (operator_memory.csv and op_statistic.csv
-    only when the comparison that uses them is on)."""
+    """Read the CSV / JSON files beside trace_view.json, each only when a comparison that uses it is on
+    (as the original's collectors): memory_record.csv and communication.json feed OverallMetrics alone,
+    operator_memory.csv the memory comparison, op_statistic.csv KernelTypeCompare."""
     out = layout.ascend_output or os.path.dirname(layout.trace_path)
 
     def path_of(name: str) -> str | None:
@@ -630,19 +639,20 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
     p = path_of("kernel_details.csv")
     if p:
         profile.kernel_details = read_kernel_details(p, profile.warnings)
-    p = path_of("memory_record.csv")
+    profiling = opts.enable_profiling_compare
+    p = path_of("memory_record.csv") if profiling else None
     if p:
-        profile.memory_record = read_memory_record(p)
+        profile.memory_record = read_memory_record(p, profile.warnings)
     if opts.enable_memory_compare:  # only the memory comparison reads it (as the original)
         p = path_of("operator_memory.csv")
         if p:
-            profile.operator_memory = read_operator_memory(p)
+            profile.operator_memory = read_operator_memory(p, profile.warnings)
     p = os.path.join(out, "op_statistic.csv")  # only kernel compare with --use_kernel_type needs it: no warning
     if opts.enable_kernel_compare and opts.use_kernel_type and os.path.lexists(p):
         paths.check_input(p, opts.force, kind="text")  # checked only when read (reference-1 §2.4)
         profile.files["op_statistic.csv"] = p
-        profile.op_statistic = read_op_statistic(p)
-    p = path_of("communication.json")
+        profile.op_statistic = read_op_statistic(p, profile.warnings)
+    p = path_of("communication.json") if profiling else None
     if p:
         data = read_json(p)
         if data is None:
@@ -666,7 +676,6 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
             profile.warnings.append(f"Failed to read profiler_info.json: {exc}")
             info = None
         if isinstance(info, dict):
-            profile.extra["profiler_info"] = info
             level = ((info.get("config") or {}).get("experimental_config") or {}).get("_profiler_level")
             if isinstance(level, str):
                 profile.extra["profiler_level"] = level
