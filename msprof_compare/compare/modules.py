@@ -290,35 +290,51 @@ def build_side(profile: Profile, tree: OpTree) -> ModuleTrees | None:
     fw = _walk(np.concatenate([pf_names[is_mod], op_names[optim]]),
                np.concatenate([pf_ts[is_mod], tree.ts[optim]]),
                np.concatenate([pf_end[is_mod], tree.end[optim]]), pts, point_ns, fwd)
+    bw = _backward_walk(profile, tree, fw, pts, point_ns, bwd)
+    _set_call_stacks(pf_names[~is_mod], pf_ts[~is_mod], pf_end[~is_mod], [w for w in (fw, bw) if w is not None])
 
-    # call-function tree (names only) for call stacks
-    calls = ~is_mod
-    cstart = pf_ts[calls]
-    corder = np.argsort(cstart, kind="stable")
-    cstart = cstart[corder]
-    cend = pf_end[calls][corder]
-    cnames = pf_names[calls][corder]
-    cparent, _ = _nest(cstart, cend, with_depth=False)
+    keep = ~optim & ~classify.per_unique(op_names, lambda n: "ProfilerStep#" in n, lower=False)
+    top_node, top_owner = _assign_ops(tree, np.flatnonzero(keep), fw, bw)
+    kptr, krows = _hand_out_kernels(tree, fw, bw, top_node, top_owner, pts, pptr, pk)
+    top_ns = np.zeros(len(top_node), np.int64)
+    np.add.at(top_ns, np.repeat(np.arange(len(top_node)), np.diff(kptr)), kdur[krows])
+    tops = (top_node, kptr, krows)
+    for md in fw.mods + (bw.mods if bw is not None else []):
+        md.tops = tops
+    text = tree.kernel_text() if len(pool) else np.empty(0, dtype=object)
+    return ModuleTrees(profile, tree, fwd, bwd, pool, text, top_node, top_ns, kptr, krows,
+                       op_names, tree.ops["call_stack"].to_numpy(dtype=object), pool["name"].to_numpy(dtype=object),
+                       kdur)
 
-    # backward pseudo-modules from fwdbwd flows: the op at the flow end, named after the
-    # deepest forward module strictly containing the flow start
-    bw: _Walk | None = None
+
+def _backward_walk(profile: Profile, tree: OpTree, fw: _Walk, pts: np.ndarray, point_ns: np.ndarray,
+                   root: Module) -> _Walk | None:
+    """Backward pseudo-modules from fwdbwd flows: the op at the flow end, named after the deepest
+    forward module strictly containing the flow start; None when there are none."""
     fl = profile.flows
     fb = fl[fl["cat"].str.lower().to_numpy() == "fwdbwd"] if len(fl) else fl
-    if len(fb) and len(fw.mods):
-        bwd_pid = int(fb["f_pid"].iloc[0])
-        sel = np.flatnonzero(tree.ops["pid"].to_numpy(np.int64) == bwd_pid)
-        at_ts = pd.Index(tree.ts[sel])
-        last = ~at_ts.duplicated(keep="last")  # later ops win
-        at = pd.Index(tree.ts[sel][last]).get_indexer(fb["f_ts"].to_numpy(np.int64))
-        owner = _deepest(fw.start, fw.end, fw.parent, fb["s_ts"].to_numpy(np.int64))
-        ok = (at >= 0) & (owner >= 0)
-        if ok.any():
-            op = sel[last][at[ok]]
-            bw = _walk(BACKWARD + fw.paths[owner[ok]], tree.ts[op], tree.end[op], pts, point_ns, bwd)
-    walks = [w for w in (fw, bw) if w is not None and len(w.mods)]
+    if not (len(fb) and len(fw.mods)):
+        return None
+    bwd_pid = int(fb["f_pid"].iloc[0])
+    sel = np.flatnonzero(tree.ops["pid"].to_numpy(np.int64) == bwd_pid)
+    at_ts = pd.Index(tree.ts[sel])
+    last = ~at_ts.duplicated(keep="last")  # later ops win
+    at = pd.Index(tree.ts[sel][last]).get_indexer(fb["f_ts"].to_numpy(np.int64))
+    owner = _deepest(fw.start, fw.end, fw.parent, fb["s_ts"].to_numpy(np.int64))
+    ok = (at >= 0) & (owner >= 0)
+    if not ok.any():
+        return None
+    op = sel[last][at[ok]]
+    bw = _walk(BACKWARD + fw.paths[owner[ok]], tree.ts[op], tree.end[op], pts, point_ns, root)
+    return bw if len(bw.mods) else None
 
-    # call stacks: default chain of module names, replaced by the enclosing call function's chain
+
+def _set_call_stacks(names: np.ndarray, ts: np.ndarray, end: np.ndarray, walks: list[_Walk]) -> None:
+    """Each module's call stack: the chain of names of the deepest call function (non-module python
+    function) around its start, else its own chain of module names."""
+    order = np.argsort(ts, kind="stable")
+    cstart, cend, cnames = ts[order], end[order], names[order]
+    cparent, _ = _nest(cstart, cend, with_depth=False)
     for w in walks:
         found = _deepest(cstart, cend, cparent, w.start)
         hit = np.flatnonzero(found >= 0)
@@ -327,10 +343,12 @@ def build_side(profile: Profile, tree: OpTree) -> ModuleTrees | None:
         for m, s in zip(w.mods, stacks.tolist(), strict=True):
             m.call_stack = s
 
-    # assign ops to modules (§3.2 step 8): the deepest forward module, else the deepest backward one
+
+def _assign_ops(tree: OpTree, ops_idx: np.ndarray, fw: _Walk, bw: _Walk | None) -> tuple[np.ndarray, np.ndarray]:
+    """(top-layer op, owning module) pairs, module by module (§3.2 step 8): an op belongs to the deepest
+    forward module around its start, else the deepest backward one (backward modules numbered after the
+    forward ones); each module gets its op range ``op_lo:op_hi`` in these arrays."""
     nf = len(fw.mods)
-    keep = ~optim & ~classify.per_unique(op_names, lambda n: "ProfilerStep#" in n, lower=False)
-    ops_idx = np.flatnonzero(keep)
     owner = _deepest(fw.start, fw.end, fw.parent, tree.ts[ops_idx])
     if bw is not None:
         miss = np.flatnonzero(owner < 0)
@@ -352,11 +370,16 @@ def build_side(profile: Profile, tree: OpTree) -> ModuleTrees | None:
     bounds = np.searchsorted(top_owner, np.arange(len(all_mods) + 1))
     for m, lo, hi in zip(all_mods, bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
         m.op_lo, m.op_hi = lo, hi
+    return top_node, top_owner
 
-    # hand out each module's self kernels (step 9): a point goes to the first top-layer op of its
-    # module ending at or after it, if that op has started
+
+def _hand_out_kernels(tree: OpTree, fw: _Walk, bw: _Walk | None, top_node: np.ndarray, top_owner: np.ndarray,
+                      pts: np.ndarray, pptr: np.ndarray, pk: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each module's self kernels go to its top-layer ops (§3.2 step 9): a kernel point goes to the first
+    top-layer op of its module ending at or after it, if that op has started. Returns (kptr, krows): the
+    kernel rows of top-layer op ``i`` are ``krows[kptr[i]:kptr[i + 1]]``."""
     q_owner_parts, q_point_parts = [], []
-    for w, off in ((fw, 0), (bw, nf)):
+    for w, off in ((fw, 0), (bw, len(fw.mods))):
         if w is not None:
             mine = w.point_owner >= 0
             q_owner_parts.append(w.point_owner[mine] + off)
@@ -383,15 +406,7 @@ def build_side(profile: Profile, tree: OpTree) -> ModuleTrees | None:
         krows = pk[ranges(pptr[q_point], pptr[q_point + 1])]
         np.add.at(kptr, j + 1, counts)
         kptr = np.cumsum(kptr)
-    top_ns = np.zeros(len(top_node), np.int64)
-    np.add.at(top_ns, np.repeat(np.arange(len(top_node)), np.diff(kptr)), kdur[krows])
-    tops = (top_node, kptr, krows)
-    for md in all_mods:
-        md.tops = tops
-    text = tree.kernel_text() if len(pool) else np.empty(0, dtype=object)
-    return ModuleTrees(profile, tree, fwd, bwd, pool, text, top_node, top_ns, kptr, krows,
-                       op_names, tree.ops["call_stack"].to_numpy(dtype=object), pool["name"].to_numpy(dtype=object),
-                       kdur)
+    return kptr, krows
 
 
 def _handout_loop(top_owner: np.ndarray, t_ts: np.ndarray, t_end: np.ndarray, q_owner: np.ndarray,
