@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import logging
+import math
 from pathlib import Path
 
 import numpy as np
@@ -105,6 +106,24 @@ def test_waterfall_gpu_without_groups_and_lccl_mc2():
     assert steps["Other Computing"] == (1_000, 600)
     assert "Free: SDMA" not in steps  # zero on both sides: omitted
     assert waterfall_sum_ns(wf) == -500
+
+
+def test_category_contributors_cover_every_waterfall_step():
+    """Without statistic sheets the contributors are the waterfall steps, communication and free time
+    included (the shares are of the steps' change, as the titles say); an unchanged step shares 0.0, not -0.0."""
+    b, c = Breakdown("GPU"), Breakdown("GPU")
+    b.computing_ns, b.uncovered_comm_ns, b.sdma_stream.ns, b.e2e_ns = 1_000, 0, 50, 2_000
+    c.computing_ns, c.uncovered_comm_ns, c.sdma_stream.ns, c.e2e_ns = 1_100, 9_000, 50, 10_300
+    wf = summary.waterfall(b, c)
+    level, rows = summary._waterfall_contributors(wf)
+    top = summary.top_contributors(rows, level)
+    # steps: Other Computing +100, Uncovered Communication +9000, Free: Other 950 -> 150 (-800), SDMA 0
+    assert _steps(wf)["Free: Other"] == (950, 150)
+    assert top["Name"].tolist() == ["Uncovered Communication"]
+    assert top["Share"].tolist() == pytest.approx([9_000 / 9_900])
+    back = summary.waterfall(c, b)  # E2E falls: 0 / -8300 would print as -0.0%
+    sdma = back.loc[back["Step"] == "Free: SDMA", "Share of E2E Diff"].iloc[0]
+    assert sdma == 0 and math.copysign(1, sdma) == 1
 
 
 def test_waterfall_pairs_hccl_groups_of_two_runs():

@@ -194,7 +194,7 @@ def waterfall(base: Breakdown, comparison: Breakdown) -> pd.DataFrame:
         return pd.array([None if v is None else v / 1e6 for v in values], dtype="Float64")
 
     b_ns, c_ns, d_ns = ns_col("Base(ns)"), ns_col("Comparison(ns)"), ns_col("Delta(ns)")
-    share = [None if (d is None or not total or r["Category"] == "start") else d / total
+    share = [None if (d is None or not total or r["Category"] == "start") else d / total + 0.0  # no -0.0
              for d, r in zip(d_ns, rows, strict=True)]
     return pd.DataFrame({
         "Step": [r["Step"] for r in rows], "Category": [r["Category"] for r in rows],
@@ -315,8 +315,9 @@ def top_contributors(rows: pd.DataFrame, level: str, coverage: float = CONTRIBUT
 
 
 def _waterfall_contributors(wf: pd.DataFrame) -> tuple[str, pd.DataFrame]:
-    """Fallback when no statistic sheet exists: the waterfall's computing categories."""
-    steps = wf[wf["Category"] == "computing"]
+    """Fallback when no statistic sheet exists: every waterfall step (computing categories, communication,
+    free time), so the shares are of the waterfall steps' change, as the title says."""
+    steps = wf[~wf["Category"].isin(["start", "end"])]
     return "category", pd.DataFrame({
         "Name": steps["Step"].to_numpy(),
         "Base(ms)": steps["Base(ms)"].astype(float).to_numpy(),
