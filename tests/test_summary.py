@@ -143,6 +143,19 @@ def test_waterfall_pairs_hccl_groups_of_two_runs():
             "90.91.105.46%enp189s0f0_60001_1"} == labels
 
 
+def test_waterfall_keeps_communication_whole_when_no_group_pairs():
+    """A text export ("Group 0 Communication") against a DB export of the same run (its HCCL group name):
+    no group pairs, so the waterfall shows one communication step (pair 7 showed -101.96 and +98.07 ms)."""
+    b, c = Breakdown("NPU"), Breakdown("NPU")
+    b.uncovered_comm_ns, c.uncovered_comm_ns = 101_963, 98_072
+    b.e2e_ns, c.e2e_ns = 136_581, 107_131
+    b.groups = {"Group 0 Communication": {"wait": 1_000, "transmit": 100_963}}
+    c.groups = {"90.91.105.46%enp189s0f0_60000_0_1736410576386409": {"wait": 2_555, "transmit": 95_517}}
+    steps = _steps(summary.waterfall(b, c))
+    assert steps["Uncovered Communication"] == (101_963, 98_072)
+    assert not [k for k in steps if "Group" in k or "%" in k or k == "Other Communication"]
+
+
 def test_waterfall_names_a_negative_computing_residual():
     """Cube and Vector kernels overlapping on two streams: 700 + 500 us of categories in a 900 us union."""
     b, c = Breakdown("GPU"), Breakdown("GPU")

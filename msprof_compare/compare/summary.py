@@ -145,8 +145,10 @@ def waterfall(base: Breakdown, comparison: Breakdown) -> pd.DataFrame:
         steps.append((lab, "computing", b, c))
 
     gb, gc = _group_totals(base), _group_totals(comparison)
-    if gb and gc:  # per group only when both sides have groups (a GPU side has none: its time would look
-        # like an unrelated "Other Communication" step beside the other side's groups)
+    if set(gb) & set(gc):  # per group only when some group pairs across the runs: a GPU side has none (its
+        # time would look like an unrelated "Other Communication" step beside the other side's groups), and
+        # groups that all differ (a text export's "Group 0" vs a DB export's HCCL name) would only show the
+        # whole communication time leaving in one step and arriving in another
         rb = int(base.uncovered_comm_ns) - sum(gb.values())
         rc = int(comparison.uncovered_comm_ns) - sum(gc.values())
         if abs(rb) < RESIDUAL_FOLD_NS and abs(rc) < RESIDUAL_FOLD_NS:
