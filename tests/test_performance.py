@@ -166,6 +166,44 @@ def test_parallel_load_survives_a_dead_child(monkeypatch: pytest.MonkeyPatch) ->
     assert "OverallMetrics" in res.sheet_names
 
 
+def test_parallel_load_reports_child_failures_like_sequential(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The forked base loader's out-of-memory is a MemoryError here (the CLI's out-of-memory advice), an
+    unexpected error keeps its message (the CLI's "internal error" line) with the child's traceback
+    chained for --debug, and the child ignores Ctrl-C (the parent reports it and kills the child)."""
+    import os
+    import signal
+
+    from msprof_compare import api
+
+    monkeypatch.setattr(pair, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setenv("MSPROF_COMPARE_PARALLEL", "1")
+    parent, real = os.getpid(), api.load_profile
+
+    def failing(exc: BaseException):
+        def load(path, *args):
+            if os.getpid() != parent:
+                raise exc
+            return real(path, *args)
+        return load
+
+    monkeypatch.setattr(api, "load_profile", failing(MemoryError()))
+    with pytest.raises(MemoryError):
+        compare(str(KINETO), str(KINETO), enable_profiling_compare=True)
+    monkeypatch.setattr(api, "load_profile", failing(ValueError("boom in loader")))
+    with pytest.raises(pair.LoaderError, match="^boom in loader$") as info:
+        compare(str(KINETO), str(KINETO), enable_profiling_compare=True)
+    assert "ValueError: boom in loader" in str(info.value.__cause__) and "in load" in str(info.value.__cause__)
+
+    def report_sigint(path, *args):
+        if os.getpid() != parent:
+            raise ProfileError(path, f"SIGINT handler {signal.getsignal(signal.SIGINT)!r}")
+        return real(path, *args)
+
+    monkeypatch.setattr(api, "load_profile", report_sigint)
+    with pytest.raises(ProfileError, match="SIGINT handler <Handlers.SIG_IGN: 1>"):
+        compare(str(KINETO), str(KINETO), enable_profiling_compare=True)
+
+
 # A compare whose base side (loaded in the forked child) takes a minute; it reports the child's pid.
 _SLOW_BASE = r"""
 import os, sys, time
@@ -185,17 +223,20 @@ api.compare(sys.argv[2], sys.argv[3], enable_profiling_compare=True)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel's parent-death signal is Linux's")
-@pytest.mark.parametrize("sig", ["SIGTERM", "SIGKILL"])
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGKILL", "SIGINT"])
 def test_loader_child_dies_with_the_compare(sig: str, tmp_path: Path) -> None:
     """A compare killed while its forked loader works (a job scheduler's SIGTERM, ``timeout``, SIGKILL)
-    takes the loader with it: no orphan keeps loading gigabytes, then blocks on a pipe nobody reads."""
+    takes the loader with it: no orphan keeps loading gigabytes, then blocks on a pipe nobody reads.
+    Ctrl-C sent to the compare alone ends it at once too (it kills the loader, not wait for its load)."""
     import os
     import signal
     import subprocess
     import time
 
     marker = tmp_path / "child.pid"
-    proc = subprocess.Popen([sys.executable, "-c", _SLOW_BASE, str(marker), str(KINETO), str(KINETO)],
+    comparison = tmp_path / "comparison.pt.trace.json"  # another path: only the base side is slow
+    comparison.write_bytes(KINETO.read_bytes())
+    proc = subprocess.Popen([sys.executable, "-c", _SLOW_BASE, str(marker), str(KINETO), str(comparison)],
                             env=dict(os.environ, MSPROF_COMPARE_PARALLEL="1"),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -204,6 +245,8 @@ def test_loader_child_dies_with_the_compare(sig: str, tmp_path: Path) -> None:
             assert proc.poll() is None and time.monotonic() < deadline, "the loader child never started"
             time.sleep(0.05)
         child = int(marker.read_text())
+        if sig == "SIGINT":
+            time.sleep(1.0)  # let the compare finish its own (small) side and wait for the child
         proc.send_signal(getattr(signal, sig))
         proc.wait(timeout=30)
         deadline = time.monotonic() + 10
@@ -224,14 +267,25 @@ def _running(pid: int) -> bool:
         return False
 
 
-def test_auto_mode_needs_large_inputs_and_idle_cpus(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_auto_mode_needs_large_inputs_idle_cpus_and_memory(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("MSPROF_COMPARE_PARALLEL", raising=False)
     monkeypatch.setattr(pair, "idle_cpus", lambda: 8.0)
+    monkeypatch.setattr(pair, "available_memory", lambda: 1 << 40)
     assert not pair.parallel_wanted(str(KINETO), str(KINETO))  # small
     monkeypatch.setattr(pair, "PARALLEL_MIN_BYTES", 0)
     assert pair.parallel_wanted(str(KINETO), str(KINETO))
+    size = 2 * KINETO.stat().st_size
+    monkeypatch.setattr(pair, "available_memory", lambda: pair.PARALLEL_MEMORY_FACTOR * size - 1)
+    assert not pair.parallel_wanted(str(KINETO), str(KINETO))  # both sides loaded at once would not fit
+    monkeypatch.setenv("MSPROF_COMPARE_PARALLEL", "1")
+    assert pair.parallel_wanted(str(KINETO), str(KINETO))  # forced
+    monkeypatch.delenv("MSPROF_COMPARE_PARALLEL")
+    monkeypatch.setattr(pair, "available_memory", lambda: None)  # unknown: not a reason to load in turn
+    assert pair.parallel_wanted(str(KINETO), str(KINETO))
     monkeypatch.setattr(pair, "idle_cpus", lambda: 1.2)
     assert not pair.parallel_wanted(str(KINETO), str(KINETO))  # busy machine
+    monkeypatch.undo()
+    assert pair.available_memory() is None or pair.available_memory() > 0  # the real reading
 
 
 def test_input_bytes_counts_data_files() -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import signal
+import traceback
 from collections.abc import Callable
 from typing import Any
 
@@ -23,6 +24,9 @@ from ..model import Profile
 
 #: Combined input size from which the two sides load in parallel.
 PARALLEL_MIN_BYTES = 64 * 1024**2
+#: Memory a parallel load needs per byte of input (both sides held loaded at once, ~4-5x each, plus
+#: the pickle sent back): "auto" loads in turn when the machine has less available.
+PARALLEL_MEMORY_FACTOR = 6
 _SIZED_SUFFIXES = (".json", ".json.gz", ".db", ".csv")
 
 
@@ -54,19 +58,47 @@ def idle_cpus() -> float:
         return float(usable) - 1
 
 
+def available_memory() -> int | None:
+    """Bytes of memory available to a new process (Linux ``MemAvailable``), None when unknown."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
 def parallel_wanted(base: str, comparison: str, size: int | None = None) -> bool:
     """True when loading the two sides in two processes is worth a fork.
 
     ``MSPROF_COMPARE_PARALLEL``: "0" never, "1" whenever the inputs are large, "auto" (default)
-    when they are large and two CPUs are idle. On a 2-vCPU machine already running two other
-    jobs, two loader processes were slower than one (docs/performance.md), hence "auto".
+    when they are large, two CPUs are idle and the memory for both loaded sides at once is
+    available. On a 2-vCPU machine already running two other jobs, two loader processes were
+    slower than one (docs/performance.md), hence "auto"; a parallel load holds both sides at
+    once (9.2 GB against 4.9 GB in turn at 1 GB per side), hence the memory test.
     """
     mode = os.environ.get("MSPROF_COMPARE_PARALLEL", "auto")
     if mode == "0" or "fork" not in mp.get_all_start_methods():
         return False
-    if (input_bytes(base) + input_bytes(comparison) if size is None else size) < PARALLEL_MIN_BYTES:
+    total = input_bytes(base) + input_bytes(comparison) if size is None else size
+    if total < PARALLEL_MIN_BYTES:
         return False
-    return mode == "1" or idle_cpus() >= 2
+    if mode == "1":
+        return True
+    avail = available_memory()
+    return idle_cpus() >= 2 and (avail is None or avail >= PARALLEL_MEMORY_FACTOR * total)
+
+
+class ChildTraceback(Exception):
+    """The formatted traceback of a loader child, chained under the error re-raised here (``--debug``
+    then shows where the child failed, not just where the parent re-raised)."""
+
+
+class LoaderError(RuntimeError):
+    """An unexpected error of the loader child: reported like the same error in this process
+    (the CLI's "internal error" line, whose text is the child's message)."""
 
 
 def _pack_error(exc: BaseException) -> tuple:
@@ -74,15 +106,22 @@ def _pack_error(exc: BaseException) -> tuple:
         return ("profile", exc.path, exc.message, exc.hint)
     if isinstance(exc, (UsageError, StepError)):
         return ("usage", type(exc) is StepError, str(exc))
-    return ("other", f"{type(exc).__name__}: {exc}")
+    if isinstance(exc, MemoryError):
+        return ("memory",)
+    tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    return ("other", str(exc) or type(exc).__name__, tb)
 
 
-def _unpack_error(packed: tuple, path: str) -> Exception:
+def _unpack_error(packed: tuple) -> BaseException:
     if packed[0] == "profile":
         return ProfileError(packed[1], packed[2], hint=packed[3])
     if packed[0] == "usage":
         return (StepError if packed[1] else UsageError)(packed[2])
-    return ProfileError(path, f"loading failed: {packed[1]}")
+    if packed[0] == "memory":
+        return MemoryError()
+    err = LoaderError(packed[1])
+    err.__cause__ = ChildTraceback("\n\nTraceback of the loader process:\n" + packed[2])
+    return err
 
 
 def _die_with_parent(parent: int) -> None:
@@ -102,6 +141,9 @@ def _child(conn: Any, other_end: Any, parent: int, load: Callable[..., Profile],
     # The parent's end of the pipe, inherited through fork: left open here, a send to a dead
     # parent would block forever once the pipe buffer is full, instead of failing.
     other_end.close()
+    # Ctrl-C reaches the whole process group: the parent reports it and kills this child, which must
+    # not print a KeyboardInterrupt traceback of its own (e.g. in the middle of sending its result)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with_parent(parent)
     try:
         result: tuple = ("ok", load(path, *args))
@@ -147,11 +189,14 @@ def load_pair(base: str, comparison: str, load: Callable[..., Profile], base_arg
         status, payload = recv.recv()
     except (EOFError, OSError):
         status, payload = "died", None
+    except BaseException:  # Ctrl-C while waiting: do not wait for the child to finish its load
+        proc.kill()
+        raise
     finally:
         recv.close()
         proc.join()
     if status == "err":
-        raise _unpack_error(payload, base)
+        raise _unpack_error(payload)
     b = payload if status == "ok" else load(base, *base_args)
     check(b)
     if comp_error is not None:
