@@ -216,6 +216,30 @@ def test_existing_results_are_never_replaced(kineto: Path, tmp_path: Path) -> No
     assert len(new) == 1 and new[0].endswith(".xlsx"), new
 
 
+def test_reports_of_one_run_keep_one_name_under_a_concurrent_run(kineto: Path, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another run publishing r.json between our r.xlsx and our r.json: our pair moves to r_1 together
+    (it was r.xlsx + r_1.json, next to the other run's r.json), and the other run's file is untouched."""
+    from msprof_compare import api
+    from msprof_compare.report import deliver, output
+
+    result = api.compare(str(kineto), str(kineto), enable_profiling_compare=True, output_format="xlsx,json")
+    out = tmp_path / "out"
+    real_link = os.link
+
+    def racing_link(src: str, dst: str) -> None:
+        if dst == str(out / "r.json") and not os.path.exists(dst):
+            Path(dst).write_text("the other run's report")
+        real_link(src, dst)
+
+    monkeypatch.setattr(output.os, "link", racing_link)
+    written = deliver.write_reports(result, str(out / "r.xlsx"))
+    assert [Path(p).name for p in written] == ["r_1.xlsx", "r_1.json"]
+    assert sorted(p.name for p in out.iterdir()) == ["r.json", "r_1.json", "r_1.xlsx"]
+    assert (out / "r.json").read_text() == "the other run's report"
+    assert json.loads((out / "r_1.json").read_text())["base"]["path"] == str(kineto)
+
+
 def _one_error(err: str) -> str:
     lines = [line for line in err.splitlines() if line.startswith("error:")]
     assert len(lines) == 1 and "Traceback" not in err, err

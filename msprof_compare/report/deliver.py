@@ -14,8 +14,9 @@ import os
 import sys
 from typing import TYPE_CHECKING, TextIO
 
-from .excel import default_file_name
-from .output import REPORT_SUFFIXES, free_stem, output_target
+from .excel import default_file_name, workbook_part
+from .json_report import json_part
+from .output import make_dir, output_target, write_new_files
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult
@@ -64,14 +65,17 @@ def write_reports(result: CompareResult, output: str, explicit_format: bool = Fa
         written.append(write_json(result, STDOUT, stream=stream or sys.stdout))
         return written
     xlsx_target, json_target = _targets(output)
-    if "xlsx" in formats and "json" in formats and any(len(s) for s in result.sheets):
-        # one name for both files: the same stem (and timestamp), with a _N suffix free for both
+    workbook = workbook_part(result) if "xlsx" in formats and "json" in formats else None
+    if workbook is not None:
+        # one name for both files: the same stem (and timestamp), with a _N suffix free for both, taken
+        # for both at once (a run publishing into the same directory meanwhile cannot split the pair)
         directory, name = output_target(xlsx_target, ".xlsx")
+        make_dir(directory)
         stem = os.path.splitext(name or default_file_name())[0]
-        if os.path.isdir(directory):
-            stem = free_stem(directory, stem, REPORT_SUFFIXES)
-        xlsx_target = os.path.join(directory, stem + ".xlsx")
-        json_target = os.path.join(directory, stem + ".json")
+        paths = write_new_files(directory, stem, [workbook, json_part(result)])
+        for path in paths:
+            log.info("The comparison result file has been generated: %s", path)
+        return paths
     if "xlsx" in formats:
         path = result.to_excel(xlsx_target)
         if path:

@@ -29,7 +29,7 @@ from xlsxwriter.worksheet import Worksheet
 from xlsxwriter.xmlwriter import XMLwriter
 
 from ..compare.table import RATIO_HEADERS, STYLE_BOLD, STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Sheet
-from .output import DIR_MODE, FILE_MODE, FILE_PREFIX, make_dir, output_target, write_new_file  # noqa: F401
+from .output import DIR_MODE, FILE_MODE, FILE_PREFIX, Part, make_dir, output_target, write_new_file  # noqa: F401
 
 if TYPE_CHECKING:
     from ..api import CompareResult
@@ -77,15 +77,22 @@ def write_workbook(result: CompareResult, target: str | os.PathLike = ".") -> st
     Never replaces an existing file (a ``_1``, ``_2``... suffix is added) and
     never leaves a partial workbook behind.
     """
-    sheets = [s for s in result.sheets if len(s)]
-    if not sheets:
+    part = workbook_part(result)
+    if part is None:
         log.warning("No comparison produced any rows; no workbook was written.")
         return ""
     directory, name = resolve_target(target)
     make_dir(directory)
-    name = name or default_file_name()
+    return write_new_file(directory, name or default_file_name(), part[1], part[2])
+
+
+def workbook_part(result: CompareResult) -> Part | None:
+    """The workbook as a report file to publish (``output.write_new_files``); None without rows."""
+    sheets = [s for s in result.sheets if len(s)]
+    if not sheets:
+        return None
     captions = (f"Base Profiling: {result.base.path}", f"Comparison Profiling: {result.comparison.path}")
-    return write_new_file(directory, name, lambda tmp: render(sheets, tmp, captions), "workbook")
+    return ".xlsx", lambda tmp: render(sheets, tmp, captions), "workbook"
 
 
 class _Sink:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import numpy as np
 import pandas as pd
 
-from .output import FILE_MODE, FILE_PREFIX, discard_rest, make_dir, output_target, write_new_file  # noqa: F401
+from .output import FILE_MODE, FILE_PREFIX, Part, discard_rest, make_dir, output_target, write_new_file  # noqa: F401
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult
@@ -183,11 +183,17 @@ def write_json(result: CompareResult, target: str | os.PathLike = ".", stream: T
         return "-"
     path, name = output_target(target, ".json")
     make_dir(path)
-    name = name or default_file_name()
+    part = json_part(result, text)
+    return write_new_file(path, name or default_file_name(), part[1], part[2])
+
+
+def json_part(result: CompareResult, text: str | None = None) -> Part:
+    """The JSON document as a report file to publish (``output.write_new_files``)."""
+    text = dumps(result) if text is None else text
 
     def fill(tmp: str) -> None:
         with open(tmp, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.write("\n")
 
-    return write_new_file(path, name, fill, "JSON result")
+    return ".json", fill, "JSON result"

@@ -80,16 +80,6 @@ def output_target(target: str | os.PathLike, suffix: str) -> tuple[str, str | No
     return path, name
 
 
-def free_stem(directory: str, stem: str, suffixes: tuple[str, ...]) -> str:
-    """``stem`` or the first ``stem_N`` under which no file with any of ``suffixes`` exists yet, so
-    reports written together share one name (``publish`` still never replaces a file)."""
-    for i in range(MAX_SUFFIX):
-        cand = stem if i == 0 else f"{stem}_{i}"
-        if not any(os.path.lexists(os.path.join(directory, cand + s)) for s in suffixes):
-            return cand
-    raise ProfileError(directory, f"too many existing files named {stem}_N")
-
-
 def make_dir(path: str) -> None:
     """Create a missing output directory (and parents) with mode 0o750, whatever the umask."""
     if os.path.isdir(path):
@@ -115,19 +105,33 @@ def publish(tmp: str, directory: str, name: str) -> str:
     filesystems without hard links fall back to a checked rename.
     """
     stem, ext = os.path.splitext(name)
+    return publish_together([(tmp, ext)], directory, stem)[0]
+
+
+def publish_together(files: list[tuple[str, str]], directory: str, stem: str) -> list[str]:
+    """Publish finished temporary files ``(tmp, ext)`` as ``stem + ext`` each, under the first of
+    ``stem``, ``stem_1``, ... that is free for all of them: reports written together keep one name
+    even when another run publishes into the same directory at the same moment (each name is taken
+    with an atomic hard link; a set that cannot be completed is given back and the next one tried)."""
     for i in range(MAX_SUFFIX):
-        final = os.path.join(directory, name if i == 0 else f"{stem}_{i}{ext}")
-        try:
-            os.link(tmp, final)
-            return final
-        except FileExistsError:
-            continue
-        except OSError:  # no hard links on this filesystem
-            if os.path.lexists(final):
-                continue
-            os.replace(tmp, final)
-            return final
-    raise ProfileError(directory, f"too many existing files named {stem}_N{ext}")
+        cand = stem if i == 0 else f"{stem}_{i}"
+        taken: list[str] = []
+        for tmp, ext in files:
+            final = os.path.join(directory, cand + ext)
+            try:
+                os.link(tmp, final)
+            except FileExistsError:
+                break
+            except OSError:  # no hard links on this filesystem: a checked rename
+                if os.path.lexists(final):
+                    break
+                os.replace(tmp, final)
+            taken.append(final)
+        else:
+            return taken
+        for final in taken:  # ours, made just now: give the partial set back
+            os.unlink(final)
+    raise ProfileError(directory, f"too many existing files named {stem}_N")
 
 
 @contextmanager
@@ -195,20 +199,35 @@ def write_new_file(directory: str, name: str, fill: Callable[[str], None], what:
     interrupt the temporary file is removed and nothing is published; an
     ``OSError`` becomes a one-line ``ProfileError`` naming the directory and ``what``.
     """
-    ext = os.path.splitext(name)[1]
+    stem, ext = os.path.splitext(name)
+    return write_new_files(directory, stem, [(ext, fill, what)])[0]
+
+
+#: One file of a report set: (extension, fill(temp path), what it is, for error messages).
+Part = tuple[str, Callable[[str], None], str]
+
+
+def write_new_files(directory: str, stem: str, parts: list[Part]) -> list[str]:
+    """``write_new_file`` for files that belong together (the xlsx and JSON of one run): all are
+    rendered first, then published under one shared stem (``publish_together``)."""
     remove_stale_temporaries(directory)
-    tmp = ""
+    tmps: list[str] = []
+    what = "report"  # the file being written, for the error message
     try:
         with terminate_as_exit():
-            fd, tmp = tempfile.mkstemp(prefix=f".{FILE_PREFIX}", suffix=f"{ext}.tmp", dir=directory)
-            os.close(fd)
-            fill(tmp)
-            os.chmod(tmp, FILE_MODE)
-            return publish(tmp, directory, name)
+            for ext, fill, part_what in parts:
+                what = part_what
+                fd, tmp = tempfile.mkstemp(prefix=f".{FILE_PREFIX}", suffix=f"{ext}.tmp", dir=directory)
+                os.close(fd)
+                tmps.append(tmp)
+                fill(tmp)
+                os.chmod(tmp, FILE_MODE)
+            what = " and ".join(p[2] for p in parts)
+            return publish_together([(t, p[0]) for t, p in zip(tmps, parts, strict=True)], directory, stem)
     except OSError as exc:
         raise ProfileError(directory, f"cannot write the {what}: {exc.strerror or exc}") from None
     finally:
-        if tmp:
+        for tmp in tmps:
             try:
                 os.unlink(tmp)
             except FileNotFoundError:
