@@ -398,3 +398,24 @@ def test_db_without_an_optional_table(tmp_path: Path, table: str, warning: str, 
     assert len(getattr(p, other)) == len(getattr(full, other))
     result = compare(str(db), str(DATA / "l1" / "ascend_pytorch_profiler_0.db"))
     assert [s.name for s in result.sheets][:2] == ["Summary", "OverallMetrics"]
+
+
+@pytest.mark.parametrize(("table", "column", "value", "message"), [
+    ("TASK", "endNs", None, r"table TASK.*: column .*endNs.* holds None, not an integer"),
+    ("COMMUNICATION_OP", "connectionId", "abc", r"column .*connectionId.* holds 'abc', not an integer"),
+    ("OP_MEMORY", "size", 1e30, r"column .*size.* holds 1e\+30, not an integer"),
+    ("MEMORY_RECORD", "totalReserved", "abc", r"table MEMORY_RECORD: column totalReserved holds 'abc', not a number"),
+])
+def test_db_cell_that_is_no_integer(tmp_path: Path, table: str, column: str, value: object, message: str) -> None:
+    """A NULL, text or out-of-range cell where a query needs an integer is a one-line data error naming the
+    file, the table and the column (it escaped as an internal error)."""
+    copy = tmp_path / "ascend_pytorch_profiler_0.db"
+    shutil.copyfile(L1, copy)
+    con = sqlite3.connect(copy)
+    con.execute(f"UPDATE {table} SET {column} = ? WHERE rowid = (SELECT min(rowid) FROM {table})", (value,))
+    con.commit()
+    con.close()
+    with pytest.raises(ProfileError, match=message) as info:
+        load_profile(str(copy), build_options(enable_memory_compare=True, enable_communication_compare=True,
+                                              enable_profiling_compare=True)[0])
+    assert info.value.path == str(copy)

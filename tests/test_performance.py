@@ -85,6 +85,23 @@ def test_decode_args_joins_raw_buffers_and_fills_absent_args() -> None:
     assert [a.x for a in traceio.decode_args("t", raws[[0, 2]], A)] == [1, 3]
 
 
+def test_decode_args_error_names_the_field_and_shows_the_args() -> None:
+    """msgspec's position is in the batch of selected events, not in the file (it named an unrelated event):
+    the message names the field and shows the offending args instead."""
+    class A(msgspec.Struct):
+        x: int = -1
+
+    raws = np.array([msgspec.Raw(b'{"x": 1}'), msgspec.Raw(b'{"x": "seven"}')], dtype=object)
+    with pytest.raises(ProfileError) as info:
+        traceio.decode_args("t.json", raws, A)
+    assert str(info.value) == ('t.json: invalid event args: Expected `int`, got `str` in args.x of the event whose '
+                               'args are {"x": "seven"}')
+    raws = np.empty(1, dtype=object)
+    raws[0] = msgspec.Raw(b"[" + b"1, " * 40 + b"1]")
+    with pytest.raises(ProfileError, match=r"got `array` in args of the event whose args are \[1, 1, .{70}\.\.\.$"):
+        traceio.decode_args("t.json", raws, A)
+
+
 # --------------------------------------------------------------------------- xlsx fast path
 
 

@@ -35,6 +35,13 @@ def test_unknown_step_lists_valid_ids():
     assert info.value.exit_code == 2
 
 
+def test_step_ids_beyond_int64_are_compared_exactly():
+    big = 99999999999999999999999  # a float would round it (and its neighbour) to the same value
+    p = npu([(f"ProfilerStep#{big}", 0, 100), (f"ProfilerStep#{big - 1}", 200, 50)])
+    assert steps.step_range(p, big) == (0, 100)
+    assert steps.step_range(p, big - 1) == (200, 250)
+
+
 def test_step_without_any_profiler_step_says_so():
     p = npu([("aten::add", 0, 10)])
     with pytest.raises(StepError, match=r"^npu: Invalid step id: 3: the profile has no ProfilerStep# markers"):

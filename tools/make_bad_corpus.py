@@ -518,6 +518,8 @@ def npu_dir_family(c: Corpus) -> None:
         case(f"{stem}_no_header", {path: "".join(rows) or "1,2,3\n"}, 1, f"{name} without its header line",
              file=path)
         case(f"{stem}_bom_crlf", {path: "\ufeff" + text.replace("\n", "\r\n")}, 0, f"{name} with BOM and CRLF")
+        case(f"{stem}_cr_line_ends", {path: text.replace("\n", "\r")}, 0,
+             f"{name} with bare CR line ends (old Mac style; pandas reads them, the header must split there too)")
         case(f"{stem}_extra_column", {path: "".join(line.rstrip("\r\n") + ",extra\n" for line in text.splitlines())},
              0, f"{name} with an extra trailing column")
         case(f"{stem}_reordered_columns", {path: _reorder_csv(text)}, 0, f"{name} with columns in reverse order")
@@ -592,6 +594,13 @@ def npu_dir_family(c: Corpus) -> None:
          file="profiler_metadata.json")
     case("info_garbage", {"profiler_info_0.json": b"\xff\xfe\x00garbage"}, 0,
          "profiler_info_0.json unreadable (its values are not used)")
+    case("info_config_not_object", {"profiler_info_0.json": b'{"config": [1]}'}, 0,
+         "profiler_info_0.json whose config is a list (its values are not used)")
+    case("info_experimental_config_text", {"profiler_info_0.json": b'{"config": {"experimental_config": "L1"}}'},
+         0, "profiler_info_0.json whose experimental_config is text")
+    case("op_statistic_count_huge", {f"{out}op_statistic.csv": _set_cell(ops, "Count", "1e300")}, 1,
+         "an op_statistic.csv Count of 1e300 (no int64: it became a negative call count)",
+         file=f"{out}op_statistic.csv")
 
     # symbolic links inside the directory (created at test time: links are not portable in a checkout)
     tv_link = {f"input/{out}{TRACE}": f"_src/{NPU_DIR}/{OUT}/{TRACE}"}

@@ -43,9 +43,9 @@ def step_ops(ops: pd.DataFrame) -> pd.DataFrame:
     mask = names.str.contains(STEP_MARK, regex=False).to_numpy(dtype=bool) if len(ops) else np.zeros(0, bool)
     found = ops.loc[mask, ["name", "ts", "dur"]]
     suffix = found["name"].str.rsplit("#", n=1).str[-1]
-    ids = pd.to_numeric(suffix.where(suffix.str.fullmatch(_STEP_ID)), errors="coerce")
-    out = found.assign(step=ids.fillna(-1).astype(np.int64).to_numpy(), label=suffix.to_numpy())
-    return out
+    # Python ints, as the requested id is: an id beyond int64 must not round through a float
+    ids = np.array([step_number(s) for s in suffix.tolist()], dtype=object)
+    return found.assign(step=ids, label=suffix.to_numpy())
 
 
 def step_range(profile: Profile, step: int) -> tuple[int, int] | None:

@@ -46,6 +46,7 @@ from __future__ import annotations
 import itertools
 import logging
 import os
+import re
 import sqlite3
 import urllib.parse
 from typing import Any
@@ -159,11 +160,28 @@ class _Db:
             rows = cur.fetchmany(_CHUNK)
             if not rows:
                 break
-            flat = np.fromiter(itertools.chain.from_iterable(rows), dtype=dtype, count=len(rows) * ncols)
+            try:
+                flat = np.fromiter(itertools.chain.from_iterable(rows), dtype=dtype, count=len(rows) * ncols)
+            except (TypeError, ValueError, OverflowError):
+                raise self._not_a_number(sql, cur.description, rows, dtype) from None
             parts.append(flat.reshape(len(rows), ncols))
         if not parts:
             return np.zeros((0, ncols), dtype=dtype)
         return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+    def _not_a_number(self, sql: str, description: Any, rows: list[tuple], dtype: type) -> ProfileError:
+        """The error for a cell a numeric query cannot use (NULL where a value is needed, text, a blob,
+        a number out of int64 range), naming its column and table."""
+        kind = "an integer" if dtype is np.int64 else "a number"
+        tables = ", ".join(dict.fromkeys(re.findall(r"\b(?:FROM|JOIN)\s+(\w+)", sql))) or "?"
+        for row in rows:
+            for j, v in enumerate(row):
+                try:
+                    np.array([v], dtype=dtype)
+                except (TypeError, ValueError, OverflowError):
+                    return ProfileError(self.path, f"table {tables}: column {description[j][0]} holds {v!r}, "
+                                                   f"not {kind}")
+        return ProfileError(self.path, f"table {tables}: a value is not {kind}")
 
     # ------------------------------------------------------------------ strings
 
@@ -556,7 +574,10 @@ def _memory_peak(db: _Db, rng: tuple[int, int]) -> int:
         v = db.scalar("SELECT max(totalReserved) FROM MEMORY_RECORD WHERE timestamp BETWEEN ? AND ?", rng)
     else:
         v = db.scalar("SELECT max(totalReserved) FROM MEMORY_RECORD")
-    return int(v or 0)
+    try:
+        return int(v or 0)
+    except (TypeError, ValueError, OverflowError):
+        raise ProfileError(db.path, f"table MEMORY_RECORD: column totalReserved holds {v!r}, not a number") from None
 
 
 # ---------------------------------------------------------------------- entry point

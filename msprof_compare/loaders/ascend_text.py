@@ -389,14 +389,17 @@ def _header(path: str, data: bytes) -> list[str]:
     """The column names of a CSV as written (first line). Empty or undecodable -> ProfileError."""
     if not data:
         raise ProfileError(path, "empty file")
-    first = data.split(b"\n", 1)[0].rstrip(b"\r")
+    first = re.split(rb"\r\n|\r|\n", data, maxsplit=1)[0]  # any line end, as pandas reads them
     try:
         text = first.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ProfileError(path, f"not a UTF-8 CSV: {exc}") from None
     if not text.strip():
         raise ProfileError(path, "empty file (no header line)")
-    return next(csv.reader([text]))
+    try:
+        return next(csv.reader([text]))
+    except csv.Error as exc:
+        raise ProfileError(path, f"malformed CSV header: {exc}") from None
 
 
 def _check_last_row(path: str, data: bytes, n_cols: int) -> None:
@@ -596,7 +599,10 @@ def read_op_statistic(path: str, warnings: list[str] | None = None) -> pd.DataFr
     for col in OP_STATISTIC_FLOATS:
         if col in df.columns:
             df[col] = df[col].fillna(0.0)
-    df["Count"] = df["Count"].fillna(0).astype(np.int64)
+    count = df["Count"].fillna(0).to_numpy(dtype=np.float64)
+    if (np.abs(count) >= 2.0**63).any():  # finite (checked on read) but no int64: not a call count
+        raise ProfileError(path, f"column Count holds {count[np.abs(count) >= 2.0**63][0]:g}, not a call count")
+    df["Count"] = count.astype(np.int64)
     return df
 
 
@@ -675,8 +681,10 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
         except ProfileError as exc:
             profile.warnings.append(f"Failed to read profiler_info.json: {exc}")
             info = None
-        if isinstance(info, dict):
-            level = ((info.get("config") or {}).get("experimental_config") or {}).get("_profiler_level")
+        if isinstance(info, dict):  # config.experimental_config._profiler_level, any level may be off
+            config = info.get("config")
+            exp = config.get("experimental_config") if isinstance(config, dict) else None
+            level = exp.get("_profiler_level") if isinstance(exp, dict) else None
             if isinstance(level, str):
                 profile.extra["profiler_level"] = level
 

@@ -15,6 +15,7 @@ import gc
 import gzip
 import io
 import os
+import re
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -311,6 +312,19 @@ def optional_ints(values: list[Any], default: int = -1) -> np.ndarray:
 
 # --------------------------------------------------------------------------- columns
 
+_BATCH_POS = re.compile(r" - at `\$\[(\d+)\]([^`]*)`$")
+
+
+def _args_problem(message: str, parts: Any) -> str:
+    """msgspec's position is in the batch, not the file: name the field and show the args instead."""
+    m = _BATCH_POS.search(message)
+    if not m:
+        return message
+    text = bytes(parts[int(m.group(1))]).decode("utf-8", "replace")
+    shown = text if len(text) <= 80 else text[:77] + "..."
+    return f"{message[:m.start()]} in args{m.group(2)} of the event whose args are {shown}"
+
+
 def decode_args(path: str, raws: np.ndarray, struct: type) -> list:
     """Decode the raw ``args`` of selected events into ``struct`` instances, in one batch."""
     if len(raws) == 0:
@@ -322,7 +336,7 @@ def decode_args(path: str, raws: np.ndarray, struct: type) -> list:
         with gc_paused():
             return msgspec.json.decode(blob, type=list[struct])
     except msgspec.ValidationError as exc:
-        raise ProfileError(path, f"invalid event args: {exc}") from None
+        raise ProfileError(path, f"invalid event args: {_args_problem(str(exc), parts)}") from None
     except DECODE_ERRORS as exc:
         raise ProfileError(path, f"malformed event args: {exc}") from None
     except RecursionError:
