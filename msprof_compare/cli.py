@@ -318,9 +318,11 @@ def _fail(exc: Exception, code: int, debug: bool) -> int:
 
 def _print(text: str) -> None:
     """Print the console table; a closed stdout (``| head``) must not fail the run."""
+    from .report.output import closed_pipe, discard_rest
+
     try:
         print(text, flush=True)
-    except BrokenPipeError:
-        from .report.output import discard_rest
-
+    except OSError as exc:
+        if not closed_pipe(exc):
+            raise
         discard_rest(sys.stdout)

@@ -419,3 +419,13 @@ def test_db_cell_that_is_no_integer(tmp_path: Path, table: str, column: str, val
         load_profile(str(copy), build_options(enable_memory_compare=True, enable_communication_compare=True,
                                               enable_profiling_compare=True)[0])
     assert info.value.path == str(copy)
+
+
+def test_db_under_a_path_that_is_not_utf8(tmp_path: Path) -> None:
+    """Linux file names are bytes: a DB in a directory whose name is not UTF-8 opens (the URI is quoted from
+    the path's bytes; str-encoding it was an internal error)."""
+    d = tmp_path / os.fsdecode(b"bad\xffdir")
+    d.mkdir()
+    shutil.copyfile(L1, d / L1.name)
+    p = load_profile(str(d / L1.name), OPTS)
+    assert len(p.kernels) == sql(L1, "SELECT count(*) FROM COMPUTE_TASK_INFO")[0][0]

@@ -240,6 +240,45 @@ def test_reports_of_one_run_keep_one_name_under_a_concurrent_run(kineto: Path, t
     assert json.loads((out / "r_1.json").read_text())["base"]["path"] == str(kineto)
 
 
+def test_report_set_without_hard_links(kineto: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """FAT / exFAT / some network mounts have no hard links: names are reserved with an exclusive create and
+    the files moved onto them; a set whose JSON name is taken moves back and takes the next free name (it
+    deleted its own workbook and failed)."""
+    import errno
+
+    from msprof_compare import api
+    from msprof_compare.report import deliver, output
+
+    def no_links(src: str, dst: str) -> None:
+        raise OSError(errno.EINVAL, "hard links not supported")
+
+    result = api.compare(str(kineto), str(kineto), enable_profiling_compare=True, output_format="xlsx,json")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "r.json").write_text("another run's report")
+    monkeypatch.setattr(output.os, "link", no_links)
+    written = deliver.write_reports(result, str(out / "r.xlsx"))
+    assert [Path(p).name for p in written] == ["r_1.xlsx", "r_1.json"]
+    assert sorted(p.name for p in out.iterdir()) == ["r.json", "r_1.json", "r_1.xlsx"]  # no temporaries left
+    assert (out / "r.json").read_text() == "another run's report"
+    assert openpyxl.load_workbook(out / "r_1.xlsx").sheetnames[0] == "Summary"
+    assert json.loads((out / "r_1.json").read_text())["base"]["path"] == str(kineto)
+    assert stat.S_IMODE((out / "r_1.xlsx").stat().st_mode) == 0o640
+
+
+def test_closed_pipe_on_windows_is_einval(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Windows often reports a write to a closed pipe (``| head``) as EINVAL, not EPIPE (CPython issue 79935)."""
+    import errno
+
+    from msprof_compare.report import output
+
+    assert output.closed_pipe(BrokenPipeError())
+    assert not output.closed_pipe(OSError(errno.EINVAL, "Invalid argument"))
+    monkeypatch.setattr(output.os, "name", "nt")
+    assert output.closed_pipe(OSError(errno.EINVAL, "Invalid argument"))
+    assert not output.closed_pipe(OSError(errno.ENOSPC, "No space left on device"))
+
+
 def _one_error(err: str) -> str:
     lines = [line for line in err.splitlines() if line.startswith("error:")]
     assert len(lines) == 1 and "Traceback" not in err, err

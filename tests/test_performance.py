@@ -299,6 +299,12 @@ def test_auto_mode_needs_large_inputs_idle_cpus_and_memory(monkeypatch: pytest.M
     monkeypatch.delenv("MSPROF_COMPARE_PARALLEL")
     monkeypatch.setattr(pair, "available_memory", lambda: None)  # unknown: not a reason to load in turn
     assert pair.parallel_wanted(str(KINETO), str(KINETO))
+    monkeypatch.setattr(pair.sys, "platform", "darwin")
+    assert not pair.parallel_wanted(str(KINETO), str(KINETO))  # macOS: not fork-safe
+    monkeypatch.setenv("MSPROF_COMPARE_PARALLEL", "1")
+    assert pair.parallel_wanted(str(KINETO), str(KINETO))
+    monkeypatch.delenv("MSPROF_COMPARE_PARALLEL")
+    monkeypatch.setattr(pair.sys, "platform", "linux")
     monkeypatch.setattr(pair, "idle_cpus", lambda: 1.2)
     assert not pair.parallel_wanted(str(KINETO), str(KINETO))  # busy machine
     monkeypatch.undo()

@@ -104,7 +104,8 @@ class _Db:
 
     def __init__(self, path: str) -> None:
         self.path = path
-        uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
+        # quoted from the path's bytes: a name that is not UTF-8 (Linux allows it) cannot be str-encoded
+        uri = "file:" + urllib.parse.quote(os.fsencode(os.path.abspath(path))) + "?mode=ro"
         if not _pending_wal(path):
             # immutable: no locks, no -shm / -wal files created beside a WAL-mode export (read-only
             # directories work too). Only a non-empty -wal (changes not yet in the file) needs them.

@@ -15,6 +15,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import signal
+import sys
 import traceback
 from collections.abc import Callable
 from typing import Any
@@ -81,6 +82,8 @@ def parallel_wanted(base: str, comparison: str, size: int | None = None) -> bool
     """
     mode = os.environ.get("MSPROF_COMPARE_PARALLEL", "auto")
     if mode == "0" or "fork" not in mp.get_all_start_methods():
+        return False
+    if mode != "1" and sys.platform == "darwin":  # some macOS system libraries are not fork-safe
         return False
     total = input_bytes(base) + input_bytes(comparison) if size is None else size
     if total < PARALLEL_MIN_BYTES:

@@ -21,7 +21,16 @@ from typing import TYPE_CHECKING, Any, TextIO
 import numpy as np
 import pandas as pd
 
-from .output import FILE_MODE, FILE_PREFIX, Part, discard_rest, make_dir, output_target, write_new_file  # noqa: F401
+from .output import (  # noqa: F401
+    FILE_MODE,
+    FILE_PREFIX,
+    Part,
+    closed_pipe,
+    discard_rest,
+    make_dir,
+    output_target,
+    write_new_file,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult
@@ -178,7 +187,9 @@ def write_json(result: CompareResult, target: str | os.PathLike = ".", stream: T
             out.write(text)
             out.write("\n")
             out.flush()
-        except BrokenPipeError:  # the reader stopped early (`| head`, a jq that exits): not our error
+        except OSError as exc:  # the reader stopped early (`| head`, a jq that exits): not our error
+            if not closed_pipe(exc):
+                raise
             discard_rest(out)
         return "-"
     path, name = output_target(target, ".json")

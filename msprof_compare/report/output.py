@@ -11,6 +11,7 @@ leaves behind is removed by a later run in the same directory once it is a day o
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import signal
@@ -115,22 +116,28 @@ def publish_together(files: list[tuple[str, str]], directory: str, stem: str) ->
     with an atomic hard link; a set that cannot be completed is given back and the next one tried)."""
     for i in range(MAX_SUFFIX):
         cand = stem if i == 0 else f"{stem}_{i}"
-        taken: list[str] = []
+        taken: list[tuple[str, str, bool]] = []  # (tmp, final, moved: tmp is gone, final holds it)
         for tmp, ext in files:
             final = os.path.join(directory, cand + ext)
             try:
                 os.link(tmp, final)
+                taken.append((tmp, final, False))
             except FileExistsError:
                 break
-            except OSError:  # no hard links on this filesystem: a checked rename
-                if os.path.lexists(final):
+            except OSError:  # no hard links here (FAT, exFAT, some network mounts): reserve, then move
+                try:
+                    os.close(os.open(final, os.O_CREAT | os.O_EXCL | os.O_WRONLY, FILE_MODE))
+                except FileExistsError:
                     break
                 os.replace(tmp, final)
-            taken.append(final)
+                taken.append((tmp, final, True))
         else:
-            return taken
-        for final in taken:  # ours, made just now: give the partial set back
-            os.unlink(final)
+            return [final for _, final, _ in taken]
+        for tmp, final, moved in taken:  # ours, made just now: give the partial set back
+            if moved:
+                os.replace(final, tmp)
+            else:
+                os.unlink(final)
     raise ProfileError(directory, f"too many existing files named {stem}_N")
 
 
@@ -230,8 +237,16 @@ def write_new_files(directory: str, stem: str, parts: list[Part]) -> list[str]:
         for tmp in tmps:
             try:
                 os.unlink(tmp)
-            except FileNotFoundError:
+            except FileNotFoundError:  # moved to its final name (no hard links)
                 pass
+            except OSError as exc:  # e.g. held open by a sync tool on Windows: a later run removes it
+                logging.getLogger("msprof-analyze").debug("cannot remove %s: %s", tmp, exc)
+
+
+def closed_pipe(exc: OSError) -> bool:
+    """The reader of our output stopped early (``| head``, a jq that exits). Windows often reports a
+    write to a closed pipe as EINVAL instead of EPIPE (CPython issue 79935)."""
+    return isinstance(exc, BrokenPipeError) or (os.name == "nt" and exc.errno == errno.EINVAL)
 
 
 def discard_rest(stream: TextIO) -> None:
