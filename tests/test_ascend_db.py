@@ -401,9 +401,9 @@ def test_db_without_an_optional_table(tmp_path: Path, table: str, warning: str, 
 
 
 @pytest.mark.parametrize(("table", "column", "value", "message"), [
-    ("TASK", "endNs", None, r"table TASK.*: column .*endNs.* holds None, not an integer"),
-    ("COMMUNICATION_OP", "connectionId", "abc", r"column .*connectionId.* holds 'abc', not an integer"),
-    ("OP_MEMORY", "size", 1e30, r"column .*size.* holds 1e\+30, not an integer"),
+    ("TASK", "endNs", None, r"table TASK.*: column endNs( / startNs)? holds None, not an integer"),
+    ("COMMUNICATION_OP", "connectionId", "abc", r"column connectionId holds .abc., not an integer"),
+    ("OP_MEMORY", "size", 1e30, r"column size holds 1e\+30, not an integer"),
     ("MEMORY_RECORD", "totalReserved", "abc", r"table MEMORY_RECORD: column totalReserved holds 'abc', not a number"),
 ])
 def test_db_cell_that_is_no_integer(tmp_path: Path, table: str, column: str, value: object, message: str) -> None:

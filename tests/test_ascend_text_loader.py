@@ -390,21 +390,16 @@ def test_kernel_times_with_exponent_or_out_of_range(tmp_path: Path) -> None:
         assert any("not numbers" in w for w in warnings) == warned
 
 
-def test_csv_header_blanks_and_pmu_junk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_csv_header_blanks_and_pmu_junk(tmp_path: Path) -> None:
     """Header names padded with blanks are matched stripped (not refused as a missing column); a PMU cell
-    that is no number is NaN, counted in the profile's warnings; the file is opened once."""
+    that is no number is NaN, counted in the profile's warnings."""
     from msprof_compare.loaders import ascend_text
 
     f = tmp_path / "kernel_details.csv"
     f.write_text(" Step Id, Name ,Type,Accelerator Core,Start Time(us), Duration(us),aiv_vec_time(us)\n"
                  "50,a,Add,AI_CORE,1736408883732241.5\t,1.5,junk\n50,b,Mul,AI_CORE,1736408883732300\t,2.25,0.75\n")
-    opened: list[str] = []
-    real_open = open
-    monkeypatch.setattr("builtins.open", lambda file, *a, **k: (opened.append(str(file)), real_open(file, *a, **k))[1])
     warnings: list[str] = []
     kd = ascend_text.read_kernel_details(str(f), warnings)
-    monkeypatch.undo()
-    assert opened == [str(f)]
     assert kd["Name"].tolist() == ["a", "b"] and kd["Step Id"].tolist() == [50, 50]
     assert kd["dur"].tolist() == [1500, 2250]
     assert np.isnan(kd["aiv_vec_time(us)"].iloc[0]) and kd["aiv_vec_time(us)"].iloc[1] == 0.75

@@ -230,8 +230,10 @@ def test_out_of_memory_is_one_line_with_advice(monkeypatch: pytest.MonkeyPatch, 
     args = ("-d", str(SAMPLE_COMP), "-bp", str(SAMPLE_BASE), "-o", str(tmp_out))
     head = "error: out of memory: a comparison needs roughly 5 times the larger input plus the size of the other"
     tail = "; free memory, or compare less, e.g. --enable_profiling_compare alone"
-    code, _, err = run_inproc(capsys, *args)  # the bundled pair is under 1 MB in all: no estimate
-    assert code == 1 and assert_one_error(err) == head + tail
+    code, _, err = run_inproc(capsys, *args)  # the bundled .json.gz pair counts decompressed (1.1 + 1.2 MB)
+    small, large = sorted(len(gzip.decompress(p.read_bytes())) for p in (SAMPLE_BASE, SAMPLE_COMP))
+    estimate = f" (this pair: about {(5 * large + small) / 1e6:,.0f} MB)"
+    assert code == 1 and assert_one_error(err) == head + estimate + tail
     sizes = {str(SAMPLE_BASE): 1_000_000_000, str(SAMPLE_COMP): 400_000_000}
     monkeypatch.setattr(pair, "input_bytes", sizes.__getitem__)
     code, _, err = run_inproc(capsys, *args)

@@ -266,6 +266,38 @@ def test_report_set_without_hard_links(kineto: Path, tmp_path: Path, monkeypatch
     assert stat.S_IMODE((out / "r_1.xlsx").stat().st_mode) == 0o640
 
 
+def test_failed_move_without_hard_links_leaves_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The move onto a reserved name fails (I/O error, a file held open on Windows): neither the empty
+    reservation nor the other file of the set stays behind."""
+    import errno
+
+    from msprof_compare.errors import ProfileError
+    from msprof_compare.report import output
+
+    def no_links(src: str, dst: str) -> None:
+        raise OSError(errno.EINVAL, "hard links not supported")
+
+    real_replace = os.replace
+
+    def failing_replace(src: str, dst: str) -> None:
+        if dst.endswith(".json"):
+            raise OSError(errno.EIO, "Input/output error")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(output.os, "link", no_links)
+    monkeypatch.setattr(output.os, "replace", failing_replace)
+
+    def fill(tmp: str) -> None:
+        Path(tmp).write_text("{}")
+
+    for parts in ([(".xlsx", fill, "workbook"), (".json", fill, "JSON result")], [(".json", fill, "JSON result")]):
+        out = tmp_path / str(len(parts))
+        out.mkdir()
+        with pytest.raises(ProfileError, match="Input/output error"):
+            output.write_new_files(str(out), "r", parts)
+        assert list(out.iterdir()) == []
+
+
 def test_closed_pipe_on_windows_is_einval(monkeypatch: pytest.MonkeyPatch) -> None:
     """Windows often reports a write to a closed pipe (``| head``) as EINVAL, not EPIPE (CPython issue 79935)."""
     import errno

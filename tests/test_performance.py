@@ -319,6 +319,32 @@ def test_input_bytes_counts_data_files() -> None:
     assert pair.input_bytes(str(DATA / "missing")) == 0
 
 
+def test_input_bytes_counts_gzip_decompressed(tmp_path: Path) -> None:
+    """Loading holds the decompressed trace: a .json.gz counts at that size (the memory checks use it)."""
+    import gzip
+
+    raw = KINETO.read_bytes()
+    gz = tmp_path / "t.pt.trace.json.gz"
+    gz.write_bytes(gzip.compress(raw))
+    assert gz.stat().st_size < len(raw) and pair.input_bytes(str(gz)) == len(raw)
+    fake = tmp_path / "not_gzip.json.gz"
+    fake.write_bytes(b"x" * 100)
+    assert pair.input_bytes(str(fake)) == 100
+
+
+def test_available_memory_respects_a_cgroup_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A container's memory limit (cgroup) leaves less than the host's MemAvailable."""
+    limit, usage = tmp_path / "memory.max", tmp_path / "memory.current"
+    limit.write_text("1073741824\n")
+    usage.write_text("268435456\n")
+    monkeypatch.setattr(pair, "_CGROUP_FILES", ((str(limit), str(usage)),))
+    got = pair.available_memory()
+    assert got is not None and got <= 1073741824 - 268435456
+    limit.write_text("max\n")
+    unlimited = pair.available_memory()
+    assert unlimited is None or unlimited > 0
+
+
 def test_profile_error_survives_pickling() -> None:
     import pickle
 

@@ -33,8 +33,14 @@ _STEP_ID = r"\s*[+-]?\d+\s*"
 
 
 def step_number(suffix: str) -> int:
-    """The integer id of a ``ProfilerStep#`` suffix, -1 when it is not a number."""
-    return int(suffix) if re.fullmatch(_STEP_ID, suffix) else -1
+    """The integer id of a ``ProfilerStep#`` suffix, -1 when it is not a number (or one of over 4300
+    digits, which Python refuses to convert and no step can be)."""
+    if not re.fullmatch(_STEP_ID, suffix):
+        return -1
+    try:
+        return int(suffix)
+    except ValueError:
+        return -1
 
 
 def step_ops(ops: pd.DataFrame) -> pd.DataFrame:

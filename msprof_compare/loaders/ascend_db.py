@@ -180,8 +180,10 @@ class _Db:
                 try:
                     np.array([v], dtype=dtype)
                 except (TypeError, ValueError, OverflowError):
-                    return ProfileError(self.path, f"table {tables}: column {description[j][0]} holds {v!r}, "
-                                                   f"not {kind}")
+                    # the selected expression names its columns as alias.column ("max(t.endNs)")
+                    expr = description[j][0]
+                    column = " / ".join(dict.fromkeys(re.findall(r"\b\w+\.(\w+)", expr))) or expr
+                    return ProfileError(self.path, f"table {tables}: column {column} holds {v!r}, not {kind}")
         return ProfileError(self.path, f"table {tables}: a value is not {kind}")
 
     # ------------------------------------------------------------------ strings

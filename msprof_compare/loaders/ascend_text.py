@@ -376,22 +376,24 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
 # --------------------------------------------------------------------------- side files
 
 
-def _csv_bytes(path: str) -> bytes:
-    """The whole CSV, read once: the header, the tail check and pandas all work on these bytes."""
+def _header(path: str) -> list[str]:
+    """The column names of a CSV as written (its first line, ended by CR, LF or CRLF, as pandas reads
+    line ends). Empty or undecodable -> ProfileError. Reads only as far as the first line end."""
+    buf = b""
     try:
         with open(path, "rb") as fh:
-            return fh.read()
+            while True:
+                chunk = fh.read(65536)
+                buf += chunk
+                end = re.search(rb"[\r\n]", buf)
+                if end or not chunk:
+                    break
     except OSError as exc:
         raise ProfileError(path, f"cannot read file: {exc.strerror or exc}") from None
-
-
-def _header(path: str, data: bytes) -> list[str]:
-    """The column names of a CSV as written (first line). Empty or undecodable -> ProfileError."""
-    if not data:
+    if not buf:
         raise ProfileError(path, "empty file")
-    first = re.split(rb"\r\n|\r|\n", data, maxsplit=1)[0]  # any line end, as pandas reads them
     try:
-        text = first.decode("utf-8-sig")
+        text = (buf[:end.start()] if end else buf).decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ProfileError(path, f"not a UTF-8 CSV: {exc}") from None
     if not text.strip():
@@ -402,15 +404,21 @@ def _header(path: str, data: bytes) -> list[str]:
         raise ProfileError(path, f"malformed CSV header: {exc}") from None
 
 
-def _check_last_row(path: str, data: bytes, n_cols: int) -> None:
+def _check_last_row(path: str, n_cols: int) -> None:
     """A CSV cut short (an interrupted copy, a full disk) usually ends inside a row; pandas would read
     its missing cells as empty and the rows after the cut would be gone without a word. An export ends
     with a line break, or at least with a whole last row. (A cut inside the last field of a row leaves
     every field present and cannot be told from a complete file.)"""
-    if not data or data.endswith(b"\n"):
+    try:
+        with open(path, "rb") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            start = max(0, size - 65536)
+            fh.seek(start)
+            tail = fh.read()
+    except OSError as exc:
+        raise ProfileError(path, f"cannot read file: {exc.strerror or exc}") from None
+    if not tail or tail.endswith(b"\n"):
         return
-    start = max(0, len(data) - 65536)
-    tail = data[start:]
     if start:  # begin at a line start inside the window
         tail = tail[tail.find(b"\n") + 1:]
     # the whole tail, not just its last line: a quoted field may hold line breaks
@@ -434,27 +442,25 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...] = (),
     are matched without surrounding blanks. Columns the file lacks are left out; a missing
     ``required`` column, an empty file or a malformed one raises ``ProfileError``.
     """
-    data = _csv_bytes(path)
-    header = _header(path, data)
+    header = _header(path)
     raw = {h.strip(): h for h in header}
     missing = [r for r in required if r not in raw]
     if missing:
         raise ProfileError(path, f"missing required column(s): {', '.join(missing)}")
-    _check_last_row(path, data, len(header))
+    _check_last_row(path, len(header))
     names = [c for c in text + floats if c in raw]
     dtype = {raw[c]: str for c in text if c in raw}
     dtype.update({raw[c]: np.float64 for c in floats if c in raw})
     na = {raw[c]: list(_NA_TEXTS) for c in floats if c in raw}
     usecols = [raw[c] for c in names]
     try:
-        df = pd.read_csv(io.BytesIO(data), usecols=usecols, dtype=dtype, keep_default_na=False, na_values=na,
+        df = pd.read_csv(path, usecols=usecols, dtype=dtype, keep_default_na=False, na_values=na,
                          encoding="utf-8-sig", skipinitialspace=False)
     except ValueError:
-        # a float column holds text: parse the same bytes again with every column as text, coerce junk to NaN
+        # a float column holds text (rare): parse again with every column as text, coerce junk to NaN
         try:
-            df = pd.read_csv(io.BytesIO(data), usecols=usecols, dtype=str, keep_default_na=False,
-                             encoding="utf-8-sig")
-        except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
+            df = pd.read_csv(path, usecols=usecols, dtype=str, keep_default_na=False, encoding="utf-8-sig")
+        except (pd.errors.ParserError, UnicodeDecodeError, ValueError, OSError) as exc:
             raise ProfileError(path, f"malformed CSV: {_first_line(exc)}") from None
         junk: dict[str, int] = {}
         for c in floats:
@@ -471,7 +477,7 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...] = (),
                 logging.getLogger("msprof-analyze").warning("%s", line)
             else:
                 warnings.append(line)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, OSError) as exc:
         raise ProfileError(path, f"malformed CSV: {_first_line(exc)}") from None
     if len(df) == 0 and required:
         raise ProfileError(path, "no data rows")

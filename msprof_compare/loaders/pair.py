@@ -29,22 +29,38 @@ PARALLEL_MIN_BYTES = 64 * 1024**2
 #: the pickle sent back): "auto" loads in turn when the machine has less available.
 PARALLEL_MEMORY_FACTOR = 6
 _SIZED_SUFFIXES = (".json", ".json.gz", ".db", ".csv")
+_CGROUP_FILES = (("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),  # cgroup v2
+                 ("/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes"))
 
 
 def input_bytes(path: str) -> int:
-    """Bytes of the data files an input leads to (0 when unreadable: detection reports that)."""
+    """Bytes of the data files an input leads to, gzip files at their decompressed size (what loading
+    holds; the samples compress 15x); 0 when unreadable: detection reports that."""
     try:
         p = os.path.abspath(os.path.expanduser(path.lstrip("=")))
         if os.path.isfile(p):
-            return os.path.getsize(p)
+            return _data_bytes(p)
         total = 0
         for root, dirs, files in os.walk(p):
             if root[len(p):].count(os.sep) >= 2:
                 dirs[:] = []
-            total += sum(os.path.getsize(os.path.join(root, f)) for f in files if f.endswith(_SIZED_SUFFIXES))
+            total += sum(_data_bytes(os.path.join(root, f)) for f in files if f.endswith(_SIZED_SUFFIXES))
         return total
     except OSError:
         return 0
+
+
+def _data_bytes(path: str) -> int:
+    """A file's size; for gzip its decompressed size, from the trailer (ISIZE: modulo 2**32, so a
+    larger file counts at least its compressed size)."""
+    size = os.path.getsize(path)
+    if not path.endswith(".gz") or size < 18:
+        return size
+    with open(path, "rb") as fh:
+        if fh.read(2) != b"\x1f\x8b":
+            return size
+        fh.seek(-4, os.SEEK_END)
+        return max(size, int.from_bytes(fh.read(4), "little"))
 
 
 def idle_cpus() -> float:
@@ -60,15 +76,30 @@ def idle_cpus() -> float:
 
 
 def available_memory() -> int | None:
-    """Bytes of memory available to a new process (Linux ``MemAvailable``), None when unknown."""
+    """Bytes of memory available to a new process, None when unknown: Linux ``MemAvailable``, or less
+    when this process's memory cgroup (a container's limit) leaves less."""
+    avail = None
     try:
         with open("/proc/meminfo", encoding="ascii") as fh:
             for line in fh:
                 if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
+                    avail = int(line.split()[1]) * 1024
+                    break
     except (OSError, ValueError, IndexError):
         pass
-    return None
+    for limit_file, usage_file in _CGROUP_FILES:
+        try:
+            with open(limit_file, encoding="ascii") as fh:
+                limit = fh.read().strip()
+            with open(usage_file, encoding="ascii") as fh:
+                usage = int(fh.read().strip())
+        except (OSError, ValueError):
+            continue
+        if limit.isdigit() and int(limit) < 2**60:  # "max" / a huge number: no limit
+            left = max(0, int(limit) - usage)
+            avail = left if avail is None else min(avail, left)
+        break
+    return avail
 
 
 def parallel_wanted(base: str, comparison: str, size: int | None = None) -> bool:

@@ -98,17 +98,6 @@ def make_dir(path: str) -> None:
         raise ProfileError(path, f"cannot create output directory: {exc.strerror or exc}") from None
 
 
-def publish(tmp: str, directory: str, name: str) -> str:
-    """Give the finished temporary file its final name without replacing any existing file.
-
-    A taken name gets a ``_1``, ``_2``... suffix. A hard link fails atomically
-    when the name exists, so a concurrent writer can never be clobbered;
-    filesystems without hard links fall back to a checked rename.
-    """
-    stem, ext = os.path.splitext(name)
-    return publish_together([(tmp, ext)], directory, stem)[0]
-
-
 def publish_together(files: list[tuple[str, str]], directory: str, stem: str) -> list[str]:
     """Publish finished temporary files ``(tmp, ext)`` as ``stem + ext`` each, under the first of
     ``stem``, ``stem_1``, ... that is free for all of them: reports written together keep one name
@@ -117,28 +106,47 @@ def publish_together(files: list[tuple[str, str]], directory: str, stem: str) ->
     for i in range(MAX_SUFFIX):
         cand = stem if i == 0 else f"{stem}_{i}"
         taken: list[tuple[str, str, bool]] = []  # (tmp, final, moved: tmp is gone, final holds it)
-        for tmp, ext in files:
-            final = os.path.join(directory, cand + ext)
-            try:
-                os.link(tmp, final)
-                taken.append((tmp, final, False))
-            except FileExistsError:
-                break
-            except OSError:  # no hard links here (FAT, exFAT, some network mounts): reserve, then move
+        complete = False
+        try:
+            for tmp, ext in files:
+                final = os.path.join(directory, cand + ext)
+                try:
+                    os.link(tmp, final)
+                    taken.append((tmp, final, False))
+                    continue
+                except FileExistsError:
+                    break
+                except OSError:  # no hard links here (FAT, exFAT, some network mounts): reserve, then move
+                    pass
                 try:
                     os.close(os.open(final, os.O_CREAT | os.O_EXCL | os.O_WRONLY, FILE_MODE))
                 except FileExistsError:
                     break
-                os.replace(tmp, final)
+                try:
+                    os.replace(tmp, final)
+                except BaseException:
+                    _quietly(os.unlink, final)  # our empty reservation
+                    raise
                 taken.append((tmp, final, True))
-        else:
-            return [final for _, final, _ in taken]
-        for tmp, final, moved in taken:  # ours, made just now: give the partial set back
-            if moved:
-                os.replace(final, tmp)
             else:
-                os.unlink(final)
+                complete = True
+                return [final for _, final, _ in taken]
+        finally:
+            if not complete:  # a name taken, an error or a signal: give the partial set back
+                for tmp, final, moved in taken:
+                    if moved:
+                        _quietly(os.replace, final, tmp)
+                    else:
+                        _quietly(os.unlink, final)
     raise ProfileError(directory, f"too many existing files named {stem}_N")
+
+
+def _quietly(op: Callable[..., None], *paths: str) -> None:
+    """A cleanup step that must not hide the error being handled."""
+    try:
+        op(*paths)
+    except OSError:
+        pass
 
 
 @contextmanager
