@@ -204,6 +204,22 @@ def test_step_limits_every_query(tmp_path: Path) -> None:
         assert (len(om), int((om["release_ns"] == 0).sum())) == alive
 
 
+def test_task_starting_at_step_end_belongs_to_the_step(tmp_path: Path) -> None:
+    """reference-1 §7.1: the step range [startNs, endNs] is inclusive; a task starting at endNs is in it."""
+    (t100,) = sql(L1, "SELECT t.startNs FROM TASK t JOIN COMPUTE_TASK_INFO USING (globalTaskId) "
+                      "ORDER BY t.startNs LIMIT 1 OFFSET 99")[0]  # the 100th compute task (start times unique)
+    copy = tmp_path / "ascend_pytorch_profiler_0.db"
+    shutil.copyfile(L1, copy)
+    con = sqlite3.connect(copy)
+    con.execute("UPDATE STEP_TIME SET endNs = ? WHERE id = 50", (t100,))
+    con.commit()
+    con.close()
+    p = load_profile(str(copy), OPTS, step=50)
+    assert len(p.kernels) == 100 and p.kernels["ts"].iloc[-1] == t100
+    # without a step, each task's Step Id comes from the (inclusive) range holding its start
+    assert load_profile(str(copy), OPTS).kernel_details["Step Id"].tolist() == ["50"] * 100 + [""] * 87
+
+
 def test_absent_step_names_the_steps_present() -> None:
     with pytest.raises(StepError, match=r"Invalid Step Id: 7, please choose from the valid steps: 50") as e:
         load_profile(str(L1), OPTS, step=7)
@@ -355,6 +371,15 @@ def test_synthetic_without_step_table_rows(tmp_path: Path) -> None:
         load_profile(str(f), OPTS, step=3)
     p = load_profile(str(f), OPTS)
     assert len(p.kernels) == 3 and p.extra["step_range"] is None
+
+
+def test_db_op_statistic_sorted_by_total_descending(tmp_path: Path) -> None:
+    """reference-1 §7.4: the DB op statistic stands in for op_statistic.csv: largest total first, ties first-seen."""
+    f = tmp_path / "msmonitor_1_0.db"
+    make_synthetic(f)  # MatMul 100 ns, Add 50 ns, Cast 100 ns, in start order
+    st = load_profile(str(f), OPTS).op_statistic
+    assert st["OP Type"].tolist() == ["MatMul", "Cast", "Add"]
+    assert st["Total Time(us)"].tolist() == [0.1, 0.1, 0.05]
 
 
 def test_synthetic_msmonitor_pair_all_pages_with_step(tmp_path: Path) -> None:

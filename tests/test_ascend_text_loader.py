@@ -99,6 +99,35 @@ def test_flows_and_backward_tid(raw, prof):
     assert prof.backward_tid == fwdbwd_ends[-1]["tid"]
 
 
+def _tiny_trace(tmp_path: Path, flows: list[tuple]) -> Path:
+    """A bare trace_view.json: cpu ops aten::t1..t3 on tids 1..3 at 10/30/40 us; flows: (ph, id, tid, ts_us)."""
+    ev = [{"ph": "M", "name": "process_name", "pid": 1, "tid": 0, "args": {"name": "Python"}}]
+    ev += [{"ph": "X", "cat": "cpu_op", "name": f"aten::t{t}", "pid": 1, "tid": t, "ts": str(ts), "dur": "5",
+            "args": {}} for t, ts in ((1, 10), (2, 30), (3, 40))]
+    ev += [{"ph": ph, "cat": "fwdbwd", "name": "fwdbwd", "id": i, "pid": 1, "tid": t, "ts": str(ts), "bp": "e"}
+           for ph, i, t, ts in flows]
+    f = tmp_path / "trace_view.json"
+    f.write_text(json.dumps(ev))
+    return f
+
+
+def test_last_by_key_gives_last_occurrences_in_file_order(tmp_path):
+    """reference-1 §3.3: flows pair by id like a dict, so of repeated ids the LAST start / end is the one kept."""
+    from msprof_compare.loaders.ascend_text import _last_by_key
+
+    key = np.array([5, 3, 5, 7, 3, 9])
+    assert _last_by_key(key).tolist() == [2, 3, 4, 5]  # 5 -> 2, 7 -> 3, 3 -> 4, 9 -> 5
+    f = _tiny_trace(tmp_path, [("s", 7, 1, 10), ("f", 7, 2, 30), ("f", 7, 3, 40)])
+    flows = load_profile(str(f), Options(enable_operator_compare=True)).flows
+    assert flows[["id", "s_ts", "s_tid", "f_ts", "f_tid"]].values.tolist() == [["7", 10_000, 1, 40_000, 3]]
+
+
+def test_backward_tid_is_the_last_fwdbwd_end(tmp_path):
+    """reference-1 §5.1: NPU text takes the backward thread id from the last fwdbwd flow end (GPU: the first)."""
+    f = _tiny_trace(tmp_path, [("s", 1, 1, 10), ("f", 1, 2, 30), ("s", 2, 1, 12), ("f", 2, 3, 40)])
+    assert load_profile(str(f), Options(enable_operator_compare=True)).backward_tid == 3
+
+
 def test_ops_keep_text_args(raw, prof):
     ops = [e for e in raw if e.get("cat") == "cpu_op"]
     i = next(k for k, e in enumerate(ops) if "Input Dims" in e["args"])

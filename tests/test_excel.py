@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import stat
 from pathlib import Path
 from types import SimpleNamespace
@@ -337,3 +338,37 @@ def test_rich_text_lookalike_is_written_as_text(tmp_out: Path, monkeypatch: pyte
     ws = openpyxl.load_workbook(path)["KernelCompare"]
     assert ws["B4"].value == evil and ws["B5"].value == "<r>plain</r>" and ws["B4"].font.b
     assert read_xlsx(path, header=2)["Kernel"].tolist() == [evil, "<r>plain</r>"]
+
+
+def _reference_pairs() -> list[tuple[str, str, str, str]]:
+    """(pair, base, comparison, workbook) of every reference run that wrote a workbook, from its README."""
+    readme = Path(__file__).resolve().parents[2] / "shared" / "reference-outputs" / "README.md"
+    if not readme.is_file():
+        return []
+    out = []
+    for sec in re.split(r"\n## ", readme.read_text(encoding="utf-8"))[1:]:
+        bp = re.search(r"base \(`-bp`\): `([^`]+)`", sec)
+        d = re.search(r"comparison \(`-d`\): `([^`]+)`", sec)
+        wb = re.search(r"output: `([^`]+\.xlsx)`", sec)
+        if bp and d and wb:
+            out.append((sec.split(".", 1)[0].strip(), bp.group(1), d.group(1), wb.group(1)))
+    return out
+
+
+@pytest.mark.parametrize(("pair", "base", "comparison", "workbook"), _reference_pairs() or [("none", "", "", "")])
+def test_default_run_writes_the_reference_sheets(pair: str, base: str, comparison: str, workbook: str,
+                                                 samples: Path, reference_outputs: Path) -> None:
+    """A default run (every comparison) writes the sheets the original wrote, in its order, besides our
+    Summary; e.g. Level0 kernels (all of Type N/A) give no KernelCompare sheet. The original's blank
+    'Sheet1' of a run without rows (9c) is no sheet for us (docs/differences.md)."""
+    if pair == "none":
+        pytest.skip("reference outputs not found")
+    from msprof_compare import compare
+
+    ref = openpyxl.load_workbook(reference_outputs / workbook, read_only=True)
+    try:
+        expected = [] if ref.sheetnames == ["Sheet1"] else ref.sheetnames
+    finally:
+        ref.close()
+    result = compare(str(samples / base), str(samples / comparison))
+    assert [n for n in result.sheet_names if n != "Summary"] == expected

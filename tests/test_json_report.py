@@ -136,6 +136,25 @@ def test_json_file_validates_against_schema(pair1, tmp_path):
     assert again != path and Path(again).name.endswith("_1.json")
 
 
+def test_json_spans_are_the_workbook_captions(pair1, tmp_path):
+    """Each sheet's base / comparison spans are the merged row-1 caption ranges of the workbook."""
+    import openpyxl
+
+    doc = _strict_loads(json_report.dumps(pair1))
+    wb = openpyxl.load_workbook(pair1.to_excel(str(tmp_path)))
+    try:
+        for s in doc["sheets"]:
+            ws = wb[s["name"]]
+            merged = {(r.min_col - 1, r.max_col - 1) for r in ws.merged_cells.ranges if r.min_row == r.max_row == 1}
+            for key in ("base_span", "comparison_span"):
+                first, last = s[key]
+                assert ws.cell(1, first + 1).value and (first == last or (first, last) in merged), (s["name"], key)
+            assert ws.cell(1, s["base_span"][0] + 1).value.startswith("Base Profiling: ")
+            assert ws.cell(1, s["comparison_span"][0] + 1).value.startswith("Comparison Profiling: ")
+    finally:
+        wb.close()
+
+
 def test_json_has_inf_strings_not_nan(pair1):
     text = json_report.dumps(pair1)
     assert "NaN" not in text and "Infinity" not in text
@@ -156,6 +175,9 @@ def test_api_frames_equal_json(pair1):
     assert s["e2e"]["diff_ns"] == sum(r["Delta(ns)"] for r in s["waterfall"][1:-1])
     assert s["e2e"]["base_ms"] == pytest.approx(136.581009, abs=1e-6)      # reference OverallMetrics E2E
     assert s["e2e"]["comparison_ms"] == pytest.approx(129.862875, abs=1e-6)
+    # the reference's E2E times (136.581009 / 129.862875 ms): -6.718134 ms, -4.91879 %
+    assert s["e2e"]["diff_ms"] == pytest.approx(-6.718134, abs=1e-6)
+    assert s["e2e"]["diff_pct"] == pytest.approx(-6.718134 / 136.581009 * 100, abs=1e-6)
     c = pair1.contributors
     assert [r["Name"] for r in s["contributors"]] == c["Name"].tolist()
     assert [r["Diff(ms)"] for r in s["contributors"]] == pytest.approx(c["Diff(ms)"].astype(float).tolist())

@@ -225,3 +225,13 @@ def test_db_kernels_keep_na_op_types(tmp_path):
     sheet = compare(str(db), str(db), enable_kernel_compare=True).sheet("KernelCompare")
     assert sheet.iloc[:, 1:4].values.tolist() == [["N/A", "N/A", round(ns / 1000, 2)]]
     assert sheet["Calls"].tolist() == [n]
+
+
+def test_kernel_type_table_later_duplicate_row_wins():
+    """reference-2 §6.2: op_statistic rows are keyed "OP Type-Core Type"; a repeated key keeps the later row."""
+    st = pd.DataFrame({"OP Type": ["Add", "Mul", "Add"], "Core Type": ["AI_CORE", "AI_CORE", "AI_CORE"],
+                       "Total Time(us)": [1.0, 5.0, 9.0], "Avg Time(us)": [1.0, 5.0, 4.5],
+                       "Max Time(us)": [1.0, 5.0, 6.0], "Min Time(us)": [1.0, 5.0, 3.0], "Count": [1, 1, 2]})
+    table = kernels.kernel_type_table(npu(op_statistic=st))
+    assert list(table) == ["Add-AI_CORE", "Mul-AI_CORE"]
+    assert table["Add-AI_CORE"] == ["Add", "AI_CORE", 9.0, 4.5, 6.0, 3.0, 2]

@@ -107,6 +107,21 @@ def test_npu_cann_rows_placed_at_enqueue():
     assert rec["dur_us"].tolist() == [4.0, 0.0]
 
 
+def test_npu_cann_row_allocated_at_dequeue_end_is_matched():
+    """reference-2 §5.1: a cann:: row matches the dequeue with start <= allocation <= end (the end inclusive)."""
+    p = Profile(path="npu", kind="NPU", source="ascend_text")
+    # dequeues [0,10]#1, [20,30]#2 (us); enqueues of those ids at 100, 200
+    p.queue = frame("queue", {"cat": ["dequeue", "dequeue", "enqueue", "enqueue"], "ts": [0, 20000, 100000, 200000],
+                              "dur": [10000, 10000, 1000, 1000], "correlation_id": [1, 2, 1, 2]})
+    p.operator_memory = pd.DataFrame({
+        "Name": ["cann::at_end", "cann::after_end"], "Size(KB)": [1.0, 2.0],
+        "Allocation Time(us)": ["10.000", "10.001"], "Release Time(us)": ["", ""],
+        "alloc_ns": [10000, 10001], "release_ns": [0, 0]})
+    rec = memory.npu_records(p)
+    assert rec["name"].tolist() == ["cann::at_end"]
+    assert rec["ts"].tolist() == [100000]                 # placed at enqueue #1
+
+
 def _pairs_ctx(base: Profile, comp: Profile) -> RunContext:
     return RunContext(base, comp, Options(enable_memory_compare=True))
 

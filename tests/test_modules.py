@@ -120,6 +120,19 @@ def test_fallbacks_to_operator_level() -> None:
         ["ModuleCompareStatistic"]
 
 
+def test_statistic_call_stack_is_the_first_instance() -> None:
+    """reference-2 §3.7: a module name's group shows the call stack of its first instance, not a later one."""
+    def mod(ts: int, stack: str) -> modules.Module:
+        return modules.Module(name="nn.Module: A_0", ts=ts, end=ts + 5, parent=None, level=2,
+                              module_name="/nn.Module: A_0", self_ns=1000, total_ns=2000, call_stack=stack)
+
+    pairs = [(mod(0, "s.py(1): first"), mod(0, "t.py(1): first")), (mod(10, "s.py(2): later"), None)]
+    (total,) = modules.statistic_rows(pairs, None, None)
+    assert total[:5] == [1, "nn.Module: A", 1, "/ A_0", "[ TOTAL ]"]
+    assert total[7:9] == [2, 0.004] and total[11:13] == [1, 0.002]
+    assert total[16:] == ["s.py(1): first", "t.py(1): first"]
+
+
 # ---------------------------------------------------------------------------------- reference pairs
 
 REF_PAIRS = {

@@ -164,6 +164,18 @@ def test_low_match_rate_hint(caplog) -> None:
     assert ctx.frames["match_rate"].iloc[0][["matched", "base_total", "comparison_total"]].tolist() == [1, 3, 3]
 
 
+def test_low_match_rate_threshold_is_one_half(caplog) -> None:
+    """reference-2 §0.4/§2.5: under half the ops matched hints at renamed ops (--op_name_map); half is fine."""
+    base = gpu_profile([(f"op{i}", 2 * i, 1) for i in range(20)])
+    comp = gpu_profile([(f"op{i}" if i < 9 else f"new{i}", 2 * i, 1) for i in range(20)])
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        operators.build(RunContext(base, comp, build_options(enable_operator_compare=True)[0]))
+    line = "operators matched: 9/20 base, 9/20 comparison (low match rate: different models? try --op_name_map)"
+    assert [(r.levelname, r.getMessage()) for r in caplog.records if "matched" in r.getMessage()] == \
+        [("WARNING", line)]  # 9/20 = 0.45 < 0.5
+    assert operators.match_note("operators", 10, 20, 20) == ("operators matched: 10/20 base, 10/20 comparison", False)
+
+
 # ---------------------------------------------------------------------------------- reference pairs
 
 REF_PAIRS = {

@@ -27,6 +27,12 @@ def test_step_range_found():
     assert steps.step_range(p, -1) is None
 
 
+def test_repeated_step_id_uses_the_first_marker():
+    """reference-1 §3.5: of several ProfilerStep# markers with the requested id, the first one gives the range."""
+    p = npu([("ProfilerStep#5", 0, 100), ("ProfilerStep#6", 150, 10), ("ProfilerStep#5", 200, 50)])
+    assert steps.step_range(p, 5) == (0, 100)
+
+
 def test_unknown_step_lists_valid_ids():
     p = npu([("ProfilerStep#4", 0, 100), ("ProfilerStep#5", 200, 50), ("ProfilerStep#x", 300, 1)])
     with pytest.raises(StepError) as info:
