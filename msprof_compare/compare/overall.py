@@ -2,8 +2,7 @@
 
 Each side's ``Breakdown`` comes from its loader family (GPU Kineto, NPU text,
 NPU DB) through ``breakdown_of`` and is cached in ``ctx.cache`` under
-``"breakdowns"`` (a (base, comparison) tuple) and ``"breakdown.base"`` /
-``"breakdown.comparison"``, so later comparators (Summary) reuse it. All
+``"breakdowns"`` (a (base, comparison) tuple), so later comparators (Summary) reuse it. All
 figures stay integer ns until they are rendered here (ms in the sheet,
 seconds on the console).
 """
@@ -83,7 +82,6 @@ def breakdowns(ctx: RunContext) -> tuple[Breakdown, Breakdown]:
         kw = load_keywords()  # once per run: both sides classify with the same lists
         pair = (breakdown_of(ctx.base, ctx.options, kw), breakdown_of(ctx.comparison, ctx.options, kw))
         ctx.cache["breakdowns"] = pair
-        ctx.cache["breakdown.base"], ctx.cache["breakdown.comparison"] = pair
     return ctx.cache["breakdowns"]
 
 

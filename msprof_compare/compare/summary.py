@@ -549,24 +549,14 @@ _SHEET_COLUMNS = [
 
 def find_breakdowns(ctx: RunContext) -> tuple[Breakdown, Breakdown] | None:
     """The two sides' Breakdowns as the overall comparator cached them (None when it did not run)."""
-    for key in ("breakdowns", "breakdown", "overall.breakdowns"):
-        v = ctx.cache.get(key)
-        if isinstance(v, (tuple, list)) and len(v) == 2 and all(isinstance(x, Breakdown) for x in v):
-            return v[0], v[1]
-    pair = [ctx.cache.get(k) for k in ("breakdown.base", "breakdown.comparison")]
-    if all(isinstance(x, Breakdown) for x in pair):
-        return pair[0], pair[1]
-    found = [v for v in ctx.cache.values() if isinstance(v, Breakdown)]
-    if len(found) == 2:
-        return found[0], found[1]
-    return None
+    return ctx.cache.get("breakdowns")
 
 
 def summary_sheet(ctx: RunContext, wf: pd.DataFrame, contrib: pd.DataFrame, guard: pd.DataFrame) -> SummarySheet:
     cols = ["Step", "Base(ms)", "Comparison(ms)", "Delta(ms)", "Cumulative(ms)", "Share of E2E Diff"]
     data = pd.DataFrame({c: pd.Series([None if pd.isna(v) else v for v in wf[c].tolist()], dtype=object)
                          for c in cols})
-    return SummarySheet(SHEET_NAME, list(_SHEET_COLUMNS), data, (1, 1), (2, 2),
+    return SummarySheet(SHEET_NAME, list(_SHEET_COLUMNS), data, (1, 1), (2, 2), stacked_captions=True,
                         waterfall=wf, contributors=contrib, guards=guard)
 
 

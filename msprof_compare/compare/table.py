@@ -45,6 +45,8 @@ class Sheet:
     the 0-based inclusive column ranges merged in row 1 under
     "Base Profiling: ..." and "Comparison Profiling: ...".
     ``row_styles`` (optional) gives a fill per data row ("blue", "light_blue" or "").
+    ``stacked_captions``: the comparison caption goes under the base one (row 2, same column), for
+    sheets whose spans are single narrow columns, where a caption beside the other would be clipped.
     """
 
     name: str
@@ -53,6 +55,7 @@ class Sheet:
     base_span: tuple[int, int]
     comparison_span: tuple[int, int]
     row_styles: list[str] | None = None
+    stacked_captions: bool = False
 
     @property
     def headers(self) -> list[str]:

@@ -238,13 +238,18 @@ def _write_sheet(wb: xlsxwriter.Workbook, styles: _Styles, sheet: Sheet, caption
     for j, col in enumerate(columns):
         ws.set_column(j, j, col.width)
 
-    # Row 1: the two captions; row 2 empty; row 3 headers.
-    spans = ((sheet.base_span, captions[0], "green"), (sheet.comparison_span, captions[1], "yellow"))
-    for (first, last), text, fill in spans:
-        fmt = styles.get(fill=fill, bold=True, num=False)
-        if last > first:
-            ws.merge_range(0, first, 0, last, "", fmt)
-        ws.write_string(0, first, text, fmt)
+    # Row 1: the two captions (stacked: rows 1 and 2, so neither clips the other); row 2 empty; row 3 headers.
+    if sheet.stacked_captions:
+        first = sheet.base_span[0]
+        ws.write_string(0, first, captions[0], styles.get(fill="green", bold=True, num=False))
+        ws.write_string(1, first, captions[1], styles.get(fill="yellow", bold=True, num=False))
+    else:
+        spans = ((sheet.base_span, captions[0], "green"), (sheet.comparison_span, captions[1], "yellow"))
+        for (first, last), text, fill in spans:
+            fmt = styles.get(fill=fill, bold=True, num=False)
+            if last > first:
+                ws.merge_range(0, first, 0, last, "", fmt)
+            ws.write_string(0, first, text, fmt)
     cmp_first, cmp_last = sheet.comparison_span
     for j, col in enumerate(columns):
         fill = "yellow" if cmp_first <= j <= cmp_last else "green"
