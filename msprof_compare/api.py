@@ -108,7 +108,8 @@ class CompareResult:
 
     @property
     def contributors(self) -> pd.DataFrame:
-        """The rows explaining 80% of the absolute device-time change, largest first."""
+        """The rows explaining 80% of their level's absolute change (device time; at category level, the
+        waterfall steps'), largest first."""
         return self.frames.get("contributors", pd.DataFrame())
 
     @property

@@ -256,7 +256,10 @@ def execute(params: dict[str, Any], *, announce_root: bool = True) -> int:
                 table = result.console_table()
                 if table:
                     _print(table)
-                    log.info(OVERALL_HINT)
+                    writes_xlsx = "xlsx" in formats and (output != deliver.STDOUT
+                                                         or params.get("output_format") is not None)
+                    if writes_xlsx and "OverallMetrics" in result.sheet_names:
+                        log.info(OVERALL_HINT)  # it points at the workbook: only when one is written
             from .report.summary_console import render_explain
 
             explain = render_explain(result.frames)

@@ -634,3 +634,11 @@ def test_ignored_ctrl_c_stays_ignored() -> None:
     proc = run_face(code, "-d", str(SAMPLE_COMP), "-bp", str(SAMPLE_BASE), "--enable_profiling_compare",
                     "-o", "-")
     assert proc.returncode == 0 and proc.stdout.startswith("{"), proc.stderr
+
+
+def test_workbook_hint_only_when_a_workbook_is_written(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """The INFO line pointing at the xlsx's OverallMetrics is not printed when only JSON is written."""
+    code, _, err = run_inproc(capsys, *_pair_args("-o", str(tmp_path / "a")))
+    assert code == 0 and cli.OVERALL_HINT in err
+    code, _, err = run_inproc(capsys, *_pair_args("-o", str(tmp_path / "b"), "--output_format", "json"))
+    assert code == 0 and cli.OVERALL_HINT not in err and [p.suffix for p in (tmp_path / "b").iterdir()] == [".json"]

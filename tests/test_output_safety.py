@@ -155,14 +155,17 @@ def test_stale_temporaries_of_killed_runs_are_removed(kineto: Path, tmp_path: Pa
     stale = out / ".performance_comparison_result_abc123.xlsx.tmp"
     fresh = out / ".performance_comparison_result_def456.xlsx.tmp"
     other = out / ".notes.tmp"
+    parts = out / ".performance_comparison_result_x1y2.parts.tmp"  # a huge workbook's part files
+    parts.mkdir()
+    (parts / "sheet1.xml").write_bytes(b"<partial")
     for f in (stale, fresh, other):
         f.write_bytes(b"partial")
     old = time.time() - 2 * 24 * 3600
-    os.utime(stale, (old, old))
-    os.utime(other, (old, old))
+    for f in (stale, other, parts):
+        os.utime(f, (old, old))
     code, _out, err = run_cli(["-bp", str(kineto), "-d", str(kineto), "-o", str(out)])
     assert code == 0, err
-    assert not stale.exists() and fresh.exists() and other.exists()
+    assert not stale.exists() and not parts.exists() and fresh.exists() and other.exists()
     assert len(list(out.glob(RESULT_GLOB))) == 1
 
 

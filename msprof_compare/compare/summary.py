@@ -7,9 +7,11 @@ Three results, built after every other comparator ran (they read its sheets):
   add up *exactly* (integer ns) to the E2E difference;
 * the **top contributors**: the rows of the finest statistic sheet the run has
   (operators, module operators or kernels) that explain 80% of the absolute
-  device-time change;
+  device-time change; without those sheets, the waterfall steps that explain
+  80% of the steps' absolute change ("category" level);
 * the **validity guards**: hints that the two sides are not the same workload
-  (operator names, input shapes, step count, world size, device count).
+  (operator names, input shapes, step count, world size, device count) and notes
+  on what differs by design (NPU export kind, GPU vendor).
 
 They land in ``ctx.frames["waterfall" | "contributors" | "guards"]`` and in the
 ``Summary`` sheet (placed first in the workbook by ``api.run_comparators``).

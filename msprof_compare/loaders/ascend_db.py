@@ -21,7 +21,8 @@ Why it looks like this:
   not by materialising every task.
 * With a step (``--base_step``/``--comparison_step``) every query keeps rows
   whose start lies in the ``STEP_TIME`` range (inclusive), memory records by
-  timestamp, operator memory by overlap, as the original does.
+  timestamp, operator memory by overlap, as the original does (but a block never
+  released is alive in every later step, which the original drops).
 
 DB-specific frames a comparator may need are in ``Profile.extra``:
 

@@ -27,8 +27,10 @@ exact integer-ns columns so nobody re-parses decimal text):
 * ``communication``: communication.json as a dict; ``metadata``:
   profiler_metadata.json; ``extra["profiler_level"]``: the ``_profiler_level``
   of profiler_info*.json; ``extra["hccl_pid"]``: the HCCL lane process (-1 when absent).
-* ``operator_memory`` is read only with the memory comparison on, ``op_statistic``
-  only with the kernel comparison on (as the original's collectors).
+* each side file is read only when a comparison that uses it is on (as the original's
+  collectors): ``memory_record`` and ``communication`` with the profiling comparison,
+  ``operator_memory`` with the memory comparison, ``op_statistic`` with the kernel
+  comparison and ``--use_kernel_type``.
 """
 
 from __future__ import annotations

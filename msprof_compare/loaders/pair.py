@@ -5,8 +5,9 @@ sides are independent, so above ``PARALLEL_MIN_BYTES`` of input the base side
 is loaded in a forked child process while this process loads the comparison
 side; the child sends its ``Profile`` back pickled (~0.3 s per 100 MB of trace,
 against ~1.3 s to load it). Small inputs, busy machines (fewer than two idle
-CPUs), platforms without ``fork`` and ``MSPROF_COMPARE_PARALLEL=0`` load in
-turn, as does a child that dies (then the base is loaded here). Errors keep the order of
+CPUs), too little available memory for both loaded sides, macOS (not fork-safe),
+platforms without ``fork`` and ``MSPROF_COMPARE_PARALLEL=0`` load in turn, as
+does a child that dies (then the base is loaded here). Errors keep the order of
 a sequential run: the base side's error wins over the comparison side's.
 """
 
@@ -109,7 +110,7 @@ def parallel_wanted(base: str, comparison: str, size: int | None = None) -> bool
     when they are large, two CPUs are idle and the memory for both loaded sides at once is
     available. On a 2-vCPU machine already running two other jobs, two loader processes were
     slower than one (docs/performance.md), hence "auto"; a parallel load holds both sides at
-    once (9.2 GB against 4.9 GB in turn at 1 GB per side), hence the memory test.
+    once (4.45 + 4.70 GB at 1 GB per GPU side, about twice a load in turn), hence the memory test.
     """
     mode = os.environ.get("MSPROF_COMPARE_PARALLEL", "auto")
     if mode == "0" or "fork" not in mp.get_all_start_methods():

@@ -2,7 +2,8 @@
 
 Layout follows reference-2 §8 (row 1 merged base/comparison captions, row 2
 empty, row 3 headers, data from row 4; Arial 11, thin borders, per-column
-number formats, the red "worse" rule, blue row styles on OverallMetrics).
+number formats, the red "worse" rule, blue row styles on OverallMetrics); our
+Summary sheet stacks its two captions in rows 1 and 2.
 Where we differ on purpose (see docs/differences.md): header rows are frozen,
 every text cell is written as a string (never a formula), the file is written
 under a temporary name and published without ever replacing an existing file,
@@ -158,13 +159,16 @@ def render(sheets: list[Sheet], filename: str, captions: tuple[str, str]) -> Non
     """Render sheets into ``filename`` (overwritten): the layout part, no path policy.
 
     Write errors come out as ``OSError`` (xlsxwriter wraps them) with nothing left behind: the
-    part files of a huge workbook live in a scratch directory removed in every case.
+    part files of a huge workbook live in a scratch directory beside ``filename``, removed in every
+    case but SIGKILL, and named like our temporary reports so a later run's stale-file cleanup
+    removes what a SIGKILL left.
     """
     big = any(len(s) > CONSTANT_MEMORY_ROWS for s in sheets)
     sink = _Sink(open(filename, "wb"))  # noqa: SIM115 - closed by sink.close() / sink.abandon()
     scratch = None
     try:
-        scratch = tempfile.mkdtemp(prefix="msprof_compare_xlsx_") if big else None
+        scratch = tempfile.mkdtemp(prefix=f".{FILE_PREFIX}", suffix=".parts.tmp",
+                                   dir=os.path.dirname(os.path.abspath(filename))) if big else None
         wb = xlsxwriter.Workbook(sink, {
             # Small workbooks are assembled in memory (no per-part temp files: ~2x faster close);
             # huge sheets stream rows through temp files instead (the two modes exclude each other).

@@ -14,6 +14,7 @@ from __future__ import annotations
 import errno
 import logging
 import os
+import shutil
 import signal
 import tempfile
 import threading
@@ -182,8 +183,8 @@ def terminate_as_exit() -> Iterator[None]:
 def remove_stale_temporaries(directory: str, now: float | None = None) -> int:
     """Delete our own hidden temporary reports that a killed run left behind; returns how many.
 
-    Only files named ``.performance_comparison_result_*.tmp`` and untouched for
-    ``STALE_TMP_SECONDS`` are removed, so a run writing right now is never disturbed.
+    Only files (and the workbook writer's part directories) named ``.performance_comparison_result_*.tmp``
+    and untouched for ``STALE_TMP_SECONDS`` are removed, so a run writing right now is never disturbed.
     """
     now = time.time() if now is None else now
     removed = 0
@@ -195,8 +196,13 @@ def remove_stale_temporaries(directory: str, now: float | None = None) -> int:
         if not (e.name.startswith(f".{FILE_PREFIX}") and e.name.endswith(".tmp")):
             continue
         try:
-            if e.is_file(follow_symlinks=False) and now - e.stat(follow_symlinks=False).st_mtime > STALE_TMP_SECONDS:
+            if now - e.stat(follow_symlinks=False).st_mtime <= STALE_TMP_SECONDS:
+                continue
+            if e.is_file(follow_symlinks=False):
                 os.unlink(e.path)
+                removed += 1
+            elif e.is_dir(follow_symlinks=False):
+                shutil.rmtree(e.path)
                 removed += 1
         except OSError:
             continue
