@@ -237,6 +237,11 @@ def test_control_characters_refused(name: str, tmp_path: Path) -> None:
 def test_length_limits(tmp_path: Path) -> None:
     with pytest.raises(ProfileError, match="Length of input path"):
         detect(str(tmp_path / ("x" * 256 + ".json")))
+    with pytest.raises(ProfileError, match=r"Length of input path exceeds the limit \(255 per name\)"):
+        detect(str(tmp_path / ("x" * 251 + ".json")))  # a 256-character name
+    ok = tmp_path / ("x" * 250 + ".json")  # 255 characters: the most a name may have (reference-1 §2.4)
+    ok.write_text('{"traceEvents": []}')
+    assert detect(str(ok)).trace_path == str(ok)
     with pytest.raises(ProfileError, match="Length of input path"):
         detect("/" + "/".join(["d" * 200] * 21) + "/t.json")  # > 4096 in all
 

@@ -40,6 +40,9 @@ def test_name_predicates():
     names = ["aten::conv2d", "aten::mm", "FlashAttnFunc", "aten::add", "aten::convolution_backward"]
     assert cl.cube_op_kind(names).tolist() == [cl.OP_CONV, cl.OP_MATMUL, cl.OP_FA, cl.OP_NONE, cl.OP_CONV]
     assert cl.is_backward_name(names).tolist() == [False, False, False, False, True]
+    # reference-1 §3.1: any of bwd / backward / back / grad, in any case
+    assert cl.is_backward_name(["FlashAttnBwd", "MulBackward0", "aten::feedback_x", "AccumulateGrad", "aten::mul"]
+                               ).tolist() == [True, True, True, True, False]
     assert cl.is_cube_kernel_name(["volta_sgemm_128x64", "elementwise_kernel", "cutlass_80"]).tolist() == \
         [True, False, True]
     assert cl.is_trans_kernel_name(["Cast_1", "Add"]).tolist() == [True, False]

@@ -55,3 +55,24 @@ def test_every_reference_table_verbatim(reference_outputs: Path) -> None:
     for table in tables:
         table = "\n".join(line for line in table.splitlines() if line.startswith(("+", "|")))
         assert render_summary(summary_from_table(table)) == table
+
+
+def test_console_contributors_show_the_first_ten_and_cut_long_names() -> None:
+    """The console lists at most 10 contributors (the sheet and JSON keep all) and cuts names over 70
+    characters to 67 + '...', so the table stays readable."""
+    import pandas as pd
+
+    from msprof_compare.compare.summary import CONTRIBUTOR_COLUMNS
+    from msprof_compare.report.summary_console import render_contributors
+
+    n = 12
+    long_name = "aten::" + "x" * 80
+    frame = pd.DataFrame({"Rank": range(1, n + 1), "Level": ["operator"] * n,
+                          "Name": [long_name] + [f"op{i}" for i in range(1, n)],
+                          "Base(ms)": [1.0] * n, "Comparison(ms)": [2.0] * n, "Diff(ms)": [1.0] * n,
+                          "Share": [1 / n] * n, "Cumulative Share": [(i + 1) / n for i in range(n)],
+                          "Share of Net Diff": [1 / n] * n}, columns=CONTRIBUTOR_COLUMNS)
+    text = render_contributors(frame)
+    assert "10 of 12 covering 100%" in text
+    assert "| 10 | op9 " in text and "op10" not in text
+    assert ("aten::" + "x" * 61 + "...") in text and long_name not in text

@@ -153,6 +153,9 @@ def test_drill_down_reference_fact() -> None:
     assert got == [("c1", "c1"), (None, "c3"), ("c2", None)]
     # without the option the top-level pair stays
     assert len(operator_pairs(ctx_of(base, comp))) == 1
+    # reference-2 §2.5: max(kernel_num) <= max_kernel_num keeps the pair (10 kernels, limit 10: kept)
+    assert len(operator_pairs(ctx_of(base, comp, max_kernel_num=10))) == 1
+    assert len(operator_pairs(ctx_of(base, comp, max_kernel_num=9))) == 3
 
 
 def test_keys_name_map_and_input_shape() -> None:

@@ -299,6 +299,19 @@ def test_guards_ok_and_match_rate_frame(caplog):
     assert caplog.text == ""
 
 
+def test_match_rate_guard_warns_below_sixty_percent():
+    """The operator match-rate check warns below 60% matched on a side (55%: warn; 60%: ok)."""
+    p = _profile(["aten::mm"], ["[[2, 3]]"])
+    for matched, status in ((11, "warn"), (12, "ok")):
+        ctx = _Ctx(p, p)
+        ctx.frames["match_rate"] = pd.DataFrame([{"what": "operators", "matched": matched, "base_total": 20,
+                                                  "comparison_total": matched, "base_rate": matched / 20,
+                                                  "comparison_rate": 1.0, "low": False}])
+        row = summary.guards(ctx).iloc[0]
+        assert (row["Check"], row["Status"]) == ("operator match rate", status)
+        assert row["Detail"].endswith("warn below 60%")
+
+
 def test_shape_guard_says_why_it_could_not_check():
     with_shapes = _profile(["aten::mm", "aten::add"], ["[[2, 3]]", "[[2]]"])
     without = _profile(["aten::mm", "aten::add"], ["N/A", "N/A"])  # e.g. a profiling-only run
