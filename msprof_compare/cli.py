@@ -256,9 +256,8 @@ def execute(params: dict[str, Any], *, announce_root: bool = True) -> int:
                 table = result.console_table()
                 if table:
                     _print(table)
-                    writes_xlsx = "xlsx" in formats and (output != deliver.STDOUT
-                                                         or params.get("output_format") is not None)
-                    if writes_xlsx and "OverallMetrics" in result.sheet_names:
+                    explicit = params.get("output_format") is not None
+                    if deliver.writes_workbook(formats, output, explicit) and "OverallMetrics" in result.sheet_names:
                         log.info(OVERALL_HINT)  # it points at the workbook: only when one is written
             from .report.summary_console import render_explain
 

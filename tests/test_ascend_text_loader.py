@@ -433,3 +433,20 @@ def test_csv_header_blanks_and_pmu_junk(tmp_path: Path) -> None:
     assert kd["dur"].tolist() == [1500, 2250]
     assert np.isnan(kd["aiv_vec_time(us)"].iloc[0]) and kd["aiv_vec_time(us)"].iloc[1] == 0.75
     assert warnings == [f"{f}: 1 value(s) that are not numbers in column(s) aiv_vec_time(us); read as missing"]
+
+
+def test_csv_header_read_across_chunks_and_capped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A header longer than one 64 KiB read (with a BOM) is read whole; a first line without any line end
+    is refused after MAX_HEADER_BYTES (a NUL-filled file took minutes: the scan was quadratic)."""
+    from msprof_compare.loaders import ascend_text
+
+    f = tmp_path / "kernel_details.csv"
+    extra = [f"pmu_{i:05d}" for i in range(9000)]  # ~90 KB of header
+    f.write_bytes("\ufeff".encode() + ",".join(["Name", "Type", "Start Time(us)", "Duration(us)", *extra]).encode()
+                  + b"\r\n" + b"a,Add,1736408883732241.5,1.5" + b",0" * len(extra) + b"\r\n")
+    assert ascend_text._header(str(f))[:4] == ["Name", "Type", "Start Time(us)", "Duration(us)"]
+    assert len(ascend_text._header(str(f))) == 4 + len(extra)
+    monkeypatch.setattr(ascend_text, "MAX_HEADER_BYTES", 1 << 16)
+    f.write_bytes(bytes(3 << 16))
+    with pytest.raises(ProfileError, match=r"malformed CSV header: no line end in the first 65536 bytes"):
+        ascend_text._header(str(f))

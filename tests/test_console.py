@@ -73,6 +73,6 @@ def test_console_contributors_show_the_first_ten_and_cut_long_names() -> None:
                           "Share": [1 / n] * n, "Cumulative Share": [(i + 1) / n for i in range(n)],
                           "Share of Net Diff": [1 / n] * n}, columns=CONTRIBUTOR_COLUMNS)
     text = render_contributors(frame)
-    assert "10 of 12 covering 100%" in text
+    assert "(operator level: 12 rows cover 100% of the operators' device-time change; the first 10 shown)" in text
     assert "| 10 | op9 " in text and "op10" not in text
     assert ("aten::" + "x" * 61 + "...") in text and long_name not in text

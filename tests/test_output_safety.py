@@ -301,6 +301,29 @@ def test_failed_move_without_hard_links_leaves_nothing(tmp_path: Path, monkeypat
         assert list(out.iterdir()) == []
 
 
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="POSIX signal masks")
+def test_signal_while_publishing_a_set_waits_for_the_set(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A SIGTERM arriving between the two files of a set is held until the set is complete: the run then
+    ends (SystemExit from the write guard) with both files published and no temporary left, never half."""
+    from msprof_compare.report import output
+
+    real_link = os.link
+
+    def link_then_sigterm(src: str, dst: str) -> None:
+        real_link(src, dst)
+        if dst.endswith(".xlsx"):
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    monkeypatch.setattr(output.os, "link", link_then_sigterm)
+
+    def fill(tmp: str) -> None:
+        Path(tmp).write_text("x")
+
+    with pytest.raises(SystemExit):
+        output.write_new_files(str(tmp_path), "r", [(".xlsx", fill, "workbook"), (".json", fill, "JSON result")])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json", "r.xlsx"]
+
+
 def test_closed_pipe_on_windows_is_einval(monkeypatch: pytest.MonkeyPatch) -> None:
     """Windows often reports a write to a closed pipe (``| head``) as EINVAL, not EPIPE (CPython issue 79935)."""
     import errno

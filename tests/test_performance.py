@@ -330,19 +330,34 @@ def test_input_bytes_counts_gzip_decompressed(tmp_path: Path) -> None:
     fake = tmp_path / "not_gzip.json.gz"
     fake.write_bytes(b"x" * 100)
     assert pair.input_bytes(str(fake)) == 100
+    named_json = tmp_path / "gz_inside.json"  # gzip is recognised by its magic bytes, as the loader does
+    named_json.write_bytes(gz.read_bytes())
+    assert pair.input_bytes(str(named_json)) == len(raw)
+    cut = tmp_path / "cut.json.gz"  # a truncated gzip ends in random bytes: clamped to deflate's 1032:1
+    cut.write_bytes(gz.read_bytes()[:-8] + b"\xff\xff\xff\xff")
+    assert pair.input_bytes(str(cut)) == 1032 * cut.stat().st_size
 
 
 def test_available_memory_respects_a_cgroup_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A container's memory limit (cgroup) leaves less than the host's MemAvailable."""
-    limit, usage = tmp_path / "memory.max", tmp_path / "memory.current"
-    limit.write_text("1073741824\n")
-    usage.write_text("268435456\n")
-    monkeypatch.setattr(pair, "_CGROUP_FILES", ((str(limit), str(usage)),))
+    """A memory cgroup's limit (a container, a Slurm job, a systemd unit) leaves less than the host's
+    MemAvailable: the tightest limit from the process's own cgroup up to the root counts."""
+    own = tmp_path / "job" / "step"  # cgroup v2: the limit is set on the parent, the own cgroup has none
+    own.mkdir(parents=True)
+    (tmp_path / "job" / "memory.max").write_text("1073741824\n")
+    (tmp_path / "job" / "memory.current").write_text("268435456\n")
+    (own / "memory.max").write_text("max\n")
+    (own / "memory.current").write_text("1000\n")
+    monkeypatch.setattr(pair, "_CGROUP_ROOT", str(tmp_path))
+    monkeypatch.setattr(pair, "_cgroup_paths", lambda: {"": "/job/step"})
+    assert pair._cgroup_left() == 1073741824 - 268435456
     got = pair.available_memory()
     assert got is not None and got <= 1073741824 - 268435456
-    limit.write_text("max\n")
-    unlimited = pair.available_memory()
-    assert unlimited is None or unlimited > 0
+    v1 = tmp_path / "memory" / "slurm"  # cgroup v1, no limit (its "unlimited" is a huge number)
+    v1.mkdir(parents=True)
+    (v1 / "memory.limit_in_bytes").write_text("9223372036854771712\n")
+    (v1 / "memory.usage_in_bytes").write_text("4096\n")
+    monkeypatch.setattr(pair, "_cgroup_paths", lambda: {"memory": "/slurm"})
+    assert pair._cgroup_left() is None
 
 
 def test_profile_error_survives_pickling() -> None:

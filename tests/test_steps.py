@@ -48,6 +48,13 @@ def test_step_ids_beyond_int64_are_compared_exactly():
     assert steps.step_range(p, big - 1) == (200, 250)
 
 
+def test_step_number_of_more_than_4300_digits_is_no_number():
+    """Python refuses int() of over 4300 digits: such a marker is no step (it was an internal error)."""
+    assert steps.step_number("5" * 4300) == int("5" * 4300)
+    assert steps.step_number("5" * 4301) == -1
+    assert steps.step_number(" +7 ") == 7 and steps.step_number("7a") == -1
+
+
 def test_step_without_any_profiler_step_says_so():
     p = npu([("aten::add", 0, 10)])
     with pytest.raises(StepError, match=r"^npu: Invalid step id: 3: the profile has no ProfilerStep# markers"):

@@ -43,7 +43,8 @@ class Sheet:
     (its own column labels are ignored by reporters: headers repeat between
     the base and comparison halves). ``base_span`` / ``comparison_span`` are
     the 0-based inclusive column ranges merged in row 1 under
-    "Base Profiling: ..." and "Comparison Profiling: ...".
+    "Base Profiling: ..." and "Comparison Profiling: ..." (their headers green / yellow; with
+    ``stacked_captions`` the captions go to rows 1 and 2 of the base column instead).
     ``row_styles`` (optional) gives a fill per data row ("blue", "light_blue" or "").
     ``stacked_captions``: the comparison caption goes under the base one (row 2, same column), for
     sheets whose spans are single narrow columns, where a caption beside the other would be clipped.

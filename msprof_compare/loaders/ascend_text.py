@@ -378,24 +378,34 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
 # --------------------------------------------------------------------------- side files
 
 
+#: The longest first line a CSV may have (a header of ~100 columns is ~2 KB): more is no header.
+MAX_HEADER_BYTES = 1 << 20
+
+
 def _header(path: str) -> list[str]:
     """The column names of a CSV as written (its first line, ended by CR, LF or CRLF, as pandas reads
     line ends). Empty or undecodable -> ProfileError. Reads only as far as the first line end."""
-    buf = b""
+    chunks: list[bytes] = []
+    size = 0
     try:
         with open(path, "rb") as fh:
             while True:
                 chunk = fh.read(65536)
-                buf += chunk
-                end = re.search(rb"[\r\n]", buf)
+                end = re.search(rb"[\r\n]", chunk)
+                chunks.append(chunk[:end.start()] if end else chunk)
+                size += len(chunks[-1])
                 if end or not chunk:
                     break
+                if size > MAX_HEADER_BYTES:
+                    raise ProfileError(path, f"malformed CSV header: no line end in the first "
+                                             f"{MAX_HEADER_BYTES} bytes")
     except OSError as exc:
         raise ProfileError(path, f"cannot read file: {exc.strerror or exc}") from None
-    if not buf:
+    first = b"".join(chunks)
+    if not first and not end:
         raise ProfileError(path, "empty file")
     try:
-        text = (buf[:end.start()] if end else buf).decode("utf-8-sig")
+        text = first.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ProfileError(path, f"not a UTF-8 CSV: {exc}") from None
     if not text.strip():

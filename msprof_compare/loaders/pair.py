@@ -30,8 +30,10 @@ PARALLEL_MIN_BYTES = 64 * 1024**2
 #: the pickle sent back): "auto" loads in turn when the machine has less available.
 PARALLEL_MEMORY_FACTOR = 6
 _SIZED_SUFFIXES = (".json", ".json.gz", ".db", ".csv")
-_CGROUP_FILES = (("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),  # cgroup v2
-                 ("/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes"))
+_CGROUP_ROOT = "/sys/fs/cgroup"
+#: (mount under _CGROUP_ROOT, limit file, usage file) of cgroup v2 and of v1's memory controller.
+_CGROUP_KINDS = (("", "memory.max", "memory.current"),
+                 ("memory", "memory.limit_in_bytes", "memory.usage_in_bytes"))
 
 
 def input_bytes(path: str) -> int:
@@ -51,17 +53,23 @@ def input_bytes(path: str) -> int:
         return 0
 
 
+#: Deflate's largest expansion (about 1032:1): a gzip trailer claiming more is damaged.
+_GZIP_MAX_RATIO = 1032
+
+
 def _data_bytes(path: str) -> int:
-    """A file's size; for gzip its decompressed size, from the trailer (ISIZE: modulo 2**32, so a
-    larger file counts at least its compressed size)."""
+    """A file's size; for gzip (recognised by its magic bytes, as the loader does) an estimate of the
+    decompressed size from the trailer: ISIZE is modulo 2**32 and covers only the last member of a
+    concatenated gzip, and a truncated file ends in random bytes, so it is clamped to between the
+    compressed size and deflate's largest expansion of it."""
     size = os.path.getsize(path)
-    if not path.endswith(".gz") or size < 18:
+    if size < 18:
         return size
     with open(path, "rb") as fh:
         if fh.read(2) != b"\x1f\x8b":
             return size
         fh.seek(-4, os.SEEK_END)
-        return max(size, int.from_bytes(fh.read(4), "little"))
+        return min(max(size, int.from_bytes(fh.read(4), "little")), _GZIP_MAX_RATIO * size)
 
 
 def idle_cpus() -> float:
@@ -88,19 +96,52 @@ def available_memory() -> int | None:
                     break
     except (OSError, ValueError, IndexError):
         pass
-    for limit_file, usage_file in _CGROUP_FILES:
-        try:
-            with open(limit_file, encoding="ascii") as fh:
-                limit = fh.read().strip()
-            with open(usage_file, encoding="ascii") as fh:
-                usage = int(fh.read().strip())
-        except (OSError, ValueError):
-            continue
-        if limit.isdigit() and int(limit) < 2**60:  # "max" / a huge number: no limit
-            left = max(0, int(limit) - usage)
-            avail = left if avail is None else min(avail, left)
-        break
+    left = _cgroup_left()
+    if left is not None:
+        avail = left if avail is None else min(avail, left)
     return avail
+
+
+def _cgroup_paths() -> dict[str, str]:
+    """This process's cgroup per hierarchy ("" for v2, "memory" for v1's memory controller)."""
+    out: dict[str, str] = {}
+    try:
+        with open("/proc/self/cgroup", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                parts = line.rstrip("\n").split(":", 2)
+                if len(parts) == 3:
+                    if parts[0] == "0" and parts[1] == "":
+                        out[""] = parts[2]
+                    elif "memory" in parts[1].split(","):
+                        out["memory"] = parts[2]
+    except OSError:
+        pass
+    return out
+
+
+def _cgroup_left() -> int | None:
+    """Bytes this process's memory cgroup still allows: the tightest limit on the way from its own
+    cgroup up to the mount's root, minus the usage there (None without any limit). The own cgroup is
+    looked up in /proc/self/cgroup (Slurm, systemd units); a container that mounts its own cgroup as
+    the root finds its limit at the root."""
+    paths = _cgroup_paths()
+    best: int | None = None
+    for mount, limit_name, usage_name in _CGROUP_KINDS:
+        own = paths.get(mount, "/").strip("/")
+        parts = own.split("/") if own else []
+        for depth in range(len(parts), -1, -1):
+            d = os.path.join(_CGROUP_ROOT, mount, *parts[:depth])
+            try:
+                with open(os.path.join(d, limit_name), encoding="ascii") as fh:
+                    limit = fh.read().strip()
+                with open(os.path.join(d, usage_name), encoding="ascii") as fh:
+                    usage = int(fh.read().strip())
+            except (OSError, ValueError):
+                continue
+            if limit.isdigit() and int(limit) < 2**60:  # "max" / v1's huge number: no limit here
+                left = max(0, int(limit) - usage)
+                best = left if best is None else min(best, left)
+    return best
 
 
 def parallel_wanted(base: str, comparison: str, size: int | None = None) -> bool:

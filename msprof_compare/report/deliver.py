@@ -49,13 +49,19 @@ def _targets(output: str) -> tuple[str, str]:
     return output, output
 
 
+def writes_workbook(formats: tuple[str, ...], output: str, explicit_format: bool = False) -> bool:
+    """Whether ``write_reports`` writes an xlsx for these formats and target (with ``-o -`` only when
+    the format was asked for explicitly); it writes one only when some sheet has rows."""
+    return "xlsx" in formats and (output != STDOUT or explicit_format)
+
+
 def write_reports(result: CompareResult, output: str, explicit_format: bool = False,
                   stream: TextIO | None = None) -> list[str]:
     """Write the reports ``result.options.output_format`` names; returns what was written ("-" = stdout)."""
     formats = result.options.formats
     written: list[str] = []
     if output == STDOUT:
-        if explicit_format and "xlsx" in formats:
+        if writes_workbook(formats, output, explicit_format):
             path = result.to_excel(".")
             if path:
                 written.append(path)

@@ -104,42 +104,58 @@ def publish_together(files: list[tuple[str, str]], directory: str, stem: str) ->
     ``stem``, ``stem_1``, ... that is free for all of them: reports written together keep one name
     even when another run publishes into the same directory at the same moment (each name is taken
     with an atomic hard link; a set that cannot be completed is given back and the next one tried)."""
-    for i in range(MAX_SUFFIX):
-        cand = stem if i == 0 else f"{stem}_{i}"
-        taken: list[tuple[str, str, bool]] = []  # (tmp, final, moved: tmp is gone, final holds it)
-        complete = False
-        try:
-            for tmp, ext in files:
-                final = os.path.join(directory, cand + ext)
-                try:
-                    os.link(tmp, final)
-                    taken.append((tmp, final, False))
-                    continue
-                except FileExistsError:
-                    break
-                except OSError:  # no hard links here (FAT, exFAT, some network mounts): reserve, then move
-                    pass
-                try:
-                    os.close(os.open(final, os.O_CREAT | os.O_EXCL | os.O_WRONLY, FILE_MODE))
-                except FileExistsError:
-                    break
-                try:
-                    os.replace(tmp, final)
-                except BaseException:
-                    _quietly(os.unlink, final)  # our empty reservation
-                    raise
-                taken.append((tmp, final, True))
-            else:
-                complete = True
-                return [final for _, final, _ in taken]
-        finally:
-            if not complete:  # a name taken, an error or a signal: give the partial set back
-                for tmp, final, moved in taken:
-                    if moved:
-                        _quietly(os.replace, final, tmp)
-                    else:
-                        _quietly(os.unlink, final)
-    raise ProfileError(directory, f"too many existing files named {stem}_N")
+    with _signals_deferred():  # a set is published whole or not at all, even on Ctrl-C / SIGTERM
+        for i in range(MAX_SUFFIX):
+            cand = stem if i == 0 else f"{stem}_{i}"
+            taken: list[tuple[str, str, bool]] = []  # (tmp, final, moved: tmp is gone, final holds it)
+            complete = False
+            try:
+                for tmp, ext in files:
+                    final = os.path.join(directory, cand + ext)
+                    try:
+                        os.link(tmp, final)
+                        taken.append((tmp, final, False))
+                        continue
+                    except FileExistsError:
+                        break
+                    except OSError:  # no hard links here (FAT, exFAT, some network mounts): reserve, then move
+                        pass
+                    try:
+                        os.close(os.open(final, os.O_CREAT | os.O_EXCL | os.O_WRONLY, FILE_MODE))
+                    except FileExistsError:
+                        break
+                    try:
+                        os.replace(tmp, final)
+                    except BaseException:
+                        _quietly(os.unlink, final)  # our empty reservation
+                        raise
+                    taken.append((tmp, final, True))
+                else:
+                    complete = True
+                    return [final for _, final, _ in taken]
+            finally:
+                if not complete:  # a name taken, an error or a signal: give the partial set back
+                    for tmp, final, moved in taken:
+                        if moved:
+                            _quietly(os.replace, final, tmp)
+                        else:
+                            _quietly(os.unlink, final)
+        raise ProfileError(directory, f"too many existing files named {stem}_N")
+
+
+@contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Hold Ctrl-C / SIGTERM / SIGHUP back for a few system calls (POSIX): delivered right after, when
+    the set of published files is complete or given back, never in between."""
+    sigs = {getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n)}
+    if not hasattr(signal, "pthread_sigmask") or not sigs:
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, sigs)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _quietly(op: Callable[..., None], *paths: str) -> None:
@@ -208,7 +224,8 @@ def remove_stale_temporaries(directory: str, now: float | None = None) -> int:
             continue
     if removed:
         logging.getLogger("msprof-analyze").info(
-            "Removed %d temporary report file(s) left in %s by an interrupted run.", removed, directory)
+            "Removed %d temporary report file(s) or part folder(s) left in %s by an interrupted run.", removed,
+            directory)
     return removed
 
 

@@ -50,8 +50,10 @@ def render_contributors(frame: pd.DataFrame | None, top: int = CONSOLE_TOP) -> s
     shown = frame.head(top)
     t = PrettyTable()
     # shares are of the summed |change| of this level's device times, not of the E2E change above
-    t.title = (f"Top Contributors ({level} level, {len(shown)} of {len(frame)} covering "
-               f"{float(frame['Cumulative Share'].iloc[-1]):.0%} of {share_basis(level)})")
+    rows = f"{len(frame)} row{'s' if len(frame) != 1 else ''}"
+    first = f"; the first {len(shown)} shown" if len(shown) < len(frame) else ""
+    t.title = (f"Top Contributors ({level} level: {rows} cover{'s' if len(frame) == 1 else ''} "
+               f"{float(frame['Cumulative Share'].iloc[-1]):.0%} of {share_basis(level)}{first})")
     t.field_names = ["#", "Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative"]
     for r in shown.itertuples(index=False):
         name = str(r.Name)
