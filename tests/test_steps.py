@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pytest
@@ -53,6 +54,15 @@ def test_step_number_of_more_than_4300_digits_is_no_number():
     assert steps.step_number("5" * 4300) == int("5" * 4300)
     assert steps.step_number("5" * 4301) == -1
     assert steps.step_number(" +7 ") == 7 and steps.step_number("7a") == -1
+
+
+def test_non_integer_step_markers_are_logged_as_the_original_does(caplog):
+    """reference-1 §3.5: a marker whose id is no integer logs "Can not convert x to int" at ERROR while
+    the markers are scanned for the requested step (up to the match) and counts as no step."""
+    p = npu([("ProfilerStep#x", 0, 10), ("ProfilerStep#5", 20, 10), ("ProfilerStep#y", 40, 10)])
+    with caplog.at_level(logging.ERROR, logger="msprof-analyze"):
+        assert steps.step_range(p, 5) == (20, 30)
+    assert [r.getMessage() for r in caplog.records] == ["Can not convert x to int"]
 
 
 def test_step_without_any_profiler_step_says_so():

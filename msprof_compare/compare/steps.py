@@ -66,7 +66,11 @@ def step_range(profile: Profile, step: int) -> tuple[int, int] | None:
     if profile.source == "ascend_db":  # STEP_TIME range; the DB loader already limited every table to it
         return profile.extra.get("step_range")
     steps = step_ops(profile.ops)
-    hit = steps[steps["step"] == step]
+    match = (steps["step"] == step).to_numpy(dtype=bool)
+    scanned = steps.iloc[: int(np.argmax(match)) if match.any() else len(steps)]  # as the original's scan
+    for label in dict.fromkeys(scanned.loc[scanned["step"] == -1, "label"].astype(str)):
+        log.error("Can not convert %s to int", label)  # reference-1 §3.5; the marker is no step
+    hit = steps[match]
     if len(hit):
         row = hit.iloc[0]
         return int(row["ts"]), int(row["ts"] + row["dur"])
