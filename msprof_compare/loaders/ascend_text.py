@@ -692,13 +692,16 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
         if data is not None and not isinstance(data, dict):
             raise ProfileError(meta, "malformed profiler_metadata.json: top level is not an object")
         profile.metadata = data or {}
-    if layout.level == "profiling" and layout.info_path:
+    if layout.level == "profiling" and layout.info_path and profiling:  # only OverallMetrics reads it
         profile.files["profiler_info"] = layout.info_path
         try:
             info = read_json(layout.info_path)
         except ProfileError as exc:
             profile.warnings.append(f"Failed to read profiler_info.json: {exc}")
             info = None
+        else:
+            if not info or not isinstance(info, dict):  # empty, or not an object (reference-1 §5.4)
+                profile.warnings.append("Invalid profiler info.")
         if isinstance(info, dict):  # config.experimental_config._profiler_level, any level may be off
             config = info.get("config")
             exp = config.get("experimental_config") if isinstance(config, dict) else None
