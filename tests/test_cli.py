@@ -7,6 +7,7 @@ import importlib.util
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -39,7 +40,11 @@ def run_face(code: str, *args: str, env: dict | None = None, cwd: Path | None = 
         cmd = [sys.executable, str(REPO / "performance_compare.py"), *args]
     else:
         cmd = [sys.executable, "-c", code, *args]
-    return subprocess.run(cmd, capture_output=True, text=True, env=full_env, cwd=cwd or REPO, timeout=300)
+    # as from a terminal: Ctrl-C at its default even when the test run itself ignores it (nohup, `cmd &`),
+    # since the CLI leaves an ignored SIGINT ignored
+    restore = None if os.name == "nt" else (lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    return subprocess.run(cmd, capture_output=True, text=True, env=full_env, cwd=cwd or REPO, timeout=300,
+                          preexec_fn=restore)
 
 
 def run_inproc(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:
@@ -123,8 +128,12 @@ USAGE_CASES = {
     "op_name_map syntax": ["-d", "{comp}", "-bp", "{base}", "--op_name_map", "{'a':"],
     "op_name_map not dict": ["-d", "{comp}", "-bp", "{base}", "--op_name_map", "[1]"],
     "op_name_map non-str": ["-d", "{comp}", "-bp", "{base}", "--op_name_map", "{'a': 1}"],
+    "op_name_map value over 200": ["-d", "{comp}", "-bp", "{base}", "--op_name_map", "{'a': '" + "v" * 201 + "'}"],
+    "op_name_map key over 200": ["-d", "{comp}", "-bp", "{base}", "--op_name_map", "{'" + "k" * 201 + "': 'v'}"],
     "only base_step": ["-d", "{comp}", "-bp", "{base}", "--base_step", "1"],
     "step not a number": ["-d", "{comp}", "-bp", "{base}", "--base_step", "-1", "--comparison_step", "1"],
+    "step superscript digit": ["-d", "{comp}", "-bp", "{base}", "--base_step", "\u00b2", "--comparison_step", "\u00b2"],
+    "fail_on_regression inf": ["-d", "{comp}", "-bp", "{base}", "--fail_on_regression", "inf"],
     "gpu_flow_cat too long": ["-d", "{comp}", "-bp", "{base}", "--gpu_flow_cat", "x" * 21],
     "unknown option": ["-d", "{comp}", "-bp", "{base}", "--no_such_flag"],
     "output is a file": ["-d", "{comp}", "-bp", "{base}", "-o", "{file}"],
@@ -642,3 +651,37 @@ def test_workbook_hint_only_when_a_workbook_is_written(capsys: pytest.CaptureFix
     assert code == 0 and cli.OVERALL_HINT in err
     code, _, err = run_inproc(capsys, *_pair_args("-o", str(tmp_path / "b"), "--output_format", "json"))
     assert code == 0 and cli.OVERALL_HINT not in err and [p.suffix for p in (tmp_path / "b").iterdir()] == [".json"]
+
+
+def test_root_warning_only_for_root(capsys: pytest.CaptureFixture, tmp_path: Path,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The original's security warning is printed when running as root (uid 0), and only then."""
+    if not hasattr(os, "geteuid"):
+        pytest.skip("no user ids here")
+    for uid, shown in ((0, True), (1000, False)):
+        monkeypatch.setattr(os, "geteuid", lambda uid=uid: uid)
+        # --force: the inputs belong to the real user, which the owner check would refuse for uid 1000
+        code, _, err = run_inproc(capsys, *_pair_args("--force", "-o", str(tmp_path / str(uid))))
+        assert code == 0 and (cli.ROOT_WARNING in err) == shown, err
+
+
+def test_ctrl_c_during_the_compare_is_130(capsys: pytest.CaptureFixture, tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C while comparing: exit 130 with 'error: interrupted', no traceback, nothing written."""
+    import msprof_compare.api as api
+
+    def interrupted(*_a, **_k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(api, "compare", interrupted)
+    code, _, err = run_inproc(capsys, *_pair_args("-o", str(tmp_path / "out")))
+    assert (code, assert_one_error(err)) == (130, "error: interrupted")
+    assert not (tmp_path / "out").exists()
+
+
+def test_step_zero_is_a_step() -> None:
+    """--base_step 0 / --comparison_step 0 ask for ProfilerStep#0 (only a negative id means all steps)."""
+    from msprof_compare.options import build_options
+
+    opts, _ = build_options(base_step=0, comparison_step=0)
+    assert opts.step_given and (opts.base_step, opts.comparison_step) == (0, 0)

@@ -67,6 +67,7 @@ def test_side_without_e2e_cannot_pass_the_gate(samples, tmp_path, capsys):
     assert _run(samples, tmp_path, NPU_L1, HEATMAP, "5") == 1
     err = capsys.readouterr().err
     assert "heatMap/trace_view.json: no E2E time" in err and "No regression" not in err
+    assert [line for line in err.splitlines() if line.startswith("error: ") and "no E2E time" in line]  # not a log
     assert _run(samples, tmp_path, HEATMAP, NPU_L1, "5") == 1
 
 

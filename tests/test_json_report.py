@@ -203,6 +203,12 @@ def test_cli_streams_json_to_stdout(samples, tmp_path, monkeypatch, capsys):
     assert doc["summary"]["e2e"]["diff_ns"] == 129_862_875 - 136_581_009
     assert "Model Profiling Time Distribution" in err and "Waterfall" in err
     assert list(tmp_path.iterdir()) == []  # no xlsx unless asked
+    code = cli.execute({"base_profiling_path": str(samples / NPU_L1),  # asked: into the current directory
+                        "comparison_profiling_path": str(samples / NPU_L2), "output_format": "xlsx,json",
+                        "output_path": "-", "enable_profiling_compare": True})
+    out, err = capsys.readouterr()
+    assert code == 0 and _strict_loads(out)["summary"]["e2e"]["diff_ns"] == 129_862_875 - 136_581_009
+    assert [p.suffix for p in tmp_path.iterdir()] == [".xlsx"]
 
 
 def test_cli_writes_both_formats(samples, tmp_path, capsys):

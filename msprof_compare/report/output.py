@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TextIO
+from typing import Any, TextIO
 
 from ..errors import ProfileError, UsageError
 
@@ -145,17 +145,30 @@ def publish_together(files: list[tuple[str, str]], directory: str, stem: str) ->
 
 @contextmanager
 def _signals_deferred() -> Iterator[None]:
-    """Hold Ctrl-C / SIGTERM / SIGHUP back for a few system calls (POSIX): delivered right after, when
-    the set of published files is complete or given back, never in between."""
-    sigs = {getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n)}
-    if not hasattr(signal, "pthread_sigmask") or not sigs:
+    """Hold Ctrl-C / SIGTERM / SIGHUP back for a few system calls: they are recorded and raised again
+    right after, when the set of published files is complete or given back, never in between.
+    (Python-level handlers, not a signal mask: the kernel may hand a process signal to any thread,
+    e.g. one numpy's BLAS started, and Python still runs the handler in the main thread.)"""
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, sigs)
+    pending: list[int] = []
+    previous: dict[int, Any] = {}
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        sig = getattr(signal, name, None)
+        if sig is None:
+            continue
+        try:
+            previous[sig] = signal.signal(sig, lambda signum, _frame: pending.append(signum))
+        except (ValueError, OSError):
+            pass
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        for sig, old in previous.items():
+            signal.signal(sig, signal.SIG_DFL if old is None else old)
+        for sig in dict.fromkeys(pending):
+            signal.raise_signal(sig)  # now handled as it would have been (SystemExit, KeyboardInterrupt, ...)
 
 
 def _quietly(op: Callable[..., None], *paths: str) -> None:
