@@ -242,6 +242,30 @@ def test_length_limits(tmp_path: Path) -> None:
     ok = tmp_path / ("x" * 250 + ".json")  # 255 characters: the most a name may have (reference-1 §2.4)
     ok.write_text('{"traceEvents": []}')
     assert detect(str(ok)).trace_path == str(ok)
+    # the whole path: 4096 characters are allowed, 4097 are not (reference-1 §2.4)
+    for total, too_long in ((4096, False), (4097, True)):
+        parts, left = [], total - 1  # after the leading "/"
+        while left > 0:
+            n = min(200, left if left <= 200 else left - 1)  # a component and its "/" separator
+            parts.append("d" * n)
+            left -= n + (1 if left > n else 0)
+        path = "/" + "/".join(parts)
+        assert len(path) == total
+        with pytest.raises(ProfileError) as info:
+            detect(path)
+        assert ("Length of input path exceeds the limit (4096)" in str(info.value)) == too_long, str(info.value)
+
+
+def test_size_cap_is_inclusive(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file exactly at a size cap is read; one byte over is refused (the caps are maxima)."""
+    f = tmp_path / "t.pt.trace.json"
+    f.write_text('{"traceEvents": []}')
+    size = f.stat().st_size
+    monkeypatch.setenv("MSPROF_COMPARE_MAX_TRACE_BYTES", str(size))
+    paths.check_input(str(f), False, kind="trace")
+    monkeypatch.setenv("MSPROF_COMPARE_MAX_TRACE_BYTES", str(size - 1))
+    with pytest.raises(ProfileError, match="over the .* byte limit"):
+        paths.check_input(str(f), False, kind="trace")
     with pytest.raises(ProfileError, match="Length of input path"):
         detect("/" + "/".join(["d" * 200] * 21) + "/t.json")  # > 4096 in all
 

@@ -159,3 +159,60 @@ def test_render_script_usage():
     script = Path(__file__).resolve().parents[1] / "tools" / "render_workbook.sh"
     proc = subprocess.run(["bash", str(script)], capture_output=True, text=True, check=False)
     assert proc.returncode == 2 and "usage:" in proc.stderr
+
+
+# Independent of charts.STAT_SPECS: each sheet's name and amount columns by their display headers.
+_AMOUNTS = {
+    "ModuleCompareStatistic": (["Module Name"], "Device Total Time(ms)", "Device Total Time(ms).1"),
+    "MemoryCompareStatistic": (["Operator Name"], "Base Allocated Memory(MB)", "Comparison Allocated Memory(MB)"),
+    "ApiCompare": (["api name"], "Total Duration(ms)", "Total Duration(ms).1"),
+    "KernelCompare": (["Kernel", "Input Shape"], "Total Duration(us)", "Total Duration(us).1"),
+}
+
+
+def test_regression_chart_data_recomputed_from_the_sheets(pair1):
+    """The top-20 regressions charted per statistic sheet: comparison minus base of the sheet's own
+    columns (found by header), only rows that grew, largest first, full names."""
+    for s in pair1.sheets:
+        if s.name not in _AMOUNTS:
+            continue
+        names, base, comp = _AMOUNTS[s.name]
+        f = s.frame()
+        if s.name == "ModuleCompareStatistic":
+            f = f[f["Operator Name"] == "[ TOTAL ]"]
+        diff = pd.to_numeric(f[comp], errors="coerce").fillna(0) - pd.to_numeric(f[base], errors="coerce").fillna(0)
+        label = f[names[0]].astype(str).str.strip()
+        for extra in names[1:]:
+            label = label + " " + f[extra].astype(str)
+        expected = sorted(zip(diff.tolist(), label.tolist(), strict=True), key=lambda t: -t[0])
+        expected = [(n, d) for d, n in expected if d > 0][:charts.TOP_REGRESSIONS]
+        got = charts.regressions(s)
+        got_rows = [] if got is None else list(zip(got[0]["Name"].tolist(), got[0]["Diff"].tolist(), strict=True))
+        assert [n for n, _ in got_rows] == [n for n, _ in expected], s.name
+        assert [d for _, d in got_rows] == pytest.approx([d for _, d in expected]), s.name
+
+
+def _table_rows(text: str) -> list[list[str]]:
+    return [[c.strip() for c in line.strip("|").split("|")] for line in text.splitlines() if line.startswith("|")]
+
+
+def test_console_waterfall_and_contributors_recomputed(pair1):
+    """The console tables' numbers from the result frames: Delta signed, Share = Delta / E2E change,
+    contributors' Diff = Comparison - Base."""
+    from msprof_compare.report.summary_console import render_contributors, render_waterfall
+
+    wf = pair1.waterfall
+    steps = wf[~wf["Category"].isin(["start", "end"])]
+    total = int(steps["Delta(ns)"].astype("int64").sum())
+    rows = {r[0]: r for r in (line for line in _table_rows(render_waterfall(wf)) if len(line) == 6)}
+    for r in steps.itertuples(index=False):
+        d = int(r[9])  # Delta(ns)
+        assert rows[r.Step][1:4] == [f"{float(r[2]):.3f}", f"{float(r[3]):.3f}", f"{d / 1e6:+.3f}"], r.Step
+        assert rows[r.Step][5] == f"{d / total:.1%}", r.Step
+    c = pair1.contributors
+    shown = [line for line in _table_rows(render_contributors(c)) if len(line) == 7 and line[0].isdigit()]
+    assert len(shown) == min(len(c), 10)
+    for line, r in zip(shown, c.itertuples(index=False), strict=False):
+        base, comp = float(r[3]), float(r[4])
+        assert line[2:5] == [f"{base:.3f}", f"{comp:.3f}", f"{comp - base:+.3f}"]
+        assert line[5] == f"{float(r.Share):.1%}"

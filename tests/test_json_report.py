@@ -188,6 +188,9 @@ def test_api_frames_equal_json(pair1):
     assert [r["Status"] for r in s["guards"]] == pair1.guards["Status"].tolist()
     assert doc["console_summary"]["headers"] == pair1.summary["headers"]
     assert doc["options"]["output_format"] == "xlsx,json"
+    # the Summary results live under "summary" only; "frames" holds the other result frames
+    assert not set(doc["frames"]) & {"waterfall", "contributors", "guards", "e2e"}
+    assert set(doc["frames"]) == set(pair1.frames) - {"waterfall", "contributors", "guards", "e2e"}
 
 
 def test_cli_streams_json_to_stdout(samples, tmp_path, monkeypatch, capsys):
