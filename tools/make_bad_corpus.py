@@ -613,6 +613,9 @@ def npu_dir_family(c: Corpus) -> None:
     case("csv_symlink", {f"{out}kernel_details.csv": None}, 1, "kernel_details.csv is a symbolic link",
          file=f"{out}kernel_details.csv",
          links={f"input/{out}kernel_details.csv": f"_src/{NPU_DIR}/{OUT}/kernel_details.csv"})
+    case("metadata_symlink", {"profiler_metadata.json": None}, 1, "profiler_metadata.json is a symbolic link",
+         file="profiler_metadata.json",
+         links={"input/profiler_metadata.json": f"_src/{NPU_DIR}/profiler_metadata.json"})
     big_csv = {f"{out}kernel_details.csv": kd + "\n" * 8000}  # blank lines: same content, bigger file
     cap = {"MSPROF_COMPARE_MAX_TEXT_BYTES": str(max(len(kd.encode()), len(comm), len(mr.encode())) + 100)}
     case("csv_over_cap", big_csv, 1, "kernel_details.csv over the (lowered) CSV cap", file=f"{out}kernel_details.csv",
