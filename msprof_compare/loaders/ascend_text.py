@@ -702,7 +702,8 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
         else:
             if not info or not isinstance(info, dict):  # empty, or not an object (reference-1 §5.4)
                 profile.warnings.append("Invalid profiler info.")
-        if isinstance(info, dict):  # config.experimental_config._profiler_level, any level may be off
+                info = None
+        if info is not None:  # config.experimental_config._profiler_level, any level may be off
             config = info.get("config")
             exp = config.get("experimental_config") if isinstance(config, dict) else None
             level = exp.get("_profiler_level") if isinstance(exp, dict) else None

@@ -128,13 +128,12 @@ class _Events:
             lk[firsts] = False
         sub = list(map(self.events.__getitem__, idx.tolist()))
         phs = list(map(attrgetter("ph"), sub))
+        keep = None  # the usual case (every ph wanted) costs two C-level scans
         if ph is None:
-            if "M" in phs:
-                keep = [p != "M" for p in phs]
-                idx = idx[np.array(keep, dtype=bool)]
-                sub = [e for e, k in zip(sub, keep, strict=True) if k]
-        elif sum(map(phs.count, ph)) != len(phs):  # the usual case costs two C-level scans
+            keep = [p != "M" for p in phs] if "M" in phs else None
+        elif sum(map(phs.count, ph)) != len(phs):
             keep = [p in ph for p in phs]
+        if keep is not None:
             idx = idx[np.array(keep, dtype=bool)]
             sub = [e for e, k in zip(sub, keep, strict=True) if k]
         return idx, sub

@@ -149,26 +149,37 @@ def _signals_deferred() -> Iterator[None]:
     right after, when the set of published files is complete or given back, never in between.
     (Python-level handlers, not a signal mask: the kernel may hand a process signal to any thread,
     e.g. one numpy's BLAS started, and Python still runs the handler in the main thread.)"""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
     pending: list[int] = []
+    try:
+        with _handlers(("SIGINT", "SIGTERM", "SIGHUP"), lambda signum, _frame: pending.append(signum)):
+            yield
+    finally:
+        for sig in dict.fromkeys(pending):
+            signal.raise_signal(sig)  # now handled as it would have been (SystemExit, KeyboardInterrupt, ...)
+
+
+@contextmanager
+def _handlers(names: tuple[str, ...], handler: Callable[[int, Any], None], only_default: bool = False
+              ) -> Iterator[None]:
+    """``handler`` for the named signals this platform has, the previous handlers restored on exit.
+    Only in the main thread, where Python can install handlers; ``only_default`` leaves a signal alone
+    that has a handler of its own (an application's)."""
     previous: dict[int, Any] = {}
-    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
-        sig = getattr(signal, name, None)
-        if sig is None:
-            continue
-        try:
-            previous[sig] = signal.signal(sig, lambda signum, _frame: pending.append(signum))
-        except (ValueError, OSError):
-            pass
+    if threading.current_thread() is threading.main_thread():
+        for name in names:
+            sig = getattr(signal, name, None)
+            if sig is None:
+                continue
+            try:
+                if not only_default or signal.getsignal(sig) in (signal.SIG_DFL, None):
+                    previous[sig] = signal.signal(sig, handler)
+            except (ValueError, OSError):
+                pass
     try:
         yield
     finally:
         for sig, old in previous.items():
             signal.signal(sig, signal.SIG_DFL if old is None else old)
-        for sig in dict.fromkeys(pending):
-            signal.raise_signal(sig)  # now handled as it would have been (SystemExit, KeyboardInterrupt, ...)
 
 
 def _quietly(op: Callable[..., None], *paths: str) -> None:
@@ -186,27 +197,11 @@ def terminate_as_exit() -> Iterator[None]:
     Only default handlers are replaced (an application's own handlers are left
     alone), and only in the main thread, where Python can install handlers.
     """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {}
-
-    def handler(signum, _frame):
+    def handler(signum: int, _frame: Any) -> None:
         raise SystemExit(128 + signum)
 
-    for sig in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)):
-        if sig is None:
-            continue
-        try:
-            if signal.getsignal(sig) in (signal.SIG_DFL, None):
-                previous[sig] = signal.signal(sig, handler)
-        except (ValueError, OSError):
-            pass
-    try:
+    with _handlers(("SIGTERM", "SIGHUP"), handler, only_default=True):
         yield
-    finally:
-        for sig, old in previous.items():
-            signal.signal(sig, old)
 
 
 def remove_stale_temporaries(directory: str, now: float | None = None) -> int:
