@@ -87,7 +87,9 @@ def test_python_functions_only_for_operator_compare(samples):
     assert len(load_profile(str(path), _opts(enable_profiling_compare=True)).python_functions) == 0
     prof = load_profile(str(path), _opts(enable_operator_compare=True))
     assert len(prof.python_functions) == 42330
-    assert list(prof.python_functions.columns) == ["name", "ts", "dur"]
+    assert list(prof.python_functions.columns) == ["name", "ts", "dur", "tid"]
+    # threads counted in the raw trace: 42325 frames on the main thread, 5 on tqdm's monitor thread
+    assert prof.python_functions["tid"].value_counts().to_dict() == {17751: 42325, 0: 5}
     assert (prof.python_functions["dur"] >= 0).all()
 
 

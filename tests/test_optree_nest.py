@@ -67,7 +67,7 @@ def test_walk_matches_cursor_walk() -> None:
         ends = ts + rng.integers(-2, 20, n)
         pts = np.unique(rng.integers(0, 35, k)).astype(np.int64)
         names = np.array([f"m{i}" for i in range(n)], dtype=object)
-        w = _walk(names, ts, ends, pts, np.ones(len(pts), np.int64), _root())
+        w = _walk(names, ts, ends, np.zeros(n, np.int64), pts, np.ones(len(pts), np.int64), _root())
         made, parent, owner = _walk_ref(names.tolist(), ts.tolist(), ends.tolist(), pts.tolist())
         assert w.names.tolist() == [names[i] for i in made]
         assert w.parent.tolist() == parent

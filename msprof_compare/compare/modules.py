@@ -168,10 +168,11 @@ class _Walk:
     names: np.ndarray
     paths: np.ndarray
     point_owner: np.ndarray  # per kernel point: owning module, -1 = the root
+    tid: np.ndarray  # the thread whose Python frames give each module its call stack
 
 
-def _walk(names: np.ndarray, ts: np.ndarray, ends: np.ndarray, point_ts: np.ndarray, point_ns: np.ndarray,
-          root: Module) -> _Walk:
+def _walk(names: np.ndarray, ts: np.ndarray, ends: np.ndarray, tids: np.ndarray, point_ts: np.ndarray,
+          point_ns: np.ndarray, root: Module) -> _Walk:
     """Nest module events and kernel points by the cursor rule (§3.2 step 5), vectorised.
 
     Modules and points are sorted together (modules first at equal ts). A point never holds
@@ -216,7 +217,7 @@ def _walk(names: np.ndarray, ts: np.ndarray, ends: np.ndarray, point_ts: np.ndar
                       self_ns=s, total_ns=tot)
         up.children.append(node)
         made.append(node)
-    return _Walk(made, w_ts, w_end, mparent, w_names, paths, point_owner)
+    return _Walk(made, w_ts, w_end, mparent, w_names, paths, point_owner, np.asarray(tids, np.int64)[midx])
 
 
 def _deepest(nodes_start: np.ndarray, nodes_end: np.ndarray, nodes_parent: np.ndarray,
@@ -248,9 +249,9 @@ def _deepest(nodes_start: np.ndarray, nodes_end: np.ndarray, nodes_parent: np.nd
     return out
 
 
-def _chains(names: np.ndarray, parent: np.ndarray, nodes: list[int]) -> list[str]:
-    """``;\\n``-joined name chain from the top-level ancestor down to each node (shared prefixes
-    are built once)."""
+def _chains(names: np.ndarray, parent: np.ndarray, nodes: list[int], innermost_first: bool = False) -> list[str]:
+    """``;\\n``-joined name chain from the top-level ancestor down to each node, or from the node up
+    (an op's "Call stack" order); shared parts are built once."""
     memo: dict[int, str] = {}
     out = []
     for i in nodes:
@@ -261,10 +262,60 @@ def _chains(names: np.ndarray, parent: np.ndarray, nodes: list[int]) -> list[str
             j = int(parent[j])
         text = memo[j] if j >= 0 else None
         for k in reversed(path):
-            text = names[k] if text is None else text + ";\n" + names[k]
+            if text is None:
+                text = names[k]
+            else:
+                text = names[k] + ";\n" + text if innermost_first else text + ";\n" + names[k]
             memo[k] = text
         out.append(memo[i])
     return out
+
+
+@dataclass(eq=False)
+class _Frames:
+    """Call functions (non-module python functions) nested thread by thread.
+
+    The original nests all threads' frames into one tree, so a data-loader or tqdm thread's long
+    ``wait`` frame became the caller of the main thread's code (docs/differences.md). Here each
+    thread is moved to its own stretch of the time axis, so one vectorised nesting and lookup
+    serve all threads and no frame is ever the parent of another thread's frame.
+    """
+
+    names: np.ndarray
+    start: np.ndarray  # shifted, sorted
+    end: np.ndarray
+    parent: np.ndarray
+    tids: np.ndarray  # sorted distinct threads; thread k occupies [k * span, (k + 1) * span)
+    t0: int
+    span: int
+
+    @classmethod
+    def build(cls, names: np.ndarray, ts: np.ndarray, end: np.ndarray, tids: np.ndarray,
+              lo: int, hi: int) -> _Frames:
+        """``lo``/``hi`` bound every time that will be looked up (module and op starts)."""
+        uniq, code = np.unique(np.asarray(tids, np.int64), return_inverse=True)
+        t0 = min(lo, int(ts.min())) if len(ts) else lo
+        span = max(hi, int(end.max()) if len(end) else hi) - t0 + 2
+        shift = code.astype(np.int64) * span - t0
+        order = np.argsort(ts + shift, kind="stable")
+        start, stop = (ts + shift)[order], (end + shift)[order]
+        parent, _ = _nest(start, stop, with_depth=False)
+        return cls(np.asarray(names, dtype=object)[order], start, stop, parent, uniq, t0, span)
+
+    def deepest(self, ts: np.ndarray, tids: np.ndarray) -> np.ndarray:
+        """Deepest frame of the same thread strictly containing each ts (§3.3 rule); -1 when none,
+        and for a thread without frames."""
+        out = np.full(len(ts), -1, np.int64)
+        if not len(self.tids) or not len(ts):
+            return out
+        pos = np.minimum(np.searchsorted(self.tids, tids), len(self.tids) - 1)
+        mine = np.flatnonzero(self.tids[pos] == tids)
+        out[mine] = _deepest(self.start, self.end, self.parent,
+                             np.asarray(ts, np.int64)[mine] - self.t0 + pos[mine].astype(np.int64) * self.span)
+        return out
+
+    def chains(self, found: np.ndarray, innermost_first: bool = False) -> list[str]:
+        return _chains(self.names, self.parent, found.tolist(), innermost_first)
 
 
 def build_side(profile: Profile, tree: OpTree) -> ModuleTrees | None:
@@ -287,11 +338,17 @@ def build_side(profile: Profile, tree: OpTree) -> ModuleTrees | None:
     op_names = tree.ops["name"].to_numpy(dtype=object)
     optim = classify.per_unique(op_names, lambda n: n.startswith("optimizer"))
     fwd, bwd = _root(), _root()
+    pf_tid = pf["tid"].to_numpy(np.int64)
     fw = _walk(np.concatenate([pf_names[is_mod], op_names[optim]]),
                np.concatenate([pf_ts[is_mod], tree.ts[optim]]),
-               np.concatenate([pf_end[is_mod], tree.end[optim]]), pts, point_ns, fwd)
+               np.concatenate([pf_end[is_mod], tree.end[optim]]),
+               np.concatenate([pf_tid[is_mod], tree.ops["tid"].to_numpy(np.int64)[optim]]), pts, point_ns, fwd)
     bw = _backward_walk(profile, tree, fw, pts, point_ns, bwd)
-    _set_call_stacks(pf_names[~is_mod], pf_ts[~is_mod], pf_end[~is_mod], [w for w in (fw, bw) if w is not None])
+    call = ~is_mod
+    lo = min(int(tree.ts.min()), int(pf_ts.min())) if len(tree.ts) else int(pf_ts.min())
+    hi = max(int(tree.end.max()), int(pf_end.max())) if len(tree.ts) else int(pf_end.max())
+    frames = _Frames.build(pf_names[call], pf_ts[call], pf_end[call], pf_tid[call], lo, hi)
+    _set_call_stacks(frames, [w for w in (fw, bw) if w is not None])
 
     keep = ~optim & ~classify.per_unique(op_names, lambda n: "ProfilerStep#" in n, lower=False)
     top_node, top_owner = _assign_ops(tree, np.flatnonzero(keep), fw, bw)
@@ -303,7 +360,7 @@ def build_side(profile: Profile, tree: OpTree) -> ModuleTrees | None:
         md.tops = tops
     text = tree.kernel_text() if len(pool) else np.empty(0, dtype=object)
     return ModuleTrees(profile, tree, fwd, bwd, pool, text, top_node, top_ns, kptr, krows,
-                       op_names, tree.ops["call_stack"].to_numpy(dtype=object), pool["name"].to_numpy(dtype=object),
+                       op_names, _op_stacks(profile, tree, frames, top_node), pool["name"].to_numpy(dtype=object),
                        kdur)
 
 
@@ -325,23 +382,43 @@ def _backward_walk(profile: Profile, tree: OpTree, fw: _Walk, pts: np.ndarray, p
     if not ok.any():
         return None
     op = sel[last][at[ok]]
-    bw = _walk(BACKWARD + fw.paths[owner[ok]], tree.ts[op], tree.end[op], pts, point_ns, root)
+    # a backward op runs on autograd's thread, which has no Python frames: its call stack is read
+    # on the thread of the forward module, the one that called backward()
+    bw = _walk(BACKWARD + fw.paths[owner[ok]], tree.ts[op], tree.end[op], fw.tid[owner[ok]], pts, point_ns, root)
     return bw if len(bw.mods) else None
 
 
-def _set_call_stacks(names: np.ndarray, ts: np.ndarray, end: np.ndarray, walks: list[_Walk]) -> None:
-    """Each module's call stack: the chain of names of the deepest call function (non-module python
-    function) around its start, else its own chain of module names."""
-    order = np.argsort(ts, kind="stable")
-    cstart, cend, cnames = ts[order], end[order], names[order]
-    cparent, _ = _nest(cstart, cend, with_depth=False)
+def _set_call_stacks(frames: _Frames, walks: list[_Walk]) -> None:
+    """Each module's call stack: the chain of names of the deepest call function of its thread
+    around its start, else its own chain of module names."""
     for w in walks:
-        found = _deepest(cstart, cend, cparent, w.start)
+        found = frames.deepest(w.start, w.tid)
         hit = np.flatnonzero(found >= 0)
         stacks = np.array(_chains(w.names, w.parent, list(range(len(w.mods)))), dtype=object)
-        stacks[hit] = _chains(cnames, cparent, found[hit].tolist())
-        for m, s in zip(w.mods, stacks.tolist(), strict=True):
-            m.call_stack = s
+        stacks[hit] = frames.chains(found[hit])
+        for m, st in zip(w.mods, stacks.tolist(), strict=True):
+            m.call_stack = st
+
+
+def _op_stacks(profile: Profile, tree: OpTree, frames: _Frames, top_node: np.ndarray) -> np.ndarray:
+    """Each op's "Call stack" argument, or, when no top-layer op has one, the chain of Python frames
+    of its thread around it (innermost first, as that argument lists them).
+
+    PyTorch 2 traces record with_stack as python_function events only: their ops carry no "Call
+    stack", and the original's op call-stack cells stay empty (docs/differences.md)."""
+    stacks = tree.ops["call_stack"].to_numpy(dtype=object)
+    if profile.source == "ascend_db" or _any_stack(stacks[top_node].tolist()):
+        return stacks
+    found = frames.deepest(tree.ts[top_node], tree.ops["tid"].to_numpy(np.int64)[top_node])
+    hit = np.flatnonzero(found >= 0)
+    if len(hit):
+        stacks = stacks.copy()
+        stacks[top_node[hit]] = frames.chains(found[hit], innermost_first=True)
+    return stacks
+
+
+def _any_stack(stacks: list) -> bool:
+    return any(s not in ("", "N/A") for s in stacks)
 
 
 def _assign_ops(tree: OpTree, ops_idx: np.ndarray, fw: _Walk, bw: _Walk | None) -> tuple[np.ndarray, np.ndarray]:
@@ -611,7 +688,7 @@ def _has_stacks(side: ModuleTrees) -> bool:
     column, which its TOTAL rows always fill, so its warning never shows; cells of ops whose time did
     not grow stay blank, so the sheet cannot tell a trace recorded without with_stack either."""
     stacks = side.op_stacks[side.top_node].tolist()
-    return not stacks or any(s not in ("", "N/A") for s in stacks)  # no op at all: already warned about
+    return not stacks or _any_stack(stacks)  # no op at all: already warned about
 
 
 def build(ctx: RunContext) -> list[Sheet] | None:

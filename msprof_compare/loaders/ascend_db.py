@@ -469,7 +469,7 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
 
     is_tr = np.flatnonzero(kind == types["trace"])
     profile.python_functions = frame("python_functions", {
-        "name": names[is_tr], "ts": a[is_tr, 0], "dur": a[is_tr, 1] - a[is_tr, 0]})
+        "name": names[is_tr], "ts": a[is_tr, 0], "dur": a[is_tr, 1] - a[is_tr, 0], "tid": tid[is_tr]})
     is_q = np.flatnonzero(kind == types["queue"])
     qnames = names[is_q]
     qcat = np.where(pd.Series(qnames, dtype=object).str.startswith("Enqueue").to_numpy(dtype=bool),

@@ -371,7 +371,7 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
     sel = np.flatnonzero(catl == "python_function")
     if sel.size:
         profile.python_functions = frame("python_functions", {
-            "name": c["name"][sel], "ts": c["ts"][sel], "dur": c["dur"][sel]})
+            "name": c["name"][sel], "ts": c["ts"][sel], "dur": c["dur"][sel], "tid": c["tid"][sel]})
     profile.extra["hccl_pid"] = hccl_pid
 
 

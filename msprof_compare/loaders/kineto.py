@@ -340,4 +340,4 @@ def _load_python(prof: Profile, ev: _Events) -> None:
     idx, sub = ev.where(frozenset({"python_function"}), ("X",))
     if not len(idx):
         return
-    prof.python_functions = frame("python_functions", ev.columns(sub, ("name", "ts", "dur"), idx))
+    prof.python_functions = frame("python_functions", ev.columns(sub, ("name", "ts", "dur", "tid"), idx))
