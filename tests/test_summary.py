@@ -276,8 +276,8 @@ def test_guards_warn_on_different_workloads(caplog):
     assert status == {"operator match rate": "warn", "input shapes of top operators": "warn",
                       "step count": "warn", "world size": "warn", "device count": "warn",
                       "NPU export kind": "unknown", "GPU vendor": "unknown"}
-    # names {PS#1, PS#2, mm, add, relu} vs {PS#1, mm, gelu, silu, tanh}: 2 common of 8
-    assert g.loc[0, "Base"] == "25.0%"
+    # framework names {mm, add, relu} vs {mm, gelu, silu, tanh}: 1 common of 6 (ProfilerStep#N left out)
+    assert g.loc[0, "Base"] == "16.7%" and g.loc[0, "Detail"].startswith("Jaccard index of the framework")
     assert "aten::mm" in g.loc[1, "Detail"]
     assert g.loc[2, ["Base", "Comparison"]].tolist() == ["2", "1"]
     assert g.loc[3, ["Base", "Comparison"]].tolist() == ["8", "4"]
@@ -297,6 +297,16 @@ def test_guards_ok_and_match_rate_frame(caplog):
     assert g.loc[0, ["Status", "Base", "Comparison"]].tolist() == ["ok", "90.0%", "100.0%"]
     assert set(g["Status"]) <= {"ok", "unknown"}
     assert caplog.text == ""
+
+
+def test_jaccard_falls_back_to_all_names_without_framework_ops():
+    """A side without aten::/autograd:: names (a legacy MindSpore timeline) is held by all its names:
+    {PS#1, MatMul, Add} vs {PS#1, MatMul, Gelu, aten::mm}: 2 common of 5."""
+    base = _profile(["ProfilerStep#1", "MatMul", "Add"], ["N/A"] * 3)
+    comp = _profile(["ProfilerStep#1", "MatMul", "Gelu", "aten::mm"], ["N/A"] * 4)
+    row = summary.guards(_Ctx(base, comp)).iloc[0]
+    assert (row["Status"], row["Base"]) == ("warn", "40.0%")
+    assert row["Detail"].startswith("Jaccard index of the operator name sets")
 
 
 def test_match_rate_guard_warns_below_sixty_percent():
@@ -329,6 +339,23 @@ def test_shape_guard_says_why_it_could_not_check():
     db.source = "ascend_db"
     g = summary.guards(_Ctx(db, with_shapes)).set_index("Check").loc["input shapes of top operators"]
     assert g["Status"] == "unknown" and g["Detail"].startswith("not checked: a DB export")
+
+
+def test_shape_guard_reads_kineto_and_npu_notation_alike():
+    """Real values of the AlexNet pair (tests/data/kineto and the msinsight level-1 run): Kineto writes
+    lists, torch_npu ``;\\r\\n``-separated text; the same shapes match. torch_npu records no shape for
+    a tensor list (c10d::allreduce_), so that op is not held against the GPU side."""
+    gpu = _profile(["aten::conv2d", "aten::mm", "c10d::allreduce_"],
+                   ["[[32, 3, 224, 224], [64, 3, 11, 11], [64], [], [], [], []]", "[[32, 1000], [1000, 4096]]",
+                    "[[[4097000]], [], [], [], [], []]"])
+    npu = _profile(["aten::conv2d", "aten::mm", "c10d::allreduce_"],
+                   ["32,3,224,224;\r\n64,3,11,11;\r\n64;\r\n;\r\n;\r\n;\r\n", "32,1000;\r\n1000,4096",
+                    ";\r\n;\r\n;\r\n;\r\n"])
+    g = summary.guards(_Ctx(gpu, npu)).set_index("Check").loc["input shapes of top operators"]
+    assert (g["Status"], g["Base"], g["Detail"]) == ("ok", "2", "2 heaviest operators found on both sides")
+    other = _profile(["aten::conv2d", "aten::mm"], ["64,3,224,224;\r\n64,3,11,11;\r\n64", "32,1000;\r\n1000,4096"])
+    g = summary.guards(_Ctx(gpu, other)).set_index("Check").loc["input shapes of top operators"]
+    assert (g["Status"], g["Detail"]) == ("warn", "no common input shape for: aten::conv2d")
 
 
 # --------------------------------------------------------------------------- real data

@@ -444,8 +444,9 @@ def op_tree(ctx: RunContext, side: str) -> OpTree:
 # ------------------------------------------------------------------------------------------ keys
 
 
-def _shape_key(dims: str) -> str:
-    """``--use_input_shape`` text of the raw Input Dims: list dims joined by ',' and ';\\r\\n'."""
+def shape_key(dims: str) -> str:
+    """``--use_input_shape`` text of the raw Input Dims: list dims joined by ',' and ';\\r\\n'. A
+    Kineto list and an Ascend text export's shapes of the same op render alike."""
     if dims.startswith("["):
         try:
             value = ast.literal_eval(dims)
@@ -465,7 +466,7 @@ def op_keys(tree: OpTree, op_name_map: dict[str, str], use_input_shape: bool) ->
     if not use_input_shape:
         return names.to_numpy(dtype=object)
     dims = tree.ops["input_dims"].fillna("N/A").astype(str)
-    uniq = {d: _shape_key(d) for d in dims.unique().tolist()}
+    uniq = {d: shape_key(d) for d in dims.unique().tolist()}
     return (names + dims.map(uniq)).to_numpy(dtype=object)
 
 
