@@ -208,7 +208,8 @@ def test_console_waterfall_and_contributors_recomputed(pair1):
     for r in steps.itertuples(index=False):
         d = int(r[9])  # Delta(ns)
         assert rows[r.Step][1:4] == [f"{float(r[2]):.3f}", f"{float(r[3]):.3f}", f"{d / 1e6:+.3f}"], r.Step
-        assert rows[r.Step][5] == f"{d / total:.1%}", r.Step
+        share = f"{d / total:.1%}"
+        assert rows[r.Step][5] == ("0.0%" if share == "-0.0%" else share), r.Step  # no negative zero
     c = pair1.contributors
     shown = [line for line in _table_rows(render_contributors(c)) if len(line) == 7 and line[0].isdigit()]
     assert len(shown) == min(len(c), 10)
@@ -216,3 +217,17 @@ def test_console_waterfall_and_contributors_recomputed(pair1):
         base, comp = float(r[3]), float(r[4])
         assert line[2:5] == [f"{base:.3f}", f"{comp:.3f}", f"{comp - base:+.3f}"]
         assert line[5] == f"{float(r.Share):.1%}"
+
+
+def test_console_waterfall_shows_no_negative_zero():
+    """The AlexNet GPU side's "Other Computing" residual is -127 ns (kernels of two categories overlap):
+    shown as 0.000, like its +0.000 delta, never "-0.000"; real negatives keep their sign."""
+    from msprof_compare.report.summary_console import render_waterfall
+
+    wf = pd.DataFrame({"Step": ["Other Computing", "Free"], "Category": ["computing", "free"],
+                       "Base(ms)": [-0.000127, 1.0], "Comparison(ms)": [0.0, 0.9994],
+                       "Delta(ms)": [0.000127, -0.0006], "Cumulative(ms)": [0.0, -0.0006],
+                       "Share of E2E Diff": [-0.00004, -0.0006]})
+    rows = {r[0]: r[1:] for r in _table_rows(render_waterfall(wf)) if len(r) == 6}
+    assert rows["Other Computing"] == ["0.000", "0.000", "+0.000", "0.000", "0.0%"]
+    assert rows["Free"] == ["1.000", "0.999", "-0.001", "-0.001", "-0.1%"]

@@ -19,13 +19,14 @@ CONSOLE_TOP = 10
 def _ms(v: object, signed: bool = False) -> str:
     if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
         return ""
-    return f"{float(v):+.3f}" if signed else f"{float(v):.3f}"
+    x = round(float(v), 3) + 0.0  # a -127 ns residual shows as 0.000, not "-0.000"
+    return f"{x:+.3f}" if signed else f"{x:.3f}"
 
 
 def _pct(v: object) -> str:
     if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
         return ""
-    return f"{float(v):.1%}"
+    return f"{round(float(v), 3) + 0.0:.1%}"
 
 
 def render_waterfall(frame: pd.DataFrame | None) -> str:
