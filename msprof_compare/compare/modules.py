@@ -126,9 +126,23 @@ class ModuleTrees:
     top_krows: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
     op_names: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=object))
     op_stacks: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=object))
+    #: the side's frames when its op stacks are derived from them (``_derives_stacks``), else None
+    frames: _Frames | None = None
     k_names: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=object))
     k_durs: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
     _infos: list[tuple] | None = field(default=None, repr=False)  # see _op_infos
+
+    def top_stacks(self, ks: list[int]) -> list[str]:
+        """Call stacks of top-layer ops ``ks``: their "Call stack" argument, or the chain of the
+        frames of their thread around them, innermost first as that argument lists them. Built
+        only for the cells that show one (a few hundred of thousands of ops)."""
+        nodes = self.top_node[np.asarray(ks, np.int64)]
+        out = self.op_stacks[nodes].copy()
+        if self.frames is not None and len(nodes):
+            found = self.frames.deepest(self.tree.ts[nodes], self.tree.ops["tid"].to_numpy(np.int64)[nodes])
+            for i in np.flatnonzero(found >= 0).tolist():
+                out[i] = self.frames.chain(int(found[i]))
+        return out.tolist()
 
 
 def _root() -> Module:
@@ -249,10 +263,11 @@ def _deepest(nodes_start: np.ndarray, nodes_end: np.ndarray, nodes_parent: np.nd
     return out
 
 
-def _chains(names: np.ndarray, parent: np.ndarray, nodes: list[int], innermost_first: bool = False) -> list[str]:
+def _chains(names: np.ndarray, parent: np.ndarray, nodes: list[int], innermost_first: bool = False,
+            memo: dict[int, str] | None = None) -> list[str]:
     """``;\\n``-joined name chain from the top-level ancestor down to each node, or from the node up
-    (an op's "Call stack" order); shared parts are built once."""
-    memo: dict[int, str] = {}
+    (an op's "Call stack" order); shared parts are built once (across calls when given ``memo``)."""
+    memo = {} if memo is None else memo
     out = []
     for i in nodes:
         path = []
@@ -288,6 +303,7 @@ class _Frames:
     tids: np.ndarray  # sorted distinct threads; thread k occupies [k * span, (k + 1) * span)
     t0: int
     span: int
+    _inner: dict[int, str] = field(default_factory=dict, repr=False)
 
     @classmethod
     def build(cls, names: np.ndarray, ts: np.ndarray, end: np.ndarray, tids: np.ndarray,
@@ -314,8 +330,13 @@ class _Frames:
                              np.asarray(ts, np.int64)[mine] - self.t0 + pos[mine].astype(np.int64) * self.span)
         return out
 
-    def chains(self, found: np.ndarray, innermost_first: bool = False) -> list[str]:
-        return _chains(self.names, self.parent, found.tolist(), innermost_first)
+    def chains(self, found: np.ndarray) -> list[str]:
+        """Outermost-first chains (a module's call stack)."""
+        return _chains(self.names, self.parent, found.tolist())
+
+    def chain(self, frame: int) -> str:
+        """Innermost-first chain of one frame (an op's call stack), memoised across ops."""
+        return _chains(self.names, self.parent, [frame], innermost_first=True, memo=self._inner)[0]
 
 
 def build_side(profile: Profile, tree: OpTree) -> ModuleTrees | None:
@@ -360,8 +381,9 @@ def build_side(profile: Profile, tree: OpTree) -> ModuleTrees | None:
         md.tops = tops
     text = tree.kernel_text() if len(pool) else np.empty(0, dtype=object)
     return ModuleTrees(profile, tree, fwd, bwd, pool, text, top_node, top_ns, kptr, krows,
-                       op_names, _op_stacks(profile, tree, frames, top_node), pool["name"].to_numpy(dtype=object),
-                       kdur)
+                       op_names, tree.ops["call_stack"].to_numpy(dtype=object),
+                       frames=frames if _derives_stacks(profile, tree, frames, top_node) else None,
+                       k_names=pool["name"].to_numpy(dtype=object), k_durs=kdur)
 
 
 def _backward_walk(profile: Profile, tree: OpTree, fw: _Walk, pts: np.ndarray, point_ns: np.ndarray,
@@ -400,21 +422,16 @@ def _set_call_stacks(frames: _Frames, walks: list[_Walk]) -> None:
             m.call_stack = st
 
 
-def _op_stacks(profile: Profile, tree: OpTree, frames: _Frames, top_node: np.ndarray) -> np.ndarray:
-    """Each op's "Call stack" argument, or, when no top-layer op has one, the chain of Python frames
-    of its thread around it (innermost first, as that argument lists them).
+def _derives_stacks(profile: Profile, tree: OpTree, frames: _Frames, top_node: np.ndarray) -> bool:
+    """Whether a side's op call stacks come from its Python frames: no top-layer op has a "Call
+    stack" argument, and they run on threads that have frames.
 
     PyTorch 2 traces record with_stack as python_function events only: their ops carry no "Call
     stack", and the original's op call-stack cells stay empty (docs/differences.md)."""
-    stacks = tree.ops["call_stack"].to_numpy(dtype=object)
-    if profile.source == "ascend_db" or _any_stack(stacks[top_node].tolist()):
-        return stacks
-    found = frames.deepest(tree.ts[top_node], tree.ops["tid"].to_numpy(np.int64)[top_node])
-    hit = np.flatnonzero(found >= 0)
-    if len(hit):
-        stacks = stacks.copy()
-        stacks[top_node[hit]] = frames.chains(found[hit], innermost_first=True)
-    return stacks
+    stacks = tree.ops["call_stack"].to_numpy(dtype=object)[top_node].tolist()
+    if profile.source == "ascend_db" or _any_stack(stacks):
+        return False
+    return bool(np.isin(tree.ops["tid"].to_numpy(np.int64)[top_node], frames.tids).any())
 
 
 def _any_stack(stacks: list) -> bool:
@@ -570,26 +587,28 @@ def display_name(module_name: str) -> str:
     return module_name.replace("nn.Module:", "")
 
 
-def _op_infos(side: ModuleTrees) -> list[tuple[str, str, int, str, list[str], list[int]]]:
-    """Per top-layer op: (op name, kernel details, device ns, call stack, kernel names, kernel ns),
-    built once per side for both module sheets."""
+def _op_infos(side: ModuleTrees) -> list[tuple[str, str, int, list[str], list[int]]]:
+    """Per top-layer op: (op name, kernel details, device ns, kernel names, kernel ns), built once per
+    side for both module sheets (call stacks: ``ModuleTrees.top_stack``, for the cells that show one)."""
     if side._infos is None:
         ptr = side.top_kptr.tolist()
         names = side.op_names[side.top_node].tolist()
-        stacks = side.op_stacks[side.top_node].tolist()
         k_names = side.k_names[side.top_krows].tolist()
         k_durs = side.k_durs[side.top_krows].tolist()
         lines = side.kernel_text[side.top_krows].tolist()
         texts = ["".join(lines[a:b]) for a, b in zip(ptr[:-1], ptr[1:], strict=True)]
         side._infos = [
-            (n, texts[k], sum(k_durs[a:b]), st, k_names[a:b], k_durs[a:b]) if b > a else (n, "", 0, st, [], [])
-            for k, (n, st, a, b) in enumerate(zip(names, stacks, ptr[:-1], ptr[1:], strict=True))]
+            (n, texts[k], sum(k_durs[a:b]), k_names[a:b], k_durs[a:b]) if b > a else (n, "", 0, [], [])
+            for k, (n, a, b) in enumerate(zip(names, ptr[:-1], ptr[1:], strict=True))]
     return side._infos
 
 
 def detail_rows(pairs: list, base: ModuleTrees | None, comp: ModuleTrees | None) -> list[list]:
     """ModuleCompare rows (§3.8): a TOTAL row per module pair, then its op pairs."""
     rows: list[list] = []
+    # per side, the (row, column, top-layer op) cells that show an op call stack, filled in one batch
+    wanted: dict[int, tuple[ModuleTrees, list[tuple[int, int, int]]]] = {
+        id(t): (t, []) for t in (base, comp) if t is not None}
     for x, y in pairs:
         ref = x if x is not None else y
         head = [ref.module_class, ref.level, display_name(ref.module_name)]
@@ -603,12 +622,20 @@ def detail_rows(pairs: list, base: ModuleTrees | None, comp: ModuleTrees | None)
         ya = _op_infos(comp)[y.op_lo:y.op_hi] if y is not None and comp else []
         ia, ib = align([o[0] for o in xa], [o[0] for o in ya])
         for i, j in zip(ia.tolist(), ib.tolist(), strict=False):
-            bo = xa[i] if i >= 0 else ("", "", 0, "", [], [])
-            co = ya[j] if j >= 0 else ("", "", 0, "", [], [])
+            bo = xa[i] if i >= 0 else ("", "", 0, [], [])
+            co = ya[j] if j >= 0 else ("", "", 0, [], [])
             b_us, c_us = bo[2] / 1000, co[2] / 1000
             d, r = diff_ratio(b_us, c_us)
-            rows.append([None, *head, bo[0], bo[1], b_us, None, co[0], co[1], c_us, None, None, d, r,
-                         bo[3] if d > 0 else None, co[3] if d > 0 else None])
+            rows.append([None, *head, bo[0], bo[1], b_us, None, co[0], co[1], c_us, None, None, d, r, None, None])
+            if d > 0:  # the only cells that show an op's stack ("" for an absent op)
+                for side, k, col in ((base, x.op_lo + i if i >= 0 else -1, -2),
+                                     (comp, y.op_lo + j if j >= 0 else -1, -1)):
+                    rows[-1][col] = ""
+                    if k >= 0:
+                        wanted[id(side)][1].append((len(rows) - 1, col, k))
+    for side, asks in wanted.values():
+        for (row, col, _), st in zip(asks, side.top_stacks([a[2] for a in asks]), strict=True):
+            rows[row][col] = st
     for i, r in enumerate(rows):
         r[0] = i + 1
     return rows
@@ -626,7 +653,7 @@ def _side_group(side: ModuleTrees | None, mods: list[Module]) -> dict:
     ops: dict[str, list] = {}
     infos = _op_infos(side) if side is not None and mods else []
     for m in mods:
-        for name, _t, ns, _cs, kn, kd in infos[m.op_lo:m.op_hi]:
+        for name, _t, ns, kn, kd in infos[m.op_lo:m.op_hi]:
             rec = ops.setdefault(name, [0, 0, [], []])
             rec[0] += ns
             rec[1] += 1
@@ -687,6 +714,8 @@ def _has_stacks(side: ModuleTrees) -> bool:
     """Whether any top-layer op of a side carries a call stack. The original tests the sheet's last
     column, which its TOTAL rows always fill, so its warning never shows; cells of ops whose time did
     not grow stay blank, so the sheet cannot tell a trace recorded without with_stack either."""
+    if side.frames is not None:
+        return True
     stacks = side.op_stacks[side.top_node].tolist()
     return not stacks or _any_stack(stacks)  # no op at all: already warned about
 
