@@ -358,6 +358,22 @@ def test_shape_guard_reads_kineto_and_npu_notation_alike():
     assert (g["Status"], g["Detail"]) == ("warn", "no common input shape for: aten::conv2d")
 
 
+def test_shape_guard_between_two_db_exports_compares_their_text():
+    """A DB export's inputShapes column holds data types (no digits): between two DB exports those are
+    compared as they are, as before the Kineto/NPU notation was unified (pair 3 checks 10 operators)."""
+    def db(dtypes):
+        p = _profile(["aten::mm", "aten::add"], dtypes)
+        p.source = "ascend_db"
+        return p
+
+    same = summary.guards(_Ctx(db(["float;\r\nfloat", "float"]), db(["float;\r\nfloat", "float"])))
+    g = same.set_index("Check").loc["input shapes of top operators"]
+    assert (g["Status"], g["Base"]) == ("ok", "2")
+    other = summary.guards(_Ctx(db(["float;\r\nfloat", "float"]), db(["half;\r\nhalf", "float"])))
+    g = other.set_index("Check").loc["input shapes of top operators"]
+    assert (g["Status"], g["Detail"]) == ("warn", "no common input shape for: aten::mm")
+
+
 # --------------------------------------------------------------------------- real data
 
 

@@ -459,10 +459,11 @@ def _comparable_shape(dims: Any) -> str:
     return text if any(ch.isdigit() for ch in text) else ""
 
 
-def _shape_mismatches(base: pd.DataFrame, comparison: pd.DataFrame, comparison_names: set[str]
-                      ) -> tuple[int, list[str]]:
+def _shape_mismatches(base: pd.DataFrame, comparison: pd.DataFrame, comparison_names: set[str],
+                      as_text: bool = False) -> tuple[int, list[str]]:
     """(ops checked, op names whose input shapes share nothing between the sides); an op counts as
-    checked only when both sides recorded shapes for it. ``comparison_names``: ``_op_names(comparison)``."""
+    checked only when both sides recorded shapes for it. ``comparison_names``: ``_op_names(comparison)``.
+    ``as_text``: compare the values as they are (two DB exports: their column holds data types)."""
     names = [n for n in _heavy_ops(base, SHAPE_TOP_OPS) if n in comparison_names]
     if not names:
         return 0, []
@@ -474,7 +475,7 @@ def _shape_mismatches(base: pd.DataFrame, comparison: pd.DataFrame, comparison_n
         keys: dict[str, str] = {}
         for k, d in zip(nm[sel].tolist(), ops["input_dims"].to_numpy(dtype=object)[sel].tolist(), strict=True):
             if d not in keys:
-                keys[d] = _comparable_shape(d)
+                keys[d] = ("" if d == "N/A" else d) if as_text else _comparable_shape(d)
             out.setdefault(k, set()).add(keys[d])
         return {k: v - {""} for k, v in out.items()}
 
@@ -500,7 +501,7 @@ def guards(ctx: RunContext) -> pd.DataFrame:
     mixed_db = (b.source == "ascend_db") != (c.source == "ascend_db")
     # torch_npu DB exports hold the data types in PYTORCH_API.inputShapes (and the shapes in inputDtypes):
     # they cannot be held against a text or Kineto side's shapes
-    checked, bad = (0, []) if mixed_db else _shape_mismatches(b.ops, c.ops, nc)
+    checked, bad = (0, []) if mixed_db else _shape_mismatches(b.ops, c.ops, nc, as_text=b.source == "ascend_db")
     if mixed_db:
         detail = "not checked: a DB export's input shapes column holds data types, the other side's shapes"
     elif bad:
@@ -511,7 +512,8 @@ def guards(ctx: RunContext) -> pd.DataFrame:
         detail = ("no input shapes on one side (recorded without record_shapes, or not read: shapes are "
                   "loaded only with the operator, memory or API comparison on)")
     else:
-        detail = "the heaviest operators of the base side are absent from the comparison side"
+        detail = ("the heaviest operators of the base side are absent from the comparison side, or have no "
+                  "dimension recorded")
     rows.append(_guard("input shapes of top operators", None if not checked else not bad, checked, None, detail))
     sb, sc = _step_count(nb), _step_count(nc)
     rows.append(_guard("step count", None if not (sb and sc) else sb == sc, sb or None, sc or None,
