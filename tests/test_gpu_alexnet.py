@@ -84,8 +84,7 @@ def test_gpu_breakdown_recomputed(events: list[dict]) -> None:
               if e.get("ph") == "X" and e.get("cat") == "gpu_memcpy"]
     assert not any("nccl" in e["name"].lower() for e in events if e.get("cat") == "kernel")  # one rank
     comp = _union(kernels)
-    span = [s for s, _ in kernels + memcpy], [e for _, e in kernels + memcpy]
-    e2e = max(span[1]) - min(span[0])
+    e2e = max(e for _, e in kernels + memcpy) - min(s for s, _ in kernels + memcpy)
     bd = gpu_breakdown(load_profile(str(GPU), build_options(enable_profiling_compare=True)[0]))
     assert (bd.computing_ns, bd.computing_count) == (_length(comp), 162)
     assert bd.e2e_ns == e2e
@@ -96,7 +95,7 @@ def test_gpu_breakdown_recomputed(events: list[dict]) -> None:
     assert res.loc["Computing Time", "Duration(ms)"] == pytest.approx(_length(comp) / 1e6, abs=1e-9)
     assert res.loc["E2E Time", "Duration(ms)"] == pytest.approx(e2e / 1e6, abs=1e-9)
     peak = max(int(e["args"]["Total Reserved"]) for e in events if e.get("name") == "[memory]")
-    assert f"{peak / 1024 ** 3:.2f}G" == "1.66G"
+    assert bd.memory_gb == pytest.approx(peak / 1024 ** 3) and f"{bd.memory_gb:.2f}G" == "1.66G"
 
 
 @pytest.fixture(scope="module")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gzip
+import json
+from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -214,10 +217,6 @@ def _same(x, y) -> bool:
 def _foreign_frames(trace: Path) -> set[str]:
     """Names of call functions (non-module python functions) seen only on threads that run no
     nn.Module: the original let them into the main thread's call stacks, we do not."""
-    import gzip
-    import json
-    from collections import defaultdict
-
     opener = gzip.open if trace.suffix == ".gz" else open
     with opener(trace, "rt") as fh:
         events = json.load(fh)

@@ -134,8 +134,8 @@ class ModuleTrees:
 
     def top_stacks(self, ks: list[int]) -> list[str]:
         """Call stacks of top-layer ops ``ks``: their "Call stack" argument, or the chain of the
-        frames of their thread around them, innermost first as that argument lists them. Built
-        only for the cells that show one (a few hundred of thousands of ops)."""
+        frames of their thread around them, innermost first as that argument lists them. Asked
+        only for the cells that show one (ops whose self time grew), not for every op."""
         nodes = self.top_node[np.asarray(ks, np.int64)]
         out = self.op_stacks[nodes].copy()
         if self.frames is not None and len(nodes):
@@ -308,10 +308,9 @@ class _Frames:
     @classmethod
     def build(cls, names: np.ndarray, ts: np.ndarray, end: np.ndarray, tids: np.ndarray,
               lo: int, hi: int) -> _Frames:
-        """``lo``/``hi`` bound every time that will be looked up (module and op starts)."""
+        """``lo``/``hi`` bound every frame time and every time that will be looked up."""
         uniq, code = np.unique(np.asarray(tids, np.int64), return_inverse=True)
-        t0 = min(lo, int(ts.min())) if len(ts) else lo
-        span = max(hi, int(end.max()) if len(end) else hi) - t0 + 2
+        t0, span = lo, hi - lo + 2
         shift = code.astype(np.int64) * span - t0
         order = np.argsort(ts + shift, kind="stable")
         start, stop = (ts + shift)[order], (end + shift)[order]
@@ -366,9 +365,9 @@ def build_side(profile: Profile, tree: OpTree) -> ModuleTrees | None:
                np.concatenate([pf_tid[is_mod], tree.ops["tid"].to_numpy(np.int64)[optim]]), pts, point_ns, fwd)
     bw = _backward_walk(profile, tree, fw, pts, point_ns, bwd)
     call = ~is_mod
-    lo = min(int(tree.ts.min()), int(pf_ts.min())) if len(tree.ts) else int(pf_ts.min())
-    hi = max(int(tree.end.max()), int(pf_end.max())) if len(tree.ts) else int(pf_end.max())
-    frames = _Frames.build(pf_names[call], pf_ts[call], pf_end[call], pf_tid[call], lo, hi)
+    times = np.concatenate([pf_ts, pf_end, tree.ts, tree.end])  # frames, modules and ops
+    frames = _Frames.build(pf_names[call], pf_ts[call], pf_end[call], pf_tid[call],
+                           int(times.min()), int(times.max()))
     _set_call_stacks(frames, [w for w in (fw, bw) if w is not None])
 
     keep = ~optim & ~classify.per_unique(op_names, lambda n: "ProfilerStep#" in n, lower=False)
@@ -589,7 +588,7 @@ def display_name(module_name: str) -> str:
 
 def _op_infos(side: ModuleTrees) -> list[tuple[str, str, int, list[str], list[int]]]:
     """Per top-layer op: (op name, kernel details, device ns, kernel names, kernel ns), built once per
-    side for both module sheets (call stacks: ``ModuleTrees.top_stack``, for the cells that show one)."""
+    side for both module sheets (call stacks: ``ModuleTrees.top_stacks``, for the cells that show one)."""
     if side._infos is None:
         ptr = side.top_kptr.tolist()
         names = side.op_names[side.top_node].tolist()
@@ -606,9 +605,9 @@ def _op_infos(side: ModuleTrees) -> list[tuple[str, str, int, list[str], list[in
 def detail_rows(pairs: list, base: ModuleTrees | None, comp: ModuleTrees | None) -> list[list]:
     """ModuleCompare rows (§3.8): a TOTAL row per module pair, then its op pairs."""
     rows: list[list] = []
-    # per side, the (row, column, top-layer op) cells that show an op call stack, filled in one batch
-    wanted: dict[int, tuple[ModuleTrees, list[tuple[int, int, int]]]] = {
-        id(t): (t, []) for t in (base, comp) if t is not None}
+    # base's and comparison's (row, column, top-layer op) cells that show an op call stack, filled
+    # in one batch per side
+    asks: tuple[list[tuple[int, int, int]], list[tuple[int, int, int]]] = ([], [])
     for x, y in pairs:
         ref = x if x is not None else y
         head = [ref.module_class, ref.level, display_name(ref.module_name)]
@@ -628,14 +627,15 @@ def detail_rows(pairs: list, base: ModuleTrees | None, comp: ModuleTrees | None)
             d, r = diff_ratio(b_us, c_us)
             rows.append([None, *head, bo[0], bo[1], b_us, None, co[0], co[1], c_us, None, None, d, r, None, None])
             if d > 0:  # the only cells that show an op's stack ("" for an absent op)
-                for side, k, col in ((base, x.op_lo + i if i >= 0 else -1, -2),
-                                     (comp, y.op_lo + j if j >= 0 else -1, -1)):
-                    rows[-1][col] = ""
-                    if k >= 0:
-                        wanted[id(side)][1].append((len(rows) - 1, col, k))
-    for side, asks in wanted.values():
-        for (row, col, _), st in zip(asks, side.top_stacks([a[2] for a in asks]), strict=True):
-            rows[row][col] = st
+                rows[-1][-2:] = ["", ""]
+                if i >= 0:
+                    asks[0].append((len(rows) - 1, -2, x.op_lo + i))  # type: ignore[union-attr]
+                if j >= 0:
+                    asks[1].append((len(rows) - 1, -1, y.op_lo + j))  # type: ignore[union-attr]
+    for side, cells in zip((base, comp), asks, strict=True):
+        if cells:
+            for (row, col, _), st in zip(cells, side.top_stacks([c[2] for c in cells]), strict=True):  # type: ignore[union-attr]
+                rows[row][col] = st
     for i, r in enumerate(rows):
         r[0] = i + 1
     return rows
