@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import gzip
 import json
 import logging
 import math
@@ -17,7 +19,7 @@ from xlsxutil import read_xlsx
 from msprof_compare import compare
 from msprof_compare.api import RunContext
 from msprof_compare.compare import operators
-from msprof_compare.compare.optree import OpPairs, build_tree
+from msprof_compare.compare.optree import OpPairs, build_tree, shape_key
 from msprof_compare.options import build_options
 
 DATA = Path(__file__).parent / "data" / "ops"
@@ -300,3 +302,28 @@ def test_kernels_launched_through_the_cuda_driver_count(samples: Path) -> None:
     assert row["Base Device Duration(ms)"] == pytest.approx(float(want) / 1000, abs=1e-6) == pytest.approx(50.276114)
     # the driver calls link kernels only: no ApiCompare row of their own
     assert "cuLaunchKernel" not in set(res.sheet("ApiCompare")["api name"])
+
+
+def test_shape_key_renders_every_real_input_dims_like_the_spec() -> None:
+    """reference-2 §0.4: list dims joined by ',' and ';\\r\\n'. Every Input Dims value of the AlexNet H200
+    trace and the timesformer excerpt, rendered independently from Python's own reading of the text,
+    plus the texts only Python can read (None, quoted text) and one nobody can."""
+    def spec(text: str) -> str:
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            return text
+        if not isinstance(value, list):
+            return text
+        return ";\r\n".join(",".join(map(str, d)) if isinstance(d, (list, tuple)) else str(d) for d in value)
+
+    data = Path(__file__).parent / "data" / "kineto"
+    with gzip.open(data / "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz", "rt") as fh:
+        events = json.load(fh)["traceEvents"]
+    events += json.loads((data / "h100_timesformer_excerpt.pt.trace.json").read_text())["traceEvents"]
+    texts = {str(e["args"]["Input Dims"]) for e in events if "Input Dims" in e.get("args", {})}
+    texts |= {"[[2, 3], None]", "['a', [1]]", "[inf]", "[[1e-05]]"}
+    assert len(texts) > 100
+    for t in sorted(texts):
+        assert shape_key(t) == spec(t), t
+    assert shape_key("[[32, 3, 224, 224], [64], []]") == "32,3,224,224;\r\n64;\r\n"

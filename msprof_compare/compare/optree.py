@@ -27,6 +27,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import msgspec
 import numpy as np
 import pandas as pd
 
@@ -448,10 +449,13 @@ def shape_key(dims: str) -> str:
     """``--use_input_shape`` text of the raw Input Dims: list dims joined by ',' and ';\\r\\n'. A
     Kineto list and an Ascend text export's shapes of the same op render alike."""
     if dims.startswith("["):
-        try:
-            value = ast.literal_eval(dims)
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
-            return dims
+        try:  # Kineto's lists of ints are JSON: msgspec reads them ~10x faster than literal_eval
+            value = msgspec.json.decode(dims)
+        except msgspec.DecodeError:
+            try:  # Python-only literals (None, True, 'text', inf)
+                value = ast.literal_eval(dims)
+            except (ValueError, SyntaxError, MemoryError, RecursionError):
+                return dims
         if isinstance(value, list):
             return ";\r\n".join(",".join(str(x) for x in d) if isinstance(d, (list, tuple)) else str(d)
                                 for d in value)

@@ -467,12 +467,12 @@ def _shape_mismatches(base: pd.DataFrame, comparison: pd.DataFrame, comparison_n
     names = [n for n in _heavy_ops(base, SHAPE_TOP_OPS) if n in comparison_names]
     if not names:
         return 0, []
+    keys: dict[str, str] = {}  # shared by both sides: two runs of one model repeat the same texts
 
     def shapes(ops: pd.DataFrame) -> dict[str, set]:
         nm = ops["name"].to_numpy(dtype=object)
         sel = np.flatnonzero(pd.Series(nm).isin(names).to_numpy(dtype=bool))
         out: dict[str, set] = {}
-        keys: dict[str, str] = {}
         for k, d in zip(nm[sel].tolist(), ops["input_dims"].to_numpy(dtype=object)[sel].tolist(), strict=True):
             if d not in keys:
                 keys[d] = ("" if d == "N/A" else d) if as_text else _comparable_shape(d)
