@@ -65,6 +65,21 @@ def test_exact_times_mixes_the_vectorised_and_the_per_value_paths() -> None:
         traceio.exact_times("t.json", b'[{"ts": 9223372036854775.808}]')
 
 
+def test_to_ns_reads_mixed_number_and_text_columns_in_any_order() -> None:
+    # A text value anywhere (first or after numbers) sends the whole column to the exact decimal
+    # parser; numbers alone go through numpy. Expected ns written out by hand.
+    assert traceio.to_ns([1.5, 2, 3.0004]).tolist() == [1500, 2000, 3000]
+    assert traceio.to_ns([7, 8]).tolist() == [7000, 8000]
+    texts = ["1712195495519689.047", 12.5, 3]
+    assert traceio.to_ns(texts).tolist() == [1712195495519689047, 12500, 3000]
+    assert traceio.to_ns(texts[::-1]).tolist() == [3000, 12500, 1712195495519689047]
+    assert traceio.to_ns([1.0, "2.0005", "4"]).tolist() == [1000, 2001, 4000]
+    with pytest.raises(ProfileError, match="invalid 'dur' value 'x'"):
+        traceio.to_ns([1.0, "x"], "t.json", "dur")
+    with pytest.raises(ProfileError, match="invalid 'ts' value 'x'"):
+        traceio.to_ns(["x", 1.0], "t.json", "ts")
+
+
 def test_float_proof_rejects_what_it_cannot_prove() -> None:
     vals = [2234705626572.7505]  # decodes to a float whose ns does not round-trip
     ns = traceio.to_ns(vals)

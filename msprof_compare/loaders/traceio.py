@@ -202,13 +202,15 @@ def to_ns(values: list[Any], path: str = "", field: str = "ts") -> np.ndarray:
     """
     if not values:
         return np.zeros(0, dtype=np.int64)
-    if str in set(map(type, values)):  # decimal text (NPU): exact digits, no detour through np.array
+    if type(values[0]) is str:  # decimal text (NPU): exact digits, no detour through np.array
         return decimal_us_to_ns(values, True, path, field)
     try:
-        arr = np.array(values)
+        arr = np.array(values)  # numbers (Kineto): its dtype tells what they are, no type scan
     except (ValueError, OverflowError):
         arr = np.array(values, dtype=object)
     kind = arr.dtype.kind
+    if kind not in "iuf" and str in set(map(type, values)):  # text after a number: as all-text columns
+        return decimal_us_to_ns(values, True, path, field)
     try:
         if kind in "iu":
             if arr.max() >= _MAX_US or arr.min() <= -_MAX_US:
