@@ -81,6 +81,52 @@ def test_call_stacks_stay_within_a_thread() -> None:
     assert lin.call_stack == "nn.Module: Net_0;\nnn.Module: Linear_0"
 
 
+def _nested(rng: np.random.Generator, lo: int, hi: int, depth: int) -> list[tuple[int, int]]:
+    """Properly nested intervals inside (lo, hi): random children, recursively."""
+    out: list[tuple[int, int]] = []
+    if depth == 0 or hi - lo < 10:
+        return out
+    cuts = sorted({int(x) for x in rng.integers(lo + 1, hi, 4)})
+    if len(cuts) < 4:
+        return out
+    for a, b in ((cuts[0], cuts[1]), (cuts[2], cuts[3])):
+        out.append((a, b))
+        out += _nested(rng, a, b, depth - 1)
+    return out
+
+
+def _brute_deepest(iv: list[tuple[int, int]], q: int) -> int:
+    """The innermost interval strictly containing q (nested intervals: the shortest one)."""
+    hits = [(b - a, i) for i, (a, b) in enumerate(iv) if a < q < b]
+    return min(hits)[1] if hits else -1
+
+
+def test_deepest_and_frames_survive_int64_key_overflow() -> None:
+    """The lookups key nodes by ``group * span + time``; with a long time range and many nodes or
+    threads (a long multi-GB trace) that product overflows int64 and the nesting silently went
+    wrong. Times near 1e18 ns trigger the same overflow with a handful of nodes."""
+    rng = np.random.default_rng(7)
+    big = 4 * 10**18
+    iv = [(0, big)] + _nested(rng, 0, big, 6)
+    iv.sort(key=lambda t: (t[0], -t[1]))
+    start = np.array([a for a, _ in iv], np.int64)
+    end = np.array([b for _, b in iv], np.int64)
+    parent, _ = modules._nest(start, end)
+    queries = np.concatenate([start, end, start + 1, end - 1, rng.integers(0, big, 300)]).astype(np.int64)
+    got = modules._deepest(start, end, parent, queries)
+    assert got.tolist() == [_brute_deepest(iv, int(q)) for q in queries]
+    # frames of three threads over the same huge range: every lookup stays on its own thread
+    tids = np.repeat([3, 5, 9], len(iv))
+    frames = modules._Frames.build(np.array([f"f{i % len(iv)}@{t}" for i, t in enumerate(tids)], dtype=object),
+                                   np.tile(start, 3), np.tile(end, 3), tids, 0, big)
+    q_tid = rng.choice([3, 5, 9, 4], len(queries))
+    found = frames.deepest(queries, q_tid)
+    names = [frames.names[f] if f >= 0 else None for f in found.tolist()]
+    want = [None if t == 4 or _brute_deepest(iv, int(q)) < 0 else f"f{_brute_deepest(iv, int(q))}@{t}"
+            for q, t in zip(queries.tolist(), q_tid.tolist(), strict=True)]
+    assert names == want
+
+
 def test_module_sheets_by_hand() -> None:
     ctx = ctx_of(net_profile(), net_profile(gemm_us=10))
     sheets = operators.build(ctx)

@@ -145,6 +145,12 @@ class ModuleTrees:
         return out.tolist()
 
 
+
+#: Bound of the int64 search keys built as ``group * span + time`` (a quarter of the int64 range,
+#: so a sum of two never wraps): above it, times are replaced by their ranks.
+KEY_LIMIT = 2**61
+
+
 def _root() -> Module:
     return Module(name="", ts=0, end=0, parent=None, level=1, module_name="")
 
@@ -245,6 +251,10 @@ def _deepest(nodes_start: np.ndarray, nodes_end: np.ndarray, nodes_parent: np.nd
         return out
     t0 = int(min(nodes_start.min(), q.min()))
     span = int(max(nodes_start.max(), q.max())) - t0 + 2
+    if (n + 1) * span >= KEY_LIMIT:  # the search keys would overflow int64: compare ranks instead
+        u = np.unique(np.concatenate([nodes_start, nodes_end, q]))
+        nodes_start, nodes_end, q = (np.searchsorted(u, a) for a in (nodes_start, nodes_end, q))
+        t0, span = 0, len(u) + 1
     order = np.lexsort((np.arange(n), nodes_start, nodes_parent))
     keys = (nodes_parent[order] + 1) * span + (nodes_start[order] - t0)
     active = np.arange(len(q))
@@ -303,6 +313,8 @@ class _Frames:
     tids: np.ndarray  # sorted distinct threads; thread k occupies [k * span, (k + 1) * span)
     t0: int
     span: int
+    #: the distinct frame times when times are kept as ranks (``_ranks``), else None
+    times: np.ndarray | None = None
     _inner: dict[int, str] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -310,12 +322,27 @@ class _Frames:
               lo: int, hi: int) -> _Frames:
         """``lo``/``hi`` bound every frame time and every time that will be looked up."""
         uniq, code = np.unique(np.asarray(tids, np.int64), return_inverse=True)
+        ts, end = np.asarray(ts, np.int64), np.asarray(end, np.int64)
+        times = None
+        if len(uniq) * (hi - lo + 2) >= KEY_LIMIT:  # threads * time range overflows int64: use ranks
+            times = np.unique(np.concatenate([ts, end]))
+            ts, end = 2 * np.searchsorted(times, ts), 2 * np.searchsorted(times, end)
+            lo, hi = -1, 2 * len(times)
         t0, span = lo, hi - lo + 2
         shift = code.astype(np.int64) * span - t0
         order = np.argsort(ts + shift, kind="stable")
         start, stop = (ts + shift)[order], (end + shift)[order]
         parent, _ = _nest(start, stop, with_depth=False)
-        return cls(np.asarray(names, dtype=object)[order], start, stop, parent, uniq, t0, span)
+        return cls(np.asarray(names, dtype=object)[order], start, stop, parent, uniq, t0, span, times)
+
+    def _ranks(self, ts: np.ndarray) -> np.ndarray:
+        """Looked-up times on the rank scale of the frames: a frame time t_k is 2k, a time between
+        t_k and t_k+1 is 2k+1, so every order and equality with frame times is kept."""
+        if self.times is None:
+            return ts
+        pos = np.searchsorted(self.times, ts)
+        exact = self.times[np.minimum(pos, len(self.times) - 1)] == ts
+        return 2 * pos - (~exact).astype(np.int64)
 
     def deepest(self, ts: np.ndarray, tids: np.ndarray) -> np.ndarray:
         """Deepest frame of the same thread strictly containing each ts (§3.3 rule); -1 when none,
@@ -326,7 +353,8 @@ class _Frames:
         pos = np.minimum(np.searchsorted(self.tids, tids), len(self.tids) - 1)
         mine = np.flatnonzero(self.tids[pos] == tids)
         out[mine] = _deepest(self.start, self.end, self.parent,
-                             np.asarray(ts, np.int64)[mine] - self.t0 + pos[mine].astype(np.int64) * self.span)
+                             self._ranks(np.asarray(ts, np.int64)[mine]) - self.t0
+                             + pos[mine].astype(np.int64) * self.span)
         return out
 
     def chains(self, found: np.ndarray) -> list[str]:
