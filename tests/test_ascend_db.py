@@ -286,6 +286,31 @@ def test_empty_task_table(tmp_path: Path) -> None:
     assert str(f) in str(e.value)
 
 
+def test_rows_ending_before_they_start_read_as_zero(tmp_path: Path) -> None:
+    """A task, communication task or API row whose endNs is before its startNs (an end never written,
+    read as 0) once gave durations of -1.7e18 ns that swamped every figure. Such a duration is read as 0,
+    as the trace loaders do, and one warning counts the rows per table."""
+    f = _db(tmp_path)
+    shutil.copyfile(L1, f)
+    con = sqlite3.connect(f)
+    (task,) = con.execute("SELECT globalTaskId FROM COMPUTE_TASK_INFO ORDER BY globalTaskId LIMIT 1").fetchone()
+    con.execute("UPDATE TASK SET endNs = 0 WHERE globalTaskId = ?", (task,))
+    con.execute("UPDATE PYTORCH_API SET endNs = startNs - 5 WHERE rowid IN "
+                "(SELECT rowid FROM PYTORCH_API WHERE type = 50001 ORDER BY startNs LIMIT 2)")
+    con.commit()
+    con.close()
+    p = load_profile(str(f), OPTS)
+    assert p.warnings == [f"{f}: 3 row(s) end before they start (1 in TASK, 2 in PYTORCH_API); "
+                          "their duration is read as 0"]
+    want = sorted(max(e - s, 0) for s, e in sql(f, "SELECT t.startNs, t.endNs FROM TASK t "
+                                                    "JOIN COMPUTE_TASK_INFO USING (globalTaskId)"))
+    assert sorted(p.kernels["dur"].tolist()) == want and want[0] == 0
+    assert (p.ops["dur"] >= 0).all() and int((p.ops["dur"] == 0).sum()) >= 2
+    clean = db_breakdown(load_profile(str(L1), OPTS))
+    bad = db_breakdown(p)
+    assert 0 < bad.computing_ns <= clean.computing_ns
+
+
 # --------------------------------------------------------------------------- synthetic msmonitor / MindSpore
 
 

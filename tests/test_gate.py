@@ -95,3 +95,27 @@ def test_gate_alone_writes_no_summary_only_workbook(tmp_path):
                 enable_kernel_compare=True, fail_on_regression="50")
     assert r.sheet_names == [] and len(r.waterfall) and r.regression_gate(50.0)[0] == 0
     assert r.to_excel(str(tmp_path)) == "" and not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("pct", [7, 14, 10, 0.1, 5.17])
+def test_change_of_exactly_the_threshold_passes(pct):
+    """"+7.00%, threshold +7%" used to fail: (comp - base) / base * 100 is 7.000000000000001 in floats.
+    The gate compares exactly, with the threshold as the decimal the user wrote."""
+    from fractions import Fraction
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from msprof_compare.compare.summary import regression_gate
+
+    base = 10**9
+    comp = base + int(Fraction(str(pct)) * base / 100)  # exactly pct percent slower (whole ns here)
+    side = SimpleNamespace(path="x")
+
+    def gate(c: int, p: float) -> int:
+        res = SimpleNamespace(frames={"e2e": pd.DataFrame({"base_ns": [base], "comparison_ns": [c]})},
+                              base=side, comparison=side)
+        return regression_gate(res, p)[0]
+
+    assert gate(comp, pct) == 0
+    assert gate(comp + 1, pct) == 3  # one nanosecond more is beyond it

@@ -91,6 +91,13 @@ def test_gpu_float_style_times():
     assert memory.gpu_records(p)["alloc_text"].tolist() == ["1420179719522.0"]
 
 
+def test_us_text_of_negative_times():
+    # divmod floors: -1500 ns once read "-2.5" (us); written out by hand
+    assert [memory._us_text(n) for n in (-1500, -250, -3000, -1, 1500, 0)] == \
+        ["-1.5", "-0.25", "-3", "-0.001", "1.5", "0"]
+    assert memory._us_text(-3000, float_style=True) == "-3.0"
+
+
 def test_npu_cann_rows_placed_at_enqueue():
     p = Profile(path="npu", kind="NPU", source="ascend_text")
     # dequeues [0,10]#1, [10,20]#2, [20,30]#3 (us); enqueues of those ids at 100, 200, 300

@@ -56,10 +56,11 @@ RECORD_COLUMNS = ["ts", "size_kb", "dur_us", "name", "alloc_text", "release_text
 def _us_text(ns: int, float_style: bool = False) -> str:
     """Integer ns as the microsecond text a Kineto trace holds: shortest decimal form,
     and ``X.0`` for a whole value when the trace writes its times as floats."""
-    whole, frac = divmod(int(ns), 1000)
+    sign = "-" if ns < 0 else ""  # divmod floors: -1500 would read -2.5
+    whole, frac = divmod(abs(int(ns)), 1000)
     if frac == 0:
-        return f"{whole}.0" if float_style else str(whole)
-    return f"{whole}.{frac:03d}".rstrip("0")
+        return f"{sign}{whole}.0" if float_style else f"{sign}{whole}"
+    return f"{sign}{whole}.{frac:03d}".rstrip("0")
 
 
 def _float_style(*columns: np.ndarray) -> bool:

@@ -24,6 +24,7 @@ import logging
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -661,7 +662,9 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5) -> tuple[in
     change = (comp - base) / base * 100.0
     head = (f"E2E time {base / 1e6:.3f} ms -> {comp / 1e6:.3f} ms ({change:+.2f}%), "
             f"threshold +{pct:g}%")
-    if change <= pct:
+    # exact: a change of exactly pct percent is within the threshold (the float ``change`` says 7.000000000000001
+    # for +7.00%); the threshold is taken as the decimal the user wrote (repr of the float)
+    if (comp - base) * 100 <= Fraction(repr(float(pct))) * base:
         return 0, f"No regression: {head}"
     lines = [f"Performance regression: {head}"]
     contrib = result.frames.get("contributors")

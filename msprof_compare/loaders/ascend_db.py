@@ -119,6 +119,17 @@ class _Db:
         self.tables = {r[0] for r in rows}
         self._cols: dict[str, set[str]] = {}
         self._strings: tuple[np.ndarray, np.ndarray] | None = None
+        #: rows whose endNs is before their startNs, per table (their duration is read as 0)
+        self.negative: dict[str, int] = {}
+
+    def durations(self, start: np.ndarray, end: np.ndarray, table: str) -> np.ndarray:
+        """``end - start`` (ns), a negative one read as 0 and counted, as the trace loaders do."""
+        dur = end - start
+        neg = dur < 0
+        if neg.any():
+            self.negative[table] = self.negative.get(table, 0) + int(neg.sum())
+            dur = np.where(neg, 0, dur)
+        return dur
 
     def close(self) -> None:
         self.con.close()
@@ -280,7 +291,7 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
            "WHERE t.startNs BETWEEN ? AND ? ORDER BY t.startNs")
     a = db.ints(sql, rng, 13)
     ts, end = a[:, 0], a[:, 1]
-    dur = end - ts
+    dur = db.durations(ts, end, "TASK")
     names = db.text(a[:, 9])
     op_type = db.text(a[:, 10])
     core = db.text(a[:, 11])
@@ -343,7 +354,7 @@ def _pmu(db: _Db, extra: pd.DataFrame) -> bool:
 
 def _task_summary(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
     a = db.ints(f"SELECT {db.col('TASK', 't', 'taskType')}, {db.col('TASK', 't', 'streamId')}, count(*), "
-                "sum(t.endNs - t.startNs), min(t.startNs), max(t.endNs) FROM TASK t "
+                "sum(max(t.endNs - t.startNs, 0)), min(t.startNs), max(t.endNs) FROM TASK t "
                 "WHERE t.startNs BETWEEN ? AND ? GROUP BY 1, 2", rng, 6)
     return pd.DataFrame({"rts_type": db.text(a[:, 0]), "stream": a[:, 1], "count": a[:, 2],
                          "total_ns": a[:, 3], "first_start": a[:, 4], "last_end": a[:, 5]})
@@ -368,7 +379,7 @@ def _communication(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
                     f"{o('connectionId')} FROM COMMUNICATION_OP o WHERE o.startNs BETWEEN ? AND ? "
                     "ORDER BY o.startNs", rng, 7)
         parts.append(frame("comm", {
-            "name": db.text(a[:, 2]), "ts": a[:, 0], "dur": a[:, 1] - a[:, 0],
+            "name": db.text(a[:, 2]), "ts": a[:, 0], "dur": db.durations(a[:, 0], a[:, 1], "COMMUNICATION_OP"),
             "lane": np.full(len(a), "op", dtype=object), "group": db.text(a[:, 3]),
             "op_id": a[:, 4], "task_type": db.text(a[:, 5]),
         }))
@@ -380,7 +391,8 @@ def _communication(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
                     "FROM TASK t JOIN COMMUNICATION_TASK_INFO c ON c.globalTaskId = t.globalTaskId "
                     "WHERE t.startNs BETWEEN ? AND ? ORDER BY t.startNs", rng, 7)
         parts.append(frame("comm", {
-            "name": db.text(a[:, 2]), "ts": a[:, 0], "dur": a[:, 1] - a[:, 0], "pid": a[:, 6], "tid": a[:, 3],
+            "name": db.text(a[:, 2]), "ts": a[:, 0], "dur": db.durations(a[:, 0], a[:, 1], "TASK"),
+            "pid": a[:, 6], "tid": a[:, 3],
             "lane": np.full(len(a), "task", dtype=object), "group": db.text(a[:, 4]),
             "plane": a[:, 3].astype(str).astype(object), "op_id": a[:, 5], "task_type": db.text(a[:, 2]),
         }))
@@ -436,6 +448,7 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
     pid = np.where(gtid >= 0, gtid >> 32, -1)
     tid = np.where(gtid >= 0, gtid & 0xFFFFFFFF, -1)
     kind = a[:, 8]
+    dur = db.durations(a[:, 0], a[:, 1], "PYTORCH_API")
 
     # CANN connection ids: PYTORCH_API.connectionId indexes CONNECTION_IDS(id, connectionId), one row per id.
     conn = pd.DataFrame({"row": np.zeros(0, np.int64), "connection_id": np.zeros(0, np.int64)})
@@ -455,7 +468,7 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
     shapes = db.text(a[:, 7], missing="N/A")
     profile.ops = frame("ops", {
         "name": names[is_op], "cat": np.full(is_op.size, "cpu_op", dtype=object),
-        "ts": a[is_op, 0], "dur": a[is_op, 1] - a[is_op, 0], "pid": pid[is_op], "tid": tid[is_op],
+        "ts": a[is_op, 0], "dur": dur[is_op], "pid": pid[is_op], "tid": tid[is_op],
         "input_dims": shapes[is_op], "input_type": np.full(is_op.size, "N/A", dtype=object),
         "call_stack": np.full(is_op.size, "N/A", dtype=object),
         "seq": a[is_op, 5], "fwd_tid": a[is_op, 6], "connection_id": first_cid[is_op],
@@ -469,13 +482,13 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
 
     is_tr = np.flatnonzero(kind == types["trace"])
     profile.python_functions = frame("python_functions", {
-        "name": names[is_tr], "ts": a[is_tr, 0], "dur": a[is_tr, 1] - a[is_tr, 0], "tid": tid[is_tr]})
+        "name": names[is_tr], "ts": a[is_tr, 0], "dur": dur[is_tr], "tid": tid[is_tr]})
     is_q = np.flatnonzero(kind == types["queue"])
     qnames = names[is_q]
     qcat = np.where(pd.Series(qnames, dtype=object).str.startswith("Enqueue").to_numpy(dtype=bool),
                     "enqueue", "dequeue").astype(object)
     profile.queue = frame("queue", {
-        "cat": qcat, "name": qnames, "ts": a[is_q, 0], "dur": a[is_q, 1] - a[is_q, 0], "tid": tid[is_q],
+        "cat": qcat, "name": qnames, "ts": a[is_q, 0], "dur": dur[is_q], "tid": tid[is_q],
         "correlation_id": first_cid[is_q],
     })
 
@@ -644,4 +657,8 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
         profile.flows = _flows(profile)
         if opts.enable_memory_compare:
             profile.operator_memory = _operator_memory(db, step_range)
+    if db.negative:
+        what = ", ".join(f"{n} in {t}" for t, n in db.negative.items())
+        profile.warnings.append(f"{path}: {sum(db.negative.values())} row(s) end before they start ({what}); "
+                                "their duration is read as 0")
     return profile
