@@ -327,3 +327,7 @@ def test_shape_key_renders_every_real_input_dims_like_the_spec() -> None:
     for t in sorted(texts):
         assert shape_key(t) == spec(t), t
     assert shape_key("[[32, 3, 224, 224], [64], []]") == "32,3,224,224;\r\n64;\r\n"
+    # texts no reader can turn into a shape are their own key, never an internal error: a set or dict
+    # literal with an unhashable member (literal_eval's TypeError), nesting deeper than any reader goes
+    for odd in ("[{[]: 1}]", "[{{}}]", "[{[1, 2]}]", "[" * 1000, "[" * 100_000 + "]" * 100_000):
+        assert shape_key(odd) == odd

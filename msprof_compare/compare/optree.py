@@ -451,11 +451,13 @@ def shape_key(dims: str) -> str:
     if dims.startswith("["):
         try:  # Kineto's lists of ints are JSON: msgspec reads them ~10x faster than literal_eval
             value = msgspec.json.decode(dims)
+        except RecursionError:  # nested too deeply to be any shape: the text is its own key
+            return dims
         except msgspec.DecodeError:
             try:  # Python-only literals (None, True, 'text', inf)
                 value = ast.literal_eval(dims)
-            except (ValueError, SyntaxError, MemoryError, RecursionError):
-                return dims
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                return dims  # TypeError: a set or dict literal with an unhashable member, "[{[]: 1}]"
         if isinstance(value, list):
             return ";\r\n".join(",".join(str(x) for x in d) if isinstance(d, (list, tuple)) else str(d)
                                 for d in value)
