@@ -85,11 +85,11 @@ FLOOR_FIELDS = ("ph", "cat", "name", "pid", "tid", "ts", "dur")
 def floor_both(base: str, comp: str, side_files: list[str]) -> int:
     """Job (d): (a) plus what no loader of these inputs can skip after the decode: pulling
     ``FLOOR_FIELDS`` out of the decoded events (the phase of every event, the rest of every event
-    but counters; times to exact int64 ns) and a plain
+    but counters and metadata; times to exact int64 ns) and a plain
     ``pandas.read_csv`` of each side CSV the compare reads (``side_files``). It is a floor for the
     whole compare only where (d) is well above (a): NPU text directories (trace_view.json + CSVs)."""
     from itertools import compress
-    from operator import attrgetter
+    from operator import attrgetter, not_
 
     import pandas as pd
 
@@ -100,8 +100,9 @@ def floor_both(base: str, comp: str, side_files: list[str]) -> int:
         for f in _trace_files(p):
             data = traceio.read_bytes(f, True)
             events, _top = traceio.decode_events(f, data)
-            # counters feed no figure; compress() filters at C level so the floor is not inflated
-            read = list(compress(events, map("C".__ne__, map(attrgetter("ph"), events))))
+            # counters feed no figure and metadata has no times; compress() filters at C level so the
+            # floor is not inflated
+            read = list(compress(events, map(not_, map(frozenset("CM").__contains__, map(attrgetter("ph"), events)))))
             cols = {k: list(map(attrgetter(k), read)) for k in FLOOR_FIELDS[1:]}
             traceio.to_ns(cols["ts"], f, "ts")
             traceio.to_ns(cols["dur"], f, "dur")

@@ -242,6 +242,15 @@ def _trace_like(c: Corpus, family: str, good: bytes, wrap, partner: str) -> None
     err("ts_text", _replace_first_ts(wrap(events), b'"abc"'), "ts is a non-numeric string")
     err("ts_huge_float", _replace_first_ts(wrap(events), b"1e300"), "ts far beyond int64 nanoseconds")
     err("ts_huge_int", _replace_first_ts(wrap(events), str(2**70).encode()), "ts integer beyond int64")
+    err("ts_missing", wrap(_without_first_ts(events)), "a complete event without ts (once read as 0)")
+    err("ts_empty_string", _set_field(wrap, events, "ts", ""), "ts is an empty string (once read as 0)")
+    err("ts_null_string", _set_field(wrap, events, "ts", "null"), "ts is the text null (once read as 0)")
+    end_over = [dict(e) for e in events]
+    for e in end_over:
+        if e.get("ph") == "X":  # each value alone is in range; their sum in ns is not
+            e.update(ts=8_900_000_000_000_000, dur=890_000_000_000_000)
+            break
+    err("end_over_int64", wrap(end_over), "ts + dur beyond int64 nanoseconds (numpy wrapped the end)")
     err("dur_text", _replace_first(wrap(events), b'"dur":', b'"12us"'), "dur is a non-numeric string")
     err("dur_huge", _replace_first(wrap(events), b'"dur":', b"1e200"), "dur far beyond int64 nanoseconds")
     err("events_not_objects", wrap([1, 2, 3]), "events are numbers")
@@ -350,6 +359,15 @@ def _set_field(wrap, events: list, key: str, value: Any) -> bytes:
             e[key] = value
             break
     return wrap(out)
+
+
+def _without_first_ts(events: list) -> list:
+    out = [dict(e) for e in events]
+    for e in out:
+        if e.get("ph") == "X":
+            del e["ts"]
+            break
+    return out
 
 
 def _set_dur(wrap, events: list, dur: Any) -> bytes:

@@ -161,7 +161,6 @@ def _select(path: str, data: bytes, events: list, opts: Options) -> tuple[dict[s
         cat_lower = np.array(low + [""], dtype=object)[codes]
         keep = np.array([u in wanted for u in low] + [False])[codes]
         keep |= np.array([u in FLOW_CATS for u in low] + [False])[codes] & ((ph == PH_S) | (ph == PH_F))
-        keep |= ph == PH_M
         pid = traceio.to_int(_field(ev, "pid"))
         lane_pids = [p for p in lanes if p != -1]
         if lane_pids:
@@ -176,6 +175,7 @@ def _select(path: str, data: bytes, events: list, opts: Options) -> tuple[dict[s
             exact = traceio.exact_times(path, data)
             ts = exact[0][cand[k]] if inexact[0] else ts
             dur = exact[1][cand[k]] if inexact[1] else dur
+        traceio.check_ends(path, ts, dur)
         cols: dict[str, np.ndarray] = {
             "ph": ph[k], "cat": cat[k], "cat_lower": cat_lower[k], "pid": pid[k],
             "name": object_array(_field(ev, "name")),
@@ -580,6 +580,7 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
     if n_bad:
         warnings.append(f"{path}: {n_bad} Start Time(us) value(s) are not numbers; those kernels are not matched.")
     out["dur"] = dur_ns
+    traceio.check_ends(path, start_ns, dur_ns, "kernel")
     return frame_of(out)
 
 

@@ -171,6 +171,8 @@ class _Events:
                     out[f] = np.array([None if v is None else str(v) for v in vals], dtype=object)
                 else:
                     out[f] = np.array(vals, dtype=object)
+        if "dur" in out:
+            traceio.check_ends(self.path, out["ts"], out["dur"])
         return out
 
     def args(self, sub: list, struct: type) -> list:

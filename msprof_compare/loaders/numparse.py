@@ -108,6 +108,10 @@ def decimal_us_to_ns(values: np.ndarray | list[Any], strict: bool = True, path: 
     if still.size:
         if strict:
             for i in still.tolist():
+                if vals[i] is None:  # ``ts`` absent or null (the other fields cannot decode as None)
+                    raise ProfileError(path, f"trace event(s) without a '{field}' value (absent or null)")
+                if str(vals[i]).strip() in ("", "null"):  # no time at all, not 0
+                    raise ProfileError(path, f"invalid '{field}' value {vals[i]!r} in trace events")
                 try:
                     val[i] = text_us_to_ns(str(vals[i]))
                 except NumberError as exc:

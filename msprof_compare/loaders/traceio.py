@@ -38,7 +38,7 @@ class Event(msgspec.Struct, gc=False):
     name: str = ""
     pid: int | str = 0
     tid: int | str = 0
-    ts: _NUM = 0
+    ts: _NUM | None = None  # None: absent (or null), an error for the events a loader reads
     dur: _NUM = 0
     id: int | str | None = None
     args: msgspec.Raw = msgspec.Raw(b"")
@@ -209,8 +209,12 @@ def to_ns(values: list[Any], path: str = "", field: str = "ts") -> np.ndarray:
     except (ValueError, OverflowError):
         arr = np.array(values, dtype=object)
     kind = arr.dtype.kind
-    if kind not in "iuf" and str in set(map(type, values)):  # text after a number: as all-text columns
-        return decimal_us_to_ns(values, True, path, field)
+    if kind not in "iuf":
+        if None in values:  # only ``ts`` decodes as None: absent or null
+            raise ProfileError(path, f"{values.count(None)} trace event(s) without a '{field}' value "
+                                     "(absent or null)")
+        if str in set(map(type, values)):  # text after a number: as all-text columns
+            return decimal_us_to_ns(values, True, path, field)
     try:
         if kind in "iu":
             if arr.max() >= _MAX_US or arr.min() <= -_MAX_US:
@@ -231,6 +235,18 @@ def to_ns(values: list[Any], path: str = "", field: str = "ts") -> np.ndarray:
         if bad is None:
             raise ProfileError(path, f"'{field}' value out of range (over int64 nanoseconds) in trace events") from None
         raise ProfileError(path, f"invalid '{field}' value {bad!r} in trace events") from None
+
+
+_I64_MAX = np.iinfo(np.int64).max
+
+
+def check_ends(path: str, ts: np.ndarray, dur: np.ndarray, what: str = "trace event") -> None:
+    """Refuse events whose end (``ts + dur`` ns) is beyond int64: each value alone passes its own range
+    check, but every comparator adds them, and numpy would wrap the sum into a far-past end."""
+    if len(ts) and (ts > _I64_MAX - np.maximum(dur, 0)).any():
+        i = int(np.argmax(ts > _I64_MAX - np.maximum(dur, 0)))
+        raise ProfileError(path, f"a {what} ends beyond the int64 nanosecond range (start {int(ts[i])} ns "
+                                 f"+ duration {int(dur[i])} ns)")
 
 
 #: Below this |value| in us a float64's ulp is < 0.5 ns, so a round trip proves a float exact.
