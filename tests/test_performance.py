@@ -61,7 +61,8 @@ def test_exact_times_mixes_the_vectorised_and_the_per_value_paths() -> None:
     ts, dur = traceio.exact_times("t.json", data)
     assert ts.tolist() == [1712195495519689047, 1712195495519690000, 1500000, -1, 9223372036854775807]
     assert dur.tolist() == [12001, 3500, 0, 0, 0]
-    with pytest.raises(ProfileError, match="invalid time value '9223372036854775.808'"):
+    with pytest.raises(ProfileError, match=r"invalid time value '9223372036854775.808' in trace events: out of "
+                                           r"range \(beyond int64 nanoseconds\)"):
         traceio.exact_times("t.json", b'[{"ts": 9223372036854775.808}]')
 
 
@@ -76,8 +77,13 @@ def test_to_ns_reads_mixed_number_and_text_columns_in_any_order() -> None:
     assert traceio.to_ns([1.0, "2.0005", "4"]).tolist() == [1000, 2001, 4000]
     with pytest.raises(ProfileError, match="invalid 'dur' value 'x'"):
         traceio.to_ns([1.0, "x"], "t.json", "dur")
-    with pytest.raises(ProfileError, match="invalid 'ts' value 'x'"):
+    with pytest.raises(ProfileError, match="invalid 'ts' value 'x' in trace events: not a number"):
         traceio.to_ns(["x", 1.0], "t.json", "ts")
+    with pytest.raises(ProfileError, match=r"'1736408883686643712' in trace events: out of range \(beyond int64"):
+        traceio.to_ns(["1736408883686643712"], "t.json", "ts")  # ns written where us belong
+    for empty in ("", " null ", None):
+        with pytest.raises(ProfileError, match="'ts' value"):
+            traceio.to_ns(["1.5", empty], "t.json", "ts")
 
 
 def test_float_proof_rejects_what_it_cannot_prove() -> None:

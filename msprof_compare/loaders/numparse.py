@@ -21,11 +21,13 @@ FLOAT_EXACT_US = 2.0e12
 
 
 class NumberError(ValueError):
-    """A value that is not a finite decimal number (carries the offending text)."""
+    """A value that is not a finite decimal number, or whose ns do not fit int64 (carries the
+    offending text and which of the two it is)."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, why: str = "not a number") -> None:
         super().__init__(text)
         self.text = text
+        self.why = why
 
 
 def text_us_to_ns(text: bytes | str) -> int:
@@ -49,10 +51,10 @@ def text_us_to_ns(text: bytes | str) -> int:
     except InvalidOperation:
         raise NumberError(b.decode("utf-8", "replace")) from None
     if not d.is_finite():
-        raise NumberError(str(d))
+        raise NumberError(str(d), "not finite")
     v = int((d * 1000).to_integral_value(rounding="ROUND_HALF_UP"))
     if not -(2**63) <= v < 2**63:
-        raise NumberError(b.decode("utf-8", "replace"))
+        raise NumberError(b.decode("utf-8", "replace"), "out of range (beyond int64 nanoseconds)")
     return v
 
 
@@ -115,7 +117,8 @@ def decimal_us_to_ns(values: np.ndarray | list[Any], strict: bool = True, path: 
                 try:
                     val[i] = text_us_to_ns(str(vals[i]))
                 except NumberError as exc:
-                    raise ProfileError(path, f"invalid '{field}' value {exc.text!r} in trace events") from None
+                    raise ProfileError(path, f"invalid '{field}' value {exc.text!r} in trace events: {exc.why}") \
+                        from None
         else:
             val[still] = -1
     return val

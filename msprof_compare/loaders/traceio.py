@@ -92,7 +92,7 @@ def exact_times(path: str, data: bytes) -> tuple[np.ndarray, np.ndarray]:
                 items = msgspec.json.decode(data, type=list[_Times])
             return (texts_us_to_ns([bytes(e.ts) for e in items]), texts_us_to_ns([bytes(e.dur) for e in items]))
     except NumberError as exc:
-        raise ProfileError(path, f"invalid time value {exc.text!r} in trace events") from None
+        raise ProfileError(path, f"invalid time value {exc.text!r} in trace events: {exc.why}") from None
     except DECODE_ERRORS as exc:
         raise _json_error(path, exc) from None
 
