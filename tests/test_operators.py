@@ -331,3 +331,23 @@ def test_shape_key_renders_every_real_input_dims_like_the_spec() -> None:
     # literal with an unhashable member (literal_eval's TypeError), nesting deeper than any reader goes
     for odd in ("[{[]: 1}]", "[{{}}]", "[{[1, 2]}]", "[" * 1000, "[" * 100_000 + "]" * 100_000):
         assert shape_key(odd) == odd
+
+
+def test_npu_operator_figures_do_not_depend_on_other_comparisons(samples: Path) -> None:
+    """The original adds the HCCL collectives to the kernel pool only when communication or profiling
+    compare is on, so an operator-only run showed AccumulateGrad without its all-reduce (0.25 ms instead
+    of the default run's 106 ms). Collectives now always attach to their ops: every operator and module
+    figure of an operator-only run equals the default run's (reference pair 1)."""
+    text = samples / "msinsight/test/data/pytorch/text"
+    pair = (str(text / "level1/rank0_ascend_pt"), str(text / "level2/rank0_ascend_pt"))
+    for extra in ({}, {"disable_module": True}):
+        alone = compare(*pair, enable_operator_compare=True, **extra)
+        default = compare(*pair, **extra)
+        names = [s.name for s in alone.sheets]
+        assert names and set(names) <= {"ModuleCompareStatistic", "ModuleCompare", "OperatorCompareStatistic",
+                                        "OperatorCompare"}
+        for name in names:
+            pd.testing.assert_frame_equal(alone.sheet(name), default.sheet(name))
+    stat = alone.sheet("OperatorCompareStatistic")
+    row = stat[stat["Operator Name"].str.contains("AccumulateGrad")].iloc[0]
+    assert row["Base Device Duration(ms)"] > 100  # the all-reduce it launches (~106 ms) is its device time

@@ -254,8 +254,8 @@ def flow_cats(profile: Profile, gpu_flow_cat: str = "") -> frozenset:
 
 
 def kernel_pool(profile: Profile, with_comm: bool) -> pd.DataFrame:
-    """The kernels ops can own. NPU text adds the HCCL op-lane events when communication
-    or profiling compare is on (reference-2 §2.1), so collectives attach to their ops."""
+    """The kernels ops can own. NPU adds the HCCL op-lane events when ``with_comm`` (reference-2
+    §2.1; ``op_tree`` always asks for them), so collectives attach to their ops."""
     cols = ["name", "ts", "dur", "pid", "tid", "task_id", "task_type"]
     pool = profile.kernels[cols]
     if profile.is_gpu and len(pool):
@@ -427,11 +427,12 @@ def kernel_lines(profile: Profile, pool: pd.DataFrame) -> np.ndarray:
 def op_tree(ctx: RunContext, side: str) -> OpTree:
     """The cached op tree of ``side`` ("base" or "comparison") for this run."""
     opts = ctx.options
-    with_comm = opts.enable_communication_compare or opts.enable_profiling_compare
 
     def compute() -> OpTree:
         prof = side_profile(ctx, side)
-        tree = build_tree(prof, opts.gpu_flow_cat, with_comm)
+        # collectives always join the kernel pool (the original: only with communication or profiling
+        # compare on, so an operator's device time depended on unrelated flags; docs/differences.md)
+        tree = build_tree(prof, opts.gpu_flow_cat, with_comm=True)
         if tree.n == 0:
             log.warning("Can't find any torch op in the file: %s", prof.path)
         elif not tree.has_flows:
