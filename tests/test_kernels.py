@@ -178,6 +178,35 @@ def test_step_filter_and_missing_step():
         kernels.build(ctx(npu(kernel_details=kd), npu(kernel_details=kd), base_step=7, comparison_step=7))
 
 
+def test_step_whose_rows_have_no_valid_type_is_no_missing_step(caplog):
+    """A level0 export types every kernel N/A: with a step that its rows do carry, the sheet is skipped
+    with the warning of a run without a step, instead of calling the step missing (the original stops)."""
+    kd = pd.read_csv(DATA / "kernel_details_l1_head40.csv")
+    kd["Type"] = "N/A"
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        assert kernels.build(ctx(npu(kernel_details=kd), npu(kernel_details=kd), base_step=50,
+                                 comparison_step=50)) == []
+    assert "Can't find any valid kernels in the file: npu." in caplog.text
+    with pytest.raises(StepError, match="There is no kernel details information for step 51"):
+        kernels.build(ctx(npu(kernel_details=kd), npu(kernel_details=kd), base_step=51, comparison_step=51))
+
+
+def test_kernel_type_compare_with_a_step(samples, caplog):
+    """op_statistic.csv has no step ids: with a step the whole-run sheet comes with a warning saying so,
+    and a step the data does not hold is refused like KernelCompare refuses it (it was silently ignored)."""
+    from msprof_compare import compare
+
+    pair = (str(samples / L1), str(samples / "msinsight/test/data/pytorch/text/level1/rank1_ascend_pt"))
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(*pair, enable_kernel_compare=True, use_kernel_type=True, base_step=50, comparison_step=50)
+    assert [s.name for s in res.sheets] == ["KernelTypeCompare"]
+    assert caplog.text.count("op_statistic.csv holds no step ids, so KernelTypeCompare covers every step") == 2
+    whole = compare(*pair, enable_kernel_compare=True, use_kernel_type=True)
+    pd.testing.assert_frame_equal(res.sheet("KernelTypeCompare"), whole.sheet("KernelTypeCompare"))
+    with pytest.raises(StepError, match="Invalid step id: 51, please choose from the valid steps: 50"):
+        compare(*pair, enable_kernel_compare=True, use_kernel_type=True, base_step=51, comparison_step=51)
+
+
 def _compare_frames(ours: pd.DataFrame, ref: pd.DataFrame) -> None:
     assert list(ours.columns) == list(ref.columns)
     assert len(ours) == len(ref)

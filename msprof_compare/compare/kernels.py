@@ -17,7 +17,7 @@ import pandas as pd
 from ..errors import StepError
 from ..model import Profile, pair_codes
 from . import table
-from .steps import side_step
+from .steps import side_range, side_step
 from .table import STYLE_FLOAT, STYLE_INT, Column, Sheet, diff_ratio, frame_from_rows
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -218,11 +218,24 @@ def _no_kernels(profile: Profile) -> None:
                 "greater than level0 and aic_metrics=PipeUtilization.", profile.path)
 
 
+def _has_step_rows(profile: Profile, step: int) -> bool:
+    """Whether any kernel_details row (valid Type or not) carries ``step`` as its Step Id."""
+    kd = profile.kernel_details
+    col = next((c for c in ("Step Id", "Step ID") if kd is not None and c in kd.columns), None)
+    return col is not None and bool((_number(kd[col]) == step).any())
+
+
 def build(ctx: RunContext) -> list[Sheet]:
     """KernelTypeCompare with ``--use_kernel_type``, else KernelCompare; nothing for GPU data."""
     if not _npu_pair(ctx):
         return []
     if ctx.options.use_kernel_type:
+        for side, p in (("base", ctx.base), ("comparison", ctx.comparison)):
+            step = side_step(ctx, side)
+            if step >= 0 and p.source != "ascend_db":  # a DB builds its statistic from the step's tasks
+                side_range(ctx, side)  # an id the data does not hold is refused, as KernelCompare does
+                log.warning("%s: op_statistic.csv holds no step ids, so KernelTypeCompare covers every "
+                            "step, not step %d only.", p.path, step)
         tables = [kernel_type_table(p) for p in (ctx.base, ctx.comparison)]
         for p, t in zip((ctx.base, ctx.comparison), tables, strict=False):
             if not t:
@@ -237,7 +250,9 @@ def build(ctx: RunContext) -> list[Sheet]:
         step = side_step(ctx, side)
         g = kernel_groups(p, step)
         if not len(g):
-            if step >= 0 and p.level != "trace":  # the original reads no kernel details at trace level
+            # the original reads no kernel details at trace level; a step whose rows all lack a valid
+            # Type (level0 exports) is no missing step: the sheet is skipped as without a step
+            if step >= 0 and p.level != "trace" and not _has_step_rows(p, step):
                 raise StepError(f"{p.path}: There is no kernel details information for step {step}, "
                                 "please check whether the data contains this step.")
             _no_kernels(p)
