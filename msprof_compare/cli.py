@@ -256,7 +256,7 @@ def execute(params: dict[str, Any], *, announce_root: bool = True) -> int:
                 table = result.console_table()
                 if table:
                     _print(table)
-                    explicit = params.get("output_format") is not None
+                    explicit = params.get("output_format") not in (None, "")
                     if deliver.writes_workbook(formats, output, explicit) and "OverallMetrics" in result.sheet_names:
                         log.info(OVERALL_HINT)  # it points at the workbook: only when one is written
             from .report.summary_console import render_explain
@@ -264,7 +264,7 @@ def execute(params: dict[str, Any], *, announce_root: bool = True) -> int:
             explain = render_explain(result.frames)
             if explain:
                 _print(explain)
-        deliver.write_reports(result, output, explicit_format=params.get("output_format") is not None)
+        deliver.write_reports(result, output, explicit_format=params.get("output_format") not in (None, ""))
         return deliver.apply_gate(result)
     except UsageError as exc:
         return _fail(exc, 2, debug)

@@ -70,8 +70,10 @@ def parse_op_name_map(text: str | dict | None) -> dict:
         return text
     try:
         value = ast.literal_eval(text)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as exc:
-        raise UsageError(f"Invalid value for '--op_name_map': {exc}") from None
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        # the parser's own text can be an AST node's repr ("<ast.Call object at 0x7f...>"): say what is wanted
+        raise UsageError("Invalid value for '--op_name_map': not a literal dict; write it like "
+                         "\"{'aten::mm': 'aclnnMm'}\" (quoted names, no calls or variables)") from None
     return value
 
 
@@ -136,6 +138,9 @@ def build_options(**raw: Any) -> tuple[Options, list[str]]:
     gpu_flow_cat = raw.get("gpu_flow_cat") or ""
     if not isinstance(gpu_flow_cat, str):
         raise UsageError(f"Invalid param, --gpu_flow_cat must be text (got {gpu_flow_cat!r})")
+    if gpu_flow_cat and not gpu_flow_cat.strip():
+        raise UsageError(f"Invalid param, --gpu_flow_cat is blank (got {gpu_flow_cat!r}); leave it out to use "
+                         "the usual flow categories")
     if len(gpu_flow_cat) > 20:
         raise UsageError("Invalid param, --gpu_flow_cat exceeded the maximum value 20")
 

@@ -129,6 +129,7 @@ USAGE_CASES = {
     "op_name_map not dict": ["-d", "{comp}", "-bp", "{base}", "--op_name_map", "[1]"],
     "op_name_map non-str": ["-d", "{comp}", "-bp", "{base}", "--op_name_map", "{'a': 1}"],
     "op_name_map value over 200": ["-d", "{comp}", "-bp", "{base}", "--op_name_map", "{'a': '" + "v" * 201 + "'}"],
+    "op_name_map call": ["-d", "{comp}", "-bp", "{base}", "--op_name_map", "dict(a='b')"],
     "op_name_map key over 200": ["-d", "{comp}", "-bp", "{base}", "--op_name_map", "{'" + "k" * 201 + "': 'v'}"],
     "only base_step": ["-d", "{comp}", "-bp", "{base}", "--base_step", "1"],
     "step not a number": ["-d", "{comp}", "-bp", "{base}", "--base_step", "-1", "--comparison_step", "1"],
@@ -152,6 +153,7 @@ def test_usage_errors_exit_2(case: str, capsys: pytest.CaptureFixture, tmp_path:
     code, out, err = run_inproc(capsys, *args)
     assert code == 2, err
     assert_one_error(err)
+    assert " object at 0x" not in err  # a parser's node repr is no message ("op_name_map call")
     assert not out_dir.exists()
 
 

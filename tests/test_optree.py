@@ -6,10 +6,12 @@ import logging
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from msprof_compare.api import RunContext
 from msprof_compare.compare import optree, steps
 from msprof_compare.compare.optree import build_tree, op_keys, operator_pairs
+from msprof_compare.errors import UsageError
 from msprof_compare.model import Profile, frame
 from msprof_compare.options import build_options
 
@@ -226,3 +228,14 @@ def test_driver_launched_kernels_go_to_the_innermost_op_around_the_call() -> Non
     calls = api_stats.api_calls(tree)
     assert calls["name"].tolist() == ["aten::addmm", "cudaLaunchKernel", "aten::add", "aten::fill_"]
     assert (calls["self"] // US).tolist() == [60, 40, 90, 10]  # 100 - 40: the driver call is not a child
+
+
+def test_gpu_flow_cat_that_matches_nothing_says_so(caplog) -> None:
+    """With --gpu_flow_cat given, the warning names that category instead of advising the option again."""
+    base = gpu_profile([("a", 0, 1)], [("k", 5, 1)], [(0, 5)], path="base.json")
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        optree.op_tree(ctx_of(base, base, gpu_flow_cat="NoSuchCat"), "base")
+    assert "Can't find any flow event in the file: base.json (none of category 'NoSuchCat', the --gpu_flow_cat " \
+           "given, so no op gets a kernel)" in caplog.text
+    with pytest.raises(UsageError, match="--gpu_flow_cat is blank"):
+        build_options(gpu_flow_cat="  ")

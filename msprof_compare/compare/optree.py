@@ -436,7 +436,10 @@ def op_tree(ctx: RunContext, side: str) -> OpTree:
         if tree.n == 0:
             log.warning("Can't find any torch op in the file: %s", prof.path)
         elif not tree.has_flows:
-            hint = " (if the trace names its kernel flows differently, pass --gpu_flow_cat)" if prof.is_gpu else ""
+            if prof.is_gpu and opts.gpu_flow_cat:
+                hint = f" (none of category {opts.gpu_flow_cat!r}, the --gpu_flow_cat given, so no op gets a kernel)"
+            else:
+                hint = " (if the trace names its kernel flows differently, pass --gpu_flow_cat)" if prof.is_gpu else ""
             log.warning("Can't find any flow event in the file: %s%s", prof.path, hint)
         return tree
 
