@@ -311,6 +311,36 @@ def test_rows_ending_before_they_start_read_as_zero(tmp_path: Path) -> None:
     assert 0 < bad.computing_ns <= clean.computing_ns
 
 
+def test_op_shapes_come_from_the_column_that_holds_them(tmp_path: Path) -> None:
+    """torch_npu writes each op's data types under PYTORCH_API.inputShapes and its shapes under inputDtypes
+    (the text export of the same run has those shapes as Input Dims). The loader reads them the right way
+    round, and a DB whose columns are right is read as it is."""
+    opts = build_options(enable_operator_compare=True)[0]
+
+    def expected(db: Path, shapes: str, dtypes: str) -> list[tuple]:
+        q = (f"SELECT n.value, coalesce(s.value, 'N/A'), coalesce(d.value, 'N/A') FROM PYTORCH_API a "
+             f"JOIN STRING_IDS n ON n.id = a.name LEFT JOIN STRING_IDS s ON s.id = a.{shapes} "
+             f"LEFT JOIN STRING_IDS d ON d.id = a.{dtypes} WHERE a.type = 50001")
+        return sorted(sql(db, q))
+
+    def loaded(db: Path) -> list[tuple]:
+        ops = load_profile(str(db), opts).ops
+        return sorted(zip(ops["name"], ops["input_dims"], ops["input_type"], strict=True))
+
+    want = expected(L1, "inputDtypes", "inputShapes")
+    assert ("aten::conv2d", "32,3,224,224;\r\n64,3,11,11;\r\n64;\r\n;\r\n;\r\n;\r\n",
+            "float;\r\nfloat;\r\nfloat;\r\nScalarList;\r\nScalarList;\r\nScalarList;\r\nScalar") in want
+    assert loaded(L1) == want
+    fixed = _db(tmp_path)
+    shutil.copyfile(L1, fixed)
+    con = sqlite3.connect(fixed)
+    con.execute("UPDATE PYTORCH_API SET inputShapes = inputDtypes, inputDtypes = inputShapes")
+    con.commit()
+    con.close()
+    assert expected(fixed, "inputShapes", "inputDtypes") == want
+    assert loaded(fixed) == want
+
+
 # --------------------------------------------------------------------------- synthetic msmonitor / MindSpore
 
 

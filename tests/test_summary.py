@@ -334,11 +334,10 @@ def test_shape_guard_says_why_it_could_not_check():
     assert rows["no shapes"][:2] == ("unknown", "0") and rows["no shapes"][2].startswith("no input shapes on one side")
     assert rows["absent"][:2] == ("unknown", "0") and "absent from the comparison side" in rows["absent"][2]
     assert rows["ok"] == ("ok", "2", "2 heaviest operators found on both sides")
-    # a DB export against another kind: its inputShapes column holds data types, so no false warning
-    db = _profile(["aten::mm", "aten::add"], ["float;\r\nfloat", "float"])
-    db.source = "ascend_db"
-    g = summary.guards(_Ctx(db, with_shapes)).set_index("Check").loc["input shapes of top operators"]
-    assert g["Status"] == "unknown" and g["Detail"].startswith("not checked: a DB export")
+    # data types where shapes belong (no digit: nothing to hold against shapes): not checked, no false warning
+    types = _profile(["aten::mm", "aten::add"], ["float;\r\nfloat", "float"])
+    g = summary.guards(_Ctx(types, with_shapes)).set_index("Check").loc["input shapes of top operators"]
+    assert g["Status"] == "unknown" and "no dimension recorded" in g["Detail"]
 
 
 def test_shape_guard_reads_kineto_and_npu_notation_alike():
@@ -358,18 +357,19 @@ def test_shape_guard_reads_kineto_and_npu_notation_alike():
     assert (g["Status"], g["Detail"]) == ("warn", "no common input shape for: aten::conv2d")
 
 
-def test_shape_guard_between_two_db_exports_compares_their_text():
-    """A DB export's inputShapes column holds data types (no digits): between two DB exports those are
-    compared as they are, as before the Kineto/NPU notation was unified (pair 3 checks 10 operators)."""
-    def db(dtypes):
-        p = _profile(["aten::mm", "aten::add"], dtypes)
-        p.source = "ascend_db"
+def test_shape_guard_holds_db_shapes_against_text_shapes():
+    """The DB loader reads a torch_npu DB's shapes from the column that holds them (inputDtypes): a DB
+    side's shapes are compared with a text export's like any other, in one notation."""
+    def side(shapes, source):
+        p = _profile(["aten::mm", "aten::add"], shapes)
+        p.source = source
         return p
 
-    same = summary.guards(_Ctx(db(["float;\r\nfloat", "float"]), db(["float;\r\nfloat", "float"])))
+    text = side(["32,3;\r\n3,4", "8"], "ascend_text")
+    same = summary.guards(_Ctx(side(["32,3;\r\n3,4", "8"], "ascend_db"), text))
     g = same.set_index("Check").loc["input shapes of top operators"]
     assert (g["Status"], g["Base"]) == ("ok", "2")
-    other = summary.guards(_Ctx(db(["float;\r\nfloat", "float"]), db(["half;\r\nhalf", "float"])))
+    other = summary.guards(_Ctx(side(["64,3;\r\n3,4", "8"], "ascend_db"), text))
     g = other.set_index("Check").loc["input shapes of top operators"]
     assert (g["Status"], g["Detail"]) == ("warn", "no common input shape for: aten::mm")
 

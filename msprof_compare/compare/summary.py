@@ -460,11 +460,10 @@ def _comparable_shape(dims: Any) -> str:
     return text if any(ch.isdigit() for ch in text) else ""
 
 
-def _shape_mismatches(base: pd.DataFrame, comparison: pd.DataFrame, comparison_names: set[str],
-                      as_text: bool = False) -> tuple[int, list[str]]:
+def _shape_mismatches(base: pd.DataFrame, comparison: pd.DataFrame,
+                      comparison_names: set[str]) -> tuple[int, list[str]]:
     """(ops checked, op names whose input shapes share nothing between the sides); an op counts as
-    checked only when both sides recorded shapes for it. ``comparison_names``: ``_op_names(comparison)``.
-    ``as_text``: compare the values as they are (two DB exports: their column holds data types)."""
+    checked only when both sides recorded shapes for it. ``comparison_names``: ``_op_names(comparison)``."""
     names = [n for n in _heavy_ops(base, SHAPE_TOP_OPS) if n in comparison_names]
     if not names:
         return 0, []
@@ -476,7 +475,7 @@ def _shape_mismatches(base: pd.DataFrame, comparison: pd.DataFrame, comparison_n
         out: dict[str, set] = {}
         for k, d in zip(nm[sel].tolist(), ops["input_dims"].to_numpy(dtype=object)[sel].tolist(), strict=True):
             if d not in keys:
-                keys[d] = ("" if d == "N/A" else d) if as_text else _comparable_shape(d)
+                keys[d] = _comparable_shape(d)
             out.setdefault(k, set()).add(keys[d])
         return {k: v - {""} for k, v in out.items()}
 
@@ -499,13 +498,8 @@ def guards(ctx: RunContext) -> pd.DataFrame:
     rate, shown_b, shown_c, how = _match_rate(ctx, nb, nc)
     rows.append(_guard("operator match rate", None if rate is None else rate >= MATCH_RATE_THRESHOLD,
                        shown_b, shown_c, f"{how}; warn below {MATCH_RATE_THRESHOLD:.0%}"))
-    mixed_db = (b.source == "ascend_db") != (c.source == "ascend_db")
-    # torch_npu DB exports hold the data types in PYTORCH_API.inputShapes (and the shapes in inputDtypes):
-    # they cannot be held against a text or Kineto side's shapes
-    checked, bad = (0, []) if mixed_db else _shape_mismatches(b.ops, c.ops, nc, as_text=b.source == "ascend_db")
-    if mixed_db:
-        detail = "not checked: a DB export's input shapes column holds data types, the other side's shapes"
-    elif bad:
+    checked, bad = _shape_mismatches(b.ops, c.ops, nc)
+    if bad:
         detail = "no common input shape for: " + ", ".join(bad)
     elif checked:
         detail = f"{checked} heaviest operators found on both sides"

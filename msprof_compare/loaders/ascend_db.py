@@ -50,6 +50,7 @@ import os
 import re
 import sqlite3
 import urllib.parse
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -410,6 +411,25 @@ def _api_types(db: _Db) -> dict[str, int]:
     return types
 
 
+def _swapped(shapes: np.ndarray, dtypes: np.ndarray) -> bool:
+    """Whether a DB holds each op's data types under ``inputShapes`` and its shapes under ``inputDtypes``.
+
+    The torch_npu exports seen so far do (``inputShapes`` = ``float;\r\nScalar``, ``inputDtypes`` =
+    ``32,3,224,224;\r\n64``, while the text export of the same run has those shapes as Input Dims): the
+    columns are read the other way round when the shapes column holds letters and the types column holds
+    numbers but no letters, so a DB whose columns are right is read as it is."""
+    def count(values: np.ndarray, test: Callable[[str], bool]) -> int:
+        return sum(1 for v in dict.fromkeys(values.tolist()) if v not in ("", "N/A") and test(v))
+
+    def alpha(v: str) -> bool:
+        return any(c.isalpha() for c in v)
+
+    def digit(v: str) -> bool:
+        return any(c.isdigit() for c in v)
+
+    return count(shapes, alpha) > 0 and count(dtypes, alpha) == 0 and count(dtypes, digit) > 0
+
+
 def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options) -> None:
     """PYTORCH_API -> ops (type op), python_functions (trace), queue (Enqueue/Dequeue).
 
@@ -432,7 +452,7 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
     cols = {"ts": "CAST(p.startNs AS INTEGER)", "end": "CAST(p.endNs AS INTEGER)", "gtid": p("globalTid"),
             "link": p("connectionId"), "name": p("name"), "type": p("type")}
     if opts.any_detail():
-        cols.update(seq=p("sequenceNumber"), fwd=p("fwdThreadId"), shapes=p("inputShapes"))
+        cols.update(seq=p("sequenceNumber"), fwd=p("fwdThreadId"), shapes=p("inputShapes"), dtypes=p("inputDtypes"))
     # startNs/endNs are TEXT in current exports: compare and return them as integers.
     sql = f"SELECT {', '.join(cols.values())} FROM PYTORCH_API p WHERE p.type IN ({','.join('?' * len(wanted))})"
     params: tuple = tuple(wanted)
@@ -465,11 +485,14 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
 
     is_op = np.flatnonzero(kind == types["op"])
     names = db.text(a[:, 4])
-    shapes = db.text(a[:, 7], missing="N/A")
+    shapes = db.text(a[:, 7], missing="N/A")[is_op]
+    dtypes = db.text(col.get("dtypes", none), missing="N/A")[is_op]
+    if _swapped(shapes, dtypes):
+        shapes, dtypes = dtypes, shapes
     profile.ops = frame("ops", {
         "name": names[is_op], "cat": np.full(is_op.size, "cpu_op", dtype=object),
         "ts": a[is_op, 0], "dur": dur[is_op], "pid": pid[is_op], "tid": tid[is_op],
-        "input_dims": shapes[is_op], "input_type": np.full(is_op.size, "N/A", dtype=object),
+        "input_dims": shapes, "input_type": dtypes,
         "call_stack": np.full(is_op.size, "N/A", dtype=object),
         "seq": a[is_op, 5], "fwd_tid": a[is_op, 6], "connection_id": first_cid[is_op],
     })
