@@ -70,10 +70,12 @@ def parse_op_name_map(text: str | dict | None) -> dict:
         return text
     try:
         value = ast.literal_eval(text)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        # the parser's own text can be an AST node's repr ("<ast.Call object at 0x7f...>"): say what is wanted
-        raise UsageError("Invalid value for '--op_name_map': not a literal dict; write it like "
-                         "\"{'aten::mm': 'aclnnMm'}\" (quoted names, no calls or variables)") from None
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as exc:
+        # literal_eval names a call or a variable by its AST node ("<ast.Call object at 0x7f...>"): say what
+        # is wanted instead; a syntax error keeps its own reason
+        why = "calls and variables are not allowed" if "<ast." in str(exc) else str(exc) or type(exc).__name__
+        raise UsageError(f"Invalid value for '--op_name_map': {why}; write a literal dict such as "
+                         "\"{'aten::mm': 'aclnnMm'}\"") from None
     return value
 
 

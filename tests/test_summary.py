@@ -334,10 +334,12 @@ def test_shape_guard_says_why_it_could_not_check():
     assert rows["no shapes"][:2] == ("unknown", "0") and rows["no shapes"][2].startswith("no input shapes on one side")
     assert rows["absent"][:2] == ("unknown", "0") and "absent from the comparison side" in rows["absent"][2]
     assert rows["ok"] == ("ok", "2", "2 heaviest operators found on both sides")
-    # data types where shapes belong (no digit: nothing to hold against shapes): not checked, no false warning
-    types = _profile(["aten::mm", "aten::add"], ["float;\r\nfloat", "float"])
-    g = summary.guards(_Ctx(types, with_shapes)).set_index("Check").loc["input shapes of top operators"]
-    assert g["Status"] == "unknown" and "no dimension recorded" in g["Detail"]
+    # data types where shapes belong (a DB whose columns could not be told apart), with digits or without:
+    # no shape to hold against the other side's, so not checked and no false warning
+    for dtypes in (["float;\r\nfloat", "float"], ["c10::BFloat16;\r\nc10::BFloat16", "float16;\r\nint64"]):
+        types = _profile(["aten::mm", "aten::add"], dtypes)
+        g = summary.guards(_Ctx(types, with_shapes)).set_index("Check").loc["input shapes of top operators"]
+        assert g["Status"] == "unknown" and "no dimension recorded" in g["Detail"], dtypes
 
 
 def test_shape_guard_reads_kineto_and_npu_notation_alike():

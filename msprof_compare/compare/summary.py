@@ -452,12 +452,17 @@ def _has_shapes(ops: pd.DataFrame) -> bool:
     return bool(len(ops)) and not pd.Series(ops["input_dims"].to_numpy(dtype=object)).isin(["", "N/A"]).all()
 
 
+#: Dimensions, separators and ``None`` (an absent optional tensor): anything else (a letter) is no shape.
+_SHAPE_TEXT = re.compile(r"(?:[\d,;\s\[\]()-]|None)*\d(?:[\d,;\s\[\]()-]|None)*")
+
+
 def _comparable_shape(dims: Any) -> str:
     """Input Dims in one notation for both sides (Kineto writes ``[[32, 3], [3]]``, an Ascend text export
     ``32,3;\\r\\n3``); "" when no dimension was recorded (``N/A``, or torch_npu's ``;\\r\\n;`` for tensor
-    lists), so such an op is not held against the other side."""
+    lists) or when the text is no shape at all (data types such as ``c10::BFloat16`` where a DB export's
+    columns could not be told apart), so such an op is not held against the other side."""
     text = shape_key(str(dims))
-    return text if any(ch.isdigit() for ch in text) else ""
+    return text if _SHAPE_TEXT.fullmatch(text) else ""
 
 
 def _shape_mismatches(base: pd.DataFrame, comparison: pd.DataFrame,

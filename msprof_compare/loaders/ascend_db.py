@@ -124,11 +124,13 @@ class _Db:
         self.negative: dict[str, int] = {}
 
     def durations(self, start: np.ndarray, end: np.ndarray, table: str) -> np.ndarray:
-        """``end - start`` (ns), a negative one read as 0 and counted, as the trace loaders do."""
+        """``end - start`` (ns), a negative one read as 0 and counted, as the trace loaders do. TASK rows
+        are counted once, over the whole table, by ``_task_summary`` (several queries read them)."""
         dur = end - start
         neg = dur < 0
         if neg.any():
-            self.negative[table] = self.negative.get(table, 0) + int(neg.sum())
+            if table != "TASK":
+                self.negative[table] = self.negative.get(table, 0) + int(neg.sum())
             dur = np.where(neg, 0, dur)
         return dur
 
@@ -355,8 +357,11 @@ def _pmu(db: _Db, extra: pd.DataFrame) -> bool:
 
 def _task_summary(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
     a = db.ints(f"SELECT {db.col('TASK', 't', 'taskType')}, {db.col('TASK', 't', 'streamId')}, count(*), "
-                "sum(max(t.endNs - t.startNs, 0)), min(t.startNs), max(t.endNs) FROM TASK t "
-                "WHERE t.startNs BETWEEN ? AND ? GROUP BY 1, 2", rng, 6)
+                "sum(max(t.endNs - t.startNs, 0)), min(t.startNs), max(t.endNs), sum(t.endNs < t.startNs) "
+                "FROM TASK t WHERE t.startNs BETWEEN ? AND ? GROUP BY 1, 2", rng, 7)
+    backwards = int(a[:, 6].sum()) if len(a) else 0
+    if backwards:
+        db.negative["TASK"] = backwards
     return pd.DataFrame({"rts_type": db.text(a[:, 0]), "stream": a[:, 1], "count": a[:, 2],
                          "total_ns": a[:, 3], "first_start": a[:, 4], "last_end": a[:, 5]})
 
@@ -367,7 +372,7 @@ def _c_core_sqe(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
         return pd.DataFrame({"ts": np.zeros(0, np.int64), "end": np.zeros(0, np.int64)})
     a = db.ints("SELECT startNs, endNs FROM TASK WHERE taskType = ? AND startNs BETWEEN ? AND ? ORDER BY startNs",
                 (sid, *rng), 2)
-    return pd.DataFrame({"ts": a[:, 0], "end": a[:, 1]})
+    return pd.DataFrame({"ts": a[:, 0], "end": np.maximum(a[:, 1], a[:, 0])})  # an end before the start: 0 long
 
 
 def _communication(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:

@@ -136,10 +136,11 @@ def _select(path: str, data: bytes, events: list, opts: Options) -> tuple[dict[s
     """The events some table is built from, as numpy columns; the metadata tables; the lane pids.
 
     Fields are extracted (and times parsed) only for the events a table keeps: host events of
-    the wanted categories, flows of ``FLOW_CATS``, "X" events of the hardware / HCCL / overlap
-    lanes and metadata. Counter events, the CANN lane and unread categories are often three
-    quarters of an NPU trace. The "ph" column holds the ``PH_*`` codes. Times written as JSON numbers
-    too large for float64 to hold to the nanosecond are re-read from the text of ``data``.
+    the wanted categories, flows of ``FLOW_CATS`` and "X" events of the hardware / HCCL / overlap
+    lanes (metadata, which has no times, feeds the processes / threads tables directly). Counter
+    events, the CANN lane and unread categories are often three quarters of an NPU trace. The "ph"
+    column holds the ``PH_*`` codes. Times written as JSON numbers too large for float64 to hold to the
+    nanosecond are re-read from the text of ``data``.
     """
     with traceio.gc_paused():
         ph = np.fromiter(map(_PH_CODES.get, _field(events, "ph"), repeat(PH_OTHER)), np.int8, len(events))
