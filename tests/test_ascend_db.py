@@ -12,6 +12,7 @@ import sqlite3
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from dbutil import sql
 
@@ -502,6 +503,60 @@ def test_db_cell_that_is_no_integer(tmp_path: Path, table: str, column: str, val
         load_profile(str(copy), build_options(enable_memory_compare=True, enable_communication_compare=True,
                                               enable_profiling_compare=True)[0])
     assert info.value.path == str(copy)
+
+
+@pytest.mark.parametrize(("table", "second", "edit", "value", "message"), [
+    ("STRING_IDS", "value", "INSERT INTO STRING_IDS VALUES (?, 'y')", "abc",
+     r"table STRING_IDS: column id holds 'abc', not an integer"),
+    ("ENUM_API_TYPE", "name", "UPDATE ENUM_API_TYPE SET id = ? WHERE name = 'op'", "op-id",
+     r"table ENUM_API_TYPE: column id holds 'op-id', not an integer"),
+    ("ENUM_API_TYPE", "name", "UPDATE ENUM_API_TYPE SET id = ? WHERE name = 'op'", 1e300,
+     r"table ENUM_API_TYPE: column id holds 1e\+300, not an integer"),
+])
+def test_db_id_that_is_no_integer(tmp_path: Path, table: str, second: str, edit: str, value: object,
+                                  message: str) -> None:
+    """An enum or string id that is no int64 (possible once a table is rebuilt without its INTEGER PRIMARY KEY)
+    is a data error naming the table; it escaped as an internal error (int('abc'), an overflow binding 1e300)."""
+    copy = _db(tmp_path)
+    shutil.copyfile(L1, copy)
+    con = sqlite3.connect(copy)
+    con.execute(f"ALTER TABLE {table} RENAME TO old")
+    con.execute(f"CREATE TABLE {table} (id, {second} TEXT)")
+    con.execute(f"INSERT INTO {table} SELECT * FROM old")
+    con.execute("DROP TABLE old")
+    con.execute(edit, (value,))
+    con.commit()
+    con.close()
+    with pytest.raises(ProfileError, match=message) as info:
+        load_profile(str(copy), build_options(enable_operator_compare=True)[0])
+    assert info.value.path == str(copy)
+
+
+def test_db_strings_stored_as_blobs_and_repeated_connection_rows(tmp_path: Path) -> None:
+    """A STRING_IDS value stored as a BLOB reads as its UTF-8 text (it showed as "b'...'"), or is an error when
+    it is no UTF-8, as a TEXT value is; a CONNECTION_IDS row repeated word for word links nothing twice (it
+    doubled every module's device time)."""
+    opts = build_options(enable_operator_compare=True)[0]
+    clean = load_profile(str(L1), opts)
+    copy = _db(tmp_path)
+    shutil.copyfile(L1, copy)
+    con = sqlite3.connect(copy)
+    (name_id,) = con.execute("SELECT name FROM PYTORCH_API WHERE type = 50001 LIMIT 1").fetchone()
+    (name,) = con.execute("SELECT value FROM STRING_IDS WHERE id = ?", (name_id,)).fetchone()
+    con.execute("UPDATE STRING_IDS SET value = CAST(value AS BLOB) WHERE id = ?", (name_id,))
+    con.execute("INSERT INTO CONNECTION_IDS SELECT * FROM CONNECTION_IDS")
+    con.commit()
+    con.close()
+    p = load_profile(str(copy), opts)
+    assert name in set(p.ops["name"]) and not any(str(n).startswith("b'") for n in p.ops["name"])
+    pd.testing.assert_frame_equal(p.flows, clean.flows)
+    pd.testing.assert_frame_equal(p.extra["op_connections"], clean.extra["op_connections"])
+    con = sqlite3.connect(copy)
+    con.execute("UPDATE STRING_IDS SET value = x'fffe41' WHERE id = ?", (name_id,))
+    con.commit()
+    con.close()
+    with pytest.raises(ProfileError, match=f"table STRING_IDS: value of id {name_id} is not UTF-8 text"):
+        load_profile(str(copy), opts)
 
 
 def test_db_under_a_path_that_is_not_utf8(tmp_path: Path) -> None:

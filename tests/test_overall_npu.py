@@ -288,6 +288,16 @@ def test_bandwidth_and_pg_names():
     problems: list[str] = []
     assert B.bandwidths(two, problems) == (0.0, 0.0)
     assert problems == ["RDMA Transit Time(ms) 'abc'"]
+    # negative, boolean, beyond float range (10**400 raised an internal error) or a bandwidth that overflows:
+    # each reads 0 and is named, never a negative, "inf" or 120-digit figure in the console
+    for size, time, named in ((-427.5, 27.3, "SDMA Transit Size(MB) -427.5"), (True, 1, "SDMA Transit Size(MB) True"),
+                              (10**400, 1, "SDMA Transit Size(MB) 1000000000000000000000000000000000000..."),
+                              (1e308, 1e-5, "SDMA bandwidth 1e+308 MB / 1e-05 ms")):
+        one = {"s": {"collective": {"Total Op Info": {"Communication Bandwidth Info": {
+            "SDMA": {"Transit Size(MB)": size, "Transit Time(ms)": time}}}}}}
+        problems = []
+        assert B.bandwidths(one, problems) == (0.0, 0.0)
+        assert problems == [named]
     meta = json.loads((DATA / "profiler_metadata_pg.json").read_text())
     pg = B.pg_names(meta)
     assert pg["Group 10.174.216.241%enp189s0f1_55000_0_1738895506630464 Communication"] == "tp"

@@ -464,17 +464,27 @@ def _bw(block: object, kind: str, problems: list[str]) -> float:
     values = []
     for key in ("Transit Size(MB)", "Transit Time(ms)"):
         raw = block.get(key, 0)
-        try:
-            v = float(raw or 0)
-        except (TypeError, ValueError):
+        try:  # a bool is no size; an int beyond float range (10**400) is as unusable as inf
+            v = math.nan if isinstance(raw, bool) else float(raw or 0)
+        except (TypeError, ValueError, OverflowError):
             v = math.nan
-        if not math.isfinite(v):
-            problems.append(f"{kind} {key} {raw!r}")
+        if not math.isfinite(v) or v < 0:
+            problems.append(f"{kind} {key} {_shown(raw)}")
+            v = math.nan
         values.append(v)
     size, time = values
     if time <= 0 or not math.isfinite(size) or not math.isfinite(time):
         return 0.0
-    return size / time
+    bw = size / time
+    if not math.isfinite(bw):  # a finite size over a time near 0
+        problems.append(f"{kind} bandwidth {_shown(size)} MB / {_shown(time)} ms")
+        return 0.0
+    return bw
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _bandwidth(profile: Profile, bd: Breakdown) -> None:
@@ -490,7 +500,7 @@ def _bandwidth(profile: Profile, bd: Breakdown) -> None:
     bw = bandwidths(profile.communication, problems)
     if problems:
         bd.missing.append(f"{profile.files.get('communication.json', profile.path)}: "
-                          f"not a finite number: {', '.join(problems)}; that bandwidth is shown as 0")
+                          f"not a finite number (or negative): {', '.join(problems)}; that bandwidth is shown as 0")
     if bw is None:
         bd.missing.append(f"{profile.path}: RDMA/SDMA bandwidth is absent: communication.json has no "
                           "'Communication Bandwidth Info' block")

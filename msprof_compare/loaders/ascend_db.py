@@ -185,6 +185,14 @@ class _Db:
             return np.zeros((0, ncols), dtype=dtype)
         return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
+    def id_value(self, value: Any, table: str, column: str) -> int:
+        """An id cell read one by one (an enum or string table): an integer within int64, else an error."""
+        if isinstance(value, int) and -(2**63) <= value < 2**63:
+            return value
+        if isinstance(value, float) and value.is_integer() and -(2.0**63) <= value < 2.0**63:
+            return int(value)
+        raise ProfileError(self.path, f"table {table}: column {column} holds {value!r}, not an integer")
+
     def _not_a_number(self, sql: str, description: Any, rows: list[tuple], dtype: type) -> ProfileError:
         """The error for a cell a numeric query cannot use (NULL where a value is needed, text, a blob,
         a number out of int64 range), naming its column and table."""
@@ -211,7 +219,13 @@ class _Db:
             for i, v in cur:
                 if i is None:
                     continue
-                ids.append(int(i))
+                ids.append(self.id_value(i, "STRING_IDS", "id"))
+                if isinstance(v, bytes):  # a BLOB: text only if it is UTF-8, as a TEXT value must be
+                    try:
+                        v = v.decode("utf-8")
+                    except UnicodeDecodeError:
+                        raise ProfileError(self.path, f"table STRING_IDS: value of id {i} is not UTF-8 text") \
+                            from None
                 values.append("" if v is None else str(v))
             id_arr = np.asarray(ids, dtype=np.int64)
             val_arr = np.asarray(values, dtype=object)
@@ -412,7 +426,7 @@ def _api_types(db: _Db) -> dict[str, int]:
     if db.has("ENUM_API_TYPE"):
         for i, name in db.con.execute("SELECT id, name FROM ENUM_API_TYPE"):
             if name in types and i is not None:
-                types[name] = int(i)
+                types[name] = db.id_value(i, "ENUM_API_TYPE", "id")
     return types
 
 
@@ -481,7 +495,8 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
     if db.has("CONNECTION_IDS") and has_link.any():
         c = db.ints("SELECT COALESCE(id, -1), COALESCE(connectionId, -1) FROM CONNECTION_IDS", (), 2)
         links = pd.DataFrame({"link": a[has_link, 3], "row": np.flatnonzero(has_link)})
-        cids = pd.DataFrame({"link": c[:, 0], "connection_id": c[:, 1]})
+        # a row repeated word for word would link the same kernels twice and double their op's time
+        cids = pd.DataFrame({"link": c[:, 0], "connection_id": c[:, 1]}).drop_duplicates()
         conn = links.merge(cids, on="link", how="inner", sort=False)[["row", "connection_id"]]
     first_cid = np.full(len(a), -1, dtype=np.int64)
     if len(conn):
