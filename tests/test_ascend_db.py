@@ -559,6 +559,32 @@ def test_db_strings_stored_as_blobs_and_repeated_connection_rows(tmp_path: Path)
         load_profile(str(copy), opts)
 
 
+def test_db_mem_usage_leaves_out_impossible_readings(tmp_path: Path) -> None:
+    """MEMORY_RECORD totals below 0 or over 1 PB are left out of Mem Usage with one warning (a negative total
+    showed "-0.07G", 1e300 a 290-digit figure); an infinity stays an error, as in a CSV."""
+    copy = _db(tmp_path)
+    shutil.copyfile(L1, copy)
+    (peak,) = sql(L1, "SELECT max(totalReserved) FROM MEMORY_RECORD")[0]
+    con = sqlite3.connect(copy)
+    con.execute("UPDATE MEMORY_RECORD SET totalReserved = -totalReserved WHERE rowid % 2 = 0")
+    con.execute("UPDATE MEMORY_RECORD SET totalReserved = 1e300 WHERE rowid = (SELECT min(rowid) FROM MEMORY_RECORD "
+                "WHERE rowid % 2 = 1)")
+    con.commit()
+    con.close()
+    (odd,) = sql(copy, "SELECT count(*) FROM MEMORY_RECORD WHERE totalReserved < 0 OR totalReserved > 1e15")[0]
+    assert odd > 2
+    p = load_profile(str(copy), OPTS)
+    assert p.extra["memory_peak_bytes"] == peak
+    assert p.warnings == [f"{copy}: {odd} MEMORY_RECORD totalReserved value(s) negative or over 1 PB; Mem Usage "
+                          "leaves them out"]
+    con = sqlite3.connect(copy)
+    con.execute("UPDATE MEMORY_RECORD SET totalReserved = 9e999 WHERE rowid = (SELECT min(rowid) FROM MEMORY_RECORD)")
+    con.commit()
+    con.close()
+    with pytest.raises(ProfileError, match="column totalReserved holds inf, not a number"):
+        load_profile(str(copy), OPTS)
+
+
 def test_db_under_a_path_that_is_not_utf8(tmp_path: Path) -> None:
     """Linux file names are bytes: a DB in a directory whose name is not UTF-8 opens (the URI is quoted from
     the path's bytes; str-encoding it was an internal error)."""

@@ -146,6 +146,25 @@ def test_trace_level_missing_rows():
     assert len(bd.missing) == 1 and "bare trace_view.json" in bd.missing[0]
 
 
+def test_mem_usage_leaves_out_impossible_readings():
+    """A negative reserved total, or one over 1 PB, is no reading: Mem Usage is the largest of the others and
+    one line says how many were left out (the console showed "-2.06G" or a 290-digit figure); a file with no
+    usable value says Mem Usage is absent (it showed "0.00G" without a word)."""
+    def side(values: list[float]) -> B.Breakdown:
+        p = Profile(path="npu", kind="NPU", source="ascend_text", files={"memory_record.csv": "m.csv"})
+        p.memory_record = pd.DataFrame({"Total Reserved(MB)": values})
+        bd = B.Breakdown("NPU")
+        B._memory(p, bd)
+        return bd
+
+    bd = side([2048.0, -4096.0, 1e300, math.nan, 1024.0])
+    assert bd.memory_gb == 2.0
+    assert bd.missing == ["m.csv: 2 Total Reserved(MB) value(s) negative or over 1e+09 MB; Mem Usage leaves them out"]
+    bd = side([math.nan, -1.0])
+    assert bd.memory_gb == 0 and bd.missing[-1] == ("npu: Mem Usage is absent: memory_record.csv holds no usable "
+                                                    "Total Reserved(MB) value")
+
+
 # --------------------------------------------------------------------------- spec worked examples
 
 

@@ -122,6 +122,8 @@ class _Db:
         self._strings: tuple[np.ndarray, np.ndarray] | None = None
         #: rows whose endNs is before their startNs, per table (their duration is read as 0)
         self.negative: dict[str, int] = {}
+        #: other recoverable oddities, one warning line each
+        self.notes: list[str] = []
 
     def durations(self, start: np.ndarray, end: np.ndarray, table: str) -> np.ndarray:
         """``end - start`` (ns), a negative one read as 0 and counted, as the trace loaders do. TASK rows
@@ -627,17 +629,28 @@ def _operator_memory(db: _Db, rng: tuple[int, int] | None) -> pd.DataFrame | Non
     })
 
 
+#: Plausibility bound of a reserved-memory reading: 1 PB in bytes.
+MAX_RESERVED_BYTES = 10**15
+
+
 def _memory_peak(db: _Db, rng: tuple[int, int]) -> int:
     if not db.has("MEMORY_RECORD") or "totalReserved" not in db.columns("MEMORY_RECORD"):
         return 0
-    if "timestamp" in db.columns("MEMORY_RECORD"):
-        v = db.scalar("SELECT max(totalReserved) FROM MEMORY_RECORD WHERE timestamp BETWEEN ? AND ?", rng)
-    else:
-        v = db.scalar("SELECT max(totalReserved) FROM MEMORY_RECORD")
-    try:
-        return int(v or 0)
-    except (TypeError, ValueError, OverflowError):
-        raise ProfileError(db.path, f"table MEMORY_RECORD: column totalReserved holds {v!r}, not a number") from None
+    where, params = ("WHERE timestamp BETWEEN ? AND ?", rng) if "timestamp" in db.columns("MEMORY_RECORD") else ("", ())
+    # a reserved total below 0 or over 1 PB is no reading: left out, and counted in one warning
+    v, odd = db.con.execute(f"SELECT max(CASE WHEN totalReserved BETWEEN 0 AND {MAX_RESERVED_BYTES} THEN "
+                            f"totalReserved END), sum(typeof(totalReserved) IN ('integer', 'real') AND NOT "
+                            f"totalReserved BETWEEN 0 AND {MAX_RESERVED_BYTES}) FROM MEMORY_RECORD {where}",
+                            params).fetchone()
+    if odd:
+        db.notes.append(f"{odd} MEMORY_RECORD totalReserved value(s) negative or over 1 PB; Mem Usage leaves "
+                        "them out")
+    bad = db.scalar(f"SELECT totalReserved FROM MEMORY_RECORD {where} {'AND' if where else 'WHERE'} "
+                    "(typeof(totalReserved) NOT IN ('integer', 'real', 'null') OR abs(totalReserved) > 1.79e308) "
+                    "LIMIT 1", params)  # text, a blob or an infinity
+    if bad is not None:
+        raise ProfileError(db.path, f"table MEMORY_RECORD: column totalReserved holds {bad!r}, not a number")
+    return int(v or 0)
 
 
 # ---------------------------------------------------------------------- entry point
@@ -700,6 +713,7 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
         profile.flows = _flows(profile)
         if opts.enable_memory_compare:
             profile.operator_memory = _operator_memory(db, step_range)
+    profile.warnings.extend(f"{path}: {note}" for note in db.notes)
     if db.negative:
         what = ", ".join(f"{n} in {t}" for t, n in db.negative.items())
         profile.warnings.append(f"{path}: {sum(db.negative.values())} row(s) end before they start ({what}); "
