@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import logging
 import math
+import shutil
+import sqlite3
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -11,8 +14,10 @@ from xlsxutil import read_xlsx
 
 from msprof_compare.api import RunContext, compare
 from msprof_compare.compare import memory
+from msprof_compare.loaders import load_profile
+from msprof_compare.loaders.ascend_text import read_operator_memory
 from msprof_compare.model import Profile, frame
-from msprof_compare.options import Options
+from msprof_compare.options import Options, build_options
 
 L1 = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
 L2 = "msinsight/test/data/pytorch/text/level2/rank0_ascend_pt"
@@ -180,3 +185,38 @@ def test_memory_sheets_match_reference_pair1(samples, reference_outputs):
                 got = ours[col].fillna("").astype(str).str.replace("\r", "_x000D_")
                 assert got.tolist() == ref[col].fillna("").astype(str).tolist(), col
     assert math.isclose(res.sheet("MemoryCompareStatistic")["Base Allocated Duration(ms)"].iloc[2], 411.86365)
+
+
+def test_memory_records_with_negative_size_or_release_before_allocation(tmp_path):
+    """A negative size reads as 0 and a block released before its allocation lasts 0, with one warning per
+    file (MemoryCompareStatistic showed -170.36 MB, details "[duration: -5000.0]"). Rows cut from
+    operator_memory.csv of msinsight text level1 rank0, two of them edited."""
+    csv_text = ("Name,Size(KB),Allocation Time(us),Release Time(us),Duration(us),Device Type\r\n"
+                "aten::empty_strided,-18816.5,1736408883694624.810\t,,,NPU:0\r\n"
+                "aten::_convolution,25009.5,1736408883702735.700\t,1736408883736793.940\t,34058.240\t,NPU:0\r\n"
+                "aten::_convolution,512.0,1736408883736793.940\t,1736408883702735.700\t,-34058.240\t,NPU:0\r\n")
+    f = tmp_path / "operator_memory.csv"
+    f.write_text(csv_text)
+    warnings: list[str] = []
+    om = read_operator_memory(str(f), warnings)
+    assert om["Size(KB)"].tolist() == [0.0, 25009.5, 512.0]
+    assert warnings == [f"{f}: 1 negative Size(KB) value(s) read as 0; 1 block(s) released before their "
+                        "allocation (duration read as 0)"]
+    p = Profile(path="npu", kind="NPU", source="ascend_text")
+    p.operator_memory = om
+    rec = memory.npu_records(p)
+    assert rec["dur_us"].tolist() == [0.0, 34058.24, 0.0] and (rec["size_kb"] >= 0).all()
+    # the DB loader: OP_MEMORY sizes in bytes, times in ns
+    db = tmp_path / "db" / "ascend_pytorch_profiler_0.db"
+    db.parent.mkdir()
+    shutil.copyfile(Path(__file__).parent / "data" / "db" / "l1" / "ascend_pytorch_profiler_0.db", db)
+    con = sqlite3.connect(db)
+    con.execute("UPDATE OP_MEMORY SET size = -size WHERE rowid = (SELECT min(rowid) FROM OP_MEMORY WHERE size > 0)")
+    con.execute("UPDATE OP_MEMORY SET releaseTime = allocationTime - 5000000 WHERE rowid = "
+                "(SELECT max(rowid) FROM OP_MEMORY WHERE releaseTime > 0)")
+    con.commit()
+    con.close()
+    prof = load_profile(str(db), build_options(enable_memory_compare=True)[0])
+    assert f"{db}: 1 negative OP_MEMORY size value(s) read as 0; 1 block(s) released before their allocation " \
+           "(duration read as 0)" in prof.warnings
+    assert (prof.operator_memory["Size(KB)"] >= 0).all() and (prof.operator_memory["Duration(us)"] >= 0).all()

@@ -273,3 +273,24 @@ def test_db_mc2_walks_sqe_tasks_in_start_order() -> None:
                       np.array([100]), np.array([60]))
     m = bd.mc2["MatmulAllReduce"]
     assert (m.ns, m.computing_ns, m.communication_ns, m.count) == (100, 60, 0, 1)
+
+
+def test_group_wait_never_exceeds_its_uncovered_time(tmp_path: Path) -> None:
+    """Wait is measured within the group's own uncovered op time. While tasks lie inside their ops that is
+    the windows' figure (the real excerpt is unchanged); tasks whose group name is lost (NULL) form a group
+    without ops, whose Transmit read -2.68 ms (uncovered 0 minus its wait)."""
+    clean = db_breakdown(load_profile(L1, build_options()[0]))
+    assert clean.groups and all(v["wait"] >= 0 and v["transmit"] >= 0 for v in clean.groups.values())
+    copy = tmp_path / "ascend_pytorch_profiler_0.db"
+    shutil.copyfile(L1, copy)
+    con = sqlite3.connect(copy)
+    con.execute("UPDATE COMMUNICATION_TASK_INFO SET groupName = NULL")
+    con.commit()
+    con.close()
+    bd = db_breakdown(load_profile(str(copy), build_options()[0]))
+    assert all(v["transmit"] >= 0 for v in bd.groups.values()), bd.groups
+    assert bd.groups[""] == {"wait": 0, "transmit": 0}  # the nameless tasks' group has no op time
+    named = [g for g in clean.groups if g]
+    assert all(bd.groups[g]["wait"] == 0 for g in named)  # no task is left in the named groups
+    assert sum(v["wait"] + v["transmit"] for v in bd.groups.values()) == \
+        sum(v["wait"] + v["transmit"] for v in clean.groups.values())

@@ -212,14 +212,17 @@ def _groups(profile: Profile, bd: Breakdown, windows: timeline.Intervals) -> Non
     sums = cand.assign(d=cand["dur"].to_numpy(dtype=np.int64)).groupby(["group", "plane"], sort=False)["d"].sum()
     uncovered: dict[str, timeline.Intervals] = {}
     for g in order:
+        unc = timeline.intersect(_iv(ops[ops["group"] == g]), windows)
+        uncovered[g] = unc
         wait = 0
         if g in cand_groups:
             per_plane = sums.loc[g]
             best = per_plane.index[int(np.argmin(per_plane.to_numpy()))]  # first plane wins ties
             sel = cand[(cand["group"] == g) & (cand["plane"] == best)]
-            wait = timeline.length(timeline.intersect(_iv(sel), windows))
-        unc = timeline.intersect(_iv(ops[ops["group"] == g]), windows)
-        uncovered[g] = unc
+            # within the group's own uncovered op time: the same as within the windows while its tasks lie
+            # inside its ops, and never more than that time (tasks of a group with no op, or whose group
+            # name is lost, made Transmit negative)
+            wait = timeline.length(timeline.intersect(_iv(sel), unc))
         bd.groups[g] = {"wait": int(wait), "transmit": int(timeline.length(unc) - wait)}
     bd.wait_ns = sum(v["wait"] for v in bd.groups.values())
     for i, a in enumerate(op_groups):

@@ -155,7 +155,7 @@ def npu_records(profile: Profile) -> pd.DataFrame:
         ts[ci[ok]] = [enq_ts.get(c, 0) for c in d_corr[k[ok]].tolist()]
     rel_text = _texts(om["Release Time(us)"].to_numpy(dtype=object)[rows], strip=True)
     rel_text[(rel_text == "") | (rel_text == "N/A")] = "0"
-    dur = np.where((alloc > 0) & (rel > 0), (rel - alloc) / 1000.0, 0.0)
+    dur = np.where((alloc > 0) & (rel > 0), np.maximum(rel - alloc, 0) / 1000.0, 0.0)  # loaders warn of rel < alloc
     k = np.flatnonzero(keep)
     return pd.DataFrame({
         "ts": ts[k], "size_kb": om["Size(KB)"].to_numpy(dtype=float)[rows][k], "dur_us": dur[k],

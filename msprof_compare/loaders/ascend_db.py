@@ -59,6 +59,7 @@ import pandas as pd
 from ..errors import ProfileError, StepError
 from ..model import Profile, frame
 from ..options import Options
+from .numparse import memory_oddities
 
 log = logging.getLogger("msprof-analyze")
 
@@ -620,12 +621,16 @@ def _operator_memory(db: _Db, rng: tuple[int, int] | None) -> pd.DataFrame | Non
                          "AND m.allocationTime <= ?"), rng
     a = db.ints(f"SELECT COALESCE(m.name, -1), COALESCE(m.size, 0), COALESCE(m.allocationTime, 0), "
                 f"COALESCE(m.releaseTime, 0) FROM OP_MEMORY m {where} ORDER BY m.releaseTime", params, 4)
-    alloc, rel = a[:, 2], a[:, 3]
-    dur = np.where((alloc > 0) & (rel > 0), rel - alloc, 0)
+    alloc, rel, size = a[:, 2], a[:, 3], a[:, 1]
+    note = memory_oddities(size < 0, (alloc > 0) & (rel > 0) & (rel < alloc), "OP_MEMORY size")
+    if note:
+        db.notes.append(note)
+        size = np.maximum(size, 0)
+    dur = np.where((alloc > 0) & (rel > 0), np.maximum(rel - alloc, 0), 0)
     return pd.DataFrame({
-        "Name": db.text(a[:, 0]), "Size(KB)": a[:, 1] / 1024.0,
+        "Name": db.text(a[:, 0]), "Size(KB)": size / 1024.0,
         "Allocation Time(us)": us(alloc), "Release Time(us)": us(rel), "Duration(us)": dur / 1000.0,
-        "size_bytes": a[:, 1], "alloc_ns": alloc, "release_ns": rel,
+        "size_bytes": size, "alloc_ns": alloc, "release_ns": rel,
     })
 
 

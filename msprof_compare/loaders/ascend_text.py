@@ -52,7 +52,7 @@ from ..errors import ProfileError
 from ..model import Profile, empty, frame, frame_of, object_array, threads_in_order
 from ..options import Options
 from . import paths, traceio
-from .numparse import NumberError, decimal_us_to_ns, text_us_to_ns
+from .numparse import NumberError, decimal_us_to_ns, memory_oddities, text_us_to_ns
 
 #: Process names (metadata) of the lanes the compare reads (reference-1 §5.1).
 HCCL_PROCESS_NAMES = ("Communication", "HCCL")
@@ -596,9 +596,15 @@ def read_operator_memory(path: str, warnings: list[str] | None = None) -> pd.Dat
                    warnings)
     alloc, alloc_ns = _us_times(df["Allocation Time(us)"], missing=0, path=path)
     release, release_ns = _us_times(df["Release Time(us)"], missing=0, path=path)
+    size = np.nan_to_num(df["Size(KB)"].to_numpy(dtype=np.float64), nan=0.0)
+    note = memory_oddities(size < 0, (alloc_ns > 0) & (release_ns > 0) & (release_ns < alloc_ns), "Size(KB)")
+    if note:
+        if warnings is not None:
+            warnings.append(f"{path}: {note}")
+        size = np.maximum(size, 0.0)
     return frame_of({
         "Name": df["Name"].to_numpy(dtype=object),
-        "Size(KB)": np.nan_to_num(df["Size(KB)"].to_numpy(dtype=np.float64), nan=0.0),
+        "Size(KB)": size,
         "Allocation Time(us)": np.array(alloc, dtype=object),
         "Release Time(us)": np.array(release, dtype=object),
         "alloc_ns": alloc_ns,

@@ -237,3 +237,14 @@ def _parse_decimal(vals: list[Any]) -> tuple[np.ndarray, np.ndarray]:
             v += sub[:, rcol] >= 5
         val[rows] = v
     return np.where(neg, -val, val), ok
+
+
+def memory_oddities(negative: np.ndarray, backwards: np.ndarray, size_name: str) -> str:
+    """One warning text for memory records with a negative size (read as 0) or released before they were
+    allocated (duration read as 0), or "" when there are none; shared by the text and DB loaders."""
+    parts = []
+    if negative.any():
+        parts.append(f"{int(negative.sum())} negative {size_name} value(s) read as 0")
+    if backwards.any():
+        parts.append(f"{int(backwards.sum())} block(s) released before their allocation (duration read as 0)")
+    return "; ".join(parts)
