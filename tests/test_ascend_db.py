@@ -489,6 +489,11 @@ def test_db_without_an_optional_table(tmp_path: Path, table: str, warning: str, 
     ("COMMUNICATION_OP", "connectionId", "abc", r"column connectionId holds .abc., not an integer"),
     ("OP_MEMORY", "size", 1e30, r"column size holds 1e\+30, not an integer"),
     ("MEMORY_RECORD", "totalReserved", "abc", r"table MEMORY_RECORD: column totalReserved holds 'abc', not a number"),
+    # time text SQLite's CAST would read as 0 or 1, or a range filter would drop without a word
+    ("PYTORCH_API", "startNs", "abc", r"table PYTORCH_API: column startNs holds 'abc', not an integer"),
+    ("PYTORCH_API", "endNs", "1.7e18", r"table PYTORCH_API: column endNs holds '1.7e18', not an integer"),
+    ("TASK", "startNs", "x1736410538306028", r"table TASK: column startNs holds 'x1736410538306028', not an integer"),
+    ("COMMUNICATION_OP", "endNs", "", r"table COMMUNICATION_OP: column endNs holds '', not an integer"),
 ])
 def test_db_cell_that_is_no_integer(tmp_path: Path, table: str, column: str, value: object, message: str) -> None:
     """A NULL, text or out-of-range cell where a query needs an integer is a one-line data error naming the

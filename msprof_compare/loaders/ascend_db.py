@@ -160,6 +160,18 @@ class _Db:
         if missing:
             raise ProfileError(self.path, f"table {table} lacks column(s) {', '.join(missing)}")
 
+    def need_times(self, table: str) -> None:
+        """``startNs`` / ``endNs`` of every row must be an integer (or its digits as TEXT, as current exports
+        write PYTORCH_API): SQLite's CAST reads other text as 0 (``'1.7e18'`` as 1) and a range filter
+        silently drops it, which once gave an op a 1.7e12 ms total. NULL is left to the queries' own checks."""
+        self.need(table, "startNs", "endNs")
+        for col in ("startNs", "endNs"):
+            bad = self.scalar(f"SELECT {col} FROM {table} WHERE {col} IS NOT NULL AND typeof({col}) <> 'integer' "
+                              f"AND NOT (typeof({col}) = 'text' AND {col} <> '' AND {col} NOT GLOB '*[^0-9]*') "
+                              "LIMIT 1")
+            if bad is not None:
+                raise ProfileError(self.path, f"table {table}: column {col} holds {bad!r}, not an integer")
+
     def scalar(self, sql: str, params: tuple = ()) -> Any:
         row = self.con.execute(sql, params).fetchone()
         return None if row is None else row[0]
@@ -396,7 +408,7 @@ def _communication(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
     """COMMUNICATION_OP as lane "op" and COMMUNICATION_TASK_INFO ⋈ TASK as lane "task"."""
     parts = []
     if db.has("COMMUNICATION_OP"):
-        db.need("COMMUNICATION_OP", "startNs", "endNs")
+        db.need_times("COMMUNICATION_OP")
         o = lambda n: db.col("COMMUNICATION_OP", "o", n)  # noqa: E731
         a = db.ints(f"SELECT o.startNs, o.endNs, {o('opName')}, {o('groupName')}, {o('opId')}, {o('opType')}, "
                     f"{o('connectionId')} FROM COMMUNICATION_OP o WHERE o.startNs BETWEEN ? AND ? "
@@ -463,7 +475,8 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
     if not db.has("PYTORCH_API"):
         profile.warnings.append(f"{db.path}: no PYTORCH_API table; no torch ops")
         return
-    db.need("PYTORCH_API", "startNs", "endNs", "name", "type")
+    db.need("PYTORCH_API", "name", "type")
+    db.need_times("PYTORCH_API")
     p = lambda n: db.col("PYTORCH_API", "p", n)  # noqa: E731
     types = _api_types(db)
     wanted = [types["op"]]
@@ -684,7 +697,7 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
     missing = [t for t in REQUIRED_TABLES if not db.has(t)]
     if missing:
         raise ProfileError(path, f"not a profiler database: table {', '.join(missing)} is missing")
-    db.need("TASK", "startNs", "endNs")
+    db.need_times("TASK")
     if db.scalar("SELECT 1 FROM TASK LIMIT 1") is None:
         raise ProfileError(path, "the TASK table is empty: no device activity was recorded")
     kind = db_kind(path)
