@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import logging
 import math
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -264,3 +265,25 @@ def test_kernel_type_table_later_duplicate_row_wins():
     table = kernels.kernel_type_table(npu(op_statistic=st))
     assert list(table) == ["Add-AI_CORE", "Mul-AI_CORE"]
     assert table["Add-AI_CORE"] == ["Add", "AI_CORE", 9.0, 4.5, 6.0, 3.0, 2]
+
+
+def test_op_statistic_counts_and_times_are_checked(tmp_path):
+    """Rows cut from op_statistic.csv of msinsight text level1 rank0, edited: a negative, fractional or
+    over-int64 Count is no call count (an error naming the file; 2.7 was cut to 2, -3 shown as Calls); a
+    negative time reads as 0 with one warning (KernelTypeCompare showed -1959.079 and a ratio of -1.0022)."""
+    from msprof_compare.errors import ProfileError
+    from msprof_compare.loaders.ascend_text import read_op_statistic
+
+    head = "OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\n"
+    good = "ForeachAddList,AI_VECTOR_CORE,3,1959.079,624.152,653.026,706.614,22.077\n"
+    f = tmp_path / "op_statistic.csv"
+    for count in ("-3", "2.7", "1e30"):
+        f.write_text(head + good.replace(",3,", f",{count},"))
+        with pytest.raises(ProfileError, match=re.escape(f"column Count holds {float(count):g}, not a call count")):
+            read_op_statistic(str(f))
+    f.write_text(head + good + "TransData,AI_VECTOR_CORE,57,-1423.208,6.54,24.969,70.801,16.038\n")
+    warnings: list[str] = []
+    df = read_op_statistic(str(f), warnings)
+    assert df["Total Time(us)"].tolist() == [1959.079, 0.0] and df["Max Time(us)"].tolist() == [706.614, 0.0]
+    assert df["Count"].tolist() == [3, 57] and df["Ratio(%)"].tolist() == [22.077, 16.038]
+    assert warnings == [f"{f}: 1 row(s) with a negative time; their times read as 0"]

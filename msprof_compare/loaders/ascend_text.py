@@ -626,8 +626,19 @@ def read_op_statistic(path: str, warnings: list[str] | None = None) -> pd.DataFr
         if col in df.columns:
             df[col] = df[col].fillna(0.0)
     count = df["Count"].fillna(0).to_numpy(dtype=np.float64)
-    if (np.abs(count) >= 2.0**63).any():  # finite (checked on read) but no int64: not a call count
-        raise ProfileError(path, f"column Count holds {count[np.abs(count) >= 2.0**63][0]:g}, not a call count")
+    # finite (checked on read) but no int64, negative or fractional: not a call count
+    bad = (np.abs(count) >= 2.0**63) | (count < 0) | (count != np.floor(count))
+    if bad.any():
+        raise ProfileError(path, f"column Count holds {count[bad][0]:g}, not a call count")
+    times = [c for c in OP_STATISTIC_FLOATS if c in df.columns and c != "Ratio(%)"]
+    neg = np.zeros(len(df), dtype=bool)
+    for col in times:
+        neg |= df[col].to_numpy(dtype=np.float64) < 0
+    if neg.any():  # a time below 0 is no time: the row's times read as 0, counted in one line
+        if warnings is not None:
+            warnings.append(f"{path}: {int(neg.sum())} row(s) with a negative time; their times read as 0")
+        for col in times:
+            df.loc[neg, col] = 0.0
     df["Count"] = count.astype(np.int64)
     return df
 
