@@ -246,6 +246,7 @@ def execute(params: dict[str, Any], *, announce_root: bool = True) -> int:
         from .report import deliver
 
         formats = tuple(parse_output_format(params.get("output_format")).split(","))
+        explicit = params.get("output_format") not in (None, "")  # an empty value asks for nothing
         deliver.check_target(output, formats)  # fail before the (long) load; creates nothing
         from .api import compare
 
@@ -256,7 +257,6 @@ def execute(params: dict[str, Any], *, announce_root: bool = True) -> int:
                 table = result.console_table()
                 if table:
                     _print(table)
-                    explicit = params.get("output_format") not in (None, "")
                     if deliver.writes_workbook(formats, output, explicit) and "OverallMetrics" in result.sheet_names:
                         log.info(OVERALL_HINT)  # it points at the workbook: only when one is written
             from .report.summary_console import render_explain
@@ -264,7 +264,7 @@ def execute(params: dict[str, Any], *, announce_root: bool = True) -> int:
             explain = render_explain(result.frames)
             if explain:
                 _print(explain)
-        deliver.write_reports(result, output, explicit_format=params.get("output_format") not in (None, ""))
+        deliver.write_reports(result, output, explicit_format=explicit)
         return deliver.apply_gate(result)
     except UsageError as exc:
         return _fail(exc, 2, debug)

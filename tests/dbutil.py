@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -14,3 +15,17 @@ def sql(path: Path, query: str, params: tuple = ()) -> list[tuple]:
         return con.execute(query, params).fetchall()
     finally:
         con.close()
+
+
+def edited_copy(src: Path, dest: Path, *statements: str) -> Path:
+    """A copy of the DB ``src`` at ``dest`` with the SQL ``statements`` applied: a test's variant of a real
+    export (the original is never written)."""
+    shutil.copyfile(src, dest)
+    con = sqlite3.connect(dest)
+    try:
+        for statement in statements:
+            con.execute(statement)
+        con.commit()
+    finally:
+        con.close()
+    return dest

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from dbutil import sql
+from dbutil import edited_copy, sql
 
 from msprof_compare.compare.breakdown_db import db_breakdown
 from msprof_compare.errors import ProfileError, StepError
@@ -229,11 +229,7 @@ def test_absent_step_names_the_steps_present() -> None:
 
 def test_no_step_markers(tmp_path: Path) -> None:
     copy = tmp_path / "ascend_pytorch_profiler_0.db"
-    shutil.copyfile(L1, copy)
-    con = sqlite3.connect(copy)
-    con.execute("DELETE FROM STEP_TIME")
-    con.commit()
-    con.close()
+    edited_copy(L1, copy, "DELETE FROM STEP_TIME")
     assert len(load_profile(str(copy), OPTS).kernels) == 187  # without a step nothing changes
     with pytest.raises(StepError, match="lacks step markers. Please re-collect it."):
         load_profile(str(copy), OPTS, step=50)
@@ -277,11 +273,7 @@ def test_missing_required_table(tmp_path: Path) -> None:
 
 def test_empty_task_table(tmp_path: Path) -> None:
     f = _db(tmp_path)
-    shutil.copyfile(L1, f)
-    con = sqlite3.connect(f)
-    con.execute("DELETE FROM TASK")
-    con.commit()
-    con.close()
+    edited_copy(L1, f, "DELETE FROM TASK")
     with pytest.raises(ProfileError, match="TASK table is empty") as e:
         load_profile(str(f), OPTS)
     assert str(f) in str(e.value)
@@ -336,11 +328,7 @@ def test_op_shapes_come_from_the_column_that_holds_them(tmp_path: Path) -> None:
             "float;\r\nfloat;\r\nfloat;\r\nScalarList;\r\nScalarList;\r\nScalarList;\r\nScalar") in want
     assert loaded(L1) == want
     fixed = _db(tmp_path)
-    shutil.copyfile(L1, fixed)
-    con = sqlite3.connect(fixed)
-    con.execute("UPDATE PYTORCH_API SET inputShapes = inputDtypes, inputDtypes = inputShapes")
-    con.commit()
-    con.close()
+    edited_copy(L1, fixed, "UPDATE PYTORCH_API SET inputShapes = inputDtypes, inputDtypes = inputShapes")
     assert expected(fixed, "inputShapes", "inputDtypes") == want
     assert loaded(fixed) == want
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from dbutil import edited_copy
 from xlsxutil import read_xlsx
 
 from msprof_compare import api, timeline
@@ -282,11 +283,7 @@ def test_group_wait_never_exceeds_its_uncovered_time(tmp_path: Path) -> None:
     clean = db_breakdown(load_profile(L1, build_options()[0]))
     assert clean.groups and all(v["wait"] >= 0 and v["transmit"] >= 0 for v in clean.groups.values())
     copy = tmp_path / "ascend_pytorch_profiler_0.db"
-    shutil.copyfile(L1, copy)
-    con = sqlite3.connect(copy)
-    con.execute("UPDATE COMMUNICATION_TASK_INFO SET groupName = NULL")
-    con.commit()
-    con.close()
+    edited_copy(L1, copy, "UPDATE COMMUNICATION_TASK_INFO SET groupName = NULL")
     bd = db_breakdown(load_profile(str(copy), build_options()[0]))
     assert all(v["transmit"] >= 0 for v in bd.groups.values()), bd.groups
     assert bd.groups[""] == {"wait": 0, "transmit": 0}  # the nameless tasks' group has no op time

@@ -146,23 +146,31 @@ def test_trace_level_missing_rows():
     assert len(bd.missing) == 1 and "bare trace_view.json" in bd.missing[0]
 
 
-def test_mem_usage_leaves_out_impossible_readings():
-    """A negative reserved total, or one over 1 PB, is no reading: Mem Usage is the largest of the others and
-    one line says how many were left out (the console showed "-2.06G" or a 290-digit figure); a file with no
-    usable value says Mem Usage is absent (it showed "0.00G" without a word)."""
-    def side(values: list[float]) -> B.Breakdown:
-        p = Profile(path="npu", kind="NPU", source="ascend_text", files={"memory_record.csv": "m.csv"})
-        p.memory_record = pd.DataFrame({"Total Reserved(MB)": values})
+def test_mem_usage_leaves_out_impossible_readings(tmp_path):
+    """A negative reserved total, or one over 1 PB, is no reading: the loader leaves it out with one warning
+    and Mem Usage is the largest of the others (the console showed "-2.06G" or a 290-digit figure); a file
+    with no usable value says Mem Usage is absent (it showed "0.00G" without a word). Rows cut from
+    memory_record.csv of msinsight text level1 rank0, some edited."""
+    from msprof_compare.loaders.ascend_text import read_memory_record
+
+    head = "Component,Timestamp(us),Total Allocated(MB),Total Reserved(MB),Total Active(MB),Stream Ptr,Device Type\r\n"
+
+    def side(values: list[str]) -> tuple[B.Breakdown, list[str]]:
+        f = tmp_path / "memory_record.csv"
+        f.write_text(head + "".join(f"APP,1736408883573957.920\t,,{v},,,NPU:0\r\n" for v in values))
+        warnings: list[str] = []
+        p = Profile(path="npu", kind="NPU", source="ascend_text")
+        p.memory_record = read_memory_record(str(f), warnings)
         bd = B.Breakdown("NPU")
         B._memory(p, bd)
-        return bd
+        return bd, [w.replace(str(f), "m.csv") for w in warnings]
 
-    bd = side([2048.0, -4096.0, 1e300, math.nan, 1024.0])
-    assert bd.memory_gb == 2.0
-    assert bd.missing == ["m.csv: 2 Total Reserved(MB) value(s) negative or over 1e+09 MB; Mem Usage leaves them out"]
-    bd = side([math.nan, -1.0])
-    assert bd.memory_gb == 0 and bd.missing[-1] == ("npu: Mem Usage is absent: memory_record.csv holds no usable "
-                                                    "Total Reserved(MB) value")
+    bd, warnings = side(["2109.6015625", "-4096", "1e300", "", "1024"])
+    assert bd.memory_gb == 2109.6015625 / 1024
+    assert warnings == ["m.csv: 2 Total Reserved(MB) value(s) negative or over 1 PB; Mem Usage leaves them out"]
+    bd, _ = side(["", "-1"])
+    assert bd.memory_gb == 0 and bd.missing == ["npu: Mem Usage is absent: memory_record.csv holds no usable "
+                                                "Total Reserved(MB) value"]
 
 
 # --------------------------------------------------------------------------- spec worked examples

@@ -64,23 +64,13 @@ def npu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
 # --------------------------------------------------------------------------- memory / kernel categories
 
 
-#: Plausibility bound of a reserved-memory reading (1 PB, in MB): above it a value is an error of the file.
-MAX_RESERVED_MB = 1e9
-
-
 def _memory(profile: Profile, bd: Breakdown) -> None:
     mr = profile.memory_record
     if mr is None or "Total Reserved(MB)" not in mr.columns or not len(mr):
         bd.missing.append(f"{profile.path}: Mem Usage is absent: no memory_record.csv")
         return
     v = mr["Total Reserved(MB)"].to_numpy(dtype=np.float64)
-    v = v[~np.isnan(v)]
-    odd = (v < 0) | (v > MAX_RESERVED_MB)
-    if odd.any():  # a reserved total below 0 or beyond any device's memory is no reading
-        where = profile.files.get("memory_record.csv", profile.path)
-        bd.missing.append(f"{where}: {int(odd.sum())} Total Reserved(MB) value(s) negative or over "
-                          f"{MAX_RESERVED_MB:.0e} MB; Mem Usage leaves them out")
-        v = v[~odd]
+    v = v[~np.isnan(v)]  # the loader left impossible totals out (negative, over 1 PB)
     if v.size:
         bd.memory_gb = float(v.max()) / 1024
     else:

@@ -50,7 +50,6 @@ import os
 import re
 import sqlite3
 import urllib.parse
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -59,7 +58,7 @@ import pandas as pd
 from ..errors import ProfileError, StepError
 from ..model import Profile, frame
 from ..options import Options
-from .numparse import memory_oddities
+from .numparse import MAX_RESERVED_BYTES, memory_oddities
 
 log = logging.getLogger("msprof-analyze")
 
@@ -126,13 +125,13 @@ class _Db:
         #: other recoverable oddities, one warning line each
         self.notes: list[str] = []
 
-    def durations(self, start: np.ndarray, end: np.ndarray, table: str) -> np.ndarray:
-        """``end - start`` (ns), a negative one read as 0 and counted, as the trace loaders do. TASK rows
-        are counted once, over the whole table, by ``_task_summary`` (several queries read them)."""
+    def durations(self, start: np.ndarray, end: np.ndarray, table: str = "") -> np.ndarray:
+        """``end - start`` (ns), a negative one read as 0, as the trace loaders do, and counted under
+        ``table`` when given (TASK rows, read by several queries, are counted once by ``_task_summary``)."""
         dur = end - start
         neg = dur < 0
         if neg.any():
-            if table != "TASK":
+            if table:
                 self.negative[table] = self.negative.get(table, 0) + int(neg.sum())
             dur = np.where(neg, 0, dur)
         return dur
@@ -323,7 +322,7 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
            "WHERE t.startNs BETWEEN ? AND ? ORDER BY t.startNs")
     a = db.ints(sql, rng, 13)
     ts, end = a[:, 0], a[:, 1]
-    dur = db.durations(ts, end, "TASK")
+    dur = db.durations(ts, end)
     names = db.text(a[:, 9])
     op_type = db.text(a[:, 10])
     core = db.text(a[:, 11])
@@ -426,7 +425,7 @@ def _communication(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
                     "FROM TASK t JOIN COMMUNICATION_TASK_INFO c ON c.globalTaskId = t.globalTaskId "
                     "WHERE t.startNs BETWEEN ? AND ? ORDER BY t.startNs", rng, 7)
         parts.append(frame("comm", {
-            "name": db.text(a[:, 2]), "ts": a[:, 0], "dur": db.durations(a[:, 0], a[:, 1], "TASK"),
+            "name": db.text(a[:, 2]), "ts": a[:, 0], "dur": db.durations(a[:, 0], a[:, 1]),
             "pid": a[:, 6], "tid": a[:, 3],
             "lane": np.full(len(a), "task", dtype=object), "group": db.text(a[:, 4]),
             "plane": a[:, 3].astype(str).astype(object), "op_id": a[:, 5], "task_type": db.text(a[:, 2]),
@@ -452,16 +451,8 @@ def _swapped(shapes: np.ndarray, dtypes: np.ndarray) -> bool:
     ``32,3,224,224;\r\n64``, while the text export of the same run has those shapes as Input Dims): the
     columns are read the other way round when the shapes column holds letters and the types column holds
     numbers but no letters, so a DB whose columns are right is read as it is."""
-    def count(values: np.ndarray, test: Callable[[str], bool]) -> int:
-        return sum(1 for v in dict.fromkeys(values.tolist()) if v not in ("", "N/A") and test(v))
-
-    def alpha(v: str) -> bool:
-        return any(c.isalpha() for c in v)
-
-    def digit(v: str) -> bool:
-        return any(c.isdigit() for c in v)
-
-    return count(shapes, alpha) > 0 and count(dtypes, alpha) == 0 and count(dtypes, digit) > 0
+    s, d = ("".join(dict.fromkeys(v for v in col.tolist() if v != "N/A")) for col in (shapes, dtypes))
+    return any(c.isalpha() for c in s) and not any(c.isalpha() for c in d) and any(c.isdigit() for c in d)
 
 
 def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options) -> None:
@@ -645,10 +636,6 @@ def _operator_memory(db: _Db, rng: tuple[int, int] | None) -> pd.DataFrame | Non
         "Allocation Time(us)": us(alloc), "Release Time(us)": us(rel), "Duration(us)": dur / 1000.0,
         "size_bytes": size, "alloc_ns": alloc, "release_ns": rel,
     })
-
-
-#: Plausibility bound of a reserved-memory reading: 1 PB in bytes.
-MAX_RESERVED_BYTES = 10**15
 
 
 def _memory_peak(db: _Db, rng: tuple[int, int]) -> int:

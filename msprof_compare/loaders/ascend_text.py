@@ -52,7 +52,7 @@ from ..errors import ProfileError
 from ..model import Profile, empty, frame, frame_of, object_array, threads_in_order
 from ..options import Options
 from . import paths, traceio
-from .numparse import NumberError, decimal_us_to_ns, memory_oddities, text_us_to_ns
+from .numparse import MAX_RESERVED_BYTES, NumberError, decimal_us_to_ns, memory_oddities, text_us_to_ns
 
 #: Process names (metadata) of the lanes the compare reads (reference-1 §5.1).
 HCCL_PROCESS_NAMES = ("Communication", "HCCL")
@@ -586,8 +586,17 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
 
 
 def read_memory_record(path: str, warnings: list[str] | None = None) -> pd.DataFrame:
-    """memory_record.csv: the reserved total (MB) the Mem Usage row needs (its peak), nothing else."""
-    return _read_csv(path, (), ("Total Reserved(MB)",), ("Total Reserved(MB)",), warnings)
+    """memory_record.csv: the reserved total (MB) the Mem Usage row needs (its peak), nothing else. A total
+    below 0 or over 1 PB is no reading: missing (NaN), counted in one line of ``warnings``, as a DB's."""
+    df = _read_csv(path, (), ("Total Reserved(MB)",), ("Total Reserved(MB)",), warnings)
+    mb = df["Total Reserved(MB)"].to_numpy(dtype=np.float64)
+    odd = (mb < 0) | (mb > MAX_RESERVED_BYTES / 2**20)
+    if odd.any():
+        if warnings is not None:
+            warnings.append(f"{path}: {int(odd.sum())} Total Reserved(MB) value(s) negative or over 1 PB; Mem Usage "
+                            "leaves them out")
+        df["Total Reserved(MB)"] = np.where(odd, np.nan, mb)
+    return df
 
 
 def read_operator_memory(path: str, warnings: list[str] | None = None) -> pd.DataFrame:

@@ -239,6 +239,10 @@ def _parse_decimal(vals: list[Any]) -> tuple[np.ndarray, np.ndarray]:
     return np.where(neg, -val, val), ok
 
 
+#: Plausibility bound of a reserved-memory reading, 1 PB: above it (or below 0) a value is no reading.
+MAX_RESERVED_BYTES = 10**15
+
+
 def memory_oddities(negative: np.ndarray, backwards: np.ndarray, size_name: str) -> str:
     """One warning text for memory records with a negative size (read as 0) or released before they were
     allocated (duration read as 0), or "" when there are none; shared by the text and DB loaders."""

@@ -209,12 +209,10 @@ def to_ns(values: list[Any], path: str = "", field: str = "ts") -> np.ndarray:
     except (ValueError, OverflowError):
         arr = np.array(values, dtype=object)
     kind = arr.dtype.kind
-    if kind not in "iuf":
-        if None in values:  # only ``ts`` decodes as None: absent or null
-            raise ProfileError(path, f"{values.count(None)} trace event(s) without a '{field}' value "
-                                     "(absent or null)")
-        if str in set(map(type, values)):  # text after a number: as all-text columns
-            return decimal_us_to_ns(values, True, path, field)
+    if kind not in "iuf" and (None in values or str in set(map(type, values))):
+        # text after a number, or a ts absent / null (only ``ts`` decodes as None): the exact path,
+        # which reads text as the all-text columns and names a missing time
+        return decimal_us_to_ns(values, True, path, field)
     try:
         if kind in "iu":
             if arr.max() >= _MAX_US or arr.min() <= -_MAX_US:
@@ -243,8 +241,9 @@ _I64_MAX = np.iinfo(np.int64).max
 def check_ends(path: str, ts: np.ndarray, dur: np.ndarray, what: str = "trace event") -> None:
     """Refuse events whose end (``ts + dur`` ns) is beyond int64: each value alone passes its own range
     check, but every comparator adds them, and numpy would wrap the sum into a far-past end."""
-    if len(ts) and (ts > _I64_MAX - np.maximum(dur, 0)).any():
-        i = int(np.argmax(ts > _I64_MAX - np.maximum(dur, 0)))
+    over = ts > _I64_MAX - np.maximum(dur, 0)
+    if over.any():
+        i = int(np.argmax(over))
         raise ProfileError(path, f"a {what} ends beyond the int64 nanosecond range (start {int(ts[i])} ns "
                                  f"+ duration {int(dur[i])} ns)")
 
