@@ -291,6 +291,19 @@ def test_truncated_trace(tmp_path):
     assert "trace_view.json" in str(exc.value) and "truncated" in str(exc.value)
 
 
+def test_list_of_non_events(tmp_path):
+    """A JSON list of objects that are not trace events (tracelens' execution_details.json, written beside its
+    traces) says so, instead of calling it a trace without duration events; a list of events without any
+    "X" keeps that message."""
+    f = tmp_path / "execution_details.json"
+    f.write_text('[\n  {"file": "bs_32_rank0.json.gz", "batch_size": 32, "mode": "FULL"}\n]\n')
+    with pytest.raises(ProfileError, match=r"not a trace: none of the list's 1 entries is a trace event"):
+        load_profile(str(f), OPTS)
+    f.write_text('[{"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "Python"}}]')
+    with pytest.raises(ProfileError, match=r"no duration \('X'\) events in the trace"):
+        load_profile(str(f), OPTS)
+
+
 @pytest.mark.parametrize("name", ["kernel_details.csv", "memory_record.csv"])
 def test_empty_csv(tmp_path, name):
     d = _copy(tmp_path)
@@ -433,6 +446,21 @@ def test_csv_header_blanks_and_pmu_junk(tmp_path: Path) -> None:
     assert kd["dur"].tolist() == [1500, 2250]
     assert np.isnan(kd["aiv_vec_time(us)"].iloc[0]) and kd["aiv_vec_time(us)"].iloc[1] == 0.75
     assert warnings == [f"{f}: 1 value(s) that are not numbers in column(s) aiv_vec_time(us); read as missing"]
+
+
+def test_kernel_details_step_ids_that_are_not_whole_numbers(tmp_path: Path) -> None:
+    """A Step Id of 50.7 was cut to 50 (its kernels joined step 50's KernelCompare) and text read as no step
+    silently: both now belong to no step (-1), counted in one warning; N/A and "" stay silent."""
+    from msprof_compare.loaders import ascend_text
+
+    f = tmp_path / "kernel_details.csv"
+    rows = [("50", "a"), ("50.7", "b"), ("N/A", "c"), ("step", "d"), ("", "e"), ("51.0", "f")]
+    f.write_text("Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n" + "".join(
+        f"{s},{n},Add,AI_CORE,1736408883732241.5\t,1.5\n" for s, n in rows))
+    warnings: list[str] = []
+    kd = ascend_text.read_kernel_details(str(f), warnings)
+    assert kd["Step Id"].tolist() == [50, -1, -1, -1, -1, 51]
+    assert warnings == [f"{f}: 2 Step Id value(s) are not whole numbers; those rows belong to no step"]
 
 
 def test_csv_header_read_across_chunks_and_capped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

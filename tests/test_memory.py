@@ -220,3 +220,24 @@ def test_memory_records_with_negative_size_or_release_before_allocation(tmp_path
     assert f"{db}: 1 negative OP_MEMORY size value(s) read as 0; 1 block(s) released before their allocation " \
            "(duration read as 0)" in prof.warnings
     assert (prof.operator_memory["Size(KB)"] >= 0).all() and (prof.operator_memory["Duration(us)"] >= 0).all()
+
+
+def test_memory_record_times_that_are_not_times(tmp_path):
+    """An Allocation / Release Time cell that is neither a number nor a "no value" text is read as missing (the
+    row is not placed / the block is never released) and counted in one warning; "" and N/A stay silent.
+    Rows cut from operator_memory.csv of msinsight text level1 rank0, times edited."""
+    csv_text = ("Name,Size(KB),Allocation Time(us),Release Time(us),Duration(us),Device Type\r\n"
+                "aten::empty_strided,18816.5,1736408883694624.810\t,,,NPU:0\r\n"
+                "aten::_convolution,25009.5,abc\t,1736408883736793.940\t,34058.240\t,NPU:0\r\n"
+                "aten::_convolution,512.0,1736408883702735.700\t,null\t,N/A,NPU:0\r\n"
+                "aten::add,2.0,N/A,N/A,N/A,NPU:0\r\n")
+    f = tmp_path / "operator_memory.csv"
+    f.write_text(csv_text)
+    warnings: list[str] = []
+    om = read_operator_memory(str(f), warnings)
+    assert om["alloc_ns"].tolist() == [1736408883694624810, 0, 1736408883702735700, 0]
+    assert om["release_ns"].tolist() == [0, 1736408883736793940, 0, 0]
+    assert warnings == [f"{f}: 1 Allocation Time(us) and 1 Release Time(us) value(s) are not times; read as missing"]
+    p = Profile(path="npu", kind="NPU", source="ascend_text")
+    p.operator_memory = om
+    assert len(memory.npu_records(p)) == 2  # the rows with an allocation time

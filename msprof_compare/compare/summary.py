@@ -323,11 +323,11 @@ def top_contributors(rows: pd.DataFrame, level: str, coverage: float = CONTRIBUT
 def _waterfall_contributors(wf: pd.DataFrame) -> tuple[str, pd.DataFrame]:
     """Fallback when no statistic sheet exists: every waterfall step (computing categories, communication,
     free time), so the shares are of the waterfall steps' change, as the title says."""
-    steps = wf[~wf["Category"].isin(["start", "end"])]
+    step = np.isin(wf["Category"].to_numpy(dtype=object), ["start", "end"], invert=True)
     return "category", pd.DataFrame({
-        "Name": steps["Step"].to_numpy(),
-        "Base(ms)": steps["Base(ms)"].astype(float).to_numpy(),
-        "Comparison(ms)": steps["Comparison(ms)"].astype(float).to_numpy()})
+        "Name": wf["Step"].to_numpy(dtype=object)[step],
+        "Base(ms)": wf["Base(ms)"].to_numpy(dtype=float, na_value=np.nan)[step],
+        "Comparison(ms)": wf["Comparison(ms)"].to_numpy(dtype=float, na_value=np.nan)[step]})
 
 
 # --------------------------------------------------------------------------- guards
@@ -539,22 +539,24 @@ def guards(ctx: RunContext) -> pd.DataFrame:
 def log_guards(frame: pd.DataFrame) -> None:
     """One warning block for the failed checks (nothing when all pass). A "note" (NOTE_CHECKS: other
     hardware, another export kind) holds for the same workload too: each is its own warning."""
-    for r in frame[frame["Status"] == "note"].itertuples(index=False):
-        log.warning("%s (base %s, comparison %s): %s.", NOTE_CHECKS[r.Check], r.Base, r.Comparison, r.Detail)
-    bad = frame[frame["Status"] == "warn"]
-    if bad.empty:
+    rows = list(zip(*(frame[c].tolist() for c in ("Check", "Status", "Base", "Comparison", "Detail")), strict=True))
+    for check, status, b, c, detail in rows:
+        if status == "note":
+            log.warning("%s (base %s, comparison %s): %s.", NOTE_CHECKS[check], b, c, detail)
+    bad = [r for r in rows if r[1] == "warn"]
+    if not bad:
         return
     lines = ["The two profiles may not be the same workload:"]
-    for r in bad.itertuples(index=False):
-        b = None if pd.isna(r.Base) else r.Base
-        c = None if pd.isna(r.Comparison) else r.Comparison
+    for check, _status, b, c, detail in bad:
+        b = None if pd.isna(b) else b
+        c = None if pd.isna(c) else c
         if b is not None and c is not None:
             sides = f" (base {b}, comparison {c})"
         elif b is not None or c is not None:
             sides = f" ({b if b is not None else c})"  # one figure for both sides (e.g. a Jaccard index)
         else:
             sides = ""
-        lines.append(f"  - {r.Check}{sides}: {r.Detail}")
+        lines.append(f"  - {check}{sides}: {detail}")
     for line in lines:
         log.warning(line)
 

@@ -146,6 +146,9 @@ def _select(path: str, data: bytes, events: list, opts: Options) -> tuple[dict[s
         ph = np.fromiter(map(_PH_CODES.get, _field(events, "ph"), repeat(PH_OTHER)), np.int8, len(events))
         is_x = ph == PH_X
         if not is_x.any():
+            if events and not any(map(attrgetter("ph"), events)):  # e.g. a run-description list beside traces
+                raise ProfileError(path, f"not a trace: none of the list's {len(events):,} entries is a trace event "
+                                         "(no \"ph\" field)")
             raise ProfileError(path, "no duration ('X') events in the trace (empty or metadata-only event list)")
         meta = list(map(events.__getitem__, np.flatnonzero(ph == PH_M).tolist()))
         processes, threads, order = _metadata(path, meta)
@@ -528,6 +531,23 @@ def _us_times(s: pd.Series, missing: int = -1, path: str = "") -> tuple[list[str
     return texts, ns
 
 
+def _junk_times(texts: list[str], ns: np.ndarray) -> int:
+    """How many cells ``_us_times`` could not read that are not a "no value" text ("", N/A, ...)."""
+    return sum(1 for i in np.flatnonzero(ns == -1).tolist() if texts[i] not in _NA_TEXTS)
+
+
+def _step_ids(texts: list[str], path: str, warnings: list[str]) -> np.ndarray:
+    """Step Id cells -> int64, -1 for "no step" (""/N/A). A cell that is no whole number (text, ``50.7``)
+    is no step either, counted in one warning: cut to 50 it would put the row into another step."""
+    texts = [v.strip() for v in texts]
+    step = pd.to_numeric(pd.Series(texts, dtype=object), errors="coerce").to_numpy(dtype=np.float64)
+    ok = np.isfinite(step) & (step == np.floor(step)) & (np.abs(step) < 2.0**63)
+    bad = sum(1 for i in np.flatnonzero(~ok).tolist() if texts[i] not in _NA_TEXTS)
+    if bad:
+        warnings.append(f"{path}: {bad} Step Id value(s) are not whole numbers; those rows belong to no step")
+    return np.where(ok, step, -1).astype(np.int64)
+
+
 def _floats(texts: list[str], path: str, column: str, warnings: list[str]) -> np.ndarray:
     """Stripped number texts -> float64, NaN for ""/N/A; other junk is NaN too, counted in one warning.
     Only ASCII numbers count, as for the exact ns beside them (float() also takes "1_5" or "１２")."""
@@ -557,9 +577,7 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
     step_col = "Step Id" if "Step Id" in df.columns else "Step ID" if "Step ID" in df.columns else None
     out: dict[str, np.ndarray] = {}
     if step_col:
-        step = pd.to_numeric(pd.Series([v.strip() for v in df[step_col].tolist()], dtype=object),
-                             errors="coerce").to_numpy(dtype=np.float64)
-        out["Step Id"] = np.where(np.isfinite(step), step, -1).astype(np.int64)
+        out["Step Id"] = _step_ids(df[step_col].tolist(), path, warnings)
     else:
         out["Step Id"] = np.full(len(df), -1, np.int64)
     for col in KERNEL_TEXT_COLUMNS:
@@ -603,8 +621,15 @@ def read_operator_memory(path: str, warnings: list[str] | None = None) -> pd.Dat
     df = _read_csv(path, ("Name", "Allocation Time(us)", "Release Time(us)", "Device Type"),
                    ("Size(KB)", "Duration(us)"), ("Name", "Size(KB)", "Allocation Time(us)", "Release Time(us)"),
                    warnings)
-    alloc, alloc_ns = _us_times(df["Allocation Time(us)"], missing=0, path=path)
-    release, release_ns = _us_times(df["Release Time(us)"], missing=0, path=path)
+    alloc, alloc_ns = _us_times(df["Allocation Time(us)"], path=path)
+    release, release_ns = _us_times(df["Release Time(us)"], path=path)
+    junk = [f"{n} {col}" for col, texts, ns in (("Allocation Time(us)", alloc, alloc_ns),
+                                                ("Release Time(us)", release, release_ns))
+            if (n := _junk_times(texts, ns))]
+    if junk and warnings is not None:  # as a missing time: the row is not placed / the block is never released
+        warnings.append(f"{path}: {' and '.join(junk)} value(s) are not times; read as missing")
+    alloc_ns[alloc_ns == -1] = 0
+    release_ns[release_ns == -1] = 0
     size = np.nan_to_num(df["Size(KB)"].to_numpy(dtype=np.float64), nan=0.0)
     note = memory_oddities(size < 0, (alloc_ns > 0) & (release_ns > 0) & (release_ns < alloc_ns), "Size(KB)")
     if note:
