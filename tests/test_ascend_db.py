@@ -586,3 +586,24 @@ def test_db_under_a_path_that_is_not_utf8(tmp_path: Path) -> None:
     shutil.copyfile(L1, d / L1.name)
     p = load_profile(str(d / L1.name), OPTS)
     assert len(p.kernels) == sql(L1, "SELECT count(*) FROM COMPUTE_TASK_INFO")[0][0]
+
+
+def test_connection_id_shared_by_many_ops_gives_one_flow_per_task(tmp_path: Path) -> None:
+    """Every op of the L1 excerpt linked to one CANN connection id that all 187 compute tasks carry too: each
+    task gets one flow, from the last of those ops to start by the task's start (the first one when none
+    does). Pairing every op with every task made 860 x 187 flows, and minutes of work at 2,000 tasks."""
+    db = edited_copy(L1, _db(tmp_path), "UPDATE PYTORCH_API SET connectionId = 1",
+                     "DELETE FROM CONNECTION_IDS WHERE id = 1",
+                     "INSERT INTO CONNECTION_IDS (id, connectionId) VALUES (1, 424242)",
+                     "UPDATE TASK SET connectionId = 424242 WHERE globalTaskId IN "
+                     "(SELECT globalTaskId FROM COMPUTE_TASK_INFO)")
+    p = load_profile(str(db), build_options(enable_operator_compare=True)[0])
+    fl = p.flows[p.flows["cat"] == "async_npu"]
+    tasks = sql(db, "SELECT t.startNs FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId")
+    assert len(fl) == len(tasks) == 187 and set(fl["id"]) == {"424242"}
+    starts = sorted(p.ops["ts"].tolist())  # every op holds the id
+    assert len(starts) == 860
+    for s_ts, f_ts in zip(fl["s_ts"].tolist(), fl["f_ts"].tolist(), strict=True):
+        before = [s for s in starts if s <= f_ts]
+        assert s_ts == (before[-1] if before else starts[0])
+    assert sorted(fl["f_ts"].tolist()) == sorted(t for (t,) in tasks)

@@ -544,25 +544,46 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
 
 
 def _flows(profile: Profile) -> pd.DataFrame:
-    """One "async_npu" flow per (op, compute task) sharing a CANN connection id, as the text export
-    has, then the "fwdbwd" flows."""
+    """One "async_npu" flow per compute task, from the op sharing its CANN connection id, as the text export
+    has (one flow per task); then the "fwdbwd" flows.
+
+    In an export an id links one op to its tasks. Should several ops share a task's id, the task takes the
+    last of them to start by the task's start (a launch precedes its task), else the first: pairing every op
+    with every task grew quadratically (104 s with 2,000 tasks on one id) and gave each task many owners.
+    """
     oc = profile.extra.get("op_connections")
     k = profile.kernels
     if oc is None or oc.empty or k.empty:
         return _fwdbwd_flows(profile)
     ops = profile.ops
-    left = pd.DataFrame({"connection_id": oc["connection_id"].to_numpy(),
-                         "s_ts": ops["ts"].to_numpy()[oc["op_row"].to_numpy()],
-                         "s_pid": ops["pid"].to_numpy()[oc["op_row"].to_numpy()],
-                         "s_tid": ops["tid"].to_numpy()[oc["op_row"].to_numpy()]})
-    right = pd.DataFrame({"connection_id": k["connection_id"].to_numpy(), "f_ts": k["ts"].to_numpy(),
-                          "f_pid": k["pid"].to_numpy(), "f_tid": k["tid"].to_numpy()})
-    right = right[right["connection_id"] >= 0]
-    m = left.merge(right, on="connection_id", how="inner", sort=False)
+    op_row = oc["op_row"].to_numpy(np.int64)
+    o_cid = oc["connection_id"].to_numpy(np.int64)
+    o_ts = ops["ts"].to_numpy(np.int64)[op_row]
+    t_cid = k["connection_id"].to_numpy(np.int64)
+    task = np.flatnonzero((t_cid >= 0) & np.isin(t_cid, o_cid))
+    t_cid, t_ts = t_cid[task], k["ts"].to_numpy(np.int64)[task]
+    # one sortable int64 key per (id, time): id code x (time ranks + 1) + time rank, ranks over both sides
+    codes, ids = pd.factorize(np.concatenate([o_cid, t_cid]))
+    ranks = np.unique(np.concatenate([o_ts, t_ts]), return_inverse=True)[1].reshape(-1)
+    width = np.int64(ranks.max() + 2 if ranks.size else 1)
+    o_code, t_code = codes[:o_cid.size].astype(np.int64), codes[o_cid.size:].astype(np.int64)
+    o_key = o_code * width + ranks[:o_cid.size]
+    order = np.lexsort((np.arange(o_key.size), o_key))  # by key, then by row (the last op at a tie wins)
+    o_key, o_code, op_row, o_ts = o_key[order], o_code[order], op_row[order], o_ts[order]
+    last = np.searchsorted(o_key, t_code * width + ranks[o_cid.size:], side="right") - 1
+    first = np.searchsorted(o_key, t_code * width, side="left")
+    before = (last >= 0) & (o_code[np.maximum(last, 0)] == t_code)
+    pick = np.where(before, last, first)  # every task's id is held by some op (isin above): first is in range
+    # rows in op-link order, then task order (the order a join of the two tables gives; consumers keep the
+    # last flow of equal end times)
+    rows = np.lexsort((np.arange(task.size), order[pick]))
+    pick, task, t_code, t_ts = pick[rows], task[rows], t_code[rows], t_ts[rows]
+    src = op_row[pick]
     npu = frame("flows", {
-        "id": m["connection_id"].astype(str).to_numpy(dtype=object), "cat": np.full(len(m), "async_npu", dtype=object),
-        "s_ts": m["s_ts"], "s_pid": m["s_pid"], "s_tid": m["s_tid"],
-        "f_ts": m["f_ts"], "f_pid": m["f_pid"], "f_tid": m["f_tid"],
+        "id": np.array([str(v) for v in ids.tolist()], dtype=object)[t_code],
+        "cat": np.full(task.size, "async_npu", dtype=object),
+        "s_ts": o_ts[pick], "s_pid": ops["pid"].to_numpy()[src], "s_tid": ops["tid"].to_numpy()[src],
+        "f_ts": t_ts, "f_pid": k["pid"].to_numpy()[task], "f_tid": k["tid"].to_numpy()[task],
     })
     fb = _fwdbwd_flows(profile)
     return pd.concat([npu, fb], ignore_index=True) if len(fb) else npu
