@@ -607,3 +607,23 @@ def test_connection_id_shared_by_many_ops_gives_one_flow_per_task(tmp_path: Path
         before = [s for s in starts if s <= f_ts]
         assert s_ts == (before[-1] if before else starts[0])
     assert sorted(fl["f_ts"].tolist()) == sorted(t for (t,) in tasks)
+
+
+def test_pmu_values_that_are_not_numbers(tmp_path: Path) -> None:
+    """TASK_PMU_INFO values written as text: a number text reads as its number, other text and inf read as
+    missing (NaN), counted in one warning. SQLite's CAST AS REAL read 'abc' as 0.0, a real-looking figure."""
+    db = edited_copy(L1, _db(tmp_path),
+                     "UPDATE TASK_PMU_INFO SET value = 'abc' WHERE rowid = 188",
+                     "UPDATE TASK_PMU_INFO SET value = ' 2.5' WHERE rowid = 187",
+                     "UPDATE TASK_PMU_INFO SET value = 9e999 WHERE rowid = 189")
+    gid = {r: sql(db, "SELECT globalTaskId FROM TASK_PMU_INFO WHERE rowid = ?", (r,))[0][0] for r in (187, 188, 189)}
+    assert sql(db, "SELECT s.value FROM TASK_PMU_INFO p JOIN STRING_IDS s ON s.id = p.name WHERE p.rowid IN "
+                   "(187, 188, 189)") == [("aic_mac_time",)] * 3
+    p = load_profile(str(db), OPTS)
+    ex = p.extra["kernel_extra"]
+    mac = dict(zip(ex["global_task_id"].tolist(), ex["aic_mac_time"].tolist(), strict=True))
+    assert mac[gid[187]] == 2.5 and np.isnan(mac[gid[188]]) and np.isnan(mac[gid[189]])
+    assert f"{db}: 2 TASK_PMU_INFO value(s) are not finite numbers; read as missing" in p.warnings
+    clean = load_profile(str(L1), OPTS).extra["kernel_extra"]
+    assert clean["aic_mac_time"].notna().sum() == ex["aic_mac_time"].notna().sum() + 2
+    assert not any("TASK_PMU_INFO" in w for w in load_profile(str(L1), OPTS).warnings)

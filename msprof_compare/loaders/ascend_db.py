@@ -366,21 +366,56 @@ def _pmu(db: _Db, extra: pd.DataFrame) -> bool:
     if not wanted or extra.empty:
         return True
     marks = ",".join("?" * len(wanted))
-    rows = db.floats(f"SELECT globalTaskId, name, CAST(value AS REAL) FROM TASK_PMU_INFO "
-                     f"WHERE name IN ({marks}) AND value IS NOT NULL", tuple(wanted), 3)
+    rows = _pmu_rows(db, f"SELECT globalTaskId, name, value FROM TASK_PMU_INFO WHERE name IN ({marks}) "
+                         "AND value IS NOT NULL", tuple(wanted))
     gid = extra["global_task_id"].to_numpy()
     order = np.argsort(gid, kind="stable")
     sorted_gid = gid[order]
     for name_id, name in wanted.items():
-        sel = rows[rows[:, 1] == name_id]
-        tid = sel[:, 0].astype(np.int64)
+        sel = rows[rows["name"] == name_id]
+        tid = sel["task"]
         pos = np.searchsorted(sorted_gid, tid)
         pos_c = np.minimum(pos, max(sorted_gid.size - 1, 0))
         ok = (pos < sorted_gid.size) & (sorted_gid[pos_c] == tid)
         col = np.full(len(extra), np.nan)
-        col[order[pos_c[ok]]] = sel[ok, 2]
+        col[order[pos_c[ok]]] = sel["value"][ok]
         extra[name] = col
     return True
+
+
+_PMU_ROW = np.dtype([("task", np.int64), ("name", np.int64), ("value", np.float64)])
+
+
+def _pmu_rows(db: _Db, sql: str, params: tuple) -> np.ndarray:
+    """(globalTaskId, name id, value) rows as one structured array (ids stay exact int64). A value that is no
+    finite number (text, a blob, inf) is NaN, counted in one note: SQLite's CAST AS REAL read 'abc' as 0.0."""
+    cur = db.con.execute(sql, params)
+    parts = []
+    while rows := cur.fetchmany(_CHUNK):
+        try:
+            parts.append(np.fromiter(rows, dtype=_PMU_ROW, count=len(rows)))
+        except (TypeError, ValueError, OverflowError):
+            for task, name, _ in rows:  # the ids must be integers, as in any query
+                db.id_value(task, "TASK_PMU_INFO", "globalTaskId")
+                db.id_value(name, "TASK_PMU_INFO", "name")
+            parts.append(np.fromiter(((t, n, _number_or_nan(v)) for t, n, v in rows), dtype=_PMU_ROW,
+                                     count=len(rows)))
+    out = np.concatenate(parts) if parts else np.zeros(0, dtype=_PMU_ROW)
+    junk = ~np.isfinite(out["value"])
+    if junk.any():
+        db.notes.append(f"{int(junk.sum())} TASK_PMU_INFO value(s) are not finite numbers; read as missing")
+        out["value"][junk] = np.nan
+    return out
+
+
+def _number_or_nan(value: Any) -> float:
+    """A PMU cell as float: numbers and number texts as they are, anything else NaN."""
+    if isinstance(value, (int, float, str)) and not isinstance(value, bool):
+        try:
+            return float(value)
+        except ValueError:
+            return np.nan
+    return np.nan
 
 
 def _task_summary(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
