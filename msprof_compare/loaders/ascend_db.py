@@ -124,6 +124,7 @@ class _Db:
         self.negative: dict[str, int] = {}
         #: other recoverable oddities, one warning line each
         self.notes: list[str] = []
+        self.untimed: dict[str, int] = {}  # rows without a start or end time, per table
 
     def durations(self, start: np.ndarray, end: np.ndarray, table: str = "") -> np.ndarray:
         """``end - start`` (ns), a negative one read as 0, as the trace loaders do, and counted under
@@ -162,14 +163,21 @@ class _Db:
     def need_times(self, table: str) -> None:
         """``startNs`` / ``endNs`` of every row must be an integer (or its digits as TEXT, as current exports
         write PYTORCH_API): SQLite's CAST reads other text as 0 (``'1.7e18'`` as 1) and a range filter
-        silently drops it, which once gave an op a 1.7e12 ms total. NULL is left to the queries' own checks."""
+        silently drops it, which once gave an op a 1.7e12 ms total. A row without either time (NULL) cannot be
+        placed: the queries leave it out (``TIMED``), counted here for one warning."""
         self.need(table, "startNs", "endNs")
         for col in ("startNs", "endNs"):
-            bad = self.scalar(f"SELECT {col} FROM {table} WHERE {col} IS NOT NULL AND typeof({col}) <> 'integer' "
+            # a text that survives the round trip through INTEGER is one; only the others are pattern-checked
+            # (half the cost of matching every row of a TEXT column)
+            bad = self.scalar(f"SELECT {col} FROM {table} WHERE typeof({col}) <> 'integer' "
+                              f"AND CAST(CAST({col} AS INTEGER) AS TEXT) IS NOT {col} "
                               f"AND NOT (typeof({col}) = 'text' AND {col} <> '' AND {col} NOT GLOB '*[^0-9]*') "
                               "LIMIT 1")
             if bad is not None:
                 raise ProfileError(self.path, f"table {table}: column {col} holds {bad!r}, not an integer")
+        untimed = self.scalar(f"SELECT count(*) FROM {table} WHERE startNs IS NULL OR endNs IS NULL")
+        if untimed:
+            self.untimed[table] = int(untimed)
 
     def scalar(self, sql: str, params: tuple = ()) -> Any:
         row = self.con.execute(sql, params).fetchone()
@@ -319,7 +327,7 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
            f"{t('deviceId')}, {t('globalPid')}, {t('taskType')}, {c('name')}, {c('opType')}, {c('taskType')}, "
            f"{c('inputShapes')} "
            "FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId "
-           "WHERE t.startNs BETWEEN ? AND ? ORDER BY t.startNs")
+           "WHERE t.startNs BETWEEN ? AND ? AND t.endNs IS NOT NULL ORDER BY t.startNs")
     a = db.ints(sql, rng, 13)
     ts, end = a[:, 0], a[:, 1]
     dur = db.durations(ts, end)
@@ -421,7 +429,7 @@ def _number_or_nan(value: Any) -> float:
 def _task_summary(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
     a = db.ints(f"SELECT {db.col('TASK', 't', 'taskType')}, {db.col('TASK', 't', 'streamId')}, count(*), "
                 "sum(max(t.endNs - t.startNs, 0)), min(t.startNs), max(t.endNs), sum(t.endNs < t.startNs) "
-                "FROM TASK t WHERE t.startNs BETWEEN ? AND ? GROUP BY 1, 2", rng, 7)
+                "FROM TASK t WHERE t.startNs BETWEEN ? AND ? AND t.endNs IS NOT NULL GROUP BY 1, 2", rng, 7)
     backwards = int(a[:, 6].sum()) if len(a) else 0
     if backwards:
         db.negative["TASK"] = backwards
@@ -433,8 +441,8 @@ def _c_core_sqe(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
     sid = db.string_id("C_CORE_SQE")
     if sid is None or "taskType" not in db.columns("TASK"):
         return pd.DataFrame({"ts": np.zeros(0, np.int64), "end": np.zeros(0, np.int64)})
-    a = db.ints("SELECT startNs, endNs FROM TASK WHERE taskType = ? AND startNs BETWEEN ? AND ? ORDER BY startNs",
-                (sid, *rng), 2)
+    a = db.ints("SELECT startNs, endNs FROM TASK WHERE taskType = ? AND startNs BETWEEN ? AND ? "
+                "AND endNs IS NOT NULL ORDER BY startNs", (sid, *rng), 2)
     return pd.DataFrame({"ts": a[:, 0], "end": np.maximum(a[:, 1], a[:, 0])})  # an end before the start: 0 long
 
 
@@ -445,8 +453,8 @@ def _communication(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
         db.need_times("COMMUNICATION_OP")
         o = lambda n: db.col("COMMUNICATION_OP", "o", n)  # noqa: E731
         a = db.ints(f"SELECT o.startNs, o.endNs, {o('opName')}, {o('groupName')}, {o('opId')}, {o('opType')}, "
-                    f"{o('connectionId')} FROM COMMUNICATION_OP o WHERE o.startNs BETWEEN ? AND ? "
-                    "ORDER BY o.startNs", rng, 7)
+                    f"{o('connectionId')} FROM COMMUNICATION_OP o "
+                    "WHERE o.startNs BETWEEN ? AND ? AND o.endNs IS NOT NULL ORDER BY o.startNs", rng, 7)
         parts.append(frame("comm", {
             "name": db.text(a[:, 2]), "ts": a[:, 0], "dur": db.durations(a[:, 0], a[:, 1], "COMMUNICATION_OP"),
             "lane": np.full(len(a), "op", dtype=object), "group": db.text(a[:, 3]),
@@ -458,7 +466,7 @@ def _communication(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
         a = db.ints(f"SELECT t.startNs, t.endNs, {c('taskType')}, {c('planeId')}, {c('groupName')}, {c('opId')}, "
                     f"{db.col('TASK', 't', 'globalPid')} "
                     "FROM TASK t JOIN COMMUNICATION_TASK_INFO c ON c.globalTaskId = t.globalTaskId "
-                    "WHERE t.startNs BETWEEN ? AND ? ORDER BY t.startNs", rng, 7)
+                    "WHERE t.startNs BETWEEN ? AND ? AND t.endNs IS NOT NULL ORDER BY t.startNs", rng, 7)
         parts.append(frame("comm", {
             "name": db.text(a[:, 2]), "ts": a[:, 0], "dur": db.durations(a[:, 0], a[:, 1]),
             "pid": a[:, 6], "tid": a[:, 3],
@@ -515,7 +523,8 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
     if opts.any_detail():
         cols.update(seq=p("sequenceNumber"), fwd=p("fwdThreadId"), shapes=p("inputShapes"), dtypes=p("inputDtypes"))
     # startNs/endNs are TEXT in current exports: compare and return them as integers.
-    sql = f"SELECT {', '.join(cols.values())} FROM PYTORCH_API p WHERE p.type IN ({','.join('?' * len(wanted))})"
+    sql = (f"SELECT {', '.join(cols.values())} FROM PYTORCH_API p WHERE p.type IN ({','.join('?' * len(wanted))}) "
+           "AND p.startNs IS NOT NULL AND p.endNs IS NOT NULL")
     params: tuple = tuple(wanted)
     if rng != _ALL:  # the TEXT -> INTEGER cast of every row costs: only when a step asks for it
         sql += " AND CAST(p.startNs AS INTEGER) BETWEEN ? AND ?"
@@ -779,4 +788,8 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
         what = ", ".join(f"{n} in {t}" for t, n in db.negative.items())
         profile.warnings.append(f"{path}: {sum(db.negative.values())} row(s) end before they start ({what}); "
                                 "their duration is read as 0")
+    if db.untimed:
+        what = ", ".join(f"{n} {t}" for t, n in db.untimed.items())
+        profile.warnings.append(f"{path}: {sum(db.untimed.values())} row(s) have no start or end time ({what}); "
+                                "left out")
     return profile
