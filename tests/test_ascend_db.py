@@ -653,3 +653,20 @@ def test_pmu_values_that_are_not_numbers(tmp_path: Path) -> None:
     clean = load_profile(str(L1), OPTS).extra["kernel_extra"]
     assert clean["aic_mac_time"].notna().sum() == ex["aic_mac_time"].notna().sum() + 2
     assert not any("TASK_PMU_INFO" in w for w in load_profile(str(L1), OPTS).warnings)
+
+
+def test_task_links_that_joins_would_drop_or_repeat(tmp_path: Path) -> None:
+    """A COMPUTE_TASK_INFO row without a TASK row and a TASK row repeating a compute task's globalTaskId: the
+    join leaves the first out and counts the second twice, each now named in a warning (counts by SQL)."""
+    db = edited_copy(L1, _db(tmp_path),
+                     "DELETE FROM TASK WHERE globalTaskId IN (SELECT globalTaskId FROM COMPUTE_TASK_INFO "
+                     "ORDER BY globalTaskId LIMIT 2)",
+                     "INSERT INTO TASK SELECT * FROM TASK WHERE globalTaskId = (SELECT max(globalTaskId) FROM "
+                     "COMPUTE_TASK_INFO)")
+    p = load_profile(str(db), OPTS)
+    assert f"{db}: 2 COMPUTE_TASK_INFO row(s) have no TASK row (no time); left out" in p.warnings
+    assert f"{db}: 1 TASK row(s) repeat another row's globalTaskId; each is counted (a damaged export?)" \
+        in p.warnings
+    n = sql(db, "SELECT count(*) FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId")[0][0]
+    assert len(p.kernels) == n == 187 - 2 + 1
+    assert not any("TASK row" in w for w in load_profile(str(L1), OPTS).warnings)
