@@ -670,3 +670,26 @@ def test_task_links_that_joins_would_drop_or_repeat(tmp_path: Path) -> None:
     n = sql(db, "SELECT count(*) FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId")[0][0]
     assert len(p.kernels) == n == 187 - 2 + 1
     assert not any("TASK row" in w for w in load_profile(str(L1), OPTS).warnings)
+
+
+def test_step_rows_without_times_and_repeated_ids(tmp_path: Path) -> None:
+    """A STEP_TIME row without a start read as starting at 0 (step 51 then spanned every task before its end)
+    and is no step now; a step id held twice uses its first row; a STRING_IDS id held twice its first value:
+    each named in one warning."""
+    start, end = sql(L1, "SELECT startNs, endNs FROM STEP_TIME WHERE id = 50")[0]
+    db = edited_copy(L1, _db(tmp_path), f"INSERT INTO STEP_TIME VALUES (51, NULL, {end})",
+                     f"INSERT INTO STEP_TIME VALUES (50, {start + 10}, {start + 20})",
+                     # STRING_IDS rebuilt without its primary key (no real export can repeat an id)
+                     "CREATE TABLE S2 AS SELECT * FROM STRING_IDS", "DROP TABLE STRING_IDS",
+                     "ALTER TABLE S2 RENAME TO STRING_IDS",
+                     "INSERT INTO STRING_IDS SELECT id, 'not ' || value FROM STRING_IDS WHERE id = "
+                     "(SELECT name FROM COMPUTE_TASK_INFO ORDER BY globalTaskId LIMIT 1)")
+    p = load_profile(str(db), OPTS, step=50)
+    assert p.extra["step_range"] == (start, end)
+    assert f"{db}: 1 STEP_TIME row(s) lack an id, a start or an end; they are no steps" in p.warnings
+    assert f"{db}: STEP_TIME holds step(s) 50 more than once; the first row of each is used" in p.warnings
+    assert f"{db}: 1 STRING_IDS row(s) repeat an id; the first value of each id is used" in p.warnings
+    assert not any(n.startswith("not ") for n in p.kernels["name"].tolist() + p.ops["name"].tolist())
+    with pytest.raises(StepError, match=r"Invalid Step Id: 51, please choose from the valid steps: 50$"):
+        load_profile(str(db), OPTS, step=51)
+    assert not any("STEP_TIME" in w or "STRING_IDS" in w for w in load_profile(str(L1), OPTS).warnings)

@@ -252,6 +252,9 @@ class _Db:
             id_arr = np.asarray(ids, dtype=np.int64)
             val_arr = np.asarray(values, dtype=object)
             order = np.argsort(id_arr, kind="stable")
+            repeated = int(np.count_nonzero(np.diff(id_arr[order]) == 0))
+            if repeated:  # searchsorted below finds the first row of an id
+                self.notes.append(f"{repeated} STRING_IDS row(s) repeat an id; the first value of each id is used")
             self._strings = (id_arr[order], val_arr[order])
         return self._strings
 
@@ -279,7 +282,15 @@ def _steps(db: _Db) -> pd.DataFrame:
     if not db.has("STEP_TIME"):
         return pd.DataFrame({"id": np.zeros(0, np.int64), "start": np.zeros(0, np.int64), "end": np.zeros(0, np.int64)})
     db.need("STEP_TIME", "id", "startNs", "endNs")
-    a = db.ints("SELECT COALESCE(id, -1), COALESCE(startNs, 0), COALESCE(endNs, 0) FROM STEP_TIME", (), 3)
+    where = "id IS NULL OR startNs IS NULL OR endNs IS NULL"
+    partial = db.scalar(f"SELECT count(*) FROM STEP_TIME WHERE {where}")
+    if partial:  # a NULL start read as 0 made the step span everything before its end
+        db.notes.append(f"{partial} STEP_TIME row(s) lack an id, a start or an end; they are no steps")
+    a = db.ints(f"SELECT id, startNs, endNs FROM STEP_TIME WHERE NOT ({where})", (), 3)
+    ids, counts = np.unique(a[:, 0], return_counts=True)
+    if (counts > 1).any():
+        db.notes.append(f"STEP_TIME holds step(s) {', '.join(str(i) for i in ids[counts > 1].tolist())} more than "
+                        "once; the first row of each is used")
     return pd.DataFrame({"id": a[:, 0], "start": a[:, 1], "end": a[:, 2]})
 
 
