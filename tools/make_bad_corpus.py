@@ -247,8 +247,8 @@ def _trace_like(c: Corpus, family: str, good: bytes, wrap, partner: str) -> None
     err("ts_null_string", _set_field(wrap, events, "ts", "null"), "ts is the text null (once read as 0)")
     end_over = [dict(e) for e in events]
     for e in end_over:
-        if e.get("ph") == "X":  # each value alone is in range; their sum in ns is not
-            e.update(ts=8_900_000_000_000_000, dur=890_000_000_000_000)
+        if e.get("ph") == "X":  # each value alone is in range (the duration 1 s); their sum in ns is not
+            e.update(ts=9_223_372_036_854_000, dur=1_000_000)
             break
     err("end_over_int64", wrap(end_over), "ts + dur beyond int64 nanoseconds (numpy wrapped the end)")
     err("dur_text", _replace_first(wrap(events), b'"dur":', b'"12us"'), "dur is a non-numeric string")
@@ -268,6 +268,8 @@ def _trace_like(c: Corpus, family: str, good: bytes, wrap, partner: str) -> None
     ok("negative_dur", _set_dur(wrap, events, -5), "one complete event with a negative duration",
        warning="negative")
     ok("zero_dur", _set_dur(wrap, events, 0), "one complete event with zero duration")
+    ok("dur_over_a_week", _set_dur(wrap, events, 8 * 86_400 * 10**6), "one complete event lasting 8 days: a damaged "
+       "time, read as 0 (once it made E2E 8 days)", warning="last over a week")
     ok("unknown_category", _set_field(wrap, events, "cat", "no_such_category"), "unknown event category")
     ok("unknown_phase", wrap(events + [{"ph": "Z", "name": "odd", "pid": 1, "tid": 1, "ts": _first_ts(events)}]),
        "an event with an unknown phase")
@@ -578,6 +580,9 @@ def npu_dir_family(c: Corpus) -> None:
          "a broken op_statistic.csv is neither read nor checked without --use_kernel_type", args=[])
     case("kernel_details_negative_duration", {f"{out}kernel_details.csv": _set_cell(kd, "Duration(us)", "-3.5")},
          0, "a kernel with negative duration", warning="negative")
+    case("kernel_details_duration_over_a_week",
+         {f"{out}kernel_details.csv": _set_cell(kd, "Duration(us)", "691200000000")}, 0,
+         "a kernel lasting 8 days: a damaged time, read as 0", warning="last over a week")
     for col in ("Duration(us)", "Start Time(us)"):
         slug = col.split("(")[0].strip().lower().replace(" ", "_")
         case(f"kernel_details_{slug}_huge", {f"{out}kernel_details.csv": _set_cell(kd, col, "1e300")}, 1,

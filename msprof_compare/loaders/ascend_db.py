@@ -58,7 +58,7 @@ import pandas as pd
 from ..errors import ProfileError, StepError
 from ..model import Profile, frame
 from ..options import Options
-from .numparse import MAX_RESERVED_BYTES, memory_oddities
+from .numparse import LONG_DURATION_TEXT, MAX_DURATION_NS, MAX_RESERVED_BYTES, memory_oddities
 
 log = logging.getLogger("msprof-analyze")
 
@@ -125,16 +125,22 @@ class _Db:
         #: other recoverable oddities, one warning line each
         self.notes: list[str] = []
         self.untimed: dict[str, int] = {}  # rows without a start or end time, per table
+        self.too_long: dict[str, int] = {}  # rows lasting over MAX_DURATION_NS (read as 0), per table
 
     def durations(self, start: np.ndarray, end: np.ndarray, table: str = "") -> np.ndarray:
-        """``end - start`` (ns), a negative one read as 0, as the trace loaders do, and counted under
-        ``table`` when given (TASK rows, read by several queries, are counted once by ``_task_summary``)."""
-        dur = end - start
-        neg = dur < 0
-        if neg.any():
-            if table:
-                self.negative[table] = self.negative.get(table, 0) + int(neg.sum())
-            dur = np.where(neg, 0, dur)
+        """``end - start`` (ns), a negative one or one over ``MAX_DURATION_NS`` read as 0, as the trace loaders
+        do, and counted under ``table`` when given (TASK rows, read by several queries, are counted once by
+        ``_task_summary``)."""
+        with np.errstate(over="ignore"):
+            dur = end - start
+        wrapped = (end >= start) != (dur >= 0)  # int64 subtraction overflowed: far beyond any bound
+        neg = (dur < 0) & ~wrapped
+        long = (dur > MAX_DURATION_NS) | wrapped
+        if neg.any() or long.any():
+            for counts, mask in ((self.negative, neg), (self.too_long, long)):
+                if table and mask.any():
+                    counts[table] = counts.get(table, 0) + int(mask.sum())
+            dur = np.where(neg | long, 0, dur)
         return dur
 
     def close(self) -> None:
@@ -456,12 +462,20 @@ def _check_task_links(db: _Db) -> None:
 
 
 def _task_summary(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
+    # a task lasting over MAX_DURATION_NS is 0 long (ends at its start); compared as end > start + bound, which
+    # cannot overflow for times inside the int64 range a trace can hold
+    long = f"t.endNs > t.startNs + {MAX_DURATION_NS}"
     a = db.ints(f"SELECT {db.col('TASK', 't', 'taskType')}, {db.col('TASK', 't', 'streamId')}, count(*), "
-                "sum(max(t.endNs - t.startNs, 0)), min(t.startNs), max(t.endNs), sum(t.endNs < t.startNs) "
-                "FROM TASK t WHERE t.startNs BETWEEN ? AND ? AND t.endNs IS NOT NULL GROUP BY 1, 2", rng, 7)
+                f"sum(CASE WHEN t.endNs < t.startNs OR {long} THEN 0 ELSE t.endNs - t.startNs END), "
+                f"min(t.startNs), max(CASE WHEN {long} THEN t.startNs ELSE t.endNs END), sum(t.endNs < t.startNs), "
+                f"sum({long}) FROM TASK t WHERE t.startNs BETWEEN ? AND ? AND t.endNs IS NOT NULL GROUP BY 1, 2",
+                rng, 8)
     backwards = int(a[:, 6].sum()) if len(a) else 0
     if backwards:
         db.negative["TASK"] = backwards
+    too_long = int(a[:, 7].sum()) if len(a) else 0
+    if too_long:
+        db.too_long["TASK"] = too_long
     return pd.DataFrame({"rts_type": db.text(a[:, 0]), "stream": a[:, 1], "count": a[:, 2],
                          "total_ns": a[:, 3], "first_start": a[:, 4], "last_end": a[:, 5]})
 
@@ -472,7 +486,8 @@ def _c_core_sqe(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
         return pd.DataFrame({"ts": np.zeros(0, np.int64), "end": np.zeros(0, np.int64)})
     a = db.ints("SELECT startNs, endNs FROM TASK WHERE taskType = ? AND startNs BETWEEN ? AND ? "
                 "AND endNs IS NOT NULL ORDER BY startNs", (sid, *rng), 2)
-    return pd.DataFrame({"ts": a[:, 0], "end": np.maximum(a[:, 1], a[:, 0])})  # an end before the start: 0 long
+    # an end before the start, or over MAX_DURATION_NS after it: 0 long (counted with the TASK table)
+    return pd.DataFrame({"ts": a[:, 0], "end": a[:, 0] + db.durations(a[:, 0], a[:, 1])})
 
 
 def _communication(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
@@ -818,6 +833,9 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
         what = ", ".join(f"{n} in {t}" for t, n in db.negative.items())
         profile.warnings.append(f"{path}: {sum(db.negative.values())} row(s) end before they start ({what}); "
                                 "their duration is read as 0")
+    if db.too_long:
+        what = ", ".join(f"{n} in {t}" for t, n in db.too_long.items())
+        profile.warnings.append(f"{path}: {sum(db.too_long.values())} row(s) ({what}) {LONG_DURATION_TEXT}")
     if db.untimed:
         what = ", ".join(f"{n} {t}" for t, n in db.untimed.items())
         profile.warnings.append(f"{path}: {sum(db.untimed.values())} row(s) have no start or end time ({what}); "

@@ -52,7 +52,15 @@ from ..errors import ProfileError
 from ..model import Profile, empty, frame, frame_of, object_array, threads_in_order
 from ..options import Options
 from . import paths, traceio
-from .numparse import MAX_RESERVED_BYTES, NumberError, decimal_us_to_ns, memory_oddities, text_us_to_ns
+from .numparse import (
+    LONG_DURATION_TEXT,
+    MAX_DURATION_NS,
+    MAX_RESERVED_BYTES,
+    NumberError,
+    decimal_us_to_ns,
+    memory_oddities,
+    text_us_to_ns,
+)
 
 #: Process names (metadata) of the lanes the compare reads (reference-1 §5.1).
 HCCL_PROCESS_NAMES = ("Communication", "HCCL")
@@ -322,6 +330,10 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
     if neg.any():
         profile.warnings.append(f"{path}: {int(neg.sum())} event(s) with a negative duration; read as 0")
         c["dur"][neg] = 0
+    long = c["dur"] > MAX_DURATION_NS
+    if long.any():
+        profile.warnings.append(f"{path}: {int(long.sum())} event(s) {LONG_DURATION_TEXT}")
+        c["dur"][long] = 0
     profile.processes, profile.threads = processes, threads
     is_x = ph == PH_X
 
@@ -591,6 +603,11 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
     neg = int((dur_us < 0).sum())
     if neg:
         warnings.append(f"{path}: {neg} kernel(s) have a negative Duration(us); kept as they are.")
+    long = dur_ns > MAX_DURATION_NS
+    if long.any():
+        warnings.append(f"{path}: {int(long.sum())} kernel(s) {LONG_DURATION_TEXT}")
+        dur_ns[long] = 0
+        dur_us[long] = 0.0
     for col in PMU_COLUMNS:
         if col in df.columns:
             out[col] = df[col].to_numpy(dtype=np.float64)

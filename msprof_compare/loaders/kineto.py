@@ -26,6 +26,7 @@ from ..errors import ProfileError
 from ..model import Profile, frame
 from ..options import Options
 from . import traceio
+from .numparse import LONG_DURATION_TEXT, MAX_DURATION_NS
 
 #: Lower-cased cat -> normalised kernels.cat.
 KERNEL_CATS = {"kernel": "kernel", "gpu_memcpy": "gpu_memcpy", "gpu_memset": "gpu_memset",
@@ -112,6 +113,7 @@ class _Events:
         self.first = first
         self._lookup = np.zeros(len(events), dtype=bool)
         self.negative = 0  # events with dur < 0 (read as 0, reported once)
+        self.too_long = 0  # events lasting over MAX_DURATION_NS (read as 0, reported once)
 
     def where(self, cats: set | frozenset, ph: tuple[str, ...] | None) -> tuple[np.ndarray, list]:
         """(indices in file order, events) of the events whose lower-cased cat is in ``cats``
@@ -165,6 +167,10 @@ class _Events:
                         if neg.any():
                             self.negative += int(neg.sum())
                             out[f][neg] = 0
+                        long = out[f] > MAX_DURATION_NS
+                        if long.any():
+                            self.too_long += int(long.sum())
+                            out[f][long] = 0
                 elif f in ("pid", "tid"):
                     out[f] = traceio.to_int(vals)
                 elif f == "id":
@@ -207,6 +213,8 @@ def load(layout: Any, opts: Options, data: bytes | None = None) -> Profile:
         _load_python(prof, ev)
     if ev.negative:
         prof.warnings.append(f"{path}: {ev.negative} event(s) with a negative duration; read as 0")
+    if ev.too_long:
+        prof.warnings.append(f"{path}: {ev.too_long} event(s) {LONG_DURATION_TEXT}")
     return prof
 
 

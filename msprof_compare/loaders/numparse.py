@@ -242,6 +242,12 @@ def _parse_decimal(vals: list[Any]) -> tuple[np.ndarray, np.ndarray]:
 #: Plausibility bound of a reserved-memory reading, 1 PB: above it (or below 0) a value is no reading.
 MAX_RESERVED_BYTES = 10**15
 
+#: Plausibility bound of one event's duration, a week: no task, kernel or op of a profile lasts that long, so a
+#: longer one is a damaged time (a task ending at int64 max lasted 237 years and made E2E 7.5e12 ms). Read as 0
+#: with one warning per file, as a negative duration is.
+MAX_DURATION_NS = 7 * 86_400 * 10**9
+LONG_DURATION_TEXT = "last over a week (a damaged time?); read as 0"
+
 
 def memory_oddities(negative: np.ndarray, backwards: np.ndarray, size_name: str) -> str:
     """One warning text for memory records with a negative size (read as 0) or released before they were

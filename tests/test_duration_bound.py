@@ -1,0 +1,109 @@
+"""A duration over a week is a damaged time (numparse.MAX_DURATION_NS): every loader reads it as 0 with one
+warning, so the figures equal those of the same input with that duration written as 0.
+
+Inputs are the real excerpts of tests/data (see the README files there), one event edited."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+from dbutil import edited_copy, sql
+
+from msprof_compare.compare.breakdown_db import db_breakdown
+from msprof_compare.compare.breakdown_gpu import gpu_breakdown
+from msprof_compare.compare.breakdown_npu import npu_breakdown
+from msprof_compare.loaders import ascend_db, load_profile
+from msprof_compare.loaders.numparse import MAX_DURATION_NS
+from msprof_compare.options import build_options
+
+DATA = Path(__file__).resolve().parent / "data"
+OPTS = build_options(enable_profiling_compare=True)[0]
+WEEK_US = MAX_DURATION_NS // 1000
+LONG = "last over a week (a damaged time?); read as 0"
+
+
+def _same_breakdown(a, b) -> None:
+    for f in ("e2e_ns", "computing_ns", "free_ns", "uncovered_comm_ns"):
+        assert getattr(a, f) == getattr(b, f), f
+    assert {k: v.ns for k, v in a.buckets.items()} == {k: v.ns for k, v in b.buckets.items()}
+
+
+def _edit_first_kernel(events: list, dur: int, lane: object = None) -> None:
+    for e in events:
+        if e.get("ph") == "X" and (e.get("cat") == "kernel" if lane is None else e.get("pid") == lane):
+            e["dur"] = dur
+            return
+    raise AssertionError("no event to edit")
+
+
+def test_kineto_event_over_a_week_reads_as_zero(tmp_path: Path) -> None:
+    src = json.loads((DATA / "kineto" / "h100_timesformer_excerpt.pt.trace.json").read_text())
+    paths = {}
+    for name, dur in (("long", WEEK_US + 1), ("zero", 0), ("week", WEEK_US)):
+        doc = json.loads(json.dumps(src))
+        _edit_first_kernel(doc["traceEvents"], dur)
+        paths[name] = tmp_path / f"{name}.pt.trace.json"
+        paths[name].write_text(json.dumps(doc))
+    long, zero = load_profile(str(paths["long"]), OPTS), load_profile(str(paths["zero"]), OPTS)
+    assert f"{paths['long']}: 1 event(s) {LONG}" in long.warnings
+    assert not any(LONG in w for w in load_profile(str(paths["week"]), OPTS).warnings)  # a week itself is kept
+    _same_breakdown(gpu_breakdown(long), gpu_breakdown(zero))
+
+
+def test_npu_text_event_and_kernel_over_a_week_read_as_zero(tmp_path: Path) -> None:
+    src = DATA / "npu" / "rank0_ascend_pt"
+    dirs = {}
+    for name, dur in (("long", WEEK_US + 1), ("zero", 0)):
+        d = tmp_path / name / "x_ascend_pt"
+        shutil.copytree(src, d)
+        tv = d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+        events = json.loads(tv.read_text())
+        hw = next(e["pid"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"
+                  and e["args"].get("name") == "Ascend Hardware")
+        _edit_first_kernel(events, dur, lane=hw)
+        tv.write_text(json.dumps(events))
+        kd = d / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+        lines = kd.read_text().splitlines()
+        head = [c.strip() for c in lines[0].split(",")]
+        cells = lines[1].split(",")
+        cells[head.index("Duration(us)")] = str(dur)
+        kd.write_text("\n".join([lines[0], ",".join(cells), *lines[2:]]) + "\n")
+        dirs[name] = d
+    long, zero = load_profile(str(dirs["long"]), OPTS), load_profile(str(dirs["zero"]), OPTS)
+    assert f"{dirs['long'] / 'ASCEND_PROFILER_OUTPUT' / 'trace_view.json'}: 1 event(s) {LONG}" in long.warnings
+    assert f"{dirs['long'] / 'ASCEND_PROFILER_OUTPUT' / 'kernel_details.csv'}: 1 kernel(s) {LONG}" in long.warnings
+    assert long.kernel_details["dur"].iloc[0] == 0 and long.kernel_details["Duration(us)"].iloc[0] == 0.0
+    _same_breakdown(npu_breakdown(long), npu_breakdown(zero))
+
+
+def test_db_task_ending_at_int64_max(tmp_path: Path) -> None:
+    """A compute task and a non-kernel task each ending at int64 max (an end never written): their durations
+    read as 0, and E2E is that of the same DB with those tasks ending at their start."""
+    l1 = DATA / "db" / "l1" / "ascend_pytorch_profiler_0.db"
+    pick = ("globalTaskId IN ((SELECT min(globalTaskId) FROM COMPUTE_TASK_INFO), (SELECT max(globalTaskId) FROM "
+            "TASK WHERE globalTaskId NOT IN (SELECT globalTaskId FROM COMPUTE_TASK_INFO)))")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    long = edited_copy(l1, tmp_path / "a" / l1.name, f"UPDATE TASK SET endNs = 9223372036854775807 WHERE {pick}")
+    zero = edited_copy(l1, tmp_path / "b" / l1.name, f"UPDATE TASK SET endNs = startNs WHERE {pick}")
+    assert sql(long, "SELECT count(*) FROM TASK WHERE endNs = 9223372036854775807") == [(2,)]
+    p, q = load_profile(str(long), OPTS), load_profile(str(zero), OPTS)
+    assert f"{long}: 2 row(s) (2 in TASK) {LONG}" in p.warnings
+    bp, bq = db_breakdown(p), db_breakdown(q)
+    _same_breakdown(bp, bq)
+    assert 0 < bp.e2e_ns < 10**9  # the excerpt spans well under a second (7.5e12 ms before)
+
+
+def test_db_durations_bound_and_int64_wrap() -> None:
+    """``_Db.durations``: negative and over-a-week durations read as 0, counted per table; an end - start that
+    wraps int64 is over the bound, not a negative (or tiny) duration."""
+    db = SimpleNamespace(negative={}, too_long={})
+    start = np.array([0, 10, 0, 0, -(2**62) * 2], dtype=np.int64)
+    end = np.array([5, 3, MAX_DURATION_NS, MAX_DURATION_NS + 1, 2**62], dtype=np.int64)
+    got = ascend_db._Db.durations(db, start, end, "TASK")
+    assert got.tolist() == [5, 0, MAX_DURATION_NS, 0, 0]
+    assert db.negative == {"TASK": 1} and db.too_long == {"TASK": 2}
