@@ -478,3 +478,20 @@ def test_csv_header_read_across_chunks_and_capped(tmp_path: Path, monkeypatch: p
     f.write_bytes(bytes(3 << 16))
     with pytest.raises(ProfileError, match=r"malformed CSV header: no line end in the first 65536 bytes"):
         ascend_text._header(str(f))
+
+
+def test_profiler_info_absent_or_broken(tmp_path, caplog):
+    """profiler_info_*.json: absent -> nothing said (the original's harmless ERROR line is not copied); present
+    but malformed -> the original's warning, and the run goes on; its level is read when valid."""
+    d = _copy(tmp_path)
+    info = d / "profiler_info_0.json"
+    assert load_profile(str(d), OPTS).extra.get("profiler_level") is not None
+    info.write_text("{not json")
+    p = load_profile(str(d), OPTS)
+    assert any(w.startswith("Failed to read profiler_info.json: ") for w in p.warnings)
+    assert "profiler_level" not in p.extra
+    info.unlink()
+    caplog.clear()
+    p = load_profile(str(d), OPTS)
+    assert not any("profiler_info" in w or "profiler info" in w for w in p.warnings)
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
