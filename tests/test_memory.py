@@ -241,3 +241,20 @@ def test_memory_record_times_that_are_not_times(tmp_path):
     p = Profile(path="npu", kind="NPU", source="ascend_text")
     p.operator_memory = om
     assert len(memory.npu_records(p)) == 2  # the rows with an allocation time
+
+
+def test_max_kernel_num_drills_down_into_the_statistic_sheet(samples):
+    """The statistic sheets group the pair list after the --max_kernel_num drill-down, as the original's do (an
+    op with more kernels is counted as its children); with --disable_details no drill-down happens. NPU pair 1."""
+    n = samples / "msinsight" / "test" / "data" / "pytorch" / "text"
+    base, comp = str(n / "level1" / "rank0_ascend_pt"), str(n / "level2" / "rank0_ascend_pt")
+
+    def rows(**kw) -> pd.DataFrame:
+        return compare(base, comp, enable_memory_compare=True, **kw).sheet("MemoryCompareStatistic")
+
+    plain, drilled = rows(), rows(max_kernel_num=4)
+    assert (len(plain), len(drilled)) == (35, 48)
+    # the same memory, spread over more (child) operator names
+    for col in ("Base Allocated Memory(MB)", "Comparison Allocated Memory(MB)"):
+        assert math.isclose(plain[col].sum(), drilled[col].sum(), rel_tol=1e-12)
+    assert len(rows(disable_details=True, max_kernel_num=4)) == len(rows(disable_details=True)) == 35
