@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime as _dt
+import logging
 import os
 import sys
 import time
@@ -247,7 +248,7 @@ def execute(params: dict[str, Any], *, announce_root: bool = True) -> int:
 
         formats = tuple(parse_output_format(params.get("output_format")).split(","))
         explicit = params.get("output_format") not in (None, "")  # an empty value asks for nothing
-        deliver.check_target(output, formats)  # fail before the (long) load; creates nothing
+        deliver.check_target(output, formats, explicit)  # fail before the (long) load; creates nothing
         from .api import compare
 
         result = compare(base, comparison, **params)
@@ -319,12 +320,14 @@ def _fail(exc: Exception, code: int, debug: bool) -> int:
 
 
 def _print(text: str) -> None:
-    """Print the console table; a closed stdout (``| head``) must not fail the run."""
+    """Print the console table; a closed stdout (``| head``) must not fail the run, and a stdout that cannot
+    be written (a full disk) costs the table, not the reports: said in one warning."""
     from .report.output import closed_pipe, discard_rest
 
     try:
         print(text, flush=True)
     except OSError as exc:
         if not closed_pipe(exc):
-            raise
+            logging.getLogger("msprof-analyze").warning("Cannot print the console tables to standard output: %s",
+                                                        exc.strerror or exc)
         discard_rest(sys.stdout)

@@ -32,6 +32,10 @@ class _StderrHandler(logging.StreamHandler):
     def stream(self, _value) -> None:
         pass
 
+    def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 - logging's name
+        """A log line that cannot be written (stderr full or closed) has nowhere to be reported: drop it
+        instead of printing logging's "--- Logging error ---" traceback to that same stderr."""
+
 
 def level_from_env() -> int:
     """The log level named by ``MSPROF_ANALYZE_LOG_LEVEL`` (INFO when unset or unknown)."""

@@ -253,8 +253,9 @@ def test_constant_memory_path_for_big_sheets(tmp_out: Path, monkeypatch: pytest.
 
 
 def test_part_files_of_a_big_workbook_live_beside_it(tmp_out: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """xlsxwriter's streaming parts go to a hidden directory in the output directory, named as our temporary
-    reports, so the stale-file cleanup removes what a SIGKILL leaves (in the system temp they stayed)."""
+    """xlsxwriter's streaming parts go to a hidden directory beside the workbook being written, inside the
+    run's private folder in the output directory, named as our temporary reports, so the stale-file cleanup
+    removes what a SIGKILL leaves (in the system temp they stayed)."""
     import tempfile
 
     made: list[str] = []
@@ -267,9 +268,12 @@ def test_part_files_of_a_big_workbook_live_beside_it(tmp_out: Path, monkeypatch:
     monkeypatch.setattr(excel, "CONSTANT_MEMORY_ROWS", 5)
     monkeypatch.setattr(excel.tempfile, "mkdtemp", recording)
     excel.write_workbook(fake_result([small_sheet(rows=[[i, f"k{i}", 1.0, 2.0, 2.0] for i in range(20)])]), tmp_out)
-    assert len(made) == 1 and Path(made[0]).parent == tmp_out
-    assert Path(made[0]).name.startswith(".performance_comparison_result_") and made[0].endswith(".tmp")
-    assert not Path(made[0]).exists() and len(list(tmp_out.iterdir())) == 1
+    private, parts = map(Path, made)  # the run's private folder, then the parts folder inside it
+    assert private.parent == tmp_out and parts.parent == private
+    for d in (private, parts):
+        assert d.name.startswith(".performance_comparison_result_") and d.name.endswith(".tmp")
+        assert not d.exists()
+    assert len(list(tmp_out.iterdir())) == 1
 
 
 # --------------------------------------------------------------------------- block writer

@@ -83,13 +83,13 @@ def test_killed_mid_write_leaves_no_workbook(sig: int, kineto: Path, tmp_path: P
             proc.kill()
             proc.wait()
     assert proc.returncode != 0
-    assert list(out.glob(RESULT_GLOB)) == [], "a workbook appeared under the final name"
-    left = sorted(p.name for p in out.iterdir())
-    if sig in (signal.SIGINT, signal.SIGTERM):  # handled: the temporary file is removed too
-        assert left == [], left
+    if sig in (signal.SIGINT, signal.SIGTERM):  # handled: the temporary file and the folder the run made go too
+        assert not out.exists(), sorted(p.name for p in out.iterdir())
         assert "Traceback" not in err
-    else:  # an uncatchable kill can only leave the hidden temporary file, never a result-named one
-        assert all(n.startswith(".") for n in left), left
+    else:  # an uncatchable kill can only leave the hidden temporary folder, never a result-named file
+        assert list(out.glob(RESULT_GLOB)) == [], "a workbook appeared under the final name"
+        left = sorted(p.name for p in out.iterdir())
+        assert left and all(n.startswith(".") for n in left), left
 
 
 # A child whose workbook file fills the disk after ``limit`` bytes: writes, and from then on every
@@ -302,6 +302,94 @@ def test_failed_move_without_hard_links_leaves_nothing(tmp_path: Path, monkeypat
         assert list(out.iterdir()) == []
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes")
+def test_reports_are_rendered_in_a_private_folder(tmp_path: Path) -> None:
+    """The writers reopen their temporary file by name: in a shared output directory another user could swap
+    it for a symbolic link in between and have the report written over a file of theirs choosing. So the
+    files are rendered inside a folder only this user can enter (0700), which is gone afterwards."""
+    from msprof_compare.report import output
+
+    seen: list[Path] = []
+
+    def fill(tmp: str) -> None:
+        seen.append(Path(tmp))
+        Path(tmp).write_text("x")
+
+    paths = output.write_new_files(str(tmp_path), "r", [(".xlsx", fill, "workbook"), (".json", fill, "JSON result")])
+    assert [Path(p).name for p in paths] == ["r.xlsx", "r.json"]
+    assert len({p.parent for p in seen}) == 1
+    private = seen[0].parent
+    assert private.parent == tmp_path and private.name.startswith(".performance_comparison_result_")
+    assert not private.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["r.json", "r.xlsx"]
+    mode: list[int] = []
+    output.write_new_file(str(tmp_path), "s.json", lambda tmp: mode.append(stat.S_IMODE(os.stat(
+        os.path.dirname(tmp)).st_mode)) or Path(tmp).write_text("x"), "JSON result")
+    assert mode == [0o700]
+
+
+def test_reports_are_on_disk_before_their_names_appear(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each file is flushed (fsync) before it is published, and the directory after: without it a power loss
+    could leave a final name holding an empty report, and a delayed write error went unreported (exit 0). A
+    failing flush is the write's error: one line, nothing published."""
+    import errno
+
+    from msprof_compare.errors import ProfileError
+    from msprof_compare.report import output
+
+    events: list[str] = []
+    real_fsync, real_link = os.fsync, os.link
+
+    def fsync(fd: int) -> None:
+        events.append("sync " + os.path.basename(os.readlink(f"/proc/self/fd/{fd}")) if os.path.exists("/proc")
+                      else "sync")
+        real_fsync(fd)
+
+    def link(src: str, dst: str) -> None:
+        events.append("link " + os.path.basename(dst))
+        real_link(src, dst)
+
+    monkeypatch.setattr(output.os, "fsync", fsync)
+    monkeypatch.setattr(output.os, "link", link)
+
+    def fill(tmp: str) -> None:
+        Path(tmp).write_text("x")
+
+    output.write_new_files(str(tmp_path), "r", [(".xlsx", fill, "workbook"), (".json", fill, "JSON result")])
+    if os.path.exists("/proc"):
+        assert events == ["sync report.xlsx", "sync report.json", "link r.xlsx", "link r.json",
+                          f"sync {tmp_path.name}"]
+    else:
+        assert events.index("link r.xlsx") == 2 and events.count("sync") >= 2
+
+    def failing(fd: int) -> None:
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(output.os, "fsync", failing)
+    out = tmp_path / "new" / "dir"
+    with pytest.raises(ProfileError, match=r"cannot write the workbook: Input/output error"):
+        output.write_new_file(str(out), "r.xlsx", fill, "workbook")
+    assert not (tmp_path / "new").exists()  # the folders this run made are gone again
+
+
+def test_failed_write_removes_the_folders_it_made(tmp_path: Path) -> None:
+    """-o names a folder that does not exist: it is made for the report, and removed again when the report
+    cannot be written (a full disk), so a failed run leaves nothing behind; a folder that existed stays."""
+    import errno
+
+    from msprof_compare.errors import ProfileError
+    from msprof_compare.report import output
+
+    def full(tmp: str) -> None:
+        Path(tmp).write_text("x")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    (tmp_path / "kept").mkdir()
+    for target in (tmp_path / "a" / "b" / "c", tmp_path / "kept" / "d", tmp_path / "kept"):
+        with pytest.raises(ProfileError, match="No space left on device"):
+            output.write_new_file(str(target), "r.xlsx", full, "workbook")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept"] and list((tmp_path / "kept").iterdir()) == []
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_signal_while_publishing_a_set_waits_for_the_set(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A SIGTERM arriving between the two files of a set is held until the set is complete: the run then
@@ -403,3 +491,99 @@ def test_failed_run_creates_no_output_directory(tmp_path: Path) -> None:
     code, _, err = run_cli(["-bp", str(bad), "-d", str(bad), "-o", str(out)])
     assert code == 1, err
     assert not out.exists() or list(out.iterdir()) == []
+
+
+def _cli(args: list[str], cwd: Path, **popen: object) -> subprocess.CompletedProcess:
+    """The real CLI in a fresh process (stdout / stderr as the caller wires them)."""
+    code = "from msprof_compare.entry import compare_main; compare_main()"
+    return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, env=_env(),
+                          text=True, timeout=300, **popen)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_standard_output_that_cannot_be_written(kineto: Path, tmp_path: Path) -> None:
+    """A full stdout: with -o - the JSON document is the output, so the run fails with one line naming
+    standard output (it said "internal error"); with a workbook only the console table is lost, said in one
+    warning, and the workbook is written (the run used to fail before writing it). A closed stdout with
+    -o - is refused before loading."""
+    with open("/dev/full", "w") as full:
+        p = _cli(["-bp", str(kineto), "-d", str(kineto), "-o", "-", "--output_format", "json"], tmp_path,
+                 stdout=full, stderr=subprocess.PIPE)
+        assert p.returncode == 1, p.stderr
+        assert p.stderr.strip().splitlines()[-1] == \
+            "error: <stdout>: cannot write the JSON result: No space left on device"
+        out = tmp_path / "out"
+        p = _cli(["-bp", str(kineto), "-d", str(kineto), "-o", str(out)], tmp_path, stdout=full,
+                 stderr=subprocess.PIPE)
+    assert p.returncode == 0, p.stderr
+    assert "Cannot print the console tables to standard output: No space left on device" in p.stderr
+    assert len(list(out.glob(RESULT_GLOB))) == 1
+    assert "Traceback" not in p.stderr
+    p = subprocess.run(f"{sys.executable} -c 'from msprof_compare.entry import compare_main; compare_main()' "
+                       f"-bp {kineto} -d {kineto} -o - >&-", shell=True, cwd=tmp_path, env=_env(),
+                       text=True, stderr=subprocess.PIPE, timeout=300)
+    assert p.returncode == 2 and p.stderr.strip().splitlines()[-1] == \
+        "error: -o -: standard output is closed; there is nowhere to write the JSON result"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a deleted working directory")
+def test_deleted_working_directory_and_long_output_names(kineto: Path, tmp_path: Path) -> None:
+    """A relative -o in a working directory deleted meanwhile, and an -o name over 255 bytes: usage errors
+    before loading (they were an internal error, and an error after the whole load)."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    code = ("import os, sys; os.chdir(sys.argv[1]); os.rmdir(sys.argv[1]); sys.argv[1:2] = []; "
+            "from msprof_compare.entry import compare_main; compare_main()")
+    p = subprocess.run([sys.executable, "-c", code, str(gone), "-bp", str(kineto), "-d", str(kineto), "-o", "rel"],
+                       env=_env(), capture_output=True, text=True, timeout=300)
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.strip().splitlines()[-1].startswith("error: output rel: the current directory no longer exists")
+    missing = tmp_path / "no_such_input.json"  # the output is checked first: its error comes, not the input's
+    p = _cli(["-bp", str(missing), "-d", str(missing), "-o", str(tmp_path / ("x" * 300))], tmp_path,
+             capture_output=True)
+    assert p.returncode == 2 and "is longer than 255 bytes" in p.stderr.strip().splitlines()[-1], p.stderr
+
+
+def test_dash_output_with_a_workbook_checks_the_working_directory_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """-o - with an explicit xlsx writes the workbook into the current directory: that directory is checked
+    before loading, as any other target (it was found unwritable only after the load)."""
+    from msprof_compare.report import deliver
+
+    seen: list[tuple[str, str]] = []
+    monkeypatch.setattr(deliver, "output_target", lambda target, suffix: seen.append((target, suffix)))
+    deliver.check_target("-", ("xlsx", "json"), explicit_format=True)
+    assert seen == [(".", ".xlsx")]
+    seen.clear()
+    deliver.check_target("-", ("xlsx",), explicit_format=False)  # -o - alone writes no workbook
+    assert seen == []
+
+
+def test_a_log_line_that_cannot_be_written_is_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write of a log line fails (stderr full, an I/O error): the line has nowhere to go, and logging's own
+    "--- Logging error ---" traceback, printed to that same stderr once it works again, is not printed."""
+    import logging
+
+    from msprof_compare.logs import setup_logging
+
+    class Flaky:
+        def __init__(self) -> None:
+            self.failed, self.text = False, []
+
+        def write(self, text: str) -> int:
+            if not self.failed:
+                self.failed = True
+                raise OSError(5, "Input/output error")
+            self.text.append(text)
+            return len(text)
+
+        def flush(self) -> None:
+            pass
+
+    log = setup_logging()
+    stream = Flaky()
+    monkeypatch.setattr(sys, "stderr", stream)
+    monkeypatch.setattr(logging, "raiseExceptions", True)
+    log.warning("a line nobody can read")
+    log.warning("the next line")
+    assert stream.failed and "".join(stream.text).count("Logging error") == 0
+    assert "the next line" in "".join(stream.text)

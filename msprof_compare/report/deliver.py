@@ -14,9 +14,10 @@ import os
 import sys
 from typing import TYPE_CHECKING, TextIO
 
+from ..errors import UsageError
 from .excel import default_file_name, workbook_part
 from .json_report import json_part
-from .output import make_dir, output_target, write_new_files
+from .output import output_target, write_new_files
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult
@@ -26,10 +27,15 @@ log = logging.getLogger("msprof-analyze")
 STDOUT = "-"
 
 
-def check_target(output: str, formats: tuple[str, ...] = ("xlsx",)) -> None:
+def check_target(output: str, formats: tuple[str, ...] = ("xlsx",), explicit_format: bool = False) -> None:
     """Fail on an unusable output target before the (long) load; creates nothing. Each report the
-    formats ask for is checked where it will go (``-o run.json`` puts the workbook at run.xlsx)."""
+    formats ask for is checked where it will go (``-o run.json`` puts the workbook at run.xlsx; with
+    ``-o -`` an explicitly asked workbook goes into the current directory)."""
     if output == STDOUT:
+        if sys.stdout is None:
+            raise UsageError("-o -: standard output is closed; there is nowhere to write the JSON result")
+        if writes_workbook(formats, output, explicit_format):
+            output_target(".", ".xlsx")
         return
     xlsx_target, json_target = _targets(output)
     for fmt, target, suffix in (("xlsx", xlsx_target, ".xlsx"), ("json", json_target, ".json")):
@@ -76,7 +82,6 @@ def write_reports(result: CompareResult, output: str, explicit_format: bool = Fa
         # one name for both files: the same stem (and timestamp), with a _N suffix free for both, taken
         # for both at once (a run publishing into the same directory meanwhile cannot split the pair)
         directory, name = output_target(xlsx_target, ".xlsx")
-        make_dir(directory)
         stem = os.path.splitext(name or default_file_name())[0]
         paths = write_new_files(directory, stem, [workbook, json_part(result)])
         for path in paths:

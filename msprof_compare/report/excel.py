@@ -83,7 +83,6 @@ def write_workbook(result: CompareResult, target: str | os.PathLike = ".") -> st
         log.warning("No comparison produced any rows; no workbook was written.")
         return ""
     directory, name = resolve_target(target)
-    make_dir(directory)
     return write_new_file(directory, name or default_file_name(), part[1], part[2])
 
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import numpy as np
 import pandas as pd
 
+from ..errors import ProfileError
 from .output import (  # noqa: F401
     FILE_MODE,
     FILE_PREFIX,
@@ -181,6 +182,8 @@ def write_json(result: CompareResult, target: str | os.PathLike = ".", stream: T
     text = dumps(result)
     if os.fspath(target) == "-":
         out = stream or sys.stdout
+        if out is None:  # started with stdout closed (`>&-`)
+            raise ProfileError("<stdout>", "standard output is closed; nowhere to write the JSON result")
         if not _encodable(text, out):  # e.g. an ASCII locale: the same document with \uXXXX escapes
             text = dumps(result, ascii_only=True)
         try:
@@ -189,11 +192,11 @@ def write_json(result: CompareResult, target: str | os.PathLike = ".", stream: T
             out.flush()
         except OSError as exc:  # the reader stopped early (`| head`, a jq that exits): not our error
             if not closed_pipe(exc):
-                raise
+                discard_rest(out)  # what is still buffered would fail again at exit
+                raise ProfileError("<stdout>", f"cannot write the JSON result: {exc.strerror or exc}") from None
             discard_rest(out)
         return "-"
     path, name = output_target(target, ".json")
-    make_dir(path)
     part = json_part(result, text)
     return write_new_file(path, name or default_file_name(), part[1], part[2])
 

@@ -31,6 +31,8 @@ FILE_MODE = 0o640
 #: caught) and are removed by the next run writing into the same directory.
 STALE_TMP_SECONDS = 24 * 3600
 DIR_MODE = 0o750
+#: The longest file or folder name most file systems take (ext4, XFS, NTFS, APFS: 255).
+MAX_NAME_BYTES = 255
 #: How many ``_N`` suffixes are tried before giving up on a taken name.
 MAX_SUFFIX = 10_000
 
@@ -48,7 +50,14 @@ def output_target(target: str | os.PathLike, suffix: str) -> tuple[str, str | No
     permission, a name with the other report's suffix).
     """
     raw = os.fspath(target) or "."
-    path = os.path.abspath(os.path.expanduser(raw))
+    try:
+        path = os.path.abspath(os.path.expanduser(raw))
+    except OSError:  # a relative target in a working directory that was deleted meanwhile
+        raise UsageError(f"output {raw}: the current directory no longer exists; give an absolute path or "
+                         "change to an existing directory") from None
+    long = next((c for c in path.split(os.sep) if len(os.fsencode(c)) > MAX_NAME_BYTES), None)
+    if long is not None:
+        raise UsageError(f"output {raw}: the name {long[:40]}... is longer than {MAX_NAME_BYTES} bytes")
     name: str | None = None
     low = path.lower()
     # "run.json/" (and "run.json/.") is a directory
@@ -82,10 +91,11 @@ def output_target(target: str | os.PathLike, suffix: str) -> tuple[str, str | No
     return path, name
 
 
-def make_dir(path: str) -> None:
-    """Create a missing output directory (and parents) with mode 0o750, whatever the umask."""
+def make_dir(path: str) -> list[str]:
+    """Create a missing output directory (and parents) with mode 0o750, whatever the umask; returns the
+    directories it created, deepest first (so a failed write can remove them again)."""
     if os.path.isdir(path):
-        return
+        return []
     missing = []
     p = path
     while p and not os.path.exists(p):
@@ -96,7 +106,15 @@ def make_dir(path: str) -> None:
         for d in missing:
             os.chmod(d, DIR_MODE)
     except OSError as exc:
+        _remove_empty(missing)
         raise ProfileError(path, f"cannot create output directory: {exc.strerror or exc}") from None
+    return missing
+
+
+def _remove_empty(directories: list[str]) -> None:
+    """Remove directories this run created (deepest first) if they are still empty."""
+    for d in directories:
+        _quietly(os.rmdir, d)
 
 
 def publish_together(files: list[tuple[str, str]], directory: str, stem: str) -> list[str]:
@@ -240,10 +258,10 @@ def remove_stale_temporaries(directory: str, now: float | None = None) -> int:
 def write_new_file(directory: str, name: str, fill: Callable[[str], None], what: str) -> str:
     """Create ``directory/name`` (or a suffixed name) from ``fill(temp_path)``; returns the path.
 
-    ``fill`` writes the whole report into the temporary path it is given. The
-    directory must exist (see ``make_dir``). On any failure, signal or
-    interrupt the temporary file is removed and nothing is published; an
-    ``OSError`` becomes a one-line ``ProfileError`` naming the directory and ``what``.
+    ``fill`` writes the whole report into the temporary path it is given. The directory is created
+    when missing (and removed again when nothing could be written). On any failure, signal or
+    interrupt the temporary file is removed and nothing is published; an ``OSError`` becomes a
+    one-line ``ProfileError`` naming the directory and ``what``.
     """
     stem, ext = os.path.splitext(name)
     return write_new_files(directory, stem, [(ext, fill, what)])[0]
@@ -255,31 +273,69 @@ Part = tuple[str, Callable[[str], None], str]
 
 def write_new_files(directory: str, stem: str, parts: list[Part]) -> list[str]:
     """``write_new_file`` for files that belong together (the xlsx and JSON of one run): all are
-    rendered first, then published under one shared stem (``publish_together``)."""
+    rendered first, then published under one shared stem (``publish_together``).
+
+    The files are rendered inside a private folder (mode 0700) beside their final names: ``fill``
+    reopens its file by name, and in a shared output directory another user could otherwise swap the
+    temporary file for a symbolic link in between and have the report written over a file of theirs
+    choosing. Each file is flushed to disk (fsync) before it is published, and the directory after,
+    so a crash or power loss cannot leave a final name holding an empty or partial report, and a
+    delayed write error is reported instead of a success.
+    """
+    created = make_dir(directory)
     remove_stale_temporaries(directory)
-    tmps: list[str] = []
+    private = ""
     what = "report"  # the file being written, for the error message
+    published = False
     try:
         with terminate_as_exit():
+            private = tempfile.mkdtemp(prefix=f".{FILE_PREFIX}", suffix=".tmp", dir=directory)
+            tmps = []
             for ext, fill, part_what in parts:
                 what = part_what
-                fd, tmp = tempfile.mkstemp(prefix=f".{FILE_PREFIX}", suffix=f"{ext}.tmp", dir=directory)
-                os.close(fd)
+                tmp = os.path.join(private, f"report{ext}")
                 tmps.append(tmp)
                 fill(tmp)
                 os.chmod(tmp, FILE_MODE)
+                _sync(tmp)
             what = " and ".join(p[2] for p in parts)
-            return publish_together([(t, p[0]) for t, p in zip(tmps, parts, strict=True)], directory, stem)
+            paths = publish_together([(t, p[0]) for t, p in zip(tmps, parts, strict=True)], directory, stem)
+            published = True
+            _sync(directory, directory=True)
+            return paths
     except OSError as exc:
         raise ProfileError(directory, f"cannot write the {what}: {exc.strerror or exc}") from None
     finally:
-        for tmp in tmps:
-            try:
-                os.unlink(tmp)
-            except FileNotFoundError:  # moved to its final name (no hard links)
-                pass
-            except OSError as exc:  # e.g. held open by a sync tool on Windows: a later run removes it
-                logging.getLogger("msprof-analyze").debug("cannot remove %s: %s", tmp, exc)
+        if private:
+            _remove_private(private)
+        if not published:
+            _remove_empty(created)
+
+
+def _sync(path: str, directory: bool = False) -> None:
+    """Flush a file's data (or a directory's entries) to disk. Windows needs a writable descriptor for
+    a file and cannot open a directory; some filesystems refuse to sync a directory (EINVAL): then the
+    file's own sync is what there is."""
+    if directory and os.name == "nt":
+        return
+    fd = os.open(path, os.O_RDWR if os.name == "nt" else os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        if not directory or exc.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF):
+            raise
+    finally:
+        os.close(fd)
+
+
+def _remove_private(private: str) -> None:
+    """Remove the private folder and what is left in it (a file moved to its final name is gone already).
+    One that cannot be removed (e.g. held open by a sync tool on Windows) is removed by a later run once
+    it is stale."""
+    try:
+        shutil.rmtree(private)
+    except OSError as exc:
+        logging.getLogger("msprof-analyze").debug("cannot remove %s: %s", private, exc)
 
 
 def closed_pipe(exc: OSError) -> bool:
