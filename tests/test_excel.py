@@ -396,3 +396,20 @@ def test_default_run_writes_the_reference_sheets(pair: str, base: str, compariso
         ref.close()
     result = compare(str(samples / base), str(samples / comparison))
     assert [n for n in result.sheet_names if n != "Summary"] == expected
+
+
+def test_long_text_cut_matches_xlsxwriter() -> None:
+    """Our cut of a cell over Excel's 32,767 UTF-16 units gives xlsxwriter's result (never splitting a character
+    above U+FFFF), without its per-character loop; astral characters around the limit, and random mixes."""
+    import random
+
+    from xlsxwriter.utility import _utf16_truncate as reference
+
+    limit = excel._STR_MAX
+    cases = ["a" * 40_000, "é" * 40_000, "a" * (limit - 1) + "😀" + "b", "a" * limit + "😀", "😀" * 20_000,
+             "a" * (limit - 2) + "😀😀", "中" * limit, "a" * limit, ""]
+    rnd = random.Random(7)
+    alphabet = ["a", "é", "中", "😀", "\U0010ffff"]
+    cases += ["".join(rnd.choice(alphabet) for _ in range(rnd.randint(16_000, 34_000))) for _ in range(30)]
+    for text in cases:
+        assert excel._utf16_truncate(text, limit) == reference(text, limit)
