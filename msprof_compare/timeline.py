@@ -91,3 +91,47 @@ def intersect(a: Intervals, b: Intervals) -> Intervals:
 def subtract(a: Intervals, b: Intervals) -> Intervals:
     """Points covered by ``a`` but not by ``b`` (a minus b)."""
     return _sweep(a, b, 1, 0)
+
+
+def pairwise_overlaps(sets: list[Intervals]) -> dict[tuple[int, int], int]:
+    """``length(intersect(sets[i], sets[j]))`` for every pair ``i < j`` whose overlap is not empty, from one
+    sort of all intervals: an interval meets exactly the intervals that start at or after it and before
+    its end, so only overlapping pairs are ever visited (a pair-by-pair intersection cost G x G sweeps:
+    60 s for 1,000 communication groups that never overlap)."""
+    norm = [union(*iv) for iv in sets]
+    if len(norm) < 2:
+        return {}
+    s = np.concatenate([iv[0] for iv in norm])
+    e = np.concatenate([iv[1] for iv in norm])
+    g = np.repeat(np.arange(len(norm), dtype=np.int64), [iv[0].size for iv in norm])
+    if s.size < 2:
+        return {}
+    order = np.argsort(s, kind="stable")
+    s, e, g = s[order], e[order], g[order]
+    reach = np.searchsorted(s, e, side="left")  # intervals k+1 .. reach[k]-1 start inside interval k
+    count = np.maximum(reach - np.arange(s.size) - 1, 0)
+    total = int(count.sum())
+    if total == 0:
+        return {}
+    k = np.repeat(np.arange(s.size), count)
+    m = k + 1 + (np.arange(total) - np.repeat(np.cumsum(count) - count, count))
+    length_km = np.minimum(e[k], e[m]) - s[m]  # s[m] >= s[k]: the overlap of the two
+    gk, gm = g[k], g[m]  # never equal: a set's own intervals are disjoint
+    lo, hi = np.minimum(gk, gm), np.maximum(gk, gm)
+    keys, inv = np.unique(lo * len(norm) + hi, return_inverse=True)
+    sums = np.zeros(keys.size, np.int64)
+    np.add.at(sums, inv.reshape(-1), length_km)
+    return {(int(key // len(norm)), int(key % len(norm))): int(v)
+            for key, v in zip(keys.tolist(), sums.tolist(), strict=True) if v}
+
+
+def near(iv: Intervals, starts: np.ndarray, ends: np.ndarray) -> Intervals:
+    """The part of the interval set ``iv`` that can meet intervals within ``[min(starts), max(ends))``: a slice,
+    so intersecting many small sets with one large set (each communication group with the not-overlapped
+    windows) does not re-sort the large one each time."""
+    s, e = iv
+    if starts.size == 0 or s.size == 0:
+        return empty()
+    lo = int(np.searchsorted(e, starts.min(), side="right"))
+    hi = int(np.searchsorted(s, ends.max(), side="left"))
+    return s[lo:hi], e[lo:hi]

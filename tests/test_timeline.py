@@ -98,3 +98,26 @@ def test_against_brute_force(a, b):
     assert tl.length(tl.union(*A)) == int(ma.sum())
     assert _pairs(tl.intersect(A, B)) == _from_mask(ma & mb)
     assert _pairs(tl.subtract(A, B)) == _from_mask(ma & ~mb)
+
+
+def test_pairwise_overlaps_equal_pair_by_pair_intersections() -> None:
+    """One sort of all intervals gives every pair's overlap as ``length(intersect(a, b))`` does pair by pair,
+    pairs without overlap left out; random sets with shared edges, nesting, duplicates and empty sets."""
+    rnd = np.random.default_rng(11)
+    for trial in range(300):
+        n_sets = int(rnd.integers(0, 7))
+        sets = []
+        for _ in range(n_sets):
+            k = int(rnd.integers(0, 6))
+            s = rnd.integers(0, 60, k)
+            sets.append((s, s + rnd.integers(0, 15, k)))  # raw intervals: overlapping, empty, touching
+        want = {}
+        for i in range(n_sets):
+            for j in range(i + 1, n_sets):
+                v = tl.length(tl.intersect(sets[i], sets[j]))
+                if v:
+                    want[(i, j)] = v
+        assert tl.pairwise_overlaps(sets) == want, trial
+    # many sets that never overlap: nothing to report, and no pair is visited
+    disjoint = [(np.array([10 * i]), np.array([10 * i + 5])) for i in range(2000)]
+    assert tl.pairwise_overlaps(disjoint) == {}

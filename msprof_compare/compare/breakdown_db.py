@@ -211,8 +211,13 @@ def _groups(profile: Profile, bd: Breakdown, windows: timeline.Intervals) -> Non
     order = cand_groups + [g for g in op_groups if g not in cand_groups]
     sums = cand.assign(d=cand["dur"].to_numpy(dtype=np.int64)).groupby(["group", "plane"], sort=False)["d"].sum()
     uncovered: dict[str, timeline.Intervals] = {}
+    o_s, o_e = _iv(ops)
+    rows_of = pd.Series(np.arange(len(ops)), dtype=np.int64).groupby(ops["group"].to_numpy(dtype=object),
+                                                                      sort=False).indices
+    none = np.zeros(0, np.int64)
     for g in order:
-        unc = timeline.intersect(_iv(ops[ops["group"] == g]), windows)
+        r = rows_of.get(g, none)
+        unc = timeline.intersect((o_s[r], o_e[r]), timeline.near(windows, o_s[r], o_e[r]))
         uncovered[g] = unc
         wait = 0
         if g in cand_groups:
@@ -225,8 +230,5 @@ def _groups(profile: Profile, bd: Breakdown, windows: timeline.Intervals) -> Non
             wait = timeline.length(timeline.intersect(_iv(sel), unc))
         bd.groups[g] = {"wait": int(wait), "transmit": int(timeline.length(unc) - wait)}
     bd.wait_ns = sum(v["wait"] for v in bd.groups.values())
-    for i, a in enumerate(op_groups):
-        for b in op_groups[i + 1:]:
-            v = timeline.length(timeline.intersect(uncovered[a], uncovered[b]))
-            if v:
-                bd.group_pairs[(a, b)] = int(v)
+    for (i, j), v in sorted(timeline.pairwise_overlaps([uncovered[g] for g in op_groups]).items()):
+        bd.group_pairs[(op_groups[i], op_groups[j])] = v

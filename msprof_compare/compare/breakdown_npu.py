@@ -400,21 +400,23 @@ def _groups(profile: Profile, bd: Breakdown) -> None:
             best = min(planes, key=lambda t: cand_sum.get(t, 0))  # first plane wins ties
             cb = cand[cand_tid == best]
             cs, ce = _sorted_iv(c_ts[cb], c_dur[cb])
-            wait = _overlap_len(ws, we, windows, cs, ce)
-        unc = _overlap_len(ws, we, windows, os_, oe)
+            wait = _overlap_len(ws, we, timeline.near(windows, cs, ce), cs, ce)
+        near = timeline.near(windows, os_, oe)
+        unc = _overlap_len(ws, we, near, os_, oe)
         bd.groups[name] = {"wait": int(wait), "transmit": int(unc - wait)}
         bd.wait_ns += int(wait)
         if EXACT_INTERVALS:
-            uncovered.append((name, timeline.intersect((os_, oe), windows)))
+            uncovered.append((name, timeline.intersect((os_, oe), near)))
         else:
             uncovered.append((name, clip_walk(os_, oe, ws, we)))
+    if EXACT_INTERVALS:
+        for (i, j), v in sorted(timeline.pairwise_overlaps([iv for _, iv in uncovered]).items()):
+            bd.group_pairs[(uncovered[i][0], uncovered[j][0])] = v
+        return
     for i in range(len(uncovered)):
         for j in range(i + 1, len(uncovered)):
             (na, a), (nb, b) = uncovered[i], uncovered[j]
-            if EXACT_INTERVALS:
-                v = timeline.length(timeline.intersect(a, b))
-            else:
-                v = overlap_walk(a[0], a[1], b[0], b[1])
+            v = overlap_walk(a[0], a[1], b[0], b[1])
             if v:
                 bd.group_pairs[(na, nb)] = int(v)
 

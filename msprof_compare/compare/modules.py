@@ -28,7 +28,7 @@ import pandas as pd
 from ..model import Profile, ranges
 from . import classify
 from .align import align, no_matching
-from .optree import OpTree, _nest, _subtree_sum, op_tree, side_profile
+from .optree import OpTree, _nest, _subtree_sum, levels, op_tree, side_profile
 from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, frame_from_rows
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -220,8 +220,7 @@ def _walk(names: np.ndarray, ts: np.ndarray, ends: np.ndarray, tids: np.ndarray,
     w_ts = ts[midx]
     w_end = ends[midx]
     paths = np.empty(len(mpos), dtype=object)
-    for d in range(int(mdepth.max()) + 1 if len(mpos) else 0):
-        sel = np.flatnonzero(mdepth == d)
+    for d, sel in enumerate(levels(mdepth)):
         head = paths[mparent[sel]] if d else root.module_name
         paths[sel] = head + "/" + w_names[sel]
     self_ns = np.zeros(len(mpos), np.int64)

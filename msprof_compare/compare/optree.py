@@ -235,13 +235,20 @@ def _nest(ts: np.ndarray, end: np.ndarray, with_depth: bool = True) -> tuple[np.
     return parent, depth
 
 
+def levels(depth: np.ndarray) -> list[np.ndarray]:
+    """The node indices of each depth 0, 1, ... (ascending within a level): one sort, so walking a tree level
+    by level costs O(n + depth), not O(n x depth) as a ``depth == d`` scan per level did (20 s at depth 80k)."""
+    if len(depth) == 0:
+        return []
+    order = np.argsort(depth, kind="stable")
+    bounds = np.searchsorted(depth[order], np.arange(int(depth.max()) + 2))
+    return [order[bounds[d]:bounds[d + 1]] for d in range(len(bounds) - 1)]
+
+
 def _subtree_sum(values: np.ndarray, parent: np.ndarray, depth: np.ndarray) -> np.ndarray:
     """Per-node sum of ``values`` over the node's subtree (deepest level first)."""
     out = values.astype(np.int64).copy()
-    if len(out) == 0:
-        return out
-    for d in range(int(depth.max()), 0, -1):
-        sel = np.flatnonzero(depth == d)
+    for sel in reversed(levels(depth)[1:]):
         np.add.at(out, parent[sel], out[sel])
     return out
 
