@@ -309,12 +309,14 @@ def test_rows_ending_before_they_start_read_as_zero(tmp_path: Path) -> None:
 
 def test_op_shapes_come_from_the_column_that_holds_them(tmp_path: Path) -> None:
     """torch_npu writes each op's data types under PYTORCH_API.inputShapes and its shapes under inputDtypes
-    (the text export of the same run has those shapes as Input Dims). The loader reads them the right way
-    round, and a DB whose columns are right is read as it is."""
+    (the text export of the same workload has those shapes as Input Dims). The loader reads them the right way
+    round, and a DB whose columns are right is read as it is. An op with data types but no shapes (the text
+    export writes its Input Dims as "") reads "", one with neither "N/A"."""
     opts = build_options(enable_operator_compare=True)[0]
 
     def expected(db: Path, shapes: str, dtypes: str) -> list[tuple]:
-        q = (f"SELECT n.value, coalesce(s.value, 'N/A'), coalesce(d.value, 'N/A') FROM PYTORCH_API a "
+        q = (f"SELECT n.value, coalesce(s.value, CASE WHEN d.value IS NULL THEN 'N/A' ELSE '' END), "
+             f"coalesce(d.value, 'N/A') FROM PYTORCH_API a "
              f"JOIN STRING_IDS n ON n.id = a.name LEFT JOIN STRING_IDS s ON s.id = a.{shapes} "
              f"LEFT JOIN STRING_IDS d ON d.id = a.{dtypes} WHERE a.type = 50001")
         return sorted(sql(db, q))
@@ -327,6 +329,7 @@ def test_op_shapes_come_from_the_column_that_holds_them(tmp_path: Path) -> None:
     assert ("aten::conv2d", "32,3,224,224;\r\n64,3,11,11;\r\n64;\r\n;\r\n;\r\n;\r\n",
             "float;\r\nfloat;\r\nfloat;\r\nScalarList;\r\nScalarList;\r\nScalarList;\r\nScalar") in want
     assert loaded(L1) == want
+    assert sum(1 for _, s, t in want if s == "" and t != "N/A") == 55  # aten::item and friends: Scalar inputs
     fixed = _db(tmp_path)
     edited_copy(L1, fixed, "UPDATE PYTORCH_API SET inputShapes = inputDtypes, inputDtypes = inputShapes")
     assert expected(fixed, "inputShapes", "inputDtypes") == want

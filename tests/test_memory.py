@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from dbutil import sql
 from xlsxutil import read_xlsx
 
 from msprof_compare.api import RunContext, compare
@@ -258,3 +259,27 @@ def test_max_kernel_num_drills_down_into_the_statistic_sheet(samples):
     for col in ("Base Allocated Memory(MB)", "Comparison Allocated Memory(MB)"):
         assert math.isclose(plain[col].sum(), drilled[col].sum(), rel_tol=1e-12)
     assert len(rows(disable_details=True, max_kernel_num=4)) == len(rows(disable_details=True)) == 35
+
+
+def test_db_cann_allocations_are_placed_as_the_text_exports_are(samples, tmp_path):
+    """OP_MEMORY names CANN's own allocations by their graph node alone (``ReduceSum7``), where
+    operator_memory.csv writes ``cann::ReduceSum7``: the DB loader marks a name no torch op has, so they are
+    placed at the launch they belong to, not under whatever op ran at allocation (124 MB under aten::item).
+    The text and DB exports of the same workload (separate runs) then agree row for row, at every level."""
+    db = Path(__file__).parent / "data" / "db" / "l1" / "ascend_pytorch_profiler_0.db"
+    want = sql(db, "SELECT count(*) FROM OP_MEMORY m JOIN STRING_IDS s ON s.id = m.name WHERE s.value NOT IN "
+                   "(SELECT t.value FROM PYTORCH_API p JOIN STRING_IDS t ON t.id = p.name)")[0][0]
+    om = load_profile(str(db), build_options(enable_memory_compare=True)[0]).operator_memory
+    marked = om["Name"].str.startswith("cann::")
+    assert marked.sum() == want == 57
+    assert set(om.loc[marked, "Name"]) >= {"cann::ReduceSum7", "cann::trans_TransData_16", "cann::Conv2D4"}
+    pt = samples / "msinsight" / "test" / "data" / "pytorch"
+    for level in ("level0/rank0", "level0/rank1", "level1/rank0", "level1/rank1", "level2/rank0"):
+        res = compare(str(pt / "text" / f"{level}_ascend_pt"), str(pt / "db" / f"{level}_ascend_pt"),
+                      enable_memory_compare=True)
+        st = res.sheet("MemoryCompareStatistic")
+        assert len(st) == 35, level
+        assert st["Base Allocated Memory(MB)"].tolist() == st["Comparison Allocated Memory(MB)"].tolist(), level
+        assert math.isclose(st["Base Allocated Memory(MB)"].sum(), 1426.01904296875), level
+        detail = res.sheet("MemoryCompare")
+        assert detail["Size(KB)"].tolist() == detail["Size(KB).1"].tolist(), level

@@ -144,7 +144,7 @@ def test_waterfall_pairs_hccl_groups_of_two_runs():
 
 
 def test_waterfall_keeps_communication_whole_when_no_group_pairs():
-    """A text export ("Group 0 Communication") against a DB export of the same run (its HCCL group name):
+    """A text export ("Group 0 Communication") against a DB export of the same workload (its HCCL group name):
     no group pairs, so the waterfall shows one communication step (pair 7 showed -101.96 and +98.07 ms)."""
     b, c = Breakdown("NPU"), Breakdown("NPU")
     b.uncovered_comm_ns, c.uncovered_comm_ns = 101_963, 98_072

@@ -79,6 +79,9 @@ _API_TYPES = {"op": 50001, "queue": 50002, "trace": 50003}
 PMU_NAMES = ("aic_total_time", "aic_mac_time", "aic_mte2_time", "aiv_time")
 
 _ALL = (-(2**63), 2**63 - 1)
+
+#: The name prefix of CANN's own memory records in operator_memory.csv (reference-2 §5.2).
+CANN_MARK = "cann::"
 _CHUNK = 1 << 18
 
 NO_STEP_MARKERS = "The profiling data lacks step markers. Please re-collect it."
@@ -535,7 +538,7 @@ def _swapped(shapes: np.ndarray, dtypes: np.ndarray) -> bool:
     """Whether a DB holds each op's data types under ``inputShapes`` and its shapes under ``inputDtypes``.
 
     The torch_npu exports seen so far do (``inputShapes`` = ``float;\r\nScalar``, ``inputDtypes`` =
-    ``32,3,224,224;\r\n64``, while the text export of the same run has those shapes as Input Dims): the
+    ``32,3,224,224;\r\n64``, while the text export of the same workload has those shapes as Input Dims): the
     columns are read the other way round when the shapes column holds letters and the types column holds
     numbers but no letters, so a DB whose columns are right is read as it is."""
     s, d = ("".join(dict.fromkeys(v for v in col.tolist() if v != "N/A")) for col in (shapes, dtypes))
@@ -600,10 +603,14 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
 
     is_op = np.flatnonzero(kind == types["op"])
     names = db.text(a[:, 4])
-    shapes = db.text(a[:, 7], missing="N/A")[is_op]
-    dtypes = db.text(col.get("dtypes", none), missing="N/A")[is_op]
+    shape_ids, dtype_ids = a[is_op, 7], col.get("dtypes", none)[is_op]
+    shapes, dtypes = db.text(shape_ids, missing="N/A"), db.text(dtype_ids, missing="N/A")
     if _swapped(shapes, dtypes):
         shapes, dtypes = dtypes, shapes
+        shape_ids, dtype_ids = dtype_ids, shape_ids
+    # data types without shapes: the op's inputs have no dimensions (a scalar), which the text export of a run
+    # writes as an empty Input Dims; "N/A" stays for an op that recorded neither
+    shapes[(shape_ids < 0) & (dtype_ids >= 0)] = ""
     profile.ops = frame("ops", {
         "name": names[is_op], "cat": np.full(is_op.size, "cpu_op", dtype=object),
         "ts": a[is_op, 0], "dur": dur[is_op], "pid": pid[is_op], "tid": tid[is_op],
@@ -735,16 +742,36 @@ def _operator_memory(db: _Db, rng: tuple[int, int] | None) -> pd.DataFrame | Non
     a = db.ints(f"SELECT COALESCE(m.name, -1), COALESCE(m.size, 0), COALESCE(m.allocationTime, 0), "
                 f"COALESCE(m.releaseTime, 0) FROM OP_MEMORY m {where} ORDER BY m.releaseTime", params, 4)
     alloc, rel, size = a[:, 2], a[:, 3], a[:, 1]
+    names = _mark_cann(db, db.text(a[:, 0]))
     note = memory_oddities(size < 0, (alloc > 0) & (rel > 0) & (rel < alloc), "OP_MEMORY size")
     if note:
         db.notes.append(note)
         size = np.maximum(size, 0)
     dur = np.where((alloc > 0) & (rel > 0), np.maximum(rel - alloc, 0), 0)
     return pd.DataFrame({
-        "Name": db.text(a[:, 0]), "Size(KB)": size / 1024.0,
+        "Name": names, "Size(KB)": size / 1024.0,
         "Allocation Time(us)": us(alloc), "Release Time(us)": us(rel), "Duration(us)": dur / 1000.0,
         "size_bytes": size, "alloc_ns": alloc, "release_ns": rel,
     })
+
+
+def _mark_cann(db: _Db, names: np.ndarray) -> np.ndarray:
+    """CANN's own allocations (a graph node's workspace, ``ReduceSum7``, ``trans_TransData_16``) are named
+    ``cann::<node>`` in operator_memory.csv, the mark by which the memory comparison places them at the
+    launch they belong to (reference-2 §5.2); OP_MEMORY writes the node name alone, so they were placed at
+    their allocation time, under whichever op was then running (124 MB under aten::item on the level-1 DB
+    sample). A name no torch op has (PYTORCH_API, compared as text: STRING_IDS may hold one text under
+    several ids) is such a node and gets the mark. Without torch ops nothing is marked."""
+    if not (db.has("PYTORCH_API") and len(names)):
+        return names
+    ids = db.ints("SELECT DISTINCT name FROM PYTORCH_API WHERE name IS NOT NULL", (), 1)[:, 0]
+    torch = set(db.text(ids).tolist()) - {""}
+    if not torch:
+        return names
+    codes, uniq = pd.factorize(names)  # once per distinct name
+    marked = np.array([CANN_MARK + n if n and n not in torch and CANN_MARK not in n else n for n in uniq.tolist()]
+                      + [""], dtype=object)
+    return marked[codes]
 
 
 def _memory_peak(db: _Db, rng: tuple[int, int]) -> int:
