@@ -696,3 +696,17 @@ def test_step_rows_without_times_and_repeated_ids(tmp_path: Path) -> None:
     with pytest.raises(StepError, match=r"Invalid Step Id: 51, please choose from the valid steps: 50$"):
         load_profile(str(db), OPTS, step=51)
     assert not any("STEP_TIME" in w or "STRING_IDS" in w for w in load_profile(str(L1), OPTS).warnings)
+
+
+def test_a_text_held_under_two_string_ids(tmp_path: Path) -> None:
+    """STRING_IDS holds some texts under two ids (61 in the level-1 sample, e.g. Conv2D); a lookup by text
+    must take every row using either id. Half of the aic_mac_time PMU rows moved to a second id of that text
+    still give every task its value (a lookup of one id lost them)."""
+    db = edited_copy(L1, _db(tmp_path), "INSERT INTO STRING_IDS (id, value) VALUES (999999, 'aic_mac_time')",
+                     "UPDATE TASK_PMU_INFO SET name = 999999 WHERE rowid IN (SELECT p.rowid FROM TASK_PMU_INFO p "
+                     "JOIN STRING_IDS s ON s.id = p.name WHERE s.value = 'aic_mac_time' AND p.rowid % 2 = 0)")
+    moved = sql(db, "SELECT count(*) FROM TASK_PMU_INFO WHERE name = 999999")[0][0]
+    assert moved > 10
+    clean, p = load_profile(str(L1), OPTS), load_profile(str(db), OPTS)
+    a, b = clean.extra["kernel_extra"]["aic_mac_time"], p.extra["kernel_extra"]["aic_mac_time"]
+    assert a.notna().sum() == b.notna().sum() > moved and np.allclose(a.fillna(-1), b.fillna(-1))

@@ -278,10 +278,11 @@ class _Db:
         out[sid[pos] != ids] = missing
         return out
 
-    def string_id(self, value: str) -> int | None:
+    def string_ids(self, value: str) -> list[int]:
+        """Every id of ``value``: STRING_IDS may hold one text under several ids (61 texts twice in the
+        level-1 sample, e.g. ``Conv2D``), and a row may use any of them."""
         sid, sval = self._string_table()
-        hit = np.flatnonzero(sval == value)
-        return int(sid[hit[0]]) if hit.size else None
+        return sid[sval == value].tolist()
 
 
 # ---------------------------------------------------------------------- steps
@@ -389,8 +390,8 @@ def _pmu(db: _Db, extra: pd.DataFrame) -> bool:
     if not db.has("TASK_PMU_INFO") or db.scalar("SELECT 1 FROM TASK_PMU_INFO LIMIT 1") is None:
         return False
     db.need("TASK_PMU_INFO", "globalTaskId", "name", "value")
-    ids = {n: db.string_id(n) for n in PMU_NAMES}
-    wanted = {i: n for n, i in ids.items() if i is not None}
+    ids = {n: db.string_ids(n) for n in PMU_NAMES}
+    wanted = {i: n for n, some in ids.items() for i in some}
     if not wanted or extra.empty:
         return True
     marks = ",".join("?" * len(wanted))
@@ -399,8 +400,10 @@ def _pmu(db: _Db, extra: pd.DataFrame) -> bool:
     gid = extra["global_task_id"].to_numpy()
     order = np.argsort(gid, kind="stable")
     sorted_gid = gid[order]
-    for name_id, name in wanted.items():
-        sel = rows[rows["name"] == name_id]
+    for name, some in ids.items():
+        if not some:
+            continue
+        sel = rows[np.isin(rows["name"], some)]
         tid = sel["task"]
         pos = np.searchsorted(sorted_gid, tid)
         pos_c = np.minimum(pos, max(sorted_gid.size - 1, 0))
@@ -484,11 +487,11 @@ def _task_summary(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
 
 
 def _c_core_sqe(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
-    sid = db.string_id("C_CORE_SQE")
-    if sid is None or "taskType" not in db.columns("TASK"):
+    sids = db.string_ids("C_CORE_SQE")
+    if not sids or "taskType" not in db.columns("TASK"):
         return pd.DataFrame({"ts": np.zeros(0, np.int64), "end": np.zeros(0, np.int64)})
-    a = db.ints("SELECT startNs, endNs FROM TASK WHERE taskType = ? AND startNs BETWEEN ? AND ? "
-                "AND endNs IS NOT NULL ORDER BY startNs", (sid, *rng), 2)
+    a = db.ints(f"SELECT startNs, endNs FROM TASK WHERE taskType IN ({','.join('?' * len(sids))}) "
+                "AND startNs BETWEEN ? AND ? AND endNs IS NOT NULL ORDER BY startNs", (*sids, *rng), 2)
     # an end before the start, or over MAX_DURATION_NS after it: 0 long (counted with the TASK table)
     return pd.DataFrame({"ts": a[:, 0], "end": a[:, 0] + db.durations(a[:, 0], a[:, 1])})
 
