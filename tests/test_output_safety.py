@@ -587,3 +587,25 @@ def test_a_log_line_that_cannot_be_written_is_dropped(monkeypatch: pytest.Monkey
     log.warning("the next line")
     assert stream.failed and "".join(stream.text).count("Logging error") == 0
     assert "the next line" in "".join(stream.text)
+
+
+def test_output_folder_that_cannot_be_created_is_found_before_loading(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Root passes every access test, so an -o under a file system that refuses new folders (/sys, a read-only
+    mount) was found only after the whole comparison (exit 1). Creating a folder there is tried first: a usage
+    error, and nothing is left behind."""
+    import errno
+    import tempfile
+
+    from msprof_compare.errors import UsageError
+    from msprof_compare.report import output
+
+    def refused(*_args, **_kwargs):
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(tempfile, "mkdtemp", refused)
+    with pytest.raises(UsageError, match=r"cannot create output directory .*new: Read-only file system"):
+        output.output_target(str(tmp_path / "new"), ".xlsx")
+    monkeypatch.undo()
+    assert output.output_target(str(tmp_path / "new"), ".xlsx") == (str(tmp_path / "new"), None)
+    assert list(tmp_path.iterdir()) == []  # the probe folder is gone

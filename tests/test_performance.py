@@ -424,3 +424,19 @@ def test_large_inputs_say_they_are_loading(monkeypatch: pytest.MonkeyPatch, capl
     lines = [r.getMessage() for r in caplog.records]
     assert lines[0] == f"Loading {size / 1e6:,.0f} MB of profiling data, please wait."
     assert re.fullmatch(r"Profiling data loaded in \d+\.\d s\.", lines[1])
+
+
+def test_unknown_parallel_setting_is_said_and_read_as_auto(monkeypatch: pytest.MonkeyPatch,
+                                                           caplog: pytest.LogCaptureFixture) -> None:
+    """A mistyped MSPROF_COMPARE_PARALLEL (``yes``) was taken silently as "auto"; it is still auto, said once."""
+    monkeypatch.setattr(pair, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setenv("MSPROF_COMPARE_PARALLEL", "yes")
+    monkeypatch.setattr(pair, "idle_cpus", lambda: 0)  # auto: no idle CPUs, so no fork
+    with caplog.at_level("WARNING", logger="msprof-analyze"):
+        assert not pair.parallel_wanted(str(KINETO), str(KINETO))
+    assert "Ignoring MSPROF_COMPARE_PARALLEL='yes': expected 0, 1 or auto." in caplog.text
+    monkeypatch.setenv("MSPROF_COMPARE_PARALLEL", " AUTO ")
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="msprof-analyze"):
+        pair.parallel_wanted(str(KINETO), str(KINETO))
+    assert "Ignoring" not in caplog.text

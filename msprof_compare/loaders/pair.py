@@ -13,6 +13,7 @@ a sequential run: the base side's error wins over the comparison side's.
 
 from __future__ import annotations
 
+import logging
 import multiprocessing as mp
 import os
 import signal
@@ -153,7 +154,11 @@ def parallel_wanted(base: str, comparison: str, size: int | None = None) -> bool
     slower than one (docs/performance.md), hence "auto"; a parallel load holds both sides at
     once (4.45 + 4.70 GB at 1 GB per GPU side, about twice a load in turn), hence the memory test.
     """
-    mode = os.environ.get("MSPROF_COMPARE_PARALLEL", "auto")
+    mode = os.environ.get("MSPROF_COMPARE_PARALLEL", "auto").strip().lower()
+    if mode not in ("0", "1", "auto"):
+        logging.getLogger("msprof-analyze").warning(
+            "Ignoring MSPROF_COMPARE_PARALLEL=%r: expected 0, 1 or auto.", os.environ["MSPROF_COMPARE_PARALLEL"])
+        mode = "auto"
     if mode == "0" or "fork" not in mp.get_all_start_methods():
         return False
     if mode != "1" and sys.platform == "darwin":  # some macOS system libraries are not fork-safe

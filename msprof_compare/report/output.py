@@ -88,6 +88,10 @@ def output_target(target: str | os.PathLike, suffix: str) -> tuple[str, str | No
         raise UsageError(f"cannot create output directory {raw}: {parent} is not a directory")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise UsageError(f"cannot create output directory {raw}: {parent} is not writable")
+    try:  # root passes every access test; a read-only or special file system (/sys, /proc) refuses the mkdir
+        os.rmdir(tempfile.mkdtemp(prefix=f".{FILE_PREFIX}", suffix=".tmp", dir=parent))
+    except OSError as exc:
+        raise UsageError(f"cannot create output directory {raw}: {exc.strerror or exc}") from None
     return path, name
 
 
