@@ -34,7 +34,10 @@ class _StderrHandler(logging.StreamHandler):
 
     def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 - logging's name
         """A log line that cannot be written (stderr full or closed) has nowhere to be reported: drop it
-        instead of printing logging's "--- Logging error ---" traceback to that same stderr."""
+        instead of printing logging's "--- Logging error ---" traceback to that same stderr. Other errors
+        (a message that does not format) are reported as logging does."""
+        if not isinstance(sys.exc_info()[1], OSError):
+            super().handleError(record)
 
 
 def level_from_env() -> int:

@@ -667,7 +667,7 @@ def test_task_links_that_joins_would_drop_or_repeat(tmp_path: Path) -> None:
                      "INSERT INTO TASK SELECT * FROM TASK WHERE globalTaskId = (SELECT max(globalTaskId) FROM "
                      "COMPUTE_TASK_INFO)")
     p = load_profile(str(db), OPTS)
-    assert f"{db}: 2 COMPUTE_TASK_INFO row(s) have no TASK row (no time); left out" in p.warnings
+    assert f"{db}: 2 globalTaskId(s) of COMPUTE_TASK_INFO have no TASK row (no time); left out" in p.warnings
     assert f"{db}: 1 TASK row(s) repeat another row's globalTaskId; each is counted (a damaged export?)" \
         in p.warnings
     n = sql(db, "SELECT count(*) FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId")[0][0]
@@ -710,3 +710,54 @@ def test_a_text_held_under_two_string_ids(tmp_path: Path) -> None:
     clean, p = load_profile(str(L1), OPTS), load_profile(str(db), OPTS)
     a, b = clean.extra["kernel_extra"]["aic_mac_time"], p.extra["kernel_extra"]["aic_mac_time"]
     assert a.notna().sum() == b.notna().sum() > moved and np.allclose(a.fillna(-1), b.fillna(-1))
+
+
+def test_real_time_columns_are_refused(tmp_path: Path) -> None:
+    """TASK rebuilt with startNs as REAL (epoch ns held only to 256 ns): refused, not read rounded. The check's
+    shortcut for TEXT times (a round trip through INTEGER) must not let a REAL whole number pass."""
+    cols = ("endNs, deviceId, connectionId, globalTaskId, globalPid, taskType, contextId, streamId, taskId, "
+            "modelId, depth")
+    db = edited_copy(L1, _db(tmp_path), "ALTER TABLE TASK RENAME TO TASK_OLD",
+                     f"CREATE TABLE TASK AS SELECT CAST(startNs AS REAL) AS startNs, {cols} FROM TASK_OLD",
+                     "DROP TABLE TASK_OLD")
+    assert sql(db, "SELECT DISTINCT typeof(startNs) FROM TASK") == [("real",)]
+    with pytest.raises(ProfileError, match=r"table TASK: column startNs holds 1\.7\d*e\+18, not an integer"):
+        load_profile(str(db), OPTS)
+
+
+def test_pmu_cells_are_read_by_one_rule_whatever_their_neighbours(tmp_path: Path) -> None:
+    """A PMU value is read the same way whether or not other rows of its batch are odd: a blob is no number
+    (NaN, counted) even among clean rows (the bulk path read b'2.5' as 2.5 there and NaN beside junk), and a
+    task id that is no integer (3.7) is an error (it was cut to 3 among clean rows)."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    blob = edited_copy(L1, _db(tmp_path / "a"), "UPDATE TASK_PMU_INFO SET value = CAST('2.5' AS BLOB) "
+                       "WHERE rowid = 188")
+    p = load_profile(str(blob), OPTS)
+    assert f"{blob}: 1 TASK_PMU_INFO value(s) are not finite numbers; read as missing" in p.warnings
+    gid = sql(blob, "SELECT globalTaskId FROM TASK_PMU_INFO WHERE rowid = 188")[0][0]
+    ex = p.extra["kernel_extra"]
+    assert np.isnan(ex.loc[ex["global_task_id"] == gid, "aic_mac_time"]).all()
+    frac = edited_copy(L1, _db(tmp_path / "b"), "UPDATE TASK_PMU_INFO SET globalTaskId = 3.7 WHERE rowid = 188")
+    with pytest.raises(ProfileError, match=r"table TASK_PMU_INFO: column globalTaskId holds 3\.7, not an integer"):
+        load_profile(str(frac), OPTS)
+
+
+def test_repeated_step_ids_place_tasks_by_the_first_row(tmp_path: Path) -> None:
+    """A step id held twice uses its first STEP_TIME row for the step's range and for the Step Id of every task
+    alike (tasks were also placed by the second row)."""
+    start, end = sql(L1, "SELECT startNs, endNs FROM STEP_TIME WHERE id = 50")[0]
+    db = edited_copy(L1, _db(tmp_path), f"INSERT INTO STEP_TIME VALUES (50, {end + 1}, {end + 10**12})",
+                     f"UPDATE TASK SET startNs = {end + 100}, endNs = {end + 200} WHERE globalTaskId = "
+                     "(SELECT max(globalTaskId) FROM COMPUTE_TASK_INFO)")
+    kd = load_profile(str(db), OPTS).kernel_details
+    late = kd["ts"] > end
+    assert late.sum() == 1 and kd.loc[late, "Step Id"].tolist() == [""] and set(kd.loc[~late, "Step Id"]) == {"50"}
+
+
+def test_info_rows_without_a_task_id(tmp_path: Path) -> None:
+    """COMMUNICATION_TASK_INFO rows with no globalTaskId cannot be joined to a TASK: left out, and said."""
+    db = edited_copy(L1, _db(tmp_path), "UPDATE COMMUNICATION_TASK_INFO SET globalTaskId = NULL WHERE rowid IN "
+                     "(SELECT rowid FROM COMMUNICATION_TASK_INFO LIMIT 3)")
+    p = load_profile(str(db), OPTS)
+    assert f"{db}: 3 COMMUNICATION_TASK_INFO row(s) have no globalTaskId; left out" in p.warnings

@@ -265,10 +265,17 @@ def test_part_files_of_a_big_workbook_live_beside_it(tmp_out: Path, monkeypatch:
         made.append(real(*args, **kwargs))
         return made[-1]
 
+    real_made: list[str] = []
+
+    def resolved(*args, **kwargs):  # the private folder is reached by its descriptor: record the real path
+        path = recording(*args, **kwargs)
+        real_made.append(os.path.realpath(path))
+        return path
+
     monkeypatch.setattr(excel, "CONSTANT_MEMORY_ROWS", 5)
-    monkeypatch.setattr(excel.tempfile, "mkdtemp", recording)
+    monkeypatch.setattr(excel.tempfile, "mkdtemp", resolved)
     excel.write_workbook(fake_result([small_sheet(rows=[[i, f"k{i}", 1.0, 2.0, 2.0] for i in range(20)])]), tmp_out)
-    private, parts = map(Path, made)  # the run's private folder, then the parts folder inside it
+    private, parts = map(Path, real_made)  # the run's private folder, then the parts folder inside it
     assert private.parent == tmp_out and parts.parent == private
     for d in (private, parts):
         assert d.name.startswith(".performance_comparison_result_") and d.name.endswith(".tmp")

@@ -223,7 +223,7 @@ def test_memory_records_with_negative_size_or_release_before_allocation(tmp_path
     assert (prof.operator_memory["Size(KB)"] >= 0).all() and (prof.operator_memory["Duration(us)"] >= 0).all()
 
 
-def test_memory_record_times_that_are_not_times(tmp_path):
+def test_operator_memory_times_that_are_not_times(tmp_path):
     """An Allocation / Release Time cell that is neither a number nor a "no value" text is read as missing (the
     row is not placed / the block is never released) and counted in one warning; "" and N/A stay silent.
     Rows cut from operator_memory.csv of msinsight text level1 rank0, times edited."""

@@ -302,29 +302,39 @@ def test_failed_move_without_hard_links_leaves_nothing(tmp_path: Path, monkeypat
         assert list(out.iterdir()) == []
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes")
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="a descriptor named as a path (Linux)")
 def test_reports_are_rendered_in_a_private_folder(tmp_path: Path) -> None:
-    """The writers reopen their temporary file by name: in a shared output directory another user could swap
-    it for a symbolic link in between and have the report written over a file of theirs choosing. So the
-    files are rendered inside a folder only this user can enter (0700), which is gone afterwards."""
+    """The writers open their temporary file by name: in a shared output directory without the sticky bit
+    another user could swap it, or the folder holding it, for a symbolic link in between and have the report
+    written over a file of their choosing. The files are rendered in a private folder (0700) reached through
+    its descriptor: an attacker who renames the folder and puts a link to their victim in its place (as this
+    test does from inside the writer) redirects nothing."""
     from msprof_compare.report import output
 
-    seen: list[Path] = []
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "report.xlsx").write_text("VICTIM")
+    (victim / "report.xlsx").chmod(0o604)
+    mode = 0o604
+    seen: list[int] = []
+
+    def attack_then_fill(tmp: str) -> None:
+        (private,) = [p for p in tmp_path.iterdir() if p.name.startswith(".performance_comparison_result_")]
+        seen.append(stat.S_IMODE(private.stat().st_mode))
+        private.rename(tmp_path / "stolen")
+        private.symlink_to(victim)
+        Path(tmp).write_text("ours")
 
     def fill(tmp: str) -> None:
-        seen.append(Path(tmp))
-        Path(tmp).write_text("x")
+        Path(tmp).write_text("ours too")
 
-    paths = output.write_new_files(str(tmp_path), "r", [(".xlsx", fill, "workbook"), (".json", fill, "JSON result")])
-    assert [Path(p).name for p in paths] == ["r.xlsx", "r.json"]
-    assert len({p.parent for p in seen}) == 1
-    private = seen[0].parent
-    assert private.parent == tmp_path and private.name.startswith(".performance_comparison_result_")
-    assert not private.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["r.json", "r.xlsx"]
-    mode: list[int] = []
-    output.write_new_file(str(tmp_path), "s.json", lambda tmp: mode.append(stat.S_IMODE(os.stat(
-        os.path.dirname(tmp)).st_mode)) or Path(tmp).write_text("x"), "JSON result")
-    assert mode == [0o700]
+    paths = output.write_new_files(str(tmp_path), "r", [(".xlsx", attack_then_fill, "workbook"),
+                                                         (".json", fill, "JSON result")])
+    assert seen == [0o700]
+    assert (victim / "report.xlsx").read_text() == "VICTIM"
+    assert stat.S_IMODE((victim / "report.xlsx").stat().st_mode) == mode  # no chmod through the link either
+    assert [Path(p).read_text() for p in paths] == ["ours", "ours too"]
+    assert sorted(p.name for p in victim.iterdir()) == ["report.xlsx"]
 
 
 def test_reports_are_on_disk_before_their_names_appear(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -609,3 +619,40 @@ def test_output_folder_that_cannot_be_created_is_found_before_loading(tmp_path: 
     monkeypatch.undo()
     assert output.output_target(str(tmp_path / "new"), ".xlsx") == (str(tmp_path / "new"), None)
     assert list(tmp_path.iterdir()) == []  # the probe folder is gone
+
+
+def test_a_folder_that_cannot_be_synced_after_publishing_costs_nothing(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The output folder's own flush, after the reports are published, is best effort: a write-only "drop box"
+    folder (mode -wx, which cannot be opened for reading) failed the run with its reports already in place."""
+    import errno
+
+    from msprof_compare.report import output
+
+    real_open = os.open
+
+    def no_read(path, flags, *args, **kwargs):
+        if os.path.realpath(str(path)) == os.path.realpath(tmp_path):
+            raise OSError(errno.EACCES, "Permission denied")
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(output.os, "open", no_read)
+    paths = output.write_new_files(str(tmp_path), "r", [(".json", lambda t: Path(t).write_text("x"), "JSON result")])
+    assert [Path(p).name for p in paths] == ["r.json"] and sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
+
+
+def test_a_log_call_that_does_not_format_is_still_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only a failed write is dropped silently; a message that does not format (a bug of ours) still gets
+    logging's report."""
+    import io
+    import logging
+
+    from msprof_compare.logs import _StderrHandler, setup_logging
+
+    handler = next(h for h in setup_logging().handlers if isinstance(h, _StderrHandler))
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
+    monkeypatch.setattr(logging, "raiseExceptions", True)
+    handler.handle(logging.LogRecord("msprof-analyze", logging.WARNING, __file__, 1, "two args %s %s", ("one",),
+                                     None))
+    assert "--- Logging error ---" in err.getvalue()

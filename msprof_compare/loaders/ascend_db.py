@@ -176,12 +176,12 @@ class _Db:
         placed: the queries leave it out (``TIMED``), counted here for one warning."""
         self.need(table, "startNs", "endNs")
         for col in ("startNs", "endNs"):
-            # a text that survives the round trip through INTEGER is one; only the others are pattern-checked
-            # (half the cost of matching every row of a TEXT column)
-            bad = self.scalar(f"SELECT {col} FROM {table} WHERE typeof({col}) <> 'integer' "
-                              f"AND CAST(CAST({col} AS INTEGER) AS TEXT) IS NOT {col} "
-                              f"AND NOT (typeof({col}) = 'text' AND {col} <> '' AND {col} NOT GLOB '*[^0-9]*') "
-                              "LIMIT 1")
+            # a text that survives the round trip through INTEGER is one (an optional minus sign, then digits
+            # without leading zeros); only the other texts are pattern-checked (half the cost of matching every
+            # row of a TEXT column). A REAL is never one: 1.7e18 holds the ns only to 256.
+            bad = self.scalar(f"SELECT {col} FROM {table} WHERE {col} IS NOT NULL AND typeof({col}) <> 'integer' "
+                              f"AND NOT (typeof({col}) = 'text' AND (CAST(CAST({col} AS INTEGER) AS TEXT) = {col} "
+                              f"OR ({col} <> '' AND {col} NOT GLOB '*[^0-9]*'))) LIMIT 1")
             if bad is not None:
                 raise ProfileError(self.path, f"table {table}: column {col} holds {bad!r}, not an integer")
         untimed = self.scalar(f"SELECT count(*) FROM {table} WHERE startNs IS NULL OR endNs IS NULL")
@@ -297,10 +297,11 @@ def _steps(db: _Db) -> pd.DataFrame:
     if partial:  # a NULL start read as 0 made the step span everything before its end
         db.notes.append(f"{partial} STEP_TIME row(s) lack an id, a start or an end; they are no steps")
     a = db.ints(f"SELECT id, startNs, endNs FROM STEP_TIME WHERE NOT ({where})", (), 3)
-    ids, counts = np.unique(a[:, 0], return_counts=True)
+    ids, first, counts = np.unique(a[:, 0], return_index=True, return_counts=True)
     if (counts > 1).any():
         db.notes.append(f"STEP_TIME holds step(s) {', '.join(str(i) for i in ids[counts > 1].tolist())} more than "
                         "once; the first row of each is used")
+        a = a[np.sort(first)]  # for the step range and for placing tasks in steps alike
     return pd.DataFrame({"id": a[:, 0], "start": a[:, 1], "end": a[:, 2]})
 
 
@@ -395,8 +396,7 @@ def _pmu(db: _Db, extra: pd.DataFrame) -> bool:
     if not wanted or extra.empty:
         return True
     marks = ",".join("?" * len(wanted))
-    rows = _pmu_rows(db, f"SELECT globalTaskId, name, value FROM TASK_PMU_INFO WHERE name IN ({marks}) "
-                         "AND value IS NOT NULL", tuple(wanted))
+    rows = _pmu_rows(db, f"name IN ({marks}) AND value IS NOT NULL", tuple(wanted))
     gid = extra["global_task_id"].to_numpy()
     order = np.argsort(gid, kind="stable")
     sorted_gid = gid[order]
@@ -417,20 +417,23 @@ def _pmu(db: _Db, extra: pd.DataFrame) -> bool:
 _PMU_ROW = np.dtype([("task", np.int64), ("name", np.int64), ("value", np.float64)])
 
 
-def _pmu_rows(db: _Db, sql: str, params: tuple) -> np.ndarray:
-    """(globalTaskId, name id, value) rows as one structured array (ids stay exact int64). A value that is no
-    finite number (text, a blob, inf) is NaN, counted in one note: SQLite's CAST AS REAL read 'abc' as 0.0."""
-    cur = db.con.execute(sql, params)
+def _pmu_rows(db: _Db, where: str, params: tuple) -> np.ndarray:
+    """(globalTaskId, name id, value) rows of ``TASK_PMU_INFO WHERE <where>`` as one structured array (ids stay
+    exact int64). Every value is read by one rule: a number as it is, a number text as its number, anything
+    else (other text, a blob, inf) as missing (NaN), counted in one note: SQLite's CAST AS REAL read 'abc' as
+    0.0. The ids must be integers, as in any query. Typed rows (the usual case) are converted in bulk."""
+    odd = db.scalar(f"SELECT 1 FROM TASK_PMU_INFO WHERE {where} AND (typeof(globalTaskId) <> 'integer' OR "
+                    "typeof(name) <> 'integer' OR typeof(value) NOT IN ('integer', 'real')) LIMIT 1", params)
+    cur = db.con.execute(f"SELECT globalTaskId, name, value FROM TASK_PMU_INFO WHERE {where}", params)
     parts = []
     while rows := cur.fetchmany(_CHUNK):
-        try:
+        if odd is None:
             parts.append(np.fromiter(rows, dtype=_PMU_ROW, count=len(rows)))
-        except (TypeError, ValueError, OverflowError):
-            for task, name, _ in rows:  # the ids must be integers, as in any query
-                db.id_value(task, "TASK_PMU_INFO", "globalTaskId")
-                db.id_value(name, "TASK_PMU_INFO", "name")
-            parts.append(np.fromiter(((t, n, _number_or_nan(v)) for t, n, v in rows), dtype=_PMU_ROW,
-                                     count=len(rows)))
+            continue
+        for task, name, _ in rows:
+            db.id_value(task, "TASK_PMU_INFO", "globalTaskId")
+            db.id_value(name, "TASK_PMU_INFO", "name")
+        parts.append(np.fromiter(((t, n, _number_or_nan(v)) for t, n, v in rows), dtype=_PMU_ROW, count=len(rows)))
     out = np.concatenate(parts) if parts else np.zeros(0, dtype=_PMU_ROW)
     junk = ~np.isfinite(out["value"])
     if junk.any():
@@ -460,11 +463,14 @@ def _check_task_links(db: _Db) -> None:
         db.notes.append(f"{dup} TASK row(s) repeat another row's globalTaskId; each is counted (a damaged export?)")
     for info in ("COMPUTE_TASK_INFO", "COMMUNICATION_TASK_INFO"):
         if db.has(info) and "globalTaskId" in db.columns(info):
-            n = db.scalar(f"SELECT count(DISTINCT globalTaskId) FROM {info}") or 0
+            n, no_id = db.con.execute(f"SELECT count(DISTINCT globalTaskId), count(*) - count(globalTaskId) "
+                                      f"FROM {info}").fetchone()
             linked = db.scalar(f"SELECT count(DISTINCT c.globalTaskId) FROM TASK t JOIN {info} c "
                                "ON c.globalTaskId = t.globalTaskId") or 0
-            if n > linked:
-                db.notes.append(f"{n - linked} {info} row(s) have no TASK row (no time); left out")
+            if (n or 0) > linked:
+                db.notes.append(f"{n - linked} globalTaskId(s) of {info} have no TASK row (no time); left out")
+            if no_id:
+                db.notes.append(f"{no_id} {info} row(s) have no globalTaskId; left out")
 
 
 def _task_summary(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:

@@ -16,6 +16,7 @@ import logging
 import os
 import shutil
 import signal
+import stat
 import tempfile
 import threading
 import time
@@ -42,7 +43,8 @@ REPORT_SUFFIXES = (".xlsx", ".json")
 
 
 def output_target(target: str | os.PathLike, suffix: str) -> tuple[str, str | None]:
-    """Validate an output target for a report file ending in ``suffix`` without creating anything.
+    """Validate an output target for a report file ending in ``suffix``, leaving nothing behind (a missing
+    folder is probed: a hidden folder is made and removed in its nearest existing parent).
 
     Returns ``(directory, file name or None)``: a target ending in ``suffix`` that is not an
     existing directory names the file; anything else is a directory. Raises ``UsageError`` for a
@@ -279,25 +281,25 @@ def write_new_files(directory: str, stem: str, parts: list[Part]) -> list[str]:
     """``write_new_file`` for files that belong together (the xlsx and JSON of one run): all are
     rendered first, then published under one shared stem (``publish_together``).
 
-    The files are rendered inside a private folder (mode 0700) beside their final names: ``fill``
-    reopens its file by name, and in a shared output directory another user could otherwise swap the
-    temporary file for a symbolic link in between and have the report written over a file of theirs
-    choosing. Each file is flushed to disk (fsync) before it is published, and the directory after,
-    so a crash or power loss cannot leave a final name holding an empty or partial report, and a
-    delayed write error is reported instead of a success.
+    The files are rendered inside a private folder (mode 0700) beside their final names, reached through
+    its open descriptor where the system allows (``_Private``): ``fill`` opens its file by name, and in a
+    shared output directory without the sticky bit another user could swap a temporary file, or the folder
+    itself, for a symbolic link in between and have the report written over a file of their choosing. Each
+    file is flushed to disk (fsync) before it is published, so a crash or power loss cannot leave a final
+    name holding an empty or partial report, and a delayed write error is reported instead of a success.
     """
     created = make_dir(directory)
     remove_stale_temporaries(directory)
-    private = ""
+    private: _Private | None = None
     what = "report"  # the file being written, for the error message
     published = False
     try:
         with terminate_as_exit():
-            private = tempfile.mkdtemp(prefix=f".{FILE_PREFIX}", suffix=".tmp", dir=directory)
+            private = _Private(tempfile.mkdtemp(prefix=f".{FILE_PREFIX}", suffix=".tmp", dir=directory))
             tmps = []
             for ext, fill, part_what in parts:
                 what = part_what
-                tmp = os.path.join(private, f"report{ext}")
+                tmp = os.path.join(private.base, f"report{ext}")
                 tmps.append(tmp)
                 fill(tmp)
                 os.chmod(tmp, FILE_MODE)
@@ -305,41 +307,98 @@ def write_new_files(directory: str, stem: str, parts: list[Part]) -> list[str]:
             what = " and ".join(p[2] for p in parts)
             paths = publish_together([(t, p[0]) for t, p in zip(tmps, parts, strict=True)], directory, stem)
             published = True
-            _sync(directory, directory=True)
+            _sync_directory(directory)
             return paths
     except OSError as exc:
         raise ProfileError(directory, f"cannot write the {what}: {exc.strerror or exc}") from None
     finally:
-        if private:
-            _remove_private(private)
+        if private is not None:
+            private.remove()
         if not published:
             _remove_empty(created)
 
 
-def _sync(path: str, directory: bool = False) -> None:
-    """Flush a file's data (or a directory's entries) to disk. Windows needs a writable descriptor for
-    a file and cannot open a directory; some filesystems refuse to sync a directory (EINVAL): then the
-    file's own sync is what there is."""
-    if directory and os.name == "nt":
-        return
+#: Where the system names an open directory descriptor as a path that keeps pointing at that directory
+#: whatever happens to its name (Linux).
+_FD_DIR = "/proc/self/fd"
+
+
+class _Private:
+    """The run's private folder, reached by ``base``: on Linux ``/proc/self/fd/N`` of a descriptor opened right
+    after the folder was made (checked to be ours, 0700, not a link), so renaming the folder and putting a link
+    in its place redirects nothing; elsewhere its path (where the sticky bit of a shared /tmp-like folder is
+    what protects a temporary name)."""
+
+    def __init__(self, path: str) -> None:
+        self.path, self.base, self.fd = path, path, -1
+        if not os.path.isdir(_FD_DIR) or not hasattr(os, "O_NOFOLLOW"):
+            return
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        try:
+            st = os.fstat(fd)
+            # ours: a file made in it belongs to its owner (a folder of someone else's put in its place would
+            # not be, and could hold links the writers would follow)
+            probe = os.open(".owner", os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o600, dir_fd=fd)
+            try:
+                mine = os.fstat(probe).st_uid == st.st_uid
+            finally:
+                os.close(probe)
+                os.unlink(".owner", dir_fd=fd)
+            if not mine or stat.S_IMODE(st.st_mode) != 0o700:
+                raise OSError(errno.EPERM, f"the temporary folder {path} was replaced while it was being made")
+        except BaseException:
+            os.close(fd)
+            raise
+        self.fd, self.base = fd, f"{_FD_DIR}/{fd}"
+
+    def remove(self) -> None:
+        """Remove what is left in the folder (a file moved to its final name is gone already), then the folder
+        if its name still names it. What cannot be removed (e.g. a file held open by a sync tool on Windows) a
+        later run removes once it is stale."""
+        log = logging.getLogger("msprof-analyze")
+        try:
+            if self.fd < 0:
+                shutil.rmtree(self.path)
+                return
+            for name in os.listdir(self.base):
+                entry = os.path.join(self.base, name)
+                if os.path.isdir(entry) and not os.path.islink(entry):
+                    shutil.rmtree(entry)
+                else:
+                    os.unlink(entry)
+            if os.path.samestat(os.lstat(self.path), os.fstat(self.fd)):
+                os.rmdir(self.path)
+        except OSError as exc:
+            log.debug("cannot remove %s: %s", self.path, exc)
+        finally:
+            if self.fd >= 0:
+                os.close(self.fd)
+
+
+def _sync(path: str) -> None:
+    """Flush a file's data to disk (Windows needs a writable descriptor for that)."""
     fd = os.open(path, os.O_RDWR if os.name == "nt" else os.O_RDONLY)
     try:
         os.fsync(fd)
-    except OSError as exc:
-        if not directory or exc.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF):
-            raise
     finally:
         os.close(fd)
 
 
-def _remove_private(private: str) -> None:
-    """Remove the private folder and what is left in it (a file moved to its final name is gone already).
-    One that cannot be removed (e.g. held open by a sync tool on Windows) is removed by a later run once
-    it is stale."""
+def _sync_directory(directory: str) -> None:
+    """Flush the new names to disk. Best effort: the reports are published by now, and a folder that cannot
+    be opened (write-only "drop box" folders, Windows) or synced (some file systems) changes nothing about them."""
+    if os.name == "nt":
+        return
     try:
-        shutil.rmtree(private)
-    except OSError as exc:
-        logging.getLogger("msprof-analyze").debug("cannot remove %s: %s", private, exc)
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def closed_pipe(exc: OSError) -> bool:
