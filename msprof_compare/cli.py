@@ -249,7 +249,7 @@ def execute(params: dict[str, Any], *, announce_root: bool = True) -> int:
 
         formats = tuple(parse_output_format(params.get("output_format")).split(","))
         explicit = params.get("output_format") not in (None, "")  # an empty value asks for nothing
-        deliver.check_target(output, formats, explicit)  # fail before the (long) load; creates nothing
+        deliver.check_target(output, formats, explicit, bool(params.get("force")))  # before the (long) load
         from .api import compare
 
         result = compare(base, comparison, **params)

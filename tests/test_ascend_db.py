@@ -712,16 +712,20 @@ def test_a_text_held_under_two_string_ids(tmp_path: Path) -> None:
     assert a.notna().sum() == b.notna().sum() > moved and np.allclose(a.fillna(-1), b.fillna(-1))
 
 
-def test_real_time_columns_are_refused(tmp_path: Path) -> None:
-    """TASK rebuilt with startNs as REAL (epoch ns held only to 256 ns): refused, not read rounded. The check's
-    shortcut for TEXT times (a round trip through INTEGER) must not let a REAL whole number pass."""
+@pytest.mark.parametrize(("kind", "shown"), [("REAL", r"1\.7\d*e\+18"), ("TEXT", r"'17\d+'")])
+def test_time_columns_of_another_type_are_refused(tmp_path: Path, kind: str, shown: str) -> None:
+    """TASK rebuilt with startNs as REAL (epoch ns held only to 256 ns) or as TEXT digits: refused. A REAL whole
+    number must not pass the TEXT shortcut (a round trip through INTEGER) of the PYTORCH_API check, and TEXT
+    digits are accepted only where the queries convert them (PYTORCH_API): the TASK queries compare what is
+    stored, so every task "ended before it started" and the task totals read 0."""
     cols = ("endNs, deviceId, connectionId, globalTaskId, globalPid, taskType, contextId, streamId, taskId, "
             "modelId, depth")
-    db = edited_copy(L1, _db(tmp_path), "ALTER TABLE TASK RENAME TO TASK_OLD",
-                     f"CREATE TABLE TASK AS SELECT CAST(startNs AS REAL) AS startNs, {cols} FROM TASK_OLD",
+    (tmp_path / kind).mkdir()
+    db = edited_copy(L1, _db(tmp_path / kind), "ALTER TABLE TASK RENAME TO TASK_OLD",
+                     f"CREATE TABLE TASK AS SELECT CAST(startNs AS {kind}) AS startNs, {cols} FROM TASK_OLD",
                      "DROP TABLE TASK_OLD")
-    assert sql(db, "SELECT DISTINCT typeof(startNs) FROM TASK") == [("real",)]
-    with pytest.raises(ProfileError, match=r"table TASK: column startNs holds 1\.7\d*e\+18, not an integer"):
+    assert sql(db, "SELECT DISTINCT typeof(startNs) FROM TASK") == [(kind.lower(),)]
+    with pytest.raises(ProfileError, match=rf"table TASK: column startNs holds {shown}, not an integer"):
         load_profile(str(db), OPTS)
 
 
@@ -761,3 +765,11 @@ def test_info_rows_without_a_task_id(tmp_path: Path) -> None:
                      "(SELECT rowid FROM COMMUNICATION_TASK_INFO LIMIT 3)")
     p = load_profile(str(db), OPTS)
     assert f"{db}: 3 COMMUNICATION_TASK_INFO row(s) have no globalTaskId; left out" in p.warnings
+
+
+def test_pmu_junk_of_tasks_not_loaded_is_not_counted(tmp_path: Path) -> None:
+    """The PMU warning counts the values of the tasks the profile holds: a junk cell of a task id no compute
+    task has (or one outside the chosen step) changes no figure and is not reported."""
+    db = edited_copy(L1, _db(tmp_path), "UPDATE TASK_PMU_INFO SET value = 'abc', globalTaskId = 999999999 "
+                     "WHERE rowid = 188")
+    assert not any("TASK_PMU_INFO" in w for w in load_profile(str(db), OPTS).warnings)

@@ -302,39 +302,64 @@ def test_failed_move_without_hard_links_leaves_nothing(tmp_path: Path, monkeypat
         assert list(out.iterdir()) == []
 
 
-@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="a descriptor named as a path (Linux)")
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes")
 def test_reports_are_rendered_in_a_private_folder(tmp_path: Path) -> None:
-    """The writers open their temporary file by name: in a shared output directory without the sticky bit
-    another user could swap it, or the folder holding it, for a symbolic link in between and have the report
-    written over a file of their choosing. The files are rendered in a private folder (0700) reached through
-    its descriptor: an attacker who renames the folder and puts a link to their victim in its place (as this
-    test does from inside the writer) redirects nothing."""
+    """The reports are rendered in a folder of the output directory only this user can enter (0700), gone
+    afterwards."""
     from msprof_compare.report import output
 
-    victim = tmp_path / "victim"
-    victim.mkdir()
-    (victim / "report.xlsx").write_text("VICTIM")
-    (victim / "report.xlsx").chmod(0o604)
-    mode = 0o604
-    seen: list[int] = []
-
-    def attack_then_fill(tmp: str) -> None:
-        (private,) = [p for p in tmp_path.iterdir() if p.name.startswith(".performance_comparison_result_")]
-        seen.append(stat.S_IMODE(private.stat().st_mode))
-        private.rename(tmp_path / "stolen")
-        private.symlink_to(victim)
-        Path(tmp).write_text("ours")
+    seen: list[tuple[Path, int]] = []
 
     def fill(tmp: str) -> None:
-        Path(tmp).write_text("ours too")
+        seen.append((Path(tmp).parent, stat.S_IMODE(os.stat(os.path.dirname(tmp)).st_mode)))
+        Path(tmp).write_text("x")
 
-    paths = output.write_new_files(str(tmp_path), "r", [(".xlsx", attack_then_fill, "workbook"),
-                                                         (".json", fill, "JSON result")])
-    assert seen == [0o700]
-    assert (victim / "report.xlsx").read_text() == "VICTIM"
-    assert stat.S_IMODE((victim / "report.xlsx").stat().st_mode) == mode  # no chmod through the link either
-    assert [Path(p).read_text() for p in paths] == ["ours", "ours too"]
-    assert sorted(p.name for p in victim.iterdir()) == ["report.xlsx"]
+    paths = output.write_new_files(str(tmp_path), "r", [(".xlsx", fill, "workbook"), (".json", fill, "JSON result")])
+    assert [Path(p).name for p in paths] == ["r.xlsx", "r.json"]
+    (private, mode), (private2, _) = seen
+    assert private == private2 and private.parent == tmp_path and mode == 0o700
+    assert private.name.startswith(".performance_comparison_result_") and not private.exists()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes")
+def test_shared_output_directory_without_sticky_bit_is_refused(tmp_path: Path) -> None:
+    """In a directory other users may write to without the sticky bit, one of them can rename our temporary
+    folder and put a link (or a folder of ours) in its place while the report is written, making this run write
+    or delete a file of their choosing (an audit did, 144 times in 300 races). Such a directory is refused
+    before loading unless --force (the original refuses every group- or other-writable one); a sticky one
+    (/tmp) is fine."""
+    from msprof_compare.errors import UsageError
+    from msprof_compare.report import output
+
+    for mode, ok in ((0o777, False), (0o775, False), (0o757, False), (0o1777, True), (0o2775, False), (0o3775, True),
+                     (0o1775, True), (0o755, True), (0o700, True)):
+        d = tmp_path / f"m{mode:o}"
+        d.mkdir()
+        d.chmod(mode)
+        if ok:
+            assert output.output_target(str(d), ".xlsx") == (str(d), None)
+        else:
+            with pytest.raises(UsageError, match=r"can be written by other users and has no sticky bit"):
+                output.output_target(str(d), ".xlsx")
+            assert output.output_target(str(d), ".xlsx", force=True) == (str(d), None)
+
+
+def test_stale_cleanup_leaves_other_users_entries(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A day-old entry named as our temporary folder is removed only when it belongs to this user: another
+    user could rename a victim's folder to that name and have a later run (root) delete it."""
+    from msprof_compare.report import output
+
+    old = tmp_path / ".performance_comparison_result_x.tmp"
+    (old / "notes").mkdir(parents=True)
+    (old / "notes" / "thesis.tex").write_text("precious")
+    past = time.time() - 2 * output.STALE_TMP_SECONDS
+    os.utime(old, (past, past))
+    if hasattr(os, "geteuid"):
+        me = os.geteuid()
+        monkeypatch.setattr(output.os, "geteuid", lambda: me + 1)
+        assert output.remove_stale_temporaries(str(tmp_path)) == 0 and old.exists()
+        monkeypatch.undo()
+    assert output.remove_stale_temporaries(str(tmp_path)) == 1 and not old.exists()
 
 
 def test_reports_are_on_disk_before_their_names_appear(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -560,7 +585,7 @@ def test_dash_output_with_a_workbook_checks_the_working_directory_first(monkeypa
     from msprof_compare.report import deliver
 
     seen: list[tuple[str, str]] = []
-    monkeypatch.setattr(deliver, "output_target", lambda target, suffix: seen.append((target, suffix)))
+    monkeypatch.setattr(deliver, "output_target", lambda target, suffix, force=False: seen.append((target, suffix)))
     deliver.check_target("-", ("xlsx", "json"), explicit_format=True)
     assert seen == [(".", ".xlsx")]
     seen.clear()

@@ -169,13 +169,21 @@ class _Db:
         if missing:
             raise ProfileError(self.path, f"table {table} lacks column(s) {', '.join(missing)}")
 
-    def need_times(self, table: str) -> None:
-        """``startNs`` / ``endNs`` of every row must be an integer (or its digits as TEXT, as current exports
-        write PYTORCH_API): SQLite's CAST reads other text as 0 (``'1.7e18'`` as 1) and a range filter
-        silently drops it, which once gave an op a 1.7e12 ms total. A row without either time (NULL) cannot be
-        placed: the queries leave it out (``TIMED``), counted here for one warning."""
+    def need_times(self, table: str, text_ok: bool = False) -> None:
+        """``startNs`` / ``endNs`` of every row must be an integer, or its digits as TEXT where ``text_ok`` (current
+        exports write PYTORCH_API so, and its queries CAST them; the TASK and COMMUNICATION_OP queries compare
+        the values as stored, so a text there compared as text: every task "ended before it started"): SQLite's
+        CAST reads other text as 0 (``'1.7e18'`` as 1) and a range filter silently drops it, which once gave an
+        op a 1.7e12 ms total. A row without either time (NULL) cannot be placed: the queries leave it out,
+        counted here for one warning."""
         self.need(table, "startNs", "endNs")
         for col in ("startNs", "endNs"):
+            if not text_ok:
+                bad = self.scalar(f"SELECT {col} FROM {table} WHERE {col} IS NOT NULL AND typeof({col}) <> 'integer' "
+                                  "LIMIT 1")
+                if bad is not None:
+                    raise ProfileError(self.path, f"table {table}: column {col} holds {bad!r}, not an integer")
+                continue
             # a text that survives the round trip through INTEGER is one (an optional minus sign, then digits
             # without leading zeros); only the other texts are pattern-checked (half the cost of matching every
             # row of a TEXT column). A REAL is never one: 1.7e18 holds the ns only to 256.
@@ -296,7 +304,7 @@ def _steps(db: _Db) -> pd.DataFrame:
     partial = db.scalar(f"SELECT count(*) FROM STEP_TIME WHERE {where}")
     if partial:  # a NULL start read as 0 made the step span everything before its end
         db.notes.append(f"{partial} STEP_TIME row(s) lack an id, a start or an end; they are no steps")
-    a = db.ints(f"SELECT id, startNs, endNs FROM STEP_TIME WHERE NOT ({where})", (), 3)
+    a = db.ints(f"SELECT id, startNs, endNs FROM STEP_TIME WHERE NOT ({where}) ORDER BY rowid", (), 3)
     ids, first, counts = np.unique(a[:, 0], return_index=True, return_counts=True)
     if (counts > 1).any():
         db.notes.append(f"STEP_TIME holds step(s) {', '.join(str(i) for i in ids[counts > 1].tolist())} more than "
@@ -400,6 +408,7 @@ def _pmu(db: _Db, extra: pd.DataFrame) -> bool:
     gid = extra["global_task_id"].to_numpy()
     order = np.argsort(gid, kind="stable")
     sorted_gid = gid[order]
+    junk = 0
     for name, some in ids.items():
         if not some:
             continue
@@ -411,6 +420,9 @@ def _pmu(db: _Db, extra: pd.DataFrame) -> bool:
         col = np.full(len(extra), np.nan)
         col[order[pos_c[ok]]] = sel["value"][ok]
         extra[name] = col
+        junk += int(np.isnan(sel["value"][ok]).sum())
+    if junk:  # only the values of the tasks loaded (a step, compute tasks) count
+        db.notes.append(f"{junk} TASK_PMU_INFO value(s) are not finite numbers; read as missing")
     return True
 
 
@@ -435,10 +447,7 @@ def _pmu_rows(db: _Db, where: str, params: tuple) -> np.ndarray:
             db.id_value(name, "TASK_PMU_INFO", "name")
         parts.append(np.fromiter(((t, n, _number_or_nan(v)) for t, n, v in rows), dtype=_PMU_ROW, count=len(rows)))
     out = np.concatenate(parts) if parts else np.zeros(0, dtype=_PMU_ROW)
-    junk = ~np.isfinite(out["value"])
-    if junk.any():
-        db.notes.append(f"{int(junk.sum())} TASK_PMU_INFO value(s) are not finite numbers; read as missing")
-        out["value"][junk] = np.nan
+    out["value"][~np.isfinite(out["value"])] = np.nan  # NaN: junk (the caller counts those of loaded tasks)
     return out
 
 
@@ -566,7 +575,7 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
         profile.warnings.append(f"{db.path}: no PYTORCH_API table; no torch ops")
         return
     db.need("PYTORCH_API", "name", "type")
-    db.need_times("PYTORCH_API")
+    db.need_times("PYTORCH_API", text_ok=True)
     p = lambda n: db.col("PYTORCH_API", "p", n)  # noqa: E731
     types = _api_types(db)
     wanted = [types["op"]]

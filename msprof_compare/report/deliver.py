@@ -27,7 +27,8 @@ log = logging.getLogger("msprof-analyze")
 STDOUT = "-"
 
 
-def check_target(output: str, formats: tuple[str, ...] = ("xlsx",), explicit_format: bool = False) -> None:
+def check_target(output: str, formats: tuple[str, ...] = ("xlsx",), explicit_format: bool = False,
+                 force: bool = False) -> None:
     """Fail on an unusable output target before the (long) load; leaves nothing behind (a missing folder is
     probed by making and removing a hidden one in its nearest existing parent). Each report the
     formats ask for is checked where it will go (``-o run.json`` puts the workbook at run.xlsx; with
@@ -36,12 +37,12 @@ def check_target(output: str, formats: tuple[str, ...] = ("xlsx",), explicit_for
         if sys.stdout is None:
             raise UsageError("-o -: standard output is closed; there is nowhere to write the JSON result")
         if writes_workbook(formats, output, explicit_format):
-            output_target(".", ".xlsx")
+            output_target(".", ".xlsx", force)
         return
     xlsx_target, json_target = _targets(output)
     for fmt, target, suffix in (("xlsx", xlsx_target, ".xlsx"), ("json", json_target, ".json")):
         if fmt in formats:
-            output_target(target, suffix)
+            output_target(target, suffix, force)
 
 
 def _targets(output: str) -> tuple[str, str]:
@@ -82,7 +83,7 @@ def write_reports(result: CompareResult, output: str, explicit_format: bool = Fa
     if workbook is not None:
         # one name for both files: the same stem (and timestamp), with a _N suffix free for both, taken
         # for both at once (a run publishing into the same directory meanwhile cannot split the pair)
-        directory, name = output_target(xlsx_target, ".xlsx")
+        directory, name = output_target(xlsx_target, ".xlsx", result.options.force)
         stem = os.path.splitext(name or default_file_name())[0]
         paths = write_new_files(directory, stem, [workbook, json_part(result)])
         for path in paths:

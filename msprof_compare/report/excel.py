@@ -64,9 +64,9 @@ def default_file_name(now: datetime | None = None) -> str:
     return f"{FILE_PREFIX}{now.strftime('%Y%m%d%H%M%S')}.xlsx"
 
 
-def resolve_target(target: str | os.PathLike = ".") -> tuple[str, str | None]:
+def resolve_target(target: str | os.PathLike = ".", force: bool = False) -> tuple[str, str | None]:
     """Validate a workbook target without creating anything: ``(directory, file name or None)``."""
-    return output_target(target, ".xlsx")
+    return output_target(target, ".xlsx", force)
 
 
 # --------------------------------------------------------------------------- workbook
@@ -83,7 +83,7 @@ def write_workbook(result: CompareResult, target: str | os.PathLike = ".") -> st
     if part is None:
         log.warning("No comparison produced any rows; no workbook was written.")
         return ""
-    directory, name = resolve_target(target)
+    directory, name = resolve_target(target, bool(getattr(getattr(result, "options", None), "force", False)))
     return write_new_file(directory, name or default_file_name(), part[1], part[2])
 
 

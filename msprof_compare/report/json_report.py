@@ -196,7 +196,7 @@ def write_json(result: CompareResult, target: str | os.PathLike = ".", stream: T
                 raise ProfileError("<stdout>", f"cannot write the JSON result: {exc.strerror or exc}") from None
             discard_rest(out)
         return "-"
-    path, name = output_target(target, ".json")
+    path, name = output_target(target, ".json", bool(getattr(getattr(result, "options", None), "force", False)))
     part = json_part(result, text)
     return write_new_file(path, name or default_file_name(), part[1], part[2])
 

@@ -42,7 +42,7 @@ MAX_SUFFIX = 10_000
 REPORT_SUFFIXES = (".xlsx", ".json")
 
 
-def output_target(target: str | os.PathLike, suffix: str) -> tuple[str, str | None]:
+def output_target(target: str | os.PathLike, suffix: str, force: bool = False) -> tuple[str, str | None]:
     """Validate an output target for a report file ending in ``suffix``, leaving nothing behind (a missing
     folder is probed: a hidden folder is made and removed in its nearest existing parent).
 
@@ -78,6 +78,10 @@ def output_target(target: str | os.PathLike, suffix: str) -> tuple[str, str | No
             raise UsageError(f"output path {raw} is a file, not a directory")
         if not os.access(path, os.W_OK | os.X_OK):
             raise UsageError(f"output directory {raw} is not writable")
+        if not force and shared_without_sticky_bit(path):
+            raise UsageError(f"output directory {raw} can be written by other users and has no sticky bit: one of "
+                             "them could swap files in it while the report is written (use a directory of your own, "
+                             "or --force)")
         return path, name
     # Missing: it will be created; the nearest existing ancestor must allow that.
     parent = os.path.dirname(path)
@@ -95,6 +99,21 @@ def output_target(target: str | os.PathLike, suffix: str) -> tuple[str, str | No
     except OSError as exc:
         raise UsageError(f"cannot create output directory {raw}: {exc.strerror or exc}") from None
     return path, name
+
+
+def shared_without_sticky_bit(path: str) -> bool:
+    """A directory group or other users may write to, without the sticky bit that stops them from renaming or
+    deleting entries they do not own (/tmp has it): there another user could swap a report's temporary file or
+    folder for a link while it is written and make this run write or delete a file of their choosing. The
+    original refuses every group- or other-writable output directory without --force; a sticky one (/tmp) is
+    safe and accepted here. POSIX modes only."""
+    if os.name == "nt":
+        return False
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return bool(mode & (stat.S_IWGRP | stat.S_IWOTH)) and not mode & stat.S_ISVTX
 
 
 def make_dir(path: str) -> list[str]:
@@ -244,8 +263,11 @@ def remove_stale_temporaries(directory: str, now: float | None = None) -> int:
         if not (e.name.startswith(f".{FILE_PREFIX}") and e.name.endswith(".tmp")):
             continue
         try:
-            if now - e.stat(follow_symlinks=False).st_mtime <= STALE_TMP_SECONDS:
+            st = e.stat(follow_symlinks=False)
+            if now - st.st_mtime <= STALE_TMP_SECONDS:
                 continue
+            if hasattr(os, "geteuid") and st.st_uid != os.geteuid():
+                continue  # another user's (or put there by one): never ours to delete
             if e.is_file(follow_symlinks=False):
                 os.unlink(e.path)
                 removed += 1
@@ -281,10 +303,7 @@ def write_new_files(directory: str, stem: str, parts: list[Part]) -> list[str]:
     """``write_new_file`` for files that belong together (the xlsx and JSON of one run): all are
     rendered first, then published under one shared stem (``publish_together``).
 
-    The files are rendered inside a private folder (mode 0700) beside their final names, reached through
-    its open descriptor where the system allows (``_Private``): ``fill`` opens its file by name, and in a
-    shared output directory without the sticky bit another user could swap a temporary file, or the folder
-    itself, for a symbolic link in between and have the report written over a file of their choosing. Each
+    The files are rendered inside a private folder (mode 0700) beside their final names (``_Private``). Each
     file is flushed to disk (fsync) before it is published, so a crash or power loss cannot leave a final
     name holding an empty or partial report, and a delayed write error is reported instead of a success.
     """
@@ -318,61 +337,21 @@ def write_new_files(directory: str, stem: str, parts: list[Part]) -> list[str]:
             _remove_empty(created)
 
 
-#: Where the system names an open directory descriptor as a path that keeps pointing at that directory
-#: whatever happens to its name (Linux).
-_FD_DIR = "/proc/self/fd"
-
-
 class _Private:
-    """The run's private folder, reached by ``base``: on Linux ``/proc/self/fd/N`` of a descriptor opened right
-    after the folder was made (checked to be ours, 0700, not a link), so renaming the folder and putting a link
-    in its place redirects nothing; elsewhere its path (where the sticky bit of a shared /tmp-like folder is
-    what protects a temporary name)."""
+    """The run's private folder (0700) in the output directory, where the reports are rendered. The output
+    directory itself is one no other user can rename entries in (``output_target`` refuses a shared one
+    without the sticky bit unless ``--force``), so the folder's name keeps naming it."""
 
     def __init__(self, path: str) -> None:
-        self.path, self.base, self.fd = path, path, -1
-        if not os.path.isdir(_FD_DIR) or not hasattr(os, "O_NOFOLLOW"):
-            return
-        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
-        try:
-            st = os.fstat(fd)
-            # ours: a file made in it belongs to its owner (a folder of someone else's put in its place would
-            # not be, and could hold links the writers would follow)
-            probe = os.open(".owner", os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o600, dir_fd=fd)
-            try:
-                mine = os.fstat(probe).st_uid == st.st_uid
-            finally:
-                os.close(probe)
-                os.unlink(".owner", dir_fd=fd)
-            if not mine or stat.S_IMODE(st.st_mode) != 0o700:
-                raise OSError(errno.EPERM, f"the temporary folder {path} was replaced while it was being made")
-        except BaseException:
-            os.close(fd)
-            raise
-        self.fd, self.base = fd, f"{_FD_DIR}/{fd}"
+        self.path = self.base = path
 
     def remove(self) -> None:
-        """Remove what is left in the folder (a file moved to its final name is gone already), then the folder
-        if its name still names it. What cannot be removed (e.g. a file held open by a sync tool on Windows) a
-        later run removes once it is stale."""
-        log = logging.getLogger("msprof-analyze")
+        """Remove the folder and what is left in it (a file moved to its final name is gone already). What
+        cannot be removed (e.g. a file held open by a sync tool on Windows) a later run removes once stale."""
         try:
-            if self.fd < 0:
-                shutil.rmtree(self.path)
-                return
-            for name in os.listdir(self.base):
-                entry = os.path.join(self.base, name)
-                if os.path.isdir(entry) and not os.path.islink(entry):
-                    shutil.rmtree(entry)
-                else:
-                    os.unlink(entry)
-            if os.path.samestat(os.lstat(self.path), os.fstat(self.fd)):
-                os.rmdir(self.path)
+            shutil.rmtree(self.path)
         except OSError as exc:
-            log.debug("cannot remove %s: %s", self.path, exc)
-        finally:
-            if self.fd >= 0:
-                os.close(self.fd)
+            logging.getLogger("msprof-analyze").debug("cannot remove %s: %s", self.path, exc)
 
 
 def _sync(path: str) -> None:
