@@ -79,9 +79,9 @@ def output_target(target: str | os.PathLike, suffix: str, force: bool = False) -
         if not os.access(path, os.W_OK | os.X_OK):
             raise UsageError(f"output directory {raw} is not writable")
         if not force and shared_without_sticky_bit(path):
-            raise UsageError(f"output directory {raw} can be written by other users and has no sticky bit: one of "
-                             "them could swap files in it while the report is written (use a directory of your own, "
-                             "or --force)")
+            raise UsageError(f"output directory {raw} can be written by every user and has no sticky bit: anyone "
+                             "could swap files in it while the report is written (use a directory of your own, or "
+                             "--force)")
         return path, name
     # Missing: it will be created; the nearest existing ancestor must allow that.
     parent = os.path.dirname(path)
@@ -102,18 +102,19 @@ def output_target(target: str | os.PathLike, suffix: str, force: bool = False) -
 
 
 def shared_without_sticky_bit(path: str) -> bool:
-    """A directory group or other users may write to, without the sticky bit that stops them from renaming or
-    deleting entries they do not own (/tmp has it): there another user could swap a report's temporary file or
-    folder for a link while it is written and make this run write or delete a file of their choosing. The
-    original refuses every group- or other-writable output directory without --force; a sticky one (/tmp) is
-    safe and accepted here. POSIX modes only."""
+    """A directory every user may write to, without the sticky bit that stops them from renaming or deleting
+    entries they do not own (/tmp has it): there anyone could swap a report's temporary file or folder for a
+    link while it is written and make this run write or delete a file of their choosing. The original refuses
+    every group- or other-writable output directory without --force; a sticky one (/tmp) is safe, and a
+    group-writable one is accepted: with a umask of 002 (user private groups, the default of many
+    distributions) every folder a user makes is group-writable, for a group of one. POSIX modes only."""
     if os.name == "nt":
         return False
     try:
         mode = os.stat(path).st_mode
     except OSError:
         return False
-    return bool(mode & (stat.S_IWGRP | stat.S_IWOTH)) and not mode & stat.S_ISVTX
+    return bool(mode & stat.S_IWOTH) and not mode & stat.S_ISVTX
 
 
 def make_dir(path: str) -> list[str]:
