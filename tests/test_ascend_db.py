@@ -482,6 +482,9 @@ def test_db_without_an_optional_table(tmp_path: Path, table: str, warning: str, 
     # time text SQLite's CAST would read as 0 or 1, or a range filter would drop without a word
     ("PYTORCH_API", "startNs", "abc", r"table PYTORCH_API: column startNs holds 'abc', not an integer"),
     ("PYTORCH_API", "endNs", "1.7e18", r"table PYTORCH_API: column endNs holds '1.7e18', not an integer"),
+    # digits beyond int64: CAST would clamp them to int64 max
+    ("PYTORCH_API", "startNs", "99999999999999999999",
+     r"table PYTORCH_API: column startNs holds '99999999999999999999', not an integer"),
     ("TASK", "startNs", "x1736410538306028", r"table TASK: column startNs holds 'x1736410538306028', not an integer"),
     ("COMMUNICATION_OP", "endNs", "", r"table COMMUNICATION_OP: column endNs holds '', not an integer"),
 ])
@@ -773,3 +776,12 @@ def test_pmu_junk_of_tasks_not_loaded_is_not_counted(tmp_path: Path) -> None:
     db = edited_copy(L1, _db(tmp_path), "UPDATE TASK_PMU_INFO SET value = 'abc', globalTaskId = 999999999 "
                      "WHERE rowid = 188")
     assert not any("TASK_PMU_INFO" in w for w in load_profile(str(db), OPTS).warnings)
+
+
+def test_pmu_number_texts_are_ascii_numbers() -> None:
+    """A PMU text reads as a number by the CSV cells' rule: ``float`` alone also takes ``1_000`` and non-ASCII
+    digits, which no export writes."""
+    from msprof_compare.loaders.ascend_db import _number_or_nan
+
+    assert [_number_or_nan(v) for v in (2, 2.5, "2.5", " 3 ", "1e3")] == [2.0, 2.5, 2.5, 3.0, 1000.0]
+    assert all(np.isnan(_number_or_nan(v)) for v in ("1_000", "\u0661\u0662", "abc", b"2.5", None, True))

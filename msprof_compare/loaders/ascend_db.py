@@ -187,9 +187,12 @@ class _Db:
             # a text that survives the round trip through INTEGER is one (an optional minus sign, then digits
             # without leading zeros); only the other texts are pattern-checked (half the cost of matching every
             # row of a TEXT column). A REAL is never one: 1.7e18 holds the ns only to 256.
+            # digits with leading zeros pass the pattern; beyond int64 they do not (CAST would clamp them)
+            digits = f"ltrim({col}, '0')"
             bad = self.scalar(f"SELECT {col} FROM {table} WHERE {col} IS NOT NULL AND typeof({col}) <> 'integer' "
                               f"AND NOT (typeof({col}) = 'text' AND (CAST(CAST({col} AS INTEGER) AS TEXT) = {col} "
-                              f"OR ({col} <> '' AND {col} NOT GLOB '*[^0-9]*'))) LIMIT 1")
+                              f"OR ({col} <> '' AND {col} NOT GLOB '*[^0-9]*' AND (length({digits}) < 19 OR "
+                              f"(length({digits}) = 19 AND {digits} <= '9223372036854775807'))))) LIMIT 1")
             if bad is not None:
                 raise ProfileError(self.path, f"table {table}: column {col} holds {bad!r}, not an integer")
         untimed = self.scalar(f"SELECT count(*) FROM {table} WHERE startNs IS NULL OR endNs IS NULL")
@@ -452,7 +455,10 @@ def _pmu_rows(db: _Db, where: str, params: tuple) -> np.ndarray:
 
 
 def _number_or_nan(value: Any) -> float:
-    """A PMU cell as float: numbers and number texts as they are, anything else NaN."""
+    """A PMU cell as float: numbers and ASCII number texts as they are (as the text loader's CSV cells: no
+    ``1_000``, no non-ASCII digits, which ``float`` takes), anything else NaN."""
+    if isinstance(value, str) and (not value.isascii() or "_" in value):
+        return np.nan
     if isinstance(value, (int, float, str)) and not isinstance(value, bool):
         try:
             return float(value)
