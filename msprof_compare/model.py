@@ -26,6 +26,10 @@ I64 = "int64"
 F64 = "float64"
 OBJ = "object"
 
+#: The name prefix of an NPU memory record of CANN's own allocation (operator_memory.csv writes it; the DB loader
+#: adds it): the memory comparison places such a record at the launch it belongs to (reference-2 §5.2).
+CANN_MARK = "cann::"
+
 #: Column name -> dtype for every event table of the model.
 SCHEMAS: dict[str, dict[str, str]] = {
     # Host-side operators ("torch ops"). GPU: cat in cpu_op / user_annotation /
@@ -67,7 +71,7 @@ SCHEMAS: dict[str, dict[str, str]] = {
     },
     # NPU "Overlap Analysis" lane (Computing / Communication / Communication(Not Overlapped) / Free).
     "overlap": {"name": OBJ, "ts": I64, "dur": I64, "tid": I64},
-    # NPU task queue events (enqueue/dequeue) for memory placement of cann:: records.
+    # NPU task queue events (enqueue/dequeue) for memory placement of CANN_MARK records.
     "queue": {"cat": OBJ, "name": OBJ, "ts": I64, "dur": I64, "tid": I64, "correlation_id": I64},
     # Process / thread metadata ("M" events).
     "threads": {"pid": I64, "tid": I64, "name": OBJ, "sort_index": I64},

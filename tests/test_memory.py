@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import logging
 import math
-import shutil
-import sqlite3
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from dbutil import sql
+from dbutil import edited_copy, sql
 from xlsxutil import read_xlsx
 
 from msprof_compare.api import RunContext, compare
@@ -188,35 +186,42 @@ def test_memory_sheets_match_reference_pair1(samples, reference_outputs):
     assert math.isclose(res.sheet("MemoryCompareStatistic")["Base Allocated Duration(ms)"].iloc[2], 411.86365)
 
 
+def _operator_memory(tmp_path: Path, rows: list[str]) -> tuple[Path, pd.DataFrame, list[str]]:
+    """operator_memory.csv holding ``rows`` under its real header: (file, what the loader read, its warnings)."""
+    f = tmp_path / "operator_memory.csv"
+    f.write_text("Name,Size(KB),Allocation Time(us),Release Time(us),Duration(us),Device Type\r\n"
+                 + "".join(r + "\r\n" for r in rows))
+    warnings: list[str] = []
+    return f, read_operator_memory(str(f), warnings), warnings
+
+
+def _records(om: pd.DataFrame) -> pd.DataFrame:
+    p = Profile(path="npu", kind="NPU", source="ascend_text")
+    p.operator_memory = om
+    return memory.npu_records(p)
+
+
 def test_memory_records_with_negative_size_or_release_before_allocation(tmp_path):
     """A negative size reads as 0 and a block released before its allocation lasts 0, with one warning per
     file (MemoryCompareStatistic showed -170.36 MB, details "[duration: -5000.0]"). Rows cut from
     operator_memory.csv of msinsight text level1 rank0, two of them edited."""
-    csv_text = ("Name,Size(KB),Allocation Time(us),Release Time(us),Duration(us),Device Type\r\n"
-                "aten::empty_strided,-18816.5,1736408883694624.810\t,,,NPU:0\r\n"
-                "aten::_convolution,25009.5,1736408883702735.700\t,1736408883736793.940\t,34058.240\t,NPU:0\r\n"
-                "aten::_convolution,512.0,1736408883736793.940\t,1736408883702735.700\t,-34058.240\t,NPU:0\r\n")
-    f = tmp_path / "operator_memory.csv"
-    f.write_text(csv_text)
-    warnings: list[str] = []
-    om = read_operator_memory(str(f), warnings)
+    f, om, warnings = _operator_memory(tmp_path, [
+        "aten::empty_strided,-18816.5,1736408883694624.810\t,,,NPU:0",
+        "aten::_convolution,25009.5,1736408883702735.700\t,1736408883736793.940\t,34058.240\t,NPU:0",
+        "aten::_convolution,512.0,1736408883736793.940\t,1736408883702735.700\t,-34058.240\t,NPU:0"])
     assert om["Size(KB)"].tolist() == [0.0, 25009.5, 512.0]
     assert warnings == [f"{f}: 1 negative Size(KB) value(s) read as 0; 1 block(s) released before their "
                         "allocation (duration read as 0)"]
-    p = Profile(path="npu", kind="NPU", source="ascend_text")
-    p.operator_memory = om
-    rec = memory.npu_records(p)
+    rec = _records(om)
     assert rec["dur_us"].tolist() == [0.0, 34058.24, 0.0] and (rec["size_kb"] >= 0).all()
     # the DB loader: OP_MEMORY sizes in bytes, times in ns
-    db = tmp_path / "db" / "ascend_pytorch_profiler_0.db"
-    db.parent.mkdir()
-    shutil.copyfile(Path(__file__).parent / "data" / "db" / "l1" / "ascend_pytorch_profiler_0.db", db)
-    con = sqlite3.connect(db)
-    con.execute("UPDATE OP_MEMORY SET size = -size WHERE rowid = (SELECT min(rowid) FROM OP_MEMORY WHERE size > 0)")
-    con.execute("UPDATE OP_MEMORY SET releaseTime = allocationTime - 5000000 WHERE rowid = "
-                "(SELECT max(rowid) FROM OP_MEMORY WHERE releaseTime > 0)")
-    con.commit()
-    con.close()
+    (tmp_path / "db").mkdir()
+    db = edited_copy(Path(__file__).parent / "data" / "db" / "l1" / "ascend_pytorch_profiler_0.db",
+                     tmp_path / "db" / "ascend_pytorch_profiler_0.db",
+                     "UPDATE OP_MEMORY SET size = -size WHERE rowid = "
+                     "(SELECT min(rowid) FROM OP_MEMORY WHERE size > 0)",
+                     "UPDATE OP_MEMORY SET releaseTime = allocationTime - 5000000 WHERE rowid = "
+                     "(SELECT max(rowid) FROM OP_MEMORY WHERE releaseTime > 0)")
     prof = load_profile(str(db), build_options(enable_memory_compare=True)[0])
     assert f"{db}: 1 negative OP_MEMORY size value(s) read as 0; 1 block(s) released before their allocation " \
            "(duration read as 0)" in prof.warnings
@@ -227,21 +232,15 @@ def test_operator_memory_times_that_are_not_times(tmp_path):
     """An Allocation / Release Time cell that is neither a number nor a "no value" text is read as missing (the
     row is not placed / the block is never released) and counted in one warning; "" and N/A stay silent.
     Rows cut from operator_memory.csv of msinsight text level1 rank0, times edited."""
-    csv_text = ("Name,Size(KB),Allocation Time(us),Release Time(us),Duration(us),Device Type\r\n"
-                "aten::empty_strided,18816.5,1736408883694624.810\t,,,NPU:0\r\n"
-                "aten::_convolution,25009.5,abc\t,1736408883736793.940\t,34058.240\t,NPU:0\r\n"
-                "aten::_convolution,512.0,1736408883702735.700\t,null\t,N/A,NPU:0\r\n"
-                "aten::add,2.0,N/A,N/A,N/A,NPU:0\r\n")
-    f = tmp_path / "operator_memory.csv"
-    f.write_text(csv_text)
-    warnings: list[str] = []
-    om = read_operator_memory(str(f), warnings)
+    f, om, warnings = _operator_memory(tmp_path, [
+        "aten::empty_strided,18816.5,1736408883694624.810\t,,,NPU:0",
+        "aten::_convolution,25009.5,abc\t,1736408883736793.940\t,34058.240\t,NPU:0",
+        "aten::_convolution,512.0,1736408883702735.700\t,null\t,N/A,NPU:0",
+        "aten::add,2.0,N/A,N/A,N/A,NPU:0"])
     assert om["alloc_ns"].tolist() == [1736408883694624810, 0, 1736408883702735700, 0]
     assert om["release_ns"].tolist() == [0, 1736408883736793940, 0, 0]
     assert warnings == [f"{f}: 1 Allocation Time(us) and 1 Release Time(us) value(s) are not times; read as missing"]
-    p = Profile(path="npu", kind="NPU", source="ascend_text")
-    p.operator_memory = om
-    assert len(memory.npu_records(p)) == 2  # the rows with an allocation time
+    assert len(_records(om)) == 2  # the rows with an allocation time
 
 
 def test_max_kernel_num_drills_down_into_the_statistic_sheet(samples):

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..model import Profile, factorize
+from ..model import CANN_MARK, Profile, factorize
 from . import classify, table
 from .optree import OpPairs, OpTree, op_tree, operator_pairs
 from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, frame_from_rows
@@ -131,7 +131,7 @@ def npu_records(profile: Profile) -> pd.DataFrame:
     alloc = om["alloc_ns"].to_numpy(dtype=np.int64)[rows]
     rel = om["release_ns"].to_numpy(dtype=np.int64)[rows]
     names = _texts(om["Name"].to_numpy(dtype=object)[rows])
-    cann = classify.per_unique(names, lambda s: "cann::" in s, lower=False)
+    cann = classify.per_unique(names, lambda s: CANN_MARK in s, lower=False)
     ts = alloc.copy()
     keep = np.ones(len(rows), dtype=bool)
     if cann.any():

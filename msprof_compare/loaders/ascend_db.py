@@ -56,7 +56,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ProfileError, StepError
-from ..model import Profile, frame
+from ..model import CANN_MARK, Profile, frame
 from ..options import Options
 from .numparse import LONG_DURATION_TEXT, MAX_DURATION_NS, MAX_RESERVED_BYTES, memory_oddities
 
@@ -80,8 +80,6 @@ PMU_NAMES = ("aic_total_time", "aic_mac_time", "aic_mte2_time", "aiv_time")
 
 _ALL = (-(2**63), 2**63 - 1)
 
-#: The name prefix of CANN's own memory records in operator_memory.csv (reference-2 §5.2).
-CANN_MARK = "cann::"
 _CHUNK = 1 << 18
 
 NO_STEP_MARKERS = "The profiling data lacks step markers. Please re-collect it."
@@ -139,11 +137,12 @@ class _Db:
         wrapped = (end >= start) != (dur >= 0)  # int64 subtraction overflowed: far beyond any bound
         neg = (dur < 0) & ~wrapped
         long = (dur > MAX_DURATION_NS) | wrapped
-        if neg.any() or long.any():
+        odd = neg | long
+        if odd.any():
             for counts, mask in ((self.negative, neg), (self.too_long, long)):
                 if table and mask.any():
                     counts[table] = counts.get(table, 0) + int(mask.sum())
-            dur = np.where(neg | long, 0, dur)
+            dur = np.where(odd, 0, dur)
         return dur
 
     def close(self) -> None:

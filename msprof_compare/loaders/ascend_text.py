@@ -58,8 +58,10 @@ from .numparse import (
     MAX_RESERVED_BYTES,
     NumberError,
     decimal_us_to_ns,
+    duration_notes,
     memory_oddities,
     text_us_to_ns,
+    zero_odd_durations,
 )
 
 #: Process names (metadata) of the lanes the compare reads (reference-1 §5.1).
@@ -326,14 +328,7 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
     c, processes, threads, (hw_pid, hccl_pid, ovl_pid) = _select(path, data, events, opts)
     del events
     ph, catl = c["ph"], c["cat_lower"]
-    neg = c["dur"] < 0
-    if neg.any():
-        profile.warnings.append(f"{path}: {int(neg.sum())} event(s) with a negative duration; read as 0")
-        c["dur"][neg] = 0
-    long = c["dur"] > MAX_DURATION_NS
-    if long.any():
-        profile.warnings.append(f"{path}: {int(long.sum())} event(s) {LONG_DURATION_TEXT}")
-        c["dur"][long] = 0
+    profile.warnings.extend(duration_notes(path, *zero_odd_durations(c["dur"])))
     profile.processes, profile.threads = processes, threads
     is_x = ph == PH_X
 

@@ -26,7 +26,7 @@ from ..errors import ProfileError
 from ..model import Profile, frame
 from ..options import Options
 from . import traceio
-from .numparse import LONG_DURATION_TEXT, MAX_DURATION_NS
+from .numparse import duration_notes, zero_odd_durations
 
 #: Lower-cased cat -> normalised kernels.cat.
 KERNEL_CATS = {"kernel": "kernel", "gpu_memcpy": "gpu_memcpy", "gpu_memset": "gpu_memset",
@@ -163,14 +163,9 @@ class _Events:
                             self._exact = traceio.exact_times(self.path, self.data)
                         out[f] = self._exact[0 if f == "ts" else 1][idx]
                     if f == "dur":
-                        neg = out[f] < 0
-                        if neg.any():
-                            self.negative += int(neg.sum())
-                            out[f][neg] = 0
-                        long = out[f] > MAX_DURATION_NS
-                        if long.any():
-                            self.too_long += int(long.sum())
-                            out[f][long] = 0
+                        n_neg, n_long = zero_odd_durations(out[f])
+                        self.negative += n_neg
+                        self.too_long += n_long
                 elif f in ("pid", "tid"):
                     out[f] = traceio.to_int(vals)
                 elif f == "id":
@@ -211,10 +206,7 @@ def load(layout: Any, opts: Options, data: bytes | None = None) -> Profile:
     _load_meta(prof, ev)
     if opts.enable_operator_compare:
         _load_python(prof, ev)
-    if ev.negative:
-        prof.warnings.append(f"{path}: {ev.negative} event(s) with a negative duration; read as 0")
-    if ev.too_long:
-        prof.warnings.append(f"{path}: {ev.too_long} event(s) {LONG_DURATION_TEXT}")
+    prof.warnings.extend(duration_notes(path, ev.negative, ev.too_long))
     return prof
 
 

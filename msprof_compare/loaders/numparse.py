@@ -249,6 +249,24 @@ MAX_DURATION_NS = 7 * 86_400 * 10**9
 LONG_DURATION_TEXT = "last over a week (a damaged time?); read as 0"
 
 
+def zero_odd_durations(dur: np.ndarray) -> tuple[int, int]:
+    """Set negative and over-``MAX_DURATION_NS`` durations of ``dur`` to 0 in place; returns how many of each
+    (for the loaders' one warning line each, ``duration_notes``)."""
+    neg, long = dur < 0, dur > MAX_DURATION_NS
+    n_neg, n_long = int(neg.sum()), int(long.sum())
+    if n_neg or n_long:
+        dur[neg | long] = 0
+    return n_neg, n_long
+
+
+def duration_notes(path: str, negative: int, too_long: int) -> list[str]:
+    """The warning lines for the events ``zero_odd_durations`` read as 0."""
+    notes = [f"{path}: {negative} event(s) with a negative duration; read as 0"] if negative else []
+    if too_long:
+        notes.append(f"{path}: {too_long} event(s) {LONG_DURATION_TEXT}")
+    return notes
+
+
 def memory_oddities(negative: np.ndarray, backwards: np.ndarray, size_name: str) -> str:
     """One warning text for memory records with a negative size (read as 0) or released before they were
     allocated (duration read as 0), or "" when there are none; shared by the text and DB loaders."""

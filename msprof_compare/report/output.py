@@ -304,22 +304,24 @@ def write_new_files(directory: str, stem: str, parts: list[Part]) -> list[str]:
     """``write_new_file`` for files that belong together (the xlsx and JSON of one run): all are
     rendered first, then published under one shared stem (``publish_together``).
 
-    The files are rendered inside a private folder (mode 0700) beside their final names (``_Private``). Each
-    file is flushed to disk (fsync) before it is published, so a crash or power loss cannot leave a final
-    name holding an empty or partial report, and a delayed write error is reported instead of a success.
+    The files are rendered inside a private folder (mode 0700) beside their final names; the output directory
+    is one no other user can rename entries in (``output_target`` refuses a world-writable one without the
+    sticky bit unless ``--force``), so the folder's name keeps naming it. Each file is flushed to disk (fsync)
+    before it is published, so a crash or power loss cannot leave a final name holding an empty or partial
+    report, and a delayed write error is reported instead of a success.
     """
     created = make_dir(directory)
     remove_stale_temporaries(directory)
-    private: _Private | None = None
+    private = ""
     what = "report"  # the file being written, for the error message
     published = False
     try:
         with terminate_as_exit():
-            private = _Private(tempfile.mkdtemp(prefix=f".{FILE_PREFIX}", suffix=".tmp", dir=directory))
+            private = tempfile.mkdtemp(prefix=f".{FILE_PREFIX}", suffix=".tmp", dir=directory)
             tmps = []
             for ext, fill, part_what in parts:
                 what = part_what
-                tmp = os.path.join(private.base, f"report{ext}")
+                tmp = os.path.join(private, f"report{ext}")
                 tmps.append(tmp)
                 fill(tmp)
                 os.chmod(tmp, FILE_MODE)
@@ -332,27 +334,19 @@ def write_new_files(directory: str, stem: str, parts: list[Part]) -> list[str]:
     except OSError as exc:
         raise ProfileError(directory, f"cannot write the {what}: {exc.strerror or exc}") from None
     finally:
-        if private is not None:
-            private.remove()
+        if private:
+            _remove_private(private)
         if not published:
             _remove_empty(created)
 
 
-class _Private:
-    """The run's private folder (0700) in the output directory, where the reports are rendered. The output
-    directory itself is one no other user can rename entries in (``output_target`` refuses a shared one
-    without the sticky bit unless ``--force``), so the folder's name keeps naming it."""
-
-    def __init__(self, path: str) -> None:
-        self.path = self.base = path
-
-    def remove(self) -> None:
-        """Remove the folder and what is left in it (a file moved to its final name is gone already). What
-        cannot be removed (e.g. a file held open by a sync tool on Windows) a later run removes once stale."""
-        try:
-            shutil.rmtree(self.path)
-        except OSError as exc:
-            logging.getLogger("msprof-analyze").debug("cannot remove %s: %s", self.path, exc)
+def _remove_private(private: str) -> None:
+    """Remove the private folder and what is left in it (a file moved to its final name is gone already). What
+    cannot be removed (e.g. a file held open by a sync tool on Windows) a later run removes once stale."""
+    try:
+        shutil.rmtree(private)
+    except OSError as exc:
+        logging.getLogger("msprof-analyze").debug("cannot remove %s: %s", private, exc)
 
 
 def _sync(path: str) -> None:
