@@ -13,12 +13,12 @@ from hypothesis import strategies as st
 from msprof_compare.compare import align as align_mod
 from msprof_compare.compare.align import align, lcs_matches, matched_count, no_matching, pairs
 
-PATHS = [None, "myers", "bitpar"]
+PATHS = [None, "myers", "bitpar", "sparse"]
 
 
 @contextmanager
 def _path(path: str | None) -> Iterator[None]:
-    """Force one search path (Myers or the bit-parallel Hirschberg fallback) for the block."""
+    """Force one search path (Myers, the bit-parallel Hirschberg split or Hunt-Szymanski) for the block."""
     old = align_mod.FORCE_PATH
     align_mod.FORCE_PATH = path
     try:
@@ -242,3 +242,41 @@ def test_auto_path_switches_on_large_differences(monkeypatch: pytest.MonkeyPatch
     assert calls
     with _path("myers"):
         assert matched_count(ia, ib) == matched_count(*align(a, b))
+
+
+def test_sparse_path_is_taken_for_few_matching_pairs(monkeypatch: pytest.MonkeyPatch) -> None:
+    # two permutations of 3000 distinct names: 3000 matching pairs in 9e6 cells, so
+    # Hunt-Szymanski is the cheapest path; the other two paths are the oracles
+    calls = []
+    sparse = align_mod._sparse_lcs
+
+    def spy(a: list[int], b: np.ndarray) -> tuple[list[int], list[int]]:
+        calls.append(len(a))
+        return sparse(a, b)
+
+    monkeypatch.setattr(align_mod, "_sparse_lcs", spy)
+    rng = np.random.default_rng(5)
+    a = [f"op{i}" for i in rng.permutation(3000)]
+    b = [f"op{i}" for i in rng.permutation(3000)]
+    ia, ib = align(a, b)
+    _check(a, b, ia, ib)
+    assert calls
+    for path in ("bitpar", "myers"):
+        with _path(path):
+            assert matched_count(*align(a, b)) == matched_count(ia, ib)
+
+
+def test_sparse_path_counts_matching_pairs() -> None:
+    a = np.array([1, 2, 2, 3, 9])
+    b = np.array([2, 2, 2, 3, 3, 7])
+    assert align_mod._matching_pairs(a, b) == 2 * 3 + 1 * 2
+    assert align_mod._matching_pairs(np.array([5]), np.array([4, 6])) == 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 40), max_size=60), st.lists(st.integers(0, 40), max_size=60))
+def test_sparse_lcs_is_a_longest_common_subsequence(a: list, b: list) -> None:
+    la, lb = align_mod._sparse_lcs(a, np.asarray(b, dtype=np.int64))
+    assert len(la) == _lcs_len(a, b)
+    assert all(np.diff(la) > 0) and all(np.diff(lb) > 0)
+    assert all(a[i] == b[j] for i, j in zip(la, lb, strict=True))

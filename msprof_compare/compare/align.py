@@ -21,7 +21,11 @@ sub-problem that exceeds it is split by Hirschberg's divide and conquer on the
 bit-parallel LCS rows instead (the row at a split is the prefix popcount of the
 bit vector), which keeps memory linear and the cost bound independent of D.
 The halves carry their exact difference count and go back to Myers when that
-is cheap. Both paths find a true maximum matching.
+is cheap. When few element pairs match at all (mostly distinct names, say a
+permutation), Hunt-Szymanski's threshold search costs one binary search per
+matching pair and beats both, so a large sub-problem first counts its
+matching pairs and takes that path when it is the cheapest. All three paths
+find a true maximum matching.
 
 Several maximum matchings usually exist. On small problems (``ORIGINAL_MAX_CELLS``) the
 original's own pairs are computed too, and kept, with the gaps between them filled by LCS,
@@ -37,6 +41,7 @@ documented examples).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Hashable, Sequence
 
 import numpy as np
@@ -48,8 +53,8 @@ __all__ = ["align", "lcs_matches", "preferred_matches", "original_pairs", "no_ma
 #: Common runs longer than this are measured with numpy slices.
 _SHORT_RUN = 16
 
-#: Test / benchmark switch: ``None`` chooses per sub-problem, ``"myers"`` or
-#: ``"bitpar"`` forces one path (both give a maximum matching).
+#: Test / benchmark switch: ``None`` chooses per sub-problem, ``"myers"``, ``"bitpar"`` or
+#: ``"sparse"`` (Hunt-Szymanski) forces one path (all give a maximum matching).
 FORCE_PATH: str | None = None
 
 
@@ -61,6 +66,12 @@ _ROW_STEPS = 1.0
 _ABORT_SHARE = 0.5
 #: Upper bound of the symbol bit masks held at once (bytes).
 _MASK_BYTES = 32 << 20
+#: Cost of the Hunt-Szymanski path in Myers inner steps: per matching pair, per element.
+_PAIR_STEPS = 1.4
+_ELEMENT_STEPS = 1.0
+#: Sub-problems below this many cells never count their matching pairs (Myers or one
+#: bit-parallel split is cheap there, and the count costs a sort).
+_SPARSE_MIN_CELLS = 1 << 20
 
 
 def _bitpar_cost(n: int, m: int) -> float:
@@ -118,6 +129,58 @@ def _lcs_row(rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     out = np.zeros(m + 1, dtype=np.int64)
     np.cumsum(1 - bits.astype(np.int64), out=out[1:])
     return out
+
+
+def _matching_pairs(a: np.ndarray, b: np.ndarray) -> int:
+    """Number of index pairs (i, j) with ``a[i] == b[j]``."""
+    sa, ca = np.unique(a, return_counts=True)
+    pos = np.searchsorted(sa, b)
+    pos[pos == len(sa)] = 0
+    hit = sa[pos] == b
+    return int(ca[pos[hit]].sum())
+
+
+def _sparse_lcs(a: list[int], b: np.ndarray) -> tuple[list[int], list[int]]:
+    """A longest common subsequence by Hunt-Szymanski: O((r + n) log n) for r matching pairs.
+
+    ``thresh[k]`` is the smallest b index that ends a common subsequence of length k + 1 so
+    far; each a element visits its partners in b in decreasing order, so it extends each
+    length at most once. Every improvement is a node linked to the node it extends.
+    """
+    order = np.argsort(b, kind="stable")
+    sb = b[order]
+    av = np.asarray(a, dtype=b.dtype)
+    lo = np.searchsorted(sb, av, "left").tolist()
+    hi = np.searchsorted(sb, av, "right").tolist()
+    where = order.tolist()
+    thresh: list[int] = []
+    tnode: list[int] = []
+    node_i: list[int] = []
+    node_j: list[int] = []
+    node_prev: list[int] = []
+    for i in range(len(a)):
+        for p in range(hi[i] - 1, lo[i] - 1, -1):
+            j = where[p]
+            k = bisect_left(thresh, j)
+            if k == len(thresh):
+                thresh.append(j)
+                tnode.append(len(node_i))
+            elif thresh[k] > j:
+                thresh[k] = j
+                tnode[k] = len(node_i)
+            else:
+                continue
+            node_i.append(i)
+            node_j.append(j)
+            node_prev.append(tnode[k - 1] if k else -1)
+    out_a: list[int] = []
+    out_b: list[int] = []
+    t = tnode[-1] if tnode else -1
+    while t >= 0:
+        out_a.append(node_i[t])
+        out_b.append(node_j[t])
+        t = node_prev[t]
+    return out_a[::-1], out_b[::-1]
 
 
 def _codes(a_keys: Sequence[Hashable], b_keys: Sequence[Hashable]) -> tuple[np.ndarray, np.ndarray]:
@@ -300,20 +363,31 @@ class _Myers:
                     if len(hit):
                         self._emit(a0 + int(hit[0]), b0, 1)
                 continue
+            sparse = FORCE_PATH == "sparse"
             if FORCE_PATH == "myers":
                 budget = float("inf")
-            elif FORCE_PATH == "bitpar":
+            elif FORCE_PATH in ("bitpar", "sparse"):
                 budget = -1.0
             else:
                 # Myers costs about D**2 / 2 steps and meets the middle snake at depth D / 2
                 cost = _bitpar_cost(n, m)
+                if n * m >= _SPARSE_MIN_CELLS:
+                    npairs = _matching_pairs(self.an[a0:a0 + n], self.bn[b0:b0 + m])
+                    hunt = npairs * _PAIR_STEPS + (n + m) * _ELEMENT_STEPS
+                    sparse = hunt < cost
+                    cost = min(cost, hunt)
                 if dist >= 0:  # exact D known from a bit-parallel split: decide up front
                     budget = float("inf") if dist * dist <= 2 * cost else -1.0
-                else:  # search until Myers has spent a share of the bit-parallel cost
+                else:  # search until Myers has spent a share of the cheaper other path
                     budget = cost * _ABORT_SHARE
             snake = self._middle_snake(a0, n, b0, m, budget) if budget >= 0 else None
             if snake is None:
-                stack.extend(self._bitpar_split(a0, n, b0, m))
+                if sparse:
+                    la, lb = _sparse_lcs(self.a[a0:a0 + n], self.bn[b0:b0 + m])
+                    self.out_a.extend(i + a0 for i in la)
+                    self.out_b.extend(j + b0 for j in lb)
+                else:
+                    stack.extend(self._bitpar_split(a0, n, b0, m))
                 continue
             x, y, u, v = snake
             self._emit(a0 + x, b0 + y, u - x)
