@@ -269,8 +269,8 @@ def test_sparse_path_is_taken_for_few_matching_pairs(monkeypatch: pytest.MonkeyP
 def test_sparse_path_counts_matching_pairs() -> None:
     a = np.array([1, 2, 2, 3, 9])
     b = np.array([2, 2, 2, 3, 3, 7])
-    assert align_mod._matching_pairs(a, b) == 2 * 3 + 1 * 2
-    assert align_mod._matching_pairs(np.array([5]), np.array([4, 6])) == 0
+    assert align_mod._matching_pairs(a, b) == (2 * 3 + 1 * 2, 2 + 1)
+    assert align_mod._matching_pairs(np.array([5]), np.array([4, 6])) == (0, 0)
 
 
 @settings(max_examples=300, deadline=None)
@@ -280,3 +280,25 @@ def test_sparse_lcs_is_a_longest_common_subsequence(a: list, b: list) -> None:
     assert len(la) == _lcs_len(a, b)
     assert all(np.diff(la) > 0) and all(np.diff(lb) > 0)
     assert all(a[i] == b[j] for i, j in zip(la, lb, strict=True))
+
+
+def test_myers_is_skipped_when_the_counts_bound_d_beyond_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 2000 vs 2000 keys over 200 symbols: sum(min(count_a, count_b)) bounds the LCS, so D is known to
+    # be far beyond Myers' budget before any search; large sub-problems never start a middle-snake search
+    big = []
+    snake = align_mod._Myers._middle_snake
+
+    def spy(self: align_mod._Myers, a0: int, n: int, b0: int, m: int, budget: float) -> object:
+        if n * m >= align_mod._SPARSE_MIN_CELLS:
+            big.append((n, m))
+        return snake(self, a0, n, b0, m, budget)
+
+    monkeypatch.setattr(align_mod._Myers, "_middle_snake", spy)
+    rng = np.random.default_rng(6)
+    a = rng.integers(0, 200, 2000).tolist()
+    b = rng.integers(0, 200, 2000).tolist()
+    ia, ib = align(a, b)
+    _check(a, b, ia, ib)
+    assert big == []
+    with _path("bitpar"):
+        assert matched_count(*align(a, b)) == matched_count(ia, ib)

@@ -24,8 +24,10 @@ The halves carry their exact difference count and go back to Myers when that
 is cheap. When few element pairs match at all (mostly distinct names, say a
 permutation), Hunt-Szymanski's threshold search costs one binary search per
 matching pair and beats both, so a large sub-problem first counts its
-matching pairs and takes that path when it is the cheapest. All three paths
-find a true maximum matching.
+matching pairs and takes that path when it is the cheapest. The same counts
+bound the LCS by sum(min(count_a, count_b)), hence D from below, so Myers is
+not even started where its middle snake lies beyond its budget. All three
+paths find a true maximum matching.
 
 Several maximum matchings usually exist. On small problems (``ORIGINAL_MAX_CELLS``) the
 original's own pairs are computed too, and kept, with the gaps between them filled by LCS,
@@ -131,13 +133,16 @@ def _lcs_row(rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     return out
 
 
-def _matching_pairs(a: np.ndarray, b: np.ndarray) -> int:
-    """Number of index pairs (i, j) with ``a[i] == b[j]``."""
+def _matching_pairs(a: np.ndarray, b: np.ndarray) -> tuple[int, int]:
+    """Number of index pairs (i, j) with ``a[i] == b[j]``, and the bound sum(min(count_a, count_b))
+    that no common subsequence can exceed."""
     sa, ca = np.unique(a, return_counts=True)
-    pos = np.searchsorted(sa, b)
+    sb, cb = np.unique(b, return_counts=True)
+    pos = np.searchsorted(sa, sb)
     pos[pos == len(sa)] = 0
-    hit = sa[pos] == b
-    return int(ca[pos[hit]].sum())
+    hit = sa[pos] == sb
+    both_a, both_b = ca[pos[hit]], cb[hit]
+    return int(both_a @ both_b), int(np.minimum(both_a, both_b).sum())
 
 
 def _sparse_lcs(a: list[int], b: np.ndarray) -> tuple[list[int], list[int]]:
@@ -371,8 +376,10 @@ class _Myers:
             else:
                 # Myers costs about D**2 / 2 steps and meets the middle snake at depth D / 2
                 cost = _bitpar_cost(n, m)
+                least = 0  # a lower bound of D
                 if n * m >= _SPARSE_MIN_CELLS:
-                    npairs = _matching_pairs(self.an[a0:a0 + n], self.bn[b0:b0 + m])
+                    npairs, most = _matching_pairs(self.an[a0:a0 + n], self.bn[b0:b0 + m])
+                    least = n + m - 2 * most
                     hunt = npairs * _PAIR_STEPS + (n + m) * _ELEMENT_STEPS
                     sparse = hunt < cost
                     cost = min(cost, hunt)
@@ -380,6 +387,8 @@ class _Myers:
                     budget = float("inf") if dist * dist <= 2 * cost else -1.0
                 else:  # search until Myers has spent a share of the cheaper other path
                     budget = cost * _ABORT_SHARE
+                    if (least // 2) ** 2 > budget:  # the middle snake lies deeper than that
+                        budget = -1.0
             snake = self._middle_snake(a0, n, b0, m, budget) if budget >= 0 else None
             if snake is None:
                 if sparse:
