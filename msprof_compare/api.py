@@ -18,9 +18,9 @@ import pandas as pd
 from .compare.table import Sheet
 from .errors import ProfileError, UsageError
 from .loaders import load_profile
-from .loaders.paths import display
 from .model import Profile
 from .options import Options, build_options
+from .textsafe import display
 
 log = logging.getLogger("msprof-analyze")
 

@@ -23,6 +23,7 @@ import typer
 
 from .errors import ProfileError, UsageError
 from .logs import setup_logging
+from .textsafe import term_safe
 
 HELP = {
     "profiling_path": "Path of the profiling data",
@@ -141,11 +142,21 @@ def _run_typer(app: typer.Typer, args: list[str] | None, prog: str) -> int:
     _usage_error, click_error = _click_exception_types()
     try:
         rv = command.main(args=args, prog_name=prog, standalone_mode=False)
+    except OSError as exc:  # --help written to a full or closed stdout
+        from .report.output import closed_pipe, discard_rest
+
+        if closed_pipe(exc):
+            discard_rest(sys.stdout)
+            return 0
+        _error(f"cannot write to standard output: {exc.strerror or exc}")
+        return 1
     except click_error as exc:
         message = " ".join(str(exc.format_message()).split())
         message = message.replace(" / '--benchmark_path'", "")  # the alias stays out of the original's text
         ctx = getattr(exc, "ctx", None)
         where = ctx.command_path if ctx is not None else prog
+        if where == prog and "compare" in args and hasattr(command, "commands"):
+            where += " compare"  # click reports some of the sub-command's option errors in the group's context
         if message.startswith("No such command") and prog == "msprof-analyze":
             message += " This msprof-analyze provides only 'compare'; the original's other commands (cluster, "
             message += "advisor, ...) are not part of it."
@@ -172,12 +183,23 @@ def compare_main(args: list[str] | None = None) -> None:
 # --------------------------------------------------------------------------- script face
 
 
+#: Options of the script face that the original's parser does not have.
+_SCRIPT_ADDITIONS = frozenset({"--debug", "-H", "--output_format", "--fail_on_regression"})
+
+
 class _ScriptParser(argparse.ArgumentParser):
     """argparse that reports bad usage as our single ``error:`` line (exit 2)."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
         _error(f"{message} (see '{self.prog} --help')")
         sys.exit(2)
+
+    def _get_option_tuples(self, option_string: str) -> list:
+        """argparse's prefix matches, where our added options do not make an abbreviation that the
+        original's parser took (``--output`` for ``--output_path``, ``--f`` for ``--force``) ambiguous."""
+        found = super()._get_option_tuples(option_string)
+        theirs = [t for t in found if not _SCRIPT_ADDITIONS.intersection(t[0].option_strings)]
+        return theirs if len(theirs) == 1 else found
 
 
 def build_script_parser(prog: str = "performance_compare.py") -> argparse.ArgumentParser:
@@ -222,8 +244,11 @@ def script_main(args: list[str] | None = None) -> int:
 
 
 def _error(message: str) -> None:
-    sys.stderr.write(f"error: {message}\n")
-    sys.stderr.flush()
+    try:  # stderr closed (2>&-) or full: the exit status is all that is left, keep it right
+        sys.stderr.write(f"error: {term_safe(message)}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def execute(params: dict[str, Any], *, announce_root: bool = True) -> int:
@@ -292,7 +317,9 @@ def _tolerant_stdout() -> None:
     """Escape what the console's encoding cannot show (an ASCII or Latin-1 locale, a Windows code page
     when redirected) instead of failing after the compare: names in a profile can be in any script.
     Python already does this for stderr."""
-    if getattr(sys.stdout, "errors", None) == "strict" and hasattr(sys.stdout, "reconfigure"):
+    # "surrogateescape" is what Python picks for the C/POSIX locale without UTF-8 mode (PYTHONUTF8=0): it
+    # fails on any non-ASCII name just as "strict" does
+    if getattr(sys.stdout, "errors", None) in ("strict", "surrogateescape") and hasattr(sys.stdout, "reconfigure"):
         try:
             sys.stdout.reconfigure(errors="backslashreplace")
         except (ValueError, OSError):
@@ -325,8 +352,11 @@ def _print(text: str) -> None:
     be written (a full disk) costs the table, not the reports: said in one warning."""
     from .report.output import closed_pipe, discard_rest
 
-    try:
-        print(text, flush=True)
+    try:  # the renderers escape names before the layout; this is the net for anything they miss
+        print(term_safe(text, keep_newlines=True), flush=True)
+    except UnicodeEncodeError as exc:  # an encoding _tolerant_stdout could not change: the table, not the run
+        logging.getLogger("msprof-analyze").warning("Cannot print the console tables to standard output: %s",
+                                                    exc.reason)
     except OSError as exc:
         if not closed_pipe(exc):
             logging.getLogger("msprof-analyze").warning("Cannot print the console tables to standard output: %s",

@@ -44,3 +44,7 @@ def compare_main() -> None:
 def script_main() -> int:
     """``python performance_compare.py BASE COMPARISON ...``"""
     return _run("script_main")
+
+
+if __name__ == "__main__":  # python -m msprof_compare.entry compare ...
+    analyze_main()

@@ -11,11 +11,22 @@ import logging
 import os
 import sys
 
+from .textsafe import term_safe
+
 LOGGER_NAME = "msprof-analyze"
 LEVEL_ENV = "MSPROF_ANALYZE_LOG_LEVEL"
 _LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 _FORMAT = "[%(asctime)s][%(levelname)s] %(message)s"
 _DATEFMT = "%Y-%m-%d %H:%M:%S"
+
+
+class _SafeFormatter(logging.Formatter):
+    """Log lines stay single lines that cannot drive the terminal: names and paths from a profile or an
+    argument (ESC, CR, newline, bidi overrides) are shown escaped. A ``--debug`` traceback is appended
+    after this and keeps its lines."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802 - logging's name
+        return term_safe(super().formatMessage(record))
 
 
 class _StderrHandler(logging.StreamHandler):
@@ -52,7 +63,7 @@ def setup_logging(level: int | None = None) -> logging.Logger:
     first = not any(isinstance(h, _StderrHandler) for h in logger.handlers)
     if first:
         handler = _StderrHandler()
-        handler.setFormatter(logging.Formatter(_FORMAT, _DATEFMT))
+        handler.setFormatter(_SafeFormatter(_FORMAT, _DATEFMT))
         logger.addHandler(handler)
     logger.setLevel(level_from_env() if level is None else level)
     logger.propagate = False

@@ -365,14 +365,20 @@ def _non_ascii_pair(root: Path) -> tuple[Path, Path, list[str]]:
     return base, comp, sorted(set(names))
 
 
+#: The C locale without UTF-8 mode: Python's stdout is ASCII with errors="surrogateescape", which fails on
+#: other letters just as "strict" does.
+C_LOCALE = {"LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0", "PYTHONIOENCODING": ""}
+
+
 @needs_overall
-@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1", "C locale"])
 def test_console_encoding_without_those_letters(encoding: str, tmp_path: Path) -> None:
-    """A console that cannot show a name (ASCII or Latin-1 locale, a Windows code page when redirected)
+    """A console that cannot show a name (ASCII, C or Latin-1 locale, a Windows code page when redirected)
     gets it escaped; the run still succeeds and writes the workbook, and JSON on stdout stays valid JSON."""
     base, comp, names = _non_ascii_pair(tmp_path)
     assert names == ["aten::cat_数据é_ядро", "aten::linear_数据é_ядро"]
-    env = {"PYTHONIOENCODING": encoding}
+    env = C_LOCALE if encoding == "C locale" else {"PYTHONIOENCODING": encoding}
+    encoding = "ascii" if encoding == "C locale" else encoding
     proc = subprocess.run([sys.executable, "-c", COMPARE, "-d", str(comp), "-bp", str(base), "-o", str(tmp_path)],
                           capture_output=True, env={**os.environ, "PYTHONPATH": str(REPO), **env}, cwd=REPO,
                           timeout=300)
@@ -687,3 +693,55 @@ def test_step_zero_is_a_step() -> None:
 
     opts, _ = build_options(base_step=0, comparison_step=0)
     assert opts.step_given and (opts.base_step, opts.comparison_step) == (0, 0)
+
+
+def test_script_face_keeps_the_original_abbreviations() -> None:
+    """argparse takes unique prefixes; our added options must not make the original's ones ambiguous."""
+    parser = cli.build_script_parser()
+    for flag in ("--output", "--out", "--output_p"):
+        assert parser.parse_args(["a", "b", flag, "dir"]).output_path == "dir"
+    assert parser.parse_args(["a", "b", "--f"]).force is True
+    assert parser.parse_args(["a", "b", "--fail", "5"]).fail_on_regression == "5"
+    assert parser.parse_args(["a", "b", "--output_f", "json"]).output_format == "json"
+
+
+def test_python_m_entry_runs_the_cli(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "msprof_compare.entry", "compare", "-d", str(SAMPLE_COMP),
+                           "-bp", str(SAMPLE_BASE), "-o", str(tmp_path), "--enable_api_compare"],
+                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=tmp_path,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert len(list(tmp_path.glob("performance_comparison_result_*.xlsx"))) == 1
+
+
+def test_option_errors_point_at_the_sub_command_help(capsys: pytest.CaptureFixture) -> None:
+    code, _, err = run_inproc(capsys, "-d", "x", "-bp", "y", "--enable_profiling_compare=true")
+    assert code == 2
+    assert assert_one_error(err).endswith("(see 'msprof-analyze compare --help')")
+
+
+def test_output_folder_that_is_a_file_is_named(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("x")
+    code, _, err = run_inproc(capsys, *_pair_args("-o", str(tmp_path / "afile" / "r.xlsx")))
+    assert code == 2
+    line = assert_one_error(err)
+    assert f"output path {tmp_path / 'afile'} (the folder of " in line and "is a file, not a directory" in line
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full") or os.name == "nt", reason="needs /dev/full and a POSIX shell")
+def test_closed_or_full_streams_keep_the_exit_status(tmp_path: Path) -> None:
+    """The exit status is what CI reads: a usage error stays 2 with stderr closed, a regression stays 3 with
+    stderr full, and help sent to a full stdout is one error line and 1, not a traceback."""
+    def shell(redirect: str, *args: str) -> subprocess.CompletedProcess:
+        cmd = " ".join([sys.executable, "-c", f'"{ANALYZE}"', "compare", *args, redirect])
+        return subprocess.run(["sh", "-c", cmd], capture_output=True, text=True, timeout=300,
+                              env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=tmp_path)
+
+    assert shell("2>&-", "--bogus").returncode == 2
+    gate = shell("2>/dev/full", "-d", str(SAMPLE_BASE), "-bp", str(SAMPLE_COMP), "-o", str(tmp_path),
+                 "--enable_operator_compare", "--fail_on_regression", "1")
+    assert gate.returncode == 3
+    assert len(list(tmp_path.glob("performance_comparison_result_*.xlsx"))) == 1
+    helped = shell(">/dev/full", "--help")
+    assert helped.returncode == 1
+    assert assert_one_error(helped.stderr) == "error: cannot write to standard output: No space left on device"

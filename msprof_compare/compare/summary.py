@@ -32,6 +32,7 @@ import pandas as pd
 
 from ..errors import ProfileError
 from ..model import factorize
+from ..textsafe import term_safe
 from .breakdown import Breakdown
 from .optree import shape_key
 from .table import STYLE_FLOAT, STYLE_RATIO, STYLE_TEXT, Column, Sheet
@@ -658,7 +659,7 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5) -> tuple[in
     base, comp = pair
     for profile, value in ((result.base, base), (result.comparison, comp)):
         if value <= 0:
-            return 1, (f"error: {profile.path}: no E2E time (no device activity or Overlap Analysis data), "
+            return 1, (f"error: {term_safe(profile.path)}: no E2E time (no device activity or Overlap Analysis data), "
                        "so --fail_on_regression cannot judge the run")
     change = (comp - base) / base * 100.0
     head = (f"E2E time {base / 1e6:.3f} ms -> {comp / 1e6:.3f} ms ({change:+.2f}%), "
@@ -675,13 +676,14 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5) -> tuple[in
             level = worst["Level"].iloc[0]
             lines.append(f"Top {len(worst)} contributors ({level} level):")
             for r in worst.itertuples(index=False):
-                lines.append(f"  {r.Name}: +{float(r[5]):.3f} ms "
+                lines.append(f"  {term_safe(r.Name)}: +{float(r[5]):.3f} ms "
                              f"({float(r.Share):.1%} of {share_basis(level)})")
     wf = result.frames.get("waterfall")
     if wf is not None and len(wf):
         steps = wf[~wf["Category"].isin(["start", "end"])]
         steps = steps[steps["Delta(ns)"].astype("int64") > 0].sort_values("Delta(ns)", ascending=False).head(3)
         if len(steps):
+            biggest = zip(steps["Step"], steps["Delta(ns)"], strict=True)
             lines.append("Largest waterfall steps: " + ", ".join(
-                f"{s} +{float(d) / 1e6:.3f} ms" for s, d in zip(steps["Step"], steps["Delta(ns)"], strict=True)))
+                f"{term_safe(s)} +{float(d) / 1e6:.3f} ms" for s, d in biggest))
     return EXIT_REGRESSION, "\n".join(lines)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from ..errors import ProfileError
 from ..model import Profile
 from ..options import Options
+from ..textsafe import term_safe
 from . import paths
 
 DB_PREFIXES = ("ascend_pytorch_profiler", "ascend_mindspore_profiler", "msmonitor")
@@ -126,7 +127,7 @@ def _classify(given: str, force: bool = False) -> Layout:
             trace = named[0] if named else found[0]
             return Layout(given, trace, "file", trace_path=trace)
         if named or found:
-            listing = ", ".join(paths.shown(os.path.basename(f)) for f in named or found)
+            listing = ", ".join(term_safe(os.path.basename(f)) for f in named or found)
             what = f"{len(named)} traces" if named else f"no *.pt.trace.json but {len(found)} JSON files"
             raise ProfileError(given, f"directory holds {what} ({listing})", hint="pass the trace file itself")
     raise ProfileError(output, "The data is not collected by PyTorch or Mindspore mode or the data is not parsed: "
@@ -146,7 +147,7 @@ def _inner_profiles_hint(directory: str) -> str | None:
              or _kineto_candidates(os.path.join(directory, n))]
     if not found:
         return None
-    listing = ", ".join(paths.shown(n) for n in found[:4]) + (f", ... ({len(found)} in all)" if len(found) > 4 else "")
+    listing = ", ".join(term_safe(n) for n in found[:4]) + (f", ... ({len(found)} in all)" if len(found) > 4 else "")
     return f"it holds profiling directories: {listing}; pass one of them, one rank per side"
 
 

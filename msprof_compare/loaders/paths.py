@@ -30,6 +30,7 @@ import stat
 from typing import TYPE_CHECKING
 
 from ..errors import ProfileError
+from ..textsafe import term_safe
 
 if TYPE_CHECKING:  # pragma: no cover
     from . import Layout
@@ -81,35 +82,16 @@ def _privileged() -> bool:
     return geteuid is None or geteuid() == 0
 
 
-def display(text: str) -> str:
-    """A path as text any report can hold (UTF-8 files, xlsx XML): bytes of a file name that are not
-    UTF-8 (which Python keeps as lone surrogates) become ``\\xNN`` escapes."""
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        pass
-    try:
-        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "backslashreplace").decode("utf-8")
-
-
-def shown(text: str) -> str:
-    """A path made printable on one line (control characters escaped)."""
-    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
-
-
 def check_text(given: str) -> None:
     """Length and character checks on the path string itself (no file system access)."""
     if _CONTROL.search(given):
-        raise ProfileError(shown(given), "the path contains control characters")
+        raise ProfileError(term_safe(given), "the path contains control characters")
     absolute = os.path.abspath(os.path.expanduser(given))
     if len(absolute) > MAX_PATH_LEN:
-        raise ProfileError(shown(given[:80]) + "...", f"Length of input path exceeds the limit ({MAX_PATH_LEN})")
+        raise ProfileError(term_safe(given[:80]) + "...", f"Length of input path exceeds the limit ({MAX_PATH_LEN})")
     for part in re.split(r"[/\\]", absolute):
         if len(part) > MAX_NAME_LEN:
-            raise ProfileError(shown(given[:80]) + "...",
+            raise ProfileError(term_safe(given[:80]) + "...",
                                f"Length of input path exceeds the limit ({MAX_NAME_LEN} per name)")
 
 

@@ -15,6 +15,7 @@ import sys
 from typing import TYPE_CHECKING, TextIO
 
 from ..errors import UsageError
+from ..textsafe import term_safe
 from .excel import default_file_name, workbook_part
 from .json_report import json_part
 from .output import output_target, write_new_files
@@ -108,9 +109,12 @@ def apply_gate(result: CompareResult, stderr: TextIO | None = None) -> int:
         return 0
     code, message = result.regression_gate(pct)
     if code:
-        out = stderr or sys.stderr
-        out.write(message + "\n")
-        out.flush()
+        try:  # a closed or full stderr must not turn status 3 into 1
+            out = stderr or sys.stderr
+            out.write(term_safe(message, keep_newlines=True) + "\n")
+            out.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
     else:
         log.info(message)
     return code

@@ -75,7 +75,8 @@ def output_target(target: str | os.PathLike, suffix: str, force: bool = False) -
         raise UsageError(f"output path {raw} is a symbolic link; refusing to write through it")
     if os.path.exists(path):
         if not os.path.isdir(path):
-            raise UsageError(f"output path {raw} is a file, not a directory")
+            where = raw if name is None else f"{path} (the folder of {raw})"
+            raise UsageError(f"output path {where} is a file, not a directory")
         if not os.access(path, os.W_OK | os.X_OK):
             raise UsageError(f"output directory {raw} is not writable")
         if not force and shared_without_sticky_bit(path):

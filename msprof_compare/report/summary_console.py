@@ -12,6 +12,7 @@ import pandas as pd
 from prettytable import PrettyTable
 
 from ..compare.summary import share_basis
+from ..textsafe import term_safe
 
 CONSOLE_TOP = 10
 
@@ -37,7 +38,7 @@ def render_waterfall(frame: pd.DataFrame | None) -> str:
     t.title = "E2E Time Difference (Waterfall, ms)"
     t.field_names = ["Step", "Base", "Comparison", "Delta", "Cumulative", "Share of Diff"]
     for r in frame.itertuples(index=False):
-        t.add_row([r.Step, _ms(r[2]), _ms(r[3]), _ms(r[4], signed=True), _ms(r[5]), _pct(r[6])])
+        t.add_row([term_safe(r.Step), _ms(r[2]), _ms(r[3]), _ms(r[4], signed=True), _ms(r[5]), _pct(r[6])])
     t.align = "r"
     t.align["Step"] = "l"
     return t.get_string()
@@ -57,7 +58,7 @@ def render_contributors(frame: pd.DataFrame | None, top: int = CONSOLE_TOP) -> s
                f"{float(frame['Cumulative Share'].iloc[-1]):.0%} of {share_basis(level)}{first})")
     t.field_names = ["#", "Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative"]
     for r in shown.itertuples(index=False):
-        name = str(r.Name)
+        name = term_safe(r.Name)
         if len(name) > 70:
             name = name[:67] + "..."
         t.add_row([int(r.Rank), name, _ms(r[3]), _ms(r[4]), _ms(r[5], signed=True), _pct(r.Share), _pct(r[7])])

@@ -1,0 +1,40 @@
+"""Text from profiles and arguments (op, kernel, module and group names, paths) made safe for a terminal.
+
+A trace from someone else must not be able to move the cursor, clear the screen, set the window title,
+break a log line in two or reorder text on the user's terminal: C0 / C1 control characters (ESC, CR, LF,
+BEL, CSI ...) and the Unicode bidirectional controls are shown as Python escapes (``\\x1b``, ``\\n``,
+``\\u202e``) in console tables, log lines and error lines. Bytes of a file name that are not UTF-8 become ``\\xNN``
+escapes here and in every report (``display``).
+"""
+
+from __future__ import annotations
+
+import re
+
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def display(text: str) -> str:
+    """A path as text any report can hold (UTF-8 files, xlsx XML): bytes of a file name that are not
+    UTF-8 (which Python keeps as lone surrogates) become ``\\xNN`` escapes."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _escape(match: re.Match) -> str:
+    return repr(match.group())[1:-1]
+
+
+def term_safe(text: object, keep_newlines: bool = False) -> str:
+    """``text`` with terminal-controlling characters escaped (line breaks kept when ``keep_newlines``)."""
+    s = display(str(text))
+    if keep_newlines:
+        return "\n".join(_UNSAFE.sub(_escape, line) for line in s.split("\n"))
+    return _UNSAFE.sub(_escape, s)
