@@ -29,21 +29,27 @@ OPTS, _ = build_options()
 # --------------------------------------------------------------------------- real excerpt
 
 
-def test_us_columns_are_correctly_rounded() -> None:
-    """Epoch times shown in us (MemoryCompare's allocation / release texts, kernel start) are Python's
-    ``ns / 1000`` of the file's integers, as the original's, not a float64 of the int64 divided again."""
+def _csv_us(ns: int | None) -> str:
+    """The microsecond text operator_memory.csv / kernel_details.csv write, by hand ("" for none)."""
+    return "" if not ns else f"{ns // 1000}.{ns % 1000:03d}"
+
+
+def test_us_columns_are_the_text_exports_exact_texts() -> None:
+    """Epoch times shown in us (MemoryCompare's allocation / release texts, kernel start) are the exact
+    decimal the text export writes, not a float64 (0.25 us apart at epoch scale: ...011.090 read ...011.0)."""
     p = load_profile(str(L1), build_options(enable_memory_compare=True)[0])
     rows = sql(L1, "SELECT allocationTime, releaseTime FROM OP_MEMORY ORDER BY releaseTime")
     om = p.operator_memory
-    assert om["Allocation Time(us)"].tolist() == [(a or 0) / 1000 for a, _ in rows]
-    assert om["Release Time(us)"].tolist() == [(r or 0) / 1000 for _, r in rows]
-    assert any(a / 1000 != float(np.float64(a) / 1000) for a, _ in rows if a)  # the excerpt tells them apart
+    assert om["Allocation Time(us)"].tolist() == [_csv_us(a) for a, _ in rows]
+    assert om["Release Time(us)"].tolist() == [_csv_us(r) for _, r in rows]
+    assert any(str(a / 1000) != _csv_us(a) for a, _ in rows if a)  # the float text would differ
     starts = [t for (t,) in sql(L1, "SELECT t.startNs FROM TASK t JOIN COMPUTE_TASK_INFO c USING (globalTaskId)")]
-    assert sorted(p.kernel_details["Start Time(us)"].tolist()) == sorted(t / 1000 for t in starts)
-    from msprof_compare.loaders.ascend_db import us
+    assert sorted(p.kernel_details["Start Time(us)"].tolist()) == sorted(_csv_us(t) for t in starts)
+    from msprof_compare.loaders.ascend_db import us_text
 
-    small = np.arange(0, 200_000, dtype=np.int64)  # not only epoch scale: 1118 ns is 1.118, not 1.1179999...
-    assert us(small).tolist() == [n / 1000 for n in small.tolist()]
+    values = np.array([0, 7, 1118, -1500, 1_736_410_576_395_011_090], dtype=np.int64)
+    assert us_text(values).tolist() == ["0.000", "0.007", "1.118", "-1.500", "1736410576395011.090"]
+    assert us_text(values, "").tolist()[0] == ""
 
 
 def test_tables_filled_from_excerpt() -> None:

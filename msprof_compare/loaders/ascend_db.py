@@ -378,10 +378,10 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
     step_col = np.where(sid >= 0, sid.astype(str), "").astype(object)
     if step >= 0:
         step_col = np.full(len(a), str(step), dtype=object)
-    # "ts"/"dur" are the exact ns values (as the text loader's); the us columns are floats for display only
+    # "ts"/"dur" are the exact ns values (as the text loader's); the start text is kernel_details.csv's
     details = pd.DataFrame({
         "Step Id": step_col, "Name": names, "Type": op_type, "Accelerator Core": core,
-        "Start Time(us)": us(ts), "Duration(us)": dur / 1000.0, "Input Shapes": shapes,
+        "Start Time(us)": us_text(ts), "Duration(us)": dur / 1000.0, "Input Shapes": shapes,
         "ts": ts, "dur": dur,
     })
     stat = (pd.DataFrame({"OP Type": op_type, "Core Type": core, "d": dur / 1000.0})
@@ -742,13 +742,17 @@ def _fwdbwd_flows(profile: Profile) -> pd.DataFrame:
     })
 
 
-def us(ns: np.ndarray) -> np.ndarray:
-    """Epoch ns as float us, correctly rounded (Python's ``n / 1000``). ``ns / 1000.0`` first rounds
-    the int64 to float64 (ulp 256 at 1.7e18), which moves the us value by up to 0.25."""
-    q, r = np.divmod(ns, 1000)
-    # up to 2**53 ns the int64 is an exact float and one division rounds once; above, q is exact (below
-    # 2**53 us) and q + r/1000 is a midpoint of two floats only when exactly so
-    return np.where(np.abs(ns) <= 2**53, ns / 1000.0, q.astype(np.float64) + r / 1000.0)
+def us_text(ns: np.ndarray, unset: str | None = None) -> np.ndarray:
+    """Epoch ns as the microsecond text the text export writes (``1736408883694624.810``), exact: a float64
+    holds such a value only to 0.25 us (the original's ``n / 1000`` shows ``...011.0`` for ``...011.090``).
+    ``unset`` is the text of a 0 (a block never released: the CSV's empty cell)."""
+    ns = np.asarray(ns, dtype=np.int64)
+    q, r = np.divmod(np.abs(ns), 1000)
+    text = np.char.add(np.char.add(q.astype(str), "."), np.char.zfill(r.astype(str), 3))
+    text = np.where(ns < 0, np.char.add("-", text), text).astype(object)
+    if unset is not None:
+        text[ns == 0] = unset
+    return text
 
 
 def _operator_memory(db: _Db, rng: tuple[int, int] | None) -> pd.DataFrame | None:
@@ -773,7 +777,7 @@ def _operator_memory(db: _Db, rng: tuple[int, int] | None) -> pd.DataFrame | Non
     dur = np.where((alloc > 0) & (rel > 0), np.maximum(rel - alloc, 0), 0)
     return pd.DataFrame({
         "Name": names, "Size(KB)": size / 1024.0,
-        "Allocation Time(us)": us(alloc), "Release Time(us)": us(rel), "Duration(us)": dur / 1000.0,
+        "Allocation Time(us)": us_text(alloc, ""), "Release Time(us)": us_text(rel, ""), "Duration(us)": dur / 1000.0,
         "size_bytes": size, "alloc_ns": alloc, "release_ns": rel,
     })
 
