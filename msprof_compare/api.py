@@ -104,19 +104,19 @@ class CompareResult:
     @property
     def waterfall(self) -> pd.DataFrame:
         """Base E2E -> comparison E2E in steps (empty when no time breakdown was made, or a side has no E2E time)."""
-        return self.frames.get("waterfall", pd.DataFrame())
+        return self.frames.get("waterfall", pd.DataFrame()).copy()  # a copy: the Summary sheet and to_json read it
 
     @property
     def contributors(self) -> pd.DataFrame:
         """The rows explaining 80% of their level's absolute change (device time; at category level, the
         waterfall steps'), largest first."""
-        return self.frames.get("contributors", pd.DataFrame())
+        return self.frames.get("contributors", pd.DataFrame()).copy()  # a copy: the Summary sheet and to_json read it
 
     @property
     def guards(self) -> pd.DataFrame:
         """Validity checks (Status "warn": the sides are probably not the same workload; "note": a difference
         that holds for the same workload too, such as the GPU vendor, and changes how figures compare)."""
-        return self.frames.get("guards", pd.DataFrame())
+        return self.frames.get("guards", pd.DataFrame()).copy()  # a copy: the Summary sheet and to_json read it
 
     def to_json(self, target: str | os.PathLike[str] = ".") -> str:
         """Write the JSON result into a directory, to a ``.json`` path, or to stdout ("-")."""

@@ -592,6 +592,28 @@ def test_api_targets_options_and_gate(tmp_path: Path) -> None:
     assert r.regression_gate(3)[1] == gated.regression_gate(3)[1]
 
 
+def test_api_result_frames_and_targets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The result's frames are the caller's to change (the Summary sheet and the JSON read their own);
+    to_excel takes bytes paths as compare() does, and refuses "-" (stdout is for JSON) without making a
+    folder named "-"."""
+    from msprof_compare import compare
+    from msprof_compare.errors import UsageError
+
+    r = compare(str(SAMPLE_BASE), str(SAMPLE_COMP), enable_profiling_compare=True)
+    before = json.loads(Path(r.to_json(str(tmp_path / "a.json"))).read_text())
+    for frame in (r.waterfall, r.contributors, r.guards):
+        del frame[frame.columns[-1]]
+        frame.columns = [str(c).upper() for c in frame.columns]
+    assert len(r.waterfall) and "Step" in r.waterfall.columns
+    assert json.loads(Path(r.to_json(str(tmp_path / "b.json"))).read_text()) == before
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UsageError, match="standard output"):
+        r.to_excel("-")
+    assert not (tmp_path / "-").exists()
+    written = r.to_excel(os.fsencode(tmp_path / "c.xlsx"))
+    assert written == str(tmp_path / "c.xlsx") and Path(written).is_file()
+
+
 def test_script_help_with_capital_h() -> None:
     proc = run_face("script", "-H")
     assert proc.returncode == 0 and proc.stdout.startswith("usage: performance_compare.py")

@@ -305,6 +305,28 @@ def _running(pid: int) -> bool:
         return False
 
 
+def test_no_fork_beside_other_threads_or_in_a_pool_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    """fork() copies only the calling thread: a lock another thread holds (an import lock) stays locked in
+    the child, which then never answers; and a Pool worker (a daemon process) may not have children. Both
+    load in turn, even when parallel loading is forced."""
+    import threading
+
+    monkeypatch.setenv("MSPROF_COMPARE_PARALLEL", "1")
+    monkeypatch.setattr(pair, "PARALLEL_MIN_BYTES", 0)
+    assert pair.parallel_wanted(str(KINETO), str(KINETO))
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert not pair.parallel_wanted(str(KINETO), str(KINETO))
+    finally:
+        stop.set()
+        other.join()
+    assert pair.parallel_wanted(str(KINETO), str(KINETO))
+    monkeypatch.setattr(pair.mp, "current_process", lambda: type("Worker", (), {"daemon": True})())
+    assert not pair.parallel_wanted(str(KINETO), str(KINETO))
+
+
 def test_auto_mode_needs_large_inputs_idle_cpus_and_memory(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("MSPROF_COMPARE_PARALLEL", raising=False)
     monkeypatch.setattr(pair, "idle_cpus", lambda: 8.0)

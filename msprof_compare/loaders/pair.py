@@ -18,6 +18,7 @@ import multiprocessing as mp
 import os
 import signal
 import sys
+import threading
 import traceback
 from collections.abc import Callable
 from typing import Any
@@ -163,6 +164,12 @@ def parallel_wanted(base: str, comparison: str, size: int | None = None) -> bool
         return False
     if mode != "1" and sys.platform == "darwin":  # some macOS system libraries are not fork-safe
         return False
+    if mp.current_process().daemon:  # a multiprocessing.Pool worker: it may not have children
+        return False
+    if threading.active_count() > 1:
+        # fork() copies only this thread: a lock another thread holds (an import lock, a library's
+        # mutex) stays locked in the child forever, and the parent would wait on it (Jupyter, services)
+        return False
     total = input_bytes(base) + input_bytes(comparison) if size is None else size
     if total < PARALLEL_MIN_BYTES:
         return False
@@ -265,6 +272,8 @@ def load_pair(base: str, comparison: str, load: Callable[..., Profile], base_arg
         comp_error = exc
     except BaseException:
         proc.kill()
+        recv.close()
+        proc.join()
         raise
     try:
         status, payload = recv.recv()

@@ -42,7 +42,7 @@ MAX_SUFFIX = 10_000
 REPORT_SUFFIXES = (".xlsx", ".json")
 
 
-def output_target(target: str | os.PathLike, suffix: str, force: bool = False) -> tuple[str, str | None]:
+def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = False) -> tuple[str, str | None]:
     """Validate an output target for a report file ending in ``suffix``, leaving nothing behind (a missing
     folder is probed: a hidden folder is made and removed in its nearest existing parent).
 
@@ -51,7 +51,10 @@ def output_target(target: str | os.PathLike, suffix: str, force: bool = False) -
     target that can never be written (a symlink, a file where a directory is needed, no write
     permission, a name with the other report's suffix).
     """
-    raw = os.fspath(target) or "."
+    raw = os.fsdecode(target) or "."  # str, bytes or a path object, as the inputs
+    if raw == "-":
+        raise UsageError(f"output '-' (standard output) takes the JSON report only; give a directory or a {suffix} "
+                         "path")
     try:
         path = os.path.abspath(os.path.expanduser(raw))
     except OSError:  # a relative target in a working directory that was deleted meanwhile
