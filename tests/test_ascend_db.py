@@ -241,6 +241,26 @@ def test_no_step_markers(tmp_path: Path) -> None:
         load_profile(str(copy), OPTS, step=50)
 
 
+def test_names_that_string_ids_lacks_are_counted(tmp_path: Path) -> None:
+    """A name id STRING_IDS lacks, or holds as NULL, reads as "" (the row stays): said in one warning with the
+    count of such references, instead of a profile whose kernels and ops are silently nameless."""
+    assert not any("STRING_IDS" in w for w in load_profile(str(L1), OPTS).warnings)
+    (kernel_name,) = sql(L1, "SELECT t.name FROM COMPUTE_TASK_INFO t JOIN TASK USING (globalTaskId) "
+                             "ORDER BY TASK.startNs LIMIT 1")[0]
+    uses = sum(n for (n,) in sql(L1, "SELECT count(*) FROM COMPUTE_TASK_INFO WHERE name = ? UNION ALL "
+                                     "SELECT count(*) FROM PYTORCH_API WHERE name = ?", (kernel_name, kernel_name)))
+    copy = edited_copy(L1, tmp_path / "ascend_pytorch_profiler_0.db",
+                       f"UPDATE STRING_IDS SET value = NULL WHERE id = {kernel_name}")
+    p = load_profile(str(copy), OPTS)
+    assert len(p.kernels) == 187 and (p.kernels["name"] == "").sum() >= 1
+    notes = [w for w in p.warnings if "STRING_IDS" in w]
+    assert len(notes) == 1 and notes[0].endswith("those names read as empty")
+    assert int(notes[0].split(": ")[1].split(" ")[0]) >= uses
+    (tmp_path / "blank").mkdir()
+    blank = edited_copy(L1, tmp_path / "blank" / "ascend_pytorch_profiler_0.db", "UPDATE STRING_IDS SET value = NULL")
+    assert any("name reference(s) point to no text in STRING_IDS" in w for w in load_profile(str(blank), OPTS).warnings)
+
+
 # --------------------------------------------------------------------------- errors
 
 

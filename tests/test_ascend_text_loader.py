@@ -6,6 +6,7 @@ import json
 import shutil
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -403,10 +404,17 @@ def test_decimal_us_to_ns_edge_cases():
         decimal_us_to_ns(["abc"], path="f.json")
 
 
-def test_kernel_times_with_exponent_or_out_of_range(tmp_path: Path) -> None:
+@pytest.mark.parametrize("whole", [True, False], ids=["read-once", "streamed"])
+def test_kernel_times_with_exponent_or_out_of_range(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    whole: bool) -> None:
     """A time written with an exponent is read exactly; one whose ns overflow int64 (or inf) is an
-    error naming the file, not a kernel that silently counts as 0 us."""
+    error naming the file, not a kernel that silently counts as 0 us. The same whether the CSV is small
+    enough to be read into memory once or is probed at its ends and streamed by pandas."""
+    from msprof_compare.loaders import ascend_text
     from msprof_compare.loaders.ascend_text import read_kernel_details
+
+    if not whole:
+        monkeypatch.setattr(ascend_text, "WHOLE_CSV_BYTES", 0)
 
     f = tmp_path / "kernel_details.csv"
     head = "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n"
@@ -472,12 +480,18 @@ def test_csv_header_read_across_chunks_and_capped(tmp_path: Path, monkeypatch: p
     extra = [f"pmu_{i:05d}" for i in range(9000)]  # ~90 KB of header
     f.write_bytes("\ufeff".encode() + ",".join(["Name", "Type", "Start Time(us)", "Duration(us)", *extra]).encode()
                   + b"\r\n" + b"a,Add,1736408883732241.5,1.5" + b",0" * len(extra) + b"\r\n")
-    assert ascend_text._header(str(f))[:4] == ["Name", "Type", "Start Time(us)", "Duration(us)"]
-    assert len(ascend_text._header(str(f))) == 4 + len(extra)
+    for data in (None, f.read_bytes()):  # streamed, or from the bytes read once
+        assert ascend_text._header(str(f), data)[:4] == ["Name", "Type", "Start Time(us)", "Duration(us)"]
+        assert len(ascend_text._header(str(f), data)) == 4 + len(extra)
     monkeypatch.setattr(ascend_text, "MAX_HEADER_BYTES", 1 << 16)
     f.write_bytes(bytes(3 << 16))
-    with pytest.raises(ProfileError, match=r"malformed CSV header: no line end in the first 65536 bytes"):
-        ascend_text._header(str(f))
+    for data in (None, f.read_bytes()):
+        with pytest.raises(ProfileError, match=r"malformed CSV header: no line end in the first 65536 bytes"):
+            ascend_text._header(str(f), data)
+    f.write_bytes(b"")
+    for data in (None, b""):
+        with pytest.raises(ProfileError, match="empty file"):
+            ascend_text._header(str(f), data)
 
 
 def test_profiler_info_absent_or_broken(tmp_path, caplog):
@@ -495,3 +509,27 @@ def test_profiler_info_absent_or_broken(tmp_path, caplog):
     p = load_profile(str(d), OPTS)
     assert not any("profiler_info" in w or "profiler info" in w for w in p.warnings)
     assert not [r for r in caplog.records if r.levelname == "ERROR"]
+
+
+def test_small_csv_is_opened_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The header check, the last-row check and pandas work on one read of a small CSV."""
+    import builtins
+
+    from msprof_compare.loaders import ascend_text
+
+    f = tmp_path / "kernel_details.csv"
+    f.write_text("Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n"
+                 "50,a,Add,AI_CORE,1736408883732241.5\t,1.5\n")
+    opened: list[str] = []
+    real_open = builtins.open
+
+    def counting_open(file: Any, *args: Any, **kwargs: Any) -> Any:
+        opened.append(str(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", counting_open)
+    read_csv = ascend_text.pd.read_csv
+    sources: list[object] = []
+    monkeypatch.setattr(ascend_text.pd, "read_csv", lambda src, **kw: sources.append(src) or read_csv(src, **kw))
+    assert ascend_text.read_kernel_details(str(f))["dur"].tolist() == [1500]
+    assert opened.count(str(f)) == 1 and not isinstance(sources[0], str)

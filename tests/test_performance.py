@@ -4,10 +4,12 @@ No timed assertions here (timings live in bench/ and docs/performance.md)."""
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import numpy as np
@@ -246,6 +248,7 @@ def test_parallel_load_reports_child_failures_like_sequential(monkeypatch: pytes
 _SLOW_BASE = r"""
 import os, sys, time
 from pathlib import Path
+from typing import Any
 from msprof_compare import api
 from msprof_compare.loaders import pair
 pair.PARALLEL_MIN_BYTES = 0
@@ -379,6 +382,28 @@ def test_input_bytes_counts_gzip_decompressed(tmp_path: Path) -> None:
     cut = tmp_path / "cut.json.gz"  # a truncated gzip ends in random bytes: clamped to deflate's 1032:1
     cut.write_bytes(gz.read_bytes()[:-8] + b"\xff\xff\xff\xff")
     assert pair.input_bytes(str(cut)) == 1032 * cut.stat().st_size
+
+
+def test_input_bytes_opens_only_what_may_be_a_gzip_trace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The size probe takes sizes from the directory; only a JSON or .gz file (a trace) is opened, for gzip's
+    magic bytes and trailer; CSVs and DBs are not."""
+    import builtins
+    import gzip
+
+    (tmp_path / "kernel_details.csv").write_text("a,b\n1,2\n")
+    (tmp_path / "ascend_pytorch_profiler_0.db").write_bytes(b"SQLite format 3\x00" + bytes(100))
+    (tmp_path / "trace_view.json").write_text("[]" + " " * 30)
+    (tmp_path / "t.pt.trace.json.gz").write_bytes(gzip.compress(b"[" + b" " * 5000 + b"]"))
+    opened: list[str] = []
+    real_open = builtins.open
+
+    def counting_open(file: Any, *args: Any, **kwargs: Any) -> Any:
+        opened.append(os.path.basename(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", counting_open)
+    assert pair.input_bytes(str(tmp_path)) == 8 + 116 + 32 + 5002
+    assert sorted(opened) == ["t.pt.trace.json.gz", "trace_view.json"]
 
 
 def test_available_memory_respects_a_cgroup_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

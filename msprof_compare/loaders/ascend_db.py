@@ -127,6 +127,7 @@ class _Db:
         self.notes: list[str] = []
         self.untimed: dict[str, int] = {}  # rows without a start or end time, per table
         self.too_long: dict[str, int] = {}  # rows lasting over MAX_DURATION_NS (read as 0), per table
+        self.unnamed = 0  # name references that STRING_IDS lacks or holds as NULL (read as "")
 
     def durations(self, start: np.ndarray, end: np.ndarray, table: str = "") -> np.ndarray:
         """``end - start`` (ns), a negative one or one over ``MAX_DURATION_NS`` read as 0, as the trace loaders
@@ -260,6 +261,8 @@ class _Db:
             for i, v in cur:
                 if i is None:
                     continue
+                if v is None:  # a reference to it resolves to no text, as an unknown id does
+                    continue
                 ids.append(self.id_value(i, "STRING_IDS", "id"))
                 if isinstance(v, bytes):  # a BLOB: text only if it is UTF-8, as a TEXT value must be
                     try:
@@ -267,7 +270,7 @@ class _Db:
                     except UnicodeDecodeError:
                         raise ProfileError(self.path, f"table STRING_IDS: value of id {i} is not UTF-8 text") \
                             from None
-                values.append("" if v is None else str(v))
+                values.append(str(v))
             id_arr = np.asarray(ids, dtype=np.int64)
             val_arr = np.asarray(values, dtype=object)
             order = np.argsort(id_arr, kind="stable")
@@ -282,10 +285,13 @@ class _Db:
         sid, sval = self._string_table()
         ids = np.asarray(ids, dtype=np.int64)
         if sid.size == 0 or ids.size == 0:
+            self.unnamed += int(np.count_nonzero(ids >= 0))
             return np.full(ids.size, missing, dtype=object)
         pos = np.minimum(np.searchsorted(sid, ids), sid.size - 1)
         out = sval[pos]
-        out[sid[pos] != ids] = missing
+        unknown = sid[pos] != ids
+        out[unknown] = missing
+        self.unnamed += int(np.count_nonzero(unknown & (ids >= 0)))  # -1: the row has no name (NULL)
         return out
 
     def string_ids(self, value: str) -> list[int]:
@@ -882,6 +888,9 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
         profile.flows = _flows(profile)
         if opts.enable_memory_compare:
             profile.operator_memory = _operator_memory(db, step_range)
+    if db.unnamed:
+        db.notes.append(f"{db.unnamed} name reference(s) point to no text in STRING_IDS (an unknown id, or NULL "
+                        "there); those names read as empty")
     profile.warnings.extend(f"{path}: {note}" for note in db.notes)
     if db.negative:
         what = ", ".join(f"{n} in {t}" for t, n in db.negative.items())

@@ -393,9 +393,31 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
 MAX_HEADER_BYTES = 1 << 20
 
 
-def _header(path: str) -> list[str]:
-    """The column names of a CSV as written (its first line, ended by CR, LF or CRLF, as pandas reads
-    line ends). Empty or undecodable -> ProfileError. Reads only as far as the first line end."""
+#: CSVs up to this size are read into memory once, and the header, the last-row check and pandas all
+#: work on those bytes; a larger one is probed at both ends (64 KiB each) and streamed by pandas, which
+#: keeps its peak memory at the parsed columns instead of the file plus the columns.
+WHOLE_CSV_BYTES = 16 << 20
+
+
+def _csv_bytes(path: str) -> bytes | None:
+    """The whole file when it is small enough to hold (``WHOLE_CSV_BYTES``), else None."""
+    try:
+        with open(path, "rb") as fh:
+            if os.fstat(fh.fileno()).st_size > WHOLE_CSV_BYTES:
+                return None
+            return fh.read()
+    except OSError as exc:
+        raise ProfileError(path, f"cannot read file: {exc.strerror or exc}") from None
+
+
+def _header_line(path: str, data: bytes | None) -> tuple[bytes, bool]:
+    """The bytes before the first line end (CR, LF or CRLF, as pandas reads line ends) and whether one
+    was found; reads only as far as that line end when the file is not in memory."""
+    if data is not None:
+        end = re.search(rb"[\r\n]", data[:MAX_HEADER_BYTES + 1])
+        if end is None and len(data) > MAX_HEADER_BYTES:
+            raise ProfileError(path, f"malformed CSV header: no line end in the first {MAX_HEADER_BYTES} bytes")
+        return (data[:end.start()] if end else data), end is not None
     chunks: list[bytes] = []
     size = 0
     try:
@@ -412,8 +434,13 @@ def _header(path: str) -> list[str]:
                                              f"{MAX_HEADER_BYTES} bytes")
     except OSError as exc:
         raise ProfileError(path, f"cannot read file: {exc.strerror or exc}") from None
-    first = b"".join(chunks)
-    if not first and not end:
+    return b"".join(chunks), end is not None
+
+
+def _header(path: str, data: bytes | None = None) -> list[str]:
+    """The column names of a CSV as written. Empty or undecodable -> ProfileError."""
+    first, ended = _header_line(path, data)
+    if not first and not ended:
         raise ProfileError(path, "empty file")
     try:
         text = first.decode("utf-8-sig")
@@ -427,19 +454,23 @@ def _header(path: str) -> list[str]:
         raise ProfileError(path, f"malformed CSV header: {exc}") from None
 
 
-def _check_last_row(path: str, n_cols: int) -> None:
+def _check_last_row(path: str, n_cols: int, data: bytes | None = None) -> None:
     """A CSV cut short (an interrupted copy, a full disk) usually ends inside a row; pandas would read
     its missing cells as empty and the rows after the cut would be gone without a word. An export ends
     with a line break, or at least with a whole last row. (A cut inside the last field of a row leaves
     every field present and cannot be told from a complete file.)"""
-    try:
-        with open(path, "rb") as fh:
-            size = fh.seek(0, os.SEEK_END)
-            start = max(0, size - 65536)
-            fh.seek(start)
-            tail = fh.read()
-    except OSError as exc:
-        raise ProfileError(path, f"cannot read file: {exc.strerror or exc}") from None
+    if data is not None:
+        start = max(0, len(data) - 65536)
+        tail = data[start:]
+    else:
+        try:
+            with open(path, "rb") as fh:
+                size = fh.seek(0, os.SEEK_END)
+                start = max(0, size - 65536)
+                fh.seek(start)
+                tail = fh.read()
+        except OSError as exc:
+            raise ProfileError(path, f"cannot read file: {exc.strerror or exc}") from None
     if not tail or tail.endswith(b"\n"):
         return
     if start:  # begin at a line start inside the window
@@ -465,24 +496,29 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...] = (),
     are matched without surrounding blanks. Columns the file lacks are left out; a missing
     ``required`` column, an empty file or a malformed one raises ``ProfileError``.
     """
-    header = _header(path)
+    data = _csv_bytes(path)
+    header = _header(path, data)
     raw = {h.strip(): h for h in header}
     missing = [r for r in required if r not in raw]
     if missing:
         raise ProfileError(path, f"missing required column(s): {', '.join(missing)}")
-    _check_last_row(path, len(header))
+    _check_last_row(path, len(header), data)
+
+    def source() -> str | io.BytesIO:
+        return path if data is None else io.BytesIO(data)
+
     names = [c for c in text + floats if c in raw]
     dtype = {raw[c]: str for c in text if c in raw}
     dtype.update({raw[c]: np.float64 for c in floats if c in raw})
     na = {raw[c]: list(_NA_TEXTS) for c in floats if c in raw}
     usecols = [raw[c] for c in names]
     try:
-        df = pd.read_csv(path, usecols=usecols, dtype=dtype, keep_default_na=False, na_values=na,
+        df = pd.read_csv(source(), usecols=usecols, dtype=dtype, keep_default_na=False, na_values=na,
                          encoding="utf-8-sig", skipinitialspace=False)
     except ValueError:
         # a float column holds text (rare): parse again with every column as text, coerce junk to NaN
         try:
-            df = pd.read_csv(path, usecols=usecols, dtype=str, keep_default_na=False, encoding="utf-8-sig")
+            df = pd.read_csv(source(), usecols=usecols, dtype=str, keep_default_na=False, encoding="utf-8-sig")
         except (pd.errors.ParserError, UnicodeDecodeError, ValueError, OSError) as exc:
             raise ProfileError(path, f"malformed CSV: {_first_line(exc)}") from None
         junk: dict[str, int] = {}

@@ -60,12 +60,13 @@ _GZIP_MAX_RATIO = 1032
 
 
 def _data_bytes(path: str) -> int:
-    """A file's size; for gzip (recognised by its magic bytes, as the loader does) an estimate of the
-    decompressed size from the trailer: ISIZE is modulo 2**32 and covers only the last member of a
-    concatenated gzip, and a truncated file ends in random bytes, so it is clamped to between the
-    compressed size and deflate's largest expansion of it."""
+    """A file's size; for gzip (recognised by its magic bytes, as the loader does, in files that may be a
+    trace: ``.json`` or ``.gz``; CSVs and DBs are not opened) an estimate of the decompressed size from
+    the trailer: ISIZE is modulo 2**32 and covers only the last member of a concatenated gzip, and a
+    truncated file ends in random bytes, so it is clamped to between the compressed size and deflate's
+    largest expansion of it."""
     size = os.path.getsize(path)
-    if size < 18:
+    if size < 18 or not path.lower().endswith((".gz", ".json")):
         return size
     with open(path, "rb") as fh:
         if fh.read(2) != b"\x1f\x8b":
