@@ -214,7 +214,7 @@ def test_other_decodes_map_old_msgspec_unicode_error(tmp_path: Path, monkeypatch
     with pytest.raises(ProfileError, match="malformed event args"):
         kineto._text_raw("t.json", [msgspec.Raw(b'"x"')])
     with pytest.raises(ProfileError, match="Invalid UTF-8"):
-        traceio.exact_times("t.json", b'{"traceEvents": []}')
+        traceio.exact_texts("t.json", b'{"traceEvents": []}')
     with pytest.raises(ProfileError, match="malformed JSON") as info:
         ascend_text.read_json(str(side))
     assert info.value.path == str(side)

@@ -60,12 +60,17 @@ def test_exact_times_mixes_the_vectorised_and_the_per_value_paths() -> None:
     data = (b'{"traceEvents": ['
             b'{"ts": 1712195495519689.047, "dur": 12.0005}, {"ts": 1712195495519690.0004, "dur": "3.5"}, '
             b'{"ts": 1.5e3, "dur": null}, {"ts": -0.0005}, {"ts": 9223372036854775.807, "dur": 0}]}')
-    ts, dur = traceio.exact_times("t.json", data)
+    texts = traceio.exact_texts("t.json", data)
+    ts, dur = traceio.exact_ns("t.json", texts, "ts"), traceio.exact_ns("t.json", texts, "dur")
     assert ts.tolist() == [1712195495519689047, 1712195495519690000, 1500000, -1, 9223372036854775807]
     assert dur.tolist() == [12001, 3500, 0, 0, 0]
+    assert traceio.exact_ns("t.json", texts, "ts", np.array([4, 0])).tolist() == [9223372036854775807,
+                                                                                 1712195495519689047]
+    bad = traceio.exact_texts("t.json", b'[{"ts": 9223372036854775.808}, {"ts": 1.5}]')
+    assert traceio.exact_ns("t.json", bad, "ts", np.array([1])).tolist() == [1500]  # only the events kept
     with pytest.raises(ProfileError, match=r"invalid time value '9223372036854775.808' in trace events: out of "
                                            r"range \(beyond int64 nanoseconds\)"):
-        traceio.exact_times("t.json", b'[{"ts": 9223372036854775.808}]')
+        traceio.exact_ns("t.json", bad, "ts")
 
 
 def test_to_ns_reads_mixed_number_and_text_columns_in_any_order() -> None:

@@ -6,7 +6,7 @@ object and an NPU trace_view when it is an array) plus our extensions: gzip
 traces and a directory holding exactly one Kineto trace.
 The kind of a JSON file is decided from its first bytes; the same bytes are
 then decoded, so no file is read twice. The one second pass over them is
-``traceio.exact_times``: only for traces whose float timestamps are too large
+``traceio.exact_texts``: only for traces whose float timestamps are too large
 for float64 (ns-resolution Kineto), and it reads only ``ts`` / ``dur``.
 """
 

@@ -1,7 +1,7 @@
 """Loader for Ascend text exports: torch_npu ``*_ascend_pt`` and MindSpore ``*_ascend_ms``.
 
 One decode of ``trace_view.json`` (msgspec, via ``traceio``; plus a times-only
-pass, ``traceio.exact_times``, if float timestamps lost ns precision); numpy columns are
+pass, ``traceio.exact_texts``, if float timestamps lost ns precision); numpy columns are
 pulled out only for the events some table keeps (``_select``: host events of the
 enabled comparisons, ``FLOW_CATS`` flows, the hardware / HCCL / overlap lanes and
 metadata; counters and the CANN lane are skipped); the tables of the ``Profile``
@@ -186,9 +186,9 @@ def _select(path: str, data: bytes, events: list, opts: Options) -> tuple[dict[s
         ts, dur = traceio.to_ns(ts_vals, path, "ts"), traceio.to_ns(dur_vals, path, "dur")
         inexact = traceio.float_inexact(ts, ts_vals), traceio.float_inexact(dur, dur_vals)
         if any(inexact):  # only the column that needs it, as the Kineto loader
-            exact = traceio.exact_times(path, data)
-            ts = exact[0][cand[k]] if inexact[0] else ts
-            dur = exact[1][cand[k]] if inexact[1] else dur
+            exact = traceio.exact_texts(path, data)
+            ts = traceio.exact_ns(path, exact, "ts", cand[k]) if inexact[0] else ts
+            dur = traceio.exact_ns(path, exact, "dur", cand[k]) if inexact[1] else dur
         traceio.check_ends(path, ts, dur)
         cols: dict[str, np.ndarray] = {
             "ph": ph[k], "cat": cat[k], "cat_lower": cat_lower[k], "pid": pid[k],

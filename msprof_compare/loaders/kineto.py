@@ -104,7 +104,7 @@ class _Events:
         self.path = path
         self.events = events
         self.data = data
-        self._exact: tuple[np.ndarray, np.ndarray] | None = None
+        self._exact: list | None = None  # traceio.exact_texts, read when float times are not exact
         with traceio.gc_paused():
             cats = list(map(attrgetter("cat"), events))
             first: dict[str, int] = {}
@@ -160,8 +160,8 @@ class _Events:
                     out[f] = traceio.to_ns(vals, self.path, f)
                     if idx is not None and len(vals) and traceio.float_inexact(out[f], vals):
                         if self._exact is None:
-                            self._exact = traceio.exact_times(self.path, self.data)
-                        out[f] = self._exact[0 if f == "ts" else 1][idx]
+                            self._exact = traceio.exact_texts(self.path, self.data)
+                        out[f] = traceio.exact_ns(self.path, self._exact, f, idx)
                     if f == "dur":
                         n_neg, n_long = zero_odd_durations(out[f])
                         self.negative += n_neg

@@ -6,7 +6,7 @@ skipped, ``args`` kept as raw bytes), with the garbage collector paused, and
 turned straight into numpy columns. ``args`` are decoded later, in one batch,
 only for the events a loader asks for (``decode_args``). Traces whose float
 timestamps exceed float64's ns precision get a second, times-only pass over
-the same bytes (``exact_times``).
+the same bytes (``exact_texts``).
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ _KINETO = msgspec.json.Decoder(KinetoFile)
 
 
 class _Times(msgspec.Struct, gc=False):
-    """Raw JSON text of an event's times (for the exact path of ``exact_times``)."""
+    """Raw JSON text of an event's times (for the exact path of ``exact_texts``)."""
 
     ts: msgspec.Raw = msgspec.Raw(b"0")
     dur: msgspec.Raw = msgspec.Raw(b"0")
@@ -73,28 +73,35 @@ class _TimesFile(msgspec.Struct, gc=False):
     traceEvents: list[_Times] = []
 
 
-def exact_times(path: str, data: bytes) -> tuple[np.ndarray, np.ndarray]:
-    """Exact ns ``ts`` and ``dur`` of every event, parsed from their JSON text.
+def exact_texts(path: str, data: bytes) -> list[_Times]:
+    """The raw JSON text of every event's ``ts`` and ``dur`` (indices match ``decode_events``).
 
     Float64 holds a microsecond timestamp to the nanosecond only below
     ~2e12 us; traces with larger float timestamps (ns-resolution Kineto
     traces at epoch scale) would be off by up to ~128 ns, which changes op
     nesting. Loaders call this only for such traces: it re-reads just the two
-    time fields of the same bytes (indices match ``decode_events``).
+    time fields of the same bytes, and ``exact_ns`` parses those of the events
+    a loader keeps.
     """
     if data[:3] == b"\xef\xbb\xbf":  # as decode_events: skip a UTF-8 byte-order mark
         data = memoryview(data)[3:]
     try:
         with gc_paused():
             if first_char(data) == "{":
-                items = msgspec.json.decode(data, type=_TimesFile).traceEvents
-            else:
-                items = msgspec.json.decode(data, type=list[_Times])
-            return (texts_us_to_ns([bytes(e.ts) for e in items]), texts_us_to_ns([bytes(e.dur) for e in items]))
-    except NumberError as exc:
-        raise ProfileError(path, f"invalid time value {exc.text!r} in trace events: {exc.why}") from None
+                return msgspec.json.decode(data, type=_TimesFile).traceEvents
+            return msgspec.json.decode(data, type=list[_Times])
     except DECODE_ERRORS as exc:
         raise _json_error(path, exc) from None
+
+
+def exact_ns(path: str, texts: list[_Times], field: str, idx: np.ndarray | None = None) -> np.ndarray:
+    """Exact ns of ``field`` ("ts" or "dur") of the events ``idx`` (all when None), from ``exact_texts``."""
+    items = texts if idx is None else map(texts.__getitem__, idx.tolist())
+    try:
+        return texts_us_to_ns([bytes(getattr(e, field)) for e in items])
+    except NumberError as exc:
+        raise ProfileError(path, f"invalid time value {exc.text!r} in trace events: {exc.why}") from None
+
 
 #: Size above which a trace JSON is refused without --force (reference-1 §2.5).
 MAX_TRACE_BYTES = 10 * 1024**3
@@ -254,7 +261,7 @@ _FLOAT_PROVABLE_US = float(2**42)
 
 def float_inexact(ns: np.ndarray, vals: list) -> bool:
     """True when some time came as a float too large for float64 to hold to the nanosecond
-    (then the loader re-reads the times from the JSON text, ``exact_times``).
+    (then the loader re-reads the times from the JSON text, ``exact_texts``).
 
     Re-reading costs about three decodes, so large floats are first proven exact: below
     2**42 us a float's ulp is under 0.49 ns, hence when ``ns / 1000`` rounds back to the very
