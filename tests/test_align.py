@@ -283,14 +283,15 @@ def test_sparse_lcs_is_a_longest_common_subsequence(a: list, b: list) -> None:
 
 
 def test_myers_is_skipped_when_the_counts_bound_d_beyond_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    # 2000 vs 2000 keys over 200 symbols: sum(min(count_a, count_b)) bounds the LCS, so D is known to
-    # be far beyond Myers' budget before any search; large sub-problems never start a middle-snake search
+    # 2000 vs 2000 keys over 200 symbols: after a short probe (a near copy would need no more),
+    # sum(min(count_a, count_b)) bounds the LCS, so D is known to be far beyond Myers' budget; large
+    # sub-problems never get a search longer than the probe
     big = []
     snake = align_mod._Myers._middle_snake
 
     def spy(self: align_mod._Myers, a0: int, n: int, b0: int, m: int, budget: float) -> object:
-        if n * m >= align_mod._SPARSE_MIN_CELLS:
-            big.append((n, m))
+        if n * m >= align_mod._SPARSE_MIN_CELLS and budget > n + m:
+            big.append((n, m, budget))
         return snake(self, a0, n, b0, m, budget)
 
     monkeypatch.setattr(align_mod._Myers, "_middle_snake", spy)
@@ -302,3 +303,18 @@ def test_myers_is_skipped_when_the_counts_bound_d_beyond_its_budget(monkeypatch:
     assert big == []
     with _path("bitpar"):
         assert matched_count(*align(a, b)) == matched_count(ia, ib)
+
+
+def test_near_copies_are_not_counted(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a long near copy: the symbols are counted (two sorts) for the whole problem only; each Myers split
+    # bounds its halves' D by its own, which shows them to be near copies too
+    counted = []
+    count = align_mod._matching_pairs
+    monkeypatch.setattr(align_mod, "_matching_pairs", lambda a, b: counted.append(len(a)) or count(a, b))
+    rng = np.random.default_rng(7)
+    a = rng.integers(0, 300, 20000).tolist()
+    b = list(a)
+    for p in sorted(rng.choice(len(b), 20, replace=False).tolist(), reverse=True):
+        b[p] = 1000 + p
+    ia, ib = align(a, b)
+    assert matched_count(ia, ib) == 20000 - 20 and len(counted) == 1  # the whole, less its common ends

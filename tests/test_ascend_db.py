@@ -259,6 +259,34 @@ def test_names_that_string_ids_lacks_are_counted(tmp_path: Path) -> None:
     (tmp_path / "blank").mkdir()
     blank = edited_copy(L1, tmp_path / "blank" / "ascend_pytorch_profiler_0.db", "UPDATE STRING_IDS SET value = NULL")
     assert any("name reference(s) point to no text in STRING_IDS" in w for w in load_profile(str(blank), OPTS).warnings)
+    # a NULL text that is no name (an input shape) reads "" as before, and is not said to be a name
+    (shape_id,) = sql(L1, "SELECT inputShapes FROM PYTORCH_API WHERE inputShapes IS NOT NULL LIMIT 1")[0]
+    (tmp_path / "shape").mkdir()
+    shape = edited_copy(L1, tmp_path / "shape" / "ascend_pytorch_profiler_0.db",
+                        f"UPDATE STRING_IDS SET value = NULL WHERE id = {shape_id} "
+                        "AND id NOT IN (SELECT name FROM PYTORCH_API WHERE name IS NOT NULL)")
+    p = load_profile(str(shape), OPTS)
+    assert not any("STRING_IDS" in w for w in p.warnings)
+    before = load_profile(str(L1), OPTS).ops
+    changed = (p.ops["input_dims"] != before["input_dims"]) | (p.ops["input_type"] != before["input_type"])
+    assert changed.any() and set(p.ops.loc[changed, "input_dims"]) | set(p.ops.loc[changed, "input_type"]) >= {""}
+    assert "N/A" not in set(p.ops.loc[changed, "input_dims"]) - set(before.loc[changed, "input_dims"])
+
+
+@pytest.mark.parametrize("table", ["OP_MEMORY", "COMPUTE_TASK_INFO"])
+def test_empty_memory_or_kernel_tables_load(tmp_path: Path, table: str) -> None:
+    """No memory block or no compute task (an empty table, or none in the chosen step) is a profile without
+    them, not an internal error."""
+    copy = edited_copy(L1, tmp_path / "ascend_pytorch_profiler_0.db", f"DELETE FROM {table}")
+    opts = build_options(enable_memory_compare=True, enable_profiling_compare=True)[0]
+    p = load_profile(str(copy), opts)
+    if table == "OP_MEMORY":
+        assert p.operator_memory is not None and len(p.operator_memory) == 0
+    else:
+        assert len(p.kernel_details) == 0
+    from msprof_compare.loaders.ascend_db import us_text
+
+    assert us_text(np.zeros(0, np.int64)).tolist() == []
 
 
 # --------------------------------------------------------------------------- errors

@@ -26,8 +26,9 @@ permutation), Hunt-Szymanski's threshold search costs one binary search per
 matching pair and beats both, so a large sub-problem first counts its
 matching pairs and takes that path when it is the cheapest. The same counts
 bound the LCS by sum(min(count_a, count_b)), hence D from below, so Myers is
-not even started where its middle snake lies beyond its budget. All three
-paths find a true maximum matching.
+not even started where its middle snake lies beyond its budget. Counting is
+skipped where D is known to be small: a Myers split bounds its halves' D by
+its own. All three paths find a true maximum matching.
 
 Several maximum matchings usually exist. On small problems (``ORIGINAL_MAX_CELLS``) the
 original's own pairs are computed too, and kept, with the gaps between them filled by LCS,
@@ -258,8 +259,10 @@ class _Myers:
             self.out_b.extend(range(j, j + length))
 
     # -- the search -------------------------------------------------------------------------------
-    def _middle_snake(self, a0: int, n: int, b0: int, m: int, budget: float) -> tuple[int, int, int, int] | None:
-        """Middle snake (x, y, u, v) of a[a0:a0+n] vs b[b0:b0+m] (relative coordinates).
+    def _middle_snake(self, a0: int, n: int, b0: int, m: int,
+                      budget: float) -> tuple[int, int, int, int, int] | None:
+        """Middle snake (x, y, u, v) of a[a0:a0+n] vs b[b0:b0+m] (relative coordinates), and the
+        sub-problem's difference count D (the two halves' counts sum to it).
 
         Both inputs are non-empty and differ at their first and last element.
         Gives up (None) once the search depth squared exceeds ``budget``.
@@ -290,7 +293,7 @@ class _Myers:
                 if odd:
                     c = delta - k
                     if -(d - 1) <= c <= d - 1 and x + vb[off + c] >= n:
-                        return xs, ys, x, y
+                        return xs, ys, x, y, 2 * d - 1
             # reverse paths with d differences (coordinates counted from the ends)
             for c in range(-d, d + 1, 2):
                 if c == -d or (c != d and vb[off + c - 1] < vb[off + c + 1]):
@@ -307,10 +310,10 @@ class _Myers:
                 if not odd:
                     k = delta - c
                     if -d <= k <= d and x + vf[off + k] >= n:
-                        return n - x, m - y, n - xs, m - ys
+                        return n - x, m - y, n - xs, m - ys, 2 * d
         raise AssertionError("middle snake not found")  # pragma: no cover - unreachable
 
-    def _bitpar_split(self, a0: int, n: int, b0: int, m: int) -> list[tuple[int, int, int, int, int]]:
+    def _bitpar_split(self, a0: int, n: int, b0: int, m: int) -> list[tuple[int, int, int, int, int, int]]:
         """Hirschberg split of a sub-problem on bit-parallel LCS rows; the halves with their exact D.
 
         The shorter side is halved (fewer Python steps), the other side is the bit vector.
@@ -332,16 +335,45 @@ class _Myers:
         if n <= m:
             d1 = h + j - 2 * int(fwd[j])
             d2 = (n - h) + (width - j) - 2 * int(bwd[j])
-            return [(a0, h, b0, j, d1), (a0 + h, n - h, b0 + j, m - j, d2)]
+            return [(a0, h, b0, j, d1, d1), (a0 + h, n - h, b0 + j, m - j, d2, d2)]
         d1 = j + h - 2 * int(fwd[j])
         d2 = (width - j) + (m - h) - 2 * int(bwd[j])
-        return [(a0, j, b0, h, d1), (a0 + j, n - j, b0 + h, m - h, d2)]
+        return [(a0, j, b0, h, d1, d1), (a0 + j, n - j, b0 + h, m - h, d2, d2)]
+
+    def _search(self, a0: int, n: int, b0: int, m: int, dist: int,
+                most_d: int) -> tuple[tuple[int, int, int, int, int] | None, bool]:
+        """The middle snake when Myers is the cheapest path (else None), and whether Hunt-Szymanski beats
+        the bit-parallel split. Myers costs about D**2 / 2 steps and meets the middle snake at depth D / 2.
+        ``dist`` is the exact D when a bit-parallel split measured it, ``most_d`` an upper bound of it from
+        the Myers split that made this half (-1: unknown)."""
+        if FORCE_PATH == "myers":
+            return self._middle_snake(a0, n, b0, m, float("inf")), False
+        if FORCE_PATH in ("bitpar", "sparse"):
+            return None, FORCE_PATH == "sparse"
+        cost = _bitpar_cost(n, m)
+        known = dist if dist >= 0 else most_d
+        if known >= 0 and known * known <= 2 * cost:  # D is small (a near copy): Myers, no counting
+            return self._middle_snake(a0, n, b0, m, float("inf")), False
+        if n * m < _SPARSE_MIN_CELLS:  # too small for the counts' sort to pay
+            return (self._middle_snake(a0, n, b0, m, cost * _ABORT_SHARE) if dist < 0 else None), False
+        npairs, most = _matching_pairs(self.an[a0:a0 + n], self.bn[b0:b0 + m])
+        hunt = npairs * _PAIR_STEPS + (n + m) * _ELEMENT_STEPS
+        sparse = hunt < cost
+        cost = min(cost, hunt)
+        if dist >= 0:  # the exact D is too large for Myers (above): the cheaper of the other two
+            return None, sparse
+        budget = cost * _ABORT_SHARE  # search until Myers has spent a share of the cheaper other path
+        least = n + m - 2 * most  # a lower bound of D: the middle snake lies at depth least / 2 or deeper
+        if (least // 2) ** 2 > budget:
+            return None, sparse
+        return self._middle_snake(a0, n, b0, m, budget), sparse
 
     def run(self) -> tuple[np.ndarray, np.ndarray]:
-        # a task is (a0, n, b0, m, D) with D the exact difference count, or -1 when unknown
-        stack = [(0, len(self.a), 0, len(self.b), -1)]
+        # a task is (a0, n, b0, m, D, bound): D the exact difference count (-1: unknown), bound one no
+        # smaller than D (-1: unknown)
+        stack = [(0, len(self.a), 0, len(self.b), -1, -1)]
         while stack:
-            a0, n, b0, m, dist = stack.pop()
+            a0, n, b0, m, dist, most_d = stack.pop()
             if n == 0 or m == 0:
                 continue
             p = self._fwd_run(a0, b0, min(n, m))
@@ -368,28 +400,7 @@ class _Myers:
                     if len(hit):
                         self._emit(a0 + int(hit[0]), b0, 1)
                 continue
-            sparse = FORCE_PATH == "sparse"
-            if FORCE_PATH == "myers":
-                budget = float("inf")
-            elif FORCE_PATH in ("bitpar", "sparse"):
-                budget = -1.0
-            else:
-                # Myers costs about D**2 / 2 steps and meets the middle snake at depth D / 2
-                cost = _bitpar_cost(n, m)
-                least = 0  # a lower bound of D
-                if n * m >= _SPARSE_MIN_CELLS:
-                    npairs, most = _matching_pairs(self.an[a0:a0 + n], self.bn[b0:b0 + m])
-                    least = n + m - 2 * most
-                    hunt = npairs * _PAIR_STEPS + (n + m) * _ELEMENT_STEPS
-                    sparse = hunt < cost
-                    cost = min(cost, hunt)
-                if dist >= 0:  # exact D known from a bit-parallel split: decide up front
-                    budget = float("inf") if dist * dist <= 2 * cost else -1.0
-                else:  # search until Myers has spent a share of the cheaper other path
-                    budget = cost * _ABORT_SHARE
-                    if (least // 2) ** 2 > budget:  # the middle snake lies deeper than that
-                        budget = -1.0
-            snake = self._middle_snake(a0, n, b0, m, budget) if budget >= 0 else None
+            snake, sparse = self._search(a0, n, b0, m, dist, most_d)
             if snake is None:
                 if sparse:
                     la, lb = _sparse_lcs(self.a[a0:a0 + n], self.bn[b0:b0 + m])
@@ -398,10 +409,10 @@ class _Myers:
                 else:
                     stack.extend(self._bitpar_split(a0, n, b0, m))
                 continue
-            x, y, u, v = snake
+            x, y, u, v, d = snake
             self._emit(a0 + x, b0 + y, u - x)
-            stack.append((a0, x, b0, y, -1))
-            stack.append((a0 + u, n - u, b0 + v, m - v, -1))
+            stack.append((a0, x, b0, y, -1, d))  # the halves' D sum to d
+            stack.append((a0 + u, n - u, b0 + v, m - v, -1, d))
         ia = np.asarray(self.out_a, dtype=np.int64)
         ib = np.asarray(self.out_b, dtype=np.int64)
         order = np.argsort(ia, kind="stable")

@@ -121,6 +121,7 @@ class _Db:
         self.tables = {r[0] for r in rows}
         self._cols: dict[str, set[str]] = {}
         self._strings: tuple[np.ndarray, np.ndarray] | None = None
+        self._null_texts = np.zeros(0, dtype=bool)  # STRING_IDS rows whose value is NULL, in id order
         #: rows whose endNs is before their startNs, per table (their duration is read as 0)
         self.negative: dict[str, int] = {}
         #: other recoverable oddities, one warning line each
@@ -258,12 +259,15 @@ class _Db:
             cur = self.con.execute("SELECT id, value FROM STRING_IDS")
             ids: list[int] = []
             values: list[str] = []
+            nulls: list[bool] = []
             for i, v in cur:
                 if i is None:
                     continue
-                if v is None:  # a reference to it resolves to no text, as an unknown id does
-                    continue
                 ids.append(self.id_value(i, "STRING_IDS", "id"))
+                nulls.append(v is None)  # reads "", as before; a name reference to it is counted
+                if v is None:
+                    values.append("")
+                    continue
                 if isinstance(v, bytes):  # a BLOB: text only if it is UTF-8, as a TEXT value must be
                     try:
                         v = v.decode("utf-8")
@@ -273,25 +277,31 @@ class _Db:
                 values.append(str(v))
             id_arr = np.asarray(ids, dtype=np.int64)
             val_arr = np.asarray(values, dtype=object)
+            self._null_texts = np.asarray(nulls, dtype=bool)
             order = np.argsort(id_arr, kind="stable")
+            self._null_texts = self._null_texts[order]
             repeated = int(np.count_nonzero(np.diff(id_arr[order]) == 0))
             if repeated:  # searchsorted below finds the first row of an id
                 self.notes.append(f"{repeated} STRING_IDS row(s) repeat an id; the first value of each id is used")
             self._strings = (id_arr[order], val_arr[order])
         return self._strings
 
-    def text(self, ids: np.ndarray, missing: str = "") -> np.ndarray:
-        """Resolve STRING_IDS ids (``-1`` or unknown -> ``missing``) to a str object array."""
+    def text(self, ids: np.ndarray, missing: str = "", names: bool = False) -> np.ndarray:
+        """Resolve STRING_IDS ids (``-1`` or unknown -> ``missing``) to a str object array. For a column of
+        ``names`` (kernels, ops, collectives, memory blocks), references that STRING_IDS lacks or holds as
+        NULL are counted (``unnamed``): nameless rows are said in one warning."""
         sid, sval = self._string_table()
         ids = np.asarray(ids, dtype=np.int64)
         if sid.size == 0 or ids.size == 0:
-            self.unnamed += int(np.count_nonzero(ids >= 0))
+            if names:
+                self.unnamed += int(np.count_nonzero(ids >= 0))
             return np.full(ids.size, missing, dtype=object)
         pos = np.minimum(np.searchsorted(sid, ids), sid.size - 1)
         out = sval[pos]
         unknown = sid[pos] != ids
         out[unknown] = missing
-        self.unnamed += int(np.count_nonzero(unknown & (ids >= 0)))  # -1: the row has no name (NULL)
+        if names:  # -1: the row's name column is NULL itself
+            self.unnamed += int(np.count_nonzero((unknown | self._null_texts[pos]) & (ids >= 0)))
         return out
 
     def string_ids(self, value: str) -> list[int]:
@@ -369,7 +379,7 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
     a = db.ints(sql, rng, 13)
     ts, end = a[:, 0], a[:, 1]
     dur = db.durations(ts, end)
-    names = db.text(a[:, 9])
+    names = db.text(a[:, 9], names=True)
     op_type = db.text(a[:, 10])
     core = db.text(a[:, 11])
     shapes = db.text(a[:, 12])
@@ -532,7 +542,8 @@ def _communication(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
                     f"{o('connectionId')} FROM COMMUNICATION_OP o "
                     "WHERE o.startNs BETWEEN ? AND ? AND o.endNs IS NOT NULL ORDER BY o.startNs", rng, 7)
         parts.append(frame("comm", {
-            "name": db.text(a[:, 2]), "ts": a[:, 0], "dur": db.durations(a[:, 0], a[:, 1], "COMMUNICATION_OP"),
+            "name": db.text(a[:, 2], names=True), "ts": a[:, 0],
+            "dur": db.durations(a[:, 0], a[:, 1], "COMMUNICATION_OP"),
             "lane": np.full(len(a), "op", dtype=object), "group": db.text(a[:, 3]),
             "op_id": a[:, 4], "task_type": db.text(a[:, 5]),
         }))
@@ -544,7 +555,7 @@ def _communication(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
                     "FROM TASK t JOIN COMMUNICATION_TASK_INFO c ON c.globalTaskId = t.globalTaskId "
                     "WHERE t.startNs BETWEEN ? AND ? AND t.endNs IS NOT NULL ORDER BY t.startNs", rng, 7)
         parts.append(frame("comm", {
-            "name": db.text(a[:, 2]), "ts": a[:, 0], "dur": db.durations(a[:, 0], a[:, 1]),
+            "name": db.text(a[:, 2], names=True), "ts": a[:, 0], "dur": db.durations(a[:, 0], a[:, 1]),
             "pid": a[:, 6], "tid": a[:, 3],
             "lane": np.full(len(a), "task", dtype=object), "group": db.text(a[:, 4]),
             "plane": a[:, 3].astype(str).astype(object), "op_id": a[:, 5], "task_type": db.text(a[:, 2]),
@@ -631,7 +642,7 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
         first_cid[firsts["row"].to_numpy()] = firsts["connection_id"].to_numpy()
 
     is_op = np.flatnonzero(kind == types["op"])
-    names = db.text(a[:, 4])
+    names = db.text(a[:, 4], names=True)
     shape_ids, dtype_ids = a[is_op, 7], col.get("dtypes", none)[is_op]
     shapes, dtypes = db.text(shape_ids, missing="N/A"), db.text(dtype_ids, missing="N/A")
     if _swapped(shapes, dtypes):
@@ -753,6 +764,8 @@ def us_text(ns: np.ndarray, unset: str | None = None) -> np.ndarray:
     holds such a value only to 0.25 us (the original's ``n / 1000`` shows ``...011.0`` for ``...011.090``).
     ``unset`` is the text of a 0 (a block never released: the CSV's empty cell)."""
     ns = np.asarray(ns, dtype=np.int64)
+    if not ns.size:  # np.char.zfill reduces over the widths: an empty array has none
+        return np.zeros(0, dtype=object)
     q, r = np.divmod(np.abs(ns), 1000)
     text = np.char.add(np.char.add(q.astype(str), "."), np.char.zfill(r.astype(str), 3))
     text = np.where(ns < 0, np.char.add("-", text), text).astype(object)
@@ -775,7 +788,7 @@ def _operator_memory(db: _Db, rng: tuple[int, int] | None) -> pd.DataFrame | Non
     a = db.ints(f"SELECT COALESCE(m.name, -1), COALESCE(m.size, 0), COALESCE(m.allocationTime, 0), "
                 f"COALESCE(m.releaseTime, 0) FROM OP_MEMORY m {where} ORDER BY m.releaseTime", params, 4)
     alloc, rel, size = a[:, 2], a[:, 3], a[:, 1]
-    names = _mark_cann(db, db.text(a[:, 0]))
+    names = _mark_cann(db, db.text(a[:, 0], names=True))
     note = memory_oddities(size < 0, (alloc > 0) & (rel > 0) & (rel < alloc), "OP_MEMORY size")
     if note:
         db.notes.append(note)
