@@ -156,7 +156,12 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str], **
     Raises ``UsageError`` for bad options and ``ProfileError`` for bad data.
     """
     base, comparison = _path("base", base), _path("comparison", comparison)
-    opts, warnings = build_options(**options)
+    try:
+        opts, warnings = build_options(**options)
+    except UsageError as exc:
+        for w in getattr(exc, "warnings", ()):
+            log.warning(w)
+        raise
     for w in warnings:
         log.warning(w)
     from .loaders.pair import input_bytes, load_pair  # large inputs load side by side (two processes)

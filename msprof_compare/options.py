@@ -155,33 +155,37 @@ def build_options(**raw: Any) -> tuple[Options, list[str]]:
         warnings.append("The use_kernel_type parameter is invalid because it only takes effect "
                         "when enable_kernel_compare is enabled.")
 
-    bstep, cstep = _parse_step(raw.get("base_step")), _parse_step(raw.get("comparison_step"))
-    if bstep and cstep:
-        # ASCII digits only: str.isdigit() also accepts superscripts such as "²", which int() rejects
-        if not all(x.isascii() and x.isdigit() for x in (bstep, cstep)):
-            raise UsageError("Invalid param, base_step and comparison_step must be a number.")
-        base_step, comparison_step = int(bstep), int(cstep)
-    elif bstep or cstep:
-        raise UsageError("Invalid param, base_step and comparison_step must be set at the same time.")
-    else:
-        base_step = comparison_step = -1
+    try:  # a usage error from here on comes after the warnings above, as in the original's log
+        bstep, cstep = _parse_step(raw.get("base_step")), _parse_step(raw.get("comparison_step"))
+        if bstep and cstep:
+            # ASCII digits only: str.isdigit() also accepts superscripts such as "²", which int() rejects
+            if not all(x.isascii() and x.isdigit() for x in (bstep, cstep)):
+                raise UsageError("Invalid param, base_step and comparison_step must be a number.")
+            base_step, comparison_step = int(bstep), int(cstep)
+        elif bstep or cstep:
+            raise UsageError("Invalid param, base_step and comparison_step must be set at the same time.")
+        else:
+            base_step = comparison_step = -1
 
-    opts = Options(
-        **enables,
-        disable_details=flags["disable_details"],
-        disable_module=flags["disable_module"],
-        max_kernel_num=max_kernel_num,
-        op_name_map=dict(op_name_map),
-        use_input_shape=flags["use_input_shape"],
-        gpu_flow_cat=gpu_flow_cat,
-        base_step=base_step,
-        comparison_step=comparison_step,
-        force=flags["force"],
-        use_kernel_type=use_kernel_type,
-        debug=flags["debug"],
-        output_format=parse_output_format(raw.get("output_format")),
-        fail_on_regression=parse_regression_pct(raw.get("fail_on_regression")),
-    )
+        opts = Options(
+            **enables,
+            disable_details=flags["disable_details"],
+            disable_module=flags["disable_module"],
+            max_kernel_num=max_kernel_num,
+            op_name_map=dict(op_name_map),
+            use_input_shape=flags["use_input_shape"],
+            gpu_flow_cat=gpu_flow_cat,
+            base_step=base_step,
+            comparison_step=comparison_step,
+            force=flags["force"],
+            use_kernel_type=use_kernel_type,
+            debug=flags["debug"],
+            output_format=parse_output_format(raw.get("output_format")),
+            fail_on_regression=parse_regression_pct(raw.get("fail_on_regression")),
+        )
+    except UsageError as exc:
+        exc.warnings = warnings  # type: ignore[attr-defined]
+        raise
     return opts, warnings
 
 

@@ -208,6 +208,34 @@ def test_ascend_output_without_trace_view(tmp_path):
         detect(str(out))
 
 
+def test_directory_of_event_list_jsons_is_no_profile(tmp_path):
+    """A legacy MindSpore profiler folder (ascend_timeline_display_*.json) or a CANN timeline folder holds
+    JSON event lists, which are no Kineto trace: the spec's "not collected" error, not a profile of zeros
+    from its one JSON, nor advice to pass one of them; a lone JSON object (a renamed Kineto trace) loads."""
+    legacy = tmp_path / "profiler"
+    legacy.mkdir()
+    (legacy / "ascend_timeline_display_1.json").write_text('[{"name": "Conv2D", "ph": "X", "ts": 1, "dur": 2}]')
+    (legacy / "op_summary_1.csv").write_text("Op Name\nConv2D\n")
+    with pytest.raises(ProfileError, match="not collected by PyTorch or Mindspore mode") as err:
+        detect(str(legacy))
+    assert err.value.hint is None
+    (legacy / "msprof_1.json").write_text("\n [ ]")
+    with pytest.raises(ProfileError, match="not collected by PyTorch or Mindspore mode"):
+        detect(str(legacy))
+    parent = tmp_path / "device_1"  # a CANN device folder with a timeline folder of such files
+    (parent / "timeline").mkdir(parents=True)
+    (parent / "timeline" / "msprof_1.json").write_text("[]")
+    with pytest.raises(ProfileError, match="not collected by PyTorch or Mindspore mode") as err:
+        detect(str(parent))
+    assert err.value.hint is None
+    kineto = tmp_path / "renamed"
+    kineto.mkdir()
+    (kineto / "worker0.json").write_text('\ufeff {"traceEvents": []}')
+    assert detect(str(kineto)).trace_path == str(kineto / "worker0.json")
+    (kineto / "timeline.json").write_text("[]")  # an event list beside it does not make it ambiguous
+    assert detect(str(kineto)).trace_path == str(kineto / "worker0.json")
+
+
 def test_parent_of_rank_directories_names_them(tmp_path):
     """A multi-rank run's parent directory: the original's message, plus the ranks to choose from."""
     for rank in (1, 0):

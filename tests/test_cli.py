@@ -767,3 +767,14 @@ def test_closed_or_full_streams_keep_the_exit_status(tmp_path: Path) -> None:
     helped = shell(">/dev/full", "--help")
     assert helped.returncode == 1
     assert assert_one_error(helped.stderr) == "error: cannot write to standard output: No space left on device"
+
+
+def test_warnings_before_a_usage_error_are_still_said(capsys: pytest.CaptureFixture) -> None:
+    """reference-1 §1.3: rule 7's use_kernel_type warning is logged before rule 8 fails on the steps."""
+    code, _, err = run_inproc(capsys, "-d", str(SAMPLE_COMP), "-bp", str(SAMPLE_BASE), "--use_kernel_type",
+                              "--enable_api_compare", "--base_step", "1")
+    assert code == 2
+    lines = err.splitlines()
+    warn = next(i for i, line in enumerate(lines) if "The use_kernel_type parameter is invalid" in line)
+    error = next(i for i, line in enumerate(lines) if line.startswith("error: "))
+    assert warn < error and "must be set at the same time" in lines[error]

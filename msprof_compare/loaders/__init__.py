@@ -75,6 +75,25 @@ def detect(given: str, force: bool = False) -> Layout:
     return layout
 
 
+def _kineto_object(path: str) -> bool:
+    """Whether a JSON file may be a Kineto trace (a JSON object), from its first bytes: the other JSON files
+    of profiling directories (MindSpore's legacy timelines, CANN's msprof timelines) are event lists, which
+    hold no Kineto trace and would read as a profile of zeros."""
+    import gzip
+
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+            if head[:2] == b"\x1f\x8b":
+                fh.seek(0)
+                with gzip.GzipFile(fileobj=fh) as gz:
+                    head = gz.read(4096)
+    except (OSError, EOFError):
+        return True  # unreadable here: the loader names the problem
+    head = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    return not head or head[:1] == b"{"
+
+
 def _classify(given: str, force: bool = False) -> Layout:
     """Classify a user path (no permission or size checks)."""
     if not given:
@@ -123,12 +142,14 @@ def _classify(given: str, force: bool = False) -> Layout:
     if output == path:
         found = _kineto_candidates(path)
         named = [f for f in found if f.endswith(_KINETO_SUFFIXES)]  # what torch.profiler writes
-        if len(named) == 1 or len(found) == 1:
+        if not named:  # other JSON files count only when they are JSON objects, as a Kineto trace is
+            found = [f for f in found if _kineto_object(f)]
+        if len(named) == 1 or (not named and len(found) == 1):
             trace = named[0] if named else found[0]
             return Layout(given, trace, "file", trace_path=trace)
         if named or found:
             listing = ", ".join(term_safe(os.path.basename(f)) for f in named or found)
-            what = f"{len(named)} traces" if named else f"no *.pt.trace.json but {len(found)} JSON files"
+            what = f"{len(named)} traces" if named else f"no *.pt.trace.json but {len(found)} JSON traces"
             raise ProfileError(given, f"directory holds {what} ({listing})", hint="pass the trace file itself")
     raise ProfileError(output, "The data is not collected by PyTorch or Mindspore mode or the data is not parsed: "
                                "no trace_view.json, profiler *.db or *.pt.trace.json found",
@@ -144,7 +165,7 @@ def _inner_profiles_hint(directory: str) -> str | None:
         return None
     found = [n for n in names if n.endswith(("_ascend_pt", "_ascend_ms"))
              or os.path.isdir(os.path.join(directory, n, ASCEND_OUTPUT))
-             or _kineto_candidates(os.path.join(directory, n))]
+             or any(f.endswith(_KINETO_SUFFIXES) for f in _kineto_candidates(os.path.join(directory, n)))]
     if not found:
         return None
     listing = ", ".join(term_safe(n) for n in found[:4]) + (f", ... ({len(found)} in all)" if len(found) > 4 else "")
