@@ -23,7 +23,7 @@ import typer
 
 from .errors import ProfileError, UsageError
 from .logs import setup_logging
-from .textsafe import term_safe
+from .textsafe import term_safe, write_line
 
 HELP = {
     "profiling_path": "Path of the profiling data",
@@ -244,11 +244,7 @@ def script_main(args: list[str] | None = None) -> int:
 
 
 def _error(message: str) -> None:
-    try:  # stderr closed (2>&-) or full: the exit status is all that is left, keep it right
-        sys.stderr.write(f"error: {term_safe(message)}\n")
-        sys.stderr.flush()
-    except (OSError, ValueError, AttributeError):
-        pass
+    write_line(f"error: {message}")
 
 
 def execute(params: dict[str, Any], *, announce_root: bool = True) -> int:

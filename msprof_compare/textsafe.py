@@ -10,6 +10,8 @@ escapes here and in every report (``display``).
 from __future__ import annotations
 
 import re
+import sys
+from typing import TextIO
 
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
@@ -38,3 +40,14 @@ def term_safe(text: object, keep_newlines: bool = False) -> str:
     if keep_newlines:
         return "\n".join(_UNSAFE.sub(_escape, line) for line in s.split("\n"))
     return _UNSAFE.sub(_escape, s)
+
+
+def write_line(text: str, stream: TextIO | None = None, keep_newlines: bool = False) -> None:
+    """Write ``text`` made safe, and a line end, to ``stream`` (stderr). A closed or full stream is passed
+    over: what is written there is the last word of a run, and the exit status must stay the one meant."""
+    try:
+        out = stream or sys.stderr
+        out.write(term_safe(text, keep_newlines) + "\n")
+        out.flush()
+    except (OSError, ValueError, AttributeError):
+        pass

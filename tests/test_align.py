@@ -49,6 +49,19 @@ def _check(a: list, b: list, ia: np.ndarray, ib: np.ndarray) -> None:
             assert a[i] == b[j]
 
 
+def _record_calls(monkeypatch: pytest.MonkeyPatch, owner: object, name: str) -> list[tuple]:
+    """The argument tuples of every call of ``owner.name`` (a method's include its self), which still runs."""
+    calls: list[tuple] = []
+    real = getattr(owner, name)
+
+    def spy(*args: object) -> object:
+        calls.append(args)
+        return real(*args)
+
+    monkeypatch.setattr(owner, name, spy)
+    return calls
+
+
 keys = st.lists(st.sampled_from("ABCDE"), max_size=25)
 
 
@@ -226,14 +239,7 @@ def test_bitpar_row_chunks_masks_for_many_keys(monkeypatch: pytest.MonkeyPatch) 
 
 def test_auto_path_switches_on_large_differences(monkeypatch: pytest.MonkeyPatch) -> None:
     # 1500 vs 1500 unrelated random keys: Myers alone would search to D ~ 1000
-    calls = []
-    split = align_mod._Myers._bitpar_split
-
-    def spy(self: align_mod._Myers, *args: int) -> list:
-        calls.append(args)
-        return split(self, *args)
-
-    monkeypatch.setattr(align_mod._Myers, "_bitpar_split", spy)
+    calls = _record_calls(monkeypatch, align_mod._Myers, "_bitpar_split")
     rng = np.random.default_rng(2)
     a = rng.integers(0, 20, 1500).tolist()
     b = rng.integers(0, 20, 1500).tolist()
@@ -247,14 +253,7 @@ def test_auto_path_switches_on_large_differences(monkeypatch: pytest.MonkeyPatch
 def test_sparse_path_is_taken_for_few_matching_pairs(monkeypatch: pytest.MonkeyPatch) -> None:
     # two permutations of 3000 distinct names: 3000 matching pairs in 9e6 cells, so
     # Hunt-Szymanski is the cheapest path; the other two paths are the oracles
-    calls = []
-    sparse = align_mod._sparse_lcs
-
-    def spy(a: list[int], b: np.ndarray) -> tuple[list[int], list[int]]:
-        calls.append(len(a))
-        return sparse(a, b)
-
-    monkeypatch.setattr(align_mod, "_sparse_lcs", spy)
+    calls = _record_calls(monkeypatch, align_mod, "_sparse_lcs")
     rng = np.random.default_rng(5)
     a = [f"op{i}" for i in rng.permutation(3000)]
     b = [f"op{i}" for i in rng.permutation(3000)]
@@ -283,24 +282,15 @@ def test_sparse_lcs_is_a_longest_common_subsequence(a: list, b: list) -> None:
 
 
 def test_myers_is_skipped_when_the_counts_bound_d_beyond_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    # 2000 vs 2000 keys over 200 symbols: after a short probe (a near copy would need no more),
-    # sum(min(count_a, count_b)) bounds the LCS, so D is known to be far beyond Myers' budget; large
-    # sub-problems never get a search longer than the probe
-    big = []
-    snake = align_mod._Myers._middle_snake
-
-    def spy(self: align_mod._Myers, a0: int, n: int, b0: int, m: int, budget: float) -> object:
-        if n * m >= align_mod._SPARSE_MIN_CELLS and budget > n + m:
-            big.append((n, m, budget))
-        return snake(self, a0, n, b0, m, budget)
-
-    monkeypatch.setattr(align_mod._Myers, "_middle_snake", spy)
+    # 2000 vs 2000 keys over 200 symbols: sum(min(count_a, count_b)) bounds the LCS, so D is known to be
+    # far beyond Myers' budget before any search; large sub-problems never start a middle-snake search
+    calls = _record_calls(monkeypatch, align_mod._Myers, "_middle_snake")  # (self, a0, n, b0, m, budget)
     rng = np.random.default_rng(6)
     a = rng.integers(0, 200, 2000).tolist()
     b = rng.integers(0, 200, 2000).tolist()
     ia, ib = align(a, b)
     _check(a, b, ia, ib)
-    assert big == []
+    assert calls and not [c for c in calls if c[2] * c[4] >= align_mod._SPARSE_MIN_CELLS]
     with _path("bitpar"):
         assert matched_count(*align(a, b)) == matched_count(ia, ib)
 
@@ -308,9 +298,7 @@ def test_myers_is_skipped_when_the_counts_bound_d_beyond_its_budget(monkeypatch:
 def test_near_copies_are_not_counted(monkeypatch: pytest.MonkeyPatch) -> None:
     # a long near copy: the symbols are counted (two sorts) for the whole problem only; each Myers split
     # bounds its halves' D by its own, which shows them to be near copies too
-    counted = []
-    count = align_mod._matching_pairs
-    monkeypatch.setattr(align_mod, "_matching_pairs", lambda a, b: counted.append(len(a)) or count(a, b))
+    counted = _record_calls(monkeypatch, align_mod, "_matching_pairs")
     rng = np.random.default_rng(7)
     a = rng.integers(0, 300, 20000).tolist()
     b = list(a)

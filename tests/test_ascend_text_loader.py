@@ -234,6 +234,13 @@ def test_directory_of_event_list_jsons_is_no_profile(tmp_path):
     assert detect(str(kineto)).trace_path == str(kineto / "worker0.json")
     (kineto / "timeline.json").write_text("[]")  # an event list beside it does not make it ambiguous
     assert detect(str(kineto)).trace_path == str(kineto / "worker0.json")
+    import gzip  # compressed files are told apart by their decompressed first bytes
+
+    (kineto / "timeline.json").unlink()
+    (kineto / "worker0.json").rename(kineto / "w.json.gz")
+    (kineto / "w.json.gz").write_bytes(gzip.compress(b' {"traceEvents": []}'))
+    (kineto / "events.json.gz").write_bytes(gzip.compress(b"[]"))
+    assert detect(str(kineto)).trace_path == str(kineto / "w.json.gz")
 
 
 def test_parent_of_rank_directories_names_them(tmp_path):

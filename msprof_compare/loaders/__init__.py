@@ -78,20 +78,11 @@ def detect(given: str, force: bool = False) -> Layout:
 def _kineto_object(path: str) -> bool:
     """Whether a JSON file may be a Kineto trace (a JSON object), from its first bytes: the other JSON files
     of profiling directories (MindSpore's legacy timelines, CANN's msprof timelines) are event lists, which
-    hold no Kineto trace and would read as a profile of zeros."""
-    import gzip
+    hold no Kineto trace and would read as a profile of zeros. An empty or unreadable file counts: the
+    loader names its problem."""
+    from . import traceio
 
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(4096)
-            if head[:2] == b"\x1f\x8b":
-                fh.seek(0)
-                with gzip.GzipFile(fileobj=fh) as gz:
-                    head = gz.read(4096)
-    except (OSError, EOFError):
-        return True  # unreadable here: the loader names the problem
-    head = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    return not head or head[:1] == b"{"
+    return traceio.first_char(traceio.head_bytes(path)) in ("{", "")
 
 
 def _classify(given: str, force: bool = False) -> Layout:

@@ -120,8 +120,8 @@ class _Db:
             raise ProfileError(path, f"not a readable SQLite database ({exc})") from None
         self.tables = {r[0] for r in rows}
         self._cols: dict[str, set[str]] = {}
-        self._strings: tuple[np.ndarray, np.ndarray] | None = None
-        self._null_texts = np.zeros(0, dtype=bool)  # STRING_IDS rows whose value is NULL, in id order
+        #: STRING_IDS in id order: ids, texts, and whether the text is NULL (read "")
+        self._strings: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         #: rows whose endNs is before their startNs, per table (their duration is read as 0)
         self.negative: dict[str, int] = {}
         #: other recoverable oddities, one warning line each
@@ -254,7 +254,7 @@ class _Db:
 
     # ------------------------------------------------------------------ strings
 
-    def _string_table(self) -> tuple[np.ndarray, np.ndarray]:
+    def _string_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if self._strings is None:
             cur = self.con.execute("SELECT id, value FROM STRING_IDS")
             ids: list[int] = []
@@ -277,20 +277,18 @@ class _Db:
                 values.append(str(v))
             id_arr = np.asarray(ids, dtype=np.int64)
             val_arr = np.asarray(values, dtype=object)
-            self._null_texts = np.asarray(nulls, dtype=bool)
             order = np.argsort(id_arr, kind="stable")
-            self._null_texts = self._null_texts[order]
             repeated = int(np.count_nonzero(np.diff(id_arr[order]) == 0))
             if repeated:  # searchsorted below finds the first row of an id
                 self.notes.append(f"{repeated} STRING_IDS row(s) repeat an id; the first value of each id is used")
-            self._strings = (id_arr[order], val_arr[order])
+            self._strings = (id_arr[order], val_arr[order], np.asarray(nulls, dtype=bool)[order])
         return self._strings
 
     def text(self, ids: np.ndarray, missing: str = "", names: bool = False) -> np.ndarray:
         """Resolve STRING_IDS ids (``-1`` or unknown -> ``missing``) to a str object array. For a column of
         ``names`` (kernels, ops, collectives, memory blocks), references that STRING_IDS lacks or holds as
         NULL are counted (``unnamed``): nameless rows are said in one warning."""
-        sid, sval = self._string_table()
+        sid, sval, null = self._string_table()
         ids = np.asarray(ids, dtype=np.int64)
         if sid.size == 0 or ids.size == 0:
             if names:
@@ -301,13 +299,13 @@ class _Db:
         unknown = sid[pos] != ids
         out[unknown] = missing
         if names:  # -1: the row's name column is NULL itself
-            self.unnamed += int(np.count_nonzero((unknown | self._null_texts[pos]) & (ids >= 0)))
+            self.unnamed += int(np.count_nonzero((unknown | null[pos]) & (ids >= 0)))
         return out
 
     def string_ids(self, value: str) -> list[int]:
         """Every id of ``value``: STRING_IDS may hold one text under several ids (61 texts twice in the
         level-1 sample, e.g. ``Conv2D``), and a row may use any of them."""
-        sid, sval = self._string_table()
+        sid, sval, _ = self._string_table()
         return sid[sval == value].tolist()
 
 

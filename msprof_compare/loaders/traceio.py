@@ -154,6 +154,21 @@ def _gunzip(path: str, data: bytes, force: bool) -> bytes:
     return out
 
 
+def head_bytes(path: str, size: int = 4096) -> bytes:
+    """The first ``size`` bytes of a file, decompressed when it is gzip (what ``first_char`` needs to tell
+    a file's kind before it is read whole); b"" when they cannot be read (the loader names the problem)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(size)
+            if head[:2] == b"\x1f\x8b":
+                fh.seek(0)
+                with gzip.GzipFile(fileobj=fh) as gz:
+                    head = gz.read(size)
+    except (OSError, EOFError, zlib.error):
+        return b""
+    return head
+
+
 def first_char(data: bytes) -> str:
     """The first non-blank character of a JSON text ("" if none): '{' for Kineto, '[' for trace_view."""
     for b in data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")[:1]:

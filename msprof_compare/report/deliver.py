@@ -15,7 +15,7 @@ import sys
 from typing import TYPE_CHECKING, TextIO
 
 from ..errors import UsageError
-from ..textsafe import term_safe
+from ..textsafe import write_line
 from .excel import default_file_name, workbook_part
 from .json_report import json_part
 from .output import output_target, write_new_files
@@ -109,12 +109,7 @@ def apply_gate(result: CompareResult, stderr: TextIO | None = None) -> int:
         return 0
     code, message = result.regression_gate(pct)
     if code:
-        try:  # a closed or full stderr must not turn status 3 into 1
-            out = stderr or sys.stderr
-            out.write(term_safe(message, keep_newlines=True) + "\n")
-            out.flush()
-        except (OSError, ValueError, AttributeError):
-            pass
+        write_line(message, stderr, keep_newlines=True)  # a closed or full stderr must not turn status 3 into 1
     else:
         log.info(message)
     return code
