@@ -12,6 +12,7 @@ two sheets line up with OperatorCompare row for row.
 from __future__ import annotations
 
 import logging
+import operator
 from bisect import bisect_left
 from typing import TYPE_CHECKING
 
@@ -21,7 +22,7 @@ import pandas as pd
 from ..model import CANN_MARK, Profile, factorize
 from . import classify, table
 from .optree import OpPairs, OpTree, op_tree, operator_pairs
-from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, frame_from_rows
+from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, diff_ratios, frame_from_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -55,12 +56,34 @@ RECORD_COLUMNS = ["ts", "size_kb", "dur_us", "name", "alloc_text", "release_text
 
 def _us_text(ns: int, float_style: bool = False) -> str:
     """Integer ns as the microsecond text a Kineto trace holds: shortest decimal form,
-    and ``X.0`` for a whole value when the trace writes its times as floats."""
+    and ``X.0`` for a whole value when the trace writes its times as floats. The rule for one value;
+    ``_us_texts`` renders whole columns (tests hold the two equal)."""
     sign = "-" if ns < 0 else ""  # divmod floors: -1500 would read -2.5
     whole, frac = divmod(abs(int(ns)), 1000)
     if frac == 0:
         return f"{sign}{whole}.0" if float_style else f"{sign}{whole}"
     return f"{sign}{whole}.{frac:03d}".rstrip("0")
+
+
+#: ``_us_text``'s tail for each sub-microsecond remainder (0..999 ns), without and with the float style.
+_US_TAILS = tuple(
+    np.array([".0" if fl else "", *(f".{f:03d}".rstrip("0") for f in range(1, 1000))], dtype=object)
+    for fl in (False, True))
+
+
+def _us_texts(ns: np.ndarray, float_style: bool = False) -> np.ndarray:
+    """``_us_text`` of each value of an int64 array (object array), without a Python call per value:
+    the whole microseconds go through ``str`` in one ``map``, the remainder picks its tail from a table."""
+    ns = np.asarray(ns, dtype=np.int64)
+    with np.errstate(over="ignore"):
+        mag = np.abs(ns).view(np.uint64)  # |INT64_MIN| wraps to itself, which is 2**63 as unsigned
+    whole, frac = np.divmod(mag, np.uint64(1000))
+    tails = _US_TAILS[1 if float_style else 0][frac.astype(np.intp)].tolist()
+    out = np.fromiter(map(operator.add, map(str, whole.tolist()), tails), dtype=object, count=len(ns))
+    neg = np.flatnonzero(ns < 0)
+    if neg.size:
+        out[neg] = ["-" + t for t in out[neg].tolist()]
+    return out
 
 
 def _float_style(*columns: np.ndarray) -> bool:
@@ -109,10 +132,11 @@ def gpu_records(profile: Profile) -> pd.DataFrame:
     rel = np.where(released[kept][by], t[jj[kept][by]], -1)
     fl = _float_style(m["ts"].to_numpy(dtype=np.int64), profile.ops["ts"].to_numpy(dtype=np.int64))
     dur = np.where((rel > 0) & (alloc > 0), (rel - alloc) / 1000.0, 0.0)
+    release_text = _us_texts(rel, fl)
+    release_text[rel < 0] = "None"
     return pd.DataFrame({
         "ts": alloc, "size_kb": size[sel] / 1024, "dur_us": dur, "name": "",
-        "alloc_text": [_us_text(a, fl) for a in alloc.tolist()],
-        "release_text": [_us_text(r, fl) if r >= 0 else "None" for r in rel.tolist()],
+        "alloc_text": _us_texts(alloc, fl), "release_text": release_text,
     })
 
 
@@ -297,11 +321,11 @@ def detail_rows(pairs: OpPairs, mb: MemoryIndex, mc: MemoryIndex) -> list[list]:
         return out
 
     bs, cs = side(pairs.base, mb, pairs.ia), side(pairs.comparison, mc, pairs.ib)
+    diff, ratio = diff_ratios(np.asarray(bs[4], dtype=float), np.asarray(cs[4], dtype=float))
     rows = []
-    for t, (b, c) in enumerate(zip(zip(*bs, strict=True), zip(*cs, strict=True), strict=True)):
-        b_kb = b[4] if pairs.ia[t] >= 0 else 0
-        c_kb = c[4] if pairs.ib[t] >= 0 else 0
-        rows.append([t + 1, *b[:4], b_kb, *c[:4], c_kb, *diff_ratio(b_kb, c_kb)])
+    for t, (b, c, pa, pc, d, r) in enumerate(zip(zip(*bs, strict=True), zip(*cs, strict=True), (pairs.ia >= 0).tolist(),
+                                                 (pairs.ib >= 0).tolist(), diff.tolist(), ratio.tolist(), strict=True)):
+        rows.append([t + 1, *b[:4], b[4] if pa else 0, *c[:4], c[4] if pc else 0, d, r])
     return rows
 
 

@@ -18,7 +18,7 @@ import pandas as pd
 from ..model import factorize
 from . import table
 from .optree import OpPairs, OpTree, operator_pairs
-from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, frame_from_rows
+from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, diff_ratios, frame_from_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -83,6 +83,7 @@ def detail_rows(pairs: OpPairs) -> list[list]:
     """OperatorCompare rows (§2.6), in pair order."""
     rows: list[list] = []
     sides = []
+    dev_cells = []  # each side's device us, 0 where the side is absent: the diff / ratio inputs
     for tree, idx in ((pairs.base, pairs.ia), (pairs.comparison, pairs.ib)):
         present = idx >= 0
         safe = np.where(present, idx, 0)
@@ -97,12 +98,13 @@ def detail_rows(pairs: OpPairs) -> list[list]:
             dev = np.zeros(len(idx))
         sides.append((present.tolist(), names.tolist(), shapes.tolist(), types.tolist(),
                       node_texts(tree, idx), dev.tolist()))
+        dev_cells.append(np.where(present, dev, 0.0))
     (pa, na, sa, ta_, ka, da), (pb, nb, sb, tb_, kb, db) = sides
-    for t in range(len(pairs.ia)):
+    diff, ratio = diff_ratios(*dev_cells)
+    for t, (d, r) in enumerate(zip(diff.tolist(), ratio.tolist(), strict=True)):
         b = [na[t], sa[t], ta_[t], ka[t], da[t]] if pa[t] else [None, None, None, "", 0]
         c = [nb[t], sb[t], tb_[t], kb[t], db[t]] if pb[t] else [None, None, None, "", 0]
-        diff, ratio = diff_ratio(b[4], c[4])
-        rows.append([t + 1, *b, *c, diff, ratio])
+        rows.append([t + 1, *b, *c, d, r])
     return rows
 
 

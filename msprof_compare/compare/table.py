@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..model import object_column
@@ -87,6 +88,41 @@ def diff_ratio(base: float, comparison: float) -> tuple[float, float]:
     if not base:
         return diff, math.inf
     return diff, round(comparison / base, 4)
+
+
+def py_round(x: np.ndarray, ndigits: int) -> np.ndarray:
+    """Python's ``round(v, ndigits)`` of each float of ``x``, bit for bit, without a per-value call.
+
+    ``np.round`` scales, rounds and unscales, so a product within rounding error of a half-unit
+    (0.285 * 100) can round the other way than Python, which rounds the exact binary value half-even.
+    Such values (and non-finite or huge ones) go through ``round`` itself; for the rest the scaled
+    product rounds to the same integer, and dividing it by the scale is the nearest double to the
+    decimal result, which is what ``round`` returns.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    scale = 10.0 ** ndigits
+    with np.errstate(all="ignore"):  # inf / nan products are redone by round() below
+        t = x * scale
+        out = np.rint(t) / scale
+        # |fl(t) - t| <= |t| * 2**-53: a margin of 2**-50 leaves every possible tie to round()
+        safe = np.abs(np.abs(t - np.trunc(t)) - 0.5) > np.abs(t) * 2.0 ** -50
+        safe &= np.abs(t) < 2.0 ** 52
+    risky = np.flatnonzero(~safe)
+    if risky.size:
+        out[risky] = [round(v, ndigits) for v in x[risky].tolist()]
+    return out
+
+
+def diff_ratios(base: np.ndarray, comparison: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``diff_ratio`` of each pair of two float columns (float64 arrays, bit-identical to the scalar rule)."""
+    base = np.asarray(base, dtype=np.float64)
+    comparison = np.asarray(comparison, dtype=np.float64)
+    zero = base == 0
+    with np.errstate(all="ignore"):  # overflow to inf, as Python's float arithmetic
+        diff = py_round(comparison - base, 2)
+        ratio = py_round(comparison / np.where(zero, 1.0, base), 4)
+    ratio[zero] = np.where(comparison[zero] == 0, 1.0, math.inf)
+    return diff, ratio
 
 
 def frame_from_rows(rows: list[list], ncols: int) -> pd.DataFrame:

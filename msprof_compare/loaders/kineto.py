@@ -21,6 +21,7 @@ from typing import Any
 
 import msgspec
 import numpy as np
+import pandas as pd
 
 from ..errors import ProfileError
 from ..model import Profile, frame
@@ -257,32 +258,27 @@ def _load_flows(prof: Profile, ev: _Events, opts: Options) -> None:
     if not len(idx):
         return
     cols = ev.columns(sub, ("ts", "pid", "tid"), idx)
-    cat = ev.cat_lower_of(idx).tolist()
-    ids = [e.id for e in sub]
-    starts: dict = {}
-    ends: dict = {}
-    seen: dict = {}  # flow order: first appearance of each id, start or end (the original's flow dict)
-    first_fwdbwd_end = -1
-    # pair by (cat, id); a later start / end of the same id overwrites an earlier one
-    for i, (e, c, fid) in enumerate(zip(sub, cat, ids, strict=False)):
-        if e.ph == "s":
-            if fid is not None:
-                starts[(c, fid)] = i
-                seen.setdefault((c, fid), None)
-        else:
-            if first_fwdbwd_end < 0 and c == "fwdbwd":
-                first_fwdbwd_end = i
-            if fid is not None:
-                ends[(c, fid)] = i
-                seen.setdefault((c, fid), None)
-    if first_fwdbwd_end >= 0:
+    n = len(idx)
+    cat = ev.cat_lower_of(idx)
+    is_s = np.fromiter(map("s".__eq__, map(attrgetter("ph"), sub)), dtype=bool, count=n)
+    fb = np.flatnonzero(~is_s & (cat == "fwdbwd"))
+    if fb.size:
         # the backward thread is the tid of the first fwdbwd flow end in the file
-        prof.backward_tid = int(cols["tid"][first_fwdbwd_end])
-    keys = [k for k in seen if k in starts and k in ends]
-    si = np.array([starts[k] for k in keys], dtype=np.int64)
-    fi = np.array([ends[k] for k in keys], dtype=np.int64)
+        prof.backward_tid = int(cols["tid"][fb[0]])
+    # pair by (cat, id): ids are ints or strings (5 and "5" differ), None is no id; a later start /
+    # end of the same key overwrites an earlier one, and flows keep the order of each key's first
+    # appearance, start or end (the original's flow dict)
+    id_code, id_uniq = pd.factorize(np.fromiter(map(attrgetter("id"), sub), dtype=object, count=n))
+    cat_code, _ = pd.factorize(cat)
+    pos = np.flatnonzero(id_code >= 0)
+    key, _ = pd.factorize(cat_code[pos].astype(np.int64) * len(id_uniq) + id_code[pos])  # first-appearance order
+    nkeys = int(key.max()) + 1 if key.size else 0
+    last = np.full((2, nkeys), -1, dtype=np.int64)  # row 0: last end, row 1: last start of each key
+    np.maximum.at(last, (is_s[pos].astype(np.intp), key), pos)
+    both = (last >= 0).all(axis=0)
+    si, fi = last[1][both], last[0][both]
     prof.flows = frame("flows", {
-        "id": np.array([str(k[1]) for k in keys], dtype=object), "cat": np.array([k[0] for k in keys], dtype=object),
+        "id": np.array(list(map(str, id_uniq[id_code[si]].tolist())), dtype=object), "cat": cat[si],
         "s_ts": cols["ts"][si], "s_pid": cols["pid"][si], "s_tid": cols["tid"][si],
         "f_ts": cols["ts"][fi], "f_pid": cols["pid"][fi], "f_tid": cols["tid"][fi],
     })
