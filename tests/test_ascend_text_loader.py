@@ -568,3 +568,17 @@ def test_small_csv_is_opened_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(ascend_text.pd, "read_csv", lambda src, **kw: sources.append(src) or read_csv(src, **kw))
     assert ascend_text.read_kernel_details(str(f))["dur"].tolist() == [1500]
     assert opened.count(str(f)) == 1 and not isinstance(sources[0], str)
+
+
+def test_odd_stream_ids_are_counted(tmp_path):
+    """An NPU task whose "Stream Id" is no integer within int64 is on no stream, counted in one warning."""
+    ev = [{"ph": "M", "name": "process_name", "pid": 2, "tid": 0, "args": {"name": "Ascend Hardware"}}]
+    ev += [{"ph": "X", "name": f"t{i}", "pid": 2, "tid": 3, "ts": str(10 * i), "dur": "1", "args": {"Stream Id": v}}
+           for i, v in enumerate([3, "4", 2**64, "x"])]
+    f = tmp_path / "trace_view.json"
+    f.write_text(json.dumps(ev))
+    prof = load_profile(str(f), OPTS)
+    assert prof.kernels["stream"].tolist() == [3, 4, -1, -1]
+    assert [w for w in prof.warnings if "stream" in w] == [
+        f"{f}: 2 kernel stream id(s) are not integers within int64 (the first: {2**64}); "
+        "those kernels read as on no stream"]

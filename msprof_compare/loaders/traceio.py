@@ -377,6 +377,51 @@ def optional_ints(values: list[Any], default: int = -1) -> np.ndarray:
     return out
 
 
+
+def _whole_int64(v: Any) -> int | None:
+    """``v`` as an integer when it is one within int64: an int, an integral float or the text of
+    either (``7``, ``7.0``, `` "7" ``); None for anything else (fractional, beyond int64, a boolean, junk)."""
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, str):
+        v = v.strip()
+        try:
+            v = int(v)
+        except ValueError:
+            try:
+                v = float(v)
+            except ValueError:
+                return None
+    if isinstance(v, float):
+        if not v.is_integer():  # also inf / nan
+            return None
+        v = int(v)
+    if isinstance(v, int) and -(2**63) <= v < 2**63:
+        return v
+    return None
+
+
+def stream_ids(path: str, values: list[Any], warnings: list[str]) -> np.ndarray:
+    """Kernel stream ids (args ``stream`` / ``Stream Id``) -> int64, -1 when absent.
+
+    A present value that is no integer within int64 (``2**64``, ``7.5``, ``"abc"``, ``true``) is no
+    stream either: it reads as -1 too, and the kernels that have one are counted in one warning line,
+    since leaving the stream sums (E2E window, SDMA, compute stream) changes figures. It used to read
+    as -1 (or, fractional, as its integer part) without a word. Usual traces (ints, none -1) cost a
+    type scan and one compare."""
+    out = optional_ints(values)
+    if set(map(type, values)) <= {int, type(None)} and not (out == -1).any():
+        return out
+    bad = [i for i, v in enumerate(values) if v is not None and _whole_int64(v) is None]
+    if bad:
+        out[bad] = -1
+        shown = repr(values[bad[0]])
+        shown = shown if len(shown) <= 40 else shown[:37] + "..."
+        warnings.append(f"{path}: {len(bad)} kernel stream id(s) are not integers within int64 (the first: "
+                        f"{shown}); those kernels read as on no stream")
+    return out
+
+
 # --------------------------------------------------------------------------- columns
 
 _BATCH_POS = re.compile(r" - at `\$\[(\d+)\]([^`]*)`$")
