@@ -1,14 +1,20 @@
-"""traceio helpers: the shared GC pause of the decoders."""
+"""traceio helpers: the shared GC pause of the decoders; one rounding rule for times as numbers and text."""
 
 from __future__ import annotations
 
 import gc
+import json
 import threading
 from collections.abc import Iterator
+from decimal import ROUND_HALF_EVEN, Decimal
 
+import numpy as np
 import pytest
 
-from msprof_compare.loaders.traceio import gc_paused
+from msprof_compare.loaders import load_profile
+from msprof_compare.loaders.numparse import decimal_us_to_ns, texts_us_to_ns
+from msprof_compare.loaders.traceio import gc_paused, to_ns
+from msprof_compare.options import Options
 
 
 @pytest.fixture(autouse=True)
@@ -106,3 +112,42 @@ def test_host_choice_is_kept() -> None:
         1 / 0  # noqa: B018
     assert gc.isenabled()
 
+
+
+#: Half-ns ties and their neighbours. 2.0085 and 2.0155 are ties whose nearest float times 1000 lands just
+#: off the half (2008.5000000000002, 2015.4999999999998): rint took 2009 / 2015, the decimal rule 2008 / 2016.
+TIES = ["23.7405", "23.7415", "0.0005", "1.0015", "-2.5005", "2.0085", "2.0155", "4.0455", "23.74050001",
+        "23.7404999", "1.2695", "12345.6785", "1736408883732.2415", "0.6000312", "7", "7.25"]
+
+
+def _exact(text: str) -> int:
+    return int((Decimal(text) * 1000).to_integral_value(ROUND_HALF_EVEN))
+
+
+def test_half_ns_ties_round_alike_as_numbers_and_text() -> None:
+    """A time on a half-ns tie reads as the same ns whether written as a JSON number or as text: its
+    decimal value rounded half to even (text rounded half up, numbers half-even on the float product)."""
+    want = [_exact(t) for t in TIES]
+    assert to_ns([float(t) for t in TIES]).tolist() == want
+    assert to_ns(TIES).tolist() == want
+    assert decimal_us_to_ns(TIES).tolist() == want
+    assert texts_us_to_ns([t.encode() for t in TIES]).tolist() == want
+    same_width = ["1736408883732241.5005", "1736408883732241.5015", "1736408883732241.5025"]
+    assert decimal_us_to_ns(same_width).tolist() == [_exact(t) for t in same_width]  # the one-layout path
+
+
+def test_trace_durations_as_numbers_and_text_load_alike(tmp_path) -> None:
+    """Through a loader: a trace_view.json with its times as numbers loads to the ns of the text form."""
+    ev = [{"ph": "M", "name": "process_name", "pid": 2, "tid": 0, "args": {"name": "Ascend Hardware"}}]
+    durs = [t for t in TIES if float(t) >= 0 and len(t) < 12]  # no negative or over-a-week duration (read as 0)
+    ev += [{"ph": "X", "name": f"t{i}", "pid": 2, "tid": 3, "ts": str(100 * i) + ".0005", "dur": t, "args": {}}
+           for i, t in enumerate(durs)]
+    loaded = []
+    for form in (str, float):
+        f = tmp_path / f"{form.__name__}" / "trace_view.json"
+        f.parent.mkdir()
+        f.write_text(json.dumps([dict(e, ts=form(e["ts"]), dur=form(e["dur"])) if "dur" in e else e for e in ev]))
+        loaded.append(load_profile(str(f), Options(enable_profiling_compare=True)).kernels)
+    assert np.array_equal(loaded[0]["dur"], loaded[1]["dur"]) and np.array_equal(loaded[0]["ts"], loaded[1]["ts"])
+    assert loaded[0]["dur"].tolist() == [_exact(t) for t in durs]
+    assert loaded[0]["ts"].tolist()[:3] == [0, 100_000, 200_000]

@@ -275,7 +275,7 @@ def to_ns(values: list[Any], path: str = "", field: str = "ts") -> np.ndarray:
             if not (np.abs(arr) < _MAX_US).all():
                 raise ProfileError(path, f"'{field}' value {np.abs(arr).max()!r} out of range "
                                          "(over int64 nanoseconds) in trace events")
-            return np.rint(arr * 1000.0).astype(np.int64)
+            return _float_us_to_ns(arr)
         # decimal strings (NPU), possibly mixed with numbers: exact digit parsing
         return decimal_us_to_ns([str(v) for v in values], True, path, field)
     except (ValueError, OverflowError, TypeError):
@@ -283,6 +283,33 @@ def to_ns(values: list[Any], path: str = "", field: str = "ts") -> np.ndarray:
         if bad is None:
             raise ProfileError(path, f"'{field}' value out of range (over int64 nanoseconds) in trace events") from None
         raise ProfileError(path, f"invalid '{field}' value {bad!r} in trace events") from None
+
+
+def _float_us_to_ns(us: np.ndarray) -> np.ndarray:
+    """Float microseconds -> int64 ns by ``numparse.ROUNDING`` applied to the decimal each float was read from.
+
+    ``rint(us * 1000)`` is that rounding for every value written with at most 3 decimals (whole ns:
+    proven by ``ns / 1000`` reading back as the very float), and for almost all others. But a half-ns
+    tie such as ``23.7405`` is no float: its nearest float times 1000 lands just off ``23740.5`` about
+    once in a hundred (``2.0085`` gives 2008.5000000000002), and ``rint`` then picks the neighbour the
+    tie rule would not. So each unproven value within rounding error of a half ns ``k + 0.5`` is compared,
+    as a float, with the float of that tie, ``(2k + 1) / 2000`` (one correctly rounded division): equal
+    means it was read from the tie (to the even ns), above or below means its decimal lies above or
+    below the tie (float rounding is monotonic). No per-value Python; exact for every decimal that a
+    float tells apart from the tie (all with up to 15 significant digits).
+    """
+    y = us * 1000.0
+    ns = np.rint(y)
+    unproven = np.flatnonzero(ns / 1000.0 != us)
+    if unproven.size:
+        yu = y[unproven]
+        k = np.floor(yu)
+        near = np.abs(yu - k - 0.5) <= np.minimum(np.abs(yu) * 2.0**-50 + 2.0**-40, 0.25)
+        if near.any():
+            i, k = unproven[near], k[near]
+            x, tie, odd = us[i], (2.0 * k + 1.0) / 2000.0, (k.astype(np.int64) & 1).astype(bool)
+            ns[i] = k + ((x > tie) | ((x == tie) & odd))
+    return ns.astype(np.int64)
 
 
 _I64_MAX = np.iinfo(np.int64).max
@@ -308,7 +335,7 @@ def float_inexact(ns: np.ndarray, vals: list) -> bool:
 
     Re-reading costs about three decodes, so large floats are first proven exact: below
     2**42 us a float's ulp is under 0.49 ns, hence when ``ns / 1000`` rounds back to the very
-    float decoded, the decimal text lies within 0.49 ns of ``ns`` and rounds (half up) to it.
+    float decoded, the decimal text lies within 0.49 ns of ``ns`` and rounds to it (no tie).
     Traces recorded at up to 1 ns resolution with timestamps under ~4.4e12 us (e.g. ROCm traces
     at ~2.2e12 us) pass; epoch-us NPU times written as numbers (~1.7e15 us) do not.
     """
