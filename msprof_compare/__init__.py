@@ -7,27 +7,34 @@ install their Ctrl-C handling before the imports that take most of the start-up 
 from __future__ import annotations
 
 import os
+import sys
 from typing import TYPE_CHECKING, Any
 
 from . import compare as _comparators  # noqa: F401 - the (empty) sub-package first, so it never rebinds `compare`
 from .errors import ProfileError, UsageError
 
 if TYPE_CHECKING:  # pragma: no cover
+    import msprof_compare
+
     from .api import CompareResult
+else:
+    #: The package itself, so that the annotation ``msprof_compare.CompareResult`` below resolves at run time
+    #: (``typing.get_type_hints``) through ``__getattr__``, which imports the API then: a bare ``CompareResult``
+    #: is no name here until it is imported, and importing it up front would load pandas for ``--help`` too.
+    msprof_compare = sys.modules[__name__]
 
 __all__ = ["compare", "CompareResult", "ProfileError", "UsageError"]
 __version__ = "0.1.0"
 
 
-def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str], **options: Any) -> CompareResult:
+def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
+            **options: Any) -> msprof_compare.CompareResult:
     """Compare two profiles; options are the CLI's flag names (e.g. ``enable_profiling_compare=True``).
 
     Raises ``UsageError`` for bad options and ``ProfileError`` for bad data. See ``msprof_compare.api``.
     """
-    from .api import CompareResult
     from .api import compare as run
 
-    globals()["CompareResult"] = CompareResult  # from now on the annotation above resolves at run time too
     return run(base, comparison, **options)
 
 

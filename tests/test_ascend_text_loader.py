@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,7 @@ ALL = Options(**{k: True for k in ("enable_profiling_compare", "enable_operator_
 
 
 def ns(v) -> int:
-    return int((Decimal(str(v)) * 1000).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+    return int((Decimal(str(v)) * 1000).quantize(Decimal(1), rounding=ROUND_HALF_EVEN))
 
 
 @pytest.fixture(scope="module")
@@ -432,8 +432,10 @@ def test_decimal_us_to_ns_uniform_layout_is_exact(whole_digits, frac_digits, num
 
 
 def test_decimal_us_to_ns_edge_cases():
-    got = decimal_us_to_ns(["-3.5", "+7.12345", "12", "1.", ".5", "0.0005", "0.0004", 5, 1.25, "1e3"])
-    assert got.tolist() == [-3500, 7123, 12000, 1000, 500, 1, 0, 5000, 1250, 1000000]
+    got = decimal_us_to_ns(["-3.5", "+7.12345", "12", "1.", ".5", "0.0005", "0.0004", 5, 1.25, "1e3", "0.0015",
+                            "0.00050001", "-0.0015", "5e-4"])
+    # half-ns ties to the even ns (numparse.ROUNDING); just above a tie rounds up
+    assert got.tolist() == [-3500, 7123, 12000, 1000, 500, 0, 0, 5000, 1250, 1000000, 2, 1, -2, 0]
     assert decimal_us_to_ns(["N/A", "", "abc"], strict=False).tolist() == [-1, -1, -1]
     with pytest.raises(ProfileError):
         decimal_us_to_ns(["abc"], path="f.json")
@@ -568,3 +570,17 @@ def test_small_csv_is_opened_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(ascend_text.pd, "read_csv", lambda src, **kw: sources.append(src) or read_csv(src, **kw))
     assert ascend_text.read_kernel_details(str(f))["dur"].tolist() == [1500]
     assert opened.count(str(f)) == 1 and not isinstance(sources[0], str)
+
+
+def test_odd_stream_ids_are_counted(tmp_path):
+    """An NPU task whose "Stream Id" is no integer within int64 is on no stream, counted in one warning."""
+    ev = [{"ph": "M", "name": "process_name", "pid": 2, "tid": 0, "args": {"name": "Ascend Hardware"}}]
+    ev += [{"ph": "X", "name": f"t{i}", "pid": 2, "tid": 3, "ts": str(10 * i), "dur": "1", "args": {"Stream Id": v}}
+           for i, v in enumerate([3, "4", 2**64, "x"])]
+    f = tmp_path / "trace_view.json"
+    f.write_text(json.dumps(ev))
+    prof = load_profile(str(f), OPTS)
+    assert prof.kernels["stream"].tolist() == [3, 4, -1, -1]
+    assert [w for w in prof.warnings if "stream" in w] == [
+        f"{f}: 2 kernel stream id(s) are not integers within int64 (the first: {2**64}); "
+        "those kernels read as on no stream"]

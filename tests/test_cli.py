@@ -646,6 +646,38 @@ def test_package_import_is_light() -> None:
     assert proc.stdout.strip() == "False", proc.stderr
 
 
+TYPE_HINTS = """
+import inspect, sys, typing
+import msprof_compare
+from msprof_compare.entry import analyze_main
+sys.argv = ["msprof-analyze", "compare", "--help"]
+try:
+    analyze_main()
+except SystemExit:
+    pass
+print("pandas after --help:", "pandas" in sys.modules)
+hints = typing.get_type_hints(msprof_compare.compare)
+from msprof_compare import api
+assert hints["return"] is api.CompareResult, hints
+objs = [getattr(api, n) for n in dir(api) if getattr(getattr(api, n), "__module__", "") == api.__name__]
+objs += [f.fget if isinstance(f, property) else f for c in (api.CompareResult, api.RunContext)
+         for f in vars(c).values() if inspect.isfunction(f) or isinstance(f, property)]
+assert len(objs) > 15, objs
+for obj in objs:
+    typing.get_type_hints(obj)
+print("hints resolve")
+"""
+
+
+def test_type_hints_resolve_in_a_fresh_interpreter() -> None:
+    """typing.get_type_hints(msprof_compare.compare) failed before the first call: its return type named
+    CompareResult, which the package imports only on first use (so --help loads no pandas, checked too)."""
+    proc = run_face(TYPE_HINTS)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[-2:] == ["pandas after --help: False", "hints resolve"], proc.stdout
+
+
 def test_output_target_edge_cases(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
     """'-o run.json/' is a directory (it was refused as naming a JSON file); a number cell that only
     float() reads ("1_5", full-width digits) is junk for the float column too, counted in the warning."""

@@ -186,3 +186,22 @@ def test_side_file_is_not_a_trace(tmp_path):
 def test_load_without_data_argument():
     prof = kineto.load(detect(str(H100)), _opts())
     assert len(prof.kernels) and np.issubdtype(prof.kernels["ts"].dtype, np.integer)
+
+
+#: args.stream values and what they read as: integers within int64 (also as integral floats or text) are
+#: streams; the rest are no stream (-1), counted in one warning (they used to read as -1 or be cut silently)
+STREAMS = [(7, 7), (0, 0), (None, -1), (7.0, 7), ("8", 8), (2**63 - 1, 2**63 - 1), (-1, -1),
+           (2**64, -1), (-(2**63) - 1, -1), (7.5, -1), ("abc", -1), ("", -1), (1e300, -1)]
+
+
+def test_odd_stream_ids_are_counted(tmp_path):
+    ev = [{"ph": "X", "cat": "kernel", "name": f"k{i}", "pid": 0, "tid": 7, "ts": 10 * i, "dur": 1,
+           "args": {} if v is None else {"stream": v}} for i, (v, _) in enumerate(STREAMS)]
+    path = _write(tmp_path, ev)
+    prof = load_profile(str(path), _opts(enable_profiling_compare=True))
+    assert prof.kernels["stream"].tolist() == [want for _, want in STREAMS]
+    notes = [w for w in prof.warnings if "stream" in w]
+    assert notes == [f"{path}: 6 kernel stream id(s) are not integers within int64 (the first: "
+                     f"{2**64}); those kernels read as on no stream"]
+    ev = [dict(e, args={"stream": 7}) for e in ev]  # all fine: no warning
+    assert not load_profile(str(_write(tmp_path, ev)), _opts()).warnings

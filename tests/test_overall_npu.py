@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +28,7 @@ OPTS = Options(enable_profiling_compare=True)
 
 
 def ns(v) -> int:
-    return int((Decimal(str(v)) * 1000).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+    return int((Decimal(str(v)) * 1000).quantize(Decimal(1), rounding=ROUND_HALF_EVEN))
 
 
 def _trace(path: Path) -> list[dict]:

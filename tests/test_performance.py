@@ -56,15 +56,17 @@ def test_kineto_epoch_float_times_are_exact(tmp_path: Path, ts_texts: list[str])
 
 def test_exact_times_mixes_the_vectorised_and_the_per_value_paths() -> None:
     # Epoch-scale ns texts (16 whole digits) take the vectorised parser; quoted strings, exponents,
-    # null, a missing dur and negatives fall back one by one. Expected values written out by hand.
+    # null, a missing dur and negatives fall back one by one. Expected values written out by hand (half-ns
+    # ties to the even ns: 12.0005 -> 12000, -0.0005 -> 0, 12.0015 -> 12002).
     data = (b'{"traceEvents": ['
-            b'{"ts": 1712195495519689.047, "dur": 12.0005}, {"ts": 1712195495519690.0004, "dur": "3.5"}, '
+            b'{"ts": 1712195495519689.047, "dur": 12.0005}, {"ts": 1, "dur": 12.0015}, '
+            b'{"ts": 1712195495519690.0004, "dur": "3.5"}, '
             b'{"ts": 1.5e3, "dur": null}, {"ts": -0.0005}, {"ts": 9223372036854775.807, "dur": 0}]}')
     texts = traceio.exact_texts("t.json", data)
     ts, dur = traceio.exact_ns("t.json", texts, "ts"), traceio.exact_ns("t.json", texts, "dur")
-    assert ts.tolist() == [1712195495519689047, 1712195495519690000, 1500000, -1, 9223372036854775807]
-    assert dur.tolist() == [12001, 3500, 0, 0, 0]
-    assert traceio.exact_ns("t.json", texts, "ts", np.array([4, 0])).tolist() == [9223372036854775807,
+    assert ts.tolist() == [1712195495519689047, 1000, 1712195495519690000, 1500000, 0, 9223372036854775807]
+    assert dur.tolist() == [12000, 12002, 3500, 0, 0, 0]
+    assert traceio.exact_ns("t.json", texts, "ts", np.array([5, 0])).tolist() == [9223372036854775807,
                                                                                  1712195495519689047]
     bad = traceio.exact_texts("t.json", b'[{"ts": 9223372036854775.808}, {"ts": 1.5}]')
     assert traceio.exact_ns("t.json", bad, "ts", np.array([1])).tolist() == [1500]  # only the events kept
@@ -81,7 +83,7 @@ def test_to_ns_reads_mixed_number_and_text_columns_in_any_order() -> None:
     texts = ["1712195495519689.047", 12.5, 3]
     assert traceio.to_ns(texts).tolist() == [1712195495519689047, 12500, 3000]
     assert traceio.to_ns(texts[::-1]).tolist() == [3000, 12500, 1712195495519689047]
-    assert traceio.to_ns([1.0, "2.0005", "4"]).tolist() == [1000, 2001, 4000]
+    assert traceio.to_ns([1.0, "2.0005", "4", "2.0015"]).tolist() == [1000, 2000, 4000, 2002]
     with pytest.raises(ProfileError, match="invalid 'dur' value 'x'"):
         traceio.to_ns([1.0, "x"], "t.json", "dur")
     with pytest.raises(ProfileError, match="invalid 'ts' value 'x' in trace events: not a number"):

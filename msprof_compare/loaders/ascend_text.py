@@ -356,7 +356,7 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
             profile.kernels = frame("kernels", {
                 "name": c["name"][sel], "cat": np.full(sel.size, "npu_task", dtype=object),
                 "ts": c["ts"][sel], "dur": c["dur"][sel], "pid": c["pid"][sel], "tid": c["tid"][sel],
-                "stream": traceio.optional_ints([x.stream for x in a]),
+                "stream": traceio.stream_ids(path, [x.stream for x in a], profile.warnings),
                 "task_type": ["" if x.task_type is None else _text(x.task_type) for x in a],
                 "task_id": traceio.optional_ints([x.task_id for x in a]),
                 "connection_id": traceio.optional_ints([x.connection_id for x in a]),

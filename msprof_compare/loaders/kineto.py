@@ -219,7 +219,7 @@ def _load_kernels(prof: Profile, ev: _Events) -> None:
     args = ev.args(sub, _KernelArgs)
     cols["cat"] = np.array([KERNEL_CATS[c] for c in ev.cat_lower_of(idx)], dtype=object)
     cols["task_type"] = ev.cat_of(idx)
-    cols["stream"] = traceio.optional_ints([a.stream for a in args])
+    cols["stream"] = traceio.stream_ids(ev.path, [a.stream for a in args], prof.warnings)
     cols["device"] = traceio.optional_ints([a.device for a in args])
     cols["correlation"] = traceio.optional_ints([a.correlation for a in args])
     cols["ext_id"] = traceio.optional_ints([a.ext_id if a.ext_id is not None else a.ext_id_legacy for a in args])

@@ -19,6 +19,13 @@ from ..errors import ProfileError
 #: Largest |value| in microseconds for which float64 -> int ns is exact.
 FLOAT_EXACT_US = 2.0e12
 
+#: How a time's exact decimal value becomes whole ns: to the nearest, a tie (``23.7405`` us) to the even ns
+#: (23.740 us), as ``decimal.ROUND_HALF_EVEN``. One rule for times written as text and as JSON numbers
+#: (a float equal to the float of a tie reads as that tie, ``traceio._float_us_to_ns``): ties in a column
+#: of durations then round up as often as down, so sums of ns stay as close to the original's exact
+#: decimal sums as they can.
+ROUNDING = "ROUND_HALF_EVEN"
+
 
 class NumberError(ValueError):
     """A value that is not a finite decimal number, or whose ns do not fit int64 (carries the
@@ -31,7 +38,8 @@ class NumberError(ValueError):
 
 
 def text_us_to_ns(text: bytes | str) -> int:
-    """One decimal-microsecond text (JSON number or quoted string) -> ns, rounded half up."""
+    """One decimal-microsecond text (JSON number or quoted string) -> ns, its exact value rounded
+    half to even (``ROUNDING``)."""
     b = text.encode() if isinstance(text, str) else bytes(text)
     b = b.strip().strip(b'"').strip()
     neg = b.startswith(b"-")
@@ -41,7 +49,7 @@ def text_us_to_ns(text: bytes | str) -> int:
         v = int(whole) * 1000
         if frac:
             v += int(frac[:3].ljust(3, b"0"))
-            if len(frac) > 3 and frac[3] >= 53:
+            if len(frac) > 3 and frac[3] >= 53 and (frac[3] > 53 or frac[4:].strip(b"0") or v & 1):
                 v += 1
         return -v if neg else v
     if b in (b"", b"null"):
@@ -52,7 +60,7 @@ def text_us_to_ns(text: bytes | str) -> int:
         raise NumberError(b.decode("utf-8", "replace")) from None
     if not d.is_finite():
         raise NumberError(str(d), "not finite")
-    v = int((d * 1000).to_integral_value(rounding="ROUND_HALF_UP"))
+    v = int((d * 1000).to_integral_value(rounding=ROUNDING))
     if not -(2**63) <= v < 2**63:
         raise NumberError(b.decode("utf-8", "replace"), "out of range (beyond int64 nanoseconds)")
     return v
@@ -85,8 +93,8 @@ def decimal_us_to_ns(values: np.ndarray | list[Any], strict: bool = True, path: 
     """Exact decimal-microsecond values (text, or numbers) -> int64 ns.
 
     NPU timestamps (~1.7e15 us with 3+ decimals) exceed float64 precision, so
-    the digits are parsed directly from a byte matrix (rounding half up at the
-    4th decimal). Rows are grouped by (dot position, length), making each group
+    the digits are parsed directly from a byte matrix (rounding the exact value
+    half to even, ``ROUNDING``). Rows are grouped by (dot position, length), making each group
     one integer matrix-vector product. Values with surrounding blanks are
     stripped and parsed again; anything still not ``[+-]digits[.digits]``
     goes to the exact per-value path when ``strict`` (which raises ``ProfileError``
@@ -142,6 +150,18 @@ def _weights(dp: int, ln: int, width: int) -> tuple[np.ndarray, int] | None:
     return w, rcol
 
 
+def _rounds_up(digits: np.ndarray, rcol: int, end: int, v: np.ndarray) -> np.ndarray:
+    """Whether each truncated ns value ``v`` rounds up (half to even): its first dropped digit is in column
+    ``rcol`` and the others run to ``end``; a tie (5 then only zeros) goes to the even ns."""
+    first = digits[:, rcol]
+    up = first > 5
+    tie = first == 5
+    if tie.any():
+        rest = (digits[tie, rcol + 1:end] != 0).any(axis=1)
+        up[tie] = rest | (v[tie] & 1).astype(bool)
+    return up
+
+
 def _parse_uniform(u: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """The common case in one pass: (nearly) every value is unsigned ``digits.digits`` filling the
     whole width with the dot in one column (Ascend timestamps). (ns, ok) for those rows; None when
@@ -172,7 +192,7 @@ def _parse_uniform(u: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     d[:, dp] = 0
     v = d @ w
     if rcol >= 0:
-        v += d[:, rcol] >= 5
+        v += _rounds_up(d, rcol, width, v)
     val = np.zeros(n, dtype=np.int64)
     val[ok] = v
     return val, ok
@@ -234,7 +254,7 @@ def _parse_decimal(vals: list[Any]) -> tuple[np.ndarray, np.ndarray]:
                 rows, sub = rows[~big], sub[~big]
         v = sub @ w
         if rcol >= 0:
-            v += sub[:, rcol] >= 5
+            v += _rounds_up(sub, rcol, ln, v)
         val[rows] = v
     return np.where(neg, -val, val), ok
 

@@ -16,9 +16,8 @@ import gzip
 import io
 import os
 import re
+import threading
 import zlib
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import msgspec
@@ -107,16 +106,45 @@ def exact_ns(path: str, texts: list[_Times], field: str, idx: np.ndarray | None 
 MAX_TRACE_BYTES = 10 * 1024**3
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic GC: decoding allocates millions of objects and none are cyclic."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
+class _GcPause:
+    """Reference-counted pause of the process-wide cyclic GC, shared by every thread.
+
+    Overlapping decodes (``compare()`` in several threads) pause it together: the first to enter
+    records whether GC was on and turns it off; the last to leave turns it back on only if it was on
+    then. So a host that disabled GC before a decode started keeps it off, one that calls
+    ``gc.enable()`` during a decode keeps it on, and one thread's decode never ends another's pause
+    (each enter/exit is a lock and a counter: cheap next to a decode). Residual case: a
+    ``gc.disable()`` made while a pause is running cannot be seen (GC is already off, and the call
+    leaves no trace), so the last decode to finish re-enables GC under that host; hosts that manage
+    the GC themselves should disable it before calling in, or re-disable it afterwards.
+    """
+
+    __slots__ = ()
+    _lock = threading.Lock()
+    _depth = 0  # pausers inside, all threads together
+    _restore = False  # GC was enabled when the first of them entered
+
+    def __call__(self) -> _GcPause:
+        return self
+
+    def __enter__(self) -> None:
+        cls = _GcPause
+        with cls._lock:
+            if cls._depth == 0:
+                cls._restore = gc.isenabled()
+                gc.disable()
+            cls._depth += 1
+
+    def __exit__(self, *_exc: object) -> None:
+        cls = _GcPause
+        with cls._lock:
+            cls._depth -= 1
+            if cls._depth == 0 and cls._restore:
+                gc.enable()
+
+
+#: ``with gc_paused(): ...`` decodes with the cyclic GC off (millions of allocations, none of them cyclic).
+gc_paused = _GcPause()
 
 
 def read_bytes(path: str, force: bool = False) -> bytes:
@@ -247,7 +275,7 @@ def to_ns(values: list[Any], path: str = "", field: str = "ts") -> np.ndarray:
             if not (np.abs(arr) < _MAX_US).all():
                 raise ProfileError(path, f"'{field}' value {np.abs(arr).max()!r} out of range "
                                          "(over int64 nanoseconds) in trace events")
-            return np.rint(arr * 1000.0).astype(np.int64)
+            return _float_us_to_ns(arr)
         # decimal strings (NPU), possibly mixed with numbers: exact digit parsing
         return decimal_us_to_ns([str(v) for v in values], True, path, field)
     except (ValueError, OverflowError, TypeError):
@@ -255,6 +283,33 @@ def to_ns(values: list[Any], path: str = "", field: str = "ts") -> np.ndarray:
         if bad is None:
             raise ProfileError(path, f"'{field}' value out of range (over int64 nanoseconds) in trace events") from None
         raise ProfileError(path, f"invalid '{field}' value {bad!r} in trace events") from None
+
+
+def _float_us_to_ns(us: np.ndarray) -> np.ndarray:
+    """Float microseconds -> int64 ns by ``numparse.ROUNDING`` applied to the decimal each float was read from.
+
+    ``rint(us * 1000)`` is that rounding for every value written with at most 3 decimals (whole ns:
+    proven by ``ns / 1000`` reading back as the very float), and for almost all others. But a half-ns
+    tie such as ``23.7405`` is no float: its nearest float times 1000 lands just off ``23740.5`` about
+    once in a hundred (``2.0085`` gives 2008.5000000000002), and ``rint`` then picks the neighbour the
+    tie rule would not. So each unproven value within rounding error of a half ns ``k + 0.5`` is compared,
+    as a float, with the float of that tie, ``(2k + 1) / 2000`` (one correctly rounded division): equal
+    means it was read from the tie (to the even ns), above or below means its decimal lies above or
+    below the tie (float rounding is monotonic). No per-value Python; exact for every decimal that a
+    float tells apart from the tie (all with up to 15 significant digits).
+    """
+    y = us * 1000.0
+    ns = np.rint(y)
+    unproven = np.flatnonzero(ns / 1000.0 != us)
+    if unproven.size:
+        yu = y[unproven]
+        k = np.floor(yu)
+        near = np.abs(yu - k - 0.5) <= np.minimum(np.abs(yu) * 2.0**-50 + 2.0**-40, 0.25)
+        if near.any():
+            i, k = unproven[near], k[near]
+            x, tie, odd = us[i], (2.0 * k + 1.0) / 2000.0, (k.astype(np.int64) & 1).astype(bool)
+            ns[i] = k + ((x > tie) | ((x == tie) & odd))
+    return ns.astype(np.int64)
 
 
 _I64_MAX = np.iinfo(np.int64).max
@@ -280,7 +335,7 @@ def float_inexact(ns: np.ndarray, vals: list) -> bool:
 
     Re-reading costs about three decodes, so large floats are first proven exact: below
     2**42 us a float's ulp is under 0.49 ns, hence when ``ns / 1000`` rounds back to the very
-    float decoded, the decimal text lies within 0.49 ns of ``ns`` and rounds (half up) to it.
+    float decoded, the decimal text lies within 0.49 ns of ``ns`` and rounds to it (no tie).
     Traces recorded at up to 1 ns resolution with timestamps under ~4.4e12 us (e.g. ROCm traces
     at ~2.2e12 us) pass; epoch-us NPU times written as numbers (~1.7e15 us) do not.
     """
@@ -346,6 +401,51 @@ def optional_ints(values: list[Any], default: int = -1) -> np.ndarray:
                 out[i] = int(float(v))
             except (TypeError, ValueError, OverflowError):
                 pass
+    return out
+
+
+
+def _whole_int64(v: Any) -> int | None:
+    """``v`` as an integer when it is one within int64: an int, an integral float or the text of
+    either (``7``, ``7.0``, `` "7" ``); None for anything else (fractional, beyond int64, a boolean, junk)."""
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, str):
+        v = v.strip()
+        try:
+            v = int(v)
+        except ValueError:
+            try:
+                v = float(v)
+            except ValueError:
+                return None
+    if isinstance(v, float):
+        if not v.is_integer():  # also inf / nan
+            return None
+        v = int(v)
+    if isinstance(v, int) and -(2**63) <= v < 2**63:
+        return v
+    return None
+
+
+def stream_ids(path: str, values: list[Any], warnings: list[str]) -> np.ndarray:
+    """Kernel stream ids (args ``stream`` / ``Stream Id``) -> int64, -1 when absent.
+
+    A present value that is no integer within int64 (``2**64``, ``7.5``, ``"abc"``, ``true``) is no
+    stream either: it reads as -1 too, and the kernels that have one are counted in one warning line,
+    since leaving the stream sums (E2E window, SDMA, compute stream) changes figures. It used to read
+    as -1 (or, fractional, as its integer part) without a word. Usual traces (ints, none -1) cost a
+    type scan and one compare."""
+    out = optional_ints(values)
+    if set(map(type, values)) <= {int, type(None)} and not (out == -1).any():
+        return out
+    bad = [i for i, v in enumerate(values) if v is not None and _whole_int64(v) is None]
+    if bad:
+        out[bad] = -1
+        shown = repr(values[bad[0]])
+        shown = shown if len(shown) <= 40 else shown[:37] + "..."
+        warnings.append(f"{path}: {len(bad)} kernel stream id(s) are not integers within int64 (the first: "
+                        f"{shown}); those kernels read as on no stream")
     return out
 
 

@@ -1,0 +1,153 @@
+"""traceio helpers: the shared GC pause of the decoders; one rounding rule for times as numbers and text."""
+
+from __future__ import annotations
+
+import gc
+import json
+import threading
+from collections.abc import Iterator
+from decimal import ROUND_HALF_EVEN, Decimal
+
+import numpy as np
+import pytest
+
+from msprof_compare.loaders import load_profile
+from msprof_compare.loaders.numparse import decimal_us_to_ns, texts_us_to_ns
+from msprof_compare.loaders.traceio import gc_paused, to_ns
+from msprof_compare.options import Options
+
+
+@pytest.fixture(autouse=True)
+def _gc_on() -> Iterator[None]:
+    gc.enable()
+    yield
+    gc.enable()
+
+
+def _wait(event: threading.Event) -> None:
+    assert event.wait(10), "a test thread did not get there"
+
+
+def _threads(*targets) -> None:
+    errors: list[BaseException] = []
+
+    def guard(fn):
+        def run() -> None:
+            try:
+                fn()
+            except BaseException as exc:  # noqa: BLE001 - re-raised in the main thread
+                errors.append(exc)
+        return run
+
+    ts = [threading.Thread(target=guard(t)) for t in targets]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(20)
+    if errors:
+        raise errors[0]
+
+
+def test_overlapping_pauses_end_with_the_last() -> None:
+    """Thread A pauses, B pauses, A leaves while B still decodes: GC stays off for B, and is on again
+    once B leaves (A used to re-enable it under B, since B had found it off)."""
+    a_in, b_in, a_out = threading.Event(), threading.Event(), threading.Event()
+    seen: dict[str, bool] = {}
+
+    def a() -> None:
+        with gc_paused():
+            a_in.set()
+            _wait(b_in)
+        a_out.set()
+
+    def b() -> None:
+        _wait(a_in)
+        with gc_paused():
+            b_in.set()
+            _wait(a_out)
+            seen["b after a left"] = gc.isenabled()
+
+    _threads(a, b)
+    assert seen == {"b after a left": False}
+    assert gc.isenabled()
+
+
+def test_many_threads_inside_at_once() -> None:
+    """N threads inside the pause together; all but one leave; the last one still decodes with GC off."""
+    n = 6
+    inside = threading.Barrier(n)
+    others_out = threading.Barrier(n)  # the n-1 leavers and the last one
+    seen: list[bool] = []
+
+    def leaver() -> None:
+        with gc_paused():
+            inside.wait(10)
+        others_out.wait(10)
+
+    def last() -> None:
+        with gc_paused():
+            inside.wait(10)
+            others_out.wait(10)
+            seen.append(gc.isenabled())
+
+    _threads(*[leaver] * (n - 1), last)
+    assert seen == [False] and gc.isenabled()
+
+
+def test_host_choice_is_kept() -> None:
+    """GC disabled by the host before the decodes stays disabled, also when decodes overlap;
+    ``gc.enable()`` during a decode stays enabled; an exception still ends the pause."""
+    gc.disable()
+    with gc_paused():
+        with gc_paused():
+            pass
+        assert not gc.isenabled()
+    assert not gc.isenabled()
+    gc.enable()
+    with gc_paused():
+        assert not gc.isenabled()
+        gc.enable()
+    assert gc.isenabled()
+    with pytest.raises(ZeroDivisionError), gc_paused():
+        1 / 0  # noqa: B018
+    assert gc.isenabled()
+
+
+
+#: Half-ns ties and their neighbours. 2.0085 and 2.0155 are ties whose nearest float times 1000 lands just
+#: off the half (2008.5000000000002, 2015.4999999999998): rint took 2009 / 2015, the decimal rule 2008 / 2016.
+TIES = ["23.7405", "23.7415", "0.0005", "1.0015", "-2.5005", "2.0085", "2.0155", "4.0455", "23.74050001",
+        "23.7404999", "1.2695", "12345.6785", "1736408883732.2415", "0.6000312", "7", "7.25"]
+
+
+def _exact(text: str) -> int:
+    return int((Decimal(text) * 1000).to_integral_value(ROUND_HALF_EVEN))
+
+
+def test_half_ns_ties_round_alike_as_numbers_and_text() -> None:
+    """A time on a half-ns tie reads as the same ns whether written as a JSON number or as text: its
+    decimal value rounded half to even (text rounded half up, numbers half-even on the float product)."""
+    want = [_exact(t) for t in TIES]
+    assert to_ns([float(t) for t in TIES]).tolist() == want
+    assert to_ns(TIES).tolist() == want
+    assert decimal_us_to_ns(TIES).tolist() == want
+    assert texts_us_to_ns([t.encode() for t in TIES]).tolist() == want
+    same_width = ["1736408883732241.5005", "1736408883732241.5015", "1736408883732241.5025"]
+    assert decimal_us_to_ns(same_width).tolist() == [_exact(t) for t in same_width]  # the one-layout path
+
+
+def test_trace_durations_as_numbers_and_text_load_alike(tmp_path) -> None:
+    """Through a loader: a trace_view.json with its times as numbers loads to the ns of the text form."""
+    ev = [{"ph": "M", "name": "process_name", "pid": 2, "tid": 0, "args": {"name": "Ascend Hardware"}}]
+    durs = [t for t in TIES if float(t) >= 0 and len(t) < 12]  # no negative or over-a-week duration (read as 0)
+    ev += [{"ph": "X", "name": f"t{i}", "pid": 2, "tid": 3, "ts": str(100 * i) + ".0005", "dur": t, "args": {}}
+           for i, t in enumerate(durs)]
+    loaded = []
+    for form in (str, float):
+        f = tmp_path / f"{form.__name__}" / "trace_view.json"
+        f.parent.mkdir()
+        f.write_text(json.dumps([dict(e, ts=form(e["ts"]), dur=form(e["dur"])) if "dur" in e else e for e in ev]))
+        loaded.append(load_profile(str(f), Options(enable_profiling_compare=True)).kernels)
+    assert np.array_equal(loaded[0]["dur"], loaded[1]["dur"]) and np.array_equal(loaded[0]["ts"], loaded[1]["ts"])
+    assert loaded[0]["dur"].tolist() == [_exact(t) for t in durs]
+    assert loaded[0]["ts"].tolist()[:3] == [0, 100_000, 200_000]
