@@ -11,12 +11,10 @@ the same bytes (``exact_texts``).
 
 from __future__ import annotations
 
-import gc
 import gzip
 import io
 import os
 import re
-import threading
 import zlib
 from typing import Any
 
@@ -24,6 +22,7 @@ import msgspec
 import numpy as np
 
 from ..errors import ProfileError
+from ..gcpause import gc_paused
 from .numparse import FLOAT_EXACT_US, NumberError, decimal_us_to_ns, texts_us_to_ns
 
 _NUM = int | float | str
@@ -104,47 +103,6 @@ def exact_ns(path: str, texts: list[_Times], field: str, idx: np.ndarray | None 
 
 #: Size above which a trace JSON is refused without --force (reference-1 §2.5).
 MAX_TRACE_BYTES = 10 * 1024**3
-
-
-class _GcPause:
-    """Reference-counted pause of the process-wide cyclic GC, shared by every thread.
-
-    Overlapping decodes (``compare()`` in several threads) pause it together: the first to enter
-    records whether GC was on and turns it off; the last to leave turns it back on only if it was on
-    then. So a host that disabled GC before a decode started keeps it off, one that calls
-    ``gc.enable()`` during a decode keeps it on, and one thread's decode never ends another's pause
-    (each enter/exit is a lock and a counter: cheap next to a decode). Residual case: a
-    ``gc.disable()`` made while a pause is running cannot be seen (GC is already off, and the call
-    leaves no trace), so the last decode to finish re-enables GC under that host; hosts that manage
-    the GC themselves should disable it before calling in, or re-disable it afterwards.
-    """
-
-    __slots__ = ()
-    _lock = threading.Lock()
-    _depth = 0  # pausers inside, all threads together
-    _restore = False  # GC was enabled when the first of them entered
-
-    def __call__(self) -> _GcPause:
-        return self
-
-    def __enter__(self) -> None:
-        cls = _GcPause
-        with cls._lock:
-            if cls._depth == 0:
-                cls._restore = gc.isenabled()
-                gc.disable()
-            cls._depth += 1
-
-    def __exit__(self, *_exc: object) -> None:
-        cls = _GcPause
-        with cls._lock:
-            cls._depth -= 1
-            if cls._depth == 0 and cls._restore:
-                gc.enable()
-
-
-#: ``with gc_paused(): ...`` decodes with the cyclic GC off (millions of allocations, none of them cyclic).
-gc_paused = _GcPause()
 
 
 def read_bytes(path: str, force: bool = False) -> bytes:
@@ -402,7 +360,6 @@ def optional_ints(values: list[Any], default: int = -1) -> np.ndarray:
             except (TypeError, ValueError, OverflowError):
                 pass
     return out
-
 
 
 def _whole_int64(v: Any) -> int | None:
