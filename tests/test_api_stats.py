@@ -104,5 +104,17 @@ def test_api_compare_matches_reference_pair1(samples, reference_outputs):
     assert list(ours.columns) == list(ref.columns)
     assert len(ours) == len(ref) == 133
     assert ours["api name"].tolist() == ref["api name"].tolist()
-    for col in ref.columns[2:]:
-        assert np.allclose(ours[col].astype(float), ref[col].astype(float), rtol=0.005), col
+    for col in ref.columns[2:]:  # every figure equals the original's cell exactly (0.01 ms rounding included)
+        assert np.array_equal(ours[col].astype(float), ref[col].astype(float), equal_nan=True), col
+
+
+def test_step_zero_is_a_step():
+    """ProfilerStep#0 is a step like any other: its calls in breadth-first order, and a step 0 without ops
+    is refused (not read as "no step")."""
+    ops = [("ProfilerStep#0", 0, 100), ("a", 1, 50), ("a_child", 2, 10), ("b", 60, 10),
+           ("ProfilerStep#1", 200, 100), ("x", 201, 50)]
+    p = prof(ops)
+    assert calls_of(p, 0)["name"].tolist() == ["a", "b", "a_child"]
+    empty = prof([("ProfilerStep#0", 0, 100), ("ProfilerStep#1", 200, 100), ("x", 201, 50)])
+    with pytest.raises(StepError, match="There is no operator event data for step 0"):
+        api_stats.build(RunContext(empty, empty, Options(enable_api_compare=True, base_step=0, comparison_step=0)))

@@ -246,3 +246,28 @@ def test_duplicated_gpu_kernel_event_counts_once():
     p.kernels["pid"] = 1
     p.kernels["tid"] = 7
     assert comm.side_data(p, None)["nccldevkernel"]["ops"].tolist() == [40.0, 10.0]
+
+
+def test_db_tasks_belong_to_their_op_id_not_their_time(tmp_path):
+    """A DB task names its op (COMMUNICATION_TASK_INFO.opId): it counts under that op even when its start
+    lies outside every op's window, where the text exports' time walk would drop it. Level-1 excerpt, the
+    first task moved 1 s before the first op."""
+    import shutil
+    import sqlite3
+    from pathlib import Path
+
+    from msprof_compare.api import compare
+
+    db = tmp_path / "ascend_pytorch_profiler_0.db"
+    shutil.copyfile(Path(__file__).parent / "data" / "db" / "l1" / "ascend_pytorch_profiler_0.db", db)
+    con = sqlite3.connect(db)
+    (n_tasks,) = con.execute("SELECT count(*) FROM COMMUNICATION_TASK_INFO").fetchone()
+    (first_op,) = con.execute("SELECT min(startNs) FROM COMMUNICATION_OP").fetchone()
+    (gid,) = con.execute("SELECT t.globalTaskId FROM TASK t JOIN COMMUNICATION_TASK_INFO c USING (globalTaskId) "
+                         "ORDER BY t.startNs LIMIT 1").fetchone()
+    con.execute("UPDATE TASK SET startNs = ?, endNs = ? WHERE globalTaskId = ?",
+                (first_op - 10**9, first_op - 10**9 + 1000, gid))
+    con.commit()
+    con.close()
+    sheet = compare(str(db), str(db), enable_communication_compare=True).sheet("CommunicationCompare")
+    assert sheet.loc[sheet["Communication OP Name"] == "|", "Calls"].sum() == n_tasks == 296

@@ -98,7 +98,8 @@ def test_overall_metrics_matches_reference_cell_by_cell(reference_outputs: Path,
 def test_data_cell_formats_match_reference(pair: str, samples: Path, reference_outputs: Path,
                                            tmp_out: Path) -> None:
     """Number format and boldness of every filled data cell of every sheet the original wrote, text
-    columns included (most carry '#,##0', names are bold 'General')."""
+    columns included (most carry '#,##0', names are bold 'General'), and the merged caption cells of row 1
+    (each sheet's base / comparison spans)."""
     from msprof_compare import compare
 
     inputs = {PAIR1: (PAIR1_BASE, PAIR1_COMP),
@@ -113,6 +114,7 @@ def test_data_cell_formats_match_reference(pair: str, samples: Path, reference_o
         assert set(ref.sheetnames) <= set(ours.sheetnames)
         for name in ref.sheetnames:
             a, b = ours[name], ref[name]
+            assert sorted(map(str, a.merged_cells.ranges)) == sorted(map(str, b.merged_cells.ranges)), name
             for row_a, row_b in zip(a.iter_rows(min_row=4, max_row=min(b.max_row, a.max_row, 60)),
                                     b.iter_rows(min_row=4, max_row=min(b.max_row, a.max_row, 60)), strict=True):
                 for ca, cb in zip(row_a, row_b, strict=False):

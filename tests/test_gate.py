@@ -119,3 +119,18 @@ def test_change_of_exactly_the_threshold_passes(pct):
 
     assert gate(comp, pct) == 0
     assert gate(comp + 1, pct) == 3  # one nanosecond more is beyond it
+
+
+def test_no_time_breakdown_cannot_pass_the_gate():
+    """Without an "e2e" frame (no breakdown was made) the gate answers 1, never 0: a CI job must not pass a
+    run it could not judge."""
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from msprof_compare.compare.summary import regression_gate
+
+    side = SimpleNamespace(path="x")
+    for frames in ({}, {"e2e": pd.DataFrame({"base_ns": [], "comparison_ns": []})}):
+        code, message = regression_gate(SimpleNamespace(frames=frames, base=side, comparison=side), 5.0)
+        assert code == 1 and message.startswith("error: --fail_on_regression: no E2E time")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 from collections import defaultdict
 from pathlib import Path
 
@@ -320,3 +321,54 @@ def test_reference_pairs(pair: str, samples: Path, reference_outputs: Path) -> N
             # Excel cuts cells at 32767 characters: compare the lines the reference kept
             assert all(x[:-1] == y[:len(x) - 1] for x, y in zip(r, o, strict=True)), (name, col)
     assert (fixed > 0) == bool(foreign), fixed
+
+
+# --------------------------------------------------------------------------- edge rules (mutation audit)
+
+
+def test_one_sided_modules_in_both_sheets() -> None:
+    """Linear_0 renamed Conv_0 on the comparison side: Net_0 and ReLU_0 pair, Linear_0 (forward and backward)
+    is base-only, Conv_0 comparison-only. Absent sides show 0 time, 0 number, "" details; the match rate
+    counts 2 pairs of 4 modules per side. Figures from net_profile's kernels (gemm 8 us, gemm_bwd 4 us)."""
+    ctx = ctx_of(net_profile(), net_profile(linear="nn.Module: Conv_0"))
+    stat, detail = (s.data.values.tolist() for s in operators.build(ctx))
+    by = {(r[3], r[4]): r for r in stat}
+    lin_total, lin_op = by[("/ Net_0/ Linear_0", "[ TOTAL ]")], by[("/ Net_0/ Linear_0", "aten::linear")]
+    assert lin_total[6:16] == [0.008, 1, 0.008, None, 0, 0, 0, -0.01, -0.01, 0.0]
+    assert lin_op[9:13] == ["", 0, 0, None]
+    conv_total, conv_op = by[("/ Net_0/ Conv_0", "[ TOTAL ]")], by[("/ Net_0/ Conv_0", "aten::linear")]
+    assert conv_total[6:16] == [0, 0, 0, None, 0.008, 1, 0.008, 0.01, 0.01, math.inf]
+    assert conv_op[5:9] == ["", 0, 0, None]
+    rows = {(r[3], r[4]): r for r in detail}
+    assert rows[("/ Net_0/ Linear_0", "TOTAL")][6:15] == [8.0, 8.0, "TOTAL", None, 0, 0, -8.0, -8.0, 0.0]
+    assert rows[("/ Net_0/ Linear_0", "aten::linear")][8:12] == ["", "", 0.0, None]
+    assert rows[("/ Net_0/ Conv_0", "TOTAL")][6:15] == [0, 0, "TOTAL", None, 8.0, 8.0, 8.0, 8.0, math.inf]
+    assert rows[("/ Net_0/ Conv_0", "")][4:11] == ["", "", 0.0, None, "aten::linear", "gemm [duration: 8.0]\n", 8.0]
+    rate = ctx.frames["match_rate"].iloc[0]
+    assert rate[["what", "matched", "base_total", "comparison_total"]].tolist() == ["modules", 2, 4, 4]
+
+
+def test_kernel_launched_after_the_last_op_of_the_last_module() -> None:
+    """A kernel whose launch (flow start, 45 us) lies in ReLU_0 after its only op (aten::relu, 36-41 us) counts
+    in ReLU_0's self time but goes to no op (ReLU_0 is the last module: no backward flow here)."""
+    def prof() -> Profile:
+        p = net_profile()
+        p.flows = p.flows[p.flows["cat"] != "fwdbwd"].reset_index(drop=True)
+        late = frame("kernels", {"name": ["late"], "cat": ["kernel"], "task_type": ["kernel"], "ts": [260 * US],
+                                 "dur": [3 * US], "pid": [0], "tid": [7]})
+        p.kernels = pd.concat([p.kernels, late], ignore_index=True)
+        f = frame("flows", {"id": ["9"], "cat": ["ac2g"], "s_ts": [45 * US], "s_pid": [1], "s_tid": [1],
+                            "f_ts": [260 * US], "f_pid": [0], "f_tid": [7]})
+        p.flows = pd.concat([p.flows, f], ignore_index=True)
+        return p
+
+    side = modules.module_trees(ctx_of(prof(), prof()), "base")
+    relu = side.forward.children[0].children[1]
+    assert relu.module_name.endswith("ReLU_0") and relu.self_ns == (2 + 3) * US
+    assert [side.k_names[k].tolist() for k in relu.op_kernels] == [["relu"]]
+
+
+def test_frames_of_a_thread_without_frames() -> None:
+    """An op of a thread with no python frame (here tid 2, above every framed thread) has no caller frame."""
+    fr = modules._Frames.build(np.array(["f"], dtype=object), np.array([0]), np.array([100]), np.array([1]), 0, 100)
+    assert fr.deepest(np.array([50, 50]), np.array([1, 2])).tolist() == [0, -1]

@@ -365,3 +365,27 @@ def test_db_and_text_exports_of_one_run_pair_by_input_shape(samples: Path) -> No
     assert (rate["matched"], rate["base_total"], rate["comparison_total"]) == (115, 115, 115)
     g = compare(*pair).frames["guards"].set_index("Check").loc["input shapes of top operators"]
     assert (g["Status"], g["Detail"]) == ("ok", "8 heaviest operators found on both sides")
+
+
+def test_match_rate_of_each_side_and_empty_sides(caplog) -> None:
+    """Each side's rate is judged on its own (low when either is under 1/2); a side with no op has no rate
+    and gets no --op_name_map hint; the frame keeps matched / total per side; a run with ops on one side
+    only still says so."""
+    from msprof_compare.options import Options
+
+    assert operators.match_note("operators", 4, 10, 5)[1] is True        # base 0.4
+    assert operators.match_note("operators", 3, 5, 10)[1] is True        # comparison 0.3
+    assert operators.match_note("operators", 5, 10, 6)[1] is False       # 0.5 and 0.83
+    assert operators.match_note("operators", 0, 1, 0) == ("operators matched: 0/1 base, 0/0 comparison", True)
+    assert operators.match_note("operators", 0, 0, 1) == ("operators matched: 0/0 base, 0/1 comparison", True)
+    assert operators.match_note("operators", 0, 0, 0)[1] is False
+    ctx = RunContext(None, None, Options())  # type: ignore[arg-type]
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        operators.record_match_rate(ctx, "operators", 3, 4, 6)
+        operators.record_match_rate(ctx, "modules", 0, 0, 5)
+    rates = ctx.frames["match_rate"]
+    assert rates.iloc[0][["base_rate", "comparison_rate"]].tolist() == [0.75, 0.5]
+    assert math.isnan(rates.iloc[1]["base_rate"]) and rates.iloc[1]["comparison_rate"] == 0.0
+    assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
+        ("INFO", "operators matched: 3/4 base, 3/6 comparison"),
+        ("WARNING", "modules matched: 0/0 base, 0/5 comparison")]

@@ -291,3 +291,85 @@ def test_group_wait_never_exceeds_its_uncovered_time(tmp_path: Path) -> None:
     assert all(bd.groups[g]["wait"] == 0 for g in named)  # no task is left in the named groups
     assert sum(v["wait"] + v["transmit"] for v in bd.groups.values()) == \
         sum(v["wait"] + v["transmit"] for v in clean.groups.values())
+
+
+# --------------------------------------------------------------------------- edge rules (mutation audit)
+
+
+def test_pair3_console_matches_reference(reference_outputs: Path) -> None:
+    """The console table of the excerpts (Mem Usage from MEMORY_RECORD's peak totalReserved included) is the
+    original's stdout of pair 3, verbatim (reference-outputs/README.md)."""
+    readme = (reference_outputs / "README.md").read_text(encoding="utf-8")
+    block = readme.split("\n## 3. ", 1)[1].split("\n## ", 1)[0].split("Console output (stdout, verbatim):", 1)[1]
+    want = block.split("```", 2)[1].strip("\n")
+    assert "1.49G" in want
+    assert api.compare(L1, L2, enable_profiling_compare=True).console_table().strip("\n") == want
+
+
+def test_no_memory_peak_is_no_mem_usage() -> None:
+    """Without a MEMORY_RECORD peak (key absent or None) Mem Usage is 0, so the console leaves the column out."""
+    p = load_profile(L1, build_options(enable_profiling_compare=True)[0])
+    assert db_breakdown(p).memory_gb == pytest.approx(1.49, abs=0.005)
+    p.extra["memory_peak_bytes"] = None
+    assert db_breakdown(p).memory_gb == 0.0
+    del p.extra["memory_peak_bytes"]
+    assert db_breakdown(p).memory_gb == 0.0
+
+
+def test_tensor_move_needs_both_name_parts() -> None:
+    """reference-1 §3.7: a tensor move's name starts with aclnnInplaceCopy and holds TensorMove (any case); one
+    part alone is no tensor move. Three compute tasks of the level-1 excerpt renamed."""
+    p = load_profile(L1, build_options(enable_profiling_compare=True)[0])
+    before = db_breakdown(p).b("sdma_tm").count
+    names = p.kernels["name"].to_numpy(dtype=object).copy()
+    was = [n.lower().startswith("aclnninplacecopy") and "tensormove" in n.lower() for n in names[:3]]
+    names[:3] = ["aclnnInplaceCopy_Cast_1", "Foo_TensorMove_2", "aclnnInplaceCopy_TensorMove_3"]
+    p.kernels["name"] = names
+    assert db_breakdown(p).b("sdma_tm").count == before - sum(was) + 1
+
+
+def test_flow_starts_of_connection_ids_zero_and_beyond_the_last() -> None:
+    """A task's flow start is the start of the op listing its connection id: 0 is a real id, -1 is none, and
+    an id above every op's (or with a single op) finds nothing."""
+    p = Profile(path="synthetic.db", kind="NPU", source="ascend_db")
+    p.ops = frame("ops", {"name": ["a", "b"], "ts": [1000, 2000], "dur": [10, 10]})
+    p.kernels = frame("kernels", {"name": ["k"] * 4, "ts": [0, 1, 2, 3], "dur": [1] * 4,
+                                  "connection_id": [0, 5, -1, 7]})
+    p.extra["op_connections"] = pd.DataFrame({"op_row": [0, 1], "connection_id": [0, 5]})
+    assert BD.flow_starts(p).tolist() == [1000, 2000, 0, 0]
+    p.extra["op_connections"] = pd.DataFrame({"op_row": [1], "connection_id": [5]})
+    assert BD.flow_starts(p).tolist() == [0, 2000, 0, 0]
+
+
+def test_cube_mask_without_kernel_extra() -> None:
+    p = _db_profile(kernels=[(0, 50, 0)], ops=[], summary=[])
+    assert BD.cube_mask(p).tolist() == [False]
+
+
+def test_db_without_communication_and_lccl_ops_summed() -> None:
+    """No communication op: computing is the union of the compute tasks, nothing is uncovered, E2E spans them.
+    Two Lccl ops: their times add up."""
+    p = _db_profile(kernels=[(0, 50, 0), (40, 90, 2)], ops=[], summary=[])
+    p.comm = frame("comm", {})
+    bd = Breakdown(kind="NPU")
+    BD._intervals(p, bd)
+    assert (bd.computing_ns, bd.uncovered_comm_ns, bd.e2e_ns) == (90, 0, 90)
+    p = _db_profile(kernels=[], ops=[("KERNEL_AIVEC", 100, 500, "g1"), ("kernel_aivec", 600, 700, "g1")], summary=[])
+    BD._lccl(p, bd)
+    assert (bd.lccl.ns, bd.lccl.count) == (400 + 100, 2)
+
+
+def test_db_wait_plane_has_the_smallest_sum_of_candidates() -> None:
+    """reference-1 §7.3.7 (§5.7 step 3): the plane with the smallest *sum* of wait-candidate time is the
+    group's wait plane: plane a (3 x 100 ns, sum 300) loses to plane b (one 250 ns wait) although its
+    longest wait is shorter. One op [0, 1000), no compute task: all of it is uncovered."""
+    tasks = [("a", 0, 100), ("a", 200, 300), ("a", 400, 500), ("b", 600, 850)]
+    p = Profile(path="synthetic.db", kind="NPU", source="ascend_db")
+    p.kernels = frame("kernels", {"name": [], "ts": [], "dur": []})
+    p.comm = frame("comm", {
+        "name": ["hcom_allReduce_"] + ["Notify_Wait"] * 4, "ts": [0] + [t[1] for t in tasks],
+        "dur": [1000] + [t[2] - t[1] for t in tasks], "lane": ["op"] + ["task"] * 4, "group": ["g"] * 5,
+        "plane": [""] + [t[0] for t in tasks]})
+    bd = Breakdown(kind="NPU")
+    BD._groups(p, bd, BD._intervals(p, bd))
+    assert bd.groups == {"g": {"wait": 250, "transmit": 750}}

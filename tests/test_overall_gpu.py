@@ -273,3 +273,27 @@ def test_gate_on_kernels_without_stream_answers_1(tmp_path):
     path = _trace(tmp_path, [k("gemm", 0), k("relu", 20)])
     code, message = compare(path, path, enable_operator_compare=True).regression_gate(5)
     assert code == 1 and "does not contain kernel running data" in message
+
+
+def test_sdma_is_counted_on_the_most_used_compute_stream_and_mem_usage_is_the_peak(tmp_path):
+    """reference-1 §4.3: the compute stream is the stream of most non-NCCL kernels (7: three kernels, 9: one),
+    and only SDMA-named events on it count as SDMA (two memcpys, not the one on stream 9); Mem Usage is the
+    largest Total Reserved of a device (Device Id >= 0) [memory] event, here 3 GiB (the CPU's 8 GiB left out)."""
+    def k(name, ts, stream, cat="kernel"):
+        return {"ph": "X", "cat": cat, "name": name, "pid": 0, "tid": stream, "ts": ts, "dur": 1,
+                "args": {"stream": stream}}
+
+    def mem(ts, reserved, device):
+        return {"ph": "i", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": ts,
+                "args": {"Total Reserved": reserved, "Total Allocated": 0, "Bytes": 512, "Addr": ts,
+                         "Device Id": device, "Device Type": 1}}
+
+    gib = 1024**3
+    ev = [k("gemm_a", 0, 7), k("gemm_b", 2, 7), k("gemm_c", 4, 7), k("elementwise", 6, 9),
+          k("Memcpy HtoD (Pageable -> Device)", 10, 7, "gpu_memcpy"),
+          k("Memcpy DtoH (Device -> Pageable)", 12, 7, "gpu_memcpy"),
+          k("Memcpy DtoD (Device -> Device)", 14, 9, "gpu_memcpy"),
+          mem(1, gib, 0), mem(3, 3 * gib, 0), mem(5, 2 * gib, 0), mem(7, 8 * gib, -1)]
+    bd = gpu_breakdown(load_profile(_trace(tmp_path, ev), _opts(enable_profiling_compare=True)))
+    assert (bd.sdma_stream.ns, bd.sdma_stream.count) == (2_000, 2)
+    assert bd.computing_ns == 4_000 and bd.memory_gb == 3.0

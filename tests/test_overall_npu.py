@@ -417,3 +417,70 @@ def test_legacy_timeline_without_overlap_lane(samples, reference_outputs, tmp_pa
     full = compare(str(base), str(comp))
     assert full.sheet_names == [] and full.waterfall.empty
     assert full.to_excel(str(tmp_path)) == "" and list(tmp_path.iterdir()) == []
+
+
+# --------------------------------------------------------------------------- edge rules (mutation audit)
+
+
+def test_cube_by_a_small_mac_time_or_aicore_time():
+    """reference-1 §5.3: a kernel is cube when mac_time(us) > 0 or aicore_time(us) > 0 (NaN is not > 0):
+    0.5 us of either is enough. No flows or ops, Types that name no category: cube -> Cube, else Vector."""
+    p = Profile(path="synthetic", kind="NPU", source="ascend_text", level="ascend_output")
+    p.kernel_details = pd.DataFrame({
+        "Name": ["a", "b", "c"], "Type": ["Foo", "Foo", "Foo"], "ts": [0, 100, 200], "dur": [10, 20, 40],
+        "mac_time(us)": [0.5, 0.0, np.nan], "aicore_time(us)": [np.nan, 0.5, 0.0], "aiv_vec_time(us)": [1.0] * 3})
+    bd = B.npu_breakdown(p, OPTS)
+    assert (bd.b("other_cube").ns, bd.b("other_cube").count) == (30, 2)
+    assert (bd.b("vector_notrans").ns, bd.b("vector_notrans").count) == (40, 1)
+
+
+def test_flow_lookup_of_kernels_outside_the_flow_ends():
+    """A kernel start no flow ends at (before, between or after every flow end) has no flow start (0)."""
+    got = B._lookup(np.array([10, 20]), np.array([1, 2]), np.array([5, 10, 15, 20, 25]))
+    assert got.tolist() == [0, 1, 0, 2, 0]
+
+
+def test_wait_candidate_history_starts_with_others():
+    """reference-1 §5.7: a plane's first task has no history; the second's is "OOO" + the first letter, so a
+    Notify_Wait after one RDMASend is a candidate (only "RR" at the end excludes). A single task too."""
+    tasks = pd.DataFrame({"name": ["RDMASend", "Notify_Wait"], "tid": [1, 1]})
+    assert B.wait_candidates(tasks).tolist() == [False, True]
+    assert B.wait_candidates((np.array(["Notify_Wait"], dtype=object), np.array([4]))).tolist() == [True]
+
+
+def test_mc2_sqe_ending_at_the_kernel_start_is_collected():
+    """reference-1 §5.6: only SQEs whose end < kernel start are skipped; one ending at the start pairs. A later
+    kernel after every SQE gets none."""
+    from msprof_compare.compare.breakdown import Breakdown
+
+    bd = Breakdown("NPU")
+    B.add_mc2(bd, np.array([5, 10, 15, 20]), np.array([0, 1]), np.array(["M", "N"], dtype=object),
+              np.array([5, 100]), np.array([25, 10]), np.array([0, 0]))
+    assert bd.mc2["M"].communication_ns == (10 - 5) + (20 - 15)
+    assert (bd.mc2["N"].communication_ns, bd.mc2["N"].count) == (0, 1)
+
+
+def test_planes_belong_to_the_group_lane_above_them():
+    """reference-1 §5.1: HCCL threads in sort_index order; a named thread after a group lane is a plane of
+    the latest group; an unnamed thread or one before any group is no plane."""
+    p = Profile(path="synthetic", kind="NPU", source="ascend_text", level="trace")
+    p.extra["hccl_pid"] = 7
+    p.threads = frame("threads", {
+        "pid": [7] * 6, "tid": [50, 0, 1, 2, 10, 11],
+        "name": ["Plane 9", "Group 0 Communication", "Plane 0", "", "Group 1 Communication", "Plane 1"],
+        "sort_index": [0, 1, 2, 3, 4, 5]})
+    assert B.hccl_lanes(p) == [("Group 0 Communication", 0, [1]), ("Group 1 Communication", 10, [11])]
+
+
+def test_bandwidth_block_without_a_size_or_a_time():
+    """reference-1 §5.9: a missing Transit Size reads 0 (0 GB/s) and a missing Transit Time too (time <= 0: 0)."""
+    info = {"RDMA": {"Transit Time(ms)": 2.0}, "SDMA": {"Transit Size(MB)": 10.0}}
+    comm = {"step": {"collective": {"Total Op Info": {"Communication Bandwidth Info": info}}}}
+    assert B.bandwidths(comm) == (0.0, 0.0)
+    info["SDMA"]["Transit Time(ms)"] = 4.0
+    assert B.bandwidths(comm) == (0.0, 2.5)
+
+
+def test_shown_values_are_cut_after_40_characters():
+    assert B._shown("x" * 38) == repr("x" * 38)           # 40 characters with the quotes: whole
+    assert B._shown("x" * 39) == repr("x" * 39)[:37] + "..."

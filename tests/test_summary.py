@@ -556,3 +556,54 @@ def test_device_count_is_devices_that_ran_kernels():
     assert summary._device_count(p) == 8  # no kernel names a device: what the process could see
     p.kernels = frame("kernels", {"name": ["k", "k2"], "ts": [0, 5], "dur": [1, 1], "device": [0, 0]})
     assert summary._device_count(p) == 1
+
+
+# --------------------------------------------------------------------------- edge rules (mutation audit)
+
+
+def test_group_totals_are_wait_plus_transmit():
+    b, _ = _npu_pair()
+    assert summary._group_totals(b) == {"tp: Communication": 120_000, "pp: Communication": 270_000}
+
+
+def test_group_residual_folds_into_the_largest_group_and_one_sided_groups_show_0():
+    """A sub-µs communication residual goes to each side's largest group (base pp 270 us, not tp); a group
+    of one side only is 0 on the other."""
+    b, c = _npu_pair()
+    b.uncovered_comm_ns = 390_000 + 400          # groups 120_000 + 270_000, residual 400 ns
+    c.uncovered_comm_ns = 200_000 + 5_000 - 300  # groups tp 200_000 + dp 5_000, residual -300 ns
+    c.groups["Group 9 Communication"] = {"wait": 0, "transmit": 5_000}
+    c.pg_names["Group 9 Communication"] = "dp"
+    steps = _steps(summary.waterfall(b, c))
+    assert steps["tp: Communication"] == (120_000, 199_700)
+    assert steps["pp: Communication"] == (270_400, 0)
+    assert steps["dp: Communication"] == (0, 5_000)
+    assert "Other Communication" not in steps
+
+
+def test_zero_computing_residual_on_one_side_is_no_overlap():
+    """The residual step is named for an overlap of categories only when a side's residual is negative;
+    0 on one side and positive on the other is plain "Other Computing"."""
+    b, c = _npu_pair()
+    b.computing_ns = 180_000  # exactly the base categories: residual 0
+    b.e2e_ns += 180_000 - 290_000
+    steps = _steps(summary.waterfall(b, c))
+    assert steps["Other Computing"] == (0, 150_000) and summary.OVERLAP_STEP not in steps
+
+
+def test_device_count_unknown_when_one_side_has_none():
+    base = _profile(["aten::mm"], ["[[2, 3]]"], devices=2)
+    comp = _profile(["aten::mm"], ["[[2, 3]]"])
+    g = summary.guards(_Ctx(base, comp)).set_index("Check")
+    assert g.loc["device count", ["Status", "Base", "Comparison"]].tolist() == ["unknown", "2", None]
+
+
+def test_match_rate_shows_each_sides_lowest_rate():
+    """With several match-rate rows (operators, modules) each side shows its lowest rate, and the guard
+    judges the lowest of all."""
+    p = _profile(["aten::mm"], ["[[2, 3]]"])
+    ctx = _Ctx(p, p)
+    ctx.frames["match_rate"] = pd.DataFrame({"what": ["operators", "modules"], "base_rate": [0.9, 0.7],
+                                             "comparison_rate": [0.5, 1.0]})
+    g = summary.guards(ctx)
+    assert g.loc[0, ["Status", "Base", "Comparison"]].tolist() == ["warn", "70.0%", "50.0%"]
