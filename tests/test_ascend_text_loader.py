@@ -584,3 +584,89 @@ def test_odd_stream_ids_are_counted(tmp_path):
     assert [w for w in prof.warnings if "stream" in w] == [
         f"{f}: 2 kernel stream id(s) are not integers within int64 (the first: {2**64}); "
         "those kernels read as on no stream"]
+
+
+def _hardware_tasks(events: list[dict]) -> list[dict]:
+    hw = {e["pid"] for e in events if e.get("ph") == "M" and e["name"] == "process_name"
+          and e["args"]["name"] == "Ascend Hardware"}
+    return [e for e in events if e.get("ph") == "X" and e["pid"] in hw]
+
+
+def test_odd_task_ids_are_counted(raw, tmp_path):
+    """A "Task Id" that is no integer shows as None in the kernel details (7.5 used to show as 7), counted in
+    one warning; integer text and integral floats read as their integer."""
+    from msprof_compare.compare.optree import kernel_lines
+
+    ev = json.loads(json.dumps(raw))
+    tasks = _hardware_tasks(ev)[:4]
+    for e, v in zip(tasks, ["11125", 11126.0, 7.5, True], strict=True):
+        e["args"]["Task Id"] = v
+    f = tmp_path / "trace_view.json"
+    f.write_text(json.dumps(ev))
+    prof = load_profile(str(f), ALL)
+    assert prof.kernels["task_id"].tolist()[:4] == [11125, 11126, -1, -1]
+    assert [line.split(", ")[1] for line in kernel_lines(prof, prof.kernels.iloc[:4])] == \
+        ["11125", "11126", "None", "None"]
+    assert [w for w in prof.warnings if "Task Id" in w] == [
+        f"{f}: 2 task Task Id value(s) are not integers within int64 (the first: 7.5); those tasks show Task Id None"]
+    assert not [w for w in load_profile(str(PT), ALL).warnings if "not integers" in w]  # the excerpt as recorded
+
+
+def test_odd_queue_correlation_ids_are_counted(raw, tmp_path):
+    """An enqueue / dequeue correlation_id that is no integer is a key of its own, counted in one warning: a
+    cann:: block allocated in a dequeue is placed at the enqueue holding the same value, as the original's dict
+    does (2**64 and "abc" used to read as -1 without a word, pairing with each other and with absent ids)."""
+    import pandas as pd
+
+    from msprof_compare.compare.memory import npu_records
+
+    ev = json.loads(json.dumps(raw))
+    enq = [e for e in ev if e.get("cat") == "enqueue"][:3]
+    assert [e["args"]["correlation_id"] for e in enq] == [8280, 8281, 8282]
+    deq = {e["args"]["correlation_id"]: e for e in ev if e.get("cat") == "dequeue"}
+    enq[0]["args"]["correlation_id"] = "8280"  # integer text: the integer
+    enq[1]["args"]["correlation_id"] = deq[8281]["args"]["correlation_id"] = 2**64
+    enq[2]["args"]["correlation_id"] = "abc"
+    deq[8282]["args"]["correlation_id"] = "abd"
+    f = tmp_path / "trace_view.json"
+    f.write_text(json.dumps(ev))
+    prof = load_profile(str(f), ALL)
+    assert [w for w in prof.warnings if "correlation" in w] == [
+        f"{f}: 4 enqueue/dequeue correlation_id value(s) are not integers within int64 (the first: {2**64}); "
+        "each pairs only with the same value (read as a code below -1)"]
+    q = prof.queue
+    corr = q["correlation_id"].to_numpy()
+    assert 8280 in corr and not (corr == -1).any()
+
+    def placed(dequeue: dict) -> list[int]:
+        """Where a cann:: block allocated 1 us into ``dequeue`` is placed."""
+        alloc = ns(dequeue["ts"]) + 1000
+        prof.operator_memory = pd.DataFrame({"Name": ["cann::x"], "Size(KB)": [1.0], "Allocation Time(us)": ["1"],
+                                             "Release Time(us)": [""], "alloc_ns": [alloc], "release_ns": [0]})
+        return npu_records(prof)["ts"].tolist()
+
+    assert placed(deq[8281]) == [ns(enq[1]["ts"])]  # 2**64 with 2**64
+    assert placed(deq[8282]) == [0]                 # "abd" finds no enqueue ("abc" is another value)
+    assert placed(deq[8280]) == [ns(enq[0]["ts"])]
+
+
+def test_odd_thread_sort_indexes_are_counted(tmp_path):
+    """A thread_sort_index that is no integer orders its thread by tid (as a missing one), counted in one
+    warning: the order of the HCCL lanes attaches each plane to the group lane above it, and 4.5 used to
+    sort as 4."""
+    lanes = [(5, "Group A Communication", 1), (6, "Plane 0", 2), (7, "Group B Communication", 3), (0, "Plane 1", 4.5)]
+    ev: list[dict[str, Any]] = [{"ph": "M", "name": "process_name", "pid": 9, "tid": 0, "args": {"name": "HCCL"}}]
+    for tid, name, si in lanes:
+        ev.append({"ph": "M", "name": "thread_name", "pid": 9, "tid": tid, "args": {"name": name}})
+        ev.append({"ph": "M", "name": "thread_sort_index", "pid": 9, "tid": tid, "args": {"sort_index": si}})
+    ev += [{"ph": "X", "name": f"t{tid}", "pid": 9, "tid": tid, "ts": "10", "dur": "1", "args": {}}
+           for tid, *_ in lanes]
+    f = tmp_path / "trace_view.json"
+    f.write_text(json.dumps(ev))
+    prof = load_profile(str(f), ALL)
+    assert prof.threads["sort_index"].tolist() == [1, 2, 3, -1]
+    assert prof.comm["group"].tolist() == ["Group A Communication", "Group A Communication", "Group B Communication",
+                                           ""]  # Plane 1 (tid 0) comes first: under no group
+    assert [w for w in prof.warnings if "sort_index" in w] == [
+        f"{f}: 1 thread_sort_index value(s) are not integers within int64 (the first: 4.5); those threads are "
+        "ordered by their tid"]

@@ -205,3 +205,69 @@ def test_odd_stream_ids_are_counted(tmp_path):
                      f"{2**64}); those kernels read as on no stream"]
     ev = [dict(e, args={"stream": 7}) for e in ev]  # all fine: no warning
     assert not load_profile(str(_write(tmp_path, ev)), _opts()).warnings
+
+
+def _excerpt_memory(picks: list[int]) -> list[dict]:
+    """[memory] events of the H100 excerpt, by position (11-14: two 100,864-byte blocks at two addresses,
+    then both freed; 16/17 and 22/23: a 1 MiB block allocated and freed twice at one address)."""
+    mem = [e for e in json.loads(H100.read_text())["traceEvents"] if e.get("name") == "[memory]"]
+    return [dict(mem[i], args=dict(mem[i]["args"])) for i in picks]
+
+
+def test_odd_memory_args_are_counted(tmp_path):
+    """[memory] Bytes / Addr / Total Reserved / Device Id that are no integer (or, reserved totals, out of 0 - 1 PB)
+    read as absent, one warning per arg and file: they used to be cut (512.5 -> 512), read as absent or as a
+    negative Mem Usage without a word."""
+    from msprof_compare.compare.breakdown_gpu import gpu_breakdown
+    from msprof_compare.compare.memory import gpu_records
+
+    ev = _excerpt_memory([11, 12, 13, 14, 16, 17, 22, 23])
+    ev[0]["args"]["Bytes"] = "100864.5"            # no size: the block at its address is never opened ...
+    ev[2]["args"]["Bytes"] = -100864.5             # ... nor closed
+    ev[1]["args"]["Addr"] = ev[3]["args"]["Addr"] = "0x7cb9c1e49e00"  # a key of its own: the pair holds
+    ev[2]["args"]["Total Reserved"] = 2**64
+    ev[3]["args"]["Total Reserved"] = -1
+    ev[5]["args"]["Total Reserved"] = 10**16
+    ev[4]["args"]["Device Id"] = "cuda:0"          # host memory: no record, and its reserved total is not read
+    ev[4]["args"]["Total Reserved"] = 9 * 2**30
+    kernel = next(e for e in json.loads(H100.read_text())["traceEvents"] if _cat(e) == "kernel")
+    path = _write(tmp_path, [kernel, *ev])  # a kernel: Mem Usage is part of the time breakdown
+    prof = load_profile(str(path), _opts(enable_memory_compare=True))
+    assert prof.memory["bytes"].tolist() == [0, 100864, 0, -100864, 1048576, -1048576, 1048576, -1048576]
+    addr = prof.memory["addr"].tolist()
+    assert addr[1] == addr[3] < -1 and addr[0] == 137137197674496
+    assert prof.memory["total_reserved"].tolist() == [4588568576] * 2 + [0, 0] + [9 * 2**30, 0] + [4588568576] * 2
+    assert prof.memory["device_id"].tolist() == [0, 0, 0, 0, -1, 0, 0, 0]
+    assert prof.warnings == [
+        f"{path}: 2 [memory] Bytes value(s) are not integers within int64 (the first: '100864.5'); those events "
+        "read as size 0 (they make no memory record)",
+        f"{path}: 2 [memory] Addr value(s) are not integers within int64 (the first: '0x7cb9c1e49e00'); each "
+        "pairs only with the same value (read as a code below -1)",
+        f"{path}: 3 [memory] Total Reserved value(s) are not integers from 0 to 1 PB (the first: {2**64}); Mem "
+        "Usage leaves them out",
+        f"{path}: 1 [memory] Device Id value(s) are not integers within int64 (the first: 'cuda:0'); those events "
+        "read as host memory (Device Id -1)"]
+    # 12/14 at the text address, 22/23; 11/13 have no size; 16 is on the host (so 17 frees nothing)
+    rec = gpu_records(prof)
+    assert rec[["size_kb", "release_text"]].values.tolist() == [[98.5, "1420179718162.31"],
+                                                                 [1024.0, "1420179718414.674"]]
+    assert gpu_breakdown(prof).memory_gb == 4588568576 / 1024**3
+    # the events as recorded: no warning
+    assert not load_profile(str(_write(tmp_path, _excerpt_memory(list(range(37))))), _opts()).warnings
+
+
+def test_odd_kernel_device_ids_are_counted(tmp_path):
+    """A kernel ``device`` that is no integer is on no device (the summary's device count), counted in one
+    warning: 2.5 used to count as device 2."""
+    from msprof_compare.compare.summary import _device_count
+
+    kernels = [e for e in json.loads(H100.read_text())["traceEvents"] if _cat(e) == "kernel"][:5]
+    for e, dev in zip(kernels, [0, "1", 1.0, 2.5, "gpu1"], strict=True):
+        e["args"]["device"] = dev
+    path = _write(tmp_path, kernels)
+    prof = load_profile(str(path), _opts())
+    assert prof.kernels["device"].tolist() == [0, 1, 1, -1, -1]
+    assert _device_count(prof) == 2
+    assert prof.warnings == [f"{path}: 2 kernel device id(s) are not integers within int64 (the first: 2.5); "
+                             "those kernels count on no device"]
+    assert not load_profile(str(H100), _opts(enable_memory_compare=True)).warnings

@@ -13,7 +13,7 @@ import pytest
 
 from msprof_compare.loaders import load_profile
 from msprof_compare.loaders.numparse import decimal_us_to_ns, texts_us_to_ns
-from msprof_compare.loaders.traceio import gc_paused, to_ns
+from msprof_compare.loaders.traceio import IntArg, checked_ints, gc_paused, to_ns
 from msprof_compare.options import Options
 
 
@@ -151,3 +151,53 @@ def test_trace_durations_as_numbers_and_text_load_alike(tmp_path) -> None:
     assert np.array_equal(loaded[0]["dur"], loaded[1]["dur"]) and np.array_equal(loaded[0]["ts"], loaded[1]["ts"])
     assert loaded[0]["dur"].tolist() == [_exact(t) for t in durs]
     assert loaded[0]["ts"].tolist()[:3] == [0, 100_000, 200_000]
+
+
+#: checked_ints: present values and what they read as. Integers within int64, also written as integral floats
+#: or as text, read as themselves; anything else reads as absent (the default) and is counted
+INTS = [(7, 7), (0, 0), (-1, -1), (-5, -5), (None, -9), (7.0, 7), ("8", 8), (" 9 ", 9), ("10.0", 10), (-3.0, -3),
+        (2**63 - 1, 2**63 - 1), (-(2**63), -(2**63)), ("-9223372036854775808", -(2**63)),
+        (7.5, -9), ("7.5", -9), (2**63, -9), (2**64, -9), (-(2**63) - 1, -9), ("9223372036854775808", -9),
+        ("abc", -9), ("", -9), ("0x10", -9), (True, -9), (False, -9), (1e300, -9), (float("nan"), -9),
+        (float("inf"), -9), ([1], -9), ({"a": 1}, -9)]
+
+
+def test_checked_ints_reads_integers_and_counts_the_rest() -> None:
+    arg = IntArg("widget id", "those widgets read as without one", default=-9)
+    warnings: list[str] = []
+    out = checked_ints("f.json", [v for v, _ in INTS], arg, warnings)
+    assert out.dtype == np.int64 and out.tolist() == [want for _, want in INTS]
+    assert warnings == ["f.json: 16 widget id(s) are not integers within int64 (the first: 7.5); "
+                        "those widgets read as without one"]
+    # usual columns, and each good value alone: no warning
+    for values, want in [([1, 2, 3], [1, 2, 3]), ([None, 4, None], [-9, 4, -9]), ([], []),
+                         *(([v], [w]) for v, w in INTS if w != -9 or v is None)]:
+        got: list[str] = []
+        assert checked_ints("f.json", values, arg, got).tolist() == want and got == []
+    # a long first value is cut in the warning
+    warnings.clear()
+    checked_ints("f.json", [1, "x" * 100], arg, warnings)
+    assert warnings == [f"f.json: 1 widget id(s) are not integers within int64 (the first: {repr('x' * 100)[:37]}...); "
+                        "those widgets read as without one"]
+
+
+def test_checked_ints_bounds() -> None:
+    """Values outside the bounds read as the default too, in the same one line as the junk."""
+    arg = IntArg("total", "left out", 0, (0, 1000, "from 0 to 1 kB"))
+    warnings: list[str] = []
+    out = checked_ints("f.json", [5, 1000, 0, None, -1, 1001, "x", 10.0, 2**64], arg, warnings)
+    assert out.tolist() == [5, 1000, 0, 0, 0, 0, 0, 10, 0]
+    assert warnings == ["f.json: 4 total(s) are not integers from 0 to 1 kB (the first: -1); left out"]
+    warnings.clear()
+    assert checked_ints("f.json", [5, None, 1000], arg, warnings).tolist() == [5, 0, 1000] and not warnings
+
+
+def test_checked_ints_pairing_keys() -> None:
+    """A bad pairing key is a code below -1 of its own: equal values (written alike) share it, others do not."""
+    arg = IntArg("key", "each pairs only with the same value", key=True)
+    warnings: list[str] = []
+    out = checked_ints("f.json", ["0x7f00", 5, "0x7f00", "0x7f01", 2**64, 2**64, None, 7.5, "7.5"], arg, warnings)
+    assert out[1] == 5 and out[6] == -1 and (np.delete(out, [1, 6]) < -1).all()
+    assert out[0] == out[2] != out[3] and out[4] == out[5] != out[0] and out[7] != out[8]
+    assert warnings == ["f.json: 7 key(s) are not integers within int64 (the first: '0x7f00'); "
+                        "each pairs only with the same value"]

@@ -107,6 +107,18 @@ class _QueueArgs(msgspec.Struct, gc=False):
     correlation_id: Any = None
 
 
+# Int args read with ``traceio.checked_ints`` (a bad value reads as absent, counted in one warning):
+# those a misreading turns into other figures. Sequence number, Fwd thread id, the tasks'
+# connection_id and process_sort_index feed no figure and keep ``traceio.optional_ints``.
+#: "Task Id" of a device task: shown in the kernel details of the operator / module comparisons
+_TASK_ID = traceio.IntArg("task Task Id value", "those tasks show Task Id None")
+#: enqueue / dequeue ``correlation_id``: places ``cann::`` memory records at their enqueue
+_CORRELATION_ID = traceio.IntArg("enqueue/dequeue correlation_id value",
+                                 "each pairs only with the same value (read as a code below -1)", key=True)
+#: thread_sort_index ``sort_index``: orders the HCCL lanes, which attaches each plane (task) lane to a group
+_THREAD_SORT = traceio.IntArg("thread_sort_index value", "those threads are ordered by their tid")
+
+
 # --------------------------------------------------------------------------- small helpers
 
 
@@ -141,8 +153,8 @@ def _wanted_cats(opts: Options) -> frozenset[str]:
     return frozenset(cats)
 
 
-def _select(path: str, data: bytes, events: list, opts: Options) -> tuple[dict[str, np.ndarray], pd.DataFrame,
-                                                                         pd.DataFrame, tuple[int, int, int]]:
+def _select(path: str, data: bytes, events: list, opts: Options,
+            warnings: list[str]) -> tuple[dict[str, np.ndarray], pd.DataFrame, pd.DataFrame, tuple[int, int, int]]:
     """The events some table is built from, as numpy columns; the metadata tables; the lane pids.
 
     Fields are extracted (and times parsed) only for the events a table keeps: host events of
@@ -161,7 +173,7 @@ def _select(path: str, data: bytes, events: list, opts: Options) -> tuple[dict[s
                                          "(no \"ph\" field)")
             raise ProfileError(path, "no duration ('X') events in the trace (empty or metadata-only event list)")
         meta = list(map(events.__getitem__, np.flatnonzero(ph == PH_M).tolist()))
-        processes, threads, order = _metadata(path, meta)
+        processes, threads, order = _metadata(path, meta, warnings)
         names_of = dict(zip(processes["pid"].tolist(), processes["name"].tolist(), strict=True))
         lanes = tuple(_last_pid(names_of, names, order)
                       for names in ((HARDWARE_PROCESS,), HCCL_PROCESS_NAMES, (OVERLAP_PROCESS,)))
@@ -204,9 +216,10 @@ def _select(path: str, data: bytes, events: list, opts: Options) -> tuple[dict[s
 # --------------------------------------------------------------------------- trace tables
 
 
-def _metadata(path: str, meta: list) -> tuple[pd.DataFrame, pd.DataFrame, dict[int, int]]:
+def _metadata(path: str, meta: list, warnings: list[str]) -> tuple[pd.DataFrame, pd.DataFrame, dict[int, int]]:
     """processes / threads tables from the "M" events (last occurrence wins), and the order in
-    which process_name records appear (it decides which of two same-named processes counts)."""
+    which process_name records appear (it decides which of two same-named processes counts).
+    Thread sort indexes are checked once all are known (``_THREAD_SORT``)."""
     names = [e.name for e in meta]
     kinds = ("process_name", "process_sort_index", "thread_name", "thread_sort_index")
     meta = [e for e, n in zip(meta, names, strict=True) if n in kinds]
@@ -224,14 +237,15 @@ def _metadata(path: str, meta: list) -> tuple[pd.DataFrame, pd.DataFrame, dict[i
         elif nm == "process_sort_index":
             procs.setdefault(pid[k], ["", -1])[1] = int(traceio.optional_ints([a.sort_index])[0])
         elif nm == "thread_name":
-            threads.setdefault((pid[k], tid[k]), ["", -1])[0] = _text(a.name) if a.name is not None else ""
+            threads.setdefault((pid[k], tid[k]), ["", None])[0] = _text(a.name) if a.name is not None else ""
         else:
-            threads.setdefault((pid[k], tid[k]), ["", -1])[1] = int(traceio.optional_ints([a.sort_index])[0])
+            threads.setdefault((pid[k], tid[k]), ["", None])[1] = a.sort_index
     p = frame("processes", {"pid": list(procs), "name": [v[0] for v in procs.values()],
                             "sort_index": [v[1] for v in procs.values()]}) if procs else empty("processes")
     t = frame("threads", {"pid": [k[0] for k in threads], "tid": [k[1] for k in threads],
                           "name": [v[0] for v in threads.values()],
-                          "sort_index": [v[1] for v in threads.values()]}) if threads else empty("threads")
+                          "sort_index": traceio.checked_ints(path, [v[1] for v in threads.values()], _THREAD_SORT,
+                                                             warnings)}) if threads else empty("threads")
     return p, t, order
 
 
@@ -325,7 +339,7 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
     if kind == "{":
         raise ProfileError(path, "not an Ascend trace_view.json (top level is an object, expected an event list)")
     events, _ = traceio.decode_events(path, data)
-    c, processes, threads, (hw_pid, hccl_pid, ovl_pid) = _select(path, data, events, opts)
+    c, processes, threads, (hw_pid, hccl_pid, ovl_pid) = _select(path, data, events, opts, profile.warnings)
     del events
     ph, catl = c["ph"], c["cat_lower"]
     profile.warnings.extend(duration_notes(path, *zero_odd_durations(c["dur"])))
@@ -356,9 +370,9 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
             profile.kernels = frame("kernels", {
                 "name": c["name"][sel], "cat": np.full(sel.size, "npu_task", dtype=object),
                 "ts": c["ts"][sel], "dur": c["dur"][sel], "pid": c["pid"][sel], "tid": c["tid"][sel],
-                "stream": traceio.stream_ids(path, [x.stream for x in a], profile.warnings),
+                "stream": traceio.checked_ints(path, [x.stream for x in a], traceio.STREAM_ID, profile.warnings),
                 "task_type": ["" if x.task_type is None else _text(x.task_type) for x in a],
-                "task_id": traceio.optional_ints([x.task_id for x in a]),
+                "task_id": traceio.checked_ints(path, [x.task_id for x in a], _TASK_ID, profile.warnings),
                 "connection_id": traceio.optional_ints([x.connection_id for x in a]),
             })
 
@@ -377,7 +391,8 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
         a = traceio.decode_args(path, c["args"][sel], _QueueArgs)
         profile.queue = frame("queue", {"cat": catl[sel], "name": c["name"][sel], "ts": c["ts"][sel],
                                         "dur": c["dur"][sel], "tid": c["tid"][sel],
-                                        "correlation_id": traceio.optional_ints([x.correlation_id for x in a])})
+                                        "correlation_id": traceio.checked_ints(path, [x.correlation_id for x in a],
+                                                                              _CORRELATION_ID, profile.warnings)})
 
     sel = np.flatnonzero(catl == "python_function")
     if sel.size:

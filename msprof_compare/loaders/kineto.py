@@ -27,7 +27,7 @@ from ..errors import ProfileError
 from ..model import Profile, frame
 from ..options import Options
 from . import traceio
-from .numparse import duration_notes, zero_odd_durations
+from .numparse import MAX_RESERVED_BYTES, duration_notes, zero_odd_durations
 
 #: Lower-cased cat -> normalised kernels.cat.
 KERNEL_CATS = {"kernel": "kernel", "gpu_memcpy": "gpu_memcpy", "gpu_memset": "gpu_memset",
@@ -40,6 +40,22 @@ FLOW_CATS = frozenset({"ac2g", "async_cpu_to_gpu", "async_gpu", "async", "fwdbwd
 NOT_MEMORY_CATS = frozenset(KERNEL_CATS) | OP_CATS | FLOW_CATS | {"python_function"}
 
 _NUM = int | float | str | None  # noqa: UP007 (runtime alias for msgspec)
+
+# Int args read with ``traceio.checked_ints`` (a bad value reads as absent, counted in one warning):
+# those a misreading turns into other figures. The other int args (correlation, External id,
+# Sequence number, Fwd thread id, sort_index) feed no figure and keep ``traceio.optional_ints``.
+#: kernel ``device``: the devices that ran kernels (the summary's device count check)
+_DEVICE = traceio.IntArg("kernel device id", "those kernels count on no device")
+#: ``[memory]`` ``Bytes``: the size that opens (> 0) or closes (< 0: a free) a memory record
+_BYTES = traceio.IntArg("[memory] Bytes value", "those events read as size 0 (they make no memory record)", 0)
+#: ``[memory]`` ``Addr``: the key allocations and frees pair by
+_ADDR = traceio.IntArg("[memory] Addr value", "each pairs only with the same value (read as a code below -1)",
+                       key=True)
+#: ``[memory]`` ``Total Reserved``: Mem Usage is its peak; out of 0 B - 1 PB it is no total either (as the NPU loaders)
+_RESERVED = traceio.IntArg("[memory] Total Reserved value", "Mem Usage leaves them out", 0,
+                           (0, MAX_RESERVED_BYTES, "from 0 to 1 PB"))
+#: ``[memory]`` ``Device Id``: < 0 is host memory, which neither the memory comparison nor Mem Usage reads
+_DEVICE_ID = traceio.IntArg("[memory] Device Id value", "those events read as host memory (Device Id -1)")
 
 
 class _KernelArgs(msgspec.Struct, gc=False):
@@ -219,8 +235,8 @@ def _load_kernels(prof: Profile, ev: _Events) -> None:
     args = ev.args(sub, _KernelArgs)
     cols["cat"] = np.array([KERNEL_CATS[c] for c in ev.cat_lower_of(idx)], dtype=object)
     cols["task_type"] = ev.cat_of(idx)
-    cols["stream"] = traceio.stream_ids(ev.path, [a.stream for a in args], prof.warnings)
-    cols["device"] = traceio.optional_ints([a.device for a in args])
+    cols["stream"] = traceio.checked_ints(ev.path, [a.stream for a in args], traceio.STREAM_ID, prof.warnings)
+    cols["device"] = traceio.checked_ints(ev.path, [a.device for a in args], _DEVICE, prof.warnings)
     cols["correlation"] = traceio.optional_ints([a.correlation for a in args])
     cols["ext_id"] = traceio.optional_ints([a.ext_id if a.ext_id is not None else a.ext_id_legacy for a in args])
     prof.kernels = frame("kernels", cols)
@@ -299,10 +315,8 @@ def _load_memory(prof: Profile, ev: _Events) -> None:
         sub = [e for e, k in zip(sub, keep.tolist(), strict=False) if k]
     cols = ev.columns(sub, ("ts",), idx)
     args = ev.args(sub, _MemArgs)
-    cols["bytes"] = traceio.optional_ints([a.bytes for a in args], 0)
-    cols["addr"] = traceio.optional_ints([a.addr for a in args])
-    cols["total_reserved"] = traceio.optional_ints([a.total_reserved for a in args], 0)
-    cols["device_id"] = traceio.optional_ints([a.device_id for a in args])
+    for col, arg in (("bytes", _BYTES), ("addr", _ADDR), ("total_reserved", _RESERVED), ("device_id", _DEVICE_ID)):
+        cols[col] = traceio.checked_ints(ev.path, list(map(attrgetter(col), args)), arg, prof.warnings)
     prof.memory = frame("memory", cols)
 
 

@@ -16,7 +16,7 @@ import io
 import os
 import re
 import zlib
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 import numpy as np
@@ -341,7 +341,8 @@ def to_int(values: list[Any]) -> np.ndarray:
 
 def optional_ints(values: list[Any], default: int = -1) -> np.ndarray:
     """Optional int-like args values -> int64: None, booleans and anything that is no integer
-    become ``default``; floats and numeric text are cut to their integer part."""
+    become ``default``; floats and numeric text are cut to their integer part. Only for args no
+    figure reads: those a misreading changes go through ``checked_ints``."""
     out = np.empty(len(values), dtype=np.int64)
     try:  # the usual case (ints and None) in one C-level assignment
         out[:] = [default if v is None or v is True or v is False else v for v in values]
@@ -385,25 +386,63 @@ def _whole_int64(v: Any) -> int | None:
     return None
 
 
-def stream_ids(path: str, values: list[Any], warnings: list[str]) -> np.ndarray:
-    """Kernel stream ids (args ``stream`` / ``Stream Id``) -> int64, -1 when absent.
+_INT_OR_NONE = frozenset({int, type(None)})
 
-    A present value that is no integer within int64 (``2**64``, ``7.5``, ``"abc"``, ``true``) is no
-    stream either: it reads as -1 too, and the kernels that have one are counted in one warning line,
-    since leaving the stream sums (E2E window, SDMA, compute stream) changes figures. It used to read
-    as -1 (or, fractional, as its integer part) without a word. Usual traces (ints, none -1) cost a
-    type scan and one compare."""
-    out = optional_ints(values)
-    if set(map(type, values)) <= {int, type(None)} and not (out == -1).any():
-        return out
-    bad = [i for i, v in enumerate(values) if v is not None and _whole_int64(v) is None]
+
+class IntArg(NamedTuple):
+    """How ``checked_ints`` reads one int arg whose misreading would change a figure or a pairing."""
+
+    what: str  # the values, as the warning counts them: "kernel stream id" -> "3 kernel stream id(s)"
+    effect: str  # what the bad values read as, for the warning
+    default: int = -1  # an absent (or bad) value
+    bounds: tuple[int, int, str] | None = None  # lowest, highest and how the warning says it; None: int64
+    key: bool = False  # a pairing key: a bad value reads as a code of its own (``bad_key``), not as absent
+
+
+def checked_ints(path: str, values: list[Any], arg: IntArg, warnings: list[str]) -> np.ndarray:
+    """Int args values -> int64 by ``arg``'s rule, ``arg.default`` when absent.
+
+    An integer within int64 reads as itself, also written as an integral float or as the text of
+    either (``7.0``, ``"7"``, ``"7.0"``). Any other present value (``2**64``, ``7.5``, ``"abc"``,
+    ``true``, a list), or one outside ``arg.bounds`` (``default`` must lie within), reads as absent
+    (a pairing key: as ``bad_key``) and is counted in one line appended to ``warnings``, naming the
+    file and the first such value: such values used to read as absent, or cut to their integer part,
+    without a word. Usual columns (ints and None) pay one type scan and one C-level conversion."""
+    n = len(values)
+    default = arg.default
+    types = set(map(type, values))
+    if types <= _INT_OR_NONE:
+        try:
+            out = np.fromiter(values if type(None) not in types else
+                              [default if v is None else v for v in values], dtype=np.int64, count=n)
+        except OverflowError:  # an int beyond int64
+            pass
+        else:
+            if arg.bounds is None or not n or (arg.bounds[0] <= out.min() and out.max() <= arg.bounds[1]):
+                return out
+    lo, hi, said = arg.bounds if arg.bounds is not None else (-(2**63), 2**63 - 1, "within int64")
+    got = [default if v is None else _whole_int64(v) for v in values]
+    bad = [i for i, x in enumerate(got) if x is None or not lo <= x <= hi]
+    for i in bad:
+        got[i] = bad_key(values[i]) if arg.key else default
     if bad:
-        out[bad] = -1
         shown = repr(values[bad[0]])
         shown = shown if len(shown) <= 40 else shown[:37] + "..."
-        warnings.append(f"{path}: {len(bad)} kernel stream id(s) are not integers within int64 (the first: "
-                        f"{shown}); those kernels read as on no stream")
-    return out
+        warnings.append(f"{path}: {len(bad)} {arg.what}(s) are not integers {said} (the first: {shown}); "
+                        f"{arg.effect}")
+    return np.fromiter(got, dtype=np.int64, count=n)
+
+
+def bad_key(v: Any) -> int:
+    """A pairing key that is no int64 integer as a code below -1 from its text: it pairs with the same value
+    written alike (``"0x7f00"`` with ``"0x7f00"``, as the original's dict keys do), neither with an absent
+    key (-1) nor with another bad one (but for a 31-bit hash collision)."""
+    return -2 - (zlib.crc32(repr(v).encode()) & 0x7FFFFFFF)
+
+
+#: Kernel stream ids (Kineto ``args.stream``, trace_view ``Stream Id``): a kernel that leaves (or
+#: wrongly joins) a stream changes the E2E window, SDMA and compute-stream sums.
+STREAM_ID = IntArg("kernel stream id", "those kernels read as on no stream")
 
 
 # --------------------------------------------------------------------------- columns
