@@ -36,18 +36,21 @@ SCHEMAS: dict[str, dict[str, str]] = {
     # cuda_runtime / cuda_driver / operator / runtime; NPU text: cpu_op; DB: PYTORCH_API op rows.
     # ``input_dims`` / ``input_type`` / ``call_stack`` keep the original text form
     # ("N/A" when absent): Kineto lists are rendered with str(), NPU strings kept as is.
+    # ``connection_id``: the op's first CANN connection id (DB only; the text export links ops to
+    # tasks by flows). Args no comparator reads (Sequence number, Fwd thread id, External id,
+    # correlation) are not decoded: each field of an args struct costs decode time.
     "ops": {
         "name": OBJ, "cat": OBJ, "ts": I64, "dur": I64, "pid": I64, "tid": I64,
-        "input_dims": OBJ, "input_type": OBJ, "call_stack": OBJ,
-        "seq": I64, "fwd_tid": I64, "ext_id": I64, "connection_id": I64,
+        "input_dims": OBJ, "input_type": OBJ, "call_stack": OBJ, "connection_id": I64,
     },
     # Device activity. GPU: kernel / gpu_memcpy / gpu_memset (cat keeps which);
     # NPU: X events of the "Ascend Hardware" process (cat "npu_task").
-    # ``stream`` is -1 when absent (GPU stream 0 is a real stream: AMD ROCm).
+    # ``stream`` is -1 when absent (GPU stream 0 is a real stream: AMD ROCm). ``connection_id``: the
+    # task's CANN connection id (DB only: the DB breakdown orders and links tasks by it); GPU kernels
+    # link to ops by flows, so their correlation / External id args are not read.
     "kernels": {
         "name": OBJ, "cat": OBJ, "ts": I64, "dur": I64, "pid": I64, "tid": I64,
-        "stream": I64, "device": I64, "correlation": I64, "ext_id": I64,
-        "task_type": OBJ, "task_id": I64, "connection_id": I64,
+        "stream": I64, "device": I64, "task_type": OBJ, "task_id": I64, "connection_id": I64,
     },
     # Flow pairs (start "s" joined with end "f" by id, within one category). The NPU text loader
     # keeps only the categories comparators read (async_npu, fwdbwd).

@@ -557,6 +557,23 @@ def test_db_cell_that_is_no_integer(tmp_path: Path, table: str, column: str, val
     assert info.value.path == str(copy)
 
 
+def test_db_op_columns_no_comparator_reads_are_not_fetched(tmp_path: Path) -> None:
+    """PYTORCH_API sequenceNumber / fwdThreadId feed no figure, so they are not fetched (sqlite3 costs a
+    microsecond per value fetched): junk there no longer stops the load ("not an integer" before), and
+    the ops table has no columns for them."""
+    copy = tmp_path / "ascend_pytorch_profiler_0.db"
+    shutil.copyfile(L1, copy)
+    con = sqlite3.connect(copy)
+    con.execute("UPDATE PYTORCH_API SET sequenceNumber = 'abc', fwdThreadId = 1e30")
+    con.commit()
+    con.close()
+    opts = build_options(enable_operator_compare=True)[0]
+    p, want = load_profile(str(copy), opts), load_profile(str(L1), opts)
+    assert len(p.ops) == sql(L1, "SELECT count(*) FROM PYTORCH_API WHERE type = 50001")[0][0] > 0
+    assert p.ops.equals(want.ops)
+    assert not {"seq", "fwd_tid"} & set(p.ops.columns)
+
+
 def test_db_rows_without_a_time_are_left_out_and_counted(tmp_path: Path) -> None:
     """A TASK, PYTORCH_API or COMMUNICATION_OP row with a NULL startNs or endNs cannot be placed: it is left out
     of every query and counted in one warning. A NULL start was dropped without a word (the range filter), a

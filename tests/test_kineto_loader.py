@@ -54,7 +54,7 @@ def test_counts_match_independent_reading(path):
     assert prof.kernels["ts"].tolist() == [int(Decimal(e["ts"]) * 1000) for e in kernels]
     assert prof.kernels["dur"].tolist() == [int(Decimal(e["dur"]) * 1000) for e in kernels]
     assert prof.kernels["stream"].tolist() == [e["args"].get("stream", -1) for e in kernels]
-    assert prof.kernels["correlation"].tolist() == [e["args"].get("correlation", -1) for e in kernels]
+    assert prof.kernels["device"].tolist() == [e["args"].get("device", -1) for e in kernels]
     assert prof.ops["name"].tolist() == [e["name"] for e in ops]
     # process names from the M events
     pnames = {e["pid"]: e["args"]["name"] for e in ev if e.get("ph") == "M" and e["name"] == "process_name"}
@@ -78,8 +78,25 @@ def test_op_args_rendered_like_the_original():
     ops = [e for e in ev if e.get("ph") == "X" and _cat(e) in OP_CATS]
     want = [str(e["args"]["Input Dims"]) if "Input Dims" in e.get("args", {}) else "N/A" for e in ops]
     assert prof.ops["input_dims"].tolist() == want
-    want_ext = [e.get("args", {}).get("External id", -1) for e in ops]
-    assert prof.ops["ext_id"].tolist() == want_ext
+
+
+def test_args_no_comparator_reads_are_not_decoded(tmp_path):
+    """Kernel correlation / External id and op Sequence number / Fwd thread id / External id / correlation
+    feed no figure, so they are not decoded (each field of an args struct costs decode time on every
+    event): a value of any type there no longer stops the load (an array or object was an "invalid
+    event args" error), and the tables have no columns for them."""
+    odd = [1, 2]
+    ev = [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 10, "dur": 5,
+           "args": {"Input Dims": [[2, 2]], "Sequence number": odd, "Fwd thread id": {"a": 1},
+                    "External id": odd, "correlation": odd}},
+          {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 12, "dur": 2,
+           "args": {"stream": 7, "device": 0, "correlation": odd, "External id": {"a": 1}, "external id": odd}}]
+    path = tmp_path / "t.pt.trace.json"
+    path.write_text(json.dumps({"traceEvents": ev}))
+    prof = load_profile(str(path), _opts(enable_operator_compare=True))
+    assert prof.ops["input_dims"].tolist() == ["[[2, 2]]"]
+    assert prof.kernels[["stream", "device"]].values.tolist() == [[7, 0]]
+    assert not {"seq", "fwd_tid", "ext_id", "correlation"} & (set(prof.ops.columns) | set(prof.kernels.columns))
 
 
 def test_python_functions_only_for_operator_compare(samples):

@@ -588,8 +588,8 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
 
     Python's sqlite3 costs about a microsecond per value fetched and this is the
     largest table, so only what the enabled comparators use is read: trace rows
-    for the module compare, queue rows for the memory compare, the op detail
-    columns (shapes, sequence, forward thread) for the op-tree comparators.
+    for the module compare, queue rows for the memory compare, the op shapes and
+    types for the op-tree comparators (sequence number and forward thread feed no figure).
     """
     if not db.has("PYTORCH_API"):
         profile.warnings.append(f"{db.path}: no PYTORCH_API table; no torch ops")
@@ -606,7 +606,7 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
     cols = {"ts": "CAST(p.startNs AS INTEGER)", "end": "CAST(p.endNs AS INTEGER)", "gtid": p("globalTid"),
             "link": p("connectionId"), "name": p("name"), "type": p("type")}
     if opts.any_detail():
-        cols.update(seq=p("sequenceNumber"), fwd=p("fwdThreadId"), shapes=p("inputShapes"), dtypes=p("inputDtypes"))
+        cols.update(shapes=p("inputShapes"), dtypes=p("inputDtypes"))
     # startNs/endNs are TEXT in current exports: compare and return them as integers.
     sql = (f"SELECT {', '.join(cols.values())} FROM PYTORCH_API p WHERE p.type IN ({','.join('?' * len(wanted))}) "
            "AND p.startNs IS NOT NULL AND p.endNs IS NOT NULL")
@@ -617,12 +617,12 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
     got = db.ints(sql, params, len(cols))
     none = np.full(len(got), -1, dtype=np.int64)
     col = {k: got[:, i] for i, k in enumerate(cols)}
-    a = np.column_stack([col["ts"], col["end"], col["gtid"], col["link"], col["name"], col.get("seq", none),
-                         col.get("fwd", none), col.get("shapes", none), col["type"]])
+    a = np.column_stack([col["ts"], col["end"], col["gtid"], col["link"], col["name"], col.get("shapes", none),
+                         col["type"]])
     gtid = a[:, 2]
     pid = np.where(gtid >= 0, gtid >> 32, -1)
     tid = np.where(gtid >= 0, gtid & 0xFFFFFFFF, -1)
-    kind = a[:, 8]
+    kind = a[:, 6]
     dur = db.durations(a[:, 0], a[:, 1], "PYTORCH_API")
 
     # CANN connection ids: PYTORCH_API.connectionId indexes CONNECTION_IDS(id, connectionId), one row per id.
@@ -641,7 +641,7 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
 
     is_op = np.flatnonzero(kind == types["op"])
     names = db.text(a[:, 4], names=True)
-    shape_ids, dtype_ids = a[is_op, 7], col.get("dtypes", none)[is_op]
+    shape_ids, dtype_ids = a[is_op, 5], col.get("dtypes", none)[is_op]
     shapes, dtypes = db.text(shape_ids, missing="N/A"), db.text(dtype_ids, missing="N/A")
     if _swapped(shapes, dtypes):
         shapes, dtypes = dtypes, shapes
@@ -654,7 +654,7 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
         "ts": a[is_op, 0], "dur": dur[is_op], "pid": pid[is_op], "tid": tid[is_op],
         "input_dims": shapes, "input_type": dtypes,
         "call_stack": np.full(is_op.size, "N/A", dtype=object),
-        "seq": a[is_op, 5], "fwd_tid": a[is_op, 6], "connection_id": first_cid[is_op],
+        "connection_id": first_cid[is_op],
     })
     # op_row: position in profile.ops
     op_pos = np.full(len(a), -1, dtype=np.int64)

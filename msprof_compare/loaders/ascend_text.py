@@ -88,15 +88,12 @@ class _OpArgs(msgspec.Struct, gc=False):
     input_dims: Any = msgspec.field(name="Input Dims", default=None)
     input_type: Any = msgspec.field(name="Input type", default=None)
     call_stack: Any = msgspec.field(name="Call stack", default=None)
-    seq: Any = msgspec.field(name="Sequence number", default=None)
-    fwd_tid: Any = msgspec.field(name="Fwd thread id", default=None)
 
 
 class _TaskArgs(msgspec.Struct, gc=False):
     task_type: Any = msgspec.field(name="Task Type", default=None)
     stream: Any = msgspec.field(name="Stream Id", default=None)
     task_id: Any = msgspec.field(name="Task Id", default=None)
-    connection_id: Any = None
 
 
 class _CommArgs(msgspec.Struct, gc=False):
@@ -108,8 +105,9 @@ class _QueueArgs(msgspec.Struct, gc=False):
 
 
 # Int args read with ``traceio.checked_ints`` (a bad value reads as absent, counted in one warning):
-# those a misreading turns into other figures. Sequence number, Fwd thread id, the tasks'
-# connection_id and process_sort_index feed no figure and keep ``traceio.optional_ints``.
+# those a misreading turns into other figures. process_sort_index feeds no figure and keeps
+# ``traceio.optional_ints``; args no comparator reads (Sequence number, Fwd thread id, the tasks'
+# connection_id) are not in the args structs at all: each field costs decode time on every event.
 #: "Task Id" of a device task: shown in the kernel details of the operator / module comparisons
 _TASK_ID = traceio.IntArg("task Task Id value", "those tasks show Task Id None")
 #: enqueue / dequeue ``correlation_id``: places ``cann::`` memory records at their enqueue
@@ -355,9 +353,7 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
             a = traceio.decode_args(path, c["args"][sel], _OpArgs)
             cols.update({
                 "input_dims": [_text(x.input_dims) for x in a], "input_type": [_text(x.input_type) for x in a],
-                "call_stack": [_text(x.call_stack) for x in a],
-                "seq": traceio.optional_ints([x.seq for x in a]),
-                "fwd_tid": traceio.optional_ints([x.fwd_tid for x in a])})
+                "call_stack": [_text(x.call_stack) for x in a]})
         else:
             cols["input_dims"] = cols["input_type"] = cols["call_stack"] = np.full(sel.size, "N/A", dtype=object)
         profile.ops = frame("ops", cols)
@@ -373,7 +369,6 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
                 "stream": traceio.checked_ints(path, [x.stream for x in a], traceio.STREAM_ID, profile.warnings),
                 "task_type": ["" if x.task_type is None else _text(x.task_type) for x in a],
                 "task_id": traceio.checked_ints(path, [x.task_id for x in a], _TASK_ID, profile.warnings),
-                "connection_id": traceio.optional_ints([x.connection_id for x in a]),
             })
 
     profile.flows, profile.backward_tid = _flows(c)

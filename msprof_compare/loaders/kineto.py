@@ -42,8 +42,9 @@ NOT_MEMORY_CATS = frozenset(KERNEL_CATS) | OP_CATS | FLOW_CATS | {"python_functi
 _NUM = int | float | str | None  # noqa: UP007 (runtime alias for msgspec)
 
 # Int args read with ``traceio.checked_ints`` (a bad value reads as absent, counted in one warning):
-# those a misreading turns into other figures. The other int args (correlation, External id,
-# Sequence number, Fwd thread id, sort_index) feed no figure and keep ``traceio.optional_ints``.
+# those a misreading turns into other figures. ``sort_index`` feeds no figure and keeps
+# ``traceio.optional_ints``; args no comparator reads (correlation, External id, Sequence number,
+# Fwd thread id) are not in the args structs at all: each field costs decode time on every event.
 #: kernel ``device``: the devices that ran kernels (the summary's device count check)
 _DEVICE = traceio.IntArg("kernel device id", "those kernels count on no device")
 #: ``[memory]`` ``Bytes``: the size that opens (> 0) or closes (< 0: a free) a memory record
@@ -61,9 +62,6 @@ _DEVICE_ID = traceio.IntArg("[memory] Device Id value", "those events read as ho
 class _KernelArgs(msgspec.Struct, gc=False):
     stream: _NUM = None
     device: _NUM = None
-    correlation: _NUM = None
-    ext_id: _NUM = msgspec.field(default=None, name="External id")
-    ext_id_legacy: _NUM = msgspec.field(default=None, name="external id")
 
 
 class _OpArgs(msgspec.Struct, gc=False):
@@ -71,11 +69,6 @@ class _OpArgs(msgspec.Struct, gc=False):
     input_dims: msgspec.Raw = msgspec.field(default=msgspec.Raw(b""), name="Input Dims")
     input_type: msgspec.Raw = msgspec.field(default=msgspec.Raw(b""), name="Input type")
     call_stack: Any = msgspec.field(default=None, name="Call stack")
-    seq: _NUM = msgspec.field(default=None, name="Sequence number")
-    fwd_tid: _NUM = msgspec.field(default=None, name="Fwd thread id")
-    ext_id: _NUM = msgspec.field(default=None, name="External id")
-    ext_id_legacy: _NUM = msgspec.field(default=None, name="external id")
-    correlation: _NUM = None
 
 
 class _MemArgs(msgspec.Struct, gc=False):
@@ -237,8 +230,6 @@ def _load_kernels(prof: Profile, ev: _Events) -> None:
     cols["task_type"] = ev.cat_of(idx)
     cols["stream"] = traceio.checked_ints(ev.path, [a.stream for a in args], traceio.STREAM_ID, prof.warnings)
     cols["device"] = traceio.checked_ints(ev.path, [a.device for a in args], _DEVICE, prof.warnings)
-    cols["correlation"] = traceio.optional_ints([a.correlation for a in args])
-    cols["ext_id"] = traceio.optional_ints([a.ext_id if a.ext_id is not None else a.ext_id_legacy for a in args])
     prof.kernels = frame("kernels", cols)
 
 
@@ -254,10 +245,6 @@ def _load_ops(prof: Profile, ev: _Events, with_args: bool) -> None:
         cols["input_dims"] = _text_raw(ev.path, [a.input_dims for a in args])
         cols["input_type"] = _text_raw(ev.path, [a.input_type for a in args])
         cols["call_stack"] = _text([a.call_stack for a in args])
-        cols["seq"] = traceio.optional_ints([a.seq for a in args])
-        cols["fwd_tid"] = traceio.optional_ints([a.fwd_tid for a in args])
-        cols["ext_id"] = traceio.optional_ints([a.ext_id if a.ext_id is not None else a.ext_id_legacy for a in args])
-        cols["connection_id"] = traceio.optional_ints([a.correlation for a in args])
     else:
         na = np.full(n, "N/A", dtype=object)
         cols["input_dims"] = na
