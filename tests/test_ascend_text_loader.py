@@ -669,3 +669,14 @@ def test_odd_thread_sort_indexes_are_counted(tmp_path):
     assert [w for w in prof.warnings if "sort_index" in w] == [
         f"{f}: 1 thread_sort_index value(s) are not integers within int64 (the first: 4.5); those threads are "
         "ordered by their tid"]
+
+
+def test_field_at_reads_only_the_rows_asked_for():
+    """Flow ids are read only for flow events (a tenth of the kept ones): the other rows hold None."""
+    from msprof_compare.loaders import traceio
+    from msprof_compare.loaders.ascend_text import _field_at
+
+    events, _ = traceio.decode_events("t", b'[{"ph": "s", "id": 7}, {"ph": "X"}, {"ph": "f", "id": "7"}]')
+    assert _field_at(events, np.array([0, 2]), "id").tolist() == [7, None, "7"]
+    assert _field_at(events, np.arange(3), "ph").tolist() == ["s", "X", "f"]
+    assert _field_at(events, np.zeros(0, np.int64), "id").tolist() == [None, None, None]
