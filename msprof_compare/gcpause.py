@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 import threading
 
 
@@ -16,7 +17,8 @@ class _GcPause:
     (each enter/exit is a lock and a counter: cheap next to a decode). Residual case: a
     ``gc.disable()`` made while a pause is running cannot be seen (GC is already off, and the call
     leaves no trace), so the last decode to finish re-enables GC under that host; hosts that manage
-    the GC themselves should disable it before calling in, or re-disable it afterwards.
+    the GC themselves should disable it before calling in, or re-disable it afterwards. A child forked
+    while other threads pause ends their pause at once (``_end_in_child``).
     """
 
     __slots__ = ()
@@ -38,9 +40,26 @@ class _GcPause:
     def __exit__(self, *_exc: object) -> None:
         cls = _GcPause
         with cls._lock:
-            cls._depth -= 1
+            cls._depth = max(cls._depth - 1, 0)  # 0: a pause begun before a fork, ended in the child
             if cls._depth == 0 and cls._restore:
                 gc.enable()
+
+
+def _end_in_child() -> None:
+    """After ``os.fork()``: the parent's pausing threads do not exist in the child, so they would never
+    leave and GC would stay off for the child's whole life (a host forking worker processes while a
+    compare runs in a thread). Their pause ends here, and the lock, which one of them may have held at
+    the fork, is new."""
+    cls = _GcPause
+    cls._lock = threading.Lock()
+    if cls._depth:
+        cls._depth = 0
+        if cls._restore:
+            gc.enable()
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
+    os.register_at_fork(after_in_child=_end_in_child)
 
 
 #: ``with gc_paused(): ...`` runs with the cyclic GC off: decoding a trace or writing a workbook

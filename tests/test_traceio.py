@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import threading
 from collections.abc import Iterator
 from decimal import ROUND_HALF_EVEN, Decimal
@@ -110,6 +111,74 @@ def test_host_choice_is_kept() -> None:
     assert gc.isenabled()
     with pytest.raises(ZeroDivisionError), gc_paused():
         1 / 0  # noqa: B018
+    assert gc.isenabled()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # 3.12+: fork() of a process with threads
+def test_forked_child_ends_the_pause_of_the_parents_threads() -> None:
+    """A process forked while another thread decodes: that thread does not exist in the child, so its
+    pause ended only there: GC stayed off for the child's whole life, also after its own decodes.
+    Now the child starts with GC on and its own pauses work; the parent's pause is untouched."""
+    inside, leave = threading.Event(), threading.Event()
+    child: list[bytes] = []
+
+    def decode() -> None:
+        with gc_paused():
+            inside.set()
+            _wait(leave)
+
+    def fork() -> None:
+        _wait(inside)
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child process
+            try:
+                states = [gc.isenabled()]
+                with gc_paused():
+                    states.append(gc.isenabled())
+                states.append(gc.isenabled())
+                os.write(w, bytes(states))
+            finally:
+                os._exit(0)
+        os.close(w)
+        with os.fdopen(r, "rb") as f:
+            child.append(f.read())
+        os.waitpid(pid, 0)
+        assert not gc.isenabled()  # the decode of the parent still runs
+        leave.set()
+
+    _threads(decode, fork)
+    assert child == [bytes([True, False, True])]
+    assert gc.isenabled()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_fork_inside_a_pause() -> None:
+    """A fork made inside a pause: the child ends the pause at the fork, so its leaving the ``with``
+    block must not count below zero (later pauses of the child would leave GC on)."""
+    r, w = os.pipe()
+    with gc_paused():
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child process
+            try:
+                states = [gc.isenabled()]
+            except BaseException:
+                os._exit(1)
+    if pid == 0:  # pragma: no cover - the child process
+        try:
+            states.append(gc.isenabled())
+            with gc_paused():
+                states.append(gc.isenabled())
+            states.append(gc.isenabled())
+            os.write(w, bytes(states))
+        finally:
+            os._exit(0)
+    os.close(w)
+    with os.fdopen(r, "rb") as f:
+        got = f.read()
+    os.waitpid(pid, 0)
+    assert got == bytes([True, True, False, True])
     assert gc.isenabled()
 
 
