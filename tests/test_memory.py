@@ -97,9 +97,9 @@ def test_gpu_float_style_times():
 
 def test_us_text_of_negative_times():
     # divmod floors: -1500 ns once read "-2.5" (us); written out by hand
-    assert [memory._us_text(n) for n in (-1500, -250, -3000, -1, 1500, 0)] == \
+    assert memory._us_texts(np.array([-1500, -250, -3000, -1, 1500, 0])).tolist() == \
         ["-1.5", "-0.25", "-3", "-0.001", "1.5", "0"]
-    assert memory._us_text(-3000, float_style=True) == "-3.0"
+    assert memory._us_texts(np.array([-3000]), float_style=True).tolist() == ["-3.0"]
 
 
 def test_npu_cann_rows_placed_at_enqueue():

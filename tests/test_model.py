@@ -87,10 +87,9 @@ def test_pair_codes_number_pairs_by_first_appearance(pairs: list) -> None:
     assert first_row.tolist() == [i for _, i in seen.values()]
 
 
-def test_optional_ints() -> None:
-    from msprof_compare.loaders.traceio import optional_ints
+def test_whole_int() -> None:
+    from msprof_compare.loaders.traceio import whole_int
 
-    assert optional_ints([1, None, 7]).tolist() == [1, -1, 7]  # the one-assignment path
-    values = [1, None, True, "12", " 7 ", 3.9, "x", float("nan"), 2**64, "123456789012345678"]
-    assert optional_ints(values).tolist() == [1, -1, -1, 12, 7, 3, -1, -1, -1, 123456789012345678]
-    assert optional_ints([None, "x"], default=0).tolist() == [0, 0]
+    values = [1, None, True, "12", " 7 ", 3.9, 7.0, "7.0", "x", float("nan"), 2**64, -(2**63), "123456789012345678"]
+    assert [whole_int(v) for v in values] == [1, None, None, 12, 7, None, 7, 7, None, None, None, -(2**63),
+                                             123456789012345678]

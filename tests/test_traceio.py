@@ -114,6 +114,30 @@ def test_host_choice_is_kept() -> None:
     assert gc.isenabled()
 
 
+def _fork_and_report_gc(leave_pause: bool = False) -> bytes:
+    """Fork; the child reports GC's state at once, [after leaving the caller's pause,] inside a pause of its
+    own and after it; the parent returns that report."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child process
+        try:
+            states = [gc.isenabled()]
+            if leave_pause:
+                gc_paused.__exit__(None, None, None)  # the caller's ``with`` block, left in the child
+                states.append(gc.isenabled())
+            with gc_paused():
+                states.append(gc.isenabled())
+            states.append(gc.isenabled())
+            os.write(w, bytes(states))
+        finally:
+            os._exit(0)
+    os.close(w)
+    with os.fdopen(r, "rb") as f:
+        got = f.read()
+    os.waitpid(pid, 0)
+    return got
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")  # 3.12+: fork() of a process with threads
 def test_forked_child_ends_the_pause_of_the_parents_threads() -> None:
@@ -130,21 +154,7 @@ def test_forked_child_ends_the_pause_of_the_parents_threads() -> None:
 
     def fork() -> None:
         _wait(inside)
-        r, w = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - the child process
-            try:
-                states = [gc.isenabled()]
-                with gc_paused():
-                    states.append(gc.isenabled())
-                states.append(gc.isenabled())
-                os.write(w, bytes(states))
-            finally:
-                os._exit(0)
-        os.close(w)
-        with os.fdopen(r, "rb") as f:
-            child.append(f.read())
-        os.waitpid(pid, 0)
+        child.append(_fork_and_report_gc())
         assert not gc.isenabled()  # the decode of the parent still runs
         leave.set()
 
@@ -157,27 +167,8 @@ def test_forked_child_ends_the_pause_of_the_parents_threads() -> None:
 def test_fork_inside_a_pause() -> None:
     """A fork made inside a pause: the child ends the pause at the fork, so its leaving the ``with``
     block must not count below zero (later pauses of the child would leave GC on)."""
-    r, w = os.pipe()
     with gc_paused():
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - the child process
-            try:
-                states = [gc.isenabled()]
-            except BaseException:
-                os._exit(1)
-    if pid == 0:  # pragma: no cover - the child process
-        try:
-            states.append(gc.isenabled())
-            with gc_paused():
-                states.append(gc.isenabled())
-            states.append(gc.isenabled())
-            os.write(w, bytes(states))
-        finally:
-            os._exit(0)
-    os.close(w)
-    with os.fdopen(r, "rb") as f:
-        got = f.read()
-    os.waitpid(pid, 0)
+        got = _fork_and_report_gc(leave_pause=True)
     assert got == bytes([True, True, False, True])
     assert gc.isenabled()
 

@@ -7,6 +7,7 @@ here where the package no longer has it) on edge cases and random data, and comp
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 
 import numpy as np
 import pytest
@@ -69,7 +70,13 @@ def test_diff_ratios_is_diff_ratio():
     assert diff.shape == ratio.shape == (0,)
 
 
-def test_us_texts_is_us_text():
+def _us_text(ns: int, float_style: bool) -> str:
+    """The rule written independently: the exact decimal quotient, plus ".0" for a whole value in float style."""
+    text = format(Decimal(ns) / 1000, "f")
+    return text + ".0" if float_style and "." not in text else text
+
+
+def test_us_texts_is_the_exact_decimal():
     rng = np.random.default_rng(3)
     ns = np.concatenate([
         np.array([0, 1, -1, 10, 100, 999, 1000, -1000, 1500, -1500, -250, 120, 1020, 1002, 1200,
@@ -80,7 +87,7 @@ def test_us_texts_is_us_text():
     for float_style in (False, True):
         got = memory._us_texts(ns, float_style)
         assert got.dtype == object
-        assert got.tolist() == [memory._us_text(v, float_style) for v in ns.tolist()]
+        assert got.tolist() == [_us_text(v, float_style) for v in ns.tolist()]
     assert memory._us_texts(np.zeros(0, np.int64)).shape == (0,)
 
 

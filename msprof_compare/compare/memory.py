@@ -54,26 +54,16 @@ DETAIL_SPANS = ((1, 5), (6, 10))  # B1:F1 base, G1:K1 comparison
 RECORD_COLUMNS = ["ts", "size_kb", "dur_us", "name", "alloc_text", "release_text"]
 
 
-def _us_text(ns: int, float_style: bool = False) -> str:
-    """Integer ns as the microsecond text a Kineto trace holds: shortest decimal form,
-    and ``X.0`` for a whole value when the trace writes its times as floats. The rule for one value;
-    ``_us_texts`` renders whole columns (tests hold the two equal)."""
-    sign = "-" if ns < 0 else ""  # divmod floors: -1500 would read -2.5
-    whole, frac = divmod(abs(int(ns)), 1000)
-    if frac == 0:
-        return f"{sign}{whole}.0" if float_style else f"{sign}{whole}"
-    return f"{sign}{whole}.{frac:03d}".rstrip("0")
-
-
-#: ``_us_text``'s tail for each sub-microsecond remainder (0..999 ns), without and with the float style.
+#: The text's tail for each sub-microsecond remainder (0..999 ns), without and with the float style.
 _US_TAILS = tuple(
     np.array([".0" if fl else "", *(f".{f:03d}".rstrip("0") for f in range(1, 1000))], dtype=object)
     for fl in (False, True))
 
 
 def _us_texts(ns: np.ndarray, float_style: bool = False) -> np.ndarray:
-    """``_us_text`` of each value of an int64 array (object array), without a Python call per value:
-    the whole microseconds go through ``str`` in one ``map``, the remainder picks its tail from a table."""
+    """Integer ns as the microsecond texts a Kineto trace holds (object array): shortest decimal form, and
+    ``X.0`` for a whole value when the trace writes its times as floats. No Python call per value: the whole
+    microseconds go through ``str`` in one ``map``, the remainder picks its tail from a table."""
     ns = np.asarray(ns, dtype=np.int64)
     with np.errstate(over="ignore"):
         mag = np.abs(ns).view(np.uint64)  # |INT64_MIN| wraps to itself, which is 2**63 as unsigned

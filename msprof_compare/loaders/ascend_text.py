@@ -105,9 +105,10 @@ class _QueueArgs(msgspec.Struct, gc=False):
 
 
 # Int args read with ``traceio.checked_ints`` (a bad value reads as absent, counted in one warning):
-# those a misreading turns into other figures. process_sort_index feeds no figure and keeps
-# ``traceio.optional_ints``; args no comparator reads (Sequence number, Fwd thread id, the tasks'
-# connection_id) are not in the args structs at all: each field costs decode time on every event.
+# those a misreading turns into other figures. process_sort_index feeds no figure and is read by
+# ``traceio.whole_int`` (-1 when it is none, without a warning);
+# args no comparator reads (Sequence number, Fwd thread id, the tasks' connection_id)
+# are not in the args structs at all: each field costs decode time on every event.
 #: "Task Id" of a device task: shown in the kernel details of the operator / module comparisons
 _TASK_ID = traceio.IntArg("task Task Id value", "those tasks show Task Id None")
 #: enqueue / dequeue ``correlation_id``: places ``cann::`` memory records at their enqueue
@@ -247,7 +248,7 @@ def _metadata(path: str, meta: list, warnings: list[str]) -> tuple[pd.DataFrame,
             order[pid[k]] = k  # a later record of the same pid moves it later
             procs.setdefault(pid[k], ["", -1])[0] = _text(a.name) if a.name is not None else ""
         elif nm == "process_sort_index":
-            procs.setdefault(pid[k], ["", -1])[1] = int(traceio.optional_ints([a.sort_index])[0])
+            procs.setdefault(pid[k], ["", -1])[1] = -1 if (i := traceio.whole_int(a.sort_index)) is None else i
         elif nm == "thread_name":
             threads.setdefault((pid[k], tid[k]), ["", None])[0] = _text(a.name) if a.name is not None else ""
         else:

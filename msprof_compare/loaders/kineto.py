@@ -42,9 +42,10 @@ NOT_MEMORY_CATS = frozenset(KERNEL_CATS) | OP_CATS | FLOW_CATS | {"python_functi
 _NUM = int | float | str | None  # noqa: UP007 (runtime alias for msgspec)
 
 # Int args read with ``traceio.checked_ints`` (a bad value reads as absent, counted in one warning):
-# those a misreading turns into other figures. ``sort_index`` feeds no figure and keeps
-# ``traceio.optional_ints``; args no comparator reads (correlation, External id, Sequence number,
-# Fwd thread id) are not in the args structs at all: each field costs decode time on every event.
+# those a misreading turns into other figures. ``sort_index`` feeds no figure and is read by
+# ``traceio.whole_int`` (-1 when it is none, without a warning);
+# args no comparator reads (correlation, External id, Sequence number, Fwd thread id)
+# are not in the args structs at all: each field costs decode time on every event.
 #: kernel ``device``: the devices that ran kernels (the summary's device count check)
 _DEVICE = traceio.IntArg("kernel device id", "those kernels count on no device")
 #: ``[memory]`` ``Bytes``: the size that opens (> 0) or closes (< 0: a free) a memory record
@@ -325,7 +326,7 @@ def _load_meta(prof: Profile, ev: _Events) -> None:
         if e.name.endswith("_name"):
             rec[0] = "" if a.name is None else str(a.name)
         else:
-            rec[1] = int(traceio.optional_ints([a.sort_index])[0])
+            rec[1] = -1 if (i := traceio.whole_int(a.sort_index)) is None else i
     if procs:
         prof.processes = frame("processes", {
             "pid": list(procs), "name": [v[0] for v in procs.values()], "sort_index": [v[1] for v in procs.values()]})

@@ -339,31 +339,7 @@ def to_int(values: list[Any]) -> np.ndarray:
     return out
 
 
-def optional_ints(values: list[Any], default: int = -1) -> np.ndarray:
-    """Optional int-like args values -> int64: None, booleans and anything that is no integer
-    become ``default``; floats and numeric text are cut to their integer part. Only for args no
-    figure reads: those a misreading changes go through ``checked_ints``."""
-    out = np.empty(len(values), dtype=np.int64)
-    try:  # the usual case (ints and None) in one C-level assignment
-        out[:] = [default if v is None or v is True or v is False else v for v in values]
-        return out
-    except (TypeError, ValueError, OverflowError):
-        pass
-    for i, v in enumerate(values):
-        out[i] = default
-        if v is None or isinstance(v, bool):
-            continue
-        try:
-            out[i] = v if isinstance(v, int) else int(v.strip()) if isinstance(v, str) else int(v)
-        except (TypeError, ValueError, OverflowError):
-            try:
-                out[i] = int(float(v))
-            except (TypeError, ValueError, OverflowError):
-                pass
-    return out
-
-
-def _whole_int64(v: Any) -> int | None:
+def whole_int(v: Any) -> int | None:
     """``v`` as an integer when it is one within int64: an int, an integral float or the text of
     either (``7``, ``7.0``, `` "7" ``); None for anything else (fractional, beyond int64, a boolean, junk)."""
     if isinstance(v, bool):
@@ -421,7 +397,7 @@ def checked_ints(path: str, values: list[Any], arg: IntArg, warnings: list[str])
             if arg.bounds is None or not n or (arg.bounds[0] <= out.min() and out.max() <= arg.bounds[1]):
                 return out
     lo, hi, said = arg.bounds if arg.bounds is not None else (-(2**63), 2**63 - 1, "within int64")
-    got = [default if v is None else _whole_int64(v) for v in values]
+    got = [default if v is None else whole_int(v) for v in values]
     bad = [i for i, x in enumerate(got) if x is None or not lo <= x <= hi]
     for i in bad:
         got[i] = bad_key(values[i]) if arg.key else default
