@@ -51,6 +51,51 @@ def test_name_predicates():
     assert cl.cube_op_kind(["aten::conv_flash_attention"]).tolist() == [cl.OP_FA]
 
 
+def test_current_gpu_library_names_are_keywords():
+    """Words added to the original's defaults (docs/differences.md, "GPU kernel and operator names of current
+    libraries"): cuDNN SDPA ops are FA, cuBLAS nvjet, AMD Tensile and cuDNN fused-attention kernels are cube."""
+    kw = cl.load_keywords()
+    assert "cudnn_attention" in kw.fa and {"nvjet", "cijk_", "sdpa"} <= kw.cube
+    assert cl.cube_op_kind(["aten::_scaled_dot_product_cudnn_attention", "aten::_cudnn_attention_backward"]
+                           ).tolist() == [cl.OP_FA, cl.OP_FA]
+    assert cl.is_cube_kernel_name([
+        "nvjet_sm90_tst_192x128_64x5_1x2_h_bz_coopB_NNT",            # cuBLAS (H200, CUDA 13)
+        "nvjet_tst_64x64_64x16_2x1_2cta_v_bz_bias_TNT",              # cuBLAS (B200)
+        "Cijk_Ailk_Bljk_B_BS_BH_Bias_HA_S_SAV_UserArgs_MT128x256x32",  # hipBLASLt / Tensile (MI300X)
+        "cudnn_generated_fort_native_sdpa_sm90_flash_bprop_wgmma_f16_knob_26_64x64x64_1x4x1_cga1x1x1_kernel0_0",
+    ]).all()
+
+
+def test_cube_word_inside_convert_or_fbgemm_does_not_count():
+    """"conv" inside "convert" (dtype conversions) and "gemm" inside "fbgemm" (FBGEMM's embedding / permute /
+    quantize kernels) are no cube kernel; another cube word or a real "conv" in the same name still is."""
+    names = ["void cudnn::fusion::convert_dq_to_16bits<true>(void const*, void*)",       # cuDNN SDPA backward
+             "std::enable_if<vllm::_typeConvert<c10::BFloat16>::exists, void>::type "
+             "vllm::fused_add_rms_norm_kernel<c10::BFloat16, 8>(c10::BFloat16*)",          # vLLM (B200 sample)
+             "void fbgemm_gpu::permute_2D_data_kernel<false, int, int>(int, int)",         # hta sampled_rank
+             "convolve_then_convert",                                                      # real "conv" first
+             "convert_then_convolve",                                                      # real "conv" after
+             "convert_dq_cutlass_kernel",                                                  # another cube word
+             "fbgemm_gpu::bf16_gemm_kernel",                                               # "gemm" outside fbgemm
+             "conconvert"]                                                                 # "conv" only inside
+    assert cl.is_cube_kernel_name(names).tolist() == [False, False, False, True, True, True, True, False]
+    test = cl.cube_name_test(["conv"], ["convert"])
+    assert [test(n) for n in ("convert", "xconvertconv", "convertconvert", "conv")] == [False, True, False, True]
+    # the rule applies to whatever CUBE_MASK holds; a CUBE_MASK naming the longer word itself matches it
+    assert cl.cube_name_test(["convert"], ["convert"])("convert_dq")
+    assert cl.cube_name_test(["vert"], ["convert"])("convert") is False
+    assert cl.cube_name_test(["vert"], ["convert"])("vertex")
+
+
+def test_cube_rule_applies_to_an_overriding_ini(tmp_path, monkeypatch):
+    ini = tmp_path / "k.ini"
+    ini.write_text("[OP_MASK]\nFA_MASK=a\nCONV_MASK=b\nMATMUL_MASK=c\nCUBE_MASK=conv, mykernel\n"
+                   "TRANS_MASK=y\nMC2_KERNEL=z\n")
+    monkeypatch.setenv(cl.CONFIG_ENV, str(ini))
+    assert cl.is_cube_kernel_name(["convert_x", "my_conv", "MyKernel_1", "nvjet_tst"]).tolist() == \
+        [False, True, True, False]
+
+
 def test_categorize_hand_checked():
     # cube ops (ns): conv fwd [100,200), mm [300,400), conv on backward thread [500,600), FA bwd [700,800)
     ops = cl.cube_ops(["aten::conv2d", "aten::mm", "aten::conv2d", "flash_attention_backward"],

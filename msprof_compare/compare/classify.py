@@ -114,9 +114,45 @@ def is_backward_name(names: Iterable[str]) -> np.ndarray:
     return contains_any(names, BACKWARD_WORDS)
 
 
+#: Words inside which a CUBE_MASK word does not count on GPU kernel names (not the original's rule, see
+#: docs/differences.md): ``convert`` holds "conv" in dtype conversions (cuDNN's ``convert_dq_to_16bits``,
+#: vLLM's ``_typeConvert``), ``fbgemm`` holds "gemm" in the FBGEMM library's namespace ``fbgemm_gpu::`` of
+#: embedding, permute and quantize kernels.
+NOT_CUBE_WORDS = ("convert", "fbgemm")
+
+
+def _inside(name: str, at: int, word: str, outer: str) -> bool:
+    """Is the occurrence of ``word`` at ``name[at:]`` part of an occurrence of ``outer``."""
+    off = outer.find(word)
+    while off >= 0:
+        if at >= off and name.startswith(outer, at - off):
+            return True
+        off = outer.find(word, off + 1)
+    return False
+
+
+def cube_name_test(words: Iterable[str], not_words: Iterable[str] = NOT_CUBE_WORDS) -> Callable[[str], bool]:
+    """str -> bool for lower-cased GPU kernel names: holds one of ``words`` somewhere other than inside one
+    of ``not_words`` (a not-word counts only for the words it strictly contains, so a CUBE_MASK that lists
+    ``convert`` itself still matches it). ``convolve_x_convert`` is cube by its first "conv"."""
+    words = tuple(words)
+    outers = {w: tuple(o for o in not_words if w in o and w != o) for w in words}
+
+    def test(name: str) -> bool:
+        for w in words:
+            at = name.find(w)
+            while at >= 0:
+                if not any(_inside(name, at, w, o) for o in outers[w]):
+                    return True
+                at = name.find(w, at + 1)
+        return False
+
+    return test
+
+
 def is_cube_kernel_name(names: Iterable[str], kw: Keywords | None = None) -> np.ndarray:
-    """GPU cube kernels: lower-cased name contains a CUBE_MASK word."""
-    return contains_any(names, (kw or load_keywords()).cube)
+    """GPU cube kernels: lower-cased name contains a CUBE_MASK word outside ``NOT_CUBE_WORDS``."""
+    return per_unique(names, cube_name_test((kw or load_keywords()).cube))
 
 
 def is_trans_kernel_name(names: Iterable[str], kw: Keywords | None = None) -> np.ndarray:

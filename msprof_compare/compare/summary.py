@@ -532,8 +532,8 @@ def guards(ctx: RunContext) -> pd.DataFrame:
                        "tasks: operator and module figures differ by them, OverallMetrics compares"))
     vb, vc = _gpu_vendor(b), _gpu_vendor(c)
     rows.append(_guard(VENDOR_CHECK, None if vb is None or vc is None else vb == vc, vb, vc,
-                       "Cube / Vector / Flash Attention split by kernel-name keywords that AMD kernels miss: "
-                       "across vendors compare the Matmul and Computing totals"))
+                       "AMD's flash-attention kernels (aotriton's attn_fwd) hold no Cube keyword, NVIDIA's do: "
+                       "across vendors compare the Flash Attention totals, not their Cube / Vector split"))
     return pd.DataFrame(rows, columns=GUARD_COLUMNS)
 
 

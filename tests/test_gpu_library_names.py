@@ -1,0 +1,108 @@
+"""Kernel and operator names of current GPU libraries in the computing breakdown (docs/differences.md,
+"GPU kernel and operator names of current libraries"): every figure is recomputed here from the raw JSON
+(json module walk, kernels linked to their launch by correlation id, not by our loader's flows)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from msprof_compare.api import compare
+from msprof_compare.compare.breakdown_gpu import gpu_breakdown
+from msprof_compare.loaders import load_profile
+from msprof_compare.options import build_options
+
+DATA = Path(__file__).resolve().parent / "data" / "kineto"
+SAMPLES = Path(__file__).resolve().parents[1].parent / "shared" / "samples"
+EXCERPT = DATA / "h200_gpt_bf16_cudnn_sdpa_excerpt.pt.trace.json"
+TIMESFORMER = "tracelens/tests/traces/{}/facebook_timesformer-base-finetuned-k400__1016002.json.gz"
+
+FA_OPS = ("cudnn_attention", "efficient_attention", "flash_attention")
+CONV_OPS = ("aten::conv",)
+MATMUL_OPS = ("aten::addmm", "aten::bmm", "aten::mm", "aten::matmul")
+ORIGINAL_CUBE_WORDS = ("gemm", "conv", "cutlass", "wgrad", "gemvx")
+
+
+def _ns(us: float) -> int:
+    """Kineto µs (as the json module reads them) to int ns, exactly."""
+    return int(Decimal(repr(us)) * 1000)
+
+
+def _independent(events: list[dict], is_cube) -> dict[str, list[int]]:
+    """{bucket: [ns, count]} by the rule of reference-1 §3.7-3.8: a kernel launched inside a FA / Conv / Matmul
+    cpu op (the outermost such op holding its launch call) takes that op's category, Cube when
+    ``is_cube(name)``; backward by the op's name (these traces have no Conv op on the backward thread)."""
+    launches = {e["args"]["correlation"]: e for e in events if e.get("ph") == "X"
+                and e.get("cat") in ("cuda_runtime", "cuda_driver") and "correlation" in e.get("args", {})}
+    ops = [e for e in events if e.get("ph") == "X" and e.get("cat") in ("cpu_op", "user_annotation")
+           and any(w in e["name"].lower() for w in FA_OPS + CONV_OPS + MATMUL_OPS)]
+    out: dict[str, list[int]] = {}
+    for k in (e for e in events if e.get("ph") == "X" and e.get("cat") == "kernel"):
+        launch = launches.get(k["args"].get("correlation"))
+        t = launch["ts"] if launch else None
+        holding = sorted((o for o in ops if t is not None and o["ts"] <= t <= o["ts"] + o["dur"]),
+                         key=lambda o: o["ts"])
+        part = "cube" if is_cube(k["name"]) else "vector"
+        if not holding:
+            bucket = "other_cube" if part == "cube" else "vector_notrans"
+        else:
+            name = holding[0]["name"].lower()
+            direction = "_bwd_" if "backward" in name else "_fwd_"
+            if any(w in name for w in FA_OPS):
+                bucket = "fa" + direction + part
+            elif any(w in name for w in CONV_OPS):
+                bucket = "conv" + direction + part
+            else:
+                bucket = "matmul_" + part
+        cell = out.setdefault(bucket, [0, 0])
+        cell[0] += _ns(k["dur"])
+        cell[1] += 1
+    return out
+
+
+def _buckets(path: Path) -> dict[str, list[int]]:
+    bd = gpu_breakdown(load_profile(str(path), build_options(enable_profiling_compare=True)[0]))
+    return {name: [b.ns, b.count] for name, b in bd.buckets.items() if b.count}
+
+
+def test_cudnn_sdpa_and_nvjet_excerpt():
+    """bf16 GPT on an H200 (torch 2.11, CUDA 13): cuDNN SDPA ops are Flash Attention, their fused kernels
+    (``cudnn_generated_fort_native_sdpa_*``) and cuBLAS's ``nvjet_*`` GEMMs are Cube, and cuDNN's
+    ``convert_dq_to_16bits`` is Vector (the original's keywords: FA 0, Matmul all Vector, convert_dq Cube)."""
+    events = json.loads(EXCERPT.read_text())["traceEvents"]
+    kernels = [e["name"] for e in events if e.get("cat") == "kernel"]
+    assert sum(n.startswith("nvjet_sm90_") for n in kernels) == 3
+    assert sum(n.startswith("cudnn_generated_fort_native_sdpa_sm90_flash_") for n in kernels) == 2
+    assert sum("cudnn::fusion::convert_dq_to_16bits" in n for n in kernels) == 1
+
+    def cube(name: str) -> bool:
+        return name.startswith(("nvjet_", "cudnn_generated_fort_native_sdpa_"))
+
+    want = _independent(events, cube)
+    assert _buckets(EXCERPT) == want
+    # the figures, from the event list (µs): fprop 18.655; bprop 45.088; compute_dot_do_o 7.135 +
+    # convert_dq 6.465; nvjet 24.704 + 9.824 + 12.288; three bf16 copies 1.216 + 3.84 + 4.0 and a sum 12.704
+    assert want == {"fa_fwd_cube": [18_655, 1], "fa_bwd_cube": [45_088, 1], "fa_bwd_vector": [13_600, 2],
+                    "matmul_cube": [46_816, 3], "vector_notrans": [21_760, 4]}
+
+
+def test_mi300_tensile_gemms_are_cube(samples):
+    """AMD hipBLASLt / Tensile GEMMs (``Cijk_*``) are Cube: timesformer MI300X Matmul (Cube) 54.143552 ms,
+    (Vector) 3.797577 ms (the contiguous copies), against H100 53.489573 / 5.277761 ms (the original's
+    keywords: MI300X 0 / 57.941129 ms)."""
+    path = samples / TIMESFORMER.format("mi300")
+    if not path.is_file():
+        pytest.skip("sample absent")
+    events = json.load(gzip.open(path))["traceEvents"]
+    want = _independent(events, lambda n: n.startswith("Cijk_") or any(w in n.lower() for w in ORIGINAL_CUBE_WORDS))
+    assert _buckets(path) == want
+    assert want["matmul_cube"] == [54_143_552, 133] and want["matmul_vector"] == [3_797_577, 72]
+    res = compare(str(samples / TIMESFORMER.format("h100")), str(path), enable_profiling_compare=True)
+    rows = res.sheet("OverallMetrics").set_index("Index")
+    assert rows.loc["\t\tMatmul (Cube)", "Duration(ms)"] == pytest.approx(53.489573)
+    assert rows.loc["\t\tMatmul (Cube)", "Duration(ms).1"] == pytest.approx(54.143552)
+    assert rows.loc["\t\tMatmul (Vector)", "Duration(ms).1"] == pytest.approx(3.797577)
