@@ -166,6 +166,8 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str], **
         log.warning(w)
     from .loaders.pair import input_bytes, load_pair  # large inputs load side by side (two processes)
 
+    if opts.step_given:
+        _refuse_gpu_step(base, comparison, opts.force)
     size = input_bytes(base) + input_bytes(comparison)
     if size >= LOAD_NOTICE_BYTES:  # loading a GB takes tens of seconds: say what is happening
         log.info("Loading %s MB of profiling data, please wait.", f"{size / 1e6:,.0f}")
@@ -177,6 +179,24 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str], **
     for profile in (base_profile, comparison_profile):  # from here on the path is only shown
         profile.path = display(profile.path)
     return run_comparators(base_profile, comparison_profile, opts)
+
+
+def _refuse_gpu_step(base: str, comparison: str, force: bool) -> None:
+    """The GPU step refusal (reference-1 §1.4) before the inputs are read: a Kineto trace is known from its
+    first bytes (a JSON object, reference-1 §2.1), and loading two of them only to refuse the options took
+    seconds per 100 MB. Sides are looked at in loading order; a path the loader would refuse ends the look,
+    so its error still comes first, as it did."""
+    from .compare import steps
+    from .loaders import detect, traceio
+
+    for given in (base, comparison):
+        try:
+            layout = detect(given, force)
+        except ProfileError:
+            return
+        if layout.level == "file" and not layout.db_path \
+                and traceio.first_char(traceio.head_bytes(layout.trace_path)) == "{":
+            raise UsageError(steps.GPU_STEP_MESSAGE)
 
 
 def _check_usable(profile: Profile) -> None:

@@ -143,3 +143,21 @@ def test_step_on_bare_trace_views_compares_without_kernel_sheet(samples: Path) -
 def test_step_needs_ascii_digits() -> None:
     with pytest.raises(UsageError, match="must be a number"):
         build_options(base_step="²", comparison_step="1")
+
+
+
+def test_gpu_step_refused_before_loading(monkeypatch, tmp_path: Path) -> None:
+    """A Kineto input with a step is refused from its first bytes: loading two 170 MB traces only to say
+    the options are wrong took 4 s (30 s on 500 MB traces). A base the loader refuses still comes first."""
+    import msprof_compare.api as api_module
+    from msprof_compare.errors import ProfileError
+
+    loaded = []
+    real = api_module.load_profile
+    monkeypatch.setattr(api_module, "load_profile", lambda path, *a, **k: loaded.append(path) or real(path, *a, **k))
+    with pytest.raises(UsageError, match="step id is invalid in GPU data"):
+        compare(str(SAMPLE_GPU), str(SAMPLE_GPU), base_step="1", comparison_step="1")
+    assert loaded == []
+    missing = str(tmp_path / "missing.json")
+    with pytest.raises(ProfileError, match="missing.json: no such file or directory"):
+        compare(missing, str(SAMPLE_GPU), base_step="1", comparison_step="1")
