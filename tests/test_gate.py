@@ -134,3 +134,14 @@ def test_no_time_breakdown_cannot_pass_the_gate():
     for frames in ({}, {"e2e": pd.DataFrame({"base_ns": [], "comparison_ns": []})}):
         code, message = regression_gate(SimpleNamespace(frames=frames, base=side, comparison=side), 5.0)
         assert code == 1 and message.startswith("error: --fail_on_regression: no E2E time")
+
+
+def test_one_contributor_is_named_in_the_singular(samples):
+    from msprof_compare.api import compare
+    from msprof_compare.compare.summary import regression_gate
+
+    r = compare(str(samples / NPU_L2), str(samples / NPU_L1), enable_profiling_compare=True,
+                enable_operator_compare=True)
+    one = regression_gate(r, 1.0, top=1)[1]
+    assert "Top contributor (" in one and "Top 1 " not in one
+    assert "Top 3 contributors (" in regression_gate(r, 1.0, top=3)[1]

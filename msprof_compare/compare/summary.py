@@ -674,7 +674,8 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5) -> tuple[in
         worst = contrib[contrib["Diff(ms)"].astype(float) > 0].head(top)
         if len(worst):
             level = worst["Level"].iloc[0]
-            lines.append(f"Top {len(worst)} contributors ({level} level):")
+            lines.append(f"Top contributor ({level} level):" if len(worst) == 1
+                         else f"Top {len(worst)} contributors ({level} level):")
             for r in worst.itertuples(index=False):
                 lines.append(f"  {term_safe(r.Name)}: +{float(r[5]):.3f} ms "
                              f"({float(r.Share):.1%} of {share_basis(level)})")
