@@ -564,18 +564,19 @@ def align(a_keys: Sequence[Hashable], b_keys: Sequence[Hashable], match: bool = 
 
 
 class AlignMemo:
-    """``align`` of text key sequences, each distinct pair of sequences aligned once.
+    """``align`` of key sequences, each distinct pair of sequences aligned once.
 
     A training trace repeats the same module children and the same op sequences in every layer and
     step: the GPT-2 pair recorded by ``tools/record_gpu_gpt.py`` (27 steps) asks ModuleCompare for
-    17,091 op alignments and module matching for 13,772, of 41 and 40 distinct problems. The
-    result of a problem depends only on the two sequences, so it is computed once; callers only read
-    the arrays (they are shared between repeats)."""
+    17,091 op alignments and module matching for 13,772, of 41 and 40 distinct problems, and the
+    operator pairing for 55 thread parts of 4. The result depends only on the two sequences (keys
+    equal by ``==`` pair alike), so each is computed once; callers only read the arrays (they are
+    shared between repeats)."""
 
     def __init__(self) -> None:
-        self._done: dict[tuple[tuple[str, ...], tuple[str, ...]], tuple[np.ndarray, np.ndarray]] = {}
+        self._done: dict[tuple[tuple, tuple], tuple[np.ndarray, np.ndarray]] = {}
 
-    def __call__(self, a_keys: Sequence[str], b_keys: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    def __call__(self, a_keys: Sequence[Hashable], b_keys: Sequence[Hashable]) -> tuple[np.ndarray, np.ndarray]:
         key = (tuple(a_keys), tuple(b_keys))
         got = self._done.get(key)
         if got is None:
