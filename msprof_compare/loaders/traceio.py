@@ -16,6 +16,7 @@ import io
 import os
 import re
 import zlib
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 import msgspec
@@ -96,7 +97,7 @@ def exact_ns(path: str, texts: list[_Times], field: str, idx: np.ndarray | None 
     """Exact ns of ``field`` ("ts" or "dur") of the events ``idx`` (all when None), from ``exact_texts``."""
     items = texts if idx is None else map(texts.__getitem__, idx.tolist())
     try:
-        return texts_us_to_ns([bytes(getattr(e, field)) for e in items])
+        return texts_us_to_ns(list(map(attrgetter(field), items)))
     except NumberError as exc:
         raise ProfileError(path, f"invalid time value {exc.text!r} in trace events: {exc.why}") from None
 
