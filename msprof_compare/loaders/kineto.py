@@ -167,7 +167,9 @@ class _Events:
         with traceio.gc_paused():
             for f in fields:
                 vals = list(map(attrgetter(f), sub))
-                if f in ("ts", "dur"):
+                if f == "ts" and vals and type(vals[0]) is msgspec.Raw:  # traceio.RawTsEvent
+                    out[f] = traceio.raw_times_to_ns(vals, self.path, f)
+                elif f in ("ts", "dur"):
                     out[f] = traceio.to_ns(vals, self.path, f)
                     if idx is not None and len(vals) and traceio.float_inexact(out[f], vals):
                         if self._exact is None:
@@ -198,7 +200,7 @@ def load(layout: Any, opts: Options, data: bytes | None = None) -> Profile:
     path = layout.trace_path
     if data is None:
         data = traceio.read_bytes(path, opts.force)
-    events, top = traceio.decode_events(path, data)
+    events, top = traceio.decode_events(path, data, raw_ts=True)
     if top is None:
         raise ProfileError(path, "not a Kineto trace (expected a JSON object with traceEvents)")
     prof = Profile(path=layout.given, kind="GPU", source="kineto", files={"trace": path})

@@ -181,6 +181,12 @@ def _parse_uniform(u: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """The common case in one pass: (nearly) every value is unsigned ``digits.digits`` filling the
     whole width with the dot in one column (Ascend timestamps). (ns, ok) for those rows; None when
     fewer than 90% of the rows have that layout."""
+    got = parse_uniform(u)
+    return None if got is None else got[:2]
+
+
+def parse_uniform(u: np.ndarray) -> tuple[np.ndarray, np.ndarray, int] | None:
+    """``_parse_uniform``, with the dot's column: (ns, ok, dot column) or None."""
     n, width = u.shape
     if width > 21:
         return None
@@ -210,7 +216,7 @@ def _parse_uniform(u: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         v += _rounds_up(d, rcol, width, v)
     val = np.zeros(n, dtype=np.int64)
     val[ok] = v
-    return val, ok
+    return val, ok, dp
 
 
 def _parse_decimal(vals: list[Any]) -> tuple[np.ndarray, np.ndarray]:
