@@ -403,16 +403,23 @@ def _column_cells(column: list, nrows: int, ref: str, rows: list[str], ph: str, 
     blank = f'" s="{ph}"/>'
     num = f'" s="{ph}"><v>'
     num_red = f'" s="{red_ph}"><v>'
+    plain: dict[str, str] = {}  # texts of this column met before that need no check: -> inline cell tail
     for i in range(nrows):
         v = column[i]
         t = type(v)
         if t is float and v == v and v != _INF and v != -_INF and not (ratio and v > 1):
             out[i] = f"{ref}{rows[i]}{num}{v:.16G}</v></c>"
-        elif t is str and v and not ratio and len(v) <= _STR_FAST_MAX and not _is_rich(v):
+        elif t is str and (tail := plain.get(v)) is not None:  # a column repeats a few texts many times
             if strings is not None:
                 strings.append((i, v, ph))
             else:
-                out[i] = f"{ref}{rows[i]}{inline(v, ph)}"
+                out[i] = f"{ref}{rows[i]}{tail}"
+        elif t is str and v and not ratio and len(v) <= _STR_FAST_MAX and not _is_rich(v):
+            plain[v] = tail = "" if strings is not None else inline(v, ph)
+            if strings is not None:
+                strings.append((i, v, ph))
+            else:
+                out[i] = f"{ref}{rows[i]}{tail}"
         elif v is None:
             out[i] = f"{ref}{rows[i]}{blank}"
         else:
