@@ -106,6 +106,22 @@ def test_times_read_from_the_text_match_the_float_decode(tmp_path: Path, ts_text
         assert raw[0] == [text_us_to_ns(t) for t in ts_texts]
 
 
+def test_comparators_run_with_the_cyclic_gc_paused() -> None:
+    """Each comparator runs with the cyclic GC off (its millions of live rows and nodes made every pass
+    slow) and the GC is back on after it, also when it raises."""
+    import gc
+
+    from msprof_compare import api
+
+    seen = []
+    opts, _ = build_options()
+    assert api.comparators(opts) and gc.isenabled()
+    api._gc_paused(lambda ctx: seen.append(gc.isenabled()) or [])(None)
+    with pytest.raises(ZeroDivisionError):
+        api._gc_paused(lambda ctx: seen.append(gc.isenabled()) or 1 / 0)(None)
+    assert seen == [False, False] and gc.isenabled()
+
+
 def test_exact_times_mixes_the_vectorised_and_the_per_value_paths() -> None:
     # Epoch-scale ns texts (16 whole digits) take the vectorised parser; quoted strings, exponents,
     # null, a missing dur and negatives fall back one by one. Expected values written out by hand (half-ns
