@@ -94,11 +94,11 @@ def test_times_read_from_the_text_match_the_float_decode(tmp_path: Path, ts_text
     """One decode with ts kept as text (``decode_events(raw_ts=True)``) loads what the float decode and its
     exact re-read load, values and errors alike."""
     data = _kineto_trace(tmp_path, ts_texts, ["1"] * len(ts_texts)).read_bytes()
-    if ts_texts[-1] in ("true", "[1]"):  # no time: the decode itself refuses the file, as the float decode
+    events, _ = traceio.decode_events("t.json", data, raw_ts=True)
+    assert isinstance(events[0], traceio.RawTsEvent)  # the one-decode path is taken
+    if ts_texts[-1] in ("true", "[1]"):  # no time: refused with the float decode's own error
         with pytest.raises(ProfileError, match=r"not a trace event file: Expected `int \| float \| str \| null`"):
-            traceio.decode_events("t.json", data, raw_ts=True)
-    else:  # the one-decode path is taken
-        assert isinstance(traceio.decode_events("t.json", data, raw_ts=True)[0][0], traceio.RawTsEvent)
+            traceio.check_raw_ts("t.json", data, events)
     raw, floats = _load_both_ways(tmp_path, ts_texts, monkeypatch)
     assert raw == floats
     assert isinstance(raw, str) == (ts_texts in _BAD_TS)
@@ -120,6 +120,27 @@ def test_comparators_run_with_the_cyclic_gc_paused() -> None:
     with pytest.raises(ZeroDivisionError):
         api._gc_paused(lambda ctx: seen.append(gc.isenabled()) or 1 / 0)(None)
     assert seen == [False, False] and gc.isenabled()
+
+
+@pytest.mark.parametrize("kernel_args", ['{"stream": [7]}', '{"stream": 7}'])
+def test_a_bad_time_the_loader_never_reads_is_refused_first(tmp_path: Path, kernel_args: str,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ts kept as text, a ts the float decode refuses on an event no loader reads (a counter) is found
+    after the load, or, when the load fails on something else first (bad kernel args), before that error:
+    the error is the float decode's, as it was."""
+    path = tmp_path / "t.pt.trace.json"
+    path.write_text('{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, '
+                    f'"ts": 5224448211566.355, "dur": 1.5, "args": {kernel_args}}}, '
+                    '{"ph": "C", "name": "c", "pid": 0, "ts": false}]}')
+    opts, _ = build_options(enable_profiling_compare=True)
+    errors = []
+    for raw in (True, False):
+        if not raw:
+            monkeypatch.setattr(traceio, "_beyond_float_ns", lambda data: False)
+        with pytest.raises(ProfileError) as info:
+            load_profile(str(path), opts)
+        errors.append(str(info.value))
+    assert errors[0] == errors[1] and "Expected `int | float | str | null`, got `bool`" in errors[0]
 
 
 def test_exact_times_mixes_the_vectorised_and_the_per_value_paths() -> None:

@@ -155,8 +155,8 @@ def raw_times_to_ns(raws: list[msgspec.Raw], path: str = "", field: str = "ts") 
     with gc_paused():
         try:
             values = _TIMES.decode(b"".join((b"[", b",".join(raws), b"]")))
-        except (msgspec.ValidationError, *DECODE_ERRORS) as exc:  # cannot be: decode_events checked the texts
-            raise ProfileError(path, f"invalid '{field}' value in trace events: {exc}") from None
+        except (msgspec.ValidationError, *DECODE_ERRORS) as exc:  # the caller turns it into the float
+            raise ProfileError(path, f"invalid '{field}' value in trace events: {exc}") from None  # decode's error
     ns = to_ns(values, path, field)
     if n and float_inexact(ns, values):
         ns = _exact_raw_ns(path, raws)
@@ -254,13 +254,26 @@ def _ts_texts_valid(events: list[RawTsEvent]) -> bool:
     return bool(np.isin(firsts, np.frombuffer(b'0123456789-"n', dtype=np.uint8)).all())
 
 
+def check_raw_ts(path: str, data: bytes, events: list, read: np.ndarray | None = None) -> None:
+    """Refuse a trace of ``RawTsEvent``s as the float decode does when a ``ts`` text is no value that decode
+    takes (a boolean, a list): by running it, so the error is its own. ``read``: the events whose ts were
+    parsed already (``raw_times_to_ns`` took their texts as numbers), left unchecked."""
+    if read is not None:
+        events = list(map(events.__getitem__, np.flatnonzero(~read).tolist()))
+    if not _ts_texts_valid(events):
+        decode_events(path, data)
+        raise ProfileError(path, "not a trace event file: a 'ts' value is no number")  # decode_events raised
+
+
 def decode_events(path: str, data: bytes, raw_ts: bool = False) -> tuple[list[Event], KinetoFile | None]:
     """Decode a trace into a list of typed events (and the Kineto top level, if any).
 
     ``raw_ts`` (the Kineto loader): a Kineto trace whose times look beyond float64's ns precision
     (``_beyond_float_ns``) decodes into ``RawTsEvent``s, whose ``ts`` the loader parses from the text
     (``raw_times_to_ns``): one decode instead of two (a real 184 MB PyTorch 2.11 trace, ts ~5.2e12 us:
-    0.26 s and ~70 MB less per side). A ``ts`` the float decode refuses is refused alike (a second decode).
+    0.26 s and ~70 MB less per side). Their ts texts are not checked here: the caller must refuse what the
+    float decode refuses (``check_raw_ts``: the texts it parsed need no check, and before any other error
+    it raises, a trace with a bad ts gets the decode's error).
     """
     kind = first_char(data)
     if data[:3] == b"\xef\xbb\xbf":  # a UTF-8 byte-order mark: harmless, but msgspec refuses it
@@ -269,7 +282,7 @@ def decode_events(path: str, data: bytes, raw_ts: bool = False) -> tuple[list[Ev
         with gc_paused():
             if kind == "{" and raw_ts and _beyond_float_ns(data):
                 raw = _KINETO_RAW_TS.decode(data)
-                if raw.traceEvents is not msgspec.UNSET and _ts_texts_valid(raw.traceEvents):
+                if raw.traceEvents is not msgspec.UNSET:
                     return raw.traceEvents, raw  # type: ignore[return-value]
                 del raw
             if kind == "{":
