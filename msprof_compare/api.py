@@ -6,6 +6,7 @@ path -> loader -> Profile -> comparators -> sheets -> reporters.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import time
@@ -17,6 +18,7 @@ import pandas as pd
 
 from .compare.table import Sheet
 from .errors import ProfileError, UsageError
+from .gcpause import gc_paused
 from .loaders import load_profile
 from .model import Profile
 from .options import Options, build_options
@@ -64,7 +66,20 @@ def comparators(opts: Options) -> list[tuple[str, Comparator]]:
         (opts.enable_api_compare, "api", api_stats.build),
         (opts.enable_kernel_compare, "kernel", kernels.build),
     ]
-    return [(name, build) for on, name, build in table if on]
+    return [(name, _gc_paused(build)) for on, name, build in table if on]
+
+
+def _gc_paused(build: Comparator) -> Comparator:
+    """``build`` run with the cyclic GC paused: the operator and memory comparators make millions of
+    rows, cells and tree nodes that live to the end of the run, and every GC pass walked them all
+    (the real GPT pair of 566 / 482 MB: 1.46 of the operator stage's 6.0 s, 0.31 of memory's 1.33 s)."""
+
+    @functools.wraps(build)
+    def run(ctx: RunContext) -> list[Sheet]:
+        with gc_paused():
+            return build(ctx)
+
+    return run
 
 
 @dataclass

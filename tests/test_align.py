@@ -306,3 +306,17 @@ def test_near_copies_are_not_counted(monkeypatch: pytest.MonkeyPatch) -> None:
         b[p] = 1000 + p
     ia, ib = align(a, b)
     assert matched_count(ia, ib) == 20000 - 20 and len(counted) == 1  # the whole, less its common ends
+
+
+def test_align_memo_aligns_each_distinct_problem_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Repeated problems (every layer and step of a training trace) are aligned once, same answer."""
+    calls = []
+    real = align_mod.align
+    monkeypatch.setattr(align_mod, "align", lambda a, b: calls.append(1) or real(a, b))
+    memo = align_mod.AlignMemo()
+    problems = [(list("abcab"), list("bcab")), (list("xy"), list("yx")), (list("abcab"), list("bcab"))]
+    for a, b in problems * 3:
+        got = memo(a, b)
+        want = real(a, b)
+        assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+    assert len(calls) == 2

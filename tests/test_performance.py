@@ -54,6 +54,95 @@ def test_kineto_epoch_float_times_are_exact(tmp_path: Path, ts_texts: list[str])
     assert prof.kernels["dur"].tolist() == [1500] * len(ts_texts)
 
 
+_BIG_TS = [  # event time texts of Kineto traces whose first ts is beyond 2**42 us (read from the JSON text)
+    ["5224448211566.355", "5224448211567.001", "5224448211568.000", "5224448211569.999"],  # the usual: one pass
+    ["5224448211566.355", "5224448211567", "5224448211567.5", "5224448211568.0005", '"5224448211569.25"'],
+    ["5224448211566.355", "52244482115660.355", "-5224448211566.355", "5.224448211566355e12"],
+    ["5224448211566.355", "4.5e15", "4499999999999999.999"],  # toward to_ns's range limit
+]
+_BAD_TS = [  # refused alike: a time of a kept event null or out of range, a time the float decode refuses
+    ["5224448211566.355", "null"],
+    ["5224448211566.355", "9000000000000000.001"],
+    ["5224448211566.355", "8999999999999999.5"],  # over the limit once read as a float
+    ["5224448211566.355", "true"],
+    ["5224448211566.355", "[1]"],
+]
+
+
+def _load_both_ways(tmp_path: Path, ts_texts: list[str], monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Load a trace with its times taken from the JSON text (RawTsEvent) and through the float decode."""
+    path = _kineto_trace(tmp_path, ts_texts, ["1.5"] * len(ts_texts))
+    text = path.read_text()  # plus an event no loader reads, whose ts the float decode still checks
+    path.write_text(text.replace('"traceEvents": [', '"traceEvents": [{"ph": "C", "name": "c", "ts": '
+                                 + ts_texts[-1] + "}, "))
+    opts, _ = build_options(enable_profiling_compare=True)
+    out = []
+    for raw in (True, False):
+        if not raw:
+            monkeypatch.setattr(traceio, "_beyond_float_ns", lambda data: False)
+        try:
+            prof = load_profile(str(path), opts)
+            out.append((prof.kernels["ts"].tolist(), prof.kernels["dur"].tolist(), prof.warnings))
+        except ProfileError as exc:
+            out.append(str(exc))
+    return out
+
+
+@pytest.mark.parametrize("ts_texts", _BIG_TS + _BAD_TS)
+def test_times_read_from_the_text_match_the_float_decode(tmp_path: Path, ts_texts: list[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """One decode with ts kept as text (``decode_events(raw_ts=True)``) loads what the float decode and its
+    exact re-read load, values and errors alike."""
+    data = _kineto_trace(tmp_path, ts_texts, ["1"] * len(ts_texts)).read_bytes()
+    events, _ = traceio.decode_events("t.json", data, raw_ts=True)
+    assert isinstance(events[0], traceio.RawTsEvent)  # the one-decode path is taken
+    if ts_texts[-1] in ("true", "[1]"):  # no time: refused with the float decode's own error
+        with pytest.raises(ProfileError, match=r"not a trace event file: Expected `int \| float \| str \| null`"):
+            traceio.check_raw_ts("t.json", data, events)
+    raw, floats = _load_both_ways(tmp_path, ts_texts, monkeypatch)
+    assert raw == floats
+    assert isinstance(raw, str) == (ts_texts in _BAD_TS)
+    if ts_texts is _BIG_TS[0]:
+        assert raw[0] == [text_us_to_ns(t) for t in ts_texts]
+
+
+def test_comparators_run_with_the_cyclic_gc_paused() -> None:
+    """Each comparator runs with the cyclic GC off (its millions of live rows and nodes made every pass
+    slow) and the GC is back on after it, also when it raises."""
+    import gc
+
+    from msprof_compare import api
+
+    seen = []
+    opts, _ = build_options()
+    assert api.comparators(opts) and gc.isenabled()
+    api._gc_paused(lambda ctx: seen.append(gc.isenabled()) or [])(None)
+    with pytest.raises(ZeroDivisionError):
+        api._gc_paused(lambda ctx: seen.append(gc.isenabled()) or 1 / 0)(None)
+    assert seen == [False, False] and gc.isenabled()
+
+
+@pytest.mark.parametrize("kernel_args", ['{"stream": [7]}', '{"stream": 7}'])
+def test_a_bad_time_the_loader_never_reads_is_refused_first(tmp_path: Path, kernel_args: str,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ts kept as text, a ts the float decode refuses on an event no loader reads (a counter) is found
+    after the load, or, when the load fails on something else first (bad kernel args), before that error:
+    the error is the float decode's, as it was."""
+    path = tmp_path / "t.pt.trace.json"
+    path.write_text('{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, '
+                    f'"ts": 5224448211566.355, "dur": 1.5, "args": {kernel_args}}}, '
+                    '{"ph": "C", "name": "c", "pid": 0, "ts": false}]}')
+    opts, _ = build_options(enable_profiling_compare=True)
+    errors = []
+    for raw in (True, False):
+        if not raw:
+            monkeypatch.setattr(traceio, "_beyond_float_ns", lambda data: False)
+        with pytest.raises(ProfileError) as info:
+            load_profile(str(path), opts)
+        errors.append(str(info.value))
+    assert errors[0] == errors[1] and "Expected `int | float | str | null`, got `bool`" in errors[0]
+
+
 def test_exact_times_mixes_the_vectorised_and_the_per_value_paths() -> None:
     # Epoch-scale ns texts (16 whole digits) take the vectorised parser; quoted strings, exponents,
     # null, a missing dur and negatives fall back one by one. Expected values written out by hand (half-ns

@@ -196,6 +196,24 @@ def test_half_ns_ties_round_alike_as_numbers_and_text() -> None:
     assert decimal_us_to_ns(same_width).tolist() == [_exact(t) for t in same_width]  # the one-layout path
 
 
+def test_texts_of_one_width_parse_as_bytes_do() -> None:
+    """Raw texts of one width take the joined-matrix path: same ns as the per-text path, odd rows included
+    (no dot, a sign, an exponent, a quoted string, ties), and junk still raises."""
+    import msgspec
+
+    from msprof_compare.loaders.numparse import NumberError, text_us_to_ns
+
+    texts = ["5224448211566.355", "224448211566.3555", "224448211566.3565", "52244482115663.55", "-1234567890123456",
+             "-224448211566.355", "5.22444821156e+12", '"22444821156.355"', "1.000000000001e12"]
+    texts += [f"52244482{k:05d}.{k % 1000:03d}" for k in range(90)]
+    raws = msgspec.json.decode(("[" + ",".join(texts) + "]").encode(), type=list[msgspec.Raw])
+    assert len(set(map(len, raws))) == 1
+    want = [text_us_to_ns(bytes(r)) for r in raws]
+    assert texts_us_to_ns(raws).tolist() == want == texts_us_to_ns([bytes(r) for r in raws]).tolist()
+    with pytest.raises(NumberError):
+        texts_us_to_ns(msgspec.json.decode(b'[1.5, 2.5, "x.5"]', type=list[msgspec.Raw]))
+
+
 def test_trace_durations_as_numbers_and_text_load_alike(tmp_path) -> None:
     """Through a loader: a trace_view.json with its times as numbers loads to the ns of the text form."""
     ev = [{"ph": "M", "name": "process_name", "pid": 2, "tid": 0, "args": {"name": "Ascend Hardware"}}]

@@ -27,7 +27,7 @@ import pandas as pd
 
 from ..model import Profile, ranges
 from . import classify
-from .align import align, no_matching
+from .align import AlignMemo, no_matching
 from .optree import OpTree, _nest, _subtree_sum, levels, op_tree, side_profile
 from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, frame_from_rows
 
@@ -574,6 +574,7 @@ def match_modules(a: Module, b: Module, op_name_map: dict[str, str],
     """Breadth-first matching of two module trees by path (§3.5); roots excluded."""
     out: list[tuple[Module | None, Module | None]] = []
     queue: deque[tuple[Module | None, Module | None]] = deque([(a, b)])
+    align = AlignMemo()
     while queue:
         x, y = queue.popleft()
         ca = x.children if x is not None else []
@@ -635,6 +636,7 @@ def detail_rows(pairs: list, base: ModuleTrees | None, comp: ModuleTrees | None)
     # base's and comparison's (row, column, top-layer op) cells that show an op call stack, filled
     # in one batch per side
     asks: tuple[list[tuple[int, int, int]], list[tuple[int, int, int]]] = ([], [])
+    align = AlignMemo()
     for x, y in pairs:
         ref = x if x is not None else y
         head = [ref.module_class, ref.level, display_name(ref.module_name)]

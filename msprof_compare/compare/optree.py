@@ -33,7 +33,7 @@ import pandas as pd
 
 from ..model import Profile, ranges
 from . import classify
-from .align import align, no_matching
+from .align import AlignMemo, align, no_matching
 from .steps import step_number
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -528,19 +528,20 @@ def _concat(chunks: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np
 
 
 def pair_lists(a: np.ndarray, b: np.ndarray, ka: np.ndarray, kb: np.ndarray,
-               match: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Pair two node lists by key (or not at all); returns node ids (-1 = absent)."""
-    ia, ib = align(ka[a].tolist(), kb[b].tolist(), match) if match else no_matching(len(a), len(b))
+               match: bool, memo: AlignMemo | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Pair two node lists by key (or not at all); returns node ids (-1 = absent). ``memo`` aligns
+    repeated key sequences once (each step of a training run repeats its op sequence)."""
+    ia, ib = (memo or align)(ka[a].tolist(), kb[b].tolist()) if match else no_matching(len(a), len(b))
     return np.where(ia >= 0, a[np.maximum(ia, 0)] if len(a) else -1, -1), \
         np.where(ib >= 0, b[np.maximum(ib, 0)] if len(b) else -1, -1)
 
 
 def split_and_pair(ta: OpTree, tb: OpTree, a: np.ndarray, b: np.ndarray, ka: np.ndarray, kb: np.ndarray,
-                   match: bool) -> tuple[np.ndarray, np.ndarray]:
+                   match: bool, memo: AlignMemo | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Pair two top-layer lists, part by part when both sides know their backward thread (§2.4)."""
     bwd_a, bwd_b = ta.profile.backward_tid, tb.profile.backward_tid
     if bwd_a < 0 or bwd_b < 0:
-        return pair_lists(a, b, ka, kb, match)
+        return pair_lists(a, b, ka, kb, match, memo)
     pa = _parts(a[np.argsort(ta.ts[a], kind="stable")], ta.tid, bwd_a)
     pb = _parts(b[np.argsort(tb.ts[b], kind="stable")], tb.tid, bwd_b)
     none = np.empty(0, np.int64)
@@ -557,12 +558,12 @@ def split_and_pair(ta: OpTree, tb: OpTree, a: np.ndarray, b: np.ndarray, ka: np.
     for k in range(max(len(pa), len(pb))):
         xa = pa[k][1] if k < len(pa) else none
         xb = pb[k][1] if k < len(pb) else none
-        chunks.append(pair_lists(xa, xb, ka, kb, match and len(xa) > 0 and len(xb) > 0))
+        chunks.append(pair_lists(xa, xb, ka, kb, match and len(xa) > 0 and len(xb) > 0, memo))
     return _concat(chunks)
 
 
 def drill_down(ta: OpTree, tb: OpTree, ia: np.ndarray, ib: np.ndarray, ka: np.ndarray, kb: np.ndarray,
-               max_kernel_num: int, match: bool) -> tuple[np.ndarray, np.ndarray]:
+               max_kernel_num: int, match: bool, memo: AlignMemo | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``--max_kernel_num``: replace pairs above the limit by the pairing of their children (§2.5)."""
     out_a: list[int] = []
     out_b: list[int] = []
@@ -578,7 +579,7 @@ def drill_down(ta: OpTree, tb: OpTree, ia: np.ndarray, ib: np.ndarray, ka: np.nd
             out_a.append(x)
             out_b.append(y)
             continue
-        sa, sb = pair_lists(ca, cb, ka, kb, match)
+        sa, sb = pair_lists(ca, cb, ka, kb, match, memo)
         stack.extend(list(zip(sa.tolist(), sb.tolist(), strict=False))[::-1])
     return np.asarray(out_a, np.int64), np.asarray(out_b, np.int64)
 
@@ -600,9 +601,10 @@ def operator_pairs(ctx: RunContext) -> OpPairs:
         ka = op_keys(ta, opts.op_name_map, opts.use_input_shape)
         kb = op_keys(tb, opts.op_name_map, opts.use_input_shape)
         match = not opts.disable_details
-        ia, ib = split_and_pair(ta, tb, a, b, ka, kb, match)
+        memo = AlignMemo()  # the parts of every step repeat a few op sequences (the GPT pair: 55 parts, 4 distinct)
+        ia, ib = split_and_pair(ta, tb, a, b, ka, kb, match, memo)
         if opts.max_kernel_num is not None and match:
-            ia, ib = drill_down(ta, tb, ia, ib, ka, kb, opts.max_kernel_num, match)
+            ia, ib = drill_down(ta, tb, ia, ib, ka, kb, opts.max_kernel_num, match, memo)
         return OpPairs(ta, tb, ia, ib, len(a), len(b))
 
     return ctx.cached(_CACHE_PAIRS, compute)

@@ -123,6 +123,9 @@ class _Events:
             self.codes = np.fromiter(map(first.setdefault, cats, range(len(cats))), np.int64, len(cats))
         self.first = first
         self._lookup = np.zeros(len(events), dtype=bool)
+        #: RawTsEvents: the events whose ts ``columns`` parsed (the others ``traceio.check_raw_ts`` checks)
+        self.ts_read = np.zeros(len(events), dtype=bool) if events and type(events[0]) is traceio.RawTsEvent \
+            else None
         self.negative = 0  # events with dur < 0 (read as 0, reported once)
         self.too_long = 0  # events lasting over MAX_DURATION_NS (read as 0, reported once)
 
@@ -167,7 +170,11 @@ class _Events:
         with traceio.gc_paused():
             for f in fields:
                 vals = list(map(attrgetter(f), sub))
-                if f in ("ts", "dur"):
+                if f == "ts" and vals and type(vals[0]) is msgspec.Raw:  # traceio.RawTsEvent
+                    out[f] = traceio.raw_times_to_ns(vals, self.path, f)
+                    if idx is not None and self.ts_read is not None:
+                        self.ts_read[idx] = True
+                elif f in ("ts", "dur"):
                     out[f] = traceio.to_ns(vals, self.path, f)
                     if idx is not None and len(vals) and traceio.float_inexact(out[f], vals):
                         if self._exact is None:
@@ -198,9 +205,19 @@ def load(layout: Any, opts: Options, data: bytes | None = None) -> Profile:
     path = layout.trace_path
     if data is None:
         data = traceio.read_bytes(path, opts.force)
-    events, top = traceio.decode_events(path, data)
+    events, top = traceio.decode_events(path, data, raw_ts=True)
     if top is None:
         raise ProfileError(path, "not a Kineto trace (expected a JSON object with traceEvents)")
+    if not (events and type(events[0]) is traceio.RawTsEvent):
+        return _load(layout, opts, path, data, events, top)
+    try:  # ts kept as text: a ts the float decode refuses comes before any other error (traceio.check_raw_ts)
+        return _load(layout, opts, path, data, events, top)
+    except ProfileError:
+        traceio.check_raw_ts(path, data, events)
+        raise
+
+
+def _load(layout: Any, opts: Options, path: str, data: bytes, events: list, top: Any) -> Profile:
     prof = Profile(path=layout.given, kind="GPU", source="kineto", files={"trace": path})
     if isinstance(top.deviceProperties, list):
         prof.device_properties = top.deviceProperties
@@ -217,6 +234,8 @@ def load(layout: Any, opts: Options, data: bytes | None = None) -> Profile:
     _load_meta(prof, ev)
     if opts.enable_operator_compare:
         _load_python(prof, ev)
+    if ev.ts_read is not None:  # RawTsEvents: the ts no loader parsed are checked still
+        traceio.check_raw_ts(path, data, events, ev.ts_read)
     prof.warnings.extend(duration_notes(path, ev.negative, ev.too_long))
     return prof
 
