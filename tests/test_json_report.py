@@ -169,6 +169,30 @@ def test_json_has_inf_strings_not_nan(pair1):
     assert ratios == ["INF" if isinstance(v, float) and math.isinf(v) else v for v in frame_ratios]
 
 
+def test_dumps_is_the_json_module_document(pair1):
+    """The fast encoder writes the document the json module writes: same values, keys, order and indent;
+    only exponents are spelt differently (1e-6, json: 1e-06)."""
+    import datetime as dt
+
+    now = dt.datetime(2026, 11, 30, tzinfo=dt.timezone.utc)
+    text = json_report.dumps(pair1)
+    reference = json.dumps(json_report.to_document(pair1, now), ensure_ascii=False, allow_nan=False, indent=1)
+    doc = _strict_loads(text)
+    doc["generated_at"] = now.strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert json.dumps(doc, ensure_ascii=False, indent=1) == reference
+    head = ["{", ' "$schema": "urn:msprof-compare:result-schema:1",', ' "schema_version": 1,']
+    assert text.splitlines()[:3] == reference.splitlines()[:3] == head
+    assert json_report.dumps(pair1, ascii_only=True).isascii()
+
+
+def test_dumps_keeps_a_path_that_is_not_utf8(pair1, monkeypatch):
+    """A path with a byte that is not UTF-8 holds a lone surrogate, which msgspec refuses: json writes it."""
+    bad = "/data/run\udcff/trace.json"
+    monkeypatch.setattr(json_report, "_profile", lambda p: {"path": bad, "kind": "NPU", "source": "s", "level": ""})
+    text = json_report.dumps(pair1)
+    assert json.loads(text)["base"]["path"] == bad
+
+
 def test_api_frames_equal_json(pair1):
     doc = _strict_loads(json_report.dumps(pair1))
     s = doc["summary"]
