@@ -18,6 +18,7 @@ import os
 import sqlite3
 import sys
 import time
+import urllib.parse
 
 #: table -> (time columns, id columns {column: id space}); id spaces are offset per replica.
 REPLICATED: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
@@ -62,7 +63,10 @@ def build(src: str, out: str, size_mb: float, gap_ns: int = 1_000_000) -> dict[s
     con = sqlite3.connect(out)
     con.execute("PRAGMA journal_mode = OFF")
     con.execute("PRAGMA synchronous = OFF")
-    con.execute("ATTACH DATABASE ? AS s", (f"file:{os.path.abspath(src)}?mode=ro",))
+    # immutable: a read-only open of a WAL-mode export would otherwise leave -shm / -wal files beside the
+    # source (a shared sample); the source is a finished export, so no log holds rows it lacks
+    src_uri = "file:" + urllib.parse.quote(os.path.abspath(src)) + "?mode=ro&immutable=1"
+    con.execute("ATTACH DATABASE ? AS s", (src_uri,))
     tables = _tables(con, "s")
     for name, sql in tables.items():
         con.execute(sql)

@@ -1,0 +1,49 @@
+"""The bench scripts read the shared samples: they must leave them as they are and write what they say."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import sqlite3
+import urllib.parse
+from pathlib import Path
+
+from conftest import REPO_ROOT
+
+LEVEL1_DB = "msinsight/test/data/pytorch/db/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db"
+
+
+def _make_large_db():
+    spec = importlib.util.spec_from_file_location("make_large_db", REPO_ROOT / "bench" / "make_large_db.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _count(db: Path, sql: str) -> int:
+    con = sqlite3.connect(f"file:{urllib.parse.quote(str(db))}?mode=ro&immutable=1", uri=True)
+    try:
+        return con.execute(sql).fetchone()[0]
+    finally:
+        con.close()
+
+
+def test_make_large_db_leaves_a_wal_mode_source_alone(samples: Path, tmp_path: Path) -> None:
+    # The level1 export is in WAL mode (header bytes 18-19 are 2): a plain read-only open left an empty -wal
+    # and a 32 KiB -shm beside it. The folder name also holds characters a URI must escape.
+    src_dir = tmp_path / "src ?#%"
+    src_dir.mkdir()
+    src = src_dir / "ascend_pytorch_profiler_0.db"
+    shutil.copyfile(samples / LEVEL1_DB, src)
+    assert src.read_bytes()[18:20] == b"\x02\x02"
+    src.chmod(0o444)
+    out = tmp_path / "out" / "ascend_pytorch_profiler_0.db"
+    out.parent.mkdir()
+    facts = _make_large_db().build(str(src), str(out), size_mb=2)
+    assert sorted(p.name for p in src_dir.iterdir()) == [src.name]
+    tasks = _count(src, "SELECT count(*) FROM TASK")
+    assert facts["replicas"] >= 2
+    assert _count(out, "SELECT count(*) FROM TASK") == facts["replicas"] * tasks
+    # every replica gets fresh task ids
+    assert _count(out, "SELECT count(DISTINCT globalTaskId) FROM TASK") == \
+        facts["replicas"] * _count(src, "SELECT count(DISTINCT globalTaskId) FROM TASK")
