@@ -320,3 +320,19 @@ def test_align_memo_aligns_each_distinct_problem_once(monkeypatch: pytest.Monkey
         want = real(a, b)
         assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
     assert len(calls) == 2
+
+
+def test_align_memo_never_answers_one_problem_with_another() -> None:
+    """One memo, many problems over keys that are equal across types (1, 1.0, True; "a" and numpy's "a"),
+    distinct NaN objects and None: every answer is that of a fresh ``align``, so no two sequences share an
+    entry unless ``align`` itself cannot tell them apart."""
+    import random
+
+    rnd = random.Random(3)
+    alphabet = ["a", "a ", "1", 1, 1.0, True, 0, False, -0.0, None, float("nan"), float("nan"), np.str_("a"), ""]
+    memo = align_mod.AlignMemo()
+    for _ in range(3000):
+        a = [rnd.choice(alphabet) for _ in range(rnd.randint(0, 6))]
+        b = [rnd.choice(alphabet) for _ in range(rnd.randint(0, 6))]
+        got, want = memo(a, b), align_mod.align(a, b)
+        assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1]), (a, b)

@@ -185,6 +185,22 @@ def test_dumps_is_the_json_module_document(pair1):
     assert json_report.dumps(pair1, ascii_only=True).isascii()
 
 
+def test_dumps_writes_numpy_and_other_str_subclasses(pair1, monkeypatch):
+    """A text cell may be a ``numpy.str_`` (a value indexed from a numpy text array, kept as such by a frame
+    built from rows) or another str subclass: json wrote them as text; msgspec refuses any type but str,
+    so ``clean`` makes them plain str (the run used to end in a TypeError traceback)."""
+
+    class Name(str):
+        pass
+
+    frame = pd.DataFrame([[np.str_("aten::mm"), Name("aten::add"), 1]], columns=["a", "b", "c"])
+    assert type(frame.iloc[0, 0]) is np.str_
+    monkeypatch.setattr(pair1, "frames", {**(pair1.frames or {}), "odd_texts": frame})
+    doc = _strict_loads(json_report.dumps(pair1))
+    assert doc["frames"]["odd_texts"] == [{"a": "aten::mm", "b": "aten::add", "c": 1}]
+    assert type(json_report.clean(np.str_("x"))) is str and type(json_report.clean(Name("y"))) is str
+
+
 def test_dumps_keeps_a_path_that_is_not_utf8(pair1, monkeypatch):
     """A path with a byte that is not UTF-8 holds a lone surrogate, which msgspec refuses: json writes it."""
     bad = "/data/run\udcff/trace.json"

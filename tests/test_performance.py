@@ -106,6 +106,31 @@ def test_times_read_from_the_text_match_the_float_decode(tmp_path: Path, ts_text
         assert raw[0] == [text_us_to_ns(t) for t in ts_texts]
 
 
+@pytest.mark.parametrize("bad", ["1e400", "-1e400", "1" * 400 + ".5", "1" * 5000])
+@pytest.mark.parametrize("kept", [True, False])
+def test_a_time_beyond_float_range_is_refused_as_the_float_decode_does(tmp_path: Path, bad: str, kept: bool,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ts the float decode finds out of range (an overflowing exponent, 400 digits, a 5000-digit integer)
+    starts with a digit like any number: with ts kept as text it is refused all the same, with the float
+    decode's error, on a kernel (read) as on a counter (read by no loader; it used to load)."""
+    path = tmp_path / "t.pt.trace.json"
+    kernel = '{{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": {}, "dur": 1.5}}'
+    events = [kernel.format("5224448211566.355"),
+              kernel.format(bad) if kept else f'{{"ph": "C", "name": "c", "pid": 0, "ts": {bad}}}']
+    path.write_text('{"traceEvents": [' + ", ".join(events) + "]}")
+    opts, _ = build_options(enable_profiling_compare=True)
+    errors = []
+    for raw in (True, False):
+        if not raw:
+            monkeypatch.setattr(traceio, "_beyond_float_ns", lambda data: False)
+        with pytest.raises(ProfileError) as info:
+            load_profile(str(path), opts)
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]
+    assert re.search(r"not a trace event file: (Integer value|Number) out of range - at `\$.traceEvents\[1\].ts`",
+                     errors[0])
+
+
 def test_comparators_run_with_the_cyclic_gc_paused() -> None:
     """Each comparator runs with the cyclic GC off (its millions of live rows and nodes made every pass
     slow) and the GC is back on after it, also when it raises."""

@@ -243,21 +243,41 @@ def _beyond_float_ns(data: bytes | memoryview) -> bool:
     return m is not None and abs(float(m.group(1))) >= _FLOAT_PROVABLE_US
 
 
+#: Longest JSON number text that cannot be beyond msgspec's range without an exponent (a float needs
+#: over 308 digits to overflow, an int over 4300).
+_PLAIN_NUMBER_BYTES = 300
+
+
 def _ts_texts_valid(events: list[RawTsEvent]) -> bool:
     """Whether every ``RawTsEvent.ts`` text is one ``Event.ts`` accepts (a number, a string or null): what
-    the float decode would have checked; the first byte tells (the text is one whole JSON value)."""
+    the float decode would have checked. The first byte tells the kind (the text is one whole JSON value);
+    a number the float decode finds out of range (``1e400``, hundreds of digits) starts with a digit all
+    the same, so the texts that could be one (an exponent, or longer than ``_PLAIN_NUMBER_BYTES``) are
+    decoded as ``Event.ts`` is."""
     raws = list(map(attrgetter("ts"), events))
     if not raws:
         return True
     lens = np.fromiter(map(len, raws), dtype=np.int64, count=len(raws))
-    firsts = np.frombuffer(b"".join(raws), dtype=np.uint8)[np.cumsum(lens) - lens]
-    return bool(np.isin(firsts, np.frombuffer(b'0123456789-"n', dtype=np.uint8)).all())
+    ends = np.cumsum(lens)
+    joined = np.frombuffer(b"".join(raws), dtype=np.uint8)
+    firsts = joined[ends - lens]
+    if not np.isin(firsts, np.frombuffer(b'0123456789-"n', dtype=np.uint8)).all():
+        return False
+    exp = np.flatnonzero((joined == ord("e")) | (joined == ord("E")))
+    maybe = np.union1d(np.searchsorted(ends, exp, side="right"), np.flatnonzero(lens > _PLAIN_NUMBER_BYTES))
+    maybe = maybe[firsts[maybe] != ord('"')]  # strings are ts values whatever they hold
+    if maybe.size:
+        try:
+            _TIMES.decode(b"".join((b"[", b",".join(map(raws.__getitem__, maybe.tolist())), b"]")))
+        except (msgspec.ValidationError, *DECODE_ERRORS):
+            return False
+    return True
 
 
 def check_raw_ts(path: str, data: bytes, events: list, read: np.ndarray | None = None) -> None:
     """Refuse a trace of ``RawTsEvent``s as the float decode does when a ``ts`` text is no value that decode
-    takes (a boolean, a list): by running it, so the error is its own. ``read``: the events whose ts were
-    parsed already (``raw_times_to_ns`` took their texts as numbers), left unchecked."""
+    takes (a boolean, a list, a number out of range): by running it, so the error is its own. ``read``: the
+    events whose ts were parsed already (``raw_times_to_ns`` took their texts as numbers), left unchecked."""
     if read is not None:
         events = list(map(events.__getitem__, np.flatnonzero(~read).tolist()))
     if not _ts_texts_valid(events):

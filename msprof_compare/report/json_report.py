@@ -44,11 +44,12 @@ SUMMARY_FRAMES = ("waterfall", "contributors", "guards")
 
 
 def clean(v: Any) -> Any:
-    """One cell as strict JSON: NaN/NA -> None, +-inf -> "INF"/"-INF", numpy scalars -> Python."""
+    """One cell as strict JSON: NaN/NA -> None, +-inf -> "INF"/"-INF", numpy scalars -> Python (``numpy.str_``
+    and other str subclasses too: msgspec, ``dumps``'s encoder, takes no type but str)."""
     if v is None or v is pd.NA or v is pd.NaT:
         return None
     if isinstance(v, str):
-        return v
+        return v if type(v) is str else str.__str__(v)
     if isinstance(v, (bool, np.bool_)):
         return bool(v)
     if isinstance(v, numbers.Integral):
