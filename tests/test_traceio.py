@@ -279,3 +279,26 @@ def test_checked_ints_pairing_keys() -> None:
     assert out[0] == out[2] != out[3] and out[4] == out[5] != out[0] and out[7] != out[8]
     assert warnings == ["f.json: 7 key(s) are not integers within int64 (the first: '0x7f00'); "
                         "each pairs only with the same value"]
+
+
+def test_blanks_longer_than_a_head_read_before_the_json(tmp_path) -> None:
+    """A trace (Kineto or trace_view) whose JSON starts after more blanks than ``head_bytes`` reads (4 KiB) was
+    refused as an "empty file"; a blank-only file still is."""
+    from msprof_compare.errors import ProfileError
+    from msprof_compare.loaders.traceio import first_char
+
+    assert first_char(b"\xef\xbb\xbf" + b" \t\r\n" * 2000 + b"[{}]") == "["
+    assert first_char(memoryview(b" " * 5000 + b"{")) == "{"
+    assert first_char(b" \n" * 3000) == ""
+    excerpt = os.path.join(os.path.dirname(__file__), "data", "kineto",
+                           "h200_gpt_bf16_cudnn_sdpa_excerpt.pt.trace.json")
+    with open(excerpt, "rb") as fh:
+        body = fh.read()
+    padded = tmp_path / "padded.pt.trace.json"
+    padded.write_bytes(b" \n" * 4000 + body)
+    opts = Options()
+    assert load_profile(str(padded), opts).kernels.equals(load_profile(excerpt, opts).kernels)
+    blank = tmp_path / "blank.pt.trace.json"
+    blank.write_bytes(b" \n" * 4000)
+    with pytest.raises(ProfileError, match="empty file"):
+        load_profile(str(blank), opts)

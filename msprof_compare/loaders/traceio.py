@@ -217,11 +217,15 @@ def head_bytes(path: str, size: int = 4096) -> bytes:
     return head
 
 
-def first_char(data: bytes) -> str:
-    """The first non-blank character of a JSON text ("" if none): '{' for Kineto, '[' for trace_view."""
-    for b in data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")[:1]:
-        return chr(b)
-    return ""
+#: The first byte of a JSON text that is neither blank nor part of a byte order mark.
+_NOT_BLANK = re.compile(rb"[^\xef\xbb\xbf \t\r\n]")
+
+
+def first_char(data: bytes | memoryview) -> str:
+    """The first non-blank character of a JSON text ("" if none): '{' for Kineto, '[' for trace_view.
+    Searched in place: a whole trace is not copied, and blanks longer than a head read are still passed."""
+    m = _NOT_BLANK.search(data)
+    return chr(data[m.start()]) if m else ""
 
 
 def _json_error(path: str, exc: Exception) -> ProfileError:
