@@ -200,7 +200,8 @@ def _refuse_gpu_step(base: str, comparison: str, force: bool) -> None:
     """The GPU step refusal (reference-1 §1.4) before the inputs are read: a Kineto trace is known from its
     first bytes (a JSON object, reference-1 §2.1), and loading two of them only to refuse the options took
     seconds per 100 MB. Sides are looked at in loading order; a path the loader would refuse ends the look,
-    so its error still comes first, as it did."""
+    so its error still comes first (a missing comparison path after a Kineto base with a step is the one
+    exception: the step refusal comes first)."""
     from .compare import steps
     from .loaders import detect, traceio
 

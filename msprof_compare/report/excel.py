@@ -574,7 +574,10 @@ class _FastWorksheet(Worksheet):
                     strings.append((j, ref, col_strings))
                 if xf is None:
                     order.extend(self._first_uses(col, col_strings, j, phs[id(fmts[j])], fmts[j], red_ph, reds[j]))
-        except _Fallback:  # formats may have their index now: the one the cell writes give them (same order)
+        except _Fallback:
+            # formats may have their index now; the cell writes keep it. Within a sheet that is the index the
+            # cell writes would have given; across sheets plain xlsxwriter may number the formats in another
+            # order (it keeps a sheet's last row until close, this writes it at once): the same styles
             return False
         # The cells now exist for xlsxwriter's bookkeeping: dimensions, spans, row order.
         self._check_dimensions(first_row, 0)
