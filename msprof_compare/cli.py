@@ -187,10 +187,18 @@ def compare_main(args: list[str] | None = None) -> None:
 _SCRIPT_ADDITIONS = frozenset({"--debug", "-H", "--output_format", "--fail_on_regression"})
 
 
+#: The path options of the CLI faces, which the script takes as positional arguments instead.
+_PATH_FLAGS = frozenset({"-d", "--profiling_path", "-bp", "--benchmark_profiling_path", "--benchmark_path"})
+
+
 class _ScriptParser(argparse.ArgumentParser):
     """argparse that reports bad usage as our single ``error:`` line (exit 2)."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
+        if message.startswith("unrecognized arguments:") and _PATH_FLAGS.intersection(message.split()[2:]):
+            # the command line of msprof-analyze compare given to the script (README: "-d COMPARISON -bp BASE")
+            message += (f"; {self.prog} takes the two paths without -d / -bp, base first: "
+                        f"{self.prog} BASE COMPARISON [options]")
         _error(f"{message} (see '{self.prog} --help')")
         sys.exit(2)
 
