@@ -26,8 +26,9 @@ from .logs import setup_logging
 from .textsafe import term_safe, write_line
 
 HELP = {
-    "profiling_path": "Path of the profiling data",
-    "benchmark_profiling_path": "Path of the benchmark data",
+    # The original's texts, each with what the option is (they name neither side nor what -o may be)
+    "profiling_path": "Path of the profiling data (the comparison side)",
+    "benchmark_profiling_path": "Path of the benchmark data (the base side)",
     "enable_profiling_compare": "Enable overall performance comparison",
     "enable_operator_compare": "Enable operator performance comparison",
     "enable_memory_compare": "Enable operator memory comparison",
@@ -36,7 +37,8 @@ HELP = {
     "enable_kernel_compare": "Enable kernel performance comparison",
     "disable_details": "Hide detailed comparison",
     "disable_module": "Hide module comparison (compare operators even when module data exists)",
-    "output_path": "Path of comparison result",
+    "output_path": "Path of comparison result (a directory, default the current one; a name ending in .xlsx or "
+                   ".json names the report file)",
     "max_kernel_num": "The number of kernels per torch op is limited (N > 3)",
     "op_name_map": "The mapping of operator names equivalent to GPUs and NPUs in the form of dictionaries",
     "use_input_shape": "Enable precise matching of operators",
@@ -44,7 +46,8 @@ HELP = {
                     "characters)",
     "base_step": "Step to compare in the benchmark (base) data",
     "comparison_step": "Step to compare in the profiling (comparison) data",
-    "force": "Indicates whether to skip verification of the owner, size, and permissions.",
+    "force": "Indicates whether to skip verification of the owner, size, and permissions. (Also accepts "
+             "symbolic links and inputs over the size caps.)",
     "use_kernel_type": "Indicates whether kernel compare use op_statistic.csv",
     "debug": "Debug Mode. Shows full stack trace when error occurs.",
     "output_format": "Reports to write: xlsx (default), json, or xlsx,json; with -o - the JSON goes to stdout",
@@ -187,10 +190,18 @@ def compare_main(args: list[str] | None = None) -> None:
 _SCRIPT_ADDITIONS = frozenset({"--debug", "-H", "--output_format", "--fail_on_regression"})
 
 
+#: The path options of the CLI faces, which the script takes as positional arguments instead.
+_PATH_FLAGS = frozenset({"-d", "--profiling_path", "-bp", "--benchmark_profiling_path", "--benchmark_path"})
+
+
 class _ScriptParser(argparse.ArgumentParser):
     """argparse that reports bad usage as our single ``error:`` line (exit 2)."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
+        if message.startswith("unrecognized arguments:") and _PATH_FLAGS.intersection(message.split()[2:]):
+            # the command line of msprof-analyze compare given to the script (README: "-d COMPARISON -bp BASE")
+            message += (f"; {self.prog} takes the two paths without -d / -bp, base first: "
+                        f"{self.prog} BASE COMPARISON [options]")
         _error(f"{message} (see '{self.prog} --help')")
         sys.exit(2)
 

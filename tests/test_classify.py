@@ -36,6 +36,24 @@ def test_keyword_override(tmp_path, monkeypatch):
         cl.load_keywords(str(bad))
 
 
+def test_config_errors_from_the_environment_say_so(tmp_path, monkeypatch):
+    """A MSPROF_COMPARE_CONFIG set long ago in a shell profile made a run fail with "error: k.ini: cannot read
+    keyword configuration: [Errno 2] No such file or directory: 'k.ini'": the name twice and nothing about the
+    variable. The error now says that the variable named it; a path given by the caller has no such hint."""
+    missing = tmp_path / "k.ini"
+    monkeypatch.setenv(cl.CONFIG_ENV, str(missing))
+    with pytest.raises(ProfileError) as exc:
+        cl.load_keywords()
+    assert str(exc.value) == (f"{missing}: cannot read keyword configuration: No such file or directory "
+                              f"(named by {cl.CONFIG_ENV}; unset it to use the packaged lists)")
+    missing.write_text("[OP_MASK]\nFA_MASK=a\n")
+    with pytest.raises(ProfileError, match=r"Missing required key 'CONV_MASK' in section 'OP_MASK'\. \(named by"):
+        cl.load_keywords()
+    with pytest.raises(ProfileError) as exc:
+        cl.load_keywords(str(missing))
+    assert exc.value.hint is None
+
+
 def test_name_predicates():
     names = ["aten::conv2d", "aten::mm", "FlashAttnFunc", "aten::add", "aten::convolution_backward"]
     assert cl.cube_op_kind(names).tolist() == [cl.OP_CONV, cl.OP_MATMUL, cl.OP_FA, cl.OP_NONE, cl.OP_CONV]

@@ -81,6 +81,10 @@ def test_help_lists_the_original_flags(capsys: pytest.CaptureFixture) -> None:
                      "--gpu_flow_cat", "--base_step", "--comparison_step", "--force", "--use_kernel_type", "--debug",
                      "Path of the benchmark data", "Enable operator memory comparison", "Hide module comparison"):
             assert text in out, text
+        flat = " ".join(out.split())  # the help says which side each path is and what -o may name (user audit)
+        for text in ("Path of the profiling data (the comparison side)", "Path of the benchmark data (the base side)",
+                     "a name ending in .xlsx or .json names the report file", "symbolic links"):
+            assert text in flat, text
     parser = cli.build_script_parser()
     assert parser.description == "Compare trace of GPU and NPU"
 
@@ -810,3 +814,20 @@ def test_warnings_before_a_usage_error_are_still_said(capsys: pytest.CaptureFixt
     warn = next(i for i, line in enumerate(lines) if "The use_kernel_type parameter is invalid" in line)
     error = next(i for i, line in enumerate(lines) if line.startswith("error: "))
     assert warn < error and "must be set at the same time" in lines[error]
+
+
+def test_script_given_the_cli_path_flags_says_how_it_takes_paths(capsys: pytest.CaptureFixture) -> None:
+    """`python performance_compare.py -d COMP -bp BASE` (the CLI's command line, as the README shows it) read
+    only "unrecognized arguments: -d -bp": nothing said that the script takes the paths positionally and base
+    first, while argparse had taken COMP as the base. Other unknown options read as before."""
+    parser = cli.build_script_parser()
+    for argv, hinted in ((["-d", "c", "-bp", "b"], True), (["a", "b", "--benchmark_path", "x"], True),
+                         (["a", "b", "--bogus"], False)):
+        with pytest.raises(SystemExit) as exc:
+            parser.parse_args(argv)
+        assert exc.value.code == 2
+        line = assert_one_error(capsys.readouterr().err)
+        assert line.startswith("error: unrecognized arguments: ")
+        assert ("takes the two paths without -d / -bp, base first: performance_compare.py BASE COMPARISON"
+                in line) is hinted
+        assert line.endswith("(see 'performance_compare.py --help')")

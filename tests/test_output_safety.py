@@ -681,3 +681,28 @@ def test_a_log_call_that_does_not_format_is_still_reported(monkeypatch: pytest.M
     handler.handle(logging.LogRecord("msprof-analyze", logging.WARNING, __file__, 1, "two args %s %s", ("one",),
                                      None))
     assert "--- Logging error ---" in err.getvalue()
+
+
+def test_unwritable_folder_of_a_report_file_is_named_as_the_folder(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """`-o ro/run.xlsx` in a folder this user may not write used to say "output directory ro/run.xlsx is not
+    writable", naming the report file as the folder (found by the session-14 user audit on a read-only
+    mount). The folder is named, and the -o that led to it; a plain folder target reads as before. os.access
+    is patched because root passes every access test."""
+    from msprof_compare.errors import UsageError
+    from msprof_compare.report import output
+
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if str(p) == str(ro) else real_access(p, mode, **kw))
+    with pytest.raises(UsageError) as exc:
+        output.output_target(str(ro / "run.xlsx"), ".xlsx")
+    assert str(exc.value) == f"output directory {ro} (the folder of {ro / 'run.xlsx'}) is not writable"
+    with pytest.raises(UsageError) as exc:
+        output.output_target(str(ro), ".xlsx")
+    assert str(exc.value) == f"output directory {ro} is not writable"
+    with pytest.raises(UsageError) as exc:  # a missing folder below it: the folder to be made is named
+        output.output_target(str(ro / "new" / "run.json"), ".json")
+    assert str(exc.value) == (f"cannot create output directory {ro / 'new'} (the folder of {ro / 'new' / 'run.json'}): "
+                              f"{ro} is not writable")

@@ -297,3 +297,24 @@ def test_sdma_is_counted_on_the_most_used_compute_stream_and_mem_usage_is_the_pe
     bd = gpu_breakdown(load_profile(_trace(tmp_path, ev), _opts(enable_profiling_compare=True)))
     assert (bd.sdma_stream.ns, bd.sdma_stream.count) == (2_000, 2)
     assert bd.computing_ns == 4_000 and bd.memory_gb == 3.0
+
+
+def test_no_memory_info_names_the_trace(tmp_path, caplog):
+    """Two GPU traces, one recorded without profile_memory (reference pair 7), printed "Gpu profiling data
+    doesn't contain memory info." without saying which: the original's sentence now follows the trace's
+    path; a trace with memory events says nothing."""
+    import logging
+
+    ev = [{"ph": "X", "cat": "kernel", "name": "elementwise", "pid": 0, "tid": 7, "ts": 0, "dur": 2,
+           "args": {"stream": 7}}]
+    path = _trace(tmp_path, ev)
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        bd = gpu_breakdown(load_profile(path, _opts()))
+    assert bd.memory_gb == 0
+    assert [r.getMessage() for r in caplog.records if "memory info" in r.getMessage()] == [
+        f"{path}: Gpu profiling data doesn't contain memory info."]
+    caplog.clear()
+    h100 = Path(__file__).resolve().parent / "data" / "kineto" / "h100_timesformer_excerpt.pt.trace.json"
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        bd = gpu_breakdown(load_profile(str(h100), _opts()))
+    assert bd.memory_gb > 0 and not [r for r in caplog.records if "memory info" in r.getMessage()]

@@ -135,5 +135,5 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
     if len(reserved):
         bd.memory_gb = float(reserved.max()) / 1024**3
     else:
-        log.info("Gpu profiling data doesn't contain memory info.")
+        log.info("%s: Gpu profiling data doesn't contain memory info.", profile.path)  # which side: both may be GPU
     return bd

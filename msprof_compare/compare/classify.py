@@ -69,21 +69,26 @@ def load_keywords(path: str | None = None) -> Keywords:
     All six keys of section ``OP_MASK`` are mandatory, as in the original. Read anew on every
     call (no process-wide cache, so an edited file counts); a run reads it once (``overall.breakdowns``).
     """
+    # A file named by the environment may have been set long ago: its errors say where the name came from.
+    hint = f"named by {CONFIG_ENV}; unset it to use the packaged lists" if not path and os.environ.get(CONFIG_ENV) \
+        else None
     path = path or os.environ.get(CONFIG_ENV) or _DEFAULT_INI
     parser = configparser.ConfigParser(interpolation=None)
     parser.optionxform = str  # keep key case for the error messages
     try:
         with open(path, encoding="utf-8") as fh:
             parser.read_file(fh)
-    except (OSError, UnicodeDecodeError, configparser.Error) as exc:
-        raise ProfileError(path, f"cannot read keyword configuration: {exc}") from None
+    except OSError as exc:  # the path leads the line already; strerror does not repeat it
+        raise ProfileError(path, f"cannot read keyword configuration: {exc.strerror or exc}", hint) from None
+    except (UnicodeDecodeError, configparser.Error) as exc:
+        raise ProfileError(path, f"cannot read keyword configuration: {exc}", hint) from None
     if not parser.has_section("OP_MASK"):
-        raise ProfileError(path, "Missing required section: OP_MASK")
+        raise ProfileError(path, "Missing required section: OP_MASK", hint)
     sec = {k.upper(): v for k, v in parser.items("OP_MASK")}
     values = []
     for key in _KEYS:
         if key not in sec:
-            raise ProfileError(path, f"Missing required key '{key}' in section 'OP_MASK'.")
+            raise ProfileError(path, f"Missing required key '{key}' in section 'OP_MASK'.", hint)
         values.append(frozenset(w.strip().lower() for w in sec[key].split(",") if w.strip()))
     return Keywords(*values)
 

@@ -85,6 +85,16 @@ def _kineto_object(path: str) -> bool:
     return traceio.first_char(traceio.head_bytes(path)) in ("{", "")
 
 
+def _names_trace_events(path: str) -> bool:
+    """Whether a JSON object's first 64 KiB hold the key ``"traceEvents"``, as a Kineto trace's do (its
+    header before the events is a few KiB: device properties, versions). Used only to word the error for a
+    folder of several JSON objects: a legacy MindSpore profiler folder holds pipeline / step / summary JSON
+    objects that are no trace, and advising to pass one of them led to a second error."""
+    from . import traceio
+
+    return b'"traceEvents"' in traceio.head_bytes(path, 64 * 1024)
+
+
 def _classify(given: str, force: bool = False) -> Layout:
     """Classify a user path (no permission or size checks)."""
     if not given:
@@ -138,9 +148,12 @@ def _classify(given: str, force: bool = False) -> Layout:
         if len(named) == 1 or (not named and len(found) == 1):
             trace = named[0] if named else found[0]
             return Layout(given, trace, "file", trace_path=trace)
+        if not named:  # several: name only those that can be a trace, not side files such as a legacy
+            found = [f for f in found if _names_trace_events(f)]  # MindSpore folder's timeline_summary_1.json
         if named or found:
             listing = ", ".join(term_safe(os.path.basename(f)) for f in named or found)
-            what = f"{len(named)} traces" if named else f"no *.pt.trace.json but {len(found)} JSON traces"
+            what = (f"{len(named)} traces" if named else
+                    f"no *.pt.trace.json but {len(found)} JSON trace{'s' if len(found) > 1 else ''}")
             raise ProfileError(given, f"directory holds {what} ({listing})", hint="pass the trace file itself")
     raise ProfileError(output, "The data is not collected by PyTorch or Mindspore mode or the data is not parsed: "
                                "no trace_view.json, profiler *.db or *.pt.trace.json found",

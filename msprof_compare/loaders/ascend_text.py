@@ -783,7 +783,8 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
         if os.path.isfile(p):
             profile.files[name] = p
             return p
-        profile.warnings.append(f"The file {name} does not exist.")
+        # the original sentence, after the folder it was looked for in: the two sides warn alike
+        profile.warnings.append(f"{out}: The file {name} does not exist.")
         return None
 
     p = path_of("kernel_details.csv")
@@ -806,7 +807,7 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
     if p:
         data = read_json(p)
         if data is None:
-            profile.warnings.append("The communication.json file is empty.")
+            profile.warnings.append(f"{p}: The communication.json file is empty.")
         elif not isinstance(data, dict):
             raise ProfileError(p, "malformed communication.json: top level is not an object")
         else:

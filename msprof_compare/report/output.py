@@ -76,14 +76,15 @@ def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = 
             raise UsageError(f"output file {raw} is a symbolic link; refusing to write through it")
     if os.path.islink(path):
         raise UsageError(f"output path {raw} is a symbolic link; refusing to write through it")
+    # "-o dir/run.xlsx": a message about the folder names the folder, not the report file
+    where = raw if name is None else f"{path} (the folder of {raw})"
     if os.path.exists(path):
         if not os.path.isdir(path):
-            where = raw if name is None else f"{path} (the folder of {raw})"
             raise UsageError(f"output path {where} is a file, not a directory")
         if not os.access(path, os.W_OK | os.X_OK):
-            raise UsageError(f"output directory {raw} is not writable")
+            raise UsageError(f"output directory {where} is not writable")
         if not force and shared_without_sticky_bit(path):
-            raise UsageError(f"output directory {raw} can be written by every user and has no sticky bit: anyone "
+            raise UsageError(f"output directory {where} can be written by every user and has no sticky bit: anyone "
                              "could swap files in it while the report is written (use a directory of your own, or "
                              "--force)")
         return path, name
@@ -95,13 +96,13 @@ def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = 
             break
         parent = nxt
     if not os.path.isdir(parent):
-        raise UsageError(f"cannot create output directory {raw}: {parent} is not a directory")
+        raise UsageError(f"cannot create output directory {where}: {parent} is not a directory")
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise UsageError(f"cannot create output directory {raw}: {parent} is not writable")
+        raise UsageError(f"cannot create output directory {where}: {parent} is not writable")
     try:  # root passes every access test; a read-only or special file system (/sys, /proc) refuses the mkdir
         os.rmdir(tempfile.mkdtemp(prefix=f".{FILE_PREFIX}", suffix=".tmp", dir=parent))
     except OSError as exc:
-        raise UsageError(f"cannot create output directory {raw}: {exc.strerror or exc}") from None
+        raise UsageError(f"cannot create output directory {where}: {exc.strerror or exc}") from None
     return path, name
 
 
