@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
+from decimal import Decimal
 
 import numpy as np
 import pandas as pd
@@ -118,3 +119,94 @@ def test_step_zero_is_a_step():
     empty = prof([("ProfilerStep#0", 0, 100), ("ProfilerStep#1", 200, 100), ("x", 201, 50)])
     with pytest.raises(StepError, match="There is no operator event data for step 0"):
         api_stats.build(RunContext(empty, empty, Options(enable_api_compare=True, base_step=0, comparison_step=0)))
+
+
+def test_self_time_subtracts_callees_of_the_same_thread_only():
+    """The op tree nests by start time alone (§2.2); self time subtracts only what a call contains on its own
+    thread. Ops (name, ts_us, dur_us, tid)."""
+    ops = [("main", 0, 100, 1), ("bwd", 5, 60, 2), ("inner", 10, 20, 1), ("next", 100, 40, 1),
+           ("short", 120, 10, 1), ("long", 120, 20, 1)]
+    p = prof([o[:3] for o in ops])
+    p.ops["tid"] = np.array([o[3] for o in ops], dtype=np.int64)
+    tree = build_tree(p)
+    # the tree: bwd (thread 2) under main, inner under bwd, next (starts at main's end) under inner's
+    # ancestors, long / short under next
+    names = tree.ops["name"].tolist()
+    parent_names = [names[i] if i >= 0 else None for i in tree.parent]
+    assert dict(zip(names, parent_names, strict=True))["inner"] == "bwd"
+    calls = calls_of(p).set_index("name")["self"] // 1000
+    # main holds inner (its thread), not bwd (other thread) nor next (starts as main ends, runs past it)
+    # of long and short (one start) the longer holds the shorter, whatever the file order
+    assert calls.to_dict() == {"main": 80, "bwd": 60, "inner": 20, "next": 20, "long": 10, "short": 10}
+
+
+def _independent_self_ms(trace: dict) -> dict[str, float]:
+    """Self time per op name (ms, rounded to 0.01) from the raw events, by a per-thread stack walk: an op's
+    callees are the ops of its thread it directly contains (ties at one start: the longer holds the shorter)."""
+    cats = {"cpu_op", "user_annotation", "cuda_runtime", "operator", "runtime"}
+    evs = [e for e in trace["traceEvents"] if e.get("ph") == "X" and str(e.get("cat", "")).lower() in cats]
+    by_tid: dict = {}
+    for k, e in enumerate(evs):
+        ts = round(Decimal(e["ts"]) * 1000)
+        by_tid.setdefault(e["tid"], []).append((ts, ts + round(Decimal(e["dur"]) * 1000), k, e["name"]))
+    self_ns: dict[str, int] = {}
+    for items in by_tid.values():
+        items.sort(key=lambda x: (x[0], -x[1], x[2]))
+        stack: list[list] = []  # [end, name, own self]
+        done = []
+        for ts, end, _, name in items:
+            while stack and stack[-1][0] < ts:
+                done.append(stack.pop())
+            if stack and end <= stack[-1][0]:
+                stack[-1][2] -= end - ts
+            stack.append([end, name, end - ts])
+        done.extend(stack)
+        for _, name, own in done:
+            self_ns[name] = self_ns.get(name, 0) + own
+    return {name: round(v / 1e6, 2) for name, v in self_ns.items() if "ProfilerStep#" not in name}
+
+
+@pytest.mark.parametrize("base, comparison", [
+    ("hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz", L1),
+    ("hta/tests/data/df_index_resolver/df_index_resolver.json.gz",
+     "hta/tests/data/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"),
+])
+def test_self_times_of_real_gpu_traces_against_a_stack_walk(samples, base, comparison):
+    """Pair 4's AlexNet trace (the original shows cudaStreamIsCapturing at -7.36 ms: a 7 ms call that starts
+    as it ends counts as its child) and pair 7 (ops of autograd's thread nest under the main thread's
+    ``## backward ##``): every Self Time cell of the Kineto sides against the raw events."""
+    import gzip
+    import json
+
+    from msprof_compare.api import compare
+
+    res = compare(str(samples / base), str(samples / comparison), enable_api_compare=True)
+    sheet = res.sheet("ApiCompare")
+    sides = [(base, "Self Time(ms)", "Calls")]
+    if comparison.endswith(".gz"):
+        sides.append((comparison, "Self Time(ms).1", "Calls.1"))
+    for path, col, calls in sides:
+        with gzip.open(samples / path) as fh:
+            expected = _independent_self_ms(json.load(fh, parse_float=Decimal))  # exact ns times
+        rows = sheet[sheet[calls] > 0]
+        got = dict(zip(rows["api name"], rows[col].astype(float), strict=True))
+        assert got == expected, path
+        assert min(got.values()) >= 0
+    if "alexnet" in base:
+        assert got["cudaStreamIsCapturing"] == 0.08
+
+
+def test_callers_of_threads_spanning_most_of_int64():
+    """Threads are laid end to end on one time line; where their spans add up beyond int64 the ranks of the
+    times are nested instead, with the same answer."""
+    ts = np.array([0, 10, 20, 5, 8, 50], dtype=np.int64)
+    end = np.array([100, 30, 25, 9, 8, 60], dtype=np.int64)
+    tid = np.array([1, 1, 1, 2, 2, 1])
+    small = api_stats.callers(ts, end, tid)
+    assert small.tolist() == [-1, 0, 1, -1, 3, 0]
+    far = 4_000_000_000_000_000_000  # threads 3 and 4 each span this: 8e18 in all, beyond 2**62
+    ts2, end2 = np.r_[ts, 0, far, 0, far], np.r_[end, 1, far, 1, far + 1]
+    tid2 = np.r_[tid, 3, 3, 4, 4]
+    ts2[[3, 4]] += far  # thread 2 moved far out: its nesting must not change
+    end2[[3, 4]] += far
+    assert api_stats.callers(ts2, end2, tid2).tolist() == small.tolist() + [-1, -1, -1, -1]
