@@ -60,8 +60,10 @@ def callers(ts: np.ndarray, end: np.ndarray, tid: np.ndarray) -> np.ndarray:
     end = np.asarray(end, dtype=np.int64)
     # per thread in start order; of ops starting together the longer first, so it holds the shorter
     order = np.lexsort((np.arange(n), -end, ts, tid))
-    _, g = np.unique(np.asarray(tid)[order], return_inverse=True)
-    first = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+    tids = np.asarray(tid)[order]
+    new_thread = np.r_[True, tids[1:] != tids[:-1]]
+    g = np.cumsum(new_thread) - 1  # thread number of each op
+    first = np.flatnonzero(new_thread)
     lo = np.minimum.reduceat(ts[order], first)
     hi = np.maximum.reduceat(end[order], first)
     spans = (hi - lo + 1).tolist()  # Python ints: no overflow in the check
