@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 from xlsxutil import read_xlsx
 
+from msprof_compare.api import compare
 from msprof_compare.compare import summary
 from msprof_compare.compare.breakdown import Breakdown
 from msprof_compare.compare.table import Sheet
@@ -275,7 +276,7 @@ def test_guards_warn_on_different_workloads(caplog):
     status = dict(zip(g["Check"], g["Status"], strict=True))
     assert status == {"operator match rate": "warn", "input shapes of top operators": "warn",
                       "step count": "warn", "world size": "warn", "device count": "warn",
-                      "NPU export kind": "unknown", "GPU vendor": "unknown"}
+                      "GPU vendor": "unknown"}  # two GPU traces: no NPU export kind row
     # framework names {mm, add, relu} vs {mm, gelu, silu, tanh}: 1 common of 6 (ProfilerStep#N left out)
     assert g.loc[0, "Base"] == "16.7%" and g.loc[0, "Detail"].startswith("Jaccard index of the framework")
     assert "aten::mm" in g.loc[1, "Detail"]
@@ -612,3 +613,23 @@ def test_match_rate_shows_each_sides_lowest_rate():
                                              "comparison_rate": [0.5, 1.0]})
     g = summary.guards(ctx)
     assert g.loc[0, ["Status", "Base", "Comparison"]].tolist() == ["warn", "70.0%", "50.0%"]
+
+
+@pytest.mark.parametrize("base, comparison, hardware_rows", [
+    (NPU_L1, NPU_L2, ["NPU export kind"]),
+    ("hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz", NPU_L1,
+     ["NPU export kind", "GPU vendor"]),
+    ("tracelens/tests/traces/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz",
+     "tracelens/tests/traces/mi300/facebook_timesformer-base-finetuned-k400__1016002.json.gz", ["GPU vendor"]),
+])
+def test_hardware_notes_only_for_the_hardware_compared(samples, base, comparison, hardware_rows):
+    """Two NPU profiles got a "GPU vendor: unknown" row whose text is about AMD kernels (found by the
+    session-14 new-user audit); the export-kind and vendor notes now appear where a side is of that kind."""
+    g = compare(str(samples / base), str(samples / comparison), enable_profiling_compare=True).guards
+    checks = g["Check"].tolist()
+    assert checks[:5] == ["operator match rate", "input shapes of top operators", "step count", "world size",
+                          "device count"]
+    assert checks[5:] == hardware_rows
+    if "GPU vendor" in hardware_rows and "h100" in base:
+        assert g.set_index("Check").loc["GPU vendor", ["Base", "Comparison", "Status"]].tolist() == \
+            ["NVIDIA", "AMD", "note"]
