@@ -162,6 +162,10 @@ def test_comparators_run_with_the_cyclic_gc_paused() -> None:
     seen = []
     opts, _ = build_options()
     assert api.comparators(opts) and gc.isenabled()
+    wrapper = api._gc_paused(len).__code__
+    on = api.comparators(build_options(**{f"enable_{n}_compare": True for n in (
+        "profiling", "operator", "memory", "communication", "api", "kernel")})[0])
+    assert len(on) >= 6 and all(build.__code__ is wrapper for _, build in on)  # every one is run GC-paused
     api._gc_paused(lambda ctx: seen.append(gc.isenabled()) or [])(None)
     with pytest.raises(ZeroDivisionError):
         api._gc_paused(lambda ctx: seen.append(gc.isenabled()) or 1 / 0)(None)
