@@ -103,6 +103,10 @@ def test_cube_word_inside_convert_or_fbgemm_does_not_count():
     assert cl.cube_name_test(["convert"], ["convert"])("convert_dq")
     assert cl.cube_name_test(["vert"], ["convert"])("convert") is False
     assert cl.cube_name_test(["vert"], ["convert"])("vertex")
+    # a word twice inside its not-word (an ini's CUBE_MASK may hold any): each of its places in the not-word is
+    # tried, so the second "gem" of "gemgemm" is inside it as the first is
+    test = cl.cube_name_test(["gem"], ["gemgemm"])
+    assert [test(n) for n in ("gemgemm", "x_gemgemm_y", "gem_gemgemm", "gemgem_m")] == [False, False, True, True]
 
 
 def test_cube_rule_applies_to_an_overriding_ini(tmp_path, monkeypatch):

@@ -322,12 +322,15 @@ def test_part_files_of_a_big_workbook_live_beside_it(tmp_out: Path, monkeypatch:
 # --------------------------------------------------------------------------- block writer
 
 
-def _edge_sheet(name: str = "OverallMetrics", rows: int = 40) -> Sheet:
-    """Every kind of plain cell the writer meets, repeated strings across columns included."""
+def _edge_sheet(name: str = "OverallMetrics", rows: int = 40, red_first: bool = False) -> Sheet:
+    """Every kind of plain cell the writer meets, repeated strings across columns included. ``red_first``: the
+    ratio columns open with a red cell (their plain ratio format is first used on a later row)."""
     text = ["x", "", None, "INF", " lead", "trail ", "a&b<c>\"d", "ctl\x01\x1e_x0001_", "tab\tbed\nline",
             "=1+1", "\ufffe", "é中文", "y" * 40_000, "\U0001F600" * 20_000, "x", "1e3"]
     nums = [1.5, np.nan, np.inf, -np.inf, 0.0, -2.25, 1e-300, 123456789.123456789, 2.0**60, 0.1 + 0.2]
     ratio = [0.5, 1.5, np.inf, "INF", "", None, -np.inf, np.nan, 1.0, " inf "]
+    if red_first:
+        ratio = ratio[1:] + ratio[:1]
     mixed = [np.int64(3), np.float32(0.25), pd.NA, 7, 1.0, "n/a", pd.NaT, 10**20, np.float64(2.5), "x"]
     n = rows
     data = pd.DataFrame({
@@ -337,7 +340,7 @@ def _edge_sheet(name: str = "OverallMetrics", rows: int = 40) -> Sheet:
         "d": [ratio[i % len(ratio)] for i in range(n)],
         "e": [mixed[i % len(mixed)] for i in range(n)],
         "f": [text[(i + 3) % len(text)] for i in range(n)],
-        "g": np.linspace(0.0, 3.0, n),
+        "g": np.linspace(3.0, 0.0, n) if red_first else np.linspace(0.0, 3.0, n),
     })
     cols = [Column("Name"), Column("Total", "float"), Column("Calls", "int"), Column("Diff Ratio", "ratio"),
             Column("Mixed", "float"), Column("Kernel", "bold"), Column("Diff Total Ratio", "ratio")]
@@ -351,15 +354,18 @@ def _parts(path: Path) -> dict[str, bytes]:
         return {n: z.read(n) for n in z.namelist() if "docProps" not in n}
 
 
+@pytest.mark.parametrize("red_first", [False, True])
 @pytest.mark.parametrize("constant_memory", [False, True])
 @pytest.mark.skipif(not excel.FAST_WRITER, reason="block writer disabled for this xlsxwriter release")
 def test_block_writer_is_byte_identical_to_cell_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                      constant_memory: bool) -> None:
-    """Rendered blocks == xlsxwriter's own write_* calls: cells, styles, shared strings, chart caches."""
+                                                      constant_memory: bool, red_first: bool) -> None:
+    """Rendered blocks == xlsxwriter's own write_* calls: cells, styles, shared strings, chart caches.
+    ``red_first``: the first sheet's ratio columns open with a red cell, so a format of a later column (bold) is
+    first used before their plain ratio format (constant_memory numbers the formats in that order)."""
     if constant_memory:
         monkeypatch.setattr(excel, "CONSTANT_MEMORY_ROWS", 5)
     # OverallMetrics without row styles: its chart reads the block rows (chart caches in default mode).
-    sheets = [_edge_sheet(), small_sheet(), _edge_sheet("Plain", 3)]
+    sheets = [_edge_sheet(red_first=red_first), small_sheet(), _edge_sheet("Plain", 3)]
     excel.render(sheets, str(tmp_path / "fast.xlsx"), ("Base Profiling: b", "Comparison Profiling: c"))
     blocks = []
     real = excel._FastWorksheet.write_block

@@ -202,11 +202,26 @@ def test_dumps_writes_numpy_and_other_str_subclasses(pair1, monkeypatch):
 
 
 def test_dumps_keeps_a_path_that_is_not_utf8(pair1, monkeypatch):
-    """A path with a byte that is not UTF-8 holds a lone surrogate, which msgspec refuses: json writes it."""
+    """A path with a byte that is not UTF-8 holds a lone surrogate, which msgspec refuses: json writes it, the
+    other non-ASCII text unescaped as msgspec would."""
     bad = "/data/run\udcff/trace.json"
     monkeypatch.setattr(json_report, "_profile", lambda p: {"path": bad, "kind": "NPU", "source": "s", "level": ""})
+    monkeypatch.setattr(pair1, "frames", {**(pair1.frames or {}), "odd_texts": pd.DataFrame({"a": ["é中文"]})})
     text = json_report.dumps(pair1)
     assert json.loads(text)["base"]["path"] == bad
+    assert '"a": "é中文"' in text
+
+
+def test_ascii_only_escapes_every_non_ascii_text(pair1, monkeypatch):
+    """``ascii_only`` (a console that cannot print the text): every non-ASCII character is escaped, the values
+    unchanged; without it the text is written as it is."""
+    frame = pd.DataFrame({"name": ["aten::é中文", "\U0001F600 op"], "v": [1e-6, 2.5]})
+    monkeypatch.setattr(pair1, "frames", {**(pair1.frames or {}), "odd_texts": frame})
+    ascii_text, text = json_report.dumps(pair1, ascii_only=True), json_report.dumps(pair1)
+    assert ascii_text.isascii() and "\\u00e9\\u4e2d\\u6587" in ascii_text and "\\ud83d\\ude00" in ascii_text
+    assert "aten::é中文" in text and "\U0001F600 op" in text
+    want = [{"name": "aten::é中文", "v": 1e-6}, {"name": "\U0001F600 op", "v": 2.5}]
+    assert _strict_loads(ascii_text)["frames"]["odd_texts"] == _strict_loads(text)["frames"]["odd_texts"] == want
 
 
 def test_api_frames_equal_json(pair1):

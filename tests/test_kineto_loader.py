@@ -288,3 +288,32 @@ def test_odd_kernel_device_ids_are_counted(tmp_path):
     assert prof.warnings == [f"{path}: 2 kernel device id(s) are not integers within int64 (the first: 2.5); "
                              "those kernels count on no device"]
     assert not load_profile(str(H100), _opts(enable_memory_compare=True)).warnings
+
+
+def test_sort_indexes_that_are_no_integer_read_as_none(tmp_path):
+    """A process / thread sort_index that is no integer within int64 (fractional, junk, absent)
+    reads as -1 (none), a whole number in any JSON form as itself: the M events of the H200 GPT excerpt (its
+    times beyond 2**42 us: the decode that keeps ts as text) with some of their values replaced."""
+    ev = json.loads((DATA / "h200_gpt_bf16_cudnn_sdpa_excerpt.pt.trace.json").read_text())["traceEvents"]
+    odd = {("process", 610, 0): 4.5, ("process", 0, 0): "12", ("thread", 0, 7): 7.0,
+           ("thread", 610, 610): "x"}
+    want = {}
+    for e in ev:
+        if e.get("ph") == "M" and e["name"].endswith("_sort_index"):
+            kind = e["name"].split("_")[0]
+            key = (kind, e["pid"], 0 if kind == "process" else e["tid"])
+            if key in odd:
+                e["args"]["sort_index"] = odd[key]
+            want[key] = e["args"]["sort_index"] if key not in odd else {"12": 12, 7.0: 7}.get(odd[key], -1)
+    last = max(k for k in want if k[0] == "thread" and k not in odd)
+    for e in ev:
+        if e.get("ph") == "M" and e["name"] == "thread_sort_index" and (e["pid"], e["tid"]) == last[1:]:
+            e["args"] = {}
+    want[last] = -1
+    prof = load_profile(str(_write(tmp_path, ev)), _opts())
+    got = {("process", p, 0): i for p, i in zip(prof.processes["pid"].tolist(),
+                                                prof.processes["sort_index"].tolist(), strict=True)}
+    got.update({("thread", p, t): i for p, t, i in zip(prof.threads["pid"].tolist(), prof.threads["tid"].tolist(),
+                                                      prof.threads["sort_index"].tolist(), strict=True)})
+    assert {k: got[k] for k in want} == want
+    assert sorted(want.values()).count(-1) == 3 and want[("process", 610, 0)] == -1

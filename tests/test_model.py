@@ -90,6 +90,7 @@ def test_pair_codes_number_pairs_by_first_appearance(pairs: list) -> None:
 def test_whole_int() -> None:
     from msprof_compare.loaders.traceio import whole_int
 
-    values = [1, None, True, "12", " 7 ", 3.9, 7.0, "7.0", "x", float("nan"), 2**64, -(2**63), "123456789012345678"]
+    values = [1, None, True, "12", " 7 ", 3.9, 7.0, "7.0", "x", float("nan"), 2**64, -(2**63), "123456789012345678",
+              2**63 - 1, 2**63, "9223372036854775808", -(2**63) - 1, 2.0**63]
     assert [whole_int(v) for v in values] == [1, None, None, 12, 7, None, 7, 7, None, None, None, -(2**63),
-                                             123456789012345678]
+                                             123456789012345678, 2**63 - 1, None, None, None, None]

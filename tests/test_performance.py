@@ -59,6 +59,12 @@ _BIG_TS = [  # event time texts of Kineto traces whose first ts is beyond 2**42 
     ["5224448211566.355", "5224448211567", "5224448211567.5", "5224448211568.0005", '"5224448211569.25"'],
     ["5224448211566.355", "52244482115660.355", "-5224448211566.355", "5.224448211566355e12"],
     ["5224448211566.355", "4.5e15", "4499999999999999.999"],  # toward to_ns's range limit
+    ["5224448211566.355", "-5224448211566.355"],  # a negative time on the counter no loader reads is a number
+    # kernel times of the H200 GPT excerpt (one width), one quoted: 11 of 12 rows of the common layout, the
+    # quoted one parsed apart (not left 0)
+    ["5224448320657.412", "5224448320659.799", "5224448320662.867", "5224448320665.035", "5224448320670.144",
+     "5224448320672.521", "5224448320675.883", "5224448320678.206", "5224448320680.519", "5224448320683.927",
+     '"5224448320686.5"', "5224448320690.251"],
 ]
 _BAD_TS = [  # refused alike: a time of a kept event null or out of range, a time the float decode refuses
     ["5224448211566.355", "null"],
@@ -66,6 +72,8 @@ _BAD_TS = [  # refused alike: a time of a kept event null or out of range, a tim
     ["5224448211566.355", "8999999999999999.5"],  # over the limit once read as a float
     ["5224448211566.355", "true"],
     ["5224448211566.355", "[1]"],
+    # one width, every value beyond 4.5e15 us: the last reads as 9e15 as a float, over the limit (the text is not)
+    ["8999999999999990.5", "8999999999999998.5", "8999999999999999.5"],
 ]
 
 
@@ -102,11 +110,11 @@ def test_times_read_from_the_text_match_the_float_decode(tmp_path: Path, ts_text
     raw, floats = _load_both_ways(tmp_path, ts_texts, monkeypatch)
     assert raw == floats
     assert isinstance(raw, str) == (ts_texts in _BAD_TS)
-    if ts_texts is _BIG_TS[0]:
-        assert raw[0] == [text_us_to_ns(t) for t in ts_texts]
+    if ts_texts is _BIG_TS[0] or ts_texts is _BIG_TS[5]:
+        assert raw[0] == [text_us_to_ns(t.strip('"')) for t in ts_texts]
 
 
-@pytest.mark.parametrize("bad", ["1e400", "-1e400", "1" * 400 + ".5", "1" * 5000])
+@pytest.mark.parametrize("bad", ["1e400", "-1e400", "1E400", "1" * 400 + ".5", "1" * 5000])
 @pytest.mark.parametrize("kept", [True, False])
 def test_a_time_beyond_float_range_is_refused_as_the_float_decode_does(tmp_path: Path, bad: str, kept: bool,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
@@ -131,6 +139,19 @@ def test_a_time_beyond_float_range_is_refused_as_the_float_decode_does(tmp_path:
                      errors[0])
 
 
+def test_an_object_without_trace_events_is_refused_whatever_its_times(tmp_path: Path) -> None:
+    """A JSON object with epoch-scale ``ts`` values (the decode that keeps them as text) but no traceEvents is no
+    trace: refused by name, not returned as an empty event list."""
+    data = b'{"metadata": {"ts": 5224448211566.355}, "deviceProperties": []}'
+    for raw_ts in (True, False):
+        with pytest.raises(ProfileError, match="not a trace: a JSON object without traceEvents"):
+            traceio.decode_events("t.json", data, raw_ts=raw_ts)
+    path = tmp_path / "t.pt.trace.json"
+    path.write_bytes(data)
+    with pytest.raises(ProfileError, match="without traceEvents"):
+        load_profile(str(path), build_options()[0])
+
+
 def test_comparators_run_with_the_cyclic_gc_paused() -> None:
     """Each comparator runs with the cyclic GC off (its millions of live rows and nodes made every pass
     slow) and the GC is back on after it, also when it raises."""
@@ -141,6 +162,10 @@ def test_comparators_run_with_the_cyclic_gc_paused() -> None:
     seen = []
     opts, _ = build_options()
     assert api.comparators(opts) and gc.isenabled()
+    wrapper = api._gc_paused(len).__code__
+    on = api.comparators(build_options(**{f"enable_{n}_compare": True for n in (
+        "profiling", "operator", "memory", "communication", "api", "kernel")})[0])
+    assert len(on) >= 6 and all(build.__code__ is wrapper for _, build in on)  # every one is run GC-paused
     api._gc_paused(lambda ctx: seen.append(gc.isenabled()) or [])(None)
     with pytest.raises(ZeroDivisionError):
         api._gc_paused(lambda ctx: seen.append(gc.isenabled()) or 1 / 0)(None)

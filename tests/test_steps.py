@@ -161,3 +161,28 @@ def test_gpu_step_refused_before_loading(monkeypatch, tmp_path: Path) -> None:
     missing = str(tmp_path / "missing.json")
     with pytest.raises(ProfileError, match="missing.json: no such file or directory"):
         compare(missing, str(SAMPLE_GPU), base_step="1", comparison_step="1")
+
+
+def test_gpu_step_refused_before_loading_whichever_side_is_kineto(monkeypatch, tmp_path: Path) -> None:
+    """An NPU base (tests/data/npu) with a Kineto comparison and a step: the comparison's first bytes refuse it,
+    before either side is loaded. An NPU directory whose trace_view.json is no event list (a JSON object, as a
+    Kineto trace is) is no Kineto file: the loader's own error comes, not the GPU step refusal."""
+    import json
+    import shutil
+
+    import msprof_compare.api as api_module
+    from msprof_compare.errors import ProfileError
+
+    npu = Path(__file__).resolve().parent / "data" / "npu" / "rank0_ascend_pt"
+    loaded = []
+    real = api_module.load_profile
+    monkeypatch.setattr(api_module, "load_profile", lambda path, *a, **k: loaded.append(path) or real(path, *a, **k))
+    with pytest.raises(UsageError, match="step id is invalid in GPU data"):
+        compare(str(npu), str(SAMPLE_GPU), base_step="1", comparison_step="1")
+    assert loaded == []
+    odd = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(npu, odd)
+    trace = odd / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    trace.write_text(json.dumps({"traceEvents": json.loads(trace.read_text())}))
+    with pytest.raises(ProfileError, match="not an Ascend trace_view.json \\(top level is an object"):
+        compare(str(odd), str(odd), base_step="1", comparison_step="1")
