@@ -633,3 +633,21 @@ def test_hardware_notes_only_for_the_hardware_compared(samples, base, comparison
     if "GPU vendor" in hardware_rows and "h100" in base:
         assert g.set_index("Check").loc["GPU vendor", ["Base", "Comparison", "Status"]].tolist() == \
             ["NVIDIA", "AMD", "note"]
+
+
+def test_summary_sheet_ms_to_three_places(tmp_path):
+    """The waterfall's ms cells carry '#,##0.000' as the contributors beside them and the console do: with two
+    places most steps of the bundled 4 ms sample pair read 0.00."""
+    import openpyxl
+
+    root = Path(__file__).resolve().parents[1] / "sample_data"
+    res = compare(str(root / "bert-small_h100.json.gz"), str(root / "bert-small_mi300.json.gz"))
+    ws = openpyxl.load_workbook(res.to_excel(tmp_path))["Summary"]
+    header = next(r for r in ws.iter_rows() if r[0].value == "Step")
+    cols = {c.value: c.column for c in header if c.value}
+    rows = [r for r in ws.iter_rows(min_row=header[0].row + 1, max_row=header[0].row + len(res.waterfall))]
+    assert [r[0].value for r in rows] == res.waterfall["Step"].tolist()
+    for name in ("Base(ms)", "Comparison(ms)", "Delta(ms)", "Cumulative(ms)"):
+        cells = [r[cols[name] - 1] for r in rows if r[cols[name] - 1].value is not None]
+        assert cells and {c.number_format for c in cells} == {"#,##0.000"}, name
+    assert {r[cols["Share of E2E Diff"] - 1].number_format for r in rows} == {"0.00%"}

@@ -35,7 +35,7 @@ from ..model import factorize
 from ..textsafe import term_safe
 from .breakdown import Breakdown
 from .optree import shape_key
-from .table import STYLE_FLOAT, STYLE_RATIO, STYLE_TEXT, Column, Sheet
+from .table import STYLE_MS3, STYLE_RATIO, STYLE_TEXT, Column, Sheet
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult, RunContext
@@ -577,9 +577,11 @@ class SummarySheet(Sheet):
     guards: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
+#: ms to 3 places, as the console's waterfall and the contributors table beside it (2 places showed most
+#: steps of a few-ms trace as 0.00)
 _SHEET_COLUMNS = [
-    Column("Step", STYLE_TEXT, 34), Column("Base(ms)", STYLE_FLOAT, 16), Column("Comparison(ms)", STYLE_FLOAT, 16),
-    Column("Delta(ms)", STYLE_FLOAT, 14), Column("Cumulative(ms)", STYLE_FLOAT, 16),
+    Column("Step", STYLE_TEXT, 34), Column("Base(ms)", STYLE_MS3, 16), Column("Comparison(ms)", STYLE_MS3, 16),
+    Column("Delta(ms)", STYLE_MS3, 14), Column("Cumulative(ms)", STYLE_MS3, 16),
     Column("Share of E2E Diff", STYLE_RATIO, 18),
 ]
 

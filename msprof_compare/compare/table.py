@@ -22,6 +22,7 @@ RATIO_HEADERS = frozenset({"Diff Ratio", "Diff Total Ratio", "Diff Avg Ratio", "
 #: Column styles: number format of the data cells.
 STYLE_INT = "int"        # '#,##0'; also the original's format of most text columns (names, shapes)
 STYLE_FLOAT = "float"    # '#,##0.00'
+STYLE_MS3 = "ms3"        # '#,##0.000': the Summary's ms figures, to the µs as the console shows them
 STYLE_RATIO = "ratio"    # '0.00%'
 STYLE_TEXT = "text"      # plain string (always written as a string, never a formula)
 STYLE_BOLD = "bold"      # bold string (e.g. the Kernel column of KernelCompare)

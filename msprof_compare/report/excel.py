@@ -31,7 +31,7 @@ from xlsxwriter.utility import _preserve_whitespace, _utf16_len, xl_col_to_name
 from xlsxwriter.worksheet import Worksheet
 from xlsxwriter.xmlwriter import XMLwriter
 
-from ..compare.table import RATIO_HEADERS, STYLE_BOLD, STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Sheet
+from ..compare.table import RATIO_HEADERS, STYLE_BOLD, STYLE_FLOAT, STYLE_INT, STYLE_MS3, STYLE_RATIO, Sheet
 from ..gcpause import gc_paused
 from .output import DIR_MODE, FILE_MODE, FILE_PREFIX, Part, make_dir, output_target, write_new_file  # noqa: F401
 
@@ -48,7 +48,7 @@ HEADER_ROWS = 3
 _INF = math.inf
 
 _BASE = {"font_name": "Arial", "font_size": 11, "align": "left", "valign": "vcenter", "border": 1}
-_NUM_FORMATS = {STYLE_INT: "#,##0", STYLE_FLOAT: "#,##0.00", STYLE_RATIO: "0.00%"}
+_NUM_FORMATS = {STYLE_INT: "#,##0", STYLE_FLOAT: "#,##0.00", STYLE_MS3: "#,##0.000", STYLE_RATIO: "0.00%"}
 _FILLS = {"blue": "#00BFFF", "light_blue": "#87CEFA", "red": "#FF0000", "green": "#00FF00", "yellow": "#FFFF00"}
 
 
