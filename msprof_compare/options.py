@@ -210,8 +210,9 @@ def parse_regression_pct(value: Any) -> float | None:
         return None
     if isinstance(value, bool):  # True is not "1 percent"
         raise UsageError(f"Invalid param, --fail_on_regression must be a number of percent (got {value!r})")
+    number = value.strip().removesuffix("%") if isinstance(value, str) else value  # "5%" reads as 5
     try:
-        pct = float(value)
+        pct = float(number)
     except (TypeError, ValueError):
         raise UsageError(f"Invalid param, --fail_on_regression must be a number of percent (got {value!r})") from None
     if not (pct >= 0.0) or pct == float("inf"):

@@ -499,8 +499,10 @@ def test_options_validation():
     assert build_options(output_format="json, xlsx")[0].output_format == "xlsx,json"
     assert build_options()[0].output_format == "xlsx"
     assert build_options(fail_on_regression="2.5")[0].fail_on_regression == 2.5
+    assert build_options(fail_on_regression=" 5% ")[0].fail_on_regression == 5.0  # as people write percentages
     for bad in ({"output_format": "csv"}, {"fail_on_regression": "-1"}, {"fail_on_regression": "x"},
-                {"fail_on_regression": "nan"}):
+                {"fail_on_regression": "nan"}, {"fail_on_regression": "%"}, {"fail_on_regression": "5%%"},
+                {"fail_on_regression": "-1%"}):
         with pytest.raises(UsageError):
             build_options(**bad)
 
