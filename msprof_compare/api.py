@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from .compare.classify import Keywords
 from .compare.table import Sheet
 from .errors import ProfileError, UsageError
 from .gcpause import gc_paused
@@ -40,6 +41,8 @@ class RunContext:
     comparison: Profile
     options: Options
     cache: dict[str, Any] = field(default_factory=dict)
+    #: The keyword lists of the time breakdown when read before loading (``compare``); else read when needed.
+    keywords: Keywords | None = None
     #: Console summary (title, headers, rows), set by the overall comparator.
     summary: dict[str, Any] | None = None
     #: Extra result frames for the API (match rates, waterfall, ...), by name.
@@ -183,6 +186,11 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str], **
 
     if opts.step_given:
         _refuse_gpu_step(base, comparison, opts.force)
+    keywords = None
+    if opts.enable_profiling_compare or opts.fail_on_regression is not None:
+        from .compare.classify import load_keywords
+
+        keywords = load_keywords()  # a bad MSPROF_COMPARE_CONFIG file is named before minutes of loading
     size = input_bytes(base) + input_bytes(comparison)
     if size >= LOAD_NOTICE_BYTES:  # loading a GB takes tens of seconds: say what is happening
         log.info("Loading %s MB of profiling data, please wait.", f"{size / 1e6:,.0f}")
@@ -193,7 +201,7 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str], **
         log.info("Profiling data loaded in %.1f s.", time.perf_counter() - started)
     for profile in (base_profile, comparison_profile):  # from here on the path is only shown
         profile.path = display(profile.path)
-    return run_comparators(base_profile, comparison_profile, opts)
+    return run_comparators(base_profile, comparison_profile, opts, keywords)
 
 
 def _refuse_gpu_step(base: str, comparison: str, force: bool) -> None:
@@ -240,12 +248,13 @@ def _check_steps(ctx: RunContext) -> None:
         steps.check_steps(ctx)
 
 
-def run_comparators(base: Profile, comparison: Profile, opts: Options) -> CompareResult:
-    """Run every enabled comparator on two loaded profiles."""
+def run_comparators(base: Profile, comparison: Profile, opts: Options,
+                    keywords: Keywords | None = None) -> CompareResult:
+    """Run every enabled comparator on two loaded profiles (``keywords``: the breakdown's lists if read)."""
     for p in (base, comparison):
         for w in p.warnings:
             log.warning(w)
-    ctx = RunContext(base, comparison, opts)
+    ctx = RunContext(base, comparison, opts, keywords=keywords)
     _check_steps(ctx)
     log.info("Start to compare performance detail data, please wait.")
     sheets: list[Sheet] = []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -197,3 +199,23 @@ def test_covering_op_matches_pointer_walk(ops, flow):
     order = np.argsort(np.array(op_s, dtype=np.int64), kind="stable")
     got_input = [int(order[i]) if i >= 0 else -1 for i in got]
     assert got_input == _reference_walk(op_s, op_e, flow)
+
+
+def test_a_bad_config_file_is_named_before_the_inputs_load(tmp_path, monkeypatch):
+    """The keyword file was read after both inputs had loaded (minutes for GB traces) only to fail then; it is
+    now read first when the time breakdown will need it, and not at all when it will not."""
+    from msprof_compare import api
+    from msprof_compare.loaders import pair
+
+    sample = Path(__file__).resolve().parents[1] / "sample_data"
+    base, comp = sample / "bert-small_h100.json.gz", sample / "bert-small_mi300.json.gz"
+    monkeypatch.setenv(cl.CONFIG_ENV, str(tmp_path / "gone.ini"))
+    loads = []
+    real = pair.load_pair
+    monkeypatch.setattr(pair, "load_pair", lambda *a, **k: loads.append(1) or real(*a, **k))
+    for options in ({}, {"enable_profiling_compare": True}, {"enable_api_compare": True, "fail_on_regression": 5}):
+        with pytest.raises(ProfileError, match=f"gone.ini: cannot read keyword .*named by {cl.CONFIG_ENV}"):
+            api.compare(base, comp, **options)
+    assert loads == []
+    assert api.compare(base, comp, enable_api_compare=True).sheet_names == ["ApiCompare"]  # file never read
+    assert loads == [1]

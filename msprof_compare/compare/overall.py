@@ -79,7 +79,7 @@ def breakdown_of(profile: Profile, opts: Options, kw: Keywords | None = None) ->
 def breakdowns(ctx: RunContext) -> tuple[Breakdown, Breakdown]:
     """Both sides' breakdowns, computed once per run."""
     if "breakdowns" not in ctx.cache:
-        kw = load_keywords()  # once per run: both sides classify with the same lists
+        kw = ctx.keywords or load_keywords()  # once per run: both sides classify with the same lists
         pair = (breakdown_of(ctx.base, ctx.options, kw), breakdown_of(ctx.comparison, ctx.options, kw))
         ctx.cache["breakdowns"] = pair
     return ctx.cache["breakdowns"]
