@@ -585,9 +585,10 @@ def test_api_targets_options_and_gate(tmp_path: Path) -> None:
     doc = json.loads(Path(r.to_json(str(tmp_path))).read_text())
     again = compare(str(SAMPLE_BASE), str(SAMPLE_COMP), **doc["options"])
     assert again.sheet_names == r.sheet_names
-    for bad in (float("nan"), "3%", None, -5, True):
+    for bad in (float("nan"), "3%%", None, -5, True):
         with pytest.raises(UsageError):
             r.regression_gate(bad)
+    assert r.regression_gate("3%") == r.regression_gate(3)  # a percent sign is allowed, as on the command line
     with pytest.raises(UsageError, match="fail_on_regression"):
         compare(str(SAMPLE_BASE), str(SAMPLE_COMP), fail_on_regression=True)
     # H100 -> MI300 is 10.5 % faster: the same answer as a run made for the gate
