@@ -345,3 +345,19 @@ def test_has_step_rows_reads_either_step_column():
     assert kernels._has_step_rows(npu(kernel_details=kd), 4)
     assert not kernels._has_step_rows(npu(kernel_details=kd), 5)
     assert not kernels._has_step_rows(npu(), 4)
+
+
+def test_trace_files_without_their_directory_say_why_there_are_no_kernels(samples, caplog):
+    """MindSpore timeline files (pair 9d) are traces given alone, like a bare trace_view.json: the notice names
+    the missing kernel_details.csv, not the original's advice about level0 and aic_metrics."""
+    from msprof_compare.api import compare
+
+    root = samples / "mindinsight/tests/utils/resource/profiler"
+    base = root / "PROF_000001_20230818142704322_COJGGGCANRMICFBC/device_0/timeline/msprof_0_2_1.json"
+    comp = root / "PROF_000001_20230818142704567_GQFAMHBKGODKJMLA/device_1/timeline/msprof_1_0_1.json"
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(base), str(comp), enable_kernel_compare=True)
+    assert "KernelCompare" not in res.sheet_names
+    assert f"Can't find any valid kernels in the file: {base} (a trace file given without its profiling " \
+           "directory has no kernel_details.csv)." in caplog.text
+    assert "aic_metrics" not in caplog.text

@@ -45,8 +45,9 @@ def npu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
     bd = Breakdown(kind="NPU", not_minimal=True)
     trace_only = profile.level == "trace"
     if trace_only:
-        bd.missing.append(f"{profile.path}: a bare trace_view.json has no kernel_details.csv, memory_record.csv or "
-                          "communication.json, so the categorised computing rows, Mem Usage and bandwidths are absent")
+        bd.missing.append(f"{profile.path}: a trace file given without its profiling directory has no "
+                          "kernel_details.csv, memory_record.csv or communication.json, so the categorised computing "
+                          "rows, Mem Usage and bandwidths are absent")
     else:
         _memory(profile, bd)
         _categorise(profile, bd, kw or classify.load_keywords())

@@ -210,8 +210,8 @@ def _npu_pair(ctx: RunContext) -> bool:
 
 def _no_kernels(profile: Profile) -> None:
     if profile.level == "trace":  # the original's advice below (level, aic_metrics) would mislead here
-        log.warning("Can't find any valid kernels in the file: %s (a bare trace_view.json has no "
-                    "kernel_details.csv).", profile.path)
+        log.warning("Can't find any valid kernels in the file: %s (a trace file given without its profiling "
+                    "directory has no kernel_details.csv).", profile.path)
         return
     log.warning("Failed to enable enable_kernel_compare,kernel_details.csv lacks duration.")
     log.warning("Can't find any valid kernels in the file: %s. Please make sure that the profiling data is "
