@@ -210,3 +210,41 @@ def test_callers_of_threads_spanning_most_of_int64():
     ts2[[3, 4]] += far  # thread 2 moved far out: its nesting must not change
     end2[[3, 4]] += far
     assert api_stats.callers(ts2, end2, tid2).tolist() == small.tolist() + [-1, -1, -1, -1]
+    # one thread from near the bottom of int64 to near its top: a span that int64 itself cannot hold
+    edge = 9_000_000_000_000_000_000
+    ts3, end3 = np.r_[ts, -edge, edge], np.r_[end, -edge + 5, edge]
+    assert api_stats.callers(ts3, end3, np.r_[tid, 0, 0]).tolist() == small.tolist() + [-1, -1]  # thread 0: first
+
+
+def _callers_by_stack(ts, end, tid) -> list[int]:
+    """The rule of ``callers`` by a per-thread stack walk in Python ints (no int64 arithmetic)."""
+    out = [-1] * len(ts)
+    threads: dict[int, list[int]] = {}
+    for i, t in enumerate(tid.tolist()):
+        threads.setdefault(t, []).append(i)
+    for idx in threads.values():
+        idx.sort(key=lambda i: (int(ts[i]), -int(end[i]), i))
+        stack: list[int] = []
+        for i in idx:
+            while stack and int(end[stack[-1]]) < int(ts[i]):
+                stack.pop()
+            if stack and int(end[i]) <= int(end[stack[-1]]):
+                out[i] = stack[-1]
+            stack.append(i)
+    return out
+
+
+def test_callers_against_a_stack_walk_over_the_int64_range():
+    """Random ops of three threads, times small, at the ends of int64, or anywhere in it: a span from near
+    -9.2e18 to near 9.2e18 wrapped in int64 and once let threads overlap on the shared time line."""
+    rng = np.random.default_rng(1)
+    edge = 9_000_000_000_000_000_000
+    for case in range(900):
+        n = int(rng.integers(2, 12))
+        ts = (rng.integers(0, 50, n) if case % 3 == 0 else
+              rng.choice([-edge, -edge + 10, 0, 5, edge - 20, edge - 5], n) if case % 3 == 1 else
+              rng.integers(-edge, edge, n)).astype(np.int64)
+        dur = np.where(rng.random(n) < 0.5, rng.integers(0, 30, n), rng.integers(0, 10**18, n))
+        end = np.array([min(int(t) + int(d), 2**63 - 1) for t, d in zip(ts, dur, strict=True)], dtype=np.int64)
+        tid = rng.integers(0, 3, n)
+        assert api_stats.callers(ts, end, tid).tolist() == _callers_by_stack(ts, end, tid), case

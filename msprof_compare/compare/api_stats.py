@@ -66,7 +66,7 @@ def callers(ts: np.ndarray, end: np.ndarray, tid: np.ndarray) -> np.ndarray:
     first = np.flatnonzero(new_thread)
     lo = np.minimum.reduceat(ts[order], first)
     hi = np.maximum.reduceat(end[order], first)
-    spans = (hi - lo + 1).tolist()  # Python ints: no overflow in the check
+    spans = [h - lo_ + 1 for h, lo_ in zip(hi.tolist(), lo.tolist(), strict=True)]  # Python ints: no overflow
     if sum(spans) < 1 << 62:  # threads laid end to end on one time line, so no op nests across them
         base = np.concatenate([[0], np.cumsum(np.asarray(spans, dtype=np.int64))[:-1]]) - lo
     else:  # times too far apart for that: their ranks keep every comparison _nest makes
