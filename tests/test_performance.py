@@ -116,6 +116,20 @@ def test_times_read_from_the_text_match_the_float_decode(tmp_path: Path, ts_text
 
 @pytest.mark.parametrize("bad", ["1e400", "-1e400", "1E400", "1" * 400 + ".5", "1" * 5000])
 @pytest.mark.parametrize("kept", [True, False])
+def _errors_both_ways(path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The load errors of a trace with ts kept as text, then with the float decode (the first ts's size picks
+    the path; patched to pick the float one)."""
+    opts, _ = build_options(enable_profiling_compare=True)
+    errors = []
+    for raw in (True, False):
+        if not raw:
+            monkeypatch.setattr(traceio, "_beyond_float_ns", lambda data: False)
+        with pytest.raises(ProfileError) as info:
+            load_profile(str(path), opts)
+        errors.append(str(info.value))
+    return errors
+
+
 def test_a_time_beyond_float_range_is_refused_as_the_float_decode_does(tmp_path: Path, bad: str, kept: bool,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """A ts the float decode finds out of range (an overflowing exponent, 400 digits, a 5000-digit integer)
@@ -126,14 +140,7 @@ def test_a_time_beyond_float_range_is_refused_as_the_float_decode_does(tmp_path:
     events = [kernel.format("5224448211566.355"),
               kernel.format(bad) if kept else f'{{"ph": "C", "name": "c", "pid": 0, "ts": {bad}}}']
     path.write_text('{"traceEvents": [' + ", ".join(events) + "]}")
-    opts, _ = build_options(enable_profiling_compare=True)
-    errors = []
-    for raw in (True, False):
-        if not raw:
-            monkeypatch.setattr(traceio, "_beyond_float_ns", lambda data: False)
-        with pytest.raises(ProfileError) as info:
-            load_profile(str(path), opts)
-        errors.append(str(info.value))
+    errors = _errors_both_ways(path, monkeypatch)
     assert errors[0] == errors[1]
     assert re.search(r"not a trace event file: (Integer value|Number) out of range - at `\$.traceEvents\[1\].ts`",
                      errors[0])
@@ -182,14 +189,7 @@ def test_a_bad_time_the_loader_never_reads_is_refused_first(tmp_path: Path, kern
     path.write_text('{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, '
                     f'"ts": 5224448211566.355, "dur": 1.5, "args": {kernel_args}}}, '
                     '{"ph": "C", "name": "c", "pid": 0, "ts": false}]}')
-    opts, _ = build_options(enable_profiling_compare=True)
-    errors = []
-    for raw in (True, False):
-        if not raw:
-            monkeypatch.setattr(traceio, "_beyond_float_ns", lambda data: False)
-        with pytest.raises(ProfileError) as info:
-            load_profile(str(path), opts)
-        errors.append(str(info.value))
+    errors = _errors_both_ways(path, monkeypatch)
     assert errors[0] == errors[1] and "Expected `int | float | str | null`, got `bool`" in errors[0]
 
 
