@@ -20,6 +20,7 @@ import traceback
 from typing import Any
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
 from .errors import ProfileError, UsageError
 from .logs import setup_logging
@@ -112,21 +113,39 @@ def compare_command(
     return dict(locals())
 
 
+class _OrderedHelp:
+    """Help option names listed in the order given: click makes a set of them, so --help printed
+    "-h, -H, --help" or "-H, -h, --help" depending on the run's string hash seed."""
+
+    def get_help_option_names(self, ctx: Any) -> list[str]:
+        taken = {o for p in self.params for o in (*p.opts, *p.secondary_opts)}  # type: ignore[attr-defined]
+        return [n for n in ctx.help_option_names if n not in taken]
+
+
+class _Command(_OrderedHelp, TyperCommand):
+    pass
+
+
+class _Group(_OrderedHelp, TyperGroup):
+    pass
+
+
 def _analyze_app() -> typer.Typer:
-    app = typer.Typer(add_completion=False, rich_markup_mode=None,
+    app = typer.Typer(add_completion=False, rich_markup_mode=None, cls=_Group,
                       context_settings=_CONTEXT, help="msprof-analyze: performance analysis tools.")
 
     @app.callback()
     def _group() -> None:
         """msprof-analyze: performance analysis tools (this package provides `compare`)."""
 
-    app.command("compare", help=SHORT_HELP, short_help=SHORT_HELP, context_settings=_CONTEXT)(compare_command)
+    app.command("compare", help=SHORT_HELP, short_help=SHORT_HELP, context_settings=_CONTEXT,
+                cls=_Command)(compare_command)
     return app
 
 
 def _compare_app() -> typer.Typer:
     app = typer.Typer(add_completion=False, rich_markup_mode=None, context_settings=_CONTEXT)
-    app.command(help=SHORT_HELP, context_settings=_CONTEXT)(compare_command)
+    app.command(help=SHORT_HELP, context_settings=_CONTEXT, cls=_Command)(compare_command)
     return app
 
 

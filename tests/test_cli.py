@@ -619,6 +619,21 @@ def test_api_result_frames_and_targets(tmp_path: Path, monkeypatch: pytest.Monke
     assert written == str(tmp_path / "c.xlsx") and Path(written).is_file()
 
 
+def test_help_option_names_in_a_fixed_order() -> None:
+    """click keeps the help option names in a set: --help listed "-h, -H" or "-H, -h" by the hash seed."""
+    outs = set()
+    for seed in ("1", "2", "3", "4"):
+        for face, args in (("analyze_main", ["compare", "--help"]), ("analyze_main", ["--help"]),
+                           ("compare_main", ["--help"])):
+            code = f"from msprof_compare.entry import {face}; {face}()"
+            proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=REPO,
+                                  env=dict(os.environ, PYTHONHASHSEED=seed))
+            assert proc.returncode == 0, proc.stderr
+            outs.add(next(line.split()[0:3] == ["-h,", "-H,", "--help"] for line in proc.stdout.splitlines()
+                          if "--help" in line))
+    assert outs == {True}
+
+
 def test_script_help_with_capital_h() -> None:
     proc = run_face("script", "-H")
     assert proc.returncode == 0 and proc.stdout.startswith("usage: performance_compare.py")
