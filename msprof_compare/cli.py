@@ -217,7 +217,8 @@ class _ScriptParser(argparse.ArgumentParser):
     """argparse that reports bad usage as our single ``error:`` line (exit 2)."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        if message.startswith("unrecognized arguments:") and _PATH_FLAGS.intersection(message.split()[2:]):
+        given = {t.split("=", 1)[0] for t in message.split()[2:]}  # "--profiling_path=x" is that flag too
+        if message.startswith("unrecognized arguments:") and _PATH_FLAGS.intersection(given):
             # the command line of msprof-analyze compare given to the script (README: "-d COMPARISON -bp BASE")
             message += (f"; {self.prog} takes the two paths without -d / -bp, base first: "
                         f"{self.prog} BASE COMPARISON [options]")

@@ -140,6 +140,18 @@ def test_self_time_subtracts_callees_of_the_same_thread_only():
     assert calls.to_dict() == {"main": 80, "bwd": 60, "inner": 20, "next": 20, "long": 10, "short": 10}
 
 
+def test_a_callee_starting_as_its_sibling_ends_is_still_a_callee():
+    """Back-to-back calls (one starts in the microsecond the previous one ends, as on every Kineto trace): the
+    second is its enclosing call's callee, not nobody's. Pair 4's AlexNet trace: a 3.04 ms cudaMalloc that
+    starts as cudaStreamIsCapturing ends, inside aten::empty_strided, stayed in empty_strided's self time.
+    Ops (name, ts_us, dur_us, tid)."""
+    ops = [("outer", 0, 100, 1), ("a", 10, 20, 1), ("b", 30, 30, 1), ("c", 60, 0, 1), ("d", 60, 5, 1)]
+    p = prof([o[:3] for o in ops])
+    p.ops["tid"] = np.array([o[3] for o in ops], dtype=np.int64)
+    calls = calls_of(p).set_index("name")["self"] // 1000
+    assert calls.to_dict() == {"outer": 45, "a": 20, "b": 30, "c": 0, "d": 5}
+
+
 def _independent_self_ms(trace: dict) -> dict[str, float]:
     """Self time per op name (ms, rounded to 0.01) from the raw events, by a per-thread stack walk: an op's
     callees are the ops of its thread it directly contains (ties at one start: the longer holds the shorter)."""
@@ -155,7 +167,7 @@ def _independent_self_ms(trace: dict) -> dict[str, float]:
         stack: list[list] = []  # [end, name, own self]
         done = []
         for ts, end, _, name in items:
-            while stack and stack[-1][0] < ts:
+            while stack and stack[-1][0] <= ts:  # a call ended by this start holds nothing from here on
                 done.append(stack.pop())
             if stack and end <= stack[-1][0]:
                 stack[-1][2] -= end - ts
@@ -226,7 +238,7 @@ def _callers_by_stack(ts, end, tid) -> list[int]:
         idx.sort(key=lambda i: (int(ts[i]), -int(end[i]), i))
         stack: list[int] = []
         for i in idx:
-            while stack and int(end[stack[-1]]) < int(ts[i]):
+            while stack and int(end[stack[-1]]) <= int(ts[i]):  # ended by this start: not open any more
                 stack.pop()
             if stack and int(end[i]) <= int(end[stack[-1]]):
                 out[i] = stack[-1]

@@ -838,7 +838,8 @@ def test_script_given_the_cli_path_flags_says_how_it_takes_paths(capsys: pytest.
     first, while argparse had taken COMP as the base. Other unknown options read as before."""
     parser = cli.build_script_parser()
     for argv, hinted in ((["-d", "c", "-bp", "b"], True), (["a", "b", "--benchmark_path", "x"], True),
-                         (["a", "b", "--bogus"], False)):
+                         (["a", "b", "--profiling_path=x"], True), (["a", "b", "-bp=x"], True),
+                         (["a", "b", "--bogus"], False), (["a", "b", "--bogus=-d"], False)):
         with pytest.raises(SystemExit) as exc:
             parser.parse_args(argv)
         assert exc.value.code == 2

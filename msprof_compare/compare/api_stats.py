@@ -50,8 +50,11 @@ def callers(ts: np.ndarray, end: np.ndarray, tid: np.ndarray) -> np.ndarray:
     thread that contains it. Not the op-tree parent: that tree (reference-2 §2.2) nests by start time
     alone, across threads and past the parent's end, and subtracting such children gave negative self
     times (pair 4: cudaStreamIsCapturing -7.36 ms for 0.08 ms of calls, a 7 ms cudaFree that starts as it
-    ends). This is how PyTorch's profiler counts self CPU time. An op that only partly overlaps the
-    innermost open op of its thread is nobody's callee."""
+    ends). This is how PyTorch's profiler counts self CPU time. A call is open over [start, end): one that
+    ends as another starts holds nothing from then on, so back-to-back calls are callees of the call around
+    them (pair 4: a 3.04 ms cudaMalloc starting as cudaStreamIsCapturing ends stayed in aten::empty_strided's
+    self time when they were compared closed). An op that only partly overlaps the innermost open op of its
+    thread is nobody's callee."""
     n = len(ts)
     out = np.full(n, -1, dtype=np.int64)
     if n < 2:
@@ -74,7 +77,8 @@ def callers(ts: np.ndarray, end: np.ndarray, tid: np.ndarray) -> np.ndarray:
         ts, end = rank[:n], rank[n:]
         base = np.arange(len(first), dtype=np.int64) * (2 * n)
     shift = base[g]
-    parent, _ = _nest(ts[order] + shift, end[order] + shift, with_depth=False)
+    # _nest takes an op as open up to its end inclusive; end - 1 (ns, or ranks) makes it [start, end)
+    parent, _ = _nest(ts[order] + shift, end[order] + shift - 1, with_depth=False)
     has = parent >= 0
     child, par = order[has], order[parent[has]]
     inside = end[child] <= end[par]
