@@ -260,3 +260,5 @@ def test_callers_against_a_stack_walk_over_the_int64_range():
         end = np.array([min(int(t) + int(d), 2**63 - 1) for t, d in zip(ts, dur, strict=True)], dtype=np.int64)
         tid = rng.integers(0, 3, n)
         assert api_stats.callers(ts, end, tid).tolist() == _callers_by_stack(ts, end, tid), case
+        pid = rng.integers(0, 2, n)  # a thread is (pid, tid): two processes may reuse a tid
+        assert api_stats.callers(ts, end, tid, pid).tolist() == _callers_by_stack(ts, end, pid * 10 + tid), case

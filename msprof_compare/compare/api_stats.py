@@ -45,16 +45,17 @@ COLUMNS = [
 SPANS = ((2, 5), (6, 9))  # C1:F1 base, G1:J1 comparison
 
 
-def callers(ts: np.ndarray, end: np.ndarray, tid: np.ndarray) -> np.ndarray:
-    """Per op (start order), the op whose self time excludes it (-1: none): the innermost op of its own
-    thread that contains it. Not the op-tree parent: that tree (reference-2 §2.2) nests by start time
-    alone, across threads and past the parent's end, and subtracting such children gave negative self
-    times (pair 4: cudaStreamIsCapturing -7.36 ms for 0.08 ms of calls, a 7 ms cudaFree that starts as it
-    ends). This is how PyTorch's profiler counts self CPU time. A call is open over [start, end): one that
-    ends as another starts holds nothing from then on, so back-to-back calls are callees of the call around
-    them (pair 4: a 3.04 ms cudaMalloc starting as cudaStreamIsCapturing ends stayed in aten::empty_strided's
-    self time when they were compared closed). An op that only partly overlaps the innermost open op of its
-    thread is nobody's callee."""
+def callers(ts: np.ndarray, end: np.ndarray, tid: np.ndarray, pid: np.ndarray | None = None) -> np.ndarray:
+    """Per op, the op whose self time excludes it (-1: none): the innermost op of its own thread (``pid``,
+    ``tid``: two processes may reuse a thread id) that contains it. Not the op-tree parent: that tree
+    (reference-2 §2.2) nests by start time alone, across threads and past the parent's end, and
+    subtracting such children gave negative self times (pair 4: cudaStreamIsCapturing -7.36 ms for
+    0.08 ms of calls, a 7 ms cudaFree that starts as it ends). This is how PyTorch's profiler counts self
+    CPU time. A call is open over [start, end): one that ends as another starts holds nothing from then on,
+    so back-to-back calls are callees of the call around them (pair 4: a 3.04 ms cudaMalloc starting as
+    cudaStreamIsCapturing ends stayed in aten::empty_strided's self time when they were compared closed).
+    An op that only partly overlaps the innermost open op of its thread is nobody's callee (PyTorch gives
+    it to the next op that contains it; no sample trace has one)."""
     n = len(ts)
     out = np.full(n, -1, dtype=np.int64)
     if n < 2:
@@ -62,9 +63,13 @@ def callers(ts: np.ndarray, end: np.ndarray, tid: np.ndarray) -> np.ndarray:
     ts = np.asarray(ts, dtype=np.int64)
     end = np.asarray(end, dtype=np.int64)
     # per thread in start order; of ops starting together the longer first, so it holds the shorter
-    order = np.lexsort((np.arange(n), -end, ts, tid))
+    keys = (np.arange(n), -end, ts, tid) if pid is None else (np.arange(n), -end, ts, tid, pid)
+    order = np.lexsort(keys)
     tids = np.asarray(tid)[order]
     new_thread = np.r_[True, tids[1:] != tids[:-1]]
+    if pid is not None:
+        pids = np.asarray(pid)[order]
+        new_thread |= np.r_[True, pids[1:] != pids[:-1]]
     g = np.cumsum(new_thread) - 1  # thread number of each op
     first = np.flatnonzero(new_thread)
     lo = np.minimum.reduceat(ts[order], first)
@@ -96,7 +101,7 @@ def api_calls(tree: OpTree, step: int = -1) -> pd.DataFrame:
     """
     n = tree.n
     dur = tree.end - tree.ts
-    caller = callers(tree.ts, tree.end, tree.tid)
+    caller = callers(tree.ts, tree.end, tree.tid, tree.ops["pid"].to_numpy(np.int64))
     called = caller >= 0
     self_ns = dur - np.bincount(caller[called], weights=dur[called], minlength=n).astype(np.int64)
     names = tree.ops["name"].to_numpy(dtype=object)
