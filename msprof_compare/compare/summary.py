@@ -525,15 +525,15 @@ def guards(ctx: RunContext) -> pd.DataFrame:
     db, dc = _device_count(b), _device_count(c)
     rows.append(_guard("device count", None if db is None or dc is None else db == dc, db, dc,
                        "devices that ran kernels (else Kineto deviceProperties)"))
-    # the two hardware notes only where a side is of that hardware: an "unknown" GPU vendor of two NPU
-    # profiles (or export kind of two GPU traces) read as a check that could not be made
+    # the two hardware notes only where both sides are of that hardware: an "unknown" GPU vendor of NPU
+    # profiles (or export kind of GPU traces) read as a check that could not be made
     kinds = {"ascend_db": "db", "ascend_text": "text"}
     eb, ec = kinds.get(b.source), kinds.get(c.source)
-    if eb or ec:
+    if eb and ec:
         rows.append(_guard(EXPORT_CHECK, None if eb is None or ec is None else eb == ec, eb, ec,
                            "a text export links HCCL ops and memcpy tasks to torch ops, a DB export only compute "
                            "tasks: operator and module figures differ by them, OverallMetrics compares"))
-    if b.is_gpu or c.is_gpu:
+    if b.is_gpu and c.is_gpu:
         vb, vc = _gpu_vendor(b), _gpu_vendor(c)
         rows.append(_guard(VENDOR_CHECK, None if vb is None or vc is None else vb == vc, vb, vc,
                            "AMD's flash-attention kernels (aotriton's attn_fwd) hold no Cube keyword, NVIDIA's "
