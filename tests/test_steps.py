@@ -146,15 +146,22 @@ def test_step_needs_ascii_digits() -> None:
 
 
 
+def _loads_seen(monkeypatch) -> list:
+    """The paths the API loads from now on (``load_profile`` still does the work)."""
+    import msprof_compare.api as api_module
+
+    loaded: list = []
+    real = api_module.load_profile
+    monkeypatch.setattr(api_module, "load_profile", lambda path, *a, **k: loaded.append(path) or real(path, *a, **k))
+    return loaded
+
+
 def test_gpu_step_refused_before_loading(monkeypatch, tmp_path: Path) -> None:
     """A Kineto input with a step is refused from its first bytes: loading two 170 MB traces only to say
     the options are wrong took 4 s (30 s on 500 MB traces). A base the loader refuses still comes first."""
-    import msprof_compare.api as api_module
     from msprof_compare.errors import ProfileError
 
-    loaded = []
-    real = api_module.load_profile
-    monkeypatch.setattr(api_module, "load_profile", lambda path, *a, **k: loaded.append(path) or real(path, *a, **k))
+    loaded = _loads_seen(monkeypatch)
     with pytest.raises(UsageError, match="step id is invalid in GPU data"):
         compare(str(SAMPLE_GPU), str(SAMPLE_GPU), base_step="1", comparison_step="1")
     assert loaded == []
@@ -170,13 +177,10 @@ def test_gpu_step_refused_before_loading_whichever_side_is_kineto(monkeypatch, t
     import json
     import shutil
 
-    import msprof_compare.api as api_module
     from msprof_compare.errors import ProfileError
 
     npu = Path(__file__).resolve().parent / "data" / "npu" / "rank0_ascend_pt"
-    loaded = []
-    real = api_module.load_profile
-    monkeypatch.setattr(api_module, "load_profile", lambda path, *a, **k: loaded.append(path) or real(path, *a, **k))
+    loaded = _loads_seen(monkeypatch)
     with pytest.raises(UsageError, match="step id is invalid in GPU data"):
         compare(str(npu), str(SAMPLE_GPU), base_step="1", comparison_step="1")
     assert loaded == []

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..errors import ProfileError
 from ..gcpause import gc_paused
-from .numparse import FLOAT_EXACT_US, NumberError, decimal_us_to_ns, parse_uniform, texts_us_to_ns
+from .numparse import FLOAT_EXACT_US, NumberError, decimal_us_to_ns, parse_uniform, same_width_matrix, texts_us_to_ns
 
 _NUM = int | float | str
 
@@ -145,10 +145,10 @@ def raw_times_to_ns(raws: list[msgspec.Raw], path: str = "", field: str = "ts") 
     into the values ``Event.ts`` would hold and takes that very path, so errors and roundings are alike.
     """
     n = len(raws)
-    if n and len(set(map(len, raws))) == 1:
-        width = len(raws[0])
-        got = parse_uniform(np.frombuffer(b"".join(raws), dtype=np.uint8).reshape(n, width))
-        if got is not None and got[2] >= width - 4 and got[1].all():
+    u = same_width_matrix(raws)
+    if u is not None:
+        got = parse_uniform(u)
+        if got is not None and got[2] >= u.shape[1] - 4 and got[1].all():
             ns = got[0]
             if int(ns.max()) < _MAX_US * 500:  # far from to_ns's range limit, where float rounding decides
                 return ns
