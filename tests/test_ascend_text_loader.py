@@ -687,7 +687,7 @@ def test_folder_of_json_side_objects_is_no_profile(tmp_path, samples):
     (pipeline_profiling_1.json, step_trace_point_info.json, timeline_summary_1.json). It read "directory holds
     no *.pt.trace.json but 3 JSON traces (...) (pass the trace file itself)", and passing one of them failed
     again ("not a trace"); it now gets the original's "not collected" error, as the pair's reference output.
-    Only JSON objects that hold traceEvents are offered as traces."""
+    Only JSON objects that hold traceEvents count as traces: one among side objects loads, several are named."""
     legacy = samples / "mindinsight/tests/utils/resource/run_1/normal_run/profiler"
     if not legacy.is_dir():
         pytest.skip("legacy MindSpore profiler folder absent")
@@ -704,10 +704,28 @@ def test_folder_of_json_side_objects_is_no_profile(tmp_path, samples):
         detect(str(mixed))
     assert err.value.message == "directory holds no *.pt.trace.json but 2 JSON traces (a.json, b.json)"
     assert err.value.hint == "pass the trace file itself"
-    (mixed / "b.json").unlink()
-    with pytest.raises(ProfileError) as err:
-        detect(str(mixed))
-    assert err.value.message == "directory holds no *.pt.trace.json but 1 JSON trace (a.json)"
+    (mixed / "b.json").unlink()  # one trace among side objects is that trace (it was refused as "1 JSON trace")
+    layout = detect(str(mixed))
+    assert (layout.level, layout.trace_path) == ("file", str(mixed / "a.json"))
+
+
+def test_one_real_trace_among_side_objects_loads_as_that_trace(tmp_path, samples):
+    """A run folder with a renamed Kineto trace beside other JSON objects (a legacy MindSpore folder's
+    timeline_summary_1.json) was refused with "pass the trace file itself"; the folder now loads exactly
+    what the trace file loads."""
+    legacy = samples / "mindinsight/tests/utils/resource/run_1/normal_run/profiler"
+    if not legacy.is_dir():
+        pytest.skip("legacy MindSpore profiler folder absent")
+    trace = Path(__file__).resolve().parent / "data" / "kineto" / "legacy_resnet50_excerpt.pt.trace.json"
+    run = tmp_path / "run"
+    run.mkdir()
+    shutil.copyfile(trace, run / "worker0.json")
+    for name in ("pipeline_profiling_1.json", "timeline_summary_1.json", "step_trace_point_info.json"):
+        shutil.copyfile(legacy / name, run / name)
+    folder, alone = load_profile(str(run), Options()), load_profile(str(trace), Options())
+    assert len(folder.kernels) == len(alone.kernels) > 0
+    assert folder.kernels["dur"].tolist() == alone.kernels["dur"].tolist()
+    assert len(folder.ops) == len(alone.ops) > 0
 
 
 def test_missing_and_empty_side_files_name_their_folder(tmp_path):

@@ -87,9 +87,9 @@ def _kineto_object(path: str) -> bool:
 
 def _names_trace_events(path: str) -> bool:
     """Whether a JSON object's first 64 KiB hold the key ``"traceEvents"``, as a Kineto trace's do (its
-    header before the events is a few KiB: device properties, versions). Used only to word the error for a
-    folder of several JSON objects: a legacy MindSpore profiler folder holds pipeline / step / summary JSON
-    objects that are no trace, and advising to pass one of them led to a second error."""
+    header before the events is a few KiB: device properties, versions). Used only for a folder of several
+    JSON objects: a legacy MindSpore profiler folder holds pipeline / step / summary JSON objects that are
+    no trace; one trace among them loads, and advising to pass a side object led to a second error."""
     from . import traceio
 
     return b'"traceEvents"' in traceio.head_bytes(path, 64 * 1024)
@@ -148,8 +148,10 @@ def _classify(given: str, force: bool = False) -> Layout:
         if len(named) == 1 or (not named and len(found) == 1):
             trace = named[0] if named else found[0]
             return Layout(given, trace, "file", trace_path=trace)
-        if not named:  # several: name only those that can be a trace, not side files such as a legacy
+        if not named:  # several: only those that can be a trace count, not side files such as a legacy
             found = [f for f in found if _names_trace_events(f)]  # MindSpore folder's timeline_summary_1.json
+            if len(found) == 1:
+                return Layout(given, found[0], "file", trace_path=found[0])
         if named or found:
             listing = ", ".join(term_safe(os.path.basename(f)) for f in named or found)
             what = (f"{len(named)} traces" if named else
