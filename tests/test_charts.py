@@ -95,6 +95,32 @@ def test_summary_sheet_layout(pair1, tmp_path):
             assert inv == pytest.approx(min(float(row[5]) - d, float(row[5])))
 
 
+def test_validity_checks_are_typed_cells(pair1, tmp_path, monkeypatch):
+    """Rates and counts of the validity table are numbers (they were text such as "100.0%", which
+    spreadsheets flag as numbers stored as text); a warned row is filled red, its figures still numbers."""
+    guards = pair1.guards.copy()
+    guards.loc[len(guards)] = ["operator match rate", "warn", 0.25, 0.5, "synthetic warned row"]
+    sheet = next(s for s in pair1.sheets if s.name == "Summary")
+    monkeypatch.setattr(sheet, "guards", guards)
+    ws = openpyxl.load_workbook(pair1.to_excel(str(tmp_path)))["Summary"]
+    col_a = [c.value for c in ws["A"]]
+    first = col_a.index("Check") + 1  # 0-based index of the first check's row = its 1-based row - 1
+    rows = {ws.cell(first + 1 + i, 1).value + ("!" if ws.cell(first + 1 + i, 2).value == "warn" else ""):
+            [ws.cell(first + 1 + i, j) for j in (3, 4)] for i in range(len(guards))}
+    # pair 1: every operator matched; of the 10 heaviest, 8 have dims on both sides (the two _foreach_add ops
+    # record tensor lists without dims); one ProfilerStep each
+    for check, values, fmt in (("operator match rate", [1.0, 1.0], "0.0%"),
+                               ("input shapes of top operators", [8, 8], "0"),
+                               ("step count", [1, 1], "0"), ("NPU export kind", ["text", "text"], "General"),
+                               ("operator match rate!", [0.25, 0.5], "0.0%")):
+        assert [c.value for c in rows[check]] == values, check
+        assert {c.number_format for c in rows[check]} == {fmt}, check
+        assert {c.data_type for c in rows[check]} == ({"s"} if fmt == "General" else {"n"}), check
+    assert [c.value for c in rows["world size"]] == [None, None]
+    assert {c.fill.fgColor.rgb for c in rows["operator match rate!"]} == {"FFFFC7CE"}
+    assert {c.fill.fgColor.rgb for c in rows["operator match rate"]} != {"FFFFC7CE"}
+
+
 def test_constant_memory_workbook_keeps_charts(pair1, tmp_path, monkeypatch):
     from msprof_compare.report import excel
 

@@ -278,12 +278,17 @@ def test_guards_warn_on_different_workloads(caplog):
                       "step count": "warn", "world size": "warn", "device count": "warn",
                       "GPU vendor": "unknown"}  # two GPU traces: no NPU export kind row
     # framework names {mm, add, relu} vs {mm, gelu, silu, tanh}: 1 common of 6 (ProfilerStep#N left out)
-    assert g.loc[0, "Base"] == "16.7%" and g.loc[0, "Detail"].startswith("Jaccard index of the framework")
+    # a Jaccard index is one figure of the pair: both columns hold it, as a fraction (the sheet shows 16.7%)
+    assert g.loc[0, ["Base", "Comparison"]].tolist() == [1 / 6, 1 / 6]
+    assert g.loc[0, "Detail"].startswith("Jaccard index of the framework")
     assert "aten::mm" in g.loc[1, "Detail"]
-    assert g.loc[2, ["Base", "Comparison"]].tolist() == ["2", "1"]
-    assert g.loc[3, ["Base", "Comparison"]].tolist() == ["8", "4"]
+    assert g.loc[1, ["Base", "Comparison"]].tolist() == [1, 1]  # one operator checked on both sides
+    assert g.loc[2, ["Base", "Comparison"]].tolist() == [2, 1]
+    assert g.loc[3, ["Base", "Comparison"]].tolist() == [8, 4]
+    assert [type(v) for v in g.loc[:4, "Base"]] == [float, int, int, int, int]
     text = caplog.text
     assert "may not be the same workload" in text and "world size (base 8, comparison 4)" in text
+    assert "operator match rate (16.7%): Jaccard" in text and "input shapes of top operators (1): no common" in text
 
 
 def test_guards_ok_and_match_rate_frame(caplog):
@@ -295,7 +300,7 @@ def test_guards_ok_and_match_rate_frame(caplog):
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         g = summary.guards(ctx)
         summary.log_guards(g)
-    assert g.loc[0, ["Status", "Base", "Comparison"]].tolist() == ["ok", "90.0%", "100.0%"]
+    assert g.loc[0, ["Status", "Base", "Comparison"]].tolist() == ["ok", 0.9, 1.0]
     assert set(g["Status"]) <= {"ok", "unknown"}
     assert caplog.text == ""
 
@@ -306,7 +311,7 @@ def test_jaccard_falls_back_to_all_names_without_framework_ops():
     base = _profile(["ProfilerStep#1", "MatMul", "Add"], ["N/A"] * 3)
     comp = _profile(["ProfilerStep#1", "MatMul", "Gelu", "aten::mm"], ["N/A"] * 4)
     row = summary.guards(_Ctx(base, comp)).iloc[0]
-    assert (row["Status"], row["Base"]) == ("warn", "40.0%")
+    assert (row["Status"], row["Base"], row["Comparison"]) == ("warn", 0.4, 0.4)
     assert row["Detail"].startswith("Jaccard index of the operator name sets")
 
 
@@ -332,9 +337,9 @@ def test_shape_guard_says_why_it_could_not_check():
                          "ok": (with_shapes, with_shapes)}.items():
         g = summary.guards(_Ctx(b, c)).set_index("Check").loc["input shapes of top operators"]
         rows[name] = (g["Status"], g["Base"], g["Detail"])
-    assert rows["no shapes"][:2] == ("unknown", "0") and rows["no shapes"][2].startswith("no input shapes on one side")
-    assert rows["absent"][:2] == ("unknown", "0") and "absent from the comparison side" in rows["absent"][2]
-    assert rows["ok"] == ("ok", "2", "2 heaviest operators found on both sides")
+    assert rows["no shapes"][:2] == ("unknown", 0) and rows["no shapes"][2].startswith("no input shapes on one side")
+    assert rows["absent"][:2] == ("unknown", 0) and "absent from the comparison side" in rows["absent"][2]
+    assert rows["ok"] == ("ok", 2, "2 heaviest operators found on both sides")
     # data types where shapes belong (a DB whose columns could not be told apart), with digits or without:
     # no shape to hold against the other side's, so not checked and no false warning
     for dtypes in (["float;\r\nfloat", "float"], ["c10::BFloat16;\r\nc10::BFloat16", "float16;\r\nint64"]):
@@ -354,7 +359,7 @@ def test_shape_guard_reads_kineto_and_npu_notation_alike():
                    ["32,3,224,224;\r\n64,3,11,11;\r\n64;\r\n;\r\n;\r\n;\r\n", "32,1000;\r\n1000,4096",
                     ";\r\n;\r\n;\r\n;\r\n"])
     g = summary.guards(_Ctx(gpu, npu)).set_index("Check").loc["input shapes of top operators"]
-    assert (g["Status"], g["Base"], g["Detail"]) == ("ok", "2", "2 heaviest operators found on both sides")
+    assert (g["Status"], g["Base"], g["Detail"]) == ("ok", 2, "2 heaviest operators found on both sides")
     other = _profile(["aten::conv2d", "aten::mm"], ["64,3,224,224;\r\n64,3,11,11;\r\n64", "32,1000;\r\n1000,4096"])
     g = summary.guards(_Ctx(gpu, other)).set_index("Check").loc["input shapes of top operators"]
     assert (g["Status"], g["Detail"]) == ("warn", "no common input shape for: aten::conv2d")
@@ -371,7 +376,7 @@ def test_shape_guard_holds_db_shapes_against_text_shapes():
     text = side(["32,3;\r\n3,4", "8"], "ascend_text")
     same = summary.guards(_Ctx(side(["32,3;\r\n3,4", "8"], "ascend_db"), text))
     g = same.set_index("Check").loc["input shapes of top operators"]
-    assert (g["Status"], g["Base"]) == ("ok", "2")
+    assert (g["Status"], g["Base"], g["Comparison"]) == ("ok", 2, 2)
     other = summary.guards(_Ctx(side(["64,3;\r\n3,4", "8"], "ascend_db"), text))
     g = other.set_index("Check").loc["input shapes of top operators"]
     assert (g["Status"], g["Detail"]) == ("warn", "no common input shape for: aten::mm")
@@ -439,7 +444,7 @@ def test_npu_pair1_summary_sheet_first_and_contributors(npu_pair1):
     assert "AccumulateGrad" in top["Name"] and float(top["Diff(ms)"]) == pytest.approx(-6.02, abs=0.05)
     g = npu_pair1.guards.set_index("Check")
     assert g.loc["operator match rate", "Status"] == "ok"
-    assert g.loc["step count", ["Base", "Comparison"]].tolist() == ["1", "1"]  # ProfilerStep#50 on both
+    assert g.loc["step count", ["Base", "Comparison"]].tolist() == [1, 1]  # ProfilerStep#50 on both
 
 
 def _check_contributors(result) -> None:
@@ -603,7 +608,7 @@ def test_device_count_unknown_when_one_side_has_none():
     base = _profile(["aten::mm"], ["[[2, 3]]"], devices=2)
     comp = _profile(["aten::mm"], ["[[2, 3]]"])
     g = summary.guards(_Ctx(base, comp)).set_index("Check")
-    assert g.loc["device count", ["Status", "Base", "Comparison"]].tolist() == ["unknown", "2", None]
+    assert g.loc["device count", ["Status", "Base", "Comparison"]].tolist() == ["unknown", 2, None]
 
 
 def test_match_rate_shows_each_sides_lowest_rate():
@@ -614,7 +619,7 @@ def test_match_rate_shows_each_sides_lowest_rate():
     ctx.frames["match_rate"] = pd.DataFrame({"what": ["operators", "modules"], "base_rate": [0.9, 0.7],
                                              "comparison_rate": [0.5, 1.0]})
     g = summary.guards(ctx)
-    assert g.loc[0, ["Status", "Base", "Comparison"]].tolist() == ["warn", "70.0%", "50.0%"]
+    assert g.loc[0, ["Status", "Base", "Comparison"]].tolist() == ["warn", 0.7, 0.5]
 
 
 @pytest.mark.parametrize("base, comparison, hardware_rows", [

@@ -334,10 +334,27 @@ def _waterfall_contributors(wf: pd.DataFrame) -> tuple[str, pd.DataFrame]:
 # --------------------------------------------------------------------------- guards
 
 def _guard(check: str, ok: bool | None, base: Any, comparison: Any, detail: str) -> dict[str, Any]:
+    """A row of typed figures: a rate is a float fraction (shown as a percentage), a count an int, a
+    word a str; a figure of the pair (a Jaccard index, operators checked on both sides) fills both sides."""
     # a failed NOTE_CHECKS check is a "note": it fails on the same workload too (other hardware, export)
     status = "unknown" if ok is None else ("ok" if ok else "note" if check in NOTE_CHECKS else "warn")
-    return {"Check": check, "Status": status, "Base": None if base is None else str(base),
-            "Comparison": None if comparison is None else str(comparison), "Detail": detail}
+    return {"Check": check, "Status": status, "Base": _figure(base), "Comparison": _figure(comparison),
+            "Detail": detail}
+
+
+def _figure(v: Any) -> float | int | str | None:
+    if v is None or isinstance(v, str):
+        return v
+    if isinstance(v, (bool, np.bool_)):
+        return str(bool(v))
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    return float(v)
+
+
+def shown(v: Any) -> str:
+    """A guard figure as text: rates (floats) as percentages."""
+    return f"{v:.1%}" if isinstance(v, float) else str(v)
 
 
 def _op_names(ops: pd.DataFrame) -> set[str]:
@@ -345,9 +362,9 @@ def _op_names(ops: pd.DataFrame) -> set[str]:
 
 
 def _match_rate(ctx: RunContext, nb: set[str], nc: set[str]) -> tuple[float | None, Any, Any, str]:
-    """(lowest rate, base shown, comparison shown, how): the operator comparator's match rates
+    """(lowest rate, base figure, comparison figure, how): the operator comparator's match rates
     (``ctx.frames["match_rate"]``: matched / operators per side), else a Jaccard index of the
-    framework operator names of ``nb`` / ``nc`` (all names when a side has none)."""
+    framework operator names of ``nb`` / ``nc`` (all names when a side has none), one figure for both."""
     mr = ctx.frames.get("match_rate")
     if isinstance(mr, pd.DataFrame) and len(mr) and {"base_rate", "comparison_rate"} <= set(mr.columns):
         br = pd.to_numeric(mr["base_rate"], errors="coerce")
@@ -355,8 +372,8 @@ def _match_rate(ctx: RunContext, nb: set[str], nc: set[str]) -> tuple[float | No
         both = pd.concat([br, cr]).dropna()
         if len(both):
             what = ", ".join(str(w) for w in mr.get("what", pd.Series(dtype=object)).tolist()) or "operators"
-            return (float(both.min()), f"{br.min():.1%}" if br.notna().any() else None,
-                    f"{cr.min():.1%}" if cr.notna().any() else None,
+            return (float(both.min()), float(br.min()) if br.notna().any() else None,
+                    float(cr.min()) if cr.notna().any() else None,
                     f"matched / compared {what} per side (operator comparison)")
     if not nb or not nc:
         return None, len(nb), len(nc), "no operators on one side"
@@ -368,7 +385,7 @@ def _match_rate(ctx: RunContext, nb: set[str], nc: set[str]) -> tuple[float | No
     else:
         what = "operator name sets"
     rate = len(nb & nc) / len(nb | nc)
-    return rate, f"{rate:.1%}", None, f"Jaccard index of the {what}"
+    return rate, rate, rate, f"Jaccard index of the {what}"
 
 
 FRAMEWORK_PREFIXES = ("aten::", "autograd::")
@@ -515,7 +532,8 @@ def guards(ctx: RunContext) -> pd.DataFrame:
     else:
         detail = ("the heaviest operators of the base side are absent from the comparison side, or have no "
                   "dimension recorded")
-    rows.append(_guard("input shapes of top operators", None if not checked else not bad, checked, None, detail))
+    rows.append(_guard("input shapes of top operators", None if not checked else not bad, checked, checked,
+                       detail))
     sb, sc = _step_count(nb), _step_count(nc)
     rows.append(_guard("step count", None if not (sb and sc) else sb == sc, sb or None, sc or None,
                        "ProfilerStep#N ranges in the trace"))
@@ -538,7 +556,8 @@ def guards(ctx: RunContext) -> pd.DataFrame:
         rows.append(_guard(VENDOR_CHECK, None if vb is None or vc is None else vb == vc, vb, vc,
                            "AMD's flash-attention kernels (aotriton's attn_fwd) hold no Cube keyword, NVIDIA's "
                            "do: across vendors compare the Flash Attention totals, not their Cube / Vector split"))
-    return pd.DataFrame(rows, columns=GUARD_COLUMNS)
+    # object columns: inference would turn a column of counts and one rate into floats, counts into rates
+    return pd.DataFrame({c: pd.Series([r[c] for r in rows], dtype=object) for c in GUARD_COLUMNS})
 
 
 def log_guards(frame: pd.DataFrame) -> None:
@@ -547,18 +566,18 @@ def log_guards(frame: pd.DataFrame) -> None:
     rows = list(zip(*(frame[c].tolist() for c in ("Check", "Status", "Base", "Comparison", "Detail")), strict=True))
     for check, status, b, c, detail in rows:
         if status == "note":
-            log.warning("%s (base %s, comparison %s): %s.", NOTE_CHECKS[check], b, c, detail)
+            log.warning("%s (base %s, comparison %s): %s.", NOTE_CHECKS[check], shown(b), shown(c), detail)
     bad = [r for r in rows if r[1] == "warn"]
     if not bad:
         return
     lines = ["The two profiles may not be the same workload:"]
     for check, _status, b, c, detail in bad:
-        b = None if pd.isna(b) else b
-        c = None if pd.isna(c) else c
-        if b is not None and c is not None:
+        b = None if pd.isna(b) else shown(b)
+        c = None if pd.isna(c) else shown(c)
+        if b is not None and c is not None and b != c:
             sides = f" (base {b}, comparison {c})"
-        elif b is not None or c is not None:
-            sides = f" ({b if b is not None else c})"  # one figure for both sides (e.g. a Jaccard index)
+        elif b is not None or c is not None:  # one figure for both sides (a Jaccard index, equal rates)
+            sides = f" ({b if b is not None else c})"
         else:
             sides = ""
         lines.append(f"  - {check}{sides}: {detail}")

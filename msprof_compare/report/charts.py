@@ -60,20 +60,27 @@ def _state(wb: Any) -> _State:
     return st
 
 
+_FORMATS: dict[str, dict[str, Any]] = {
+    "title": {"bold": True, "font_size": 12},
+    "header": {"bold": True, "border": 1, "pattern": 1, "bg_color": "#D9D9D9"},
+    "text": {"border": 1},
+    "float": {"border": 1, "num_format": "#,##0.000"},
+    "ratio": {"border": 1, "num_format": "0.00%"},
+    "rate": {"border": 1, "num_format": "0.0%"},   # validity-check rates, as the log shows them
+    "count": {"border": 1, "num_format": "0"},
+    "warn": {"border": 1, "pattern": 1, "bg_color": "#FFC7CE"},
+    "note": {"italic": True, "font_color": "#595959"},
+}
+
+
 def _fmt(wb: Any, name: str) -> Any:
+    """A shared format by name; ``"rate+warn"`` layers the second's properties over the first's."""
     st = _state(wb)
     if name not in st.formats:
-        base = {"font_name": "Arial", "font_size": 11, "align": "left", "valign": "vcenter"}
-        extra = {
-            "title": {"bold": True, "font_size": 12},
-            "header": {"bold": True, "border": 1, "pattern": 1, "bg_color": "#D9D9D9"},
-            "text": {"border": 1},
-            "float": {"border": 1, "num_format": "#,##0.000"},
-            "ratio": {"border": 1, "num_format": "0.00%"},
-            "warn": {"border": 1, "pattern": 1, "bg_color": "#FFC7CE"},
-            "note": {"italic": True, "font_color": "#595959"},
-        }[name]
-        st.formats[name] = wb.add_format({**base, **extra})
+        props = {"font_name": "Arial", "font_size": 11, "align": "left", "valign": "vcenter"}
+        for part in name.split("+"):
+            props.update(_FORMATS[part])
+        st.formats[name] = wb.add_format(props)
     return st.formats[name]
 
 
@@ -98,19 +105,28 @@ def _write(ws: Any, r: int, c: int, v: Any, fmt: Any) -> None:
 
 
 def _table(wb: Any, ws: Any, row: int, title: str, headers: list[str], rows: list[list[Any]],
-           styles: list[str], row_fmt: Callable[[list[Any]], str | None] | None = None) -> int:
-    """A titled table at ``row``; returns the next free row (one blank row after the table)."""
+           styles: list[str] | Callable[[list[Any]], list[str]]) -> int:
+    """A titled table at ``row``; returns the next free row (one blank row after the table).
+    ``styles``: a format name per column, or a function giving them for a row's values."""
     ws.write_string(row, 0, title, _fmt(wb, "title"))
     row += 1
     for j, h in enumerate(headers):
         ws.write_string(row, j, h, _fmt(wb, "header"))
     row += 1
     for values in rows:
-        special = row_fmt(values) if row_fmt else None
+        names = styles(values) if callable(styles) else styles
         for j, v in enumerate(values):
-            _write(ws, row, j, v, _fmt(wb, special or styles[j]))
+            _write(ws, row, j, v, _fmt(wb, names[j]))
         row += 1
     return row + 1
+
+
+def _guard_styles(values: list[Any]) -> list[str]:
+    """Rates (floats) as percentages, counts (ints) as integers, words as text; a warned row is red."""
+    names = ["text", "text",
+             *("rate" if isinstance(v, float) and not math.isnan(v) else "count" if isinstance(v, int)
+               else "text" for v in values[2:4]), "text"]
+    return [n + "+warn" if values[1] == "warn" else n for n in names]
 
 
 # --------------------------------------------------------------------------- Summary
@@ -138,8 +154,7 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
         rows = [list(r) for r in guard.itertuples(index=False)]
         row = _table(wb, ws, row, "Validity checks (warn: are both sides the same workload? note: read the "
                      "figures with this in mind)",
-                     ["Check", "Status", "Base", "Comparison", "Detail"], rows, ["text"] * 5,
-                     row_fmt=lambda v: "warn" if v[1] == "warn" else None)
+                     ["Check", "Status", "Base", "Comparison", "Detail"], rows, _guard_styles)
 
     # Print (and render) the tables and the waterfall chart on one page; the chart data stays off it.
     ws.print_area(0, 0, max(row - 1, HEADER_ROWS + 23), len(sheet.columns) + 14)
