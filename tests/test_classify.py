@@ -87,8 +87,9 @@ def test_current_gpu_library_names_are_keywords():
 
 
 def test_cube_word_inside_convert_or_fbgemm_does_not_count():
-    """"conv" inside "convert" (dtype conversions) and "gemm" inside "fbgemm" (FBGEMM's embedding / permute /
-    quantize kernels) are no cube kernel; another cube word or a real "conv" in the same name still is."""
+    """"conv" inside "convert" / "conversion" (dtype and layout conversions) and "gemm" inside "fbgemm"
+    (FBGEMM's embedding / permute / quantize kernels) are no cube kernel; another cube word or a real "conv"
+    in the same name still is."""
     names = ["void cudnn::fusion::convert_dq_to_16bits<true>(void const*, void*)",       # cuDNN SDPA backward
              "std::enable_if<vllm::_typeConvert<c10::BFloat16>::exists, void>::type "
              "vllm::fused_add_rms_norm_kernel<c10::BFloat16, 8>(c10::BFloat16*)",          # vLLM (B200 sample)
@@ -97,8 +98,12 @@ def test_cube_word_inside_convert_or_fbgemm_does_not_count():
              "convert_then_convolve",                                                      # real "conv" after
              "convert_dq_cutlass_kernel",                                                  # another cube word
              "fbgemm_gpu::bf16_gemm_kernel",                                               # "gemm" outside fbgemm
-             "conconvert"]                                                                 # "conv" only inside
-    assert cl.is_cube_kernel_name(names).tolist() == [False, False, False, True, True, True, True, False]
+             "conconvert",                                                                 # "conv" only inside
+             "float_conversion_kernel_0d1d2d3",                                            # Triton dtype cast
+             "void conversion_kernel_NCHW_to_NHWC_impl<float, __half>(float const*, __half*)",  # layout
+             "conversion_then_conv2d"]                                                     # a real "conv" too
+    assert cl.is_cube_kernel_name(names).tolist() == [False, False, False, True, True, True, True, False,
+                                                      False, False, True]
     test = cl.cube_name_test(["conv"], ["convert"])
     assert [test(n) for n in ("convert", "xconvertconv", "convertconvert", "conv")] == [False, True, False, True]
     # the rule applies to whatever CUBE_MASK holds; a CUBE_MASK naming the longer word itself matches it

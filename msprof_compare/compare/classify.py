@@ -120,10 +120,10 @@ def is_backward_name(names: Iterable[str]) -> np.ndarray:
 
 
 #: Words inside which a CUBE_MASK word does not count on GPU kernel names (not the original's rule, see
-#: docs/differences.md): ``convert`` holds "conv" in dtype conversions (cuDNN's ``convert_dq_to_16bits``,
-#: vLLM's ``_typeConvert``), ``fbgemm`` holds "gemm" in the FBGEMM library's namespace ``fbgemm_gpu::`` of
-#: embedding, permute and quantize kernels.
-NOT_CUBE_WORDS = ("convert", "fbgemm")
+#: docs/differences.md): ``convert`` / ``conversion`` hold "conv" in dtype and layout conversions (cuDNN's
+#: ``convert_dq_to_16bits``, vLLM's ``_typeConvert``, Triton's ``float_conversion_kernel``), ``fbgemm``
+#: holds "gemm" in the FBGEMM library's namespace ``fbgemm_gpu::`` of embedding, permute and quantize kernels.
+NOT_CUBE_WORDS = ("convert", "conversion", "fbgemm")
 
 
 def _inside(name: str, at: int, word: str, outer: str) -> bool:
