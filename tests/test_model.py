@@ -94,3 +94,10 @@ def test_whole_int() -> None:
               2**63 - 1, 2**63, "9223372036854775808", -(2**63) - 1, 2.0**63]
     assert [whole_int(v) for v in values] == [1, None, None, 12, 7, None, 7, 7, None, None, None, -(2**63),
                                              123456789012345678, 2**63 - 1, None, None, None, None]
+    # text is read exactly (a float would give 2**53 for the first), in ASCII digits without separators
+    # (Python's int() takes "1_000" and Arabic-Indic digits); a sign and an exponent are a number's
+    texts = ["9007199254740993.0", "9223372036854775807.0", "9223372036854775808.0", "1_000", "\u0661\u0662",
+             "+7", "-7.", "7e3", "7.5e1", "1e19", "1e-3", "0.5", "0" + "." + "0" * 40, "0e99999999", "1" * 5000,
+             "inf", "0x10", "", "-"]
+    assert [whole_int(v) for v in texts] == [2**53 + 1, 2**63 - 1, None, None, None, 7, -7, 7000, 75, None, None,
+                                            None, 0, 0, None, None, None, None, None]

@@ -471,20 +471,25 @@ def to_int(values: list[Any]) -> np.ndarray:
     return out
 
 
+#: The text of a number (ASCII digits, no ``_`` separator, no ``inf``; a sign): Python's ``int()`` and
+#: ``Decimal()`` also take ``"1_000"`` and non-ASCII digits, which no profiler writes.
+_NUMBER_TEXT = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+
+
 def whole_int(v: Any) -> int | None:
     """``v`` as an integer when it is one within int64: an int, an integral float or the text of
-    either (``7``, ``7.0``, `` "7" ``); None for anything else (fractional, beyond int64, a boolean, junk)."""
+    either (``7``, ``7.0``, `` "7" ``; text exactly, ``"9007199254740993.0"`` too); None for anything
+    else (fractional, beyond int64, a boolean, junk, ``"1_000"``)."""
     if isinstance(v, bool):
         return None
     if isinstance(v, str):
         v = v.strip()
+        if not _NUMBER_TEXT.fullmatch(v):
+            return None
         try:
             v = int(v)
-        except ValueError:
-            try:
-                v = float(v)
-            except ValueError:
-                return None
+        except ValueError:  # a point or an exponent (or over Python's 4,300 digits)
+            v = _decimal_int(v)
     if isinstance(v, float):
         if not v.is_integer():  # also inf / nan
             return None
@@ -492,6 +497,21 @@ def whole_int(v: Any) -> int | None:
     if isinstance(v, int) and -(2**63) <= v < 2**63:
         return v
     return None
+
+
+def _decimal_int(text: str) -> int | None:
+    """A number's text with a point or an exponent, exactly (a float would round past 2**53)."""
+    from decimal import Decimal, InvalidOperation
+
+    try:
+        d = Decimal(text)
+    except InvalidOperation:
+        return None
+    if d.is_zero():
+        return 0
+    if not 0 <= d.adjusted() <= 30 or d != d.to_integral_value():  # below 1, or far beyond int64
+        return None
+    return int(d)
 
 
 _INT_OR_NONE = frozenset({int, type(None)})
