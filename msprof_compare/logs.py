@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from typing import TextIO
 
 from .textsafe import term_safe
 
@@ -36,11 +37,11 @@ class _StderrHandler(logging.StreamHandler):
         super().__init__(sys.stderr)
 
     @property  # type: ignore[override]
-    def stream(self):  # noqa: D401 - property mirrors StreamHandler.stream
+    def stream(self) -> TextIO:  # noqa: D401 - property mirrors StreamHandler.stream
         return sys.stderr
 
     @stream.setter
-    def stream(self, _value) -> None:
+    def stream(self, _value: TextIO) -> None:
         pass
 
     def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 - logging's name

@@ -212,7 +212,7 @@ class _Styles:
         self.wb = wb
         self.cache: dict[tuple, Any] = {}
 
-    def get(self, style: str = "", fill: str = "", bold: bool = False, indent: int = 0, num: bool = True):
+    def get(self, style: str = "", fill: str = "", bold: bool = False, indent: int = 0, num: bool = True) -> Any:
         key = (style, fill, bold, indent, num)
         fmt = self.cache.get(key)
         if fmt is None:
