@@ -293,8 +293,9 @@ def _write_plain_rows(ws: Any, values: list[list], nrows: int, fmts: list, reds:
     """The rows of a sheet without row styles, in row order (as constant_memory mode requires).
 
     On our worksheet class the whole block is handed over at once and its cell XML is rendered
-    column-wise (``_FastWorksheet.write_block``); cells it cannot render (booleans, very long
-    strings, xlsxwriter rich-string look-alikes) send the sheet through the per-cell path.
+    column-wise (``_FastWorksheet.write_block``); cells it cannot render (booleans, complex numbers,
+    objects whose text is empty, xlsxwriter rich-string look-alikes) send the sheet through the per-cell
+    path. Strings over Excel's 32,767 units are cut inside the block, as xlsxwriter cuts them.
     """
     if isinstance(ws, _FastWorksheet) and ws.write_block(HEADER_ROWS, values, nrows, fmts, reds):
         return
