@@ -767,7 +767,13 @@ def paths_family(c: Corpus) -> None:
     (d / "input" / "config.json").write_bytes(b'{"lr": 0.1}')
     (d / "input" / "step_trace_point_info.json").write_bytes(b"{}")
     d = c.case(f, "dir_json_files_no_kineto_name", input="input", exit=1, partner=KINETO,
-               why="directory with two JSON files, neither named *.pt.trace.json")
+               why="directory with two JSON traces, neither named *.pt.trace.json")
+    (d / "input").mkdir()
+    (d / "input" / "a.json").write_bytes(good)
+    (d / "input" / "b.json").write_bytes(good)
+    d = c.case(f, "dir_one_json_trace_among_json_objects", input="input", exit=0, partner=KINETO,
+               why="directory with one JSON trace (not named *.pt.trace.json) beside a JSON object without "
+                   "traceEvents: that trace loads")
     (d / "input").mkdir()
     (d / "input" / "a.json").write_bytes(good)
     (d / "input" / "b.json").write_bytes(b"{}")
