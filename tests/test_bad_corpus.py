@@ -318,14 +318,22 @@ def test_root_skips_owner_checks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 def test_size_caps_from_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     assert paths.size_cap("trace") == 10 * 1024**3 and paths.size_cap("text") == 5 * 1024**3
     assert paths.size_cap("db") == 8 * 1024**3
-    monkeypatch.setenv("MSPROF_COMPARE_MAX_DB_BYTES", "10")
-    monkeypatch.setenv("MSPROF_COMPARE_MAX_TEXT_BYTES", "not a number")
+    monkeypatch.setenv("MSPROF_COMPARE_MAX_DB_BYTES", " 10 ")
     assert paths.size_cap("db") == 10 and paths.size_cap("text") == 5 * 1024**3
     f = tmp_path / "ascend_pytorch_profiler_0.db"
     f.write_bytes(b"x" * 11)
-    with pytest.raises(ProfileError, match="over the 10 byte limit"):
+    with pytest.raises(ProfileError, match="over the 10 byte limit") as err:
         paths.check_input(str(f), force=False, kind="db")
+    assert err.value.hint == "add --force to read it anyway, or raise the limit with MSPROF_COMPARE_MAX_DB_BYTES"
     paths.check_input(str(f), force=True, kind="db")
+    # a value that is no byte count was ignored, and the file the user raised the limit for was refused
+    # under the old limit; it is now named as the error
+    for bad in ("20G", "1e10", "-5", "12.5", "\u0661"):
+        monkeypatch.setenv("MSPROF_COMPARE_MAX_TEXT_BYTES", bad)
+        with pytest.raises(ProfileError) as err:
+            paths.size_cap("text")
+        assert str(err.value).startswith(f"MSPROF_COMPARE_MAX_TEXT_BYTES: {bad!r} is not a whole number of bytes")
+        assert err.value.hint.endswith(f"unset it for {5 * 1024**3}")
 
 
 def _gz(data: bytes) -> bytes:

@@ -65,15 +65,18 @@ SIDE_FILES = (
 
 
 def size_cap(kind: str) -> int:
-    """The byte limit for a file kind ("trace", "text" or "db"); the env var wins over the constant."""
+    """The byte limit for a file kind ("trace", "text" or "db"); the env var wins over the constant. A
+    value that is no whole number of bytes is an error: ignoring it (as before) refused the very file
+    the user had raised the limit for, with a message naming the old limit."""
     default = {"trace": MAX_TRACE_BYTES, "text": MAX_TEXT_BYTES, "db": MAX_DB_BYTES}[kind]
     raw = os.environ.get(_ENV[kind], "").strip()
-    if raw:
-        try:
-            return int(raw)
-        except ValueError:
-            pass
-    return default
+    if not raw:
+        return default
+    if not raw.isascii() or not raw.isdigit():
+        shown = raw if len(raw) <= 40 else raw[:37] + "..."
+        raise ProfileError(_ENV[kind], f"{shown!r} is not a whole number of bytes",
+                           hint=f"e.g. {_ENV[kind]}={20 * 1024**3} for 20 GiB; unset it for {default}")
+    return int(raw)
 
 
 def _privileged() -> bool:
@@ -130,7 +133,7 @@ def check_input(path: str, force: bool, *, kind: str | None = None, shown: str |
         cap = size_cap(kind)
         if st.st_size > cap:
             raise ProfileError(name, f"file is {st.st_size} bytes, over the {cap} byte limit for this kind of file",
-                               hint="add --force to read it anyway")
+                               hint=f"add --force to read it anyway, or raise the limit with {_ENV[kind]}")
 
 
 def check_layout(layout: Layout, force: bool) -> None:
