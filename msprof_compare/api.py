@@ -186,6 +186,9 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str], **
 
     if opts.step_given:
         _refuse_gpu_step(base, comparison, opts.force)
+    same = _same_input(base, comparison) if opts.base_step == opts.comparison_step else None
+    if same:
+        log.warning("Base and comparison are the same input (%s): every difference will be zero.", display(same))
     keywords = None
     if opts.enable_profiling_compare or opts.fail_on_regression is not None:
         from .compare.classify import load_keywords
@@ -202,6 +205,16 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str], **
     for profile in (base_profile, comparison_profile):  # from here on the path is only shown
         profile.path = display(profile.path)
     return run_comparators(base_profile, comparison_profile, opts, keywords)
+
+
+def _same_input(base: str, comparison: str) -> str | None:
+    """The base path (as the loader reads it) when both paths lead to one file or folder: a mistyped
+    command line. Comparing two steps of one profile is intended, so the caller asks only for equal steps."""
+    b, c = (os.path.expanduser(p.lstrip("=")) for p in (base, comparison))
+    try:
+        return b if os.path.samefile(b, c) else None
+    except (OSError, ValueError):  # a missing path: the loader names it
+        return None
 
 
 def _refuse_gpu_step(base: str, comparison: str, force: bool) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import importlib.util
 import json
+import logging
 import os
 import re
 import signal
@@ -848,3 +849,36 @@ def test_script_given_the_cli_path_flags_says_how_it_takes_paths(capsys: pytest.
         assert ("takes the two paths without -d / -bp, base first: performance_compare.py BASE COMPARISON"
                 in line) is hinted
         assert line.endswith("(see 'performance_compare.py --help')")
+
+
+def test_same_input_on_both_sides_is_warned(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Passing one path twice (a mistyped command line) compared a profile with itself without a word;
+    it is now warned, whatever the spelling of the two paths. Two steps of one profile are a real
+    comparison: no warning."""
+    from msprof_compare.api import compare
+    from msprof_compare.errors import UsageError
+
+    trace = REPO / "sample_data" / "bert-small_h100.json.gz"
+    link = tmp_path / "same.json.gz"
+    os.link(trace, link)  # a hard link is the same file under another name
+    dotted = f"{trace.parent}/../sample_data/{trace.name}"
+    for base, comparison in ((trace, trace), (trace, link), (f"={trace}", dotted)):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            compare(str(base), str(comparison), enable_profiling_compare=True)
+        assert [m for m in caplog.messages if "same input" in m] == [
+            f"Base and comparison are the same input ({trace}): every difference will be zero."]
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        compare(str(trace), str(REPO / "sample_data" / "bert-small_mi300.json.gz"), enable_profiling_compare=True)
+    assert not [m for m in caplog.messages if "same input" in m]
+    npu = Path(__file__).resolve().parent / "data" / "npu" / "rank0_ascend_pt"
+    for steps, warned in (((None, None), True), ((1, 2), False)):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            try:  # the excerpt holds one step: the second is refused after the check under test
+                compare(str(npu), str(npu), enable_profiling_compare=True, base_step=steps[0],
+                        comparison_step=steps[1])
+            except UsageError:
+                assert not warned
+        assert bool([m for m in caplog.messages if "same input" in m]) == warned, steps
