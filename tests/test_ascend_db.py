@@ -557,6 +557,81 @@ def test_db_cell_that_is_no_integer(tmp_path: Path, table: str, column: str, val
     assert info.value.path == str(copy)
 
 
+def _old_not_integer_text(col: str) -> str:
+    """The TEXT time check as it was before its fast first test (session 15), kept as the reference."""
+    digits = f"ltrim({col}, '0')"
+    return (f"{col} IS NOT NULL AND typeof({col}) <> 'integer' "
+            f"AND NOT (typeof({col}) = 'text' AND (CAST(CAST({col} AS INTEGER) AS TEXT) = {col} "
+            f"OR ({col} <> '' AND {col} NOT GLOB '*[^0-9]*' AND (length({digits}) < 19 OR "
+            f"(length({digits}) = 19 AND {digits} <= '9223372036854775807')))))")
+
+
+@pytest.mark.parametrize("decl", ["TEXT", "INTEGER", "REAL", "NUMERIC", "BLOB", "", "TEXT COLLATE NOCASE"])
+def test_db_text_time_check_flags_the_same_cells_as_before(decl: str) -> None:
+    """The fast first test of the TEXT time check (``x >= '' AND x < X''`` for typeof text, then the round
+    trip) changes no verdict: over every storage class, in a column of each declared type (affinity decides
+    how the comparisons convert), it flags exactly the cells the full rule flags, and those are the cells
+    Python's reading of the rule rejects."""
+    from msprof_compare.loaders.ascend_db import _not_integer_text
+
+    values = [None, 5, -5, 0, 2**63 - 1, -(2**63), 5.0, 1.5, 1.7e18, "5", "-5", "0", "-0", "05", "007", " 5", "5 ",
+              "+5", "", "abc", "1.7e18", "12abc", "9223372036854775807", "9223372036854775808",
+              "-9223372036854775808", "00009223372036854775807", "99999999999999999999", b"5", b"", b"abc",
+              "1736410576395167660", "\u0665", "1000000000000000000", "999999999999999999", "0999999999999999999",
+              " 173641057639516766", "+173641057639516766", "-173641057639516766", "1736410576395167660 ",
+              "9223372036854775806", "\uff11" * 19, "17364105763951676601"]
+    con = sqlite3.connect(":memory:")
+    con.execute(f"CREATE TABLE T (v {decl})")
+    con.executemany("INSERT INTO T (v) VALUES (?)", [(v,) for v in values])
+    stored = con.execute("SELECT rowid, v, typeof(v) FROM T").fetchall()
+
+    def rejected(old: bool) -> set[int]:
+        where = _old_not_integer_text("v") if old else _not_integer_text("v")
+        return {r for (r,) in con.execute(f"SELECT rowid FROM T WHERE {where}")}
+
+    def python_rule(v: object, kind: str) -> bool:  # True: no integer time
+        if kind in ("null", "integer"):
+            return False
+        if kind != "text":
+            return True
+        digits = v[1:] if v.startswith("-") else v
+        if v.startswith("-") and v != "-0" and digits.lstrip("0") == digits and digits.isascii() \
+                and digits.isdigit():
+            return not -(2**63) <= int(v)
+        if not (digits == v and v.isascii() and v.isdigit()):
+            return True
+        return int(v) > 2**63 - 1
+
+    new = rejected(old=False)
+    assert new == rejected(old=True)
+    assert new == {r for r, v, kind in stored if python_rule(v, kind)}
+    assert new  # the set of values holds bad ones in every affinity
+
+
+@pytest.mark.parametrize("decl", ["INTEGER", "REAL", "NUMERIC", "TEXT", "BLOB", "", "TEXT COLLATE NOCASE"])
+def test_db_memory_peak_scan_reads_cells_as_before(decl: str) -> None:
+    """The one-scan Mem Usage query (comparisons standing for typeof) gives, for each kind of cell in a column
+    of each declared type, the peak, the out-of-range count and the "no number" verdict the typeof-based
+    queries gave (session 15), one cell at a time and all cells together."""
+    from msprof_compare.loaders.ascend_db import _memory_peak_sql
+    from msprof_compare.loaders.numparse import MAX_RESERVED_BYTES as top
+
+    x = "totalReserved"
+    old = (f"SELECT max(CASE WHEN {x} BETWEEN 0 AND {top} THEN {x} END), sum(typeof({x}) IN ('integer', 'real') "
+           f"AND NOT {x} BETWEEN 0 AND {top}), EXISTS (SELECT 1 FROM MEMORY_RECORD WHERE typeof({x}) NOT IN "
+           f"('integer', 'real', 'null') OR abs({x}) > 1.79e308) FROM MEMORY_RECORD")
+    values = [None, 0, 5, -5, 2.5, top, top + 1, 1e300, float("inf"), float("-inf"), 2**63 - 1, "5", "abc", "",
+              " 7", "1e3", b"5", b"", b"abc"]
+    con = sqlite3.connect(":memory:")
+    con.execute(f"CREATE TABLE MEMORY_RECORD ({x} {decl})")
+    for cells in [[v] for v in values] + [values]:
+        con.execute("DELETE FROM MEMORY_RECORD")
+        con.executemany("INSERT INTO MEMORY_RECORD VALUES (?)", [(v,) for v in cells])
+        peak, odd, junk = con.execute(_memory_peak_sql("")).fetchone()
+        peak0, odd0, junk0 = con.execute(old).fetchone()
+        assert (peak, odd or 0, bool(junk)) == (peak0, odd0 or 0, bool(junk0)), cells
+
+
 def test_db_op_columns_no_comparator_reads_are_not_fetched(tmp_path: Path) -> None:
     """PYTORCH_API sequenceNumber / fwdThreadId feed no figure, so they are not fetched (sqlite3 costs a
     microsecond per value fetched): junk there no longer stops the load ("not an integer" before), and
