@@ -119,6 +119,10 @@ def _side_csvs(result) -> list[str]:
             if isinstance(f, str) and f.endswith(".csv")]
 
 
+def _ratio(r: float | None) -> str:
+    return "n/a" if r is None else f"{r:.2f}"
+
+
 def ratio_mode(base: str, comp: str, runs: int, everything: bool) -> dict:
     """Warm-up, then ``runs`` rounds of (a), (b), (c) in this process; medians and ratios."""
     import logging
@@ -128,6 +132,8 @@ def ratio_mode(base: str, comp: str, runs: int, everything: bool) -> dict:
     logging.getLogger("msprof-analyze").setLevel(logging.ERROR)
     flags = _flags(everything)
     events = decode_both(base, comp)
+    # DB inputs have no JSON trace: (a) times an empty loop, and ratios against it would mean nothing
+    traced = any(_trace_files(p) for p in (base, comp))
     first = compare(base, comp, **flags)
     csvs = _side_csvs(first)
     with tempfile.TemporaryDirectory() as out:
@@ -158,9 +164,10 @@ def ratio_mode(base: str, comp: str, runs: int, everything: bool) -> dict:
         da, db = med(x[i] for x in a), med(x[i] for x in b)
         dbc = med(x[i] + y[i] for x, y in zip(b, c, strict=True))
         dd = med(x[i] for x in d)
+        ok = traced and da > 0
         out[k] = {"decode": da, "compare": db, "xlsx": med(x[i] for x in c), "compare_xlsx": dbc,
-                  "ratio_compare": db / da if da else None, "ratio_compare_xlsx": dbc / da if da else None,
-                  "floor": dd, "ratio_floor": dd / da if da else None, "csv_files": len(csvs)}
+                  "ratio_compare": db / da if ok else None, "ratio_compare_xlsx": dbc / da if ok else None,
+                  "floor": dd, "ratio_floor": dd / da if ok else None, "csv_files": len(csvs)}
     return out
 
 
@@ -314,14 +321,16 @@ def main() -> None:
         for k in ("wall", "cpu"):
             m = info[k]
             print(f"  {k:<4}: (a) decode {m['decode']:.3f}  (b) compare {m['compare']:.3f}  (c) xlsx {m['xlsx']:.3f}  "
-                  f"ratio b/a {m['ratio_compare'] or 0:.2f}  (b+c)/a {m['ratio_compare_xlsx'] or 0:.2f}")
+                  f"ratio b/a {_ratio(m['ratio_compare'])}  (b+c)/a {_ratio(m['ratio_compare_xlsx'])}")
         print(f"  events decoded: {info['events']:,}; peak RSS (fresh process, compare + xlsx): "
               f"{rss['maxrss_mib']:.1f} MiB")
         print("  sheets: " + ", ".join(f"{k} {v}" for k, v in info["sheets"].items()))
         w = info["wall"]
         print(f"  (d) floor, wall: (a) + pulling {len(FLOOR_FIELDS)} fields of the non-counter events + "
-              f"pandas.read_csv of {w['csv_files']} side CSV(s): {w['floor']:.3f} = {w['ratio_floor'] or 0:.2f} x (a); "
-              f"b/d {w['compare'] / w['floor'] if w['floor'] else 0:.2f}")
+              f"pandas.read_csv of {w['csv_files']} side CSV(s): {w['floor']:.3f} = {_ratio(w['ratio_floor'])} x (a); "
+              f"b/d {_ratio(w['compare'] / w['floor'] if w['ratio_floor'] is not None else None)}")
+        if w["ratio_compare"] is None:
+            print("  ratios n/a: these inputs hold no JSON trace (DB exports); time them with --stages")
         info.update(maxrss_mib=rss["maxrss_mib"], mb=mb, load=load, mode=mode)
     if a.json:
         Path(a.json).write_text(json.dumps(info, indent=1))
