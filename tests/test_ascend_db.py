@@ -756,6 +756,31 @@ def test_db_mem_usage_leaves_out_impossible_readings(tmp_path: Path) -> None:
         load_profile(str(copy), OPTS)
 
 
+def test_db_mem_usage_int64_minimum_is_a_negative_reading(tmp_path: Path) -> None:
+    """-2**63 in MEMORY_RECORD.totalReserved is a negative reading like any other: left out and counted. SQLite's
+    abs() raises "integer overflow" on it, which stopped the load as "cannot read the database"; with an
+    infinity in an earlier row the one-scan query met it too and hid the infinity's message (session 15)."""
+    copy = _db(tmp_path)
+    shutil.copyfile(L1, copy)
+    (peak,) = sql(L1, "SELECT max(totalReserved) FROM MEMORY_RECORD")[0]
+    con = sqlite3.connect(copy)
+    con.execute("INSERT INTO MEMORY_RECORD SELECT component, timestamp, totalAllocated, -9223372036854775808, "
+                "totalActive, streamPtr, deviceId FROM MEMORY_RECORD WHERE rowid = "
+                "(SELECT max(rowid) FROM MEMORY_RECORD)")
+    con.commit()
+    con.close()
+    p = load_profile(str(copy), OPTS)
+    assert p.extra["memory_peak_bytes"] == peak
+    assert p.warnings == [f"{copy}: 1 MEMORY_RECORD totalReserved value(s) negative or over 1 PB; Mem Usage "
+                          "leaves them out"]
+    con = sqlite3.connect(copy)
+    con.execute("UPDATE MEMORY_RECORD SET totalReserved = -9e999 WHERE rowid = (SELECT min(rowid) FROM MEMORY_RECORD)")
+    con.commit()
+    con.close()
+    with pytest.raises(ProfileError, match="column totalReserved holds -inf, not a number"):
+        load_profile(str(copy), OPTS)
+
+
 def test_db_under_a_path_that_is_not_utf8(tmp_path: Path) -> None:
     """Linux file names are bytes: a DB in a directory whose name is not UTF-8 opens (the URI is quoted from
     the path's bytes; str-encoding it was an internal error)."""

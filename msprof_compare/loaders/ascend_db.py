@@ -841,13 +841,18 @@ def _mark_cann(db: _Db, names: np.ndarray) -> np.ndarray:
     return marked[codes]
 
 
+#: a totalReserved cell that is no number: text, a blob, an infinity. Compared, not abs(): SQLite's abs() raises
+#: "integer overflow" on -2**63, which stopped the load as "cannot read the database"
+_NO_RESERVED_NUMBER = "(totalReserved >= '' OR totalReserved > 1.79e308 OR totalReserved < -1.79e308)"
+
+
 def _memory_peak_sql(where: str) -> str:
     """The largest reading of MEMORY_RECORD.totalReserved (0 to 1 PB), the count of numbers outside that range,
     and whether a cell is no number (text, a blob, an infinity), in one scan."""
     x = "totalReserved"
     return (f"SELECT max(CASE WHEN {x} BETWEEN 0 AND {MAX_RESERVED_BYTES} THEN {x} END), "
             f"sum({x} < '' AND NOT {x} BETWEEN 0 AND {MAX_RESERVED_BYTES}), "
-            f"max({x} >= '' OR abs({x}) > 1.79e308) FROM MEMORY_RECORD {where}")
+            f"max{_NO_RESERVED_NUMBER} FROM MEMORY_RECORD {where}")
 
 
 def _memory_peak(db: _Db, rng: tuple[int, int]) -> int:
@@ -861,7 +866,7 @@ def _memory_peak(db: _Db, rng: tuple[int, int]) -> int:
     v, odd, junk = db.con.execute(_memory_peak_sql(where), params).fetchone()
     if junk:
         bad = db.scalar(f"SELECT totalReserved FROM MEMORY_RECORD {where} {'AND' if where else 'WHERE'} "
-                        "(totalReserved >= '' OR abs(totalReserved) > 1.79e308) LIMIT 1", params)
+                        f"{_NO_RESERVED_NUMBER} LIMIT 1", params)
         raise ProfileError(db.path, f"table MEMORY_RECORD: column totalReserved holds {bad!r}, not a number")
     if odd:
         db.notes.append(f"{odd} MEMORY_RECORD totalReserved value(s) negative or over 1 PB; Mem Usage leaves "
