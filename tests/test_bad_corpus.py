@@ -336,6 +336,26 @@ def test_size_caps_from_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: P
         assert err.value.hint.endswith(f"unset it for {5 * 1024**3}")
 
 
+def test_raised_trace_cap_reads_a_real_gzip_trace(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A trace cap raised as the over-cap hint advises reads a gzip trace: the decompressed trace was read as
+    one read(cap + 1), which allocates cap + 1 bytes at once ("out of memory" for a 100 GB cap on a 23 GB
+    machine; any gzip trace on a machine with less than the default 10 GiB), and a cap of 2**63 or more was
+    an internal error. A cap written with more digits than Python's int() takes is no limit at all."""
+    from msprof_compare.loaders import traceio
+
+    trace = Path(__file__).parent / "data" / "kineto" / "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz"
+    import gzip
+
+    body = gzip.decompress(trace.read_bytes())
+    for cap in (str(10**15), str(2**63), "9" * 5000, str(len(body))):
+        monkeypatch.setenv("MSPROF_COMPARE_MAX_TRACE_BYTES", cap)
+        assert paths.size_cap("trace") >= len(body)
+        assert traceio.read_bytes(str(trace)) == body
+    monkeypatch.setenv("MSPROF_COMPARE_MAX_TRACE_BYTES", str(len(body) - 1))
+    with pytest.raises(ProfileError, match=f"over the {len(body) - 1} byte limit"):
+        traceio.read_bytes(str(trace))
+
+
 def _gz(data: bytes) -> bytes:
     import gzip
 

@@ -76,7 +76,9 @@ def size_cap(kind: str) -> int:
         shown = raw if len(raw) <= 40 else raw[:37] + "..."
         raise ProfileError(_ENV[kind], f"{shown!r} is not a whole number of bytes",
                            hint=f"e.g. {_ENV[kind]}={20 * 1024**3} for 20 GiB; unset it for {default}")
-    return int(raw)
+    digits = raw.lstrip("0")
+    # more digits than int() takes (4,300) is no limit at all, as any cap beyond a file's size
+    return int(digits or "0") if len(digits) <= 19 else 2**63
 
 
 def _privileged() -> bool:

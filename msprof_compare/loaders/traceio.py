@@ -191,15 +191,22 @@ def _gunzip(path: str, data: bytes, force: bool) -> bytes:
     from .paths import size_cap
 
     limit = -1 if force else size_cap("trace")
+    out = io.BytesIO()
     try:
         with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
-            out = fh.read(limit + 1 if limit >= 0 else -1)
-            if limit >= 0 and len(out) > limit:
-                raise ProfileError(path, f"decompressed trace is over the {limit} byte limit",
-                                   hint="add --force to read it anyway")
+            # in blocks: one read(limit + 1) allocated limit + 1 bytes at once, "out of memory" for a cap
+            # above the machine's memory (the default 10 GiB on a small one) and an error for one over 2**63
+            while block := fh.read(_GZIP_BLOCK):
+                out.write(block)
+                if 0 <= limit < out.tell():
+                    raise ProfileError(path, f"decompressed trace is over the {limit} byte limit",
+                                       hint="add --force to read it anyway")
     except (OSError, EOFError, zlib.error) as exc:
         raise ProfileError(path, f"corrupt gzip data: {exc}") from None
-    return out
+    return out.getvalue()  # the buffer itself, no copy
+
+
+_GZIP_BLOCK = 1 << 24
 
 
 def head_bytes(path: str, size: int = 4096) -> bytes:
