@@ -291,6 +291,24 @@ def test_guards_warn_on_different_workloads(caplog):
     assert "operator match rate (16.7%): Jaccard" in text and "input shapes of top operators (1): no common" in text
 
 
+def test_world_size_reads_only_ascii_digits_within_int64(tmp_path: Path):
+    """A world size is read from metadata text only as ASCII digits within int64: "²" and "١٦" pass
+    str.isdigit(), and int() raised on "²" (and on 5,000 digits), an internal error from a trace's
+    distributedInfo; such values, floats and negatives read as unknown, as other junk does."""
+    for v, want in ((8, 8), ("8", 8), (" 8", None), ("²", None), ("\u0661\u0666", None), ("9" * 5000, None),
+                    (2**63, None), (8.0, None), (-1, None), (True, None), ("0", 0)):
+        assert summary._world_size({"distributedInfo": {"world_size": v}}) == want, v
+    src = Path(__file__).parent / "data" / "kineto" / "h100_timesformer_excerpt.pt.trace.json"
+    trace = json.loads(src.read_text())
+    assert "distributedInfo" not in trace
+    trace["distributedInfo"] = {"backend": "nccl", "rank": 0, "world_size": "²"}
+    odd = tmp_path / "odd.pt.trace.json"
+    odd.write_text(json.dumps(trace))
+    g = compare(str(odd), str(src), enable_profiling_compare=True).guards
+    assert g.loc[g["Check"] == "world size", ["Status", "Base", "Comparison"]].values.tolist() == [
+        ["unknown", None, None]]
+
+
 def test_guards_ok_and_match_rate_frame(caplog):
     p = _profile(["ProfilerStep#1", "aten::mm"], ["N/A", "[[2, 3]]"])
     ctx = _Ctx(p, p)

@@ -400,13 +400,17 @@ def _step_count(names: set[str]) -> int:
 
 
 def _world_size(meta: dict) -> int | None:
+    """A non-negative integer or its ASCII digits (within int64): str.isdigit() also takes "²", on which
+    int() raised."""
     for key in ("distributedInfo", "distributed_args", "distributed_info"):
         info = meta.get(key)
         if isinstance(info, dict):
             for k in ("world_size", "worldSize"):
                 v = info.get(k)
-                if isinstance(v, (int, float, str)) and str(v).isdigit():
-                    return int(v)
+                if isinstance(v, str) and v.isascii() and v.isdigit() and len(v.lstrip("0")) <= 19:
+                    v = int(v.lstrip("0") or "0")
+                if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**63:
+                    return v
     return None
 
 
