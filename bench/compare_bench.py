@@ -132,8 +132,9 @@ def ratio_mode(base: str, comp: str, runs: int, everything: bool) -> dict:
     logging.getLogger("msprof-analyze").setLevel(logging.ERROR)
     flags = _flags(everything)
     events = decode_both(base, comp)
-    # DB inputs have no JSON trace: (a) times an empty loop, and ratios against it would mean nothing
-    traced = any(_trace_files(p) for p in (base, comp))
+    # DB inputs have no JSON trace: (a) times an empty loop, and ratios against it would mean nothing; with
+    # one DB side (a) leaves that side's load out, and b/a would count it against the other's decode
+    traced = all(_trace_files(p) for p in (base, comp))
     first = compare(base, comp, **flags)
     csvs = _side_csvs(first)
     with tempfile.TemporaryDirectory() as out:
@@ -330,7 +331,7 @@ def main() -> None:
               f"pandas.read_csv of {w['csv_files']} side CSV(s): {w['floor']:.3f} = {_ratio(w['ratio_floor'])} x (a); "
               f"b/d {_ratio(w['compare'] / w['floor'] if w['ratio_floor'] is not None else None)}")
         if w["ratio_compare"] is None:
-            print("  ratios n/a: these inputs hold no JSON trace (DB exports); time them with --stages")
+            print("  ratios n/a: an input holds no JSON trace (a DB export); time it with --stages")
         info.update(maxrss_mib=rss["maxrss_mib"], mb=mb, load=load, mode=mode)
     if a.json:
         Path(a.json).write_text(json.dumps(info, indent=1))

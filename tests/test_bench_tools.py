@@ -51,15 +51,16 @@ def test_make_large_db_leaves_a_wal_mode_source_alone(samples: Path, tmp_path: P
 
 def test_compare_bench_ratios_need_a_json_trace() -> None:
     """DB inputs have no JSON trace: (a) timed an empty loop and b/a read ~700; the ratios are now None
-    (printed "n/a"), and still figures for inputs with a trace."""
+    (printed "n/a"), also for a pair with one DB side ((a) decoded only the other side's trace, while (b)
+    loaded both), and still figures for inputs with a trace."""
     spec = importlib.util.spec_from_file_location("compare_bench", REPO_ROOT / "bench" / "compare_bench.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     db = next((REPO_ROOT / "tests" / "data" / "db").rglob("ascend_pytorch_profiler_*.db"))
     npu = REPO_ROOT / "tests" / "data" / "npu" / "rank0_ascend_pt"
-    for path, traced in ((db, False), (npu, True)):
-        got = mod.ratio_mode(str(path), str(path), 1, False)
+    for base, comp, traced in ((db, db, False), (npu, npu, True), (db, npu, False)):
+        got = mod.ratio_mode(str(base), str(comp), 1, False)
         for k in ("wall", "cpu"):
             ratios = [got[k][r] for r in ("ratio_compare", "ratio_compare_xlsx", "ratio_floor")]
-            assert all((r is not None and r > 0) if traced else r is None for r in ratios), (path, k, ratios)
+            assert all((r is not None and r > 0) if traced else r is None for r in ratios), (base, k, ratios)
     assert mod._ratio(None) == "n/a" and mod._ratio(2.345) == "2.35"
