@@ -186,9 +186,6 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str], **
 
     if opts.step_given:
         _refuse_gpu_step(base, comparison, opts.force)
-    same = _same_input(base, comparison) if opts.base_step == opts.comparison_step else None
-    if same:
-        log.warning("Base and comparison are the same input (%s): every difference will be zero.", display(same))
     keywords = None
     if opts.enable_profiling_compare or opts.fail_on_regression is not None:
         from .compare.classify import load_keywords
@@ -202,6 +199,10 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str], **
                                                  (opts, opts.comparison_step), _check_usable, size)
     if size >= LOAD_NOTICE_BYTES:
         log.info("Profiling data loaded in %.1f s.", time.perf_counter() - started)
+    # after loading: an input the loader refuses (a symbolic link without --force) gets its error alone
+    same = _same_input(base, comparison) if opts.base_step == opts.comparison_step else None
+    if same:
+        log.warning("Base and comparison are the same input (%s): every difference will be zero.", display(same))
     for profile in (base_profile, comparison_profile):  # from here on the path is only shown
         profile.path = display(profile.path)
     return run_comparators(base_profile, comparison_profile, opts, keywords)

@@ -372,8 +372,9 @@ def test_gzip_members_padding_and_limits(monkeypatch: pytest.MonkeyPatch, tmp_pa
     f.write_bytes(_gz(body[:1000]) + _gz(body[1000:]) + b"\0" * 8)
     assert traceio.read_bytes(str(f)) == body
     monkeypatch.setenv("MSPROF_COMPARE_MAX_TRACE_BYTES", str(len(body) - 1))
-    with pytest.raises(ProfileError, match=f"over the {len(body) - 1} byte limit"):
+    with pytest.raises(ProfileError, match=f"over the {len(body) - 1} byte limit") as err:
         traceio.read_bytes(str(f))
+    assert err.value.hint == "add --force to read it anyway, or raise the limit with MSPROF_COMPARE_MAX_TRACE_BYTES"
     assert traceio.read_bytes(str(f), force=True) == body
     monkeypatch.setenv("MSPROF_COMPARE_MAX_TRACE_BYTES", str(len(body)))
     assert traceio.read_bytes(str(f)) == body  # exactly at the cap is fine

@@ -856,7 +856,7 @@ def test_same_input_on_both_sides_is_warned(tmp_path: Path, caplog: pytest.LogCa
     it is now warned, whatever the spelling of the two paths. Two steps of one profile are a real
     comparison: no warning."""
     from msprof_compare.api import compare
-    from msprof_compare.errors import UsageError
+    from msprof_compare.errors import ProfileError, UsageError
 
     trace = REPO / "sample_data" / "bert-small_h100.json.gz"
     link = tmp_path / "same.json.gz"
@@ -871,6 +871,12 @@ def test_same_input_on_both_sides_is_warned(tmp_path: Path, caplog: pytest.LogCa
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         compare(str(trace), str(REPO / "sample_data" / "bert-small_mi300.json.gz"), enable_profiling_compare=True)
+    assert not [m for m in caplog.messages if "same input" in m]
+    symlink = tmp_path / "link.json.gz"  # refused without --force: its error alone, no warning before it
+    symlink.symlink_to(trace)
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"), pytest.raises(ProfileError, match="symbolic"):
+        compare(str(symlink), str(trace), enable_profiling_compare=True)
     assert not [m for m in caplog.messages if "same input" in m]
     npu = Path(__file__).resolve().parent / "data" / "npu" / "rank0_ascend_pt"
     for steps, warned in (((None, None), True), ((1, 2), False)):

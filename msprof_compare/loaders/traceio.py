@@ -200,7 +200,8 @@ def _gunzip(path: str, data: bytes, force: bool) -> bytes:
                 out.write(block)
                 if 0 <= limit < out.tell():
                     raise ProfileError(path, f"decompressed trace is over the {limit} byte limit",
-                                       hint="add --force to read it anyway")
+                                       hint="add --force to read it anyway, or raise the limit with "
+                                            "MSPROF_COMPARE_MAX_TRACE_BYTES")
     except (OSError, EOFError, zlib.error) as exc:
         raise ProfileError(path, f"corrupt gzip data: {exc}") from None
     return out.getvalue()  # the buffer itself, no copy
