@@ -356,6 +356,35 @@ def test_raised_trace_cap_reads_a_real_gzip_trace(monkeypatch: pytest.MonkeyPatc
         traceio.read_bytes(str(trace))
 
 
+def test_gzip_reads_past_the_size_its_trailer_states(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first read asks for the size the gzip trailer states (the last member's, mod 2**32); several
+    members, trailing zeros or a wrong trailer read on in blocks, and the cap holds in every one of them.
+    Blocks of 64 bytes here stand for 16 MiB."""
+    import gzip
+
+    from msprof_compare.loaders import traceio
+
+    monkeypatch.setattr(traceio, "_GZIP_BLOCK", 64)
+    body = b'{"traceEvents": [' + b",".join(b'{"ph": "X", "name": "k%d"}' % i for i in range(300)) + b"]}"
+    whole = _gz(body)
+    lying = whole[:-4] + (5).to_bytes(4, "little")  # a trailer that states 5 bytes: the data is still whole
+    shapes = {"one member": whole, "two members": _gz(body[:100]) + _gz(body[100:]),
+              "trailing zeros": whole + b"\0" * 8}
+    for name, data in shapes.items():
+        assert traceio._gunzip("t.json.gz", data, False) == body, name
+        assert traceio._gunzip("t.json.gz", data, True) == body, name
+        for cap in (len(body) - 1, 100, 64, 65, 1):
+            monkeypatch.setenv("MSPROF_COMPARE_MAX_TRACE_BYTES", str(cap))
+            with pytest.raises(ProfileError, match=f"over the {cap} byte limit"):
+                traceio._gunzip("t.json.gz", data, False)
+        monkeypatch.setenv("MSPROF_COMPARE_MAX_TRACE_BYTES", str(len(body)))
+        assert traceio._gunzip("t.json.gz", data, False) == body, name
+        monkeypatch.delenv("MSPROF_COMPARE_MAX_TRACE_BYTES")
+    with pytest.raises(ProfileError, match="corrupt gzip data"):  # the trailer's CRC and size are checked
+        traceio._gunzip("t.json.gz", lying, False)
+    assert gzip.decompress(shapes["two members"]) == body
+
+
 def _gz(data: bytes) -> bytes:
     import gzip
 

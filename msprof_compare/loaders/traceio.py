@@ -187,24 +187,38 @@ def read_bytes(path: str, force: bool = False) -> bytes:
 
 
 def _gunzip(path: str, data: bytes, force: bool) -> bytes:
-    """Decompress a gzip trace, refusing (without --force) output over the trace size cap (gzip bombs)."""
+    """Decompress a gzip trace, refusing (without --force) output over the trace size cap (gzip bombs).
+
+    The first read asks for the size the gzip trailer states (ISIZE: the last member's size mod 2**32),
+    capped: one buffer of the right size, as fast as one whole read. A read of the whole cap instead
+    allocated the cap at once ("out of memory" for a cap above the machine's memory, an error over
+    2**63), and reading all in blocks cost 60 % more on the timesformer traces (23 -> 38 ms a file).
+    What the trailer does not cover (several members, 4 GiB or more, trailing zeros) follows in blocks."""
     from .paths import size_cap
 
     limit = -1 if force else size_cap("trace")
-    out = io.BytesIO()
+    stated = int.from_bytes(data[-4:], "little") if len(data) >= 18 else 0  # 18: the smallest gzip member
+    want = max(stated, _GZIP_BLOCK) + 1
+    if limit >= 0:
+        want = min(want, limit + 1)
     try:
         with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
-            # in blocks: one read(limit + 1) allocated limit + 1 bytes at once, "out of memory" for a cap
-            # above the machine's memory (the default 10 GiB on a small one) and an error for one over 2**63
-            while block := fh.read(_GZIP_BLOCK):
-                out.write(block)
-                if 0 <= limit < out.tell():
-                    raise ProfileError(path, f"decompressed trace is over the {limit} byte limit",
-                                       hint="add --force to read it anyway, or raise the limit with "
-                                            "MSPROF_COMPARE_MAX_TRACE_BYTES")
+            out = fh.read(want)
+            if len(out) == want:  # more may follow
+                parts, size = [out], len(out)
+                while size <= limit or limit < 0:
+                    block = fh.read(_GZIP_BLOCK if limit < 0 else min(_GZIP_BLOCK, limit + 1 - size))
+                    if not block:
+                        break
+                    parts.append(block)
+                    size += len(block)
+                out = b"".join(parts)
     except (OSError, EOFError, zlib.error) as exc:
         raise ProfileError(path, f"corrupt gzip data: {exc}") from None
-    return out.getvalue()  # the buffer itself, no copy
+    if 0 <= limit < len(out):
+        raise ProfileError(path, f"decompressed trace is over the {limit} byte limit",
+                           hint="add --force to read it anyway, or raise the limit with MSPROF_COMPARE_MAX_TRACE_BYTES")
+    return out
 
 
 _GZIP_BLOCK = 1 << 24
