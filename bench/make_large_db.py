@@ -7,8 +7,10 @@
 Every replica of the tables the compare reads is shifted in time by one source
 span (plus a gap) and gets fresh ids (globalTaskId, connectionId, opId,
 CONNECTION_IDS ids, step ids), so the result looks like one long run with many
-steps. Other tables are copied once. Indexes of the source are rebuilt at the
-end. Write OUT under /tmp: never commit the result.
+steps; each replica's ``ProfilerStep#N`` ops are named after its step ids (new
+STRING_IDS rows), as a real export names them, so any step can be selected.
+Other tables are copied once. Indexes of the source are rebuilt at the end.
+Write OUT under /tmp: never commit the result.
 """
 
 from __future__ import annotations
@@ -83,6 +85,12 @@ def build(src: str, out: str, size_mb: float, gap_ns: int = 1_000_000) -> dict[s
         return hi + 1
 
     spaces = {k: space(k) for k in ID_SPACES}
+    # ProfilerStep#N names (STRING_IDS ids of PYTORCH_API.name) follow the step ids of their replica
+    step_names: list[tuple[int, int]] = []
+    if "STRING_IDS" in tables and "STEP_TIME" in present and "name" in present.get("PYTORCH_API", ()):
+        step_names = con.execute("SELECT id, CAST(substr(value, 14) AS INTEGER) FROM s.STRING_IDS "
+                                 "WHERE value GLOB 'ProfilerStep#[0-9]*' AND id IS NOT NULL").fetchall()
+    next_sid = int(con.execute("SELECT max(id) FROM s.STRING_IDS").fetchone()[0] or 0) + 1 if step_names else 0
     lo, hi = con.execute("SELECT min(startNs), max(endNs) FROM s.TASK").fetchone()
     if "PYTORCH_API" in present:
         a, b = con.execute("SELECT min(CAST(startNs AS INTEGER)), max(CAST(endNs AS INTEGER)) FROM s.PYTORCH_API"
@@ -94,6 +102,15 @@ def build(src: str, out: str, size_mb: float, gap_ns: int = 1_000_000) -> dict[s
     replica = 0
     while True:
         shift = replica * period
+        renamed = ""
+        if replica and step_names:
+            whens = []
+            for sid, n in step_names:
+                con.execute("INSERT INTO main.STRING_IDS (id, value) VALUES (?, ?)",
+                            (next_sid, f"ProfilerStep#{n + replica * spaces['step']}"))
+                whens.append(f"WHEN {sid} THEN {next_sid}")
+                next_sid += 1
+            renamed = f'CASE "name" {" ".join(whens)} ELSE "name" END'
         for t, cols in present.items():
             times, ids = REPLICATED[t]
             exprs = []
@@ -105,6 +122,8 @@ def build(src: str, out: str, size_mb: float, gap_ns: int = 1_000_000) -> dict[s
                 elif c in ids:
                     off = replica * spaces[ids[c]]
                     exprs.append(f'CASE WHEN "{c}" IS NULL OR "{c}" >= 4294967295 THEN "{c}" ELSE "{c}" + {off} END')
+                elif renamed and t == "PYTORCH_API" and c == "name":
+                    exprs.append(renamed)
                 else:
                     exprs.append(f'"{c}"')
             con.execute(f'INSERT INTO main."{t}" ({", ".join(chr(34) + c + chr(34) for c in cols)}) '

@@ -64,3 +64,25 @@ def test_compare_bench_ratios_need_a_json_trace() -> None:
             ratios = [got[k][r] for r in ("ratio_compare", "ratio_compare_xlsx", "ratio_floor")]
             assert all((r is not None and r > 0) if traced else r is None for r in ratios), (base, k, ratios)
     assert mod._ratio(None) == "n/a" and mod._ratio(2.345) == "2.35"
+
+
+def test_make_large_db_names_each_replicas_step_after_its_id(samples: Path, tmp_path: Path) -> None:
+    """Each replica's ProfilerStep#N op is named after its STEP_TIME id, as a real export names them: the
+    replicas kept the source's ProfilerStep#50, so a compare of any other step found no operator of it."""
+    from msprof_compare.api import compare
+
+    out = tmp_path / "big_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db"
+    out.parent.mkdir(parents=True)
+    facts = _make_large_db().build(str(samples / LEVEL1_DB), str(out), size_mb=2)
+    con = sqlite3.connect(out)
+    try:
+        steps = [r[0] for r in con.execute("SELECT id FROM STEP_TIME ORDER BY startNs")]
+        names = [r[0] for r in con.execute("SELECT s.value FROM PYTORCH_API p JOIN STRING_IDS s ON p.name = s.id "
+                                          "WHERE s.value LIKE 'ProfilerStep#%' ORDER BY CAST(p.startNs AS INTEGER)")]
+        assert con.execute("SELECT count(*) - count(DISTINCT id) FROM STRING_IDS").fetchone()[0] == 0
+    finally:
+        con.close()
+    assert len(steps) == facts["replicas"] >= 2 and len(set(steps)) == len(steps)
+    assert names == [f"ProfilerStep#{s}" for s in steps]
+    res = compare(str(out.parent.parent), str(out.parent.parent), base_step=steps[1], comparison_step=steps[-1])
+    assert "ApiCompare" in res.sheet_names and len(res.sheet("ApiCompare")) > 0
