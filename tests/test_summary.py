@@ -641,7 +641,7 @@ def test_match_rate_shows_each_sides_lowest_rate():
 
 
 @pytest.mark.parametrize("base, comparison, hardware_rows", [
-    (NPU_L1, NPU_L2, ["NPU export kind"]),
+    (NPU_L1, NPU_L2, ["NPU export kind", "NPU profiler settings"]),
     ("hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz", NPU_L1, []),
     ("tracelens/tests/traces/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz",
      "tracelens/tests/traces/mi300/facebook_timesformer-base-finetuned-k400__1016002.json.gz", ["GPU vendor"]),
@@ -658,6 +658,29 @@ def test_hardware_notes_only_for_the_hardware_compared(samples, base, comparison
     if "GPU vendor" in hardware_rows and "h100" in base:
         assert g.set_index("Check").loc["GPU vendor", ["Base", "Comparison", "Status"]].tolist() == \
             ["NVIDIA", "AMD", "note"]
+
+
+def test_npu_profiler_settings_note(samples, caplog):
+    """NPU pair 1 compares a Level1 run with a Level2 run (profiler_info_0.json's _profiler_level; both with
+    _aic_metrics ACL_AICORE_PIPE_UTILIZATION): a note row and one warning line; one run against itself is
+    "ok"; a side without profiler_info (a DB export, a bare trace_view.json) gets no row."""
+    l1, l2 = samples / NPU_L1, samples / NPU_L2
+    for name in (l1, l2):  # the figures the row shows, read independently of the loader
+        info = json.loads((name / "profiler_info_0.json").read_text())["config"]["experimental_config"]
+        assert info["_aic_metrics"] == "ACL_AICORE_PIPE_UTILIZATION"
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        g = compare(str(l1), str(l2), enable_profiling_compare=True).guards.set_index("Check")
+    row = g.loc["NPU profiler settings"]
+    assert row[["Status", "Base", "Comparison"]].tolist() == [
+        "note", "Level1 / ACL_AICORE_PIPE_UTILIZATION", "Level2 / ACL_AICORE_PIPE_UTILIZATION"]
+    assert [m for m in caplog.messages if m.startswith(summary.NOTE_CHECKS["NPU profiler settings"])] == [
+        "Base and comparison were collected with different NPU profiler settings (base Level1 / "
+        f"ACL_AICORE_PIPE_UTILIZATION, comparison Level2 / ACL_AICORE_PIPE_UTILIZATION): {row['Detail']}."]
+    assert "may not be the same workload" not in caplog.text
+    same = compare(str(l1), str(l1), enable_profiling_compare=True).guards.set_index("Check")
+    assert same.loc["NPU profiler settings", "Status"] == "ok"
+    bare = compare(str(l1 / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"), str(l2), enable_profiling_compare=True)
+    assert "NPU profiler settings" not in bare.guards["Check"].tolist()
 
 
 def test_summary_sheet_ms_to_three_places(tmp_path):

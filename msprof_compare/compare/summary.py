@@ -11,7 +11,7 @@ Three results, built after every other comparator ran (they read its sheets):
   80% of the steps' absolute change ("category" level);
 * the **validity guards**: hints that the two sides are not the same workload
   (operator names, input shapes, step count, world size, device count) and notes
-  on what differs by design (NPU export kind, GPU vendor).
+  on what differs by design (NPU export kind, NPU profiler settings, GPU vendor).
 
 They land in ``ctx.frames["waterfall" | "contributors" | "guards"]`` and in the
 ``Summary`` sheet (placed first in the workbook by ``api.run_comparators``).
@@ -428,10 +428,22 @@ def _device_count(p: Any) -> int | None:
 
 VENDOR_CHECK = "GPU vendor"
 EXPORT_CHECK = "NPU export kind"
-#: Checks that fail on the same workload too (other hardware, another export): each is its own warning,
-#: about how to read the figures, not part of the "may not be the same workload" block.
+SETTINGS_CHECK = "NPU profiler settings"
+#: Checks that fail on the same workload too (other hardware, another export, other profiler settings): each
+#: is its own warning, about how to read the figures, not part of the "may not be the same workload" block.
 NOTE_CHECKS = {VENDOR_CHECK: "Base and comparison GPUs are from different vendors",
-               EXPORT_CHECK: "Base and comparison are different kinds of NPU export"}
+               EXPORT_CHECK: "Base and comparison are different kinds of NPU export",
+               SETTINGS_CHECK: "Base and comparison were collected with different NPU profiler settings"}
+
+
+def _npu_settings(p: Any) -> str | None:
+    """profiler_info.json's profiler level and AI Core metrics (text exports), e.g. "Level1 /
+    ACL_AICORE_PIPE_UTILIZATION"; None when the level is unknown."""
+    level = p.extra.get("profiler_level")
+    if not isinstance(level, str):
+        return None
+    metrics = p.extra.get("aic_metrics")
+    return f"{level} / {metrics}" if isinstance(metrics, str) else level
 
 
 def _gpu_vendor(p: Any) -> str | None:
@@ -555,6 +567,12 @@ def guards(ctx: RunContext) -> pd.DataFrame:
         rows.append(_guard(EXPORT_CHECK, None if eb is None or ec is None else eb == ec, eb, ec,
                            "a text export links HCCL ops and memcpy tasks to torch ops, a DB export only compute "
                            "tasks: operator and module figures differ by them, OverallMetrics compares"))
+    sb_, sc_ = _npu_settings(b), _npu_settings(c)
+    if sb_ is not None and sc_ is not None:
+        rows.append(_guard(SETTINGS_CHECK, sb_ == sc_, sb_, sc_,
+                           "profiler level / AI Core metrics of profiler_info.json: levels record different data "
+                           "at different overhead (Level0 has no PMU counters), and the metrics decide the Cube / "
+                           "Vector split; for timings, collect both runs alike"))
     if b.is_gpu and c.is_gpu:
         vb, vc = _gpu_vendor(b), _gpu_vendor(c)
         rows.append(_guard(VENDOR_CHECK, None if vb is None or vc is None else vb == vc, vb, vc,

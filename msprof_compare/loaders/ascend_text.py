@@ -836,6 +836,9 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
             level = exp.get("_profiler_level") if isinstance(exp, dict) else None
             if isinstance(level, str):
                 profile.extra["profiler_level"] = level
+            metrics = exp.get("_aic_metrics") if isinstance(exp, dict) else None
+            if isinstance(metrics, str):  # which PMU counters kernel_details.csv holds (Summary's settings note)
+                profile.extra["aic_metrics"] = metrics
 
 
 # --------------------------------------------------------------------------- entry point
