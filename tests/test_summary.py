@@ -6,6 +6,7 @@ import gzip
 import json
 import logging
 import math
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -699,3 +700,27 @@ def test_summary_sheet_ms_to_three_places(tmp_path):
         cells = [r[cols[name] - 1] for r in rows if r[cols[name] - 1].value is not None]
         assert cells and {c.number_format for c in cells} == {"#,##0.000"}, name
     assert {r[cols["Share of E2E Diff"] - 1].number_format for r in rows} == {"0.00%"}
+
+
+def test_npu_profiler_settings_of_db_exports(samples, tmp_path, caplog):
+    """A DB export's *_ascend_pt folder holds profiler_info_0.json too (pair 3: Level1 vs Level2): the note
+    appears for DB sides and for a DB side against a text side. The original's DB mode reads only the
+    database, so a profiler_info that cannot be decoded only leaves the note out, with no warning."""
+    db1, db2 = samples / "msinsight/test/data/pytorch/db/level1/rank0_ascend_pt", \
+        samples / "msinsight/test/data/pytorch/db/level2/rank0_ascend_pt"
+    levels = [json.loads((d / "profiler_info_0.json").read_text())["config"]["experimental_config"]["_profiler_level"]
+              for d in (db1, db2)]
+    assert levels == ["Level1", "Level2"]
+    g = compare(str(db1), str(db2), enable_profiling_compare=True).guards.set_index("Check")
+    assert g.loc["NPU profiler settings", ["Status", "Base", "Comparison"]].tolist() == [
+        "note", "Level1 / ACL_AICORE_PIPE_UTILIZATION", "Level2 / ACL_AICORE_PIPE_UTILIZATION"]
+    g = compare(str(db1), str(samples / NPU_L1), enable_profiling_compare=True).guards.set_index("Check")
+    assert g.loc["NPU profiler settings", "Status"] == "ok"  # both Level1: only the export kinds differ
+    broken = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(db1, broken)
+    (broken / "profiler_info_0.json").write_text('{"config": ')
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(broken), str(db2), enable_profiling_compare=True)
+    assert "NPU profiler settings" not in res.guards["Check"].tolist()
+    assert not [m for m in caplog.messages if "profiler_info" in m or "profiler info" in m]

@@ -830,15 +830,20 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
             if not info or not isinstance(info, dict):  # empty, or not an object (reference-1 §5.4)
                 profile.warnings.append("Invalid profiler info.")
                 info = None
-        if info is not None:  # config.experimental_config._profiler_level, any level may be off
-            config = info.get("config")
-            exp = config.get("experimental_config") if isinstance(config, dict) else None
-            level = exp.get("_profiler_level") if isinstance(exp, dict) else None
-            if isinstance(level, str):
-                profile.extra["profiler_level"] = level
-            metrics = exp.get("_aic_metrics") if isinstance(exp, dict) else None
-            if isinstance(metrics, str):  # which PMU counters kernel_details.csv holds (Summary's settings note)
-                profile.extra["aic_metrics"] = metrics
+        if info is not None:
+            profile.extra.update(profiler_settings(info))
+
+
+def profiler_settings(info: dict) -> dict[str, str]:
+    """``profiler_level`` and ``aic_metrics`` of a decoded profiler_info.json (config.experimental_config's
+    ``_profiler_level`` / ``_aic_metrics``; any level may be off): the level words the Level0 notices, both
+    feed the Summary's settings note (the metrics decide which PMU counters the kernels carry)."""
+    config = info.get("config")
+    exp = config.get("experimental_config") if isinstance(config, dict) else None
+    if not isinstance(exp, dict):
+        return {}
+    got = {"profiler_level": exp.get("_profiler_level"), "aic_metrics": exp.get("_aic_metrics")}
+    return {k: v for k, v in got.items() if isinstance(v, str)}
 
 
 # --------------------------------------------------------------------------- entry point
