@@ -682,6 +682,15 @@ def test_npu_profiler_settings_note(samples, caplog):
     assert same.loc["NPU profiler settings", "Status"] == "ok"
     bare = compare(str(l1 / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"), str(l2), enable_profiling_compare=True)
     assert "NPU profiler settings" not in bare.guards["Check"].tolist()
+    # the metrics count only where both sides name them: an export without the key differs by level alone
+    one, two = _profile(["aten::mm"], ["[[2]]"]), _profile(["aten::mm"], ["[[2]]"])
+    one.extra.update(profiler_level="Level1", aic_metrics="ACL_AICORE_PIPE_UTILIZATION")
+    two.extra.update(profiler_level="Level1")
+    row = summary.guards(_Ctx(one, two)).set_index("Check").loc["NPU profiler settings"]
+    assert row[["Status", "Base", "Comparison"]].tolist() == ["ok", "Level1", "Level1"]
+    two.extra.update(profiler_level="Level0")
+    row = summary.guards(_Ctx(one, two)).set_index("Check").loc["NPU profiler settings"]
+    assert row[["Status", "Base", "Comparison"]].tolist() == ["note", "Level1", "Level0"]
 
 
 def test_summary_sheet_ms_to_three_places(tmp_path):

@@ -436,14 +436,17 @@ NOTE_CHECKS = {VENDOR_CHECK: "Base and comparison GPUs are from different vendor
                SETTINGS_CHECK: "Base and comparison were collected with different NPU profiler settings"}
 
 
-def _npu_settings(p: Any) -> str | None:
-    """profiler_info.json's profiler level and AI Core metrics (text exports), e.g. "Level1 /
-    ACL_AICORE_PIPE_UTILIZATION"; None when the level is unknown."""
-    level = p.extra.get("profiler_level")
-    if not isinstance(level, str):
+def _npu_settings(b: Any, c: Any) -> tuple[str, str] | None:
+    """profiler_info.json's profiler level and AI Core metrics of both sides (e.g. "Level1 /
+    ACL_AICORE_PIPE_UTILIZATION"); None unless both name a level. The metrics count only where both name
+    them (an older export without the key is no difference)."""
+    levels = [p.extra.get("profiler_level") for p in (b, c)]
+    if not all(isinstance(v, str) for v in levels):
         return None
-    metrics = p.extra.get("aic_metrics")
-    return f"{level} / {metrics}" if isinstance(metrics, str) else level
+    metrics = [p.extra.get("aic_metrics") for p in (b, c)]
+    if all(isinstance(m, str) for m in metrics):
+        return f"{levels[0]} / {metrics[0]}", f"{levels[1]} / {metrics[1]}"
+    return levels[0], levels[1]
 
 
 def _gpu_vendor(p: Any) -> str | None:
@@ -567,9 +570,9 @@ def guards(ctx: RunContext) -> pd.DataFrame:
         rows.append(_guard(EXPORT_CHECK, None if eb is None or ec is None else eb == ec, eb, ec,
                            "a text export links HCCL ops and memcpy tasks to torch ops, a DB export only compute "
                            "tasks: operator and module figures differ by them, OverallMetrics compares"))
-    sb_, sc_ = _npu_settings(b), _npu_settings(c)
-    if sb_ is not None and sc_ is not None:
-        rows.append(_guard(SETTINGS_CHECK, sb_ == sc_, sb_, sc_,
+    settings = _npu_settings(b, c)
+    if settings is not None:
+        rows.append(_guard(SETTINGS_CHECK, settings[0] == settings[1], *settings,
                            "profiler level / AI Core metrics of profiler_info.json: levels record different data "
                            "at different overhead (Level0 has no PMU counters), and the metrics decide the Cube / "
                            "Vector split; for timings, collect both runs alike"))
