@@ -382,6 +382,14 @@ def test_gzip_reads_past_the_size_its_trailer_states(monkeypatch: pytest.MonkeyP
         monkeypatch.delenv("MSPROF_COMPARE_MAX_TRACE_BYTES")
     with pytest.raises(ProfileError, match="corrupt gzip data"):  # the trailer's CRC and size are checked
         traceio._gunzip("t.json.gz", lying, False)
+    # a trailer stating 4 GiB for a small file: the first read asks for no more than deflate can expand to
+    asked: list[int] = []
+    real_read = gzip.GzipFile.read
+    monkeypatch.setattr(gzip.GzipFile, "read", lambda self, size=-1: asked.append(size) or real_read(self, size))
+    huge = whole[:-4] + (2**32 - 1).to_bytes(4, "little")
+    with pytest.raises(ProfileError, match="corrupt gzip data"):
+        traceio._gunzip("t.json.gz", huge, False)
+    assert asked[0] == 1032 * len(huge) + 1
     assert gzip.decompress(shapes["two members"]) == body
 
 

@@ -198,7 +198,8 @@ def _gunzip(path: str, data: bytes, force: bool) -> bytes:
 
     limit = -1 if force else size_cap("trace")
     stated = int.from_bytes(data[-4:], "little") if len(data) >= 18 else 0  # 18: the smallest gzip member
-    want = max(stated, _GZIP_BLOCK) + 1
+    # deflate expands at most ~1032:1, so a trailer stating more (a crafted or damaged one) is not trusted
+    want = max(min(stated, 1032 * len(data)), _GZIP_BLOCK) + 1
     if limit >= 0:
         want = min(want, limit + 1)
     try:
