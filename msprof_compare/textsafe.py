@@ -42,6 +42,13 @@ def term_safe(text: object, keep_newlines: bool = False) -> str:
     return _UNSAFE.sub(_escape, s)
 
 
+def short_repr(value: object, limit: int = 40) -> str:
+    """``repr(value)`` cut to ``limit`` characters: one bad value quoted in a one-line message (a 5,000-digit
+    text or a long blob would bury the line)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def write_line(text: str, stream: TextIO | None = None, keep_newlines: bool = False) -> None:
     """Write ``text`` made safe, and a line end, to ``stream`` (stderr). A closed or full stream is passed
     over: what is written there is the last word of a run, and the exit status must stay the one meant."""

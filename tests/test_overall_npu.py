@@ -483,5 +483,8 @@ def test_bandwidth_block_without_a_size_or_a_time():
 
 
 def test_shown_values_are_cut_after_40_characters():
-    assert B._shown("x" * 38) == repr("x" * 38)           # 40 characters with the quotes: whole
-    assert B._shown("x" * 39) == repr("x" * 39)[:37] + "..."
+    from msprof_compare.textsafe import short_repr
+
+    assert short_repr("x" * 38) == repr("x" * 38)           # 40 characters with the quotes: whole
+    assert short_repr("x" * 39) == repr("x" * 39)[:37] + "..."
+    assert short_repr(7, limit=1) == "7" and short_repr("ab", limit=4) == "'ab'"

@@ -24,6 +24,7 @@ import pandas as pd
 from .. import timeline
 from ..model import Profile, factorize, threads_in_order
 from ..options import Options
+from ..textsafe import short_repr
 from . import classify
 from .breakdown import MC2, Breakdown, last_of_keys
 
@@ -475,7 +476,7 @@ def _bw(block: object, kind: str, problems: list[str]) -> float:
         except (TypeError, ValueError, OverflowError):
             v = math.nan
         if not math.isfinite(v) or v < 0:
-            problems.append(f"{kind} {key} {_shown(raw)}")
+            problems.append(f"{kind} {key} {short_repr(raw)}")
             v = math.nan
         values.append(v)
     size, time = values
@@ -483,14 +484,9 @@ def _bw(block: object, kind: str, problems: list[str]) -> float:
         return 0.0
     bw = size / time
     if not math.isfinite(bw):  # a finite size over a time near 0
-        problems.append(f"{kind} bandwidth {_shown(size)} MB / {_shown(time)} ms")
+        problems.append(f"{kind} bandwidth {short_repr(size)} MB / {short_repr(time)} ms")
         return 0.0
     return bw
-
-
-def _shown(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _bandwidth(profile: Profile, bd: Breakdown) -> None:

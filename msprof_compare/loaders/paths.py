@@ -30,7 +30,7 @@ import stat
 from typing import TYPE_CHECKING
 
 from ..errors import ProfileError
-from ..textsafe import term_safe
+from ..textsafe import short_repr, term_safe
 
 if TYPE_CHECKING:  # pragma: no cover
     from . import Layout
@@ -73,8 +73,7 @@ def size_cap(kind: str) -> int:
     if not raw:
         return default
     if not raw.isascii() or not raw.isdigit():
-        shown = raw if len(raw) <= 40 else raw[:37] + "..."
-        raise ProfileError(_ENV[kind], f"{shown!r} is not a whole number of bytes",
+        raise ProfileError(_ENV[kind], f"{short_repr(raw)} is not a whole number of bytes",
                            hint=f"e.g. {_ENV[kind]}={20 * 1024**3} for 20 GiB; unset it for {default}")
     digits = raw.lstrip("0")
     # more digits than int() takes (4,300) is no limit at all, as any cap beyond a file's size

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..errors import ProfileError
 from ..gcpause import gc_paused
+from ..textsafe import short_repr
 from .numparse import FLOAT_EXACT_US, NumberError, decimal_us_to_ns, parse_uniform, same_width_matrix, texts_us_to_ns
 
 _NUM = int | float | str
@@ -577,9 +578,8 @@ def checked_ints(path: str, values: list[Any], arg: IntArg, warnings: list[str])
     for i in bad:
         got[i] = bad_key(values[i]) if arg.key else default
     if bad:
-        shown = repr(values[bad[0]])
-        shown = shown if len(shown) <= 40 else shown[:37] + "..."
-        warnings.append(f"{path}: {len(bad)} {arg.what}(s) are not integers {said} (the first: {shown}); "
+        warnings.append(f"{path}: {len(bad)} {arg.what}(s) are not integers {said} (the first: "
+                        f"{short_repr(values[bad[0]])}); "
                         f"{arg.effect}")
     return np.fromiter(got, dtype=np.int64, count=n)
 
