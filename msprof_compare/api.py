@@ -211,7 +211,9 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str], **
 def _same_input(base: str, comparison: str) -> str | None:
     """The base path (as the loader reads it) when both paths lead to one file or folder: a mistyped
     command line. Comparing two steps of one profile is intended, so the caller asks only for equal steps."""
-    b, c = (os.path.expanduser(p.lstrip("=")) for p in (base, comparison))
+    from .loaders.paths import given_path
+
+    b, c = given_path(base), given_path(comparison)
     try:
         return b if os.path.samefile(b, c) else None
     except (OSError, ValueError):  # a missing path: the loader names it

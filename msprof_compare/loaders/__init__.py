@@ -99,7 +99,7 @@ def _classify(given: str, force: bool = False) -> Layout:
     """Classify a user path (no permission or size checks)."""
     if not given:
         raise ProfileError(None, "The path is empty. Please enter a valid path.")
-    path = os.path.abspath(os.path.expanduser(given.lstrip("=")))
+    path = paths.given_path(given)
     if os.path.islink(path) and not force:
         raise ProfileError(given, "is a symbolic link; refusing to follow it", hint="add --force to accept it")
     if not os.path.exists(path):

@@ -25,6 +25,7 @@ from typing import Any
 
 from ..errors import ProfileError, StepError, UsageError
 from ..model import Profile
+from .paths import given_path
 
 #: Combined input size from which the two sides load in parallel.
 PARALLEL_MIN_BYTES = 64 * 1024**2
@@ -42,7 +43,7 @@ def input_bytes(path: str) -> int:
     """Bytes of the data files an input leads to, gzip files at their decompressed size (what loading
     holds; the samples compress 15x); 0 when unreadable: detection reports that."""
     try:
-        p = os.path.abspath(os.path.expanduser(path.lstrip("=")))
+        p = given_path(path)
         if os.path.isfile(p):
             return _data_bytes(p)
         total = 0

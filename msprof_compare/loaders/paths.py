@@ -64,6 +64,12 @@ SIDE_FILES = (
 )
 
 
+def given_path(given: str) -> str:
+    """A user's input path as the loaders read it: a leading ``=`` dropped (``-d=X`` spelt ``-d =X``), ``~``
+    expanded, made absolute."""
+    return os.path.abspath(os.path.expanduser(given.lstrip("=")))
+
+
 def size_cap(kind: str) -> int:
     """The byte limit for a file kind ("trace", "text" or "db"); the env var wins over the constant. A
     value that is no whole number of bytes is an error: ignoring it (as before) refused the very file
