@@ -117,6 +117,17 @@ def test_validity_checks_are_typed_cells(pair1, tmp_path, monkeypatch):
         assert {c.number_format for c in rows[check]} == {fmt}, check
         assert {c.data_type for c in rows[check]} == ({"s"} if fmt == "General" else {"n"}), check
     assert [c.value for c in rows["world size"]] == [None, None]
+    # words wrap in the Base / Comparison columns, 16 and 14 characters wide (a long setting was cut at the
+    # cell edge)
+    settings = rows["NPU profiler settings"]
+    assert [c.value for c in settings] == [f"Level{i} / ACL_AICORE_PIPE_UTILIZATION" for i in (1, 2)]
+    assert {c.alignment.wrap_text for c in settings + rows["NPU export kind"]} == {True}
+    assert {c.alignment.wrap_text for c in rows["step count"] + rows["operator match rate"]} == {None}
+    assert ws.cell(first + 1, 5).alignment.wrap_text is None  # Detail overflows to the right instead
+    # the row is as tall as its wrapped words need (LibreOffice's headless conversion keeps the default
+    # height): four lines of 12 characters for the Comparison cell
+    assert ws.row_dimensions[settings[0].row].height == 60
+    assert ws.row_dimensions[rows["NPU export kind"][0].row].height is None
     assert {c.fill.fgColor.rgb for c in rows["operator match rate!"]} == {"FFFFC7CE"}
     assert {c.fill.fgColor.rgb for c in rows["operator match rate"]} != {"FFFFC7CE"}
 
@@ -257,3 +268,15 @@ def test_console_waterfall_shows_no_negative_zero():
     rows = {r[0]: r[1:] for r in _table_rows(render_waterfall(wf)) if len(r) == 6}
     assert rows["Other Computing"] == ["0.000", "0.000", "+0.000", "0.000", "0.0%"]
     assert rows["Free"] == ["1.000", "0.999", "-0.001", "-0.001", "-0.1%"]
+
+
+@pytest.mark.parametrize(("text", "width", "lines"), [
+    ("text", 14, 1), ("", 14, 1),
+    # a 12-character line (14 - 2): "Level2 /" then the 27-character word alone on 3 lines
+    ("Level2 / ACL_AICORE_PIPE_UTILIZATION", 14, 4),
+    ("Level1 / ACL_AICORE_PIPE_UTILIZATION", 16, 3),   # 14-character lines: 8 + 14 + 13
+    ("a b c d e f g h i j k l", 6, 6),                  # 4-character lines: "a b", "c d", ...
+    ("x" * 24, 14, 2),
+])
+def test_wrapped_lines_wrap_at_spaces_then_inside_long_words(text, width, lines):
+    assert charts._wrapped_lines(text, width) == lines

@@ -260,7 +260,7 @@ def test_decode_args_error_names_the_field_and_shows_the_args() -> None:
     class A(msgspec.Struct):
         x: int = -1
 
-    raws = np.array([msgspec.Raw(b'{"x": 1}'), msgspec.Raw(b'{"x": "seven"}')], dtype=object)
+    raws = np.fromiter([msgspec.Raw(b'{"x": 1}'), msgspec.Raw(b'{"x": "seven"}')], dtype=object, count=2)
     with pytest.raises(ProfileError) as info:
         traceio.decode_args("t.json", raws, A)
     assert str(info.value) == ('t.json: invalid event args: Expected `int`, got `str` in args.x of the event whose '

@@ -37,6 +37,7 @@ log = logging.getLogger("msprof-analyze")
 HEADER_ROWS = 3          # data rows start at 0-based row 3 (reference-2 §8.2)
 TOP_REGRESSIONS = 20
 _STATE_ATTR = "_msprof_compare_charts"
+_ROW_HEIGHT = 15          # points: the default height of a row of 11-point text
 _BLUE, _RED, _GREEN, _GREY = "#4472C4", "#E15759", "#59A14F", "#A5A5A5"
 
 
@@ -69,6 +70,7 @@ _FORMATS: dict[str, dict[str, Any]] = {
     "rate": {"border": 1, "num_format": "0.0%"},   # validity-check rates, as the log shows them
     "count": {"border": 1, "num_format": "0"},
     "warn": {"border": 1, "pattern": 1, "bg_color": "#FFC7CE"},
+    "wrap": {"text_wrap": True},
     "note": {"italic": True, "font_color": "#595959"},
 }
 
@@ -104,10 +106,27 @@ def _write(ws: Any, r: int, c: int, v: Any, fmt: Any) -> None:
         ws.write_string(r, c, str(v), fmt)
 
 
+def _wrapped_lines(text: str, width: float) -> int:
+    """Lines a wrapped cell of ``width`` characters needs, wrapped as spreadsheets do: at spaces, a word
+    longer than a line on lines of its own (counted a little narrower than the column: capitals are
+    wider than the digit the width unit is)."""
+    w = max(1, int(width) - 2)
+    lines, used = 0, w
+    for word in text.split():
+        if used + 1 + len(word) <= w:
+            used += 1 + len(word)
+        else:
+            lines += -(-len(word) // w)
+            used = (len(word) - 1) % w + 1
+    return max(1, lines)
+
+
 def _table(wb: Any, ws: Any, row: int, title: str, headers: list[str], rows: list[list[Any]],
-           styles: list[str] | Callable[[list[Any]], list[str]]) -> int:
+           styles: list[str] | Callable[[list[Any]], list[str]], widths: list[float] | None = None) -> int:
     """A titled table at ``row``; returns the next free row (one blank row after the table).
-    ``styles``: a format name per column, or a function giving them for a row's values."""
+    ``styles``: a format name per column, or a function giving them for a row's values. A row with
+    wrapped words gets the height they need (``widths``: the columns' widths): LibreOffice's headless
+    conversion keeps the default height and the lines would spill over the next row."""
     ws.write_string(row, 0, title, _fmt(wb, "title"))
     row += 1
     for j, h in enumerate(headers):
@@ -115,6 +134,11 @@ def _table(wb: Any, ws: Any, row: int, title: str, headers: list[str], rows: lis
     row += 1
     for values in rows:
         names = styles(values) if callable(styles) else styles
+        if widths:
+            lines = max((_wrapped_lines(v, widths[j]) for j, v in enumerate(values)
+                         if isinstance(v, str) and "wrap" in names[j].split("+") and j < len(widths)), default=1)
+            if lines > 1:
+                ws.set_row(row, _ROW_HEIGHT * lines)
         for j, v in enumerate(values):
             _write(ws, row, j, v, _fmt(wb, names[j]))
         row += 1
@@ -122,10 +146,13 @@ def _table(wb: Any, ws: Any, row: int, title: str, headers: list[str], rows: lis
 
 
 def _guard_styles(values: list[Any]) -> list[str]:
-    """Rates (floats) as percentages, counts (ints) as integers, words as text; a warned row is red."""
+    """Rates (floats) as percentages, counts (ints) as integers, words as text; a warned row is red.
+    Base / Comparison words wrap: those columns are the waterfall's, 16 and 14 characters wide, and a setting
+    such as "Level1 / ACL_AICORE_PIPE_UTILIZATION" was cut at the cell edge (the Detail column is the
+    table's last and may overflow to the right)."""
     names = ["text", "text",
              *("rate" if isinstance(v, float) and not math.isnan(v) else "count" if isinstance(v, int)
-               else "text" for v in values[2:4]), "text"]
+               else "text+wrap" for v in values[2:4]), "text"]
     return [n + "+warn" if values[1] == "warn" else n for n in names]
 
 
@@ -154,7 +181,8 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
         rows = [list(r) for r in guard.itertuples(index=False)]
         row = _table(wb, ws, row, "Validity checks (warn: are both sides the same workload? note: read the "
                      "figures with this in mind)",
-                     ["Check", "Status", "Base", "Comparison", "Detail"], rows, _guard_styles)
+                     ["Check", "Status", "Base", "Comparison", "Detail"], rows, _guard_styles,
+                     [c.width for c in sheet.columns])
 
     # Print (and render) the tables and the waterfall chart on one page; the chart data stays off it.
     ws.print_area(0, 0, max(row - 1, HEADER_ROWS + 23), len(sheet.columns) + 14)
