@@ -128,6 +128,8 @@ def test_kernel_type_rows_sorted_by_total_ratio():
     assert cast_row[3:8] == cast[2:]           # values straight from op_statistic.csv, unrounded
     assert cast_row[3:8] == [5.78, 1.445, 1.8, 1.28, 4]
     assert cast_row[8:] == [0, 0, 0, 0, 0, 0.0, 0.0]
+    # an absent side: float durations and an int count, as a present side (JSON 0.0, not 0)
+    assert [type(v) for v in cast_row[3:8]] == [type(v) for v in cast_row[8:13]] == [float] * 4 + [int]
     assert [r[0] for r in rows] == list(range(1, len(rows) + 1))
     ratios = [r[-2] for r in rows]
     assert ratios == sorted(ratios, reverse=True)

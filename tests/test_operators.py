@@ -43,6 +43,11 @@ def test_statistic_reference_facts() -> None:
     assert operators.statistic_rows(_pairs(base, comp, [0, 1], [0, -1])) == [[1, "matmul", 8.0, 2, 4.0, 1, -4.0, 0.5]]
     assert operators.statistic_rows(_pairs(base, comp, [-1], [0])) == [[1, "matmul", 0, 0, 4.0, 1, 4.0, math.inf]]
     assert operators.statistic_rows(_pairs(base, comp, [0, 1], [-1, -1])) == [[1, "matmul", 8.0, 2, 0, 0, -8.0, 0]]
+    # an absent side's duration is a float like a present one's (a sheet whose base side has no operator at all
+    # had an int column: 0 in the JSON report against 0.0 for an absent comparison side)
+    for ia, ib in (([-1], [0]), ([0, 1], [-1, -1])):
+        row = operators.statistic_rows(_pairs(base, comp, ia, ib))[0]
+        assert [type(v) for v in row[2:6]] == [float, int, float, int]
 
 
 def test_statistic_sorted_by_rounded_diff_stably() -> None:
@@ -67,6 +72,7 @@ def test_detail_rows_reference_facts() -> None:
     assert no_base[1:6] == [None, None, None, "", 0] and no_base[-2:] == [8.0, math.inf]
     no_comp = operators.detail_rows(_pairs(base, comp, [0], [-1]))[0]
     assert no_comp[6:] == [None, None, None, "", 0, -8.0, 0.0]
+    assert type(no_base[5]) is float and type(no_comp[10]) is float  # as a present side's duration
 
 
 def _excerpt_expectations() -> dict[str, list[float]]:

@@ -187,7 +187,7 @@ def kernel_type_table(profile: Profile) -> dict[str, list]:
 
 def kernel_type_rows(base: dict[str, list], comparison: dict[str, list]) -> list[list]:
     """KernelTypeCompare rows, sorted (stable) by Diff Total Ratio descending, then numbered."""
-    empty = ["", "", 0, 0, 0, 0, 0]
+    empty = ["", "", 0.0, 0.0, 0.0, 0.0, 0]  # durations (us) as floats, the count as an int, as a present side
     rows = []
     for key in list(base) + [k for k in comparison if k not in base]:
         b = base.get(key, empty)

@@ -102,8 +102,8 @@ def detail_rows(pairs: OpPairs) -> list[list]:
     (pa, na, sa, ta_, ka, da), (pb, nb, sb, tb_, kb, db) = sides
     diff, ratio = diff_ratios(*dev_cells)
     for t, (d, r) in enumerate(zip(diff.tolist(), ratio.tolist(), strict=True)):
-        b = [na[t], sa[t], ta_[t], ka[t], da[t]] if pa[t] else [None, None, None, "", 0]
-        c = [nb[t], sb[t], tb_[t], kb[t], db[t]] if pb[t] else [None, None, None, "", 0]
+        b = [na[t], sa[t], ta_[t], ka[t], da[t]] if pa[t] else [None, None, None, "", 0.0]
+        c = [nb[t], sb[t], tb_[t], kb[t], db[t]] if pb[t] else [None, None, None, "", 0.0]
         rows.append([t + 1, *b, *c, d, r])
     return rows
 
@@ -132,7 +132,7 @@ def statistic_rows(pairs: OpPairs) -> list[list]:
         if name in gb:
             continue
         c_ms = cns / 1e6
-        rows.append([None, name, 0, 0, c_ms, cn, *diff_ratio(0, c_ms)])
+        rows.append([None, name, 0.0, 0, c_ms, cn, *diff_ratio(0.0, c_ms)])
     rows.sort(key=lambda r: -r[-2])  # stable: ties keep insertion order
     for i, r in enumerate(rows):
         r[0] = i + 1
