@@ -51,7 +51,7 @@ def _npu_dir(src: Path, tmp: Path, us: int) -> str:
             raw, n = _EPOCH.subn(lambda m: str(int(m.group(1)) + us).encode(), f.read_bytes())
             f.write_bytes(raw)
             shifted += n
-    assert shifted > 500
+    assert shifted > 200
     return str(dst)
 
 
@@ -124,6 +124,14 @@ def test_gpu_vs_npu_text_figures_do_not_move_with_time(tmp_path, shifts):
 def test_npu_text_against_its_shifted_self_is_the_self_compare(tmp_path):
     expected = _frames(str(NPU), str(NPU))
     _assert_same(expected, _frames(str(NPU), _npu_dir(NPU, tmp_path, 86_400_000_000)))
+
+
+def test_mindspore_layout_figures_do_not_move_with_time(tmp_path):
+    """The MindSpore text layout fixture (``*_ascend_ms``, MindSpore's ``Step ID`` header) against the torch_npu
+    excerpt, each shifted."""
+    ms = DATA / "npu" / "profiler" / "rank-0_20250101000000000_ascend_ms"
+    expected = _frames(str(ms), str(NPU))
+    _assert_same(expected, _frames(_npu_dir(ms, tmp_path, 2_000_000), _npu_dir(NPU, tmp_path, 9)))
 
 
 def test_bare_trace_view_figures_do_not_move_with_time(tmp_path):
