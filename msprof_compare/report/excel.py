@@ -46,6 +46,7 @@ MAX_ROWS = 1_048_576
 CONSTANT_MEMORY_ROWS = 100_000
 HEADER_ROWS = 3
 _INF = math.inf
+_INT_FAST = 2**63  # ints of the frames (int64): larger ones take _classify's path
 
 _BASE = {"font_name": "Arial", "font_size": 11, "align": "left", "valign": "vcenter", "border": 1}
 _NUM_FORMATS = {STYLE_INT: "#,##0", STYLE_FLOAT: "#,##0.00", STYLE_MS3: "#,##0.000", STYLE_RATIO: "0.00%"}
@@ -410,6 +411,8 @@ def _column_cells(column: list, nrows: int, ref: str, rows: list[str], ph: str, 
         t = type(v)
         if t is float and v == v and v != _INF and v != -_INF and not (ratio and v > 1):
             out[i] = f"{ref}{rows[i]}{num}{v:.16G}</v></c>"
+        elif t is int and not ratio and -_INT_FAST < v < _INT_FAST:  # Order Id, counts: every row has some
+            out[i] = f"{ref}{rows[i]}{num}{v:.16G}</v></c>"  # int's "G" formats its float, as _classify does
         elif t is str and (tail := plain.get(v)) is not None:  # a column repeats a few texts many times
             if strings is not None:
                 strings.append((i, v, ph))
