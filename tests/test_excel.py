@@ -331,7 +331,7 @@ def _edge_sheet(name: str = "OverallMetrics", rows: int = 40, red_first: bool = 
     ratio = [0.5, 1.5, np.inf, "INF", "", None, -np.inf, np.nan, 1.0, " inf "]
     if red_first:
         ratio = ratio[1:] + ratio[:1]
-    mixed = [np.int64(3), np.float32(0.25), pd.NA, 7, 1.0, "n/a", pd.NaT, 10**20, np.float64(2.5), "x"]
+    mixed = [np.int64(3), np.float32(0.25), pd.NA, 7, 1.0, "n/a", pd.NaT, 10**20, np.float64(2.5), "x", 2**60]
     n = rows
     data = pd.DataFrame({
         "a": [text[i % len(text)] for i in range(n)],
