@@ -347,6 +347,44 @@ def test_match_rate_guard_warns_below_sixty_percent():
         assert row["Detail"].endswith("warn below 60%")
 
 
+def test_one_sided_match_rates_are_no_evidence_of_another_workload():
+    """A comparison with nothing on one side (modules of a trace recorded without with_modules, no torch op in a
+    MindSpore profile) matched nothing by necessity: its 0% no longer makes the check warn. Judged on the
+    comparisons with something on both sides; with none, the check is unknown and says which side is empty."""
+    p = _profile(["aten::mm"], ["[[2, 3]]"])
+    ctx = _Ctx(p, p)
+    ctx.frames["match_rate"] = pd.DataFrame([
+        {"what": "operators", "matched": 9, "base_total": 10, "comparison_total": 9, "base_rate": 0.9,
+         "comparison_rate": 1.0},
+        {"what": "modules", "matched": 0, "base_total": 0, "comparison_total": 5, "base_rate": np.nan,
+         "comparison_rate": 0.0}])
+    row = summary.guards(ctx).iloc[0]
+    assert row[["Status", "Base", "Comparison"]].tolist() == ["ok", 0.9, 1.0]
+    assert row["Detail"].startswith("matched / compared operators per side")
+    empty = _profile([], [])
+    ctx = _Ctx(p, empty)
+    ctx.frames["match_rate"] = pd.DataFrame([{"what": "operators", "matched": 0, "base_total": 1,
+                                              "comparison_total": 0, "base_rate": 0.0,
+                                              "comparison_rate": np.nan}])
+    row = summary.guards(ctx).iloc[0]
+    assert row[["Status", "Base", "Comparison"]].tolist() == ["unknown", 1, 0]
+    assert row["Detail"].startswith("no operators on the comparison side (a MindSpore or hardware-only profile)")
+    assert summary.guards(_Ctx(empty, p)).iloc[0]["Detail"].startswith("no operators on the base side")
+
+
+def test_gpu_against_mindspore_layout_is_not_called_another_workload(caplog):
+    """PyTorch on a GPU against a MindSpore text export (user scenario 3): the MindSpore side has no torch
+    operator, so the operator check is unknown, not a "may not be the same workload" warning."""
+    data = Path(__file__).resolve().parent / "data"
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(data / "kineto" / "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz"),
+                      str(data / "npu" / "profiler" / "rank-0_20250101000000000_ascend_ms"))
+    row = res.guards.set_index("Check").loc["operator match rate"]
+    assert row["Status"] == "unknown" and row["Comparison"] == 0 and row["Base"] > 0
+    assert "may not be the same workload" not in caplog.text
+    assert "operators matched: 0/112 base, 0/0 comparison" in caplog.text  # the comparator still says so
+
+
 def test_shape_guard_says_why_it_could_not_check():
     with_shapes = _profile(["aten::mm", "aten::add"], ["[[2, 3]]", "[[2]]"])
     without = _profile(["aten::mm", "aten::add"], ["N/A", "N/A"])  # e.g. a profiling-only run

@@ -366,6 +366,12 @@ def _match_rate(ctx: RunContext, nb: set[str], nc: set[str]) -> tuple[float | No
     (``ctx.frames["match_rate"]``: matched / operators per side), else a Jaccard index of the
     framework operator names of ``nb`` / ``nc`` (all names when a side has none), one figure for both."""
     mr = ctx.frames.get("match_rate")
+    if isinstance(mr, pd.DataFrame) and {"base_total", "comparison_total"} <= set(mr.columns):
+        # a comparison with nothing on one side (no torch op in a MindSpore profile, no module in a trace
+        # recorded without with_modules) matched nothing by necessity: no evidence of another workload
+        both_sides = (pd.to_numeric(mr["base_total"], errors="coerce") > 0) & \
+            (pd.to_numeric(mr["comparison_total"], errors="coerce") > 0)
+        mr = mr[both_sides.to_numpy()]
     if isinstance(mr, pd.DataFrame) and len(mr) and {"base_rate", "comparison_rate"} <= set(mr.columns):
         br = pd.to_numeric(mr["base_rate"], errors="coerce")
         cr = pd.to_numeric(mr["comparison_rate"], errors="coerce")
@@ -376,7 +382,9 @@ def _match_rate(ctx: RunContext, nb: set[str], nc: set[str]) -> tuple[float | No
                     float(cr.min()) if cr.notna().any() else None,
                     f"matched / compared {what} per side (operator comparison)")
     if not nb or not nc:
-        return None, len(nb), len(nc), "no operators on one side"
+        side = "either side" if not (nb or nc) else "the base side" if not nb else "the comparison side"
+        return (None, len(nb), len(nc),
+                f"no operators on {side} (a MindSpore or hardware-only profile): nothing to match")
     fb, fc = _framework_ops(nb), _framework_ops(nc)
     if fb and fc:
         # the backend's own names (cudaLaunchKernel, aclnnMm, npu::..., record_event) differ between a
