@@ -277,6 +277,9 @@ def test_console_waterfall_shows_no_negative_zero():
     ("Level1 / ACL_AICORE_PIPE_UTILIZATION", 16, 3),   # 14-character lines: 8 + 14 + 13
     ("a b c d e f g h i j k l", 6, 6),                  # 4-character lines: "a b", "c d", ...
     ("x" * 24, 14, 2),
+    ("a\nb\nc\nd", 20, 4),                             # line breaks count, empty lines too
+    ("a\n\nb", 20, 3),
+    ("测试" * 10, 14, 4),                                 # wide characters take two units: 40 in 12-unit lines
 ])
 def test_wrapped_lines_wrap_at_spaces_then_inside_long_words(text, width, lines):
     assert charts._wrapped_lines(text, width) == lines

@@ -165,7 +165,7 @@ def side_data(profile: Profile, rng: tuple[int, int] | None) -> dict[str, dict]:
 
 def _stats(name: str | None, task: str | None, values: np.ndarray | None) -> list:
     if values is None or not len(values):
-        return [None, None, None, 0, None, None, None]
+        return [None, None, None, 0.0, None, None, None]
     total = float(values.sum())
     return [name, task, int(len(values)), total, total / len(values), float(values.max()), float(values.min())]
 

@@ -289,8 +289,8 @@ def statistic_rows(pairs: OpPairs, mb: MemoryIndex, mc: MemoryIndex) -> list[lis
     rows = []
     for name in list(db) + [n for n in dc if n not in db]:
         b, c = db.get(name), dc.get(name)
-        bs = [float(b[0]) / 1000, float(b[1]) / 1024, int(b[2])] if b is not None else [0, 0, 0]
-        cs = [float(c[0]) / 1000, float(c[1]) / 1024, int(c[2])] if c is not None else [0, 0, 0]
+        bs = [float(b[0]) / 1000, float(b[1]) / 1024, int(b[2])] if b is not None else [0.0, 0.0, 0]
+        cs = [float(c[0]) / 1000, float(c[1]) / 1024, int(c[2])] if c is not None else [0.0, 0.0, 0]
         rows.append([None, name, *bs, *cs, *diff_ratio(bs[1], cs[1])])
     rows.sort(key=lambda r: -r[-2])
     for i, r in enumerate(rows):
@@ -315,7 +315,7 @@ def detail_rows(pairs: OpPairs, mb: MemoryIndex, mc: MemoryIndex) -> list[list]:
     rows = []
     for t, (b, c, pa, pc, d, r) in enumerate(zip(zip(*bs, strict=True), zip(*cs, strict=True), (pairs.ia >= 0).tolist(),
                                                  (pairs.ib >= 0).tolist(), diff.tolist(), ratio.tolist(), strict=True)):
-        rows.append([t + 1, *b[:4], b[4] if pa else 0, *c[:4], c[4] if pc else 0, d, r])
+        rows.append([t + 1, *b[:4], b[4] if pa else 0.0, *c[:4], c[4] if pc else 0.0, d, r])
     return rows
 
 

@@ -640,8 +640,8 @@ def detail_rows(pairs: list, base: ModuleTrees | None, comp: ModuleTrees | None)
     for x, y in pairs:
         ref = x if x is not None else y
         head = [ref.module_class, ref.level, display_name(ref.module_name)]
-        bs, bt = (x.self_ns / 1000, x.total_ns / 1000) if x is not None else (0, 0)
-        cs, ct = (y.self_ns / 1000, y.total_ns / 1000) if y is not None else (0, 0)
+        bs, bt = (x.self_ns / 1000, x.total_ns / 1000) if x is not None else (0.0, 0.0)
+        cs, ct = (y.self_ns / 1000, y.total_ns / 1000) if y is not None else (0.0, 0.0)
         dt, rt = diff_ratio(bt, ct)
         ds, _ = diff_ratio(bs, cs)
         rows.append([None, *head, "TOTAL", None, bs, bt, "TOTAL", None, cs, ct, dt, ds, rt,

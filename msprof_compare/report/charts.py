@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import math
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -106,19 +107,28 @@ def _write(ws: Any, r: int, c: int, v: Any, fmt: Any) -> None:
         ws.write_string(r, c, str(v), fmt)
 
 
+def _text_width(text: str) -> int:
+    """Width in column units: East Asian wide and full-width characters take two."""
+    return len(text) + sum(1 for ch in text if not ch.isascii() and unicodedata.east_asian_width(ch) in "WF")
+
+
 def _wrapped_lines(text: str, width: float) -> int:
-    """Lines a wrapped cell of ``width`` characters needs, wrapped as spreadsheets do: at spaces, a word
-    longer than a line on lines of its own (counted a little narrower than the column: capitals are
-    wider than the digit the width unit is)."""
+    """Lines a wrapped cell of ``width`` characters needs, wrapped as spreadsheets do: at line breaks, then
+    at spaces, a word longer than a line on lines of its own (counted a little narrower than the column:
+    capitals are wider than the digit the width unit is)."""
     w = max(1, int(width) - 2)
-    lines, used = 0, w
-    for word in text.split():
-        if used + 1 + len(word) <= w:
-            used += 1 + len(word)
-        else:
-            lines += -(-len(word) // w)
-            used = (len(word) - 1) % w + 1
-    return max(1, lines)
+    lines = 0
+    for paragraph in text.split("\n"):
+        count, used = 0, w
+        for word in paragraph.split():
+            n = _text_width(word)
+            if used + 1 + n <= w:
+                used += 1 + n
+            else:
+                count += -(-n // w)
+                used = (n - 1) % w + 1
+        lines += max(1, count)
+    return lines
 
 
 def _table(wb: Any, ws: Any, row: int, title: str, headers: list[str], rows: list[list[Any]],
