@@ -361,6 +361,10 @@ def _op_names(ops: pd.DataFrame) -> set[str]:
     return set(pd.unique(ops["name"].to_numpy()).tolist()) if len(ops) else set()
 
 
+def _empty_side(nb: set[str], nc: set[str]) -> str:
+    return "either side" if not (nb or nc) else "the base side" if not nb else "the comparison side"
+
+
 def _match_rate(ctx: RunContext, nb: set[str], nc: set[str]) -> tuple[float | None, Any, Any, str]:
     """(lowest rate, base figure, comparison figure, how): the operator comparator's match rates
     (``ctx.frames["match_rate"]``: matched / operators per side), else a Jaccard index of the
@@ -382,9 +386,8 @@ def _match_rate(ctx: RunContext, nb: set[str], nc: set[str]) -> tuple[float | No
                     float(cr.min()) if cr.notna().any() else None,
                     f"matched / compared {what} per side (operator comparison)")
     if not nb or not nc:
-        side = "either side" if not (nb or nc) else "the base side" if not nb else "the comparison side"
         return (None, len(nb), len(nc),
-                f"no operators on {side} (a MindSpore or hardware-only profile): nothing to match")
+                f"no operators on {_empty_side(nb, nc)} (a MindSpore or hardware-only profile): nothing to match")
     fb, fc = _framework_ops(nb), _framework_ops(nc)
     if fb and fc:
         # the backend's own names (cudaLaunchKernel, aclnnMm, npu::..., record_event) differ between a
@@ -553,6 +556,8 @@ def guards(ctx: RunContext) -> pd.DataFrame:
         detail = "no common input shape for: " + ", ".join(bad)
     elif checked:
         detail = f"{checked} heaviest operators found on both sides"
+    elif not (nb and nc):
+        detail = f"no operators on {_empty_side(nb, nc)}: nothing to check"
     elif not (_has_shapes(b.ops) and _has_shapes(c.ops)):
         detail = ("no input shapes on one side (recorded without record_shapes, or not read: shapes are "
                   "loaded only with the operator, memory or API comparison on)")
