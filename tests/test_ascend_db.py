@@ -730,55 +730,34 @@ def test_db_strings_stored_as_blobs_and_repeated_connection_rows(tmp_path: Path)
         load_profile(str(copy), opts)
 
 
-def test_db_mem_usage_leaves_out_impossible_readings(tmp_path: Path) -> None:
-    """MEMORY_RECORD totals below 0 or over 1 PB are left out of Mem Usage with one warning (a negative total
-    showed "-0.07G", 1e300 a 290-digit figure); an infinity stays an error, as in a CSV."""
-    copy = _db(tmp_path)
-    shutil.copyfile(L1, copy)
+@pytest.mark.parametrize(("edits", "infinity", "min_odd"), [
+    # totals below 0 or over 1 PB are left out of Mem Usage with one warning (a negative total showed "-0.07G",
+    # 1e300 a 290-digit figure); an infinity stays an error, as in a CSV
+    (("UPDATE MEMORY_RECORD SET totalReserved = -totalReserved WHERE rowid % 2 = 0",
+      "UPDATE MEMORY_RECORD SET totalReserved = 1e300 WHERE rowid = (SELECT min(rowid) FROM MEMORY_RECORD "
+      "WHERE rowid % 2 = 1)"), "9e999", 3),
+    # -2**63 is a negative reading like any other: SQLite's abs() raised "integer overflow" on it, which stopped
+    # the load as "cannot read the database"; with an infinity in an earlier row the one-scan query met it too
+    # and hid the infinity's message (session 15)
+    (("INSERT INTO MEMORY_RECORD SELECT component, timestamp, totalAllocated, -9223372036854775808, totalActive, "
+      "streamPtr, deviceId FROM MEMORY_RECORD WHERE rowid = (SELECT max(rowid) FROM MEMORY_RECORD)",), "-9e999", 1),
+], ids=["negative-and-1e300", "int64-minimum"])
+def test_db_mem_usage_leaves_out_impossible_readings(tmp_path: Path, edits: tuple[str, ...], infinity: str,
+                                                     min_odd: int) -> None:
     (peak,) = sql(L1, "SELECT max(totalReserved) FROM MEMORY_RECORD")[0]
-    con = sqlite3.connect(copy)
-    con.execute("UPDATE MEMORY_RECORD SET totalReserved = -totalReserved WHERE rowid % 2 = 0")
-    con.execute("UPDATE MEMORY_RECORD SET totalReserved = 1e300 WHERE rowid = (SELECT min(rowid) FROM MEMORY_RECORD "
-                "WHERE rowid % 2 = 1)")
-    con.commit()
-    con.close()
+    copy = edited_copy(L1, _db(tmp_path), *edits)
     (odd,) = sql(copy, "SELECT count(*) FROM MEMORY_RECORD WHERE totalReserved < 0 OR totalReserved > 1e15")[0]
-    assert odd > 2
+    assert odd >= min_odd  # counted by SQL, independently of the loader
     p = load_profile(str(copy), OPTS)
     assert p.extra["memory_peak_bytes"] == peak
     assert p.warnings == [f"{copy}: {odd} MEMORY_RECORD totalReserved value(s) negative or over 1 PB; Mem Usage "
                           "leaves them out"]
-    con = sqlite3.connect(copy)
-    con.execute("UPDATE MEMORY_RECORD SET totalReserved = 9e999 WHERE rowid = (SELECT min(rowid) FROM MEMORY_RECORD)")
-    con.commit()
-    con.close()
-    with pytest.raises(ProfileError, match="column totalReserved holds inf, not a number"):
-        load_profile(str(copy), OPTS)
-
-
-def test_db_mem_usage_int64_minimum_is_a_negative_reading(tmp_path: Path) -> None:
-    """-2**63 in MEMORY_RECORD.totalReserved is a negative reading like any other: left out and counted. SQLite's
-    abs() raises "integer overflow" on it, which stopped the load as "cannot read the database"; with an
-    infinity in an earlier row the one-scan query met it too and hid the infinity's message (session 15)."""
-    copy = _db(tmp_path)
-    shutil.copyfile(L1, copy)
-    (peak,) = sql(L1, "SELECT max(totalReserved) FROM MEMORY_RECORD")[0]
-    con = sqlite3.connect(copy)
-    con.execute("INSERT INTO MEMORY_RECORD SELECT component, timestamp, totalAllocated, -9223372036854775808, "
-                "totalActive, streamPtr, deviceId FROM MEMORY_RECORD WHERE rowid = "
-                "(SELECT max(rowid) FROM MEMORY_RECORD)")
-    con.commit()
-    con.close()
-    p = load_profile(str(copy), OPTS)
-    assert p.extra["memory_peak_bytes"] == peak
-    assert p.warnings == [f"{copy}: 1 MEMORY_RECORD totalReserved value(s) negative or over 1 PB; Mem Usage "
-                          "leaves them out"]
-    con = sqlite3.connect(copy)
-    con.execute("UPDATE MEMORY_RECORD SET totalReserved = -9e999 WHERE rowid = (SELECT min(rowid) FROM MEMORY_RECORD)")
-    con.commit()
-    con.close()
-    with pytest.raises(ProfileError, match="column totalReserved holds -inf, not a number"):
-        load_profile(str(copy), OPTS)
+    (tmp_path / "inf").mkdir()
+    inf = edited_copy(copy, _db(tmp_path / "inf"), "UPDATE MEMORY_RECORD SET totalReserved = "
+                      f"{infinity} WHERE rowid = (SELECT min(rowid) FROM MEMORY_RECORD)")
+    with pytest.raises(ProfileError, match=f"column totalReserved holds {'-' if infinity[0] == '-' else ''}inf, "
+                                           "not a number"):
+        load_profile(str(inf), OPTS)
 
 
 def test_db_under_a_path_that_is_not_utf8(tmp_path: Path) -> None:

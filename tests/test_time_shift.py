@@ -13,11 +13,11 @@ from __future__ import annotations
 import gzip
 import re
 import shutil
-import sqlite3
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from dbutil import edited_copy, sql  # tests/ is on sys.path (rootdir import mode)
 
 from msprof_compare.api import compare
 
@@ -42,13 +42,17 @@ def _kineto(src: Path, tmp: Path, us: int) -> str:
     return str(dst)
 
 
+def _shift_epoch(raw: bytes, us: int) -> tuple[bytes, int]:
+    return _EPOCH.subn(lambda m: str(int(m.group(1)) + us).encode(), raw)
+
+
 def _npu_dir(src: Path, tmp: Path, us: int) -> str:
     dst = tmp / f"shift{us}" / src.name
     shutil.copytree(src, dst)
     shifted = 0
     for f in dst.rglob("*"):
         if f.suffix in (".csv", ".json"):
-            raw, n = _EPOCH.subn(lambda m: str(int(m.group(1)) + us).encode(), f.read_bytes())
+            raw, n = _shift_epoch(f.read_bytes(), us)
             f.write_bytes(raw)
             shifted += n
     assert shifted > 200
@@ -58,19 +62,16 @@ def _npu_dir(src: Path, tmp: Path, us: int) -> str:
 def _db(src: Path, tmp: Path, ns: int) -> str:
     dst = tmp / f"shift{ns}" / src.parent.name / src.name
     dst.parent.mkdir(parents=True)
-    shutil.copy(src, dst)
-    con = sqlite3.connect(dst)
-    with con:
-        for table in ("STEP_TIME", "TASK", "COMMUNICATION_OP"):
-            con.execute(f"UPDATE {table} SET startNs = startNs + ?, endNs = endNs + ?", (ns, ns))
-        # PYTORCH_API keeps its times as TEXT, as the sample does
-        con.execute("UPDATE PYTORCH_API SET startNs = CAST(CAST(startNs AS INTEGER) + ? AS TEXT), "
-                    "endNs = CAST(CAST(endNs AS INTEGER) + ? AS TEXT)", (ns, ns))
-        for col in ("allocationTime", "releaseTime", "activeReleaseTime"):  # NULL: not released
-            con.execute(f"UPDATE OP_MEMORY SET {col} = {col} + ? WHERE {col} IS NOT NULL", (ns,))
-        con.execute("UPDATE MEMORY_RECORD SET timestamp = timestamp + ?", (ns,))
-        assert con.execute("SELECT typeof(startNs) FROM PYTORCH_API LIMIT 1").fetchone() == ("text",)
-    con.close()
+    edited_copy(src, dst,
+                *(f"UPDATE {t} SET startNs = startNs + {ns}, endNs = endNs + {ns}"
+                  for t in ("STEP_TIME", "TASK", "COMMUNICATION_OP")),
+                # PYTORCH_API keeps its times as TEXT, as the sample does
+                f"UPDATE PYTORCH_API SET startNs = CAST(CAST(startNs AS INTEGER) + {ns} AS TEXT), "
+                f"endNs = CAST(CAST(endNs AS INTEGER) + {ns} AS TEXT)",
+                *(f"UPDATE OP_MEMORY SET {c} = {c} + {ns} WHERE {c} IS NOT NULL"  # NULL: not released
+                  for c in ("allocationTime", "releaseTime", "activeReleaseTime")),
+                f"UPDATE MEMORY_RECORD SET timestamp = timestamp + {ns}")
+    assert sql(dst, "SELECT typeof(startNs) FROM PYTORCH_API LIMIT 1") == [("text",)]
     return str(dst)
 
 
@@ -138,7 +139,7 @@ def test_bare_trace_view_figures_do_not_move_with_time(tmp_path):
     src = NPU / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
     dst = tmp_path / "shifted" / "trace_view.json"
     dst.parent.mkdir()
-    raw, n = _EPOCH.subn(lambda m: str(int(m.group(1)) + 5_000_000).encode(), src.read_bytes())
+    raw, n = _shift_epoch(src.read_bytes(), 5_000_000)
     assert n > 500
     dst.write_bytes(raw)
     _assert_same(_frames(str(src), str(src)), _frames(str(src), str(dst)))
