@@ -75,7 +75,7 @@ def test_current_gpu_library_names_are_keywords():
     """Words added to the original's defaults (docs/differences.md, "GPU kernel and operator names of current
     libraries"): cuDNN SDPA ops are FA, cuBLAS nvjet, AMD Tensile and cuDNN fused-attention kernels are cube."""
     kw = cl.load_keywords()
-    assert "cudnn_attention" in kw.fa and {"nvjet", "cijk_", "sdpa"} <= kw.cube
+    assert "cudnn_attention" in kw.fa and {"nvjet", "cijk_", "sdpa", "fmha", "matmul_ogs", "bmm_"} <= kw.cube
     assert cl.cube_op_kind(["aten::_scaled_dot_product_cudnn_attention", "aten::_cudnn_attention_backward"]
                            ).tolist() == [cl.OP_FA, cl.OP_FA]
     assert cl.is_cube_kernel_name([
@@ -83,7 +83,31 @@ def test_current_gpu_library_names_are_keywords():
         "nvjet_tst_64x64_64x16_2x1_2cta_v_bz_bias_TNT",              # cuBLAS (B200)
         "Cijk_Ailk_Bljk_B_BS_BH_Bias_HA_S_SAV_UserArgs_MT128x256x32",  # hipBLASLt / Tensile (MI300X)
         "cudnn_generated_fort_native_sdpa_sm90_flash_bprop_wgmma_f16_knob_26_64x64x64_1x4x1_cga1x1x1_kernel0_0",
+        "fmhaSm100aKernel_QkvE4m3OBfloat16H64PagedKvCausalP16VarSeqQ128Kv128PersistentContext",  # TensorRT-LLM (B200)
+        "bmm_MxE4m3_MxE2m1MxE4m3_Fp32_t128x16x256u2_s3_et128x16_m128x16x32_cga1x1x1_16dp256b_rM_TN_transOut",  # same
+        "_ZN7ck_tile6kentryILi2ENS_38FmhaBatchPrefillWithPagedKVCacheKernelINS_40BlockFmhaBatchPrefill",  # AMD CK
+        "aiter::fmha_fwd_hd128_bf16_rtz",                                                    # AMD aiter
+        "_matmul_ogs_NNT_bf16xbf16xmxfp4_128x128x128x1_swiglu",                               # triton_kernels (vLLM)
     ]).all()
+    # the MoE epilogue of triton_kernels holds "matmul" but no "matmul_ogs"
+    assert not cl.is_cube_kernel_name(["_finalize_matmul_scatter_bf16"]).any()
+
+
+def test_inductor_pointwise_and_reduction_kernels_are_not_cube():
+    """torch.compile names its fused pointwise / reduction kernels after the aten ops fused into them; a cube
+    word there names an op whose matrix work ran elsewhere. Template kernels (``triton_tem_``) are GEMMs."""
+    names = ["triton_red_fused__unsafe_view_add_addmm_clone_convolution_mul_native_layer_norm_12",  # xdit SD 3.5
+             "triton_poi_fused__to_copy_add_cat_fmha_v3_fwd_mul_neg_stack_unbind_unsqueeze_view_13",  # xdit flux
+             "triton_per_fused__unsafe_view_add_clone_convolution_native_layer_norm_slice_5",
+             "triton_tem_fused_addmm_gemm_0",             # a template kernel keeps its words
+             "my_triton_poi_fused_conv",                  # the prefix counts only at the start
+             "Triton_Red_Fused_Convolution_1"]            # names are lower-cased first
+    assert cl.is_cube_kernel_name(names).tolist() == [False, False, False, True, True, False]
+    # a word starting inside the prefix still counts, so an ini can make these kernels Cube again
+    assert cl.cube_name_test(["triton_poi"])("triton_poi_fused_conv_0")
+    assert cl.cube_name_test(["poi_f"])("triton_poi_fused_x")
+    assert not cl.cube_name_test(["fused"])("triton_poi_fused_x")
+    assert cl.cube_name_test(["conv"], vector_prefixes=())("triton_poi_fused_convolution_0")
 
 
 def test_cube_word_inside_convert_or_fbgemm_does_not_count():

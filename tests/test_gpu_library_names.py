@@ -35,13 +35,15 @@ def _ns(us: float) -> int:
 def _independent(events: list[dict], is_cube) -> dict[str, list[int]]:
     """{bucket: [ns, count]} by the rule of reference-1 §3.7-3.8: a kernel launched inside a FA / Conv / Matmul
     cpu op (the outermost such op holding its launch call) takes that op's category, Cube when
-    ``is_cube(name)``; backward by the op's name (these traces have no Conv op on the backward thread)."""
+    ``is_cube(name)``; backward by the op's name (these traces have no Conv op on the backward thread); nccl
+    kernels are communication, no category."""
     launches = {e["args"]["correlation"]: e for e in events if e.get("ph") == "X"
                 and e.get("cat") in ("cuda_runtime", "cuda_driver") and "correlation" in e.get("args", {})}
     ops = [e for e in events if e.get("ph") == "X" and e.get("cat") in ("cpu_op", "user_annotation")
            and any(w in e["name"].lower() for w in FA_OPS + CONV_OPS + MATMUL_OPS)]
     out: dict[str, list[int]] = {}
-    for k in (e for e in events if e.get("ph") == "X" and e.get("cat") == "kernel"):
+    for k in (e for e in events if e.get("ph") == "X" and e.get("cat") == "kernel"
+              and not e["name"].startswith("nccl")):  # communication (reference-1 §4.3)
         launch = launches.get(k["args"].get("correlation"))
         t = launch["ts"] if launch else None
         holding = sorted((o for o in ops if t is not None and o["ts"] <= t <= o["ts"] + o["dur"]),
@@ -106,3 +108,57 @@ def test_mi300_tensile_gemms_are_cube(samples):
     assert rows.loc["\t\tMatmul (Cube)", "Duration(ms)"] == pytest.approx(53.489573)
     assert rows.loc["\t\tMatmul (Cube)", "Duration(ms).1"] == pytest.approx(54.143552)
     assert rows.loc["\t\tMatmul (Vector)", "Duration(ms).1"] == pytest.approx(3.797577)
+
+
+B200_EXCERPT = DATA / "b200_vllm_moe_excerpt.pt.trace.json"
+#: CUBE_MASK words of the packaged compare_config.ini beyond the original's
+ADDED_CUBE_WORDS = ("nvjet", "cijk_", "sdpa", "fmha", "matmul_ogs", "bmm_")
+
+
+def _packaged_cube(name: str) -> bool:
+    """The packaged cube rule, written independently of classify.cube_name_test: the not-words are blanked
+    out first, and an Inductor pointwise / reduction kernel is never cube (none of its prefixes holds a word)."""
+    low = name.lower()
+    if low.startswith(("triton_poi_", "triton_red_", "triton_per_")):
+        return False
+    for outer in ("conversion", "convert", "fbgemm"):
+        low = low.replace(outer, "#")
+    return any(w in low for w in ORIGINAL_CUBE_WORDS + ADDED_CUBE_WORDS)
+
+
+def test_trtllm_gen_gemms_and_fmha_are_cube():
+    """vLLM on a B200 (one attention and one MoE layer): TensorRT-LLM's generated batched GEMMs (``bmm_*``)
+    and FMHA kernels (``fmhaSm100aKernel_*``) are Cube; they run under vLLM's own ops, so "Cube" (other),
+    not Flash Attention / Matmul. The original's keywords made them Vector."""
+    events = json.loads(B200_EXCERPT.read_text())["traceEvents"]
+    want = _independent(events, _packaged_cube)
+    assert _buckets(B200_EXCERPT) == want
+    # µs from the event list: fmhaSm100a 12.032, bmm_MxE4m3 102.304, bmm_Bfloat16 59.296, finalizeKernelVecLoad
+    # 7.2 (cube by its cutlass:: argument); nvjet 6.496 under aten::addmm; reshape_and_cache 4.288, quantize
+    # 4.544 and three routing kernels 2.656 + 4.704 + 4.704
+    assert want == {"other_cube": [180_832, 4], "matmul_cube": [6_496, 1], "vector_notrans": [20_896, 5]}
+
+
+@pytest.mark.parametrize("trace, figures", [
+    # vLLM eager on a B200: trtllm-gen bmm_ / fmhaSm100a (the original's keywords and rules: other Cube
+    # 0.706 ms (108), Vector 9.351 ms (550))
+    ("b200/eager_trace.json.gz", {"other_cube": [5_954_129, 144], "vector_notrans": [4_102_072, 514]}),
+    # vLLM piecewise CUDA graphs on an MI300X: triton_kernels' _matmul_ogs_ MoE GEMMs (the _finalize_matmul_scatter
+    # epilogue stays Vector)
+    ("inference/vllm_prefilldecode_piecewise/graph_execution.json.gz",
+     {"other_cube": [139_834_084, 120], "vector_notrans": [15_827_785, 292]}),
+    # SGLang on an MI300X: composable_kernel's FmhaBatchPrefill attention under sglang's own op
+    ("inference/sglang_prefilldecode/sglang_Qwen3-8B_prefilldecode.json.gz",
+     {"other_cube": [20_075_158, 36], "vector_notrans": [52_392_686, 346]}),
+    # torch.compile'd SD 3.5 on an MI300X: triton_{poi,red,per}_fused_..._convolution_... kernels are Vector
+    # (no "Cube" (other) row at all; the original's keywords and rules: 0.740 ms (17))
+    ("inference/xdit_sd_3.5/profile_trace_rank_0.json.gz", {"other_cube": None, "vector_notrans": [86_505_169, 4_234]}),
+])
+def test_inference_library_kernels(samples, trace, figures):
+    path = samples / "tracelens/tests/traces" / trace
+    if not path.is_file():
+        pytest.skip("sample absent")
+    want = _independent(json.load(gzip.open(path))["traceEvents"], _packaged_cube)
+    assert _buckets(path) == want
+    for bucket, figure in figures.items():
+        assert want.get(bucket) == figure

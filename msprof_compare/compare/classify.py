@@ -125,6 +125,13 @@ def is_backward_name(names: Iterable[str]) -> np.ndarray:
 #: holds "gemm" in the FBGEMM library's namespace ``fbgemm_gpu::`` of embedding, permute and quantize kernels.
 NOT_CUBE_WORDS = ("convert", "conversion", "fbgemm")
 
+#: Name prefixes of the kernels torch.compile (Inductor) generates for fused pointwise, reduction and
+#: persistent-reduction code (not the original's rule, see docs/differences.md). Their names list the aten ops
+#: fused into them (``triton_red_fused_..._addmm_clone_convolution_...``, ``..._fmha_v3_fwd_...``), whose
+#: matrix work runs in other kernels, so a CUBE_MASK word after the prefix does not count. Template kernels
+#: (``triton_tem_``, Inductor's GEMM / convolution codegen) keep every word.
+INDUCTOR_VECTOR_PREFIXES = ("triton_poi_", "triton_red_", "triton_per_")
+
 
 def _inside(name: str, at: int, word: str, outer: str) -> bool:
     """Is the occurrence of ``word`` at ``name[at:]`` part of an occurrence of ``outer``."""
@@ -136,17 +143,22 @@ def _inside(name: str, at: int, word: str, outer: str) -> bool:
     return False
 
 
-def cube_name_test(words: Iterable[str], not_words: Iterable[str] = NOT_CUBE_WORDS) -> Callable[[str], bool]:
+def cube_name_test(words: Iterable[str], not_words: Iterable[str] = NOT_CUBE_WORDS,
+                   vector_prefixes: Iterable[str] = INDUCTOR_VECTOR_PREFIXES) -> Callable[[str], bool]:
     """str -> bool for lower-cased GPU kernel names: holds one of ``words`` somewhere other than inside one
     of ``not_words`` (a not-word counts only for the words it strictly contains, so a CUBE_MASK that lists
-    ``convert`` itself still matches it). ``convolve_x_convert`` is cube by its first "conv"."""
+    ``convert`` itself still matches it). ``convolve_x_convert`` is cube by its first "conv". In a name
+    that starts with one of ``vector_prefixes`` only a word starting inside the prefix counts (so a
+    CUBE_MASK that lists ``triton_poi`` still matches those kernels)."""
     words = tuple(words)
+    prefixes = tuple(vector_prefixes)
     outers = {w: tuple(o for o in not_words if w in o and w != o) for w in words}
 
     def test(name: str) -> bool:
+        limit = next((len(p) for p in prefixes if name.startswith(p)), len(name))
         for w in words:
             at = name.find(w)
-            while at >= 0:
+            while 0 <= at < limit:
                 if not any(_inside(name, at, w, o) for o in outers[w]):
                     return True
                 at = name.find(w, at + 1)
@@ -156,7 +168,8 @@ def cube_name_test(words: Iterable[str], not_words: Iterable[str] = NOT_CUBE_WOR
 
 
 def is_cube_kernel_name(names: Iterable[str], kw: Keywords | None = None) -> np.ndarray:
-    """GPU cube kernels: lower-cased name contains a CUBE_MASK word outside ``NOT_CUBE_WORDS``."""
+    """GPU cube kernels: lower-cased name contains a CUBE_MASK word outside ``NOT_CUBE_WORDS``, not after an
+    ``INDUCTOR_VECTOR_PREFIXES`` prefix."""
     return per_unique(names, cube_name_test((kw or load_keywords()).cube))
 
 
