@@ -93,6 +93,16 @@ def subtract(a: Intervals, b: Intervals) -> Intervals:
     return _sweep(a, b, 1, 0)
 
 
+def longest_gap(busy: Intervals, lo: int, hi: int) -> tuple[int, int]:
+    """(start, length) of the longest stretch of ``[lo, hi)`` that ``busy`` does not cover (the first of
+    equal ones); (lo, 0) when it is all covered or empty."""
+    free = subtract((np.array([lo], dtype=np.int64), np.array([hi], dtype=np.int64)), busy)
+    if free[0].size == 0:
+        return int(lo), 0
+    i = int(np.argmax(free[1] - free[0]))
+    return int(free[0][i]), int(free[1][i] - free[0][i])
+
+
 def pairwise_overlaps(sets: list[Intervals]) -> dict[tuple[int, int], int]:
     """``length(intersect(sets[i], sets[j]))`` for every pair ``i < j`` whose overlap is not empty, from one
     sort of all intervals: an interval meets exactly the intervals that start at or after it and before

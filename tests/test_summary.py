@@ -261,7 +261,7 @@ def _profile(names, dims, meta=None, devices=0) -> Profile:
 
 class _Ctx:
     def __init__(self, base, comparison):
-        self.base, self.comparison, self.frames = base, comparison, {}
+        self.base, self.comparison, self.frames, self.cache = base, comparison, {}, {}
 
 
 def test_guards_warn_on_different_workloads(caplog):
@@ -696,7 +696,7 @@ def test_hardware_notes_only_for_the_hardware_compared(samples, base, comparison
     checks = g["Check"].tolist()
     assert checks[:5] == ["operator match rate", "input shapes of top operators", "step count", "world size",
                           "device count"]
-    assert checks[5:] == hardware_rows
+    assert checks[5:] == hardware_rows + ["longest idle stretch"]
     if "GPU vendor" in hardware_rows and "h100" in base:
         assert g.set_index("Check").loc["GPU vendor", ["Base", "Comparison", "Status"]].tolist() == \
             ["NVIDIA", "AMD", "note"]

@@ -121,3 +121,27 @@ def test_pairwise_overlaps_equal_pair_by_pair_intersections() -> None:
     # many sets that never overlap: nothing to report, and no pair is visited
     disjoint = [(np.array([10 * i]), np.array([10 * i + 5])) for i in range(2000)]
     assert tl.pairwise_overlaps(disjoint) == {}
+
+
+def test_longest_gap_cases():
+    busy = tl.union([10, 40, 45], [20, 42, 90])
+    assert tl.longest_gap(busy, 0, 100) == (20, 20)        # [20, 40) beats [0, 10), [42, 45) and [90, 100)
+    assert tl.longest_gap(busy, 0, 60) == (20, 20)
+    assert tl.longest_gap(busy, 10, 90) == (20, 20)
+    assert tl.longest_gap(tl.union([0], [10]), 0, 30) == (10, 20)   # after the last busy interval
+    assert tl.longest_gap(tl.union([25], [30]), 0, 30) == (0, 25)   # before the first
+    assert tl.longest_gap(tl.union([0, 20], [5, 25]), 0, 45) == (25, 20)
+    assert tl.longest_gap(tl.union([0, 10], [5, 15]), 0, 20) == (5, 5)    # equal stretches: the first
+    assert tl.longest_gap(tl.union([0], [50]), 0, 50) == (0, 0)
+    assert tl.longest_gap(tl.empty(), 7, 19) == (7, 12)
+    assert tl.longest_gap(busy, 5, 5) == (5, 0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_iv, st.integers(0, 40), st.integers(0, 80))
+def test_longest_gap_against_brute_force(a, lo, span):
+    hi = min(lo + span, 80)
+    free = _from_mask(~_mask(a)[:hi])
+    free = [(max(s, lo), e) for s, e in free if e > lo]
+    want = max(free, key=lambda p: (p[1] - p[0], -p[0]), default=(lo, lo))
+    assert tl.longest_gap(tl.union(*_iv_of(a)), lo, hi) == (want[0], want[1] - want[0])

@@ -67,6 +67,9 @@ class Breakdown:
     sdma_bandwidth: float = 0.0                  # GB/s
     hide_op_details: bool = False                # NPU kernel_details.csv without PMU columns
     not_minimal: bool = False                    # NPU: "E2E Time(Not minimal profiling)"
+    #: (start ns, length ns) of the longest stretch of the E2E window with no computing and no communication:
+    #: one long stretch (a profile opened long before the work, a stall) can be most of E2E and Free Time
+    idle: tuple[int, int] = (0, 0)
     #: Rows the data could not provide, with the reason (shown as one log line each).
     missing: list[str] = field(default_factory=list)
 

@@ -115,6 +115,9 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
     comm_sel = work & comm
     if comm_sel.any():
         bd.uncovered_comm_ns = tl.length(tl.subtract((ts[comm_sel], end[comm_sel]), comp_iv))
+    if has_stream.any():
+        bd.idle = tl.longest_gap(tl.union(ts[work], end[work]), int(ts[has_stream].min()),
+                                 int(end[has_stream].max()))
 
     # categorise the computing kernels (reference-1 §3.7, GPU variant)
     cnames = names[compute]

@@ -265,6 +265,8 @@ def _overlap(profile: Profile, bd: Breakdown) -> bool:
     bd.computing_ns = int(d[names == COMPUTING].sum())
     bd.uncovered_comm_ns = int(d[names == NOT_OVERLAPPED].sum())
     bd.e2e_ns = int((ts + d).max() - ts.min())
+    busy = (names == COMPUTING) | (names == NOT_OVERLAPPED)
+    bd.idle = timeline.longest_gap(timeline.union(ts[busy], ts[busy] + d[busy]), int(ts.min()), int((ts + d).max()))
     return True
 
 

@@ -442,9 +442,32 @@ EXPORT_CHECK = "NPU export kind"
 SETTINGS_CHECK = "NPU profiler settings"
 #: Checks that fail on the same workload too (other hardware, another export, other profiler settings): each
 #: is its own warning, about how to read the figures, not part of the "may not be the same workload" block.
+IDLE_CHECK = "longest idle stretch"
 NOTE_CHECKS = {VENDOR_CHECK: "Base and comparison GPUs are from different vendors",
                EXPORT_CHECK: "Base and comparison are different kinds of NPU export",
-               SETTINGS_CHECK: "Base and comparison were collected with different NPU profiler settings"}
+               SETTINGS_CHECK: "Base and comparison were collected with different NPU profiler settings",
+               IDLE_CHECK: "One stretch without device work is half or more of a side's E2E time"}
+#: Share of E2E from which one idle stretch is a note: the sample traces' longest stretches are under 10 % of
+#: E2E for training steps and 30-45 % for some benchmark loops, and 50-98 % where a profile holds one long stall
+#: or opens long before the work (hta's PARAM AlexNet: 10.9 of 12.9 s)
+IDLE_SHARE = 0.5
+
+
+def _idle_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any]:
+    """The longest stretch of each side's E2E window with no computing and no communication, as a share of E2E:
+    it counts in E2E and Free Time whole, so where it is most of one side's E2E, so is the difference."""
+    shares = [bd.idle[1] / bd.e2e_ns if bd.e2e_ns > 0 else None for bd in bds]
+    known = [x for x in shares if x is not None]
+    ok = None if len(known) < 2 else all(x < IDLE_SHARE for x in known)
+    where = ", ".join(f"{side} {bd.idle[1] / 1e6:,.3f} ms from ts {bd.idle[0] / 1e3:.3f} us"
+                      for side, bd in zip(("base", "comparison"), bds, strict=True) if bd.e2e_ns > 0)
+    detail = f"the longest stretch with no computing and no communication, as a share of E2E: {where}"
+    if ok is False:
+        detail += ("; Free Time holds it whole, so the E2E difference is mostly that stretch (a profile opened long "
+                   "before the work, a stall, a host-side wait): compare Computing Time and its categories")
+    else:
+        detail += f"; a note from {IDLE_SHARE:.0%}"
+    return _guard(IDLE_CHECK, ok, shares[0], shares[1], detail)
 
 
 def _npu_settings(b: Any, c: Any) -> tuple[str, str] | None:
@@ -594,6 +617,9 @@ def guards(ctx: RunContext) -> pd.DataFrame:
         rows.append(_guard(VENDOR_CHECK, None if vb is None or vc is None else vb == vc, vb, vc,
                            "AMD's flash-attention kernels (aotriton's attn_fwd) hold no Cube keyword, NVIDIA's "
                            "do: across vendors compare the Flash Attention totals, not their Cube / Vector split"))
+    bds = find_breakdowns(ctx)
+    if bds is not None:
+        rows.append(_idle_row(bds))
     # object columns: inference would turn a column of counts and one rate into floats, counts into rates
     return pd.DataFrame({c: pd.Series([r[c] for r in rows], dtype=object) for c in GUARD_COLUMNS})
 

@@ -1,0 +1,177 @@
+"""The longest stretch without device work (Breakdown.idle) and the Summary's "longest idle stretch" note.
+
+Each side's figure is recomputed here from the raw data (json module walk, Decimal µs -> ns, a plain sorted
+sweep), not with msprof_compare.timeline.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import logging
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from msprof_compare.api import compare
+from msprof_compare.compare import summary
+from msprof_compare.compare.breakdown import Breakdown
+from msprof_compare.compare.breakdown_db import db_breakdown
+from msprof_compare.compare.breakdown_gpu import gpu_breakdown
+from msprof_compare.compare.breakdown_npu import npu_breakdown
+from msprof_compare.loaders import load_profile
+from msprof_compare.options import Options
+
+DATA = Path(__file__).resolve().parent / "data"
+OPTS = Options(enable_profiling_compare=True)
+SGLANG_DECODE = "tracelens/tests/traces/inference/sglang_decode/sglang_Qwen3-8B_decode.json.gz"
+SGLANG_PREFILL = "tracelens/tests/traces/inference/sglang_prefilldecode/sglang_Qwen3-8B_prefilldecode.json.gz"
+HTA_ALEXNET = "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"
+
+
+def _ns(v) -> int:
+    return int(Decimal(str(v)) * 1000)
+
+
+def _longest_free(busy: list[tuple[int, int]], lo: int, hi: int) -> tuple[int, int]:
+    """(start, length) of the longest part of [lo, hi) no busy interval covers (the first of equal ones)."""
+    best, at = (lo, 0), lo
+    for s, e in sorted(busy):
+        if s > at and min(s, hi) - at > best[1]:
+            best = (at, min(s, hi) - at)
+        at = max(at, e)
+    if hi - at > best[1]:
+        best = (at, hi - at)
+    return best
+
+
+def _kineto(events: list[dict]) -> tuple[tuple[int, int], int]:
+    """(longest stretch, E2E). Busy: every kernel (computing and nccl); window: kernels and memcpys with a
+    stream (reference-1 §4.3)."""
+    dev = [e for e in events if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy")]
+    timed = [(_ns(e["ts"]), _ns(e["ts"]) + _ns(e["dur"])) for e in dev if "stream" in e.get("args", {})]
+    busy = [(_ns(e["ts"]), _ns(e["ts"]) + _ns(e["dur"])) for e in dev if e["cat"] == "kernel"]
+    lo, hi = min(s for s, _ in timed), max(e for _, e in timed)
+    return _longest_free(busy, lo, hi), hi - lo
+
+
+def test_gpu_excerpt():
+    path = DATA / "kineto" / "h100_timesformer_excerpt.pt.trace.json"
+    want, e2e = _kineto(json.loads(path.read_text())["traceEvents"])
+    bd = gpu_breakdown(load_profile(str(path), OPTS), OPTS)
+    assert bd.idle == want and bd.e2e_ns == e2e and 0 < want[1] <= bd.free_ns
+
+
+def _overlap_lane(pt: Path) -> list[tuple[str, int, int]]:
+    raw = json.loads((pt / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text())
+    pid = next(e["pid"] for e in raw if e.get("ph") == "M" and e["name"] == "process_name"
+               and e["args"]["name"] == "Overlap Analysis")
+    return [(e["name"], _ns(e["ts"]), _ns(e["ts"]) + _ns(e["dur"]))
+            for e in raw if e.get("ph") == "X" and e["pid"] == pid]
+
+
+def _npu_idle(ov: list[tuple[str, int, int]]) -> tuple[int, int]:
+    """Busy: the Overlap Analysis lane's Computing and Communication(Not Overlapped) events (what Free Time
+    leaves out); window: the whole lane."""
+    busy = [(s, e) for n, s, e in ov if n in ("Computing", "Communication(Not Overlapped)")]
+    return _longest_free(busy, min(s for _, s, _ in ov), max(e for _, _, e in ov))
+
+
+def test_npu_text_excerpt():
+    """The excerpt keeps one long Communication event and not all the Not Overlapped parts after the last
+    computing task, so its longest stretch (77.300 ms) is at the end of the window."""
+    pt = DATA / "npu" / "rank0_ascend_pt"
+    want = _npu_idle(_overlap_lane(pt))
+    assert npu_breakdown(load_profile(str(pt), OPTS), OPTS).idle == want
+    assert want[1] == 77_299_624
+
+
+def test_npu_text_sample_is_the_longest_free_run(samples):
+    """On a whole export the Free events fill exactly the rest of the lane: the stretch is the longest run of
+    touching Free events (1.319 ms of AlexNet's 136.581 ms level-1 step)."""
+    pt = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+    ov = _overlap_lane(pt)
+    want = _npu_idle(ov)
+    assert npu_breakdown(load_profile(str(pt), OPTS), OPTS).idle == want
+    runs: list[list[int]] = []
+    for s, e in sorted((s, e) for n, s, e in ov if n == "Free"):
+        if runs and s <= runs[-1][1]:
+            runs[-1][1] = max(runs[-1][1], e)
+        else:
+            runs.append([s, e])
+    assert max(e - s for s, e in runs) == want[1] == 1_318_826
+
+
+def test_db_excerpt_stretch_is_free():
+    """DB: no computing task or communication op touches the stretch, it lies in the E2E window, and it is at
+    least as long as every other uncovered run between them."""
+    p = load_profile(str(DATA / "db" / "l1" / "ascend_pytorch_profiler_0.db"), OPTS)
+    bd = db_breakdown(p, OPTS)
+    start, length = bd.idle
+    assert 0 < length <= bd.free_ns
+    ops = p.comm[p.comm["lane"] == "op"]
+    spans = [(int(s), int(s + d)) for f in (p.kernels, ops) for s, d in zip(f["ts"], f["dur"], strict=True)]
+    assert not any(s < start + length and e > start for s, e in spans)
+    lo, hi = min(s for s, _ in spans), max(e for _, e in spans)
+    inner = _longest_free(spans, lo, hi)
+    assert length >= inner[1]
+
+
+def test_sglang_decode_note(samples, caplog):
+    """SGLang decode on an MI300X: one arange kernel runs 463 ms before the rest of the step, so one idle stretch
+    is 97.8 % of E2E; the prefill + decode trace's longest stretch is 49.96 %, under the threshold."""
+    base, comp = samples / SGLANG_DECODE, samples / SGLANG_PREFILL
+    want_b, e2e_b = _kineto(json.load(gzip.open(base))["traceEvents"])
+    want_c, e2e_c = _kineto(json.load(gzip.open(comp))["traceEvents"])
+    assert (want_b[1], e2e_b) == (463_295_405, 473_749_943)
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(base), str(comp), enable_profiling_compare=True)
+    row = res.guards.set_index("Check").loc[summary.IDLE_CHECK]
+    assert row["Status"] == "note"
+    assert (row["Base"], row["Comparison"]) == (want_b[1] / e2e_b, want_c[1] / e2e_c)
+    assert row["Comparison"] < summary.IDLE_SHARE <= row["Base"]
+    assert f"base {want_b[1] / 1e6:,.3f} ms from ts {want_b[0] / 1e3:.3f} us" in row["Detail"]
+    assert f"comparison {want_c[1] / 1e6:,.3f} ms from ts {want_c[0] / 1e3:.3f} us" in row["Detail"]
+    notes = [r.getMessage() for r in caplog.records if summary.NOTE_CHECKS[summary.IDLE_CHECK] in r.getMessage()]
+    assert len(notes) == 1 and "(base 97.8%, comparison 50.0%)" in notes[0]
+
+
+def _bd(e2e: int, idle: int) -> Breakdown:
+    bd = Breakdown("GPU")
+    bd.e2e_ns, bd.idle = e2e, (1_000, idle)
+    return bd
+
+
+@pytest.mark.parametrize("sides, status", [
+    (((100, 49), (200, 99)), "ok"),           # under half on both sides
+    (((100, 50), (200, 10)), "note"),         # exactly half on one side
+    (((100, 10), (200, 150)), "note"),
+    (((0, 0), (200, 150)), "unknown"),        # one side has no E2E window
+])
+def test_row_status(sides, status):
+    row = summary._idle_row(tuple(_bd(*s) for s in sides))
+    assert row["Check"] == summary.IDLE_CHECK and row["Status"] == status
+    b, c = (s[1] / s[0] if s[0] else None for s in sides)
+    assert (row["Base"], row["Comparison"]) == (b, c)
+    assert ("Free Time holds it whole" in row["Detail"]) == (status == "note")
+
+
+def test_no_row_without_the_time_breakdown():
+    """The stretch comes from the time breakdown: a run without the profiling comparison has no such row."""
+    path = str(DATA / "kineto" / "h100_timesformer_excerpt.pt.trace.json")
+    assert summary.IDLE_CHECK not in compare(path, path, enable_operator_compare=True).guards["Check"].tolist()
+    g = compare(path, path, enable_profiling_compare=True).guards.set_index("Check")
+    assert g.loc[summary.IDLE_CHECK, "Status"] == "ok"
+
+
+def test_hta_alexnet_against_npu(samples):
+    """Reference pair 4's GPU side (hta's PARAM AlexNet benchmark) idles 10.858 of its 12.920 s E2E in one
+    stretch: its E2E against the NPU training step is mostly that stretch."""
+    path = samples / HTA_ALEXNET
+    want, _ = _kineto(json.load(gzip.open(path))["traceEvents"])
+    res = compare(str(path), str(samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"),
+                  enable_profiling_compare=True)
+    row = res.guards.set_index("Check").loc[summary.IDLE_CHECK]
+    assert row["Status"] == "note" and want[1] // 1_000_000 == 10_857
+    assert f"base {want[1] / 1e6:,.3f} ms" in row["Detail"]
