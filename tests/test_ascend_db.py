@@ -579,7 +579,7 @@ def test_db_text_time_check_flags_the_same_cells_as_before(decl: str) -> None:
               "-9223372036854775808", "00009223372036854775807", "99999999999999999999", b"5", b"", b"abc",
               "1736410576395167660", "\u0665", "1000000000000000000", "999999999999999999", "0999999999999999999",
               " 173641057639516766", "+173641057639516766", "-173641057639516766", "1736410576395167660 ",
-              "9223372036854775806", "\uff11" * 19, "17364105763951676601"]
+              "9223372036854775806", "\uff11" * 19, "17364105763951676601", b"1736410576395167660"]
     con = sqlite3.connect(":memory:")
     con.execute(f"CREATE TABLE T (v {decl})")
     con.executemany("INSERT INTO T (v) VALUES (?)", [(v,) for v in values])
@@ -898,6 +898,31 @@ def test_pmu_cells_are_read_by_one_rule_whatever_their_neighbours(tmp_path: Path
     frac = edited_copy(L1, _db(tmp_path / "b"), "UPDATE TASK_PMU_INFO SET globalTaskId = 3.7 WHERE rowid = 188")
     with pytest.raises(ProfileError, match=r"table TASK_PMU_INFO: column globalTaskId holds 3\.7, not an integer"):
         load_profile(str(frac), OPTS)
+
+
+def test_pmu_task_id_beyond_int64_is_no_integer(tmp_path: Path) -> None:
+    """A TASK_PMU_INFO task id of 1e30 (SQLite keeps the text '1e30' or a number beyond int64 as a REAL) is named
+    as no integer, as 3.7 is: the bulk conversion's OverflowError must send the batch to the per-row check, not
+    escape as an internal error."""
+    big = edited_copy(L1, _db(tmp_path), "UPDATE TASK_PMU_INFO SET globalTaskId = 1e30 WHERE rowid = 188")
+    with pytest.raises(ProfileError, match=r"table TASK_PMU_INFO: column globalTaskId holds 1e\+30, not an integer"):
+        load_profile(str(big), OPTS)
+
+
+def test_db_profiler_info_that_is_no_object_leaves_the_settings_out(tmp_path: Path) -> None:
+    """profiler_info_0.json beside a DB export feeds only the Summary's settings note: an object's level is read,
+    a file whose top level is no object (a list) is passed over like one that cannot be decoded."""
+    root = tmp_path / "rank0_ascend_pt"
+    (root / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
+    shutil.copyfile(L1, root / "ASCEND_PROFILER_OUTPUT" / L1.name)
+    info = root / "profiler_info_0.json"
+    opts, _ = build_options(enable_profiling_compare=True)
+    info.write_text('{"config": {"experimental_config": {"_profiler_level": "Level1"}}}')
+    p = load_profile(str(root), opts)
+    assert p.extra["profiler_level"] == "Level1" and p.files["profiler_info"] == str(info)
+    info.write_text('[{"config": {"experimental_config": {"_profiler_level": "Level1"}}}]')
+    p = load_profile(str(root), opts)
+    assert "profiler_level" not in p.extra and "profiler_info" not in p.files
 
 
 def test_repeated_step_ids_place_tasks_by_the_first_row(tmp_path: Path) -> None:

@@ -336,6 +336,21 @@ def test_size_caps_from_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: P
         assert err.value.hint.endswith(f"unset it for {5 * 1024**3}")
 
 
+def test_size_cap_of_zero_bytes(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A cap of "0" (leading zeros alike) is 0 bytes, not the default and not 1: an empty file passes, one byte
+    is over; digits after leading zeros are read as they are."""
+    for raw, cap in (("0", 0), ("000", 0), ("0042", 42)):
+        monkeypatch.setenv("MSPROF_COMPARE_MAX_DB_BYTES", raw)
+        assert paths.size_cap("db") == cap, raw
+    monkeypatch.setenv("MSPROF_COMPARE_MAX_DB_BYTES", "0")
+    f = tmp_path / "ascend_pytorch_profiler_0.db"
+    f.write_bytes(b"")
+    paths.check_input(str(f), force=False, kind="db")
+    f.write_bytes(b"x")
+    with pytest.raises(ProfileError, match="file is 1 bytes, over the 0 byte limit"):
+        paths.check_input(str(f), force=False, kind="db")
+
+
 def test_raised_trace_cap_reads_a_real_gzip_trace(monkeypatch: pytest.MonkeyPatch) -> None:
     """A trace cap raised as the over-cap hint advises reads a gzip trace: the decompressed trace was read as
     one read(cap + 1), which allocates cap + 1 bytes at once ("out of memory" for a 100 GB cap on a 23 GB

@@ -280,6 +280,10 @@ def test_console_waterfall_shows_no_negative_zero():
     ("a\nb\nc\nd", 20, 4),                             # line breaks count, empty lines too
     ("a\n\nb", 20, 3),
     ("测试" * 10, 14, 4),                                 # wide characters take two units: 40 in 12-unit lines
+    ("Ａ" * 12, 14, 2),                                   # full-width ones too: 24 units in 12-unit lines
+    ("ab cd", 7, 1),                                     # a word that fills the line to its last unit
+    ("x" * 12 + " y", 14, 2),                            # a word of exactly one line leaves no room after it
+    ("ab", 2, 2),                                        # a column of 2 or less: lines of one unit, no zero
 ])
 def test_wrapped_lines_wrap_at_spaces_then_inside_long_words(text, width, lines):
     assert charts._wrapped_lines(text, width) == lines

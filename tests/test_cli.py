@@ -117,6 +117,23 @@ def test_parsed_values_reach_the_api(monkeypatch: pytest.MonkeyPatch, capsys: py
     assert (seen["comparison_profiling_path"], seen["base_profiling_path"]) == ("c", "b")
 
 
+def test_api_paths_expand_home_and_drop_a_leading_equals(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         caplog: pytest.LogCaptureFixture) -> None:
+    """compare() reads a path as the CLI's clean_path does: "~" is the home directory and a leading "=" (``-d=X``
+    typed ``-d =X``) is dropped, in the loaders and in the same-input check alike."""
+    from msprof_compare.api import compare
+
+    home, cwd = tmp_path / "home", tmp_path / "cwd"
+    home.mkdir()
+    cwd.mkdir()
+    os.link(SAMPLE_BASE, home / SAMPLE_BASE.name)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(cwd)  # no "~" folder relative to the working directory
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(f"~/{SAMPLE_BASE.name}", f"=~/{SAMPLE_BASE.name}")
+    assert len(res.sheets) and [m for m in caplog.messages if "same input" in m]
+
+
 def test_clean_path() -> None:
     assert cli.clean_path(None) is None
     assert cli.clean_path("==a/b") == "a/b"

@@ -380,6 +380,26 @@ def test_block_writer_is_byte_identical_to_cell_writes(tmp_path: Path, monkeypat
         assert fast[name] == cells[name], name
 
 
+@pytest.mark.skipif(not excel.FAST_WRITER, reason="block writer disabled for this xlsxwriter release")
+def test_block_writer_int_ratios_are_red_as_cell_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The int fast path is for columns without red cells (Order Id, counts): an int in a ratio column takes the
+    general path, red above 1 as xlsxwriter's cell writes make it."""
+    sheet = _edge_sheet("Ints")
+    sheet.data["d"] = [(i % 5) - 2 for i in range(len(sheet.data))]  # -2 .. 2
+    blocks = []
+    real = excel._FastWorksheet.write_block
+    monkeypatch.setattr(excel._FastWorksheet, "write_block", lambda *a: blocks.append(real(*a)) or True)
+    excel.render([sheet], str(tmp_path / "fast.xlsx"), ("Base Profiling: b", "Comparison Profiling: c"))
+    assert blocks == [True]
+    monkeypatch.setattr(excel._FastWorksheet, "write_block", lambda *a: False)
+    excel.render([sheet], str(tmp_path / "cells.xlsx"), ("Base Profiling: b", "Comparison Profiling: c"))
+    assert _parts(tmp_path / "fast.xlsx") == _parts(tmp_path / "cells.xlsx")
+    ws = openpyxl.load_workbook(tmp_path / "fast.xlsx")["Ints"]
+    d = [ws.cell(row=4 + i, column=4) for i in range(5)]
+    assert [c.value for c in d] == [-2, -1, 0, 1, 2]
+    assert [c.fill.fgColor.rgb == "FFFF0000" for c in d] == [False, False, False, False, True]
+
+
 def test_block_writer_values_read_back(tmp_out: Path) -> None:
     """What a reader sees: text verbatim (never a formula), red ratio cells, INF, blanks, cut long text."""
     sheet = _edge_sheet("KernelCompare", 16)

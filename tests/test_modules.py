@@ -348,6 +348,17 @@ def test_one_sided_modules_in_both_sheets() -> None:
     assert rate[["what", "matched", "base_total", "comparison_total"]].tolist() == ["modules", 2, 4, 4]
 
 
+def test_one_sided_module_totals_are_floats() -> None:
+    """ModuleCompare's TOTAL times of an absent side are 0.0 like a present side's (self_ns / 1000): int 0 made
+    the time columns mix int and float (0 against 0.0 in the JSON report)."""
+    ctx = ctx_of(net_profile(), net_profile(linear="nn.Module: Conv_0"))
+    detail = operators.build(ctx)[1].data
+    totals = detail[detail.iloc[:, 4] == "TOTAL"]
+    assert len(totals) == 6 and {0.0} < set(totals.iloc[:, 7].tolist() + totals.iloc[:, 11].tolist())
+    for col in (6, 7, 10, 11):  # Device Self / Total Time(us) of each side
+        assert {type(v) for v in totals.iloc[:, col].tolist()} == {float}, detail.columns[col]
+
+
 def test_kernel_launched_after_the_last_op_of_the_last_module() -> None:
     """A kernel whose launch (flow start, 45 us) lies in ReLU_0 after its only op (aten::relu, 36-41 us) counts
     in ReLU_0's self time but goes to no op (ReLU_0 is the last module: no backward flow here)."""

@@ -664,6 +664,14 @@ def test_zero_computing_residual_on_one_side_is_no_overlap():
     assert steps["Other Computing"] == (0, 150_000) and summary.OVERLAP_STEP not in steps
 
 
+def test_world_size_digits_at_the_int64_edge():
+    """A world size text of 19 digits within int64 is read; leading zeros count neither toward the 19 digits
+    nor toward int()'s 4,300-digit limit (int() raised on the whole text)."""
+    for v, want in (("9223372036854775807", 2**63 - 1), ("1000000000000000000", 10**18),
+                    ("9223372036854775808", None), ("0" * 5000 + "8", 8), ("000", 0)):
+        assert summary._world_size({"distributedInfo": {"world_size": v}}) == want, v[:20]
+
+
 def test_device_count_unknown_when_one_side_has_none():
     base = _profile(["aten::mm"], ["[[2, 3]]"], devices=2)
     comp = _profile(["aten::mm"], ["[[2, 3]]"])
@@ -774,3 +782,14 @@ def test_npu_profiler_settings_of_db_exports(samples, tmp_path, caplog):
         res = compare(str(broken), str(db2), enable_profiling_compare=True)
     assert "NPU profiler settings" not in res.guards["Check"].tolist()
     assert not [m for m in caplog.messages if "profiler_info" in m or "profiler info" in m]
+
+
+def test_npu_profiler_settings_note_does_not_depend_on_the_export_kind(samples):
+    """The text loader reads profiler_info.json only for the profiling comparison; the DB loader reads it
+    under the same condition, so a DB pair and a text pair of the same runs (pair 3 and pair 1: Level1 vs
+    Level2) agree on whether the settings note appears, whatever comparison is asked for."""
+    db = [samples / f"msinsight/test/data/pytorch/db/level{i}/rank0_ascend_pt" for i in (1, 2)]
+    for options in ({"enable_operator_compare": True}, {"enable_profiling_compare": True}):
+        text_checks = compare(str(samples / NPU_L1), str(samples / NPU_L2), **options).guards["Check"].tolist()
+        db_checks = compare(str(db[0]), str(db[1]), **options).guards["Check"].tolist()
+        assert ("NPU profiler settings" in db_checks) == ("NPU profiler settings" in text_checks), options
