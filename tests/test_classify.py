@@ -75,7 +75,8 @@ def test_current_gpu_library_names_are_keywords():
     """Words added to the original's defaults (docs/differences.md, "GPU kernel and operator names of current
     libraries"): cuDNN SDPA ops are FA, cuBLAS nvjet, AMD Tensile and cuDNN fused-attention kernels are cube."""
     kw = cl.load_keywords()
-    assert "cudnn_attention" in kw.fa and {"nvjet", "cijk_", "sdpa", "fmha", "matmul_ogs", "bmm_"} <= kw.cube
+    assert "cudnn_attention" in kw.fa
+    assert {"nvjet", "cijk_", "sdpa", "fmha", "matmul_ogs", "bmm_", "triton_tem_"} <= kw.cube
     assert cl.cube_op_kind(["aten::_scaled_dot_product_cudnn_attention", "aten::_cudnn_attention_backward"]
                            ).tolist() == [cl.OP_FA, cl.OP_FA]
     assert cl.is_cube_kernel_name([
@@ -89,25 +90,45 @@ def test_current_gpu_library_names_are_keywords():
         "aiter::fmha_fwd_hd128_bf16_rtz",                                                    # AMD aiter
         "_matmul_ogs_NNT_bf16xbf16xmxfp4_128x128x128x1_swiglu",                               # triton_kernels (vLLM)
     ]).all()
-    # the MoE epilogue of triton_kernels holds "matmul" but no "matmul_ogs"
-    assert not cl.is_cube_kernel_name(["_finalize_matmul_scatter_bf16"]).any()
+    # the MoE epilogue of triton_kernels holds "matmul" but no "matmul_ogs"; TensorRT-LLM's multi-CTA decode
+    # reduction holds "fmha" only inside "fmhaReduction"
+    assert not cl.is_cube_kernel_name(["_finalize_matmul_scatter_bf16",
+                                       "void tensorrt_llm::kernels::fmhaReductionKernel<__nv_bfloat16>(KernelParams)",
+                                       ]).any()
 
 
 def test_inductor_pointwise_and_reduction_kernels_are_not_cube():
-    """torch.compile names its fused pointwise / reduction kernels after the aten ops fused into them; a cube
-    word there names an op whose matrix work ran elsewhere. Template kernels (``triton_tem_``) are GEMMs."""
+    """torch.compile names its fused pointwise / reduction / foreach kernels after the aten ops fused into them; a
+    cube word there names an op whose matrix work ran elsewhere. Its template kernels (``triton_tem_``) are GEMMs,
+    convolutions or flex attention."""
     names = ["triton_red_fused__unsafe_view_add_addmm_clone_convolution_mul_native_layer_norm_12",  # xdit SD 3.5
              "triton_poi_fused__to_copy_add_cat_fmha_v3_fwd_mul_neg_stack_unbind_unsqueeze_view_13",  # xdit flux
              "triton_per_fused__unsafe_view_add_clone_convolution_native_layer_norm_slice_5",
-             "triton_tem_fused_addmm_gemm_0",             # a template kernel keeps its words
+             "triton_for_fused_convolution_0",
+             "triton_tem_fused_mm_0", "triton_tem_fused_addmm_1", "triton_tem_fused_bmm_2",
              "my_triton_poi_fused_conv",                  # the prefix counts only at the start
              "Triton_Red_Fused_Convolution_1"]            # names are lower-cased first
-    assert cl.is_cube_kernel_name(names).tolist() == [False, False, False, True, True, False]
-    # a word starting inside the prefix still counts, so an ini can make these kernels Cube again
+    assert cl.is_cube_kernel_name(names).tolist() == [False, False, False, False, True, True, True, True, False]
+    # a word starting inside the prefix still counts
     assert cl.cube_name_test(["triton_poi"])("triton_poi_fused_conv_0")
     assert cl.cube_name_test(["poi_f"])("triton_poi_fused_x")
     assert not cl.cube_name_test(["fused"])("triton_poi_fused_x")
     assert cl.cube_name_test(["conv"], vector_prefixes=())("triton_poi_fused_convolution_0")
+
+
+def test_not_cube_prefix_key(tmp_path, monkeypatch):
+    """NOT_CUBE_PREFIX is ours and optional: a file without it (one written for the original) gets the Inductor
+    prefixes, an empty value switches the rule off, a value replaces the list."""
+    base = "[OP_MASK]\nFA_MASK=a\nCONV_MASK=b\nMATMUL_MASK=c\nCUBE_MASK=conv\nTRANS_MASK=y\nMC2_KERNEL=z\n"
+    ini = tmp_path / "k.ini"
+    monkeypatch.setenv(cl.CONFIG_ENV, str(ini))
+    names = ["triton_red_fused_convolution_0", "mine_fused_convolution_1"]
+    for extra, want in (("", [False, True]), ("NOT_CUBE_PREFIX =\n", [True, True]),
+                        ("NOT_CUBE_PREFIX = Mine_\n", [True, False])):
+        ini.write_text(base + extra)
+        assert cl.is_cube_kernel_name(names).tolist() == want, extra
+    assert cl.load_keywords().not_cube_prefix == ("mine_",)
+    assert cl.load_keywords(cl._DEFAULT_INI).not_cube_prefix == tuple(sorted(cl.INDUCTOR_VECTOR_PREFIXES))
 
 
 def test_cube_word_inside_convert_or_fbgemm_does_not_count():

@@ -112,16 +112,16 @@ def test_mi300_tensile_gemms_are_cube(samples):
 
 B200_EXCERPT = DATA / "b200_vllm_moe_excerpt.pt.trace.json"
 #: CUBE_MASK words of the packaged compare_config.ini beyond the original's
-ADDED_CUBE_WORDS = ("nvjet", "cijk_", "sdpa", "fmha", "matmul_ogs", "bmm_")
+ADDED_CUBE_WORDS = ("nvjet", "cijk_", "sdpa", "fmha", "matmul_ogs", "bmm_", "triton_tem_")
 
 
 def _packaged_cube(name: str) -> bool:
     """The packaged cube rule, written independently of classify.cube_name_test: the not-words are blanked
     out first, and an Inductor pointwise / reduction kernel is never cube (none of its prefixes holds a word)."""
     low = name.lower()
-    if low.startswith(("triton_poi_", "triton_red_", "triton_per_")):
+    if low.startswith(("triton_poi_", "triton_red_", "triton_per_", "triton_for_")):
         return False
-    for outer in ("conversion", "convert", "fbgemm"):
+    for outer in ("conversion", "convert", "fbgemm", "fmhareduction"):
         low = low.replace(outer, "#")
     return any(w in low for w in ORIGINAL_CUBE_WORDS + ADDED_CUBE_WORDS)
 

@@ -10,8 +10,11 @@ rendering (reference-1 §8).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
+
+from .. import timeline as tl
 
 #: Categorised computing buckets (reference-1 §8.1), in OverallMetrics order.
 BUCKETS = (
@@ -44,6 +47,14 @@ class MC2:
     count: int = 0
 
 
+class Stretch(NamedTuple):
+    """A stretch of one side's E2E window: where it starts (trace clock and from the window's start), how long."""
+
+    start_ns: int = 0
+    length_ns: int = 0
+    offset_ns: int = 0
+
+
 @dataclass
 class Breakdown:
     """The time breakdown of one profile (reference-1 §3-§9)."""
@@ -67,9 +78,15 @@ class Breakdown:
     sdma_bandwidth: float = 0.0                  # GB/s
     hide_op_details: bool = False                # NPU kernel_details.csv without PMU columns
     not_minimal: bool = False                    # NPU: "E2E Time(Not minimal profiling)"
-    #: (start ns, length ns) of the longest stretch of the E2E window with no computing and no communication:
-    #: one long stretch (a profile opened long before the work, a stall) can be most of E2E and Free Time
-    idle: tuple[int, int] = (0, 0)
+    #: the longest stretch of the E2E window with no computing and no communication: one long stretch (a profile
+    #: opened long before the work, a stall) can be most of E2E and Free Time
+    longest_idle: Stretch = field(default_factory=Stretch)
+
+    def set_window(self, lo: int, hi: int, busy: tl.Intervals) -> None:
+        """E2E and the longest idle stretch from one window, so the two cannot drift apart."""
+        self.e2e_ns = max(0, int(hi) - int(lo))
+        start, length = tl.longest_gap(busy, int(lo), int(hi)) if hi > lo else (int(lo), 0)
+        self.longest_idle = Stretch(start, length, start - int(lo))
     #: Rows the data could not provide, with the reason (shown as one log line each).
     missing: list[str] = field(default_factory=list)
 

@@ -187,8 +187,7 @@ def _intervals(profile: Profile, bd: Breakdown) -> timeline.Intervals:
             first.append(int(other["first_start"].min()))
             last.append(int(other["last_end"].max()))
     if first:
-        bd.e2e_ns = max(0, max(last) - min(first))
-        bd.idle = timeline.longest_gap(busy, min(first), max(last))
+        bd.set_window(min(first), max(last), busy)
     else:
         bd.missing.append(f"{profile.path}: no computing task, communication op or device task in range")
     return timeline.subtract(busy, compute)

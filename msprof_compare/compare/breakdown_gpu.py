@@ -95,8 +95,6 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
     has_stream = stream >= 0
     comm = _starts_with_any(names, COMM_PREFIXES)
 
-    if has_stream.any():
-        bd.e2e_ns = int(end[has_stream].max() - ts[has_stream].min())
 
     cand = is_kernel & ~comm & has_stream
     if not cand.any():  # no compute stream, so no E2E window: the original stops here (reference-1 §4.2)
@@ -115,9 +113,10 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
     comm_sel = work & comm
     if comm_sel.any():
         bd.uncovered_comm_ns = tl.length(tl.subtract((ts[comm_sel], end[comm_sel]), comp_iv))
-    if has_stream.any():
-        bd.idle = tl.longest_gap(tl.union(ts[work], end[work]), int(ts[has_stream].min()),
-                                 int(end[has_stream].max()))
+    # E2E: every kernel and memcpy with a stream; idle: neither a computing nor an nccl kernel (the computing
+    # union is already merged, so this second union is small)
+    busy = tl.union(np.concatenate([comp_iv[0], ts[comm_sel]]), np.concatenate([comp_iv[1], end[comm_sel]]))
+    bd.set_window(ts[has_stream].min(), end[has_stream].max(), busy)
 
     # categorise the computing kernels (reference-1 §3.7, GPU variant)
     cnames = names[compute]

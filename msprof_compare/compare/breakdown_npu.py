@@ -264,9 +264,8 @@ def _overlap(profile: Profile, bd: Breakdown) -> bool:
     ts = ov["ts"].to_numpy(dtype=np.int64)
     bd.computing_ns = int(d[names == COMPUTING].sum())
     bd.uncovered_comm_ns = int(d[names == NOT_OVERLAPPED].sum())
-    bd.e2e_ns = int((ts + d).max() - ts.min())
-    busy = (names == COMPUTING) | (names == NOT_OVERLAPPED)
-    bd.idle = timeline.longest_gap(timeline.union(ts[busy], ts[busy] + d[busy]), int(ts.min()), int((ts + d).max()))
+    busy = (names == COMPUTING) | (names == NOT_OVERLAPPED)  # what Free Time leaves out
+    bd.set_window(ts.min(), (ts + d).max(), timeline.union(ts[busy], ts[busy] + d[busy]))
     return True
 
 

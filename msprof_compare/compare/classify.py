@@ -40,6 +40,8 @@ from .breakdown import Breakdown
 CONFIG_ENV = "MSPROF_COMPARE_CONFIG"
 _DEFAULT_INI = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "compare_config.ini")
 _KEYS = ("FA_MASK", "CONV_MASK", "MATMUL_MASK", "CUBE_MASK", "TRANS_MASK", "MC2_KERNEL")
+#: Optional key of ours: GPU kernel-name prefixes after which a CUBE_MASK word does not count
+PREFIX_KEY = "NOT_CUBE_PREFIX"
 
 #: Words that make a cpu op (or an NPU op Type) "backward" (reference-1 §3.1).
 BACKWARD_WORDS = ("bwd", "backward", "back", "grad")
@@ -61,6 +63,8 @@ class Keywords:
     cube: frozenset[str]
     trans: frozenset[str]
     mc2: frozenset[str]
+    #: GPU kernel-name prefixes after which no CUBE_MASK word counts (``NOT_CUBE_PREFIX``, ours, optional)
+    not_cube_prefix: tuple[str, ...] = ()
 
 
 def load_keywords(path: str | None = None) -> Keywords:
@@ -89,8 +93,14 @@ def load_keywords(path: str | None = None) -> Keywords:
     for key in _KEYS:
         if key not in sec:
             raise ProfileError(path, f"Missing required key '{key}' in section 'OP_MASK'.", hint)
-        values.append(frozenset(w.strip().lower() for w in sec[key].split(",") if w.strip()))
-    return Keywords(*values)
+        values.append(_words(sec[key]))
+    # our key: a file written for the original (six keys) gets the default prefixes; an empty value none
+    prefixes = _words(sec[PREFIX_KEY]) if PREFIX_KEY in sec else frozenset(INDUCTOR_VECTOR_PREFIXES)
+    return Keywords(*values, not_cube_prefix=tuple(sorted(prefixes)))
+
+
+def _words(value: str) -> frozenset[str]:
+    return frozenset(w.strip().lower() for w in value.split(",") if w.strip())
 
 
 # --------------------------------------------------------------------------- name predicates
@@ -122,15 +132,18 @@ def is_backward_name(names: Iterable[str]) -> np.ndarray:
 #: Words inside which a CUBE_MASK word does not count on GPU kernel names (not the original's rule, see
 #: docs/differences.md): ``convert`` / ``conversion`` hold "conv" in dtype and layout conversions (cuDNN's
 #: ``convert_dq_to_16bits``, vLLM's ``_typeConvert``, Triton's ``float_conversion_kernel``), ``fbgemm``
-#: holds "gemm" in the FBGEMM library's namespace ``fbgemm_gpu::`` of embedding, permute and quantize kernels.
-NOT_CUBE_WORDS = ("convert", "conversion", "fbgemm")
+#: holds "gemm" in the FBGEMM library's namespace ``fbgemm_gpu::`` of embedding, permute and quantize kernels,
+#: ``fmhareduction`` holds "fmha" in TensorRT-LLM's / FlashInfer's ``fmhaReductionKernel``, which only combines
+#: the partial results of a multi-CTA decode attention.
+NOT_CUBE_WORDS = ("convert", "conversion", "fbgemm", "fmhareduction")
 
-#: Name prefixes of the kernels torch.compile (Inductor) generates for fused pointwise, reduction and
-#: persistent-reduction code (not the original's rule, see docs/differences.md). Their names list the aten ops
-#: fused into them (``triton_red_fused_..._addmm_clone_convolution_...``, ``..._fmha_v3_fwd_...``), whose
-#: matrix work runs in other kernels, so a CUBE_MASK word after the prefix does not count. Template kernels
-#: (``triton_tem_``, Inductor's GEMM / convolution codegen) keep every word.
-INDUCTOR_VECTOR_PREFIXES = ("triton_poi_", "triton_red_", "triton_per_")
+#: Default of ``NOT_CUBE_PREFIX``: name prefixes of the kernels torch.compile (Inductor) generates for fused
+#: pointwise, reduction, persistent-reduction and foreach code (not the original's rule, see docs/differences.md).
+#: Their names list the aten ops fused into them (``triton_red_fused_..._addmm_clone_convolution_...``,
+#: ``..._fmha_v3_fwd_...``), whose matrix work runs in other kernels, so a CUBE_MASK word after the prefix does
+#: not count. Template kernels (``triton_tem_``: Inductor's GEMM, convolution and flex-attention code) are Cube
+#: through CUBE_MASK's ``triton_tem_``.
+INDUCTOR_VECTOR_PREFIXES = ("triton_poi_", "triton_red_", "triton_per_", "triton_for_")
 
 
 def _inside(name: str, at: int, word: str, outer: str) -> bool:
@@ -168,9 +181,10 @@ def cube_name_test(words: Iterable[str], not_words: Iterable[str] = NOT_CUBE_WOR
 
 
 def is_cube_kernel_name(names: Iterable[str], kw: Keywords | None = None) -> np.ndarray:
-    """GPU cube kernels: lower-cased name contains a CUBE_MASK word outside ``NOT_CUBE_WORDS``, not after an
-    ``INDUCTOR_VECTOR_PREFIXES`` prefix."""
-    return per_unique(names, cube_name_test((kw or load_keywords()).cube))
+    """GPU cube kernels: lower-cased name contains a CUBE_MASK word outside ``NOT_CUBE_WORDS``, not after a
+    ``NOT_CUBE_PREFIX`` prefix."""
+    kw = kw or load_keywords()
+    return per_unique(names, cube_name_test(kw.cube, vector_prefixes=kw.not_cube_prefix))
 
 
 def is_trans_kernel_name(names: Iterable[str], kw: Keywords | None = None) -> np.ndarray:

@@ -440,31 +440,46 @@ def _device_count(p: Any) -> int | None:
 VENDOR_CHECK = "GPU vendor"
 EXPORT_CHECK = "NPU export kind"
 SETTINGS_CHECK = "NPU profiler settings"
-#: Checks that fail on the same workload too (other hardware, another export, other profiler settings): each
-#: is its own warning, about how to read the figures, not part of the "may not be the same workload" block.
 IDLE_CHECK = "longest idle stretch"
+#: Checks that fail on the same workload too (other hardware, another export, other profiler settings, one long
+#: idle stretch): each is its own warning, about how to read the figures, not part of the "may not be the same
+#: workload" block.
 NOTE_CHECKS = {VENDOR_CHECK: "Base and comparison GPUs are from different vendors",
                EXPORT_CHECK: "Base and comparison are different kinds of NPU export",
                SETTINGS_CHECK: "Base and comparison were collected with different NPU profiler settings",
-               IDLE_CHECK: "One stretch without device work is half or more of a side's E2E time"}
+               IDLE_CHECK: "One stretch with no computing and no communication is half or more of a side's E2E time"}
 #: Share of E2E from which one idle stretch is a note: the sample traces' longest stretches are under 10 % of
 #: E2E for training steps and 30-45 % for some benchmark loops, and 50-98 % where a profile holds one long stall
 #: or opens long before the work (hta's PARAM AlexNet: 10.9 of 12.9 s)
 IDLE_SHARE = 0.5
+_SIDES = ("base", "comparison")
 
 
 def _idle_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any]:
-    """The longest stretch of each side's E2E window with no computing and no communication, as a share of E2E:
-    it counts in E2E and Free Time whole, so where it is most of one side's E2E, so is the difference."""
-    shares = [bd.idle[1] / bd.e2e_ns if bd.e2e_ns > 0 else None for bd in bds]
-    known = [x for x in shares if x is not None]
-    ok = None if len(known) < 2 else all(x < IDLE_SHARE for x in known)
-    where = ", ".join(f"{side} {bd.idle[1] / 1e6:,.3f} ms from ts {bd.idle[0] / 1e3:.3f} us"
-                      for side, bd in zip(("base", "comparison"), bds, strict=True) if bd.e2e_ns > 0)
+    """The longest stretch of each side's E2E window with no computing and no communication, as a share of E2E.
+
+    It counts whole in that side's E2E and Free Time, so where it is most of the E2E they mostly measure the
+    stretch; the E2E difference only where the two stretches differ by half of it or more. A side without
+    E2E time is left out (unknown when no side crosses the threshold)."""
+    shares = [bd.longest_idle.length_ns / bd.e2e_ns if bd.e2e_ns > 0 else None for bd in bds]
+    crossed = [side for side, x in zip(_SIDES, shares, strict=True) if x is not None and x >= IDLE_SHARE]
+    ok = False if crossed else (True if None not in shares else None)
+    where = ", ".join(f"{side} {bd.longest_idle.length_ns / 1e6:,.3f} ms, "
+                      f"{bd.longest_idle.offset_ns / 1e6:,.3f} ms into the E2E window "
+                      f"(ts {bd.longest_idle.start_ns / 1e3:.3f} us)"
+                      for side, bd in zip(_SIDES, bds, strict=True) if bd.e2e_ns > 0)
+    if not where:
+        return _guard(IDLE_CHECK, None, None, None, "no E2E time on either side")
     detail = f"the longest stretch with no computing and no communication, as a share of E2E: {where}"
-    if ok is False:
-        detail += ("; Free Time holds it whole, so the E2E difference is mostly that stretch (a profile opened long "
-                   "before the work, a stall, a host-side wait): compare Computing Time and its categories")
+    if crossed:
+        whose = "both sides'" if len(crossed) == 2 else f"the {crossed[0]} side's"
+        b, c = bds
+        diff = c.e2e_ns - b.e2e_ns
+        # the difference too where the stretches' change is half of it or more
+        also = None not in shares and diff and 2 * abs(c.longest_idle.length_ns - b.longest_idle.length_ns) >= abs(diff)
+        detail += (f"; {whose} E2E and Free Time mostly measure that stretch"
+                   f"{', and so does the E2E difference' if also else ''} (a profile opened long before the work, "
+                   "a stall, a host-side wait): compare Computing Time and its categories")
     else:
         detail += f"; a note from {IDLE_SHARE:.0%}"
     return _guard(IDLE_CHECK, ok, shares[0], shares[1], detail)
@@ -626,7 +641,8 @@ def guards(ctx: RunContext) -> pd.DataFrame:
 
 def log_guards(frame: pd.DataFrame) -> None:
     """One warning block for the failed checks (nothing when all pass). A "note" (NOTE_CHECKS: other
-    hardware, another export kind) holds for the same workload too: each is its own warning."""
+    hardware, another export kind or profiler settings, one long idle stretch) holds for the same workload
+    too: each is its own warning."""
     rows = list(zip(*(frame[c].tolist() for c in ("Check", "Status", "Base", "Comparison", "Detail")), strict=True))
     for check, status, b, c, detail in rows:
         if status == "note":
@@ -688,15 +704,15 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
     ``sheets`` are the sheets the other comparators produced (the contributors
     are read from them); the API passes them, since this comparator runs last.
     """
-    guard = guards(ctx)
-    ctx.frames["guards"] = guard
-    log_guards(guard)
-
     pair = find_breakdowns(ctx)
     if pair is None and ctx.options.fail_on_regression is not None:
         from . import overall  # the gate needs the E2E times even when OverallMetrics is off
 
-        pair = overall.breakdowns(ctx)
+        pair = overall.breakdowns(ctx)  # cached: the guards' idle-stretch check reads it too
+    guard = guards(ctx)
+    ctx.frames["guards"] = guard
+    log_guards(guard)
+
     if pair is not None:
         ctx.frames["e2e"] = e2e_frame(*pair)
         if not (pair[0].e2e_ns and pair[1].e2e_ns):
