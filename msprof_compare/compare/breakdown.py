@@ -81,14 +81,14 @@ class Breakdown:
     #: the longest stretch of the E2E window with no computing and no communication: one long stretch (a profile
     #: opened long before the work, a stall) can be most of E2E and Free Time
     longest_idle: Stretch = field(default_factory=Stretch)
+    #: Rows the data could not provide, with the reason (shown as one log line each).
+    missing: list[str] = field(default_factory=list)
 
     def set_window(self, lo: int, hi: int, busy: tl.Intervals) -> None:
         """E2E and the longest idle stretch from one window, so the two cannot drift apart."""
         self.e2e_ns = max(0, int(hi) - int(lo))
         start, length = tl.longest_gap(busy, int(lo), int(hi)) if hi > lo else (int(lo), 0)
         self.longest_idle = Stretch(start, length, start - int(lo))
-    #: Rows the data could not provide, with the reason (shown as one log line each).
-    missing: list[str] = field(default_factory=list)
 
     @property
     def free_ns(self) -> int:

@@ -95,7 +95,6 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
     has_stream = stream >= 0
     comm = _starts_with_any(names, COMM_PREFIXES)
 
-
     cand = is_kernel & ~comm & has_stream
     if not cand.any():  # no compute stream, so no E2E window: the original stops here (reference-1 §4.2)
         raise ProfileError(profile.files.get("trace", profile.path),
