@@ -613,6 +613,15 @@ def test_gpu_vendor_guard(caplog):
     v100 = _profile(["aten::mm"], ["[[2, 3]]"])
     v100.device_properties = [{"id": 0, "name": "Tesla V100-SXM2-32GB"}]  # older names lack "NVIDIA"
     assert summary.guards(_Ctx(v100, mi300)).set_index("Check").loc["GPU vendor", "Status"] == "note"
+    # with the time breakdown known: a note only where some side has Flash Attention time
+    none, fa = Breakdown("GPU"), Breakdown("GPU")
+    fa.b("fa_fwd_vector").add(4_020_000, 3)
+    for pair, status in (((none, none), "ok"), ((fa, none), "note"), ((none, fa), "note")):
+        ctx = _Ctx(h100, mi300)
+        ctx.cache["breakdowns"] = pair
+        row = summary.guards(ctx).set_index("Check").loc["GPU vendor"]
+        assert row["Status"] == status
+        assert row["Detail"].startswith("no Flash Attention time on either side") == (status == "ok")
     # a DB export against a text export of NPU data: same kind of note
     db, text = _profile(["aten::mm"], ["[[2, 3]]"]), _profile(["aten::mm"], ["[[2, 3]]"])
     db.source, text.source, db.kind, text.kind = "ascend_db", "ascend_text", "NPU", "NPU"
@@ -695,6 +704,8 @@ def test_match_rate_shows_each_sides_lowest_rate():
     ("hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz", NPU_L1, []),
     ("tracelens/tests/traces/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz",
      "tracelens/tests/traces/mi300/facebook_timesformer-base-finetuned-k400__1016002.json.gz", ["GPU vendor"]),
+    ("tracelens/tests/traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
+     "tracelens/tests/traces/mi300/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", ["GPU vendor"]),
 ])
 def test_hardware_notes_only_for_the_hardware_compared(samples, base, comparison, hardware_rows):
     """Two NPU profiles got a "GPU vendor: unknown" row whose text is about AMD kernels (found by the
@@ -705,9 +716,10 @@ def test_hardware_notes_only_for_the_hardware_compared(samples, base, comparison
     assert checks[:5] == ["operator match rate", "input shapes of top operators", "step count", "world size",
                           "device count"]
     assert checks[5:] == hardware_rows + ["longest idle stretch"]
-    if "GPU vendor" in hardware_rows and "h100" in base:
+    if "GPU vendor" in hardware_rows:
+        # timesformer has no attention op, Qwen's Flash Attention splits by vendor (H100 Cube, MI300X Vector)
         assert g.set_index("Check").loc["GPU vendor", ["Base", "Comparison", "Status"]].tolist() == \
-            ["NVIDIA", "AMD", "note"]
+            ["NVIDIA", "AMD", "note" if "Qwen" in base else "ok"]
 
 
 def test_npu_profiler_settings_note(samples, caplog):
