@@ -64,7 +64,7 @@ class Keywords:
     trans: frozenset[str]
     mc2: frozenset[str]
     #: GPU kernel-name prefixes after which no CUBE_MASK word counts (``NOT_CUBE_PREFIX``, ours, optional)
-    not_cube_prefix: tuple[str, ...] = ()
+    not_cube_prefix: tuple[str, ...]
 
 
 def load_keywords(path: str | None = None) -> Keywords:

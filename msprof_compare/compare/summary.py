@@ -485,7 +485,7 @@ def _idle_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any]:
     return _guard(IDLE_CHECK, ok, shares[0], shares[1], detail)
 
 
-_FA_BUCKETS = ("fa_fwd_cube", "fa_fwd_vector", "fa_bwd_cube", "fa_bwd_vector")
+_FA_BUCKETS = tuple(b for label, names in _COMPUTING_STEPS if label.startswith("Flash Attention") for b in names)
 
 
 def _vendor_row(vb: str | None, vc: str | None, bds: tuple[Breakdown, Breakdown] | None) -> dict[str, Any]:
