@@ -53,11 +53,14 @@ SCHEMAS: dict[str, dict[str, str]] = {
         "stream": I64, "device": I64, "task_type": OBJ, "task_id": I64, "connection_id": I64,
     },
     # Flow pairs (start "s" joined with end "f" by id, within one category). The NPU text loader
-    # keeps only the categories comparators read (async_npu, fwdbwd).
+    # keeps only the categories comparators read (async_npu, fwdbwd). ``replay`` is 1 for the end of
+    # a kernel replayed from a CUDA / HIP graph (Kineto: no flow start; the start fields are those of
+    # the graph launch call whose correlation id the end carries), 0 (-1 for loaders without such
+    # flows) otherwise: the op tree links these kernels to the launch, the time breakdown does not.
     "flows": {
         "id": OBJ, "cat": OBJ,
         "s_ts": I64, "s_pid": I64, "s_tid": I64,
-        "f_ts": I64, "f_pid": I64, "f_tid": I64,
+        "f_ts": I64, "f_pid": I64, "f_tid": I64, "replay": I64,
     },
     # python_function events (module tree and call stacks). Only what the module comparator
     # reads: their args (Python id / parent id) are never used, and skipping them saves most of

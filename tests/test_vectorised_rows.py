@@ -6,16 +6,18 @@ here where the package no longer has it) on edge cases and random data, and comp
 
 from __future__ import annotations
 
+import json
 import math
 from decimal import Decimal
 
+import msgspec
 import numpy as np
 import pytest
 
 from msprof_compare.compare import memory
 from msprof_compare.compare.table import diff_ratio, diff_ratios, py_round
 from msprof_compare.loaders import kineto, traceio
-from msprof_compare.model import Profile
+from msprof_compare.model import Profile, frame
 from msprof_compare.options import build_options
 
 #: Values where a scaled float rounds differently from Python's round (ties on the decimal value,
@@ -91,9 +93,11 @@ def test_us_texts_is_the_exact_decimal():
     assert memory._us_texts(np.zeros(0, np.int64)).shape == (0,)
 
 
-def _flows_scalar(events: list, cats: set) -> tuple[list[tuple], int]:
-    """The dict pairing ``kineto._load_flows`` replaced: (id, cat, s_ts, s_pid, s_tid, f_ts, f_pid, f_tid)
-    rows and the backward tid."""
+def _flows_scalar(events: list, cats: set, kernel_ts: frozenset = frozenset()) -> tuple[list[tuple], int]:
+    """The dict pairing ``kineto._load_flows`` replaced: (id, cat, s_ts, s_pid, s_tid, f_ts, f_pid, f_tid,
+    replay) rows and the backward tid; then each other end (file order) at a kernel start (``kernel_ts``, ns):
+    linked to its key's start, or without one, to the launch call whose correlation arg is the end's id (a
+    whole number >= 0, ``traceio.whole_int``) when exactly one call has it."""
     sub = [e for e in events if e.cat.lower() in cats and e.ph in ("s", "f")]
     starts: dict = {}
     ends: dict = {}
@@ -115,29 +119,56 @@ def _flows_scalar(events: list, cats: set) -> tuple[list[tuple], int]:
     for k in seen:
         if k in starts and k in ends:
             s, f = sub[starts[k]], sub[ends[k]]
-            rows.append((str(k[1]), k[0], s.ts * 1000, s.pid, s.tid, f.ts * 1000, f.pid, f.tid))
+            rows.append((str(k[1]), k[0], s.ts * 1000, s.pid, s.tid, f.ts * 1000, f.pid, f.tid, 0))
+    calls: dict = {}
+    for e in events:
+        if e.ph == "X" and e.cat.lower() in kineto.LAUNCH_CATS:
+            corr = json.loads(bytes(e.args)).get("correlation") if len(e.args) else None
+            calls.setdefault(traceio.whole_int(corr), []).append(e)
+    for j, e in enumerate(sub):
+        k = (e.cat.lower(), e.id)
+        if e.ph != "f" or k not in ends or e.ts * 1000 not in kernel_ts:
+            continue
+        if k in starts:
+            if ends[k] != j:  # not the end paired above: linked to the key's (last) start
+                c = sub[starts[k]]
+                rows.append((str(e.id), k[0], c.ts * 1000, c.pid, c.tid, e.ts * 1000, e.pid, e.tid, 1))
+        elif (i := traceio.whole_int(e.id)) is not None and i >= 0 and len(calls.get(i, ())) == 1:
+            c = calls[i][0]
+            rows.append((str(e.id), k[0], c.ts * 1000, c.pid, c.tid, e.ts * 1000, e.pid, e.tid, 1))
     return rows, backward_tid
 
 
 @pytest.mark.parametrize("seed", range(6))
 def test_load_flows_is_the_dict_pairing(seed):
     """Pairs by (lower-cased cat, id) with 5 and "5" distinct, later starts / ends overwrite earlier
-    ones, order of each key's first appearance, backward tid of the first fwdbwd end."""
+    ones, order of each key's first appearance, backward tid of the first fwdbwd end; then the graph
+    replays (ends without a start, at a kernel, whose id one launch call carries as its correlation id)."""
     rng = np.random.default_rng(seed)
-    cats = ["ac2g", "AC2G", "fwdbwd", "FwdBwd", "async_gpu", "my_flow", "cpu_op"]
+    cats = ["ac2g", "AC2G", "fwdbwd", "FwdBwd", "async_gpu", "my_flow", "cpu_op", "cuda_runtime", "Runtime"]
     ids: list = [None, *range(8), *map(str, range(8)), 2 ** 70, "x"]
+    # launch calls' args: correlation ids (also as text or a float), none, or none at all
+    corrs = [b"", b'{"correlation": null}', b'{"cbid": 1}', b'{"correlation": "6"}', b'{"correlation": 7.0}',
+             *(b'{"correlation": %d}' % i for i in range(-1, 40))]
     n = int(rng.integers(1, 400))
-    events = [traceio.Event(ph="sffsX"[int(rng.integers(0, 5))], cat=cats[int(rng.integers(0, len(cats)))],
-                            id=ids[int(rng.integers(0, len(ids)))], pid=int(rng.integers(0, 3)),
-                            tid=int(rng.integers(1, 50)), ts=int(rng.integers(0, 10 ** 6)), dur=0)
-              for _ in range(n)]
+    events = []
+    for _ in range(n):
+        ph = "sffsXX"[int(rng.integers(0, 6))]
+        args = msgspec.Raw(corrs[int(rng.integers(0, len(corrs)))] if ph == "X" else b"")
+        events.append(traceio.Event(ph=ph, cat=cats[int(rng.integers(0, len(cats)))],
+                                    id=ids[int(rng.integers(0, len(ids)))], pid=int(rng.integers(0, 3)),
+                                    tid=int(rng.integers(1, 50)), ts=int(rng.integers(0, 10 ** 6)), dur=0, args=args))
+    kernel_ts = frozenset(e.ts * 1000 for e in events if e.ph == "f" and rng.random() < 0.7)
     flow_cat = "my_flow" if seed % 2 else None
     opts = build_options(gpu_flow_cat=flow_cat)[0] if flow_cat else build_options()[0]
     prof = Profile(path="t.json", kind="GPU", source="kineto")
+    prof.kernels = frame("kernels", {"ts": sorted(kernel_ts)})
     kineto._load_flows(prof, kineto._Events("t.json", events), opts)
     want = set(kineto.FLOW_CATS) | ({flow_cat} if flow_cat else set())
-    rows, backward_tid = _flows_scalar(events, want)
-    got = list(zip(*(prof.flows[c].tolist() for c in ("id", "cat", "s_ts", "s_pid", "s_tid", "f_ts", "f_pid", "f_tid")),
+    rows, backward_tid = _flows_scalar(events, want, kernel_ts)
+    got = list(zip(*(prof.flows[c].tolist()
+                     for c in ("id", "cat", "s_ts", "s_pid", "s_tid", "f_ts", "f_pid", "f_tid", "replay")),
                    strict=True))
     assert got == rows
     assert prof.backward_tid == backward_tid
+    assert seed == 1 or sum(r[-1] for r in rows) > 0  # the mix makes replays (seed 1 draws none)

@@ -58,7 +58,8 @@ def flow_start_of(profile: Profile, kernel_ts: np.ndarray, opts: Options | None 
     out = np.zeros(len(kernel_ts), dtype=np.int64)
     if not len(flows) or not len(kernel_ts):
         return out
-    sel = np.isin(flows["cat"].to_numpy(dtype=object), cats)
+    # a graph replay's flow starts at the graph launch, which says nothing of the kernel's op
+    sel = np.isin(flows["cat"].to_numpy(dtype=object), cats) & (flows["replay"].to_numpy(dtype=np.int64) != 1)
     f_ts = flows["f_ts"].to_numpy(dtype=np.int64)[sel]
     s_ts = flows["s_ts"].to_numpy(dtype=np.int64)[sel]
     if not f_ts.size:

@@ -36,6 +36,9 @@ KERNEL_CATS = {"kernel": "kernel", "gpu_memcpy": "gpu_memcpy", "gpu_memset": "gp
 OP_CATS = frozenset({"cpu_op", "user_annotation", "cuda_runtime", "cuda_driver", "operator", "runtime"})
 #: Lower-cased flow cats kept in ``flows`` (``--gpu_flow_cat`` is added per run).
 FLOW_CATS = frozenset({"ac2g", "async_cpu_to_gpu", "async_gpu", "async", "fwdbwd"})
+#: Lower-cased cats of the host calls that launch GPU work: the kernels a HIP graph launch replays
+#: end flows whose id is the launch call's ``correlation`` arg, and no flow starts there.
+LAUNCH_CATS = frozenset({"cuda_runtime", "cuda_driver", "runtime"})
 #: Lower-cased cats whose events are read as something else, so never searched for "[memory]" events.
 NOT_MEMORY_CATS = frozenset(KERNEL_CATS) | OP_CATS | FLOW_CATS | {"python_function"}
 
@@ -77,6 +80,10 @@ class _MemArgs(msgspec.Struct, gc=False):
     bytes: _NUM = msgspec.field(default=None, name="Bytes")
     addr: _NUM = msgspec.field(default=None, name="Addr")
     device_id: _NUM = msgspec.field(default=None, name="Device Id")
+
+
+class _LaunchArgs(msgspec.Struct, gc=False):
+    correlation: _NUM = None
 
 
 class _MetaArgs(msgspec.Struct, gc=False):
@@ -300,11 +307,65 @@ def _load_flows(prof: Profile, ev: _Events, opts: Options) -> None:
     np.maximum.at(last, (is_s[pos].astype(np.intp), key), pos)
     both = (last >= 0).all(axis=0)
     si, fi = last[1][both], last[0][both]
-    prof.flows = frame("flows", {
+    out = {
         "id": np.array(list(map(str, id_uniq[id_code[si]].tolist())), dtype=object), "cat": cat[si],
         "s_ts": cols["ts"][si], "s_pid": cols["pid"][si], "s_tid": cols["tid"][si],
         "f_ts": cols["ts"][fi], "f_pid": cols["pid"][fi], "f_tid": cols["tid"][fi],
-    })
+        "replay": np.zeros(si.size, dtype=np.int64),
+    }
+    # the other ends (a graph launch's kernels share its flow id; the original keeps one end per key),
+    # those at a kernel start: most ends without a start sit on host calls
+    end = ~is_s[pos]
+    m = end & ~(both[key] & (last[0][key] == pos))
+    ends, ekey = pos[m], key[m]
+    on = np.isin(cols["ts"][ends], prof.kernels["ts"].to_numpy(dtype=np.int64))
+    ends, ekey = ends[on], ekey[on]
+    if ends.size:
+        start = last[1][ekey]
+        s_cols = {k: cols[k][np.maximum(start, 0)] for k in ("ts", "pid", "tid")}
+        lone = np.flatnonzero(start < 0)  # no start: the graph launch call by correlation id
+        found = _launch_calls(ev, id_uniq[id_code[ends[lone]]])
+        ok = start >= 0
+        if found is not None:
+            hit, call = found
+            ok[lone[hit]] = True
+            for k in s_cols:
+                s_cols[k][lone[hit]] = call[k]
+        ends = ends[ok]
+        for k, v in (("id", np.array(list(map(str, id_uniq[id_code[ends]].tolist())), dtype=object)),
+                     ("cat", cat[ends]), ("s_ts", s_cols["ts"][ok]), ("s_pid", s_cols["pid"][ok]),
+                     ("s_tid", s_cols["tid"][ok]), ("f_ts", cols["ts"][ends]), ("f_pid", cols["pid"][ends]),
+                     ("f_tid", cols["tid"][ends]), ("replay", np.ones(ends.size, dtype=np.int64))):
+            out[k] = np.concatenate([out[k], v])
+    prof.flows = frame("flows", out)
+
+
+def _launch_calls(ev: _Events, ids: np.ndarray) -> tuple[np.ndarray, dict] | None:
+    """The launch calls of flow ends that have no flow start, by correlation id.
+
+    Kineto (ROCm's, at least) writes the flow ends of the kernels a HIP graph launch replays with the
+    launch call's correlation id and no flow start. The call is the host op of a ``LAUNCH_CATS`` cat
+    whose ``correlation`` arg is the end's id (a whole number >= 0); an id several calls hold names none.
+    Returns (the positions in ``ids`` that found their call, the call's ts / pid / tid per position),
+    None when none did.
+    """
+    if not len(ids):
+        return None
+    want = np.array([-1 if (i := traceio.whole_int(v)) is None else i for v in ids.tolist()], dtype=np.int64)
+    idx, sub = ev.where(LAUNCH_CATS, ("X",))
+    if not len(idx):
+        return None
+    corr = np.array([-1 if (i := traceio.whole_int(a.correlation)) is None else i
+                     for a in ev.args(sub, _LaunchArgs)], dtype=np.int64)
+    keep = np.flatnonzero(~pd.Index(corr).duplicated(keep=False) & (corr >= 0))
+    at = pd.Index(corr[keep]).get_indexer(want)
+    at[want < 0] = -1
+    hit = np.flatnonzero(at >= 0)
+    if not hit.size:
+        return None
+    rows, inv = np.unique(keep[at[hit]], return_inverse=True)
+    call = ev.columns([sub[i] for i in rows.tolist()], ("ts", "pid", "tid"), idx[rows])
+    return hit, {k: v[inv.reshape(-1)] for k, v in call.items()}
 
 
 def _load_memory(prof: Profile, ev: _Events) -> None:

@@ -1,0 +1,163 @@
+"""Kernels replayed from a CUDA / HIP graph belong to the op that launched the graph (docs/differences.md,
+"Kernels replayed from a CUDA / HIP graph"). Kineto writes their flow ends with the launch call's
+correlation id and no flow start; every figure here is recomputed from the raw JSON by each kernel's own
+``correlation`` arg (not by flows, as our loader links them)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from msprof_compare.api import compare
+from msprof_compare.loaders import load_profile
+from msprof_compare.options import build_options
+
+DATA = Path(__file__).resolve().parent / "data" / "kineto"
+EXCERPT = DATA / "vllm_mi300x_piecewise_graphs_excerpt.pt.trace.json.gz"
+DECODE = "tracelens/tests/traces/inference/vllm_decode_full/graph_execution.json.gz"
+SGLANG = "tracelens/tests/traces/inference/sglang_decode/sglang_Qwen3-8B_decode.json.gz"
+RUNTIME = ("cuda_runtime", "cuda_driver", "runtime")
+
+
+def _ns(v: Decimal) -> int:
+    return int(v * 1000)
+
+
+def _events(path: Path) -> list[dict]:
+    return json.loads(gzip.open(path).read(), parse_float=Decimal)["traceEvents"]
+
+
+def _replayed(events: list[dict]) -> list[tuple[dict, dict]]:
+    """(graph launch call, kernel) for every kernel whose correlation id is that of a graph launch."""
+    launches = {e["args"]["correlation"]: e for e in events
+                if e.get("ph") == "X" and e.get("cat") in RUNTIME and "GraphLaunch" in e["name"]}
+    return [(launches[e["args"]["correlation"]], e) for e in events
+            if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy")
+            and e["args"].get("correlation") in launches]
+
+
+def _inside(outer: dict, inner: dict) -> bool:
+    return (outer["tid"] == inner["tid"] and outer["ts"] <= inner["ts"]
+            and inner["ts"] + inner["dur"] <= outer["ts"] + outer["dur"])
+
+
+def test_loader_links_each_replayed_kernel_to_its_launch():
+    ev = _events(EXCERPT)
+    want = _replayed(ev)
+    assert len(want) == 361 and len({id(c) for c, _ in want}) == 25  # 25 launches of piecewise graphs
+    prof = load_profile(str(EXCERPT), build_options()[0])
+    rep = prof.flows[prof.flows["replay"] == 1]
+    got = sorted(zip(rep["s_ts"].tolist(), rep["f_ts"].tolist(), strict=True))
+    assert got == sorted((_ns(c["ts"]), _ns(k["ts"])) for c, k in want)
+    assert set(rep["s_tid"].tolist()) == {want[0][0]["tid"]}
+
+
+def test_module_and_operator_sheets_hold_the_replayed_kernels():
+    ev = _events(EXCERPT)
+    want = _replayed(ev)
+    replay_ns = sum(_ns(k["dur"]) for _, k in want)
+    # every launch sits in the GraphModule frame of the model (nn.Module python_function)
+    frames = [e for e in ev if e.get("cat") == "python_function" and e["name"] == "nn.Module: GraphModule_0"]
+    assert all(any(_inside(f, c) for f in frames) for c, _ in want)
+    res = compare(str(EXCERPT), str(EXCERPT))
+    mod = res.sheet("ModuleCompareStatistic")
+    row = mod[(mod["Operator Name"] == "hipGraphLaunch")]
+    assert row["Module Name"].tolist() == ["/ GptOssForCausalLM_0/ GraphModule_0"]
+    assert row["Number"].tolist() == [25]
+    assert row["Device Self Time(ms)"].iloc[0] == pytest.approx(replay_ns / 1e6, abs=1e-9)
+    # without modules: the one top-level op (the step annotation) holds every kernel of the trace, 156 ms;
+    # before graph replays were linked it held 6.17 ms, the kernels launched outside the graphs
+    res = compare(str(EXCERPT), str(EXCERPT), disable_module=True)
+    top = res.sheet("OperatorCompareStatistic")
+    all_ns = sum(_ns(e["dur"]) for e in ev if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy"))
+    assert len(top) == 1
+    assert top["Base Device Duration(ms)"].iloc[0] == pytest.approx(all_ns / 1e6, abs=1e-9)
+    assert replay_ns / all_ns > 0.95
+
+
+def test_time_breakdown_ignores_graph_launch_flows(tmp_path):
+    """Dropping the replayed kernels' flow ends (the links the original cannot make) changes no
+    OverallMetrics figure: a graph launch says nothing of its kernels' op categories, even inside a
+    Matmul op (one is wrapped around a launch here; taking its flows would make that graph's kernels
+    Matmul)."""
+    raw = json.loads(gzip.open(EXCERPT).read())
+    launch = [e for e in raw["traceEvents"] if e.get("cat") == "cuda_runtime" and "GraphLaunch" in e["name"]]
+    mm = dict(launch[3], cat="cpu_op", name="aten::mm", ts=launch[3]["ts"] - 0.001, dur=launch[3]["dur"] + 0.002,
+              args={})
+    events = [*raw["traceEvents"], mm]
+    ids = {e["args"]["correlation"] for e in launch}
+    cut = [e for e in events if not (e.get("ph") == "f" and e.get("id") in ids)]
+    assert len(events) - len(cut) >= 361
+    sheets = []
+    for name, evs in (("all", events), ("cut", cut)):
+        path = tmp_path / f"{name}.pt.trace.json"
+        path.write_text(json.dumps(dict(raw, traceEvents=evs)))
+        sheets.append(compare(str(path), str(path), enable_profiling_compare=True).sheet("OverallMetrics"))
+    assert sheets[0].equals(sheets[1])
+    assert not sheets[0][sheets[0].iloc[:, 0].astype(str).str.contains("Matmul")].empty
+
+
+def test_lone_flow_ends_without_a_unique_launch_link_nothing(tmp_path):
+    """A flow end whose id no launch call carries, or two calls carry, links no kernel."""
+    raw = json.loads(gzip.open(EXCERPT).read())
+    ev = raw["traceEvents"]
+    first = next(e for e in ev if e.get("cat") == "cuda_runtime" and "GraphLaunch" in e["name"])
+    n_first = sum(1 for c, _ in _replayed(ev) if c is first)
+    # a second call with the same correlation id: that launch's kernels lose their link
+    twin = dict(first, name="hipStreamIsCapturing", ts=first["ts"] + first["dur"] + 0.001, dur=0.001)
+    path = tmp_path / "twin.pt.trace.json"
+    path.write_text(json.dumps(dict(raw, traceEvents=[*ev, twin])))
+    prof = load_profile(str(path), build_options()[0])
+    assert int((prof.flows["replay"] == 1).sum()) == 361 - n_first
+    # a launch without its correlation arg: the same
+    bare = [dict(e, args={}) if e is first else e for e in ev]
+    path.write_text(json.dumps(dict(raw, traceEvents=bare)))
+    prof = load_profile(str(path), build_options()[0])
+    assert int((prof.flows["replay"] == 1).sum()) == 361 - n_first
+    assert n_first > 0
+
+
+@pytest.mark.parametrize("name", [DECODE, SGLANG])
+def test_full_graph_decode_traces(samples, name):
+    """vLLM and SGLang decode steps replayed as one HIP graph (421 / 544 of their kernels): the step's
+    annotation, the only top-level op holding kernels, now holds every kernel launched inside it."""
+    path = samples / name
+    ev = _events(path)
+    want = _replayed(ev)
+    assert len(want) == {DECODE: 421, SGLANG: 544}[name]
+    (launch,) = {id(c): c for c, _ in want}.values()
+    (step,) = [e for e in ev if e.get("cat") == "user_annotation" and e["name"].startswith("execute_")]
+    assert _inside(step, launch)
+    calls: dict = {}
+    for e in ev:
+        if e.get("ph") == "X" and e.get("cat") in RUNTIME:
+            calls.setdefault(e["args"].get("correlation"), []).append(e)
+    inside_ns = sum(_ns(e["dur"]) for e in ev if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy")
+                    and len(c := calls.get(e["args"].get("correlation"), ())) == 1 and _inside(step, c[0]))
+    assert inside_ns >= sum(_ns(k["dur"]) for _, k in want)
+    res = compare(str(path), str(path), disable_module=True)
+    ops = res.sheet("OperatorCompareStatistic")
+    row = ops[ops["Operator Name"] == step["name"]]
+    assert row["Base Device Duration(ms)"].iloc[0] == pytest.approx(inside_ns / 1e6, abs=1e-9)
+
+
+def test_cuda_graph_launch_with_a_flow_start_links_every_kernel(samples):
+    """NVIDIA's Kineto (HTA's 2023 trace: 70 cudaGraphLaunch calls) writes one flow start on the launch and
+    one end per replayed kernel / memset, all with one id; the original keeps the last end of an id, so
+    all but one kernel of a graph belonged to no op. Every kernel of the graph now links to the launch."""
+    path = samples / "hta/tests/data/negative_queue_length_values_check/rank0.json.gz"
+    ev = _events(path)
+    want = [(c, k) for c, k in _replayed(ev) if k["cat"] == "kernel"]
+    assert len(want) == 135
+    prof = load_profile(str(path), build_options()[0])
+    fl = prof.flows
+    got = set(zip(fl["s_ts"].tolist(), fl["f_ts"].tolist(), strict=True))
+    assert {(_ns(c["ts"]), _ns(k["ts"])) for c, k in want} <= got
+    # one end per id is the original's pair (replay 0, which the time breakdown reads); the others are new
+    ids = {str(c["args"]["correlation"]) for c, _ in want}
+    per_id = fl[fl["id"].isin(ids)]
+    assert (per_id.groupby("id")["replay"].apply(lambda r: int((r == 0).sum())) == 1).all()
