@@ -161,3 +161,21 @@ def test_cuda_graph_launch_with_a_flow_start_links_every_kernel(samples):
     ids = {str(c["args"]["correlation"]) for c, _ in want}
     per_id = fl[fl["id"].isin(ids)]
     assert (per_id.groupby("id")["replay"].apply(lambda r: int((r == 0).sum())) == 1).all()
+
+
+def test_graph_kernels_are_listed_as_they_ran(samples):
+    """Kernel Details of a cudaGraphLaunch lists the graph's kernels in start order (the flow pairing
+    kept the last one first before): every launch row matches one launch's kernels sorted by time."""
+    path = samples / "hta/tests/data/negative_queue_length_values_check/rank0.json.gz"
+    per_launch: dict = {}
+    for c, k in _replayed(_events(path)):
+        if k["cat"] == "kernel":
+            per_launch.setdefault(id(c), []).append(k)
+    want = {tuple(f"{k['name']} [duration: {float(k['dur'])}]" for k in sorted(ks, key=lambda k: k["ts"]))
+            for ks in per_launch.values()}
+    assert sum(len(w) > 1 for w in want) >= 20  # distinct sequences
+    res = compare(str(path), str(path), disable_module=True, enable_operator_compare=True, max_kernel_num=4)
+    ops = res.sheet("OperatorCompare")
+    rows = ops[ops["Operator Name"] == "cudaGraphLaunch"]["Kernel Details"].tolist()
+    assert sum(r.count("\n") > 1 for r in rows) >= 30
+    assert all(tuple(r.splitlines()) in want for r in rows)

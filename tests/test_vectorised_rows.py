@@ -97,7 +97,8 @@ def _flows_scalar(events: list, cats: set, kernel_ts: frozenset = frozenset()) -
     """The dict pairing ``kineto._load_flows`` replaced: (id, cat, s_ts, s_pid, s_tid, f_ts, f_pid, f_tid,
     replay) rows and the backward tid; then each other end (file order) at a kernel start (``kernel_ts``, ns):
     linked to its key's start, or without one, to the launch call whose correlation arg is the end's id (a
-    whole number >= 0, ``traceio.whole_int``) when exactly one call has it."""
+    whole number >= 0, ``traceio.whole_int``) when exactly one call has it. Rows go by key (first appearance),
+    the ends of one key by time."""
     sub = [e for e in events if e.cat.lower() in cats and e.ph in ("s", "f")]
     starts: dict = {}
     ends: dict = {}
@@ -116,10 +117,11 @@ def _flows_scalar(events: list, cats: set, kernel_ts: frozenset = frozenset()) -
                 ends[(c, fid)] = i
                 seen.setdefault((c, fid), None)
     rows = []
+    rank = {k: i for i, k in enumerate(seen)}
     for k in seen:
         if k in starts and k in ends:
             s, f = sub[starts[k]], sub[ends[k]]
-            rows.append((str(k[1]), k[0], s.ts * 1000, s.pid, s.tid, f.ts * 1000, f.pid, f.tid, 0))
+            rows.append((str(k[1]), k[0], s.ts * 1000, s.pid, s.tid, f.ts * 1000, f.pid, f.tid, 0, rank[k]))
     calls: dict = {}
     for e in events:
         if e.ph == "X" and e.cat.lower() in kineto.LAUNCH_CATS:
@@ -132,11 +134,13 @@ def _flows_scalar(events: list, cats: set, kernel_ts: frozenset = frozenset()) -
         if k in starts:
             if ends[k] != j:  # not the end paired above: linked to the key's (last) start
                 c = sub[starts[k]]
-                rows.append((str(e.id), k[0], c.ts * 1000, c.pid, c.tid, e.ts * 1000, e.pid, e.tid, 1))
+                rows.append((str(e.id), k[0], c.ts * 1000, c.pid, c.tid, e.ts * 1000, e.pid, e.tid, 1, rank[k]))
         elif (i := traceio.whole_int(e.id)) is not None and i >= 0 and len(calls.get(i, ())) == 1:
             c = calls[i][0]
-            rows.append((str(e.id), k[0], c.ts * 1000, c.pid, c.tid, e.ts * 1000, e.pid, e.tid, 1))
-    return rows, backward_tid
+            rows.append((str(e.id), k[0], c.ts * 1000, c.pid, c.tid, e.ts * 1000, e.pid, e.tid, 1, rank[k]))
+    # by key (first appearance), then the ends of one key by time (stable: the pair before the others)
+    rows.sort(key=lambda r: (r[-1], r[5]))
+    return [r[:-1] for r in rows], backward_tid
 
 
 @pytest.mark.parametrize("seed", range(6))

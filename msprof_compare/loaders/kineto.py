@@ -337,6 +337,10 @@ def _load_flows(prof: Profile, ev: _Events, opts: Options) -> None:
                      ("s_tid", s_cols["tid"][ok]), ("f_ts", cols["ts"][ends]), ("f_pid", cols["pid"][ends]),
                      ("f_tid", cols["tid"][ends]), ("replay", np.ones(ends.size, dtype=np.int64))):
             out[k] = np.concatenate([out[k], v])
+        # rows in the order of their key's first appearance, as the pairs are, and the ends of one key in
+        # time order: a graph's kernels are listed (Kernel Details) as they ran
+        order = np.lexsort((out["f_ts"], np.concatenate([np.flatnonzero(both), ekey[ok]])))
+        out = {k: v[order] for k, v in out.items()}
     prof.flows = frame("flows", out)
 
 
