@@ -53,10 +53,11 @@ SCHEMAS: dict[str, dict[str, str]] = {
         "stream": I64, "device": I64, "task_type": OBJ, "task_id": I64, "connection_id": I64,
     },
     # Flow pairs (start "s" joined with end "f" by id, within one category). The NPU text loader
-    # keeps only the categories comparators read (async_npu, fwdbwd). ``replay`` is 1 for the end of
-    # a kernel replayed from a CUDA / HIP graph (Kineto: no flow start; the start fields are those of
-    # the graph launch call whose correlation id the end carries), 0 (-1 for loaders without such
-    # flows) otherwise: the op tree links these kernels to the launch, the time breakdown does not.
+    # keeps only the categories comparators read (async_npu, fwdbwd). ``replay`` is 1 for the other
+    # kernel ends of a launch flow id, which a CUDA / HIP graph launch's kernels share: the ends besides
+    # the one paired with the start (NVIDIA), or all of them when no start exists (ROCm: the start
+    # fields are then the launch call's, the host op whose correlation id the ends carry); 0 for the
+    # pairs, -1 from loaders without such flows. The op tree links these kernels, the time breakdown not.
     "flows": {
         "id": OBJ, "cat": OBJ,
         "s_ts": I64, "s_pid": I64, "s_tid": I64,

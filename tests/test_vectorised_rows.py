@@ -95,7 +95,8 @@ def test_us_texts_is_the_exact_decimal():
 
 def _flows_scalar(events: list, cats: set, kernel_ts: frozenset = frozenset()) -> tuple[list[tuple], int]:
     """The dict pairing ``kineto._load_flows`` replaced: (id, cat, s_ts, s_pid, s_tid, f_ts, f_pid, f_tid,
-    replay) rows and the backward tid; then each other end (file order) at a kernel start (``kernel_ts``, ns):
+    replay) rows and the backward tid; then each other launch-flow end (not fwdbwd) at a kernel start
+    (``kernel_ts``, ns):
     linked to its key's start, or without one, to the launch call whose correlation arg is the end's id (a
     whole number >= 0, ``traceio.whole_int``) when exactly one call has it. Rows go by key (first appearance),
     the ends of one key by time."""
@@ -129,7 +130,7 @@ def _flows_scalar(events: list, cats: set, kernel_ts: frozenset = frozenset()) -
             calls.setdefault(traceio.whole_int(corr), []).append(e)
     for j, e in enumerate(sub):
         k = (e.cat.lower(), e.id)
-        if e.ph != "f" or k not in ends or e.ts * 1000 not in kernel_ts:
+        if e.ph != "f" or k not in ends or e.ts * 1000 not in kernel_ts or k[0] == "fwdbwd":
             continue
         if k in starts:
             if ends[k] != j:  # not the end paired above: linked to the key's (last) start

@@ -313,10 +313,9 @@ def _load_flows(prof: Profile, ev: _Events, opts: Options) -> None:
         "f_ts": cols["ts"][fi], "f_pid": cols["pid"][fi], "f_tid": cols["tid"][fi],
         "replay": np.zeros(si.size, dtype=np.int64),
     }
-    # the other ends (a graph launch's kernels share its flow id; the original keeps one end per key),
-    # those at a kernel start: most ends without a start sit on host calls
-    end = ~is_s[pos]
-    m = end & ~(both[key] & (last[0][key] == pos))
+    # the other launch-flow ends (a graph launch's kernels share its flow id; the original keeps one end
+    # per key), those at a kernel start: most ends without a start sit on host calls
+    m = ~is_s[pos] & ~(both[key] & (last[0][key] == pos)) & (cat[pos] != "fwdbwd")
     ends, ekey = pos[m], key[m]
     on = np.isin(cols["ts"][ends], prof.kernels["ts"].to_numpy(dtype=np.int64))
     ends, ekey = ends[on], ekey[on]
