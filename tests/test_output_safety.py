@@ -69,7 +69,9 @@ def test_killed_mid_write_leaves_no_workbook(sig: int, kineto: Path, tmp_path: P
         pytest.skip("writer has no _write_sheet hook")
     out, marker = tmp_path / "out", tmp_path / "writing"
     proc = subprocess.Popen([sys.executable, "-c", _SLOW_CHILD, str(marker), "-bp", str(kineto), "-d", str(kineto),
-                             "-o", str(out)], env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "-o", str(out)], env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            # Ctrl-C at its default even when the test run ignores it (`cmd &`, nohup)
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 120
         while not marker.exists():

@@ -425,7 +425,9 @@ def test_loader_child_dies_with_the_compare(sig: str, tmp_path: Path) -> None:
     comparison.write_bytes(KINETO.read_bytes())
     proc = subprocess.Popen([sys.executable, "-c", _SLOW_BASE, str(marker), str(KINETO), str(comparison)],
                             env=dict(os.environ, MSPROF_COMPARE_PARALLEL="1"),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            # Ctrl-C at its default even when the test run ignores it (`cmd &`, nohup)
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 60
         while not marker.exists() or not marker.read_text():
