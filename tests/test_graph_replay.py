@@ -113,11 +113,12 @@ def test_lone_flow_ends_without_a_unique_launch_link_nothing(tmp_path):
     path.write_text(json.dumps(dict(raw, traceEvents=[*ev, twin])))
     prof = load_profile(str(path), build_options()[0])
     assert int((prof.flows["replay"] == 1).sum()) == 361 - n_first
-    # a launch without its correlation arg: the same
-    bare = [dict(e, args={}) if e is first else e for e in ev]
-    path.write_text(json.dumps(dict(raw, traceEvents=bare)))
-    prof = load_profile(str(path), build_options()[0])
-    assert int((prof.flows["replay"] == 1).sum()) == 361 - n_first
+    # a launch without its correlation arg, or with one that is no number: the same (and no error)
+    for args in ({}, {"correlation": [1]}, {"correlation": {"id": 1}}, {"correlation": "x"}, {"correlation": 1.5}):
+        bare = [dict(e, args=args) if e is first else e for e in ev]
+        path.write_text(json.dumps(dict(raw, traceEvents=bare)))
+        prof = load_profile(str(path), build_options()[0])
+        assert int((prof.flows["replay"] == 1).sum()) == 361 - n_first, args
     assert n_first > 0
 
 

@@ -83,7 +83,9 @@ class _MemArgs(msgspec.Struct, gc=False):
 
 
 class _LaunchArgs(msgspec.Struct, gc=False):
-    correlation: _NUM = None
+    # Any: an odd value (a list, an object) only fails to name a launch; it must not fail the trace,
+    # whose runtime calls' args were never checked before graph replays were linked
+    correlation: Any = None
 
 
 class _MetaArgs(msgspec.Struct, gc=False):
