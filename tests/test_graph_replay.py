@@ -210,3 +210,13 @@ def test_every_kernel_with_a_launch_call_counts_once(samples, name):
     res = compare(str(path), str(path), disable_module=True, enable_operator_compare=True)
     got = res.sheet("OperatorCompareStatistic")["Base Device Duration(ms)"].sum()
     assert got == pytest.approx(want / 1e6, abs=1e-9)
+
+
+def test_ids_are_whole_numbers_from_zero():
+    from msprof_compare.loaders.kineto import _ids
+
+    got = _ids([3, -2, 2**70, "5", 7.0, True, None, 9, " 8 ", 1.5, [1]]).tolist()
+    assert got == [3, -1, -1, 5, 7, -1, -1, 9, 8, -1, -1]
+    assert _ids([1, 2**70]).tolist() == [1, -1]  # all ints, one beyond int64
+    assert _ids([4, -5, 0]).tolist() == [4, -1, 0]
+    assert _ids([]).tolist() == []

@@ -356,12 +356,11 @@ def _launch_calls(ev: _Events, ids: np.ndarray) -> tuple[np.ndarray, dict] | Non
     """
     if not len(ids):
         return None
-    want = np.array([-1 if (i := traceio.whole_int(v)) is None else i for v in ids.tolist()], dtype=np.int64)
+    want = _ids(ids.tolist())
     idx, sub = ev.where(LAUNCH_CATS, ("X",))
     if not len(idx):
         return None
-    corr = np.array([-1 if (i := traceio.whole_int(a.correlation)) is None else i
-                     for a in ev.args(sub, _LaunchArgs)], dtype=np.int64)
+    corr = _ids([a.correlation for a in ev.args(sub, _LaunchArgs)])
     keep = np.flatnonzero(~pd.Index(corr).duplicated(keep=False) & (corr >= 0))
     at = pd.Index(corr[keep]).get_indexer(want)
     at[want < 0] = -1
@@ -371,6 +370,20 @@ def _launch_calls(ev: _Events, ids: np.ndarray) -> tuple[np.ndarray, dict] | Non
     rows, inv = np.unique(keep[at[hit]], return_inverse=True)
     call = ev.columns([sub[i] for i in rows.tolist()], ("ts", "pid", "tid"), idx[rows])
     return hit, {k: v[inv.reshape(-1)] for k, v in call.items()}
+
+
+def _ids(values: list) -> np.ndarray:
+    """Correlation / flow ids as int64, -1 for what is no whole number >= 0 (``traceio.whole_int``); a
+    column of plain ints (the usual one) costs one C-level conversion."""
+    if set(map(type, values)) <= {int}:
+        try:
+            out = np.fromiter(values, dtype=np.int64, count=len(values))
+        except OverflowError:  # an int beyond int64
+            pass
+        else:
+            out[out < 0] = -1
+            return out
+    return np.array([-1 if (i := traceio.whole_int(v)) is None or i < 0 else i for v in values], dtype=np.int64)
 
 
 def _load_memory(prof: Profile, ev: _Events) -> None:
