@@ -116,6 +116,27 @@ def test_inductor_pointwise_and_reduction_kernels_are_not_cube():
     assert cl.cube_name_test(["conv"], vector_prefixes=())("triton_poi_fused_convolution_0")
 
 
+def test_inductor_kernel_ops_are_no_category_ops(tmp_path, monkeypatch):
+    """torch.compile runs its generated kernels under ops named after them; the fused aten op names in there
+    (xDiT SD 3.5: ``..._scaled_dot_product_flash_attention_cat_transpose_view_10``, a pointwise copy) make no
+    Flash Attention / Conv / Matmul op. A word starting inside the prefix still counts; an empty
+    NOT_CUBE_PREFIX gives the original's rule back."""
+    names = ["triton_poi_fused__scaled_dot_product_flash_attention_cat_transpose_view_10",
+             "Triton_Per_Fused_Flash_Attention_1",            # names are lower-cased first
+             "triton_tem_fused_flash_attention_2",             # templates are real work
+             "my_triton_poi_fused_flash_attention_3",          # the prefix counts only at the start
+             "aten::_scaled_dot_product_flash_attention"]
+    assert cl.cube_op_kind(names).tolist() == [cl.OP_NONE, cl.OP_NONE, cl.OP_FA, cl.OP_FA, cl.OP_FA]
+    ini = tmp_path / "k.ini"
+    monkeypatch.setenv(cl.CONFIG_ENV, str(ini))
+    base = "[OP_MASK]\nFA_MASK=flash_attention, triton_poi\nCONV_MASK=b\nMATMUL_MASK=c\nCUBE_MASK=x\nTRANS_MASK=y\n" \
+           "MC2_KERNEL=z\n"
+    ini.write_text(base)
+    assert cl.cube_op_kind(names[:1]).tolist() == [cl.OP_FA]  # "triton_poi" starts inside the prefix
+    ini.write_text(base.replace(", triton_poi", "") + "NOT_CUBE_PREFIX =\n")
+    assert cl.cube_op_kind(names).tolist() == [cl.OP_FA] * 5
+
+
 def test_not_cube_prefix_key(tmp_path, monkeypatch):
     """NOT_CUBE_PREFIX is ours and optional: a file without it (one written for the original) gets the Inductor
     prefixes, an empty value switches the rule off, a value replaces the list."""

@@ -63,7 +63,7 @@ class Keywords:
     cube: frozenset[str]
     trans: frozenset[str]
     mc2: frozenset[str]
-    #: GPU kernel-name prefixes after which no CUBE_MASK word counts (``NOT_CUBE_PREFIX``, ours, optional)
+    #: GPU kernel- and cpu-op-name prefixes after which no mask word counts (``NOT_CUBE_PREFIX``, ours, optional)
     not_cube_prefix: tuple[str, ...]
 
 
@@ -199,17 +199,21 @@ def is_mc2_name(names: Iterable[str], kw: Keywords | None = None) -> np.ndarray:
 
 
 def cube_op_kind(names: Iterable[str], kw: Keywords | None = None) -> np.ndarray:
-    """Per cpu op name: OP_FA, OP_CONV, OP_MATMUL or OP_NONE (first matching set wins)."""
+    """Per cpu op name: OP_FA, OP_CONV, OP_MATMUL or OP_NONE (first matching set wins).
+
+    As in kernel names, in an op name starting with a ``NOT_CUBE_PREFIX`` prefix only a word starting
+    inside the prefix counts: torch.compile runs its generated kernels under ops of the kernel's name
+    (``triton_poi_fused__scaled_dot_product_flash_attention_cat_...``, a pointwise copy feeding the
+    attention), which name the fused aten ops but do none of their work."""
     kw = kw or load_keywords()
     fa, conv, mm = tuple(kw.fa), tuple(kw.conv), tuple(kw.matmul)
+    prefixes = tuple(kw.not_cube_prefix)
 
     def kind(n: str) -> int:
-        if any(w in n for w in fa):
-            return OP_FA
-        if any(w in n for w in conv):
-            return OP_CONV
-        if any(w in n for w in mm):
-            return OP_MATMUL
+        limit = next((len(p) for p in prefixes if n.startswith(p)), len(n))
+        for words, k in ((fa, OP_FA), (conv, OP_CONV), (mm, OP_MATMUL)):
+            if any(0 <= n.find(w) < limit for w in words):
+                return k
         return OP_NONE
 
     arr = np.asarray(names, dtype=object)
