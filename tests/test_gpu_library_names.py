@@ -115,7 +115,7 @@ def test_mi300_tensile_gemms_are_cube(samples):
 
 B200_EXCERPT = DATA / "b200_vllm_moe_excerpt.pt.trace.json"
 #: CUBE_MASK words of the packaged compare_config.ini beyond the original's
-ADDED_CUBE_WORDS = ("nvjet", "cijk_", "sdpa", "fmha", "matmul_ogs", "bmm_", "triton_tem_")
+ADDED_CUBE_WORDS = ("nvjet", "cijk_", "sdpa", "fmha", "matmul_ogs", "bmm_", "triton_tem_", "attn_fwd")
 
 
 def _packaged_cube(name: str) -> bool:
@@ -153,12 +153,18 @@ def test_trtllm_gen_gemms_and_fmha_are_cube():
     # SGLang on an MI300X: composable_kernel's FmhaBatchPrefill attention under sglang's own op
     ("inference/sglang_prefilldecode/sglang_Qwen3-8B_prefilldecode.json.gz",
      {"other_cube": [20_075_158, 36], "vector_notrans": [52_392_686, 346]}),
+    # Qwen1.5-0.5B on an MI300X: PyTorch SDPA runs aotriton's attn_fwd (Cube) and a fill kernel (the original's
+    # keywords: all Vector, 4.016 ms (48))
+    ("mi300/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
+     {"fa_fwd_cube": [3_908_798, 24], "fa_fwd_vector": [107_545, 24]}),
     # torch.compile'd SD 3.5 on an MI300X: triton_{poi,red,per}_fused_..._convolution_... kernels are Vector
-    # (no "Cube" (other) row at all; the original's keywords and rules: 0.740 ms (17)), and the 152 pointwise
+    # (no "Cube" (other) row at all; the original's keywords and rules: 0.740 ms (17)), the 152 pointwise
     # kernels of the op triton_poi_fused__scaled_dot_product_flash_attention_cat_transpose_view_10 are no
-    # Flash Attention (the original's rule: FA (Forward) 212.867 ms (481), Vector 86.505 ms (4,234))
+    # Flash Attention, and aotriton's attn_fwd is Cube (the original's: FA (Forward) all Vector, 212.867 ms
+    # (481), Vector 86.505 ms (4,234))
     ("inference/xdit_sd_3.5/profile_trace_rank_0.json.gz",
-     {"other_cube": None, "vector_notrans": [90_482_646, 4_386], "fa_fwd_vector": [208_889_255, 329]}),
+     {"other_cube": None, "vector_notrans": [90_482_646, 4_386], "fa_fwd_cube": [208_721_729, 241],
+      "fa_fwd_vector": [167_526, 88]}),
 ])
 def test_inference_library_kernels(samples, trace, figures):
     path = samples / "tracelens/tests/traces" / trace

@@ -489,15 +489,17 @@ _FA_BUCKETS = tuple(b for label, names in _COMPUTING_STEPS if label.startswith("
 
 
 def _vendor_row(vb: str | None, vc: str | None, bds: tuple[Breakdown, Breakdown] | None) -> dict[str, Any]:
-    """NVIDIA against AMD is a note about the one split that differs by vendor, Flash Attention's; with no Flash
-    Attention time on either side (known from the time breakdown) there is nothing to read with care."""
+    """NVIDIA against AMD is a note about Flash Attention's Cube / Vector split, which goes by the names of each
+    vendor's attention kernels; with no Flash Attention time on either side (known from the time breakdown)
+    there is nothing to read with care."""
     ok = None if vb is None or vc is None else vb == vc
     if ok is False and bds is not None and not any(bd.b(k).count for bd in bds for k in _FA_BUCKETS):
-        return _guard(VENDOR_CHECK, True, vb, vc, "no Flash Attention time on either side, so the one Cube / Vector "
-                      "split that differs by vendor (AMD's aotriton attn_fwd holds no Cube keyword) does not arise")
-    return _guard(VENDOR_CHECK, ok, vb, vc, "AMD's flash-attention kernels (aotriton's attn_fwd) hold no Cube "
-                  "keyword, NVIDIA's do: across vendors compare the Flash Attention totals, not their Cube / Vector "
-                  "split")
+        return _guard(VENDOR_CHECK, True, vb, vc, "no Flash Attention time on either side, so its Cube / Vector "
+                      "split, which goes by each vendor's attention kernel names, does not arise")
+    return _guard(VENDOR_CHECK, ok, vb, vc, "Flash Attention's Cube / Vector split goes by kernel-name keywords, "
+                  "and the vendors' attention libraries name their kernels differently (AMD aotriton's attn_fwd "
+                  "is Cube; an attention kernel no keyword names, e.g. a Triton one, is Vector): across vendors "
+                  "compare the Flash Attention totals first, then their split")
 
 
 def _npu_settings(b: Any, c: Any) -> tuple[str, str] | None:
