@@ -115,7 +115,8 @@ def test_mi300_tensile_gemms_are_cube(samples):
 
 B200_EXCERPT = DATA / "b200_vllm_moe_excerpt.pt.trace.json"
 #: CUBE_MASK words of the packaged compare_config.ini beyond the original's
-ADDED_CUBE_WORDS = ("nvjet", "cijk_", "sdpa", "fmha", "matmul_ogs", "bmm_", "triton_tem_", "attn_fwd")
+ADDED_CUBE_WORDS = ("nvjet", "cijk_", "sdpa", "fmha", "matmul_ogs", "bmm_", "triton_tem_", "attn_fwd",
+                    "kernel_unified_attention", "mfma")
 
 
 def _packaged_cube(name: str) -> bool:
@@ -147,9 +148,16 @@ def test_trtllm_gen_gemms_and_fmha_are_cube():
     # 0.706 ms (108), Vector 9.351 ms (550))
     ("b200/eager_trace.json.gz", {"other_cube": [5_954_129, 144], "vector_notrans": [4_102_072, 514]}),
     # vLLM piecewise CUDA graphs on an MI300X: triton_kernels' _matmul_ogs_ MoE GEMMs (the _finalize_matmul_scatter
-    # epilogue stays Vector)
+    # epilogue stays Vector) and vLLM's Triton kernel_unified_attention_2d (24 kernels, 5.147 ms)
     ("inference/vllm_prefilldecode_piecewise/graph_execution.json.gz",
-     {"other_cube": [139_834_084, 120], "vector_notrans": [15_827_785, 292]}),
+     {"other_cube": [144_980_990, 144], "vector_notrans": [10_680_879, 268]}),
+    # vLLM decode replayed as one HIP graph: the same MoE GEMMs and kernel_unified_attention_2d / _3d
+    ("inference/vllm_decode_full/graph_execution.json.gz",
+     {"other_cube": [8_644_169, 144], "vector_notrans": [1_753_670, 280]}),
+    # SGLang decode on an MI300X: ROCm's paged_attention_ll4mi_QKV_mfma16_kernel (36 kernels, 1.950 ms; its
+    # paged_attention_ll4mi_reduce_kernel stays Vector)
+    ("inference/sglang_decode/sglang_Qwen3-8B_decode.json.gz",
+     {"other_cube": [7_731_813, 181], "vector_notrans": [2_033_624, 374]}),
     # SGLang on an MI300X: composable_kernel's FmhaBatchPrefill attention under sglang's own op
     ("inference/sglang_prefilldecode/sglang_Qwen3-8B_prefilldecode.json.gz",
      {"other_cube": [20_075_158, 36], "vector_notrans": [52_392_686, 346]}),

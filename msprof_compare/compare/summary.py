@@ -498,7 +498,7 @@ def _vendor_row(vb: str | None, vc: str | None, bds: tuple[Breakdown, Breakdown]
                       "split, which goes by each vendor's attention kernel names, does not arise")
     return _guard(VENDOR_CHECK, ok, vb, vc, "Flash Attention's Cube / Vector split goes by kernel-name keywords, "
                   "and the vendors' attention libraries name their kernels differently (AMD aotriton's attn_fwd "
-                  "is Cube; an attention kernel no keyword names, e.g. a Triton one, is Vector): across vendors "
+                  "is Cube; an attention kernel no keyword names is Vector): across vendors "
                   "compare the Flash Attention totals first, then their split")
 
 
