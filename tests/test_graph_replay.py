@@ -20,6 +20,8 @@ DATA = Path(__file__).resolve().parent / "data" / "kineto"
 EXCERPT = DATA / "vllm_mi300x_piecewise_graphs_excerpt.pt.trace.json.gz"
 DECODE = "tracelens/tests/traces/inference/vllm_decode_full/graph_execution.json.gz"
 SGLANG = "tracelens/tests/traces/inference/sglang_decode/sglang_Qwen3-8B_decode.json.gz"
+XDIT = "tracelens/tests/traces/inference/xdit_flux.1_aiter_sage/profile_trace_rank_0.json.gz"
+PIECEWISE = "tracelens/tests/traces/inference/vllm_prefilldecode_piecewise/graph_execution.json.gz"
 RUNTIME = ("cuda_runtime", "cuda_driver", "runtime")
 
 
@@ -38,6 +40,15 @@ def _replayed(events: list[dict]) -> list[tuple[dict, dict]]:
     return [(launches[e["args"]["correlation"]], e) for e in events
             if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy")
             and e["args"].get("correlation") in launches]
+
+
+def _calls(events: list[dict]) -> dict:
+    """Host launch calls by correlation id (a list: an id may be held by several)."""
+    calls: dict = {}
+    for e in events:
+        if e.get("ph") == "X" and e.get("cat") in RUNTIME:
+            calls.setdefault(e["args"].get("correlation"), []).append(e)
+    return calls
 
 
 def _inside(outer: dict, inner: dict) -> bool:
@@ -133,10 +144,7 @@ def test_full_graph_decode_traces(samples, name):
     (launch,) = {id(c): c for c, _ in want}.values()
     (step,) = [e for e in ev if e.get("cat") == "user_annotation" and e["name"].startswith("execute_")]
     assert _inside(step, launch)
-    calls: dict = {}
-    for e in ev:
-        if e.get("ph") == "X" and e.get("cat") in RUNTIME:
-            calls.setdefault(e["args"].get("correlation"), []).append(e)
+    calls = _calls(ev)
     inside_ns = sum(_ns(e["dur"]) for e in ev if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy")
                     and len(c := calls.get(e["args"].get("correlation"), ())) == 1 and _inside(step, c[0]))
     assert inside_ns >= sum(_ns(k["dur"]) for _, k in want)
@@ -182,10 +190,6 @@ def test_graph_kernels_are_listed_as_they_ran(samples):
     assert all(tuple(r.splitlines()) in want for r in rows)
 
 
-XDIT = "tracelens/tests/traces/inference/xdit_flux.1_aiter_sage/profile_trace_rank_0.json.gz"
-PIECEWISE = "tracelens/tests/traces/inference/vllm_prefilldecode_piecewise/graph_execution.json.gz"
-
-
 @pytest.mark.parametrize("name", [PIECEWISE, DECODE, SGLANG, XDIT])
 def test_every_kernel_with_a_launch_call_counts_once(samples, name):
     """Without modules, the top-level operators together hold every kernel / memcpy whose launch call (the one
@@ -194,10 +198,7 @@ def test_every_kernel_with_a_launch_call_counts_once(samples, name):
     kernels)."""
     path = samples / name
     ev = _events(path)
-    calls: dict = {}
-    for e in ev:
-        if e.get("ph") == "X" and e.get("cat") in RUNTIME:
-            calls.setdefault(e["args"].get("correlation"), []).append(e)
+    calls = _calls(ev)
     ops = [e for e in ev if e.get("ph") == "X" and e.get("cat") in ("cpu_op", "user_annotation", "cuda_runtime")]
     want = 0
     for e in ev:

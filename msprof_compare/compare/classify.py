@@ -40,7 +40,7 @@ from .breakdown import Breakdown
 CONFIG_ENV = "MSPROF_COMPARE_CONFIG"
 _DEFAULT_INI = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "compare_config.ini")
 _KEYS = ("FA_MASK", "CONV_MASK", "MATMUL_MASK", "CUBE_MASK", "TRANS_MASK", "MC2_KERNEL")
-#: Optional key of ours: GPU kernel-name prefixes after which a CUBE_MASK word does not count
+#: Optional key of ours: GPU kernel- and cpu-op-name prefixes after which no mask word counts
 PREFIX_KEY = "NOT_CUBE_PREFIX"
 
 #: Words that make a cpu op (or an NPU op Type) "backward" (reference-1 §3.1).
@@ -156,6 +156,12 @@ def _inside(name: str, at: int, word: str, outer: str) -> bool:
     return False
 
 
+def _prefix_limit(name: str, prefixes: tuple[str, ...]) -> int:
+    """Where a mask word may start at the latest: within a ``NOT_CUBE_PREFIX`` prefix the name starts with,
+    anywhere in other names."""
+    return next((len(p) for p in prefixes if name.startswith(p)), len(name))
+
+
 def cube_name_test(words: Iterable[str], not_words: Iterable[str] = NOT_CUBE_WORDS,
                    vector_prefixes: Iterable[str] = INDUCTOR_VECTOR_PREFIXES) -> Callable[[str], bool]:
     """str -> bool for lower-cased GPU kernel names: holds one of ``words`` somewhere other than inside one
@@ -168,7 +174,7 @@ def cube_name_test(words: Iterable[str], not_words: Iterable[str] = NOT_CUBE_WOR
     outers = {w: tuple(o for o in not_words if w in o and w != o) for w in words}
 
     def test(name: str) -> bool:
-        limit = next((len(p) for p in prefixes if name.startswith(p)), len(name))
+        limit = _prefix_limit(name, prefixes)
         for w in words:
             at = name.find(w)
             while 0 <= at < limit:
@@ -210,7 +216,7 @@ def cube_op_kind(names: Iterable[str], kw: Keywords | None = None) -> np.ndarray
     prefixes = tuple(kw.not_cube_prefix)
 
     def kind(n: str) -> int:
-        limit = next((len(p) for p in prefixes if n.startswith(p)), len(n))
+        limit = _prefix_limit(n, prefixes)
         for words, k in ((fa, OP_FA), (conv, OP_CONV), (mm, OP_MATMUL)):
             if any(0 <= n.find(w) < limit for w in words):
                 return k

@@ -362,8 +362,7 @@ def _launch_calls(ev: _Events, ids: np.ndarray) -> tuple[np.ndarray, dict] | Non
         return None
     corr = _ids([a.correlation for a in ev.args(sub, _LaunchArgs)])
     keep = np.flatnonzero(~pd.Index(corr).duplicated(keep=False) & (corr >= 0))
-    at = pd.Index(corr[keep]).get_indexer(want)
-    at[want < 0] = -1
+    at = pd.Index(corr[keep]).get_indexer(want)  # a -1 (no id) finds nothing: kept ids are >= 0
     hit = np.flatnonzero(at >= 0)
     if not hit.size:
         return None
