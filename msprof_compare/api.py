@@ -187,7 +187,8 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str], **
     if opts.step_given:
         _refuse_gpu_step(base, comparison, opts.force)
     keywords = None
-    if opts.enable_profiling_compare or opts.fail_on_regression is not None:
+    # the breakdown and the GPU side of CommunicationCompare (its collective kernels) read the keyword lists
+    if opts.enable_profiling_compare or opts.enable_communication_compare or opts.fail_on_regression is not None:
         from .compare.classify import load_keywords
 
         keywords = load_keywords()  # a bad MSPROF_COMPARE_CONFIG file is named before minutes of loading

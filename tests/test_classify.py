@@ -284,7 +284,8 @@ def test_a_bad_config_file_is_named_before_the_inputs_load(tmp_path, monkeypatch
     loads = []
     real = pair.load_pair
     monkeypatch.setattr(pair, "load_pair", lambda *a, **k: loads.append(1) or real(*a, **k))
-    for options in ({}, {"enable_profiling_compare": True}, {"enable_api_compare": True, "fail_on_regression": 5}):
+    for options in ({}, {"enable_profiling_compare": True}, {"enable_api_compare": True, "fail_on_regression": 5},
+                    {"enable_communication_compare": True}):
         with pytest.raises(ProfileError, match=f"gone.ini: cannot read keyword .*named by {cl.CONFIG_ENV}"):
             api.compare(base, comp, **options)
     assert loads == []

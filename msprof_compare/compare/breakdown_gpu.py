@@ -13,6 +13,8 @@ Which device events count is the original's rule, kept for parity:
 * computing = exact union of the other non-NCCL kernels on all streams;
   uncovered communication = union of NCCL/RCCL kernels minus computing. The
   original counted 1-µs ticks; on integer-µs traces the results are identical.
+  Collective kernels of other libraries (``GPU_COMM_MASK``, ours) count as
+  NCCL kernels here (``classify.gpu_comm_test``).
 """
 
 from __future__ import annotations
@@ -36,7 +38,6 @@ LAUNCH_FLOW_CATS = ("async_gpu", "async_cpu_to_gpu", "ac2g", "async")
 #: Host op cats the original collects as torch ops (cube-op candidates).
 TORCH_OP_CATS = ("cpu_op", "user_annotation", "cuda_runtime", "operator", "runtime")
 SDMA_WORDS = ("htod", "dtod", "dtoh", "memset (device)")
-COMM_PREFIXES = ("nccl", "rccl")
 
 
 def _lower(values: np.ndarray) -> np.ndarray:
@@ -45,10 +46,6 @@ def _lower(values: np.ndarray) -> np.ndarray:
         return np.zeros(0, dtype=object)
     codes, uniq = factorize(values)
     return np.array([str(u).lower() for u in uniq], dtype=object)[codes]
-
-
-def _starts_with_any(names: np.ndarray, prefixes: tuple[str, ...]) -> np.ndarray:
-    return classify.per_unique(names, lambda n: n.startswith(prefixes))
 
 
 def flow_start_of(profile: Profile, kernel_ts: np.ndarray, opts: Options | None = None) -> np.ndarray:
@@ -94,7 +91,8 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
     end = ts + k["dur"].to_numpy(dtype=np.int64)[rows]
     stream = k["stream"].to_numpy(dtype=np.int64)[rows]
     has_stream = stream >= 0
-    comm = _starts_with_any(names, COMM_PREFIXES)
+    kw = kw or classify.load_keywords()
+    comm = classify.is_gpu_comm_kernel_name(names, kw)
 
     cand = is_kernel & ~comm & has_stream
     if not cand.any():  # no compute stream, so no E2E window: the original stops here (reference-1 §4.2)
@@ -124,7 +122,6 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
     cdur = end[compute] - cts
     ops = profile.ops
     o = np.flatnonzero(classify.per_unique(ops["cat"].to_numpy(dtype=object), lambda c: c in TORCH_OP_CATS))
-    kw = kw or classify.load_keywords()
     cube_ops = classify.cube_ops(ops["name"].to_numpy(dtype=object)[o], ops["ts"].to_numpy(dtype=np.int64)[o],
                                  ops["dur"].to_numpy(dtype=np.int64)[o], ops["tid"].to_numpy(dtype=np.int64)[o],
                                  backward_tid=profile.backward_tid, kw=kw)

@@ -42,6 +42,19 @@ _DEFAULT_INI = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__fi
 _KEYS = ("FA_MASK", "CONV_MASK", "MATMUL_MASK", "CUBE_MASK", "TRANS_MASK", "MC2_KERNEL")
 #: Optional key of ours: GPU kernel- and cpu-op-name prefixes after which no mask word counts
 PREFIX_KEY = "NOT_CUBE_PREFIX"
+#: Optional key of ours: words of GPU collective kernels that are no NCCL / RCCL kernels
+COMM_KEY = "GPU_COMM_MASK"
+
+#: GPU kernels the original counts as communication start with ``nccl`` (case-insensitive); AMD's RCCL
+#: kernels with ``rccl`` (ours).
+GPU_COMM_PREFIXES = ("nccl", "rccl")
+#: Default of ``GPU_COMM_MASK`` (not the original's rule, see docs/differences.md): collectives that run in
+#: kernels of their own library, not NCCL's: PyTorch symmetric memory (``multimem_all_reduce_kernel``,
+#: ``two_shot_all_reduce_kernel``), vLLM / SGLang custom all-reduce (``cross_device_reduce_1stage``),
+#: TensorRT-LLM / FlashInfer (``oneShotAllReduceKernel``, ``allreduce_fusion_kernel_...``), AMD quick reduce.
+#: Matched in the kernel's function name only (template arguments and parameters can name reduce functors).
+GPU_COLLECTIVE_WORDS = ("all_reduce", "allreduce", "all_gather", "allgather", "reduce_scatter", "reducescatter",
+                        "all_to_all", "alltoall", "cross_device_reduce")
 
 #: Words that make a cpu op (or an NPU op Type) "backward" (reference-1 §3.1).
 BACKWARD_WORDS = ("bwd", "backward", "back", "grad")
@@ -65,6 +78,8 @@ class Keywords:
     mc2: frozenset[str]
     #: GPU kernel- and cpu-op-name prefixes after which no mask word counts (``NOT_CUBE_PREFIX``, ours, optional)
     not_cube_prefix: tuple[str, ...]
+    #: words of GPU collective kernels outside NCCL / RCCL (``GPU_COMM_MASK``, ours, optional)
+    gpu_comm: frozenset[str] = frozenset(GPU_COLLECTIVE_WORDS)
 
 
 def load_keywords(path: str | None = None) -> Keywords:
@@ -94,9 +109,10 @@ def load_keywords(path: str | None = None) -> Keywords:
         if key not in sec:
             raise ProfileError(path, f"Missing required key '{key}' in section 'OP_MASK'.", hint)
         values.append(_words(sec[key]))
-    # our key: a file written for the original (six keys) gets the default prefixes; an empty value none
+    # our keys: a file written for the original (six keys) gets the defaults; an empty value none
     prefixes = _words(sec[PREFIX_KEY]) if PREFIX_KEY in sec else frozenset(INDUCTOR_VECTOR_PREFIXES)
-    return Keywords(*values, not_cube_prefix=tuple(sorted(prefixes)))
+    comm = _words(sec[COMM_KEY]) if COMM_KEY in sec else frozenset(GPU_COLLECTIVE_WORDS)
+    return Keywords(*values, not_cube_prefix=tuple(sorted(prefixes)), gpu_comm=comm)
 
 
 def _words(value: str) -> frozenset[str]:
@@ -191,6 +207,53 @@ def is_cube_kernel_name(names: Iterable[str], kw: Keywords | None = None) -> np.
     ``NOT_CUBE_PREFIX`` prefix."""
     kw = kw or load_keywords()
     return per_unique(names, cube_name_test(kw.cube, vector_prefixes=kw.not_cube_prefix))
+
+
+def kernel_function_name(name: str) -> str:
+    """The function's own name in a demangled kernel name: no return type, namespaces, template arguments or
+    parameters (``void (anonymous namespace)::f<c10::BFloat16, 16>(int*)`` -> ``f``); the name itself when
+    it has no such parts or its brackets do not balance."""
+    if "<" not in name and "(" not in name and "::" not in name and " " not in name:
+        return name
+    stack: list[str] = []
+    kept = []
+    for ch in name:
+        if ch in "<(":
+            stack.append(ch)
+        elif ch == ")" or (ch == ">" and stack and stack[-1] == "<"):  # ">" inside "(...)" is an operator
+            if not stack or stack.pop() != ("(" if ch == ")" else "<"):
+                return name
+        elif not stack:
+            kept.append(ch)
+    if stack:
+        return name
+    words = "".join(kept).split()
+    base = words[-1].rsplit("::", 1)[-1] if words else ""
+    return base or name
+
+
+def gpu_comm_test(kw: Keywords) -> Callable[[str], bool]:
+    """str -> bool for lower-cased GPU kernel names: a collective. NCCL / RCCL by prefix (the original's
+    rule); other libraries' collectives by a ``GPU_COMM_MASK`` word in the function name, not after a
+    ``NOT_CUBE_PREFIX`` prefix (torch.compile's fused kernels are named after the ops around them)."""
+    words = tuple(sorted(kw.gpu_comm))
+    prefixes = tuple(kw.not_cube_prefix)
+
+    def test(name: str) -> bool:
+        if name.startswith(GPU_COMM_PREFIXES):
+            return True
+        if not any(w in name for w in words):  # most names: no bracket walk
+            return False
+        base = kernel_function_name(name)
+        limit = _prefix_limit(base, prefixes)
+        return any(0 <= base.find(w) < limit for w in words)
+
+    return test
+
+
+def is_gpu_comm_kernel_name(names: Iterable[str], kw: Keywords | None = None) -> np.ndarray:
+    """GPU collective kernels (communication, not computing): see ``gpu_comm_test``."""
+    return per_unique(names, gpu_comm_test(kw or load_keywords()))
 
 
 def is_trans_kernel_name(names: Iterable[str], kw: Keywords | None = None) -> np.ndarray:

@@ -1,7 +1,8 @@
 """CommunicationCompare: collective ops per family, with NPU task detail rows (reference-2 §4).
 
 Per side, communication ops are grouped by family (``hcom_allReduce__1_0`` ->
-``allreduce``; GPU ``ncclKernel_AllReduce_...`` -> ``ncclkernel``). NPU HCCL tasks
+``allreduce``; GPU ``ncclKernel_AllReduce_...`` -> ``ncclkernel``; other GPU collective kernels, ours, by
+their function name: ``multimem_all_reduce_kernel``). NPU HCCL tasks
 (plane lanes) are attributed to the op they start in with one forward-moving
 pointer, which here is a vectorised ``searchsorted`` + running maximum.
 A summary row per family carries the diff and ratio of the totals; task rows
@@ -29,8 +30,6 @@ log = logging.getLogger("msprof-analyze")
 
 STYLE_BOLD = getattr(table, "STYLE_BOLD", "bold")
 
-#: GPU collective kernels: NCCL, and AMD's RCCL when its kernels carry an ``rccl`` prefix.
-GPU_COMM_PREFIXES = ("nccl", "rccl")
 GPU_KERNEL_CATS = ("kernel", "gpu_memcpy")
 
 _SIDE = [
@@ -66,11 +65,30 @@ def family(names: pd.Series | np.ndarray) -> np.ndarray:
     return np.array([_family_of(u) for u in uniq.tolist()], dtype=object)[codes]
 
 
+def _gpu_family_of(name: object) -> str | None:
+    low = str(name).lower()
+    if low.startswith(classify.GPU_COMM_PREFIXES):
+        return _family_of(low)
+    return classify.kernel_function_name(low)
+
+
+def gpu_family(names: np.ndarray) -> np.ndarray:
+    """Family of GPU collective kernels: NCCL / RCCL as the original (``ncclkernel``); the others by their
+    function name (the original's first ``_`` piece of ``void (anonymous namespace)::multimem_all_reduce_
+    kernel<...>(...)`` would read ``void (anonymous namespace)::multimem``)."""
+    arr = np.asarray(names, dtype=object)
+    if not len(arr):
+        return np.zeros(0, dtype=object)
+    codes, uniq = factorize(arr)
+    return np.array([_gpu_family_of(u) for u in uniq.tolist()], dtype=object)[codes]
+
+
 Events = dict[str, np.ndarray]
 
 
-def comm_events(profile: Profile) -> tuple[Events, Events]:
-    """(ops, tasks) of one side as columns name / ts / dur / op_id; GPU has no task rows."""
+def comm_events(profile: Profile, kw: classify.Keywords | None = None) -> tuple[Events, Events]:
+    """(ops, tasks) of one side as columns name / ts / dur / op_id; GPU has no task rows, and its ops
+    carry their family (``classify.gpu_comm_test`` picks them)."""
     def cols(df: pd.DataFrame, rows: np.ndarray, op_id: np.ndarray | None = None) -> Events:
         return {"name": df["name"].to_numpy(dtype=object)[rows], "ts": df["ts"].to_numpy(dtype=np.int64)[rows],
                 "dur": df["dur"].to_numpy(dtype=np.int64)[rows],
@@ -81,12 +99,14 @@ def comm_events(profile: Profile) -> tuple[Events, Events]:
         k = profile.kernels
         if not len(k):
             return cols(k, none, none), cols(k, none, none)
+        names = k["name"].to_numpy(dtype=object)
         rows = np.flatnonzero(classify.per_unique(k["cat"].to_numpy(dtype=object), lambda c: c in GPU_KERNEL_CATS)
-                              & classify.per_unique(k["name"].to_numpy(dtype=object),
-                                                    lambda n: n.startswith(GPU_COMM_PREFIXES)))
+                              & classify.is_gpu_comm_kernel_name(names, kw))
         # the original's kernel dict keys "pid-tid-ts": a duplicate event is one kernel (the later one)
         rows = rows[last_of_keys(*(k[c].to_numpy(dtype=np.int64)[rows] for c in ("pid", "tid", "ts")))]
-        return cols(k, rows, np.full(len(rows), -1, np.int64)), cols(k, none, none)
+        ops = cols(k, rows, np.full(len(rows), -1, np.int64))
+        ops["family"] = gpu_family(ops["name"])
+        return ops, cols(k, none, none)
     c = profile.comm
     is_op = c["lane"].to_numpy(dtype=object) == "op"
     return cols(c, np.flatnonzero(is_op)), cols(c, np.flatnonzero(~is_op))
@@ -120,15 +140,16 @@ def attribute_tasks(op_ts: np.ndarray, op_end: np.ndarray, task_ts: np.ndarray) 
     return owner
 
 
-def side_data(profile: Profile, rng: tuple[int, int] | None) -> dict[str, dict]:
+def side_data(profile: Profile, rng: tuple[int, int] | None,
+              kw: classify.Keywords | None = None) -> dict[str, dict]:
     """``{family: {"ops": durations_us, "tasks": {task name: durations_us}}}`` in first-appearance order."""
-    ops, tasks = comm_events(profile)
+    ops, tasks = comm_events(profile, kw)
     if profile.source == "ascend_db":  # DB ops are named by their opType there (reference-2 §4.1, -1 §7.4)
         is_op = profile.comm["lane"].to_numpy(dtype=object) == "op"
         ops["name"] = profile.comm["task_type"].to_numpy(dtype=object)[is_op]
     ops = _sorted(ops, rng)
     tasks = _sorted(tasks, rng)
-    fam_arr = family(ops["name"])
+    fam_arr = ops["family"] if "family" in ops else family(ops["name"])
     # ignored ops leave before the task walk, so their tasks go to the op around them (reference-1 §3.4)
     keep = np.array([f is not None for f in fam_arr.tolist()], dtype=bool)
     out: dict[str, dict] = {}
@@ -193,8 +214,11 @@ def comm_rows(base: dict[str, dict], comparison: dict[str, dict]) -> list[list]:
 def build(ctx: RunContext) -> list[Sheet]:
     """The CommunicationCompare sheet (left out when neither side has a communication op)."""
     data = []
+    kw = None
+    if ctx.base.is_gpu or ctx.comparison.is_gpu:  # the GPU side's collectives go by keyword lists
+        kw = ctx.keywords or classify.load_keywords()
     for side, p in (("base", ctx.base), ("comparison", ctx.comparison)):
-        d = side_data(p, side_range(ctx, side))
+        d = side_data(p, side_range(ctx, side), kw)
         if not d:
             log.warning("Can't find any communication op in the file: %s", p.path)
         data.append(d)

@@ -1,0 +1,196 @@
+"""GPU collectives outside NCCL / RCCL are communication (docs/differences.md, "GPU: collective kernels of other
+libraries are communication"). Figures are recomputed from the raw JSON with the json module and plain Python
+interval arithmetic, not with our loader, timeline or classifier."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from msprof_compare.api import compare
+from msprof_compare.compare import classify as cl
+from msprof_compare.compare.breakdown_gpu import gpu_breakdown
+from msprof_compare.loaders import load_profile
+from msprof_compare.options import build_options
+
+EXCERPT = Path(__file__).resolve().parent / "data" / "kineto" / "b200_vllm_allreduce_excerpt.pt.trace.json"
+B200 = "tracelens/tests/traces/b200/eager_trace.json.gz"
+MULTIMEM = "void (anonymous namespace)::multimem_all_reduce_kernel<"
+
+
+def _ns(us: float) -> int:
+    return int(Decimal(repr(us)) * 1000)
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[list[int]] = []
+    for s, e in sorted(spans):
+        if out and s <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return [(s, e) for s, e in out]
+
+
+def _length(spans: list[tuple[int, int]]) -> int:
+    return sum(e - s for s, e in _merged(spans))
+
+
+def _walk(events: list[dict], is_comm) -> dict[str, int]:
+    """E2E (kernels and memcpys), computing and uncovered communication (ns) of the kernels, by reference-1 §4.3
+    with ``is_comm`` naming the communication kernels; no SDMA-named kernel is in these traces (checked)."""
+    copies = [e for e in events if e.get("ph") == "X" and e.get("cat") == "gpu_memcpy"]
+    ks = [e for e in events if e.get("ph") == "X" and e.get("cat") == "kernel"]
+    assert not any(w in k["name"].lower() for k in ks for w in ("htod", "dtod", "dtoh", "memset (device)"))
+    spans = [(_ns(k["ts"]), _ns(k["ts"]) + _ns(k["dur"]), is_comm(k["name"])) for k in ks]
+    compute = [(s, e) for s, e, c in spans if not c]
+    comm = [(s, e) for s, e, c in spans if c]
+    # communication not covered by computing: the comm union's length minus its overlap with computing
+    overlap = _length([(max(s, cs), min(e, ce)) for s, e in _merged(comm) for cs, ce in _merged(compute)
+                       if max(s, cs) < min(e, ce)])
+    ends = [e for _, e, _ in spans] + [_ns(c["ts"]) + _ns(c["dur"]) for c in copies]
+    starts = [s for s, _, _ in spans] + [_ns(c["ts"]) for c in copies]
+    return {"e2e": max(ends) - min(starts), "computing": _length(compute),
+            "uncovered": _length(comm) - overlap, "comm_calls": len(comm)}
+
+
+def _nccl_or_multimem(name: str) -> bool:
+    return name.startswith("nccl") or name.startswith(MULTIMEM)
+
+
+def _breakdown(path: Path, ini: Path | None = None, monkeypatch=None):
+    if ini is not None:
+        monkeypatch.setenv(cl.CONFIG_ENV, str(ini))
+    return gpu_breakdown(load_profile(str(path), build_options(enable_profiling_compare=True)[0]))
+
+
+@pytest.mark.parametrize("name, function", [
+    ("void (anonymous namespace)::multimem_all_reduce_kernel<c10::BFloat16, 16>(c10::BFloat16*, unsigned long, "
+     "unsigned int**, unsigned long, unsigned long)", "multimem_all_reduce_kernel"),
+    # a ">" operator inside a template argument's parentheses (vLLM's fused_add_rms_norm_kernel, from the B200 trace)
+    ("std::enable_if<(((8)>(0)))&&vllm::_typeConvert<c10::BFloat16>::exists, void>::type "
+     "vllm::fused_add_rms_norm_kernel<c10::BFloat16, 8>(c10::BFloat16*, long)", "fused_add_rms_norm_kernel"),
+    ("ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "ncclDevKernel_AllGather_RING_LL"),
+    ("void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<at::native::direct_copy_"
+     "kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda(float)#1}> >(int, T1)",
+     "elementwise_kernel"),
+    ("nvjet_tst_144x128_64x6_2x1_v_bz_bias_TNN", "nvjet_tst_144x128_64x6_2x1_v_bz_bias_TNN"),
+    ("aiter::fmha_fwd_hd128_bf16_rtz", "fmha_fwd_hd128_bf16_rtz"),
+    ("Memcpy DtoD (Device -> Device)", "DtoD"),
+    # brackets that do not balance: the whole name
+    ("void f<bool operator<(int)>(int)", "void f<bool operator<(int)>(int)"),
+    ("g(int", "g(int"),
+    ("h)(", "h)("),
+    ("", ""),
+])
+def test_kernel_function_name(name, function):
+    assert cl.kernel_function_name(name) == function
+
+
+@pytest.mark.parametrize("name, comm", [
+    # NCCL / RCCL by prefix, in any case (reference-1 §3.1: the name predicates ignore case)
+    ("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", True),
+    ("NCCLKernel_x", True),
+    ("rcclGenericKernel", True),
+    # PyTorch symmetric memory (CUDA kernels and its Triton kernels)
+    ("void (anonymous namespace)::multimem_all_reduce_kernel<c10::BFloat16, 16>(c10::BFloat16*, unsigned long)",
+     True),
+    ("two_shot_all_reduce_kernel", True),
+    ("void c10d::symmetric_memory::multimem_all_gather_kernel<16>(unsigned int*, unsigned long)", True),
+    # vLLM / SGLang custom all-reduce, TensorRT-LLM, AMD quick reduce
+    ("void vllm::cross_device_reduce_1stage<__nv_bfloat16, 2>(vllm::RankData*, vllm::Signal*, __nv_bfloat16*, int)",
+     True),
+    ("void tensorrt_llm::kernels::oneShotAllReduceKernel<__nv_bfloat16, 8>(tensorrt_llm::kernels::AllReduceParams)",
+     True),
+    ("void quickreduce::allreduce_prototype_twoshot<quickreduce::CodecFP, __half>(__half const*, __half*, int)", True),
+    ("void moe::all_to_all_dispatch<float>(float*)", True),
+    # not collectives: a reduce functor as a template argument, torch.compile's fused kernels named after the ops
+    # around them, CUB reductions, gathers
+    ("void foo_kernel<WarpAllReduce<float> >(float*)", False),
+    ("triton_poi_fused_all_reduce_0", False),
+    ("triton_red_fused__to_copy_all_gather_1", False),
+    ("void cub::DeviceReduceByKeyKernel<cub::DispatchReduceByKey<long*, long*> >(long*)", False),
+    ("void at::native::reduce_kernel<512, 1>(int)", False),
+    ("void at::native::index_select_gather_kernel<float>(float*)", False),
+    ("Memcpy DtoD (Device -> Device)", False),
+])
+def test_gpu_comm_names(name, comm):
+    assert cl.is_gpu_comm_kernel_name([name], cl.load_keywords(cl._DEFAULT_INI)).tolist() == [comm]
+
+
+def _ini(tmp_path: Path, extra: str | None) -> Path:
+    """The packaged file with GPU_COMM_MASK removed, then ``extra`` appended to [OP_MASK] when given."""
+    lines = [ln for ln in Path(cl._DEFAULT_INI).read_text().splitlines() if not ln.startswith("GPU_COMM_MASK")]
+    if extra is not None:
+        lines.insert(lines.index("[OP_MASK]") + 1, extra)
+    ini = tmp_path / "k.ini"
+    ini.write_text("\n".join(lines) + "\n")
+    return ini
+
+
+def test_gpu_comm_mask_key(tmp_path):
+    """A file written for the original (no key) gets the default words; an empty value gives the original's rule
+    (NCCL / RCCL prefixes only); a value replaces the words."""
+    assert cl.load_keywords(cl._DEFAULT_INI).gpu_comm == frozenset(cl.GPU_COLLECTIVE_WORDS)
+    assert cl.load_keywords(_ini(tmp_path, None)).gpu_comm == frozenset(cl.GPU_COLLECTIVE_WORDS)
+    empty = cl.load_keywords(_ini(tmp_path, "GPU_COMM_MASK ="))
+    assert empty.gpu_comm == frozenset()
+    names = ["void (anonymous namespace)::multimem_all_reduce_kernel<float, 16>(float*)", "ncclKernel_x",
+             "my_Exchange_kernel"]
+    assert cl.is_gpu_comm_kernel_name(names, empty).tolist() == [False, True, False]
+    mine = cl.load_keywords(_ini(tmp_path, "GPU_COMM_MASK = Exchange"))
+    assert cl.is_gpu_comm_kernel_name(names, mine).tolist() == [False, True, True]
+
+
+def test_excerpt_breakdown(tmp_path, monkeypatch):
+    """Two symmetric-memory all-reduces between a layer's GEMMs, norms and MoE kernels (one stream, so the
+    all-reduces are wholly uncovered); with an empty GPU_COMM_MASK they are computing, as in the original."""
+    events = json.loads(EXCERPT.read_text())["traceEvents"]
+    want = _walk(events, _nccl_or_multimem)
+    assert want["comm_calls"] == 2
+    # µs from the event list: 25.12 + 27.488
+    assert want["uncovered"] == 52_608
+    bd = _breakdown(EXCERPT)
+    assert (bd.e2e_ns, bd.computing_ns, bd.uncovered_comm_ns) == (want["e2e"], want["computing"], want["uncovered"])
+
+    original = _walk(events, lambda n: n.startswith("nccl"))
+    assert original["uncovered"] == 0 and original["computing"] == want["computing"] + 52_608
+    bd = _breakdown(EXCERPT, _ini(tmp_path, "GPU_COMM_MASK ="), monkeypatch)
+    assert (bd.e2e_ns, bd.computing_ns, bd.uncovered_comm_ns) == (original["e2e"], original["computing"], 0)
+
+
+def test_excerpt_communication_sheet():
+    """CommunicationCompare names the family by the kernel's function name and takes every call."""
+    res = compare(EXCERPT, EXCERPT, enable_communication_compare=True)
+    rows = res.sheet("CommunicationCompare").values.tolist()
+    assert len(rows) == 1
+    durs = [k["dur"] for k in json.loads(EXCERPT.read_text())["traceEvents"]
+            if k.get("cat") == "kernel" and k["name"].startswith(MULTIMEM)]
+    assert rows[0][1:8] == ["multimem_all_reduce_kernel", None, 2, pytest.approx(sum(durs)),
+                            pytest.approx(sum(durs) / 2), max(durs), min(durs)]
+    assert rows[0][15:] == [0, 1]
+
+
+def test_b200_vllm_sample(samples):
+    """The whole vLLM eager trace: 73 all-reduces of PyTorch symmetric memory (2.120 ms) and one NCCL
+    all-gather join the uncovered communication time and CommunicationCompare."""
+    path = samples / B200
+    if not path.is_file():
+        pytest.skip("sample absent")
+    events = json.load(gzip.open(path))["traceEvents"]
+    want = _walk(events, _nccl_or_multimem)
+    bd = _breakdown(path)
+    assert (bd.e2e_ns, bd.computing_ns, bd.uncovered_comm_ns) == (want["e2e"], want["computing"], want["uncovered"])
+    assert want["uncovered"] == 2_141_501
+    res = compare(path, path, enable_communication_compare=True)
+    rows = res.sheet("CommunicationCompare").values.tolist()
+    got = {r[1]: (r[3], r[4]) for r in rows}
+    mm = [k["dur"] for k in events if k.get("cat") == "kernel" and k["name"].startswith(MULTIMEM)]
+    nccl = [k["dur"] for k in events if k.get("cat") == "kernel" and k["name"].startswith("nccl")]
+    assert got == {"multimem_all_reduce_kernel": (len(mm), pytest.approx(sum(mm))),
+                   "nccldevkernel": (len(nccl), pytest.approx(sum(nccl)))}
+    assert (len(mm), len(nccl)) == (73, 1)
