@@ -187,8 +187,9 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str], **
     if opts.step_given:
         _refuse_gpu_step(base, comparison, opts.force)
     keywords = None
-    # the breakdown and the GPU side of CommunicationCompare (its collective kernels) read the keyword lists
-    if opts.enable_profiling_compare or opts.enable_communication_compare or opts.fail_on_regression is not None:
+    # the breakdown and a Kineto side's CommunicationCompare (its collective kernels) read the keyword lists
+    if opts.enable_profiling_compare or opts.fail_on_regression is not None or (
+            opts.enable_communication_compare and any(_is_kineto(p, opts.force) for p in (base, comparison))):
         from .compare.classify import load_keywords
 
         keywords = load_keywords()  # a bad MSPROF_COMPARE_CONFIG file is named before minutes of loading
@@ -221,22 +222,31 @@ def _same_input(base: str, comparison: str) -> str | None:
         return None
 
 
-def _refuse_gpu_step(base: str, comparison: str, force: bool) -> None:
-    """The GPU step refusal (reference-1 §1.4) before the inputs are read: a Kineto trace is known from its
-    first bytes (a JSON object, reference-1 §2.1), and loading two of them only to refuse the options took
-    seconds per 100 MB. Sides are looked at in loading order; a path the loader would refuse ends the look,
-    so its error still comes first (a missing comparison path after a Kineto base with a step is the one
-    exception: the step refusal comes first)."""
-    from .compare import steps
+def _is_kineto(given: str, force: bool) -> bool | None:
+    """Is the input a Kineto trace: known from its first bytes (a JSON object, reference-1 §2.1) without
+    loading it; None for a path the loader will refuse (its error comes from the loader)."""
     from .loaders import detect, traceio
 
+    try:
+        layout = detect(given, force)
+    except ProfileError:
+        return None
+    return layout.level == "file" and not layout.db_path \
+        and traceio.first_char(traceio.head_bytes(layout.trace_path)) == "{"
+
+
+def _refuse_gpu_step(base: str, comparison: str, force: bool) -> None:
+    """The GPU step refusal (reference-1 §1.4) before the inputs are read: loading two Kineto traces only to
+    refuse the options took seconds per 100 MB. Sides are looked at in loading order; a path the loader would
+    refuse ends the look, so its error still comes first (a missing comparison path after a Kineto base with a
+    step is the one exception: the step refusal comes first)."""
+    from .compare import steps
+
     for given in (base, comparison):
-        try:
-            layout = detect(given, force)
-        except ProfileError:
+        kineto = _is_kineto(given, force)
+        if kineto is None:
             return
-        if layout.level == "file" and not layout.db_path \
-                and traceio.first_char(traceio.head_bytes(layout.trace_path)) == "{":
+        if kineto:
             raise UsageError(steps.GPU_STEP_MESSAGE)
 
 

@@ -4,6 +4,7 @@ interval arithmetic, not with our loader, timeline or classifier."""
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 from decimal import Decimal
@@ -81,10 +82,15 @@ def _breakdown(path: Path, ini: Path | None = None, monkeypatch=None):
     ("nvjet_tst_144x128_64x6_2x1_v_bz_bias_TNN", "nvjet_tst_144x128_64x6_2x1_v_bz_bias_TNN"),
     ("aiter::fmha_fwd_hd128_bf16_rtz", "fmha_fwd_hd128_bf16_rtz"),
     ("Memcpy DtoD (Device -> Device)", "DtoD"),
-    # brackets that do not balance: the whole name
-    ("void f<bool operator<(int)>(int)", "void f<bool operator<(int)>(int)"),
-    ("g(int", "g(int"),
-    ("h)(", "h)("),
+    # what follows the parameters (clang's clone suffix, a const member)
+    ("void ns::my_all_reduce_kernel<float>(float*) [clone .kd]", "my_all_reduce_kernel"),
+    ("void ns::S::run_kernel<float>(float*) const", "run_kernel"),
+    ("ncclKernel_x(int) [clone .kd]", "ncclKernel_x"),
+    # brackets that do not balance: the text before the first bracket
+    ("void f<bool operator<(int)>(int)", "f"),
+    ("void foo_kernel<WarpAllReduce<float>, bool operator< >(float*)", "foo_kernel"),
+    ("g(int", "g"),
+    ("ns::h)(x", "h)"),
     ("", ""),
 ])
 def test_kernel_function_name(name, function):
@@ -111,8 +117,15 @@ def test_kernel_function_name(name, function):
     # not collectives: a reduce functor as a template argument, torch.compile's fused kernels named after the ops
     # around them, CUB reductions, gathers
     ("void foo_kernel<WarpAllReduce<float> >(float*)", False),
+    ("void foo_kernel<WarpAllReduce<float>, bool operator< >(float*)", False),
     ("triton_poi_fused_all_reduce_0", False),
     ("triton_red_fused__to_copy_all_gather_1", False),
+    ("triton_tem_fused_all_gather_mm_0", False),
+    # a word counts where a word of the name starts: a split-KV attention's combine step is no all-reduce
+    ("void flash::small_reduce_kernel<float>(float*)", False),
+    ("void ns::small_gather_rows<float>(float*)", False),
+    ("void ns::OneShotAllReduce<float>(float*)", True),
+    ("void ns::my_all_reduce_kernel<float>(float*) [clone .kd]", True),
     ("void cub::DeviceReduceByKeyKernel<cub::DispatchReduceByKey<long*, long*> >(long*)", False),
     ("void at::native::reduce_kernel<512, 1>(int)", False),
     ("void at::native::index_select_gather_kernel<float>(float*)", False),
@@ -120,6 +133,14 @@ def test_kernel_function_name(name, function):
 ])
 def test_gpu_comm_names(name, comm):
     assert cl.is_gpu_comm_kernel_name([name], cl.load_keywords(cl._DEFAULT_INI)).tolist() == [comm]
+
+
+def test_inductor_kernels_whatever_not_cube_prefix_says():
+    """torch.compile's kernels are no collectives even with NOT_CUBE_PREFIX emptied (the way to get the original's
+    Cube rule back): the two keys do not depend on each other."""
+    kw = dataclasses.replace(cl.load_keywords(cl._DEFAULT_INI), not_cube_prefix=())
+    names = ["triton_poi_fused_all_reduce_0", "triton_tem_fused_all_gather_mm_0", "two_shot_all_reduce_kernel"]
+    assert cl.is_gpu_comm_kernel_name(names, kw).tolist() == [False, False, True]
 
 
 def _ini(tmp_path: Path, extra: str | None) -> Path:
@@ -173,6 +194,38 @@ def test_excerpt_communication_sheet():
     assert rows[0][1:8] == ["multimem_all_reduce_kernel", None, 2, pytest.approx(sum(durs)),
                             pytest.approx(sum(durs) / 2), max(durs), min(durs)]
     assert rows[0][15:] == [0, 1]
+
+
+def test_communication_sheet_follows_the_key(tmp_path, monkeypatch):
+    """The sheet reads the same lists as the breakdown: an empty GPU_COMM_MASK leaves no collective in the
+    excerpt (no sheet), a word of one's own adds kernels, never memcpys (the breakdown counts no memcpy as
+    communication)."""
+    monkeypatch.setenv(cl.CONFIG_ENV, str(_ini(tmp_path, "GPU_COMM_MASK =")))
+    assert "CommunicationCompare" not in compare(EXCERPT, EXCERPT, enable_communication_compare=True).sheet_names
+    trace = json.loads(EXCERPT.read_text())
+    gemm = next(e for e in trace["traceEvents"] if e.get("cat") == "kernel" and e["name"].startswith("nvjet_"))
+    copy = dict(gemm, cat="gpu_memcpy", name="Memcpy PtoP (Device -> Device)")
+    trace["traceEvents"].append(copy)
+    path = tmp_path / "x.pt.trace.json"
+    path.write_text(json.dumps(trace))
+    monkeypatch.setenv(cl.CONFIG_ENV, str(_ini(tmp_path, "GPU_COMM_MASK = nvjet, ptop")))
+    rows = compare(path, path, enable_communication_compare=True).sheet("CommunicationCompare").values.tolist()
+    nvjet = [e for e in trace["traceEvents"] if e.get("cat") == "kernel" and e["name"].startswith("nvjet_")]
+    assert len(nvjet) == 2 and nvjet[0]["name"] != nvjet[1]["name"]
+    # one family per function name (the lower-cased kernel name here), no row for the memcpy
+    assert {r[1]: (r[3], r[4]) for r in rows} == {e["name"].lower(): (1, pytest.approx(e["dur"])) for e in nvjet}
+
+
+def test_npu_communication_compare_ignores_the_keyword_file(samples, tmp_path, monkeypatch):
+    """NPU inputs never read the keyword lists in CommunicationCompare: a broken MSPROF_COMPARE_CONFIG does
+    not stop that comparison (a Kineto side does read them, before loading: tests/test_classify.py)."""
+    bad = tmp_path / "bad.ini"
+    bad.write_text("[OP_MASK]\n")
+    monkeypatch.setenv(cl.CONFIG_ENV, str(bad))
+    npu = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+    if not npu.is_dir():
+        pytest.skip("sample absent")
+    assert compare(npu, npu, enable_communication_compare=True).sheet_names == ["CommunicationCompare"]
 
 
 def test_b200_vllm_sample(samples):

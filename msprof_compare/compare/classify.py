@@ -209,51 +209,78 @@ def is_cube_kernel_name(names: Iterable[str], kw: Keywords | None = None) -> np.
     return per_unique(names, cube_name_test(kw.cube, vector_prefixes=kw.not_cube_prefix))
 
 
+def _last_identifier(text: str) -> str:
+    words = text.split()
+    return words[-1].rsplit("::", 1)[-1] if words else ""
+
+
 def kernel_function_name(name: str) -> str:
-    """The function's own name in a demangled kernel name: no return type, namespaces, template arguments or
-    parameters (``void (anonymous namespace)::f<c10::BFloat16, 16>(int*)`` -> ``f``); the name itself when
-    it has no such parts or its brackets do not balance."""
-    if "<" not in name and "(" not in name and "::" not in name and " " not in name:
-        return name
+    """The function's own name in a demangled kernel name: no return type, namespaces, template arguments,
+    parameters or what follows them (``void (anonymous namespace)::f<c10::BFloat16, 16>(int*) const`` -> ``f``).
+
+    The parameter list is the first ``(`` outside brackets right after the name or its template arguments
+    (``(anonymous namespace)`` follows a space). Brackets that do not balance (``operator<``): the text before
+    the first bracket; a name without brackets: its last word, without namespaces."""
     stack: list[str] = []
-    kept = []
+    kept: list[str] = []
+    prev = ""
     for ch in name:
+        if not stack and ch == "(" and (prev.isalnum() or prev in "_>"):
+            break  # the parameter list
         if ch in "<(":
             stack.append(ch)
         elif ch == ")" or (ch == ">" and stack and stack[-1] == "<"):  # ">" inside "(...)" is an operator
             if not stack or stack.pop() != ("(" if ch == ")" else "<"):
-                return name
+                stack.append("!")
+                break
         elif not stack:
             kept.append(ch)
-    if stack:
-        return name
-    words = "".join(kept).split()
-    base = words[-1].rsplit("::", 1)[-1] if words else ""
-    return base or name
+        prev = ch
+    if stack:  # unbalanced
+        cut = min((i for i in (name.find("<"), name.find("(")) if i >= 0), default=len(name))
+        return _last_identifier(name[:cut]) or name
+    return _last_identifier("".join(kept)) or name
+
+
+#: torch.compile (Inductor) kernel name prefixes: its generated kernels are named after the ops around them
+#: (``triton_poi_fused_all_reduce_0`` copies into an all-reduce's buffer), so they are never collectives.
+INDUCTOR_PREFIXES = (*INDUCTOR_VECTOR_PREFIXES, "triton_tem_")
+
+
+def _word_starts(name: str, low: str, word: str) -> bool:
+    """Does ``word`` occur in ``low`` (the lower-cased ``name``) where a word starts: at the beginning, after a
+    character that is no letter, or at a capital after a small letter (``oneShotAllReduceKernel``), so that
+    ``small_reduce_kernel`` holds no "all_reduce"."""
+    at = low.find(word)
+    while at >= 0:
+        if at == 0 or not name[at - 1].isalpha() or (name[at].isupper() and name[at - 1].islower()):
+            return True
+        at = low.find(word, at + 1)
+    return False
 
 
 def gpu_comm_test(kw: Keywords) -> Callable[[str], bool]:
-    """str -> bool for lower-cased GPU kernel names: a collective. NCCL / RCCL by prefix (the original's
-    rule); other libraries' collectives by a ``GPU_COMM_MASK`` word in the function name, not after a
-    ``NOT_CUBE_PREFIX`` prefix (torch.compile's fused kernels are named after the ops around them)."""
+    """str -> bool for GPU kernel names (as written): a collective. NCCL / RCCL by prefix, case-insensitively
+    (the original's rule); other libraries' collectives by a ``GPU_COMM_MASK`` word starting a word of the
+    function name (``kernel_function_name``), never torch.compile's generated kernels (``INDUCTOR_PREFIXES``)."""
     words = tuple(sorted(kw.gpu_comm))
-    prefixes = tuple(kw.not_cube_prefix)
 
     def test(name: str) -> bool:
-        if name.startswith(GPU_COMM_PREFIXES):
+        low = name.lower()
+        if low.startswith(GPU_COMM_PREFIXES):
             return True
-        if not any(w in name for w in words):  # most names: no bracket walk
+        if not any(w in low for w in words):  # most names: no bracket walk
             return False
         base = kernel_function_name(name)
-        limit = _prefix_limit(base, prefixes)
-        return any(0 <= base.find(w) < limit for w in words)
+        low = base.lower()
+        return not low.startswith(INDUCTOR_PREFIXES) and any(_word_starts(base, low, w) for w in words)
 
     return test
 
 
 def is_gpu_comm_kernel_name(names: Iterable[str], kw: Keywords | None = None) -> np.ndarray:
     """GPU collective kernels (communication, not computing): see ``gpu_comm_test``."""
-    return per_unique(names, gpu_comm_test(kw or load_keywords()))
+    return per_unique(names, gpu_comm_test(kw or load_keywords()), lower=False)
 
 
 def is_trans_kernel_name(names: Iterable[str], kw: Keywords | None = None) -> np.ndarray:

@@ -100,8 +100,11 @@ def comm_events(profile: Profile, kw: classify.Keywords | None = None) -> tuple[
         if not len(k):
             return cols(k, none, none), cols(k, none, none)
         names = k["name"].to_numpy(dtype=object)
-        rows = np.flatnonzero(classify.per_unique(k["cat"].to_numpy(dtype=object), lambda c: c in GPU_KERNEL_CATS)
-                              & classify.is_gpu_comm_kernel_name(names, kw))
+        cats = k["cat"].to_numpy(dtype=object)
+        # the original's rule takes memcpys named nccl*; other collectives are kernels, as in the breakdown
+        prefixed = classify.per_unique(names, lambda n: n.startswith(classify.GPU_COMM_PREFIXES))
+        rows = np.flatnonzero(classify.per_unique(cats, lambda c: c in GPU_KERNEL_CATS)
+                              & (prefixed | (classify.is_gpu_comm_kernel_name(names, kw) & (cats == "kernel"))))
         # the original's kernel dict keys "pid-tid-ts": a duplicate event is one kernel (the later one)
         rows = rows[last_of_keys(*(k[c].to_numpy(dtype=np.int64)[rows] for c in ("pid", "tid", "ts")))]
         ops = cols(k, rows, np.full(len(rows), -1, np.int64))
