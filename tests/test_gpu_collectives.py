@@ -1,6 +1,7 @@
-"""GPU collectives outside NCCL / RCCL are communication (docs/differences.md, "GPU: collective kernels of other
-libraries are communication"). Figures are recomputed from the raw JSON with the json module and plain Python
-interval arithmetic, not with our loader, timeline or classifier."""
+"""GPU collectives outside NCCL / RCCL are communication, and GPU families name the collective (docs/differences.md,
+"GPU: RCCL and other libraries' collective kernels are communication; families name the collective"). Figures are
+recomputed from the raw JSON with the json module and plain Python interval arithmetic, not with our loader,
+timeline or classifier."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import json
 from decimal import Decimal
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from msprof_compare.api import compare
@@ -185,13 +187,13 @@ def test_excerpt_breakdown(tmp_path, monkeypatch):
 
 
 def test_excerpt_communication_sheet():
-    """CommunicationCompare names the family by the kernel's function name and takes every call."""
+    """CommunicationCompare names the family by the collective (as HCCL's op families) and takes every call."""
     res = compare(EXCERPT, EXCERPT, enable_communication_compare=True)
     rows = res.sheet("CommunicationCompare").values.tolist()
     assert len(rows) == 1
     durs = [k["dur"] for k in json.loads(EXCERPT.read_text())["traceEvents"]
             if k.get("cat") == "kernel" and k["name"].startswith(MULTIMEM)]
-    assert rows[0][1:8] == ["multimem_all_reduce_kernel", None, 2, pytest.approx(sum(durs)),
+    assert rows[0][1:8] == ["allreduce", None, 2, pytest.approx(sum(durs)),
                             pytest.approx(sum(durs) / 2), max(durs), min(durs)]
     assert rows[0][15:] == [0, 1]
 
@@ -212,7 +214,8 @@ def test_communication_sheet_follows_the_key(tmp_path, monkeypatch):
     rows = compare(path, path, enable_communication_compare=True).sheet("CommunicationCompare").values.tolist()
     nvjet = [e for e in trace["traceEvents"] if e.get("cat") == "kernel" and e["name"].startswith("nvjet_")]
     assert len(nvjet) == 2 and nvjet[0]["name"] != nvjet[1]["name"]
-    # one family per function name (the lower-cased kernel name here), no row for the memcpy
+    # a word of one's own names no collective: one family per function name (the lower-cased kernel name here),
+    # no row for the memcpy
     assert {r[1]: (r[3], r[4]) for r in rows} == {e["name"].lower(): (1, pytest.approx(e["dur"])) for e in nvjet}
 
 
@@ -244,6 +247,58 @@ def test_b200_vllm_sample(samples):
     got = {r[1]: (r[3], r[4]) for r in rows}
     mm = [k["dur"] for k in events if k.get("cat") == "kernel" and k["name"].startswith(MULTIMEM)]
     nccl = [k["dur"] for k in events if k.get("cat") == "kernel" and k["name"].startswith("nccl")]
-    assert got == {"multimem_all_reduce_kernel": (len(mm), pytest.approx(sum(mm))),
-                   "nccldevkernel": (len(nccl), pytest.approx(sum(nccl)))}
+    assert got == {"allreduce": (len(mm), pytest.approx(sum(mm))), "allgather": (len(nccl), pytest.approx(sum(nccl)))}
     assert (len(mm), len(nccl)) == (73, 1)
+
+
+@pytest.mark.parametrize("name, family", [
+    ("ncclKernel_AllReduce_RING_LL_Sum_float", "allreduce"),
+    ("ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "allgather"),
+    ("ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "reducescatter"),
+    ("ncclKernel_Broadcast_RING_LL_Sum_int8_t", "broadcast"),
+    ("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t", "sendrecv"),
+    ("rcclKernel_AllGather_x", "allgather"),
+    # no collective in the name: the original's family (first "_" piece)
+    ("ncclDevKernel_Generic_4", "nccldevkernel"),
+    ("ncclKernel_x", "ncclkernel"),
+    # other libraries: the first default word in the function name
+    ("void (anonymous namespace)::multimem_all_reduce_kernel<c10::BFloat16, 16>(c10::BFloat16*)", "allreduce"),
+    ("void vllm::cross_device_reduce_2stage<__nv_bfloat16, 8>(vllm::RankData*)", "allreduce"),
+    ("void c10d::symmetric_memory::multimem_all_gather_kernel<16>(unsigned int*)", "allgather"),
+    ("void ns::fused_reduce_scatter_all_gather_kernel<float>(float*)", "reducescatter"),
+    ("void moe::all_to_all_dispatch<float>(float*)", "alltoall"),
+])
+def test_gpu_families(name, family):
+    from msprof_compare.compare import communication
+
+    assert communication.gpu_family([name], cl.load_keywords(cl._DEFAULT_INI)).tolist() == [family]
+
+
+def test_gpu_and_npu_collectives_pair(samples, reference_outputs):
+    """GPU against NPU: NCCL's AllReduce kernels pair with HCCL's allreduce ops (the original's "ncclkernel" row
+    never paired with any NPU row, and lumped the Broadcasts in). NPU figures from the original's pair-1 workbook,
+    GPU figures from the raw JSON."""
+    npu = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+    gpu = samples / "hta/tests/data/nccl_parser_config/nccl_data.json.gz"
+    if not npu.is_dir() or not gpu.is_file():
+        pytest.skip("sample absent")
+    ref = pd.read_excel(reference_outputs / "1-npu-text-l1-vs-l2/performance_comparison_result.xlsx",
+                        sheet_name="CommunicationCompare", header=2)
+    npu_row = ref.iloc[0]
+    assert npu_row["Communication OP Name"] == "allreduce"
+    events = json.load(gzip.open(gpu))["traceEvents"]
+    by = {}
+    for k in events:
+        if k.get("cat") == "kernel" and k["name"].startswith("nccl"):
+            by.setdefault(k["name"].split("_")[1].lower(), []).append(k["dur"])
+    assert sorted(by) == ["allreduce", "broadcast"]
+    rows = compare(npu, gpu, enable_communication_compare=True).sheet("CommunicationCompare")
+    summary = rows[rows["Communication OP Name"].fillna(rows["Communication OP Name.1"]) != "|"]
+    got = {(r["Communication OP Name"], r["Communication OP Name.1"]): (r["Calls"], r["Total Duration(us)"],
+                                                                         r["Calls.1"], r["Total Duration(us).1"])
+           for _, r in summary.iterrows()}
+    assert got == {
+        ("allreduce", "allreduce"): (npu_row["Calls"], pytest.approx(npu_row["Total Duration(us)"], rel=1e-6),
+                                     len(by["allreduce"]), pytest.approx(sum(by["allreduce"]))),
+        (None, "broadcast"): (None, 0.0, len(by["broadcast"]), pytest.approx(sum(by["broadcast"]))),
+    }

@@ -247,7 +247,7 @@ def kernel_function_name(name: str) -> str:
 INDUCTOR_PREFIXES = (*INDUCTOR_VECTOR_PREFIXES, "triton_tem_")
 
 
-def _word_starts(name: str, low: str, word: str) -> bool:
+def word_starts(name: str, low: str, word: str) -> bool:
     """Does ``word`` occur in ``low`` (the lower-cased ``name``) where a word starts: at the beginning, after a
     character that is no letter, or at a capital after a small letter (``oneShotAllReduceKernel``), so that
     ``small_reduce_kernel`` holds no "all_reduce"."""
@@ -273,7 +273,7 @@ def gpu_comm_test(kw: Keywords) -> Callable[[str], bool]:
             return False
         base = kernel_function_name(name)
         low = base.lower()
-        return not low.startswith(INDUCTOR_PREFIXES) and any(_word_starts(base, low, w) for w in words)
+        return not low.startswith(INDUCTOR_PREFIXES) and any(word_starts(base, low, w) for w in words)
 
     return test
 

@@ -1,8 +1,8 @@
 """CommunicationCompare: collective ops per family, with NPU task detail rows (reference-2 §4).
 
 Per side, communication ops are grouped by family (``hcom_allReduce__1_0`` ->
-``allreduce``; GPU ``ncclKernel_AllReduce_...`` -> ``ncclkernel``; other GPU collective kernels, ours, by
-their function name: ``multimem_all_reduce_kernel``). NPU HCCL tasks
+``allreduce``; GPU kernels by their collective, ours, so that GPU and NPU rows pair: ``ncclKernel_AllReduce_...``
+and ``multimem_all_reduce_kernel`` -> ``allreduce``, where the original reads ``ncclkernel``). NPU HCCL tasks
 (plane lanes) are attributed to the op they start in with one forward-moving
 pointer, which here is a vectorised ``searchsorted`` + running maximum.
 A summary row per family carries the diff and ratio of the totals; task rows
@@ -65,22 +65,41 @@ def family(names: pd.Series | np.ndarray) -> np.ndarray:
     return np.array([_family_of(u) for u in uniq.tolist()], dtype=object)[codes]
 
 
-def _gpu_family_of(name: object) -> str | None:
-    low = str(name).lower()
-    if low.startswith(classify.GPU_COMM_PREFIXES):
-        return _family_of(low)
-    return classify.kernel_function_name(low)
+#: Collectives NCCL / RCCL name in their kernels, second ``_`` piece lower-cased (``ncclKernel_AllReduce_RING_LL_
+#: Sum_float``, ``ncclDevKernel_AllGather_RING_LL``): HCCL's op families are the same words (``hcom_allReduce_``).
+NCCL_COLLECTIVES = frozenset({"allreduce", "allgather", "reducescatter", "broadcast", "reduce", "sendrecv", "send",
+                              "recv", "alltoall"})
+#: The collective a default GPU_COMM_MASK word names; a word of the user's own names none (family: function name).
+COLLECTIVE_OF_WORD = {"all_reduce": "allreduce", "allreduce": "allreduce", "cross_device_reduce": "allreduce",
+                      "all_gather": "allgather", "allgather": "allgather", "reduce_scatter": "reducescatter",
+                      "reducescatter": "reducescatter", "all_to_all": "alltoall", "alltoall": "alltoall"}
 
 
-def gpu_family(names: np.ndarray) -> np.ndarray:
-    """Family of GPU collective kernels: NCCL / RCCL as the original (``ncclkernel``); the others by their
-    function name (the original's first ``_`` piece of ``void (anonymous namespace)::multimem_all_reduce_
-    kernel<...>(...)`` would read ``void (anonymous namespace)::multimem``)."""
+def _gpu_family_of(name: object, words: tuple[str, ...]) -> str | None:
+    text = str(name)
+    function = classify.kernel_function_name(text)
+    low = function.lower()
+    if text.lower().startswith(classify.GPU_COMM_PREFIXES):
+        parts = low.split("_")
+        if len(parts) > 1 and parts[1] in NCCL_COLLECTIVES:
+            return parts[1]
+        return _family_of(text.lower())  # ncclDevKernel_Generic: the original's family, nccldevkernel
+    # the mask word that starts first in the function name says which collective it is
+    found = [(low.find(w), w) for w in words if classify.word_starts(function, low, w)]
+    return COLLECTIVE_OF_WORD.get(min(found)[1], low) if found else low
+
+
+def gpu_family(names: np.ndarray, kw: classify.Keywords | None = None) -> np.ndarray:
+    """Family of GPU collective kernels: the collective, named as HCCL's op families so that GPU and NPU rows pair
+    (``ncclKernel_AllReduce_...`` and ``multimem_all_reduce_kernel`` -> ``allreduce``; the original's rule, the
+    first ``_`` piece, gives ``ncclkernel`` for every NCCL collective). NCCL kernels that name no collective keep
+    the original's family; kernels picked by a word of the user's own, their function name."""
     arr = np.asarray(names, dtype=object)
     if not len(arr):
         return np.zeros(0, dtype=object)
+    words = tuple(sorted((kw or classify.load_keywords()).gpu_comm))
     codes, uniq = factorize(arr)
-    return np.array([_gpu_family_of(u) for u in uniq.tolist()], dtype=object)[codes]
+    return np.array([_gpu_family_of(u, words) for u in uniq.tolist()], dtype=object)[codes]
 
 
 Events = dict[str, np.ndarray]
@@ -108,7 +127,7 @@ def comm_events(profile: Profile, kw: classify.Keywords | None = None) -> tuple[
         # the original's kernel dict keys "pid-tid-ts": a duplicate event is one kernel (the later one)
         rows = rows[last_of_keys(*(k[c].to_numpy(dtype=np.int64)[rows] for c in ("pid", "tid", "ts")))]
         ops = cols(k, rows, np.full(len(rows), -1, np.int64))
-        ops["family"] = gpu_family(ops["name"])
+        ops["family"] = gpu_family(ops["name"], kw)
         return ops, cols(k, none, none)
     c = profile.comm
     is_op = c["lane"].to_numpy(dtype=object) == "op"
