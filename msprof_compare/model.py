@@ -37,11 +37,13 @@ SCHEMAS: dict[str, dict[str, str]] = {
     # ``input_dims`` / ``input_type`` / ``call_stack`` keep the original text form
     # ("N/A" when absent): Kineto lists are rendered with str(), NPU strings kept as is.
     # ``connection_id``: the op's first CANN connection id (DB only; the text export links ops to
-    # tasks by flows). Args no comparator reads (Sequence number, Fwd thread id, External id,
-    # correlation) are not decoded: each field of an args struct costs decode time.
+    # tasks by flows). ``collective``: the ``Collective name`` arg of PyTorch's ``record_param_comms``
+    # ops (GPU; "" elsewhere), which names the collective of RCCL's generic kernels. Args no comparator
+    # reads (Sequence number, Fwd thread id, External id, correlation) are not decoded: each field of an
+    # args struct costs decode time.
     "ops": {
         "name": OBJ, "cat": OBJ, "ts": I64, "dur": I64, "pid": I64, "tid": I64,
-        "input_dims": OBJ, "input_type": OBJ, "call_stack": OBJ, "connection_id": I64,
+        "input_dims": OBJ, "input_type": OBJ, "call_stack": OBJ, "connection_id": I64, "collective": OBJ,
     },
     # Device activity. GPU: kernel / gpu_memcpy / gpu_memset (cat keeps which);
     # NPU: X events of the "Ascend Hardware" process (cat "npu_task").

@@ -302,3 +302,104 @@ def test_gpu_and_npu_collectives_pair(samples, reference_outputs):
                                      len(by["allreduce"]), pytest.approx(sum(by["allreduce"]))),
         (None, "broadcast"): (None, 0.0, len(by["broadcast"]), pytest.approx(sum(by["broadcast"]))),
     }
+
+
+RCCL = Path(__file__).resolve().parent / "data" / "kineto" / "mi300_rccl_generic_excerpt.pt.trace.json"
+RESNET_MI300 = "tracelens/tests/traces/mi300/resnet_act_checkpoint.json.gz"
+
+
+def _recorded_families(events: list[dict]) -> dict[str, list[float]]:
+    """{family: kernel durations} of the NCCL / RCCL kernels by the raw JSON: a kernel whose name says no
+    collective (``ncclDevKernel_Generic``) takes the ``Collective name`` of the ``record_param_comms`` op around
+    the runtime call with its correlation id; a kernel launched before the profile began keeps "nccldevkernel"."""
+    calls = {e["args"]["correlation"]: e for e in events if e.get("ph") == "X"
+             and e.get("cat") in ("cuda_runtime", "runtime") and "correlation" in e.get("args", {})}
+    records = [e for e in events if e.get("ph") == "X" and e.get("name") == "record_param_comms"]
+    out: dict[str, list[float]] = {}
+    for k in events:
+        if k.get("cat") != "kernel" or not k["name"].startswith("ncclDevKernel_Generic"):
+            continue
+        call = calls.get(k["args"].get("correlation"))
+        around = [r for r in records if call and (r["pid"], r["tid"]) == (call["pid"], call["tid"])
+                  and r["ts"] <= call["ts"] <= r["ts"] + r["dur"]]
+        family = {"allreduce": "allreduce", "broadcast": "broadcast"}[around[0]["args"]["Collective name"]] \
+            if around else "nccldevkernel"
+        out.setdefault(family, []).append(k["dur"])
+    return out
+
+
+def _sheet_families(path) -> dict[str, tuple[int, float]]:
+    rows = compare(path, path, enable_communication_compare=True).sheet("CommunicationCompare")
+    return {r["Communication OP Name"]: (r["Calls"], r["Total Duration(us)"]) for _, r in rows.iterrows()}
+
+
+def test_rccl_generic_kernels_take_the_recorded_collective():
+    """RCCL runs every collective in ncclDevKernel_Generic; PyTorch's record_param_comms op around the launch
+    names it (excerpt: two broadcasts, one all-reduce, one kernel launched before the profile began)."""
+    want = _recorded_families(json.loads(RCCL.read_text())["traceEvents"])
+    assert {f: len(d) for f, d in want.items()} == {"nccldevkernel": 1, "broadcast": 2, "allreduce": 1}
+    assert _sheet_families(RCCL) == {f: (len(d), pytest.approx(sum(d))) for f, d in want.items()}
+
+
+def test_rccl_generic_kernels_full_trace(samples):
+    path = samples / RESNET_MI300
+    if not path.is_file():
+        pytest.skip("sample absent")
+    want = _recorded_families(json.load(gzip.open(path))["traceEvents"])
+    assert {f: len(d) for f, d in want.items()} == {"nccldevkernel": 5, "broadcast": 6, "allreduce": 6}
+    assert _sheet_families(path) == {f: (len(d), pytest.approx(sum(d))) for f, d in want.items()}
+
+
+def test_recorded_collective_odd_values_and_graph_replays(tmp_path):
+    """A Collective name that is no text names nothing (the trace still loads); a kernel linked to a graph launch
+    (a replay link) takes no collective from a record around that launch; records that say ``wait`` name none."""
+    trace = json.loads(RCCL.read_text())
+    events = trace["traceEvents"]
+    records = [e for e in events if e.get("name") == "record_param_comms"]
+    allreduce = next(r for r in records if r["args"]["Collective name"] == "allreduce")
+    broadcasts = [r for r in records if r["args"]["Collective name"] == "broadcast"]
+    broadcasts[0]["args"]["Collective name"] = ["broadcast"]
+    broadcasts[1]["args"]["Collective name"] = "wait"
+    # the kernel launched before the profile began (its flow has no start) gets a graph launch inside the
+    # all-reduce's record: the loader links it as a replay, which names no collective
+    lone = next(k for k in events if k.get("cat") == "kernel" and k["args"]["correlation"] == 4079)
+    call = next(e for e in events if e.get("cat") == "cuda_runtime" and e["ts"] >= allreduce["ts"])
+    events.append(dict(call, name="hipGraphLaunch", ts=call["ts"] + 1, dur=1,
+                       args=dict(call["args"], correlation=4079)))
+    path = tmp_path / "odd.pt.trace.json"
+    path.write_text(json.dumps(trace))
+    fams = _sheet_families(path)
+    assert fams == {"nccldevkernel": (3, pytest.approx(lone["dur"] + sum(
+        k["dur"] for k in events if k.get("cat") == "kernel" and k["args"]["correlation"] in (5183, 5188)))),
+        "allreduce": (1, pytest.approx(next(k["dur"] for k in events if k.get("cat") == "kernel"
+                                              and k["args"]["correlation"] == 5604)))}
+
+
+@pytest.mark.parametrize("text, word", [
+    ("allreduce", "allreduce"), ("allreduce_coalesced", "allreduce"), ("_allgather_base", "allgather"),
+    ("allgather_into_tensor_coalesced", "allgather"), ("reduce_scatter_tensor_coalesced", "reducescatter"),
+    ("_reduce_scatter_base", "reducescatter"), ("alltoall_base", "alltoall"), ("all_to_all", "alltoall"),
+    ("broadcast", "broadcast"), ("send", "send"), ("recv", "recv"), ("gather", "gather"), ("scatter", "scatter"),
+    ("wait", None), ("barrier", None), ("", None), ("_base", None), ("ALLREDUCE", "allreduce"),
+])
+def test_collective_word(text, word):
+    from msprof_compare.compare.communication import collective_word
+
+    assert collective_word(text) == word
+
+
+def test_recorded_collective_nested_records(tmp_path):
+    """The innermost record around the launch names it, even when a record nested in it ended before the
+    launch: a made-up all-reduce record inside the first broadcast's, ending before its launch call."""
+    trace = json.loads(RCCL.read_text())
+    events = trace["traceEvents"]
+    call = next(e for e in events if e.get("cat") == "cuda_runtime" and e["args"]["correlation"] == 5183)
+    outer = next(e for e in events if e.get("name") == "record_param_comms" and e["tid"] == call["tid"]
+                 and e["ts"] <= call["ts"] <= e["ts"] + e["dur"])
+    assert outer["args"]["Collective name"] == "broadcast" and call["ts"] - outer["ts"] > 3
+    events.append(dict(outer, ts=outer["ts"] + 1, dur=round(call["ts"] - outer["ts"] - 2, 3),
+                       args={"Collective name": "allreduce"}))
+    path = tmp_path / "nested.pt.trace.json"
+    path.write_text(json.dumps(trace))
+    assert {f: c for f, (c, _) in _sheet_families(path).items()} == {"nccldevkernel": 1, "broadcast": 2,
+                                                                     "allreduce": 1}

@@ -12,6 +12,7 @@ A summary row per family carries the diff and ratio of the totals; task rows
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -75,31 +76,104 @@ COLLECTIVE_OF_WORD = {"all_reduce": "allreduce", "allreduce": "allreduce", "cros
                       "reducescatter": "reducescatter", "all_to_all": "alltoall", "alltoall": "alltoall"}
 
 
-def _gpu_family_of(name: object, words: tuple[str, ...]) -> str | None:
+def _gpu_family_of(name: object, words: tuple[str, ...]) -> tuple[str | None, bool]:
+    """(family, whether the name says the collective)."""
     text = str(name)
     function = classify.kernel_function_name(text)
     low = function.lower()
     if text.lower().startswith(classify.GPU_COMM_PREFIXES):
         parts = low.split("_")
         if len(parts) > 1 and parts[1] in NCCL_COLLECTIVES:
-            return parts[1]
-        return _family_of(text.lower())  # ncclDevKernel_Generic: the original's family, nccldevkernel
+            return parts[1], True
+        return _family_of(text.lower()), False  # ncclDevKernel_Generic: the original's family, nccldevkernel
     # the mask word that starts first in the function name says which collective it is
     found = [(low.find(w), w) for w in words if classify.word_starts(function, low, w)]
-    return COLLECTIVE_OF_WORD.get(min(found)[1], low) if found else low
+    return (COLLECTIVE_OF_WORD.get(min(found)[1], low), True) if found else (low, True)
 
 
-def gpu_family(names: np.ndarray, kw: classify.Keywords | None = None) -> np.ndarray:
+def collective_word(text: str) -> str | None:
+    """HCCL's family word for PyTorch's ``Collective name`` (``_allgather_base``, ``reduce_scatter_tensor_
+    coalesced`` -> ``allgather``, ``reducescatter``); None for what names no collective (``wait``, ``barrier``)."""
+    word = text.lower().lstrip("_")
+    stripped = True
+    while stripped:
+        stripped = False
+        for suffix in ("_coalesced", "_base", "_into_tensor", "_tensor"):
+            if word.endswith(suffix):
+                word, stripped = word[: -len(suffix)], True
+    word = word.replace("_", "")
+    return word if word in NCCL_COLLECTIVES or word in ("gather", "scatter") else None
+
+
+def launch_collectives(profile: Profile, rows: np.ndarray) -> np.ndarray:
+    """Per kernel row: the collective of the ``record_param_comms`` op around its launch call ("" when none).
+
+    RCCL runs every collective in one generic kernel (``ncclDevKernel_Generic``); PyTorch's record of the
+    call that launched it names the collective. The launch comes from the launch flow ending at the kernel
+    (not a graph replay's: a graph launch names no collective)."""
+    out = np.full(len(rows), "", dtype=object)
+    ops = profile.ops
+    coll = ops["collective"].to_numpy(dtype=object)
+    rec = np.flatnonzero(coll != "")
+    flows = profile.flows
+    if not len(rec) or not len(flows) or not len(rows):
+        return out
+    k = profile.kernels
+    k_ts = k["ts"].to_numpy(dtype=np.int64)[rows]
+    f_ts = flows["f_ts"].to_numpy(dtype=np.int64)
+    # only the flows ending at these kernels (a large trace holds millions of flows)
+    sel = np.flatnonzero(np.isin(f_ts, k_ts))
+    sel = sel[(flows["cat"].to_numpy(dtype=object)[sel] != "fwdbwd")
+              & (flows["replay"].to_numpy(dtype=np.int64)[sel] != 1)]
+    f = {c: flows[c].to_numpy(dtype=np.int64)[sel] for c in ("f_pid", "f_tid", "f_ts", "s_pid", "s_tid", "s_ts")}
+    launch = dict(zip(zip(f["f_pid"].tolist(), f["f_tid"].tolist(), f["f_ts"].tolist(), strict=True),
+                      zip(f["s_pid"].tolist(), f["s_tid"].tolist(), f["s_ts"].tolist(), strict=True), strict=True))
+    o_ts, o_end = ops["ts"].to_numpy(dtype=np.int64), ops["ts"].to_numpy(dtype=np.int64) + ops["dur"].to_numpy(
+        dtype=np.int64)
+    o_pid, o_tid = ops["pid"].to_numpy(dtype=np.int64), ops["tid"].to_numpy(dtype=np.int64)
+    by_thread: dict[tuple[int, int], list[int]] = {}
+    for i in rec[np.argsort(o_ts[rec], kind="stable")].tolist():
+        by_thread.setdefault((int(o_pid[i]), int(o_tid[i])), []).append(i)
+    threads = {t: (o_ts[ix], o_end[ix], np.maximum.accumulate(o_end[ix]), coll[ix]) for t, ix in by_thread.items()}
+    keys = zip(*(k[c].to_numpy(dtype=np.int64)[rows].tolist() for c in ("pid", "tid", "ts")), strict=True)
+    for j, key in enumerate(keys):
+        start = launch.get(key)
+        recs = threads.get(start[:2]) if start else None
+        if recs is None:
+            continue
+        starts, ends, reach, names = recs
+        at = int(np.searchsorted(starts, start[2], side="right")) - 1
+        # the innermost record around the launch: the latest-starting one that has not ended; ``reach`` (the
+        # running maximum of the ends) stops the look where no earlier record lasts that long
+        while at >= 0 and ends[at] < start[2] and reach[at] >= start[2]:
+            at -= 1
+        if at >= 0 and ends[at] >= start[2]:
+            out[j] = names[at]
+    return out
+
+
+def gpu_family(names: np.ndarray, kw: classify.Keywords | None = None,
+               launched: Callable[[np.ndarray], np.ndarray] | None = None) -> np.ndarray:
     """Family of GPU collective kernels: the collective, named as HCCL's op families so that GPU and NPU rows pair
     (``ncclKernel_AllReduce_...`` and ``multimem_all_reduce_kernel`` -> ``allreduce``; the original's rule, the
-    first ``_`` piece, gives ``ncclkernel`` for every NCCL collective). NCCL kernels that name no collective keep
-    the original's family; kernels picked by a word of the user's own, their function name."""
+    first ``_`` piece, gives ``ncclkernel`` for every NCCL collective). An NCCL / RCCL kernel whose name says
+    no collective takes the one PyTorch recorded around its launch (``launched``: positions -> their recorded
+    collectives, ``launch_collectives``), else the original's family; kernels picked by a word of the user's own,
+    their function name."""
     arr = np.asarray(names, dtype=object)
     if not len(arr):
         return np.zeros(0, dtype=object)
     words = tuple(sorted((kw or classify.load_keywords()).gpu_comm))
     codes, uniq = factorize(arr)
-    return np.array([_gpu_family_of(u, words) for u in uniq.tolist()], dtype=object)[codes]
+    pairs = [_gpu_family_of(u, words) for u in uniq.tolist()]
+    fam = np.array([p[0] for p in pairs], dtype=object)[codes]
+    unnamed = np.flatnonzero(~np.array([p[1] for p in pairs], dtype=bool)[codes])
+    if launched is not None and len(unnamed):
+        for j, text in zip(unnamed.tolist(), launched(unnamed).tolist(), strict=True):
+            word = collective_word(text) if text else None
+            if word:
+                fam[j] = word
+    return fam
 
 
 Events = dict[str, np.ndarray]
@@ -127,7 +201,7 @@ def comm_events(profile: Profile, kw: classify.Keywords | None = None) -> tuple[
         # the original's kernel dict keys "pid-tid-ts": a duplicate event is one kernel (the later one)
         rows = rows[last_of_keys(*(k[c].to_numpy(dtype=np.int64)[rows] for c in ("pid", "tid", "ts")))]
         ops = cols(k, rows, np.full(len(rows), -1, np.int64))
-        ops["family"] = gpu_family(ops["name"], kw)
+        ops["family"] = gpu_family(ops["name"], kw, lambda at: launch_collectives(profile, rows[at]))
         return ops, cols(k, none, none)
     c = profile.comm
     is_op = c["lane"].to_numpy(dtype=object) == "op"

@@ -75,6 +75,15 @@ class _OpArgs(msgspec.Struct, gc=False):
     call_stack: Any = msgspec.field(default=None, name="Call stack")
 
 
+class _CommArgs(msgspec.Struct, gc=False):
+    # Any: a value that is no text names no collective; it must not fail the trace
+    collective: Any = msgspec.field(default=None, name="Collective name")
+
+
+#: PyTorch's record of each c10d collective (its args name the collective, the group, the sizes).
+COMM_RECORD_OP = "record_param_comms"
+
+
 class _MemArgs(msgspec.Struct, gc=False):
     total_reserved: _NUM = msgspec.field(default=None, name="Total Reserved")
     bytes: _NUM = msgspec.field(default=None, name="Bytes")
@@ -279,6 +288,13 @@ def _load_ops(prof: Profile, ev: _Events, with_args: bool) -> None:
         cols["input_dims"] = na
         cols["input_type"] = na
         cols["call_stack"] = na
+    # the few collective records' args are read in any case: CommunicationCompare names RCCL's generic kernels
+    records = np.flatnonzero(cols["name"] == COMM_RECORD_OP)
+    if len(records):
+        coll = np.full(n, "", dtype=object)
+        args = ev.args([sub[i] for i in records.tolist()], _CommArgs)
+        coll[records] = [a.collective if isinstance(a.collective, str) else "" for a in args]
+        cols["collective"] = coll
     prof.ops = frame("ops", cols)
 
 
