@@ -257,6 +257,7 @@ def test_b200_vllm_sample(samples):
     ("ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "reducescatter"),
     ("ncclKernel_Broadcast_RING_LL_Sum_int8_t", "broadcast"),
     ("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t", "sendrecv"),
+    ("ncclKernel_Recv_x", "receive"),  # HCCL's spelling (hcom_receive_)
     ("rcclKernel_AllGather_x", "allgather"),
     # no collective in the name: the original's family (first "_" piece)
     ("ncclDevKernel_Generic_4", "nccldevkernel"),
@@ -379,7 +380,7 @@ def test_recorded_collective_odd_values_and_graph_replays(tmp_path):
     ("allreduce", "allreduce"), ("allreduce_coalesced", "allreduce"), ("_allgather_base", "allgather"),
     ("allgather_into_tensor_coalesced", "allgather"), ("reduce_scatter_tensor_coalesced", "reducescatter"),
     ("_reduce_scatter_base", "reducescatter"), ("alltoall_base", "alltoall"), ("all_to_all", "alltoall"),
-    ("broadcast", "broadcast"), ("send", "send"), ("recv", "recv"), ("gather", "gather"), ("scatter", "scatter"),
+    ("broadcast", "broadcast"), ("send", "send"), ("recv", "receive"), ("gather", "gather"), ("scatter", "scatter"),
     ("wait", None), ("barrier", None), ("", None), ("_base", None), ("ALLREDUCE", "allreduce"),
 ])
 def test_collective_word(text, word):

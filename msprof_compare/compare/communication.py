@@ -67,9 +67,11 @@ def family(names: pd.Series | np.ndarray) -> np.ndarray:
 
 
 #: Collectives NCCL / RCCL name in their kernels, second ``_`` piece lower-cased (``ncclKernel_AllReduce_RING_LL_
-#: Sum_float``, ``ncclDevKernel_AllGather_RING_LL``): HCCL's op families are the same words (``hcom_allReduce_``).
+#: Sum_float``, ``ncclDevKernel_AllGather_RING_LL``): HCCL's op families are the same words (``hcom_allReduce_``),
+#: except that HCCL spells a receive out (``hcom_receive_``).
 NCCL_COLLECTIVES = frozenset({"allreduce", "allgather", "reducescatter", "broadcast", "reduce", "sendrecv", "send",
                               "recv", "alltoall"})
+_HCCL_SPELLING = {"recv": "receive"}
 #: The collective a default GPU_COMM_MASK word names; a word of the user's own names none (family: function name).
 COLLECTIVE_OF_WORD = {"all_reduce": "allreduce", "allreduce": "allreduce", "cross_device_reduce": "allreduce",
                       "all_gather": "allgather", "allgather": "allgather", "reduce_scatter": "reducescatter",
@@ -84,7 +86,7 @@ def _gpu_family_of(name: object, words: tuple[str, ...]) -> tuple[str | None, bo
     if text.lower().startswith(classify.GPU_COMM_PREFIXES):
         parts = low.split("_")
         if len(parts) > 1 and parts[1] in NCCL_COLLECTIVES:
-            return parts[1], True
+            return _HCCL_SPELLING.get(parts[1], parts[1]), True
         return _family_of(text.lower()), False  # ncclDevKernel_Generic: the original's family, nccldevkernel
     # the mask word that starts first in the function name says which collective it is
     found = [(low.find(w), w) for w in words if classify.word_starts(function, low, w)]
@@ -102,7 +104,9 @@ def collective_word(text: str) -> str | None:
             if word.endswith(suffix):
                 word, stripped = word[: -len(suffix)], True
     word = word.replace("_", "")
-    return word if word in NCCL_COLLECTIVES or word in ("gather", "scatter") else None
+    if word in NCCL_COLLECTIVES or word in ("gather", "scatter"):
+        return _HCCL_SPELLING.get(word, word)
+    return None
 
 
 def launch_collectives(profile: Profile, rows: np.ndarray) -> np.ndarray:
