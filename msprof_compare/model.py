@@ -38,7 +38,8 @@ SCHEMAS: dict[str, dict[str, str]] = {
     # ("N/A" when absent): Kineto lists are rendered with str(), NPU strings kept as is.
     # ``connection_id``: the op's first CANN connection id (DB only; the text export links ops to
     # tasks by flows). ``collective``: the ``Collective name`` arg of PyTorch's ``record_param_comms``
-    # ops (GPU; "" elsewhere), which names the collective of RCCL's generic kernels. Args no comparator
+    # ops (Kineto, read for CommunicationCompare only; "" elsewhere), which names the collective of RCCL's
+    # generic kernels launched inside them when the kernels do not carry it themselves. Args no comparator
     # reads (Sequence number, Fwd thread id, External id, correlation) are not decoded: each field of an
     # args struct costs decode time.
     "ops": {
@@ -49,10 +50,11 @@ SCHEMAS: dict[str, dict[str, str]] = {
     # NPU: X events of the "Ascend Hardware" process (cat "npu_task").
     # ``stream`` is -1 when absent (GPU stream 0 is a real stream: AMD ROCm). ``connection_id``: the
     # task's CANN connection id (DB only: the DB breakdown orders and links tasks by it); GPU kernels
-    # link to ops by flows, so their correlation / External id args are not read.
+    # link to ops by flows, so their correlation / External id args are not read. ``collective``: the
+    # ``Collective name`` PyTorch copies onto collective kernels (GPU; "" elsewhere).
     "kernels": {
         "name": OBJ, "cat": OBJ, "ts": I64, "dur": I64, "pid": I64, "tid": I64,
-        "stream": I64, "device": I64, "task_type": OBJ, "task_id": I64, "connection_id": I64,
+        "stream": I64, "device": I64, "task_type": OBJ, "task_id": I64, "connection_id": I64, "collective": OBJ,
     },
     # Flow pairs (start "s" joined with end "f" by id, within one category). The NPU text loader
     # keeps only the categories comparators read (async_npu, fwdbwd). ``replay`` is 1 for the other

@@ -11,12 +11,14 @@ import json
 from decimal import Decimal
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from msprof_compare.api import compare
 from msprof_compare.compare import classify as cl
 from msprof_compare.compare.breakdown_gpu import gpu_breakdown
+from msprof_compare.errors import ProfileError
 from msprof_compare.loaders import load_profile
 from msprof_compare.options import build_options
 
@@ -258,6 +260,9 @@ def test_b200_vllm_sample(samples):
     ("ncclKernel_Broadcast_RING_LL_Sum_int8_t", "broadcast"),
     ("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t", "sendrecv"),
     ("ncclKernel_Recv_x", "receive"),  # HCCL's spelling (hcom_receive_)
+    # NCCL 2.6 and older: the collective follows the prefix without "_"
+    ("ncclAllReduceRingLLKernel_sum_f32(CollectiveArgs)", "allreduce"),
+    ("ncclReduceScatterTreeLL128Kernel_sum_bf16", "reducescatter"),
     ("rcclKernel_AllGather_x", "allgather"),
     # no collective in the name: the original's family (first "_" piece)
     ("ncclDevKernel_Generic_4", "nccldevkernel"),
@@ -272,7 +277,7 @@ def test_b200_vllm_sample(samples):
 def test_gpu_families(name, family):
     from msprof_compare.compare import communication
 
-    assert communication.gpu_family([name], cl.load_keywords(cl._DEFAULT_INI)).tolist() == [family]
+    assert communication.gpu_family([name], cl.load_keywords(cl._DEFAULT_INI))[0].tolist() == [family]
 
 
 def test_gpu_and_npu_collectives_pair(samples, reference_outputs):
@@ -307,12 +312,14 @@ def test_gpu_and_npu_collectives_pair(samples, reference_outputs):
 
 RCCL = Path(__file__).resolve().parent / "data" / "kineto" / "mi300_rccl_generic_excerpt.pt.trace.json"
 RESNET_MI300 = "tracelens/tests/traces/mi300/resnet_act_checkpoint.json.gz"
+HCCL_WORD = {"allreduce": "allreduce", "broadcast": "broadcast"}  # PyTorch's Collective name -> HCCL's family
 
 
 def _recorded_families(events: list[dict]) -> dict[str, list[float]]:
     """{family: kernel durations} of the NCCL / RCCL kernels by the raw JSON: a kernel whose name says no
-    collective (``ncclDevKernel_Generic``) takes the ``Collective name`` of the ``record_param_comms`` op around
-    the runtime call with its correlation id; a kernel launched before the profile began keeps "nccldevkernel"."""
+    collective (``ncclDevKernel_Generic``) takes the ``Collective name`` PyTorch wrote on it, else that of the
+    ``record_param_comms`` op around the runtime call with its correlation id; a kernel with neither (launched
+    before the profile began) keeps "nccldevkernel"."""
     calls = {e["args"]["correlation"]: e for e in events if e.get("ph") == "X"
              and e.get("cat") in ("cuda_runtime", "runtime") and "correlation" in e.get("args", {})}
     records = [e for e in events if e.get("ph") == "X" and e.get("name") == "record_param_comms"]
@@ -320,12 +327,13 @@ def _recorded_families(events: list[dict]) -> dict[str, list[float]]:
     for k in events:
         if k.get("cat") != "kernel" or not k["name"].startswith("ncclDevKernel_Generic"):
             continue
-        call = calls.get(k["args"].get("correlation"))
-        around = [r for r in records if call and (r["pid"], r["tid"]) == (call["pid"], call["tid"])
-                  and r["ts"] <= call["ts"] <= r["ts"] + r["dur"]]
-        family = {"allreduce": "allreduce", "broadcast": "broadcast"}[around[0]["args"]["Collective name"]] \
-            if around else "nccldevkernel"
-        out.setdefault(family, []).append(k["dur"])
+        name = k["args"].get("Collective name")
+        if name is None:
+            call = calls.get(k["args"].get("correlation"))
+            around = sorted((r for r in records if call and (r["pid"], r["tid"]) == (call["pid"], call["tid"])
+                             and r["ts"] <= call["ts"] <= r["ts"] + r["dur"]), key=lambda r: r["ts"])
+            name = around[-1]["args"]["Collective name"] if around else None
+        out.setdefault(HCCL_WORD[name] if name else "nccldevkernel", []).append(k["dur"])
     return out
 
 
@@ -334,54 +342,116 @@ def _sheet_families(path) -> dict[str, tuple[int, float]]:
     return {r["Communication OP Name"]: (r["Calls"], r["Total Duration(us)"]) for _, r in rows.iterrows()}
 
 
-def test_rccl_generic_kernels_take_the_recorded_collective():
-    """RCCL runs every collective in ncclDevKernel_Generic; PyTorch's record_param_comms op around the launch
-    names it (excerpt: two broadcasts, one all-reduce, one kernel launched before the profile began)."""
-    want = _recorded_families(json.loads(RCCL.read_text())["traceEvents"])
+def _rccl(tmp_path: Path, kernel_names: bool = True, flows: bool = True, edit=None) -> Path:
+    """The RCCL excerpt, written anew: without the Collective name PyTorch wrote on the kernels (so that only the
+    records around the launches name them), without the launch flows, and / or changed by ``edit(events)``."""
+    trace = json.loads(RCCL.read_text())
+    events = trace["traceEvents"]
+    if not kernel_names:
+        for k in events:
+            if k.get("cat") == "kernel":
+                k["args"].pop("Collective name", None)
+    if not flows:
+        events[:] = [e for e in events if e.get("cat") != "ac2g"]
+    if edit:
+        edit(events)
+    path = tmp_path / "rccl.pt.trace.json"
+    path.write_text(json.dumps(trace))
+    return path
+
+
+def test_rccl_generic_kernels_take_the_recorded_collective(tmp_path):
+    """RCCL runs every collective in ncclDevKernel_Generic; PyTorch names it on the kernel and in the
+    record_param_comms op around the launch (excerpt: two broadcasts, one all-reduce, one kernel launched
+    before the profile began). Either source alone gives the same families."""
+    events = json.loads(RCCL.read_text())["traceEvents"]
+    assert sum("Collective name" in k["args"] for k in events if k.get("cat") == "kernel") == 3
+    want = _recorded_families(events)
     assert {f: len(d) for f, d in want.items()} == {"nccldevkernel": 1, "broadcast": 2, "allreduce": 1}
-    assert _sheet_families(RCCL) == {f: (len(d), pytest.approx(sum(d))) for f, d in want.items()}
+    expected = {f: (len(d), pytest.approx(sum(d))) for f, d in want.items()}
+    assert _sheet_families(RCCL) == expected
+    assert _sheet_families(_rccl(tmp_path, kernel_names=False)) == expected  # the records alone
+    assert _sheet_families(_rccl(tmp_path, flows=False)) == expected  # the kernels alone
+    # neither: the original's one family
+    assert _sheet_families(_rccl(tmp_path, kernel_names=False, flows=False)) == {
+        "nccldevkernel": (4, pytest.approx(sum(sum(d) for d in want.values())))}
 
 
-def test_rccl_generic_kernels_full_trace(samples):
+def test_rccl_unnamed_kernels_are_logged(tmp_path, caplog):
+    """The kernel no record names keeps nccldevkernel; one line says that row may hold any collective."""
+    with caplog.at_level("INFO", logger="msprof-analyze"):
+        _sheet_families(RCCL)
+    lines = [r.getMessage() for r in caplog.records if "name no collective" in r.getMessage()]
+    lone = next(k["dur"] for k in json.loads(RCCL.read_text())["traceEvents"]
+                if k.get("cat") == "kernel" and k["args"]["correlation"] == 4079)
+    assert len(lines) == 2  # one per side
+    assert f"1 of 4 NCCL / RCCL kernels ({lone / 1000:.3f} ms)" in lines[0] and "nccldevkernel" in lines[0]
+
+
+def test_rccl_generic_kernels_full_trace(samples, tmp_path):
     path = samples / RESNET_MI300
     if not path.is_file():
         pytest.skip("sample absent")
-    want = _recorded_families(json.load(gzip.open(path))["traceEvents"])
+    trace = json.load(gzip.open(path))
+    want = _recorded_families(trace["traceEvents"])
     assert {f: len(d) for f, d in want.items()} == {"nccldevkernel": 5, "broadcast": 6, "allreduce": 6}
-    assert _sheet_families(path) == {f: (len(d), pytest.approx(sum(d))) for f, d in want.items()}
+    expected = {f: (len(d), pytest.approx(sum(d))) for f, d in want.items()}
+    assert _sheet_families(path) == expected
+    for k in trace["traceEvents"]:  # the records alone
+        if k.get("cat") == "kernel":
+            k["args"].pop("Collective name", None)
+    stripped = tmp_path / "resnet.json"
+    stripped.write_text(json.dumps(trace))
+    assert _sheet_families(stripped) == expected
 
 
 def test_recorded_collective_odd_values_and_graph_replays(tmp_path):
     """A Collective name that is no text names nothing (the trace still loads); a kernel linked to a graph launch
     (a replay link) takes no collective from a record around that launch; records that say ``wait`` name none."""
-    trace = json.loads(RCCL.read_text())
-    events = trace["traceEvents"]
-    records = [e for e in events if e.get("name") == "record_param_comms"]
-    allreduce = next(r for r in records if r["args"]["Collective name"] == "allreduce")
-    broadcasts = [r for r in records if r["args"]["Collective name"] == "broadcast"]
-    broadcasts[0]["args"]["Collective name"] = ["broadcast"]
-    broadcasts[1]["args"]["Collective name"] = "wait"
-    # the kernel launched before the profile began (its flow has no start) gets a graph launch inside the
-    # all-reduce's record: the loader links it as a replay, which names no collective
-    lone = next(k for k in events if k.get("cat") == "kernel" and k["args"]["correlation"] == 4079)
-    call = next(e for e in events if e.get("cat") == "cuda_runtime" and e["ts"] >= allreduce["ts"])
-    events.append(dict(call, name="hipGraphLaunch", ts=call["ts"] + 1, dur=1,
-                       args=dict(call["args"], correlation=4079)))
-    path = tmp_path / "odd.pt.trace.json"
-    path.write_text(json.dumps(trace))
-    fams = _sheet_families(path)
-    assert fams == {"nccldevkernel": (3, pytest.approx(lone["dur"] + sum(
-        k["dur"] for k in events if k.get("cat") == "kernel" and k["args"]["correlation"] in (5183, 5188)))),
-        "allreduce": (1, pytest.approx(next(k["dur"] for k in events if k.get("cat") == "kernel"
-                                              and k["args"]["correlation"] == 5604)))}
+    kernels: dict[int, dict] = {}
+
+    def edit(events):
+        records = [e for e in events if e.get("name") == "record_param_comms"]
+        allreduce = next(r for r in records if r["args"]["Collective name"] == "allreduce")
+        broadcasts = [r for r in records if r["args"]["Collective name"] == "broadcast"]
+        broadcasts[0]["args"]["Collective name"] = ["broadcast"]
+        broadcasts[1]["args"]["Collective name"] = "wait"
+        # the kernel launched before the profile began (its flow has no start) gets a graph launch inside the
+        # all-reduce's record: the loader links it as a replay, which names no collective
+        call = next(e for e in events if e.get("cat") == "cuda_runtime" and e["ts"] >= allreduce["ts"])
+        events.append(dict(call, name="hipGraphLaunch", ts=call["ts"] + 1, dur=1,
+                           args=dict(call["args"], correlation=4079)))
+        kernels.update({k["args"]["correlation"]: k for k in events if k.get("cat") == "kernel"})
+
+    fams = _sheet_families(_rccl(tmp_path, kernel_names=False, edit=edit))
+    assert fams == {"nccldevkernel": (3, pytest.approx(sum(kernels[c]["dur"] for c in (4079, 5183, 5188)))),
+                    "allreduce": (1, pytest.approx(kernels[5604]["dur"]))}
+
+
+@pytest.mark.parametrize("args", [None, 5, ["allreduce"], "text"])
+def test_record_args_that_are_no_object(tmp_path, args):
+    """record_param_comms args are read only for CommunicationCompare: a trace whose records hold args that are
+    no JSON object still loads for the other comparisons (kernel compare here: the excerpt has no computing
+    kernel for the time breakdown). CommunicationCompare decodes every op's args, which must be objects: a
+    clear one-line error, as before these records were read."""
+    def edit(events):
+        for r in events:
+            if r.get("name") == "record_param_comms":
+                r["args"] = args
+
+    path = _rccl(tmp_path, kernel_names=False, edit=edit)
+    assert compare(path, path, enable_kernel_compare=True).sheet_names == []
+    with pytest.raises(ProfileError, match="invalid event args: Expected `object`"):
+        compare(path, path, enable_communication_compare=True)
 
 
 @pytest.mark.parametrize("text, word", [
     ("allreduce", "allreduce"), ("allreduce_coalesced", "allreduce"), ("_allgather_base", "allgather"),
     ("allgather_into_tensor_coalesced", "allgather"), ("reduce_scatter_tensor_coalesced", "reducescatter"),
     ("_reduce_scatter_base", "reducescatter"), ("alltoall_base", "alltoall"), ("all_to_all", "alltoall"),
+    ("all_to_allv", "alltoallv"), ("_broadcast_oop", "broadcast"), ("_reduce_oop", "reduce"),
     ("broadcast", "broadcast"), ("send", "send"), ("recv", "receive"), ("gather", "gather"), ("scatter", "scatter"),
-    ("wait", None), ("barrier", None), ("", None), ("_base", None), ("ALLREDUCE", "allreduce"),
+    ("wait", None), ("barrier", None), ("coalesced", None), ("", None), ("_base", None), ("ALLREDUCE", "allreduce"),
 ])
 def test_collective_word(text, word):
     from msprof_compare.compare.communication import collective_word
@@ -389,18 +459,33 @@ def test_collective_word(text, word):
     assert collective_word(text) == word
 
 
+def test_recorded_collective_first():
+    """PyTorch's record says what an NCCL SendRecv kernel ran (send, recv, all_to_all ...) and names RCCL's
+    generic kernel; a record that names no collective (wait) leaves the kernel name's; mask-named kernels keep
+    theirs."""
+    from msprof_compare.compare import communication
+
+    names = ["ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", "ncclDevKernel_SendRecv(x)",
+             "ncclDevKernel_Generic_4", "ncclKernel_AllReduce_RING_LL_Sum_float", "ncclDevKernel_Generic",
+             "void (anonymous namespace)::multimem_all_reduce_kernel<float, 16>(float*)"]
+    recorded = np.array(["all_to_all", "recv", "_allgather_base", "wait", "", "broadcast"], dtype=object)
+    fam, named = communication.gpu_family(names, cl.load_keywords(cl._DEFAULT_INI), recorded)
+    assert fam.tolist() == ["alltoall", "receive", "allgather", "allreduce", "nccldevkernel", "allreduce"]
+    assert named.tolist() == [True, True, True, True, False, True]
+
+
 def test_recorded_collective_nested_records(tmp_path):
-    """The innermost record around the launch names it, even when a record nested in it ended before the
-    launch: a made-up all-reduce record inside the first broadcast's, ending before its launch call."""
-    trace = json.loads(RCCL.read_text())
-    events = trace["traceEvents"]
-    call = next(e for e in events if e.get("cat") == "cuda_runtime" and e["args"]["correlation"] == 5183)
-    outer = next(e for e in events if e.get("name") == "record_param_comms" and e["tid"] == call["tid"]
-                 and e["ts"] <= call["ts"] <= e["ts"] + e["dur"])
-    assert outer["args"]["Collective name"] == "broadcast" and call["ts"] - outer["ts"] > 3
-    events.append(dict(outer, ts=outer["ts"] + 1, dur=round(call["ts"] - outer["ts"] - 2, 3),
-                       args={"Collective name": "allreduce"}))
-    path = tmp_path / "nested.pt.trace.json"
-    path.write_text(json.dumps(trace))
+    """The innermost record around the launch names it: a made-up all-reduce record inside the first broadcast's,
+    ending before its launch call, and a made-up barrier record around the broadcast's."""
+    def edit(events):
+        call = next(e for e in events if e.get("cat") == "cuda_runtime" and e["args"]["correlation"] == 5183)
+        outer = next(e for e in events if e.get("name") == "record_param_comms" and e["tid"] == call["tid"]
+                     and e["ts"] <= call["ts"] <= e["ts"] + e["dur"])
+        assert outer["args"]["Collective name"] == "broadcast" and call["ts"] - outer["ts"] > 3
+        events.append(dict(outer, ts=outer["ts"] + 1, dur=round(call["ts"] - outer["ts"] - 2, 3),
+                           args={"Collective name": "allreduce"}))
+        events.append(dict(outer, ts=outer["ts"] - 1, dur=outer["dur"] + 2, args={"Collective name": "allreduce"}))
+
+    path = _rccl(tmp_path, kernel_names=False, edit=edit)
     assert {f: c for f, (c, _) in _sheet_families(path).items()} == {"nccldevkernel": 1, "broadcast": 2,
                                                                      "allreduce": 1}

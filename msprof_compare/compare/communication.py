@@ -12,7 +12,6 @@ A summary row per family carries the diff and ratio of the totals; task rows
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -66,11 +65,11 @@ def family(names: pd.Series | np.ndarray) -> np.ndarray:
     return np.array([_family_of(u) for u in uniq.tolist()], dtype=object)[codes]
 
 
-#: Collectives NCCL / RCCL name in their kernels, second ``_`` piece lower-cased (``ncclKernel_AllReduce_RING_LL_
-#: Sum_float``, ``ncclDevKernel_AllGather_RING_LL``): HCCL's op families are the same words (``hcom_allReduce_``),
-#: except that HCCL spells a receive out (``hcom_receive_``).
-NCCL_COLLECTIVES = frozenset({"allreduce", "allgather", "reducescatter", "broadcast", "reduce", "sendrecv", "send",
-                              "recv", "alltoall"})
+#: Collectives NCCL / RCCL name in their kernels, lower-cased, longest first (``ncclKernel_AllReduce_RING_LL_Sum_
+#: float``, ``ncclDevKernel_AllGather_RING_LL``, NCCL 2.6's ``ncclAllReduceRingLLKernel_sum_f32``): HCCL's op
+#: families are the same words (``hcom_allReduce_``), except that HCCL spells a receive out (``hcom_receive_``).
+NCCL_COLLECTIVES = ("reducescatter", "allreduce", "allgather", "broadcast", "sendrecv", "alltoall", "reduce", "send",
+                    "recv")
 _HCCL_SPELLING = {"recv": "receive"}
 #: The collective a default GPU_COMM_MASK word names; a word of the user's own names none (family: function name).
 COLLECTIVE_OF_WORD = {"all_reduce": "allreduce", "allreduce": "allreduce", "cross_device_reduce": "allreduce",
@@ -78,43 +77,68 @@ COLLECTIVE_OF_WORD = {"all_reduce": "allreduce", "allreduce": "allreduce", "cros
                       "reducescatter": "reducescatter", "all_to_all": "alltoall", "alltoall": "alltoall"}
 
 
-def _gpu_family_of(name: object, words: tuple[str, ...]) -> tuple[str | None, bool]:
-    """(family, whether the name says the collective)."""
+def _nccl_collective(name: str) -> str | None:
+    """The collective an NCCL / RCCL kernel's name says (None: ``ncclDevKernel_Generic``, RCCL's kernel for all)."""
+    low = classify.kernel_function_name(name).lower()[4:]  # no nccl / rccl
+    for lead in ("devkernel_", "kernel_"):
+        if low.startswith(lead):
+            low = low[len(lead):]
+            break
+    word = next((w for w in NCCL_COLLECTIVES if low.startswith(w)), None)
+    return _HCCL_SPELLING.get(word, word) if word else None
+
+
+def _gpu_family_of(name: object, words: tuple[str, ...]) -> tuple[str | None, str | None]:
+    """(family by the name, the collective the name says: None when it says none)."""
     text = str(name)
+    if text.lower().startswith(classify.GPU_COMM_PREFIXES):
+        said = _nccl_collective(text)
+        return (said or _family_of(text.lower())), said  # unsaid: the original's family (nccldevkernel)
     function = classify.kernel_function_name(text)
     low = function.lower()
-    if text.lower().startswith(classify.GPU_COMM_PREFIXES):
-        parts = low.split("_")
-        if len(parts) > 1 and parts[1] in NCCL_COLLECTIVES:
-            return _HCCL_SPELLING.get(parts[1], parts[1]), True
-        return _family_of(text.lower()), False  # ncclDevKernel_Generic: the original's family, nccldevkernel
     # the mask word that starts first in the function name says which collective it is
     found = [(low.find(w), w) for w in words if classify.word_starts(function, low, w)]
-    return (COLLECTIVE_OF_WORD.get(min(found)[1], low), True) if found else (low, True)
+    family = COLLECTIVE_OF_WORD.get(min(found)[1], low) if found else low
+    return family, family
 
 
 def collective_word(text: str) -> str | None:
     """HCCL's family word for PyTorch's ``Collective name`` (``_allgather_base``, ``reduce_scatter_tensor_
-    coalesced`` -> ``allgather``, ``reducescatter``); None for what names no collective (``wait``, ``barrier``)."""
+    coalesced``, ``_broadcast_oop``, ``all_to_allv`` -> ``allgather``, ``reducescatter``, ``broadcast``,
+    ``alltoallv``); None for what names no collective (``wait``, ``barrier``, ``coalesced``)."""
     word = text.lower().lstrip("_")
     stripped = True
     while stripped:
         stripped = False
-        for suffix in ("_coalesced", "_base", "_into_tensor", "_tensor"):
+        for suffix in ("_coalesced", "_base", "_into_tensor", "_tensor", "_oop"):
             if word.endswith(suffix):
                 word, stripped = word[: -len(suffix)], True
     word = word.replace("_", "")
-    if word in NCCL_COLLECTIVES or word in ("gather", "scatter"):
+    if word in NCCL_COLLECTIVES or word in ("gather", "scatter", "alltoallv"):
         return _HCCL_SPELLING.get(word, word)
     return None
 
 
-def launch_collectives(profile: Profile, rows: np.ndarray) -> np.ndarray:
-    """Per kernel row: the collective of the ``record_param_comms`` op around its launch call ("" when none).
+def _enclosing(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Per record (sorted by start, the longer first on ties): the latest-starting earlier record that was still
+    open at its start (-1: none), so that a look-up walks out through nested records, never back over siblings."""
+    parent = np.full(len(starts), -1, dtype=np.int64)
+    stack: list[int] = []
+    for i, s in enumerate(starts.tolist()):
+        while stack and ends[stack[-1]] < s:
+            stack.pop()
+        if stack:
+            parent[i] = stack[-1]
+        stack.append(i)
+    return parent
 
-    RCCL runs every collective in one generic kernel (``ncclDevKernel_Generic``); PyTorch's record of the
-    call that launched it names the collective. The launch comes from the launch flow ending at the kernel
-    (not a graph replay's: a graph launch names no collective)."""
+
+def launch_collectives(profile: Profile, rows: np.ndarray) -> np.ndarray:
+    """Per kernel row: the collective of the innermost ``record_param_comms`` op around its launch call ("" when
+    none): for traces whose kernels do not carry PyTorch's ``Collective name`` themselves.
+
+    The launch comes from the launch flow ending at the kernel, never a graph replay's link (a graph launch
+    names no collective)."""
     out = np.full(len(rows), "", dtype=object)
     ops = profile.ops
     coll = ops["collective"].to_numpy(dtype=object)
@@ -132,52 +156,55 @@ def launch_collectives(profile: Profile, rows: np.ndarray) -> np.ndarray:
     f = {c: flows[c].to_numpy(dtype=np.int64)[sel] for c in ("f_pid", "f_tid", "f_ts", "s_pid", "s_tid", "s_ts")}
     launch = dict(zip(zip(f["f_pid"].tolist(), f["f_tid"].tolist(), f["f_ts"].tolist(), strict=True),
                       zip(f["s_pid"].tolist(), f["s_tid"].tolist(), f["s_ts"].tolist(), strict=True), strict=True))
-    o_ts, o_end = ops["ts"].to_numpy(dtype=np.int64), ops["ts"].to_numpy(dtype=np.int64) + ops["dur"].to_numpy(
-        dtype=np.int64)
+    o_ts = ops["ts"].to_numpy(dtype=np.int64)
+    o_end = o_ts + ops["dur"].to_numpy(dtype=np.int64)
     o_pid, o_tid = ops["pid"].to_numpy(dtype=np.int64), ops["tid"].to_numpy(dtype=np.int64)
     by_thread: dict[tuple[int, int], list[int]] = {}
-    for i in rec[np.argsort(o_ts[rec], kind="stable")].tolist():
+    for i in rec[np.lexsort((-o_end[rec], o_ts[rec]))].tolist():
         by_thread.setdefault((int(o_pid[i]), int(o_tid[i])), []).append(i)
-    threads = {t: (o_ts[ix], o_end[ix], np.maximum.accumulate(o_end[ix]), coll[ix]) for t, ix in by_thread.items()}
+    threads = {t: (o_ts[ix], o_end[ix], _enclosing(o_ts[ix], o_end[ix]), coll[ix]) for t, ix in by_thread.items()}
     keys = zip(*(k[c].to_numpy(dtype=np.int64)[rows].tolist() for c in ("pid", "tid", "ts")), strict=True)
     for j, key in enumerate(keys):
         start = launch.get(key)
         recs = threads.get(start[:2]) if start else None
         if recs is None:
             continue
-        starts, ends, reach, names = recs
-        at = int(np.searchsorted(starts, start[2], side="right")) - 1
-        # the innermost record around the launch: the latest-starting one that has not ended; ``reach`` (the
-        # running maximum of the ends) stops the look where no earlier record lasts that long
-        while at >= 0 and ends[at] < start[2] and reach[at] >= start[2]:
-            at -= 1
-        if at >= 0 and ends[at] >= start[2]:
+        starts, ends, parent, names = recs
+        t = start[2]
+        at = int(np.searchsorted(starts, t, side="right")) - 1
+        while at >= 0 and ends[at] < t:  # out through the records around this one
+            at = int(parent[at])
+        if at >= 0:
             out[j] = names[at]
     return out
 
 
 def gpu_family(names: np.ndarray, kw: classify.Keywords | None = None,
-               launched: Callable[[np.ndarray], np.ndarray] | None = None) -> np.ndarray:
-    """Family of GPU collective kernels: the collective, named as HCCL's op families so that GPU and NPU rows pair
-    (``ncclKernel_AllReduce_...`` and ``multimem_all_reduce_kernel`` -> ``allreduce``; the original's rule, the
-    first ``_`` piece, gives ``ncclkernel`` for every NCCL collective). An NCCL / RCCL kernel whose name says
-    no collective takes the one PyTorch recorded around its launch (``launched``: positions -> their recorded
-    collectives, ``launch_collectives``), else the original's family; kernels picked by a word of the user's own,
-    their function name."""
+               recorded: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(family, whether a collective named it) of GPU collective kernels: the collective, named as HCCL's op
+    families so that GPU and NPU rows pair (``ncclKernel_AllReduce_...`` and ``multimem_all_reduce_kernel`` ->
+    ``allreduce``; the original's rule, the first ``_`` piece, gives ``ncclkernel`` for every NCCL collective).
+
+    An NCCL / RCCL kernel takes first the collective PyTorch recorded for it (``recorded``: ``Collective name``
+    texts per kernel, "" when none; it tells the collective an NCCL SendRecv kernel ran, and names RCCL's
+    generic kernel), then the one its name says, else the original's family; kernels picked by a word of the
+    user's own, their function name."""
     arr = np.asarray(names, dtype=object)
     if not len(arr):
-        return np.zeros(0, dtype=object)
+        return np.zeros(0, dtype=object), np.zeros(0, dtype=bool)
     words = tuple(sorted((kw or classify.load_keywords()).gpu_comm))
     codes, uniq = factorize(arr)
     pairs = [_gpu_family_of(u, words) for u in uniq.tolist()]
     fam = np.array([p[0] for p in pairs], dtype=object)[codes]
-    unnamed = np.flatnonzero(~np.array([p[1] for p in pairs], dtype=bool)[codes])
-    if launched is not None and len(unnamed):
-        for j, text in zip(unnamed.tolist(), launched(unnamed).tolist(), strict=True):
-            word = collective_word(text) if text else None
+    said = np.array([p[1] is not None for p in pairs], dtype=bool)[codes]
+    if recorded is not None:
+        nccl = classify.per_unique(arr, lambda n: n.startswith(classify.GPU_COMM_PREFIXES))
+        for j in np.flatnonzero(nccl & (recorded != "")).tolist():
+            word = collective_word(recorded[j])
             if word:
                 fam[j] = word
-    return fam
+                said[j] = True
+    return fam, said
 
 
 Events = dict[str, np.ndarray]
@@ -205,11 +232,30 @@ def comm_events(profile: Profile, kw: classify.Keywords | None = None) -> tuple[
         # the original's kernel dict keys "pid-tid-ts": a duplicate event is one kernel (the later one)
         rows = rows[last_of_keys(*(k[c].to_numpy(dtype=np.int64)[rows] for c in ("pid", "tid", "ts")))]
         ops = cols(k, rows, np.full(len(rows), -1, np.int64))
-        ops["family"] = gpu_family(ops["name"], kw, lambda at: launch_collectives(profile, rows[at]))
+        # PyTorch's Collective name: on the kernel itself, else on the record around its launch call
+        recorded = k["collective"].to_numpy(dtype=object)[rows]
+        lacking = np.flatnonzero(recorded == "")
+        if len(lacking):
+            recorded[lacking] = launch_collectives(profile, rows[lacking])
+        ops["family"], named = gpu_family(ops["name"], kw, recorded)
+        _note_unnamed(profile, ops, named)
         return ops, cols(k, none, none)
     c = profile.comm
     is_op = c["lane"].to_numpy(dtype=object) == "op"
     return cols(c, np.flatnonzero(is_op)), cols(c, np.flatnonzero(~is_op))
+
+
+def _note_unnamed(profile: Profile, ops: Events, named: np.ndarray) -> None:
+    """One line when some NCCL / RCCL kernels name no collective, neither in their name nor in PyTorch's record
+    (RCCL's generic kernel launched before the profile began): their row may hold any collective, so the
+    collectives' rows beside it lack that time."""
+    nccl = classify.per_unique(ops["name"], lambda n: n.startswith(classify.GPU_COMM_PREFIXES))
+    left = nccl & ~named
+    if left.any() and (nccl & named).any():
+        log.info("%s: %d of %d NCCL / RCCL kernels (%.3f ms) name no collective (no Collective name recorded for "
+                 "their launch, e.g. launched before the profile began): their row %s may hold any collective",
+                 profile.path, int(left.sum()), int(nccl.sum()), float(ops["dur"][left].sum()) / 1e6,
+                 ", ".join(sorted({str(f) for f in ops["family"][left]})))
 
 
 def _sorted(ev: Events, rng: tuple[int, int] | None) -> Events:

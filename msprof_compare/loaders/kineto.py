@@ -66,6 +66,8 @@ _DEVICE_ID = traceio.IntArg("[memory] Device Id value", "those events read as ho
 class _KernelArgs(msgspec.Struct, gc=False):
     stream: _NUM = None
     device: _NUM = None
+    # Any: a value that is no text names no collective; it must not fail the trace
+    collective: Any = msgspec.field(default=None, name="Collective name")
 
 
 class _OpArgs(msgspec.Struct, gc=False):
@@ -246,7 +248,7 @@ def _load(layout: Any, opts: Options, path: str, data: bytes, events: list, top:
     ev = _Events(path, events, data)
     details = opts.any_detail() or opts.enable_communication_compare
     _load_kernels(prof, ev)
-    _load_ops(prof, ev, with_args=details)
+    _load_ops(prof, ev, with_args=details, comm=opts.enable_communication_compare)
     _load_flows(prof, ev, opts)
     _load_memory(prof, ev)
     _load_meta(prof, ev)
@@ -268,10 +270,17 @@ def _load_kernels(prof: Profile, ev: _Events) -> None:
     cols["task_type"] = ev.cat_of(idx)
     cols["stream"] = traceio.checked_ints(ev.path, [a.stream for a in args], traceio.STREAM_ID, prof.warnings)
     cols["device"] = traceio.checked_ints(ev.path, [a.device for a in args], _DEVICE, prof.warnings)
+    colls = [a.collective for a in args]
+    if any(c is not None for c in colls):
+        cols["collective"] = _collective_texts(colls)
     prof.kernels = frame("kernels", cols)
 
 
-def _load_ops(prof: Profile, ev: _Events, with_args: bool) -> None:
+def _collective_texts(values: list) -> np.ndarray:
+    return np.array([v if isinstance(v, str) else "" for v in values], dtype=object)
+
+
+def _load_ops(prof: Profile, ev: _Events, with_args: bool, comm: bool = False) -> None:
     idx, sub = ev.where(OP_CATS, ("X",))
     if not len(idx):
         return
@@ -288,13 +297,13 @@ def _load_ops(prof: Profile, ev: _Events, with_args: bool) -> None:
         cols["input_dims"] = na
         cols["input_type"] = na
         cols["call_stack"] = na
-    # the few collective records' args are read in any case: CommunicationCompare names RCCL's generic kernels
-    records = np.flatnonzero(cols["name"] == COMM_RECORD_OP)
-    if len(records):
-        coll = np.full(n, "", dtype=object)
-        args = ev.args([sub[i] for i in records.tolist()], _CommArgs)
-        coll[records] = [a.collective if isinstance(a.collective, str) else "" for a in args]
-        cols["collective"] = coll
+    if comm:  # CommunicationCompare names RCCL's generic kernels by the record around their launch
+        # (its runs decode every op's args above, so these are JSON objects)
+        records = np.flatnonzero(cols["name"] == COMM_RECORD_OP).tolist()
+        if records:
+            coll = np.full(n, "", dtype=object)
+            coll[records] = _collective_texts([a.collective for a in ev.args([sub[i] for i in records], _CommArgs)])
+            cols["collective"] = coll
     prof.ops = frame("ops", cols)
 
 
