@@ -12,6 +12,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from spans import union
 
 from msprof_compare.api import compare
 from msprof_compare.compare.breakdown_gpu import gpu_breakdown
@@ -34,16 +35,6 @@ def events() -> list[dict]:
 
 def _ns(v) -> int:
     return int(Decimal(v) * 1000)
-
-
-def _union(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    out: list[list[int]] = []
-    for s, e in sorted(intervals):
-        if out and s <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], e)
-        else:
-            out.append([s, e])
-    return [(s, e) for s, e in out]
 
 
 def _length(intervals: list[tuple[int, int]]) -> int:
@@ -83,7 +74,7 @@ def test_gpu_breakdown_recomputed(events: list[dict]) -> None:
     memcpy = [(_ns(e["ts"]), _ns(e["ts"]) + _ns(e["dur"])) for e in events
               if e.get("ph") == "X" and e.get("cat") == "gpu_memcpy"]
     assert not any("nccl" in e["name"].lower() for e in events if e.get("cat") == "kernel")  # one rank
-    comp = _union(kernels)
+    comp = union(kernels)
     e2e = max(e for _, e in kernels + memcpy) - min(s for s, _ in kernels + memcpy)
     bd = gpu_breakdown(load_profile(str(GPU), build_options(enable_profiling_compare=True)[0]))
     assert (bd.computing_ns, bd.computing_count) == (_length(comp), 162)
@@ -91,7 +82,7 @@ def test_gpu_breakdown_recomputed(events: list[dict]) -> None:
     assert bd.free_ns == e2e - _length(comp)
     # the memcpys outside every kernel are the "SDMA" part of free time
     res = compare(str(GPU), str(GPU), enable_profiling_compare=True).sheet("OverallMetrics").set_index("Index")
-    assert res.loc["\tSDMA", "Duration(ms)"] == pytest.approx(_minus(_union(memcpy), comp) / 1e6, abs=1e-9)
+    assert res.loc["\tSDMA", "Duration(ms)"] == pytest.approx(_minus(union(memcpy), comp) / 1e6, abs=1e-9)
     assert res.loc["Computing Time", "Duration(ms)"] == pytest.approx(_length(comp) / 1e6, abs=1e-9)
     assert res.loc["E2E Time", "Duration(ms)"] == pytest.approx(e2e / 1e6, abs=1e-9)
     peak = max(int(e["args"]["Total Reserved"]) for e in events if e.get("name") == "[memory]")

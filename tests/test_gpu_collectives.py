@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from spans import union
 
 from msprof_compare.api import compare
 from msprof_compare.compare import classify as cl
@@ -31,18 +32,8 @@ def _ns(us: float) -> int:
     return int(Decimal(repr(us)) * 1000)
 
 
-def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    out: list[list[int]] = []
-    for s, e in sorted(spans):
-        if out and s <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], e)
-        else:
-            out.append([s, e])
-    return [(s, e) for s, e in out]
-
-
 def _length(spans: list[tuple[int, int]]) -> int:
-    return sum(e - s for s, e in _merged(spans))
+    return sum(e - s for s, e in union(spans))
 
 
 def _walk(events: list[dict], is_comm) -> dict[str, int]:
@@ -55,7 +46,7 @@ def _walk(events: list[dict], is_comm) -> dict[str, int]:
     compute = [(s, e) for s, e, c in spans if not c]
     comm = [(s, e) for s, e, c in spans if c]
     # communication not covered by computing: the comm union's length minus its overlap with computing
-    overlap = _length([(max(s, cs), min(e, ce)) for s, e in _merged(comm) for cs, ce in _merged(compute)
+    overlap = _length([(max(s, cs), min(e, ce)) for s, e in union(comm) for cs, ce in union(compute)
                        if max(s, cs) < min(e, ce)])
     ends = [e for _, e, _ in spans] + [_ns(c["ts"]) + _ns(c["dur"]) for c in copies]
     starts = [s for s, _, _ in spans] + [_ns(c["ts"]) for c in copies]
