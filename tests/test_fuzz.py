@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from msprof_compare.compare import classify, communication
 from msprof_compare.errors import ProfileError, UsageError
 from msprof_compare.loaders import Layout, ascend_text, kineto
 from msprof_compare.model import Profile
@@ -23,6 +24,7 @@ from msprof_compare.options import build_options
 
 SRC = Path(__file__).resolve().parent / "data" / "bad" / "_src"
 OPTS, _ = build_options()  # every comparison on: every table is built
+KEYWORDS = classify.load_keywords(classify._DEFAULT_INI)
 #: CI budget (~2000 examples in all, reproducible); tools/fuzz_long.py raises it via MSPROF_FUZZ_EXAMPLES.
 _LONG = int(os.environ.get("MSPROF_FUZZ_EXAMPLES", "0") or 0)
 FAST = settings(max_examples=_LONG or 650, deadline=None, derandomize=not _LONG, database=None,
@@ -46,11 +48,13 @@ _CAT = st.sampled_from(["kernel", "cpu_op", "cuda_runtime", "gpu_memcpy", "gpu_m
 _NAME = st.sampled_from(["process_name", "thread_name", "process_sort_index", "aten::mm", "ProfilerStep#5",
                          "[memory]", "hcom_allReduce__1", "Notify_Wait", "Computing", "Communication",
                          "Communication(Not Overlapped)", "Free", "sgemm", "Memcpy HtoD", "=cmd|'/C calc'!A0",
-                         "nccl:all_reduce", "ncclKernel_AllReduce"])
+                         "nccl:all_reduce", "ncclKernel_AllReduce", "ncclDevKernel_Generic", "record_param_comms",
+                         "void ns::multimem_all_reduce_kernel<float>(float*)", "f<(a)>(b)) [clone"])
 _ARGS_KEYS = st.sampled_from(["name", "stream", "device", "correlation", "External id", "Sequence number",
                               "Fwd thread id", "Input Dims", "Input type", "Call stack", "Bytes", "Addr",
                               "Total Allocated", "Total Reserved", "Device Id", "Device Type", "Python id",
-                              "Python parent id", "sort_index", "Task Type", "connection_id", "labels"])
+                              "Python parent id", "sort_index", "Task Type", "connection_id", "labels",
+                              "Collective name"])
 _ARGS = st.one_of(st.dictionaries(_ARGS_KEYS, _JSON, max_size=5), _JSON)
 
 
@@ -77,20 +81,23 @@ def _layout(name: str, level: str) -> Layout:
 
 
 def load_kineto(data: bytes) -> None:
-    _check(lambda: kineto.load(_layout("fuzz.pt.trace.json", "file"), OPTS, data=data))
+    profile = _check(lambda: kineto.load(_layout("fuzz.pt.trace.json", "file"), OPTS, data=data))
+    if profile is not None:  # the GPU collectives' families read kernels, flows and the records' args
+        communication.side_data(profile, None, KEYWORDS)
 
 
 def load_trace_view(data: bytes) -> None:
     _check(lambda: ascend_text.load(_layout("trace_view.json", "trace"), OPTS, data=data))
 
 
-def _check(run) -> None:
+def _check(run) -> Profile | None:
     try:
         profile = run()
     except (ProfileError, UsageError) as exc:
         assert str(exc).strip()  # a message to print on the one error line
-        return
+        return None
     assert isinstance(profile, Profile)
+    return profile
 
 
 # ---------------------------------------------------------------- properties
