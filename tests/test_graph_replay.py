@@ -125,7 +125,8 @@ def test_lone_flow_ends_without_a_unique_launch_link_nothing(tmp_path):
     prof = load_profile(str(path), build_options()[0])
     assert int((prof.flows["replay"] == 1).sum()) == 361 - n_first
     # a launch without its correlation arg, or with one that is no number: the same (and no error)
-    for args in ({}, {"correlation": [1]}, {"correlation": {"id": 1}}, {"correlation": "x"}, {"correlation": 1.5}):
+    for args in ({}, {"correlation": [1]}, {"correlation": {"id": 1}}, {"correlation": "x"}, {"correlation": 1.5},
+                 {"correlation": True}):
         bare = [dict(e, args=args) if e is first else e for e in ev]
         path.write_text(json.dumps(dict(raw, traceEvents=bare)))
         prof = load_profile(str(path), build_options()[0])
@@ -220,4 +221,36 @@ def test_ids_are_whole_numbers_from_zero():
     assert got == [3, -1, -1, 5, 7, -1, -1, 9, 8, -1, -1]
     assert _ids([1, 2**70]).tolist() == [1, -1]  # all ints, one beyond int64
     assert _ids([4, -5, 0]).tolist() == [4, -1, 0]
+    assert _ids([True, 5, False]).tolist() == [-1, 5, -1]  # JSON true is no id, beside plain ints too
     assert _ids([]).tolist() == []
+
+
+def test_graph_launch_through_the_driver_api(tmp_path):
+    """A graph launched through the CUDA driver API (cat cuda_driver, e.g. cuGraphLaunch) links its kernels as a
+    runtime-API launch does: the excerpt with every launch call's cat changed."""
+    raw = json.loads(gzip.open(EXCERPT).read())
+    ev = [dict(e, cat="cuda_driver") if e.get("cat") == "cuda_runtime" and "GraphLaunch" in e["name"] else e
+          for e in raw["traceEvents"]]
+    path = tmp_path / "driver.pt.trace.json"
+    path.write_text(json.dumps(dict(raw, traceEvents=ev)))
+    assert int((load_profile(str(path), build_options()[0]).flows["replay"] == 1).sum()) == 361
+
+
+def test_flow_start_first_in_the_file(tmp_path):
+    """A launch flow whose start is the first flow event of the file is a start like any other: the other ends
+    of its id link their kernels to it (NVIDIA's graph launch form), even when the launch call carries no
+    correlation arg to look it up by."""
+    flow = {"cat": "ac2g", "name": "ac2g", "id": 7}
+    ev = [{"ph": "X", "cat": "cuda_runtime", "name": "cudaGraphLaunch", "pid": 1, "tid": 1, "ts": 10, "dur": 5,
+           "args": {}},
+          dict(flow, ph="s", pid=1, tid=1, ts=10)]
+    for t in (100, 200, 300):
+        ev.append({"ph": "X", "cat": "kernel", "name": f"k{t}", "pid": 0, "tid": 7, "ts": t, "dur": 50,
+                   "args": {"stream": 7, "device": 0}})
+        ev.append(dict(flow, ph="f", pid=0, tid=7, ts=t, bp="e"))
+    path = tmp_path / "first.pt.trace.json"
+    path.write_text(json.dumps({"traceEvents": ev}))
+    flows = load_profile(str(path), build_options()[0]).flows
+    rows = zip(flows["f_ts"].tolist(), flows["s_ts"].tolist(), flows["replay"].tolist(), strict=True)
+    assert sorted(rows) == [
+        (100_000, 10_000, 1), (200_000, 10_000, 1), (300_000, 10_000, 0)]
