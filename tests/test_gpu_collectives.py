@@ -175,6 +175,10 @@ def test_excerpt_breakdown(tmp_path, monkeypatch):
 
     original = _walk(events, lambda n: n.startswith("nccl"))
     assert original["uncovered"] == 0 and original["computing"] == want["computing"] + 52_608
+    # the lists a run read once and passes in count, not the file read again
+    empty = dataclasses.replace(cl.load_keywords(cl._DEFAULT_INI), gpu_comm=frozenset())
+    bd = gpu_breakdown(load_profile(str(EXCERPT), build_options(enable_profiling_compare=True)[0]), kw=empty)
+    assert (bd.e2e_ns, bd.computing_ns, bd.uncovered_comm_ns) == (original["e2e"], original["computing"], 0)
     bd = _breakdown(EXCERPT, _ini(tmp_path, "GPU_COMM_MASK ="), monkeypatch)
     assert (bd.e2e_ns, bd.computing_ns, bd.uncovered_comm_ns) == (original["e2e"], original["computing"], 0)
 
