@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -114,6 +115,9 @@ def test_inductor_pointwise_and_reduction_kernels_are_not_cube():
     assert cl.cube_name_test(["poi_f"])("triton_poi_fused_x")
     assert not cl.cube_name_test(["fused"])("triton_poi_fused_x")
     assert cl.cube_name_test(["conv"], vector_prefixes=())("triton_poi_fused_convolution_0")
+    # the prefix's last character is inside it: a word starting there counts; one right after it does not
+    assert cl.cube_name_test(["_fused"])("triton_poi_fused_x")
+    assert not cl.cube_name_test(["conv"])("triton_poi_conv_x")
 
 
 def test_inductor_kernel_ops_are_no_category_ops(tmp_path, monkeypatch):
@@ -127,6 +131,10 @@ def test_inductor_kernel_ops_are_no_category_ops(tmp_path, monkeypatch):
              "my_triton_poi_fused_flash_attention_3",          # the prefix counts only at the start
              "aten::_scaled_dot_product_flash_attention"]
     assert cl.cube_op_kind(names).tolist() == [cl.OP_NONE, cl.OP_NONE, cl.OP_FA, cl.OP_FA, cl.OP_FA]
+    # a word right after the prefix is after it too; one starting on the prefix's last character is inside
+    assert cl.cube_op_kind(["triton_poi_flash_attention_0"]).tolist() == [cl.OP_NONE]
+    kw = dataclasses.replace(cl.load_keywords(cl._DEFAULT_INI), fa=frozenset({"_flash"}))
+    assert cl.cube_op_kind(["triton_poi_flash_attention_0"], kw).tolist() == [cl.OP_FA]
     ini = tmp_path / "k.ini"
     monkeypatch.setenv(cl.CONFIG_ENV, str(ini))
     base = "[OP_MASK]\nFA_MASK=flash_attention, triton_poi\nCONV_MASK=b\nMATMUL_MASK=c\nCUBE_MASK=x\nTRANS_MASK=y\n" \

@@ -195,6 +195,20 @@ def test_excerpt_communication_sheet():
     assert rows[0][15:] == [0, 1]
 
 
+def test_breakdown_takes_no_memcpy_as_a_collective(tmp_path):
+    """A word of one's own that names a memcpy (``ptop`` in ``Memcpy PtoP``) makes it no communication in the time
+    breakdown either: memcpys count by the original's rule only (E2E, SDMA), as in CommunicationCompare."""
+    trace = json.loads(EXCERPT.read_text())
+    gemm = next(e for e in trace["traceEvents"] if e.get("cat") == "kernel" and e["name"].startswith("nvjet_"))
+    trace["traceEvents"].append(dict(gemm, cat="gpu_memcpy", name="Memcpy PtoP (Device -> Device)",
+                                     args=dict(gemm["args"], stream=99)))  # not the compute stream: no SDMA
+    path = tmp_path / "ptop.pt.trace.json"
+    path.write_text(json.dumps(trace))
+    kw = dataclasses.replace(cl.load_keywords(cl._DEFAULT_INI), gpu_comm=frozenset({"ptop"}))
+    bd = gpu_breakdown(load_profile(str(path), build_options(enable_profiling_compare=True)[0]), kw=kw)
+    assert bd.uncovered_comm_ns == 0  # only the mask's word: the all-reduces are computing now
+
+
 def test_communication_sheet_follows_the_key(tmp_path, monkeypatch):
     """The sheet reads the same lists as the breakdown: an empty GPU_COMM_MASK leaves no collective in the
     excerpt (no sheet), a word of one's own adds kernels, never memcpys (the breakdown counts no memcpy as
