@@ -81,6 +81,9 @@ def _breakdown(path: Path, ini: Path | None = None, monkeypatch=None):
     ("void ns::my_all_reduce_kernel<float>(float*) [clone .kd]", "my_all_reduce_kernel"),
     ("void ns::S::run_kernel<float>(float*) const", "run_kernel"),
     ("ncclKernel_x(int) [clone .kd]", "ncclKernel_x"),
+    # a name ending in a digit or "_" right before its parameters
+    ("void ns::reduce_2stage2(float*) [clone .kd]", "reduce_2stage2"),
+    ("void ns::f_(int) const", "f_"),
     # brackets that do not balance: the text before the first bracket
     ("void f<bool operator<(int)>(int)", "f"),
     ("void foo_kernel<WarpAllReduce<float>, bool operator< >(float*)", "foo_kernel"),
