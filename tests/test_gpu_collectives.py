@@ -88,6 +88,7 @@ def _breakdown(path: Path, ini: Path | None = None, monkeypatch=None):
     ("void f<bool operator<(int)>(int)", "f"),
     ("void foo_kernel<WarpAllReduce<float>, bool operator< >(float*)", "foo_kernel"),
     ("g(int", "g"),
+    ("(anonymous)", "(anonymous)"),  # nothing outside brackets: the name itself
     ("ns::h)(x", "h)"),
     ("", ""),
 ])
@@ -123,6 +124,7 @@ def test_kernel_function_name(name, function):
     ("void flash::small_reduce_kernel<float>(float*)", False),
     ("void ns::small_gather_rows<float>(float*)", False),
     ("void ns::OneShotAllReduce<float>(float*)", True),
+    ("void ns::fp8allreduce_kernel<float>(float*)", True),  # after a digit: no letter, so a word starts there
     ("void ns::my_all_reduce_kernel<float>(float*) [clone .kd]", True),
     ("void cub::DeviceReduceByKeyKernel<cub::DispatchReduceByKey<long*, long*> >(long*)", False),
     ("void at::native::reduce_kernel<512, 1>(int)", False),
