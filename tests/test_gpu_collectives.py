@@ -120,6 +120,9 @@ def test_kernel_function_name(name, function):
     ("triton_poi_fused_all_reduce_0", False),
     ("triton_red_fused__to_copy_all_gather_1", False),
     ("triton_tem_fused_all_gather_mm_0", False),
+    ("void triton_poi_fused_all_reduce_0(float*)", False),  # the prefix of the function name counts
+    # a later occurrence may start a word where the first does not
+    ("void ns::small_reduce_then_all_reduce<float>(float*)", True),
     # a word counts where a word of the name starts: a split-KV attention's combine step is no all-reduce
     ("void flash::small_reduce_kernel<float>(float*)", False),
     ("void ns::small_gather_rows<float>(float*)", False),
