@@ -242,6 +242,15 @@ def test_db_ops_are_grouped_by_op_type(tmp_path):
     assert "CommunicationCompare" not in compare(str(db), str(db), enable_communication_compare=True).sheet_names
 
 
+def test_gpu_memcpy_named_nccl_in_any_case():
+    """The original takes kernels and memcpys whose lower-cased name starts with nccl (reference-2 §4.1): a memcpy
+    named in capitals is a communication op too; one named by a GPU_COMM_MASK word is not (kernels only)."""
+    p = gpu(kernels=[("NCCL_AllGather_copy", "gpu_memcpy", 0, 5), ("my_all_reduce_copy", "gpu_memcpy", 10, 7),
+                     ("ncclDevKernel_AllReduce_Sum_f32_RING_LL", "kernel", 20, 3)])
+    d = comm.side_data(p, None)
+    assert {f: v["ops"].tolist() for f, v in d.items()} == {"allgather": [5.0], "allreduce": [3.0]}
+
+
 def test_duplicated_gpu_kernel_event_counts_once():
     """The same NCCL kernel written twice (same pid, tid, ts) is one kernel, as in the original's kernel
     dict and in our OverallMetrics (the later event wins)."""
