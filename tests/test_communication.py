@@ -242,6 +242,20 @@ def test_db_ops_are_grouped_by_op_type(tmp_path):
     assert "CommunicationCompare" not in compare(str(db), str(db), enable_communication_compare=True).sheet_names
 
 
+def test_gpu_collectives_follow_the_run_keywords():
+    """The keyword lists the run read once (``RunContext.keywords``) pick the GPU collectives, on a GPU side
+    beside an NPU one too; the packaged lists would take no ``my_exchange_kernel``."""
+    import dataclasses
+
+    from msprof_compare.compare import classify
+
+    kw = dataclasses.replace(classify.load_keywords(classify._DEFAULT_INI), gpu_comm=frozenset({"exchange"}))
+    g = gpu("/x/b.json", kernels=[("void ns::my_exchange_kernel<float>(float*)", "kernel", 0, 4)])
+    for base in (g, npu("/x/a")):
+        sheets = comm.build(RunContext(base, g, Options(enable_communication_compare=True), keywords=kw))
+        assert sheets[0].data.iloc[0, 8] == "my_exchange_kernel"
+
+
 def test_gpu_memcpy_named_nccl_in_any_case():
     """The original takes kernels and memcpys whose lower-cased name starts with nccl (reference-2 §4.1): a memcpy
     named in capitals is a communication op too; one named by a GPU_COMM_MASK word is not (kernels only)."""
