@@ -296,6 +296,11 @@ def test_a_bad_config_file_is_named_before_the_inputs_load(tmp_path, monkeypatch
                     {"enable_communication_compare": True}):
         with pytest.raises(ProfileError, match=f"gone.ini: cannot read keyword .*named by {cl.CONFIG_ENV}"):
             api.compare(base, comp, **options)
+    # communication with one Kineto side (its collectives go by the lists) beside an NPU one
+    npu = Path(__file__).resolve().parent / "data" / "npu" / "rank0_ascend_pt"
+    for pair_ in ((base, npu), (npu, base)):
+        with pytest.raises(ProfileError, match=f"gone.ini: cannot read keyword .*named by {cl.CONFIG_ENV}"):
+            api.compare(*pair_, enable_communication_compare=True)
     assert loads == []
     assert api.compare(base, comp, enable_api_compare=True).sheet_names == ["ApiCompare"]  # file never read
     assert loads == [1]
