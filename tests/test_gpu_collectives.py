@@ -506,3 +506,34 @@ def test_recorded_collective_nested_records(tmp_path):
     path = _rccl(tmp_path, kernel_names=False, edit=edit)
     assert {f: c for f, (c, _) in _sheet_families(path).items()} == {"nccldevkernel": 1, "broadcast": 2,
                                                                      "allreduce": 1}
+
+
+DOCUMENTED_WORDS = {"all_reduce", "allreduce", "all_gather", "allgather", "reduce_scatter", "reducescatter",
+                    "all_to_all", "alltoall", "cross_device_reduce"}
+
+
+def test_gpu_comm_mask_words_are_the_documented_ones():
+    """The packaged file and the default for files without the key hold the words docs/differences.md lists."""
+    assert cl.load_keywords(cl._DEFAULT_INI).gpu_comm == DOCUMENTED_WORDS
+    assert set(cl.GPU_COLLECTIVE_WORDS) == DOCUMENTED_WORDS
+
+
+@pytest.mark.parametrize("name, family", [
+    ("void ns::my_all_reduce_kernel<float>(float*)", "allreduce"),
+    ("void ns::oneShotAllReduceKernel<float>(float*)", "allreduce"),
+    ("void ns::fused_all_gather_kernel<float>(float*)", "allgather"),
+    ("void ns::AllGatherKernel<float>(float*)", "allgather"),
+    ("void ns::fused_reduce_scatter_kernel<float>(float*)", "reducescatter"),
+    ("void ns::ReduceScatterKernel<float>(float*)", "reducescatter"),
+    ("void ns::fused_all_to_all_kernel<float>(float*)", "alltoall"),
+    ("void ns::AllToAllKernel<float>(float*)", "alltoall"),
+    ("void vllm::cross_device_reduce_1stage<float, 2>(float*)", "allreduce"),
+])
+def test_every_default_word_names_a_collective(name, family):
+    """Each default GPU_COMM_MASK word makes a kernel a collective of its own family (a word dropped from the
+    list fails its case here)."""
+    from msprof_compare.compare import communication
+
+    kw = cl.load_keywords(cl._DEFAULT_INI)
+    assert cl.is_gpu_comm_kernel_name([name], kw).tolist() == [True]
+    assert communication.gpu_family([name], kw)[0].tolist() == [family]
