@@ -402,7 +402,7 @@ def test_rccl_unnamed_kernels_are_logged(tmp_path, caplog):
     lone = next(k["dur"] for k in json.loads(RCCL.read_text())["traceEvents"]
                 if k.get("cat") == "kernel" and k["args"]["correlation"] == 4079)
     assert len(lines) == 2  # one per side
-    assert f"1 of 4 NCCL / RCCL kernels ({lone / 1000:.3f} ms)" in lines[0] and "nccldevkernel" in lines[0]
+    assert f"1 of 4 collective kernels ({lone / 1000:.3f} ms)" in lines[0] and "nccldevkernel" in lines[0]
 
 
 def test_rccl_generic_kernels_full_trace(samples, tmp_path):

@@ -88,18 +88,17 @@ def _nccl_collective(name: str) -> str | None:
     return _HCCL_SPELLING.get(word, word) if word else None
 
 
-def _gpu_family_of(name: object, words: tuple[str, ...]) -> tuple[str | None, str | None]:
-    """(family by the name, the collective the name says: None when it says none)."""
+def _gpu_family_of(name: object, words: tuple[str, ...]) -> tuple[str | None, bool, bool]:
+    """(family by the name, whether the name says the collective, whether it is an NCCL / RCCL kernel)."""
     text = str(name)
     if text.lower().startswith(classify.GPU_COMM_PREFIXES):
         said = _nccl_collective(text)
-        return (said or _family_of(text.lower())), said  # unsaid: the original's family (nccldevkernel)
+        return (said or _family_of(text.lower())), said is not None, True  # unsaid: the original's family
     function = classify.kernel_function_name(text)
     low = function.lower()
     # the mask word that starts first in the function name says which collective it is
     found = [(low.find(w), w) for w in words if classify.word_starts(function, low, w)]
-    family = COLLECTIVE_OF_WORD.get(min(found)[1], low) if found else low
-    return family, family
+    return (COLLECTIVE_OF_WORD.get(min(found)[1], low) if found else low), True, False
 
 
 def collective_word(text: str) -> str | None:
@@ -194,16 +193,18 @@ def gpu_family(names: np.ndarray, kw: classify.Keywords | None = None,
         return np.zeros(0, dtype=object), np.zeros(0, dtype=bool)
     words = tuple(sorted((kw or classify.load_keywords()).gpu_comm))
     codes, uniq = factorize(arr)
-    pairs = [_gpu_family_of(u, words) for u in uniq.tolist()]
-    fam = np.array([p[0] for p in pairs], dtype=object)[codes]
-    said = np.array([p[1] is not None for p in pairs], dtype=bool)[codes]
+    by_name = [_gpu_family_of(u, words) for u in uniq.tolist()]
+    fam = np.array([f for f, _, _ in by_name], dtype=object)[codes]
+    said = np.array([s for _, s, _ in by_name], dtype=bool)[codes]
     if recorded is not None:
-        nccl = classify.per_unique(arr, lambda n: n.startswith(classify.GPU_COMM_PREFIXES))
-        for j in np.flatnonzero(nccl & (recorded != "")).tolist():
-            word = collective_word(recorded[j])
-            if word:
-                fam[j] = word
-                said[j] = True
+        nccl = np.array([n for _, _, n in by_name], dtype=bool)[codes]
+        rows = np.flatnonzero(nccl & (np.asarray(recorded, dtype=object) != ""))
+        if len(rows):  # once per distinct recorded text
+            r_codes, r_uniq = factorize(np.asarray(recorded, dtype=object)[rows])
+            word = np.array([collective_word(t) or "" for t in r_uniq.tolist()], dtype=object)[r_codes]
+            rows, word = rows[word != ""], word[word != ""]
+            fam[rows] = word
+            said[rows] = True
     return fam, said
 
 
@@ -249,12 +250,11 @@ def _note_unnamed(profile: Profile, ops: Events, named: np.ndarray) -> None:
     """One line when some NCCL / RCCL kernels name no collective, neither in their name nor in PyTorch's record
     (RCCL's generic kernel launched before the profile began): their row may hold any collective, so the
     collectives' rows beside it lack that time."""
-    nccl = classify.per_unique(ops["name"], lambda n: n.startswith(classify.GPU_COMM_PREFIXES))
-    left = nccl & ~named
-    if left.any() and (nccl & named).any():
-        log.info("%s: %d of %d NCCL / RCCL kernels (%.3f ms) name no collective (no Collective name recorded for "
+    left = ~named  # only NCCL / RCCL kernels can be left unnamed: the others are named by their mask word
+    if left.any() and named.any():
+        log.info("%s: %d of %d collective kernels (%.3f ms) name no collective (no Collective name recorded for "
                  "their launch, e.g. launched before the profile began): their row %s may hold any collective",
-                 profile.path, int(left.sum()), int(nccl.sum()), float(ops["dur"][left].sum()) / 1e6,
+                 profile.path, int(left.sum()), len(left), float(ops["dur"][left].sum()) / 1e6,
                  ", ".join(sorted({str(f) for f in ops["family"][left]})))
 
 

@@ -75,10 +75,7 @@ class _OpArgs(msgspec.Struct, gc=False):
     input_dims: msgspec.Raw = msgspec.field(default=msgspec.Raw(b""), name="Input Dims")
     input_type: msgspec.Raw = msgspec.field(default=msgspec.Raw(b""), name="Input type")
     call_stack: Any = msgspec.field(default=None, name="Call stack")
-
-
-class _CommArgs(msgspec.Struct, gc=False):
-    # Any: a value that is no text names no collective; it must not fail the trace
+    # record_param_comms ops only (Any: a value that is no text names no collective; it must not fail the trace)
     collective: Any = msgspec.field(default=None, name="Collective name")
 
 
@@ -297,12 +294,11 @@ def _load_ops(prof: Profile, ev: _Events, with_args: bool, comm: bool = False) -
         cols["input_dims"] = na
         cols["input_type"] = na
         cols["call_stack"] = na
-    if comm:  # CommunicationCompare names RCCL's generic kernels by the record around their launch
-        # (its runs decode every op's args above, so these are JSON objects)
+    if comm and with_args:  # CommunicationCompare names RCCL's generic kernels by the record around their launch
         records = np.flatnonzero(cols["name"] == COMM_RECORD_OP).tolist()
         if records:
             coll = np.full(n, "", dtype=object)
-            coll[records] = _collective_texts([a.collective for a in ev.args([sub[i] for i in records], _CommArgs)])
+            coll[records] = _collective_texts([args[i].collective for i in records])
             cols["collective"] = coll
     prof.ops = frame("ops", cols)
 
