@@ -24,7 +24,7 @@ from typer.core import TyperCommand, TyperGroup
 
 from .errors import ProfileError, UsageError
 from .logs import setup_logging
-from .textsafe import term_safe, write_line
+from .textsafe import one_line, term_safe, write_line
 
 HELP = {
     # The original's texts, each with what the option is (they name neither side nor what -o may be)
@@ -173,7 +173,7 @@ def _run_typer(app: typer.Typer, args: list[str] | None, prog: str) -> int:
         _error(f"cannot write to standard output: {exc.strerror or exc}")
         return 1
     except click_error as exc:
-        message = " ".join(str(exc.format_message()).split())
+        message = one_line(exc.format_message())
         message = message.replace(" / '--benchmark_path'", "")  # the alias stays out of the original's text
         ctx = getattr(exc, "ctx", None)
         where = ctx.command_path if ctx is not None else prog
@@ -335,7 +335,7 @@ def execute(params: dict[str, Any], *, announce_root: bool = True) -> int:
     except Exception as exc:  # noqa: BLE001 - the one place every other failure is reported
         if debug:
             traceback.print_exc()
-        text = " ".join(str(exc).split()) or type(exc).__name__
+        text = one_line(exc) or type(exc).__name__
         _error(f"internal error: {text}" + ("" if debug else " (run with --debug for the traceback)"))
         return 1
 
@@ -370,7 +370,7 @@ def _out_of_memory(base: str, comparison: str) -> str:
 def _fail(exc: Exception, code: int, debug: bool) -> int:
     if debug:
         traceback.print_exc()
-    _error(" ".join(str(exc).split()))
+    _error(one_line(exc))
     return code
 
 

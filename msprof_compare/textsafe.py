@@ -42,6 +42,15 @@ def term_safe(text: object, keep_newlines: bool = False) -> str:
     return _UNSAFE.sub(_escape, s)
 
 
+_BREAK = re.compile(r"(?:[ \t]*(?:\r\n|[\r\n\u2028\u2029]))+[ \t]*")
+
+
+def one_line(text: object) -> str:
+    """``text`` on one line: each line break, with the indentation around it, becomes one space. Runs of
+    spaces inside a line stay, since they may be part of a path the message names."""
+    return _BREAK.sub(" ", str(text)).strip()
+
+
 def short_repr(value: object, limit: int = 40) -> str:
     """``repr(value)`` cut to ``limit`` characters: one bad value quoted in a one-line message (a 5,000-digit
     text or a long blob would bury the line)."""

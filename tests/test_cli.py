@@ -232,6 +232,30 @@ def test_data_errors_exit_1(case: str, side: str, capsys: pytest.CaptureFixture,
     assert out == ""
 
 
+def test_error_line_names_the_path_as_it_is(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """Runs of spaces in a path stay in the error line (a path copied from it must exist); only line
+    breaks of a message are joined."""
+    folder = tmp_path / "two  spaces   here"
+    folder.mkdir()
+    bad = folder / "truncated.json"
+    bad.write_bytes(gzip.decompress(SAMPLE_BASE.read_bytes())[:5000])
+    code, out, err = run_inproc(capsys, "-d", str(SAMPLE_COMP), "-bp", str(bad), "-o", str(tmp_path / "out"))
+    assert code == 1, err
+    line = assert_one_error(err)
+    assert str(bad) in line, line
+    code, out, err = run_inproc(capsys, "-d", str(SAMPLE_COMP), "-bp", str(SAMPLE_BASE), "--gpu_flow_cat", "  ")
+    assert code == 2, err
+    assert "'  '" in assert_one_error(err)
+
+
+def test_one_line_joins_line_breaks_only() -> None:
+    from msprof_compare.textsafe import one_line
+
+    assert one_line("a  b\n   c\r\n\n d\te \n") == "a  b c d\te"
+    assert one_line("x\u2028y") == "x y"
+    assert one_line(ValueError("  lead  ")) == "lead"
+
+
 def test_internal_error_traceback_only_with_debug(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture,
                                                   tmp_out: Path) -> None:
     import msprof_compare.api as api
