@@ -585,6 +585,37 @@ def test_deleted_working_directory_and_long_output_names(kineto: Path, tmp_path:
     assert p.returncode == 2 and "is longer than 255 bytes" in p.stderr.strip().splitlines()[-1], p.stderr
 
 
+def test_taken_output_name_without_room_for_a_suffix(tmp_path: Path) -> None:
+    """An -o file name that exists and is too long for its _1 form is refused before loading (it failed
+    at the end of the run); the same name when free, and a taken name with room, are fine."""
+    missing = tmp_path / "no_such_input.json"
+    for stem_len in (249, 250):  # 254 / 255 bytes with ".xlsx"
+        target = tmp_path / ("a" * stem_len + ".xlsx")
+        target.write_text("keep")
+        p = _cli(["-bp", str(missing), "-d", str(missing), "-o", str(target)], tmp_path, capture_output=True)
+        assert p.returncode == 2, p.stderr
+        assert "_1 suffix" in _one_error(p.stderr) and target.read_text() == "keep"
+        target.unlink()
+    for name, present in (("a" * 250 + ".xlsx", False), ("a" * 248 + ".xlsx", True)):
+        if present:
+            (tmp_path / name).write_text("keep")
+        p = _cli(["-bp", str(missing), "-d", str(missing), "-o", str(tmp_path / name)], tmp_path,
+                 capture_output=True)
+        assert p.returncode == 1 and "no_such_input.json" in _one_error(p.stderr), p.stderr  # on to the inputs
+
+
+def test_output_file_in_a_symlinked_folder_names_the_folder(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "lnk").symlink_to(real)
+    missing = tmp_path / "no_such_input.json"
+    p = _cli(["-bp", str(missing), "-d", str(missing), "-o", str(tmp_path / "lnk" / "x.xlsx")], tmp_path,
+             capture_output=True)
+    assert p.returncode == 2, p.stderr
+    line = _one_error(p.stderr)
+    assert f"folder {tmp_path / 'lnk'} (the folder of" in line and "is a symbolic link" in line, line
+
+
 def test_dash_output_with_a_workbook_checks_the_working_directory_first(monkeypatch: pytest.MonkeyPatch) -> None:
     """-o - with an explicit xlsx writes the workbook into the current directory: that directory is checked
     before loading, as any other target (it was found unwritable only after the load)."""

@@ -74,13 +74,18 @@ def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = 
         path, name = os.path.dirname(path), os.path.basename(path)
         if os.path.islink(os.path.join(path, name)):
             raise UsageError(f"output file {raw} is a symbolic link; refusing to write through it")
-    if os.path.islink(path):
-        raise UsageError(f"output path {raw} is a symbolic link; refusing to write through it")
     # "-o dir/run.xlsx": a message about the folder names the folder, not the report file
     where = raw if name is None else f"{path} (the folder of {raw})"
+    if os.path.islink(path):
+        raise UsageError(f"output {'path' if name is None else 'folder'} {where} is a symbolic link; refusing to "
+                         "write through it")
     if os.path.exists(path):
         if not os.path.isdir(path):
             raise UsageError(f"output path {where} is a file, not a directory")
+        if name is not None and os.path.lexists(os.path.join(path, name)) \
+                and len(os.fsencode(name)) + len("_1") > MAX_NAME_BYTES:
+            raise UsageError(f"output {raw} exists, and the name with the _1 suffix a taken name gets would be "
+                             f"longer than {MAX_NAME_BYTES} bytes; give a shorter or a free name")
         if not os.access(path, os.W_OK | os.X_OK):
             raise UsageError(f"output directory {where} is not writable")
         if not force and shared_without_sticky_bit(path):
