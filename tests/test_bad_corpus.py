@@ -307,6 +307,27 @@ def test_owner_and_mode_checks_for_non_root(tmp_path: Path, monkeypatch: pytest.
     os.chmod(f, 0o644)
 
 
+def test_unreadable_paths_do_not_suggest_force(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--force skips the owner and mode checks but cannot make a path readable: the hint says what helps,
+    with and without --force (a directory without search permission included)."""
+    f = tmp_path / "t.json"
+    f.write_text("{}")
+    d = tmp_path / "d"
+    d.mkdir()
+    _as_user(monkeypatch, f.stat().st_uid)
+    real_access = os.access
+    denied: set[tuple[str, int]] = {(str(f), os.R_OK), (str(d), os.X_OK)}
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: (os.fspath(p), mode) not in denied
+                        and real_access(p, mode, **kw))
+    for force in (False, True):
+        with pytest.raises(ProfileError, match="not readable") as info:
+            paths.check_input(str(f), force=force)
+        assert "chmod u+r" in str(info.value) and "add --force" not in str(info.value)
+        with pytest.raises(ProfileError, match="not executable") as info:
+            paths.check_input(str(d), force=force)
+        assert "chmod u+x" in str(info.value) and "add --force" not in str(info.value)
+
+
 def test_root_skips_owner_checks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     f = tmp_path / "t.json"
     f.write_text("{}")

@@ -52,6 +52,9 @@ _ENV = {
 }
 
 FORCE_HINT = "add --force to skip the owner, size and permission checks"
+#: --force cannot make a path readable: what a user has to do instead
+READ_HINT = "it needs read permission for you (chmod u+r), which --force cannot skip"
+SEARCH_HINT = "a directory needs search permission to be read (chmod u+x), which --force cannot skip"
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
@@ -129,13 +132,15 @@ def check_input(path: str, force: bool, *, kind: str | None = None, shown: str |
         if st.st_uid != os.geteuid():
             raise ProfileError(name, "The path does not belong to you", hint=FORCE_HINT)
         if not os.access(path, os.R_OK):
-            raise ProfileError(name, "The path is not readable", hint=FORCE_HINT)
+            raise ProfileError(name, "The path is not readable", hint=READ_HINT)
         if is_dir and not os.access(path, os.X_OK):
-            raise ProfileError(name, "The path is not executable", hint=FORCE_HINT)
+            raise ProfileError(name, "The path is not executable", hint=SEARCH_HINT)
         if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
             raise ProfileError(name, "The path is writable by others", hint=FORCE_HINT)
     elif not os.access(path, os.R_OK):
-        raise ProfileError(name, "The path is not readable")
+        raise ProfileError(name, "The path is not readable", hint=READ_HINT)
+    elif is_dir and not os.access(path, os.X_OK):
+        raise ProfileError(name, "The path is not executable", hint=SEARCH_HINT)
     if kind and not is_dir and not force:
         cap = size_cap(kind)
         if st.st_size > cap:
