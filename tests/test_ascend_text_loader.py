@@ -307,6 +307,42 @@ def test_directory_without_output_or_trace(tmp_path):
     assert "empty_ascend_pt" in str(exc.value)
 
 
+def test_gzip_trace_view_in_a_directory_loads_like_the_plain_one(tmp_path):
+    """A trace_view.json gzipped in place (to save space) is read like a .json.gz trace (spec README item 5),
+    with the directory's side files; the plain file wins when both are there."""
+    import gzip
+
+    d = _copy(tmp_path)
+    f = d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    gz = f.with_name("trace_view.json.gz")
+    gz.write_bytes(gzip.compress(f.read_bytes()))
+    assert detect(str(d)).trace_path == str(f)
+    f.unlink()
+    assert detect(str(d)).trace_path == str(gz)
+    plain, packed = load_profile(str(PT), ALL), load_profile(str(d), ALL)
+    assert packed.level == "profiling" and packed.kernel_details is not None and packed.memory_record is not None
+    for name in ("ops", "kernels", "flows", "comm", "overlap", "kernel_details"):
+        a, b = getattr(plain, name), getattr(packed, name)
+        assert len(a) == len(b) > 0, name
+        assert a.reset_index(drop=True).equals(b.reset_index(drop=True)), name
+
+
+@pytest.mark.parametrize("kind", ["broken link", "directory"])
+def test_trace_view_that_is_no_file_is_named(tmp_path, kind):
+    """A trace_view.json that is there but cannot be read is named as such, not reported as missing."""
+    d = _copy(tmp_path)
+    f = d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    f.unlink()
+    if kind == "broken link":
+        f.symlink_to(tmp_path / "gone.json")
+    else:
+        f.mkdir()
+    with pytest.raises(ProfileError) as exc:
+        detect(str(d), force=True)
+    text = str(exc.value)
+    assert str(f) in text and ("broken symbolic link" if kind == "broken link" else "not a file") in text, text
+
+
 def test_kernel_details_missing_column(tmp_path):
     d = _copy(tmp_path)
     f = d / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"

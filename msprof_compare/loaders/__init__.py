@@ -140,6 +140,11 @@ def _classify(given: str, force: bool = False) -> Layout:
     trace = os.path.join(output, "trace_view.json")
     if os.path.isfile(trace):
         return Layout(given, path, level, trace_path=trace, ascend_output=output, info_path=info)
+    if os.path.lexists(trace):  # "not found" would send the user looking for a file that is there
+        what = "a broken symbolic link" if os.path.islink(trace) and not os.path.exists(trace) else "not a file"
+        raise ProfileError(trace, f"is {what}")
+    if os.path.isfile(trace + ".gz"):  # compressed to save space: read like a .json.gz trace (spec README item 5)
+        return Layout(given, path, level, trace_path=trace + ".gz", ascend_output=output, info_path=info)
     if output == path:
         found = _kineto_candidates(path)
         named = [f for f in found if f.endswith(_KINETO_SUFFIXES)]  # what torch.profiler writes
