@@ -363,3 +363,27 @@ def test_trace_files_without_their_directory_say_why_there_are_no_kernels(sample
     assert f"Can't find any valid kernels in the file: {base} (a trace file given without its profiling " \
            "directory has no kernel_details.csv)." in caplog.text
     assert "aic_metrics" not in caplog.text
+
+
+def test_kernels_without_a_duration_count_as_zero_and_are_said(caplog):
+    """A kernel of a valid Type whose Duration(us) is empty or N/A is a 0 us call (as the original), in one
+    warning naming the count; kernels without a valid Type are not counted there."""
+    kd = pd.read_csv(DATA / "kernel_details_l1_head40.csv")
+    first = kd["Type"].astype(str).str.strip().tolist().index(next(
+        t for t in kd["Type"].astype(str).str.strip() if t not in ("", "N/A", "nan")))
+    kd["Duration(us)"] = kd["Duration(us)"].astype(object)
+    kd.loc[first, "Duration(us)"] = "N/A"
+    kd.loc[first + 1, "Duration(us)"] = None
+    typ = kd.loc[first, "Type"].strip()
+    shape = str(kd.loc[first, "Input Shapes"]).strip()
+    with caplog.at_level(logging.WARNING):
+        groups = kernels.kernel_groups(npu(path="k", kernel_details=kd))
+    valid = kd.loc[[first, first + 1], "Type"].astype(str).str.strip()
+    n = int((~valid.isin(["", "N/A", "nan"])).sum())
+    assert f"k: {n} kernel(s) of a valid Type have no Duration(us)" in caplog.text
+    row = groups[(groups["type"] == typ) & (groups["shape"] == (shape if shape not in ("", "nan") else "N/A"))]
+    assert float(row["min"].iloc[0]) == 0.0
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        kernels.kernel_groups(npu(path="k", kernel_details=pd.read_csv(DATA / "kernel_details_l1_head40.csv")))
+    assert "no Duration(us)" not in caplog.text

@@ -101,7 +101,12 @@ def kernel_groups(profile: Profile, step: int = -1) -> pd.DataFrame:
         s_text = [t if t != "" else "N/A" for t in s_text]
     else:
         s_codes, s_text = np.zeros(len(kd), np.int64), ["N/A"]
-    dur = np.nan_to_num(_number(kd["Duration(us)"]))[rows]
+    raw_dur = _number(kd["Duration(us)"])[rows]
+    missing = int(np.isnan(raw_dur).sum())
+    if missing:  # as the original, but said: such a kernel lowers the Avg and Min of its group
+        log.warning("%s: %d kernel(s) of a valid Type have no Duration(us) in kernel_details.csv; KernelCompare "
+                    "counts each as a call of 0 us.", profile.path, missing)
+    dur = np.nan_to_num(raw_dur)
     # types and (type, shape) pairs numbered in first-appearance order among the kept rows
     t_rank, _ = pd.factorize(t_codes[rows])
     s_codes = np.where(s_codes < 0, len(s_text) - 1, s_codes)  # a missing shape reads as the trailing ""
