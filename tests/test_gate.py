@@ -107,6 +107,7 @@ def test_change_of_exactly_the_threshold_passes(pct):
     import pandas as pd
 
     from msprof_compare.compare.summary import regression_gate
+    from msprof_compare.options import Options
 
     base = 10**9
     comp = base + int(Fraction(str(pct)) * base / 100)  # exactly pct percent slower (whole ns here)
@@ -114,7 +115,7 @@ def test_change_of_exactly_the_threshold_passes(pct):
 
     def gate(c: int, p: float) -> int:
         res = SimpleNamespace(frames={"e2e": pd.DataFrame({"base_ns": [base], "comparison_ns": [c]})},
-                              base=side, comparison=side)
+                              base=side, comparison=side, options=Options())
         return regression_gate(res, p)[0]
 
     assert gate(comp, pct) == 0
@@ -129,10 +130,12 @@ def test_no_time_breakdown_cannot_pass_the_gate():
     import pandas as pd
 
     from msprof_compare.compare.summary import regression_gate
+    from msprof_compare.options import Options
 
     side = SimpleNamespace(path="x")
     for frames in ({}, {"e2e": pd.DataFrame({"base_ns": [], "comparison_ns": []})}):
-        code, message = regression_gate(SimpleNamespace(frames=frames, base=side, comparison=side), 5.0)
+        code, message = regression_gate(SimpleNamespace(frames=frames, base=side, comparison=side, options=Options()),
+                                        5.0)
         assert code == 1 and message.startswith("error: --fail_on_regression: no E2E time")
 
 

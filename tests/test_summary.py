@@ -19,7 +19,7 @@ from msprof_compare.compare import summary
 from msprof_compare.compare.breakdown import Breakdown
 from msprof_compare.compare.table import Sheet
 from msprof_compare.model import Profile, frame
-from msprof_compare.options import build_options
+from msprof_compare.options import Options, build_options
 
 NPU_L1 = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
 NPU_L2 = "msinsight/test/data/pytorch/text/level2/rank0_ascend_pt"
@@ -262,6 +262,7 @@ def _profile(names, dims, meta=None, devices=0) -> Profile:
 class _Ctx:
     def __init__(self, base, comparison):
         self.base, self.comparison, self.frames, self.cache = base, comparison, {}, {}
+        self.options = Options()
 
 
 def test_guards_warn_on_different_workloads(caplog):

@@ -441,18 +441,44 @@ VENDOR_CHECK = "GPU vendor"
 EXPORT_CHECK = "NPU export kind"
 SETTINGS_CHECK = "NPU profiler settings"
 IDLE_CHECK = "longest idle stretch"
+STEP_CHECK = "time breakdown of the steps"
 #: Checks that fail on the same workload too (other hardware, another export, other profiler settings, one long
 #: idle stretch): each is its own warning, about how to read the figures, not part of the "may not be the same
 #: workload" block.
 NOTE_CHECKS = {VENDOR_CHECK: "Base and comparison GPUs are from different vendors",
                EXPORT_CHECK: "Base and comparison are different kinds of NPU export",
                SETTINGS_CHECK: "Base and comparison were collected with different NPU profiler settings",
-               IDLE_CHECK: "One stretch with no computing and no communication is half or more of a side's E2E time"}
+               IDLE_CHECK: "One stretch with no computing and no communication is half or more of a side's E2E time",
+               STEP_CHECK: "The time breakdown covers the whole profile, not the step asked for"}
 #: Share of E2E from which one idle stretch is a note: the sample traces' longest stretches are under 10 % of
 #: E2E for training steps and 30-45 % for some benchmark loops, and 50-98 % where a profile holds one long stall
 #: or opens long before the work (hta's PARAM AlexNet: 10.9 of 12.9 s)
 IDLE_SHARE = 0.5
 _SIDES = ("base", "comparison")
+
+
+def whole_profile_sides(ctx: RunContext | CompareResult) -> list[str]:
+    """The sides given a step whose time breakdown ignores it: text exports (reference-1 §1.4, as the original's
+    OverallMetrics), which the Summary waterfall and the --fail_on_regression gate are built from too."""
+    opts = ctx.options
+    return [name for name, p, step in (("base", ctx.base, opts.base_step), ("comparison", ctx.comparison,
+                                                                           opts.comparison_step))
+            if step is not None and step >= 0 and p.source == "ascend_text"]
+
+
+def _step_row(ctx: RunContext) -> dict[str, Any] | None:
+    """Where a step was asked for: what the time breakdown of each side covers."""
+    opts = ctx.options
+    steps = {"base": opts.base_step, "comparison": opts.comparison_step}
+    if not any(v is not None and v >= 0 for v in steps.values()):
+        return None
+    whole = whole_profile_sides(ctx)
+    scope = {side: "whole profile" if side in whole or steps[side] is None or steps[side] < 0
+             else f"step {steps[side]}" for side in _SIDES}
+    detail = ("OverallMetrics, the waterfall and --fail_on_regression of a text export cover the whole profile, as "
+              "the original's OverallMetrics (the step limits the operator, module, memory, API, kernel and "
+              "communication sheets); a DB export limits them to the step")
+    return _guard(STEP_CHECK, not whole, scope["base"], scope["comparison"], detail)
 
 
 def _idle_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any]:
@@ -644,6 +670,9 @@ def guards(ctx: RunContext) -> pd.DataFrame:
                            "profiler level / AI Core metrics of profiler_info.json: levels record different data "
                            "at different overhead (Level0 has no PMU counters), and the metrics decide the Cube / "
                            "Vector split; for timings, collect both runs alike"))
+    step_row = _step_row(ctx)
+    if step_row is not None:
+        rows.append(step_row)
     bds = find_breakdowns(ctx)
     if b.is_gpu and c.is_gpu:
         rows.append(_vendor_row(_gpu_vendor(b), _gpu_vendor(c), bds))
@@ -781,7 +810,10 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5) -> tuple[in
             return 1, (f"error: {term_safe(profile.path)}: no E2E time (no device activity or Overlap Analysis data), "
                        "so --fail_on_regression cannot judge the run")
     change = (comp - base) / base * 100.0
-    head = (f"E2E time {base / 1e6:.3f} ms -> {comp / 1e6:.3f} ms ({change:+.2f}%), "
+    whole = whole_profile_sides(result)
+    scope = f" of the whole profile{'s' if len(whole) > 1 else ''} (a text export's E2E ignores the step)" \
+        if whole else ""
+    head = (f"E2E time{scope} {base / 1e6:.3f} ms -> {comp / 1e6:.3f} ms ({change:+.2f}%), "
             f"threshold +{pct:g}%")
     # exact: a change of exactly pct percent is within the threshold (the float ``change`` says 7.000000000000001
     # for +7.00%); the threshold is taken as the decimal the user wrote (repr of the float)
