@@ -146,7 +146,7 @@ def test_sglang_decode_note(samples, caplog):
     assert row["Comparison"] < summary.IDLE_SHARE <= row["Base"]
     for side, (start, length), e2e_lo in (("base", want_b, _window_lo(base)), ("comparison", want_c, _window_lo(comp))):
         assert (f"{side} {length / 1e6:,.3f} ms, {(start - e2e_lo) / 1e6:,.3f} ms into the E2E window "
-                f"(ts {start / 1e3:.3f} us)") in row["Detail"]
+                f"(ts {Decimal(start) / 1000:.3f} us)") in row["Detail"]
     assert "the base side's E2E and Free Time mostly measure that stretch" in row["Detail"]
     assert "so does the E2E difference" not in row["Detail"]  # 463.3 vs 493.3 ms: the difference is computing
     notes = [r.getMessage() for r in caplog.records if summary.NOTE_CHECKS[summary.IDLE_CHECK] in r.getMessage()]
@@ -222,3 +222,11 @@ def test_hta_alexnet_against_npu(samples):
     assert "the base side's E2E and Free Time mostly measure that stretch, and so does the E2E difference" in \
         row["Detail"]
     assert f"base {want[1] / 1e6:,.3f} ms" in row["Detail"]
+
+
+def test_idle_start_is_shown_exactly():
+    """An epoch start in ns is shown from the integer: as a float of us, 1736408883707769235 ns read
+    ...769.250 (a float that large holds quarters of a us only)."""
+    assert f"{1736408883707769235 / 1e3:.3f}" == "1736408883707769.250"  # what the float gave
+    assert summary._exact_us(1736408883707769235) == "1736408883707769.235"
+    assert summary._exact_us(5) == "0.005" and summary._exact_us(-1500) == "-1.500"

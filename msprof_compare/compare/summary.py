@@ -481,6 +481,13 @@ def _step_row(ctx: RunContext) -> dict[str, Any] | None:
     return _guard(STEP_CHECK, not whole, scope["base"], scope["comparison"], detail)
 
 
+def _exact_us(ns: int) -> str:
+    """An epoch time in ns as us with three decimals, from the integer (a float of ~1.7e15 us holds only
+    quarters of a us: ...769.235 read ...769.250)."""
+    q, r = divmod(abs(int(ns)), 1000)
+    return f"{'-' if ns < 0 else ''}{q}.{r:03d}"
+
+
 def _idle_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any]:
     """The longest stretch of each side's E2E window with no computing and no communication, as a share of E2E.
 
@@ -492,7 +499,7 @@ def _idle_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any]:
     ok = False if crossed else (True if None not in shares else None)
     where = ", ".join(f"{side} {bd.longest_idle.length_ns / 1e6:,.3f} ms, "
                       f"{bd.longest_idle.offset_ns / 1e6:,.3f} ms into the E2E window "
-                      f"(ts {bd.longest_idle.start_ns / 1e3:.3f} us)"
+                      f"(ts {_exact_us(bd.longest_idle.start_ns)} us)"
                       for side, bd in zip(_SIDES, bds, strict=True) if bd.e2e_ns > 0)
     if not where:
         return _guard(IDLE_CHECK, None, None, None, "no E2E time on either side")
