@@ -156,6 +156,27 @@ def test_no_comm_data_logs_and_no_sheet(caplog):
     assert "Can't find any communication op in the file: /x/b.json" in caplog.text
 
 
+def test_ops_that_no_family_names_are_said_as_such(caplog, samples):
+    """Communication ops that are there but have no family (a level-0 DB export's opType N/A; a text op
+    name without '_') are said to be unnamed, with their count: "can't find any communication op" would
+    contradict OverallMetrics, which counts their time."""
+    p = npu("/x/a", ops=[("hcomAllReduce", 10, 5), ("hcomBroadcast", 30, 5)], tasks=[("Memcpy", 11, 1)])
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        assert comm.build(RunContext(p, p, Options(enable_communication_compare=True))) == []
+    assert "/x/a: its 2 communication op(s) have names without a '_'" in caplog.text
+    assert "Can't find any" not in caplog.text
+    caplog.clear()
+    from msprof_compare.api import compare
+
+    db = samples / "msinsight/test/data/pytorch/db/level0/rank{}_ascend_pt"
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(db).format(0), str(db).format(1), enable_communication_compare=True)
+    assert "CommunicationCompare" not in res.sheet_names
+    for rank in (0, 1):
+        assert (f"rank{rank}_ascend_pt: its 4 communication op(s) have an op type of N/A, so CommunicationCompare "
+                "has no family") in caplog.text
+
+
 def test_headers_and_spans():
     p = npu(ops=[("hcom_allReduce_1", 10, 5)])
     s = comm.build(RunContext(p, p, Options(enable_communication_compare=True)))[0]

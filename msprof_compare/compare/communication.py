@@ -364,9 +364,18 @@ def build(ctx: RunContext) -> list[Sheet]:
     if ctx.base.is_gpu or ctx.comparison.is_gpu:  # the GPU side's collectives go by keyword lists
         kw = ctx.keywords or classify.load_keywords()
     for side, p in (("base", ctx.base), ("comparison", ctx.comparison)):
-        d = side_data(p, side_range(ctx, side), kw)
+        rng = side_range(ctx, side)
+        d = side_data(p, rng, kw)
         if not d:
-            log.warning("Can't find any communication op in the file: %s", p.path)
+            unnamed = int(in_range(comm_events(p, kw)[0]["ts"], rng).sum())
+            if unnamed:  # "can't find any" would contradict OverallMetrics, which counts their time
+                why = ("an op type of N/A" if p.source == "ascend_db"
+                       else "names without a '_' (a family is a name's first '_' piece)")
+                log.warning("%s: its %d communication op(s) have %s, so CommunicationCompare has no family to "
+                            "group them by and no row for this side (OverallMetrics counts their time)",
+                            p.path, unnamed, why)
+            else:
+                log.warning("Can't find any communication op in the file: %s", p.path)
         data.append(d)
     rows = comm_rows(*data)
     if not rows:
