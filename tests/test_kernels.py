@@ -261,6 +261,26 @@ def test_db_kernels_keep_na_op_types(tmp_path):
     assert sheet["Calls"].tolist() == [n]
 
 
+def test_db_without_compute_tasks_is_said_in_db_words(tmp_path, caplog):
+    """A DB export without compute tasks gets no advice about kernel_details.csv, which it does not have."""
+    import shutil
+    import sqlite3
+
+    from msprof_compare.api import compare
+
+    db = tmp_path / "ascend_pytorch_profiler_0.db"
+    shutil.copyfile(Path(__file__).parent / "data" / "db" / "l1" / "ascend_pytorch_profiler_0.db", db)
+    con = sqlite3.connect(db)
+    con.execute("DELETE FROM COMPUTE_TASK_INFO")
+    con.commit()
+    con.close()
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(db), str(db), enable_kernel_compare=True)
+    assert "KernelCompare" not in res.sheet_names
+    assert "no compute task: the database's TASK / COMPUTE_TASK_INFO tables hold none" in caplog.text
+    assert "kernel_details.csv" not in caplog.text and "aic_metrics" not in caplog.text
+
+
 def test_kernel_type_table_later_duplicate_row_wins():
     """reference-2 §6.2: op_statistic rows are keyed "OP Type-Core Type"; a repeated key keeps the later row."""
     st = pd.DataFrame({"OP Type": ["Add", "Mul", "Add"], "Core Type": ["AI_CORE", "AI_CORE", "AI_CORE"],

@@ -213,7 +213,12 @@ def _npu_pair(ctx: RunContext) -> bool:
     return False
 
 
-def _no_kernels(profile: Profile) -> None:
+def _no_kernels(profile: Profile, step: int = -1) -> None:
+    if profile.source == "ascend_db":  # the original's advice below names a CSV a DB export does not have
+        where = f" in step {step}" if step >= 0 else ""
+        log.warning("Can't find any valid kernels in the file: %s (no compute task%s: the database's TASK / "
+                    "COMPUTE_TASK_INFO tables hold none).", profile.path, where)
+        return
     if profile.level == "trace":  # the original's advice below (level, aic_metrics) would mislead here
         log.warning("Can't find any valid kernels in the file: %s (a trace file given without its profiling "
                     "directory has no kernel_details.csv).", profile.path)
@@ -260,7 +265,7 @@ def build(ctx: RunContext) -> list[Sheet]:
             if step >= 0 and p.level != "trace" and not _has_step_rows(p, step):
                 raise StepError(f"{p.path}: There is no kernel details information for step {step}, "
                                 "please check whether the data contains this step.")
-            _no_kernels(p)
+            _no_kernels(p, step)
         groups.append(g)
     if not all(len(g) for g in groups):
         return []
