@@ -108,7 +108,8 @@ class CompareResult:
         return [s.name for s in self.sheets]
 
     def to_excel(self, target: str | os.PathLike[str] = ".") -> str:
-        """Write the workbook into a directory (or to a file path); returns the file written."""
+        """Write the workbook into a directory (or to a file path); returns the file written, "" when no sheet has
+        a row (nothing is written then, as by the CLI)."""
         from .report.excel import write_workbook
 
         return write_workbook(self, target)

@@ -357,6 +357,19 @@ def test_size_caps_from_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: P
         assert err.value.hint.endswith(f"unset it for {5 * 1024**3}")
 
 
+def test_a_malformed_size_cap_is_an_error_whatever_the_inputs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A CSV cap that is no byte count stops a run of two Kineto traces too (it was ignored when no CSV was
+    read, though the README calls it an error); --force reads no cap."""
+    from msprof_compare.loaders import detect
+
+    sample = str(Path(__file__).resolve().parents[1] / "sample_data" / "bert-small_h100.json.gz")
+    detect(sample)
+    monkeypatch.setenv("MSPROF_COMPARE_MAX_TEXT_BYTES", "x")
+    with pytest.raises(ProfileError, match="MSPROF_COMPARE_MAX_TEXT_BYTES: 'x' is not a whole number of bytes"):
+        detect(sample)
+    detect(sample, force=True)
+
+
 def test_size_cap_of_zero_bytes(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """A cap of "0" (leading zeros alike) is 0 bytes, not the default and not 1: an empty file passes, one byte
     is over; digits after leading zeros are read as they are."""

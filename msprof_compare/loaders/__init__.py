@@ -68,6 +68,7 @@ def _kineto_candidates(directory: str) -> list[str]:
 
 def detect(given: str, force: bool = False) -> Layout:
     """Classify a user path and check every file it leads to (``paths``). Raises ``ProfileError`` naming the path."""
+    paths.check_size_caps(force)
     if given:
         paths.check_text(given)
     layout = _classify(given, force)

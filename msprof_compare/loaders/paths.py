@@ -89,6 +89,14 @@ def size_cap(kind: str) -> int:
     return int(digits or "0") if len(digits) <= 19 else 2**63
 
 
+def check_size_caps(force: bool = False) -> None:
+    """Every size-cap variable read up front: a malformed one is an error whichever kinds of file this pair
+    has (it was one only when a file of its kind was read). ``--force`` reads no cap."""
+    if not force:
+        for kind in _ENV:
+            size_cap(kind)
+
+
 def _privileged() -> bool:
     """Owner/permission checks are skipped for root (as the original) and where there are no uids."""
     geteuid = getattr(os, "geteuid", None)
