@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 from msprof_compare import cli
@@ -152,3 +153,65 @@ def test_one_contributor_is_named_in_the_singular(samples):
     frame = r.frames["contributors"]
     assert len(frame[frame["Diff(ms)"].astype(float) > 0]) == 1  # this pair has one op that grew: never "Top 1"
     assert "Top contributor (" in regression_gate(r, 1.0, top=3)[1]
+
+
+DB_L1 = "msinsight/test/data/pytorch/db/level1/rank0_ascend_pt"
+DB_L2 = "msinsight/test/data/pytorch/db/level2/rank0_ascend_pt"
+
+
+def test_contributors_that_explain_little_of_the_change_are_said_so(samples, tmp_path):
+    """DB level2 -> level1: +8.713 ms E2E, 92 % of it in the HCCL group's communication, which a DB export links
+    to no operator; the operators together changed by a few µs. The gate lists the waterfall steps first and
+    notes the operators' share; so do the console and the Summary sheet. Where operators explain the change
+    (the same workload's text exports, AccumulateGrad holding the all-reduce), there is no note."""
+    import openpyxl
+
+    from msprof_compare.api import compare
+    from msprof_compare.compare import summary
+
+    r = compare(str(samples / DB_L2), str(samples / DB_L1))
+    e2e = r.frames["e2e"]
+    delta_ms = (int(e2e["comparison_ns"].iloc[0]) - int(e2e["base_ns"].iloc[0])) / 1e6
+    # independent: the operators' net change from OperatorCompareStatistic (module sheets off)
+    stat = compare(str(samples / DB_L2), str(samples / DB_L1), enable_operator_compare=True,
+                   disable_module=True).sheet("OperatorCompareStatistic")
+    net = float((stat.iloc[:, 4].astype(float) - stat.iloc[:, 2].astype(float)).sum())
+    assert abs(net) < 0.05 * delta_ms and delta_ms == pytest.approx(8.713, abs=1e-3)
+    assert summary.level_net_ms(r.frames["contributors"]) == pytest.approx(net, abs=1e-9)
+    code, message = r.regression_gate(3)
+    lines = message.splitlines()
+    assert code == 3 and lines[1].startswith("Largest waterfall steps: 90.91.105.46%enp189s0f0_60000_0 +7.991 ms")
+    assert lines[2].startswith("Top ") and lines[-1] == (
+        f"  Note: all operators together changed by {net:+.3f} ms, {net / delta_ms:.0%} of the E2E change "
+        f"(+{delta_ms:.3f} ms): most of it is outside their device time (free time, or communication not linked "
+        "to them); see the waterfall.")
+    from msprof_compare.report.summary_console import render_explain
+
+    assert render_explain(r.frames).splitlines()[-1] == lines[-1].strip()
+    book = openpyxl.load_workbook(r.to_excel(tmp_path), read_only=True)
+    cells = [c for row in book["Summary"].iter_rows(values_only=True) for c in row if isinstance(c, str)]
+    assert any(c.startswith("Top contributors (operator level") and c.endswith(lines[-1].strip()[:-1][6:])
+               for c in cells), [c for c in cells if c.startswith("Top")]
+    text = compare(str(samples / NPU_L2), str(samples / NPU_L1))
+    tb, tc = (int(text.frames["e2e"][k].iloc[0]) for k in ("base_ns", "comparison_ns"))
+    assert summary.unexplained_note(text.frames["contributors"], tc - tb) == ""
+    assert "Note:" not in text.regression_gate(1)[1] and "Note:" not in render_explain(text.frames)
+
+
+def test_unexplained_note_by_hand():
+    from msprof_compare.compare import summary
+
+    rows = pd.DataFrame({"Name": ["a", "b", "c"], "Base(ms)": [1.0, 2.0, 3.0], "Comparison(ms)": [1.5, 1.8, 3.1]})
+    top = summary.top_contributors(rows, "operator")  # net +0.4 ms
+    assert summary.level_net_ms(top) == pytest.approx(0.4)
+    assert summary.unexplained_note(top, 800_000) == ""          # 0.4 of 0.8 ms: half, explained
+    note = summary.unexplained_note(top, 801_000)                 # just under half
+    assert note.startswith("all operators together changed by +0.400 ms, 50% of the E2E change (+0.801 ms)")
+    assert summary.unexplained_note(top, -2_000_000).startswith("all operators together changed by +0.400 ms, -20%")
+    assert summary.unexplained_note(top, 0) == "" and summary.unexplained_note(None, 10) == ""
+    flat = summary.top_contributors(pd.DataFrame({"Name": ["a", "b"], "Base(ms)": [1.0, 2.0],
+                                                  "Comparison(ms)": [2.0, 1.0]}), "kernel")  # net 0
+    assert summary.level_net_ms(flat) == 0.0 and summary.unexplained_note(flat, 1_000_000).startswith(
+        "all kernels together changed by +0.000 ms, 0%")
+    cat = summary.top_contributors(rows, "category")
+    assert summary.unexplained_note(cat, 10_000_000) == ""

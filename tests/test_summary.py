@@ -94,20 +94,21 @@ def test_waterfall_steps_by_hand():
 
 def test_waterfall_gpu_without_groups_and_lccl_mc2():
     b, c = Breakdown("GPU"), Breakdown("GPU")
-    b.computing_ns, b.uncovered_comm_ns, b.e2e_ns = 1_000, 300, 2_000
-    c.computing_ns, c.uncovered_comm_ns, c.e2e_ns = 1_000, 0, 1_500
-    c.lccl.add(100, 2)
+    # µs-scale figures: a residual under 1 µs is rounding, folded into the side's largest category
+    b.computing_ns, b.uncovered_comm_ns, b.e2e_ns = 1_000_000, 300_000, 2_000_000
+    c.computing_ns, c.uncovered_comm_ns, c.e2e_ns = 1_000_000, 0, 1_500_000
+    c.lccl.add(100_000, 2)
     from msprof_compare.compare.breakdown import MC2
 
-    c.mc2["MatmulAllReduce"] = MC2(ns=400, computing_ns=300, communication_ns=100, count=1)
+    c.mc2["MatmulAllReduce"] = MC2(ns=400_000, computing_ns=300_000, communication_ns=100_000, count=1)
     wf = summary.waterfall(b, c)
     steps = _steps(wf)
-    assert steps["Uncovered Communication"] == (300, 0)
-    assert steps["Lccl"] == (0, 100)
-    assert steps["MC2"] == (0, 400)
-    assert steps["Other Computing"] == (1_000, 600)
+    assert steps["Uncovered Communication"] == (300_000, 0)
+    assert steps["Lccl"] == (0, 100_000)
+    assert steps["MC2"] == (0, 400_000)
+    assert steps["Other Computing"] == (1_000_000, 600_000)
     assert "Free: SDMA" not in steps  # zero on both sides: omitted
-    assert waterfall_sum_ns(wf) == -500
+    assert waterfall_sum_ns(wf) == -500_000
 
 
 def test_category_contributors_cover_every_waterfall_step():
@@ -673,6 +674,20 @@ def test_zero_computing_residual_on_one_side_is_no_overlap():
     b.e2e_ns += 180_000 - 290_000
     steps = _steps(summary.waterfall(b, c))
     assert steps["Other Computing"] == (0, 150_000) and summary.OVERLAP_STEP not in steps
+
+
+def test_sub_microsecond_residual_of_one_side_names_no_overlap_on_the_other():
+    """GPU AlexNet vs NPU Level0: the GPU side's computing residual is -127 ns (rounding), the NPU side's
+    8.827 ms of computing has no category. The GPU residual is folded on its own, so the NPU time is "Other
+    Computing", not an overlap of categories (both were folded only when both were under 1 µs)."""
+    b, c = Breakdown("GPU"), Breakdown("NPU")
+    b.buckets["matmul_cube"].add(687_000, 1)
+    b.buckets["vector_notrans"].add(1_212_127, 1)
+    b.computing_ns, b.e2e_ns = 687_000 + 1_212_000, 11_772_586
+    c.computing_ns, c.e2e_ns = 8_827_000, 116_251_000
+    steps = _steps(summary.waterfall(b, c))
+    assert steps["Other Computing"] == (0, 8_827_000) and summary.OVERLAP_STEP not in steps
+    assert steps["Vector"] == (1_212_000, 0)  # the -127 ns went into the GPU side's largest category
 
 
 def test_world_size_digits_at_the_int64_edge():

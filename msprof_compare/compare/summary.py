@@ -135,14 +135,14 @@ def waterfall(base: Breakdown, comparison: Breakdown) -> pd.DataFrame:
         return vals
 
     pb, pc = parts(base), parts(comparison)
-    if abs(pb[-1]) < RESIDUAL_FOLD_NS and abs(pc[-1]) < RESIDUAL_FOLD_NS:
-        # sub-µs residuals are rounding of fractional-ns kernel times (as for the groups below): fold each
-        # into that side's largest category instead of showing a noise step
-        for vals in (pb, pc):
-            if vals[-1] and any(vals[:-1]):
-                i = max(range(len(vals) - 1), key=vals.__getitem__)
-                vals[i] += vals[-1]
-                vals[-1] = 0
+    for vals in (pb, pc):
+        # a sub-µs residual is rounding of fractional-ns kernel times (as for the groups below): fold it into
+        # that side's largest category instead of showing a noise step; per side, so that a -127 ns residual
+        # of one side does not name the other side's real uncategorised time an overlap
+        if vals[-1] and abs(vals[-1]) < RESIDUAL_FOLD_NS and any(vals[:-1]):
+            i = max(range(len(vals) - 1), key=vals.__getitem__)
+            vals[i] += vals[-1]
+            vals[-1] = 0
     # below 0 when category kernels overlap in time (concurrent streams): their sums exceed the union
     other = "Other Computing" if min(pb[-1], pc[-1]) >= 0 else OVERLAP_STEP
     labels = [lab for lab, _ in _COMPUTING_STEPS] + ["MC2", other]
@@ -156,15 +156,14 @@ def waterfall(base: Breakdown, comparison: Breakdown) -> pd.DataFrame:
         # whole communication time leaving in one step and arriving in another
         rb = int(base.uncovered_comm_ns) - sum(gb.values())
         rc = int(comparison.uncovered_comm_ns) - sum(gc.values())
-        if abs(rb) < RESIDUAL_FOLD_NS and abs(rc) < RESIDUAL_FOLD_NS:
-            # Sub-µs residuals are rounding of fractional-ns group times: fold them into each side's
-            # largest group instead of showing a noise step (a side without groups keeps its residual).
-            if gb and rb:
-                gb[max(gb, key=gb.__getitem__)] += rb
-                rb = 0
-            if gc and rc:
-                gc[max(gc, key=gc.__getitem__)] += rc
-                rc = 0
+        # a sub-µs residual is rounding of fractional-ns group times: fold it into that side's largest group
+        # instead of showing a noise step (a side without groups keeps its residual)
+        if gb and rb and abs(rb) < RESIDUAL_FOLD_NS:
+            gb[max(gb, key=gb.__getitem__)] += rb
+            rb = 0
+        if gc and rc and abs(rc) < RESIDUAL_FOLD_NS:
+            gc[max(gc, key=gc.__getitem__)] += rc
+            rc = 0
         for lab in list(gb) + [k for k in gc if k not in gb]:
             steps.append((lab, "communication", gb.get(lab, 0), gc.get(lab, 0)))
         steps.append(("Other Communication", "communication", rb, rc))
@@ -289,6 +288,36 @@ def share_basis(level: str) -> str:
     if level == "category":  # contributors taken from the waterfall steps
         return "the waterfall steps' change"
     return f"the {level}s' device-time change"
+
+
+#: Below this share of the E2E change, the contributors of a level are said to explain little of it.
+EXPLAINED_SHARE = 0.5
+
+
+def level_net_ms(contrib: pd.DataFrame) -> float:
+    """The net change (ms) of every row of the contributors' level, listed or not: each listed row's
+    "Share of Net Diff" is its diff over that net (null when the net is 0)."""
+    for d, s in zip(contrib["Diff(ms)"].tolist(), contrib["Share of Net Diff"].tolist(), strict=True):
+        if s is not None and not pd.isna(s) and s:
+            return float(d) / float(s)
+    return 0.0
+
+
+def unexplained_note(contrib: pd.DataFrame | None, e2e_delta_ns: int | None) -> str:
+    """Where the operators (modules, kernels) together explain under half of the E2E change, say so: their
+    device time holds no free time, and in a DB export no communication, so ranking them would point at
+    a few µs of an 8 ms regression (the waterfall holds the rest). "" otherwise."""
+    if contrib is None or not len(contrib) or not e2e_delta_ns:
+        return ""
+    level = str(contrib["Level"].iloc[0])
+    if level == "category":  # the waterfall steps themselves: they are the E2E change
+        return ""
+    net, e2e = level_net_ms(contrib), e2e_delta_ns / 1e6
+    if net / e2e >= EXPLAINED_SHARE:
+        return ""
+    return (f"all {level}s together changed by {net:+.3f} ms, {net / e2e:.0%} of the E2E change ({e2e:+.3f} ms): "
+            "most of it is outside their device time (free time, or communication not linked to them); see the "
+            "waterfall")
 
 
 def top_contributors(rows: pd.DataFrame, level: str, coverage: float = CONTRIBUTOR_COVERAGE) -> pd.DataFrame:
@@ -828,21 +857,28 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5) -> tuple[in
         return 0, f"No regression: {head}"
     lines = [f"Performance regression: {head}"]
     contrib = result.frames.get("contributors")
+    note = unexplained_note(contrib, comp - base)
+    worst_lines: list[str] = []
     if contrib is not None and len(contrib):
         worst = contrib[contrib["Diff(ms)"].astype(float) > 0].head(top)
         if len(worst):
             level = worst["Level"].iloc[0]
-            lines.append(f"Top contributor ({level} level):" if len(worst) == 1
-                         else f"Top {len(worst)} contributors ({level} level):")
+            worst_lines.append(f"Top contributor ({level} level):" if len(worst) == 1
+                               else f"Top {len(worst)} contributors ({level} level):")
             for r in worst.itertuples(index=False):
-                lines.append(f"  {term_safe(r.Name)}: +{float(r[5]):.3f} ms "
-                             f"({float(r.Share):.1%} of {share_basis(level)})")
+                worst_lines.append(f"  {term_safe(r.Name)}: +{float(r[5]):.3f} ms "
+                                   f"({float(r.Share):.1%} of {share_basis(level)})")
+            if note:
+                worst_lines.append(f"  Note: {note}.")
+    step_lines: list[str] = []
     wf = result.frames.get("waterfall")
     if wf is not None and len(wf):
         steps = wf[~wf["Category"].isin(["start", "end"])]
         steps = steps[steps["Delta(ns)"].astype("int64") > 0].sort_values("Delta(ns)", ascending=False).head(3)
         if len(steps):
             biggest = zip(steps["Step"], steps["Delta(ns)"], strict=True)
-            lines.append("Largest waterfall steps: " + ", ".join(
+            step_lines.append("Largest waterfall steps: " + ", ".join(
                 f"{term_safe(s)} +{float(d) / 1e6:.3f} ms" for s, d in biggest))
+    # where the contributors explain little of the change, the waterfall steps that do come first
+    lines += step_lines + worst_lines if note else worst_lines + step_lines
     return EXIT_REGRESSION, "\n".join(lines)

@@ -11,7 +11,7 @@ import math
 import pandas as pd
 from prettytable import PrettyTable
 
-from ..compare.summary import share_basis
+from ..compare.summary import share_basis, unexplained_note
 from ..textsafe import term_safe
 
 CONSOLE_TOP = 10
@@ -68,6 +68,13 @@ def render_contributors(frame: pd.DataFrame | None, top: int = CONSOLE_TOP) -> s
 
 
 def render_explain(frames: dict[str, pd.DataFrame]) -> str:
-    """Waterfall then contributors, separated by a blank line ("" when neither exists)."""
-    parts = [render_waterfall(frames.get("waterfall")), render_contributors(frames.get("contributors"))]
+    """Waterfall then contributors, separated by a blank line ("" when neither exists); under the
+    contributors, a note when they explain little of the E2E change."""
+    contrib = frames.get("contributors")
+    parts = [render_waterfall(frames.get("waterfall")), render_contributors(contrib)]
+    e2e = frames.get("e2e")
+    delta = int(e2e["comparison_ns"].iloc[0]) - int(e2e["base_ns"].iloc[0]) if e2e is not None and len(e2e) else None
+    note = unexplained_note(contrib, delta) if parts[1] else ""
+    if note:
+        parts.append(term_safe(f"Note: {note}."))
     return "\n".join(p for p in parts if p)
