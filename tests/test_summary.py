@@ -732,7 +732,7 @@ def test_hardware_notes_only_for_the_hardware_compared(samples, base, comparison
     checks = g["Check"].tolist()
     assert checks[:5] == ["operator match rate", "input shapes of top operators", "step count", "world size",
                           "device count"]
-    assert checks[5:] == hardware_rows + ["longest idle stretch"]
+    assert checks[5:] == hardware_rows + ["longest idle stretch", summary.CATEGORY_CHECK]
     if "GPU vendor" in hardware_rows:
         # timesformer has no attention op; Qwen has Flash Attention time (H100 and MI300X both Cube now)
         assert g.set_index("Check").loc["GPU vendor", ["Base", "Comparison", "Status"]].tolist() == \
@@ -822,3 +822,37 @@ def test_npu_profiler_settings_note_does_not_depend_on_the_export_kind(samples):
         text_checks = compare(str(samples / NPU_L1), str(samples / NPU_L2), **options).guards["Check"].tolist()
         db_checks = compare(str(db[0]), str(db[1]), **options).guards["Check"].tolist()
         assert ("NPU profiler settings" in db_checks) == ("NPU profiler settings" in text_checks), options
+
+
+def test_computing_without_categories_on_one_side_is_a_note():
+    """An NPU Level0 export's computing is all "Other" (no kernel types or PMU counters): beside a side whose
+    computing is split, every category step would read as work that vanished; the check says so."""
+    b, c = Breakdown("GPU"), Breakdown("NPU")
+    b.buckets["matmul_cube"].add(600_000, 1)
+    b.buckets["vector_notrans"].add(300_000, 1)
+    b.computing_ns, b.e2e_ns = 1_000_000, 2_000_000
+    c.computing_ns, c.e2e_ns = 8_000_000, 9_000_000
+    row = summary._category_row((b, c))
+    assert (row["Check"], row["Status"], row["Base"], row["Comparison"]) == (summary.CATEGORY_CHECK, "note", 0.9, 0.0)
+    c.buckets["vector_trans"].add(1, 1)  # any categorised time: both are split, nothing to note
+    assert summary._category_row((b, c))["Status"] == "ok"
+    c.buckets["vector_trans"].ns = 0
+    b.buckets["matmul_cube"].ns = b.buckets["vector_notrans"].ns = 0  # neither split: alike
+    assert summary._category_row((b, c))["Status"] == "ok"
+    c.computing_ns = 0  # a side without computing: nothing to judge
+    assert summary._category_row((b, c)) is None
+
+
+def test_gpu_against_npu_level0_notes_the_missing_categories(samples, caplog):
+    from msprof_compare.api import compare
+
+    gpu = next((Path(__file__).parent / "data" / "kineto").glob("alexnet_h200_rank0.*.pt.trace.json.gz"))
+    npu = samples / "msinsight/test/data/pytorch/text/level0/rank0_ascend_pt"
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(gpu), str(npu), enable_profiling_compare=True)
+    row = res.guards.set_index("Check").loc[summary.CATEGORY_CHECK]
+    assert (row["Status"], row["Base"], row["Comparison"]) == ("note", 1.0, 0.0)
+    assert summary.NOTE_CHECKS[summary.CATEGORY_CHECK] in caplog.text
+    level1 = compare(str(gpu), str(samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"),
+                     enable_profiling_compare=True)
+    assert level1.guards.set_index("Check").loc[summary.CATEGORY_CHECK, "Status"] == "ok"

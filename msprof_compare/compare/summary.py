@@ -471,6 +471,7 @@ EXPORT_CHECK = "NPU export kind"
 SETTINGS_CHECK = "NPU profiler settings"
 IDLE_CHECK = "longest idle stretch"
 STEP_CHECK = "time breakdown of the steps"
+CATEGORY_CHECK = "computing split into categories"
 #: Checks that fail on the same workload too (other hardware, another export, other profiler settings, one long
 #: idle stretch): each is its own warning, about how to read the figures, not part of the "may not be the same
 #: workload" block.
@@ -478,7 +479,8 @@ NOTE_CHECKS = {VENDOR_CHECK: "Base and comparison GPUs are from different vendor
                EXPORT_CHECK: "Base and comparison are different kinds of NPU export",
                SETTINGS_CHECK: "Base and comparison were collected with different NPU profiler settings",
                IDLE_CHECK: "One stretch with no computing and no communication is half or more of a side's E2E time",
-               STEP_CHECK: "The time breakdown covers the whole profile, not the step asked for"}
+               STEP_CHECK: "The time breakdown covers the whole profile, not the step asked for",
+               CATEGORY_CHECK: "One side's computing time is not split into categories"}
 #: Share of E2E from which one idle stretch is a note: the sample traces' longest stretches are under 10 % of
 #: E2E for training steps and 30-45 % for some benchmark loops, and 50-98 % where a profile holds one long stall
 #: or opens long before the work (hta's PARAM AlexNet: 10.9 of 12.9 s)
@@ -508,6 +510,28 @@ def _step_row(ctx: RunContext) -> dict[str, Any] | None:
               "the original's OverallMetrics (the step limits the operator, module, memory, API, kernel and "
               "communication sheets); a DB export limits them to the step")
     return _guard(STEP_CHECK, not whole, scope["base"], scope["comparison"], detail)
+
+
+def _categorised_ns(bd: Breakdown) -> int:
+    """Computing time the categories of the waterfall (and OverallMetrics) hold: all of it but "Other"."""
+    return sum(int(bd.buckets[b].ns) for _, names in _COMPUTING_STEPS for b in names) + int(bd.mc2_ns)
+
+
+def _category_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any] | None:
+    """Where one side's computing is all "Other" and the other side's is split (an NPU Level0 export, whose
+    kernels have no type or PMU counters, beside a GPU trace): every category step of the waterfall then falls
+    to 0 on that side and its "Other Computing" grows, which reads as a change of work. Only when a side has
+    computing time."""
+    # at most 1: categories of kernels that overlap in time (concurrent streams) sum past their union
+    shares = [min(_categorised_ns(bd) / bd.computing_ns, 1.0) if bd.computing_ns > 0 else None for bd in bds]
+    if None in shares:
+        return None
+    ok = not ((shares[0] == 0) != (shares[1] == 0))
+    return _guard(CATEGORY_CHECK, ok, shares[0], shares[1],
+                  "share of computing time in categories (Flash Attention, Conv, Matmul, Vector, Cube, SDMA, MC2); "
+                  "a side with none has no data to split it by (an NPU Level0 export: no kernel types or PMU "
+                  "counters), so its category steps fall to 0 and its Other Computing holds it all: compare "
+                  "Computing Time, not its categories")
 
 
 def _exact_us(ns: int) -> str:
@@ -714,6 +738,9 @@ def guards(ctx: RunContext) -> pd.DataFrame:
         rows.append(_vendor_row(_gpu_vendor(b), _gpu_vendor(c), bds))
     if bds is not None:
         rows.append(_idle_row(bds))
+        category_row = _category_row(bds)
+        if category_row is not None:
+            rows.append(category_row)
     # object columns: inference would turn a column of counts and one rate into floats, counts into rates
     return pd.DataFrame({c: pd.Series([r[c] for r in rows], dtype=object) for c in GUARD_COLUMNS})
 
