@@ -327,12 +327,14 @@ def test_gzip_trace_view_in_a_directory_loads_like_the_plain_one(tmp_path):
         assert a.reset_index(drop=True).equals(b.reset_index(drop=True)), name
 
 
+@pytest.mark.parametrize("gz", [False, True])
 @pytest.mark.parametrize("kind", ["broken link", "directory"])
-def test_trace_view_that_is_no_file_is_named(tmp_path, kind):
-    """A trace_view.json that is there but cannot be read is named as such, not reported as missing."""
+def test_trace_view_that_is_no_file_is_named(tmp_path, kind, gz):
+    """A trace_view.json (or .json.gz) that is there but cannot be read is named as such, not reported
+    as missing."""
     d = _copy(tmp_path)
-    f = d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
-    f.unlink()
+    (d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").unlink()
+    f = d / "ASCEND_PROFILER_OUTPUT" / ("trace_view.json.gz" if gz else "trace_view.json")
     if kind == "broken link":
         f.symlink_to(tmp_path / "gone.json")
     else:
@@ -341,6 +343,41 @@ def test_trace_view_that_is_no_file_is_named(tmp_path, kind):
         detect(str(d), force=True)
     text = str(exc.value)
     assert str(f) in text and ("broken symbolic link" if kind == "broken link" else "not a file") in text, text
+
+
+def test_dangling_trace_view_beside_a_kineto_trace_loads_the_trace(tmp_path):
+    """A folder of a Kineto trace that also holds a dangling trace_view.json link loads the Kineto trace,
+    as before the broken-link message existed; the link is named only when nothing else loads."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    kineto = Path(__file__).resolve().parent / "data" / "kineto" / "h100_timesformer_excerpt.pt.trace.json"
+    shutil.copyfile(kineto, folder / "x.pt.trace.json")
+    (folder / "trace_view.json").symlink_to(tmp_path / "gone.json")
+    layout = detect(str(folder), force=True)
+    assert layout.trace_path == str(folder / "x.pt.trace.json")
+    (folder / "x.pt.trace.json").unlink()
+    with pytest.raises(ProfileError, match="trace_view.json: is a broken symbolic link"):
+        detect(str(folder), force=True)
+
+
+@pytest.mark.parametrize("where", ["profiling", "output"])
+@pytest.mark.parametrize("mode", ["read", "search"])
+def test_directory_without_access_is_said_with_force_too(tmp_path, monkeypatch, where, mode):
+    """A profiling directory (or its ASCEND_PROFILER_OUTPUT) the user cannot list or look into is named with
+    the missing permission, with --force too; it read as data "not collected" (every file in it missing)."""
+    import os
+
+    d = _copy(tmp_path)
+    target = d if where == "profiling" else d / "ASCEND_PROFILER_OUTPUT"
+    denied = (str(target), os.R_OK if mode == "read" else os.X_OK)
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda p, m, **kw: (os.fspath(p), m) != denied and real(p, m, **kw))
+    for force in (False, True):
+        with pytest.raises(ProfileError) as exc:
+            detect(str(d), force=force)
+        text = str(exc.value)
+        assert text.startswith(str(target)) and ("not readable" if mode == "read" else "not executable") in text
+        assert ("chmod u+r" if mode == "read" else "chmod u+x") in text and "not collected" not in text
 
 
 def test_kernel_details_missing_column(tmp_path):

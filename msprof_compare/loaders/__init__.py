@@ -119,6 +119,7 @@ def _classify(given: str, force: bool = False) -> Layout:
     if not os.path.isdir(path):
         raise ProfileError(given, "is neither a file nor a directory")
 
+    paths.check_dir_access(path, given)
     info = ""
     try:
         entries = os.listdir(path)
@@ -131,6 +132,8 @@ def _classify(given: str, force: bool = False) -> Layout:
     sub = os.path.join(path, ASCEND_OUTPUT)
     output = sub if os.path.isdir(sub) else path
     level = "profiling" if output != path else "ascend_output"
+    if output != path:
+        paths.check_dir_access(output)
     try:
         out_entries = os.listdir(output)
     except OSError as exc:
@@ -141,9 +144,6 @@ def _classify(given: str, force: bool = False) -> Layout:
     trace = os.path.join(output, "trace_view.json")
     if os.path.isfile(trace):
         return Layout(given, path, level, trace_path=trace, ascend_output=output, info_path=info)
-    if os.path.lexists(trace):  # "not found" would send the user looking for a file that is there
-        what = "a broken symbolic link" if os.path.islink(trace) and not os.path.exists(trace) else "not a file"
-        raise ProfileError(trace, f"is {what}")
     if os.path.isfile(trace + ".gz"):  # compressed to save space: read like a .json.gz trace (spec README item 5)
         return Layout(given, path, level, trace_path=trace + ".gz", ascend_output=output, info_path=info)
     if output == path:
@@ -163,6 +163,10 @@ def _classify(given: str, force: bool = False) -> Layout:
             what = (f"{len(named)} traces" if named else
                     f"no *.pt.trace.json but {len(found)} JSON trace{'s' if len(found) > 1 else ''}")
             raise ProfileError(given, f"directory holds {what} ({listing})", hint="pass the trace file itself")
+    for cand in (trace, trace + ".gz"):  # there but unreadable: "not found" would send the user looking for it
+        if os.path.lexists(cand):
+            what = "a broken symbolic link" if os.path.islink(cand) and not os.path.exists(cand) else "not a file"
+            raise ProfileError(cand, f"is {what}")
     raise ProfileError(output, "The data is not collected by PyTorch or Mindspore mode or the data is not parsed: "
                                "no trace_view.json, profiler *.db or *.pt.trace.json found",
                        hint=_inner_profiles_hint(path) if output == path else None)

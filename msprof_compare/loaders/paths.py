@@ -97,6 +97,16 @@ def check_size_caps(force: bool = False) -> None:
             size_cap(kind)
 
 
+def check_dir_access(path: str, name: str | None = None) -> None:
+    """A directory detection must list and look into: without read or search permission every file in it
+    reads as missing, so detection would report data that "is not collected". Said up front, whatever
+    --force says (it cannot grant access); root passes these tests."""
+    if not os.access(path, os.R_OK):
+        raise ProfileError(name or path, "The path is not readable", hint=READ_HINT)
+    if not os.access(path, os.X_OK):
+        raise ProfileError(name or path, "The path is not executable", hint=SEARCH_HINT)
+
+
 def _privileged() -> bool:
     """Owner/permission checks are skipped for root (as the original) and where there are no uids."""
     geteuid = getattr(os, "geteuid", None)
