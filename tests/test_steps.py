@@ -207,7 +207,8 @@ def test_summary_and_gate_say_a_text_export_ignores_the_step(samples: Path) -> N
     assert summary.STEP_CHECK not in set(plain.frames["guards"]["Check"])
     assert res.frames["e2e"].equals(plain.frames["e2e"])  # the figures are those of the run without a step
     _code, message = res.regression_gate(1000)
-    assert message.startswith("No regression: E2E time of the whole profiles (a text export's E2E ignores the step)")
+    assert message.startswith("No regression: E2E time (whole profile on both sides: a text export's E2E ignores "
+                              "the step)")
     assert "whole profile" not in plain.regression_gate(1000)[1]
     db = "msinsight/test/data/pytorch/db/level{}/rank0_ascend_pt"
     dres = compare(str(samples / db.format(1)), str(samples / db.format(2)), base_step="50", comparison_step="50",
@@ -219,4 +220,6 @@ def test_summary_and_gate_say_a_text_export_ignores_the_step(samples: Path) -> N
                     enable_profiling_compare=True)
     row = mixed.frames["guards"].set_index("Check").loc[summary.STEP_CHECK]
     assert (row["Status"], row["Base"], row["Comparison"]) == ("note", "step 50", "whole profile")
-    assert "of the whole profile (a text" in mixed.regression_gate(1000)[1]
+    assert "E2E time (whole profile on the comparison side: a text" in mixed.regression_gate(1000)[1]
+    kernels_only = compare(base, comp, base_step="50", comparison_step="50", enable_kernel_compare=True)
+    assert summary.STEP_CHECK not in set(kernels_only.frames["guards"]["Check"])  # no breakdown, nothing to say

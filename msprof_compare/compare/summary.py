@@ -730,10 +730,10 @@ def guards(ctx: RunContext) -> pd.DataFrame:
                            "profiler level / AI Core metrics of profiler_info.json: levels record different data "
                            "at different overhead (Level0 has no PMU counters), and the metrics decide the Cube / "
                            "Vector split; for timings, collect both runs alike"))
-    step_row = _step_row(ctx)
+    bds = find_breakdowns(ctx)
+    step_row = _step_row(ctx) if bds is not None else None  # only where a time breakdown was made
     if step_row is not None:
         rows.append(step_row)
-    bds = find_breakdowns(ctx)
     if b.is_gpu and c.is_gpu:
         rows.append(_vendor_row(_gpu_vendor(b), _gpu_vendor(c), bds))
     if bds is not None:
@@ -874,8 +874,8 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5) -> tuple[in
                        "so --fail_on_regression cannot judge the run")
     change = (comp - base) / base * 100.0
     whole = whole_profile_sides(result)
-    scope = f" of the whole profile{'s' if len(whole) > 1 else ''} (a text export's E2E ignores the step)" \
-        if whole else ""
+    sides = "both sides" if len(whole) > 1 else f"the {whole[0]} side" if whole else ""
+    scope = f" (whole profile on {sides}: a text export's E2E ignores the step)" if whole else ""
     head = (f"E2E time{scope} {base / 1e6:.3f} ms -> {comp / 1e6:.3f} ms ({change:+.2f}%), "
             f"threshold +{pct:g}%")
     # exact: a change of exactly pct percent is within the threshold (the float ``change`` says 7.000000000000001
