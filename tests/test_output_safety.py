@@ -594,8 +594,20 @@ def test_taken_output_name_without_room_for_a_suffix(tmp_path: Path) -> None:
         target.write_text("keep")
         p = _cli(["-bp", str(missing), "-d", str(missing), "-o", str(target)], tmp_path, capture_output=True)
         assert p.returncode == 2, p.stderr
-        assert "_1 suffix" in _one_error(p.stderr) and target.read_text() == "keep"
+        assert "first free name with a _N suffix" in _one_error(p.stderr) and target.read_text() == "keep"
         target.unlink()
+    # 253 bytes: its _1 ... _9 forms fit (255), _10 does not; refused only once _1 ... _9 are taken too
+    stem = "b" * 248
+    (tmp_path / f"{stem}.xlsx").write_text("keep")
+    for i in range(1, 10):
+        (tmp_path / f"{stem}_{i}.xlsx").write_text("keep")
+    p = _cli(["-bp", str(missing), "-d", str(missing), "-o", str(tmp_path / f"{stem}.xlsx")], tmp_path,
+             capture_output=True)
+    assert p.returncode == 2 and f"{stem[-30:]}_10.xlsx," in _one_error(p.stderr), p.stderr
+    (tmp_path / f"{stem}_9.xlsx").unlink()
+    p = _cli(["-bp", str(missing), "-d", str(missing), "-o", str(tmp_path / f"{stem}.xlsx")], tmp_path,
+             capture_output=True)
+    assert p.returncode == 1 and "no_such_input.json" in _one_error(p.stderr), p.stderr
     for name, present in (("a" * 250 + ".xlsx", False), ("a" * 248 + ".xlsx", True)):
         if present:
             (tmp_path / name).write_text("keep")

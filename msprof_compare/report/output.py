@@ -82,10 +82,11 @@ def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = 
     if os.path.exists(path):
         if not os.path.isdir(path):
             raise UsageError(f"output path {where} is a file, not a directory")
-        if name is not None and os.path.lexists(os.path.join(path, name)) \
-                and len(os.fsencode(name)) + len("_1") > MAX_NAME_BYTES:
-            raise UsageError(f"output {raw} exists, and the name with the _1 suffix a taken name gets would be "
-                             f"longer than {MAX_NAME_BYTES} bytes; give a shorter or a free name")
+        if name is not None:
+            free = _first_free_name(path, name)
+            if len(os.fsencode(free)) > MAX_NAME_BYTES:
+                raise UsageError(f"output {raw} exists, and the first free name with a _N suffix, ...{free[-40:]}, "
+                                 f"would be longer than {MAX_NAME_BYTES} bytes; give a shorter or a free name")
         if not os.access(path, os.W_OK | os.X_OK):
             raise UsageError(f"output directory {where} is not writable")
         if not force and shared_without_sticky_bit(path):
@@ -109,6 +110,16 @@ def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = 
     except OSError as exc:
         raise UsageError(f"cannot create output directory {where}: {exc.strerror or exc}") from None
     return path, name
+
+
+def _first_free_name(directory: str, name: str) -> str:
+    """``name``, or the first of its ``_1``, ``_2``, ... forms that is free (what publishing would take)."""
+    stem, ext = os.path.splitext(name)
+    cand, i = name, 0
+    while os.path.lexists(os.path.join(directory, cand)) and i < MAX_SUFFIX:
+        i += 1
+        cand = f"{stem}_{i}{ext}"
+    return cand
 
 
 def shared_without_sticky_bit(path: str) -> bool:
