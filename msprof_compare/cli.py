@@ -370,7 +370,11 @@ def _out_of_memory(base: str, comparison: str) -> str:
 def _fail(exc: Exception, code: int, debug: bool) -> int:
     if debug:
         traceback.print_exc()
-    _error(one_line(exc))
+    if isinstance(exc, ProfileError) and exc.path:  # the file as it is named (a line break in it escaped)
+        hint = f" ({one_line(exc.hint)})" if exc.hint else ""
+        _error(f"{term_safe(exc.path)}: {one_line(exc.message)}{hint}")
+    else:
+        _error(one_line(exc))
     return code
 
 

@@ -42,13 +42,14 @@ def term_safe(text: object, keep_newlines: bool = False) -> str:
     return _UNSAFE.sub(_escape, s)
 
 
-_BREAK = re.compile(r"(?:[ \t]*(?:\r\n|[\r\n\u2028\u2029]))+[ \t]*")
+_BREAK = re.compile(r"(?:[ \t]*(?:\r\n|[\r\n]))+[ \t]*")
 
 
 def one_line(text: object) -> str:
-    """``text`` on one line: each line break, with the indentation around it, becomes one space. Runs of
-    spaces inside a line stay, since they may be part of a path the message names."""
-    return _BREAK.sub(" ", str(text)).strip()
+    """``text`` on one line: each line break inside it, with the indentation around it, becomes one space;
+    breaks at either end go. Other spaces stay (a path the message names may hold runs of them, or start with
+    one), and so do other line separators (U+2028: escaped when written, as any control character)."""
+    return _BREAK.sub(" ", str(text).strip("\r\n"))
 
 
 def short_repr(value: object, limit: int = 40) -> str:

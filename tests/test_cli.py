@@ -246,14 +246,23 @@ def test_error_line_names_the_path_as_it_is(capsys: pytest.CaptureFixture, tmp_p
     code, out, err = run_inproc(capsys, "-d", str(SAMPLE_COMP), "-bp", str(SAMPLE_BASE), "--gpu_flow_cat", "  ")
     assert code == 2, err
     assert "'  '" in assert_one_error(err)
+    # a leading space is part of the name (" x.json" is not "x.json"); a line break in a name is escaped
+    code, out, err = run_inproc(capsys, "-d", str(SAMPLE_COMP), "-bp", " x.json")
+    assert code == 1 and assert_one_error(err).startswith("error:  x.json: "), err
+    odd = tmp_path / "a\nb\u2028c"
+    odd.mkdir()
+    (odd / "t.json").write_bytes(b"")
+    code, out, err = run_inproc(capsys, "-d", str(SAMPLE_COMP), "-bp", str(odd / "t.json"), "--force")
+    assert code == 1, err
+    assert "a\\nb\\u2028c/t.json: " in assert_one_error(err), err
 
 
 def test_one_line_joins_line_breaks_only() -> None:
     from msprof_compare.textsafe import one_line
 
-    assert one_line("a  b\n   c\r\n\n d\te \n") == "a  b c d\te"
-    assert one_line("x\u2028y") == "x y"
-    assert one_line(ValueError("  lead  ")) == "lead"
+    assert one_line("a  b\n   c\r\n\n d\te \n") == "a  b c d\te "
+    assert one_line("x\u2028y") == "x\u2028y"  # escaped when written, as any control character
+    assert one_line(ValueError("  lead  ")) == "  lead  "
 
 
 def test_internal_error_traceback_only_with_debug(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture,

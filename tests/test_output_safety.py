@@ -616,6 +616,18 @@ def test_taken_output_name_without_room_for_a_suffix(tmp_path: Path) -> None:
         assert p.returncode == 1 and "no_such_input.json" in _one_error(p.stderr), p.stderr  # on to the inputs
 
 
+def test_output_path_with_a_line_break_is_named_escaped(tmp_path: Path) -> None:
+    """A line break in an -o path is shown escaped in the error line, not joined into a space (a path that
+    does not exist)."""
+    odd = tmp_path / "x\ny"
+    odd.mkdir()
+    (odd / "f.txt").write_text("keep")
+    missing = tmp_path / "no_such_input.json"
+    p = _cli(["-bp", str(missing), "-d", str(missing), "-o", str(odd / "f.txt")], tmp_path, capture_output=True)
+    assert p.returncode == 2, p.stderr
+    assert f"output path {tmp_path}/x\\ny/f.txt is a file" in _one_error(p.stderr), p.stderr
+
+
 def test_output_file_in_a_symlinked_folder_names_the_folder(tmp_path: Path) -> None:
     real = tmp_path / "real"
     real.mkdir()

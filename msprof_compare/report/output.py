@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from typing import Any, TextIO
 
 from ..errors import ProfileError, UsageError
+from ..textsafe import term_safe
 
 FILE_PREFIX = "performance_comparison_result_"
 FILE_MODE = 0o640
@@ -52,30 +53,31 @@ def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = 
     permission, a name with the other report's suffix).
     """
     raw = os.fsdecode(target) or "."  # str, bytes or a path object, as the inputs
+    say = term_safe(raw)  # as messages name it: a line break in it escaped, not joined into a space
     if raw == "-":
         raise UsageError(f"output '-' (standard output) takes the JSON report only; give a directory or a {suffix} "
                          "path")
     try:
         path = os.path.abspath(os.path.expanduser(raw))
     except OSError:  # a relative target in a working directory that was deleted meanwhile
-        raise UsageError(f"output {raw}: the current directory no longer exists; give an absolute path or "
+        raise UsageError(f"output {say}: the current directory no longer exists; give an absolute path or "
                          "change to an existing directory") from None
     long = next((c for c in path.split(os.sep) if len(os.fsencode(c)) > MAX_NAME_BYTES), None)
     if long is not None:
-        raise UsageError(f"output {raw}: the name {long[:40]}... is longer than {MAX_NAME_BYTES} bytes")
+        raise UsageError(f"output {say}: the name {term_safe(long[:40])}... is longer than {MAX_NAME_BYTES} bytes")
     name: str | None = None
     low = path.lower()
     # "run.json/" (and "run.json/.") is a directory
     as_dir = os.path.isdir(path) or raw.endswith(("/", os.sep, "/.", os.sep + "."))
     other = next((x for x in REPORT_SUFFIXES if x != suffix and low.endswith(x)), None)
     if other and not as_dir:
-        raise UsageError(f"output {raw} names a {other} file; give a directory or a {suffix} path")
+        raise UsageError(f"output {say} names a {other} file; give a directory or a {suffix} path")
     if low.endswith(suffix) and not as_dir:
         path, name = os.path.dirname(path), os.path.basename(path)
         if os.path.islink(os.path.join(path, name)):
-            raise UsageError(f"output file {raw} is a symbolic link; refusing to write through it")
+            raise UsageError(f"output file {say} is a symbolic link; refusing to write through it")
     # "-o dir/run.xlsx": a message about the folder names the folder, not the report file
-    where = raw if name is None else f"{path} (the folder of {raw})"
+    where = say if name is None else f"{term_safe(path)} (the folder of {say})"
     if os.path.islink(path):
         raise UsageError(f"output {'path' if name is None else 'folder'} {where} is a symbolic link; refusing to "
                          "write through it")
@@ -85,8 +87,9 @@ def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = 
         if name is not None:
             free = _first_free_name(path, name)
             if len(os.fsencode(free)) > MAX_NAME_BYTES:
-                raise UsageError(f"output {raw} exists, and the first free name with a _N suffix, ...{free[-40:]}, "
-                                 f"would be longer than {MAX_NAME_BYTES} bytes; give a shorter or a free name")
+                raise UsageError(f"output {say} exists, and the first free name with a _N suffix, "
+                                 f"...{term_safe(free[-40:])}, would be longer than {MAX_NAME_BYTES} bytes; give a "
+                                 "shorter or a free name")
         if not os.access(path, os.W_OK | os.X_OK):
             raise UsageError(f"output directory {where} is not writable")
         if not force and shared_without_sticky_bit(path):
@@ -102,9 +105,9 @@ def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = 
             break
         parent = nxt
     if not os.path.isdir(parent):
-        raise UsageError(f"cannot create output directory {where}: {parent} is not a directory")
+        raise UsageError(f"cannot create output directory {where}: {term_safe(parent)} is not a directory")
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise UsageError(f"cannot create output directory {where}: {parent} is not writable")
+        raise UsageError(f"cannot create output directory {where}: {term_safe(parent)} is not writable")
     try:  # root passes every access test; a read-only or special file system (/sys, /proc) refuses the mkdir
         os.rmdir(tempfile.mkdtemp(prefix=f".{FILE_PREFIX}", suffix=".tmp", dir=parent))
     except OSError as exc:
