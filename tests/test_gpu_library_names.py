@@ -117,7 +117,7 @@ def test_mi300_tensile_gemms_are_cube(samples):
 B200_EXCERPT = DATA / "b200_vllm_moe_excerpt.pt.trace.json"
 #: CUBE_MASK words of the packaged compare_config.ini beyond the original's
 ADDED_CUBE_WORDS = ("nvjet", "cijk_", "sdpa", "fmha", "matmul_ogs", "bmm_", "triton_tem_", "attn_fwd",
-                    "kernel_unified_attention", "mfma")
+                    "kernel_unified_attention", "mfma", "sage_fwd")
 
 
 def _packaged_cube(name: str) -> bool:
@@ -174,6 +174,11 @@ def test_trtllm_gen_gemms_and_fmha_are_cube():
     ("inference/xdit_sd_3.5/profile_trace_rank_0.json.gz",
      {"other_cube": None, "vector_notrans": [90_482_646, 4_386], "fa_fwd_cube": [208_721_729, 241],
       "fa_fwd_vector": [167_526, 88]}),
+    # xDiT Flux with aiter's SageAttention on an MI300X: its sage_fwd attention (228 kernels, 9.996 ms) is Cube
+    # like the fmha_fwd it replaces (under hipGraphLaunch, no FA op claims it); sage_quant_kernel stays Vector
+    # (the packaged list before sage_fwd: Cube (other) 118.706 ms (2,012), Vector 64.183 ms (5,313))
+    ("inference/xdit_flux.1_aiter_sage/profile_trace_rank_0.json.gz",
+     {"other_cube": [128_702_118, 2_240], "vector_notrans": [54_187_213, 5_085]}),
 ])
 def test_inference_library_kernels(samples, trace, figures):
     path = samples / "tracelens/tests/traces" / trace
