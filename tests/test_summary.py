@@ -856,3 +856,20 @@ def test_gpu_against_npu_level0_notes_the_missing_categories(samples, caplog):
     level1 = compare(str(gpu), str(samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"),
                      enable_profiling_compare=True)
     assert level1.guards.set_index("Check").loc[summary.CATEGORY_CHECK, "Status"] == "ok"
+
+
+def test_contributors_fall_back_to_the_waterfall_when_no_operator_changed(samples, caplog):
+    """hta's trace_filter ranks have no launch flows: every operator has 0 device time on both sides, so the
+    operator level has no contributor; the waterfall steps stand in (the table vanished without a word)."""
+    from msprof_compare.api import compare
+
+    d = samples / "hta/tests/data/trace_filter"
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        res = compare(str(d / "sampled_rank-0.json.gz"), str(d / "sampled_rank-1.json.gz"))
+    stat = compare(str(d / "sampled_rank-0.json.gz"), str(d / "sampled_rank-1.json.gz"), enable_operator_compare=True,
+                   disable_module=True).sheet("OperatorCompareStatistic")
+    assert len(stat) and ((stat.iloc[:, 4].astype(float) - stat.iloc[:, 2].astype(float)) == 0).all()  # the oracle
+    contrib = res.contributors
+    assert len(contrib) and set(contrib["Level"]) == {"category"}
+    assert contrib["Name"].tolist()[0] == "Vector"
+    assert "No operator changed its device time" in caplog.text

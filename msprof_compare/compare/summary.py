@@ -836,6 +836,12 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
         found = _waterfall_contributors(wf)
     contrib = top_contributors(found[1], found[0]) if found is not None else top_contributors(
         pd.DataFrame({"Name": [], "Base(ms)": [], "Comparison(ms)": []}), "")
+    if not len(contrib) and found is not None and found[0] != "category" and len(wf):
+        # every row of the level unchanged, e.g. operators without device time in a trace without launch
+        # flows: the table would vanish without a word, so the waterfall steps stand in, as in the gate
+        log.info("No %s changed its device time (as where no kernel is linked to an operator: a trace without "
+                 "launch flows); the top contributors are the waterfall steps.", found[0])
+        contrib = top_contributors(*reversed(_waterfall_contributors(wf)))
     ctx.frames["contributors"] = contrib
     if not len(wf) or not sheets:  # alone, a Summary would turn a run without any sheet into a workbook
         return []
