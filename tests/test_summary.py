@@ -603,7 +603,15 @@ def test_gpu_vendor_guard(caplog):
     h100, mi300 = _profile(["aten::mm"], ["[[2, 3]]"]), _profile(["aten::mm"], ["[[2, 3]]"])
     h100.device_properties = [{"id": 0, "name": "NVIDIA H100 80GB HBM3"}]
     mi300.device_properties = [{"id": 0, "name": "AMD Instinct MI300X"}]
-    g = summary.guards(_Ctx(h100, mi300))
+    none, fa = Breakdown("GPU"), Breakdown("GPU")
+    fa.b("fa_fwd_vector").add(4_020_000, 3)
+
+    def ctx_with_fa(base, comp):
+        ctx = _Ctx(base, comp)
+        ctx.cache["breakdowns"] = (fa, none)
+        return ctx
+
+    g = summary.guards(ctx_with_fa(h100, mi300))
     row = g.set_index("Check").loc["GPU vendor"]
     assert (row["Status"], row["Base"], row["Comparison"]) == ("note", "NVIDIA", "AMD")
     assert "Flash Attention totals" in row["Detail"] and "attn_fwd" in row["Detail"]
@@ -612,13 +620,14 @@ def test_gpu_vendor_guard(caplog):
         summary.log_guards(g)
     assert "different vendors (base NVIDIA, comparison AMD)" in caplog.text
     assert "not be the same workload" not in caplog.text
-    assert summary.guards(_Ctx(h100, h100)).set_index("Check").loc["GPU vendor", "Status"] == "ok"
+    assert summary.guards(ctx_with_fa(h100, h100)).set_index("Check").loc["GPU vendor", "Status"] == "ok"
     v100 = _profile(["aten::mm"], ["[[2, 3]]"])
     v100.device_properties = [{"id": 0, "name": "Tesla V100-SXM2-32GB"}]  # older names lack "NVIDIA"
-    assert summary.guards(_Ctx(v100, mi300)).set_index("Check").loc["GPU vendor", "Status"] == "note"
+    assert summary.guards(ctx_with_fa(v100, mi300)).set_index("Check").loc["GPU vendor", "Status"] == "note"
+    # a run without a time breakdown (API, memory, operator only) shows no Flash Attention figure: no note
+    row = summary.guards(_Ctx(h100, mi300)).set_index("Check").loc["GPU vendor"]
+    assert row["Status"] == "ok" and row["Detail"].startswith("no time breakdown in this run")
     # with the time breakdown known: a note only where some side has Flash Attention time
-    none, fa = Breakdown("GPU"), Breakdown("GPU")
-    fa.b("fa_fwd_vector").add(4_020_000, 3)
     for pair, status in (((none, none), "ok"), ((fa, none), "note"), ((none, fa), "note")):
         ctx = _Ctx(h100, mi300)
         ctx.cache["breakdowns"] = pair

@@ -579,7 +579,10 @@ def _vendor_row(vb: str | None, vc: str | None, bds: tuple[Breakdown, Breakdown]
     vendor's attention kernels; with no Flash Attention time on either side (known from the time breakdown)
     there is nothing to read with care."""
     ok = None if vb is None or vc is None else vb == vc
-    if ok is False and bds is not None and not any(bd.b(k).count for bd in bds for k in _FA_BUCKETS):
+    if ok is False and bds is None:  # an API-, memory- or operator-only run shows no Flash Attention figure
+        return _guard(VENDOR_CHECK, True, vb, vc, "no time breakdown in this run, so Flash Attention's Cube / "
+                      "Vector split, which goes by each vendor's attention kernel names, does not arise")
+    if ok is False and not any(bd.b(k).count for bd in bds for k in _FA_BUCKETS):
         return _guard(VENDOR_CHECK, True, vb, vc, "no Flash Attention time on either side, so its Cube / Vector "
                       "split, which goes by each vendor's attention kernel names, does not arise")
     return _guard(VENDOR_CHECK, ok, vb, vc, "Flash Attention's Cube / Vector split goes by kernel-name keywords, "
