@@ -179,6 +179,32 @@ def test_communication_regressions_are_ops_named_on_either_side():
     assert top.values.tolist() == [["broadcast", 5.0], ["allreduce", 4.0]] and spec.unit == "us"
 
 
+def test_api_regressions_pair_hip_calls_with_their_cuda_twins():
+    """NVIDIA base, AMD comparison: each side holds one runtime's calls, so hipDeviceSynchronize ranked at its
+    whole 17.14 ms while cudaDeviceSynchronize (16.27 ms) was a base-only improvement. Twins count together;
+    a call without a twin (hipExtModuleLaunchKernel) keeps its own row; one vendor: rows as they are."""
+    cols = [Column(h) for h in ("Order Id", "api name", "Total Duration(ms)", "Self Time(ms)", "Avg Duration(ms)",
+                                "Calls", "Total Duration(ms)", "Self Time(ms)", "Avg Duration(ms)", "Calls")]
+
+    def sheet(rows):
+        return Sheet("ApiCompare", cols, pd.DataFrame(rows), (2, 5), (6, 9))
+
+    rows = [[1, "cudaDeviceSynchronize", 16.27, 0, 0, 1, 0.0, 0, 0, 0],
+            [2, "cudaLaunchKernel", 3.06, 0, 0, 1, 0.0, 0, 0, 0],
+            [3, "aten::mm", 1.0, 0, 0, 1, 1.5, 0, 0, 1],
+            [4, "hipDeviceSynchronize", 0.0, 0, 0, 0, 17.14, 0, 0, 1],
+            [5, "hipLaunchKernel", 0.0, 0, 0, 0, 4.08, 0, 0, 1],
+            [6, "hipExtModuleLaunchKernel", 0.0, 0, 0, 0, 0.85, 0, 0, 1],
+            [7, "hipify_me", 0.0, 0, 0, 0, 0.25, 0, 0, 1]]  # no capital after "hip": no runtime call
+    top, _ = charts.regressions(sheet(rows))
+    assert top["Name"].tolist() == ["cudaLaunchKernel / hipLaunchKernel", "cudaDeviceSynchronize / "
+                                    "hipDeviceSynchronize", "hipExtModuleLaunchKernel", "aten::mm", "hipify_me"]
+    assert top["Diff"].tolist() == pytest.approx([1.02, 0.87, 0.85, 0.5, 0.25])
+    same = [[1, "cudaLaunchKernel", 3.0, 0, 0, 1, 3.5, 0, 0, 1], [2, "cudaMalloc", 1.0, 0, 0, 1, 0.5, 0, 0, 1]]
+    top, _ = charts.regressions(sheet(same))
+    assert top.values.tolist() == [["cudaLaunchKernel", 0.5]]
+
+
 def test_failing_chart_is_logged_not_raised(caplog):
     class Boom:
         def add_chart(self, *_a, **_k):

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -331,6 +332,23 @@ STAT_SPECS: dict[str, _Spec] = {
 }
 
 
+_HIP_CALL = re.compile(r"^hip(?=[A-Z])")
+
+
+def _runtime_pairs(name: pd.Series, base: np.ndarray, comp: np.ndarray) -> tuple[pd.Series, np.ndarray, np.ndarray]:
+    """API rows with the HIP runtime's calls taken as the CUDA ones they mirror (``hipDeviceSynchronize`` as
+    ``cudaDeviceSynchronize``): across vendors each side holds one runtime's calls only, so every HIP call
+    ranked as a regression of its whole time while its CUDA twin was an improvement. One runtime per trace
+    makes this a no-op for two runs on one vendor."""
+    key = name.str.replace(_HIP_CALL, "cuda", regex=True)
+    if key.equals(name):
+        return name, base, comp
+    g = pd.DataFrame({"key": key.to_numpy(), "name": name.to_numpy(), "base": base, "comp": comp})
+    agg = g.groupby("key", sort=False).agg(base=("base", "sum"), comp=("comp", "sum"),
+                                           names=("name", lambda v: " / ".join(dict.fromkeys(v))))
+    return agg["names"].reset_index(drop=True), agg["base"].to_numpy(dtype=float), agg["comp"].to_numpy(dtype=float)
+
+
 def regressions(sheet: Sheet, top: int = TOP_REGRESSIONS) -> tuple[pd.DataFrame, _Spec] | None:
     """The ``top`` rows of a statistic sheet whose amount grew most (name, diff), largest first."""
     spec = STAT_SPECS.get(sheet.name)
@@ -347,6 +365,8 @@ def regressions(sheet: Sheet, top: int = TOP_REGRESSIONS) -> tuple[pd.DataFrame,
         name = name.where(name != "", alt)
     for c in spec.name_cols[1:]:
         name = name + " " + d.iloc[:, c].fillna("").astype(str)
+    if sheet.name == "ApiCompare":
+        name, base, comp = _runtime_pairs(name, base, comp)
     diff = comp - base
     out = pd.DataFrame({"Name": name.to_numpy(), "Diff": diff})
     out = out[out["Diff"] > 0]
