@@ -741,7 +741,8 @@ def test_hardware_notes_only_for_the_hardware_compared(samples, base, comparison
     checks = g["Check"].tolist()
     assert checks[:5] == ["operator match rate", "input shapes of top operators", "step count", "world size",
                           "device count"]
-    assert checks[5:] == hardware_rows + ["longest idle stretch", summary.CATEGORY_CHECK]
+    early = [summary.EARLY_CHECK] if "Qwen" in base else []  # its windows open with the previous step's kernels
+    assert checks[5:] == hardware_rows + ["longest idle stretch", summary.CATEGORY_CHECK] + early
     if "GPU vendor" in hardware_rows:
         # timesformer has no attention op; Qwen has Flash Attention time (H100 and MI300X both Cube now)
         assert g.set_index("Check").loc["GPU vendor", ["Base", "Comparison", "Status"]].tolist() == \
@@ -882,3 +883,48 @@ def test_contributors_fall_back_to_the_waterfall_when_no_operator_changed(sample
     assert len(contrib) and set(contrib["Level"]) == {"category"}
     assert contrib["Name"].tolist()[0] == "Vector"
     assert "No operator changed its device time" in caplog.text
+
+
+QWEN = "tracelens/tests/traces/{}/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
+
+
+def _early_by_hand(path: Path) -> tuple[int, float, float]:
+    """Kernels whose correlation id no runtime call of the trace carries, running before the first kernel
+    that has one: (count, summed µs, first launched kernel's start - first kernel's start, µs)."""
+    import gzip
+    import json
+
+    events = json.load(gzip.open(path))["traceEvents"]
+    runtime = {e["args"]["correlation"] for e in events if e.get("cat") in ("cuda_runtime", "cuda_driver")
+               and "correlation" in e.get("args", {})}
+    kernels = [e for e in events if e.get("cat") == "kernel" and e.get("ph") == "X"]
+    launched = [e for e in kernels if e["args"].get("correlation") in runtime]
+    first = min(float(e["ts"]) for e in launched)
+    early = [e for e in kernels if e["args"].get("correlation") not in runtime and float(e["ts"]) < first]
+    lo = min(float(e["ts"]) for e in events if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")
+             and e.get("ph") == "X" and "stream" in e.get("args", {}))
+    return len(early), sum(float(e["dur"]) for e in early), first - lo
+
+
+def test_kernels_launched_before_the_profile_are_noted(samples, caplog):
+    """Qwen1.5-0.5B on H100 and MI300X: each E2E window opens with ~14 ms of the previous step's kernels (no
+    launch in the trace), 29.7 % / 29.6 % of E2E; they count in E2E and, by name only, in the categories."""
+    from msprof_compare.api import compare
+
+    base, comp = (samples / QWEN.format(v) for v in ("h100", "mi300"))
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(base), str(comp), enable_profiling_compare=True)
+    row = res.guards.set_index("Check").loc[summary.EARLY_CHECK]
+    assert row["Status"] == "note"
+    e2e = res.frames["e2e"]
+    for side, path, e2e_ns in (("base", base, int(e2e["base_ns"].iloc[0])),
+                               ("comparison", comp, int(e2e["comparison_ns"].iloc[0]))):
+        n, us, lead_us = _early_by_hand(path)
+        assert (side, n) in {("base", 436), ("comparison", 463)}
+        assert f"{side} {n:,} kernels, {us / 1e3:,.3f} ms, in the first {lead_us / 1e3:,.3f} ms of E2E" in row["Detail"]
+        assert row["Base" if side == "base" else "Comparison"] == pytest.approx(lead_us * 1e3 / e2e_ns, abs=1e-6)
+    assert summary.NOTE_CHECKS[summary.EARLY_CHECK] in caplog.text
+    # a trace whose kernels all have their launch: no row
+    timesformer = str(samples / "tracelens/tests/traces/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz")
+    plain = compare(timesformer, timesformer, enable_profiling_compare=True)
+    assert summary.EARLY_CHECK not in set(plain.guards["Check"])

@@ -81,6 +81,11 @@ class Breakdown:
     #: the longest stretch of the E2E window with no computing and no communication: one long stretch (a profile
     #: opened long before the work, a stall) can be most of E2E and Free Time
     longest_idle: Stretch = field(default_factory=Stretch)
+    #: GPU: kernels whose launch is not in the trace and that run before the first kernel launched in it (the
+    #: previous step's tail, launched before profiling began), and the part of the E2E window before that
+    #: first launched kernel: they count in E2E and, by name only, in the categories
+    early: Stretch = field(default_factory=Stretch)
+    early_kernels: Bucket = field(default_factory=Bucket)
     #: Rows the data could not provide, with the reason (shown as one log line each).
     missing: list[str] = field(default_factory=list)
 

@@ -29,7 +29,7 @@ from ..errors import ProfileError
 from ..model import Profile, factorize
 from ..options import Options
 from . import classify
-from .breakdown import Breakdown, last_of_keys
+from .breakdown import Breakdown, Stretch, last_of_keys
 
 log = logging.getLogger("msprof-analyze")
 
@@ -71,6 +71,26 @@ def flow_start_of(profile: Profile, kernel_ts: np.ndarray, opts: Options | None 
     hit = f_ts[pos] == kt
     out[hit] = s_ts[pos[hit]]
     return out
+
+
+def _early_kernels(bd: Breakdown, profile: Profile, opts: Options | None, ts: np.ndarray, end: np.ndarray,
+                   window_lo: int) -> None:
+    """Kernels without a launch in the trace (no launch flow, graph replays included, ends at them) that run
+    before the first kernel launched in it: the previous step's tail, which the E2E window opens with. Only
+    where some kernel has a launch (a trace without flows says so elsewhere)."""
+    flows = profile.flows
+    if not len(flows) or not ts.size:
+        return
+    cats = (opts.gpu_flow_cat.lower(),) if opts is not None and opts.gpu_flow_cat else LAUNCH_FLOW_CATS
+    ends = flows["f_ts"].to_numpy(dtype=np.int64)[np.isin(flows["cat"].to_numpy(dtype=object), cats)]
+    launched = np.isin(ts, ends)
+    if not launched.any():
+        return
+    first = int(ts[launched].min())
+    early = ~launched & (ts < first)
+    if early.any():
+        bd.early_kernels.add(int((end[early] - ts[early]).sum()), int(early.sum()))
+        bd.early = Stretch(window_lo, max(0, first - window_lo), 0)
 
 
 def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Keywords | None = None) -> Breakdown:
@@ -115,6 +135,7 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
     # union is already merged, so this second union is small)
     busy = tl.union(np.concatenate([comp_iv[0], ts[comm_sel]]), np.concatenate([comp_iv[1], end[comm_sel]]))
     bd.set_window(ts[has_stream].min(), end[has_stream].max(), busy)
+    _early_kernels(bd, profile, opts, ts[is_kernel], end[is_kernel], int(ts[has_stream].min()))
 
     # categorise the computing kernels (reference-1 §3.7, GPU variant)
     cnames = names[compute]

@@ -472,6 +472,9 @@ SETTINGS_CHECK = "NPU profiler settings"
 IDLE_CHECK = "longest idle stretch"
 STEP_CHECK = "time breakdown of the steps"
 CATEGORY_CHECK = "computing split into categories"
+EARLY_CHECK = "kernels launched before the profile"
+#: Share of E2E from which the stretch run by kernels launched before the profile is a note
+EARLY_SHARE = 0.1
 #: Checks that fail on the same workload too (other hardware, another export, other profiler settings, one long
 #: idle stretch): each is its own warning, about how to read the figures, not part of the "may not be the same
 #: workload" block.
@@ -480,7 +483,8 @@ NOTE_CHECKS = {VENDOR_CHECK: "Base and comparison GPUs are from different vendor
                SETTINGS_CHECK: "Base and comparison were collected with different NPU profiler settings",
                IDLE_CHECK: "One stretch with no computing and no communication is half or more of a side's E2E time",
                STEP_CHECK: "The time breakdown covers the whole profile, not the step asked for",
-               CATEGORY_CHECK: "One side's computing time is not split into categories"}
+               CATEGORY_CHECK: "One side's computing time is not split into categories",
+               EARLY_CHECK: "Part of a side's E2E time runs kernels launched before the profile began"}
 #: Share of E2E from which one idle stretch is a note: the sample traces' longest stretches are under 10 % of
 #: E2E for training steps and 30-45 % for some benchmark loops, and 50-98 % where a profile holds one long stall
 #: or opens long before the work (hta's PARAM AlexNet: 10.9 of 12.9 s)
@@ -532,6 +536,26 @@ def _category_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any] | None:
                   "a side with none has no data to split it by (an NPU Level0 export: no kernel types or PMU "
                   "counters), so its category steps fall to 0 and its Other Computing holds it all: compare "
                   "Computing Time, not its categories")
+
+
+def _early_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any] | None:
+    """GPU sides whose E2E window opens with kernels the trace holds no launch of (the previous step's tail):
+    that stretch counts in E2E and its kernels, by name only, in the categories (the original's rules), so
+    two windows holding different amounts of the previous step differ by it. Only where a side has some."""
+    if not any(bd.early_kernels.count for bd in bds):
+        return None
+    shares = [bd.early.length_ns / bd.e2e_ns if bd.e2e_ns > 0 and bd.early_kernels.count else
+              (0.0 if bd.kind == "GPU" and bd.e2e_ns > 0 else None) for bd in bds]
+    ok = not any(x is not None and x >= EARLY_SHARE for x in shares)
+    where = ", ".join(f"{side} {bd.early_kernels.count:,} kernels, {bd.early_kernels.ns / 1e6:,.3f} ms, in the "
+                      f"first {bd.early.length_ns / 1e6:,.3f} ms of E2E"
+                      for side, bd in zip(_SIDES, bds, strict=True) if bd.early_kernels.count)
+    return _guard(EARLY_CHECK, ok, shares[0], shares[1],
+                  f"share of E2E before the first kernel the trace holds a launch of, run by kernels launched before "
+                  f"the profile began (the previous step's tail): {where}; they count in E2E and, by their names "
+                  f"only, in the categories, so windows holding different amounts of that step differ by them; a "
+                  f"note from {EARLY_SHARE:.0%}: read E2E and the categories with this in mind, or profile so that "
+                  "the previous step has ended (a warmup step, a synchronize before the profiled one)")
 
 
 def _exact_us(ns: int) -> str:
@@ -744,6 +768,9 @@ def guards(ctx: RunContext) -> pd.DataFrame:
         category_row = _category_row(bds)
         if category_row is not None:
             rows.append(category_row)
+        early_row = _early_row(bds)
+        if early_row is not None:
+            rows.append(early_row)
     # object columns: inference would turn a column of counts and one rate into floats, counts into rates
     return pd.DataFrame({c: pd.Series([r[c] for r in rows], dtype=object) for c in GUARD_COLUMNS})
 
