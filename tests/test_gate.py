@@ -215,3 +215,33 @@ def test_unexplained_note_by_hand():
         "all kernels together changed by +0.000 ms, 0%")
     cat = summary.top_contributors(rows, "category")
     assert summary.unexplained_note(cat, 10_000_000) == ""
+
+
+def test_contributors_note_in_json_and_in_a_gate_without_growing_contributors(samples, tmp_path):
+    """Text level1 -> DB level1 (+1.338 ms): no operator grew (the DB links no communication to operators, so
+    they all shrink), yet the note holds; the gate prints it, and the JSON carries it as the console does."""
+    import json
+
+    from msprof_compare.api import compare
+    from msprof_compare.compare import summary
+
+    text_l1 = samples / NPU_L1
+    r = compare(str(text_l1), str(samples / DB_L1))
+    e2e = r.frames["e2e"]
+    delta = int(e2e["comparison_ns"].iloc[0]) - int(e2e["base_ns"].iloc[0])
+    note = summary.unexplained_note(r.frames["contributors"], delta)
+    assert note.startswith("all operators together changed by -") and "-0%" not in note
+    code, message = r.regression_gate(0)
+    assert code == 3 and "Top " not in message and message.splitlines()[-1] == f"Note: {note}."
+    doc = json.loads(open(r.to_json(tmp_path)).read())
+    assert doc["summary"]["contributors_note"] == note
+    same = compare(str(text_l1), str(text_l1), enable_profiling_compare=True)
+    assert json.loads(open(same.to_json(tmp_path / "same")).read())["summary"]["contributors_note"] is None
+
+
+def test_note_percentage_has_no_negative_zero():
+    from msprof_compare.compare import summary
+
+    rows = pd.DataFrame({"Name": ["a", "b"], "Base(ms)": [1.0, 2.0], "Comparison(ms)": [0.99, 2.0]})
+    note = summary.unexplained_note(summary.top_contributors(rows, "operator"), 4_917_000)
+    assert note.startswith("all operators together changed by -0.010 ms, 0% of the E2E change (+4.917 ms)")

@@ -306,5 +306,5 @@ def test_write_json_to_stream():
     buf = io.StringIO()
     assert json_report.write_json(R(), "-", stream=buf) == "-"
     doc = _strict_loads(buf.getvalue())
-    assert doc["summary"] == {"e2e": None, "waterfall": [], "contributors": [], "guards": []}
+    assert doc["summary"] == {"e2e": None, "waterfall": [], "contributors": [], "guards": [], "contributors_note": None}
     assert validate(doc, json.loads(SCHEMA.read_text())) == []

@@ -890,7 +890,8 @@ QWEN = "tracelens/tests/traces/{}/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
 
 def _early_by_hand(path: Path) -> tuple[int, float, float]:
     """Kernels whose correlation id no runtime call of the trace carries, running before the first kernel
-    that has one: (count, summed µs, first launched kernel's start - first kernel's start, µs)."""
+    that has one (no collective in these traces): (count, µs of their union, first launched kernel's start -
+    first kernel's start, µs)."""
     import gzip
     import json
 
@@ -903,7 +904,13 @@ def _early_by_hand(path: Path) -> tuple[int, float, float]:
     early = [e for e in kernels if e["args"].get("correlation") not in runtime and float(e["ts"]) < first]
     lo = min(float(e["ts"]) for e in events if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")
              and e.get("ph") == "X" and "stream" in e.get("args", {}))
-    return len(early), sum(float(e["dur"]) for e in early), first - lo
+    spans = sorted((float(e["ts"]), float(e["ts"]) + float(e["dur"])) for e in early)
+    busy, reach = 0.0, float("-inf")
+    for a, b in spans:  # union length: kernels of concurrent streams overlap
+        if b > reach:
+            busy += b - max(a, reach)
+            reach = b
+    return len(early), busy, first - lo
 
 
 def test_kernels_launched_before_the_profile_are_noted(samples, caplog):
@@ -921,10 +928,54 @@ def test_kernels_launched_before_the_profile_are_noted(samples, caplog):
                                ("comparison", comp, int(e2e["comparison_ns"].iloc[0]))):
         n, us, lead_us = _early_by_hand(path)
         assert (side, n) in {("base", 436), ("comparison", 463)}
-        assert f"{side} {n:,} kernels, {us / 1e3:,.3f} ms, in the first {lead_us / 1e3:,.3f} ms of E2E" in row["Detail"]
+        assert (f"{side}: the first {lead_us / 1e3:,.3f} ms of E2E, where {n:,} computing kernels run "
+                f"({us / 1e3:,.3f} ms busy)") in row["Detail"]
         assert row["Base" if side == "base" else "Comparison"] == pytest.approx(lead_us * 1e3 / e2e_ns, abs=1e-6)
     assert summary.NOTE_CHECKS[summary.EARLY_CHECK] in caplog.text
     # a trace whose kernels all have their launch: no row
     timesformer = str(samples / "tracelens/tests/traces/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz")
     plain = compare(timesformer, timesformer, enable_profiling_compare=True)
     assert summary.EARLY_CHECK not in set(plain.guards["Check"])
+
+
+def test_overlap_on_one_side_and_uncategorised_time_on_the_other_are_two_steps():
+    """B200 eager (categories overlapping by 69 µs under programmatic dependent launch) against an NPU Level0
+    export (8.827 ms with no category): one row named for the overlap held the NPU side's real "Other"."""
+    b, c = Breakdown("GPU"), Breakdown("NPU")
+    b.buckets["other_cube"].add(5_954_129, 144)
+    b.buckets["vector_notrans"].add(1_982_524, 441)
+    b.computing_ns, b.e2e_ns = 5_954_129 + 1_982_524 - 69_000, 20_000_000
+    c.computing_ns, c.e2e_ns = 8_827_000, 116_251_000
+    wf = summary.waterfall(b, c)
+    steps = _steps(wf)
+    assert steps["Other Computing"] == (0, 8_827_000)
+    assert steps[summary.OVERLAP_STEP] == (-69_000, 0)
+    assert waterfall_sum_ns(wf) == 116_251_000 - 20_000_000
+
+
+def test_an_input_against_itself_has_no_contributor_and_no_fallback_line(caplog):
+    """Nothing changed at all: no contributor and no line claiming operators lack device time."""
+    from msprof_compare.api import compare
+
+    sample = str(Path(__file__).resolve().parents[1] / "sample_data" / "bert-small_h100.json.gz")
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        res = compare(sample, sample)
+    assert not len(res.contributors)
+    assert "changed its device time" not in caplog.text
+
+
+def test_a_side_a_note_cannot_judge_reads_n_a(samples, caplog):
+    """NPU DB level 1 against the MI300X resnet_act_checkpoint trace (34.7 % of E2E before its first launched
+    kernel, 752 computing kernels busy 6.505 ms; its 5 early RCCL collectives count as communication): the NPU
+    side cannot be judged and reads n/a, not "None" nor 0.0 %."""
+    from msprof_compare.api import compare
+
+    npu = samples / "msinsight/test/data/pytorch/db/level1/rank0_ascend_pt"
+    gpu = samples / "tracelens/tests/traces/mi300/resnet_act_checkpoint.json.gz"
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(npu), str(gpu), enable_profiling_compare=True)
+    row = res.guards.set_index("Check").loc[summary.EARLY_CHECK]
+    assert row["Status"] == "note" and row["Base"] is None and row["Comparison"] == pytest.approx(0.347, abs=5e-4)
+    assert "where 752 computing kernels run (6.505 ms busy)" in row["Detail"]
+    assert "(base n/a, comparison 34.7%)" in caplog.text and "base None" not in caplog.text
+    assert summary.shown(None) == "n/a" and summary.shown(float("nan")) == "n/a" and summary.shown(0.5) == "50.0%"

@@ -85,7 +85,8 @@ class Breakdown:
     #: previous step's tail, launched before profiling began), and the part of the E2E window before that
     #: first launched kernel: they count in E2E and, by name only, in the categories
     early: Stretch = field(default_factory=Stretch)
-    early_kernels: Bucket = field(default_factory=Bucket)
+    early_kernels: Bucket = field(default_factory=Bucket)   # the computing ones: count, union of their times
+    has_launches: bool = False                   # GPU: some kernel's launch is in the trace (early is judged)
     #: Rows the data could not provide, with the reason (shown as one log line each).
     missing: list[str] = field(default_factory=list)
 

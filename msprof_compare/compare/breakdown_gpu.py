@@ -74,10 +74,12 @@ def flow_start_of(profile: Profile, kernel_ts: np.ndarray, opts: Options | None 
 
 
 def _early_kernels(bd: Breakdown, profile: Profile, opts: Options | None, ts: np.ndarray, end: np.ndarray,
-                   window_lo: int) -> None:
+                   computing: np.ndarray, window_lo: int) -> None:
     """Kernels without a launch in the trace (no launch flow, graph replays included, ends at them) that run
     before the first kernel launched in it: the previous step's tail, which the E2E window opens with. Only
-    where some kernel has a launch (a trace without flows says so elsewhere)."""
+    where some kernel has a launch (``bd.has_launches``; a trace without flows says so elsewhere).
+    ``early_kernels`` holds the computing ones (their count, and the union of their times: concurrent streams
+    overlap), which the categories count; collectives among them count as communication."""
     flows = profile.flows
     if not len(flows) or not ts.size:
         return
@@ -86,11 +88,14 @@ def _early_kernels(bd: Breakdown, profile: Profile, opts: Options | None, ts: np
     launched = np.isin(ts, ends)
     if not launched.any():
         return
+    bd.has_launches = True
     first = int(ts[launched].min())
     early = ~launched & (ts < first)
     if early.any():
-        bd.early_kernels.add(int((end[early] - ts[early]).sum()), int(early.sum()))
         bd.early = Stretch(window_lo, max(0, first - window_lo), 0)
+        busy = early & computing
+        if busy.any():
+            bd.early_kernels.add(tl.length(tl.union(ts[busy], end[busy])), int(busy.sum()))
 
 
 def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Keywords | None = None) -> Breakdown:
@@ -135,7 +140,7 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
     # union is already merged, so this second union is small)
     busy = tl.union(np.concatenate([comp_iv[0], ts[comm_sel]]), np.concatenate([comp_iv[1], end[comm_sel]]))
     bd.set_window(ts[has_stream].min(), end[has_stream].max(), busy)
-    _early_kernels(bd, profile, opts, ts[is_kernel], end[is_kernel], int(ts[has_stream].min()))
+    _early_kernels(bd, profile, opts, ts[is_kernel], end[is_kernel], compute[is_kernel], int(ts[has_stream].min()))
 
     # categorise the computing kernels (reference-1 §3.7, GPU variant)
     cnames = names[compute]

@@ -21,6 +21,7 @@ They land in ``ctx.frames["waterfall" | "contributors" | "guards"]`` and in the
 from __future__ import annotations
 
 import logging
+import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -143,11 +144,14 @@ def waterfall(base: Breakdown, comparison: Breakdown) -> pd.DataFrame:
             i = max(range(len(vals) - 1), key=vals.__getitem__)
             vals[i] += vals[-1]
             vals[-1] = 0
-    # below 0 when category kernels overlap in time (concurrent streams): their sums exceed the union
-    other = "Other Computing" if min(pb[-1], pc[-1]) >= 0 else OVERLAP_STEP
-    labels = [lab for lab, _ in _COMPUTING_STEPS] + ["MC2", other]
-    for lab, b, c in zip(labels, pb, pc, strict=True):
+    labels = [lab for lab, _ in _COMPUTING_STEPS] + ["MC2"]
+    for lab, b, c in zip(labels, pb[:-1], pc[:-1], strict=True):
         steps.append((lab, "computing", b, c))
+    # a residual is below 0 when category kernels overlap in time (concurrent streams): their sums exceed the
+    # union. Each side's residual goes to the step it is: real uncategorised time on one side and an overlap
+    # on the other are two steps, not one row named for either
+    steps.append(("Other Computing", "computing", max(pb[-1], 0), max(pc[-1], 0)))
+    steps.append((OVERLAP_STEP, "computing", min(pb[-1], 0), min(pc[-1], 0)))
 
     gb, gc = _group_totals(base), _group_totals(comparison)
     if set(gb) & set(gc):  # per group only when some group pairs across the runs: a GPU side has none (its
@@ -315,7 +319,8 @@ def unexplained_note(contrib: pd.DataFrame | None, e2e_delta_ns: int | None) -> 
     net, e2e = level_net_ms(contrib), e2e_delta_ns / 1e6
     if net / e2e >= EXPLAINED_SHARE:
         return ""
-    return (f"all {level}s together changed by {net:+.3f} ms, {net / e2e:.0%} of the E2E change ({e2e:+.3f} ms): "
+    pct = round(net / e2e * 100) + 0  # no "-0%"
+    return (f"all {level}s together changed by {net:+.3f} ms, {pct}% of the E2E change ({e2e:+.3f} ms): "
             "most of it is outside their device time (free time, or communication not linked to them); see the "
             "waterfall")
 
@@ -382,7 +387,9 @@ def _figure(v: Any) -> float | int | str | None:
 
 
 def shown(v: Any) -> str:
-    """A guard figure as text: rates (floats) as percentages."""
+    """A guard figure as text: rates (floats) as percentages; a side the check could not judge "n/a"."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "n/a"
     return f"{v:.1%}" if isinstance(v, float) else str(v)
 
 
@@ -533,29 +540,30 @@ def _category_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any] | None:
     ok = not ((shares[0] == 0) != (shares[1] == 0))
     return _guard(CATEGORY_CHECK, ok, shares[0], shares[1],
                   "share of computing time in categories (Flash Attention, Conv, Matmul, Vector, Cube, SDMA, MC2); "
-                  "a side with none has no data to split it by (an NPU Level0 export: no kernel types or PMU "
+                  "a side with none has no data to split it by (a Level0 text export: no kernel types or PMU "
                   "counters), so its category steps fall to 0 and its Other Computing holds it all: compare "
                   "Computing Time, not its categories")
 
 
 def _early_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any] | None:
     """GPU sides whose E2E window opens with kernels the trace holds no launch of (the previous step's tail):
-    that stretch counts in E2E and its kernels, by name only, in the categories (the original's rules), so
-    two windows holding different amounts of the previous step differ by it. Only where a side has some."""
-    if not any(bd.early_kernels.count for bd in bds):
+    that stretch counts in E2E and its computing kernels, by name only, in the categories (the original's
+    rules), so two windows holding different amounts of the previous step differ by it. Only where a side has
+    such a stretch; a side that cannot be judged (NPU data, a trace without launch flows) shows none."""
+    if not any(bd.early.length_ns for bd in bds):
         return None
-    shares = [bd.early.length_ns / bd.e2e_ns if bd.e2e_ns > 0 and bd.early_kernels.count else
-              (0.0 if bd.kind == "GPU" and bd.e2e_ns > 0 else None) for bd in bds]
+    shares = [bd.early.length_ns / bd.e2e_ns if bd.has_launches and bd.e2e_ns > 0 else None for bd in bds]
     ok = not any(x is not None and x >= EARLY_SHARE for x in shares)
-    where = ", ".join(f"{side} {bd.early_kernels.count:,} kernels, {bd.early_kernels.ns / 1e6:,.3f} ms, in the "
-                      f"first {bd.early.length_ns / 1e6:,.3f} ms of E2E"
-                      for side, bd in zip(_SIDES, bds, strict=True) if bd.early_kernels.count)
+    where = "; ".join(f"{side}: the first {bd.early.length_ns / 1e6:,.3f} ms of E2E, where "
+                      f"{bd.early_kernels.count:,} computing kernels run ({bd.early_kernels.ns / 1e6:,.3f} ms busy)"
+                      for side, bd in zip(_SIDES, bds, strict=True) if bd.early.length_ns)
     return _guard(EARLY_CHECK, ok, shares[0], shares[1],
                   f"share of E2E before the first kernel the trace holds a launch of, run by kernels launched before "
-                  f"the profile began (the previous step's tail): {where}; they count in E2E and, by their names "
-                  f"only, in the categories, so windows holding different amounts of that step differ by them; a "
-                  f"note from {EARLY_SHARE:.0%}: read E2E and the categories with this in mind, or profile so that "
-                  "the previous step has ended (a warmup step, a synchronize before the profiled one)")
+                  f"the profile began (the previous step's tail): {where}; they count in E2E, and the computing "
+                  "ones, by their names only, in the categories (collectives in communication), so windows holding "
+                  f"different amounts of that step differ by them; a note from {EARLY_SHARE:.0%}: read E2E and the "
+                  "categories with this in mind, or profile so that the previous step has ended (a warmup step, a "
+                  "synchronize before the profiled one)")
 
 
 def _exact_us(ns: int) -> str:
@@ -866,7 +874,8 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
         found = _waterfall_contributors(wf)
     contrib = top_contributors(found[1], found[0]) if found is not None else top_contributors(
         pd.DataFrame({"Name": [], "Base(ms)": [], "Comparison(ms)": []}), "")
-    if not len(contrib) and found is not None and found[0] != "category" and len(wf):
+    steps_changed = len(wf) and bool((wf.loc[~wf["Category"].isin(["start", "end"]), "Delta(ns)"].fillna(0) != 0).any())
+    if not len(contrib) and found is not None and found[0] != "category" and steps_changed:
         # every row of the level unchanged, e.g. operators without device time in a trace without launch
         # flows: the table would vanish without a word, so the waterfall steps stand in, as in the gate
         log.info("No %s changed its device time (as where no kernel is linked to an operator: a trace without "
@@ -931,8 +940,8 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5) -> tuple[in
             for r in worst.itertuples(index=False):
                 worst_lines.append(f"  {term_safe(r.Name)}: +{float(r[5]):.3f} ms "
                                    f"({float(r.Share):.1%} of {share_basis(level)})")
-            if note:
-                worst_lines.append(f"  Note: {note}.")
+    if note:  # also where no listed contributor grew: the caveat holds for the ranking the run made
+        worst_lines.append(f"{'  ' if worst_lines else ''}Note: {note}.")
     step_lines: list[str] = []
     wf = result.frames.get("waterfall")
     if wf is not None and len(wf):

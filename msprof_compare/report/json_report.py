@@ -133,11 +133,21 @@ def to_document(result: CompareResult, generated_at: _dt.datetime | None = None)
         "summary": {
             "e2e": _e2e(frames),
             **{name: records(frames.get(name)) for name in SUMMARY_FRAMES},
+            "contributors_note": _contributors_note(frames),
         },
         "sheets": sheets,
         "frames": {name: records(f) for name, f in frames.items()
                    if name not in SUMMARY_FRAMES and name != "e2e" and isinstance(f, pd.DataFrame)},
     }
+
+
+def _contributors_note(frames: dict[str, pd.DataFrame]) -> str | None:
+    """The console's and the Summary sheet's note under the contributors (None when there is none)."""
+    from ..compare.summary import unexplained_note
+
+    e2e = _e2e(frames)
+    note = unexplained_note(frames.get("contributors"), e2e["diff_ns"] if e2e else None)
+    return note or None
 
 
 def _version() -> str:
