@@ -8,6 +8,7 @@ and reject exactly the same things (reference-1 §1.3).
 from __future__ import annotations
 
 import ast
+import logging
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -56,6 +57,16 @@ class Options:
     @property
     def step_given(self) -> bool:
         return self.base_step >= 0
+
+    @property
+    def by_default(self) -> bool:
+        """Every comparison on, as a run without any --enable_* flag has it: a comparison the data cannot
+        serve was then not asked for, so its "nothing to compare" notice is INFO, not a WARNING."""
+        return all(getattr(self, name) for name in ENABLE_FLAGS)
+
+    def notice_level(self) -> int:
+        """Log level of a "this comparison has no data here" notice (``by_default``)."""
+        return logging.INFO if self.by_default else logging.WARNING
 
     def any_detail(self) -> bool:
         """True when a comparator that needs op trees is on (operator, memory or api)."""

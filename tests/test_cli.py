@@ -943,3 +943,22 @@ def test_same_input_on_both_sides_is_warned(tmp_path: Path, caplog: pytest.LogCa
             except UsageError:
                 assert not warned
         assert bool([m for m in caplog.messages if "same input" in m]) == warned, steps
+
+
+def test_notices_of_comparisons_not_asked_for_are_info(caplog: pytest.LogCaptureFixture) -> None:
+    """The README's first command (no --enable_* flag: every comparison on by default) printed three WARNINGs
+    about comparisons a single-GPU pair cannot serve; they are INFO there, and WARNINGs when asked for."""
+    from msprof_compare.api import compare
+    from msprof_compare.compare.kernels import GPU_MESSAGE
+
+    def levels(**flags) -> dict[str, str]:
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+            compare(str(SAMPLE_BASE), str(SAMPLE_COMP), **flags)
+        return {r.getMessage(): r.levelname for r in caplog.records}
+
+    comm = f"Can't find any communication op in the file: {SAMPLE_BASE}"
+    got = levels()
+    assert got[GPU_MESSAGE] == "INFO" and got[comm] == "INFO"
+    got = levels(enable_kernel_compare=True, enable_communication_compare=True)
+    assert got[GPU_MESSAGE] == "WARNING" and got[comm] == "WARNING"

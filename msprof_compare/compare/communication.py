@@ -375,7 +375,7 @@ def build(ctx: RunContext) -> list[Sheet]:
                             "group them by and no row for this side (OverallMetrics counts their time)",
                             p.path, unnamed, why)
             else:
-                log.warning("Can't find any communication op in the file: %s", p.path)
+                log.log(ctx.options.notice_level(), "Can't find any communication op in the file: %s", p.path)
         data.append(d)
     rows = comm_rows(*data)
     if not rows:

@@ -209,7 +209,7 @@ def kernel_type_rows(base: dict[str, list], comparison: dict[str, list]) -> list
 def _npu_pair(ctx: RunContext) -> bool:
     if ctx.base.is_npu and ctx.comparison.is_npu:
         return True
-    log.warning(GPU_MESSAGE)
+    log.log(ctx.options.notice_level(), GPU_MESSAGE)
     return False
 
 

@@ -265,7 +265,7 @@ def memory_index(ctx: RunContext, side: str) -> MemoryIndex:
         records = memory_records(profile)
         if not len(records):
             where = profile.path
-            log.warning("Can't find any memory event in the file: %s", where)
+            log.log(ctx.options.notice_level(), "Can't find any memory event in the file: %s", where)
         return MemoryIndex(op_tree(ctx, side), records)
 
     return ctx.cached(f"memory.index.{side}", compute)
