@@ -207,7 +207,8 @@ def test_unexplained_note_by_hand():
     assert summary.unexplained_note(top, 800_000) == ""          # 0.4 of 0.8 ms: half, explained
     note = summary.unexplained_note(top, 801_000)                 # just under half
     assert note.startswith("all operators together changed by +0.400 ms, 50% of the E2E change (+0.801 ms)")
-    assert summary.unexplained_note(top, -2_000_000).startswith("all operators together changed by +0.400 ms, -20%")
+    assert summary.unexplained_note(top, -2_000_000).startswith(
+        "all operators together changed by +0.400 ms, against an E2E change of -2.000 ms: the E2E change is outside")
     assert summary.unexplained_note(top, 0) == "" and summary.unexplained_note(None, 10) == ""
     flat = summary.top_contributors(pd.DataFrame({"Name": ["a", "b"], "Base(ms)": [1.0, 2.0],
                                                   "Comparison(ms)": [2.0, 1.0]}), "kernel")  # net 0
@@ -239,9 +240,14 @@ def test_contributors_note_in_json_and_in_a_gate_without_growing_contributors(sa
     assert json.loads(open(same.to_json(tmp_path / "same")).read())["summary"]["contributors_note"] is None
 
 
-def test_note_percentage_has_no_negative_zero():
+def test_note_of_a_change_the_other_way_gives_no_share():
+    """-0.010 ms of operators against +4.917 ms of E2E read "-0% of the E2E change"; -106.827 against +1.338 ms
+    read "-7982%": a change the other way is said as such."""
     from msprof_compare.compare import summary
 
     rows = pd.DataFrame({"Name": ["a", "b"], "Base(ms)": [1.0, 2.0], "Comparison(ms)": [0.99, 2.0]})
     note = summary.unexplained_note(summary.top_contributors(rows, "operator"), 4_917_000)
-    assert note.startswith("all operators together changed by -0.010 ms, 0% of the E2E change (+4.917 ms)")
+    assert note.startswith("all operators together changed by -0.010 ms, against an E2E change of +4.917 ms")
+    small = pd.DataFrame({"Name": ["a"], "Base(ms)": [1.0], "Comparison(ms)": [1.002]})
+    note = summary.unexplained_note(summary.top_contributors(small, "operator"), 4_917_000)
+    assert note.startswith("all operators together changed by +0.002 ms, 0% of the E2E change (+4.917 ms)")

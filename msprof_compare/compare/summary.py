@@ -319,7 +319,11 @@ def unexplained_note(contrib: pd.DataFrame | None, e2e_delta_ns: int | None) -> 
     net, e2e = level_net_ms(contrib), e2e_delta_ns / 1e6
     if net / e2e >= EXPLAINED_SHARE:
         return ""
-    pct = round(net / e2e * 100) + 0  # no "-0%"
+    if net / e2e < 0:  # the other way: a share (-7982 % on text vs DB) would say nothing
+        return (f"all {level}s together changed by {net:+.3f} ms, against an E2E change of {e2e:+.3f} ms: the E2E "
+                "change is outside their device time (free time, or communication not linked to them); see the "
+                "waterfall")
+    pct = round(net / e2e * 100)
     return (f"all {level}s together changed by {net:+.3f} ms, {pct}% of the E2E change ({e2e:+.3f} ms): "
             "most of it is outside their device time (free time, or communication not linked to them); see the "
             "waterfall")
