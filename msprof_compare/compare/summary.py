@@ -359,6 +359,15 @@ def top_contributors(rows: pd.DataFrame, level: str, coverage: float = CONTRIBUT
     }, columns=CONTRIBUTOR_COLUMNS)
 
 
+def _steps_changed(wf: pd.DataFrame) -> bool:
+    """Whether some waterfall step (not the two E2E rows) changed."""
+    if not len(wf):
+        return False
+    cat = wf["Category"].to_numpy(dtype=object)
+    delta = wf["Delta(ns)"].to_numpy(dtype=np.int64, na_value=0)
+    return bool(((delta != 0) & (cat != "start") & (cat != "end")).any())
+
+
 def _waterfall_contributors(wf: pd.DataFrame) -> tuple[str, pd.DataFrame]:
     """Fallback when no statistic sheet exists: every waterfall step (computing categories, communication,
     free time), so the shares are of the waterfall steps' change, as the title says."""
@@ -878,8 +887,7 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
         found = _waterfall_contributors(wf)
     contrib = top_contributors(found[1], found[0]) if found is not None else top_contributors(
         pd.DataFrame({"Name": [], "Base(ms)": [], "Comparison(ms)": []}), "")
-    steps_changed = len(wf) and bool((wf.loc[~wf["Category"].isin(["start", "end"]), "Delta(ns)"].fillna(0) != 0).any())
-    if not len(contrib) and found is not None and found[0] != "category" and steps_changed:
+    if not len(contrib) and found is not None and found[0] != "category" and _steps_changed(wf):
         # every row of the level unchanged, e.g. operators without device time in a trace without launch
         # flows: the table would vanish without a word, so the waterfall steps stand in, as in the gate
         log.info("No %s changed its device time (as where no kernel is linked to an operator: a trace without "
