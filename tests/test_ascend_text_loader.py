@@ -372,6 +372,22 @@ def test_directory_without_access_is_said_with_force_too(tmp_path, monkeypatch, 
     denied = (str(target), os.R_OK if mode == "read" else os.X_OK)
     real = os.access
     monkeypatch.setattr(os, "access", lambda p, m, **kw: (os.fspath(p), m) != denied and real(p, m, **kw))
+    # what the file system then does for a user (root passes): no listing, or nothing inside can be looked at
+    real_listdir, real_stat = os.listdir, os.stat
+    inside = str(target) + os.sep
+
+    def listdir(p="."):
+        if mode == "read" and os.fspath(p) == str(target):
+            raise PermissionError(13, "Permission denied", os.fspath(p))
+        return real_listdir(p)
+
+    def stat(p, *a, **kw):
+        if mode == "search" and isinstance(p, (str, os.PathLike)) and os.fspath(p).startswith(inside):
+            raise PermissionError(13, "Permission denied", os.fspath(p))
+        return real_stat(p, *a, **kw)
+
+    monkeypatch.setattr(os, "listdir", listdir)
+    monkeypatch.setattr(os, "stat", stat)
     for force in (False, True):
         with pytest.raises(ProfileError) as exc:
             detect(str(d), force=force)

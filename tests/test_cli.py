@@ -255,6 +255,12 @@ def test_error_line_names_the_path_as_it_is(capsys: pytest.CaptureFixture, tmp_p
     code, out, err = run_inproc(capsys, "-d", str(SAMPLE_COMP), "-bp", str(odd / "t.json"), "--force")
     assert code == 1, err
     assert "a\\nb\\u2028c/t.json: " in assert_one_error(err), err
+    # a file found inside a given folder is named by the loader, not by the path check: escaped there too
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "a\nb.pt.trace.json").write_bytes(b'{"traceEvents": [')
+    code, out, err = run_inproc(capsys, "-d", str(SAMPLE_COMP), "-bp", str(folder))
+    assert code == 1 and f"error: {folder}/a\\nb.pt.trace.json: truncated JSON" in assert_one_error(err), err
 
 
 def test_one_line_joins_line_breaks_only() -> None:

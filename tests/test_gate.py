@@ -214,6 +214,10 @@ def test_unexplained_note_by_hand():
                                                   "Comparison(ms)": [2.0, 1.0]}), "kernel")  # net 0
     assert summary.level_net_ms(flat) == 0.0 and summary.unexplained_note(flat, 1_000_000).startswith(
         "all kernels together changed by +0.000 ms, 0%")
+    exact = summary.top_contributors(pd.DataFrame({"Name": ["a"], "Base(ms)": [1.0], "Comparison(ms)": [1.5]}),
+                                     "operator")  # net exactly +0.5 ms
+    assert summary.unexplained_note(exact, 1_000_000) == ""  # exactly half: explained
+    assert summary.unexplained_note(exact, 1_000_001).startswith("all operators together changed by +0.500 ms, 50%")
     cat = summary.top_contributors(rows, "category")
     assert summary.unexplained_note(cat, 10_000_000) == ""
 
