@@ -187,9 +187,15 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
         end = wf.loc[wf["Category"] == "end", "Delta(ns)"] if len(wf) else pd.Series(dtype="Int64")
         note = unexplained_note(contrib, int(end.iloc[0]) if len(end) and not pd.isna(end.iloc[0]) else None)
         row = _table(wb, ws, row, f"Top contributors ({level} level; {len(contrib)} {rows_word} {cover:.0%} "
-                     f"of {share_basis(level)}, not of the E2E change)" + (f". Note: {note}" if note else ""),
+                     f"of {share_basis(level)}, not of the E2E change)",
                      ["Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share", "Rank"],
                      rows, ["text", "float", "float", "float", "ratio", "ratio", "text"])
+        if note:  # its own wrapped row under the table, within the table's columns: the chart sits to the right
+            text = f"Note: {note}."
+            last = len(sheet.columns) - 1
+            ws.set_row(row - 1, _ROW_HEIGHT * _wrapped_lines(text, sum(c.width for c in sheet.columns)))
+            ws.merge_range(row - 1, 0, row - 1, last, text, _fmt(wb, "text+wrap"))
+            row += 1
     if len(guard):
         rows = [list(r) for r in guard.itertuples(index=False)]
         row = _table(wb, ws, row, "Validity checks (warn: are both sides the same workload? note: read the "
