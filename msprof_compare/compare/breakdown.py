@@ -81,11 +81,11 @@ class Breakdown:
     #: the longest stretch of the E2E window with no computing and no communication: one long stretch (a profile
     #: opened long before the work, a stall) can be most of E2E and Free Time
     longest_idle: Stretch = field(default_factory=Stretch)
-    #: GPU: kernels whose launch is not in the trace and that run before the first kernel launched in it (the
-    #: previous step's tail, launched before profiling began), and the part of the E2E window before that
-    #: first launched kernel: they count in E2E and, by name only, in the categories
-    early: Stretch = field(default_factory=Stretch)
-    early_kernels: Bucket = field(default_factory=Bucket)   # the computing ones: count, union of their times
+    #: GPU: the part of the E2E window before the first kernel the trace holds a launch of, run by kernels
+    #: launched before profiling began (the previous step's tail): it counts in E2E and, by name only, in the
+    #: categories; ``early_kernels``: the computing ones among them (count, union of their times)
+    early_ns: int = 0
+    early_kernels: Bucket = field(default_factory=Bucket)
     has_launches: bool = False                   # GPU: some kernel's launch is in the trace (early is judged)
     #: Rows the data could not provide, with the reason (shown as one log line each).
     missing: list[str] = field(default_factory=list)
@@ -109,10 +109,15 @@ class Breakdown:
         return sum(m.ns for m in self.mc2.values())
 
     @property
+    def categorised_ns(self) -> int:
+        """Computing time the categories hold (every bucket and MC2); above the computing union where
+        kernels of different categories overlap in time."""
+        return sum(bk.ns for bk in self.buckets.values()) + self.mc2_ns
+
+    @property
     def other_ns(self) -> int:
         """Computing time no category explains (reference-1 §8.3), never negative."""
-        explained = sum(bk.ns for bk in self.buckets.values()) + self.mc2_ns
-        return max(0, self.computing_ns - explained)
+        return max(0, self.computing_ns - self.categorised_ns)
 
     @property
     def computing_count(self) -> int:

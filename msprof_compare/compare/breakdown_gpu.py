@@ -29,7 +29,7 @@ from ..errors import ProfileError
 from ..model import Profile, factorize
 from ..options import Options
 from . import classify
-from .breakdown import Breakdown, Stretch, last_of_keys
+from .breakdown import Breakdown, last_of_keys
 
 log = logging.getLogger("msprof-analyze")
 
@@ -48,10 +48,15 @@ def _lower(values: np.ndarray) -> np.ndarray:
     return np.array([str(u).lower() for u in uniq], dtype=object)[codes]
 
 
+def _launch_cats(opts: Options | None) -> tuple[str, ...]:
+    """The flow categories that link a kernel to its launch: ``--gpu_flow_cat`` when given."""
+    return (opts.gpu_flow_cat.lower(),) if opts is not None and opts.gpu_flow_cat else LAUNCH_FLOW_CATS
+
+
 def flow_start_of(profile: Profile, kernel_ts: np.ndarray, opts: Options | None = None) -> np.ndarray:
     """Per kernel start (ns): start of the launch flow ending there, 0 when none (reference-1 §3.3)."""
     flows = profile.flows
-    cats = (opts.gpu_flow_cat.lower(),) if opts is not None and opts.gpu_flow_cat else LAUNCH_FLOW_CATS
+    cats = _launch_cats(opts)
     out = np.zeros(len(kernel_ts), dtype=np.int64)
     if not len(flows) or not len(kernel_ts):
         return out
@@ -83,8 +88,7 @@ def _early_kernels(bd: Breakdown, profile: Profile, opts: Options | None, ts: np
     flows = profile.flows
     if not len(flows) or not ts.size:
         return
-    cats = (opts.gpu_flow_cat.lower(),) if opts is not None and opts.gpu_flow_cat else LAUNCH_FLOW_CATS
-    ends = flows["f_ts"].to_numpy(dtype=np.int64)[np.isin(flows["cat"].to_numpy(dtype=object), cats)]
+    ends = flows["f_ts"].to_numpy(dtype=np.int64)[np.isin(flows["cat"].to_numpy(dtype=object), _launch_cats(opts))]
     launched = np.isin(ts, ends)
     if not launched.any():
         return
@@ -92,7 +96,7 @@ def _early_kernels(bd: Breakdown, profile: Profile, opts: Options | None, ts: np
     first = int(ts[launched].min())
     early = ~launched & (ts < first)
     if early.any():
-        bd.early = Stretch(window_lo, max(0, first - window_lo), 0)
+        bd.early_ns = max(0, first - window_lo)
         busy = early & computing
         if busy.any():
             bd.early_kernels.add(tl.length(tl.union(ts[busy], end[busy])), int(busy.sum()))

@@ -286,13 +286,14 @@ def attribute_tasks(op_ts: np.ndarray, op_end: np.ndarray, task_ts: np.ndarray) 
     return owner
 
 
-def side_data(profile: Profile, rng: tuple[int, int] | None,
-              kw: classify.Keywords | None = None) -> dict[str, dict]:
-    """``{family: {"ops": durations_us, "tasks": {task name: durations_us}}}`` in first-appearance order."""
-    ops, tasks = comm_events(profile, kw)
+def side_data(profile: Profile, rng: tuple[int, int] | None, kw: classify.Keywords | None = None,
+              events: tuple[Events, Events] | None = None) -> dict[str, dict]:
+    """``{family: {"ops": durations_us, "tasks": {task name: durations_us}}}`` in first-appearance order.
+    ``events``: the profile's ``comm_events``, when the caller has them already (left unchanged)."""
+    ops, tasks = events or comm_events(profile, kw)
     if profile.source == "ascend_db":  # DB ops are named by their opType there (reference-2 §4.1, -1 §7.4)
         is_op = profile.comm["lane"].to_numpy(dtype=object) == "op"
-        ops["name"] = profile.comm["task_type"].to_numpy(dtype=object)[is_op]
+        ops = {**ops, "name": profile.comm["task_type"].to_numpy(dtype=object)[is_op]}
     ops = _sorted(ops, rng)
     tasks = _sorted(tasks, rng)
     fam_arr = ops["family"] if "family" in ops else family(ops["name"])
@@ -365,9 +366,10 @@ def build(ctx: RunContext) -> list[Sheet]:
         kw = ctx.keywords or classify.load_keywords()
     for side, p in (("base", ctx.base), ("comparison", ctx.comparison)):
         rng = side_range(ctx, side)
-        d = side_data(p, rng, kw)
+        events = comm_events(p, kw)
+        d = side_data(p, rng, kw, events)
         if not d:
-            unnamed = int(in_range(comm_events(p, kw)[0]["ts"], rng).sum())
+            unnamed = int(in_range(events[0]["ts"], rng).sum())
             if unnamed:  # "can't find any" would contradict OverallMetrics, which counts their time
                 why = ("an op type of N/A" if p.source == "ascend_db"
                        else "names without a '_' (a family is a name's first '_' piece)")

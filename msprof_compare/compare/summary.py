@@ -359,19 +359,20 @@ def top_contributors(rows: pd.DataFrame, level: str, coverage: float = CONTRIBUT
     }, columns=CONTRIBUTOR_COLUMNS)
 
 
+def _step_mask(wf: pd.DataFrame) -> np.ndarray:
+    """The waterfall's steps: every row but the two E2E rows."""
+    return np.isin(wf["Category"].to_numpy(dtype=object), ["start", "end"], invert=True)
+
+
 def _steps_changed(wf: pd.DataFrame) -> bool:
-    """Whether some waterfall step (not the two E2E rows) changed."""
-    if not len(wf):
-        return False
-    cat = wf["Category"].to_numpy(dtype=object)
-    delta = wf["Delta(ns)"].to_numpy(dtype=np.int64, na_value=0)
-    return bool(((delta != 0) & (cat != "start") & (cat != "end")).any())
+    """Whether some waterfall step changed."""
+    return bool(len(wf)) and bool((wf["Delta(ns)"].to_numpy(dtype=np.int64, na_value=0)[_step_mask(wf)] != 0).any())
 
 
 def _waterfall_contributors(wf: pd.DataFrame) -> tuple[str, pd.DataFrame]:
     """Fallback when no statistic sheet exists: every waterfall step (computing categories, communication,
     free time), so the shares are of the waterfall steps' change, as the title says."""
-    step = np.isin(wf["Category"].to_numpy(dtype=object), ["start", "end"], invert=True)
+    step = _step_mask(wf)
     return "category", pd.DataFrame({
         "Name": wf["Step"].to_numpy(dtype=object)[step],
         "Base(ms)": wf["Base(ms)"].to_numpy(dtype=float, na_value=np.nan)[step],
@@ -516,29 +517,22 @@ def whole_profile_sides(ctx: RunContext | CompareResult) -> list[str]:
     """The sides given a step whose time breakdown ignores it: text exports (reference-1 §1.4, as the original's
     OverallMetrics), which the Summary waterfall and the --fail_on_regression gate are built from too."""
     opts = ctx.options
-    return [name for name, p, step in (("base", ctx.base, opts.base_step), ("comparison", ctx.comparison,
-                                                                           opts.comparison_step))
-            if step is not None and step >= 0 and p.source == "ascend_text"]
+    return [name for name, p, step in (("base", ctx.base, opts.base_step),
+                                       ("comparison", ctx.comparison, opts.comparison_step))
+            if step >= 0 and p.source == "ascend_text"]
 
 
 def _step_row(ctx: RunContext) -> dict[str, Any] | None:
     """Where a step was asked for: what the time breakdown of each side covers."""
-    opts = ctx.options
-    steps = {"base": opts.base_step, "comparison": opts.comparison_step}
-    if not any(v is not None and v >= 0 for v in steps.values()):
+    steps = {"base": ctx.options.base_step, "comparison": ctx.options.comparison_step}
+    if max(steps.values()) < 0:
         return None
     whole = whole_profile_sides(ctx)
-    scope = {side: "whole profile" if side in whole or steps[side] is None or steps[side] < 0
-             else f"step {steps[side]}" for side in _SIDES}
+    scope = {side: "whole profile" if side in whole or steps[side] < 0 else f"step {steps[side]}" for side in _SIDES}
     detail = ("OverallMetrics, the waterfall and --fail_on_regression of a text export cover the whole profile, as "
               "the original's OverallMetrics (the step limits the operator, module, memory, API, kernel and "
               "communication sheets); a DB export limits them to the step")
     return _guard(STEP_CHECK, not whole, scope["base"], scope["comparison"], detail)
-
-
-def _categorised_ns(bd: Breakdown) -> int:
-    """Computing time the categories of the waterfall (and OverallMetrics) hold: all of it but "Other"."""
-    return sum(int(bd.buckets[b].ns) for _, names in _COMPUTING_STEPS for b in names) + int(bd.mc2_ns)
 
 
 def _category_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any] | None:
@@ -547,10 +541,10 @@ def _category_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any] | None:
     to 0 on that side and its "Other Computing" grows, which reads as a change of work. Only when a side has
     computing time."""
     # at most 1: categories of kernels that overlap in time (concurrent streams) sum past their union
-    shares = [min(_categorised_ns(bd) / bd.computing_ns, 1.0) if bd.computing_ns > 0 else None for bd in bds]
+    shares = [min(bd.categorised_ns / bd.computing_ns, 1.0) if bd.computing_ns > 0 else None for bd in bds]
     if None in shares:
         return None
-    ok = not ((shares[0] == 0) != (shares[1] == 0))
+    ok = (shares[0] == 0) == (shares[1] == 0)
     return _guard(CATEGORY_CHECK, ok, shares[0], shares[1],
                   "share of computing time in categories (Flash Attention, Conv, Matmul, Vector, Cube, SDMA, MC2); "
                   "a side with none has no data to split it by (a Level0 text export: no kernel types or PMU "
@@ -563,13 +557,13 @@ def _early_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any] | None:
     that stretch counts in E2E and its computing kernels, by name only, in the categories (the original's
     rules), so two windows holding different amounts of the previous step differ by it. Only where a side has
     such a stretch; a side that cannot be judged (NPU data, a trace without launch flows) shows none."""
-    if not any(bd.early.length_ns for bd in bds):
+    if not any(bd.early_ns for bd in bds):
         return None
-    shares = [bd.early.length_ns / bd.e2e_ns if bd.has_launches and bd.e2e_ns > 0 else None for bd in bds]
+    shares = [bd.early_ns / bd.e2e_ns if bd.has_launches and bd.e2e_ns > 0 else None for bd in bds]
     ok = not any(x is not None and x >= EARLY_SHARE for x in shares)
-    where = "; ".join(f"{side}: the first {bd.early.length_ns / 1e6:,.3f} ms of E2E, where "
+    where = "; ".join(f"{side}: the first {bd.early_ns / 1e6:,.3f} ms of E2E, where "
                       f"{bd.early_kernels.count:,} computing kernels run ({bd.early_kernels.ns / 1e6:,.3f} ms busy)"
-                      for side, bd in zip(_SIDES, bds, strict=True) if bd.early.length_ns)
+                      for side, bd in zip(_SIDES, bds, strict=True) if bd.early_ns)
     return _guard(EARLY_CHECK, ok, shares[0], shares[1],
                   f"share of E2E before the first kernel the trace holds a launch of, run by kernels launched before "
                   f"the profile began (the previous step's tail): {where}; they count in E2E, and the computing "
@@ -957,7 +951,7 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5) -> tuple[in
     step_lines: list[str] = []
     wf = result.frames.get("waterfall")
     if wf is not None and len(wf):
-        steps = wf[~wf["Category"].isin(["start", "end"])]
+        steps = wf[_step_mask(wf)]
         steps = steps[steps["Delta(ns)"].astype("int64") > 0].sort_values("Delta(ns)", ascending=False).head(3)
         if len(steps):
             biggest = zip(steps["Step"], steps["Delta(ns)"], strict=True)

@@ -119,7 +119,7 @@ def _classify(given: str, force: bool = False) -> Layout:
     if not os.path.isdir(path):
         raise ProfileError(given, "is neither a file nor a directory")
 
-    paths.check_dir_access(path, given)
+    paths.check_access(path, given)
     info = ""
     try:
         entries = os.listdir(path)
@@ -133,7 +133,7 @@ def _classify(given: str, force: bool = False) -> Layout:
     output = sub if os.path.isdir(sub) else path
     level = "profiling" if output != path else "ascend_output"
     if output != path:
-        paths.check_dir_access(output)
+        paths.check_access(output)
     try:
         out_entries = os.listdir(output)
     except OSError as exc:

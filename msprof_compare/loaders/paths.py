@@ -97,13 +97,13 @@ def check_size_caps(force: bool = False) -> None:
             size_cap(kind)
 
 
-def check_dir_access(path: str, name: str | None = None) -> None:
-    """A directory detection must list and look into: without read or search permission every file in it
-    reads as missing, so detection would report data that "is not collected". Said up front, whatever
-    --force says (it cannot grant access); root passes these tests."""
+def check_access(path: str, name: str | None = None, is_dir: bool = True) -> None:
+    """Read permission (and search permission for a directory), whatever --force says: it cannot grant them.
+    Detection checks a directory it must list and look into up front: without them every file in it reads as
+    missing, and detection would report data that "is not collected". Root passes these tests."""
     if not os.access(path, os.R_OK):
         raise ProfileError(name or path, "The path is not readable", hint=READ_HINT)
-    if not os.access(path, os.X_OK):
+    if is_dir and not os.access(path, os.X_OK):
         raise ProfileError(name or path, "The path is not executable", hint=SEARCH_HINT)
 
 
@@ -146,19 +146,12 @@ def check_input(path: str, force: bool, *, kind: str | None = None, shown: str |
     is_dir = stat.S_ISDIR(st.st_mode)
     if not is_dir and not stat.S_ISREG(st.st_mode):
         raise ProfileError(name, "is not a regular file or directory")
-    if not force and not _privileged():
-        if st.st_uid != os.geteuid():
-            raise ProfileError(name, "The path does not belong to you", hint=FORCE_HINT)
-        if not os.access(path, os.R_OK):
-            raise ProfileError(name, "The path is not readable", hint=READ_HINT)
-        if is_dir and not os.access(path, os.X_OK):
-            raise ProfileError(name, "The path is not executable", hint=SEARCH_HINT)
-        if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-            raise ProfileError(name, "The path is writable by others", hint=FORCE_HINT)
-    elif not os.access(path, os.R_OK):
-        raise ProfileError(name, "The path is not readable", hint=READ_HINT)
-    elif is_dir and not os.access(path, os.X_OK):
-        raise ProfileError(name, "The path is not executable", hint=SEARCH_HINT)
+    checked = not force and not _privileged()
+    if checked and st.st_uid != os.geteuid():
+        raise ProfileError(name, "The path does not belong to you", hint=FORCE_HINT)
+    check_access(path, name, is_dir)
+    if checked and st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise ProfileError(name, "The path is writable by others", hint=FORCE_HINT)
     if kind and not is_dir and not force:
         cap = size_cap(kind)
         if st.st_size > cap:

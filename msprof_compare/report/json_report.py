@@ -22,6 +22,7 @@ import msgspec
 import numpy as np
 import pandas as pd
 
+from ..compare.summary import unexplained_note
 from ..errors import ProfileError
 from .output import (  # noqa: F401
     FILE_MODE,
@@ -117,6 +118,7 @@ def to_document(result: CompareResult, generated_at: _dt.datetime | None = None)
             "rows": records(f),
         })
     summary = result.summary
+    e2e = _e2e(frames)
     return {
         "$schema": SCHEMA_ID,
         "schema_version": SCHEMA_VERSION,
@@ -131,23 +133,14 @@ def to_document(result: CompareResult, generated_at: _dt.datetime | None = None)
             "rows": [[clean(c) for c in row] for row in summary.get("rows") or []],
         },
         "summary": {
-            "e2e": _e2e(frames),
+            "e2e": e2e,
             **{name: records(frames.get(name)) for name in SUMMARY_FRAMES},
-            "contributors_note": _contributors_note(frames),
+            "contributors_note": unexplained_note(frames.get("contributors"), e2e["diff_ns"] if e2e else None) or None,
         },
         "sheets": sheets,
         "frames": {name: records(f) for name, f in frames.items()
                    if name not in SUMMARY_FRAMES and name != "e2e" and isinstance(f, pd.DataFrame)},
     }
-
-
-def _contributors_note(frames: dict[str, pd.DataFrame]) -> str | None:
-    """The console's and the Summary sheet's note under the contributors (None when there is none)."""
-    from ..compare.summary import unexplained_note
-
-    e2e = _e2e(frames)
-    note = unexplained_note(frames.get("contributors"), e2e["diff_ns"] if e2e else None)
-    return note or None
 
 
 def _version() -> str:

@@ -115,14 +115,18 @@ def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = 
     return path, name
 
 
+def _suffixed(stem: str, i: int) -> str:
+    """The ``i``-th name ``publish_together`` tries for a taken ``stem``: ``stem``, ``stem_1``, ..."""
+    return stem if i == 0 else f"{stem}_{i}"
+
+
 def _first_free_name(directory: str, name: str) -> str:
     """``name``, or the first of its ``_1``, ``_2``, ... forms that is free (what publishing would take)."""
     stem, ext = os.path.splitext(name)
-    cand, i = name, 0
-    while os.path.lexists(os.path.join(directory, cand)) and i < MAX_SUFFIX:
+    i = 0
+    while os.path.lexists(os.path.join(directory, _suffixed(stem, i) + ext)) and i < MAX_SUFFIX:
         i += 1
-        cand = f"{stem}_{i}{ext}"
-    return cand
+    return _suffixed(stem, i) + ext
 
 
 def shared_without_sticky_bit(path: str) -> bool:
@@ -174,7 +178,7 @@ def publish_together(files: list[tuple[str, str]], directory: str, stem: str) ->
     with an atomic hard link; a set that cannot be completed is given back and the next one tried)."""
     with _signals_deferred():  # a set is published whole or not at all, even on Ctrl-C / SIGTERM
         for i in range(MAX_SUFFIX):
-            cand = stem if i == 0 else f"{stem}_{i}"
+            cand = _suffixed(stem, i)
             taken: list[tuple[str, str, bool]] = []  # (tmp, final, moved: tmp is gone, final holds it)
             complete = False
             try:
