@@ -183,8 +183,8 @@ def test_contributors_that_explain_little_of_the_change_are_said_so(samples, tmp
     assert code == 3 and lines[1].startswith("Largest waterfall steps: 90.91.105.46%enp189s0f0_60000_0 +7.991 ms")
     assert lines[2].startswith("Top ") and lines[-1] == (
         f"  Note: all operators together changed by {net:+.3f} ms, {net / delta_ms:.0%} of the E2E change "
-        f"(+{delta_ms:.3f} ms): most of it is outside their device time (free time, or communication not linked "
-        "to them); see the waterfall.")
+        f"(+{delta_ms:.3f} ms): most of it is outside their device time (the waterfall puts it in "
+        "90.91.105.46%enp189s0f0_60000_0 +7.991 ms).")  # the only step outside device time of 10 % or more
     from msprof_compare.report.summary_console import render_explain
 
     assert render_explain(r.frames).splitlines()[-1] == lines[-1].strip()
@@ -224,6 +224,36 @@ def test_unexplained_note_by_hand():
     assert summary.unexplained_note(cat, 10_000_000) == ""
 
 
+def test_unexplained_note_names_the_steps_outside_device_time():
+    """The note names the communication / free-time steps that moved with the E2E change by 10 % of it or more
+    (two at most, largest first); computing steps, steps moving the other way and small ones are not named."""
+    from msprof_compare.compare import summary
+
+    def wf(steps):
+        rows = [("Base E2E", "start", None)] + steps + [("Comparison E2E", "end", sum(d for _, _, d in steps))]
+        return pd.DataFrame({"Step": [r[0] for r in rows], "Category": [r[1] for r in rows],
+                             "Delta(ns)": pd.array([r[2] for r in rows], dtype="Int64")})
+
+    top = summary.top_contributors(pd.DataFrame({"Name": ["a"], "Base(ms)": [1.0], "Comparison(ms)": [1.1]}),
+                                   "operator")  # net +0.1 ms
+    frame = wf([("Vector", "computing", 3_000_000), ("Free: Other", "free", 2_000_000),
+                ("Group 0: Communication", "communication", 4_000_000), ("Free: SDMA", "free", 999_999),
+                ("Other Communication", "communication", -1_500_000)])  # E2E +8.499999 ms
+    note = summary.unexplained_note(top, 8_499_999, frame)
+    assert note.endswith("most of it is outside their device time (the waterfall puts it in "
+                         "Group 0: Communication +4.000 ms and Free: Other +2.000 ms)")
+    only_small = wf([("Vector", "computing", 9_000_000), ("Free: Other", "free", 849_999)])  # < 10 % of +9.85 ms
+    assert summary.unexplained_note(top, 9_849_999, only_small).endswith(
+        "(free time, or communication not linked to them; see the waterfall)")
+    at_tenth = wf([("Vector", "computing", 9_000_000), ("Free: Other", "free", 1_000_000)])  # exactly 10 %
+    assert summary.unexplained_note(top, 10_000_000, at_tenth).endswith(
+        "(the waterfall puts it in Free: Other +1.000 ms)")
+    down = wf([("Free: Other", "free", -3_000_000), ("Uncovered Communication", "communication", 500_000)])
+    assert summary.unexplained_note(top, -2_500_000, down).endswith(
+        "against an E2E change of -2.500 ms: the E2E change is outside their device time (the waterfall puts it in "
+        "Free: Other -3.000 ms)")
+
+
 def test_contributors_note_in_json_and_in_a_gate_without_growing_contributors(samples, tmp_path):
     """Text level1 -> DB level1 (+1.338 ms): no operator grew (the DB links no communication to operators, so
     they all shrink), yet the note holds; the gate prints it, and the JSON carries it as the console does."""
@@ -236,8 +266,10 @@ def test_contributors_note_in_json_and_in_a_gate_without_growing_contributors(sa
     r = compare(str(text_l1), str(samples / DB_L1))
     e2e = r.frames["e2e"]
     delta = int(e2e["comparison_ns"].iloc[0]) - int(e2e["base_ns"].iloc[0])
-    note = summary.unexplained_note(r.frames["contributors"], delta)
+    note = summary.unexplained_note(r.frames["contributors"], delta, r.frames["waterfall"])
     assert note.startswith("all operators together changed by -") and "-0%" not in note
+    free = r.frames["waterfall"].set_index("Step").loc["Free: Other", "Delta(ns)"]
+    assert note.endswith(f"(the waterfall puts it in Free: Other {free / 1e6:+.3f} ms)") and free > 0.1 * delta
     code, message = r.regression_gate(0)
     assert code == 3 and "Top " not in message and message.splitlines()[-1] == f"Note: {note}."
     doc = json.loads(open(r.to_json(tmp_path)).read())

@@ -307,10 +307,29 @@ def level_net_ms(contrib: pd.DataFrame) -> float:
     return 0.0
 
 
-def unexplained_note(contrib: pd.DataFrame | None, e2e_delta_ns: int | None) -> str:
+#: A waterfall step outside device time is named in the note from this share of the E2E change.
+NAMED_STEP_SHARE = 0.1
+
+
+def _outside_steps(wf: pd.DataFrame | None, e2e_delta_ns: int) -> str:
+    """The one or two waterfall steps outside any operator's device time (communication, free time) that
+    moved with the E2E change by at least NAMED_STEP_SHARE of it, largest first ("" when none): the note
+    then says where the change is instead of listing what it might be."""
+    if wf is None or not len(wf):
+        return ""
+    cat = wf["Category"].to_numpy(dtype=object)
+    delta = wf["Delta(ns)"].to_numpy(dtype=np.int64, na_value=0)
+    moved = delta * np.sign(e2e_delta_ns) >= NAMED_STEP_SHARE * abs(e2e_delta_ns)
+    pick = np.flatnonzero(np.isin(cat, ["communication", "free"]) & moved)
+    pick = pick[np.argsort(-np.abs(delta[pick]), kind="stable")][:2]
+    steps = wf["Step"].to_numpy(dtype=object)
+    return " and ".join(f"{steps[i]} {delta[i] / 1e6:+.3f} ms" for i in pick)
+
+
+def unexplained_note(contrib: pd.DataFrame | None, e2e_delta_ns: int | None, wf: pd.DataFrame | None = None) -> str:
     """Where the operators (modules, kernels) together explain under half of the E2E change, say so: their
     device time holds no free time, and in a DB export no communication, so ranking them would point at
-    a few µs of an 8 ms regression (the waterfall holds the rest). "" otherwise."""
+    a few µs of an 8 ms regression. The waterfall ``wf`` names the steps that hold the rest. "" otherwise."""
     if contrib is None or not len(contrib) or not e2e_delta_ns:
         return ""
     level = str(contrib["Level"].iloc[0])
@@ -319,14 +338,15 @@ def unexplained_note(contrib: pd.DataFrame | None, e2e_delta_ns: int | None) -> 
     net, e2e = level_net_ms(contrib), e2e_delta_ns / 1e6
     if net / e2e >= EXPLAINED_SHARE:
         return ""
+    where = _outside_steps(wf, e2e_delta_ns)
+    why = (f"the waterfall puts it in {where}" if where
+           else "free time, or communication not linked to them; see the waterfall")
     if net / e2e < 0:  # the other way: a share (-7982 % on text vs DB) would say nothing
         return (f"all {level}s together changed by {net:+.3f} ms, against an E2E change of {e2e:+.3f} ms: the E2E "
-                "change is outside their device time (free time, or communication not linked to them); see the "
-                "waterfall")
+                f"change is outside their device time ({why})")
     pct = round(net / e2e * 100)
     return (f"all {level}s together changed by {net:+.3f} ms, {pct}% of the E2E change ({e2e:+.3f} ms): "
-            "most of it is outside their device time (free time, or communication not linked to them); see the "
-            "waterfall")
+            f"most of it is outside their device time ({why})")
 
 
 def top_contributors(rows: pd.DataFrame, level: str, coverage: float = CONTRIBUTOR_COVERAGE) -> pd.DataFrame:
@@ -935,7 +955,7 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5) -> tuple[in
         return 0, f"No regression: {head}"
     lines = [f"Performance regression: {head}"]
     contrib = result.frames.get("contributors")
-    note = unexplained_note(contrib, comp - base)
+    note = unexplained_note(contrib, comp - base, result.frames.get("waterfall"))
     worst_lines: list[str] = []
     if contrib is not None and len(contrib):
         worst = contrib[contrib["Diff(ms)"].astype(float) > 0].head(top)

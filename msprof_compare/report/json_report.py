@@ -135,7 +135,8 @@ def to_document(result: CompareResult, generated_at: _dt.datetime | None = None)
         "summary": {
             "e2e": e2e,
             **{name: records(frames.get(name)) for name in SUMMARY_FRAMES},
-            "contributors_note": unexplained_note(frames.get("contributors"), e2e["diff_ns"] if e2e else None) or None,
+            "contributors_note": unexplained_note(frames.get("contributors"), e2e["diff_ns"] if e2e else None,
+                                                  frames.get("waterfall")) or None,
         },
         "sheets": sheets,
         "frames": {name: records(f) for name, f in frames.items()
