@@ -125,6 +125,8 @@ def build_options(**raw: Any) -> tuple[Options, list[str]]:
         raise UsageError(f"unknown option(s): {', '.join(sorted(unknown))}")
 
     flags = {name: _flag(raw, name) for name in BOOL_OPTIONS}
+    # a literal that does not parse is an argument-parsing error in the original, before rule 1 below
+    op_name_map = parse_op_name_map(raw.get("op_name_map"))
     max_kernel_num = raw.get("max_kernel_num")
     if max_kernel_num is not None:
         not_int = UsageError(f"Invalid param, --max_kernel_num has to be an integer greater than 3 "
@@ -139,7 +141,6 @@ def build_options(**raw: Any) -> tuple[Options, list[str]]:
         if max_kernel_num <= 3:
             raise UsageError("Invalid param, --max_kernel_num has to be greater than 3")
 
-    op_name_map = parse_op_name_map(raw.get("op_name_map"))
     if not isinstance(op_name_map, dict):
         raise UsageError("Invalid param, --op_name_map must be dict, for example: --op_name_map={'name1':'name2'}")
     for k, v in op_name_map.items():

@@ -495,6 +495,11 @@ def test_api_option_checks() -> None:
         build_options(max_kernel_num=True)
     with pytest.raises(UsageError, match="--max_kernel_num has to be greater than 3"):
         build_options(max_kernel_num=3)
+    with pytest.raises(UsageError, match="--max_kernel_num has to be greater than 3"):
+        build_options(max_kernel_num=3, op_name_map="[1]")  # parses; rule 1 comes before rule 2
+    # a literal that does not parse fails at argument-parsing time in the original, before rule 1
+    with pytest.raises(UsageError, match="Invalid value for '--op_name_map'"):
+        build_options(max_kernel_num=2, op_name_map="abc")
     assert build_options(max_kernel_num=5.0)[0].max_kernel_num == 5
     assert build_options(max_kernel_num="5")[0].max_kernel_num == 5
     with pytest.raises(UsageError, match="use_input_shape must be True or False \\(got 'no'\\)"):
