@@ -979,3 +979,22 @@ def test_a_side_a_note_cannot_judge_reads_n_a(samples, caplog):
     assert "where 752 computing kernels run (6.505 ms busy)" in row["Detail"]
     assert "(base n/a, comparison 34.7%)" in caplog.text and "base None" not in caplog.text
     assert summary.shown(None) == "n/a" and summary.shown(float("nan")) == "n/a" and summary.shown(0.5) == "50.0%"
+
+
+def test_world_size_from_the_default_process_group():
+    """torch_npu writes parallel_group_info without Megatron's distributed_args in a plain DDP job: the default
+    group's ranks are the world. The real metadata (tests/data/npu/profiler_metadata_pg.json) has both: its
+    distributed_args say 8, and so do the 8 global ranks of its default_group once distributed_args is gone."""
+    meta = json.loads((Path(__file__).parent / "data/npu/profiler_metadata_pg.json").read_text())
+    assert summary._world_size(meta) == meta["distributed_args"]["world_size"] == 8
+    del meta["distributed_args"]
+    assert summary._world_size(meta) == 8
+    groups = meta["parallel_group_info"]
+    assert sum(g["group_name"] == "default_group" for g in groups.values()) == 1  # the others: tp, dp, pp, ...
+    first = next(k for k, g in groups.items() if g["group_name"] == "default_group")
+    groups["other"] = {"group_name": "default_group", "global_ranks": [0, 1]}  # two worlds: unknown
+    assert summary._world_size(meta) is None
+    del groups["other"]
+    groups[first]["global_ranks"] = "0-7"  # not a list: unknown
+    assert summary._world_size(meta) is None
+    assert summary._world_size({"parallel_group_info": {"g": {"group_name": "tp", "global_ranks": [0, 1]}}}) is None

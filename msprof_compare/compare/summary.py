@@ -482,7 +482,7 @@ def _step_count(names: set[str]) -> int:
 
 def _world_size(meta: dict) -> int | None:
     """A non-negative integer or its ASCII digits (within int64): str.isdigit() also takes "²", on which
-    int() raised."""
+    int() raised; else the size of the one default process group an NPU profile lists."""
     for key in ("distributedInfo", "distributed_args", "distributed_info"):
         info = meta.get(key)
         if isinstance(info, dict):
@@ -492,6 +492,13 @@ def _world_size(meta: dict) -> int | None:
                     v = int(v.lstrip("0") or "0")
                 if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**63:
                     return v
+    # torch_npu records the process groups without Megatron's distributed_args: the default group is the world
+    groups = meta.get("parallel_group_info")
+    if isinstance(groups, dict):
+        worlds = {len(g["global_ranks"]) for g in groups.values() if isinstance(g, dict)
+                  and g.get("group_name") == "default_group" and isinstance(g.get("global_ranks"), list)}
+        if len(worlds) == 1:
+            return worlds.pop()
     return None
 
 
@@ -774,7 +781,8 @@ def guards(ctx: RunContext) -> pd.DataFrame:
                        "ProfilerStep#N ranges in the trace"))
     wb, wc = _world_size(b.metadata), _world_size(c.metadata)
     rows.append(_guard("world size", None if wb is None or wc is None else wb == wc, wb, wc,
-                       "distributed metadata (profiler_metadata.json / Kineto distributedInfo)"))
+                       ("distributed metadata (profiler_metadata.json: distributed_args, else the default process "
+                        "group; Kineto distributedInfo)")))
     db, dc = _device_count(b), _device_count(c)
     rows.append(_guard("device count", None if db is None or dc is None else db == dc, db, dc,
                        "devices that ran kernels (else Kineto deviceProperties)"))
