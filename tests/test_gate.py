@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
@@ -76,12 +78,22 @@ def test_side_without_e2e_has_no_waterfall(samples):
     """OverallMetrics is left out when a side has no E2E time (reference-1 §9.1); so is the waterfall,
     which would otherwise show every category of the other side as an invented change."""
     from msprof_compare.api import compare
+    from msprof_compare.compare import summary
 
     r = compare(str(samples / HEATMAP), str(samples / NPU_L1))
     assert "OverallMetrics" not in r.sheet_names and "Summary" not in r.sheet_names
     assert r.waterfall.empty
     assert r.frames["e2e"].iloc[0].tolist() == [0, 136_581_009]
     assert r.regression_gate(5.0)[0] == 1
+    # nor a note that the operators explain little of the "change": it is the other side's whole E2E time
+    # (bert-small H100 -> heatMap: operators -0.309 ms, 8 % of the -3.908 ms "change")
+    from msprof_compare.report.summary_console import render_explain
+
+    r = compare(str(Path(__file__).parents[1] / "sample_data/bert-small_h100.json.gz"), str(samples / HEATMAP))
+    assert r.waterfall.empty and r.frames["e2e"].iloc[0].tolist() == [3_907_825, 0]
+    net = summary.level_net_ms(r.frames["contributors"])
+    assert -0.31 < net < -0.30 and "Note:" not in render_explain(r.frames)
+    assert summary.unexplained_note(r.frames["contributors"], -3_907_825, r.frames["waterfall"]) == ""
 
 
 def test_gate_alone_writes_no_summary_only_workbook(tmp_path):
@@ -196,8 +208,19 @@ def test_contributors_that_explain_little_of_the_change_are_said_so(samples, tmp
                                                               "workload? note: read the figures with this in mind)")
     text = compare(str(samples / NPU_L2), str(samples / NPU_L1))
     tb, tc = (int(text.frames["e2e"][k].iloc[0]) for k in ("base_ns", "comparison_ns"))
-    assert summary.unexplained_note(text.frames["contributors"], tc - tb) == ""
+    assert summary.unexplained_note(text.frames["contributors"], tc - tb, text.frames["waterfall"]) == ""
     assert "Note:" not in text.regression_gate(1)[1] and "Note:" not in render_explain(text.frames)
+
+
+def _wf(steps: list[tuple[str, str, int]]) -> pd.DataFrame:
+    """A waterfall frame of the columns the note reads: its steps between the two E2E rows."""
+    rows = [("Base E2E", "start", None)] + steps + [("Comparison E2E", "end", sum(d for _, _, d in steps))]
+    return pd.DataFrame({"Step": [r[0] for r in rows], "Category": [r[1] for r in rows],
+                         "Delta(ns)": pd.array([r[2] for r in rows], dtype="Int64")})
+
+
+#: A waterfall whose only step is computing: the note names no step
+COMPUTING = _wf([("Vector", "computing", 1)])
 
 
 def test_unexplained_note_by_hand():
@@ -206,22 +229,26 @@ def test_unexplained_note_by_hand():
     rows = pd.DataFrame({"Name": ["a", "b", "c"], "Base(ms)": [1.0, 2.0, 3.0], "Comparison(ms)": [1.5, 1.8, 3.1]})
     top = summary.top_contributors(rows, "operator")  # net +0.4 ms
     assert summary.level_net_ms(top) == pytest.approx(0.4)
-    assert summary.unexplained_note(top, 800_000) == ""          # 0.4 of 0.8 ms: half, explained
-    note = summary.unexplained_note(top, 801_000)                 # just under half
+    assert summary.unexplained_note(top, 800_000, COMPUTING) == ""          # 0.4 of 0.8 ms: half, explained
+    note = summary.unexplained_note(top, 801_000, COMPUTING)                 # just under half
     assert note.startswith("all operators together changed by +0.400 ms, 50% of the E2E change (+0.801 ms)")
-    assert summary.unexplained_note(top, -2_000_000).startswith(
+    assert summary.unexplained_note(top, -2_000_000, COMPUTING).startswith(
         "all operators together changed by +0.400 ms, against an E2E change of -2.000 ms: the E2E change is outside")
-    assert summary.unexplained_note(top, 0) == "" and summary.unexplained_note(None, 10) == ""
+    assert summary.unexplained_note(top, 0, COMPUTING) == "" and summary.unexplained_note(None, 10, COMPUTING) == ""
     flat = summary.top_contributors(pd.DataFrame({"Name": ["a", "b"], "Base(ms)": [1.0, 2.0],
                                                   "Comparison(ms)": [2.0, 1.0]}), "kernel")  # net 0
-    assert summary.level_net_ms(flat) == 0.0 and summary.unexplained_note(flat, 1_000_000).startswith(
+    assert summary.level_net_ms(flat) == 0.0 and summary.unexplained_note(flat, 1_000_000, COMPUTING).startswith(
         "all kernels together changed by +0.000 ms, 0%")
     exact = summary.top_contributors(pd.DataFrame({"Name": ["a"], "Base(ms)": [1.0], "Comparison(ms)": [1.5]}),
                                      "operator")  # net exactly +0.5 ms
-    assert summary.unexplained_note(exact, 1_000_000) == ""  # exactly half: explained
-    assert summary.unexplained_note(exact, 1_000_001).startswith("all operators together changed by +0.500 ms, 50%")
+    assert summary.unexplained_note(exact, 1_000_000, COMPUTING) == ""  # exactly half: explained
+    assert summary.unexplained_note(exact, 1_000_001, COMPUTING).startswith(
+        "all operators together changed by +0.500 ms, 50%")
+    # without a waterfall (a side without E2E time: its "change" is the other side's whole E2E), no note
+    assert summary.unexplained_note(exact, 1_000_001, _wf([]).iloc[:0]) == ""
+    assert summary.unexplained_note(exact, 1_000_001, None) == ""
     cat = summary.top_contributors(rows, "category")
-    assert summary.unexplained_note(cat, 10_000_000) == ""
+    assert summary.unexplained_note(cat, 10_000_000, COMPUTING) == ""
 
 
 def test_unexplained_note_names_the_steps_outside_device_time():
@@ -229,26 +256,21 @@ def test_unexplained_note_names_the_steps_outside_device_time():
     (two at most, largest first); computing steps, steps moving the other way and small ones are not named."""
     from msprof_compare.compare import summary
 
-    def wf(steps):
-        rows = [("Base E2E", "start", None)] + steps + [("Comparison E2E", "end", sum(d for _, _, d in steps))]
-        return pd.DataFrame({"Step": [r[0] for r in rows], "Category": [r[1] for r in rows],
-                             "Delta(ns)": pd.array([r[2] for r in rows], dtype="Int64")})
-
     top = summary.top_contributors(pd.DataFrame({"Name": ["a"], "Base(ms)": [1.0], "Comparison(ms)": [1.1]}),
                                    "operator")  # net +0.1 ms
-    frame = wf([("Vector", "computing", 3_000_000), ("Free: Other", "free", 2_000_000),
+    frame = _wf([("Vector", "computing", 3_000_000), ("Free: Other", "free", 2_000_000),
                 ("Group 0: Communication", "communication", 4_000_000), ("Free: SDMA", "free", 999_999),
                 ("Other Communication", "communication", -1_500_000)])  # E2E +8.499999 ms
     note = summary.unexplained_note(top, 8_499_999, frame)
     assert note.endswith("most of it is outside their device time (the waterfall puts it in "
                          "Group 0: Communication +4.000 ms and Free: Other +2.000 ms)")
-    only_small = wf([("Vector", "computing", 9_000_000), ("Free: Other", "free", 849_999)])  # < 10 % of +9.85 ms
+    only_small = _wf([("Vector", "computing", 9_000_000), ("Free: Other", "free", 849_999)])  # < 10 % of +9.85 ms
     assert summary.unexplained_note(top, 9_849_999, only_small).endswith(
         "(free time, or communication not linked to them; see the waterfall)")
-    at_tenth = wf([("Vector", "computing", 9_000_000), ("Free: Other", "free", 1_000_000)])  # exactly 10 %
+    at_tenth = _wf([("Vector", "computing", 9_000_000), ("Free: Other", "free", 1_000_000)])  # exactly 10 %
     assert summary.unexplained_note(top, 10_000_000, at_tenth).endswith(
         "(the waterfall puts it in Free: Other +1.000 ms)")
-    down = wf([("Free: Other", "free", -3_000_000), ("Uncovered Communication", "communication", 500_000)])
+    down = _wf([("Free: Other", "free", -3_000_000), ("Uncovered Communication", "communication", 500_000)])
     assert summary.unexplained_note(top, -2_500_000, down).endswith(
         "against an E2E change of -2.500 ms: the E2E change is outside their device time (the waterfall puts it in "
         "Free: Other -3.000 ms)")
@@ -284,8 +306,8 @@ def test_note_of_a_change_the_other_way_gives_no_share():
     from msprof_compare.compare import summary
 
     rows = pd.DataFrame({"Name": ["a", "b"], "Base(ms)": [1.0, 2.0], "Comparison(ms)": [0.99, 2.0]})
-    note = summary.unexplained_note(summary.top_contributors(rows, "operator"), 4_917_000)
+    note = summary.unexplained_note(summary.top_contributors(rows, "operator"), 4_917_000, COMPUTING)
     assert note.startswith("all operators together changed by -0.010 ms, against an E2E change of +4.917 ms")
     small = pd.DataFrame({"Name": ["a"], "Base(ms)": [1.0], "Comparison(ms)": [1.002]})
-    note = summary.unexplained_note(summary.top_contributors(small, "operator"), 4_917_000)
+    note = summary.unexplained_note(summary.top_contributors(small, "operator"), 4_917_000, COMPUTING)
     assert note.startswith("all operators together changed by +0.002 ms, 0% of the E2E change (+4.917 ms)")

@@ -311,12 +311,10 @@ def level_net_ms(contrib: pd.DataFrame) -> float:
 NAMED_STEP_SHARE = 0.1
 
 
-def _outside_steps(wf: pd.DataFrame | None, e2e_delta_ns: int) -> str:
+def _outside_steps(wf: pd.DataFrame, e2e_delta_ns: int) -> str:
     """The one or two waterfall steps outside any operator's device time (communication, free time) that
     moved with the E2E change by at least NAMED_STEP_SHARE of it, largest first ("" when none): the note
     then says where the change is instead of listing what it might be."""
-    if wf is None or not len(wf):
-        return ""
     cat = wf["Category"].to_numpy(dtype=object)
     delta = wf["Delta(ns)"].to_numpy(dtype=np.int64, na_value=0)
     moved = delta * np.sign(e2e_delta_ns) >= NAMED_STEP_SHARE * abs(e2e_delta_ns)
@@ -326,11 +324,12 @@ def _outside_steps(wf: pd.DataFrame | None, e2e_delta_ns: int) -> str:
     return " and ".join(f"{steps[i]} {delta[i] / 1e6:+.3f} ms" for i in pick)
 
 
-def unexplained_note(contrib: pd.DataFrame | None, e2e_delta_ns: int | None, wf: pd.DataFrame | None = None) -> str:
+def unexplained_note(contrib: pd.DataFrame | None, e2e_delta_ns: int | None, wf: pd.DataFrame | None) -> str:
     """Where the operators (modules, kernels) together explain under half of the E2E change, say so: their
     device time holds no free time, and in a DB export no communication, so ranking them would point at
-    a few µs of an 8 ms regression. The waterfall ``wf`` names the steps that hold the rest. "" otherwise."""
-    if contrib is None or not len(contrib) or not e2e_delta_ns:
+    a few µs of an 8 ms regression. The waterfall ``wf`` names the steps that hold the rest; without one (a
+    side has no E2E time, so the E2E change is not a change of time) there is no note. "" otherwise."""
+    if contrib is None or not len(contrib) or not e2e_delta_ns or wf is None or not len(wf):
         return ""
     level = str(contrib["Level"].iloc[0])
     if level == "category":  # the waterfall steps themselves: they are the E2E change
