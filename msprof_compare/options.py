@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import logging
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from .errors import UsageError
@@ -230,8 +230,3 @@ def parse_regression_pct(value: Any) -> float | None:
     if not (pct >= 0.0) or pct == float("inf"):
         raise UsageError(f"Invalid param, --fail_on_regression must be a finite percentage >= 0 (got {value!r})")
     return pct
-
-
-def only(opts: Options, *flags: str) -> Options:
-    """A copy of ``opts`` with exactly the given enable flags on."""
-    return replace(opts, **{k: (k in flags) for k in ENABLE_FLAGS})

@@ -304,7 +304,7 @@ def test_op_statistic_counts_and_times_are_checked(tmp_path):
     for count in ("-3", "2.7", "1e30"):
         f.write_text(head + good.replace(",3,", f",{count},"))
         with pytest.raises(ProfileError, match=re.escape(f"column Count holds {float(count):g}, not a call count")):
-            read_op_statistic(str(f))
+            read_op_statistic(str(f), [])
     f.write_text(head + good + "TransData,AI_VECTOR_CORE,57,-1423.208,6.54,24.969,70.801,16.038\n")
     warnings: list[str] = []
     df = read_op_statistic(str(f), warnings)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from msprof_compare.compare.modules import _handout_loop, _root, _walk
+from msprof_compare.compare.modules import _handout, _root, _walk
 from msprof_compare.compare.optree import _nest
 
 
@@ -78,20 +78,20 @@ def test_walk_matches_cursor_walk() -> None:
             assert m.total_ns == m.self_ns + sum(c.total_ns for c in m.children)
 
 
-def test_handout_loop_by_hand() -> None:
+def test_handout_by_hand() -> None:
     # module 0 has top ops [0,4] and [6,9]; points at 3 (op 0), 5 (gap: none) and 9 (op 1)
-    got = _handout_loop(np.array([0, 0]), np.array([0, 6]), np.array([4, 9]), np.array([0, 0, 0]),
-                        np.array([3, 5, 9]))
+    got = _handout(np.array([0, 0]), np.array([0, 6]), np.array([4, 9]), np.array([0, 0, 0]),
+                   np.array([3, 5, 9]))
     assert got.tolist() == [0, -1, 1]
     # two modules (0: ops [0,4], [6,9]; 1: op [10,20]), points in no order: the cursor restarts per module, a
     # point at an op's start belongs to it, and module 1's points reach only its own op
-    got = _handout_loop(np.array([0, 0, 1]), np.array([0, 6, 10]), np.array([4, 9, 20]),
-                        np.array([1, 0, 1, 0, 1]), np.array([10, 6, 25, 2, 15]))
+    got = _handout(np.array([0, 0, 1]), np.array([0, 6, 10]), np.array([4, 9, 20]),
+                   np.array([1, 0, 1, 0, 1]), np.array([10, 6, 25, 2, 15]))
     assert got.tolist() == [2, 1, -1, 0, 2]
     # module 1's op [10,20] lies within module 0's op [0,40]: its point at 15 is module 1's op, not module 0's;
     # module 2 has no op, so its point goes to none
-    got = _handout_loop(np.array([0, 1]), np.array([0, 10]), np.array([40, 20]), np.array([0, 1, 2]),
-                        np.array([5, 15, 30]))
+    got = _handout(np.array([0, 1]), np.array([0, 10]), np.array([40, 20]), np.array([0, 1, 2]),
+                   np.array([5, 15, 30]))
     assert got.tolist() == [0, 1, -1]
 
 

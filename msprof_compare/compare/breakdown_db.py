@@ -17,7 +17,7 @@ communication op, so communication that starts while a kernel runs is missing
 from the per-group wait / transmit rows (their sum falls short of "Uncovered
 Communication Time"). We take every window. Wait, transmit and the group-pair
 overlap use exact interval intersections, like the text breakdown
-(``breakdown_npu.EXACT_INTERVALS``).
+(``breakdown_npu._groups``).
 """
 
 from __future__ import annotations

@@ -37,9 +37,6 @@ MC2_SQE = "C_CORE_SQE"
 NOTIFY_WAIT, RDMA_SEND = "Notify_Wait", "RDMASend"
 COMPUTING, NOT_OVERLAPPED = "Computing", "Communication(Not Overlapped)"
 
-#: True: exact interval intersections for wait / transmit / pair overlap; False: the original's walks.
-EXACT_INTERVALS = True
-
 
 def npu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Keywords | None = None) -> Breakdown:
     """The time breakdown of one NPU text profile (all times int64 ns)."""
@@ -403,32 +400,19 @@ def _groups(profile: Profile, bd: Breakdown) -> None:
             best = min(planes, key=lambda t: cand_sum.get(t, 0))  # first plane wins ties
             cb = cand[cand_tid == best]
             cs, ce = _sorted_iv(c_ts[cb], c_dur[cb])
-            wait = _overlap_len(ws, we, timeline.near(windows, cs, ce), cs, ce)
+            wait = _overlap_len(timeline.near(windows, cs, ce), cs, ce)
         near = timeline.near(windows, os_, oe)
-        unc = _overlap_len(ws, we, near, os_, oe)
+        unc = _overlap_len(near, os_, oe)
         bd.groups[name] = {"wait": int(wait), "transmit": int(unc - wait)}
         bd.wait_ns += int(wait)
-        if EXACT_INTERVALS:
-            uncovered.append((name, timeline.intersect((os_, oe), near)))
-        else:
-            uncovered.append((name, clip_walk(os_, oe, ws, we)))
-    if EXACT_INTERVALS:
-        for (i, j), v in sorted(timeline.pairwise_overlaps([iv for _, iv in uncovered]).items()):
-            bd.group_pairs[(uncovered[i][0], uncovered[j][0])] = v
-        return
-    for i in range(len(uncovered)):
-        for j in range(i + 1, len(uncovered)):
-            (na, a), (nb, b) = uncovered[i], uncovered[j]
-            v = overlap_walk(a[0], a[1], b[0], b[1])
-            if v:
-                bd.group_pairs[(na, nb)] = int(v)
+        uncovered.append((name, timeline.intersect((os_, oe), near)))
+    for (i, j), v in sorted(timeline.pairwise_overlaps([iv for _, iv in uncovered]).items()):
+        bd.group_pairs[(uncovered[i][0], uncovered[j][0])] = v
 
 
-def _overlap_len(ws: np.ndarray, we: np.ndarray, windows: timeline.Intervals, es: np.ndarray,
-                 ee: np.ndarray) -> int:
-    if EXACT_INTERVALS:
-        return timeline.length(timeline.intersect((es, ee), windows))
-    return overlap_walk(ws, we, es, ee)
+def _overlap_len(windows: timeline.Intervals, es: np.ndarray, ee: np.ndarray) -> int:
+    """Exact ``|union(events) ∩ windows|`` (the original's OVERLAP walk, ``overlap_walk``, can count twice)."""
+    return timeline.length(timeline.intersect((es, ee), windows))
 
 
 # --------------------------------------------------------------------------- side-file figures

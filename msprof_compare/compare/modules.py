@@ -368,8 +368,6 @@ class _Frames:
 def build_side(profile: Profile, tree: OpTree) -> ModuleTrees | None:
     """Forward and backward module trees of one side (§3.2-3.4); None without nn.Module events."""
     pf = profile.python_functions
-    if not len(pf):
-        return None
     pf_names = pf["name"].to_numpy(dtype=object)
     is_mod = _is_module(pf_names)
     if not is_mod.any():
@@ -509,15 +507,7 @@ def _hand_out_kernels(tree: OpTree, fw: _Walk, bw: _Walk | None, top_node: np.nd
     kptr = np.zeros(len(top_node) + 1, np.int64)
     krows = np.empty(0, np.int64)
     if len(q_point) and len(top_node):
-        if (tree.end < tree.ts).any():
-            j = _handout_loop(top_owner, t_ts, t_end, q_owner, pts[q_point])
-        else:  # top-layer ends increase within a module: the cursor is a search
-            uniq = np.unique(np.concatenate([t_end, pts]))
-            span = len(uniq) + 1
-            keys = top_owner * span + np.searchsorted(uniq, t_end)
-            j = np.searchsorted(keys, q_owner * span + np.searchsorted(uniq, pts[q_point]), side="left")
-            jj = np.minimum(j, len(top_node) - 1)
-            j = np.where((j < len(top_node)) & (top_owner[jj] == q_owner) & (pts[q_point] >= t_ts[jj]), j, -1)
+        j = _handout(top_owner, t_ts, t_end, q_owner, pts[q_point])
         got = j >= 0
         j, q_point = j[got], q_point[got]
         by = np.lexsort((q_point, j))
@@ -529,23 +519,18 @@ def _hand_out_kernels(tree: OpTree, fw: _Walk, bw: _Walk | None, top_node: np.nd
     return kptr, krows
 
 
-def _handout_loop(top_owner: np.ndarray, t_ts: np.ndarray, t_end: np.ndarray, q_owner: np.ndarray,
-                  q_ts: np.ndarray) -> np.ndarray:
-    """The original's cursor walk for the rare trees with negative op durations."""
-    out = np.full(len(q_owner), -1, np.int64)
-    bounds = np.searchsorted(top_owner, np.arange(int(max(top_owner.max(), q_owner.max())) + 2))
-    order = np.lexsort((q_ts, q_owner))
-    cur_m, j = -1, 0
-    for q in order.tolist():
-        m, t = int(q_owner[q]), int(q_ts[q])
-        if m != cur_m:
-            cur_m, j = m, int(bounds[m])
-        hi = int(bounds[m + 1])
-        while j < hi and t_end[j] < t:
-            j += 1
-        if j < hi and t >= t_ts[j]:
-            out[q] = j
-    return out
+def _handout(top_owner: np.ndarray, t_ts: np.ndarray, t_end: np.ndarray, q_owner: np.ndarray,
+             q_ts: np.ndarray) -> np.ndarray:
+    """Per kernel point (module ``q_owner``, time ``q_ts``): the first top-layer op of its module ending at or
+    after it, if that op has started by then (-1: none). The original walks a cursor; top-layer ops sorted by
+    module, then start, end in increasing order within a module (the loaders read a negative duration as 0,
+    so no op ends before it starts), which makes the walk a search."""
+    uniq = np.unique(np.concatenate([t_end, q_ts]))
+    span = len(uniq) + 1
+    keys = top_owner * span + np.searchsorted(uniq, t_end)
+    j = np.searchsorted(keys, q_owner * span + np.searchsorted(uniq, q_ts), side="left")
+    jj = np.minimum(j, len(top_owner) - 1)
+    return np.where((j < len(top_owner)) & (top_owner[jj] == q_owner) & (q_ts >= t_ts[jj]), j, -1)
 
 
 def module_trees(ctx: RunContext, side: str) -> ModuleTrees | None:

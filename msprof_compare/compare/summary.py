@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..errors import ProfileError
 from ..model import factorize
 from ..textsafe import term_safe
 from .breakdown import Breakdown
@@ -236,11 +235,7 @@ def _operator_statistic(ctx: RunContext, sheets: list[Sheet]) -> pd.DataFrame | 
     from .operators import statistic_rows
     from .optree import operator_pairs
 
-    try:
-        rows = statistic_rows(operator_pairs(ctx))
-    except ProfileError as exc:  # data the pairing cannot use: fall back to the sheets the run has
-        log.warning("Operator-level contributors are not available (%s); using the module level.", exc)
-        return None
+    rows = statistic_rows(operator_pairs(ctx))  # from the loaded tables only: it raises no ProfileError
     return pd.DataFrame(rows) if rows else None
 
 
@@ -412,8 +407,6 @@ def _guard(check: str, ok: bool | None, base: Any, comparison: Any, detail: str)
 def _figure(v: Any) -> float | int | str | None:
     if v is None or isinstance(v, str):
         return v
-    if isinstance(v, (bool, np.bool_)):
-        return str(bool(v))
     if isinstance(v, (int, np.integer)):
         return int(v)
     return float(v)

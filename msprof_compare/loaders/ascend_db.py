@@ -221,13 +221,6 @@ class _Db:
 
     def ints(self, sql: str, params: tuple, ncols: int) -> np.ndarray:
         """Run a query whose columns are all integers; an (n, ncols) int64 array, fetched in chunks."""
-        return self._numbers(sql, params, ncols, np.int64)
-
-    def floats(self, sql: str, params: tuple, ncols: int) -> np.ndarray:
-        """Run a query whose columns are all numbers; an (n, ncols) float64 array, fetched in chunks."""
-        return self._numbers(sql, params, ncols, np.float64)
-
-    def _numbers(self, sql: str, params: tuple, ncols: int, dtype: type) -> np.ndarray:
         cur = self.con.execute(sql, params)
         parts = []
         while True:
@@ -235,12 +228,12 @@ class _Db:
             if not rows:
                 break
             try:
-                flat = np.fromiter(itertools.chain.from_iterable(rows), dtype=dtype, count=len(rows) * ncols)
+                flat = np.fromiter(itertools.chain.from_iterable(rows), dtype=np.int64, count=len(rows) * ncols)
             except (TypeError, ValueError, OverflowError):
-                raise self._not_a_number(sql, cur.description, rows, dtype) from None
+                raise self._not_an_integer(sql, cur.description, rows) from None
             parts.append(flat.reshape(len(rows), ncols))
         if not parts:
-            return np.zeros((0, ncols), dtype=dtype)
+            return np.zeros((0, ncols), dtype=np.int64)
         return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
     def id_value(self, value: Any, table: str, column: str) -> int:
@@ -251,21 +244,20 @@ class _Db:
             return int(value)
         raise ProfileError(self.path, f"table {table}: column {column} holds {value!r}, not an integer")
 
-    def _not_a_number(self, sql: str, description: Any, rows: list[tuple], dtype: type) -> ProfileError:
-        """The error for a cell a numeric query cannot use (NULL where a value is needed, text, a blob,
+    def _not_an_integer(self, sql: str, description: Any, rows: list[tuple]) -> ProfileError:
+        """The error for a cell an integer query cannot use (NULL where a value is needed, text, a blob,
         a number out of int64 range), naming its column and table."""
-        kind = "an integer" if dtype is np.int64 else "a number"
         tables = ", ".join(dict.fromkeys(re.findall(r"\b(?:FROM|JOIN)\s+(\w+)", sql))) or "?"
         for row in rows:
             for j, v in enumerate(row):
                 try:
-                    np.array([v], dtype=dtype)
+                    np.array([v], dtype=np.int64)
                 except (TypeError, ValueError, OverflowError):
                     # the selected expression names its columns as alias.column ("max(t.endNs)")
                     expr = description[j][0]
                     column = " / ".join(dict.fromkeys(re.findall(r"\b\w+\.(\w+)", expr))) or expr
-                    return ProfileError(self.path, f"table {tables}: column {column} holds {v!r}, not {kind}")
-        return ProfileError(self.path, f"table {tables}: a value is not {kind}")
+                    return ProfileError(self.path, f"table {tables}: column {column} holds {v!r}, not an integer")
+        return ProfileError(self.path, f"table {tables}: a value is not an integer")
 
     # ------------------------------------------------------------------ strings
 

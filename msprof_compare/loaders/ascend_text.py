@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import csv
 import io
-import logging
 import os
 import re
 from itertools import repeat
@@ -514,8 +513,8 @@ _NUMBER_TEXT = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:i
 _NA_TEXTS = frozenset(("", "N/A", "n/a", "NA", "nan", "NaN"))
 
 
-def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...] = (),
-              required: tuple[str, ...] = (), warnings: list[str] | None = None) -> pd.DataFrame:
+def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], required: tuple[str, ...],
+              warnings: list[str]) -> pd.DataFrame:
     """Read the wanted columns of a CSV: ``text`` as str ("" when empty), ``floats`` as float64
     (NaN for ""/N/A; other junk is NaN too, counted in one line of ``warnings``). Column names
     are matched without surrounding blanks. Columns the file lacks are left out; a missing
@@ -555,12 +554,8 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...] = (),
                 if n_bad:
                     junk[c] = n_bad
         if junk:  # one line per file, counting what was dropped (a recoverable oddity)
-            line = (f"{path}: {sum(junk.values())} value(s) that are not numbers in column(s) "
-                    f"{', '.join(junk)}; read as missing")
-            if warnings is None:
-                logging.getLogger("msprof-analyze").warning("%s", line)
-            else:
-                warnings.append(line)
+            warnings.append(f"{path}: {sum(junk.values())} value(s) that are not numbers in column(s) "
+                            f"{', '.join(junk)}; read as missing")
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, OSError) as exc:
         raise ProfileError(path, f"malformed CSV: {_first_line(exc)}") from None
     if len(df) == 0 and required:
@@ -676,21 +671,20 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
     return frame_of(out)
 
 
-def read_memory_record(path: str, warnings: list[str] | None = None) -> pd.DataFrame:
+def read_memory_record(path: str, warnings: list[str]) -> pd.DataFrame:
     """memory_record.csv: the reserved total (MB) the Mem Usage row needs (its peak), nothing else. A total
     below 0 or over 1 PB is no reading: missing (NaN), counted in one line of ``warnings``, as a DB's."""
     df = _read_csv(path, (), ("Total Reserved(MB)",), ("Total Reserved(MB)",), warnings)
     mb = df["Total Reserved(MB)"].to_numpy(dtype=np.float64)
     odd = (mb < 0) | (mb > MAX_RESERVED_BYTES / 2**20)
     if odd.any():
-        if warnings is not None:
-            warnings.append(f"{path}: {int(odd.sum())} Total Reserved(MB) value(s) negative or over 1 PB; Mem Usage "
-                            "leaves them out")
+        warnings.append(f"{path}: {int(odd.sum())} Total Reserved(MB) value(s) negative or over 1 PB; Mem Usage "
+                        "leaves them out")
         df["Total Reserved(MB)"] = np.where(odd, np.nan, mb)
     return df
 
 
-def read_operator_memory(path: str, warnings: list[str] | None = None) -> pd.DataFrame:
+def read_operator_memory(path: str, warnings: list[str]) -> pd.DataFrame:
     df = _read_csv(path, ("Name", "Allocation Time(us)", "Release Time(us)", "Device Type"),
                    ("Size(KB)", "Duration(us)"), ("Name", "Size(KB)", "Allocation Time(us)", "Release Time(us)"),
                    warnings)
@@ -699,15 +693,14 @@ def read_operator_memory(path: str, warnings: list[str] | None = None) -> pd.Dat
     junk = [f"{n} {col}" for col, texts, ns in (("Allocation Time(us)", alloc, alloc_ns),
                                                 ("Release Time(us)", release, release_ns))
             if (n := _junk_times(texts, ns))]
-    if junk and warnings is not None:  # as a missing time: the row is not placed / the block is never released
+    if junk:  # as a missing time: the row is not placed / the block is never released
         warnings.append(f"{path}: {' and '.join(junk)} value(s) are not times; read as missing")
     alloc_ns[alloc_ns == -1] = 0
     release_ns[release_ns == -1] = 0
     size = np.nan_to_num(df["Size(KB)"].to_numpy(dtype=np.float64), nan=0.0)
     note = memory_oddities(size < 0, (alloc_ns > 0) & (release_ns > 0) & (release_ns < alloc_ns), "Size(KB)")
     if note:
-        if warnings is not None:
-            warnings.append(f"{path}: {note}")
+        warnings.append(f"{path}: {note}")
         size = np.maximum(size, 0.0)
     return frame_of({
         "Name": df["Name"].to_numpy(dtype=object),
@@ -726,7 +719,7 @@ def read_operator_memory(path: str, warnings: list[str] | None = None) -> pd.Dat
 OP_STATISTIC_FLOATS = ("Total Time(us)", "Min Time(us)", "Avg Time(us)", "Max Time(us)", "Ratio(%)")
 
 
-def read_op_statistic(path: str, warnings: list[str] | None = None) -> pd.DataFrame:
+def read_op_statistic(path: str, warnings: list[str]) -> pd.DataFrame:
     df = _read_csv(path, ("OP Type", "Core Type"), ("Count",) + OP_STATISTIC_FLOATS,
                    ("OP Type", "Core Type", "Count", "Total Time(us)"), warnings)
     for col in OP_STATISTIC_FLOATS:
@@ -742,25 +735,22 @@ def read_op_statistic(path: str, warnings: list[str] | None = None) -> pd.DataFr
     for col in times:
         neg |= df[col].to_numpy(dtype=np.float64) < 0
     if neg.any():  # a time below 0 is no time: the row's times read as 0, counted in one line
-        if warnings is not None:
-            warnings.append(f"{path}: {int(neg.sum())} row(s) with a negative time; their times read as 0")
+        warnings.append(f"{path}: {int(neg.sum())} row(s) with a negative time; their times read as 0")
         for col in times:
             df.loc[neg, col] = 0.0
     df["Count"] = count.astype(np.int64)
     return df
 
 
-def read_json(path: str, empty_ok: bool = True) -> Any:
-    """A whole JSON side file; None for an empty file when ``empty_ok``. Malformed -> ProfileError."""
+def read_json(path: str) -> Any:
+    """A whole JSON side file; None for an empty file. Malformed -> ProfileError."""
     try:
         with open(path, "rb") as fh:
             data = fh.read()
     except OSError as exc:
         raise ProfileError(path, f"cannot read file: {exc.strerror or exc}") from None
     if not data.strip():
-        if empty_ok:
-            return None
-        raise ProfileError(path, "empty file")
+        return None
     try:
         return msgspec.json.decode(data[3:] if data[:3] == b"\xef\xbb\xbf" else data)
     except traceio.DECODE_ERRORS as exc:

@@ -181,7 +181,7 @@ class _Events:
     def cat_lower_of(self, idx: np.ndarray) -> np.ndarray:
         return self.cat_of(idx, lower=True)
 
-    def columns(self, sub: list, fields: tuple[str, ...], idx: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    def columns(self, sub: list, fields: tuple[str, ...], idx: np.ndarray) -> dict[str, np.ndarray]:
         """Numpy columns of selected events (names, ints, ns times); ``idx`` are their event indices."""
         out: dict[str, np.ndarray] = {}
         with traceio.gc_paused():
@@ -189,11 +189,10 @@ class _Events:
                 vals = list(map(attrgetter(f), sub))
                 if f == "ts" and vals and type(vals[0]) is msgspec.Raw:  # traceio.RawTsEvent
                     out[f] = traceio.raw_times_to_ns(vals, self.path, f)
-                    if idx is not None and self.ts_read is not None:
-                        self.ts_read[idx] = True
+                    self.ts_read[idx] = True  # set for a trace of RawTsEvents (``__init__``)
                 elif f in ("ts", "dur"):
                     out[f] = traceio.to_ns(vals, self.path, f)
-                    if idx is not None and len(vals) and traceio.float_inexact(out[f], vals):
+                    if len(vals) and traceio.float_inexact(out[f], vals):
                         if self._exact is None:
                             self._exact = traceio.exact_texts(self.path, self.data)
                         out[f] = traceio.exact_ns(self.path, self._exact, f, idx)
@@ -203,8 +202,6 @@ class _Events:
                         self.too_long += n_long
                 elif f in ("pid", "tid"):
                     out[f] = traceio.to_int(vals)
-                elif f == "id":
-                    out[f] = np.array([None if v is None else str(v) for v in vals], dtype=object)
                 else:
                     out[f] = np.array(vals, dtype=object)
         if "dur" in out:

@@ -213,10 +213,7 @@ def parse_uniform(u: np.ndarray) -> tuple[np.ndarray, np.ndarray, int] | None:
         ok &= digit[:, 0] < 9
     if ok.sum() < 0.9 * n:
         return None
-    got = _weights(dp, width, width)
-    if got is None:
-        return None
-    w, rcol = got
+    w, rcol = _weights(dp, width, width)  # type: ignore[misc]  # never None: dp + 2 <= 18 above
     d = digit if ok.all() else digit[ok]
     # column by column: an int64 copy of the whole digit matrix took 8 bytes a digit (200 MB for the
     # 1.5M timestamps of a 566 MB trace) and a matrix product over it; the dot's column weighs 0
