@@ -270,6 +270,36 @@ def test_size_cap_is_inclusive(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
         detect("/" + "/".join(["d" * 200] * 21) + "/t.json")  # > 4096 in all
 
 
+def test_trace_cap_raised_by_its_variable_holds_for_the_read_too(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """MSPROF_COMPARE_MAX_TRACE_BYTES raised above the default lets a larger uncompressed trace load. The path
+    check read the variable, but the read itself kept the default (10 GiB) as a second, fixed cap: a 12 GB trace
+    was refused ("over the 10737418240 byte limit; add --force") after the user had raised the limit. Here the
+    default is 100 bytes (the path check's and the read's, as shipped both are 10 GiB)."""
+    from msprof_compare.loaders import load_profile, traceio
+    from msprof_compare.options import build_options
+
+    src = Path(__file__).parent / "data" / "kineto" / "mi300_rccl_generic_excerpt.pt.trace.json"
+    trace = tmp_path / src.name
+    shutil.copyfile(src, trace)
+    size = trace.stat().st_size
+    kernels = sum(1 for e in json.loads(src.read_text())["traceEvents"] if e.get("cat") == "kernel")
+    opts = build_options(enable_profiling_compare=True)[0]
+    monkeypatch.setattr(paths, "MAX_TRACE_BYTES", 100)
+    monkeypatch.setattr(traceio, "MAX_TRACE_BYTES", 100, raising=False)
+    monkeypatch.delenv("MSPROF_COMPARE_MAX_TRACE_BYTES", raising=False)
+    with pytest.raises(ProfileError, match=f"file is {size} bytes, over the 100 byte limit"):
+        load_profile(str(trace), opts)
+    monkeypatch.setenv("MSPROF_COMPARE_MAX_TRACE_BYTES", str(size))
+    assert len(load_profile(str(trace), opts).kernels) == kernels > 0
+    assert traceio.read_bytes(str(trace)) == src.read_bytes()
+    monkeypatch.setenv("MSPROF_COMPARE_MAX_TRACE_BYTES", str(size - 1))  # the read's own check, as the path's
+    with pytest.raises(ProfileError, match=f"file is {size} bytes, over the {size - 1} byte limit") as err:
+        traceio.read_bytes(str(trace))
+    assert err.value.hint == "add --force to read it anyway, or raise the limit with MSPROF_COMPARE_MAX_TRACE_BYTES"
+    assert traceio.read_bytes(str(trace), force=True) == src.read_bytes()
+
+
 def test_fifo_refused(tmp_path: Path) -> None:
     if not hasattr(os, "mkfifo"):
         pytest.skip("no FIFOs here")

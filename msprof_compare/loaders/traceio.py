@@ -164,19 +164,20 @@ def raw_times_to_ns(raws: list[msgspec.Raw], path: str = "", field: str = "ts") 
     return ns
 
 
-#: Size above which a trace JSON is refused without --force (reference-1 §2.5).
-MAX_TRACE_BYTES = 10 * 1024**3
-
-
 def read_bytes(path: str, force: bool = False) -> bytes:
-    """Read a (possibly gzip-compressed) file into memory, with clear errors."""
+    """Read a (possibly gzip-compressed) file into memory, with clear errors. Without ``force`` a file over
+    the trace size cap is refused (reference-1 §2.5), the cap ``MSPROF_COMPARE_MAX_TRACE_BYTES`` sets, as for
+    the path check and the decompressed size."""
+    from .paths import size_cap
+
     try:
         size = os.path.getsize(path)
     except OSError as exc:
         raise ProfileError(path, f"cannot read file: {exc.strerror or exc}") from None
-    if size > MAX_TRACE_BYTES and not force:
-        raise ProfileError(path, f"file is {size} bytes, over the {MAX_TRACE_BYTES} byte limit",
-                           hint="add --force to read it anyway")
+    limit = -1 if force else size_cap("trace")
+    if 0 <= limit < size:
+        raise ProfileError(path, f"file is {size} bytes, over the {limit} byte limit",
+                           hint="add --force to read it anyway, or raise the limit with MSPROF_COMPARE_MAX_TRACE_BYTES")
     try:
         with open(path, "rb") as fh:
             data = fh.read()
