@@ -164,12 +164,17 @@ def _run_typer(app: typer.Typer, args: list[str] | None, prog: str) -> int:
     _usage_error, click_error = _click_exception_types()
     try:
         rv = command.main(args=args, prog_name=prog, standalone_mode=False)
-    except OSError as exc:  # --help written to a full or closed stdout
-        from .report.output import closed_pipe, discard_rest
+    except SystemExit:
+        # click ends a write to a closed pipe (--help | head -0) itself: it wraps stdout and stderr so that
+        # nothing more fails, then sys.exit(1) (the only exit of main without standalone mode); a closed
+        # pipe ends a run normally here, as for the console table and the JSON on stdout
+        if type(sys.stdout).__name__ != "PacifyFlushWrapper":
+            raise
+        from .report.output import discard_rest
 
-        if closed_pipe(exc):
-            discard_rest(sys.stdout)
-            return 0
+        discard_rest(sys.stdout)
+        return 0
+    except OSError as exc:  # --help written to a full stdout
         _error(f"cannot write to standard output: {exc.strerror or exc}")
         return 1
     except click_error as exc:
@@ -189,6 +194,9 @@ def _run_typer(app: typer.Typer, args: list[str] | None, prog: str) -> int:
         return 130
     if isinstance(rv, dict):
         return execute(rv)
+    if rv == 130:  # Ctrl-C while parsing: typer turns it into Exit(130), which main returns without a word
+        _error("interrupted")
+        return 130
     return int(rv or 0)  # --help, or a group invoked without a sub-command
 
 

@@ -973,3 +973,33 @@ def test_notices_of_comparisons_not_asked_for_are_info(caplog: pytest.LogCapture
     assert got[GPU_MESSAGE] == "INFO" and got[comm] == "INFO"
     got = levels(enable_kernel_compare=True, enable_communication_compare=True)
     assert got[GPU_MESSAGE] == "WARNING" and got[comm] == "WARNING"
+
+
+# --------------------------------------------------------------------------- coverage audit
+
+SMALL = Path(__file__).resolve().parent / "data" / "kineto" / "mi300_rccl_generic_excerpt.pt.trace.json"
+
+
+def test_help_to_a_closed_pipe_is_quiet(tmp_path: Path) -> None:
+    """``msprof-analyze compare --help | head -0``: the reader has gone before the help is written; the
+    help is dropped (exit 0, nothing on stderr), as for the console table and the JSON on stdout."""
+    r, w = os.pipe()
+    os.close(r)  # nobody reads: the first write fails with EPIPE
+    try:
+        proc = subprocess.run([sys.executable, "-c", ANALYZE, "compare", "--help"], stdout=w, stderr=subprocess.PIPE,
+                              text=True, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120)
+    finally:
+        os.close(w)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+
+
+def test_ctrl_c_while_parsing_the_arguments(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    """Ctrl-C while click parses the command line (click turns it into Abort) is "error: interrupted", 130."""
+    def interrupt(_path: str) -> str:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os.path, "expanduser", interrupt)  # clean_path, the path options' callback, calls it
+    code, out, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(SMALL))
+    assert code == 130 and out == ""
+    assert assert_one_error(err) == "error: interrupted"
