@@ -310,6 +310,9 @@ def test_out_of_memory_is_one_line_with_advice(monkeypatch: pytest.MonkeyPatch, 
     monkeypatch.setattr(pair, "input_bytes", sizes.__getitem__)
     code, _, err = run_inproc(capsys, *args)
     assert code == 1 and assert_one_error(err) == head + " (this pair: about 5,400 MB)" + tail
+    code, _, err = run_inproc(capsys, *args, "--debug")  # the advice still, after the traceback
+    assert code == 1 and "Traceback" in err and "MemoryError" in err
+    assert error_lines(err) == [head + " (this pair: about 5,400 MB)" + tail]
     assert list(tmp_out.iterdir()) == []
 
 
@@ -980,6 +983,32 @@ def test_notices_of_comparisons_not_asked_for_are_info(caplog: pytest.LogCapture
 SMALL = Path(__file__).resolve().parent / "data" / "kineto" / "mi300_rccl_generic_excerpt.pt.trace.json"
 
 
+def test_data_and_usage_errors_print_the_traceback_with_debug(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """--debug adds the traceback to a data error (exit 1) and a usage error (exit 2) too, before their one
+    error line (docs/differences.md: "the traceback only with --debug")."""
+    missing = tmp_path / "absent.json"
+    code, out, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(missing), "-o", str(tmp_path), "--debug")
+    assert code == 1 and out == ""
+    assert "Traceback" in err and "ProfileError" in err
+    assert error_lines(err) == [f"error: {missing}: no such file or directory"]
+    code, _, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(SMALL), "--base_step", "1", "--debug")
+    assert code == 2 and "Traceback" in err and "UsageError" in err
+    assert error_lines(err) == ["error: Invalid param, base_step and comparison_step must be set at the same time."]
+    code, _, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(missing), "-o", str(tmp_path))
+    assert code == 1 and "Traceback" not in err
+
+
+def test_use_kernel_type_warning_in_a_run_that_succeeds(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """reference-1 §1.3 rule 7: --use_kernel_type without the kernel comparison is a warning, also in a run
+    that then succeeds (it was tested only before a usage error and in build_options)."""
+    code, _, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(SMALL), "--use_kernel_type", "--enable_api_compare",
+                              "-o", str(tmp_path))
+    assert code == 0, err
+    warned = [line for line in err.splitlines() if "The use_kernel_type parameter is invalid" in line]
+    assert len(warned) == 1 and warned[0].startswith("[") and "][WARNING] " in warned[0]
+    assert len(list(tmp_path.glob("performance_comparison_result_*.xlsx"))) == 1
+
+
 def test_help_to_a_closed_pipe_is_quiet(tmp_path: Path) -> None:
     """``msprof-analyze compare --help | head -0``: the reader has gone before the help is written; the
     help is dropped (exit 0, nothing on stderr), as for the console table and the JSON on stdout."""
@@ -1003,3 +1032,63 @@ def test_ctrl_c_while_parsing_the_arguments(monkeypatch: pytest.MonkeyPatch, cap
     code, out, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(SMALL))
     assert code == 130 and out == ""
     assert assert_one_error(err) == "error: interrupted"
+
+
+
+def test_script_says_completed_only_after_success(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """performance_compare.py logs "The comparison task has been completed" for a run that succeeded only."""
+    missing = tmp_path / "absent.json"
+    assert cli.script_main([str(missing), str(SMALL), "-o", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert assert_one_error(err) == f"error: {missing}: no such file or directory"
+    assert "has been completed" not in err
+    assert cli.script_main([str(SMALL), str(SMALL), "--enable_api_compare", "-o", str(tmp_path)]) == 0
+    assert "The comparison task has been completed in a total time of " in capsys.readouterr().err
+
+
+def test_api_result_errors(tmp_path: Path) -> None:
+    """The Python API: a sheet the result does not hold is a KeyError naming it; an empty path is the
+    original's "The path is empty" error (exit 1 on the faces); a step written as a bool is refused as no
+    number (True is an int in Python, and would have read as step 1)."""
+    from msprof_compare import compare
+    from msprof_compare.errors import ProfileError, UsageError
+    from msprof_compare.options import build_options
+
+    res = compare(str(SMALL), str(SMALL), enable_api_compare=True)
+    assert res.sheet_names == ["ApiCompare"]
+    with pytest.raises(KeyError, match="OverallMetrics"):
+        res.sheet("OverallMetrics")
+    with pytest.raises(ProfileError, match="^The path is empty. Please enter a valid path.$"):
+        compare("", str(SMALL), enable_api_compare=True)
+    for steps in ((True, 1), (1, False)):
+        with pytest.raises(UsageError, match=r"must be a number \(got (True|False)\)"):
+            build_options(base_step=steps[0], comparison_step=steps[1])
+
+
+def test_gpu_step_refused_when_the_trace_starts_after_4_kib_of_blanks(tmp_path: Path) -> None:
+    """A step on GPU data is refused before loading when a trace's first 4 KiB show it is Kineto; a trace whose
+    JSON starts later (blanks first) is told only once loaded, and is refused then, with the same message."""
+    from msprof_compare import compare
+    from msprof_compare.compare.steps import GPU_STEP_MESSAGE
+    from msprof_compare.errors import UsageError
+
+    padded = tmp_path / "padded.pt.trace.json"
+    padded.write_bytes(b" " * 5000 + SMALL.read_bytes())
+    for base, comp in ((padded, padded), (padded, SMALL)):
+        with pytest.raises(UsageError) as info:
+            compare(str(base), str(comp), enable_api_compare=True, base_step=1, comparison_step=1)
+        assert str(info.value) == GPU_STEP_MESSAGE
+    assert compare(str(padded), str(SMALL), enable_api_compare=True).sheet_names == ["ApiCompare"]
+
+
+def test_stdout_json_with_an_asked_workbook_but_no_sheet(capsys: pytest.CaptureFixture, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """``-o - --output_format xlsx,json`` where no sheet has a row (kernel compare on GPU data): the JSON goes
+    to stdout and no workbook is written into the working directory, nor announced."""
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(SMALL), "--enable_kernel_compare", "-o", "-",
+                                "--output_format", "xlsx,json")
+    assert code == 0, err
+    assert json.loads(out)["sheets"] == []
+    assert list(tmp_path.iterdir()) == []
+    assert "has been generated" not in err

@@ -390,6 +390,76 @@ def test_parallel_load_reports_child_failures_like_sequential(monkeypatch: pytes
         compare(str(KINETO), str(KINETO), enable_profiling_compare=True)
 
 
+def test_parallel_load_keeps_usage_errors_of_the_child(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A usage error of the forked base loader (the DB loader refuses an absent step there: StepError, exit 2)
+    comes back as that very class with its message, not as an internal error."""
+    import os
+
+    from msprof_compare import api
+    from msprof_compare.errors import StepError, UsageError
+
+    monkeypatch.setattr(pair, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setenv("MSPROF_COMPARE_PARALLEL", "1")
+    parent, real = os.getpid(), api.load_profile
+    for exc in (StepError("base.db: Invalid Step Id: 7, please choose from the valid steps: 50"),
+                UsageError("a usage error in the loader")):
+        def load(path, *args, exc=exc):
+            if os.getpid() != parent:
+                raise exc
+            return real(path, *args)
+
+        monkeypatch.setattr(api, "load_profile", load)
+        with pytest.raises(UsageError) as info:
+            compare(str(KINETO), str(KINETO), enable_profiling_compare=True)
+        assert type(info.value) is type(exc) and str(info.value) == str(exc)
+        assert info.value.exit_code == 2
+
+
+def test_ctrl_c_while_loading_the_comparison_side_ends_the_loader_child(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C while this process loads the comparison side: the forked base loader is killed at once (not
+    waited for until its load ends) and the KeyboardInterrupt goes on to the CLI ("error: interrupted")."""
+    import os
+    import time
+
+    from msprof_compare import api
+
+    monkeypatch.setattr(pair, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setenv("MSPROF_COMPARE_PARALLEL", "1")
+    parent = os.getpid()
+    marker = tmp_path / "child.pid"
+
+    def load(path, *args):
+        if os.getpid() != parent:  # the base side, in the child: a long load
+            marker.write_text(str(os.getpid()))
+            time.sleep(60)
+        deadline = time.monotonic() + 30
+        while not marker.exists() or not marker.read_text():  # the child is loading
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(api, "load_profile", load)
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        compare(str(KINETO), str(KINETO), enable_profiling_compare=True)
+    assert time.monotonic() - started < 30
+    child = int(marker.read_text())
+    assert not _running(child)
+
+
+def test_input_bytes_of_a_folder_with_a_broken_link(tmp_path: Path) -> None:
+    """A data file that cannot be sized (a broken symbolic link named like one) makes the estimate 0 ("unknown",
+    as for a missing path): the loading notice and the parallel-load choice then go by that, and detection
+    reports the file."""
+    folder = tmp_path / "prof"
+    folder.mkdir()
+    (folder / "a.json").write_text("{}")
+    assert pair.input_bytes(str(folder)) == 2
+    (folder / "kernel_details.csv").symlink_to(folder / "gone.csv")
+    assert pair.input_bytes(str(folder)) == 0
+
+
 # A compare whose base side (loaded in the forked child) takes a minute; it reports the child's pid.
 _SLOW_BASE = r"""
 import os, sys, time
