@@ -960,3 +960,102 @@ def test_pmu_number_texts_are_ascii_numbers() -> None:
 
     assert [_number_or_nan(v) for v in (2, 2.5, "2.5", " 3 ", "1e3")] == [2.0, 2.5, 2.5, 3.0, 1000.0]
     assert all(np.isnan(_number_or_nan(v)) for v in ("1_000", "\u0661\u0662", "abc", b"2.5", None, True))
+
+
+# --------------------------------------------------------------------------- coverage audit
+
+
+def _variant(tmp_path: Path, name: str, *statements: str) -> Path:
+    """The excerpt with ``statements`` applied, under its export name in a folder of its own."""
+    folder = tmp_path / name
+    folder.mkdir()
+    return edited_copy(L1, folder / "ascend_pytorch_profiler_0.db", *statements)
+
+
+def test_tables_an_export_may_lack(tmp_path: Path) -> None:
+    """Tables an older or a single-device export lacks: ENUM_API_TYPE (its default ids are the excerpt's, so the
+    ops are the same 860 rows of type 50001), OP_MEMORY (no operator memory), COMMUNICATION_OP with
+    COMMUNICATION_TASK_INFO (no communication), STEP_TIME (no step: one asked for is refused with the
+    original's sentence)."""
+    clean = load_profile(str(L1), OPTS)
+    ops = sql(L1, "SELECT count(*) FROM PYTORCH_API WHERE type = 50001")[0][0]
+    assert len(clean.ops) == ops == 860
+    no_enum = load_profile(str(_variant(tmp_path, "enum", "DROP TABLE ENUM_API_TYPE")), OPTS)
+    pd.testing.assert_frame_equal(no_enum.ops, clean.ops)
+    mem = build_options(enable_memory_compare=True)[0]
+    assert load_profile(str(L1), mem).operator_memory is not None
+    assert load_profile(str(_variant(tmp_path, "mem", "DROP TABLE OP_MEMORY")), mem).operator_memory is None
+    assert len(clean.comm) == sum(sql(L1, f"SELECT count(*) FROM {t}")[0][0]
+                                  for t in ("COMMUNICATION_OP", "COMMUNICATION_TASK_INFO")) > 0
+    single = load_profile(str(_variant(tmp_path, "comm", "DROP TABLE COMMUNICATION_OP",
+                                       "DROP TABLE COMMUNICATION_TASK_INFO")), OPTS)
+    assert len(single.comm) == 0 and len(single.kernels) == len(clean.kernels)
+    no_steps = _variant(tmp_path, "steps", "DROP TABLE STEP_TIME")
+    assert load_profile(str(no_steps), OPTS).extra["steps"].empty
+    with pytest.raises(StepError, match="The profiling data lacks step markers. Please re-collect it."):
+        load_profile(str(no_steps), OPTS, step=50)
+
+
+def test_string_ids_row_without_an_id_is_passed_over(tmp_path: Path) -> None:
+    """A STRING_IDS row whose id is NULL (possible where the table is declared without its primary key) names
+    nothing: it is passed over (an id cell is otherwise read as an integer or refused), and every name reads as
+    before."""
+    db = _variant(tmp_path, "nullid", "CREATE TABLE S AS SELECT * FROM STRING_IDS", "DROP TABLE STRING_IDS",
+                  "ALTER TABLE S RENAME TO STRING_IDS", "INSERT INTO STRING_IDS (id, value) VALUES (NULL, 'orphan')")
+    assert sql(db, "SELECT count(*) FROM STRING_IDS WHERE id IS NULL") == [(1,)]
+    clean, got = load_profile(str(L1), OPTS), load_profile(str(db), OPTS)
+    assert got.ops["name"].tolist() == clean.ops["name"].tolist()
+    assert got.kernels["name"].tolist() == clean.kernels["name"].tolist()
+
+
+def test_id_cells_and_integer_columns(tmp_path: Path) -> None:
+    """An id stored as a whole REAL (a table declared without INTEGER affinity) reads as that integer; a
+    fraction is refused. An integer query names the column of a bad cell also when it is not in the first row."""
+    from msprof_compare.loaders.ascend_db import _Db
+
+    db = _Db(str(L1))
+    try:
+        assert db.id_value(5.0, "STRING_IDS", "id") == 5 and isinstance(db.id_value(5.0, "STRING_IDS", "id"), int)
+        with pytest.raises(ProfileError, match=r"table STRING_IDS: column id holds 5\.5, not an integer"):
+            db.id_value(5.5, "STRING_IDS", "id")
+    finally:
+        db.close()
+    f = tmp_path / "cells.db"
+    con = sqlite3.connect(f)
+    con.execute("CREATE TABLE X (a INTEGER, b INTEGER)")
+    con.executemany("INSERT INTO X VALUES (?, ?)", [(1, 2), (3, 4), (5, "x")])
+    con.commit()
+    con.close()
+    db = _Db(str(f))
+    try:
+        assert db.ints("SELECT x.a, x.b FROM X x WHERE x.b <> 'x'", (), 2).tolist() == [[1, 2], [3, 4]]
+        with pytest.raises(ProfileError, match=r"table X: column b holds 'x', not an integer"):
+            db.ints("SELECT x.a, x.b FROM X x", (), 2)
+    finally:
+        db.close()
+
+
+def test_task_without_global_task_id_is_one_error(tmp_path: Path) -> None:
+    """TASK without its globalTaskId column: the link check leaves it to the joins, which refuse the database
+    with one error naming the column."""
+    db = _variant(tmp_path, "noid", "ALTER TABLE TASK DROP COLUMN globalTaskId")
+    with pytest.raises(ProfileError, match=r"cannot read the database \(no such column: t\.globalTaskId\)$"):
+        load_profile(str(db), OPTS)
+
+
+def test_out_of_memory_while_loading_a_database(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Memory running out inside the DB loader is a data error naming the file (the connection is closed)."""
+    from msprof_compare.loaders import ascend_db
+
+    closed = []
+    real_close = ascend_db._Db.close
+    monkeypatch.setattr(ascend_db._Db, "close", lambda self: closed.append(1) or real_close(self))
+
+    def hungry(_db):
+        raise MemoryError
+
+    monkeypatch.setattr(ascend_db, "_steps", hungry)
+    with pytest.raises(ProfileError) as info:
+        load_profile(str(L1), OPTS)
+    assert (info.value.path, info.value.message) == (str(L1), "not enough memory to load the database")
+    assert closed == [1]

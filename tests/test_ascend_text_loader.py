@@ -581,6 +581,20 @@ def test_csv_header_blanks_and_pmu_junk(tmp_path: Path) -> None:
     assert warnings == [f"{f}: 1 value(s) that are not numbers in column(s) aiv_vec_time(us); read as missing"]
 
 
+def test_csv_missing_marks_padded_with_blanks(tmp_path: Path) -> None:
+    """A float column whose "no number" marks carry blanks (" N/A ", which pandas' exact NA match misses, so the
+    typed read fails): read again as text, the marks are missing values, not junk, and nothing is warned."""
+    from msprof_compare.loaders import ascend_text
+
+    f = tmp_path / "kernel_details.csv"
+    f.write_text("Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),aiv_vec_time(us)\n"
+                 "50,a,Add,AI_CORE,1736408883732241.5\t,1.5, N/A \n50,b,Mul,AI_CORE,1736408883732300\t,2.25,0.75\n")
+    warnings: list[str] = []
+    kd = ascend_text.read_kernel_details(str(f), warnings)
+    assert np.isnan(kd["aiv_vec_time(us)"].iloc[0]) and kd["aiv_vec_time(us)"].iloc[1] == 0.75
+    assert kd["dur"].tolist() == [1500, 2250] and warnings == []
+
+
 def test_kernel_details_step_ids_that_are_not_whole_numbers(tmp_path: Path) -> None:
     """A Step Id of 50.7 was cut to 50 (its kernels joined step 50's KernelCompare) and text read as no step
     silently: both now belong to no step (-1), counted in one warning; N/A and "" stay silent."""
@@ -617,6 +631,49 @@ def test_csv_header_read_across_chunks_and_capped(tmp_path: Path, monkeypatch: p
     for data in (None, b""):
         with pytest.raises(ProfileError, match="empty file"):
             ascend_text._header(str(f), data)
+
+
+def test_csv_headers_that_are_no_header(tmp_path: Path) -> None:
+    """A first line of blanks only, and one whose single field is over the csv module's field limit (131,072
+    characters, below MAX_HEADER_BYTES), are no header: one error each naming the file."""
+    from msprof_compare.loaders import ascend_text
+
+    f = tmp_path / "memory_record.csv"
+    f.write_text(" \t \nTotal Reserved(MB)\n1\n")
+    with pytest.raises(ProfileError, match=r"memory_record\.csv: empty file \(no header line\)$"):
+        ascend_text.read_memory_record(str(f), [])
+    f.write_text("x" * 200_000 + "\n1\n")
+    with pytest.raises(ProfileError, match=r"malformed CSV header: field larger than field limit \(131072\)$"):
+        ascend_text.read_memory_record(str(f), [])
+
+
+@pytest.mark.parametrize("whole", [True, False])
+def test_truncated_csv_longer_than_the_probe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, whole: bool) -> None:
+    """The last-row check looks at the last 64 KiB: in a longer file cut inside a row it starts at the first
+    line start in that window and still finds the short last row (read in memory or probed on disk)."""
+    from msprof_compare.loaders import ascend_text
+
+    if not whole:
+        monkeypatch.setattr(ascend_text, "WHOLE_CSV_BYTES", 0)
+    f = tmp_path / "memory_record.csv"
+    body = "Component,Timestamp(us),Total Reserved(MB)\n" + "".join(f"APP,{i},{i % 97}.5\n" for i in range(6000))
+    assert len(body) > 65536
+    f.write_text(body + "APP,6000")
+    with pytest.raises(ProfileError, match="truncated: the last row has 2 of 3 fields and no line end"):
+        ascend_text.read_memory_record(str(f), [])
+    f.write_text(body + "APP,6000,1.5")  # whole last row, no line end: complete
+    df = ascend_text.read_memory_record(str(f), [])
+    assert len(df) == 6001 and df["Total Reserved(MB)"].iloc[-1] == 1.5
+
+
+def test_side_json_nested_too_deeply(tmp_path: Path) -> None:
+    """communication.json nested deeper than the decoder goes is a malformed file (one error naming it)."""
+    d = _copy(tmp_path)
+    comm = d / "ASCEND_PROFILER_OUTPUT" / "communication.json"
+    comm.write_text('{"step": ' + "[" * 5000 + "]" * 5000 + "}")
+    with pytest.raises(ProfileError) as exc:
+        load_profile(str(d), OPTS)
+    assert (exc.value.path, exc.value.message) == (str(comm), "malformed JSON: values nested too deeply")
 
 
 def test_profiler_info_absent_or_broken(tmp_path, caplog):

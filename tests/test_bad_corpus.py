@@ -309,6 +309,30 @@ def test_fifo_refused(tmp_path: Path) -> None:
         detect(str(fifo))
 
 
+def test_side_file_that_is_a_fifo_or_a_broken_link(tmp_path: Path) -> None:
+    """A side file of a profiling folder (kernel_details.csv) that is a FIFO is refused before anything is
+    opened (reading it would wait forever), with or without --force; a broken symbolic link in its place, which
+    --force lets the check follow, is named as broken (without --force the link itself is refused)."""
+    src = Path(__file__).resolve().parent / "data" / "npu" / "rank0_ascend_pt"
+    prof = tmp_path / "x_ascend_pt"
+    shutil.copytree(src, prof)
+    side = prof / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    side.unlink()
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(side)
+        for force in (False, True):
+            with pytest.raises(ProfileError) as info:
+                detect(str(prof), force)
+            assert (info.value.path, info.value.message) == (str(side), "is not a regular file or directory")
+        side.unlink()
+    side.symlink_to(prof / "gone.csv")
+    with pytest.raises(ProfileError, match="is a symbolic link; refusing to follow it"):
+        detect(str(prof))
+    with pytest.raises(ProfileError) as info:
+        detect(str(prof), True)
+    assert (info.value.path, info.value.message) == (str(side), "broken symbolic link: No such file or directory")
+
+
 def _as_user(monkeypatch: pytest.MonkeyPatch, uid: int) -> None:
     monkeypatch.setattr(paths, "_privileged", lambda: False)
     monkeypatch.setattr(os, "geteuid", lambda: uid)

@@ -313,6 +313,58 @@ def test_op_statistic_counts_and_times_are_checked(tmp_path):
     assert warnings == [f"{f}: 1 row(s) with a negative time; their times read as 0"]
 
 
+def test_kernel_details_without_input_shapes_or_step_ids(tmp_path):
+    """A kernel_details.csv without the Input Shapes column (the first 40 rows of msinsight text level1 rank0,
+    that column and Step Id cut): every kernel of a type is one group with shape "N/A", summed by hand with the
+    csv module; without a Step Id every row reads as step -1, so a step asked for finds no row."""
+    from msprof_compare.loaders.ascend_text import read_kernel_details
+
+    src = DATA / "kernel_details_l1_head40.csv"
+    with open(src, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    keep = [c for c in rows[0] if c not in ("Input Shapes", "Step Id")]
+    f = tmp_path / "kernel_details.csv"
+    with open(f, "w", newline="") as fh:
+        w = csv.DictWriter(fh, keep, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+    kd = read_kernel_details(str(f))
+    assert "Input Shapes" not in kd.columns and kd["Step Id"].tolist() == [-1] * len(rows)
+    by_type: dict[str, list[float]] = {}
+    for r in rows:
+        if r["Type"].strip() not in ("", "N/A"):
+            by_type.setdefault(r["Type"].strip(), []).append(float(r["Duration(us)"]))
+    groups = kernels.kernel_groups(npu(kernel_details=kd))
+    assert groups["type"].tolist() == list(by_type) and set(groups["shape"]) == {"N/A"}
+    assert groups["calls"].tolist() == [len(v) for v in by_type.values()]
+    assert groups["total"].tolist() == pytest.approx([sum(v) for v in by_type.values()], abs=0.005)
+    assert groups["max"].tolist() == pytest.approx([max(v) for v in by_type.values()], abs=0.005)
+    assert kernels.kernel_groups(npu(kernel_details=kd), step=1).empty
+
+
+def test_op_statistic_without_an_optional_time_column(tmp_path, caplog):
+    """op_statistic.csv needs OP Type, Core Type, Count and Total Time(us); a file without Ratio(%) still feeds
+    KernelTypeCompare, one without Min Time(us) cannot (its Min column would be made up): said in one warning
+    naming the side."""
+    from msprof_compare.loaders.ascend_text import read_op_statistic
+
+    head = ["OP Type", "Core Type", "Count", "Total Time(us)", "Min Time(us)", "Avg Time(us)", "Max Time(us)"]
+    row = ["ForeachAddList", "AI_VECTOR_CORE", "3", "1959.079", "624.152", "653.026", "706.614"]
+    f = tmp_path / "op_statistic.csv"
+    f.write_text(",".join(head) + "\n" + ",".join(row) + "\n")
+    st = read_op_statistic(str(f), [])
+    assert "Ratio(%)" not in st.columns
+    assert kernels.kernel_type_table(npu(op_statistic=st)) == {
+        "ForeachAddList-AI_VECTOR_CORE": ["ForeachAddList", "AI_VECTOR_CORE", 1959.079, 653.026, 706.614, 624.152, 3]}
+    i = head.index("Min Time(us)")
+    f.write_text(",".join(head[:i] + head[i + 1:]) + "\n" + ",".join(row[:i] + row[i + 1:]) + "\n")
+    no_min = npu("b", op_statistic=read_op_statistic(str(f), []))
+    assert kernels.kernel_type_table(no_min) == {}
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        assert kernels.build(ctx(npu("a", op_statistic=st), no_min, use_kernel_type=True)) == []
+    assert caplog.messages == ["Can't find any valid kernel type data (op_statistic.csv) in the file: b"]
+
+
 def test_kernel_compare_figures_equal_reference_pair1_exactly(samples, reference_outputs):
     """Every number of KernelCompare (pair 1, through the loaders) equals the original's cell exactly (the
     0.5 % tolerance above would let a third decimal of an average pass), except the one documented tie of

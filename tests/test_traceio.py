@@ -231,6 +231,64 @@ def test_trace_durations_as_numbers_and_text_load_alike(tmp_path) -> None:
     assert loaded[0]["ts"].tolist()[:3] == [0, 100_000, 200_000]
 
 
+def test_number_texts_whole_long_and_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Times written without a decimal point, with more than 40 characters (the byte-matrix parser's width:
+    the exact path takes them), and columns longer than one parsing chunk (2**18 values; 4 here): each reads
+    as its exact decimal value rounded half to even, by Decimal here."""
+    from msprof_compare.loaders import numparse
+
+    assert [numparse.text_us_to_ns(t) for t in (b"12", b"-7", b'"1736408883732241"')] == \
+        [12_000, -7_000, 1_736_408_883_732_241_000]
+    from decimal import localcontext
+
+    long = ["1." + "0" * 50, "2.0005" + "0" * 40 + "1", "  3.25" + " " * 40]  # the second is just above a tie
+    with localcontext() as c:
+        c.prec = 80  # Decimal's 28 digits would round the second to the tie itself
+        assert decimal_us_to_ns(long).tolist() == [_exact(t.strip()) for t in long] == [1_000, 2_001, 3_250]
+    texts = TIES + ["1736408883732241.5", "5", "0.0004", "-12.5"]
+    want = [_exact(t) for t in texts]
+    monkeypatch.setattr(numparse, "_CHUNK", 4)
+    assert decimal_us_to_ns(texts).tolist() == want
+    assert texts_us_to_ns([t.encode() for t in texts]).tolist() == want
+
+
+def test_time_texts_of_a_trace_with_a_byte_order_mark(tmp_path) -> None:
+    """The exact re-read of the time texts (float times beyond float64's ns precision) skips a UTF-8 byte-order
+    mark as the decode does, so the event indices match: a trace_view.json written with one loads alike."""
+    from msprof_compare.loaders.traceio import exact_ns, exact_texts
+
+    data = b'[{"ph": "X", "ts": 1736408883732241.5005, "dur": 0.6000312}, {"ph": "X", "ts": 1.25, "dur": 2}]'
+    with_bom = exact_texts("t.json", b"\xef\xbb\xbf" + data)
+    assert exact_ns("t.json", with_bom, "ts").tolist() == [_exact("1736408883732241.5005"), 1_250]
+    assert exact_ns("t.json", with_bom, "dur").tolist() == [600, 2_000]
+    ev = [{"ph": "M", "name": "process_name", "pid": 2, "tid": 0, "args": {"name": "Ascend Hardware"}},
+          {"ph": "X", "name": "t0", "pid": 2, "tid": 3, "ts": 1736408883732241.5005, "dur": 0.6000312, "args": {}}]
+    loaded = []
+    for bom in (b"", b"\xef\xbb\xbf"):
+        f = tmp_path / f"bom{len(bom)}" / "trace_view.json"
+        f.parent.mkdir()
+        f.write_bytes(bom + json.dumps(ev).encode())
+        loaded.append(load_profile(str(f), Options(enable_profiling_compare=True)).kernels)
+    assert loaded[0]["ts"].tolist() == loaded[1]["ts"].tolist() == [_exact("1736408883732241.5005")]
+    assert loaded[0]["dur"].tolist() == loaded[1]["dur"].tolist() == [600]
+
+
+def test_folder_with_one_corrupt_gzip_trace(tmp_path) -> None:
+    """A folder whose only JSON file is a .json.gz with a broken deflate stream: its first bytes cannot be read
+    to tell its kind, so it is taken as the trace, and the loader names it as corrupt (not "no trace found")."""
+    import gzip
+
+    from msprof_compare.errors import ProfileError
+
+    f = tmp_path / "run" / "trace.json.gz"
+    f.parent.mkdir()
+    good = gzip.compress(b'{"traceEvents": []}' * 50, mtime=0)
+    f.write_bytes(good[:10] + bytes(len(good) - 10))
+    with pytest.raises(ProfileError) as exc:
+        load_profile(str(f.parent), Options())
+    assert exc.value.path == str(f) and exc.value.message.startswith("corrupt gzip data")
+
+
 #: checked_ints: present values and what they read as. Integers within int64, also written as integral floats
 #: or as text, read as themselves; anything else reads as absent (the default) and is counted
 INTS = [(7, 7), (0, 0), (-1, -1), (-5, -5), (None, -9), (7.0, 7), ("8", 8), (" 9 ", 9), ("10.0", 10), (-3.0, -3),
@@ -268,6 +326,9 @@ def test_checked_ints_bounds() -> None:
     assert warnings == ["f.json: 4 total(s) are not integers from 0 to 1 kB (the first: -1); left out"]
     warnings.clear()
     assert checked_ints("f.json", [5, None, 1000], arg, warnings).tolist() == [5, 0, 1000] and not warnings
+    # plain integers (the usual column) out of the bounds: the same rule and line
+    assert checked_ints("f.json", [5, 1001, -2], arg, warnings).tolist() == [5, 0, 0]
+    assert warnings == ["f.json: 2 total(s) are not integers from 0 to 1 kB (the first: 1001); left out"]
 
 
 def test_checked_ints_pairing_keys() -> None:
