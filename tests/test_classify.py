@@ -57,6 +57,24 @@ def test_config_errors_from_the_environment_say_so(tmp_path, monkeypatch):
     assert exc.value.hint is None
 
 
+def test_keyword_file_that_does_not_parse(tmp_path):
+    """A keyword file that is no INI text (a duplicate key, a line outside any section) or no UTF-8 is one
+    data error naming the file, not a traceback."""
+    keys = "FA_MASK=a\nCONV_MASK=b\nMATMUL_MASK=c\nCUBE_MASK=x\nTRANS_MASK=y\nMC2_KERNEL=z\n"
+    bad = tmp_path / "k.ini"
+    for text, why in (("[OP_MASK]\n" + keys + "CUBE_MASK=w\n", "option 'CUBE_MASK' in section 'OP_MASK' already "
+                                                                "exists"),
+                      ("FA_MASK=a\n[OP_MASK]\n" + keys, "File contains no section headers")):
+        bad.write_text(text)
+        with pytest.raises(ProfileError) as exc:
+            cl.load_keywords(str(bad))
+        assert exc.value.path == str(bad)
+        assert exc.value.message.startswith("cannot read keyword configuration: ") and why in exc.value.message
+    bad.write_bytes(("[OP_MASK]\n" + keys.replace("x", "gemm\xe9")).encode("latin-1"))
+    with pytest.raises(ProfileError, match="cannot read keyword configuration: 'utf-8' codec can't decode byte 0xe9"):
+        cl.load_keywords(str(bad))
+
+
 def test_name_predicates():
     names = ["aten::conv2d", "aten::mm", "FlashAttnFunc", "aten::add", "aten::convolution_backward"]
     assert cl.cube_op_kind(names).tolist() == [cl.OP_CONV, cl.OP_MATMUL, cl.OP_FA, cl.OP_NONE, cl.OP_CONV]

@@ -96,6 +96,19 @@ def test_ignored_op_takes_no_tasks():
     assert {k: v.tolist() for k, v in d[""]["tasks"].items()} == {"Notify Wait": [1.0]}
 
 
+def test_tasks_outside_every_op_belong_to_none():
+    """Tasks none of whose ops holds them (before the first op, between ops, after the last) are left out: the
+    families keep their op rows and have no task row (reference-1 §3.4's pointer finds no owner)."""
+    p = npu(ops=[("hcom_allReduce_1", 10, 5), ("hcom_broadcast_2", 30, 5)],
+            tasks=[("Notify Wait", 1, 1), ("Memcpy", 20, 2), ("Notify Wait", 50, 1)])
+    d = comm.side_data(p, None)
+    assert list(d) == ["allreduce", "broadcast"]
+    assert [d[f]["ops"].tolist() for f in d] == [[5.0], [5.0]]
+    assert all(d[f]["tasks"] == {} for f in d)
+    rows = comm.comm_rows(d, d)
+    assert [r[1] for r in rows] == ["allreduce", "broadcast"]  # summary rows only
+
+
 def _pointer(op_ts, op_end, task_ts):
     owner = [-1] * len(task_ts)
     p = 0

@@ -433,6 +433,52 @@ def test_rich_text_lookalike_is_written_as_text(tmp_out: Path, monkeypatch: pyte
     assert read_xlsx(path, header=2)["Kernel"].tolist() == [evil, "<r>plain</r>"]
 
 
+@pytest.mark.parametrize("constant_memory", [False, True])
+def test_rich_text_lookalike_over_the_cell_limit(tmp_out: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 constant_memory: bool) -> None:
+    """A rich-text lookalike opening a row (the first cell of a streamed row) and one over Excel's 32,767
+    characters: written as text, the long one cut to the limit as any long text (the end tag cut off)."""
+    if constant_memory:
+        monkeypatch.setattr(excel, "CONSTANT_MEMORY_ROWS", 0)
+    long = "<r>" + "x" * 40_000 + "</r>"
+    rows = [["<r>1</r>", long, 1.0, 2.0, 2.0], ["<r>2</r>", "<r>y</r>", 1.0, 1.0, 1.0]]
+    path = excel.write_workbook(fake_result([small_sheet(rows=rows)]), tmp_out)
+    ws = openpyxl.load_workbook(path)["KernelCompare"]
+    assert [ws["A4"].value, ws["A5"].value, ws["B5"].value] == ["<r>1</r>", "<r>2</r>", "<r>y</r>"]
+    assert ws["B4"].value == long[:excel._STR_MAX] and len(ws["B4"].value) == 32_767
+
+
+def test_rows_beyond_excel_are_cut_with_a_warning(tmp_out: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  caplog: pytest.LogCaptureFixture) -> None:
+    """A sheet with more rows than a worksheet holds (1,048,576 with the 3 header rows; 5 here): the rows that
+    fit are written, the rest left out, said in one warning."""
+    import logging
+
+    monkeypatch.setattr(excel, "MAX_ROWS", excel.HEADER_ROWS + 2)
+    rows = [[i, f"k{i}", 1.0, 2.0, 2.0] for i in range(1, 5)]
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        path = excel.write_workbook(fake_result([small_sheet(rows=rows)]), tmp_out)
+    assert caplog.messages == ["Sheet KernelCompare has 4 rows; Excel holds at most 2, the rest are not written."]
+    assert read_xlsx(path, header=2)["Kernel"].tolist() == ["k1", "k2"]
+
+
+def test_workbook_over_4_gb_is_one_error(tmp_out: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """xlsxwriter's FileSizeError (a part over 4 GB: no ZIP64) is a write error saying so; nothing is left."""
+    import xlsxwriter
+    from xlsxwriter.exceptions import FileSizeError
+
+    from msprof_compare.errors import ProfileError
+
+    def too_big(self):
+        raise FileSizeError("Filesize would require ZIP64 extensions.")
+
+    monkeypatch.setattr(xlsxwriter.Workbook, "close", too_big)
+    with pytest.raises(ProfileError) as info:
+        excel.write_workbook(fake_result([small_sheet()]), tmp_out)
+    assert info.value.message == "cannot write the workbook: over 4 GB, the limit of an xlsx file without ZIP64"
+    assert list(tmp_out.iterdir()) == []
+
+
 def _reference_pairs() -> list[tuple[str, str, str, str]]:
     """(pair, base, comparison, workbook) of every reference run that wrote a workbook, from its README."""
     readme = Path(__file__).resolve().parents[2] / "shared" / "reference-outputs" / "README.md"

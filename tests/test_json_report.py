@@ -308,3 +308,49 @@ def test_write_json_to_stream():
     doc = _strict_loads(buf.getvalue())
     assert doc["summary"] == {"e2e": None, "waterfall": [], "contributors": [], "guards": [], "contributors_note": None}
     assert validate(doc, json.loads(SCHEMA.read_text())) == []
+
+
+def _minimal_result(frames: dict | None = None):
+    """The smallest object to_document accepts (as in test_write_json_to_stream), with ``frames``."""
+    from dataclasses import dataclass
+
+    @dataclass
+    class Opts:
+        output_format: str = "json"
+
+    class R:
+        base = comparison = type("P", (), {"path": "a", "kind": "GPU", "source": "kineto", "level": ""})()
+        options = Opts()
+        sheets: list = []
+        summary = None
+
+    r = R()
+    r.frames = frames or {}
+    return r
+
+
+def test_write_json_to_a_console_of_another_encoding():
+    """``-o -`` on a console whose encoding is not UTF-8: a document it can show (Latin-1 and "é") is the
+    usual one (msgspec's: 1e-6); one it cannot (ASCII) is the json module's with \\u escapes (1e-06)."""
+    r = _minimal_result({"odd": pd.DataFrame({"name": ["é"], "v": [1e-6]})})
+    for encoding, escaped in (("latin-1", False), ("ascii", True)):
+        raw = io.BytesIO()
+        stream = io.TextIOWrapper(raw, encoding=encoding)
+        assert json_report.write_json(r, "-", stream=stream) == "-"
+        text = raw.getvalue().decode(encoding)
+        assert _strict_loads(text)["frames"]["odd"] == [{"name": "é", "v": 1e-6}]
+        assert ('"name": "\\u00e9"' in text and '"v": 1e-06' in text) == escaped
+        assert ('"name": "é"' in text and '"v": 1e-6' in text) == (not escaped)
+
+
+def test_write_json_to_a_closed_stdout(monkeypatch):
+    """The API's ``to_json("-")`` in a process started without stdout (``>&-``, a service): one data error."""
+    import sys
+
+    from msprof_compare.errors import ProfileError
+
+    monkeypatch.setattr(sys, "stdout", None)
+    with pytest.raises(ProfileError) as info:
+        json_report.write_json(_minimal_result(), "-")
+    assert (info.value.path, info.value.message) == (
+        "<stdout>", "standard output is closed; nowhere to write the JSON result")

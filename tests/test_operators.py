@@ -338,6 +338,8 @@ def test_shape_key_renders_every_real_input_dims_like_the_spec() -> None:
     # literal with an unhashable member (literal_eval's TypeError), nesting deeper than any reader goes
     for odd in ("[{[]: 1}]", "[{{}}]", "[{[1, 2]}]", "[" * 1000, "[" * 100_000 + "]" * 100_000):
         assert shape_key(odd) == odd
+    # two lists in a row read as a tuple by literal_eval (no JSON): no list of dims, so the text is the key
+    assert shape_key("[1, 2], [3]") == "[1, 2], [3]"
 
 
 def test_npu_operator_figures_do_not_depend_on_other_comparisons(samples: Path) -> None:

@@ -144,6 +144,23 @@ def test_backward_split_first_parts_differ() -> None:
     assert pairs.ib.tolist() == [0, 1, 2]
 
 
+def test_step_without_operators_on_one_side(caplog: pytest.LogCaptureFixture) -> None:
+    """reference-2 §2.3: a step whose ProfilerStep# op holds no operator on one side (the base's step 1 ends
+    before its first op) is said in the original's warning, and the other side's ops of that step are all
+    unmatched, also where both sides know their backward thread (§2.4 split: no part on the base side)."""
+    base = gpu_profile([("ProfilerStep#1", 0, 10), ("a", 20, 1, 1), ("B", 22, 1, 2)], bwd=2, path="base")
+    comp = gpu_profile([("ProfilerStep#1", 0, 10), ("a", 1, 1, 8), ("B", 3, 1, 9)], bwd=9, path="comp")
+    for p in (base, comp):
+        p.kind, p.source = "NPU", "ascend_text"
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        pairs = operator_pairs(ctx_of(base, comp, base_step=1, comparison_step=1))
+    assert [m for m in caplog.messages if "step" in m] == [
+        "There is no operator infomation for step 1, please check the step id of base."]
+    assert pairs.ia.tolist() == [-1, -1]
+    assert pairs.comparison.names[pairs.ib].tolist() == ["a", "B"]
+    assert (pairs.base_top, pairs.comparison_top) == (0, 2)
+
+
 def test_drill_down_reference_fact() -> None:
     # max_kernel_num=5: P(10 kernels; c1, c2) vs P(10 kernels; c1, c3) -> (c1,c1),(None,c3),(c2,None)
     kern = [(f"k{i}", 100 + i, 1) for i in range(10)]

@@ -767,3 +767,63 @@ def test_unwritable_folder_of_a_report_file_is_named_as_the_folder(tmp_path: Pat
         output.output_target(str(ro / "new" / "run.json"), ".json")
     assert str(exc.value) == (f"cannot create output directory {ro / 'new'} (the folder of {ro / 'new' / 'run.json'}): "
                               f"{ro} is not writable")
+
+
+# --------------------------------------------------------------------------- coverage audit
+
+
+def _fill(text: str):
+    def fill(path: str) -> None:
+        Path(path).write_text(text)
+    return fill
+
+
+def test_report_set_moves_on_together_when_a_name_is_taken(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The workbook and the JSON of one run keep one stem: where the JSON's name is taken (another run of the same
+    second published it meanwhile), the workbook already linked under the stem is given back and both take the
+    next free stem; the other run's file is left as it was. With every stem taken: one error, nothing left."""
+    from msprof_compare.errors import ProfileError
+    from msprof_compare.report import output
+
+    (tmp_path / "r.json").write_text("other run")
+    parts = [(".xlsx", _fill("wb"), "workbook"), (".json", _fill("{}"), "JSON result")]
+    got = output.write_new_files(str(tmp_path), "r", parts)
+    assert got == [str(tmp_path / "r_1.xlsx"), str(tmp_path / "r_1.json")]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json", "r_1.json", "r_1.xlsx"]
+    assert (tmp_path / "r.json").read_text() == "other run" and (tmp_path / "r_1.xlsx").read_text() == "wb"
+    monkeypatch.setattr(output, "MAX_SUFFIX", 2)
+    with pytest.raises(ProfileError) as info:
+        output.write_new_files(str(tmp_path), "r", parts)
+    assert (info.value.path, info.value.message) == (str(tmp_path), "too many existing files named r_N")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json", "r_1.json", "r_1.xlsx"]
+
+
+def test_reports_written_from_a_worker_thread(tmp_path: Path) -> None:
+    """Python installs signal handlers in the main thread only: a compare run in another thread (a service, a
+    notebook's executor) publishes its reports without deferring signals, instead of failing."""
+    import threading
+
+    from msprof_compare.report import output
+
+    got: list = []
+    t = threading.Thread(target=lambda: got.append(output.write_new_files(
+        str(tmp_path), "r", [(".json", _fill("{}"), "JSON result")])))
+    t.start()
+    t.join()
+    assert got == [[str(tmp_path / "r.json")]] and (tmp_path / "r.json").read_text() == "{}"
+
+
+def test_stale_cleanup_leaves_a_link_named_as_a_temporary(tmp_path: Path) -> None:
+    """A day-old symbolic link named as our temporary folder is neither a file nor a folder of ours: it is left,
+    and so is what it points at."""
+    from msprof_compare.report import output
+
+    target = tmp_path / "elsewhere"
+    target.mkdir()
+    (target / "data.txt").write_text("keep")
+    link = tmp_path / ".performance_comparison_result_x.tmp"
+    link.symlink_to(target)
+    past = time.time() - 2 * output.STALE_TMP_SECONDS
+    os.utime(link, (past, past), follow_symlinks=False)
+    assert output.remove_stale_temporaries(str(tmp_path)) == 0
+    assert link.is_symlink() and (target / "data.txt").read_text() == "keep"

@@ -373,3 +373,89 @@ def test_db_wait_plane_has_the_smallest_sum_of_candidates() -> None:
     bd = Breakdown(kind="NPU")
     BD._groups(p, bd, BD._intervals(p, bd))
     assert bd.groups == {"g": {"wait": 250, "transmit": 750}}
+
+
+# --------------------------------------------------------------------------- coverage audit
+
+
+def test_db_mc2_without_c_core_sqe_tasks() -> None:
+    """An MC2 kernel of a DB without C_CORE_SQE tasks (the key absent, or no row): no communication part is
+    found, so all of its time is the kernel's, its computing part the PMU figure (reference-1 §5.6)."""
+    for sqe in (None, pd.DataFrame({"ts": np.zeros(0, np.int64), "end": np.zeros(0, np.int64)})):
+        p = Profile(path="synthetic.db", kind="NPU", source="ascend_db")
+        if sqe is not None:
+            p.extra["c_core_sqe"] = sqe
+        bd = Breakdown("NPU")
+        BD._mc2(p, bd, np.array([0]), np.array(["MatmulAllReduce"], dtype=object), np.array([0]),
+                np.array([100]), np.array([60]))
+        m = bd.mc2["MatmulAllReduce"]
+        assert (m.ns, m.computing_ns, m.communication_ns, m.count) == (100, 60, 0, 1)
+
+
+def test_db_breakdown_parts_without_their_rows() -> None:
+    """A single-device DB (no communication op or task): no Lccl, no group, no wait; no TASK summary (absent or
+    empty): no SDMA on compute streams; device tasks but no compute task or communication op: E2E spans the
+    tasks of the types that are no kernel; only kernel-type tasks: no E2E, said in one line."""
+    p = _db_profile(kernels=[(0, 50, 0), (40, 90, 2)], ops=[], summary=[])
+    p.comm = frame("comm", {})
+    bd = Breakdown(kind="NPU")
+    BD._lccl(p, bd)
+    BD._groups(p, bd, BD._intervals(p, bd))
+    assert (bd.lccl.ns, bd.lccl.count, bd.groups, bd.group_pairs, bd.wait_ns) == (0, 0, {}, {}, 0)
+    assert (bd.computing_ns, bd.uncovered_comm_ns, bd.e2e_ns) == (90, 0, 90)
+    for summary in (None, p.extra["task_summary"].iloc[:0]):
+        if summary is None:
+            del p.extra["task_summary"]
+        else:
+            p.extra["task_summary"] = summary
+        bd = Breakdown(kind="NPU")
+        BD._sdma_stream(p, bd)
+        assert (bd.sdma_stream.ns, bd.sdma_stream.count) == (0, 0)
+    p = _db_profile(kernels=[], ops=[], summary=[("EVENT_RECORD", 1, 2, 20), ("KERNEL_AIVEC", 1, 3, 600)])
+    p.comm = frame("comm", {})
+    p.extra["task_summary"] = p.extra["task_summary"].assign(first_start=[100, 0], last_end=[400, 1000])
+    bd = Breakdown(kind="NPU")
+    BD._intervals(p, bd)
+    assert (bd.computing_ns, bd.uncovered_comm_ns, bd.e2e_ns, bd.free_ns, bd.missing) == (0, 0, 300, 300, [])
+    p.extra["task_summary"] = p.extra["task_summary"].iloc[1:]  # KERNEL_AIVEC only: excluded from the span
+    bd = Breakdown(kind="NPU")
+    BD._intervals(p, bd)
+    assert bd.e2e_ns == 0
+    assert bd.missing == ["synthetic.db: no computing task, communication op or device task in range"]
+
+
+def _union_ns(rows: list[tuple[int, int]]) -> int:
+    total, end = 0, None
+    for s, e in sorted(rows):
+        if end is None or s > end:
+            total += e - s
+            end = e
+        elif e > end:
+            total += e - end
+            end = e
+    return total
+
+
+def test_single_device_db_overall_metrics(tmp_path: Path) -> None:
+    """The level-1 excerpt without its communication tables (a single-device export): OverallMetrics has no
+    group rows and no Uncovered Communication Time row (zero on both sides: left out, reference-1 §9.3);
+    Computing Time is the union of the compute tasks and E2E the span of them and of the TASK rows whose type is
+    no kernel type, both computed here from the tables by SQL; Free Time is the rest."""
+    folder = tmp_path / "single"
+    folder.mkdir()
+    db = edited_copy(Path(L1), folder / "ascend_pytorch_profiler_0.db", "DROP TABLE COMMUNICATION_OP",
+                     "DROP TABLE COMMUNICATION_TASK_INFO")
+    from dbutil import sql
+
+    compute = sql(db, "SELECT t.startNs, t.endNs FROM TASK t JOIN COMPUTE_TASK_INFO c ON t.globalTaskId = "
+                      "c.globalTaskId")
+    excluded = ", ".join(f"'{t}'" for t in sorted(BD.E2E_EXCLUDED))
+    lo, hi = sql(db, f"SELECT min(t.startNs), max(t.endNs) FROM TASK t JOIN STRING_IDS s ON t.taskType = s.id "
+                     f"WHERE s.value NOT IN ({excluded})")[0]
+    e2e = max(hi, max(e for _, e in compute)) - min(lo, min(s for s, _ in compute))
+    sheet = api.compare(str(db), str(db), enable_profiling_compare=True).sheet("OverallMetrics").set_index("Index")
+    assert not [i for i in sheet.index if "Communication" in i or "Wait" in i or "Transmit" in i or "%" in i]
+    for col in ("Duration(ms)", "Duration(ms).1"):
+        assert sheet.loc["Computing Time", col] == pytest.approx(_union_ns(compute) / 1e6, abs=1e-9)
+        assert sheet.loc["E2E Time", col] == pytest.approx(e2e / 1e6, abs=1e-9)
+        assert sheet.loc["Free Time", col] == pytest.approx((e2e - _union_ns(compute)) / 1e6, abs=1e-9)

@@ -337,3 +337,47 @@ def test_no_memory_info_names_the_trace(tmp_path, caplog):
     with caplog.at_level(logging.INFO, logger="msprof-analyze"):
         bd = gpu_breakdown(load_profile(str(h100), _opts()))
     assert bd.memory_gb > 0 and not [r for r in caplog.records if "memory info" in r.getMessage()]
+
+
+# --------------------------------------------------------------------------- coverage audit
+
+
+def _launch_trace(tmp_path, early_kernel):
+    """aten::mm [0, 10) us launching gemm_x (20 us, 5 us long) through an ac2g flow; ``early_kernel`` runs at
+    5 us for 3 us without a launch in the trace (the previous step's tail)."""
+    host = {"pid": 1, "tid": 1}
+    ev = [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 0, "dur": 10, **host},
+          {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 2, "dur": 1, **host,
+           "args": {"correlation": 7}},
+          {"ph": "X", "cat": "kernel", "name": "gemm_x", "pid": 0, "tid": 7, "ts": 20, "dur": 5,
+           "args": {"stream": 7, "correlation": 7}},
+          {"ph": "X", "cat": "kernel", "pid": 0, "ts": 5, "dur": 3, **early_kernel},
+          {"ph": "s", "cat": "ac2g", "id": 7, "ts": 2, **host},
+          {"ph": "f", "cat": "ac2g", "id": 7, "pid": 0, "tid": 7, "ts": 20, "bp": "e"}]
+    return _trace(tmp_path, ev)
+
+
+def test_gpu_flow_cat_that_names_no_flow(tmp_path):
+    """--gpu_flow_cat naming a category the trace lacks: no kernel finds its launch, so gemm_x is no longer
+    Matmul (its launching aten::mm is not found) but Cube by name, and the early-kernels check cannot judge
+    (no launch in the trace, like a trace without flows): no early part of E2E."""
+    path = _launch_trace(tmp_path, {"name": "elementwise_early", "tid": 7, "args": {"stream": 7}})
+    plain = gpu_breakdown(load_profile(path, _opts()), _opts())
+    assert (plain.b("matmul_cube").ns, plain.b("other_cube").ns) == (5_000, 0)
+    assert plain.has_launches and plain.early_ns == 20_000 - 5_000
+    assert (plain.early_kernels.ns, plain.early_kernels.count) == (3_000, 1)
+    opts = _opts(gpu_flow_cat="my_flows")
+    other = gpu_breakdown(load_profile(path, opts), opts)
+    assert (other.b("matmul_cube").ns, other.b("other_cube").ns) == (0, 5_000)
+    assert not other.has_launches and other.early_ns == 0 and other.early_kernels.count == 0
+    assert (other.computing_ns, other.e2e_ns) == (plain.computing_ns, plain.e2e_ns) == (8_000, 20_000)
+
+
+def test_early_collectives_are_no_early_computing(tmp_path):
+    """Only a collective runs before the first launched kernel: that part of E2E is early, but no computing
+    kernel is (collectives count as communication)."""
+    path = _launch_trace(tmp_path, {"name": "ncclDevKernel_AllReduce", "tid": 9, "args": {"stream": 9}})
+    bd = gpu_breakdown(load_profile(path, _opts()), _opts())
+    assert bd.has_launches and bd.early_ns == 15_000
+    assert (bd.early_kernels.ns, bd.early_kernels.count) == (0, 0)
+    assert (bd.computing_ns, bd.uncovered_comm_ns, bd.e2e_ns) == (5_000, 3_000, 20_000)

@@ -488,3 +488,40 @@ def test_shown_values_are_cut_after_40_characters():
     assert short_repr("x" * 38) == repr("x" * 38)           # 40 characters with the quotes: whole
     assert short_repr("x" * 39) == repr("x" * 39)[:37] + "..."
     assert short_repr(7, limit=1) == "7" and short_repr("ab", limit=4) == "'ab'"
+
+
+# --------------------------------------------------------------------------- coverage audit
+
+
+def test_clip_walk_stops_at_a_window_after_the_op():
+    """reference-1 §5.8 CLIP: a window starting after the op's end ends that op's walk (op [0, 10] against
+    windows [5, 8] and [20, 30] keeps [5, 8] only; op [25, 28] then finds [20, 30])."""
+    s, e = B.clip_walk(*_iv([[0, 10], [25, 28]]), *_iv([[5, 8], [20, 30]]))
+    assert list(zip(s.tolist(), e.tolist(), strict=True)) == [(5, 8), (25, 28)]
+    s, e = B.clip_walk(*_iv([[0, 10]]), *_iv([[20, 30]]))
+    assert s.size == e.size == 0
+
+
+def test_flow_start_map_reads_async_npu_flows_only():
+    """Kernels find their launching op by async_npu flows; a trace with other flows only (fwdbwd) gives none,
+    so every kernel's flow start is 0 (no covering op)."""
+    p = Profile(path="synthetic", kind="NPU", source="ascend_text", level="trace")
+    p.flows = frame("flows", {"id": ["1", "2"], "cat": ["fwdbwd", "fwdbwd"], "s_ts": [10, 20], "f_ts": [30, 40]})
+    keys, starts = B.flow_start_map(p)
+    assert keys.size == starts.size == 0
+    p.flows = frame("flows", {"id": ["1", "2", "3"], "cat": ["fwdbwd", "async_npu", "async_npu"],
+                              "s_ts": [10, 20, 25], "f_ts": [30, 40, 40]})
+    keys, starts = B.flow_start_map(p)
+    assert (keys.tolist(), starts.tolist()) == ([40], [25])  # one start per end: the last flow wins
+
+
+def test_bandwidth_block_that_is_not_an_object_is_no_block():
+    """A "Communication Bandwidth Info" value that is no JSON object (a list, a number) holds no figures: it is
+    passed over as an entry without the block, so an earlier entry's figures stand."""
+    def entry(info):
+        return {"collective": {"Total Op Info": {"Communication Bandwidth Info": info}}}
+
+    good = {"RDMA": {"Transit Size(MB)": 10, "Transit Time(ms)": 4}, "SDMA": {"Transit Size(MB)": 14,
+                                                                            "Transit Time(ms)": 2}}
+    assert B.bandwidths({"step1": entry([1, 2])}) is None
+    assert B.bandwidths({"step1": entry(good), "step2": entry(3)}) == (2.5, 7.0)

@@ -246,6 +246,42 @@ def test_contributor_level_preference():
     level, rows = summary._level_rows([kernel, module])
     assert level == "module operator" and rows["Name"].tolist() == ["/model/fc > aten::addmm"]
     assert rows["Base(ms)"].tolist() == [1.0] and rows["Comparison(ms)"].tolist() == [3.0]
+    # a module sheet of TOTAL rows only (modules without operators of their own): the kernel level stands in
+    totals = stat("ModuleCompareStatistic", [module.data.iloc[0].tolist()])
+    level, rows = summary._level_rows([kernel, totals])
+    assert level == "kernel" and rows["Name"].tolist() == ["MatMul 2,3"]
+
+
+def test_group_labels_by_process_group_name():
+    """reference-1 §9.4 item 26: a process-group name that names one group of a side labels it "{pg}:
+    Communication"; one that names two groups, or "unknown", keeps the group key after it; no name: the key."""
+    bd = Breakdown("NPU")
+    bd.groups = {f"Group {i} Communication": {"wait": 0, "transmit": 1} for i in range(5)}
+    bd.pg_names = {"Group 0 Communication": "dp", "Group 1 Communication": "tp", "Group 2 Communication": "tp",
+                   "Group 3 Communication": "unknown"}
+    assert summary._group_labels(bd) == {
+        "Group 0 Communication": "dp: Communication",
+        "Group 1 Communication": "tp: Group 1 Communication", "Group 2 Communication": "tp: Group 2 Communication",
+        "Group 3 Communication": "unknown: Group 3 Communication", "Group 4 Communication": "Group 4 Communication"}
+
+
+def test_operator_level_needs_operators_on_both_sides():
+    """The Summary's operator-level contributors (when the workbook shows modules) need operators on both
+    sides: with none on one side (a hardware-only export) the level is left to the sheets the run has."""
+    ops = [("aten::mm", 0, 10), ("aten::add", 20, 5)]
+
+    def side(rows) -> Profile:
+        return Profile(path="p", kind="GPU", source="kineto", ops=frame("ops", {
+            "name": [r[0] for r in rows], "cat": ["cpu_op"] * len(rows), "ts": [r[1] for r in rows],
+            "dur": [r[2] for r in rows]}))
+
+    from msprof_compare.api import RunContext
+
+    opts = Options(enable_operator_compare=True)
+    got = summary._operator_statistic(RunContext(side(ops), side(ops), opts), [])
+    assert got is not None and sorted(got.iloc[:, 1]) == ["aten::add", "aten::mm"]
+    assert summary._operator_statistic(RunContext(side(ops), side([]), opts), []) is None
+    assert summary._operator_statistic(RunContext(side([]), side(ops), opts), []) is None
 
 
 # --------------------------------------------------------------------------- guards, synthetic

@@ -30,6 +30,18 @@ def test_term_safe_escapes_what_drives_a_terminal() -> None:
     assert term_safe("x\udce8y") == "x\\xe8y"  # a file name byte that is no UTF-8
 
 
+def test_lone_surrogates_that_are_no_file_name_byte() -> None:
+    """A lone surrogate outside U+DC80..U+DCFF (no byte of a file name: text a Python caller passed, e.g. a path
+    argument of the API) is escaped as \\uXXXX in the reports and on the terminal, not an error; a name byte
+    beside it keeps its \\xNN form only where all of the text allows that."""
+    from msprof_compare.textsafe import display
+
+    assert display("run\ud800/t.json") == "run\\ud800/t.json"
+    assert term_safe("a\ud800b\udfffc") == "a\\ud800b\\udfffc"
+    assert display("x\udce8\ud800") == "x\\udce8\\ud800"
+    assert display("x\udce8") == "x\\xe8"
+
+
 def _hostile_pair(root: Path) -> tuple[Path, Path]:
     """The bundled BERT pair with aten::linear (slower on H100 than on MI300) renamed, on both sides."""
     out = []
