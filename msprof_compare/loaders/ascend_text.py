@@ -556,7 +556,7 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
         if junk:  # one line per file, counting what was dropped (a recoverable oddity)
             warnings.append(f"{path}: {sum(junk.values())} value(s) that are not numbers in column(s) "
                             f"{', '.join(junk)}; read as missing")
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, OSError) as exc:
+    except OSError as exc:  # pandas' ParserError / EmptyDataError and UnicodeDecodeError are ValueErrors: above
         raise ProfileError(path, f"malformed CSV: {_first_line(exc)}") from None
     if len(df) == 0 and required:
         raise ProfileError(path, "no data rows")
