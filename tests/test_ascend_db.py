@@ -1059,3 +1059,23 @@ def test_out_of_memory_while_loading_a_database(monkeypatch: pytest.MonkeyPatch)
         load_profile(str(L1), OPTS)
     assert (info.value.path, info.value.message) == (str(L1), "not enough memory to load the database")
     assert closed == [1]
+
+
+def test_optional_column_an_export_lacks(tmp_path: Path) -> None:
+    """An optional column absent from its table (COMPUTE_TASK_INFO.inputShapes of an export recorded without
+    shapes, or an older schema) reads as empty, as a NULL cell does: the compute tasks are the same, and
+    KernelCompare groups each type under the shape N/A, its totals the task durations summed by SQL."""
+    from msprof_compare import compare
+
+    db = _variant(tmp_path, "noshapes", "ALTER TABLE COMPUTE_TASK_INFO DROP COLUMN inputShapes")
+    opts = build_options(enable_kernel_compare=True)[0]
+    clean, got = load_profile(str(L1), opts), load_profile(str(db), opts)
+    assert set(got.kernel_details["Input Shapes"]) == {""} and set(clean.kernel_details["Input Shapes"]) != {""}
+    pd.testing.assert_frame_equal(got.kernels, clean.kernels)
+    sheet = compare(str(db), str(db), enable_kernel_compare=True).sheet("KernelCompare")
+    assert set(sheet["Input Shape"]) == {"N/A"}
+    totals = dict(sql(L1, "SELECT s.value, sum(t.endNs - t.startNs) FROM TASK t JOIN COMPUTE_TASK_INFO c "
+                          "ON c.globalTaskId = t.globalTaskId JOIN STRING_IDS s ON s.id = c.opType GROUP BY 1"))
+    assert len(sheet) == len(totals)
+    for kernel, total in zip(sheet["Kernel"], sheet["Total Duration(us)"], strict=True):
+        assert total == pytest.approx(totals[kernel] / 1000, abs=0.005), kernel

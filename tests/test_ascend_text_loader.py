@@ -666,6 +666,24 @@ def test_truncated_csv_longer_than_the_probe(tmp_path: Path, monkeypatch: pytest
     assert len(df) == 6001 and df["Total Reserved(MB)"].iloc[-1] == 1.5
 
 
+@pytest.mark.parametrize("whole", [True, False])
+def test_csv_rows_that_do_not_parse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, whole: bool) -> None:
+    """Past a good header: a row with a byte that is no UTF-8, or a quote opened and never closed, is a
+    malformed CSV (one error naming the file), read in memory or streamed."""
+    from msprof_compare.loaders import ascend_text
+
+    if not whole:
+        monkeypatch.setattr(ascend_text, "WHOLE_CSV_BYTES", 0)
+    f = tmp_path / "memory_record.csv"
+    head = b"Component,Timestamp(us),Total Reserved(MB)\nAPP,1,2.5\n"
+    for body, why in ((b"APP,2,3.\xe95\n", "malformed CSV: 'utf-8' codec can't decode byte 0xe9"),
+                      (b'"APP,2,3.5\nAPP,3,1\n', "malformed CSV: Error tokenizing data. C error: EOF inside string")):
+        f.write_bytes(head + body)
+        with pytest.raises(ProfileError) as exc:
+            ascend_text.read_memory_record(str(f), [])
+        assert exc.value.path == str(f) and exc.value.message.startswith(why), exc.value.message
+
+
 def test_side_json_nested_too_deeply(tmp_path: Path) -> None:
     """communication.json nested deeper than the decoder goes is a malformed file (one error naming it)."""
     d = _copy(tmp_path)
