@@ -286,7 +286,6 @@ def test_trace_cap_raised_by_its_variable_holds_for_the_read_too(tmp_path: Path,
     kernels = sum(1 for e in json.loads(src.read_text())["traceEvents"] if e.get("cat") == "kernel")
     opts = build_options(enable_profiling_compare=True)[0]
     monkeypatch.setattr(paths, "MAX_TRACE_BYTES", 100)
-    monkeypatch.setattr(traceio, "MAX_TRACE_BYTES", 100, raising=False)
     monkeypatch.delenv("MSPROF_COMPARE_MAX_TRACE_BYTES", raising=False)
     with pytest.raises(ProfileError, match=f"file is {size} bytes, over the 100 byte limit"):
         load_profile(str(trace), opts)
