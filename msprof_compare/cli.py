@@ -174,12 +174,18 @@ def _run_typer(app: typer.Typer, args: list[str] | None, prog: str) -> int:
 
         discard_rest(sys.stdout)
         return 0
-    except OSError as exc:  # --help written to a full stdout
+    except OSError as exc:  # --help written to a full stdout, or to a closed pipe that Windows reports as EINVAL
+        from .report.output import closed_pipe, discard_rest
+
+        if closed_pipe(exc):
+            discard_rest(sys.stdout)
+            return 0
         _error(f"cannot write to standard output: {exc.strerror or exc}")
         return 1
     except click_error as exc:
         message = one_line(exc.format_message())
         message = message.replace(" / '--benchmark_path'", "")  # the alias stays out of the original's text
+        message = message.replace(" (env var: 'None')", "")  # click 8.2.0-8.2.1 name an unset env var so
         ctx = getattr(exc, "ctx", None)
         where = ctx.command_path if ctx is not None else prog
         if where == prog and "compare" in args and hasattr(command, "commands"):

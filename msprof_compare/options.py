@@ -73,11 +73,11 @@ class Options:
         return self.enable_operator_compare or self.enable_memory_compare or self.enable_api_compare
 
 
-def parse_op_name_map(text: str | dict | None) -> dict:
+def parse_op_name_map(text: Any) -> Any:
     """Parse ``--op_name_map`` as a Python literal (never eval)."""
     if text is None or text == "":
         return {}
-    if isinstance(text, dict):
+    if not isinstance(text, str):  # a value the API got (a dict, or what rule 2 refuses): nothing to parse
         return text
     try:
         value = ast.literal_eval(text)

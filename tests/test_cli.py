@@ -503,6 +503,11 @@ def test_api_option_checks() -> None:
     # a literal that does not parse fails at argument-parsing time in the original, before rule 1
     with pytest.raises(UsageError, match="Invalid value for '--op_name_map'"):
         build_options(max_kernel_num=2, op_name_map="abc")
+    # a Python value the API got is no literal to parse: rule 1, then rule 2
+    with pytest.raises(UsageError, match="--max_kernel_num has to be greater than 3"):
+        build_options(max_kernel_num=2, op_name_map=[1])
+    with pytest.raises(UsageError, match="--op_name_map must be dict"):
+        build_options(op_name_map=[1])
     assert build_options(max_kernel_num=5.0)[0].max_kernel_num == 5
     assert build_options(max_kernel_num="5")[0].max_kernel_num == 5
     with pytest.raises(UsageError, match="use_input_shape must be True or False \\(got 'no'\\)"):
@@ -1021,6 +1026,48 @@ def test_help_to_a_closed_pipe_is_quiet(tmp_path: Path) -> None:
         os.close(w)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
+
+
+def test_help_to_a_closed_pipe_on_windows_is_quiet(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Windows often reports a write to a closed pipe as EINVAL, which click re-raises: exit 0 there too, as
+    for the console table and the JSON (report.output.closed_pipe)."""
+    import errno
+    import io
+    import types
+
+    from msprof_compare.report import output
+
+    class ClosedPipeOnWindows(io.TextIOBase):
+        def writable(self) -> bool:
+            return True
+
+        def write(self, s: str) -> int:
+            raise OSError(errno.EINVAL, "Invalid argument")
+
+        def fileno(self) -> int:
+            return os.open(os.devnull, os.O_WRONLY)
+
+    windows = types.SimpleNamespace(**{**os.__dict__, "name": "nt"})
+    monkeypatch.setattr(output, "os", windows)  # closed_pipe() sees Windows; nothing else does
+    monkeypatch.setattr(sys, "stdout", ClosedPipeOnWindows())
+    assert cli._run_typer(cli._analyze_app(), ["compare", "--help"], "msprof-analyze") == 0
+    monkeypatch.setattr(output, "os", os)  # on POSIX, EINVAL is no closed pipe: an error, exit 1
+    assert cli._run_typer(cli._analyze_app(), ["compare", "--help"], "msprof-analyze") == 1
+
+
+def test_click_82_env_var_none_is_left_out(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    """click 8.2.0 and 8.2.1 (which typer 0.18-0.27 accept) end a missing option's message with
+    "(env var: 'None')"; the message is the original's without it."""
+    usage, _ = cli._click_exception_types()
+
+    class Command:
+        def main(self, **_kw: object) -> None:
+            raise usage("Missing option '--benchmark_profiling_path' / '-bp' (env var: 'None').")
+
+    monkeypatch.setattr(cli.typer.main, "get_command", lambda _app: Command())
+    assert cli._run_typer(cli._analyze_app(), ["compare", "-d", "x"], "msprof-analyze") == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "error: Missing option '--benchmark_profiling_path' / '-bp'. (see 'msprof-analyze --help')")
 
 
 def test_ctrl_c_while_parsing_the_arguments(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:

@@ -306,17 +306,19 @@ def level_net_ms(contrib: pd.DataFrame) -> float:
 NAMED_STEP_SHARE = 0.1
 
 
-def _outside_steps(wf: pd.DataFrame, e2e_delta_ns: int) -> str:
+def _outside_steps(wf: pd.DataFrame, e2e_delta_ns: int) -> tuple[str, bool]:
     """The one or two waterfall steps outside any operator's device time (communication, free time) that
-    moved with the E2E change by at least NAMED_STEP_SHARE of it, largest first ("" when none): the note
-    then says where the change is instead of listing what it might be."""
+    moved with the E2E change by at least NAMED_STEP_SHARE of it (and by a shown 0.001 ms), largest first,
+    and whether together they hold half of the change or more: the note then says where the change is
+    instead of listing what it might be. ("", False) when no step qualifies."""
     cat = wf["Category"].to_numpy(dtype=object)
     delta = wf["Delta(ns)"].to_numpy(dtype=np.int64, na_value=0)
-    moved = delta * np.sign(e2e_delta_ns) >= NAMED_STEP_SHARE * abs(e2e_delta_ns)
+    moved = delta * np.sign(e2e_delta_ns) >= max(NAMED_STEP_SHARE * abs(e2e_delta_ns), 500)
     pick = np.flatnonzero(np.isin(cat, ["communication", "free"]) & moved)
     pick = pick[np.argsort(-np.abs(delta[pick]), kind="stable")][:2]
     steps = wf["Step"].to_numpy(dtype=object)
-    return " and ".join(f"{steps[i]} {delta[i] / 1e6:+.3f} ms" for i in pick)
+    named = " and ".join(f"{steps[i]} {delta[i] / 1e6:+.3f} ms" for i in pick)
+    return named, bool(len(pick)) and abs(int(delta[pick].sum())) * 2 >= abs(e2e_delta_ns)
 
 
 def unexplained_note(contrib: pd.DataFrame | None, e2e_delta_ns: int | None, wf: pd.DataFrame | None) -> str:
@@ -332,9 +334,13 @@ def unexplained_note(contrib: pd.DataFrame | None, e2e_delta_ns: int | None, wf:
     net, e2e = level_net_ms(contrib), e2e_delta_ns / 1e6
     if net / e2e >= EXPLAINED_SHARE:
         return ""
-    where = _outside_steps(wf, e2e_delta_ns)
-    why = (f"the waterfall puts it in {where}" if where
-           else "free time, or communication not linked to them; see the waterfall")
+    named, most = _outside_steps(wf, e2e_delta_ns)
+    if most:
+        why = f"the waterfall puts most of it in {named}"
+    elif named:
+        why = f"the waterfall puts part of it in {named}; see the waterfall for the rest"
+    else:
+        why = "free time, communication, or kernels not linked to them; see the waterfall"
     if net / e2e < 0:  # the other way: a share (-7982 % on text vs DB) would say nothing
         return (f"all {level}s together changed by {net:+.3f} ms, against an E2E change of {e2e:+.3f} ms: the E2E "
                 f"change is outside their device time ({why})")
@@ -967,7 +973,7 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5) -> tuple[in
                 worst_lines.append(f"  {term_safe(r.Name)}: +{float(r[5]):.3f} ms "
                                    f"({float(r.Share):.1%} of {share_basis(level)})")
     if note:  # also where no listed contributor grew: the caveat holds for the ranking the run made
-        worst_lines.append(f"{'  ' if worst_lines else ''}Note: {note}.")
+        worst_lines.append(f"{'  ' if worst_lines else ''}Note: {term_safe(note)}.")
     step_lines: list[str] = []
     wf = result.frames.get("waterfall")
     if wf is not None and len(wf):
