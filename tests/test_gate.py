@@ -289,6 +289,21 @@ def test_unexplained_note_names_the_steps_outside_device_time():
     assert "part of it in Free: Other +0.001 ms" in summary.unexplained_note(tiny_top, 3_500, shown)
 
 
+def test_unexplained_note_names_tied_steps_in_waterfall_order():
+    """Of steps that moved by the same amount, the note names them in the waterfall's order: four outside
+    steps all over 10 % of +6 ms, the two largest tied at +2 ms each (numpy's default argsort, not stable on
+    AVX-512 machines, put the later one first)."""
+    from msprof_compare.compare import summary
+
+    top = summary.top_contributors(pd.DataFrame({"Name": ["a"], "Base(ms)": [1.0], "Comparison(ms)": [1.1]}),
+                                   "operator")  # net +0.1 ms
+    tied = _wf([("Free: Other", "free", 1_000_000), ("Free: SDMA", "free", 1_000_000),
+                ("Group 0: Communication", "communication", 2_000_000),
+                ("Group 1: Communication", "communication", 2_000_000)])  # E2E +6 ms; the two named hold 4 ms
+    assert summary.unexplained_note(top, 6_000_000, tied).endswith(
+        "(the waterfall puts most of it in Group 0: Communication +2.000 ms and Group 1: Communication +2.000 ms)")
+
+
 def test_gate_note_escapes_the_step_names(samples, tmp_path):
     """A waterfall step is named from the data (an HCCL group): in the gate's message it is escaped as the
     steps line above it is, so that a group name cannot end the line and forge another."""
