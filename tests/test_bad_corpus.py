@@ -299,6 +299,24 @@ def test_trace_cap_raised_by_its_variable_holds_for_the_read_too(tmp_path: Path,
     assert traceio.read_bytes(str(trace), force=True) == src.read_bytes()
 
 
+def test_trace_cap_of_zero_bytes_holds_for_the_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """MSPROF_COMPARE_MAX_TRACE_BYTES=0 is a cap of 0 bytes, not "no cap": the read refuses any byte of a
+    trace, as the path check does (an empty file is within it); --force reads it all the same."""
+    from msprof_compare.loaders import traceio
+
+    trace = tmp_path / "t.pt.trace.json"
+    trace.write_text('{"traceEvents": []}')  # 19 bytes
+    empty = tmp_path / "e.pt.trace.json"
+    empty.write_bytes(b"")
+    monkeypatch.setenv("MSPROF_COMPARE_MAX_TRACE_BYTES", "0")
+    with pytest.raises(ProfileError, match="file is 19 bytes, over the 0 byte limit"):
+        paths.check_input(str(trace), False, kind="trace")
+    with pytest.raises(ProfileError, match="file is 19 bytes, over the 0 byte limit"):
+        traceio.read_bytes(str(trace))
+    assert traceio.read_bytes(str(empty)) == b""
+    assert traceio.read_bytes(str(trace), force=True) == b'{"traceEvents": []}'
+
+
 def test_fifo_refused(tmp_path: Path) -> None:
     if not hasattr(os, "mkfifo"):
         pytest.skip("no FIFOs here")
