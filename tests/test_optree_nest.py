@@ -95,6 +95,15 @@ def test_handout_by_hand() -> None:
     assert got.tolist() == [0, 1, -1]
 
 
+
+def test_handout_point_past_its_modules_ops_gets_none() -> None:
+    """A kernel point after the last top-layer op of its module gets no op, even where the next module's first
+    op (the next entry of the sorted top layer) has started by then: module 0 has op [0,4], module 1 op [1,3];
+    module 0's points at 2 (its op) and 8 (after it: none), module 1's at 2 (its op)."""
+    got = _handout(np.array([0, 1]), np.array([0, 1]), np.array([4, 3]), np.array([0, 0, 1]), np.array([2, 8, 2]))
+    assert got.tolist() == [0, -1, 1]
+
+
 def test_subtree_sums_level_by_level_match_a_plain_walk() -> None:
     """``_subtree_sum`` over ``levels`` (one sort, then one slice per depth) equals a plain reverse walk of the
     parent links, on random forests and on a 50,000-deep chain (a scan of every node per level was
