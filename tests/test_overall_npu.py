@@ -298,6 +298,28 @@ def test_overlapping_groups():
     assert bd.group_pairs == {("Group 0 Communication", "Group 1 Communication"): 200}
 
 
+def test_overlapping_groups_pair_counts_only_uncovered_time():
+    """The pair's overlap is that of the groups' uncovered parts (reference-1 §5.8), not of their whole ops:
+    with windows [150, 320) and [420, 1000) the ops [100, 500) and [300, 800) overlap on [300, 500) (200 ns),
+    of which [300, 320) and [420, 500) are uncovered: 20 + 80 = 100 ns."""
+    p = Profile(path="synthetic", kind="NPU", source="ascend_text", level="trace")
+    p.extra["hccl_pid"] = 7
+    p.threads = frame("threads", {"pid": [7, 7], "tid": [0, 10], "name": ["Group 0 Communication",
+                                                                          "Group 1 Communication"],
+                                  "sort_index": [0, 1]})
+    p.comm = frame("comm", {"name": ["hcom_allReduce_", "hcom_broadcast_"], "tid": [0, 10], "lane": ["op", "op"],
+                            "ts": [100, 300], "dur": [400, 500], "pid": [7, 7],
+                            "group": ["Group 0 Communication", "Group 1 Communication"]})
+    p.overlap = frame("overlap", {"name": ["Computing", "Communication(Not Overlapped)", "Computing",
+                                           "Communication(Not Overlapped)"],
+                                  "ts": [0, 150, 320, 420], "dur": [150, 170, 100, 580], "tid": [1, 2, 1, 2]})
+    bd = B.npu_breakdown(p, OPTS)
+    # group 0: [150, 320) + [420, 500) = 170 + 80; group 1: [300, 320) + [420, 800) = 20 + 380
+    assert bd.groups == {"Group 0 Communication": {"wait": 0, "transmit": 250},
+                         "Group 1 Communication": {"wait": 0, "transmit": 400}}
+    assert bd.group_pairs == {("Group 0 Communication", "Group 1 Communication"): 100}
+
+
 def test_bandwidth_and_pg_names():
     comm = json.loads((PT / "ASCEND_PROFILER_OUTPUT" / "communication.json").read_text())
     last = list(comm.values())[-1]["collective"]["Total Op Info"]["Communication Bandwidth Info"]
