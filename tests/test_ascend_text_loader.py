@@ -437,6 +437,17 @@ def test_empty_csv(tmp_path, name):
     assert name in str(exc.value) and "empty" in str(exc.value)
 
 
+@pytest.mark.parametrize("name", ["kernel_details.csv", "memory_record.csv"])
+def test_csv_with_a_header_and_no_rows(tmp_path, name):
+    """A CSV cut after its header (the excerpt's own header line) has no data rows: an error naming the file."""
+    d = _copy(tmp_path)
+    f = d / "ASCEND_PROFILER_OUTPUT" / name
+    f.write_bytes(f.read_bytes().split(b"\n", 1)[0] + b"\n")
+    with pytest.raises(ProfileError, match="no data rows") as exc:
+        load_profile(str(d), OPTS)
+    assert name in str(exc.value)
+
+
 def test_malformed_communication_json(tmp_path):
     d = _copy(tmp_path)
     (d / "ASCEND_PROFILER_OUTPUT" / "communication.json").write_text('{"step50": {')
