@@ -313,6 +313,20 @@ def test_op_statistic_counts_and_times_are_checked(tmp_path):
     assert warnings == [f"{f}: 1 row(s) with a negative time; their times read as 0"]
 
 
+def test_op_statistic_zero_time_is_no_negative_time(tmp_path):
+    """A time of 0 (a Min Time(us) of 0.000, an op that once took under a ns) is a time: the row keeps its
+    times and no warning is given (only a time below 0 zeroes the row)."""
+    from msprof_compare.loaders.ascend_text import read_op_statistic
+
+    head = "OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\n"
+    f = tmp_path / "op_statistic.csv"
+    f.write_text(head + "ForeachAddList,AI_VECTOR_CORE,3,1959.079,0.000,653.026,706.614,22.077\n")
+    warnings: list[str] = []
+    df = read_op_statistic(str(f), warnings)
+    assert df["Total Time(us)"].tolist() == [1959.079] and df["Min Time(us)"].tolist() == [0.0]
+    assert df["Max Time(us)"].tolist() == [706.614] and warnings == []
+
+
 def test_kernel_details_without_input_shapes_or_step_ids(tmp_path):
     """A kernel_details.csv without the Input Shapes column (the first 40 rows of msinsight text level1 rank0,
     that column and Step Id cut): every kernel of a type is one group with shape "N/A", summed by hand with the
