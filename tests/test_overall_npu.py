@@ -278,9 +278,8 @@ def test_lccl_and_sdma_on_compute_streams():
     assert (bd.lccl.ns, bd.lccl.count) == (10, 1)
 
 
-def test_overlapping_groups():
-    """Two communication groups whose uncovered ops overlap (reference-1 §5.8): per-group transmit and
-    the pair's overlap, from exact interval intersections within the not-overlapped windows."""
+def _two_groups(overlap: dict) -> Profile:
+    """Group 0's op [100, 500) and group 1's op [300, 800) on the HCCL lanes, with the given Overlap Analysis."""
     p = Profile(path="synthetic", kind="NPU", source="ascend_text", level="trace")
     p.extra["hccl_pid"] = 7
     p.threads = frame("threads", {"pid": [7, 7], "tid": [0, 10], "name": ["Group 0 Communication",
@@ -289,8 +288,15 @@ def test_overlapping_groups():
     p.comm = frame("comm", {"name": ["hcom_allReduce_", "hcom_broadcast_"], "tid": [0, 10], "lane": ["op", "op"],
                             "ts": [100, 300], "dur": [400, 500], "pid": [7, 7],
                             "group": ["Group 0 Communication", "Group 1 Communication"]})
-    p.overlap = frame("overlap", {"name": ["Communication(Not Overlapped)", "Computing"],
-                                  "ts": [150, 0], "dur": [850, 150], "tid": [2, 1]})
+    p.overlap = frame("overlap", overlap)
+    return p
+
+
+def test_overlapping_groups():
+    """Two communication groups whose uncovered ops overlap (reference-1 §5.8): per-group transmit and
+    the pair's overlap, from exact interval intersections within the not-overlapped windows."""
+    p = _two_groups({"name": ["Communication(Not Overlapped)", "Computing"], "ts": [150, 0], "dur": [850, 150],
+                     "tid": [2, 1]})
     bd = B.npu_breakdown(p, OPTS)
     # windows [150, 1000): group 0 op [100, 500) -> 350 uncovered, group 1 op [300, 800) -> 500, both [300, 500)
     assert bd.groups == {"Group 0 Communication": {"wait": 0, "transmit": 350},
@@ -302,17 +308,9 @@ def test_overlapping_groups_pair_counts_only_uncovered_time():
     """The pair's overlap is that of the groups' uncovered parts (reference-1 §5.8), not of their whole ops:
     with windows [150, 320) and [420, 1000) the ops [100, 500) and [300, 800) overlap on [300, 500) (200 ns),
     of which [300, 320) and [420, 500) are uncovered: 20 + 80 = 100 ns."""
-    p = Profile(path="synthetic", kind="NPU", source="ascend_text", level="trace")
-    p.extra["hccl_pid"] = 7
-    p.threads = frame("threads", {"pid": [7, 7], "tid": [0, 10], "name": ["Group 0 Communication",
-                                                                          "Group 1 Communication"],
-                                  "sort_index": [0, 1]})
-    p.comm = frame("comm", {"name": ["hcom_allReduce_", "hcom_broadcast_"], "tid": [0, 10], "lane": ["op", "op"],
-                            "ts": [100, 300], "dur": [400, 500], "pid": [7, 7],
-                            "group": ["Group 0 Communication", "Group 1 Communication"]})
-    p.overlap = frame("overlap", {"name": ["Computing", "Communication(Not Overlapped)", "Computing",
-                                           "Communication(Not Overlapped)"],
-                                  "ts": [0, 150, 320, 420], "dur": [150, 170, 100, 580], "tid": [1, 2, 1, 2]})
+    p = _two_groups({"name": ["Computing", "Communication(Not Overlapped)", "Computing",
+                              "Communication(Not Overlapped)"],
+                     "ts": [0, 150, 320, 420], "dur": [150, 170, 100, 580], "tid": [1, 2, 1, 2]})
     bd = B.npu_breakdown(p, OPTS)
     # group 0: [150, 320) + [420, 500) = 170 + 80; group 1: [300, 320) + [420, 800) = 20 + 380
     assert bd.groups == {"Group 0 Communication": {"wait": 0, "transmit": 250},
