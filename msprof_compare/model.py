@@ -202,6 +202,21 @@ def ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     return np.repeat(np.asarray(lo, np.int64) - (np.cumsum(n) - n), n) + np.arange(total, dtype=np.int64)
 
 
+def us_text(ns: np.ndarray, unset: str | None = None) -> np.ndarray:
+    """Epoch ns as the microsecond text the text export writes (``1736408883694624.810``), exact: a float64
+    holds such a value only to 0.25 us (the original's ``n / 1000`` shows ``...011.0`` for ``...011.090``).
+    ``unset`` is the text of a 0 (a block never released: the CSV's empty cell)."""
+    ns = np.asarray(ns, dtype=np.int64)
+    if not ns.size:  # np.char.zfill reduces over the widths: an empty array has none
+        return np.zeros(0, dtype=object)
+    q, r = np.divmod(np.abs(ns), 1000)
+    text = np.char.add(np.char.add(q.astype(str), "."), np.char.zfill(r.astype(str), 3))
+    text = np.where(ns < 0, np.char.add("-", text), text).astype(object)
+    if unset is not None:
+        text[ns == 0] = unset
+    return text
+
+
 def threads_in_order(threads: pd.DataFrame, pid: int) -> tuple[list[int], list[str]]:
     """(tids, names) of the threads of process ``pid`` in display order: by ``sort_index``, a missing
     one (-1) sorting by tid, stable on ties (the order lanes appear in a trace viewer)."""

@@ -45,7 +45,7 @@ def test_us_columns_are_the_text_exports_exact_texts() -> None:
     assert any(str(a / 1000) != _csv_us(a) for a, _ in rows if a)  # the float text would differ
     starts = [t for (t,) in sql(L1, "SELECT t.startNs FROM TASK t JOIN COMPUTE_TASK_INFO c USING (globalTaskId)")]
     assert sorted(p.kernel_details["Start Time(us)"].tolist()) == sorted(_csv_us(t) for t in starts)
-    from msprof_compare.loaders.ascend_db import us_text
+    from msprof_compare.model import us_text
 
     values = np.array([0, 7, 1118, -1500, 1_736_410_576_395_011_090], dtype=np.int64)
     assert us_text(values).tolist() == ["0.000", "0.007", "1.118", "-1.500", "1736410576395011.090"]
@@ -284,7 +284,7 @@ def test_empty_memory_or_kernel_tables_load(tmp_path: Path, table: str) -> None:
         assert p.operator_memory is not None and len(p.operator_memory) == 0
     else:
         assert len(p.kernel_details) == 0
-    from msprof_compare.loaders.ascend_db import us_text
+    from msprof_compare.model import us_text
 
     assert us_text(np.zeros(0, np.int64)).tolist() == []
 

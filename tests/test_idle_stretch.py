@@ -228,5 +228,7 @@ def test_idle_start_is_shown_exactly():
     """An epoch start in ns is shown from the integer: as a float of us, 1736408883707769235 ns read
     ...769.250 (a float that large holds quarters of a us only)."""
     assert f"{1736408883707769235 / 1e3:.3f}" == "1736408883707769.250"  # what the float gave
-    assert summary._exact_us(1736408883707769235) == "1736408883707769.235"
-    assert summary._exact_us(5) == "0.005" and summary._exact_us(-1500) == "-1.500"
+    late = Breakdown("GPU")
+    late.e2e_ns, late.longest_idle = 100, Stretch(1736408883707769235, 60, 10)
+    assert "(ts 1736408883707769.235 us)" in summary._idle_row((_bd(100, 60), late))["Detail"]
+    assert "(ts 1.000 us)" in summary._idle_row((_bd(100, 60), late))["Detail"]  # _bd's start: 1,000 ns

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..model import factorize
+from ..model import factorize, us_text
 from ..textsafe import term_safe
 from .breakdown import Breakdown
 from .optree import shape_key
@@ -598,13 +598,6 @@ def _early_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any] | None:
                   "synchronize before the profiled one)")
 
 
-def _exact_us(ns: int) -> str:
-    """An epoch time in ns as us with three decimals, from the integer (a float of ~1.7e15 us holds only
-    quarters of a us: ...769.235 read ...769.250)."""
-    q, r = divmod(abs(int(ns)), 1000)
-    return f"{'-' if ns < 0 else ''}{q}.{r:03d}"
-
-
 def _idle_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any]:
     """The longest stretch of each side's E2E window with no computing and no communication, as a share of E2E.
 
@@ -616,7 +609,7 @@ def _idle_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any]:
     ok = False if crossed else (True if None not in shares else None)
     where = ", ".join(f"{side} {bd.longest_idle.length_ns / 1e6:,.3f} ms, "
                       f"{bd.longest_idle.offset_ns / 1e6:,.3f} ms into the E2E window "
-                      f"(ts {_exact_us(bd.longest_idle.start_ns)} us)"
+                      f"(ts {us_text([bd.longest_idle.start_ns])[0]} us)"
                       for side, bd in zip(_SIDES, bds, strict=True) if bd.e2e_ns > 0)
     if not where:
         return _guard(IDLE_CHECK, None, None, None, "no E2E time on either side")

@@ -56,7 +56,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ProfileError, StepError
-from ..model import CANN_MARK, Profile, frame
+from ..model import CANN_MARK, Profile, frame, us_text
 from ..options import Options
 from .numparse import LONG_DURATION_TEXT, MAX_DURATION_NS, MAX_RESERVED_BYTES, memory_oddities
 
@@ -770,21 +770,6 @@ def _fwdbwd_flows(profile: Profile) -> pd.DataFrame:
         "s_ts": m["ts_s"].to_numpy(), "s_pid": pid[s_row], "s_tid": tid[s_row],
         "f_ts": m["ts_f"].to_numpy(), "f_pid": pid[f_row], "f_tid": tid[f_row],
     })
-
-
-def us_text(ns: np.ndarray, unset: str | None = None) -> np.ndarray:
-    """Epoch ns as the microsecond text the text export writes (``1736408883694624.810``), exact: a float64
-    holds such a value only to 0.25 us (the original's ``n / 1000`` shows ``...011.0`` for ``...011.090``).
-    ``unset`` is the text of a 0 (a block never released: the CSV's empty cell)."""
-    ns = np.asarray(ns, dtype=np.int64)
-    if not ns.size:  # np.char.zfill reduces over the widths: an empty array has none
-        return np.zeros(0, dtype=object)
-    q, r = np.divmod(np.abs(ns), 1000)
-    text = np.char.add(np.char.add(q.astype(str), "."), np.char.zfill(r.astype(str), 3))
-    text = np.where(ns < 0, np.char.add("-", text), text).astype(object)
-    if unset is not None:
-        text[ns == 0] = unset
-    return text
 
 
 def _operator_memory(db: _Db, rng: tuple[int, int] | None) -> pd.DataFrame | None:

@@ -26,6 +26,7 @@ from ..errors import ProfileError
 from ..gcpause import gc_paused
 from ..textsafe import short_repr
 from .numparse import FLOAT_EXACT_US, NumberError, decimal_us_to_ns, parse_uniform, same_width_matrix, texts_us_to_ns
+from .paths import size_cap
 
 _NUM = int | float | str
 
@@ -168,37 +169,35 @@ def read_bytes(path: str, force: bool = False) -> bytes:
     """Read a (possibly gzip-compressed) file into memory, with clear errors. Without ``force`` a file over
     the trace size cap is refused (reference-1 §2.5), the cap ``MSPROF_COMPARE_MAX_TRACE_BYTES`` sets, as for
     the path check and the decompressed size."""
-    from .paths import size_cap
-
     try:
         size = os.path.getsize(path)
     except OSError as exc:
         raise ProfileError(path, f"cannot read file: {exc.strerror or exc}") from None
     limit = -1 if force else size_cap("trace")
     if 0 <= limit < size:
-        raise ProfileError(path, f"file is {size} bytes, over the {limit} byte limit",
-                           hint="add --force to read it anyway, or raise the limit with MSPROF_COMPARE_MAX_TRACE_BYTES")
+        raise ProfileError(path, f"file is {size} bytes, over the {limit} byte limit", hint=_CAP_HINT)
     try:
         with open(path, "rb") as fh:
             data = fh.read()
     except OSError as exc:
         raise ProfileError(path, f"cannot read file: {exc.strerror or exc}") from None
     if data[:2] == b"\x1f\x8b":
-        data = _gunzip(path, data, force)
+        data = _gunzip(path, data, limit)
     return data
 
 
-def _gunzip(path: str, data: bytes, force: bool) -> bytes:
-    """Decompress a gzip trace, refusing (without --force) output over the trace size cap (gzip bombs).
+_CAP_HINT = "add --force to read it anyway, or raise the limit with MSPROF_COMPARE_MAX_TRACE_BYTES"
+
+
+def _gunzip(path: str, data: bytes, limit: int) -> bytes:
+    """Decompress a gzip trace, refusing output over ``limit`` bytes (the trace size cap; -1: none, --force):
+    gzip bombs.
 
     The first read asks for the size the gzip trailer states (ISIZE: the last member's size mod 2**32),
     capped: one buffer of the right size, as fast as one whole read. A read of the whole cap instead
     allocated the cap at once ("out of memory" for a cap above the machine's memory, an error over
     2**63), and reading all in blocks cost 60 % more on the timesformer traces (23 -> 38 ms a file).
     What the trailer does not cover (several members, 4 GiB or more, trailing zeros) follows in blocks."""
-    from .paths import size_cap
-
-    limit = -1 if force else size_cap("trace")
     stated = int.from_bytes(data[-4:], "little") if len(data) >= 18 else 0  # 18: the smallest gzip member
     # deflate expands at most ~1032:1, so a trailer stating more (a crafted or damaged one) is not trusted
     want = max(min(stated, 1032 * len(data)), _GZIP_BLOCK) + 1
@@ -219,8 +218,7 @@ def _gunzip(path: str, data: bytes, force: bool) -> bytes:
     except (OSError, EOFError, zlib.error) as exc:
         raise ProfileError(path, f"corrupt gzip data: {exc}") from None
     if 0 <= limit < len(out):
-        raise ProfileError(path, f"decompressed trace is over the {limit} byte limit",
-                           hint="add --force to read it anyway, or raise the limit with MSPROF_COMPARE_MAX_TRACE_BYTES")
+        raise ProfileError(path, f"decompressed trace is over the {limit} byte limit", hint=_CAP_HINT)
     return out
 
 
