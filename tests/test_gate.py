@@ -93,7 +93,7 @@ def test_side_without_e2e_has_no_waterfall(samples):
     assert r.waterfall.empty and r.frames["e2e"].iloc[0].tolist() == [3_907_825, 0]
     net = summary.level_net_ms(r.frames["contributors"])
     assert -0.31 < net < -0.30 and "Note:" not in render_explain(r.frames)
-    assert summary.unexplained_note(r.frames["contributors"], -3_907_825, r.frames["waterfall"]) == ""
+    assert summary.unexplained_note(r.frames["contributors"], r.frames["waterfall"]) == ""
 
 
 def test_gate_alone_writes_no_summary_only_workbook(tmp_path):
@@ -208,7 +208,7 @@ def test_contributors_that_explain_little_of_the_change_are_said_so(samples, tmp
                                                               "workload? note: read the figures with this in mind)")
     text = compare(str(samples / NPU_L2), str(samples / NPU_L1))
     tb, tc = (int(text.frames["e2e"][k].iloc[0]) for k in ("base_ns", "comparison_ns"))
-    assert summary.unexplained_note(text.frames["contributors"], tc - tb, text.frames["waterfall"]) == ""
+    assert summary.unexplained_note(text.frames["contributors"], text.frames["waterfall"]) == ""
     assert "Note:" not in text.regression_gate(1)[1] and "Note:" not in render_explain(text.frames)
 
 
@@ -219,8 +219,9 @@ def _wf(steps: list[tuple[str, str, int]]) -> pd.DataFrame:
                          "Delta(ns)": pd.array([r[2] for r in rows], dtype="Int64")})
 
 
-#: A waterfall whose only step is computing: the note names no step
-COMPUTING = _wf([("Vector", "computing", 1)])
+def _computing(e2e_ns: int) -> pd.DataFrame:
+    """A waterfall of an E2E change of ``e2e_ns`` all in one computing step: the note names no step."""
+    return _wf([("Vector", "computing", e2e_ns)])
 
 
 def test_unexplained_note_by_hand():
@@ -229,26 +230,26 @@ def test_unexplained_note_by_hand():
     rows = pd.DataFrame({"Name": ["a", "b", "c"], "Base(ms)": [1.0, 2.0, 3.0], "Comparison(ms)": [1.5, 1.8, 3.1]})
     top = summary.top_contributors(rows, "operator")  # net +0.4 ms
     assert summary.level_net_ms(top) == pytest.approx(0.4)
-    assert summary.unexplained_note(top, 800_000, COMPUTING) == ""          # 0.4 of 0.8 ms: half, explained
-    note = summary.unexplained_note(top, 801_000, COMPUTING)                 # just under half
+    assert summary.unexplained_note(top, _computing(800_000)) == ""          # 0.4 of 0.8 ms: half, explained
+    note = summary.unexplained_note(top, _computing(801_000))                 # just under half
     assert note.startswith("all operators together changed by +0.400 ms, 50% of the E2E change (+0.801 ms)")
-    assert summary.unexplained_note(top, -2_000_000, COMPUTING).startswith(
+    assert summary.unexplained_note(top, _computing(-2_000_000)).startswith(
         "all operators together changed by +0.400 ms, against an E2E change of -2.000 ms: the E2E change is outside")
-    assert summary.unexplained_note(top, 0, COMPUTING) == "" and summary.unexplained_note(None, 10, COMPUTING) == ""
+    assert summary.unexplained_note(top, _computing(0)) == "" and summary.unexplained_note(None, _computing(10)) == ""
     flat = summary.top_contributors(pd.DataFrame({"Name": ["a", "b"], "Base(ms)": [1.0, 2.0],
                                                   "Comparison(ms)": [2.0, 1.0]}), "kernel")  # net 0
-    assert summary.level_net_ms(flat) == 0.0 and summary.unexplained_note(flat, 1_000_000, COMPUTING).startswith(
+    assert summary.level_net_ms(flat) == 0.0 and summary.unexplained_note(flat, _computing(1_000_000)).startswith(
         "all kernels together changed by +0.000 ms, 0%")
     exact = summary.top_contributors(pd.DataFrame({"Name": ["a"], "Base(ms)": [1.0], "Comparison(ms)": [1.5]}),
                                      "operator")  # net exactly +0.5 ms
-    assert summary.unexplained_note(exact, 1_000_000, COMPUTING) == ""  # exactly half: explained
-    assert summary.unexplained_note(exact, 1_000_001, COMPUTING).startswith(
+    assert summary.unexplained_note(exact, _computing(1_000_000)) == ""  # exactly half: explained
+    assert summary.unexplained_note(exact, _computing(1_000_001)).startswith(
         "all operators together changed by +0.500 ms, 50%")
     # without a waterfall (a side without E2E time: its "change" is the other side's whole E2E), no note
-    assert summary.unexplained_note(exact, 1_000_001, _wf([]).iloc[:0]) == ""
-    assert summary.unexplained_note(exact, 1_000_001, None) == ""
+    assert summary.unexplained_note(exact, _wf([]).iloc[:0]) == ""
+    assert summary.unexplained_note(exact, None) == ""
     cat = summary.top_contributors(rows, "category")
-    assert summary.unexplained_note(cat, 10_000_000, COMPUTING) == ""
+    assert summary.unexplained_note(cat, _computing(10_000_000)) == ""
 
 
 def test_unexplained_note_names_the_steps_outside_device_time():
@@ -262,31 +263,31 @@ def test_unexplained_note_names_the_steps_outside_device_time():
     frame = _wf([("Vector", "computing", 3_000_000), ("Free: Other", "free", 2_000_000),
                 ("Group 0: Communication", "communication", 4_000_000), ("Free: SDMA", "free", 999_999),
                 ("Other Communication", "communication", -1_500_000)])  # E2E +8.499999 ms; named 6 ms: 71 %
-    note = summary.unexplained_note(top, 8_499_999, frame)
+    note = summary.unexplained_note(top, frame)
     assert note.endswith("most of it is outside their device time (the waterfall puts most of it in "
                          "Group 0: Communication +4.000 ms and Free: Other +2.000 ms)")
     only_small = _wf([("Vector", "computing", 9_000_000), ("Free: Other", "free", 849_999)])  # < 10 % of +9.85 ms
-    assert summary.unexplained_note(top, 9_849_999, only_small).endswith(
+    assert summary.unexplained_note(top, only_small).endswith(
         "(free time, communication, or kernels not linked to them; see the waterfall)")
     at_tenth = _wf([("Vector", "computing", 9_000_000), ("Free: Other", "free", 1_000_000)])  # exactly 10 %
-    assert summary.unexplained_note(top, 10_000_000, at_tenth).endswith(
+    assert summary.unexplained_note(top, at_tenth).endswith(
         "(the waterfall puts part of it in Free: Other +1.000 ms; see the waterfall for the rest)")
     half = _wf([("Other Computing", "computing", 5_000_000), ("Free: Other", "free", 5_000_000)])  # exactly 50 %
-    assert summary.unexplained_note(top, 10_000_000, half).endswith("(the waterfall puts most of it in Free: Other "
+    assert summary.unexplained_note(top, half).endswith("(the waterfall puts most of it in Free: Other "
                                                                      "+5.000 ms)")
     under = _wf([("Other Computing", "computing", 5_000_001), ("Free: Other", "free", 4_999_999)])
-    assert "puts part of it in Free: Other +5.000 ms" in summary.unexplained_note(top, 10_000_000, under)
+    assert "puts part of it in Free: Other +5.000 ms" in summary.unexplained_note(top, under)
     down = _wf([("Free: Other", "free", -3_000_000), ("Uncovered Communication", "communication", 500_000)])
-    assert summary.unexplained_note(top, -2_500_000, down).endswith(
+    assert summary.unexplained_note(top, down).endswith(
         "against an E2E change of -2.500 ms: the E2E change is outside their device time (the waterfall puts most "
         "of it in Free: Other -3.000 ms)")
     # a change of a few µs: a step the note would show as +0.000 ms is not named
     tiny_top = summary.top_contributors(pd.DataFrame({"Name": ["a"], "Base(ms)": [1.0], "Comparison(ms)": [1.001]}),
                                         "operator")  # net +0.001 ms, under half of +3.4 µs
     tiny = _wf([("Vector", "computing", 3_000), ("Free: Other", "free", 400)])
-    assert summary.unexplained_note(tiny_top, 3_400, tiny).endswith("kernels not linked to them; see the waterfall)")
+    assert summary.unexplained_note(tiny_top, tiny).endswith("kernels not linked to them; see the waterfall)")
     shown = _wf([("Vector", "computing", 3_000), ("Free: Other", "free", 500)])
-    assert "part of it in Free: Other +0.001 ms" in summary.unexplained_note(tiny_top, 3_500, shown)
+    assert "part of it in Free: Other +0.001 ms" in summary.unexplained_note(tiny_top, shown)
 
 
 def test_unexplained_note_names_tied_steps_in_waterfall_order():
@@ -300,7 +301,7 @@ def test_unexplained_note_names_tied_steps_in_waterfall_order():
     tied = _wf([("Free: Other", "free", 1_000_000), ("Free: SDMA", "free", 1_000_000),
                 ("Group 0: Communication", "communication", 2_000_000),
                 ("Group 1: Communication", "communication", 2_000_000)])  # E2E +6 ms; the two named hold 4 ms
-    assert summary.unexplained_note(top, 6_000_000, tied).endswith(
+    assert summary.unexplained_note(top, tied).endswith(
         "(the waterfall puts most of it in Group 0: Communication +2.000 ms and Group 1: Communication +2.000 ms)")
 
 
@@ -341,7 +342,7 @@ def test_contributors_note_in_json_and_in_a_gate_without_growing_contributors(sa
     r = compare(str(text_l1), str(samples / DB_L1))
     e2e = r.frames["e2e"]
     delta = int(e2e["comparison_ns"].iloc[0]) - int(e2e["base_ns"].iloc[0])
-    note = summary.unexplained_note(r.frames["contributors"], delta, r.frames["waterfall"])
+    note = summary.unexplained_note(r.frames["contributors"], r.frames["waterfall"])
     assert note.startswith("all operators together changed by -") and "-0%" not in note
     free = r.frames["waterfall"].set_index("Step").loc["Free: Other", "Delta(ns)"]
     assert note.endswith(f"(the waterfall puts most of it in Free: Other {free / 1e6:+.3f} ms)") and free > 0.5 * delta
@@ -359,8 +360,8 @@ def test_note_of_a_change_the_other_way_gives_no_share():
     from msprof_compare.compare import summary
 
     rows = pd.DataFrame({"Name": ["a", "b"], "Base(ms)": [1.0, 2.0], "Comparison(ms)": [0.99, 2.0]})
-    note = summary.unexplained_note(summary.top_contributors(rows, "operator"), 4_917_000, COMPUTING)
+    note = summary.unexplained_note(summary.top_contributors(rows, "operator"), _computing(4_917_000))
     assert note.startswith("all operators together changed by -0.010 ms, against an E2E change of +4.917 ms")
     small = pd.DataFrame({"Name": ["a"], "Base(ms)": [1.0], "Comparison(ms)": [1.002]})
-    note = summary.unexplained_note(summary.top_contributors(small, "operator"), 4_917_000, COMPUTING)
+    note = summary.unexplained_note(summary.top_contributors(small, "operator"), _computing(4_917_000))
     assert note.startswith("all operators together changed by +0.002 ms, 0% of the E2E change (+4.917 ms)")

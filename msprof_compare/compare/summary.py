@@ -321,12 +321,16 @@ def _outside_steps(wf: pd.DataFrame, e2e_delta_ns: int) -> tuple[str, bool]:
     return named, bool(len(pick)) and abs(int(delta[pick].sum())) * 2 >= abs(e2e_delta_ns)
 
 
-def unexplained_note(contrib: pd.DataFrame | None, e2e_delta_ns: int | None, wf: pd.DataFrame | None) -> str:
+def unexplained_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None) -> str:
     """Where the operators (modules, kernels) together explain under half of the E2E change, say so: their
     device time holds no free time, and in a DB export no communication, so ranking them would point at
-    a few µs of an 8 ms regression. The waterfall ``wf`` names the steps that hold the rest; without one (a
-    side has no E2E time, so the E2E change is not a change of time) there is no note. "" otherwise."""
-    if contrib is None or not len(contrib) or not e2e_delta_ns or wf is None or not len(wf):
+    a few µs of an 8 ms regression. The waterfall ``wf`` holds the E2E change (its end row) and names the
+    steps that hold the rest; without one (a side has no E2E time, so the E2E change is not a change of
+    time) there is no note. "" otherwise."""
+    if contrib is None or not len(contrib) or wf is None or not len(wf):
+        return ""
+    e2e_delta_ns = int(wf["Delta(ns)"].iloc[-1])  # the "Comparison E2E" row: comparison E2E - base E2E
+    if not e2e_delta_ns:
         return ""
     level = str(contrib["Level"].iloc[0])
     if level == "category":  # the waterfall steps themselves: they are the E2E change
@@ -954,7 +958,7 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5) -> tuple[in
         return 0, f"No regression: {head}"
     lines = [f"Performance regression: {head}"]
     contrib = result.frames.get("contributors")
-    note = unexplained_note(contrib, comp - base, result.frames.get("waterfall"))
+    note = unexplained_note(contrib, result.frames.get("waterfall"))
     worst_lines: list[str] = []
     if contrib is not None and len(contrib):
         worst = contrib[contrib["Diff(ms)"].astype(float) > 0].head(top)

@@ -184,8 +184,7 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
         cover = float(contrib["Cumulative Share"].iloc[-1])
         rows = [[r.Name, r[3], r[4], r[5], r.Share, r[7], int(r.Rank)] for r in contrib.itertuples(index=False)]
         rows_word = "row covers" if len(contrib) == 1 else "rows cover"
-        end = wf.loc[wf["Category"] == "end", "Delta(ns)"] if len(wf) else pd.Series(dtype="Int64")
-        note = unexplained_note(contrib, int(end.iloc[0]) if len(end) and not pd.isna(end.iloc[0]) else None, wf)
+        note = unexplained_note(contrib, wf)
         row = _table(wb, ws, row, f"Top contributors ({level} level; {len(contrib)} {rows_word} {cover:.0%} "
                      f"of {share_basis(level)}, not of the E2E change)",
                      ["Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share", "Rank"],

@@ -118,7 +118,6 @@ def to_document(result: CompareResult, generated_at: _dt.datetime | None = None)
             "rows": records(f),
         })
     summary = result.summary
-    e2e = _e2e(frames)
     return {
         "$schema": SCHEMA_ID,
         "schema_version": SCHEMA_VERSION,
@@ -133,10 +132,9 @@ def to_document(result: CompareResult, generated_at: _dt.datetime | None = None)
             "rows": [[clean(c) for c in row] for row in summary.get("rows") or []],
         },
         "summary": {
-            "e2e": e2e,
+            "e2e": _e2e(frames),
             **{name: records(frames.get(name)) for name in SUMMARY_FRAMES},
-            "contributors_note": unexplained_note(frames.get("contributors"), e2e["diff_ns"] if e2e else None,
-                                                  frames.get("waterfall")) or None,
+            "contributors_note": unexplained_note(frames.get("contributors"), frames.get("waterfall")) or None,
         },
         "sheets": sheets,
         "frames": {name: records(f) for name, f in frames.items()

@@ -72,9 +72,7 @@ def render_explain(frames: dict[str, pd.DataFrame]) -> str:
     contributors, a note when they explain little of the E2E change."""
     contrib = frames.get("contributors")
     parts = [render_waterfall(frames.get("waterfall")), render_contributors(contrib)]
-    e2e = frames.get("e2e")
-    delta = int(e2e["comparison_ns"].iloc[0]) - int(e2e["base_ns"].iloc[0]) if e2e is not None and len(e2e) else None
-    note = unexplained_note(contrib, delta, frames.get("waterfall")) if parts[1] else ""
+    note = unexplained_note(contrib, frames.get("waterfall")) if parts[1] else ""
     if note:
         parts.append(term_safe(f"Note: {note}."))
     return "\n".join(p for p in parts if p)
