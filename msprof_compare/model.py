@@ -25,6 +25,8 @@ import pandas as pd
 I64 = "int64"
 F64 = "float64"
 OBJ = "object"
+#: HCCL's rank id for "no peer" (the dst rank of a task on the local chip): 2**32 - 1.
+NO_RANK = 0xFFFFFFFF
 
 #: The name prefix of an NPU memory record of CANN's own allocation (operator_memory.csv writes it; the DB loader
 #: adds it): the memory comparison places such a record at the launch it belongs to (reference-2 §5.2).
@@ -262,7 +264,10 @@ class Profile:
     memory_record: pd.DataFrame | None = None
     operator_memory: pd.DataFrame | None = None
     communication: dict | None = None
-    metadata: dict = field(default_factory=dict)  # profiler_metadata.json / Kineto top-level metadata
+    metadata: dict = field(default_factory=dict)  # profiler_metadata.json / DB META_DATA / Kineto top-level metadata
+    #: The highest rank id the NPU communication tasks name, plus one (0: none named): a lower bound of the
+    #: world size where the metadata records none.
+    rank_span: int = 0
     device_properties: list = field(default_factory=list)
     #: Source-specific extras a comparator may need (e.g. DB table frames); documented by the loader.
     extra: dict[str, Any] = field(default_factory=dict)

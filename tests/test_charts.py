@@ -116,7 +116,8 @@ def test_validity_checks_are_typed_cells(pair1, tmp_path, monkeypatch):
         assert [c.value for c in rows[check]] == values, check
         assert {c.number_format for c in rows[check]} == {fmt}, check
         assert {c.data_type for c in rows[check]} == ({"s"} if fmt == "General" else {"n"}), check
-    assert [c.value for c in rows["world size"]] == [None, None]
+    assert [c.value for c in rows["world size"]] == ["at least 8", "at least 8"]  # the ranks of the HCCL tasks
+    assert {c.data_type for c in rows["world size"]} == {"s"}
     # words wrap in the Base / Comparison columns, 16 and 14 characters wide (a long setting was cut at the
     # cell edge)
     settings = rows["NPU profiler settings"]

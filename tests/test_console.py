@@ -73,6 +73,28 @@ def test_console_contributors_show_the_first_ten_and_cut_long_names() -> None:
                           "Share": [1 / n] * n, "Cumulative Share": [(i + 1) / n for i in range(n)],
                           "Share of Net Diff": [1 / n] * n}, columns=CONTRIBUTOR_COLUMNS)
     text = render_contributors(frame)
-    assert "(operator level: 12 rows cover 100% of the operators' device-time change; the first 10 shown)" in text
+    assert "(operator level: 12 rows cover 100.0% of the operators' device-time change; the first 10 shown)" in text
+    assert "| Cumulative Share |" in text  # the header the Summary sheet and the JSON use
     assert "| 10 | op9 " in text and "op10" not in text
     assert ("aten::" + "x" * 61 + "...") in text and long_name not in text
+
+
+def test_contributor_titles_give_the_share_as_the_last_row_shows_it() -> None:
+    """Pair 9d's one contributor holds 9.930 of 9.944 ms of change (99.86 %): its row shows 99.9 %, and the
+    titles said "covers 100%"; now console and sheet titles give the share to 0.1 %, as the rows do."""
+    import pandas as pd
+    import pytest
+
+    from msprof_compare.compare import summary
+    from msprof_compare.report.summary_console import render_contributors
+
+    rows = pd.DataFrame({"Name": ["a", "b", "c"], "Base(ms)": [0.0, 0.0, 0.0],
+                         "Comparison(ms)": [0.013, 9.930, 0.001]})
+    top = summary.top_contributors(rows, "kernel")
+    assert top["Name"].tolist() == ["b"]
+    assert float(top["Cumulative Share"].iloc[-1]) == pytest.approx(9.930 / 9.944, abs=1e-12)
+    assert summary.coverage_text(top) == "1 row covers 99.9%"
+    text = render_contributors(top)
+    assert "(kernel level: 1 row covers 99.9% of the kernels' device-time change)" in text
+    row = next(line for line in text.splitlines() if line.startswith("| 1 | b "))
+    assert [c.strip() for c in row.split("|")[-3:-1]] == ["99.9%", "99.9%"]  # Share, Cumulative Share

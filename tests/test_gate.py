@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import logging
 from pathlib import Path
 
 import pandas as pd
@@ -34,7 +36,7 @@ def test_slower_comparison_fails_with_contributors(samples, tmp_path, capsys):
     err = capsys.readouterr().err
     assert "Performance regression: E2E time 129.863 ms -> 136.581 ms (+5.17%), threshold +1%" in err
     assert "AccumulateGrad" in err                     # the top contributor is named
-    assert "Group 0 Communication +6.001 ms" in err    # and the largest waterfall step
+    assert "Group 0 Communication (uncovered) +6.001 ms" in err    # and the largest waterfall step
     assert list(tmp_path.glob("*.xlsx"))               # the workbook is still written
 
 
@@ -74,17 +76,34 @@ def test_side_without_e2e_cannot_pass_the_gate(samples, tmp_path, capsys):
     assert _run(samples, tmp_path, HEATMAP, NPU_L1, "5") == 1
 
 
-def test_side_without_e2e_has_no_waterfall(samples):
+def test_side_without_e2e_has_no_waterfall(samples, caplog):
     """OverallMetrics is left out when a side has no E2E time (reference-1 §9.1); so is the waterfall,
     which would otherwise show every category of the other side as an invented change."""
     from msprof_compare.api import compare
     from msprof_compare.compare import summary
 
-    r = compare(str(samples / HEATMAP), str(samples / NPU_L1))
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        r = compare(str(samples / HEATMAP), str(samples / NPU_L1))
     assert "OverallMetrics" not in r.sheet_names and "Summary" not in r.sheet_names
+    # the original leaves the sheet out without a word; the log says why (INFO in a default run)
+    said = [rec for rec in caplog.records if rec.getMessage().startswith("No E2E time in ")]
+    assert [(rec.levelno, rec.getMessage()) for rec in said] == [(logging.INFO, (
+        f"No E2E time in {samples / HEATMAP}: OverallMetrics and the Summary sheet are left out"))]
     assert r.waterfall.empty
     assert r.frames["e2e"].iloc[0].tolist() == [0, 136_581_009]
     assert r.regression_gate(5.0)[0] == 1
+    # the JSON states both times but no change: an unknown E2E is no 0 ms one (-100 % / null before, by side)
+    from msprof_compare.report import json_report
+
+    for res in (r, compare(str(samples / NPU_L1), str(samples / HEATMAP), enable_profiling_compare=True)):
+        e2e = json.loads(json_report.dumps(res))["summary"]["e2e"]
+        assert {e2e["base_ns"], e2e["comparison_ns"]} == {0, 136_581_009}
+        assert (e2e["diff_ns"], e2e["diff_ms"], e2e["diff_pct"]) == (None, None, None)
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        compare(str(samples / NPU_L1), str(samples / HEATMAP), enable_profiling_compare=True)
+    assert [rec.levelno for rec in caplog.records if rec.getMessage().startswith("No E2E time in ")] == [
+        logging.WARNING]  # asked for: a warning
     # nor a note that the operators explain little of the "change": it is the other side's whole E2E time
     # (bert-small H100 -> heatMap: operators -0.309 ms, 8 % of the -3.908 ms "change")
     from msprof_compare.report.summary_console import render_explain
@@ -192,17 +211,22 @@ def test_contributors_that_explain_little_of_the_change_are_said_so(samples, tmp
     assert summary.level_net_ms(r.frames["contributors"]) == pytest.approx(net, abs=1e-9)
     code, message = r.regression_gate(3)
     lines = message.splitlines()
-    assert code == 3 and lines[1].startswith("Largest waterfall steps: 90.91.105.46%enp189s0f0_60000_0 +7.991 ms")
+    assert code == 3 and lines[1].startswith(
+        "Largest waterfall steps: 90.91.105.46%enp189s0f0_60000_0 (uncovered) +7.991 ms")
     assert lines[2].startswith("Top ") and lines[-1] == (
         f"  Note: all operators together changed by {net:+.3f} ms, {net / delta_ms:.0%} of the E2E change "
         f"(+{delta_ms:.3f} ms): most of it is outside their device time (the waterfall puts most of it in "
-        "90.91.105.46%enp189s0f0_60000_0 +7.991 ms).")  # the only step outside device time of 10 % or more
+        "90.91.105.46%enp189s0f0_60000_0 (uncovered) +7.991 ms).")  # the only step outside device time of 10 % or more
     from msprof_compare.report.summary_console import render_explain
 
     assert render_explain(r.frames).splitlines()[-1] == lines[-1].strip()
     book = openpyxl.load_workbook(r.to_excel(tmp_path), read_only=True)
     cells = [c for row in book["Summary"].iter_rows(values_only=True) for c in row if isinstance(c, str)]
     title = cells.index(next(c for c in cells if c.startswith("Top contributors (operator level")))
+    # the sheet's title and the console's state the same coverage, as the table's last Cumulative Share
+    cover = summary.coverage_text(r.frames["contributors"])
+    assert f"; {cover} of " in cells[title] and f": {cover} of " in render_explain(r.frames)
+    assert cover.endswith(f"{round(float(r.frames['contributors']['Cumulative Share'].iloc[-1]), 3):.1%}")
     notes = [i for i, c in enumerate(cells) if c == lines[-1].strip()]  # its own row under the table
     assert len(notes) == 1 and title < notes[0] < cells.index("Validity checks (warn: are both sides the same "
                                                               "workload? note: read the figures with this in mind)")
@@ -327,7 +351,7 @@ def test_gate_note_escapes_the_step_names(samples, tmp_path):
     assert code == 3 and "\x1b" not in message and "\nFAKE" not in message
     note = message.splitlines()[-1]
     assert note.startswith("  Note: ") and note.endswith("puts most of it in evil\\x1b[31mRED\\nFAKE: all fine "
-                                                         "+7.991 ms).")
+                                                         "(uncovered) +7.991 ms).")
 
 
 def test_contributors_note_in_json_and_in_a_gate_without_growing_contributors(samples, tmp_path):

@@ -3,11 +3,13 @@ group / overlap blocks where only one side has them."""
 
 from __future__ import annotations
 
+import logging
 import math
 
 from msprof_compare.api import RunContext
 from msprof_compare.compare import overall
 from msprof_compare.compare.breakdown import Breakdown
+from msprof_compare.model import Profile
 from msprof_compare.options import Options
 
 
@@ -17,15 +19,22 @@ def _npu(e2e_ns: int = 10_000_000) -> Breakdown:
     return bd
 
 
-def test_sheet_left_out_when_either_e2e_is_zero():
-    """reference-1 §9: no OverallMetrics when either side's E2E is 0; the console summary is still made."""
-    for b, c in ((_npu(0), _npu()), (_npu(), _npu(0))):
-        ctx = RunContext(None, None, Options())  # type: ignore[arg-type]
+def test_sheet_left_out_when_either_e2e_is_zero(caplog):
+    """reference-1 §9: no OverallMetrics when either side's E2E is 0; the console summary is still made, and
+    the log names the side(s) without E2E time (the original says nothing)."""
+    sides = (Profile(path="b", kind="NPU", source="ascend_text"), Profile(path="c", kind="NPU", source="ascend_text"))
+    for (b, c), none in (((_npu(0), _npu()), "b"), ((_npu(), _npu(0)), "c"), ((_npu(0), _npu(0)), "b and c")):
+        ctx = RunContext(*sides, Options(enable_profiling_compare=True))
         ctx.cache["breakdowns"] = (b, c)
-        assert overall.build(ctx) == [] and ctx.summary is not None
-    ctx = RunContext(None, None, Options())  # type: ignore[arg-type]
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+            assert overall.build(ctx) == [] and ctx.summary is not None
+        assert [(r.levelno, r.getMessage()) for r in caplog.records] == [
+            (logging.WARNING, f"No E2E time in {none}: OverallMetrics and the Summary sheet are left out")]
+    ctx = RunContext(*sides, Options())
     ctx.cache["breakdowns"] = (_npu(), _npu())
-    assert [s.name for s in overall.build(ctx)] == ["OverallMetrics"]
+    caplog.clear()
+    assert [s.name for s in overall.build(ctx)] == ["OverallMetrics"] and not caplog.records
 
 
 def test_overlap_block_of_the_comparison_only():

@@ -7,6 +7,7 @@ import json
 import logging
 import math
 import shutil
+import sqlite3
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +19,7 @@ from msprof_compare.api import compare
 from msprof_compare.compare import summary
 from msprof_compare.compare.breakdown import Breakdown
 from msprof_compare.compare.table import Sheet
+from msprof_compare.loaders import load_profile
 from msprof_compare.model import Profile, frame
 from msprof_compare.options import Options, build_options
 
@@ -79,9 +81,9 @@ def test_waterfall_steps_by_hand():
         "Vector": (15_000, 0),
         "SDMA (Tensor Move)": (5_000, 0),
         "Other Computing": (110_000, 150_000),
-        "tp: Communication": (120_000, 200_000),
-        "pp: Communication": (270_000, 0),
-        "Other Communication": (-120_000, 0),
+        "tp: Communication (uncovered)": (120_000, 200_000),
+        "pp: Communication (uncovered)": (270_000, 0),
+        "Other Communication (uncovered)": (-120_000, 0),
         "Free: SDMA": (20_000, 0),
         "Free: Other": (30_000, 60_000),
     }
@@ -89,7 +91,8 @@ def test_waterfall_steps_by_hand():
     end = wf.iloc[-1]
     assert int(end["Delta(ns)"]) == -50_000 and end["Comparison(ms)"] == pytest.approx(0.56)
     assert wf["Cumulative(ms)"].iloc[-2] == pytest.approx(0.56)
-    assert wf.loc[wf["Step"] == "pp: Communication", "Share of E2E Diff"].iloc[0] == pytest.approx(270_000 / 50_000)
+    pp = wf.loc[wf["Step"] == "pp: Communication (uncovered)", "Share of E2E Diff"].iloc[0]
+    assert pp == pytest.approx(270_000 / 50_000)
 
 
 def test_waterfall_gpu_without_groups_and_lccl_mc2():
@@ -137,7 +140,7 @@ def test_waterfall_pairs_hccl_groups_of_two_runs():
         bd.uncovered_comm_ns, bd.e2e_ns = ns, 100_000
         bd.groups = {f"90.91.105.46%enp189s0f0_60000_0_{created}": {"wait": 1_000, "transmit": ns - 1_000}}
     steps = _steps(summary.waterfall(b, c))
-    assert steps["90.91.105.46%enp189s0f0_60000_0"] == (98_000, 90_000)
+    assert steps["90.91.105.46%enp189s0f0_60000_0 (uncovered)"] == (98_000, 90_000)
     # two groups of one side that differ only in creation time keep their full names; the others pair
     b.groups["90.91.105.46%enp189s0f0_60000_0_1736410538399999"] = {"wait": 0, "transmit": 0}
     b.groups["90.91.105.46%enp189s0f0_60001_1_1736410538300000"] = {"wait": 0, "transmit": 0}
@@ -156,7 +159,7 @@ def test_waterfall_keeps_communication_whole_when_no_group_pairs():
     c.groups = {"90.91.105.46%enp189s0f0_60000_0_1736410576386409": {"wait": 2_555, "transmit": 95_517}}
     steps = _steps(summary.waterfall(b, c))
     assert steps["Uncovered Communication"] == (101_963, 98_072)
-    assert not [k for k in steps if "Group" in k or "%" in k or k == "Other Communication"]
+    assert not [k for k in steps if "Group" in k or "%" in k or "uncovered" in k]
 
 
 def test_waterfall_names_a_negative_computing_residual():
@@ -190,8 +193,8 @@ def test_waterfall_folds_sub_microsecond_group_residual():
     c.groups = {"Group 1 Communication": {"wait": 0, "transmit": 200_001}}
     c.pg_names = {}
     steps = _steps(summary.waterfall(b, c))
-    assert steps["Group 1 Communication"] == (270_000, 200_000)
-    assert "Other Communication" not in steps
+    assert steps["Group 1 Communication (uncovered)"] == (270_000, 200_000)
+    assert "Other Communication (uncovered)" not in steps
 
 
 def test_self_compare_has_zero_deltas():
@@ -422,7 +425,10 @@ def test_gpu_against_mindspore_layout_is_not_called_another_workload(caplog):
     assert row["Status"] == "unknown" and row["Comparison"] == 0 and row["Base"] > 0
     assert g.loc["input shapes of top operators", ["Status", "Detail"]].tolist() == [
         "unknown", "no operators on the comparison side: nothing to check"]  # not "recorded without record_shapes"
-    assert "may not be the same workload" not in caplog.text
+    # the one check that warns: the fixture's HCCL tasks (cut from an 8-rank run) name 8 ranks, the GPU job had 1
+    warned = [r.getMessage() for r in caplog.records if r.getMessage().startswith("  - ")]
+    assert [w.split(" (")[0] for w in warned] == ["  - world size"]
+    assert g.loc["world size", ["Status", "Base", "Comparison"]].tolist() == ["warn", 1, "at least 8"]
     assert "operators matched: 0/112 base, 0/0 comparison" in caplog.text  # the comparator still says so
 
 
@@ -523,14 +529,14 @@ def test_npu_pair1_waterfall_matches_reference(npu_pair1, reference_outputs):
     steps = wf.set_index("Step")
     for step, ref_row in (("Conv (Forward)", "Conv (Forward)"), ("Conv (Backward)", "Conv (Backward)"),
                           ("Matmul", "Matmul"), ("Vector", "Vector"), ("SDMA (Tensor Move)", "SDMA (Tensor Move)"),
-                          ("Other Computing", "Other"), ("Group 0 Communication", "Group 0 Communication"),
+                          ("Other Computing", "Other"), ("Group 0 Communication (uncovered)", "Group 0 Communication"),
                           ("Free: Other", "Free")):
         b, c = ref[ref_row]
         assert float(steps.loc[step, "Base(ms)"]) == pytest.approx(b, abs=1e-3), step
         assert float(steps.loc[step, "Comparison(ms)"]) == pytest.approx(c, abs=1e-3), step
     assert set(steps.index) == {"Base E2E", "Conv (Forward)", "Conv (Backward)", "Matmul", "Vector",
-                                "SDMA (Tensor Move)", "Other Computing", "Group 0 Communication", "Free: Other",
-                                "Comparison E2E"}
+                                "SDMA (Tensor Move)", "Other Computing", "Group 0 Communication (uncovered)",
+                                "Free: Other", "Comparison E2E"}
 
 
 def test_npu_pair1_summary_sheet_first_and_contributors(npu_pair1):
@@ -705,10 +711,10 @@ def test_group_residual_folds_into_the_largest_group_and_one_sided_groups_show_0
     c.groups["Group 9 Communication"] = {"wait": 0, "transmit": 5_000}
     c.pg_names["Group 9 Communication"] = "dp"
     steps = _steps(summary.waterfall(b, c))
-    assert steps["tp: Communication"] == (120_000, 199_700)
-    assert steps["pp: Communication"] == (270_400, 0)
-    assert steps["dp: Communication"] == (0, 5_000)
-    assert "Other Communication" not in steps
+    assert steps["tp: Communication (uncovered)"] == (120_000, 199_700)
+    assert steps["pp: Communication (uncovered)"] == (270_400, 0)
+    assert steps["dp: Communication (uncovered)"] == (0, 5_000)
+    assert "Other Communication (uncovered)" not in steps
 
 
 def test_zero_computing_residual_on_one_side_is_no_overlap():
@@ -1034,3 +1040,79 @@ def test_world_size_from_the_default_process_group():
     groups[first]["global_ranks"] = "0-7"  # not a list: unknown
     assert summary._world_size(meta) is None
     assert summary._world_size({"parallel_group_info": {"g": {"group_name": "tp", "global_ranks": [0, 1]}}}) is None
+
+
+def test_world_size_at_least_the_ranks_the_communication_tasks_name(samples: Path, caplog):
+    """Without a world size in the metadata, an NPU side's world holds at least the ranks its HCCL tasks name
+    (counted here from the raw files). The H200 AlexNet trace (world_size 1) against the 8-rank NPU run of the
+    same script used to read "unknown" and let a job of 1 rank pass for the same workload as one of 8."""
+    text = samples / NPU_L1
+    ev = json.loads((text / "ASCEND_PROFILER_OUTPUT/trace_view.json").read_text())
+    ranks = {v for e in ev for k, v in (e.get("args") or {}).items() if k in ("src rank", "dst rank")}
+    assert ranks == {*range(8), 2**32 - 1}  # 2**32 - 1: no peer (a task on the local chip)
+    db = samples / "msinsight/test/data/pytorch/db/level1/rank0_ascend_pt"
+    con = sqlite3.connect(next(db.glob("ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_*.db")))
+    assert con.execute("SELECT max(srcRank), max(dstRank) FROM COMMUNICATION_TASK_INFO "
+                       "WHERE dstRank < 4294967295").fetchone() == (0, 7)
+    con.close()
+    gpu = Path(__file__).parent / "data/kineto/alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz"
+    assert json.loads(gzip.decompress(gpu.read_bytes()))["distributedInfo"]["world_size"] == 1
+    for npu in (text, db):
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            caplog.clear()
+            g = compare(str(gpu), str(npu), enable_profiling_compare=True).guards.set_index("Check")
+        assert g.loc["world size", ["Status", "Base", "Comparison"]].tolist() == ["warn", 1, "at least 8"]
+        assert "world size (base 1, comparison at least 8)" in caplog.text
+    # both sides bounded only, or a bound that an exact figure meets: no verdict
+    g = compare(str(text), str(db), enable_profiling_compare=True).guards.set_index("Check")
+    assert g.loc["world size", ["Status", "Base", "Comparison"]].tolist() == ["unknown", "at least 8", "at least 8"]
+
+
+@pytest.mark.parametrize(("base", "comparison", "status"), [
+    ((1, 0), (None, 8), "warn"), ((8, 0), (None, 8), "unknown"), ((16, 0), (None, 8), "unknown"),
+    ((None, 8), (None, 8), "unknown"), ((None, 9), (8, 0), "warn"), ((None, 1), (4, 0), "unknown"),
+    ((None, 0), (4, 0), "unknown"), ((4, 2), (4, 16), "ok"), ((4, 0), (2, 0), "warn"),
+])
+def test_world_size_verdict_of_exact_figures_and_bounds(base, comparison, status):
+    """(metadata world size, rank span) per side: exact figures are compared; a bound differs only from an
+    exact figure below it; a span of 1 (a rank's tasks with itself) bounds nothing; metadata wins over a span."""
+    sides = []
+    for world, span in (base, comparison):
+        p = _profile(["aten::mm"], ["[[2]]"], {"distributedInfo": {"world_size": world}} if world else None)
+        p.rank_span = span
+        sides.append(p)
+    g = summary.guards(_Ctx(*sides)).set_index("Check")
+    assert g.loc["world size", "Status"] == status
+
+
+def test_world_size_from_the_db_meta_data_and_mindspore_world_group(tmp_path: Path):
+    """A DB export keeps profiler_metadata.json's keys in META_DATA as JSON text; MindSpore names the group of
+    every rank hccl_world_group. A value that is no JSON stays text and feeds nothing."""
+    src = Path(__file__).parent / "data/db/l1/ascend_pytorch_profiler_0.db"
+    db = tmp_path / "ascend_pytorch_profiler_0.db"
+    shutil.copy(src, db)
+    con = sqlite3.connect(db)
+    env = json.loads(con.execute("SELECT value FROM META_DATA WHERE name = 'ENV_VARIABLES'").fetchone()[0])
+    assert env["ASCEND_LAUNCH_BLOCKING"] == ""  # the excerpt's own META_DATA (the real export's rows)
+    con.execute("DELETE FROM META_DATA WHERE name LIKE 'SCHEMA_VERSION_%'")
+    groups = {"group_name_0": {"group_name": "default_group", "group_rank": 0, "global_ranks": list(range(16))}}
+    con.executemany("INSERT INTO META_DATA VALUES (?, ?)", [
+        ("parallel_group_info", json.dumps(groups)), ("broken", "{not json"), (None, "x"), ("n", None)])
+    con.commit()
+    con.close()
+    p = load_profile(str(db), Options())
+    assert p.metadata == {"SCHEMA_VERSION": "1.0.0", "ENV_VARIABLES": env, "parallel_group_info": groups,
+                          "broken": "{not json", "n": None}
+    assert p.rank_span == 8  # the excerpt's tasks name ranks 0-7
+    assert summary._world_size(p.metadata) == 16
+    # a cell that is no rank id is passed over: text, negative, HCCL's no-peer 2**32 - 1; an integer counts
+    con = sqlite3.connect(db)
+    ids = [r[0] for r in con.execute("SELECT rowid FROM COMMUNICATION_TASK_INFO LIMIT 4")]
+    for rowid, col, value in zip(ids, ("srcRank", "dstRank", "srcRank", "dstRank"), ("r99", -5, 2**32 - 1, 11),
+                                 strict=True):
+        con.execute(f"UPDATE COMMUNICATION_TASK_INFO SET {col} = ? WHERE rowid = ?", (value, rowid))
+    con.commit()
+    con.close()
+    assert load_profile(str(db), Options()).rank_span == 12
+    ms = {"parallel_group_info": {"1": {"group_name": "hccl_world_group", "global_ranks": [0, 1]}}}
+    assert summary._world_size(ms) == 2

@@ -118,6 +118,11 @@ def _group_totals(bd: Breakdown) -> dict[str, int]:
 OVERLAP_STEP = "Other Computing (minus overlap of categories)"
 
 
+#: Suffix of a communication group's waterfall step: the step holds the group's time outside computing (as
+#: the GPU's "Uncovered Communication"), not its whole time, which CommunicationCompare shows.
+UNCOVERED = " (uncovered)"
+
+
 def waterfall(base: Breakdown, comparison: Breakdown) -> pd.DataFrame:
     """Base E2E -> comparison E2E in steps whose ``Delta(ns)`` add up exactly to the E2E difference.
 
@@ -168,8 +173,8 @@ def waterfall(base: Breakdown, comparison: Breakdown) -> pd.DataFrame:
             gc[max(gc, key=gc.__getitem__)] += rc
             rc = 0
         for lab in list(gb) + [k for k in gc if k not in gb]:
-            steps.append((lab, "communication", gb.get(lab, 0), gc.get(lab, 0)))
-        steps.append(("Other Communication", "communication", rb, rc))
+            steps.append((lab + UNCOVERED, "communication", gb.get(lab, 0), gc.get(lab, 0)))
+        steps.append(("Other Communication" + UNCOVERED, "communication", rb, rc))
     else:
         steps.append(("Uncovered Communication", "communication",
                       int(base.uncovered_comm_ns), int(comparison.uncovered_comm_ns)))
@@ -279,6 +284,14 @@ def _level_rows(sheets: list[Sheet], operator_rows: pd.DataFrame | None = None) 
                 "Name": name.to_numpy(),
                 "Base(ms)": _numeric(d.iloc[:, 3]) / 1000.0, "Comparison(ms)": _numeric(d.iloc[:, 8]) / 1000.0})
     return None
+
+
+def coverage_text(contrib: pd.DataFrame) -> str:
+    """"3 rows cover 86.2%" for titles, the share as the table's last Cumulative cell shows it (to 0.1 %: a
+    whole percent said "covers 100%" over a row of 99.9%)."""
+    n = len(contrib)
+    cover = round(float(contrib["Cumulative Share"].iloc[-1]), 3) + 0.0
+    return f"{n} row{'s' if n != 1 else ''} cover{'s' if n == 1 else ''} {cover:.1%}"
 
 
 def share_basis(level: str) -> str:
@@ -482,6 +495,21 @@ def _step_count(names: set[str]) -> int:
     return sum(1 for n in names if isinstance(n, str) and n.startswith("ProfilerStep#"))
 
 
+#: parallel_group_info names of the group of every rank: torch_npu's, MindSpore's.
+WORLD_GROUPS = ("default_group", "hccl_world_group")
+
+
+def _world(p: Any) -> tuple[int | str | None, int, int]:
+    """The world size as the check shows it, and the range it lies in: the metadata's figure (exact), else
+    "at least N" from the ranks the communication tasks name (N >= 2: one rank's own tasks tell nothing)."""
+    exact = _world_size(p.metadata)
+    if exact is not None:
+        return exact, exact, exact
+    if p.rank_span >= 2:
+        return f"at least {p.rank_span}", p.rank_span, 2**63 - 1
+    return None, 0, 0
+
+
 def _world_size(meta: dict) -> int | None:
     """A non-negative integer or its ASCII digits (within int64): str.isdigit() also takes "²", on which
     int() raised; else the size of the one default process group an NPU profile lists."""
@@ -494,11 +522,12 @@ def _world_size(meta: dict) -> int | None:
                     v = int(v.lstrip("0") or "0")
                 if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**63:
                     return v
-    # torch_npu records the process groups without Megatron's distributed_args: the default group is the world
+    # torch_npu records the process groups without Megatron's distributed_args: the default group (MindSpore's
+    # hccl_world_group) is the world
     groups = meta.get("parallel_group_info")
     if isinstance(groups, dict):
         worlds = {len(g["global_ranks"]) for g in groups.values() if isinstance(g, dict)
-                  and g.get("group_name") == "default_group" and isinstance(g.get("global_ranks"), list)}
+                  and g.get("group_name") in WORLD_GROUPS and isinstance(g.get("global_ranks"), list)}
         if len(worlds) == 1:
             return worlds.pop()
     return None
@@ -774,10 +803,14 @@ def guards(ctx: RunContext) -> pd.DataFrame:
     sb, sc = _step_count(nb), _step_count(nc)
     rows.append(_guard("step count", None if not (sb and sc) else sb == sc, sb or None, sc or None,
                        "ProfilerStep#N ranges in the trace"))
-    wb, wc = _world_size(b.metadata), _world_size(c.metadata)
-    rows.append(_guard("world size", None if wb is None or wc is None else wb == wc, wb, wc,
-                       ("distributed metadata (profiler_metadata.json: distributed_args, else the default process "
-                        "group; Kineto distributedInfo)")))
+    (wb, lo_b, hi_b), (wc, lo_c, hi_c) = _world(b), _world(c)
+    # same where both are exact and equal, different where the two ranges do not meet, else unknown
+    same = None if wb is None or wc is None else (
+        False if hi_b < lo_c or hi_c < lo_b else True if lo_b == hi_b == lo_c == hi_c else None)
+    rows.append(_guard("world size", same, wb, wc,
+                       ("distributed metadata (profiler_metadata.json / META_DATA: distributed_args, else the "
+                        "default group; Kineto distributedInfo), else at least the ranks the NPU communication "
+                        "tasks name")))
     db, dc = _device_count(b), _device_count(c)
     rows.append(_guard("device count", None if db is None or dc is None else db == dc, db, dc,
                        "devices that ran kernels (else Kineto deviceProperties)"))

@@ -40,6 +40,10 @@ DB-specific frames a comparator may need are in ``Profile.extra``:
 ``op_connections``     (op_row, connection_id): every CANN connection id of each
                        op (an op that launched four tasks has four).
 ``memory_peak_bytes``  max MEMORY_RECORD.totalReserved in range (0 when absent).
+
+``Profile.metadata`` holds the META_DATA rows (name -> value; a JSON object or list decoded, as
+``profiler_metadata.json`` of a text export holds them); ``Profile.rank_span`` the highest rank id of
+COMMUNICATION_TASK_INFO plus one.
 """
 
 from __future__ import annotations
@@ -52,11 +56,12 @@ import sqlite3
 import urllib.parse
 from typing import Any
 
+import msgspec
 import numpy as np
 import pandas as pd
 
 from ..errors import ProfileError, StepError
-from ..model import CANN_MARK, Profile, frame, us_text
+from ..model import CANN_MARK, NO_RANK, Profile, frame, us_text
 from ..options import Options
 from .numparse import LONG_DURATION_TEXT, MAX_DURATION_NS, MAX_RESERVED_BYTES, memory_oddities
 
@@ -580,6 +585,39 @@ def _communication(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
 
 
+def _metadata(db: _Db) -> dict[str, Any]:
+    """META_DATA as the text export's profiler_metadata.json: torch_npu and MindSpore write the same keys
+    (``parallel_group_info``, ``distributed_args``, ``ENV_VARIABLES``) there, each value as JSON text. It feeds
+    only the world-size check, so a value that is no JSON stays text and a table without the two columns
+    reads as none."""
+    if not db.has("META_DATA") or not {"name", "value"} <= db.columns("META_DATA"):
+        return {}
+    out: dict[str, Any] = {}
+    for name, value in db.con.execute("SELECT name, value FROM META_DATA"):
+        if not isinstance(name, str):
+            continue
+        if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
+            try:
+                value = msgspec.json.decode(value)
+            except (msgspec.DecodeError, RecursionError):
+                pass
+        out[name] = value
+    return out
+
+
+def _rank_span(db: _Db) -> int:
+    """The highest rank id COMMUNICATION_TASK_INFO names (as source or destination), plus one; 0 when none.
+    Over every row, not only the step's: it bounds the world size, which no step changes. A cell that is no
+    rank id (HCCL's NO_RANK, negative, not an integer) is passed over."""
+    cols = db.columns("COMMUNICATION_TASK_INFO") if db.has("COMMUNICATION_TASK_INFO") else set()
+    picks = [f"SELECT {c} AS r FROM COMMUNICATION_TASK_INFO" for c in ("srcRank", "dstRank") if c in cols]
+    if not picks:
+        return 0
+    top = db.scalar(f"SELECT max(r) FROM ({' UNION ALL '.join(picks)}) "
+                    "WHERE typeof(r) = 'integer' AND r >= 0 AND r < ?", (NO_RANK,))
+    return int(top) + 1 if top is not None else 0
+
+
 def _api_types(db: _Db) -> dict[str, int]:
     types = dict(_API_TYPES)
     if db.has("ENUM_API_TYPE"):
@@ -921,6 +959,8 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
     profile.extra["task_summary"] = _task_summary(db, rng)
     profile.extra["c_core_sqe"] = _c_core_sqe(db, rng)
     profile.comm = _communication(db, rng)
+    profile.metadata = _metadata(db)
+    profile.rank_span = _rank_span(db)
     profile.extra["memory_peak_bytes"] = _memory_peak(db, rng)
     profile.extra.setdefault("op_connections", pd.DataFrame({"op_row": np.zeros(0, np.int64),
                                                              "connection_id": np.zeros(0, np.int64)}))

@@ -48,7 +48,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ProfileError
-from ..model import Profile, empty, frame, frame_of, object_array, threads_in_order
+from ..model import NO_RANK, Profile, empty, frame, frame_of, object_array, threads_in_order
 from ..options import Options
 from . import paths, traceio
 from .numparse import (
@@ -97,6 +97,8 @@ class _TaskArgs(msgspec.Struct, gc=False):
 
 class _CommArgs(msgspec.Struct, gc=False):
     task_type: Any = msgspec.field(name="task type", default=None)
+    src_rank: Any = msgspec.field(name="src rank", default=None)
+    dst_rank: Any = msgspec.field(name="dst rank", default=None)
 
 
 class _QueueArgs(msgspec.Struct, gc=False):
@@ -269,10 +271,21 @@ def _last_pid(names_of: dict[int, str], names: tuple[str, ...], order: dict[int,
     return max(pids, key=lambda p: order.get(p, -1))
 
 
-def _comm(path: str, c: dict[str, np.ndarray], hccl_pid: int, threads: pd.DataFrame) -> pd.DataFrame:
-    """HCCL lanes (reference-1 §5.1): group (op) lanes and the plane (task) lanes attached to them."""
+def _rank_span(args: list) -> int:
+    """The highest rank id the HCCL tasks name, plus one (0: none). A value that is no rank id (HCCL's
+    NO_RANK, negative, not an integer) is passed over: the figure only bounds the world size from below."""
+    ranks = [v if type(v) is int else traceio.whole_int(v) for a in args for v in (a.src_rank, a.dst_rank)
+             if v is not None]
+    ranks = [r for r in ranks if r is not None and 0 <= r < NO_RANK]
+    return max(ranks) + 1 if ranks else 0
+
+
+def _comm(path: str, c: dict[str, np.ndarray], hccl_pid: int,
+          threads: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """HCCL lanes (reference-1 §5.1): group (op) lanes and the plane (task) lanes attached to them; and
+    the rank span of their tasks (``_rank_span``)."""
     if hccl_pid == -1:
-        return empty("comm")
+        return empty("comm"), 0
     sel = np.flatnonzero((c["pid"] == hccl_pid) & (c["ph"] == PH_X))
     group_of: dict[int, str] = {}
     plane_of: dict[int, str] = {}
@@ -288,7 +301,8 @@ def _comm(path: str, c: dict[str, np.ndarray], hccl_pid: int, threads: pd.DataFr
             plane_of[tid] = name
     tids = c["tid"][sel]
     is_op = np.isin(tids, list(op_lanes)) if op_lanes else np.zeros(sel.size, dtype=bool)
-    tasks = [a.task_type for a in traceio.decode_args(path, c["args"][sel], _CommArgs)]
+    args = traceio.decode_args(path, c["args"][sel], _CommArgs)
+    tasks = [a.task_type for a in args]
     tid_list = tids.tolist()
     return frame("comm", {
         "name": c["name"][sel], "ts": c["ts"][sel], "dur": c["dur"][sel],
@@ -297,7 +311,7 @@ def _comm(path: str, c: dict[str, np.ndarray], hccl_pid: int, threads: pd.DataFr
         "group": [group_of.get(t, "") for t in tid_list],
         "plane": [plane_of.get(t, "") for t in tid_list],
         "task_type": ["" if t is None else _text(t) for t in tasks],
-    })
+    }), _rank_span(args)
 
 
 def _last_by_key(key: np.ndarray) -> np.ndarray:
@@ -386,7 +400,7 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
             })
 
     profile.flows, profile.backward_tid = _flows(c)
-    profile.comm = _comm(path, c, hccl_pid, threads)
+    profile.comm, profile.rank_span = _comm(path, c, hccl_pid, threads)
 
     if ovl_pid != -1:
         sel = np.flatnonzero(is_x & (c["pid"] == ovl_pid))

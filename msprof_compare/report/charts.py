@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..compare.summary import share_basis, unexplained_note
+from ..compare.summary import coverage_text, share_basis, unexplained_note
 from ..compare.table import Sheet
 
 log = logging.getLogger("msprof-analyze")
@@ -181,11 +181,9 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
 
     if len(contrib):
         level = str(contrib["Level"].iloc[0])
-        cover = float(contrib["Cumulative Share"].iloc[-1])
         rows = [[r.Name, r[3], r[4], r[5], r.Share, r[7], int(r.Rank)] for r in contrib.itertuples(index=False)]
-        rows_word = "row covers" if len(contrib) == 1 else "rows cover"
         note = unexplained_note(contrib, wf)
-        row = _table(wb, ws, row, f"Top contributors ({level} level; {len(contrib)} {rows_word} {cover:.0%} "
+        row = _table(wb, ws, row, f"Top contributors ({level} level; {coverage_text(contrib)} "
                      f"of {share_basis(level)}, not of the E2E change)",
                      ["Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share", "Rank"],
                      rows, ["text", "float", "float", "float", "ratio", "ratio", "text"])

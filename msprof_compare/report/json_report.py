@@ -93,10 +93,13 @@ def _e2e(frames: dict[str, pd.DataFrame]) -> dict[str, Any] | None:
     if e2e is None or not len(e2e):
         return None
     base, comp = int(e2e["base_ns"].iloc[0]), int(e2e["comparison_ns"].iloc[0])
+    # a side without E2E time (0) has an unknown one, not a zero one: no change can be stated (a -100 % there
+    # read as a run that took no time)
+    diff = comp - base if base and comp else None
     return {
-        "base_ns": base, "comparison_ns": comp, "diff_ns": comp - base,
-        "base_ms": base / 1e6, "comparison_ms": comp / 1e6, "diff_ms": (comp - base) / 1e6,
-        "diff_pct": clean((comp - base) / base * 100.0) if base else None,
+        "base_ns": base, "comparison_ns": comp, "diff_ns": diff,
+        "base_ms": base / 1e6, "comparison_ms": comp / 1e6, "diff_ms": None if diff is None else diff / 1e6,
+        "diff_pct": None if diff is None else clean(diff / base * 100.0),
     }
 
 

@@ -11,7 +11,7 @@ import math
 import pandas as pd
 from prettytable import PrettyTable
 
-from ..compare.summary import share_basis, unexplained_note
+from ..compare.summary import coverage_text, share_basis, unexplained_note
 from ..textsafe import term_safe
 
 CONSOLE_TOP = 10
@@ -36,7 +36,7 @@ def render_waterfall(frame: pd.DataFrame | None) -> str:
         return ""
     t = PrettyTable()
     t.title = "E2E Time Difference (Waterfall, ms)"
-    t.field_names = ["Step", "Base", "Comparison", "Delta", "Cumulative", "Share of Diff"]
+    t.field_names = ["Step", "Base", "Comparison", "Delta", "Cumulative", "Share of E2E Diff"]
     for r in frame.itertuples(index=False):
         t.add_row([term_safe(r.Step), _ms(r[2]), _ms(r[3]), _ms(r[4], signed=True), _ms(r[5]), _pct(r[6])])
     t.align = "r"
@@ -52,11 +52,9 @@ def render_contributors(frame: pd.DataFrame | None, top: int = CONSOLE_TOP) -> s
     shown = frame.head(top)
     t = PrettyTable()
     # shares are of the summed |change| of this level's device times, not of the E2E change above
-    rows = f"{len(frame)} row{'s' if len(frame) != 1 else ''}"
     first = f"; the first {len(shown)} shown" if len(shown) < len(frame) else ""
-    t.title = (f"Top Contributors ({level} level: {rows} cover{'s' if len(frame) == 1 else ''} "
-               f"{float(frame['Cumulative Share'].iloc[-1]):.0%} of {share_basis(level)}{first})")
-    t.field_names = ["#", "Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative"]
+    t.title = f"Top Contributors ({level} level: {coverage_text(frame)} of {share_basis(level)}{first})"
+    t.field_names = ["#", "Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share"]
     for r in shown.itertuples(index=False):
         name = term_safe(r.Name)
         if len(name) > 70:
