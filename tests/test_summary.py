@@ -1114,5 +1114,14 @@ def test_world_size_from_the_db_meta_data_and_mindspore_world_group(tmp_path: Pa
     con.commit()
     con.close()
     assert load_profile(str(db), Options()).rank_span == 12
+    # META_DATA text that is not UTF-8 (the original never reads the table) is read with replacement characters,
+    # not a failed load
+    con = sqlite3.connect(db)
+    con.execute("UPDATE META_DATA SET value = CAST(X'7B2278223A2022FF227D' AS TEXT) WHERE name = 'ENV_VARIABLES'")
+    con.execute("INSERT INTO META_DATA VALUES (CAST(X'FF6B' AS TEXT), 'v')")
+    con.commit()
+    con.close()
+    meta = load_profile(str(db), Options()).metadata
+    assert meta["ENV_VARIABLES"] == {"x": "\ufffd"} and meta["\ufffdk"] == "v"
     ms = {"parallel_group_info": {"1": {"group_name": "hccl_world_group", "global_ranks": [0, 1]}}}
     assert summary._world_size(ms) == 2

@@ -287,7 +287,7 @@ def _level_rows(sheets: list[Sheet], operator_rows: pd.DataFrame | None = None) 
 
 
 def coverage_text(contrib: pd.DataFrame) -> str:
-    """"3 rows cover 86.2%" for titles, the share as the table's last Cumulative cell shows it (to 0.1 %: a
+    """"3 rows cover 86.2%" for titles: the last Cumulative Share to 0.1 %, as the console's cell shows it (a
     whole percent said "covers 100%" over a row of 99.9%)."""
     n = len(contrib)
     cover = round(float(contrib["Cumulative Share"].iloc[-1]), 3) + 0.0

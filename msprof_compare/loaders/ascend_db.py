@@ -593,15 +593,18 @@ def _metadata(db: _Db) -> dict[str, Any]:
     if not db.has("META_DATA") or not {"name", "value"} <= db.columns("META_DATA"):
         return {}
     out: dict[str, Any] = {}
-    for name, value in db.con.execute("SELECT name, value FROM META_DATA"):
-        if not isinstance(name, str):
-            continue
-        if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
+    # as bytes: a text that is not UTF-8 would fail the whole load in sqlite3's decoding (the original never
+    # reads the table); such a name or value is read with replacement characters
+    rows = db.con.execute("SELECT CAST(name AS BLOB), CAST(value AS BLOB) FROM META_DATA WHERE name IS NOT NULL")
+    for name, value in rows:
+        text = None if value is None else bytes(value).decode("utf-8", "replace")
+        parsed: Any = text
+        if text is not None and text.lstrip()[:1] in ("{", "["):
             try:
-                value = msgspec.json.decode(value)
+                parsed = msgspec.json.decode(text)
             except (msgspec.DecodeError, RecursionError):
                 pass
-        out[name] = value
+        out[bytes(name).decode("utf-8", "replace")] = parsed
     return out
 
 

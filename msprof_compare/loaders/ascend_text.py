@@ -97,8 +97,10 @@ class _TaskArgs(msgspec.Struct, gc=False):
 
 class _CommArgs(msgspec.Struct, gc=False):
     task_type: Any = msgspec.field(name="task type", default=None)
-    src_rank: Any = msgspec.field(name="src rank", default=None)
-    dst_rank: Any = msgspec.field(name="dst rank", default=None)
+    # raw: a rank only bounds the world size from below, so a value msgspec cannot hold (1e400) must not
+    # fail the load, as it did not when the key was skipped
+    src_rank: msgspec.Raw = msgspec.field(name="src rank", default=msgspec.Raw(b"null"))
+    dst_rank: msgspec.Raw = msgspec.field(name="dst rank", default=msgspec.Raw(b"null"))
 
 
 class _QueueArgs(msgspec.Struct, gc=False):
@@ -271,11 +273,20 @@ def _last_pid(names_of: dict[int, str], names: tuple[str, ...], order: dict[int,
     return max(pids, key=lambda p: order.get(p, -1))
 
 
+def _rank_of(raw: msgspec.Raw) -> int | None:
+    text = bytes(raw)
+    if text.isdigit() and len(text) <= 19:  # the usual plain integer (within int64 digits)
+        return int(text)
+    try:
+        return traceio.whole_int(msgspec.json.decode(text))
+    except (msgspec.DecodeError, RecursionError):  # out of range (1e400), or nested too deeply
+        return None
+
+
 def _rank_span(args: list) -> int:
     """The highest rank id the HCCL tasks name, plus one (0: none). A value that is no rank id (HCCL's
     NO_RANK, negative, not an integer) is passed over: the figure only bounds the world size from below."""
-    ranks = [v if type(v) is int else traceio.whole_int(v) for a in args for v in (a.src_rank, a.dst_rank)
-             if v is not None]
+    ranks = [_rank_of(v) for a in args for v in (a.src_rank, a.dst_rank)]
     ranks = [r for r in ranks if r is not None and 0 <= r < NO_RANK]
     return max(ranks) + 1 if ranks else 0
 
