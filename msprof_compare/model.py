@@ -25,6 +25,8 @@ import pandas as pd
 I64 = "int64"
 F64 = "float64"
 OBJ = "object"
+#: The name of a step marker event: ``ProfilerStep#<id>`` (reference-1 §3.5).
+STEP_MARK = "ProfilerStep#"
 #: HCCL's rank id for "no peer" (the dst rank of a task on the local chip): 2**32 - 1.
 NO_RANK = 0xFFFFFFFF
 

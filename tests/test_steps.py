@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import logging
+import shutil
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -10,6 +13,7 @@ import pytest
 from msprof_compare.api import RunContext, compare
 from msprof_compare.compare import steps, table
 from msprof_compare.errors import StepError, UsageError
+from msprof_compare.loaders import load_profile
 from msprof_compare.model import Profile, frame
 from msprof_compare.options import Options, build_options
 
@@ -223,3 +227,74 @@ def test_summary_and_gate_say_a_text_export_ignores_the_step(samples: Path) -> N
     assert "E2E time (whole profile on the comparison side: a text" in mixed.regression_gate(1000)[1]
     kernels_only = compare(base, comp, base_step="50", comparison_step="50", enable_kernel_compare=True)
     assert summary.STEP_CHECK not in set(kernels_only.frames["guards"]["Check"])  # no breakdown, nothing to say
+
+
+def _mindspore_25(src: Path, dst: Path, level: str = "Level1") -> Path:
+    """A copy of a torch_npu text export laid out as MindSpore 2.5+ writes it: its framework ops (and the
+    ProfilerStep# markers among them) with category "" on a "MindSpore" process lane, no torch op; the
+    profiler_info of MindSpore's ProfilerParameters (profiler_parameters: profiler_level, aic_metrics)."""
+    shutil.copytree(src, dst)
+    tv = dst / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(tv.read_text())
+    for e in events:
+        if e.get("cat") == "cpu_op":
+            e["cat"] = ""
+    tv.write_text(json.dumps(events))
+    for info in dst.glob("profiler_info*.json"):
+        info.write_text(json.dumps({"profiler_parameters": {"profiler_level": level, "aic_metrics": "PipeUtilization"},
+                                    "ms_version": "2.5.0"}))
+    return dst
+
+
+def test_mindspore_25_step_markers_outside_torch_ops(samples: Path, tmp_path: Path, caplog) -> None:
+    """reference-1 §3.5: with no torch op collected, the step is looked for among all events. MindSpore 2.5+
+    writes ProfilerStep# with category "", so a step run of two such exports failed with "the profile has no
+    ProfilerStep# markers" (exit 2). The step's range is the marker's, read from the raw file; the sheets
+    that need no torch op equal those of the same data as torch_npu wrote it."""
+    dirs = [_mindspore_25(samples / TEXT.format(n), tmp_path / f"host{n}_1_2025030112000000{n}_ascend_ms")
+            for n in (1, 2)]
+    raw = json.loads((samples / TEXT.format(1) / "ASCEND_PROFILER_OUTPUT/trace_view.json").read_text())
+    mark = [e for e in raw if e.get("ph") == "X" and "ProfilerStep#" in str(e.get("name"))]
+    assert [(e["name"], e["cat"]) for e in mark] == [("ProfilerStep#50", "cpu_op")]
+    lo = int(Decimal(mark[0]["ts"]) * 1000)
+    hi = lo + int(Decimal(str(mark[0]["dur"])) * 1000)
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        res = compare(*map(str, dirs), base_step="50", comparison_step="50")
+        opts = Options(base_step=50, comparison_step=50)
+        ctx = RunContext(*(load_profile(str(d), opts) for d in dirs), opts)
+    assert not len(ctx.base.ops) and steps.side_range(ctx, "base") == (lo, hi)
+    assert "Can't find any torch op in the file: " + str(dirs[0]) in caplog.text
+    assert "There is no operator" not in caplog.text  # no operator to find in the step: not a wrong step
+    torch = compare(*(str(samples / TEXT.format(n)) for n in (1, 2)), base_step="50", comparison_step="50")
+    for name in ("KernelCompare", "CommunicationCompare"):
+        assert res.sheet(name).equals(torch.sheet(name)), name
+    # OverallMetrics: the same E2E time; its categories differ (no torch op tells forward from backward)
+    e2e = [s.sheet("OverallMetrics").set_index("Index").loc["E2E Time"].tolist() for s in (res, torch)]
+    assert e2e[0] == e2e[1]
+    assert "ApiCompare" not in res.sheet_names and "ApiCompare" in torch.sheet_names
+    with pytest.raises(StepError, match=r"ascend_ms: Invalid step id: 7, please choose from the valid steps: 50$"):
+        compare(*map(str, dirs), base_step="50", comparison_step="7")
+    # without a step nothing extra is read: the markers stay out of the tables
+    assert "step_marks" not in load_profile(str(dirs[0]), Options()).extra
+
+
+def test_mindspore_profiler_settings(samples: Path, tmp_path: Path, caplog) -> None:
+    """MindSpore's profiler_info (profiler_parameters) feeds the settings note as torch_npu's does; its metric
+    names are CANN's under another spelling ("PipeUtilization" = ACL_AICORE_PIPE_UTILIZATION), so a
+    MindSpore run and a torch_npu run with the same settings do not differ."""
+    from msprof_compare.loaders.ascend_text import profiler_settings
+
+    assert profiler_settings({"profiler_parameters": {"profiler_level": "Level1", "aic_metrics": "None"}}) == {
+        "profiler_level": "Level1", "aic_metrics": "ACL_AICORE_NONE"}
+    assert profiler_settings({"profiler_parameters": {"profiler_level": 1, "aic_metrics": "Odd"}}) == {
+        "aic_metrics": "Odd"}
+    assert profiler_settings({"profiler_parameters": "x"}) == {}
+    ms = _mindspore_25(samples / TEXT.format(1), tmp_path / "a_1_20250301120000001_ascend_ms")
+    ms0 = _mindspore_25(samples / TEXT.format(1), tmp_path / "b_1_20250301120000002_ascend_ms", "Level0")
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        g = compare(str(samples / TEXT.format(1)), str(ms), enable_profiling_compare=True).guards.set_index("Check")
+        assert g.loc["NPU profiler settings", ["Status", "Comparison"]].tolist() == [
+            "ok", "Level1 / ACL_AICORE_PIPE_UTILIZATION"]
+        g = compare(str(ms), str(ms0), enable_profiling_compare=True).guards.set_index("Check")
+    assert g.loc["NPU profiler settings", ["Status", "Base", "Comparison"]].tolist() == [
+        "note", "Level1 / ACL_AICORE_PIPE_UTILIZATION", "Level0 / ACL_AICORE_PIPE_UTILIZATION"]

@@ -31,7 +31,7 @@ import msgspec
 import numpy as np
 import pandas as pd
 
-from ..model import Profile, ranges
+from ..model import STEP_MARK, Profile, ranges
 from . import classify
 from .align import AlignMemo, align, no_matching
 from .steps import step_number
@@ -52,7 +52,6 @@ GPU_OP_CATS = frozenset({"cpu_op", "user_annotation", "cuda_runtime", "operator"
 GPU_FLOW_CATS = frozenset({"async_gpu", "async_cpu_to_gpu", "ac2g", "async"})
 NPU_FLOW_CATS = frozenset({"async_npu"})
 GPU_KERNEL_CATS = frozenset({"kernel", "gpu_memcpy"})
-STEP_MARK = "ProfilerStep#"
 _CACHE_TREE = "optree.tree.{side}"
 _CACHE_PAIRS = "optree.operator_pairs"
 
@@ -595,7 +594,7 @@ def operator_pairs(ctx: RunContext) -> OpPairs:
         a = ta.top_layer(opts.base_step)
         b = tb.top_layer(opts.comparison_step)
         for tree, step, top in ((ta, opts.base_step, a), (tb, opts.comparison_step, b)):
-            if step >= 0 and len(top) == 0:
+            if step >= 0 and len(top) == 0 and len(tree.profile.ops):  # no op at all: "Can't find any torch op"
                 log.warning("There is no operator infomation for step %s, please check the step id of %s.",
                             step, tree.profile.path)
         ka = op_keys(ta, opts.op_name_map, opts.use_input_shape)

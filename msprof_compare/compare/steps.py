@@ -17,14 +17,13 @@ import numpy as np
 import pandas as pd
 
 from ..errors import StepError, UsageError
-from ..model import Profile
+from ..model import STEP_MARK, Profile
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
 
 log = logging.getLogger("msprof-analyze")
 
-STEP_MARK = "ProfilerStep#"
 GPU_STEP_MESSAGE = "step id is invalid in GPU data, please use this when comparing between NPU datas."
 
 
@@ -65,7 +64,8 @@ def step_range(profile: Profile, step: int) -> tuple[int, int] | None:
         raise UsageError(GPU_STEP_MESSAGE)
     if profile.source == "ascend_db":  # STEP_TIME range; the DB loader already limited every table to it
         return profile.extra.get("step_range")
-    steps = step_ops(profile.ops)
+    # the torch ops, or where none was collected the markers of any category (MindSpore 2.5+: category "")
+    steps = step_ops(profile.ops if len(profile.ops) else profile.extra.get("step_marks", profile.ops))
     match = (steps["step"] == step).to_numpy(dtype=bool)
     scanned = steps.iloc[: int(np.argmax(match)) if match.any() else len(steps)]  # as the original's scan
     for label in dict.fromkeys(scanned.loc[scanned["step"] == -1, "label"].astype(str)):

@@ -27,6 +27,10 @@ exact integer-ns columns so nobody re-parses decimal text):
 * ``communication``: communication.json as a dict; ``metadata``:
   profiler_metadata.json; ``extra["profiler_level"]``: the ``_profiler_level``
   of profiler_info*.json; ``extra["hccl_pid"]``: the HCCL lane process (-1 when absent).
+* ``extra["step_marks"]``: where a step is asked for and the trace has no torch op (``cpu_op``), its
+  ``ProfilerStep#`` events of any category (name, ts, dur): MindSpore 2.5 and later writes its step
+  markers with category "" on the MindSpore lane, and the original then looks for them among all events
+  (reference-1 §3.5).
 * each side file is read only when a comparison that uses it is on (as the original's
   collectors): ``memory_record`` and ``communication`` with the profiling comparison,
   ``operator_memory`` with the memory comparison, ``op_statistic`` with the kernel
@@ -48,7 +52,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ProfileError
-from ..model import NO_RANK, Profile, empty, frame, frame_of, object_array, threads_in_order
+from ..model import NO_RANK, STEP_MARK, Profile, empty, frame, frame_of, object_array, threads_in_order
 from ..options import Options
 from . import paths, traceio
 from .numparse import (
@@ -193,6 +197,11 @@ def _select(path: str, data: bytes, events: list, opts: Options,
         lane_pids = [p for p in lanes if p != -1]
         if lane_pids:
             keep |= is_x[cand] & np.isin(pid, lane_pids)
+        if opts.step_given:  # step markers outside the read categories (``extra["step_marks"]``); names only then
+            other = np.flatnonzero(is_x[cand] & ~keep)
+            if other.size:
+                nm = _field(list(map(ev.__getitem__, other.tolist())), "name")
+                keep[other[[isinstance(n, str) and STEP_MARK in n for n in nm]]] = True
         k = np.flatnonzero(keep)
         if k.size != len(ev):
             ev = list(map(ev.__getitem__, k.tolist()))
@@ -396,6 +405,10 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
         else:
             cols["input_dims"] = cols["input_type"] = cols["call_stack"] = np.full(sel.size, "N/A", dtype=object)
         profile.ops = frame("ops", cols)
+    elif opts.step_given:
+        sel = np.flatnonzero(is_x & np.array([isinstance(n, str) and STEP_MARK in n for n in c["name"]], dtype=bool))
+        profile.extra["step_marks"] = pd.DataFrame({"name": c["name"][sel], "ts": c["ts"][sel],
+                                                    "dur": c["dur"][sel]})
 
     # device tasks
     if hw_pid != -1:
@@ -849,15 +862,33 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
             profile.extra.update(profiler_settings(info))
 
 
+#: MindSpore's AicoreMetrics values -> the CANN names torch_npu writes (``aclprofAicoreMetrics``), so that the
+#: settings of a torch_npu run and a MindSpore run compare.
+MINDSPORE_AIC_METRICS = {
+    "PipeUtilization": "ACL_AICORE_PIPE_UTILIZATION", "ArithmeticUtilization": "ACL_AICORE_ARITHMETIC_UTILIZATION",
+    "Memory": "ACL_AICORE_MEMORY_BANDWIDTH", "MemoryL0": "ACL_AICORE_L0B_AND_WIDTH",
+    "MemoryUB": "ACL_AICORE_MEMORY_UB", "ResourceConflictRatio": "ACL_AICORE_RESOURCE_CONFLICT_RATIO",
+    "L2Cache": "ACL_AICORE_L2_CACHE", "MemoryAccess": "ACL_AICORE_MEMORY_ACCESS", "None": "ACL_AICORE_NONE",
+}
+
+
 def profiler_settings(info: dict) -> dict[str, str]:
-    """``profiler_level`` and ``aic_metrics`` of a decoded profiler_info.json (config.experimental_config's
-    ``_profiler_level`` / ``_aic_metrics``; any level may be off): the level words the Level0 notices, both
-    feed the Summary's settings note (the metrics decide which PMU counters the kernels carry)."""
+    """``profiler_level`` and ``aic_metrics`` of a decoded profiler_info.json: torch_npu's
+    config.experimental_config ``_profiler_level`` / ``_aic_metrics``, or MindSpore's (2.5 and later)
+    ``profiler_parameters`` ``profiler_level`` / ``aic_metrics`` (its metrics renamed to torch_npu's); any may
+    be absent. The level words the Level0 notices, both feed the Summary's settings note (the metrics decide
+    which PMU counters the kernels carry)."""
     config = info.get("config")
     exp = config.get("experimental_config") if isinstance(config, dict) else None
-    if not isinstance(exp, dict):
+    params = info.get("profiler_parameters")
+    if isinstance(exp, dict):
+        got = {"profiler_level": exp.get("_profiler_level"), "aic_metrics": exp.get("_aic_metrics")}
+    elif isinstance(params, dict):
+        metrics = params.get("aic_metrics")
+        got = {"profiler_level": params.get("profiler_level"),
+               "aic_metrics": MINDSPORE_AIC_METRICS.get(metrics, metrics) if isinstance(metrics, str) else None}
+    else:
         return {}
-    got = {"profiler_level": exp.get("_profiler_level"), "aic_metrics": exp.get("_aic_metrics")}
     return {k: v for k, v in got.items() if isinstance(v, str)}
 
 
