@@ -283,3 +283,9 @@ class Profile:
     @property
     def is_npu(self) -> bool:
         return self.kind == "NPU"
+
+    @property
+    def has_ops(self) -> bool:
+        """Whether the run recorded any torch op: a DB export's ``ops`` are already cut to the step asked for,
+        so its loader says in ``extra["any_op"]`` whether PYTORCH_API holds one anywhere."""
+        return bool(len(self.ops)) or bool(self.extra.get("any_op"))

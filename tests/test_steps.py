@@ -298,3 +298,37 @@ def test_mindspore_profiler_settings(samples: Path, tmp_path: Path, caplog) -> N
         g = compare(str(ms), str(ms0), enable_profiling_compare=True).guards.set_index("Check")
     assert g.loc["NPU profiler settings", ["Status", "Base", "Comparison"]].tolist() == [
         "note", "Level1 / ACL_AICORE_PIPE_UTILIZATION", "Level0 / ACL_AICORE_PIPE_UTILIZATION"]
+
+
+def test_instant_step_marker_of_a_trace_without_torch_ops(samples: Path, tmp_path: Path) -> None:
+    """The original's scan takes any event named ProfilerStep#, whatever its phase: an instant marker (no dur)
+    gives the range [ts, ts]."""
+    d = _mindspore_25(samples / TEXT.format(1), tmp_path / "i_1_20250301120000001_ascend_ms")
+    tv = d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(tv.read_text())
+    (mark,) = [e for e in events if str(e.get("name")).startswith("ProfilerStep#")]
+    mark["ph"] = "i"
+    del mark["dur"]
+    tv.write_text(json.dumps(events))
+    opts = Options(base_step=50, comparison_step=50)
+    ctx = RunContext(load_profile(str(d), opts), load_profile(str(d), opts), opts)
+    ts = int(Decimal(mark["ts"]) * 1000)
+    assert steps.side_range(ctx, "base") == (ts, ts)
+
+
+def test_db_step_without_ops_is_still_a_step_error(tmp_path: Path) -> None:
+    """A DB export's ops are cut to the step when loaded: a PyTorch DB whose step 51 holds no op (a STEP_TIME
+    row after every PYTORCH_API row) is "no operator event data for step 51", not a side without torch ops."""
+    import sqlite3
+
+    db = tmp_path / "x_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db"
+    db.parent.mkdir(parents=True)
+    shutil.copy(Path(__file__).parent / "data/db/l1/ascend_pytorch_profiler_0.db", db)
+    con = sqlite3.connect(db)
+    last = int(con.execute("SELECT max(CAST(startNs AS INTEGER)) FROM PYTORCH_API").fetchone()[0])
+    con.execute("INSERT INTO STEP_TIME VALUES (51, ?, ?)", (last + 1_000, last + 9_000_000))
+    con.commit()
+    con.close()
+    with pytest.raises(StepError, match=r"There is no operator event data for step 51, please check whether"):
+        compare(str(db), str(db), base_step="50", comparison_step="51", enable_api_compare=True)
+    assert load_profile(str(db), Options(base_step=51, comparison_step=51)).has_ops

@@ -167,7 +167,7 @@ def build(ctx: RunContext) -> list[Sheet]:
         calls = api_calls(tree, step)
         # a side without any op (MindSpore data: "Can't find any torch op" was logged) has no API to look for
         # in the step; the original's error there sent a MindSpore-vs-MindSpore step run to exit 2
-        if not len(calls) and step >= 0 and len(tree.profile.ops):
+        if not len(calls) and step >= 0 and tree.profile.has_ops:
             raise StepError(f"{tree.profile.path}: There is no operator event data for step {step}, "
                             "please check whether the data contains this step.")
         tables.append(aggregate(calls))

@@ -594,7 +594,7 @@ def operator_pairs(ctx: RunContext) -> OpPairs:
         a = ta.top_layer(opts.base_step)
         b = tb.top_layer(opts.comparison_step)
         for tree, step, top in ((ta, opts.base_step, a), (tb, opts.comparison_step, b)):
-            if step >= 0 and len(top) == 0 and len(tree.profile.ops):  # no op at all: "Can't find any torch op"
+            if step >= 0 and len(top) == 0 and tree.profile.has_ops:  # no op at all: "Can't find any torch op"
                 log.warning("There is no operator infomation for step %s, please check the step id of %s.",
                             step, tree.profile.path)
         ka = op_keys(ta, opts.op_name_map, opts.use_input_shape)

@@ -40,6 +40,7 @@ DB-specific frames a comparator may need are in ``Profile.extra``:
 ``op_connections``     (op_row, connection_id): every CANN connection id of each
                        op (an op that launched four tasks has four).
 ``memory_peak_bytes``  max MEMORY_RECORD.totalReserved in range (0 when absent).
+``any_op``             PYTORCH_API holds an op row, in the step or not (``Profile.has_ops``).
 
 ``Profile.metadata`` holds the META_DATA rows (name -> value; a JSON object or list decoded, as
 ``profiler_metadata.json`` of a text export holds them); ``Profile.rank_span`` the highest rank id of
@@ -656,6 +657,8 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
     db.need_times("PYTORCH_API", text_ok=True)
     p = lambda n: db.col("PYTORCH_API", "p", n)  # noqa: E731
     types = _api_types(db)
+    # over every step: "no op in the step" is a step error, "no op at all" is not (``Profile.has_ops``)
+    profile.extra["any_op"] = db.scalar("SELECT 1 FROM PYTORCH_API WHERE type = ? LIMIT 1", (types["op"],)) is not None
     wanted = [types["op"]]
     if opts.enable_memory_compare:
         wanted.append(types["queue"])

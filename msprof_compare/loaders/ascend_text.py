@@ -198,7 +198,7 @@ def _select(path: str, data: bytes, events: list, opts: Options,
         if lane_pids:
             keep |= is_x[cand] & np.isin(pid, lane_pids)
         if opts.step_given:  # step markers outside the read categories (``extra["step_marks"]``); names only then
-            other = np.flatnonzero(is_x[cand] & ~keep)
+            other = np.flatnonzero(~keep & (ph != PH_M))  # any phase, as the original's scan (an instant: dur 0)
             if other.size:
                 nm = _field(list(map(ev.__getitem__, other.tolist())), "name")
                 keep[other[[isinstance(n, str) and STEP_MARK in n for n in nm]]] = True
@@ -406,7 +406,8 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
             cols["input_dims"] = cols["input_type"] = cols["call_stack"] = np.full(sel.size, "N/A", dtype=object)
         profile.ops = frame("ops", cols)
     elif opts.step_given:
-        sel = np.flatnonzero(is_x & np.array([isinstance(n, str) and STEP_MARK in n for n in c["name"]], dtype=bool))
+        marks = np.array([isinstance(n, str) and STEP_MARK in n for n in c["name"]], dtype=bool)
+        sel = np.flatnonzero(marks & ~np.isin(ph, (PH_M, PH_S, PH_F)))
         profile.extra["step_marks"] = pd.DataFrame({"name": c["name"][sel], "ts": c["ts"][sel],
                                                     "dur": c["dur"][sel]})
 
