@@ -332,3 +332,27 @@ def test_db_step_without_ops_is_still_a_step_error(tmp_path: Path) -> None:
     with pytest.raises(StepError, match=r"There is no operator event data for step 51, please check whether"):
         compare(str(db), str(db), base_step="50", comparison_step="51", enable_api_compare=True)
     assert load_profile(str(db), Options(base_step=51, comparison_step=51)).has_ops
+    # op rows the loader leaves out (no start time) are no ops: the side has none, with or without a step
+    con = sqlite3.connect(db)
+    con.execute("UPDATE PYTORCH_API SET startNs = NULL")
+    con.commit()
+    con.close()
+    assert not load_profile(str(db), Options(base_step=51, comparison_step=51)).has_ops
+    assert "ApiCompare" not in compare(str(db), str(db), base_step="50", comparison_step="51",
+                                       enable_api_compare=True).sheet_names
+
+
+def test_torch_npu_step_run_reads_no_other_marker(samples: Path, tmp_path: Path) -> None:
+    """With torch ops the step comes from them alone (reference-1 §3.5): a stray ProfilerStep#50 event of
+    another category, even one without a time, is not read (the marker scan of traces without torch ops made
+    such a trace fail to load with a step)."""
+    d = tmp_path / "x_ascend_pt"
+    shutil.copytree(samples / TEXT.format(1), d)
+    tv = d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(tv.read_text())
+    events.append({"ph": "i", "name": "ProfilerStep#50", "pid": 1, "tid": 1, "cat": "user"})
+    tv.write_text(json.dumps(events))
+    res = compare(str(d), str(samples / TEXT.format(1)), base_step="50", comparison_step="50",
+                  enable_communication_compare=True)
+    assert res.sheet_names == ["CommunicationCompare"]
+    assert "step_marks" not in load_profile(str(d), Options(base_step=50, comparison_step=50)).extra

@@ -658,7 +658,8 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
     p = lambda n: db.col("PYTORCH_API", "p", n)  # noqa: E731
     types = _api_types(db)
     # over every step: "no op in the step" is a step error, "no op at all" is not (``Profile.has_ops``)
-    profile.extra["any_op"] = db.scalar("SELECT 1 FROM PYTORCH_API WHERE type = ? LIMIT 1", (types["op"],)) is not None
+    profile.extra["any_op"] = db.scalar("SELECT 1 FROM PYTORCH_API WHERE type = ? AND startNs IS NOT NULL AND "
+                                        "endNs IS NOT NULL LIMIT 1", (types["op"],)) is not None
     wanted = [types["op"]]
     if opts.enable_memory_compare:
         wanted.append(types["queue"])

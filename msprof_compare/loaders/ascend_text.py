@@ -197,8 +197,10 @@ def _select(path: str, data: bytes, events: list, opts: Options,
         lane_pids = [p for p in lanes if p != -1]
         if lane_pids:
             keep |= is_x[cand] & np.isin(pid, lane_pids)
-        if opts.step_given:  # step markers outside the read categories (``extra["step_marks"]``); names only then
-            other = np.flatnonzero(~keep & (ph != PH_M))  # any phase, as the original's scan (an instant: dur 0)
+        if opts.step_given and "cpu_op" not in low:
+            # no torch op: step markers outside the read categories (``extra["step_marks"]``); names read only
+            # then, of events of any phase but metadata (an instant marker: dur 0), as the original's scan
+            other = np.flatnonzero(~keep & (ph != PH_M))
             if other.size:
                 nm = _field(list(map(ev.__getitem__, other.tolist())), "name")
                 keep[other[[isinstance(n, str) and STEP_MARK in n for n in nm]]] = True
