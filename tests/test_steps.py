@@ -316,7 +316,7 @@ def test_instant_step_marker_of_a_trace_without_torch_ops(samples: Path, tmp_pat
     assert steps.side_range(ctx, "base") == (ts, ts)
 
 
-def test_db_step_without_ops_is_still_a_step_error(tmp_path: Path) -> None:
+def test_db_step_without_ops_is_still_a_step_error(tmp_path: Path, caplog) -> None:
     """A DB export's ops are cut to the step when loaded: a PyTorch DB whose step 51 holds no op (a STEP_TIME
     row after every PYTORCH_API row) is "no operator event data for step 51", not a side without torch ops."""
     import sqlite3
@@ -329,8 +329,12 @@ def test_db_step_without_ops_is_still_a_step_error(tmp_path: Path) -> None:
     con.execute("INSERT INTO STEP_TIME VALUES (51, ?, ?)", (last + 1_000, last + 9_000_000))
     con.commit()
     con.close()
-    with pytest.raises(StepError, match=r"There is no operator event data for step 51, please check whether"):
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"), \
+            pytest.raises(StepError, match=r"There is no operator event data for step 51, please check whether"):
         compare(str(db), str(db), base_step="50", comparison_step="51", enable_api_compare=True)
+    # the side holds ops, only not in the step: not "Can't find any torch op in the file"
+    assert "Can't find any torch op" not in caplog.text
+    assert f"No torch op of {db} lies in the step asked for" in caplog.messages
     assert load_profile(str(db), Options(base_step=51, comparison_step=51)).has_ops
     # op rows the loader leaves out (no start time) are no ops: the side has none, with or without a step
     con = sqlite3.connect(db)
