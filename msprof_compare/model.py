@@ -137,6 +137,13 @@ def frame(table: str, columns: dict[str, Any]) -> pd.DataFrame:
     return frame_of(data)
 
 
+def step_marks(names: Any) -> np.ndarray:
+    """Which names are step markers: they hold ``STEP_MARK`` (reference-1 §3.5: "contains"); a value that is no
+    text is none. One vectorised test, for the loaders' marker scan and the step lookup alike."""
+    col = pd.Series(object_array(names), dtype=object)
+    return col.str.contains(STEP_MARK, regex=False, na=False).to_numpy(dtype=bool)
+
+
 def object_array(values: Any) -> np.ndarray:
     """``values`` as a 1-d object array: ``fromiter`` never inspects the items (``np.array`` probes
     each, e.g. every ``msgspec.Raw`` for the buffer protocol, ~30x slower)."""

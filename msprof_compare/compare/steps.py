@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import StepError, UsageError
-from ..model import STEP_MARK, Profile
+from ..model import Profile, step_marks
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -44,8 +44,7 @@ def step_number(suffix: str) -> int:
 
 def step_ops(ops: pd.DataFrame) -> pd.DataFrame:
     """The ``ProfilerStep#N`` ops with their integer id (``step``; -1 when the suffix is not a number)."""
-    names = ops["name"]
-    mask = names.str.contains(STEP_MARK, regex=False).to_numpy(dtype=bool) if len(ops) else np.zeros(0, bool)
+    mask = step_marks(ops["name"].to_numpy(dtype=object))
     found = ops.loc[mask, ["name", "ts", "dur"]]
     suffix = found["name"].str.rsplit("#", n=1).str[-1]
     # Python ints, as the requested id is: an id beyond int64 must not round through a float

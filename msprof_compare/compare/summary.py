@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..model import factorize, us_text
+from ..model import STEP_MARK, factorize, us_text
 from ..textsafe import term_safe
 from .breakdown import Breakdown
 from .optree import shape_key
@@ -492,7 +492,7 @@ def _framework_ops(names: set[str]) -> set[str]:
 
 
 def _step_count(names: set[str]) -> int:
-    return sum(1 for n in names if isinstance(n, str) and n.startswith("ProfilerStep#"))
+    return sum(1 for n in names if isinstance(n, str) and n.startswith(STEP_MARK))
 
 
 #: parallel_group_info names of the group of every rank: torch_npu's, MindSpore's.
@@ -723,7 +723,7 @@ def _heavy_ops(ops: pd.DataFrame, n: int) -> list[str]:
     codes, uniq = factorize(names[idx])
     total = np.zeros(len(uniq), np.int64)
     np.add.at(total, codes, ops["dur"].to_numpy(dtype=np.int64)[idx])
-    keep = np.array([not str(u).startswith("ProfilerStep#") for u in uniq.tolist()], dtype=bool)
+    keep = np.array([not str(u).startswith(STEP_MARK) for u in uniq.tolist()], dtype=bool)
     cand = np.flatnonzero(keep)
     # largest totals first, first appearance breaking ties (as ``nlargest`` keeps the first)
     top = cand[np.lexsort((cand, -total[cand]))][:n]

@@ -52,7 +52,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ProfileError
-from ..model import NO_RANK, STEP_MARK, Profile, empty, frame, frame_of, object_array, threads_in_order
+from ..model import NO_RANK, Profile, empty, frame, frame_of, object_array, step_marks, threads_in_order
 from ..options import Options
 from . import paths, traceio
 from .numparse import (
@@ -202,8 +202,7 @@ def _select(path: str, data: bytes, events: list, opts: Options,
             # then, of events of any phase but metadata (an instant marker: dur 0), as the original's scan
             other = np.flatnonzero(~keep & (ph != PH_M))
             if other.size:
-                nm = _field(list(map(ev.__getitem__, other.tolist())), "name")
-                keep[other[[isinstance(n, str) and STEP_MARK in n for n in nm]]] = True
+                keep[other[step_marks(_field(list(map(ev.__getitem__, other.tolist())), "name"))]] = True
         k = np.flatnonzero(keep)
         if k.size != len(ev):
             ev = list(map(ev.__getitem__, k.tolist()))
@@ -408,8 +407,7 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
             cols["input_dims"] = cols["input_type"] = cols["call_stack"] = np.full(sel.size, "N/A", dtype=object)
         profile.ops = frame("ops", cols)
     elif opts.step_given:
-        marks = np.array([isinstance(n, str) and STEP_MARK in n for n in c["name"]], dtype=bool)
-        sel = np.flatnonzero(marks & ~np.isin(ph, (PH_M, PH_S, PH_F)))
+        sel = np.flatnonzero(step_marks(c["name"]) & ~np.isin(ph, (PH_M, PH_S, PH_F)))
         profile.extra["step_marks"] = pd.DataFrame({"name": c["name"][sel], "ts": c["ts"][sel],
                                                     "dur": c["dur"][sel]})
 
