@@ -203,7 +203,7 @@ def test_mc2_from_db(tmp_path: Path) -> None:
                         (e - 10, e, 10**9 + k, sid("C_CORE_SQE"), 10**6 + k))
         con.execute("DELETE FROM TASK_PMU_INFO WHERE globalTaskId = ?", (gid,))
         for name, v in (("aic_total_time", 5.0), ("aic_mac_time", 300.4), ("aic_mte2_time", 120.0),
-                        ("aiv_time", 50.3)):
+                        ("aiv_total_time", 50.3)):
             con.execute("INSERT INTO TASK_PMU_INFO VALUES (?, ?, ?)", (gid, sid(name), v))
         con.commit()
     finally:

@@ -32,7 +32,7 @@ DB-specific frames a comparator may need are in ``Profile.extra``:
 ``kernel_extra``       aligned with ``kernels``: op_type (opType), rts_type
                        (TASK.taskType), global_task_id, input_shapes, and the
                        PMU values aic_total_time, aic_mac_time, aic_mte2_time,
-                       aiv_time (ns, NaN when absent).
+                       aiv_time (ns, NaN when absent; TASK_PMU_INFO's aiv_total_time).
 ``has_pmu``            TASK_PMU_INFO has rows (decides the cube-kernel rule).
 ``task_summary``       per (rts_type, stream): count, total_ns, first_start, last_end
                        over every TASK row in range.
@@ -81,8 +81,10 @@ REQUIRED_TABLES = ("TASK", "STRING_IDS")
 #: Default ENUM_API_TYPE ids (used when the enum table is missing).
 _API_TYPES = {"op": 50001, "queue": 50002, "trace": 50003}
 
-#: PMU counters the breakdown reads.
-PMU_NAMES = ("aic_total_time", "aic_mac_time", "aic_mte2_time", "aiv_time")
+#: PMU counters the breakdown reads: ``kernel_extra`` column -> TASK_PMU_INFO name. msprof writes the AIV total as
+#: ``aiv_total_time`` in the DB and renames it ``aiv_time(us)`` only in the text export's kernel_details.csv.
+PMU_NAMES = {"aic_total_time": "aic_total_time", "aic_mac_time": "aic_mac_time", "aic_mte2_time": "aic_mte2_time",
+             "aiv_time": "aiv_total_time"}
 
 _ALL = (-(2**63), 2**63 - 1)
 
@@ -158,6 +160,8 @@ class _Db:
         self.untimed: dict[str, int] = {}  # rows without a start or end time, per table
         self.too_long: dict[str, int] = {}  # rows lasting over MAX_DURATION_NS (read as 0), per table
         self.unnamed = 0  # name references that STRING_IDS lacks or holds as NULL (read as "")
+        #: info tables (COMPUTE_TASK_INFO, COMMUNICATION_TASK_INFO) holding a globalTaskId more than once
+        self.repeats: set[str] = set()
 
     def durations(self, start: np.ndarray, end: np.ndarray, table: str = "") -> np.ndarray:
         """``end - start`` (ns), a negative one or one over ``MAX_DURATION_NS`` read as 0, as the trace loaders
@@ -385,7 +389,8 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
     sql = (f"SELECT t.startNs, t.endNs, {t('streamId')}, {t('connectionId')}, t.globalTaskId, {t('taskId')}, "
            f"{t('deviceId')}, {t('globalPid')}, {t('taskType')}, {c('name')}, {c('opType')}, {c('taskType')}, "
            f"{c('inputShapes')} "
-           "FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId "
+           f"FROM TASK t JOIN {_info_rows(db, 'COMPUTE_TASK_INFO')} c ON c.globalTaskId = t.globalTaskId"
+           f"{_run_match(db, 'COMPUTE_TASK_INFO')} "
            "WHERE t.startNs BETWEEN ? AND ? AND t.endNs IS NOT NULL ORDER BY t.startNs")
     a = db.ints(sql, rng, 13)
     ts, end = a[:, 0], a[:, 1]
@@ -421,54 +426,93 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
     return kernels, extra, details, stat
 
 
-def _pmu(db: _Db, extra: pd.DataFrame) -> bool:
-    """Add the PMU counters of the compute tasks to ``extra``; True when TASK_PMU_INFO has rows."""
+def _pmu(db: _Db, extra: pd.DataFrame, kernels: pd.DataFrame) -> bool:
+    """Add the PMU counters of the compute tasks to ``extra``; True when TASK_PMU_INFO has rows.
+
+    A task replayed from a graph runs under one globalTaskId several times (TASK holds a row per run). Newer
+    exports stamp each PMU row with ``timestampNs`` inside its run: a row goes to the run of its globalTaskId that
+    holds that time. Otherwise (older exports, or a row no run holds) every run takes the first row of its
+    globalTaskId, as no row order tells the runs apart (MindStudio Insight reads such exports alike)."""
     for n in PMU_NAMES:
         extra[n] = np.full(len(extra), np.nan)
     if not db.has("TASK_PMU_INFO") or db.scalar("SELECT 1 FROM TASK_PMU_INFO LIMIT 1") is None:
         return False
     db.need("TASK_PMU_INFO", "globalTaskId", "name", "value")
-    ids = {n: db.string_ids(n) for n in PMU_NAMES}
+    ids = {col: db.string_ids(name) for col, name in PMU_NAMES.items()}
     wanted = {i: n for n, some in ids.items() for i in some}
     if not wanted or extra.empty:
         return True
-    marks = ",".join("?" * len(wanted))
-    rows = _pmu_rows(db, f"name IN ({marks}) AND value IS NOT NULL", tuple(wanted))
     gid = extra["global_task_id"].to_numpy()
     order = np.argsort(gid, kind="stable")
     sorted_gid = gid[order]
+    replayed = bool((sorted_gid[1:] == sorted_gid[:-1]).any())
+    stamped = replayed and "timestampNs" in db.columns("TASK_PMU_INFO")
+    marks = ",".join("?" * len(wanted))
+    rows = _pmu_rows(db, f"name IN ({marks}) AND value IS NOT NULL", tuple(wanted), stamped)
     junk = 0
     for name, some in ids.items():
         if not some:
             continue
         sel = rows[np.isin(rows["name"], some)]
-        tid = sel["task"]
-        pos = np.searchsorted(sorted_gid, tid)
-        pos_c = np.minimum(pos, max(sorted_gid.size - 1, 0))
-        ok = (pos < sorted_gid.size) & (sorted_gid[pos_c] == tid)
+        # the first row of each globalTaskId (rows come in table order; np.unique keeps first positions)
+        first_gid, first = np.unique(sel["task"], return_index=True)
+        pos = np.searchsorted(first_gid, sorted_gid)
+        pos_c = np.minimum(pos, max(first_gid.size - 1, 0))
+        ok = (pos < first_gid.size) & (first_gid[pos_c] == sorted_gid) if first_gid.size else np.zeros(gid.size, bool)
         col = np.full(len(extra), np.nan)
-        col[order[pos_c[ok]]] = sel["value"][ok]
+        col[order[ok]] = sel["value"][first[pos_c[ok]]]
+        used = np.zeros(len(sel), bool)
+        used[first[pos_c[ok]]] = True
+        if stamped:
+            at = _run_of(sel["task"], sel["ts"], gid, kernels["ts"].to_numpy(), kernels["dur"].to_numpy())
+            hit = at >= 0
+            col[at[hit]] = sel["value"][hit]
+            used |= hit
         extra[name] = col
-        junk += int(np.isnan(sel["value"][ok]).sum())
+        junk += int(np.isnan(sel["value"][used]).sum())
     if junk:  # only the values of the tasks loaded (a step, compute tasks) count
         db.notes.append(f"{junk} TASK_PMU_INFO value(s) are not finite numbers; read as missing")
     return True
 
 
-_PMU_ROW = np.dtype([("task", np.int64), ("name", np.int64), ("value", np.float64)])
+def _run_of(task: np.ndarray, ts: np.ndarray, gid: np.ndarray, start: np.ndarray, dur: np.ndarray) -> np.ndarray:
+    """For each (globalTaskId, time) of a detail row, the position of the run (a row of ``gid`` / ``start`` /
+    ``dur``) of that globalTaskId whose [start, start + dur] holds the time; -1 where none does (no time, or a
+    time outside every run). Runs of one globalTaskId never overlap, so the latest run starting at or before
+    the time is the only candidate."""
+    out = np.full(task.size, -1, dtype=np.int64)
+    timed = np.flatnonzero(ts != _NO_TIME)
+    if not timed.size or not gid.size:
+        return out
+    runs = pd.DataFrame({"gid": gid, "start": start, "end": start + dur, "pos": np.arange(gid.size)})
+    runs = runs.sort_values("start", kind="stable")
+    rows = pd.DataFrame({"gid": task[timed], "ts": ts[timed], "i": timed}).sort_values("ts", kind="stable")
+    m = pd.merge_asof(rows, runs, left_on="ts", right_on="start", by="gid", direction="backward")
+    hit = m["pos"].notna().to_numpy() & (m["ts"].to_numpy() <= m["end"].fillna(-1).to_numpy())
+    out[m["i"].to_numpy()[hit]] = m["pos"].to_numpy()[hit].astype(np.int64)
+    return out
+
+
+_PMU_ROW = np.dtype([("task", np.int64), ("name", np.int64), ("value", np.float64), ("ts", np.int64)])
+#: the time of a PMU row without one (no ``timestampNs`` column or a NULL there)
+_NO_TIME = np.iinfo(np.int64).min
 #: a fetched PMU row: _PMU_ROW plus whether its cells are typed (integer ids, a numeric value)
 _PMU_FETCHED = np.dtype(_PMU_ROW.descr + [("typed", np.int64)])
 
 
-def _pmu_rows(db: _Db, where: str, params: tuple) -> np.ndarray:
-    """(globalTaskId, name id, value) rows of ``TASK_PMU_INFO WHERE <where>`` as one structured array (ids stay
-    exact int64). Every value is read by one rule: a number as it is, a number text as its number, anything
-    else (other text, a blob, inf) as missing (NaN), counted in one note: SQLite's CAST AS REAL read 'abc' as
-    0.0. The ids must be integers, as in any query. Typed rows (the usual case) are converted in bulk; a chunk
-    holding another cell is read row by row (the query says which: a separate scan for odd cells cost 0.07 s
-    of 0.18 at 1.4M rows)."""
-    cur = db.con.execute(f"SELECT globalTaskId, name, value, typeof(globalTaskId) = 'integer' AND typeof(name) = "
-                         f"'integer' AND typeof(value) IN ('integer', 'real') FROM TASK_PMU_INFO WHERE {where}", params)
+def _pmu_rows(db: _Db, where: str, params: tuple, stamped: bool = False) -> np.ndarray:
+    """(globalTaskId, name id, value, time) rows of ``TASK_PMU_INFO WHERE <where>`` in table order, as one
+    structured array (ids stay exact int64; the time is ``timestampNs`` where ``stamped``, else ``_NO_TIME``, as
+    is a time that is no integer). Every value is read by one rule: a number as it is, a number text as its
+    number, anything else (other text, a blob, inf) as missing (NaN), counted in one note: SQLite's CAST AS REAL
+    read 'abc' as 0.0. The ids must be integers, as in any query. Typed rows (the usual case) are converted in
+    bulk; a chunk holding another cell is read row by row (the query says which: a separate scan for odd cells
+    cost 0.07 s of 0.18 at 1.4M rows)."""
+    ts = "timestampNs" if stamped else str(_NO_TIME)
+    typed_ts = " AND typeof(timestampNs) = 'integer'" if stamped else ""
+    cur = db.con.execute(f"SELECT globalTaskId, name, value, {ts}, typeof(globalTaskId) = 'integer' AND typeof(name) "
+                         f"= 'integer' AND typeof(value) IN ('integer', 'real'){typed_ts} FROM TASK_PMU_INFO "
+                         f"WHERE {where} ORDER BY rowid", params)
     parts = []
     while rows := cur.fetchmany(_CHUNK):
         try:
@@ -476,16 +520,23 @@ def _pmu_rows(db: _Db, where: str, params: tuple) -> np.ndarray:
         except (TypeError, ValueError, OverflowError):
             got = None
         if got is not None and got["typed"].all():
-            parts.append(got[["task", "name", "value"]].astype(_PMU_ROW))
+            parts.append(got[["task", "name", "value", "ts"]].astype(_PMU_ROW))
             continue
-        for task, name, _, _ in rows:
+        for task, name, _, _, _ in rows:
             db.id_value(task, "TASK_PMU_INFO", "globalTaskId")
             db.id_value(name, "TASK_PMU_INFO", "name")
-        parts.append(np.fromiter(((t, n, _number_or_nan(v)) for t, n, v, _ in rows), dtype=_PMU_ROW,
-                                 count=len(rows)))
+        parts.append(np.fromiter(((t, n, _number_or_nan(v), _time_or_none(w)) for t, n, v, w, _ in rows),
+                                 dtype=_PMU_ROW, count=len(rows)))
     out = np.concatenate(parts) if parts else np.zeros(0, dtype=_PMU_ROW)
     out["value"][~np.isfinite(out["value"])] = np.nan  # NaN: junk (the caller counts those of loaded tasks)
     return out
+
+
+def _time_or_none(value: Any) -> int:
+    """A detail row's ``timestampNs`` cell: an integer within int64 as it is, anything else no time."""
+    if isinstance(value, int) and not isinstance(value, bool) and -(2**63) < value < 2**63:
+        return value
+    return _NO_TIME
 
 
 def _number_or_nan(value: Any) -> float:
@@ -502,18 +553,18 @@ def _number_or_nan(value: Any) -> float:
 
 
 def _check_task_links(db: _Db) -> None:
-    """Note what the TASK joins would drop or repeat without a word: info rows (compute or communication) whose
-    globalTaskId has no TASK row, and TASK rows repeating a globalTaskId (each is counted). Counted over the
-    whole DB, by joins that look tasks up by key (a NOT EXISTS scan of TASK took 167 s at 100 MB)."""
+    """Note what the TASK joins would drop without a word: info rows (compute or communication) whose globalTaskId
+    has no TASK row. Counted over the whole DB, by joins that look tasks up by key (a NOT EXISTS scan of TASK took
+    167 s at 100 MB). A globalTaskId that TASK repeats is a task replayed from a graph (one row per run), no
+    damage; ``db.repeats`` records which info tables repeat one too, so their joins pair rows to runs."""
     if "globalTaskId" not in db.columns("TASK"):
         return  # the joins themselves refuse the table
-    dup = db.scalar("SELECT count(globalTaskId) - count(DISTINCT globalTaskId) FROM TASK") or 0
-    if dup:
-        db.notes.append(f"{dup} TASK row(s) repeat another row's globalTaskId; each is counted (a damaged export?)")
     for info in ("COMPUTE_TASK_INFO", "COMMUNICATION_TASK_INFO"):
         if db.has(info) and "globalTaskId" in db.columns(info):
-            n, no_id = db.con.execute(f"SELECT count(DISTINCT globalTaskId), count(*) - count(globalTaskId) "
-                                      f"FROM {info}").fetchone()
+            n, no_id, rows = db.con.execute(f"SELECT count(DISTINCT globalTaskId), count(*) - count(globalTaskId), "
+                                            f"count(globalTaskId) FROM {info}").fetchone()
+            if (rows or 0) > (n or 0):
+                db.repeats.add(info)
             # TASK first (CROSS JOIN fixes the order): the planner's other order built a temporary index of
             # TASK per query (0.044 -> 0.024 s at 146k tasks)
             linked = db.scalar(f"SELECT count(DISTINCT c.globalTaskId) FROM TASK t CROSS JOIN {info} c "
@@ -522,6 +573,24 @@ def _check_task_links(db: _Db) -> None:
                 db.notes.append(f"{n - linked} globalTaskId(s) of {info} have no TASK row (no time); left out")
             if no_id:
                 db.notes.append(f"{no_id} {info} row(s) have no globalTaskId; left out")
+
+
+def _info_rows(db: _Db, info: str) -> str:
+    """What a TASK join reads of ``info``: the table itself, or where it repeats a globalTaskId in an export
+    without run times, only the first row of each (a run would otherwise be counted once per row of its
+    globalTaskId: n runs with n rows gave n * n tasks). Exports with ``timestampNs`` pair rows to runs in
+    the join (``_run_match``)."""
+    if info not in db.repeats or "timestampNs" in db.columns(info):
+        return info
+    return f"(SELECT * FROM {info} WHERE rowid IN (SELECT min(rowid) FROM {info} GROUP BY globalTaskId))"
+
+
+def _run_match(db: _Db, info: str) -> str:
+    """The extra join condition pairing a row of ``info`` with the run of its globalTaskId that holds its
+    ``timestampNs`` (MindStudio Insight's rule for exports that repeat globalTaskIds)."""
+    if info in db.repeats and "timestampNs" in db.columns(info):
+        return " AND c.timestampNs BETWEEN t.startNs AND t.endNs"
+    return ""
 
 
 def _task_summary(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
@@ -573,7 +642,8 @@ def _communication(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
         c = lambda n: db.col("COMMUNICATION_TASK_INFO", "c", n)  # noqa: E731
         a = db.ints(f"SELECT t.startNs, t.endNs, {c('taskType')}, {c('planeId')}, {c('groupName')}, {c('opId')}, "
                     f"{db.col('TASK', 't', 'globalPid')} "
-                    "FROM TASK t JOIN COMMUNICATION_TASK_INFO c ON c.globalTaskId = t.globalTaskId "
+                    f"FROM TASK t JOIN {_info_rows(db, 'COMMUNICATION_TASK_INFO')} c ON c.globalTaskId = t.globalTaskId"
+                    f"{_run_match(db, 'COMMUNICATION_TASK_INFO')} "
                     "WHERE t.startNs BETWEEN ? AND ? AND t.endNs IS NOT NULL ORDER BY t.startNs", rng, 7)
         parts.append(frame("comm", {
             "name": db.text(a[:, 2], names=True), "ts": a[:, 0], "dur": db.durations(a[:, 0], a[:, 1]),
@@ -631,6 +701,20 @@ def _api_types(db: _Db) -> dict[str, int]:
     return types
 
 
+def _api_kind(db: _Db, types: dict[str, int]) -> str | None:
+    """The SQL of a PYTORCH_API row's kind (an ENUM_API_TYPE id). Exports before the ``type`` column (added in
+    August 2024) wrote torch ops, task-queue and Python rows into one table: only an op has a sequence number,
+    a queue row a connection id (``Enqueue`` / ``Dequeue``) and a Python row neither. None when neither column
+    tells them apart."""
+    cols = db.columns("PYTORCH_API")
+    if "type" in cols:
+        return "p.type"
+    if "sequenceNumber" not in cols:
+        return None
+    queue = f"WHEN p.connectionId IS NOT NULL THEN {types['queue']} " if "connectionId" in cols else ""
+    return f"(CASE WHEN p.sequenceNumber IS NOT NULL THEN {types['op']} {queue}ELSE {types['trace']} END)"
+
+
 def _swapped(shapes: np.ndarray, dtypes: np.ndarray) -> bool:
     """Whether a DB holds each op's data types under ``inputShapes`` and its shapes under ``inputDtypes``.
 
@@ -653,24 +737,29 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
     if not db.has("PYTORCH_API"):
         profile.warnings.append(f"{db.path}: no PYTORCH_API table; no torch ops")
         return
-    db.need("PYTORCH_API", "name", "type")
+    db.need("PYTORCH_API", "name")
     db.need_times("PYTORCH_API", text_ok=True)
     p = lambda n: db.col("PYTORCH_API", "p", n)  # noqa: E731
     types = _api_types(db)
+    kind_sql = _api_kind(db, types)
+    if kind_sql is None:
+        profile.warnings.append(f"{db.path}: table PYTORCH_API has neither a type nor a sequenceNumber column, so "
+                                "torch ops cannot be told from its other rows; no torch ops")
+        return
     # over every step: "no op in the step" is a step error, "no op at all" is not (``Profile.has_ops``)
-    profile.extra["any_op"] = db.scalar("SELECT 1 FROM PYTORCH_API WHERE type = ? AND startNs IS NOT NULL AND "
-                                        "endNs IS NOT NULL LIMIT 1", (types["op"],)) is not None
+    profile.extra["any_op"] = db.scalar(f"SELECT 1 FROM PYTORCH_API p WHERE {kind_sql} = ? AND startNs IS NOT NULL "
+                                        "AND endNs IS NOT NULL LIMIT 1", (types["op"],)) is not None
     wanted = [types["op"]]
     if opts.enable_memory_compare:
         wanted.append(types["queue"])
     if opts.enable_operator_compare and not opts.disable_module:
         wanted.append(types["trace"])
     cols = {"ts": "CAST(p.startNs AS INTEGER)", "end": "CAST(p.endNs AS INTEGER)", "gtid": p("globalTid"),
-            "link": p("connectionId"), "name": p("name"), "type": p("type")}
+            "link": p("connectionId"), "name": p("name"), "type": f"COALESCE({kind_sql}, -1)"}
     if opts.any_detail():
         cols.update(shapes=p("inputShapes"), dtypes=p("inputDtypes"))
     # startNs/endNs are TEXT in current exports: compare and return them as integers.
-    sql = (f"SELECT {', '.join(cols.values())} FROM PYTORCH_API p WHERE p.type IN ({','.join('?' * len(wanted))}) "
+    sql = (f"SELECT {', '.join(cols.values())} FROM PYTORCH_API p WHERE {kind_sql} IN ({','.join('?' * len(wanted))}) "
            "AND p.startNs IS NOT NULL AND p.endNs IS NOT NULL")
     params: tuple = tuple(wanted)
     if rng != _ALL:  # the TEXT -> INTEGER cast of every row costs: only when a step asks for it
@@ -961,7 +1050,7 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
     if kextra.empty and not len(kernels):
         kextra = pd.DataFrame({"op_type": np.zeros(0, object), "rts_type": np.zeros(0, object),
                                "global_task_id": np.zeros(0, np.int64), "input_shapes": np.zeros(0, object)})
-    profile.extra["has_pmu"] = _pmu(db, kextra)
+    profile.extra["has_pmu"] = _pmu(db, kextra, kernels)
     profile.extra["kernel_extra"] = kextra
     profile.extra["task_summary"] = _task_summary(db, rng)
     profile.extra["c_core_sqe"] = _c_core_sqe(db, rng)
