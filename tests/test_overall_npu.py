@@ -545,3 +545,39 @@ def test_bandwidth_block_that_is_not_an_object_is_no_block():
                                                                             "Transit Time(ms)": 2}}
     assert B.bandwidths({"step1": entry([1, 2])}) is None
     assert B.bandwidths({"step1": entry(good), "step2": entry(3)}) == (2.5, 7.0)
+
+
+def test_group_with_two_lanes_counts_both(samples, tmp_path):
+    """msprof gives a communication group one HCCL lane per task kind (ordinary and MC2 / KFC), both named
+    "Group <g> Communication" with planes of their own. The level-1 sample's group lane split so: its last two
+    all-reduces moved to a second "Group 0 Communication" lane with an empty "Plane 0". The group row keeps all
+    four ops: its Wait + Transmit is the whole uncovered communication time, summed here with plain json from
+    the Overlap Analysis lane (one group); before, it held the second lane's two ops only."""
+    import shutil
+
+    src = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+    if not src.is_dir():
+        pytest.skip(f"{src} not in samples")
+    dst = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(src, dst)
+    trace = dst / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(trace.read_text())
+    pids = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
+    hccl = next(p for p, n in pids.items() if n == "HCCL")
+    ops = sorted((e for e in events if e.get("pid") == hccl and e.get("tid") == 0 and e.get("ph") == "X"),
+                 key=lambda e: float(e["ts"]))
+    assert len(ops) == 4
+    for e in ops[2:]:
+        e["tid"] = 9
+    for tid, name in ((9, "Group 0 Communication"), (10, "Plane 0")):
+        events.append({"name": "thread_name", "pid": hccl, "tid": tid, "args": {"name": name}, "ph": "M"})
+        events.append({"name": "thread_sort_index", "pid": hccl, "tid": tid, "args": {"sort_index": tid}, "ph": "M"})
+    trace.write_text(json.dumps(events))
+    overlap = next(p for p, n in pids.items() if n == "Overlap Analysis")
+    uncovered = sum(Decimal(str(e["dur"])) for e in events if e.get("pid") == overlap and e.get("ph") == "X"
+                    and e["name"] == "Communication(Not Overlapped)")
+    bd = B.npu_breakdown(load_profile(str(dst), Options(enable_profiling_compare=True)))
+    assert list(bd.groups) == ["Group 0 Communication"]
+    g = bd.groups["Group 0 Communication"]
+    assert g["wait"] + g["transmit"] == int(uncovered * 1000) > 0
+    assert bd.wait_ns == g["wait"]

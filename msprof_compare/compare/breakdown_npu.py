@@ -391,16 +391,24 @@ def _groups(profile: Profile, bd: Breakdown) -> None:
     cand_sum = dict(zip(planes.tolist(), sums.tolist(), strict=True))
     op = np.flatnonzero(lane == "op")
     op_tid = c_tid[op]
-    uncovered: list[tuple[str, tuple[np.ndarray, np.ndarray]]] = []
+    # msprof gives a group one lane per HCCL kind (ordinary and MC2 / KFC tasks), each named "Group <g>
+    # Communication" with planes of its own: a group's figures cover all its lanes (the last lane alone
+    # counted before, while the total wait had every lane's)
+    ops: dict[str, list[np.ndarray]] = {}
+    waits: dict[str, list[np.ndarray]] = {}
     for name, gtid, planes in lanes:
-        mine = op[op_tid == gtid]
-        os_, oe = _sorted_iv(c_ts[mine], c_dur[mine])
-        wait = 0
+        ops.setdefault(name, []).append(op[op_tid == gtid])
+        mine = waits.setdefault(name, [])
         if planes:
             best = min(planes, key=lambda t: cand_sum.get(t, 0))  # first plane wins ties
-            cb = cand[cand_tid == best]
-            cs, ce = _sorted_iv(c_ts[cb], c_dur[cb])
-            wait = _overlap_len(timeline.near(windows, cs, ce), cs, ce)
+            mine.append(cand[cand_tid == best])
+    uncovered: list[tuple[str, tuple[np.ndarray, np.ndarray]]] = []
+    for name, parts in ops.items():
+        rows = np.concatenate(parts)
+        os_, oe = _sorted_iv(c_ts[rows], c_dur[rows])
+        cb = np.concatenate(waits[name]) if waits[name] else np.zeros(0, np.int64)
+        cs, ce = _sorted_iv(c_ts[cb], c_dur[cb])
+        wait = _overlap_len(timeline.near(windows, cs, ce), cs, ce) if cb.size else 0
         near = timeline.near(windows, os_, oe)
         unc = _overlap_len(near, os_, oe)
         bd.groups[name] = {"wait": int(wait), "transmit": int(unc - wait)}
