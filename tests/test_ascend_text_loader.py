@@ -406,6 +406,21 @@ def test_kernel_details_missing_column(tmp_path):
     assert "kernel_details.csv" in str(exc.value) and "Start Time(us)" in str(exc.value)
 
 
+def test_kernel_details_early_start_time_header(tmp_path):
+    """torch_npu's first kernel_details.csv (2023, Ascend/pytorch op_summary_bean.py) named the start column
+    ``Start Time`` (CANN's ``Task Start Time``, us; ``Start Time(us)`` since): read as that column (it refused every
+    run of such a directory). The excerpt's file with only that header renamed loads the same kernels, the
+    same exact start times."""
+    d = _copy(tmp_path)
+    f = d / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    header, rest = f.read_text().split("\n", 1)
+    assert header.count("Start Time(us)") == 1
+    f.write_text(header.replace("Start Time(us)", "Start Time") + "\n" + rest)
+    old, new = load_profile(str(PT), OPTS).kernel_details, load_profile(str(d), OPTS).kernel_details
+    assert new["ts"].tolist() == old["ts"].tolist() and (new["ts"] > 0).all()
+    assert new.equals(old)
+
+
 def test_truncated_trace(tmp_path):
     d = _copy(tmp_path)
     f = d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"

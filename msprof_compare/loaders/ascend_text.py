@@ -552,6 +552,11 @@ _NUMBER_TEXT = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:i
 _NA_TEXTS = frozenset(("", "N/A", "n/a", "NA", "nan", "NaN"))
 
 
+#: column -> the name an older export gives it: torch_npu's first kernel_details.csv (2023, before csv_headers.py)
+#: wrote the start time as ``Start Time`` (CANN's op_summary ``Task Start Time``, in us, later ``Task Start Time(us)``)
+_COLUMN_ALIASES = {"Start Time(us)": "Start Time"}
+
+
 def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], required: tuple[str, ...],
               warnings: list[str]) -> pd.DataFrame:
     """Read the wanted columns of a CSV: ``text`` as str ("" when empty), ``floats`` as float64
@@ -562,6 +567,9 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
     data = _csv_bytes(path)
     header = _header(path, data)
     raw = {h.strip(): h for h in header}
+    for name, alias in _COLUMN_ALIASES.items():
+        if name not in raw and alias in raw:
+            raw[name] = raw[alias]
     missing = [r for r in required if r not in raw]
     if missing:
         raise ProfileError(path, f"missing required column(s): {', '.join(missing)}")
@@ -599,7 +607,8 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
         raise ProfileError(path, f"malformed CSV: {_first_line(exc)}") from None
     if len(df) == 0 and required:
         raise ProfileError(path, "no data rows")
-    df.columns = [c.strip() for c in df.columns]
+    canonical = {raw[c]: c for c in names}
+    df.columns = [canonical.get(c, c.strip()) for c in df.columns]
     for c in floats:
         if c in df.columns and np.isinf(df[c].to_numpy(dtype=np.float64)).any():
             raise ProfileError(path, f"column {c} holds a value that is not finite (inf or out of range)")
