@@ -385,7 +385,9 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
     kind = traceio.first_char(data)
     if kind == "{":
         raise ProfileError(path, "not an Ascend trace_view.json (top level is an object, expected an event list)")
-    events, _ = traceio.decode_events(path, data)
+    events, _, data, note = traceio.decode_trace(path, data)
+    if note:
+        profile.warnings.append(note)
     c, processes, threads, (hw_pid, hccl_pid, ovl_pid) = _select(path, data, events, opts, profile.warnings)
     del events
     ph, catl = c["ph"], c["cat_lower"]

@@ -219,16 +219,20 @@ def load(layout: Any, opts: Options, data: bytes | None = None) -> Profile:
     path = layout.trace_path
     if data is None:
         data = traceio.read_bytes(path, opts.force)
-    events, top = traceio.decode_events(path, data, raw_ts=True)
+    events, top, data, note = traceio.decode_trace(path, data, raw_ts=True)
     if top is None:
         raise ProfileError(path, "not a Kineto trace (expected a JSON object with traceEvents)")
     if not (events and type(events[0]) is traceio.RawTsEvent):
-        return _load(layout, opts, path, data, events, top)
-    try:  # ts kept as text: a ts the float decode refuses comes before any other error (traceio.check_raw_ts)
-        return _load(layout, opts, path, data, events, top)
-    except ProfileError:
-        traceio.check_raw_ts(path, data, events)
-        raise
+        profile = _load(layout, opts, path, data, events, top)
+    else:
+        try:  # ts kept as text: a ts the float decode refuses comes before any other error (traceio.check_raw_ts)
+            profile = _load(layout, opts, path, data, events, top)
+        except ProfileError:
+            traceio.check_raw_ts(path, data, events)
+            raise
+    if note:
+        profile.warnings.insert(0, note)
+    return profile
 
 
 def _load(layout: Any, opts: Options, path: str, data: bytes, events: list, top: Any) -> Profile:

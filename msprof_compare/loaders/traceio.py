@@ -351,6 +351,31 @@ def decode_events(path: str, data: bytes, raw_ts: bool = False) -> tuple[list[Ev
     raise ProfileError(path, "not a JSON trace (expected an object with traceEvents or an event list)")
 
 
+#: Raw control characters (U+0000-U+001F) as blanks: JSON allows them in strings only as escapes.
+_BLANK_CONTROLS = bytes.maketrans(bytes(range(0x20)), b" " * 0x20)
+_INVALID_CHAR = re.compile(r"invalid character \(byte (\d+)\)")
+
+
+def decode_trace(path: str, data: bytes, raw_ts: bool = False) -> tuple[list[Event], KinetoFile | None, bytes, str]:
+    """``decode_events``, once more with raw control characters read as blanks where the decode stopped at one:
+    PyTorch 2.3-2.4's ``with_stack`` wrote some Python function names unescaped (pytorch/pytorch#130622,
+    #136180; later Kineto writes "unknown"), which strict JSON refuses though Python's ``json`` reads it with
+    ``strict=False``. Returns (events, top, the bytes decoded, a warning line or "") so that a later read of
+    the raw text (exact times) reads what the events came from. Other malformed JSON stays an error."""
+    try:
+        events, top = decode_events(path, data, raw_ts)
+        return events, top, data, ""
+    except ProfileError as exc:
+        m = _INVALID_CHAR.search(exc.message)
+        at = int(m.group(1)) + (3 if data[:3] == b"\xef\xbb\xbf" else 0) if m else -1
+        if not 0 <= at < len(data) or data[at] >= 0x20:
+            raise
+    clean = data.translate(_BLANK_CONTROLS)
+    events, top = decode_events(path, clean, raw_ts)
+    return events, top, clean, (f"{path}: raw control characters inside JSON strings (PyTorch 2.3-2.4 writes some "
+                                "in Python function names) are read as blanks")
+
+
 # --------------------------------------------------------------------------- times
 
 #: |value| in us from which ns no longer fit an int64 (9.22e18): refused instead of wrapping.
