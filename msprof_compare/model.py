@@ -27,6 +27,11 @@ F64 = "float64"
 OBJ = "object"
 #: The name of a step marker event: ``ProfilerStep#<id>`` (reference-1 §3.5).
 STEP_MARK = "ProfilerStep#"
+#: Lower-cased Kineto cats of the runtime / driver calls that launch device work: CUDA and HIP (Kineto writes
+#: both as cuda_*), Intel XPU and out-of-tree PrivateUse1 backends (Kineto's ActivityType names; its JSON output
+#: links their launches as CUDA's). Runtime calls are ops as the original's cuda_runtime; driver calls are not.
+RUNTIME_CATS = frozenset({"cuda_runtime", "xpu_runtime", "privateuse1_runtime"})
+DRIVER_CATS = frozenset({"cuda_driver", "xpu_driver", "privateuse1_driver"})
 #: HCCL's rank id for "no peer" (the dst rank of a task on the local chip): 2**32 - 1.
 NO_RANK = 0xFFFFFFFF
 

@@ -26,7 +26,7 @@ import pandas as pd
 
 from .. import timeline as tl
 from ..errors import ProfileError
-from ..model import Profile, factorize
+from ..model import RUNTIME_CATS, Profile, factorize
 from ..options import Options
 from . import classify
 from .breakdown import Breakdown, last_of_keys
@@ -36,7 +36,7 @@ log = logging.getLogger("msprof-analyze")
 #: Launch-flow categories (replaced by ``--gpu_flow_cat`` when given).
 LAUNCH_FLOW_CATS = ("async_gpu", "async_cpu_to_gpu", "ac2g", "async")
 #: Host op cats the original collects as torch ops (cube-op candidates).
-TORCH_OP_CATS = ("cpu_op", "user_annotation", "cuda_runtime", "operator", "runtime")
+TORCH_OP_CATS = frozenset({"cpu_op", "user_annotation", "operator", "runtime"}) | RUNTIME_CATS
 SDMA_WORDS = ("htod", "dtod", "dtoh", "memset (device)")
 
 

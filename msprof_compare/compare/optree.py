@@ -31,7 +31,7 @@ import msgspec
 import numpy as np
 import pandas as pd
 
-from ..model import STEP_MARK, Profile, ranges
+from ..model import DRIVER_CATS, RUNTIME_CATS, STEP_MARK, Profile, ranges
 from . import classify
 from .align import AlignMemo, align, no_matching
 from .steps import step_number
@@ -41,13 +41,13 @@ if TYPE_CHECKING:  # pragma: no cover
 
 log = logging.getLogger("msprof-analyze")
 
-#: The CUDA driver API's category (cuLaunchKernel: Triton, cuBLASLt). Not an op category of the original,
-#: which so loses every kernel launched through the driver (44.998 of aten::matmul's 50.276 ms on the
-#: timesformer H100 trace). Ours gives such a kernel to the innermost op around the driver call
-#: (``_driver_edges``); the calls themselves never become ops.
-DRIVER_CAT = "cuda_driver"
-#: GPU op categories the original treats as ops (reference-2 §2.1).
-GPU_OP_CATS = frozenset({"cpu_op", "user_annotation", "cuda_runtime", "operator", "runtime"})
+# Driver calls (model.DRIVER_CATS: CUDA's cuLaunchKernel for Triton, cuBLASLt; XPU's, PrivateUse1's) are no op
+# category of the original, which so loses every kernel launched through the driver (44.998 of aten::matmul's
+# 50.276 ms on the timesformer H100 trace). Ours gives such a kernel to the innermost op around the driver call
+# (``_driver_edges``); the calls themselves never become ops.
+#: GPU op categories the original treats as ops (reference-2 §2.1; XPU's and PrivateUse1's runtime calls as
+#: cuda_runtime).
+GPU_OP_CATS = frozenset({"cpu_op", "user_annotation", "operator", "runtime"}) | RUNTIME_CATS
 #: Flow categories linking ops to kernels (replaced by ``--gpu_flow_cat`` on GPU when given).
 GPU_FLOW_CATS = frozenset({"async_gpu", "async_cpu_to_gpu", "ac2g", "async"})
 NPU_FLOW_CATS = frozenset({"async_npu"})
@@ -352,7 +352,7 @@ def _driver_edges(profile: Profile, ts: np.ndarray, end: np.ndarray, parent: np.
     if fk is None or fk.empty or not len(ts) or not profile.is_gpu or not len(profile.ops):
         return none
     ops = profile.ops
-    drv = np.flatnonzero(classify.per_unique(ops["cat"].to_numpy(dtype=object), lambda c: c == DRIVER_CAT))
+    drv = np.flatnonzero(classify.per_unique(ops["cat"].to_numpy(dtype=object), lambda c: c in DRIVER_CATS))
     if not drv.size:
         return none
     s_ts = fk["s_ts"].to_numpy(np.int64)

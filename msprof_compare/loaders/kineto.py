@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ProfileError
-from ..model import Profile, frame
+from ..model import DRIVER_CATS, RUNTIME_CATS, Profile, frame
 from ..options import Options
 from . import traceio
 from .numparse import MAX_RESERVED_BYTES, duration_notes, zero_odd_durations
@@ -32,13 +32,13 @@ from .numparse import MAX_RESERVED_BYTES, duration_notes, zero_odd_durations
 #: Lower-cased cat -> normalised kernels.cat.
 KERNEL_CATS = {"kernel": "kernel", "gpu_memcpy": "gpu_memcpy", "gpu_memset": "gpu_memset",
                "memcpy": "gpu_memcpy", "memset": "gpu_memset"}
-#: Lower-cased cats of host-side ops (reference-1 §4.1, plus cuda_driver).
-OP_CATS = frozenset({"cpu_op", "user_annotation", "cuda_runtime", "cuda_driver", "operator", "runtime"})
+#: Lower-cased cats of host-side ops (reference-1 §4.1, plus the driver calls).
+OP_CATS = frozenset({"cpu_op", "user_annotation", "operator", "runtime"}) | RUNTIME_CATS | DRIVER_CATS
 #: Lower-cased flow cats kept in ``flows`` (``--gpu_flow_cat`` is added per run).
 FLOW_CATS = frozenset({"ac2g", "async_cpu_to_gpu", "async_gpu", "async", "fwdbwd"})
 #: Lower-cased cats of the host calls that launch GPU work: the kernels a HIP graph launch replays
 #: end flows whose id is the launch call's ``correlation`` arg, and no flow starts there.
-LAUNCH_CATS = frozenset({"cuda_runtime", "cuda_driver", "runtime"})
+LAUNCH_CATS = RUNTIME_CATS | DRIVER_CATS | {"runtime"}
 #: Lower-cased cats whose events are read as something else, so never searched for "[memory]" events.
 NOT_MEMORY_CATS = frozenset(KERNEL_CATS) | OP_CATS | FLOW_CATS | {"python_function"}
 
@@ -65,6 +65,8 @@ _DEVICE_ID = traceio.IntArg("[memory] Device Id value", "those events read as ho
 
 class _KernelArgs(msgspec.Struct, gc=False):
     stream: _NUM = None
+    # Intel XPU kernels name their queue (an integer id) and no stream (Kineto's XpuptiActivityHandlers)
+    sycl_queue: _NUM = msgspec.field(default=None, name="sycl queue")
     device: _NUM = None
     # Any: a value that is no text names no collective; it must not fail the trace
     collective: Any = msgspec.field(default=None, name="Collective name")
@@ -266,7 +268,8 @@ def _load_kernels(prof: Profile, ev: _Events) -> None:
     args = ev.args(sub, _KernelArgs)
     cols["cat"] = np.array([KERNEL_CATS[c] for c in ev.cat_lower_of(idx)], dtype=object)
     cols["task_type"] = ev.cat_of(idx)
-    cols["stream"] = traceio.checked_ints(ev.path, [a.stream for a in args], traceio.STREAM_ID, prof.warnings)
+    streams = [a.sycl_queue if a.stream is None else a.stream for a in args]
+    cols["stream"] = traceio.checked_ints(ev.path, streams, traceio.STREAM_ID, prof.warnings)
     cols["device"] = traceio.checked_ints(ev.path, [a.device for a in args], _DEVICE, prof.warnings)
     colls = [a.collective for a in args]
     if any(c is not None for c in colls):
