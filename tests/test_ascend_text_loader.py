@@ -437,6 +437,27 @@ def test_trace_view_with_a_raw_control_character(tmp_path):
         assert getattr(got, table).equals(getattr(want, table)), table
 
 
+def test_legacy_autograd_trace_is_no_npu_trace(tmp_path):
+    """torch.autograd.profiler's own Chrome export (``export_chrome_trace`` without Kineto; pytorch/pytorch#33961's
+    shape: an event list without process metadata or categories, pids "CPU functions" / "CUDA functions") is a
+    top-level list, which read as an NPU trace gave an all-zero NPU row and exit 0: it is refused, saying what
+    it is."""
+    f = tmp_path / "trace.json"
+    f.write_text(json.dumps([
+        {"name": "aten::add", "ph": "X", "ts": 101.524, "dur": 134.49, "tid": 1, "pid": "CPU functions", "args": {}},
+        {"name": "aten::add", "ph": "s", "ts": 101.524, "tid": 1, "pid": "CPU functions", "id": 0,
+         "cat": "cpu_to_cuda", "args": {}},
+        {"name": "add_kernel", "ph": "f", "ts": 102.957, "tid": 0, "pid": "CUDA functions", "id": 0,
+         "cat": "cpu_to_cuda", "args": {}},
+        {"name": "add_kernel", "ph": "X", "ts": 102.957, "dur": 134.176, "tid": 0, "pid": "CUDA functions",
+         "args": {}}]))
+    with pytest.raises(ProfileError) as exc:
+        load_profile(str(f), OPTS)
+    assert exc.value.message == ('a legacy torch.autograd.profiler trace (pid "CPU functions"), not an Ascend '
+                                 "trace_view.json or a Kineto trace")
+    assert exc.value.hint == "record the job with torch.profiler.profile and pass its *.pt.trace.json"
+
+
 def test_truncated_trace(tmp_path):
     d = _copy(tmp_path)
     f = d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"

@@ -159,6 +159,11 @@ def _wanted_cats(opts: Options) -> frozenset[str]:
     return frozenset(cats)
 
 
+#: The pids of torch.autograd.profiler's own Chrome trace (``export_chrome_trace`` without Kineto: an event list
+#: with no process metadata and no categories), which the top-level-list rule would read as an NPU trace.
+_LEGACY_PIDS = frozenset({"CPU functions", "CUDA functions"})
+
+
 def _select(path: str, data: bytes, events: list, opts: Options,
             warnings: list[str]) -> tuple[dict[str, np.ndarray], pd.DataFrame, pd.DataFrame, tuple[int, int, int]]:
     """The events some table is built from, as numpy columns; the metadata tables; the lane pids.
@@ -180,6 +185,10 @@ def _select(path: str, data: bytes, events: list, opts: Options,
             raise ProfileError(path, "no duration ('X') events in the trace (empty or metadata-only event list)")
         meta = list(map(events.__getitem__, np.flatnonzero(ph == PH_M).tolist()))
         processes, threads, order = _metadata(path, meta, warnings)
+        if processes.empty and _LEGACY_PIDS.intersection(_field(events[:4096], "pid")):
+            raise ProfileError(path, 'a legacy torch.autograd.profiler trace (pid "CPU functions"), not an Ascend '
+                                     "trace_view.json or a Kineto trace",
+                               hint="record the job with torch.profiler.profile and pass its *.pt.trace.json")
         names_of = dict(zip(processes["pid"].tolist(), processes["name"].tolist(), strict=True))
         lanes = tuple(_last_pid(names_of, names, order)
                       for names in ((HARDWARE_PROCESS,), HCCL_PROCESS_NAMES, (OVERLAP_PROCESS,)))
