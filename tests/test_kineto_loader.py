@@ -372,3 +372,34 @@ def test_xpu_and_privateuse1_launches(tmp_path, backend):
     assert comp.tolist() == base.tolist()
     om = r.sheet("OverallMetrics")
     assert om.iloc[:, 1].tolist() == om.iloc[:, 4].tolist() and om.iloc[0, 1] > 0
+
+
+_MI300 = Path(__file__).resolve().parents[1] / "sample_data" / "bert-small_mi300.json.gz"
+
+
+def test_rocm_kernels_without_a_stream_arg(tmp_path):
+    """ROCm builds of PyTorch ~1.13-2.3 wrote device events without a ``stream`` arg (kineto's roctracer
+    GpuActivity had no metadata; since kineto PR #922 it writes "stream": queue), while their lane (tid) is
+    that queue (``resourceId``). The bundled MI300X bert trace with every device event's stream arg removed:
+    each kernel's stream is its tid as before (checked by plain json: stream == tid on every device event),
+    and OverallMetrics equals the original trace's; it stopped with "does not contain kernel running data"."""
+    import gzip
+
+    top = json.loads(gzip.decompress(_MI300.read_bytes()))
+    device = [e for e in top["traceEvents"] if e.get("cat") in KERNEL_CATS and e.get("ph") == "X"]
+    assert device and all(e["args"]["stream"] == e["tid"] for e in device)
+    for e in device:
+        del e["args"]["stream"]
+    f = tmp_path / "mi300_nostream.pt.trace.json"
+    f.write_text(json.dumps(top))
+    got = load_profile(str(f), _opts())
+    assert got.kernels["stream"].tolist() == got.kernels["tid"].tolist()
+    assert (got.kernels["stream"] >= 0).all()
+    want = compare(str(_MI300), str(_MI300), enable_profiling_compare=True).sheet("OverallMetrics")
+    sheet = compare(str(_MI300), str(f), enable_profiling_compare=True).sheet("OverallMetrics")
+    assert sheet.iloc[:, 4].tolist() == want.iloc[:, 4].tolist() and sheet.iloc[0, 4] > 0
+    # a named lane ("stream 7", PyTorch 1.9) is no stream id: such a kernel stays on no stream
+    for e in device:
+        e["tid"] = f"stream {e['tid']}"
+    f.write_text(json.dumps(top))
+    assert (load_profile(str(f), _opts()).kernels["stream"] == -1).all()

@@ -270,6 +270,11 @@ def _load_kernels(prof: Profile, ev: _Events) -> None:
     cols["task_type"] = ev.cat_of(idx)
     streams = [a.sycl_queue if a.stream is None else a.stream for a in args]
     cols["stream"] = traceio.checked_ints(ev.path, streams, traceio.STREAM_ID, prof.warnings)
+    # no stream arg at all: Kineto's device lane (tid) is the stream (CUPTI) or HIP queue (roctracer), which
+    # ROCm builds of PyTorch ~1.13-2.3 wrote without a "stream" arg; a named lane ("stream 7") stays none
+    absent = np.fromiter((s is None for s in streams), dtype=bool, count=len(streams))
+    if absent.any():
+        cols["stream"] = np.where(absent & (cols["tid"] >= 0), cols["tid"], cols["stream"])
     cols["device"] = traceio.checked_ints(ev.path, [a.device for a in args], _DEVICE, prof.warnings)
     colls = [a.collective for a in args]
     if any(c is not None for c in colls):
