@@ -272,10 +272,12 @@ def test_console_lccl_and_bandwidth_cells():
 
 
 def test_kernels_without_stream_stop_the_profiling_compare(tmp_path):
-    """No computing kernel with args.stream: no compute stream, no E2E window (reference-1 §4.2). The
-    original stops; ours printed E2E 0 and a negative free time."""
+    """No computing kernel with args.stream, on a named lane (no stream id either; an integer lane would be the
+    stream): no compute stream, no E2E window (reference-1 §4.2). The original stops; ours printed E2E 0 and a
+    negative free time."""
     def k(name, ts, **args):
-        return {"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 3, "ts": ts, "dur": 10, "args": args}
+        return {"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": "stream 3", "ts": ts, "dur": 10,
+                "args": args}
 
     path = _trace(tmp_path, [k("gemm", 0), k("relu", 20), k("ncclKernel_x", 40, stream=7)])
     with pytest.raises(ProfileError, match="does not contain kernel running data"):
@@ -285,9 +287,11 @@ def test_kernels_without_stream_stop_the_profiling_compare(tmp_path):
 
 
 def test_gate_on_kernels_without_stream_answers_1(tmp_path):
-    """The API's gate on a run made without the breakdown: no stream means no E2E time, answer 1."""
+    """The API's gate on a run made without the breakdown: no stream (no arg, a named lane) means no E2E time,
+    answer 1."""
     def k(name, ts, **args):
-        return {"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 3, "ts": ts, "dur": 10, "args": args}
+        return {"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": "stream 3", "ts": ts, "dur": 10,
+                "args": args}
 
     path = _trace(tmp_path, [k("gemm", 0), k("relu", 20)])
     code, message = compare(path, path, enable_operator_compare=True).regression_gate(5)

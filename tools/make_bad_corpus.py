@@ -276,17 +276,18 @@ def _trace_like(c: Corpus, family: str, good: bytes, wrap, partner: str) -> None
     ok("extra_fields", wrap([dict(e, extra_field={"nested": [1, 2, 3]}) for e in events]), "unknown keys everywhere")
     ok("duplicate_keys", good.replace(b'"ph":', b'"zz":1,"zz":2,"ph":', 1), "duplicate keys in an event")
     no_args = wrap([{k: v for k, v in e.items() if k != "args"} if e.get("ph") == "X" else e for e in events])
-    if family == "kineto":  # kernels without args.stream: no compute stream (reference-1 §4.2)
-        c.file(family, "args_missing", no_args, exit=1, partner=partner, file="input.json",
-               why="complete events without args: no kernel carries a stream id")
+    if family == "kineto":  # kernels without args.stream: their lane (tid) is the stream (ROCm PyTorch ~1.13-2.3)
+        ok("args_missing", no_args, "complete events without args: each device event's lane (tid) is its stream")
     else:
         ok("args_missing", no_args, "complete events without args")
     empty_args = wrap([dict(e, args={}) if e.get("ph") == "X" else e for e in events])
-    if family == "kineto":
-        c.file(family, "args_empty", empty_args, exit=1, partner=partner, file="input.json",
-               why="empty args: no kernel carries a stream id")
-    else:
-        ok("args_empty", empty_args, "empty args")
+    ok("args_empty", empty_args, "empty args" + (": the device lanes are the streams" if family == "kineto" else ""))
+    if family == "kineto":  # no stream arg and named device lanes: no compute stream (reference-1 §4.2)
+        device = ("kernel", "gpu_memcpy", "gpu_memset")
+        named = wrap([dict(e, args={}, tid=f"stream {e.get('tid')}") if str(e.get("cat", "")).lower() in device
+                      else dict(e, args={}) if e.get("ph") == "X" else e for e in events])
+        c.file(family, "args_empty_named_lanes", named, exit=1, partner=partner, file="input.json",
+               why="empty args and named device lanes: no kernel carries a stream id")
     ok("id_over_int64", wrap([dict(e, id=2**64 + 7) if e.get("ph") in ("s", "f") else e for e in events]
                              + [{"ph": "i", "name": "big", "pid": 1, "tid": 1, "ts": _first_ts(events),
                                  "id": 2**70, "s": "t"}]), "flow/instant ids over int64")
