@@ -219,8 +219,9 @@ def test_load_without_data_argument():
 
 
 #: args.stream values and what they read as: integers within int64 (also as integral floats or text) are
-#: streams; the rest are no stream (-1), counted in one warning (they used to read as -1 or be cut silently)
-STREAMS = [(7, 7), (0, 0), (None, -1), (7.0, 7), ("8", 8), (2**63 - 1, 2**63 - 1), (-1, -1),
+#: streams; the rest are no stream (-1), counted in one warning (they used to read as -1 or be cut silently);
+#: no stream arg (None) reads the device lane (tid 7) as the stream
+STREAMS = [(7, 7), (0, 0), (None, 7), (7.0, 7), ("8", 8), (2**63 - 1, 2**63 - 1), (-1, -1),
            (2**64, -1), (-(2**63) - 1, -1), (7.5, -1), ("abc", -1), ("", -1), (1e300, -1)]
 
 
