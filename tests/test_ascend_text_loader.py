@@ -431,21 +431,22 @@ def test_trace_view_with_a_raw_control_character(tmp_path):
     at = data.index(b'"name": "') + len(b'"name": "') + 1
     f.write_bytes(data[:at] + b"\x02" + data[at:])
     got, want = load_profile(str(d), OPTS), load_profile(str(PT), OPTS)
-    assert f"{f}: raw control characters inside JSON strings (PyTorch 2.3-2.4 writes some in Python function " \
+    assert f"{f}: raw control characters in the JSON text (PyTorch 2.3-2.4 writes some in Python function " \
         "names) are read as blanks" in got.warnings
     for table in ("kernels", "overlap", "comm"):
         assert getattr(got, table).equals(getattr(want, table)), table
 
 
-def test_legacy_autograd_trace_is_no_npu_trace(tmp_path):
+@pytest.mark.parametrize("cpu_pid", ["CPU functions", "CPU Functions"])
+def test_legacy_autograd_trace_is_no_npu_trace(tmp_path, cpu_pid):
     """torch.autograd.profiler's own Chrome export (``export_chrome_trace`` without Kineto; pytorch/pytorch#33961's
-    shape: an event list without process metadata or categories, pids "CPU functions" / "CUDA functions") is a
-    top-level list, which read as an NPU trace gave an all-zero NPU row and exit 0: it is refused, saying what
-    it is."""
+    shape: an event list without process metadata or categories, pids "CPU functions" / "CUDA functions";
+    libtorch's C++ RecordProfile writes "CPU Functions") is a top-level list, which read as an NPU trace gave an
+    all-zero NPU row and exit 0: it is refused, saying what it is."""
     f = tmp_path / "trace.json"
     f.write_text(json.dumps([
-        {"name": "aten::add", "ph": "X", "ts": 101.524, "dur": 134.49, "tid": 1, "pid": "CPU functions", "args": {}},
-        {"name": "aten::add", "ph": "s", "ts": 101.524, "tid": 1, "pid": "CPU functions", "id": 0,
+        {"name": "aten::add", "ph": "X", "ts": 101.524, "dur": 134.49, "tid": 1, "pid": cpu_pid, "args": {}},
+        {"name": "aten::add", "ph": "s", "ts": 101.524, "tid": 1, "pid": cpu_pid, "id": 0,
          "cat": "cpu_to_cuda", "args": {}},
         {"name": "add_kernel", "ph": "f", "ts": 102.957, "tid": 0, "pid": "CUDA functions", "id": 0,
          "cat": "cpu_to_cuda", "args": {}},

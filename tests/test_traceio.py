@@ -387,7 +387,7 @@ def test_raw_control_characters_in_names(tmp_path, control: bytes) -> None:
     g.write_bytes(clean)
     opts = Options(enable_operator_compare=True)
     got, want = load_profile(str(f), opts), load_profile(str(g), opts)
-    assert got.warnings[0] == (f"{f}: raw control characters inside JSON strings (PyTorch 2.3-2.4 writes some in "
+    assert got.warnings[0] == (f"{f}: raw control characters in the JSON text (PyTorch 2.3-2.4 writes some in "
                                "Python function names) are read as blanks")
     assert not any("control" in w for w in want.warnings)
     assert name[:3] + " " + name[3:] in got.python_functions["name"].tolist()
@@ -397,8 +397,8 @@ def test_raw_control_characters_in_names(tmp_path, control: bytes) -> None:
 
 
 def test_control_character_outside_strings_stays_an_error(tmp_path) -> None:
-    """Only a decode stopped at a control character inside a string is retried: one between values is
-    malformed JSON, refused as before with the decoder's own message."""
+    """Only a decode that stopped at a control character is retried: here the decoder stops at the missing
+    value separator (a control byte after a value), so the trace is refused as before with its own message."""
     from msprof_compare.errors import ProfileError
 
     f = tmp_path / "bad.pt.trace.json"

@@ -159,9 +159,10 @@ def _wanted_cats(opts: Options) -> frozenset[str]:
     return frozenset(cats)
 
 
-#: The pids of torch.autograd.profiler's own Chrome trace (``export_chrome_trace`` without Kineto: an event list
-#: with no process metadata and no categories), which the top-level-list rule would read as an NPU trace.
-_LEGACY_PIDS = frozenset({"CPU functions", "CUDA functions"})
+#: The pids (lower-cased) of torch.autograd.profiler's own Chrome trace (Python's ``export_chrome_trace`` without
+#: Kineto writes "CPU functions", libtorch's ``RecordProfile`` "CPU Functions": an event list with no process
+#: metadata and no categories), which the top-level-list rule would read as an NPU trace.
+_LEGACY_PIDS = frozenset({"cpu functions", "cuda functions"})
 
 
 def _select(path: str, data: bytes, events: list, opts: Options,
@@ -185,7 +186,8 @@ def _select(path: str, data: bytes, events: list, opts: Options,
             raise ProfileError(path, "no duration ('X') events in the trace (empty or metadata-only event list)")
         meta = list(map(events.__getitem__, np.flatnonzero(ph == PH_M).tolist()))
         processes, threads, order = _metadata(path, meta, warnings)
-        if processes.empty and _LEGACY_PIDS.intersection(_field(events[:4096], "pid")):
+        if processes.empty and _LEGACY_PIDS.intersection(p.lower() for p in _field(events[:4096], "pid")
+                                                         if isinstance(p, str)):
             raise ProfileError(path, 'a legacy torch.autograd.profiler trace (pid "CPU functions"), not an Ascend '
                                      "trace_view.json or a Kineto trace",
                                hint="record the job with torch.profiler.profile and pass its *.pt.trace.json")

@@ -360,8 +360,10 @@ def decode_trace(path: str, data: bytes, raw_ts: bool = False) -> tuple[list[Eve
     """``decode_events``, once more with raw control characters read as blanks where the decode stopped at one:
     PyTorch 2.3-2.4's ``with_stack`` wrote some Python function names unescaped (pytorch/pytorch#130622,
     #136180; later Kineto writes "unknown"), which strict JSON refuses though Python's ``json`` reads it with
-    ``strict=False``. Returns (events, top, the bytes decoded, a warning line or "") so that a later read of
-    the raw text (exact times) reads what the events came from. Other malformed JSON stays an error."""
+    ``strict=False``. Every control byte of the text becomes a blank (a one-byte swap: offsets stay), so one
+    between tokens is read as whitespace too, which changes no structure. Returns (events, top, the bytes
+    decoded, a warning line or "") so that a later read of the raw text (exact times) reads what the events
+    came from. Other malformed JSON stays an error."""
     try:
         events, top = decode_events(path, data, raw_ts)
         return events, top, data, ""
@@ -372,7 +374,7 @@ def decode_trace(path: str, data: bytes, raw_ts: bool = False) -> tuple[list[Eve
             raise
     clean = data.translate(_BLANK_CONTROLS)
     events, top = decode_events(path, clean, raw_ts)
-    return events, top, clean, (f"{path}: raw control characters inside JSON strings (PyTorch 2.3-2.4 writes some "
+    return events, top, clean, (f"{path}: raw control characters in the JSON text (PyTorch 2.3-2.4 writes some "
                                 "in Python function names) are read as blanks")
 
 
