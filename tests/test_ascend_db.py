@@ -1117,17 +1117,19 @@ def _runs(p, gid: int) -> pd.DataFrame:
                          "cube": cube_mask(p)[sel]}).sort_values("ts", ignore_index=True)
 
 
-def test_replayed_task_without_times_takes_its_first_pmu_set(tmp_path: Path) -> None:
-    """Without timestampNs no row order tells two PMU sets of one globalTaskId apart: every run takes the first
-    set (the original keys PMU by globalTaskId too). Before, only one run got values: the second was no cube
-    task, its time moved from Cube to Vector."""
-    db, gid, start, start2 = _replayed(tmp_path, "pmu", _CUBE_GID, _ZERO_SET)
+@pytest.mark.parametrize("second_set", [True, False])
+def test_replayed_task_without_times_pairs_pmu_sets_by_rank(tmp_path: Path, second_set: bool) -> None:
+    """Without timestampNs the k-th run of a globalTaskId takes its k-th PMU set in table order (msprof writes
+    a run's rows as it reads it): the zero set written second goes to the second run, which so is no cube task;
+    with one set for both runs (a task written once per graph) both take it. Before, only one run got values:
+    the second was no cube task, its time moved from Cube to Vector."""
+    db, gid, start, start2 = _replayed(tmp_path, "pmu", _CUBE_GID, *([_ZERO_SET] if second_set else []))
     (mac,) = sql(L1, "SELECT p.value FROM TASK_PMU_INFO p JOIN STRING_IDS s ON s.id = p.name "
                      "WHERE s.value = 'aic_mac_time' AND p.globalTaskId = ?", (gid,))[0]
     runs = _runs(load_profile(str(db), OPTS), gid)
-    assert runs["ts"].tolist() == [start, start2]
-    assert runs["mac"].tolist() == [mac, mac] and mac > 0
-    assert runs["cube"].tolist() == [True, True]
+    assert runs["ts"].tolist() == [start, start2] and mac > 0
+    assert runs["mac"].tolist() == ([mac, 0.0] if second_set else [mac, mac])
+    assert runs["cube"].tolist() == [True, not second_set]
 
 
 def test_replayed_task_pmu_sets_go_to_the_run_holding_their_time(tmp_path: Path) -> None:
@@ -1187,6 +1189,51 @@ def test_replayed_communication_rows_pair_with_runs_by_time(tmp_path: Path) -> N
     assert len(task) == n + 1
     runs = task[task["ts"].isin([start, start2])].sort_values("ts")
     assert runs["op_id"].tolist() == [op_id, 9999] and op_id != 9999
+
+
+def test_replayed_communication_rows_pair_with_runs_by_rank_in_any_step(tmp_path: Path) -> None:
+    """Without timestampNs, a second info row of a replayed Notify_Wait (its own opId, as msprof writes one row per
+    run) goes to the second run, also when a step holds only that run: the run's op id is its own row's, not
+    the first run's (whose op is not in the step: the task was lost from CommunicationCompare)."""
+    db, gid, start, start2 = _replayed(
+        tmp_path, "commrank", _WAIT_GID,
+        "INSERT INTO COMMUNICATION_TASK_INFO SELECT name, globalTaskId, taskType, planeId, groupName, notifyId, "
+        "rdmaType, srcRank, dstRank, transportType, size, dataType, linkType, 9999 FROM COMMUNICATION_TASK_INFO "
+        "WHERE globalTaskId = {gid}",
+        "INSERT INTO STEP_TIME VALUES (51, {start2} - 1, {start2} + 1000000)")
+    (op_id,) = sql(L1, "SELECT opId FROM COMMUNICATION_TASK_INFO WHERE globalTaskId = ?", (gid,))[0]
+    opts = build_options(enable_communication_compare=True)[0]
+    task = load_profile(str(db), opts).comm.query("lane == 'task'")
+    runs = task[task["ts"].isin([start, start2])].sort_values("ts")
+    assert runs["op_id"].tolist() == [op_id, 9999] and op_id != 9999
+    step = load_profile(str(db), opts, step=51).comm.query("lane == 'task'")
+    assert step[["ts", "op_id"]].values.tolist() == [[start2, 9999]]
+
+
+def test_replayed_rows_without_a_time_fall_back_to_rank(tmp_path: Path) -> None:
+    """A repeating info table with a timestampNs column whose cells are NULL (or outside every run): each run
+    falls back to its rank's row instead of being dropped (the time join had dropped every task)."""
+    db, gid, start, start2 = _replayed(
+        tmp_path, "commnull", _WAIT_GID, "ALTER TABLE COMMUNICATION_TASK_INFO ADD COLUMN timestampNs INTEGER",
+        "INSERT INTO COMMUNICATION_TASK_INFO SELECT * FROM COMMUNICATION_TASK_INFO WHERE globalTaskId = {gid}")
+    opts = build_options(enable_communication_compare=True)[0]
+    task = load_profile(str(db), opts).comm.query("lane == 'task'")
+    (n,) = sql(L1, "SELECT count(*) FROM COMMUNICATION_TASK_INFO")[0]
+    assert len(task) == n + 1
+
+
+def test_replayed_pmu_time_decides_the_run_in_a_step(tmp_path: Path) -> None:
+    """With timestampNs, a step holding only the second run gives it the set stamped inside it (the zero set),
+    not the first run's: every run of the globalTaskId is looked at, not only the step's."""
+    db, gid, start, start2 = _replayed(
+        tmp_path, "pmustep", _CUBE_GID, "ALTER TABLE TASK_PMU_INFO ADD COLUMN timestampNs INTEGER",
+        "UPDATE TASK_PMU_INFO SET timestampNs = {start} + 1 WHERE globalTaskId = {gid}",
+        _ZERO_SET.replace("(globalTaskId, name, value)", "(globalTaskId, name, value, timestampNs)")
+                 .replace("name, 0 FROM", "name, 0, {start2} + 1 FROM"),
+        "INSERT INTO STEP_TIME VALUES (51, {start2} - 1, {start2} + 1000000)")
+    runs = _runs(load_profile(str(db), OPTS, step=51), gid)
+    assert runs["ts"].tolist() == [start2]
+    assert runs["mac"].tolist() == [0.0] and runs["cube"].tolist() == [False]
 
 
 def test_mc2_computing_reads_the_db_aiv_total(tmp_path: Path) -> None:

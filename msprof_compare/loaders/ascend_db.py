@@ -160,7 +160,7 @@ class _Db:
         self.untimed: dict[str, int] = {}  # rows without a start or end time, per table
         self.too_long: dict[str, int] = {}  # rows lasting over MAX_DURATION_NS (read as 0), per table
         self.unnamed = 0  # name references that STRING_IDS lacks or holds as NULL (read as "")
-        #: info tables (COMPUTE_TASK_INFO, COMMUNICATION_TASK_INFO) holding a globalTaskId more than once
+        #: tables (TASK, COMPUTE_TASK_INFO, COMMUNICATION_TASK_INFO) holding a globalTaskId more than once
         self.repeats: set[str] = set()
 
     def durations(self, start: np.ndarray, end: np.ndarray, table: str = "") -> np.ndarray:
@@ -386,13 +386,10 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
     db.need("COMPUTE_TASK_INFO", "globalTaskId")
     c = lambda n: db.col("COMPUTE_TASK_INFO", "c", n)  # noqa: E731
     t = lambda n: db.col("TASK", "t", n)  # noqa: E731
-    sql = (f"SELECT t.startNs, t.endNs, {t('streamId')}, {t('connectionId')}, t.globalTaskId, {t('taskId')}, "
-           f"{t('deviceId')}, {t('globalPid')}, {t('taskType')}, {c('name')}, {c('opType')}, {c('taskType')}, "
-           f"{c('inputShapes')} "
-           f"FROM TASK t JOIN {_info_rows(db, 'COMPUTE_TASK_INFO')} c ON c.globalTaskId = t.globalTaskId"
-           f"{_run_match(db, 'COMPUTE_TASK_INFO')} "
-           "WHERE t.startNs BETWEEN ? AND ? AND t.endNs IS NOT NULL ORDER BY t.startNs")
-    a = db.ints(sql, rng, 13)
+    a = _task_join(db, "COMPUTE_TASK_INFO",
+                   ["t.startNs", "t.endNs", t("streamId"), t("connectionId"), "t.globalTaskId", t("taskId"),
+                    t("deviceId"), t("globalPid"), t("taskType")],
+                   [c("name"), c("opType"), c("taskType"), c("inputShapes")], rng)
     ts, end = a[:, 0], a[:, 1]
     dur = db.durations(ts, end)
     names = db.text(a[:, 9], names=True)
@@ -429,10 +426,9 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
 def _pmu(db: _Db, extra: pd.DataFrame, kernels: pd.DataFrame) -> bool:
     """Add the PMU counters of the compute tasks to ``extra``; True when TASK_PMU_INFO has rows.
 
-    A task replayed from a graph runs under one globalTaskId several times (TASK holds a row per run). Newer
-    exports stamp each PMU row with ``timestampNs`` inside its run: a row goes to the run of its globalTaskId that
-    holds that time. Otherwise (older exports, or a row no run holds) every run takes the first row of its
-    globalTaskId, as no row order tells the runs apart (MindStudio Insight reads such exports alike)."""
+    A task replayed from a graph runs under one globalTaskId several times (TASK holds a row per run), and
+    TASK_PMU_INFO may hold a set per run: each run takes one value per counter by ``_pick_rows`` (a value
+    stamped inside the run, else the run's rank among all runs of its globalTaskId, the step's or not)."""
     for n in PMU_NAMES:
         extra[n] = np.full(len(extra), np.nan)
     if not db.has("TASK_PMU_INFO") or db.scalar("SELECT 1 FROM TASK_PMU_INFO LIMIT 1") is None:
@@ -442,34 +438,26 @@ def _pmu(db: _Db, extra: pd.DataFrame, kernels: pd.DataFrame) -> bool:
     wanted = {i: n for n, some in ids.items() for i in some}
     if not wanted or extra.empty:
         return True
-    gid = extra["global_task_id"].to_numpy()
-    order = np.argsort(gid, kind="stable")
-    sorted_gid = gid[order]
-    replayed = bool((sorted_gid[1:] == sorted_gid[:-1]).any())
-    stamped = replayed and "timestampNs" in db.columns("TASK_PMU_INFO")
+    gid = extra["global_task_id"].to_numpy(dtype=np.int64)
+    start = kernels["ts"].to_numpy(dtype=np.int64)
+    end = start + kernels["dur"].to_numpy(dtype=np.int64)
+    replayed = "TASK" in db.repeats
+    rank = _run_ranks(db, gid, start) if replayed else np.zeros(gid.size, np.int64)
     marks = ",".join("?" * len(wanted))
-    rows = _pmu_rows(db, f"name IN ({marks}) AND value IS NOT NULL", tuple(wanted), stamped)
+    rows = _pmu_rows(db, f"name IN ({marks}) AND value IS NOT NULL", tuple(wanted),
+                     replayed and "timestampNs" in db.columns("TASK_PMU_INFO"))
     junk = 0
     for name, some in ids.items():
         if not some:
             continue
         sel = rows[np.isin(rows["name"], some)]
-        # the first row of each globalTaskId (rows come in table order; np.unique keeps first positions)
-        first_gid, first = np.unique(sel["task"], return_index=True)
-        pos = np.searchsorted(first_gid, sorted_gid)
-        pos_c = np.minimum(pos, max(first_gid.size - 1, 0))
-        ok = (pos < first_gid.size) & (first_gid[pos_c] == sorted_gid) if first_gid.size else np.zeros(gid.size, bool)
+        sel = sel[np.argsort(sel["task"], kind="stable")]  # by globalTaskId, table order kept within one
+        pick = _pick_rows(gid, rank, start, end, sel["task"], sel["ts"])
+        got = pick >= 0
         col = np.full(len(extra), np.nan)
-        col[order[ok]] = sel["value"][first[pos_c[ok]]]
-        used = np.zeros(len(sel), bool)
-        used[first[pos_c[ok]]] = True
-        if stamped:
-            at = _run_of(sel["task"], sel["ts"], gid, kernels["ts"].to_numpy(), kernels["dur"].to_numpy())
-            hit = at >= 0
-            col[at[hit]] = sel["value"][hit]
-            used |= hit
+        col[got] = sel["value"][pick[got]]
         extra[name] = col
-        junk += int(np.isnan(sel["value"][used]).sum())
+        junk += int(np.isnan(sel["value"][np.unique(pick[got])]).sum())
     if junk:  # only the values of the tasks loaded (a step, compute tasks) count
         db.notes.append(f"{junk} TASK_PMU_INFO value(s) are not finite numbers; read as missing")
     return True
@@ -556,9 +544,11 @@ def _check_task_links(db: _Db) -> None:
     """Note what the TASK joins would drop without a word: info rows (compute or communication) whose globalTaskId
     has no TASK row. Counted over the whole DB, by joins that look tasks up by key (a NOT EXISTS scan of TASK took
     167 s at 100 MB). A globalTaskId that TASK repeats is a task replayed from a graph (one row per run), no
-    damage; ``db.repeats`` records which info tables repeat one too, so their joins pair rows to runs."""
+    damage; ``db.repeats`` records that, and which info tables repeat one too (their joins pair rows to runs)."""
     if "globalTaskId" not in db.columns("TASK"):
         return  # the joins themselves refuse the table
+    if db.scalar("SELECT count(globalTaskId) - count(DISTINCT globalTaskId) FROM TASK"):
+        db.repeats.add("TASK")
     for info in ("COMPUTE_TASK_INFO", "COMMUNICATION_TASK_INFO"):
         if db.has(info) and "globalTaskId" in db.columns(info):
             n, no_id, rows = db.con.execute(f"SELECT count(DISTINCT globalTaskId), count(*) - count(globalTaskId), "
@@ -575,22 +565,72 @@ def _check_task_links(db: _Db) -> None:
                 db.notes.append(f"{no_id} {info} row(s) have no globalTaskId; left out")
 
 
-def _info_rows(db: _Db, info: str) -> str:
-    """What a TASK join reads of ``info``: the table itself, or where it repeats a globalTaskId in an export
-    without run times, only the first row of each (a run would otherwise be counted once per row of its
-    globalTaskId: n runs with n rows gave n * n tasks). Exports with ``timestampNs`` pair rows to runs in
-    the join (``_run_match``)."""
-    if info not in db.repeats or "timestampNs" in db.columns(info):
-        return info
-    return f"(SELECT * FROM {info} WHERE rowid IN (SELECT min(rowid) FROM {info} GROUP BY globalTaskId))"
+def _task_join(db: _Db, info: str, t_cols: list[str], c_cols: list[str], rng: tuple[int, int]) -> np.ndarray:
+    """``TASK t ⋈ info c`` in range, by start: the ``t_cols`` then the ``c_cols`` expressions of each row, one row
+    per run. Where ``info`` repeats a globalTaskId (a graph replay writes a row per run), each run takes one row
+    of its globalTaskId (``_pick_rows``) instead of all of them (n runs with n rows were n * n tasks), paired
+    over every run of the globalTaskId, not only the step's (a later step's run takes its own row, with its own
+    opId)."""
+    cols = t_cols + c_cols
+    if info not in db.repeats:
+        return db.ints(f"SELECT {', '.join(cols)} FROM TASK t JOIN {info} c ON c.globalTaskId = t.globalTaskId "
+                       "WHERE t.startNs BETWEEN ? AND ? AND t.endNs IS NOT NULL ORDER BY t.startNs", rng, len(cols))
+    # every timed run of the info's globalTaskIds (IN: the list is built once; a join on a subquery without an
+    # index was quadratic), in (globalTaskId, start) order
+    runs = db.ints(f"SELECT t.globalTaskId, t.startNs, t.endNs, {', '.join(t_cols)} FROM TASK t WHERE t.globalTaskId "
+                   f"IN (SELECT globalTaskId FROM {info}) AND t.startNs IS NOT NULL AND t.endNs IS NOT NULL "
+                   "ORDER BY t.globalTaskId, t.startNs, t.rowid", (), 3 + len(t_cols))
+    stamp = (f"CASE WHEN typeof(c.timestampNs) = 'integer' THEN c.timestampNs ELSE {_NO_TIME} END"
+             if "timestampNs" in db.columns(info) else str(_NO_TIME))
+    rows = db.ints(f"SELECT c.globalTaskId, {stamp}, {', '.join(c_cols)} FROM {info} c "
+                   "WHERE c.globalTaskId IS NOT NULL ORDER BY c.globalTaskId, c.rowid", (), 2 + len(c_cols))
+    pick = _pick_rows(runs[:, 0], _ranks(runs[:, 0]), runs[:, 1], runs[:, 2], rows[:, 0], rows[:, 1])
+    keep = np.flatnonzero((pick >= 0) & (runs[:, 1] >= rng[0]) & (runs[:, 1] <= rng[1]))
+    keep = keep[np.argsort(runs[keep, 1], kind="stable")]
+    return np.hstack([runs[keep, 3:], rows[pick[keep], 2:]])
 
 
-def _run_match(db: _Db, info: str) -> str:
-    """The extra join condition pairing a row of ``info`` with the run of its globalTaskId that holds its
-    ``timestampNs`` (MindStudio Insight's rule for exports that repeat globalTaskIds)."""
-    if info in db.repeats and "timestampNs" in db.columns(info):
-        return " AND c.timestampNs BETWEEN t.startNs AND t.endNs"
-    return ""
+def _ranks(gid: np.ndarray) -> np.ndarray:
+    """Each element's position within its run of equal ``gid`` values (``gid`` sorted)."""
+    n = gid.size
+    first = np.ones(n, dtype=bool)
+    first[1:] = gid[1:] != gid[:-1]
+    return np.arange(n) - np.maximum.accumulate(np.where(first, np.arange(n), 0)) if n else np.zeros(0, np.int64)
+
+
+def _pick_rows(run_gid: np.ndarray, run_rank: np.ndarray, run_start: np.ndarray, run_end: np.ndarray,
+               row_gid: np.ndarray, row_ts: np.ndarray) -> np.ndarray:
+    """For each run (``run_rank``: its rank by start among all runs of its globalTaskId), the index of its
+    detail row (rows sorted by globalTaskId, then table order), -1 when its globalTaskId has none. A row
+    stamped with a time inside a run of its globalTaskId (``timestampNs`` of newer exports; runs of one id never
+    overlap) belongs to that run; any other run takes the row of its own rank (the k-th run the k-th row, in
+    table order: msprof writes a run's rows as it reads the run), or the last row where its globalTaskId has
+    fewer rows than runs (one row for every run: a task written once per graph)."""
+    pick = np.full(run_gid.size, -1, dtype=np.int64)
+    if not row_gid.size:
+        return pick
+    uniq, first, count = np.unique(row_gid, return_index=True, return_counts=True)
+    pos = np.minimum(np.searchsorted(uniq, run_gid), uniq.size - 1)
+    has = uniq[pos] == run_gid
+    pick[has] = first[pos[has]] + np.minimum(run_rank[has], count[pos[has]] - 1)
+    timed = np.flatnonzero(row_ts != _NO_TIME)
+    if timed.size and run_gid.size:
+        at = _run_of(row_gid[timed], row_ts[timed], run_gid, run_start, run_end - run_start)
+        hit = at >= 0
+        pick[at[hit]] = timed[hit]
+    return pick
+
+
+def _run_ranks(db: _Db, gid: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """The rank (0: first by start) of each given compute run among every timed TASK run of its globalTaskId,
+    the step's or not."""
+    runs = db.ints("SELECT t.globalTaskId, t.startNs FROM TASK t WHERE t.globalTaskId IN (SELECT globalTaskId FROM "
+                   "COMPUTE_TASK_INFO) AND t.startNs IS NOT NULL AND t.endNs IS NOT NULL "
+                   "ORDER BY t.globalTaskId, t.startNs, t.rowid", (), 2)
+    ranked = pd.DataFrame({"gid": runs[:, 0], "start": runs[:, 1], "rank": _ranks(runs[:, 0])})
+    got = pd.DataFrame({"gid": gid, "start": start}).merge(
+        ranked.drop_duplicates(["gid", "start"]), on=["gid", "start"], how="left", sort=False)
+    return got["rank"].fillna(0).to_numpy(dtype=np.int64)
 
 
 def _task_summary(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
@@ -640,16 +680,14 @@ def _communication(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
     if db.has("COMMUNICATION_TASK_INFO"):
         db.need("COMMUNICATION_TASK_INFO", "globalTaskId")
         c = lambda n: db.col("COMMUNICATION_TASK_INFO", "c", n)  # noqa: E731
-        a = db.ints(f"SELECT t.startNs, t.endNs, {c('taskType')}, {c('planeId')}, {c('groupName')}, {c('opId')}, "
-                    f"{db.col('TASK', 't', 'globalPid')} "
-                    f"FROM TASK t JOIN {_info_rows(db, 'COMMUNICATION_TASK_INFO')} c ON c.globalTaskId = t.globalTaskId"
-                    f"{_run_match(db, 'COMMUNICATION_TASK_INFO')} "
-                    "WHERE t.startNs BETWEEN ? AND ? AND t.endNs IS NOT NULL ORDER BY t.startNs", rng, 7)
+        # columns: start, end, pid | task type, plane, group, op id
+        a = _task_join(db, "COMMUNICATION_TASK_INFO", ["t.startNs", "t.endNs", db.col("TASK", "t", "globalPid")],
+                       [c("taskType"), c("planeId"), c("groupName"), c("opId")], rng)
         parts.append(frame("comm", {
-            "name": db.text(a[:, 2], names=True), "ts": a[:, 0], "dur": db.durations(a[:, 0], a[:, 1]),
-            "pid": a[:, 6], "tid": a[:, 3],
-            "lane": np.full(len(a), "task", dtype=object), "group": db.text(a[:, 4]),
-            "plane": a[:, 3].astype(str).astype(object), "op_id": a[:, 5], "task_type": db.text(a[:, 2]),
+            "name": db.text(a[:, 3], names=True), "ts": a[:, 0], "dur": db.durations(a[:, 0], a[:, 1]),
+            "pid": a[:, 2], "tid": a[:, 4],
+            "lane": np.full(len(a), "task", dtype=object), "group": db.text(a[:, 5]),
+            "plane": a[:, 4].astype(str).astype(object), "op_id": a[:, 6], "task_type": db.text(a[:, 3]),
         }))
     if not parts:
         return frame("comm", {})
