@@ -1159,8 +1159,8 @@ _WAIT_GID = ("SELECT c.globalTaskId FROM COMMUNICATION_TASK_INFO c JOIN STRING_I
 
 
 def test_replayed_communication_task_is_one_task_per_run(tmp_path: Path) -> None:
-    """Two runs and two info rows of one Notify_Wait without timestampNs: each run takes the first info row,
-    so the task counts twice, not four times (a plain join gave n * n rows)."""
+    """Two runs and two (equal) info rows of one Notify_Wait without timestampNs: each run takes one row, so the
+    task counts twice, not four times (a plain join gave n * n rows)."""
     db, gid, start, start2 = _replayed(
         tmp_path, "comm", _WAIT_GID,
         "INSERT INTO COMMUNICATION_TASK_INFO SELECT * FROM COMMUNICATION_TASK_INFO WHERE globalTaskId = {gid}")
@@ -1210,16 +1210,65 @@ def test_replayed_communication_rows_pair_with_runs_by_rank_in_any_step(tmp_path
     assert step[["ts", "op_id"]].values.tolist() == [[start2, 9999]]
 
 
+_SECOND_ROW = ("INSERT INTO COMMUNICATION_TASK_INFO SELECT name, globalTaskId, taskType, planeId, groupName, notifyId, "
+               "rdmaType, srcRank, dstRank, transportType, size, dataType, linkType, {op}{ts} FROM "
+               "COMMUNICATION_TASK_INFO WHERE globalTaskId = {{gid}} AND rowid = (SELECT min(rowid) FROM "
+               "COMMUNICATION_TASK_INFO WHERE globalTaskId = {{gid}})")
+
+
+def _op_ids(db: Path, starts: list[int]) -> list[int]:
+    task = load_profile(str(db), build_options(enable_communication_compare=True)[0]).comm.query("lane == 'task'")
+    return task[task["ts"].isin(starts)].sort_values("ts")["op_id"].tolist()
+
+
 def test_replayed_rows_without_a_time_fall_back_to_rank(tmp_path: Path) -> None:
-    """A repeating info table with a timestampNs column whose cells are NULL (or outside every run): each run
-    falls back to its rank's row instead of being dropped (the time join had dropped every task)."""
+    """A repeating info table with a timestampNs column whose cells are NULL: each run falls back to its rank's
+    row (the second run the second row, opId 9999) instead of being dropped (the time join dropped every task)."""
     db, gid, start, start2 = _replayed(
         tmp_path, "commnull", _WAIT_GID, "ALTER TABLE COMMUNICATION_TASK_INFO ADD COLUMN timestampNs INTEGER",
-        "INSERT INTO COMMUNICATION_TASK_INFO SELECT * FROM COMMUNICATION_TASK_INFO WHERE globalTaskId = {gid}")
-    opts = build_options(enable_communication_compare=True)[0]
-    task = load_profile(str(db), opts).comm.query("lane == 'task'")
+        _SECOND_ROW.format(op=9999, ts=", NULL"))
+    (op_id,) = sql(L1, "SELECT opId FROM COMMUNICATION_TASK_INFO WHERE globalTaskId = ?", (gid,))[0]
+    assert _op_ids(db, [start, start2]) == [op_id, 9999]
     (n,) = sql(L1, "SELECT count(*) FROM COMMUNICATION_TASK_INFO")[0]
-    assert len(task) == n + 1
+    opts = build_options(enable_communication_compare=True)[0]
+    assert (load_profile(str(db), opts).comm["lane"] == "task").sum() == n + 1
+
+
+def test_replayed_stamped_row_is_not_taken_again_by_rank(tmp_path: Path) -> None:
+    """Rows in another order than the runs: the first row (opId as loaded) stamped inside the second run, the
+    second row (opId 9999) without a time. The stamp places the first row; the first run takes the row left
+    (9999), not the first row again by its rank (which dropped 9999 and counted the first row twice)."""
+    db, gid, start, start2 = _replayed(
+        tmp_path, "mixstamp", _WAIT_GID, "ALTER TABLE COMMUNICATION_TASK_INFO ADD COLUMN timestampNs INTEGER",
+        "UPDATE COMMUNICATION_TASK_INFO SET timestampNs = {start2} + 1 WHERE globalTaskId = {gid}",
+        _SECOND_ROW.format(op=9999, ts=", NULL"))
+    (op_id,) = sql(L1, "SELECT opId FROM COMMUNICATION_TASK_INFO WHERE globalTaskId = ?", (gid,))[0]
+    assert _op_ids(db, [start, start2]) == [9999, op_id]
+
+
+def test_replayed_run_without_an_end_keeps_its_place(tmp_path: Path) -> None:
+    """Three runs (the middle one without an end: no task) and three rows in table order (opIds as loaded,
+    8888, 9999): the third run takes the third row; the middle run still counts in the order (it took the
+    second row's place before, shifting the third run to 8888)."""
+    db, gid, start, start2 = _replayed(
+        tmp_path, "untimed", _WAIT_GID, "UPDATE TASK SET endNs = NULL WHERE rowid = (SELECT max(rowid) FROM TASK)",
+        "INSERT INTO TASK SELECT * FROM TASK WHERE globalTaskId = {gid} AND rowid = (SELECT min(rowid) FROM TASK "
+        "WHERE globalTaskId = {gid})",
+        f"UPDATE TASK SET startNs = startNs + {2 * _LATER}, endNs = endNs + {2 * _LATER} "
+        "WHERE rowid = (SELECT max(rowid) FROM TASK)",
+        _SECOND_ROW.format(op=8888, ts=""), _SECOND_ROW.format(op=9999, ts=""))
+    (op_id,) = sql(L1, "SELECT opId FROM COMMUNICATION_TASK_INFO WHERE globalTaskId = ?", (gid,))[0]
+    assert _op_ids(db, [start, start2, start + 2 * _LATER]) == [op_id, 9999]
+
+
+def test_replayed_pmu_rank_decides_the_run_in_a_step(tmp_path: Path) -> None:
+    """Without timestampNs, a step holding only the second run gives it the second PMU set (the zero set): the
+    run's rank is taken among all runs of its globalTaskId, not only the step's."""
+    db, gid, start, start2 = _replayed(tmp_path, "pmurank", _CUBE_GID, _ZERO_SET,
+                                       "INSERT INTO STEP_TIME VALUES (51, {start2} - 1, {start2} + 1000000)")
+    runs = _runs(load_profile(str(db), OPTS, step=51), gid)
+    assert runs["ts"].tolist() == [start2]
+    assert runs["mac"].tolist() == [0.0] and runs["cube"].tolist() == [False]
 
 
 def test_replayed_pmu_time_decides_the_run_in_a_step(tmp_path: Path) -> None:

@@ -440,9 +440,20 @@ def _pmu(db: _Db, extra: pd.DataFrame, kernels: pd.DataFrame) -> bool:
         return True
     gid = extra["global_task_id"].to_numpy(dtype=np.int64)
     start = kernels["ts"].to_numpy(dtype=np.int64)
-    end = start + kernels["dur"].to_numpy(dtype=np.int64)
     replayed = "TASK" in db.repeats
-    rank = _run_ranks(db, gid, start) if replayed else np.zeros(gid.size, np.int64)
+    if replayed:  # pair over every run of each globalTaskId, then read the loaded ones
+        runs = _all_runs(db, "COMPUTE_TASK_INFO", [])
+        r_gid, r_start, r_end, r_timed = runs[:, 0], runs[:, 1], runs[:, 2], runs[:, 3] == 1
+        where = pd.DataFrame({"gid": gid, "start": start}).merge(
+            pd.DataFrame({"gid": r_gid, "start": r_start, "i": np.arange(r_gid.size)}).drop_duplicates(
+                ["gid", "start"]), on=["gid", "start"], how="left", sort=False)["i"].fillna(-1).to_numpy(np.int64)
+    else:  # one run per globalTaskId: the loaded runs, sorted by id
+        order = np.argsort(gid, kind="stable")
+        r_gid, r_start = gid[order], start[order]
+        r_end = r_start + kernels["dur"].to_numpy(dtype=np.int64)[order]
+        r_timed = np.ones(gid.size, dtype=bool)
+        where = np.empty(gid.size, dtype=np.int64)
+        where[order] = np.arange(gid.size)
     marks = ",".join("?" * len(wanted))
     rows = _pmu_rows(db, f"name IN ({marks}) AND value IS NOT NULL", tuple(wanted),
                      replayed and "timestampNs" in db.columns("TASK_PMU_INFO"))
@@ -452,7 +463,8 @@ def _pmu(db: _Db, extra: pd.DataFrame, kernels: pd.DataFrame) -> bool:
             continue
         sel = rows[np.isin(rows["name"], some)]
         sel = sel[np.argsort(sel["task"], kind="stable")]  # by globalTaskId, table order kept within one
-        pick = _pick_rows(gid, rank, start, end, sel["task"], sel["ts"])
+        run_pick = _pick_rows(r_gid, r_start, r_end, r_timed, sel["task"], sel["ts"])
+        pick = np.where(where >= 0, run_pick[np.maximum(where, 0)], -1)
         got = pick >= 0
         col = np.full(len(extra), np.nan)
         col[got] = sel["value"][pick[got]]
@@ -575,62 +587,87 @@ def _task_join(db: _Db, info: str, t_cols: list[str], c_cols: list[str], rng: tu
     if info not in db.repeats:
         return db.ints(f"SELECT {', '.join(cols)} FROM TASK t JOIN {info} c ON c.globalTaskId = t.globalTaskId "
                        "WHERE t.startNs BETWEEN ? AND ? AND t.endNs IS NOT NULL ORDER BY t.startNs", rng, len(cols))
-    # every timed run of the info's globalTaskIds (IN: the list is built once; a join on a subquery without an
-    # index was quadratic), in (globalTaskId, start) order
-    runs = db.ints(f"SELECT t.globalTaskId, t.startNs, t.endNs, {', '.join(t_cols)} FROM TASK t WHERE t.globalTaskId "
-                   f"IN (SELECT globalTaskId FROM {info}) AND t.startNs IS NOT NULL AND t.endNs IS NOT NULL "
-                   "ORDER BY t.globalTaskId, t.startNs, t.rowid", (), 3 + len(t_cols))
+    runs = _all_runs(db, info, [c if c != "t.endNs" else "COALESCE(t.endNs, t.startNs)" for c in t_cols])
     stamp = (f"CASE WHEN typeof(c.timestampNs) = 'integer' THEN c.timestampNs ELSE {_NO_TIME} END"
              if "timestampNs" in db.columns(info) else str(_NO_TIME))
     rows = db.ints(f"SELECT c.globalTaskId, {stamp}, {', '.join(c_cols)} FROM {info} c "
                    "WHERE c.globalTaskId IS NOT NULL ORDER BY c.globalTaskId, c.rowid", (), 2 + len(c_cols))
-    pick = _pick_rows(runs[:, 0], _ranks(runs[:, 0]), runs[:, 1], runs[:, 2], rows[:, 0], rows[:, 1])
-    keep = np.flatnonzero((pick >= 0) & (runs[:, 1] >= rng[0]) & (runs[:, 1] <= rng[1]))
+    pick = _pick_rows(runs[:, 0], runs[:, 1], runs[:, 2], runs[:, 3] == 1, rows[:, 0], rows[:, 1])
+    keep = np.flatnonzero((pick >= 0) & (runs[:, 3] == 1) & (runs[:, 1] >= rng[0]) & (runs[:, 1] <= rng[1]))
     keep = keep[np.argsort(runs[keep, 1], kind="stable")]
-    return np.hstack([runs[keep, 3:], rows[pick[keep], 2:]])
+    return np.hstack([runs[keep, 4:], rows[pick[keep], 2:]])
+
+
+def _all_runs(db: _Db, info: str, t_cols: list[str]) -> np.ndarray:
+    """Every TASK run of ``info``'s globalTaskIds that has a start, the step's or not, by (globalTaskId, start):
+    globalTaskId, start, end (the start where there is none), whether it has an end (1 / 0), then ``t_cols``.
+    A run without an end is no task but still counts in its globalTaskId's run order. (IN: the id list is built
+    once; a join on a subquery without an index was quadratic.)"""
+    extra = "".join(f", {c}" for c in t_cols)
+    return db.ints(f"SELECT t.globalTaskId, t.startNs, COALESCE(t.endNs, t.startNs), t.endNs IS NOT NULL{extra} "
+                   f"FROM TASK t WHERE t.globalTaskId IN (SELECT globalTaskId FROM {info}) AND t.startNs IS NOT NULL "
+                   "ORDER BY t.globalTaskId, t.startNs, t.rowid", (), 4 + len(t_cols))
 
 
 def _ranks(gid: np.ndarray) -> np.ndarray:
     """Each element's position within its run of equal ``gid`` values (``gid`` sorted)."""
     n = gid.size
+    if not n:
+        return np.zeros(0, np.int64)
     first = np.ones(n, dtype=bool)
     first[1:] = gid[1:] != gid[:-1]
-    return np.arange(n) - np.maximum.accumulate(np.where(first, np.arange(n), 0)) if n else np.zeros(0, np.int64)
+    return np.arange(n) - np.maximum.accumulate(np.where(first, np.arange(n), 0))
 
 
-def _pick_rows(run_gid: np.ndarray, run_rank: np.ndarray, run_start: np.ndarray, run_end: np.ndarray,
+def _groups_of(gid: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each of ``keys``: whether sorted ``gid`` holds it, the index of its first element there and its
+    count (0, 0 where absent)."""
+    has = np.zeros(keys.size, dtype=bool)
+    first = np.zeros(keys.size, dtype=np.int64)
+    count = np.zeros(keys.size, dtype=np.int64)
+    if gid.size and keys.size:
+        uniq, at, n = np.unique(gid, return_index=True, return_counts=True)
+        pos = np.minimum(np.searchsorted(uniq, keys), uniq.size - 1)
+        has = uniq[pos] == keys
+        first[has], count[has] = at[pos[has]], n[pos[has]]
+    return has, first, count
+
+
+def _pick_rows(run_gid: np.ndarray, run_start: np.ndarray, run_end: np.ndarray, run_timed: np.ndarray,
                row_gid: np.ndarray, row_ts: np.ndarray) -> np.ndarray:
-    """For each run (``run_rank``: its rank by start among all runs of its globalTaskId), the index of its
-    detail row (rows sorted by globalTaskId, then table order), -1 when its globalTaskId has none. A row
-    stamped with a time inside a run of its globalTaskId (``timestampNs`` of newer exports; runs of one id never
-    overlap) belongs to that run; any other run takes the row of its own rank (the k-th run the k-th row, in
-    table order: msprof writes a run's rows as it reads the run), or the last row where its globalTaskId has
-    fewer rows than runs (one row for every run: a task written once per graph)."""
+    """For each run (every run of its globalTaskId, sorted by globalTaskId, then start; ``run_timed``: it has
+    an end), the index of its detail row (rows sorted by globalTaskId, then table order), -1 when its
+    globalTaskId has none. A row stamped with a time inside a run of its globalTaskId (``timestampNs`` of newer
+    exports; runs of one id never overlap) belongs to that run (the first such row, where two are). The other
+    runs pair with the rows no stamp placed, in order: the k-th such run the k-th such row, the last one where
+    fewer are left (one row for all runs: a task written once per graph), or, where a stamp placed every row,
+    the row of the run's own rank. Table order is the only clue an export without stamps gives; we take it to
+    follow the runs, as msprof appends each run's rows as it reads the device data."""
     pick = np.full(run_gid.size, -1, dtype=np.int64)
-    if not row_gid.size:
+    has, first, count = _groups_of(row_gid, run_gid)
+    if not has.any():
         return pick
-    uniq, first, count = np.unique(row_gid, return_index=True, return_counts=True)
-    pos = np.minimum(np.searchsorted(uniq, run_gid), uniq.size - 1)
-    has = uniq[pos] == run_gid
-    pick[has] = first[pos[has]] + np.minimum(run_rank[has], count[pos[has]] - 1)
-    timed = np.flatnonzero(row_ts != _NO_TIME)
-    if timed.size and run_gid.size:
-        at = _run_of(row_gid[timed], row_ts[timed], run_gid, run_start, run_end - run_start)
-        hit = at >= 0
-        pick[at[hit]] = timed[hit]
+    done = np.zeros(run_gid.size, dtype=bool)
+    used = np.zeros(row_gid.size, dtype=bool)
+    stamped = np.flatnonzero(row_ts != _NO_TIME)
+    timed = np.flatnonzero(run_timed)
+    if stamped.size and timed.size:
+        at = _run_of(row_gid[stamped], row_ts[stamped], run_gid[timed], run_start[timed],
+                     run_end[timed] - run_start[timed])
+        hit = np.flatnonzero(at >= 0)
+        runs, once = np.unique(timed[at[hit]], return_index=True)  # first stamped row of each run
+        pick[runs] = stamped[hit[once]]
+        done[runs] = True
+        used[stamped[hit[once]]] = True
+    rest = np.flatnonzero(has & ~done)
+    free = np.flatnonzero(~used)
+    f_has, f_first, f_count = _groups_of(row_gid[free], run_gid[rest])
+    rank = _ranks(run_gid[rest])
+    sel = rest[f_has]
+    pick[sel] = free[f_first[f_has] + np.minimum(rank[f_has], f_count[f_has] - 1)]
+    other = rest[~f_has]
+    pick[other] = first[other] + np.minimum(_ranks(run_gid)[other], count[other] - 1)
     return pick
-
-
-def _run_ranks(db: _Db, gid: np.ndarray, start: np.ndarray) -> np.ndarray:
-    """The rank (0: first by start) of each given compute run among every timed TASK run of its globalTaskId,
-    the step's or not."""
-    runs = db.ints("SELECT t.globalTaskId, t.startNs FROM TASK t WHERE t.globalTaskId IN (SELECT globalTaskId FROM "
-                   "COMPUTE_TASK_INFO) AND t.startNs IS NOT NULL AND t.endNs IS NOT NULL "
-                   "ORDER BY t.globalTaskId, t.startNs, t.rowid", (), 2)
-    ranked = pd.DataFrame({"gid": runs[:, 0], "start": runs[:, 1], "rank": _ranks(runs[:, 0])})
-    got = pd.DataFrame({"gid": gid, "start": start}).merge(
-        ranked.drop_duplicates(["gid", "start"]), on=["gid", "start"], how="left", sort=False)
-    return got["rank"].fillna(0).to_numpy(dtype=np.int64)
 
 
 def _task_summary(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
