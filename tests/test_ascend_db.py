@@ -1322,3 +1322,54 @@ def test_pytorch_api_before_its_type_column(tmp_path: Path) -> None:
     assert p.warnings == [f"{bare}: table PYTORCH_API has neither a type nor a sequenceNumber column, so torch ops "
                           "cannot be told from its other rows; no torch ops"]
     pd.testing.assert_frame_equal(p.kernels, typed.kernels)
+
+
+def _mac(p, gid: int) -> list:
+    return _runs(p, gid)["mac"].tolist()
+
+
+def test_pmu_stamps_count_without_replays(tmp_path: Path) -> None:
+    """A task run once with two PMU sets, the first stamped before the run, the second inside it: the run takes
+    the one inside, whether or not some other task of the export is replayed (it took the first set unless
+    one was)."""
+    gid = sql(L1, _CUBE_GID)[0][0]
+    (start,) = sql(L1, "SELECT startNs FROM TASK WHERE globalTaskId = ?", (gid,))[0]
+    db = _variant(tmp_path, "outside", "ALTER TABLE TASK_PMU_INFO ADD COLUMN timestampNs INTEGER",
+                  f"UPDATE TASK_PMU_INFO SET timestampNs = {start} - 500000000 WHERE globalTaskId = {gid}",
+                  _ZERO_SET.replace("(globalTaskId, name, value)", "(globalTaskId, name, value, timestampNs)")
+                  .replace("name, 0 FROM", f"name, 0, {start} + 1 FROM").format(gid=gid))
+    assert _mac(load_profile(str(db), OPTS), gid) == [0.0]
+
+
+def test_replayed_pmu_null_value_keeps_its_place(tmp_path: Path) -> None:
+    """A NULL counter value of the first run's set is that run's missing value (NaN, counted in the note), not
+    a reason to give the first run the second run's value."""
+    db, gid, start, start2 = _replayed(
+        tmp_path, "pmunull", _CUBE_GID, _ZERO_SET.replace("name, 0 FROM", "name, 7 FROM"),
+        "UPDATE TASK_PMU_INFO SET value = NULL WHERE rowid = (SELECT min(p.rowid) FROM TASK_PMU_INFO p JOIN "
+        "STRING_IDS s ON s.id = p.name WHERE s.value = 'aic_mac_time' AND p.globalTaskId = {gid})")
+    p = load_profile(str(db), OPTS)
+    mac = _mac(p, gid)
+    assert np.isnan(mac[0]) and mac[1] == 7.0
+    assert f"{db}: 1 TASK_PMU_INFO value(s) are not finite numbers; read as missing" in p.warnings
+
+
+def test_replayed_runs_with_one_start_take_one_pmu_set_each(tmp_path: Path) -> None:
+    """Two TASK rows of one task with the same start (a duplicated row): each takes one PMU set by its place,
+    as the communication rows do, instead of both taking the first."""
+    gid = sql(L1, _CUBE_GID)[0][0]
+    db = _variant(tmp_path, "dupstart", f"INSERT INTO TASK SELECT * FROM TASK WHERE globalTaskId = {gid}",
+                  _ZERO_SET.format(gid=gid))
+    mac = sorted(_mac(load_profile(str(db), OPTS), gid))
+    (first,) = sql(L1, "SELECT p.value FROM TASK_PMU_INFO p JOIN STRING_IDS s ON s.id = p.name "
+                       "WHERE s.value = 'aic_mac_time' AND p.globalTaskId = ?", (gid,))[0]
+    assert mac == [0.0, first]
+
+
+def test_pmu_row_without_a_task_is_left_out(tmp_path: Path) -> None:
+    """A TASK_PMU_INFO row without a globalTaskId belongs to no task: left out and counted in a note (it refused
+    the whole DB), as COMPUTE_TASK_INFO rows without one are."""
+    db = _variant(tmp_path, "nullgid", "UPDATE TASK_PMU_INFO SET globalTaskId = NULL WHERE rowid = 1")
+    p = load_profile(str(db), OPTS)
+    assert f"{db}: 1 TASK_PMU_INFO row(s) have no globalTaskId; left out" in p.warnings
+    assert p.extra["kernel_extra"]["aic_total_time"].notna().sum() >= 1

@@ -428,7 +428,8 @@ def _pmu(db: _Db, extra: pd.DataFrame, kernels: pd.DataFrame) -> bool:
 
     A task replayed from a graph runs under one globalTaskId several times (TASK holds a row per run), and
     TASK_PMU_INFO may hold a set per run: each run takes one value per counter by ``_pick_rows`` (a value
-    stamped inside the run, else the run's rank among all runs of its globalTaskId, the step's or not)."""
+    stamped inside the run, else the value of its place among the runs and values no stamp placed, over all
+    runs of its globalTaskId, the step's or not)."""
     for n in PMU_NAMES:
         extra[n] = np.full(len(extra), np.nan)
     if not db.has("TASK_PMU_INFO") or db.scalar("SELECT 1 FROM TASK_PMU_INFO LIMIT 1") is None:
@@ -444,9 +445,13 @@ def _pmu(db: _Db, extra: pd.DataFrame, kernels: pd.DataFrame) -> bool:
     if replayed:  # pair over every run of each globalTaskId, then read the loaded ones
         runs = _all_runs(db, "COMPUTE_TASK_INFO", [])
         r_gid, r_start, r_end, r_timed = runs[:, 0], runs[:, 1], runs[:, 2], runs[:, 3] == 1
-        where = pd.DataFrame({"gid": gid, "start": start}).merge(
-            pd.DataFrame({"gid": r_gid, "start": r_start, "i": np.arange(r_gid.size)}).drop_duplicates(
-                ["gid", "start"]), on=["gid", "start"], how="left", sort=False)["i"].fillna(-1).to_numpy(np.int64)
+        # keyed by (id, start, n-th such run): two runs of one id and start map one to one
+        loaded = pd.DataFrame({"gid": gid, "start": start})
+        loaded["k"] = loaded.groupby(["gid", "start"], sort=False).cumcount()
+        every = pd.DataFrame({"gid": r_gid, "start": r_start, "i": np.arange(r_gid.size)})
+        every["k"] = every.groupby(["gid", "start"], sort=False).cumcount()
+        where = loaded.merge(every, on=["gid", "start", "k"], how="left", sort=False)["i"].fillna(-1).to_numpy(
+            np.int64)
     else:  # one run per globalTaskId: the loaded runs, sorted by id
         order = np.argsort(gid, kind="stable")
         r_gid, r_start = gid[order], start[order]
@@ -455,8 +460,7 @@ def _pmu(db: _Db, extra: pd.DataFrame, kernels: pd.DataFrame) -> bool:
         where = np.empty(gid.size, dtype=np.int64)
         where[order] = np.arange(gid.size)
     marks = ",".join("?" * len(wanted))
-    rows = _pmu_rows(db, f"name IN ({marks}) AND value IS NOT NULL", tuple(wanted),
-                     replayed and "timestampNs" in db.columns("TASK_PMU_INFO"))
+    rows = _pmu_rows(db, f"name IN ({marks})", tuple(wanted), "timestampNs" in db.columns("TASK_PMU_INFO"))
     junk = 0
     for name, some in ids.items():
         if not some:
@@ -505,7 +509,9 @@ def _pmu_rows(db: _Db, where: str, params: tuple, stamped: bool = False) -> np.n
     structured array (ids stay exact int64; the time is ``timestampNs`` where ``stamped``, else ``_NO_TIME``, as
     is a time that is no integer). Every value is read by one rule: a number as it is, a number text as its
     number, anything else (other text, a blob, inf) as missing (NaN), counted in one note: SQLite's CAST AS REAL
-    read 'abc' as 0.0. The ids must be integers, as in any query. Typed rows (the usual case) are converted in
+    read 'abc' as 0.0 (NULL too: it keeps its place in a replayed task's run order). The ids must be integers, as
+    in any query; a row without a globalTaskId is left out, counted in a note. Typed rows (the usual case) are
+    converted in
     bulk; a chunk holding another cell is read row by row (the query says which: a separate scan for odd cells
     cost 0.07 s of 0.18 at 1.4M rows)."""
     ts = "timestampNs" if stamped else str(_NO_TIME)
@@ -514,6 +520,7 @@ def _pmu_rows(db: _Db, where: str, params: tuple, stamped: bool = False) -> np.n
                          f"= 'integer' AND typeof(value) IN ('integer', 'real'){typed_ts} FROM TASK_PMU_INFO "
                          f"WHERE {where} ORDER BY rowid", params)
     parts = []
+    no_id = 0
     while rows := cur.fetchmany(_CHUNK):
         try:
             got = np.fromiter(rows, dtype=_PMU_FETCHED, count=len(rows))
@@ -522,11 +529,15 @@ def _pmu_rows(db: _Db, where: str, params: tuple, stamped: bool = False) -> np.n
         if got is not None and got["typed"].all():
             parts.append(got[["task", "name", "value", "ts"]].astype(_PMU_ROW))
             continue
-        for task, name, _, _, _ in rows:
+        kept = [r for r in rows if r[0] is not None]  # a row of no task: left out, counted
+        no_id += len(rows) - len(kept)
+        for task, name, _, _, _ in kept:
             db.id_value(task, "TASK_PMU_INFO", "globalTaskId")
             db.id_value(name, "TASK_PMU_INFO", "name")
-        parts.append(np.fromiter(((t, n, _number_or_nan(v), _time_or_none(w)) for t, n, v, w, _ in rows),
-                                 dtype=_PMU_ROW, count=len(rows)))
+        parts.append(np.fromiter(((t, n, _number_or_nan(v), _time_or_none(w)) for t, n, v, w, _ in kept),
+                                 dtype=_PMU_ROW, count=len(kept)))
+    if no_id:
+        db.notes.append(f"{no_id} TASK_PMU_INFO row(s) have no globalTaskId; left out")
     out = np.concatenate(parts) if parts else np.zeros(0, dtype=_PMU_ROW)
     out["value"][~np.isfinite(out["value"])] = np.nan  # NaN: junk (the caller counts those of loaded tasks)
     return out
