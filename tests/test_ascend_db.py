@@ -1373,3 +1373,46 @@ def test_pmu_row_without_a_task_is_left_out(tmp_path: Path) -> None:
     p = load_profile(str(db), OPTS)
     assert f"{db}: 1 TASK_PMU_INFO row(s) have no globalTaskId; left out" in p.warnings
     assert p.extra["kernel_extra"]["aic_total_time"].notna().sum() >= 1
+
+
+def test_schedule_tasks_are_kernels_but_no_computing(tmp_path: Path) -> None:
+    """Newer msprof writes the tasks of AI-CPU HCCL kernels (``*AicpuKernel``) and of the MC2 KFC stream into
+    COMMUNICATION_SCHEDULE_TASK_INFO instead of COMPUTE_TASK_INFO (db_assembler.cpp): one compute task of the
+    excerpt moved there stays a kernel (KernelCompare and its op's device time as before; they lost it) and
+    leaves computing, as msprof's Overlap Analysis does (Computing Time = the union of the other tasks,
+    by plain interval arithmetic over SQL rows)."""
+    from msprof_compare import compare
+
+    gid = sql(L1, "SELECT c.globalTaskId FROM COMPUTE_TASK_INFO c JOIN TASK t USING (globalTaskId) "
+                  "WHERE t.connectionId >= 0 ORDER BY t.endNs - t.startNs DESC LIMIT 1")[0][0]
+    db = _variant(tmp_path, "sched",
+                  "CREATE TABLE COMMUNICATION_SCHEDULE_TASK_INFO (name INTEGER, globalTaskId INTEGER, "
+                  "taskType INTEGER, opType INTEGER)",
+                  "INSERT INTO COMMUNICATION_SCHEDULE_TASK_INFO SELECT name, globalTaskId, taskType, opType FROM "
+                  f"COMPUTE_TASK_INFO WHERE globalTaskId = {gid}",
+                  f"DELETE FROM COMPUTE_TASK_INFO WHERE globalTaskId = {gid}")
+    opts = build_options(enable_profiling_compare=True, enable_kernel_compare=True)[0]
+    got, want = load_profile(str(db), opts), load_profile(str(L1), opts)
+    assert len(got.kernels) == len(want.kernels) == 187
+    kx = got.extra["kernel_extra"]
+    assert kx.loc[kx["schedule"], "global_task_id"].tolist() == [gid]
+    pd.testing.assert_frame_equal(got.kernels[["name", "ts", "dur", "connection_id"]],
+                                  want.kernels[["name", "ts", "dur", "connection_id"]])
+    rows = sql(L1, "SELECT t.startNs, t.endNs FROM TASK t JOIN COMPUTE_TASK_INFO c USING (globalTaskId) "
+                   "WHERE c.globalTaskId <> ? ORDER BY t.startNs", (gid,))
+    union, end = 0, None
+    for s, e in rows:
+        if end is None or s > end:
+            union, end = union + (e - s), e
+        elif e > end:
+            union, end = union + (e - end), e
+    assert db_breakdown(got).computing_ns == union < db_breakdown(want).computing_ns
+    r = compare(str(L1), str(db), enable_kernel_compare=True, enable_operator_compare=True, disable_module=True)
+    kc = r.sheet("KernelCompare")
+    # by kernel type (the schedule table has no input shapes: the moved task's row reads shape N/A)
+    by = kc.groupby("Kernel")[["Total Duration(us)", "Total Duration(us).1", "Calls", "Calls.1"]].sum()
+    # (each row's total is rounded to 0.01 us: a split row sums to within 0.01)
+    assert by["Total Duration(us)"].tolist() == pytest.approx(by["Total Duration(us).1"].tolist(), abs=0.011)
+    assert by["Calls"].tolist() == by["Calls.1"].tolist()
+    op = r.sheet("OperatorCompareStatistic")
+    assert op["Base Device Duration(ms)"].tolist() == op["Comparison Device Duration(ms)"].tolist()

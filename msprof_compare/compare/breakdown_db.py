@@ -22,6 +22,8 @@ overlap use exact interval intersections, like the text breakdown
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 
@@ -42,6 +44,13 @@ CUBE_RTS_TYPES = ("KERNEL_AICORE", "KERNEL_MIX_AIC")
 def db_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Keywords | None = None) -> Breakdown:
     """The time breakdown of one DB profile (all times int64 ns)."""
     bd = Breakdown(kind="NPU", not_minimal=True)
+    kx = profile.extra.get("kernel_extra")
+    if kx is not None and "schedule" in kx and kx["schedule"].any():
+        # the tasks of AI-CPU HCCL kernels and of the MC2 KFC stream are no computing (msprof's Overlap Analysis
+        # leaves them out); they stay in the kernel tables for KernelCompare and the op trees
+        keep = ~kx["schedule"].to_numpy(dtype=bool)
+        profile = dataclasses.replace(profile, kernels=profile.kernels[keep].reset_index(drop=True),
+                                      extra={**profile.extra, "kernel_extra": kx[keep].reset_index(drop=True)})
     bd.memory_gb = int(profile.extra.get("memory_peak_bytes", 0) or 0) / 1024**3
     _categorise(profile, bd, kw or classify.load_keywords())
     _lccl(profile, bd)

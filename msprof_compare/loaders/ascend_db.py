@@ -30,7 +30,8 @@ DB-specific frames a comparator may need are in ``Profile.extra``:
 ``step`` / ``step_range``  the step applied (-1 / None when none).
 ``steps``              STEP_TIME as a frame (id, start, end), empty when absent.
 ``kernel_extra``       aligned with ``kernels``: op_type (opType), rts_type
-                       (TASK.taskType), global_task_id, input_shapes, and the
+                       (TASK.taskType), global_task_id, input_shapes, schedule (a task of
+                       COMMUNICATION_SCHEDULE_TASK_INFO: no computing), and the
                        PMU values aic_total_time, aic_mac_time, aic_mte2_time,
                        aiv_time (ns, NaN when absent; TASK_PMU_INFO's aiv_total_time).
 ``has_pmu``            TASK_PMU_INFO has rows (decides the cube-kernel rule).
@@ -77,6 +78,9 @@ DB_KINDS = {
 
 #: Tables without which no comparison is possible.
 REQUIRED_TABLES = ("TASK", "STRING_IDS")
+
+#: Where newer msprof writes the tasks of AI-CPU HCCL kernels and of the MC2 KFC stream (``_compute_tasks``).
+SCHEDULE_INFO = "COMMUNICATION_SCHEDULE_TASK_INFO"
 
 #: Default ENUM_API_TYPE ids (used when the enum table is missing).
 _API_TYPES = {"op": 50001, "queue": 50002, "trace": 50003}
@@ -379,17 +383,29 @@ def _step_ids(steps: pd.DataFrame, ts: np.ndarray) -> np.ndarray:
 
 def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
                    ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """COMPUTE_TASK_INFO ⋈ TASK -> (kernels, kernel_extra, kernel_details, op_statistic)."""
+    """(COMPUTE_TASK_INFO + COMMUNICATION_SCHEDULE_TASK_INFO) ⋈ TASK -> (kernels, kernel_extra, kernel_details,
+    op_statistic). Newer msprof moves the tasks of AI-CPU HCCL kernels (``*AicpuKernel``) and of the MC2 KFC stream
+    out of COMPUTE_TASK_INFO into COMMUNICATION_SCHEDULE_TASK_INFO (``db_assembler.cpp``); the text export keeps
+    them in kernel_details.csv and under their op, and so do we (``kernel_extra["schedule"]`` marks them: the time
+    breakdown leaves them out of computing, as the Overlap Analysis lane does)."""
     if not db.has("COMPUTE_TASK_INFO"):
         db_empty = frame("kernels", {})
         return db_empty, pd.DataFrame(), None, None
     db.need("COMPUTE_TASK_INFO", "globalTaskId")
-    c = lambda n: db.col("COMPUTE_TASK_INFO", "c", n)  # noqa: E731
     t = lambda n: db.col("TASK", "t", n)  # noqa: E731
-    a = _task_join(db, "COMPUTE_TASK_INFO",
-                   ["t.startNs", "t.endNs", t("streamId"), t("connectionId"), "t.globalTaskId", t("taskId"),
-                    t("deviceId"), t("globalPid"), t("taskType")],
-                   [c("name"), c("opType"), c("taskType"), c("inputShapes")], rng)
+    t_cols = ["t.startNs", "t.endNs", t("streamId"), t("connectionId"), "t.globalTaskId", t("taskId"), t("deviceId"),
+              t("globalPid"), t("taskType")]
+    parts = []
+    for info in ("COMPUTE_TASK_INFO", SCHEDULE_INFO):
+        if info == SCHEDULE_INFO and not (db.has(info) and "globalTaskId" in db.columns(info)):
+            continue
+        c = lambda n, info=info: db.col(info, "c", n)  # noqa: E731
+        parts.append(_task_join(db, info, t_cols, [c("name"), c("opType"), c("taskType"), c("inputShapes")], rng))
+    schedule = np.repeat([False, True][:len(parts)], [len(x) for x in parts])
+    a = np.concatenate(parts) if len(parts) > 1 else parts[0]
+    if len(parts) > 1:  # by start, as one join gives them
+        order = np.argsort(a[:, 0], kind="stable")
+        a, schedule = a[order], schedule[order]
     ts, end = a[:, 0], a[:, 1]
     dur = db.durations(ts, end)
     names = db.text(a[:, 9], names=True)
@@ -402,7 +418,8 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
         "pid": a[:, 7], "tid": a[:, 2], "stream": a[:, 2], "device": a[:, 6],
         "task_type": core, "task_id": a[:, 5], "connection_id": a[:, 3],
     })
-    extra = pd.DataFrame({"op_type": op_type, "rts_type": rts, "global_task_id": a[:, 4], "input_shapes": shapes})
+    extra = pd.DataFrame({"op_type": op_type, "rts_type": rts, "global_task_id": a[:, 4], "input_shapes": shapes,
+                          "schedule": schedule})
     sid = _step_ids(steps, ts)
     step_col = np.where(sid >= 0, sid.astype(str), "").astype(object)
     if step >= 0:
@@ -572,7 +589,7 @@ def _check_task_links(db: _Db) -> None:
         return  # the joins themselves refuse the table
     if db.scalar("SELECT count(globalTaskId) - count(DISTINCT globalTaskId) FROM TASK"):
         db.repeats.add("TASK")
-    for info in ("COMPUTE_TASK_INFO", "COMMUNICATION_TASK_INFO"):
+    for info in ("COMPUTE_TASK_INFO", SCHEDULE_INFO, "COMMUNICATION_TASK_INFO"):
         if db.has(info) and "globalTaskId" in db.columns(info):
             n, no_id, rows = db.con.execute(f"SELECT count(DISTINCT globalTaskId), count(*) - count(globalTaskId), "
                                             f"count(globalTaskId) FROM {info}").fetchone()
@@ -1135,7 +1152,8 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
     profile.op_statistic = stat
     if kextra.empty and not len(kernels):
         kextra = pd.DataFrame({"op_type": np.zeros(0, object), "rts_type": np.zeros(0, object),
-                               "global_task_id": np.zeros(0, np.int64), "input_shapes": np.zeros(0, object)})
+                               "global_task_id": np.zeros(0, np.int64), "input_shapes": np.zeros(0, object),
+                               "schedule": np.zeros(0, bool)})
     profile.extra["has_pmu"] = _pmu(db, kextra, kernels)
     profile.extra["kernel_extra"] = kextra
     profile.extra["task_summary"] = _task_summary(db, rng)
