@@ -1416,3 +1416,27 @@ def test_schedule_tasks_are_kernels_but_no_computing(tmp_path: Path) -> None:
     assert by["Calls"].tolist() == by["Calls.1"].tolist()
     op = r.sheet("OperatorCompareStatistic")
     assert op["Base Device Duration(ms)"].tolist() == op["Comparison Device Duration(ms)"].tolist()
+
+
+def test_schedule_tasks_without_a_compute_table(tmp_path: Path) -> None:
+    """msprof writes COMPUTE_TASK_INFO only when it has rows: a run whose only kernels are AI-CPU HCCL ones has
+    the schedule table alone. Its tasks are still kernels (no computing), with the missing-table warning."""
+    db = _variant(tmp_path, "schedonly",
+                  "CREATE TABLE COMMUNICATION_SCHEDULE_TASK_INFO AS SELECT name, globalTaskId, taskType, opType "
+                  "FROM COMPUTE_TASK_INFO", "DROP TABLE COMPUTE_TASK_INFO")
+    (n,) = sql(L1, "SELECT count(*) FROM COMPUTE_TASK_INFO c JOIN TASK t USING (globalTaskId)")[0]
+    p = load_profile(str(db), build_options(enable_profiling_compare=True)[0])
+    assert len(p.kernels) == n == 187 and p.extra["kernel_extra"]["schedule"].all()
+    assert f"{db}: no COMPUTE_TASK_INFO table; no computing tasks" in p.warnings
+    assert db_breakdown(p).computing_ns == 0
+
+
+def test_replayed_pmu_run_sharing_a_start_with_a_run_without_an_end(tmp_path: Path) -> None:
+    """Two TASK rows of one task with one start, the first without an end (no task): the loaded run is the
+    second of its id, so it takes the second PMU set (the zero set), not the first run's."""
+    gid = sql(L1, _CUBE_GID)[0][0]
+    db = _variant(tmp_path, "dupnoend", f"INSERT INTO TASK SELECT * FROM TASK WHERE globalTaskId = {gid}",
+                  "UPDATE TASK SET endNs = NULL WHERE rowid = "
+                  f"(SELECT min(rowid) FROM TASK WHERE globalTaskId = {gid})",
+                  _ZERO_SET.format(gid=gid))
+    assert _mac(load_profile(str(db), OPTS), gid) == [0.0]

@@ -388,20 +388,22 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
     out of COMPUTE_TASK_INFO into COMMUNICATION_SCHEDULE_TASK_INFO (``db_assembler.cpp``); the text export keeps
     them in kernel_details.csv and under their op, and so do we (``kernel_extra["schedule"]`` marks them: the time
     breakdown leaves them out of computing, as the Overlap Analysis lane does)."""
-    if not db.has("COMPUTE_TASK_INFO"):
-        db_empty = frame("kernels", {})
-        return db_empty, pd.DataFrame(), None, None
-    db.need("COMPUTE_TASK_INFO", "globalTaskId")
+    if db.has("COMPUTE_TASK_INFO"):
+        db.need("COMPUTE_TASK_INFO", "globalTaskId")
+    # msprof writes either table only when it has rows: a run whose only kernels are AI-CPU HCCL ones has the
+    # schedule table alone
+    tables = [info for info in ("COMPUTE_TASK_INFO", SCHEDULE_INFO)
+              if db.has(info) and "globalTaskId" in db.columns(info)]
+    if not tables:
+        return frame("kernels", {}), pd.DataFrame(), None, None
     t = lambda n: db.col("TASK", "t", n)  # noqa: E731
     t_cols = ["t.startNs", "t.endNs", t("streamId"), t("connectionId"), "t.globalTaskId", t("taskId"), t("deviceId"),
               t("globalPid"), t("taskType")]
     parts = []
-    for info in ("COMPUTE_TASK_INFO", SCHEDULE_INFO):
-        if info == SCHEDULE_INFO and not (db.has(info) and "globalTaskId" in db.columns(info)):
-            continue
+    for info in tables:
         c = lambda n, info=info: db.col(info, "c", n)  # noqa: E731
         parts.append(_task_join(db, info, t_cols, [c("name"), c("opType"), c("taskType"), c("inputShapes")], rng))
-    schedule = np.repeat([False, True][:len(parts)], [len(x) for x in parts])
+    schedule = np.repeat([info == SCHEDULE_INFO for info in tables], [len(x) for x in parts])
     a = np.concatenate(parts) if len(parts) > 1 else parts[0]
     if len(parts) > 1:  # by start, as one join gives them
         order = np.argsort(a[:, 0], kind="stable")
@@ -465,7 +467,7 @@ def _pmu(db: _Db, extra: pd.DataFrame, kernels: pd.DataFrame) -> bool:
         # keyed by (id, start, n-th such run): two runs of one id and start map one to one
         loaded = pd.DataFrame({"gid": gid, "start": start})
         loaded["k"] = loaded.groupby(["gid", "start"], sort=False).cumcount()
-        every = pd.DataFrame({"gid": r_gid, "start": r_start, "i": np.arange(r_gid.size)})
+        every = pd.DataFrame({"gid": r_gid, "start": r_start, "i": np.arange(r_gid.size)})[r_timed]  # as loaded
         every["k"] = every.groupby(["gid", "start"], sort=False).cumcount()
         where = loaded.merge(every, on=["gid", "start", "k"], how="left", sort=False)["i"].fillna(-1).to_numpy(
             np.int64)
