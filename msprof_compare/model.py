@@ -218,6 +218,17 @@ def ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     return np.repeat(np.asarray(lo, np.int64) - (np.cumsum(n) - n), n) + np.arange(total, dtype=np.int64)
 
 
+def positions_in_runs(keys: np.ndarray) -> np.ndarray:
+    """Each element's position within its run of equal ``keys`` (0 for the first; ``keys`` grouped, e.g.
+    sorted): the n-th task of a plane, the n-th run of a replayed task."""
+    n = len(keys)
+    if not n:
+        return np.zeros(0, np.int64)
+    first = np.ones(n, dtype=bool)
+    first[1:] = keys[1:] != keys[:-1]
+    return np.arange(n) - np.maximum.accumulate(np.where(first, np.arange(n), 0))
+
+
 def us_text(ns: np.ndarray, unset: str | None = None) -> np.ndarray:
     """Epoch ns as the microsecond text the text export writes (``1736408883694624.810``), exact: a float64
     holds such a value only to 0.25 us (the original's ``n / 1000`` shows ``...011.0`` for ``...011.090``).

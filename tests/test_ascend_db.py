@@ -1440,3 +1440,19 @@ def test_replayed_pmu_run_sharing_a_start_with_a_run_without_an_end(tmp_path: Pa
                   f"(SELECT min(rowid) FROM TASK WHERE globalTaskId = {gid})",
                   _ZERO_SET.format(gid=gid))
     assert _mac(load_profile(str(db), OPTS), gid) == [0.0]
+
+
+def test_schedule_only_export_with_replays(tmp_path: Path) -> None:
+    """A schedule table alone (no COMPUTE_TASK_INFO) in an export whose TASK repeats a globalTaskId: the PMU
+    pairing looks its runs up in the tables the kernels came from (it queried COMPUTE_TASK_INFO: "no such
+    table", the whole DB refused). Both runs are kernels."""
+    gid = sql(L1, _CUBE_GID)[0][0]
+    db = _variant(tmp_path, "schedreplay",
+                  "CREATE TABLE COMMUNICATION_SCHEDULE_TASK_INFO AS SELECT name, globalTaskId, taskType, opType "
+                  "FROM COMPUTE_TASK_INFO", "DROP TABLE COMPUTE_TASK_INFO",
+                  f"INSERT INTO TASK SELECT * FROM TASK WHERE globalTaskId = {gid}",
+                  f"UPDATE TASK SET startNs = startNs + {_LATER}, endNs = endNs + {_LATER} "
+                  "WHERE rowid = (SELECT max(rowid) FROM TASK)")
+    p = load_profile(str(db), OPTS)
+    assert len(p.kernels) == 188 and p.extra["kernel_extra"]["schedule"].all()
+    assert (p.extra["kernel_extra"]["global_task_id"] == gid).sum() == 2

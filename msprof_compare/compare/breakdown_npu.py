@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .. import timeline
-from ..model import Profile, factorize, threads_in_order
+from ..model import Profile, factorize, positions_in_runs, threads_in_order
 from ..options import Options
 from ..textsafe import short_repr
 from . import classify
@@ -299,11 +299,8 @@ def wait_candidates(tasks: pd.DataFrame | tuple[np.ndarray, np.ndarray]) -> np.n
         return np.zeros(0, dtype=bool)
     letter = np.where(name == RDMA_SEND, 1, np.where(name == NOTIFY_WAIT, 2, 0)).astype(np.int8)
     order = np.argsort(tid, kind="stable")  # per plane, start order kept
-    lt, tt = letter[order], tid[order]
-    first = np.ones(n, dtype=bool)
-    first[1:] = tt[1:] != tt[:-1]
-    grp_start = np.maximum.accumulate(np.where(first, np.arange(n), 0))
-    pos = np.arange(n) - grp_start
+    lt = letter[order]
+    pos = positions_in_runs(tid[order])
 
     def prev(k: int) -> np.ndarray:
         out = np.zeros(n, dtype=np.int8)

@@ -63,7 +63,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ProfileError, StepError
-from ..model import CANN_MARK, NO_RANK, Profile, frame, us_text
+from ..model import CANN_MARK, NO_RANK, Profile, frame, positions_in_runs, us_text
 from ..options import Options
 from .numparse import LONG_DURATION_TEXT, MAX_DURATION_NS, MAX_RESERVED_BYTES, memory_oddities
 
@@ -381,6 +381,13 @@ def _step_ids(steps: pd.DataFrame, ts: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------------- tables
 
 
+def _kernel_tables(db: _Db) -> list[str]:
+    """The info tables the kernels come from. msprof writes either only when it has rows: a run whose only
+    kernels are AI-CPU HCCL ones has the schedule table alone."""
+    return [info for info in ("COMPUTE_TASK_INFO", SCHEDULE_INFO)
+            if db.has(info) and "globalTaskId" in db.columns(info)]
+
+
 def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
                    ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """(COMPUTE_TASK_INFO + COMMUNICATION_SCHEDULE_TASK_INFO) ⋈ TASK -> (kernels, kernel_extra, kernel_details,
@@ -390,10 +397,7 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
     breakdown leaves them out of computing, as the Overlap Analysis lane does)."""
     if db.has("COMPUTE_TASK_INFO"):
         db.need("COMPUTE_TASK_INFO", "globalTaskId")
-    # msprof writes either table only when it has rows: a run whose only kernels are AI-CPU HCCL ones has the
-    # schedule table alone
-    tables = [info for info in ("COMPUTE_TASK_INFO", SCHEDULE_INFO)
-              if db.has(info) and "globalTaskId" in db.columns(info)]
+    tables = _kernel_tables(db)
     if not tables:
         return frame("kernels", {}), pd.DataFrame(), None, None
     t = lambda n: db.col("TASK", "t", n)  # noqa: E731
@@ -462,7 +466,7 @@ def _pmu(db: _Db, extra: pd.DataFrame, kernels: pd.DataFrame) -> bool:
     start = kernels["ts"].to_numpy(dtype=np.int64)
     replayed = "TASK" in db.repeats
     if replayed:  # pair over every run of each globalTaskId, then read the loaded ones
-        runs = _all_runs(db, "COMPUTE_TASK_INFO", [])
+        runs = _all_runs(db, _kernel_tables(db), [])
         r_gid, r_start, r_end, r_timed = runs[:, 0], runs[:, 1], runs[:, 2], runs[:, 3] == 1
         # keyed by (id, start, n-th such run): two runs of one id and start map one to one
         loaded = pd.DataFrame({"gid": gid, "start": start})
@@ -530,9 +534,8 @@ def _pmu_rows(db: _Db, where: str, params: tuple, stamped: bool = False) -> np.n
     number, anything else (other text, a blob, inf) as missing (NaN), counted in one note: SQLite's CAST AS REAL
     read 'abc' as 0.0 (NULL too: it keeps its place in a replayed task's run order). The ids must be integers, as
     in any query; a row without a globalTaskId is left out, counted in a note. Typed rows (the usual case) are
-    converted in
-    bulk; a chunk holding another cell is read row by row (the query says which: a separate scan for odd cells
-    cost 0.07 s of 0.18 at 1.4M rows)."""
+    converted in bulk; a chunk holding another cell is read row by row (the query says which: a separate scan for
+    odd cells cost 0.07 s of 0.18 at 1.4M rows)."""
     ts = "timestampNs" if stamped else str(_NO_TIME)
     typed_ts = " AND typeof(timestampNs) = 'integer'" if stamped else ""
     cur = db.con.execute(f"SELECT globalTaskId, name, value, {ts}, typeof(globalTaskId) = 'integer' AND typeof(name) "
@@ -617,7 +620,7 @@ def _task_join(db: _Db, info: str, t_cols: list[str], c_cols: list[str], rng: tu
     if info not in db.repeats:
         return db.ints(f"SELECT {', '.join(cols)} FROM TASK t JOIN {info} c ON c.globalTaskId = t.globalTaskId "
                        "WHERE t.startNs BETWEEN ? AND ? AND t.endNs IS NOT NULL ORDER BY t.startNs", rng, len(cols))
-    runs = _all_runs(db, info, [c if c != "t.endNs" else "COALESCE(t.endNs, t.startNs)" for c in t_cols])
+    runs = _all_runs(db, [info], [c if c != "t.endNs" else "COALESCE(t.endNs, t.startNs)" for c in t_cols])
     stamp = (f"CASE WHEN typeof(c.timestampNs) = 'integer' THEN c.timestampNs ELSE {_NO_TIME} END"
              if "timestampNs" in db.columns(info) else str(_NO_TIME))
     rows = db.ints(f"SELECT c.globalTaskId, {stamp}, {', '.join(c_cols)} FROM {info} c "
@@ -628,25 +631,17 @@ def _task_join(db: _Db, info: str, t_cols: list[str], c_cols: list[str], rng: tu
     return np.hstack([runs[keep, 4:], rows[pick[keep], 2:]])
 
 
-def _all_runs(db: _Db, info: str, t_cols: list[str]) -> np.ndarray:
-    """Every TASK run of ``info``'s globalTaskIds that has a start, the step's or not, by (globalTaskId, start):
-    globalTaskId, start, end (the start where there is none), whether it has an end (1 / 0), then ``t_cols``.
+def _all_runs(db: _Db, infos: list[str], t_cols: list[str]) -> np.ndarray:
+    """Every TASK run of the ``infos`` tables' globalTaskIds that has a start, the step's or not, by
+    (globalTaskId, start): globalTaskId, start, end (the start where there is none), whether it has an end (1 /
+    0), then ``t_cols``.
     A run without an end is no task but still counts in its globalTaskId's run order. (IN: the id list is built
     once; a join on a subquery without an index was quadratic.)"""
     extra = "".join(f", {c}" for c in t_cols)
+    ids = " UNION ALL ".join(f"SELECT globalTaskId FROM {info}" for info in infos)
     return db.ints(f"SELECT t.globalTaskId, t.startNs, COALESCE(t.endNs, t.startNs), t.endNs IS NOT NULL{extra} "
-                   f"FROM TASK t WHERE t.globalTaskId IN (SELECT globalTaskId FROM {info}) AND t.startNs IS NOT NULL "
+                   f"FROM TASK t WHERE t.globalTaskId IN ({ids}) AND t.startNs IS NOT NULL "
                    "ORDER BY t.globalTaskId, t.startNs, t.rowid", (), 4 + len(t_cols))
-
-
-def _ranks(gid: np.ndarray) -> np.ndarray:
-    """Each element's position within its run of equal ``gid`` values (``gid`` sorted)."""
-    n = gid.size
-    if not n:
-        return np.zeros(0, np.int64)
-    first = np.ones(n, dtype=bool)
-    first[1:] = gid[1:] != gid[:-1]
-    return np.arange(n) - np.maximum.accumulate(np.where(first, np.arange(n), 0))
 
 
 def _groups_of(gid: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -692,11 +687,11 @@ def _pick_rows(run_gid: np.ndarray, run_start: np.ndarray, run_end: np.ndarray, 
     rest = np.flatnonzero(has & ~done)
     free = np.flatnonzero(~used)
     f_has, f_first, f_count = _groups_of(row_gid[free], run_gid[rest])
-    rank = _ranks(run_gid[rest])
+    rank = positions_in_runs(run_gid[rest])
     sel = rest[f_has]
     pick[sel] = free[f_first[f_has] + np.minimum(rank[f_has], f_count[f_has] - 1)]
     other = rest[~f_has]
-    pick[other] = first[other] + np.minimum(_ranks(run_gid)[other], count[other] - 1)
+    pick[other] = first[other] + np.minimum(positions_in_runs(run_gid)[other], count[other] - 1)
     return pick
 
 
