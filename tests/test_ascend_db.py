@@ -1418,6 +1418,44 @@ def test_schedule_tasks_are_kernels_but_no_computing(tmp_path: Path) -> None:
     assert op["Base Device Duration(ms)"].tolist() == op["Comparison Device Duration(ms)"].tolist()
 
 
+def test_hccl_aiv_kernels_are_no_computing(tmp_path: Path) -> None:
+    """HCCL's AIV-mode kernels (``*AivKernel``) stay in COMPUTE_TASK_INFO, but msprof's Overlap Analysis leaves
+    tasks named ``*AivKernel`` / ``*AicpuKernel`` out of Computing (overlap_analysis_processor.cpp), which is
+    what the text path reads: the renamed task leaves Computing (the union of the other tasks, by plain interval
+    arithmetic over SQL rows), and its time not under another task moves to uncovered communication when a
+    communication op covers it. It keeps its bucket, as its kernel_details.csv row does on the text path."""
+    # the longest compute task that runs inside a communication op
+    gid, s0, e0 = sql(L1, "SELECT c.globalTaskId, t.startNs, t.endNs FROM COMPUTE_TASK_INFO c "
+                          "JOIN TASK t USING (globalTaskId) WHERE EXISTS (SELECT 1 FROM COMMUNICATION_OP o "
+                          "WHERE o.startNs <= t.startNs AND t.endNs <= o.endNs) "
+                          "ORDER BY t.endNs - t.startNs DESC LIMIT 1")[0]
+    db = _variant(tmp_path, "aiv", "INSERT INTO STRING_IDS VALUES (990001, 'HcclAllReduceAivKernel')",
+                  f"UPDATE COMPUTE_TASK_INFO SET name = 990001 WHERE globalTaskId = {gid}")
+    opts = build_options(enable_profiling_compare=True)[0]
+    got, want = load_profile(str(db), opts), load_profile(str(L1), opts)
+    assert (got.kernels["name"] == "HcclAllReduceAivKernel").sum() == 1
+    rows = sql(L1, "SELECT t.startNs, t.endNs FROM TASK t JOIN COMPUTE_TASK_INFO c USING (globalTaskId) "
+                   "WHERE c.globalTaskId <> ? ORDER BY t.startNs", (gid,))
+
+    def union(iv: list[tuple[int, int]]) -> int:
+        total, end = 0, None
+        for s, e in sorted(iv):
+            if end is None or s > end:
+                total, end = total + (e - s), e
+            elif e > end:
+                total, end = total + (e - end), e
+        return total
+
+    others = union(rows)
+    covered = union(rows + [(s0, e0)]) - others  # the renamed task's time not under another task
+    bd, before = db_breakdown(got), db_breakdown(want)
+    assert bd.computing_ns == others == before.computing_ns - covered and covered > 0
+    assert bd.uncovered_comm_ns == before.uncovered_comm_ns + covered
+    assert bd.e2e_ns == before.e2e_ns
+    assert {k: (b.ns, b.count) for k, b in bd.buckets.items()} == {
+        k: (b.ns, b.count) for k, b in before.buckets.items()}
+
+
 def test_schedule_tasks_without_a_compute_table(tmp_path: Path) -> None:
     """msprof writes COMPUTE_TASK_INFO only when it has rows: a run whose only kernels are AI-CPU HCCL ones has
     the schedule table alone. Its tasks are still kernels (no computing), with the missing-table warning."""

@@ -39,6 +39,9 @@ E2E_EXCLUDED = frozenset({"KERNEL_AICORE", "KERNEL_AIVEC", "FFTS_PLUS", "KERNEL_
                           "PROFILING_ENABLE", "PROFILING_DISABLE"})
 #: rts task types of cube kernels when TASK_PMU_INFO is empty.
 CUBE_RTS_TYPES = ("KERNEL_AICORE", "KERNEL_MIX_AIC")
+#: Kernels HCCL runs for a collective (AIV mode; AI-CPU in layouts before COMMUNICATION_SCHEDULE_TASK_INFO):
+#: msprof's Overlap Analysis leaves tasks with these name endings out of Computing (overlap_analysis_processor.cpp).
+HCCL_KERNEL_SUFFIXES = ("AivKernel", "AicpuKernel")
 
 
 def db_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Keywords | None = None) -> Breakdown:
@@ -178,7 +181,10 @@ def _iv(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 def _intervals(profile: Profile, bd: Breakdown) -> timeline.Intervals:
     """Computing, uncovered communication and E2E; returns the not-overlapped windows."""
-    ks, ke = _iv(profile.kernels)
+    k = profile.kernels
+    hccl = classify.per_unique(k["name"].to_numpy(dtype=object), lambda n: n.endswith(HCCL_KERNEL_SUFFIXES),
+                               lower=False)
+    ks, ke = _iv(k[~hccl] if hccl.any() else k)  # communication's, not computing (still in the buckets, as text)
     c = profile.comm
     cs, ce = _iv(c[c["lane"] == "op"]) if len(c) else (np.zeros(0, np.int64), np.zeros(0, np.int64))
     compute = timeline.union(ks, ke)
