@@ -63,6 +63,33 @@ def test_kernel_groups_match_hand_count():
         assert (mx, mn) == (max(vals), min(vals))
 
 
+def test_empty_and_na_shapes_of_a_type_are_one_group(tmp_path):
+    """reference-2 §6.1: an empty Input Shapes is N/A, so kernels of one type with an empty, an "N/A" and a
+    blank-padded " N/A " shape are one group (two groups of one key had made the sheet keep one and drop the
+    other's kernels without a word). Checked through the loader against the independent csv grouping."""
+    from msprof_compare.loaders.ascend_text import read_kernel_details
+
+    with open(DATA / "kernel_details_l1_head40.csv", newline="") as fh:
+        rows = list(csv.reader(fh))
+    head = rows[0]
+    t, sh = head.index("Type"), head.index("Input Shapes")
+    typ = next(r[t] for r in rows[1:] if sum(x[t] == r[t] for x in rows[1:]) >= 3)
+    mine = [r for r in rows[1:] if r[t] == typ]
+    for r, shape in zip(mine, ("", "N/A", " N/A "), strict=False):
+        r[sh] = shape
+    path = tmp_path / "kernel_details.csv"
+    with open(path, "w", newline="") as fh:
+        csv.writer(fh).writerows(rows)
+    groups = kernels.kernel_groups(npu(kernel_details=read_kernel_details(str(path))))
+    expected = _by_hand(path)
+    assert len(expected[(typ, "N/A")]) >= 3
+    assert list(zip(groups["type"], groups["shape"], strict=True)) == list(expected)
+    for (g_t, g_s), calls, total in zip(zip(groups["type"], groups["shape"], strict=True), groups["calls"],
+                                        groups["total"], strict=True):
+        assert calls == len(expected[(g_t, g_s)])
+        assert total == pytest.approx(sum(expected[(g_t, g_s)]), abs=0.006)
+
+
 def test_kernel_totals_are_exact_decimal_sums():
     """Through the loader (exact ns durations): each total is the decimal sum rounded half up to 0.01 us."""
     from decimal import ROUND_HALF_UP, Decimal

@@ -62,12 +62,14 @@ def _number(series: pd.Series) -> np.ndarray:
     return pd.to_numeric(_text(series), errors="coerce").to_numpy(dtype=float)
 
 
-def _stripped(series: pd.Series) -> tuple[np.ndarray, list[str]]:
-    """(codes, distinct stripped texts) of a CSV text column ("" for missing); strips once per
-    distinct value. Codes are in first-appearance order."""
+def _stripped(series: pd.Series, empty: str = "") -> tuple[np.ndarray, list[str]]:
+    """(codes, distinct texts) of a CSV text column, each cell stripped and read as ``empty`` when blank or
+    missing; strips once per distinct value. Cells equal after that share a code (the group key is the text:
+    " N/A", "" and "N/A" are one shape). Codes are in first-appearance order."""
     codes, uniq = pd.factorize(series.to_numpy(dtype=object), use_na_sentinel=True)
     texts = ["" if u is None else str(u).strip() for u in uniq.tolist()] + [""]  # code -1 (NaN) -> ""
-    return codes, texts
+    canon, distinct = pd.factorize(np.array([t or empty for t in texts], dtype=object))
+    return canon[codes], distinct.tolist()  # code -1 indexes the trailing "" entry
 
 
 def kernel_groups(profile: Profile, step: int = -1) -> pd.DataFrame:
@@ -96,9 +98,8 @@ def kernel_groups(profile: Profile, step: int = -1) -> pd.DataFrame:
     rows = np.flatnonzero(keep)
     if not rows.size:
         return pd.DataFrame(columns=cols)
-    if "Input Shapes" in kd.columns:
-        s_codes, s_text = _stripped(kd["Input Shapes"])
-        s_text = [t if t != "" else "N/A" for t in s_text]
+    if "Input Shapes" in kd.columns:  # an empty shape is N/A (reference-2 §6.1): one group with the N/A ones
+        s_codes, s_text = _stripped(kd["Input Shapes"], empty="N/A")
     else:
         s_codes, s_text = np.zeros(len(kd), np.int64), ["N/A"]
     raw_dur = _number(kd["Duration(us)"])[rows]
@@ -109,7 +110,6 @@ def kernel_groups(profile: Profile, step: int = -1) -> pd.DataFrame:
     dur = np.nan_to_num(raw_dur)
     # types and (type, shape) pairs numbered in first-appearance order among the kept rows
     t_rank, _ = pd.factorize(t_codes[rows])
-    s_codes = np.where(s_codes < 0, len(s_text) - 1, s_codes)  # a missing shape reads as the trailing ""
     pair, first_row = pair_codes(t_codes[rows], s_codes[rows])
     n = len(first_row)
     calls = np.bincount(pair, minlength=n)
