@@ -1007,3 +1007,77 @@ def test_rank_span_of_the_hccl_tasks(tmp_path):
     d = _copy(tmp_path)
     (d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").write_text(json.dumps(ev))
     assert load_profile(str(d), OPTS).rank_span == 0
+
+
+def _zh_copy(src: Path, dst: Path, encoding: str) -> None:
+    """The excerpt with Chinese text in op names, an arg, a kernel name and the metadata, written in ``encoding``
+    (torch_npu writes its files with the locale's encoding and ``ensure_ascii=False``)."""
+    shutil.copytree(src, dst)
+    out = dst / "ASCEND_PROFILER_OUTPUT"
+    tv = (out / "trace_view.json").read_text(encoding="utf-8")
+    assert tv.count('"aten::view"') > 1 and '"Input type": "float;' in tv
+    tv = tv.replace('"aten::view"', '"aten::view训练"').replace('"Input type": "float;', '"Input type": "float张量;')
+    (out / "trace_view.json").write_bytes(tv.encode(encoding))
+    kd = (out / "kernel_details.csv").read_text(encoding="utf-8")
+    first = kd.splitlines()[1].split(",")[4]  # Name of the first row
+    (out / "kernel_details.csv").write_bytes(kd.replace(f",{first},", f",{first}训练,", 1).encode(encoding))
+    meta = json.loads((dst / "profiler_metadata.json").read_text(encoding="utf-8"))
+    meta["note"] = "训练"
+    (dst / "profiler_metadata.json").write_bytes(json.dumps(meta, ensure_ascii=False).encode(encoding))
+
+
+def test_text_export_written_in_a_chinese_locale(tmp_path: Path) -> None:
+    """torch_npu writes trace_view.json, the CSVs and the JSON side files with ``open`` and no ``encoding=``:
+    on a GBK / GB18030 locale, non-ASCII text lands in that encoding (the original, run in the same locale,
+    reads it). Each such file loads with one warning naming it, and every table equals that of the same export
+    written in UTF-8."""
+    _zh_copy(PT, tmp_path / "gb" / PT.name, "gb18030")
+    _zh_copy(PT, tmp_path / "utf8" / PT.name, "utf-8")
+    got = load_profile(str(tmp_path / "gb" / PT.name), ALL)
+    want = load_profile(str(tmp_path / "utf8" / PT.name), ALL)
+    root = tmp_path / "gb" / PT.name
+    notes = [w for w in got.warnings if "GB18030" in w]
+    assert notes == [f"{root / 'ASCEND_PROFILER_OUTPUT' / name}: the text is not UTF-8; read as GB18030 (the "
+                     "profiler writes in the encoding of the machine's locale)"
+                     for name in ("trace_view.json", "kernel_details.csv")] + [
+        f"{root / 'profiler_metadata.json'}: the text is not UTF-8; read as GB18030 (the profiler writes in the "
+        "encoding of the machine's locale)"]
+    assert not any("GB18030" in w for w in want.warnings)
+    assert (got.ops["name"] == "aten::view训练").sum() == (want.ops["name"] == "aten::view训练").sum() > 1
+    for table in ("ops", "kernels", "flows", "python_functions"):
+        assert getattr(got, table).equals(getattr(want, table)), table
+    assert got.kernel_details.equals(want.kernel_details) and got.kernel_details["Name"][0].endswith("训练")
+    assert got.metadata == want.metadata and got.metadata["note"] == "训练"
+
+
+def test_text_that_is_neither_utf8_nor_gb18030_stays_an_error(tmp_path: Path) -> None:
+    """Only GB18030 is tried: a Latin-1 byte before a quote is neither, and the error names the UTF-8 problem."""
+    side = tmp_path / PT.name
+    shutil.copytree(PT, side)
+    kd = side / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    text = kd.read_text(encoding="utf-8")
+    first = text.splitlines()[1].split(",")[4]
+    kd.write_bytes(text.replace(f",{first},", f",{first}\xe9,", 1).encode("latin-1"))
+    with pytest.raises(ProfileError) as info:
+        load_profile(str(side), OPTS)
+    assert info.value.path == str(kd)
+    assert info.value.message.startswith("malformed CSV: 'utf-8' codec can't decode byte 0xe9")
+    assert info.value.message.endswith("(nor is it GB18030 text)")
+
+
+def test_side_json_with_python_constants(tmp_path: Path) -> None:
+    """Python's json.dumps writes NaN / Infinity / -Infinity (torch_npu's add_metadata_json takes any JSON a user
+    gives, stores it as Python values and dumps it so): read as Python reads them. Other malformed JSON, even
+    with such a literal before the fault, is still an error."""
+    from msprof_compare.loaders.ascend_text import read_json
+
+    f = tmp_path / "profiler_metadata.json"
+    f.write_bytes(b'{"loss": NaN, "norm": Infinity, "lr": [-Infinity, 1]}')
+    got = read_json(str(f))
+    assert np.isnan(got["loss"]) and got["norm"] == float("inf") and got["lr"] == [float("-inf"), 1]
+    f.write_bytes(b'{"loss": NaN, "x": }')
+    with pytest.raises(ProfileError, match="malformed JSON: JSON is malformed: invalid character"):
+        read_json(str(f))
+    f.write_bytes(b'{"loss": nan}')
+    with pytest.raises(ProfileError, match="malformed JSON"):
+        read_json(str(f))

@@ -406,3 +406,22 @@ def test_control_character_outside_strings_stays_an_error(tmp_path) -> None:
     with pytest.raises(ProfileError) as info:
         load_profile(str(f), Options())
     assert "malformed trace JSON" in info.value.message and "control" not in info.value.message
+
+
+def test_as_utf8_checks_in_chunks_and_reencodes_gb18030() -> None:
+    """UTF-8 is checked in 1 MiB chunks: a character split by a chunk boundary is still UTF-8 (the same bytes come
+    back, no note); GB18030 text is re-encoded to the UTF-8 of the same characters; text that is neither comes
+    back unchanged for the decoder to refuse."""
+    from msprof_compare.loaders.traceio import as_utf8
+
+    ascii_ = b"[" + b" " * 100 + b"]"
+    assert as_utf8("t.json", ascii_) == (ascii_, "")
+    chunk = 1 << 20
+    text = "a" * (chunk - 1) + "训" + "练" * 10  # 训 spans the first boundary
+    data = text.encode("utf-8")
+    got, note = as_utf8("t.json", data)
+    assert got is data and note == ""
+    got, note = as_utf8("t.json", text.encode("gb18030"))
+    assert got == data and note.startswith("t.json: the text is not UTF-8; read as GB18030")
+    bad = b'["caf\xe9"]'  # E9 then a quote: no GB18030 character either
+    assert as_utf8("t.json", bad) == (bad, "")

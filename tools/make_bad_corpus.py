@@ -224,7 +224,15 @@ def _trace_like(c: Corpus, family: str, good: bytes, wrap, partner: str) -> None
     err("png_named_json", b"\x89PNG\r\n\x1a\n" + bytes(200), "an image named .json")
     err("invalid_utf8_in_name", good.replace(b'"name":', b'"name":"\xff\xfe bad"  ,"x":', 1),
         "invalid UTF-8 bytes inside a string")
-    err("invalid_utf8_overlong", good.replace(b'"name":', b'"name":"\xc0\xaf",  "y":', 1), "overlong UTF-8 sequence")
+    overlong = good.replace(b'"name":', b'"name":"\xc0\xaf",  "y":', 1)
+    if family == "kineto":  # Kineto writes UTF-8 whatever the locale
+        err("invalid_utf8_overlong", overlong, "overlong UTF-8 sequence")
+    else:  # torch_npu writes in the locale's encoding: C0 AF is a GB18030 character
+        ok("invalid_utf8_overlong", overlong, "overlong UTF-8 sequence, which is GB18030 text: read as that",
+           warning="read as GB18030")
+        ok("gb18030_name", good.replace(b'"name":"', '"name":"训练 '.encode("gb18030"), 1),
+           "a name written in a Chinese locale's encoding (torch_npu writes with the locale's encoding)",
+           warning="read as GB18030")
     err("utf16_encoded", good.decode().encode("utf-16"), "UTF-16 text instead of UTF-8")
     err("latin1_bytes", good.replace(b'"name":"', b'"name":"caf\xe9 ', 1), "Latin-1 byte in an event name")
     err("top_number", b"42", "top level is a number")
@@ -607,6 +615,18 @@ def npu_dir_family(c: Corpus) -> None:
     case("metadata_invalid_utf8", {"profiler_metadata.json": b'{"ENV_VARIABLES": "caf\xe9"}'}, 1,
          "Latin-1 byte in profiler_metadata.json", file="profiler_metadata.json")
     case("communication_empty_object", {cpath: b"{}"}, 0, "communication.json with no steps")
+    # Python's json.dumps (torch_npu's writer) writes NaN / Infinity; the profiler writes in the locale's encoding
+    case("metadata_nan_infinity", {"profiler_metadata.json": b'{"train_loss": NaN, "grad_norm": Infinity, '
+                                                             b'"lr": -Infinity}'}, 0,
+         "NaN / Infinity values (torch_npu's add_metadata_json, written by json.dumps) in profiler_metadata.json")
+    case("communication_bandwidth_nan", {cpath: comm.replace(b'"SDMA": {"Transit Time(ms)": 27.315705875000003',
+                                                             b'"SDMA": {"Transit Time(ms)": NaN')}, 0,
+         "a NaN bandwidth block value: that bandwidth 0, and said", warning="not a finite number")
+    case("metadata_gb18030", {"profiler_metadata.json": '{"ENV_VARIABLES": "训练"}'.encode("gb18030")}, 0,
+         "profiler_metadata.json written in a Chinese locale's encoding", warning="read as GB18030")
+    case("kernel_details_gb18030", {f"{out}kernel_details.csv": kd.replace(",hcom_allReduce__586_0_1,",
+                                                                           ",训练_586_0_1,", 1).encode("gb18030")},
+         0, "kernel_details.csv written in a Chinese locale's encoding", warning="read as GB18030")
     case("communication_bandwidth_text", {cpath: comm.replace(b'"SDMA": {"Transit Time(ms)": 27.315705875000003',
                                                               b'"SDMA": {"Transit Time(ms)": "abc"')}, 0,
          "a bandwidth block value that is not a number: that bandwidth 0, and said", warning="not a finite number")

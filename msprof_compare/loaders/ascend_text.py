@@ -41,8 +41,10 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import re
+from collections.abc import Callable
 from itertools import repeat
 from operator import attrgetter
 from typing import Any
@@ -396,6 +398,9 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
     kind = traceio.first_char(data)
     if kind == "{":
         raise ProfileError(path, "not an Ascend trace_view.json (top level is an object, expected an event list)")
+    data, note = traceio.as_utf8(path, data)
+    if note:
+        profile.warnings.append(note)
     events, _, data, note = traceio.decode_trace(path, data)
     if note:
         profile.warnings.append(note)
@@ -596,28 +601,23 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
     dtype.update({raw[c]: np.float64 for c in floats if c in raw})
     na = {raw[c]: list(_NA_TEXTS) for c in floats if c in raw}
     usecols = [raw[c] for c in names]
-    try:
-        df = pd.read_csv(source(), usecols=usecols, dtype=dtype, keep_default_na=False, na_values=na,
-                         encoding="utf-8-sig", skipinitialspace=False)
-    except ValueError:
-        # a float column holds text (rare): parse again with every column as text, coerce junk to NaN
+    not_utf8: UnicodeDecodeError | None = None
+    for encoding in ("utf-8-sig", traceio.LOCALE_ENCODING):
         try:
-            df = pd.read_csv(source(), usecols=usecols, dtype=str, keep_default_na=False, encoding="utf-8-sig")
-        except (pd.errors.ParserError, UnicodeDecodeError, ValueError, OSError) as exc:
+            df, junk = _parse_csv(source, usecols, dtype, na, floats, raw, encoding)
+            break
+        except UnicodeDecodeError as exc:  # written in the locale's encoding (traceio.LOCALE_ENCODING)?
+            if not_utf8 is not None:
+                raise ProfileError(path, f"malformed CSV: {_first_line(not_utf8)} (nor is it GB18030 text)") from None
+            not_utf8 = exc
+        # pandas' ParserError / EmptyDataError are ValueErrors
+        except (pd.errors.ParserError, ValueError, OSError) as exc:
             raise ProfileError(path, f"malformed CSV: {_first_line(exc)}") from None
-        junk: dict[str, int] = {}
-        for c in floats:
-            if c in raw:
-                cells = df[raw[c]].str.strip()
-                df[raw[c]] = pd.to_numeric(cells, errors="coerce")
-                n_bad = int((df[raw[c]].isna() & ~cells.isin(_NA_TEXTS)).sum())
-                if n_bad:
-                    junk[c] = n_bad
-        if junk:  # one line per file, counting what was dropped (a recoverable oddity)
-            warnings.append(f"{path}: {sum(junk.values())} value(s) that are not numbers in column(s) "
-                            f"{', '.join(junk)}; read as missing")
-    except OSError as exc:  # pandas' ParserError / EmptyDataError and UnicodeDecodeError are ValueErrors: above
-        raise ProfileError(path, f"malformed CSV: {_first_line(exc)}") from None
+    if encoding != "utf-8-sig":
+        warnings.append(traceio.not_utf8_note(path))
+    if junk:  # one line per file, counting what was dropped (a recoverable oddity)
+        warnings.append(f"{path}: {sum(junk.values())} value(s) that are not numbers in column(s) "
+                        f"{', '.join(junk)}; read as missing")
     if len(df) == 0 and required:
         raise ProfileError(path, "no data rows")
     canonical = {raw[c]: c for c in names}
@@ -626,6 +626,29 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
         if c in df.columns and np.isinf(df[c].to_numpy(dtype=np.float64)).any():
             raise ProfileError(path, f"column {c} holds a value that is not finite (inf or out of range)")
     return df
+
+
+def _parse_csv(source: Callable[[], str | io.BytesIO], usecols: list[str], dtype: dict, na: dict,
+               floats: tuple[str, ...], raw: dict[str, str], encoding: str) -> tuple[pd.DataFrame, dict[str, int]]:
+    """One pandas read in ``encoding``; returns the frame and the count of non-numbers per float column."""
+    try:
+        return pd.read_csv(source(), usecols=usecols, dtype=dtype, keep_default_na=False, na_values=na,
+                           encoding=encoding, skipinitialspace=False), {}
+    except UnicodeDecodeError:
+        raise
+    except ValueError:
+        pass
+    # a float column holds text (rare): parse again with every column as text, coerce junk to NaN
+    df = pd.read_csv(source(), usecols=usecols, dtype=str, keep_default_na=False, encoding=encoding)
+    junk: dict[str, int] = {}
+    for c in floats:
+        if c in raw:
+            cells = df[raw[c]].str.strip()
+            df[raw[c]] = pd.to_numeric(cells, errors="coerce")
+            n_bad = int((df[raw[c]].isna() & ~cells.isin(_NA_TEXTS)).sum())
+            if n_bad:
+                junk[c] = n_bad
+    return df, junk
 
 
 def _first_line(exc: Exception) -> str:
@@ -803,8 +826,12 @@ def read_op_statistic(path: str, warnings: list[str]) -> pd.DataFrame:
     return df
 
 
-def read_json(path: str) -> Any:
-    """A whole JSON side file; None for an empty file. Malformed -> ProfileError."""
+def read_json(path: str, warnings: list[str] | None = None) -> Any:
+    """A whole JSON side file; None for an empty file. Malformed -> ProfileError.
+
+    torch_npu writes these with Python's ``json`` (``allow_nan`` on: a NaN or infinite value a user hands
+    ``add_metadata_json`` lands in profiler_metadata.json as ``NaN`` / ``Infinity``) in the locale's encoding:
+    both are read, the encoding said in ``warnings``."""
     try:
         with open(path, "rb") as fh:
             data = fh.read()
@@ -812,15 +839,39 @@ def read_json(path: str) -> Any:
         raise ProfileError(path, f"cannot read file: {exc.strerror or exc}") from None
     if not data.strip():
         return None
+    data, note = traceio.as_utf8(path, data)
+    if data[:3] == b"\xef\xbb\xbf":
+        data = data[3:]
     try:
-        return msgspec.json.decode(data[3:] if data[:3] == b"\xef\xbb\xbf" else data)
+        value = msgspec.json.decode(data)
     except traceio.DECODE_ERRORS as exc:
         msg = str(exc)
+        if _python_constant_at(data, msg):
+            try:  # Python's own reader takes its NaN / Infinity / -Infinity
+                value = json.loads(data)
+            except (ValueError, RecursionError):
+                pass
+            else:
+                if note and warnings is not None:
+                    warnings.append(note)
+                return value
         if "truncated" in msg.lower():
             raise ProfileError(path, f"truncated JSON ({msg})") from None
         raise ProfileError(path, f"malformed JSON: {msg}") from None
     except RecursionError:
         raise ProfileError(path, "malformed JSON: values nested too deeply") from None
+    if note and warnings is not None:
+        warnings.append(note)
+    return value
+
+
+_PY_CONSTANTS = (b"NaN", b"Infinity")  # "-Infinity": the decoder stops after the sign
+
+
+def _python_constant_at(data: bytes, msg: str) -> bool:
+    """Whether the decoder stopped at a NaN / Infinity literal, which Python's ``json.dumps`` writes."""
+    m = traceio.INVALID_CHAR.search(msg)
+    return m is not None and data.startswith(_PY_CONSTANTS, int(m.group(1)))
 
 
 def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
@@ -856,7 +907,7 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
         profile.op_statistic = read_op_statistic(p, profile.warnings)
     p = path_of("communication.json") if profiling else None
     if p:
-        data = read_json(p)
+        data = read_json(p, profile.warnings)
         if data is None:
             profile.warnings.append(f"{p}: The communication.json file is empty.")
         elif not isinstance(data, dict):
@@ -866,14 +917,14 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
     meta = os.path.join(layout.profiling_path, "profiler_metadata.json")
     if os.path.isfile(meta):
         profile.files["profiler_metadata.json"] = meta
-        data = read_json(meta)
+        data = read_json(meta, profile.warnings)
         if data is not None and not isinstance(data, dict):
             raise ProfileError(meta, "malformed profiler_metadata.json: top level is not an object")
         profile.metadata = data or {}
     if layout.level == "profiling" and layout.info_path and profiling:  # only OverallMetrics reads it
         profile.files["profiler_info"] = layout.info_path
         try:
-            info = read_json(layout.info_path)
+            info = read_json(layout.info_path, profile.warnings)
         except ProfileError as exc:
             profile.warnings.append(f"Failed to read profiler_info.json: {exc}")
             info = None

@@ -11,6 +11,7 @@ the same bytes (``exact_texts``).
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import io
 import os
@@ -351,9 +352,47 @@ def decode_events(path: str, data: bytes, raw_ts: bool = False) -> tuple[list[Ev
     raise ProfileError(path, "not a JSON trace (expected an object with traceEvents or an event list)")
 
 
+#: The one other encoding profiles come in: torch_npu and MindSpore write their text files (trace_view.json,
+#: the CSVs, the JSON side files) with ``open`` and no ``encoding=``, so in the locale's encoding, and with
+#: ``ensure_ascii=False``; on a Chinese-locale host that is GBK / GB18030 (GB18030 decodes both). Kineto's
+#: C++ writer always writes UTF-8.
+LOCALE_ENCODING = "gb18030"
+_UTF8_CHUNK = 1 << 20
+
+
+def not_utf8_note(path: str) -> str:
+    return (f"{path}: the text is not UTF-8; read as GB18030 (the profiler writes in the encoding of the "
+            "machine's locale)")
+
+
+def as_utf8(path: str, data: bytes) -> tuple[bytes, str]:
+    """``data`` as UTF-8, with a warning line when it had to be re-encoded: text that is not UTF-8 but is
+    GB18030 (``LOCALE_ENCODING``) is re-encoded; anything else is returned as it is, for the decoder to name
+    the bad byte. ASCII (nearly every profile) is told at memory speed; other text is checked in chunks, so
+    no whole-file string is built."""
+    if data.isascii():
+        return data, ""
+    check = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    try:
+        for i in range(0, len(data), _UTF8_CHUNK):
+            check.decode(view[i:i + _UTF8_CHUNK])
+        check.decode(b"", final=True)
+        return data, ""
+    except UnicodeDecodeError:
+        pass
+    finally:
+        view.release()
+    try:
+        text = data.decode(LOCALE_ENCODING)
+    except UnicodeDecodeError:
+        return data, ""
+    return text.encode("utf-8"), not_utf8_note(path)
+
+
 #: Raw control characters (U+0000-U+001F) as blanks: JSON allows them in strings only as escapes.
 _BLANK_CONTROLS = bytes.maketrans(bytes(range(0x20)), b" " * 0x20)
-_INVALID_CHAR = re.compile(r"invalid character \(byte (\d+)\)")
+INVALID_CHAR = re.compile(r"invalid character \(byte (\d+)\)")
 
 
 def decode_trace(path: str, data: bytes, raw_ts: bool = False) -> tuple[list[Event], KinetoFile | None, bytes, str]:
@@ -368,7 +407,7 @@ def decode_trace(path: str, data: bytes, raw_ts: bool = False) -> tuple[list[Eve
         events, top = decode_events(path, data, raw_ts)
         return events, top, data, ""
     except ProfileError as exc:
-        m = _INVALID_CHAR.search(exc.message)
+        m = INVALID_CHAR.search(exc.message)
         at = int(m.group(1)) + (3 if data[:3] == b"\xef\xbb\xbf" else 0) if m else -1
         if not 0 <= at < len(data) or data[at] >= 0x20:
             raise
