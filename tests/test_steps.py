@@ -360,3 +360,59 @@ def test_torch_npu_step_run_reads_no_other_marker(samples: Path, tmp_path: Path)
                   enable_communication_compare=True)
     assert res.sheet_names == ["CommunicationCompare"]
     assert "step_marks" not in load_profile(str(d), Options(base_step=50, comparison_step=50)).extra
+
+
+def _split_step(samples: Path, dst: Path) -> tuple[Decimal, Decimal, Decimal]:
+    """The level-1 text export with ProfilerStep#50 cut in two at the start of its second top-level module
+    (CrossEntropyLoss, after the DistributedDataParallel forward): #50 ends 10 us before it, #51 runs from it to
+    the old end. Returns (start of #50, end of #50, start of #51) in us."""
+    src = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+    shutil.copytree(src, dst)
+    path = dst / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(path.read_text())
+    step = next(e for e in events if e.get("name") == "ProfilerStep#50")
+    loss = next(e for e in events if e.get("name") == "nn.Module: CrossEntropyLoss_0")
+    start, end, cut = Decimal(step["ts"]), Decimal(step["ts"]) + Decimal(str(step["dur"])), Decimal(loss["ts"])
+    step["dur"] = float(cut - Decimal(10) - start)
+    events.append({**step, "name": "ProfilerStep#51", "ts": str(cut), "dur": float(end - cut)})
+    path.write_text(json.dumps(events))
+    return start, cut - Decimal(10), cut
+
+
+def _forward_modules(sheet) -> dict[str, list]:
+    rows = sheet[~sheet["Module Name"].astype(str).str.contains("BACKWARD", regex=False)]
+    return {f"{r['Module Name']}|{r['Operator Name']}": r.tolist()[5:] for _, r in rows.iterrows()}
+
+
+def test_text_module_sheets_follow_the_step(samples: Path, tmp_path: Path) -> None:
+    """The original builds a text export's module sheets from the whole profile whatever the step (reference-2
+    §9: "text: NOT filtered"), so two steps of one run showed the same modules; ours keeps the modules (and
+    ops) that start in the step, as for a DB export. On the level-1 export split in two steps, each step's
+    forward module rows are exactly those under the top-level modules (and optimizer pseudo-modules) that
+    start in it (plain json), with the figures and call stacks the whole-profile run gives them (a kernel
+    follows its launching op; a call stack's outer frames began before the step)."""
+    split = tmp_path / "split_ascend_pt"
+    s50, e50, s51 = _split_step(samples, split)
+    events = json.loads((split / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text())
+    mods = [e for e in events if str(e.get("name", "")).startswith("nn.Module:")]
+
+    def inside(e: dict, o: dict) -> bool:
+        return (o is not e and o["tid"] == e["tid"] and Decimal(o["ts"]) <= Decimal(e["ts"])
+                and Decimal(e["ts"]) + Decimal(str(e["dur"])) <= Decimal(o["ts"]) + Decimal(str(o["dur"])))
+
+    tops = [("/ " + e["name"].split(": ", 1)[1], Decimal(e["ts"])) for e in mods
+            if not any(inside(e, o) for o in mods)]
+    # optimizer ops are pseudo-modules
+    tops += [("/" + e["name"], Decimal(e["ts"])) for e in events
+             if e.get("cat") == "cpu_op" and str(e.get("name", "")).lower().startswith("optimizer")]
+    assert sorted(p for p, _ in tops) == ["/ CrossEntropyLoss_0", "/ DistributedDataParallel_0",
+                                          "/Optimizer.step#SGD.step", "/Optimizer.zero_grad#SGD.zero_grad"]
+    whole = _forward_modules(compare(str(split), str(split), enable_operator_compare=True)
+                             .sheet("ModuleCompareStatistic"))
+    assert {k.split("|")[0] for k in whole} >= {p for p, _ in tops}
+    for step, lo, hi in ((50, s50, e50), (51, s51, None)):
+        mine = tuple(p for p, t in tops if lo <= t and (hi is None or t <= hi))
+        got = _forward_modules(compare(str(split), str(split), base_step=step, comparison_step=step,
+                                       enable_operator_compare=True).sheet("ModuleCompareStatistic"))
+        assert got == {k: v for k, v in whole.items() if k.split("|")[0].startswith(mine)}, (step, mine, sorted(got))
+        assert got and len(got) < len(whole)

@@ -16,6 +16,7 @@ matching yields no pair, so the caller falls back to the operator sheets.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 from collections import deque
@@ -28,7 +29,8 @@ import pandas as pd
 from ..model import Profile, ranges
 from . import classify
 from .align import AlignMemo, no_matching
-from .optree import OpTree, _nest, _subtree_sum, levels, op_tree, side_profile
+from .optree import OpTree, _nest, _subtree_sum, build_tree, levels, op_tree, side_profile
+from .steps import in_range, side_range
 from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, frame_from_rows
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -533,13 +535,34 @@ def _handout(top_owner: np.ndarray, t_ts: np.ndarray, t_end: np.ndarray, q_owner
     return np.where((j < len(top_owner)) & (top_owner[jj] == q_owner) & (q_ts >= t_ts[jj]), j, -1)
 
 
+def _step_view(profile: Profile, rng: tuple[int, int]) -> Profile:
+    """A text export cut, as a DB export's loader cuts it, to the torch ops, modules and flows that start inside
+    the step. Device rows stay (a kernel follows the op that launched it, as in the operator sheets of a step,
+    whenever it ran), and so do the other python functions: the frames of a call stack began before it."""
+    def cut(df: pd.DataFrame, col: str = "ts", keep: np.ndarray | None = None) -> pd.DataFrame:
+        inside = in_range(df[col].to_numpy(dtype=np.int64), rng)
+        if keep is not None:
+            inside |= keep
+        return df if inside.all() else df[inside].reset_index(drop=True)
+
+    pf = profile.python_functions
+    return dataclasses.replace(profile, ops=cut(profile.ops), flows=cut(profile.flows, "s_ts"),
+                               python_functions=cut(pf, keep=~_is_module(pf["name"].to_numpy(dtype=object))))
+
+
 def module_trees(ctx: RunContext, side: str) -> ModuleTrees | None:
     """Cached module trees of one side (None when it has no nn.Module python functions)."""
     def compute() -> ModuleTrees | None:
         prof = side_profile(ctx, side)
         if not len(prof.python_functions):
             return None
-        return build_side(prof, op_tree(ctx, side))
+        rng = side_range(ctx, side) if prof.source == "ascend_text" else None
+        if rng is None:  # a DB export's loader already cut every table to the step
+            return build_side(prof, op_tree(ctx, side))
+        # the original builds a text export's module trees from the whole profile whatever the step; ours
+        # from the step's rows, as for a DB export (docs/differences.md)
+        view = _step_view(prof, rng)
+        return build_side(view, build_tree(view, ctx.options.gpu_flow_cat, with_comm=True))
 
     return ctx.cached(_CACHE.format(side=side), compute)
 
