@@ -29,6 +29,16 @@ def samples_stay_untouched():
         raise AssertionError(f"tests created files under {SAMPLES}: {added[:5]}")
 
 
+@pytest.fixture(autouse=True)
+def utf8_locale(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Text that is not UTF-8 is read in the locale's encoding when that is another (``traceio.as_utf8``): the
+    tests read it as on a UTF-8 host, whatever the machine's locale; a test of the locale rule patches it."""
+    from msprof_compare.loaders import traceio
+
+    monkeypatch.setattr(traceio, "_locale_encoding", lambda: "utf-8")
+    monkeypatch.setenv("PYTHONUTF8", "1")  # the same for the CLI runs in subprocesses
+
+
 @pytest.fixture
 def samples() -> Path:
     """The real sample profiles beside the checkout; skip the test when they are absent."""

@@ -1036,12 +1036,12 @@ def test_text_export_written_in_a_chinese_locale(tmp_path: Path) -> None:
     got = load_profile(str(tmp_path / "gb" / PT.name), ALL)
     want = load_profile(str(tmp_path / "utf8" / PT.name), ALL)
     root = tmp_path / "gb" / PT.name
+    why = ("the text is not UTF-8; read as GB18030 (torch_npu and MindSpore write in the locale's encoding: GBK / "
+           "GB18030 on a Chinese-locale machine)")
     notes = [w for w in got.warnings if "GB18030" in w]
-    assert notes == [f"{root / 'ASCEND_PROFILER_OUTPUT' / name}: the text is not UTF-8; read as GB18030 (the "
-                     "profiler writes in the encoding of the machine's locale)"
-                     for name in ("trace_view.json", "kernel_details.csv")] + [
-        f"{root / 'profiler_metadata.json'}: the text is not UTF-8; read as GB18030 (the profiler writes in the "
-        "encoding of the machine's locale)"]
+    out = root / "ASCEND_PROFILER_OUTPUT"
+    files = [out / "trace_view.json", out / "kernel_details.csv", root / "profiler_metadata.json"]
+    assert notes == [f"{f}: {why}" for f in files]
     assert not any("GB18030" in w for w in want.warnings)
     assert (got.ops["name"] == "aten::view训练").sum() == (want.ops["name"] == "aten::view训练").sum() > 1
     for table in ("ops", "kernels", "flows", "python_functions"):
@@ -1051,7 +1051,8 @@ def test_text_export_written_in_a_chinese_locale(tmp_path: Path) -> None:
 
 
 def test_text_that_is_neither_utf8_nor_gb18030_stays_an_error(tmp_path: Path) -> None:
-    """Only GB18030 is tried: a Latin-1 byte before a quote is neither, and the error names the UTF-8 problem."""
+    """On a UTF-8 host only GB18030 is tried: a Latin-1 byte before a comma is neither, and the error names the
+    UTF-8 fault."""
     side = tmp_path / PT.name
     shutil.copytree(PT, side)
     kd = side / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
@@ -1062,7 +1063,41 @@ def test_text_that_is_neither_utf8_nor_gb18030_stays_an_error(tmp_path: Path) ->
         load_profile(str(side), OPTS)
     assert info.value.path == str(kd)
     assert info.value.message.startswith("malformed CSV: 'utf-8' codec can't decode byte 0xe9")
-    assert info.value.message.endswith("(nor is it GB18030 text)")
+
+
+def test_damaged_utf8_is_not_read_as_gb18030(tmp_path: Path) -> None:
+    """A UTF-8 trace with one damaged byte is refused as before: read as GB18030, its every other non-ASCII
+    name would be garbled (GB18030 decodes nearly any byte pair)."""
+    side = tmp_path / "utf8" / PT.name
+    _zh_copy(PT, side, "utf-8")
+    tv = side / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    data = tv.read_bytes()
+    assert data.decode("gb18030")  # the damaged copy below would decode as GB18030 too
+    at = data.index(b'"name": "') + len(b'"name": "')
+    tv.write_bytes(data[:at] + b"\xc0" + data[at:])
+    with pytest.raises(ProfileError, match="Invalid UTF-8") as info:
+        load_profile(str(side), OPTS)
+    assert info.value.path == str(tv)
+
+
+def test_text_in_the_locale_encoding_is_read_as_the_original_reads_it(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a host whose locale is not UTF-8, text that is not UTF-8 is read in the locale's encoding, as the
+    original's ``open`` reads it: a Latin-1 kernel name under a Latin-1 locale is that name (as GB18030 it
+    would be a CJK character)."""
+    from msprof_compare.loaders import traceio
+
+    monkeypatch.setattr(traceio, "_locale_encoding", lambda: "iso8859-1")
+    side = tmp_path / PT.name
+    shutil.copytree(PT, side)
+    kd = side / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    text = kd.read_text(encoding="utf-8")
+    first = text.splitlines()[1].split(",")[4]
+    kd.write_bytes(text.replace(f",{first},", f",{first}_Größe,", 1).encode("latin-1"))
+    p = load_profile(str(side), OPTS)
+    assert p.kernel_details["Name"][0] == f"{first}_Größe"
+    assert f"{kd}: the text is not UTF-8; read as ISO8859-1 (this machine's locale, as the original reads it)" \
+        in p.warnings
 
 
 def test_side_json_with_python_constants(tmp_path: Path) -> None:
@@ -1081,3 +1116,18 @@ def test_side_json_with_python_constants(tmp_path: Path) -> None:
     f.write_bytes(b'{"loss": nan}')
     with pytest.raises(ProfileError, match="malformed JSON"):
         read_json(str(f))
+
+
+def test_large_csv_in_the_locale_encoding(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A CSV too large to hold up front (``WHOLE_CSV_BYTES``) is read by pandas from its path: one in GB18030 is
+    then held and read again, with the same rows and note as a small one."""
+    from msprof_compare.loaders import ascend_text
+
+    _zh_copy(PT, tmp_path / "gb" / PT.name, "gb18030")
+    _zh_copy(PT, tmp_path / "utf8" / PT.name, "utf-8")
+    monkeypatch.setattr(ascend_text, "WHOLE_CSV_BYTES", 0)
+    got = load_profile(str(tmp_path / "gb" / PT.name), OPTS)
+    want = load_profile(str(tmp_path / "utf8" / PT.name), OPTS)
+    assert got.kernel_details.equals(want.kernel_details) and got.kernel_details["Name"][0].endswith("训练")
+    kd = tmp_path / "gb" / PT.name / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    assert sum(w.startswith(f"{kd}: the text is not UTF-8; read as GB18030") for w in got.warnings) == 1

@@ -581,3 +581,29 @@ def test_group_with_two_lanes_counts_both(samples, tmp_path):
     g = bd.groups["Group 0 Communication"]
     assert g["wait"] + g["transmit"] == int(uncovered * 1000) > 0
     assert bd.wait_ns == g["wait"]
+
+
+def test_hccl_aiv_kernels_are_in_no_computing_category(tmp_path: Path) -> None:
+    """HCCL's AIV-mode kernels (``*AivKernel``) are communication: the Overlap Analysis lane already leaves them
+    out of Computing, so their kernel_details.csv rows leave the computing categories too (the original counts
+    one as Vector, and the categories then exceeded Computing). Renaming one row with PMU values so: one call and
+    its Duration(us) fewer in its category, Computing unchanged."""
+    import csv
+    import shutil
+
+    side = tmp_path / PT.name
+    shutil.copytree(PT, side)
+    kd = side / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    with open(kd, newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    head = rows[0]
+    name, dur, vec = head.index("Name"), head.index("Duration(us)"), head.index("aiv_vec_time(us)")
+    row = next(r for r in rows[1:] if r[vec] not in ("", "N/A"))
+    row[name] = "HcclAllReduceAivKernel"
+    with open(kd, "w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows(rows)
+    got, want = B.npu_breakdown(load_profile(str(side), OPTS)), B.npu_breakdown(load_profile(str(PT), OPTS))
+    assert got.computing_ns == want.computing_ns and got.e2e_ns == want.e2e_ns
+    changed = {k: (want.buckets[k].ns - b.ns, want.buckets[k].count - b.count)
+               for k, b in got.buckets.items() if (b.ns, b.count) != (want.buckets[k].ns, want.buckets[k].count)}
+    assert list(changed.values()) == [(int(Decimal(row[dur]) * 1000), 1)]

@@ -410,8 +410,8 @@ def test_control_character_outside_strings_stays_an_error(tmp_path) -> None:
 
 def test_as_utf8_checks_in_chunks_and_reencodes_gb18030() -> None:
     """UTF-8 is checked in 1 MiB chunks: a character split by a chunk boundary is still UTF-8 (the same bytes come
-    back, no note); GB18030 text is re-encoded to the UTF-8 of the same characters; text that is neither comes
-    back unchanged for the decoder to refuse."""
+    back, no note); GB18030 text is re-encoded to the UTF-8 of the same characters, also across chunks; text that
+    is neither, or mostly UTF-8 with a damaged byte, comes back unchanged for the decoder to refuse."""
     from msprof_compare.loaders.traceio import as_utf8
 
     ascii_ = b"[" + b" " * 100 + b"]"
@@ -421,7 +421,11 @@ def test_as_utf8_checks_in_chunks_and_reencodes_gb18030() -> None:
     data = text.encode("utf-8")
     got, note = as_utf8("t.json", data)
     assert got is data and note == ""
-    got, note = as_utf8("t.json", text.encode("gb18030"))
-    assert got == data and note.startswith("t.json: the text is not UTF-8; read as GB18030")
+    for gb in (text.encode("gb18030"), ("a" * chunk + "训练").encode("gb18030")):
+        got, note = as_utf8("t.json", gb)
+        assert got == gb.decode("gb18030").encode("utf-8") and note.startswith(
+            "t.json: the text is not UTF-8; read as GB18030")
     bad = b'["caf\xe9"]'  # E9 then a quote: no GB18030 character either
     assert as_utf8("t.json", bad) == (bad, "")
+    damaged = data + b"\xc0A"  # decodes as GB18030, but it is UTF-8 with one bad byte
+    assert damaged.decode("gb18030") and as_utf8("t.json", damaged) == (damaged, "")

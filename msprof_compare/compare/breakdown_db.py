@@ -39,21 +39,22 @@ E2E_EXCLUDED = frozenset({"KERNEL_AICORE", "KERNEL_AIVEC", "FFTS_PLUS", "KERNEL_
                           "PROFILING_ENABLE", "PROFILING_DISABLE"})
 #: rts task types of cube kernels when TASK_PMU_INFO is empty.
 CUBE_RTS_TYPES = ("KERNEL_AICORE", "KERNEL_MIX_AIC")
-#: Kernels HCCL runs for a collective (AIV mode; AI-CPU in layouts before COMMUNICATION_SCHEDULE_TASK_INFO):
-#: msprof's Overlap Analysis leaves tasks with these name endings out of Computing (overlap_analysis_processor.cpp).
-HCCL_KERNEL_SUFFIXES = ("AivKernel", "AicpuKernel")
 
 
 def db_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Keywords | None = None) -> Breakdown:
     """The time breakdown of one DB profile (all times int64 ns)."""
     bd = Breakdown(kind="NPU", not_minimal=True)
     kx = profile.extra.get("kernel_extra")
-    if kx is not None and "schedule" in kx and kx["schedule"].any():
-        # the tasks of AI-CPU HCCL kernels and of the MC2 KFC stream are no computing (msprof's Overlap Analysis
-        # leaves them out); they stay in the kernel tables for KernelCompare and the op trees
-        keep = ~kx["schedule"].to_numpy(dtype=bool)
-        profile = dataclasses.replace(profile, kernels=profile.kernels[keep].reset_index(drop=True),
-                                      extra={**profile.extra, "kernel_extra": kx[keep].reset_index(drop=True)})
+    # HCCL's own kernels (AIV mode; AI-CPU, whose tasks newer msprof writes to the schedule table with those of
+    # the MC2 KFC stream) are communication: no computing, no computing category (msprof's Overlap Analysis
+    # leaves them out); they stay in the kernel tables for KernelCompare and the op trees
+    drop = classify.is_hccl_kernel(profile.kernels["name"].to_numpy(dtype=object))
+    if kx is not None and "schedule" in kx:
+        drop |= kx["schedule"].to_numpy(dtype=bool)
+    if drop.any():
+        keep = ~drop
+        extra = profile.extra if kx is None else {**profile.extra, "kernel_extra": kx[keep].reset_index(drop=True)}
+        profile = dataclasses.replace(profile, kernels=profile.kernels[keep].reset_index(drop=True), extra=extra)
     bd.memory_gb = int(profile.extra.get("memory_peak_bytes", 0) or 0) / 1024**3
     _categorise(profile, bd, kw or classify.load_keywords())
     _lccl(profile, bd)
@@ -181,10 +182,7 @@ def _iv(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 def _intervals(profile: Profile, bd: Breakdown) -> timeline.Intervals:
     """Computing, uncovered communication and E2E; returns the not-overlapped windows."""
-    k = profile.kernels
-    hccl = classify.per_unique(k["name"].to_numpy(dtype=object), lambda n: n.endswith(HCCL_KERNEL_SUFFIXES),
-                               lower=False)
-    ks, ke = _iv(k[~hccl] if hccl.any() else k)  # communication's, not computing (still in the buckets, as text)
+    ks, ke = _iv(profile.kernels)
     c = profile.comm
     cs, ce = _iv(c[c["lane"] == "op"]) if len(c) else (np.zeros(0, np.int64), np.zeros(0, np.int64))
     compute = timeline.union(ks, ke)

@@ -126,6 +126,9 @@ def _categorise(profile: Profile, bd: Breakdown, kw: classify.Keywords) -> None:
                           f"absent: {why}")
         return
     valid = ~(np.isnan(_col(kd, "aiv_vec_time(us)")) & np.isnan(_col(kd, "mac_time(us)")))
+    # HCCL's own kernels are communication: the Overlap Analysis lane leaves them out of Computing, and so do
+    # the categories of computing (the original counts an AIV-mode one as Vector)
+    valid &= ~classify.is_hccl_kernel(kd["Name"].to_numpy(dtype=object))
     rows = np.flatnonzero(valid)
     if not rows.size:
         return

@@ -294,6 +294,16 @@ def is_mc2_name(names: Iterable[str], kw: Keywords | None = None) -> np.ndarray:
     return per_unique(names, lambda n: n in words)
 
 
+#: Kernels HCCL runs for a collective (AIV mode; AI-CPU): msprof's Overlap Analysis leaves tasks with these name
+#: endings out of Computing (overlap_analysis_processor.cpp). Case as msprof writes and tests them.
+HCCL_KERNEL_SUFFIXES = ("AivKernel", "AicpuKernel")
+
+
+def is_hccl_kernel(names: Iterable[str]) -> np.ndarray:
+    """NPU kernels of a collective (communication work, no computing): name ends with an HCCL_KERNEL_SUFFIX."""
+    return per_unique(names, lambda n: n.endswith(HCCL_KERNEL_SUFFIXES), lower=False)
+
+
 def cube_op_kind(names: Iterable[str], kw: Keywords | None = None) -> np.ndarray:
     """Per cpu op name: OP_FA, OP_CONV, OP_MATMUL or OP_NONE (first matching set wins).
 

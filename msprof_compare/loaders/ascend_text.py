@@ -583,6 +583,10 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
     ``required`` column, an empty file or a malformed one raises ``ProfileError``.
     """
     data = _csv_bytes(path)
+    if data is not None:  # torch_npu writes in the locale's encoding (traceio.as_utf8)
+        data, note = traceio.as_utf8(path, data)
+        if note:
+            warnings.append(note)
     header = _header(path, data)
     raw = {h.strip(): h for h in header}
     for name, alias in _COLUMN_ALIASES.items():
@@ -601,20 +605,19 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
     dtype.update({raw[c]: np.float64 for c in floats if c in raw})
     na = {raw[c]: list(_NA_TEXTS) for c in floats if c in raw}
     usecols = [raw[c] for c in names]
-    not_utf8: UnicodeDecodeError | None = None
-    for encoding in ("utf-8-sig", traceio.LOCALE_ENCODING):
+    try:
         try:
-            df, junk = _parse_csv(source, usecols, dtype, na, floats, raw, encoding)
-            break
-        except UnicodeDecodeError as exc:  # written in the locale's encoding (traceio.LOCALE_ENCODING)?
-            if not_utf8 is not None:
-                raise ProfileError(path, f"malformed CSV: {_first_line(not_utf8)} (nor is it GB18030 text)") from None
-            not_utf8 = exc
-        # pandas' ParserError / EmptyDataError are ValueErrors
-        except (pd.errors.ParserError, ValueError, OSError) as exc:
-            raise ProfileError(path, f"malformed CSV: {_first_line(exc)}") from None
-    if encoding != "utf-8-sig":
-        warnings.append(traceio.not_utf8_note(path))
+            df, junk = _parse_csv(source, usecols, dtype, na, floats, raw)
+        except UnicodeDecodeError as exc:
+            # a file too large to hold up front (WHOLE_CSV_BYTES) written in another encoding: now it is held
+            whole = _read_all(path) if data is None else data
+            data, note = traceio.as_utf8(path, whole)
+            if data is whole:
+                raise ProfileError(path, f"malformed CSV: {_first_line(exc)}") from None
+            warnings.append(note)
+            df, junk = _parse_csv(source, usecols, dtype, na, floats, raw)
+    except (pd.errors.ParserError, ValueError, OSError) as exc:  # pandas' ParserError / EmptyDataError: ValueErrors
+        raise ProfileError(path, f"malformed CSV: {_first_line(exc)}") from None
     if junk:  # one line per file, counting what was dropped (a recoverable oddity)
         warnings.append(f"{path}: {sum(junk.values())} value(s) that are not numbers in column(s) "
                         f"{', '.join(junk)}; read as missing")
@@ -629,17 +632,17 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
 
 
 def _parse_csv(source: Callable[[], str | io.BytesIO], usecols: list[str], dtype: dict, na: dict,
-               floats: tuple[str, ...], raw: dict[str, str], encoding: str) -> tuple[pd.DataFrame, dict[str, int]]:
-    """One pandas read in ``encoding``; returns the frame and the count of non-numbers per float column."""
+               floats: tuple[str, ...], raw: dict[str, str]) -> tuple[pd.DataFrame, dict[str, int]]:
+    """One pandas read; returns the frame and the count of non-numbers per float column."""
     try:
         return pd.read_csv(source(), usecols=usecols, dtype=dtype, keep_default_na=False, na_values=na,
-                           encoding=encoding, skipinitialspace=False), {}
+                           encoding="utf-8-sig", skipinitialspace=False), {}
     except UnicodeDecodeError:
         raise
     except ValueError:
         pass
     # a float column holds text (rare): parse again with every column as text, coerce junk to NaN
-    df = pd.read_csv(source(), usecols=usecols, dtype=str, keep_default_na=False, encoding=encoding)
+    df = pd.read_csv(source(), usecols=usecols, dtype=str, keep_default_na=False, encoding="utf-8-sig")
     junk: dict[str, int] = {}
     for c in floats:
         if c in raw:
@@ -649,6 +652,14 @@ def _parse_csv(source: Callable[[], str | io.BytesIO], usecols: list[str], dtype
             if n_bad:
                 junk[c] = n_bad
     return df, junk
+
+
+def _read_all(path: str) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise ProfileError(path, f"cannot read file: {exc.strerror or exc}") from None
 
 
 def _first_line(exc: Exception) -> str:

@@ -14,9 +14,11 @@ from __future__ import annotations
 import codecs
 import gzip
 import io
+import locale
 import os
 import re
 import zlib
+from collections.abc import Iterator
 from operator import attrgetter
 from typing import Any, NamedTuple
 
@@ -352,42 +354,80 @@ def decode_events(path: str, data: bytes, raw_ts: bool = False) -> tuple[list[Ev
     raise ProfileError(path, "not a JSON trace (expected an object with traceEvents or an event list)")
 
 
-#: The one other encoding profiles come in: torch_npu and MindSpore write their text files (trace_view.json,
-#: the CSVs, the JSON side files) with ``open`` and no ``encoding=``, so in the locale's encoding, and with
-#: ``ensure_ascii=False``; on a Chinese-locale host that is GBK / GB18030 (GB18030 decodes both). Kineto's
-#: C++ writer always writes UTF-8.
-LOCALE_ENCODING = "gb18030"
-_UTF8_CHUNK = 1 << 20
+#: The other encoding profiles come in: torch_npu and MindSpore write their text files (trace_view.json, the
+#: CSVs, the JSON side files) with ``open`` and no ``encoding=``, so in the locale's encoding, and with
+#: ``ensure_ascii=False``; on a Chinese-locale host that is GBK / GB18030 (GB18030 decodes both). Kineto's C++
+#: writer always writes UTF-8.
+CJK_ENCODING = "gb18030"
+_TEXT_CHUNK = 1 << 20
 
 
-def not_utf8_note(path: str) -> str:
-    return (f"{path}: the text is not UTF-8; read as GB18030 (the profiler writes in the encoding of the "
-            "machine's locale)")
+def _locale_encoding() -> str:
+    """The encoding the original reads its text files in (``open`` without ``encoding=``): the locale's."""
+    try:
+        return codecs.lookup(locale.getpreferredencoding(False)).name
+    except LookupError:
+        return "utf-8"
+
+
+def _chunks(data: bytes) -> Iterator[memoryview]:
+    with memoryview(data) as view:
+        for i in range(0, len(data), _TEXT_CHUNK):
+            yield view[i:i + _TEXT_CHUNK]
+
+
+def _is_utf8(data: bytes) -> bool:
+    check = codecs.getincrementaldecoder("utf-8")()
+    try:
+        for chunk in _chunks(data):
+            check.decode(chunk)
+        check.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _mostly_utf8(data: bytes) -> bool:
+    """Whether most non-ASCII text decodes as UTF-8: a UTF-8 file with a damaged byte, not another encoding (in
+    GBK text few byte pairs happen to form a UTF-8 character, and the others fail)."""
+    dec = codecs.getincrementaldecoder("utf-8")("replace")
+    good = bad = 0
+    for part in (*(dec.decode(c) for c in _chunks(data)), dec.decode(b"", final=True)):
+        n_bad = part.count("\ufffd")
+        bad += n_bad
+        good += len(part) - len(part.encode("ascii", "ignore")) - n_bad
+    return good >= bad
+
+
+def _transcode(data: bytes, encoding: str) -> bytes | None:
+    """``data`` from ``encoding`` to UTF-8, chunk by chunk (no whole-file string); None where it does not decode."""
+    dec = codecs.getincrementaldecoder(encoding)()
+    try:
+        parts = [dec.decode(c).encode("utf-8") for c in _chunks(data)]
+        parts.append(dec.decode(b"", final=True).encode("utf-8"))
+    except UnicodeDecodeError:
+        return None
+    return b"".join(parts)
 
 
 def as_utf8(path: str, data: bytes) -> tuple[bytes, str]:
-    """``data`` as UTF-8, with a warning line when it had to be re-encoded: text that is not UTF-8 but is
-    GB18030 (``LOCALE_ENCODING``) is re-encoded; anything else is returned as it is, for the decoder to name
-    the bad byte. ASCII (nearly every profile) is told at memory speed; other text is checked in chunks, so
-    no whole-file string is built."""
-    if data.isascii():
+    """``data`` as UTF-8, with a warning line when it had to be re-encoded. Text that is not UTF-8 is read as the
+    original reads it, in the locale's encoding, when that is not UTF-8; else as GB18030 (``CJK_ENCODING``),
+    unless it is mostly UTF-8 (a damaged byte: garbling every other character would be worse than the error).
+    What does not decode is returned as it is, for the decoder to name the bad byte. ASCII (nearly every
+    profile) is told at memory speed; other text is checked in chunks, so no whole-file string is built."""
+    if data.isascii() or _is_utf8(data):
         return data, ""
-    check = codecs.getincrementaldecoder("utf-8")()
-    view = memoryview(data)
-    try:
-        for i in range(0, len(data), _UTF8_CHUNK):
-            check.decode(view[i:i + _UTF8_CHUNK])
-        check.decode(b"", final=True)
+    encoding, why = _locale_encoding(), "this machine's locale, as the original reads it"
+    if encoding in ("utf-8", "ascii"):
+        if _mostly_utf8(data):
+            return data, ""
+        encoding, why = CJK_ENCODING, ("torch_npu and MindSpore write in the locale's encoding: GBK / GB18030 "
+                                       "on a Chinese-locale machine")
+    text = _transcode(data, encoding)
+    if text is None:
         return data, ""
-    except UnicodeDecodeError:
-        pass
-    finally:
-        view.release()
-    try:
-        text = data.decode(LOCALE_ENCODING)
-    except UnicodeDecodeError:
-        return data, ""
-    return text.encode("utf-8"), not_utf8_note(path)
+    return text, f"{path}: the text is not UTF-8; read as {encoding.upper()} ({why})"
 
 
 #: Raw control characters (U+0000-U+001F) as blanks: JSON allows them in strings only as escapes.
