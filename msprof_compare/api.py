@@ -251,12 +251,24 @@ def _refuse_gpu_step(base: str, comparison: str, force: bool) -> None:
             raise UsageError(steps.GPU_STEP_MESSAGE)
 
 
+#: The device lanes of an Ascend trace_view.json: a CPU-only capture has none of them.
+_NPU_DEVICE_LANES = ("Ascend Hardware", "HCCL", "Overlap Analysis")
+
+
 def _check_usable(profile: Profile) -> None:
-    """A Kineto trace without any device activity cannot be compared: say so instead of writing empty sheets."""
+    """A trace without any device activity (a CPU-only capture) cannot be compared: say so instead of writing
+    sheets where one side's device times are all 0 and read as a 100 % gain."""
     if profile.source == "kineto" and profile.kernels.empty:
         raise ProfileError(profile.files.get("trace", profile.path),
                            "no GPU kernel, memcpy or memset events in the trace",
                            hint="record it with torch.profiler.ProfilerActivity.CUDA")
+    # torch ops but no device lane: a torch_npu capture without the NPU activity (a legacy MindSpore timeline,
+    # which has neither, keeps the original's all-zero breakdown)
+    if (profile.source == "ascend_text" and not profile.ops.empty and profile.kernels.empty and profile.comm.empty
+            and profile.overlap.empty and not profile.processes["name"].isin(_NPU_DEVICE_LANES).any()):
+        raise ProfileError(profile.files.get("trace_view.json", profile.path),
+                           "no NPU device lane (Ascend Hardware, HCCL or Overlap Analysis) in the trace",
+                           hint="record it with torch_npu.profiler.ProfilerActivity.NPU")
 
 
 def _check_steps(ctx: RunContext) -> None:

@@ -1131,3 +1131,26 @@ def test_large_csv_in_the_locale_encoding(tmp_path: Path, monkeypatch: pytest.Mo
     assert got.kernel_details.equals(want.kernel_details) and got.kernel_details["Name"][0].endswith("训练")
     kd = tmp_path / "gb" / PT.name / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
     assert sum(w.startswith(f"{kd}: the text is not UTF-8; read as GB18030") for w in got.warnings) == 1
+
+
+def test_capture_without_the_npu_activity_is_refused(tmp_path: Path) -> None:
+    """A torch_npu capture recorded without ``ProfilerActivity.NPU`` has torch ops but no device lane (and no
+    kernel_details.csv): its device times would all read 0, a 100 % gain against the other side. It is refused
+    as a CPU-only Kineto trace is, naming trace_view.json, before the other side is read; the same export with
+    its device lanes compares."""
+    from msprof_compare import compare
+
+    side = tmp_path / PT.name
+    shutil.copytree(PT, side)
+    tv = side / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(tv.read_text(encoding="utf-8"))
+    host = {e["pid"] for e in events if e.get("name") == "process_name" and e["args"]["name"] == "Python"}
+    assert len(host) == 1 and any(e.get("cat") == "cpu_op" for e in events)
+    tv.write_text(json.dumps([e for e in events if e.get("pid") in host]), encoding="utf-8")
+    (side / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv").unlink()
+    with pytest.raises(ProfileError) as info:
+        compare(str(side), str(tmp_path / "absent"))
+    assert info.value.path == str(tv)
+    assert info.value.message == "no NPU device lane (Ascend Hardware, HCCL or Overlap Analysis) in the trace"
+    assert info.value.hint == "record it with torch_npu.profiler.ProfilerActivity.NPU"
+    assert compare(str(PT), str(PT)).sheet_names

@@ -196,9 +196,16 @@ def test_missing_op_statistic_warns(caplog):
 
 
 def test_missing_kernel_details_warns(caplog):
+    """No kernel_details.csv (the loader has said so): one line naming the side, not the original's "lacks
+    duration" advice, which is for a file without usable rows."""
     kd = pd.read_csv(DATA / "kernel_details_l1_head40.csv")
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         assert kernels.build(ctx(npu("a", kernel_details=kd), npu("b"))) == []
+    assert caplog.messages == ["Can't find any valid kernels in the file: b (no kernel_details.csv)."]
+    caplog.clear()
+    no_type = kd.assign(Type="N/A")
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        assert kernels.build(ctx(npu("a", kernel_details=kd), npu("b", kernel_details=no_type))) == []
     assert "kernel_details.csv lacks duration" in caplog.text
     assert "Can't find any valid kernels in the file: b." in caplog.text
 

@@ -422,14 +422,24 @@ def kineto_family(c: Corpus) -> None:
 
 
 def _small(events: list, n: int) -> list:
-    """The first ``n`` non-metadata events, at least one of each category, plus the metadata of their processes:
-    a valid trace small enough to copy into many cases."""
+    """The first ``n`` non-metadata events, at least one of each category and one complete event of each process
+    (an NPU trace's device lanes), plus the metadata of their processes: a valid trace small enough to copy
+    into many cases."""
     body = [e for e in events if e.get("ph") != "M"]
     keep, seen = [], set()
     for e in body:
         if len(keep) < n or e.get("cat") not in seen:
             keep.append(e)
             seen.add(e.get("cat"))
+    lanes = {e.get("pid") for e in keep if e.get("ph") == "X"}
+    shortest: dict = {}  # the shortest complete event of each process still without one
+    for e in body:
+        if e.get("ph") == "X" and e.get("pid") not in lanes:
+            size = len(json.dumps(e))
+            if size < shortest.get(e.get("pid"), (size + 1, None))[0]:
+                shortest[e.get("pid")] = (size, e)
+    picked = {id(e) for e in keep} | {id(e) for _, e in shortest.values()}
+    keep = [e for e in body if id(e) in picked]  # in trace order
     pids = {e.get("pid") for e in keep}
     ids = {}
     for e in keep:
@@ -452,7 +462,7 @@ def trace_view_family(c: Corpus) -> None:
     def wrap(events: list) -> bytes:
         return _dumps(events).encode()
 
-    good = wrap(_small(json.loads((SRC / TRACE).read_bytes()), 24))
+    good = wrap(_small(json.loads((SRC / TRACE).read_bytes()), 18))
     _trace_like(c, "trace_view", good, wrap, TRACE)
     f = "trace_view"
     events = json.loads(good)
@@ -461,8 +471,14 @@ def trace_view_family(c: Corpus) -> None:
            partner=TRACE, why="ts string with two dots")
     c.file(f, "ts_string_exponent", _set_field(wrap, events, "ts", "1.7e15"), exit=0, partner=TRACE,
            why="ts string in exponent form")
-    c.file(f, "no_process_names", wrap([e for e in events if e.get("name") != "process_name"]), exit=0,
-           partner=TRACE, why="no process_name metadata: no lanes recognised")
+    c.file(f, "no_process_names", wrap([e for e in events if e.get("name") != "process_name"]), exit=1,
+           partner=TRACE, file="input.json",
+           why="no process_name metadata: torch ops but no device lane recognised (as a CPU-only capture)")
+    device = {e.get("pid") for e in events if e.get("name") == "process_name"
+              and e.get("args", {}).get("name") in ("Ascend Hardware", "HCCL", "Overlap Analysis")}
+    assert device, "the excerpt has device lanes"
+    c.file(f, "cpu_only", wrap([e for e in events if e.get("pid") not in device]), exit=1, partner=TRACE,
+           file="input.json", why="torch ops but no device lane: a capture without ProfilerActivity.NPU")
     c.file(f, "hardware_only", wrap([e for e in events if e.get("ph") == "M" or e.get("cat") != "cpu_op"]), exit=0,
            partner=TRACE, why="no cpu_op events")
     c.file(f, "process_name_args_text", wrap([dict(e, args="Ascend Hardware") if e.get("name") == "process_name"

@@ -223,6 +223,9 @@ def _no_kernels(profile: Profile, step: int = -1) -> None:
         log.warning("Can't find any valid kernels in the file: %s (a trace file given without its profiling "
                     "directory has no kernel_details.csv).", profile.path)
         return
+    if profile.kernel_details is None:  # the loader said the file is absent; "lacks duration" would mislead
+        log.warning("Can't find any valid kernels in the file: %s (no kernel_details.csv).", profile.path)
+        return
     log.warning("Failed to enable enable_kernel_compare,kernel_details.csv lacks duration.")
     log.warning("Can't find any valid kernels in the file: %s. Please make sure that the profiling data is "
                 "greater than level0 and aic_metrics=PipeUtilization.", profile.path)
