@@ -266,8 +266,15 @@ def _check_usable(profile: Profile) -> None:
     # which has neither, keeps the original's all-zero breakdown)
     if (profile.source == "ascend_text" and not profile.ops.empty and profile.kernels.empty and profile.comm.empty
             and profile.overlap.empty and not profile.processes["name"].isin(_NPU_DEVICE_LANES).any()):
-        raise ProfileError(profile.files.get("trace_view.json", profile.path),
-                           "no NPU device lane (Ascend Hardware, HCCL or Overlap Analysis) in the trace",
+        trace = profile.files.get("trace_view.json", profile.path)
+        unnamed = profile.extra.get("unnamed_lane_events", 0)
+        if unnamed:  # device events may be there, on lanes the trace does not name
+            raise ProfileError(trace, f"no NPU device lane (Ascend Hardware, HCCL or Overlap Analysis) is named in "
+                                      f"the trace: {unnamed:,} complete event(s) lie on processes without a "
+                                      "process_name record",
+                               hint="the trace's process metadata is missing: pass the trace_view.json the "
+                                    "profiler wrote")
+        raise ProfileError(trace, "no NPU device lane (Ascend Hardware, HCCL or Overlap Analysis) in the trace",
                            hint="record it with torch_npu.profiler.ProfilerActivity.NPU")
 
 

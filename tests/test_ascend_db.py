@@ -1457,6 +1457,33 @@ def test_hccl_aiv_kernels_are_no_computing(tmp_path: Path) -> None:
     assert list(changed.values()) == [(e0 - s0, 1)]
 
 
+def test_hccl_aiv_kernel_streams_stay_compute_streams_for_sdma(tmp_path: Path) -> None:
+    """reference-1 §7.3.4: SDMA tasks count on compute streams (those of COMPUTE_TASK_INFO's tasks) that wait on
+    events. An HCCL AIV kernel leaves computing, not the compute streams: with the task types named as the rule
+    expects (SDMA_SQE / EVENT_WAIT_SQE) and the HCCL stream's task 110 listed as an AIV kernel, the SDMA row is
+    the SQL count and sum of that rule, as with any other name for the task."""
+    edits = ("UPDATE STRING_IDS SET value = 'SDMA_SQE' WHERE value = 'SDMA'",
+             "UPDATE STRING_IDS SET value = 'EVENT_WAIT_SQE' WHERE value = 'EVENT_WAIT'")
+
+    def listed(name: str) -> Path:
+        return _variant(tmp_path, name, *edits, f"INSERT INTO STRING_IDS VALUES (990001, '{name}')",
+                        "INSERT INTO COMPUTE_TASK_INFO (name, globalTaskId) VALUES (990001, 110)")
+
+    aiv, plain = listed("HcclAllReduceAivKernel"), listed("PlainKernel")
+    typ = "(SELECT value FROM STRING_IDS WHERE id = t.taskType)"
+    wait = {r[0] for r in sql(aiv, f"SELECT DISTINCT streamId FROM TASK t WHERE {typ} = 'EVENT_WAIT_SQE'")}
+    comp = {r[0] for r in sql(aiv, "SELECT DISTINCT t.streamId FROM TASK t "
+                                   "JOIN COMPUTE_TASK_INFO USING (globalTaskId)")}
+    (hccl_stream,) = sql(aiv, "SELECT streamId FROM TASK WHERE globalTaskId = 110")[0]
+    assert hccl_stream in wait & comp
+    n, ns = sql(aiv, f"SELECT count(*), sum(endNs - startNs) FROM TASK t WHERE {typ} = 'SDMA_SQE' AND streamId IN "
+                     f"({','.join(map(str, wait & comp))})")[0]
+    assert n > 0
+    for db in (aiv, plain):
+        bd = db_breakdown(load_profile(str(db), build_options(enable_profiling_compare=True)[0]))
+        assert (bd.sdma_stream.ns, bd.sdma_stream.count) == (ns, n)
+
+
 def test_schedule_tasks_without_a_compute_table(tmp_path: Path) -> None:
     """msprof writes COMPUTE_TASK_INFO only when it has rows: a run whose only kernels are AI-CPU HCCL ones has
     the schedule table alone. Its tasks are still kernels (no computing), with the missing-table warning."""

@@ -1154,3 +1154,13 @@ def test_capture_without_the_npu_activity_is_refused(tmp_path: Path) -> None:
     assert info.value.message == "no NPU device lane (Ascend Hardware, HCCL or Overlap Analysis) in the trace"
     assert info.value.hint == "record it with torch_npu.profiler.ProfilerActivity.NPU"
     assert compare(str(PT), str(PT)).sheet_names
+    # device events on processes the trace does not name: the metadata is what is missing
+    shutil.copy(PT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json", tv)
+    unnamed = [e for e in events if e.get("name") != "process_name"]
+    tv.write_text(json.dumps(unnamed), encoding="utf-8")
+    n = sum(e.get("ph") == "X" for e in unnamed)  # no process is named: every complete event
+    with pytest.raises(ProfileError) as info:
+        compare(str(side), str(tmp_path / "absent"))
+    assert info.value.message == ("no NPU device lane (Ascend Hardware, HCCL or Overlap Analysis) is named in the "
+                                  f"trace: {n:,} complete event(s) lie on processes without a process_name record")
+    assert info.value.hint.startswith("the trace's process metadata is missing")

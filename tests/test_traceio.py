@@ -425,7 +425,10 @@ def test_as_utf8_checks_in_chunks_and_reencodes_gb18030() -> None:
         got, note = as_utf8("t.json", gb)
         assert got == gb.decode("gb18030").encode("utf-8") and note.startswith(
             "t.json: the text is not UTF-8; read as GB18030")
+    short = '["/home/算法/x.py"]'.encode("gbk")  # one of its two GBK pairs is a UTF-8 character by chance
+    assert short.decode("utf-8", "replace").count("\ufffd") == 1
+    assert as_utf8("t.json", short)[0] == '["/home/算法/x.py"]'.encode()
     bad = b'["caf\xe9"]'  # E9 then a quote: no GB18030 character either
     assert as_utf8("t.json", bad) == (bad, "")
-    damaged = data + b"\xc0A"  # decodes as GB18030, but it is UTF-8 with one bad byte
+    damaged = data + b"\xc0A"  # decodes as GB18030, but it is UTF-8 (eleven characters) with one bad byte
     assert damaged.decode("gb18030") and as_utf8("t.json", damaged) == (damaged, "")

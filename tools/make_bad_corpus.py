@@ -473,7 +473,7 @@ def trace_view_family(c: Corpus) -> None:
            why="ts string in exponent form")
     c.file(f, "no_process_names", wrap([e for e in events if e.get("name") != "process_name"]), exit=1,
            partner=TRACE, file="input.json",
-           why="no process_name metadata: torch ops but no device lane recognised (as a CPU-only capture)")
+           why="no process_name metadata: torch ops, and device events on lanes that cannot be told apart")
     device = {e.get("pid") for e in events if e.get("name") == "process_name"
               and e.get("args", {}).get("name") in ("Ascend Hardware", "HCCL", "Overlap Analysis")}
     assert device, "the excerpt has device lanes"

@@ -45,23 +45,30 @@ def db_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Key
     """The time breakdown of one DB profile (all times int64 ns)."""
     bd = Breakdown(kind="NPU", not_minimal=True)
     kx = profile.extra.get("kernel_extra")
-    # HCCL's own kernels (AIV mode; AI-CPU, whose tasks newer msprof writes to the schedule table with those of
-    # the MC2 KFC stream) are communication: no computing, no computing category (msprof's Overlap Analysis
-    # leaves them out); they stay in the kernel tables for KernelCompare and the op trees
-    drop = classify.is_hccl_kernel(profile.kernels["name"].to_numpy(dtype=object))
     if kx is not None and "schedule" in kx:
-        drop |= kx["schedule"].to_numpy(dtype=bool)
-    if drop.any():
-        keep = ~drop
-        extra = profile.extra if kx is None else {**profile.extra, "kernel_extra": kx[keep].reset_index(drop=True)}
-        profile = dataclasses.replace(profile, kernels=profile.kernels[keep].reset_index(drop=True), extra=extra)
+        # the tasks of AI-CPU HCCL kernels and of the MC2 KFC stream that newer msprof writes to the schedule
+        # table; they stay in the kernel tables for KernelCompare and the op trees
+        profile = _without(profile, kx["schedule"].to_numpy(dtype=bool))
+    # HCCL's own kernels (AIV mode; AI-CPU in older layouts) are communication: no computing and no computing
+    # category (msprof's Overlap Analysis leaves them out), though their streams are compute streams for SDMA
+    computing = _without(profile, classify.is_hccl_kernel(profile.kernels["name"].to_numpy(dtype=object)))
     bd.memory_gb = int(profile.extra.get("memory_peak_bytes", 0) or 0) / 1024**3
-    _categorise(profile, bd, kw or classify.load_keywords())
+    _categorise(computing, bd, kw or classify.load_keywords())
     _lccl(profile, bd)
     _sdma_stream(profile, bd)
-    windows = _intervals(profile, bd)
+    windows = _intervals(computing, bd)
     _groups(profile, bd, windows)
     return bd
+
+
+def _without(profile: Profile, drop: np.ndarray) -> Profile:
+    """``profile`` without the kernels (and their ``kernel_extra`` rows) ``drop`` marks."""
+    if not drop.any():
+        return profile
+    keep = ~drop
+    kx = profile.extra.get("kernel_extra")
+    extra = profile.extra if kx is None else {**profile.extra, "kernel_extra": kx[keep].reset_index(drop=True)}
+    return dataclasses.replace(profile, kernels=profile.kernels[keep].reset_index(drop=True), extra=extra)
 
 
 # --------------------------------------------------------------------------- categories

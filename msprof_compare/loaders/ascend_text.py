@@ -26,7 +26,8 @@ exact integer-ns columns so nobody re-parses decimal text):
   ``release_ns`` (int64 ns, 0 for ""/N/A), ``Duration(us)``, ``Device Type``.
 * ``communication``: communication.json as a dict; ``metadata``:
   profiler_metadata.json; ``extra["profiler_level"]``: the ``_profiler_level``
-  of profiler_info*.json; ``extra["hccl_pid"]``: the HCCL lane process (-1 when absent).
+  of profiler_info*.json; ``extra["hccl_pid"]``: the HCCL lane process (-1 when absent);
+  ``extra["unnamed_lane_events"]``: the complete events on processes without a ``process_name`` record.
 * ``extra["step_marks"]``: where a step is asked for and the trace has no torch op (``cpu_op``), its
   ``ProfilerStep#`` events of any category (name, ts, dur): MindSpore 2.5 and later writes its step
   markers with category "" on the MindSpore lane, and the original then looks for them among all events
@@ -168,8 +169,10 @@ _LEGACY_PIDS = frozenset({"cpu functions", "cuda functions"})
 
 
 def _select(path: str, data: bytes, events: list, opts: Options,
-            warnings: list[str]) -> tuple[dict[str, np.ndarray], pd.DataFrame, pd.DataFrame, tuple[int, int, int]]:
-    """The events some table is built from, as numpy columns; the metadata tables; the lane pids.
+            warnings: list[str]) -> tuple[dict[str, np.ndarray], pd.DataFrame, pd.DataFrame, tuple[int, int, int],
+                                          int]:
+    """The events some table is built from, as numpy columns; the metadata tables; the lane pids; the count of
+    complete events on processes without a name.
 
     Fields are extracted (and times parsed) only for the events a table keeps: host events of
     the wanted categories, flows of ``FLOW_CATS`` and "X" events of the hardware / HCCL / overlap
@@ -207,6 +210,9 @@ def _select(path: str, data: bytes, events: list, opts: Options,
         keep = np.array([u in wanted for u in low] + [False])[codes]
         keep |= np.array([u in FLOW_CATS for u in low] + [False])[codes] & ((ph == PH_S) | (ph == PH_F))
         pid = traceio.to_int(_field(ev, "pid"))
+        # complete events of processes without a process_name record: lanes that cannot be told apart
+        named = processes.loc[processes["name"] != "", "pid"].to_numpy(dtype=np.int64)
+        unnamed = int((is_x[cand] & ~np.isin(pid, named)).sum())
         lane_pids = [p for p in lanes if p != -1]
         if lane_pids:
             keep |= is_x[cand] & np.isin(pid, lane_pids)
@@ -236,7 +242,7 @@ def _select(path: str, data: bytes, events: list, opts: Options,
             "id": _field_at(ev, np.flatnonzero((ph == PH_S) | (ph == PH_F)), "id"),  # only flows pair by id
             "args": object_array(_field(ev, "args")),
         }
-    return cols, processes, threads, lanes
+    return cols, processes, threads, lanes, unnamed
 
 
 def _field_at(events: list, rows: np.ndarray, name: str) -> np.ndarray:
@@ -404,7 +410,8 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
     events, _, data, note = traceio.decode_trace(path, data)
     if note:
         profile.warnings.append(note)
-    c, processes, threads, (hw_pid, hccl_pid, ovl_pid) = _select(path, data, events, opts, profile.warnings)
+    c, processes, threads, (hw_pid, hccl_pid, ovl_pid), unnamed = _select(path, data, events, opts, profile.warnings)
+    profile.extra["unnamed_lane_events"] = unnamed
     del events
     ph, catl = c["ph"], c["cat_lower"]
     profile.warnings.extend(duration_notes(path, *zero_odd_durations(c["dur"])))
