@@ -850,11 +850,7 @@ def read_json(path: str, warnings: list[str] | None = None) -> Any:
     torch_npu writes these with Python's ``json`` (``allow_nan`` on: a NaN or infinite value a user hands
     ``add_metadata_json`` lands in profiler_metadata.json as ``NaN`` / ``Infinity``) in the locale's encoding:
     both are read, the encoding said in ``warnings``."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        raise ProfileError(path, f"cannot read file: {exc.strerror or exc}") from None
+    data = _read_all(path)
     if not data.strip():
         return None
     data, note = traceio.as_utf8(path, data)
@@ -863,19 +859,7 @@ def read_json(path: str, warnings: list[str] | None = None) -> Any:
     try:
         value = msgspec.json.decode(data)
     except traceio.DECODE_ERRORS as exc:
-        msg = str(exc)
-        if _python_constant_at(data, msg):
-            try:  # Python's own reader takes its NaN / Infinity / -Infinity
-                value = json.loads(data)
-            except (ValueError, RecursionError):
-                pass
-            else:
-                if note and warnings is not None:
-                    warnings.append(note)
-                return value
-        if "truncated" in msg.lower():
-            raise ProfileError(path, f"truncated JSON ({msg})") from None
-        raise ProfileError(path, f"malformed JSON: {msg}") from None
+        value = _python_json(path, data, str(exc))
     except RecursionError:
         raise ProfileError(path, "malformed JSON: values nested too deeply") from None
     if note and warnings is not None:
@@ -883,13 +867,22 @@ def read_json(path: str, warnings: list[str] | None = None) -> Any:
     return value
 
 
-_PY_CONSTANTS = (b"NaN", b"Infinity")  # "-Infinity": the decoder stops after the sign
-
-
-def _python_constant_at(data: bytes, msg: str) -> bool:
-    """Whether the decoder stopped at a NaN / Infinity literal, which Python's ``json.dumps`` writes."""
+def _python_json(path: str, data: bytes, msg: str) -> Any:
+    """What Python's own reader makes of a side file the strict decoder stopped in at a NaN / Infinity /
+    -Infinity literal; any other fault (or one after such a literal) is the strict decoder's error."""
     m = traceio.INVALID_CHAR.search(msg)
-    return m is not None and data.startswith(_PY_CONSTANTS, int(m.group(1)))
+    if m is not None and data.startswith(_PY_CONSTANTS, int(m.group(1))):
+        try:
+            return json.loads(data)
+        except (ValueError, RecursionError):
+            pass
+    if "truncated" in msg.lower():
+        raise ProfileError(path, f"truncated JSON ({msg})") from None
+    raise ProfileError(path, f"malformed JSON: {msg}") from None
+
+
+#: The literals Python's ``json.dumps`` writes for non-finite floats ("-Infinity": the decoder stops after the sign).
+_PY_CONSTANTS = (b"NaN", b"Infinity")
 
 
 def _side_files(layout: Any, profile: Profile, opts: Options) -> None:

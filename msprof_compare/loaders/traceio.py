@@ -19,6 +19,7 @@ import os
 import re
 import zlib
 from collections.abc import Iterator
+from itertools import chain
 from operator import attrgetter
 from typing import Any, NamedTuple
 
@@ -394,7 +395,7 @@ def _mostly_utf8(data: bytes) -> bool:
     damaged UTF-8 file with a few names of non-ASCII text is caught, one with fewer is read as GB18030."""
     dec = codecs.getincrementaldecoder("utf-8")("replace")
     good = bad = 0
-    for part in (*(dec.decode(c) for c in _chunks(data)), dec.decode(b"", final=True)):
+    for part in chain((dec.decode(c) for c in _chunks(data)), (dec.decode(b"", final=True),)):
         n_bad = part.count("\ufffd")
         bad += n_bad
         good += len(part) - len(part.encode("ascii", "ignore")) - n_bad
@@ -415,7 +416,8 @@ def _transcode(data: bytes, encoding: str) -> bytes | None:
 def as_utf8(path: str, data: bytes) -> tuple[bytes, str]:
     """``data`` as UTF-8, with a warning line when it had to be re-encoded. Text that is not UTF-8 is read as the
     original reads it, in the locale's encoding, when that is not UTF-8; else as GB18030 (``CJK_ENCODING``),
-    unless it is mostly UTF-8 (a damaged byte: garbling every other character would be worse than the error).
+    unless it is plainly UTF-8 with a damaged byte (``_mostly_utf8``: garbling its every other character would be
+    worse than the error).
     What does not decode is returned as it is, for the decoder to name the bad byte. ASCII (nearly every
     profile) is told at memory speed; other text is checked in chunks, so no whole-file string is built."""
     if data.isascii() or _is_utf8(data):
