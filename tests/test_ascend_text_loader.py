@@ -1050,15 +1050,22 @@ def test_text_export_written_in_a_chinese_locale(tmp_path: Path) -> None:
     assert got.metadata == want.metadata and got.metadata["note"] == "训练"
 
 
-def test_text_that_is_neither_utf8_nor_gb18030_stays_an_error(tmp_path: Path) -> None:
-    """On a UTF-8 host only GB18030 is tried: a Latin-1 byte before a comma is neither, and the error names the
-    UTF-8 fault."""
+def _latin1_name(tmp_path: Path, suffix: str) -> tuple[Path, Path, str]:
+    """The excerpt with ``suffix`` after the first kernel name, its kernel_details.csv written in Latin-1;
+    returns (the copy, its kernel_details.csv, that name)."""
     side = tmp_path / PT.name
     shutil.copytree(PT, side)
     kd = side / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
     text = kd.read_text(encoding="utf-8")
     first = text.splitlines()[1].split(",")[4]
-    kd.write_bytes(text.replace(f",{first},", f",{first}\xe9,", 1).encode("latin-1"))
+    kd.write_bytes(text.replace(f",{first},", f",{first}{suffix},", 1).encode("latin-1"))
+    return side, kd, first
+
+
+def test_text_that_is_neither_utf8_nor_gb18030_stays_an_error(tmp_path: Path) -> None:
+    """On a UTF-8 host only GB18030 is tried: a Latin-1 byte before a comma is neither, and the error names the
+    UTF-8 fault."""
+    side, kd, first = _latin1_name(tmp_path, "\xe9")
     with pytest.raises(ProfileError) as info:
         load_profile(str(side), OPTS)
     assert info.value.path == str(kd)
@@ -1088,12 +1095,7 @@ def test_text_in_the_locale_encoding_is_read_as_the_original_reads_it(tmp_path: 
     from msprof_compare.loaders import traceio
 
     monkeypatch.setattr(traceio, "_locale_encoding", lambda: "iso8859-1")
-    side = tmp_path / PT.name
-    shutil.copytree(PT, side)
-    kd = side / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
-    text = kd.read_text(encoding="utf-8")
-    first = text.splitlines()[1].split(",")[4]
-    kd.write_bytes(text.replace(f",{first},", f",{first}_Größe,", 1).encode("latin-1"))
+    side, kd, first = _latin1_name(tmp_path, "_Größe")
     p = load_profile(str(side), OPTS)
     assert p.kernel_details["Name"][0] == f"{first}_Größe"
     assert f"{kd}: the text is not UTF-8; read as ISO8859-1 (this machine's locale, as the original reads it)" \
