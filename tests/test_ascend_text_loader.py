@@ -1073,11 +1073,17 @@ def test_text_that_is_neither_utf8_nor_gb18030_stays_an_error(tmp_path: Path) ->
 
 
 def test_damaged_utf8_is_not_read_as_gb18030(tmp_path: Path) -> None:
-    """A UTF-8 trace with one damaged byte is refused as before: read as GB18030, its every other non-ASCII
-    name would be garbled (GB18030 decodes nearly any byte pair)."""
+    """A UTF-8 trace with several distinct Chinese names and one damaged byte is refused as before: read as
+    GB18030, its every other non-ASCII name would be garbled (GB18030 decodes nearly any byte pair)."""
     side = tmp_path / "utf8" / PT.name
     _zh_copy(PT, side, "utf-8")
     tv = side / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    text = tv.read_text(encoding="utf-8")
+    for old, new in (("aten::transpose", "aten::transpose转置"), ("aten::mul", "aten::mul乘法"),
+                     ("aten::detach", "aten::detach分离")):
+        assert f'"{old}"' in text
+        text = text.replace(f'"{old}"', f'"{new}"')
+    tv.write_text(text, encoding="utf-8")
     data = tv.read_bytes()
     assert data.decode("gb18030")  # the damaged copy below would decode as GB18030 too
     at = data.index(b'"name": "') + len(b'"name": "')
@@ -1112,9 +1118,21 @@ def test_side_json_with_python_constants(tmp_path: Path) -> None:
     f.write_bytes(b'{"loss": NaN, "norm": Infinity, "lr": [-Infinity, 1]}')
     got = read_json(str(f))
     assert np.isnan(got["loss"]) and got["norm"] == float("inf") and got["lr"] == [float("-inf"), 1]
+    # a fault after such a literal is named where it is (Python's reader), not at the literal
     f.write_bytes(b'{"loss": NaN, "x": }')
-    with pytest.raises(ProfileError, match="malformed JSON: JSON is malformed: invalid character"):
+    with pytest.raises(ProfileError) as info:
         read_json(str(f))
+    assert info.value.message == "malformed JSON: Expecting value at character 19"
+    f.write_bytes(b'{"loss": NaN, "b": [1, 2')
+    with pytest.raises(ProfileError) as info:
+        read_json(str(f))
+    assert info.value.message.startswith("truncated JSON (")
+    # Python's reader lets a lone escaped surrogate through; the strict decoder's refusal holds
+    f.write_bytes(b'{"loss": NaN, "group_name": "dp\\ud800"}')
+    with pytest.raises(ProfileError, match="a lone escaped UTF-16 surrogate"):
+        read_json(str(f))
+    f.write_bytes(b'{"loss": NaN, "pair": "\\ud83d\\ude00"}')  # an escaped pair is one character
+    assert read_json(str(f))["pair"] == "\U0001f600"
     f.write_bytes(b'{"loss": nan}')
     with pytest.raises(ProfileError, match="malformed JSON"):
         read_json(str(f))
@@ -1164,5 +1182,10 @@ def test_capture_without_the_npu_activity_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ProfileError) as info:
         compare(str(side), str(tmp_path / "absent"))
     assert info.value.message == ("no NPU device lane (Ascend Hardware, HCCL or Overlap Analysis) is named in the "
-                                  f"trace: {n:,} complete event(s) lie on processes without a process_name record")
+                                  f"trace: {n:,} complete event(s) lie on processes it gives no name (no "
+                                  "process_name record, or an empty one)")
     assert info.value.hint.startswith("the trace's process metadata is missing")
+    # kernel_details.csv rows are device data: KernelCompare reads them alone
+    shutil.copy(PT / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", side / "ASCEND_PROFILER_OUTPUT")
+    tv.write_text(json.dumps([e for e in events if e.get("pid") in host]), encoding="utf-8")
+    assert "KernelCompare" in compare(str(side), str(PT), enable_kernel_compare=True).sheet_names

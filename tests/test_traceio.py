@@ -428,6 +428,14 @@ def test_as_utf8_checks_in_chunks_and_reencodes_gb18030() -> None:
     short = '["/home/算法/x.py"]'.encode("gbk")  # one of its two GBK pairs is a UTF-8 character by chance
     assert short.decode("utf-8", "replace").count("\ufffd") == 1
     assert as_utf8("t.json", short)[0] == '["/home/算法/x.py"]'.encode()
+    # a GBK name that decodes as UTF-8 by chance, repeated in every call stack, beside one that does not:
+    # distinct names count, not occurrences
+    repeated = ('["/home/学习/x.py"],' * 4000 + '["模型训练"]').encode("gbk")
+    assert repeated.decode("utf-8", "replace").count("\ufffd") == 4
+    assert as_utf8("t.json", repeated)[0] == repeated.decode("gbk").encode()
+    # an incomplete sequence at the very end is a failure too (the decoder's final flush)
+    tail = ("\u0080" * 8).encode() + b"\x81\x40\xe1\x80"
+    assert as_utf8("t.json", tail)[0] == tail.decode("gb18030").encode()
     bad = b'["caf\xe9"]'  # E9 then a quote: no GB18030 character either
     assert as_utf8("t.json", bad) == (bad, "")
     damaged = data + b"\xc0A"  # decodes as GB18030, but it is UTF-8 (eleven characters) with one bad byte

@@ -27,7 +27,8 @@ exact integer-ns columns so nobody re-parses decimal text):
 * ``communication``: communication.json as a dict; ``metadata``:
   profiler_metadata.json; ``extra["profiler_level"]``: the ``_profiler_level``
   of profiler_info*.json; ``extra["hccl_pid"]``: the HCCL lane process (-1 when absent);
-  ``extra["unnamed_lane_events"]``: the complete events on processes without a ``process_name`` record.
+  ``extra["unnamed_lane_events"]``: the complete events on processes without a name (no ``process_name``
+  record, or an empty one).
 * ``extra["step_marks"]``: where a step is asked for and the trace has no torch op (``cpu_op``), its
   ``ProfilerStep#`` events of any category (name, ts, dur): MindSpore 2.5 and later writes its step
   markers with category "" on the MindSpore lane, and the original then looks for them among all events
@@ -210,7 +211,7 @@ def _select(path: str, data: bytes, events: list, opts: Options,
         keep = np.array([u in wanted for u in low] + [False])[codes]
         keep |= np.array([u in FLOW_CATS for u in low] + [False])[codes] & ((ph == PH_S) | (ph == PH_F))
         pid = traceio.to_int(_field(ev, "pid"))
-        # complete events of processes without a process_name record: lanes that cannot be told apart
+        # complete events of processes without a name (no process_name record, or ""): lanes that cannot be told apart
         named = processes.loc[processes["name"] != "", "pid"].to_numpy(dtype=np.int64)
         unnamed = int((is_x[cand] & ~np.isin(pid, named)).sum())
         lane_pids = [p for p in lanes if p != -1]
@@ -869,16 +870,43 @@ def read_json(path: str, warnings: list[str] | None = None) -> Any:
 
 def _python_json(path: str, data: bytes, msg: str) -> Any:
     """What Python's own reader makes of a side file the strict decoder stopped in at a NaN / Infinity /
-    -Infinity literal; any other fault (or one after such a literal) is the strict decoder's error."""
+    -Infinity literal (Python's error where the text has another fault too); the strict decoder's error for a
+    file without such a literal."""
     m = traceio.INVALID_CHAR.search(msg)
-    if m is not None and data.startswith(_PY_CONSTANTS, int(m.group(1))):
-        try:
-            return json.loads(data)
-        except (ValueError, RecursionError):
-            pass
-    if "truncated" in msg.lower():
-        raise ProfileError(path, f"truncated JSON ({msg})") from None
-    raise ProfileError(path, f"malformed JSON: {msg}") from None
+    if m is None or not data.startswith(_PY_CONSTANTS, int(m.group(1))):
+        if "truncated" in msg.lower():
+            raise ProfileError(path, f"truncated JSON ({msg})") from None
+        raise ProfileError(path, f"malformed JSON: {msg}") from None
+    try:
+        value = json.loads(data)
+    except RecursionError:
+        raise ProfileError(path, "malformed JSON: values nested too deeply") from None
+    except json.JSONDecodeError as exc:
+        if exc.pos >= len(exc.doc.rstrip()):
+            raise ProfileError(path, f"truncated JSON ({exc.msg} at character {exc.pos})") from None
+        raise ProfileError(path, f"malformed JSON: {exc.msg} at character {exc.pos}") from None
+    except ValueError:  # text Python cannot decode either
+        raise ProfileError(path, f"malformed JSON: {msg}") from None
+    _no_lone_surrogates(path, value)
+    return value
+
+
+def _no_lone_surrogates(path: str, value: Any) -> None:
+    """Python's reader lets an escaped lone surrogate ("\\ud800") through, which the strict decoder refuses and
+    no report can write: the same error here."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+        elif isinstance(v, str) and not v.isascii():
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ProfileError(path, "malformed JSON: a lone escaped UTF-16 surrogate in a string") from None
 
 
 #: The literals Python's ``json.dumps`` writes for non-finite floats ("-Infinity": the decoder stops after the sign).

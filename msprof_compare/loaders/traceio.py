@@ -19,7 +19,6 @@ import os
 import re
 import zlib
 from collections.abc import Iterator
-from itertools import chain
 from operator import attrgetter
 from typing import Any, NamedTuple
 
@@ -389,17 +388,31 @@ def _is_utf8(data: bytes) -> bool:
 
 
 def _mostly_utf8(data: bytes) -> bool:
-    """Whether the non-ASCII text is plainly UTF-8 with a damaged byte, not another encoding: at least eight
-    valid UTF-8 characters per undecodable spot. Some GBK byte pairs form a UTF-8 character by chance (a short
-    name can hold as many as fail: 算法), but never eight per failure in a simulation of random GBK names; a
-    damaged UTF-8 file with a few names of non-ASCII text is caught, one with fewer is read as GB18030."""
+    """Whether the non-ASCII text is plainly UTF-8 with a damaged byte, not another encoding: its distinct runs
+    of non-ASCII characters hold at least eight characters that decode as UTF-8 per run with one that does not.
+    Some GBK byte pairs form a UTF-8 character by chance, so a short GBK name can decode (学习) and be repeated
+    thousands of times in call stacks: distinct runs, not occurrences, are what count. In a simulation of random
+    GBK names no name reached eight; a damaged UTF-8 file with a few distinct non-ASCII names is caught, one
+    with fewer is read as GB18030."""
     dec = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def parts() -> Iterator[str]:
+        for chunk in _chunks(data):
+            yield dec.decode(chunk)
+        yield dec.decode(b"", final=True)
+
+    runs: set[str] = set()
+    for part in parts():
+        runs.update(_NON_ASCII_RUN.findall(part))
     good = bad = 0
-    for part in chain((dec.decode(c) for c in _chunks(data)), (dec.decode(b"", final=True),)):
-        n_bad = part.count("\ufffd")
-        bad += n_bad
-        good += len(part) - len(part.encode("ascii", "ignore")) - n_bad
+    for run in runs:  # a damaged byte next to good characters leaves them good
+        n_bad = run.count("\ufffd")
+        good += len(run) - n_bad
+        bad += n_bad > 0
     return good >= 8 * max(bad, 1)
+
+
+_NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
 
 
 def _transcode(data: bytes, encoding: str) -> bytes | None:
