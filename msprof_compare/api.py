@@ -259,6 +259,12 @@ def _check_usable(profile: Profile) -> None:
     """A trace without any device activity (a CPU-only capture) cannot be compared: say so instead of writing
     sheets where one side's device times are all 0 and read as a 100 % gain."""
     if profile.source == "kineto" and profile.kernels.empty:
+        if profile.extra.get("range_profiler"):
+            raise ProfileError(profile.files.get("trace", profile.path),
+                               "no GPU kernel timeline in the trace: its GPU work is in 'cuda_profiler_range' "
+                               "events, the per-kernel counters of the CUPTI range profiler",
+                               hint="record it again without profiler_metrics in torch.profiler's "
+                                    "_ExperimentalConfig for a kernel timeline")
         raise ProfileError(profile.files.get("trace", profile.path),
                            "no GPU kernel, memcpy or memset events in the trace",
                            hint="record it with torch.profiler.ProfilerActivity.CUDA")

@@ -404,3 +404,21 @@ def test_rocm_kernels_without_a_stream_arg(tmp_path):
         e["tid"] = f"stream {e['tid']}"
     f.write_text(json.dumps(top))
     assert (load_profile(str(f), _opts()).kernels["stream"] == -1).all()
+
+
+def test_range_profiler_trace_says_what_it_holds(samples: Path) -> None:
+    """A trace recorded with the CUPTI range profiler (``_ExperimentalConfig(profiler_metrics=...)``) holds its
+    GPU work as "cuda_profiler_range" counter events, no kernel timeline: refused as a trace without kernels,
+    but the message says so instead of telling the user to record with ProfilerActivity.CUDA (which they did)."""
+    trace = samples / "hta/tests/data/cupti_profiler/benchmark_result_924719_1679055439_trace.json.gz"
+    import gzip
+
+    events = json.loads(gzip.decompress(trace.read_bytes()))["traceEvents"]
+    cats = {e.get("cat") for e in events if e.get("ph") == "X"}
+    assert "cuda_profiler_range" in cats and not cats & {"kernel", "gpu_memcpy", "gpu_memset"}
+    with pytest.raises(ProfileError) as info:
+        compare(str(trace), str(H100))
+    assert info.value.path == str(trace)
+    assert info.value.message.startswith("no GPU kernel timeline in the trace: its GPU work is in "
+                                         "'cuda_profiler_range' events")
+    assert "without profiler_metrics" in info.value.hint

@@ -216,6 +216,10 @@ class _Events:
         return traceio.decode_args(self.path, raws, struct)
 
 
+#: The category of the CUPTI range profiler's per-kernel counter events (no timeline of their own).
+RANGE_PROFILER_CAT = "cuda_profiler_range"
+
+
 def load(layout: Any, opts: Options, data: bytes | None = None) -> Profile:
     """Load one Kineto trace into a GPU ``Profile`` (see the module docstring)."""
     path = layout.trace_path
@@ -263,6 +267,9 @@ def _load(layout: Any, opts: Options, path: str, data: bytes, events: list, top:
 def _load_kernels(prof: Profile, ev: _Events) -> None:
     idx, sub = ev.where(frozenset(KERNEL_CATS), ("X",))
     if not len(idx):
+        # the CUPTI range profiler (``_ExperimentalConfig(profiler_metrics=...)``) writes its kernels' counters
+        # as "cuda_profiler_range" events instead of a kernel timeline: say so when the trace is refused
+        prof.extra["range_profiler"] = any(c.lower() == RANGE_PROFILER_CAT for c in ev.first)
         return
     cols = ev.columns(sub, ("name", "ts", "dur", "pid", "tid"), idx)
     args = ev.args(sub, _KernelArgs)
