@@ -416,3 +416,25 @@ def test_text_module_sheets_follow_the_step(samples: Path, tmp_path: Path) -> No
                                        enable_operator_compare=True).sheet("ModuleCompareStatistic"))
         assert got == {k: v for k, v in whole.items() if k.split("|")[0].startswith(mine)}, (step, mine, sorted(got))
         assert got and len(got) < len(whole)
+
+
+def test_kernel_details_without_a_step_column(samples: Path, tmp_path: Path, caplog) -> None:
+    """MindSpore writes kernel_details.csv's Step ID only for a run with a schedule, and not in O2 graph mode,
+    though its trace holds the ProfilerStep# markers. With a step, KernelCompare cannot tell the step's kernels:
+    it is left out with a warning saying why, and the run goes on (it stopped with "There is no kernel details
+    information for step 50, please check whether the data contains this step", which the data does)."""
+    import csv
+
+    side = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt", side)
+    kd = side / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    with open(kd, newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    col = rows[0].index("Step Id")
+    with open(kd, "w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows([r[:col] + r[col + 1:] for r in rows])
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        r = compare(str(side), str(side), base_step=50, comparison_step=50)
+    assert "KernelCompare" not in r.sheet_names and "OverallMetrics" in r.sheet_names
+    assert f"{side}: kernel_details.csv gives no kernel a Step Id, so its kernels cannot be limited to step 50" in \
+        caplog.text

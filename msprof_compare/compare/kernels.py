@@ -231,11 +231,23 @@ def _no_kernels(profile: Profile, step: int = -1) -> None:
                 "greater than level0 and aic_metrics=PipeUtilization.", profile.path)
 
 
-def _has_step_rows(profile: Profile, step: int) -> bool:
-    """Whether any kernel_details row (valid Type or not) carries ``step`` as its Step Id."""
+def _step_ids(profile: Profile) -> np.ndarray | None:
+    """The Step Id of each kernel_details row (NaN for none), None without the column."""
     kd = profile.kernel_details
     col = next((c for c in ("Step Id", "Step ID") if kd is not None and c in kd.columns), None)
-    return col is not None and bool((_number(kd[col]) == step).any())
+    return None if col is None else _number(kd[col])
+
+
+def _has_step_rows(profile: Profile, step: int) -> bool:
+    """Whether any kernel_details row (valid Type or not) carries ``step`` as its Step Id."""
+    ids = _step_ids(profile)
+    return ids is not None and bool((ids == step).any())
+
+
+def _no_step_ids(profile: Profile) -> bool:
+    """A text export whose kernel_details.csv gives no row a step (the loader reads a missing column as -1)."""
+    ids = _step_ids(profile)
+    return profile.source != "ascend_db" and ids is not None and len(ids) > 0 and not (ids >= 0).any()
 
 
 def build(ctx: RunContext) -> list[Sheet]:
@@ -261,6 +273,12 @@ def build(ctx: RunContext) -> list[Sheet]:
     groups = []
     for side, p in (("base", ctx.base), ("comparison", ctx.comparison)):
         step = side_step(ctx, side)
+        if step >= 0 and _no_step_ids(p):
+            # MindSpore writes the column only with a schedule and not in O2 graph mode: the step cannot be told
+            log.warning("%s: kernel_details.csv gives no kernel a Step Id, so its kernels cannot be limited to step "
+                        "%d (the profiler writes them only for a run with a schedule; MindSpore not in O2 graph "
+                        "mode either); KernelCompare is left out.", p.path, step)
+            return []
         g = kernel_groups(p, step)
         if not len(g):
             # the original reads no kernel details at trace level; a step whose rows all lack a valid
