@@ -438,3 +438,9 @@ def test_kernel_details_without_a_step_column(samples: Path, tmp_path: Path, cap
     assert "KernelCompare" not in r.sheet_names and "OverallMetrics" in r.sheet_names
     assert f"{side}: kernel_details.csv gives no kernel a Step Id, so its kernels cannot be limited to step 50" in \
         caplog.text
+    # a step the trace does not hold is still refused, with kernel compare alone too, on either side
+    with pytest.raises(StepError, match="Invalid step id: 999, please choose from the valid steps: 50"):
+        compare(str(side), str(side), base_step=999, comparison_step=999, enable_kernel_compare=True)
+    plain = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+    with pytest.raises(StepError, match="There is no kernel details information for step 999"):
+        compare(str(side), str(plain), base_step=50, comparison_step=999, enable_kernel_compare=True)

@@ -271,14 +271,17 @@ def build(ctx: RunContext) -> list[Sheet]:
         return [Sheet("KernelTypeCompare", KERNEL_TYPE_COLUMNS, frame_from_rows(rows, 15), *SPANS)]
 
     groups = []
+    untold = False  # a side whose kernels cannot be limited to its step
     for side, p in (("base", ctx.base), ("comparison", ctx.comparison)):
         step = side_step(ctx, side)
         if step >= 0 and _no_step_ids(p):
             # MindSpore writes the column only with a schedule and not in O2 graph mode: the step cannot be told
+            side_range(ctx, side)  # an id the trace does not hold is refused, as KernelTypeCompare does
             log.warning("%s: kernel_details.csv gives no kernel a Step Id, so its kernels cannot be limited to step "
                         "%d (the profiler writes them only for a run with a schedule; MindSpore not in O2 graph "
                         "mode either); KernelCompare is left out.", p.path, step)
-            return []
+            untold = True
+            continue
         g = kernel_groups(p, step)
         if not len(g):
             # the original reads no kernel details at trace level; a step whose rows all lack a valid
@@ -288,7 +291,7 @@ def build(ctx: RunContext) -> list[Sheet]:
                                 "please check whether the data contains this step.")
             _no_kernels(p, step)
         groups.append(g)
-    if not all(len(g) for g in groups):
+    if untold or not all(len(g) for g in groups):
         return []
     rows = kernel_rows(*groups)
     return [Sheet("KernelCompare", KERNEL_COLUMNS, frame_from_rows(rows, 15), *SPANS)]
