@@ -282,6 +282,11 @@ def _check_usable(profile: Profile) -> None:
                                       "name (no process_name record, or an empty one)",
                                hint="the trace's process metadata is missing: pass the trace_view.json the "
                                     "profiler wrote")
+        level = str(profile.extra.get("profiler_level") or "")
+        if level.replace("_", "").lower() == "levelnone":  # torch_npu's Level_none, MindSpore's LevelNone
+            raise ProfileError(trace, "no NPU device lane (Ascend Hardware, HCCL or Overlap Analysis) in the trace: "
+                                      f"it was recorded with profiler_level {level}, which records no device data",
+                               hint="record it again with profiler_level Level0 or higher")
         raise ProfileError(trace, "no NPU device lane (Ascend Hardware, HCCL or Overlap Analysis) in the trace",
                            hint="record it with torch_npu.profiler.ProfilerActivity.NPU")
 

@@ -1173,6 +1173,18 @@ def test_capture_without_the_npu_activity_is_refused(tmp_path: Path) -> None:
     assert info.value.path == str(tv)
     assert info.value.message == "no NPU device lane (Ascend Hardware, HCCL or Overlap Analysis) in the trace"
     assert info.value.hint == "record it with torch_npu.profiler.ProfilerActivity.NPU"
+    # profiler_level Level_none records no device data whatever the activities: the hint names the level
+    info_file = side / "profiler_info_0.json"
+    info_json = json.loads(info_file.read_text(encoding="utf-8"))
+    assert "ProfilerActivity.NPU" in info_json["config"]["common_config"]["activities"]
+    info_json["config"]["experimental_config"]["_profiler_level"] = "Level_none"
+    info_file.write_text(json.dumps(info_json), encoding="utf-8")
+    with pytest.raises(ProfileError) as info:
+        compare(str(side), str(tmp_path / "absent"))
+    assert info.value.message == ("no NPU device lane (Ascend Hardware, HCCL or Overlap Analysis) in the trace: it "
+                                  "was recorded with profiler_level Level_none, which records no device data")
+    assert info.value.hint == "record it again with profiler_level Level0 or higher"
+    shutil.copy(PT / "profiler_info_0.json", info_file)
     assert compare(str(PT), str(PT)).sheet_names
     # device events on processes the trace does not name: the metadata is what is missing
     shutil.copy(PT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json", tv)

@@ -226,7 +226,17 @@ def _no_kernels(profile: Profile, step: int = -1) -> None:
     if profile.kernel_details is None:  # the loader said the file is absent; "lacks duration" would mislead
         log.warning("Can't find any valid kernels in the file: %s (no kernel_details.csv).", profile.path)
         return
-    log.warning("Failed to enable enable_kernel_compare,kernel_details.csv lacks duration.")
+    kd = profile.kernel_details
+    where = f" of step {step}" if step >= 0 else ""
+    if "Duration(us)" not in kd.columns:
+        what = "lacks duration"
+    elif not len(kd):
+        what = "holds no kernel"
+    elif "Type" not in kd.columns:
+        what = "has no Type column"
+    else:  # the durations are there: a Level0 export writes every Type as N/A, which "lacks duration" hid
+        what = f"gives no kernel{where} a Type (each is N/A or empty, as a Level0 export writes it)"
+    log.warning("Failed to enable enable_kernel_compare,kernel_details.csv %s.", what)
     log.warning("Can't find any valid kernels in the file: %s. Please make sure that the profiling data is "
                 "greater than level0 and aic_metrics=PipeUtilization.", profile.path)
 
