@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import shutil
 from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 
@@ -329,7 +330,8 @@ def test_bandwidth_and_pg_names():
         "b": {"collective": {"Total Op Info": {"Communication Bandwidth Info": {
             "RDMA": {"Transit Size(MB)": 3, "Transit Time(ms)": 1}, "SDMA": {"Transit Size(MB)": 1,
                                                                          "Transit Time(ms)": 0}}}}}}
-    assert B.bandwidths(two) == (3.0, 0.0)  # the last entry wins, no accumulation
+    # every step's entry counts, as the other OverallMetrics rows do: (10 + 3) MB / (2 + 1) ms; SDMA 1 MB / 0 ms
+    assert B.bandwidths(two) == (pytest.approx(13 / 3), 0.0)
     # a value that is not a number reads 0 and is named (it used to vanish without a word)
     two["b"]["collective"]["Total Op Info"]["Communication Bandwidth Info"]["RDMA"]["Transit Time(ms)"] = "abc"
     problems: list[str] = []
@@ -491,6 +493,34 @@ def test_planes_belong_to_the_group_lane_above_them():
         "name": ["Plane 9", "Group 0 Communication", "Plane 0", "", "Group 1 Communication", "Plane 1"],
         "sort_index": [0, 1, 2, 3, 4, 5]})
     assert B.hccl_lanes(p) == [("Group 0 Communication", 0, [1]), ("Group 1 Communication", 10, [11])]
+
+
+def test_bandwidth_of_a_profile_of_two_steps(samples, tmp_path):
+    """schedule(active=2) writes one communication.json entry per step. The OverallMetrics rows cover both steps
+    (a text export's breakdown ignores --base_step), so the bandwidth is both steps' transit size over their
+    transit time; the original shows the last step's alone. Built from the level-1 sample's step50 entry, copied
+    as step51 with twice the SDMA transit size; the figures are computed here from the JSON values."""
+
+    base = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+    if not base.exists():
+        pytest.skip("level-1 sample absent")
+    side = tmp_path / base.name
+    shutil.copytree(base, side)
+    path = side / "ASCEND_PROFILER_OUTPUT" / "communication.json"
+    comm = json.loads(path.read_text(encoding="utf-8"))
+    assert list(comm) == ["step50"]
+    step51 = json.loads(json.dumps(comm["step50"]))
+    sdma = step51["collective"]["Total Op Info"]["Communication Bandwidth Info"]["SDMA"]
+    size, time = sdma["Transit Size(MB)"], sdma["Transit Time(ms)"]
+    assert size > 0 and time > 0
+    sdma["Transit Size(MB)"] = 2 * size
+    comm["step51"] = step51
+    path.write_text(json.dumps(comm), encoding="utf-8")
+    expected = (size + 2 * size) / (time + time)  # 1.5 x step50's bandwidth
+    assert B.bandwidths(comm)[1] == pytest.approx(expected)
+    summary = compare(str(side), str(base), enable_profiling_compare=True).summary
+    cells = [row[summary["headers"].index("SDMA Bandwidth")] for row in summary["rows"]]
+    assert cells == [f"{expected:.3f}GB/s", f"{size / time:.3f}GB/s"]
 
 
 def test_bandwidth_block_without_a_size_or_a_time():

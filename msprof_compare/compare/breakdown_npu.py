@@ -439,11 +439,16 @@ def pg_names(metadata: dict) -> dict[str, str]:
 
 
 def bandwidths(communication: dict | None, problems: list[str] | None = None) -> tuple[float, float] | None:
-    """(RDMA, SDMA) GB/s from the last communication.json entry holding a bandwidth block, None if none has.
-    A value that is not a number gives 0 GB/s, as a missing one; ``problems`` collects what was wrong."""
+    """(RDMA, SDMA) GB/s over every communication.json entry (one per step) holding a bandwidth block: the summed
+    transit size over the summed transit time, since the OverallMetrics rows beside them cover the whole profile
+    (the original keeps the last entry's, one step of several). None if no entry has a block. A value that is
+    not a number makes its kind 0 GB/s, as a missing one; ``problems`` collects what was wrong."""
     if not isinstance(communication, dict):
         return None
-    found = None
+    sums = {"RDMA": [0.0, 0.0], "SDMA": [0.0, 0.0]}  # size (MB), time (ms)
+    broken: set[str] = set()
+    seen = problems if problems is not None else []
+    found = False
     for entry in communication.values():
         try:
             info = entry["collective"]["Total Op Info"]["Communication Bandwidth Info"]
@@ -451,16 +456,24 @@ def bandwidths(communication: dict | None, problems: list[str] | None = None) ->
             continue
         if not isinstance(info, dict):
             continue
-        seen: list[str] = []
-        found = (_bw(info.get("RDMA"), "RDMA", seen), _bw(info.get("SDMA"), "SDMA", seen))
-        if problems is not None:
-            problems[:] = seen  # only the block that gives the figures counts
-    return found
+        found = True
+        for kind, total in sums.items():
+            got = _transit(info.get(kind), kind, seen)
+            if got is None:
+                broken.add(kind)
+            else:
+                total[0] += got[0]
+                total[1] += got[1]
+    if not found:
+        return None
+    rdma, sdma = (0.0 if kind in broken else _quotient(*sums[kind], kind, seen) for kind in ("RDMA", "SDMA"))
+    return rdma, sdma
 
 
-def _bw(block: object, kind: str, problems: list[str]) -> float:
+def _transit(block: object, kind: str, problems: list[str]) -> tuple[float, float] | None:
+    """(size MB, time ms) of one bandwidth block, a missing one 0; None where a value is not a usable number."""
     if not isinstance(block, dict):
-        return 0.0
+        return 0.0, 0.0
     values = []
     for key in ("Transit Size(MB)", "Transit Time(ms)"):
         raw = block.get(key, 0)
@@ -470,13 +483,16 @@ def _bw(block: object, kind: str, problems: list[str]) -> float:
             v = math.nan
         if not math.isfinite(v) or v < 0:
             problems.append(f"{kind} {key} {short_repr(raw)}")
-            v = math.nan
+            return None
         values.append(v)
-    size, time = values
-    if time <= 0 or not math.isfinite(size) or not math.isfinite(time):
+    return values[0], values[1]
+
+
+def _quotient(size: float, time: float, kind: str, problems: list[str]) -> float:
+    if time <= 0:
         return 0.0
     bw = size / time
-    if not math.isfinite(bw):  # a finite size over a time near 0
+    if not math.isfinite(size) or not math.isfinite(time) or not math.isfinite(bw):  # sums or a time near 0
         problems.append(f"{kind} bandwidth {short_repr(size)} MB / {short_repr(time)} ms")
         return 0.0
     return bw
