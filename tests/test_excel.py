@@ -509,6 +509,10 @@ def test_default_run_writes_the_reference_sheets(pair: str, base: str, compariso
         expected = [] if ref.sheetnames == ["Sheet1"] else ref.sheetnames
     finally:
         ref.close()
+    # pair 8 (two bare trace_view.json files) has no memory record on either side: the original's memory sheets
+    # hold 0 in every cell, ours are left out (docs/differences.md)
+    left_out = {"8": {"MemoryCompareStatistic", "MemoryCompare"}}.get(pair, set())
+    expected = [n for n in expected if n not in left_out]
     result = compare(str(samples / base), str(samples / comparison))
     assert [n for n in result.sheet_names if n != "Summary"] == expected
 

@@ -20,7 +20,7 @@ import pandas as pd
 from ..errors import StepError
 from ..model import STEP_MARK, factorize
 from . import classify, table
-from .optree import OpTree, _nest, op_tree
+from .optree import OpTree, _nest, one_sided, op_tree
 from .steps import side_step
 from .table import STYLE_FLOAT, STYLE_INT, Column, Sheet, diff_ratio, frame_from_rows
 
@@ -160,6 +160,8 @@ def api_rows(base: pd.DataFrame, comparison: pd.DataFrame) -> list[list]:
 
 def build(ctx: RunContext) -> list[Sheet]:
     """The ApiCompare sheet (nothing when either side has no op)."""
+    if one_sided(ctx):
+        return []
     tables = []
     for side in ("base", "comparison"):
         step = side_step(ctx, side)

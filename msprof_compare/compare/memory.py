@@ -21,7 +21,7 @@ import pandas as pd
 
 from ..model import CANN_MARK, Profile, factorize
 from . import classify, table
-from .optree import OpPairs, OpTree, op_tree, operator_pairs
+from .optree import OpPairs, OpTree, one_sided, op_tree, operator_pairs
 from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, diff_ratios, frame_from_rows
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -199,6 +199,7 @@ class MemoryIndex:
 
     def __init__(self, tree: OpTree, records: pd.DataFrame) -> None:
         self.tree = tree
+        self.recorded = len(records)  # before placing: a side whose records all lie outside ops still recorded
         n = tree.n
         owner = tree.place(records["ts"].to_numpy(dtype=np.int64)) if len(records) else np.zeros(0, np.int64)
         on_tree = owner >= 0
@@ -320,11 +321,22 @@ def detail_rows(pairs: OpPairs, mb: MemoryIndex, mc: MemoryIndex) -> list[list]:
 
 
 def build(ctx: RunContext) -> list[Sheet]:
-    """MemoryCompareStatistic, then MemoryCompare unless ``--disable_details``."""
+    """MemoryCompareStatistic, then MemoryCompare unless ``--disable_details``; nothing when neither side
+    recorded memory (every cell would be 0: the "Can't find any memory event" lines say why)."""
+    if one_sided(ctx):
+        return []
     pairs = operator_pairs(ctx)
     mb, mc = memory_index(ctx, "base"), memory_index(ctx, "comparison")
-    if not len(pairs):
+    if not len(pairs) or not (mb.recorded or mc.recorded):
         return []
+    for idx, p in ((mb, ctx.base), (mc, ctx.comparison)):
+        if not idx.recorded:  # the other side has records: this side's 0 MB is "not recorded", not "none"
+            log.warning("%s: no memory was recorded (profile_memory=True records it), so the memory sheets show "
+                        "this side's operators at 0 MB", p.path)
+    return _sheets(ctx, pairs, mb, mc)
+
+
+def _sheets(ctx: RunContext, pairs: OpPairs, mb: MemoryIndex, mc: MemoryIndex) -> list[Sheet]:
     sheets = [Sheet("MemoryCompareStatistic", STAT_COLUMNS, frame_from_rows(statistic_rows(pairs, mb, mc), 10),
                     *STAT_SPANS)]
     if not ctx.options.disable_details:

@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..model import factorize
 from . import table
-from .optree import OpPairs, OpTree, operator_pairs
+from .optree import OpPairs, OpTree, one_sided, operator_pairs
 from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, diff_ratios, frame_from_rows
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -54,6 +54,8 @@ __all__ = ["build", "operator_sheets", "detail_rows", "statistic_rows", "match_n
 
 def build(ctx: RunContext) -> list[Sheet]:
     """Module sheets when module matching produces pairs, else the operator sheets."""
+    if one_sided(ctx):
+        return []
     if not ctx.options.disable_module:
         from . import modules
 

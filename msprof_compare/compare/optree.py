@@ -60,6 +60,23 @@ def side_profile(ctx: RunContext, side: str) -> Profile:
     return ctx.base if side == "base" else ctx.comparison
 
 
+def one_sided(ctx: RunContext) -> bool:
+    """Whether exactly one side recorded no torch op (a MindSpore export, a capture without the CPU activity):
+    a sheet of paired ops would then hold the other side's ops alone, each "100 %" slower or faster, so the
+    operator, module, memory and API sheets are left out, with one warning saying why (the original writes
+    them one-sided)."""
+    def compute() -> bool:
+        without = [p for p in (ctx.base, ctx.comparison) if not p.has_ops]
+        if len(without) != 1:
+            return False
+        log.warning("Can't find any torch op in the file: %s, so the sheets that pair the ops of both sides "
+                    "(operator, module, memory, API) are left out; only the other side has ops (MindSpore exports "
+                    "have none: the overall and communication comparisons apply)", without[0].path)
+        return True
+
+    return ctx.cached("optree.one_sided", compute)
+
+
 @dataclass(eq=False)
 class OpTree:
     """One side's op tree as arrays indexed by node id (= position in start order).
