@@ -39,7 +39,8 @@ HELP = {
     "disable_details": "Hide detailed comparison",
     "disable_module": "Hide module comparison (compare operators even when module data exists)",
     "output_path": "Path of comparison result (a directory, default the current one; a name ending in .xlsx or "
-                   ".json names the report file)",
+                   ".json names the report file, whose extension follows --output_format: -o run.json writes "
+                   "run.xlsx by default)",
     "max_kernel_num": "The number of kernels per torch op is limited (N > 3)",
     "op_name_map": "The mapping of operator names equivalent to GPUs and NPUs in the form of dictionaries",
     "use_input_shape": "Enable precise matching of operators",

@@ -84,7 +84,8 @@ def test_help_lists_the_original_flags(capsys: pytest.CaptureFixture) -> None:
             assert text in out, text
         flat = " ".join(out.split())  # the help says which side each path is and what -o may name (user audit)
         for text in ("Path of the profiling data (the comparison side)", "Path of the benchmark data (the base side)",
-                     "a name ending in .xlsx or .json names the report file", "symbolic links"):
+                     "a name ending in .xlsx or .json names the report file, whose extension follows --output_format",
+                     "symbolic links"):
             assert text in flat, text
     parser = cli.build_script_parser()
     assert parser.description == "Compare trace of GPU and NPU"
