@@ -268,27 +268,32 @@ def _check_usable(profile: Profile) -> None:
         raise ProfileError(profile.files.get("trace", profile.path),
                            "no GPU kernel, memcpy or memset events in the trace",
                            hint="record it with torch.profiler.ProfilerActivity.CUDA")
-    # torch ops but no device lane and no kernel_details.csv rows: a torch_npu capture without the NPU activity
-    # (a legacy MindSpore timeline, which has neither ops nor lanes, keeps the original's all-zero breakdown)
+    # no device lane and no kernel_details.csv rows: a torch_npu capture without the NPU activity (it has torch
+    # ops), or one recorded at profiler_level Level_none (MindSpore: LevelNone; such a capture may have no ops);
+    # a legacy MindSpore timeline, which has neither ops nor a level, keeps the original's all-zero breakdown
     kd = profile.kernel_details
-    if (profile.source == "ascend_text" and not profile.ops.empty and profile.kernels.empty and profile.comm.empty
+    if not (profile.source == "ascend_text" and profile.kernels.empty and profile.comm.empty
             and profile.overlap.empty and (kd is None or kd.empty)
             and not profile.processes["name"].isin(_NPU_DEVICE_LANES).any()):
-        trace = profile.files.get("trace_view.json", profile.path)
-        unnamed = profile.extra.get("unnamed_lane_events", 0)
-        if unnamed:  # device events may be there, on lanes the trace does not name
-            raise ProfileError(trace, f"no NPU device lane (Ascend Hardware, HCCL or Overlap Analysis) is named in "
-                                      f"the trace: {unnamed:,} complete event(s) lie on processes it gives no "
-                                      "name (no process_name record, or an empty one)",
-                               hint="the trace's process metadata is missing: pass the trace_view.json the "
-                                    "profiler wrote")
-        level = str(profile.extra.get("profiler_level") or "")
-        if level.replace("_", "").lower() == "levelnone":  # torch_npu's Level_none, MindSpore's LevelNone
-            raise ProfileError(trace, "no NPU device lane (Ascend Hardware, HCCL or Overlap Analysis) in the trace: "
-                                      f"it was recorded with profiler_level {level}, which records no device data",
-                               hint="record it again with profiler_level Level0 or higher")
-        raise ProfileError(trace, "no NPU device lane (Ascend Hardware, HCCL or Overlap Analysis) in the trace",
-                           hint="record it with torch_npu.profiler.ProfilerActivity.NPU")
+        return
+    level = str(profile.extra.get("profiler_level") or "")
+    level_none = level.replace("_", "").lower() == "levelnone"
+    if profile.ops.empty and not level_none:
+        return
+    trace = profile.files.get("trace_view.json", profile.path)
+    unnamed = profile.extra.get("unnamed_lane_events", 0)
+    if unnamed:  # device events may be there, on lanes the trace does not name
+        raise ProfileError(trace, f"no NPU device lane (Ascend Hardware, HCCL or Overlap Analysis) is named in "
+                                  f"the trace: {unnamed:,} complete event(s) lie on processes it gives no "
+                                  "name (no process_name record, or an empty one)",
+                           hint="the trace's process metadata is missing: pass the trace_view.json the "
+                                "profiler wrote")
+    if level_none:
+        raise ProfileError(trace, "no NPU device lane (Ascend Hardware, HCCL or Overlap Analysis) in the trace: "
+                                  f"it was recorded with profiler_level {level}, which records no device data",
+                           hint="record it again with profiler_level Level0 or higher")
+    raise ProfileError(trace, "no NPU device lane (Ascend Hardware, HCCL or Overlap Analysis) in the trace",
+                       hint="record it with torch_npu.profiler.ProfilerActivity.NPU")
 
 
 def _check_steps(ctx: RunContext) -> None:

@@ -1186,6 +1186,25 @@ def test_capture_without_the_npu_activity_is_refused(tmp_path: Path) -> None:
     assert info.value.hint == "record it again with profiler_level Level0 or higher"
     shutil.copy(PT / "profiler_info_0.json", info_file)
     assert compare(str(PT), str(PT)).sheet_names
+    # a MindSpore LevelNone capture has no torch op either: without the level it would read as a legacy timeline
+    ms = tmp_path / MS.name
+    shutil.copytree(MS, ms)
+    (ms / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv").unlink()
+    ms_tv = ms / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    ms_events = json.loads(ms_tv.read_text(encoding="utf-8"))
+    lanes = {e["pid"] for e in ms_events if e.get("name") == "process_name"
+             and e["args"]["name"] in ("Ascend Hardware", "HCCL", "Overlap Analysis")}
+    assert lanes
+    ms_tv.write_text(json.dumps([e for e in ms_events if e.get("pid") not in lanes]), encoding="utf-8")
+    (ms / "profiler_info_0.json").write_text(json.dumps({"profiler_parameters": {"profiler_level": "LevelNone"}}),
+                                             encoding="utf-8")
+    with pytest.raises(ProfileError) as info:
+        compare(str(PT), str(ms))
+    assert info.value.path == str(ms_tv)
+    assert info.value.message.endswith("it was recorded with profiler_level LevelNone, which records no device data")
+    (ms / "profiler_info_0.json").write_text(json.dumps({"profiler_parameters": {"profiler_level": "Level1"}}),
+                                             encoding="utf-8")
+    assert compare(str(PT), str(ms)).sheet_names  # another level: compared as before (the original's zeros)
     # device events on processes the trace does not name: the metadata is what is missing
     shutil.copy(PT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json", tv)
     unnamed = [e for e in events if e.get("name") != "process_name"]

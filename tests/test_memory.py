@@ -220,6 +220,20 @@ def test_memory_sheets_of_reference_pair4_name_the_side_without_memory(samples, 
     assert math.isclose(stat["Comparison Allocated Memory(MB)"].sum(), ref["Comparison Allocated Memory(MB)"].sum())
 
 
+def test_bare_trace_view_beside_a_directory_is_named_as_such(samples, caplog):
+    """Reference pair 8b: a trace_view.json given alone never has operator_memory.csv, whatever profile_memory
+    was, so the warning names the missing directory, not the profiler option (review)."""
+    base = samples / "mstt/profiler/msprof_analyze/test/ut/advisor/timeline_advice/trace_view.json"
+    if not base.exists():
+        pytest.skip("pair 8b sample absent")
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(base), str(samples / L1), enable_memory_compare=True)
+    assert [m for m in caplog.messages if "memory sheets show" in m] == [
+        f"{base}: a trace file given without its profiling directory has no operator_memory.csv, so the memory "
+        "sheets show this side's operators at 0 MB"]
+    assert "MemoryCompare" in res.sheet_names
+
+
 def _operator_memory(tmp_path: Path, rows: list[str]) -> tuple[Path, pd.DataFrame, list[str]]:
     """operator_memory.csv holding ``rows`` under its real header: (file, what the loader read, its warnings)."""
     f = tmp_path / "operator_memory.csv"

@@ -336,7 +336,19 @@ def test_bandwidth_and_pg_names():
     two["b"]["collective"]["Total Op Info"]["Communication Bandwidth Info"]["RDMA"]["Transit Time(ms)"] = "abc"
     problems: list[str] = []
     assert B.bandwidths(two, problems) == (0.0, 0.0)
-    assert problems == ["RDMA Transit Time(ms) 'abc'"]
+    assert problems == ["RDMA Transit Time(ms) 'abc' in 'b'"]  # a file of several steps names the step
+    # an entry without a transit time gives no bandwidth alone, so its size stays out of the sum (review):
+    # 10 MB / 2 ms and 3 MB / 0 ms read 5.0, not 6.5
+    two["b"]["collective"]["Total Op Info"]["Communication Bandwidth Info"]["RDMA"]["Transit Time(ms)"] = 0
+    assert B.bandwidths(two) == (5.0, 0.0)
+    del two["b"]["collective"]["Total Op Info"]["Communication Bandwidth Info"]["RDMA"]["Transit Time(ms)"]
+    assert B.bandwidths(two) == (5.0, 0.0)
+    # every bad value is named, the size and the time
+    bad = {"s1": {"collective": {"Total Op Info": {"Communication Bandwidth Info": {
+        "SDMA": {"Transit Size(MB)": "abc", "Transit Time(ms)": "xyz"}}}}}}
+    problems = []
+    assert B.bandwidths(bad, problems) == (0.0, 0.0)
+    assert problems == ["SDMA Transit Size(MB) 'abc'", "SDMA Transit Time(ms) 'xyz'"]
     # negative, boolean, beyond float range (10**400 raised an internal error) or a bandwidth that overflows:
     # each reads 0 and is named, never a negative, "inf" or 120-digit figure in the console
     for size, time, named in ((-427.5, 27.3, "SDMA Transit Size(MB) -427.5"), (True, 1, "SDMA Transit Size(MB) True"),

@@ -441,15 +441,17 @@ def pg_names(metadata: dict) -> dict[str, str]:
 def bandwidths(communication: dict | None, problems: list[str] | None = None) -> tuple[float, float] | None:
     """(RDMA, SDMA) GB/s over every communication.json entry (one per step) holding a bandwidth block: the summed
     transit size over the summed transit time, since the OverallMetrics rows beside them cover the whole profile
-    (the original keeps the last entry's, one step of several). None if no entry has a block. A value that is
-    not a number makes its kind 0 GB/s, as a missing one; ``problems`` collects what was wrong."""
+    (the original keeps the last entry's, one step of several). An entry without a transit time gives no
+    bandwidth on its own (0), so its size is left out too. None if no entry has a block. A value that is not
+    a number makes its kind 0 GB/s, as a missing one; ``problems`` collects what was wrong."""
     if not isinstance(communication, dict):
         return None
     sums = {"RDMA": [0.0, 0.0], "SDMA": [0.0, 0.0]}  # size (MB), time (ms)
     broken: set[str] = set()
     seen = problems if problems is not None else []
     found = False
-    for entry in communication.values():
+    several = len(communication) > 1
+    for step, entry in communication.items():
         try:
             info = entry["collective"]["Total Op Info"]["Communication Bandwidth Info"]
         except (KeyError, TypeError):
@@ -458,10 +460,10 @@ def bandwidths(communication: dict | None, problems: list[str] | None = None) ->
             continue
         found = True
         for kind, total in sums.items():
-            got = _transit(info.get(kind), kind, seen)
+            got = _transit(info.get(kind), kind, seen, f" in {short_repr(step)}" if several else "")
             if got is None:
                 broken.add(kind)
-            else:
+            elif got[1] > 0:
                 total[0] += got[0]
                 total[1] += got[1]
     if not found:
@@ -470,8 +472,9 @@ def bandwidths(communication: dict | None, problems: list[str] | None = None) ->
     return rdma, sdma
 
 
-def _transit(block: object, kind: str, problems: list[str]) -> tuple[float, float] | None:
-    """(size MB, time ms) of one bandwidth block, a missing one 0; None where a value is not a usable number."""
+def _transit(block: object, kind: str, problems: list[str], where: str) -> tuple[float, float] | None:
+    """(size MB, time ms) of one bandwidth block, a missing one 0; None where a value is not a usable number
+    (each such value named in ``problems``)."""
     if not isinstance(block, dict):
         return 0.0, 0.0
     values = []
@@ -482,9 +485,10 @@ def _transit(block: object, kind: str, problems: list[str]) -> tuple[float, floa
         except (TypeError, ValueError, OverflowError):
             v = math.nan
         if not math.isfinite(v) or v < 0:
-            problems.append(f"{kind} {key} {short_repr(raw)}")
-            return None
+            problems.append(f"{kind} {key} {short_repr(raw)}{where}")
         values.append(v)
+    if not all(math.isfinite(v) and v >= 0 for v in values):
+        return None
     return values[0], values[1]
 
 

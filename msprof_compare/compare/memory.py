@@ -331,8 +331,10 @@ def build(ctx: RunContext) -> list[Sheet]:
         return []
     for idx, p in ((mb, ctx.base), (mc, ctx.comparison)):
         if not idx.recorded:  # the other side has records: this side's 0 MB is "not recorded", not "none"
-            log.warning("%s: no memory was recorded (profile_memory=True records it), so the memory sheets show "
-                        "this side's operators at 0 MB", p.path)
+            why = ("a trace file given without its profiling directory has no operator_memory.csv"
+                   if p.source == "ascend_text" and p.level == "trace"
+                   else "no memory was recorded (profile_memory=True records it)")
+            log.warning("%s: %s, so the memory sheets show this side's operators at 0 MB", p.path, why)
     return _sheets(ctx, pairs, mb, mc)
 
 
