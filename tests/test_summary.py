@@ -436,6 +436,20 @@ def test_gpu_against_mindspore_layout_is_not_called_another_workload(caplog):
     assert [n for n in res.sheet_names if "Operator" in n or "Module" in n or "Memory" in n or n == "ApiCompare"] == []
 
 
+def test_shape_text_check_is_linear_and_unchanged():
+    """What counts as a shape: dims, separators and None with at least one digit (Kineto's and the Ascend
+    text export's notations, real examples from the samples); a data type is none. A long text of dims that
+    ends in a letter is refused at once: the former pattern backtracked over it quadratically (scaling audit:
+    48k characters took 40 s, 96k over 3 minutes); here 200k characters."""
+    assert summary._comparable_shape("[[32, 3, 224, 224], [64, 3, 11, 11], [64]]") != ""
+    assert summary._comparable_shape("32,3,224,224;\r\n64,3,11,11;\r\n64") != ""
+    assert summary._comparable_shape("[[4096, 4096], None, []]") != ""
+    for no_shape in ("N/A", "", ";\r\n;", "[[], []]", "c10::BFloat16", "float", "[[3, 4], 'float']"):
+        assert summary._comparable_shape(no_shape) == "", no_shape
+    assert summary._comparable_shape("4096,4096;\r\n" * 16_000 + "float") == ""
+    assert summary._comparable_shape("4096,4096;\r\n" * 16_000 + "7") != ""
+
+
 def test_shape_guard_says_why_it_could_not_check():
     with_shapes = _profile(["aten::mm", "aten::add"], ["[[2, 3]]", "[[2]]"])
     without = _profile(["aten::mm", "aten::add"], ["N/A", "N/A"])  # e.g. a profiling-only run

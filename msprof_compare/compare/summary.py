@@ -734,8 +734,11 @@ def _has_shapes(ops: pd.DataFrame) -> bool:
     return bool(len(ops)) and not pd.Series(ops["input_dims"].to_numpy(dtype=object)).isin(["", "N/A"]).all()
 
 
-#: Dimensions, separators and ``None`` (an absent optional tensor): anything else (a letter) is no shape.
-_SHAPE_TEXT = re.compile(r"(?:[\d,;\s\[\]()-]|None)*\d(?:[\d,;\s\[\]()-]|None)*")
+#: Dimensions, separators and ``None`` (an absent optional tensor): anything else (a letter) is no shape. The
+#: digit a shape needs is looked for apart: a pattern with the digit inside it backtracked quadratically on a
+#: long text that fails near its end (48k characters of dims and then a letter: 40 s).
+_SHAPE_TEXT = re.compile(r"(?:[\d,;\s\[\]()-]|None)*")
+_DIGIT = re.compile(r"\d")
 
 
 def _comparable_shape(dims: Any) -> str:
@@ -744,7 +747,7 @@ def _comparable_shape(dims: Any) -> str:
     lists) or when the text is no shape at all (data types such as ``c10::BFloat16`` where a DB export's
     columns could not be told apart), so such an op is not held against the other side."""
     text = shape_key(str(dims))
-    return text if _SHAPE_TEXT.fullmatch(text) else ""
+    return text if _SHAPE_TEXT.fullmatch(text) and _DIGIT.search(text) else ""
 
 
 def _shape_mismatches(base: pd.DataFrame, comparison: pd.DataFrame,
