@@ -460,7 +460,7 @@ def test_shape_guard_says_why_it_could_not_check():
         g = summary.guards(_Ctx(b, c)).set_index("Check").loc["input shapes of top operators"]
         rows[name] = (g["Status"], g["Base"], g["Detail"])
     assert rows["no shapes"][:2] == ("unknown", 0) and rows["no shapes"][2].startswith("no input shapes on one side")
-    assert rows["absent"][:2] == ("unknown", 0) and "absent from the comparison side" in rows["absent"][2]
+    assert rows["absent"][:2] == ("unknown", 0) and "absent from the other side" in rows["absent"][2]
     assert rows["ok"] == ("ok", 2, "2 heaviest operators found on both sides")
     # data types where shapes belong (a DB whose columns could not be told apart), with digits or without:
     # no shape to hold against the other side's, so not checked and no false warning
@@ -468,6 +468,19 @@ def test_shape_guard_says_why_it_could_not_check():
         types = _profile(["aten::mm", "aten::add"], dtypes)
         g = summary.guards(_Ctx(types, with_shapes)).set_index("Check").loc["input shapes of top operators"]
         assert g["Status"] == "unknown" and "no dimension recorded" in g["Detail"], dtypes
+
+
+def test_shape_guard_is_the_same_both_ways_round():
+    """The ten heaviest operators of each side are checked, not the base's alone, so swapping the inputs
+    checks the same operators (a cross-sheet audit saw 9 -> 10 on one real pair). Here the base's ten
+    heaviest (op0-op9, 5 calls each) are also on the comparison side once each, and the comparison's heaviest
+    (big, 20 calls) is on the base side once, with shapes that differ."""
+    heavy = [f"op{i}" for i in range(10)]
+    base = _profile(heavy * 5 + ["big"], ["[[2]]"] * 50 + ["[[3]]"])
+    comp = _profile(heavy + ["big"] * 20, ["[[2]]"] * 10 + ["[[4]]"] * 20)
+    for b, c in ((base, comp), (comp, base)):
+        g = summary.guards(_Ctx(b, c)).set_index("Check").loc["input shapes of top operators"]
+        assert (g["Status"], g["Base"], g["Detail"]) == ("warn", 11, "no common input shape for: big")
 
 
 def test_shape_guard_reads_kineto_and_npu_notation_alike():

@@ -750,11 +750,14 @@ def _comparable_shape(dims: Any) -> str:
     return text if _SHAPE_TEXT.fullmatch(text) and _DIGIT.search(text) else ""
 
 
-def _shape_mismatches(base: pd.DataFrame, comparison: pd.DataFrame,
+def _shape_mismatches(base: pd.DataFrame, comparison: pd.DataFrame, base_names: set[str],
                       comparison_names: set[str]) -> tuple[int, list[str]]:
     """(ops checked, op names whose input shapes share nothing between the sides); an op counts as
-    checked only when both sides recorded shapes for it. ``comparison_names``: ``_op_names(comparison)``."""
-    names = [n for n in _heavy_ops(base, SHAPE_TOP_OPS) if n in comparison_names]
+    checked only when both sides recorded shapes for it. ``base_names`` / ``comparison_names``: each side's
+    ``_op_names``."""
+    # the heaviest of either side found on the other, so that swapping the sides checks the same operators
+    names = list(dict.fromkeys([n for n in _heavy_ops(base, SHAPE_TOP_OPS) if n in comparison_names]
+                               + [n for n in _heavy_ops(comparison, SHAPE_TOP_OPS) if n in base_names]))
     if not names:
         return 0, []
     keys: dict[str, str] = {}  # shared by both sides: two runs of one model repeat the same texts
@@ -788,7 +791,7 @@ def guards(ctx: RunContext) -> pd.DataFrame:
     rate, shown_b, shown_c, how = _match_rate(ctx, nb, nc)
     rows.append(_guard("operator match rate", None if rate is None else rate >= MATCH_RATE_THRESHOLD,
                        shown_b, shown_c, f"{how}; warn below {MATCH_RATE_THRESHOLD:.0%}"))
-    checked, bad = _shape_mismatches(b.ops, c.ops, nc)
+    checked, bad = _shape_mismatches(b.ops, c.ops, nb, nc)
     if bad:
         detail = "no common input shape for: " + ", ".join(bad)
     elif checked:
@@ -799,8 +802,8 @@ def guards(ctx: RunContext) -> pd.DataFrame:
         detail = ("no input shapes on one side (recorded without record_shapes, or not read: shapes are "
                   "loaded only with the operator, memory or API comparison on)")
     else:
-        detail = ("the heaviest operators of the base side are absent from the comparison side, or have no "
-                  "dimension recorded")
+        detail = ("the heaviest operators of each side are absent from the other side, or have no dimension "
+                  "recorded")
     rows.append(_guard("input shapes of top operators", None if not checked else not bad, checked, checked,
                        detail))
     sb, sc = _step_count(nb), _step_count(nc)
