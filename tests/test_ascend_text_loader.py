@@ -203,8 +203,39 @@ def test_ascend_output_without_trace_view(tmp_path):
     shutil.copytree(PT / "ASCEND_PROFILER_OUTPUT", out)
     (out / "trace_view.json").unlink()
     shutil.copyfile(out / "communication.json", out / "communication_matrix.json")
-    with pytest.raises(ProfileError, match="no trace_view.json"):
+    with pytest.raises(ProfileError, match="no trace_view.json") as err:
         detect(str(out))
+    # the export was parsed (its CSVs are there): "not collected ... or not parsed" would mislead (log audit)
+    parsed = sorted(n for n in ("kernel_details.csv", "memory_record.csv", "communication.json")
+                    if (out / n).exists())
+    assert parsed and err.value.path == str(out)
+    assert err.value.message.startswith("holds the parsed ") and all(n in err.value.message for n in parsed)
+    assert err.value.message.endswith("but no trace_view.json or ascend_*_profiler_*.db, which the comparison needs")
+    assert err.value.hint == "copy the directory with its trace_view.json, or export the profile again"
+
+
+def test_msprof_database_is_named(tmp_path, samples):
+    """A CANN msprof_*.db (a real one from the msinsight tests: TASK, COMPUTE_TASK_INFO, ... tables) is no
+    export the comparison reads: it is named as what it is, given alone or in its folder, where the folder
+    form said no profiler *.db was found. analysis.db keeps its own sentence."""
+    db = samples / "msinsight/server/src/test/test_data/full_db/msprof_0.db"
+    if not db.exists():
+        pytest.skip("msprof_0.db sample absent")
+    folder = tmp_path / "full_db"
+    folder.mkdir()
+    shutil.copyfile(db, folder / db.name)
+    expected = ("a CANN msprof database, which is not supported (pass the ascend_pytorch_profiler_*.db, "
+                "ascend_mindspore_profiler_*.db or msmonitor_*.db export)")
+    with pytest.raises(ProfileError) as err:
+        detect(str(folder / db.name))
+    assert err.value.message == expected
+    with pytest.raises(ProfileError) as err:
+        detect(str(folder))
+    assert err.value.message == f"holds msprof_0.db, {expected}"
+    shutil.copyfile(db, folder / "analysis.db")
+    with pytest.raises(ProfileError) as err:
+        detect(str(folder / "analysis.db"))
+    assert err.value.message.endswith("; analysis.db is not used)")
 
 
 def test_directory_of_event_list_jsons_is_no_profile(tmp_path):

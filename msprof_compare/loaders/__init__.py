@@ -110,8 +110,7 @@ def _classify(given: str, force: bool = False) -> Layout:
         if name.endswith(".db"):
             if _is_db_name(name):
                 return Layout(given, path, "file", db_path=path)
-            raise ProfileError(given, "not a profiler database (expected ascend_pytorch_profiler_*.db, "
-                                      "ascend_mindspore_profiler_*.db or msmonitor_*.db; analysis.db is not used)")
+            raise ProfileError(given, _not_a_profiler_db(name))
         if name.endswith(_TRACE_SUFFIXES):
             return Layout(given, path, "file", trace_path=path)
         raise ProfileError(given, f"Invalid profiling path suffix: {name}",
@@ -167,9 +166,32 @@ def _classify(given: str, force: bool = False) -> Layout:
         if os.path.lexists(cand):
             what = "a broken symbolic link" if os.path.islink(cand) and not os.path.exists(cand) else "not a file"
             raise ProfileError(cand, f"is {what}")
+    parsed = [n for n in _PARSED_FILES if n in out_entries]
+    if parsed:  # parsed, but the one file the comparison reads first is missing (e.g. left out of a copy)
+        raise ProfileError(output, f"holds the parsed {', '.join(parsed)} but no trace_view.json or "
+                                   "ascend_*_profiler_*.db, which the comparison needs",
+                           hint="copy the directory with its trace_view.json, or export the profile again")
+    msprof = sorted(n for n in out_entries if n.startswith("msprof") and n.endswith(".db"))
+    if msprof:
+        raise ProfileError(output, f"holds {term_safe(msprof[0])}, {_not_a_profiler_db(msprof[0])}")
     raise ProfileError(output, "The data is not collected by PyTorch or Mindspore mode or the data is not parsed: "
                                "no trace_view.json, profiler *.db or *.pt.trace.json found",
                        hint=_inner_profiles_hint(path) if output == path else None)
+
+
+#: What torch_npu and MindSpore write beside trace_view.json in ASCEND_PROFILER_OUTPUT.
+_PARSED_FILES = ("kernel_details.csv", "op_statistic.csv", "operator_memory.csv", "memory_record.csv",
+                 "communication.json", "step_trace_time.csv")
+
+
+def _not_a_profiler_db(name: str) -> str:
+    """Why a .db is refused, naming what it is when that is known."""
+    expected = "ascend_pytorch_profiler_*.db, ascend_mindspore_profiler_*.db or msmonitor_*.db"
+    if name.startswith("msprof") and name.endswith(".db"):
+        return f"a CANN msprof database, which is not supported (pass the {expected} export)"
+    if name == "analysis.db":
+        return f"not a profiler database (expected {expected}; analysis.db is not used)"
+    return f"not a profiler database (expected {expected})"
 
 
 def _inner_profiles_hint(directory: str) -> str | None:
