@@ -915,15 +915,27 @@ def test_computing_without_categories_on_one_side_is_a_note():
     b.buckets["vector_notrans"].add(300_000, 1)
     b.computing_ns, b.e2e_ns = 1_000_000, 2_000_000
     c.computing_ns, c.e2e_ns = 8_000_000, 9_000_000
-    row = summary._category_row((b, c))
+    gpu = Profile(path="g", kind="GPU", source="kineto")
+    npu = Profile(path="n", kind="NPU", source="ascend_text", level="profiling")
+    npu.extra["profiler_level"] = "Level0"
+    sides = (gpu, npu)
+    row = summary._category_row((b, c), sides)
     assert (row["Check"], row["Status"], row["Base"], row["Comparison"]) == (summary.CATEGORY_CHECK, "note", 0.9, 0.0)
+    assert "(comparison: a Level0 export: no kernel types or PMU counters)" in row["Detail"]
+    # the cause named is the side's own (the log audit): a bare trace_view.json, another level
+    bare = Profile(path="t", kind="NPU", source="ascend_text", level="trace")
+    assert "(comparison: a trace file given without its profiling directory: no kernel_details.csv)" in \
+        summary._category_row((b, c), (gpu, bare))["Detail"]
+    npu.extra["profiler_level"] = "Level1"
+    assert "(comparison: its kernels carry no type or PMU counter to split by)" in \
+        summary._category_row((b, c), sides)["Detail"]
     c.buckets["vector_trans"].add(1, 1)  # any categorised time: both are split, nothing to note
-    assert summary._category_row((b, c))["Status"] == "ok"
+    assert summary._category_row((b, c), sides)["Status"] == "ok"
     c.buckets["vector_trans"].ns = 0
     b.buckets["matmul_cube"].ns = b.buckets["vector_notrans"].ns = 0  # neither split: alike
-    assert summary._category_row((b, c))["Status"] == "ok"
+    assert summary._category_row((b, c), sides)["Status"] == "ok"
     c.computing_ns = 0  # a side without computing: nothing to judge
-    assert summary._category_row((b, c)) is None
+    assert summary._category_row((b, c), sides) is None
 
 
 def test_gpu_against_npu_level0_notes_the_missing_categories(samples, caplog):

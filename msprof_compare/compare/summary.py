@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..model import STEP_MARK, factorize, us_text
+from ..model import STEP_MARK, Profile, factorize, us_text
 from ..textsafe import term_safe
 from .breakdown import Breakdown
 from .optree import shape_key
@@ -593,7 +593,19 @@ def _step_row(ctx: RunContext) -> dict[str, Any] | None:
     return _guard(STEP_CHECK, not whole, scope["base"], scope["comparison"], detail)
 
 
-def _category_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any] | None:
+def _why_no_categories(p: Profile) -> str:
+    """What a side without categorised computing lacks, by the kind of input (the log audit saw a bare
+    trace_view.json of a Level1 export called "a Level0 text export")."""
+    if p.source == "ascend_text" and p.level == "trace":
+        return "a trace file given without its profiling directory: no kernel_details.csv"
+    if p.is_npu:
+        if p.extra.get("profiler_level") == "Level0":
+            return "a Level0 export: no kernel types or PMU counters"
+        return "its kernels carry no type or PMU counter to split by"
+    return "no kernel of a known category"
+
+
+def _category_row(bds: tuple[Breakdown, Breakdown], sides: tuple[Profile, Profile]) -> dict[str, Any] | None:
     """Where one side's computing is all "Other" and the other side's is split (an NPU Level0 export, whose
     kernels have no type or PMU counters, beside a GPU trace): every category step of the waterfall then falls
     to 0 on that side and its "Other Computing" grows, which reads as a change of work. Only when a side has
@@ -603,11 +615,12 @@ def _category_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any] | None:
     if None in shares:
         return None
     ok = (shares[0] == 0) == (shares[1] == 0)
+    why = "; ".join(f"{side}: {_why_no_categories(p)}" for side, p, share in zip(_SIDES, sides, shares, strict=True)
+                    if share == 0) if not ok else "a Level0 NPU export, for one, has no kernel types or PMU counters"
     return _guard(CATEGORY_CHECK, ok, shares[0], shares[1],
                   "share of computing time in categories (Flash Attention, Conv, Matmul, Vector, Cube, SDMA, MC2); "
-                  "a side with none has no data to split it by (a Level0 text export: no kernel types or PMU "
-                  "counters), so its category steps fall to 0 and its Other Computing holds it all: compare "
-                  "Computing Time, not its categories")
+                  f"a side with none has no data to split it by ({why}), so its category steps fall to 0 and its "
+                  "Other Computing holds it all: compare Computing Time, not its categories")
 
 
 def _early_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any] | None:
@@ -842,7 +855,7 @@ def guards(ctx: RunContext) -> pd.DataFrame:
         rows.append(_vendor_row(_gpu_vendor(b), _gpu_vendor(c), bds))
     if bds is not None:
         rows.append(_idle_row(bds))
-        category_row = _category_row(bds)
+        category_row = _category_row(bds, (b, c))
         if category_row is not None:
             rows.append(category_row)
         early_row = _early_row(bds)
