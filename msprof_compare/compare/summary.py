@@ -837,7 +837,8 @@ def guards(ctx: RunContext) -> pd.DataFrame:
     # profiles (or export kind of GPU traces) read as a check that could not be made
     kinds = {"ascend_db": "db", "ascend_text": "text"}
     eb, ec = kinds.get(b.source), kinds.get(c.source)
-    if eb and ec:
+    # about the operator and module sheets: only where they are built (operator compare on, ops on both sides)
+    if eb and ec and ctx.options.enable_operator_compare and b.has_ops and c.has_ops:
         rows.append(_guard(EXPORT_CHECK, None if eb is None or ec is None else eb == ec, eb, ec,
                            "a text export links HCCL ops and memcpy tasks to torch ops, a DB export only compute "
                            "tasks: operator and module figures differ by them, OverallMetrics compares"))
