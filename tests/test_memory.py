@@ -180,9 +180,10 @@ def test_one_side_without_memory_is_named(caplog):
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         sheets = memory.build(_pairs_ctx(a, b))
     assert [s.name for s in sheets] == ["MemoryCompareStatistic", "MemoryCompare"]
-    assert "/dir/x: no memory was recorded (profile_memory=True records it), so the memory sheets show this " \
-           "side's operators at 0 MB" in caplog.messages
-    assert not any(m.startswith("g.json: no memory") for m in caplog.messages)
+    # one line per side without records, the original's words first (the log audit saw two lines for it)
+    assert [m for m in caplog.messages if "memory" in m] == [
+        "Can't find any memory event in the file: /dir/x (no memory was recorded: profile_memory=True records it), "
+        "so the memory sheets show this side's operators at 0 MB"]
 
 
 def test_memory_sheets_match_reference_pair1(samples, reference_outputs):
@@ -210,9 +211,9 @@ def test_memory_sheets_of_reference_pair4_name_the_side_without_memory(samples, 
         pytest.skip("pair 4 sample absent")
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         res = compare(str(base), str(samples / L1), enable_memory_compare=True)
-    assert [m for m in caplog.messages if "no memory was recorded" in m] == [
-        f"{base}: no memory was recorded (profile_memory=True records it), so the memory sheets show this side's "
-        "operators at 0 MB"]
+    assert [m for m in caplog.messages if "memory event" in m] == [
+        f"Can't find any memory event in the file: {base} (no memory was recorded: profile_memory=True records "
+        "it), so the memory sheets show this side's operators at 0 MB"]
     stat = res.sheet("MemoryCompareStatistic")
     ref = read_xlsx(reference_outputs / "4-gpu-alexnet-vs-npu-text-l1" / "performance_comparison_result.xlsx",
                     sheet_name="MemoryCompareStatistic", header=2)
@@ -228,10 +229,19 @@ def test_bare_trace_view_beside_a_directory_is_named_as_such(samples, caplog):
         pytest.skip("pair 8b sample absent")
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         res = compare(str(base), str(samples / L1), enable_memory_compare=True)
-    assert [m for m in caplog.messages if "memory sheets show" in m] == [
-        f"{base}: a trace file given without its profiling directory has no operator_memory.csv, so the memory "
-        "sheets show this side's operators at 0 MB"]
+    assert [m for m in caplog.messages if "memory event" in m] == [
+        f"Can't find any memory event in the file: {base} (a trace file given without its profiling directory has "
+        "no operator_memory.csv), so the memory sheets show this side's operators at 0 MB"]
     assert "MemoryCompare" in res.sheet_names
+    # two bare trace files: no memory sheet, and each side's line says why (at INFO in a default run)
+    other = samples / L1 / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        res = compare(str(base), str(other))
+    assert [m for m in caplog.messages if "memory event" in m] == [
+        f"Can't find any memory event in the file: {p} (a trace file given without its profiling directory has "
+        "no operator_memory.csv)" for p in (base, other)]
+    assert not [n for n in res.sheet_names if n.startswith("Memory")]
 
 
 def _operator_memory(tmp_path: Path, rows: list[str]) -> tuple[Path, pd.DataFrame, list[str]]:

@@ -260,16 +260,28 @@ class MemoryIndex:
 
 
 def memory_index(ctx: RunContext, side: str) -> MemoryIndex:
-    """The cached memory index of one side; logs when the side has no memory record."""
+    """The cached memory index of one side (``build`` says when a side has no memory record)."""
     def compute() -> MemoryIndex:
         profile = ctx.base if side == "base" else ctx.comparison
-        records = memory_records(profile)
-        if not len(records):
-            where = profile.path
-            log.log(ctx.options.notice_level(), "Can't find any memory event in the file: %s", where)
-        return MemoryIndex(op_tree(ctx, side), records)
+        return MemoryIndex(op_tree(ctx, side), memory_records(profile))
 
     return ctx.cached(f"memory.index.{side}", compute)
+
+
+def _no_memory(ctx: RunContext, profile: Profile, other_has: bool) -> None:
+    """The original's line for a side without memory records, with why where that is known, and what it
+    means for the sheets when the other side has records (its 0 MB is "not recorded", not "none")."""
+    if profile.source == "ascend_text" and profile.level == "trace":
+        why = " (a trace file given without its profiling directory has no operator_memory.csv)"
+    elif other_has:
+        why = " (no memory was recorded: profile_memory=True records it)"
+    else:
+        why = ""
+    if other_has:
+        log.warning("Can't find any memory event in the file: %s%s, so the memory sheets show this side's "
+                    "operators at 0 MB", profile.path, why)
+    else:
+        log.log(ctx.options.notice_level(), "Can't find any memory event in the file: %s%s", profile.path, why)
 
 
 def statistic_rows(pairs: OpPairs, mb: MemoryIndex, mc: MemoryIndex) -> list[list]:
@@ -327,14 +339,11 @@ def build(ctx: RunContext) -> list[Sheet]:
         return []
     pairs = operator_pairs(ctx)
     mb, mc = memory_index(ctx, "base"), memory_index(ctx, "comparison")
+    for idx, other, p in ((mb, mc, ctx.base), (mc, mb, ctx.comparison)):
+        if not idx.recorded:
+            _no_memory(ctx, p, bool(other.recorded) and bool(len(pairs)))
     if not len(pairs) or not (mb.recorded or mc.recorded):
         return []
-    for idx, p in ((mb, ctx.base), (mc, ctx.comparison)):
-        if not idx.recorded:  # the other side has records: this side's 0 MB is "not recorded", not "none"
-            why = ("a trace file given without its profiling directory has no operator_memory.csv"
-                   if p.source == "ascend_text" and p.level == "trace"
-                   else "no memory was recorded (profile_memory=True records it)")
-            log.warning("%s: %s, so the memory sheets show this side's operators at 0 MB", p.path, why)
     return _sheets(ctx, pairs, mb, mc)
 
 
