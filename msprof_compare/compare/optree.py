@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ..model import DRIVER_CATS, RUNTIME_CATS, STEP_MARK, Profile, ranges
+from ..textsafe import term_safe
 from . import classify
 from .align import AlignMemo, align, no_matching
 from .steps import step_number
@@ -464,8 +465,14 @@ def op_tree(ctx: RunContext, side: str) -> OpTree:
         elif not tree.has_flows:
             if prof.is_gpu and opts.gpu_flow_cat:
                 hint = f" (none of category {opts.gpu_flow_cat!r}, the --gpu_flow_cat given, so no op gets a kernel)"
+            elif prof.is_gpu and prof.extra.get("other_flow_cats"):
+                cats = prof.extra["other_flow_cats"]
+                named = ", ".join(repr(term_safe(c)) for c in cats[:3]) + (", ..." if len(cats) > 3 else "")
+                hint = f" (it holds flows of category {named}: if those link ops to kernels, pass --gpu_flow_cat)"
+            elif prof.is_gpu:
+                hint = " (the trace holds no flow linking an op to its kernels, so no op gets a kernel)"
             else:
-                hint = " (if the trace names its kernel flows differently, pass --gpu_flow_cat)" if prof.is_gpu else ""
+                hint = ""
             log.warning("Can't find any flow event in the file: %s%s", prof.path, hint)
         return tree
 

@@ -323,6 +323,11 @@ def _load_flows(prof: Profile, ev: _Events, opts: Options) -> None:
     cats = set(FLOW_CATS)
     if opts.gpu_flow_cat:
         cats.add(opts.gpu_flow_cat.lower())
+    # flow categories the links are not read from (a category per cat's first event: flows have their own):
+    # named in the "no flow event" warning, whose --gpu_flow_cat hint would mislead a trace without flows
+    other = sorted(c for c, i in ev.first.items() if c.lower() not in cats and ev.events[i].ph in ("s", "f", "t"))
+    if other:
+        prof.extra["other_flow_cats"] = other
     idx, sub = ev.where(frozenset(cats), ("s", "f"))
     if not len(idx):
         return
