@@ -23,7 +23,7 @@ from .gcpause import gc_paused
 from .loaders import load_profile
 from .model import Profile
 from .options import Options, build_options
-from .textsafe import display
+from .textsafe import display, term_safe
 
 log = logging.getLogger("msprof-analyze")
 
@@ -265,6 +265,11 @@ def _check_usable(profile: Profile) -> None:
                                "events, the per-kernel counters of the CUPTI range profiler",
                                hint="record it again without profiler_metrics in torch.profiler's "
                                     "_ExperimentalConfig for a kernel timeline")
+        if profile.extra.get("mtia"):
+            raise ProfileError(profile.files.get("trace", profile.path),
+                               "no GPU kernel, memcpy or memset events in the trace: it holds an MTIA accelerator's "
+                               f"events ({', '.join(term_safe(c) for c in profile.extra['mtia'][:3])}), which are "
+                               "not supported")
         raise ProfileError(profile.files.get("trace", profile.path),
                            "no GPU kernel, memcpy or memset events in the trace",
                            hint="record it with torch.profiler.ProfilerActivity.CUDA")

@@ -422,3 +422,19 @@ def test_range_profiler_trace_says_what_it_holds(samples: Path) -> None:
     assert info.value.message.startswith("no GPU kernel timeline in the trace: its GPU work is in "
                                          "'cuda_profiler_range' events")
     assert "without profiler_metrics" in info.value.hint
+
+
+def test_mtia_trace_is_named(samples) -> None:
+    """hta's MTIA traces hold their device work in mtia_* categories (1,313 mtia_ccp_events in the inference
+    trace), no GPU kernel: refused, named as what they are, without the CUDA advice (log audit)."""
+    from msprof_compare import compare
+    from msprof_compare.errors import ProfileError
+
+    trace = samples / "hta/tests/data/mtia_inference_trace/mtia_inference_rank_0.json.gz"
+    if not trace.exists():
+        pytest.skip("hta MTIA sample absent")
+    with pytest.raises(ProfileError) as err:
+        compare(str(trace), str(trace))
+    assert err.value.message == ("no GPU kernel, memcpy or memset events in the trace: it holds an MTIA "
+                                 "accelerator's events (mtia_ccp_events, mtia_runtime), which are not supported")
+    assert err.value.hint is None

@@ -270,6 +270,8 @@ def _load_kernels(prof: Profile, ev: _Events) -> None:
         # the CUPTI range profiler (``_ExperimentalConfig(profiler_metrics=...)``) writes its kernels' counters
         # as "cuda_profiler_range" events instead of a kernel timeline: say so when the trace is refused
         prof.extra["range_profiler"] = any(c.lower() == RANGE_PROFILER_CAT for c in ev.first)
+        # an MTIA accelerator's device activity (mtia_ccp_events, mtia_runtime, ...), which is not read
+        prof.extra["mtia"] = sorted(c for c in ev.first if c.lower().startswith("mtia_"))
         return
     cols = ev.columns(sub, ("name", "ts", "dur", "pid", "tid"), idx)
     args = ev.args(sub, _KernelArgs)
