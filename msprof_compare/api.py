@@ -268,7 +268,8 @@ def _check_usable(profile: Profile) -> None:
         if profile.extra.get("mtia"):
             raise ProfileError(profile.files.get("trace", profile.path),
                                "no GPU kernel, memcpy or memset events in the trace: it holds an MTIA accelerator's "
-                               f"events ({', '.join(term_safe(c) for c in profile.extra['mtia'][:3])}), which are "
+                               f"events ({', '.join(term_safe(c) for c in profile.extra['mtia'][:3])}"
+                               f"{', ...' if len(profile.extra['mtia']) > 3 else ''}), which are "
                                "not supported")
         raise ProfileError(profile.files.get("trace", profile.path),
                            "no GPU kernel, memcpy or memset events in the trace",

@@ -601,7 +601,9 @@ def _why_no_categories(p: Profile) -> str:
     if p.is_npu:
         if p.extra.get("profiler_level") == "Level0":
             return "a Level0 export: no kernel types or PMU counters"
-        return "its kernels carry no type or PMU counter to split by"
+        if p.source == "ascend_text":
+            return "its kernel_details.csv has no PMU counters (aic_metrics other than PipeUtilization)"
+        return "its compute tasks have no PMU counters"
     return "no kernel of a known category"
 
 

@@ -325,12 +325,15 @@ def _load_flows(prof: Profile, ev: _Events, opts: Options) -> None:
     cats = set(FLOW_CATS)
     if opts.gpu_flow_cat:
         cats.add(opts.gpu_flow_cat.lower())
-    # flow categories the links are not read from (a category per cat's first event: flows have their own):
-    # named in the "no flow event" warning, whose --gpu_flow_cat hint would mislead a trace without flows
-    other = sorted(c for c, i in ev.first.items() if c.lower() not in cats and ev.events[i].ph in ("s", "f", "t"))
-    if other:
-        prof.extra["other_flow_cats"] = other
     idx, sub = ev.where(frozenset(cats), ("s", "f"))
+    if not len(idx) or (ev.cat_lower_of(idx) == "fwdbwd").all():
+        # no flow that links ops to kernels: the flow categories it is not read from are named in the "no flow
+        # event" warning, whose --gpu_flow_cat hint would mislead a trace without any (only then: a scan of
+        # the other categories' events)
+        others = frozenset(c.lower() for c in ev.first) - cats
+        o_idx, _ = ev.where(others, ("s", "f", "t")) if others else (np.zeros(0, np.int64), [])
+        if len(o_idx):
+            prof.extra["other_flow_cats"] = sorted(set(ev.cat_of(o_idx).tolist()))
     if not len(idx):
         return
     cols = ev.columns(sub, ("ts", "pid", "tid"), idx)
