@@ -475,6 +475,22 @@ def test_shape_guard_says_why_it_could_not_check():
         assert g["Status"] == "unknown" and "no dimension recorded" in g["Detail"], dtypes
 
 
+def test_step_count_of_a_db_export_cut_to_a_step():
+    """A DB export loaded with a step holds that step's ops alone (ProfilerStep#51), so counting markers read 1
+    where STEP_TIME holds 3 (50-52): a text export of the same 3 steps was said to be another workload (audit
+    on a 3-step copy of the level-1 samples). The count is STEP_TIME's then; without a step, the markers'."""
+    text = _profile(["ProfilerStep#50", "ProfilerStep#51", "ProfilerStep#52", "aten::mm"], ["N/A"] * 3 + ["[[2]]"])
+    db = _profile(["ProfilerStep#51", "aten::mm"], ["N/A", "[[2]]"])
+    db.source, db.kind, text.source, text.kind = "ascend_db", "NPU", "ascend_text", "NPU"
+    db.extra.update({"step": 51, "steps": pd.DataFrame({"id": [50, 51, 52], "start": [0, 10, 20],
+                                                        "end": [9, 19, 29]})})
+    row = summary.guards(_Ctx(text, db)).set_index("Check").loc["step count"]
+    assert (row["Status"], row["Base"], row["Comparison"]) == ("ok", 3, 3)
+    db.extra["step"] = -1  # no step: its ops hold every marker the run has (here one)
+    row = summary.guards(_Ctx(text, db)).set_index("Check").loc["step count"]
+    assert (row["Status"], row["Base"], row["Comparison"]) == ("warn", 3, 1)
+
+
 def test_shape_guard_is_the_same_both_ways_round():
     """The ten heaviest operators of each side are checked, not the base's alone, so swapping the inputs
     checks the same operators (a cross-sheet audit saw 9 -> 10 on one real pair). Here the base's ten

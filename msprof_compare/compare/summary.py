@@ -491,7 +491,12 @@ def _framework_ops(names: set[str]) -> set[str]:
     return {n for n in names if isinstance(n, str) and n.startswith(FRAMEWORK_PREFIXES)}
 
 
-def _step_count(names: set[str]) -> int:
+def _step_count(names: set[str], p: Profile | None = None) -> int:
+    """ProfilerStep#N ranges; a DB export cut to the step asked for counts its STEP_TIME rows, since its ops
+    hold that step's marker alone (a text-vs-DB run with a step warned "base 3, comparison 1")."""
+    steps = p.extra.get("steps") if p is not None and p.source == "ascend_db" else None
+    if steps is not None and p.extra.get("step", -1) >= 0 and len(steps):
+        return int(steps["id"].nunique())
     return sum(1 for n in names if isinstance(n, str) and n.startswith(STEP_MARK))
 
 
@@ -821,7 +826,7 @@ def guards(ctx: RunContext) -> pd.DataFrame:
                   "recorded")
     rows.append(_guard("input shapes of top operators", None if not checked else not bad, checked, checked,
                        detail))
-    sb, sc = _step_count(nb), _step_count(nc)
+    sb, sc = _step_count(nb, b), _step_count(nc, c)
     rows.append(_guard("step count", None if not (sb and sc) else sb == sc, sb or None, sc or None,
                        "ProfilerStep#N ranges in the trace"))
     (wb, lo_b, hi_b), (wc, lo_c, hi_c) = _world(b), _world(c)
