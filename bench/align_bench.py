@@ -13,7 +13,7 @@ stay under 5 s) and the very different sides of GPU-vs-NPU pairs (5 % / 100k,
 bit-parallel LCS.
 
 Run: .venv/bin/python bench/align_bench.py                 # the suite
-     .venv/bin/python bench/align_bench.py N FRAC [PATH]    # one case; PATH in auto|myers|bitpar
+     .venv/bin/python bench/align_bench.py N FRAC [PATH]    # one case; PATH in auto|myers|bitpar|sparse
 """
 
 from __future__ import annotations
@@ -68,11 +68,28 @@ def case(n: int, frac: float) -> float:
     return worst
 
 
+PATHS = ("auto", "myers", "bitpar", "sparse")
+USAGE = "usage: align_bench.py [N [FRAC [PATH]]]   (the suite without arguments; PATH in " + "|".join(PATHS) + ")"
+
+
 def main() -> int:
-    if len(sys.argv) > 3 and hasattr(align_mod, "FORCE_PATH"):
-        align_mod.FORCE_PATH = None if sys.argv[3] == "auto" else sys.argv[3]
-    if len(sys.argv) > 1:
-        case(int(sys.argv[1]), float(sys.argv[2]) if len(sys.argv) > 2 else 0.01)
+    args = sys.argv[1:]
+    if args and args[0] in ("-h", "--help"):
+        print(USAGE)
+        return 0
+    try:
+        n = int(args[0]) if args else 0
+        frac = float(args[1]) if len(args) > 1 else 0.01
+    except ValueError:
+        print(USAGE, file=sys.stderr)
+        return 2
+    if len(args) > 3 or (len(args) > 2 and args[2] not in PATHS):
+        print(USAGE, file=sys.stderr)
+        return 2
+    if len(args) > 2:
+        align_mod.FORCE_PATH = None if args[2] == "auto" else args[2]
+    if args:
+        case(n, frac)
         return 0
     worst_near = 0.0
     for n, frac in SUITE:
