@@ -83,7 +83,7 @@ def main() -> int:
     except ValueError:
         print(USAGE, file=sys.stderr)
         return 2
-    if len(args) > 3 or (len(args) > 2 and args[2] not in PATHS):
+    if len(args) > 3 or (len(args) > 2 and args[2] not in PATHS) or (args and not (n > 0 and 0 <= frac <= 1)):
         print(USAGE, file=sys.stderr)
         return 2
     if len(args) > 2:

@@ -96,5 +96,6 @@ def test_contributor_titles_give_the_share_as_the_last_row_shows_it() -> None:
     assert summary.coverage_text(top) == "1 row covers 99.9%"
     text = render_contributors(top)
     assert "(kernel level: 1 row covers 99.9% of the kernels' device-time change)" in text
-    row = next(line for line in text.splitlines() if line.startswith("| 1 | b "))
+    # prettytable 3.0 spreads a wide title over every column ("|  1 | b     |"), later releases over the last
+    row = next(line for line in text.splitlines() if [c.strip() for c in line.split("|")[1:3]] == ["1", "b"])
     assert [c.strip() for c in row.split("|")[-3:-1]] == ["99.9%", "99.9%"]  # Share, Cumulative Share

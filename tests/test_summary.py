@@ -946,6 +946,7 @@ def test_computing_without_categories_on_one_side_is_a_note():
     gpu = Profile(path="g", kind="GPU", source="kineto")
     npu = Profile(path="n", kind="NPU", source="ascend_text", level="profiling")
     npu.extra["profiler_level"] = "Level0"
+    npu.kernel_details = pd.DataFrame({"Type": ["N/A"], "Duration(us)": [1.0]})
     sides = (gpu, npu)
     row = summary._category_row((b, c), sides)
     assert (row["Check"], row["Status"], row["Base"], row["Comparison"]) == (summary.CATEGORY_CHECK, "note", 0.9, 0.0)
@@ -954,11 +955,16 @@ def test_computing_without_categories_on_one_side_is_a_note():
     bare = Profile(path="t", kind="NPU", source="ascend_text", level="trace")
     assert "(comparison: a trace file given without its profiling directory: no kernel_details.csv)" in \
         summary._category_row((b, c), (gpu, bare))["Detail"]
-    npu.extra["profiler_level"] = "Level1"  # e.g. aic_metrics ArithmeticUtilization: types, no PMU counters
+    # the level is read at rank level only: otherwise what kernel_details.csv holds tells (review)
+    npu.extra["profiler_level"], npu.kernel_details = "Level1", None
+    assert "(comparison: no kernel_details.csv)" in summary._category_row((b, c), sides)["Detail"]
+    npu.kernel_details = pd.DataFrame({"Type": ["N/A", "N/A"], "Duration(us)": [1.0, 2.0]})
+    npu.extra.pop("profiler_level")  # e.g. ASCEND_PROFILER_OUTPUT given: every Type N/A is a Level0 export
+    assert "(comparison: a Level0 export: no kernel types or PMU counters)" in \
+        summary._category_row((b, c), sides)["Detail"]
+    npu.kernel_details = pd.DataFrame({"Type": ["Conv2D", "Add"], "Duration(us)": [1.0, 2.0]})  # types, no PMU
     assert "(comparison: its kernel_details.csv has no PMU counters (aic_metrics other than PipeUtilization))" in \
         summary._category_row((b, c), sides)["Detail"]
-    db = Profile(path="d", kind="NPU", source="ascend_db")
-    assert "(comparison: its compute tasks have no PMU counters)" in summary._category_row((b, c), (gpu, db))["Detail"]
     c.buckets["vector_trans"].add(1, 1)  # any categorised time: both are split, nothing to note
     assert summary._category_row((b, c), sides)["Status"] == "ok"
     c.buckets["vector_trans"].ns = 0

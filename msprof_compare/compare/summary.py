@@ -603,13 +603,17 @@ def _why_no_categories(p: Profile) -> str:
     trace_view.json of a Level1 export called "a Level0 text export")."""
     if p.source == "ascend_text" and p.level == "trace":
         return "a trace file given without its profiling directory: no kernel_details.csv"
-    if p.is_npu:
-        if p.extra.get("profiler_level") == "Level0":
+    if p.source == "ascend_text":  # what its kernel_details.csv holds (the level is known at rank level only)
+        kd = p.kernel_details
+        if kd is None:
+            return "no kernel_details.csv"
+        level0 = p.extra.get("profiler_level") == "Level0" or (
+            "Type" in kd.columns and pd.Series(kd["Type"].astype(str).str.strip()).isin(["", "N/A", "nan"]).all())
+        if level0:
             return "a Level0 export: no kernel types or PMU counters"
-        if p.source == "ascend_text":
+        if not ({"mac_time(us)", "aiv_vec_time(us)"} & set(kd.columns)):
             return "its kernel_details.csv has no PMU counters (aic_metrics other than PipeUtilization)"
-        return "its compute tasks have no PMU counters"
-    return "no kernel of a known category"
+    return "its kernels carry no type or counter of a category"
 
 
 def _category_row(bds: tuple[Breakdown, Breakdown], sides: tuple[Profile, Profile]) -> dict[str, Any] | None:

@@ -39,6 +39,10 @@ FLOW_CATS = frozenset({"ac2g", "async_cpu_to_gpu", "async_gpu", "async", "fwdbwd
 #: Lower-cased cats of the host calls that launch GPU work: the kernels a HIP graph launch replays
 #: end flows whose id is the launch call's ``correlation`` arg, and no flow starts there.
 LAUNCH_CATS = RUNTIME_CATS | DRIVER_CATS | {"runtime"}
+#: Lower-cased cats of the events a trace holds by the million (ops, kernels, Python frames, instant events such
+#: as "[memory]"), which Kineto never writes flows in: left out of the scan for other flow categories.
+NOT_FLOW_CATS = frozenset(KERNEL_CATS) | OP_CATS | frozenset({"python_function", "cpu_instant_event",
+                                                             "gpu_user_annotation", "trace"})
 #: Lower-cased cats whose events are read as something else, so never searched for "[memory]" events.
 NOT_MEMORY_CATS = frozenset(KERNEL_CATS) | OP_CATS | FLOW_CATS | {"python_function"}
 
@@ -330,7 +334,7 @@ def _load_flows(prof: Profile, ev: _Events, opts: Options) -> None:
         # no flow that links ops to kernels: the flow categories it is not read from are named in the "no flow
         # event" warning, whose --gpu_flow_cat hint would mislead a trace without any (only then: a scan of
         # the other categories' events)
-        others = frozenset(c.lower() for c in ev.first) - cats
+        others = frozenset(c.lower() for c in ev.first) - cats - NOT_FLOW_CATS
         o_idx, _ = ev.where(others, ("s", "f", "t")) if others else (np.zeros(0, np.int64), [])
         if len(o_idx):
             prof.extra["other_flow_cats"] = sorted(set(ev.cat_of(o_idx).tolist()))
