@@ -203,39 +203,48 @@ def test_memory_sheets_match_reference_pair1(samples, reference_outputs):
     assert math.isclose(res.sheet("MemoryCompareStatistic")["Base Allocated Duration(ms)"].iloc[2], 411.86365)
 
 
-def test_memory_sheets_of_reference_pair4_name_the_side_without_memory(samples, reference_outputs, caplog):
-    """Pair 4's GPU base was traced without profile_memory: the sheets stay (the NPU side's memory is real,
-    as the original writes them, 117 rows), with one warning naming the base; its cells are 0 MB."""
-    base = samples / "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"
+PAIR4_BASE = "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"
+PAIR8_BASE = "mstt/profiler/msprof_analyze/test/ut/advisor/timeline_advice/trace_view.json"
+
+
+@pytest.mark.parametrize(("base", "why"), [
+    (PAIR4_BASE, "no memory was recorded: profile_memory=True records it"),
+    (PAIR8_BASE, "a trace file given without its profiling directory has no operator_memory.csv"),
+])
+def test_side_without_memory_beside_one_with_it_is_named(samples, caplog, base, why):
+    """Pair 4's GPU base was traced without profile_memory; pair 8b's base is a trace_view.json given alone,
+    which never has operator_memory.csv, whatever profile_memory was. The sheets stay (the other side's
+    memory is real, as the original writes them), with one warning naming that side and why; its cells are 0."""
+    path = samples / base
+    if not path.exists():
+        pytest.skip("reference pair sample absent")
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(path), str(samples / L1), enable_memory_compare=True)
+    assert [m for m in caplog.messages if "memory event" in m] == [
+        f"Can't find any memory event in the file: {path} ({why}), so the memory sheets show this side's operators "
+        "at 0 MB"]
+    assert float(res.sheet("MemoryCompareStatistic")["Base Allocated Memory(MB)"].abs().sum()) == 0.0
+
+
+def test_memory_sheets_of_reference_pair4(samples, reference_outputs):
+    """As the original writes them: 37 and 117 rows, the NPU side's totals (the GPU base has no memory event)."""
+    base = samples / PAIR4_BASE
     if not base.exists():
         pytest.skip("pair 4 sample absent")
-    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
-        res = compare(str(base), str(samples / L1), enable_memory_compare=True)
-    assert [m for m in caplog.messages if "memory event" in m] == [
-        f"Can't find any memory event in the file: {base} (no memory was recorded: profile_memory=True records "
-        "it), so the memory sheets show this side's operators at 0 MB"]
-    stat = res.sheet("MemoryCompareStatistic")
-    ref = read_xlsx(reference_outputs / "4-gpu-alexnet-vs-npu-text-l1" / "performance_comparison_result.xlsx",
-                    sheet_name="MemoryCompareStatistic", header=2)
-    assert len(stat) == len(ref) and float(stat["Base Allocated Memory(MB)"].abs().sum()) == 0.0
+    res = compare(str(base), str(samples / L1), enable_memory_compare=True)
+    book = reference_outputs / "4-gpu-alexnet-vs-npu-text-l1" / "performance_comparison_result.xlsx"
+    for name, rows in (("MemoryCompareStatistic", 37), ("MemoryCompare", 117)):
+        assert len(res.sheet(name)) == len(read_xlsx(book, sheet_name=name, header=2)) == rows, name
+    stat, ref = res.sheet("MemoryCompareStatistic"), read_xlsx(book, sheet_name="MemoryCompareStatistic", header=2)
     assert math.isclose(stat["Comparison Allocated Memory(MB)"].sum(), ref["Comparison Allocated Memory(MB)"].sum())
 
 
-def test_bare_trace_view_beside_a_directory_is_named_as_such(samples, caplog):
-    """Reference pair 8b: a trace_view.json given alone never has operator_memory.csv, whatever profile_memory
-    was, so the warning names the missing directory, not the profiler option (review)."""
-    base = samples / "mstt/profiler/msprof_analyze/test/ut/advisor/timeline_advice/trace_view.json"
+def test_two_bare_trace_files_have_no_memory_sheet(samples, caplog):
+    """Reference pair 8: neither trace_view.json has operator memory; the original's sheets were all zeros,
+    ours are left out, and each side's line says why (at INFO in a default run)."""
+    base, other = samples / PAIR8_BASE, samples / L1 / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
     if not base.exists():
-        pytest.skip("pair 8b sample absent")
-    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
-        res = compare(str(base), str(samples / L1), enable_memory_compare=True)
-    assert [m for m in caplog.messages if "memory event" in m] == [
-        f"Can't find any memory event in the file: {base} (a trace file given without its profiling directory has "
-        "no operator_memory.csv), so the memory sheets show this side's operators at 0 MB"]
-    assert "MemoryCompare" in res.sheet_names
-    # two bare trace files: no memory sheet, and each side's line says why (at INFO in a default run)
-    other = samples / L1 / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
-    caplog.clear()
+        pytest.skip("pair 8 sample absent")
     with caplog.at_level(logging.INFO, logger="msprof-analyze"):
         res = compare(str(base), str(other))
     assert [m for m in caplog.messages if "memory event" in m] == [
