@@ -330,7 +330,8 @@ def _load_flows(prof: Profile, ev: _Events, opts: Options) -> None:
     if opts.gpu_flow_cat:
         cats.add(opts.gpu_flow_cat.lower())
     idx, sub = ev.where(frozenset(cats), ("s", "f"))
-    if not len(idx) or (ev.cat_lower_of(idx) == "fwdbwd").all():
+    cat = ev.cat_lower_of(idx) if len(idx) else np.zeros(0, dtype=object)
+    if not len(idx) or (cat == "fwdbwd").all():
         # no flow that links ops to kernels: the flow categories it is not read from are named in the "no flow
         # event" warning, whose --gpu_flow_cat hint would mislead a trace without any (only then: a scan of
         # the other categories' events)
@@ -342,7 +343,6 @@ def _load_flows(prof: Profile, ev: _Events, opts: Options) -> None:
         return
     cols = ev.columns(sub, ("ts", "pid", "tid"), idx)
     n = len(idx)
-    cat = ev.cat_lower_of(idx)
     is_s = np.fromiter(map("s".__eq__, map(attrgetter("ph"), sub)), dtype=bool, count=n)
     fb = np.flatnonzero(~is_s & (cat == "fwdbwd"))
     if fb.size:
