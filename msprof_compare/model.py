@@ -38,6 +38,8 @@ NO_RANK = 0xFFFFFFFF
 #: The name prefix of an NPU memory record of CANN's own allocation (operator_memory.csv writes it; the DB loader
 #: adds it): the memory comparison places such a record at the launch it belongs to (reference-2 §5.2).
 CANN_MARK = "cann::"
+#: How messages name a trace_view.json given alone (``Profile.level == "trace"``): no side file comes with it.
+BARE_TRACE = "a trace file given without its profiling directory"
 
 #: Column name -> dtype for every event table of the model.
 SCHEMAS: dict[str, dict[str, str]] = {

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .. import timeline
-from ..model import Profile, factorize, positions_in_runs, threads_in_order
+from ..model import BARE_TRACE, Profile, factorize, positions_in_runs, threads_in_order
 from ..options import Options
 from ..textsafe import short_repr
 from . import classify
@@ -43,9 +43,8 @@ def npu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
     bd = Breakdown(kind="NPU", not_minimal=True)
     trace_only = profile.level == "trace"
     if trace_only:
-        bd.missing.append(f"{profile.path}: a trace file given without its profiling directory has no "
-                          "kernel_details.csv, memory_record.csv or communication.json, so the categorised computing "
-                          "rows, Mem Usage and bandwidths are absent")
+        bd.missing.append(f"{profile.path}: {BARE_TRACE} has no kernel_details.csv, memory_record.csv or "
+                          "communication.json, so the categorised computing rows, Mem Usage and bandwidths are absent")
     else:
         _memory(profile, bd)
         _categorise(profile, bd, kw or classify.load_keywords())
@@ -115,10 +114,15 @@ def _lookup(keys: np.ndarray, values: np.ndarray, q: np.ndarray) -> np.ndarray:
     return np.where(hit, values[ic], 0)
 
 
+def has_pmu(kd: pd.DataFrame) -> bool:
+    """Whether kernel_details.csv has the PMU time columns the categories are split by (PipeUtilization)."""
+    return bool({"mac_time(us)", "aiv_vec_time(us)"} & set(kd.columns))
+
+
 def _categorise(profile: Profile, bd: Breakdown, kw: classify.Keywords) -> None:
     """kernel_details.csv rows -> buckets and MC2 (reference-1 §3.7, §5.3, §5.6)."""
     kd = profile.kernel_details
-    if kd is None or not len(kd) or not ({"mac_time(us)", "aiv_vec_time(us)"} & set(kd.columns)):
+    if kd is None or not len(kd) or not has_pmu(kd):
         bd.hide_op_details = True
         why = "no kernel_details.csv" if kd is None else (
             "kernel_details.csv has no PMU columns (Level0 export or aic_metrics other than PipeUtilization)")

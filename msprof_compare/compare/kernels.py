@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import StepError
-from ..model import Profile, pair_codes
+from ..model import BARE_TRACE, Profile, pair_codes
 from . import table
 from .steps import side_range, side_step
 from .table import STYLE_FLOAT, STYLE_INT, Column, Sheet, diff_ratio, frame_from_rows
@@ -72,6 +72,16 @@ def _stripped(series: pd.Series, empty: str = "") -> tuple[np.ndarray, list[str]
     return canon[codes], distinct.tolist()  # code -1 indexes the trailing "" entry
 
 
+def _valid_types(texts: list[str]) -> np.ndarray:
+    """Whether each stripped Type text names a type (a Level0 export writes N/A)."""
+    return np.array([t not in ("", "N/A") and t.lower() != "nan" for t in texts], dtype=bool)
+
+
+def any_typed(kd: pd.DataFrame) -> bool:
+    """Whether any kernel_details.csv row has a valid Type (none in a Level0 export)."""
+    return "Type" in kd.columns and bool(_valid_types(_stripped(kd["Type"])[1]).any())
+
+
 def kernel_groups(profile: Profile, step: int = -1) -> pd.DataFrame:
     """Per (Type, Input Shapes) group of kernel_details.csv: total, calls, max, min (us).
 
@@ -87,7 +97,7 @@ def kernel_groups(profile: Profile, step: int = -1) -> pd.DataFrame:
     if profile.source == "ascend_db":  # every compute task counts, N/A op types too (reference-1 §7.4)
         t_ok = np.ones(len(t_text), dtype=bool)
     else:  # kernel_details.csv rows without a valid Type are skipped (reference-2 §6.1)
-        t_ok = np.array([t not in ("", "N/A") and t.lower() != "nan" for t in t_text], dtype=bool)
+        t_ok = _valid_types(t_text)
     keep = t_ok[t_codes]
     if step >= 0:
         step_col = next((c for c in ("Step Id", "Step ID") if c in kd.columns), None)
@@ -220,22 +230,18 @@ def _no_kernels(profile: Profile, step: int = -1) -> None:
                     "COMPUTE_TASK_INFO tables hold none).", profile.path, where)
         return
     if profile.level == "trace":  # the original's advice below (level, aic_metrics) would mislead here
-        log.warning("Can't find any valid kernels in the file: %s (a trace file given without its profiling "
-                    "directory has no kernel_details.csv).", profile.path)
+        log.warning("Can't find any valid kernels in the file: %s (%s has no kernel_details.csv).", profile.path,
+                    BARE_TRACE)
         return
     if profile.kernel_details is None:  # the loader said the file is absent; "lacks duration" would mislead
         log.warning("Can't find any valid kernels in the file: %s (no kernel_details.csv).", profile.path)
         return
-    kd = profile.kernel_details
-    where = f" of step {step}" if step >= 0 else ""
-    if "Duration(us)" not in kd.columns:
-        what = "lacks duration"
-    elif not len(kd):
-        what = "holds no kernel"
-    elif "Type" not in kd.columns:
-        what = "has no Type column"
-    else:  # the durations are there: a Level0 export writes every Type as N/A, which "lacks duration" hid
+    if "Duration(us)" in profile.kernel_details.columns:
+        # the loader requires the column: what is missing is a Type (Level0 writes N/A), which "lacks duration" hid
+        where = f" of step {step}" if step >= 0 else ""
         what = f"gives no kernel{where} a Type (each is N/A or empty, as a Level0 export writes it)"
+    else:
+        what = "lacks duration"
     log.warning("Failed to enable enable_kernel_compare,kernel_details.csv %s.", what)
     log.warning("Can't find any valid kernels in the file: %s. Please make sure that the profiling data is "
                 "greater than level0 and aic_metrics=PipeUtilization.", profile.path)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..model import CANN_MARK, Profile, factorize
+from ..model import BARE_TRACE, CANN_MARK, Profile, factorize
 from . import classify, table
 from .optree import OpPairs, OpTree, one_sided, op_tree, operator_pairs
 from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, diff_ratios, frame_from_rows
@@ -271,8 +271,8 @@ def memory_index(ctx: RunContext, side: str) -> MemoryIndex:
 def _no_memory(ctx: RunContext, profile: Profile, other_has: bool) -> None:
     """The original's line for a side without memory records, with why where that is known, and what it
     means for the sheets when the other side has records (its 0 MB is "not recorded", not "none")."""
-    if profile.source == "ascend_text" and profile.level == "trace":
-        why = " (a trace file given without its profiling directory has no operator_memory.csv)"
+    if profile.level == "trace":
+        why = f" ({BARE_TRACE} has no operator_memory.csv)"
     elif other_has:
         why = " (no memory was recorded: profile_memory=True records it)"
     else:

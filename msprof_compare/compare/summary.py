@@ -31,9 +31,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..model import STEP_MARK, Profile, factorize, us_text
+from ..model import BARE_TRACE, STEP_MARK, Profile, factorize, us_text
 from ..textsafe import term_safe
 from .breakdown import Breakdown
+from .breakdown_npu import has_pmu
+from .kernels import any_typed
 from .optree import shape_key
 from .table import STYLE_MS3, STYLE_RATIO, STYLE_TEXT, Column, Sheet
 
@@ -601,17 +603,15 @@ def _step_row(ctx: RunContext) -> dict[str, Any] | None:
 def _why_no_categories(p: Profile) -> str:
     """What a side without categorised computing lacks, by the kind of input (the log audit saw a bare
     trace_view.json of a Level1 export called "a Level0 text export")."""
-    if p.source == "ascend_text" and p.level == "trace":
-        return "a trace file given without its profiling directory: no kernel_details.csv"
+    if p.level == "trace":
+        return f"{BARE_TRACE}: no kernel_details.csv"
     if p.source == "ascend_text":  # what its kernel_details.csv holds (the level is known at rank level only)
         kd = p.kernel_details
         if kd is None:
             return "no kernel_details.csv"
-        level0 = p.extra.get("profiler_level") == "Level0" or (
-            "Type" in kd.columns and pd.Series(kd["Type"].astype(str).str.strip()).isin(["", "N/A", "nan"]).all())
-        if level0:
+        if p.extra.get("profiler_level") == "Level0" or not any_typed(kd):
             return "a Level0 export: no kernel types or PMU counters"
-        if not ({"mac_time(us)", "aiv_vec_time(us)"} & set(kd.columns)):
+        if not has_pmu(kd):
             return "its kernel_details.csv has no PMU counters (aic_metrics other than PipeUtilization)"
     return "its kernels carry no type or counter of a category"
 
