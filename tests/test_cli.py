@@ -698,6 +698,46 @@ def test_api_result_frames_and_targets(tmp_path: Path, monkeypatch: pytest.Monke
     assert written == str(tmp_path / "c.xlsx") and Path(written).is_file()
 
 
+def test_api_bad_paths_raise_the_documented_errors(tmp_path: Path) -> None:
+    """compare() promises ProfileError for bad data and UsageError for bad options: a NUL in a path (no
+    command line can hold one, a caller's string can) raised a bare ValueError from the size probe, and
+    to_excel / to_json of a NUL path, None or a number a ValueError or TypeError. Nothing is written."""
+    from msprof_compare import compare
+    from msprof_compare.errors import ProfileError, UsageError
+
+    for pair in (("a\0b", str(SAMPLE_COMP)), (str(SAMPLE_BASE), "a\0b")):
+        with pytest.raises(ProfileError, match="control characters"):
+            compare(*pair)
+    r = compare(str(SAMPLE_BASE), str(SAMPLE_COMP), enable_profiling_compare=True)
+    for write in (r.to_excel, r.to_json):
+        with pytest.raises(UsageError, match="contains a NUL character"):
+            write(str(tmp_path / "x\0y"))
+        for bad in (None, 123):
+            with pytest.raises(UsageError, match=f"output must be a path .*not {type(bad).__name__}$"):
+                write(bad)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_api_gate_leaves_the_result_as_compared(tmp_path: Path) -> None:
+    """The gate of a result compared without the time breakdown makes one for its verdict only: it used to
+    store its E2E frame in the result, so a later to_json wrote E2E figures (3907825 -> 3495976 ns) beside an
+    empty waterfall, a document no run writes."""
+    from msprof_compare import compare
+
+    r = compare(str(SAMPLE_BASE), str(SAMPLE_COMP), enable_api_compare=True)
+
+    def document(name: str) -> dict:
+        doc = json.loads(Path(r.to_json(str(tmp_path / name))).read_text())
+        doc.pop("generated_at")
+        return doc
+
+    before = document("a.json")
+    assert before["summary"]["e2e"] is None
+    code, message = r.regression_gate(5)
+    assert code == 0 and "3.908 ms -> 3.496 ms (-10.54%)" in message  # H100 3907825 ns, MI300 3495976 ns
+    assert "e2e" not in r.frames and document("b.json") == before
+
+
 def test_help_option_names_in_a_fixed_order() -> None:
     """click keeps the help option names in a set: --help listed "-h, -H" or "-H, -h" by the hash seed."""
     outs = set()

@@ -52,7 +52,7 @@ def input_bytes(path: str) -> int:
                 dirs[:] = []
             total += sum(_data_bytes(os.path.join(root, f)) for f in files if f.endswith(_SIZED_SUFFIXES))
         return total
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL in the path (an API caller's string)
         return 0
 
 

@@ -199,7 +199,7 @@ def write_json(result: CompareResult, target: str | os.PathLike = ".", stream: T
     ``_1``, ``_2``... suffix is added). Returns the path written or "-".
     """
     text = dumps(result)
-    if os.fsdecode(target) == "-":
+    if isinstance(target, (str, bytes, os.PathLike)) and os.fsdecode(target) == "-":  # else output_target says
         out = stream or sys.stdout
         if out is None:  # started with stdout closed (`>&-`)
             raise ProfileError("<stdout>", "standard output is closed; nowhere to write the JSON result")

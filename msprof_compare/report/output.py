@@ -52,8 +52,13 @@ def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = 
     target that can never be written (a symlink, a file where a directory is needed, no write
     permission, a name with the other report's suffix).
     """
-    raw = os.fsdecode(target) or "."  # str, bytes or a path object, as the inputs
+    try:
+        raw = os.fsdecode(target) or "."  # str, bytes or a path object, as the inputs
+    except TypeError:
+        raise UsageError(f"output must be a path (str or os.PathLike), not {type(target).__name__}") from None
     say = term_safe(raw)  # as messages name it: a line break in it escaped, not joined into a space
+    if "\0" in raw:  # no file name can hold one (only an API caller's string can)
+        raise UsageError(f"output {say}: the path contains a NUL character")
     if raw == "-":
         raise UsageError(f"output '-' (standard output) takes the JSON report only; give a directory or a {suffix} "
                          "path")
