@@ -141,8 +141,8 @@ class OpTree:
         """Kernel-pool rows of the node's own kernels, then its descendants' (breadth-first)."""
         if self.kernel_num[node] == 0:
             return np.empty(0, np.int64)
-        parts = [self.own_kernels(int(i)) for i in self.subtree_bfs(node)]
-        return np.concatenate(parts)
+        nodes = self.subtree_bfs(node)  # one gather, not a slice per node: an annotation holds thousands
+        return self.kidx[ranges(self.kptr[nodes], self.kptr[nodes + 1])]
 
     def kernel_text(self) -> np.ndarray:
         """The "Kernel Details" line of every kernel-pool row (reference-2 §2.1), computed once."""
