@@ -925,6 +925,33 @@ def test_db_profiler_info_that_is_no_object_leaves_the_settings_out(tmp_path: Pa
     assert "profiler_level" not in p.extra and "profiler_info" not in p.files
 
 
+@pytest.mark.parametrize("listed", [sorted, lambda names: sorted(names, reverse=True)])
+def test_folder_choices_do_not_follow_the_listing_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         listed) -> None:
+    """The original takes the first profiler DB and the first profiler_info*.json the file system lists, so one
+    folder could read another rank's data on another machine (the determinism audit: the E2E of a folder holding
+    rank 0's and rank 1's DBs read 137.919 or 134.027 ms by creation order). Several DBs are refused, naming
+    them; of several profiler_info files the first by name is read, whatever the listing order."""
+    from msprof_compare.loaders import detect
+
+    root = tmp_path / "rank0_ascend_pt"
+    out = root / "ASCEND_PROFILER_OUTPUT"
+    out.mkdir(parents=True)
+    for name in ("ascend_pytorch_profiler_1.db", L1.name):
+        shutil.copyfile(L1, out / name)
+    for name in ("profiler_info_0.json", "profiler_info.json"):
+        (root / name).write_text("{}")
+    real = os.listdir
+    monkeypatch.setattr(os, "listdir", lambda p: listed(real(p)))
+    with pytest.raises(ProfileError) as err:
+        detect(str(root))
+    assert err.value.message == ("holds 2 profiler databases (ascend_pytorch_profiler_0.db, "
+                                 "ascend_pytorch_profiler_1.db)") and err.value.hint == "pass the .db file to compare"
+    (out / "ascend_pytorch_profiler_1.db").unlink()
+    layout = detect(str(root))
+    assert layout.db_path == str(out / L1.name) and layout.info_path == str(root / "profiler_info.json")
+
+
 def test_repeated_step_ids_place_tasks_by_the_first_row(tmp_path: Path) -> None:
     """A step id held twice uses its first STEP_TIME row for the step's range and for the Step Id of every task
     alike (tasks were also placed by the second row)."""

@@ -124,8 +124,8 @@ def _classify(given: str, force: bool = False) -> Layout:
         entries = os.listdir(path)
     except OSError as exc:
         raise ProfileError(given, f"cannot list directory: {exc.strerror or exc}") from None
-    for n in entries:
-        if _INFO_RE.match(n):
+    for n in sorted(entries):  # sorted, not listing order (the original's): the same folder reads the same
+        if _INFO_RE.match(n):  # file on every machine
             info = os.path.join(path, n)
             break
     sub = os.path.join(path, ASCEND_OUTPUT)
@@ -137,9 +137,12 @@ def _classify(given: str, force: bool = False) -> Layout:
         out_entries = os.listdir(output)
     except OSError as exc:
         raise ProfileError(output, f"cannot list directory: {exc.strerror or exc}") from None
-    for n in out_entries:
-        if _is_db_name(n):
-            return Layout(given, path, level, db_path=os.path.join(output, n), ascend_output=output, info_path=info)
+    dbs = sorted(n for n in out_entries if _is_db_name(n))
+    if len(dbs) > 1:  # the original reads the first one listed: another rank's data on another machine
+        raise ProfileError(output, f"holds {len(dbs)} profiler databases ({', '.join(term_safe(n) for n in dbs)})",
+                           hint="pass the .db file to compare")
+    if dbs:
+        return Layout(given, path, level, db_path=os.path.join(output, dbs[0]), ascend_output=output, info_path=info)
     trace = os.path.join(output, "trace_view.json")
     if os.path.isfile(trace):
         return Layout(given, path, level, trace_path=trace, ascend_output=output, info_path=info)
