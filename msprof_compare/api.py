@@ -252,10 +252,6 @@ def _refuse_gpu_step(base: str, comparison: str, force: bool) -> None:
             raise UsageError(steps.GPU_STEP_MESSAGE)
 
 
-#: The device lanes of an Ascend trace_view.json: a CPU-only capture has none of them.
-_NPU_DEVICE_LANES = ("Ascend Hardware", "HCCL", "Overlap Analysis")
-
-
 def _check_usable(profile: Profile) -> None:
     """A trace without any device activity (a CPU-only capture) cannot be compared: say so instead of writing
     sheets where one side's device times are all 0 and read as a 100 % gain."""
@@ -278,28 +274,31 @@ def _check_usable(profile: Profile) -> None:
     # no device lane and no kernel_details.csv rows: a torch_npu capture without the NPU activity (it has torch
     # ops), or one recorded at profiler_level Level_none (MindSpore: LevelNone; such a capture may have no ops);
     # a legacy MindSpore timeline, which has neither ops nor a level, keeps the original's all-zero breakdown
+    if profile.source != "ascend_text":
+        return
+    from .loaders.ascend_text import DEVICE_LANES
+
     kd = profile.kernel_details
-    if not (profile.source == "ascend_text" and profile.kernels.empty and profile.comm.empty
-            and profile.overlap.empty and (kd is None or kd.empty)
-            and not profile.processes["name"].isin(_NPU_DEVICE_LANES).any()):
+    if not (profile.kernels.empty and profile.comm.empty and profile.overlap.empty and (kd is None or kd.empty)
+            and not profile.processes["name"].isin(DEVICE_LANES).any()):
         return
     level = str(profile.extra.get("profiler_level") or "")
     level_none = level.replace("_", "").lower() == "levelnone"
     if profile.ops.empty and not level_none:
         return
     trace = profile.files.get("trace_view.json", profile.path)
+    none = f"no NPU device lane ({', '.join(DEVICE_LANES[:-1])} or {DEVICE_LANES[-1]})"
     unnamed = profile.extra.get("unnamed_lane_events", 0)
     if unnamed:  # device events may be there, on lanes the trace does not name
-        raise ProfileError(trace, f"no NPU device lane (Ascend Hardware, HCCL or Overlap Analysis) is named in "
-                                  f"the trace: {unnamed:,} complete event(s) lie on processes it gives no "
-                                  "name (no process_name record, or an empty one)",
+        raise ProfileError(trace, f"{none} is named in the trace: {unnamed:,} complete event(s) lie on processes "
+                                  "it gives no name (no process_name record, or an empty one)",
                            hint="the trace's process metadata is missing: pass the trace_view.json the "
                                 "profiler wrote")
     if level_none:
-        raise ProfileError(trace, "no NPU device lane (Ascend Hardware, HCCL or Overlap Analysis) in the trace: "
-                                  f"it was recorded with profiler_level {level}, which records no device data",
+        raise ProfileError(trace, f"{none} in the trace: it was recorded with profiler_level {level}, which "
+                                  "records no device data",
                            hint="record it again with profiler_level Level0 or higher")
-    raise ProfileError(trace, "no NPU device lane (Ascend Hardware, HCCL or Overlap Analysis) in the trace",
+    raise ProfileError(trace, f"{none} in the trace",
                        hint="record it with torch_npu.profiler.ProfilerActivity.NPU")
 
 

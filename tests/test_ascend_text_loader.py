@@ -1202,7 +1202,8 @@ def test_capture_without_the_npu_activity_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ProfileError) as info:
         compare(str(side), str(tmp_path / "absent"))
     assert info.value.path == str(tv)
-    assert info.value.message == "no NPU device lane (Ascend Hardware, HCCL or Overlap Analysis) in the trace"
+    assert info.value.message == ("no NPU device lane (Ascend Hardware, Communication, HCCL or Overlap Analysis) "
+                                  "in the trace")
     assert info.value.hint == "record it with torch_npu.profiler.ProfilerActivity.NPU"
     # profiler_level Level_none records no device data whatever the activities: the hint names the level
     info_file = side / "profiler_info_0.json"
@@ -1212,11 +1213,18 @@ def test_capture_without_the_npu_activity_is_refused(tmp_path: Path) -> None:
     info_file.write_text(json.dumps(info_json), encoding="utf-8")
     with pytest.raises(ProfileError) as info:
         compare(str(side), str(tmp_path / "absent"))
-    assert info.value.message == ("no NPU device lane (Ascend Hardware, HCCL or Overlap Analysis) in the trace: it "
-                                  "was recorded with profiler_level Level_none, which records no device data")
+    assert info.value.message == ("no NPU device lane (Ascend Hardware, Communication, HCCL or Overlap Analysis) "
+                                  "in the trace: it was recorded with profiler_level Level_none, which records no "
+                                  "device data")
     assert info.value.hint == "record it again with profiler_level Level0 or higher"
     shutil.copy(PT / "profiler_info_0.json", info_file)
     assert compare(str(PT), str(PT)).sheet_names
+    # each lane the loader reads counts, the "Communication" name of HCCL's lane too (it was not in this check)
+    kept = json.loads(tv.read_text(encoding="utf-8"))
+    tv.write_text(json.dumps(kept + [{"ph": "M", "name": "process_name", "pid": 9, "args": {"name": "Communication"}}]),
+                  encoding="utf-8")
+    named = compare(str(side), str(PT), enable_profiling_compare=True).base  # compared, not refused
+    assert named.kernels.empty and "Communication" in named.processes["name"].tolist()
     # a MindSpore LevelNone capture has no torch op either: without the level it would read as a legacy timeline
     ms = tmp_path / MS.name
     shutil.copytree(MS, ms)
@@ -1243,9 +1251,9 @@ def test_capture_without_the_npu_activity_is_refused(tmp_path: Path) -> None:
     n = sum(e.get("ph") == "X" for e in unnamed)  # no process is named: every complete event
     with pytest.raises(ProfileError) as info:
         compare(str(side), str(tmp_path / "absent"))
-    assert info.value.message == ("no NPU device lane (Ascend Hardware, HCCL or Overlap Analysis) is named in the "
-                                  f"trace: {n:,} complete event(s) lie on processes it gives no name (no "
-                                  "process_name record, or an empty one)")
+    assert info.value.message == ("no NPU device lane (Ascend Hardware, Communication, HCCL or Overlap Analysis) "
+                                  f"is named in the trace: {n:,} complete event(s) lie on processes it gives no "
+                                  "name (no process_name record, or an empty one)")
     assert info.value.hint.startswith("the trace's process metadata is missing")
     # kernel_details.csv rows are device data: KernelCompare reads them alone
     shutil.copy(PT / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", side / "ASCEND_PROFILER_OUTPUT")

@@ -93,10 +93,9 @@ def _ms(ns: int | float) -> float:
 
 
 class _Side:
-    """One side's row values: {label: (duration ms, number or "/")} in row order."""
+    """One side's E2E time, which every row's Duration Ratio divides by."""
 
     def __init__(self, bd: Breakdown) -> None:
-        self.bd = bd
         self.e2e_ms = _ms(bd.e2e_ns)
 
     def cell(self, ms: float, number: Any) -> list[Any]:

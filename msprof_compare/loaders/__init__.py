@@ -5,9 +5,13 @@ Detection follows reference-1 §2 (DB beats trace_view.json in a directory,
 object and an NPU trace_view when it is an array) plus our extensions: gzip
 traces and a directory holding exactly one Kineto trace.
 The kind of a JSON file is decided from its first bytes; the same bytes are
-then decoded, so no file is read twice. The one second pass over them is
-``traceio.exact_texts``: only for traces whose float timestamps are too large
-for float64 (ns-resolution Kineto), and it reads only ``ts`` / ``dur``.
+then decoded, so no file is read twice. A Kineto trace whose timestamps are
+floats too large for float64 to hold to the ns (ns resolution at epoch scale)
+keeps its ``ts`` texts in that one decode (``traceio.RawTsEvent``). The one
+second pass, ``traceio.exact_texts`` (``ts`` / ``dur`` texts only), is for the
+rest of such times: a trace_view.json with times written as numbers (torch_npu
+writes strings), a Kineto trace whose first timestamps gave no sign of them,
+or a ``dur`` of that size.
 """
 
 from __future__ import annotations

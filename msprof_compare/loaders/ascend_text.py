@@ -75,6 +75,8 @@ from .numparse import (
 HCCL_PROCESS_NAMES = ("Communication", "HCCL")
 HARDWARE_PROCESS = "Ascend Hardware"
 OVERLAP_PROCESS = "Overlap Analysis"
+#: The device lanes: a capture without the NPU activity has none of them.
+DEVICE_LANES = (HARDWARE_PROCESS, *HCCL_PROCESS_NAMES, OVERLAP_PROCESS)
 
 #: PMU columns of kernel_details.csv the breakdown reads (reference-1 §5.3).
 PMU_COLUMNS = ("aiv_vec_time(us)", "aicore_time(us)", "mac_time(us)",

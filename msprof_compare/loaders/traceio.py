@@ -4,9 +4,11 @@ Ascend ``trace_view.json``).
 The file is decoded once with msgspec into small typed structs (unknown keys
 skipped, ``args`` kept as raw bytes), with the garbage collector paused, and
 turned straight into numpy columns. ``args`` are decoded later, in one batch,
-only for the events a loader asks for (``decode_args``). Traces whose float
-timestamps exceed float64's ns precision get a second, times-only pass over
-the same bytes (``exact_texts``).
+only for the events a loader asks for (``decode_args``). A Kineto trace whose
+float timestamps exceed float64's ns precision keeps its ``ts`` texts in that
+decode (``RawTsEvent``); other times of that size (a trace_view.json with
+numeric times) get a second, times-only pass over the same bytes
+(``exact_texts``).
 """
 
 from __future__ import annotations
@@ -569,8 +571,8 @@ def float_inexact(ns: np.ndarray, vals: list) -> bool:
     """True when some time came as a float too large for float64 to hold to the nanosecond
     (then the loader re-reads the times from the JSON text, ``exact_texts``).
 
-    Re-reading costs about three decodes, so large floats are first proven exact: below
-    2**42 us a float's ulp is under 0.49 ns, hence when ``ns / 1000`` rounds back to the very
+    Re-reading is a second pass over the file (about 0.4 of a decode), so large floats are first
+    proven exact: below 2**42 us a float's ulp is under 0.49 ns, hence when ``ns / 1000`` rounds back to the very
     float decoded, the decimal text lies within 0.49 ns of ``ns`` and rounds to it (no tie).
     Traces recorded at up to 1 ns resolution with timestamps under ~4.4e12 us (e.g. ROCm traces
     at ~2.2e12 us) pass; epoch-us NPU times written as numbers (~1.7e15 us) do not.
