@@ -1,6 +1,9 @@
-"""Interval arithmetic for test oracles, in plain Python (independent of ``msprof_compare.timeline``)."""
+"""Interval arithmetic for test oracles, in plain Python (independent of ``msprof_compare.timeline``), and the
+original's OVERLAP / CLIP pointer walks (reference-1 §5.7-§5.8), which the exact intersections replace."""
 
 from __future__ import annotations
+
+import numpy as np
 
 
 def union(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -12,3 +15,47 @@ def union(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
         else:
             out.append([s, e])
     return [(s, e) for s, e in out]
+
+
+def overlap_walk(ws: np.ndarray, we: np.ndarray, es: np.ndarray, ee: np.ndarray) -> int:
+    """The original's OVERLAP(windows, events) pointer walk (reference-1 §5.7): what the exact intersection
+    (``timeline``) replaces, for the parity tests.
+
+    Windows and events must be sorted by start. Overlapping events can be counted twice.
+    """
+    total, p, n = 0, 0, len(es)
+    for w0, w1 in zip(ws.tolist(), we.tolist(), strict=True):
+        while p < n:
+            s, e = int(es[p]), int(ee[p])
+            if e <= w0:
+                p += 1
+            elif s >= w1:
+                break
+            elif e >= w1:
+                total += w1 - max(s, w0)
+                break
+            else:
+                total += e - max(s, w0)
+                p += 1
+    return total
+
+
+def clip_walk(os_: np.ndarray, oe: np.ndarray, ws: np.ndarray, we: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The original's CLIP(ops, windows) (reference-1 §5.8), for parity checks."""
+    out_s, out_e = [], []
+    q, m = 0, len(ws)
+    for s, e in zip(os_.tolist(), oe.tolist(), strict=True):
+        while q < m and we[q] < s:
+            q += 1
+        while q < m:
+            if ws[q] > e:
+                break
+            if we[q] < e:
+                out_s.append(max(s, int(ws[q])))
+                out_e.append(int(we[q]))
+                q += 1
+            else:
+                out_s.append(max(s, int(ws[q])))
+                out_e.append(min(e, int(we[q])))
+                break
+    return np.asarray(out_s, dtype=np.int64), np.asarray(out_e, dtype=np.int64)

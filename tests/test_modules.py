@@ -47,9 +47,9 @@ def test_module_trees_by_hand() -> None:
     assert [net.level, lin.level] == [2, 3]
     assert lin.module_class == "nn.Module: Linear"
     assert (lin.self_ns, relu.self_ns, net.self_ns, net.total_ns) == (8000, 2000, 0, 10000)
-    assert [side.tree.names[o] for o in net.ops] == ["aten::flatten"]
-    assert [side.tree.names[o] for o in lin.ops] == ["aten::linear"]
-    assert lin.op_kernels[0].tolist() == [0]
+    assert [side.tree.names[o] for o in side.top_node[net.op_lo:net.op_hi]] == ["aten::flatten"]
+    assert [side.tree.names[o] for o in side.top_node[lin.op_lo:lin.op_hi]] == ["aten::linear"]
+    assert side.top_krows[side.top_kptr[lin.op_lo]:side.top_kptr[lin.op_lo + 1]].tolist() == [0]
     assert lin.call_stack == "train.py(10): step"
     (bwd,) = side.backward.children
     assert bwd.module_name == "/[ BACKWARD ]/nn.Module: Net_0/nn.Module: Linear_0"
@@ -376,7 +376,8 @@ def test_kernel_launched_after_the_last_op_of_the_last_module() -> None:
     side = modules.module_trees(ctx_of(prof(), prof()), "base")
     relu = side.forward.children[0].children[1]
     assert relu.module_name.endswith("ReLU_0") and relu.self_ns == (2 + 3) * US
-    assert [side.k_names[k].tolist() for k in relu.op_kernels] == [["relu"]]
+    ptr, rows = side.top_kptr, side.top_krows
+    assert [side.k_names[rows[ptr[k]:ptr[k + 1]]].tolist() for k in range(relu.op_lo, relu.op_hi)] == [["relu"]]
 
 
 def test_frames_of_a_thread_without_frames() -> None:

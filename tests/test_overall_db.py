@@ -14,13 +14,14 @@ import numpy as np
 import pandas as pd
 import pytest
 from dbutil import edited_copy
+from spans import overlap_walk
 from xlsxutil import read_xlsx
 
 from msprof_compare import api, timeline
 from msprof_compare.compare import breakdown_db as BD
 from msprof_compare.compare.breakdown import Breakdown
 from msprof_compare.compare.breakdown_db import db_breakdown
-from msprof_compare.compare.breakdown_npu import npu_breakdown, overlap_walk, wait_candidates
+from msprof_compare.compare.breakdown_npu import npu_breakdown, wait_candidates
 from msprof_compare.errors import StepError
 from msprof_compare.loaders import load_profile
 from msprof_compare.model import Profile, frame

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from spans import clip_walk, overlap_walk
 from xlsxutil import read_xlsx
 
 from msprof_compare import compare
@@ -184,14 +185,14 @@ def _iv(pairs):
 
 def test_overlap_and_clip_walks_match_the_spec_examples():
     ws, we = _iv([[300, 500], [1200, 3700]])
-    assert B.overlap_walk(ws, we, *_iv([[100, 300], [300, 400]])) == 100
+    assert overlap_walk(ws, we, *_iv([[100, 300], [300, 400]])) == 100
     # the original double counts the nested op [2000, 2500]: 200 + 1500 + 500
-    assert B.overlap_walk(ws, we, *_iv([[100, 600], [1000, 2700], [2000, 2500]])) == 2200
-    s, e = B.clip_walk(*_iv([[0, 10], [20, 30]]), *_iv([[5, 15], [25, 35]]))
+    assert overlap_walk(ws, we, *_iv([[100, 600], [1000, 2700], [2000, 2500]])) == 2200
+    s, e = clip_walk(*_iv([[0, 10], [20, 30]]), *_iv([[5, 15], [25, 35]]))
     assert list(zip(s.tolist(), e.tolist(), strict=True)) == [(5, 10), (25, 30)]
-    a = B.clip_walk(*_iv([[1000, 2000]]), *_iv([[1200, 2300]]))
-    b = B.clip_walk(*_iv([[1500, 2500]]), *_iv([[1200, 2300]]))
-    assert B.overlap_walk(a[0], a[1], b[0], b[1]) == 500
+    a = clip_walk(*_iv([[1000, 2000]]), *_iv([[1200, 2300]]))
+    b = clip_walk(*_iv([[1500, 2500]]), *_iv([[1200, 2300]]))
+    assert overlap_walk(a[0], a[1], b[0], b[1]) == 500
 
 
 def _synthetic(ops, tasks, windows) -> Profile:
@@ -558,9 +559,9 @@ def test_shown_values_are_cut_after_40_characters():
 def test_clip_walk_stops_at_a_window_after_the_op():
     """reference-1 §5.8 CLIP: a window starting after the op's end ends that op's walk (op [0, 10] against
     windows [5, 8] and [20, 30] keeps [5, 8] only; op [25, 28] then finds [20, 30])."""
-    s, e = B.clip_walk(*_iv([[0, 10], [25, 28]]), *_iv([[5, 8], [20, 30]]))
+    s, e = clip_walk(*_iv([[0, 10], [25, 28]]), *_iv([[5, 8], [20, 30]]))
     assert list(zip(s.tolist(), e.tolist(), strict=True)) == [(5, 8), (25, 28)]
-    s, e = B.clip_walk(*_iv([[0, 10]]), *_iv([[20, 30]]))
+    s, e = clip_walk(*_iv([[0, 10]]), *_iv([[20, 30]]))
     assert s.size == e.size == 0
 
 

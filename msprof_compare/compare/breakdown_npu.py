@@ -10,8 +10,8 @@ transmit per communication group from the HCCL lanes.
 Interval choice (see docs/differences.md, "NPU wait / transmit / group
 overlap"): the original's OVERLAP / CLIP pointer walks can count overlapping
 events twice and, after a long event, skip later ones. We use exact interval
-intersections (``timeline``) instead; ``overlap_walk`` / ``clip_walk`` keep
-the original walks for the parity tests.
+intersections (``timeline``) instead; ``tests/spans.py`` keeps the original
+walks for the parity tests.
 """
 
 from __future__ import annotations
@@ -324,49 +324,6 @@ def wait_candidates(tasks: pd.DataFrame | tuple[np.ndarray, np.ndarray]) -> np.n
     return out
 
 
-def overlap_walk(ws: np.ndarray, we: np.ndarray, es: np.ndarray, ee: np.ndarray) -> int:
-    """The original's OVERLAP(windows, events) pointer walk (reference-1 §5.7), for parity checks.
-
-    Windows and events must be sorted by start. Overlapping events can be counted twice.
-    """
-    total, p, n = 0, 0, len(es)
-    for w0, w1 in zip(ws.tolist(), we.tolist(), strict=True):
-        while p < n:
-            s, e = int(es[p]), int(ee[p])
-            if e <= w0:
-                p += 1
-            elif s >= w1:
-                break
-            elif e >= w1:
-                total += w1 - max(s, w0)
-                break
-            else:
-                total += e - max(s, w0)
-                p += 1
-    return total
-
-
-def clip_walk(os_: np.ndarray, oe: np.ndarray, ws: np.ndarray, we: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The original's CLIP(ops, windows) (reference-1 §5.8), for parity checks."""
-    out_s, out_e = [], []
-    q, m = 0, len(ws)
-    for s, e in zip(os_.tolist(), oe.tolist(), strict=True):
-        while q < m and we[q] < s:
-            q += 1
-        while q < m:
-            if ws[q] > e:
-                break
-            if we[q] < e:
-                out_s.append(max(s, int(ws[q])))
-                out_e.append(int(we[q]))
-                q += 1
-            else:
-                out_s.append(max(s, int(ws[q])))
-                out_e.append(min(e, int(we[q])))
-                break
-    return np.asarray(out_s, dtype=np.int64), np.asarray(out_e, dtype=np.int64)
-
-
 def _sorted_iv(ts: np.ndarray, dur: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     o = np.argsort(ts, kind="stable")
     return ts[o], ts[o] + dur[o]
@@ -423,7 +380,7 @@ def _groups(profile: Profile, bd: Breakdown) -> None:
 
 
 def _overlap_len(windows: timeline.Intervals, es: np.ndarray, ee: np.ndarray) -> int:
-    """Exact ``|union(events) ∩ windows|`` (the original's OVERLAP walk, ``overlap_walk``, can count twice)."""
+    """Exact ``|union(events) ∩ windows|`` (the original's OVERLAP walk can count twice)."""
     return timeline.length(timeline.intersect((es, ee), windows))
 
 

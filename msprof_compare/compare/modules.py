@@ -86,25 +86,10 @@ class Module:
     call_stack: str = ""
     op_lo: int = 0
     op_hi: int = 0
-    #: the side's (top_node, top_kptr, top_krows), for the ``ops`` / ``op_kernels`` views
-    tops: tuple[np.ndarray, np.ndarray, np.ndarray] | None = field(default=None, repr=False)
 
     @property
     def module_class(self) -> str:
         return _TRAILING_ID.sub("", self.name.split("/")[-1])
-
-    @property
-    def ops(self) -> list[int]:
-        """Top-layer op-tree nodes of this module, in start order."""
-        return [] if self.tops is None else self.tops[0][self.op_lo:self.op_hi].tolist()
-
-    @property
-    def op_kernels(self) -> list[np.ndarray]:
-        """Kernel-pool rows handed to each of ``ops``."""
-        if self.tops is None:
-            return []
-        _, ptr, rows = self.tops
-        return [rows[ptr[k]:ptr[k + 1]] for k in range(self.op_lo, self.op_hi)]
 
 
 @dataclass(eq=False)
@@ -402,9 +387,6 @@ def build_side(profile: Profile, tree: OpTree) -> ModuleTrees | None:
     kptr, krows = _hand_out_kernels(tree, fw, bw, top_node, top_owner, pts, pptr, pk)
     top_ns = np.zeros(len(top_node), np.int64)
     np.add.at(top_ns, np.repeat(np.arange(len(top_node)), np.diff(kptr)), kdur[krows])
-    tops = (top_node, kptr, krows)
-    for md in fw.mods + (bw.mods if bw is not None else []):
-        md.tops = tops
     text = tree.kernel_text() if len(pool) else np.empty(0, dtype=object)
     return ModuleTrees(profile, tree, fwd, bwd, pool, text, top_node, top_ns, kptr, krows,
                        op_names, tree.ops["call_stack"].to_numpy(dtype=object),
