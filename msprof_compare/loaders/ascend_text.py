@@ -271,23 +271,10 @@ def _metadata(path: str, meta: list, warnings: list[str]) -> tuple[pd.DataFrame,
     names = [e.name for e in meta]
     kinds = ("process_name", "process_sort_index", "thread_name", "thread_sort_index")
     meta = [e for e, n in zip(meta, names, strict=True) if n in kinds]
-    args = traceio.decode_args(path, object_array(_field(meta, "args")), _MetaArgs)
-    pid = traceio.to_int(_field(meta, "pid")).tolist()
-    tid = traceio.to_int(_field(meta, "tid")).tolist()
-    procs: dict[int, list] = {}
-    threads: dict[tuple[int, int], list] = {}
-    order: dict[int, int] = {}
-    for k, e, a in zip(range(len(meta)), meta, args, strict=True):
-        nm = e.name
-        if nm == "process_name":
-            order[pid[k]] = k  # a later record of the same pid moves it later
-            procs.setdefault(pid[k], ["", -1])[0] = _text(a.name) if a.name is not None else ""
-        elif nm == "process_sort_index":
-            procs.setdefault(pid[k], ["", -1])[1] = -1 if (i := traceio.whole_int(a.sort_index)) is None else i
-        elif nm == "thread_name":
-            threads.setdefault((pid[k], tid[k]), ["", None])[0] = _text(a.name) if a.name is not None else ""
-        else:
-            threads.setdefault((pid[k], tid[k]), ["", None])[1] = a.sort_index
+    procs, threads, order = traceio.meta_records(
+        [e.name for e in meta], traceio.to_int(_field(meta, "pid")).tolist(),
+        traceio.to_int(_field(meta, "tid")).tolist(),
+        traceio.decode_args(path, object_array(_field(meta, "args")), _MetaArgs))
     p = frame("processes", {"pid": list(procs), "name": [v[0] for v in procs.values()],
                             "sort_index": [v[1] for v in procs.values()]}) if procs else empty("processes")
     t = frame("threads", {"pid": [k[0] for k in threads], "tid": [k[1] for k in threads],

@@ -461,20 +461,10 @@ def _load_meta(prof: Profile, ev: _Events) -> None:
     if not len(idx):
         return
     cols = ev.columns(sub, ("pid", "tid"), idx)
-    args = ev.args(sub, _MetaArgs)
-    procs: dict[int, list] = {}
-    threads: dict[tuple[int, int], list] = {}
-    for e, pid, tid, a in zip(sub, cols["pid"].tolist(), cols["tid"].tolist(), args, strict=False):
-        if e.name in ("process_name", "process_sort_index"):
-            rec = procs.setdefault(pid, ["", -1])
-        elif e.name in ("thread_name", "thread_sort_index"):
-            rec = threads.setdefault((pid, tid), ["", -1])
-        else:
-            continue
-        if e.name.endswith("_name"):
-            rec[0] = "" if a.name is None else str(a.name)
-        else:
-            rec[1] = -1 if (i := traceio.whole_int(a.sort_index)) is None else i
+    procs, threads, _ = traceio.meta_records([e.name for e in sub], cols["pid"].tolist(), cols["tid"].tolist(),
+                                             ev.args(sub, _MetaArgs))
+    for rec in threads.values():
+        rec[1] = -1 if (i := traceio.whole_int(rec[1])) is None else i
     if procs:
         prof.processes = frame("processes", {
             "pid": list(procs), "name": [v[0] for v in procs.values()], "sort_index": [v[1] for v in procs.values()]})

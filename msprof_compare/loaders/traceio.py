@@ -624,6 +624,29 @@ def to_int(values: list[Any]) -> np.ndarray:
 _NUMBER_TEXT = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
 
 
+def meta_records(names: list[str], pids: list[int], tids: list[int],
+                 args: list) -> tuple[dict[int, list], dict[tuple[int, int], list], dict[int, int]]:
+    """The process and thread records of a trace's "M" events, each loader's tables from one rule: the last
+    record of a kind wins. Returns {pid: [name, sort index or -1]}, {(pid, tid): [name, sort index as
+    given, None when absent]} (loaders check those differently) and, per pid, the position of its last
+    process_name record (which of two same-named processes counts). ``args`` have ``name`` and
+    ``sort_index``; a name that is no text reads as its ``str()``, an absent one as ""."""
+    procs: dict[int, list] = {}
+    threads: dict[tuple[int, int], list] = {}
+    order: dict[int, int] = {}
+    for k, (nm, pid, tid, a) in enumerate(zip(names, pids, tids, args, strict=True)):
+        if nm == "process_name":
+            order[pid] = k  # a later record of the same pid moves it later
+            procs.setdefault(pid, ["", -1])[0] = "" if a.name is None else str(a.name)
+        elif nm == "process_sort_index":
+            procs.setdefault(pid, ["", -1])[1] = -1 if (i := whole_int(a.sort_index)) is None else i
+        elif nm == "thread_name":
+            threads.setdefault((pid, tid), ["", None])[0] = "" if a.name is None else str(a.name)
+        elif nm == "thread_sort_index":
+            threads.setdefault((pid, tid), ["", None])[1] = a.sort_index
+    return procs, threads, order
+
+
 def whole_int(v: Any) -> int | None:
     """``v`` as an integer when it is one within int64: an int, an integral float or the text of
     either (``7``, ``7.0``, `` "7" ``; text exactly, ``"9007199254740993.0"`` too); None for anything
