@@ -440,3 +440,25 @@ def test_as_utf8_checks_in_chunks_and_reencodes_gb18030() -> None:
     assert as_utf8("t.json", bad) == (bad, "")
     damaged = data + b"\xc0A"  # decodes as GB18030, but it is UTF-8 (eleven characters) with one bad byte
     assert damaged.decode("gb18030") and as_utf8("t.json", damaged) == (damaged, "")
+
+
+def test_meta_records_last_record_wins() -> None:
+    """Both loaders' process / thread tables come from this one rule (stated here by hand): the last record of
+    a kind wins, a name that is no text reads as its str(), a process sort index that is no integer as -1,
+    thread sort indexes stay as given (the loaders check them), and a process's order is its last
+    process_name record's position."""
+    from types import SimpleNamespace as A
+
+    from msprof_compare.loaders.traceio import meta_records
+
+    names = ["process_name", "thread_name", "process_sort_index", "process_name", "process_name",
+             "thread_sort_index", "process_sort_index", "other", "thread_name"]
+    pids = [1, 1, 1, 2, 1, 1, 2, 3, 1]
+    tids = [0, 7, 0, 0, 0, 7, 0, 0, 8]
+    args = [A(name="Python", sort_index=None), A(name="main", sort_index=None), A(name=None, sort_index="4"),
+            A(name=5, sort_index=None), A(name="CANN", sort_index=None), A(name=None, sort_index=4.5),
+            A(name=None, sort_index="x"), A(name="ignored", sort_index=1), A(name=None, sort_index=None)]
+    procs, threads, order = meta_records(names, pids, tids, args)
+    assert procs == {1: ["CANN", 4], 2: ["5", -1]}
+    assert threads == {(1, 7): ["main", 4.5], (1, 8): ["", None]}
+    assert order == {1: 4, 2: 3}
