@@ -90,8 +90,10 @@ def test_kernels_link_by_exact_flow_start_and_propagate() -> None:
 
 
 def test_no_flows_warns_with_gpu_flow_cat_hint(caplog) -> None:
-    """The --gpu_flow_cat hint only where the trace holds flows of another category (named); a trace without
-    flow events is told so (the log audit: hta's trace_compare base holds none, and no option helps)."""
+    """The --gpu_flow_cat hint only where the trace holds flows of another category (named) and the option
+    cannot unlink the other side: it replaces the usual categories on both sides, so following the hint
+    against a trace linked by ac2g moved every kernel from one side to the other (the message audit). A
+    trace without flow events is told so (the log audit: hta's trace_compare base holds none)."""
     base = gpu_profile([("a", 0, 1)], [("k", 5, 1)], path="base.json")
     base.extra["other_flow_cats"] = ["my_flow"]
     comp = gpu_profile([("a", 0, 1)], [("k", 5, 1)], [(0, 5)], path="comp.json")
@@ -99,6 +101,14 @@ def test_no_flows_warns_with_gpu_flow_cat_hint(caplog) -> None:
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         optree.op_tree(ctx, "base")
         optree.op_tree(ctx, "comparison")
+    assert caplog.messages == ["Can't find any flow event in the file: base.json (it holds flows of category "
+                               "'my_flow', but --gpu_flow_cat cannot link them: it replaces the usual categories "
+                               "(ac2g, async, async_cpu_to_gpu, async_gpu) on both sides, and comp.json links its "
+                               "ops to kernels through those)"]
+    caplog.clear()
+    unlinked = gpu_profile([("a", 0, 1)], [("k", 5, 1)], path="comp.json")  # the option can only help here
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        optree.op_tree(ctx_of(base, unlinked), "base")
     assert caplog.messages == ["Can't find any flow event in the file: base.json (it holds flows of category "
                                "'my_flow': if those link ops to kernels, pass --gpu_flow_cat)"]
     caplog.clear()

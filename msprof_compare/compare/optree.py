@@ -468,7 +468,14 @@ def op_tree(ctx: RunContext, side: str) -> OpTree:
             elif prof.is_gpu and prof.extra.get("other_flow_cats"):
                 cats = prof.extra["other_flow_cats"]
                 named = ", ".join(repr(term_safe(c)) for c in cats[:3]) + (", ..." if len(cats) > 3 else "")
-                hint = f" (it holds flows of category {named}: if those link ops to kernels, pass --gpu_flow_cat)"
+                other = side_profile(ctx, "comparison" if side == "base" else "base")
+                if other.is_gpu and other.flows["cat"].str.lower().isin(GPU_FLOW_CATS).any():
+                    # the option replaces the usual categories on both sides: it would unlink the other one
+                    hint = (f" (it holds flows of category {named}, but --gpu_flow_cat cannot link them: it "
+                            f"replaces the usual categories ({', '.join(sorted(GPU_FLOW_CATS))}) on both sides, "
+                            f"and {term_safe(other.path)} links its ops to kernels through those)")
+                else:
+                    hint = f" (it holds flows of category {named}: if those link ops to kernels, pass --gpu_flow_cat)"
             elif prof.is_gpu:
                 hint = " (the trace holds no flow linking an op to its kernels, so no op gets a kernel)"
             else:
