@@ -226,6 +226,39 @@ def test_side_without_memory_beside_one_with_it_is_named(samples, caplog, base, 
     assert float(res.sheet("MemoryCompareStatistic")["Base Allocated Memory(MB)"].abs().sum()) == 0.0
 
 
+def test_npu_side_without_memory_names_the_file_not_the_option(samples, caplog, tmp_path):
+    """An NPU export without operator_memory.csv (or a DB without OP_MEMORY) was told "no memory was recorded:
+    profile_memory=True records it", although its profiler_info may say profile_memory was on and re-recording
+    would not bring the file back (the message audit): it names what the export lacks. One whose file holds no
+    row the comparison can place says that."""
+    import shutil
+
+    other = samples / L1
+    if not other.exists():
+        pytest.skip("sample absent")
+    fixture = Path(__file__).parent / "data" / "npu" / "rank0_ascend_pt"  # has no operator_memory.csv
+    assert not (fixture / "ASCEND_PROFILER_OUTPUT" / "operator_memory.csv").exists()
+    unplaced = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(fixture, unplaced)
+    (unplaced / "ASCEND_PROFILER_OUTPUT" / "operator_memory.csv").write_text(
+        "Name,Size(KB),Allocation Time(us),Release Time(us),Active Release Time(us),Duration(us),"
+        "Active Duration(us),Allocation Total Allocated(MB),Allocation Total Reserved(MB),Allocation Total "
+        "Active(MB),Release Total Allocated(MB),Release Total Reserved(MB),Release Total Active(MB),Stream Ptr,"
+        "Device Type\naten::empty_strided,18816.5,,,,,,954.37,1452.0,954.37,,,,897357296,NPU:0\n",
+        encoding="utf-8")  # a row without an allocation time, which no op can take
+    db = Path(__file__).parent / "data" / "db" / "l1" / "ascend_pytorch_profiler_0.db"
+    no_table = edited_copy(db, tmp_path / db.name, "DROP TABLE OP_MEMORY")
+    for side, why in ((fixture, "the export has no operator_memory.csv"),
+                      (unplaced, "its operator_memory.csv holds no allocation the comparison can place"),
+                      (no_table, "the export has no OP_MEMORY table")):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            compare(str(side), str(other), enable_memory_compare=True)
+        assert [m for m in caplog.messages if "memory event" in m] == [
+            f"Can't find any memory event in the file: {side} ({why}), so the memory sheets show this side's "
+            "operators at 0 MB"]
+
+
 def test_memory_sheets_of_reference_pair4(samples, reference_outputs):
     """As the original writes them: 37 and 117 rows, the NPU side's totals (the GPU base has no memory event)."""
     base = samples / PAIR4_BASE

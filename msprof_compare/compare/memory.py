@@ -271,12 +271,15 @@ def memory_index(ctx: RunContext, side: str) -> MemoryIndex:
 def _no_memory(ctx: RunContext, profile: Profile, other_has: bool) -> None:
     """The original's line for a side without memory records, with why where that is known, and what it
     means for the sheets when the other side has records (its 0 MB is "not recorded", not "none")."""
+    source = "OP_MEMORY table" if profile.source == "ascend_db" else "operator_memory.csv"
     if profile.level == "trace":
         why = f" ({BARE_TRACE} has no operator_memory.csv)"
-    elif other_has:
-        why = " (no memory was recorded: profile_memory=True records it)"
-    else:
-        why = ""
+    elif profile.is_gpu:  # no [memory] event: the capture's option, off by default
+        why = " (no memory was recorded: profile_memory=True records it)" if other_has else ""
+    elif profile.operator_memory is None:  # the export lacks it (its loader said so): re-recording would not help
+        why = f" (the export has no {source})"
+    else:  # an NPU profile_memory capture whose allocations no op can take
+        why = f" (its {source} holds no allocation the comparison can place)"
     if other_has:
         log.warning("Can't find any memory event in the file: %s%s, so the memory sheets show this side's "
                     "operators at 0 MB", profile.path, why)
