@@ -268,9 +268,10 @@ def _check_usable(profile: Profile) -> None:
                                f"events ({', '.join(term_safe(c) for c in profile.extra['mtia'][:3])}"
                                f"{', ...' if len(profile.extra['mtia']) > 3 else ''}), which are "
                                "not supported")
+        from .compare.breakdown_gpu import missing_kernels_hint
+
         raise ProfileError(profile.files.get("trace", profile.path),
-                           "no GPU kernel, memcpy or memset events in the trace",
-                           hint="record it with torch.profiler.ProfilerActivity.CUDA")
+                           "no GPU kernel, memcpy or memset events in the trace", hint=missing_kernels_hint(profile))
     # no device lane and no kernel_details.csv rows: a torch_npu capture without the NPU activity (it has torch
     # ops), or one recorded at profiler_level Level_none (MindSpore: LevelNone; such a capture may have no ops);
     # a legacy MindSpore timeline, which has neither ops nor a level, keeps the original's all-zero breakdown

@@ -32,6 +32,9 @@ STEP_MARK = "ProfilerStep#"
 #: links their launches as CUDA's). Runtime calls are ops as the original's cuda_runtime; driver calls are not.
 RUNTIME_CATS = frozenset({"cuda_runtime", "xpu_runtime", "privateuse1_runtime"})
 DRIVER_CATS = frozenset({"cuda_driver", "xpu_driver", "privateuse1_driver"})
+#: Lower-cased cats of the host calls that launch GPU work ("runtime": older Kineto's cat): the kernels a HIP
+#: graph launch replays end flows whose id is the launch call's ``correlation`` arg, and no flow starts there.
+LAUNCH_CATS = RUNTIME_CATS | DRIVER_CATS | {"runtime"}
 #: HCCL's rank id for "no peer" (the dst rank of a task on the local chip): 2**32 - 1.
 NO_RANK = 0xFFFFFFFF
 

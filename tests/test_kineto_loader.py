@@ -438,3 +438,38 @@ def test_mtia_trace_is_named(samples) -> None:
     assert err.value.message == ("no GPU kernel, memcpy or memset events in the trace: it holds an MTIA "
                                  "accelerator's events (mtia_ccp_events, mtia_runtime), which are not supported")
     assert err.value.hint is None
+
+
+def test_missing_kernels_hint_follows_what_the_trace_holds(samples: Path, tmp_path: Path) -> None:
+    """"record it with ProfilerActivity.CUDA" only where the trace shows that activity was off (hta's cpu_only
+    capture). A trace holding launch calls or memcpy events recorded it, and then the kernel events were lost or
+    cut out (the message audit followed the old advice in circles): bert-small H100 holds 60 launch calls
+    (34 cudaLaunchKernel, 4 cudaLaunchKernelExC, 22 cuLaunchKernel) and 1 gpu_memcpy, counted here from the raw
+    events."""
+    import gzip
+
+    source = samples / "tracelens/tests/traces/h100/gaunernst_bert-small-uncased__1016001.json.gz"
+    cpu_only = samples / "hta/tests/data/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"
+    if not (source.exists() and cpu_only.exists()):
+        pytest.skip("samples absent")
+    doc = json.loads(gzip.decompress(source.read_bytes()))
+    events = doc["traceEvents"]
+    launches = sum(1 for e in events if str(e.get("cat", "")).lower() in ("cuda_runtime", "cuda_driver")
+                   and "Launch" in e.get("name", ""))
+    copies = sum(1 for e in events if e.get("cat") in ("gpu_memcpy", "gpu_memset"))
+    assert (launches, copies) == (60, 1)
+    lost = "the CUDA activity was recorded, but its kernel events were lost or cut from the file; record it again"
+    cases = (("no_kernels", {"kernel"}, "no GPU kernels found in the trace",
+              f"it holds {launches} kernel launch call(s) and {copies} memcpy / memset event(s): {lost}"),
+             ("no_device", {"kernel", "gpu_memcpy", "gpu_memset", "gpu_user_annotation"},
+              "no GPU kernel, memcpy or memset events in the trace",
+              f"it holds {launches} kernel launch call(s): {lost}"))
+    for name, dropped, message, hint in cases:
+        trace = tmp_path / f"{name}.pt.trace.json"
+        trace.write_text(json.dumps(dict(doc, traceEvents=[e for e in events if e.get("cat") not in dropped])))
+        with pytest.raises(ProfileError) as err:
+            compare(str(trace), str(H100))
+        assert (err.value.path, err.value.message, err.value.hint) == (str(trace), message, hint)
+    with pytest.raises(ProfileError) as err:
+        compare(str(cpu_only), str(H100))
+    assert err.value.hint == "record it with torch.profiler.ProfilerActivity.CUDA"

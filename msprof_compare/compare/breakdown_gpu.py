@@ -26,7 +26,7 @@ import pandas as pd
 
 from .. import timeline as tl
 from ..errors import ProfileError
-from ..model import RUNTIME_CATS, Profile, factorize
+from ..model import LAUNCH_CATS, RUNTIME_CATS, Profile, factorize
 from ..options import Options
 from . import classify
 from .breakdown import Breakdown, last_of_keys
@@ -102,6 +102,22 @@ def _early_kernels(bd: Breakdown, profile: Profile, opts: Options | None, ts: np
             bd.early_kernels.add(tl.length(tl.union(ts[busy], end[busy])), int(busy.sum()))
 
 
+def missing_kernels_hint(profile: Profile) -> str:
+    """What to do about a GPU trace without kernel events. Recording with the CUDA activity helps only where
+    the trace shows it was off: launch calls (cudaLaunchKernel, hipModuleLaunchKernel, cudaGraphLaunch) or
+    memcpy / memset events are recorded only with it on, and then the kernel records were lost or cut out."""
+    ops = profile.ops
+    launches = int((ops["cat"].str.lower().isin(LAUNCH_CATS) & ops["name"].str.contains("Launch", regex=False)).sum()
+                   if len(ops) else 0)
+    copies = len(profile.kernels)  # no kernel among them: memcpy / memset events
+    if not (launches or copies):
+        return "record it with torch.profiler.ProfilerActivity.CUDA"
+    held = " and ".join(x for x in (f"{launches:,} kernel launch call(s)" if launches else "",
+                                    f"{copies:,} memcpy / memset event(s)" if copies else "") if x)
+    return (f"it holds {held}: the CUDA activity was recorded, but its kernel events were lost or cut from the "
+            "file; record it again")
+
+
 def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Keywords | None = None) -> Breakdown:
     """Computing / communication / free breakdown of one Kineto profile (all times int ns)."""
     bd = Breakdown("GPU")
@@ -114,7 +130,7 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
     is_kernel = raw_cat[rows] == "kernel"
     if not is_kernel.any():
         raise ProfileError(profile.files.get("trace", profile.path), "no GPU kernels found in the trace",
-                           hint="profile with torch.profiler.ProfilerActivity.CUDA enabled")
+                           hint=missing_kernels_hint(profile))
     names = k["name"].to_numpy(dtype=object)[rows]
     ts = k["ts"].to_numpy(dtype=np.int64)[rows]
     end = ts + k["dur"].to_numpy(dtype=np.int64)[rows]

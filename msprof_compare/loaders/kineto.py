@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ProfileError
-from ..model import DRIVER_CATS, RUNTIME_CATS, Profile, frame
+from ..model import DRIVER_CATS, LAUNCH_CATS, RUNTIME_CATS, Profile, frame
 from ..options import Options
 from . import traceio
 from .numparse import MAX_RESERVED_BYTES, duration_notes, zero_odd_durations
@@ -36,9 +36,6 @@ KERNEL_CATS = {"kernel": "kernel", "gpu_memcpy": "gpu_memcpy", "gpu_memset": "gp
 OP_CATS = frozenset({"cpu_op", "user_annotation", "operator", "runtime"}) | RUNTIME_CATS | DRIVER_CATS
 #: Lower-cased flow cats kept in ``flows`` (``--gpu_flow_cat`` is added per run).
 FLOW_CATS = frozenset({"ac2g", "async_cpu_to_gpu", "async_gpu", "async", "fwdbwd"})
-#: Lower-cased cats of the host calls that launch GPU work: the kernels a HIP graph launch replays
-#: end flows whose id is the launch call's ``correlation`` arg, and no flow starts there.
-LAUNCH_CATS = RUNTIME_CATS | DRIVER_CATS | {"runtime"}
 #: Lower-cased cats of the events a trace holds by the million (ops, kernels, Python frames, instant events such
 #: as "[memory]"), which Kineto never writes flows in: left out of the scan for other flow categories.
 NOT_FLOW_CATS = frozenset(KERNEL_CATS) | OP_CATS | frozenset({"python_function", "cpu_instant_event",
