@@ -16,6 +16,7 @@ Conventions
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,8 +42,6 @@ NO_RANK = 0xFFFFFFFF
 #: The name prefix of an NPU memory record of CANN's own allocation (operator_memory.csv writes it; the DB loader
 #: adds it): the memory comparison places such a record at the launch it belongs to (reference-2 §5.2).
 CANN_MARK = "cann::"
-#: How messages name a trace_view.json given alone (``Profile.level == "trace"``): no side file comes with it.
-BARE_TRACE = "a trace file given without its profiling directory"
 
 #: Column name -> dtype for every event table of the model.
 SCHEMAS: dict[str, dict[str, str]] = {
@@ -317,3 +316,13 @@ class Profile:
         """Whether the run recorded any torch op: a DB export's ``ops`` are already cut to the step asked for,
         so its loader says in ``extra["any_op"]`` whether PYTORCH_API holds one anywhere."""
         return bool(len(self.ops)) or bool(self.extra.get("any_op"))
+
+
+def bare_trace(profile: Profile) -> str:
+    """How messages name an NPU trace given alone (``level == "trace"``), which brings no side file: a
+    trace_view.json left its profiling directory behind, which could be given instead; a legacy MindSpore /
+    CANN timeline file (msprof_*.json, ascend_timeline_display_*.json) has none to give (the message audit
+    followed "without its profiling directory" there to a refusal)."""
+    if os.path.basename(profile.path).startswith("trace_view"):
+        return "a trace file given without its profiling directory"
+    return "a lone timeline file"

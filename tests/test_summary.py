@@ -952,8 +952,11 @@ def test_computing_without_categories_on_one_side_is_a_note():
     assert (row["Check"], row["Status"], row["Base"], row["Comparison"]) == (summary.CATEGORY_CHECK, "note", 0.9, 0.0)
     assert "(comparison: a Level0 export: no kernel types or PMU counters)" in row["Detail"]
     # the cause named is the side's own (the log audit): a bare trace_view.json, another level
-    bare = Profile(path="t", kind="NPU", source="ascend_text", level="trace")
+    bare = Profile(path="d/trace_view.json", kind="NPU", source="ascend_text", level="trace")
     assert "(comparison: a trace file given without its profiling directory: no kernel_details.csv)" in \
+        summary._category_row((b, c), (gpu, bare))["Detail"]
+    bare.path = "d/ascend_timeline_display_1.json"  # a legacy timeline has no directory to give instead
+    assert "(comparison: a lone timeline file: no kernel_details.csv)" in \
         summary._category_row((b, c), (gpu, bare))["Detail"]
     # the level is read at rank level only: otherwise what kernel_details.csv holds tells (review)
     npu.extra["profiler_level"], npu.kernel_details = "Level1", None

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .. import timeline
-from ..model import BARE_TRACE, Profile, factorize, positions_in_runs, threads_in_order
+from ..model import Profile, bare_trace, factorize, positions_in_runs, threads_in_order
 from ..options import Options
 from ..textsafe import short_repr
 from . import classify
@@ -43,7 +43,7 @@ def npu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
     bd = Breakdown(kind="NPU", not_minimal=True)
     trace_only = profile.level == "trace"
     if trace_only:
-        bd.missing.append(f"{profile.path}: {BARE_TRACE} has no kernel_details.csv, memory_record.csv or "
+        bd.missing.append(f"{profile.path}: {bare_trace(profile)} has no kernel_details.csv, memory_record.csv or "
                           "communication.json, so the categorised computing rows, Mem Usage and bandwidths are absent")
     else:
         _memory(profile, bd)

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import StepError
-from ..model import BARE_TRACE, Profile, pair_codes
+from ..model import Profile, bare_trace, pair_codes
 from . import table
 from .steps import side_range, side_step
 from .table import STYLE_FLOAT, STYLE_INT, Column, Sheet, diff_ratio, frame_from_rows
@@ -231,7 +231,7 @@ def _no_kernels(profile: Profile, step: int = -1) -> None:
         return
     if profile.level == "trace":  # the original's advice below (level, aic_metrics) would mislead here
         log.warning("Can't find any valid kernels in the file: %s (%s has no kernel_details.csv).", profile.path,
-                    BARE_TRACE)
+                    bare_trace(profile))
         return
     if profile.kernel_details is None:  # the loader said the file is absent; "lacks duration" would mislead
         log.warning("Can't find any valid kernels in the file: %s (no kernel_details.csv).", profile.path)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..model import BARE_TRACE, CANN_MARK, Profile, factorize
+from ..model import CANN_MARK, Profile, bare_trace, factorize
 from . import classify, table
 from .optree import OpPairs, OpTree, one_sided, op_tree, operator_pairs
 from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, diff_ratios, frame_from_rows
@@ -273,7 +273,7 @@ def _no_memory(ctx: RunContext, profile: Profile, other_has: bool) -> None:
     means for the sheets when the other side has records (its 0 MB is "not recorded", not "none")."""
     source = "OP_MEMORY table" if profile.source == "ascend_db" else "operator_memory.csv"
     if profile.level == "trace":
-        why = f" ({BARE_TRACE} has no operator_memory.csv)"
+        why = f" ({bare_trace(profile)} has no operator_memory.csv)"
     elif profile.is_gpu:  # no [memory] event: the capture's option, off by default
         why = " (no memory was recorded: profile_memory=True records it)" if other_has else ""
     elif profile.operator_memory is None:  # the export lacks it (its loader said so): re-recording would not help

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..model import BARE_TRACE, STEP_MARK, Profile, factorize, us_text
+from ..model import STEP_MARK, Profile, bare_trace, factorize, us_text
 from ..textsafe import term_safe
 from .breakdown import Breakdown
 from .breakdown_npu import has_pmu
@@ -604,7 +604,7 @@ def _why_no_categories(p: Profile) -> str:
     """What a side without categorised computing lacks, by the kind of input (the log audit saw a bare
     trace_view.json of a Level1 export called "a Level0 text export")."""
     if p.level == "trace":
-        return f"{BARE_TRACE}: no kernel_details.csv"
+        return f"{bare_trace(p)}: no kernel_details.csv"
     if p.source == "ascend_text":  # what its kernel_details.csv holds (the level is known at rank level only)
         kd = p.kernel_details
         if kd is None:
