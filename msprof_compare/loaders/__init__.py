@@ -183,7 +183,7 @@ def _classify(given: str, force: bool = False) -> Layout:
         raise ProfileError(output, f"holds {term_safe(msprof[0])}, {_not_a_profiler_db(msprof[0])}")
     raise ProfileError(output, "The data is not collected by PyTorch or Mindspore mode or the data is not parsed: "
                                "no trace_view.json, profiler *.db or *.pt.trace.json found",
-                       hint=_inner_profiles_hint(path) if output == path else None)
+                       hint=(_inner_profiles_hint(path) or _timeline_files_hint(path)) if output == path else None)
 
 
 #: What torch_npu and MindSpore write beside trace_view.json in ASCEND_PROFILER_OUTPUT.
@@ -215,6 +215,21 @@ def _inner_profiles_hint(directory: str) -> str | None:
         return None
     listing = ", ".join(term_safe(n) for n in found[:4]) + (f", ... ({len(found)} in all)" if len(found) > 4 else "")
     return f"it holds profiling directories: {listing}; pass one of them, one rank per side"
+
+
+def _timeline_files_hint(directory: str) -> str | None:
+    """When the folder holds JSON event lists (a legacy MindSpore / CANN timeline folder: msprof_*.json,
+    ascend_timeline_display_*.json), name them: such a file loads given alone, the folder does not."""
+    from . import traceio
+
+    found = [os.path.basename(f) for f in _kineto_candidates(directory)
+             if traceio.first_char(traceio.head_bytes(f, 64)) == "["]
+    if not found:
+        return None
+    whole = [n for n in found if n.startswith("msprof_") or "timeline_display" in n]  # not one lane's (hccl_*)
+    found = whole or found
+    listing = ", ".join(term_safe(n) for n in found[:4]) + (f", ... ({len(found)} in all)" if len(found) > 4 else "")
+    return f"it holds timeline files: {listing}; pass one of them"
 
 
 def load_profile(given: str, opts: Options, step: int = -1) -> Profile:
