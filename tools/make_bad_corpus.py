@@ -655,7 +655,8 @@ def npu_dir_family(c: Corpus) -> None:
     case("info_garbage", {"profiler_info_0.json": b"\xff\xfe\x00garbage"}, 0,
          "profiler_info_0.json unreadable (its values are not used)")
     case("info_array", {"profiler_info_0.json": b'[1, 2]'}, 0,
-         "profiler_info_0.json is an array: the original's warning", warning="Invalid profiler info.")
+         "profiler_info_0.json is an array: the original's warning",
+         warning="profiler_info_0.json: Invalid profiler info.")
     case("info_config_not_object", {"profiler_info_0.json": b'{"config": [1]}'}, 0,
          "profiler_info_0.json whose config is a list (its values are not used)")
     case("info_experimental_config_text", {"profiler_info_0.json": b'{"config": {"experimental_config": "L1"}}'},

@@ -958,7 +958,7 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
             info = None
         else:
             if not info or not isinstance(info, dict):  # empty, or not an object (reference-1 §5.4)
-                profile.warnings.append("Invalid profiler info.")
+                profile.warnings.append(f"{layout.info_path}: Invalid profiler info.")  # which side's file
                 info = None
         if info is not None:
             profile.extra.update(profiler_settings(info))
