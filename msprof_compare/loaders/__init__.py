@@ -218,16 +218,15 @@ def _inner_profiles_hint(directory: str) -> str | None:
 
 
 def _timeline_files_hint(directory: str) -> str | None:
-    """When the folder holds JSON event lists (a legacy MindSpore / CANN timeline folder: msprof_*.json,
-    ascend_timeline_display_*.json), name them: such a file loads given alone, the folder does not."""
+    """When the folder is a CANN timeline folder, name its msprof_*.json event lists: such a file compares
+    given alone (its device lanes are read), the folder does not. Not one lane's files (hccl_*, task_time_*),
+    nor a MindSpore *timeline_display_*.json, whose lanes give no device time (all zeros)."""
     from . import traceio
 
     found = [os.path.basename(f) for f in _kineto_candidates(directory)
-             if traceio.first_char(traceio.head_bytes(f, 64)) == "["]
+             if os.path.basename(f).startswith("msprof_") and traceio.first_char(traceio.head_bytes(f, 64)) == "["]
     if not found:
         return None
-    whole = [n for n in found if n.startswith("msprof_") or "timeline_display" in n]  # not one lane's (hccl_*)
-    found = whole or found
     listing = ", ".join(term_safe(n) for n in found[:4]) + (f", ... ({len(found)} in all)" if len(found) > 4 else "")
     return f"it holds timeline files: {listing}; pass one of them"
 
