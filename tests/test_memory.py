@@ -228,9 +228,11 @@ def test_side_without_memory_beside_one_with_it_is_named(samples, caplog, base, 
 
 def test_npu_side_without_memory_names_the_file_not_the_option(samples, caplog, tmp_path):
     """An NPU export without operator_memory.csv (or a DB without OP_MEMORY) was told "no memory was recorded:
-    profile_memory=True records it", although its profiler_info may say profile_memory was on and re-recording
-    would not bring the file back (the message audit): it names what the export lacks. One whose file holds no
-    row the comparison can place says that."""
+    profile_memory=True records it", although its profiler_info said profile_memory was on and re-recording
+    would not bring the file back (the message audit): it names what the export lacks, and adds the advice
+    only where profiler_info does not say profile_memory was on (off, or no profiler_info: a DB given alone),
+    as torch_npu writes the file only with it (review). One whose file holds no row the comparison can place
+    says that."""
     import shutil
 
     other = samples / L1
@@ -246,11 +248,18 @@ def test_npu_side_without_memory_names_the_file_not_the_option(samples, caplog, 
         "Active(MB),Release Total Allocated(MB),Release Total Reserved(MB),Release Total Active(MB),Stream Ptr,"
         "Device Type\naten::empty_strided,18816.5,,,,,,954.37,1452.0,954.37,,,,897357296,NPU:0\n",
         encoding="utf-8")  # a row without an allocation time, which no op can take
+    off = tmp_path / "off" / "rank0_ascend_pt"
+    shutil.copytree(fixture, off)
+    info = off / "profiler_info_0.json"
+    assert '"profile_memory": true' in info.read_text(encoding="utf-8")
+    info.write_text(info.read_text(encoding="utf-8").replace('"profile_memory": true', '"profile_memory": false'),
+                    encoding="utf-8")
     db = Path(__file__).parent / "data" / "db" / "l1" / "ascend_pytorch_profiler_0.db"
     no_table = edited_copy(db, tmp_path / db.name, "DROP TABLE OP_MEMORY")
     for side, why in ((fixture, "the export has no operator_memory.csv"),
+                      (off, "the export has no operator_memory.csv: profile_memory=True records it"),
                       (unplaced, "its operator_memory.csv holds no allocation the comparison can place"),
-                      (no_table, "the export has no OP_MEMORY table")):
+                      (no_table, "the export has no OP_MEMORY table: profile_memory=True records it")):
         caplog.clear()
         with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
             compare(str(side), str(other), enable_memory_compare=True)

@@ -276,8 +276,10 @@ def _no_memory(ctx: RunContext, profile: Profile, other_has: bool) -> None:
         why = f" ({bare_trace(profile)} has no operator_memory.csv)"
     elif profile.is_gpu:  # no [memory] event: the capture's option, off by default
         why = " (no memory was recorded: profile_memory=True records it)" if other_has else ""
-    elif profile.operator_memory is None:  # the export lacks it (its loader said so): re-recording would not help
-        why = f" (the export has no {source})"
+    elif profile.operator_memory is None:  # the export lacks it (its loader said so)
+        # written only with profile_memory on: the advice holds unless profiler_info says it was on
+        why = (f" (the export has no {source}" + ("" if profile.extra.get("profile_memory") is True else
+                                                 ": profile_memory=True records it") + ")")
     else:  # an NPU profile_memory capture whose allocations no op can take
         why = f" (its {source} holds no allocation the comparison can place)"
     if other_has:

@@ -949,7 +949,8 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
         if data is not None and not isinstance(data, dict):
             raise ProfileError(meta, "malformed profiler_metadata.json: top level is not an object")
         profile.metadata = data or {}
-    if layout.level == "profiling" and layout.info_path and profiling:  # only OverallMetrics reads it
+    # OverallMetrics (level, metrics) and the memory comparison's advice (profile_memory) read it
+    if layout.level == "profiling" and layout.info_path and (profiling or opts.enable_memory_compare):
         profile.files["profiler_info"] = layout.info_path
         try:
             info = read_json(layout.info_path, profile.warnings)
@@ -974,24 +975,28 @@ MINDSPORE_AIC_METRICS = {
 }
 
 
-def profiler_settings(info: dict) -> dict[str, str]:
-    """``profiler_level`` and ``aic_metrics`` of a decoded profiler_info.json: torch_npu's
-    config.experimental_config ``_profiler_level`` / ``_aic_metrics``, or MindSpore's (2.5 and later)
-    ``profiler_parameters`` ``profiler_level`` / ``aic_metrics`` (its metrics renamed to torch_npu's); any may
-    be absent. The level words the Level0 notices, both feed the Summary's settings note (the metrics decide
-    which PMU counters the kernels carry)."""
+def profiler_settings(info: dict) -> dict[str, str | bool]:
+    """``profiler_level``, ``aic_metrics`` and ``profile_memory`` of a decoded profiler_info.json: torch_npu's
+    config.experimental_config ``_profiler_level`` / ``_aic_metrics`` and common_config ``profile_memory``, or
+    MindSpore's (2.5 and later) ``profiler_parameters`` ``profiler_level`` / ``aic_metrics`` (its metrics
+    renamed to torch_npu's) / ``profile_memory``; any may be absent. The level words the Level0 notices, level
+    and metrics feed the Summary's settings note (the metrics decide which PMU counters the kernels carry),
+    profile_memory the advice for a side without memory records."""
     config = info.get("config")
     exp = config.get("experimental_config") if isinstance(config, dict) else None
+    common = config.get("common_config") if isinstance(config, dict) else None
     params = info.get("profiler_parameters")
     if isinstance(exp, dict):
-        got = {"profiler_level": exp.get("_profiler_level"), "aic_metrics": exp.get("_aic_metrics")}
+        got = {"profiler_level": exp.get("_profiler_level"), "aic_metrics": exp.get("_aic_metrics"),
+               "profile_memory": common.get("profile_memory") if isinstance(common, dict) else None}
     elif isinstance(params, dict):
         metrics = params.get("aic_metrics")
         got = {"profiler_level": params.get("profiler_level"),
-               "aic_metrics": MINDSPORE_AIC_METRICS.get(metrics, metrics) if isinstance(metrics, str) else None}
+               "aic_metrics": MINDSPORE_AIC_METRICS.get(metrics, metrics) if isinstance(metrics, str) else None,
+               "profile_memory": params.get("profile_memory")}
     else:
         return {}
-    return {k: v for k, v in got.items() if isinstance(v, str)}
+    return {k: v for k, v in got.items() if isinstance(v, bool if k == "profile_memory" else str)}
 
 
 # --------------------------------------------------------------------------- entry point
