@@ -102,9 +102,9 @@ def test_no_flows_warns_with_gpu_flow_cat_hint(caplog) -> None:
         optree.op_tree(ctx, "base")
         optree.op_tree(ctx, "comparison")
     assert caplog.messages == ["Can't find any flow event in the file: base.json (it holds flows of category "
-                               "'my_flow', but --gpu_flow_cat cannot link them: it replaces the usual categories "
-                               "(ac2g, async, async_cpu_to_gpu, async_gpu) on both sides, and comp.json links its "
-                               "ops to kernels through those)"]
+                               "'my_flow'; --gpu_flow_cat replaces the usual categories (ac2g, async, "
+                               "async_cpu_to_gpu, async_gpu) on both sides, and comp.json links its ops to kernels "
+                               "through those: the option links both only where that trace holds such flows too)"]
     caplog.clear()
     unlinked = gpu_profile([("a", 0, 1)], [("k", 5, 1)], path="comp.json")  # the option can only help here
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):

@@ -471,9 +471,10 @@ def op_tree(ctx: RunContext, side: str) -> OpTree:
                 other = side_profile(ctx, "comparison" if side == "base" else "base")
                 if other.is_gpu and other.flows["cat"].str.lower().isin(GPU_FLOW_CATS).any():
                     # the option replaces the usual categories on both sides: it would unlink the other one
-                    hint = (f" (it holds flows of category {named}, but --gpu_flow_cat cannot link them: it "
-                            f"replaces the usual categories ({', '.join(sorted(GPU_FLOW_CATS))}) on both sides, "
-                            f"and {term_safe(other.path)} links its ops to kernels through those)")
+                    hint = (f" (it holds flows of category {named}; --gpu_flow_cat replaces the usual categories "
+                            f"({', '.join(sorted(GPU_FLOW_CATS))}) on both sides, and {term_safe(other.path)} links "
+                            "its ops to kernels through those: the option links both only where that trace holds "
+                            "such flows too)")
                 else:
                     hint = f" (it holds flows of category {named}: if those link ops to kernels, pass --gpu_flow_cat)"
             elif prof.is_gpu:
