@@ -269,10 +269,10 @@ def _metadata(path: str, meta: list, warnings: list[str]) -> tuple[pd.DataFrame,
     which process_name records appear (it decides which of two same-named processes counts).
     Thread sort indexes are checked once all are known (``_THREAD_SORT``)."""
     names = [e.name for e in meta]
-    kinds = ("process_name", "process_sort_index", "thread_name", "thread_sort_index")
-    meta = [e for e, n in zip(meta, names, strict=True) if n in kinds]
+    kept = [i for i, n in enumerate(names) if n in traceio.META_KINDS]  # only their args are decoded
+    meta = list(map(meta.__getitem__, kept))
     procs, threads, order = traceio.meta_records(
-        [e.name for e in meta], traceio.to_int(_field(meta, "pid")).tolist(),
+        list(map(names.__getitem__, kept)), traceio.to_int(_field(meta, "pid")).tolist(),
         traceio.to_int(_field(meta, "tid")).tolist(),
         traceio.decode_args(path, object_array(_field(meta, "args")), _MetaArgs))
     p = frame("processes", {"pid": list(procs), "name": [v[0] for v in procs.values()],

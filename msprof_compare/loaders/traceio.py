@@ -624,6 +624,10 @@ def to_int(values: list[Any]) -> np.ndarray:
 _NUMBER_TEXT = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
 
 
+#: The "M" event names ``meta_records`` reads.
+META_KINDS = frozenset({"process_name", "process_sort_index", "thread_name", "thread_sort_index"})
+
+
 def meta_records(names: list[str], pids: list[int], tids: list[int],
                  args: list) -> tuple[dict[int, list], dict[tuple[int, int], list], dict[int, int]]:
     """The process and thread records of a trace's "M" events, each loader's tables from one rule: the last
