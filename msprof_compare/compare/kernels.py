@@ -260,6 +260,17 @@ def _has_step_rows(profile: Profile, step: int) -> bool:
     return ids is not None and bool((ids == step).any())
 
 
+def _steps_held(profile: Profile) -> str:
+    """The steps kernel_details.csv does hold, for the missing-step error: the trace may hold the step while
+    the CSV does not (a cut or partial export), and the trace's step list would then send the user in circles."""
+    ids = _step_ids(profile)
+    held = np.unique(ids[ids >= 0]) if ids is not None else np.zeros(0)
+    if not len(held):
+        return ""
+    shown = ", ".join(str(int(i)) for i in held[:10]) + (f", ... ({len(held)} in all)" if len(held) > 10 else "")
+    return f" (its kernel_details.csv holds step{'s' if len(held) > 1 else ''} {shown})"
+
+
 def _no_step_ids(profile: Profile) -> bool:
     """A text export whose kernel_details.csv gives no row a step (the loader reads a missing column as -1)."""
     ids = _step_ids(profile)
@@ -304,7 +315,7 @@ def build(ctx: RunContext) -> list[Sheet]:
             # Type (level0 exports) is no missing step: the sheet is skipped as without a step
             if step >= 0 and p.level != "trace" and not _has_step_rows(p, step):
                 raise StepError(f"{p.path}: There is no kernel details information for step {step}, "
-                                "please check whether the data contains this step.")
+                                f"please check whether the data contains this step.{_steps_held(p)}")
             _no_kernels(p, step)
         groups.append(g)
     if untold or not all(len(g) for g in groups):

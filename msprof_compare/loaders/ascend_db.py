@@ -355,7 +355,9 @@ def _step_range(db: _Db, steps: pd.DataFrame, step: int) -> tuple[int, int] | No
     if step is None or step < 0:
         return None
     if steps.empty:
-        raise StepError(f"{db.path}: {NO_STEP_MARKERS}")
+        what = "its STEP_TIME table holds no step" if db.has("STEP_TIME") else "it has no STEP_TIME table"
+        raise StepError(f"{db.path}: {NO_STEP_MARKERS} ({what}, so no step can be chosen: run without "
+                        "--base_step / --comparison_step)")
     hit = steps[steps["id"] == step]
     if hit.empty:
         ids = ", ".join(str(i) for i in dict.fromkeys(steps["id"].tolist()))

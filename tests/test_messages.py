@@ -1,0 +1,98 @@
+"""Messages that tell the user how to go on: each one is followed here to the fix it names."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import shutil
+from pathlib import Path
+
+import pytest
+from dbutil import edited_copy
+
+from msprof_compare import cli
+from msprof_compare.errors import ProfileError, StepError
+from msprof_compare.loaders import load_profile, traceio
+from msprof_compare.options import build_options
+
+DATA = Path(__file__).parent / "data"
+L1_DB = DATA / "db" / "l1" / "ascend_pytorch_profiler_0.db"
+L1_TEXT = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+USAGE = ("the comparison is the 'compare' sub-command: msprof-analyze compare -d COMPARISON -bp BASE [options] "
+         "(see 'msprof-analyze compare --help')")
+
+
+def _analyze(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str]:
+    with pytest.raises(SystemExit) as info:
+        cli.analyze_main(list(args))
+    return info.value.code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("args", "named"), [
+    (("-d", "a", "-bp", "b"), "-d"),
+    (("-bp", "b", "-d", "a"), "-bp"),  # click alone said "No such option: -b"
+    (("--profiling_path=a", "--benchmark_profiling_path", "b"), "--profiling_path"),
+    (("--force", "-d", "a"), "--force"),
+])
+def test_compare_options_without_the_subcommand(capsys: pytest.CaptureFixture, args: tuple, named: str) -> None:
+    """The original's usage without its ``compare`` word got click's bare "No such option"."""
+    code, err = _analyze(capsys, *args)
+    assert code == 2
+    assert err == f"error: No such option: {named}; {USAGE}\n"
+
+
+def test_unknown_options_keep_clicks_message(capsys: pytest.CaptureFixture) -> None:
+    assert _analyze(capsys, "--bogus") == (2, "error: No such option: --bogus (see 'msprof-analyze --help')\n")
+    code, err = _analyze(capsys, "compare", "--bogus", "-d", "a", "-bp", "b")
+    assert (code, err) == (2, "error: No such option: --bogus (see 'msprof-analyze compare --help')\n")
+
+
+@pytest.mark.parametrize(("statement", "what"), [
+    ("DELETE FROM STEP_TIME", "its STEP_TIME table holds no step"),
+    ("DROP TABLE STEP_TIME", "it has no STEP_TIME table"),
+])
+def test_db_without_steps_says_to_run_without_step_options(tmp_path: Path, statement: str, what: str) -> None:
+    """"Please re-collect it." (the original's words) alone hid that the whole profile compares as it is."""
+    copy = edited_copy(L1_DB, tmp_path / "ascend_pytorch_profiler_0.db", statement)
+    opts, _ = build_options()
+    with pytest.raises(StepError) as err:
+        load_profile(str(copy), opts, step=50)
+    assert str(err.value) == (f"{copy}: The profiling data lacks step markers. Please re-collect it. ({what}, so "
+                              "no step can be chosen: run without --base_step / --comparison_step)")
+    assert len(load_profile(str(copy), opts).kernels) == 187  # the advice works: the whole profile loads
+
+
+def test_step_missing_from_kernel_details_names_the_steps_it_holds(samples: Path, tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture) -> None:
+    """The trace holds ProfilerStep#50 but kernel_details.csv was written for step 49 (its Step Id edited): the
+    error names the steps the CSV does hold, since the trace's step list (50) would send the user in circles."""
+    comp = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(samples / L1_TEXT, comp)
+    kd = comp / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    with open(kd, newline="") as fh:
+        rows = list(csv.reader(fh))
+    assert {r[0] for r in rows[1:]} == {"50"} and len(rows) == 192
+    for r in rows[1:]:
+        r[0] = "49"
+    with open(kd, "w", newline="") as fh:
+        csv.writer(fh, lineterminator="\n").writerows(rows)
+    out = tmp_path / "out"
+    code, err = _analyze(capsys, "compare", "-d", str(comp), "-bp", str(samples / L1_TEXT), "--base_step", "50",
+                         "--comparison_step", "50", "-o", str(out))
+    assert code == 2
+    assert err.splitlines()[-1] == (f"error: {comp}: There is no kernel details information for step 50, please check "
+                                    "whether the data contains this step. (its kernel_details.csv holds step 49)")
+    assert not out.exists()
+
+
+def test_decompressed_size_cap_names_the_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The user raising the limit needs the size: the gzip trailer's (a single member under 4 GiB: exact)."""
+    trace = DATA / "kineto" / "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz"
+    size = len(gzip.decompress(trace.read_bytes()))
+    for cap in (trace.stat().st_size, size - 1):  # the first read stops at cap + 1 bytes
+        monkeypatch.setenv("MSPROF_COMPARE_MAX_TRACE_BYTES", str(cap))
+        with pytest.raises(ProfileError) as err:
+            traceio.read_bytes(str(trace))
+        assert err.value.message == f"decompressed trace is at least {size} bytes, over the {cap} byte limit"
+    monkeypatch.setenv("MSPROF_COMPARE_MAX_TRACE_BYTES", str(size))
+    assert len(traceio.read_bytes(str(trace))) == size
