@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import sys
 import zipfile
 from pathlib import Path
@@ -311,9 +312,10 @@ def _tables(p) -> dict:
                                        "overlap", "queue", "threads", "processes")}
 
 
-@pytest.mark.parametrize("base, comparison", [(NPU_DIR, NPU_DIR), (KINETO, KINETO)])
-def test_parallel_load_gives_the_sequential_result(base: Path, comparison: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("base", [NPU_DIR, KINETO])
+def test_parallel_load_gives_the_sequential_result(base: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    comparison = tmp_path / base.name  # another path: one given twice is loaded once
+    (shutil.copytree if base.is_dir() else shutil.copyfile)(base, comparison)
     monkeypatch.setattr(pair, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setenv("MSPROF_COMPARE_PARALLEL", "1")
     assert pair.parallel_wanted(str(base), str(comparison))
@@ -327,6 +329,33 @@ def test_parallel_load_gives_the_sequential_result(base: Path, comparison: Path,
     for k, v in _tables(seq.base).items():
         pd.testing.assert_frame_equal(getattr(par.base, k), v)
     assert par.base.warnings == seq.base.warnings
+
+
+@pytest.mark.parametrize("given", [NPU_DIR, KINETO])
+def test_one_input_given_twice_is_loaded_once(given: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A self-compare decodes the input once; its result is that of comparing the input with a copy of it."""
+    copy = tmp_path / given.name
+    (shutil.copytree if given.is_dir() else shutil.copyfile)(given, copy)
+    loads: list[str] = []
+    real = load_profile
+
+    def counted(path: str, *args: Any) -> Any:
+        loads.append(path)
+        return real(path, *args)
+
+    monkeypatch.setattr("msprof_compare.api.load_profile", counted)
+    monkeypatch.setenv("MSPROF_COMPARE_PARALLEL", "0")  # loads counted in this process
+    same = compare(str(given), str(given))
+    assert loads == [str(given)]
+    assert same.base is not same.comparison
+    other = compare(str(given), str(copy))
+    assert loads[1:] == [str(given), str(copy)]
+    assert same.sheet_names == other.sheet_names
+    for name in same.sheet_names:
+        pd.testing.assert_frame_equal(same.sheet(name), other.sheet(name))
+    for k, v in _tables(other.comparison).items():
+        pd.testing.assert_frame_equal(getattr(same.comparison, k), v)
+    assert same.comparison.path == str(given)
 
 
 def test_parallel_load_keeps_the_error_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -8,11 +8,13 @@ against ~1.3 s to load it). Small inputs, busy machines (fewer than two idle
 CPUs), too little available memory for both loaded sides, macOS (not fork-safe),
 platforms without ``fork`` and ``MSPROF_COMPARE_PARALLEL=0`` load in turn, as
 does a child that dies (then the base is loaded here). Errors keep the order of
-a sequential run: the base side's error wins over the comparison side's.
+a sequential run: the base side's error wins over the comparison side's. One
+input given for both sides (the same path and step) is loaded once.
 """
 
 from __future__ import annotations
 
+import copy
 import logging
 import multiprocessing as mp
 import os
@@ -255,6 +257,12 @@ def load_pair(base: str, comparison: str, load: Callable[..., Profile], base_arg
     has them); the result and the exceptions raised are those of the sequential order (base
     loaded and checked first).
     """
+    if base == comparison and base_args == comparison_args:
+        # one input twice (a self-compare, to check the tool or a setup): decoded once, the comparison side a
+        # copy (comparators may replace a side's frames)
+        b = load(base, *base_args)
+        check(b)
+        return b, copy.deepcopy(b)
     if not parallel_wanted(base, comparison, size):
         b = load(base, *base_args)
         check(b)
