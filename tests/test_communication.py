@@ -178,16 +178,23 @@ def test_ops_that_no_family_names_are_said_as_such(caplog, samples):
         assert comm.build(RunContext(p, p, Options(enable_communication_compare=True))) == []
     assert "/x/a: its 2 communication op(s) have names without a '_'" in caplog.text
     assert "Can't find any" not in caplog.text
+    assert "OverallMetrics" not in caplog.text  # a run without it does not point there
     caplog.clear()
     from msprof_compare.api import compare
 
     db = samples / "msinsight/test/data/pytorch/db/level0/rank{}_ascend_pt"
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
-        res = compare(str(db).format(0), str(db).format(1), enable_communication_compare=True)
+        res = compare(str(db).format(0), str(db).format(1), enable_communication_compare=True,
+                      enable_profiling_compare=True)
     assert "CommunicationCompare" not in res.sheet_names
     for rank in (0, 1):
         assert (f"rank{rank}_ascend_pt: its 4 communication op(s) have an op type of N/A, so CommunicationCompare "
-                "has no family") in caplog.text
+                "has no family to group them by and no row for this side (OverallMetrics counts their time)"
+                ) in caplog.text
+    # and it does: the base DB's 4 COMMUNICATION_OP rows span 89.880576 ms, 85.881122 ms of it outside its 187
+    # COMPUTE_TASK_INFO tasks (sqlite3 and a plain interval union, by hand)
+    om = res.sheet("OverallMetrics").set_index("Index")
+    assert om.loc["Uncovered Communication Time", "Duration(ms)"] == pytest.approx(85.881122, abs=5e-7)
 
 
 def test_headers_and_spans():

@@ -373,9 +373,9 @@ def build(ctx: RunContext) -> list[Sheet]:
             if unnamed:  # "can't find any" would contradict OverallMetrics, which counts their time
                 why = ("an op type of N/A" if p.source == "ascend_db"
                        else "names without a '_' (a family is a name's first '_' piece)")
+                counted = " (OverallMetrics counts their time)" if ctx.options.enable_profiling_compare else ""
                 log.warning("%s: its %d communication op(s) have %s, so CommunicationCompare has no family to "
-                            "group them by and no row for this side (OverallMetrics counts their time)",
-                            p.path, unnamed, why)
+                            "group them by and no row for this side%s", p.path, unnamed, why, counted)
             else:
                 log.log(ctx.options.notice_level(), "Can't find any communication op in the file: %s", p.path)
         data.append(d)
