@@ -538,3 +538,20 @@ def test_kernels_without_a_duration_count_as_zero_and_are_said(caplog):
     with caplog.at_level(logging.WARNING):
         kernels.kernel_groups(npu(path="k", kernel_details=pd.read_csv(DATA / "kernel_details_l1_head40.csv")))
     assert "no Duration(us)" not in caplog.text
+
+
+def test_step_id_zero_on_every_row_is_a_step(caplog):
+    """Step ids start at 0 in a run profiled from its first iteration: a kernel_details.csv whose Step Id is 0
+    on every row gives each kernel a step, so --base_step 0 builds KernelCompare from all of them (not the
+    "gives no kernel a Step Id" warning of a column without ids). No sample numbers a step 0: the l1 excerpt
+    with its Step Id column set to 0. Expected: the csv module's own grouping of the excerpt's rows."""
+    kd = pd.read_csv(DATA / "kernel_details_l1_head40.csv")
+    kd["Step Id"] = 0
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        (sheet,) = kernels.build(ctx(npu(kernel_details=kd), npu(kernel_details=kd), base_step=0, comparison_step=0))
+    assert "Step Id" not in caplog.text
+    expected = _by_hand(DATA / "kernel_details_l1_head40.csv")
+    got = sheet.frame()
+    assert list(zip(got["Kernel"], got["Input Shape"], strict=True)) == list(expected)
+    assert got["Calls"].tolist() == got["Calls.1"].tolist() == [len(v) for v in expected.values()]
+    assert got["Total Duration(us)"].tolist() == pytest.approx([sum(v) for v in expected.values()], abs=0.006)

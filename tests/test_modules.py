@@ -325,6 +325,8 @@ def test_reference_pairs(pair: str, samples: Path, reference_outputs: Path) -> N
 
 # --------------------------------------------------------------------------- edge rules (mutation audit)
 
+TEXT_L1 = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+
 
 def test_one_sided_modules_in_both_sheets() -> None:
     """Linear_0 renamed Conv_0 on the comparison side: Net_0 and ReLU_0 pair, Linear_0 (forward and backward)
@@ -384,3 +386,34 @@ def test_frames_of_a_thread_without_frames() -> None:
     """An op of a thread with no python frame (here tid 2, above every framed thread) has no caller frame."""
     fr = modules._Frames.build(np.array(["f"], dtype=object), np.array([0]), np.array([100]), np.array([1]), 0, 100)
     assert fr.deepest(np.array([50, 50]), np.array([1, 2])).tolist() == [0, -1]
+
+
+def test_step_keeps_the_kernels_its_ops_launch_after_its_end(samples: Path, tmp_path: Path) -> None:
+    """With a step chosen, a text export's module trees keep the flows that start in the step (the launch), as a
+    DB export's loader does, also when the kernel runs after the step's end: the device lags the host unless
+    the step ends in a sync. The level1 sample's ProfilerStep#50 ends after a 92 ms ``aten::item`` of
+    ``progress.display`` (main.py(373)) that waits for the device; here it ends where that call starts, as in
+    a step without the display, and SGD.step's four kernels all run after it. Expected: the sum of their
+    durations in the trace (read below with the json module), on both sides (comparison: the unedited trace)."""
+    src = samples / TEXT_L1 / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(src.read_text(encoding="utf-8"))
+    (step,) = [e for e in events if e.get("name") == "ProfilerStep#50"]
+    item = next(e for e in events if e.get("name") == "aten::item" and float(e["dur"]) > 90_000)
+    step["dur"] = round(float(item["ts"]) - float(step["ts"]), 3)  # 62724.72 us instead of 155985.8
+    end = float(step["ts"]) + step["dur"]
+    hw = {e["pid"] for e in events if e.get("name") == "process_name" and e["args"]["name"] == "Ascend Hardware"}
+    sgd = [e for e in events if e.get("ph") == "X" and e["pid"] in hw and e["name"].startswith("aclnnForeach")]
+    assert len(sgd) == 4 and all(float(e["ts"]) > end for e in sgd)
+    want_us = sum(float(e["dur"]) for e in sgd)  # 628.313 + 305.866 + 706.614 + 624.152
+    cut = tmp_path / "trace_view.json"
+    cut.write_text(json.dumps(events), encoding="utf-8")
+    res = compare(str(cut), str(src), enable_operator_compare=True, base_step=50, comparison_step=50)
+    stat, detail = res.sheet("ModuleCompareStatistic"), res.sheet("ModuleCompare")
+    (row,) = stat[(stat["Module Name"] == "/Optimizer.step#SGD.step") & (stat["Operator Name"] == "[ TOTAL ]")
+                  ].to_dict("records")
+    (drow,) = detail[(detail["Module Name"] == "/Optimizer.step#SGD.step") & (detail["Operator Name"] == "TOTAL")
+                     ].to_dict("records")
+    assert [row["Device Total Time(ms)"], row["Device Total Time(ms).1"]] == pytest.approx([want_us / 1000] * 2,
+                                                                                          abs=1e-6)
+    assert [drow["Device Total Time(us)"], drow["Device Total Time(us).1"]] == pytest.approx([want_us] * 2,
+                                                                                            abs=1e-3)

@@ -460,3 +460,37 @@ def test_single_device_db_overall_metrics(tmp_path: Path) -> None:
         assert sheet.loc["Computing Time", col] == pytest.approx(_union_ns(compute) / 1e6, abs=1e-9)
         assert sheet.loc["E2E Time", col] == pytest.approx(e2e / 1e6, abs=1e-9)
         assert sheet.loc["Free Time", col] == pytest.approx((e2e - _union_ns(compute)) / 1e6, abs=1e-9)
+
+
+def test_hccl_aicpu_kernel_is_no_computing(tmp_path: Path) -> None:
+    """HCCL's AI-CPU kernels (``*AicpuKernel``) are communication, as its AIV ones are: msprof's Overlap Analysis
+    leaves tasks with either name ending out of Computing. Older msprof lists them in COMPUTE_TASK_INFO (newer
+    in COMMUNICATION_SCHEDULE_TASK_INFO). No sample holds one: the l1 excerpt with its longest compute task that
+    runs inside a communication op (a Conv2DBackpropFilter of 328927 ns, a Conv (Backward) (Cube) task) renamed
+    ``HcclAllReduceAicpuKernel``. Expected, by SQL and interval arithmetic: Computing Time is the union of the
+    other 186 tasks; the category row is the unedited excerpt's (the original's figure in reference pair 3:
+    1.101161 ms, 9 calls) less that task; the task's time not under another task moves to Uncovered
+    Communication Time (the reference's 98.071947 ms)."""
+    from dbutil import sql
+
+    gid, s0, e0 = sql(L1, "SELECT c.globalTaskId, t.startNs, t.endNs FROM COMPUTE_TASK_INFO c "
+                          "JOIN TASK t USING (globalTaskId) WHERE EXISTS (SELECT 1 FROM COMMUNICATION_OP o "
+                          "WHERE o.startNs <= t.startNs AND t.endNs <= o.endNs) "
+                          "ORDER BY t.endNs - t.startNs DESC LIMIT 1")[0]
+    assert e0 - s0 == 328927
+    folder = tmp_path / "aicpu"
+    folder.mkdir()
+    db = edited_copy(Path(L1), folder / "ascend_pytorch_profiler_0.db",
+                     "INSERT INTO STRING_IDS VALUES (990001, 'HcclAllReduceAicpuKernel')",
+                     f"UPDATE COMPUTE_TASK_INFO SET name = 990001 WHERE globalTaskId = {gid}")
+    others = sql(db, "SELECT t.startNs, t.endNs FROM TASK t JOIN COMPUTE_TASK_INFO c USING (globalTaskId) "
+                     "WHERE c.globalTaskId <> ?", (gid,))
+    assert len(others) == 186
+    covered = _union_ns(others + [(s0, e0)]) - _union_ns(others)
+    sheet = api.compare(str(db), L2, enable_profiling_compare=True).sheet("OverallMetrics").set_index("Index")
+    assert sheet.loc["Computing Time", "Duration(ms)"] == pytest.approx(_union_ns(others) / 1e6, abs=1e-9)
+    assert sheet.loc["Computing Time", "Number"] == 186
+    cube = sheet.loc["\t\tConv (Backward) (Cube)"]
+    assert [cube["Duration(ms)"], cube["Number"]] == [pytest.approx(1.101161 - (e0 - s0) / 1e6, abs=1e-9), 8]
+    assert sheet.loc["Uncovered Communication Time", "Duration(ms)"] == pytest.approx(
+        98.071947 + covered / 1e6, abs=1e-9)

@@ -9,6 +9,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from dbutil import edited_copy, sql
 
 from msprof_compare.api import RunContext, compare
 from msprof_compare.compare import steps, table
@@ -112,6 +113,7 @@ def test_options_default_no_step():
 # ------------------------------------------------------------------ whole runs (real samples)
 
 TEXT = "msinsight/test/data/pytorch/text/level{}/rank0_ascend_pt"
+DB_L1 = Path(__file__).resolve().parent / "data" / "db" / "l1" / "ascend_pytorch_profiler_0.db"
 SAMPLE_GPU = Path(__file__).resolve().parents[1] / "sample_data" / "bert-small_h100.json.gz"
 STEP_CHECKED_BY = ("enable_profiling_compare", "enable_operator_compare", "enable_memory_compare",
                    "enable_api_compare", "enable_communication_compare")
@@ -444,3 +446,18 @@ def test_kernel_details_without_a_step_column(samples: Path, tmp_path: Path, cap
     plain = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
     with pytest.raises(StepError, match="There is no kernel details information for step 999"):
         compare(str(side), str(plain), base_step=50, comparison_step=999, enable_kernel_compare=True)
+
+
+def test_db_step_zero_counts_the_step_time_ids(tmp_path: Path) -> None:
+    """Step ids start at 0 in a run profiled from its first iteration. A DB export cut to step 0 holds that
+    step's ProfilerStep#0 marker alone, so the "step count" check counts its STEP_TIME ids, as for any other
+    step (counting markers said 1). No sample numbers a step 0: the l1 DB excerpt with its step renamed 0
+    (STEP_TIME id and ProfilerStep#50 -> #0) and a later step 1 row added, as a run of two active steps writes
+    them. Expected: the distinct STEP_TIME ids, counted in SQL."""
+    db = edited_copy(DB_L1, tmp_path / "ascend_pytorch_profiler_0.db", "UPDATE STEP_TIME SET id = 0",
+                     "UPDATE STRING_IDS SET value = 'ProfilerStep#0' WHERE value = 'ProfilerStep#50'",
+                     "INSERT INTO STEP_TIME SELECT 1, endNs + 1000, endNs + 1000000 FROM STEP_TIME")
+    ids = sql(db, "SELECT count(DISTINCT id) FROM STEP_TIME")[0][0]
+    assert ids == 2
+    guards = compare(str(db), str(db), base_step="0", comparison_step="0").guards.set_index("Check")
+    assert guards.loc["step count", ["Status", "Base", "Comparison"]].tolist() == ["ok", ids, ids]
