@@ -191,12 +191,12 @@ def _run_typer(app: typer.Typer, args: list[str] | None, prog: str) -> int:
         where = ctx.command_path if ctx is not None else prog
         if where == prog and "compare" in args and hasattr(command, "commands"):
             where += " compare"  # click reports some of the sub-command's option errors in the group's context
-        missing = _missing_subcommand(command, args) if message.startswith("No such option") else None
-        if missing:
+        misplaced = _misplaced_option(command, args) if message.startswith("No such option") else None
+        if misplaced:
             # click names only the first letter of a short option it cannot place ("-bp": "No such option: -b")
-            message = (f"No such option: {missing}; the comparison is the 'compare' sub-command: "
-                       f"{prog} compare -d COMPARISON -bp BASE [options]")
-            where += " compare"
+            message = (f"No such option: {misplaced}; the comparison is the 'compare' sub-command, its options "
+                       f"follow it: {prog} compare -d COMPARISON -bp BASE [options]")
+            where = f"{prog} compare"
         if message.startswith("No such command") and prog == "msprof-analyze":
             message += " This msprof-analyze provides only 'compare'; the original's other commands (cluster, "
             message += "advisor, ...) are not part of it."
@@ -213,14 +213,15 @@ def _run_typer(app: typer.Typer, args: list[str] | None, prog: str) -> int:
     return int(rv or 0)  # --help, or a group invoked without a sub-command
 
 
-def _missing_subcommand(command: Any, args: list[str]) -> str | None:
-    """The first option of ``compare`` in ``args`` when they hold no sub-command (``msprof-analyze -d X -bp Y``,
-    the original's usage without its ``compare`` word), else None."""
+def _misplaced_option(command: Any, args: list[str]) -> str | None:
+    """The first option of ``compare`` given before the ``compare`` word, or without it (``msprof-analyze -d X
+    -bp Y``: the original's usage without its sub-command), else None."""
     subs = getattr(command, "commands", None)
-    if not subs or "compare" not in subs or any(a in subs for a in args):
+    if not subs or "compare" not in subs:
         return None
     flags = {o for p in subs["compare"].params for o in (*p.opts, *p.secondary_opts)}
-    return next((a.split("=", 1)[0] for a in args if a.split("=", 1)[0] in flags), None)
+    before = args[:args.index("compare")] if "compare" in args else args
+    return next((a.split("=", 1)[0] for a in before if a.split("=", 1)[0] in flags), None)
 
 
 def analyze_main(args: list[str] | None = None) -> None:

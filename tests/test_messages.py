@@ -18,8 +18,8 @@ from msprof_compare.options import build_options
 DATA = Path(__file__).parent / "data"
 L1_DB = DATA / "db" / "l1" / "ascend_pytorch_profiler_0.db"
 L1_TEXT = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
-USAGE = ("the comparison is the 'compare' sub-command: msprof-analyze compare -d COMPARISON -bp BASE [options] "
-         "(see 'msprof-analyze compare --help')")
+USAGE = ("the comparison is the 'compare' sub-command, its options follow it: msprof-analyze compare -d COMPARISON "
+         "-bp BASE [options] (see 'msprof-analyze compare --help')")
 
 
 def _analyze(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str]:
@@ -33,9 +33,11 @@ def _analyze(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str]:
     (("-bp", "b", "-d", "a"), "-bp"),  # click alone said "No such option: -b"
     (("--profiling_path=a", "--benchmark_profiling_path", "b"), "--profiling_path"),
     (("--force", "-d", "a"), "--force"),
+    (("-d", "a", "compare", "-bp", "b"), "-d"),  # before the sub-command word: click's "No such option" too
 ])
 def test_compare_options_without_the_subcommand(capsys: pytest.CaptureFixture, args: tuple, named: str) -> None:
-    """The original's usage without its ``compare`` word got click's bare "No such option"."""
+    """The original's usage without its ``compare`` word, or with options before it, got click's bare "No such
+    option"."""
     code, err = _analyze(capsys, *args)
     assert code == 2
     assert err == f"error: No such option: {named}; {USAGE}\n"
