@@ -305,6 +305,8 @@ def main() -> None:
     mb = _input_mb(a.base) + _input_mb(a.comparison)
     print(f"inputs: base={a.base} comparison={a.comparison} ({mb:,.1f} MB on disk)")
     print(f"mode: {mode}; load average {load:.2f} on {os.cpu_count()} CPU(s)")
+    if a.base == a.comparison:
+        print("note: one input given twice: the compare loads it once (a self-compare), the floor decodes it twice")
     if a.stages:
         info = spawn("stages", a.base, a.comparison, a.all, a.load)
         for k, v in info.items():
