@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import csv
+import json
 import logging
 import math
+import shutil
+from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
@@ -233,8 +237,6 @@ def test_npu_side_without_memory_names_the_file_not_the_option(samples, caplog, 
     only where profiler_info does not say profile_memory was on (off, or no profiler_info: a DB given alone),
     as torch_npu writes the file only with it (review). One whose file holds no row the comparison can place
     says that."""
-    import shutil
-
     other = samples / L1
     if not other.exists():
         pytest.skip("sample absent")
@@ -457,3 +459,68 @@ def test_one_sided_names_in_both_sheets():
     conv = [r for r in rows if r[6] == "conv"]
     assert len(conv) == 1 and conv[0][1:6] == [None, None, None, "", 0]
     assert conv[0][9:] == ["conv, (1, 2001), [duration: 2000.0], [size: 10240.0]\n", 10240.0, 10240.0, math.inf]
+
+
+NPU_FIXTURE = Path(__file__).parent / "data" / "npu" / "rank0_ascend_pt"  # a 3 ms window of L1's trace
+MS_FIXTURE = Path(__file__).parent / "data" / "npu" / "profiler" / "rank-0_20250101000000000_ascend_ms"
+
+
+def _with_operator_memory(src: Path, dst: Path, lines: list[str]) -> Path:
+    """A copy of the export ``src`` whose operator_memory.csv holds ``lines`` (L1's header first)."""
+    shutil.copytree(src, dst)
+    (dst / "ASCEND_PROFILER_OUTPUT" / "operator_memory.csv").write_text("".join(lines), encoding="utf-8")
+    return dst
+
+
+def test_side_whose_allocations_all_lie_outside_its_ops_still_recorded_memory(samples, caplog, tmp_path):
+    """The original's "Can't find any memory event" means no memory record was read, not that none landed on
+    an op: a side whose operator_memory.csv rows all fall outside its ops gets no such line (nor the 0 MB
+    warning), and shows 0 MB beside the other side's placed allocations. Inputs: the NPU fixture (a 3 ms window
+    of L1's trace) with the rows of L1's own operator_memory.csv allocated outside that window (base: no op is
+    open then) or inside it (comparison)."""
+    if not (samples / L1).exists():
+        pytest.skip("sample absent")
+    lines = (samples / L1 / "ASCEND_PROFILER_OUTPUT" / "operator_memory.csv").read_text(
+        encoding="utf-8").splitlines(keepends=True)
+    events = json.loads((NPU_FIXTURE / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text(encoding="utf-8"))
+    ops = [(Decimal(str(e["ts"])), Decimal(str(e["ts"])) + Decimal(str(e["dur"])))
+           for e in events if e.get("ph") == "X" and e.get("cat") == "cpu_op"]
+    lo, hi = min(s for s, _ in ops), max(e for _, e in ops)
+    rows = list(csv.reader(lines[1:]))
+    alloc = [Decimal(r[2].strip()) for r in rows]
+    inside = [i for i, t in enumerate(alloc) if lo <= t <= hi]
+    outside = [i for i, t in enumerate(alloc) if not lo <= t <= hi]
+    assert (len(inside), len(outside)) == (25, 159)
+    base = _with_operator_memory(NPU_FIXTURE, tmp_path / "b" / "rank0_ascend_pt",
+                                 [lines[0]] + [lines[1 + i] for i in outside])
+    comp = _with_operator_memory(NPU_FIXTURE, tmp_path / "c" / "rank0_ascend_pt",
+                                 [lines[0]] + [lines[1 + i] for i in inside])
+    # the comparison's rows that some op encloses (24 of the 25: an aten::sum row at 731018.83 us falls between
+    # two ops), no cann:: row among them: 315310.0 KB
+    placed_kb = sum(float(rows[i][1]) for i in inside if any(s <= alloc[i] <= e for s, e in ops))
+    assert placed_kb == 315310.0
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        res = compare(str(base), str(comp), enable_memory_compare=True)
+    assert [m for m in caplog.messages if "memory event" in m] == []
+    stat, detail = res.sheet("MemoryCompareStatistic"), res.sheet("MemoryCompare")
+    assert float(stat["Base Allocated Memory(MB)"].abs().sum()) == 0.0
+    assert float(detail["Size(KB)"].abs().sum()) == 0.0  # the base side's column
+    assert math.isclose(stat["Comparison Allocated Memory(MB)"].sum(), placed_kb / 1024, rel_tol=1e-12)
+
+
+def test_memory_line_without_paired_ops_keeps_the_original_words(samples, caplog, tmp_path):
+    """Neither side has a torch op (two MindSpore exports), so no op pairs and no memory sheet, even where one
+    side recorded memory: the other side's line is the original's with why, not the warning that "the memory
+    sheets show this side's operators at 0 MB", sheets that are not written. Base: the MindSpore fixture with
+    the operator_memory.csv of the run it was cut from (L1) added; its profiler_info says profile_memory was on."""
+    src = samples / L1 / "ASCEND_PROFILER_OUTPUT" / "operator_memory.csv"
+    if not src.exists():
+        pytest.skip("sample absent")
+    base = _with_operator_memory(MS_FIXTURE, tmp_path / "profiler" / "rank-0_20250101000000001_ascend_ms",
+                                 src.read_text(encoding="utf-8").splitlines(keepends=True))
+    assert '"profile_memory": true' in (MS_FIXTURE / "profiler_info_0.json").read_text(encoding="utf-8")
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        res = compare(str(base), str(MS_FIXTURE), enable_memory_compare=True)
+    assert [m for m in caplog.messages if "memory event" in m] == [
+        f"Can't find any memory event in the file: {MS_FIXTURE} (the export has no operator_memory.csv)"]
+    assert not [n for n in res.sheet_names if n.startswith("Memory")]

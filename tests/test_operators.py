@@ -7,6 +7,7 @@ import gzip
 import json
 import logging
 import math
+import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -399,3 +400,26 @@ def test_match_rate_of_each_side_and_empty_sides(caplog) -> None:
     assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
         ("INFO", "operators matched: 3/4 base, 3/6 comparison"),
         ("WARNING", "modules matched: 0/0 base, 0/5 comparison")]
+
+
+def test_neither_side_with_torch_ops_is_not_one_sided(tmp_path: Path, caplog) -> None:
+    """Both sides without a torch op: the sheets pairing ops have nothing to pair on either side, so each side
+    gets the original's plain "Can't find any torch op" line, and no warning that "only the other side has
+    ops" (which would name one side as if the other had some). Base: the NPU fixture (a 3 ms window of a real
+    torch_npu export) with its cpu_op events removed, as a capture without the CPU activity; comparison: the
+    MindSpore fixture cut from the same window."""
+    npu = Path(__file__).parent / "data" / "npu"
+    base = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(npu / "rank0_ascend_pt", base)
+    trace = base / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(trace.read_text(encoding="utf-8"))
+    kept = [e for e in events if e.get("cat") != "cpu_op"]
+    assert len(events) - len(kept) == 208
+    trace.write_text(json.dumps(kept), encoding="utf-8")
+    ms = npu / "profiler" / "rank-0_20250101000000000_ascend_ms"
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(base), str(ms))
+    assert sorted(m for m in caplog.messages if "torch op" in m) == [
+        f"Can't find any torch op in the file: {p}" for p in sorted((str(base), str(ms)))]
+    assert [n for n in res.sheet_names if n.startswith(("Operator", "Module", "Memory", "Api"))] == []
+    assert "KernelCompare" in res.sheet_names
