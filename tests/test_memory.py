@@ -474,8 +474,8 @@ def _with_operator_memory(src: Path, dst: Path, lines: list[str]) -> Path:
 
 def test_side_whose_allocations_all_lie_outside_its_ops_still_recorded_memory(samples, caplog, tmp_path):
     """The original's "Can't find any memory event" means no memory record was read, not that none landed on
-    an op: a side whose operator_memory.csv rows all fall outside its ops gets no such line (nor the 0 MB
-    warning), and shows 0 MB beside the other side's placed allocations. Inputs: the NPU fixture (a 3 ms window
+    an op: a side whose operator_memory.csv rows all fall outside its ops gets no such line but one that says
+    so, and shows 0 MB beside the other side's placed allocations. Inputs: the NPU fixture (a 3 ms window
     of L1's trace) with the rows of L1's own operator_memory.csv allocated outside that window (base: no op is
     open then) or inside it (comparison)."""
     if not (samples / L1).exists():
@@ -502,10 +502,24 @@ def test_side_whose_allocations_all_lie_outside_its_ops_still_recorded_memory(sa
     with caplog.at_level(logging.INFO, logger="msprof-analyze"):
         res = compare(str(base), str(comp), enable_memory_compare=True)
     assert [m for m in caplog.messages if "memory event" in m] == []
+    # said once, as what it means for the sheets (the original writes the zeros without a word)
+    assert [m for m in caplog.messages if "memory record" in m] == [
+        f"{base}: none of its memory records falls inside a torch op, so the memory sheets show this side's operators "
+        "at 0 MB"]
     stat, detail = res.sheet("MemoryCompareStatistic"), res.sheet("MemoryCompare")
     assert float(stat["Base Allocated Memory(MB)"].abs().sum()) == 0.0
     assert float(detail["Size(KB)"].abs().sum()) == 0.0  # the base side's column
     assert math.isclose(stat["Comparison Allocated Memory(MB)"].sum(), placed_kb / 1024, rel_tol=1e-12)
+    # neither side with a record inside an op: every cell would be 0, so no memory sheet, each side said
+    caplog.clear()
+    comp2 = _with_operator_memory(NPU_FIXTURE, tmp_path / "c2" / "rank0_ascend_pt",
+                                  [lines[0]] + [lines[1 + i] for i in outside[:7]])
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        res = compare(str(base), str(comp2), enable_memory_compare=True)
+    assert not [n for n in res.sheet_names if n.startswith("Memory")]
+    assert [m for m in caplog.messages if "memory" in m] == [
+        f"{path}: none of its memory records falls inside a torch op, so no operator has memory to compare and the "
+        "memory sheets are left out" for path in (base, comp2)]
 
 
 def test_memory_line_without_paired_ops_keeps_the_original_words(samples, caplog, tmp_path):

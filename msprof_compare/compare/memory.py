@@ -338,16 +338,22 @@ def detail_rows(pairs: OpPairs, mb: MemoryIndex, mc: MemoryIndex) -> list[list]:
 
 
 def build(ctx: RunContext) -> list[Sheet]:
-    """MemoryCompareStatistic, then MemoryCompare unless ``--disable_details``; nothing when neither side
-    recorded memory (every cell would be 0: the "Can't find any memory event" lines say why)."""
+    """MemoryCompareStatistic, then MemoryCompare unless ``--disable_details``; nothing when no side has a
+    memory record inside a torch op (every cell would be 0: the lines logged per side say why)."""
     if one_sided(ctx):
         return []
     pairs = operator_pairs(ctx)
     mb, mc = memory_index(ctx, "base"), memory_index(ctx, "comparison")
+    placed = [bool(len(idx.rec)) for idx in (mb, mc)]
     for idx, other, p in ((mb, mc, ctx.base), (mc, mb, ctx.comparison)):
         if not idx.recorded:
-            _no_memory(ctx, p, bool(other.recorded) and bool(len(pairs)))
-    if not len(pairs) or not (mb.recorded or mc.recorded):
+            _no_memory(ctx, p, bool(len(other.rec)) and bool(len(pairs)))
+        elif not len(idx.rec) and len(pairs):
+            # the original counts these records as found and writes 0 MB for every op without a word
+            log.warning("%s: none of its memory records falls inside a torch op, so %s", p.path,
+                        "the memory sheets show this side's operators at 0 MB" if any(placed) else
+                        "no operator has memory to compare and the memory sheets are left out")
+    if not len(pairs) or not any(placed):
         return []
     return _sheets(ctx, pairs, mb, mc)
 
