@@ -321,6 +321,45 @@ def test_parent_of_rank_directories_names_them(tmp_path):
     assert "\n" not in str(err.value) and "evil\\nrank_ascend_pt" in err.value.hint
 
 
+def test_parent_of_many_rank_directories_lists_four(tmp_path):
+    """The hint lists up to four profiling directories; a fifth makes it "..." and the count: the excerpt copied
+    as ranks 0-3 of a run, then as rank 4 too."""
+    for rank in range(4):
+        shutil.copytree(PT, tmp_path / f"rank{rank}_ascend_pt")
+    with pytest.raises(ProfileError) as err:
+        detect(str(tmp_path))
+    assert err.value.hint == ("it holds profiling directories: rank0_ascend_pt, rank1_ascend_pt, rank2_ascend_pt, "
+                              "rank3_ascend_pt; pass one of them, one rank per side")
+    shutil.copytree(PT, tmp_path / "rank4_ascend_pt")
+    with pytest.raises(ProfileError) as err:
+        detect(str(tmp_path))
+    assert err.value.hint == ("it holds profiling directories: rank0_ascend_pt, rank1_ascend_pt, rank2_ascend_pt, "
+                              "rank3_ascend_pt, ... (5 in all); pass one of them, one rank per side")
+
+
+def test_timeline_folder_with_many_msprof_files_lists_four(samples, tmp_path):
+    """The timeline hint lists up to four msprof_*.json files; a fifth makes it "..." and the count: the
+    mindinsight CANN timeline folder (msprof_1_0_1.json, msprof_1_0_2.json) with copies of those two as
+    msprof_1_0_3.json and msprof_1_0_4.json, then of the first as msprof_1_0_5.json."""
+    src = (samples / "mindinsight/tests/utils/resource/profiler/PROF_000001_20230818142704567_GQFAMHBKGODKJMLA/"
+                     "device_1/timeline")
+    if not src.is_dir():
+        pytest.skip("mindinsight sample absent")
+    timeline = tmp_path / "timeline"
+    shutil.copytree(src, timeline)
+    shutil.copy(src / "msprof_1_0_1.json", timeline / "msprof_1_0_3.json")
+    shutil.copy(src / "msprof_1_0_2.json", timeline / "msprof_1_0_4.json")
+    with pytest.raises(ProfileError, match="not collected by PyTorch or Mindspore") as err:
+        detect(str(timeline))
+    assert err.value.hint == ("it holds timeline files: msprof_1_0_1.json, msprof_1_0_2.json, msprof_1_0_3.json, "
+                              "msprof_1_0_4.json; pass one of them")
+    shutil.copy(src / "msprof_1_0_1.json", timeline / "msprof_1_0_5.json")
+    with pytest.raises(ProfileError, match="not collected by PyTorch or Mindspore") as err:
+        detect(str(timeline))
+    assert err.value.hint == ("it holds timeline files: msprof_1_0_1.json, msprof_1_0_2.json, msprof_1_0_3.json, "
+                              "msprof_1_0_4.json, ... (5 in all); pass one of them")
+
+
 def test_profiling_only_skips_unneeded_csvs():
     p = load_profile(str(PT), OPTS)
     assert p.operator_memory is None and p.op_statistic is None
@@ -721,6 +760,75 @@ def test_kernel_details_step_ids_that_are_not_whole_numbers(tmp_path: Path) -> N
     kd = ascend_text.read_kernel_details(str(f), warnings)
     assert kd["Step Id"].tolist() == [50, -1, -1, -1, -1, 51]
     assert warnings == [f"{f}: 2 Step Id value(s) are not whole numbers; those rows belong to no step"]
+
+
+def _edited_kernel_details(side: Path, cells: dict[tuple[int, str], str], prefix: str = "") -> Path:
+    """A copy of the excerpt at ``side`` whose kernel_details.csv has ``cells`` ((data row, column) -> text)
+    replaced, written with ``prefix`` before its header; returns that file."""
+    import csv
+    import io
+
+    shutil.copytree(PT, side)
+    kd = side / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    rows = list(csv.reader(io.StringIO(kd.read_text(encoding="utf-8"), newline="")))
+    for (i, col), text in cells.items():
+        rows[1 + i][rows[0].index(col)] = text
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    kd.write_text(prefix + out.getvalue(), encoding="utf-8", newline="")
+    return kd
+
+
+def test_kernel_details_nan_and_na_cells_are_missing_values(tmp_path: Path) -> None:
+    """A float or step cell written "nan" / "NaN" (Python's str of a float NaN) or "NA" / "n/a" is a missing value
+    like "N/A", not junk: no warning counts it; junk beside it ("12us", "n.a.") still is, one per column. The
+    excerpt's kernel_details.csv (20 rows, all Step Id 50, every Duration(us) and aiv_vec_time(us) a number but
+    row 7's N/A) with cells changed (synthetic: no sample writes these)."""
+    cells = {(0, "Step Id"): "nan", (1, "Step Id"): "NA",
+             (2, "Duration(us)"): "NaN", (3, "Duration(us)"): "n/a", (4, "Duration(us)"): "nan",
+             (5, "Duration(us)"): "12us",
+             (8, "aiv_vec_time(us)"): "nan", (9, "aiv_vec_time(us)"): "NaN", (10, "aiv_vec_time(us)"): "NA",
+             (11, "aiv_vec_time(us)"): "n/a", (12, "aiv_vec_time(us)"): "n.a."}
+    kd = _edited_kernel_details(tmp_path / PT.name, cells)
+    p = load_profile(str(tmp_path / PT.name), OPTS)
+    assert [w for w in p.warnings if w.startswith(str(kd))] == [
+        f"{kd}: 1 value(s) that are not numbers in column(s) aiv_vec_time(us); read as missing",
+        f"{kd}: 1 Duration(us) value(s) are not numbers; read as missing."]
+    got = p.kernel_details
+    assert got["Step Id"].tolist() == [-1, -1] + [50] * 18
+    assert np.isnan(got["Duration(us)"].to_numpy()[2:6]).all() and got["dur"].tolist()[2:6] == [0, 0, 0, 0]
+    assert got["dur"].tolist()[:2] == [11_260, 21_980]  # rows 0 and 1: 11.26 and 21.98 us
+    assert np.isnan(got["aiv_vec_time(us)"].to_numpy()[7:13]).all()  # row 7: N/A as exported
+    assert got["aiv_vec_time(us)"].tolist()[13] == 0.301
+
+
+def test_kernel_details_with_a_byte_order_mark(tmp_path: Path) -> None:
+    """A CSV saved with a UTF-8 byte-order mark (Excel's "CSV UTF-8") reads as without it, also where a PMU cell
+    holds junk, which makes pandas read the file a second time, all as text: the excerpt's kernel_details.csv
+    with row 0's aiv_vec_time(us) changed to "junk" (synthetic), written with and without a BOM."""
+    got = {}
+    for bom in ("", "\ufeff"):
+        side = tmp_path / f"bom{len(bom)}" / PT.name
+        kd = _edited_kernel_details(side, {(0, "aiv_vec_time(us)"): "junk"}, bom)
+        assert kd.read_bytes().startswith(bom.encode() + b"Step Id,")
+        p = load_profile(str(side), OPTS)
+        assert [w for w in p.warnings if w.startswith(str(kd))] == [
+            f"{kd}: 1 value(s) that are not numbers in column(s) aiv_vec_time(us); read as missing"]
+        got[bom] = p.kernel_details
+    assert got[""].equals(got["\ufeff"])
+    assert len(got[""]) == 20 and got[""]["Step Id"].tolist() == [50] * 20
+    assert got[""]["Name"].tolist()[0] == "aclnnMm_MatMulCommon_MemSet"
+
+
+def test_json_side_file_with_a_byte_order_mark(tmp_path: Path) -> None:
+    """A JSON side file saved with a UTF-8 byte-order mark reads as without it: the excerpt's
+    profiler_metadata.json and profiler_info_0.json, each with a BOM, against the json module's reading."""
+    from msprof_compare.loaders.ascend_text import read_json
+
+    for name in ("profiler_metadata.json", "profiler_info_0.json"):
+        f = tmp_path / name
+        f.write_bytes(b"\xef\xbb\xbf" + (PT / name).read_bytes())
+        assert read_json(str(f)) == json.loads((PT / name).read_text(encoding="utf-8"))
 
 
 def test_csv_header_read_across_chunks_and_capped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -1200,6 +1308,87 @@ def test_large_csv_in_the_locale_encoding(tmp_path: Path, monkeypatch: pytest.Mo
     assert got.kernel_details.equals(want.kernel_details) and got.kernel_details["Name"][0].endswith("训练")
     kd = tmp_path / "gb" / PT.name / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
     assert sum(w.startswith(f"{kd}: the text is not UTF-8; read as GB18030") for w in got.warnings) == 1
+
+
+def _renamed_trace(side: Path, renames: dict[str, str]) -> str:
+    """A copy of the excerpt at ``side`` whose trace_view.json op names ``renames`` are renamed (every
+    occurrence); returns that trace's text (the excerpt is ASCII)."""
+    shutil.copytree(PT, side)
+    text = (side / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text(encoding="utf-8")
+    assert text.isascii()
+    for old, new in renames.items():
+        assert f'"name": "{old}"' in text
+        text = text.replace(f'"name": "{old}"', f'"name": "{new}"')
+    return text
+
+
+def test_trace_view_with_a_name_across_the_text_chunk_boundary(tmp_path: Path) -> None:
+    """Text is checked and re-encoded in 1 MiB chunks (``traceio._TEXT_CHUNK``). The excerpt's trace_view.json with
+    its 4 aten::mm ops named aten::mm训练, padded with blanks between events to 2 MiB + 1 byte so that the first
+    训 starts on the last byte of the first chunk and the last chunk is the closing bracket alone (synthetic
+    padding of real text: no sample is that large and non-ASCII). Written in UTF-8 it is UTF-8 (no note), though
+    its bytes would decode as GB18030 too; written in GB18030 it is re-encoded whole. Both load the ops of the
+    unpadded UTF-8 copy."""
+    chunk = 1 << 20
+    text = _renamed_trace(tmp_path / "plain" / PT.name, {"aten::mm": "aten::mm训练"})
+    tv = tmp_path / "plain" / PT.name / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    tv.write_text(text, encoding="utf-8")
+    want = load_profile(str(tmp_path / "plain" / PT.name), OPTS)
+    assert (want.ops["name"] == "aten::mm训练").sum() == 4
+    for enc in ("utf-8", "gb18030"):
+        side = tmp_path / enc / PT.name
+        shutil.copytree(PT, side)
+        data = text.encode(enc)
+        first = data.index("训".encode(enc))
+        assert data[:1] == b"[" and data[-1:] == b"]"
+        data = data[:1] + b" " * (chunk - 1 - first) + data[1:]
+        data = data[:-1] + b" " * (2 * chunk + 1 - len(data)) + b"]"
+        assert len(data) == 2 * chunk + 1 and data[chunk - 1:chunk + 1] == "训".encode(enc)[:2]
+        assert data.decode("gb18030")  # the UTF-8 copy too: read as GB18030, its names would be garbled
+        f = side / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+        f.write_bytes(data)
+        got = load_profile(str(side), OPTS)
+        assert got.ops.equals(want.ops), enc
+        assert got.kernels.equals(want.kernels), enc
+        notes = [w for w in got.warnings if "not UTF-8" in w]
+        assert notes == ([] if enc == "utf-8" else [f"{f}: the text is not UTF-8; read as GB18030 (torch_npu and "
+                                                   "MindSpore write in the locale's encoding: GBK / GB18030 on a "
+                                                   "Chinese-locale machine)"])
+
+
+def test_gbk_names_that_decode_as_utf8_by_chance_up_to_the_limit(tmp_path: Path) -> None:
+    """GBK text is told from damaged UTF-8 by how many characters its distinct non-ASCII runs hold that decode as
+    UTF-8 by chance: under eight per damaged run it is GBK. The excerpt's trace_view.json with four op names
+    given Chinese suffixes and written in GBK (a synthetic edit: no sample is in GBK). By hand from the GBK bytes:
+    学习 (D1A7 CFB0) and 状态 (D7B4 CCAC) decode as two UTF-8 characters each, 准 (D7BC) as one, 准确 (D7BC C8B7) as
+    two, and 模型训练 (C4A3 D0CD D1B5 C1B7) as two with four bad bytes (one damaged run). With 准 that is 7
+    characters: read as GB18030 (a DEL, which is ASCII, in another name counts for nothing); with 准确, 8: taken
+    for damaged UTF-8 and refused with the UTF-8 fault."""
+    import re
+
+    for suffix, good in (("准", 7), ("准确", 8)):
+        side = tmp_path / suffix / PT.name
+        renames = {"aten::view": "aten::view学习", "aten::mul": "aten::mul状态",
+                   "aten::detach": f"aten::detach{suffix}", "aten::transpose": "aten::transpose模型训练",
+                   "aten::item": "aten::item\x7f"}
+        text = _renamed_trace(side, renames)
+        tv = side / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+        data = text.encode("gbk")
+        tv.write_bytes(data)
+        runs = set(re.findall(r"[^\x00-\x7f]+", data.decode("utf-8", "replace")))
+        assert sum(len(r) - r.count("\ufffd") for r in runs) == good
+        assert [r.count("\ufffd") for r in runs if "\ufffd" in r] == [4]
+        if good < 8:
+            p = load_profile(str(tv.parent.parent), OPTS)
+            names = set(p.ops["name"])
+            assert {"aten::view学习", "aten::mul状态", "aten::detach准", "aten::transpose模型训练",
+                    "aten::item\x7f"} <= names
+            assert f"{tv}: the text is not UTF-8; read as GB18030 (torch_npu and MindSpore write in the locale's " \
+                   "encoding: GBK / GB18030 on a Chinese-locale machine)" in p.warnings
+        else:
+            with pytest.raises(ProfileError, match="malformed trace JSON: Invalid UTF-8") as info:
+                load_profile(str(tv.parent.parent), OPTS)
+            assert info.value.path == str(tv)
 
 
 def test_capture_without_the_npu_activity_is_refused(tmp_path: Path) -> None:

@@ -440,6 +440,33 @@ def test_mtia_trace_is_named(samples) -> None:
     assert err.value.hint is None
 
 
+def test_mtia_categories_named_up_to_three(samples, tmp_path: Path) -> None:
+    """The refusal names up to three MTIA categories (sorted), then "...": hta's MTIA inference trace (two:
+    mtia_ccp_events, mtia_runtime) with its first mtia_ccp_events event given the category mtia_ccp_dma, then
+    its second mtia_runtime event mtia_fw_events too (synthetic: no sample holds more than two)."""
+    import gzip
+
+    source = samples / "hta/tests/data/mtia_inference_trace/mtia_inference_rank_0.json.gz"
+    if not source.exists():
+        pytest.skip("hta MTIA sample absent")
+    doc = json.loads(gzip.decompress(source.read_bytes()))
+    events = doc["traceEvents"]
+    assert sorted({e["cat"] for e in events if str(e.get("cat", "")).startswith("mtia_")}) == [
+        "mtia_ccp_events", "mtia_runtime"]
+    next(e for e in events if e.get("cat") == "mtia_ccp_events")["cat"] = "mtia_ccp_dma"
+    named = "mtia_ccp_dma, mtia_ccp_events, mtia_runtime"
+    for extra in (False, True):
+        if extra:
+            [e for e in events if e.get("cat") == "mtia_runtime"][1]["cat"] = "mtia_fw_events"
+            named = "mtia_ccp_dma, mtia_ccp_events, mtia_fw_events, ..."
+        trace = tmp_path / f"mtia{int(extra)}.pt.trace.json"
+        trace.write_text(json.dumps(doc), encoding="utf-8")
+        with pytest.raises(ProfileError) as err:
+            compare(str(trace), str(trace))
+        assert err.value.message == ("no GPU kernel, memcpy or memset events in the trace: it holds an MTIA "
+                                     f"accelerator's events ({named}), which are not supported")
+
+
 def test_missing_kernels_hint_follows_what_the_trace_holds(samples: Path, tmp_path: Path) -> None:
     """"record it with ProfilerActivity.CUDA" only where the trace shows that activity was off (hta's cpu_only
     capture). A trace holding launch calls or memcpy events recorded it, and then the kernel events were lost or

@@ -148,6 +148,38 @@ def test_other_flow_categories_are_named_from_real_traces(tmp_path, samples) -> 
     assert load_profile(str(renamed), Options(enable_operator_compare=True)).extra["other_flow_cats"] == ["my_flow"]
 
 
+def test_other_flow_categories_named_up_to_three(tmp_path, caplog) -> None:
+    """The "no flow event" warning names up to three of the other flow categories (sorted), then "...": the
+    alexnet trace with its ac2g flows renamed my_flow and its first two, then three, flow starts given categories
+    of their own (synthetic: no sample holds flows of several unknown categories)."""
+    import gzip
+    import json
+
+    from msprof_compare.loaders import load_profile
+    from msprof_compare.options import Options
+
+    trace = next((Path(__file__).parent / "data" / "kineto").glob("alexnet_h200_rank0.*.pt.trace.json.gz"))
+    doc = json.loads(gzip.decompress(trace.read_bytes()))
+    flows = [e for e in doc["traceEvents"] if e.get("ph") in ("s", "f") and e.get("cat") == "ac2g"]
+    starts = [e for e in flows if e["ph"] == "s"]
+    assert len(starts) >= 3
+    for e in flows:
+        e["cat"] = "my_flow"
+    for extra, named in ((("my_flow_b", "my_flow_c"), "'my_flow', 'my_flow_b', 'my_flow_c'"),
+                         (("my_flow_b", "my_flow_c", "my_flow_d"), "'my_flow', 'my_flow_b', 'my_flow_c', ...")):
+        for e, cat in zip(starts[:len(extra)], extra, strict=True):
+            e["cat"] = cat
+        renamed = tmp_path / f"renamed{len(extra)}.pt.trace.json"
+        renamed.write_text(json.dumps(doc), encoding="utf-8")
+        base = load_profile(str(renamed), Options(enable_operator_compare=True))
+        assert set(base.flows["cat"]) == {"fwdbwd"}  # only forward-backward links: none to a kernel
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            optree.op_tree(ctx_of(base, base), "base")
+        assert caplog.messages == [f"Can't find any flow event in the file: {renamed} (it holds flows of category "
+                                   f"{named}: if those link ops to kernels, pass --gpu_flow_cat)"]
+
+
 def test_gpu_flow_cat_replaces_default_categories() -> None:
     p = gpu_profile([("a", 0, 1)], [("k", 5, 2)], [(0, 5)])
     p.flows["cat"] = "my_flow"

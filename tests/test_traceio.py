@@ -15,6 +15,7 @@ import pytest
 from msprof_compare.loaders import load_profile
 from msprof_compare.loaders.numparse import decimal_us_to_ns, texts_us_to_ns
 from msprof_compare.loaders.traceio import IntArg, checked_ints, gc_paused, to_ns
+from msprof_compare.loaders.traceio import _locale_encoding as _real_locale_encoding  # before conftest patches it
 from msprof_compare.options import Options
 
 
@@ -462,3 +463,83 @@ def test_meta_records_last_record_wins() -> None:
     assert procs == {1: ["CANN", 4], 2: ["5", -1]}
     assert threads == {(1, 7): ["main", 4.5], (1, 8): ["", None]}
     assert order == {1: 4, 2: 3}
+
+
+_NPU_TRACE = os.path.join(_REPO, "tests", "data", "npu", "rank0_ascend_pt", "ASCEND_PROFILER_OUTPUT", "trace_view.json")
+
+
+def test_as_utf8_text_cut_inside_its_one_character() -> None:
+    """Text that is UTF-8 up to its last two bytes, which begin a character and stop there (a copy cut short), is
+    not UTF-8: only the check's final flush sees it. It is then read as GB18030, as the rule says for text that
+    is not UTF-8 (one damaged run without eight good characters), since the two bytes E8 AE (the start of 训 in
+    UTF-8) are one GB18030 character. The first event of the NPU excerpt's trace_view.json, its name given a
+    Chinese suffix (the excerpt is ASCII), cut there."""
+    from msprof_compare.loaders.traceio import as_utf8
+
+    with open(_NPU_TRACE, "rb") as fh:
+        head = fh.read(4096)
+    assert head.isascii() and head.startswith(b'[{"ph": "X", "name": "empty_tensor"')
+    data = head.replace(b'"empty_tensor"', '"empty_tensor训练"'.encode(), 1)
+    data = data[:data.index("训".encode()) + 2]
+    assert data[-2:] == b"\xe8\xae" and data[:-2].isascii()
+    with pytest.raises(UnicodeDecodeError):
+        data.decode("utf-8")
+    want = data[:-2] + "\u7481".encode()  # GB18030 E8 AE is U+7481 (璁)
+    assert data.decode("gb18030").encode() == want
+    assert as_utf8("t.json", data) == (want, "t.json: the text is not UTF-8; read as GB18030 (torch_npu and "
+                                             "MindSpore write in the locale's encoding: GBK / GB18030 on a "
+                                             "Chinese-locale machine)")
+
+
+def test_raw_control_character_after_a_byte_order_mark(tmp_path) -> None:
+    """The decoder's error offset counts from after a UTF-8 byte-order mark, which the retry with control
+    characters as blanks adds back to find the byte it stopped at: the bundled H100 bert trace, written with a
+    BOM and one raw control character inside its first python_function name, loads as without the BOM."""
+    import gzip
+
+    clean = gzip.decompress(open(os.path.join(_REPO, "sample_data", "bert-small_h100.json.gz"), "rb").read())
+    name = next(e["name"] for e in json.loads(clean)["traceEvents"] if e.get("cat") == "python_function")
+    at = clean.index(b'"name": "' + name.encode() + b'"') + len(b'"name": "') + 3
+    opts = Options(enable_operator_compare=True)
+    got = {}
+    for bom in (b"", b"\xef\xbb\xbf"):
+        f = tmp_path / f"bom{len(bom)}.pt.trace.json"
+        f.write_bytes(bom + clean[:at] + b"\x01" + clean[at:])
+        p = load_profile(str(f), opts)
+        assert p.warnings[0] == (f"{f}: raw control characters in the JSON text (PyTorch 2.3-2.4 writes some in "
+                                 "Python function names) are read as blanks")
+        got[bom] = p
+    assert name[:3] + " " + name[3:] in got[b"\xef\xbb\xbf"].python_functions["name"].tolist()
+    for table in ("kernels", "ops", "python_functions"):
+        assert getattr(got[b""], table).equals(getattr(got[b"\xef\xbb\xbf"], table)), table
+
+
+_CJK_WHY = "torch_npu and MindSpore write in the locale's encoding: GBK / GB18030 on a Chinese-locale machine"
+
+
+@pytest.mark.parametrize(("preferred", "encoding", "why"), [
+    ("UTF-8", "GB18030", _CJK_WHY),
+    ("ANSI_X3.4-1968", "GB18030", _CJK_WHY),
+    ("cp936", "GBK", "this machine's locale, as the original reads it"),
+    ("no-such-codec", "GB18030", _CJK_WHY),
+], ids=["utf8", "c-locale", "cp936", "unknown"])
+def test_locale_encoding_names_as_the_locale_module_gives_them(monkeypatch: pytest.MonkeyPatch, preferred: str,
+                                                               encoding: str, why: str) -> None:
+    """The locale module names encodings as the C library does ("UTF-8", "ANSI_X3.4-1968" in the C / POSIX
+    locale, "cp936" on a Chinese Windows); normalised, a UTF-8 or ASCII locale is no encoding to read other text
+    in (GB18030 is tried, as on a UTF-8 host), a GBK one is, and an unknown name counts as UTF-8. The NPU
+    excerpt's trace_view.json with a Chinese op name, written in GBK (the same bytes as GB18030 here)."""
+    import locale
+
+    from msprof_compare.loaders import traceio
+
+    monkeypatch.setattr(traceio, "_locale_encoding", _real_locale_encoding)
+    monkeypatch.setattr(locale, "getpreferredencoding", lambda do_setlocale=True: preferred)
+    with open(_NPU_TRACE, encoding="utf-8") as fh:
+        text = fh.read()
+    assert text.isascii() and text.count('"aten::mm"') == 4
+    data = text.replace('"aten::mm"', '"aten::mm训练"').encode("gbk")
+    assert data.decode("gbk") == data.decode("gb18030")
+    got, note = traceio.as_utf8("t.json", data)
+    assert got == text.replace('"aten::mm"', '"aten::mm训练"').encode("utf-8")
+    assert note == f"t.json: the text is not UTF-8; read as {encoding} ({why})"
