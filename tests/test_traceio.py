@@ -12,7 +12,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 import numpy as np
 import pytest
 
-from msprof_compare.loaders import load_profile
+from msprof_compare.loaders import load_profile, traceio
 from msprof_compare.loaders.numparse import decimal_us_to_ns, texts_us_to_ns
 from msprof_compare.loaders.traceio import IntArg, checked_ints, gc_paused, to_ns
 from msprof_compare.loaders.traceio import _locale_encoding as _real_locale_encoding  # before conftest patches it
@@ -543,3 +543,19 @@ def test_locale_encoding_names_as_the_locale_module_gives_them(monkeypatch: pyte
     got, note = traceio.as_utf8("t.json", data)
     assert got == text.replace('"aten::mm"', '"aten::mm训练"').encode("utf-8")
     assert note == f"t.json: the text is not UTF-8; read as {encoding} ({why})"
+
+
+@pytest.mark.parametrize("shift", [-4, -3, -2, -1, 0])
+def test_a_chunk_boundary_between_two_characters_keeps_their_run_whole(shift: int,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """GBK text whose non-ASCII runs hold 7 characters that decode as UTF-8 by chance (学习 2, 状态 2, 准 1, 模型训练
+    2 with a damaged byte: by hand from the GBK bytes, as in test_ascend_text_loader's GBK test) is GB18030 at
+    every place of the 1 MiB chunk boundary: a boundary between 学 and 习 counted two runs and three characters
+    more, and the text was taken for damaged UTF-8 (shifts -3 and -2). The decision is that of one whole chunk."""
+    chunk = traceio._TEXT_CHUNK
+    tail = '["学习", "状态", "准", "模型训练"]'.encode("gbk")
+    data = b'["' + b"a" * (chunk + shift - 2) + "学习".encode("gbk") + b'", ' + tail[1:]
+    text, note = traceio.as_utf8("t.json", data)
+    assert text == data.decode("gb18030").encode("utf-8") and note.startswith("t.json: the text is not UTF-8; read as")
+    monkeypatch.setattr(traceio, "_TEXT_CHUNK", 1 << 30)
+    assert traceio.as_utf8("t.json", data) == (text, note)

@@ -408,8 +408,14 @@ def _mostly_utf8(data: bytes) -> bool:
         yield dec.decode(b"", final=True)
 
     runs: set[str] = set()
+    carry = ""  # a run a chunk boundary cuts between two characters is one run, not two
     for part in parts():
-        runs.update(_NON_ASCII_RUN.findall(part))
+        part = carry + part
+        found = _NON_ASCII_RUN.findall(part)
+        carry = found.pop() if part and part[-1] > "\x7f" else ""  # the last run, when it ends the part
+        runs.update(found)
+    if carry:
+        runs.add(carry)
     good = bad = 0
     for run in runs:  # a damaged byte next to good characters leaves them good
         n_bad = run.count("\ufffd")
