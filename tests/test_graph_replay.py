@@ -11,12 +11,15 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from dbutil import edited_copy, sql
 
 from msprof_compare.api import compare
+from msprof_compare.compare.breakdown_db import cube_mask
 from msprof_compare.loaders import load_profile
 from msprof_compare.options import build_options
 
 DATA = Path(__file__).resolve().parent / "data" / "kineto"
+L1_DB = Path(__file__).resolve().parent / "data" / "db" / "l1" / "ascend_pytorch_profiler_0.db"
 EXCERPT = DATA / "vllm_mi300x_piecewise_graphs_excerpt.pt.trace.json.gz"
 DECODE = "tracelens/tests/traces/inference/vllm_decode_full/graph_execution.json.gz"
 SGLANG = "tracelens/tests/traces/inference/sglang_decode/sglang_Qwen3-8B_decode.json.gz"
@@ -254,3 +257,87 @@ def test_flow_start_first_in_the_file(tmp_path):
     rows = zip(flows["f_ts"].tolist(), flows["s_ts"].tolist(), flows["replay"].tolist(), strict=True)
     assert sorted(rows) == [
         (100_000, 10_000, 1), (200_000, 10_000, 1), (300_000, 10_000, 0)]
+
+
+def test_db_task_replayed_four_times_takes_its_pmu_sets_in_order(tmp_path):
+    """An Ascend DB task replayed from a graph runs under one globalTaskId; without timestampNs its k-th run takes
+    the k-th PMU set in table order. No DB sample replays a task: the level-1 excerpt with its first cube task
+    (Conv2D, globalTaskId 5, not the first id with PMU rows) run 4 times, 1 s apart, with 4 PMU sets, the third
+    all zero (a run that did no cube work). The third run is the one vector run: a position looked up one step
+    back gave it the fourth set. OverallMetrics: the three new runs add 2 cube and 1 vector Conv (Forward) calls,
+    each of the task's SQL duration."""
+    gid = sql(L1_DB, "SELECT p.globalTaskId FROM TASK_PMU_INFO p JOIN STRING_IDS s ON s.id = p.name "
+                     "WHERE s.value = 'aic_mac_time' AND p.value > 0 ORDER BY p.globalTaskId LIMIT 1")[0][0]
+    assert sql(L1_DB, "SELECT min(globalTaskId) FROM TASK_PMU_INFO")[0][0] < gid
+    (start, dur), = sql(L1_DB, "SELECT startNs, endNs - startNs FROM TASK WHERE globalTaskId = ?", (gid,))
+    (mac,), = sql(L1_DB, "SELECT p.value FROM TASK_PMU_INFO p JOIN STRING_IDS s ON s.id = p.name "
+                         "WHERE s.value = 'aic_mac_time' AND p.globalTaskId = ?", (gid,))
+    (last,), = sql(L1_DB, "SELECT max(rowid) FROM TASK_PMU_INFO")
+    edits = []
+    for k in (1, 2, 3):
+        edits += [f"INSERT INTO TASK SELECT * FROM TASK WHERE globalTaskId = {gid} AND rowid = "
+                  f"(SELECT min(rowid) FROM TASK WHERE globalTaskId = {gid})",
+                  f"UPDATE TASK SET startNs = startNs + {k * 10**9}, endNs = endNs + {k * 10**9} "
+                  "WHERE rowid = (SELECT max(rowid) FROM TASK)",
+                  f"INSERT INTO TASK_PMU_INFO SELECT globalTaskId, name, {'0' if k == 2 else 'value'} "
+                  f"FROM TASK_PMU_INFO WHERE globalTaskId = {gid} AND rowid <= {last}"]
+    (tmp_path / "replay").mkdir()
+    db = edited_copy(L1_DB, tmp_path / "replay" / L1_DB.name, *edits)
+    p = load_profile(str(db), build_options(enable_profiling_compare=True)[0])
+    mine = (p.extra["kernel_extra"]["global_task_id"] == gid).to_numpy()
+    assert p.kernels["ts"].to_numpy()[mine].tolist() == [start + k * 10**9 for k in range(4)]
+    assert p.extra["kernel_extra"]["aic_mac_time"].to_numpy()[mine].tolist() == [mac, mac, 0.0, mac] and mac > 0
+    assert cube_mask(p)[mine].tolist() == [True, True, False, True]
+    om = compare(str(L1_DB), str(db), enable_profiling_compare=True).sheet("OverallMetrics")
+    rows = om.set_index(om["Index"].str.strip())
+    for index, calls in (("Conv (Forward) (Cube)", 2), ("Conv (Forward) (Vector)", 1)):
+        row = rows.loc[index]
+        assert int(row["Number.1"]) - int(row["Number"]) == calls, index
+        assert row["Duration(ms).1"] - row["Duration(ms)"] == pytest.approx(calls * dur / 1e6, abs=2e-6), index
+
+
+def test_db_schedule_task_replayed_is_one_kernel_per_run(tmp_path):
+    """A task newer msprof moves to COMMUNICATION_SCHEDULE_TASK_INFO (an AI-CPU HCCL kernel) replayed from a graph:
+    two TASK runs and one schedule row per run. No DB sample has the table: the level-1 excerpt with its longest
+    compute task holding a connection id (ForeachAddList, vector) moved there and run twice, its aic_mac_time made
+    text. Each run takes one row (2 kernels, not 2 x 2); both runs are kernels (KernelCompare: 2 calls of N/A shape,
+    each of the task's SQL duration) and no computing (one call fewer than the excerpt's, out of Vector (No
+    Trans)); the other tasks keep their PMU sets (every other category as in the excerpt), and the schedule task's
+    bad value is reported as any loaded task's is."""
+    gid, dur = sql(L1_DB, "SELECT c.globalTaskId, t.endNs - t.startNs FROM COMPUTE_TASK_INFO c JOIN TASK t "
+                          "USING (globalTaskId) WHERE t.connectionId >= 0 ORDER BY t.endNs - t.startNs DESC LIMIT 1")[0]
+    (kernel,), = sql(L1_DB, "SELECT s.value FROM COMPUTE_TASK_INFO c JOIN STRING_IDS s ON s.id = c.opType "
+                            "WHERE c.globalTaskId = ?", (gid,))
+    row = ("INSERT INTO COMMUNICATION_SCHEDULE_TASK_INFO SELECT name, globalTaskId, taskType, opType FROM "
+           f"COMPUTE_TASK_INFO WHERE globalTaskId = {gid}")
+    (tmp_path / "sched").mkdir()
+    db = edited_copy(L1_DB, tmp_path / "sched" / L1_DB.name,
+                     "CREATE TABLE COMMUNICATION_SCHEDULE_TASK_INFO (name INTEGER, globalTaskId INTEGER, "
+                     "taskType INTEGER, opType INTEGER)", row, row,
+                     f"DELETE FROM COMPUTE_TASK_INFO WHERE globalTaskId = {gid}",
+                     f"INSERT INTO TASK SELECT * FROM TASK WHERE globalTaskId = {gid}",
+                     "UPDATE TASK SET startNs = startNs + 1000000000, endNs = endNs + 1000000000 "
+                     "WHERE rowid = (SELECT max(rowid) FROM TASK)",
+                     f"UPDATE TASK_PMU_INFO SET value = 'abc' WHERE globalTaskId = {gid} AND "
+                     "name = (SELECT id FROM STRING_IDS WHERE value = 'aic_mac_time')")
+    (n,), = sql(L1_DB, "SELECT count(*) FROM COMPUTE_TASK_INFO c JOIN TASK t USING (globalTaskId)")
+    p = load_profile(str(db), build_options(enable_profiling_compare=True)[0])
+    kx = p.extra["kernel_extra"]
+    assert len(p.kernels) == n + 1 == 188
+    assert kx.loc[kx["schedule"], "global_task_id"].tolist() == [gid, gid]
+    assert f"{db}: 1 TASK_PMU_INFO value(s) are not finite numbers; read as missing" in p.warnings
+    res = compare(str(L1_DB), str(db), enable_profiling_compare=True, enable_kernel_compare=True)
+    kc = res.sheet("KernelCompare")
+    moved = kc[(kc["Kernel"] == kernel) & (kc["Input Shape"] == "N/A")]
+    assert moved["Calls.1"].tolist() == [2]
+    assert moved["Total Duration(us).1"].tolist() == [pytest.approx(2 * dur / 1000, abs=0.01)]
+    om = res.sheet("OverallMetrics")
+    om = om.set_index(om["Index"].str.strip())
+    for index in ("Computing Time", "Vector", "Vector (No Trans)"):
+        assert int(om.loc[index, "Number.1"]) == int(om.loc[index, "Number"]) - 1, index
+    assert om.loc["Vector (No Trans)", "Duration(ms).1"] == pytest.approx(
+        om.loc["Vector (No Trans)", "Duration(ms)"] - dur / 1e6, abs=2e-6)
+    cols = ["Duration(ms)", "Number"]
+    for index in ("Conv (Forward) (Cube)", "Conv (Forward) (Vector)", "Conv (Backward) (Cube)",
+                  "Conv (Backward) (Vector)", "Matmul (Cube)", "Matmul (Vector)", "Vector (Trans)"):
+        assert om.loc[index, ["Duration(ms).1", "Number.1"]].tolist() == om.loc[index, cols].tolist()

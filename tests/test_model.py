@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
+from dbutil import sql
 from hypothesis import given
 from hypothesis import strategies as st
 
 from msprof_compare import model
-from msprof_compare.model import SCHEMAS, frame, frame_of, threads_in_order
+from msprof_compare.model import SCHEMAS, frame, frame_of, positions_in_runs, threads_in_order
+
+L1_DB = Path(__file__).resolve().parent / "data" / "db" / "l1" / "ascend_pytorch_profiler_0.db"
 
 
 def _cols() -> dict[str, np.ndarray]:
@@ -101,3 +106,27 @@ def test_whole_int() -> None:
              "inf", "0x10", "", "-"]
     assert [whole_int(v) for v in texts] == [2**53 + 1, 2**63 - 1, None, None, None, 7, -7, 7000, 75, None, None,
                                             None, 0, 0, None, None, None, None, None]
+
+
+def _positions_by_loop(keys: list) -> list[int]:
+    """Each key's position within its run of equal keys, counted one by one."""
+    out: list[int] = []
+    for i, k in enumerate(keys):
+        out.append(out[-1] + 1 if i and keys[i - 1] == k else 0)
+    return out
+
+
+@pytest.mark.parametrize("query", [
+    # the PMU rows of the level-1 DB excerpt by globalTaskId, as the replay pairing sorts them: 185 runs of 3
+    "SELECT globalTaskId FROM TASK_PMU_INFO ORDER BY globalTaskId, rowid",
+    # its communication tasks by plane (the history rule's lanes): runs of 16 and 40
+    "SELECT planeId FROM COMMUNICATION_TASK_INFO ORDER BY planeId, rowid",
+], ids=["pmu_rows_by_task", "comm_tasks_by_plane"])
+def test_positions_in_runs_matches_a_loop_on_real_keys(query: str) -> None:
+    """Runs of 3 or more that start after the first element: a position looked up one step back (right for runs
+    of at most 2, or for the first run) counts the third element of a later run from the array's start."""
+    keys = [k for (k,) in sql(L1_DB, query)]
+    want = _positions_by_loop(keys)
+    assert max(want) >= 2 and any(p == 2 and i > 2 for i, p in enumerate(want))
+    assert positions_in_runs(np.array(keys, dtype=np.int64)).tolist() == want
+    assert positions_in_runs(np.zeros(0, np.int64)).tolist() == []

@@ -650,3 +650,69 @@ def test_hccl_aiv_kernels_are_in_no_computing_category(tmp_path: Path) -> None:
     changed = {k: (want.buckets[k].ns - b.ns, want.buckets[k].count - b.count)
                for k, b in got.buckets.items() if (b.ns, b.count) != (want.buckets[k].ns, want.buckets[k].count)}
     assert list(changed.values()) == [(int(Decimal(row[dur]) * 1000), 1)]
+
+
+# --------------------------------------------------------------------------- mutation audit: bandwidth per kind
+
+RANK0_COMM = "msinsight/server/src/test/test_data/test_rank_0/ASCEND_PROFILER_OUTPUT/communication.json"
+
+
+def _info(entry: dict) -> dict:
+    return entry["collective"]["Total Op Info"]["Communication Bandwidth Info"]
+
+
+def _bandwidth_cells(tmp_path: Path, comm: dict) -> dict[str, str]:
+    """The console's RDMA / SDMA Bandwidth cells (a column only where a side has a figure) of the excerpt with
+    ``comm`` as its communication.json, against the excerpt as it is."""
+    side = tmp_path / PT.name
+    shutil.copytree(PT, side)
+    (side / "ASCEND_PROFILER_OUTPUT" / "communication.json").write_text(json.dumps(comm), encoding="utf-8")
+    summary = compare(str(side), str(PT), enable_profiling_compare=True).summary
+    return {h: [row[summary["headers"].index(h)] for row in summary["rows"]]
+            for h in ("RDMA Bandwidth", "SDMA Bandwidth") if h in summary["headers"]}
+
+
+def test_bandwidth_entry_without_one_block_still_counts_for_the_other(samples, tmp_path):
+    """An entry that lacks the SDMA (or RDMA) block is passed over for that kind only: its other block still
+    counts. Synthetic file of two real entries: the excerpt's step50 (level-1 sample: RDMA 0 MB / 0 ms, SDMA
+    427.596096 MB / 27.315706 ms) and the GPT-3 test_rank_0 sample's step2 (RDMA 131.072812 MB / 5.410613 ms,
+    SDMA 1321.321036 MB / 70.173995 ms) with one block removed. Expected figures by hand (MB / ms = GB/s)."""
+    own = json.loads((PT / "ASCEND_PROFILER_OUTPUT" / "communication.json").read_text(encoding="utf-8"))
+    other = json.loads((samples / RANK0_COMM).read_text(encoding="utf-8"))
+    assert list(own) == ["step50"] and list(other) == ["step2"]
+    assert (_info(other["step2"])["RDMA"]["Transit Size(MB)"], _info(other["step2"])["RDMA"]["Transit Time(ms)"]) == (
+        131.07281199999997, 5.410613242187499)
+    no_sdma = json.loads(json.dumps(other["step2"]))
+    del _info(no_sdma)["SDMA"]
+    # RDMA: step2 alone has a transit time, 131.07281199999997 / 5.410613242187499 = 24.2251; SDMA: step50
+    # alone, 427.59609599999993 / 27.315705875000003 = 15.6539 (skipping all of step2 read RDMA 0; taking the
+    # missing SDMA block as unusable read SDMA 0)
+    comm = {"step50": own["step50"], "step2": no_sdma}
+    assert B.bandwidths(comm) == (pytest.approx(24.225130523), pytest.approx(15.653854891))
+    assert _bandwidth_cells(tmp_path / "no_sdma", comm) == {"RDMA Bandwidth": ["24.225GB/s", "0.000GB/s"],
+                                                            "SDMA Bandwidth": ["15.654GB/s", "15.654GB/s"]}
+    no_rdma = json.loads(json.dumps(other["step2"]))
+    del _info(no_rdma)["RDMA"]
+    # RDMA: no transit time anywhere, 0; SDMA: (427.59609599999993 + 1321.321036) MB over
+    # (27.315705875000003 + 70.17399478125) ms = 17.9395 (skipping all of step2 read step50's 15.654)
+    comm = {"step50": own["step50"], "step2": no_rdma}
+    assert B.bandwidths(comm) == (0.0, pytest.approx(17.939506637))
+    assert _bandwidth_cells(tmp_path / "no_rdma", comm) == {"SDMA Bandwidth": ["17.940GB/s", "15.654GB/s"]}
+
+
+def test_bandwidth_entries_without_a_block_or_with_a_bad_value(samples):
+    """Every entry is looked at: one without the bandwidth block (a step of p2p operations only: the sample's
+    step2 without its "collective" part) or with a block that is no object is passed over, not the end of the
+    file; a bad value spoils its own kind only. The sample's step2 alone gives RDMA 131.07281199999997 MB /
+    5.410613242187499 ms = 24.2251 GB/s and SDMA 1321.321036 MB / 70.17399478125 ms = 18.8292 GB/s."""
+    step2 = json.loads((samples / RANK0_COMM).read_text(encoding="utf-8"))["step2"]
+    want = (pytest.approx(24.225130523), pytest.approx(18.829212162))
+    p2p_only = {"p2p": step2["p2p"]}
+    assert B.bandwidths({"step1": p2p_only, "step2": step2}) == want
+    listed = {"collective": {"Total Op Info": {"Communication Bandwidth Info": [1, 2]}}}
+    assert B.bandwidths({"step1": listed, "step2": step2}) == want
+    bad = json.loads(json.dumps(step2))
+    _info(bad)["RDMA"]["Transit Time(ms)"] = "abc"
+    problems: list[str] = []
+    assert B.bandwidths({"step2": bad}, problems) == (0.0, pytest.approx(18.829212162))
+    assert problems == ["RDMA Transit Time(ms) 'abc'"]
