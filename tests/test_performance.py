@@ -371,17 +371,27 @@ def test_parallel_load_keeps_the_error_order(tmp_path: Path, monkeypatch: pytest
         assert exc.value.path == str(culprit), (b, c)
 
 
-def test_parallel_load_survives_a_dead_child(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture(scope="module")
+def kineto_twin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """KINETO under another path, for the comparison side of the loader-child tests: one path given for both
+    sides is loaded once, with no child."""
+    twin = tmp_path_factory.mktemp("twin") / KINETO.name
+    shutil.copyfile(KINETO, twin)
+    return twin
+
+
+def test_parallel_load_survives_a_dead_child(kineto_twin: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import os
 
     monkeypatch.setattr(pair, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setenv("MSPROF_COMPARE_PARALLEL", "1")
     monkeypatch.setattr(pair, "_child", lambda conn, *a: os._exit(3))
-    res = compare(str(KINETO), str(KINETO), enable_profiling_compare=True)
+    res = compare(str(KINETO), str(kineto_twin), enable_profiling_compare=True)
     assert "OverallMetrics" in res.sheet_names
 
 
-def test_parallel_load_reports_child_failures_like_sequential(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_parallel_load_reports_child_failures_like_sequential(kineto_twin: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """The forked base loader's out-of-memory is a MemoryError here (the CLI's out-of-memory advice), an
     unexpected error keeps its message (the CLI's "internal error" line) with the child's traceback
     chained for --debug, and the child ignores Ctrl-C (the parent reports it and kills the child)."""
@@ -403,10 +413,10 @@ def test_parallel_load_reports_child_failures_like_sequential(monkeypatch: pytes
 
     monkeypatch.setattr(api, "load_profile", failing(MemoryError()))
     with pytest.raises(MemoryError):
-        compare(str(KINETO), str(KINETO), enable_profiling_compare=True)
+        compare(str(KINETO), str(kineto_twin), enable_profiling_compare=True)
     monkeypatch.setattr(api, "load_profile", failing(ValueError("boom in loader")))
     with pytest.raises(pair.LoaderError, match="^boom in loader$") as info:
-        compare(str(KINETO), str(KINETO), enable_profiling_compare=True)
+        compare(str(KINETO), str(kineto_twin), enable_profiling_compare=True)
     assert "ValueError: boom in loader" in str(info.value.__cause__) and "in load" in str(info.value.__cause__)
 
     def report_sigint(path, *args):
@@ -416,10 +426,10 @@ def test_parallel_load_reports_child_failures_like_sequential(monkeypatch: pytes
 
     monkeypatch.setattr(api, "load_profile", report_sigint)
     with pytest.raises(ProfileError, match="SIGINT handler <Handlers.SIG_IGN: 1>"):
-        compare(str(KINETO), str(KINETO), enable_profiling_compare=True)
+        compare(str(KINETO), str(kineto_twin), enable_profiling_compare=True)
 
 
-def test_parallel_load_keeps_usage_errors_of_the_child(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_parallel_load_keeps_usage_errors_of_the_child(kineto_twin: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A usage error of the forked base loader (the DB loader refuses an absent step there: StepError, exit 2)
     comes back as that very class with its message, not as an internal error."""
     import os
@@ -439,12 +449,12 @@ def test_parallel_load_keeps_usage_errors_of_the_child(monkeypatch: pytest.Monke
 
         monkeypatch.setattr(api, "load_profile", load)
         with pytest.raises(UsageError) as info:
-            compare(str(KINETO), str(KINETO), enable_profiling_compare=True)
+            compare(str(KINETO), str(kineto_twin), enable_profiling_compare=True)
         assert type(info.value) is type(exc) and str(info.value) == str(exc)
         assert info.value.exit_code == 2
 
 
-def test_ctrl_c_while_loading_the_comparison_side_ends_the_loader_child(tmp_path: Path,
+def test_ctrl_c_while_loading_the_comparison_side_ends_the_loader_child(kineto_twin: Path, tmp_path: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """Ctrl-C while this process loads the comparison side: the forked base loader is killed at once (not
     waited for until its load ends) and the KeyboardInterrupt goes on to the CLI ("error: interrupted")."""
@@ -471,7 +481,7 @@ def test_ctrl_c_while_loading_the_comparison_side_ends_the_loader_child(tmp_path
     monkeypatch.setattr(api, "load_profile", load)
     started = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
-        compare(str(KINETO), str(KINETO), enable_profiling_compare=True)
+        compare(str(KINETO), str(kineto_twin), enable_profiling_compare=True)
     assert time.monotonic() - started < 30
     child = int(marker.read_text())
     assert not _running(child)
