@@ -196,12 +196,14 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str], **
 
         keywords = load_keywords()  # a bad MSPROF_COMPARE_CONFIG file is named before minutes of loading
     size = input_bytes(base) + input_bytes(comparison)
-    if size >= LOAD_NOTICE_BYTES:  # loading a GB takes tens of seconds: say what is happening
+    # loading a GB takes tens of seconds: say what is happening, unless an input is refused at once
+    notice = size >= LOAD_NOTICE_BYTES and all(_detected(p, opts.force) for p in (base, comparison))
+    if notice:
         log.info("Loading %s MB of profiling data, please wait.", f"{size / 1e6:,.0f}")
     started = time.perf_counter()
     base_profile, comparison_profile = load_pair(base, comparison, load_profile, (opts, opts.base_step),
                                                  (opts, opts.comparison_step), _check_usable, size)
-    if size >= LOAD_NOTICE_BYTES:
+    if notice:
         log.info("Profiling data loaded in %.1f s.", time.perf_counter() - started)
     # after loading: an input the loader refuses (a symbolic link without --force) gets its error alone
     same = _same_input(base, comparison) if opts.base_step == opts.comparison_step else None
@@ -222,6 +224,18 @@ def _same_input(base: str, comparison: str) -> str | None:
         return b if os.path.samefile(b, c) else None
     except (OSError, ValueError):  # a missing path: the loader names it
         return None
+
+
+def _detected(given: str, force: bool) -> bool:
+    """Whether the loader will take up the input (its layout is recognised); its error, if any, comes from
+    the loader in the sides' order."""
+    from .loaders import detect
+
+    try:
+        detect(given, force)
+    except (ProfileError, UsageError, OSError, ValueError):
+        return False
+    return True
 
 
 def _is_kineto(given: str, force: bool) -> bool | None:

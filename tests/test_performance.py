@@ -730,6 +730,28 @@ def test_large_inputs_say_they_are_loading(monkeypatch: pytest.MonkeyPatch, capl
     assert re.fullmatch(r"Profiling data loaded in \d+\.\d s\.", lines[1])
 
 
+def test_an_input_refused_at_once_gets_no_loading_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       caplog: pytest.LogCaptureFixture) -> None:
+    """A folder the loader refuses before reading (two profiler DBs in it) got "Loading N MB ..., please wait."
+    and then its error: nothing was loading. Its error comes alone, in the sides' order."""
+    import logging
+
+    from msprof_compare import api
+
+    db = DATA / "db" / "l1" / "ascend_pytorch_profiler_0.db"
+    two = tmp_path / "two"
+    two.mkdir()
+    for rank in (0, 1):
+        shutil.copyfile(db, two / f"ascend_pytorch_profiler_{rank}.db")
+    monkeypatch.setattr(api, "LOAD_NOTICE_BYTES", 1)
+    for base, comp in ((two, NPU_DIR), (NPU_DIR, two)):
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="msprof-analyze"), pytest.raises(ProfileError) as err:
+            compare(str(base), str(comp), enable_profiling_compare=True)
+        assert err.value.path == str(two) and "pass the .db file to compare" in str(err.value)
+        assert not [r for r in caplog.records if "profiling data" in r.getMessage()]
+
+
 def test_unknown_parallel_setting_is_said_and_read_as_auto(monkeypatch: pytest.MonkeyPatch,
                                                            caplog: pytest.LogCaptureFixture) -> None:
     """A mistyped MSPROF_COMPARE_PARALLEL (``yes``) was taken silently as "auto"; it is still auto, said once."""
