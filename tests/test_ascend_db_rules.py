@@ -1,0 +1,485 @@
+"""Rules of the SQLite DB loader and its time breakdown that a mutation audit found untested: inclusive step
+bounds of every query, which column a field comes from, aggregates, and the MC2 / SDMA / cube rules.
+
+Every input is the level-1 excerpt (tests/data/db/l1) or a copy of it edited in tmp_path by SQL where the case
+is absent from the samples (said in each docstring; one test also copies the level-1 sample's
+profiler_info_0.json); expected values come from plain SQL on the same file, and plain Python where a figure
+needs interval arithmetic.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from dbutil import edited_copy, sql
+from spans import union
+
+from msprof_compare import api
+from msprof_compare.compare.breakdown_db import cube_mask, db_breakdown
+from msprof_compare.errors import StepError
+from msprof_compare.loaders import load_profile
+from msprof_compare.options import build_options
+
+L1 = Path(__file__).parent / "data" / "db" / "l1" / "ascend_pytorch_profiler_0.db"
+OPTS, _ = build_options()
+STEP = sql(L1, "SELECT startNs, endNs FROM STEP_TIME WHERE id = 50")[0]
+COMPUTE = "FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId"
+
+
+def _db(tmp_path: Path, *statements: str, folder: str = "") -> Path:
+    """An edited copy of the level-1 excerpt (the loader reads the DB family from the file name)."""
+    where = tmp_path / folder if folder else tmp_path
+    where.mkdir(parents=True, exist_ok=True)
+    return edited_copy(L1, where / "ascend_pytorch_profiler_0.db", *statements)
+
+
+# --------------------------------------------------------------------------- steps
+
+
+def test_task_starting_at_step_start_takes_that_step_id(tmp_path: Path) -> None:
+    """The step range is inclusive at its start too: with STEP_TIME 50 starting exactly at the first compute
+    task's start, every compute task (all 187 start inside [start, end], by SQL) carries Step Id 50 in
+    kernel_details; a half-open lookup left the first one without a step."""
+    (first,) = sql(L1, f"SELECT min(t.startNs) {COMPUTE}")[0]
+    db = _db(tmp_path, f"UPDATE STEP_TIME SET startNs = {first} WHERE id = 50")
+    (inside,) = sql(db, f"SELECT count(*) {COMPUTE} WHERE t.startNs BETWEEN {first} AND {STEP[1]}")[0]
+    assert inside == 187
+    assert load_profile(str(db), OPTS).kernel_details["Step Id"].tolist() == ["50"] * 187
+
+
+def test_a_step_load_labels_every_kernel_with_the_step_asked_for(tmp_path: Path) -> None:
+    """With a step, every kernel loaded is that step's, even where another STEP_TIME row overlaps it: a
+    synthetic step 51 from the middle of step 50 to past its end (no sample has overlapping steps). Its
+    kernels were labelled 51 by start time, and KernelCompare of step 50 then dropped them."""
+    start, end = STEP
+    mid = (start + end) // 2
+    db = _db(tmp_path, f"INSERT INTO STEP_TIME VALUES (51, {mid}, {end + 1000})")
+    (n,) = sql(db, f"SELECT count(*) {COMPUTE} WHERE t.startNs BETWEEN {start} AND {end}")[0]
+    (later,) = sql(db, f"SELECT count(*) {COMPUTE} WHERE t.startNs BETWEEN {mid} AND {end}")[0]
+    assert n == 187 and later > 0
+    p = load_profile(str(db), OPTS, step=50)
+    assert p.kernel_details["Step Id"].tolist() == ["50"] * n
+    res = api.compare(str(db), str(db), enable_kernel_compare=True, base_step=50, comparison_step=50)
+    sheet = res.sheet("KernelCompare")
+    assert int(sheet["Calls"].sum()) == n
+
+
+def test_repeated_step_ids_are_listed_in_table_order(tmp_path: Path) -> None:
+    """A step id held twice keeps its first row, and the step list of the error keeps the table order (as it
+    does without repeats): rows 50, 49, 49 (49 and the repeat added here) list "50, 49", not by id."""
+    start, end = STEP
+    db = _db(tmp_path, f"INSERT INTO STEP_TIME VALUES (49, {start - 100}, {start - 10})",
+             f"INSERT INTO STEP_TIME VALUES (49, {start - 90}, {start - 20})")
+    order = [i for (i,) in sql(db, "SELECT id FROM STEP_TIME GROUP BY id ORDER BY min(rowid)")]
+    assert order == [50, 49]
+    with pytest.raises(StepError, match=r"please choose from the valid steps: 50, 49$"):
+        load_profile(str(db), OPTS, step=7)
+
+
+def test_step_row_without_an_id_is_no_step(tmp_path: Path) -> None:
+    """A STEP_TIME row with a NULL id (its times present) is no step, said in one warning, as a row without a
+    time is; reading it as an integer id stopped the load. Synthetic: such a row added to the excerpt."""
+    start, end = STEP
+    db = _db(tmp_path, f"INSERT INTO STEP_TIME VALUES (NULL, {start}, {end})")
+    p = load_profile(str(db), OPTS, step=50)
+    assert f"{db}: 1 STEP_TIME row(s) lack an id, a start or an end; they are no steps" in p.warnings
+    assert p.extra["steps"]["id"].tolist() == [50]
+    assert len(p.kernels) == 187
+
+
+def _step_end_at(tmp_path: Path, end: int) -> Path:
+    return _db(tmp_path, f"UPDATE STEP_TIME SET endNs = {end} WHERE id = 50")
+
+
+def test_communication_op_starting_at_step_end_belongs_to_the_step(tmp_path: Path) -> None:
+    """reference-1 §7.1: COMMUNICATION_OP rows are kept by start in [step start, step end], inclusive: step 50
+    cut to end where the excerpt's last communication op starts keeps all 4 ops (SQL BETWEEN)."""
+    (last,) = sql(L1, "SELECT max(startNs) FROM COMMUNICATION_OP")[0]
+    db = _step_end_at(tmp_path, last)
+    want = sql(db, "SELECT startNs, endNs - startNs FROM COMMUNICATION_OP WHERE startNs BETWEEN ? AND ? "
+                   "ORDER BY startNs", (STEP[0], last))
+    assert len(want) == 4
+    ops = load_profile(str(db), OPTS, step=50).comm.query("lane == 'op'")
+    assert list(zip(ops["ts"].tolist(), ops["dur"].tolist(), strict=True)) == want
+
+
+def test_torch_op_starting_at_step_end_belongs_to_the_step(tmp_path: Path) -> None:
+    """PYTORCH_API rows (startNs stored as TEXT) are kept by start in the inclusive step range: step 50 cut to
+    end at the start of the 100th torch op keeps 100 ops."""
+    (t100,) = sql(L1, "SELECT CAST(startNs AS INTEGER) FROM PYTORCH_API WHERE type = 50001 "
+                      "ORDER BY CAST(startNs AS INTEGER) LIMIT 1 OFFSET 99")[0]
+    db = _step_end_at(tmp_path, t100)
+    (n,) = sql(db, "SELECT count(*) FROM PYTORCH_API WHERE type = 50001 AND CAST(startNs AS INTEGER) "
+                   "BETWEEN ? AND ?", (STEP[0], t100))[0]
+    assert n >= 100  # equal starts may add a few
+    ops = load_profile(str(db), OPTS, step=50).ops
+    assert len(ops) == n and ops["ts"].max() == t100
+
+
+def test_memory_reading_at_step_end_counts_in_mem_usage(tmp_path: Path) -> None:
+    """MEMORY_RECORD readings are kept by timestamp in the inclusive step range: step 50 cut to end at the
+    excerpt's first reading (its 20 rows all hold 1600913408 bytes reserved) still has that peak, 1.49 GB."""
+    (first,) = sql(L1, "SELECT min(timestamp) FROM MEMORY_RECORD")[0]
+    db = _step_end_at(tmp_path, first)
+    (peak,) = sql(db, "SELECT max(totalReserved) FROM MEMORY_RECORD WHERE timestamp BETWEEN ? AND ?",
+                  (STEP[0], first))[0]
+    assert peak == 1600913408
+    p = load_profile(str(db), build_options(enable_profiling_compare=True)[0], step=50)
+    assert p.extra["memory_peak_bytes"] == peak
+    assert db_breakdown(p).memory_gb == pytest.approx(peak / 1024**3)
+
+
+def test_operator_memory_blocks_alive_at_the_step_bounds(tmp_path: Path) -> None:
+    """OP_MEMORY blocks of a step: allocated at or before its end and released at or after its start (both
+    bounds inclusive). Step 50 set to [first release, last allocation] of the excerpt keeps the block released
+    at the start and the one allocated at the end."""
+    (lo,) = sql(L1, "SELECT min(releaseTime) FROM OP_MEMORY")[0]
+    (hi,) = sql(L1, "SELECT max(allocationTime) FROM OP_MEMORY")[0]
+    db = _db(tmp_path, f"UPDATE STEP_TIME SET startNs = {lo}, endNs = {hi} WHERE id = 50")
+    want = sorted(sql(db, "SELECT allocationTime, COALESCE(releaseTime, 0) FROM OP_MEMORY WHERE allocationTime <= ? "
+                          "AND (releaseTime IS NULL OR releaseTime >= ?)", (hi, lo)))
+    assert (hi, sql(db, "SELECT releaseTime FROM OP_MEMORY WHERE allocationTime = ?", (hi,))[0][0]) in want
+    assert any(r == lo for _, r in want)
+    om = load_profile(str(db), build_options(enable_memory_compare=True)[0], step=50).operator_memory
+    assert sorted(zip(om["alloc_ns"].tolist(), om["release_ns"].tolist(), strict=True)) == want
+
+
+def test_block_with_release_time_zero_is_alive_in_a_later_step(tmp_path: Path) -> None:
+    """A release time of 0 is "never released", as NULL is: such a block stays alive in every later step.
+    Synthetic: the excerpt's 24 never-released blocks (NULL) written with 0, and step 50 starting after
+    every allocation."""
+    (hi,) = sql(L1, "SELECT max(allocationTime) FROM OP_MEMORY")[0]
+    db = _db(tmp_path, "UPDATE OP_MEMORY SET releaseTime = 0 WHERE releaseTime IS NULL",
+             f"UPDATE STEP_TIME SET startNs = {hi + 1} WHERE id = 50")
+    (zero,) = sql(db, "SELECT count(*) FROM OP_MEMORY WHERE releaseTime = 0")[0]
+    (later,) = sql(db, "SELECT count(*) FROM OP_MEMORY WHERE releaseTime > ?", (hi,))[0]
+    assert zero == 24
+    om = load_profile(str(db), build_options(enable_memory_compare=True)[0], step=50).operator_memory
+    assert len(om) == zero + later
+    assert int((om["release_ns"] == 0).sum()) == zero and set(om.loc[om["release_ns"] == 0, "Release Time(us)"]) == {""}
+
+
+def test_operator_memory_row_without_a_name_gets_no_cann_mark(tmp_path: Path) -> None:
+    """A block whose name is NULL reads as "" and is no CANN node: the ``cann::`` mark (which moves a block to
+    its launch) is for names no torch op has, not for a missing one. Synthetic: one OP_MEMORY name set NULL."""
+    (first,) = sql(L1, "SELECT min(allocationTime) FROM OP_MEMORY")[0]
+    db = _db(tmp_path, f"UPDATE OP_MEMORY SET name = NULL WHERE allocationTime = {first}")
+    om = load_profile(str(db), build_options(enable_memory_compare=True)[0]).operator_memory
+    assert om.loc[om["alloc_ns"] == first, "Name"].tolist() == [""]
+    assert om["Name"].str.startswith("cann::").any()  # the mark is still given to the CANN nodes
+
+
+def test_communication_op_ending_before_it_starts_is_counted(tmp_path: Path) -> None:
+    """A COMMUNICATION_OP row whose end is before its start reads 0 long and is named in the warning with its
+    table, as TASK and PYTORCH_API rows are. Synthetic: the first op's end written 5 ns before its start."""
+    db = _db(tmp_path, "UPDATE COMMUNICATION_OP SET endNs = startNs - 5 WHERE startNs = "
+                       "(SELECT min(startNs) FROM COMMUNICATION_OP)")
+    p = load_profile(str(db), OPTS)
+    assert p.warnings == [f"{db}: 1 row(s) end before they start (1 in COMMUNICATION_OP); "
+                          "their duration is read as 0"]
+    assert p.comm.query("lane == 'op'")["dur"].min() == 0
+
+
+# --------------------------------------------------------------------------- which column a field comes from
+
+
+def test_kernel_details_show_the_task_id_of_task() -> None:
+    """OperatorCompare's Kernel Details name each kernel's TASK.taskId (the id the text export writes as Task
+    Id), not its globalTaskId (the DB's join key)."""
+    res = api.compare(str(L1), str(L1), enable_operator_compare=True, disable_module=True)
+    lines = [x for cell in res.sheet("OperatorCompare")["Kernel Details"].fillna("") for x in cell.splitlines() if x]
+    shown = {(x.split(", ")[0], int(x.split(", ")[1])) for x in lines}
+    want = set(sql(L1, f"SELECT s.value, t.taskId {COMPUTE} JOIN STRING_IDS s ON s.id = c.name"))
+    gids = set(sql(L1, f"SELECT s.value, t.globalTaskId {COMPUTE} JOIN STRING_IDS s ON s.id = c.name"))
+    assert len(shown) > 50 and shown <= want and not shown & gids
+
+
+def test_device_count_reads_the_task_device_id(tmp_path: Path) -> None:
+    """The Summary's device count is the number of TASK.deviceId values of the compute tasks. Synthetic: the
+    excerpt (device 0 only) with its first 10 compute tasks moved to device 1."""
+    db = _db(tmp_path, "UPDATE TASK SET deviceId = 1 WHERE globalTaskId IN "
+                       "(SELECT globalTaskId FROM COMPUTE_TASK_INFO ORDER BY globalTaskId LIMIT 10)")
+    (devices,) = sql(db, f"SELECT count(DISTINCT t.deviceId) {COMPUTE}")[0]
+    assert devices == 2
+    g = api.compare(str(db), str(L1), enable_profiling_compare=True).guards.set_index("Check")
+    assert g.loc["device count", ["Base", "Comparison"]].tolist() == [2, 1]
+
+
+def test_kernel_type_avg_is_the_mean_of_the_tasks() -> None:
+    """KernelTypeCompare (use_kernel_type) of a DB: per (opType, Accelerator Core) the total, mean, max, min
+    and count of the compute tasks' durations, by SQL (ReluGrad on AI_VECTOR_CORE: 7 tasks whose mean is not
+    their median)."""
+    res = api.compare(str(L1), str(L1), enable_kernel_compare=True, use_kernel_type=True)
+    sheet = res.sheet("KernelTypeCompare").set_index(["Kernel Type", "Core Type"])
+    rows = sql(L1, f"SELECT o.value, k.value, sum(t.endNs - t.startNs), avg(t.endNs - t.startNs), "
+                   f"max(t.endNs - t.startNs), min(t.endNs - t.startNs), count(*) {COMPUTE} "
+                   "JOIN STRING_IDS o ON o.id = c.opType JOIN STRING_IDS k ON k.id = c.taskType GROUP BY 1, 2")
+    assert len(sheet) == len(rows)
+    for typ, core, total, avg, hi, lo, n in rows:
+        got = sheet.loc[(typ, core)]
+        assert got["Calls"] == n
+        assert [got["Total Duration(us)"], got["Avg Duration(us)"], got["Max Duration(us)"],
+                got["Min Duration(us)"]] == pytest.approx([total / 1000, avg / 1000, hi / 1000, lo / 1000])
+    relu = sql(L1, f"SELECT t.endNs - t.startNs {COMPUTE} JOIN STRING_IDS o ON o.id = c.opType "
+                   "WHERE o.value = 'ReluGrad' ORDER BY 1")
+    assert len(relu) == 7 and sum(d for (d,) in relu) / 7 != relu[3][0]
+
+
+# --------------------------------------------------------------------------- task summary: SDMA, E2E
+
+
+#: the excerpt's last MEMCPY_ASYNC task on compute stream 2: (globalTaskId, start, end)
+LAST_MEMCPY = sql(L1, "SELECT t.globalTaskId, t.startNs, t.endNs FROM TASK t JOIN STRING_IDS s ON s.id = t.taskType "
+                      "WHERE s.value = 'MEMCPY_ASYNC' AND t.streamId = 2 ORDER BY t.startNs DESC LIMIT 1")[0]
+
+
+def _sdma_db(tmp_path: Path, *statements: str) -> Path:
+    """The excerpt with LAST_MEMCPY typed SDMA_SQE: an SDMA task on a compute stream, which no DB sample has
+    (their SDMA tasks are typed SDMA and MEMCPY_ASYNC)."""
+    return _db(tmp_path, "INSERT INTO STRING_IDS VALUES (990001, 'SDMA_SQE')",
+               f"UPDATE TASK SET taskType = 990001 WHERE globalTaskId = {LAST_MEMCPY[0]}", *statements)
+
+
+def test_sdma_task_starting_at_step_end_counts(tmp_path: Path) -> None:
+    """TASK rows are summed by start in the inclusive step range: step 50 cut to end where the SDMA_SQE task
+    starts still holds it (601 ns, 1 task) in "SDMA" on compute streams."""
+    _, start, end = LAST_MEMCPY
+    db = _sdma_db(tmp_path, f"UPDATE STEP_TIME SET endNs = {start} WHERE id = 50")
+    bd = db_breakdown(load_profile(str(db), OPTS, step=50))
+    assert (bd.sdma_stream.ns, bd.sdma_stream.count) == (end - start, 1) == (601, 1)
+
+
+def test_task_lasting_over_a_week_adds_no_time_and_no_e2e(tmp_path: Path) -> None:
+    """A TASK row lasting over a week is read as 0 long, ending at its start: the SDMA_SQE task given an end
+    7 days and 1 ns after its start counts once with 0 ns, and E2E is the span of the compute tasks,
+    communication ops and non-kernel TASK rows with that task's end read as its start (SQL)."""
+    week = 7 * 86_400 * 10**9
+    db = _sdma_db(tmp_path, f"UPDATE TASK SET endNs = startNs + {week + 1} WHERE taskType = 990001")
+    p = load_profile(str(db), OPTS)
+    bd = db_breakdown(p)
+    assert (bd.sdma_stream.ns, bd.sdma_stream.count) == (0, 1)
+    kernel_types = "('KERNEL_AICORE', 'KERNEL_AIVEC', 'FFTS_PLUS', 'KERNEL_MIX_AIC', 'KERNEL_MIX_AIV', " \
+                   "'PROFILING_ENABLE', 'PROFILING_DISABLE')"
+    spans = sql(db, f"SELECT min(t.startNs), max(t.endNs) {COMPUTE} UNION ALL "
+                    "SELECT min(startNs), max(endNs) FROM COMMUNICATION_OP UNION ALL "
+                    "SELECT min(t.startNs), max(CASE WHEN t.endNs - t.startNs > ? THEN t.startNs ELSE t.endNs END) "
+                    f"FROM TASK t JOIN STRING_IDS s ON s.id = t.taskType WHERE s.value NOT IN {kernel_types}",
+                (week,))
+    assert bd.e2e_ns == max(e for _, e in spans) - min(s for s, _ in spans)
+    assert any("last over a week" in w for w in p.warnings)
+
+
+# --------------------------------------------------------------------------- MC2, cube kernels, torch ops
+
+
+def _mc2_db(tmp_path: Path, pmu: dict[str, float]) -> tuple[Path, int, int, list[int]]:
+    """The excerpt with an MC2 kernel (no sample has one), as test_overall_db.test_mc2_from_db makes it: its first
+    compute task over 1 us renamed MatmulAllReduce, one C_CORE_SQE task ending before it and four ending inside
+    it (10 ns each), and its PMU rows replaced by ``pmu``. Returns (db, kernel start, kernel end, the four ends)."""
+    db = tmp_path / "ascend_pytorch_profiler_0.db"
+    shutil.copyfile(L1, db)
+    con = sqlite3.connect(db)
+    try:
+        def sid(text: str) -> int:
+            row = con.execute("SELECT id FROM STRING_IDS WHERE value = ?", (text,)).fetchone()
+            if row:
+                return row[0]
+            new = con.execute("SELECT max(id) + 1 FROM STRING_IDS").fetchone()[0]
+            con.execute("INSERT INTO STRING_IDS VALUES (?, ?)", (new, text))
+            return new
+
+        gid, start, end = con.execute(f"SELECT t.globalTaskId, t.startNs, t.endNs {COMPUTE} "
+                                      "WHERE t.endNs - t.startNs > 1000 ORDER BY t.startNs LIMIT 1").fetchone()
+        con.execute("UPDATE COMPUTE_TASK_INFO SET name = ? WHERE globalTaskId = ?", (sid("MatmulAllReduce"), gid))
+        span = end - start
+        ends = [start + span // 8, start + span // 4, start + span // 2, start + 3 * span // 4]
+        for k, e in enumerate([start - 50, *ends]):
+            con.execute("INSERT INTO TASK (startNs, endNs, deviceId, connectionId, globalTaskId, globalPid, taskType, "
+                        "streamId, taskId) VALUES (?, ?, 0, -1, ?, 0, ?, 99, ?)",
+                        (e - 10, e, 10**9 + k, sid("C_CORE_SQE"), 10**6 + k))
+        con.execute("DELETE FROM TASK_PMU_INFO WHERE globalTaskId = ?", (gid,))
+        for name, v in pmu.items():
+            con.execute("INSERT INTO TASK_PMU_INFO VALUES (?, ?, ?)", (gid, sid(name), v))
+        con.commit()
+    finally:
+        con.close()
+    return db, start, end, ends
+
+
+def test_mc2_computing_takes_the_larger_of_mac_and_mte2(tmp_path: Path) -> None:
+    """reference-1 §5.6: an MC2 kernel's computing part is max(aic_mac_time, aic_mte2_time) + aiv_time; here
+    MTE2 is the larger: max(300.4, 400.0) + 50.3 = 450.3 ns, rounded to 450."""
+    db, start, end, ends = _mc2_db(tmp_path, {"aic_total_time": 5.0, "aic_mac_time": 300.4,
+                                              "aic_mte2_time": 400.0, "aiv_total_time": 50.3})
+    m = db_breakdown(load_profile(str(db), OPTS)).mc2["MatmulAllReduce"]
+    assert (m.ns, m.computing_ns, m.count) == (end - start, 450, 1)
+    assert m.communication_ns == (ends[1] - ends[0]) + (ends[3] - ends[2])
+
+
+def test_c_core_sqe_task_starting_at_step_end_counts(tmp_path: Path) -> None:
+    """C_CORE_SQE tasks are kept by start in the inclusive step range: step 50 cut to end where the last SQE
+    task inside the MC2 kernel starts keeps all four, so the pairs (1st, 2nd) and (3rd, 4th) both count."""
+    db, start, end, ends = _mc2_db(tmp_path, {"aic_mac_time": 300.0})
+    con = sqlite3.connect(db)
+    con.execute("UPDATE STEP_TIME SET endNs = ? WHERE id = 50", (ends[3] - 10,))
+    con.commit()
+    con.close()
+    m = db_breakdown(load_profile(str(db), OPTS, step=50)).mc2["MatmulAllReduce"]
+    assert (m.ns, m.computing_ns) == (end - start, 300)
+    assert m.communication_ns == (ends[1] - ends[0]) + (ends[3] - ends[2])
+
+
+def test_mix_aic_tasks_are_cube_kernels_without_pmu(tmp_path: Path) -> None:
+    """Without TASK_PMU_INFO rows (a Level0 export) the cube kernels are the compute tasks of TASK type
+    KERNEL_AICORE or KERNEL_MIX_AIC (reference-1 §7.3.1). No sample has a MIX_AIC task: the excerpt without PMU
+    rows and with its first KERNEL_AICORE compute task retyped KERNEL_MIX_AIC; 31 cube kernels by SQL either
+    way, and Computing Time's cube rows count them all."""
+    first = f"(SELECT t.globalTaskId {COMPUTE} JOIN STRING_IDS s ON s.id = t.taskType " \
+            "WHERE s.value = 'KERNEL_AICORE' ORDER BY t.startNs LIMIT 1)"
+    db = _db(tmp_path, "DELETE FROM TASK_PMU_INFO", "INSERT INTO STRING_IDS VALUES (990002, 'KERNEL_MIX_AIC')",
+             f"UPDATE TASK SET taskType = 990002 WHERE globalTaskId = {first}")
+    (cube,) = sql(db, f"SELECT count(*) {COMPUTE} JOIN STRING_IDS s ON s.id = t.taskType "
+                      "WHERE s.value IN ('KERNEL_AICORE', 'KERNEL_MIX_AIC')")[0]
+    assert cube == 31
+    p = load_profile(str(db), OPTS)
+    assert int(cube_mask(p).sum()) == cube
+    bd = db_breakdown(p)
+    assert sum(b.count for name, b in bd.buckets.items() if name.endswith("_cube")) == cube
+
+
+def test_cube_kernels_by_mac_time_when_total_time_is_missing(tmp_path: Path) -> None:
+    """With PMU rows, a cube kernel is one whose aic_total_time or aic_mac_time is non-zero (reference-1 §7.3.1):
+    either counter alone decides. Synthetic: the excerpt without its aic_total_time rows; the cube kernels are
+    then the compute tasks with a non-zero aic_mac_time (SQL), and Computing Time's cube rows count them."""
+    db = _db(tmp_path, "DELETE FROM TASK_PMU_INFO WHERE name IN (SELECT id FROM STRING_IDS "
+                       "WHERE value = 'aic_total_time')")
+    (cube,) = sql(db, f"SELECT count(DISTINCT t.globalTaskId) {COMPUTE} JOIN TASK_PMU_INFO m ON m.globalTaskId = "
+                      "t.globalTaskId JOIN STRING_IDS s ON s.id = m.name WHERE s.value = 'aic_mac_time' "
+                      "AND m.value <> 0")[0]
+    assert cube > 20
+    p = load_profile(str(db), OPTS)
+    assert int(cube_mask(p).sum()) == cube
+    assert sum(b.count for name, b in db_breakdown(p).buckets.items() if name.endswith("_cube")) == cube
+
+
+def test_run_without_any_torch_op_has_no_ops(tmp_path: Path) -> None:
+    """A DB whose PYTORCH_API holds task-queue and Python rows but no op row has no torch ops at all (not "none
+    in this step"), so the sheets pairing ops are left out against a side with ops. Synthetic: the op rows
+    (type 50001) deleted from the excerpt."""
+    db = _db(tmp_path, "DELETE FROM PYTORCH_API WHERE type = 50001")
+    assert sql(db, "SELECT count(*) FROM PYTORCH_API")[0][0] > 0
+    p = load_profile(str(db), build_options(enable_operator_compare=True)[0])
+    assert len(p.ops) == 0 and not p.has_ops
+    res = api.compare(str(db), str(L1), enable_operator_compare=True, disable_module=True)
+    assert "OperatorCompare" not in res.sheet_names
+
+
+def test_memory_compare_reads_profile_memory_from_profiler_info(tmp_path: Path, samples: Path, caplog) -> None:
+    """A memory-only comparison of an ``*_ascend_pt`` folder reads profiler_info.json too: the level-1 sample's
+    says profile_memory true, so a side without OP_MEMORY (dropped here) gets no "profile_memory=True records
+    it" advice, which would tell the user to turn on what was on."""
+    folder = tmp_path / "rank0_ascend_pt"
+    _db(folder, "DROP TABLE OP_MEMORY", folder="ASCEND_PROFILER_OUTPUT")  # the excerpt's source
+    info = samples / "msinsight/test/data/pytorch/db/level1/rank0_ascend_pt/profiler_info_0.json"
+    shutil.copyfile(info, folder / "profiler_info_0.json")
+    assert '"profile_memory": true' in info.read_text(encoding="utf-8")
+    with caplog.at_level("WARNING", logger="msprof-analyze"):
+        api.compare(str(folder), str(L1), enable_memory_compare=True)
+    said = [r.getMessage() for r in caplog.records if "Can't find any memory event" in r.getMessage()]
+    assert said == [f"Can't find any memory event in the file: {folder} (the export has no OP_MEMORY table), so "
+                    "the memory sheets show this side's operators at 0 MB"]
+
+
+def test_forward_backward_flow_starts_at_the_earlier_op_whatever_the_table_order(tmp_path: Path) -> None:
+    """A connection id shared by two torch ops (and no compute task) is a forward -> backward link: the flow
+    starts at the op that starts first. In the samples the forward op also comes first in PYTORCH_API; here
+    the 27 forward ops are moved to the end of the table (deleted and inserted again), which must not turn
+    the flows round. Expected (id, start, end) by SQL, as test_modules_db's FWDBWD_SQL."""
+    links = """SELECT ci.connectionId AS cid, min(CAST(p.startNs AS INTEGER)) AS lo,
+        max(CAST(p.startNs AS INTEGER)) AS hi, count(*) FROM PYTORCH_API p
+        JOIN CONNECTION_IDS ci ON ci.id = p.connectionId
+        WHERE p.type = 50001 GROUP BY ci.connectionId HAVING count(*) > 1 ORDER BY ci.connectionId"""
+    forward = ",".join(str(r) for (r,) in sql(L1, f"""SELECT p.rowid FROM PYTORCH_API p JOIN CONNECTION_IDS ci ON
+        ci.id = p.connectionId JOIN ({links}) l ON l.cid = ci.connectionId
+        WHERE p.type = 50001 AND CAST(p.startNs AS INTEGER) = l.lo"""))
+    db = _db(tmp_path, f"INSERT INTO PYTORCH_API SELECT * FROM PYTORCH_API WHERE rowid IN ({forward})",
+             f"DELETE FROM PYTORCH_API WHERE rowid IN ({forward})")
+    want = sql(db, links)
+    assert len(want) == len(forward.split(",")) == 27 and all(n == 2 for *_, n in want)
+    p = load_profile(str(db), build_options(enable_operator_compare=True)[0])
+    fb = p.flows[p.flows["cat"] == "fwdbwd"]
+    assert list(zip(fb["id"].tolist(), fb["s_ts"].tolist(), fb["f_ts"].tolist(), strict=True)) == [
+        (str(c), s, f) for c, s, f, _ in want]
+
+
+# --------------------------------------------------------------------------- wait rule, too-long SQE tasks
+
+
+def _minus(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Union ``a`` less union ``b`` (both lists of [start, end)), in plain Python."""
+    out = []
+    for s, e in union(a):
+        for bs, be in union(b):
+            if be <= s or bs >= e:
+                continue
+            if bs > s:
+                out.append((s, bs))
+            s = max(s, be)
+            if s >= e:
+                break
+        if s < e:
+            out.append((s, e))
+    return out
+
+
+def _overlap(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> int:
+    return sum(max(0, min(e, be) - max(s, bs)) for s, e in union(a) for bs, be in union(b))
+
+
+def test_wait_history_runs_per_plane(tmp_path: Path) -> None:
+    """reference-1 §5.7: a Notify_Wait is no wait when its plane's previous tasks end with two RDMASend (or read
+    RDMASend, RDMASend, Notify_Wait, RDMASend); the history is the plane's own, not the group's. No DB sample
+    has RDMASend: the excerpt with its Notify_Record tasks renamed RDMASend. Each plane then runs RDMASend,
+    Notify_Wait, ... with never two RDMASend in a row, so every Notify_Wait counts, while the group's tasks
+    interleaved across its 8 planes hold seven RDMASend in a row. Wait and Transmit computed here: the plane
+    with the least wait-task time, its waits within the group's op time not under a compute task."""
+    db = _db(tmp_path, "INSERT INTO STRING_IDS VALUES (990003, 'RDMASend')",
+             "UPDATE COMMUNICATION_TASK_INFO SET taskType = 990003 WHERE taskType = "
+             "(SELECT id FROM STRING_IDS WHERE value = 'Notify_Record')")
+    tasks = sql(db, "SELECT c.planeId, s.value, t.startNs, t.endNs FROM COMMUNICATION_TASK_INFO c JOIN TASK t "
+                    "ON t.globalTaskId = c.globalTaskId JOIN STRING_IDS s ON s.id = c.taskType ORDER BY t.startNs")
+    history: dict[int, list[str]] = {}
+    waits: dict[int, list[tuple[int, int]]] = {}
+    for plane, name, s, e in tasks:
+        h = ["O"] * 4 + history.setdefault(plane, [])
+        if name == "Notify_Wait" and h[-2:] != ["R", "R"] and h[-4:] != ["R", "R", "N", "R"]:
+            waits.setdefault(plane, []).append((s, e))
+        history[plane].append({"RDMASend": "R", "Notify_Wait": "N"}.get(name, "O"))
+    assert sum(1 for p, n, *_ in tasks if n == "RDMASend") == 112 and sum(map(len, waits.values())) == 112
+    sums = {p: sum(e - s for s, e in w) for p, w in waits.items()}
+    best = min(sums, key=sums.get)
+    assert list(sums.values()).count(sums[best]) == 1
+    compute = sql(db, f"SELECT t.startNs, t.endNs {COMPUTE}")
+    uncovered = _minus(sql(db, "SELECT startNs, endNs FROM COMMUNICATION_OP"), compute)
+    wait = _overlap(waits[best], uncovered)
+    (group,) = sql(db, "SELECT DISTINCT g.value FROM COMMUNICATION_OP o JOIN STRING_IDS g ON g.id = o.groupName")
+    bd = db_breakdown(load_profile(str(db), OPTS))
+    assert wait > 0
+    assert bd.groups == {group[0]: {"wait": wait, "transmit": sum(e - s for s, e in uncovered) - wait}}
+
+
+def test_c_core_sqe_task_lasting_over_a_week_ends_at_its_start(tmp_path: Path) -> None:
+    """A C_CORE_SQE task lasting over a week is read as 0 long, as every TASK row: it ends at its start. The
+    MC2 kernel's fourth SQE task given an end 7 days and 1 ns after its start ends inside the kernel, at
+    ends[3] - 10, and pairs with the third; read as it is it ended outside and paired with nothing."""
+    db, start, end, ends = _mc2_db(tmp_path, {"aic_mac_time": 300.0})
+    con = sqlite3.connect(db)
+    con.execute("UPDATE TASK SET endNs = startNs + ? WHERE endNs = ? AND globalTaskId >= ?",
+                (7 * 86_400 * 10**9 + 1, ends[3], 10**9))
+    con.commit()
+    con.close()
+    m = db_breakdown(load_profile(str(db), OPTS)).mc2["MatmulAllReduce"]
+    assert m.communication_ns == (ends[1] - ends[0]) + (ends[3] - 10 - ends[2])
