@@ -87,14 +87,23 @@ def test_step_missing_from_kernel_details_names_the_steps_it_holds(samples: Path
     assert not out.exists()
 
 
-def test_decompressed_size_cap_names_the_size(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The user raising the limit needs the size: the gzip trailer's (a single member under 4 GiB: exact)."""
+def test_decompressed_size_cap_names_the_size(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The user raising the limit needs the size: the gzip trailer's (a single member under 4 GiB: exact).
+    A trailer stating no more than the limit (several members, 4 GiB or more) is not quoted."""
     trace = DATA / "kineto" / "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz"
     size = len(gzip.decompress(trace.read_bytes()))
     for cap in (trace.stat().st_size, size - 1):  # the first read stops at cap + 1 bytes
         monkeypatch.setenv("MSPROF_COMPARE_MAX_TRACE_BYTES", str(cap))
         with pytest.raises(ProfileError) as err:
             traceio.read_bytes(str(trace))
-        assert err.value.message == f"decompressed trace is at least {size} bytes, over the {cap} byte limit"
+        assert err.value.message == (f"decompressed trace is over the {cap} byte limit (its gzip trailer gives "
+                                     f"{size} bytes)")
     monkeypatch.setenv("MSPROF_COMPARE_MAX_TRACE_BYTES", str(size))
     assert len(traceio.read_bytes(str(trace))) == size
+    two = tmp_path / "two_members.json.gz"  # the trailer states the last member's size only
+    body = gzip.decompress(trace.read_bytes())
+    two.write_bytes(gzip.compress(body) + gzip.compress(b" "))
+    monkeypatch.setenv("MSPROF_COMPARE_MAX_TRACE_BYTES", str(size - 1))
+    with pytest.raises(ProfileError) as err:
+        traceio.read_bytes(str(two))
+    assert err.value.message == f"decompressed trace is over the {size - 1} byte limit"

@@ -223,11 +223,10 @@ def _gunzip(path: str, data: bytes, limit: int) -> bytes:
     except (OSError, EOFError, zlib.error) as exc:
         raise ProfileError(path, f"corrupt gzip data: {exc}") from None
     if 0 <= limit < len(out):
-        # reading stops past the limit; the trailer's size (mod 2**32, trusted within deflate's ratio) says
-        # how far to raise it
-        least = max(len(out), stated if stated <= 1032 * len(data) else 0)
-        raise ProfileError(path, f"decompressed trace is at least {least} bytes, over the {limit} byte limit",
-                           hint=_CAP_HINT)
+        # reading stops past the limit: the size the trailer states (the last member's, mod 2**32; a damaged
+        # one may state anything) tells how far to raise it, as the file's word, not a size measured
+        told = f" (its gzip trailer gives {stated} bytes)" if stated > limit else ""
+        raise ProfileError(path, f"decompressed trace is over the {limit} byte limit{told}", hint=_CAP_HINT)
     return out
 
 
