@@ -1,0 +1,340 @@
+"""Rules of the Ascend text loader a mutation audit found unguarded: which process is a lane, how flows pair
+whatever the event order, what a CSV cell at a boundary reads as and what is counted in a warning.
+
+Inputs are the NPU excerpt of tests/data/npu (cut from msinsight text level1 rank0) and the msinsight text
+level1 rank0 sample, edited in tmp_path where no sample has the case; expected values come from the json /
+csv modules and decimal arithmetic, never from the loader."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+from decimal import ROUND_HALF_EVEN, Decimal
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from msprof_compare.errors import ProfileError
+from msprof_compare.loaders import ascend_text, load_profile
+from msprof_compare.options import Options
+
+PT = Path(__file__).resolve().parent / "data" / "npu" / "rank0_ascend_pt"
+OPTS = Options(enable_profiling_compare=True)
+LEVEL1 = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+
+
+def ns(v) -> int:
+    """Decimal us -> whole ns, ties to even (the loader's rule), computed with decimal."""
+    return int((Decimal(str(v).strip()) * 1000).quantize(Decimal(1), rounding=ROUND_HALF_EVEN))
+
+
+def _excerpt(tmp_path: Path) -> Path:
+    dst = tmp_path / "x_ascend_pt"
+    shutil.copytree(PT, dst)
+    return dst
+
+
+def _trace(d: Path) -> tuple[Path, list[dict]]:
+    f = d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    return f, json.loads(f.read_text())
+
+
+def _pid_of(events: list[dict], name: str) -> int:
+    return next(e["pid"] for e in events if e.get("ph") == "M" and e["name"] == "process_name"
+                and e["args"]["name"] == name)
+
+
+def _edited_csv(f: Path, cells: dict[tuple[int, str], str], extra: dict[str, list[str]] | None = None) -> Path:
+    """Rewrite the CSV ``f`` with ``cells`` ((data row, column) -> text) replaced and ``extra`` columns appended."""
+    rows = list(csv.reader(io.StringIO(f.read_text(encoding="utf-8"), newline="")))
+    for (i, col), text in cells.items():
+        rows[1 + i][rows[0].index(col)] = text
+    for col, values in (extra or {}).items():
+        rows[0].append(col)
+        for row, v in zip(rows[1:], values, strict=True):
+            row.append(v)
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    f.write_text(out.getvalue(), encoding="utf-8", newline="")
+    return f
+
+
+def _kernel_details(tmp_path: Path, cells: dict[tuple[int, str], str],
+                    extra: dict[str, list[str]] | None = None) -> tuple[Path, list[dict]]:
+    """A copy of the excerpt's kernel_details.csv (20 rows) edited; returns it and its rows as the csv module
+    reads them."""
+    f = tmp_path / "kernel_details.csv"
+    shutil.copy(PT / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", f)
+    _edited_csv(f, cells, extra)
+    with open(f, newline="", encoding="utf-8") as fh:
+        return f, list(csv.DictReader(fh))
+
+
+# --------------------------------------------------------------------------- lanes
+
+
+def test_process_named_communication_is_the_hccl_lane(tmp_path):
+    """reference-1 §5.1: a process named "Communication" is the HCCL lane as "HCCL" is (the excerpt's HCCL process
+    renamed, synthetic: no sample writes that name): its complete events are the communication rows."""
+    d = _excerpt(tmp_path)
+    f, events = _trace(d)
+    pid = _pid_of(events, "HCCL")
+    for e in events:
+        if e.get("ph") == "M" and e["name"] == "process_name" and e["pid"] == pid:
+            e["args"]["name"] = "Communication"
+    f.write_text(json.dumps(events))
+    n = sum(e.get("ph") == "X" and e["pid"] == pid for e in events)
+    p = load_profile(str(d), OPTS)
+    assert n > 0 and len(p.comm) == n
+    assert p.extra["hccl_pid"] == pid and set(p.comm["pid"]) == {pid}
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_of_two_same_named_processes_the_one_named_last_counts(tmp_path, where):
+    """Two processes named "Ascend Hardware" (the excerpt plus a one-task process 7, synthetic): the kernels are
+    those of the process whose process_name record comes last in the file."""
+    d = _excerpt(tmp_path)
+    f, events = _trace(d)
+    real = _pid_of(events, "Ascend Hardware")
+    fake = [{"ph": "M", "name": "process_name", "pid": 7, "tid": 0, "args": {"name": "Ascend Hardware"}},
+            {"ph": "X", "name": "FakeTask", "pid": 7, "tid": 0, "ts": "1736408883731500.000", "dur": "1.0",
+             "args": {"Task Type": "AI_CORE", "Stream Id": 2, "Task Id": 1}}]
+    f.write_text(json.dumps(fake + events if where == "before" else events + fake))
+    k = load_profile(str(d), OPTS).kernels
+    if where == "before":
+        assert set(k["pid"]) == {real}
+        assert len(k) == sum(e.get("ph") == "X" and e["pid"] == real for e in events) > 1
+    else:
+        assert k["name"].tolist() == ["FakeTask"] and k["ts"].tolist() == [1736408883731500000]
+
+
+# --------------------------------------------------------------------------- flows
+
+
+@pytest.mark.parametrize("order", ["reversed", "by start"])
+def test_flows_pair_by_category_and_id_in_any_event_order(samples, tmp_path, order):
+    """The sample's trace writes its 27 fwdbwd flows before its 210 async_npu flows, each start before its end.
+    Event order carries no meaning in a Chrome trace: written reversed (an end comes first) or sorted by start
+    (the two categories interleave), every (category, id) still pairs its start with its end, and the backward
+    thread is the tid of the last fwdbwd end in the file."""
+    raw = json.loads((samples / LEVEL1 / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text())
+    if order == "reversed":
+        events = raw[::-1]
+    else:
+        events = [e for e in raw if e.get("ph") == "M"] + sorted(
+            (e for e in raw if e.get("ph") != "M"), key=lambda e: Decimal(str(e["ts"])))
+    f = tmp_path / "trace_view.json"
+    f.write_text(json.dumps(events))
+    p = load_profile(str(f), Options(enable_operator_compare=True))
+    for cat, n in (("async_npu", 210), ("fwdbwd", 27)):
+        s = {str(e["id"]): e for e in events if e.get("cat") == cat and e["ph"] == "s"}
+        fin = {str(e["id"]): e for e in events if e.get("cat") == cat and e["ph"] == "f"}
+        assert len(set(s) & set(fin)) == n
+        got = p.flows[p.flows["cat"] == cat].sort_values("id")
+        assert got["id"].tolist() == sorted(set(s) & set(fin))
+        assert got["s_ts"].tolist() == [ns(s[i]["ts"]) for i in got["id"]]
+        assert got["f_ts"].tolist() == [ns(fin[i]["ts"]) for i in got["id"]]
+        assert got["f_tid"].tolist() == [fin[i]["tid"] for i in got["id"]]
+    ends = [e for e in events if e.get("cat") == "fwdbwd" and e["ph"] == "f"]
+    starts = [e for e in events if e.get("cat") == "fwdbwd" and e["ph"] == "s"]
+    assert p.backward_tid == ends[-1]["tid"] != starts[-1]["tid"]
+
+
+def test_op_args_are_read_only_by_the_comparisons_that_show_them(tmp_path):
+    """The time breakdown shows no op shapes or stacks, so it does not decode op args: a cpu_op whose args are a
+    list (the excerpt's first op edited, synthetic) still loads for it, with every op; the operator comparison,
+    which shows them, names the fault."""
+    d = _excerpt(tmp_path)
+    f, events = _trace(d)
+    next(e for e in events if e.get("cat") == "cpu_op")["args"] = [1]
+    f.write_text(json.dumps(events))
+    assert len(load_profile(str(d), OPTS).ops) == sum(e.get("cat") == "cpu_op" for e in events) > 0
+    with pytest.raises(ProfileError, match="invalid event args"):
+        load_profile(str(d), Options(enable_operator_compare=True))
+
+
+# --------------------------------------------------------------------------- refusals
+
+
+def test_trace_view_holding_an_object_with_events_is_refused(tmp_path):
+    """A trace_view.json is an event list: the excerpt's events wrapped in {"traceEvents": [...]} (Kineto's
+    layout, synthetic) are refused with that reason, not read as an NPU trace."""
+    d = _excerpt(tmp_path)
+    f, events = _trace(d)
+    f.write_text(json.dumps({"traceEvents": events}))
+    with pytest.raises(ProfileError, match=r"top level is an object, expected an event list") as exc:
+        load_profile(str(d), OPTS)
+    assert "trace_view.json" in str(exc.value)
+
+
+def test_metadata_only_list_is_said_to_have_no_duration_events(tmp_path):
+    """A list of the excerpt's metadata events plus one entry without "ph" (synthetic) holds trace events: the
+    error says it has no duration events, not that none of its entries is a trace event."""
+    d = _excerpt(tmp_path)
+    f, events = _trace(d)
+    f.write_text(json.dumps([e for e in events if e.get("ph") == "M"] + [{"name": "run", "ts": "1"}]))
+    with pytest.raises(ProfileError, match=r"no duration \('X'\) events in the trace"):
+        load_profile(str(d), OPTS)
+
+
+def test_csv_header_as_long_as_the_cap_is_a_header(tmp_path, monkeypatch):
+    """The cap is on the longest first line allowed: a header line exactly MAX_HEADER_BYTES long without a line
+    end (the excerpt's kernel_details.csv header alone) is a header, and the file has no data rows."""
+    head = (PT / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv").read_bytes().split(b"\n")[0]
+    f = tmp_path / "kernel_details.csv"
+    f.write_bytes(head)
+    monkeypatch.setattr(ascend_text, "MAX_HEADER_BYTES", len(head))
+    with pytest.raises(ProfileError, match="no data rows"):
+        ascend_text.read_kernel_details(str(f), [])
+    monkeypatch.setattr(ascend_text, "MAX_HEADER_BYTES", len(head) - 1)
+    with pytest.raises(ProfileError, match="no line end in the first"):
+        ascend_text.read_kernel_details(str(f), [])
+
+
+# --------------------------------------------------------------------------- kernel_details.csv cells
+
+
+def test_start_time_us_wins_over_the_early_start_time_column(tmp_path):
+    """"Start Time" is read only when "Start Time(us)" is absent (torch_npu's first exports): with both (the
+    excerpt plus a "Start Time" column of zeros, synthetic) the kernel starts are the Start Time(us) values."""
+    f, rows = _kernel_details(tmp_path, {}, {"Start Time": ["0"] * 20})
+    kd = ascend_text.read_kernel_details(str(f), [])
+    assert kd["ts"].tolist() == [ns(r["Start Time(us)"]) for r in rows]
+    assert kd["Start Time(us)"].tolist() == [r["Start Time(us)"].strip() for r in rows]
+
+
+def test_float_junk_is_counted_per_value(tmp_path):
+    """The PMU junk warning counts values, not columns: two junk cells in aiv_vec_time(us) and one in
+    aicore_time(us) (the excerpt, three cells edited) are 3 values in 2 columns."""
+    f, _ = _kernel_details(tmp_path, {(0, "aiv_vec_time(us)"): "x", (1, "aiv_vec_time(us)"): "y",
+                                      (2, "aicore_time(us)"): "z"})
+    warnings: list[str] = []
+    kd = ascend_text.read_kernel_details(str(f), warnings)
+    assert warnings == [f"{f}: 3 value(s) that are not numbers in column(s) aiv_vec_time(us), aicore_time(us); "
+                        "read as missing"]
+    assert np.isnan(kd["aiv_vec_time(us)"].to_numpy()[:2]).all() and np.isnan(kd["aicore_time(us)"].iloc[2])
+
+
+def test_duration_with_an_underscore_is_no_number(tmp_path):
+    """Python's float() reads "1_5" as 15; an export never writes it, so it is junk: NaN (0 ns), counted once.
+    Row 1 keeps its 21.98 us."""
+    f, _ = _kernel_details(tmp_path, {(0, "Duration(us)"): "1_5"})
+    warnings: list[str] = []
+    kd = ascend_text.read_kernel_details(str(f), warnings)
+    assert np.isnan(kd["Duration(us)"].iloc[0]) and kd["dur"].tolist()[:2] == [0, 21_980]
+    assert warnings == [f"{f}: 1 Duration(us) value(s) are not numbers; read as missing."]
+
+
+def test_zero_duration_is_not_negative(tmp_path):
+    """A kernel of 0 us is a duration, only one below 0 is warned: rows 0 and 1 set to 0 and -2.5 (synthetic)."""
+    f, _ = _kernel_details(tmp_path, {(0, "Duration(us)"): "0", (1, "Duration(us)"): "-2.5"})
+    warnings: list[str] = []
+    kd = ascend_text.read_kernel_details(str(f), warnings)
+    assert kd["Duration(us)"].tolist()[:2] == [0.0, -2.5]
+    assert warnings == [f"{f}: 1 kernel(s) have a negative Duration(us); kept as they are."]
+
+
+def test_kernel_of_exactly_a_week_is_kept(tmp_path):
+    """Only a duration over a week (7 * 86400 s = 604800000000 us) reads as 0: row 0 set to exactly a week is
+    kept, row 1 one ns longer is zeroed, with one warning (synthetic values)."""
+    f, _ = _kernel_details(tmp_path, {(0, "Duration(us)"): "604800000000", (1, "Duration(us)"): "604800000000.001"})
+    warnings: list[str] = []
+    kd = ascend_text.read_kernel_details(str(f), warnings)
+    assert kd["dur"].tolist()[:2] == [604_800_000_000_000, 0]
+    assert kd["Duration(us)"].tolist()[:2] == [604800000000.0, 0.0]
+    assert warnings == [f"{f}: 1 kernel(s) last over a week (a damaged time?); read as 0"]
+
+
+def test_empty_start_time_is_missing_not_junk(tmp_path):
+    """An empty Start Time(us) is no start (ts -1) without a word; text that is no number is counted: rows 0 and 1
+    set to "" and "abc" (synthetic)."""
+    f, rows = _kernel_details(tmp_path, {(0, "Start Time(us)"): "", (1, "Start Time(us)"): "abc"})
+    warnings: list[str] = []
+    kd = ascend_text.read_kernel_details(str(f), warnings)
+    assert kd["ts"].tolist()[:3] == [-1, -1, ns(rows[2]["Start Time(us)"])]
+    assert warnings == [f"{f}: 1 Start Time(us) value(s) are not numbers; those kernels are not matched."]
+
+
+# --------------------------------------------------------------------------- memory side files
+
+
+def test_zero_reserved_total_is_a_reading(tmp_path):
+    """Total Reserved(MB) 0 is a reading (only below 0 or over 1 PB is none): the excerpt's memory_record.csv
+    (30 rows) with rows 0 and 1 set to 0 and -1 (synthetic); one value is left out."""
+    f = tmp_path / "memory_record.csv"
+    shutil.copy(PT / "ASCEND_PROFILER_OUTPUT" / "memory_record.csv", f)
+    _edited_csv(f, {(0, "Total Reserved(MB)"): "0", (1, "Total Reserved(MB)"): "-1"})
+    warnings: list[str] = []
+    mb = ascend_text.read_memory_record(str(f), warnings)["Total Reserved(MB)"].to_numpy()
+    assert mb[0] == 0.0 and np.isnan(mb[1]) and mb[2] == 2109.6015625
+    assert warnings == [f"{f}: 1 Total Reserved(MB) value(s) negative or over 1 PB; Mem Usage leaves them out"]
+
+
+OPERATOR_MEMORY_HEAD = "Name,Size(KB),Allocation Time(us),Release Time(us),Duration(us),Device Type\n"
+
+
+def test_operator_memory_edge_rows(tmp_path):
+    """Rows cut from operator_memory.csv of msinsight text level1 rank0 (columns cut), edited: a block released at
+    the instant it was allocated lasts 0 and is no oddity; an empty Size(KB) reads as 0. Nothing is warned."""
+    f = tmp_path / "operator_memory.csv"
+    f.write_text(OPERATOR_MEMORY_HEAD +
+                 "aten::_convolution,25009.5,1736408883702735.700\t,1736408883702735.700\t,0.000\t,NPU:0\n"
+                 "aten::empty_strided,,1736408883694624.810\t,,,NPU:0\n"
+                 "aten::_convolution,25009.5,1736408883702735.700\t,1736408883736793.940\t,34058.240\t,NPU:0\n")
+    warnings: list[str] = []
+    om = ascend_text.read_operator_memory(str(f), warnings)
+    assert warnings == []
+    assert om["Size(KB)"].tolist() == [25009.5, 0.0, 25009.5]
+    assert om["alloc_ns"].tolist() == [1736408883702735700, 1736408883694624810, 1736408883702735700]
+    assert om["release_ns"].tolist() == [1736408883702735700, 0, 1736408883736793940]
+
+
+def test_op_statistic_empty_time_reads_as_zero(tmp_path):
+    """Rows of op_statistic.csv of msinsight text level1 rank0, one Min Time(us) emptied (synthetic): it reads as
+    0.0, the row's other times and the other row as written."""
+    f = tmp_path / "op_statistic.csv"
+    f.write_text("OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\n"
+                 "ForeachAddList,AI_VECTOR_CORE,3,1959.079,,653.026,706.614,22.077\n"
+                 "TransData,AI_VECTOR_CORE,57,1423.208,6.54,24.969,70.801,16.038\n")
+    warnings: list[str] = []
+    df = ascend_text.read_op_statistic(str(f), warnings)
+    assert df["Min Time(us)"].tolist() == [0.0, 6.54] and df["Total Time(us)"].tolist() == [1959.079, 1423.208]
+    assert warnings == []
+
+
+def test_op_statistic_is_read_only_for_the_kernel_type_comparison(samples):
+    """op_statistic.csv feeds KernelTypeCompare alone: a kernel comparison by name does not read it; with
+    --use_kernel_type every row of the sample's file is there (counted with the csv module)."""
+    d = samples / LEVEL1
+    p = load_profile(str(d), Options(enable_kernel_compare=True))
+    assert p.op_statistic is None and "op_statistic.csv" not in p.files
+    with open(d / "ASCEND_PROFILER_OUTPUT" / "op_statistic.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    p = load_profile(str(d), Options(enable_kernel_compare=True, use_kernel_type=True))
+    assert p.op_statistic["OP Type"].tolist() == [r["OP Type"] for r in rows] and len(rows) > 1
+    assert p.op_statistic["Count"].tolist() == [int(r["Count"]) for r in rows]
+
+
+# --------------------------------------------------------------------------- JSON side files
+
+
+def test_empty_profiler_metadata_is_no_metadata(tmp_path):
+    """An empty profiler_metadata.json (the excerpt's emptied) reads as no metadata ({}), like an absent one."""
+    d = _excerpt(tmp_path)
+    (d / "profiler_metadata.json").write_text("")
+    p = load_profile(str(d), OPTS)
+    assert p.metadata == {} and "profiler_metadata.json" in p.files
+
+
+def test_profiler_info_holding_an_empty_object_is_invalid(tmp_path):
+    """reference-1 §5.4: an empty or non-object profiler info is "Invalid profiler info."; an empty object {}
+    (the excerpt's profiler_info_0.json emptied to {}) is one, and gives no profiler level."""
+    d = _excerpt(tmp_path)
+    info = d / "profiler_info_0.json"
+    info.write_text("{}")
+    p = load_profile(str(d), OPTS)
+    assert f"{info}: Invalid profiler info." in p.warnings
+    assert "profiler_level" not in p.extra
