@@ -118,3 +118,34 @@ def test_db_inputs_get_no_with_stack_warning(samples: Path, caplog) -> None:
         res = compare(str(samples / DB_L1), str(samples / DB_L2), enable_operator_compare=True)
     assert "ModuleCompare" in res.sheet_names
     assert WITH_STACK not in caplog.messages
+
+
+def test_kernel_launched_in_a_module_before_its_op_starts_is_the_modules_only(samples: Path, tmp_path: Path) -> None:
+    """A kernel launched inside a module but before its top-layer op starts belongs to no op of it (the original's
+    cursor hands a launch only to an op that has started): the module's TOTAL keeps the kernel, its op row does
+    not. Synthetic edit of the level1 sample: the launch (async_npu flow start) of ReLU_0's one kernel moved from
+    inside aten::relu_ (which starts at ...703037.730) to ...703020.000, inside nn.Module: ReLU_0 (from
+    ...703004.720). Expected from the raw JSON: that kernel's duration, 15.5003125 us, on both TOTAL rows and on
+    the unedited side's op row; 0 and no kernel line on the edited side's op row."""
+    src = samples / TEXT_L1 / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(src.read_text(encoding="utf-8"))
+    module = next(e for e in events if e.get("name") == "nn.Module: ReLU_0")
+    op = next(e for e in events if e.get("cat") == "cpu_op" and e["name"] == "aten::relu_" and e["tid"] == module["tid"]
+              and module["ts"] <= e["ts"] <= "1736408883703422")
+    starts = [e for e in events if e.get("ph") == "s" and e.get("cat") == "async_npu"
+              and op["ts"] <= e["ts"] <= f"{float(op['ts']) + op['dur']:.3f}"]
+    assert (module["ts"], op["ts"], len(starts)) == ("1736408883703004.720", "1736408883703037.730", 1)
+    (end,) = [e for e in events if e.get("ph") == "f" and e.get("id") == starts[0]["id"]]
+    (kernel,) = [e for e in events if e.get("ph") == "X" and e["pid"] == end["pid"] and e["ts"] == end["ts"]]
+    assert kernel["dur"] == 15.5003125
+    starts[0]["ts"] = "1736408883703020.000"
+    edited = tmp_path / "trace_view.json"
+    edited.write_text(json.dumps(events), encoding="utf-8")
+    sheet = compare(str(edited), str(src), enable_operator_compare=True).sheet("ModuleCompare")
+    rows = sheet[sheet["Module Name"] == "/ DistributedDataParallel_0/ AlexNet_0/ Sequential_0/ ReLU_0"]
+    total, relu = (rows[rows["Operator Name"] == n].iloc[0] for n in ("TOTAL", "aten::relu_"))
+    assert [total["Device Total Time(us)"], total["Device Total Time(us).1"]] == pytest.approx([15.5003125] * 2,
+                                                                                              abs=5e-4)
+    assert relu["Device Self Time(us)"] == 0 and relu["Kernel Details"] in ("", None)
+    assert relu["Device Self Time(us).1"] == pytest.approx(15.5003125, abs=5e-4)
+    assert relu["Kernel Details.1"] == "aclnnInplaceRelu_Relu_Relu, 11055, AI_CORE [duration: 15.5]\n"
