@@ -1,0 +1,371 @@
+"""Kineto loader and GPU time breakdown rules that no other test pinned (a mutation audit of
+``loaders/kineto.py`` and ``compare/breakdown_gpu.py``). Expected figures come from the raw JSON (json module,
+Decimal µs -> ns, plain Python), not from our loader, timeline or classifier."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections import Counter
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from msprof_compare.api import compare
+from msprof_compare.compare import summary
+from msprof_compare.compare.breakdown_gpu import gpu_breakdown
+from msprof_compare.loaders import load_profile
+from msprof_compare.options import build_options
+
+DATA = Path(__file__).resolve().parent / "data" / "kineto"
+H100 = DATA / "h100_timesformer_excerpt.pt.trace.json"
+RCCL = DATA / "mi300_rccl_generic_excerpt.pt.trace.json"
+LEGACY_FULL = "kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz"
+HTA_ASYNC_GPU = "hta/tests/data/trace_file_list/inference_rank_1.json.gz"
+HTA_MULTI_STREAM = "hta/tests/data/critical_path/cuda_event_sync_multi_stream/event_sync_trace.json.gz"
+HTA_NCCL = "hta/tests/data/timeline_analysis/sampled_rank-0.json.gz"
+HTA_EARLY = "hta/tests/data/negative_queue_length_values_check/rank0.json.gz"
+ACT_CHECKPOINT = "tracelens/tests/traces/mi300/resnet_act_checkpoint.json.gz"
+MATMUL_OPS = ("aten::mm", "aten::addmm", "aten::matmul", "aten::bmm")  # the default keywords' Matmul ops
+
+
+def _opts(**kw):
+    return build_options(**kw)[0]
+
+
+def _ns(v) -> int:
+    return int(Decimal(str(v)) * 1000)
+
+
+def _doc(path: Path) -> dict:
+    raw = path.read_bytes()
+    return json.loads(gzip.decompress(raw) if path.suffix == ".gz" else raw)
+
+
+def _write(tmp_path: Path, doc: dict, name: str = "t.pt.trace.json") -> str:
+    p = tmp_path / name
+    p.write_text(json.dumps(doc))
+    return str(p)
+
+
+def _sample(samples: Path, rel: str) -> Path:
+    path = samples / rel
+    if not path.is_file():
+        pytest.skip(f"{rel} absent")
+    return path
+
+
+def _overall(path: str, **kw):
+    return compare(path, path, enable_profiling_compare=True, **kw).sheet("OverallMetrics").set_index("Index")
+
+
+def _union_ns(spans: list[tuple[int, int]]) -> int:
+    total, reach = 0, None
+    for s, e in sorted(spans):
+        if reach is None or s > reach:
+            total, reach = total + e - s, e
+        elif e > reach:
+            total, reach = total + e - reach, e
+    return total
+
+
+def _longest_free(busy: list[tuple[int, int]], lo: int, hi: int) -> tuple[int, int]:
+    """(start, length) of the longest part of [lo, hi) no busy interval covers (the first of equal ones)."""
+    best, at = (lo, 0), lo
+    for s, e in sorted(busy):
+        if s > at and min(s, hi) - at > best[1]:
+            best = (at, min(s, hi) - at)
+        at = max(at, e)
+    if hi - at > best[1]:
+        best = (at, hi - at)
+    return best
+
+
+# --------------------------------------------------------------------------- loader
+
+
+def test_legacy_memcpy_and_memset_cats_are_normalised(samples):
+    """PyTorch 1.8 writes its copies as cat ``Memcpy`` / ``Memset``: kernels.cat reads them as gpu_memcpy /
+    gpu_memset (the communication comparison takes nccl-named gpu_memcpy rows) while task_type keeps the cat as
+    written. The full legacy ResNet50 trace: 8,772 Kernel, 12 Memcpy and 312 Memset events by the raw JSON."""
+    path = _sample(samples, LEGACY_FULL)
+    raw = Counter(e["cat"] for e in _doc(path)["traceEvents"]
+                  if e.get("ph") == "X" and e.get("cat") in ("Kernel", "Memcpy", "Memset"))
+    assert raw == {"Kernel": 8772, "Memcpy": 12, "Memset": 312}
+    k = load_profile(str(path), _opts()).kernels
+    pairs = Counter(zip(k["task_type"].tolist(), k["cat"].tolist(), strict=True))
+    assert pairs == {("Kernel", "kernel"): raw["Kernel"], ("Memcpy", "gpu_memcpy"): raw["Memcpy"],
+                     ("Memset", "gpu_memset"): raw["Memset"]}
+
+
+def test_async_gpu_flows_link_launches(samples):
+    """hta's inference trace links its four launches by flows of cat ``async_gpu`` (an older Kineto's name,
+    reference-1 §4.1): each start / end pair is a flow, from the launch call to the kernel."""
+    path = _sample(samples, HTA_ASYNC_GPU)
+    ev = _doc(path)["traceEvents"]
+    s = {e["id"]: e for e in ev if e.get("cat") == "async_gpu" and e.get("ph") == "s"}
+    f = {e["id"]: e for e in ev if e.get("cat") == "async_gpu" and e.get("ph") == "f"}
+    want = sorted((_ns(s[i]["ts"]), s[i]["tid"], _ns(f[i]["ts"]), f[i]["tid"]) for i in s.keys() & f.keys())
+    assert len(want) == 4
+    fl = load_profile(str(path), _opts()).flows
+    assert set(fl["cat"]) == {"async_gpu"}
+    assert sorted(zip(fl["s_ts"].tolist(), fl["s_tid"].tolist(), fl["f_ts"].tolist(), fl["f_tid"].tolist(),
+                      strict=True)) == want
+
+
+def test_collective_name_on_some_kernels_only(tmp_path):
+    """PyTorch writes ``Collective name`` on some kernels and not on others (the RCCL excerpt: not on the kernel
+    launched before the profile began). A kernel without it still takes the collective of the record_param_comms
+    op around its launch: here the all-reduce kernel (correlation 5604) with its own name removed (a synthetic
+    edit), whose launch hipExtLaunchKernel lies inside the record naming ``allreduce``."""
+    doc = _doc(RCCL)
+    ev = doc["traceEvents"]
+    kernels = {k["args"]["correlation"]: k for k in ev if k.get("cat") == "kernel"}
+    del kernels[5604]["args"]["Collective name"]
+    call = next(e for e in ev if e.get("cat") == "cuda_runtime" and e["args"]["correlation"] == 5604)
+    around = [r["args"]["Collective name"] for r in ev if r.get("name") == "record_param_comms"
+              and r["tid"] == call["tid"] and r["ts"] <= call["ts"] <= r["ts"] + r["dur"]]
+    assert around == ["allreduce"]
+    path = _write(tmp_path, doc)
+    rows = compare(path, path, enable_communication_compare=True).sheet("CommunicationCompare")
+    got = {r["Communication OP Name"]: (r["Calls"], r["Total Duration(us)"]) for _, r in rows.iterrows()}
+    dur = {c: kernels[c]["dur"] for c in kernels}
+    assert got == {"nccldevkernel": (1, pytest.approx(dur[4079])),
+                   "broadcast": (2, pytest.approx(dur[5183] + dur[5188])),
+                   "allreduce": (1, pytest.approx(dur[5604]))}
+
+
+def _matmul_launches(ev: list[dict], flow_cat: str) -> list[int]:
+    """Durations (ns) of the kernels whose launch (the start of the ``flow_cat`` flow ending at the kernel) lies
+    inside a Matmul op (aten::mm / addmm / matmul / bmm) on the launching thread."""
+    starts = {e["id"]: e for e in ev if e.get("cat") == flow_cat and e.get("ph") == "s"}
+    ends = {_ns(e["ts"]): starts[e["id"]] for e in ev
+            if e.get("cat") == flow_cat and e.get("ph") == "f" and e["id"] in starts}
+    ops = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "cpu_op" and e["name"].lower() in MATMUL_OPS]
+    out = []
+    for k in ev:
+        s = ends.get(_ns(k["ts"])) if k.get("cat") == "kernel" else None
+        if s and any(o["tid"] == s["tid"] and _ns(o["ts"]) <= _ns(s["ts"]) <= _ns(o["ts"]) + _ns(o["dur"])
+                     for o in ops):
+            out.append(_ns(k["dur"]))
+    return out
+
+
+def test_gpu_flow_cat_in_another_case(tmp_path):
+    """docs/differences.md, "--gpu_flow_cat is matched without regard to case": the H100 excerpt with its ac2g
+    flows renamed ``My_Flow`` (a synthetic edit) and ``--gpu_flow_cat My_Flow`` links its kernels as the
+    original trace does with the usual categories: 2 kernels launched inside aten::mm / addmm ops are Matmul (by
+    the raw JSON; without their launches they would be Cube by name)."""
+    doc = _doc(H100)
+    want = _matmul_launches(doc["traceEvents"], "ac2g")
+    assert len(want) == 2
+    for e in doc["traceEvents"]:
+        if e.get("cat") == "ac2g":
+            e["cat"] = "My_Flow"
+    path = _write(tmp_path, doc)
+    om = _overall(path, gpu_flow_cat="My_Flow")
+    assert om.loc["\tMatmul", "Number"] == 2
+    assert om.loc["\tMatmul", "Duration(ms)"] == pytest.approx(sum(want) / 1e6, abs=1e-9)
+    assert om["Duration(ms)"].tolist() == _overall(str(H100))["Duration(ms)"].tolist()
+
+
+# --------------------------------------------------------------------------- breakdown
+
+
+def test_duplicate_kernel_record_counts_once(tmp_path):
+    """The original keys kernels by "pid-tid-ts", so a later record of the same key replaces the earlier one: the
+    H100 excerpt with its last kernel written twice (synthetic), the copy 1 µs longer, has 62 computing kernels,
+    not 63, and the categories hold the copy's duration once."""
+    doc = _doc(H100)
+    ev = doc["traceEvents"]
+    kernels = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "kernel"]
+    copy = dict(kernels[-1], dur=kernels[-1]["dur"] + 1)
+    ev.append(copy)
+    last = {(e["pid"], e["tid"], _ns(e["ts"])): _ns(e["dur"]) for e in [*kernels, copy]}  # the later one wins
+    assert len(last) == 62
+    bd = gpu_breakdown(load_profile(_write(tmp_path, doc), _opts()))
+    assert bd.computing_count == 62
+    assert bd.categorised_ns == sum(last.values())
+
+
+@pytest.mark.parametrize("stream, sdma_ns", [(20, 1_000), (28, 0), (24, 0)])
+def test_compute_stream_ties_and_memcpys(samples, tmp_path, stream, sdma_ns):
+    """hta's multi-stream trace runs one sgemm on each of streams 20, 28 and 24 (in file order), each after a
+    Memset (Device). One of the memsets is made a 1-µs ``Memcpy HtoD`` (synthetic: no sample has a tie with a
+    copy on the tied streams). The compute stream is the most common stream of the computing kernels, the first
+    in file order on a tie (reference-1 §4.2: Counter.most_common), copies not counted: 20 each time, so only the
+    copy on stream 20 is SDMA."""
+    path = _sample(samples, HTA_MULTI_STREAM)
+    doc = _doc(path)
+    kernels = [e["args"]["stream"] for e in doc["traceEvents"] if e.get("cat") == "kernel"]
+    assert kernels == [20, 28, 24]
+    memset = next(e for e in doc["traceEvents"] if e.get("cat") == "gpu_memset" and e["args"]["stream"] == stream)
+    assert memset["dur"] == 1
+    memset.update(cat="gpu_memcpy", name="Memcpy HtoD (Pinned -> Device)")
+    om = _overall(_write(tmp_path, doc))
+    got = om.loc["\tSDMA", "Duration(ms)"] if "\tSDMA" in om.index else 0  # a row only where a side has SDMA
+    assert got == pytest.approx(sdma_ns / 1e6, abs=1e-12)
+
+
+def test_e2e_window_only_from_events_with_a_stream(tmp_path):
+    """reference-1 §4.3: E2E spans the kernels and memcpys that carry a stream; a kernel on no stream (no stream
+    arg, a named lane) counts in Computing Time only. The H100 excerpt with its first kernel so edited
+    (synthetic; the spec's worked example has such a kernel)."""
+    doc = _doc(H100)
+    ev = doc["traceEvents"]
+    first = min((e for e in ev if e.get("cat") == "kernel"), key=lambda e: _ns(e["ts"]))
+    del first["args"]["stream"]
+    first["tid"] = "stream 7"
+    timed = [(_ns(e["ts"]), _ns(e["ts"]) + _ns(e["dur"])) for e in ev
+             if e.get("cat") in ("kernel", "gpu_memcpy") and "stream" in e["args"]]
+    kernels = [(_ns(e["ts"]), _ns(e["ts"]) + _ns(e["dur"])) for e in ev if e.get("cat") == "kernel"]
+    e2e = max(e for _, e in timed) - min(s for s, _ in timed)
+    assert _ns(first["ts"]) < min(s for s, _ in timed)
+    bd = gpu_breakdown(load_profile(_write(tmp_path, doc), _opts()))
+    assert bd.e2e_ns == e2e
+    assert bd.computing_ns == _union_ns(kernels)
+
+
+def test_two_flows_ending_at_one_kernel(tmp_path):
+    """Two launch flows ending at one kernel start: the later one (in the order flows first appear) gives the
+    kernel its launch (the original's dict overwrite). The H100 excerpt plus a flow (synthetic) from the launch
+    call of a vector kernel to one of the two Matmul kernels, written after every other event: that kernel's
+    launch is then outside any Matmul op, so it is Cube by name, and one Matmul kernel is left."""
+    doc = _doc(H100)
+    ev = doc["traceEvents"]
+    want = _matmul_launches(ev, "ac2g")
+    assert len(want) == 2
+    starts = {e["id"]: e for e in ev if e.get("cat") == "ac2g" and e.get("ph") == "s"}
+    ends = {e["id"]: e for e in ev if e.get("cat") == "ac2g" and e.get("ph") == "f" and e["id"] in starts}
+    kernel_at = {_ns(e["ts"]): e for e in ev if e.get("cat") == "kernel"}
+    ends = {i: f for i, f in ends.items() if _ns(f["ts"]) in kernel_at}  # some end on host calls
+    target = next(kernel_at[_ns(f["ts"])] for f in ends.values() if _ns(kernel_at[_ns(f["ts"])]["dur"]) == want[0])
+    other = next(starts[i] for i, f in ends.items() if "gemm" not in kernel_at[_ns(f["ts"])]["name"].lower()
+                 and "elementwise" in kernel_at[_ns(f["ts"])]["name"])
+    new_id = max(e["id"] for e in ev if e.get("cat") == "ac2g") + 1
+    ev.append(dict(other, id=new_id))
+    ev.append({"ph": "f", "cat": "ac2g", "id": new_id, "pid": target["pid"], "tid": target["tid"],
+               "ts": target["ts"], "bp": "e", "name": "ac2g"})
+    om = _overall(_write(tmp_path, doc))
+    assert om.loc["\tMatmul", "Number"] == 1
+    assert om.loc["\tMatmul", "Duration(ms)"] == pytest.approx(want[1] / 1e6, abs=1e-9)
+
+
+def test_collectives_are_busy_for_the_longest_idle_stretch(samples):
+    """The longest idle stretch is the longest part of the E2E window with neither a computing nor an NCCL
+    kernel: hta's sampled rank 0 runs 10 NCCL kernels, which cover part of the longest gap between its computing
+    kernels (67.861 ms without them, 58.862 ms with them, by the raw JSON)."""
+    path = _sample(samples, HTA_NCCL)
+    dev = [e for e in _doc(path)["traceEvents"] if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy")]
+    timed = [(_ns(e["ts"]), _ns(e["ts"]) + _ns(e["dur"])) for e in dev if "stream" in e["args"]]
+    lo, hi = min(s for s, _ in timed), max(e for _, e in timed)
+    kernels = [e for e in dev if e["cat"] == "kernel"]
+    spans = [(_ns(e["ts"]), _ns(e["ts"]) + _ns(e["dur"])) for e in kernels]
+    computing = [sp for sp, e in zip(spans, kernels, strict=True) if not e["name"].lower().startswith("nccl")]
+    want = _longest_free(spans, lo, hi)
+    assert len(spans) - len(computing) == 10
+    assert want[1] == 58_862_000 and _longest_free(computing, lo, hi)[1] == 67_861_000
+    bd = gpu_breakdown(load_profile(str(path), _opts(enable_profiling_compare=True)))
+    assert tuple(bd.longest_idle)[:2] == want
+
+
+def test_conv_on_the_backward_thread_is_backward(samples):
+    """Activation checkpointing recomputes forward convolutions during the backward pass, on the autograd thread
+    (the tid of the first fwdbwd flow end): their kernels are Conv(Backward) although the ops are named
+    forward. TraceLens' MI300X ResNet with activation checkpointing, by the raw JSON: of the computing kernels
+    launched inside an ``aten::conv*`` op, 306 are forward and 933 backward (291 of these by their thread alone)."""
+    path = _sample(samples, ACT_CHECKPOINT)
+    ev = _doc(path)["traceEvents"]
+    bwd_tid = next(e["tid"] for e in ev if e.get("cat") == "fwdbwd" and e.get("ph") == "f")
+    starts = {e["id"]: e for e in ev if e.get("cat") == "ac2g" and e.get("ph") == "s"}
+    ends = {_ns(e["ts"]): starts[e["id"]] for e in ev
+            if e.get("cat") == "ac2g" and e.get("ph") == "f" and e["id"] in starts}
+    conv = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "cpu_op" and "aten::conv" in e["name"].lower()]
+    count = Counter()
+    for k in ev:
+        s = ends.get(_ns(k["ts"])) if k.get("cat") == "kernel" and "nccl" not in k["name"].lower() else None
+        if s is None:
+            continue
+        t = _ns(s["ts"])
+        around = [o for o in conv if o["tid"] == s["tid"] and _ns(o["ts"]) <= t <= _ns(o["ts"]) + _ns(o["dur"])]
+        if around:
+            named = any(w in around[0]["name"].lower() for w in ("bwd", "backward", "back", "grad"))
+            count["bwd" if named or s["tid"] == bwd_tid else "fwd"] += 1
+            count["by thread"] += not named and s["tid"] == bwd_tid
+    assert count == {"fwd": 306, "bwd": 933, "by thread": 291}
+    om = _overall(str(path))
+    assert om.loc["\tConv (Forward)", "Number"] == count["fwd"]
+    assert om.loc["\tConv (Backward)", "Number"] == count["bwd"]
+
+
+def test_early_kernels_run_before_the_first_launched_one(samples):
+    """hta's rank 0 opens its E2E window with kernels whose launch flow has no start (launched before the
+    profile began): by the raw JSON, the first kernel with a complete launch flow starts 2.230 ms into the window,
+    and 5 computing kernels run before it (0.315 ms busy). Kernels without a launch that run later are not early."""
+    path = _sample(samples, HTA_EARLY)
+    ev = _doc(path)["traceEvents"]
+    dev = [e for e in ev if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy")]
+    lo = min(_ns(e["ts"]) for e in dev if "stream" in e["args"])
+    sids = {e["id"] for e in ev if e.get("cat") == "ac2g" and e.get("ph") == "s"}
+    launched = {_ns(e["ts"]) for e in ev if e.get("cat") == "ac2g" and e.get("ph") == "f" and e["id"] in sids}
+    kernels = [e for e in dev if e["cat"] == "kernel"]
+    first = min(_ns(k["ts"]) for k in kernels if _ns(k["ts"]) in launched)
+    early = [(_ns(k["ts"]), _ns(k["ts"]) + _ns(k["dur"])) for k in kernels
+             if _ns(k["ts"]) not in launched and _ns(k["ts"]) < first and not k["name"].lower().startswith("nccl")]
+    later = [k for k in kernels if _ns(k["ts"]) not in launched and _ns(k["ts"]) > first]
+    assert (first - lo, len(early), _union_ns(early)) == (2_230_000, 5, 315_000) and later
+    row = compare(str(path), str(path), enable_profiling_compare=True).guards.set_index("Check").loc[
+        summary.EARLY_CHECK]
+    assert "base: the first 2.230 ms of E2E, where 5 computing kernels run (0.315 ms busy)" in row["Detail"]
+
+
+def test_user_annotation_is_a_cube_op_candidate(tmp_path):
+    """reference-1 §3.7: the host ops a kernel's launch may lie in include cat user_annotation (a
+    ``record_function`` range), so a range a user names after flash attention makes the kernels launched in it
+    Flash Attention. The H100 excerpt plus such a range (synthetic: no sample names one so) around the launch call
+    of one elementwise kernel that no Matmul op holds: it is Flash Attention (Forward) (Vector), its duration by
+    the raw JSON."""
+    doc = _doc(H100)
+    ev = doc["traceEvents"]
+    starts = {e["id"]: e for e in ev if e.get("cat") == "ac2g" and e.get("ph") == "s"}
+    ends = {_ns(e["ts"]): starts[e["id"]] for e in ev
+            if e.get("cat") == "ac2g" and e.get("ph") == "f" and e["id"] in starts}
+    mm = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "cpu_op" and e["name"].lower() in MATMUL_OPS]
+    kernel, call = next((k, ends[_ns(k["ts"])]) for k in ev if k.get("cat") == "kernel"
+                        and "elementwise" in k["name"] and _ns(k["ts"]) in ends
+                        and not any(_ns(o["ts"]) <= _ns(ends[_ns(k["ts"])]["ts"]) <= _ns(o["ts"]) + _ns(o["dur"])
+                                    for o in mm))
+    ev.append({"ph": "X", "cat": "user_annotation", "name": "my_flash_attention", "pid": call["pid"],
+               "tid": call["tid"], "ts": call["ts"], "dur": 1})
+    om = _overall(_write(tmp_path, doc))
+    assert om.loc["\tFlash Attention (Forward)", "Number"] == 1
+    assert om.loc["\tFlash Attention (Forward)", "Duration(ms)"] == pytest.approx(_ns(kernel["dur"]) / 1e6,
+                                                                                 abs=1e-9)
+
+
+def test_graph_launch_with_correlation_zero(tmp_path):
+    """A graph launch call links the kernels it replays by its correlation id, any whole number from 0: the vLLM
+    MI300X excerpt with its first hipGraphLaunch's correlation id (and its kernels' flow ends) renumbered 0
+    (synthetic: no sample holds id 0). Replay links by the raw JSON: flow ends at a kernel start whose id has no
+    flow start and is the correlation id of exactly one launch call."""
+    doc = _doc(DATA / "vllm_mi300x_piecewise_graphs_excerpt.pt.trace.json.gz")
+    ev = doc["traceEvents"]
+    call = next(e for e in ev if e.get("name") == "hipGraphLaunch")
+    old = call["args"]["correlation"]
+    assert not any(e.get("id") == 0 for e in ev if e.get("ph") in ("s", "f"))
+    call["args"]["correlation"] = 0
+    for e in ev:
+        if e.get("cat") == "ac2g" and e.get("id") == old:
+            e["id"] = 0
+    corr = Counter(e["args"].get("correlation") for e in ev
+                   if e.get("ph") == "X" and e.get("cat") in ("cuda_runtime", "cuda_driver"))
+    sids = {e["id"] for e in ev if e.get("cat") == "ac2g" and e.get("ph") == "s"}
+    at_kernel = {(e["pid"], e["tid"], _ns(e["ts"])) for e in ev if e.get("ph") == "X" and e.get("cat") == "kernel"}
+    lone = [e for e in ev if e.get("cat") == "ac2g" and e.get("ph") == "f" and e["id"] not in sids
+            and (e["pid"], e["tid"], _ns(e["ts"])) in at_kernel and corr[e["id"]] == 1]
+    assert sum(e["id"] == 0 for e in lone) > 0
+    fl = load_profile(_write(tmp_path, doc), _opts()).flows
+    replay = fl[fl["replay"] == 1]
+    assert sorted(replay["f_ts"].tolist()) == sorted(_ns(e["ts"]) for e in lone)
+    assert (replay[replay["id"] == "0"]["s_ts"] == _ns(call["ts"])).all()
