@@ -29,3 +29,13 @@ def edited_copy(src: Path, dest: Path, *statements: str) -> Path:
     finally:
         con.close()
     return dest
+
+
+def string_id(con: sqlite3.Connection, text: str) -> int:
+    """The STRING_IDS id of ``text``, added when absent: how a test names a row of its DB variant."""
+    row = con.execute("SELECT id FROM STRING_IDS WHERE value = ?", (text,)).fetchone()
+    if row:
+        return row[0]
+    new = con.execute("SELECT max(id) + 1 FROM STRING_IDS").fetchone()[0]
+    con.execute("INSERT INTO STRING_IDS VALUES (?, ?)", (new, text))
+    return new

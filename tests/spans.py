@@ -17,6 +17,18 @@ def union(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return [(s, e) for s, e in out]
 
 
+def longest_free(busy: list[tuple[int, int]], lo: int, hi: int) -> tuple[int, int]:
+    """(start, length) of the longest part of [lo, hi) no busy interval covers (the first of equal ones)."""
+    best, at = (lo, 0), lo
+    for s, e in sorted(busy):
+        if s > at and min(s, hi) - at > best[1]:
+            best = (at, min(s, hi) - at)
+        at = max(at, e)
+    if hi - at > best[1]:
+        best = (at, hi - at)
+    return best
+
+
 def overlap_walk(ws: np.ndarray, we: np.ndarray, es: np.ndarray, ee: np.ndarray) -> int:
     """The original's OVERLAP(windows, events) pointer walk (reference-1 §5.7): what the exact intersection
     (``timeline``) replaces, for the parity tests.

@@ -14,7 +14,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from dbutil import edited_copy, sql
+from dbutil import edited_copy, sql, string_id
 from spans import union
 
 from msprof_compare import api
@@ -283,26 +283,19 @@ def _mc2_db(tmp_path: Path, pmu: dict[str, float]) -> tuple[Path, int, int, list
     shutil.copyfile(L1, db)
     con = sqlite3.connect(db)
     try:
-        def sid(text: str) -> int:
-            row = con.execute("SELECT id FROM STRING_IDS WHERE value = ?", (text,)).fetchone()
-            if row:
-                return row[0]
-            new = con.execute("SELECT max(id) + 1 FROM STRING_IDS").fetchone()[0]
-            con.execute("INSERT INTO STRING_IDS VALUES (?, ?)", (new, text))
-            return new
-
         gid, start, end = con.execute(f"SELECT t.globalTaskId, t.startNs, t.endNs {COMPUTE} "
                                       "WHERE t.endNs - t.startNs > 1000 ORDER BY t.startNs LIMIT 1").fetchone()
-        con.execute("UPDATE COMPUTE_TASK_INFO SET name = ? WHERE globalTaskId = ?", (sid("MatmulAllReduce"), gid))
+        con.execute("UPDATE COMPUTE_TASK_INFO SET name = ? WHERE globalTaskId = ?",
+                    (string_id(con, "MatmulAllReduce"), gid))
         span = end - start
         ends = [start + span // 8, start + span // 4, start + span // 2, start + 3 * span // 4]
         for k, e in enumerate([start - 50, *ends]):
             con.execute("INSERT INTO TASK (startNs, endNs, deviceId, connectionId, globalTaskId, globalPid, taskType, "
                         "streamId, taskId) VALUES (?, ?, 0, -1, ?, 0, ?, 99, ?)",
-                        (e - 10, e, 10**9 + k, sid("C_CORE_SQE"), 10**6 + k))
+                        (e - 10, e, 10**9 + k, string_id(con, "C_CORE_SQE"), 10**6 + k))
         con.execute("DELETE FROM TASK_PMU_INFO WHERE globalTaskId = ?", (gid,))
         for name, v in pmu.items():
-            con.execute("INSERT INTO TASK_PMU_INFO VALUES (?, ?, ?)", (gid, sid(name), v))
+            con.execute("INSERT INTO TASK_PMU_INFO VALUES (?, ?, ?)", (gid, string_id(con, name), v))
         con.commit()
     finally:
         con.close()

@@ -16,6 +16,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from spans import longest_free
 
 from msprof_compare.api import compare
 from msprof_compare.compare import summary
@@ -37,18 +38,6 @@ def _ns(v) -> int:
     return int(Decimal(str(v)) * 1000)
 
 
-def _longest_free(busy: list[tuple[int, int]], lo: int, hi: int) -> tuple[int, int]:
-    """(start, length) of the longest part of [lo, hi) no busy interval covers (the first of equal ones)."""
-    best, at = (lo, 0), lo
-    for s, e in sorted(busy):
-        if s > at and min(s, hi) - at > best[1]:
-            best = (at, min(s, hi) - at)
-        at = max(at, e)
-    if hi - at > best[1]:
-        best = (at, hi - at)
-    return best
-
-
 def _kineto(events: list[dict]) -> tuple[tuple[int, int], int]:
     """(longest stretch, E2E). Busy: every kernel (computing and nccl); window: kernels and memcpys with a
     stream (reference-1 §4.3)."""
@@ -56,7 +45,7 @@ def _kineto(events: list[dict]) -> tuple[tuple[int, int], int]:
     timed = [(_ns(e["ts"]), _ns(e["ts"]) + _ns(e["dur"])) for e in dev if "stream" in e.get("args", {})]
     busy = [(_ns(e["ts"]), _ns(e["ts"]) + _ns(e["dur"])) for e in dev if e["cat"] == "kernel"]
     lo, hi = min(s for s, _ in timed), max(e for _, e in timed)
-    return _longest_free(busy, lo, hi), hi - lo
+    return longest_free(busy, lo, hi), hi - lo
 
 
 def test_gpu_excerpt():
@@ -82,7 +71,7 @@ def _npu_idle(ov: list[tuple[str, int, int]]) -> tuple[int, int]:
     """Busy: the Overlap Analysis lane's Computing and Communication(Not Overlapped) events (what Free Time
     leaves out); window: the whole lane."""
     busy = [(s, e) for n, s, e in ov if n in ("Computing", "Communication(Not Overlapped)")]
-    return _longest_free(busy, min(s for _, s, _ in ov), max(e for _, _, e in ov))
+    return longest_free(busy, min(s for _, s, _ in ov), max(e for _, _, e in ov))
 
 
 def test_npu_text_excerpt():
@@ -126,7 +115,7 @@ def test_db_excerpt():
         lo, hi = con.execute("SELECT min(t.startNs), max(t.endNs) FROM TASK t JOIN STRING_IDS s ON s.id = t.taskType "
                              f"WHERE s.value NOT IN ({','.join('?' * len(excluded))})", excluded).fetchone()
     lo, hi = min(lo, *(s for s, _ in spans)), max(hi, *(e for _, e in spans))
-    want = _longest_free(spans, lo, hi)
+    want = longest_free(spans, lo, hi)
     assert bd.e2e_ns == hi - lo and bd.longest_idle == Stretch(want[0], want[1], want[0] - lo)
     assert want[1] == 5_685_773 and want[0] == lo < min(s for s, _ in spans)
 

@@ -11,6 +11,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from spans import longest_free
 
 from msprof_compare.api import compare
 from msprof_compare.compare import summary
@@ -68,18 +69,6 @@ def _union_ns(spans: list[tuple[int, int]]) -> int:
         elif e > reach:
             total, reach = total + e - reach, e
     return total
-
-
-def _longest_free(busy: list[tuple[int, int]], lo: int, hi: int) -> tuple[int, int]:
-    """(start, length) of the longest part of [lo, hi) no busy interval covers (the first of equal ones)."""
-    best, at = (lo, 0), lo
-    for s, e in sorted(busy):
-        if s > at and min(s, hi) - at > best[1]:
-            best = (at, min(s, hi) - at)
-        at = max(at, e)
-    if hi - at > best[1]:
-        best = (at, hi - at)
-    return best
 
 
 # --------------------------------------------------------------------------- loader
@@ -263,9 +252,9 @@ def test_collectives_are_busy_for_the_longest_idle_stretch(samples):
     kernels = [e for e in dev if e["cat"] == "kernel"]
     spans = [(_ns(e["ts"]), _ns(e["ts"]) + _ns(e["dur"])) for e in kernels]
     computing = [sp for sp, e in zip(spans, kernels, strict=True) if not e["name"].lower().startswith("nccl")]
-    want = _longest_free(spans, lo, hi)
+    want = longest_free(spans, lo, hi)
     assert len(spans) - len(computing) == 10
-    assert want[1] == 58_862_000 and _longest_free(computing, lo, hi)[1] == 67_861_000
+    assert want[1] == 58_862_000 and longest_free(computing, lo, hi)[1] == 67_861_000
     bd = gpu_breakdown(load_profile(str(path), _opts(enable_profiling_compare=True)))
     assert tuple(bd.longest_idle)[:2] == want
 
