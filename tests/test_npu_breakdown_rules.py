@@ -1,0 +1,183 @@
+"""NPU text breakdown and OverallMetrics / console rules a mutation audit found untested: the MC2 SQE window's
+end bound, its PMU rounding, the Tensor Move name rule, the wait history "RRNR", and OverallMetrics / console
+rows on hand-made breakdowns (SDMA under Free Time, MC2 in Cube Time, group and pair labels, row order)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from msprof_compare.compare import breakdown_npu as B
+from msprof_compare.compare import overall
+from msprof_compare.compare.breakdown import MC2, Breakdown
+from msprof_compare.model import Profile, frame
+from msprof_compare.options import Options
+
+OPTS = Options(enable_profiling_compare=True)
+
+
+def _npu(e2e_ns: int = 10_000_000, kind: str = "NPU") -> Breakdown:
+    bd = Breakdown(kind)
+    bd.e2e_ns, bd.computing_ns = e2e_ns, 4_000_000
+    return bd
+
+
+def _by_label(base: Breakdown, comp: Breakdown) -> dict:
+    rows, _ = overall.overall_rows(base, comp)
+    return {r[0]: r for r in rows}
+
+
+# --------------------------------------------------------------------------- breakdown_npu
+
+
+def test_mc2_sqe_ending_at_the_kernel_end_is_collected():
+    """reference-1 §5.6: an SQE whose end equals the kernel's end (ts + dur) is inside it (``<= end``)."""
+    bd = Breakdown("NPU")
+    # kernel [0, 20): SQE ends 5, 12, 15, 20 all inside -> pairs (12-5) + (20-15) = 12
+    B.add_mc2(bd, np.array([5, 12, 15, 20]), np.array([0]), np.array(["M"], dtype=object),
+              np.array([0]), np.array([20]), np.array([0]))
+    assert bd.mc2["M"].communication_ns == (12 - 5) + (20 - 15)
+
+
+def _mc2_profile(aic_mac_us: float) -> Profile:
+    p = Profile(path="synthetic", kind="NPU", source="ascend_text", level="ascend_output")
+    p.kernels = frame("kernels", {"name": ["C_CORE_SQE"] * 2, "ts": [0, 5], "dur": [5, 5],
+                                  "pid": [1] * 2, "tid": [2] * 2, "stream": [2] * 2, "task_type": ["X"] * 2})
+    p.kernel_details = pd.DataFrame({
+        "Name": ["MatmulAllReduce"], "Type": ["MatmulAllReduce"], "ts": [0], "dur": [25],
+        "Duration(us)": [0.025], "aiv_vec_time(us)": [1.0], "aic_mac_time(us)": [aic_mac_us],
+        "aic_mte2_time(us)": [0.0], "aiv_time(us)": [0.0]})
+    return p
+
+
+def test_mc2_computing_rounds_us_to_the_nearest_ns():
+    """MC2 Computing is the PMU time in us turned to ns by rounding, not truncating: 0.0027 us -> 3 ns
+    (0.0027 * 1000 = 2.7), 0.0021 us -> 2 ns. Synthetic kernel_details row (no sample has an MC2 kernel)."""
+    assert B.npu_breakdown(_mc2_profile(0.0027), OPTS).mc2["MatmulAllReduce"].computing_ns == 3
+    assert B.npu_breakdown(_mc2_profile(0.0021), OPTS).mc2["MatmulAllReduce"].computing_ns == 2
+
+
+def test_tensor_move_needs_both_the_inplace_copy_prefix_and_the_word():
+    """reference-1 §3.7: SDMA (Tensor Move) is an ``aclnnInplaceCopy*`` kernel whose name also says TensorMove
+    (the level1 sample's ``aclnnInplaceCopy_TensorMoveAiCore_TensorMove``); a name with only one of the two is
+    an ordinary Vector kernel. Rows: that real name plus two edited ones, vector PMU time only."""
+    p = Profile(path="synthetic", kind="NPU", source="ascend_text", level="ascend_output")
+    names = ["aclnnInplaceCopy_TensorMoveAiCore_TensorMove", "aclnnInplaceCopy_CastAiCore_Cast",
+             "aclnnAdd_TensorMoveAiCore_TensorMove"]
+    p.kernel_details = pd.DataFrame({
+        "Name": names, "Type": ["TensorMove", "Cast", "TensorMove"], "ts": [0, 100, 200], "dur": [7, 11, 13],
+        "aiv_vec_time(us)": [0.005, 0.009, 0.010], "mac_time(us)": [0.0, 0.0, 0.0]})
+    bd = B.npu_breakdown(p, OPTS)
+    assert (bd.buckets["sdma_tm"].ns, bd.buckets["sdma_tm"].count) == (7, 1)
+    vector = bd.buckets["vector_trans"].ns + bd.buckets["vector_notrans"].ns
+    assert vector == 11 + 13
+
+
+def test_wait_history_rrnr_needs_all_four_letters():
+    """reference-1 §5.7: a Notify_Wait is left out after "RRNR"; after "ORNR" (other, RDMASend, Notify_Wait,
+    RDMASend) it still counts as waiting."""
+    names = ["Memcpy", "RDMASend", "Notify_Wait", "RDMASend", "Notify_Wait",
+             "RDMASend", "RDMASend", "Notify_Wait", "RDMASend", "Notify_Wait"]
+    tasks = pd.DataFrame({"name": names, "tid": [1] * len(names), "ts": range(len(names))})
+    # index 2: history "OOOR"... counts; 4: "ORNR" counts; 7: after "NRR" ends in RR -> out; 9: "RRNR" -> out
+    assert B.wait_candidates(tasks).tolist() == [False, False, True, False, True,
+                                                 False, False, False, False, False]
+
+
+# --------------------------------------------------------------------------- OverallMetrics rows
+
+
+def test_free_row_leaves_out_sdma_on_compute_streams():
+    """reference-1 §9.4: under Free Time, "\\tSDMA" is the stream SDMA time and "\\tFree" the rest:
+    free = 10 - 4 = 6 ms, SDMA 1.5 ms -> Free 4.5 ms."""
+    b, c = _npu(), _npu()
+    b.sdma_stream.add(1_500_000, 3)
+    rows = _by_label(b, c)
+    assert rows["Free Time"][1] == 6.0 and rows["\tSDMA"][1] == 1.5
+    assert rows["\tFree"][1] == 4.5 and rows["\tFree"][4] == 6.0
+
+
+def test_mc2_rows_follow_base_order_then_comparison_only():
+    """MC2 blocks: base's kernels in their order, then those only the comparison has."""
+    b, c = _npu(), _npu()
+    b.mc2 = {"MatmulAllReduce": MC2(ns=1_000_000, count=1)}
+    c.mc2 = {"AllGatherMatmul": MC2(ns=2_000_000, count=2), "MatmulAllReduce": MC2(ns=3_000_000, count=1)}
+    rows, _ = overall.overall_rows(b, c)
+    labels = [r[0] for r in rows if r[0] in ("\tMatmulAllReduce", "\tAllGatherMatmul")]
+    assert labels == ["\tMatmulAllReduce", "\tAllGatherMatmul"]
+
+
+def test_group_label_with_a_pg_name_that_pairs_by_key():
+    """reference-1 §9.4 item 26: a group with a pg name but no pairing by it is shown as "\\t<pg>: <key>"."""
+    b, c = _npu(), _npu()
+    b.groups = {"Group 1 Communication": {"wait": 0, "transmit": 100_000}}
+    b.pg_names = {"Group 1 Communication": "dp"}
+    c.groups = {"Group 1 Communication": {"wait": 0, "transmit": 200_000}}
+    rows = _by_label(b, c)
+    assert rows["\tdp: Group 1 Communication"][1] == 0.1 and rows["\tdp: Group 1 Communication"][4] == 0.2
+
+
+def test_pg_name_held_by_two_groups_does_not_pair_by_name():
+    """Only a pg name held by exactly one group on each side pairs by name; two "tp" groups on the base pair by
+    key instead (Group 1 with Group 1), so no "\\ttp: Communication" row."""
+    b, c = _npu(), _npu()
+    b.groups = {"Group 1 Communication": {"wait": 0, "transmit": 100_000},
+                "Group 2 Communication": {"wait": 0, "transmit": 300_000}}
+    b.pg_names = {"Group 1 Communication": "tp", "Group 2 Communication": "tp"}
+    c.groups = {"Group 1 Communication": {"wait": 0, "transmit": 500_000}}
+    c.pg_names = {"Group 1 Communication": "tp"}
+    rows = _by_label(b, c)
+    assert "\ttp: Communication" not in rows
+    assert rows["\ttp: Group 1 Communication"][1] == 0.1 and rows["\ttp: Group 1 Communication"][4] == 0.5
+
+
+def test_group_pair_rows_base_order_first():
+    """Pair rows: the base's pairs first, then the comparison's others."""
+    b, c = _npu(), _npu()
+    b.group_pairs = {("G1", "G2"): 10_000}
+    c.group_pairs = {("G3", "G4"): 20_000, ("G1", "G2"): 30_000}
+    rows, _ = overall.overall_rows(b, c)
+    labels = [r[0] for r in rows if r[0].startswith("\t\tG")]
+    assert labels == ["\t\tG1 & G2", "\t\tG3 & G4"]
+
+
+# --------------------------------------------------------------------------- console summary
+
+
+def test_console_cube_time_counts_mc2_kernels():
+    """reference-1 §10: Cube Time = Matmul (Cube + Vector) + other Cube + MC2: 1 + 0.5 + 2 = 3.5 s."""
+    b, c = _npu(), _npu()
+    b.buckets["matmul_cube"].add(1_000_000_000, 1)
+    b.buckets["other_cube"].add(500_000_000, 2)
+    b.mc2 = {"MatmulAllReduce": MC2(ns=2_000_000_000, count=1)}
+    t = overall.summary_table(b, c)
+    assert t["rows"][0][t["headers"].index("Cube Time(Num)")] == "3.500s(3)"
+
+
+def test_console_other_time_is_zero_on_the_gpu_side():
+    """reference-1 §8.3: the GPU side never computes Other Time for the console (shown 0.000s)."""
+    g, n = _npu(kind="GPU"), _npu()
+    g.computing_ns = n.computing_ns = 4_000_000_000
+    t = overall.summary_table(g, n)
+    col = t["headers"].index("Other Time")
+    assert [r[col] for r in t["rows"]] == ["0.000s", "4.000s"]
+
+
+def test_console_e2e_header_for_gpu_not_minimal_profiling():
+    """Two GPU sides, one not minimal: the E2E header says "(Not minimal profiling)"."""
+    g1, g2 = _npu(kind="GPU"), _npu(kind="GPU")
+    assert overall.summary_table(g1, g2)["headers"][-1] == "E2E Time"
+    g2.not_minimal = True
+    assert overall.summary_table(g1, g2)["headers"][-1] == "E2E Time(Not minimal profiling)"
+
+
+# --------------------------------------------------------------------------- CommunicationCompare
+
+
+def test_collective_word_of_gather_scatter_and_alltoallv():
+    """PyTorch's Collective names outside NCCL's kernel words still name HCCL families: ``_gather`` ->
+    ``gather``, ``scatter`` -> ``scatter``, ``all_to_allv`` -> ``alltoallv``."""
+    from msprof_compare.compare.communication import collective_word
+
+    assert [collective_word(t) for t in ("_gather", "scatter", "all_to_allv", "barrier")] == [
+        "gather", "scatter", "alltoallv", None]
