@@ -181,3 +181,37 @@ def test_collective_word_of_gather_scatter_and_alltoallv():
 
     assert [collective_word(t) for t in ("_gather", "scatter", "all_to_allv", "barrier")] == [
         "gather", "scatter", "alltoallv", None]
+
+
+def test_hccl_events_in_any_file_order_give_the_same_sheets(samples, tmp_path) -> None:
+    """CommunicationCompare (and the wait history) walk each plane's tasks in start order; the exporter writes them
+    so, and nothing else tells that order. Synthetic edit of the level1 sample: its HCCL process's events written
+    in reverse, the rest of the file as it is. Expected: every cell of OverallMetrics and CommunicationCompare as
+    for the unedited file, whose figures the reference workbook of pair 1 holds (checked by the reference tests).
+    The sample has no wait time, so the wait history's own sort is not exercised here."""
+    import json
+    import shutil
+
+    import pandas as pd
+
+    from msprof_compare import compare
+
+    level = "msinsight/test/data/pytorch/text/level{}/rank0_ascend_pt"
+    src = samples / level.format(1)
+    copy = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(src, copy)
+    tv = copy / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(tv.read_text(encoding="utf-8"))
+    hccl = {e["pid"] for e in events if e.get("name") == "process_name" and e["args"]["name"] == "HCCL"}
+    at = [i for i, e in enumerate(events) if e.get("pid") in hccl and e.get("ph") == "X"]
+    assert len(at) > 100 and len({events[i]["tid"] for i in at}) > 1  # tasks of several planes
+    moved = [events[i] for i in at]
+    for i, e in zip(at, reversed(moved), strict=True):
+        events[i] = e
+    tv.write_text(json.dumps(events), encoding="utf-8")
+    other = samples / level.format(2)
+    want = compare(str(src), str(other), enable_profiling_compare=True, enable_communication_compare=True)
+    got = compare(str(copy), str(other), enable_profiling_compare=True, enable_communication_compare=True)
+    for name in ("OverallMetrics", "CommunicationCompare"):
+        pd.testing.assert_frame_equal(got.sheet(name), want.sheet(name))
+    assert len(want.sheet("CommunicationCompare")) > 4
