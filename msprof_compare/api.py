@@ -20,7 +20,7 @@ from .compare.classify import Keywords
 from .compare.table import Sheet
 from .errors import ProfileError, UsageError
 from .gcpause import gc_paused
-from .loaders import load_profile
+from .loaders import Layout, detect, load_profile
 from .model import Profile
 from .options import Options, build_options
 from .textsafe import display, term_safe
@@ -197,7 +197,7 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str], **
         keywords = load_keywords()  # a bad MSPROF_COMPARE_CONFIG file is named before minutes of loading
     size = input_bytes(base) + input_bytes(comparison)
     # loading a GB takes tens of seconds: say what is happening, unless an input is refused at once
-    notice = size >= LOAD_NOTICE_BYTES and all(_detected(p, opts.force) for p in (base, comparison))
+    notice = size >= LOAD_NOTICE_BYTES and all(_layout(p, opts.force) for p in (base, comparison))
     if notice:
         log.info("Loading %s MB of profiling data, please wait.", f"{size / 1e6:,.0f}")
     started = time.perf_counter()
@@ -226,26 +226,22 @@ def _same_input(base: str, comparison: str) -> str | None:
         return None
 
 
-def _detected(given: str, force: bool) -> bool:
-    """Whether the loader will take up the input (its layout is recognised); its error, if any, comes from
-    the loader in the sides' order."""
-    from .loaders import detect
-
+def _layout(given: str, force: bool) -> Layout | None:
+    """The input's layout as the loader will find it, before loading; None for a path the loader will refuse
+    (its error comes from the loader, in the sides' order)."""
     try:
-        detect(given, force)
-    except (ProfileError, UsageError, OSError, ValueError):
-        return False
-    return True
+        return detect(given, force)
+    except ProfileError:
+        return None
 
 
 def _is_kineto(given: str, force: bool) -> bool | None:
     """Is the input a Kineto trace: known from its first bytes (a JSON object, reference-1 §2.1) without
-    loading it; None for a path the loader will refuse (its error comes from the loader)."""
-    from .loaders import detect, traceio
+    loading it; None for a path the loader will refuse."""
+    from .loaders import traceio
 
-    try:
-        layout = detect(given, force)
-    except ProfileError:
+    layout = _layout(given, force)
+    if layout is None:
         return None
     return layout.level == "file" and not layout.db_path \
         and traceio.first_char(traceio.head_bytes(layout.trace_path)) == "{"

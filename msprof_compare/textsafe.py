@@ -52,6 +52,13 @@ def one_line(text: object) -> str:
     return _BREAK.sub(" ", str(text).strip("\r\n"))
 
 
+def short_list(items: list, limit: int) -> str:
+    """The first ``limit`` items, terminal-safe and comma-separated, then ", ... (N in all)" when there are more:
+    a message names a few of many files or ids without burying its line."""
+    shown = ", ".join(term_safe(i) for i in items[:limit])
+    return shown + (f", ... ({len(items)} in all)" if len(items) > limit else "")
+
+
 def short_repr(value: object, limit: int = 40) -> str:
     """``repr(value)`` cut to ``limit`` characters: one bad value quoted in a one-line message (a 5,000-digit
     text or a long blob would bury the line)."""

@@ -16,6 +16,7 @@ import pandas as pd
 
 from ..errors import StepError
 from ..model import Profile, bare_trace, pair_codes
+from ..textsafe import short_list
 from . import table
 from .steps import side_range, side_step
 from .table import STYLE_FLOAT, STYLE_INT, Column, Sheet, diff_ratio, frame_from_rows
@@ -267,8 +268,8 @@ def _steps_held(profile: Profile) -> str:
     held = np.unique(ids[ids >= 0]) if ids is not None else np.zeros(0)
     if not len(held):
         return ""
-    shown = ", ".join(str(int(i)) for i in held[:10]) + (f", ... ({len(held)} in all)" if len(held) > 10 else "")
-    return f" (its kernel_details.csv holds step{'s' if len(held) > 1 else ''} {shown})"
+    steps = short_list(held.astype(np.int64).tolist(), 10)
+    return f" (its kernel_details.csv holds step{'s' if len(held) > 1 else ''} {steps})"
 
 
 def _no_step_ids(profile: Profile) -> bool:

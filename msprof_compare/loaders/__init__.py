@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from ..errors import ProfileError
 from ..model import Profile
 from ..options import Options
-from ..textsafe import term_safe
+from ..textsafe import short_list, term_safe
 from . import paths
 
 DB_PREFIXES = ("ascend_pytorch_profiler", "ascend_mindspore_profiler", "msmonitor")
@@ -213,7 +213,7 @@ def _inner_profiles_hint(directory: str) -> str | None:
              or any(f.endswith(_KINETO_SUFFIXES) for f in _kineto_candidates(os.path.join(directory, n)))]
     if not found:
         return None
-    listing = ", ".join(term_safe(n) for n in found[:4]) + (f", ... ({len(found)} in all)" if len(found) > 4 else "")
+    listing = short_list(found, 4)
     return f"it holds profiling directories: {listing}; pass one of them, one rank per side"
 
 
@@ -227,7 +227,7 @@ def _timeline_files_hint(directory: str) -> str | None:
              if os.path.basename(f).startswith("msprof_") and traceio.first_char(traceio.head_bytes(f, 64)) == "["]
     if not found:
         return None
-    listing = ", ".join(term_safe(n) for n in found[:4]) + (f", ... ({len(found)} in all)" if len(found) > 4 else "")
+    listing = short_list(found, 4)
     return f"it holds timeline files: {listing}; pass one of them"
 
 
