@@ -1,0 +1,233 @@
+"""Memory sheet rules the mutation audit found unguarded: record order inside an op, the statistic's row order,
+``cann::`` placement edge cases, the time texts, and the one-side lines' words and levels."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import logging
+from decimal import Decimal
+from pathlib import Path
+
+import numpy as np
+import pytest
+from xlsxutil import read_xlsx
+
+from msprof_compare.api import compare
+from msprof_compare.compare import memory
+from msprof_compare.loaders import load_profile
+from msprof_compare.options import build_options
+
+DATA = Path(__file__).resolve().parent / "data"
+TEXT = "msinsight/test/data/pytorch/text"
+L1, L2 = f"{TEXT}/level1/rank0_ascend_pt", f"{TEXT}/level2/rank0_ascend_pt"
+PAIR1_BOOK = "1-npu-text-l1-vs-l2/performance_comparison_result.xlsx"
+MS_FIXTURE = DATA / "npu" / "profiler" / "rank-0_20250101000000000_ascend_ms"
+TIMESFORMER = DATA / "kineto" / "h100_timesformer_excerpt.pt.trace.json"
+GPU_WITHOUT_MEMORY = (DATA / "kineto" / "b200_vllm_moe_excerpt.pt.trace.json",
+                      DATA / "kineto" / "h200_gpt_bf16_cudnn_sdpa_excerpt.pt.trace.json")
+
+
+def _assert_cells_equal(ours, ref, name: str) -> None:
+    """Every cell of our sheet as the original wrote it (floats to 1e-12 relative: order of additions)."""
+    assert list(ours.columns) == list(ref.columns) and len(ours) == len(ref), name
+    for col in ref.columns:
+        if ref[col].dtype.kind in "if" and ours[col].dtype.kind in "if":
+            assert np.allclose(ours[col].astype(float), ref[col].astype(float), rtol=1e-12, atol=0), (name, col)
+        else:
+            got = ours[col].fillna("").astype(str).str.replace("\r", "_x000D_").tolist()
+            assert got == ref[col].astype(object).where(ref[col].notna(), "").astype(str).tolist(), (name, col)
+
+
+def _copy_tree(src: Path, dst: Path) -> Path:
+    """A writable copy of a sample directory (the samples are read-only)."""
+    for f in src.rglob("*"):
+        if f.is_file():
+            (dst / f.relative_to(src)).parent.mkdir(parents=True, exist_ok=True)
+            (dst / f.relative_to(src)).write_bytes(f.read_bytes())
+    return dst
+
+
+PAIR4_BASE = "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"
+H100_TIMESFORMER = "tracelens/tests/traces/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz"
+
+
+@pytest.mark.parametrize(("book", "base", "comparison"), [
+    ("4-gpu-alexnet-vs-npu-text-l1", PAIR4_BASE, L1),
+    ("6b-gpu-timesformer-h100-self", H100_TIMESFORMER, H100_TIMESFORMER),
+])
+def test_memory_sheets_match_the_original_cell_for_cell(samples, reference_outputs, book, base, comparison):
+    """Both memory sheets of reference pairs 4 and 6b, every cell as the original wrote it. Pair 4 (a GPU base
+    without memory) fixes the statistic's row order: Diff Memory(MB) descending, ties in first-appearance order,
+    base names first (most rows tie at 0.00 or share a ratio of inf); pair 6b fixes the order of an op's own
+    records in Allocated Details: by allocation time, not by when the walk emitted them (at their release)."""
+    if not (samples / base).exists():
+        pytest.skip("reference pair sample absent")
+    res = compare(str(samples / base), str(samples / comparison), enable_memory_compare=True)
+    wb = reference_outputs / book / "performance_comparison_result.xlsx"
+    for name in ("MemoryCompareStatistic", "MemoryCompare"):
+        _assert_cells_equal(res.sheet(name), read_xlsx(wb, sheet_name=name, header=2), name)
+    if book.startswith("4"):
+        # the original's first rows: the comparison's largest allocators, then the base-only names at 0.00
+        stat = res.sheet("MemoryCompareStatistic")
+        assert stat["Operator Name"].tolist()[:3] == [
+            "DistributedDataParallel.forward", "autograd::engine::evaluate_function: ConvolutionBackward0",
+            "autograd::engine::evaluate_function: AddmmBackward0"]
+        assert stat["Diff Memory(MB)"].tolist()[:3] == [360.85, 318.03, 246.65]
+        return
+    # Order Id 6 (aten::conv2d): the aten::cudnn_convolution under it owns two blocks; the one allocated first is
+    # released last
+    events = json.loads(gzip.decompress((samples / base).read_bytes()))["traceEvents"]
+    mem = {(str(e["ts"]), e["args"]["Bytes"]) for e in events if e.get("name") == "[memory]"}
+    # (alloc us, release us, bytes) of the two blocks, read off the trace's [memory] events by hand
+    blocks = [("1420179707195.452", "1420179707724.69", 38535168),
+              ("1420179707243.293", "1420179707373.085", 144703488)]
+    assert all((a, b) in mem and (r, -b) in mem for a, r, b in blocks)
+    want = "".join(f"aten::cudnn_convolution, ({a}, {r}), [duration: {float(Decimal(r) - Decimal(a))}], "
+                   f"[size: {b / 1024}]\n" for a, r, b in blocks)
+    row = res.sheet("MemoryCompare").iloc[5]
+    assert (row["Order Id"], row["Operator Name"], row["Allocated Details"]) == (6, "aten::conv2d", want)
+
+
+def _l1_with(tmp_path: Path, samples: Path, trace=None, memory_rows=None) -> Path:
+    """A copy of L1 whose trace_view.json events / operator_memory.csv rows are edited by the given functions."""
+    dst = _copy_tree(samples / L1, tmp_path / "b" / "rank0_ascend_pt")
+    out = dst / "ASCEND_PROFILER_OUTPUT"
+    if trace is not None:
+        f = out / "trace_view.json"
+        f.write_text(json.dumps(trace(json.loads(f.read_text(encoding="utf-8")))), encoding="utf-8")
+    if memory_rows is not None:
+        f = out / "operator_memory.csv"
+        lines = f.read_text(encoding="utf-8").splitlines(keepends=True)
+        f.write_text("".join(memory_rows(lines)), encoding="utf-8")
+    return dst
+
+
+def test_cann_placement_does_not_depend_on_the_event_order_of_the_trace(samples, reference_outputs, tmp_path):
+    """trace_view.json promises no event order: with L1's 159 Dequeue events written in reverse order (in the
+    places the file had them, contents unchanged; a synthetic edit) every cann:: block still finds the dequeue that was
+    running at its allocation, so both memory sheets stay the original's for pair 1."""
+    if not (samples / L1).exists():
+        pytest.skip("sample absent")
+
+    def reverse_dequeues(events):
+        slots = [i for i, e in enumerate(events) if e.get("cat") == "dequeue"]
+        assert len(slots) == 159
+        taken = [events[i] for i in slots]
+        for i, e in zip(slots, reversed(taken), strict=True):
+            events[i] = e
+        return events
+
+    base = _l1_with(tmp_path, samples, trace=reverse_dequeues)
+    res = compare(str(base), str(samples / L2), enable_memory_compare=True)
+    for name in ("MemoryCompareStatistic", "MemoryCompare"):
+        _assert_cells_equal(res.sheet(name), read_xlsx(reference_outputs / PAIR1_BOOK, sheet_name=name, header=2),
+                            name)
+
+
+def test_cann_block_allocated_at_a_dequeue_start_belongs_to_that_dequeue(samples, reference_outputs, tmp_path):
+    """reference-2 §5.1: a cann:: row takes the dequeue with the largest start <= its allocation, so one
+    allocated at the very start of a dequeue belongs to it. L1's cann::trans_TransData_0 (50240 KB, allocated
+    at 1736408883704614.040 inside the dequeue of correlation id 8228, which starts at 1736408883702967.720)
+    is moved to that start (a synthetic edit): it stays under the op of enqueue 8228, so every MB figure is the
+    original's for pair 1, and only its duration grows, by 704614.040 - 702967.720 us = 1.64632 ms."""
+    if not (samples / L1).exists():
+        pytest.skip("sample absent")
+    old, new = "1736408883704614.040", "1736408883702967.720"
+    trace = json.loads((samples / L1 / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text(encoding="utf-8"))
+    deq = [e for e in trace if e.get("cat") == "dequeue" and e["args"]["correlation_id"] == 8228]
+    assert [Decimal(str(e["ts"])) for e in deq] == [Decimal(new)]
+    assert Decimal(new) < Decimal(old) <= Decimal(new) + Decimal(str(deq[0]["dur"]))
+
+    def move(lines):
+        hit = [i for i, line in enumerate(lines) if line.startswith("cann::trans_TransData_0,")]
+        assert len(hit) == 1 and f",{old}\t," in lines[hit[0]]
+        lines[hit[0]] = lines[hit[0]].replace(f",{old}\t,", f",{new}\t,")
+        return lines
+
+    base = _l1_with(tmp_path, samples, memory_rows=move)
+    res = compare(str(base), str(samples / L2), enable_memory_compare=True)
+    ours = res.sheet("MemoryCompareStatistic")
+    ref = read_xlsx(reference_outputs / PAIR1_BOOK, sheet_name="MemoryCompareStatistic", header=2)
+    dur = "Base Allocated Duration(ms)"
+    _assert_cells_equal(ours.drop(columns=[dur]), ref.drop(columns=[dur]), "MemoryCompareStatistic")
+    grown = ours[dur].to_numpy(dtype=float) - ref[dur].to_numpy(dtype=float)
+    assert np.count_nonzero(np.abs(grown) > 1e-9) == 1 and np.isclose(grown.sum(), 1.64632, rtol=1e-9, atol=0)
+    # the release time 1736408883704720.470 is the row's own; 704720.470 - 702967.720 = 1752.75 us
+    line = ("cann::trans_TransData_0, (1736408883702967.720, 1736408883704720.470), [duration: 1752.75], "
+            "[size: 50240.0]\n")
+    assert sum(line in d for d in res.sheet("MemoryCompare")["Allocated Details"].tolist()) == 1
+
+
+def test_whole_microsecond_times_of_a_float_trace_keep_their_point_zero(tmp_path):
+    """A trace that writes its times as floats prints a whole time as ``X.0`` (the original prints the float it
+    read). The timesformer excerpt with every time rounded to 0.1 us (a synthetic edit: a trace of 100 ns
+    resolution) still writes floats, so the aten::linear block allocated at 1420179718368.753 (now 368.8) and
+    freed at 1420179718493.035 (now 493.0) reads "(1420179718368.8, 1420179718493.0)", lasting 124.2 us."""
+    doc = json.loads(TIMESFORMER.read_text(encoding="utf-8"))
+    for e in doc["traceEvents"]:
+        for key in ("ts", "dur"):
+            if isinstance(e.get(key), float):
+                e[key] = round(e[key], 1)
+    edited = tmp_path / "rounded.pt.trace.json"
+    edited.write_text(json.dumps(doc), encoding="utf-8")
+    details = compare(str(edited), str(edited), enable_memory_compare=True).sheet("MemoryCompare")["Allocated Details"]
+    assert "aten::addmm, (1420179718368.8, 1420179718493.0), [duration: 124.2], [size: 37633.5]\n" in \
+        "".join(details.tolist())
+
+
+def test_gpu_block_released_at_time_zero_is_released():
+    """A free at ts 0 is a release like any other: its text is the time, not "None" (which means "never
+    released"). The timesformer excerpt's times shifted so that the aten::empty block of aten::layer_norm
+    (100864 bytes at 1420179718144.56, freed at 1420179718161.73) is freed at 0 (a synthetic edit); its
+    duration is 0.0, as for any zero time (reference-2 §5.1)."""
+    p = load_profile(str(TIMESFORMER), build_options(enable_memory_compare=True)[0])
+    shift = 1420179718161730  # ns
+    p.memory["ts"] = p.memory["ts"] - shift
+    p.ops["ts"] = p.ops["ts"] - shift
+    rec = memory.gpu_records(p)
+    row = rec[rec["alloc_text"] == "-17.17"]
+    assert row[["release_text", "dur_us", "size_kb"]].values.tolist() == [["0.0", 0.0, 98.5]]
+
+
+def test_side_without_ops_leaves_the_memory_sheets_out_when_memory_alone_is_asked(samples, caplog):
+    """With --enable_memory_compare alone, L1 (torch ops, memory) against a MindSpore export (no torch op) writes
+    no memory sheet, and says why, as when the operator comparison runs too: one side's ops paired with
+    nothing would show every op "100 %" above the other side."""
+    if not (samples / L1).exists():
+        pytest.skip("sample absent")
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(samples / L1), str(MS_FIXTURE), enable_memory_compare=True)
+    assert not [n for n in res.sheet_names if n.startswith("Memory")]
+    assert [m for m in caplog.messages if "torch op" in m] == [
+        f"Can't find any torch op in the file: {MS_FIXTURE}, so the sheets that pair the ops of both sides (operator, "
+        "module, memory, API) are left out; only the other side has ops (MindSpore exports have none: the overall and "
+        "communication comparisons apply)"]
+
+
+def test_records_without_any_op_pair_get_no_line(samples, caplog, tmp_path):
+    """Two MindSpore exports pair no op, so no memory sheet is written: a side whose operator_memory.csv rows
+    no op can take is then not told that "no operator has memory to compare" (there is no operator at all);
+    only the side without the file gets the original's line. Base: the MindSpore fixture with L1's
+    operator_memory.csv added."""
+    src = samples / L1 / "ASCEND_PROFILER_OUTPUT" / "operator_memory.csv"
+    if not src.exists():
+        pytest.skip("sample absent")
+    base = _copy_tree(MS_FIXTURE, tmp_path / "profiler" / "rank-0_20250101000000001_ascend_ms")
+    (base / "ASCEND_PROFILER_OUTPUT" / "operator_memory.csv").write_bytes(src.read_bytes())
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        res = compare(str(base), str(MS_FIXTURE), enable_memory_compare=True)
+    assert not [n for n in res.sheet_names if n.startswith("Memory")]
+    assert [m for m in caplog.messages if "memory" in m and str(base) in m] == []
+
+
+@pytest.mark.parametrize(("asked", "level"), [(False, "INFO"), (True, "WARNING")])
+def test_two_gpu_traces_without_memory_get_the_original_line(caplog, asked, level):
+    """Neither GPU excerpt holds a [memory] event: each side gets the original's line, without the
+    profile_memory advice (kept for a side beside one with memory), at INFO in a default run and as a
+    warning when the memory comparison was asked for; no memory sheet."""
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        res = compare(*(str(p) for p in GPU_WITHOUT_MEMORY), **({"enable_memory_compare": True} if asked else {}))
+    assert not [n for n in res.sheet_names if n.startswith("Memory")]
+    assert [(r.levelname, r.getMessage()) for r in caplog.records if "memory event" in r.getMessage()] == [
+        (level, f"Can't find any memory event in the file: {p}") for p in GPU_WITHOUT_MEMORY]
