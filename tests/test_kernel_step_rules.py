@@ -1,0 +1,236 @@
+"""KernelCompare / KernelTypeCompare and step-selection rules that a mutation audit found unchecked.
+
+Each test states its expected figures or messages as literals derived by hand (or with the csv / sqlite3
+modules) from the real samples and excerpts, never from the functions under test.
+"""
+
+from __future__ import annotations
+
+import csv
+import logging
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from msprof_compare.api import RunContext, compare
+from msprof_compare.compare import kernels, steps
+from msprof_compare.errors import StepError
+from msprof_compare.model import Profile, frame
+from msprof_compare.options import Options
+
+DATA = Path(__file__).parent / "data"
+HEAD40 = DATA / "sheets" / "kernel_details_l1_head40.csv"
+DB_L1 = DATA / "db" / "l1" / "ascend_pytorch_profiler_0.db"
+TEXT = "msinsight/test/data/pytorch/text/level{}/rank0_ascend_pt"
+INVALID = ("", "N/A")
+
+
+def npu(path: str = "npu", **side) -> Profile:
+    p = Profile(path=path, kind="NPU", source="ascend_text")
+    for k, v in side.items():
+        setattr(p, k, v)
+    return p
+
+
+def marker_profile(names: list[str]) -> Profile:
+    """A text side whose torch ops are only the given ProfilerStep# markers, 100 ns apart, 50 ns long."""
+    p = Profile(path="npu", kind="NPU", source="ascend_text")
+    p.ops = frame("ops", {"name": names, "cat": ["cpu_op"] * len(names),
+                          "ts": [100 * i for i in range(len(names))], "dur": [50] * len(names)})
+    return p
+
+
+def _valid_rows(path: Path, also_invalid: tuple[str, ...] = ()) -> list[dict]:
+    with open(path, newline="", encoding="utf-8") as fh:
+        return [r for r in csv.DictReader(fh) if r["Type"].strip() not in INVALID + also_invalid]
+
+
+# ------------------------------------------------------------------ KernelTypeCompare
+
+
+def test_kernel_type_compare_ties_keep_base_order_and_avg_ratio_uses_avgs(samples):
+    """reference-2 §6.2: the sort by Diff Total Ratio is stable, so rows of equal ratio keep the base file's
+    order; Diff Avg Ratio is the ratio of the two Avg Time(us) cells, not of the totals.
+
+    Pair 1 (level1 vs level2 op_statistic.csv, read with the csv module):
+    ForeachAddList 1954.719 / 1959.079 = 0.99777 -> 0.9978 and Conv2D 721.854 / 723.434 = 0.99782 -> 0.9978
+    tie, ForeachAddList first in the base file (line 2, Conv2D line 5); Relu's totals give
+    63.621 / 64.081 = 0.99282 -> 0.9928 but its averages 9.089 / 9.154 = 0.99290 -> 0.9929."""
+    sheet = compare(str(samples / TEXT.format(1)), str(samples / TEXT.format(2)), enable_kernel_compare=True,
+                    use_kernel_type=True).sheet("KernelTypeCompare")
+    names = sheet["Kernel Type"].tolist()
+    tied = sheet[sheet["Kernel Type"].isin(["ForeachAddList", "Conv2D"])]
+    assert tied["Diff Total Ratio"].tolist() == [0.9978, 0.9978]
+    assert tied["Kernel Type"].tolist() == ["ForeachAddList", "Conv2D"]
+    assert names.index("Conv2D") == names.index("ForeachAddList") + 1
+    relu = sheet[sheet["Kernel Type"] == "Relu"].iloc[0]
+    assert (relu["Diff Total Ratio"], relu["Diff Avg Ratio"]) == (0.9928, 0.9929)
+
+    # the whole order: a stable sort of the base keys (then comparison-only ones) by the hand-made ratio
+    def table(n: int) -> dict[str, tuple[float, float]]:
+        with open(samples / TEXT.format(n) / "ASCEND_PROFILER_OUTPUT" / "op_statistic.csv", newline="") as fh:
+            return {f"{r['OP Type'].strip()}-{r['Core Type'].strip()}": (float(r["Total Time(us)"]),
+                                                                         float(r["Avg Time(us)"]))
+                    for r in csv.DictReader(fh)}
+
+    base, comp = table(1), table(2)
+    keys = list(base) + [k for k in comp if k not in base]
+    ratio = {k: round(comp[k][0] / base[k][0], 4) if k in base and k in comp else None for k in keys}
+    assert None not in ratio.values()  # both files hold the same 33 types
+    expected = sorted(keys, key=lambda k: -ratio[k])  # list.sort is stable
+    assert [f"{t}-{c}" for t, c in zip(sheet["Kernel Type"], sheet["Core Type"], strict=True)] == expected
+    assert sheet["Diff Avg Ratio"].tolist() == [round(comp[k][1] / base[k][1], 4) for k in expected]
+    assert sheet["Order Id"].tolist() == list(range(1, len(keys) + 1))
+
+
+def test_db_kernel_type_compare_with_a_step_gives_no_whole_run_warning(caplog):
+    """A DB export builds its op statistic from the step's compute tasks (reference-2 §6.2: "DB: ...
+    step-filtered"), so the warning that op_statistic.csv holds no step ids is for text exports only. The l1
+    DB excerpt, step 50: Calls sum to the compute tasks starting in STEP_TIME 50, counted in SQL."""
+    con = sqlite3.connect(DB_L1)
+    (n,) = con.execute("SELECT count(*) FROM COMPUTE_TASK_INFO c JOIN TASK t USING (globalTaskId), STEP_TIME s "
+                       "WHERE s.id = 50 AND t.startNs BETWEEN s.startNs AND s.endNs").fetchone()
+    con.close()
+    assert n == 187
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(DB_L1), str(DB_L1), enable_kernel_compare=True, use_kernel_type=True, base_step=50,
+                      comparison_step=50)
+    sheet = res.sheet("KernelTypeCompare")
+    assert sheet["Calls"].sum() == sheet["Calls.1"].sum() == n
+    assert "op_statistic.csv holds no step ids" not in caplog.text
+
+
+# ------------------------------------------------------------------ KernelCompare figures
+
+
+def test_kernel_avg_is_taken_from_the_rounded_total(samples):
+    """reference-2 §6.1: Avg = round(rounded total / calls, 2). The four Muls kernels of shape "1,4096,1024" in
+    msinsight st level2 rank_0 last 16.620, 10.680, 10.720 and 16.280 us (csv module): the decimal total is
+    54.30, and 54.3 / 4 rounds (Python's round of the double nearest 13.575) to 13.57. The float sum of the
+    raw cells is 54.300000000000004, whose quotient would round to 13.58. Read raw, as
+    test_kernels.py::test_kernel_compare_matches_reference_pair1 feeds kernel_rows."""
+    path = samples / "msinsight/test/st/level2/rank_0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv"
+    with open(path, newline="", encoding="utf-8") as fh:
+        durs = [r["Duration(us)"] for r in csv.DictReader(fh)
+                if r["Type"] == "Muls" and r["Input Shapes"] == '"1,4096,1024"']
+    assert durs == ["16.620", "10.680", "10.720", "16.280"]
+    groups = kernels.kernel_groups(npu(kernel_details=pd.read_csv(path, keep_default_na=False)))
+    rows = kernels.kernel_rows(groups, groups)
+    (row,) = [r for r in rows if r[1] == "Muls" and r[2] == '"1,4096,1024"']
+    assert row[3:8] == [54.3, 13.57, 16.62, 10.68, 4]
+    assert row[8:13] == row[3:8]
+
+
+def test_nan_type_text_is_no_type(tmp_path):
+    """reference-2 §6.1 skips kernel_details.csv rows whose Type is empty, NaN or N/A (the original's pandas
+    reads a "NaN" cell as missing). The l1 excerpt (tests/data/sheets) with two rows' Type edited to "NaN" and
+    "nan", read by the loader: neither is a group and neither is counted; the calls are the csv module's
+    count of rows of a valid Type."""
+    from msprof_compare.loaders.ascend_text import read_kernel_details
+
+    with open(HEAD40, newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    t = rows[0].index("Type")
+    rows[1][t], rows[2][t] = "NaN", "nan"
+    path = tmp_path / "kernel_details.csv"
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows(rows)
+    valid = _valid_rows(path, ("NaN", "nan"))
+    assert len(valid) < len(_valid_rows(path))  # the edit turned two valid rows into NaN ones
+    groups = kernels.kernel_groups(npu(kernel_details=read_kernel_details(str(path))))
+    assert not {"NaN", "nan"} & set(groups["type"])
+    assert int(groups["calls"].sum()) == len(valid)
+
+
+# ------------------------------------------------------------------ KernelCompare with a step
+
+
+def test_raw_kernel_details_step_column_of_either_spelling():
+    """kernel_groups takes the raw frame of kernel_details.csv: MindSpore spells the column "Step ID"
+    (reference-2 §6.1: "Step Id (or Step ID)"), and a frame with no step column has no row of any step.
+    The l1 excerpt with its first 10 rows set to step 1 (the rest stay 50); expected calls: the csv module's
+    count of valid-Type rows among those 10."""
+    kd = pd.read_csv(HEAD40).rename(columns={"Step Id": "Step ID"})
+    kd.loc[:9, "Step ID"] = 1
+    with open(HEAD40, newline="", encoding="utf-8") as fh:
+        first10 = [r for r in list(csv.DictReader(fh))[:10] if r["Type"].strip() not in INVALID]
+    assert len(first10) == 10 and len(_valid_rows(HEAD40)) > 10
+    assert int(kernels.kernel_groups(npu(kernel_details=kd), 1)["calls"].sum()) == len(first10)
+    assert kernels.kernel_groups(npu(kernel_details=kd.drop(columns="Step ID")), 50).empty
+
+
+def test_step_zero_with_no_step_ids_leaves_kernel_compare_out(samples, tmp_path, caplog):
+    """Step 0 is a step: a kernel_details.csv without a Step Id column cannot be limited to it, so KernelCompare
+    is left out with the warning that says why, as for any other step (not the error "There is no kernel details
+    information for step 0"). No sample numbers a step 0: the level1 text export with its one marker
+    ProfilerStep#50 renamed ProfilerStep#0 and the Step Id column cut from kernel_details.csv."""
+    side = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(samples / TEXT.format(1), side)
+    out = side / "ASCEND_PROFILER_OUTPUT"
+    trace = (out / "trace_view.json").read_text(encoding="utf-8")
+    assert trace.count("ProfilerStep#50") == 1
+    (out / "trace_view.json").write_text(trace.replace("ProfilerStep#50", "ProfilerStep#0"), encoding="utf-8")
+    with open(out / "kernel_details.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    col = rows[0].index("Step Id")
+    with open(out / "kernel_details.csv", "w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows([r[:col] + r[col + 1:] for r in rows])
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(side), str(side), base_step=0, comparison_step=0, enable_kernel_compare=True)
+    assert "KernelCompare" not in res.sheet_names
+    assert f"{side}: kernel_details.csv gives no kernel a Step Id, so its kernels cannot be limited to step 0" \
+        in caplog.text
+
+
+def test_missing_step_error_names_the_steps_kernel_details_holds(samples):
+    """The "no kernel details information for step N" error ends with the steps kernel_details.csv does hold:
+    one step in the singular (the level1 sample: every row is step 50, csv module), and for many the first 10
+    in ascending order, step 0 among them, then the count. For the latter the l1 excerpt's 40 rows are
+    numbered step i % 12 (row i from 0), so steps 0..11 (12 in all)."""
+    l1 = samples / TEXT.format(1)
+    with open(l1 / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", newline="", encoding="utf-8") as fh:
+        assert {r["Step Id"] for r in csv.DictReader(fh)} == {"50"}
+    with pytest.raises(StepError) as one:
+        compare(str(l1), str(l1), base_step=7, comparison_step=7, enable_kernel_compare=True)
+    assert str(one.value) == (f"{l1}: There is no kernel details information for step 7, please check whether the "
+                              "data contains this step. (its kernel_details.csv holds step 50)")
+    kd = pd.read_csv(HEAD40)
+    kd["Step Id"] = [i % 12 for i in range(len(kd))]
+    p = npu(kernel_details=kd)
+    with pytest.raises(StepError) as many:
+        kernels.build(RunContext(p, p, Options(enable_kernel_compare=True, base_step=99, comparison_step=99)))
+    assert str(many.value).endswith("(its kernel_details.csv holds steps 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, ... "
+                                    "(12 in all))")
+
+
+# ------------------------------------------------------------------ ProfilerStep# markers
+
+
+def test_negative_marker_id_is_a_number_and_non_numbers_are_logged_once(caplog):
+    """reference-1 §3.5: the step id is the marker's suffix as an integer; only a suffix that is no integer logs
+    "Can not convert x to int". "-3" is an integer (Python's int() takes it), so it is not logged; a label seen
+    twice before the match is logged once. No sample has such markers: a hand-made marker list."""
+    assert steps.step_number("-3") == -3
+    p = marker_profile(["ProfilerStep#x", "ProfilerStep#-3", "ProfilerStep#x", "ProfilerStep#5"])
+    with caplog.at_level(logging.ERROR, logger="msprof-analyze"):
+        assert steps.step_range(p, 5) == (300, 350)
+    assert caplog.messages == ["Can not convert x to int"]
+
+
+def test_step_id_is_the_text_after_the_last_hash():
+    """reference-1 §3.5: "step id = text after the last #": ProfilerStep#a#5 is step 5. A hand-made marker."""
+    p = marker_profile(["ProfilerStep#4", "ProfilerStep#a#5"])
+    assert steps.step_range(p, 5) == (100, 150)
+
+
+def test_unknown_step_lists_each_valid_step_once():
+    """The valid steps of the "Invalid step id" error are named once each, blanks around an id dropped (an id
+    " 5 " is step 5): markers 4, "5 " and 4 again (hand-made) list "4, 5"."""
+    p = marker_profile(["ProfilerStep#4", "ProfilerStep#5 ", "ProfilerStep#4"])
+    assert steps.step_range(p, 5) == (100, 150)
+    with pytest.raises(StepError) as info:
+        steps.step_range(p, 7)
+    assert str(info.value) == "npu: Invalid step id: 7, please choose from the valid steps: 4, 5"
