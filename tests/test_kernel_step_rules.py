@@ -234,3 +234,22 @@ def test_unknown_step_lists_each_valid_step_once():
     with pytest.raises(StepError) as info:
         steps.step_range(p, 7)
     assert str(info.value) == "npu: Invalid step id: 7, please choose from the valid steps: 4, 5"
+
+
+def test_db_step_without_compute_tasks_is_said_not_refused(tmp_path, caplog):
+    """A DB export's step is checked against its STEP_TIME table when it is loaded; a step that is there but
+    whose compute tasks are gone (the l1 DB excerpt with COMPUTE_TASK_INFO emptied, a synthetic edit) holds no
+    kernel to compare. It was refused as "There is no kernel details information for step 50, please check
+    whether the data contains this step", which is false for a step the data holds."""
+    db = tmp_path / "ascend_pytorch_profiler_0.db"
+    shutil.copy(DB_L1, db)
+    con = sqlite3.connect(db)
+    con.execute("DELETE FROM COMPUTE_TASK_INFO")
+    con.commit()
+    (steps_held,) = con.execute("SELECT count(*) FROM STEP_TIME WHERE id = 50").fetchone()
+    con.close()
+    assert steps_held == 1
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(db), str(DB_L1), enable_kernel_compare=True, base_step=50, comparison_step=50)
+    assert "KernelCompare" not in [s.name for s in res.sheets]
+    assert f"Can't find any valid kernels in the file: {db} (no compute task in step 50" in caplog.text
