@@ -440,7 +440,9 @@ def kernel_lines(profile: Profile, pool: pd.DataFrame) -> np.ndarray:
     for n, d, tid_, ttype, ts in zip(names, durs, pool["task_id"].tolist(), pool["task_type"].tolist(),
                                      pool["ts"].tolist(), strict=False):
         task_id = "None" if tid_ in (-1, -2) else str(tid_)
-        task_type = "None" if ttype is None or (ttype == "" and tid_ == -2) else str(ttype)
+        # the loaders keep an absent task type as "" (text columns hold no missing values); the original
+        # prints the None its args.get("Task Type") gives
+        task_type = "None" if ttype is None or ttype == "" else str(ttype)
         # HCCL op-lane rows (task type None) never take a shape, even when a kernel starts at that instant
         sh = shapes.get(ts, "") if ttype is not None else ""
         x = f", [input shapes: {sh}]" if sh else ""
