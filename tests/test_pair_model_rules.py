@@ -143,16 +143,27 @@ def test_a_gzip_head_shorter_than_a_gzip_counts_at_its_size(tmp_path: Path) -> N
     assert pair.input_bytes(str(head)) == 17
 
 
-def test_input_bytes_walks_two_levels_down(samples: Path) -> None:
-    """Data files count down to two folder levels under the input, no deeper (raw CANN data under
-    ``PROF_*/device_*/...`` is not walked from a profiling folder's parent). The MindSpore legacy PROF folders:
-    their ``device_*/timeline/*.json`` are two levels under a PROF folder and three under ``profiler``."""
-    profiler = samples / "mindinsight" / "tests" / "utils" / "resource" / "profiler"
-    prof = sorted(profiler.glob("PROF_*"))[0]
-    timeline = [p for p in (prof / "device_0" / "timeline").iterdir() if p.name.endswith(".json")]
-    assert len(timeline) == 8
-    assert pair.input_bytes(str(prof)) == sum(os.path.getsize(p) for p in timeline)
-    assert pair.input_bytes(str(profiler)) == 0
+def test_input_bytes_counts_only_what_loading_reads(tmp_path: Path) -> None:
+    """A folder counts the files its detected layout leads to: a raw ``*_ascend_pt`` also holds CANN's own
+    timeline and summaries (``PROF_*/mindstudio_profiler_output``, often as large again as trace_view.json)
+    and CSVs no comparison reads, which inflated the "Loading N MB" notice and the parallel-load memory
+    check. Input: the torch_npu excerpt, with such files added (synthetic); expected: trace_view.json plus
+    the three side files the excerpt has, summed with os.path.getsize."""
+    npu = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(DATA / "npu" / "rank0_ascend_pt", npu)
+    out = npu / "ASCEND_PROFILER_OUTPUT"
+    read = ("trace_view.json", "kernel_details.csv", "memory_record.csv", "communication.json")
+    expected = sum(os.path.getsize(out / n) for n in read)
+    assert pair.input_bytes(str(npu)) == pair.input_bytes(str(out)) == expected
+    (out / "operator_details.csv").write_text("Name,Input Shapes\n" + "aten::mm,\"1,2\"\n" * 1000)
+    raw = npu / "PROF_000001_20250109153446538_LJOGPMAKHOLQAOEB" / "mindstudio_profiler_output"
+    raw.mkdir(parents=True)
+    shutil.copyfile(out / "trace_view.json", raw / "msprof_20250109153446.json")
+    assert pair.input_bytes(str(npu)) == expected
+    db = DATA / "db" / "l1" / "ascend_pytorch_profiler_0.db"
+    assert pair.input_bytes(str(db.parent)) == os.path.getsize(db)
+    # a folder detection refuses (a MindSpore legacy PROF folder: no trace_view.json) is "unknown"
+    assert pair.input_bytes(str(tmp_path / "rank0_ascend_pt" / "PROF_000001_20250109153446538_LJOGPMAKHOLQAOEB")) == 0
 
 
 # --------------------------------------------------------------------------- errors of the loader child

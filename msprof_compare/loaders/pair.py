@@ -41,20 +41,34 @@ _CGROUP_KINDS = (("", "memory.max", "memory.current"),
                  ("memory", "memory.limit_in_bytes", "memory.usage_in_bytes"))
 
 
+#: The files beside trace_view.json the Ascend text loader reads (``ascend_text._side_files``); the rest of an
+#: export (operator_details.csv, step_trace_time.csv, PROF_*/mindstudio_profiler_output, ...) is never read.
+_ASCEND_SIDE_FILES = ("kernel_details.csv", "memory_record.csv", "operator_memory.csv", "op_statistic.csv",
+                      "communication.json")
+
+
 def input_bytes(path: str) -> int:
-    """Bytes of the data files an input leads to, gzip files at their decompressed size (what loading
-    holds; the samples compress 15x); 0 when unreadable: detection reports that."""
+    """Bytes of the data files loading reads for an input, gzip files at their decompressed size (what
+    loading holds; the samples compress 15x); 0 when unknown (a path detection refuses, a file that cannot
+    be sized): detection reports that. A folder counts the files its detected layout leads to, not all it
+    holds: a raw ``*_ascend_pt`` also keeps CANN's own timeline and summaries, often as large again."""
+    from . import detect
+
     try:
         p = given_path(path)
         if os.path.isfile(p):
             return _data_bytes(p)
-        total = 0
-        for root, dirs, files in os.walk(p):
-            if root[len(p):].count(os.sep) >= 2:
-                dirs[:] = []
-            total += sum(_data_bytes(os.path.join(root, f)) for f in files if f.endswith(_SIZED_SUFFIXES))
-        return total
-    except (OSError, ValueError):  # ValueError: a NUL in the path (an API caller's string)
+        if not os.path.isdir(p):
+            return 0
+        layout = detect(path, force=True)
+        if layout.db_path:
+            return os.path.getsize(layout.db_path)
+        files = [layout.trace_path]
+        if layout.level != "file":  # an Ascend text export: its CSV / JSON side files
+            out = layout.ascend_output or os.path.dirname(layout.trace_path)
+            files += [f for f in (os.path.join(out, n) for n in _ASCEND_SIDE_FILES) if os.path.lexists(f)]
+        return sum(_data_bytes(f) for f in files)
+    except (OSError, ValueError, ProfileError):  # ValueError: a NUL in the path (an API caller's string)
         return 0
 
 
