@@ -1,0 +1,420 @@
+"""Rules of the native charts and the Summary sheet's extra tables (report/charts.py), read from written
+workbooks: chart series ranges, axis and legend settings and sizes from xl/charts and xl/drawings, cells
+with pandas. Expected rows and figures are worked out from the sheets' own cells or the raw profiler files."""
+
+from __future__ import annotations
+
+import csv
+import logging
+import re
+import zipfile
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from xlsxutil import read_xlsx
+
+SAMPLES = Path(__file__).resolve().parents[1].parent / "shared" / "samples"
+TEXT = "msinsight/test/data/pytorch/text"
+NPU_L1, NPU_L2 = f"{TEXT}/level1/rank0_ascend_pt", f"{TEXT}/level2/rank0_ascend_pt"
+DB_L1 = "msinsight/test/data/pytorch/db/level1/rank0_ascend_pt"
+DB_L2 = "msinsight/test/data/pytorch/db/level2/rank0_ascend_pt"
+TRACE_VIEW = "mstt/profiler/msprof_analyze/test/ut/advisor/timeline_advice/trace_view.json"
+BERT = "tracelens/tests/traces/{}/gaunernst_bert-small-uncased__1016001.json.gz"
+NS = {"c": "http://schemas.openxmlformats.org/drawingml/2006/chart",
+      "a": "http://schemas.openxmlformats.org/drawingml/2006/main",
+      "xdr": "http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing"}
+MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+
+
+def _need(*paths: str) -> None:
+    if not all((SAMPLES / p).exists() for p in paths):
+        pytest.skip("sample data not found")
+
+
+def _run(tmp_path_factory, name: str, base: str, comparison: str, **options):
+    _need(base, comparison)
+    from msprof_compare.api import compare
+
+    result = compare(str(SAMPLES / base), str(SAMPLES / comparison), **options)
+    return result, result.to_excel(str(tmp_path_factory.mktemp(name)))
+
+
+@pytest.fixture(scope="module")
+def text_pair(tmp_path_factory):
+    """Text export level1 -> level2 (reference pair 1): E2E 136.581 -> 129.863 ms, one contributor."""
+    return _run(tmp_path_factory, "text", NPU_L1, NPU_L2)
+
+
+@pytest.fixture(scope="module")
+def db_pair(tmp_path_factory):
+    """DB export level2 -> level1: +8.713 ms E2E, seven contributors and a note under them."""
+    return _run(tmp_path_factory, "db", DB_L2, DB_L1)
+
+
+# --------------------------------------------------------------------------- workbook readers
+
+def _summary(path) -> pd.DataFrame:
+    """The Summary sheet's cells; row index i is the sheet's row i + 1, column 0 is column A."""
+    return read_xlsx(path, sheet_name="Summary", header=None)
+
+
+def _row_of(col_a: list, text: str, start: int = 0) -> int:
+    """1-based row of the first cell of column A at or after 1-based row ``start`` that starts with ``text``."""
+    return next(i + 1 for i, v in enumerate(col_a) if i + 1 >= start and isinstance(v, str) and v.startswith(text))
+
+
+def _xml(path, part: str):
+    import xml.etree.ElementTree as ET
+
+    with zipfile.ZipFile(path) as z:
+        return ET.fromstring(z.read(part))
+
+
+def _charts(path) -> dict[str, dict]:
+    """Each chart by its title: its series (name, categories ref, values ref, cached values), its value axis
+    minimum, its deleted legend entries, and its height in pixels as anchored on its sheet."""
+    with zipfile.ZipFile(path) as z:
+        names = z.namelist()
+        rels = {n: z.read(n).decode() for n in names if n.endswith(".rels")}
+    sheet_of = {}   # drawing part -> worksheet part
+    for n, text in rels.items():
+        m = re.fullmatch(r"xl/worksheets/_rels/(sheet\d+\.xml)\.rels", n)
+        for target in re.findall(r'Target="\.\./drawings/(drawing\d+\.xml)"', text) if m else []:
+            sheet_of[target] = m.group(1)
+    out = {}
+    for n, text in rels.items():
+        m = re.fullmatch(r"xl/drawings/_rels/(drawing\d+\.xml)\.rels", n)
+        if not m:
+            continue
+        chart_part = "xl/charts/" + re.search(r'Target="\.\./charts/(chart\d+\.xml)"', text).group(1)
+        root = _xml(path, chart_part)
+        title = "".join(t.text for t in root.find("c:chart/c:title", NS).iter(f"{{{NS['a']}}}t"))
+        series = []
+        for ser in root.iter(f"{{{NS['c']}}}ser"):
+            cache = ser.find("c:val/c:numRef/c:numCache", NS)
+            series.append({"name": ser.findtext("c:tx/c:v", namespaces=NS),
+                           "cat": ser.findtext("c:cat/*/c:f", namespaces=NS),
+                           "val": ser.findtext("c:val/c:numRef/c:f", namespaces=NS),
+                           "cache": [float(p.findtext("c:v", namespaces=NS)) for p in cache.findall("c:pt", NS)]})
+        mins = [e.get("val") for e in root.iter(f"{{{NS['c']}}}min")]
+        deleted = [int(e.find("c:idx", NS).get("val")) for e in root.iter(f"{{{NS['c']}}}legendEntry")
+                   if e.find("c:delete", NS) is not None and e.find("c:delete", NS).get("val") == "1"]
+        out[title] = {"series": series, "min": mins, "deleted": deleted,
+                      "height": _anchored_height(path, "xl/drawings/" + m.group(1), sheet_of[m.group(1)])}
+    return out
+
+
+def _anchored_height(path, drawing: str, sheet: str) -> float:
+    """Pixels between the anchor's top and bottom: whole rows (15 points = 20 px unless the row sets its own
+    height) plus the offsets into the first and last rows (EMU, 9525 a pixel)."""
+    anchor = _xml(path, drawing).find("xdr:twoCellAnchor", NS)
+    r0, off0 = int(anchor.findtext("xdr:from/xdr:row", namespaces=NS)), int(anchor.findtext("xdr:from/xdr:rowOff",
+                                                                                           namespaces=NS))
+    r1, off1 = int(anchor.findtext("xdr:to/xdr:row", namespaces=NS)), int(anchor.findtext("xdr:to/xdr:rowOff",
+                                                                                         namespaces=NS))
+    ws = _xml(path, f"xl/worksheets/{sheet}")
+    heights = {int(r.get("r")) - 1: float(r.get("ht")) * 4 / 3 for r in ws.iter(f"{MAIN}row") if r.get("ht")}
+    return sum(heights.get(r, 20.0) for r in range(r0, r1)) - off0 / 9525 + off1 / 9525
+
+
+def _ref(first: int, last: int, col: str, sheet: str = "Summary") -> str:
+    return f"{sheet}!${col}${first}:${col}${last}" if first != last else f"{sheet}!${col}${first}"
+
+
+# --------------------------------------------------------------------------- Summary tables
+
+def test_summary_tables_follow_each_other_with_one_blank_row(db_pair):
+    """DB level2 -> level1: the waterfall (rows 4-12), a blank row, the contributors table (title, header,
+    7 rows), the note on its own row right under it, merged across the waterfall's six columns A:F (the
+    chart is to the right), a blank row, then the validity checks; the print area ends on the blank row
+    before "Chart data" and spans A:U (six table columns, a gap column and the 820-px chart)."""
+    result, path = db_pair
+    sheet = _summary(path)
+    col_a = sheet[0].tolist()
+    assert col_a[3] == "Base E2E" and col_a[11] == "Comparison E2E"   # rows 4 and 12: 9 waterfall rows
+    assert pd.isna(col_a[12])                                          # row 13 blank
+    title = _row_of(col_a, "Top contributors")
+    assert title == 14 and col_a[title] == "Name"
+    n = len(result.contributors)
+    assert n == 7
+    note_row = title + 2 + n                                           # row 23, under the 7th contributor
+    assert col_a[note_row - 1].startswith("Note: all operators together changed by ") and col_a[note_row - 1][-1] == "."
+    merged = [m.get("ref") for m in _xml(path, "xl/worksheets/sheet1.xml").iter(f"{MAIN}mergeCell")]
+    assert [m for m in merged if m.endswith(f":F{note_row}") or m.startswith(f"A{note_row}:")] == [
+        f"A{note_row}:F{note_row}"]
+    assert pd.isna(col_a[note_row])                                    # row 24 blank
+    assert col_a[note_row + 1].startswith("Validity checks")           # row 25
+    checks = len(result.guards)
+    last_check = note_row + 3 + checks                                 # title, header, then one row a check
+    assert not pd.isna(col_a[last_check - 1]) and pd.isna(col_a[last_check])
+    assert col_a[last_check + 1] == "Chart data"
+    area = _xml(path, "xl/workbook.xml").find(f".//{MAIN}definedName").text
+    assert area == f"Summary!$A$1:$U${last_check + 1}"
+
+
+def test_no_note_row_where_the_contributors_explain_the_change(text_pair):
+    """Text level1 -> level2: AccumulateGrad's all-reduce holds 99 % of the change, so no note row; the one
+    contributor row is followed by a blank row and the validity checks. The print area stops on the blank row
+    before "Chart data" (row 30), below the chart's 24 rows."""
+    _result, path = text_pair
+    col_a = _summary(path)[0].tolist()
+    assert not [v for v in col_a if isinstance(v, str) and v.startswith("Note:")]
+    title = _row_of(col_a, "Top contributors")   # row 15: the waterfall's 10 rows end on row 13, row 14 blank
+    assert col_a[12] == "Comparison E2E" and pd.isna(col_a[13]) and title == 15
+    assert pd.isna(col_a[title + 2]) and col_a[title + 3].startswith("Validity checks")  # one contributor row
+    data = _row_of(col_a, "Chart data")
+    area = _xml(path, "xl/workbook.xml").find(f".//{MAIN}definedName").text
+    assert data == 31 and area == "Summary!$A$1:$U$30"
+
+
+def test_contributor_rows_show_base_comparison_and_running_share(db_pair):
+    """Each contributor row of the sheet: Base and Comparison where the headers say (base = the level2 run,
+    the -bp side), Diff = Comparison - Base, Cumulative Share = the running sum of Share, Rank 1..7."""
+    result, path = db_pair
+    sheet = _summary(path)
+    title = _row_of(sheet[0].tolist(), "Top contributors")
+    table = sheet.iloc[title: title + 1 + len(result.contributors), :7]
+    table = pd.DataFrame(table.iloc[1:].to_numpy(), columns=table.iloc[0].tolist())
+    assert list(table.columns) == ["Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share",
+                                   "Rank"]
+    frame = result.contributors
+    assert table["Name"].tolist() == frame["Name"].tolist()
+    assert table["Base(ms)"].astype(float).tolist() == pytest.approx(frame["Base(ms)"].astype(float).tolist())
+    assert table["Comparison(ms)"].astype(float).tolist() == pytest.approx(
+        frame["Comparison(ms)"].astype(float).tolist())
+    # the first contributor, ConvolutionBackward0, grew from 1.996702 ms (level2) to 2.008052 ms (level1)
+    assert table.iloc[0, 1:4].astype(float).tolist() == pytest.approx([1.996702, 2.008052, 0.01135])
+    diff = table["Comparison(ms)"].astype(float) - table["Base(ms)"].astype(float)
+    assert table["Diff(ms)"].astype(float).tolist() == pytest.approx(diff.tolist())
+    running, total = [], 0.0
+    for share in table["Share"].astype(float):
+        total += share
+        running.append(total)
+    assert table["Cumulative Share"].astype(float).tolist() == pytest.approx(running)
+    assert running[-1] == pytest.approx(0.835125, abs=1e-6)          # the title's "7 rows cover 83.5%"
+    assert table["Rank"].astype(int).tolist() == list(range(1, 8))
+
+
+def test_only_warned_checks_are_filled_red(text_pair):
+    """A "note" check (NPU profiler settings: Level1 vs Level2) and an "unknown" one (world size) hold for the
+    same workload too: they keep the plain style; the red fill is for "warn" rows only."""
+    import openpyxl
+
+    _result, path = text_pair
+    ws = openpyxl.load_workbook(path)["Summary"]
+    rows = {ws.cell(r, 1).value: r for r in range(1, ws.max_row + 1) if ws.cell(r, 2).value in ("ok", "note",
+                                                                                               "unknown", "warn")}
+    assert ws.cell(rows["NPU profiler settings"], 2).value == "note"
+    assert ws.cell(rows["world size"], 2).value == "unknown"
+    for check in ("NPU profiler settings", "world size", "step count"):
+        fills = {ws.cell(rows[check], c).fill.fgColor.rgb for c in range(1, 6)}
+        assert "FFFFC7CE" not in fills, check
+
+
+def test_a_two_line_check_value_gets_a_two_line_row(text_pair, tmp_path, monkeypatch):
+    """Synthetic edit of the real checks: world size "at least 1024" (13 characters) in the 14-wide Comparison
+    column wraps onto 2 lines of 12 characters, so its row is 2 x 15 = 30 points tall; its Base cell ("at
+    least 8") and the other rows of one line keep the default height."""
+    import openpyxl
+
+    result, _path = text_pair
+    guards = result.guards.copy()
+    i = guards.index[guards["Check"] == "world size"][0]
+    guards.loc[i, "Comparison"] = "at least 1024"
+    sheet = next(s for s in result.sheets if s.name == "Summary")
+    monkeypatch.setattr(sheet, "guards", guards)
+    ws = openpyxl.load_workbook(result.to_excel(str(tmp_path)))["Summary"]
+    row = next(r for r in range(1, ws.max_row + 1) if ws.cell(r, 1).value == "world size")
+    assert ws.cell(row, 4).value == "at least 1024"
+    assert ws.row_dimensions[row].height == 30
+    step = next(r for r in range(1, ws.max_row + 1) if ws.cell(r, 1).value == "step count")
+    assert ws.row_dimensions[step].height is None
+
+
+# --------------------------------------------------------------------------- waterfall and OverallMetrics charts
+
+def _steps(col_a: list) -> tuple[int, int]:
+    """1-based first and last rows of the waterfall steps: between "Base E2E" and "Comparison E2E"."""
+    return col_a.index("Base E2E") + 2, col_a.index("Comparison E2E")
+
+
+def test_overall_chart_bars_are_the_waterfall_steps(text_pair):
+    """The OverallMetrics bar chart plots the Summary's waterfall steps (rows 5-12: Conv (Forward) ... Free:
+    Other, not the two E2E rows): Base bars from the Base(ms) column B, Comparison bars from column C; 8 bars
+    make it 26 x 8 + 120 = 328 px tall."""
+    _result, path = text_pair
+    sheet = _summary(path)
+    first, last = _steps(sheet[0].tolist())
+    assert (first, last) == (5, 12)
+    chart = _charts(path)["Time by category: base vs comparison (ms)"]
+    base, comp = chart["series"]
+    assert (base["name"], base["cat"], base["val"]) == ("Base", _ref(5, 12, "A"), _ref(5, 12, "B"))
+    assert (comp["name"], comp["cat"], comp["val"]) == ("Comparison", _ref(5, 12, "A"), _ref(5, 12, "C"))
+    assert base["cache"] == pytest.approx(sheet.iloc[first - 1: last, 1].astype(float).tolist())
+    assert comp["cache"] == pytest.approx(sheet.iloc[first - 1: last, 2].astype(float).tolist())
+    assert base["cache"][-1] == pytest.approx(25.74405) and comp["cache"][-1] == pytest.approx(25.032619)  # Free
+    assert chart["height"] == pytest.approx(328)
+
+
+def test_overall_chart_without_a_summary_reads_its_own_duration_columns(text_pair, tmp_path):
+    """Rendered without a Summary sheet, the OverallMetrics chart reads that sheet: every row but the last
+    (E2E Time), base Duration(ms) in column B and comparison Duration(ms) in column E (not the Number or
+    Ratio columns)."""
+    from msprof_compare.report import excel
+
+    result, _path = text_pair
+    sheet = next(s for s in result.sheets if s.name == "OverallMetrics")
+    path = tmp_path / "overall.xlsx"
+    excel.render([sheet], str(path), ("Base Profiling: b", "Comparison Profiling: c"))
+    df = read_xlsx(path, sheet_name="OverallMetrics", header=2)
+    assert df.columns[1] == "Duration(ms)" and df.columns[4] == "Duration(ms).1"
+    assert df["Index"].iloc[-1] == "E2E Time" and len(df) == 21
+    last = 3 + len(df) - 1                                   # header on row 3, E2E Time on row 24 left out
+    (base, comp), = [c["series"] for t, c in _charts(path).items() if t.startswith("Time by category")]
+    assert (base["cat"], base["val"]) == (_ref(4, last, "A", "OverallMetrics"), _ref(4, last, "B", "OverallMetrics"))
+    assert comp["val"] == _ref(4, last, "E", "OverallMetrics")
+    assert comp["cache"] == pytest.approx(df["Duration(ms).1"].iloc[:-1].astype(float).tolist())
+
+
+def test_waterfall_chart_series_legend_and_axis(db_pair):
+    """The waterfall chart over the helper table under "Chart data" (9 rows): the invisible base from column B,
+    increases C, decreases D, E2E totals E; the invisible series has no legend entry. DB level2 -> level1:
+    levels 129.204314 (after Vector) to 137.919295 ms (comparison E2E), a span of 8.715 ms, under half of the
+    top: the value axis starts below the lowest level (128.333 ms) rounded down to one significant digit:
+    100 ms."""
+    _result, path = db_pair
+    sheet = _summary(path)
+    col_a = sheet[0].tolist()
+    header = col_a.index("Step", _row_of(col_a, "Chart data"))  # 0-based index of the helper header
+    first, last = header + 2, header + 10
+    assert col_a[first - 1] == "Base E2E" and col_a[last - 1] == "Comparison E2E"
+    chart = _charts(path)["E2E time: base to comparison (ms)"]
+    got = [(s["name"], s["cat"], s["val"]) for s in chart["series"]]
+    assert got == [(name, _ref(first, last, "A"), _ref(first, last, col)) for name, col in (
+        ("Invisible", "B"), ("Increase (slower)", "C"), ("Decrease (faster)", "D"), ("E2E", "E"))]
+    assert chart["series"][3]["cache"] == pytest.approx([129.206402] + [0.0] * 7 + [137.919295])
+    assert chart["deleted"] == [0]
+    cum = sheet.iloc[3:12, 4].astype(float).tolist()               # Cumulative(ms) of rows 4-12
+    low, top = min(cum), max(cum)
+    assert (low, top) == (pytest.approx(129.204314), pytest.approx(137.919295)) and top - low < top / 2
+    assert chart["min"] == ["100"]
+
+
+def test_waterfall_axis_starts_at_zero_when_the_change_is_large(tmp_path_factory):
+    """Text level1 -> the bare trace_view.json (pair 8's base): E2E falls from 136.581 to 11.270 ms, more than
+    half of the top level, so the value axis keeps its automatic start (no minimum), though the last level
+    alone would look like a small change."""
+    _result, path = _run(tmp_path_factory, "drop", NPU_L1, TRACE_VIEW, enable_profiling_compare=True)
+    col_a = _summary(path)[0].tolist()
+    assert col_a[3] == "Base E2E"
+    chart = _charts(path)["E2E time: base to comparison (ms)"]
+    assert chart["series"][3]["cache"][0] == pytest.approx(136.581009)
+    assert chart["series"][3]["cache"][-1] == pytest.approx(11.269917)
+    assert chart["min"] == []
+
+
+# --------------------------------------------------------------------------- statistic regressions
+
+def test_regression_tables_under_chart_data_and_their_charts(db_pair):
+    """Under "Chart data" and the waterfall helper table, one table a statistic sheet with a regression, each
+    after a blank row: "<sheet>: top N regressions (<what>, <unit>)", N = the rows listed; its chart plots
+    exactly those rows, is titled "Top N regressions: <what> (<unit>, comparison - base)" and is 24 px a bar
+    + 120 px tall (320 px at least). CommunicationCompare: only the allreduce op grew, so "top 1"."""
+    _result, path = db_pair
+    col_a = _summary(path)[0].tolist()
+    charts = _charts(path)
+    helper_last = col_a.index("Comparison E2E", _row_of(col_a, "Chart data")) + 1
+    row = helper_last + 1
+    seen = []
+    while row < len(col_a):
+        assert pd.isna(col_a[row - 1]), row                      # a blank row before each table
+        head = col_a[row]
+        m = re.fullmatch(r"(\w+): top (\d+) regressions \((.+), (\w+)\)", head)
+        assert m, head
+        sheet, n, what, unit = m.group(1), int(m.group(2)), m.group(3), m.group(4)
+        first = row + 2
+        rows = 0
+        while row + 1 + rows < len(col_a) and not pd.isna(col_a[row + 1 + rows]):
+            rows += 1
+        assert rows == n, sheet
+        chart = charts[f"Top {n} regressions: {what} ({unit}, comparison - base)"]
+        (ser,) = chart["series"]
+        assert (ser["name"], ser["cat"], ser["val"]) == (f"Diff({unit})", _ref(first, first + n - 1, "A"),
+                                                         _ref(first, first + n - 1, "B"))
+        assert chart["height"] == pytest.approx(max(320, 24 * n + 120))
+        seen.append((sheet, n))
+        row += n + 2
+    assert seen == [("CommunicationCompare", 1), ("ModuleCompareStatistic", 20), ("ApiCompare", 20),
+                    ("KernelCompare", 20)]
+
+
+def _op_statistic(path: Path) -> dict[str, float]:
+    with open(path, newline="", encoding="utf-8") as f:
+        return {f"{r['OP Type']} {r['Core Type']}": float(r["Total Time(us)"]) for r in csv.DictReader(f)}
+
+
+def test_kernel_type_regressions_are_named_by_type_and_core(tmp_path_factory):
+    """--use_kernel_type: the regressions of KernelTypeCompare are named "<kernel type> <core type>" and are
+    the growth of each pair's total time between the two op_statistic.csv files (Conv2DBackpropFilter on
+    AI_CORE: 645.433 -> 663.133 us, +17.7 us first)."""
+    from msprof_compare.report import charts
+
+    _need(NPU_L1, NPU_L2)
+    from msprof_compare.api import compare
+
+    result = compare(str(SAMPLES / NPU_L1), str(SAMPLES / NPU_L2), enable_kernel_compare=True, use_kernel_type=True)
+    base = _op_statistic(SAMPLES / NPU_L1 / "ASCEND_PROFILER_OUTPUT" / "op_statistic.csv")
+    comp = _op_statistic(SAMPLES / NPU_L2 / "ASCEND_PROFILER_OUTPUT" / "op_statistic.csv")
+    grew = {k: comp.get(k, 0.0) - base.get(k, 0.0) for k in base.keys() | comp.keys()}
+    grew = {k: v for k, v in grew.items() if v > 1e-9}
+    assert len(grew) == 15
+    top, spec = charts.regressions(next(s for s in result.sheets if s.name == "KernelTypeCompare"))
+    assert spec.unit == "us"
+    assert dict(zip(top["Name"], top["Diff"], strict=True)) == pytest.approx(grew)
+    assert top["Name"].iloc[0] == "Conv2DBackpropFilter AI_CORE" and top["Diff"].iloc[0] == pytest.approx(17.7)
+
+
+def test_long_module_names_are_listed_in_full(tmp_path_factory):
+    """BERT-small, H100 -> MI300: the module paths that grew are up to 102 characters long; the Summary's
+    ModuleCompareStatistic regression table lists them whole, as the ModuleCompareStatistic sheet names them."""
+    result, path = _run(tmp_path_factory, "bert", BERT.format("h100"), BERT.format("mi300"))
+    col_a = _summary(path)[0].tolist()
+    head = _row_of(col_a, "ModuleCompareStatistic: top ")
+    names = []
+    while head + len(names) < len(col_a) and isinstance(col_a[head + len(names)], str):
+        names.append(col_a[head + len(names)])
+    stat = read_xlsx(path, sheet_name="ModuleCompareStatistic", header=2)
+    modules = set(stat["Module Name"].astype(str).str.strip())
+    assert names and set(names) <= modules
+    assert max(len(n) for n in names) == 102
+
+
+def test_statistic_sheets_without_a_summary_chart_nothing_and_warn_nothing(tmp_path, caplog):
+    """An operator-only run has no time breakdown, so no Summary to hold chart data: the module sheets (whose
+    regressions exist) get no chart, silently."""
+    _need(NPU_L1, NPU_L2)
+    from msprof_compare.api import compare
+    from msprof_compare.report import charts
+
+    result = compare(str(SAMPLES / NPU_L1), str(SAMPLES / NPU_L2), enable_operator_compare=True)
+    assert result.sheet_names == ["ModuleCompareStatistic", "ModuleCompare"]
+    assert charts.regressions(next(s for s in result.sheets if s.name == "ModuleCompareStatistic")) is not None
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        path = result.to_excel(str(tmp_path))
+    assert "Chart for sheet" not in caplog.text
+    with zipfile.ZipFile(path) as z:
+        assert not [n for n in z.namelist() if n.startswith("xl/charts/")]
+
+
+def test_a_statistic_sheet_without_its_comparison_amount_column_charts_nothing(text_pair):
+    """Synthetic edit of the real ApiCompare sheet: cut to its first 6 columns (Order Id, api name and the base
+    side's four), it has no comparison Total Duration (column 6): no regressions, rather than an error."""
+    from msprof_compare.compare.table import Sheet
+    from msprof_compare.report import charts
+
+    result, _path = text_pair
+    api = next(s for s in result.sheets if s.name == "ApiCompare")
+    assert charts.regressions(api) is not None
+    cut = Sheet("ApiCompare", api.columns[:6], api.data.iloc[:, :6], (2, 5), (6, 6))
+    assert charts.regressions(cut) is None
