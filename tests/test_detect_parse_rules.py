@@ -1,0 +1,317 @@
+"""Input detection (``loaders.detect``), path checks (``loaders.paths``) and exact time parsing
+(``loaders.numparse``): rules a mutation audit found no test pinning, each against a real fixture
+(tests/data/npu, cut from the msinsight samples) or the samples themselves, expected values by hand."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from msprof_compare.errors import ProfileError
+from msprof_compare.loaders import detect, load_profile
+from msprof_compare.options import Options
+
+DATA = Path(__file__).resolve().parent / "data" / "npu"
+PT = DATA / "rank0_ascend_pt"
+MS = DATA / "profiler" / "rank-0_20250101000000000_ascend_ms"
+OPTS = Options(enable_profiling_compare=True)
+OUT_OF_RANGE = "out of range (beyond int64 nanoseconds)"
+
+
+def test_profiler_info_without_rank_suffix_is_read(tmp_path):
+    """torch_npu names the file profiler_info.json when the run has no rank id (profiler_info_{rank}.json
+    otherwise): both feed the profiler level / AI Core metrics of the Summary's settings note. The fixture's
+    file renamed; its experimental_config says _profiler_level "Level1", _aic_metrics
+    "ACL_AICORE_PIPE_UTILIZATION" (read with json below)."""
+    d = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(PT, d)
+    (d / "profiler_info_0.json").rename(d / "profiler_info.json")
+    exp = json.loads((d / "profiler_info.json").read_text())["config"]["experimental_config"]
+    assert (exp["_profiler_level"], exp["_aic_metrics"]) == ("Level1", "ACL_AICORE_PIPE_UTILIZATION")
+    assert detect(str(d)).info_path == str(d / "profiler_info.json")
+    p = load_profile(str(d), OPTS)
+    assert p.files["profiler_info"] == str(d / "profiler_info.json")
+    assert (p.extra["profiler_level"], p.extra["aic_metrics"]) == ("Level1", "ACL_AICORE_PIPE_UTILIZATION")
+
+
+def test_profiling_directory_without_its_output_folder_is_not_collected(tmp_path):
+    """A *_ascend_pt directory copied without ASCEND_PROFILER_OUTPUT holds only profiler_info_0.json and
+    profiler_metadata.json: both are JSON objects, but neither is ever taken for a Kineto trace (which would
+    fail as "not a trace"); the original's "not collected" error names the directory."""
+    d = tmp_path / "rank0_ascend_pt"
+    d.mkdir()
+    for name in ("profiler_info_0.json", "profiler_metadata.json"):
+        shutil.copyfile(PT / name, d / name)
+        assert (d / name).read_text().lstrip().startswith("{")
+    with pytest.raises(ProfileError) as err:
+        detect(str(d))
+    assert err.value.path == str(d)
+    assert err.value.message.startswith("The data is not collected by PyTorch or Mindspore mode")
+    for gone in ("profiler_metadata.json", "profiler_info_0.json"):  # either file alone: the same
+        (d / gone).unlink()
+        with pytest.raises(ProfileError, match="not collected by PyTorch or Mindspore mode"):
+            load_profile(str(d), OPTS)
+        shutil.copyfile(PT / gone, d / gone)
+
+
+def test_first_profiler_info_by_name_is_read(tmp_path):
+    """A profiling directory holding two profiler_info files (another rank's copied in beside it; synthetic: the
+    fixture's file copied to profiler_info_1.json with its level edited to Level0) reads the first by name,
+    profiler_info_0.json (Level1), whatever the listing order; not the last one matched."""
+    d = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(PT, d)
+    info = json.loads((d / "profiler_info_0.json").read_text())
+    info["config"]["experimental_config"]["_profiler_level"] = "Level0"
+    (d / "profiler_info_1.json").write_text(json.dumps(info))
+    assert detect(str(d)).info_path == str(d / "profiler_info_0.json")
+    assert load_profile(str(d), OPTS).extra["profiler_level"] == "Level1"
+
+
+def test_two_profiler_databases_are_refused(tmp_path):
+    """Two ranks' databases in one ASCEND_PROFILER_OUTPUT (tests/data/db/l1's export copied in twice): the
+    original reads whichever the listing gives first, another rank's data on another machine; we refuse
+    and name both, sorted."""
+    out = tmp_path / "rank0_ascend_pt" / "ASCEND_PROFILER_OUTPUT"
+    out.mkdir(parents=True)
+    db = Path(__file__).resolve().parent / "data" / "db" / "l1" / "ascend_pytorch_profiler_0.db"
+    for rank in (1, 0):
+        shutil.copyfile(db, out / f"ascend_pytorch_profiler_{rank}.db")
+    with pytest.raises(ProfileError) as err:
+        detect(str(out.parent))
+    assert err.value.path == str(out)
+    assert err.value.message == ("holds 2 profiler databases (ascend_pytorch_profiler_0.db, "
+                                 "ascend_pytorch_profiler_1.db)")
+    assert err.value.hint == "pass the .db file to compare"
+
+
+def test_profiling_directory_never_falls_back_to_a_kineto_trace_beside_its_output(tmp_path):
+    """A *_ascend_pt directory whose ASCEND_PROFILER_OUTPUT lost its trace_view.json, with a Kineto trace lying
+    beside that folder (a tests/data/kineto excerpt, copied in: synthetic): the NPU export is what the
+    directory is, so the error says what the export lacks; the GPU trace is not loaded in its place."""
+    d = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(PT, d)
+    (d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").unlink()
+    kineto = Path(__file__).resolve().parent / "data" / "kineto" / "mi300_rccl_generic_excerpt.pt.trace.json"
+    shutil.copyfile(kineto, d / kineto.name)
+    with pytest.raises(ProfileError) as err:
+        detect(str(d))
+    assert err.value.path == str(d / "ASCEND_PROFILER_OUTPUT")
+    # the fixture's output folder holds these three of the parsed files the message lists
+    assert err.value.message == ("holds the parsed kernel_details.csv, memory_record.csv, communication.json but no "
+                                 "trace_view.json or ascend_*_profiler_*.db, which the comparison needs")
+
+
+def test_folder_of_several_named_traces_counts_and_lists_only_those(tmp_path, samples):
+    """HTA's execution_trace sample folder (an execution-trace JSON object beside a Kineto trace) with the trace
+    copied in as two ranks' *.pt.trace.json.gz (synthetic): the refusal counts and lists the two named
+    traces, not the execution trace beside them."""
+    src = samples / "hta/tests/data/execution_trace"
+    if not src.is_dir():
+        pytest.skip("hta execution_trace sample absent")
+    d = tmp_path / "run"
+    d.mkdir()
+    shutil.copyfile(src / "benchmark_simple_add_et.json.gz", d / "benchmark_simple_add_et.json.gz")
+    for rank in (0, 1):
+        shutil.copyfile(src / "benchmark_simple_add_trace.json.gz", d / f"rank{rank}.pt.trace.json.gz")
+    with pytest.raises(ProfileError) as err:
+        detect(str(d))
+    assert err.value.message == "directory holds 2 traces (rank0.pt.trace.json.gz, rank1.pt.trace.json.gz)"
+    assert err.value.hint == "pass the trace file itself"
+
+
+def test_trace_view_linked_to_a_directory_is_not_called_broken(tmp_path):
+    """ASCEND_PROFILER_OUTPUT/trace_view.json as a symbolic link to a directory (synthetic: the fixture's file
+    replaced by a link to its own folder): the link resolves, so it "is not a file"; "a broken symbolic link"
+    would send the user looking for a missing target."""
+    d = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(PT, d)
+    trace = d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    trace.unlink()
+    trace.symlink_to(d / "ASCEND_PROFILER_OUTPUT", target_is_directory=True)
+    with pytest.raises(ProfileError) as err:
+        detect(str(d))
+    assert (err.value.path, err.value.message) == (str(trace), "is not a file")
+
+
+@pytest.mark.parametrize(("names", "named"), [(("msprof_1.db", "msprof_0.db"), "msprof_0.db"),
+                                              (("msprof.db",), "msprof.db")])
+def test_folder_of_msprof_databases_names_the_first(tmp_path, samples, names, named):
+    """A folder holding CANN msprof databases (the msinsight full_db sample's msprof_0.db, copied in as rank 0
+    and 1): the refusal names the first by name, msprof_0.db, on every machine. Any msprof*.db counts, as for
+    one given alone (``_not_a_profiler_db``): the copy renamed msprof.db (synthetic) is named too."""
+    db = samples / "msinsight/server/src/test/test_data/full_db/msprof_0.db"
+    if not db.exists():
+        pytest.skip("msprof_0.db sample absent")
+    for name in names:
+        shutil.copyfile(db, tmp_path / name)
+    expected = ("a CANN msprof database, which is not supported (pass the ascend_pytorch_profiler_*.db, "
+                "ascend_mindspore_profiler_*.db or msmonitor_*.db export)")
+    with pytest.raises(ProfileError) as err:
+        detect(str(tmp_path))
+    assert (err.value.path, err.value.message) == (str(tmp_path), f"holds {named}, {expected}")
+    with pytest.raises(ProfileError) as err:
+        detect(str(tmp_path / named))
+    assert err.value.message == expected
+
+
+def test_parent_hint_names_unparsed_ms_and_unsuffixed_profiling_directories(tmp_path):
+    """A parent directory's hint names both kinds of profiling directory: a MindSpore *_ascend_ms one not parsed
+    yet (the fixture's, without its ASCEND_PROFILER_OUTPUT: only profiler_info_0.json) and one of any name
+    holding an ASCEND_PROFILER_OUTPUT (the torch_npu fixture copied as run_a); sorted by name."""
+    ms = tmp_path / MS.name
+    ms.mkdir()
+    shutil.copyfile(MS / "profiler_info_0.json", ms / "profiler_info_0.json")
+    shutil.copytree(PT, tmp_path / "run_a")
+    with pytest.raises(ProfileError, match="not collected by PyTorch or Mindspore mode") as err:
+        detect(str(tmp_path))
+    assert err.value.hint == ("it holds profiling directories: rank-0_20250101000000000_ascend_ms, run_a; "
+                              "pass one of them, one rank per side")
+
+
+def test_profiling_directories_come_before_timeline_files_in_the_hint(tmp_path, samples):
+    """A folder holding a rank's profiling directory (the torch_npu fixture) and a CANN timeline file (the
+    mindinsight sample's msprof_1_0_1.json event list) beside it: the hint offers the profiling directory,
+    the comparison's own input kind, not the timeline file."""
+    timeline = samples / ("mindinsight/tests/utils/resource/profiler/PROF_000001_20230818142704567_GQFAMHBKGODKJMLA/"
+                          "device_1/timeline/msprof_1_0_1.json")
+    if not timeline.is_file():
+        pytest.skip("mindinsight sample absent")
+    shutil.copytree(PT, tmp_path / "rank0_ascend_pt")
+    shutil.copyfile(timeline, tmp_path / timeline.name)
+    with pytest.raises(ProfileError, match="not collected by PyTorch or Mindspore mode") as err:
+        detect(str(tmp_path))
+    assert err.value.hint == "it holds profiling directories: rank0_ascend_pt; pass one of them, one rank per side"
+
+
+def test_output_folder_without_trace_names_every_parsed_file_it_holds(tmp_path, samples):
+    """The msinsight level1 sample's ASCEND_PROFILER_OUTPUT copied without trace_view.json: the message lists the
+    six parsed files it knows (kernel_details.csv, op_statistic.csv, operator_memory.csv, memory_record.csv,
+    communication.json, step_trace_time.csv: all present there), in that order; not the others (api_statistic.csv,
+    l2_cache.csv, ...)."""
+    src = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT"
+    if not src.is_dir():
+        pytest.skip("msinsight level1 sample absent")
+    out = tmp_path / "ASCEND_PROFILER_OUTPUT"
+    out.mkdir()
+    for f in src.iterdir():
+        if f.name != "trace_view.json":
+            shutil.copyfile(f, out / f.name)
+    with pytest.raises(ProfileError) as err:
+        detect(str(out))
+    assert err.value.message == ("holds the parsed kernel_details.csv, op_statistic.csv, operator_memory.csv, "
+                                 "memory_record.csv, communication.json, step_trace_time.csv but no trace_view.json "
+                                 "or ascend_*_profiler_*.db, which the comparison needs")
+
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ("9999999999999999", OUT_OF_RANGE),          # 16 whole digits: 9.999e18 ns > 2**63 - 1 = 9223372036854775807
+    ("9223372036854775.808", OUT_OF_RANGE),      # exactly 2**63 ns, one past int64
+    ("9300000000000000.0", OUT_OF_RANGE),        # a leading 9 worth 9e18 ns: 9.3e18 > 2**63 - 1
+    ("12345678901234567.5", OUT_OF_RANGE),       # 17 whole digits: 1.2e19 ns
+    ("-", "not a number"),                       # a sign and no digit
+    ("1\x005", "not a number"),                  # a NUL byte inside (zeroed bytes in a damaged file)
+])
+def test_damaged_time_text_in_a_trace_view_is_named(tmp_path, text, why):
+    """The fixture's trace_view.json with the first Ascend Hardware event's ts text replaced (synthetic damage):
+    loading names the file and the value, instead of wrapping around int64, reading it as 0 or failing
+    with a traceback. The two texts that are no number also as the event's dur."""
+    raw = json.loads((PT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text())
+    hw_pid = next(e["pid"] for e in raw if e.get("ph") == "M" and e["name"] == "process_name"
+                  and e["args"]["name"] == "Ascend Hardware")
+    first = next(i for i, e in enumerate(raw) if e.get("ph") == "X" and e["pid"] == hw_pid)
+    fields = ("ts", "dur") if why != OUT_OF_RANGE else ("ts",)
+    for field in fields:
+        events = [dict(e) for e in raw]
+        events[first][field] = text
+        f = tmp_path / field / "trace_view.json"
+        f.parent.mkdir()
+        f.write_text(json.dumps(events))
+        with pytest.raises(ProfileError) as err:
+            load_profile(str(f), OPTS)
+        assert err.value.path == str(f)
+        assert err.value.message == f"invalid '{field}' value {text!r} in trace events: {why}"
+
+
+def test_communication_json_as_symbolic_link_is_refused(tmp_path):
+    """Every side file the text loader reads is checked before it is opened (reference-1 §2.4
+    "check_profiling_path" lists communication.json): the fixture's replaced by a symbolic link to the file
+    moved elsewhere (synthetic) is refused by name without --force, and read with it."""
+    d = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(PT, d)
+    side = d / "ASCEND_PROFILER_OUTPUT" / "communication.json"
+    side.rename(tmp_path / "elsewhere.json")
+    side.symlink_to(tmp_path / "elsewhere.json")
+    with pytest.raises(ProfileError) as err:
+        detect(str(d))
+    assert (err.value.path, err.value.message) == (str(side), "is a symbolic link; refusing to follow it")
+    assert detect(str(d), force=True).level == "profiling"
+
+
+def test_profiler_info_over_the_text_cap_is_refused_by_name(tmp_path, monkeypatch):
+    """profiler_info_0.json is read whole, so the text-file size cap applies to it: the fixture without its CSV
+    and communication side files, with the cap set between the sizes of profiler_metadata.json and
+    profiler_info_0.json (os.stat below): the refusal names profiler_info_0.json and its size."""
+    d = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(PT, d)
+    for name in ("kernel_details.csv", "memory_record.csv", "communication.json"):
+        (d / "ASCEND_PROFILER_OUTPUT" / name).unlink()
+    info = d / "profiler_info_0.json"
+    size = info.stat().st_size
+    assert (d / "profiler_metadata.json").stat().st_size < size - 1
+    monkeypatch.setenv("MSPROF_COMPARE_MAX_TEXT_BYTES", str(size - 1))
+    with pytest.raises(ProfileError) as err:
+        detect(str(d))
+    assert err.value.path == str(info)
+    assert err.value.message == f"file is {size} bytes, over the {size - 1} byte limit for this kind of file"
+
+
+def test_database_over_its_cap_is_named_as_given(tmp_path, monkeypatch):
+    """A profiler .db given directly (tests/data/db/l1's, copied) over the database size cap: the refusal names
+    it as the user typed it (a relative path here), as every other message about the given path does."""
+    db = Path(__file__).resolve().parent / "data" / "db" / "l1" / "ascend_pytorch_profiler_0.db"
+    shutil.copyfile(db, tmp_path / db.name)
+    size = db.stat().st_size
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MSPROF_COMPARE_MAX_DB_BYTES", str(size - 1))
+    with pytest.raises(ProfileError) as err:
+        detect(db.name)
+    assert err.value.path == db.name
+    assert err.value.message == f"file is {size} bytes, over the {size - 1} byte limit for this kind of file"
+
+
+def test_blocks_released_before_allocation_are_counted_apart_from_negative_sizes(tmp_path, samples):
+    """operator_memory.csv: the warning counts each oddity by itself. The first three rows of the msinsight
+    level1 sample's file that have a Release Time, the last two with their Allocation and Release Time swapped
+    (synthetic), no size negative: two blocks released before their allocation, zero negative sizes."""
+    import csv
+
+    src = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/operator_memory.csv"
+    if not src.is_file():
+        pytest.skip("msinsight level1 sample absent")
+    with src.open(newline="") as fh:
+        header, *rows = list(csv.reader(fh))
+    a, r = header.index("Allocation Time(us)"), header.index("Release Time(us)")
+    rows = [row for row in rows if row[r].strip()][:3]
+    for row in rows[1:]:
+        row[a], row[r] = row[r], row[a]
+    assert sum(float(row[header.index("Size(KB)")]) < 0 for row in rows) == 0
+    assert sum(float(row[r]) < float(row[a]) for row in rows) == 2
+    d = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(PT, d)
+    f = d / "ASCEND_PROFILER_OUTPUT" / "operator_memory.csv"
+    with f.open("w", newline="") as fh:
+        csv.writer(fh).writerows([header, *rows])
+    p = load_profile(str(d), Options(enable_memory_compare=True))
+    assert f"{f}: 2 block(s) released before their allocation (duration read as 0)" in p.warnings
+
+
+def test_lenient_time_parse_reads_a_plus_sign():
+    """``decimal_us_to_ns(strict=False)`` (the CSV loader's parse) reads ``[+-]digits[.digits]``, a leading "+"
+    included, and gives -1 for what is no number. By hand: +7.5 us = 7500 ns, 12 us = 12000, -0.25 us = -250."""
+    from msprof_compare.loaders.numparse import decimal_us_to_ns
+
+    assert decimal_us_to_ns(["+7.5", "12", "-0.25", "N/A"], strict=False).tolist() == [7500, 12000, -250, -1]
