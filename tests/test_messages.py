@@ -107,3 +107,37 @@ def test_decompressed_size_cap_names_the_size(monkeypatch: pytest.MonkeyPatch, t
     with pytest.raises(ProfileError) as err:
         traceio.read_bytes(str(two))
     assert err.value.message == f"decompressed trace is over the {size - 1} byte limit"
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be"])
+@pytest.mark.parametrize("layout", ["file", "kineto", "directory"])
+def test_a_utf16_trace_is_named_and_the_conversion_followed(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                                            encoding: str, layout: str) -> None:
+    """A trace re-saved as UTF-16 (a Windows PowerShell ``>`` redirect writes UTF-16LE with a byte-order mark)
+    was refused as "not a JSON trace", and a trace_view.json in a profiling folder was first transcoded as GB18030
+    into garbage. It is now named as UTF-16, and the conversion its hint names (here: Python's codec in place of
+    iconv) gives back a file that loads. Inputs: the torch_npu and AlexNet excerpts, re-encoded."""
+    npu = DATA / "npu" / "rank0_ascend_pt"
+    if layout == "directory":
+        src = tmp_path / "rank0_ascend_pt"
+        shutil.copytree(npu, src)
+        trace = src / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    else:
+        original = npu / "ASCEND_PROFILER_OUTPUT" / "trace_view.json" if layout == "file" else \
+            DATA / "kineto" / "h100_timesformer_excerpt.pt.trace.json"
+        trace = tmp_path / original.name
+        shutil.copyfile(original, trace)
+        src = trace
+    text = trace.read_text(encoding="utf-8")
+    # utf-16 writes a little-endian BOM; utf-16-be none: add it, as a big-endian writer does
+    trace.write_bytes(text.encode(encoding) if encoding == "utf-16" else b"\xfe\xff" + text.encode(encoding))
+    params = {"base_profiling_path": str(src), "comparison_profiling_path": str(src),
+              "output_path": str(tmp_path / "out"), "enable_profiling_compare": True}
+    (tmp_path / "out").mkdir()
+    assert cli.execute(params) == 1
+    err = capsys.readouterr().err
+    assert f"error: {trace}: UTF-16 text (it starts with a UTF-16 byte-order mark" in err
+    assert "iconv -f UTF-16 -t UTF-8" in err and "GB18030" not in err and "Traceback" not in err
+    assert not list((tmp_path / "out").iterdir())
+    trace.write_bytes(trace.read_bytes().decode("utf-16").encode("utf-8"))  # what iconv -f UTF-16 -t UTF-8 does
+    assert cli.execute(params) == 0

@@ -356,6 +356,10 @@ def decode_events(path: str, data: bytes, raw_ts: bool = False) -> tuple[list[Ev
         raise ProfileError(path, "malformed trace JSON: values nested too deeply") from None
     if kind == "":
         raise ProfileError(path, "empty file")
+    if data[:2] in UTF16_BOMS:
+        raise ProfileError(path, "UTF-16 text (it starts with a UTF-16 byte-order mark, as a Windows PowerShell "
+                                 "redirect or Notepad's 'Unicode' writes): profiler traces are UTF-8",
+                           hint="use the file the profiler wrote, or convert it: iconv -f UTF-16 -t UTF-8 IN > OUT")
     raise ProfileError(path, "not a JSON trace (expected an object with traceEvents or an event list)")
 
 
@@ -437,6 +441,10 @@ def _transcode(data: bytes, encoding: str) -> bytes | None:
     return b"".join(parts)
 
 
+#: The byte-order marks of UTF-16 (and UTF-32) text, little- and big-endian.
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
 def as_utf8(path: str, data: bytes) -> tuple[bytes, str]:
     """``data`` as UTF-8, with a warning line when it had to be re-encoded. Text that is not UTF-8 is read as the
     original reads it, in the locale's encoding, when that is not UTF-8; else as GB18030 (``CJK_ENCODING``),
@@ -444,7 +452,7 @@ def as_utf8(path: str, data: bytes) -> tuple[bytes, str]:
     worse than the error).
     What does not decode is returned as it is, for the decoder to name the bad byte. ASCII (nearly every
     profile) is told at memory speed; other text is checked in chunks, so no whole-file string is built."""
-    if data.isascii() or _is_utf8(data):
+    if data.isascii() or _is_utf8(data) or data[:2] in UTF16_BOMS:  # UTF-16: the decoder names it
         return data, ""
     encoding, why = _locale_encoding(), "this machine's locale, as the original reads it"
     if encoding in ("utf-8", "ascii"):
