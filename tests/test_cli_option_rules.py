@@ -1,0 +1,362 @@
+"""Option rules of the command-line faces and of the API that no other test pinned down: the bounds of each
+option, the spellings the faces accept, which text the error line carries, and what each face prints or
+leaves out (mutation audit of cli.py, options.py and entry.py)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import logging
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from xlsxutil import read_xlsx
+
+from msprof_compare import cli, compare
+from msprof_compare.errors import UsageError
+from msprof_compare.options import build_options
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = Path(__file__).resolve().parent / "data"
+SAMPLE_BASE = REPO / "sample_data" / "bert-small_h100.json.gz"   # E2E 3907825 ns (test_cli.py)
+SAMPLE_COMP = REPO / "sample_data" / "bert-small_mi300.json.gz"  # E2E 3495976 ns
+SMALL = DATA / "kineto" / "mi300_rccl_generic_excerpt.pt.trace.json"
+NPU = DATA / "npu" / "rank0_ascend_pt"  # kernel_details.csv: 20 kernels, all of step 50
+L1_TEXT = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+HEATMAP = "msinsight/server/src/test/test_data/heatMap/trace_view.json"  # 6 events, no E2E time
+
+
+def run_inproc(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:
+    """``msprof-analyze compare ARGS`` in this process."""
+    with pytest.raises(SystemExit) as info:
+        cli.analyze_main(["compare", *args])
+    out, err = capsys.readouterr()
+    return info.value.code, out, err
+
+
+def error_lines(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.startswith("error:")]
+
+
+def json_report(folder: Path) -> dict:
+    (path,) = folder.glob("*.json")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+# --------------------------------------------------------------------------- bounds and types of the options
+
+
+@pytest.mark.parametrize(("flag", "value", "recorded"), [
+    ("--max_kernel_num", "4", 4),                                  # "must be > 3": 4 is the smallest N
+    ("--op_name_map", "{'aten::mm': '" + "v" * 200 + "'}", {"aten::mm": "v" * 200}),  # 200 is the maximum
+    ("--gpu_flow_cat", "f" * 20, "f" * 20),                        # at most 20 characters
+])
+def test_largest_or_smallest_accepted_value_runs(flag: str, value: str, recorded: object,
+                                                 capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """reference-1 §1.3 rules 1, 4 and 5 refuse only values beyond the bound: the bound itself runs (exit 0)
+    and reaches the options the JSON report records."""
+    code, _, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(SMALL), "--enable_api_compare", flag, value,
+                              "--output_format", "json", "-o", str(tmp_path))
+    assert code == 0 and not error_lines(err), err
+    assert json_report(tmp_path)["options"][flag[2:]] == recorded
+
+
+def test_op_name_map_key_that_is_not_text(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """Rule 3 covers keys as well as values: {1: 'aclnnMm'} is a usage error (exit 2), not an internal one."""
+    code, out, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(SMALL), "--op_name_map", "{1: 'aclnnMm'}",
+                                "-o", str(tmp_path / "never"))
+    assert (code, out) == (2, "")
+    assert error_lines(err) == ["error: Invalid param, key/value in --op_name_map must be string"]
+    assert not (tmp_path / "never").exists()
+
+
+def test_comparison_step_alone_is_refused(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """Rule 8: exactly one step given is an error whichever one it is (only --base_step was tested)."""
+    code, _, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(SMALL), "--comparison_step", "1",
+                              "-o", str(tmp_path / "never"))
+    assert code == 2
+    assert error_lines(err) == ["error: Invalid param, base_step and comparison_step must be set at the same time."]
+    assert not (tmp_path / "never").exists()
+
+
+def test_negative_steps_from_the_api_are_no_number() -> None:
+    """Only the int -1 (what Options and the JSON report's "options" record for "every step") means all
+    steps; any other negative int is no step number (rule 8: "-1", "+1" are refused on the command line)."""
+    assert (build_options(base_step=-1, comparison_step=-1)[0].base_step,
+            build_options(base_step=-1, comparison_step=-1)[0].step_given) == (-1, False)
+    with pytest.raises(UsageError, match=r"^Invalid param, base_step and comparison_step must be a number\.$"):
+        build_options(base_step=-2, comparison_step=-2)
+
+
+def test_flags_given_as_0_or_1_through_the_api() -> None:
+    """The API takes 0 / 1 for a flag as well as False / True (numpy and C callers pass ints): 0 is off."""
+    res = compare(str(SMALL), str(SMALL), enable_api_compare=1, enable_kernel_compare=0, force=0, disable_module=0)
+    assert res.sheet_names == ["ApiCompare"]
+    assert (res.options.enable_kernel_compare, res.options.force, res.options.disable_module) == (False, False, False)
+
+
+def test_unknown_options_are_listed_in_sorted_order() -> None:
+    """The message names every unknown keyword in one fixed (sorted) order, not a set's hash order."""
+    names = ["zeta", "enable_everything", "output", "alpha", "max_kernels", "step", "gpu_flow", "debug_mode"]
+    with pytest.raises(UsageError) as info:
+        build_options(**{n: True for n in names})
+    assert str(info.value) == ("unknown option(s): alpha, debug_mode, enable_everything, gpu_flow, max_kernels, "
+                               "output, step, zeta")
+
+
+def test_different_steps_on_the_two_sides(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """--base_step picks the base's step and --comparison_step the comparison's. The comparison is the NPU
+    excerpt with its Step Id edited from 50 to 7 (no sample holds two different step ids with a trace)."""
+    comp = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(NPU, comp)
+    kd = comp / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    rows = kd.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert sum(r.startswith("50,") for r in rows[1:]) == len(rows) - 1 == 20
+    kd.write_text(rows[0] + "".join("7," + r[3:] for r in rows[1:]), encoding="utf-8")
+    out = tmp_path / "out"
+    code, _, err = run_inproc(capsys, "-bp", str(NPU), "-d", str(comp), "--enable_kernel_compare",
+                              "--base_step", "50", "--comparison_step", "7", "-o", str(out))
+    assert code == 0 and not error_lines(err), err
+    (book,) = out.glob("*.xlsx")
+    sheet = read_xlsx(book, sheet_name="KernelCompare", header=2)
+    # every one of the 20 kernel rows on each side (the csv's row count)
+    assert (sheet["Calls"].sum(), sheet["Calls.1"].sum()) == (20, 20)
+    code, _, err = run_inproc(capsys, "-bp", str(NPU), "-d", str(comp), "--enable_kernel_compare",
+                              "--base_step", "7", "--comparison_step", "50", "-o", str(tmp_path / "never"))
+    assert code == 2
+    (line,) = error_lines(err)
+    assert line.startswith(f"error: {NPU}: There is no kernel details information for step 7"), line
+
+
+# --------------------------------------------------------------------------- --output_format and --fail_on_regression
+
+
+@pytest.mark.parametrize(("value", "suffixes", "recorded"), [
+    ("json xlsx", [".json", ".xlsx"], "xlsx,json"),   # a space separates as a comma does; order as canonical
+    ("json,xlsx", [".json", ".xlsx"], "xlsx,json"),
+    ("JSON", [".json"], "json"),                       # any case
+])
+def test_output_format_spellings(value: str, suffixes: list[str], recorded: str, capsys: pytest.CaptureFixture,
+                                 tmp_path: Path) -> None:
+    """--output_format takes the two formats in any order, separated by a comma or a space, in any case;
+    the JSON's options record the canonical "xlsx,json"."""
+    code, _, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(SMALL), "--enable_api_compare",
+                              "--output_format", value, "-o", str(tmp_path))
+    assert code == 0 and not error_lines(err), err
+    assert sorted(p.suffix for p in tmp_path.iterdir()) == suffixes
+    assert json_report(tmp_path)["options"]["output_format"] == recorded
+
+
+@pytest.mark.parametrize("value", [",", " , "])
+def test_output_format_naming_no_format_is_refused(value: str, capsys: pytest.CaptureFixture,
+                                                   tmp_path: Path) -> None:
+    """Separators alone name no report: a usage error before anything is loaded, nothing written."""
+    code, out, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(SMALL), "--output_format", value,
+                                "-o", str(tmp_path / "never"))
+    assert (code, out) == (2, "")
+    assert error_lines(err) == [
+        f"error: Invalid param, --output_format must be xlsx, json or xlsx,json (got {value!r})"]
+    assert not (tmp_path / "never").exists()
+
+
+def test_empty_output_format_with_stdout_writes_no_workbook(capsys: pytest.CaptureFixture, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--output_format ""`` (an unset shell variable) asks for nothing: with -o - only the JSON goes to
+    stdout, as without the flag; no workbook lands in the working directory."""
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(SMALL), "--enable_api_compare", "-o", "-",
+                                "--output_format", "")
+    assert code == 0, err
+    assert [s["name"] for s in json.loads(out)["sheets"]] == ["ApiCompare"]
+    assert list(tmp_path.iterdir()) == []
+    assert "has been generated" not in err
+
+
+@pytest.mark.parametrize(("pct", "code", "said"), [
+    ("", 0, None),  # empty: no gate at all
+    # MI300 3495976 ns -> H100 3907825 ns: (3907825 - 3495976) / 3495976 = +11.78 %
+    ("5% ", 3, "Performance regression: E2E time 3.496 ms -> 3.908 ms (+11.78%), threshold +5%"),
+    (" 12 %", 0, "No regression: E2E time 3.496 ms -> 3.908 ms (+11.78%), threshold +12%"),
+], ids=["empty", "trailing space", "spaces"])
+def test_fail_on_regression_spellings(pct: str, code: int, said: str | None, capsys: pytest.CaptureFixture,
+                                      tmp_path: Path) -> None:
+    """An empty --fail_on_regression (``--fail_on_regression "$PCT"`` with PCT unset) is no gate, as None
+    is; spaces around the percentage and its percent sign are allowed. Base MI300X, comparison H100."""
+    got, _, err = run_inproc(capsys, "-d", str(SAMPLE_BASE), "-bp", str(SAMPLE_COMP), "--enable_api_compare",
+                             "--fail_on_regression", pct, "-o", str(tmp_path))
+    assert got == code, err
+    assert not error_lines(err)
+    if said:
+        assert said in err
+    else:
+        assert "E2E time" not in err  # neither "No regression: E2E time ..." nor the regression line
+
+
+# --------------------------------------------------------------------------- what the faces print
+
+
+def test_api_comparison_reads_the_input_shapes(caplog: pytest.LogCaptureFixture) -> None:
+    """Input shapes are loaded with the operator, memory or API comparison on (the guard's own words): with
+    the API comparison the Summary's input-shape guard checks the pair; without it, it says it could not."""
+    def events(path: Path) -> list[dict]:
+        return [e for e in json.loads(gzip.decompress(path.read_bytes()))["traceEvents"] if e.get("cat") == "cpu_op"]
+
+    def heaviest(ops: list[dict]) -> list[str]:
+        # the 10 operator names with the largest total duration among ops that recorded Input Dims
+        total: dict[str, float] = {}
+        for e in ops:
+            if e["args"].get("Input Dims") and not e["name"].startswith("ProfilerStep#"):
+                total[e["name"]] = total.get(e["name"], 0) + e["dur"]
+        return sorted(total, key=lambda n: -total[n])[:10]
+
+    def with_digits(ops: list[dict]) -> set[str]:
+        return {e["name"] for e in ops if any(ch.isdigit() for ch in json.dumps(e["args"].get("Input Dims", [])))}
+
+    b, c = events(SAMPLE_BASE), events(SAMPLE_COMP)
+    names_b, names_c = {e["name"] for e in b}, {e["name"] for e in c}
+    asked = {n for n in heaviest(b) if n in names_c} | {n for n in heaviest(c) if n in names_b}
+    checked = len(asked & with_digits(b) & with_digits(c))
+    assert checked == 10  # 11 names asked; aten::empty records only [[], ...]: no shape to compare
+    with caplog.at_level(logging.ERROR, logger="msprof-analyze"):
+        guards = compare(SAMPLE_BASE, SAMPLE_COMP, enable_profiling_compare=True, enable_api_compare=True).guards
+        row = guards[guards["Check"] == "input shapes of top operators"].iloc[0]
+        assert (row["Status"], row["Base"], row["Comparison"]) == ("ok", checked, checked)
+        guards = compare(SAMPLE_BASE, SAMPLE_COMP, enable_profiling_compare=True).guards
+    row = guards[guards["Check"] == "input shapes of top operators"].iloc[0]
+    assert (row["Status"], row["Base"]) == ("unknown", 0) and row["Detail"].startswith("no input shapes on one side")
+
+
+def test_no_workbook_hint_when_the_overall_sheet_is_left_out(samples: Path, capsys: pytest.CaptureFixture,
+                                                             tmp_path: Path) -> None:
+    """A side without E2E time prints the console table but gets no OverallMetrics sheet (reference-1 §9.1):
+    the INFO line pointing at that sheet of the workbook is then not printed, though a workbook is written."""
+    code, out, err = run_inproc(capsys, "-bp", str(samples / L1_TEXT), "-d", str(samples / HEATMAP),
+                                "--enable_profiling_compare", "--enable_api_compare", "-o", str(tmp_path))
+    assert code == 0, err
+    assert "Model Profiling Time Distribution" in out
+    (book,) = tmp_path.glob("*.xlsx")
+    assert list(read_xlsx(book, sheet_name=None)) == ["ApiCompare"]
+    assert cli.OVERALL_HINT not in err
+
+
+def test_error_line_keeps_the_hint(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """A data error's hint (how to go on) ends its one error line, in parentheses."""
+    link = tmp_path / "link.pt.trace.json"
+    link.symlink_to(SMALL)
+    code, _, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(link), "-o", str(tmp_path / "never"))
+    assert code == 1
+    assert error_lines(err) == [f"error: {link}: is a symbolic link; refusing to follow it (add --force to accept it)"]
+
+
+def test_empty_path_error_names_no_file(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """``-bp ""``: the original's message alone, without a ": " for a file name that is not there."""
+    code, _, err = run_inproc(capsys, "-d", str(SMALL), "-bp", "", "-o", str(tmp_path / "never"))
+    assert code == 1
+    assert error_lines(err) == ["error: The path is empty. Please enter a valid path."]
+
+
+def test_out_of_memory_on_a_small_pair_gives_no_estimate(monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """The "(this pair: about N MB)" estimate is left out under 1 MB, where it would read "about 0 MB":
+    the 12 KB excerpt twice needs (5 + 1) * 12113 bytes = 0.07 MB."""
+    import msprof_compare.api as api
+
+    def hungry(*_a, **_k):
+        raise MemoryError
+
+    monkeypatch.setattr(api, "compare", hungry)
+    assert (5 + 1) * SMALL.stat().st_size / 1e6 < 1
+    code, _, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(SMALL), "-o", str(tmp_path))
+    assert code == 1
+    assert error_lines(err) == [
+        "error: out of memory: a comparison needs roughly 5 times the larger input plus the size of the other; "
+        "free memory, or compare less, e.g. --enable_profiling_compare alone"]
+
+
+# --------------------------------------------------------------------------- the script face
+
+
+def test_script_does_not_warn_about_root(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture,
+                                         tmp_path: Path) -> None:
+    """reference-1 §1.1: the root warning is msprof-analyze's; the script (§1.2) has none."""
+    if not hasattr(os, "geteuid"):
+        pytest.skip("no user ids here")
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    assert cli.script_main([str(SMALL), str(SMALL), "--enable_api_compare", "--force", "-o", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert "has been completed" in err and cli.ROOT_WARNING not in err
+
+
+def test_script_does_not_say_completed_after_a_usage_error(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """docs/differences.md: the "completed in a total time" line is logged on success only (a usage error is
+    exit 2, not 1, and was not covered)."""
+    assert cli.script_main([str(SMALL), str(SMALL), "--base_step", "1", "-o", str(tmp_path / "never")]) == 2
+    err = capsys.readouterr().err
+    assert error_lines(err) == ["error: Invalid param, base_step and comparison_step must be set at the same time."]
+    assert "has been completed" not in err
+
+
+def test_script_ambiguous_prefix_lists_every_match(capsys: pytest.CaptureFixture) -> None:
+    """A prefix that was ambiguous already in the original's parser ("--d": --disable_details,
+    --disable_module) names our added --debug too: the script accepts it, so it is a possible meaning."""
+    with pytest.raises(SystemExit) as info:
+        cli.build_script_parser().parse_args(["a", "b", "--d"])
+    assert info.value.code == 2
+    (line,) = error_lines(capsys.readouterr().err)
+    assert "ambiguous option: --d could match --disable_details, --disable_module, --debug" in line, line
+
+
+# --------------------------------------------------------------------------- the console-script entry points
+
+_SLOW_ENTRY_CHILD = r"""
+import sys, time
+from pathlib import Path
+from msprof_compare.report import excel
+marker = Path(sys.argv[1])
+real = excel._write_sheet
+def slow(*a, **k):
+    marker.write_text("writing")
+    time.sleep(60)
+    return real(*a, **k)
+excel._write_sheet = slow
+from msprof_compare.entry import compare_main  # the console script msprof-compare
+sys.argv = ["msprof-compare"] + sys.argv[2:]
+compare_main()
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_ctrl_c_mid_write_through_the_console_script_cleans_up(tmp_path: Path) -> None:
+    """The entry points hand Ctrl-C back to Python once the CLI is imported: Ctrl-C while the workbook is
+    written is then the CLI's KeyboardInterrupt, which removes the temporary file and the folder the run made
+    (the quick exit of the import-time handler would leave them). test_output_safety.py runs cli directly."""
+    from msprof_compare.report import excel
+
+    if not hasattr(excel, "_write_sheet"):
+        pytest.skip("writer has no _write_sheet hook")
+    out, marker = tmp_path / "out", tmp_path / "writing"
+    env = dict(os.environ, MSPROF_ANALYZE_LOG_LEVEL="WARNING", PYTHONPATH=str(REPO))
+    proc = subprocess.Popen([sys.executable, "-c", _SLOW_ENTRY_CHILD, str(marker), "-bp", str(SMALL), "-d",
+                             str(SMALL), "--enable_api_compare", "-o", str(out)], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 120
+        while not marker.exists():
+            assert proc.poll() is None, proc.communicate()[1][-2000:]
+            assert time.monotonic() < deadline, "the writer never started"
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130 and error_lines(err) == ["error: interrupted"], err
+    assert not out.exists(), sorted(p.name for p in out.rglob("*"))
