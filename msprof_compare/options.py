@@ -229,4 +229,4 @@ def parse_regression_pct(value: Any) -> float | None:
         raise UsageError(f"Invalid param, --fail_on_regression must be a number of percent (got {value!r})") from None
     if not (pct >= 0.0) or pct == float("inf"):
         raise UsageError(f"Invalid param, --fail_on_regression must be a finite percentage >= 0 (got {value!r})")
-    return pct
+    return pct + 0.0  # -0.0 -> 0.0: the gate line would read "threshold +-0%"

@@ -183,7 +183,8 @@ def test_empty_output_format_with_stdout_writes_no_workbook(capsys: pytest.Captu
     # MI300 3495976 ns -> H100 3907825 ns: (3907825 - 3495976) / 3495976 = +11.78 %
     ("5% ", 3, "Performance regression: E2E time 3.496 ms -> 3.908 ms (+11.78%), threshold +5%"),
     (" 12 %", 0, "No regression: E2E time 3.496 ms -> 3.908 ms (+11.78%), threshold +12%"),
-], ids=["empty", "trailing space", "spaces"])
+    ("-0", 3, "(+11.78%), threshold +0%"),  # read "threshold +-0%"
+], ids=["empty", "trailing space", "spaces", "minus zero"])
 def test_fail_on_regression_spellings(pct: str, code: int, said: str | None, capsys: pytest.CaptureFixture,
                                       tmp_path: Path) -> None:
     """An empty --fail_on_regression (``--fail_on_regression "$PCT"`` with PCT unset) is no gate, as None
