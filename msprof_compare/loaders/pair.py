@@ -34,7 +34,6 @@ PARALLEL_MIN_BYTES = 64 * 1024**2
 #: Memory a parallel load needs per byte of input (both sides held loaded at once, ~4-5x each, plus
 #: the pickle sent back): "auto" loads in turn when the machine has less available.
 PARALLEL_MEMORY_FACTOR = 6
-_SIZED_SUFFIXES = (".json", ".json.gz", ".db", ".csv")
 _CGROUP_ROOT = "/sys/fs/cgroup"
 #: (mount under _CGROUP_ROOT, limit file, usage file) of cgroup v2 and of v1's memory controller.
 _CGROUP_KINDS = (("", "memory.max", "memory.current"),
