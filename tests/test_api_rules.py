@@ -1,0 +1,142 @@
+"""Rules of ``msprof_compare.api`` that no other test pinned: what is refused before loading and in which
+order, which comparisons check a step, which sheets a result holds, and the gate's answer when a side has no
+E2E time."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+
+import pytest
+
+from msprof_compare.api import compare
+from msprof_compare.compare.steps import GPU_STEP_MESSAGE
+from msprof_compare.errors import ProfileError, UsageError
+
+DATA = Path(__file__).resolve().parent / "data"
+KINETO = DATA / "kineto" / "h100_timesformer_excerpt.pt.trace.json"   # a Kineto trace: starts with "{"
+NPU_DIR = DATA / "npu" / "rank0_ascend_pt"
+
+
+def _bad_keyword_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    bad = tmp_path / "bad.ini"
+    bad.write_text("[OP_MASK]\n")   # the section without any of its six mandatory keys
+    monkeypatch.setenv("MSPROF_COMPARE_CONFIG", str(bad))
+    return bad
+
+
+@pytest.mark.parametrize("options", [
+    {"enable_communication_compare": True},                       # a Kineto side's collectives read the lists
+    {"enable_api_compare": True, "fail_on_regression": 5},        # the gate's breakdown reads them
+])
+def test_bad_keyword_file_is_named_before_loading(tmp_path, monkeypatch, options):
+    """The keyword lists are read before loading when a comparison will need them: a broken
+    MSPROF_COMPARE_CONFIG is the error, not the missing comparison path the loader would reach later. Only one
+    side (the base) needs to be a Kineto trace for CommunicationCompare to read them."""
+    bad = _bad_keyword_file(tmp_path, monkeypatch)
+    with pytest.raises(ProfileError) as info:
+        compare(str(KINETO), str(tmp_path / "absent"), **options)
+    assert info.value.path == str(bad)
+    assert info.value.message == "Missing required key 'FA_MASK' in section 'OP_MASK'."
+
+
+def test_step_refusal_waits_for_a_refused_base_path(tmp_path):
+    """A step on GPU data is refused before loading, looking at the sides in loading order: a base the loader
+    refuses (a missing path) ends the look, so its error comes first even when the comparison is Kineto."""
+    absent = tmp_path / "absent"
+    with pytest.raises(ProfileError) as info:
+        compare(str(absent), str(KINETO), enable_api_compare=True, base_step=1, comparison_step=1)
+    assert info.value.path == str(absent)
+
+
+def test_step_refusal_before_a_missing_comparison_path(tmp_path):
+    """The one exception of the refusal order (api._refuse_gpu_step): a Kineto base with a step is refused
+    before the missing comparison path is looked at."""
+    with pytest.raises(UsageError) as info:
+        compare(str(KINETO), str(tmp_path / "absent"), enable_api_compare=True, base_step=1, comparison_step=1)
+    assert str(info.value) == GPU_STEP_MESSAGE
+
+
+def test_one_gpu_side_with_a_step_is_refused_after_loading(tmp_path):
+    """A Kineto comparison whose JSON starts after 4 KiB of blanks is known as GPU data only once loaded; a
+    step is refused then even though the base is NPU data (either side being GPU data is enough)."""
+    padded = tmp_path / "padded.pt.trace.json"
+    padded.write_bytes(b" " * 5000 + KINETO.read_bytes())
+    with pytest.raises(UsageError) as info:
+        compare(str(NPU_DIR), str(padded), enable_api_compare=True, base_step=1, comparison_step=1)
+    assert str(info.value) == GPU_STEP_MESSAGE
+
+
+@pytest.mark.parametrize("flag", ["enable_api_compare", "enable_profiling_compare"])
+def test_absent_step_refused_whichever_of_these_comparisons_runs(flag, caplog):
+    """A step the NPU data does not hold is refused before any comparator runs (no "Start to compare" line),
+    whether the run asks for the API statistics alone or the time breakdown alone (reference-1 §1.4). The
+    excerpt's trace_view.json holds no ProfilerStep# event (grep finds none)."""
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"), pytest.raises(UsageError) as info:
+        compare(str(NPU_DIR), str(NPU_DIR), **{flag: True}, base_step=999, comparison_step=999)
+    assert str(info.value) == (f"{NPU_DIR}: Invalid step id: 999: the profile has no ProfilerStep# markers, so no "
+                               "step can be chosen (run without --base_step / --comparison_step)")
+    assert not [m for m in caplog.messages if m.startswith("Start to compare")]
+
+
+def test_comparisons_without_rows_leave_no_sheet(tmp_path):
+    """KernelCompare on GPU data has no row (the kernel table is Ascend's kernel_details.csv): the result holds
+    no sheet at all, not an empty KernelCompare nor an empty Summary, and to_excel writes nothing."""
+    res = compare(str(KINETO), str(KINETO), enable_kernel_compare=True)
+    assert res.sheet_names == []
+    assert res.to_excel(str(tmp_path)) == "" and list(tmp_path.iterdir()) == []
+
+
+def test_gate_without_a_kernel_answers_1(tmp_path):
+    """A trace whose device work is memsets only loads (it has device activity) but has no E2E time: the gate of
+    a run made without the breakdown answers 1 ("cannot judge"), not 3, with the breakdown's error. Synthetic
+    edit of the Timesformer excerpt: its 62 kernels dropped, its 13 gpu_memset events kept."""
+    doc = json.loads(KINETO.read_text())
+    doc["traceEvents"] = [e for e in doc["traceEvents"] if e.get("cat") != "kernel"]
+    assert sum(e.get("cat") == "gpu_memset" for e in doc["traceEvents"]) == 13
+    trace = tmp_path / "memsets.pt.trace.json"
+    trace.write_text(json.dumps(doc))
+    res = compare(str(trace), str(trace), enable_api_compare=True)
+    code, message = res.regression_gate(5)
+    assert code == 1
+    assert message.startswith(f"error: {trace}: no GPU kernels found in the trace")
+
+
+@pytest.mark.skipif(os.name == "nt", reason="file names of undecodable bytes are a POSIX matter")
+def test_undecodable_path_is_shown_escaped(tmp_path, caplog):
+    """A path whose bytes are not UTF-8 is shown with ``\\xNN`` escapes in the result's profiles (the sheets'
+    headers and the JSON read them), as a report can hold it."""
+    raw = os.path.join(os.fsencode(tmp_path), b"tr\xffce.pt.trace.json")
+    with open(raw, "wb") as fh:
+        fh.write(KINETO.read_bytes())
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(raw, raw, enable_api_compare=True)
+    want = f"{tmp_path}/tr\\xffce.pt.trace.json"   # the byte 0xff written as the four characters \xff
+    assert res.base.path == res.comparison.path == want
+    assert f"same input ({want})" in caplog.text
+
+
+def test_load_warnings_are_logged(tmp_path, caplog):
+    """What the loader notes about an input reaches the log, once, before the comparison. Synthetic edit of the
+    Timesformer excerpt: its first kernel's args.stream (7) written as the text "abc"."""
+    doc = json.loads(KINETO.read_text())
+    first = next(e for e in doc["traceEvents"] if e.get("cat") == "kernel")
+    assert first["args"]["stream"] == 7
+    first["args"]["stream"] = "abc"
+    trace = tmp_path / "odd_stream.pt.trace.json"
+    trace.write_text(json.dumps(doc))
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        compare(str(trace), str(KINETO), enable_api_compare=True)
+    assert caplog.messages == [f"{trace}: 1 kernel stream id(s) are not integers within int64 (the first: 'abc'); "
+                               "those kernels read as on no stream"]
+
+
+def test_sheet_names_are_exact():
+    """result.sheet() takes a sheet's name as the workbook writes it: another case is no sheet of the result."""
+    res = compare(str(KINETO), str(NPU_DIR), enable_api_compare=True)
+    assert res.sheet_names == ["ApiCompare"]
+    assert len(res.sheet("ApiCompare"))
+    with pytest.raises(KeyError):
+        res.sheet("apicompare")
