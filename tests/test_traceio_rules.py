@@ -1,0 +1,123 @@
+"""traceio rules a mutation audit found untested: the gzip cap message, the int64 range bounds of times and
+event ends, when float times need the JSON text, how an args error shows the args, integers written as
+"7.0"."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from msprof_compare.errors import ProfileError
+from msprof_compare.loaders import traceio
+
+_KINETO = Path(__file__).parent / "data" / "kineto"
+
+
+def test_gzip_over_cap_names_the_size_its_trailer_states(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A gzip trace over the cap says how far to raise it: the size its gzip trailer states (the real alexnet
+    excerpt's ISIZE, read here from the last 4 bytes as the gzip format defines them); a trailer stating no more
+    than the cap (a damaged one, here 5 bytes) is not quoted."""
+    src = _KINETO / "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz"
+    data = src.read_bytes()
+    body = gzip.decompress(data)
+    stated = int.from_bytes(data[-4:], "little")
+    assert stated == len(body) % 2**32
+    cap = len(body) - 1
+    monkeypatch.setenv("MSPROF_COMPARE_MAX_TRACE_BYTES", str(cap))
+    with pytest.raises(ProfileError) as err:
+        traceio.read_bytes(str(src))
+    assert err.value.message == (f"decompressed trace is over the {cap} byte limit "
+                                 f"(its gzip trailer gives {stated} bytes)")
+    lying = tmp_path / "lying.pt.trace.json.gz"
+    lying.write_bytes(data[:-4] + (5).to_bytes(4, "little"))
+    with pytest.raises(ProfileError) as err:
+        traceio.read_bytes(str(lying))
+    assert err.value.message == f"decompressed trace is over the {cap} byte limit"
+
+
+def test_integer_times_from_9e15_us_are_out_of_range() -> None:
+    """Integer us times are refused from 9e15 us (9e18 ns, the bound below int64's 9.22e18 that the float path
+    keeps too): 9e15 itself is refused, one us less reads as its ns; a negative one names the lowest value."""
+    limit = 9_000_000_000_000_000
+    assert traceio.to_ns([limit - 1, 0]).tolist() == [(limit - 1) * 1000, 0]
+    with pytest.raises(ProfileError) as err:
+        traceio.to_ns([1, limit], "t.json")
+    assert err.value.message == f"'ts' value {limit} out of range (over int64 nanoseconds) in trace events"
+    with pytest.raises(ProfileError):
+        traceio.to_ns([float(limit)], "t.json")
+    with pytest.raises(ProfileError) as err:
+        traceio.to_ns([5, -limit], "t.json", "dur")
+    assert err.value.message == f"'dur' value {-limit} out of range (over int64 nanoseconds) in trace events"
+
+
+_NPU_TRACE = Path(__file__).parent / "data" / "npu" / "rank0_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+
+
+def test_a_float_time_beside_text_times_is_inexact() -> None:
+    """A trace_view whose times are text but one is a number (edited from a real excerpt's ts): that
+    float cannot hold the ns digits, so ``float_inexact`` must send the loader back to the JSON text; read
+    through ``str(float)`` the time would be off by the digits float64 dropped."""
+    import json
+    from decimal import Decimal
+
+    texts = [e["ts"] for e in json.loads(_NPU_TRACE.read_text()) if isinstance(e.get("ts"), str)]
+    text = next(t for t in texts if Decimal(str(float(t))) != Decimal(t))  # one whose float lost digits
+    vals = [texts[0], float(text)]
+    assert traceio.float_inexact(traceio.to_ns(vals), vals) is True
+
+
+def test_args_error_shows_args_of_80_characters_whole() -> None:
+    """An invalid args value is named with the event's args text: whole up to 80 characters, cut to 77 and
+    "..." beyond, and the field is named (args shaped like a Kineto kernel's, its stream id written as text)."""
+    import msgspec
+
+    class KernelArgs(msgspec.Struct):
+        stream: int = -1
+
+    def shown(raw: bytes) -> str:
+        with pytest.raises(ProfileError) as err:
+            traceio.decode_args("t.json", [msgspec.Raw(raw)], KernelArgs)
+        return err.value.message
+
+    head = b'{"stream": "7", "device": 0, "correlation": 3131, "name": "'
+    at80 = head + b"k" * (80 - len(head) - 2) + b'"}'
+    at81 = head + b"k" * (81 - len(head) - 2) + b'"}'
+    assert len(at80) == 80 and len(at81) == 81
+    assert shown(at80) == ("invalid event args: Expected `int`, got `str` in args.stream of the event whose args are "
+                           + at80.decode())
+    assert shown(at81) == ("invalid event args: Expected `int`, got `str` in args.stream of the event whose args are "
+                           + at81[:77].decode() + "...")
+
+
+def test_single_digit_stream_ids_written_as_decimal_text() -> None:
+    """The real timesformer kernels' stream id (7, every one of them) written as the text "7.0" reads as 7 with
+    no warning, as "10.0" does: a whole number below 10 has a decimal exponent of 0, not below the range that
+    marks a fraction ("0.5" is one: read as on no stream, and counted)."""
+    import json
+
+    events = json.loads((_KINETO / "h100_timesformer_excerpt.pt.trace.json").read_text())["traceEvents"]
+    streams = [e["args"]["stream"] for e in events if e.get("cat") == "kernel"]
+    assert set(streams) == {7}
+    warnings: list[str] = []
+    out = traceio.checked_ints("t.json", [f"{s}.0" for s in streams], traceio.STREAM_ID, warnings)
+    assert out.tolist() == [7] * len(streams) and warnings == []
+    out = traceio.checked_ints("t.json", ["7.0", "0.0", "0.5"], traceio.STREAM_ID, warnings)
+    assert out.tolist() == [7, 0, -1]
+    assert warnings == ["t.json: 1 kernel stream id(s) are not integers within int64 (the first: '0.5'); "
+                        "those kernels read as on no stream"]
+
+
+def test_an_event_may_end_at_the_last_int64_nanosecond() -> None:
+    """``check_ends`` refuses an end (ts + dur ns) beyond int64, not one at its very last ns: 2**63 - 1 is
+    the largest end numpy adds without wrapping. A negative duration (read as 0 later) is no overflow."""
+    last = 2**63 - 1
+    ts = np.array([0, last - 1000], dtype=np.int64)
+    traceio.check_ends("t.json", ts, np.array([5, 1000], dtype=np.int64))
+    traceio.check_ends("t.json", np.array([last], dtype=np.int64), np.array([-7], dtype=np.int64))
+    with pytest.raises(ProfileError) as err:
+        traceio.check_ends("t.json", ts, np.array([5, 1001], dtype=np.int64))
+    assert err.value.message == (f"a trace event ends beyond the int64 nanosecond range (start {last - 1000} ns "
+                                 "+ duration 1001 ns)")
