@@ -17,6 +17,7 @@ import numpy as np
 import openpyxl
 import pandas as pd
 import pytest
+from cliutil import error_lines, run_inproc
 from xlsxutil import read_xlsx
 
 from msprof_compare import cli
@@ -46,18 +47,6 @@ def run_face(code: str, *args: str, env: dict | None = None, cwd: Path | None = 
     restore = None if os.name == "nt" else (lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     return subprocess.run(cmd, capture_output=True, text=True, env=full_env, cwd=cwd or REPO, timeout=300,
                           preexec_fn=restore)
-
-
-def run_inproc(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:
-    """``msprof-analyze compare ARGS`` in this process (fast path for the many error cases)."""
-    with pytest.raises(SystemExit) as info:
-        cli.analyze_main(["compare", *args])
-    out, err = capsys.readouterr()
-    return info.value.code, out, err
-
-
-def error_lines(stderr: str) -> list[str]:
-    return [line for line in stderr.splitlines() if line.startswith("error:")]
 
 
 def assert_one_error(stderr: str) -> str:

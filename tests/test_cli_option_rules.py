@@ -10,12 +10,11 @@ import logging
 import os
 import shutil
 import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from cliutil import error_lines, run_inproc, signal_mid_write, slow_writer_child
 from xlsxutil import read_xlsx
 
 from msprof_compare import cli, compare
@@ -30,18 +29,6 @@ SMALL = DATA / "kineto" / "mi300_rccl_generic_excerpt.pt.trace.json"
 NPU = DATA / "npu" / "rank0_ascend_pt"  # kernel_details.csv: 20 kernels, all of step 50
 L1_TEXT = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
 HEATMAP = "msinsight/server/src/test/test_data/heatMap/trace_view.json"  # 6 events, no E2E time
-
-
-def run_inproc(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:
-    """``msprof-analyze compare ARGS`` in this process."""
-    with pytest.raises(SystemExit) as info:
-        cli.analyze_main(["compare", *args])
-    out, err = capsys.readouterr()
-    return info.value.code, out, err
-
-
-def error_lines(stderr: str) -> list[str]:
-    return [line for line in stderr.splitlines() if line.startswith("error:")]
 
 
 def json_report(folder: Path) -> dict:
@@ -315,21 +302,7 @@ def test_script_ambiguous_prefix_lists_every_match(capsys: pytest.CaptureFixture
 
 # --------------------------------------------------------------------------- the console-script entry points
 
-_SLOW_ENTRY_CHILD = r"""
-import sys, time
-from pathlib import Path
-from msprof_compare.report import excel
-marker = Path(sys.argv[1])
-real = excel._write_sheet
-def slow(*a, **k):
-    marker.write_text("writing")
-    time.sleep(60)
-    return real(*a, **k)
-excel._write_sheet = slow
-from msprof_compare.entry import compare_main  # the console script msprof-compare
-sys.argv = ["msprof-compare"] + sys.argv[2:]
-compare_main()
-"""
+_SLOW_ENTRY_CHILD = slow_writer_child("msprof_compare.entry:compare_main")
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
@@ -343,21 +316,7 @@ def test_ctrl_c_mid_write_through_the_console_script_cleans_up(tmp_path: Path) -
         pytest.skip("writer has no _write_sheet hook")
     out, marker = tmp_path / "out", tmp_path / "writing"
     env = dict(os.environ, MSPROF_ANALYZE_LOG_LEVEL="WARNING", PYTHONPATH=str(REPO))
-    proc = subprocess.Popen([sys.executable, "-c", _SLOW_ENTRY_CHILD, str(marker), "-bp", str(SMALL), "-d",
-                             str(SMALL), "--enable_api_compare", "-o", str(out)], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    try:
-        deadline = time.monotonic() + 120
-        while not marker.exists():
-            assert proc.poll() is None, proc.communicate()[1][-2000:]
-            assert time.monotonic() < deadline, "the writer never started"
-            time.sleep(0.05)
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 130 and error_lines(err) == ["error: interrupted"], err
+    code, err = signal_mid_write(_SLOW_ENTRY_CHILD, marker, ["-bp", str(SMALL), "-d", str(SMALL),
+                                 "--enable_api_compare", "-o", str(out)], env, signal.SIGINT)
+    assert code == 130 and error_lines(err) == ["error: interrupted"], err
     assert not out.exists(), sorted(p.name for p in out.rglob("*"))

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+from cliutil import signal_mid_write, slow_writer_child
 from test_bad_corpus import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,21 +44,7 @@ def _env(**extra: str) -> dict:
 
 
 # A child that runs the CLI with a slow sheet writer and announces when writing has started.
-_SLOW_CHILD = r"""
-import sys, time
-from pathlib import Path
-from msprof_compare.report import excel
-marker = Path(sys.argv[1])
-real = excel._write_sheet
-def slow(*a, **k):
-    marker.write_text("writing")
-    time.sleep(60)
-    return real(*a, **k)
-excel._write_sheet = slow
-from msprof_compare.cli import compare_main
-sys.argv = ["msprof-compare"] + sys.argv[2:]
-compare_main()
-"""
+_SLOW_CHILD = slow_writer_child("msprof_compare.cli:compare_main")
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
@@ -68,23 +55,9 @@ def test_killed_mid_write_leaves_no_workbook(sig: int, kineto: Path, tmp_path: P
     if not hasattr(excel, "_write_sheet"):
         pytest.skip("writer has no _write_sheet hook")
     out, marker = tmp_path / "out", tmp_path / "writing"
-    proc = subprocess.Popen([sys.executable, "-c", _SLOW_CHILD, str(marker), "-bp", str(kineto), "-d", str(kineto),
-                             "-o", str(out)], env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            # Ctrl-C at its default even when the test run ignores it (`cmd &`, nohup)
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    try:
-        deadline = time.monotonic() + 120
-        while not marker.exists():
-            assert proc.poll() is None, proc.communicate()[1][-2000:]
-            assert time.monotonic() < deadline, "the writer never started"
-            time.sleep(0.05)
-        proc.send_signal(sig)
-        _, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode != 0
+    code, err = signal_mid_write(_SLOW_CHILD, marker, ["-bp", str(kineto), "-d", str(kineto), "-o", str(out)],
+                                 _env(), sig)
+    assert code != 0
     if sig in (signal.SIGINT, signal.SIGTERM):  # handled: the temporary file and the folder the run made go too
         assert not out.exists(), sorted(p.name for p in out.iterdir())
         assert "Traceback" not in err

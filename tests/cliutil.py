@@ -1,0 +1,68 @@
+"""Helpers shared by the command-line tests."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from msprof_compare import cli
+
+
+def run_inproc(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:
+    """``msprof-analyze compare ARGS`` in this process (fast path for the many error cases)."""
+    with pytest.raises(SystemExit) as info:
+        cli.analyze_main(["compare", *args])
+    out, err = capsys.readouterr()
+    return info.value.code, out, err
+
+
+def error_lines(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.startswith("error:")]
+
+
+def slow_writer_child(entry: str) -> str:
+    """A child script that runs the entry point ``entry`` ("module:function") with a sheet writer that
+    announces (in the file named by its first argument) when writing has started, then stalls for 60 s."""
+    module, function = entry.split(":")
+    return rf"""
+import sys, time
+from pathlib import Path
+from msprof_compare.report import excel
+marker = Path(sys.argv[1])
+real = excel._write_sheet
+def slow(*a, **k):
+    marker.write_text("writing")
+    time.sleep(60)
+    return real(*a, **k)
+excel._write_sheet = slow
+from {module} import {function}
+sys.argv = ["msprof-compare"] + sys.argv[2:]
+{function}()
+"""
+
+
+def signal_mid_write(script: str, marker: Path, args: list[str], env: dict, sig: int) -> tuple[int, str]:
+    """Run a ``slow_writer_child`` script with ``args``, send ``sig`` once its writer has started, and return
+    (exit status, stderr). Ctrl-C is at its default in the child even when the test run ignores it (``cmd &``,
+    nohup)."""
+    proc = subprocess.Popen([sys.executable, "-c", script, str(marker), *args], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 120
+        while not marker.exists():
+            assert proc.poll() is None, proc.communicate()[1][-2000:]
+            assert time.monotonic() < deadline, "the writer never started"
+            time.sleep(0.05)
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return proc.returncode, err
