@@ -141,3 +141,23 @@ def test_a_utf16_trace_is_named_and_the_conversion_followed(tmp_path: Path, caps
     assert not list((tmp_path / "out").iterdir())
     trace.write_bytes(trace.read_bytes().decode("utf-16").encode("utf-8"))  # what iconv -f UTF-16 -t UTF-8 does
     assert cli.execute(params) == 0
+
+
+def test_a_utf16_csv_is_named_and_the_conversion_followed(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """kernel_details.csv re-saved as UTF-16 (Excel's "Unicode Text", a PowerShell redirect) was refused with
+    Python's "'utf-8' codec can't decode byte 0xff in position 0"; it is now named as UTF-16 with the conversion,
+    which gives back a folder that loads. Input: the torch_npu excerpt, its kernel_details.csv re-encoded."""
+    src = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(DATA / "npu" / "rank0_ascend_pt", src)
+    csv_path = src / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    csv_path.write_bytes(csv_path.read_text(encoding="utf-8").encode("utf-16"))
+    (tmp_path / "out").mkdir()
+    params = {"base_profiling_path": str(src), "comparison_profiling_path": str(src),
+              "output_path": str(tmp_path / "out"), "enable_profiling_compare": True}
+    assert cli.execute(params) == 1
+    err = capsys.readouterr().err
+    assert f"error: {csv_path}: UTF-16 text (it starts with a UTF-16 byte-order mark" in err
+    assert "iconv -f UTF-16 -t UTF-8" in err and "Traceback" not in err
+    assert not list((tmp_path / "out").iterdir())
+    csv_path.write_bytes(csv_path.read_bytes().decode("utf-16").encode("utf-8"))
+    assert cli.execute(params) == 0
