@@ -195,9 +195,10 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str], **
         from .compare.classify import load_keywords
 
         keywords = load_keywords()  # a bad MSPROF_COMPARE_CONFIG file is named before minutes of loading
-    size = input_bytes(base) + input_bytes(comparison)
+    layouts = [_layout(p, opts.force) for p in (base, comparison)]
+    size = sum(input_bytes(p, lay) for p, lay in zip((base, comparison), layouts, strict=True))
     # loading a GB takes tens of seconds: say what is happening, unless an input is refused at once
-    notice = size >= LOAD_NOTICE_BYTES and all(_layout(p, opts.force) for p in (base, comparison))
+    notice = size >= LOAD_NOTICE_BYTES and all(layouts)
     if notice:
         log.info("Loading %s MB of profiling data, please wait.", f"{size / 1e6:,.0f}")
     started = time.perf_counter()

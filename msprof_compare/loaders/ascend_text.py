@@ -520,10 +520,7 @@ def _header(path: str, data: bytes | None = None) -> list[str]:
     first, ended = _header_line(path, data)
     if not first and not ended:
         raise ProfileError(path, "empty file")
-    if first[:2] in traceio.UTF16_BOMS:
-        raise ProfileError(path, "UTF-16 text (it starts with a UTF-16 byte-order mark, as Excel's 'Unicode Text' "
-                                 "or a Windows PowerShell redirect writes): the profiler's CSVs are UTF-8",
-                           hint="use the file the profiler wrote, or convert it: iconv -f UTF-16 -t UTF-8 IN > OUT")
+    traceio.refuse_utf16(path, first, "the profiler's CSVs are UTF-8")
     try:
         text = first.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

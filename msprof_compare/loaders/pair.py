@@ -46,11 +46,12 @@ _ASCEND_SIDE_FILES = ("kernel_details.csv", "memory_record.csv", "operator_memor
                       "communication.json")
 
 
-def input_bytes(path: str) -> int:
+def input_bytes(path: str, layout: Any = None) -> int:
     """Bytes of the data files loading reads for an input, gzip files at their decompressed size (what
     loading holds; the samples compress 15x); 0 when unknown (a path detection refuses, a file that cannot
     be sized): detection reports that. A folder counts the files its detected layout leads to, not all it
-    holds: a raw ``*_ascend_pt`` also keeps CANN's own timeline and summaries, often as large again."""
+    holds: a raw ``*_ascend_pt`` also keeps CANN's own timeline and summaries, often as large again.
+    ``layout``: the folder's ``Layout`` when the caller has detected it already."""
     from . import detect
 
     try:
@@ -59,7 +60,7 @@ def input_bytes(path: str) -> int:
             return _data_bytes(p)
         if not os.path.isdir(p):
             return 0
-        layout = detect(path, force=True)
+        layout = layout or detect(path, force=True)
         if layout.db_path:
             return os.path.getsize(layout.db_path)
         files = [layout.trace_path]

@@ -356,10 +356,7 @@ def decode_events(path: str, data: bytes, raw_ts: bool = False) -> tuple[list[Ev
         raise ProfileError(path, "malformed trace JSON: values nested too deeply") from None
     if kind == "":
         raise ProfileError(path, "empty file")
-    if data[:2] in UTF16_BOMS:
-        raise ProfileError(path, "UTF-16 text (it starts with a UTF-16 byte-order mark, as a Windows PowerShell "
-                                 "redirect or Notepad's 'Unicode' writes): profiler traces are UTF-8",
-                           hint="use the file the profiler wrote, or convert it: iconv -f UTF-16 -t UTF-8 IN > OUT")
+    refuse_utf16(path, data, "profiler traces are UTF-8")
     raise ProfileError(path, "not a JSON trace (expected an object with traceEvents or an event list)")
 
 
@@ -442,7 +439,16 @@ def _transcode(data: bytes, encoding: str) -> bytes | None:
 
 
 #: The byte-order marks of UTF-16 (and UTF-32) text, little- and big-endian.
-UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def refuse_utf16(path: str, head: bytes | memoryview, what: str) -> None:
+    """A file re-saved as UTF-16 (a Windows PowerShell redirect, Notepad's 'Unicode', Excel's 'Unicode Text')
+    is named as such with the conversion to run: read as UTF-8 it is only "malformed". ``what``: the rule."""
+    if bytes(head[:2]) in _UTF16_BOMS:
+        raise ProfileError(path, f"UTF-16 text (it starts with a UTF-16 byte-order mark, as a Windows PowerShell "
+                                 f"redirect or a 'Unicode' save writes): {what}",
+                           hint="use the file the profiler wrote, or convert it: iconv -f UTF-16 -t UTF-8 IN > OUT")
 
 
 def as_utf8(path: str, data: bytes) -> tuple[bytes, str]:
@@ -452,7 +458,7 @@ def as_utf8(path: str, data: bytes) -> tuple[bytes, str]:
     worse than the error).
     What does not decode is returned as it is, for the decoder to name the bad byte. ASCII (nearly every
     profile) is told at memory speed; other text is checked in chunks, so no whole-file string is built."""
-    if data.isascii() or _is_utf8(data) or data[:2] in UTF16_BOMS:  # UTF-16: the decoder names it
+    if data.isascii() or _is_utf8(data) or data[:2] in _UTF16_BOMS:  # UTF-16: the decoder names it
         return data, ""
     encoding, why = _locale_encoding(), "this machine's locale, as the original reads it"
     if encoding in ("utf-8", "ascii"):
