@@ -197,6 +197,23 @@ def test_compute_stream_ties_and_memcpys(samples, tmp_path, stream, sdma_ns):
     assert got == pytest.approx(sdma_ns / 1e6, abs=1e-12)
 
 
+def test_compute_stream_counts_a_duplicated_kernel_twice(samples, tmp_path):
+    """The compute stream comes from a pass over the file's events (reference-1 §4.2), before the kernel map drops
+    duplicates: hta's multi-stream trace (one sgemm on each of streams 20, 28, 24) with the stream-24 sgemm
+    written twice (synthetic: no sample repeats a kernel) counts 20: 1, 28: 1, 24: 2, so stream 24 is the compute
+    stream and the memset on it, made a 1-µs ``Memcpy HtoD`` as in the test above, is SDMA: 0.001 ms. Counted
+    after the duplicate is dropped, streams tie and 20, the first, would win (no SDMA)."""
+    doc = _doc(_sample(samples, HTA_MULTI_STREAM))
+    ev = doc["traceEvents"]
+    sgemm = next(e for e in ev if e.get("cat") == "kernel" and e["args"]["stream"] == 24)
+    ev.append(dict(sgemm))
+    memset = next(e for e in ev if e.get("cat") == "gpu_memset" and e["args"]["stream"] == 24)
+    assert memset["dur"] == 1
+    memset.update(cat="gpu_memcpy", name="Memcpy HtoD (Pinned -> Device)")
+    om = _overall(_write(tmp_path, doc))
+    assert om.loc["\tSDMA", "Duration(ms)"] == pytest.approx(0.001, abs=1e-12)
+
+
 def test_e2e_window_only_from_events_with_a_stream(tmp_path):
     """reference-1 §4.3: E2E spans the kernels and memcpys that carry a stream; a kernel on no stream (no stream
     arg, a named lane) counts in Computing Time only. The H100 excerpt with its first kernel so edited

@@ -124,28 +124,31 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
     k = profile.kernels
     raw_cat = _lower(k["task_type"].to_numpy(dtype=object))
     rows = np.flatnonzero((raw_cat == "kernel") | (raw_cat == "gpu_memcpy"))
-    # the original keys kernels by "pid-tid-ts": a later duplicate replaces an earlier one
-    rows = rows[last_of_keys(k["pid"].to_numpy(dtype=np.int64)[rows], k["tid"].to_numpy(dtype=np.int64)[rows],
-                              k["ts"].to_numpy(dtype=np.int64)[rows])]
-    is_kernel = raw_cat[rows] == "kernel"
-    if not is_kernel.any():
+    if not (raw_cat[rows] == "kernel").any():
         raise ProfileError(profile.files.get("trace", profile.path), "no GPU kernels found in the trace",
                            hint=missing_kernels_hint(profile))
-    names = k["name"].to_numpy(dtype=object)[rows]
-    ts = k["ts"].to_numpy(dtype=np.int64)[rows]
-    end = ts + k["dur"].to_numpy(dtype=np.int64)[rows]
-    stream = k["stream"].to_numpy(dtype=np.int64)[rows]
-    has_stream = stream >= 0
     kw = kw or classify.load_keywords()
-    comm = classify.is_gpu_comm_kernel_name(names, kw)
-
-    cand = is_kernel & ~comm & has_stream
+    stream = k["stream"].to_numpy(dtype=np.int64)[rows]
+    comm = classify.is_gpu_comm_kernel_name(k["name"].to_numpy(dtype=object)[rows], kw)
+    # the compute stream comes from a pass over the file's events (reference-1 §4.2), before the kernel map
+    # below drops duplicates: a kernel written twice counts twice, and ties go to the first stream in the file
+    cand = (raw_cat[rows] == "kernel") & ~comm & (stream >= 0)
     if not cand.any():  # no compute stream, so no E2E window: the original stops here (reference-1 §4.2)
         raise ProfileError(profile.files.get("trace", profile.path),
                            "The profiling data does not contain kernel running data.",
                            hint="no computing kernel carries a stream id (args.stream)")
     codes, uniq = pd.factorize(stream[cand])
     compute_stream = int(uniq[int(np.argmax(np.bincount(codes)))])
+
+    # the original keys kernels by "pid-tid-ts": a later duplicate replaces an earlier one
+    keep = last_of_keys(k["pid"].to_numpy(dtype=np.int64)[rows], k["tid"].to_numpy(dtype=np.int64)[rows],
+                        k["ts"].to_numpy(dtype=np.int64)[rows])
+    rows, stream, comm = rows[keep], stream[keep], comm[keep]
+    is_kernel = raw_cat[rows] == "kernel"
+    names = k["name"].to_numpy(dtype=object)[rows]
+    ts = k["ts"].to_numpy(dtype=np.int64)[rows]
+    end = ts + k["dur"].to_numpy(dtype=np.int64)[rows]
+    has_stream = stream >= 0
     sdma = (stream == compute_stream) & classify.contains_any(names, SDMA_WORDS)
     bd.sdma_stream.add(int((end[sdma] - ts[sdma]).sum()), int(sdma.sum()))
 
