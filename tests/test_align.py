@@ -93,6 +93,21 @@ def test_long_runs_use_numpy_path(path: str | None, a: list, data: st.DataObject
     assert matched_count(ia, ib) == _lcs_len(a, b)
 
 
+def test_a_common_tail_measured_in_chunks_ends_at_the_difference_nearest_the_end() -> None:
+    """The common suffix of a sub-problem is measured one element at a time up to 16 (``_SHORT_RUN``), then in
+    numpy chunks; in a chunk the run ends at the difference nearest the end, not at the chunk's first one.
+    Base A B + 16 A, comparison B + 18 A (first elements differ: no common prefix): the common tail is the 16 A
+    measured one by one; the chunk of the 2 positions before them (base A B, comparison A A) differs at its last
+    position, so the tail stops there. Read from the chunk's first difference it was 17 long and paired the
+    base's B with an A. By hand, a common subsequence uses the B (then at most the 16 A after the base's B: 17)
+    or no B (the base's 17 A): a maximum matching has 17 pairs, each of equal keys. Every search path strips
+    the common tail first."""
+    a, b = ["A", "B"] + ["A"] * 16, ["B"] + ["A"] * 18
+    ia, ib = align(a, b)
+    _check(a, b, ia, ib)
+    assert matched_count(ia, ib) == 17
+
+
 def test_documented_examples() -> None:
     # reference-2 §0.5 UT facts where textbook LCS and the original agree
     assert pairs(*align(list("abcd"), list("bce"))) == [(0, None), (1, 0), (2, 1), (None, 2), (3, None)]

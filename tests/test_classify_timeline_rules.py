@@ -147,3 +147,44 @@ def test_conv_words_rank_above_matmul_words_in_cpu_op_names():
     the first. No op of the samples holds a Conv and a Matmul word, so the names are made up."""
     assert cl.cube_op_kind(["aten::conv_with_aten::mm", "aten::addmm_then_aten::conv2d",
                             "aten::matmul_flash_attention"]).tolist() == [cl.OP_CONV, cl.OP_CONV, cl.OP_FA]
+
+
+def test_a_conv_op_on_tid_minus_one_is_forward_without_a_backward_thread(tmp_path):
+    """reference-1 §3.8: a Conv op is backward when it runs on the backward thread, the tid of a ``fwdbwd`` flow
+    end; a trace without such flows (a forward-only capture) has no backward thread, so no Conv op is backward
+    by its thread, whatever its tid. No exporter writes tid -1 (ours reads "no backward thread" as -1): the
+    NPU excerpt with its 14 fwdbwd flow events removed and the ``aten::mm`` at 732432.100 renamed
+    ``aten::convolution`` and moved to tid -1. The kernels launched inside it (the test above: MemSet 10.10 us,
+    vector; MatMulV2 287.666 us, cube) count as Conv forward."""
+    conv_op = "1736408883732432.100"
+    dst = _edited(PT, tmp_path, ops={conv_op: "aten::convolution"})
+    path = dst / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    kept = [e for e in raw if e.get("cat") != "fwdbwd"]
+    assert len(raw) - len(kept) == 14
+    (op,) = [e for e in kept if e.get("cat") == "cpu_op" and e["ts"] == conv_op]
+    op["tid"] = -1
+    path.write_text(json.dumps(kept), encoding="utf-8")
+    got = _buckets(dst)
+    assert _launched(conv_op) == {"1736408883733553.670", "1736408883733651.792"}
+    assert got["conv_fwd_vector"] == (10_100, 1) and got["conv_fwd_cube"] == (287_666, 1)
+    assert "conv_bwd_vector" not in got and "conv_bwd_cube" not in got
+
+
+def test_tensor_move_ranks_above_mc2(tmp_path):
+    """reference-1 §3.7 steps 2-3: SDMA Tensor Move (lower Name starts with ``aclnninplacecopy``, holds
+    ``tensormove``) is checked before MC2 (lower Name in MC2_KERNEL). With the packaged lists no name is both; a
+    user's MC2_KERNEL may name any kernel: the packaged ini with the level1 sample's Tensor Move kernel name
+    added to MC2_KERNEL, and the MS excerpt's MemSet row at 731013.819 (11.26 µs) given that name. It counts as
+    Tensor Move, not MC2."""
+    name = "aclnnInplaceCopy_TensorMoveAiCore_TensorMove"
+    ini = tmp_path / "mask.ini"
+    text = Path(cl._DEFAULT_INI).read_text(encoding="utf-8")
+    assert text.count("MC2_KERNEL = ") == 1
+    ini.write_text(text.replace("MC2_KERNEL = ", f"MC2_KERNEL = {name.lower()}, "), encoding="utf-8")
+    kw = cl.load_keywords(str(ini))
+    assert name.lower() in kw.mc2
+    src = _edited(MS, tmp_path, kernels={"1736408883731013.819": {"Name": name}})
+    bd = B.npu_breakdown(load_profile(str(src), OPTS), OPTS, kw)
+    assert (bd.buckets["sdma_tm"].ns, bd.buckets["sdma_tm"].count) == (11_260, 1)
+    assert not bd.mc2

@@ -103,6 +103,33 @@ def test_db_kernel_type_compare_with_a_step_gives_no_whole_run_warning(caplog):
     assert "op_statistic.csv holds no step ids" not in caplog.text
 
 
+def test_kernel_type_keys_that_join_to_one_text_are_one_row_named_by_the_base(tmp_path):
+    """reference-2 §6.2: rows are keyed "{OP Type}-{Core Type}", a base key takes the comparison entry of the same
+    key, and Kernel Type / Core Type come from the base. So base ("DSAGenBitMask-DSA", "SQE") and comparison
+    ("DSAGenBitMask", "DSA-SQE") are one row under the base's texts. No export writes a "-" in these columns:
+    tests/data/sheets/op_statistic_l1.csv with its DSAGenBitMask row (DSA_SQE, 2 calls, 5.52 us) split so on
+    each side. Expected by hand (csv module): the file's row count; every ratio is 1 (equal sides), so the stable
+    sort keeps the file's order and the edited row is the 27th: 5.52, 2.76, 3.4, 2.12, 2 on each side."""
+    from msprof_compare.loaders.ascend_text import read_op_statistic
+
+    src = DATA / "sheets" / "op_statistic_l1.csv"
+    with open(src, newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    at = next(i for i, r in enumerate(rows) if r[:2] == ["DSAGenBitMask", "DSA_SQE"])
+    assert at == 27 and rows[at][2:7] == ["2", "5.52", "2.12", "2.76", "3.4"]
+    tables = []
+    for name, (op_type, core) in (("base", ("DSAGenBitMask-DSA", "SQE")), ("comp", ("DSAGenBitMask", "DSA-SQE"))):
+        rows[at][:2] = [op_type, core]
+        path = tmp_path / f"{name}.csv"
+        with open(path, "w", newline="", encoding="utf-8") as fh:
+            csv.writer(fh).writerows(rows)
+        tables.append(kernels.kernel_type_table(npu(op_statistic=read_op_statistic(str(path), []))))
+    got = kernels.kernel_type_rows(*tables)
+    assert len(got) == len(rows) - 1
+    assert got[at - 1] == [27, "DSAGenBitMask-DSA", "SQE", 5.52, 2.76, 3.4, 2.12, 2, 5.52, 2.76, 3.4, 2.12, 2,
+                           1.0, 1.0]
+
+
 # ------------------------------------------------------------------ KernelCompare figures
 
 
@@ -143,6 +170,39 @@ def test_nan_type_text_is_no_type(tmp_path):
     groups = kernels.kernel_groups(npu(kernel_details=read_kernel_details(str(path))))
     assert not {"NaN", "nan"} & set(groups["type"])
     assert int(groups["calls"].sum()) == len(valid)
+
+
+def test_keys_that_join_to_one_text_are_one_row_named_by_the_base(tmp_path):
+    """reference-2 §6.1: a group's key is its type text immediately followed by its shape text, each base key
+    is shown "with the comparison group of the identical key", and Kernel / Input Shape come from the base group.
+    So a base group (Type "DSAGenBitMaskN", Input Shapes "/A") and a comparison group ("DSAGenBitMask", "N/A")
+    are one row under the base's names. No export writes such types: the base is the l1 excerpt with its one
+    DSAGenBitMask row (3.4 us, shape N/A) edited so, the comparison the excerpt as it is. Expected by hand (csv
+    module): as many rows as the excerpt has (type, shape) groups, the edited group where the base's grouping
+    puts it, and 3.4 us, 1 call on each side (ratios 3.4 / 3.4 = 1)."""
+    from msprof_compare.loaders.ascend_text import read_kernel_details
+
+    with open(HEAD40, newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    t, sh = rows[0].index("Type"), rows[0].index("Input Shapes")
+    (mask,) = [r for r in rows[1:] if r[t] == "DSAGenBitMask"]
+    assert (mask[sh], mask[rows[0].index("Duration(us)")]) == ("N/A", "3.4")
+    mask[t], mask[sh] = "DSAGenBitMaskN", "/A"
+    base = tmp_path / "kernel_details.csv"
+    with open(base, "w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows(rows)
+
+    def by_hand(path: Path) -> list[tuple[str, str]]:  # (type, shape) groups in nested first-appearance order
+        nested: dict[str, dict[str, None]] = {}
+        for r in _valid_rows(path):
+            nested.setdefault(r["Type"].strip(), {})[r["Input Shapes"].strip() or "N/A"] = None
+        return [(ty, s) for ty, shapes in nested.items() for s in shapes]
+
+    groups = [kernels.kernel_groups(npu(kernel_details=read_kernel_details(str(p)))) for p in (base, HEAD40)]
+    got = kernels.kernel_rows(*groups)
+    assert len(got) == len(by_hand(HEAD40))
+    at = by_hand(base).index(("DSAGenBitMaskN", "/A"))
+    assert got[at] == [at + 1, "DSAGenBitMaskN", "/A", 3.4, 3.4, 3.4, 3.4, 1, 3.4, 3.4, 3.4, 3.4, 1, 1.0, 1.0]
 
 
 # ------------------------------------------------------------------ KernelCompare with a step
@@ -253,3 +313,18 @@ def test_db_step_without_compute_tasks_is_said_not_refused(tmp_path, caplog):
         res = compare(str(db), str(DB_L1), enable_kernel_compare=True, base_step=50, comparison_step=50)
     assert "KernelCompare" not in [s.name for s in res.sheets]
     assert f"Can't find any valid kernels in the file: {db} (no compute task in step 50" in caplog.text
+
+
+def test_bare_trace_view_with_a_step_has_no_kernel_sheet_and_no_step_error(samples, caplog):
+    """docs/differences.md ("A step without data stops the run"): a bare trace_view.json has no
+    kernel_details.csv, so with a step kernel compare writes no sheet and says why, as the original (which reads
+    no kernel details at that level), instead of refusing the step as missing. The level1 text sample's
+    trace_view.json given alone, with step 50 (its one marker is ProfilerStep#50)."""
+    trace = samples / TEXT.format(1) / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    assert trace.read_text(encoding="utf-8").count('"ProfilerStep#50"') == 1
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(trace), str(trace), base_step=50, comparison_step=50, enable_kernel_compare=True)
+    assert "KernelCompare" not in res.sheet_names
+    assert (f"Can't find any valid kernels in the file: {trace} (a trace file given without its profiling directory "
+            "has no kernel_details.csv)") in caplog.text
+    assert "There is no kernel details information" not in caplog.text

@@ -159,6 +159,54 @@ def test_cann_block_allocated_at_a_dequeue_start_belongs_to_that_dequeue(samples
     assert sum(line in d for d in res.sheet("MemoryCompare")["Allocated Details"].tolist()) == 1
 
 
+#: L1's cann::trans_TransData_0 (operator_memory.csv): allocated inside the dequeue of correlation id 8228, whose
+#: one enqueue (trace_view.json) starts at 1736408883702948.130
+TRANSDATA_ALLOC = "1736408883704614.040"
+
+
+def _transdata_record(base: Path) -> tuple[int, str]:
+    """(placement ts in ns, record name) of the block allocated at TRANSDATA_ALLOC in a copy of L1."""
+    rec = memory.npu_records(load_profile(str(base), build_options(enable_memory_compare=True)[0]))
+    (i,) = np.flatnonzero(rec["alloc_text"].to_numpy(dtype=object) == TRANSDATA_ALLOC)
+    return int(rec["ts"].iloc[i]), rec["name"].iloc[i]
+
+
+def test_a_later_enqueue_of_one_correlation_id_places_the_cann_block(samples, tmp_path):
+    """reference-1 §5.2 builds the enqueue starts as a map from correlation_id to start, so when two enqueues
+    carry one id the later one's start is kept. No exporter writes an id twice: L1 with a copy of the enqueue of
+    id 8228 written right after it (in the file and in time: at 702960.000 instead of 702948.130, still before
+    its dequeue's start 702967.720); cann::trans_TransData_0 is placed at 1736408883702960.000 us."""
+    if not (samples / L1).exists():
+        pytest.skip("sample absent")
+
+    def twice(events):
+        (i,) = [k for k, e in enumerate(events) if e.get("cat") == "enqueue" and e["args"]["correlation_id"] == 8228]
+        assert events[i]["ts"] == "1736408883702948.130"
+        events.insert(i + 1, {**events[i], "ts": "1736408883702960.000"})
+        return events
+
+    assert _transdata_record(_l1_with(tmp_path, samples, trace=twice)) == (
+        1736408883702960000, "cann::trans_TransData_0")
+
+
+def test_only_a_lower_case_cann_mark_is_a_cann_block(samples, tmp_path):
+    """reference-1 §5.12: rows whose Name contains ``cann::`` are placed through the task queue, other rows at
+    their allocation time and under the op that owns them (no name of their own). The text is matched as
+    written: L1 with cann::trans_TransData_0 renamed CANN::trans_TransData_0 (no exporter writes it) is placed
+    at its allocation time, 1736408883704614.040 us, not at its enqueue (702948.130)."""
+    if not (samples / L1).exists():
+        pytest.skip("sample absent")
+
+    def upper(lines):
+        hit = [i for i, line in enumerate(lines) if line.startswith("cann::trans_TransData_0,")]
+        assert len(hit) == 1 and f",{TRANSDATA_ALLOC}\t," in lines[hit[0]]
+        lines[hit[0]] = "CANN" + lines[hit[0]][4:]
+        return lines
+
+    assert _transdata_record(_l1_with(tmp_path, samples)) == (1736408883702948130, "cann::trans_TransData_0")
+    assert _transdata_record(_l1_with(tmp_path / "upper", samples, memory_rows=upper)) == (1736408883704614040, "")
+
+
 def test_whole_microsecond_times_of_a_float_trace_keep_their_point_zero(tmp_path):
     """A trace that writes its times as floats prints a whole time as ``X.0`` (the original prints the float it
     read). The timesformer excerpt with every time rounded to 0.1 us (a synthetic edit: a trace of 100 ns
