@@ -44,6 +44,8 @@ def test_family_names():
     assert comm.family(names).tolist() == ["allreduce", "broadcast", "ncclkernel", "nccldevkernel",
                                            "default/allreduce-op534", None]
     assert comm.family(pd.Series(["hcom_", "x_"])).tolist() == ["", "x"]  # two pieces: a family, if empty
+    # reference-2 §4.2: the second piece only when the first is "hcom" itself
+    assert comm.family(pd.Series(["hcomAllReduce_1", "xhcom_allReduce_1"])).tolist() == ["hcomallreduce", "xhcom"]
 
 
 def test_rows_unit_fact():
@@ -195,6 +197,34 @@ def test_ops_that_no_family_names_are_said_as_such(caplog, samples):
     # COMPUTE_TASK_INFO tasks (sqlite3 and a plain interval union, by hand)
     om = res.sheet("OverallMetrics").set_index("Index")
     assert om.loc["Uncovered Communication Time", "Duration(ms)"] == pytest.approx(85.881122, abs=5e-7)
+
+
+def test_step_without_communication_ops_is_said_as_such(caplog, samples, tmp_path):
+    """A side whose chosen step holds no communication op has none to name: "can't find any", not "its N op(s)
+    have names without a '_'" (its ops are in another step). No sample has a step without collectives: a copy
+    of level1 rank0 with a made-up ProfilerStep#51 after its one step (#50, which holds all 4 hcom_allReduce
+    ops), chosen on the base side."""
+    import json
+    import shutil
+    from decimal import Decimal
+
+    from msprof_compare.api import compare
+
+    copy = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt", copy)
+    tv = copy / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    raw = json.loads(tv.read_text(encoding="utf-8"))
+    step = next(e for e in raw if e.get("name") == "ProfilerStep#50")
+    end = Decimal(step["ts"]) + Decimal(str(step["dur"]))
+    assert all(Decimal(e["ts"]) < end for e in raw if str(e.get("name")).startswith("hcom_"))
+    raw.append(dict(step, name="ProfilerStep#51", ts=str(end + 1), dur=1000.0))
+    tv.write_text(json.dumps(raw), encoding="utf-8")
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(copy), str(copy), enable_communication_compare=True, base_step=51, comparison_step=50)
+    rows = res.sheet("CommunicationCompare")
+    assert rows["Calls"].isna().all() and rows["Calls.1"].iloc[0] == 4  # base side empty
+    assert f"Can't find any communication op in the file: {copy}" in caplog.text
+    assert "have names without" not in caplog.text
 
 
 def test_headers_and_spans():

@@ -508,6 +508,59 @@ def test_recorded_collective_nested_records(tmp_path):
                                                                      "allreduce": 1}
 
 
+
+def _launch_5183(events):
+    """The runtime call that launched the first broadcast kernel (correlation 5183) and the broadcast record
+    around it."""
+    call = next(e for e in events if e.get("cat") == "cuda_runtime" and e["args"]["correlation"] == 5183)
+    record = next(e for e in events if e.get("name") == "record_param_comms" and e["tid"] == call["tid"]
+                  and e["ts"] <= call["ts"] <= e["ts"] + e["dur"])
+    assert record["args"]["Collective name"] == "broadcast" and call["ts"] - record["ts"] > 3
+    return call, record
+
+
+@pytest.mark.parametrize("case", ["ends_at_call", "touching_at_call", "same_start"])
+def test_recorded_collective_records_touching_the_launch(tmp_path, case):
+    """Records whose edges fall exactly on the launch call (the RCCL excerpt without the names on the kernels;
+    made-up records on the launching thread of the first broadcast, correlation 5183, which no sample has):
+    ``ends_at_call``: an all-reduce record inside the broadcast's, ending exactly where the call starts, holds
+    the call (closed span) and is the innermost; ``touching_at_call``: that record plus an all-gather record
+    starting exactly there (one ends where the next starts): the later-starting one holds the call's whole span;
+    ``same_start``: an all-reduce record starting with the broadcast's and ending later encloses it, so the
+    broadcast stays the innermost. The other kernels keep their record's collective (5188 broadcast, 5604
+    all-reduce, 4079 none: nccldevkernel)."""
+    kernels: dict[int, dict] = {}
+
+    def edit(events):
+        call, record = _launch_5183(events)
+        start = round(record["ts"] + 1, 3)
+        if case in ("ends_at_call", "touching_at_call"):
+            events.append(dict(record, ts=start, dur=round(call["ts"] - start, 3),
+                               args={"Collective name": "allreduce"}))
+        if case == "touching_at_call":
+            events.append(dict(record, ts=call["ts"], dur=round(call["dur"] + 1, 3),
+                               args={"Collective name": "allgather"}))
+        if case == "same_start":
+            events.append(dict(record, dur=round(record["dur"] + 1, 3), args={"Collective name": "allreduce"}))
+        kernels.update({k["args"]["correlation"]: k["dur"] for k in events if k.get("cat") == "kernel"})
+
+    fams = _sheet_families(_rccl(tmp_path, kernel_names=False, edit=edit))
+    first = {"ends_at_call": "allreduce", "touching_at_call": "allgather", "same_start": "broadcast"}[case]
+    want: dict[str, list[int]] = {"nccldevkernel": [4079], "broadcast": [5188], "allreduce": [5604]}
+    want.setdefault(first, []).append(5183)
+    assert fams == {f: (len(c), pytest.approx(sum(kernels[i] for i in c))) for f, c in want.items()}
+
+
+def test_no_line_when_no_kernel_names_a_collective(tmp_path, caplog):
+    """The INFO line on unnamed kernels is for a side where others were named (docs/differences.md): the RCCL
+    excerpt without the names on the kernels and without the launch flows names none, so its one nccldevkernel
+    row is the original's and no line is written."""
+    path = _rccl(tmp_path, kernel_names=False, flows=False)
+    with caplog.at_level("INFO", logger="msprof-analyze"):
+        assert list(_sheet_families(path)) == ["nccldevkernel"]
+    assert not [r for r in caplog.records if "name no collective" in r.getMessage()]
+
+
 DOCUMENTED_WORDS = {"all_reduce", "allreduce", "all_gather", "allgather", "reduce_scatter", "reducescatter",
                     "all_to_all", "alltoall", "cross_device_reduce"}
 

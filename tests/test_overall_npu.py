@@ -59,12 +59,15 @@ def test_excerpt_overlap_figures_by_hand():
     assert bd.free_ns == bd.e2e_ns - bd.computing_ns - bd.uncovered_comm_ns
 
 
-def test_excerpt_wait_transmit_by_hand():
-    raw = _trace(PT)
+def _wait_by_hand(raw: list[dict], planes: tuple[int, ...] = (), lane: int = 0) -> tuple[int, int]:
+    """(wait, uncovered op time) of an HCCL group (the op lane ``lane``, its plane tids ``planes``: by default
+    every other thread of the HCCL process) by reference-1 §5.7 in plain Python: the 4-letter history
+    per plane in start order, the plane with the smallest Notify_Wait sum (the first in lane order on ties), its
+    candidates' time inside the Not Overlapped windows."""
     hccl = _lane(raw, "HCCL")
     ov = _lane(raw, "Overlap Analysis")
     windows = [(ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])) for e in ov if e["name"] == "Communication(Not Overlapped)"]
-    ops = [(ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])) for e in hccl if e["tid"] == 0]
+    ops = [(ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])) for e in hccl if e["tid"] == lane]
 
     def covered(intervals):  # brute force: points of the windows covered by any interval
         total = 0
@@ -87,14 +90,106 @@ def test_excerpt_wait_transmit_by_hand():
         if letter == "N" and not (h is not None and (h == "RRNR" or h.endswith("RR"))):
             waits.setdefault(e["tid"], []).append((ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])))
         history[e["tid"]] = (h or "OOOO")[1:] + letter
-    planes = list(range(1, 9))
+    pid = hccl[0]["pid"]
+    planes = planes or tuple(sorted(e["tid"] for e in raw if e.get("ph") == "M" and e["name"] == "thread_name"
+                                    and e["pid"] == pid and e["tid"] != lane))
     best = min(planes, key=lambda t: sum(b - a for a, b in waits.get(t, [])))
-    wait = covered(waits.get(best, []))
+    return covered(waits.get(best, [])), covered(ops)
+
+
+def _level1_copy(samples: Path, tmp_path: Path) -> tuple[Path, Path, list[dict]]:
+    """(copy of the level1 rank0 sample in tmp_path, its trace_view.json, that file's events) for a test to edit."""
+    src = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+    if not src.is_dir():
+        pytest.skip(f"{src} not in samples")
+    copy = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(src, copy)
+    tv = copy / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    return copy, tv, json.loads(tv.read_text(encoding="utf-8"))
+
+
+def test_excerpt_wait_transmit_by_hand():
+    wait, uncovered = _wait_by_hand(_trace(PT))
     bd = B.npu_breakdown(load_profile(str(PT), OPTS), OPTS)
     g = bd.groups["Group 0 Communication"]
     assert g["wait"] == wait
-    assert g["wait"] + g["transmit"] == covered(ops) > 0
+    assert g["wait"] + g["transmit"] == uncovered > 0
     assert bd.wait_ns == wait
+
+
+def test_wait_history_of_hccl_tasks_written_out_of_start_order(samples, tmp_path):
+    """The wait history reads each plane's tasks in start order, whatever order the file has them in. No sample
+    with wait time has them out of order (the level1 sample's plane 0 has no Notify_Wait, so its wait is 0, and
+    it has no RDMASend): a copy of level1 rank0's trace_view.json with plane 0 (tid 1) left out, its Memcpy and
+    Notify_Record tasks renamed RDMASend (so that "RR" and "RRNR" histories occur), and the HCCL process's
+    events written in reverse. Expected wait by the plain-Python history above, on the edited events."""
+    copy, tv, raw = _level1_copy(samples, tmp_path)
+    pid = next(e["pid"] for e in raw if e.get("ph") == "M" and e["name"] == "process_name"
+               and e["args"]["name"] == "HCCL")
+    raw = [e for e in raw if not (e.get("pid") == pid and e.get("tid") == 1)]
+    at = [i for i, e in enumerate(raw) if e.get("pid") == pid and e.get("ph") == "X"]
+    for i in at:
+        if raw[i]["name"] in ("Memcpy", "Notify_Record"):
+            raw[i]["name"] = "RDMASend"
+    moved = [raw[i] for i in at]
+    for i, e in zip(at, reversed(moved), strict=True):
+        raw[i] = e
+    tv.write_text(json.dumps(raw), encoding="utf-8")
+    wait, uncovered = _wait_by_hand(raw)
+    assert wait > 0
+    bd = B.npu_breakdown(load_profile(str(copy), OPTS), OPTS)
+    assert bd.groups["Group 0 Communication"] == {"wait": wait, "transmit": uncovered - wait}
+
+
+def test_total_wait_sums_the_groups(samples, tmp_path):
+    """reference-1 §5.7 step 4: the total wait is the sum of the groups' waits. No sample has two groups with
+    wait time: a copy of level1 rank0's trace with plane 0 (tid 1, no Notify_Wait) left out and its HCCL lane
+    split in two groups, "Group 0 Communication" (tid 0: the first two all-reduces, planes tids 2-4) and a
+    made-up "Group 1 Communication" (tid 9, sorted after plane tid 4: the last two all-reduces, planes tids
+    5-8). Expected per group by the plain-Python history above."""
+    copy, tv, raw = _level1_copy(samples, tmp_path)
+    pid = next(e["pid"] for e in raw if e.get("ph") == "M" and e["name"] == "process_name"
+               and e["args"]["name"] == "HCCL")
+    raw = [e for e in raw if not (e.get("pid") == pid and e.get("tid") == 1)]
+    ops = sorted((e for e in raw if e.get("pid") == pid and e.get("tid") == 0 and e.get("ph") == "X"),
+                 key=lambda e: Decimal(e["ts"]))
+    for e in ops[2:]:
+        e["tid"] = 9
+    for e in raw:
+        if e.get("pid") == pid and e.get("name") == "thread_sort_index" and e["tid"] >= 5:
+            e["args"]["sort_index"] += 1  # planes tids 5-8 after the new lane
+    raw.append({"name": "thread_name", "pid": pid, "tid": 9, "args": {"name": "Group 1 Communication"}, "ph": "M"})
+    raw.append({"name": "thread_sort_index", "pid": pid, "tid": 9, "args": {"sort_index": 5}, "ph": "M"})
+    tv.write_text(json.dumps(raw), encoding="utf-8")
+    want = {}
+    for name, lane, planes in (("Group 0 Communication", 0, (2, 3, 4)), ("Group 1 Communication", 9, (5, 6, 7, 8))):
+        wait, uncovered = _wait_by_hand(raw, planes, lane)
+        assert wait > 0
+        want[name] = {"wait": wait, "transmit": uncovered - wait}
+    bd = B.npu_breakdown(load_profile(str(copy), OPTS), OPTS)
+    assert bd.groups == want
+    assert bd.wait_ns == sum(g["wait"] for g in want.values())
+
+
+def test_wait_plane_tie_goes_to_the_first_plane(samples, tmp_path):
+    """reference-1 §5.7 step 3: among planes with equal Notify_Wait sums the first in lane order is taken. No
+    sample has a tie: a copy of level1 rank0's trace with only planes 1 and 2 (tids 2, 3) left on its HCCL
+    lane, and each Notify_Wait of plane 2 given the duration of plane 1's in the same place (sums 5940.618 us
+    both). Plane 1's waits lie 4636.477 us inside the Not Overlapped windows, plane 2's 4457.433 us (the
+    plain-Python history above)."""
+    copy, tv, raw = _level1_copy(samples, tmp_path)
+    pid = next(e["pid"] for e in raw if e.get("ph") == "M" and e["name"] == "process_name"
+               and e["args"]["name"] == "HCCL")
+    raw = [e for e in raw if not (e.get("pid") == pid and e.get("tid") not in (0, 2, 3))]
+    waits = {t: sorted((e for e in raw if e.get("pid") == pid and e.get("ph") == "X" and e["tid"] == t
+                        and e["name"] == "Notify_Wait"), key=lambda e: Decimal(e["ts"])) for t in (2, 3)}
+    for first, second in zip(waits[2], waits[3], strict=True):
+        second["dur"] = first["dur"]
+    tv.write_text(json.dumps(raw), encoding="utf-8")
+    wait, uncovered = _wait_by_hand(raw)
+    assert wait == 4_636_477
+    bd = B.npu_breakdown(load_profile(str(copy), OPTS), OPTS)
+    assert bd.groups["Group 0 Communication"] == {"wait": wait, "transmit": uncovered - wait}
 
 
 def test_excerpt_categories_by_hand():
@@ -278,6 +373,19 @@ def test_lccl_and_sdma_on_compute_streams():
     bd = B.npu_breakdown(_hw_tasks([r for r in rows if r[4] != "EVENT_WAIT_SQE"]), OPTS)
     assert (bd.sdma_stream.ns, bd.sdma_stream.count) == (7 + 11, 2)  # no event wait: every compute stream
     assert (bd.lccl.ns, bd.lccl.count) == (10, 1)
+
+
+def test_lccl_op_written_twice_counts_once(samples, tmp_path):
+    """reference-1 §5.4 step 4: Lccl counts the kernel map's entries, which holds HCCL ops too, one per (pid, tid,
+    ts). No sample has an Lccl op: a copy of level1 rank0's trace with its first HCCL op renamed kernel_aivec and
+    written twice (same pid, tid, ts). Expected: that op's duration once, 79089.52021875 us -> 79089520 ns."""
+    copy, tv, raw = _level1_copy(samples, tmp_path)
+    op = next(e for e in raw if e.get("name") == "hcom_allReduce__586_0_1")
+    op["name"] = "kernel_aivec"
+    raw.append(dict(op))
+    tv.write_text(json.dumps(raw), encoding="utf-8")
+    bd = B.npu_breakdown(load_profile(str(copy), OPTS), OPTS)
+    assert (bd.lccl.ns, bd.lccl.count) == (ns(op["dur"]), 1) == (79_089_520, 1)
 
 
 def _two_groups(overlap: dict) -> Profile:
