@@ -9,13 +9,16 @@ call the function under test.
 
 from __future__ import annotations
 
+import csv
 import gzip
 import json
+import shutil
+import sqlite3
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from dbutil import edited_copy, sql
+from dbutil import edited_copy, sql, string_id
 
 from msprof_compare.api import compare
 from msprof_compare.compare import summary
@@ -302,3 +305,234 @@ def test_note_thresholds_hold_at_exactly_their_share():
     idle = summary._idle_row((b, c))
     assert idle["Status"] == "note"
     assert "both sides' E2E and Free Time mostly measure that stretch, and so does the E2E difference" in idle["Detail"]
+
+
+# --------------------------------------------------------------------------- edge rules (session 29 audit)
+# Cases no sample has, made by editing copies of real exports in tmp_path (each docstring names the edit).
+
+NPU_L0 = "msinsight/test/data/pytorch/text/level0/rank0_ascend_pt"
+
+
+def _npu_excerpt_copy(tmp_path: Path, name: str) -> Path:
+    d = tmp_path / name / "rank0_ascend_pt"
+    shutil.copytree(NPU_EXCERPT, d)
+    return d
+
+
+def test_sub_microsecond_computing_of_a_side_without_categories_is_other_computing(samples):
+    """The computing residual is folded into a side's largest category only where the side has one: a side whose
+    computing has no category (Level0) keeps even a sub-us total as "Other Computing", since it is that side's
+    whole computing, not rounding (folding it made a 0.6 us "Flash Attention (Forward)" step, the first of the
+    all-zero categories). The NPU excerpt (its 1 ns residual goes to Matmul) against the Level0 text sample's
+    breakdown (no category) with its computing cut to 600 ns: no sample has a sub-us computing time."""
+    from msprof_compare.compare.breakdown_npu import npu_breakdown
+
+    opts = Options(enable_profiling_compare=True)
+    b = npu_breakdown(load_profile(str(NPU_EXCERPT), opts), opts)
+    c = npu_breakdown(load_profile(str(samples / NPU_L0), opts), opts)
+    assert c.categorised_ns == 0
+    c.computing_ns = 600
+    steps = summary.waterfall(b, c).set_index("Step")
+    assert steps.loc["Other Computing", ["Base(ns)", "Comparison(ns)"]].tolist() == [0, 600]
+    assert "Flash Attention (Forward)" not in steps.index
+
+
+def _rename_kernels(d: Path, old: str, new: str) -> list[float]:
+    """Rename kernel ``old`` to ``new`` in kernel_details.csv and trace_view.json; the renamed rows' Duration(us)."""
+    out = d / "ASCEND_PROFILER_OUTPUT"
+    kd = out / "kernel_details.csv"
+    with kd.open(newline="") as fh:
+        rows = list(csv.reader(fh))
+    name, dur = rows[0].index("Name"), rows[0].index("Duration(us)")
+    got = [float(r[dur]) for r in rows[1:] if r[name] == old]
+    for r in rows[1:]:
+        if r[name] == old:
+            r[name] = new
+    with kd.open("w", newline="") as fh:
+        csv.writer(fh).writerows(rows)
+    tv = out / "trace_view.json"
+    tv.write_text(tv.read_text().replace(f'"{old}"', f'"{new}"'))
+    return got
+
+
+def test_a_sub_microsecond_residual_folds_into_mc2_where_it_is_the_largest_category(tmp_path):
+    """MC2 is one of the categories a sub-us computing residual may fold into. No sample has MC2 kernels: the NPU
+    excerpt with its five MatMulV2 kernels renamed MatmulAllReduce (an MC2_KERNEL name, exact lower-case
+    match). By hand from its files: the renamed rows last 21.98 + 16.54 + 45.921 + 30.661 + 287.666 =
+    402.768 us, the largest category of that side; the excerpt's other non-HCCL kernels 581.449 - 402.768 =
+    178.681 us; the Overlap Analysis "Computing" lane 581.450 us, so the residual is 1 ns and MC2 shows
+    402769 ns, Matmul + Vector keep 178681 ns, and no Other Computing step is left."""
+    d = _npu_excerpt_copy(tmp_path, "mc2")
+    got = _rename_kernels(d, "aclnnMm_MatMulCommon_MatMulV2", "MatmulAllReduce")
+    assert got == [21.98, 16.54, 45.921, 30.661, 287.666]
+    r = compare(str(NPU_EXCERPT), str(d), enable_profiling_compare=True)
+    steps = r.waterfall.set_index("Step")
+    assert steps.loc["MC2", ["Base(ns)", "Comparison(ns)"]].tolist() == [0, 402_769]
+    assert int(steps.loc["Matmul", "Comparison(ns)"]) + int(steps.loc["Vector", "Comparison(ns)"]) == 178_681
+    assert "Other Computing" not in steps.index
+
+
+def _with_process_group(d: Path, group: int, pg: str) -> Path:
+    """The excerpt's one HCCL lane renamed "Group {group} Communication" and named ``pg`` in parallel_group_info."""
+    tv = d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    text = tv.read_text()
+    assert text.count('"Group 0 Communication"') == 1
+    tv.write_text(text.replace('"Group 0 Communication"', f'"Group {group} Communication"'))
+    meta = json.loads((d / "profiler_metadata.json").read_text())
+    meta["parallel_group_info"] = {str(group): {"group_name": pg, "group_rank": 0, "global_ranks": [0, 1]}}
+    (d / "profiler_metadata.json").write_text(json.dumps(meta))
+    return d
+
+
+def test_a_process_group_named_unknown_pairs_no_groups_across_the_runs(tmp_path):
+    """Groups pair across the runs by process-group name, except the name "unknown", which stands for groups
+    without one (reference-1 §9.4 item 26a): OverallMetrics keeps "unknown: Group 0 Communication" and
+    "unknown: Group 1 Communication" apart, and so must the waterfall, which then shows one "Uncovered
+    Communication" step. With the pg name "tp" the two groups pair (one "tp: Communication" step). No sample
+    names a group "unknown": copies of the NPU excerpt with its HCCL lane renumbered (0 on the base, 1 on the
+    comparison) and a parallel_group_info naming it."""
+    for pg, want_steps, want_rows in (
+            ("unknown", ["Uncovered Communication"],
+             ["\tunknown: Group 0 Communication", "\tunknown: Group 1 Communication"]),
+            ("tp", ["tp: Communication (uncovered)"], ["\ttp: Communication"])):
+        b = _with_process_group(_npu_excerpt_copy(tmp_path, f"{pg}_b"), 0, pg)
+        c = _with_process_group(_npu_excerpt_copy(tmp_path, f"{pg}_c"), 1, pg)
+        r = compare(str(b), str(c), enable_profiling_compare=True)
+        labels = [str(x) for x in r.sheet("OverallMetrics").iloc[:, 0] if str(x).startswith(f"\t{pg}:")]
+        assert labels == want_rows, pg
+        wf = r.waterfall
+        comm = wf[wf["Category"] == "communication"]
+        assert comm["Step"].tolist() == want_steps, pg
+        assert int(comm["Base(ns)"].iloc[0]) == int(comm["Comparison(ns)"].iloc[0]) > 0  # the same lane
+
+
+def _heaviest_checked(events: list[dict], n: int = 10) -> tuple[list[str], int]:
+    """By hand from raw Kineto events: the n cpu_op names of largest total dur among events whose Input Dims is
+    a non-empty list, and how many of them recorded some dimension (a digit)."""
+    total: dict[str, int] = {}
+    digits: set[str] = set()
+    for e in events:
+        dims = (e.get("args") or {}).get("Input Dims")
+        if e.get("ph") == "X" and e.get("cat") == "cpu_op" and isinstance(dims, list) and dims:
+            total[e["name"]] = total.get(e["name"], 0) + e["dur"]
+            if any(ch.isdigit() for ch in json.dumps(dims)):
+                digits.add(e["name"])
+    top = sorted(total, key=lambda k: -total[k])[:n]
+    return top, sum(k in digits for k in top)
+
+
+def test_shape_guard_skips_operators_recorded_without_inputs(tmp_path):
+    """An op recorded without inputs ("Input Dims": [], as the kineto tb_plugin resnet50 samples write for their
+    scopes) has no shape to compare, so it must not take one of the ten slots of the heaviest operators. The
+    bert-small H100 trace with aten::linear (its heaviest op) written so: by hand from the raw events, the ten
+    heaviest ops with inputs are then aten::addmm ... aten::t, of which 9 recorded a dimension (aten::empty's
+    inputs are all []), so the check counts 9 (it counted 8 when the [] op kept its slot)."""
+    with gzip.open(BERT_H100, "rt") as fh:
+        data = json.load(fh)
+    linear = [e for e in data["traceEvents"] if e.get("cat") == "cpu_op" and e.get("name") == "aten::linear"]
+    assert linear
+    for e in linear:
+        e["args"]["Input Dims"] = []
+    path = tmp_path / "bert-small_h100_no_linear_dims.json"
+    path.write_text(json.dumps(data))
+    top, want = _heaviest_checked(data["traceEvents"])
+    assert "aten::linear" not in top and top[-1] == "aten::t" and want == 9
+    opts = Options(enable_operator_compare=True)
+    ops = load_profile(str(path), opts).ops
+    names = summary._op_names(ops)
+    assert summary._shape_mismatches(ops, ops, names, names) == (9, [])
+
+
+def test_shape_guard_leaves_the_profiler_step_out(tmp_path):
+    """A ProfilerStep#N range is no operator (its host time is the whole step, so it would always rank first):
+    the shape check leaves it out even where a shape is recorded for it. Every export records none for it (N/A),
+    so the l1 / l2 DB excerpts are edited to give their ProfilerStep#50 different shapes ("1,2" / "3,4"; the
+    exports keep shapes in inputDtypes): the verdict is that of the unedited pair (9 checked, none differs);
+    counted, the step was a mismatch."""
+    def edit(src: Path, dest: Path, shape: str) -> Path:
+        dest.parent.mkdir(parents=True)
+        shutil.copyfile(src, dest)
+        con = sqlite3.connect(dest)
+        try:
+            con.execute("UPDATE PYTORCH_API SET inputDtypes = ?, inputShapes = ? WHERE name = ?",
+                        (string_id(con, shape), string_id(con, "float"), string_id(con, "ProfilerStep#50")))
+            con.commit()
+        finally:
+            con.close()
+        return dest
+
+    opts = Options(enable_operator_compare=True)
+    b = load_profile(str(edit(DB_L1, tmp_path / "b" / DB_L1.name, "1,2")), opts).ops
+    c = load_profile(str(edit(DB_L2, tmp_path / "c" / DB_L2.name, "3,4")), opts).ops
+    assert b.loc[b["name"] == "ProfilerStep#50", "input_dims"].tolist() == ["1,2"]
+    assert c.loc[c["name"] == "ProfilerStep#50", "input_dims"].tolist() == ["3,4"]
+    b0, c0 = (load_profile(str(p), opts).ops for p in (DB_L1, DB_L2))
+    before = summary._shape_mismatches(b0, c0, summary._op_names(b0), summary._op_names(c0))
+    assert before == (9, [])
+    assert summary._shape_mismatches(b, c, summary._op_names(b), summary._op_names(c)) == before
+
+
+def test_kernel_type_contributors_are_named_as_op_statistic_keys_them(samples):
+    """With --use_kernel_type and no operator comparison the contributors are KernelTypeCompare rows, named
+    "{OP Type}-{Core Type}" as the original keys op_statistic.csv rows (a kernel row is "{name} {shapes}").
+    Expected by hand from the two samples' op_statistic.csv (Total Time(us), level 1 -> level 2): TransData on
+    the AI vector core changed most (1423.208 -> 1393.328 us), then Conv2DBackpropFilter (+17.700 us) and
+    MatMulV2 (+16.801 us) on the AI core."""
+    def totals(side: Path) -> dict[str, float]:
+        with (side / "ASCEND_PROFILER_OUTPUT" / "op_statistic.csv").open(newline="") as fh:
+            return {f"{r['OP Type']}-{r['Core Type']}": float(r["Total Time(us)"]) for r in csv.DictReader(fh)}
+
+    l1, l2 = samples / NPU_L1, samples / NPU_L1.replace("level1", "level2")
+    b, c = totals(l1), totals(l2)
+    diff = {k: c.get(k, 0.0) - b.get(k, 0.0) for k in list(b) + [k for k in c if k not in b]}
+    want = sorted(diff, key=lambda k: -abs(diff[k]))[:3]
+    assert want == ["TransData-AI_VECTOR_CORE", "Conv2DBackpropFilter-AI_CORE", "MatMulV2-AI_CORE"]
+    top = compare(str(l1), str(l2), enable_kernel_compare=True, use_kernel_type=True).contributors
+    assert set(top["Level"]) == {"kernel type"}
+    assert top["Name"].tolist()[:3] == want
+    assert top["Diff(ms)"].tolist()[:3] == pytest.approx([diff[k] / 1000 for k in want])
+
+
+def test_shape_guard_reads_traces_whose_operators_are_not_tagged_cpu_op(samples):
+    """PyTorch 1.9's Kineto traces tag operators "Operator", not "cpu_op" (kineto tb_plugin's resnet50_num_workers_0
+    runs): the shape check then ranks every op with shapes instead of finding none. By hand from the raw events
+    (total dur of the events with a non-empty Input Dims list): the ten heaviest of each side, found on the
+    other, are 11 names (CudnnConvolutionBackward ... aten::_convolution), of which aten::empty recorded no
+    dimension; the other 10 share their shapes (12 to 32 shape lists each, the same on both runs)."""
+    runs = sorted((samples / "kineto/tb_plugin/samples/resnet50_num_workers_0").glob("*.pt.trace.json.gz"))
+    sides = []
+    for path in runs:
+        total: dict[str, int] = {}
+        shapes: dict[str, set[str]] = {}
+        cats = set()
+        for e in _events(path):
+            if e.get("ph") != "X":
+                continue
+            cats.add(e.get("cat"))
+            dims = (e.get("args") or {}).get("Input Dims")
+            shapes.setdefault(e["name"], set())
+            if isinstance(dims, list) and dims:
+                total[e["name"]] = total.get(e["name"], 0) + e["dur"]
+                text = json.dumps(dims)
+                if any(ch.isdigit() for ch in text):
+                    shapes[e["name"]].add(text)
+        assert "Operator" in cats and "cpu_op" not in cats
+        sides.append((sorted(total, key=lambda k: -total[k])[:10], shapes))
+    (top_b, shapes_b), (top_c, shapes_c) = sides
+    both = list(dict.fromkeys([n for n in top_b if n in shapes_c] + [n for n in top_c if n in shapes_b]))
+    checked = [n for n in both if shapes_b[n] and shapes_c[n]]
+    assert len(both) == 11 and len(checked) == 10 and "aten::empty" not in checked
+    assert all(shapes_b[n] & shapes_c[n] for n in checked)
+    opts = Options(enable_operator_compare=True)
+    b, c = (load_profile(str(p), opts).ops for p in runs)
+    assert summary._shape_mismatches(b, c, summary._op_names(b), summary._op_names(c)) == (10, [])
+
+
+def test_match_rate_check_names_what_the_operator_comparison_matched():
+    """The match-rate row says what the operator comparison matched: modules where the module sheets replace the
+    operator ones (the DB excerpts were recorded with_modules, samples/PROVENANCE.md), not "operators"."""
+    g = compare(str(DB_L1), str(DB_L2), enable_operator_compare=True).guards.set_index("Check")
+    row = g.loc["operator match rate"]
+    assert row["Detail"] == "matched / compared modules per side (operator comparison); warn below 60%"
+    g = compare(str(NPU_EXCERPT), str(NPU_EXCERPT), enable_operator_compare=True).guards.set_index("Check")
+    assert g.loc["operator match rate", "Detail"].startswith("matched / compared operators per side")
