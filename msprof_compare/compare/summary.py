@@ -520,15 +520,14 @@ def _world(p: Any) -> tuple[int | str | None, int, int]:
 def _world_size(meta: dict) -> int | None:
     """A non-negative integer or its ASCII digits (within int64): str.isdigit() also takes "²", on which
     int() raised; else the size of the one default process group an NPU profile lists."""
-    for key in ("distributedInfo", "distributed_args", "distributed_info"):
+    for key in ("distributedInfo", "distributed_args"):  # Kineto's trace, torch_npu's profiler_metadata.json
         info = meta.get(key)
         if isinstance(info, dict):
-            for k in ("world_size", "worldSize"):
-                v = info.get(k)
-                if isinstance(v, str) and v.isascii() and v.isdigit() and len(v.lstrip("0")) <= 19:
-                    v = int(v.lstrip("0") or "0")
-                if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**63:
-                    return v
+            v = info.get("world_size")
+            if isinstance(v, str) and v.isascii() and v.isdigit() and len(v.lstrip("0")) <= 19:
+                v = int(v.lstrip("0") or "0")
+            if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**63:
+                return v
     # torch_npu records the process groups without Megatron's distributed_args: the default group (MindSpore's
     # hccl_world_group) is the world
     groups = meta.get("parallel_group_info")
