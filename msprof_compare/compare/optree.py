@@ -535,9 +535,6 @@ class OpPairs:
     comparison: OpTree
     ia: np.ndarray
     ib: np.ndarray
-    #: top-layer op counts per side (before drill-down), for the match-rate note
-    base_top: int = 0
-    comparison_top: int = 0
 
     def __len__(self) -> int:
         return len(self.ia)
@@ -641,6 +638,6 @@ def operator_pairs(ctx: RunContext) -> OpPairs:
         ia, ib = split_and_pair(ta, tb, a, b, ka, kb, match, memo)
         if opts.max_kernel_num is not None and match:
             ia, ib = drill_down(ta, tb, ia, ib, ka, kb, opts.max_kernel_num, match, memo)
-        return OpPairs(ta, tb, ia, ib, len(a), len(b))
+        return OpPairs(ta, tb, ia, ib)
 
     return ctx.cached(_CACHE_PAIRS, compute)
