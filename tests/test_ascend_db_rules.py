@@ -9,6 +9,7 @@ needs interval arithmetic.
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 from pathlib import Path
@@ -34,6 +35,55 @@ def _db(tmp_path: Path, *statements: str, folder: str = "") -> Path:
     where = tmp_path / folder if folder else tmp_path
     where.mkdir(parents=True, exist_ok=True)
     return edited_copy(L1, where / "ascend_pytorch_profiler_0.db", *statements)
+
+
+# --------------------------------------------------------------------------- opening, PMU stamps, older schemas
+
+
+def test_empty_write_ahead_log_leaves_the_database_immutable(tmp_path: Path) -> None:
+    """Only a -wal file holding changes makes the loader open the database for SQLite's log reading (which creates
+    a -shm file beside it, and fails in a read-only folder); an empty one (a writer's log after a checkpoint) holds
+    none: the excerpt switched to WAL mode beside an empty -wal file (synthetic) loads with nothing created."""
+    db = tmp_path / "ascend_pytorch_profiler_0.db"
+    shutil.copyfile(L1, db)
+    con = sqlite3.connect(db)
+    assert con.execute("PRAGMA journal_mode=WAL").fetchone() == ("wal",)
+    con.close()
+    (tmp_path / "ascend_pytorch_profiler_0.db-wal").write_bytes(b"")
+    assert len(load_profile(str(db), OPTS).kernels) == 187
+    assert sorted(os.listdir(tmp_path)) == ["ascend_pytorch_profiler_0.db", "ascend_pytorch_profiler_0.db-wal"]
+
+
+def test_pmu_set_stamped_at_the_end_of_a_run_belongs_to_it(tmp_path: Path) -> None:
+    """A run's [start, end] is closed: the excerpt's first cube task (aic_mac_time > 0) given a second TASK run 1 s
+    later, its PMU set stamped exactly at that run's end and a second, all-zero set without a stamp (synthetic):
+    the stamped set is the second run's, the zero set (the one no stamp placed) the first run's."""
+    (gid, mac) = sql(L1, "SELECT p.globalTaskId, p.value FROM TASK_PMU_INFO p JOIN STRING_IDS s ON s.id = p.name "
+                         "WHERE s.value = 'aic_mac_time' AND p.value > 0 ORDER BY p.globalTaskId LIMIT 1")[0]
+    (start, end) = sql(L1, "SELECT startNs, endNs FROM TASK WHERE globalTaskId = ?", (gid,))[0]
+    later = 10**9
+    db = _db(tmp_path, f"INSERT INTO TASK SELECT * FROM TASK WHERE globalTaskId = {gid}",
+             f"UPDATE TASK SET startNs = startNs + {later}, endNs = endNs + {later} "
+             "WHERE rowid = (SELECT max(rowid) FROM TASK)",
+             "ALTER TABLE TASK_PMU_INFO ADD COLUMN timestampNs INTEGER",
+             f"UPDATE TASK_PMU_INFO SET timestampNs = {end + later} WHERE globalTaskId = {gid}",
+             "INSERT INTO TASK_PMU_INFO (globalTaskId, name, value) SELECT globalTaskId, name, 0 FROM TASK_PMU_INFO "
+             f"WHERE globalTaskId = {gid}")
+    p = load_profile(str(db), OPTS)
+    sel = (p.extra["kernel_extra"]["global_task_id"] == gid).to_numpy()
+    runs = sorted(zip(p.kernels["ts"].to_numpy()[sel].tolist(),
+                      p.extra["kernel_extra"]["aic_mac_time"].to_numpy()[sel].tolist(), strict=True))
+    assert runs == [(start, 0.0), (start + later, mac)] and mac > 0
+
+
+def test_task_table_without_a_task_type_has_no_c_core_sqe_tasks(tmp_path: Path) -> None:
+    """C_CORE_SQE tasks are TASK rows of that taskType; a TASK table without the column (dropped from the excerpt,
+    whose STRING_IDS is given the text C_CORE_SQE: synthetic) has none, and the load does not fail on the
+    missing column."""
+    db = _db(tmp_path, "INSERT INTO STRING_IDS VALUES ((SELECT max(id) + 1 FROM STRING_IDS), 'C_CORE_SQE')",
+             "ALTER TABLE TASK DROP COLUMN taskType")
+    p = load_profile(str(db), OPTS)
+    assert len(p.extra["c_core_sqe"]) == 0 and len(p.kernels) == 187
 
 
 # --------------------------------------------------------------------------- steps
@@ -132,6 +182,17 @@ def test_memory_reading_at_step_end_counts_in_mem_usage(tmp_path: Path) -> None:
     assert db_breakdown(p).memory_gb == pytest.approx(peak / 1024**3)
 
 
+def test_memory_reading_outside_the_step_is_left_out(tmp_path: Path) -> None:
+    """With a step, Mem Usage is the peak of the step's readings alone: a reading of 2 GiB (2147483648 bytes)
+    added 1 ns before step 50 starts (synthetic) leaves step 50's peak at the excerpt's 1600913408 bytes, and is
+    the peak of the whole profile (no step)."""
+    db = _db(tmp_path, f"INSERT INTO MEMORY_RECORD (component, timestamp, totalReserved) "
+                       f"VALUES (0, {STEP[0] - 1}, {2**31})")
+    opts = build_options(enable_profiling_compare=True)[0]
+    assert load_profile(str(db), opts, step=50).extra["memory_peak_bytes"] == 1600913408
+    assert load_profile(str(db), opts).extra["memory_peak_bytes"] == 2**31
+
+
 def test_operator_memory_blocks_alive_at_the_step_bounds(tmp_path: Path) -> None:
     """OP_MEMORY blocks of a step: allocated at or before its end and released at or after its start (both
     bounds inclusive). Step 50 set to [first release, last allocation] of the excerpt keeps the block released
@@ -172,6 +233,32 @@ def test_operator_memory_row_without_a_name_gets_no_cann_mark(tmp_path: Path) ->
     assert om["Name"].str.startswith("cann::").any()  # the mark is still given to the CANN nodes
 
 
+def test_operator_memory_name_already_marked_keeps_one_mark(tmp_path: Path) -> None:
+    """A block whose OP_MEMORY name already carries the ``cann::`` mark (the excerpt's ReduceSum7 blocks renamed
+    "cann::ReduceSum7" through a new STRING_IDS row, synthetic: a name as operator_memory.csv writes it) is not
+    marked twice: its 10 blocks read "cann::ReduceSum7", as the unedited excerpt's do."""
+    db = _db(tmp_path, "INSERT INTO STRING_IDS VALUES ((SELECT max(id) + 1 FROM STRING_IDS), 'cann::ReduceSum7')",
+             "UPDATE OP_MEMORY SET name = (SELECT max(id) FROM STRING_IDS) WHERE name IN "
+             "(SELECT id FROM STRING_IDS WHERE value = 'ReduceSum7')")
+    (n,) = sql(db, "SELECT count(*) FROM OP_MEMORY m JOIN STRING_IDS s ON s.id = m.name "
+                   "WHERE s.value = 'cann::ReduceSum7'")[0]
+    om = load_profile(str(db), build_options(enable_memory_compare=True)[0]).operator_memory
+    assert (om["Name"] == "cann::ReduceSum7").sum() == n == 10
+    assert not om["Name"].str.startswith("cann::cann::").any()
+
+
+def test_operator_memory_block_without_an_allocation_time_lasts_zero(tmp_path: Path) -> None:
+    """A block's Duration(us) is its release minus its allocation only when both times are there: the excerpt's
+    first-released block with its allocationTime set NULL (synthetic) reads allocation 0 ("" as text) and lasts 0,
+    not its release time since the epoch."""
+    (first,) = sql(L1, "SELECT min(releaseTime) FROM OP_MEMORY WHERE releaseTime > 0")[0]
+    db = _db(tmp_path, f"UPDATE OP_MEMORY SET allocationTime = NULL WHERE releaseTime = {first}")
+    om = load_profile(str(db), build_options(enable_memory_compare=True)[0]).operator_memory
+    row = om[om["release_ns"] == first]
+    assert row["alloc_ns"].tolist() == [0] and row["Allocation Time(us)"].tolist() == [""]
+    assert row["Duration(us)"].tolist() == [0.0]
+
+
 def test_communication_op_ending_before_it_starts_is_counted(tmp_path: Path) -> None:
     """A COMMUNICATION_OP row whose end is before its start reads 0 long and is named in the warning with its
     table, as TASK and PYTORCH_API rows are. Synthetic: the first op's end written 5 ns before its start."""
@@ -181,6 +268,37 @@ def test_communication_op_ending_before_it_starts_is_counted(tmp_path: Path) -> 
     assert p.warnings == [f"{db}: 1 row(s) end before they start (1 in COMMUNICATION_OP); "
                           "their duration is read as 0"]
     assert p.comm.query("lane == 'op'")["dur"].min() == 0
+
+
+def test_one_communication_task_without_a_task_row_is_named(tmp_path: Path) -> None:
+    """A single info row whose globalTaskId has no TASK row is left out of the join and named, as several are:
+    the TASK row of the first COMMUNICATION_TASK_INFO globalTaskId deleted (synthetic), the warning counts 1 and
+    the task lane holds the rows the join keeps (SQL)."""
+    db = _db(tmp_path, "DELETE FROM TASK WHERE globalTaskId = (SELECT min(globalTaskId) FROM COMMUNICATION_TASK_INFO)")
+    p = load_profile(str(db), OPTS)
+    assert f"{db}: 1 globalTaskId(s) of COMMUNICATION_TASK_INFO have no TASK row (no time); left out" in p.warnings
+    (n,) = sql(db, "SELECT count(*) FROM TASK t JOIN COMMUNICATION_TASK_INFO c ON c.globalTaskId = t.globalTaskId")[0]
+    assert (p.comm["lane"] == "task").sum() == n > 0
+
+
+def test_replayed_communication_tasks_are_in_start_order(tmp_path: Path) -> None:
+    """The task lane is ordered by start, also where a graph replay repeats a globalTaskId (each run is paired with
+    one info row of its globalTaskId): the excerpt's lowest COMMUNICATION_TASK_INFO globalTaskId given a second TASK
+    run 1 s after its first and a second info row (synthetic) is one task more, that run the last, every start at
+    or after the one before (starts by SQL, the info row counted once per run)."""
+    (gid,) = sql(L1, "SELECT min(globalTaskId) FROM COMMUNICATION_TASK_INFO")[0]
+    db = _db(tmp_path, f"INSERT INTO TASK SELECT * FROM TASK WHERE globalTaskId = {gid}",
+             "UPDATE TASK SET startNs = startNs + 1000000000, endNs = endNs + 1000000000 "
+             "WHERE rowid = (SELECT max(rowid) FROM TASK)",
+             f"INSERT INTO COMMUNICATION_TASK_INFO SELECT * FROM COMMUNICATION_TASK_INFO WHERE globalTaskId = {gid}")
+    want = sorted(t for (t,) in sql(db, "SELECT t.startNs FROM TASK t JOIN COMMUNICATION_TASK_INFO c ON "
+                                        "c.globalTaskId = t.globalTaskId WHERE c.rowid IN "
+                                        "(SELECT min(rowid) FROM COMMUNICATION_TASK_INFO GROUP BY globalTaskId)"))
+    (first,) = sql(L1, "SELECT startNs FROM TASK WHERE globalTaskId = ?", (gid,))[0]
+    (n,) = sql(L1, "SELECT count(*) FROM COMMUNICATION_TASK_INFO")[0]
+    assert len(want) == n + 1 and want[-1] == first + 10**9
+    comm = load_profile(str(db), OPTS).comm
+    assert comm.loc[comm["lane"] == "task", "ts"].tolist() == want
 
 
 # --------------------------------------------------------------------------- which column a field comes from
@@ -228,6 +346,38 @@ def test_kernel_type_avg_is_the_mean_of_the_tasks() -> None:
     assert len(relu) == 7 and sum(d for (d,) in relu) / 7 != relu[3][0]
 
 
+def test_kernel_types_of_equal_total_keep_the_order_of_their_first_task(tmp_path: Path) -> None:
+    """The DB's op_statistic is sorted by total time, descending, types of equal total in the order their first
+    task starts (the sort is stable); KernelTypeCompare of a DB with itself (every Diff Total Ratio 1) keeps that
+    order. Every compute task of the excerpt set to 1 us (synthetic), the 33 (opType, core) types tie in groups of
+    equal call counts (12 of them once); the order is computed by SQL."""
+    db = _db(tmp_path, "UPDATE TASK SET endNs = startNs + 1000 WHERE globalTaskId IN "
+                       "(SELECT globalTaskId FROM COMPUTE_TASK_INFO)")
+    want = sql(db, f"SELECT o.value, k.value {COMPUTE} JOIN STRING_IDS o ON o.id = c.opType "
+                   "JOIN STRING_IDS k ON k.id = c.taskType GROUP BY 1, 2 ORDER BY count(*) DESC, min(t.startNs)")
+    assert len(want) == 33
+    assert list(zip(*(load_profile(str(db), OPTS).op_statistic[c] for c in ("OP Type", "Core Type")),
+                    strict=True)) == want
+    sheet = api.compare(str(db), str(db), enable_kernel_compare=True, use_kernel_type=True).sheet("KernelTypeCompare")
+    assert list(zip(sheet["Kernel Type"], sheet["Core Type"], strict=True)) == want
+
+
+def test_rank_zero_alone_spans_one_rank(tmp_path: Path) -> None:
+    """The rank span is the highest rank a communication task names, plus one: rank 0 is a rank. Every task of the
+    excerpt (ranks 0-7, span 8) rewritten to name rank 0 as source and destination (synthetic) spans 1."""
+    assert sql(L1, "SELECT max(dstRank) FROM COMMUNICATION_TASK_INFO WHERE dstRank < 4294967295") == [(7,)]
+    db = _db(tmp_path, "UPDATE COMMUNICATION_TASK_INFO SET srcRank = 0, dstRank = 0")
+    assert load_profile(str(db), OPTS).rank_span == 1
+
+
+def test_meta_data_list_value_is_decoded(tmp_path: Path) -> None:
+    """META_DATA values are JSON text, as profiler_metadata.json holds them: a list is decoded as an object is (a
+    row ("tags", '["a", 1]') added to the excerpt, synthetic: a user's add_metadata_json value may be any JSON)."""
+    db = _db(tmp_path, """INSERT INTO META_DATA VALUES ('tags', ' ["a", 1]')""")
+    meta = load_profile(str(db), OPTS).metadata
+    assert meta["tags"] == ["a", 1] and isinstance(meta["ENV_VARIABLES"], dict)
+
+
 # --------------------------------------------------------------------------- task summary: SDMA, E2E
 
 
@@ -270,6 +420,20 @@ def test_task_lasting_over_a_week_adds_no_time_and_no_e2e(tmp_path: Path) -> Non
                 (week,))
     assert bd.e2e_ns == max(e for _, e in spans) - min(s for s, _ in spans)
     assert any("last over a week" in w for w in p.warnings)
+
+
+def test_compute_task_of_exactly_a_week_keeps_its_duration(tmp_path: Path) -> None:
+    """Only a duration over a week (7 * 86400 s = 604,800,000,000,000 ns) reads as 0: the first compute task
+    (by start) given an end exactly a week after its start keeps that duration in kernels and kernel_details;
+    the second, a week and 1 ns, reads 0 (synthetic: no sample task lasts that long)."""
+    week = 7 * 86_400 * 10**9
+    (a, b) = [g for (g,) in sql(L1, f"SELECT t.globalTaskId {COMPUTE} ORDER BY t.startNs LIMIT 2")]
+    db = _db(tmp_path, f"UPDATE TASK SET endNs = startNs + {week} WHERE globalTaskId = {a}",
+             f"UPDATE TASK SET endNs = startNs + {week + 1} WHERE globalTaskId = {b}")
+    p = load_profile(str(db), OPTS)
+    assert p.kernels["dur"].tolist()[:2] == [week, 0]
+    assert p.kernel_details["dur"].tolist()[:2] == [week, 0]
+    assert p.kernel_details["Duration(us)"].tolist()[:2] == [604_800_000_000.0, 0.0]
 
 
 # --------------------------------------------------------------------------- MC2, cube kernels, torch ops
@@ -406,6 +570,26 @@ def test_forward_backward_flow_starts_at_the_earlier_op_whatever_the_table_order
     fb = p.flows[p.flows["cat"] == "fwdbwd"]
     assert list(zip(fb["id"].tolist(), fb["s_ts"].tolist(), fb["f_ts"].tolist(), strict=True)) == [
         (str(c), s, f) for c, s, f, _ in want]
+
+
+def test_launch_id_shared_by_two_ops_is_no_forward_backward_link(tmp_path: Path) -> None:
+    """A forward/backward link is a CANN connection id two or more ops share and no compute task carries: the
+    excerpt's aten::empty (PYTORCH_API rowid 1603, no link) given Conv2D's link 319 (its four launch ids, each
+    carried by a compute task; synthetic) shares those ids with Conv2D, which makes them no fwdbwd flow: the
+    fwdbwd flows are the ids SQL finds held by two ops and no task, and each task keeps its one async_npu flow."""
+    db = _db(tmp_path, "UPDATE PYTORCH_API SET connectionId = 319 WHERE rowid = 1603")
+    launch = {str(c) for (c,) in sql(db, "SELECT connectionId FROM CONNECTION_IDS WHERE id = 319")}
+    fwdbwd = {str(c) for (c,) in sql(db, "SELECT i.connectionId FROM PYTORCH_API p JOIN CONNECTION_IDS i ON "
+                                         "i.id = p.connectionId WHERE p.type = 50001 AND i.connectionId NOT IN "
+                                         "(SELECT t.connectionId FROM TASK t JOIN COMPUTE_TASK_INFO c ON "
+                                         "c.globalTaskId = t.globalTaskId) GROUP BY 1 "
+                                         "HAVING count(DISTINCT p.rowid) > 1")}
+    assert len(launch) == 4 and fwdbwd and not launch & fwdbwd
+    flows = load_profile(str(db), build_options(enable_operator_compare=True)[0]).flows
+    assert set(flows.loc[flows["cat"] == "fwdbwd", "id"]) == fwdbwd
+    npu = flows[flows["cat"] == "async_npu"]
+    assert npu["id"].isin(launch).sum() == len(sql(db, f"SELECT 1 {COMPUTE} WHERE t.connectionId IN "
+                                                      "(SELECT connectionId FROM CONNECTION_IDS WHERE id = 319)"))
 
 
 # --------------------------------------------------------------------------- wait rule, too-long SQE tasks

@@ -338,3 +338,239 @@ def test_profiler_info_holding_an_empty_object_is_invalid(tmp_path):
     p = load_profile(str(d), OPTS)
     assert f"{info}: Invalid profiler info." in p.warnings
     assert "profiler_level" not in p.extra
+
+
+# --------------------------------------------------------------------------- lanes, flows and task args (2)
+
+
+def test_hccl_thread_without_a_name_joins_no_group(tmp_path):
+    """reference-1 §5.1: only a named thread of the HCCL process is a plane lane attached to the current group.
+    The excerpt's HCCL tid 3 ("Plane 2", sort index 3, after "Group 0 Communication") with its thread_name record
+    removed (synthetic: no sample lacks one) keeps a sort index but no name: its two tasks (Notify_Record,
+    Notify_Wait) belong to no group and no plane, while tid 2's stay in Group 0 on "Plane 1"."""
+    d = _excerpt(tmp_path)
+    f, events = _trace(d)
+    pid = _pid_of(events, "HCCL")
+    events = [e for e in events if not (e.get("ph") == "M" and e["name"] == "thread_name" and e["pid"] == pid
+                                        and e["tid"] == 3)]
+    f.write_text(json.dumps(events))
+    comm = load_profile(str(d), OPTS).comm
+    on3 = comm[comm["tid"] == 3]
+    assert on3["name"].tolist() == ["Notify_Record", "Notify_Wait"]
+    assert on3["group"].tolist() == ["", ""] and on3["plane"].tolist() == ["", ""]
+    on2 = comm[comm["tid"] == 2]
+    assert set(on2["group"]) == {"Group 0 Communication"} and set(on2["plane"]) == {"Plane 1"}
+
+
+def test_flow_halves_whose_category_differs_in_case_still_pair(tmp_path):
+    """reference-1 §5.2: flows are the events whose lower-cased category is async_npu, paired by id. The excerpt's
+    first async_npu flow end that has a start (16 of its 20 ends have one; id 1736408883731435008, ts
+    1736408883731435.008) rewritten with category "ASYNC_NPU" (synthetic) still pairs with its start: the same
+    flows as the unedited file, that one among them."""
+    d = _excerpt(tmp_path)
+    f, events = _trace(d)
+    starts = {e["id"] for e in events if e.get("cat") == "async_npu" and e["ph"] == "s"}
+    end = next(e for e in events if e.get("cat") == "async_npu" and e["ph"] == "f" and e["id"] in starts)
+    before = load_profile(str(d), OPTS).flows
+    end["cat"] = "ASYNC_NPU"
+    f.write_text(json.dumps(events))
+    flows = load_profile(str(d), OPTS).flows
+    assert len(flows) == len(before) > 0
+    row = flows[flows["id"] == str(end["id"])]
+    assert row["f_ts"].tolist() == [1736408883731435008] and row["cat"].tolist() == ["async_npu"]
+
+
+def test_hardware_task_without_a_task_type_keeps_none(tmp_path):
+    """A hardware task whose args lack "Task Type" (the excerpt's first Ascend Hardware task,
+    aclnnMm_MatMulCommon_MemSet, that key removed: synthetic) keeps an empty task type, which the kernel
+    details print as "None" as the original's args.get("Task Type") does; not the "N/A" of an absent op arg.
+    The next task keeps its AI_CORE."""
+    d = _excerpt(tmp_path)
+    f, events = _trace(d)
+    hw = _pid_of(events, "Ascend Hardware")
+    first = next(e for e in events if e.get("ph") == "X" and e["pid"] == hw)
+    del first["args"]["Task Type"]
+    f.write_text(json.dumps(events))
+    k = load_profile(str(d), OPTS).kernels
+    assert k["name"].iloc[0] == "aclnnMm_MatMulCommon_MemSet"
+    assert k["task_type"].tolist()[:2] == ["", "AI_CORE"]
+
+
+# --------------------------------------------------------------------------- CSV cells and side files (2)
+
+
+def test_csv_whose_first_line_is_empty_has_no_header(tmp_path):
+    """A CSV starting with a line break (the excerpt's memory_record.csv after an empty line, synthetic) has an
+    empty first line, so no header: "empty file (no header line)", not the "empty file" of a file of 0 bytes."""
+    f = tmp_path / "memory_record.csv"
+    f.write_bytes(b"\n" + (PT / "ASCEND_PROFILER_OUTPUT" / "memory_record.csv").read_bytes())
+    with pytest.raises(ProfileError, match=r"memory_record\.csv: empty file \(no header line\)$"):
+        ascend_text.read_memory_record(str(f), [])
+
+
+@pytest.mark.parametrize("text", ["inf", "-Infinity", "1e999"])
+def test_pmu_value_that_is_not_finite_is_refused(tmp_path, text):
+    """A float cell reads "inf" or overflows float64 (1e999): no counter value, a damaged file, refused naming
+    the column (the excerpt's kernel_details.csv, row 0 aiv_vec_time(us) edited: synthetic)."""
+    f, _ = _kernel_details(tmp_path, {(0, "aiv_vec_time(us)"): text})
+    with pytest.raises(ProfileError, match=r"column aiv_vec_time\(us\) holds a value that is not finite"):
+        ascend_text.read_kernel_details(str(f), [])
+
+
+def test_step_id_of_two_to_the_63_is_no_step(tmp_path):
+    """Step Id 9223372036854775808 (2**63, one past the int64 maximum; the excerpt's row 0 edited, synthetic) is no
+    whole number an int64 holds: the row belongs to no step (-1), counted in one warning; row 1 keeps step 50."""
+    f, _ = _kernel_details(tmp_path, {(0, "Step Id"): "9223372036854775808"})
+    warnings: list[str] = []
+    kd = ascend_text.read_kernel_details(str(f), warnings)
+    assert kd["Step Id"].tolist()[:2] == [-1, 50]
+    assert warnings == [f"{f}: 1 Step Id value(s) are not whole numbers; those rows belong to no step"]
+
+
+def test_reserved_total_over_a_petabyte_is_left_out(tmp_path):
+    """The 1 PB bound (10**15 bytes) in MB: 953674316 MB * 1048576 = 999,999,999,574,016 bytes is a reading,
+    953674317 MB * 1048576 = 1,000,000,000,622,592 bytes is none (the excerpt's memory_record.csv rows 0 and 1
+    edited, synthetic)."""
+    f = tmp_path / "memory_record.csv"
+    shutil.copy(PT / "ASCEND_PROFILER_OUTPUT" / "memory_record.csv", f)
+    _edited_csv(f, {(0, "Total Reserved(MB)"): "953674316", (1, "Total Reserved(MB)"): "953674317"})
+    warnings: list[str] = []
+    mb = ascend_text.read_memory_record(str(f), warnings)["Total Reserved(MB)"].to_numpy()
+    assert mb[0] == 953674316.0 and np.isnan(mb[1]) and mb[2] == 2109.6015625
+    assert warnings == [f"{f}: 1 Total Reserved(MB) value(s) negative or over 1 PB; Mem Usage leaves them out"]
+
+
+@pytest.mark.parametrize("name", ["communication.json", "profiler_metadata.json"])
+def test_json_side_file_that_is_no_object_is_refused(tmp_path, name):
+    """communication.json and profiler_metadata.json hold one object each; the excerpt's file replaced by a list
+    ([1], synthetic) is malformed, named with its path, not read as data."""
+    d = _excerpt(tmp_path)
+    f = (d / "ASCEND_PROFILER_OUTPUT" / name) if name == "communication.json" else d / name
+    assert f.is_file()
+    f.write_text("[1]")
+    with pytest.raises(ProfileError, match=rf"malformed {name}: top level is not an object") as exc:
+        load_profile(str(d), OPTS)
+    assert exc.value.path == str(f)
+
+
+@pytest.mark.parametrize("whole", [True, False], ids=["read-once", "streamed"])
+def test_last_row_probe_starting_inside_a_quoted_field(tmp_path, monkeypatch, whole):
+    """The last-row check parses only the last 64 KiB, from the first line start in it: a window that begins at
+    the closing quote of a quoted cell must not open a quoted field running to the end of the file. The excerpt's
+    kernel_details.csv rows 0 and 1 (row 1's last quote opens its last 149 bytes), then 20 copies of row 0 (LF +
+    269 bytes) and 223 of row 2 (LF + 268 bytes), no line end after the last: 149 + 20 * 270 + 223 * 269 = 65536
+    bytes from that quote to the end, so the window starts on it. The file is complete (its last row whole) and
+    loads with all 245 rows (synthetic: no sample CSV over 64 KiB lacks its final line end)."""
+    if not whole:
+        monkeypatch.setattr(ascend_text, "WHOLE_CSV_BYTES", 0)
+    lines = (PT / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv").read_bytes().split(b"\n")
+    head, rows = lines[0], lines[1:]
+    assert (len(rows[0]), len(rows[2]), len(rows[1]) - rows[1].rfind(b'"')) == (269, 268, 149)
+    body = b"\n".join([head, rows[0], rows[1]] + [rows[0]] * 20 + [rows[2]] * 223)
+    assert body[len(body) - 65536:len(body) - 65535] == b'"'
+    f = tmp_path / "kernel_details.csv"
+    f.write_bytes(body)
+    kd = ascend_text.read_kernel_details(str(f), [])
+    assert len(kd) == 245 and kd["Start Time(us)"].iloc[-1] == "1736408883731226.644"
+
+
+def test_side_json_cut_short_is_truncated(tmp_path):
+    """A JSON side file cut short (an interrupted copy) is named truncated, not merely malformed: the excerpt's
+    communication.json cut to its first half (synthetic) fails the load with "truncated JSON (...)", naming it."""
+    d = _excerpt(tmp_path)
+    f = d / "ASCEND_PROFILER_OUTPUT" / "communication.json"
+    data = f.read_bytes()
+    f.write_bytes(data[:len(data) // 2])
+    with pytest.raises(ProfileError) as exc:
+        load_profile(str(d), OPTS)
+    assert exc.value.path == str(f) and exc.value.message.startswith("truncated JSON (")
+
+
+def test_lone_surrogate_in_a_side_json_key_is_refused(tmp_path):
+    """Python's reader (used for a side file holding NaN / Infinity) lets an escaped lone surrogate through, in a
+    key as in a value; no report can write either, so both are refused as the strict decoder refuses them
+    (profiler_metadata.json with a NaN value and the key "dp\\ud800", synthetic)."""
+    f = tmp_path / "profiler_metadata.json"
+    f.write_bytes(b'{"loss": NaN, "dp\\ud800": 1}')
+    with pytest.raises(ProfileError, match="a lone escaped UTF-16 surrogate"):
+        ascend_text.read_json(str(f))
+
+
+def test_side_json_fault_without_a_python_constant_keeps_the_strict_message(tmp_path):
+    """Python's reader is asked only where the strict decoder stopped at a NaN / Infinity literal; any other fault
+    is named as the strict decoder names it, with its byte offset: communication.json holding {"a": x}
+    (synthetic) is malformed at byte 6, where the x is."""
+    f = tmp_path / "communication.json"
+    f.write_bytes(b'{"a": x}')
+    with pytest.raises(ProfileError) as exc:
+        ascend_text.read_json(str(f))
+    assert exc.value.message == "malformed JSON: JSON is malformed: invalid character (byte 6)"
+
+
+def test_profiler_info_without_common_config_keeps_level_and_metrics(tmp_path):
+    """The profiler level and AI Core metrics come from experimental_config; profile_memory, from common_config,
+    may be missing without losing them: the excerpt's profiler_info_0.json with common_config removed (synthetic)
+    still gives its _profiler_level and _aic_metrics, read from the file with the json module."""
+    d = _excerpt(tmp_path)
+    info = d / "profiler_info_0.json"
+    data = json.loads(info.read_text())
+    exp = data["config"]["experimental_config"]
+    del data["config"]["common_config"]
+    info.write_text(json.dumps(data))
+    p = load_profile(str(d), OPTS)
+    assert (p.extra["profiler_level"], p.extra["aic_metrics"]) == (exp["_profiler_level"], exp["_aic_metrics"])
+    assert "profile_memory" not in p.extra
+
+
+def test_duration_in_non_ascii_digits_is_no_number(tmp_path):
+    """Python's float() reads fullwidth digits ("１２") as 12; an export writes ASCII, so they are junk: NaN (0 ns),
+    counted once, as "1_5" is (the excerpt's row 0 Duration(us) edited, synthetic). Row 1 keeps its 21.98 us."""
+    f, _ = _kernel_details(tmp_path, {(0, "Duration(us)"): "\uff11\uff12"})
+    warnings: list[str] = []
+    kd = ascend_text.read_kernel_details(str(f), warnings)
+    assert np.isnan(kd["Duration(us)"].iloc[0]) and kd["dur"].tolist()[:2] == [0, 21_980]
+    assert warnings == [f"{f}: 1 Duration(us) value(s) are not numbers; read as missing."]
+
+
+@pytest.mark.parametrize("length", [100_000, 150_000])
+def test_streamed_header_over_the_cap_is_refused_as_in_memory(tmp_path, monkeypatch, length):
+    """A header line longer than MAX_HEADER_BYTES is no header whether the file is read whole or streamed in 64 KiB
+    reads: with the cap at 65536, a first line of 100,000 bytes (its line end in the second read) or 150,000 bytes
+    (in the third) of column names "c00000," (synthetic) is refused both ways. The streamed read checked the cap
+    only on a read without the line end, so it took the 100,000-byte line as a header."""
+    monkeypatch.setattr(ascend_text, "MAX_HEADER_BYTES", 1 << 16)
+    f = tmp_path / "memory_record.csv"
+    f.write_bytes("".join(f"c{i:05d}," for i in range(21_429)).encode()[:length] + b"\n1\n")
+    for data in (None, f.read_bytes()):
+        with pytest.raises(ProfileError, match=r"malformed CSV header: no line end in the first 65536 bytes"):
+            ascend_text._header(str(f), data)
+
+
+def test_flow_events_without_an_id_pair_with_nothing(tmp_path):
+    """Flows pair by (category, id); a flow event without an id pairs with nothing, not with another id-less one:
+    the excerpt's first paired async_npu start and the end of another pair with their "id" removed (synthetic)
+    lose those two flows, and no flow takes the id "None"."""
+    d = _excerpt(tmp_path)
+    f, events = _trace(d)
+    flows = [e for e in events if e.get("cat") == "async_npu" and e["ph"] in ("s", "f")]
+    ends = {e["id"] for e in flows if e["ph"] == "f"}
+    paired = [e["id"] for e in flows if e["ph"] == "s" and e["id"] in ends]
+    before = len(load_profile(str(d), OPTS).flows)
+    del next(e for e in flows if e["ph"] == "s" and e["id"] == paired[0])["id"]
+    del next(e for e in flows if e["ph"] == "f" and e["id"] == paired[1])["id"]
+    f.write_text(json.dumps(events))
+    got = load_profile(str(d), OPTS).flows
+    assert len(got) == before - 2 and "None" not in set(got["id"])
+
+
+def test_args_of_metadata_the_loader_does_not_read_are_not_decoded(tmp_path):
+    """Only process / thread name and sort-index records feed the lanes, so only their args are decoded: a
+    process_labels record whose args are a list (the excerpt's HCCL one edited, synthetic) does not fail the load;
+    the HCCL lane is still found."""
+    d = _excerpt(tmp_path)
+    f, events = _trace(d)
+    pid = _pid_of(events, "HCCL")
+    label = next(e for e in events if e.get("ph") == "M" and e["name"] == "process_labels" and e["pid"] == pid)
+    label["args"] = ["NPU"]
+    f.write_text(json.dumps(events))
+    assert load_profile(str(d), OPTS).extra["hccl_pid"] == pid

@@ -348,6 +348,25 @@ def test_db_step_without_ops_is_still_a_step_error(tmp_path: Path, caplog) -> No
                                        enable_api_compare=True).sheet_names
 
 
+def test_flow_events_named_as_steps_are_no_step_markers(samples: Path, tmp_path: Path) -> None:
+    """docs/differences.md: without torch ops a step marker is any event so named except counters, flow events
+    and metadata. A MindSpore 2.5 layout copy whose first async_task_queue flow (start and end, id 8226, read by
+    no table) is renamed "ProfilerStep#51" (synthetic) still has the one marker ProfilerStep#50: step 51 is no
+    valid step."""
+    d = _mindspore_25(samples / TEXT.format(1), tmp_path / "f_1_20250301120000001_ascend_ms")
+    tv = d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(tv.read_text())
+    pair = [e for e in events if e.get("cat") == "async_task_queue" and e.get("id") == 8226]
+    assert sorted(e["ph"] for e in pair) == ["f", "s"]
+    for e in pair:
+        e["name"] = "ProfilerStep#51"
+    tv.write_text(json.dumps(events))
+    marks = load_profile(str(d), Options(base_step=50, comparison_step=50)).extra["step_marks"]
+    assert marks["name"].tolist() == ["ProfilerStep#50"]
+    with pytest.raises(StepError, match=r"Invalid step id: 51, please choose from the valid steps: 50$"):
+        compare(str(d), str(d), base_step="51", comparison_step="51")
+
+
 def test_torch_npu_step_run_reads_no_other_marker(samples: Path, tmp_path: Path) -> None:
     """With torch ops the step comes from them alone (reference-1 §3.5): a stray ProfilerStep#50 event of
     another category, even one without a time, is not read (the marker scan of traces without torch ops made

@@ -505,11 +505,11 @@ def _header_line(path: str, data: bytes | None) -> tuple[bytes, bool]:
                 end = re.search(rb"[\r\n]", chunk)
                 chunks.append(chunk[:end.start()] if end else chunk)
                 size += len(chunks[-1])
-                if end or not chunk:
-                    break
-                if size > MAX_HEADER_BYTES:
+                if size > MAX_HEADER_BYTES:  # also where this read holds the line end: the cap is on the line
                     raise ProfileError(path, f"malformed CSV header: no line end in the first "
                                              f"{MAX_HEADER_BYTES} bytes")
+                if end or not chunk:
+                    break
     except OSError as exc:
         raise ProfileError(path, f"cannot read file: {exc.strerror or exc}") from None
     return b"".join(chunks), end is not None
