@@ -76,6 +76,7 @@ def test_pmu_set_stamped_at_the_end_of_a_run_belongs_to_it(tmp_path: Path) -> No
     assert runs == [(start, 0.0), (start + later, mac)] and mac > 0
 
 
+@pytest.mark.skipif(sqlite3.sqlite_version_info < (3, 35), reason="ALTER TABLE DROP COLUMN needs SQLite 3.35")
 def test_task_table_without_a_task_type_has_no_c_core_sqe_tasks(tmp_path: Path) -> None:
     """C_CORE_SQE tasks are TASK rows of that taskType; a TASK table without the column (dropped from the excerpt,
     whose STRING_IDS is given the text C_CORE_SQE: synthetic) has none, and the load does not fail on the
