@@ -76,6 +76,8 @@ class _KernelArgs(msgspec.Struct, gc=False):
 class _OpArgs(msgspec.Struct, gc=False):
     # raw JSON text: many ops share the same shapes, so each distinct text is decoded and str()-ed once
     input_dims: msgspec.Raw = msgspec.field(default=msgspec.Raw(b""), name="Input Dims")
+    # PyTorch 1.8's legacy traces (cat "Operator") spell it with a small d
+    input_dims_18: msgspec.Raw = msgspec.field(default=msgspec.Raw(b""), name="Input dims")
     input_type: msgspec.Raw = msgspec.field(default=msgspec.Raw(b""), name="Input type")
     call_stack: Any = msgspec.field(default=None, name="Call stack")
     # record_param_comms ops only (Any: a value that is no text names no collective; it must not fail the trace)
@@ -305,7 +307,7 @@ def _load_ops(prof: Profile, ev: _Events, with_args: bool, comm: bool = False) -
     n = len(idx)
     if with_args:
         args = ev.args(sub, _OpArgs)
-        cols["input_dims"] = _text_raw(ev.path, [a.input_dims for a in args])
+        cols["input_dims"] = _text_raw(ev.path, [a.input_dims or a.input_dims_18 for a in args])
         cols["input_type"] = _text_raw(ev.path, [a.input_type for a in args])
         cols["call_stack"] = _text([a.call_stack for a in args])
     else:
