@@ -232,6 +232,46 @@ def test_a_two_line_check_value_gets_a_two_line_row(text_pair, tmp_path, monkeyp
     assert ws.row_dimensions[step].height is None
 
 
+def test_a_profile_against_itself_has_no_contributors_and_keeps_its_chart_data_off_the_page(tmp_path, caplog):
+    """Text level1 against itself (no sample pair has an unchanged run; the same input is the real case of it):
+    no operator, module or step changed, so no contributor table; the validity checks follow the waterfall
+    (rows 4-13) after one blank row: title row 15, header row 16, 9 checks on rows 17-25, blank row 26. These
+    tables are shorter than the waterfall chart (anchored on row 4, 440 px = 22 rows of 20 px), so the print
+    area keeps its least height, rows 1-27, and "Chart data" comes on row 28, under it (it was printed on row
+    27). A check without figures (device count) keeps blank bordered cells. Every level is the E2E time,
+    136.581009 ms (reference pair 1's base E2E): the span 0 is under half of it, so the value axis starts at
+    136.581 rounded down to one significant digit, 100 ms."""
+    import openpyxl
+
+    _need(NPU_L1)
+    from msprof_compare.api import compare
+
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        result = compare(str(SAMPLES / NPU_L1), str(SAMPLES / NPU_L1))
+        path = result.to_excel(str(tmp_path))
+    assert "Chart for sheet" not in caplog.text
+    col_a = _summary(path)[0].tolist()
+    assert col_a[3] == "Base E2E" and col_a[12] == "Comparison E2E" and pd.isna(col_a[13])
+    assert not [v for v in col_a if isinstance(v, str) and v.startswith(("Top contributors", "Note:"))]
+    assert col_a[14].startswith("Validity checks") and col_a[15] == "Check"
+    assert col_a[16:19] == ["operator match rate", "input shapes of top operators", "step count"]
+    assert all(isinstance(v, str) for v in col_a[16:25]) and pd.isna(col_a[25]) and pd.isna(col_a[26])
+    # the text export's kernels name no device: "device count" (row 21) has no figures, blank cells that keep
+    # the table's borders
+    ws = openpyxl.load_workbook(path)["Summary"]
+    assert ws["A21"].value == "device count" and ws["C21"].value is None and ws["D21"].value is None
+    assert {ws[c].border.left.style for c in ("A21", "C21", "D21")} == {"thin"}
+    area = _xml(path, "xl/workbook.xml").find(f".//{MAIN}definedName").text
+    assert area == "Summary!$A$1:$U$27" and col_a[27] == "Chart data"
+    chart = _charts(path)["E2E time: base to comparison (ms)"]
+    assert chart["series"][3]["cache"] == pytest.approx([136.581009] + [0.0] * 8 + [136.581009])
+    assert chart["series"][1]["cache"] == chart["series"][2]["cache"] == [0.0] * 10   # no increase, no decrease
+    assert chart["min"] == ["100"]
+    bars = _charts(path)["Time by category: base vs comparison (ms)"]["series"]
+    assert [s["val"] for s in bars] == [_ref(5, 12, "B"), _ref(5, 12, "C")]        # the 8 steps, rows 5-12
+    assert bars[0]["cache"] == bars[1]["cache"]
+
+
 # --------------------------------------------------------------------------- waterfall and OverallMetrics charts
 
 def _steps(col_a: list) -> tuple[int, int]:
@@ -275,6 +315,27 @@ def test_overall_chart_without_a_summary_reads_its_own_duration_columns(text_pai
     assert (base["cat"], base["val"]) == (_ref(4, last, "A", "OverallMetrics"), _ref(4, last, "B", "OverallMetrics"))
     assert comp["val"] == _ref(4, last, "E", "OverallMetrics")
     assert comp["cache"] == pytest.approx(df["Duration(ms).1"].iloc[:-1].astype(float).tolist())
+
+
+def test_overall_metrics_of_e2e_time_alone_without_a_summary_has_no_chart(text_pair, tmp_path, caplog):
+    """Synthetic edit of the real OverallMetrics sheet (text level1 -> level2), rendered without a Summary (as
+    where a caller takes it out of result.sheets): cut to its E2E Time row, as of a run whose time falls in no
+    other row (the sheet leaves out rows of zero time on both sides; no sample has such a run). Nothing to plot
+    (the rows but E2E Time would be rows 4..3): no chart, and no warning."""
+    import dataclasses
+
+    from msprof_compare.report import excel
+
+    result, _path = text_pair
+    sheet = next(s for s in result.sheets if s.name == "OverallMetrics")
+    cut = dataclasses.replace(sheet, data=sheet.data.iloc[-1:], row_styles=sheet.row_styles[-1:])
+    path = tmp_path / "overall.xlsx"
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        excel.render([cut], str(path), ("Base Profiling: b", "Comparison Profiling: c"))
+    assert read_xlsx(path, sheet_name="OverallMetrics", header=2)["Index"].tolist() == ["E2E Time"]
+    assert "Chart for sheet" not in caplog.text
+    with zipfile.ZipFile(path) as z:
+        assert not [n for n in z.namelist() if n.startswith("xl/charts/")]
 
 
 def test_waterfall_chart_series_legend_and_axis(db_pair):

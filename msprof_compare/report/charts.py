@@ -88,24 +88,16 @@ def _fmt(wb: Any, name: str) -> Any:
     return st.formats[name]
 
 
-def _num(v: Any) -> float | None:
-    if v is None or v is pd.NA:
-        return None
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(f) or math.isinf(f) else f
-
-
 def _write(ws: Any, r: int, c: int, v: Any, fmt: Any) -> None:
-    f = _num(v) if not isinstance(v, str) else None
-    if f is not None:
-        ws.write_number(r, c, f, fmt)
-    elif v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
+    """A cell of the Summary's tables: contributor rows hold names and finite numbers, check rows words,
+    finite rates and counts, or None for a figure a check could not get (a blank cell). A non-finite number,
+    which xlsxwriter refuses, would be blank too rather than lose the workbook."""
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
         ws.write_blank(r, c, None, fmt)
+    elif isinstance(v, str):
+        ws.write_string(r, c, v, fmt)
     else:
-        ws.write_string(r, c, str(v), fmt)
+        ws.write_number(r, c, float(v), fmt)
 
 
 def _text_width(text: str) -> int:
@@ -147,7 +139,7 @@ def _table(wb: Any, ws: Any, row: int, title: str, headers: list[str], rows: lis
         names = styles(values) if callable(styles) else styles
         if widths:
             lines = max((_wrapped_lines(v, widths[j]) for j, v in enumerate(values)
-                         if isinstance(v, str) and "wrap" in names[j].split("+") and j < len(widths)), default=1)
+                         if isinstance(v, str) and "wrap" in names[j].split("+")), default=1)
             if lines > 1:
                 ws.set_row(row, _ROW_HEIGHT * lines)
         for j, v in enumerate(values):
@@ -162,7 +154,7 @@ def _guard_styles(values: list[Any]) -> list[str]:
     such as "Level1 / ACL_AICORE_PIPE_UTILIZATION" was cut at the cell edge (the Detail column is the
     table's last and may overflow to the right)."""
     names = ["text", "text",
-             *("rate" if isinstance(v, float) and not math.isnan(v) else "count" if isinstance(v, int)
+             *("rate" if isinstance(v, float) else "count" if isinstance(v, int)
                else "text+wrap" for v in values[2:4]), "text"]
     return [n + "+warn" if values[1] == "warn" else n for n in names]
 
@@ -193,24 +185,25 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
             ws.set_row(row - 1, _ROW_HEIGHT * _wrapped_lines(text, sum(c.width for c in sheet.columns)))
             ws.merge_range(row - 1, 0, row - 1, last, text, _fmt(wb, "text+wrap"))
             row += 1
-    if len(guard):
-        rows = [list(r) for r in guard.itertuples(index=False)]
-        row = _table(wb, ws, row, "Validity checks (warn: are both sides the same workload? note: read the "
-                     "figures with this in mind)",
-                     ["Check", "Status", "Base", "Comparison", "Detail"], rows, _guard_styles,
-                     [c.width for c in sheet.columns])
+    rows = [list(r) for r in guard.itertuples(index=False)]  # never empty: five checks are always made
+    row = _table(wb, ws, row, "Validity checks (warn: are both sides the same workload? note: read the "
+                 "figures with this in mind)",
+                 ["Check", "Status", "Base", "Comparison", "Detail"], rows, _guard_styles,
+                 [c.width for c in sheet.columns])
 
-    # Print (and render) the tables and the waterfall chart on one page; the chart data stays off it.
-    ws.print_area(0, 0, max(row - 1, HEADER_ROWS + 23), len(sheet.columns) + 14)
+    # Print (and render) the tables and the waterfall chart on one page; the chart data stays off it, below
+    # the chart's rows where the tables are shorter than the chart (as without contributors).
+    row = max(row, HEADER_ROWS + 24)
+    ws.print_area(0, 0, row - 1, len(sheet.columns) + 14)
     ws.fit_to_pages(1, 1)
     ws.write_string(row, 0, "Chart data", _fmt(wb, "title"))
     ws.write_string(row + 1, 0, "Cells below feed the charts of this workbook.", _fmt(wb, "note"))
     row += 2
-    if n >= 2 and len(wf) == n:
-        row = _waterfall_chart(wb, ws, sheet, wf, row)
-        steps = wf.index[~wf["Category"].isin(["start", "end"])]
-        if len(steps):
-            st.category_rows = (HEADER_ROWS + int(steps[0]), HEADER_ROWS + int(steps[-1]))
+    # the sheet's rows are the waterfall's: Base E2E, at least one step (the steps of a side add up to its
+    # E2E, which is above 0 on both sides where a waterfall is made), Comparison E2E
+    row = _waterfall_chart(wb, ws, sheet, wf, row)
+    steps = wf.index[~wf["Category"].isin(["start", "end"])]
+    st.category_rows = (HEADER_ROWS + int(steps[0]), HEADER_ROWS + int(steps[-1]))
     st.next_row = row
 
 
@@ -251,10 +244,10 @@ def _waterfall_chart(wb: Any, ws: Any, sheet: Sheet, wf: pd.DataFrame, row: int)
                       "fill": {"color": _GREEN}})
     chart.add_series({"name": "E2E", "categories": cats, "values": [name, first, 4, last, 4],
                       "fill": {"color": _BLUE}})
-    top = max(float(wf["Cumulative(ms)"].max()), 0.0)
-    low = min(lows) if lows else 0.0
+    # top >= Base E2E > 0 and low <= top, so the test below also means 0 < top / 2 < low
+    top, low = float(wf["Cumulative(ms)"].max()), min(lows)
     y_axis: dict[str, Any] = {"name": "ms", "major_gridlines": {"visible": True, "line": {"color": "#D9D9D9"}}}
-    if low > 0 and top > 0 and (top - low) < 0.5 * top:
+    if (top - low) < 0.5 * top:
         # Deltas are small against E2E: start the axis near the lowest level so the steps are visible.
         y_axis["min"] = _nice_floor(low - 0.1 * (top - low))
     chart.set_y_axis(y_axis)
@@ -267,8 +260,7 @@ def _waterfall_chart(wb: Any, ws: Any, sheet: Sheet, wf: pd.DataFrame, row: int)
 
 
 def _nice_floor(x: float) -> float:
-    if x <= 0:
-        return 0.0
+    """``x`` (> 0) rounded down to one significant digit."""
     step = 10 ** math.floor(math.log10(x))
     return math.floor(x / step) * step
 
@@ -278,11 +270,11 @@ def _nice_floor(x: float) -> float:
 def _overall(wb: Any, ws: Any, sheet: Sheet) -> None:
     st = _state(wb)
     chart = wb.add_chart({"type": "bar"})
-    if st.summary is not None and st.category_rows is not None:
+    if st.category_rows is not None:  # set by a Summary sheet drawn before this one
         src, (first, last) = st.summary_name, st.category_rows
         cols = (0, 1, 2)
-    else:
-        if len(sheet) < 2:
+    else:  # no Summary in the workbook (a caller took it out of result.sheets): this sheet's own rows
+        if len(sheet) < 2:  # E2E Time alone (rows of zero time are left out): no category to plot
             return
         src, first, last = sheet.name, HEADER_ROWS, HEADER_ROWS + len(sheet) - 2  # all rows but E2E
         cols = (0, 1, 4)
@@ -353,10 +345,11 @@ def _runtime_pairs(name: pd.Series, base: np.ndarray, comp: np.ndarray) -> tuple
 
 
 def regressions(sheet: Sheet, top: int = TOP_REGRESSIONS) -> tuple[pd.DataFrame, _Spec] | None:
-    """The ``top`` rows of a statistic sheet whose amount grew most (name, diff), largest first."""
-    spec = STAT_SPECS.get(sheet.name)
+    """The ``top`` rows of a statistic sheet (one of ``STAT_SPECS``) whose amount grew most (name, diff), largest
+    first; None when none grew."""
+    spec = STAT_SPECS[sheet.name]
     d = sheet.data
-    if spec is None or not len(d) or d.shape[1] <= max(spec.comp_col, *spec.name_cols):
+    if d.shape[1] <= max(spec.comp_col, *spec.name_cols):
         return None
     if spec.keep is not None:
         d = d[spec.keep(d)]
