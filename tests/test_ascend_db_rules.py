@@ -19,7 +19,7 @@ from dbutil import edited_copy, sql, string_id
 from spans import union
 
 from msprof_compare import api
-from msprof_compare.compare.breakdown_db import cube_mask, db_breakdown
+from msprof_compare.compare.breakdown_db import cube_mask, db_breakdown, flow_starts
 from msprof_compare.errors import StepError
 from msprof_compare.loaders import load_profile
 from msprof_compare.options import build_options
@@ -661,3 +661,314 @@ def test_c_core_sqe_task_lasting_over_a_week_ends_at_its_start(tmp_path: Path) -
     con.close()
     m = db_breakdown(load_profile(str(db), OPTS)).mc2["MatmulAllReduce"]
     assert m.communication_ns == (ends[1] - ends[0]) + (ends[3] - 10 - ends[2])
+
+
+# --------------------------------------------------------------------------- second audit (names, figures)
+
+
+def test_empty_string_ids_counts_a_name_reference_to_id_zero(tmp_path: Path) -> None:
+    """0 is a valid STRING_IDS id (the excerpt's smallest): with STRING_IDS empty, every compute-task name
+    reference is unknown, id 0 included. Synthetic: the excerpt without STRING_IDS rows, torch ops,
+    communication and operator memory (so that only compute-task names are references), and one compute task
+    named by id 0; the count is that of the compute tasks with an end (plain SQL: 187)."""
+    db = _db(tmp_path, "DELETE FROM STRING_IDS", "DELETE FROM PYTORCH_API", "DELETE FROM COMMUNICATION_OP",
+             "DELETE FROM COMMUNICATION_TASK_INFO", "DELETE FROM OP_MEMORY",
+             "UPDATE COMPUTE_TASK_INFO SET name = 0 "
+             "WHERE globalTaskId = (SELECT min(globalTaskId) FROM COMPUTE_TASK_INFO)")
+    (n,) = sql(db, f"SELECT count(c.name) {COMPUTE} WHERE t.endNs IS NOT NULL")[0]
+    (zero,) = sql(db, "SELECT count(*) FROM COMPUTE_TASK_INFO WHERE name = 0")[0]
+    assert n == 187 and zero == 1
+    notes = [w for w in load_profile(str(db), OPTS).warnings if "point to no text in STRING_IDS" in w]
+    assert len(notes) == 1 and notes[0].split(": ")[1].startswith(f"{n} name reference(s)")
+
+
+def test_step_zero_is_named_in_the_kernel_details(tmp_path: Path) -> None:
+    """A step whose STEP_TIME id is 0 is a step like any other: the Kernel Details of a load over every step
+    show "0" as the Step Id of its tasks, "" only outside every step. Synthetic: the excerpt's only step (50)
+    renumbered 0; the counts of tasks starting inside / outside its [start, end] come from plain SQL."""
+    db = _db(tmp_path, "UPDATE STEP_TIME SET id = 0 WHERE id = 50")
+    (inside,) = sql(db, f"SELECT count(*) {COMPUTE} WHERE t.endNs IS NOT NULL AND t.startNs BETWEEN ? AND ?", STEP)[0]
+    (every,) = sql(db, f"SELECT count(*) {COMPUTE} WHERE t.endNs IS NOT NULL")[0]
+    assert 0 < inside
+    details = load_profile(str(db), OPTS).kernel_details
+    assert details["Step Id"].value_counts().to_dict() == ({"0": inside, "": every - inside} if every > inside
+                                                             else {"0": inside})
+
+
+def test_pmu_rows_without_a_counter_the_loader_reads_still_decide_cube_kernels(tmp_path: Path) -> None:
+    """"If TASK_PMU_INFO has any rows" the cube kernels are those with a non-zero aic_total_time or aic_mac_time
+    (reference-1 §7.3.2), even when no row names either counter: then there are none, and the rts-type rule of a
+    PMU-less export (KERNEL_AICORE, 31 tasks in the excerpt) is not used. Synthetic: the excerpt's PMU counter
+    names renamed in STRING_IDS (no sample writes PMU rows under other names only)."""
+    db = _db(tmp_path, "UPDATE STRING_IDS SET value = value || '_renamed' WHERE value IN "
+                       "('aic_total_time', 'aic_mac_time', 'aic_mte2_time', 'aiv_total_time')")
+    (rows,) = sql(db, "SELECT count(*) FROM TASK_PMU_INFO")[0]
+    (aicore,) = sql(db, f"SELECT count(*) {COMPUTE} JOIN STRING_IDS s ON s.id = t.taskType "
+                        "WHERE s.value = 'KERNEL_AICORE'")[0]
+    assert rows == 3 * 185 and aicore == 31
+    p = load_profile(str(db), OPTS)
+    assert int(cube_mask(p).sum()) == 0
+    assert not [name for name, b in db_breakdown(p).buckets.items() if name.endswith("_cube") and b.count]
+
+
+def _pmu_by_task(db: Path, counter: str) -> dict[int, float]:
+    return dict(sql(db, "SELECT p.globalTaskId, p.value FROM TASK_PMU_INFO p JOIN STRING_IDS s ON s.id = p.name "
+                        "WHERE s.value = ?", (counter,)))
+
+
+def test_pmu_values_follow_the_global_task_id_not_the_start_order(tmp_path: Path) -> None:
+    """Each compute task takes the PMU values of its own globalTaskId, whatever the order of the ids against the
+    start times (the loaded tasks are in start order; msprof numbers them in that order too, so the excerpt
+    cannot tell). Synthetic: the first cube task by start given a globalTaskId above every other (TASK,
+    COMPUTE_TASK_INFO and TASK_PMU_INFO alike); expected values: the PMU rows by globalTaskId (plain SQL)."""
+    (gid,) = sql(L1, f"SELECT t.globalTaskId {COMPUTE} JOIN TASK_PMU_INFO p ON p.globalTaskId = t.globalTaskId "
+                     "WHERE p.value > 0 ORDER BY t.startNs LIMIT 1")[0]
+    new = 10**12
+    db = _db(tmp_path, *(f"UPDATE {t} SET globalTaskId = {new} WHERE globalTaskId = {gid}"
+                         for t in ("TASK", "COMPUTE_TASK_INFO", "TASK_PMU_INFO")))
+    want = _pmu_by_task(db, "aic_mac_time")
+    assert want[new] > 0 and len(want) == 185
+    p = load_profile(str(db), OPTS)
+    kx = p.extra["kernel_extra"]
+    got = {g: v for g, v in zip(kx["global_task_id"].tolist(), kx["aic_mac_time"].tolist(), strict=True)
+           if g in want}
+    assert got == want
+
+
+def test_pmu_set_stamped_inside_the_only_run_wins_over_an_earlier_set(tmp_path: Path) -> None:
+    """A task run once (not replayed) whose TASK_PMU_INFO holds two sets takes the set stamped inside its
+    [start, end], not the first in table order. Synthetic: for the excerpt's first cube task, its set rewritten
+    to 0 and stamped a second before the run, and its true set added after it, stamped at the run's end - 1
+    (newer exports write timestampNs; no sample has two sets for one run)."""
+    (gid, mac) = sql(L1, "SELECT p.globalTaskId, p.value FROM TASK_PMU_INFO p JOIN STRING_IDS s ON s.id = p.name "
+                         "WHERE s.value = 'aic_mac_time' AND p.value > 0 ORDER BY p.globalTaskId LIMIT 1")[0]
+    (start, end) = sql(L1, "SELECT startNs, endNs FROM TASK WHERE globalTaskId = ?", (gid,))[0]
+    assert end - start > 1
+    db = _db(tmp_path, "ALTER TABLE TASK_PMU_INFO ADD COLUMN timestampNs INTEGER",
+             f"CREATE TABLE keep AS SELECT globalTaskId, name, value FROM TASK_PMU_INFO WHERE globalTaskId = {gid}",
+             f"UPDATE TASK_PMU_INFO SET value = 0, timestampNs = {start - 10**9} WHERE globalTaskId = {gid}",
+             f"INSERT INTO TASK_PMU_INFO SELECT globalTaskId, name, value, {end - 1} FROM keep")
+    p = load_profile(str(db), OPTS)
+    kx = p.extra["kernel_extra"]
+    assert kx.loc[kx["global_task_id"] == gid, "aic_mac_time"].tolist() == [mac]
+
+
+def test_pmu_stamp_that_is_no_integer_places_no_set(tmp_path: Path) -> None:
+    """A timestampNs that is no integer (here a REAL) is no stamp: that PMU set is paired as an unstamped one, so
+    an integer-stamped set inside the run wins over it even when it comes first (the rule the row-by-row reading
+    of odd cells applies too). Synthetic: the excerpt with a type-less timestampNs column stamping every set at its
+    task's start (as newer exports stamp them all; with a NULL among them every cell is read one by one), then
+    for the first cube task its set rewritten to 0 and stamped with a REAL inside the run, and its true set added
+    stamped end - 1 as an integer."""
+    (gid, mac) = sql(L1, "SELECT p.globalTaskId, p.value FROM TASK_PMU_INFO p JOIN STRING_IDS s ON s.id = p.name "
+                         "WHERE s.value = 'aic_mac_time' AND p.value > 0 ORDER BY p.globalTaskId LIMIT 1")[0]
+    (start, end) = sql(L1, "SELECT startNs, endNs FROM TASK WHERE globalTaskId = ?", (gid,))[0]
+    assert end - start > 4096  # a double near 1.7e18 steps by 256 ns: its REAL middle lies inside the run
+    db = _db(tmp_path, "ALTER TABLE TASK_PMU_INFO ADD COLUMN timestampNs",
+             "UPDATE TASK_PMU_INFO SET timestampNs = (SELECT t.startNs FROM TASK t "
+             "WHERE t.globalTaskId = TASK_PMU_INFO.globalTaskId)",
+             f"CREATE TABLE keep AS SELECT globalTaskId, name, value FROM TASK_PMU_INFO WHERE globalTaskId = {gid}",
+             f"UPDATE TASK_PMU_INFO SET value = 0, timestampNs = {float(start + end) / 2!r} WHERE globalTaskId = {gid}",
+             f"INSERT INTO TASK_PMU_INFO SELECT globalTaskId, name, value, {end - 1} FROM keep")
+    assert sql(db, "SELECT DISTINCT typeof(timestampNs) FROM TASK_PMU_INFO WHERE value = 0 AND globalTaskId = ?",
+               (gid,)) == [("real",)]
+    assert sql(db, "SELECT count(*) FROM TASK_PMU_INFO WHERE timestampNs IS NULL") == [(0,)]
+    kx = load_profile(str(db), OPTS).extra["kernel_extra"]
+    assert kx.loc[kx["global_task_id"] == gid, "aic_mac_time"].tolist() == [mac]
+
+
+def test_device_task_without_an_end_is_no_sdma_task_and_no_e2e(tmp_path: Path) -> None:
+    """A TASK row without an end is left out of the task summary, as of every other query: an SDMA_SQE copy of
+    the excerpt's SDMA task (new globalTaskId, no endNs, starting 1 s before everything; synthetic) adds no SDMA
+    task (still 601 ns in 1 task) and does not stretch E2E, which spans the timed compute tasks, communication
+    ops and non-kernel TASK rows (SQL)."""
+    gid, start, _ = LAST_MEMCPY
+    db = _sdma_db(tmp_path, f"INSERT INTO TASK SELECT * FROM TASK WHERE globalTaskId = {gid}",
+                  f"UPDATE TASK SET globalTaskId = {10**12}, endNs = NULL, startNs = {start - 10**12} "
+                  "WHERE rowid = (SELECT max(rowid) FROM TASK)")
+    bd = db_breakdown(load_profile(str(db), OPTS))
+    assert (bd.sdma_stream.ns, bd.sdma_stream.count) == (601, 1)
+    kernel_types = "('KERNEL_AICORE', 'KERNEL_AIVEC', 'FFTS_PLUS', 'KERNEL_MIX_AIC', 'KERNEL_MIX_AIV', " \
+                   "'PROFILING_ENABLE', 'PROFILING_DISABLE')"
+    spans = sql(db, f"SELECT min(t.startNs), max(t.endNs) {COMPUTE} UNION ALL "
+                    "SELECT min(startNs), max(endNs) FROM COMMUNICATION_OP UNION ALL "
+                    "SELECT min(t.startNs), max(t.endNs) FROM TASK t JOIN STRING_IDS s ON s.id = t.taskType "
+                    f"WHERE s.value NOT IN {kernel_types} AND t.endNs IS NOT NULL")
+    assert bd.e2e_ns == max(e for _, e in spans) - min(s for s, _ in spans) < 10**12
+
+
+def test_torch_ops_whose_names_are_all_lost_mark_no_cann_block(tmp_path: Path) -> None:
+    """The ``cann::`` mark goes to blocks named by no torch op; when no torch op name can be read (every
+    PYTORCH_API name an id STRING_IDS lacks, synthetic), there is nothing to tell CANN nodes from ops by, and
+    no block is marked, as without torch ops: the names are OP_MEMORY's own texts (SQL)."""
+    db = _db(tmp_path, "UPDATE PYTORCH_API SET name = (SELECT max(id) + 1 FROM STRING_IDS) WHERE name IS NOT NULL")
+    want = sorted(v for (v,) in sql(db, "SELECT COALESCE(s.value, '') FROM OP_MEMORY m "
+                                        "LEFT JOIN STRING_IDS s ON s.id = m.name"))
+    assert len(want) > 100 and not any(v.startswith("cann::") for v in want)
+    om = load_profile(str(db), build_options(enable_memory_compare=True)[0]).operator_memory
+    assert sorted(om["Name"].tolist()) == want
+
+
+def test_memory_reading_after_the_step_is_left_out_and_its_end_kept(tmp_path: Path) -> None:
+    """Step bounds of Mem Usage are inclusive on both ends: readings added (synthetic) of 2 GiB exactly at step 50's
+    end and 3 GiB 1 ns after it give the step a peak of 2 GiB (2147483648 bytes; the excerpt's own peak is
+    1600913408) and the whole profile 3 GiB (3221225472 bytes)."""
+    db = _db(tmp_path, "INSERT INTO MEMORY_RECORD (component, timestamp, totalReserved) "
+                       f"VALUES (0, {STEP[1]}, {2**31}), (0, {STEP[1] + 1}, {3 * 2**30})")
+    opts = build_options(enable_profiling_compare=True)[0]
+    assert load_profile(str(db), opts, step=50).extra["memory_peak_bytes"] == 2**31
+    assert load_profile(str(db), opts).extra["memory_peak_bytes"] == 3 * 2**30
+
+
+_OP_OF_TASK = ("SELECT p.rowid, CAST(p.startNs AS INTEGER), c.connectionId, t.globalTaskId FROM PYTORCH_API p "
+               "JOIN CONNECTION_IDS c ON c.id = p.connectionId JOIN ENUM_API_TYPE e ON e.id = p.type "
+               "JOIN TASK t ON t.connectionId = c.connectionId JOIN COMPUTE_TASK_INFO i ON i.globalTaskId = "
+               "t.globalTaskId WHERE e.name = 'op' ORDER BY t.startNs LIMIT 1")
+
+
+def _kernel_row(p, gid: int) -> int:
+    (row,) = (p.extra["kernel_extra"]["global_task_id"] == gid).to_numpy().nonzero()[0].tolist()
+    return row
+
+
+def test_flow_start_of_a_connection_id_two_ops_list_is_the_first_ops(tmp_path: Path) -> None:
+    """A compute task's flow start is the start of the torch op that lists its connection id; where two ops list
+    it, the first op (in op order, here the earlier) wins, as the first flow does in the text export. Synthetic:
+    the excerpt's first linked op copied 1 s later (a new CONNECTION_IDS link to the same connection id); the
+    expected start is the original op's startNs (SQL)."""
+    (rowid, start, cid, gid) = sql(L1, _OP_OF_TASK)[0]
+    db = _db(tmp_path, f"INSERT INTO CONNECTION_IDS VALUES ({10**9}, {cid})",
+             f"INSERT INTO PYTORCH_API SELECT * FROM PYTORCH_API WHERE rowid = {rowid}",
+             f"UPDATE PYTORCH_API SET connectionId = {10**9}, "
+             f"startNs = CAST(CAST(startNs AS INTEGER) + {10**9} AS TEXT), "
+             f"endNs = CAST(CAST(endNs AS INTEGER) + {10**9} AS TEXT) "
+             "WHERE rowid = (SELECT max(rowid) FROM PYTORCH_API)")
+    p = load_profile(str(db), OPTS)
+    assert sorted(p.extra["op_connections"].query(f"connection_id == {cid}")["op_row"].map(
+        lambda r: int(p.ops["ts"].iloc[r]))) == [start, start + 10**9]
+    assert int(flow_starts(p)[_kernel_row(p, gid)]) == start
+
+
+def test_task_without_a_connection_id_has_no_flow_start(tmp_path: Path) -> None:
+    """A compute task whose TASK.connectionId is NULL has no flow (start 0), even when a CONNECTION_IDS row of an
+    op holds a NULL connection id too: missing ids do not pair. Synthetic: the excerpt's first linked task and
+    its op's CONNECTION_IDS row both given a NULL connection id."""
+    (_, _, cid, gid) = sql(L1, _OP_OF_TASK)[0]
+    db = _db(tmp_path, f"UPDATE CONNECTION_IDS SET connectionId = NULL WHERE connectionId = {cid}",
+             f"UPDATE TASK SET connectionId = NULL WHERE globalTaskId = {gid}")
+    p = load_profile(str(db), OPTS)
+    assert int(flow_starts(p)[_kernel_row(p, gid)]) == 0
+
+
+def test_e2e_spans_the_earliest_and_latest_device_task_of_any_type_and_stream(tmp_path: Path) -> None:
+    """E2E reaches the earliest start and the latest end over every (type, stream) group of non-kernel TASK rows,
+    not those of the first / last group. Synthetic: a 'Notify Wait' task (the last group by type id) moved to
+    start 1 s before any task, and the last MEMCPY_ASYNC task of stream 2 (the first group) to end 1 s after
+    every task; the expected span is that of the compute tasks, communication ops and non-kernel TASK rows (SQL)."""
+    (lo, hi) = sql(L1, "SELECT min(startNs), max(endNs) FROM TASK")[0]
+    (notify,) = sql(L1, "SELECT t.globalTaskId FROM TASK t JOIN STRING_IDS s ON s.id = t.taskType "
+                        "WHERE s.value = 'Notify Wait' ORDER BY t.startNs LIMIT 1")[0]
+    gid = LAST_MEMCPY[0]
+    db = _db(tmp_path, f"UPDATE TASK SET endNs = {lo - 10**9} + endNs - startNs, startNs = {lo - 10**9} "
+                       f"WHERE globalTaskId = {notify}",
+             f"UPDATE TASK SET startNs = {hi + 10**9} - endNs + startNs, endNs = {hi + 10**9} "
+             f"WHERE globalTaskId = {gid}")
+    kernel_types = "('KERNEL_AICORE', 'KERNEL_AIVEC', 'FFTS_PLUS', 'KERNEL_MIX_AIC', 'KERNEL_MIX_AIV', " \
+                   "'PROFILING_ENABLE', 'PROFILING_DISABLE')"
+    spans = sql(db, f"SELECT min(t.startNs), max(t.endNs) {COMPUTE} UNION ALL "
+                    "SELECT min(startNs), max(endNs) FROM COMMUNICATION_OP UNION ALL "
+                    "SELECT min(t.startNs), max(t.endNs) FROM TASK t JOIN STRING_IDS s ON s.id = t.taskType "
+                    f"WHERE s.value NOT IN {kernel_types}")
+    assert min(s for s, _ in spans) == lo - 10**9 and max(e for _, e in spans) == hi + 10**9
+    assert db_breakdown(load_profile(str(db), OPTS)).e2e_ns == hi - lo + 2 * 10**9
+
+
+def test_replayed_run_left_when_stamps_placed_every_pmu_set_takes_the_set_of_its_rank(tmp_path: Path) -> None:
+    """A replayed task whose PMU sets a stamp all placed in other runs: a run left over takes the set of its rank
+    among the runs, the last set where there are fewer (as for unstamped sets), not the first. Synthetic: the
+    excerpt's first cube task run three times (TASK copies 1 s and 2 s later), its own set stamped at the first
+    run's start and a second, all-zero set stamped at the second run's start; the third run takes the zero set."""
+    (gid, mac) = sql(L1, "SELECT p.globalTaskId, p.value FROM TASK_PMU_INFO p JOIN STRING_IDS s ON s.id = p.name "
+                         "WHERE s.value = 'aic_mac_time' AND p.value > 0 ORDER BY p.globalTaskId LIMIT 1")[0]
+    (start,) = sql(L1, "SELECT startNs FROM TASK WHERE globalTaskId = ?", (gid,))[0]
+    copies = [f"INSERT INTO TASK SELECT * FROM TASK WHERE globalTaskId = {gid} AND startNs = {start}",
+              "UPDATE TASK SET startNs = startNs + {d}, endNs = endNs + {d} "
+              "WHERE rowid = (SELECT max(rowid) FROM TASK)"]
+    db = _db(tmp_path, *(s.format(d=d * 10**9) for d in (1, 2) for s in copies),
+             "ALTER TABLE TASK_PMU_INFO ADD COLUMN timestampNs INTEGER",
+             f"UPDATE TASK_PMU_INFO SET timestampNs = {start} WHERE globalTaskId = {gid}",
+             f"INSERT INTO TASK_PMU_INFO SELECT globalTaskId, name, 0, {start + 10**9} FROM TASK_PMU_INFO "
+             f"WHERE globalTaskId = {gid}")
+    assert sql(db, "SELECT startNs FROM TASK WHERE globalTaskId = ? ORDER BY startNs", (gid,)) == [
+        (start,), (start + 10**9,), (start + 2 * 10**9,)]
+    p = load_profile(str(db), OPTS)
+    kx = p.extra["kernel_extra"]
+    sel = (kx["global_task_id"] == gid).to_numpy()
+    runs = sorted(zip(p.kernels["ts"].to_numpy()[sel].tolist(), kx["aic_mac_time"].to_numpy()[sel].tolist(),
+                      strict=True))
+    assert runs == [(start, mac), (start + 10**9, 0.0), (start + 2 * 10**9, 0.0)]
+
+
+def test_lccl_counts_communication_ops_not_tasks_of_that_name(tmp_path: Path) -> None:
+    """Lccl time is that of the communication ops whose opName is kernel_aivec (reference-1 §7.3.3); a
+    communication task of that name is no Lccl op. No DB sample has Lccl: the excerpt's first communication op
+    renamed Kernel_AIVEC (any case matches) and one communication task typed with the same text (synthetic); the
+    expected time is that op's endNs - startNs, 1 op (SQL)."""
+    db = _db(tmp_path, "INSERT INTO STRING_IDS VALUES (990003, 'Kernel_AIVEC')",
+             "UPDATE COMMUNICATION_OP SET opName = 990003 WHERE rowid = "
+             "(SELECT rowid FROM COMMUNICATION_OP ORDER BY startNs LIMIT 1)",
+             "UPDATE COMMUNICATION_TASK_INFO SET taskType = 990003 WHERE rowid = "
+             "(SELECT max(rowid) FROM COMMUNICATION_TASK_INFO)")
+    (dur,) = sql(db, "SELECT endNs - startNs FROM COMMUNICATION_OP WHERE opName = 990003")[0]
+    assert sql(db, "SELECT count(*) FROM COMMUNICATION_TASK_INFO c JOIN TASK t USING (globalTaskId) "
+                   "WHERE c.taskType = 990003") == [(1,)]
+    bd = db_breakdown(load_profile(str(db), OPTS))
+    assert (bd.lccl.ns, bd.lccl.count) == (dur, 1) and dur > 0
+
+
+def test_mc2_kernels_walk_the_sqe_tasks_in_connection_id_order(tmp_path: Path) -> None:
+    """Compute tasks are visited sorted by connectionId, then (stably) by flow start (reference-1 §7.3.2), and the
+    C_CORE_SQE pointer only moves forward (§5.6 quirk): of two MC2 kernels without a flow, the later one with the
+    smaller connectionId is walked first and takes its SQE pair, after which the earlier one finds none. No sample
+    has MC2: the excerpt's first two compute tasks over 1 us renamed MatmulAllReduce (A) and MatmulReduceScatter (B),
+    given unlinked connectionIds (B's smaller), and two 10 ns C_CORE_SQE tasks ending inside each (synthetic).
+    Expected by hand: B = its second SQE end - its first; A = 0."""
+    db = tmp_path / "ascend_pytorch_profiler_0.db"
+    shutil.copyfile(L1, db)
+    con = sqlite3.connect(db)
+    try:
+        (a_gid, a_start, a_end), (b_gid, b_start, b_end) = con.execute(
+            f"SELECT t.globalTaskId, t.startNs, t.endNs {COMPUTE} WHERE t.endNs - t.startNs > 1000 "
+            "ORDER BY t.startNs LIMIT 2").fetchall()
+        assert a_end < b_start
+        ends = {}
+        for gid, name, cid, start, end in ((a_gid, "MatmulAllReduce", 10**9 + 2, a_start, a_end),
+                                           (b_gid, "MatmulReduceScatter", 10**9 + 1, b_start, b_end)):
+            con.execute("UPDATE COMPUTE_TASK_INFO SET name = ? WHERE globalTaskId = ?", (string_id(con, name), gid))
+            con.execute("UPDATE TASK SET connectionId = ? WHERE globalTaskId = ?", (cid, gid))
+            ends[name] = [start + (end - start) // 4, start + 3 * (end - start) // 4]
+            for k, e in enumerate(ends[name]):
+                con.execute("INSERT INTO TASK (startNs, endNs, deviceId, connectionId, globalTaskId, globalPid, "
+                            "taskType, streamId, taskId) VALUES (?, ?, 0, -1, ?, 0, ?, 99, ?)",
+                            (e - 10, e, 10**9 + 2 * cid + k, string_id(con, "C_CORE_SQE"), 10**6 + k))
+        con.commit()
+    finally:
+        con.close()
+    assert not sql(db, "SELECT 1 FROM CONNECTION_IDS WHERE connectionId > ?", (10**9,))
+    mc2 = db_breakdown(load_profile(str(db), OPTS)).mc2
+    b = ends["MatmulReduceScatter"]
+    assert (mc2["MatmulAllReduce"].communication_ns, mc2["MatmulReduceScatter"].communication_ns) == (0, b[1] - b[0])
+    assert (mc2["MatmulAllReduce"].ns, mc2["MatmulReduceScatter"].ns) == (a_end - a_start, b_end - b_start)
+
+
+def test_communication_task_ending_before_it_starts_lasts_zero(tmp_path: Path) -> None:
+    """A communication task (COMMUNICATION_TASK_INFO ⋈ TASK) whose TASK end is before its start reads 0 long, as a
+    compute task does, not a negative time in the wait / transmit sums; the warning counts it once, under TASK.
+    Synthetic: the first communication task's end written 5 ns before its start."""
+    (gid, start) = sql(L1, "SELECT t.globalTaskId, t.startNs FROM TASK t JOIN COMMUNICATION_TASK_INFO c "
+                           "ON c.globalTaskId = t.globalTaskId ORDER BY t.startNs LIMIT 1")[0]
+    db = _db(tmp_path, f"UPDATE TASK SET endNs = startNs - 5 WHERE globalTaskId = {gid}")
+    p = load_profile(str(db), OPTS)
+    tasks = p.comm.query("lane == 'task'")
+    assert tasks.loc[tasks["ts"] == start, "dur"].tolist() == [0] and tasks["dur"].min() == 0
+    assert f"{db}: 1 row(s) end before they start (1 in TASK); their duration is read as 0" in p.warnings
