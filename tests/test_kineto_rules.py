@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from collections import Counter
 from decimal import Decimal
 from pathlib import Path
@@ -157,6 +158,43 @@ def test_gpu_flow_cat_in_another_case(tmp_path):
     assert om.loc["\tMatmul", "Number"] == 2
     assert om.loc["\tMatmul", "Duration(ms)"] == pytest.approx(sum(want) / 1e6, abs=1e-9)
     assert om["Duration(ms)"].tolist() == _overall(str(H100))["Duration(ms)"].tolist()
+
+
+def test_xpu_sycl_queue_is_the_stream_not_the_lane(tmp_path):
+    """Intel XPU kernels name their queue (``sycl queue``) and no stream (Kineto's XpuptiActivityHandlers): the
+    queue is the stream. The H100 excerpt with each device event's ``stream`` arg renamed ``sycl queue`` and set to
+    100 + the stream, its lane (tid 7) unchanged (synthetic: no sample is an XPU trace; the queue differs from the
+    lane, so reading the lane instead, the rule for a device event without any stream arg, shows): by the raw
+    JSON, all 75 device events (62 kernels, 13 memsets) are on stream 107, not 7."""
+    doc = _doc(H100)
+    device = [e for e in doc["traceEvents"] if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memset")]
+    assert {(e["tid"], e["args"]["stream"]) for e in device} == {(7, 7)} and len(device) == 75
+    for e in device:
+        e["args"]["sycl queue"] = 100 + e["args"].pop("stream")
+    prof = load_profile(_write(tmp_path, doc), _opts())
+    assert prof.kernels["stream"].tolist() == [107] * 75
+
+
+def test_epoch_scale_float_times_after_a_small_first_ts_are_exact(tmp_path):
+    """Times too large for float64 to hold to the ns are re-read from the JSON text also where the trace's first
+    float ts is small (the quick check that decodes ts as text looks at that one only): the H100 excerpt with every
+    ts shifted by 1.7e15 us (epoch scale, ns digits kept) in its text, and a process_name event at ts 0.0 written
+    first (synthetic: every sample's first ts has the scale of the rest). By the raw text (Decimal): E2E = last end
+    - first start of the 62 kernels (no memcpy; all on stream 7), computing = their union; float64 holds such ts
+    to 0.25 us only."""
+    raw = re.sub(rb'("ts"\s*:\s*)(\d+)', lambda m: m.group(1) + str(int(m.group(2)) + 1_700_000_000_000_000).encode(),
+                 H100.read_bytes())
+    ev = json.loads(raw, parse_float=Decimal)["traceEvents"]
+    kernels = [(int(e["ts"] * 1000), int((e["ts"] + e["dur"]) * 1000)) for e in ev
+               if e.get("ph") == "X" and e.get("cat") == "kernel"]
+    assert len(kernels) == 62
+    at = raw.index(b"[", raw.index(b'"traceEvents"')) + 1
+    first = b'{"ph": "M", "name": "process_name", "pid": 0, "tid": 0, "ts": 0.0, "args": {"name": "x"}}, '
+    path = tmp_path / "t.pt.trace.json"
+    path.write_bytes(raw[:at] + first + raw[at:])
+    bd = gpu_breakdown(load_profile(str(path), _opts()))
+    assert bd.e2e_ns == max(e for _, e in kernels) - min(s for s, _ in kernels)
+    assert bd.computing_ns == _union_ns(kernels)
 
 
 # --------------------------------------------------------------------------- breakdown
@@ -324,6 +362,70 @@ def test_early_kernels_run_before_the_first_launched_one(samples):
     row = compare(str(path), str(path), enable_profiling_compare=True).guards.set_index("Check").loc[
         summary.EARLY_CHECK]
     assert "base: the first 2.230 ms of E2E, where 5 computing kernels run (0.315 ms busy)" in row["Detail"]
+
+
+def test_early_time_counts_from_the_window_start_not_from_an_unstreamed_copy(samples, tmp_path):
+    """The early stretch runs from the E2E window's start (the first kernel or memcpy with a stream) to the first
+    launched kernel: hta's rank 0 with its first memcpy (launched, 10 us) on a named lane and without a stream arg
+    (synthetic, as in the E2E test above: no sample has a device event on no stream before the window). By the raw
+    JSON: the window now opens at the second memcpy, 0.335 ms later, so the early stretch is 1.895 ms, not
+    2.230 ms."""
+    doc = _doc(_sample(samples, HTA_EARLY))
+    ev = doc["traceEvents"]
+    dev = [e for e in ev if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy")]
+    copy = min(dev, key=lambda e: _ns(e["ts"]))
+    assert copy["cat"] == "gpu_memcpy"
+    del copy["args"]["stream"]
+    copy["tid"] = "stream 25"
+    lo = min(_ns(e["ts"]) for e in dev if "stream" in e["args"])
+    sids = {e["id"] for e in ev if e.get("cat") == "ac2g" and e.get("ph") == "s"}
+    launched = {_ns(e["ts"]) for e in ev if e.get("cat") == "ac2g" and e.get("ph") == "f" and e["id"] in sids}
+    first = min(_ns(k["ts"]) for k in dev if k["cat"] == "kernel" and _ns(k["ts"]) in launched)
+    assert (lo - _ns(copy["ts"]), first - lo) == (335_000, 1_895_000)
+    bd = gpu_breakdown(load_profile(_write(tmp_path, doc), _opts()))
+    assert bd.early_ns == first - lo
+
+
+def test_no_early_time_when_the_window_opens_after_the_first_launched_kernel(samples, tmp_path):
+    """The early stretch is the part of the E2E window before the first launched kernel, so none when the window
+    opens after it: hta's rank 0 with every kernel and memcpy up to the first launched kernel moved to a named lane
+    without a stream arg (synthetic, as above), so that the window (streamed events only) opens after that kernel.
+    The early kernels before it still run (by the raw JSON: 5 computing ones), but the stretch is 0, not negative."""
+    doc = _doc(_sample(samples, HTA_EARLY))
+    ev = doc["traceEvents"]
+    dev = [e for e in ev if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy")]
+    sids = {e["id"] for e in ev if e.get("cat") == "ac2g" and e.get("ph") == "s"}
+    launched = {_ns(e["ts"]) for e in ev if e.get("cat") == "ac2g" and e.get("ph") == "f" and e["id"] in sids}
+    first = min(_ns(k["ts"]) for k in dev if k["cat"] == "kernel" and _ns(k["ts"]) in launched)
+    for e in dev:
+        if _ns(e["ts"]) <= first:
+            del e["args"]["stream"]
+            e["tid"] = f"stream {e['tid']}"
+    assert min(_ns(e["ts"]) for e in dev if "stream" in e["args"]) > first
+    bd = gpu_breakdown(load_profile(_write(tmp_path, doc), _opts()))
+    assert (bd.early_ns, bd.early_kernels.count) == (0, 5)
+
+
+def test_early_kernels_on_concurrent_streams_count_their_union(samples, tmp_path):
+    """The early kernels' busy time is the union of their times (concurrent streams overlap), not their sum: hta's
+    rank 0 with its second early kernel (a 7-us elementwise kernel, not launched in the trace) moved to stream 27
+    at 1 us into the first one (a 282-us cutlass gemm) (synthetic: the sample's 5 early kernels run one after
+    another on stream 7). By the raw JSON: 282 + 6 + 7 + 13 = 308 us busy, where the sum is 315 us."""
+    doc = _doc(_sample(samples, HTA_EARLY))
+    ev = doc["traceEvents"]
+    dev = [e for e in ev if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy")]
+    sids = {e["id"] for e in ev if e.get("cat") == "ac2g" and e.get("ph") == "s"}
+    launched = {_ns(e["ts"]) for e in ev if e.get("cat") == "ac2g" and e.get("ph") == "f" and e["id"] in sids}
+    first = min(_ns(k["ts"]) for k in dev if k["cat"] == "kernel" and _ns(k["ts"]) in launched)
+    early = [k for k in dev if k["cat"] == "kernel" and _ns(k["ts"]) not in launched and _ns(k["ts"]) < first]
+    assert [k["dur"] for k in early] == [282, 7, 6, 7, 13]
+    early[1].update(ts=early[0]["ts"] + 1, tid=27)
+    early[1]["args"]["stream"] = 27
+    assert _ns(early[1]["ts"]) not in launched
+    spans = [(_ns(k["ts"]), _ns(k["ts"]) + _ns(k["dur"])) for k in early]
+    assert _union_ns(spans) == 308_000
+    bd = gpu_breakdown(load_profile(_write(tmp_path, doc), _opts()))
+    assert (bd.early_kernels.ns, bd.early_kernels.count) == (308_000, 5)
 
 
 def test_user_annotation_is_a_cube_op_candidate(tmp_path):
