@@ -146,6 +146,10 @@ def test_other_flow_categories_are_named_from_real_traces(tmp_path, samples) -> 
     renamed = tmp_path / "renamed.pt.trace.json"
     renamed.write_text(json.dumps(doc), encoding="utf-8")
     assert load_profile(str(renamed), Options(enable_operator_compare=True)).extra["other_flow_cats"] == ["my_flow"]
+    # a category holding flow steps ("t") alone is not named: --gpu_flow_cat pairs only starts and ends
+    doc["traceEvents"].insert(0, {"ph": "t", "cat": "step_flow", "id": 1, "name": "x", "pid": 1, "tid": 1, "ts": 2})
+    renamed.write_text(json.dumps(doc), encoding="utf-8")
+    assert load_profile(str(renamed), Options(enable_operator_compare=True)).extra["other_flow_cats"] == ["my_flow"]
 
 
 def test_other_flow_categories_named_up_to_three(tmp_path, caplog) -> None:

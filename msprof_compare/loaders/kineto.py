@@ -335,7 +335,8 @@ def _load_flows(prof: Profile, ev: _Events, opts: Options) -> None:
         # event" warning, whose --gpu_flow_cat hint would mislead a trace without any (only then: a scan of
         # the other categories' events)
         others = frozenset(c.lower() for c in ev.first) - cats - NOT_FLOW_CATS
-        o_idx, _ = ev.where(others, ("s", "f", "t")) if others else (np.zeros(0, np.int64), [])
+        # flow starts and ends only: --gpu_flow_cat reads no flow step ("t"), so a category of steps alone is no hint
+        o_idx, _ = ev.where(others, ("s", "f")) if others else (np.zeros(0, np.int64), [])
         if len(o_idx):
             prof.extra["other_flow_cats"] = sorted(set(ev.cat_of(o_idx).tolist()))
     if not len(idx):
