@@ -532,3 +532,17 @@ def test_long_text_cut_matches_xlsxwriter() -> None:
     cases += ["".join(rnd.choice(alphabet) for _ in range(rnd.randint(16_000, 34_000))) for _ in range(30)]
     for text in cases:
         assert excel._utf16_truncate(text, limit) == reference(text, limit)
+
+
+def test_index_indent_counts_tabs_not_spaces(reference_outputs: Path, tmp_out: Path) -> None:
+    """The Index cell's indent is its number of tab characters (reference-2 §8.5), not of all leading blanks: a
+    communication group whose name starts with a space keeps indent 1. Edit: the original's OverallMetrics of
+    pair 1 with its "\\tGroup 0 Communication" row renamed "\\t Group 0 Communication" (no sample has such a
+    group name); 1 tab -> indent 1, as the unedited row has."""
+    sheet = overall_sheet_from_reference(reference_outputs / PAIR1 / "performance_comparison_result.xlsx")
+    index = sheet.data.iloc[:, 0].tolist()
+    at = index.index("\tGroup 0 Communication")
+    sheet.data.iloc[at, 0] = "\t Group 0 Communication"
+    path = excel.write_workbook(fake_result([sheet], PAIR1_BASE, PAIR1_COMP), tmp_out)
+    cell = openpyxl.load_workbook(path)["OverallMetrics"].cell(at + 4, 1)
+    assert (cell.value, cell.alignment.indent) == ("\t Group 0 Communication", 1)

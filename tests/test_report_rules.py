@@ -168,3 +168,40 @@ def test_only_the_reports_asked_for_are_checked(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="symbolic link"):
         deliver.check_target(str(tmp_path / "run.xlsx"), ("xlsx", "json"))
     assert [p.name for p in tmp_path.iterdir()] == ["run.json"]
+
+
+def test_a_sheet_without_rows_is_in_neither_the_json_nor_the_workbook(gpu_pair, tmp_path: Path) -> None:
+    """A result holding a sheet with no rows (a caller's edit: compare() itself drops such sheets) lists it in
+    neither report: the workbook writes no empty sheet (reference-2 §8: a comparison without rows gives no
+    sheet), and the JSON's "sheets" are the workbook's. Edit: the real Kineto pair's OverallMetrics cut to
+    0 rows; the other sheets, in their order, are what both reports must hold."""
+    import dataclasses
+    import json
+
+    from msprof_compare.report import json_report
+
+    sheets = [dataclasses.replace(s, data=s.data.iloc[:0], row_styles=[]) if s.name == "OverallMetrics" else s
+              for s in gpu_pair.sheets]
+    assert "OverallMetrics" in gpu_pair.sheet_names and len(gpu_pair.sheet_names) > 1
+    expected = [n for n in gpu_pair.sheet_names if n != "OverallMetrics"]
+    edited = dataclasses.replace(gpu_pair, sheets=sheets)
+    doc = json.loads(json_report.dumps(edited))
+    assert [s["name"] for s in doc["sheets"]] == expected
+    wb = openpyxl.load_workbook(edited.to_excel(str(tmp_path)))
+    assert wb.sheetnames == expected
+
+
+def test_json_options_hold_an_op_name_map_built_from_numpy_strings() -> None:
+    """An API caller may build --op_name_map from a DataFrame column: its values are numpy.str_ (str to the
+    option check), which msgspec, the JSON encoder, refuses; the options' dict values are cleaned like cells.
+    Real Kineto pair; the map's texts are the input, written back as plain JSON strings."""
+    import json
+
+    import numpy as np
+
+    from msprof_compare import compare
+    from msprof_compare.report import json_report
+
+    result = compare(str(BASE), str(COMP), op_name_map={"aten::mm": np.str_("aten::matmul")})
+    doc = json.loads(json_report.dumps(result))
+    assert doc["options"]["op_name_map"] == {"aten::mm": "aten::matmul"}
