@@ -29,6 +29,10 @@ OPTS, _ = build_options()
 STEP = sql(L1, "SELECT startNs, endNs FROM STEP_TIME WHERE id = 50")[0]
 COMPUTE = "FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId"
 
+#: Task types that are kernels (reference-1 §7), in SQL: the other device tasks (SDMA, events, ...) bound E2E
+KERNEL_TYPES = ("('KERNEL_AICORE', 'KERNEL_AIVEC', 'FFTS_PLUS', 'KERNEL_MIX_AIC', 'KERNEL_MIX_AIV', "
+                "'PROFILING_ENABLE', 'PROFILING_DISABLE')")
+
 
 def _db(tmp_path: Path, *statements: str, folder: str = "") -> Path:
     """An edited copy of the level-1 excerpt (the loader reads the DB family from the file name)."""
@@ -412,12 +416,10 @@ def test_task_lasting_over_a_week_adds_no_time_and_no_e2e(tmp_path: Path) -> Non
     p = load_profile(str(db), OPTS)
     bd = db_breakdown(p)
     assert (bd.sdma_stream.ns, bd.sdma_stream.count) == (0, 1)
-    kernel_types = "('KERNEL_AICORE', 'KERNEL_AIVEC', 'FFTS_PLUS', 'KERNEL_MIX_AIC', 'KERNEL_MIX_AIV', " \
-                   "'PROFILING_ENABLE', 'PROFILING_DISABLE')"
     spans = sql(db, f"SELECT min(t.startNs), max(t.endNs) {COMPUTE} UNION ALL "
                     "SELECT min(startNs), max(endNs) FROM COMMUNICATION_OP UNION ALL "
                     "SELECT min(t.startNs), max(CASE WHEN t.endNs - t.startNs > ? THEN t.startNs ELSE t.endNs END) "
-                    f"FROM TASK t JOIN STRING_IDS s ON s.id = t.taskType WHERE s.value NOT IN {kernel_types}",
+                    f"FROM TASK t JOIN STRING_IDS s ON s.id = t.taskType WHERE s.value NOT IN {KERNEL_TYPES}",
                 (week,))
     assert bd.e2e_ns == max(e for _, e in spans) - min(s for s, _ in spans)
     assert any("last over a week" in w for w in p.warnings)
@@ -788,12 +790,10 @@ def test_device_task_without_an_end_is_no_sdma_task_and_no_e2e(tmp_path: Path) -
                   "WHERE rowid = (SELECT max(rowid) FROM TASK)")
     bd = db_breakdown(load_profile(str(db), OPTS))
     assert (bd.sdma_stream.ns, bd.sdma_stream.count) == (601, 1)
-    kernel_types = "('KERNEL_AICORE', 'KERNEL_AIVEC', 'FFTS_PLUS', 'KERNEL_MIX_AIC', 'KERNEL_MIX_AIV', " \
-                   "'PROFILING_ENABLE', 'PROFILING_DISABLE')"
     spans = sql(db, f"SELECT min(t.startNs), max(t.endNs) {COMPUTE} UNION ALL "
                     "SELECT min(startNs), max(endNs) FROM COMMUNICATION_OP UNION ALL "
                     "SELECT min(t.startNs), max(t.endNs) FROM TASK t JOIN STRING_IDS s ON s.id = t.taskType "
-                    f"WHERE s.value NOT IN {kernel_types} AND t.endNs IS NOT NULL")
+                    f"WHERE s.value NOT IN {KERNEL_TYPES} AND t.endNs IS NOT NULL")
     assert bd.e2e_ns == max(e for _, e in spans) - min(s for s, _ in spans) < 10**12
 
 
@@ -873,12 +873,10 @@ def test_e2e_spans_the_earliest_and_latest_device_task_of_any_type_and_stream(tm
                        f"WHERE globalTaskId = {notify}",
              f"UPDATE TASK SET startNs = {hi + 10**9} - endNs + startNs, endNs = {hi + 10**9} "
              f"WHERE globalTaskId = {gid}")
-    kernel_types = "('KERNEL_AICORE', 'KERNEL_AIVEC', 'FFTS_PLUS', 'KERNEL_MIX_AIC', 'KERNEL_MIX_AIV', " \
-                   "'PROFILING_ENABLE', 'PROFILING_DISABLE')"
     spans = sql(db, f"SELECT min(t.startNs), max(t.endNs) {COMPUTE} UNION ALL "
                     "SELECT min(startNs), max(endNs) FROM COMMUNICATION_OP UNION ALL "
                     "SELECT min(t.startNs), max(t.endNs) FROM TASK t JOIN STRING_IDS s ON s.id = t.taskType "
-                    f"WHERE s.value NOT IN {kernel_types}")
+                    f"WHERE s.value NOT IN {KERNEL_TYPES}")
     assert min(s for s, _ in spans) == lo - 10**9 and max(e for _, e in spans) == hi + 10**9
     assert db_breakdown(load_profile(str(db), OPTS)).e2e_ns == hi - lo + 2 * 10**9
 

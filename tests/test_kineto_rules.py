@@ -343,6 +343,13 @@ def test_conv_on_the_backward_thread_is_backward(samples):
     assert om.loc["\tConv (Backward)", "Number"] == count["bwd"]
 
 
+def _launched_starts(ev: list[dict]) -> set[int]:
+    """Start times (ns) of the kernels with a complete ac2g launch flow, by the raw JSON: flow ends whose id has a
+    start."""
+    sids = {e["id"] for e in ev if e.get("cat") == "ac2g" and e.get("ph") == "s"}
+    return {_ns(e["ts"]) for e in ev if e.get("cat") == "ac2g" and e.get("ph") == "f" and e["id"] in sids}
+
+
 def test_early_kernels_run_before_the_first_launched_one(samples):
     """hta's rank 0 opens its E2E window with kernels whose launch flow has no start (launched before the
     profile began): by the raw JSON, the first kernel with a complete launch flow starts 2.230 ms into the window,
@@ -351,8 +358,7 @@ def test_early_kernels_run_before_the_first_launched_one(samples):
     ev = _doc(path)["traceEvents"]
     dev = [e for e in ev if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy")]
     lo = min(_ns(e["ts"]) for e in dev if "stream" in e["args"])
-    sids = {e["id"] for e in ev if e.get("cat") == "ac2g" and e.get("ph") == "s"}
-    launched = {_ns(e["ts"]) for e in ev if e.get("cat") == "ac2g" and e.get("ph") == "f" and e["id"] in sids}
+    launched = _launched_starts(ev)
     kernels = [e for e in dev if e["cat"] == "kernel"]
     first = min(_ns(k["ts"]) for k in kernels if _ns(k["ts"]) in launched)
     early = [(_ns(k["ts"]), _ns(k["ts"]) + _ns(k["dur"])) for k in kernels
@@ -378,8 +384,7 @@ def test_early_time_counts_from_the_window_start_not_from_an_unstreamed_copy(sam
     del copy["args"]["stream"]
     copy["tid"] = "stream 25"
     lo = min(_ns(e["ts"]) for e in dev if "stream" in e["args"])
-    sids = {e["id"] for e in ev if e.get("cat") == "ac2g" and e.get("ph") == "s"}
-    launched = {_ns(e["ts"]) for e in ev if e.get("cat") == "ac2g" and e.get("ph") == "f" and e["id"] in sids}
+    launched = _launched_starts(ev)
     first = min(_ns(k["ts"]) for k in dev if k["cat"] == "kernel" and _ns(k["ts"]) in launched)
     assert (lo - _ns(copy["ts"]), first - lo) == (335_000, 1_895_000)
     bd = gpu_breakdown(load_profile(_write(tmp_path, doc), _opts()))
@@ -394,8 +399,7 @@ def test_no_early_time_when_the_window_opens_after_the_first_launched_kernel(sam
     doc = _doc(_sample(samples, HTA_EARLY))
     ev = doc["traceEvents"]
     dev = [e for e in ev if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy")]
-    sids = {e["id"] for e in ev if e.get("cat") == "ac2g" and e.get("ph") == "s"}
-    launched = {_ns(e["ts"]) for e in ev if e.get("cat") == "ac2g" and e.get("ph") == "f" and e["id"] in sids}
+    launched = _launched_starts(ev)
     first = min(_ns(k["ts"]) for k in dev if k["cat"] == "kernel" and _ns(k["ts"]) in launched)
     for e in dev:
         if _ns(e["ts"]) <= first:
@@ -414,8 +418,7 @@ def test_early_kernels_on_concurrent_streams_count_their_union(samples, tmp_path
     doc = _doc(_sample(samples, HTA_EARLY))
     ev = doc["traceEvents"]
     dev = [e for e in ev if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy")]
-    sids = {e["id"] for e in ev if e.get("cat") == "ac2g" and e.get("ph") == "s"}
-    launched = {_ns(e["ts"]) for e in ev if e.get("cat") == "ac2g" and e.get("ph") == "f" and e["id"] in sids}
+    launched = _launched_starts(ev)
     first = min(_ns(k["ts"]) for k in dev if k["cat"] == "kernel" and _ns(k["ts"]) in launched)
     early = [k for k in dev if k["cat"] == "kernel" and _ns(k["ts"]) not in launched and _ns(k["ts"]) < first]
     assert [k["dur"] for k in early] == [282, 7, 6, 7, 13]

@@ -704,15 +704,7 @@ def test_group_with_two_lanes_counts_both(samples, tmp_path):
     all-reduces moved to a second "Group 0 Communication" lane with an empty "Plane 0". The group row keeps all
     four ops: its Wait + Transmit is the whole uncovered communication time, summed here with plain json from
     the Overlap Analysis lane (one group); before, it held the second lane's two ops only."""
-    import shutil
-
-    src = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
-    if not src.is_dir():
-        pytest.skip(f"{src} not in samples")
-    dst = tmp_path / "rank0_ascend_pt"
-    shutil.copytree(src, dst)
-    trace = dst / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
-    events = json.loads(trace.read_text())
+    dst, trace, events = _level1_copy(samples, tmp_path)
     pids = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
     hccl = next(p for p, n in pids.items() if n == "HCCL")
     ops = sorted((e for e in events if e.get("pid") == hccl and e.get("tid") == 0 and e.get("ph") == "X"),
