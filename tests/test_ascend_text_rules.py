@@ -261,15 +261,18 @@ def test_empty_start_time_is_missing_not_junk(tmp_path):
 # --------------------------------------------------------------------------- memory side files
 
 
-def test_zero_reserved_total_is_a_reading(tmp_path):
-    """Total Reserved(MB) 0 is a reading (only below 0 or over 1 PB is none): the excerpt's memory_record.csv
-    (30 rows) with rows 0 and 1 set to 0 and -1 (synthetic); one value is left out."""
+@pytest.mark.parametrize("kept, dropped", [("0", "-1"), ("953674316", "953674317")])
+def test_reserved_total_bounds(tmp_path, kept, dropped):
+    """Total Reserved(MB) is a reading from 0 up to 1 PB (10**15 bytes): 0 is one and -1 is none; in MB,
+    953674316 * 1048576 = 999,999,999,574,016 bytes is one, 953674317 * 1048576 = 1,000,000,000,622,592 bytes
+    none. The excerpt's memory_record.csv (30 rows) with rows 0 and 1 set so (synthetic); one value is left
+    out, row 2 keeps its 2109.6015625."""
     f = tmp_path / "memory_record.csv"
     shutil.copy(PT / "ASCEND_PROFILER_OUTPUT" / "memory_record.csv", f)
-    _edited_csv(f, {(0, "Total Reserved(MB)"): "0", (1, "Total Reserved(MB)"): "-1"})
+    _edited_csv(f, {(0, "Total Reserved(MB)"): kept, (1, "Total Reserved(MB)"): dropped})
     warnings: list[str] = []
     mb = ascend_text.read_memory_record(str(f), warnings)["Total Reserved(MB)"].to_numpy()
-    assert mb[0] == 0.0 and np.isnan(mb[1]) and mb[2] == 2109.6015625
+    assert mb[0] == float(kept) and np.isnan(mb[1]) and mb[2] == 2109.6015625
     assert warnings == [f"{f}: 1 Total Reserved(MB) value(s) negative or over 1 PB; Mem Usage leaves them out"]
 
 
@@ -425,19 +428,6 @@ def test_step_id_of_two_to_the_63_is_no_step(tmp_path):
     kd = ascend_text.read_kernel_details(str(f), warnings)
     assert kd["Step Id"].tolist()[:2] == [-1, 50]
     assert warnings == [f"{f}: 1 Step Id value(s) are not whole numbers; those rows belong to no step"]
-
-
-def test_reserved_total_over_a_petabyte_is_left_out(tmp_path):
-    """The 1 PB bound (10**15 bytes) in MB: 953674316 MB * 1048576 = 999,999,999,574,016 bytes is a reading,
-    953674317 MB * 1048576 = 1,000,000,000,622,592 bytes is none (the excerpt's memory_record.csv rows 0 and 1
-    edited, synthetic)."""
-    f = tmp_path / "memory_record.csv"
-    shutil.copy(PT / "ASCEND_PROFILER_OUTPUT" / "memory_record.csv", f)
-    _edited_csv(f, {(0, "Total Reserved(MB)"): "953674316", (1, "Total Reserved(MB)"): "953674317"})
-    warnings: list[str] = []
-    mb = ascend_text.read_memory_record(str(f), warnings)["Total Reserved(MB)"].to_numpy()
-    assert mb[0] == 953674316.0 and np.isnan(mb[1]) and mb[2] == 2109.6015625
-    assert warnings == [f"{f}: 1 Total Reserved(MB) value(s) negative or over 1 PB; Mem Usage leaves them out"]
 
 
 @pytest.mark.parametrize("name", ["communication.json", "profiler_metadata.json"])

@@ -321,3 +321,19 @@ def test_compute_stream_tie_goes_to_the_first_stream_in_the_file(samples: Path, 
     assert [e["args"]["stream"] for e in doc["traceEvents"] if e.get("cat") == "kernel"] == [30, 28, 24]
     om = _overall_of(tmp_path, doc)
     assert om.loc["\tSDMA", "Duration(ms)"] == 0.001
+
+
+def test_side_files_counted_are_the_files_the_text_loader_reads(samples) -> None:
+    """The input size counts ``ascend_text.SIDE_FILES``: with every comparison on (and --use_kernel_type, the only
+    reader of op_statistic.csv) the level1 text sample's loader reads exactly those data files beside
+    trace_view.json (profile.files, minus trace_view.json and the small metadata / info files), no other."""
+    from msprof_compare.loaders import load_profile
+    from msprof_compare.loaders.ascend_text import SIDE_FILES
+    from msprof_compare.options import build_options
+
+    src = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+    if not src.is_dir():
+        pytest.skip(f"{src} not in samples")
+    p = load_profile(str(src), build_options(use_kernel_type=True)[0])
+    read = {k for k in p.files if k not in ("trace_view.json", "profiler_metadata.json", "profiler_info")}
+    assert read == set(SIDE_FILES)

@@ -903,6 +903,13 @@ def _no_lone_surrogates(path: str, value: Any) -> None:
 _PY_CONSTANTS = (b"NaN", b"Infinity")
 
 
+#: The data files beside trace_view.json that ``_side_files`` may read (what the input size counts,
+#: ``pair.input_bytes``); the rest of an export (operator_details.csv, step_trace_time.csv,
+#: PROF_*/mindstudio_profiler_output, ...) is never read.
+SIDE_FILES = ("kernel_details.csv", "memory_record.csv", "operator_memory.csv", "op_statistic.csv",
+              "communication.json")
+
+
 def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
     """Read the CSV / JSON files beside trace_view.json, each only when a comparison that uses it is on
     (as the original's collectors): memory_record.csv and communication.json feed OverallMetrics alone,

@@ -40,12 +40,6 @@ _CGROUP_KINDS = (("", "memory.max", "memory.current"),
                  ("memory", "memory.limit_in_bytes", "memory.usage_in_bytes"))
 
 
-#: The files beside trace_view.json the Ascend text loader reads (``ascend_text._side_files``); the rest of an
-#: export (operator_details.csv, step_trace_time.csv, PROF_*/mindstudio_profiler_output, ...) is never read.
-_ASCEND_SIDE_FILES = ("kernel_details.csv", "memory_record.csv", "operator_memory.csv", "op_statistic.csv",
-                      "communication.json")
-
-
 def input_bytes(path: str, layout: Any = None) -> int:
     """Bytes of the data files loading reads for an input, gzip files at their decompressed size (what
     loading holds; the samples compress 15x); 0 when unknown (a path detection refuses, a file that cannot
@@ -53,6 +47,7 @@ def input_bytes(path: str, layout: Any = None) -> int:
     holds: a raw ``*_ascend_pt`` also keeps CANN's own timeline and summaries, often as large again.
     ``layout``: the folder's ``Layout`` when the caller has detected it already."""
     from . import detect
+    from .ascend_text import SIDE_FILES
 
     try:
         p = given_path(path)
@@ -66,7 +61,7 @@ def input_bytes(path: str, layout: Any = None) -> int:
         files = [layout.trace_path]
         if layout.level != "file":  # an Ascend text export: its CSV / JSON side files
             out = layout.ascend_output or os.path.dirname(layout.trace_path)
-            files += [f for f in (os.path.join(out, n) for n in _ASCEND_SIDE_FILES) if os.path.lexists(f)]
+            files += [f for f in (os.path.join(out, n) for n in SIDE_FILES) if os.path.lexists(f)]
         return sum(_data_bytes(f) for f in files)
     except (OSError, ValueError, ProfileError):  # ValueError: a NUL in the path (an API caller's string)
         return 0

@@ -438,7 +438,7 @@ def _transcode(data: bytes, encoding: str) -> bytes | None:
     return b"".join(parts)
 
 
-#: The byte-order marks of UTF-16 (and UTF-32) text, little- and big-endian.
+#: The byte-order marks of UTF-16 text, little- and big-endian (a UTF-32 LE file starts with the first too).
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
