@@ -726,6 +726,52 @@ def test_group_with_two_lanes_counts_both(samples, tmp_path):
     assert bd.wait_ns == g["wait"]
 
 
+def test_overlapped_total_counts_pairs_whose_labels_coincide(samples, tmp_path):
+    """reference-1 §9.4 item 27: `\tUncovered Communication Overlapped` is the sum of ALL group-pair overlaps
+    (the original sums its pair dict, keyed by group names); the pair rows are labelled by pg name, so two pairs
+    can share a label (two groups of one pg name, as the two "embd" groups of the msinsight GPT-3 sample's
+    profiler_metadata.json). Edited copy of level1 rank0: its lane renamed "Group group_name_0 Communication"
+    (pg "dp"), two made-up lanes group_name_20 / group_name_21 (pg "embd" both) each holding a copy of the first
+    all-reduce, moved 1 ms / 2 ms later. Pairs (0, 20), (0, 21) are both labelled "dp & embd"; the total lost one
+    of them (151.19 ms instead of 226.86). Expected: plain-Python intersections of each pair's ops with the
+    Communication(Not Overlapped) windows, summed over the three pairs."""
+    dst, trace, events = _level1_copy(samples, tmp_path)
+    pids = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
+    hccl = next(p for p, n in pids.items() if n == "HCCL")
+    overlap = next(p for p, n in pids.items() if n == "Overlap Analysis")
+    ops = sorted((e for e in events if e.get("pid") == hccl and e.get("tid") == 0 and e.get("ph") == "X"),
+                 key=lambda e: Decimal(e["ts"]))
+    for e in events:
+        if e.get("ph") == "M" and e.get("pid") == hccl and e["args"].get("name") == "Group 0 Communication":
+            e["args"]["name"] = "Group group_name_0 Communication"
+    lanes = {0: [(ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])) for e in ops]}
+    for shift, tid in ((1000, 9), (2000, 10)):
+        events.append({"name": "thread_name", "pid": hccl, "tid": tid, "ph": "M",
+                       "args": {"name": f"Group group_name_{tid + 11} Communication"}})
+        events.append({"name": "thread_sort_index", "pid": hccl, "tid": tid, "args": {"sort_index": tid}, "ph": "M"})
+        events.append(dict(ops[0], tid=tid, ts=str(Decimal(ops[0]["ts"]) + shift)))
+        lanes[tid] = [(ns(ops[0]["ts"]) + shift * 1000, ns(ops[0]["ts"]) + shift * 1000 + ns(ops[0]["dur"]))]
+    trace.write_text(json.dumps(events))
+    (dst / "profiler_metadata.json").write_text(json.dumps({"parallel_group_info": {
+        "group_name_0": {"group_name": "dp"}, "group_name_20": {"group_name": "embd"},
+        "group_name_21": {"group_name": "embd"}}}))
+    windows = sorted((ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])) for e in events if e.get("pid") == overlap
+                     and e.get("ph") == "X" and e["name"] == "Communication(Not Overlapped)")
+
+    def covered(a, b, w):  # |a ∩ b ∩ w|, each a list of disjoint intervals (brute force over all triples)
+        return sum(max(0, min(x[1], y[1], z[1]) - max(x[0], y[0], z[0])) for x in a for y in b for z in w)
+
+    assert all(p[1] <= q[0] for p, q in zip(windows, windows[1:], strict=False))  # disjoint windows
+    total = covered(lanes[0], lanes[9], windows) + covered(lanes[0], lanes[10], windows) \
+        + covered(lanes[9], lanes[10], windows)
+    assert round(total / 1e6, 2) == 226.86
+    sheet = compare(dst, dst, enable_profiling_compare=True).sheet("OverallMetrics")
+    rows = dict(zip(sheet["Index"], sheet["Duration(ms)"], strict=False))
+    assert rows["\tUncovered Communication Overlapped"] == pytest.approx(total / 1e6, abs=1e-6)
+    pairs = [i for i in sheet["Index"] if " & " in i]
+    assert pairs == ["\t\tdp & embd", "\t\tembd & embd"]  # the rows keep the original's label keys
+
+
 def test_hccl_aiv_kernels_are_in_no_computing_category(tmp_path: Path) -> None:
     """HCCL's AIV-mode kernels (``*AivKernel``) are communication: the Overlap Analysis lane already leaves them
     out of Computing, so their kernel_details.csv rows leave the computing categories too (the original counts

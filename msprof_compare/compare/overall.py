@@ -188,8 +188,10 @@ def _overlap_rows(rows: _Rows, base: Breakdown, comp: Breakdown) -> None:
     cpairs = {_pair_label(a, b, comp.pg_names): ns for (a, b), ns in comp.group_pairs.items()}
     if not bpairs and not cpairs:
         return
-    btot = (_ms(sum(bpairs.values())), "/") if bpairs else None
-    ctot = (_ms(sum(cpairs.values())), "/") if cpairs else None
+    # the total covers every pair, also two whose labels coincide (two groups of one pg name), whose row shows the
+    # last one's figure as the original's label-keyed rows do
+    btot = (_ms(sum(base.group_pairs.values())), "/") if bpairs else None
+    ctot = (_ms(sum(comp.group_pairs.values())), "/") if cpairs else None
     rows.add("\tUncovered Communication Overlapped", LIGHT_BLUE, btot, ctot)
     for label in list(bpairs) + [k for k in cpairs if k not in bpairs]:
         b = (_ms(bpairs[label]), "/") if label in bpairs else None
