@@ -487,3 +487,158 @@ def test_hccl_aicpu_kernel_is_no_computing(tmp_path: Path) -> None:
     assert [cube["Duration(ms)"], cube["Number"]] == [pytest.approx(1.101161 - (e0 - s0) / 1e6, abs=1e-9), 8]
     assert sheet.loc["Uncovered Communication Time", "Duration(ms)"] == pytest.approx(
         98.071947 + covered / 1e6, abs=1e-9)
+
+
+# --------------------------------------------------------------------------- SQL oracle on the real DB samples
+
+
+def _merge(iv: list[tuple[int, int]]) -> list[list[int]]:
+    out: list[list[int]] = []
+    for s, e in sorted(iv):
+        if out and s <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return out
+
+
+def _gaps(s: int, e: int, merged: list[list[int]]) -> list[list[int]]:
+    """[s, e) minus the merged intervals"""
+    out, cur = [], s
+    for a, b in merged:
+        if b <= cur or a >= e:
+            continue
+        if a > cur:
+            out.append([cur, a])
+        cur = max(cur, b)
+    return out + ([[cur, e]] if cur < e else [])
+
+
+def _overlap(a: list[list[int]], b: list[list[int]]) -> int:
+    """ns the merged lists ``a`` and ``b`` share"""
+    return sum(max(0, min(e, f) - max(s, g)) for s, e in a for g, f in b)
+
+
+def _sql_oracle(db: Path) -> tuple[dict[str, tuple[float, object]], str]:
+    """OverallMetrics rows of one side (label -> (ms, number)) by plain SQL and the rules of reference-1 §7.3,
+    §8, §9.4 as docs/differences.md applies them (every not-overlapped window counts; Wait measured within the
+    group's uncovered op time). Reduced to what the five DB samples hold: no MC2, Page Attention, Lccl,
+    SDMA_SQE or HCCL kernel (checked below), one group, no step."""
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    s_ = dict(con.execute("SELECT id, value FROM STRING_IDS"))
+    tasks = [(st, en, s_[tt]) for st, en, tt in con.execute("SELECT startNs, endNs, taskType FROM TASK")]
+    assert not {t for *_, t in tasks} & {"C_CORE_SQE", "SDMA_SQE", "PCIE_DMA_SQE", "EVENT_WAIT_SQE"}
+    kern = [(st, en, cid, s_[n], s_[ty].lower(), s_[rts], g) for st, en, cid, n, ty, rts, g in con.execute(
+        "SELECT t.startNs, t.endNs, t.connectionId, c.name, c.opType, t.taskType, c.globalTaskId "
+        "FROM COMPUTE_TASK_INFO c JOIN TASK t USING (globalTaskId)")]
+    assert not [k for k in kern if k[3].lower() in ("kernel_aivec", "matmulallreduce") or "paged" in k[4]]
+    pmu: dict[int, dict[str, float]] = {}
+    for g, n, v in con.execute("SELECT globalTaskId, name, value FROM TASK_PMU_INFO") if con.execute(
+            "SELECT 1 FROM sqlite_master WHERE name = 'TASK_PMU_INFO'").fetchone() else []:
+        pmu.setdefault(g, {})[s_[n]] = v
+    flow, cube_ops = {}, []
+    for st, en, name, cid in con.execute(
+            "SELECT p.startNs, p.endNs, p.name, c.connectionId FROM PYTORCH_API p JOIN ENUM_API_TYPE e "
+            "ON p.type = e.id AND e.name = 'op' LEFT JOIN CONNECTION_IDS c ON c.id = p.connectionId"):
+        flow.setdefault(cid, int(st))
+        if any(w in s_[name].lower() for w in ("aten::addmm", "aten::bmm", "aten::mm", "aten::matmul", "aten::conv")):
+            cube_ops.append((int(st), int(en), s_[name].lower()))
+    cube_ops = sorted(set(cube_ops))
+    acc: dict[str, list[int]] = {}
+    ptr = 0
+    by_conn = sorted(kern, key=lambda k: k[2])  # §7.3.2: by connectionId, then (stably) by flow start
+    for f, (st, en, _cid, name, ty, rts, g) in sorted(((flow.get(k[2], 0), k) for k in by_conn), key=lambda p: p[0]):
+        cube = bool(pmu.get(g, {}).get("aic_total_time") or pmu.get(g, {}).get("aic_mac_time")) if pmu \
+            else rts in ("KERNEL_AICORE", "KERNEL_MIX_AIC")
+        cat = None
+        if name.lower().startswith("aclnninplacecopy") and "tensormove" in name.lower():
+            cat = "\tSDMA (Tensor Move)"
+        elif f:
+            while ptr < len(cube_ops) and cube_ops[ptr][1] < f:
+                ptr += 1
+            if ptr < len(cube_ops) and cube_ops[ptr][0] <= f:
+                op = cube_ops[ptr][2]
+                kind = "Conv (Backward)" if "aten::conv" in op and any(w in op for w in ("bwd", "back", "grad")) \
+                    else "Conv (Forward)" if "aten::conv" in op else "Matmul"
+                cat = f"\t\t{kind} ({'Cube' if cube else 'Vector'})"
+        if cat is None:
+            cat = ("\t\tConv (Backward) (Cube)" if any(w in ty for w in ("bwd", "back", "grad")) else
+                   "\t\tConv (Forward) (Cube)") if ty.startswith("conv") else "\t\tMatmul (Cube)" if "matmul" in ty \
+                else "\tCube" if cube else "\t\tVector (Trans)" if any(w in name.lower() for w in (
+                    "cast", "transdata", "transpose")) else "\t\tVector (No Trans)"
+        a = acc.setdefault(cat, [0, 0])
+        a[0], a[1] = a[0] + en - st, a[1] + 1
+    ops = [(st, en, s_[grp]) for st, en, grp in con.execute("SELECT startNs, endNs, groupName FROM COMMUNICATION_OP")]
+    comp = _merge([(k[0], k[1]) for k in kern])
+    busy = _merge([(k[0], k[1]) for k in kern] + [(o[0], o[1]) for o in ops])
+    computing = sum(e - s for s, e in comp)
+    uncovered = sum(e - s for s, e in busy) - computing
+    other = [t for t in tasks if t[2] not in ("KERNEL_AICORE", "KERNEL_AIVEC", "FFTS_PLUS", "KERNEL_MIX_AIC",
+                                              "KERNEL_MIX_AIV", "PROFILING_ENABLE", "PROFILING_DISABLE")]
+    e2e = max([busy[-1][1]] + [t[1] for t in other]) - min([busy[0][0]] + [t[0] for t in other])
+    (group,) = {o[2] for o in ops}
+    hist: dict[int, str] = {}
+    cands: dict[int, list[tuple[int, int]]] = {}
+    for st, en, name, plane in sorted((st, en, s_[n], p) for st, en, n, p in con.execute(
+            "SELECT t.startNs, t.endNs, c.taskType, c.planeId FROM COMMUNICATION_TASK_INFO c JOIN TASK t "
+            "USING (globalTaskId)")):
+        h = hist.get(plane)
+        if name == "Notify_Wait" and not (h and (h == "RRNR" or h[-2:] == "RR")):
+            cands.setdefault(plane, []).append((st, en))
+        letter = "R" if name == "RDMASend" else "N" if name == "Notify_Wait" else "O"
+        hist[plane] = h[1:] + letter if h else "OOO" + letter
+    # the group's uncovered op time: its ops outside the compute tasks (= inside the not-overlapped windows)
+    group_unc = [iv for s, e in _merge([(o[0], o[1]) for o in ops]) for iv in _gaps(s, e, comp)]
+    best = min(cands.values(), key=lambda c: sum(e - s for s, e in c)) if cands else []  # first plane wins ties
+    wait = _overlap(_merge(best), group_unc)
+    unc_g = sum(e - s for s, e in group_unc)
+    rows = {"Computing Time": (computing / 1e6, sum(a[1] for a in acc.values()))}
+    for parent, kids in (("\tConv (Forward)", ("Cube", "Vector")), ("\tConv (Backward)", ("Cube", "Vector")),
+                         ("\tMatmul", ("Cube", "Vector")), ("\tVector", ("Trans", "No Trans"))):
+        sub = [acc.get(f"\t{parent} ({k})", [0, 0]) for k in kids]
+        rows[parent] = (sum(s[0] for s in sub) / 1e6, sum(s[1] for s in sub))
+        rows.update({f"\t{parent} ({k})": (s[0] / 1e6, s[1]) for k, s in zip(kids, sub, strict=True)})
+    for lab in ("\tCube", "\tSDMA (Tensor Move)"):
+        rows[lab] = (acc.get(lab, [0, 0])[0] / 1e6, acc.get(lab, [0, 0])[1])
+    rows["\tOther"] = (max(0.0, computing / 1e6 - sum(a[0] for a in acc.values()) / 1e6), "/")
+    rows["Uncovered Communication Time"] = (uncovered / 1e6, "/")
+    rows[f"\t{group}"] = (unc_g / 1e6, "/")
+    rows[f"\t{group}\t\tWait"], rows[f"\t{group}\t\tTransmit"] = (wait / 1e6, "/"), ((unc_g - wait) / 1e6, "/")
+    free = e2e - computing - uncovered  # no Lccl, no SDMA_SQE on these samples: \tFree = Free Time
+    rows.update({"Free Time": (free / 1e6, "/"), "\tFree": (free / 1e6, "/"), "E2E Time": (e2e / 1e6, "/")})
+    return rows, f"\t{group}"
+
+
+@pytest.mark.parametrize("base, comp", [("level0/rank0", "level0/rank1"), ("level1/rank1", "level2/rank0")])
+def test_db_samples_match_an_sql_oracle(samples: Path, tmp_path: Path, base: str, comp: str) -> None:
+    """Every OverallMetrics figure of DB samples that no reference output covers (the level-0 DBs: no PMU, so
+    cube = rts type KERNEL_AICORE / KERNEL_MIX_AIC; level-1 rank 1) against an independent computation by SQL on a
+    copy of each file. Group rows: one HCCL group per side, labelled by its group name (no Wait row at level 0:
+    its COMMUNICATION_TASK_INFO task names are N/A); rows whose two durations are 0 are left out (§9.3)."""
+    side = {}
+    for key in (base, comp):
+        lvl, rank = key.split("/")
+        src = samples / f"msinsight/test/data/pytorch/db/{lvl}/{rank}_ascend_pt/ASCEND_PROFILER_OUTPUT"
+        (tmp_path / lvl).mkdir(exist_ok=True)
+        side[key] = Path(shutil.copy(src / f"ascend_pytorch_profiler_{rank[-1]}.db", tmp_path / lvl))
+    df = api.compare(str(side[base]), str(side[comp]), enable_profiling_compare=True).sheet("OverallMetrics")
+    (want_b, group_b), (want_c, group_c) = _sql_oracle(side[base]), _sql_oracle(side[comp])
+    fixed = {k for k in (*want_b, *want_c) if not k.startswith((group_b, group_c))}
+    got, group = {}, ""
+    for row in df.itertuples(index=False):
+        label = row[0]
+        if label not in fixed and not label.startswith("\t\t"):
+            group = label  # a group's description row; its Wait / Transmit rows follow
+        elif label in ("\t\tWait", "\t\tTransmit"):
+            label = group + label
+        got.setdefault(label, []).append((row[1], row[3], row[4], row[6]))
+    expected = {}
+    for lab in list(want_b) + [k for k in want_c if k not in want_b]:
+        b, c = want_b.get(lab, (0, "/")), want_c.get(lab, (0, "/"))
+        if b[0] or c[0]:
+            expected[lab] = [(b[0], b[1] if lab in want_b else "/", c[0], c[1] if lab in want_c else "/")]
+    assert set(got) == set(expected)
+    for lab, [(bd, bn, cd, cn)] in expected.items():
+        [(gbd, gbn, gcd, gcn)] = got[lab]
+        assert (gbd, gcd) == (pytest.approx(bd, abs=1e-6), pytest.approx(cd, abs=1e-6)), lab
+        assert (gbn, gcn) == (bn, cn), lab
