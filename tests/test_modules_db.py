@@ -153,3 +153,31 @@ def test_pair3_original_figures_keep_only_the_last_connection_id(reference_outpu
     assert (ref[4] == "TOTAL").to_numpy().tolist() == tot.tolist()
     for col in (6, 7, 10, 11):  # base self/total, comparison self/total (us)
         np.testing.assert_allclose(ours.loc[tot, col].astype(float), ref.loc[tot, col].astype(float), atol=1e-3)
+
+
+def test_step_keeps_the_call_frames_that_began_before_it(reference_outputs: Path) -> None:
+    """With ``--base_step 50 --comparison_step 50`` (the samples' only STEP_TIME row) every module starts in the
+    step, so each module's call stack is the whole run's: the original's pair-3 workbook (run without a step). Its
+    outer frames (``main.py(375): train`` ...) began before the step (21 PYTORCH_API trace rows per DB, none of
+    them a module, by SQL below). The DB loader cut those frames with the step, so the top-level module's stack
+    read its own name (``nn.Module: DistributedDataParallel_0``) and every other one lost its outer frames; a
+    text export keeps them (docs/differences.md, "A step without data ...": "a call stack keeps its frames that
+    began before the step"). Found by the session-30 module oracle (a text/DB sweep with a step)."""
+    for path in (L1, L2):
+        ((start, end),) = sql(path, "SELECT startNs, endNs FROM STEP_TIME WHERE id = 50")
+        ((mods, mods_before),) = sql(path, f"""
+            SELECT count(*), sum(CAST(p.startNs AS INTEGER) NOT BETWEEN ? AND ?) FROM PYTORCH_API p
+            JOIN STRING_IDS s ON s.id = p.name WHERE p.type = {TRACE} AND s.value LIKE 'nn.Module:%'""",
+                                     (start, end))
+        ((frames_before,),) = sql(path, f"SELECT count(*) FROM PYTORCH_API WHERE type = {TRACE} "
+                                        "AND CAST(startNs AS INTEGER) < ?", (start,))
+        assert (mods, mods_before, frames_before) == (26, 0, 21)
+    stepped = compare(str(L1), str(L2), enable_operator_compare=True, base_step=50, comparison_step=50)
+    for name, cols in (("ModuleCompareStatistic", [16, 17]), ("ModuleCompare", [15, 16])):
+        ours, ref = our_sheet(stepped, name), ref_sheet(reference_outputs, name)
+        total = (ref[4] == ("[ TOTAL ]" if name == "ModuleCompareStatistic" else "TOTAL")).to_numpy()
+        assert len(ours) == len(ref) and total.sum() in (51, 55)
+        for c in cols:
+            assert ours.loc[total, c].tolist() == ref.loc[total, c].tolist(), (name, c)
+    top = ours[(ours[4] == "TOTAL") & (ours[3] == "/ DistributedDataParallel_0")]
+    assert top[15].iloc[0].endswith("main.py(282): main_worker;\nmain.py(375): train")

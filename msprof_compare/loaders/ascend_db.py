@@ -865,8 +865,12 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
            "AND p.startNs IS NOT NULL AND p.endNs IS NOT NULL")
     params: tuple = tuple(wanted)
     if rng != _ALL:  # the TEXT -> INTEGER cast of every row costs: only when a step asks for it
-        sql += " AND CAST(p.startNs AS INTEGER) BETWEEN ? AND ?"
-        params += tuple(rng)
+        # Python frames that began before the step and are still open in it stay (as the text path keeps them):
+        # a module's call stack is made of its outer frames (docs/differences.md, "A step without data ...");
+        # modules are cut below
+        sql += (" AND CAST(p.startNs AS INTEGER) <= ? AND (CAST(p.startNs AS INTEGER) >= ? OR "
+                f"({kind_sql} = ? AND CAST(p.endNs AS INTEGER) >= ?))")
+        params += (rng[1], rng[0], types["trace"], rng[0])
     got = db.ints(sql, params, len(cols))
     none = np.full(len(got), -1, dtype=np.int64)
     col = {k: got[:, i] for i, k in enumerate(cols)}  # views: a reordered copy cost 0.09 s at 650k rows
@@ -915,6 +919,9 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
     profile.extra["op_connections"] = op_conn
 
     is_tr = np.flatnonzero(kind == types["trace"])
+    if rng != _ALL:  # a module (nn.Module python function) counts only when it starts in the step
+        module = pd.Series(names[is_tr], dtype=object).str.lower().str.startswith("nn.module:", na=False)
+        is_tr = is_tr[(ts[is_tr] >= rng[0]) | ~module.to_numpy(dtype=bool)]
     profile.python_functions = frame("python_functions", {
         "name": names[is_tr], "ts": ts[is_tr], "dur": dur[is_tr], "tid": tid[is_tr]})
     is_q = np.flatnonzero(kind == types["queue"])
