@@ -227,6 +227,64 @@ def test_step_without_communication_ops_is_said_as_such(caplog, samples, tmp_pat
     assert "have names without" not in caplog.text
 
 
+def test_step_ending_at_an_hccl_op_start_on_real_data(samples, tmp_path):
+    """reference-2 §4.1 / §9 (reference-1 §3.4): with a step, communication ops AND tasks are kept each by its own
+    start lying in [step start, step end], ends included. No sample holds two steps: a copy of level1 rank0 whose
+    ProfilerStep#50 is made to end exactly at the start of its 2nd hcom_allReduce op, with a ProfilerStep#51 added
+    from that instant to the old end. That op then counts in both steps, and in step 50 it keeps only its tasks
+    that start at its very start (the others start after the step's end), while step 51 loses op 1 and its tasks.
+    Expected by hand from the raw JSON (plain json, Decimal): the 4 ops run one after the other (each ends
+    before the next starts), so a task belongs to the op whose [start, end] holds its start."""
+    import json
+    import shutil
+    from decimal import Decimal
+
+    from msprof_compare.api import compare
+
+    copy = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt", copy)
+    tv = copy / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    raw = json.loads(tv.read_text(encoding="utf-8"))
+    step = next(e for e in raw if e.get("name") == "ProfilerStep#50")
+    s50, end = Decimal(step["ts"]), Decimal(step["ts"]) + Decimal(str(step["dur"]))
+    hccl = next(e["pid"] for e in raw if e.get("ph") == "M" and e.get("name") == "process_name"
+                and e["args"]["name"] == "HCCL")
+    lanes = {e["tid"]: e["args"]["name"] for e in raw if e.get("ph") == "M" and e.get("pid") == hccl
+             and e.get("name") == "thread_name"}
+    ops, tasks = [], []
+    for e in raw:
+        if e.get("ph") == "X" and e.get("pid") == hccl:
+            ts = Decimal(e["ts"])
+            (ops if "Communication" in lanes[e["tid"]] else tasks).append((ts, ts + Decimal(str(e["dur"]))))
+    ops.sort()
+    assert len(ops) == 4 and all(ops[i][1] < ops[i + 1][0] for i in range(3))
+    cut = ops[1][0]
+    step["dur"] = float(cut - s50)
+    raw.append(dict(step, name="ProfilerStep#51", ts=str(cut), dur=float(end - cut)))
+    tv.write_text(json.dumps(raw), encoding="utf-8")
+
+    def by_hand(lo: Decimal, hi: Decimal) -> tuple[int, Decimal, int]:  # (ops, their total us, their tasks)
+        kept = [o for o in ops if lo <= o[0] <= hi]
+        n_tasks = sum(1 for t, _ in tasks if lo <= t <= hi and any(a <= t <= b for a, b in kept))
+        return len(kept), sum((b - a for a, b in kept), Decimal(0)), n_tasks
+
+    b_ops, b_total, b_tasks = by_hand(s50, cut)
+    c_ops, c_total, c_tasks = by_hand(cut, end)
+    assert (b_ops, c_ops) == (2, 3)  # op 2 in both steps
+    assert 0 < b_tasks < sum(1 for t, _ in tasks if ops[0][0] <= t <= ops[1][1])  # op 2's later tasks left out
+    res = compare(str(copy), str(copy), enable_communication_compare=True, base_step=50, comparison_step=51)
+    f = res.sheet("CommunicationCompare")
+    head = f.iloc[0]
+    assert head["Communication OP Name"] == head["Communication OP Name.1"] == "allreduce"
+    assert (head["Calls"], head["Calls.1"]) == (b_ops, c_ops)
+    # durations are whole ns (docs/differences.md "NPU times are integer nanoseconds"): 0.5 ns per op at most
+    assert head["Total Duration(us)"] == pytest.approx(float(b_total), abs=5e-4 * b_ops)
+    assert head["Total Duration(us).1"] == pytest.approx(float(c_total), abs=5e-4 * c_ops)
+    task_rows = f.iloc[1:]
+    assert task_rows.loc[task_rows["Communication OP Name"] == "|", "Calls"].sum() == b_tasks
+    assert task_rows.loc[task_rows["Communication OP Name.1"] == "|", "Calls.1"].sum() == c_tasks
+
+
 def test_headers_and_spans():
     p = npu(ops=[("hcom_allReduce_1", 10, 5)])
     s = comm.build(RunContext(p, p, Options(enable_communication_compare=True)))[0]
