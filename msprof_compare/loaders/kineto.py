@@ -43,7 +43,8 @@ NOT_FLOW_CATS = frozenset(KERNEL_CATS) | OP_CATS | frozenset({"python_function",
 #: Lower-cased cats whose events are read as something else, so never searched for "[memory]" events.
 NOT_MEMORY_CATS = frozenset(KERNEL_CATS) | OP_CATS | FLOW_CATS | {"python_function"}
 
-_NUM = int | float | str | None  # noqa: UP007 (runtime alias for msgspec)
+# bool: a boolean is no integer either; ``checked_ints`` / ``whole_int`` count it (a typed decode refused the trace)
+_NUM = int | float | str | bool | None  # noqa: UP007 (runtime alias for msgspec)
 
 # Int args read with ``traceio.checked_ints`` (a bad value reads as absent, counted in one warning):
 # those a misreading turns into other figures. ``sort_index`` feeds no figure and is read by
