@@ -423,3 +423,112 @@ def test_neither_side_with_torch_ops_is_not_one_sided(tmp_path: Path, caplog) ->
         f"Can't find any torch op in the file: {p}" for p in sorted((str(base), str(ms)))]
     assert [n for n in res.sheet_names if n.startswith(("Operator", "Module", "Memory", "Api"))] == []
     assert "KernelCompare" in res.sheet_names
+
+
+def test_gpu_backward_parts_of_real_traces_against_an_independent_pairing(samples: Path) -> None:
+    """reference-2 §2.1-§2.7 computed from the raw JSON without the package (a cut-down copy of the session-30
+    oracle), on the one real GPU pair whose sides both have fwdbwd flows and several thread parts: the MI300X
+    ResNet with activation checkpointing (its forward re-runs inside backward: 7 parts) against the H100
+    layer-norm test (7 parts). Ops: cats cpu_op / user_annotation / cuda_runtime; kernels (kernel, gpu_memcpy)
+    linked by ac2g flows to the op starting at the flow's start; nesting by start vs the open op's end
+    (inclusive); ProfilerStep# flattened; backward tid = tid of the first fwdbwd flow end; parts cut where the
+    tid changes to or from it; each part pair matched by the §0.5 DP (maximum here, so ours keeps its pairs)
+    with comparison-only rows before base-only rows between matches. Expected: the rows' names, device
+    durations (us) and the statistic sheet."""
+    from decimal import Decimal
+
+    def load(rel: str):
+        ev = json.load(gzip.open(samples / rel), parse_float=Decimal)["traceEvents"]
+        ops, kern, starts, ends, bwd = [], {}, {}, [], None
+        for e in ev:
+            cat = str(e.get("cat", "")).lower()
+            if e.get("ph") == "X" and cat in ("cpu_op", "user_annotation", "cuda_runtime", "operator", "runtime"):
+                ops.append({"name": e["name"], "ts": e["ts"], "end": e["ts"] + e.get("dur", 0), "tid": e["tid"],
+                            "kids": [], "kern": []})
+            elif e.get("ph") == "X" and cat in ("kernel", "gpu_memcpy"):
+                kern[(e["pid"], e["tid"], e["ts"])] = e["dur"]
+            elif e.get("ph") in ("s", "f") and cat == "ac2g":
+                if e["ph"] == "s":
+                    starts[e["id"]] = e["ts"]
+                else:
+                    ends.append(e)
+            if cat == "fwdbwd" and e.get("ph") == "f" and bwd is None:
+                bwd = e["tid"]
+        by_ts: dict = {}
+        for f in ends:
+            if f["id"] in starts and (f["pid"], f["tid"], f["ts"]) in kern:
+                by_ts.setdefault(starts[f["id"]], []).append(kern[(f["pid"], f["tid"], f["ts"])])
+        ops.sort(key=lambda o: o["ts"])
+        root = {"kids": [], "end": None}
+        stack = [root]
+        for o in ops:
+            while len(stack) > 1 and o["ts"] > stack[-1]["end"]:
+                stack.pop()
+            stack[-1]["kids"].append(o)
+            stack.append(o)
+            o["kern"] = by_ts.get(o["ts"], [])
+        top = [k for c in root["kids"] for k in (c["kids"] if "ProfilerStep#" in c["name"] else [c])]
+        parts: list = []
+        for o in top:
+            if parts and not (o["tid"] != parts[-1][-1]["tid"] and bwd in (o["tid"], parts[-1][-1]["tid"])):
+                parts[-1].append(o)
+            else:
+                parts.append([o])
+        return parts, bwd
+
+    def device(o) -> Decimal:
+        return sum(o["kern"], Decimal(0)) + sum((device(k) for k in o["kids"]), Decimal(0))
+
+    def dp_pairs(kb: list, kc: list) -> list:  # reference-2 §0.5, row aliasing included
+        row, flags = [0] * (len(kb) + 1), set()
+        for i in range(1, len(kc) + 1):
+            prev = [0] * (len(kb) + 1) if i == 1 else row
+            for j in range(1, len(kb) + 1):
+                if kc[i - 1] == kb[j - 1]:
+                    row[j] = prev[j - 1] + 1
+                elif row[j - 1] < prev[j]:
+                    flags.add((i, j))
+                    row[j] = prev[j]
+                else:
+                    row[j] = row[j - 1]
+        i, j, out = len(kc), len(kb), []
+        while i and j:
+            if kb[j - 1] == kc[i - 1]:
+                out.append((j - 1, i - 1))
+                i, j = i - 1, j - 1
+            elif (i, j) in flags:
+                i -= 1
+            else:
+                j -= 1
+        return out[::-1]
+
+    base_rel = "tracelens/tests/traces/mi300/resnet_act_checkpoint.json.gz"
+    comp_rel = "tracelens/tests/traces/perf_model/normalization/normalization_layer_test.json.gz"
+    (pa, ba), (pb, bb) = load(base_rel), load(comp_rel)
+    assert (len(pa), len(pb)) == (7, 7) and (pa[0][0]["tid"] == ba) == (pb[0][0]["tid"] == bb)  # part k with k
+    rows = []
+    for xa, xb in zip(pa, pb, strict=True):
+        at = 0, 0
+        for ja, jb in dp_pairs([o["name"] for o in xa], [o["name"] for o in xb]) + [(len(xa), len(xb))]:
+            rows += [(None, o) for o in xb[at[1]:jb]] + [(o, None) for o in xa[at[0]:ja]]
+            rows += [(xa[ja], xb[jb])] if ja < len(xa) else []
+            at = ja + 1, jb + 1
+    want = [(a and a["name"], float(device(a)) if a else 0, b and b["name"], float(device(b)) if b else 0)
+            for a, b in rows]
+    res = compare(str(samples / base_rel), str(samples / comp_rel), enable_operator_compare=True, disable_module=True)
+    got = res.sheet("OperatorCompare")
+    assert len(got) == len(want) == 868
+    got_rows = [(None if pd.isna(r[1]) else r[1], r[5], None if pd.isna(r[6]) else r[6], r[10])
+                for r in got.itertuples(index=False)]
+    assert [(g[0], g[2]) for g in got_rows] == [(w[0], w[2]) for w in want]
+    assert np.allclose([(g[1], g[3]) for g in got_rows], [(w[1], w[3]) for w in want], rtol=0, atol=1e-6)
+    stat: dict = {}
+    for a, b in rows:  # §2.7: each side grouped by its own names (the pairing does not matter)
+        for side, o in ((0, a), (1, b)):
+            if o is not None:
+                stat.setdefault(o["name"], [Decimal(0), 0, Decimal(0), 0])
+                stat[o["name"]][2 * side] += device(o) / 1000
+                stat[o["name"]][2 * side + 1] += 1
+    got_stat = {r[1]: r[2:6] for r in res.sheet("OperatorCompareStatistic").itertuples(index=False)}
+    assert got_stat.keys() == stat.keys()
+    assert all(np.allclose([float(x) for x in stat[k]], list(got_stat[k]), rtol=0, atol=1e-9) for k in stat)
