@@ -1549,3 +1549,57 @@ def test_schedule_only_export_with_replays(tmp_path: Path) -> None:
     p = load_profile(str(db), OPTS)
     assert len(p.kernels) == 188 and p.extra["kernel_extra"]["schedule"].all()
     assert (p.extra["kernel_extra"]["global_task_id"] == gid).sum() == 2
+
+
+def test_real_db_named_as_mindspore_categorises_without_torch_ops(samples: Path, tmp_path: Path) -> None:
+    """reference-1 §6 / §7: an ``ascend_mindspore_profiler_*.db`` is read without PYTORCH_API (no torch op covers a
+    kernel, so §3.7 step 4 never applies) and without the memory pages. The real level-1 DB (msinsight
+    ``db/level1/rank0_ascend_pt``) copied unchanged under that name into an ``*_ascend_ms`` directory: every
+    compute task is categorised by its opType fallback, its PMU cube test (TASK_PMU_INFO has rows: cube iff
+    aic_total_time or aic_mac_time is non-zero) and its name, as plain SQL over the file gives:
+    Conv2D forward (opType starts with conv, no backward word): 5 tasks; Conv2DBackprop*: 9; MatMul*: 9 (all Cube,
+    no Matmul (Vector) row, which the PyTorch-named file has through aten::matmul); no other cube task; names
+    holding cast/transdata/transpose: 67 Vector (Trans); the other 86 Vector (No Trans), 11 TensorMove SDMA."""
+    src = (samples / "msinsight/test/data/pytorch/db/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT"
+           / "ascend_pytorch_profiler_0.db")
+    out = tmp_path / "host_1_20250301120000001_ascend_ms" / "ASCEND_PROFILER_OUTPUT"
+    out.mkdir(parents=True)
+    db = out / "ascend_mindspore_profiler_0.db"
+    shutil.copyfile(src, db)
+    rows = sql(db, "SELECT n.value, o.value, t.endNs - t.startNs, "
+                   "(SELECT count(*) FROM TASK_PMU_INFO p JOIN STRING_IDS s ON s.id = p.name "
+                   " WHERE p.globalTaskId = c.globalTaskId AND s.value IN ('aic_total_time', 'aic_mac_time') "
+                   " AND p.value != 0) "
+                   "FROM COMPUTE_TASK_INFO c JOIN TASK t ON t.globalTaskId = c.globalTaskId "
+                   "JOIN STRING_IDS n ON n.id = c.name JOIN STRING_IDS o ON o.id = c.opType")
+    buckets: dict[str, list[int]] = {}
+    for name, op_type, dur_ns, cube_pmu in rows:  # reference-1 §3.7 steps 1-3, 5-8 (no step 4: no torch op)
+        low, typ = name.lower(), op_type.lower()
+        if low.startswith("aclnninplacecopy") and "tensormove" in low:
+            key = "\tSDMA (Tensor Move)"
+        elif typ.startswith("conv"):
+            key = "\t\tConv (Backward) (Cube)" if any(w in typ for w in ("bwd", "backward", "back", "grad")) \
+                else "\t\tConv (Forward) (Cube)"
+        elif "matmul" in typ:
+            key = "\t\tMatmul (Cube)"
+        elif cube_pmu:
+            key = "\tCube"
+        elif any(w in low for w in ("cast", "transdata", "transpose")):
+            key = "\t\tVector (Trans)"
+        else:
+            key = "\t\tVector (No Trans)"
+        buckets.setdefault(key, []).append(dur_ns)
+    assert {k: len(v) for k, v in buckets.items()} == {
+        "\t\tConv (Forward) (Cube)": 5, "\t\tConv (Backward) (Cube)": 9, "\t\tMatmul (Cube)": 9,
+        "\t\tVector (Trans)": 67, "\t\tVector (No Trans)": 86, "\tSDMA (Tensor Move)": 11}
+    from msprof_compare.api import compare
+
+    res = compare(str(out.parent), str(out.parent), enable_profiling_compare=True)
+    om = res.sheet("OverallMetrics").set_index("Index")
+    for key, durs in buckets.items():
+        assert (om.loc[key, "Duration(ms)"], om.loc[key, "Number"]) == (pytest.approx(sum(durs) / 1e6, abs=1e-9),
+                                                                         len(durs)), key
+    assert "\t\tMatmul (Vector)" not in om.index and "\tCube" not in om.index
+    assert om.loc["Computing Time", "Number"] == len(rows) == 187
+    every = compare(str(out.parent), str(out.parent))  # no torch op, no memory page: the pages MindSpore has
+    assert every.sheet_names == ["Summary", "OverallMetrics", "CommunicationCompare", "KernelCompare"]
