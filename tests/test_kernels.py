@@ -555,3 +555,26 @@ def test_step_id_zero_on_every_row_is_a_step(caplog):
     assert list(zip(got["Kernel"], got["Input Shape"], strict=True)) == list(expected)
     assert got["Calls"].tolist() == got["Calls.1"].tolist() == [len(v) for v in expected.values()]
     assert got["Total Duration(us)"].tolist() == pytest.approx([sum(v) for v in expected.values()], abs=0.006)
+
+
+def test_level0_db_kernels_of_no_op_type_are_said(samples, caplog):
+    """A Level0 DB export names no op type (every COMPUTE_TASK_INFO opType is "N/A": plain SQL on the file), and
+    every compute task counts in a DB's KernelCompare (reference-1 §7.4), so its sheet is one N/A row of all 187
+    tasks, which a text export of that level leaves out. The run says why; a Level1 DB, whose tasks have types,
+    is not named."""
+    from dbutil import sql
+
+    from msprof_compare.api import compare
+
+    db0 = samples / "msinsight/test/data/pytorch/db/level0/rank0_ascend_pt"
+    db1 = samples / "msinsight/test/data/pytorch/db/level1/rank0_ascend_pt"
+    f0 = db0 / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db"
+    assert sql(f0, "SELECT s.value, count(*) FROM COMPUTE_TASK_INFO c JOIN STRING_IDS s ON s.id = c.opType "
+                   "GROUP BY s.value") == [("N/A", 187)]
+    with caplog.at_level(logging.INFO):
+        res = compare(str(db0), str(db1), enable_kernel_compare=True)
+    sheet = res.sheet("KernelCompare")
+    na = sheet[sheet.iloc[:, 1] == "N/A"]
+    assert len(na) == 1 and na.iloc[0]["Calls"] == 187
+    said = [r for r in caplog.records if "names no op type" in r.getMessage()]
+    assert len(said) == 1 and said[0].levelno == logging.WARNING and str(db0) in said[0].getMessage()

@@ -323,5 +323,9 @@ def build(ctx: RunContext) -> list[Sheet]:
         groups.append(g)
     if untold or not all(len(g) for g in groups):
         return []
+    for p, g in zip((ctx.base, ctx.comparison), groups, strict=True):
+        if p.source == "ascend_db" and (g["type"] == "N/A").all():  # every compute task counts (reference-1 §7.4)
+            log.log(ctx.options.notice_level(), "%s: the database names no op type of its compute tasks (N/A: a "
+                    "Level0 export records none), so KernelCompare shows them as one N/A type.", p.path)
     rows = kernel_rows(*groups)
     return [Sheet("KernelCompare", KERNEL_COLUMNS, frame_from_rows(rows, 15), *SPANS)]
