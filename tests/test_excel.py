@@ -546,3 +546,148 @@ def test_index_indent_counts_tabs_not_spaces(reference_outputs: Path, tmp_out: P
     path = excel.write_workbook(fake_result([sheet], PAIR1_BASE, PAIR1_COMP), tmp_out)
     cell = openpyxl.load_workbook(path)["OverallMetrics"].cell(at + 4, 1)
     assert (cell.value, cell.alignment.indent) == ("\t Group 0 Communication", 1)
+
+
+# --------------------------------------------------------------------------- every cell against reference-2 §8
+# The layout of each sheet as reference-2 states it (§2.6, §2.7, §3.7, §3.8, §4.3, §5.3, §5.4, §6.1, §6.2, §7;
+# OverallMetrics reference-1 §9.2): (header, number format or "B" for bold text, width) per column, and the two
+# merged caption ranges of row 1. Read with zipfile / ElementTree alone, and held against the original's
+# workbook too: the table is the spec's, not the package's.
+_I, _F, _R, _B = "#,##0", "#,##0.00", "0.00%", "B"
+_OP_SIDE = [("Operator Name", _B, 30), ("Input Shape", _I, 20), ("Input Type", _I, 20), ("Kernel Details", _I, 20),
+            ("Device Duration(us)", _F, 20)]
+_MEM_SIDE = [(h.replace("Kernel Details", "Allocated Details").replace("Device Duration(us)", "Size(KB)"), f, w)
+             for h, f, w in _OP_SIDE]
+_COMM_SIDE = [("Communication OP Name", _B, 25), ("Task Name", _I, 20), ("Calls", _I, 10),
+              *((f"{k} Duration(us)", _F, 17) for k in ("Total", "Avg", "Max", "Min"))]
+_KER_SIDE = [*((f"{k} Duration(us)", _F, 20) for k in ("Total", "Avg", "Max", "Min")), ("Calls", _I, 20)]
+_API_SIDE = [("Total Duration(ms)", _F, 20), ("Self Time(ms)", _F, 20), ("Avg Duration(ms)", _F, 20), ("Calls", _I, 20)]
+_MOD_HEAD = [("Order Id", _I, 10), ("Module Class", _I, 20), ("Module Level", _I, 15), ("Module Name", _I, 35)]
+_MOD_TAIL = [("Diff Total Ratio", _R, 15), ("Base Call Stack", _I, 30), ("Comparison Call Stack", _I, 30)]
+_MS_SIDE = [("Kernel Details", _I, 20), ("Device Self Time(ms)", _F, 20), ("Number", _I, 10),
+            ("Device Total Time(ms)", _F, 20)]
+_MD_SIDE = [("Operator Name", _I, 25), ("Kernel Details", _I, 20), ("Device Self Time(us)", _F, 20),
+            ("Device Total Time(us)", _F, 20)]
+_OM_SIDE = [("Duration(ms)", _F, 20), ("Duration Ratio", _R, 20), ("Number", _I, 10)]
+LAYOUT = {
+    "OverallMetrics": ([("Index", _I, 40), *_OM_SIDE, *_OM_SIDE, ("Diff Duration(ms)", _F, 20), ("Diff Ratio", _R, 10)],
+                       ["B1:D1", "E1:G1"]),
+    "CommunicationCompare": ([("Order Id", _I, 10), *_COMM_SIDE, *_COMM_SIDE, ("Diff Duration(us)", _F, 20),
+                              ("Diff Ratio", _R, 20)], ["B1:H1", "I1:O1"]),
+    "ModuleCompareStatistic": ([*_MOD_HEAD, ("Operator Name", _I, 25), *_MS_SIDE, *_MS_SIDE,
+                                ("Device Total Time Diff(ms)", _F, 20), ("Device Self Time Diff(ms)", _F, 20),
+                                *_MOD_TAIL], ["F1:I1", "J1:M1"]),
+    "ModuleCompare": ([*_MOD_HEAD, *_MD_SIDE, *_MD_SIDE, ("Device Total Time Diff(us)", _F, 20),
+                       ("Device Self Time Diff(us)", _F, 20), *_MOD_TAIL], ["E1:H1", "I1:L1"]),
+    "OperatorCompareStatistic": ([("Top", _I, 10), ("Operator Name", _B, 30), ("Base Device Duration(ms)", _F, 25),
+                                  ("Base Operator Number", _I, 25), ("Comparison Device Duration(ms)", _F, 30),
+                                  ("Comparison Operator Number", _I, 30), ("Diff Duration(ms)", _F, 20),
+                                  ("Diff Ratio", _R, 20)], ["C1:D1", "E1:F1"]),
+    "OperatorCompare": ([("Order Id", _I, 10), *_OP_SIDE, *_OP_SIDE, ("Diff Duration(us)", _F, 20),
+                         ("Diff Ratio", _R, 20)], ["B1:F1", "G1:K1"]),
+    "MemoryCompareStatistic": ([("Top", _I, 10), ("Operator Name", _B, 30), ("Base Allocated Duration(ms)", _F, 25),
+                                ("Base Allocated Memory(MB)", _F, 30), ("Base Operator Number", _I, 25),
+                                ("Comparison Allocated Duration(ms)", _F, 27),
+                                ("Comparison Allocated Memory(MB)", _F, 33),
+                                ("Comparison Operator Number", _I, 25), ("Diff Memory(MB)", _F, 20),
+                                ("Diff Ratio", _R, 20)], ["C1:E1", "F1:H1"]),
+    "MemoryCompare": ([("Order Id", _I, 10), *_MEM_SIDE, *_MEM_SIDE, ("Diff Size(KB)", _F, 20), ("Diff Ratio", _R, 20)],
+                      ["B1:F1", "G1:K1"]),
+    "ApiCompare": ([("Order Id", _I, 10), ("api name", _B, 30), *_API_SIDE, *_API_SIDE,
+                    *((f"Diff {k} Ratio", _F, 20) for k in ("Total", "Self", "Avg", "Calls"))], ["C1:F1", "G1:J1"]),
+    "KernelCompare": ([("Order Id", _I, 10), ("Kernel", _B, 30), ("Input Shape", _I, 20), *_KER_SIDE, *_KER_SIDE,
+                       ("Diff Total Ratio", _F, 20), ("Diff Avg Ratio", _F, 20)], ["D1:H1", "I1:M1"]),
+    "KernelTypeCompare": ([("Order Id", _I, 10), ("Kernel Type", _B, 30), ("Core Type", _I, 20), *_KER_SIDE,
+                           *_KER_SIDE, ("Diff Total Ratio", _F, 20), ("Diff Avg Ratio", _F, 20)], ["D1:H1", "I1:M1"]),
+}
+_RATIOS = {"Diff Ratio", "Diff Total Ratio", "Diff Avg Ratio", "Diff Calls Ratio", "Diff Self Ratio"}
+_NS = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+
+
+def _layout_violations(path: Path, original: bool) -> tuple[list[str], list[str]]:
+    """(sheet names, every broken rule of reference-2 §8) of a workbook, from its XML."""
+    import xml.etree.ElementTree as ET
+    import zipfile
+
+    z = zipfile.ZipFile(path)
+    xml = lambda part: ET.fromstring(z.read(part))  # noqa: E731
+    sst = ["".join(t.text or "" for t in si.iter(_NS + "t")) for si in xml("xl/sharedStrings.xml")]
+    st = xml("xl/styles.xml")
+    fmts = {0: "General", 1: "0", 3: _I, 4: _F, 9: "0%", 10: _R,
+            **{int(f.get("numFmtId")): f.get("formatCode") for f in st.iter(_NS + "numFmt")}}
+    fonts = [(f.find(_NS + "name").get("val"), f.find(_NS + "sz").get("val"), f.find(_NS + "b") is not None)
+             for f in st.find(_NS + "fonts")]
+    fills = [(p.find(_NS + "fgColor").get("rgb") if p.get("patternType") == "solid" else None)
+             for p in st.find(_NS + "fills").iter(_NS + "patternFill")]
+    borders = [tuple(b.find(_NS + s).get("style") for s in ("left", "right", "top", "bottom"))
+               for b in st.find(_NS + "borders")]
+    xfs = [(fmts[int(x.get("numFmtId"))], fonts[int(x.get("fontId"))], fills[int(x.get("fillId"))],
+            borders[int(x.get("borderId"))], *((a.get("horizontal"), a.get("vertical"), int(a.get("indent", 0)))
+                                               if (a := x.find(_NS + "alignment")) is not None else (None,) * 3))
+           for x in st.find(_NS + "cellXfs")]
+    names = [s.get("name") for s in xml("xl/workbook.xml").iter(_NS + "sheet")]
+    bad = [] if names[0] == ("OverallMetrics" if original else "Summary") else [f"first sheet {names[0]}"]
+    for i, name in enumerate(names):
+        if name not in LAYOUT:
+            continue
+        ws = xml(f"xl/worksheets/sheet{i + 1}.xml")
+        cols, spans = LAYOUT[name]
+        cells = {}
+        for c in ws.iter(_NS + "c"):
+            v = c.find(_NS + "v")
+            t = c.get("t")
+            val = ("".join(x.text or "" for x in c.iter(_NS + "t")) if t == "inlineStr" else None if v is None
+                   else sst[int(v.text)] if t == "s" else float(v.text))
+            cells[c.get("r")] = (val, xfs[int(c.get("s", 0))])
+        merges = sorted(m.get("ref") for m in ws.iter(_NS + "mergeCell"))
+        widths = [round(float(c.get("width")) * 7 - 5) / 7 for c in ws.iter(_NS + "col")
+                  for _ in range(int(c.get("min")), int(c.get("max")) + 1)]
+        panes = [(p.get("state"), p.get("topLeftCell")) for p in ws.iter(_NS + "pane")]
+        if merges != spans or widths != [w for _, _, w in cols] or panes != ([] if original else [("frozen", "A4")]):
+            bad.append(f"{name}: merges {merges}, widths {widths}, panes {panes}")
+        rows = {int(re.sub("[A-Z]", "", r)) for r in cells}
+        letters = [chr(65 + j) for j in range(len(cols))]
+        cmp_first, cmp_last = (ord(spans[1][0]) - 65, ord(spans[1][3]) - 65)
+        for r in sorted(rows):
+            fill_of_row = None
+            if name == "OverallMetrics" and r > 3:
+                idx = cells[f"A{r}"][0]
+                fill_of_row = ("FF00BFFF" if not idx.startswith("\t") else
+                               "FF87CEFA" if not idx.startswith("\t\t") and idx not in ("\tSDMA", "\tFree") else None)
+            for j, (header, fmt, _) in enumerate(cols):
+                ref = f"{letters[j]}{r}"
+                val, (num, font, fill, border, h, v, indent) = cells.get(ref, (None, (None,) * 7))
+                if (font, border, h, v) == (None, None, None, None):
+                    if r != 2 and (r != 1 or spans[0][0] <= letters[j] <= spans[1][3]):
+                        bad.append(f"{name}!{ref}: missing")
+                    continue
+                caption = r == 1 and (val is None or val.startswith(("Base Profiling: ", "Comparison Profiling: ")))
+                green_or_yellow = "FFFFFF00" if cmp_first <= j <= cmp_last else "FF00FF00"
+                red = header in _RATIOS and (val == "INF" or (isinstance(val, float) and val > 1))
+                want = (("General", ("Arial", "11", True), green_or_yellow) if r <= 3 and (caption or r == 3) else
+                        ("0.00%", ("Arial", "11", False), "FFFF0000") if red else
+                        ("General" if fmt == _B else fmt, ("Arial", "11", fmt == _B), fill_of_row))
+                indent_want = len(val) - len(val.lstrip("\t")) if name == "OverallMetrics" and j == 0 and r > 3 else 0
+                if r == 2 or (r == 3 and val != header) or (num, font, fill) != want \
+                        or (border, h, v, indent) != (("thin",) * 4, "left", "center", indent_want):
+                    bad.append(f"{name}!{ref} {val!r}: {(num, font, fill, border, h, v, indent)} want {want}")
+    return names, bad
+
+
+@pytest.mark.parametrize("run", ["default", "operator level, kernel types", "original"])
+def test_every_cell_follows_the_layout_rules(run: str, samples: Path, reference_outputs: Path, tmp_out: Path) -> None:
+    """Captions, headers, widths, number formats, fonts, borders, fills (red ratios, OverallMetrics rows) and
+    indents of every cell of the eleven comparator sheets (reference-2 §8) on pair 1, as the original's
+    own workbook of pair 1 has them; beyond the formats of the first rows that
+    test_data_cell_formats_match_reference compares, this pins the widths and header fills of every sheet and
+    KernelTypeCompare, of which no reference workbook exists."""
+    from msprof_compare import compare
+
+    if run == "original":
+        path = reference_outputs / PAIR1 / "performance_comparison_result.xlsx"
+    else:
+        options = {"disable_module": True, "use_kernel_type": True} if run != "default" else {}
+        path = Path(compare(str(samples / PAIR1_BASE), str(samples / PAIR1_COMP), **options).to_excel(tmp_out))
+    names, bad = _layout_violations(path, run == "original")
+    assert bad == [], bad[:10]
+    assert len(names) == {"default": 9, "original": 8}.get(run, 9)
