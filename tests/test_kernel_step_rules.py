@@ -266,6 +266,34 @@ def test_missing_step_error_names_the_steps_kernel_details_holds(samples):
                                     "(12 in all))")
 
 
+def test_step_ids_beyond_two_to_the_53_are_told_apart(samples, tmp_path):
+    """Step ids are compared as integers, exactly (docs/differences.md, "A step without data stops the run"):
+    kernel_details.csv's Step Id was read through a float64, which holds 2**53 + 1 as 2**53, so the kernels of
+    steps 2**53 and 2**53 + 1 all went into the KernelCompare of either. No sample numbers such steps: the level1
+    text export with its one marker ProfilerStep#50 renamed ProfilerStep#9007199254740993 (2**53 + 1), and its
+    kernel_details.csv's first 10 data rows numbered 9007199254740992 (2**53), the rest 9007199254740993.
+    Expected calls: the csv module's count of the valid-Type rows numbered 2**53 + 1 in the edited file."""
+    side = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(samples / TEXT.format(1), side)
+    out = side / "ASCEND_PROFILER_OUTPUT"
+    trace = (out / "trace_view.json").read_text(encoding="utf-8")
+    assert trace.count("ProfilerStep#50") == 1
+    (out / "trace_view.json").write_text(trace.replace("ProfilerStep#50", f"ProfilerStep#{2**53 + 1}"),
+                                         encoding="utf-8")
+    with open(out / "kernel_details.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    col = rows[0].index("Step Id")
+    for i, r in enumerate(rows[1:]):
+        r[col] = str(2**53 if i < 10 else 2**53 + 1)
+    with open(out / "kernel_details.csv", "w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh).writerows(rows)
+    later = [r for r in _valid_rows(out / "kernel_details.csv") if r["Step Id"] == "9007199254740993"]
+    assert 0 < len(later) < len(_valid_rows(out / "kernel_details.csv")) - 9
+    res = compare(str(side), str(side), base_step=2**53 + 1, comparison_step=2**53 + 1, enable_kernel_compare=True)
+    sheet = res.sheet("KernelCompare")
+    assert (int(sheet["Calls"].sum()), int(sheet["Calls.1"].sum())) == (len(later), len(later))
+
+
 # ------------------------------------------------------------------ ProfilerStep# markers
 
 

@@ -18,7 +18,7 @@ from ..errors import StepError
 from ..model import Profile, bare_trace, pair_codes
 from ..textsafe import short_list
 from . import table
-from .steps import side_range, side_step
+from .steps import side_range, side_step, step_number
 from .table import STYLE_FLOAT, STYLE_INT, Column, Sheet, diff_ratio, frame_from_rows
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -103,7 +103,7 @@ def kernel_groups(profile: Profile, step: int = -1) -> pd.DataFrame:
     if step >= 0:
         step_col = next((c for c in ("Step Id", "Step ID") if c in kd.columns), None)
         if step_col is not None:
-            keep &= _number(kd[step_col]) == step
+            keep &= _step_ids(profile) == step
         else:
             keep[:] = False
     rows = np.flatnonzero(keep)
@@ -249,10 +249,21 @@ def _no_kernels(profile: Profile, step: int = -1) -> None:
 
 
 def _step_ids(profile: Profile) -> np.ndarray | None:
-    """The Step Id of each kernel_details row (NaN for none), None without the column."""
+    """The Step Id of each kernel_details row as an exact int (-1 for none), None without the column. Ids are
+    compared as integers, exactly (a float64 reads 2**53 + 1 as 2**53: two steps' kernels were one step)."""
     kd = profile.kernel_details
     col = next((c for c in ("Step Id", "Step ID") if kd is not None and c in kd.columns), None)
-    return None if col is None else _number(kd[col])
+    if col is None:
+        return None
+    cells = kd[col]
+    if cells.dtype.kind in "iu":
+        return cells.to_numpy()
+    # text (a DB export writes its step ids as text, "" for none): read once per distinct value
+    codes, uniq = pd.factorize(cells.to_numpy(dtype=object), use_na_sentinel=True)
+    exact = [int(v) if isinstance(v, int | np.integer) else
+             (int(v) if v == v // 1 else -1) if isinstance(v, float) and np.isfinite(v) else
+             step_number(str(v)) for v in uniq.tolist()]
+    return np.array([*exact, -1], dtype=object)[codes]
 
 
 def _has_step_rows(profile: Profile, step: int) -> bool:
@@ -265,10 +276,10 @@ def _steps_held(profile: Profile) -> str:
     """The steps kernel_details.csv does hold, for the missing-step error: the trace may hold the step while
     the CSV does not (a cut or partial export), and the trace's step list would then send the user in circles."""
     ids = _step_ids(profile)
-    held = np.unique(ids[ids >= 0]) if ids is not None else np.zeros(0)
+    held = sorted({int(v) for v in ids[ids >= 0].tolist()}) if ids is not None else []
     if not len(held):
         return ""
-    steps = short_list(held.astype(np.int64).tolist(), 10)
+    steps = short_list(held, 10)
     return f" (its kernel_details.csv holds step{'s' if len(held) > 1 else ''} {steps})"
 
 

@@ -692,16 +692,33 @@ def _junk_times(texts: list[str], ns: np.ndarray) -> int:
     return sum(1 for i in np.flatnonzero(ns == -1).tolist() if texts[i] not in _NA_TEXTS)
 
 
+_INT_TEXT = re.compile(r"[+-]?[0-9]+")
+
+
+def _step_id(text: str) -> int | None:
+    """One stripped Step Id cell as an exact int, None when it is no whole number an int64 holds. Digits are
+    read exactly (a float64 reads 2**53 + 1 as 2**53, which put two steps' kernels together), other number
+    texts (``51.0``) through a float."""
+    if _INT_TEXT.fullmatch(text):
+        value = int(text) if len(text) < 30 else None  # 30 digits are far beyond int64
+    else:
+        try:
+            f = float(text) if text.isascii() and "_" not in text else float("nan")  # as pandas reads numbers
+        except ValueError:
+            return None
+        value = int(f) if np.isfinite(f) and f == np.floor(f) else None
+    return value if value is not None and -(2**63) <= value < 2**63 else None
+
+
 def _step_ids(texts: list[str], path: str, warnings: list[str]) -> np.ndarray:
     """Step Id cells -> int64, -1 for "no step" (""/N/A). A cell that is no whole number (text, ``50.7``)
     is no step either, counted in one warning: cut to 50 it would put the row into another step."""
     texts = [v.strip() for v in texts]
-    step = pd.to_numeric(pd.Series(texts, dtype=object), errors="coerce").to_numpy(dtype=np.float64)
-    ok = np.isfinite(step) & (step == np.floor(step)) & (np.abs(step) < 2.0**63)
-    bad = sum(1 for i in np.flatnonzero(~ok).tolist() if texts[i] not in _NA_TEXTS)
+    read = {t: _step_id(t) for t in set(texts)}  # once per distinct text: a column repeats a few ids
+    bad = sum(1 for t in texts if read[t] is None and t not in _NA_TEXTS)
     if bad:
         warnings.append(f"{path}: {bad} Step Id value(s) are not whole numbers; those rows belong to no step")
-    return np.where(ok, step, -1).astype(np.int64)
+    return np.array([-1 if read[t] is None else read[t] for t in texts], dtype=np.int64)
 
 
 def _floats(texts: list[str], path: str, column: str, warnings: list[str]) -> np.ndarray:
