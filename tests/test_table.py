@@ -17,3 +17,25 @@ def test_diff_ratio_unit_facts():
     assert diff_ratio(-10, -5) == (5.0, 0.5)
     assert diff_ratio(0.014, 0.019) == (0.0, 1.3571)
     assert diff_ratio(1.234, 2.3456) == (1.11, 1.9008)
+
+
+def test_a_diff_that_rounds_to_zero_is_positive_zero(samples):
+    """-0.003 rounds to -0.0 in Python, which the workbook and the JSON showed as "-0". NPU pair 1's default run
+    has such diffs (operators a few us faster, modules' self times): every numeric cell of every sheet must be
+    free of the negative zero."""
+    import numpy as np
+
+    from msprof_compare.api import compare
+    from msprof_compare.compare.table import diff_ratios
+
+    assert math.copysign(1.0, diff_ratio(1.004, 1.001)[0]) == 1.0
+    assert math.copysign(1.0, diff_ratios(np.array([1.004]), np.array([1.001]))[0][0]) == 1.0
+    text = samples / "msinsight/test/data/pytorch/text"
+    res = compare(str(text / "level1/rank0_ascend_pt"), str(text / "level2/rank0_ascend_pt"))
+    negative_zeros = {}
+    for sheet in res.sheets:
+        for col in sheet.data.columns:
+            vals = [v for v in sheet.data[col].tolist() if isinstance(v, float) and v == 0 and math.copysign(1, v) < 0]
+            if vals:
+                negative_zeros[(sheet.name, col)] = len(vals)
+    assert negative_zeros == {}

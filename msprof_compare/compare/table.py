@@ -82,8 +82,9 @@ class Sheet:
 
 def diff_ratio(base: float, comparison: float) -> tuple[float, float]:
     """The shared diff/ratio rule (reference-2 §0.1): diff rounded to 2 places,
-    ratio to 4; 1.0 when both are zero, +inf when only the base is zero."""
-    diff = round(comparison - base, 2)
+    ratio to 4; 1.0 when both are zero, +inf when only the base is zero. A diff that rounds to zero is +0.0
+    (``+ 0.0``): a -0.0 showed as "-0" in the workbook and the JSON."""
+    diff = round(comparison - base, 2) + 0.0
     if not base and not comparison:
         return diff, 1.0
     if not base:
@@ -120,7 +121,7 @@ def diff_ratios(base: np.ndarray, comparison: np.ndarray) -> tuple[np.ndarray, n
     comparison = np.asarray(comparison, dtype=np.float64)
     zero = base == 0
     with np.errstate(all="ignore"):  # overflow to inf, as Python's float arithmetic
-        diff = py_round(comparison - base, 2)
+        diff = py_round(comparison - base, 2) + 0.0
         ratio = py_round(comparison / np.where(zero, 1.0, base), 4)
     ratio[zero] = np.where(comparison[zero] == 0, 1.0, math.inf)
     return diff, ratio
