@@ -354,3 +354,91 @@ def test_write_json_to_a_closed_stdout(monkeypatch):
         json_report.write_json(_minimal_result(), "-")
     assert (info.value.path, info.value.message) == (
         "<stdout>", "standard output is closed; nowhere to write the JSON result")
+
+
+# --------------------------------------------------------------------------- JSON == xlsx, the schema's notes
+
+NPU_DB_L1 = "msinsight/test/data/pytorch/db/level1/rank0_ascend_pt"
+NPU_DB_L2 = "msinsight/test/data/pytorch/db/level2/rank0_ascend_pt"
+
+
+def test_schema_names_the_note_checks_of_a_text_vs_db_step_run(samples):
+    """The guard Status description of docs/result.schema.json names the checks whose failure is a "note". The
+    text export of msinsight's level1 rank0 run against the DB export of the same script (level1 rank0), step 50,
+    gives two notes (docs/differences.md, Additions): "NPU export kind" (text vs db) and "time breakdown of the
+    steps" (a text export's breakdown covers the whole profile, a DB export's the step). The description named
+    only GPU vendor, NPU export kind and NPU profiler settings."""
+    from msprof_compare.api import compare
+
+    result = compare(str(samples / NPU_L1), str(samples / NPU_DB_L1), base_step=50, comparison_step=50,
+                     enable_profiling_compare=True, enable_operator_compare=True)
+    doc = _strict_loads(json_report.dumps(result))
+    notes = {g["Check"] for g in doc["summary"]["guards"] if g["Status"] == "note"}
+    assert notes == {"NPU export kind", "time breakdown of the steps"}
+    described = json.loads(SCHEMA.read_text())["$defs"]["guard"]["properties"]["Status"]["description"]
+    assert [check for check in sorted(notes) if check not in described] == []
+
+
+def _same_cell(value, cell) -> bool:
+    """A JSON value against the openpyxl value of its xlsx cell: null and "" are blank cells, numbers are kept
+    to 16 significant digits in the xlsx, "INF" / "-INF" are texts in both; the xlsx escapes a control character
+    as ``_xHHHH_`` (a call stack's \\r: ``_x000D_``), which openpyxl leaves in the text."""
+    if isinstance(cell, str):
+        cell = re.sub(r"_x([0-9A-Fa-f]{4})_", lambda m: chr(int(m.group(1), 16)), cell)
+    if value is None or value == "":
+        return cell is None
+    if isinstance(value, bool) or isinstance(cell, bool):
+        return value is cell
+    if isinstance(value, (int, float)):
+        return isinstance(cell, (int, float)) and float(cell) == float(f"{float(value):.16G}")
+    return cell == value
+
+
+@pytest.mark.parametrize("pair", [(NPU_L1, NPU_L2), (NPU_DB_L1, NPU_DB_L2)], ids=["text-l1-l2", "db-l1-l2"])
+def test_every_json_figure_is_the_workbook_cell(samples, tmp_path, pair):
+    """Every cell of every sheet, the Summary's contributor and check tables (and its note) are in the JSON as
+    in the xlsx of the same run, and summary.e2e / the waterfall's category totals are OverallMetrics' E2E,
+    Computing, Uncovered Communication and Free Time (ms) of that workbook. Pairs 1 and 3 of reference-outputs
+    (text and DB exports, level1 -> level2); the DB pair has a contributors note."""
+    import openpyxl
+
+    from msprof_compare.api import compare
+
+    result = compare(str(samples / pair[0]), str(samples / pair[1]))
+    doc = _strict_loads(json_report.dumps(result))
+    wb = openpyxl.load_workbook(result.to_excel(str(tmp_path)))
+    try:
+        assert wb.sheetnames == [s["name"] for s in doc["sheets"]]
+        for s in doc["sheets"]:
+            ws = wb[s["name"]]
+            assert [c.value for c in ws[3]][:len(s["headers"])] == s["headers"]
+            for i, row in enumerate(s["rows"]):
+                cells = [ws.cell(4 + i, j + 1).value for j in range(len(s["columns"]))]
+                bad = [(k, row[k], c) for k, c in zip(s["columns"], cells, strict=True) if not _same_cell(row[k], c)]
+                assert bad == [], (s["name"], i)
+            if s["name"] != "Summary":
+                assert ws.max_row == 3 + len(s["rows"]), s["name"]
+        ws, summary = wb["Summary"], doc["summary"]
+        titles = {str(c.value).split(" (")[0]: c.row for c in ws["A"] if isinstance(c.value, str)}
+        first = titles["Top contributors"] + 2
+        keys = ["Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share", "Rank"]
+        for i, row in enumerate(summary["contributors"]):
+            assert all(_same_cell(row[k], ws.cell(first + i, j + 1).value) for j, k in enumerate(keys)), i
+        note = ws.cell(first + len(summary["contributors"]), 1).value
+        assert note == (f"Note: {summary['contributors_note']}." if summary["contributors_note"] else None)
+        first = titles["Validity checks"] + 2
+        keys = ["Check", "Status", "Base", "Comparison", "Detail"]
+        for i, row in enumerate(summary["guards"]):
+            assert all(_same_cell(row[k], ws.cell(first + i, j + 1).value) for j, k in enumerate(keys)), i
+        assert ws.cell(first + len(summary["guards"]), 1).value is None
+        om = {r["Index"]: r for r in next(s for s in doc["sheets"] if s["name"] == "OverallMetrics")["rows"]}
+        e2e, steps = summary["e2e"], summary["waterfall"][1:-1]
+        assert (om["E2E Time"]["Duration(ms)"], om["E2E Time"]["Duration(ms).1"]) == (e2e["base_ms"],
+                                                                                     e2e["comparison_ms"])
+        for index, category in (("Computing Time", "computing"), ("Uncovered Communication Time", "communication"),
+                                ("Free Time", "free")):
+            ns = [sum(w[side] for w in steps if w["Category"] == category) for side in ("Base(ns)", "Comparison(ns)")]
+            assert [om[index]["Duration(ms)"], om[index]["Duration(ms).1"]] == pytest.approx(
+                [v / 1e6 for v in ns], abs=1e-9), index
+    finally:
+        wb.close()
