@@ -442,3 +442,16 @@ def test_every_json_figure_is_the_workbook_cell(samples, tmp_path, pair):
                 [v / 1e6 for v in ns], abs=1e-9), index
     finally:
         wb.close()
+
+
+def test_tool_version_is_the_package_version():
+    """The report names the running package's version, which is the one pyproject.toml declares (two places
+    hold it: a release that bumps one must bump the other)."""
+    import re
+
+    from msprof_compare import __version__
+    from msprof_compare.report.json_report import _version
+
+    pyproject = (Path(__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8")
+    declared = re.search(r'^version = "([^"]+)"', pyproject, re.M).group(1)
+    assert _version() == __version__ == declared

@@ -11,7 +11,9 @@ Three results, built after every other comparator ran (they read its sheets):
   80% of the steps' absolute change ("category" level);
 * the **validity guards**: hints that the two sides are not the same workload
   (operator names, input shapes, step count, world size, device count) and notes
-  on what differs by design (NPU export kind, NPU profiler settings, GPU vendor).
+  on what differs by design or changes how to read the figures (NPU export kind,
+  NPU profiler settings, GPU vendor, longest idle stretch, computing split into
+  categories, kernels launched before the profile, time breakdown of the steps).
 
 They land in ``ctx.frames["waterfall" | "contributors" | "guards"]`` and in the
 ``Summary`` sheet (placed first in the workbook by ``api.run_comparators``).

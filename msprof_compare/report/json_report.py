@@ -146,12 +146,10 @@ def to_document(result: CompareResult, generated_at: _dt.datetime | None = None)
 
 
 def _version() -> str:
-    try:
-        from importlib.metadata import version
+    """The running package's version (an installed distribution's metadata may be another checkout's)."""
+    from .. import __version__
 
-        return version("msprof-compare")
-    except Exception:  # noqa: BLE001 - not installed (run from a checkout)
-        return "0.1.0"
+    return __version__
 
 
 def dumps(result: CompareResult, ascii_only: bool = False) -> str:
