@@ -328,7 +328,14 @@ def execute(params: dict[str, Any], *, announce_root: bool = True) -> int:
         base = params.pop("base_profiling_path")
         comparison = params.pop("comparison_profiling_path")
         output = params.pop("output_path", None) or "."
-        from .options import parse_output_format
+        from .options import build_options, parse_output_format
+
+        try:  # reference-1 §1.3: the options (rules 1-8) before the output target (rule 10, checked here before
+            build_options(**params)  # the inputs are loaded); compare() validates again and logs the warnings
+        except UsageError as exc:
+            for w in getattr(exc, "warnings", ()):
+                log.warning(w)
+            raise
         from .report import deliver
 
         formats = tuple(parse_output_format(params.get("output_format")).split(","))

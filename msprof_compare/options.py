@@ -143,11 +143,13 @@ def build_options(**raw: Any) -> tuple[Options, list[str]]:
 
     if not isinstance(op_name_map, dict):
         raise UsageError("Invalid param, --op_name_map must be dict, for example: --op_name_map={'name1':'name2'}")
-    for k, v in op_name_map.items():
-        if not isinstance(k, str) or not isinstance(v, str):
-            raise UsageError("Invalid param, key/value in --op_name_map must be string")
-        if len(k) > 200 or len(v) > 200:
-            raise UsageError("Invalid param, the length of key/value in --op_name_map exceeded the maximum value 200")
+    # rule 3 over every key and value, then rule 4 (one pass per rule: a long name before a non-text one must
+    # not hide the type error, as in the original's order)
+    names = [*op_name_map.keys(), *op_name_map.values()]
+    if any(not isinstance(n, str) for n in names):
+        raise UsageError("Invalid param, key/value in --op_name_map must be string")
+    if any(len(n) > 200 for n in names):
+        raise UsageError("Invalid param, the length of key/value in --op_name_map exceeded the maximum value 200")
 
     gpu_flow_cat = raw.get("gpu_flow_cat") or ""
     if not isinstance(gpu_flow_cat, str):

@@ -63,6 +63,37 @@ def test_op_name_map_key_that_is_not_text(capsys: pytest.CaptureFixture, tmp_pat
     assert not (tmp_path / "never").exists()
 
 
+def test_op_name_map_type_rule_comes_before_the_length_rule(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """reference-1 §1.3: rule 3 (every key and value is text) is checked over the whole map before rule 4 (none
+    over 200 characters), as the original's two ``any(...)`` passes do. A map whose first key is 201 characters
+    and whose second key is the int 1 breaks both: rule 3's message, not rule 4's (a per-item loop gave rule 4's)."""
+    code, out, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(SMALL),
+                                "--op_name_map", "{'" + "k" * 201 + "': 'v', 1: 'aclnnMm'}",
+                                "-o", str(tmp_path / "never"))
+    assert (code, out) == (2, "")
+    assert error_lines(err) == ["error: Invalid param, key/value in --op_name_map must be string"]
+    assert not (tmp_path / "never").exists()
+
+
+@pytest.mark.parametrize(("option", "value", "message"), [
+    ("--max_kernel_num", "3", "Invalid param, --max_kernel_num has to be greater than 3"),          # rule 1
+    ("--op_name_map", "[1]", "Invalid param, --op_name_map must be dict, for example: --op_name_map={'name1':'name2'}"),
+    ("--gpu_flow_cat", "f" * 21, "Invalid param, --gpu_flow_cat exceeded the maximum value 20"),    # rule 5
+    ("--base_step", "50", "Invalid param, base_step and comparison_step must be set at the same time."),  # rule 8
+])
+def test_option_rules_come_before_the_output_target(option: str, value: str, message: str,
+                                                    capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """reference-1 §1.3: rules 1-8 (the options) are checked before rule 10 (the output path); we check the
+    output target before loading the inputs (docs/differences.md), not before the options. An -o that is a
+    file (refused, exit 2) together with a bad option: the option's message, not the output path's."""
+    taken = tmp_path / "afile"
+    taken.write_text("x")
+    code, out, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(SMALL), "-o", str(taken), option, value)
+    assert (code, out) == (2, "")
+    assert error_lines(err) == [f"error: {message}"]
+    assert taken.read_text() == "x"
+
+
 def test_comparison_step_alone_is_refused(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
     """Rule 8: exactly one step given is an error whichever one it is (only --base_step was tested)."""
     code, _, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(SMALL), "--comparison_step", "1",
