@@ -297,6 +297,26 @@ def test_step_ids_beyond_two_to_the_53_are_told_apart(samples, tmp_path):
 # ------------------------------------------------------------------ ProfilerStep# markers
 
 
+def test_step_with_kernel_details_absent_is_no_missing_step(samples, caplog):
+    """The mstt advisor's ``timeline_advice`` folder holds only a trace_view.json, whose one ProfilerStep#
+    marker is step 1 (read from the JSON below). With step 1 on both sides, KernelCompare has no
+    kernel_details.csv to read: it is left out, its warning names the missing file, and every other sheet is
+    written, as for a bare trace_view.json; the run used to stop with "There is no kernel details information
+    for step 1, please check whether the data contains this step", which the data does."""
+    import json
+
+    folder = samples / "mstt/profiler/msprof_analyze/test/ut/advisor/timeline_advice"
+    assert sorted(p.name for p in folder.iterdir()) == ["trace_view.json"]
+    events = json.loads((folder / "trace_view.json").read_text(encoding="utf-8"))
+    assert sorted({e["name"] for e in events if str(e.get("name", "")).startswith("ProfilerStep#")}) == [
+        "ProfilerStep#1"]
+    with caplog.at_level(logging.WARNING):
+        res = compare(str(folder), str(folder), base_step=1, comparison_step=1, enable_kernel_compare=True,
+                      enable_operator_compare=True)
+    assert "KernelCompare" not in res.sheet_names and "OperatorCompareStatistic" in res.sheet_names
+    assert f"Can't find any valid kernels in the file: {folder} (no kernel_details.csv)." in caplog.messages
+
+
 def test_negative_marker_id_is_a_number_and_non_numbers_are_logged_once(caplog):
     """reference-1 §3.5: the step id is the marker's suffix as an integer; only a suffix that is no integer logs
     "Can not convert x to int". "-3" is an integer (Python's int() takes it), so it is not logged; a label seen

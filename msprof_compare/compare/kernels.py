@@ -327,7 +327,9 @@ def build(ctx: RunContext) -> list[Sheet]:
             # Type (level0 exports) is no missing step: the sheet is skipped as without a step
             # (a DB export's step was checked against its STEP_TIME table when it was loaded: a step without
             # compute tasks there is said by _no_kernels, not refused as absent)
-            if step >= 0 and p.level != "trace" and p.source != "ascend_db" and not _has_step_rows(p, step):
+            # a directory without kernel_details.csv is no missing step either: _no_kernels names the file
+            if (step >= 0 and p.level != "trace" and p.source != "ascend_db" and p.kernel_details is not None
+                    and not _has_step_rows(p, step)):
                 raise StepError(f"{p.path}: There is no kernel details information for step {step}, "
                                 f"please check whether the data contains this step.{_steps_held(p)}")
             _no_kernels(p, step)
