@@ -231,7 +231,10 @@ def analyze_main(args: list[str] | None = None) -> None:
 
 def compare_main(args: list[str] | None = None) -> None:
     """Entry point of ``msprof-compare`` (the compare command without the sub-command word)."""
-    sys.exit(_run_typer(_compare_app(), args, "msprof-compare"))
+    argv = sys.argv[1:] if args is None else list(args)
+    if argv[:1] == ["compare"]:  # msprof-analyze's sub-command word, typed out of habit: the command takes no
+        argv = argv[1:]  # positional argument, so the word cannot be anything else
+    sys.exit(_run_typer(_compare_app(), argv, "msprof-compare"))
 
 
 # --------------------------------------------------------------------------- script face

@@ -887,8 +887,10 @@ def test_script_face_keeps_the_original_abbreviations() -> None:
     assert parser.parse_args(["a", "b", "--output_f", "json"]).output_format == "json"
 
 
-def test_python_m_entry_runs_the_cli(tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "msprof_compare.entry", "compare", "-d", str(SAMPLE_COMP),
+@pytest.mark.parametrize("module", ["msprof_compare.entry", "msprof_compare"])
+def test_python_m_entry_runs_the_cli(tmp_path: Path, module: str) -> None:
+    """``python -m msprof_compare compare ...`` is msprof-analyze where the scripts directory is not on PATH."""
+    proc = subprocess.run([sys.executable, "-m", module, "compare", "-d", str(SAMPLE_COMP),
                            "-bp", str(SAMPLE_BASE), "-o", str(tmp_path), "--enable_api_compare"],
                           capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=tmp_path,
                           timeout=300)
@@ -1172,3 +1174,14 @@ def test_stdout_json_with_an_asked_workbook_but_no_sheet(capsys: pytest.CaptureF
     assert json.loads(out)["sheets"] == []
     assert list(tmp_path.iterdir()) == []
     assert "has been generated" not in err
+
+
+def test_msprof_compare_takes_the_sub_command_word_typed_out_of_habit(tmp_path: Path) -> None:
+    """``msprof-compare compare -d ... -bp ...`` (msprof-analyze's word) runs as without it: the command has no
+    positional argument the word could be; it was 'Got unexpected extra argument(s) (compare)'."""
+    for argv, out in ((["compare"], tmp_path / "with"), ([], tmp_path / "without")):
+        with pytest.raises(SystemExit) as done:
+            cli.compare_main([*argv, "-d", str(SAMPLE_COMP), "-bp", str(SAMPLE_BASE), "-o", str(out),
+                              "--enable_api_compare"])
+        assert done.value.code == 0
+        assert len(list(out.glob("performance_comparison_result_*.xlsx"))) == 1
