@@ -297,6 +297,42 @@ def test_overall_chart_bars_are_the_waterfall_steps(text_pair):
     assert chart["height"] == pytest.approx(328)
 
 
+def test_constant_memory_workbook_keeps_the_chart_caches(text_pair, tmp_path, monkeypatch):
+    """A workbook with a sheet over ``CONSTANT_MEMORY_ROWS`` rows is written in xlsxwriter's constant_memory
+    mode; its charts still carry the cached points of their ranges and their step names as text, as in a
+    small workbook (readers that draw from the caches: PowerPoint, viewers). Found by the scale oracle: the text
+    level1 export replicated 260x (bench/make_large.py) gave ModuleCompare 31,720 rows and timesformer x 80
+    104,880 rows; that workbook's two Summary charts had `<c:ptCount val="0"/>` caches and a number range for
+    their step names. Same pair (text level1 -> level2) drawn in that mode by setting the threshold to 0; the
+    expected points are the Summary's own cells (read back with pandas) and the Free figures of the sample,
+    25744050 ns (E2E 136581009 - computing 8873756 - uncovered communication 101963203) and 25.032619 ms."""
+    import xml.etree.ElementTree as ET
+
+    from msprof_compare.report import excel
+
+    result, path = text_pair
+    sheet = _summary(path)
+    first, last = _steps(sheet[0].tolist())
+    monkeypatch.setattr(excel, "CONSTANT_MEMORY_ROWS", 0)
+    big = result.to_excel(str(tmp_path))
+    charts = _charts(big)
+    base, comp = charts["Time by category: base vs comparison (ms)"]["series"]
+    assert base["cache"] == pytest.approx(sheet.iloc[first - 1: last, 1].astype(float).tolist())
+    assert comp["cache"] == pytest.approx(sheet.iloc[first - 1: last, 2].astype(float).tolist())
+    assert base["cache"][-1] == pytest.approx(25.74405) and comp["cache"][-1] == pytest.approx(25.032619)
+    waterfall = charts["E2E time: base to comparison (ms)"]["series"]
+    assert [len(s["cache"]) for s in waterfall] == [10] * 4          # Base E2E, the 8 steps, Comparison E2E
+    assert waterfall[3]["cache"][0] == pytest.approx(136.581009)
+    with zipfile.ZipFile(big) as z:
+        parts = {n: z.read(n) for n in z.namelist() if n.startswith("xl/charts/chart")}
+    for root in map(ET.fromstring, parts.values()):
+        for ser in root.iter(f"{{{NS['c']}}}ser"):
+            names = [p.findtext("c:v", namespaces=NS) for p in ser.findall("c:cat/c:strRef/c:strCache/c:pt", NS)]
+            assert names and all(names), names                                   # text, not a number range
+    with zipfile.ZipFile(path) as z:                                             # as the default mode writes them
+        assert parts == {n: z.read(n) for n in z.namelist() if n.startswith("xl/charts/chart")}
+
+
 def test_overall_chart_without_a_summary_reads_its_own_duration_columns(text_pair, tmp_path):
     """Rendered without a Summary sheet, the OverallMetrics chart reads that sheet: every row but the last
     (E2E Time), base Duration(ms) in column B and comparison Duration(ms) in column E (not the Number or

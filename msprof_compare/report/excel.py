@@ -44,6 +44,9 @@ log = logging.getLogger("msprof-analyze")
 MAX_ROWS = 1_048_576
 #: Above this many data rows in one sheet, stream rows to disk (xlsxwriter constant_memory).
 CONSTANT_MEMORY_ROWS = 100_000
+#: The sheets whose cells charts plot (report/charts.py: Summary's steps and chart data; OverallMetrics' rows
+#: when there is no Summary): small, so constant_memory mode keeps their values for the chart caches.
+_CHART_SOURCES = ("Summary", "OverallMetrics")
 HEADER_ROWS = 3
 _INF = math.inf
 _INT_FAST = 2**63  # ints of the frames (int64): larger ones take _classify's path
@@ -239,6 +242,8 @@ def _leading_tabs(text: Any) -> int:
 
 def _write_sheet(wb: xlsxwriter.Workbook, styles: _Styles, sheet: Sheet, captions: tuple[str, str]) -> None:
     ws = wb.add_worksheet(sheet.name, worksheet_class=_FastWorksheet if FAST_WRITER else None)
+    if FAST_WRITER and ws.constant_memory and sheet.name in _CHART_SOURCES:
+        ws.keep_chart_data()
     columns = sheet.columns
     ncols = len(columns)
     if sheet.data.shape[1] != ncols:
@@ -516,6 +521,35 @@ class _FastWorksheet(Worksheet):
         self._blocks: list[_Block] = []
         self._has_inline = False
         self._inline_cache: dict[tuple[str, str], str] = {}
+        #: constant_memory mode streams rows out, and xlsxwriter then gives charts no cached points (an empty
+        #: cache, step names typed as numbers): a sheet charts read (``keep_chart_data``) keeps what
+        #: ``_get_range_data`` would have returned, cell by cell (row -> col -> value) and block by block.
+        self._chart_cells: dict[int, dict[int, Any]] | None = None
+        self._chart_blocks: list[_Block] = []
+
+    def keep_chart_data(self) -> None:
+        """Keep this sheet's values for chart caches in constant_memory mode (a small sheet: Summary). The
+        number and blank writes of this sheet alone are wrapped (no cost to the other sheets' cells)."""
+        self._chart_cells = {}
+        write_number, write_blank = self._write_number, self._write_blank
+
+        def keep_number(row: int, col: int, number: Any, cell_format: Any = None) -> int:
+            rc = write_number(row, col, number, cell_format)
+            if rc == 0:
+                self._keep(row, col, f"{number:.16g}")
+            return rc
+
+        def keep_blank(row: int, col: int, blank: Any, cell_format: Any = None) -> int:
+            rc = write_blank(row, col, blank, cell_format)
+            if rc == 0 and cell_format is not None:  # a blank without a format is no cell
+                self._keep(row, col, "")
+            return rc
+
+        self._write_number, self._write_blank = keep_number, keep_blank
+
+    def _keep(self, row: int, col: int, value: Any) -> None:
+        if self._chart_cells is not None:
+            self._chart_cells.setdefault(row, {})[col] = value
 
     def _inline(self, text: str, style: str) -> str:
         """The tail of an inline-string cell after its reference, escaped as xlsxwriter escapes it."""
@@ -599,6 +633,8 @@ class _FastWorksheet(Worksheet):
                 table[first_row + i] = entry
             return True
         # constant_memory: flush the rows before the block, then stream the block as xlsxwriter would.
+        if self._chart_cells is not None:
+            self._chart_blocks.append(block)
         if first_row > self.previous_row:
             self._write_single_row(first_row)
         if xf is None:  # every column is a ratio column
@@ -725,11 +761,15 @@ class _FastWorksheet(Worksheet):
         # xlsxwriter writes a string that looks like "<r>...</r>" as raw rich-text XML, so profile
         # text could inject markup (even a formula). Such text is written as an escaped inline string.
         if not _is_rich(string):
-            return super()._write_string(row, col, string, cell_format)
+            rc = super()._write_string(row, col, string, cell_format)
+            if rc != -1:  # -2: written cut to Excel's limit
+                self._keep(row, col, string if rc == 0 else _utf16_truncate(string, _STR_MAX))
+            return rc
         if len(string) > _STR_FAST_MAX and _utf16_len(string) > _STR_MAX:
             string = _utf16_truncate(string, _STR_MAX)
         if self._check_dimensions(row, col):
             return -1
+        self._keep(row, col, string)
         if self.constant_memory and row > self.previous_row:
             self._write_single_row(row)
         self.table[row][col] = _InlineText(string, cell_format)
@@ -737,6 +777,8 @@ class _FastWorksheet(Worksheet):
         return 0
 
     def _get_range_data(self, row_start: int, col_start: int, row_end: int, col_end: int) -> Any:
+        if self.constant_memory and self._chart_cells is not None:
+            return self._kept_range_data(row_start, col_start, row_end, col_end)
         if self.constant_memory or not (self._blocks or self._has_inline):
             return super()._get_range_data(row_start, col_start, row_end, col_end)
         data: list = []
@@ -752,6 +794,22 @@ class _FastWorksheet(Worksheet):
                                 super()._get_range_data(row, c, row, c)[0] if x is not None else None)
             else:
                 data.extend(super()._get_range_data(row, col_start, row, col_end))
+        return data
+
+    def _kept_range_data(self, row_start: int, col_start: int, row_end: int, col_end: int) -> list:
+        """``_get_range_data`` of the default mode, from what ``keep_chart_data`` kept: None for a row
+        without cells, per cell its number text, string, "" (a formatted blank) or None (no cell)."""
+        data: list = []
+        for row in range(row_start, row_end + 1):
+            block = next((b for b in self._chart_blocks if b.first_row <= row < b.first_row + b.nrows), None)
+            if block is not None:
+                data.extend(block.chart_value(row, c) for c in range(col_start, col_end + 1))
+                continue
+            cells = self._chart_cells.get(row)
+            if cells is None:
+                data.append(None)
+            else:
+                data.extend(cells.get(c) for c in range(col_start, col_end + 1))
         return data
 
 
