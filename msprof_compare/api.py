@@ -152,14 +152,13 @@ class CompareResult:
         value = parse_regression_pct(pct)
         if value is None:
             raise UsageError("regression_gate needs a percentage (a finite number >= 0)")
-        e2e = self.frames.get("e2e")
-        if e2e is None:  # compared without the time breakdown: make it now, for the verdict only (to_json and
-            try:  # the sheets must stay as compared)
-                pair = overall.breakdowns(RunContext(self.base, self.comparison, self.options))
-            except ProfileError as exc:  # e.g. GPU kernels without any stream: no E2E time to judge by
-                return 1, f"error: {exc}"
-            e2e = summary.e2e_frame(*pair)
-        return summary.regression_gate(self, value, e2e=e2e)
+        if "e2e" in self.frames:
+            return summary.regression_gate(self, value)
+        try:  # compared without the time breakdown: make it now, for the gate only (to_json and the sheets must
+            pair = overall.breakdowns(RunContext(self.base, self.comparison, self.options))  # stay as compared)
+        except ProfileError as exc:  # e.g. GPU kernels without any stream: no E2E time to judge by
+            return 1, f"error: {exc}"
+        return summary.regression_gate(self, value, frames=summary.gate_frames(self, *pair))
 
 
 def _path(role: str, value: Any) -> str:

@@ -64,6 +64,28 @@ def test_api_gate_and_cli_flag_parsing(samples, tmp_path):
     assert exc.value.code == 3
 
 
+def test_api_gate_without_the_breakdown_names_the_steps_as_the_cli_gate_does(samples):
+    """``.regression_gate(pct)`` is "the --fail_on_regression verdict: exit status and message" (README): on a
+    result compared without the time breakdown (ApiCompare only) it made the E2E times for the verdict but not
+    the waterfall, so its message stopped after the first line, where the CLI's gate for the same run names the
+    growing waterfall steps and, the run having no operator, module or kernel sheet, takes them as the
+    contributors. Real pair L2 -> L1; by hand from the two trace_view.json "Overlap Analysis" lanes:
+    Communication(Not Overlapped) 101963.203 - 95962.016 us = +6001.187 us = +6.001 ms, Free 25744.050 -
+    25032.619 us = +711.431 us = +0.711 ms (no SDMA there: all of it is "Free: Other")."""
+    from msprof_compare.api import compare
+
+    code, message = compare(str(samples / NPU_L2), str(samples / NPU_L1), enable_api_compare=True).regression_gate(1)
+    lines = message.splitlines()
+    assert code == 3 and lines[0] == ("Performance regression: E2E time 129.863 ms -> 136.581 ms (+5.17%), "
+                                      "threshold +1%")
+    assert lines[1] == "Top contributor (category level):"
+    assert lines[2].startswith("  Group 0 Communication (uncovered): +6.001 ms (")
+    assert lines[3].startswith("Largest waterfall steps: Group 0 Communication (uncovered) +6.001 ms, "
+                               "Free: Other +0.711 ms, ")
+    gated = compare(str(samples / NPU_L2), str(samples / NPU_L1), enable_api_compare=True, fail_on_regression=1)
+    assert gated.regression_gate(1) == (code, message)  # the run made for the gate (the CLI's) says the same
+
+
 HEATMAP = "msinsight/server/src/test/test_data/heatMap/trace_view.json"  # 6 events, no Overlap Analysis lane
 
 

@@ -997,16 +997,30 @@ def e2e_ns(result: CompareResult, e2e: pd.DataFrame | None = None) -> tuple[int,
     return int(e2e["base_ns"].iloc[0]), int(e2e["comparison_ns"].iloc[0])
 
 
+def gate_frames(result: CompareResult, base: Breakdown, comparison: Breakdown) -> dict[str, pd.DataFrame]:
+    """The frames the gate reads ("e2e", "waterfall", "contributors") for a result compared without the time
+    breakdown, as ``build`` makes them in a run with ``--fail_on_regression``: the waterfall, and its steps
+    as the contributors where the run's sheets named none. Kept out of the result (its reports must not
+    change)."""
+    wf = waterfall(base, comparison) if base.e2e_ns and comparison.e2e_ns \
+        else pd.DataFrame(columns=WATERFALL_COLUMNS)
+    contrib = result.frames.get("contributors")
+    if (contrib is None or not len(contrib)) and len(wf):
+        contrib = top_contributors(*reversed(_waterfall_contributors(wf)))
+    return {"e2e": e2e_frame(base, comparison), "waterfall": wf, "contributors": contrib}
+
+
 #: Exit code of a run that ``--fail_on_regression`` fails (0 and 1 keep their meanings).
 EXIT_REGRESSION = 3
 
 
 def regression_gate(result: CompareResult, pct: float, top: int = 5,
-                    e2e: pd.DataFrame | None = None) -> tuple[int, str]:
+                    frames: dict[str, pd.DataFrame] | None = None) -> tuple[int, str]:
     """Exit code (3 = regression beyond ``pct`` percent, 0 = within, 1 = a side has no E2E time, so a CI
-    gate cannot judge the run and must not pass it) and the message for stderr. ``e2e``: the E2E frame of a
-    breakdown made for the gate alone (kept out of the result, whose reports must not change)."""
-    pair = e2e_ns(result, e2e)
+    gate cannot judge the run and must not pass it) and the message for stderr. ``frames``: those of a
+    breakdown made for the gate alone (``gate_frames``), else the result's."""
+    frames = result.frames if frames is None else frames
+    pair = e2e_ns(result, frames.get("e2e"))
     if pair is None:
         return 1, "error: --fail_on_regression: no E2E time to compare (the time breakdown produced no data)"
     base, comp = pair
@@ -1025,8 +1039,8 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5,
     if (comp - base) * 100 <= Fraction(repr(float(pct))) * base:
         return 0, f"No regression: {head}"
     lines = [f"Performance regression: {head}"]
-    contrib = result.frames.get("contributors")
-    note = unexplained_note(contrib, result.frames.get("waterfall"))
+    contrib = frames.get("contributors")
+    note = unexplained_note(contrib, frames.get("waterfall"))
     worst_lines: list[str] = []
     if contrib is not None and len(contrib):
         worst = contrib[contrib["Diff(ms)"].astype(float) > 0].head(top)
@@ -1040,7 +1054,7 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5,
     if note:  # also where no listed contributor grew: the caveat holds for the ranking the run made
         worst_lines.append(f"{'  ' if worst_lines else ''}Note: {term_safe(note)}.")
     step_lines: list[str] = []
-    wf = result.frames.get("waterfall")
+    wf = frames.get("waterfall")
     if wf is not None and len(wf):
         steps = wf[_step_mask(wf)]
         steps = steps[steps["Delta(ns)"].astype("int64") > 0].sort_values("Delta(ns)", ascending=False).head(3)
