@@ -85,6 +85,9 @@ def parse_op_name_map(text: Any) -> Any:
         # literal_eval names a call or a variable by its AST node ("<ast.Call object at 0x7f...>"): say what
         # is wanted instead; a syntax error keeps its own reason
         why = "calls and variables are not allowed" if "<ast." in str(exc) else str(exc) or type(exc).__name__
+        if isinstance(exc, SyntaxError) and exc.msg:  # str() adds ast's "(<unknown>, line 1)": where, in words
+            at = f"line {exc.lineno}, character {exc.offset}" if (exc.lineno or 1) > 1 else f"character {exc.offset}"
+            why = f"{exc.msg} ({at})" if exc.offset else exc.msg
         raise UsageError(f"Invalid value for '--op_name_map': {why}; write a literal dict such as "
                          "\"{'aten::mm': 'aclnnMm'}\"") from None
     return value

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import gzip
+import json
 import shutil
 from pathlib import Path
 
@@ -161,3 +162,57 @@ def test_a_utf16_csv_is_named_and_the_conversion_followed(tmp_path: Path, capsys
     assert not list((tmp_path / "out").iterdir())
     csv_path.write_bytes(csv_path.read_bytes().decode("utf-16").encode("utf-8"))
     assert cli.execute(params) == 0
+
+
+@pytest.mark.parametrize(("value", "shown"), [(1e200, "1e+200"), (-1e200, "-1e+200")])
+def test_an_out_of_range_float_time_is_quoted_as_written(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                                         value: float, shown: str) -> None:
+    """The AlexNet H200 excerpt with its first complete event's ``dur`` edited to +-1e200 (as a damaged writer
+    leaves it): the error quoted numpy 2's repr, ``np.float64(1e+200)``, and dropped the sign of a negative one.
+    It quotes the value as the file has it (JSON ``1e+200``), sign included."""
+    src = DATA / "kineto" / "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz"
+    doc = json.loads(gzip.decompress(src.read_bytes()))
+    first = next(e for e in doc["traceEvents"] if e.get("ph") == "X")
+    first["dur"] = value
+    trace = tmp_path / "rank0.pt.trace.json"
+    trace.write_text(json.dumps(doc))
+    assert f'"dur": {shown}' in trace.read_text()  # the file's own spelling of the value
+    out = tmp_path / "out"
+    code, err = _analyze(capsys, "compare", "-d", str(trace), "-bp", str(src), "-o", str(out))
+    assert code == 1
+    assert err.splitlines()[-1] == (f"error: {trace}: 'dur' value {shown} out of range (over int64 nanoseconds) "
+                                    "in trace events")
+    assert not out.exists() or not list(out.iterdir())
+
+
+@pytest.mark.parametrize(("text", "why"), [  # Python's own wording of the error may vary by version: the position
+    ("{bad", "(character 1)"),  # the brace is the 1st character
+    ("{'a': 'b',,}", "(character 11)"),  # the 2nd comma is the 11th character
+    ("{'a': 'b'}}", "(character 11)"),
+])
+def test_an_op_name_map_syntax_error_shows_no_python_internals(capsys: pytest.CaptureFixture, text: str,
+                                                              why: str) -> None:
+    """A ``--op_name_map`` that does not parse showed Python's SyntaxError text, ``'{' was never closed
+    (<unknown>, line 1)``: ``<unknown>`` is the file name ``ast`` gives a string. It says where, in words."""
+    code, err = _analyze(capsys, "compare", "-d", "a", "-bp", "b", "--op_name_map", text)
+    assert code == 2
+    [line] = [line for line in err.splitlines() if "Security Warning" not in line]  # the root warning aside
+    head = "error: Invalid value for '--op_name_map': "
+    tail = "; write a literal dict such as \"{'aten::mm': 'aclnnMm'}\""
+    assert line.startswith(head) and line.endswith(f" {why}{tail}") and "<unknown>" not in line, line
+
+
+def test_an_npu_trace_without_flows_is_told_so_as_a_gpu_trace_is(samples: Path, tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture) -> None:
+    """msinsight's heatMap trace_view.json holds torch ops (cpu_op) but no flow event (checked below): a GPU
+    trace without flows says why no op gets a kernel, this NPU trace said only the original's bare sentence."""
+    trace = samples / "msinsight/server/src/test/test_data/heatMap/trace_view.json"
+    events = json.loads(trace.read_text())
+    assert sum(e.get("cat") == "cpu_op" for e in events) == 4
+    assert not [e for e in events if e.get("ph") in ("s", "f", "t")]
+    code, err = _analyze(capsys, "compare", "-d", str(trace), "-bp", str(trace), "--enable_operator_compare",
+                         "-o", str(tmp_path))
+    assert code == 0
+    said = {line.split("]", 1)[1] for line in err.splitlines() if "flow event" in line}
+    assert said == {f"[WARNING] Can't find any flow event in the file: {trace} (the trace holds no flow linking an "
+                    "op to its kernels, so no op gets a kernel)"}

@@ -479,10 +479,8 @@ def op_tree(ctx: RunContext, side: str) -> OpTree:
                             "such flows too)")
                 else:
                     hint = f" (it holds flows of category {named}: if those link ops to kernels, pass --gpu_flow_cat)"
-            elif prof.is_gpu:
+            else:  # GPU or NPU alike: no option can help
                 hint = " (the trace holds no flow linking an op to its kernels, so no op gets a kernel)"
-            else:
-                hint = ""
             log.warning("Can't find any flow event in the file: %s%s", prof.path, hint)
         return tree
 

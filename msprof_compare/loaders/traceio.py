@@ -534,7 +534,8 @@ def to_ns(values: list[Any], path: str = "", field: str = "ts") -> np.ndarray:
             if not np.isfinite(arr).all():
                 raise ProfileError(path, f"non-finite '{field}' value in trace events")
             if not (np.abs(arr) < _MAX_US).all():
-                raise ProfileError(path, f"'{field}' value {np.abs(arr).max()!r} out of range "
+                worst = float(arr[np.argmax(np.abs(arr))])  # a Python float: numpy 2's repr is "np.float64(...)"
+                raise ProfileError(path, f"'{field}' value {worst!r} out of range "
                                          "(over int64 nanoseconds) in trace events")
             return _float_us_to_ns(arr)
         # decimal strings (NPU), possibly mixed with numbers: exact digit parsing
