@@ -494,7 +494,7 @@ def test_side_json_fault_without_a_python_constant_keeps_the_strict_message(tmp_
     f.write_bytes(b'{"a": x}')
     with pytest.raises(ProfileError) as exc:
         ascend_text.read_json(str(f))
-    assert exc.value.message == "malformed JSON: JSON is malformed: invalid character (byte 6)"
+    assert exc.value.message == "malformed JSON: invalid character (byte 6)"  # msgspec's own lead is not repeated
 
 
 def test_profiler_info_without_common_config_keeps_level_and_metrics(tmp_path):

@@ -559,3 +559,21 @@ def test_a_chunk_boundary_between_two_characters_keeps_their_run_whole(shift: in
     assert text == data.decode("gb18030").encode("utf-8") and note.startswith("t.json: the text is not UTF-8; read as")
     monkeypatch.setattr(traceio, "_TEXT_CHUNK", 1 << 30)
     assert traceio.as_utf8("t.json", data) == (text, note)
+
+
+def test_malformed_trace_names_the_fault_once(tmp_path):
+    """The NPU excerpt's trace_view.json with its first "ph" value's opening quote replaced by x
+    (``[{"ph": x...``): the fault is at byte 8 (``[`` 0, ``{`` 1, ``"ph"`` 2-5, ``:`` 6, space 7). The error said
+    "malformed trace JSON: JSON is malformed: ...", msgspec's lead repeating ours."""
+    from pathlib import Path
+
+    from msprof_compare.errors import ProfileError
+
+    src = Path(__file__).parent / "data" / "npu" / "rank0_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    data = src.read_bytes()
+    assert data.startswith(b'[{"ph": "X"')
+    bad = tmp_path / "trace_view.json"
+    bad.write_bytes(data[:8] + b"x" + data[9:])
+    with pytest.raises(ProfileError) as info:
+        load_profile(str(bad), Options(enable_profiling_compare=True))
+    assert info.value.message == "malformed trace JSON: invalid character (byte 8)"

@@ -883,7 +883,7 @@ def _python_json(path: str, data: bytes, msg: str) -> Any:
     if m is None or not data.startswith(_PY_CONSTANTS, int(m.group(1))):
         if "truncated" in msg.lower():
             raise ProfileError(path, f"truncated JSON ({msg})") from None
-        raise ProfileError(path, f"malformed JSON: {msg}") from None
+        raise ProfileError(path, f"malformed JSON: {traceio.decode_problem(msg)}") from None
     try:
         value = json.loads(data)
     except RecursionError:
@@ -893,7 +893,7 @@ def _python_json(path: str, data: bytes, msg: str) -> Any:
             raise ProfileError(path, f"truncated JSON ({exc.msg} at character {exc.pos})") from None
         raise ProfileError(path, f"malformed JSON: {exc.msg} at character {exc.pos}") from None
     except ValueError:  # text Python cannot decode either
-        raise ProfileError(path, f"malformed JSON: {msg}") from None
+        raise ProfileError(path, f"malformed JSON: {traceio.decode_problem(msg)}") from None
     _no_lone_surrogates(path, value)
     return value
 

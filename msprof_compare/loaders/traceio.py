@@ -259,8 +259,13 @@ def first_char(data: bytes | memoryview) -> str:
     return chr(data[m.start()]) if m else ""
 
 
+def decode_problem(msg: str) -> str:
+    """msgspec's decode error without its "JSON is malformed: " lead, which our "malformed ... JSON:" repeated."""
+    return msg.removeprefix("JSON is malformed: ")
+
+
 def _json_error(path: str, exc: Exception) -> ProfileError:
-    msg = f"Invalid UTF-8 encoded string ({exc})" if isinstance(exc, UnicodeDecodeError) else str(exc)
+    msg = f"Invalid UTF-8 encoded string ({exc})" if isinstance(exc, UnicodeDecodeError) else decode_problem(str(exc))
     if "truncated" in msg.lower():
         return ProfileError(path, f"truncated JSON ({msg})",
                             hint="the file was probably cut short while copying or writing")
