@@ -176,8 +176,11 @@ def build_options(**raw: Any) -> tuple[Options, list[str]]:
         bstep, cstep = _parse_step(raw.get("base_step")), _parse_step(raw.get("comparison_step"))
         if bstep and cstep:
             # ASCII digits only: str.isdigit() also accepts superscripts such as "²", which int() rejects
-            if not all(x.isascii() and x.isdigit() for x in (bstep, cstep)):
-                raise UsageError("Invalid param, base_step and comparison_step must be a number.")
+            bad = [f"--{n} {v!r}" for n, v in (("base_step", bstep), ("comparison_step", cstep))
+                   if not (v.isascii() and v.isdigit())]
+            if bad:  # the original's sentence, then which value and why (-3 is a number, but no step id)
+                raise UsageError("Invalid param, base_step and comparison_step must be a number. (got "
+                                 f"{' and '.join(bad)}: a step id is a whole number >= 0, the N of ProfilerStep#N)")
             base_step, comparison_step = int(bstep), int(cstep)
         elif bstep or cstep:
             raise UsageError("Invalid param, base_step and comparison_step must be set at the same time.")

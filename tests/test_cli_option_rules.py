@@ -108,8 +108,15 @@ def test_negative_steps_from_the_api_are_no_number() -> None:
     steps; any other negative int is no step number (rule 8: "-1", "+1" are refused on the command line)."""
     assert (build_options(base_step=-1, comparison_step=-1)[0].base_step,
             build_options(base_step=-1, comparison_step=-1)[0].step_given) == (-1, False)
-    with pytest.raises(UsageError, match=r"^Invalid param, base_step and comparison_step must be a number\.$"):
+    with pytest.raises(UsageError) as info:
         build_options(base_step=-2, comparison_step=-2)
+    assert str(info.value) == ("Invalid param, base_step and comparison_step must be a number. (got --base_step "
+                               "'-2' and --comparison_step '-2': a step id is a whole number >= 0, the N of "
+                               "ProfilerStep#N)")
+    with pytest.raises(UsageError) as info:  # only the bad one is named
+        build_options(base_step="50", comparison_step="5x")
+    assert str(info.value).endswith("(got --comparison_step '5x': a step id is a whole number >= 0, the N of "
+                                    "ProfilerStep#N)")
 
 
 def test_flags_given_as_0_or_1_through_the_api() -> None:
