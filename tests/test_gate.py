@@ -46,6 +46,23 @@ def test_threshold_above_the_regression_passes(samples, tmp_path):
     assert _run(samples, tmp_path, NPU_L2, NPU_L1, "5.1") == 3
 
 
+@pytest.mark.parametrize("pct, code, shown", [
+    ("5.17", 3, "(+5.173%), threshold +5.17%"),
+    ("5.173252", 3, "(+5.1733%), threshold +5.173252%"),
+    ("5.174", 0, "(+5.17%), threshold +5.174%"),
+])
+def test_gate_line_shows_why_near_the_threshold(samples, tmp_path, capsys, pct, code, shown):
+    """The reverse of pair 1 is (136581009 - 129862875) / 129862875 * 100 = 5.1732521708 % slower (E2E ns of
+    OverallMetrics, computed by hand). Against a threshold of 5.17 % the gate failed the run with
+    "(+5.17%), threshold +5.17%", which gives no reason (session-30 oracle sweep), and 5.173252 was shown
+    "+5.17325%" ({pct:g}). The threshold is now shown as written, and the change with as many decimals
+    (2 or more) as it takes to fall on the side of the threshold the verdict puts it on."""
+    assert _run(samples, tmp_path, NPU_L2, NPU_L1, pct) == code
+    err = capsys.readouterr().err
+    assert shown in err
+    assert err.count("Performance regression" if code else "No regression") == 1
+
+
 def test_bad_threshold_is_usage_error(samples, tmp_path, capsys):
     assert _run(samples, tmp_path, NPU_L2, NPU_L1, "ten") == 2
     assert "--fail_on_regression" in capsys.readouterr().err

@@ -1014,6 +1014,19 @@ def gate_frames(result: CompareResult, base: Breakdown, comparison: Breakdown) -
 EXIT_REGRESSION = 3
 
 
+def _change_text(comp: int, base: int, limit: Fraction, regressed: bool) -> str:
+    """The E2E change in percent to 2 decimals, or to as many more as it takes to stand on the side of the
+    threshold the verdict put it on: "+5.17%, threshold +5.17%" read as no reason for the regression it
+    announced (the change is +5.1733%)."""
+    change = (comp - base) / base * 100.0
+    text = f"{change:+.2f}%"
+    for places in range(2, 13):
+        text = f"{change:+.{places}f}%"
+        if (Fraction(text[:-1]) > limit) == regressed:
+            break
+    return text
+
+
 def regression_gate(result: CompareResult, pct: float, top: int = 5,
                     frames: dict[str, pd.DataFrame] | None = None) -> tuple[int, str]:
     """Exit code (3 = regression beyond ``pct`` percent, 0 = within, 1 = a side has no E2E time, so a CI
@@ -1028,15 +1041,18 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5,
         if value <= 0:
             return 1, (f"error: {term_safe(profile.path)}: no E2E time (no device activity or Overlap Analysis data), "
                        "so --fail_on_regression cannot judge the run")
-    change = (comp - base) / base * 100.0
     whole = whole_profile_sides(result)
     sides = "both sides" if len(whole) > 1 else f"the {whole[0]} side" if whole else ""
     scope = f" (whole profile on {sides}: a text export's E2E ignores the step)" if whole else ""
-    head = (f"E2E time{scope} {base / 1e6:.3f} ms -> {comp / 1e6:.3f} ms ({change:+.2f}%), "
-            f"threshold +{pct:g}%")
-    # exact: a change of exactly pct percent is within the threshold (the float ``change`` says 7.000000000000001
-    # for +7.00%); the threshold is taken as the decimal the user wrote (repr of the float)
-    if (comp - base) * 100 <= Fraction(repr(float(pct))) * base:
+    # exact: a change of exactly pct percent is within the threshold (the float change says 7.000000000000001
+    # for +7.00%); the threshold is taken as the decimal the user wrote (repr of the float), and shown so
+    written = repr(float(pct) + 0.0)  # + 0.0: no "-0"
+    limit = Fraction(written)
+    regressed = (comp - base) * 100 > limit * base
+    change = _change_text(comp, base, limit, regressed)
+    head = (f"E2E time{scope} {base / 1e6:.3f} ms -> {comp / 1e6:.3f} ms ({change}), "
+            f"threshold +{written[:-2] if written.endswith('.0') else written}%")
+    if not regressed:
         return 0, f"No regression: {head}"
     lines = [f"Performance regression: {head}"]
     contrib = frames.get("contributors")
