@@ -7,6 +7,7 @@ from contextlib import contextmanager
 
 import numpy as np
 import pytest
+from alignutil import original_literal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -117,34 +118,6 @@ def test_documented_examples() -> None:
     assert pairs(*align(list("ABCD"), list("BXCE"))) == [(0, None), (1, 0), (None, 1), (2, 2), (None, 3), (3, None)]
 
 
-def _original_literal(kb: list, kc: list) -> list[tuple[int, int]]:
-    """reference-2 §0.5 written out as the spec gives it (one aliased row, FLAGS, traceback)."""
-    n, m = len(kb), len(kc)
-    row, prev0, flags = [0] * (n + 1), [0] * (n + 1), set()
-    for i in range(1, m + 1):
-        p = prev0 if i == 1 else row
-        for j in range(1, n + 1):
-            if kc[i - 1] == kb[j - 1]:
-                row[j] = p[j - 1] + 1
-            else:
-                left, up = row[j - 1], p[j]
-                if left < up:
-                    flags.add((i, j))
-                    row[j] = up
-                else:
-                    row[j] = left
-    out, i, j = [], m, n
-    while i > 0 and j > 0:
-        if kb[j - 1] == kc[i - 1]:
-            out.append((j - 1, i - 1))
-            i, j = i - 1, j - 1
-        elif (i, j) in flags:
-            i -= 1
-        else:
-            j -= 1
-    return out[::-1]
-
-
 @settings(max_examples=500, deadline=None)
 @given(keys, keys)
 def test_original_pairs_equal_the_spec_algorithm(a: list, b: list) -> None:
@@ -154,7 +127,7 @@ def test_original_pairs_equal_the_spec_algorithm(a: list, b: list) -> None:
     if not a or not b:
         return
     ma, mb = original_pairs(*_codes(a, b))
-    assert list(zip(ma.tolist(), mb.tolist(), strict=True)) == _original_literal(a, b)
+    assert list(zip(ma.tolist(), mb.tolist(), strict=True)) == original_literal(a, b)
 
 
 @settings(max_examples=500, deadline=None)
@@ -166,7 +139,7 @@ def test_alignment_keeps_the_original_pairs_when_a_maximum_can(a: list, b: list)
     _check(a, b, ia, ib)
     best = _lcs_len(a, b)
     assert matched_count(ia, ib) == best
-    orig = _original_literal(a, b) if a and b else []
+    orig = original_literal(a, b) if a and b else []
     ours = set(zip(ia.tolist(), ib.tolist(), strict=True))
     extendable = len(orig) + sum(
         _lcs_len(a[a0:a1], b[b0:b1])

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from alignutil import original_literal
 from test_optree import gpu_profile  # tests/ is on sys.path (rootdir import mode)
 from xlsxutil import read_xlsx
 
@@ -479,29 +480,6 @@ def test_gpu_backward_parts_of_real_traces_against_an_independent_pairing(sample
     def device(o) -> Decimal:
         return sum(o["kern"], Decimal(0)) + sum((device(k) for k in o["kids"]), Decimal(0))
 
-    def dp_pairs(kb: list, kc: list) -> list:  # reference-2 §0.5, row aliasing included
-        row, flags = [0] * (len(kb) + 1), set()
-        for i in range(1, len(kc) + 1):
-            prev = [0] * (len(kb) + 1) if i == 1 else row
-            for j in range(1, len(kb) + 1):
-                if kc[i - 1] == kb[j - 1]:
-                    row[j] = prev[j - 1] + 1
-                elif row[j - 1] < prev[j]:
-                    flags.add((i, j))
-                    row[j] = prev[j]
-                else:
-                    row[j] = row[j - 1]
-        i, j, out = len(kc), len(kb), []
-        while i and j:
-            if kb[j - 1] == kc[i - 1]:
-                out.append((j - 1, i - 1))
-                i, j = i - 1, j - 1
-            elif (i, j) in flags:
-                i -= 1
-            else:
-                j -= 1
-        return out[::-1]
-
     base_rel = "tracelens/tests/traces/mi300/resnet_act_checkpoint.json.gz"
     comp_rel = "tracelens/tests/traces/perf_model/normalization/normalization_layer_test.json.gz"
     (pa, ba), (pb, bb) = load(base_rel), load(comp_rel)
@@ -509,7 +487,7 @@ def test_gpu_backward_parts_of_real_traces_against_an_independent_pairing(sample
     rows = []
     for xa, xb in zip(pa, pb, strict=True):
         at = 0, 0
-        for ja, jb in dp_pairs([o["name"] for o in xa], [o["name"] for o in xb]) + [(len(xa), len(xb))]:
+        for ja, jb in original_literal([o["name"] for o in xa], [o["name"] for o in xb]) + [(len(xa), len(xb))]:
             rows += [(None, o) for o in xb[at[1]:jb]] + [(o, None) for o in xa[at[0]:ja]]
             rows += [(xa[ja], xb[jb])] if ja < len(xa) else []
             at = ja + 1, jb + 1

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from dbutil import edited_copy, string_id
-from spans import overlap_walk
+from spans import overlap_walk, union
 from xlsxutil import read_xlsx
 
 from msprof_compare import api, timeline
@@ -492,16 +492,6 @@ def test_hccl_aicpu_kernel_is_no_computing(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- SQL oracle on the real DB samples
 
 
-def _merge(iv: list[tuple[int, int]]) -> list[list[int]]:
-    out: list[list[int]] = []
-    for s, e in sorted(iv):
-        if out and s <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], e)
-        else:
-            out.append([s, e])
-    return out
-
-
 def _gaps(s: int, e: int, merged: list[list[int]]) -> list[list[int]]:
     """[s, e) minus the merged intervals"""
     out, cur = [], s
@@ -569,8 +559,8 @@ def _sql_oracle(db: Path) -> tuple[dict[str, tuple[float, object]], str]:
         a = acc.setdefault(cat, [0, 0])
         a[0], a[1] = a[0] + en - st, a[1] + 1
     ops = [(st, en, s_[grp]) for st, en, grp in con.execute("SELECT startNs, endNs, groupName FROM COMMUNICATION_OP")]
-    comp = _merge([(k[0], k[1]) for k in kern])
-    busy = _merge([(k[0], k[1]) for k in kern] + [(o[0], o[1]) for o in ops])
+    comp = union([(k[0], k[1]) for k in kern])
+    busy = union([(k[0], k[1]) for k in kern] + [(o[0], o[1]) for o in ops])
     computing = sum(e - s for s, e in comp)
     uncovered = sum(e - s for s, e in busy) - computing
     other = [t for t in tasks if t[2] not in ("KERNEL_AICORE", "KERNEL_AIVEC", "FFTS_PLUS", "KERNEL_MIX_AIC",
@@ -588,9 +578,9 @@ def _sql_oracle(db: Path) -> tuple[dict[str, tuple[float, object]], str]:
         letter = "R" if name == "RDMASend" else "N" if name == "Notify_Wait" else "O"
         hist[plane] = h[1:] + letter if h else "OOO" + letter
     # the group's uncovered op time: its ops outside the compute tasks (= inside the not-overlapped windows)
-    group_unc = [iv for s, e in _merge([(o[0], o[1]) for o in ops]) for iv in _gaps(s, e, comp)]
+    group_unc = [iv for s, e in union([(o[0], o[1]) for o in ops]) for iv in _gaps(s, e, comp)]
     best = min(cands.values(), key=lambda c: sum(e - s for s, e in c)) if cands else []  # first plane wins ties
-    wait = _overlap(_merge(best), group_unc)
+    wait = _overlap(union(best), group_unc)
     unc_g = sum(e - s for s, e in group_unc)
     rows = {"Computing Time": (computing / 1e6, sum(a[1] for a in acc.values()))}
     for parent, kids in (("\tConv (Forward)", ("Cube", "Vector")), ("\tConv (Backward)", ("Cube", "Vector")),
