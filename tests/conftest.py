@@ -15,18 +15,32 @@ SAMPLES = REPO_ROOT.parent / "shared" / "samples"
 REFERENCE_OUTPUTS = REPO_ROOT.parent / "shared" / "reference-outputs"
 
 
+TEST_DATA = REPO_ROOT / "tests" / "data"
+
+
 def _sample_files() -> set[str]:
     return {str(p) for p in SAMPLES.rglob("*")} if SAMPLES.is_dir() else set()
 
 
+def _folder_times() -> dict[str, int]:
+    """Modification times of the input folders: a file created and removed again (the -wal / -shm files of a
+    database opened read-write) leaves no file behind, but changes its folder's time."""
+    roots = [r for r in (SAMPLES, TEST_DATA) if r.is_dir()]
+    return {str(d): d.stat().st_mtime_ns for r in roots for d in (r, *r.rglob("*")) if d.is_dir()}
+
+
 @pytest.fixture(scope="session", autouse=True)
 def samples_stay_untouched():
-    """The shared samples are inputs: no test (and no code under test) may create files among them."""
-    before = _sample_files()
+    """The shared samples and tests/data are inputs: no test (and no code under test) may create files among
+    them, not even for a moment (open a database there with ``dbutil.sql``, or a copy)."""
+    before, times = _sample_files(), _folder_times()
     yield
     added = sorted(_sample_files() - before)
     if added:
         raise AssertionError(f"tests created files under {SAMPLES}: {added[:5]}")
+    touched = sorted(d for d, t in _folder_times().items() if times.get(d, t) != t)
+    if touched:
+        raise AssertionError(f"tests created or removed files in input folders: {touched[:5]}")
 
 
 @pytest.fixture(autouse=True)

@@ -10,12 +10,11 @@ from __future__ import annotations
 import gzip
 import json
 import logging
-import sqlite3
-from contextlib import closing
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from dbutil import sql
 from spans import longest_free
 
 from msprof_compare.api import compare
@@ -111,9 +110,8 @@ def test_db_excerpt():
     spans = [(int(s), int(s + d)) for f in (p.kernels, ops) for s, d in zip(f["ts"], f["dur"], strict=True)]
     excluded = ("KERNEL_AICORE", "KERNEL_AIVEC", "FFTS_PLUS", "KERNEL_MIX_AIC", "KERNEL_MIX_AIV",
                 "PROFILING_ENABLE", "PROFILING_DISABLE")
-    with closing(sqlite3.connect(db)) as con:
-        lo, hi = con.execute("SELECT min(t.startNs), max(t.endNs) FROM TASK t JOIN STRING_IDS s ON s.id = t.taskType "
-                             f"WHERE s.value NOT IN ({','.join('?' * len(excluded))})", excluded).fetchone()
+    ((lo, hi),) = sql(db, "SELECT min(t.startNs), max(t.endNs) FROM TASK t JOIN STRING_IDS s ON s.id = t.taskType "
+                          f"WHERE s.value NOT IN ({','.join('?' * len(excluded))})", excluded)
     lo, hi = min(lo, *(s for s, _ in spans)), max(hi, *(e for _, e in spans))
     want = longest_free(spans, lo, hi)
     assert bd.e2e_ns == hi - lo and bd.longest_idle == Stretch(want[0], want[1], want[0] - lo)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from dbutil import sql
 
 from msprof_compare.api import RunContext, compare
 from msprof_compare.compare import kernels, steps
@@ -90,10 +91,8 @@ def test_db_kernel_type_compare_with_a_step_gives_no_whole_run_warning(caplog):
     """A DB export builds its op statistic from the step's compute tasks (reference-2 §6.2: "DB: ...
     step-filtered"), so the warning that op_statistic.csv holds no step ids is for text exports only. The l1
     DB excerpt, step 50: Calls sum to the compute tasks starting in STEP_TIME 50, counted in SQL."""
-    con = sqlite3.connect(DB_L1)
-    (n,) = con.execute("SELECT count(*) FROM COMPUTE_TASK_INFO c JOIN TASK t USING (globalTaskId), STEP_TIME s "
-                       "WHERE s.id = 50 AND t.startNs BETWEEN s.startNs AND s.endNs").fetchone()
-    con.close()
+    ((n,),) = sql(DB_L1, "SELECT count(*) FROM COMPUTE_TASK_INFO c JOIN TASK t USING (globalTaskId), STEP_TIME s "
+                         "WHERE s.id = 50 AND t.startNs BETWEEN s.startNs AND s.endNs")
     assert n == 187
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         res = compare(str(DB_L1), str(DB_L1), enable_kernel_compare=True, use_kernel_type=True, base_step=50,

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from dbutil import sql
 from xlsxutil import read_xlsx
 
 from msprof_compare.api import compare
@@ -1133,10 +1134,8 @@ def test_world_size_at_least_the_ranks_the_communication_tasks_name(samples: Pat
     ranks = {v for e in ev for k, v in (e.get("args") or {}).items() if k in ("src rank", "dst rank")}
     assert ranks == {*range(8), 2**32 - 1}  # 2**32 - 1: no peer (a task on the local chip)
     db = samples / "msinsight/test/data/pytorch/db/level1/rank0_ascend_pt"
-    con = sqlite3.connect(next(db.glob("ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_*.db")))
-    assert con.execute("SELECT max(srcRank), max(dstRank) FROM COMMUNICATION_TASK_INFO "
-                       "WHERE dstRank < 4294967295").fetchone() == (0, 7)
-    con.close()
+    assert sql(next(db.glob("ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_*.db")),  # read-only: a shared sample
+               "SELECT max(srcRank), max(dstRank) FROM COMMUNICATION_TASK_INFO WHERE dstRank < 4294967295") == [(0, 7)]
     gpu = Path(__file__).parent / "data/kineto/alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz"
     assert json.loads(gzip.decompress(gpu.read_bytes()))["distributedInfo"]["world_size"] == 1
     for npu in (text, db):
