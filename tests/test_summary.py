@@ -926,8 +926,8 @@ def test_npu_profiler_settings_of_db_exports(samples, tmp_path, caplog):
 
 
 def test_npu_profiler_settings_note_does_not_depend_on_the_export_kind(samples):
-    """The text loader reads profiler_info.json only for the profiling comparison; the DB loader reads it
-    under the same condition, so a DB pair and a text pair of the same runs (pair 3 and pair 1: Level1 vs
+    """The text loader reads profiler_info.json only for the profiling and memory comparisons; the DB loader
+    reads it under the same condition, so a DB pair and a text pair of the same runs (pair 3 and pair 1: Level1 vs
     Level2) agree on whether the settings note appears, whatever comparison is asked for."""
     db = [samples / f"msinsight/test/data/pytorch/db/level{i}/rank0_ascend_pt" for i in (1, 2)]
     for options in ({"enable_operator_compare": True}, {"enable_profiling_compare": True}):
