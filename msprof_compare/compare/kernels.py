@@ -258,12 +258,9 @@ def _step_ids(profile: Profile) -> np.ndarray | None:
     cells = kd[col]
     if cells.dtype.kind in "iu":
         return cells.to_numpy()
-    # text (a DB export writes its step ids as text, "" for none): read once per distinct value
+    # text (a DB export writes its step ids as digits, "" for none): each distinct text read once, as a marker's id
     codes, uniq = pd.factorize(cells.to_numpy(dtype=object), use_na_sentinel=True)
-    exact = [int(v) if isinstance(v, int | np.integer) else
-             (int(v) if v == v // 1 else -1) if isinstance(v, float) and np.isfinite(v) else
-             step_number(str(v)) for v in uniq.tolist()]
-    return np.array([*exact, -1], dtype=object)[codes]
+    return np.array([*(step_number(str(v)) for v in uniq.tolist()), -1], dtype=object)[codes]
 
 
 def _has_step_rows(profile: Profile, step: int) -> bool:

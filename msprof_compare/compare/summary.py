@@ -937,6 +937,15 @@ def summary_sheet(ctx: RunContext, wf: pd.DataFrame, contrib: pd.DataFrame, guar
                         waterfall=wf, contributors=contrib, guards=guard)
 
 
+def _waterfall_of(pair: tuple[Breakdown, Breakdown] | None) -> pd.DataFrame:
+    """The waterfall of two breakdowns; empty without them or where a side has no E2E time (no Overlap
+    Analysis lane, no device activity): OverallMetrics is left out then (reference-1 §9.1), and a waterfall
+    from or to 0 would show an invented change."""
+    if pair is None or not (pair[0].e2e_ns and pair[1].e2e_ns):
+        return pd.DataFrame(columns=WATERFALL_COLUMNS)
+    return waterfall(*pair)
+
+
 def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
     """Fill ``ctx.frames`` with waterfall / contributors / guards and return the Summary sheet.
 
@@ -954,11 +963,7 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
 
     if pair is not None:
         ctx.frames["e2e"] = e2e_frame(*pair)
-        if not (pair[0].e2e_ns and pair[1].e2e_ns):
-            # a side without E2E time (no Overlap Analysis lane, no device activity): OverallMetrics is left
-            # out then (reference-1 §9.1), and a waterfall from or to 0 would show an invented change
-            pair = None
-    wf = waterfall(*pair) if pair is not None else pd.DataFrame(columns=WATERFALL_COLUMNS)
+    wf = _waterfall_of(pair)
     ctx.frames["waterfall"] = wf
 
     if len(ctx.base.ops) and len(ctx.comparison.ops):
@@ -1002,8 +1007,7 @@ def gate_frames(result: CompareResult, base: Breakdown, comparison: Breakdown) -
     breakdown, as ``build`` makes them in a run with ``--fail_on_regression``: the waterfall, and its steps
     as the contributors where the run's sheets named none. Kept out of the result (its reports must not
     change)."""
-    wf = waterfall(base, comparison) if base.e2e_ns and comparison.e2e_ns \
-        else pd.DataFrame(columns=WATERFALL_COLUMNS)
+    wf = _waterfall_of((base, comparison))
     contrib = result.frames.get("contributors")
     if (contrib is None or not len(contrib)) and len(wf):
         contrib = top_contributors(*reversed(_waterfall_contributors(wf)))
@@ -1019,7 +1023,6 @@ def _change_text(comp: int, base: int, limit: Fraction, regressed: bool) -> str:
     threshold the verdict put it on: "+5.17%, threshold +5.17%" read as no reason for the regression it
     announced (the change is +5.1733%)."""
     change = (comp - base) / base * 100.0
-    text = f"{change:+.2f}%"
     for places in range(2, 13):
         text = f"{change:+.{places}f}%"
         if (Fraction(text[:-1]) > limit) == regressed:
