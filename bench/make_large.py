@@ -10,8 +10,11 @@ looks like a longer run of the same steps.
 
 SRC is a Kineto trace (``*.json`` / ``*.json.gz``), a bare ``trace_view.json``,
 or an Ascend ``*_ascend_pt`` directory (then OUT is a directory: trace_view.json
-is replicated and kernel_details.csv / operator_memory.csv rows are shifted
-alike; the other side files are copied).
+is replicated and the rows of kernel_details.csv, operator_memory.csv and
+memory_record.csv are replicated and shifted alike; the other side files,
+which the compare does not read or reads as per-run summaries, are copied).
+Each copy is its own step: ``ProfilerStep#N`` of copy k is named ``#N+k``,
+and kernel_details.csv's Step Id follows, as a real longer run numbers them.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import csv
 import gzip
 import io
 import os
+import re
 import shutil
 import sys
 
@@ -62,8 +66,14 @@ def _span(events) -> tuple[int, int]:
     return lo or 0, hi or 0
 
 
-def _shift_event(e: dict, shift_ns: int, id_offset: int) -> dict:
+_STEP_NAME = re.compile(r"(ProfilerStep#)(\d+)")
+
+
+def _shift_event(e: dict, shift_ns: int, id_offset: int, copy: int) -> dict:
     e = dict(e)
+    name = e.get("name")
+    if isinstance(name, str) and name.startswith("ProfilerStep#"):
+        e["name"] = _STEP_NAME.sub(lambda m: f"{m[1]}{int(m[2]) + copy}", name, count=1)
     if "ts" in e:
         ns, as_str = _us(e["ts"])
         e["ts"] = _fmt(ns + shift_ns, as_str)
@@ -95,7 +105,7 @@ def _write_events(out, meta, events, copies: int, span_ns: int, id_step: int) ->
         shift = k * span_ns
         for e in events:
             out.write(b"" if first else b",\n")
-            out.write(enc.encode(_shift_event(e, shift, k * id_step) if k else e))
+            out.write(enc.encode(_shift_event(e, shift, k * id_step, k) if k else e))
             first = False
 
 
@@ -131,7 +141,8 @@ def scale_trace(src: str, out_path: str, size_mb: float) -> int:
     return copies
 
 
-def _shift_csv(src: str, dst: str, copies: int, span_ns: int, time_cols: tuple[str, ...]) -> None:
+def _shift_csv(src: str, dst: str, copies: int, span_ns: int, time_cols: tuple[str, ...],
+               step_col: str | None = None) -> None:
     with open(src, newline="", encoding="utf-8") as fh:
         rows = list(csv.reader(fh))
     if not rows:
@@ -139,6 +150,7 @@ def _shift_csv(src: str, dst: str, copies: int, span_ns: int, time_cols: tuple[s
         return
     header, body = rows[0], rows[1:]
     idx = [header.index(c) for c in time_cols if c in header]
+    step = header.index(step_col) if step_col in header else None
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(header)
@@ -151,6 +163,8 @@ def _shift_csv(src: str, dst: str, copies: int, span_ns: int, time_cols: tuple[s
                     if cell and cell.replace(".", "", 1).isdigit():
                         ns, _ = _us(cell)
                         r[i] = _fmt(ns + k * span_ns, True) + ("\t" if r[i].endswith("\t") else "")
+                if step is not None and r[step].strip().isdigit():
+                    r[step] = str(int(r[step]) + k)
             w.writerow(r)
     with open(dst, "w", encoding="utf-8", newline="") as fh:
         fh.write(buf.getvalue())
@@ -176,9 +190,11 @@ def scale_npu_dir(src: str, dst: str, size_mb: float) -> int:
         if name == "trace_view.json" or not os.path.isfile(p):
             continue
         if name == "kernel_details.csv":
-            _shift_csv(p, os.path.join(dst_out, name), copies, span, ("Start Time(us)",))
+            _shift_csv(p, os.path.join(dst_out, name), copies, span, ("Start Time(us)",), "Step Id")
         elif name == "operator_memory.csv":
             _shift_csv(p, os.path.join(dst_out, name), copies, span, ("Allocation Time(us)", "Release Time(us)"))
+        elif name == "memory_record.csv":
+            _shift_csv(p, os.path.join(dst_out, name), copies, span, ("Timestamp(us)",))
         else:
             shutil.copyfile(p, os.path.join(dst_out, name))
     return copies

@@ -86,3 +86,40 @@ def test_make_large_db_names_each_replicas_step_after_its_id(samples: Path, tmp_
     assert names == [f"ProfilerStep#{s}" for s in steps]
     res = compare(str(out.parent.parent), str(out.parent.parent), base_step=steps[1], comparison_step=steps[-1])
     assert "ApiCompare" in res.sheet_names and len(res.sheet("ApiCompare")) > 0
+
+
+LEVEL1_TEXT = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+
+
+def _make_large():
+    spec = importlib.util.spec_from_file_location("make_large", REPO_ROOT / "bench" / "make_large.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_make_large_text_export_replicates_the_csvs_and_numbers_each_copys_step(samples: Path,
+                                                                                tmp_path: Path) -> None:
+    """The copies of a text export are steps of one longer run: kernel_details.csv, operator_memory.csv and
+    memory_record.csv grow with the trace (memory_record.csv was copied once, so a 1 GB benchmark read a 79 KB
+    memory file), and copy k's ProfilerStep#50 and Step Id are 50 + k (all copies were step 50), so a step of
+    the copy compares equal to the source's step."""
+    from msprof_compare.api import compare
+
+    src = samples / LEVEL1_TEXT
+    out = tmp_path / "big_ascend_pt"
+    copies = _make_large().scale_npu_dir(str(src), str(out), 5)
+    assert copies >= 2
+
+    def rows(root: Path, name: str) -> list[str]:
+        return (root / "ASCEND_PROFILER_OUTPUT" / name).read_text(encoding="utf-8").splitlines()[1:]
+
+    for name in ("kernel_details.csv", "operator_memory.csv", "memory_record.csv"):
+        assert len(rows(out, name)) == copies * len(rows(src, name)), name
+    trace = (out / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text(encoding="utf-8")
+    assert [trace.count(f'"ProfilerStep#{50 + k}"') for k in range(copies)] == [1] * copies
+    result = compare(str(src), str(out), base_step=50, comparison_step=50 + copies - 1,
+                     enable_kernel_compare=True)
+    kernels = next(s for s in result.sheets if s.name == "KernelCompare").frame()
+    assert kernels["Calls"].sum() == kernels["Calls.1"].sum() > 0
+    assert kernels["Total Duration(us)"].sum() == kernels["Total Duration(us).1"].sum()
