@@ -157,6 +157,30 @@ def test_report_file_name_takes_the_extension_of_the_format(tmp_path: Path) -> N
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run.json", "run.xlsx"]
 
 
+def test_a_folder_holding_the_other_reports_name_is_a_taken_name(tmp_path: Path) -> None:
+    """``-o run.json`` beside a folder run.xlsx: run.xlsx is taken, so the reports move to run_1.* (README: "with
+    both formats a taken name moves both to run_1.*"); both went into run.xlsx/ under the default name, away from
+    the run.json named. Alone, the workbook is run_1.xlsx; ``-o run.xlsx --output_format json`` beside a folder
+    run.json writes run_1.json."""
+    from msprof_compare import compare
+    from msprof_compare.errors import UsageError
+    from msprof_compare.report import deliver
+
+    (tmp_path / "run.xlsx").mkdir()
+    both = compare(str(BASE), str(COMP), enable_profiling_compare=True, output_format="xlsx,json")
+    assert deliver.write_reports(both, str(tmp_path / "run.json")) == [str(tmp_path / "run_1.xlsx"),
+                                                                       str(tmp_path / "run_1.json")]
+    as_xlsx = compare(str(BASE), str(COMP), enable_profiling_compare=True)
+    assert deliver.write_reports(as_xlsx, str(tmp_path / "run.json")) == [str(tmp_path / "run_2.xlsx")]
+    (tmp_path / "x.json").mkdir()
+    as_json = compare(str(BASE), str(COMP), enable_profiling_compare=True, output_format="json")
+    assert deliver.write_reports(as_json, str(tmp_path / "x.xlsx")) == [str(tmp_path / "x_1.json")]
+    assert list((tmp_path / "run.xlsx").iterdir()) == [] and list((tmp_path / "x.json").iterdir()) == []
+    (tmp_path / "lnk.xlsx").symlink_to(tmp_path / "run.xlsx")  # a link is refused, as any linked target
+    with pytest.raises(UsageError, match="lnk.xlsx is a symbolic link"):
+        deliver.check_target(str(tmp_path / "lnk.json"), ("xlsx", "json"))
+
+
 def test_only_the_reports_asked_for_are_checked(tmp_path: Path) -> None:
     """``-o run.xlsx`` checks run.json only when JSON is asked for too: a run.json symlink beside (someone else's)
     does not stop a workbook-only run, but refuses a run that would write through it."""

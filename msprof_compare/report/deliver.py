@@ -18,7 +18,7 @@ from ..errors import UsageError
 from ..textsafe import write_line
 from .excel import default_file_name, workbook_part
 from .json_report import json_part
-from .output import output_target, write_new_files
+from .output import _first_free_name, output_target, write_new_files
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult
@@ -52,10 +52,19 @@ def _targets(output: str) -> tuple[str, str]:
     if os.path.isdir(output):
         return output, output
     if low.endswith(".xlsx"):
-        return output, output[:-5] + ".json"
+        return output, _companion(output[:-5] + ".json")
     if low.endswith(".json"):
-        return output[:-5] + ".xlsx", output
+        return _companion(output[:-5] + ".xlsx"), output
     return output, output
+
+
+def _companion(path: str) -> str:
+    """The other report's file beside the one ``-o`` names: the same stem, and where a directory holds that
+    name, the first free ``_N`` name, as for any taken name (the report went into that directory under its
+    default name, away from the file named). A symbolic link stays, to be refused as any linked target."""
+    if not os.path.isdir(path) or os.path.islink(path):
+        return path
+    return os.path.join(os.path.dirname(path), _first_free_name(os.path.dirname(path) or ".", os.path.basename(path)))
 
 
 def writes_workbook(formats: tuple[str, ...], output: str, explicit_format: bool = False) -> bool:
