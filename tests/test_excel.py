@@ -311,7 +311,9 @@ def test_part_files_of_a_big_workbook_live_beside_it(tmp_out: Path, monkeypatch:
     monkeypatch.setattr(excel, "CONSTANT_MEMORY_ROWS", 5)
     monkeypatch.setattr(excel.tempfile, "mkdtemp", resolved)
     excel.write_workbook(fake_result([small_sheet(rows=[[i, f"k{i}", 1.0, 2.0, 2.0] for i in range(20)])]), tmp_out)
-    private, parts = map(Path, real_made)  # the run's private folder, then the parts folder inside it
+    # the output folder's write probe (made and removed at once), the run's private folder, then the parts folder
+    probe, private, parts = map(Path, real_made)
+    assert probe.parent == tmp_out and not probe.exists()
     assert private.parent == tmp_out and parts.parent == private
     for d in (private, parts):
         assert d.name.startswith(".performance_comparison_result_") and d.name.endswith(".tmp")

@@ -680,6 +680,30 @@ def test_output_folder_that_cannot_be_created_is_found_before_loading(tmp_path: 
     assert list(tmp_path.iterdir()) == []  # the probe folder is gone
 
 
+def test_existing_output_folder_that_refuses_new_entries_is_found_before_loading(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same for an -o folder that exists: as root, ``-o /sys`` passed the access test and failed the write
+    after the whole comparison (exit 1, "cannot write the report"). Tried first now: a usage error (exit 2),
+    for the folder and for the folder of a named report file; nothing is left behind."""
+    import errno
+    import tempfile
+
+    from msprof_compare.errors import UsageError
+    from msprof_compare.report import deliver, output
+
+    def refused(*_args, **_kwargs):
+        raise OSError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(tempfile, "mkdtemp", refused)
+    with pytest.raises(UsageError, match=r"^output directory .* is not writable: Operation not permitted$"):
+        output.output_target(str(tmp_path), ".xlsx")
+    with pytest.raises(UsageError, match=r"the folder of .*run\.json\) is not writable: Operation not permitted$"):
+        deliver.check_target(str(tmp_path / "run.json"), ("json",))
+    monkeypatch.undo()
+    assert output.output_target(str(tmp_path), ".xlsx") == (str(tmp_path), None)
+    assert list(tmp_path.iterdir()) == []  # the probe folder is gone
+
+
 def test_a_folder_that_cannot_be_synced_after_publishing_costs_nothing(tmp_path: Path,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """The output folder's own flush, after the reports are published, is best effort: a write-only "drop box"

@@ -30,8 +30,8 @@ STDOUT = "-"
 
 def check_target(output: str, formats: tuple[str, ...] = ("xlsx",), explicit_format: bool = False,
                  force: bool = False) -> None:
-    """Fail on an unusable output target before the (long) load; leaves nothing behind (a missing folder is
-    probed by making and removing a hidden one in its nearest existing parent). Each report the
+    """Fail on an unusable output target before the (long) load; leaves nothing behind (a folder is probed by
+    making and removing a hidden one in it, or in the nearest existing parent of a missing one). Each report the
     formats ask for is checked where it will go (``-o run.json`` puts the workbook at run.xlsx; with
     ``-o -`` an explicitly asked workbook goes into the current directory)."""
     if output == STDOUT:

@@ -44,8 +44,8 @@ REPORT_SUFFIXES = (".xlsx", ".json")
 
 
 def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = False) -> tuple[str, str | None]:
-    """Validate an output target for a report file ending in ``suffix``, leaving nothing behind (a missing
-    folder is probed: a hidden folder is made and removed in its nearest existing parent).
+    """Validate an output target for a report file ending in ``suffix``, leaving nothing behind (the folder is
+    probed: a hidden folder is made and removed in it, or in the nearest existing parent of a missing one).
 
     Returns ``(directory, file name or None)``: a target ending in ``suffix`` that is not an
     existing directory names the file; anything else is a directory. Raises ``UsageError`` for a
@@ -101,6 +101,7 @@ def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = 
             raise UsageError(f"output directory {where} can be written by every user and has no sticky bit: anyone "
                              "could swap files in it while the report is written (use a directory of your own, or "
                              "--force)")
+        _probe(path, f"output directory {where} is not writable")
         return path, name
     # Missing: it will be created; the nearest existing ancestor must allow that.
     parent = os.path.dirname(path)
@@ -113,11 +114,18 @@ def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = 
         raise UsageError(f"cannot create output directory {where}: {term_safe(parent)} is not a directory")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise UsageError(f"cannot create output directory {where}: {term_safe(parent)} is not writable")
-    try:  # root passes every access test; a read-only or special file system (/sys, /proc) refuses the mkdir
-        os.rmdir(tempfile.mkdtemp(prefix=f".{FILE_PREFIX}", suffix=".tmp", dir=parent))
-    except OSError as exc:
-        raise UsageError(f"cannot create output directory {where}: {exc.strerror or exc}") from None
+    _probe(parent, f"cannot create output directory {where}")
     return path, name
+
+
+def _probe(directory: str, failure: str) -> None:
+    """Make and remove a hidden folder in ``directory``: root passes every access test, so a special file system
+    (/sys) that refuses new entries is found here, before the load, not by the write after the comparison
+    (exit 1 then). Raises ``UsageError`` with ``failure`` and the reason."""
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=f".{FILE_PREFIX}", suffix=".tmp", dir=directory))
+    except OSError as exc:
+        raise UsageError(f"{failure}: {exc.strerror or exc}") from None
 
 
 def _suffixed(stem: str, i: int) -> str:
