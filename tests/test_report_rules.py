@@ -181,6 +181,20 @@ def test_a_folder_holding_the_other_reports_name_is_a_taken_name(tmp_path: Path)
         deliver.check_target(str(tmp_path / "lnk.json"), ("xlsx", "json"))
 
 
+def test_a_named_report_file_keeps_its_extension_with_both_formats(tmp_path: Path) -> None:
+    """``-o run.XLSX --output_format xlsx,json`` writes run.XLSX (and run.json), as the workbook alone does; it
+    wrote run.xlsx, not the file named (on a case-insensitive disk, beside an existing run.XLSX, a _1 name)."""
+    from msprof_compare import compare
+    from msprof_compare.report import deliver
+
+    both = compare(str(BASE), str(COMP), enable_profiling_compare=True, output_format="xlsx,json")
+    assert deliver.write_reports(both, str(tmp_path / "run.XLSX")) == [str(tmp_path / "run.XLSX"),
+                                                                       str(tmp_path / "run.json")]
+    assert deliver.write_reports(both, str(tmp_path / "R.Json")) == [str(tmp_path / "R.xlsx"),
+                                                                     str(tmp_path / "R.Json")]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["R.Json", "R.xlsx", "run.XLSX", "run.json"]
+
+
 def test_only_the_reports_asked_for_are_checked(tmp_path: Path) -> None:
     """``-o run.xlsx`` checks run.json only when JSON is asked for too: a run.json symlink beside (someone else's)
     does not stop a workbook-only run, but refuses a run that would write through it."""

@@ -94,8 +94,12 @@ def write_reports(result: CompareResult, output: str, explicit_format: bool = Fa
         # one name for both files: the same stem (and timestamp), with a _N suffix free for both, taken
         # for both at once (a run publishing into the same directory meanwhile cannot split the pair)
         directory, name = output_target(xlsx_target, ".xlsx", result.options.force)
+        json_name = output_target(json_target, ".json", result.options.force)[1]
         stem = os.path.splitext(name or default_file_name())[0]
-        paths = write_new_files(directory, stem, [workbook, json_part(result)])
+        # a named file keeps its extension as written (-o run.XLSX: run.XLSX, as with the workbook alone)
+        parts = [(os.path.splitext(n)[1] if n else part[0], *part[1:])
+                 for n, part in ((name, workbook), (json_name, json_part(result)))]
+        paths = write_new_files(directory, stem, parts)
         for path in paths:
             log.info("The comparison result file has been generated: %s", path)
         return paths
