@@ -286,6 +286,20 @@ def test_kernels_without_stream_stop_the_profiling_compare(tmp_path):
     assert compare(path, path, enable_operator_compare=True) is not None
 
 
+def test_a_trace_of_collectives_alone_is_told_it_has_no_computing_kernel(tmp_path):
+    """Every kernel an NCCL one, each on a stream: the original's sentence, with the reason, not a missing
+    stream id (every kernel has one)."""
+    def k(name, ts):
+        return {"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": ts, "dur": 5,
+                "args": {"stream": 7}}
+
+    path = _trace(tmp_path, [k("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 10), k("ncclDevKernel_AllGather_RING", 20)])
+    with pytest.raises(ProfileError) as info:
+        gpu_breakdown(load_profile(path, _opts(enable_profiling_compare=True)))
+    assert info.value.message == "The profiling data does not contain kernel running data."
+    assert info.value.hint == "its only kernels are 2 collective(s) (communication), no computing kernel"
+
+
 def test_gate_on_kernels_without_stream_answers_1(tmp_path):
     """The API's gate on a run made without the breakdown: no stream (no arg, a named lane) means no E2E time,
     answer 1."""

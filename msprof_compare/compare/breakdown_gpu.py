@@ -132,11 +132,15 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
     comm = classify.is_gpu_comm_kernel_name(k["name"].to_numpy(dtype=object)[rows], kw)
     # the compute stream comes from a pass over the file's events (reference-1 §4.2), before the kernel map
     # below drops duplicates: a kernel written twice counts twice, and ties go to the first stream in the file
-    cand = (raw_cat[rows] == "kernel") & ~comm & (stream >= 0)
+    computing = (raw_cat[rows] == "kernel") & ~comm
+    cand = computing & (stream >= 0)
     if not cand.any():  # no compute stream, so no E2E window: the original stops here (reference-1 §4.2)
+        # a trace of collectives alone (a capture of a communication phase) has streams: say what it lacks
+        n = int((raw_cat[rows] == "kernel").sum())
+        why = ("no computing kernel carries a stream id (args.stream)" if computing.any() else
+               f"its only kernels are {n:,} collective(s) (communication), no computing kernel")
         raise ProfileError(profile.files.get("trace", profile.path),
-                           "The profiling data does not contain kernel running data.",
-                           hint="no computing kernel carries a stream id (args.stream)")
+                           "The profiling data does not contain kernel running data.", hint=why)
     codes, uniq = pd.factorize(stream[cand])
     compute_stream = int(uniq[int(np.argmax(np.bincount(codes)))])
 
