@@ -371,6 +371,31 @@ def test_db_ops_are_grouped_by_op_type(tmp_path):
     assert "CommunicationCompare" not in compare(str(db), str(db), enable_communication_compare=True).sheet_names
 
 
+@pytest.mark.parametrize("change", ["UPDATE COMMUNICATION_OP SET opType = NULL",
+                                    "ALTER TABLE COMMUNICATION_OP DROP COLUMN opType"])
+def test_db_ops_without_an_op_type_are_said_to_have_none(tmp_path, caplog, change):
+    """A NULL or absent COMMUNICATION_OP.opType leaves every op without a family, as N/A does: the line says
+    they have no op type (it said "an op type of N/A", which these DBs do not hold)."""
+    import shutil
+    import sqlite3
+    from pathlib import Path
+
+    from msprof_compare.api import compare
+
+    db = tmp_path / "ascend_pytorch_profiler_0.db"
+    shutil.copyfile(Path(__file__).parent / "data" / "db" / "l1" / "ascend_pytorch_profiler_0.db", db)
+    con = sqlite3.connect(db)
+    (n_ops,) = con.execute("SELECT count(*) FROM COMMUNICATION_OP").fetchone()
+    con.execute(change)
+    con.commit()
+    con.close()
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        assert "CommunicationCompare" not in compare(str(db), str(db), enable_communication_compare=True).sheet_names
+    assert (f"its {n_ops} communication op(s) have no op type (COMMUNICATION_OP.opType is NULL or absent), so "
+            "CommunicationCompare has no family to group them by") in caplog.text
+    assert "N/A" not in caplog.text
+
+
 def test_gpu_collectives_follow_the_run_keywords():
     """The keyword lists the run read once (``RunContext.keywords``) pick the GPU collectives, on a GPU side
     beside an NPU one too; the packaged lists would take no ``my_exchange_kernel``."""

@@ -358,6 +358,18 @@ def comm_rows(base: dict[str, dict], comparison: dict[str, dict]) -> list[list]:
     return rows
 
 
+def _db_op_types(profile: Profile, rng: tuple[int, int] | None) -> str:
+    """What a DB's communication ops without a family hold in their op type (level-0 exports write N/A; a NULL
+    or absent COMMUNICATION_OP.opType reads as none), for the line that says why they have no row."""
+    c = profile.comm
+    op = (c["lane"].to_numpy(dtype=object) == "op") & in_range(c["ts"].to_numpy(dtype=np.int64), rng)
+    types = sorted({str(t) for t in c["task_type"].to_numpy(dtype=object)[op]})
+    shown = [t for t in types if t][:3]
+    if not shown:
+        return "no op type (COMMUNICATION_OP.opType is NULL or absent)"
+    return f"an op type of {' / '.join(shown)}" + (" or none" if "" in types else "")
+
+
 def build(ctx: RunContext) -> list[Sheet]:
     """The CommunicationCompare sheet (left out when neither side has a communication op)."""
     data = []
@@ -371,7 +383,7 @@ def build(ctx: RunContext) -> list[Sheet]:
         if not d:
             unnamed = int(in_range(events[0]["ts"], rng).sum())
             if unnamed:  # "can't find any" would contradict OverallMetrics, which counts their time
-                why = ("an op type of N/A" if p.source == "ascend_db"
+                why = (_db_op_types(p, rng) if p.source == "ascend_db"
                        else "names without a '_' (a family is a name's first '_' piece)")
                 counted = " (OverallMetrics counts their time)" if ctx.options.enable_profiling_compare else ""
                 log.warning("%s: its %d communication op(s) have %s, so CommunicationCompare has no family to "
