@@ -399,7 +399,8 @@ def covering_op(ops: CubeOps, flow_ts: np.ndarray) -> np.ndarray:
 def processing_order(flow_ts: np.ndarray) -> np.ndarray:
     """The original's visiting order: stable sort by flow start, kernels without a flow first.
 
-    Only the first-seen order of MC2 names depends on it; labels do not.
+    Only the MC2 figures depend on it (the first-seen order of their names, and their communication time: the
+    C_CORE_SQE pointer walks the MC2 kernels in this order, reference-1 §5.6); labels do not.
     """
     t = np.asarray(flow_ts, dtype=np.int64)
     key = np.where(t > 0, t, np.iinfo(np.int64).min)
