@@ -473,6 +473,9 @@ def test_bandwidth_and_pg_names():
     assert pg["Group 10.174.216.241%enp189s0f1_55000_0_1738895506630464 Communication"] == "tp"
     assert len(pg) == len(meta["parallel_group_info"])
     assert B.pg_names({}) == {}
+    # a null group_name is no pg name, as an empty one: no "None" label, no pairing of two sides under it
+    assert B.pg_names({"parallel_group_info": {"5": {"group_name": None}, "6": {"group_name": ""}}}) == {
+        "Group 5 Communication": "", "Group 6 Communication": ""}
 
 
 # --------------------------------------------------------------------------- parity with the original

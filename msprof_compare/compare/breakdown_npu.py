@@ -395,7 +395,8 @@ def pg_names(metadata: dict) -> dict[str, str]:
     out = {}
     for gid, v in info.items():
         name = v.get("group_name", "") if isinstance(v, dict) else ""
-        out[f"Group {gid} Communication"] = name if isinstance(name, str) else str(name)
+        # a null name is no name (as an empty one), not the pg "None" whose groups would pair across the sides
+        out[f"Group {gid} Communication"] = "" if name is None else name if isinstance(name, str) else str(name)
     return out
 
 
