@@ -251,6 +251,24 @@ def test_communication_json_as_symbolic_link_is_refused(tmp_path):
     assert detect(str(d), force=True).level == "profiling"
 
 
+def test_metadata_beside_trace_view_as_symbolic_link_is_refused(tmp_path):
+    """A folder given with trace_view.json and profiler_metadata.json side by side ("ascend_output" level: the
+    fixture's ASCEND_PROFILER_OUTPUT with its profiler_metadata.json beside, synthetic) has that file read
+    too (reference-1 §5.10: ``<profiling_path>/profiler_metadata.json``), so it is checked as the other side
+    files are: as a symbolic link it is refused by name without --force (it was read unchecked)."""
+    d = tmp_path / "flat"
+    shutil.copytree(PT / "ASCEND_PROFILER_OUTPUT", d)
+    shutil.copyfile(PT / "profiler_metadata.json", tmp_path / "elsewhere.json")
+    meta = d / "profiler_metadata.json"
+    meta.symlink_to(tmp_path / "elsewhere.json")
+    with pytest.raises(ProfileError) as err:
+        detect(str(d))
+    assert (err.value.path, err.value.message) == (str(meta), "is a symbolic link; refusing to follow it")
+    assert detect(str(d), force=True).level == "ascend_output"
+    assert load_profile(str(d), Options(enable_profiling_compare=True, force=True)).files[
+        "profiler_metadata.json"] == str(meta)
+
+
 def test_profiler_info_over_the_text_cap_is_refused_by_name(tmp_path, monkeypatch):
     """profiler_info_0.json is read whole, so the text-file size cap applies to it: the fixture without its CSV
     and communication side files, with the cap set between the sizes of profiler_metadata.json and

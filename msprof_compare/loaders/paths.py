@@ -178,6 +178,7 @@ def check_layout(layout: Layout, force: bool) -> None:
             side = os.path.join(layout.ascend_output, name)
             if os.path.lexists(side):
                 check_input(side, force, kind=kind)
+        # read at both directory levels: beside trace_view.json too when that folder itself is given
         meta = os.path.join(layout.profiling_path, "profiler_metadata.json")
-        if layout.level == "profiling" and os.path.lexists(meta):
+        if os.path.lexists(meta):
             check_input(meta, force, kind="text")
