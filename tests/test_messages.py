@@ -164,6 +164,28 @@ def test_a_utf16_csv_is_named_and_the_conversion_followed(tmp_path: Path, capsys
     assert cli.execute(params) == 0
 
 
+@pytest.mark.parametrize("name", ["ASCEND_PROFILER_OUTPUT/communication.json", "profiler_metadata.json"])
+def test_a_utf16_side_json_is_named_and_the_conversion_followed(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                                                name: str) -> None:
+    """A JSON side file re-saved as UTF-16 was refused as "malformed JSON: invalid character (byte 0)"; it is
+    named as UTF-16 with the conversion, as a trace or CSV so saved, and the conversion gives back a folder that
+    loads. Input: the torch_npu excerpt, its communication.json / profiler_metadata.json re-encoded."""
+    src = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(DATA / "npu" / "rank0_ascend_pt", src)
+    side = src / name
+    side.write_bytes(side.read_text(encoding="utf-8").encode("utf-16"))
+    (tmp_path / "out").mkdir()
+    params = {"base_profiling_path": str(src), "comparison_profiling_path": str(src),
+              "output_path": str(tmp_path / "out"), "enable_profiling_compare": True}
+    assert cli.execute(params) == 1
+    err = capsys.readouterr().err
+    assert f"error: {side}: UTF-16 text (it starts with a UTF-16 byte-order mark" in err
+    assert "iconv -f UTF-16 -t UTF-8" in err and "Traceback" not in err
+    assert not list((tmp_path / "out").iterdir())
+    side.write_bytes(side.read_bytes().decode("utf-16").encode("utf-8"))
+    assert cli.execute(params) == 0
+
+
 @pytest.mark.parametrize(("value", "shown"), [(1e200, "1e+200"), (-1e200, "-1e+200")])
 def test_an_out_of_range_float_time_is_quoted_as_written(tmp_path: Path, capsys: pytest.CaptureFixture,
                                                          value: float, shown: str) -> None:

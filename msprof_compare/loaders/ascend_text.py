@@ -862,6 +862,7 @@ def read_json(path: str, warnings: list[str] | None = None) -> Any:
     if not data.strip():
         return None
     data, note = traceio.as_utf8(path, data)
+    traceio.refuse_utf16(path, data, "the profiler's JSON files are UTF-8")  # not "malformed JSON ... (byte 0)"
     if data[:3] == b"\xef\xbb\xbf":
         data = data[3:]
     try:
