@@ -269,6 +269,34 @@ def test_metadata_beside_trace_view_as_symbolic_link_is_refused(tmp_path):
         "profiler_metadata.json"] == str(meta)
 
 
+@pytest.mark.parametrize("problem", ["symlink", "size"])
+def test_folder_of_one_kineto_trace_names_the_trace_in_its_checks(tmp_path, monkeypatch, problem):
+    """A folder given for the one Kineto trace it holds (the AlexNet excerpt, copied; synthetic: the trace
+    moved elsewhere and linked, or the trace cap set below its size): the refusal names the trace, not the
+    folder, which is neither a symbolic link nor a file ("run: is a symbolic link" sent the user to a plain
+    folder). A trace given as a file is still named as typed."""
+    src = DATA.parent / "kineto" / "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz"
+    d = tmp_path / "run"
+    d.mkdir()
+    trace = d / "rank0.pt.trace.json.gz"
+    monkeypatch.chdir(tmp_path)
+    if problem == "symlink":
+        shutil.copyfile(src, tmp_path / "elsewhere.pt.trace.json.gz")
+        trace.symlink_to(tmp_path / "elsewhere.pt.trace.json.gz")
+        want = "is a symbolic link; refusing to follow it"
+    else:
+        shutil.copyfile(src, trace)
+        size = trace.stat().st_size
+        monkeypatch.setenv("MSPROF_COMPARE_MAX_TRACE_BYTES", str(size - 1))
+        want = f"file is {size} bytes, over the {size - 1} byte limit for this kind of file"
+    with pytest.raises(ProfileError) as err:
+        detect("run")
+    assert (err.value.path, err.value.message) == (str(trace), want)
+    with pytest.raises(ProfileError) as err:
+        detect("run/rank0.pt.trace.json.gz")
+    assert (err.value.path, err.value.message) == ("run/rank0.pt.trace.json.gz", want)
+
+
 def test_profiler_info_over_the_text_cap_is_refused_by_name(tmp_path, monkeypatch):
     """profiler_info_0.json is read whole, so the text-file size cap applies to it: the fixture without its CSV
     and communication side files, with the cap set between the sizes of profiler_metadata.json and

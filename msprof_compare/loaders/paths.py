@@ -161,11 +161,14 @@ def check_input(path: str, force: bool, *, kind: str | None = None, shown: str |
 
 def check_layout(layout: Layout, force: bool) -> None:
     """Post-detection checks of every file a loader will read (reference-1 §2.4 "check_profiling_path")."""
-    check_input(layout.profiling_path, force, shown=layout.given)
+    # named as typed when it is the path given; a folder given for the one Kineto trace it holds has the trace
+    # checked as profiling_path, and a problem of that file ("is a symbolic link") must not name the folder
+    shown = layout.given if given_path(layout.given) == layout.profiling_path else None
+    check_input(layout.profiling_path, force, shown=shown)
     if layout.trace_path and layout.trace_path != layout.profiling_path:
         check_input(layout.trace_path, force, kind="trace")
     elif layout.trace_path:
-        check_input(layout.trace_path, force, kind="trace", shown=layout.given)
+        check_input(layout.trace_path, force, kind="trace", shown=shown)
     if layout.db_path:
         check_input(layout.db_path, force, kind="db",
                     shown=layout.given if layout.db_path == layout.profiling_path else None)
