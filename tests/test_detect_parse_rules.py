@@ -297,6 +297,23 @@ def test_folder_of_one_kineto_trace_names_the_trace_in_its_checks(tmp_path, monk
     assert (err.value.path, err.value.message) == ("run/rank0.pt.trace.json.gz", want)
 
 
+def test_export_folder_under_another_case_is_named(tmp_path):
+    """A profiling folder whose ASCEND_PROFILER_OUTPUT came out lower-cased (the fixture copied so, synthetic):
+    it was "not collected by PyTorch or Mindspore mode or not parsed", false of a parsed export, and its parent's
+    hint to pass the folder led to that same line. It names the folder and the rename; the original's
+    case-sensitive lookup is kept."""
+    d = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(PT, d)
+    (d / "ASCEND_PROFILER_OUTPUT").rename(d / "ascend_profiler_output")
+    with pytest.raises(ProfileError) as err:
+        detect(str(d))
+    assert (err.value.path, err.value.message, err.value.hint) == (
+        str(d), "holds ascend_profiler_output, not ASCEND_PROFILER_OUTPUT: the name is case-sensitive",
+        "rename it to ASCEND_PROFILER_OUTPUT")
+    (d / "ascend_profiler_output").rename(d / "ASCEND_PROFILER_OUTPUT")
+    assert detect(str(d)).level == "profiling"
+
+
 def test_profiler_info_over_the_text_cap_is_refused_by_name(tmp_path, monkeypatch):
     """profiler_info_0.json is read whole, so the text-file size cap applies to it: the fixture without its CSV
     and communication side files, with the cap set between the sizes of profiler_metadata.json and

@@ -173,6 +173,11 @@ def _classify(given: str, force: bool = False) -> Layout:
         if os.path.lexists(cand):
             what = "a broken symbolic link" if os.path.islink(cand) and not os.path.exists(cand) else "not a file"
             raise ProfileError(cand, f"is {what}")
+    if output == path:  # the export's folder under another case (a copy through a tool that changed it)
+        other = sorted(n for n in out_entries if n.upper() == ASCEND_OUTPUT and os.path.isdir(os.path.join(path, n)))
+        if other:
+            raise ProfileError(path, f"holds {term_safe(other[0])}, not {ASCEND_OUTPUT}: the name is case-sensitive",
+                               hint=f"rename it to {ASCEND_OUTPUT}")
     parsed = [n for n in _PARSED_FILES if n in out_entries]
     if parsed:  # parsed, but the one file the comparison reads first is missing (e.g. left out of a copy)
         raise ProfileError(output, f"holds the parsed {', '.join(parsed)} but no trace_view.json or "
