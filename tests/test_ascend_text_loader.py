@@ -820,6 +820,36 @@ def test_kernel_details_with_a_byte_order_mark(tmp_path: Path) -> None:
     assert got[""]["Name"].tolist()[0] == "aclnnMm_MatMulCommon_MemSet"
 
 
+def test_csv_rows_with_a_field_more_than_the_header(tmp_path: Path) -> None:
+    """A side CSV whose data rows end with one field more than the header (a trailing comma): pandas took the
+    first column for a row index and read every column from its left neighbour (Name held the Type, Start
+    Time(us) the Duration(us), memory_record.csv's Total Reserved(MB) the empty Total Active(MB)) without a
+    word. The field past the header is ignored, as on any later row: the excerpt's kernel_details.csv and
+    memory_record.csv (its first Total Reserved(MB) made "junk", so that the all-text second read runs too)
+    with "," appended to every data row (synthetic) read as the files without it."""
+    loaded = []
+    for comma in ("", ","):
+        side = tmp_path / f"comma{len(comma)}" / PT.name
+        shutil.copytree(PT, side)
+        out = side / "ASCEND_PROFILER_OUTPUT"
+        for name in ("kernel_details.csv", "memory_record.csv"):
+            head, *rows = (out / name).read_text(encoding="utf-8").splitlines()
+            if name == "memory_record.csv":
+                rows[0] = ",".join(v if k != head.split(",").index("Total Reserved(MB)") else "junk"
+                                   for k, v in enumerate(rows[0].split(",")))
+            (out / name).write_text("\n".join([head, *(r + comma for r in rows)]) + "\n", encoding="utf-8")
+        p = load_profile(str(side), OPTS)
+        loaded.append((p, [w.replace(str(side), "SIDE") for w in p.warnings]))
+    (want, want_warnings), (got, got_warnings) = loaded
+    assert got.kernel_details.equals(want.kernel_details) and got.memory_record.equals(want.memory_record)
+    assert got.kernel_details["Name"].tolist()[0] == "aclnnMm_MatMulCommon_MemSet"
+    reserved = got.memory_record["Total Reserved(MB)"].tolist()
+    assert np.isnan(reserved[0]) and reserved[1] == 2109.6015625
+    assert got_warnings == want_warnings == [
+        "SIDE/ASCEND_PROFILER_OUTPUT/memory_record.csv: 1 value(s) that are not numbers in column(s) "
+        "Total Reserved(MB); read as missing"]
+
+
 def test_json_side_file_with_a_byte_order_mark(tmp_path: Path) -> None:
     """A JSON side file saved with a UTF-8 byte-order mark reads as without it: the excerpt's
     profiler_metadata.json and profiler_info_0.json, each with a BOM, against the json module's reading."""

@@ -631,16 +631,20 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
 
 def _parse_csv(source: Callable[[], str | io.BytesIO], usecols: list[str], dtype: dict, na: dict,
                floats: tuple[str, ...], raw: dict[str, str]) -> tuple[pd.DataFrame, dict[str, int]]:
-    """One pandas read; returns the frame and the count of non-numbers per float column."""
+    """One pandas read; returns the frame and the count of non-numbers per float column. ``index_col=False``:
+    where the first data row has more fields than the header (a trailing comma), pandas would take the first
+    column(s) for a row index and read every column from its left neighbour; the fields past the header are
+    ignored instead, as on any later row."""
     try:
         return pd.read_csv(source(), usecols=usecols, dtype=dtype, keep_default_na=False, na_values=na,
-                           encoding="utf-8-sig", skipinitialspace=False), {}
+                           encoding="utf-8-sig", skipinitialspace=False, index_col=False), {}
     except UnicodeDecodeError:
         raise
     except ValueError:
         pass
     # a float column holds text (rare): parse again with every column as text, coerce junk to NaN
-    df = pd.read_csv(source(), usecols=usecols, dtype=str, keep_default_na=False, encoding="utf-8-sig")
+    df = pd.read_csv(source(), usecols=usecols, dtype=str, keep_default_na=False, encoding="utf-8-sig",
+                     index_col=False)
     junk: dict[str, int] = {}
     for c in floats:
         if c in raw:
