@@ -339,6 +339,31 @@ def test_memory_records_with_negative_size_or_release_before_allocation(tmp_path
     assert (prof.operator_memory["Size(KB)"] >= 0).all() and (prof.operator_memory["Duration(us)"] >= 0).all()
 
 
+def test_operator_memory_sizes_over_a_petabyte(samples, caplog, tmp_path):
+    """A Size(KB) over 1 PB (no reserved total is larger) is no size: read as 0, counted in the negative-size
+    warning's line. At 1e308 KB the sizes summed per operator reached inf and a subtree's memory inf - inf = NaN:
+    the base's Allocated Memory(MB) cells were blank, numpy's RuntimeWarnings on stderr. Input: L1's export with
+    every Size(KB) of operator_memory.csv made 1e308 (synthetic), against L1 unedited."""
+    if not (samples / L1).exists():
+        pytest.skip("sample absent")
+    base = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(samples / L1, base)
+    f = base / "ASCEND_PROFILER_OUTPUT" / "operator_memory.csv"
+    rows = list(csv.reader(f.read_text(encoding="utf-8").splitlines()))
+    col = rows[0].index("Size(KB)")
+    for r in rows[1:]:
+        r[col] = "1e308"
+    f.chmod(0o644)
+    with f.open("w", encoding="utf-8", newline="") as fh:
+        csv.writer(fh, lineterminator="\n").writerows(rows)
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        res = compare(str(base), str(samples / L1), enable_memory_compare=True)
+    stat = res.sheet("MemoryCompareStatistic")
+    assert not stat["Base Allocated Memory(MB)"].isna().any() and stat["Base Allocated Memory(MB)"].sum() == 0
+    assert stat["Comparison Allocated Memory(MB)"].sum() > 0
+    assert f"{f}: {len(rows) - 1} Size(KB) value(s) over 1 PB read as 0" in caplog.messages
+
+
 def test_operator_memory_times_that_are_not_times(tmp_path):
     """An Allocation / Release Time cell that is neither a number nor a "no value" text is read as missing (the
     row is not placed / the block is never released) and counted in one warning; "" and N/A stay silent.

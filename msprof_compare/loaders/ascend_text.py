@@ -812,10 +812,13 @@ def read_operator_memory(path: str, warnings: list[str]) -> pd.DataFrame:
     alloc_ns[alloc_ns == -1] = 0
     release_ns[release_ns == -1] = 0
     size = np.nan_to_num(df["Size(KB)"].to_numpy(dtype=np.float64), nan=0.0)
-    note = memory_oddities(size < 0, (alloc_ns > 0) & (release_ns > 0) & (release_ns < alloc_ns), "Size(KB)")
+    # a block over 1 PB is no size (no reserved total is larger): summed per operator it reached inf, and a
+    # subtree's memory inf - inf = NaN, shown as a blank cell
+    huge = size > MAX_RESERVED_BYTES / 1024
+    note = memory_oddities(size < 0, (alloc_ns > 0) & (release_ns > 0) & (release_ns < alloc_ns), "Size(KB)", huge)
     if note:
         warnings.append(f"{path}: {note}")
-        size = np.maximum(size, 0.0)
+        size = np.where(huge, 0.0, np.maximum(size, 0.0))
     return frame_of({
         "Name": df["Name"].to_numpy(dtype=object),
         "Size(KB)": size,

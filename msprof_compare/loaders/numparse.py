@@ -316,12 +316,16 @@ def duration_notes(path: str, negative: int, too_long: int) -> list[str]:
     return notes
 
 
-def memory_oddities(negative: np.ndarray, backwards: np.ndarray, size_name: str) -> str:
-    """One warning text for memory records with a negative size (read as 0) or released before they were
-    allocated (duration read as 0), or "" when there are none; shared by the text and DB loaders."""
+def memory_oddities(negative: np.ndarray, backwards: np.ndarray, size_name: str,
+                    huge: np.ndarray | None = None) -> str:
+    """One warning text for memory records with a negative size or one over 1 PB (``huge``; both read as 0) or
+    released before they were allocated (duration read as 0), or "" when there are none; shared by the text and
+    DB loaders."""
     parts = []
     if negative.any():
         parts.append(f"{int(negative.sum())} negative {size_name} value(s) read as 0")
+    if huge is not None and huge.any():
+        parts.append(f"{int(huge.sum())} {size_name} value(s) over 1 PB read as 0")
     if backwards.any():
         parts.append(f"{int(backwards.sum())} block(s) released before their allocation (duration read as 0)")
     return "; ".join(parts)
