@@ -190,6 +190,31 @@ def test_one_side_without_memory_is_named(caplog):
         "so the memory sheets show this side's operators at 0 MB"]
 
 
+def test_side_with_host_memory_only_is_not_told_to_record_memory(caplog):
+    """A GPU side whose [memory] events are all host memory (Device Id -1) was recorded with profile_memory on:
+    telling its user that profile_memory=True records memory sent them to re-record a run that already had it.
+    The line says that its events are host memory, which the memory comparison does not read (review)."""
+    a = gpu_mem([(0, 1024, 5)], [("op", 0, 10)])
+    b = gpu_mem([(1, 1024, 5), (2, -1024, 5)], [("op", 0, 10)])
+    b.memory["device_id"] = -1
+    b.path = "/dir/x"
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        sheets = memory.build(_pairs_ctx(a, b))
+    assert [s.name for s in sheets] == ["MemoryCompareStatistic", "MemoryCompare"]
+    assert [m for m in caplog.messages if "memory" in m] == [
+        "Can't find any memory event in the file: /dir/x (its [memory] events are all host memory, Device Id < 0, "
+        "which the memory comparison does not read), so the memory sheets show this side's operators at 0 MB"]
+    # device events that open no allocation (a free whose allocation came before the capture) say that instead
+    c = gpu_mem([(1, -1024, 5), (2, 0, 6)], [("op", 0, 10)])
+    c.path = "/dir/y"
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        memory.build(_pairs_ctx(a, c))
+    assert [m for m in caplog.messages if "memory" in m] == [
+        "Can't find any memory event in the file: /dir/y (its [memory] events open no device allocation (frees or "
+        "zero sizes only)), so the memory sheets show this side's operators at 0 MB"]
+
+
 def test_memory_sheets_match_reference_pair1(samples, reference_outputs):
     res = compare(str(samples / L1), str(samples / L2), enable_memory_compare=True)
     book = reference_outputs / "1-npu-text-l1-vs-l2" / "performance_comparison_result.xlsx"

@@ -274,6 +274,11 @@ def _no_memory(ctx: RunContext, profile: Profile, other_has: bool) -> None:
     source = "OP_MEMORY table" if profile.source == "ascend_db" else "operator_memory.csv"
     if profile.level == "trace":
         why = f" ({bare_trace(profile)} has no operator_memory.csv)"
+    elif profile.is_gpu and len(profile.memory):  # recorded with profile_memory, but nothing to pair
+        host = bool((profile.memory["device_id"].to_numpy(dtype=np.int64) < 0).all())
+        what = ("are all host memory, Device Id < 0, which the memory comparison does not read" if host else
+                "open no device allocation (frees or zero sizes only)")
+        why = f" (its [memory] events {what})" if other_has else ""
     elif profile.is_gpu:  # no [memory] event: the capture's option, off by default
         why = " (no memory was recorded: profile_memory=True records it)" if other_has else ""
     elif profile.operator_memory is None:  # the export lacks it (its loader said so)
