@@ -143,6 +143,28 @@ def test_flows_pair_by_category_and_id_in_any_event_order(samples, tmp_path, ord
     assert p.backward_tid == ends[-1]["tid"] != starts[-1]["tid"]
 
 
+def test_an_ops_kernels_follow_the_flows_first_appearance(samples, tmp_path):
+    """reference-2 §2.1: an op's kernels are listed in flow-dictionary order, the order each flow id first
+    appears, start or end. The sample writes every flow's start just before its end; edited so that the ends of
+    the four flows of Conv2D at 1736408883702792.080 (TransData_0, TransData_1, Conv2D1, TransData_2, all on
+    stream 2) come first, in reverse, as a trace listing device events before host ones may. The original's
+    dict then meets those ids in reverse and lists the op's kernels reversed; they were listed in the order of
+    the starts (review)."""
+    from msprof_compare.compare.optree import build_tree
+
+    raw = json.loads((samples / LEVEL1 / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text())
+    ids = [e["id"] for e in raw if e.get("cat") == "async_npu" and e["ph"] == "s" and e["ts"] == "1736408883702792.080"]
+    ends = [e for e in raw if e.get("cat") == "async_npu" and e["ph"] == "f" and e["id"] in ids]
+    assert len(ids) == len(ends) == 4
+    events = ends[::-1] + [e for e in raw if not (e.get("cat") == "async_npu" and e["ph"] == "f" and e["id"] in ids)]
+    f = tmp_path / "trace_view.json"
+    f.write_text(json.dumps(events))
+    tree = build_tree(load_profile(str(f), Options(enable_operator_compare=True)))
+    node = int(np.flatnonzero(tree.ts == ns("1736408883702792.080"))[0])
+    assert tree.kpool["name"].to_numpy()[tree.own_kernels(node)].tolist() == [
+        "trans_TransData_2", "Conv2D1", "trans_TransData_1", "trans_TransData_0"]
+
+
 def test_op_args_are_read_only_by_the_comparisons_that_show_them(tmp_path):
     """The time breakdown shows no op shapes or stacks, so it does not decode op args: a cpu_op whose args are a
     list (the excerpt's first op edited, synthetic) still loads for it, with every op; the operator comparison,

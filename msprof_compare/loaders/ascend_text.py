@@ -352,7 +352,8 @@ def _last_by_key(key: np.ndarray) -> np.ndarray:
 
 
 def _flows(c: dict[str, np.ndarray]) -> tuple[pd.DataFrame, int]:
-    """Flow pairs by (category, id), last start / last end of an id winning; and the backward tid."""
+    """Flow pairs by (category, id), last start / last end of an id winning, in order of first appearance;
+    and the backward tid."""
     ph = c["ph"]
     is_s, is_f = ph == PH_S, ph == PH_F
     catl = c["cat_lower"]
@@ -375,6 +376,11 @@ def _flows(c: dict[str, np.ndarray]) -> tuple[pd.DataFrame, int]:
     s_last = s_last[f_of_key[key[s_last]] >= 0]
     if s_last.size == 0:
         return empty("flows"), backward_tid
+    # rows in the order each key first appears, start or end (the original's flow dict, reference-2 §2.1): a
+    # trace whose device events come first, grouped by stream, lists an op's kernels in that order
+    first = np.full(int(key.max()) + 1, key.size, dtype=np.int64)
+    np.minimum.at(first, key, np.arange(key.size))
+    s_last = s_last[np.argsort(first[key[s_last]], kind="stable")]
     f_pair = f_of_key[key[s_last]]
     gs, gf = sel[s_last], sel[f_pair]
     return frame("flows", {
