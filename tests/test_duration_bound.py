@@ -6,11 +6,14 @@ Inputs are the real excerpts of tests/data (see the README files there), one eve
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
+import pytest
+from cliutil import error_lines, run_inproc
 from dbutil import edited_copy, sql
 
 from msprof_compare.compare.breakdown_db import db_breakdown
@@ -107,3 +110,25 @@ def test_db_durations_bound_and_int64_wrap() -> None:
     got = ascend_db._Db.durations(db, start, end, "TASK")
     assert got.tolist() == [5, 0, MAX_DURATION_NS, 0, 0]
     assert db.negative == {"TASK": 1} and db.too_long == {"TASK": 2}
+
+
+def test_window_beyond_int64_is_a_data_error(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """Damaged times far apart (a DB MEMCPY_ASYNC task starting at -2**63; two Kineto kernels at -8.9e15 and
+    8.9e15 us: each value within its loader's range) made the E2E window longer than int64 ns: "internal error:
+    Python int too large to convert to C long" in the waterfall. It is refused as the data error of that file,
+    with no workbook."""
+    l1 = DATA / "db" / "l1" / "ascend_pytorch_profiler_0.db"
+    pick = "SELECT min(globalTaskId) FROM TASK t JOIN STRING_IDS s ON s.id = t.taskType WHERE s.value = 'MEMCPY_ASYNC'"
+    db = edited_copy(l1, tmp_path / l1.name, f"UPDATE TASK SET startNs = {-2**63} WHERE globalTaskId = ({pick})")
+    doc = json.loads((DATA / "kineto" / "h100_timesformer_excerpt.pt.trace.json").read_text())
+    kernels = [e for e in doc["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "kernel"]
+    kernels[0]["ts"], kernels[-1]["ts"] = -8.9e15, 8.9e15
+    trace = tmp_path / "w.pt.trace.json"
+    trace.write_text(json.dumps(doc))
+    for bad, good in ((db, l1), (trace, DATA / "kineto" / "h100_timesformer_excerpt.pt.trace.json")):
+        out = tmp_path / f"out_{bad.stem}"
+        code, _, err = run_inproc(capsys, "-d", str(bad), "-bp", str(good), "-o", str(out))
+        errors = error_lines(err)
+        assert code == 1 and len(errors) == 1, err
+        assert errors[0].startswith(f"error: {bad}: the device activity spans ") and "int64" in errors[0]
+        assert not out.exists() or not os.listdir(out)

@@ -15,6 +15,9 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import timeline as tl
+from ..errors import ProfileError
+
+_I64_MAX = 2**63 - 1
 
 #: Categorised computing buckets (reference-1 §8.1), in OverallMetrics order.
 BUCKETS = (
@@ -90,8 +93,14 @@ class Breakdown:
     #: Rows the data could not provide, with the reason (shown as one log line each).
     missing: list[str] = field(default_factory=list)
 
-    def set_window(self, lo: int, hi: int, busy: tl.Intervals) -> None:
-        """E2E and the longest idle stretch from one window, so the two cannot drift apart."""
+    def set_window(self, lo: int, hi: int, busy: tl.Intervals, path: str) -> None:
+        """E2E and the longest idle stretch from one window, so the two cannot drift apart. A window longer
+        than int64 nanoseconds (292 years: a damaged time, e.g. a DB task starting at -2**63) is refused as
+        the data error of ``path``: every figure of the window is int64 ns (the waterfall failed with an
+        internal error, the idle stretch wrapped)."""
+        if int(hi) - int(lo) > _I64_MAX:
+            raise ProfileError(path, f"the device activity spans {int(hi) - int(lo)} ns, {int(lo)} to {int(hi)}: "
+                                     "beyond the int64 nanosecond range (a damaged time?)")
         self.e2e_ns = max(0, int(hi) - int(lo))
         start, length = tl.longest_gap(busy, int(lo), int(hi)) if hi > lo else (int(lo), 0)
         self.longest_idle = Stretch(start, length, start - int(lo))

@@ -207,7 +207,7 @@ def _intervals(profile: Profile, bd: Breakdown) -> timeline.Intervals:
             first.append(int(other["first_start"].min()))
             last.append(int(other["last_end"].max()))
     if first:
-        bd.set_window(min(first), max(last), busy)
+        bd.set_window(min(first), max(last), busy, profile.files.get("db", profile.path))
     else:
         bd.missing.append(f"{profile.path}: no computing task, communication op or device task in range")
     return timeline.subtract(busy, compute)

@@ -166,7 +166,7 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
     # E2E: every kernel and memcpy with a stream; idle: neither a computing nor an nccl kernel (the computing
     # union is already merged, so this second union is small)
     busy = tl.union(np.concatenate([comp_iv[0], ts[comm_sel]]), np.concatenate([comp_iv[1], end[comm_sel]]))
-    bd.set_window(ts[has_stream].min(), end[has_stream].max(), busy)
+    bd.set_window(ts[has_stream].min(), end[has_stream].max(), busy, profile.files.get("trace", profile.path))
     _early_kernels(bd, profile, opts, ts[is_kernel], end[is_kernel], compute[is_kernel], int(ts[has_stream].min()))
 
     # categorise the computing kernels (reference-1 §3.7, GPU variant)

@@ -269,7 +269,8 @@ def _overlap(profile: Profile, bd: Breakdown) -> bool:
     bd.computing_ns = int(d[names == COMPUTING].sum())
     bd.uncovered_comm_ns = int(d[names == NOT_OVERLAPPED].sum())
     busy = (names == COMPUTING) | (names == NOT_OVERLAPPED)  # what Free Time leaves out
-    bd.set_window(ts.min(), (ts + d).max(), timeline.union(ts[busy], ts[busy] + d[busy]))
+    bd.set_window(ts.min(), (ts + d).max(), timeline.union(ts[busy], ts[busy] + d[busy]),
+                  profile.files.get("trace_view.json", profile.path))
     return True
 
 
