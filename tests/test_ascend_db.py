@@ -541,9 +541,12 @@ def test_db_without_an_optional_table(tmp_path: Path, table: str, warning: str, 
      r"table PYTORCH_API: column startNs holds '99999999999999999999', not an integer"),
     ("TASK", "startNs", "x1736410538306028", r"table TASK: column startNs holds 'x1736410538306028', not an integer"),
     ("COMMUNICATION_OP", "endNs", "", r"table COMMUNICATION_OP: column endNs holds '', not an integer"),
+    # a fraction: read as its whole part before (a kernel named after name id 12, step 50.5 chosen as step 50)
+    ("COMPUTE_TASK_INFO", "name", 12.5, r"table TASK, COMPUTE_TASK_INFO: column name holds 12\.5, not an integer"),
+    ("STEP_TIME", "id", 50.5, r"table STEP_TIME: column id holds 50\.5, not an integer"),
 ])
 def test_db_cell_that_is_no_integer(tmp_path: Path, table: str, column: str, value: object, message: str) -> None:
-    """A text or out-of-range cell where a query needs an integer is a one-line data error naming the file,
+    """A text, fractional or out-of-range cell where a query needs an integer is a one-line data error naming the file,
     the table and the column (it escaped as an internal error). A NULL time: see the next test."""
     copy = tmp_path / "ascend_pytorch_profiler_0.db"
     shutil.copyfile(L1, copy)

@@ -50,6 +50,7 @@ COMMUNICATION_TASK_INFO plus one.
 
 from __future__ import annotations
 
+import array
 import itertools
 import logging
 import os
@@ -135,6 +136,22 @@ def _not_integer_text(col: str) -> str:
             f"AND NOT (typeof({col}) = 'text' AND (CAST(CAST({col} AS INTEGER) AS TEXT) = {col} "
             f"OR ({col} <> '' AND {col} NOT GLOB '*[^0-9]*' AND (length({digits}) < 19 OR "
             f"(length({digits}) = 19 AND {digits} <= '9223372036854775807')))))")
+
+
+def _int_cell(value: Any) -> int | None:
+    """A cell of an integer query as an int: an integer within int64, a whole REAL (a column declared without
+    INTEGER affinity; as ``_Db.id_value``) or the ASCII digits of an integer as TEXT; None for anything else
+    (NULL, a fraction, other text, a blob)."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    elif isinstance(value, str) and _DIGITS.fullmatch(value):
+        value = int(value)
+    if isinstance(value, int) and -(2**63) <= value < 2**63:
+        return value
+    return None
+
+
+_DIGITS = re.compile(r"-?[0-9]+", re.ASCII)
 
 
 class _Db:
@@ -242,9 +259,14 @@ class _Db:
             if not rows:
                 break
             try:
-                flat = np.fromiter(itertools.chain.from_iterable(rows), dtype=np.int64, count=len(rows) * ncols)
-            except (TypeError, ValueError, OverflowError):
-                raise self._not_an_integer(sql, cur.description, rows) from None
+                # array("q") takes Python ints alone: np.fromiter read a REAL 12.5 as 12 and a text ' 12', '1_2'
+                # or '١٢' as 12, without a word (a name id 12.5 named the task after id 12)
+                flat = np.frombuffer(array.array("q", itertools.chain.from_iterable(rows)), dtype=np.int64)
+            except (TypeError, OverflowError):
+                cells = [_int_cell(v) for row in rows for v in row]
+                if None in cells:
+                    raise self._not_an_integer(sql, cur.description, rows) from None
+                flat = np.array(cells, dtype=np.int64)
             parts.append(flat.reshape(len(rows), ncols))
         if not parts:
             return np.zeros((0, ncols), dtype=np.int64)
@@ -259,14 +281,12 @@ class _Db:
         raise ProfileError(self.path, f"table {table}: column {column} holds {value!r}, not an integer")
 
     def _not_an_integer(self, sql: str, description: Any, rows: list[tuple]) -> ProfileError:
-        """The error for a cell an integer query cannot use (NULL where a value is needed, text, a blob,
-        a number out of int64 range), naming its column and table."""
+        """The error for a cell an integer query cannot use (NULL where a value is needed, text, a blob, a
+        fraction, a number out of int64 range: ``_int_cell``), naming its column and table."""
         tables = ", ".join(dict.fromkeys(re.findall(r"\b(?:FROM|JOIN)\s+(\w+)", sql))) or "?"
         for row in rows:
             for j, v in enumerate(row):
-                try:
-                    np.array([v], dtype=np.int64)
-                except (TypeError, ValueError, OverflowError):
+                if _int_cell(v) is None:
                     # the selected expression names its columns as alias.column ("max(t.endNs)")
                     expr = description[j][0]
                     column = " / ".join(dict.fromkeys(re.findall(r"\b\w+\.(\w+)", expr))) or expr
