@@ -58,6 +58,22 @@ def test_empty_write_ahead_log_leaves_the_database_immutable(tmp_path: Path) -> 
     assert sorted(os.listdir(tmp_path)) == ["ascend_pytorch_profiler_0.db", "ascend_pytorch_profiler_0.db-wal"]
 
 
+@pytest.mark.parametrize("log", [b"garbage" * 100, (0x377F0682).to_bytes(4, "big") + (3007000).to_bytes(4, "big")
+                                 + (4096).to_bytes(4, "big") + bytes(20)], ids=["junk", "header-only"])
+def test_write_ahead_log_without_frames_leaves_the_database_immutable(tmp_path: Path, log: bytes) -> None:
+    """A -wal file that is no log (junk) or a log header without frames holds no change, and SQLite ignores
+    it: the excerpt switched to WAL mode beside one (synthetic) loads immutable, with no -shm file created (a
+    read-only folder refused it as "not a readable SQLite database")."""
+    db = tmp_path / "ascend_pytorch_profiler_0.db"
+    shutil.copyfile(L1, db)
+    con = sqlite3.connect(db)
+    assert con.execute("PRAGMA journal_mode=WAL").fetchone() == ("wal",)
+    con.close()
+    (tmp_path / "ascend_pytorch_profiler_0.db-wal").write_bytes(log)
+    assert len(load_profile(str(db), OPTS).kernels) == 187
+    assert sorted(os.listdir(tmp_path)) == ["ascend_pytorch_profiler_0.db", "ascend_pytorch_profiler_0.db-wal"]
+
+
 def test_pmu_set_stamped_at_the_end_of_a_run_belongs_to_it(tmp_path: Path) -> None:
     """A run's [start, end] is closed: the excerpt's first cube task (aic_mac_time > 0) given a second TASK run 1 s
     later, its PMU set stamped exactly at that run's end and a second, all-zero set without a stamp (synthetic):

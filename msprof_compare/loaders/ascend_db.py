@@ -111,11 +111,20 @@ def db_kind(path: str) -> str:
 
 
 def _pending_wal(path: str) -> bool:
-    """True when a write-ahead log beside the database holds changes not yet copied into it."""
+    """True when a write-ahead log beside the database may hold changes not yet copied into it: a WAL header
+    (magic number, page size) and at least one frame after it. SQLite ignores any other -wal file (a header
+    alone, a leftover of another file, junk), yet opening without ``immutable`` for it created a -shm file
+    beside the input and, in a read-only folder, refused a sound database as "not a readable SQLite database"."""
     try:
-        return os.path.getsize(path + "-wal") > 0
+        with open(path + "-wal", "rb") as fh:
+            head = fh.read(32)
+            size = os.fstat(fh.fileno()).st_size
     except OSError:
         return False
+    if len(head) < 32 or int.from_bytes(head[:4], "big") not in (0x377F0682, 0x377F0683):
+        return False
+    page = int.from_bytes(head[8:12], "big")
+    return size >= 32 + 24 + (65536 if page == 1 else page)  # one frame: 24-byte header + a page
 
 
 def _not_integer_text(col: str) -> str:
@@ -163,7 +172,7 @@ class _Db:
         uri = "file:" + urllib.parse.quote(os.fsencode(os.path.abspath(path))) + "?mode=ro"
         if not _pending_wal(path):
             # immutable: no locks, no -shm / -wal files created beside a WAL-mode export (read-only
-            # directories work too). Only a non-empty -wal (changes not yet in the file) needs them.
+            # directories work too). Only a -wal holding frames (changes not yet in the file) needs them.
             uri += "&immutable=1"
         try:
             self.con = sqlite3.connect(uri, uri=True, check_same_thread=False)
