@@ -544,6 +544,7 @@ def test_db_without_an_optional_table(tmp_path: Path, table: str, warning: str, 
     # a fraction: read as its whole part before (a kernel named after name id 12, step 50.5 chosen as step 50)
     ("COMPUTE_TASK_INFO", "name", 12.5, r"table TASK, COMPUTE_TASK_INFO: column name holds 12\.5, not an integer"),
     ("STEP_TIME", "id", 50.5, r"table STEP_TIME: column id holds 50\.5, not an integer"),
+    ("CONNECTION_IDS", "connectionId", "abc", r"table CONNECTION_IDS: column connectionId holds 'abc', not an integer"),
 ])
 def test_db_cell_that_is_no_integer(tmp_path: Path, table: str, column: str, value: object, message: str) -> None:
     """A text, fractional or out-of-range cell where a query needs an integer is a one-line data error naming the file,

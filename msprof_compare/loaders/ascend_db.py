@@ -913,7 +913,8 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
     conn = pd.DataFrame({"row": np.zeros(0, np.int64), "connection_id": np.zeros(0, np.int64)})
     has_link = link >= 0
     if db.has("CONNECTION_IDS") and has_link.any():
-        c = db.ints("SELECT COALESCE(id, -1), COALESCE(connectionId, -1) FROM CONNECTION_IDS", (), 2)
+        # aliased: an error names the column by its alias.column ("column COALESCE(id, -1)" before)
+        c = db.ints("SELECT COALESCE(c.id, -1), COALESCE(c.connectionId, -1) FROM CONNECTION_IDS c", (), 2)
         links = pd.DataFrame({"link": link[has_link], "row": np.flatnonzero(has_link)})
         # a row repeated word for word would link the same kernels twice and double their op's time
         cids = pd.DataFrame({"link": c[:, 0], "connection_id": c[:, 1]}).drop_duplicates()
