@@ -59,6 +59,11 @@ class Options:
         return self.base_step >= 0
 
     @property
+    def time_breakdown(self) -> bool:
+        """The time breakdown is made: for OverallMetrics, or for the Summary and gate of --fail_on_regression."""
+        return self.enable_profiling_compare or self.fail_on_regression is not None
+
+    @property
     def by_default(self) -> bool:
         """Every comparison on, as a run without any --enable_* flag has it: a comparison the data cannot
         serve was then not asked for, so its "nothing to compare" notice is INFO, not a WARNING."""

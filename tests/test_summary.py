@@ -883,6 +883,23 @@ def test_npu_profiler_settings_note(samples, caplog):
     assert row[["Status", "Base", "Comparison"]].tolist() == ["note", "Level1", "Level0"]
 
 
+def test_npu_profiler_settings_note_in_a_gate_run(samples):
+    """--fail_on_regression makes the time breakdown and the Summary sheet beside an operator comparison alone
+    (README), and the waterfall's Cube / Vector steps are what the AI Core metrics decide: the settings note comes
+    with them, text and DB exports alike. The loaders read profiler_info.json only for OverallMetrics and the
+    memory comparison, so such a Summary had lost the note; an operator-only run still has none."""
+    db = "msinsight/test/data/pytorch/db/level{}/rank0_ascend_pt"
+    expected = ["note", "Level1 / ACL_AICORE_PIPE_UTILIZATION", "Level2 / ACL_AICORE_PIPE_UTILIZATION"]
+    for base, comparison in ((NPU_L1, NPU_L2), (db.format(1), db.format(2))):
+        res = compare(str(samples / base), str(samples / comparison), enable_operator_compare=True,
+                      fail_on_regression=50)
+        assert res.sheet_names[0] == "Summary"
+        g = res.guards.set_index("Check")
+        assert g.loc["NPU profiler settings", ["Status", "Base", "Comparison"]].tolist() == expected, base
+    plain = compare(str(samples / NPU_L1), str(samples / NPU_L2), enable_operator_compare=True)
+    assert "NPU profiler settings" not in plain.guards["Check"].tolist()
+
+
 def test_summary_sheet_ms_to_three_places(tmp_path):
     """The waterfall's ms cells carry '#,##0.000' as the contributors beside them and the console do: with two
     places most steps of the bundled 4 ms sample pair read 0.00."""

@@ -1178,7 +1178,7 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
                       files={"db": path})
     profile.extra.update({"db_kind": kind, "step": step if step_range else -1, "step_range": step_range,
                           "steps": steps})
-    if layout.level == "profiling" and layout.info_path and (opts.enable_profiling_compare
+    if layout.level == "profiling" and layout.info_path and (opts.time_breakdown
                                                              or opts.enable_memory_compare):  # memory: its advice
         _profiler_settings(layout.info_path, profile)
     kernels, kextra, details, stat = _compute_tasks(db, rng, steps, step if step_range else -1)

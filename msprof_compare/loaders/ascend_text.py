@@ -988,8 +988,9 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
         if data is not None and not isinstance(data, dict):
             raise ProfileError(meta, "malformed profiler_metadata.json: top level is not an object")
         profile.metadata = data or {}
-    # OverallMetrics (level, metrics) and the memory comparison's advice (profile_memory) read it
-    if layout.level == "profiling" and layout.info_path and (profiling or opts.enable_memory_compare):
+    # the time breakdown's settings note (level, metrics; also a gate run's) and the memory comparison's advice
+    # (profile_memory) read it
+    if layout.level == "profiling" and layout.info_path and (opts.time_breakdown or opts.enable_memory_compare):
         profile.files["profiler_info"] = layout.info_path
         try:
             info = read_json(layout.info_path, profile.warnings)
