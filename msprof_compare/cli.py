@@ -161,9 +161,10 @@ def _click_exception_types() -> tuple[type, type]:
 def _run_typer(app: typer.Typer, args: list[str] | None, prog: str) -> int:
     setup_logging()
     args = sys.argv[1:] if args is None else list(args)
-    command = typer.main.get_command(app)
     _usage_error, click_error = _click_exception_types()
     try:
+        # typer reads every option's annotations here (a noticeable part of the start): Ctrl-C is handled as below
+        command = typer.main.get_command(app)
         rv = command.main(args=args, prog_name=prog, standalone_mode=False)
     except SystemExit:
         # click ends a write to a closed pipe (--help | head -0) itself: it wraps stdout and stderr so that
