@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import re
 import shutil
+from decimal import Decimal
 from pathlib import Path
 
 import pandas as pd
@@ -26,16 +27,17 @@ KINETO = DATA / "kineto"
 NPU = DATA / "npu" / "rank0_ascend_pt"
 DB = DATA / "db"
 
-_KINETO_TS = re.compile(rb'("ts"\s*:\s*"?)(\d+)')
+_KINETO_TS = re.compile(rb'("ts"\s*:\s*"?)(-?\d+(?:\.\d+)?)')
 # epoch-scale integers of an Ascend text export (times in us, and flow ids alike): 15-17 digits, not part of a
 # word (an HCCL op name such as "hcom_allReduce__586_0_1@17522688603477080586" keeps its number)
 _EPOCH = re.compile(rb"(?<![\w.@#-])(\d{15,17})(?![\w])")
-_DETAIL_TIMES = re.compile(r"\(\d+(?:\.\d+)?, (?:\d+(?:\.\d+)?|None)\)")
+_DETAIL_TIMES = re.compile(r"\(-?\d+(?:\.\d+)?, (?:-?\d+(?:\.\d+)?|None)\)")
 
 
 def _kineto(src: Path, tmp: Path, us: int) -> str:
     dst = tmp / f"shift{us}" / src.name
-    raw, n = _KINETO_TS.subn(lambda m: m.group(1) + str(int(m.group(2)) + us).encode(), src.read_bytes())
+    # exact decimal sums: a shift that takes times below 0 keeps each time's digits (-1.25 + 3 is 1.75)
+    raw, n = _KINETO_TS.subn(lambda m: m.group(1) + str(Decimal(m.group(2).decode()) + us).encode(), src.read_bytes())
     assert n > 100
     dst.parent.mkdir(parents=True, exist_ok=True)
     dst.write_bytes(raw)
@@ -94,10 +96,14 @@ def _assert_same(expected: tuple[dict[str, pd.DataFrame], str], got: tuple[dict[
     assert got[1] == expected[1]
 
 
-@pytest.mark.parametrize("shifts", [(1_000_000, 7), (1_700_000_000_000_000, 123_456_789_012)])
+@pytest.mark.parametrize("shifts", [(1_000_000, 7), (1_700_000_000_000_000, 123_456_789_012),
+                                    (-6_000_000_000_000, -2_000_000_000_000)])
 def test_kineto_pair_figures_do_not_move_with_time(tmp_path, shifts):
     """GPT-2 on an H200 (ns digits on 13-digit us times) against timesformer on an H100; the second shift
-    takes the H200 times to epoch scale (~1.7e15 us with ns digits: beyond float64's ns, read from the text)."""
+    takes the H200 times to epoch scale (~1.7e15 us with ns digits: beyond float64's ns, read from the text),
+    the third takes both sides' times below 0 (a rebased trace): a kernel whose launch flow started at a
+    negative time lost its operator's category (Flash Attention, Matmul, ...), a memory block allocated and
+    released at negative times its duration."""
     base = KINETO / "h200_gpt_bf16_cudnn_sdpa_excerpt.pt.trace.json"
     comp = KINETO / "h100_timesformer_excerpt.pt.trace.json"
     expected = _frames(str(base), str(comp))

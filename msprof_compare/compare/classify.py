@@ -379,14 +379,15 @@ def cube_ops(names: Iterable[str], ts: np.ndarray, dur: np.ndarray, tid: np.ndar
 def covering_op(ops: CubeOps, flow_ts: np.ndarray) -> np.ndarray:
     """Index into ``ops`` of the cube op each kernel is attributed to, -1 if none.
 
-    Kernels with ``flow_ts <= 0`` (no launching flow) get -1.
+    Kernels with ``flow_ts == 0`` (no launching flow) get -1: only 0 is "none" (reference-1 §3.7, "if
+    flow_start_time is non-zero"), a trace whose times are negative (a rebased trace) has flows all the same.
     """
     t = np.asarray(flow_ts, dtype=np.int64)
     out = np.full(t.size, -1, dtype=np.int64)
     if len(ops) == 0 or t.size == 0:
         return out
     p = np.searchsorted(ops.reach, t, side="left")
-    ok = (t > 0) & (p < len(ops))
+    ok = (t != 0) & (p < len(ops))
     pc = np.where(ok, p, 0)
     ok &= ops.start[pc] <= t
     out[ok] = p[ok]
@@ -433,7 +434,7 @@ def categorize(dur: np.ndarray, flow_ts: np.ndarray, is_cube: np.ndarray, ops: C
     """Label every kernel with its computing category (reference-1 §3.7), in input order.
 
     Arguments are aligned per kernel: ``dur`` (ns; unused for labels, checked
-    for length), ``flow_ts`` (int64 ns start of the launching flow, <= 0 for
+    for length), ``flow_ts`` (int64 ns start of the launching flow, 0 for
     none), ``is_cube`` (bool). NPU-only predicates (bool arrays, or ``npu_type``
     texts for the Type fallback) default to "never". Priority: page attention,
     tensor move, MC2, covering cpu cube op, Type fallback, cube, trans, vector.

@@ -119,11 +119,13 @@ def gpu_records(profile: Profile) -> pd.DataFrame:
     if not len(sel):
         return pd.DataFrame(columns=RECORD_COLUMNS)
     alloc = t[sel]
-    rel = np.where(released[kept][by], t[jj[kept][by]], -1)
+    done = released[kept][by]
+    rel = np.where(done, t[jj[kept][by]], 0)
     fl = _float_style(m["ts"].to_numpy(dtype=np.int64), profile.ops["ts"].to_numpy(dtype=np.int64))
-    dur = np.where((rel > 0) & (alloc > 0), (rel - alloc) / 1000.0, 0.0)
+    # only a missing or zero time gives 0.0 (reference-2 §5.1): a rebased trace's times may be negative
+    dur = np.where(done & (rel != 0) & (alloc != 0), (rel - alloc) / 1000.0, 0.0)
     release_text = _us_texts(rel, fl)
-    release_text[rel < 0] = "None"
+    release_text[~done] = "None"
     return pd.DataFrame({
         "ts": alloc, "size_kb": size[sel] / 1024, "dur_us": dur, "name": "",
         "alloc_text": _us_texts(alloc, fl), "release_text": release_text,
