@@ -315,6 +315,31 @@ def test_boolean_int_args_are_counted_not_refused(tmp_path):
     assert gpu_breakdown(prof).memory_gb == 4588568576 / 1024**3
 
 
+@pytest.mark.parametrize("value", [[7], {"id": 7}])
+def test_array_or_object_int_args_are_counted_not_refused(tmp_path, value):
+    """An array or an object where an int arg the breakdown reads belongs is "any other value" too
+    (docs/differences.md, as ``true`` above): it reads as absent with one warning per arg, as trace_view's
+    ``Stream Id`` does; the typed args decode refused the whole trace (``invalid event args: Expected `bool |
+    int | float | str | null`, got `array```). Same events and hand-made expectations as the boolean test."""
+    from msprof_compare.compare.breakdown_gpu import gpu_breakdown
+
+    kernels = [e for e in json.loads(H100.read_text())["traceEvents"] if _cat(e) == "kernel"][:2]
+    kernels[0]["args"]["stream"] = value
+    kernels[0]["args"]["device"] = value
+    mem = _excerpt_memory([11, 12, 13, 14])
+    for key in ("Device Id", "Total Reserved", "Bytes", "Addr"):
+        mem[0]["args"][key] = value
+    path = _write(tmp_path, [*kernels, *mem])
+    prof = load_profile(str(path), _opts(enable_memory_compare=True))
+    assert prof.kernels["stream"].tolist() == [-1, 7] and prof.kernels["device"].tolist() == [-1, 0]
+    assert prof.memory["device_id"].tolist() == [-1, 0, 0, 0]
+    assert prof.memory["bytes"].tolist() == [0, 100864, -100864, -100864]
+    assert prof.memory["addr"].tolist()[0] < -1
+    assert prof.memory["total_reserved"].tolist()[0] == 0
+    assert len(prof.warnings) == 6 and all(f"(the first: {value!r})" in w for w in prof.warnings)
+    assert gpu_breakdown(prof).memory_gb == 4588568576 / 1024**3
+
+
 def test_odd_kernel_device_ids_are_counted(tmp_path):
     """A kernel ``device`` that is no integer is on no device (the summary's device count), counted in one
     warning: 2.5 used to count as device 2."""

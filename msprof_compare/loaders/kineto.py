@@ -43,13 +43,14 @@ NOT_FLOW_CATS = frozenset(KERNEL_CATS) | OP_CATS | frozenset({"python_function",
 #: Lower-cased cats whose events are read as something else, so never searched for "[memory]" events.
 NOT_MEMORY_CATS = frozenset(KERNEL_CATS) | OP_CATS | FLOW_CATS | {"python_function"}
 
-# bool: a boolean is no integer either; ``checked_ints`` / ``whole_int`` count it (a typed decode refused the trace)
-_NUM = int | float | str | bool | None  # noqa: UP007 (runtime alias for msgspec)
+# bool, list, dict: a boolean, an array or an object is no integer either; ``checked_ints`` / ``whole_int`` count
+# it (a typed decode refused the trace)
+_NUM = int | float | str | bool | None | list | dict  # noqa: UP007 (runtime alias for msgspec)
 
 # Int args read with ``traceio.checked_ints`` (a bad value reads as absent, counted in one warning):
 # those a misreading turns into other figures. ``sort_index`` feeds no figure and is read by
 # ``traceio.whole_int`` (-1 when it is none, without a warning);
-# args no comparator reads (correlation, External id, Sequence number, Fwd thread id)
+# args no comparator reads (a kernel's correlation, External id, Sequence number, Fwd thread id)
 # are not in the args structs at all: each field costs decode time on every event.
 #: kernel ``device``: the devices that ran kernels (the summary's device count check)
 _DEVICE = traceio.IntArg("kernel device id", "those kernels count on no device")
