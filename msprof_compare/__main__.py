@@ -3,4 +3,4 @@ environment whose scripts directory is not on PATH."""
 
 from .entry import analyze_main
 
-analyze_main()
+analyze_main("python -m msprof_compare")

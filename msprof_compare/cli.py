@@ -225,9 +225,10 @@ def _misplaced_option(command: Any, args: list[str]) -> str | None:
     return next((a.split("=", 1)[0] for a in before if a.split("=", 1)[0] in flags), None)
 
 
-def analyze_main(args: list[str] | None = None) -> None:
-    """Entry point of ``msprof-analyze`` (sub-command ``compare``)."""
-    sys.exit(_run_typer(_analyze_app(), args, "msprof-analyze"))
+def analyze_main(args: list[str] | None = None, prog: str = "msprof-analyze") -> None:
+    """Entry point of ``msprof-analyze`` (sub-command ``compare``); ``prog`` is the command its messages
+    name (``python -m msprof_compare`` when run as a module)."""
+    sys.exit(_run_typer(_analyze_app(), args, prog))
 
 
 def compare_main(args: list[str] | None = None) -> None:

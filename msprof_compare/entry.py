@@ -16,7 +16,7 @@ def _interrupted(_signum: int, _frame: Any) -> None:
     os._exit(130)  # nothing is written yet, and half-imported modules need no cleanup
 
 
-def _run(name: str) -> Any:
+def _run(name: str, **kwargs: Any) -> Any:
     """Import the CLI with the quiet Ctrl-C handler in place, then hand Ctrl-C back to it."""
     previous: Callable | int | None = None
     try:
@@ -28,12 +28,12 @@ def _run(name: str) -> Any:
 
     if previous is not None:
         signal.signal(signal.SIGINT, previous)
-    return getattr(cli, name)()
+    return getattr(cli, name)(**kwargs)
 
 
-def analyze_main() -> None:
+def analyze_main(prog: str = "msprof-analyze") -> None:
     """``msprof-analyze compare ...``"""
-    _run("analyze_main")
+    _run("analyze_main", prog=prog)
 
 
 def compare_main() -> None:
@@ -47,4 +47,4 @@ def script_main() -> int:
 
 
 if __name__ == "__main__":  # python -m msprof_compare.entry compare ...
-    analyze_main()
+    analyze_main("python -m msprof_compare.entry")

@@ -898,6 +898,16 @@ def test_python_m_entry_runs_the_cli(tmp_path: Path, module: str) -> None:
     assert len(list(tmp_path.glob("performance_comparison_result_*.xlsx"))) == 1
 
 
+@pytest.mark.parametrize("module", ["msprof_compare.entry", "msprof_compare"])
+def test_python_m_errors_name_the_command_typed(tmp_path: Path, module: str) -> None:
+    """A usage error of ``python -m msprof_compare`` points at that command's help: it named
+    ``msprof-analyze``, which is not on PATH where the module form is the way to run the tool."""
+    proc = subprocess.run([sys.executable, "-m", module, "compare", "-d", "x"], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=tmp_path, timeout=120)
+    assert proc.returncode == 2
+    assert assert_one_error(proc.stderr).endswith(f"(see 'python -m {module} compare --help')")
+
+
 def test_option_errors_point_at_the_sub_command_help(capsys: pytest.CaptureFixture) -> None:
     code, _, err = run_inproc(capsys, "-d", "x", "-bp", "y", "--enable_profiling_compare=true")
     assert code == 2
