@@ -1027,6 +1027,26 @@ def test_tables_an_export_may_lack(tmp_path: Path) -> None:
         load_profile(str(no_steps), OPTS, step=50)
 
 
+def test_enum_api_type_name_under_several_ids(tmp_path: Path) -> None:
+    """ENUM_API_TYPE's id is its key but a name may repeat: with an extra (99, 'op') row the loader kept the last
+    id alone, so the 860 type-50001 rows were no ops and the run said only "Can't find any torch op". Rows of
+    every id of a name are read as that kind, with a step too."""
+    opts = build_options(enable_operator_compare=True, enable_memory_compare=True)[0]
+    extra = _variant(tmp_path, "extra", "INSERT INTO ENUM_API_TYPE VALUES (99, 'op')")
+    moved = _variant(tmp_path, "moved", "INSERT INTO ENUM_API_TYPE VALUES (99, 'op')",
+                     "INSERT INTO ENUM_API_TYPE VALUES (98, 'trace')",
+                     "UPDATE PYTORCH_API SET type = 99 WHERE type = 50001 AND rowid % 2 = 0",
+                     "UPDATE PYTORCH_API SET type = 98 WHERE type = 50003 AND rowid % 2 = 0")
+    assert sql(moved, "SELECT count(*) FROM PYTORCH_API WHERE type IN (98, 99)")[0][0] > 0
+    for step in (-1, 50):
+        clean = load_profile(str(L1), opts, step=step)
+        assert len(clean.ops) and len(clean.python_functions) and len(clean.queue)
+        for db in (extra, moved):
+            p = load_profile(str(db), opts, step=step)
+            for table in ("ops", "python_functions", "queue"):
+                pd.testing.assert_frame_equal(getattr(p, table), getattr(clean, table))
+
+
 def test_string_ids_row_without_an_id_is_passed_over(tmp_path: Path) -> None:
     """A STRING_IDS row whose id is NULL (possible where the table is declared without its primary key) names
     nothing: it is passed over (an id cell is otherwise read as an integer or refused), and every name reads as

@@ -823,16 +823,20 @@ def _rank_span(db: _Db) -> int:
     return int(top) + 1 if top is not None else 0
 
 
-def _api_types(db: _Db) -> dict[str, int]:
-    types = dict(_API_TYPES)
+def _api_types(db: _Db) -> dict[str, tuple[int, ...]]:
+    """The ENUM_API_TYPE ids of each PYTORCH_API kind read (op, queue, trace); a kind the table lacks keeps its
+    default id. Every id of a name counts: the ids are the table's key but the names are not, and keeping only
+    the last id of a repeated name lost every torch op without a word. An id under two names is the first's."""
+    owner: dict[int, str] = {}
     if db.has("ENUM_API_TYPE"):
         for i, name in db.con.execute("SELECT id, name FROM ENUM_API_TYPE"):
-            if name in types and i is not None:
-                types[name] = db.id_value(i, "ENUM_API_TYPE", "id")
-    return types
+            if name in _API_TYPES and i is not None:
+                owner.setdefault(db.id_value(i, "ENUM_API_TYPE", "id"), name)
+    return {name: tuple(i for i, n in owner.items() if n == name) or (default,)
+            for name, default in _API_TYPES.items()}
 
 
-def _api_kind(db: _Db, types: dict[str, int]) -> str | None:
+def _api_kind(db: _Db, types: dict[str, tuple[int, ...]]) -> str | None:
     """The SQL of a PYTORCH_API row's kind (an ENUM_API_TYPE id). Exports before the ``type`` column (added in
     August 2024) wrote torch ops, task-queue and Python rows into one table: only an op has a sequence number,
     a queue row a connection id (``Enqueue`` / ``Dequeue``) and a Python row neither. None when neither column
@@ -842,8 +846,8 @@ def _api_kind(db: _Db, types: dict[str, int]) -> str | None:
         return "p.type"
     if "sequenceNumber" not in cols:
         return None
-    queue = f"WHEN p.connectionId IS NOT NULL THEN {types['queue']} " if "connectionId" in cols else ""
-    return f"(CASE WHEN p.sequenceNumber IS NOT NULL THEN {types['op']} {queue}ELSE {types['trace']} END)"
+    queue = f"WHEN p.connectionId IS NOT NULL THEN {types['queue'][0]} " if "connectionId" in cols else ""
+    return f"(CASE WHEN p.sequenceNumber IS NOT NULL THEN {types['op'][0]} {queue}ELSE {types['trace'][0]} END)"
 
 
 def _swapped(shapes: np.ndarray, dtypes: np.ndarray) -> bool:
@@ -878,13 +882,14 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
                                 "torch ops cannot be told from its other rows; no torch ops")
         return
     # over every step: "no op in the step" is a step error, "no op at all" is not (``Profile.has_ops``)
-    profile.extra["any_op"] = db.scalar(f"SELECT 1 FROM PYTORCH_API p WHERE {kind_sql} = ? AND startNs IS NOT NULL "
-                                        "AND endNs IS NOT NULL LIMIT 1", (types["op"],)) is not None
-    wanted = [types["op"]]
+    ops = ",".join("?" * len(types["op"]))
+    profile.extra["any_op"] = db.scalar(f"SELECT 1 FROM PYTORCH_API p WHERE {kind_sql} IN ({ops}) AND startNs IS NOT "
+                                        "NULL AND endNs IS NOT NULL LIMIT 1", types["op"]) is not None
+    wanted = list(types["op"])
     if opts.enable_memory_compare:
-        wanted.append(types["queue"])
+        wanted.extend(types["queue"])
     if opts.enable_operator_compare and not opts.disable_module:
-        wanted.append(types["trace"])
+        wanted.extend(types["trace"])
     cols = {"ts": "CAST(p.startNs AS INTEGER)", "end": "CAST(p.endNs AS INTEGER)", "gtid": p("globalTid"),
             "link": p("connectionId"), "name": p("name"), "type": f"COALESCE({kind_sql}, -1)"}
     if opts.any_detail():
@@ -898,8 +903,8 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
         # a module's call stack is made of its outer frames (docs/differences.md, "A step without data ...");
         # modules are cut below
         sql += (" AND CAST(p.startNs AS INTEGER) <= ? AND (CAST(p.startNs AS INTEGER) >= ? OR "
-                f"({kind_sql} = ? AND CAST(p.endNs AS INTEGER) >= ?))")
-        params += (rng[1], rng[0], types["trace"], rng[0])
+                f"({kind_sql} IN ({','.join('?' * len(types['trace']))}) AND CAST(p.endNs AS INTEGER) >= ?))")
+        params += (rng[1], rng[0], *types["trace"], rng[0])
     got = db.ints(sql, params, len(cols))
     none = np.full(len(got), -1, dtype=np.int64)
     col = {k: got[:, i] for i, k in enumerate(cols)}  # views: a reordered copy cost 0.09 s at 650k rows
@@ -924,7 +929,7 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
         firsts = conn.drop_duplicates("row", keep="first")
         first_cid[firsts["row"].to_numpy()] = firsts["connection_id"].to_numpy()
 
-    is_op = np.flatnonzero(kind == types["op"])
+    is_op = np.flatnonzero(np.isin(kind, types["op"]))
     names = db.text(col["name"], names=True)
     shape_ids, dtype_ids = col.get("shapes", none)[is_op], col.get("dtypes", none)[is_op]
     shapes, dtypes = db.text(shape_ids, missing="N/A"), db.text(dtype_ids, missing="N/A")
@@ -948,13 +953,13 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
     op_conn = pd.DataFrame({"op_row": op_pos[oc["row"].to_numpy()], "connection_id": oc["connection_id"].to_numpy()})
     profile.extra["op_connections"] = op_conn
 
-    is_tr = np.flatnonzero(kind == types["trace"])
+    is_tr = np.flatnonzero(np.isin(kind, types["trace"]))
     if rng != _ALL:  # a module (nn.Module python function) counts only when it starts in the step
         module = pd.Series(names[is_tr], dtype=object).str.lower().str.startswith("nn.module:", na=False)
         is_tr = is_tr[(ts[is_tr] >= rng[0]) | ~module.to_numpy(dtype=bool)]
     profile.python_functions = frame("python_functions", {
         "name": names[is_tr], "ts": ts[is_tr], "dur": dur[is_tr], "tid": tid[is_tr]})
-    is_q = np.flatnonzero(kind == types["queue"])
+    is_q = np.flatnonzero(np.isin(kind, types["queue"]))
     qnames = names[is_q]
     codes, uniq = pd.factorize(qnames)  # tested once per distinct name: 12 -> 2 ms at 84k queue rows
     qcat = np.array(["enqueue" if n.startswith("Enqueue") else "dequeue" for n in uniq.tolist()], dtype=object)[codes]
