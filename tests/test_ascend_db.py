@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from cliutil import error_lines, run_inproc
 from dbutil import edited_copy, sql
 
 from msprof_compare.compare.breakdown_db import cube_mask, db_breakdown
@@ -231,6 +232,23 @@ def test_absent_step_names_the_steps_present() -> None:
     with pytest.raises(StepError, match=r"Invalid Step Id: 7, please choose from the valid steps: 50") as e:
         load_profile(str(L1), OPTS, step=7)
     assert e.value.exit_code == 2
+
+
+def test_step_ending_before_it_starts_is_said(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """A STEP_TIME row whose endNs is before its startNs holds no data: asked for, it stopped the run with
+    "There is no operator event data for step 50" although the step is there. Its bounds are named instead (a
+    step error, exit 2, one line from the CLI, no output); without a step the profile loads as before."""
+    start, end = sql(L1, "SELECT startNs, endNs FROM STEP_TIME WHERE id = 50")[0]
+    db = edited_copy(L1, _db(tmp_path), "UPDATE STEP_TIME SET startNs = endNs, endNs = startNs")
+    with pytest.raises(StepError) as e:
+        load_profile(str(db), OPTS, step=50)
+    assert str(e.value) == (f"{db}: step 50 in STEP_TIME ends before it starts (startNs {end}, endNs {start}), so "
+                            "no data lies in it") and e.value.exit_code == 2
+    assert len(load_profile(str(db), OPTS).kernels) == 187
+    out = tmp_path / "out"
+    code, _, err = run_inproc(capsys, "-d", str(db), "-bp", str(L1), "-o", str(out), "--base_step", "50",
+                              "--comparison_step", "50")
+    assert code == 2 and not out.exists() and error_lines(err) == [f"error: {e.value}"]
 
 
 def test_no_step_markers(tmp_path: Path) -> None:

@@ -380,7 +380,8 @@ def _steps(db: _Db) -> pd.DataFrame:
 
 
 def _step_range(db: _Db, steps: pd.DataFrame, step: int) -> tuple[int, int] | None:
-    """The inclusive ``[startNs, endNs]`` of ``step``; StepError (exit 2) when it is absent."""
+    """The inclusive ``[startNs, endNs]`` of ``step``; StepError (exit 2) when it is absent or ends before it
+    starts."""
     if step is None or step < 0:
         return None
     if steps.empty:
@@ -391,7 +392,11 @@ def _step_range(db: _Db, steps: pd.DataFrame, step: int) -> tuple[int, int] | No
     if hit.empty:
         ids = ", ".join(str(i) for i in dict.fromkeys(steps["id"].tolist()))
         raise StepError(f"{db.path}: Invalid Step Id: {step}, please choose from the valid steps: {ids}")
-    return int(hit["start"].iloc[0]), int(hit["end"].iloc[0])
+    start, end = int(hit["start"].iloc[0]), int(hit["end"].iloc[0])
+    if end < start:  # no data can lie in it: "There is no operator event data for step N" hid why
+        raise StepError(f"{db.path}: step {step} in STEP_TIME ends before it starts (startNs {start}, endNs {end}), "
+                        "so no data lies in it")
+    return start, end
 
 
 def _step_ids(steps: pd.DataFrame, ts: np.ndarray) -> np.ndarray:
