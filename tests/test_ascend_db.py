@@ -351,6 +351,22 @@ def test_empty_task_table(tmp_path: Path) -> None:
     assert str(f) in str(e.value)
 
 
+@pytest.mark.parametrize("column", ["startNs", "endNs"])
+def test_task_table_without_a_timed_row(tmp_path: Path, column: str) -> None:
+    """Rows without a start or end time are left out of every query (one warning; the rest load:
+    ``test_db_rows_without_a_time_are_left_out_and_counted``). When that is every TASK row the profile has no
+    device activity, as with an empty TASK table, which is refused: it loaded with an E2E time of 0 and the one
+    warning."""
+    f = edited_copy(L1, _db(tmp_path), f"UPDATE TASK SET {column} = NULL")
+    with pytest.raises(ProfileError) as e:
+        load_profile(str(f), OPTS)
+    assert str(e.value) == (f"{f}: no row of the TASK table has a start and an end time (552 row(s) without): no "
+                            "device activity was recorded")
+    (tmp_path / "one").mkdir()
+    one = edited_copy(L1, tmp_path / "one" / f.name, f"UPDATE TASK SET {column} = NULL WHERE rowid > 1")
+    assert f"{one}: 551 row(s) have no start or end time (551 TASK); left out" in load_profile(str(one), OPTS).warnings
+
+
 def test_rows_ending_before_they_start_read_as_zero(tmp_path: Path) -> None:
     """A task, communication task or API row whose endNs is before its startNs (an end never written,
     read as 0) once gave durations of -1.7e18 ns that swamped every figure. Such a duration is read as 0,

@@ -1178,6 +1178,10 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
     db.need_times("TASK")
     if db.scalar("SELECT 1 FROM TASK LIMIT 1") is None:
         raise ProfileError(path, "the TASK table is empty: no device activity was recorded")
+    if db.untimed.get("TASK") and db.scalar("SELECT 1 FROM TASK WHERE startNs IS NOT NULL AND endNs IS NOT NULL "
+                                            "LIMIT 1") is None:  # every row left out: as empty as no row
+        raise ProfileError(path, f"no row of the TASK table has a start and an end time ({db.untimed['TASK']} "
+                                 "row(s) without): no device activity was recorded")
     _check_task_links(db)
     kind = db_kind(path)
     steps = _steps(db)
