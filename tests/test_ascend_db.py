@@ -577,6 +577,7 @@ def test_db_without_an_optional_table(tmp_path: Path, table: str, warning: str, 
     ("COMMUNICATION_OP", "endNs", "", r"table COMMUNICATION_OP: column endNs holds '', not an integer"),
     # a fraction: read as its whole part before (a kernel named after name id 12, step 50.5 chosen as step 50)
     ("COMPUTE_TASK_INFO", "name", 12.5, r"table TASK, COMPUTE_TASK_INFO: column name holds 12\.5, not an integer"),
+    ("TASK", "streamId", 0.5, r"table TASK: column streamId holds 0\.5, not an integer"),  # read as stream 0 once
     ("STEP_TIME", "id", 50.5, r"table STEP_TIME: column id holds 50\.5, not an integer"),
     ("CONNECTION_IDS", "connectionId", "abc", r"table CONNECTION_IDS: column connectionId holds 'abc', not an integer"),
 ])
