@@ -212,6 +212,29 @@ def test_op_name_map_renames_modules() -> None:
     assert sum(1 for x, y in mapped if x is not None and y is not None) == 4
 
 
+def test_op_name_map_renames_module_paths_in_one_pass(samples: Path, tmp_path: Path) -> None:
+    """A replaced text is not looked up again, as for ops (exact lookup): the level-1 trace against a copy whose
+    ReLU modules are named GELU. ``{'ReLU': 'GELU'}`` pairs them; the swap ``{'ReLU': 'GELU', 'GELU': 'ReLU'}``
+    pairs none (base ReLU -> GELU, comparison GELU -> ReLU), where replacing key after key turned both into
+    ReLU. Longest key first: ``Dropout`` is renamed whole, not as ``Drop`` + ``out``."""
+    src = samples / TEXT_L1 / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    text = src.read_text(encoding="utf-8")
+    assert text.count('"nn.Module: ReLU_') == 7
+    gelu = tmp_path / "trace_view.json"
+    gelu.write_text(text.replace('"nn.Module: ReLU_', '"nn.Module: GELU_'), encoding="utf-8")
+
+    def relu_pairs(op_name_map: str) -> int:
+        """ModuleCompare TOTAL rows of a base ReLU module with comparison time (an absent side shows 0)."""
+        detail = compare(str(src), str(gelu), op_name_map=op_name_map).sheet("ModuleCompare")
+        total = detail[detail["Operator Name"] == "TOTAL"]
+        return int(((total["Module Class"] == "nn.Module: ReLU") & (total["Device Total Time(us).1"] > 0)).sum())
+
+    assert relu_pairs("{'ReLU': 'GELU'}") == 14  # 7 forward + 7 backward
+    assert relu_pairs("{'ReLU': 'GELU', 'GELU': 'ReLU'}") == 0
+    key = modules._module_keyer({"Drop": "X", "Dropout": "Y", "": "Z", "Linear": "Conv", "Conv": "Linear"})
+    assert key("/ Net_0/ Dropout_0/ Drop_1/ Linear_0/ Conv_2") == "/ Net_0/ Y_0/ X_1/ Conv_0/ Linear_2"
+
+
 def test_fallbacks_to_operator_level() -> None:
     with_mods, without = net_profile(), net_profile()
     without.python_functions = without.python_functions.iloc[:1]  # no nn.Module events

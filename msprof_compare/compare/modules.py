@@ -20,6 +20,7 @@ import dataclasses
 import logging
 import re
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -552,11 +553,18 @@ def module_trees(ctx: RunContext, side: str) -> ModuleTrees | None:
 # ------------------------------------------------------------------------------------ matching
 
 
-def _module_key(name: str, op_name_map: dict[str, str]) -> str:
-    """Matching key of a module path; ``--op_name_map`` renames substrings (deliberate difference 6)."""
-    for k, v in op_name_map.items():
-        name = name.replace(k, v)
-    return name
+def _module_keyer(op_name_map: dict[str, str]) -> Callable[[str], str]:
+    """Matching key of a module path; ``--op_name_map`` renames substrings (deliberate difference 6).
+
+    One pass, longest key first at each position: a replaced text is never looked up again, so a map whose
+    keys chain or swap (``{'Linear': 'Conv', 'Conv': 'Linear'}``) keeps two modules apart, as the exact
+    lookup does for ops; one key after another would give both modules one key. Empty keys name nothing.
+    """
+    keys = sorted((k for k in op_name_map if k), key=len, reverse=True)
+    if not keys:
+        return lambda name: name
+    pattern = re.compile("|".join(map(re.escape, keys)))
+    return lambda name: pattern.sub(lambda m: op_name_map[m.group(0)], name)
 
 
 def match_modules(a: Module, b: Module, op_name_map: dict[str, str],
@@ -565,13 +573,13 @@ def match_modules(a: Module, b: Module, op_name_map: dict[str, str],
     out: list[tuple[Module | None, Module | None]] = []
     queue: deque[tuple[Module | None, Module | None]] = deque([(a, b)])
     align = AlignMemo()
+    key = _module_keyer(op_name_map)
     while queue:
         x, y = queue.popleft()
         ca = x.children if x is not None else []
         cb = y.children if y is not None else []
         if x is not None and y is not None and match:
-            ia, ib = align([_module_key(m.module_name, op_name_map) for m in ca],
-                           [_module_key(m.module_name, op_name_map) for m in cb])
+            ia, ib = align([key(m.module_name) for m in ca], [key(m.module_name) for m in cb])
         else:
             ia, ib = no_matching(len(ca), len(cb))
         for i, j in zip(ia.tolist(), ib.tolist(), strict=False):
