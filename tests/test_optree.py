@@ -258,6 +258,13 @@ def test_drill_down_reference_fact() -> None:
     # reference-2 §2.5: max(kernel_num) <= max_kernel_num keeps the pair (10 kernels, limit 10: kept)
     assert len(operator_pairs(ctx_of(base, comp, max_kernel_num=10))) == 1
     assert len(operator_pairs(ctx_of(base, comp, max_kernel_num=9))) == 3
+    # one child per side (P -> c1 -> c2 over the 10 kernels): equal keys pair and drill on, others do not pair
+    base = gpu_profile([("P", 0, 10), ("c1", 0, 5), ("c2", 1, 3)], kern, [(1, 100 + i) for i in range(10)])
+    comp = gpu_profile([("P", 0, 10), ("c1", 0, 5), ("c3", 1, 3)], kern, [(1, 100 + i) for i in range(10)])
+    pairs = operator_pairs(ctx_of(base, comp, max_kernel_num=5))
+    got = [(pairs.base.names[i] if i >= 0 else None, pairs.comparison.names[j] if j >= 0 else None)
+           for i, j in zip(pairs.ia.tolist(), pairs.ib.tolist(), strict=True)]
+    assert got == [(None, "c3"), ("c2", None)]
 
 
 def test_keys_name_map_and_input_shape() -> None:

@@ -12,13 +12,15 @@ from pathlib import Path
 import pytest
 
 from msprof_compare.api import RunContext
-from msprof_compare.compare.optree import build_tree, operator_pairs
+from msprof_compare.compare.align import align
+from msprof_compare.compare.optree import build_tree, op_keys, operator_pairs
 from msprof_compare.loaders import load_profile
 from msprof_compare.options import build_options
 
 DATA = Path(__file__).parent / "data"
 ALEXNET = DATA / "ops" / "alexnet_excerpt.pt.trace.json"
 GPT = DATA / "kineto" / "h200_gpt_bf16_cudnn_sdpa_excerpt.pt.trace.json"
+ALEXNET_H200 = DATA / "kineto" / "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz"
 TEXT_L1 = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json"
 L1_BWD_TID = 3105075  # the tid of the level1 trace's last fwdbwd flow end (§2.4)
 
@@ -242,3 +244,35 @@ def test_a_pair_whose_other_op_has_no_children_is_kept_over_the_limit(tmp_path) 
                    _write(comp_doc, tmp_path, "leaf_conv.pt.trace.json"), max_kernel_num=4)
     assert _named(pairs) == [(n, n) for n in ["aten::conv2d", "aten::relu_"] * 3 + [
         "aten::max_pool2d", "aten::adaptive_avg_pool2d", "aten::flatten"]]
+
+
+@pytest.mark.parametrize(("base", "comp"), [(TEXT_L1, TEXT_L1.replace("level1", "level2")),
+                                            (ALEXNET_H200, ALEXNET_H200)])
+def test_drill_down_equals_a_literal_walk(samples, base, comp) -> None:
+    """``children`` (one sort by parent for all nodes) and the drill-down's shortcut for one child per side with
+    equal keys give what a literal §2.5 walk gives: each node's children by a scan of its subtree, every level
+    paired by ``align``. Real pairs: NPU text level1/level2, an H200 AlexNet trace against itself."""
+    base, comp = (p if isinstance(p, Path) else samples / p for p in (base, comp))
+    pairs = _pairs(base, comp, max_kernel_num=4)
+    ta, tb = pairs.base, pairs.comparison
+    for t in (ta, tb):
+        for node in range(-1, t.n):
+            lo, hi = (0, t.n) if node < 0 else (node + 1, node + int(t.size[node]))
+            assert t.children(node).tolist() == [c for c in range(lo, hi) if t.parent[c] == node]
+    top = _pairs(base, comp)
+    ka, kb = op_keys(ta, {}, False), op_keys(tb, {}, False)
+    out: list[tuple[int, int]] = []
+    todo = list(zip(top.ia.tolist(), top.ib.tolist(), strict=True))[::-1]
+    shortcut = 0
+    while todo:
+        x, y = todo.pop()
+        ca = ta.children(x).tolist() if x >= 0 else []
+        cb = tb.children(y).tolist() if y >= 0 else []
+        if not ca or not cb or max(ta.kernel_num[x], tb.kernel_num[y]) <= 4:
+            out.append((x, y))
+            continue
+        shortcut += len(ca) == len(cb) == 1 and ka[ca[0]] == kb[cb[0]]
+        ia, ib = align([ka[c] for c in ca], [kb[c] for c in cb])
+        todo.extend([(ca[i] if i >= 0 else -1, cb[j] if j >= 0 else -1) for i, j in zip(ia, ib, strict=True)][::-1])
+    assert list(zip(pairs.ia.tolist(), pairs.ib.tolist(), strict=True)) == out
+    assert len(out) > len(top) and shortcut > 0

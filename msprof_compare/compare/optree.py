@@ -106,7 +106,9 @@ class OpTree:
     #: ``flow_kernels`` of this side (flows of the run's cats joined to ``kpool``), shared with
     #: the module comparator, which needs the same join for its kernel time points
     fk: pd.DataFrame | None = field(default=None, repr=False)
-    _children: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
+    #: every node's children, grouped by parent (CSR over nodes -1..n-1; see ``children``)
+    _child_order: np.ndarray | None = field(default=None, repr=False)
+    _child_ptr: np.ndarray | None = field(default=None, repr=False)
     _kernel_text: np.ndarray | None = field(default=None, repr=False)
 
     @property
@@ -118,16 +120,14 @@ class OpTree:
         return self.ops["name"].to_numpy()
 
     def children(self, node: int) -> np.ndarray:
-        """Direct children of ``node`` (-1 = the root), in start order."""
-        got = self._children.get(node)
-        if got is None:
-            if node < 0:
-                got = np.flatnonzero(self.parent == -1)
-            else:
-                lo, hi = node + 1, node + int(self.size[node])
-                got = lo + np.flatnonzero(self.parent[lo:hi] == node)
-            self._children[node] = got
-        return got
+        """Direct children of ``node`` (-1 = the root), in start order.
+
+        One stable sort by parent serves every node: scanning each node's subtree made a
+        ``--max_kernel_num`` drill-down of a deep chain (ops nesting back to back) O(n·depth)."""
+        if self._child_order is None or self._child_ptr is None:
+            self._child_order = np.argsort(self.parent, kind="stable")
+            self._child_ptr = np.searchsorted(self.parent[self._child_order], np.arange(-1, self.n + 1))
+        return self._child_order[self._child_ptr[node + 1]:self._child_ptr[node + 2]]
 
     def subtree_bfs(self, node: int) -> np.ndarray:
         """``node`` and all its descendants in breadth-first order (the original's "total" order)."""
@@ -610,6 +610,9 @@ def drill_down(ta: OpTree, tb: OpTree, ia: np.ndarray, ib: np.ndarray, ka: np.nd
             out_a.append(x)
             out_b.append(y)
             continue
+        if match and len(ca) == 1 and len(cb) == 1 and ka[ca[0]] == kb[cb[0]]:
+            stack.append((int(ca[0]), int(cb[0])))  # one child each, same key: the pair align makes, at a
+            continue  # fraction of its cost per level of a deep chain
         sa, sb = pair_lists(ca, cb, ka, kb, match, memo)
         stack.extend(list(zip(sa.tolist(), sb.tolist(), strict=False))[::-1])
     return np.asarray(out_a, np.int64), np.asarray(out_b, np.int64)
