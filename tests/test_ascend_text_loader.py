@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from msprof_compare.errors import ProfileError
 from msprof_compare.loaders import detect, load_profile
-from msprof_compare.loaders.ascend_text import decimal_us_to_ns
+from msprof_compare.loaders.numparse import decimal_us_to_ns, lenient_us_to_ns
 from msprof_compare.options import Options
 
 DATA = Path(__file__).resolve().parent / "data" / "npu"
@@ -676,7 +676,8 @@ def test_decimal_us_to_ns_edge_cases():
                             "0.00050001", "-0.0015", "5e-4"])
     # half-ns ties to the even ns (numparse.ROUNDING); just above a tie rounds up
     assert got.tolist() == [-3500, 7123, 12000, 1000, 500, 0, 0, 5000, 1250, 1000000, 2, 1, -2, 0]
-    assert decimal_us_to_ns(["N/A", "", "abc"], strict=False).tolist() == [-1, -1, -1]
+    got, read = lenient_us_to_ns(["N/A", "", "abc", "-0.001"])
+    assert got.tolist() == [0, 0, 0, -1] and read.tolist() == [False, False, False, True]
     with pytest.raises(ProfileError):
         decimal_us_to_ns(["abc"], path="f.json")
 

@@ -280,6 +280,31 @@ def test_empty_start_time_is_missing_not_junk(tmp_path):
     assert warnings == [f"{f}: 1 Start Time(us) value(s) are not numbers; those kernels are not matched."]
 
 
+def test_start_time_of_minus_one_ns_is_a_time_not_junk(tmp_path):
+    """A Start Time(us) of -0.001 is -1 ns, a number: not counted with the junk (the loader once marked "no number"
+    with ts -1, which this time reads as). Rows 0 and 1 set to "-0.001" and "abc", row 2's Duration(us) to
+    "-0.001" (synthetic): that one reads as -1 ns, not as a missing 0, and is counted with the negative ones."""
+    f, _ = _kernel_details(tmp_path, {(0, "Start Time(us)"): "-0.001", (1, "Start Time(us)"): "abc",
+                                      (2, "Duration(us)"): "-0.001"})
+    warnings: list[str] = []
+    kd = ascend_text.read_kernel_details(str(f), warnings)
+    assert kd["ts"].tolist()[:2] == [-1, -1] and kd["dur"].tolist()[2] == -1
+    assert warnings == [f"{f}: 1 kernel(s) have a negative Duration(us); kept as they are.",
+                        f"{f}: 1 Start Time(us) value(s) are not numbers; those kernels are not matched."]
+
+
+def test_release_time_of_minus_one_ns_is_no_junk(tmp_path):
+    """operator_memory.csv rows (msinsight text level1 rank0, cut), a Release Time(us) set to -0.001 (synthetic):
+    -1 ns is a time, not a value that is no time (uncounted)."""
+    f = tmp_path / "operator_memory.csv"
+    f.write_text(OPERATOR_MEMORY_HEAD +
+                 "aten::_convolution,25009.5,1736408883702735.700\t,-0.001\t,0.000\t,NPU:0\n")
+    warnings: list[str] = []
+    om = ascend_text.read_operator_memory(str(f), warnings)
+    assert om["release_ns"].tolist() == [-1]
+    assert warnings == []
+
+
 # --------------------------------------------------------------------------- memory side files
 
 

@@ -373,8 +373,9 @@ def test_blocks_released_before_allocation_are_counted_apart_from_negative_sizes
 
 
 def test_lenient_time_parse_reads_a_plus_sign():
-    """``decimal_us_to_ns(strict=False)`` (the CSV loader's parse) reads ``[+-]digits[.digits]``, a leading "+"
-    included, and gives -1 for what is no number. By hand: +7.5 us = 7500 ns, 12 us = 12000, -0.25 us = -250."""
-    from msprof_compare.loaders.numparse import decimal_us_to_ns
+    """``lenient_us_to_ns`` (the CSV loader's parse) reads ``[+-]digits[.digits]``, a leading "+" included, and
+    marks what is no number unread. By hand: +7.5 us = 7500 ns, 12 us = 12000, -0.25 us = -250."""
+    from msprof_compare.loaders.numparse import lenient_us_to_ns
 
-    assert decimal_us_to_ns(["+7.5", "12", "-0.25", "N/A"], strict=False).tolist() == [7500, 12000, -250, -1]
+    ns, read = lenient_us_to_ns(["+7.5", "12", "-0.25", "N/A"])
+    assert ns.tolist()[:3] == [7500, 12000, -250] and read.tolist() == [True, True, True, False]

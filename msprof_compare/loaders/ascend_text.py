@@ -64,8 +64,8 @@ from .numparse import (
     MAX_DURATION_NS,
     MAX_RESERVED_BYTES,
     NumberError,
-    decimal_us_to_ns,
     duration_notes,
+    lenient_us_to_ns,
     memory_oddities,
     text_us_to_ns,
     zero_odd_durations,
@@ -675,15 +675,15 @@ def _first_line(exc: Exception) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def _us_times(s: pd.Series, missing: int = -1, path: str = "") -> tuple[list[str], np.ndarray]:
+def _us_times(s: pd.Series, path: str = "") -> tuple[list[str], np.ndarray, np.ndarray]:
     """A decimal-us text column (the export pads some with a TAB; ""/N/A when absent): its stripped
-    text and its exact int64 ns, ``missing`` where there is no number. A number the fast parser
-    leaves out (an exponent) is read exactly; one whose ns overflow int64, or inf, is an error,
-    as in a trace (junk text stays missing and is counted by the caller)."""
+    text, its exact int64 ns (0 where there is no number) and which cells were read: a mask, as every
+    int64 is some text's time ("-0.001" is -1 ns). A number the fast parser leaves out (an exponent) is
+    read exactly; one whose ns overflow int64, or inf, is an error, as in a trace (junk text stays unread
+    and is counted by the caller)."""
     texts = [v.strip() for v in s.tolist()]
-    ns = decimal_us_to_ns(texts, strict=False)
-    unread = np.flatnonzero(ns == -1)
-    for i in unread.tolist():
+    ns, read = lenient_us_to_ns(texts)
+    for i in np.flatnonzero(~read).tolist():
         t = texts[i]
         if not _NUMBER_TEXT.fullmatch(t):
             continue  # missing or junk ("N/A", "null", "nan"): the caller counts junk
@@ -692,14 +692,13 @@ def _us_times(s: pd.Series, missing: int = -1, path: str = "") -> tuple[list[str
         except NumberError:
             raise ProfileError(path, f"{s.name} value {t!r} is not a usable time (infinite, or beyond int64 ns)") \
                 from None
-    if missing != -1:
-        ns[ns == -1] = missing
-    return texts, ns
+        read[i] = True
+    return texts, ns, read
 
 
-def _junk_times(texts: list[str], ns: np.ndarray) -> int:
+def _junk_times(texts: list[str], read: np.ndarray) -> int:
     """How many cells ``_us_times`` could not read that are not a "no value" text ("", N/A, ...)."""
-    return sum(1 for i in np.flatnonzero(ns == -1).tolist() if texts[i] not in _NA_TEXTS)
+    return sum(1 for i in np.flatnonzero(~read).tolist() if texts[i] not in _NA_TEXTS)
 
 
 _INT_TEXT = re.compile(r"[+-]?[0-9]+")
@@ -766,9 +765,10 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
     for col in KERNEL_TEXT_COLUMNS:
         if col in df.columns:
             out[col] = df[col].to_numpy(dtype=object)
-    start, start_ns = _us_times(df["Start Time(us)"], path=path)
+    start, start_ns, start_read = _us_times(df["Start Time(us)"], path=path)
+    start_ns[~start_read] = -1  # the documented "no start" of ``ts`` (consumers match starts by equality)
     out["Start Time(us)"] = np.array(start, dtype=object)
-    dur_text, dur_ns = _us_times(df["Duration(us)"], missing=0, path=path)
+    dur_text, dur_ns, _ = _us_times(df["Duration(us)"], path=path)
     dur_us = _floats(dur_text, path, "Duration(us)", warnings)
     out["Duration(us)"] = dur_us
     neg = int((dur_us < 0).sum())
@@ -783,7 +783,7 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
         if col in df.columns:
             out[col] = df[col].to_numpy(dtype=np.float64)
     out["ts"] = start_ns
-    n_bad = int(((start_ns == -1) & (out["Start Time(us)"] != "")).sum())
+    n_bad = int((~start_read & (out["Start Time(us)"] != "")).sum())
     if n_bad:
         warnings.append(f"{path}: {n_bad} Start Time(us) value(s) are not numbers; those kernels are not matched.")
     out["dur"] = dur_ns
@@ -808,15 +808,13 @@ def read_operator_memory(path: str, warnings: list[str]) -> pd.DataFrame:
     df = _read_csv(path, ("Name", "Allocation Time(us)", "Release Time(us)", "Device Type"),
                    ("Size(KB)", "Duration(us)"), ("Name", "Size(KB)", "Allocation Time(us)", "Release Time(us)"),
                    warnings)
-    alloc, alloc_ns = _us_times(df["Allocation Time(us)"], path=path)
-    release, release_ns = _us_times(df["Release Time(us)"], path=path)
-    junk = [f"{n} {col}" for col, texts, ns in (("Allocation Time(us)", alloc, alloc_ns),
-                                                ("Release Time(us)", release, release_ns))
-            if (n := _junk_times(texts, ns))]
-    if junk:  # as a missing time: the row is not placed / the block is never released
+    alloc, alloc_ns, alloc_read = _us_times(df["Allocation Time(us)"], path=path)
+    release, release_ns, release_read = _us_times(df["Release Time(us)"], path=path)
+    junk = [f"{n} {col}" for col, texts, read in (("Allocation Time(us)", alloc, alloc_read),
+                                                  ("Release Time(us)", release, release_read))
+            if (n := _junk_times(texts, read))]
+    if junk:  # as a missing time (0): the row is not placed / the block is never released
         warnings.append(f"{path}: {' and '.join(junk)} value(s) are not times; read as missing")
-    alloc_ns[alloc_ns == -1] = 0
-    release_ns[release_ns == -1] = 0
     size = np.nan_to_num(df["Size(KB)"].to_numpy(dtype=np.float64), nan=0.0)
     # a block over 1 PB is no size (no reserved total is larger): summed per operator it reached inf, and a
     # subtree's memory inf - inf = NaN, shown as a blank cell

@@ -103,8 +103,7 @@ _DIGIT_LO, _DIGIT_HI, _DOT, _MINUS, _PLUS = 48, 57, 46, 45, 43
 _CHUNK = 1 << 18
 
 
-def decimal_us_to_ns(values: np.ndarray | list[Any], strict: bool = True, path: str = "",
-                     field: str = "ts") -> np.ndarray:
+def decimal_us_to_ns(values: np.ndarray | list[Any], path: str = "", field: str = "ts") -> np.ndarray:
     """Exact decimal-microsecond values (text, or numbers) -> int64 ns.
 
     NPU timestamps (~1.7e15 us with 3+ decimals) exceed float64 precision, so
@@ -112,39 +111,42 @@ def decimal_us_to_ns(values: np.ndarray | list[Any], strict: bool = True, path: 
     half to even, ``ROUNDING``). Rows are grouped by (dot position, length), making each group
     one integer matrix-vector product. Values with surrounding blanks are
     stripped and parsed again; anything still not ``[+-]digits[.digits]``
-    goes to the exact per-value path when ``strict`` (which raises ``ProfileError``
-    on junk and handles exponents), else becomes -1.
+    goes to the exact per-value path (which raises ``ProfileError`` on junk and handles exponents).
     """
     vals = values if isinstance(values, list) else list(values)
-    n = len(vals)
+    val, ok = lenient_us_to_ns(vals)
+    for i in np.flatnonzero(~ok).tolist():
+        if vals[i] is None:  # ``ts`` absent or null (the other fields cannot decode as None)
+            raise ProfileError(path, f"trace event(s) without a '{field}' value (absent or null)")
+        if str(vals[i]).strip() in ("", "null"):  # no time at all, not 0
+            raise ProfileError(path, f"invalid '{field}' value {vals[i]!r} in trace events")
+        try:
+            val[i] = text_us_to_ns(str(vals[i]))
+        except NumberError as exc:
+            raise ProfileError(path, f"invalid '{field}' value {exc.text!r} in trace events: {exc.why}") from None
+    return val
+
+
+def lenient_us_to_ns(values: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """The vectorised part of ``decimal_us_to_ns``: (ns, read) with ``read`` False (and ns 0) for a value
+    that is not plainly ``[+-]digits[.digits]``, surrounding blanks allowed. A mask, not a sentinel ns: every
+    int64 is the time of some text ("-0.001" reads as -1 ns)."""
+    n = len(values)
     if n == 0:
-        return np.zeros(0, dtype=np.int64)
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
     if n > _CHUNK:  # bound the temporary byte matrices
-        return np.concatenate([decimal_us_to_ns(vals[i:i + _CHUNK], strict, path, field)
-                               for i in range(0, n, _CHUNK)])
-    val, ok = _parse_decimal(vals)
+        parts = [lenient_us_to_ns(values[i:i + _CHUNK]) for i in range(0, n, _CHUNK)]
+        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    val, ok = _parse_decimal(values)
     if ok.all():
-        return val
+        return val, ok
     bad = np.flatnonzero(~ok)
-    retry = [vals[i].strip() if isinstance(vals[i], str) else vals[i] for i in bad]
+    retry = [values[i].strip() if isinstance(values[i], str) else values[i] for i in bad]
     v2, ok2 = _parse_decimal(retry)
     val[bad[ok2]] = v2[ok2]
-    still = bad[~ok2]
-    if still.size:
-        if strict:
-            for i in still.tolist():
-                if vals[i] is None:  # ``ts`` absent or null (the other fields cannot decode as None)
-                    raise ProfileError(path, f"trace event(s) without a '{field}' value (absent or null)")
-                if str(vals[i]).strip() in ("", "null"):  # no time at all, not 0
-                    raise ProfileError(path, f"invalid '{field}' value {vals[i]!r} in trace events")
-                try:
-                    val[i] = text_us_to_ns(str(vals[i]))
-                except NumberError as exc:
-                    raise ProfileError(path, f"invalid '{field}' value {exc.text!r} in trace events: {exc.why}") \
-                        from None
-        else:
-            val[still] = -1
-    return val
+    ok[bad[ok2]] = True
+    val[~ok] = 0
+    return val, ok
 
 
 def _weights(dp: int, ln: int, width: int) -> tuple[np.ndarray, int] | None:

@@ -519,7 +519,7 @@ def to_ns(values: list[Any], path: str = "", field: str = "ts") -> np.ndarray:
     if not values:
         return np.zeros(0, dtype=np.int64)
     if type(values[0]) is str:  # decimal text (NPU): exact digits, no detour through np.array
-        return decimal_us_to_ns(values, True, path, field)
+        return decimal_us_to_ns(values, path, field)
     try:
         arr = np.array(values)  # numbers (Kineto): its dtype tells what they are, no type scan
     except (ValueError, OverflowError):
@@ -528,7 +528,7 @@ def to_ns(values: list[Any], path: str = "", field: str = "ts") -> np.ndarray:
     if kind not in "iuf" and (None in values or str in set(map(type, values))):
         # text after a number, or a ts absent / null (only ``ts`` decodes as None): the exact path,
         # which reads text as the all-text columns and names a missing time
-        return decimal_us_to_ns(values, True, path, field)
+        return decimal_us_to_ns(values, path, field)
     try:
         if kind in "iu":
             if arr.max() >= _MAX_US or arr.min() <= -_MAX_US:
@@ -544,7 +544,7 @@ def to_ns(values: list[Any], path: str = "", field: str = "ts") -> np.ndarray:
                                          "(over int64 nanoseconds) in trace events")
             return _float_us_to_ns(arr)
         # decimal strings (NPU), possibly mixed with numbers: exact digit parsing
-        return decimal_us_to_ns([str(v) for v in values], True, path, field)
+        return decimal_us_to_ns([str(v) for v in values], path, field)
     except (ValueError, OverflowError, TypeError):
         bad = next((v for v in values if not _is_number_like(v)), None)
         if bad is None:
