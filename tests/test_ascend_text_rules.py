@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from msprof_compare.compare import breakdown_npu
 from msprof_compare.errors import ProfileError
 from msprof_compare.loaders import ascend_text, load_profile
 from msprof_compare.options import Options
@@ -90,6 +91,26 @@ def test_process_named_communication_is_the_hccl_lane(tmp_path):
     p = load_profile(str(d), OPTS)
     assert n > 0 and len(p.comm) == n
     assert p.extra["hccl_pid"] == pid and set(p.comm["pid"]) == {pid}
+
+
+@pytest.mark.parametrize("lane", ["HCCL", "Ascend Hardware", "Overlap Analysis"])
+def test_a_lane_of_pid_minus_one_is_read(tmp_path, lane):
+    """A lane's pid of -1 is a pid like any other, not "no such lane" (the loader once marked a missing lane with
+    -1, and the lane's events were lost without a word): the excerpt's lane moved to pid -1 (synthetic) keeps its
+    events, and the HCCL lane its groups."""
+    d = _excerpt(tmp_path)
+    f, events = _trace(d)
+    pid = _pid_of(events, lane)
+    for e in events:
+        if e.get("pid") == pid:
+            e["pid"] = -1
+    f.write_text(json.dumps(events))
+    n = sum(e.get("ph") == "X" and e["pid"] == -1 for e in events)
+    p = load_profile(str(d), OPTS)
+    got = {"HCCL": p.comm, "Ascend Hardware": p.kernels, "Overlap Analysis": p.overlap}[lane]
+    assert n > 0 and got is not None and len(got) == n
+    if lane == "HCCL":
+        assert p.extra["hccl_pid"] == -1 and breakdown_npu.hccl_lanes(p)
 
 
 @pytest.mark.parametrize("where", ["before", "after"])

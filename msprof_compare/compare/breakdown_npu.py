@@ -279,8 +279,8 @@ def _overlap(profile: Profile, bd: Breakdown) -> bool:
 
 def hccl_lanes(profile: Profile) -> list[tuple[str, int, list[int]]]:
     """(group name, group tid, plane tids) per group (op) lane, in sort_index order (reference-1 §5.1)."""
-    pid = int(profile.extra.get("hccl_pid", -1))
-    if pid == -1:
+    pid = profile.extra.get("hccl_pid")
+    if pid is None:  # no HCCL lane (a text export's lane may have pid -1)
         return []
     lanes: list[tuple[str, int, list[int]]] = []
     for tid, name in zip(*threads_in_order(profile.threads, pid), strict=True):

@@ -26,7 +26,7 @@ exact integer-ns columns so nobody re-parses decimal text):
   ``release_ns`` (int64 ns, 0 for ""/N/A), ``Duration(us)``, ``Device Type``.
 * ``communication``: communication.json as a dict; ``metadata``:
   profiler_metadata.json; ``extra["profiler_level"]``: the ``_profiler_level``
-  of profiler_info*.json; ``extra["hccl_pid"]``: the HCCL lane process (-1 when absent);
+  of profiler_info*.json; ``extra["hccl_pid"]``: the HCCL lane process (None when absent: a pid may be -1);
   ``extra["unnamed_lane_events"]``: the complete events on processes without a name (no ``process_name``
   record, or an empty one).
 * ``extra["step_marks"]``: where a step is asked for and the trace has no torch op (``cpu_op``), its
@@ -172,7 +172,8 @@ _LEGACY_PIDS = frozenset({"cpu functions", "cuda functions"})
 
 
 def _select(path: str, data: bytes, events: list, opts: Options,
-            warnings: list[str]) -> tuple[dict[str, np.ndarray], pd.DataFrame, pd.DataFrame, tuple[int, int, int],
+            warnings: list[str]) -> tuple[dict[str, np.ndarray], pd.DataFrame, pd.DataFrame,
+                                          tuple[int | None, int | None, int | None],
                                           int]:
     """The events some table is built from, as numpy columns; the metadata tables; the lane pids; the count of
     complete events on processes without a name.
@@ -216,7 +217,7 @@ def _select(path: str, data: bytes, events: list, opts: Options,
         # complete events of processes without a name (no process_name record, or ""): lanes that cannot be told apart
         named = processes.loc[processes["name"] != "", "pid"].to_numpy(dtype=np.int64)
         unnamed = int((is_x[cand] & ~np.isin(pid, named)).sum())
-        lane_pids = [p for p in lanes if p != -1]
+        lane_pids = [p for p in lanes if p is not None]
         if lane_pids:
             keep |= is_x[cand] & np.isin(pid, lane_pids)
         if opts.step_given and "cpu_op" not in low:
@@ -284,11 +285,12 @@ def _metadata(path: str, meta: list, warnings: list[str]) -> tuple[pd.DataFrame,
     return p, t, order
 
 
-def _last_pid(names_of: dict[int, str], names: tuple[str, ...], order: dict[int, int]) -> int:
-    """The pid of the process with one of ``names`` whose process_name came last in the file."""
+def _last_pid(names_of: dict[int, str], names: tuple[str, ...], order: dict[int, int]) -> int | None:
+    """The pid of the process with one of ``names`` whose process_name came last in the file; None when there is
+    none (not -1: a pid can be -1, and that lane was lost)."""
     pids = [p for p, n in names_of.items() if n in names]
     if not pids:
-        return -1
+        return None
     return max(pids, key=lambda p: order.get(p, -1))
 
 
@@ -310,11 +312,11 @@ def _rank_span(args: list) -> int:
     return max(ranks) + 1 if ranks else 0
 
 
-def _comm(path: str, c: dict[str, np.ndarray], hccl_pid: int,
+def _comm(path: str, c: dict[str, np.ndarray], hccl_pid: int | None,
           threads: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     """HCCL lanes (reference-1 §5.1): group (op) lanes and the plane (task) lanes attached to them; and
     the rank span of their tasks (``_rank_span``)."""
-    if hccl_pid == -1:
+    if hccl_pid is None:
         return empty("comm"), 0
     sel = np.flatnonzero((c["pid"] == hccl_pid) & (c["ph"] == PH_X))
     group_of: dict[int, str] = {}
@@ -433,7 +435,7 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
                                                     "dur": c["dur"][sel]})
 
     # device tasks
-    if hw_pid != -1:
+    if hw_pid is not None:
         sel = np.flatnonzero(is_x & (c["pid"] == hw_pid))
         if sel.size:
             a = traceio.decode_args(path, c["args"][sel], _TaskArgs)
@@ -448,7 +450,7 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
     profile.flows, profile.backward_tid = _flows(c)
     profile.comm, profile.rank_span = _comm(path, c, hccl_pid, threads)
 
-    if ovl_pid != -1:
+    if ovl_pid is not None:
         sel = np.flatnonzero(is_x & (c["pid"] == ovl_pid))
         if sel.size:
             profile.overlap = frame("overlap", {"name": c["name"][sel], "ts": c["ts"][sel],
