@@ -301,6 +301,20 @@ def test_empty_start_time_is_missing_not_junk(tmp_path):
     assert warnings == [f"{f}: 1 Start Time(us) value(s) are not numbers; those kernels are not matched."]
 
 
+def test_short_middle_row_is_warned(tmp_path):
+    """A row cut short in the middle of kernel_details.csv (the excerpt's row 3 cut after its 4th field, and a
+    quoted Input Shapes with a comma and a line break in row 5 to show quotes are respected, synthetic): pandas
+    reads the missing cells as empty, so the one line says so; the file's last row is whole."""
+    f, rows = _kernel_details(tmp_path, {(5, "Input Shapes"): "1,2\n3"})
+    lines = f.read_bytes().split(b"\n")
+    lines[4] = b",".join(lines[4].split(b",")[:4])
+    f.write_bytes(b"\n".join(lines))
+    warnings: list[str] = []
+    kd = ascend_text.read_kernel_details(str(f), warnings)
+    assert len(kd) == len(rows) and kd["Name"].tolist()[3] == "" and kd["Input Shapes"].tolist()[5] == "1,2\n3"
+    assert warnings == [f"{f}: 1 row(s) end before the last column read; their missing cells read as empty"]
+
+
 def test_start_time_of_minus_one_ns_is_a_time_not_junk(tmp_path):
     """A Start Time(us) of -0.001 is -1 ns, a number: not counted with the junk (the loader once marked "no number"
     with ts -1, which this time reads as). Rows 0 and 1 set to "-0.001" and "abc", row 2's Duration(us) to

@@ -569,6 +569,30 @@ def _check_last_row(path: str, n_cols: int, data: bytes | None = None) -> None:
         raise ProfileError(path, f"truncated: the last row has {len(fields)} of {n_cols} fields and no line end")
 
 
+def _short_rows(data: bytes, last: int) -> int:
+    """How many data rows of a CSV held in memory have no field ``last`` (0-based): a row cut short in the middle
+    of a file, which ``_check_last_row`` does not see. Vectorised over the bytes: separators inside quotes (an
+    even count of quotes before them keeps them outside) are left out, blank lines (which pandas skips) too.
+    A file streamed from disk (over ``WHOLE_CSV_BYTES``) is not checked."""
+    u = np.frombuffer(data, dtype=np.uint8)
+    quotes = np.flatnonzero(u == 34)
+    sep = np.flatnonzero((u == 44) | (u == 10))
+    if quotes.size:
+        sep = sep[(np.searchsorted(quotes, sep) & 1) == 0]
+    is_nl = u[sep] == 10
+    ends = sep[is_nl]
+    if ends.size == 0:
+        return 0
+    line = np.cumsum(is_nl) - is_nl  # the line each separator belongs to (a line end to the line it ends)
+    commas = np.bincount(line[~is_nl], minlength=ends.size + 1)
+    starts = np.concatenate(([0], ends + 1))
+    stops = np.concatenate((ends, [u.size]))
+    length = stops - starts
+    blank = (length == 0) | ((length == 1) & (u[np.minimum(starts, u.size - 1)] == 13))
+    short = (commas < last) & ~blank
+    return int(short[1:].sum())  # the header is line 0
+
+
 #: A decimal number in ASCII, exponent allowed, or an infinity: what a time cell may hold besides a plain decimal.
 _NUMBER_TEXT = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?)", re.IGNORECASE | re.ASCII)
 
@@ -624,6 +648,11 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
             df, junk = _parse_csv(source, usecols, dtype, na, floats, raw)
     except (pd.errors.ParserError, ValueError, OSError) as exc:  # pandas' ParserError / EmptyDataError: ValueErrors
         raise ProfileError(path, f"malformed CSV: {_first_line(exc)}") from None
+    last = max(usecols, key=header.index)
+    cells = df[last]
+    # pandas reads a cut row's missing cells as empty, without a word; only an empty last cell can be one
+    if data is not None and (cells.isna() | (cells == "")).any() and (short := _short_rows(data, header.index(last))):
+        warnings.append(f"{path}: {short} row(s) end before the last column read; their missing cells read as empty")
     if junk:  # one line per file, counting what was dropped (a recoverable oddity)
         warnings.append(f"{path}: {sum(junk.values())} value(s) that are not numbers in column(s) "
                         f"{', '.join(junk)}; read as missing")
