@@ -1162,6 +1162,19 @@ def test_missing_and_empty_side_files_name_their_folder(tmp_path):
     assert p.communication is None
 
 
+def test_side_file_that_is_a_directory_is_named_so(tmp_path):
+    """kernel_details.csv (the excerpt's, synthetic) replaced by a folder of that name: the warning says it is a
+    directory, not that the file does not exist; the side loads without kernel details."""
+    side = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(PT, side)
+    out = side / "ASCEND_PROFILER_OUTPUT"
+    (out / "kernel_details.csv").unlink()
+    (out / "kernel_details.csv").mkdir()
+    p = load_profile(str(side), OPTS)
+    assert f"{out}: kernel_details.csv is a directory, not a file; not read." in p.warnings
+    assert not any("kernel_details.csv does not exist" in w for w in p.warnings) and p.kernel_details is None
+
+
 def test_rank_span_of_the_hccl_tasks(tmp_path):
     """The highest rank id the HCCL tasks name, plus one (the world-size check's lower bound). The excerpt's
     32 rank args, counted with the json module: ranks 0-7 and 2**32 - 1 (no peer), so 8; a value that is no

@@ -981,6 +981,9 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
         if os.path.isfile(p):
             profile.files[name] = p
             return p
+        if os.path.isdir(p):  # "does not exist" would send the user looking for a file that is there
+            profile.warnings.append(f"{out}: {name} is a directory, not a file; not read.")
+            return None
         # the original sentence, after the folder it was looked for in: the two sides warn alike
         profile.warnings.append(f"{out}: The file {name} does not exist.")
         return None
