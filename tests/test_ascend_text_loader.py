@@ -1084,9 +1084,11 @@ def test_odd_thread_sort_indexes_are_counted(tmp_path):
     assert prof.threads["sort_index"].tolist() == [1, 2, 3, -1]
     assert prof.comm["group"].tolist() == ["Group A Communication", "Group A Communication", "Group B Communication",
                                            ""]  # Plane 1 (tid 0) comes first: under no group
-    assert [w for w in prof.warnings if "sort_index" in w] == [
+    assert [w for w in prof.warnings if "sort_index value" in w] == [
         f"{f}: 1 thread_sort_index value(s) are not integers within int64 (the first: 4.5); those threads are "
         "ordered by their tid"]
+    assert f"{f}: 1 of the HCCL lane's 4 event(s) belong to no communication group lane (no thread named '... " \
+        "Communication' sorts before their thread); they count in no communication figure" in prof.warnings
 
 
 def test_field_at_reads_only_the_rows_asked_for():

@@ -93,6 +93,23 @@ def test_process_named_communication_is_the_hccl_lane(tmp_path):
     assert p.extra["hccl_pid"] == pid and set(p.comm["pid"]) == {pid}
 
 
+def test_hccl_events_without_a_group_lane_are_warned(tmp_path):
+    """reference-1 §5.1: a plane lane attaches to the group lane sorted before it. The excerpt's HCCL lane without
+    its thread_name records (synthetic) has no group lane: every event is a task of no group, and so counts in no
+    communication figure, which one warning now says (the figures read 0 without a word)."""
+    d = _excerpt(tmp_path)
+    f, events = _trace(d)
+    pid = _pid_of(events, "HCCL")
+    events = [e for e in events if not (e.get("ph") == "M" and e["name"] == "thread_name" and e["pid"] == pid)]
+    f.write_text(json.dumps(events))
+    n = sum(e.get("ph") == "X" and e["pid"] == pid for e in events)
+    p = load_profile(str(d), OPTS)
+    assert n > 0 and len(p.comm) == n and set(p.comm["group"]) == {""}
+    assert [w for w in p.warnings if "HCCL" in w] == [
+        f"{f}: {n} of the HCCL lane's {n} event(s) belong to no communication group lane (no thread named "
+        "'... Communication' sorts before their thread); they count in no communication figure"]
+
+
 @pytest.mark.parametrize("lane", ["HCCL", "Ascend Hardware", "Overlap Analysis"])
 def test_a_lane_of_pid_minus_one_is_read(tmp_path, lane):
     """A lane's pid of -1 is a pid like any other, not "no such lane" (the loader once marked a missing lane with

@@ -312,10 +312,12 @@ def _rank_span(args: list) -> int:
     return max(ranks) + 1 if ranks else 0
 
 
-def _comm(path: str, c: dict[str, np.ndarray], hccl_pid: int | None,
-          threads: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+def _comm(path: str, c: dict[str, np.ndarray], hccl_pid: int | None, threads: pd.DataFrame,
+          warnings: list[str]) -> tuple[pd.DataFrame, int]:
     """HCCL lanes (reference-1 §5.1): group (op) lanes and the plane (task) lanes attached to them; and
-    the rank span of their tasks (``_rank_span``)."""
+    the rank span of their tasks (``_rank_span``). Events on a lane no group lane precedes (no thread names, or
+    the group lane sorted after its planes) belong to no group and count in no communication figure: one
+    warning says how many, as the figures alone read 0 without a word."""
     if hccl_pid is None:
         return empty("comm"), 0
     sel = np.flatnonzero((c["pid"] == hccl_pid) & (c["ph"] == PH_X))
@@ -336,11 +338,17 @@ def _comm(path: str, c: dict[str, np.ndarray], hccl_pid: int | None,
     args = traceio.decode_args(path, c["args"][sel], _CommArgs)
     tasks = [a.task_type for a in args]
     tid_list = tids.tolist()
+    group = [group_of.get(t, "") for t in tid_list]
+    lost = group.count("")
+    if lost:
+        warnings.append(f"{path}: {lost} of the HCCL lane's {len(group)} event(s) belong to no communication group "
+                        "lane (no thread named '... Communication' sorts before their thread); they count in no "
+                        "communication figure")
     return frame("comm", {
         "name": c["name"][sel], "ts": c["ts"][sel], "dur": c["dur"][sel],
         "pid": c["pid"][sel], "tid": tids,
         "lane": np.where(is_op, "op", "task").astype(object),
-        "group": [group_of.get(t, "") for t in tid_list],
+        "group": group,
         "plane": [plane_of.get(t, "") for t in tid_list],
         "task_type": ["" if t is None else _text(t) for t in tasks],
     }), _rank_span(args)
@@ -448,7 +456,7 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
             })
 
     profile.flows, profile.backward_tid = _flows(c)
-    profile.comm, profile.rank_span = _comm(path, c, hccl_pid, threads)
+    profile.comm, profile.rank_span = _comm(path, c, hccl_pid, threads, profile.warnings)
 
     if ovl_pid is not None:
         sel = np.flatnonzero(is_x & (c["pid"] == ovl_pid))
