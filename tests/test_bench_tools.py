@@ -13,11 +13,16 @@ from conftest import REPO_ROOT
 LEVEL1_DB = "msinsight/test/data/pytorch/db/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db"
 
 
-def _make_large_db():
-    spec = importlib.util.spec_from_file_location("make_large_db", REPO_ROOT / "bench" / "make_large_db.py")
+def _bench(name: str):
+    """A bench script as a module (bench/ is no package)."""
+    spec = importlib.util.spec_from_file_location(name, REPO_ROOT / "bench" / f"{name}.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+def _make_large_db():
+    return _bench("make_large_db")
 
 
 def _count(db: Path, sql: str) -> int:
@@ -53,9 +58,7 @@ def test_compare_bench_ratios_need_a_json_trace() -> None:
     """DB inputs have no JSON trace: (a) timed an empty loop and b/a read ~700; the ratios are now None
     (printed "n/a"), also for a pair with one DB side ((a) decoded only the other side's trace, while (b)
     loaded both), and still figures for inputs with a trace."""
-    spec = importlib.util.spec_from_file_location("compare_bench", REPO_ROOT / "bench" / "compare_bench.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = _bench("compare_bench")
     db = next((REPO_ROOT / "tests" / "data" / "db").rglob("ascend_pytorch_profiler_*.db"))
     npu = REPO_ROOT / "tests" / "data" / "npu" / "rank0_ascend_pt"
     for base, comp, traced in ((db, db, False), (npu, npu, True), (db, npu, False)):
@@ -91,13 +94,6 @@ def test_make_large_db_names_each_replicas_step_after_its_id(samples: Path, tmp_
 LEVEL1_TEXT = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
 
 
-def _make_large():
-    spec = importlib.util.spec_from_file_location("make_large", REPO_ROOT / "bench" / "make_large.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def test_make_large_text_export_replicates_the_csvs_and_numbers_each_copys_step(samples: Path,
                                                                                 tmp_path: Path) -> None:
     """The copies of a text export are steps of one longer run: kernel_details.csv, operator_memory.csv and
@@ -108,7 +104,7 @@ def test_make_large_text_export_replicates_the_csvs_and_numbers_each_copys_step(
 
     src = samples / LEVEL1_TEXT
     out = tmp_path / "big_ascend_pt"
-    copies = _make_large().scale_npu_dir(str(src), str(out), 5)
+    copies = _bench("make_large").scale_npu_dir(str(src), str(out), 5)
     assert copies >= 2
 
     def rows(root: Path, name: str) -> list[str]:
