@@ -127,6 +127,10 @@ def test_json_file_validates_against_schema(pair1, tmp_path):
     doc = _strict_loads(Path(path).read_text(encoding="utf-8"))
     schema = json.loads(SCHEMA.read_text())
     assert validate(doc, schema) == []
+    # the keys every document holds are the schema's required ones (contributors_note, null or a text, was
+    # written always but not required, so a consumer could not rely on it)
+    assert set(schema["required"]) == set(doc)
+    assert set(schema["properties"]["summary"]["required"]) == set(doc["summary"])
     assert [s["name"] for s in doc["sheets"]] == pair1.sheet_names
     for s in doc["sheets"]:
         assert len(s["rows"]) == len(pair1.sheet(s["name"]))
