@@ -189,8 +189,8 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str], **
         _refuse_gpu_step(base, comparison, opts.force)
     keywords = None
     # the breakdown and a Kineto side's CommunicationCompare (its collective kernels) read the keyword lists
-    if opts.enable_profiling_compare or opts.fail_on_regression is not None or (
-            opts.enable_communication_compare and any(_is_kineto(p, opts.force) for p in (base, comparison))):
+    if opts.time_breakdown or (opts.enable_communication_compare
+                               and any(_is_kineto(p, opts.force) for p in (base, comparison))):
         from .compare.classify import load_keywords
 
         keywords = load_keywords()  # a bad MSPROF_COMPARE_CONFIG file is named before minutes of loading

@@ -18,7 +18,7 @@ from ..errors import UsageError
 from ..textsafe import write_line
 from .excel import default_file_name, workbook_part
 from .json_report import json_part
-from .output import _first_free_name, output_target, write_new_files
+from .output import first_free_name, output_target, write_new_files
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult
@@ -64,7 +64,7 @@ def _companion(path: str) -> str:
     default name, away from the file named). A symbolic link stays, to be refused as any linked target."""
     if not os.path.isdir(path) or os.path.islink(path):
         return path
-    return os.path.join(os.path.dirname(path), _first_free_name(os.path.dirname(path) or ".", os.path.basename(path)))
+    return os.path.join(os.path.dirname(path), first_free_name(os.path.dirname(path) or ".", os.path.basename(path)))
 
 
 def writes_workbook(formats: tuple[str, ...], output: str, explicit_format: bool = False) -> bool:

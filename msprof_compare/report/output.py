@@ -90,7 +90,7 @@ def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = 
         if not os.path.isdir(path):
             raise UsageError(f"output path {where} is a file, not a directory")
         if name is not None:
-            free = _first_free_name(path, name)
+            free = first_free_name(path, name)
             if len(os.fsencode(free)) > MAX_NAME_BYTES:
                 raise UsageError(f"output {say} exists, and the first free name with a _N suffix, "
                                  f"...{term_safe(free[-40:])}, would be longer than {MAX_NAME_BYTES} bytes; give a "
@@ -133,7 +133,7 @@ def _suffixed(stem: str, i: int) -> str:
     return stem if i == 0 else f"{stem}_{i}"
 
 
-def _first_free_name(directory: str, name: str) -> str:
+def first_free_name(directory: str, name: str) -> str:
     """``name``, or the first of its ``_1``, ``_2``, ... forms that is free (what publishing would take)."""
     stem, ext = os.path.splitext(name)
     i = 0
