@@ -185,6 +185,7 @@ def _select(path: str, data: bytes, events: list, opts: Options,
     column holds the ``PH_*`` codes; "id" is None but on flows (``_field_at``). Times written as JSON
     numbers too large for float64 to hold to the nanosecond are re-read from the text of ``data``.
     """
+    raw = bool(events) and type(events[0]) is traceio.RawTimesEvent
     with traceio.gc_paused():
         ph = np.fromiter(map(_PH_CODES.get, _field(events, "ph"), repeat(PH_OTHER)), np.int8, len(events))
         is_x = ph == PH_X
@@ -230,12 +231,18 @@ def _select(path: str, data: bytes, events: list, opts: Options,
         if k.size != len(ev):
             ev = list(map(ev.__getitem__, k.tolist()))
         ts_vals, dur_vals = _field(ev, "ts"), _field(ev, "dur")
-        ts, dur = traceio.to_ns(ts_vals, path, "ts"), traceio.to_ns(dur_vals, path, "dur")
-        inexact = traceio.float_inexact(ts, ts_vals), traceio.float_inexact(dur, dur_vals)
-        if any(inexact):  # only the column that needs it, as the Kineto loader
-            exact = traceio.exact_texts(path, data)
-            ts = traceio.exact_ns(path, exact, "ts", cand[k]) if inexact[0] else ts
-            dur = traceio.exact_ns(path, exact, "dur", cand[k]) if inexact[1] else dur
+        if raw:  # times kept as text (traceio.RawTimesEvent): parsed exactly, then the unread ones checked
+            ts, dur = traceio.raw_times_to_ns(ts_vals, path, "ts"), traceio.raw_times_to_ns(dur_vals, path, "dur")
+            read = np.zeros(len(events), dtype=bool)
+            read[cand[k]] = True
+            traceio.check_raw_ts(path, data, events, read)
+        else:
+            ts, dur = traceio.to_ns(ts_vals, path, "ts"), traceio.to_ns(dur_vals, path, "dur")
+            inexact = traceio.float_inexact(ts, ts_vals), traceio.float_inexact(dur, dur_vals)
+            if any(inexact):  # the guess of ``decode_events(raw_ts=True)`` missed: a second, times-only decode
+                exact = traceio.exact_texts(path, data)
+                ts = traceio.exact_ns(path, exact, "ts", cand[k]) if inexact[0] else ts
+                dur = traceio.exact_ns(path, exact, "dur", cand[k]) if inexact[1] else dur
         traceio.check_ends(path, ts, dur)
         ph = ph[k]
         cols: dict[str, np.ndarray] = {
@@ -413,10 +420,16 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
     data, note = traceio.as_utf8(path, data)
     if note:
         profile.warnings.append(note)
-    events, _, data, note = traceio.decode_trace(path, data)
+    events, _, data, note = traceio.decode_trace(path, data, raw_ts=True)
     if note:
         profile.warnings.append(note)
-    c, processes, threads, (hw_pid, hccl_pid, ovl_pid), unnamed = _select(path, data, events, opts, profile.warnings)
+    try:
+        c, processes, threads, (hw_pid, hccl_pid, ovl_pid), unnamed = _select(path, data, events, opts,
+                                                                               profile.warnings)
+    except ProfileError:  # times kept as text: a time the float decode refuses comes before any other error
+        if events and type(events[0]) is traceio.RawTimesEvent:
+            traceio.check_raw_ts(path, data, events)
+        raise
     profile.extra["unnamed_lane_events"] = unnamed
     del events
     ph, catl = c["ph"], c["cat_lower"]

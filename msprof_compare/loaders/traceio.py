@@ -77,6 +77,24 @@ class RawTsEvent(msgspec.Struct, gc=False):
     args: msgspec.Raw = msgspec.Raw(b"")
 
 
+class RawTimesEvent(msgspec.Struct, gc=False):
+    """``Event`` with ``ts`` and ``dur`` kept as their JSON text (absent: ``null`` and ``0``, as ``Event``
+    reads them): what ``decode_events(raw_ts=True)`` returns for an event list (trace_view.json, a CANN
+    timeline) whose float timestamps lie beyond float64's ns precision. Both times are parsed from that
+    text (``raw_times_to_ns``): the NPU loader's ``check_ends`` adds ``dur`` before durations are read as 0,
+    so an epoch-scale ``dur`` must be exact too, with no second decode of the file (``exact_texts``)."""
+
+    ph: str = ""
+    cat: str = ""
+    name: str = ""
+    pid: int | str = 0
+    tid: int | str = 0
+    ts: msgspec.Raw = msgspec.Raw(b"null")
+    dur: msgspec.Raw = msgspec.Raw(b"0")
+    id: int | str | None = None
+    args: msgspec.Raw = msgspec.Raw(b"")
+
+
 class _KinetoRawTs(msgspec.Struct, gc=False):
     """``KinetoFile`` of ``RawTsEvent``s."""
 
@@ -94,6 +112,7 @@ DECODE_ERRORS = (msgspec.DecodeError, UnicodeDecodeError)
 _EVENTS = msgspec.json.Decoder(list[Event])
 _KINETO = msgspec.json.Decoder(KinetoFile)
 _KINETO_RAW_TS = msgspec.json.Decoder(_KinetoRawTs)
+_EVENTS_RAW_TIMES = msgspec.json.Decoder(list[RawTimesEvent])
 _TIMES = msgspec.json.Decoder(list[_NUM | None])
 
 
@@ -143,13 +162,13 @@ def _exact_raw_ns(path: str, raws: list) -> np.ndarray:
 
 
 def raw_times_to_ns(raws: list[msgspec.Raw], path: str = "", field: str = "ts") -> np.ndarray:
-    """``RawTsEvent.ts`` texts -> int64 ns, as ``to_ns`` (then ``exact_ns`` when ``float_inexact``) makes
-    of the values ``Event.ts`` decodes them to.
+    """``RawTsEvent.ts`` / ``RawTimesEvent`` time texts -> int64 ns, as ``to_ns`` (then ``exact_ns`` when
+    ``float_inexact``) makes of the values ``Event`` decodes them to.
 
     Plain ``digits.ddd`` texts of one width (a trace's timestamps) are parsed as text in one vectorised
     pass: for a whole number of ns the text is the exact value, which both of those paths give. Anything
     else (ints, more decimals, strings, null, a sign, mixed widths, values out of range) decodes the texts
-    into the values ``Event.ts`` would hold and takes that very path, so errors and roundings are alike.
+    into the values ``Event`` would hold and takes that very path, so errors and roundings are alike.
     """
     n = len(raws)
     u = same_width_matrix(raws)
@@ -288,24 +307,27 @@ def _beyond_float_ns(data: bytes | memoryview) -> bool:
 _PLAIN_NUMBER_BYTES = 300
 
 
-def _ts_texts_valid(events: list[RawTsEvent]) -> bool:
-    """Whether every ``RawTsEvent.ts`` text is one ``Event.ts`` accepts (a number, a string or null): what
-    the float decode would have checked. The first byte tells the kind (the text is one whole JSON value);
-    a number the float decode finds out of range (``1e400``, hundreds of digits) starts with a digit all
-    the same, so the texts that could be one (an exponent, or longer than ``_PLAIN_NUMBER_BYTES``) are
-    decoded as ``Event.ts`` is."""
-    raws = list(map(attrgetter("ts"), events))
+def _texts_valid(raws: list, kinds: bytes) -> bool:
+    """Whether every time text of ``raws`` (``RawTsEvent.ts`` / ``RawTimesEvent`` times) is one ``Event``
+    accepts (``kinds``: the first bytes it takes; ``ts`` is a number, a string or null, ``dur`` no null):
+    what the float decode would have checked. The first byte tells the kind (the text is one whole JSON
+    value); a number the float decode finds out of range (``1e400``, hundreds of digits) starts with a
+    digit all the same, so the texts that could be one (an exponent, or longer than ``_PLAIN_NUMBER_BYTES``)
+    are decoded as ``Event.ts`` is."""
     if not raws:
         return True
-    lens = np.fromiter(map(len, raws), dtype=np.int64, count=len(raws))
-    ends = np.cumsum(lens)
-    joined = np.frombuffer(b"".join(raws), dtype=np.uint8)
-    firsts = joined[ends - lens]
-    if not np.isin(firsts, np.frombuffer(b'0123456789-"n', dtype=np.uint8)).all():
+    # joined with NUL, which no decoded JSON text holds (a raw control byte is refused, or read as a blank by
+    # ``decode_trace``), so the texts' starts are found in one scan, with no len() per text; none is empty
+    joined = np.frombuffer(b"\0".join(raws), dtype=np.uint8)
+    starts = np.flatnonzero(joined == 0) + 1
+    starts = np.concatenate(([0], starts)) if starts.size else np.zeros(1, dtype=np.int64)
+    firsts = joined[starts]
+    if not np.isin(firsts, np.frombuffer(kinds, dtype=np.uint8)).all():
         return False
     exp = np.flatnonzero((joined == ord("e")) | (joined == ord("E")))
-    maybe = np.union1d(np.searchsorted(ends, exp, side="right"), np.flatnonzero(lens > _PLAIN_NUMBER_BYTES))
-    maybe = maybe[firsts[maybe] != ord('"')]  # strings are ts values whatever they hold
+    lens = np.diff(starts, append=joined.size + 1) - 1
+    maybe = np.union1d(np.searchsorted(starts, exp, side="right") - 1, np.flatnonzero(lens > _PLAIN_NUMBER_BYTES))
+    maybe = maybe[firsts[maybe] != ord('"')]  # strings are time values whatever they hold
     if maybe.size:
         try:
             _TIMES.decode(b"".join((b"[", b",".join(map(raws.__getitem__, maybe.tolist())), b"]")))
@@ -314,37 +336,56 @@ def _ts_texts_valid(events: list[RawTsEvent]) -> bool:
     return True
 
 
+def _decode_raw_times(kind: str, data: bytes | memoryview) -> tuple[list, Any] | None:
+    """``decode_events``'s decode with time texts (``RawTsEvent`` / ``RawTimesEvent``); None where the float
+    decode is to run instead: a JSON object without traceEvents (it names that), or bytes refused (it raises
+    its own error; an error path, so a second decode costs nothing that matters)."""
+    try:
+        if kind == "{":
+            top = _KINETO_RAW_TS.decode(data)
+            return None if top.traceEvents is msgspec.UNSET else (top.traceEvents, top)
+        return _EVENTS_RAW_TIMES.decode(data), None
+    except (msgspec.ValidationError, *DECODE_ERRORS, RecursionError):
+        return None
+
+
 def check_raw_ts(path: str, data: bytes, events: list, read: np.ndarray | None = None) -> None:
-    """Refuse a trace of ``RawTsEvent``s as the float decode does when a ``ts`` text is no value that decode
-    takes (a boolean, a list, a number out of range): by running it, so the error is its own. ``read``: the
-    events whose ts were parsed already (``raw_times_to_ns`` took their texts as numbers), left unchecked."""
+    """Refuse a trace of ``RawTsEvent``s / ``RawTimesEvent``s as the float decode does when a time text is
+    no value that decode takes (a boolean, a list, a number out of range, a null ``dur``): by running it, so
+    the error is its own. ``read``: the events whose times were parsed already (``raw_times_to_ns`` took
+    their texts as numbers), left unchecked."""
     if read is not None:
         events = list(map(events.__getitem__, np.flatnonzero(~read).tolist()))
-    if not _ts_texts_valid(events):
+    ok = _texts_valid(list(map(attrgetter("ts"), events)), b'0123456789-"n')
+    if ok and events and type(events[0]) is RawTimesEvent:
+        ok = _texts_valid(list(map(attrgetter("dur"), events)), b'0123456789-"')
+    if not ok:
         decode_events(path, data)
-        raise ProfileError(path, "not a trace event file: a 'ts' value is no number")  # decode_events raised
+        raise ProfileError(path, "not a trace event file: a time value is no number")  # decode_events raised
 
 
 def decode_events(path: str, data: bytes, raw_ts: bool = False) -> tuple[list[Event], KinetoFile | None]:
     """Decode a trace into a list of typed events (and the Kineto top level, if any).
 
-    ``raw_ts`` (the Kineto loader): a Kineto trace whose times look beyond float64's ns precision
-    (``_beyond_float_ns``) decodes into ``RawTsEvent``s, whose ``ts`` the loader parses from the text
-    (``raw_times_to_ns``): one decode instead of two (a real 184 MB PyTorch 2.11 trace, ts ~5.2e12 us:
-    0.26 s and ~70 MB less per side). Their ts texts are not checked here: the caller must refuse what the
-    float decode refuses (``check_raw_ts``: the texts it parsed need no check, and before any other error
-    it raises, a trace with a bad ts gets the decode's error).
+    ``raw_ts`` (the loaders): a trace whose times look beyond float64's ns precision (``_beyond_float_ns``)
+    decodes with its times kept as text, which the loader parses (``raw_times_to_ns``): one decode instead
+    of two (a real 184 MB PyTorch 2.11 trace, ts ~5.2e12 us: 0.26 s and ~70 MB less per side). A Kineto
+    trace gives ``RawTsEvent``s (``ts`` only: a Kineto ``dur`` of that size is read as 0, ``kineto._Events``),
+    an event list ``RawTimesEvent``s (``ts`` and ``dur``). Their time texts are not checked here: the caller
+    must refuse what the float decode refuses (``check_raw_ts``: the texts it parsed need no check, and
+    before any other error it raises, a trace with a bad time gets the decode's error). Bytes the decode
+    with text times refuses go through the float decode, so the error is the one it always gave (about the
+    first bad value: the decode with text times passes a bad time and stops at a later bad field).
     """
     kind = first_char(data)
     if data[:3] == b"\xef\xbb\xbf":  # a UTF-8 byte-order mark: harmless, but msgspec refuses it
         data = memoryview(data)[3:]
     try:
         with gc_paused():
-            if kind == "{" and raw_ts and _beyond_float_ns(data):
-                raw = _KINETO_RAW_TS.decode(data)
-                if raw.traceEvents is not msgspec.UNSET:
-                    return raw.traceEvents, raw  # type: ignore[return-value]
-                del raw
+            if raw_ts and kind in ("{", "[") and _beyond_float_ns(data):
+                got = _decode_raw_times(kind, data)
+                if got is not None:
+                    return got
             if kind == "{":
                 top = _KINETO.decode(data)
                 if top.traceEvents is msgspec.UNSET:
