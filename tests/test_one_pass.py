@@ -157,3 +157,21 @@ def test_the_error_of_a_bad_file_is_the_float_decodes(tmp_path: Path, kineto: bo
         errors.append(str(info.value))
     assert errors[0] == errors[1] and "got `bool`" in errors[0] and "ts`" in errors[0]
 
+
+def test_a_kineto_dur_beyond_float_precision_is_read_as_0_without_a_second_pass(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Kineto dur float64 cannot hold to the ns (over 2e12 us) lasts over a week: read as 0 with the warning
+    whatever its digits, so the file is not decoded again for them; the other durations are as they were."""
+    text = KINETO.read_text()
+    m = re.search(r'"cat": "kernel", "name": "[^"]*", "pid": \d+, "tid": \d+,\s*"ts": [\d.]+, "dur": ([\d.]+)', text)
+    assert m, "the excerpt's first kernel"
+    path = tmp_path / "t.pt.trace.json"
+    path.write_text(text[:m.start(1)] + "2234705626572.7505" + text[m.end(1):])
+    opts = build_options(enable_profiling_compare=True)[0]
+    before = load_profile(str(KINETO), opts).kernels
+    monkeypatch.setattr(traceio, "exact_texts", _no_second_pass)
+    prof = load_profile(str(path), opts)
+    changed = prof.kernels["dur"].to_numpy() != before["dur"].to_numpy()
+    assert changed.sum() == 1 and prof.kernels["dur"][changed].tolist() == [0]
+    assert prof.kernels["ts"].tolist() == before["ts"].tolist()
+    assert any("1 event(s) last over a week" in w for w in prof.warnings)

@@ -199,10 +199,10 @@ class _Events:
                     self.ts_read[idx] = True  # set for a trace of RawTsEvents (``__init__``)
                 elif f in ("ts", "dur"):
                     out[f] = traceio.to_ns(vals, self.path, f)
-                    if len(vals) and traceio.float_inexact(out[f], vals):
-                        if self._exact is None:
-                            self._exact = traceio.exact_texts(self.path, self.data)
-                        out[f] = traceio.exact_ns(self.path, self._exact, f, idx)
+                    # a dur float64 cannot hold to the ns is over 2e12 us, so read as 0 below (over a week) whatever
+                    # its digits: no re-read for it
+                    if f == "ts" and len(vals) and traceio.float_inexact(out[f], vals):
+                        out[f] = self._exact_ts(idx)
                     if f == "dur":
                         n_neg, n_long = zero_odd_durations(out[f])
                         self.negative += n_neg
@@ -214,6 +214,15 @@ class _Events:
         if "dur" in out:
             traceio.check_ends(self.path, out["ts"], out["dur"])
         return out
+
+    def _exact_ts(self, idx: np.ndarray) -> np.ndarray:
+        """The exact ``ts`` of the events ``idx`` from a second, times-only decode (``traceio.exact_texts``):
+        only where ``decode_events(raw_ts=True)``'s guess missed, a trace whose first float ts (first 64 KiB)
+        is below 2**42 us and a later one is not, which no trace of the samples or tests is (the one-pass
+        figures in docs/performance.md)."""
+        if self._exact is None:
+            self._exact = traceio.exact_texts(self.path, self.data)
+        return traceio.exact_ns(self.path, self._exact, "ts", idx)
 
     def args(self, sub: list, struct: type) -> list:
         # fromiter: assigning a list of msgspec.Raw into an object array probes each for the buffer protocol
