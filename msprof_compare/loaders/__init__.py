@@ -5,13 +5,15 @@ Detection follows reference-1 §2 (DB beats trace_view.json in a directory,
 object and an NPU trace_view when it is an array) plus our extensions: gzip
 traces and a directory holding exactly one Kineto trace.
 The kind of a JSON file is decided from its first bytes; the same bytes are
-then decoded, so no file is read twice. A Kineto trace whose timestamps are
-floats too large for float64 to hold to the ns (ns resolution at epoch scale)
-keeps its ``ts`` texts in that one decode (``traceio.RawTsEvent``). The one
-second pass, ``traceio.exact_texts`` (``ts`` / ``dur`` texts only), is for the
-rest of such times: a trace_view.json with times written as numbers (torch_npu
-writes strings), a Kineto trace whose first timestamps gave no sign of them,
-or a ``dur`` of that size.
+then decoded, so no file is read twice. A trace whose timestamps are floats
+too large for float64 to hold to the ns (ns resolution at epoch scale, or a
+trace_view.json with epoch times written as numbers where torch_npu writes
+strings) keeps its time texts in that one decode (``traceio.RawTsEvent``:
+Kineto ``ts``; ``traceio.RawTimesEvent``: an event list's ``ts`` and ``dur``).
+A second, times-only pass (``traceio.exact_texts``) is left only for a trace
+whose first float timestamp (first 64 KiB) gave no sign of such times, which
+none of the samples is; a Kineto ``dur`` of that size needs none (it is read
+as 0, over a week).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Loader for Ascend text exports: torch_npu ``*_ascend_pt`` and MindSpore ``*_ascend_ms``.
 
-One decode of ``trace_view.json`` (msgspec, via ``traceio``; plus a times-only
-pass, ``traceio.exact_texts``, if float timestamps lost ns precision); numpy columns are
+One decode of ``trace_view.json`` (msgspec, via ``traceio``; numeric epoch times are
+kept as text in it, ``traceio.RawTimesEvent``, and parsed exactly); numpy columns are
 pulled out only for the events some table keeps (``_select``: host events of the
 enabled comparisons, ``FLOW_CATS`` flows, the hardware / HCCL / overlap lanes and
 metadata; counters and the CANN lane are skipped); the tables of the ``Profile``
@@ -183,7 +183,9 @@ def _select(path: str, data: bytes, events: list, opts: Options,
     lanes (metadata, which has no times, feeds the processes / threads tables directly). Counter
     events, the CANN lane and unread categories are often three quarters of an NPU trace. The "ph"
     column holds the ``PH_*`` codes; "id" is None but on flows (``_field_at``). Times written as JSON
-    numbers too large for float64 to hold to the nanosecond are re-read from the text of ``data``.
+    numbers too large for float64 to hold to the nanosecond were kept as text by the decode
+    (``traceio.RawTimesEvent``) and are parsed from it; only where its guess missed them are they
+    re-read from the text of ``data``.
     """
     raw = bool(events) and type(events[0]) is traceio.RawTimesEvent
     with traceio.gc_paused():

@@ -4,11 +4,12 @@ Ascend ``trace_view.json``).
 The file is decoded once with msgspec into small typed structs (unknown keys
 skipped, ``args`` kept as raw bytes), with the garbage collector paused, and
 turned straight into numpy columns. ``args`` are decoded later, in one batch,
-only for the events a loader asks for (``decode_args``). A Kineto trace whose
-float timestamps exceed float64's ns precision keeps its ``ts`` texts in that
-decode (``RawTsEvent``); other times of that size (a trace_view.json with
-numeric times) get a second, times-only pass over the same bytes
-(``exact_texts``).
+only for the events a loader asks for (``decode_args``). A trace whose float
+timestamps exceed float64's ns precision keeps its time texts in that decode
+(``RawTsEvent`` for Kineto, ``RawTimesEvent`` for event lists such as a
+trace_view.json with numeric epoch times); only when the first timestamps gave
+no sign of such times does a loader take a second, times-only pass over the
+same bytes (``exact_texts``).
 """
 
 from __future__ import annotations
@@ -133,9 +134,11 @@ def exact_texts(path: str, data: bytes) -> list[_Times]:
     Float64 holds a microsecond timestamp to the nanosecond only below
     ~2e12 us; traces with larger float timestamps (ns-resolution Kineto
     traces at epoch scale) would be off by up to ~128 ns, which changes op
-    nesting. Loaders call this only for such traces: it re-reads just the two
-    time fields of the same bytes, and ``exact_ns`` parses those of the events
-    a loader keeps.
+    nesting. Such traces keep their time texts in their one decode
+    (``decode_events(raw_ts=True)``); loaders call this only where that
+    decode's guess missed (a float-decoded trace that ``float_inexact`` finds
+    such times in): it re-reads just the two time fields of the same bytes,
+    and ``exact_ns`` parses those of the events a loader keeps.
     """
     if data[:3] == b"\xef\xbb\xbf":  # as decode_events: skip a UTF-8 byte-order mark
         data = memoryview(data)[3:]
@@ -639,7 +642,8 @@ _FLOAT_PROVABLE_US = float(2**42)
 
 def float_inexact(ns: np.ndarray, vals: list) -> bool:
     """True when some time came as a float too large for float64 to hold to the nanosecond
-    (then the loader re-reads the times from the JSON text, ``exact_texts``).
+    (then the loader re-reads the times from the JSON text, ``exact_texts``: a trace that
+    ``decode_events(raw_ts=True)`` did not keep the time texts of).
 
     Re-reading is a second pass over the file (about 0.4 of a decode), so large floats are first
     proven exact: below 2**42 us a float's ulp is under 0.49 ns, hence when ``ns / 1000`` rounds back to the very
