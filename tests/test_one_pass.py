@@ -175,3 +175,65 @@ def test_a_kineto_dur_beyond_float_precision_is_read_as_0_without_a_second_pass(
     assert changed.sum() == 1 and prof.kernels["dur"][changed].tolist() == [0]
     assert prof.kernels["ts"].tolist() == before["ts"].tolist()
     assert any("1 event(s) last over a week" in w for w in prof.warnings)
+
+
+# --------------------------------------------------------------------------- DB time checks: one scan
+
+
+_CELLS = [None, 5, -5, 0, 2**63 - 1, -(2**63), 5.0, 1.5, 1.7e18, "5", "-5", "05", " 5", "+5", "", "abc", "1.7e18",
+          "9223372036854775807", "9223372036854775808", "1736410576395167660", "1000000000000000000",
+          "999999999999999999", "0999999999999999999", " 173641057639516766", "-173641057639516766",
+          "1736410576395167660 ", "9223372036854775806", "\uff11" * 19, "17364105763951676601", b"5",
+          b"1736410576395167660"]
+
+
+@pytest.mark.parametrize("decl", ["TEXT", "INTEGER", "REAL", "NUMERIC", "BLOB", ""])
+def test_the_usual_db_time_is_one_the_full_checks_accept(decl: str) -> None:
+    """``need_times`` skips its precise scans when every row is the usual one: a cell the quick test takes as
+    usual must be one the precise checks neither refuse nor count as untimed (not NULL), in every storage
+    class and column affinity; and the 19-digit epoch text is usual."""
+    import sqlite3
+
+    from msprof_compare.loaders.ascend_db import _not_integer_text, _usual_integer_text
+
+    con = sqlite3.connect(":memory:")
+    con.execute(f"CREATE TABLE T (v {decl})")
+    con.executemany("INSERT INTO T (v) VALUES (?)", [(v,) for v in _CELLS])
+    fine = {r for (r,) in con.execute(f"SELECT rowid FROM T WHERE v IS NOT NULL AND NOT ({_not_integer_text('v')})")}
+    usual_text = {r for (r,) in con.execute(f"SELECT rowid FROM T WHERE {_usual_integer_text('v')}")}
+    usual_int = {r for (r,) in con.execute("SELECT rowid FROM T WHERE typeof(v) = 'integer'")}
+    assert usual_text <= fine and usual_int <= fine
+    epoch = _CELLS.index("1736410576395167660") + 1
+    assert epoch in usual_text or decl in ("INTEGER", "REAL", "NUMERIC")  # those store it as a number
+
+
+def test_a_db_time_check_scans_a_usual_table_once(tmp_path: Path) -> None:
+    """The time checks of a real export's TASK (INTEGER times) and PYTORCH_API (TEXT times) are one scan each;
+    a table with an odd row (a task without an end, an op without a start: NULL) still gets the precise checks
+    and its count."""
+    import sqlite3
+
+    from dbutil import edited_copy
+
+    from msprof_compare.loaders import ascend_db
+
+    src = DATA / "db" / "l1" / "ascend_pytorch_profiler_0.db"
+
+    def scans(path: Path) -> tuple[list[str], dict[str, int]]:
+        db = ascend_db._Db(str(path))
+        seen: list[str] = []
+        db.con.set_trace_callback(seen.append)
+        db.need_times("TASK")
+        db.need_times("PYTORCH_API", text_ok=True)
+        db.close()
+        return [s for s in seen if s.startswith("SELECT")], db.untimed
+
+    selects, untimed = scans(src)
+    assert len(selects) == 2 and untimed == {}
+    odd = edited_copy(src, tmp_path / "odd.db", "UPDATE TASK SET endNs = NULL WHERE rowid = 1",
+                      "UPDATE PYTORCH_API SET startNs = NULL WHERE rowid = 2")
+    selects, untimed = scans(odd)
+    assert len(selects) == 2 * (1 + 3) and untimed == {"TASK": 1, "PYTORCH_API": 1}
+    con = sqlite3.connect(odd)
+    assert con.execute("SELECT typeof(startNs) FROM PYTORCH_API LIMIT 1").fetchone() == ("text",)
+    con.close()

@@ -139,12 +139,20 @@ def _not_integer_text(col: str) -> str:
     1.7e18 holds the ns only to 256. Digits with leading zeros pass the pattern; beyond int64 they do not (CAST
     would clamp them)."""
     digits = f"ltrim({col}, '0')"
-    return (f"NOT ({col} >= '' AND {col} < X'' AND ((length({col}) = 19 AND CAST({col} AS INTEGER) BETWEEN "
-            f"1000000000000000000 AND 9223372036854775806) OR CAST(CAST({col} AS INTEGER) AS TEXT) = {col})) "
+    return (f"NOT ({col} >= '' AND {col} < X'' AND ((length({col}) = 19 AND {_EPOCH_NS_CAST.format(col=col)}) "
+            f"OR CAST(CAST({col} AS INTEGER) AS TEXT) = {col})) "
             f"AND {col} IS NOT NULL AND typeof({col}) <> 'integer' "
             f"AND NOT (typeof({col}) = 'text' AND (CAST(CAST({col} AS INTEGER) AS TEXT) = {col} "
             f"OR ({col} <> '' AND {col} NOT GLOB '*[^0-9]*' AND (length({digits}) < 19 OR "
             f"(length({digits}) = 19 AND {digits} <= '9223372036854775807')))))")
+
+
+def _usual_integer_text(col: str) -> str:
+    """SQL true for the usual TEXT time of ``col``, 19 digits (``_not_integer_text``'s first test, narrowed)."""
+    return f"{col} >= '' AND {col} < X'' AND length({col}) = 19 AND {_EPOCH_NS_CAST.format(col=col)}"
+
+
+_EPOCH_NS_CAST = "CAST({col} AS INTEGER) BETWEEN 1000000000000000000 AND 9223372036854775806"
 
 
 def _int_cell(value: Any) -> int | None:
@@ -239,8 +247,18 @@ class _Db:
         the values as stored, so a text there compared as text: every task "ended before it started"): SQLite's
         CAST reads other text as 0 (``'1.7e18'`` as 1) and a range filter silently drops it, which once gave an
         op a 1.7e12 ms total. A row without either time (NULL) cannot be placed: the queries leave it out,
-        counted here for one warning."""
+        counted here for one warning.
+
+        One scan first looks for a row that is not the usual one (both times INTEGER, or where ``text_ok`` both
+        the usual TEXT, ``_usual_integer_text``), stopping at the first: in a table without one nothing is refused
+        or counted, and the three scans of the precise checks (one per column and the count; 0.384 -> 0.29 s for
+        PYTORCH_API, 0.048 -> 0.026 s for TASK, at 972k and 218k rows) run only for a table with one."""
         self.need(table, "startNs", "endNs")
+        usual = (lambda c: f"({_usual_integer_text(c)})") if text_ok else (lambda c: f"typeof({c}) = 'integer'")
+        # NULL first: a comparison with NULL is NULL, which NOT leaves NULL, selecting no row
+        if self.scalar(f"SELECT 1 FROM {table} WHERE startNs IS NULL OR endNs IS NULL OR NOT ({usual('startNs')} AND "
+                       f"{usual('endNs')}) LIMIT 1") is None:
+            return
         for col in ("startNs", "endNs"):
             if not text_ok:
                 bad = self.scalar(f"SELECT {col} FROM {table} WHERE {col} IS NOT NULL AND typeof({col}) <> 'integer' "
