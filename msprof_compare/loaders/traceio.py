@@ -22,6 +22,7 @@ import os
 import re
 import zlib
 from collections.abc import Iterator
+from itertools import compress
 from operator import attrgetter
 from typing import Any, NamedTuple
 
@@ -357,11 +358,14 @@ def check_raw_ts(path: str, data: bytes, events: list, read: np.ndarray | None =
     no value that decode takes (a boolean, a list, a number out of range, a null ``dur``): by running it, so
     the error is its own. ``read``: the events whose times were parsed already (``raw_times_to_ns`` took
     their texts as numbers), left unchecked."""
-    if read is not None:
-        events = list(map(events.__getitem__, np.flatnonzero(~read).tolist()))
-    ok = _texts_valid(list(map(attrgetter("ts"), events)), b'0123456789-"n')
+    unread = None if read is None else (~read).tolist()
+
+    def texts(field: str) -> list:  # compress: half the cost of a list of the unread events first
+        return list(map(attrgetter(field), events if unread is None else compress(events, unread)))
+
+    ok = _texts_valid(texts("ts"), b'0123456789-"n')
     if ok and events and type(events[0]) is RawTimesEvent:
-        ok = _texts_valid(list(map(attrgetter("dur"), events)), b'0123456789-"')
+        ok = _texts_valid(texts("dur"), b'0123456789-"')
     if not ok:
         decode_events(path, data)
         raise ProfileError(path, "not a trace event file: a time value is no number")  # decode_events raised
