@@ -175,7 +175,8 @@ def raw_times_to_ns(raws: list[msgspec.Raw], path: str = "", field: str = "ts") 
     into the values ``Event`` would hold and takes that very path, so errors and roundings are alike.
     """
     n = len(raws)
-    u = same_width_matrix(raws)
+    # three lengths first: durations differ in width, and a length per text costs ~7 ms at 220k texts
+    u = same_width_matrix(raws) if n and len(raws[0]) == len(raws[n // 2]) == len(raws[-1]) else None
     if u is not None:
         got = parse_uniform(u)
         if got is not None and got[2] >= u.shape[1] - 4 and got[1].all():
