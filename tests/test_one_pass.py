@@ -237,3 +237,38 @@ def test_a_db_time_check_scans_a_usual_table_once(tmp_path: Path) -> None:
     con = sqlite3.connect(odd)
     assert con.execute("SELECT typeof(startNs) FROM PYTORCH_API LIMIT 1").fetchone() == ("text",)
     con.close()
+
+
+class _Counted:
+    """A decoder that counts its calls (which decodes a load ran)."""
+
+    def __init__(self, decoder: object, calls: list) -> None:
+        self.decoder, self.calls = decoder, calls
+
+    def decode(self, data: object) -> object:
+        self.calls.append(1)
+        return self.decoder.decode(data)
+
+
+@pytest.mark.parametrize("kineto", [True, False])
+def test_raw_control_characters_cost_no_float_decode(tmp_path: Path, kineto: bool,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A trace with time texts kept and a raw control character in a name (PyTorch 2.3-2.4 writes some) goes
+    from the decode that stops at it straight to the decode of the cleaned bytes, without a float decode in
+    between; a bad time before the character is refused with the float decode's error all the same."""
+    ev = (f'{{"ph": "X", "cat": "kernel", "name": "a\\u0001\x01b", "pid": 2, "tid": 3, "ts": {_EPOCH}, "dur": 1, '
+          '"args": {"stream": 3}}')
+    meta = '{"ph": "M", "name": "process_name", "pid": 2, "tid": 0, "args": {"name": "Ascend Hardware"}}, '
+    path = tmp_path / ("t.pt.trace.json" if kineto else "trace_view.json")
+    path.write_text('{"traceEvents": [' + ev + "]}" if kineto else "[" + meta + ev + "]")
+    calls: list = []
+    monkeypatch.setattr(traceio, "_KINETO" if kineto else "_EVENTS",
+                        _Counted(traceio._KINETO if kineto else traceio._EVENTS, calls))
+    prof = load_profile(str(path), build_options(enable_profiling_compare=True)[0])
+    assert prof.kernels["name"].tolist() == ["a\x01 b"] and "raw control characters" in prof.warnings[0]
+    assert calls == []
+    monkeypatch.undo()
+    bad = path.read_text().replace(f'"ts": {_EPOCH}', '"ts": true')
+    path.write_text(bad.replace("[{", f'[{{"ph": "X", "name": "b", "pid": 2, "tid": 3, "ts": {_EPOCH}}}, {{', 1))
+    raw, floats = _load_both_ways(path, monkeypatch)
+    assert raw == floats and "got `bool`" in raw

@@ -344,13 +344,20 @@ def _texts_valid(raws: list, kinds: bytes) -> bool:
 def _decode_raw_times(kind: str, data: bytes | memoryview) -> tuple[list, Any] | None:
     """``decode_events``'s decode with time texts (``RawTsEvent`` / ``RawTimesEvent``); None where the float
     decode is to run instead: a JSON object without traceEvents (it names that), or bytes refused (it raises
-    its own error; an error path, so a second decode costs nothing that matters)."""
+    its own error; an error path, so a second decode costs nothing that matters). A raw control character is
+    the one refusal raised as it is: ``decode_trace`` reads those as blanks and decodes again, so running
+    the float decode up to it first would cost every such trace (PyTorch 2.3-2.4) a part decode; a bad time
+    before it, which the float decode would have named instead, is named all the same, by ``check_raw_ts``
+    after that decode of the cleaned bytes."""
     try:
         if kind == "{":
             top = _KINETO_RAW_TS.decode(data)
             return None if top.traceEvents is msgspec.UNSET else (top.traceEvents, top)
         return _EVENTS_RAW_TIMES.decode(data), None
-    except (msgspec.ValidationError, *DECODE_ERRORS, RecursionError):
+    except (*DECODE_ERRORS, RecursionError) as exc:  # DECODE_ERRORS: a ValidationError is a DecodeError
+        m = INVALID_CHAR.search(str(exc)) if type(exc) is msgspec.DecodeError else None
+        if m and int(m.group(1)) < len(data) and data[int(m.group(1))] < 0x20:
+            raise
         return None
 
 
