@@ -272,3 +272,30 @@ def test_raw_control_characters_cost_no_float_decode(tmp_path: Path, kineto: boo
     path.write_text(bad.replace("[{", f'[{{"ph": "X", "name": "b", "pid": 2, "tid": 3, "ts": {_EPOCH}}}, {{', 1))
     raw, floats = _load_both_ways(path, monkeypatch)
     assert raw == floats and "got `bool`" in raw
+
+
+_BAD_LISTS = sorted(p.parent.name for p in (DATA / "bad" / "trace_view").glob("*/input.json"))
+
+
+@pytest.mark.parametrize("case", _BAD_LISTS)
+def test_the_bad_trace_view_corpus_with_numeric_times_loads_alike_both_ways(case: str, tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each trace_view.json of the bad-input corpus, its string times rewritten as JSON numbers (epoch us: the
+    decode keeps them as text where the first one is a float), loads with times kept as text exactly as through
+    the float decode and its re-read: every table, warning and error alike."""
+    data = (DATA / "bad" / "trace_view" / case / "input.json").read_bytes()
+    path = tmp_path / "trace_view.json"
+    path.write_bytes(re.sub(rb'"(ts|dur)":\s*"(-?\d+\.\d+)"', rb'"\1":\2', data))
+    if not traceio._beyond_float_ns(path.read_bytes()):
+        pytest.skip("no float epoch time in its first 64 KiB: the float decode either way")
+    out = []
+    for raw in (True, False):
+        if not raw:
+            monkeypatch.setattr(traceio, "_beyond_float_ns", lambda data: False)
+        try:
+            prof = load_profile(str(path), _ALL)
+            out.append(({k: v.to_dict("list") for k, v in vars(prof).items() if isinstance(v, pd.DataFrame)},
+                        prof.warnings))
+        except ProfileError as exc:
+            out.append(str(exc))
+    assert out[0] == out[1]
