@@ -253,6 +253,10 @@ def test_decode_args_joins_raw_buffers_and_fills_absent_args() -> None:
     raws = np.fromiter((e.args for e in events), dtype=object, count=len(events))
     assert [a.x for a in traceio.decode_args("t", raws, A)] == [1, -1, 3]
     assert [a.x for a in traceio.decode_args("t", raws[[0, 2]], A)] == [1, 3]
+    # the brackets go on the first and last parts: one part, or an absent one at either end
+    assert [a.x for a in traceio.decode_args("t", raws[[2]], A)] == [3]
+    assert [a.x for a in traceio.decode_args("t", raws[[1]], A)] == [-1]
+    assert [a.x for a in traceio.decode_args("t", raws[[1, 0, 1]], A)] == [-1, 1, -1]
 
 
 def test_decode_args_error_names_the_field_and_shows_the_args() -> None:

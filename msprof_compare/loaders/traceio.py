@@ -854,7 +854,13 @@ def decode_args(path: str, raws: np.ndarray, struct: type) -> list:
         return []
     # join takes the Raw buffers as they are (no per-event bytes copy); absent args become {}
     parts = raws if all(map(len, raws)) else [r if len(r) else b"{}" for r in raws]
-    blob = b"".join((b"[", b",".join(parts), b"]"))
+    # the brackets go on the first and last parts, so the args are copied once: wrapping the joined text
+    # copied it again into a fresh buffer, whose page faults cost more than the join (2.7 MB of op args:
+    # 3.6 -> 0.2 ms)
+    ends = list(parts)
+    ends[0] = b"[" + ends[0]
+    ends[-1] = b"".join((ends[-1], b"]"))
+    blob = b",".join(ends)
     try:
         with gc_paused():
             return msgspec.json.decode(blob, type=list[struct])
