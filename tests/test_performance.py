@@ -245,6 +245,20 @@ def test_float_proof_rejects_what_it_cannot_prove() -> None:
     assert traceio.float_inexact(traceio.to_ns(vals), vals)
 
 
+@pytest.mark.parametrize("vals", [
+    [], [2234706017408.97, 12.5], [2234705626572.7505], [5e12], [1420179912439.015, 3], [1420179912439, 3],
+    [2234706017408, 1.5], ["2234706017408.97", 1.5], [2234706017408.97, "1.5"], [2**62 // 1000, 7],
+])
+def test_times_to_ns_is_to_ns_and_float_inexact(vals: list) -> None:
+    """One conversion for both answers (the float proof reuses the array ``to_ns`` converted): the same ns
+    and the same verdict as the two calls, for floats below and above what a float proves (mi300 times are
+    ~2.2e12 us), ints, mixed columns and text."""
+    ns, inexact = traceio.times_to_ns(vals, "t", "ts")
+    want = traceio.to_ns(vals, "t", "ts")
+    assert ns.dtype == np.int64 and ns.tolist() == want.tolist()
+    assert inexact == (bool(len(vals)) and traceio.float_inexact(want, vals))
+
+
 def test_decode_args_joins_raw_buffers_and_fills_absent_args() -> None:
     class A(msgspec.Struct):
         x: int = -1

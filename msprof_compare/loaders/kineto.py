@@ -198,11 +198,14 @@ class _Events:
                     out[f] = traceio.raw_times_to_ns(vals, self.path, f)
                     self.ts_read[idx] = True  # set for a trace of RawTsEvents (``__init__``)
                 elif f in ("ts", "dur"):
-                    out[f] = traceio.to_ns(vals, self.path, f)
                     # a dur float64 cannot hold to the ns is over 2e12 us, so read as 0 below (over a week) whatever
                     # its digits: no re-read for it
-                    if f == "ts" and len(vals) and traceio.float_inexact(out[f], vals):
-                        out[f] = self._exact_ts(idx)
+                    if f == "ts":
+                        out[f], inexact = traceio.times_to_ns(vals, self.path, f)
+                        if inexact:
+                            out[f] = self._exact_ts(idx)
+                    else:
+                        out[f] = traceio.to_ns(vals, self.path, f)
                     if f == "dur":
                         n_neg, n_long = zero_odd_durations(out[f])
                         self.negative += n_neg
