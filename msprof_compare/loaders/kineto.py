@@ -16,6 +16,7 @@ normalised to ``kernel`` / ``gpu_memcpy`` / ``gpu_memset`` and
 
 from __future__ import annotations
 
+from itertools import compress
 from operator import attrgetter
 from typing import Any
 
@@ -160,13 +161,19 @@ class _Events:
         if not firsts:
             return np.zeros(0, dtype=np.int64), []
         if len(firsts) == 1:
-            idx = np.flatnonzero(self.codes == firsts[0])
+            mask = self.codes == firsts[0]
         else:
             lk = self._lookup
             lk[firsts] = True
-            idx = np.flatnonzero(lk[self.codes])
+            mask = lk[self.codes]
             lk[firsts] = False
-        sub = list(map(self.events.__getitem__, idx.tolist()))
+        idx = np.flatnonzero(mask)
+        if 5 * len(idx) > 2 * len(self.codes):
+            # a large share (the Python frames): one C-level pass over all events, which makes no int per
+            # event as indexing does (42k of 50k events: 2.2 -> 1.0 ms)
+            sub = list(compress(self.events, mask.tolist()))
+        else:
+            sub = list(map(self.events.__getitem__, idx.tolist()))
         phs = list(map(attrgetter("ph"), sub))
         keep = None  # the usual case (every ph wanted) costs two C-level scans
         if ph is None:
@@ -191,9 +198,20 @@ class _Events:
     def columns(self, sub: list, fields: tuple[str, ...], idx: np.ndarray) -> dict[str, np.ndarray]:
         """Numpy columns of selected events (names, ints, ns times); ``idx`` are their event indices."""
         out: dict[str, np.ndarray] = {}
+        n = len(sub)
         with traceio.gc_paused():
             for f in fields:
-                vals = list(map(attrgetter(f), sub))
+                get = attrgetter(f)
+                if f in ("pid", "tid"):
+                    try:  # ints (the usual ids): one C-level pass, no list in between
+                        out[f] = np.fromiter(map(get, sub), np.int64, n)
+                    except (ValueError, TypeError, OverflowError):  # text (a named lane), beyond int64
+                        out[f] = traceio.to_int(list(map(get, sub)))
+                    continue
+                if f not in ("ts", "dur"):  # text (names)
+                    out[f] = np.fromiter(map(get, sub), dtype=object, count=n)
+                    continue
+                vals = list(map(get, sub))
                 if f == "ts" and vals and type(vals[0]) is msgspec.Raw:  # traceio.RawTsEvent
                     out[f] = traceio.raw_times_to_ns(vals, self.path, f)
                     self.ts_read[idx] = True  # set for a trace of RawTsEvents (``__init__``)
@@ -210,10 +228,6 @@ class _Events:
                         n_neg, n_long = zero_odd_durations(out[f])
                         self.negative += n_neg
                         self.too_long += n_long
-                elif f in ("pid", "tid"):
-                    out[f] = traceio.to_int(vals)
-                else:
-                    out[f] = np.array(vals, dtype=object)
         if "dur" in out:
             traceio.check_ends(self.path, out["ts"], out["dur"])
         return out
