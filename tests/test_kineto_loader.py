@@ -530,3 +530,19 @@ def test_missing_kernels_hint_follows_what_the_trace_holds(samples: Path, tmp_pa
     with pytest.raises(ProfileError) as err:
         compare(str(cpu_only), str(H100))
     assert err.value.hint == "record it with torch.profiler.ProfilerActivity.CUDA"
+
+
+def test_raw_args_texts_are_read_once_per_distinct_text() -> None:
+    """``_text_raw`` (op Input Dims / Input type): str() of each value, "N/A" when absent, equal texts alike
+    wherever they stand; a text holding a NUL byte (which no decoded trace has) takes the per-value path
+    and is refused as malformed JSON, as before."""
+    import msgspec
+
+    raws = [msgspec.Raw(b"[[1, 2], []]"), msgspec.Raw(b""), msgspec.Raw(b'"float"'), msgspec.Raw(b"[[1, 2], []]"),
+            msgspec.Raw(b'["float", "", "Scalar"]'), msgspec.Raw(b"")]
+    got = kineto._text_raw("t.json", raws)
+    assert got.dtype == object
+    assert got.tolist() == ["[[1, 2], []]", "N/A", "float", "[[1, 2], []]", "['float', '', 'Scalar']", "N/A"]
+    assert kineto._text_raw("t.json", []).tolist() == []
+    with pytest.raises(ProfileError, match="malformed event args"):
+        kineto._text_raw("t.json", [msgspec.Raw(b"[1]"), msgspec.Raw(b'"a\x00b"')])

@@ -116,21 +116,24 @@ def _text(values: list) -> np.ndarray:
 
 def _text_raw(path: str, raws: list) -> np.ndarray:
     """``_text`` of raw JSON args values (absent = empty), decoding each distinct text once."""
-    seen: dict[bytes, str] = {}
-    out = []
-    for r in raws:
-        k = bytes(r)
-        v = seen.get(k)
-        if v is None:
-            try:
-                x = msgspec.json.decode(k) if k else None
-            except traceio.DECODE_ERRORS as exc:
-                raise ProfileError(path, f"malformed event args: {exc}") from None
-            except RecursionError:
-                raise ProfileError(path, "malformed event args: values nested too deeply") from None
-            v = seen[k] = "N/A" if x is None else x if isinstance(x, str) else str(x)
-        out.append(v)
-    return np.array(out, dtype=object)
+    n = len(raws)
+    # the texts as bytes from one join and split (JSON text holds no NUL byte: control characters are
+    # escaped, and decode_trace blanks raw ones), not one bytes() per value (4.5k op args: 1.3 -> 0.5 ms)
+    keys = b"\0".join(raws).split(b"\0") if n else []
+    if len(keys) != n:
+        keys = list(map(bytes, raws))
+    first: dict[bytes, int] = {}
+    pos = np.fromiter(map(first.setdefault, keys, range(n)), np.int64, n)
+    out = np.empty(n, dtype=object)  # each distinct text's value, at its first position
+    for k, i in first.items():
+        try:
+            x = msgspec.json.decode(k) if k else None
+        except traceio.DECODE_ERRORS as exc:
+            raise ProfileError(path, f"malformed event args: {exc}") from None
+        except RecursionError:
+            raise ProfileError(path, "malformed event args: values nested too deeply") from None
+        out[i] = "N/A" if x is None else x if isinstance(x, str) else str(x)
+    return out[pos]
 
 
 class _Events:
