@@ -144,11 +144,12 @@ class _Events:
         self.events = events
         self.data = data
         self._exact: list | None = None  # traceio.exact_texts, read when float times are not exact
+        n = len(events)
         with traceio.gc_paused():
-            cats = list(map(attrgetter("cat"), events))
             first: dict[str, int] = {}
-            # code = index of the first event with that cat (cheapest grouping in pure Python)
-            self.codes = np.fromiter(map(first.setdefault, cats, range(len(cats))), np.int64, len(cats))
+            # code = index of the first event with that cat (cheapest grouping in pure Python; the cats go
+            # straight from the getter into it, no list in between)
+            self.codes = np.fromiter(map(first.setdefault, map(attrgetter("cat"), events), range(n)), np.int64, n)
         self.first = first
         self._lookup = np.zeros(len(events), dtype=bool)
         #: RawTsEvents: the events whose ts ``columns`` parsed (the others ``traceio.check_raw_ts`` checks)
