@@ -128,6 +128,36 @@ def test_deepest_and_frames_survive_int64_key_overflow() -> None:
     assert names == want
 
 
+def _descent(start: list[int], end: list[int], parent: list[int], q: int) -> int:
+    """§3.3 read literally: from the root, take the last child (start order) starting at or before q
+    and go down while it strictly holds q."""
+    kids: dict[int, list[int]] = {}
+    for i, p in enumerate(parent):
+        kids.setdefault(p, []).append(i)
+    cur = -1
+    while True:
+        before = [k for k in kids.get(cur, []) if start[k] <= q]
+        if not before or not start[before[-1]] < q < end[before[-1]]:
+            return cur
+        cur = before[-1]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_deepest_is_the_literal_descent(seed: int) -> None:
+    """``_deepest`` climbs from the last node starting at or before ts instead of descending: the same
+    node on cursor-rule trees whatever their shape, here with equal starts, zero durations and
+    children outliving their parent (a child may start at its parent's end)."""
+    rng = np.random.default_rng(seed)
+    n = 60
+    start = np.sort(rng.integers(0, 200, n)).astype(np.int64)
+    end = start + rng.choice([0, 1, 3, 10, 40, 150], n)
+    parent, _ = modules._nest(start, end)
+    queries = np.concatenate([start, end, start - 1, start + 1, end - 1, end + 1, rng.integers(-5, 400, 100)])
+    got = modules._deepest(start, end, parent, queries)
+    s, e, p = start.tolist(), end.tolist(), parent.tolist()
+    assert got.tolist() == [_descent(s, e, p, q) for q in queries.tolist()]
+
+
 def test_module_sheets_by_hand() -> None:
     ctx = ctx_of(net_profile(), net_profile(gemm_us=10))
     sheets = operators.build(ctx)

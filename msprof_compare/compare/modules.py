@@ -230,33 +230,26 @@ def _walk(names: np.ndarray, ts: np.ndarray, ends: np.ndarray, tids: np.ndarray,
 def _deepest(nodes_start: np.ndarray, nodes_end: np.ndarray, nodes_parent: np.ndarray,
              queries: np.ndarray) -> np.ndarray:
     """Deepest node strictly containing each query ts (§3.3): at each level take the last child
-    starting at or before ts and descend only if start < ts < end. -1 when none."""
+    starting at or before ts and descend only if start < ts < end. -1 when none.
+
+    The nodes are in start order and ``nodes_parent`` is their ``_nest`` (the cursor rule), so every
+    subtree is an index range. The descent then only ever enters ancestors of ``j``, the last node
+    starting at or before ts: a later sibling starts after ts, and a node around ts (its end after
+    ts) holds every node after it up to ``j``. So the answer is ``j``, or the parent of the topmost
+    ancestor of ``j`` (itself included) not strictly around ts: a climb from ``j`` that needs no
+    search keys (sorting 40k frames by parent for them cost more than all the lookups)."""
     q = np.asarray(queries, np.int64)
-    out = np.full(len(q), -1, np.int64)
-    n = len(nodes_start)
-    if n == 0 or len(q) == 0:
-        return out
-    t0 = int(min(nodes_start.min(), q.min()))
-    span = int(max(nodes_start.max(), q.max())) - t0 + 2
-    if (n + 1) * span >= KEY_LIMIT:  # the search keys would overflow int64: compare ranks instead
-        u = np.unique(np.concatenate([nodes_start, nodes_end, q]))
-        nodes_start, nodes_end, q = (np.searchsorted(u, a) for a in (nodes_start, nodes_end, q))
-        t0, span = 0, len(u) + 1
-    order = np.lexsort((np.arange(n), nodes_start, nodes_parent))
-    keys = (nodes_parent[order] + 1) * span + (nodes_start[order] - t0)
-    active = np.arange(len(q))
-    cur = np.full(len(q), -1, np.int64)
+    start = np.asarray(nodes_start, np.int64)
+    out = np.searchsorted(start, q, side="right") - 1
+    node = out.copy()
+    active = np.flatnonzero(node >= 0)
     while len(active):
-        qk = (cur[active] + 1) * span + (q[active] - t0)
-        pos = np.searchsorted(keys, qk, side="right") - 1
-        ok = pos >= 0
-        child = np.where(ok, order[np.maximum(pos, 0)], -1)
-        ok &= nodes_parent[np.maximum(child, 0)] == cur[active]
-        c = np.maximum(child, 0)
-        ok &= (nodes_start[c] < q[active]) & (q[active] < nodes_end[c])
-        cur[active[ok]] = child[ok]
-        out[active[ok]] = child[ok]
-        active = active[ok]
+        at, qa = node[active], q[active]
+        up = nodes_parent[at]
+        miss = ~((start[at] < qa) & (qa < nodes_end[at]))
+        out[active[miss]] = up[miss]
+        node[active] = up
+        active = active[up >= 0]
     return out
 
 
