@@ -128,6 +128,19 @@ def test_deepest_and_frames_survive_int64_key_overflow() -> None:
     assert names == want
 
 
+def test_module_name_test_is_str_lower_startswith() -> None:
+    """``_is_module`` folds ASCII case on a fixed-width copy of the names instead of calling
+    ``str.lower``: the same verdict for case variants, names the prefix only begins, characters that
+    lower into ASCII (Kelvin sign, dotted capital I), surrogates, NULs and values that are no text."""
+    names = ["nn.Module: Linear_0", "NN.MODULE:x", "nN.mOdUlE:", "nn.Module:", "nn.Module", "nn.module;x",
+             "\u212an.Module:", "\u0130nn.Module:", "nn.Modul\u0130:", "\ud800nn.Module:", "nn.Module:\ud800",
+             "nn.Module\x00:", " nn.Module:", "", "n", "torch/nn/modules/module.py(1501): _call_impl",
+             "\u00f1n.Module:", None, 5, 2.5]
+    want = [isinstance(n, str) and n.lower().startswith("nn.module:") for n in names]
+    assert modules._is_module(np.array(names, dtype=object)).tolist() == want
+    assert modules._is_module(np.array([], dtype=object)).tolist() == []
+
+
 def _descent(start: list[int], end: list[int], parent: list[int], q: int) -> int:
     """§3.3 read literally: from the root, take the last child (start order) starting at or before q
     and go down while it strictly holds q."""

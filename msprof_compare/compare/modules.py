@@ -143,9 +143,28 @@ def _root() -> Module:
     return Module(name="", ts=0, end=0, parent=None, level=1, module_name="")
 
 
+#: ``MODULE_PREFIX`` as UCS-4 codes, and which of them are letters (compared with ASCII case folded)
+_PREFIX_CODES = np.array([ord(ch) for ch in MODULE_PREFIX], np.uint32)
+_PREFIX_LETTERS = np.array([ch.isalpha() for ch in MODULE_PREFIX])
+
+
 def _is_module(names: pd.Series | np.ndarray) -> np.ndarray:
-    """Whether each name starts with ``nn.Module:`` (any case); tested once per distinct name."""
-    return classify.per_unique(np.asarray(names, dtype=object), lambda n: n.startswith(MODULE_PREFIX))
+    """Whether each name starts with ``nn.Module:`` (any case, as ``str.lower`` reads it).
+
+    Tested on the names' first ten characters cast to a fixed-width array, all names at once: hashing
+    the 40k python functions of a trace to test each distinct name once took twice as long. ASCII case
+    folding (``c | 0x20`` for the letters) is exact here: the only characters ``str.lower`` maps into
+    ASCII are U+0130 (to "i" + a combining dot) and U+212A (to "k"), neither a letter of the prefix.
+    A value that is no ``str`` reads as its ``str()``, so None and numbers are no module, as with
+    ``classify.per_unique``."""
+    arr = np.asarray(names, dtype=object)
+    width = len(MODULE_PREFIX)
+    head = arr.astype(f"U{width}").view(np.uint32).reshape(len(arr), width)
+    cand = np.flatnonzero((head[:, 0] | 0x20) == _PREFIX_CODES[0])  # few names start with n / N
+    h = head[cand]
+    out = np.zeros(len(arr), bool)
+    out[cand] = (np.where(_PREFIX_LETTERS, h | 0x20, h) == _PREFIX_CODES).all(axis=1)
+    return out
 
 
 # ------------------------------------------------------------------------------------ kernel points
