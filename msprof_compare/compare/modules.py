@@ -436,9 +436,11 @@ def _set_call_stacks(frames: _Frames, walks: list[_Walk]) -> None:
     around its start, else its own chain of module names."""
     for w in walks:
         found = frames.deepest(w.start, w.tid)
-        hit = np.flatnonzero(found >= 0)
-        stacks = np.array(_chains(w.names, w.parent, list(range(len(w.mods)))), dtype=object)
+        hit = found >= 0
+        stacks = np.empty(len(w.mods), dtype=object)
         stacks[hit] = frames.chains(found[hit])
+        miss = np.flatnonzero(~hit)  # module-name chains only where no frame is around (each costs a join)
+        stacks[miss] = _chains(w.names, w.parent, miss.tolist())
         for m, st in zip(w.mods, stacks.tolist(), strict=True):
             m.call_stack = st
 
