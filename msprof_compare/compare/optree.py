@@ -192,11 +192,13 @@ class OpTree:
 
 
 def _tree_ops(profile: Profile) -> pd.DataFrame:
+    """The ops of the tree (GPU: of the op categories) in stable start order, as one row take."""
     ops = profile.ops
+    rows = np.arange(len(ops))
     if profile.is_gpu and len(ops):
-        ops = ops[ops["cat"].str.lower().isin(GPU_OP_CATS).to_numpy(dtype=bool)]
-    order = np.argsort(ops["ts"].to_numpy(), kind="stable")
-    return ops.iloc[order].reset_index(drop=True)
+        rows = np.flatnonzero(classify.per_unique(ops["cat"].to_numpy(dtype=object), lambda c: c in GPU_OP_CATS))
+    rows = rows[np.argsort(ops["ts"].to_numpy()[rows], kind="stable")]
+    return ops.take(rows).reset_index(drop=True)
 
 
 def _nest(ts: np.ndarray, end: np.ndarray, with_depth: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
@@ -270,6 +272,13 @@ def _subtree_sum(values: np.ndarray, parent: np.ndarray, depth: np.ndarray) -> n
     return out
 
 
+def _range_sums(values: np.ndarray, first: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """Sums of ``values`` over the index ranges ``[first, first + size)``: subtree sums of a tree in
+    start order, whose subtrees are ranges (no level-by-level pass)."""
+    cs = np.concatenate([[0], np.cumsum(values, dtype=np.int64)])
+    return cs[first + size] - cs[first]
+
+
 def flow_cats(profile: Profile, gpu_flow_cat: str = "") -> frozenset:
     """The flow categories that link ops to kernels for this profile."""
     if profile.is_gpu:
@@ -281,12 +290,15 @@ def kernel_pool(profile: Profile, with_comm: bool) -> pd.DataFrame:
     """The kernels ops can own. NPU adds the HCCL op-lane events when ``with_comm`` (reference-2
     §2.1; ``op_tree`` always asks for them), so collectives attach to their ops."""
     cols = ["name", "ts", "dur", "pid", "tid", "task_id", "task_type"]
-    pool = profile.kernels[cols]
-    if profile.is_gpu and len(pool):
+    kernels = profile.kernels
+    if profile.is_gpu and len(kernels):
         # the original links only cat kernel / gpu_memcpy (not gpu_memset, not the legacy
         # "Memcpy"/"Memset" cats); the Kineto loader keeps the raw cat in ``task_type``
-        raw = pool["task_type"].where(pool["task_type"] != "", profile.kernels["cat"]).str.lower()
-        pool = pool[raw.isin(GPU_KERNEL_CATS).to_numpy(dtype=bool)]
+        task_type = kernels["task_type"].to_numpy(dtype=object)
+        raw = np.where(task_type != "", task_type, kernels["cat"].to_numpy(dtype=object))
+        pool = kernels.take(np.flatnonzero(classify.per_unique(raw, lambda c: c in GPU_KERNEL_CATS)))[cols]
+    else:
+        pool = kernels[cols]
     if profile.is_npu and with_comm and len(profile.comm):
         comm = profile.comm[profile.comm["lane"] == "op"]
         extra = pd.DataFrame({
@@ -394,6 +406,7 @@ def build_tree(profile: Profile, gpu_flow_cat: str = "", with_comm: bool = False
     parent, depth = _nest(ts, end)
     n = len(ts)
     size = _subtree_sum(np.ones(n, np.int64), parent, depth)
+    first = np.arange(n)
     pool = kernel_pool(profile, with_comm)
     sel = flow_rows(profile.flows, flow_cats(profile, gpu_flow_cat))
     has_flows = bool(sel.size)
@@ -410,8 +423,7 @@ def build_tree(profile: Profile, gpu_flow_cat: str = "", with_comm: bool = False
     return OpTree(
         profile=profile, ops=ops, ts=ts, end=end, tid=ops["tid"].to_numpy(np.int64),
         parent=parent, depth=depth, size=size, kpool=pool, kptr=kptr, kidx=ek,
-        kernel_num=_subtree_sum(counts, parent, depth),
-        device_ns=_subtree_sum(own_ns, parent, depth),
+        kernel_num=_range_sums(counts, first, size), device_ns=_range_sums(own_ns, first, size),
         has_flows=has_flows, fk=fk,
     )
 
