@@ -218,12 +218,12 @@ def _nest(ts: np.ndarray, end: np.ndarray, with_depth: bool = True) -> tuple[np.
     parent = np.full(n, -1, dtype=np.int64)
     if n < 2:
         return parent, np.zeros(n, dtype=np.int64) if with_depth else None
-    lo = np.arange(1, n + 1, dtype=np.int64)
-    hi = np.searchsorted(ts, end, side="right")  # exclusive upper bound of the covered range
-    label = np.flatnonzero(hi > lo)
+    # op j covers j+1 .. (exclusive) hi: none when the next op starts after its end (most python frames and
+    # ops are leaves), so only the others are searched
+    label = np.flatnonzero(ts[1:] <= end[:-1])
     size = 1 << int(n - 1).bit_length()
     best = np.full(2 * size, -1, dtype=np.int64)
-    lo, hi = lo[label] + size, hi[label] + size
+    lo, hi = label + 1 + size, np.searchsorted(ts, end[label], side="right") + size
     while len(label):
         odd = (lo & 1) == 1
         np.maximum.at(best, lo[odd], label[odd])
