@@ -27,12 +27,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..model import Profile, ranges
+from ..model import Profile, factorize, ranges
 from . import classify
 from .align import AlignMemo, no_matching
 from .optree import OpTree, _nest, _subtree_sum, build_tree, levels, op_tree, side_profile
 from .steps import in_range, side_range
-from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, frame_from_rows
+from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, diff_ratios, frame_from_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -682,28 +682,80 @@ def detail_rows(pairs: list, base: ModuleTrees | None, comp: ModuleTrees | None)
     return rows
 
 
-def _kernel_summary(names: list[str], durs: list[int]) -> str:
-    agg: dict[str, list[int]] = {}
-    for n, d in zip(names, durs, strict=False):
-        agg.setdefault(n, []).append(d)
-    return "".join(f"{n}, [number: {len(v)}], [duration_ms: {sum(v) / 1e6:.3f}]\n" for n, v in agg.items())
+@dataclass(eq=False)
+class _SideStats:
+    """One side's aggregates per module name (``g``) for ModuleCompareStatistic: the instances' count,
+    self / total ms and first call stack, and per op name (in first-appearance order) the device ns, op
+    count and kernel summary of its top-layer ops: ``op_*[op_ptr[g]:op_ptr[g + 1]]``."""
+
+    number: list[int]
+    self_ms: list[float]
+    total_ms: list[float]
+    stack: list[str]
+    op_ptr: list[int]
+    op_name: list[str]
+    op_ns: list[int]
+    op_count: list[int]
+    op_text: list[str]
 
 
-def _side_group(side: ModuleTrees | None, mods: list[Module]) -> dict:
-    """Totals and per-op-name aggregates of one side's instances of one module name."""
-    ops: dict[str, list] = {}
-    infos = _op_infos(side) if side is not None and mods else []
-    for m in mods:
-        for name, _t, ns, kn, kd in infos[m.op_lo:m.op_hi]:
-            rec = ops.setdefault(name, [0, 0, [], []])
-            rec[0] += ns
-            rec[1] += 1
-            rec[2].extend(kn)
-            rec[3].extend(kd)
-    return {
-        "number": len(mods), "self": sum(m.self_ns for m in mods) / 1e6, "total": sum(m.total_ns for m in mods) / 1e6,
-        "stack": mods[0].call_stack if mods else "", "ops": ops,
-    }
+def _first_codes(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(code per key, distinct keys), codes numbered in order of first appearance."""
+    codes, uniq = factorize(keys)
+    return codes.astype(np.int64), uniq
+
+
+def _side_stats(side: ModuleTrees | None, groups: list[list[Module]]) -> _SideStats:
+    """``_SideStats`` of the module groups (instances in pair order), with numpy group sums instead of a
+    dict and list per op name: op names grouped by (module name, op name) in first-appearance order, and
+    each group's kernels by kernel name the same way (the summary's lines, in first-appearance order)."""
+    ng = len(groups)
+    mods = [m for g in groups for m in g]
+    number = [len(g) for g in groups]
+    gid = np.repeat(np.arange(ng), number)
+    self_ns = np.zeros(ng, np.int64)
+    total_ns = np.zeros(ng, np.int64)
+    np.add.at(self_ns, gid, np.array([m.self_ns for m in mods], np.int64))
+    np.add.at(total_ns, gid, np.array([m.total_ns for m in mods], np.int64))
+    stack = [g[0].call_stack if g else "" for g in groups]
+    lo = np.array([m.op_lo for m in mods], np.int64)
+    hi = np.array([m.op_hi for m in mods], np.int64)
+    pos = ranges(lo, hi)  # top-layer ops, group by group
+    if side is None or not len(pos):
+        return _SideStats(number, (self_ns / 1e6).tolist(), (total_ns / 1e6).tolist(), stack, [0] * (ng + 1), [],
+                          [], [], [])
+    op_gid = np.repeat(gid, hi - lo)
+    name_code, _ = _first_codes(side.op_names[side.top_node[pos]])
+    # (group, op name) keys in first-appearance order: groups come one after another, so keys do too
+    key, key_uniq = _first_codes(op_gid * (int(name_code.max()) + 1) + name_code)
+    nkey = len(key_uniq)
+    first = np.full(nkey, len(pos), np.int64)
+    np.minimum.at(first, key, np.arange(len(pos)))
+    op_ns = np.zeros(nkey, np.int64)
+    np.add.at(op_ns, key, side.top_ns[pos])
+    op_count = np.bincount(key, minlength=nkey)
+    op_ptr = np.searchsorted(op_gid[first], np.arange(ng + 1))
+    # kernels of each key's ops in op order, summed per kernel name (first appearance within the key)
+    kptr = side.top_kptr
+    nk = kptr[pos + 1] - kptr[pos]
+    krows = side.top_krows[ranges(kptr[pos], kptr[pos + 1])]
+    text = [""] * nkey
+    if len(krows):
+        kkey = np.repeat(key, nk)
+        kname, kname_uniq = _first_codes(side.k_names[krows])
+        line, line_uniq = _first_codes(kkey * len(kname_uniq) + kname)
+        line_ns = np.zeros(len(line_uniq), np.int64)
+        np.add.at(line_ns, line, side.k_durs[krows])
+        line_n = np.bincount(line, minlength=len(line_uniq))
+        owner = line_uniq // len(kname_uniq)
+        lines = [f"{n}, [number: {c}], [duration_ms: {d / 1e6:.3f}]\n" for n, c, d in
+                 zip(kname_uniq[line_uniq % len(kname_uniq)].tolist(), line_n.tolist(), line_ns.tolist(), strict=True)]
+        by = np.argsort(owner, kind="stable")  # each key's lines together, in first-appearance order
+        bounds = np.searchsorted(owner[by], np.arange(nkey + 1)).tolist()
+        ordered = [lines[i] for i in by.tolist()]
+        text = ["".join(ordered[a:b]) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    return _SideStats(number, (self_ns / 1e6).tolist(), (total_ns / 1e6).tolist(), stack, op_ptr.tolist(),
+                      side.op_names[side.top_node[pos[first]]].tolist(), op_ns.tolist(), op_count.tolist(), text)
 
 
 def statistic_rows(pairs: list, base: ModuleTrees | None, comp: ModuleTrees | None) -> list[list]:
@@ -716,26 +768,45 @@ def statistic_rows(pairs: list, base: ModuleTrees | None, comp: ModuleTrees | No
         if y is not None:
             gc.setdefault(y.module_name, []).append(y)
     names = list(gb) + [n for n in gc if n not in gb]
+    sb = _side_stats(base, [gb.get(n, []) for n in names])
+    sc = _side_stats(comp, [gc.get(n, []) for n in names])
     rows: list[list] = []
-    for name in names:
-        sb = _side_group(base, gb.get(name, []))
-        sc = _side_group(comp, gc.get(name, []))
+    # (base, comparison) values of each row's diff cells, filled at the end in one vectorised pass:
+    # TOTAL rows (total, self), op rows (device ms)
+    vb: list[float] = []
+    vc: list[float] = []
+    total: list[bool] = []
+    for g, name in enumerate(names):
         cls = _TRAILING_ID.sub("", name.split("/")[-1])
         head = [cls, name.count("/"), display_name(name)]
-        dt, rt = diff_ratio(sb["total"], sc["total"])
-        ds, _ = diff_ratio(sb["self"], sc["self"])
-        rows.append([None, *head, "[ TOTAL ]", None, sb["self"], sb["number"], sb["total"], None, sc["self"],
-                     sc["number"], sc["total"], dt, ds, rt, sb["stack"], sc["stack"]])
-        op_names = list(sb["ops"]) + [n for n in sc["ops"] if n not in sb["ops"]]
-        for op in op_names:
-            bo = sb["ops"].get(op, [0, 0, [], []])
-            co = sc["ops"].get(op, [0, 0, [], []])
-            b_ms, c_ms = bo[0] / 1e6, co[0] / 1e6
-            d, r = diff_ratio(b_ms, c_ms)
-            rows.append([None, *head, op, _kernel_summary(bo[2], bo[3]), b_ms, bo[1], None,
-                         _kernel_summary(co[2], co[3]), c_ms, co[1], None, None, d, r, None, None])
-    for i, r in enumerate(rows):
+        rows.append([None, *head, "[ TOTAL ]", None, sb.self_ms[g], sb.number[g], sb.total_ms[g], None,
+                     sc.self_ms[g], sc.number[g], sc.total_ms[g], None, None, None, sb.stack[g], sc.stack[g]])
+        vb += [sb.total_ms[g], sb.self_ms[g]]
+        vc += [sc.total_ms[g], sc.self_ms[g]]
+        total.append(True)
+        b_lo, b_hi, c_lo, c_hi = sb.op_ptr[g], sb.op_ptr[g + 1], sc.op_ptr[g], sc.op_ptr[g + 1]
+        at_c = dict(zip(sc.op_name[c_lo:c_hi], range(c_lo, c_hi), strict=True))
+        at_b = set(sb.op_name[b_lo:b_hi])
+        cells = [(i, at_c.get(sb.op_name[i], -1)) for i in range(b_lo, b_hi)]
+        cells += [(-1, j) for j in range(c_lo, c_hi) if sc.op_name[j] not in at_b]
+        for i, j in cells:
+            op = sb.op_name[i] if i >= 0 else sc.op_name[j]
+            b_ns, b_n, b_text = (sb.op_ns[i], sb.op_count[i], sb.op_text[i]) if i >= 0 else (0, 0, "")
+            c_ns, c_n, c_text = (sc.op_ns[j], sc.op_count[j], sc.op_text[j]) if j >= 0 else (0, 0, "")
+            b_ms, c_ms = b_ns / 1e6, c_ns / 1e6
+            rows.append([None, *head, op, b_text, b_ms, b_n, None, c_text, c_ms, c_n, None, None, None, None,
+                         None, None])
+            vb += [b_ms, b_ms]
+            vc += [c_ms, c_ms]
+            total.append(False)
+    diff, ratio = diff_ratios(np.array(vb, np.float64), np.array(vc, np.float64))
+    diff_l, ratio_l = diff.tolist(), ratio.tolist()
+    for i, (r, t) in enumerate(zip(rows, total, strict=True)):
         r[0] = i + 1
+        if t:
+            r[13], r[14], r[15] = diff_l[2 * i], diff_l[2 * i + 1], ratio_l[2 * i]
+        else:
+            r[14], r[15] = diff_l[2 * i], ratio_l[2 * i]
     return rows
 
 
