@@ -32,7 +32,7 @@ from . import classify
 from .align import AlignMemo, no_matching
 from .optree import OpTree, _nest, _subtree_sum, build_tree, levels, op_tree, side_profile
 from .steps import in_range, side_range
-from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, diff_ratios, frame_from_rows
+from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratios, frame_from_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -128,8 +128,8 @@ class ModuleTrees:
         out = self.op_stacks[nodes].copy()
         if self.frames is not None and len(nodes):
             found = self.frames.deepest(self.tree.ts[nodes], self.tree.ops["tid"].to_numpy(np.int64)[nodes])
-            for i in np.flatnonzero(found >= 0).tolist():
-                out[i] = self.frames.chain(int(found[i]))
+            hit = found >= 0
+            out[hit] = self.frames.inner_chains(found[hit])
         return out.tolist()
 
 
@@ -360,9 +360,9 @@ class _Frames:
         """Outermost-first chains (a module's call stack)."""
         return _chains(self.names, self.parent, found.tolist())
 
-    def chain(self, frame: int) -> str:
-        """Innermost-first chain of one frame (an op's call stack), memoised across ops."""
-        return _chains(self.names, self.parent, [frame], innermost_first=True, memo=self._inner)[0]
+    def inner_chains(self, found: np.ndarray) -> list[str]:
+        """Innermost-first chains (an op's call stack), memoised across ops."""
+        return _chains(self.names, self.parent, found.tolist(), innermost_first=True, memo=self._inner)
 
 
 def build_side(profile: Profile, tree: OpTree) -> ModuleTrees | None:
@@ -626,59 +626,73 @@ def display_name(module_name: str) -> str:
     return module_name.replace("nn.Module:", "")
 
 
-def _op_infos(side: ModuleTrees) -> list[tuple[str, str, int, list[str], list[int]]]:
-    """Per top-layer op: (op name, kernel details, device ns, kernel names, kernel ns), built once per
-    side for both module sheets (call stacks: ``ModuleTrees.top_stacks``, for the cells that show one)."""
+def _op_infos(side: ModuleTrees) -> list[tuple[str, str, int]]:
+    """Per top-layer op: (op name, kernel details, device ns), built once per side (call stacks:
+    ``ModuleTrees.top_stacks``, for the cells that show one)."""
     if side._infos is None:
         ptr = side.top_kptr.tolist()
-        names = side.op_names[side.top_node].tolist()
-        k_names = side.k_names[side.top_krows].tolist()
-        k_durs = side.k_durs[side.top_krows].tolist()
         lines = side.kernel_text[side.top_krows].tolist()
-        texts = ["".join(lines[a:b]) for a, b in zip(ptr[:-1], ptr[1:], strict=True)]
-        side._infos = [
-            (n, texts[k], sum(k_durs[a:b]), k_names[a:b], k_durs[a:b]) if b > a else (n, "", 0, [], [])
-            for k, (n, a, b) in enumerate(zip(names, ptr[:-1], ptr[1:], strict=True))]
+        texts = ["".join(lines[a:b]) if b > a else "" for a, b in zip(ptr[:-1], ptr[1:], strict=True)]
+        side._infos = list(zip(side.op_names[side.top_node].tolist(), texts, side.top_ns.tolist(), strict=True))
     return side._infos
 
 
 def detail_rows(pairs: list, base: ModuleTrees | None, comp: ModuleTrees | None) -> list[list]:
     """ModuleCompare rows (§3.8): a TOTAL row per module pair, then its op pairs."""
     rows: list[list] = []
-    # base's and comparison's (row, column, top-layer op) cells that show an op call stack, filled
-    # in one batch per side
-    asks: tuple[list[tuple[int, int, int]], list[tuple[int, int, int]]] = ([], [])
+    # (base, comparison) values of each row's diff cells, filled at the end in one vectorised pass: TOTAL rows
+    # (total, self), op rows (device us, twice); and per op row its (row, base op, comparison op), -1 = absent
+    vb: list[float] = []
+    vc: list[float] = []
+    total: list[bool] = []
+    op_rows: list[tuple[int, int, int]] = []
     align = AlignMemo()
+    none = ("", "", 0)
     for x, y in pairs:
         ref = x if x is not None else y
         head = [ref.module_class, ref.level, display_name(ref.module_name)]
         bs, bt = (x.self_ns / 1000, x.total_ns / 1000) if x is not None else (0.0, 0.0)
         cs, ct = (y.self_ns / 1000, y.total_ns / 1000) if y is not None else (0.0, 0.0)
-        dt, rt = diff_ratio(bt, ct)
-        ds, _ = diff_ratio(bs, cs)
-        rows.append([None, *head, "TOTAL", None, bs, bt, "TOTAL", None, cs, ct, dt, ds, rt,
+        rows.append([None, *head, "TOTAL", None, bs, bt, "TOTAL", None, cs, ct, None, None, None,
                      x.call_stack if x is not None else "", y.call_stack if y is not None else ""])
+        vb += [bt, bs]
+        vc += [ct, cs]
+        total.append(True)
         xa = _op_infos(base)[x.op_lo:x.op_hi] if x is not None and base else []
         ya = _op_infos(comp)[y.op_lo:y.op_hi] if y is not None and comp else []
         ia, ib = align([o[0] for o in xa], [o[0] for o in ya])
         for i, j in zip(ia.tolist(), ib.tolist(), strict=False):
-            bo = xa[i] if i >= 0 else ("", "", 0, [], [])
-            co = ya[j] if j >= 0 else ("", "", 0, [], [])
+            bo = xa[i] if i >= 0 else none
+            co = ya[j] if j >= 0 else none
             b_us, c_us = bo[2] / 1000, co[2] / 1000
-            d, r = diff_ratio(b_us, c_us)
-            rows.append([None, *head, bo[0], bo[1], b_us, None, co[0], co[1], c_us, None, None, d, r, None, None])
-            if d > 0:  # the only cells that show an op's stack ("" for an absent op)
-                rows[-1][-2:] = ["", ""]
-                if i >= 0:
-                    asks[0].append((len(rows) - 1, -2, x.op_lo + i))  # type: ignore[union-attr]
-                if j >= 0:
-                    asks[1].append((len(rows) - 1, -1, y.op_lo + j))  # type: ignore[union-attr]
+            op_rows.append((len(rows), x.op_lo + i if i >= 0 else -1, y.op_lo + j if j >= 0 else -1))  # type: ignore[union-attr]
+            rows.append([None, *head, bo[0], bo[1], b_us, None, co[0], co[1], c_us, None, None, None, None, None,
+                         None])
+            vb += [b_us, b_us]
+            vc += [c_us, c_us]
+            total.append(False)
+    diff, ratio = diff_ratios(np.array(vb, np.float64), np.array(vc, np.float64))
+    diff_l, ratio_l = diff.tolist(), ratio.tolist()
+    for k, (r, t) in enumerate(zip(rows, total, strict=True)):
+        r[0] = k + 1
+        if t:
+            r[12], r[13], r[14] = diff_l[2 * k], diff_l[2 * k + 1], ratio_l[2 * k]
+        else:
+            r[13], r[14] = diff_l[2 * k], ratio_l[2 * k]
+    # base's and comparison's (row, column, top-layer op) cells that show an op call stack, filled
+    # in one batch per side
+    asks: tuple[list[tuple[int, int, int]], list[tuple[int, int, int]]] = ([], [])
+    for row, i, j in op_rows:
+        if diff_l[2 * row] > 0:  # the only cells that show an op's stack ("" for an absent op)
+            rows[row][-2:] = ["", ""]
+            if i >= 0:
+                asks[0].append((row, -2, i))
+            if j >= 0:
+                asks[1].append((row, -1, j))
     for side, cells in zip((base, comp), asks, strict=True):
         if cells:
             for (row, col, _), st in zip(cells, side.top_stacks([c[2] for c in cells]), strict=True):  # type: ignore[union-attr]
                 rows[row][col] = st
-    for i, r in enumerate(rows):
-        r[0] = i + 1
     return rows
 
 
