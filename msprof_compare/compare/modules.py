@@ -28,7 +28,6 @@ import numpy as np
 import pandas as pd
 
 from ..model import Profile, factorize, ranges
-from . import classify
 from .align import AlignMemo, no_matching
 from .optree import OpTree, _nest, _subtree_sum, build_tree, levels, op_tree, side_profile
 from .steps import in_range, side_range
@@ -381,7 +380,12 @@ def build_side(profile: Profile, tree: OpTree) -> ModuleTrees | None:
     pf_ts = pf["ts"].to_numpy(np.int64)
     pf_end = pf_ts + pf["dur"].to_numpy(np.int64)
     op_names = tree.ops["name"].to_numpy(dtype=object)
-    optim = classify.per_unique(op_names, lambda n: n.startswith("optimizer"))
+    # one factorisation of the op names for both tests: optimizer ops (pseudo-modules), ProfilerStep# ops (no op
+    # of a module)
+    codes, uniq = factorize(op_names)
+    texts = ["" if u is None else str(u) for u in uniq.tolist()]
+    optim = np.array([t.lower().startswith("optimizer") for t in texts], bool)[codes]
+    step = np.array(["ProfilerStep#" in t for t in texts], bool)[codes]
     fwd, bwd = _root(), _root()
     pf_tid = pf["tid"].to_numpy(np.int64)
     fw = _walk(np.concatenate([pf_names[is_mod], op_names[optim]]),
@@ -395,7 +399,7 @@ def build_side(profile: Profile, tree: OpTree) -> ModuleTrees | None:
                            int(times.min()), int(times.max()))
     _set_call_stacks(frames, [w for w in (fw, bw) if w is not None])
 
-    keep = ~optim & ~classify.per_unique(op_names, lambda n: "ProfilerStep#" in n, lower=False)
+    keep = ~optim & ~step
     top_node, top_owner = _assign_ops(tree, np.flatnonzero(keep), fw, bw)
     kptr, krows = _hand_out_kernels(tree, fw, bw, top_node, top_owner, pts, pptr, pk)
     top_ns = np.zeros(len(top_node), np.int64)
