@@ -31,7 +31,7 @@ import msgspec
 import numpy as np
 import pandas as pd
 
-from ..model import DRIVER_CATS, RUNTIME_CATS, STEP_MARK, Profile, ranges
+from ..model import DRIVER_CATS, RUNTIME_CATS, STEP_MARK, Profile, factorize, ranges
 from ..textsafe import term_safe
 from . import classify
 from .align import AlignMemo, align, no_matching
@@ -191,12 +191,21 @@ class OpTree:
         return np.concatenate(out) if out else np.empty(0, np.int64)
 
 
-def _tree_ops(profile: Profile) -> pd.DataFrame:
-    """The ops of the tree (GPU: of the op categories) in stable start order, as one row take."""
+def _cat_flags(ops: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Per op: is its lower-cased category a GPU op category, a driver category (one factorisation for both)."""
+    codes, uniq = factorize(ops["cat"].to_numpy(dtype=object))
+    low = ["" if u is None else str(u).lower() for u in uniq.tolist()]
+    return (np.array([c in GPU_OP_CATS for c in low], bool)[codes],
+            np.array([c in DRIVER_CATS for c in low], bool)[codes])
+
+
+def _tree_ops(profile: Profile, op_cat: np.ndarray | None = None) -> pd.DataFrame:
+    """The ops of the tree (GPU: of the op categories, ``op_cat`` from ``_cat_flags``) in stable start
+    order, as one row take."""
     ops = profile.ops
     rows = np.arange(len(ops))
     if profile.is_gpu and len(ops):
-        rows = np.flatnonzero(classify.per_unique(ops["cat"].to_numpy(dtype=object), lambda c: c in GPU_OP_CATS))
+        rows = np.flatnonzero(_cat_flags(ops)[0] if op_cat is None else op_cat)
     rows = rows[np.argsort(ops["ts"].to_numpy()[rows], kind="stable")]
     return ops.take(rows).reset_index(drop=True)
 
@@ -374,19 +383,29 @@ def _link(ts: np.ndarray, fk: pd.DataFrame | None) -> tuple[np.ndarray, np.ndarr
     return node[by], fk["k"].to_numpy(np.int64)[flow[by]], order[by]
 
 
+def _member(sorted_values: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``np.isin(x, sorted_values)`` for a sorted array: one binary search per value, no sort of both."""
+    if not len(sorted_values):
+        return np.zeros(len(x), bool)
+    pos = np.minimum(np.searchsorted(sorted_values, x), len(sorted_values) - 1)
+    return sorted_values[pos] == x
+
+
 def _driver_edges(profile: Profile, ts: np.ndarray, end: np.ndarray, parent: np.ndarray,
-                  fk: pd.DataFrame | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                  fk: pd.DataFrame | None, driver_cat: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(node, kernel, flow order) for kernels launched by CUDA driver calls: each goes to the innermost
-    op whose span holds the call (none outside every op), so no kernel is counted twice."""
+    op whose span holds the call (none outside every op), so no kernel is counted twice. ``driver_cat``:
+    the ops' driver-category flags (``_cat_flags``) when the caller has them."""
     none = (np.empty(0, np.int64),) * 3
     if fk is None or fk.empty or not len(ts) or not profile.is_gpu or not len(profile.ops):
         return none
     ops = profile.ops
-    drv = np.flatnonzero(classify.per_unique(ops["cat"].to_numpy(dtype=object), lambda c: c in DRIVER_CATS))
+    drv = np.flatnonzero(_cat_flags(ops)[1] if driver_cat is None else driver_cat)
     if not drv.size:
         return none
     s_ts = fk["s_ts"].to_numpy(np.int64)
-    pick = np.flatnonzero(np.isin(s_ts, ops["ts"].to_numpy(np.int64)[drv]) & ~np.isin(s_ts, ts))
+    pick = np.flatnonzero(_member(np.sort(ops["ts"].to_numpy(np.int64)[drv]), s_ts) & ~_member(ts, s_ts))
     t = s_ts[pick]
     node = np.searchsorted(ts, t, side="right") - 1  # the last op starting by the call
     # the innermost op holding the call is that op or one of its ancestors: climb while it ended before
@@ -400,7 +419,8 @@ def _driver_edges(profile: Profile, ts: np.ndarray, end: np.ndarray, parent: np.
 
 def build_tree(profile: Profile, gpu_flow_cat: str = "", with_comm: bool = False) -> OpTree:
     """Build one side's op tree from the model tables."""
-    ops = _tree_ops(profile)
+    op_cat, driver_cat = _cat_flags(profile.ops) if profile.is_gpu and len(profile.ops) else (None, None)
+    ops = _tree_ops(profile, op_cat)
     ts = ops["ts"].to_numpy(np.int64)
     end = ts + ops["dur"].to_numpy(np.int64)
     parent, depth = _nest(ts, end)
@@ -412,7 +432,7 @@ def build_tree(profile: Profile, gpu_flow_cat: str = "", with_comm: bool = False
     has_flows = bool(sel.size)
     fk = flow_kernels(profile.flows, sel, pool) if sel.size and len(pool) else None
     enode, ek, eorder = _link(ts, fk)
-    dnode, dk, dorder = _driver_edges(profile, ts, end, parent, fk)
+    dnode, dk, dorder = _driver_edges(profile, ts, end, parent, fk, driver_cat)
     if dnode.size:  # merged in (node, flow order) order, as _link orders its edges
         by = np.lexsort((np.concatenate([eorder, dorder]), np.concatenate([enode, dnode])))
         enode, ek = np.concatenate([enode, dnode])[by], np.concatenate([ek, dk])[by]
