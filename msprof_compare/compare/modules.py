@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ..model import Profile, factorize, ranges
+from . import classify
 from .align import AlignMemo, no_matching
 from .optree import OpTree, _nest, _subtree_sum, build_tree, levels, op_tree, side_profile
 from .steps import in_range, side_range
@@ -173,11 +174,12 @@ def _kernel_points(tree: OpTree) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The original's kernel_dict as arrays: sorted unique flow-start ts, CSR pointers, pool rows."""
     if tree.fk is None:
         return np.empty(0, np.int64), np.zeros(1, np.int64), np.empty(0, np.int64)
-    fk = tree.fk.sort_values(["s_ts", "order"], kind="stable")
-    s = fk["s_ts"].to_numpy(np.int64)
+    s_ts = tree.fk["s_ts"].to_numpy(np.int64)
+    by = np.lexsort((tree.fk["order"].to_numpy(np.int64), s_ts))  # flows by (start, file order)
+    s = s_ts[by]
     pts, start = np.unique(s, return_index=True)
     ptr = np.concatenate([start, [len(s)]]).astype(np.int64)
-    return pts, ptr, fk["k"].to_numpy(np.int64)
+    return pts, ptr, tree.fk["k"].to_numpy(np.int64)[by]
 
 
 # ------------------------------------------------------------------------------------ tree walks
@@ -416,7 +418,7 @@ def _backward_walk(profile: Profile, tree: OpTree, fw: _Walk, pts: np.ndarray, p
     """Backward pseudo-modules from fwdbwd flows: the op at the flow end, named after the deepest
     forward module strictly containing the flow start; None when there are none."""
     fl = profile.flows
-    fb = fl[fl["cat"].str.lower().to_numpy() == "fwdbwd"] if len(fl) else fl
+    fb = fl[classify.per_unique(fl["cat"].to_numpy(dtype=object), lambda c: c == "fwdbwd")] if len(fl) else fl
     if not (len(fb) and len(fw.mods)):
         return None
     bwd_pid = int(fb["f_pid"].iloc[0])
@@ -462,7 +464,9 @@ def _derives_stacks(profile: Profile, tree: OpTree, frames: _Frames, top_node: n
 
 
 def _any_stack(stacks: list) -> bool:
-    return any(s not in ("", "N/A") for s in stacks)
+    """Whether any value is a call stack (neither "" nor "N/A"; None and NaN count, as ``not in`` reads them)."""
+    arr = np.asarray(stacks, dtype=object)
+    return bool(((arr != "") & (arr != "N/A")).any())
 
 
 def _assign_ops(tree: OpTree, ops_idx: np.ndarray, fw: _Walk, bw: _Walk | None) -> tuple[np.ndarray, np.ndarray]:
