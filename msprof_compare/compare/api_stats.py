@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from ..columns import col_of
 from ..errors import StepError
 from ..model import STEP_MARK, factorize
 from . import classify, table
@@ -101,10 +102,10 @@ def api_calls(tree: OpTree, step: int = -1) -> pd.DataFrame:
     """
     n = tree.n
     dur = tree.end - tree.ts
-    caller = callers(tree.ts, tree.end, tree.tid, tree.ops["pid"].to_numpy(np.int64))
+    caller = callers(tree.ts, tree.end, tree.tid, col_of(tree.ops, "pid", np.int64))
     called = caller >= 0
     self_ns = dur - np.bincount(caller[called], weights=dur[called], minlength=n).astype(np.int64)
-    names = tree.ops["name"].to_numpy(dtype=object)
+    names = col_of(tree.ops, "name", object)
     is_step = classify.per_unique(names, lambda s: STEP_MARK in s, lower=False)
     if step < 0:
         order = np.flatnonzero(~is_step)
@@ -122,12 +123,12 @@ def api_calls(tree: OpTree, step: int = -1) -> pd.DataFrame:
 
 def aggregate(calls: pd.DataFrame) -> pd.DataFrame:
     """Per api name, first-appearance order: total and self (ms, rounded to 0.01), calls."""
-    codes, uniq = factorize(calls["name"].to_numpy(dtype=object))
+    codes, uniq = factorize(col_of(calls, "name", object))
     n = len(uniq)
     dur = np.zeros(n, np.int64)
     self_ns = np.zeros(n, np.int64)
-    np.add.at(dur, codes, calls["dur"].to_numpy(dtype=np.int64))
-    np.add.at(self_ns, codes, calls["self"].to_numpy(dtype=np.int64))
+    np.add.at(dur, codes, col_of(calls, "dur", np.int64))
+    np.add.at(self_ns, codes, col_of(calls, "self", np.int64))
     return pd.DataFrame({
         "name": np.asarray(uniq, dtype=object), "dur": dur, "self_ns": self_ns,
         "calls": np.bincount(codes, minlength=n),

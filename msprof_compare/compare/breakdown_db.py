@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from .. import timeline
+from ..columns import col_of
 from ..model import Profile
 from ..options import Options
 from . import classify
@@ -48,10 +49,10 @@ def db_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Key
     if kx is not None and "schedule" in kx:
         # the tasks of AI-CPU HCCL kernels and of the MC2 KFC stream that newer msprof writes to the schedule
         # table; they stay in the kernel tables for KernelCompare and the op trees
-        profile = _without(profile, kx["schedule"].to_numpy(dtype=bool))
+        profile = _without(profile, col_of(kx, "schedule", bool))
     # HCCL's own kernels (AIV mode; AI-CPU in older layouts) are communication: no computing and no computing
     # category (msprof's Overlap Analysis leaves them out), though their streams are compute streams for SDMA
-    computing = _without(profile, classify.is_hccl_kernel(profile.kernels["name"].to_numpy(dtype=object)))
+    computing = _without(profile, classify.is_hccl_kernel(col_of(profile.kernels, "name", object)))
     bd.memory_gb = int(profile.extra.get("memory_peak_bytes", 0) or 0) / 1024**3
     _categorise(computing, bd, kw or classify.load_keywords())
     _lccl(profile, bd)
@@ -81,11 +82,11 @@ def flow_starts(profile: Profile) -> np.ndarray:
     oc = profile.extra.get("op_connections")
     if oc is None or not len(oc) or not len(k):
         return out
-    op_ts = profile.ops["ts"].to_numpy(dtype=np.int64)[oc["op_row"].to_numpy()]
-    cid = oc["connection_id"].to_numpy(dtype=np.int64)
+    op_ts = col_of(profile.ops, "ts", np.int64)[col_of(oc, "op_row")]
+    cid = col_of(oc, "connection_id", np.int64)
     first = pd.Series(op_ts).groupby(cid, sort=True).first()  # first op listing that id wins
     keys, vals = first.index.to_numpy(dtype=np.int64), first.to_numpy(dtype=np.int64)
-    q = k["connection_id"].to_numpy(dtype=np.int64)
+    q = col_of(k, "connection_id", np.int64)
     pos = np.minimum(np.searchsorted(keys, q), max(keys.size - 1, 0))
     hit = (keys.size > 0) & (keys[pos] == q) & (q >= 0)
     out[hit] = vals[pos[hit]]
@@ -99,8 +100,8 @@ def cube_mask(profile: Profile) -> np.ndarray:
     if kx is None or len(kx) != n:
         return np.zeros(n, dtype=bool)
     if profile.extra.get("has_pmu"):
-        tot = np.nan_to_num(kx["aic_total_time"].to_numpy(dtype=float))
-        mac = np.nan_to_num(kx["aic_mac_time"].to_numpy(dtype=float))
+        tot = np.nan_to_num(col_of(kx, "aic_total_time", float))
+        mac = np.nan_to_num(col_of(kx, "aic_mac_time", float))
         return (tot != 0) | (mac != 0)
     return kx["rts_type"].isin(CUBE_RTS_TYPES).to_numpy(dtype=bool)
 
@@ -111,18 +112,18 @@ def _categorise(profile: Profile, bd: Breakdown, kw: classify.Keywords) -> None:
         return
     kx = profile.extra["kernel_extra"]
     # the original visits tasks sorted by connectionId, then (stably) by flow start
-    by_conn = np.argsort(k["connection_id"].to_numpy(dtype=np.int64), kind="stable")
+    by_conn = np.argsort(col_of(k, "connection_id", np.int64), kind="stable")
     starts = flow_starts(profile)
     order = by_conn[classify.processing_order(starts[by_conn])]
-    names = k["name"].to_numpy(dtype=object)[order]
-    types = kx["op_type"].to_numpy(dtype=object)[order]
-    dur = k["dur"].to_numpy(dtype=np.int64)[order]
-    ts = k["ts"].to_numpy(dtype=np.int64)[order]
+    names = col_of(k, "name", object)[order]
+    types = col_of(kx, "op_type", object)[order]
+    dur = col_of(k, "dur", np.int64)[order]
+    ts = col_of(k, "ts", np.int64)[order]
     flow_ts = starts[order]
     is_cube = cube_mask(profile)[order]
     ops = profile.ops
-    cube_ops = classify.cube_ops(ops["name"].to_numpy(dtype=object), ops["ts"].to_numpy(dtype=np.int64),
-                                 ops["dur"].to_numpy(dtype=np.int64), kw=kw)
+    cube_ops = classify.cube_ops(col_of(ops, "name", object), col_of(ops, "ts", np.int64),
+                                 col_of(ops, "dur", np.int64), kw=kw)
     labels = classify.categorize(
         dur, flow_ts, is_cube, cube_ops,
         is_trans=classify.is_trans_kernel_name(names, kw),
@@ -135,9 +136,9 @@ def _categorise(profile: Profile, bd: Breakdown, kw: classify.Keywords) -> None:
     sel = np.flatnonzero(labels == classify.MC2)
     if sel.size:
         pmu = kx.iloc[order]
-        mac = np.nan_to_num(pmu["aic_mac_time"].to_numpy(dtype=float))
-        mte2 = np.nan_to_num(pmu["aic_mte2_time"].to_numpy(dtype=float))
-        aiv = np.nan_to_num(pmu["aiv_time"].to_numpy(dtype=float))
+        mac = np.nan_to_num(col_of(pmu, "aic_mac_time", float))
+        mte2 = np.nan_to_num(col_of(pmu, "aic_mte2_time", float))
+        aiv = np.nan_to_num(col_of(pmu, "aiv_time", float))
         comp = np.rint(np.maximum(mac, mte2) + aiv).astype(np.int64)  # DB PMU times are ns
         _mc2(profile, bd, sel, names, ts, dur, comp)
 
@@ -150,8 +151,8 @@ def _mc2(profile: Profile, bd: Breakdown, sel: np.ndarray, names: np.ndarray, ts
     if sq is None or not len(sq):
         sqe_end = np.zeros(0, np.int64)
     else:
-        order = np.argsort(sq["ts"].to_numpy(dtype=np.int64), kind="stable")
-        sqe_end = sq["end"].to_numpy(dtype=np.int64)[order]
+        order = np.argsort(col_of(sq, "ts", np.int64), kind="stable")
+        sqe_end = col_of(sq, "end", np.int64)[order]
     add_mc2(bd, sqe_end, sel, names, ts, dur, comp)
 
 
@@ -160,7 +161,7 @@ def _lccl(profile: Profile, bd: Breakdown) -> None:
     if not len(c):
         return
     ops = c[c["lane"] == "op"]
-    d = ops["dur"].to_numpy(dtype=np.int64)[classify.per_unique(ops["name"].to_numpy(dtype=object),
+    d = col_of(ops, "dur", np.int64)[classify.per_unique(col_of(ops, "name", object),
                                                                 lambda n: n == LCCL_KERNEL)]
     if d.size:
         bd.lccl.add(int(d.sum()), d.size)
@@ -183,8 +184,8 @@ def _sdma_stream(profile: Profile, bd: Breakdown) -> None:
 
 
 def _iv(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    s = df["ts"].to_numpy(dtype=np.int64)
-    return s, s + df["dur"].to_numpy(dtype=np.int64)
+    s = col_of(df, "ts", np.int64)
+    return s, s + col_of(df, "dur", np.int64)
 
 
 def _intervals(profile: Profile, bd: Breakdown) -> timeline.Intervals:
@@ -220,19 +221,19 @@ def _groups(profile: Profile, bd: Breakdown, windows: timeline.Intervals) -> Non
         return
     ops = c[c["lane"] == "op"]
     tasks = c[c["lane"] == "task"]
-    tasks = tasks.iloc[np.argsort(tasks["ts"].to_numpy(dtype=np.int64), kind="stable")]
+    tasks = tasks.iloc[np.argsort(col_of(tasks, "ts", np.int64), kind="stable")]
     # the history of the wait rule runs per (group, plane): give each pair its own lane id
     lane = pd.Series(list(zip(tasks["group"].tolist(), tasks["plane"].tolist(), strict=True)), dtype=object)
     lane_id = pd.factorize(lane)[0] if len(tasks) else np.zeros(0, np.int64)
-    is_cand = wait_candidates((tasks["name"].to_numpy(dtype=object), np.asarray(lane_id, dtype=np.int64)))
+    is_cand = wait_candidates((col_of(tasks, "name", object), np.asarray(lane_id, dtype=np.int64)))
     cand = tasks[is_cand]
     cand_groups = list(dict.fromkeys(cand["group"].tolist()))
     op_groups = list(dict.fromkeys(ops["group"].tolist()))
     order = cand_groups + [g for g in op_groups if g not in cand_groups]
-    sums = cand.assign(d=cand["dur"].to_numpy(dtype=np.int64)).groupby(["group", "plane"], sort=False)["d"].sum()
+    sums = cand.assign(d=col_of(cand, "dur", np.int64)).groupby(["group", "plane"], sort=False)["d"].sum()
     uncovered: dict[str, timeline.Intervals] = {}
     o_s, o_e = _iv(ops)
-    rows_of = pd.Series(np.arange(len(ops)), dtype=np.int64).groupby(ops["group"].to_numpy(dtype=object),
+    rows_of = pd.Series(np.arange(len(ops)), dtype=np.int64).groupby(col_of(ops, "group", object),
                                                                       sort=False).indices
     none = np.zeros(0, np.int64)
     for g in order:

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from .. import timeline as tl
+from ..columns import col_of
 from ..errors import ProfileError
 from ..model import LAUNCH_CATS, RUNTIME_CATS, Profile, factorize
 from ..options import Options
@@ -61,9 +62,9 @@ def flow_start_of(profile: Profile, kernel_ts: np.ndarray, opts: Options | None 
     if not len(flows) or not len(kernel_ts):
         return out
     # a graph replay's flow starts at the graph launch, which says nothing of the kernel's op
-    sel = np.isin(flows["cat"].to_numpy(dtype=object), cats) & (flows["replay"].to_numpy(dtype=np.int64) != 1)
-    f_ts = flows["f_ts"].to_numpy(dtype=np.int64)[sel]
-    s_ts = flows["s_ts"].to_numpy(dtype=np.int64)[sel]
+    sel = np.isin(col_of(flows, "cat", object), cats) & (col_of(flows, "replay", np.int64) != 1)
+    f_ts = col_of(flows, "f_ts", np.int64)[sel]
+    s_ts = col_of(flows, "s_ts", np.int64)[sel]
     if not f_ts.size:
         return out
     # several flows ending at one time: the later one wins (the original's dict overwrite)
@@ -88,7 +89,7 @@ def _early_kernels(bd: Breakdown, profile: Profile, opts: Options | None, ts: np
     flows = profile.flows
     if not len(flows) or not ts.size:
         return
-    ends = flows["f_ts"].to_numpy(dtype=np.int64)[np.isin(flows["cat"].to_numpy(dtype=object), _launch_cats(opts))]
+    ends = col_of(flows, "f_ts", np.int64)[np.isin(col_of(flows, "cat", object), _launch_cats(opts))]
     launched = np.isin(ts, ends)
     if not launched.any():
         return
@@ -122,14 +123,14 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
     """Computing / communication / free breakdown of one Kineto profile (all times int ns)."""
     bd = Breakdown("GPU")
     k = profile.kernels
-    raw_cat = _lower(k["task_type"].to_numpy(dtype=object))
+    raw_cat = _lower(col_of(k, "task_type", object))
     rows = np.flatnonzero((raw_cat == "kernel") | (raw_cat == "gpu_memcpy"))
     if not (raw_cat[rows] == "kernel").any():
         raise ProfileError(profile.files.get("trace", profile.path), "no GPU kernels found in the trace",
                            hint=missing_kernels_hint(profile))
     kw = kw or classify.load_keywords()
-    stream = k["stream"].to_numpy(dtype=np.int64)[rows]
-    comm = classify.is_gpu_comm_kernel_name(k["name"].to_numpy(dtype=object)[rows], kw)
+    stream = col_of(k, "stream", np.int64)[rows]
+    comm = classify.is_gpu_comm_kernel_name(col_of(k, "name", object)[rows], kw)
     # the compute stream comes from a pass over the file's events (reference-1 §4.2), before the kernel map
     # below drops duplicates: a kernel written twice counts twice, and ties go to the first stream in the file
     computing = (raw_cat[rows] == "kernel") & ~comm
@@ -145,13 +146,13 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
     compute_stream = int(uniq[int(np.argmax(np.bincount(codes)))])
 
     # the original keys kernels by "pid-tid-ts": a later duplicate replaces an earlier one
-    keep = last_of_keys(k["pid"].to_numpy(dtype=np.int64)[rows], k["tid"].to_numpy(dtype=np.int64)[rows],
-                        k["ts"].to_numpy(dtype=np.int64)[rows])
+    keep = last_of_keys(col_of(k, "pid", np.int64)[rows], col_of(k, "tid", np.int64)[rows],
+                        col_of(k, "ts", np.int64)[rows])
     rows, stream, comm = rows[keep], stream[keep], comm[keep]
     is_kernel = raw_cat[rows] == "kernel"
-    names = k["name"].to_numpy(dtype=object)[rows]
-    ts = k["ts"].to_numpy(dtype=np.int64)[rows]
-    end = ts + k["dur"].to_numpy(dtype=np.int64)[rows]
+    names = col_of(k, "name", object)[rows]
+    ts = col_of(k, "ts", np.int64)[rows]
+    end = ts + col_of(k, "dur", np.int64)[rows]
     has_stream = stream >= 0
     sdma = (stream == compute_stream) & classify.contains_any(names, SDMA_WORDS)
     bd.sdma_stream.add(int((end[sdma] - ts[sdma]).sum()), int(sdma.sum()))
@@ -174,16 +175,16 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
     cts = ts[compute]
     cdur = end[compute] - cts
     ops = profile.ops
-    o = np.flatnonzero(classify.per_unique(ops["cat"].to_numpy(dtype=object), lambda c: c in TORCH_OP_CATS))
-    cube_ops = classify.cube_ops(ops["name"].to_numpy(dtype=object)[o], ops["ts"].to_numpy(dtype=np.int64)[o],
-                                 ops["dur"].to_numpy(dtype=np.int64)[o], ops["tid"].to_numpy(dtype=np.int64)[o],
+    o = np.flatnonzero(classify.per_unique(col_of(ops, "cat", object), lambda c: c in TORCH_OP_CATS))
+    cube_ops = classify.cube_ops(col_of(ops, "name", object)[o], col_of(ops, "ts", np.int64)[o],
+                                 col_of(ops, "dur", np.int64)[o], col_of(ops, "tid", np.int64)[o],
                                  backward_tid=profile.backward_tid, kw=kw)
     labels = classify.categorize(cdur, flow_start_of(profile, cts, opts), classify.is_cube_kernel_name(cnames, kw),
                                  cube_ops)
     classify.fill_buckets(bd, labels, cdur)
 
     mem = profile.memory
-    reserved = mem["total_reserved"].to_numpy(dtype=np.int64)[mem["device_id"].to_numpy(dtype=np.int64) >= 0]
+    reserved = col_of(mem, "total_reserved", np.int64)[col_of(mem, "device_id", np.int64) >= 0]
     if len(reserved):
         bd.memory_gb = float(reserved.max()) / 1024**3
     else:

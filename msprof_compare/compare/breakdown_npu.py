@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .. import timeline
+from ..columns import col_of
 from ..model import Profile, bare_trace, factorize, positions_in_runs, threads_in_order
 from ..options import Options
 from ..textsafe import short_repr
@@ -67,7 +68,7 @@ def _memory(profile: Profile, bd: Breakdown) -> None:
     if mr is None or "Total Reserved(MB)" not in mr.columns or not len(mr):
         bd.missing.append(f"{profile.path}: Mem Usage is absent: no memory_record.csv")
         return
-    v = mr["Total Reserved(MB)"].to_numpy(dtype=np.float64)
+    v = col_of(mr, "Total Reserved(MB)", np.float64)
     v = v[~np.isnan(v)]  # the loader left impossible totals out (negative, over 1 PB)
     if v.size:
         bd.memory_gb = float(v.max()) / 1024
@@ -79,7 +80,7 @@ def _memory(profile: Profile, bd: Breakdown) -> None:
 def _col(kd: pd.DataFrame, name: str) -> np.ndarray:
     """A float PMU column, all-NaN when the CSV lacks it."""
     if name in kd.columns:
-        return kd[name].to_numpy(dtype=np.float64)
+        return col_of(kd, name, np.float64)
     return np.full(len(kd), np.nan)
 
 
@@ -93,11 +94,11 @@ def flow_start_map(profile: Profile) -> tuple[np.ndarray, np.ndarray]:
     z = np.zeros(0, dtype=np.int64)
     if not len(fl):
         return z, z
-    sel = np.flatnonzero(classify.per_unique(fl["cat"].to_numpy(dtype=object), lambda c: c == "async_npu"))
+    sel = np.flatnonzero(classify.per_unique(col_of(fl, "cat", object), lambda c: c == "async_npu"))
     if not sel.size:
         return z, z
-    f_ts = fl["f_ts"].to_numpy(dtype=np.int64)[sel]
-    s_ts = fl["s_ts"].to_numpy(dtype=np.int64)[sel]
+    f_ts = col_of(fl, "f_ts", np.int64)[sel]
+    s_ts = col_of(fl, "s_ts", np.int64)[sel]
     # last flow per end ts, then sorted by end ts
     rev = f_ts[::-1]
     keys, first_in_rev = np.unique(rev, return_index=True)
@@ -132,14 +133,14 @@ def _categorise(profile: Profile, bd: Breakdown, kw: classify.Keywords) -> None:
     valid = ~(np.isnan(_col(kd, "aiv_vec_time(us)")) & np.isnan(_col(kd, "mac_time(us)")))
     # HCCL's own kernels are communication: the Overlap Analysis lane leaves them out of Computing, and so do
     # the categories of computing (the original counts an AIV-mode one as Vector)
-    valid &= ~classify.is_hccl_kernel(kd["Name"].to_numpy(dtype=object))
+    valid &= ~classify.is_hccl_kernel(col_of(kd, "Name", object))
     rows = np.flatnonzero(valid)
     if not rows.size:
         return
-    names = kd["Name"].to_numpy(dtype=object)[rows]
-    types = kd["Type"].to_numpy(dtype=object)[rows]
-    ts = kd["ts"].to_numpy(dtype=np.int64)[rows]
-    dur = kd["dur"].to_numpy(dtype=np.int64)[rows]
+    names = col_of(kd, "Name", object)[rows]
+    types = col_of(kd, "Type", object)[rows]
+    ts = col_of(kd, "ts", np.int64)[rows]
+    dur = col_of(kd, "dur", np.int64)[rows]
     keys, starts = flow_start_map(profile)
     flow_ts = _lookup(keys, starts, ts)
     order = classify.processing_order(flow_ts)
@@ -155,8 +156,8 @@ def _categorise(profile: Profile, bd: Breakdown, kw: classify.Keywords) -> None:
     page = classify.contains_any(types, ("pagedattention",))
     mc2 = classify.is_mc2_name(names, kw)
     ops = profile.ops
-    cube_ops = classify.cube_ops(ops["name"].to_numpy(dtype=object), ops["ts"].to_numpy(dtype=np.int64),
-                                 ops["dur"].to_numpy(dtype=np.int64), ops["tid"].to_numpy(dtype=np.int64),
+    cube_ops = classify.cube_ops(col_of(ops, "name", object), col_of(ops, "ts", np.int64),
+                                 col_of(ops, "dur", np.int64), col_of(ops, "tid", np.int64),
                                  backward_tid=profile.backward_tid, kw=kw)
     labels = classify.categorize(dur, flow_ts, is_cube, cube_ops,
                                  is_trans=classify.is_trans_kernel_name(names, kw), page_attention=page,
@@ -174,8 +175,8 @@ def _mc2(profile: Profile, bd: Breakdown, sel: np.ndarray, names: np.ndarray, ts
     """MC2 kernels; C_CORE_SQE tasks of the Ascend Hardware lane, in start order."""
     k = profile.kernels
     sq = k[k["name"] == MC2_SQE]
-    order = np.argsort(sq["ts"].to_numpy(dtype=np.int64), kind="stable")
-    sqe_end = (sq["ts"].to_numpy(dtype=np.int64) + sq["dur"].to_numpy(dtype=np.int64))[order]
+    order = np.argsort(col_of(sq, "ts", np.int64), kind="stable")
+    sqe_end = (col_of(sq, "ts", np.int64) + col_of(sq, "dur", np.int64))[order]
     add_mc2(bd, sqe_end, sel, names, ts, dur, comp)
 
 
@@ -212,8 +213,8 @@ def _device_tasks(profile: Profile) -> np.ndarray:
     k = profile.kernels
     if not len(k):
         return np.zeros(0, dtype=np.int64)
-    return last_of_keys(k["pid"].to_numpy(dtype=np.int64), k["tid"].to_numpy(dtype=np.int64),
-                         k["ts"].to_numpy(dtype=np.int64))
+    return last_of_keys(col_of(k, "pid", np.int64), col_of(k, "tid", np.int64),
+                         col_of(k, "ts", np.int64))
 
 
 def _lccl(profile: Profile, bd: Breakdown, tasks: np.ndarray) -> None:
@@ -221,15 +222,15 @@ def _lccl(profile: Profile, bd: Breakdown, tasks: np.ndarray) -> None:
     c = profile.comm
     parts = []
     if len(tasks):
-        hit = classify.per_unique(k["name"].to_numpy(dtype=object)[tasks], lambda n: n == LCCL_KERNEL)
-        parts.append(k["dur"].to_numpy(dtype=np.int64)[tasks[hit]])
+        hit = classify.per_unique(col_of(k, "name", object)[tasks], lambda n: n == LCCL_KERNEL)
+        parts.append(col_of(k, "dur", np.int64)[tasks[hit]])
     if len(c):
-        op = np.flatnonzero(c["lane"].to_numpy(dtype=object) == "op")
+        op = np.flatnonzero(col_of(c, "lane", object) == "op")
         if op.size:
-            op = op[last_of_keys(c["pid"].to_numpy(dtype=np.int64)[op], c["tid"].to_numpy(dtype=np.int64)[op],
-                                  c["ts"].to_numpy(dtype=np.int64)[op])]
-            hit = classify.per_unique(c["name"].to_numpy(dtype=object)[op], lambda n: n == LCCL_KERNEL)
-            parts.append(c["dur"].to_numpy(dtype=np.int64)[op[hit]])
+            op = op[last_of_keys(col_of(c, "pid", np.int64)[op], col_of(c, "tid", np.int64)[op],
+                                  col_of(c, "ts", np.int64)[op])]
+            hit = classify.per_unique(col_of(c, "name", object)[op], lambda n: n == LCCL_KERNEL)
+            parts.append(col_of(c, "dur", np.int64)[op[hit]])
     for d in parts:
         if d.size:
             bd.lccl.add(int(d.sum()), d.size)
@@ -240,10 +241,10 @@ def _sdma_stream(profile: Profile, bd: Breakdown, tasks: np.ndarray) -> None:
     if not len(tasks):
         return
     k = profile.kernels
-    stream = k["stream"].to_numpy(dtype=np.int64)[tasks]
+    stream = col_of(k, "stream", np.int64)[tasks]
     rows = tasks[stream > 0]  # stream 0 and an absent "Stream Id" do not count
     stream = stream[stream > 0]
-    tt = k["task_type"].to_numpy(dtype=object)[rows]
+    tt = col_of(k, "task_type", object)[rows]
     codes, uniq = factorize(tt)
     u = uniq.tolist()
 
@@ -255,7 +256,7 @@ def _sdma_stream(profile: Profile, bd: Breakdown, tasks: np.ndarray) -> None:
     streams = (wait_streams & compute_streams) if wait_streams else compute_streams
     sd = is_in(SDMA_TASK_TYPES) & np.isin(stream, list(streams))
     if sd.any():
-        bd.sdma_stream.add(int(k["dur"].to_numpy(dtype=np.int64)[rows[sd]].sum()), int(sd.sum()))
+        bd.sdma_stream.add(int(col_of(k, "dur", np.int64)[rows[sd]].sum()), int(sd.sum()))
 
 
 def _overlap(profile: Profile, bd: Breakdown) -> bool:
@@ -263,9 +264,9 @@ def _overlap(profile: Profile, bd: Breakdown) -> bool:
     if not len(ov):
         bd.missing.append(f"{profile.path}: Failed to get overlap analysis data.")
         return False
-    names = ov["name"].to_numpy(dtype=object)
-    d = ov["dur"].to_numpy(dtype=np.int64)
-    ts = ov["ts"].to_numpy(dtype=np.int64)
+    names = col_of(ov, "name", object)
+    d = col_of(ov, "dur", np.int64)
+    ts = col_of(ov, "ts", np.int64)
     bd.computing_ns = int(d[names == COMPUTING].sum())
     bd.uncovered_comm_ns = int(d[names == NOT_OVERLAPPED].sum())
     busy = (names == COMPUTING) | (names == NOT_OVERLAPPED)  # what Free Time leaves out
@@ -299,7 +300,7 @@ def wait_candidates(tasks: pd.DataFrame | tuple[np.ndarray, np.ndarray]) -> np.n
     (R = RDMASend, N = Notify_Wait, O = other, padded with O) is "RRNR" or ends with "RR".
     """
     if isinstance(tasks, pd.DataFrame):
-        name, tid = tasks["name"].to_numpy(dtype=object), tasks["tid"].to_numpy(dtype=np.int64)
+        name, tid = col_of(tasks, "name", object), col_of(tasks, "tid", np.int64)
     else:
         name, tid = tasks
     n = len(name)
@@ -336,13 +337,13 @@ def _groups(profile: Profile, bd: Breakdown) -> None:
     if not lanes:
         return
     ov = profile.overlap
-    nov = ov["name"].to_numpy(dtype=object) == NOT_OVERLAPPED
-    ws, we = _sorted_iv(ov["ts"].to_numpy(dtype=np.int64)[nov], ov["dur"].to_numpy(dtype=np.int64)[nov])
+    nov = col_of(ov, "name", object) == NOT_OVERLAPPED
+    ws, we = _sorted_iv(col_of(ov, "ts", np.int64)[nov], col_of(ov, "dur", np.int64)[nov])
     windows = timeline.union(ws, we)
     c = profile.comm
-    lane = c["lane"].to_numpy(dtype=object)
-    c_ts, c_dur = c["ts"].to_numpy(dtype=np.int64), c["dur"].to_numpy(dtype=np.int64)
-    c_tid, c_name = c["tid"].to_numpy(dtype=np.int64), c["name"].to_numpy(dtype=object)
+    lane = col_of(c, "lane", object)
+    c_ts, c_dur = col_of(c, "ts", np.int64), col_of(c, "dur", np.int64)
+    c_tid, c_name = col_of(c, "tid", np.int64), col_of(c, "name", object)
     task = np.flatnonzero(lane == "task")
     task = task[np.argsort(c_ts[task], kind="stable")]
     cand = task[wait_candidates((c_name[task], c_tid[task]))]

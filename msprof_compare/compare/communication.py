@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from ..columns import col_of
 from ..model import Profile, factorize, pair_codes, ranges
 from . import classify, table
 from .breakdown import last_of_keys
@@ -140,29 +141,29 @@ def launch_collectives(profile: Profile, rows: np.ndarray) -> np.ndarray:
     names no collective)."""
     out = np.full(len(rows), "", dtype=object)
     ops = profile.ops
-    coll = ops["collective"].to_numpy(dtype=object)
+    coll = col_of(ops, "collective", object)
     rec = np.flatnonzero(coll != "")
     flows = profile.flows
     if not len(rec) or not len(flows) or not len(rows):
         return out
     k = profile.kernels
-    k_ts = k["ts"].to_numpy(dtype=np.int64)[rows]
-    f_ts = flows["f_ts"].to_numpy(dtype=np.int64)
+    k_ts = col_of(k, "ts", np.int64)[rows]
+    f_ts = col_of(flows, "f_ts", np.int64)
     # only the flows ending at these kernels (a large trace holds millions of flows)
     sel = np.flatnonzero(np.isin(f_ts, k_ts))
-    sel = sel[(flows["cat"].to_numpy(dtype=object)[sel] != "fwdbwd")
-              & (flows["replay"].to_numpy(dtype=np.int64)[sel] != 1)]
-    f = {c: flows[c].to_numpy(dtype=np.int64)[sel] for c in ("f_pid", "f_tid", "f_ts", "s_pid", "s_tid", "s_ts")}
+    sel = sel[(col_of(flows, "cat", object)[sel] != "fwdbwd")
+              & (col_of(flows, "replay", np.int64)[sel] != 1)]
+    f = {c: col_of(flows, c, np.int64)[sel] for c in ("f_pid", "f_tid", "f_ts", "s_pid", "s_tid", "s_ts")}
     launch = dict(zip(zip(f["f_pid"].tolist(), f["f_tid"].tolist(), f["f_ts"].tolist(), strict=True),
                       zip(f["s_pid"].tolist(), f["s_tid"].tolist(), f["s_ts"].tolist(), strict=True), strict=True))
-    o_ts = ops["ts"].to_numpy(dtype=np.int64)
-    o_end = o_ts + ops["dur"].to_numpy(dtype=np.int64)
-    o_pid, o_tid = ops["pid"].to_numpy(dtype=np.int64), ops["tid"].to_numpy(dtype=np.int64)
+    o_ts = col_of(ops, "ts", np.int64)
+    o_end = o_ts + col_of(ops, "dur", np.int64)
+    o_pid, o_tid = col_of(ops, "pid", np.int64), col_of(ops, "tid", np.int64)
     by_thread: dict[tuple[int, int], list[int]] = {}
     for i in rec[np.lexsort((-o_end[rec], o_ts[rec]))].tolist():
         by_thread.setdefault((int(o_pid[i]), int(o_tid[i])), []).append(i)
     threads = {t: (o_ts[ix], o_end[ix], _enclosing(o_ts[ix], o_end[ix]), coll[ix]) for t, ix in by_thread.items()}
-    keys = zip(*(k[c].to_numpy(dtype=np.int64)[rows].tolist() for c in ("pid", "tid", "ts")), strict=True)
+    keys = zip(*(col_of(k, c, np.int64)[rows].tolist() for c in ("pid", "tid", "ts")), strict=True)
     for j, key in enumerate(keys):
         start = launch.get(key)
         recs = threads.get(start[:2]) if start else None
@@ -215,26 +216,26 @@ def comm_events(profile: Profile, kw: classify.Keywords | None = None) -> tuple[
     """(ops, tasks) of one side as columns name / ts / dur / op_id; GPU has no task rows, and its ops
     carry their family (``classify.gpu_comm_test`` picks them)."""
     def cols(df: pd.DataFrame, rows: np.ndarray, op_id: np.ndarray | None = None) -> Events:
-        return {"name": df["name"].to_numpy(dtype=object)[rows], "ts": df["ts"].to_numpy(dtype=np.int64)[rows],
-                "dur": df["dur"].to_numpy(dtype=np.int64)[rows],
-                "op_id": df["op_id"].to_numpy(dtype=np.int64)[rows] if op_id is None else op_id}
+        return {"name": col_of(df, "name", object)[rows], "ts": col_of(df, "ts", np.int64)[rows],
+                "dur": col_of(df, "dur", np.int64)[rows],
+                "op_id": col_of(df, "op_id", np.int64)[rows] if op_id is None else op_id}
 
     none = np.zeros(0, dtype=np.int64)
     if profile.is_gpu:
         k = profile.kernels
         if not len(k):
             return cols(k, none, none), cols(k, none, none)
-        names = k["name"].to_numpy(dtype=object)
-        cats = k["cat"].to_numpy(dtype=object)
+        names = col_of(k, "name", object)
+        cats = col_of(k, "cat", object)
         # the original's rule takes memcpys named nccl*; other collectives are kernels, as in the breakdown
         prefixed = classify.per_unique(names, lambda n: n.startswith(classify.GPU_COMM_PREFIXES))
         rows = np.flatnonzero(classify.per_unique(cats, lambda c: c in GPU_KERNEL_CATS)
                               & (prefixed | (classify.is_gpu_comm_kernel_name(names, kw) & (cats == "kernel"))))
         # the original's kernel dict keys "pid-tid-ts": a duplicate event is one kernel (the later one)
-        rows = rows[last_of_keys(*(k[c].to_numpy(dtype=np.int64)[rows] for c in ("pid", "tid", "ts")))]
+        rows = rows[last_of_keys(*(col_of(k, c, np.int64)[rows] for c in ("pid", "tid", "ts")))]
         ops = cols(k, rows, np.full(len(rows), -1, np.int64))
         # PyTorch's Collective name: on the kernel itself, else on the record around its launch call
-        recorded = k["collective"].to_numpy(dtype=object)[rows]
+        recorded = col_of(k, "collective", object)[rows]
         lacking = np.flatnonzero(recorded == "")
         if len(lacking):
             recorded[lacking] = launch_collectives(profile, rows[lacking])
@@ -242,7 +243,7 @@ def comm_events(profile: Profile, kw: classify.Keywords | None = None) -> tuple[
         _note_unnamed(profile, ops, named)
         return ops, cols(k, none, none)
     c = profile.comm
-    is_op = c["lane"].to_numpy(dtype=object) == "op"
+    is_op = col_of(c, "lane", object) == "op"
     return cols(c, np.flatnonzero(is_op)), cols(c, np.flatnonzero(~is_op))
 
 
@@ -292,8 +293,8 @@ def side_data(profile: Profile, rng: tuple[int, int] | None, kw: classify.Keywor
     ``events``: the profile's ``comm_events``, when the caller has them already (left unchanged)."""
     ops, tasks = events or comm_events(profile, kw)
     if profile.source == "ascend_db":  # DB ops are named by their opType there (reference-2 §4.1, -1 §7.4)
-        is_op = profile.comm["lane"].to_numpy(dtype=object) == "op"
-        ops = {**ops, "name": profile.comm["task_type"].to_numpy(dtype=object)[is_op]}
+        is_op = col_of(profile.comm, "lane", object) == "op"
+        ops = {**ops, "name": col_of(profile.comm, "task_type", object)[is_op]}
     ops = _sorted(ops, rng)
     tasks = _sorted(tasks, rng)
     fam_arr = ops["family"] if "family" in ops else family(ops["name"])
@@ -362,8 +363,8 @@ def _db_op_types(profile: Profile, rng: tuple[int, int] | None) -> str:
     """What a DB's communication ops without a family hold in their op type (level-0 exports write N/A; a NULL
     or absent COMMUNICATION_OP.opType reads as none), for the line that says why they have no row."""
     c = profile.comm
-    op = (c["lane"].to_numpy(dtype=object) == "op") & in_range(c["ts"].to_numpy(dtype=np.int64), rng)
-    types = sorted({str(t) for t in c["task_type"].to_numpy(dtype=object)[op]})
+    op = (col_of(c, "lane", object) == "op") & in_range(col_of(c, "ts", np.int64), rng)
+    types = sorted({str(t) for t in col_of(c, "task_type", object)[op]})
     shown = [t for t in types if t][:3]
     if not shown:
         return "no op type (COMMUNICATION_OP.opType is NULL or absent)"

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from ..columns import col_of
 from ..errors import StepError
 from ..model import Profile, bare_trace, pair_codes
 from ..textsafe import short_list
@@ -130,7 +131,7 @@ def kernel_groups(profile: Profile, step: int = -1) -> pd.DataFrame:
         def hundredths(ns: np.ndarray) -> np.ndarray:
             return np.where(ns >= 0, (ns + 5) // 10, -((5 - ns) // 10)) / 100.0
 
-        d_ns = kd["dur"].to_numpy(dtype=np.int64)[rows]
+        d_ns = col_of(kd, "dur", np.int64)[rows]
         total_ns = np.zeros(n, np.int64)
         np.add.at(total_ns, pair, d_ns)
         mx_ns = np.full(n, np.iinfo(np.int64).min)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from ..columns import col_of
 from ..model import CANN_MARK, Profile, bare_trace, factorize
 from . import classify, table
 from .optree import OpPairs, OpTree, one_sided, op_tree, operator_pairs
@@ -89,14 +90,14 @@ def gpu_records(profile: Profile) -> pd.DataFrame:
     drops it in any case; records still open at the end are emitted unreleased.
     """
     m = profile.memory
-    dev = np.flatnonzero(m["device_id"].to_numpy(dtype=np.int64) >= 0)
-    ts_all = m["ts"].to_numpy(dtype=np.int64)[dev]
+    dev = np.flatnonzero(col_of(m, "device_id", np.int64) >= 0)
+    ts_all = col_of(m, "ts", np.int64)[dev]
     order = np.argsort(ts_all, kind="stable")
-    size = m["bytes"].to_numpy(dtype=np.int64)[dev][order]
+    size = col_of(m, "bytes", np.int64)[dev][order]
     nz = np.flatnonzero(size != 0)  # zero-size events neither open nor close a record
     t = ts_all[order][nz]
     size = size[nz]
-    addr = m["addr"].to_numpy(dtype=np.int64)[dev][order][nz]
+    addr = col_of(m, "addr", np.int64)[dev][order][nz]
     n = len(size)
     # the next event at the same address decides each allocation's fate: a matching free
     # releases it, another allocation reopens the address (emitted unreleased), a free of a
@@ -121,7 +122,7 @@ def gpu_records(profile: Profile) -> pd.DataFrame:
     alloc = t[sel]
     done = released[kept][by]
     rel = np.where(done, t[jj[kept][by]], 0)
-    fl = _float_style(m["ts"].to_numpy(dtype=np.int64), profile.ops["ts"].to_numpy(dtype=np.int64))
+    fl = _float_style(col_of(m, "ts", np.int64), col_of(profile.ops, "ts", np.int64))
     # only a missing or zero time gives 0.0 (reference-2 §5.1): a rebased trace's times may be negative
     dur = np.where(done & (rel != 0) & (alloc != 0), (rel - alloc) / 1000.0, 0.0)
     release_text = _us_texts(rel, fl)
@@ -143,19 +144,19 @@ def npu_records(profile: Profile) -> pd.DataFrame:
     om = profile.operator_memory
     if om is None or not len(om):
         return pd.DataFrame(columns=RECORD_COLUMNS)
-    rows = np.flatnonzero(om["alloc_ns"].to_numpy(dtype=np.int64) > 0)
-    alloc = om["alloc_ns"].to_numpy(dtype=np.int64)[rows]
-    rel = om["release_ns"].to_numpy(dtype=np.int64)[rows]
-    names = _texts(om["Name"].to_numpy(dtype=object)[rows])
+    rows = np.flatnonzero(col_of(om, "alloc_ns", np.int64) > 0)
+    alloc = col_of(om, "alloc_ns", np.int64)[rows]
+    rel = col_of(om, "release_ns", np.int64)[rows]
+    names = _texts(col_of(om, "Name", object)[rows])
     cann = classify.per_unique(names, lambda s: CANN_MARK in s, lower=False)
     ts = alloc.copy()
     keep = np.ones(len(rows), dtype=bool)
     if cann.any():
         q = profile.queue
-        cat = q["cat"].to_numpy(dtype=object)
-        q_ts = q["ts"].to_numpy(dtype=np.int64)
-        q_dur = q["dur"].to_numpy(dtype=np.int64)
-        q_corr = q["correlation_id"].to_numpy(dtype=np.int64)
+        cat = col_of(q, "cat", object)
+        q_ts = col_of(q, "ts", np.int64)
+        q_dur = col_of(q, "dur", np.int64)
+        q_corr = col_of(q, "correlation_id", np.int64)
         deq = np.flatnonzero(classify.per_unique(cat, lambda c: c == "dequeue"))
         deq = deq[np.argsort(q_ts[deq], kind="stable")]
         enq = np.flatnonzero(classify.per_unique(cat, lambda c: c == "enqueue"))
@@ -169,14 +170,14 @@ def npu_records(profile: Profile) -> pd.DataFrame:
         ok[ok] &= alloc[ci][ok] <= d_end[k[ok]]
         keep[ci[~ok]] = False
         ts[ci[ok]] = [enq_ts.get(c, 0) for c in d_corr[k[ok]].tolist()]
-    rel_text = _texts(om["Release Time(us)"].to_numpy(dtype=object)[rows], strip=True)
+    rel_text = _texts(col_of(om, "Release Time(us)", object)[rows], strip=True)
     rel_text[(rel_text == "") | (rel_text == "N/A")] = "0"
     dur = np.where((alloc > 0) & (rel > 0), np.maximum(rel - alloc, 0) / 1000.0, 0.0)  # loaders warn of rel < alloc
     k = np.flatnonzero(keep)
     return pd.DataFrame({
-        "ts": ts[k], "size_kb": om["Size(KB)"].to_numpy(dtype=float)[rows][k], "dur_us": dur[k],
+        "ts": ts[k], "size_kb": col_of(om, "Size(KB)", float)[rows][k], "dur_us": dur[k],
         "name": np.where(cann, names, "")[k],
-        "alloc_text": _texts(om["Allocation Time(us)"].to_numpy(dtype=object)[rows], strip=True)[k],
+        "alloc_text": _texts(col_of(om, "Allocation Time(us)", object)[rows], strip=True)[k],
         "release_text": rel_text[k],
     })
 
@@ -203,12 +204,12 @@ class MemoryIndex:
         self.tree = tree
         self.recorded = len(records)  # before placing: a side whose records all lie outside ops still recorded
         n = tree.n
-        owner = tree.place(records["ts"].to_numpy(dtype=np.int64)) if len(records) else np.zeros(0, np.int64)
+        owner = tree.place(col_of(records, "ts", np.int64)) if len(records) else np.zeros(0, np.int64)
         on_tree = owner >= 0
         rec = records[on_tree].reset_index(drop=True)
         owner = owner[on_tree]
         # records in placement order (ts, then emission order), grouped by owner
-        order = np.lexsort((np.arange(len(rec)), rec["ts"].to_numpy(dtype=np.int64), owner))
+        order = np.lexsort((np.arange(len(rec)), col_of(rec, "ts", np.int64), owner))
         self.rec = rec.iloc[order].reset_index(drop=True)
         self.owner = owner[order]
         counts = np.bincount(self.owner, minlength=n) if n else np.zeros(0, np.int64)
@@ -216,8 +217,8 @@ class MemoryIndex:
         self.owners = np.flatnonzero(counts)  # nodes owning records, in start order
         self._owners: list[int] | None = None
         self._own_text: dict[int, str] = {}
-        own_kb = np.bincount(self.owner, weights=self.rec["size_kb"].to_numpy(dtype=float), minlength=n)
-        own_dur = np.bincount(self.owner, weights=self.rec["dur_us"].to_numpy(dtype=float), minlength=n)
+        own_kb = np.bincount(self.owner, weights=col_of(self.rec, "size_kb", float), minlength=n)
+        own_dur = np.bincount(self.owner, weights=col_of(self.rec, "dur_us", float), minlength=n)
         # subtrees are contiguous ranges [i, i + size[i]) of the start-ordered nodes
         hi = np.arange(n) + tree.size
         cs_kb = np.concatenate([[0.0], np.cumsum(own_kb)])
@@ -277,7 +278,7 @@ def _no_memory(ctx: RunContext, profile: Profile, other_has: bool) -> None:
     if profile.level == "trace":
         why = f" ({bare_trace(profile)} has no operator_memory.csv)"
     elif profile.is_gpu and len(profile.memory):  # recorded with profile_memory, but nothing to pair
-        host = bool((profile.memory["device_id"].to_numpy(dtype=np.int64) < 0).all())
+        host = bool((col_of(profile.memory, "device_id", np.int64) < 0).all())
         what = ("are all host memory, Device Id < 0, which the memory comparison does not read" if host else
                 "open no device allocation (frees or zero sizes only)")
         why = f" (its [memory] events {what})" if other_has else ""
@@ -328,8 +329,8 @@ def detail_rows(pairs: OpPairs, mb: MemoryIndex, mc: MemoryIndex) -> list[list]:
     def side(tree: OpTree, idx: MemoryIndex, nodes: np.ndarray) -> list[list]:
         present = nodes >= 0
         safe = np.where(present, nodes, 0)
-        cols = [tree.names, tree.ops["input_dims"].to_numpy(dtype=object),
-                tree.ops["input_type"].to_numpy(dtype=object)]
+        cols = [tree.names, col_of(tree.ops, "input_dims", object),
+                col_of(tree.ops, "input_type", object)]
         out = [np.where(present, c[safe], None).tolist() if tree.n else [None] * len(nodes) for c in cols]
         out.append([idx.details(x) for x in nodes.tolist()])
         out.append(np.where(present, idx.kb[safe] if tree.n else 0.0, 0.0).tolist())

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from ..columns import col_of
 from ..errors import StepError, UsageError
 from ..model import Profile, step_marks
 
@@ -44,7 +45,7 @@ def step_number(suffix: str) -> int:
 
 def step_ops(ops: pd.DataFrame) -> pd.DataFrame:
     """The ``ProfilerStep#N`` ops with their integer id (``step``; -1 when the suffix is not a number)."""
-    mask = step_marks(ops["name"].to_numpy(dtype=object))
+    mask = step_marks(col_of(ops, "name", object))
     found = ops.loc[mask, ["name", "ts", "dur"]]
     suffix = found["name"].str.rsplit("#", n=1).str[-1]
     # Python ints, as the requested id is: an id beyond int64 must not round through a float

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ..columns import col_of
 from ..model import STEP_MARK, Profile, bare_trace, factorize, us_text
 from ..textsafe import term_safe
 from .breakdown import Breakdown
@@ -328,12 +329,12 @@ def _outside_steps(wf: pd.DataFrame, e2e_delta_ns: int) -> tuple[str, bool]:
     moved with the E2E change by at least NAMED_STEP_SHARE of it (and by a shown 0.001 ms), largest first,
     and whether together they hold half of the change or more: the note then says where the change is
     instead of listing what it might be. ("", False) when no step qualifies."""
-    cat = wf["Category"].to_numpy(dtype=object)
+    cat = col_of(wf, "Category", object)
     delta = wf["Delta(ns)"].to_numpy(dtype=np.int64, na_value=0)
     moved = delta * np.sign(e2e_delta_ns) >= max(NAMED_STEP_SHARE * abs(e2e_delta_ns), 500)
     pick = np.flatnonzero(np.isin(cat, ["communication", "free"]) & moved)
     pick = pick[np.argsort(-np.abs(delta[pick]), kind="stable")][:2]
-    steps = wf["Step"].to_numpy(dtype=object)
+    steps = col_of(wf, "Step", object)
     named = " and ".join(f"{steps[i]} {delta[i] / 1e6:+.3f} ms" for i in pick)
     return named, bool(len(pick)) and abs(int(delta[pick].sum())) * 2 >= abs(e2e_delta_ns)
 
@@ -377,8 +378,8 @@ def top_contributors(rows: pd.DataFrame, level: str, coverage: float = CONTRIBUT
     improvements never cancel and shares are in [0, 1]); "Share of Net Diff"
     is diff / sum(diff), signed (null when the net change is 0).
     """
-    b = rows["Base(ms)"].to_numpy(dtype=float)
-    c = rows["Comparison(ms)"].to_numpy(dtype=float)
+    b = col_of(rows, "Base(ms)", float)
+    c = col_of(rows, "Comparison(ms)", float)
     diff = c - b
     keep = np.flatnonzero(np.abs(diff) > 0)
     if not keep.size:
@@ -394,7 +395,7 @@ def top_contributors(rows: pd.DataFrame, level: str, coverage: float = CONTRIBUT
     d = d[order[:n]]
     return pd.DataFrame({
         "Rank": np.arange(1, n + 1), "Level": [level] * n,
-        "Name": rows["Name"].to_numpy(dtype=object)[pick], "Base(ms)": b[pick], "Comparison(ms)": c[pick],
+        "Name": col_of(rows, "Name", object)[pick], "Base(ms)": b[pick], "Comparison(ms)": c[pick],
         "Diff(ms)": d, "Share": share[:n], "Cumulative Share": cum[:n],
         "Share of Net Diff": d / net if net else [None] * n,
     }, columns=CONTRIBUTOR_COLUMNS)
@@ -402,7 +403,7 @@ def top_contributors(rows: pd.DataFrame, level: str, coverage: float = CONTRIBUT
 
 def _step_mask(wf: pd.DataFrame) -> np.ndarray:
     """The waterfall's steps: every row but the two E2E rows."""
-    return np.isin(wf["Category"].to_numpy(dtype=object), ["start", "end"], invert=True)
+    return np.isin(col_of(wf, "Category", object), ["start", "end"], invert=True)
 
 
 def _steps_changed(wf: pd.DataFrame) -> bool:
@@ -415,7 +416,7 @@ def _waterfall_contributors(wf: pd.DataFrame) -> tuple[str, pd.DataFrame]:
     free time), so the shares are of the waterfall steps' change, as the title says."""
     step = _step_mask(wf)
     return "category", pd.DataFrame({
-        "Name": wf["Step"].to_numpy(dtype=object)[step],
+        "Name": col_of(wf, "Step", object)[step],
         "Base(ms)": wf["Base(ms)"].to_numpy(dtype=float, na_value=np.nan)[step],
         "Comparison(ms)": wf["Comparison(ms)"].to_numpy(dtype=float, na_value=np.nan)[step]})
 
@@ -447,7 +448,7 @@ def shown(v: Any) -> str:
 
 
 def _op_names(ops: pd.DataFrame) -> set[str]:
-    return set(pd.unique(ops["name"].to_numpy()).tolist()) if len(ops) else set()
+    return set(pd.unique(col_of(ops, "name")).tolist()) if len(ops) else set()
 
 
 def _empty_side(nb: set[str], nc: set[str]) -> str:
@@ -545,7 +546,7 @@ def _device_count(p: Any) -> int | None:
     """Devices that ran kernels; Kineto's deviceProperties (every GPU the process could see, 8 for a
     one-GPU job on an 8-GPU host) only when the kernels name no device."""
     if len(p.kernels) and "device" in p.kernels:
-        dev = p.kernels["device"].to_numpy()
+        dev = col_of(p.kernels, "device")
         dev = dev[dev >= 0]
         if dev.size:
             return int(np.unique(dev).size)
@@ -735,19 +736,19 @@ def _heavy_ops(ops: pd.DataFrame, n: int) -> list[str]:
     """The ``n`` operator names with the largest total host duration (cpu ops only when tagged)."""
     if not len(ops):
         return []
-    cats = ops["cat"].to_numpy(dtype=object)
+    cats = col_of(ops, "cat", object)
     sel = cats == "cpu_op"
     if not sel.any():
         sel = np.ones(len(ops), dtype=bool)
-    names = ops["name"].to_numpy(dtype=object)
-    dims = ops["input_dims"].to_numpy(dtype=object)
+    names = col_of(ops, "name", object)
+    dims = col_of(ops, "input_dims", object)
     sel &= ~pd.Series(dims).isin(["", "N/A", "[]"]).to_numpy(dtype=bool)
     idx = np.flatnonzero(sel)
     if not len(idx):
         return []
     codes, uniq = factorize(names[idx])
     total = np.zeros(len(uniq), np.int64)
-    np.add.at(total, codes, ops["dur"].to_numpy(dtype=np.int64)[idx])
+    np.add.at(total, codes, col_of(ops, "dur", np.int64)[idx])
     keep = np.array([not str(u).startswith(STEP_MARK) for u in uniq.tolist()], dtype=bool)
     cand = np.flatnonzero(keep)
     # largest totals first, first appearance breaking ties (as ``nlargest`` keeps the first)
@@ -756,7 +757,7 @@ def _heavy_ops(ops: pd.DataFrame, n: int) -> list[str]:
 
 
 def _has_shapes(ops: pd.DataFrame) -> bool:
-    return bool(len(ops)) and not pd.Series(ops["input_dims"].to_numpy(dtype=object)).isin(["", "N/A"]).all()
+    return bool(len(ops)) and not pd.Series(col_of(ops, "input_dims", object)).isin(["", "N/A"]).all()
 
 
 #: Dimensions, separators and ``None`` (an absent optional tensor): anything else (a letter) is no shape. The
@@ -788,10 +789,10 @@ def _shape_mismatches(base: pd.DataFrame, comparison: pd.DataFrame, base_names: 
     keys: dict[str, str] = {}  # shared by both sides: two runs of one model repeat the same texts
 
     def shapes(ops: pd.DataFrame) -> dict[str, set]:
-        nm = ops["name"].to_numpy(dtype=object)
+        nm = col_of(ops, "name", object)
         sel = np.flatnonzero(pd.Series(nm).isin(names).to_numpy(dtype=bool))
         out: dict[str, set] = {}
-        for k, d in zip(nm[sel].tolist(), ops["input_dims"].to_numpy(dtype=object)[sel].tolist(), strict=True):
+        for k, d in zip(nm[sel].tolist(), col_of(ops, "input_dims", object)[sel].tolist(), strict=True):
             if d not in keys:
                 keys[d] = _comparable_shape(d)
             out.setdefault(k, set()).add(keys[d])

@@ -55,6 +55,7 @@ import msgspec
 import numpy as np
 import pandas as pd
 
+from ..columns import col_of
 from ..errors import ProfileError
 from ..model import NO_RANK, Profile, empty, frame, frame_of, object_array, step_marks, threads_in_order
 from ..options import Options
@@ -684,7 +685,7 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
     canonical = {raw[c]: c for c in names}
     df.columns = [canonical.get(c, c.strip()) for c in df.columns]
     for c in floats:
-        if c in df.columns and np.isinf(df[c].to_numpy(dtype=np.float64)).any():
+        if c in df.columns and np.isinf(col_of(df, c, np.float64)).any():
             raise ProfileError(path, f"column {c} holds a value that is not finite (inf or out of range)")
     return df
 
@@ -818,7 +819,7 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
         out["Step Id"] = np.full(len(df), -1, np.int64)
     for col in KERNEL_TEXT_COLUMNS:
         if col in df.columns:
-            out[col] = df[col].to_numpy(dtype=object)
+            out[col] = col_of(df, col, object)
     start, start_ns, start_read = _us_times(df["Start Time(us)"], path=path)
     start_ns[~start_read] = -1  # the documented "no start" of ``ts`` (consumers match starts by equality)
     out["Start Time(us)"] = np.array(start, dtype=object)
@@ -835,7 +836,7 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
         dur_us[long] = 0.0
     for col in PMU_COLUMNS:
         if col in df.columns:
-            out[col] = df[col].to_numpy(dtype=np.float64)
+            out[col] = col_of(df, col, np.float64)
     out["ts"] = start_ns
     n_bad = int((~start_read & (out["Start Time(us)"] != "")).sum())
     if n_bad:
@@ -849,7 +850,7 @@ def read_memory_record(path: str, warnings: list[str]) -> pd.DataFrame:
     """memory_record.csv: the reserved total (MB) the Mem Usage row needs (its peak), nothing else. A total
     below 0 or over 1 PB is no reading: missing (NaN), counted in one line of ``warnings``, as a DB's."""
     df = _read_csv(path, (), ("Total Reserved(MB)",), ("Total Reserved(MB)",), warnings)
-    mb = df["Total Reserved(MB)"].to_numpy(dtype=np.float64)
+    mb = col_of(df, "Total Reserved(MB)", np.float64)
     odd = (mb < 0) | (mb > MAX_RESERVED_BYTES / 2**20)
     if odd.any():
         warnings.append(f"{path}: {int(odd.sum())} Total Reserved(MB) value(s) negative or over 1 PB; Mem Usage "
@@ -869,7 +870,7 @@ def read_operator_memory(path: str, warnings: list[str]) -> pd.DataFrame:
             if (n := _junk_times(texts, read))]
     if junk:  # as a missing time (0): the row is not placed / the block is never released
         warnings.append(f"{path}: {' and '.join(junk)} value(s) are not times; read as missing")
-    size = np.nan_to_num(df["Size(KB)"].to_numpy(dtype=np.float64), nan=0.0)
+    size = np.nan_to_num(col_of(df, "Size(KB)", np.float64), nan=0.0)
     # a block over 1 PB is no size (no reserved total is larger): summed per operator it reached inf, and a
     # subtree's memory inf - inf = NaN, shown as a blank cell
     huge = size > MAX_RESERVED_BYTES / 1024
@@ -878,15 +879,15 @@ def read_operator_memory(path: str, warnings: list[str]) -> pd.DataFrame:
         warnings.append(f"{path}: {note}")
         size = np.where(huge, 0.0, np.maximum(size, 0.0))
     return frame_of({
-        "Name": df["Name"].to_numpy(dtype=object),
+        "Name": col_of(df, "Name", object),
         "Size(KB)": size,
         "Allocation Time(us)": np.array(alloc, dtype=object),
         "Release Time(us)": np.array(release, dtype=object),
         "alloc_ns": alloc_ns,
         "release_ns": release_ns,
-        "Duration(us)": df["Duration(us)"].to_numpy(dtype=np.float64) if "Duration(us)" in df.columns
+        "Duration(us)": col_of(df, "Duration(us)", np.float64) if "Duration(us)" in df.columns
         else np.full(len(df), np.nan),
-        "Device Type": df["Device Type"].to_numpy(dtype=object) if "Device Type" in df.columns
+        "Device Type": col_of(df, "Device Type", object) if "Device Type" in df.columns
         else np.full(len(df), "", dtype=object),
     })
 
@@ -908,7 +909,7 @@ def read_op_statistic(path: str, warnings: list[str]) -> pd.DataFrame:
     times = [c for c in OP_STATISTIC_FLOATS if c in df.columns and c != "Ratio(%)"]
     neg = np.zeros(len(df), dtype=bool)
     for col in times:
-        neg |= df[col].to_numpy(dtype=np.float64) < 0
+        neg |= col_of(df, col, np.float64) < 0
     if neg.any():  # a time below 0 is no time: the row's times read as 0, counted in one line
         warnings.append(f"{path}: {int(neg.sum())} row(s) with a negative time; their times read as 0")
         for col in times:
