@@ -394,6 +394,22 @@ def test_operator_memory_edge_rows(tmp_path):
     assert om["release_ns"].tolist() == [1736408883702735700, 0, 1736408883736793940]
 
 
+def test_operator_memory_short_row_in_a_text_column_is_warned(tmp_path):
+    """The last column operator_memory.csv is read for is text (Device Type): a middle row cut before it (rows of
+    msinsight text level1 rank0, columns cut, the second row cut after Release Time(us), synthetic) reads as an
+    empty Device Type, said in one line; text cells come as Python str in object columns."""
+    f = tmp_path / "operator_memory.csv"
+    f.write_text(OPERATOR_MEMORY_HEAD +
+                 "aten::_convolution,25009.5,1736408883702735.700\t,1736408883736793.940\t,34058.240\t,NPU:0\n"
+                 "aten::empty_strided,0.5,1736408883701264.010\t,1736408883736793.940\t\n"
+                 "aten::_convolution,25009.5,1736408883702735.700\t,1736408883736793.940\t,34058.240\t,NPU:0\n")
+    warnings: list[str] = []
+    om = ascend_text.read_operator_memory(str(f), warnings)
+    assert warnings == [f"{f}: 1 row(s) end before the last column read; their missing cells read as empty"]
+    assert om["Device Type"].dtype == object and om["Name"].dtype == object
+    assert om["Name"].tolist() == ["aten::_convolution", "aten::empty_strided", "aten::_convolution"]
+
+
 def test_op_statistic_empty_time_reads_as_zero(tmp_path):
     """Rows of op_statistic.csv of msinsight text level1 rank0, one Min Time(us) emptied (synthetic): it reads as
     0.0, the row's other times and the other row as written."""

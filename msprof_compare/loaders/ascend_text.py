@@ -631,7 +631,8 @@ _COLUMN_ALIASES = {"Start Time(us)": "Start Time"}
 
 def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], required: tuple[str, ...],
               warnings: list[str]) -> pd.DataFrame:
-    """Read the wanted columns of a CSV: ``text`` as str ("" when empty), ``floats`` as float64
+    """Read the wanted columns of a CSV: ``text`` as Python str in object columns ("" when empty; pandas 3's
+    ``str`` dtype would check and copy every cell, and every reader here wants object arrays), ``floats`` as float64
     (NaN for ""/N/A; other junk is NaN too, counted in one line of ``warnings``). Column names
     are matched without surrounding blanks. Columns the file lacks are left out; a missing
     ``required`` column, an empty file or a malformed one raises ``ProfileError``.
@@ -655,7 +656,7 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
         return path if data is None else io.BytesIO(data)
 
     names = [c for c in text + floats if c in raw]
-    dtype = {raw[c]: str for c in text if c in raw}
+    dtype = {raw[c]: object for c in text if c in raw}
     dtype.update({raw[c]: np.float64 for c in floats if c in raw})
     na = {raw[c]: list(_NA_TEXTS) for c in floats if c in raw}
     usecols = [raw[c] for c in names]
@@ -673,9 +674,8 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
     except (pd.errors.ParserError, ValueError, OSError) as exc:  # pandas' ParserError / EmptyDataError: ValueErrors
         raise ProfileError(path, f"malformed CSV: {_first_line(exc)}") from None
     last = max(usecols, key=header.index)
-    cells = df[last]
     # pandas reads a cut row's missing cells as empty, without a word; only an empty last cell can be one
-    if data is not None and (cells.isna() | (cells == "")).any() and (short := _short_rows(data, header.index(last))):
+    if data is not None and _any_blank(col_of(df, last)) and (short := _short_rows(data, header.index(last))):
         warnings.append(f"{path}: {short} row(s) end before the last column read; their missing cells read as empty")
     if junk:  # one line per file, counting what was dropped (a recoverable oddity)
         warnings.append(f"{path}: {sum(junk.values())} value(s) that are not numbers in column(s) "
@@ -688,6 +688,13 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
         if c in df.columns and np.isinf(col_of(df, c, np.float64)).any():
             raise ProfileError(path, f"column {c} holds a value that is not finite (inf or out of range)")
     return df
+
+
+def _any_blank(cells: np.ndarray) -> bool:
+    """Whether a column read by ``_parse_csv`` has a missing (NaN) or empty cell."""
+    if cells.dtype.kind == "f":
+        return bool(np.isnan(cells).any())
+    return bool(pd.isna(cells).any() or (cells == "").any())
 
 
 def _parse_csv(source: Callable[[], str | io.BytesIO], usecols: list[str], dtype: dict, na: dict,
@@ -704,7 +711,7 @@ def _parse_csv(source: Callable[[], str | io.BytesIO], usecols: list[str], dtype
     except ValueError:
         pass
     # a float column holds text (rare): parse again with every column as text, coerce junk to NaN
-    df = pd.read_csv(source(), usecols=usecols, dtype=str, keep_default_na=False, encoding="utf-8-sig",
+    df = pd.read_csv(source(), usecols=usecols, dtype=object, keep_default_na=False, encoding="utf-8-sig",
                      index_col=False)
     junk: dict[str, int] = {}
     for c in floats:
