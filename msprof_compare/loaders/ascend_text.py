@@ -47,7 +47,7 @@ import json
 import os
 import re
 from collections.abc import Callable
-from itertools import repeat
+from itertools import chain, repeat
 from operator import attrgetter
 from typing import Any
 
@@ -204,7 +204,8 @@ def _select(path: str, data: bytes, events: list, opts: Options,
             raise ProfileError(path, 'a legacy torch.autograd.profiler trace (pid "CPU functions"), not an Ascend '
                                      "trace_view.json or a Kineto trace",
                                hint="record the job with torch.profiler.profile and pass its *.pt.trace.json")
-        names_of = dict(zip(processes["pid"].tolist(), processes["name"].tolist(), strict=True))
+        p_pid, p_name = col_of(processes, "pid", np.int64), col_of(processes, "name", object)
+        names_of = dict(zip(p_pid.tolist(), p_name.tolist(), strict=True))
         lanes = tuple(_last_pid(names_of, names, order)
                       for names in ((HARDWARE_PROCESS,), HCCL_PROCESS_NAMES, (OVERLAP_PROCESS,)))
         cand = np.flatnonzero(ph != PH_C)
@@ -219,7 +220,7 @@ def _select(path: str, data: bytes, events: list, opts: Options,
         keep |= np.array([u in FLOW_CATS for u in low] + [False])[codes] & ((ph == PH_S) | (ph == PH_F))
         pid = traceio.to_int(_field(ev, "pid"))
         # complete events of processes without a name (no process_name record, or ""): lanes that cannot be told apart
-        named = processes.loc[processes["name"] != "", "pid"].to_numpy(dtype=np.int64)
+        named = p_pid[p_name != ""]
         unnamed = int((is_x[cand] & ~np.isin(pid, named)).sum())
         lane_pids = [p for p in lanes if p is not None]
         if lane_pids:
@@ -304,7 +305,7 @@ def _last_pid(names_of: dict[int, str], names: tuple[str, ...], order: dict[int,
     return max(pids, key=lambda p: order.get(p, -1))
 
 
-def _rank_of(raw: msgspec.Raw) -> int | None:
+def _rank_of(raw: msgspec.Raw | bytes) -> int | None:
     text = bytes(raw)
     if text.isdigit() and len(text) <= 19:  # the usual plain integer (within int64 digits)
         return int(text)
@@ -314,12 +315,28 @@ def _rank_of(raw: msgspec.Raw) -> int | None:
         return None
 
 
+#: Raw rank texts joined by commas, each a plain integer of at most 18 digits (no int64 overflow) or null (the key
+#: absent: no rank).
+_PLAIN_RANKS = re.compile(rb"(?:[0-9]{1,18}|null)(?:,(?:[0-9]{1,18}|null))*")
+
+
 def _rank_span(args: list) -> int:
     """The highest rank id the HCCL tasks name, plus one (0: none). A value that is no rank id (HCCL's
-    NO_RANK, negative, not an integer) is passed over: the figure only bounds the world size from below."""
-    ranks = [_rank_of(v) for a in args for v in (a.src_rank, a.dst_rank)]
-    ranks = [r for r in ranks if r is not None and 0 <= r < NO_RANK]
-    return max(ranks) + 1 if ranks else 0
+    NO_RANK, negative, not an integer) is passed over: the figure only bounds the world size from below.
+    The usual texts (plain integers, null) are told by one pattern over them all and parsed in one numpy
+    call (~0.1 ms for the 600 values of a 2 MB trace, against ~0.3 ms value by value); any other text
+    takes ``_rank_of``."""
+    raws = list(chain.from_iterable(map(attrgetter("src_rank", "dst_rank"), args)))
+    if not raws:
+        return 0
+    joined = b",".join(raws)
+    if _PLAIN_RANKS.fullmatch(joined):
+        ranks = np.fromstring(joined.replace(b"null", b"-1"), dtype=np.int64, sep=",")
+    else:
+        ranks = np.array([r if (r := _rank_of(v)) is not None and 0 <= r < NO_RANK else -1 for v in raws],
+                         dtype=np.int64)
+    ranks = ranks[(ranks >= 0) & (ranks < NO_RANK)]
+    return int(ranks.max()) + 1 if ranks.size else 0
 
 
 def _comm(path: str, c: dict[str, np.ndarray], hccl_pid: int | None, threads: pd.DataFrame,
