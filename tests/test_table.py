@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import math
 
-from msprof_compare.compare.table import diff_ratio
+import numpy as np
+import pandas as pd
+import pytest
+
+from msprof_compare.compare.table import diff_ratio, frame_from_rows
 
 
 def test_diff_ratio_unit_facts():
@@ -39,3 +43,30 @@ def test_a_diff_that_rounds_to_zero_is_positive_zero(samples):
             if vals:
                 negative_zeros[(sheet.name, col)] = len(vals)
     assert negative_zeros == {}
+
+
+#: Rows shaped as the detail sheets' (ApiCompare: order, name, floats, calls; a one-sided KernelCompare row with
+#: None cells), and odd columns: mixed int / float, text with NaN, an int beyond int64, a bool, numpy scalars,
+#: rows shorter and longer than the sheet.
+_ROWS = [
+    ([[1, "aten::add", 0.12, 0.05, 0.06, 2, 0.0, 0.0, 0.0, 0, 1.0, math.inf],
+      [2, "aten::mm", 1.5, 1.5, 1.5, 1, 1.25, 1.25, 1.25, 1, 0.8333, 0.8333]], 12),
+    ([[1, "Conv2D", "N/A", 3.0, None], [2, "Add", "1,2", None, 4]], 5),
+    ([[1, 2.5], [3, 4]], 2), ([["x", 1.0], [math.nan, 2.0]], 2), ([[2**70, True]], 2),
+    ([[np.float64(1.5), np.int64(3)]], 2), ([[1, "a"]], 4), ([[1, 2, 3]], 2), ([], 3),
+]
+
+
+@pytest.mark.parametrize("rows, ncols", _ROWS)
+def test_frame_from_rows_infers_as_pandas(rows, ncols):
+    """frame_from_rows builds plain columns itself: the frame is the one pandas makes from the columns as lists
+    (None columns as object Series), dtypes, values and labels alike."""
+    want = pd.DataFrame({i: pd.Series(list(v), dtype=object) if None in v else list(v)
+                         for i, v in enumerate(zip(*rows, strict=False))} if rows else
+                        {i: pd.Series([], dtype=object) for i in range(ncols)}, columns=range(ncols))
+    got = frame_from_rows(rows, ncols)
+    assert list(got.dtypes) == list(want.dtypes)
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
+    assert type(got.columns) is type(want.columns)
+    for c in want.columns:
+        assert [type(v) for v in got[c].tolist()] == [type(v) for v in want[c].tolist()]
