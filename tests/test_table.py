@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from msprof_compare.compare.table import diff_ratio, frame_from_rows
+from msprof_compare.compare.table import diff_ratio, frame_from_rows, plain_frame
 
 
 def test_diff_ratio_unit_facts():
@@ -70,3 +70,34 @@ def test_frame_from_rows_infers_as_pandas(rows, ncols):
     assert type(got.columns) is type(want.columns)
     for c in want.columns:
         assert [type(v) for v in got[c].tolist()] == [type(v) for v in want[c].tolist()]
+
+
+_COLUMNS = [
+    {"name": np.array(["aten::add", "aten::mm"], dtype=object), "dur": np.array([3, 4]), "ms": [0.1, 0.2]},
+    {"Step": ["Base E2E", "Conv"], "Base(ms)": pd.array([1.5, None], dtype="Float64"),
+     "n": pd.array([1, None], dtype="Int64"), "cum": np.array([1.0, 2.0])},
+    {"Status": pd.Series(["warn", None], dtype=object), "Base": pd.Series([1, 0.5], dtype=object)},
+    {"mixed": [1, 2.5], "text_nan": ["x", math.nan], "obj": np.array([1.5, "a"], dtype=object), "b": [True, False]},
+    {"big": [2**70, 1], "np": [np.float64(1.0), np.float64(2.0)], "empty_text": np.array(["", "a"], dtype=object)},
+    {"a": [], "b": np.zeros(0)}, {"scalar": "", "x": [1, 2]}, {"ragged": [1], "y": [1, 2]},
+    {"indexed": pd.Series([1, 2], index=[5, 6]), "z": [1, 2]},
+]
+
+
+@pytest.mark.parametrize("columns", _COLUMNS)
+def test_plain_frame_is_the_constructors_frame(columns):
+    """plain_frame gives the frame pd.DataFrame gives (dtypes, values, labels), or its error."""
+    try:
+        want = pd.DataFrame(columns)
+    except ValueError:
+        with pytest.raises(ValueError):
+            plain_frame(columns)
+        return
+    got = plain_frame(columns)
+    assert list(got.dtypes) == list(want.dtypes)
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
+    assert got.columns.dtype == want.columns.dtype and got.index.equals(want.index)
+    for c in want.columns:
+        assert [type(v) for v in got[c].tolist()] == [type(v) for v in want[c].tolist()]
+    order = list(columns)[::-1]
+    pd.testing.assert_frame_equal(plain_frame(columns, order), pd.DataFrame(columns, columns=order))

@@ -23,7 +23,7 @@ from ..model import STEP_MARK, factorize
 from . import classify, table
 from .optree import OpTree, _nest, one_sided, op_tree
 from .steps import side_step
-from .table import STYLE_FLOAT, STYLE_INT, Column, Sheet, diff_ratio, frame_from_rows
+from .table import STYLE_FLOAT, STYLE_INT, Column, Sheet, diff_ratio, frame_from_rows, plain_frame
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -118,7 +118,7 @@ def api_calls(tree: OpTree, step: int = -1) -> pd.DataFrame:
             order = order[~is_step[order]]
         else:
             order = np.zeros(0, dtype=np.int64)
-    return pd.DataFrame({"name": names[order], "dur": dur[order], "self": self_ns[order]})
+    return plain_frame({"name": names[order], "dur": dur[order], "self": self_ns[order]})
 
 
 def aggregate(calls: pd.DataFrame) -> pd.DataFrame:
@@ -129,7 +129,7 @@ def aggregate(calls: pd.DataFrame) -> pd.DataFrame:
     self_ns = np.zeros(n, np.int64)
     np.add.at(dur, codes, col_of(calls, "dur", np.int64))
     np.add.at(self_ns, codes, col_of(calls, "self", np.int64))
-    return pd.DataFrame({
+    return plain_frame({
         "name": np.asarray(uniq, dtype=object), "dur": dur, "self_ns": self_ns,
         "calls": np.bincount(codes, minlength=n),
         "total_ms": [round(v / 1e6, 2) for v in dur.tolist()],

@@ -20,7 +20,7 @@ from ..model import Profile, bare_trace, pair_codes
 from ..textsafe import short_list
 from . import table
 from .steps import side_range, side_step, step_number
-from .table import STYLE_FLOAT, STYLE_INT, Column, Sheet, diff_ratio, frame_from_rows
+from .table import STYLE_FLOAT, STYLE_INT, Column, Sheet, diff_ratio, frame_from_rows, plain_frame
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -150,10 +150,10 @@ def kernel_groups(profile: Profile, step: int = -1) -> pd.DataFrame:
     order = np.lexsort((np.arange(n), pair_t_rank))
     p_type = [t_text[c] for c in t_codes[rows][first_row[order]].tolist()]
     p_shape = [s_text[c] for c in s_codes[rows][first_row[order]].tolist()]
-    return pd.DataFrame({
+    return plain_frame({
         "type": p_type, "shape": p_shape, "key": [a + b for a, b in zip(p_type, p_shape, strict=True)],
         "total": total[order], "calls": calls[order], "max": mx[order], "min": mn[order],
-    }, columns=cols)
+    })  # keys in the order of ``cols``
 
 
 def _kernel_side(entry: tuple | None) -> list:

@@ -23,7 +23,17 @@ from ..columns import col_of
 from ..model import CANN_MARK, Profile, bare_trace, factorize
 from . import classify, table
 from .optree import OpPairs, OpTree, one_sided, op_tree, operator_pairs
-from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, diff_ratios, frame_from_rows
+from .table import (
+    STYLE_FLOAT,
+    STYLE_INT,
+    STYLE_RATIO,
+    Column,
+    Sheet,
+    diff_ratio,
+    diff_ratios,
+    frame_from_rows,
+    plain_frame,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -174,7 +184,7 @@ def npu_records(profile: Profile) -> pd.DataFrame:
     rel_text[(rel_text == "") | (rel_text == "N/A")] = "0"
     dur = np.where((alloc > 0) & (rel > 0), np.maximum(rel - alloc, 0) / 1000.0, 0.0)  # loaders warn of rel < alloc
     k = np.flatnonzero(keep)
-    return pd.DataFrame({
+    return plain_frame({
         "ts": ts[k], "size_kb": col_of(om, "Size(KB)", float)[rows][k], "dur_us": dur[k],
         "name": np.where(cann, names, "")[k],
         "alloc_text": _texts(col_of(om, "Allocation Time(us)", object)[rows], strip=True)[k],

@@ -40,7 +40,7 @@ from .breakdown import Breakdown
 from .breakdown_npu import has_pmu
 from .kernels import any_typed
 from .optree import shape_key
-from .table import STYLE_MS3, STYLE_RATIO, STYLE_TEXT, Column, Sheet
+from .table import STYLE_MS3, STYLE_RATIO, STYLE_TEXT, Column, Sheet, plain_frame
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult, RunContext
@@ -215,14 +215,14 @@ def waterfall(base: Breakdown, comparison: Breakdown) -> pd.DataFrame:
     b_ns, c_ns, d_ns = ns_col("Base(ns)"), ns_col("Comparison(ns)"), ns_col("Delta(ns)")
     share = [None if (d is None or not total or r["Category"] == "start") else d / total + 0.0  # no -0.0
              for d, r in zip(d_ns, rows, strict=True)]
-    return pd.DataFrame({
+    return plain_frame({
         "Step": [r["Step"] for r in rows], "Category": [r["Category"] for r in rows],
         "Base(ms)": ms(b_ns), "Comparison(ms)": ms(c_ns), "Delta(ms)": ms(d_ns),
         "Cumulative(ms)": np.array([r["cum"] for r in rows], dtype=np.int64) / 1e6,
         "Share of E2E Diff": pd.array(share, dtype="Float64"),
         "Base(ns)": pd.array(b_ns, dtype="Int64"), "Comparison(ns)": pd.array(c_ns, dtype="Int64"),
         "Delta(ns)": pd.array(d_ns, dtype="Int64"),
-    }, columns=WATERFALL_COLUMNS)
+    }, WATERFALL_COLUMNS)
 
 
 # --------------------------------------------------------------------------- contributors
@@ -260,12 +260,12 @@ def _level_rows(sheets: list[Sheet], operator_rows: pd.DataFrame | None = None) 
     s = by_name.get("OperatorCompareStatistic")
     if (s is None or not len(s)) and operator_rows is not None and len(operator_rows):
         d = operator_rows
-        return "operator", pd.DataFrame({
+        return "operator", plain_frame({
             "Name": d.iloc[:, 1].astype(str).to_numpy(),
             "Base(ms)": _numeric(d.iloc[:, 2]), "Comparison(ms)": _numeric(d.iloc[:, 4])})
     if s is not None and len(s):
         d = s.data
-        return "operator", pd.DataFrame({
+        return "operator", plain_frame({
             "Name": d.iloc[:, 1].astype(str).to_numpy(),
             "Base(ms)": _numeric(d.iloc[:, 2]), "Comparison(ms)": _numeric(d.iloc[:, 4])})
     s = by_name.get("ModuleCompareStatistic")
@@ -274,7 +274,7 @@ def _level_rows(sheets: list[Sheet], operator_rows: pd.DataFrame | None = None) 
         ops = d[d.iloc[:, 4].astype(str) != "[ TOTAL ]"]
         if len(ops):
             name = ops.iloc[:, 3].astype(str).str.strip() + " > " + ops.iloc[:, 4].astype(str)
-            return "module operator", pd.DataFrame({
+            return "module operator", plain_frame({
                 "Name": name.to_numpy(),
                 "Base(ms)": _numeric(ops.iloc[:, 6]), "Comparison(ms)": _numeric(ops.iloc[:, 10])})
     for sheet_name, level in (("KernelCompare", "kernel"), ("KernelTypeCompare", "kernel type")):
@@ -285,7 +285,7 @@ def _level_rows(sheets: list[Sheet], operator_rows: pd.DataFrame | None = None) 
             detail = d.iloc[:, 2].fillna("").astype(str)
             # a kernel without input shapes is named by its type alone ("hcom_allReduce_", not "... N/A")
             name = d.iloc[:, 1].fillna("").astype(str) + (sep + detail).where(~detail.isin(["", "N/A"]), "")
-            return level, pd.DataFrame({
+            return level, plain_frame({
                 "Name": name.to_numpy(),
                 "Base(ms)": _numeric(d.iloc[:, 3]) / 1000.0, "Comparison(ms)": _numeric(d.iloc[:, 8]) / 1000.0})
     return None
@@ -393,12 +393,12 @@ def top_contributors(rows: pd.DataFrame, level: str, coverage: float = CONTRIBUT
     n = int(np.searchsorted(cum, coverage - 1e-12) + 1)  # first prefix reaching the coverage
     pick = keep[order[:n]]
     d = d[order[:n]]
-    return pd.DataFrame({
+    return plain_frame({
         "Rank": np.arange(1, n + 1), "Level": [level] * n,
         "Name": col_of(rows, "Name", object)[pick], "Base(ms)": b[pick], "Comparison(ms)": c[pick],
         "Diff(ms)": d, "Share": share[:n], "Cumulative Share": cum[:n],
         "Share of Net Diff": d / net if net else [None] * n,
-    }, columns=CONTRIBUTOR_COLUMNS)
+    }, CONTRIBUTOR_COLUMNS)
 
 
 def _step_mask(wf: pd.DataFrame) -> np.ndarray:
@@ -415,7 +415,7 @@ def _waterfall_contributors(wf: pd.DataFrame) -> tuple[str, pd.DataFrame]:
     """Fallback when no statistic sheet exists: every waterfall step (computing categories, communication,
     free time), so the shares are of the waterfall steps' change, as the title says."""
     step = _step_mask(wf)
-    return "category", pd.DataFrame({
+    return "category", plain_frame({
         "Name": col_of(wf, "Step", object)[step],
         "Base(ms)": wf["Base(ms)"].to_numpy(dtype=float, na_value=np.nan)[step],
         "Comparison(ms)": wf["Comparison(ms)"].to_numpy(dtype=float, na_value=np.nan)[step]})
@@ -876,7 +876,7 @@ def guards(ctx: RunContext) -> pd.DataFrame:
         if early_row is not None:
             rows.append(early_row)
     # object columns: inference would turn a column of counts and one rate into floats, counts into rates
-    return pd.DataFrame({c: pd.Series([r[c] for r in rows], dtype=object) for c in GUARD_COLUMNS})
+    return plain_frame({c: pd.Series([r[c] for r in rows], dtype=object) for c in GUARD_COLUMNS})
 
 
 def log_guards(frame: pd.DataFrame) -> None:
@@ -991,7 +991,7 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
 
 def e2e_frame(base: Breakdown, comparison: Breakdown) -> pd.DataFrame:
     """The result frame "e2e": both sides' E2E time in ns (0 where a side has none)."""
-    return pd.DataFrame({"base_ns": [int(base.e2e_ns)], "comparison_ns": [int(comparison.e2e_ns)]})
+    return plain_frame({"base_ns": [int(base.e2e_ns)], "comparison_ns": [int(comparison.e2e_ns)]})
 
 
 def e2e_ns(result: CompareResult, e2e: pd.DataFrame | None = None) -> tuple[int, int] | None:
