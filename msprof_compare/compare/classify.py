@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import configparser
 import os
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -312,13 +313,17 @@ def cube_op_kind(names: Iterable[str], kw: Keywords | None = None) -> np.ndarray
     (``triton_poi_fused__scaled_dot_product_flash_attention_cat_...``, a pointwise copy feeding the
     attention), which name the fused aten ops but do none of their work."""
     kw = kw or load_keywords()
-    fa, conv, mm = tuple(kw.fa), tuple(kw.conv), tuple(kw.matmul)
     prefixes = tuple(kw.not_cube_prefix)
+    # one alternation per set: its leftmost match starts where the first-found word of the set does, so
+    # "some word found before ``limit``" is one search (was a find per word and name)
+    sets = [(re.compile("|".join(map(re.escape, sorted(words)))), k)
+            for words, k in ((kw.fa, OP_FA), (kw.conv, OP_CONV), (kw.matmul, OP_MATMUL)) if words]
 
     def kind(n: str) -> int:
         limit = _prefix_limit(n, prefixes)
-        for words, k in ((fa, OP_FA), (conv, OP_CONV), (mm, OP_MATMUL)):
-            if any(0 <= n.find(w) < limit for w in words):
+        for rx, k in sets:
+            m = rx.search(n)
+            if m is not None and m.start() < limit:
                 return k
         return OP_NONE
 
