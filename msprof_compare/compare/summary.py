@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from ..columns import col_of
-from ..model import STEP_MARK, Profile, bare_trace, factorize, us_text
+from ..model import STEP_MARK, Profile, bare_trace, factorize, object_column, us_text
 from ..textsafe import term_safe
 from .breakdown import Breakdown
 from .breakdown_npu import has_pmu
@@ -742,7 +742,7 @@ def _heavy_ops(ops: pd.DataFrame, n: int) -> list[str]:
         sel = np.ones(len(ops), dtype=bool)
     names = col_of(ops, "name", object)
     dims = col_of(ops, "input_dims", object)
-    sel &= ~pd.Series(dims).isin(["", "N/A", "[]"]).to_numpy(dtype=bool)
+    sel &= ~object_column(dims).isin(["", "N/A", "[]"]).to_numpy(dtype=bool)
     idx = np.flatnonzero(sel)
     if not len(idx):
         return []
@@ -757,7 +757,7 @@ def _heavy_ops(ops: pd.DataFrame, n: int) -> list[str]:
 
 
 def _has_shapes(ops: pd.DataFrame) -> bool:
-    return bool(len(ops)) and not pd.Series(col_of(ops, "input_dims", object)).isin(["", "N/A"]).all()
+    return bool(len(ops)) and not object_column(col_of(ops, "input_dims", object)).isin(["", "N/A"]).all()
 
 
 #: Dimensions, separators and ``None`` (an absent optional tensor): anything else (a letter) is no shape. The
@@ -790,7 +790,7 @@ def _shape_mismatches(base: pd.DataFrame, comparison: pd.DataFrame, base_names: 
 
     def shapes(ops: pd.DataFrame) -> dict[str, set]:
         nm = col_of(ops, "name", object)
-        sel = np.flatnonzero(pd.Series(nm).isin(names).to_numpy(dtype=bool))
+        sel = np.flatnonzero(object_column(nm).isin(names).to_numpy(dtype=bool))
         out: dict[str, set] = {}
         for k, d in zip(nm[sel].tolist(), col_of(ops, "input_dims", object)[sel].tolist(), strict=True):
             if d not in keys:
