@@ -147,7 +147,8 @@ def _side(entry: tuple | None) -> list:
 def api_rows(base: pd.DataFrame, comparison: pd.DataFrame) -> list[list]:
     """ApiCompare rows: base names in order, then comparison-only names; ratios of the rounded values."""
     def index(df: pd.DataFrame) -> dict:
-        cols = (df["name"], df["total_ms"], df["self_ms"], df["calls"])
+        # lists, not Series: iterating pandas' str column steps through its __getitem__ cell by cell
+        cols = (df[c].tolist() for c in ("name", "total_ms", "self_ms", "calls"))
         return {n: (t, s, c) for n, t, s, c in zip(*cols, strict=True)}
 
     b, c = index(base), index(comparison)

@@ -169,8 +169,9 @@ def kernel_rows(base: pd.DataFrame, comparison: pd.DataFrame) -> list[list]:
     """KernelCompare rows: base keys in order (with the same key of the comparison), then comparison-only keys."""
     def index(df: pd.DataFrame) -> dict:
         out: dict = {}
-        for key, typ, shape, total, calls, mx, mn in zip(df["key"], df["type"], df["shape"], df["total"],
-                                                          df["calls"], df["max"], df["min"], strict=False):
+        # lists, not Series: iterating pandas' str column steps through its __getitem__ cell by cell
+        cols = (df[c].tolist() for c in ("key", "type", "shape", "total", "calls", "max", "min"))
+        for key, typ, shape, total, calls, mx, mn in zip(*cols, strict=False):
             out.setdefault(key, (typ, shape, (total, calls, mx, mn)))
         return out
 
