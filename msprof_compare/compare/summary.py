@@ -932,8 +932,8 @@ def find_breakdowns(ctx: RunContext) -> tuple[Breakdown, Breakdown] | None:
 
 def summary_sheet(ctx: RunContext, wf: pd.DataFrame, contrib: pd.DataFrame, guard: pd.DataFrame) -> SummarySheet:
     cols = ["Step", "Base(ms)", "Comparison(ms)", "Delta(ms)", "Cumulative(ms)", "Share of E2E Diff"]
-    data = pd.DataFrame({c: pd.Series([None if pd.isna(v) else v for v in wf[c].tolist()], dtype=object)
-                         for c in cols})
+    data = plain_frame({c: pd.Series([None if pd.isna(v) else v for v in wf[c].tolist()], dtype=object)
+                        for c in cols})
     return SummarySheet(SHEET_NAME, list(_SHEET_COLUMNS), data, (1, 1), (2, 2), stacked_captions=True,
                         waterfall=wf, contributors=contrib, guards=guard)
 
