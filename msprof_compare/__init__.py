@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Any
 
 from . import compare as _comparators  # noqa: F401 - the (empty) sub-package first, so it never rebinds `compare`
 from .errors import ProfileError, UsageError
 
+#: ``typing.TYPE_CHECKING`` without importing ``typing``, whose import took longer than the rest of the package's:
+#: the console entry points install their Ctrl-C handling only once the package is imported.
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     import msprof_compare
 
@@ -28,7 +30,7 @@ __version__ = "0.1.0"
 
 
 def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
-            **options: Any) -> msprof_compare.CompareResult:
+            **options: object) -> msprof_compare.CompareResult:
     """Compare two profiles; options are the CLI's flag names (e.g. ``enable_profiling_compare=True``).
 
     Raises ``UsageError`` for bad options and ``ProfileError`` for bad data. See ``msprof_compare.api``.
@@ -38,7 +40,7 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
     return run(base, comparison, **options)
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name == "CompareResult":
         from .api import CompareResult
 

@@ -1,13 +1,19 @@
 """Console entry points. They stay light: Ctrl-C while the CLI and its libraries are imported ends the
-run with the usual ``error: interrupted`` line and status 130, not a traceback."""
+run with the usual ``error: interrupted`` line and status 130, not a traceback.
+
+Only ``os``, ``signal`` and ``sys`` are imported before the quiet handler is in place (``typing`` alone
+took longer to import than the rest of this module): the window left is Python's own start and the
+package's two small modules."""
 
 from __future__ import annotations
 
 import os
 import signal
 import sys
-from collections.abc import Callable
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
 
 
 def _interrupted(_signum: int, _frame: Any) -> None:
@@ -17,18 +23,32 @@ def _interrupted(_signum: int, _frame: Any) -> None:
 
 
 def _run(name: str, **kwargs: Any) -> Any:
-    """Import the CLI with the quiet Ctrl-C handler in place, then hand Ctrl-C back to it."""
-    previous: Callable | int | None = None
+    """Import the CLI with the quiet Ctrl-C handler in place, then hand Ctrl-C back to it (its runs clean up
+    a half-written report on ``KeyboardInterrupt``), and take it back once the CLI is done (the exit)."""
+    previous = None
     try:
-        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # an ignored Ctrl-C stays ignored
-            previous = signal.signal(signal.SIGINT, _interrupted)
+        current = signal.getsignal(signal.SIGINT)
+        # performance_compare.py puts a quiet handler of its own in place before it imports the package
+        if current is signal.default_int_handler or getattr(current, "msprof_quiet", False):
+            signal.signal(signal.SIGINT, _interrupted)
+            previous = signal.default_int_handler
+        # an ignored Ctrl-C (a background job) stays ignored
     except ValueError:  # not the main thread: leave signals alone
         pass
-    from . import cli
+    try:
+        from . import cli
 
-    if previous is not None:
-        signal.signal(signal.SIGINT, previous)
-    return getattr(cli, name)(**kwargs)
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+        return getattr(cli, name)(**kwargs)
+    except KeyboardInterrupt:
+        # between the hand-back and the CLI's own handling (its logging set-up, the script's argument parsing):
+        # nothing is written there either
+        sys.stderr.write("error: interrupted\n")
+        sys.exit(130)
+    finally:
+        if previous is not None:  # the run is over (a status chosen, its reports published or cleaned up):
+            signal.signal(signal.SIGINT, _interrupted)  # Ctrl-C while Python shuts down is no traceback either
 
 
 def analyze_main(prog: str = "msprof-analyze") -> None:

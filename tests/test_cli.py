@@ -11,6 +11,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -767,6 +768,101 @@ def test_ctrl_c_while_starting_is_one_line(face: str) -> None:
     """The entry points install their Ctrl-C handling before the heavy imports (README: no traceback)."""
     proc = run_face(CTRL_C_DURING_IMPORT.format(face=face), "-d", "x", "-bp", "y")
     assert (proc.returncode, proc.stderr) == (130, "error: interrupted\n")
+
+
+CTRL_C_IN_THE_PACKAGE = """
+import os, runpy, signal, sys
+
+class CtrlCInThePackage:  # Ctrl-C while the package's own __init__ is imported, before the entry point's handler
+    def find_spec(self, name, path, target=None):
+        if name == "msprof_compare.errors":
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+sys.meta_path.insert(0, CtrlCInThePackage())
+sys.argv = sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+def test_ctrl_c_while_the_script_imports_the_package_is_one_line() -> None:
+    """performance_compare.py puts its own quiet handler in place before it imports the package (whose __init__ runs
+    before the entry point can), and the entry point still hands Ctrl-C back to the CLI after it (a later Ctrl-C
+    is the CLI's, which cleans up a half-written report: test_ctrl_c_during_the_compare_is_130)."""
+    proc = run_face(CTRL_C_IN_THE_PACKAGE, str(REPO / "performance_compare.py"), "x", "y")
+    assert (proc.returncode, proc.stderr) == (130, "error: interrupted\n")
+
+
+CTRL_C_AT = """
+import atexit, os, signal, sys
+from msprof_compare import cli
+if {where!r} == "logging":  # the script face sets up its logging before its argument parsing and its run
+    real = cli.setup_logging
+    def setup_logging(*a, **k):
+        os.kill(os.getpid(), signal.SIGINT)
+        return real(*a, **k)
+    cli.setup_logging = setup_logging
+else:  # after the run, while Python shuts down
+    atexit.register(os.kill, os.getpid(), signal.SIGINT)
+from msprof_compare.entry import script_main
+sys.exit(script_main())
+"""
+
+
+@pytest.mark.parametrize("where", ["logging", "exit"])
+def test_ctrl_c_outside_the_run_is_one_line(where: str, tmp_path: Path) -> None:
+    """Ctrl-C after the entry point handed Ctrl-C back to the CLI but before the CLI's own handling (the script's
+    logging set-up and argument parsing), or once the run is over, printed a traceback."""
+    proc = run_face(CTRL_C_AT.format(where=where), str(SAMPLE_BASE), str(SAMPLE_COMP), "--enable_profiling_compare",
+                    "-o", str(tmp_path / "out"))
+    assert "Traceback" not in proc.stderr and proc.returncode == 130, proc.stderr
+    assert proc.stderr.endswith("error: interrupted\n"), proc.stderr
+    assert where == "exit" or not (tmp_path / "out").exists()
+
+
+CTRL_C_ANY_TIME = """
+import os, sys
+
+class Ready:  # says when the entry point starts importing the CLI: its Ctrl-C handling is in place
+    def find_spec(self, name, path, target=None):
+        if name == "msprof_compare.cli":
+            os.write(int(sys.argv.pop(1)), b"r")
+            sys.meta_path.remove(self)
+        return None
+
+sys.meta_path.insert(0, Ready())
+from msprof_compare.entry import {face}
+sys.exit({face}())
+"""
+
+
+def test_ctrl_c_at_any_time_is_no_traceback(tmp_path: Path) -> None:
+    """Ctrl-C at several moments of a whole run (imports, parsing, loading, writing, exit): never a traceback,
+    only status 130 with the one line or a finished run (the moments are not pinned: the machine sets them)."""
+    pair = [str(SAMPLE_BASE), str(SAMPLE_COMP)]
+    env = {k: v for k, v in os.environ.items() if k != "MSPROF_ANALYZE_LOG_LEVEL"}
+    env["PYTHONPATH"] = str(REPO)
+    for n, delay in enumerate((0.0, 0.02, 0.08, 0.2, 0.4, 0.8)):
+        face, args = (("script_main", pair) if n % 2 else
+                      ("compare_main", ["-d", pair[1], "-bp", pair[0]]))
+        read, write = os.pipe()
+        proc = subprocess.Popen([sys.executable, "-c", CTRL_C_ANY_TIME.format(face=face), str(write), *args,
+                                 "--enable_profiling_compare", "-o", str(tmp_path / str(n))],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, pass_fds=[write],
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        os.close(write)
+        try:
+            assert os.read(read, 1) == b"r", proc.communicate(timeout=60)[1]
+            time.sleep(delay)
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=120)
+        finally:
+            os.close(read)
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        assert "Traceback" not in err and "Exception ignored" not in err, (delay, err)
+        assert proc.returncode in (0, 130) and (proc.returncode == 0) != err.endswith("error: interrupted\n"), err
 
 
 def test_package_import_is_light() -> None:
