@@ -22,7 +22,7 @@ from typing import Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from .errors import ProfileError, UsageError
+from .errors import OutOfMemory, ProfileError, UsageError
 from .logs import setup_logging
 from .textsafe import one_line, term_safe, write_line
 
@@ -371,17 +371,29 @@ def execute(params: dict[str, Any], *, announce_root: bool = True) -> int:
     except KeyboardInterrupt:
         _error("interrupted")
         return 130
-    except MemoryError:
+    except MemoryError as exc:
         if debug:
             traceback.print_exc()
-        _error(_out_of_memory(base, comparison))
+        _error(_out_of_memory(base, comparison, exc))
+        return 1
+    except ImportError as exc:
+        if not _no_memory_to_import(exc):
+            return _internal_error(exc, debug)
+        if debug:
+            traceback.print_exc()
+        _error(_out_of_memory(base, comparison, exc))
         return 1
     except Exception as exc:  # noqa: BLE001 - the one place every other failure is reported
-        if debug:
-            traceback.print_exc()
-        text = one_line(exc) or type(exc).__name__
-        _error(f"internal error: {text}" + ("" if debug else " (run with --debug for the traceback)"))
-        return 1
+        return _internal_error(exc, debug)
+
+
+def _internal_error(exc: BaseException, debug: bool) -> int:
+    """An unexpected failure: its message in one line (the traceback with --debug); status 1."""
+    if debug:
+        traceback.print_exc()
+    text = one_line(exc) or type(exc).__name__
+    _error(f"internal error: {text}" + ("" if debug else " (run with --debug for the traceback)"))
+    return 1
 
 
 def _tolerant_stdout() -> None:
@@ -397,18 +409,34 @@ def _tolerant_stdout() -> None:
             pass
 
 
-def _out_of_memory(base: str, comparison: str) -> str:
-    """What to tell a user whose machine ran out of memory (the budget rule of the README's "Memory")."""
-    from .loaders.pair import input_bytes
+#: What the dynamic loader says when it cannot map a library (pandas' or numpy's extension modules, imported on
+#: first use) for want of memory or address space (``ulimit -v``). Not "cannot allocate memory in static TLS
+#: block", which is no shortage of memory.
+_IMPORT_OUT_OF_MEMORY = ("failed to map segment from shared object", "cannot map zero-fill pages",
+                         "Cannot allocate memory")
 
-    try:
+
+def _no_memory_to_import(exc: ImportError) -> bool:
+    text = str(exc)
+    return "static TLS" not in text and any(m in text for m in _IMPORT_OUT_OF_MEMORY)
+
+
+def _out_of_memory(base: str, comparison: str, exc: BaseException | None = None) -> str:
+    """What to tell a user whose machine ran out of memory (the budget rule of the README's "Memory"), naming
+    the input being loaded or the folder being written when that is known (``OutOfMemory``)."""
+    try:  # the loaders (and pandas under them) may be what could not be imported
+        from .loaders.pair import input_bytes
+
         sizes = sorted((input_bytes(base), input_bytes(comparison))) if base and comparison else [0, 0]
-    except MemoryError:
+    except (MemoryError, ImportError):
         sizes = [0, 0]
     need = (5 * sizes[1] + sizes[0]) / 1e6
     budget = f" (this pair: about {need:,.0f} MB)" if need >= 1 else ""
-    return ("out of memory: a comparison needs roughly 5 times the larger input plus the size of the other"
-            f"{budget}; free memory, or compare less, e.g. --enable_profiling_compare alone")
+    advice = ("a comparison needs roughly 5 times the larger input plus the size of the other"
+              f"{budget}; free memory, or compare less, e.g. --enable_profiling_compare alone")
+    if isinstance(exc, OutOfMemory):
+        return f"{term_safe(exc.path)}: out of memory while {exc.doing}; {advice}"
+    return f"out of memory: {advice}"
 
 
 def _fail(exc: Exception, code: int, debug: bool) -> int:

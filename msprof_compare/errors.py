@@ -40,3 +40,17 @@ class ProfileError(Exception):
 
 class StepError(UsageError):
     """A requested --base_step/--comparison_step does not exist in the data (exit code 2)."""
+
+
+class OutOfMemory(MemoryError):
+    """Memory ran out while a known file was loaded or written: the CLI's out-of-memory line names it.
+
+    ``doing`` completes "out of memory while ...": "loading it" or "writing the workbook"."""
+
+    def __init__(self, path: str | os.PathLike, doing: str) -> None:
+        self.path = os.fspath(path)
+        self.doing = doing
+        super().__init__(f"{self.path}: out of memory while {doing}")
+
+    def __reduce__(self):
+        return (type(self), (self.path, self.doing))

@@ -281,6 +281,58 @@ def test_internal_error_traceback_only_with_debug(monkeypatch: pytest.MonkeyPatc
     assert list(tmp_out.iterdir()) == []
 
 
+def test_out_of_memory_names_the_input_or_the_folder(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture,
+                                                     tmp_out: Path) -> None:
+    """Memory running out while one input is decompressed names that input; while the workbook is written, the
+    output folder (which is left empty); both were the bare "out of memory" line, which said neither."""
+    from msprof_compare.loaders import traceio
+    from msprof_compare.report import excel
+
+    real_gunzip = traceio._gunzip
+
+    def gunzip(path: str, *args):
+        if path == str(SAMPLE_COMP):
+            raise MemoryError
+        return real_gunzip(path, *args)
+
+    monkeypatch.setattr(traceio, "_gunzip", gunzip)
+    args = ("-d", str(SAMPLE_COMP), "-bp", str(SAMPLE_BASE), "-o", str(tmp_out))
+    advice = "; a comparison needs roughly 5 times the larger input plus the size of the other (this pair: about "
+    code, _, err = run_inproc(capsys, *args)
+    assert code == 1 and assert_one_error(err).startswith(f"error: {SAMPLE_COMP}: out of memory while loading it"
+                                                          + advice), err
+    monkeypatch.setattr(traceio, "_gunzip", real_gunzip)
+
+    def hungry(*_a, **_k):
+        raise MemoryError
+
+    monkeypatch.setattr(excel, "_write_sheet", hungry)
+    code, _, err = run_inproc(capsys, *args)
+    assert code == 1 and assert_one_error(err).startswith(f"error: {tmp_out}: out of memory while writing the "
+                                                          f"workbook{advice}"), err
+    assert list(tmp_out.iterdir()) == []
+
+
+@pytest.mark.parametrize(("text", "oom"), [
+    ("/venv/pandas/_libs/tslibs/dtypes.cpython-311-x86_64-linux-gnu.so: failed to map segment from shared object",
+     True),
+    ("libgomp.so.1: cannot allocate memory in static TLS block", False),
+    ("No module named 'pandas'", False)])
+def test_a_library_that_cannot_be_mapped_is_out_of_memory(text: str, oom: bool, monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture, tmp_out: Path) -> None:
+    """Under ``ulimit -v`` pandas' extension modules (imported on first use) fail with the dynamic loader's
+    ImportError (first text, seen at ulimit -v 150000): that is out of memory, not an internal error."""
+    import msprof_compare.api as api
+
+    def unmappable(*_a, **_k):
+        raise ImportError(text)
+
+    monkeypatch.setattr(api, "compare", unmappable)
+    code, _, err = run_inproc(capsys, "-d", str(SAMPLE_COMP), "-bp", str(SAMPLE_BASE), "-o", str(tmp_out))
+    line = assert_one_error(err)
+    assert code == 1 and line.startswith("error: out of memory: " if oom else f"error: internal error: {text}"), err
+
+
 def test_out_of_memory_is_one_line_with_advice(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture,
                                                tmp_out: Path) -> None:
     import msprof_compare.api as api

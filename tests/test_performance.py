@@ -430,8 +430,9 @@ def test_parallel_load_reports_child_failures_like_sequential(kineto_twin: Path,
         return load
 
     monkeypatch.setattr(api, "load_profile", failing(MemoryError()))
-    with pytest.raises(MemoryError):
+    with pytest.raises(MemoryError) as oom:
         compare(str(KINETO), str(kineto_twin), enable_profiling_compare=True)
+    assert (oom.value.path, oom.value.doing) == (str(KINETO), "loading it")  # the base, which the child loaded
     monkeypatch.setattr(api, "load_profile", failing(ValueError("boom in loader")))
     with pytest.raises(pair.LoaderError, match="^boom in loader$") as info:
         compare(str(KINETO), str(kineto_twin), enable_profiling_compare=True)

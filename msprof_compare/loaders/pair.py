@@ -25,7 +25,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import ProfileError, StepError, UsageError
+from ..errors import OutOfMemory, ProfileError, StepError, UsageError
 from ..model import Profile
 from .paths import given_path
 
@@ -258,6 +258,19 @@ def _child(conn: Any, other_end: Any, parent: int, load: Callable[..., Profile],
         conn.close()
 
 
+def _naming_memory(load: Callable[..., Profile]) -> Callable[..., Profile]:
+    """``load`` whose ``MemoryError`` names the input it was loading (the CLI's out-of-memory line says which)."""
+    def named(path: str, *args: Any) -> Profile:
+        try:
+            return load(path, *args)
+        except OutOfMemory:
+            raise
+        except MemoryError:
+            raise OutOfMemory(path, "loading it") from None
+
+    return named
+
+
 def load_pair(base: str, comparison: str, load: Callable[..., Profile], base_args: tuple, comparison_args: tuple,
               check: Callable[[Profile], None], size: int | None = None) -> tuple[Profile, Profile]:
     """``(load(base, *base_args), load(comparison, *comparison_args))``, each passed to ``check``.
@@ -266,6 +279,7 @@ def load_pair(base: str, comparison: str, load: Callable[..., Profile], base_arg
     has them); the result and the exceptions raised are those of the sequential order (base
     loaded and checked first).
     """
+    load = _naming_memory(load)
     if base == comparison and base_args == comparison_args:
         # one input twice (a self-compare, to check the tool or a setup): decoded once, the comparison side a
         # copy (comparators may replace a side's frames)
@@ -305,7 +319,8 @@ def load_pair(base: str, comparison: str, load: Callable[..., Profile], base_arg
         recv.close()
         proc.join()
     if status == "err":
-        raise _unpack_error(payload)
+        error = _unpack_error(payload)
+        raise OutOfMemory(base, "loading it") if type(error) is MemoryError else error
     b = payload if status == "ok" else load(base, *base_args)
     check(b)
     if comp_error is not None:

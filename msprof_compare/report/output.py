@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
-from ..errors import ProfileError, UsageError
+from ..errors import OutOfMemory, ProfileError, UsageError
 from ..textsafe import term_safe
 
 FILE_PREFIX = "performance_comparison_result_"
@@ -374,6 +374,10 @@ def write_new_files(directory: str, stem: str, parts: list[Part]) -> list[str]:
             return paths
     except OSError as exc:
         raise ProfileError(directory, f"cannot write the {what}: {exc.strerror or exc}") from None
+    except OutOfMemory:
+        raise
+    except MemoryError:
+        raise OutOfMemory(directory, f"writing the {what}") from None
     finally:
         if private:
             _remove_private(private)
