@@ -52,7 +52,8 @@ HELP = {
              "symbolic links and inputs over the size caps.)",
     "use_kernel_type": "Indicates whether kernel compare use op_statistic.csv",
     "debug": "Debug Mode. Shows full stack trace when error occurs.",
-    "output_format": "Reports to write: xlsx (default), json, or xlsx,json; with -o - the JSON goes to stdout",
+    "output_format": "Reports to write: xlsx (default), json, or xlsx,json; with -o - the JSON goes to stdout "
+                     "(and xlsx,json writes the workbook into the current directory)",
     "fail_on_regression": "Exit with status 3 when the comparison E2E time exceeds the base by more than PCT percent",
 }
 SHORT_HELP = "Compare the performance differences between GPUs and NPUs."

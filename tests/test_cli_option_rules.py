@@ -190,6 +190,26 @@ def test_output_format_naming_no_format_is_refused(value: str, capsys: pytest.Ca
     assert not (tmp_path / "never").exists()
 
 
+@pytest.mark.parametrize("face", ["cli", "script"])
+def test_stdout_with_a_format_without_json_is_a_usage_error(face: str, capsys: pytest.CaptureFixture,
+                                                             tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``-o - --output_format xlsx`` streamed a JSON document nobody asked for (and wrote the workbook into the
+    working directory): the conflict is a usage error naming both flags, before anything is loaded or written."""
+    monkeypatch.chdir(tmp_path)
+    if face == "cli":
+        code, out, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(SMALL), "--enable_api_compare", "-o", "-",
+                                    "--output_format", "XLSX")
+    else:
+        code = cli.script_main([str(SMALL), str(SMALL), "--enable_api_compare", "-o", "-", "--output_format", "xlsx"])
+        out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    assert error_lines(err) == [
+        "error: -o - writes the JSON report to standard output, but --output_format xlsx asks for no JSON: use "
+        "--output_format xlsx,json (the workbook then goes into the current directory), or -o DIRECTORY for the "
+        "workbook alone"]
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_empty_output_format_with_stdout_writes_no_workbook(capsys: pytest.CaptureFixture, tmp_path: Path,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """``--output_format ""`` (an unset shell variable) asks for nothing: with -o - only the JSON goes to

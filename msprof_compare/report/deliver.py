@@ -2,9 +2,10 @@
 
 ``--output_format`` picks xlsx, json or both; ``-o -`` streams the JSON to
 stdout (all log and console text then goes to stderr) and writes an xlsx only
-when ``--output_format`` asked for one explicitly (into the current
-directory). ``--fail_on_regression PCT`` turns an E2E regression beyond PCT
-percent into exit status 3, naming the top contributors on stderr.
+when ``--output_format xlsx,json`` asked for one explicitly (into the current
+directory; an explicit format without json is a usage error).
+``--fail_on_regression PCT`` turns an E2E regression beyond PCT percent into
+exit status 3, naming the top contributors on stderr.
 """
 
 from __future__ import annotations
@@ -35,6 +36,10 @@ def check_target(output: str, formats: tuple[str, ...] = ("xlsx",), explicit_for
     formats ask for is checked where it will go (``-o run.json`` puts the workbook at run.xlsx; with
     ``-o -`` an explicitly asked workbook goes into the current directory)."""
     if output == STDOUT:
+        if explicit_format and "json" not in formats:  # the JSON would go to stdout unasked, the workbook elsewhere
+            raise UsageError(f"-o - writes the JSON report to standard output, but --output_format "
+                             f"{','.join(formats)} asks for no JSON: use --output_format xlsx,json (the workbook "
+                             "then goes into the current directory), or -o DIRECTORY for the workbook alone")
         if sys.stdout is None:
             raise UsageError("-o -: standard output is closed; there is nowhere to write the JSON result")
         if writes_workbook(formats, output, explicit_format):
