@@ -627,6 +627,27 @@ def test_dash_output_with_a_workbook_checks_the_working_directory_first(monkeypa
     assert seen == []
 
 
+def test_one_folder_for_both_reports_is_checked_once_a_phase(kineto: Path, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--output_format xlsx,json`` into one folder: the folder is checked (and probed) once before the load and
+    once when writing, not once more for the JSON report (its target is the same folder, the checks the same);
+    a .json name beside an .xlsx one is still checked for itself."""
+    from msprof_compare.report import deliver
+
+    real, seen = deliver.output_target, []
+    monkeypatch.setattr(deliver, "output_target",
+                        lambda target, suffix, force=False: seen.append((target, suffix)) or real(target, suffix,
+                                                                                                  force))
+    out = tmp_path / "out"
+    code, _, err = run_cli(["-bp", str(kineto), "-d", str(kineto), "--enable_api_compare", "-o", str(out),
+                            "--output_format", "xlsx,json"])
+    assert code == 0, err
+    assert seen == [(str(out), ".xlsx")] * 2 and sorted(p.suffix for p in out.iterdir()) == [".json", ".xlsx"]
+    seen.clear()
+    deliver.check_target(str(out / "run.xlsx"), ("xlsx", "json"))
+    assert seen == [(str(out / "run.xlsx"), ".xlsx"), (str(out / "run.json"), ".json")]
+
+
 def test_a_log_line_that_cannot_be_written_is_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
     """A write of a log line fails (stderr full, an I/O error): the line has nowhere to go, and logging's own
     "--- Logging error ---" traceback, printed to that same stderr once it works again, is not printed."""

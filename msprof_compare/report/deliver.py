@@ -46,9 +46,10 @@ def check_target(output: str, formats: tuple[str, ...] = ("xlsx",), explicit_for
             output_target(".", ".xlsx", force)
         return
     xlsx_target, json_target = _targets(output)
-    for fmt, target, suffix in (("xlsx", xlsx_target, ".xlsx"), ("json", json_target, ".json")):
-        if fmt in formats:
-            output_target(target, suffix, force)
+    if "xlsx" in formats:
+        output_target(xlsx_target, ".xlsx", force)
+    if "json" in formats and not ("xlsx" in formats and json_target == xlsx_target):  # one folder: checked once
+        output_target(json_target, ".json", force)
 
 
 def _targets(output: str) -> tuple[str, str]:
@@ -99,7 +100,10 @@ def write_reports(result: CompareResult, output: str, explicit_format: bool = Fa
         # one name for both files: the same stem (and timestamp), with a _N suffix free for both, taken
         # for both at once (a run publishing into the same directory meanwhile cannot split the pair)
         directory, name = output_target(xlsx_target, ".xlsx", result.options.force)
-        json_name = output_target(json_target, ".json", result.options.force)[1]
+        # the same target (a folder) names no file and was just checked for the workbook; a .json name beside a
+        # .xlsx one is checked for itself (a symbolic link, a free name too long)
+        json_name = None if json_target == xlsx_target else output_target(json_target, ".json",
+                                                                           result.options.force)[1]
         stem = os.path.splitext(name or default_file_name())[0]
         # a named file keeps its extension as written (-o run.XLSX: run.XLSX, as with the workbook alone)
         parts = [(os.path.splitext(n)[1] if n else part[0], *part[1:])
