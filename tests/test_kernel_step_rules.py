@@ -171,14 +171,14 @@ def test_nan_type_text_is_no_type(tmp_path):
     assert int(groups["calls"].sum()) == len(valid)
 
 
-def test_keys_that_join_to_one_text_are_one_row_named_by_the_base(tmp_path):
-    """reference-2 §6.1: a group's key is its type text immediately followed by its shape text, each base key
-    is shown "with the comparison group of the identical key", and Kernel / Input Shape come from the base group.
-    So a base group (Type "DSAGenBitMaskN", Input Shapes "/A") and a comparison group ("DSAGenBitMask", "N/A")
-    are one row under the base's names. No export writes such types: the base is the l1 excerpt with its one
-    DSAGenBitMask row (3.4 us, shape N/A) edited so, the comparison the excerpt as it is. Expected by hand (csv
-    module): as many rows as the excerpt has (type, shape) groups, the edited group where the base's grouping
-    puts it, and 3.4 us, 1 call on each side (ratios 3.4 / 3.4 = 1)."""
+def test_keys_that_join_to_one_text_are_two_rows(tmp_path):
+    """reference-2 §6.1 keys a group by its type text immediately followed by its shape text, so the original
+    shows a base group (Type "DSAGenBitMaskN", Input Shapes "/A") with the comparison group ("DSAGenBitMask",
+    "N/A") in one row under the base's names: two kernel types as one. We match by the (type, shape) pair
+    (docs/differences.md): a base-only and a comparison-only row. No export writes such types: the base is the l1
+    excerpt with its one DSAGenBitMask row (3.4 us, shape N/A) edited so, the comparison the excerpt as it is.
+    Expected by hand (csv module): one row more than the excerpt has (type, shape) groups, the edited group where
+    the base's grouping puts it (3.4 us, 1 call; no comparison kernel: ratios 0), the comparison's last."""
     from msprof_compare.loaders.ascend_text import read_kernel_details
 
     with open(HEAD40, newline="", encoding="utf-8") as fh:
@@ -199,9 +199,12 @@ def test_keys_that_join_to_one_text_are_one_row_named_by_the_base(tmp_path):
 
     groups = [kernels.kernel_groups(npu(kernel_details=read_kernel_details(str(p)))) for p in (base, HEAD40)]
     got = kernels.kernel_rows(*groups)
-    assert len(got) == len(by_hand(HEAD40))
+    n = len(by_hand(HEAD40)) + 1
+    assert len(got) == n
     at = by_hand(base).index(("DSAGenBitMaskN", "/A"))
-    assert got[at] == [at + 1, "DSAGenBitMaskN", "/A", 3.4, 3.4, 3.4, 3.4, 1, 3.4, 3.4, 3.4, 3.4, 1, 1.0, 1.0]
+    assert got[at] == [at + 1, "DSAGenBitMaskN", "/A", 3.4, 3.4, 3.4, 3.4, 1, 0.0, 0.0, None, None, None, 0.0, 0.0]
+    assert got[-1] == [n, "DSAGenBitMask", "N/A", 0.0, 0.0, None, None, None, 3.4, 3.4, 3.4, 3.4, 1,
+                       float("inf"), float("inf")]
 
 
 # ------------------------------------------------------------------ KernelCompare with a step

@@ -90,6 +90,35 @@ def test_empty_and_na_shapes_of_a_type_are_one_group(tmp_path):
         assert total == pytest.approx(sum(expected[(g_t, g_s)]), abs=0.006)
 
 
+def test_pairs_whose_joined_texts_are_equal_stay_two_rows(tmp_path):
+    """reference-2 §6.1 keys a group by its type text followed by its shape text: ("MatMulV2", "32,3") and
+    ("MatMulV", "232,3") made one key, and KernelCompare kept the first pair's row and dropped the other's
+    kernels. Built from the level-1 excerpt (two of its types renamed, unquoted shapes as a DB export writes
+    them); each pair is its own row, with the independent csv grouping's figures on both sides."""
+    from msprof_compare.loaders.ascend_text import read_kernel_details
+
+    with open(DATA / "kernel_details_l1_head40.csv", newline="") as fh:
+        rows = list(csv.reader(fh))
+    head = rows[0]
+    t, sh = head.index("Type"), head.index("Input Shapes")
+    types = list(dict.fromkeys(r[t] for r in rows[1:]))
+    for r in rows[1:]:
+        if r[t] in types[:2]:
+            r[t], r[sh] = ("MatMulV2", "32,3") if r[t] == types[0] else ("MatMulV", "232,3")
+    path = tmp_path / "kernel_details.csv"
+    with open(path, "w", newline="") as fh:
+        csv.writer(fh).writerows(rows)
+    expected = _by_hand(path)
+    assert {("MatMulV2", "32,3"), ("MatMulV", "232,3")} <= set(expected)
+    side = npu(kernel_details=read_kernel_details(str(path)))
+    (sheet,) = kernels.build(ctx(side, side))
+    got = {(r[1], r[2]): (r[3], r[7], r[8], r[12]) for r in sheet.data.itertuples(index=False)}
+    assert list(got) == list(expected)
+    for pair, durations in expected.items():
+        total = round(sum(durations), 2)
+        assert got[pair] == (pytest.approx(total), len(durations), pytest.approx(total), len(durations)), pair
+
+
 def test_kernel_totals_are_exact_decimal_sums():
     """Through the loader (exact ns durations): each total is the decimal sum rounded half up to 0.01 us."""
     from decimal import ROUND_HALF_UP, Decimal

@@ -89,7 +89,7 @@ def kernel_groups(profile: Profile, step: int = -1) -> pd.DataFrame:
 
     Rows keep the original's nested first-appearance order: types in order of first
     appearance, and within a type, shapes in order of first appearance.
-    Columns: type, shape, key, total, calls, max, min.
+    Columns: type, shape, key (the (type, shape) pair the sides are matched by), total, calls, max, min.
     """
     cols = ["type", "shape", "key", "total", "calls", "max", "min"]
     kd = profile.kernel_details
@@ -150,8 +150,12 @@ def kernel_groups(profile: Profile, step: int = -1) -> pd.DataFrame:
     order = np.lexsort((np.arange(n), pair_t_rank))
     p_type = [t_text[c] for c in t_codes[rows][first_row[order]].tolist()]
     p_shape = [s_text[c] for c in s_codes[rows][first_row[order]].tolist()]
+    keys = np.empty(n, dtype=object)  # a list of tuples would be read by pandas as rows, not as cells
+    keys[:] = list(zip(p_type, p_shape, strict=True))
     return plain_frame({
-        "type": p_type, "shape": p_shape, "key": [a + b for a, b in zip(p_type, p_shape, strict=True)],
+        # the (type, shape) pair itself: the original's key, the two texts joined, makes one key of two pairs
+        # ("MatMulV2" + "32,3" and "MatMulV" + "232,3"), and the sheet kept one of them
+        "type": p_type, "shape": p_shape, "key": keys,
         "total": total[order], "calls": calls[order], "max": mx[order], "min": mn[order],
     })  # keys in the order of ``cols``
 
