@@ -161,6 +161,15 @@ def object_array(values: Any) -> np.ndarray:
     return np.fromiter(values, dtype=object, count=len(values))
 
 
+def starts_read(kernel_details: pd.DataFrame) -> np.ndarray:
+    """Per kernel_details row, whether its Start Time was read (the text loader's ``start_read``; a DB's starts
+    always are). An unread start is kept as ``ts`` -1, which is also the time "-0.001" us reads as: consumers
+    that match kernels by start time go by this mask, never by the -1."""
+    if "start_read" in kernel_details.columns:
+        return kernel_details["start_read"].to_numpy(dtype=bool)
+    return np.ones(len(kernel_details), dtype=bool)
+
+
 def frame_of(columns: dict[str, np.ndarray]) -> pd.DataFrame:
     """A DataFrame over equal-length 1-d numpy columns, kept as they are (object stays object).
 

@@ -15,11 +15,13 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from msprof_compare.compare import breakdown_npu
 from msprof_compare.errors import ProfileError
 from msprof_compare.loaders import ascend_text, load_profile
+from msprof_compare.model import Profile
 from msprof_compare.options import Options
 
 PT = Path(__file__).resolve().parent / "data" / "npu" / "rank0_ascend_pt"
@@ -315,7 +317,8 @@ def test_empty_start_time_is_missing_not_junk(tmp_path):
     warnings: list[str] = []
     kd = ascend_text.read_kernel_details(str(f), warnings)
     assert kd["ts"].tolist()[:3] == [-1, -1, ns(rows[2]["Start Time(us)"])]
-    assert warnings == [f"{f}: 1 Start Time(us) value(s) are not numbers; those kernels are not matched."]
+    assert warnings == [f"{f}: 1 Start Time(us) value(s) are not numbers; those kernels are not matched "
+                         "(to a launching operator, a device task's Input Shapes or C_CORE_SQE tasks)."]
 
 
 def test_short_middle_row_is_warned(tmp_path):
@@ -342,7 +345,25 @@ def test_start_time_of_minus_one_ns_is_a_time_not_junk(tmp_path):
     kd = ascend_text.read_kernel_details(str(f), warnings)
     assert kd["ts"].tolist()[:2] == [-1, -1] and kd["dur"].tolist()[2] == -1
     assert warnings == [f"{f}: 1 kernel(s) have a negative Duration(us); kept as they are.",
-                        f"{f}: 1 Start Time(us) value(s) are not numbers; those kernels are not matched."]
+                        f"{f}: 1 Start Time(us) value(s) are not numbers; those kernels are not matched "
+                         "(to a launching operator, a device task's Input Shapes or C_CORE_SQE tasks)."]
+
+
+def test_a_kernel_without_a_start_lends_no_device_task_its_shapes(tmp_path):
+    """A kernel_details row whose Start Time(us) is no number kept ts -1, the time "-0.001" reads as, and the
+    kernel details of a device task at -1 ns took that row's Input Shapes (the later row of one ts won) instead
+    of those of the row that starts there. Rows 0 and 1 of the excerpt set to "-0.001" and "abc" (synthetic);
+    their shapes differ in the excerpt."""
+    from msprof_compare.compare.optree import kernel_lines
+
+    f, rows = _kernel_details(tmp_path, {(0, "Start Time(us)"): "-0.001", (1, "Start Time(us)"): "abc"})
+    assert rows[0]["Input Shapes"] != rows[1]["Input Shapes"]
+    p = Profile(path=str(tmp_path), kind="NPU", source="ascend_text")
+    p.kernel_details = ascend_text.read_kernel_details(str(f))
+    pool = pd.DataFrame({"name": ["k"], "dur": [1000], "task_id": [7], "task_type": ["AI_CORE"], "ts": [-1]})
+    assert kernel_lines(p, pool).tolist() == [f"k, 7, AI_CORE, [input shapes: {rows[0]['Input Shapes']}] "
+                                              "[duration: 1.0]\n"]
+    assert p.kernel_details["start_read"].tolist()[:3] == [True, False, True]
 
 
 def test_release_time_of_minus_one_ns_is_no_junk(tmp_path):

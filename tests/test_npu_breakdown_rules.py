@@ -57,6 +57,22 @@ def test_mc2_computing_rounds_us_to_the_nearest_ns():
     assert B.npu_breakdown(_mc2_profile(0.0021), OPTS).mc2["MatmulAllReduce"].computing_ns == 2
 
 
+def test_an_mc2_kernel_without_a_start_takes_no_sqe_task():
+    """An MC2 kernel whose Start Time was no number (ts -1, start_read False) was walked as starting at -1 ns: in a
+    trace whose times start near 0 it took the C_CORE_SQE tasks (ends 5, 10) of the kernel that does start there,
+    and moved the shared pointer past them. Its time and count still go to its MC2 row; the SQE pair is the
+    read kernel's (10 - 5). Synthetic rows (no sample has an MC2 kernel)."""
+    p = _mc2_profile(0.0)
+    p.kernel_details = pd.DataFrame({
+        "Name": ["MatmulAllReduce", "MatmulReduceScatter"], "Type": ["MatmulAllReduce", "MatmulReduceScatter"],
+        "ts": [-1, 0], "start_read": [False, True], "dur": [25, 25], "Duration(us)": [0.025, 0.025],
+        "aiv_vec_time(us)": [1.0, 1.0], "aic_mac_time(us)": [0.0, 0.0], "aic_mte2_time(us)": [0.0, 0.0],
+        "aiv_time(us)": [0.0, 0.0]})
+    mc2 = B.npu_breakdown(p, OPTS).mc2
+    assert {n: (m.ns, m.count, m.communication_ns) for n, m in mc2.items()} == {
+        "MatmulAllReduce": (25, 1, 0), "MatmulReduceScatter": (25, 1, 10 - 5)}
+
+
 def test_tensor_move_needs_both_the_inplace_copy_prefix_and_the_word():
     """reference-1 §3.7: SDMA (Tensor Move) is an ``aclnnInplaceCopy*`` kernel whose name also says TensorMove
     (the level1 sample's ``aclnnInplaceCopy_TensorMoveAiCore_TensorMove``); a name with only one of the two is

@@ -23,7 +23,7 @@ import pandas as pd
 
 from .. import timeline
 from ..columns import col_of
-from ..model import Profile, bare_trace, factorize, positions_in_runs, threads_in_order
+from ..model import Profile, bare_trace, factorize, positions_in_runs, starts_read, threads_in_order
 from ..options import Options
 from ..textsafe import short_repr
 from . import classify
@@ -141,11 +141,12 @@ def _categorise(profile: Profile, bd: Breakdown, kw: classify.Keywords) -> None:
     types = col_of(kd, "Type", object)[rows]
     ts = col_of(kd, "ts", np.int64)[rows]
     dur = col_of(kd, "dur", np.int64)[rows]
+    read = starts_read(kd)[rows]  # a kernel without a start has no flow (ts -1 is no time) and no C_CORE_SQE task
     keys, starts = flow_start_map(profile)
-    flow_ts = _lookup(keys, starts, ts)
+    flow_ts = np.where(read, _lookup(keys, starts, ts), 0)
     order = classify.processing_order(flow_ts)
     names, types, ts, dur, flow_ts = names[order], types[order], ts[order], dur[order], flow_ts[order]
-    rows = rows[order]
+    rows, read = rows[order], read[order]
 
     def pmu(name: str) -> np.ndarray:
         return _col(kd, name)[rows]
@@ -167,36 +168,37 @@ def _categorise(profile: Profile, bd: Breakdown, kw: classify.Keywords) -> None:
     if sel.size:
         comp = np.maximum(np.nan_to_num(pmu("aic_mac_time(us)")), np.nan_to_num(pmu("aic_mte2_time(us)")))
         comp = _us_to_ns(comp + np.nan_to_num(pmu("aiv_time(us)")))
-        _mc2(profile, bd, sel, names, ts, dur, comp)
+        _mc2(profile, bd, sel, names, ts, dur, comp, read)
 
 
 def _mc2(profile: Profile, bd: Breakdown, sel: np.ndarray, names: np.ndarray, ts: np.ndarray,
-         dur: np.ndarray, comp: np.ndarray) -> None:
+         dur: np.ndarray, comp: np.ndarray, read: np.ndarray) -> None:
     """MC2 kernels; C_CORE_SQE tasks of the Ascend Hardware lane, in start order."""
     k = profile.kernels
     sq = k[k["name"] == MC2_SQE]
     order = np.argsort(col_of(sq, "ts", np.int64), kind="stable")
     sqe_end = (col_of(sq, "ts", np.int64) + col_of(sq, "dur", np.int64))[order]
-    add_mc2(bd, sqe_end, sel, names, ts, dur, comp)
+    add_mc2(bd, sqe_end, sel, names, ts, dur, comp, read)
 
 
 def add_mc2(bd: Breakdown, sqe_end: np.ndarray, sel: np.ndarray, names: np.ndarray, ts: np.ndarray,
-            dur: np.ndarray, comp: np.ndarray) -> None:
+            dur: np.ndarray, comp: np.ndarray, read: np.ndarray | None = None) -> None:
     """Add MC2 kernels ``sel`` (in processing order) to ``bd.mc2`` (reference-1 §5.6).
 
     Communication = sum over consecutive pairs of the C_CORE_SQE ends inside the kernel, found with
     one forward-only pointer over ``sqe_end`` shared by all kernels, as the original walks it.
-    Shared by the text and DB breakdowns.
+    ``read`` (default all): whether each kernel's start was read. Shared by the text and DB breakdowns.
     """
     p = 0
     for i in sel.tolist():
-        start, end = int(ts[i]), int(ts[i] + dur[i])
-        while p < sqe_end.size and sqe_end[p] < start:
-            p += 1
         got = []
-        while p < sqe_end.size and sqe_end[p] <= end:
-            got.append(int(sqe_end[p]))
-            p += 1
+        if read is None or read[i]:  # a kernel without a start (``read`` False, ts -1: no time) takes no SQE
+            start, end = int(ts[i]), int(ts[i] + dur[i])
+            while p < sqe_end.size and sqe_end[p] < start:
+                p += 1
+            while p < sqe_end.size and sqe_end[p] <= end:
+                got.append(int(sqe_end[p]))
+                p += 1
         m = bd.mc2.setdefault(str(names[i]), MC2())
         m.ns += int(dur[i])
         m.computing_ns += int(comp[i])

@@ -31,7 +31,7 @@ import msgspec
 import numpy as np
 import pandas as pd
 
-from ..model import DRIVER_CATS, RUNTIME_CATS, STEP_MARK, Profile, factorize, ranges
+from ..model import DRIVER_CATS, RUNTIME_CATS, STEP_MARK, Profile, factorize, ranges, starts_read
 from ..textsafe import term_safe
 from . import classify
 from .align import AlignMemo, align, no_matching
@@ -466,8 +466,9 @@ def kernel_lines(profile: Profile, pool: pd.DataFrame) -> np.ndarray:
     shapes: dict[int, str] = {}
     kd = profile.kernel_details
     if kd is not None and len(kd) and "Input Shapes" in kd.columns and "ts" in kd.columns:
-        s = kd["Input Shapes"].fillna("").astype(str).tolist()
-        shapes = dict(zip(kd["ts"].tolist(), s, strict=False))
+        read = np.flatnonzero(starts_read(kd))  # a row without a start is at no instant (its ts -1 is no time)
+        s = kd["Input Shapes"].fillna("").astype(str).to_numpy(dtype=object)[read].tolist()
+        shapes = dict(zip(kd["ts"].to_numpy(dtype=np.int64)[read].tolist(), s, strict=False))
     out = []
     for n, d, tid_, ttype, ts in zip(names, durs, pool["task_id"].tolist(), pool["task_type"].tolist(),
                                      pool["ts"].tolist(), strict=False):

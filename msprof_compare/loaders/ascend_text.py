@@ -18,7 +18,8 @@ exact integer-ns columns so nobody re-parses decimal text):
   ``Name``, ``Type``, ``Accelerator Core``, ``Input Shapes`` (text, "" when
   empty), ``Start Time(us)`` (stripped text), ``Duration(us)`` (float) and the
   PMU columns present among ``PMU_COLUMNS`` (float, NaN for ""/N/A), plus
-  ``ts`` / ``dur`` (int64 ns; ``ts`` is the exact Start Time, -1 if unparsable).
+  ``ts`` / ``dur`` (int64 ns; ``ts`` is the exact Start Time, -1 if unparsable) and ``start_read`` (bool:
+  whether the Start Time was read; ``model.starts_read``: -1 is also the time of "-0.001").
 * ``op_statistic``: its columns, numbers as float (``Count`` int).
 * ``memory_record``: ``Total Reserved(MB)`` (float), the only column the compare reads.
 * ``operator_memory``: ``Name``, ``Size(KB)`` (float, 0 for ""/N/A),
@@ -862,9 +863,11 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
         if col in df.columns:
             out[col] = col_of(df, col, np.float64)
     out["ts"] = start_ns
+    out["start_read"] = start_read
     n_bad = int((~start_read & (out["Start Time(us)"] != "")).sum())
     if n_bad:
-        warnings.append(f"{path}: {n_bad} Start Time(us) value(s) are not numbers; those kernels are not matched.")
+        warnings.append(f"{path}: {n_bad} Start Time(us) value(s) are not numbers; those kernels are not matched "
+                        "(to a launching operator, a device task's Input Shapes or C_CORE_SQE tasks).")
     out["dur"] = dur_ns
     traceio.check_ends(path, start_ns, dur_ns, "kernel")
     return frame_of(out)
