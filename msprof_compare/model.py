@@ -161,6 +161,16 @@ def object_array(values: Any) -> np.ndarray:
     return np.fromiter(values, dtype=object, count=len(values))
 
 
+#: ``Profile.backward_tid`` of a profile without fwdbwd flow ends.
+NO_BACKWARD_TID = -1
+
+
+def knows_backward_thread(tid: int | None) -> bool:
+    """Whether a backward thread id names a thread. Only -1 is "none": a named (text) tid is read as a code below
+    -1 (``traceio.to_int``) and is a thread like any other (the fwdbwd flow ended on it)."""
+    return tid is not None and int(tid) != NO_BACKWARD_TID
+
+
 def starts_read(kernel_details: pd.DataFrame) -> np.ndarray:
     """Per kernel_details row, whether its Start Time was read (the text loader's ``start_read``; a DB's starts
     always are). An unread start is kept as ``ts`` -1, which is also the time "-0.001" us reads as: consumers
@@ -294,7 +304,7 @@ class Profile:
     queue: pd.DataFrame = field(default_factory=lambda: empty("queue"))
     threads: pd.DataFrame = field(default_factory=lambda: empty("threads"))
     processes: pd.DataFrame = field(default_factory=lambda: empty("processes"))
-    #: tid of the backward thread (from fwdbwd flow ends), -1 if unknown.
+    #: tid of the backward thread (from fwdbwd flow ends), NO_BACKWARD_TID if unknown (``knows_backward_thread``).
     backward_tid: int = -1
     #: NPU CSV / JSON side files, as read (None when the file is absent).
     kernel_details: pd.DataFrame | None = None

@@ -218,6 +218,32 @@ def test_backward_split_reference_fact() -> None:
     assert got == [("A", "A"), ("B", "B"), (None, "Y"), ("C", None), ("D", "D")]
 
 
+def test_backward_split_on_named_threads() -> None:
+    """reference-2 §2.4 pairs the top layer part by part (forward part with forward part, backward with backward)
+    when both sides know their backward thread. A trace whose tids are text reads them as codes below -1: the
+    split went by ``backward_tid < 0`` ("unknown") while the cube-op rule went by ``!= -1``, so a named backward
+    thread was none here and the lists were aligned whole, the comparison's B2 before the base's F1. One rule
+    now (model.knows_backward_thread): named threads pair as the numeric ones do (F1 / F2, then B1 / B2)."""
+    from msprof_compare.loaders.traceio import to_int
+
+    fwd, bwd = to_int(["MainThread", "autograd thread"]).tolist()
+    assert bwd < -1 and fwd < -1
+
+    def pairs_with(f: int, b: int) -> list[tuple]:
+        base = gpu_profile([("F1", 0, 1, 1), ("B1", 2, 1, 2)], bwd=2)
+        comp = gpu_profile([("F2", 0, 1, f), ("B2", 2, 1, b)], bwd=b)
+        pairs = operator_pairs(ctx_of(base, comp))
+        return [(pairs.base.names[i] if i >= 0 else None, pairs.comparison.names[j] if j >= 0 else None)
+                for i, j in zip(pairs.ia.tolist(), pairs.ib.tolist(), strict=True)]
+
+    expected = [(None, "F2"), ("F1", None), (None, "B2"), ("B1", None)]
+    assert pairs_with(8, 9) == expected
+    assert pairs_with(fwd, bwd) == expected
+    from msprof_compare.model import knows_backward_thread
+
+    assert knows_backward_thread(bwd) and not knows_backward_thread(-1) and not knows_backward_thread(None)
+
+
 def test_backward_split_first_parts_differ() -> None:
     # base starts with a backward part, comparison with a forward one and has more parts:
     # the comparison's first part is emitted unmatched, then parts pair from there

@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ProfileError
-from ..model import factorize
+from ..model import factorize, knows_backward_thread
 from .breakdown import Breakdown
 
 #: Environment variable naming an ini file that replaces the default keyword lists.
@@ -372,7 +372,7 @@ def cube_ops(names: Iterable[str], ts: np.ndarray, dur: np.ndarray, tid: np.ndar
     kinds = kinds[sel]
     sel_names = np.asarray(names, dtype=object)[sel]
     back = is_backward_name(sel_names)
-    if tid is not None and backward_tid is not None and backward_tid != -1:
+    if tid is not None and knows_backward_thread(backward_tid):
         on_bwd_thread = np.asarray(tid, dtype=np.int64)[sel] == int(backward_tid)
         back = back | ((kinds == OP_CONV) & on_bwd_thread)
     order = np.argsort(ts, kind="stable")

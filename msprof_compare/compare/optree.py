@@ -31,7 +31,7 @@ import msgspec
 import numpy as np
 import pandas as pd
 
-from ..model import DRIVER_CATS, RUNTIME_CATS, STEP_MARK, Profile, factorize, ranges, starts_read
+from ..model import DRIVER_CATS, RUNTIME_CATS, STEP_MARK, Profile, factorize, knows_backward_thread, ranges, starts_read
 from ..textsafe import term_safe
 from . import classify
 from .align import AlignMemo, align, no_matching
@@ -604,7 +604,7 @@ def split_and_pair(ta: OpTree, tb: OpTree, a: np.ndarray, b: np.ndarray, ka: np.
                    match: bool, memo: AlignMemo | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Pair two top-layer lists, part by part when both sides know their backward thread (§2.4)."""
     bwd_a, bwd_b = ta.profile.backward_tid, tb.profile.backward_tid
-    if bwd_a < 0 or bwd_b < 0:
+    if not (knows_backward_thread(bwd_a) and knows_backward_thread(bwd_b)):  # a named thread's code is below -1
         return pair_lists(a, b, ka, kb, match, memo)
     pa = _parts(a[np.argsort(ta.ts[a], kind="stable")], ta.tid, bwd_a)
     pb = _parts(b[np.argsort(tb.ts[b], kind="stable")], tb.tid, bwd_b)
