@@ -251,6 +251,22 @@ def test_step_ending_before_it_starts_is_said(tmp_path: Path, capsys: pytest.Cap
     assert code == 2 and not out.exists() and error_lines(err) == [f"error: {e.value}"]
 
 
+def test_step_ending_before_it_starts_is_said_without_a_step(tmp_path: Path) -> None:
+    """Without a step asked, a STEP_TIME row ending before it starts was silent, and one starting inside another
+    step took that step's later tasks: they got no Step Id (a KernelCompare of that step left them out). Step 51
+    added to the l1 export, starting in the middle of step 50 and ending 1 ns before (synthetic row): one warning
+    naming it, and every kernel keeps step 50 and its time, as in the export unedited."""
+    start, end = sql(L1, "SELECT startNs, endNs FROM STEP_TIME WHERE id = 50")[0]
+    mid = (start + end) // 2
+    db = edited_copy(L1, _db(tmp_path), f"INSERT INTO STEP_TIME VALUES (51, {mid}, {mid - 1})")
+    p, plain = load_profile(str(db), OPTS), load_profile(str(L1), OPTS)
+    assert [w for w in p.warnings if "STEP_TIME" in w] == [
+        f"{db}: STEP_TIME step(s) 51 end before they start; no data lies in them"]
+    kd = p.kernel_details
+    assert (kd["ts"] > mid).any() and set(kd["Step Id"]) == {"50"}
+    assert kd[["ts", "dur", "Step Id"]].equals(plain.kernel_details[["ts", "dur", "Step Id"]])
+
+
 def test_no_step_markers(tmp_path: Path) -> None:
     copy = tmp_path / "ascend_pytorch_profiler_0.db"
     edited_copy(L1, copy, "DELETE FROM STEP_TIME")

@@ -394,6 +394,10 @@ def _steps(db: _Db) -> pd.DataFrame:
         db.notes.append(f"STEP_TIME holds step(s) {', '.join(str(i) for i in ids[counts > 1].tolist())} more than "
                         "once; the first row of each is used")
         a = a[np.sort(first)]  # for the step range and for placing tasks in steps alike
+    inverted = a[:, 2] < a[:, 1]
+    if inverted.any():  # asked for, such a step is refused (_step_range); otherwise it holds no task
+        db.notes.append(f"STEP_TIME step(s) {', '.join(str(i) for i in a[inverted, 0].tolist())} end before they "
+                        "start; no data lies in them")
     return pd.DataFrame({"id": a[:, 0], "start": a[:, 1], "end": a[:, 2]})
 
 
@@ -418,8 +422,10 @@ def _step_range(db: _Db, steps: pd.DataFrame, step: int) -> tuple[int, int] | No
 
 
 def _step_ids(steps: pd.DataFrame, ts: np.ndarray) -> np.ndarray:
-    """The STEP_TIME id whose range holds each start time (-1 when none)."""
+    """The STEP_TIME id whose range holds each start time (-1 when none). A step ending before it starts holds
+    none, and takes none from the step it starts in (the last step starting before a time is the one asked)."""
     out = np.full(ts.size, -1, dtype=np.int64)
+    steps = steps[steps["end"] >= steps["start"]]
     if steps.empty or ts.size == 0:
         return out
     st = steps.sort_values("start", kind="stable")
