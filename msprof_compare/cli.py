@@ -358,9 +358,10 @@ def execute(params: dict[str, Any], *, announce_root: bool = True) -> int:
                     _print(table)
                     if deliver.writes_workbook(formats, output, explicit) and "OverallMetrics" in result.sheet_names:
                         log.info(OVERALL_HINT)  # it points at the workbook: only when one is written
+            from .compare.summary import e2e_scope
             from .report.summary_console import render_explain
 
-            explain = render_explain(result.frames)
+            explain = render_explain(result.frames, e2e_scope(result))
             if explain:
                 _print(explain)
         deliver.write_reports(result, output, explicit_format=explicit)

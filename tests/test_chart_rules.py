@@ -125,26 +125,28 @@ def _ref(first: int, last: int, col: str, sheet: str = "Summary") -> str:
 # --------------------------------------------------------------------------- Summary tables
 
 def test_summary_tables_follow_each_other_with_one_blank_row(db_pair):
-    """DB level2 -> level1: the waterfall (rows 4-12), a blank row, the contributors table (title, header,
-    7 rows), the note on its own row right under it, merged across the waterfall's six columns A:F (the
-    chart is to the right), a blank row, then the validity checks; the print area ends on the blank row
-    before "Chart data" and spans A:U (six table columns, a gap column and the 820-px chart)."""
+    """DB level2 -> level1: the waterfall (rows 4-12), the E2E verdict in words (row 13), a blank row, the
+    contributors table (title, header, 7 rows), the note on its own row right under it, merged across the
+    waterfall's six columns A:F (the chart is to the right), a blank row, then the validity checks; the print
+    area ends on the blank row before "Chart data" and spans A:U (six table columns, a gap column and the
+    820-px chart)."""
     result, path = db_pair
     sheet = _summary(path)
     col_a = sheet[0].tolist()
     assert col_a[3] == "Base E2E" and col_a[11] == "Comparison E2E"   # rows 4 and 12: 9 waterfall rows
-    assert pd.isna(col_a[12])                                          # row 13 blank
+    assert col_a[12].startswith("E2E time ") and col_a[12].endswith("than the base.")  # row 13: the verdict
+    assert pd.isna(col_a[13])                                          # row 14 blank
     title = _row_of(col_a, "Top contributors")
-    assert title == 14 and col_a[title] == "Name"
+    assert title == 15 and col_a[title] == "Name"
     n = len(result.contributors)
     assert n == 7
-    note_row = title + 2 + n                                           # row 23, under the 7th contributor
+    note_row = title + 2 + n                                           # row 24, under the 7th contributor
     assert col_a[note_row - 1].startswith("Note: all operators together changed by ") and col_a[note_row - 1][-1] == "."
     merged = [m.get("ref") for m in _xml(path, "xl/worksheets/sheet1.xml").iter(f"{MAIN}mergeCell")]
     assert [m for m in merged if m.endswith(f":F{note_row}") or m.startswith(f"A{note_row}:")] == [
         f"A{note_row}:F{note_row}"]
-    assert pd.isna(col_a[note_row])                                    # row 24 blank
-    assert col_a[note_row + 1].startswith("Validity checks")           # row 25
+    assert pd.isna(col_a[note_row])                                    # row 25 blank
+    assert col_a[note_row + 1].startswith("Validity checks")           # row 26
     checks = len(result.guards)
     last_check = note_row + 3 + checks                                 # title, header, then one row a check
     assert not pd.isna(col_a[last_check - 1]) and pd.isna(col_a[last_check])
@@ -156,16 +158,17 @@ def test_summary_tables_follow_each_other_with_one_blank_row(db_pair):
 def test_no_note_row_where_the_contributors_explain_the_change(text_pair):
     """Text level1 -> level2: AccumulateGrad's all-reduce holds 99 % of the change, so no note row; the one
     contributor row is followed by a blank row and the validity checks. The print area stops on the blank row
-    before "Chart data" (row 30), below the chart's 24 rows."""
+    before "Chart data" (row 31), below the chart's 24 rows."""
     _result, path = text_pair
     col_a = _summary(path)[0].tolist()
     assert not [v for v in col_a if isinstance(v, str) and v.startswith("Note:")]
-    title = _row_of(col_a, "Top contributors")   # row 15: the waterfall's 10 rows end on row 13, row 14 blank
-    assert col_a[12] == "Comparison E2E" and pd.isna(col_a[13]) and title == 15
+    title = _row_of(col_a, "Top contributors")   # row 16: the waterfall's 10 rows end on row 13, the verdict
+    assert col_a[12] == "Comparison E2E" and col_a[13].startswith("E2E time ")  # on row 14, row 15 blank
+    assert pd.isna(col_a[14]) and title == 16
     assert pd.isna(col_a[title + 2]) and col_a[title + 3].startswith("Validity checks")  # one contributor row
     data = _row_of(col_a, "Chart data")
     area = _xml(path, "xl/workbook.xml").find(f".//{MAIN}definedName").text
-    assert data == 31 and area == "Summary!$A$1:$U$30"
+    assert data == 32 and area == "Summary!$A$1:$U$31"
 
 
 def test_contributor_rows_show_base_comparison_and_running_share(db_pair):
@@ -235,7 +238,8 @@ def test_a_two_line_check_value_gets_a_two_line_row(text_pair, tmp_path, monkeyp
 def test_a_profile_against_itself_has_no_contributors_and_keeps_its_chart_data_off_the_page(tmp_path, caplog):
     """Text level1 against itself (no sample pair has an unchanged run; the same input is the real case of it):
     no operator, module or step changed, so no contributor table; the validity checks follow the waterfall
-    (rows 4-13) after one blank row: title row 15, header row 16, 9 checks on rows 17-25, blank row 26. These
+    (rows 4-13) and its verdict (row 14) after one blank row: title row 16, header row 17, 9 checks on rows
+    18-26, blank row 27. These
     tables are shorter than the waterfall chart (anchored on row 4, 440 px = 22 rows of 20 px), so the print
     area keeps its least height, rows 1-27, and "Chart data" comes on row 28, under it (it was printed on row
     27). A check without figures (device count) keeps blank bordered cells. Every level is the E2E time,
@@ -251,16 +255,17 @@ def test_a_profile_against_itself_has_no_contributors_and_keeps_its_chart_data_o
         path = result.to_excel(str(tmp_path))
     assert "Chart for sheet" not in caplog.text
     col_a = _summary(path)[0].tolist()
-    assert col_a[3] == "Base E2E" and col_a[12] == "Comparison E2E" and pd.isna(col_a[13])
+    assert col_a[3] == "Base E2E" and col_a[12] == "Comparison E2E" and pd.isna(col_a[14])
+    assert col_a[13] == "E2E time 136.581 ms on both sides: the comparison is as fast as the base."
     assert not [v for v in col_a if isinstance(v, str) and v.startswith(("Top contributors", "Note:"))]
-    assert col_a[14].startswith("Validity checks") and col_a[15] == "Check"
-    assert col_a[16:19] == ["operator match rate", "input shapes of top operators", "step count"]
-    assert all(isinstance(v, str) for v in col_a[16:25]) and pd.isna(col_a[25]) and pd.isna(col_a[26])
-    # the text export's kernels name no device: "device count" (row 21) has no figures, blank cells that keep
+    assert col_a[15].startswith("Validity checks") and col_a[16] == "Check"
+    assert col_a[17:20] == ["operator match rate", "input shapes of top operators", "step count"]
+    assert all(isinstance(v, str) for v in col_a[17:26]) and pd.isna(col_a[26])
+    # the text export's kernels name no device: "device count" (row 22) has no figures, blank cells that keep
     # the table's borders
     ws = openpyxl.load_workbook(path)["Summary"]
-    assert ws["A21"].value == "device count" and ws["C21"].value is None and ws["D21"].value is None
-    assert {ws[c].border.left.style for c in ("A21", "C21", "D21")} == {"thin"}
+    assert ws["A22"].value == "device count" and ws["C22"].value is None and ws["D22"].value is None
+    assert {ws[c].border.left.style for c in ("A22", "C22", "D22")} == {"thin"}
     area = _xml(path, "xl/workbook.xml").find(f".//{MAIN}definedName").text
     assert area == "Summary!$A$1:$U$27" and col_a[27] == "Chart data"
     chart = _charts(path)["E2E time: base to comparison (ms)"]

@@ -428,3 +428,42 @@ def test_note_of_a_change_the_other_way_gives_no_share():
     small = pd.DataFrame({"Name": ["a"], "Base(ms)": [1.0], "Comparison(ms)": [1.002]})
     note = summary.unexplained_note(summary.top_contributors(small, "operator"), _computing(4_917_000))
     assert note.startswith("all operators together changed by +0.002 ms, 0% of the E2E change (+4.917 ms)")
+
+
+def _ends(base_ns: int, comparison_ns: int) -> pd.DataFrame:
+    """The two end rows of a waterfall, all ``e2e_verdict`` reads."""
+    return pd.DataFrame({"Base(ns)": pd.array([base_ns, None], dtype="Int64"),
+                         "Comparison(ns)": pd.array([None, comparison_ns], dtype="Int64")})
+
+
+def test_e2e_verdict_says_which_side_is_slower_by_hand():
+    from msprof_compare.compare.summary import e2e_verdict
+
+    # 11.772586 -> 136.581009 ms (the AlexNet H200 trace against NPU pair 1): 124.808423 ms more, x11.60
+    assert e2e_verdict(_ends(11_772_586, 136_581_009)) == (
+        "E2E time 11.773 ms -> 136.581 ms (+124.808 ms, +1060.16%): the comparison is slower than the base, "
+        "it takes 11.60x as long")
+    assert e2e_verdict(_ends(136_581_009, 11_772_586)).endswith(
+        "(-124.808 ms, -91.38%): the comparison is faster than the base, the base takes 11.60x as long")
+    # under twice as long, no factor: 136.581009 -> 129.862875 ms is -4.92%
+    assert e2e_verdict(_ends(136_581_009, 129_862_875), " (whole profile on both sides)") == (
+        "E2E time (whole profile on both sides) 136.581 ms -> 129.863 ms (-6.718 ms, -4.92%): the comparison is "
+        "faster than the base")
+    assert e2e_verdict(_ends(5_000_000, 5_000_000)) == (
+        "E2E time 5.000 ms on both sides: the comparison is as fast as the base")
+    assert e2e_verdict(pd.DataFrame()) == "" and e2e_verdict(None) == ""
+
+
+def test_console_and_summary_sheet_say_which_side_is_slower(samples, tmp_path, capsys):
+    """The waterfall gives numbers only; under it the console and the Summary sheet say it in words."""
+    import openpyxl
+
+    assert _run(samples, tmp_path, NPU_L2, NPU_L1, None) == 0
+    out = capsys.readouterr().out.splitlines()
+    verdict = ("E2E time 129.863 ms -> 136.581 ms (+6.718 ms, +5.17%): the comparison is slower than the base.")
+    end = next(i for i, line in enumerate(out) if line.startswith("| Comparison E2E"))
+    assert out[end + 2] == verdict  # right under the waterfall table's closing border
+    ws = openpyxl.load_workbook(next(tmp_path.glob("*.xlsx")))["Summary"]
+    col_a = [c.value for c in ws["A"]]
+    assert col_a[col_a.index("Comparison E2E") + 1] == verdict
+    assert col_a[col_a.index(verdict) + 1] is None  # a blank row before the contributors' table

@@ -371,6 +371,37 @@ def unexplained_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None) -> s
             f"most of it is outside their device time ({why})")
 
 
+#: From this ratio of the slower side's E2E time to the faster one's, the verdict says "N x as long" too.
+VERDICT_RATIO = 2.0
+
+
+def e2e_scope(ctx: RunContext | CompareResult) -> str:
+    """" (whole profile on ...)" where a step was asked of a text export, whose E2E time ignores it; else ""."""
+    whole = whole_profile_sides(ctx)
+    if not whole:
+        return ""
+    sides = "both sides" if len(whole) > 1 else f"the {whole[0]} side"
+    return f" (whole profile on {sides}: a text export's E2E ignores the step)"
+
+
+def e2e_verdict(wf: pd.DataFrame | None, scope: str = "") -> str:
+    """Which side is slower and by how much, in words ("" without a waterfall): the waterfall's end rows give
+    only numbers, and "Comparison E2E ... +124.808" does not say at a glance that the comparison is the slow
+    side, nor that it takes 11.6 times as long. ``scope``: ``e2e_scope``'s text."""
+    if wf is None or not len(wf):
+        return ""
+    base, comp = int(wf["Base(ns)"].iloc[0]), int(wf["Comparison(ns)"].iloc[-1])
+    if base == comp:
+        return f"E2E time{scope} {base / 1e6:.3f} ms on both sides: the comparison is as fast as the base"
+    diff = comp - base
+    text = (f"E2E time{scope} {base / 1e6:.3f} ms -> {comp / 1e6:.3f} ms ({diff / 1e6:+.3f} ms, "
+            f"{diff / base * 100:+.2f}%): the comparison is {'slower' if diff > 0 else 'faster'} than the base")
+    ratio = max(base, comp) / min(base, comp)
+    if ratio >= VERDICT_RATIO:
+        text += f", {'it' if diff > 0 else 'the base'} takes {ratio:.2f}x as long"
+    return text
+
+
 def top_contributors(rows: pd.DataFrame, level: str, coverage: float = CONTRIBUTOR_COVERAGE) -> pd.DataFrame:
     """The rows whose diffs explain ``coverage`` of the total absolute change, largest first.
 
@@ -914,6 +945,8 @@ class SummarySheet(Sheet):
     waterfall: pd.DataFrame = field(default_factory=pd.DataFrame)
     contributors: pd.DataFrame = field(default_factory=pd.DataFrame)
     guards: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: ``e2e_verdict``'s sentence, written under the waterfall table
+    verdict: str = ""
 
 
 #: ms to 3 places, as the console's waterfall and the contributors table beside it (2 places showed most
@@ -935,7 +968,7 @@ def summary_sheet(ctx: RunContext, wf: pd.DataFrame, contrib: pd.DataFrame, guar
     data = plain_frame({c: pd.Series([None if pd.isna(v) else v for v in wf[c].tolist()], dtype=object)
                         for c in cols})
     return SummarySheet(SHEET_NAME, list(_SHEET_COLUMNS), data, (1, 1), (2, 2), stacked_captions=True,
-                        waterfall=wf, contributors=contrib, guards=guard)
+                        waterfall=wf, contributors=contrib, guards=guard, verdict=e2e_verdict(wf, e2e_scope(ctx)))
 
 
 def _waterfall_of(pair: tuple[Breakdown, Breakdown] | None) -> pd.DataFrame:
@@ -1045,9 +1078,7 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5,
         if value <= 0:
             return 1, (f"error: {term_safe(profile.path)}: no E2E time (no device activity or Overlap Analysis data), "
                        "so --fail_on_regression cannot judge the run")
-    whole = whole_profile_sides(result)
-    sides = "both sides" if len(whole) > 1 else f"the {whole[0]} side" if whole else ""
-    scope = f" (whole profile on {sides}: a text export's E2E ignores the step)" if whole else ""
+    scope = e2e_scope(result)
     # exact: a change of exactly pct percent is within the threshold (the float change says 7.000000000000001
     # for +7.00%); the threshold is taken as the decimal the user wrote (repr of the float), and shown so
     written = repr(float(pct) + 0.0)  # + 0.0: no "-0"

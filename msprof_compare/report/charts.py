@@ -170,6 +170,12 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
     ws.set_landscape()
     n = len(sheet)
     row = HEADER_ROWS + n + 1
+    verdict = getattr(sheet, "verdict", "")
+    if verdict:  # in words, on the blank row under the waterfall, within its columns (the chart is to the right)
+        text = f"{verdict}."
+        ws.set_row(row - 1, _ROW_HEIGHT * _wrapped_lines(text, sum(c.width for c in sheet.columns)))
+        ws.merge_range(row - 1, 0, row - 1, len(sheet.columns) - 1, text, _fmt(wb, "text+wrap"))
+        row += 1
 
     if len(contrib):
         level = str(contrib["Level"].iloc[0])
