@@ -209,9 +209,31 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str], **
     same = _same_input(base, comparison) if opts.base_step == opts.comparison_step else None
     if same:
         log.warning("Base and comparison are the same input (%s): every difference will be zero.", display(same))
+    unused = _unused_name_map_keys(opts, (base_profile, comparison_profile))
+    if unused:
+        one = len(unused) == 1
+        log.warning("--op_name_map: %s %s no operator of either side and %s in no module name, so %s nothing "
+                    "(names are case-sensitive: copy them from the OperatorCompare or ModuleCompare sheet).",
+                    ", ".join(term_safe(repr(k)) for k in unused), "names" if one else "name",
+                    "appears" if one else "appear", "it renames" if one else "they rename")
     for profile in (base_profile, comparison_profile):  # from here on the path is only shown
         profile.path = display(profile.path)
     return run_comparators(base_profile, comparison_profile, opts, keywords)
+
+
+def _unused_name_map_keys(opts: Options, profiles: tuple[Profile, Profile]) -> list[str]:
+    """The ``--op_name_map`` keys that rename nothing in a run that compares operators: no op or
+    python_function name of either side holds the key (ops are renamed by whole name, module paths, made of
+    nn.Module python_functions and optimizer ops, by substring), and the key holds no "/" (which could span two
+    levels of a module path). A misspelt key otherwise passes without a word, and the user reads the unchanged
+    match rate as the map not helping."""
+    if not opts.op_name_map or not (opts.enable_operator_compare or opts.enable_memory_compare):
+        return []
+    names: set[str] = set()
+    for p in profiles:
+        for frame in (p.ops, p.python_functions):
+            names.update(str(n) for n in pd.unique(frame["name"]).tolist())
+    return [k for k in opts.op_name_map if k and "/" not in k and not any(k in n for n in names)]
 
 
 def _same_input(base: str, comparison: str) -> str | None:
