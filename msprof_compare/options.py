@@ -8,6 +8,7 @@ and reject exactly the same things (reference-1 §1.3).
 from __future__ import annotations
 
 import ast
+import difflib
 import logging
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -121,6 +122,26 @@ def _flag(raw: dict[str, Any], name: str) -> bool:
     raise UsageError(f"Invalid param, {name} must be True or False (got {value!r})")
 
 
+#: Keywords a caller of the API may pass for the CLI's ``-o``: the result's ``to_excel`` / ``to_json`` take it.
+_OUTPUT_KEYWORDS = frozenset({"output_path", "output", "output_dir", "o"})
+
+
+def _unknown_hint(names: list[str], known: set[str]) -> str:
+    """What to do about unknown keywords (only the API can pass them: the CLI parser refuses unknown flags with
+    its own hint): the option meant, for a near miss such as ``enable_profilng_compare``, and where the output
+    target goes. "" when there is nothing to suggest."""
+    close = []
+    for name in names:
+        if name not in _OUTPUT_KEYWORDS:
+            match = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.8)
+            if match:
+                close.append(f"{match[0]} for {name}" if len(names) > 1 else match[0])
+    hints = [f"did you mean {', '.join(close)}?"] if close else []
+    if _OUTPUT_KEYWORDS.intersection(names):
+        hints.append("compare() writes no report: pass the output target to the result's to_excel() / to_json()")
+    return f" ({' '.join(hints)})" if hints else ""
+
+
 def build_options(**raw: Any) -> tuple[Options, list[str]]:
     """Validate raw option values (as the faces receive them) in the original's order.
 
@@ -130,7 +151,7 @@ def build_options(**raw: Any) -> tuple[Options, list[str]]:
     known = {f.name for f in fields(Options)}
     unknown = set(raw) - known
     if unknown:
-        raise UsageError(f"unknown option(s): {', '.join(sorted(unknown))}")
+        raise UsageError(f"unknown option(s): {', '.join(sorted(unknown))}{_unknown_hint(sorted(unknown), known)}")
 
     flags = {name: _flag(raw, name) for name in BOOL_OPTIONS}
     # a literal that does not parse is an argument-parsing error in the original, before rule 1 below
