@@ -281,7 +281,7 @@ def _refuse_gpu_step(base: str, comparison: str, force: bool) -> None:
         if kineto is None:
             return
         if kineto:
-            raise UsageError(steps.GPU_STEP_MESSAGE)
+            raise steps.gpu_step_error(given)
 
 
 def _check_usable(profile: Profile) -> None:
@@ -346,7 +346,7 @@ def _check_steps(ctx: RunContext) -> None:
     if not opts.step_given:
         return
     if ctx.base.is_gpu or ctx.comparison.is_gpu:
-        raise UsageError(steps.GPU_STEP_MESSAGE)
+        raise steps.gpu_step_error((ctx.base if ctx.base.is_gpu else ctx.comparison).path)
     if (opts.enable_profiling_compare or opts.enable_operator_compare or opts.enable_memory_compare
             or opts.enable_api_compare or opts.enable_communication_compare):
         steps.check_steps(ctx)

@@ -56,7 +56,7 @@ def test_step_refusal_before_a_missing_comparison_path(tmp_path):
     before the missing comparison path is looked at."""
     with pytest.raises(UsageError) as info:
         compare(str(KINETO), str(tmp_path / "absent"), enable_api_compare=True, base_step=1, comparison_step=1)
-    assert str(info.value) == GPU_STEP_MESSAGE
+    assert str(info.value).startswith(f"{KINETO}: {GPU_STEP_MESSAGE} (")
 
 
 def test_one_gpu_side_with_a_step_is_refused_after_loading(tmp_path):
@@ -66,7 +66,7 @@ def test_one_gpu_side_with_a_step_is_refused_after_loading(tmp_path):
     padded.write_bytes(b" " * 5000 + KINETO.read_bytes())
     with pytest.raises(UsageError) as info:
         compare(str(NPU_DIR), str(padded), enable_api_compare=True, base_step=1, comparison_step=1)
-    assert str(info.value) == GPU_STEP_MESSAGE
+    assert str(info.value).startswith(f"{padded}: {GPU_STEP_MESSAGE} (")  # the GPU side is named
 
 
 @pytest.mark.parametrize("flag", ["enable_api_compare", "enable_profiling_compare"])

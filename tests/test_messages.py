@@ -256,3 +256,20 @@ def test_op_name_map_key_that_renames_nothing_is_named(capsys: pytest.CaptureFix
                      "OperatorCompare or ModuleCompare sheet)."]
     code, err = _analyze(capsys, *args, "--op_name_map", "{'aten::linear': 'aten::mm', 'BertLayer': 'Layer'}")
     assert code == 0 and "--op_name_map" not in err
+
+
+@pytest.mark.parametrize("gpu_is_base", [True, False])
+def test_step_with_gpu_data_names_the_gpu_side_and_the_way_on(capsys: pytest.CaptureFixture, samples: Path,
+                                                              tmp_path: Path, gpu_is_base: bool) -> None:
+    """A GPU-to-NPU user who gave steps got the original's bare "step id is invalid in GPU data, please use
+    this when comparing between NPU datas.": no word of which input is the GPU trace, nor how to go on."""
+    gpu = str(next((DATA / "kineto").glob("alexnet_h200_rank0.*.pt.trace.json.gz")))
+    npu = str(samples / L1_TEXT)
+    base, comparison = (gpu, npu) if gpu_is_base else (npu, gpu)
+    code, err = _analyze(capsys, "compare", "-bp", base, "-d", comparison, "-o", str(tmp_path),
+                         "--base_step", "50", "--comparison_step", "50")
+    assert code == 2 and list(tmp_path.iterdir()) == []
+    assert [line for line in err.splitlines() if "root" not in line] == [
+        f"error: {gpu}: step id is invalid in GPU data, please use this when comparing between NPU datas. (this "
+        "side is a GPU trace, where the step options do not apply: leave out --base_step and --comparison_step to "
+        "compare the whole profiles)"]

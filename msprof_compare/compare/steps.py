@@ -28,6 +28,14 @@ log = logging.getLogger("msprof-analyze")
 GPU_STEP_MESSAGE = "step id is invalid in GPU data, please use this when comparing between NPU datas."
 
 
+def gpu_step_error(path: str) -> UsageError:
+    """The original's refusal of a step with GPU data, naming the GPU side and what to do instead: alone it
+    left a GPU-to-NPU user guessing which input it meant and how to go on."""
+    return UsageError(f"{path}: {GPU_STEP_MESSAGE} (this side is a GPU trace, where the step "
+                      "options do not apply: leave out --base_step and --comparison_step to compare the whole "
+                      "profiles)")
+
+
 #: A step id after '#': an integer, blanks around it allowed (compared as a number: ``#050`` is step 50).
 _STEP_ID = r"\s*[+-]?\d+\s*"
 
@@ -61,7 +69,7 @@ def step_range(profile: Profile, step: int) -> tuple[int, int] | None:
     if step is None or step < 0:
         return None
     if profile.is_gpu:
-        raise UsageError(GPU_STEP_MESSAGE)
+        raise gpu_step_error(profile.path)
     if profile.source == "ascend_db":  # STEP_TIME range; the DB loader already limited every table to it
         return profile.extra.get("step_range")
     # the torch ops, or where none was collected the markers of any category (MindSpore 2.5+: category "")
