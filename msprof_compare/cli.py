@@ -347,6 +347,9 @@ def execute(params: dict[str, Any], *, announce_root: bool = True) -> int:
         formats = tuple(parse_output_format(params.get("output_format")).split(","))
         explicit = params.get("output_format") not in (None, "")  # an empty value asks for nothing
         deliver.check_target(output, formats, explicit, bool(params.get("force")))  # before the (long) load
+        mismatch = deliver.format_mismatch(output, formats, explicit)
+        if mismatch:
+            log.warning(term_safe(mismatch))
         from .api import compare
 
         result = compare(base, comparison, **params)

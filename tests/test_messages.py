@@ -273,3 +273,26 @@ def test_step_with_gpu_data_names_the_gpu_side_and_the_way_on(capsys: pytest.Cap
         f"error: {gpu}: step id is invalid in GPU data, please use this when comparing between NPU datas. (this "
         "side is a GPU trace, where the step options do not apply: leave out --base_step and --comparison_step to "
         "compare the whole profiles)"]
+
+
+@pytest.mark.parametrize(("name", "flags", "written", "notice"), [
+    ("run.json", [], "run.xlsx", "-o {out}/run.json names a .json file but --output_format is xlsx (the default), "
+                                 "so the report is written as {out}/run.xlsx; add --output_format json (or "
+                                 "xlsx,json) for the JSON report."),
+    ("run.xlsx", ["--output_format", "json"], "run.json",
+     "-o {out}/run.xlsx names a .xlsx file but --output_format json, so the report is written as {out}/run.json; "
+     "add --output_format xlsx (or xlsx,json) for the workbook."),
+    ("run.json", ["--output_format", "json"], "run.json", None),
+    ("run.json", ["--output_format", "xlsx,json"], "run.json", None),
+])
+def test_output_name_of_another_format_is_said(capsys: pytest.CaptureFixture, tmp_path: Path, name: str,
+                                               flags: list, written: str, notice: str | None) -> None:
+    """``-o run.json`` with the default format writes run.xlsx (as --help says), and a user who typed run.json
+    looked for a JSON file that was never written, without a word."""
+    repo = Path(__file__).resolve().parents[1]
+    base, comparison = (str(repo / "sample_data" / f"bert-small_{gpu}.json.gz") for gpu in ("h100", "mi300"))
+    code, err = _analyze(capsys, "compare", "-bp", base, "-d", comparison, "-o", str(tmp_path / name),
+                         "--enable_profiling_compare", *flags)
+    assert code == 0 and (tmp_path / written).is_file()
+    lines = [line.split("] ", 1)[1] for line in err.splitlines() if " names a ." in line]
+    assert lines == ([notice.format(out=tmp_path)] if notice else [])

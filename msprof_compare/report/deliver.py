@@ -52,6 +52,21 @@ def check_target(output: str, formats: tuple[str, ...] = ("xlsx",), explicit_for
         output_target(json_target, ".json", force)
 
 
+def format_mismatch(output: str, formats: tuple[str, ...], explicit_format: bool = False) -> str:
+    """The notice for an ``-o`` that names a report of a kind the formats do not write (``-o run.json`` with the
+    default xlsx writes run.xlsx, as documented): the user who typed run.json looks for a JSON file. ""
+    otherwise, and for a directory that happens to end in .json."""
+    low = output.lower()
+    named = "json" if low.endswith(".json") else "xlsx" if low.endswith(".xlsx") else ""
+    if not named or named in formats or os.path.isdir(output):
+        return ""
+    written = os.path.splitext(output)[0] + "." + formats[0]
+    given = (f"--output_format {','.join(formats)}" if explicit_format
+             else f"--output_format is {formats[0]} (the default)")
+    return (f"-o {output} names a .{named} file but {given}, so the report is written as {written}; add "
+            f"--output_format {named} (or xlsx,json) for the {'JSON report' if named == 'json' else 'workbook'}.")
+
+
 def _targets(output: str) -> tuple[str, str]:
     """(xlsx target, json target) for one ``--output_path``: a directory, or a file of either kind."""
     low = output.lower()
