@@ -455,10 +455,13 @@ def test_e2e_verdict_says_which_side_is_slower_by_hand():
 
 
 def test_console_and_summary_sheet_say_which_side_is_slower(samples, tmp_path, capsys):
-    """The waterfall gives numbers only; under it the console and the Summary sheet say it in words."""
+    """The waterfall gives numbers only; under it the console and the Summary sheet say it in words, and the
+    JSON report holds the same sentence (summary.verdict)."""
     import openpyxl
 
-    assert _run(samples, tmp_path, NPU_L2, NPU_L1, None) == 0
+    assert cli.execute({"base_profiling_path": str(samples / NPU_L2),
+                        "comparison_profiling_path": str(samples / NPU_L1), "output_path": str(tmp_path),
+                        "enable_profiling_compare": True, "output_format": "xlsx,json"}) == 0
     out = capsys.readouterr().out.splitlines()
     verdict = ("E2E time 129.863 ms -> 136.581 ms (+6.718 ms, +5.17%): the comparison is slower than the base.")
     end = next(i for i, line in enumerate(out) if line.startswith("| Comparison E2E"))
@@ -467,3 +470,5 @@ def test_console_and_summary_sheet_say_which_side_is_slower(samples, tmp_path, c
     col_a = [c.value for c in ws["A"]]
     assert col_a[col_a.index("Comparison E2E") + 1] == verdict
     assert col_a[col_a.index(verdict) + 1] is None  # a blank row before the contributors' table
+    doc = json.loads(next(tmp_path.glob("*.json")).read_text(encoding="utf-8"))
+    assert doc["summary"]["verdict"] == verdict[:-1]

@@ -310,7 +310,8 @@ def test_write_json_to_stream():
     buf = io.StringIO()
     assert json_report.write_json(R(), "-", stream=buf) == "-"
     doc = _strict_loads(buf.getvalue())
-    assert doc["summary"] == {"e2e": None, "waterfall": [], "contributors": [], "guards": [], "contributors_note": None}
+    assert doc["summary"] == {"e2e": None, "waterfall": [], "contributors": [], "guards": [], "contributors_note": None,
+                              "verdict": None}
     assert validate(doc, json.loads(SCHEMA.read_text())) == []
 
 
