@@ -870,10 +870,13 @@ def guards(ctx: RunContext) -> pd.DataFrame:
     # same where both are exact and equal, different where the two ranges do not meet, else unknown
     same = None if wb is None or wc is None else (
         False if hi_b < lo_c or hi_c < lo_b else True if lo_b == hi_b == lo_c == hi_c else None)
-    rows.append(_guard("world size", same, wb, wc,
-                       ("distributed metadata (profiler_metadata.json / META_DATA: distributed_args, else the "
-                        "default group; Kineto distributedInfo), else at least the ranks the NPU communication "
-                        "tasks name")))
+    source = ("distributed metadata (profiler_metadata.json / META_DATA: distributed_args, else the default "
+              "group; Kineto distributedInfo), else at least the ranks the NPU communication tasks name")
+    # where the sizes differ, what it means first: the line said only where the figures came from
+    rows.append(_guard("world size", same, wb, wc, source if same is not False else (
+        "jobs on different numbers of ranks communicate differently (a side's collectives have no counterpart, "
+        "or another size, on the other), so Uncovered Communication and the E2E time differ by that too: "
+        f"compare runs of the same world size; sizes from {source}")))
     db, dc = _device_count(b), _device_count(c)
     rows.append(_guard("device count", None if db is None or dc is None else db == dc, db, dc,
                        "devices that ran kernels (else Kineto deviceProperties)"))
