@@ -132,6 +132,15 @@ class CompareResult:
         return self.frames.get("contributors", pd.DataFrame()).copy()  # a copy: the Summary sheet and to_json read it
 
     @property
+    def verdict(self) -> str:
+        """Which side is slower and by how much, in words, as under the console's waterfall ("" without one):
+        ``"E2E time 3.908 ms -> 3.496 ms (-0.412 ms, -10.54%): the comparison is faster than the base"``."""
+        from .compare.summary import e2e_scope, e2e_verdict
+
+        wf = self.frames.get("waterfall")
+        return e2e_verdict(wf, e2e_scope(self)) if wf is not None and len(wf) else ""
+
+    @property
     def guards(self) -> pd.DataFrame:
         """Validity checks (Status "warn": the sides are probably not the same workload; "note": a difference
         that holds for the same workload too, such as the GPU vendor, and changes how figures compare)."""

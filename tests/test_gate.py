@@ -472,3 +472,16 @@ def test_console_and_summary_sheet_say_which_side_is_slower(samples, tmp_path, c
     assert col_a[col_a.index(verdict) + 1] is None  # a blank row before the contributors' table
     doc = json.loads(next(tmp_path.glob("*.json")).read_text(encoding="utf-8"))
     assert doc["summary"]["verdict"] == verdict[:-1]
+
+
+def test_api_result_says_which_side_is_slower(samples):
+    """The API's result gives the sentence too (CompareResult.verdict), "" where no waterfall was made."""
+    from msprof_compare import compare
+
+    both = compare(str(samples / NPU_L1), str(samples / NPU_L2), enable_profiling_compare=True)
+    assert both.verdict == ("E2E time 136.581 ms -> 129.863 ms (-6.718 ms, -4.92%): the comparison is faster "
+                            "than the base")
+    step = compare(str(samples / NPU_L1), str(samples / NPU_L2), enable_profiling_compare=True, base_step=50,
+                   comparison_step=50)
+    assert step.verdict.startswith("E2E time (whole profile on both sides: a text export's E2E ignores the step) ")
+    assert compare(str(samples / NPU_L1), str(samples / NPU_L2), enable_api_compare=True).verdict == ""
