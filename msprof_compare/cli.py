@@ -63,6 +63,8 @@ ROOT_WARNING = ("Security Warning: Do not run this tool as root. Running with el
 OVERALL_HINT = ("The OverallMetrics sheet page is more comprehensive for the disaggregate of performance data, "
                 "and it is recommended to view the overall performance comparison results from the "
                 "performance_comparison_result_*.xlsx.")
+#: Printed under the original's table, whose first column names only the hardware ("NPU" twice for an NPU pair).
+ROWS_LEGEND = "Rows: base first, comparison second."
 _CONTEXT = {"help_option_names": ["-h", "-H", "--help"]}
 
 
@@ -359,6 +361,7 @@ def execute(params: dict[str, Any], *, announce_root: bool = True) -> int:
                 table = result.console_table()
                 if table:
                     _print(table)
+                    _print(ROWS_LEGEND)
                     if deliver.writes_workbook(formats, output, explicit) and "OverallMetrics" in result.sheet_names:
                         log.info(OVERALL_HINT)  # it points at the workbook: only when one is written
             from .compare.summary import e2e_scope

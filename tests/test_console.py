@@ -109,3 +109,20 @@ def test_contributor_titles_give_the_share_as_the_last_row_shows_it() -> None:
     # prettytable 3.0 spreads a wide title over every column ("|  1 | b     |"), later releases over the last
     row = next(line for line in text.splitlines() if [c.strip() for c in line.split("|")[1:3]] == ["1", "b"])
     assert [c.strip() for c in row.split("|")[-3:-1]] == ["99.9%", "99.9%"]  # Share, Cumulative Share
+
+
+
+def test_cli_says_which_row_is_base(samples: Path, capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """The original's first column names only the hardware, "NPU" on both rows of an NPU pair: the line printed
+    right under the table says the base row comes first."""
+    from cliutil import run_inproc
+
+    text = samples / "msinsight/test/data/pytorch/text"
+    code, out, _err = run_inproc(capsys, "-d", str(text / "level2/rank0_ascend_pt"),
+                                 "-bp", str(text / "level1/rank0_ascend_pt"), "-o", str(tmp_path),
+                                 "--enable_profiling_compare")
+    assert code == 0
+    lines = out.splitlines()
+    rows = [i for i, line in enumerate(lines) if line.startswith("| NPU |")]
+    assert len(rows) == 2 and lines[rows[-1] + 1].startswith("+--")
+    assert lines[rows[-1] + 2] == "Rows: base first, comparison second."
