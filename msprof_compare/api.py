@@ -218,6 +218,10 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str], **
     same = _same_input(base, comparison) if opts.base_step == opts.comparison_step else None
     if same:
         log.warning("Base and comparison are the same input (%s): every difference will be zero.", display(same))
+    if opts.gpu_flow_cat and not (base_profile.is_gpu or comparison_profile.is_gpu):
+        log.warning("--gpu_flow_cat %s is ignored: it names the flow category of GPU traces, and both inputs are "
+                    "NPU data (their ops and kernels are linked by the profiler's own flows).",
+                    term_safe(repr(opts.gpu_flow_cat)))
     unused = _unused_name_map_keys(opts, (base_profile, comparison_profile))
     if unused:
         one = len(unused) == 1

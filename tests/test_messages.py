@@ -296,3 +296,20 @@ def test_output_name_of_another_format_is_said(capsys: pytest.CaptureFixture, tm
     assert code == 0 and (tmp_path / written).is_file()
     lines = [line.split("] ", 1)[1] for line in err.splitlines() if " names a ." in line]
     assert lines == ([notice.format(out=tmp_path)] if notice else [])
+
+
+def test_gpu_flow_cat_with_npu_data_alone_is_said_to_be_ignored(capsys: pytest.CaptureFixture, samples: Path,
+                                                                 tmp_path: Path) -> None:
+    """--gpu_flow_cat names the flow category of GPU traces; given for two NPU inputs it changed nothing, without
+    a word. With a GPU side it is used (and an absent category is its own warning), so no such line."""
+    npu = str(samples / L1_TEXT)
+    code, err = _analyze(capsys, "compare", "-bp", npu, "-d", npu, "-o", str(tmp_path), "--gpu_flow_cat", "ac2g",
+                         "--enable_api_compare")
+    assert code == 0
+    assert [line.split("] ", 1)[1] for line in err.splitlines() if "--gpu_flow_cat" in line] == [
+        "--gpu_flow_cat 'ac2g' is ignored: it names the flow category of GPU traces, and both inputs are NPU data "
+        "(their ops and kernels are linked by the profiler's own flows)."]
+    gpu = str(next((DATA / "kineto").glob("alexnet_h200_rank0.*.pt.trace.json.gz")))
+    code, err = _analyze(capsys, "compare", "-bp", gpu, "-d", npu, "-o", str(tmp_path), "--gpu_flow_cat", "ac2g",
+                         "--enable_api_compare")
+    assert code == 0 and "is ignored" not in err
