@@ -232,7 +232,22 @@ def build_options(**raw: Any) -> tuple[Options, list[str]]:
     except UsageError as exc:
         exc.warnings = warnings  # type: ignore[attr-defined]
         raise
+    warnings.extend(_unread_options(opts))
     return opts, warnings
+
+
+def _unread_options(opts: Options) -> list[str]:
+    """One warning per option that no comparison of this run reads (after the original's use_kernel_type
+    warning, in its words): ``--enable_api_compare --max_kernel_num 10`` changed nothing, without a word."""
+    operators = "enable_operator_compare or enable_memory_compare"
+    given = (("max_kernel_num", opts.max_kernel_num is not None, operators),
+             ("use_input_shape", opts.use_input_shape, operators),
+             ("op_name_map", bool(opts.op_name_map), operators),
+             ("disable_module", opts.disable_module, "enable_operator_compare"))
+    read = {operators: opts.enable_operator_compare or opts.enable_memory_compare,
+            "enable_operator_compare": opts.enable_operator_compare}
+    return [f"The {name} parameter is ignored: it only takes effect when {needs} is enabled."
+            for name, on, needs in given if on and not read[needs]]
 
 
 OUTPUT_FORMATS = ("xlsx", "json")

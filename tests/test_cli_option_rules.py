@@ -399,3 +399,21 @@ def test_ctrl_c_mid_write_through_the_console_script_cleans_up(tmp_path: Path) -
                                  "--enable_api_compare", "-o", str(out)], env, signal.SIGINT)
     assert code == 130 and error_lines(err) == ["error: interrupted"], err
     assert not out.exists(), sorted(p.name for p in out.rglob("*"))
+
+
+def test_options_no_enabled_comparison_reads_are_said_to_be_ignored() -> None:
+    """``--enable_api_compare --max_kernel_num 10`` changed nothing without a word: each option that only the
+    operator (and memory) comparison reads gets the original's use_kernel_type-style warning when neither runs;
+    with every comparison on (no --enable_* flag) or the one that reads it, none."""
+    both = "enable_operator_compare or enable_memory_compare"
+    _opts, warnings = build_options(enable_api_compare=True, max_kernel_num=10, use_input_shape=True,
+                                    op_name_map="{'a': 'b'}", disable_module=True)
+    assert warnings == [f"The max_kernel_num parameter is ignored: it only takes effect when {both} is enabled.",
+                        f"The use_input_shape parameter is ignored: it only takes effect when {both} is enabled.",
+                        f"The op_name_map parameter is ignored: it only takes effect when {both} is enabled.",
+                        "The disable_module parameter is ignored: it only takes effect when enable_operator_compare "
+                        "is enabled."]
+    assert build_options(enable_memory_compare=True, max_kernel_num=10, disable_module=True)[1] == [
+        "The disable_module parameter is ignored: it only takes effect when enable_operator_compare is enabled."]
+    assert build_options(max_kernel_num=10, use_input_shape=True, disable_module=True, op_name_map="{'a': 'b'}")[1] \
+        == []
