@@ -349,9 +349,9 @@ def execute(params: dict[str, Any], *, announce_root: bool = True) -> int:
         formats = tuple(parse_output_format(params.get("output_format")).split(","))
         explicit = params.get("output_format") not in (None, "")  # an empty value asks for nothing
         deliver.check_target(output, formats, explicit, bool(params.get("force")))  # before the (long) load
-        mismatch = deliver.format_mismatch(output, formats, explicit)
-        if mismatch:
-            log.warning(term_safe(mismatch))
+        for notice in (deliver.format_mismatch(output, formats, explicit), deliver.folder_notice(output)):
+            if notice:
+                log.warning(term_safe(notice))
         from .api import compare
 
         result = compare(base, comparison, **params)

@@ -313,3 +313,19 @@ def test_gpu_flow_cat_with_npu_data_alone_is_said_to_be_ignored(capsys: pytest.C
     code, err = _analyze(capsys, "compare", "-bp", gpu, "-d", npu, "-o", str(tmp_path), "--gpu_flow_cat", "ac2g",
                          "--enable_api_compare")
     assert code == 0 and "is ignored" not in err
+
+
+def test_output_name_of_a_csv_file_is_said_to_be_a_folder(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """Only .xlsx and .json name a report file: ``-o results.csv`` made a folder results.csv holding the
+    workbook, without a word; an existing folder of such a name is the user's choice, so no notice then."""
+    repo = Path(__file__).resolve().parents[1]
+    base, comparison = (str(repo / "sample_data" / f"bert-small_{gpu}.json.gz") for gpu in ("h100", "mi300"))
+    target = tmp_path / "results.csv"
+    for _run in range(2):  # the second run finds the folder the first one made
+        code, err = _analyze(capsys, "compare", "-bp", base, "-d", comparison, "-o", str(target),
+                             "--enable_api_compare")
+        assert code == 0 and target.is_dir() and len(list(target.glob("*.xlsx"))) == _run + 1
+        lines = [line.split("] ", 1)[1] for line in err.splitlines() if "taken as a folder" in line]
+        assert lines == ([] if _run else [
+            f"-o {target} is taken as a folder (created) and the report goes into it: the reports are .xlsx and "
+            ".json files; end -o in .xlsx or .json to name the file itself."])

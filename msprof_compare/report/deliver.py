@@ -67,6 +67,19 @@ def format_mismatch(output: str, formats: tuple[str, ...], explicit_format: bool
             f"--output_format {named} (or xlsx,json) for the {'JSON report' if named == 'json' else 'workbook'}.")
 
 
+#: Extensions of files people name reports after; an ``-o`` that ends in one, and does not exist yet, is a
+#: folder to the tool (only .xlsx and .json name a report file), which the user did not expect.
+_FILE_LIKE = (".csv", ".tsv", ".txt", ".xls", ".html", ".htm", ".pdf", ".md", ".log")
+
+
+def folder_notice(output: str) -> str:
+    """The notice for ``-o results.csv`` (not there yet): it becomes a folder holding the report. "" otherwise."""
+    if output == STDOUT or not output.lower().endswith(_FILE_LIKE) or os.path.lexists(output):
+        return ""
+    return (f"-o {output} is taken as a folder (created) and the report goes into it: the reports are .xlsx and "
+            ".json files; end -o in .xlsx or .json to name the file itself.")
+
+
 def _targets(output: str) -> tuple[str, str]:
     """(xlsx target, json target) for one ``--output_path``: a directory, or a file of either kind."""
     low = output.lower()
