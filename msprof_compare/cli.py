@@ -23,7 +23,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from .errors import OutOfMemory, ProfileError, UsageError
-from .logs import setup_logging
+from .logs import run_logging
 from .textsafe import one_line, term_safe, write_line
 
 HELP = {
@@ -162,7 +162,11 @@ def _click_exception_types() -> tuple[type, type]:
 
 
 def _run_typer(app: typer.Typer, args: list[str] | None, prog: str) -> int:
-    setup_logging()
+    with run_logging():
+        return _typer_main(app, args, prog)
+
+
+def _typer_main(app: typer.Typer, args: list[str] | None, prog: str) -> int:
     args = sys.argv[1:] if args is None else list(args)
     _usage_error, click_error = _click_exception_types()
     try:
@@ -301,14 +305,14 @@ def build_script_parser(prog: str = "performance_compare.py") -> argparse.Argume
 
 def script_main(args: list[str] | None = None) -> int:
     """``python performance_compare.py BASE COMPARISON [options]``; returns the exit status."""
-    log = setup_logging()
-    started = time.time()
-    params = vars(build_script_parser().parse_args(args))
-    code = execute(params, announce_root=False)
-    if code == 0:
-        elapsed = _dt.timedelta(seconds=time.time() - started)
-        log.info("The comparison task has been completed in a total time of %s", elapsed)
-    return code
+    with run_logging() as log:
+        started = time.time()
+        params = vars(build_script_parser().parse_args(args))
+        code = execute(params, announce_root=False)
+        if code == 0:
+            elapsed = _dt.timedelta(seconds=time.time() - started)
+            log.info("The comparison task has been completed in a total time of %s", elapsed)
+        return code
 
 
 # --------------------------------------------------------------------------- the one run path
@@ -325,7 +329,11 @@ def execute(params: dict[str, Any], *, announce_root: bool = True) -> int:
     (``base_profiling_path``, ``comparison_profiling_path``, ``output_path``, ...).
     Nothing is written unless both inputs loaded and compared cleanly.
     """
-    log = setup_logging()
+    with run_logging() as log:
+        return _execute(log, params, announce_root)
+
+
+def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool) -> int:
     _tolerant_stdout()
     params = dict(params)
     debug = bool(params.get("debug"))

@@ -10,6 +10,8 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TextIO
 
 from .textsafe import term_safe
@@ -72,3 +74,18 @@ def setup_logging(level: int | None = None) -> logging.Logger:
         # said once: every face calls this again before its run
         logger.warning("Ignoring %s=%r: expected one of %s.", LEVEL_ENV, os.environ[LEVEL_ENV], ", ".join(_LEVELS))
     return logger
+
+
+@contextmanager
+def run_logging(level: int | None = None) -> Iterator[logging.Logger]:
+    """``setup_logging`` for the length of one command-line run, then the logger as it was: a program that runs
+    the CLI in its own process (``cli.main([...])``) and then calls ``compare()`` gets the API's notices through
+    its own logging configuration again (propagated, no stderr handler of ours), as the README promises."""
+    logger = logging.getLogger(LOGGER_NAME)
+    saved = (list(logger.handlers), logger.level, logger.propagate)
+    try:
+        yield setup_logging(level)
+    finally:
+        logger.handlers[:] = saved[0]
+        logger.setLevel(saved[1])
+        logger.propagate = saved[2]

@@ -849,11 +849,11 @@ CTRL_C_AT = """
 import atexit, os, signal, sys
 from msprof_compare import cli
 if {where!r} == "logging":  # the script face sets up its logging before its argument parsing and its run
-    real = cli.setup_logging
-    def setup_logging(*a, **k):
+    real = cli.run_logging
+    def run_logging(*a, **k):
         os.kill(os.getpid(), signal.SIGINT)
         return real(*a, **k)
-    cli.setup_logging = setup_logging
+    cli.run_logging = run_logging
 else:  # after the run, while Python shuts down
     atexit.register(os.kill, os.getpid(), signal.SIGINT)
 from msprof_compare.entry import script_main
@@ -1359,3 +1359,22 @@ def test_msprof_compare_takes_the_sub_command_word_typed_out_of_habit(tmp_path: 
                               "--enable_api_compare"])
         assert done.value.code == 0
         assert len(list(out.glob("performance_comparison_result_*.xlsx"))) == 1
+
+
+def test_a_cli_run_in_process_leaves_the_logger_to_the_host(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A program that runs the CLI in its own process and then calls compare() gets the API's notices through its
+    own logging again (README: the API's notices go to the standard logger): the run's stderr handler and
+    propagate=False were left behind, so a host's handlers never saw a later notice."""
+    from msprof_compare import api
+    from msprof_compare.logs import LOGGER_NAME
+
+    logger = logging.getLogger(LOGGER_NAME)
+    before = (list(logger.handlers), logger.level, logger.propagate)
+    with pytest.raises(SystemExit) as info:
+        cli.analyze_main(["compare", "-d", str(SAMPLE_COMP), "-bp", str(SAMPLE_BASE), "--enable_profiling_compare",
+                          "-o", str(tmp_path / "out")])
+    assert info.value.code == 0
+    assert (list(logger.handlers), logger.level, logger.propagate) == before
+    with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
+        api.compare(SAMPLE_BASE, SAMPLE_BASE, enable_profiling_compare=True)
+    assert "Base and comparison are the same input" in caplog.text
