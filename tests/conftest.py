@@ -81,3 +81,18 @@ def tmp_out(tmp_path: Path) -> Path:
     out = tmp_path / "out"
     out.mkdir()
     return out
+
+
+@pytest.fixture(autouse=True)
+def logger_state_kept():
+    """Each test starts with the ``msprof-analyze`` logger as the one before it found it: the bench's in-process
+    functions quiet it to ERROR for the rest of their (script) process, and a test that calls ``setup_logging``
+    keeps its handler, which later ``caplog`` tests then did not see."""
+    import logging
+
+    logger = logging.getLogger("msprof-analyze")
+    saved = (list(logger.handlers), logger.level, logger.propagate)
+    yield
+    logger.handlers[:] = saved[0]
+    logger.setLevel(saved[1])
+    logger.propagate = saved[2]
