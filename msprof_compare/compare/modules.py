@@ -679,14 +679,7 @@ def detail_rows(pairs: list, base: ModuleTrees | None, comp: ModuleTrees | None)
             vb += [b_us, b_us]
             vc += [c_us, c_us]
             total.append(False)
-    diff, ratio = diff_ratios(np.array(vb, np.float64), np.array(vc, np.float64))
-    diff_l, ratio_l = diff.tolist(), ratio.tolist()
-    for k, (r, t) in enumerate(zip(rows, total, strict=True)):
-        r[0] = k + 1
-        if t:
-            r[12], r[13], r[14] = diff_l[2 * k], diff_l[2 * k + 1], ratio_l[2 * k]
-        else:
-            r[13], r[14] = diff_l[2 * k], ratio_l[2 * k]
+    diff_l = _fill_diffs(rows, total, vb, vc, 12)
     # base's and comparison's (row, column, top-layer op) cells that show an op call stack, filled
     # in one batch per side
     asks: tuple[list[tuple[int, int, int]], list[tuple[int, int, int]]] = ([], [])
@@ -821,15 +814,23 @@ def statistic_rows(pairs: list, base: ModuleTrees | None, comp: ModuleTrees | No
             vb += [b_ms, b_ms]
             vc += [c_ms, c_ms]
             total.append(False)
+    _fill_diffs(rows, total, vb, vc, 13)
+    return rows
+
+
+def _fill_diffs(rows: list[list], total: list[bool], vb: list[float], vc: list[float], col: int) -> list[float]:
+    """Row numbers and diff cells of a module sheet from one ``diff_ratios`` pass over two values per row
+    (``vb`` / ``vc``): a TOTAL row's total diff, self diff and total ratio go to ``col`` .. ``col + 2``, an op
+    row's diff and ratio (its two values are the same) to ``col + 1`` and ``col + 2``. Returns the diffs."""
     diff, ratio = diff_ratios(np.array(vb, np.float64), np.array(vc, np.float64))
     diff_l, ratio_l = diff.tolist(), ratio.tolist()
-    for i, (r, t) in enumerate(zip(rows, total, strict=True)):
-        r[0] = i + 1
+    for k, (r, t) in enumerate(zip(rows, total, strict=True)):
+        r[0] = k + 1
         if t:
-            r[13], r[14], r[15] = diff_l[2 * i], diff_l[2 * i + 1], ratio_l[2 * i]
+            r[col], r[col + 1], r[col + 2] = diff_l[2 * k], diff_l[2 * k + 1], ratio_l[2 * k]
         else:
-            r[14], r[15] = diff_l[2 * i], ratio_l[2 * i]
-    return rows
+            r[col + 1], r[col + 2] = diff_l[2 * k], ratio_l[2 * k]
+    return diff_l
 
 
 def module_pairs(ctx: RunContext) -> tuple[list, ModuleTrees | None, ModuleTrees | None]:
