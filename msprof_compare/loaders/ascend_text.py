@@ -736,10 +736,25 @@ def _parse_csv(source: Callable[[], str | io.BytesIO], usecols: list[str], dtype
         if c in raw:
             cells = df[raw[c]].str.strip()
             df[raw[c]] = pd.to_numeric(cells, errors="coerce")
-            n_bad = int((df[raw[c]].isna() & ~cells.isin(_NA_TEXTS)).sum())
+            bad = (df[raw[c]].isna() & ~cells.isin(_NA_TEXTS)).to_numpy(dtype=bool)
+            if bad.any():  # pandas < 2.1 coerces a number beyond float64 (1e999) to NaN, not inf: not junk
+                over = np.array([_beyond_float(t) for t in cells[bad].tolist()], dtype=bool)
+                if over.any():
+                    df.loc[np.flatnonzero(bad)[over], raw[c]] = np.inf
+                    bad[np.flatnonzero(bad)[over]] = False
+            n_bad = int(bad.sum())
             if n_bad:
                 junk[c] = n_bad
     return df, junk
+
+
+#: The text of a decimal number (ASCII digits, an optional sign and exponent).
+_DECIMAL_TEXT = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+
+
+def _beyond_float(text: object) -> bool:
+    """Whether a cell is a decimal number too large for float64 (it reads as inf, not as junk)."""
+    return isinstance(text, str) and bool(_DECIMAL_TEXT.fullmatch(text)) and float(text) in (np.inf, -np.inf)
 
 
 def _read_all(path: str) -> bytes:
