@@ -103,9 +103,10 @@ def _brute_deepest(iv: list[tuple[int, int]], q: int) -> int:
 
 
 def test_deepest_and_frames_survive_int64_key_overflow() -> None:
-    """The lookups key nodes by ``group * span + time``; with a long time range and many nodes or
-    threads (a long multi-GB trace) that product overflows int64 and the nesting silently went
-    wrong. Times near 1e18 ns trigger the same overflow with a handful of nodes."""
+    """Times near the int64 limit: ``_Frames`` shifts each thread to its own stretch of the time axis
+    (``thread * span + time``), which overflows int64 with a long time range and many threads (a long multi-GB
+    trace) and silently nested wrongly once; ``_deepest`` must hold there too. Times near 1e18 ns reach that range
+    with a handful of nodes."""
     rng = np.random.default_rng(7)
     big = 4 * 10**18
     iv = [(0, big)] + _nested(rng, 0, big, 6)
