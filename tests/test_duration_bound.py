@@ -83,6 +83,32 @@ def test_npu_text_event_and_kernel_over_a_week_read_as_zero(tmp_path: Path) -> N
     _same_breakdown(npu_breakdown(long), npu_breakdown(zero))
 
 
+@pytest.mark.parametrize("kind", ["trace_view", "kineto"])
+def test_an_event_over_a_week_ending_beyond_int64_loads_as_zero_in_both_traces(tmp_path: Path, kind: str) -> None:
+    """A damaged duration that also carries the event's end past int64 (start 9e15 us, dur 5e14 us: one
+    kernel of each excerpt edited) reads as 0 with the over-a-week warning in both trace loaders: the Kineto
+    loader zeroed it before checking the end, the trace_view.json loader checked first and refused the trace
+    ("ends beyond the int64 nanosecond range")."""
+    start, dur = 9_000_000_000_000_000 - 1_000_000, 500_000_000_000_000
+    if kind == "kineto":
+        doc = json.loads((DATA / "kineto" / "h100_timesformer_excerpt.pt.trace.json").read_text())
+        events = doc["traceEvents"]
+        lane = None
+    else:
+        d = tmp_path / "x_ascend_pt"
+        shutil.copytree(DATA / "npu" / "rank0_ascend_pt", d)
+        events = doc = json.loads((d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text())
+        lane = next(e["pid"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"
+                    and e["args"].get("name") == "Ascend Hardware")
+    _edit_first_kernel(events, dur, lane=lane)
+    edited = next(e for e in events if e.get("dur") == dur)
+    edited["ts"] = start if kind == "kineto" else f"{start}.000"
+    path = tmp_path / "t.pt.trace.json" if kind == "kineto" else d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    path.write_text(json.dumps(doc))
+    prof = load_profile(str(path if kind == "kineto" else d), OPTS)
+    assert f"{path}: 1 event(s) {LONG}" in prof.warnings
+
+
 def test_db_task_ending_at_int64_max(tmp_path: Path) -> None:
     """A compute task and a non-kernel task each ending at int64 max (an end never written): their durations
     read as 0, and E2E is that of the same DB with those tasks ending at their start."""

@@ -248,6 +248,9 @@ def _select(path: str, data: bytes, events: list, opts: Options,
                 exact = traceio.exact_texts(path, data)
                 ts = traceio.exact_ns(path, exact, "ts", cand[k]) if inexact[0] else ts
                 dur = traceio.exact_ns(path, exact, "dur", cand[k]) if inexact[1] else dur
+        # negative and over-a-week durations read as 0 first (one warning line each), as in the Kineto loader and
+        # kernel_details.csv: such a damaged duration is no reason to refuse the trace for an end beyond int64
+        warnings.extend(duration_notes(path, *zero_odd_durations(dur)))
         traceio.check_ends(path, ts, dur)
         ph = ph[k]
         cols: dict[str, np.ndarray] = {
@@ -454,7 +457,6 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
     profile.extra["unnamed_lane_events"] = unnamed
     del events
     ph, catl = c["ph"], c["cat_lower"]
-    profile.warnings.extend(duration_notes(path, *zero_odd_durations(c["dur"])))
     profile.processes, profile.threads = processes, threads
     is_x = ph == PH_X
 

@@ -83,8 +83,8 @@ class RawTimesEvent(msgspec.Struct, gc=False):
     """``Event`` with ``ts`` and ``dur`` kept as their JSON text (absent: ``null`` and ``0``, as ``Event``
     reads them): what ``decode_events(raw_ts=True)`` returns for an event list (trace_view.json, a CANN
     timeline) whose float timestamps lie beyond float64's ns precision. Both times are parsed from that
-    text (``raw_times_to_ns``): the NPU loader's ``check_ends`` adds ``dur`` before durations are read as 0,
-    so an epoch-scale ``dur`` must be exact too, with no second decode of the file (``exact_texts``)."""
+    text (``raw_times_to_ns``), so an epoch-scale ``dur`` (a damaged one, read as 0 later) needs no second
+    decode of the file (``exact_texts``) either."""
 
     ph: str = ""
     cat: str = ""
