@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import logging
+import math
 import shutil
 import sqlite3
 from pathlib import Path
@@ -102,13 +103,13 @@ def test_db_kernel_type_compare_with_a_step_gives_no_whole_run_warning(caplog):
     assert "op_statistic.csv holds no step ids" not in caplog.text
 
 
-def test_kernel_type_keys_that_join_to_one_text_are_one_row_named_by_the_base(tmp_path):
-    """reference-2 §6.2: rows are keyed "{OP Type}-{Core Type}", a base key takes the comparison entry of the same
-    key, and Kernel Type / Core Type come from the base. So base ("DSAGenBitMask-DSA", "SQE") and comparison
-    ("DSAGenBitMask", "DSA-SQE") are one row under the base's texts. No export writes a "-" in these columns:
-    tests/data/sheets/op_statistic_l1.csv with its DSAGenBitMask row (DSA_SQE, 2 calls, 5.52 us) split so on
-    each side. Expected by hand (csv module): the file's row count; every ratio is 1 (equal sides), so the stable
-    sort keeps the file's order and the edited row is the 27th: 5.52, 2.76, 3.4, 2.12, 2 on each side."""
+def test_kernel_type_keys_that_join_to_one_text_are_two_rows(tmp_path):
+    """reference-2 §6.2 keys rows by the text "{OP Type}-{Core Type}", so the original paired base
+    ("DSAGenBitMask-DSA", "SQE") with comparison ("DSAGenBitMask", "DSA-SQE") under the base's texts; ours keys
+    by the pair (docs/differences.md), as KernelCompare does, so they are a base-only and a comparison-only row.
+    No export writes a "-" in these columns: tests/data/sheets/op_statistic_l1.csv with its DSAGenBitMask row
+    (DSA_SQE, 2 calls, 5.52 us) split so on each side. Expected by hand (csv module): the file's 33 rows, one of
+    them twice; the comparison-only row has ratio inf (first), the base-only row 0 (last), the others 1."""
     from msprof_compare.loaders.ascend_text import read_op_statistic
 
     src = DATA / "sheets" / "op_statistic_l1.csv"
@@ -124,9 +125,12 @@ def test_kernel_type_keys_that_join_to_one_text_are_one_row_named_by_the_base(tm
             csv.writer(fh).writerows(rows)
         tables.append(kernels.kernel_type_table(npu(op_statistic=read_op_statistic(str(path), []))))
     got = kernels.kernel_type_rows(*tables)
-    assert len(got) == len(rows) - 1
-    assert got[at - 1] == [27, "DSAGenBitMask-DSA", "SQE", 5.52, 2.76, 3.4, 2.12, 2, 5.52, 2.76, 3.4, 2.12, 2,
-                           1.0, 1.0]
+    assert len(got) == len(rows)
+    assert got[0] == [1, "DSAGenBitMask", "DSA-SQE", 0.0, 0.0, 0.0, 0.0, 0, 5.52, 2.76, 3.4, 2.12, 2,
+                      math.inf, math.inf]
+    assert got[-1] == [len(rows), "DSAGenBitMask-DSA", "SQE", 5.52, 2.76, 3.4, 2.12, 2, 0.0, 0.0, 0.0, 0.0, 0,
+                       0.0, 0.0]
+    assert all(r[-2:] == [1.0, 1.0] for r in got[1:-1])
 
 
 # ------------------------------------------------------------------ KernelCompare figures

@@ -174,8 +174,8 @@ def test_kernel_rows_rounding_and_absent_sides():
 def test_kernel_type_rows_sorted_by_total_ratio():
     base = kernels.kernel_type_table(npu(op_statistic=pd.read_csv(DATA / "op_statistic_l1.csv")))
     comp = dict(base)
-    cast = comp.pop("Cast-AI_VECTOR_CORE")
-    comp["Extra-AI_CORE"] = ["Extra", "AI_CORE", 2.0, 1.0, 1.5, 0.5, 2]
+    cast = comp.pop(("Cast", "AI_VECTOR_CORE"))
+    comp[("Extra", "AI_CORE")] = ["Extra", "AI_CORE", 2.0, 1.0, 1.5, 0.5, 2]
     rows = kernels.kernel_type_rows(base, comp)
     assert rows[0][1:3] == ["Extra", "AI_CORE"] and rows[0][-2:] == [math.inf, math.inf]
     assert rows[0][3:8] == [0, 0, 0, 0, 0]
@@ -374,13 +374,14 @@ def test_db_without_compute_tasks_is_said_in_db_words(tmp_path, caplog):
 
 
 def test_kernel_type_table_later_duplicate_row_wins():
-    """reference-2 §6.2: op_statistic rows are keyed "OP Type-Core Type"; a repeated key keeps the later row."""
+    """reference-2 §6.2: op_statistic rows are keyed by OP Type and Core Type; a repeated key keeps the later row."""
     st = pd.DataFrame({"OP Type": ["Add", "Mul", "Add"], "Core Type": ["AI_CORE", "AI_CORE", "AI_CORE"],
                        "Total Time(us)": [1.0, 5.0, 9.0], "Avg Time(us)": [1.0, 5.0, 4.5],
                        "Max Time(us)": [1.0, 5.0, 6.0], "Min Time(us)": [1.0, 5.0, 3.0], "Count": [1, 1, 2]})
     table = kernels.kernel_type_table(npu(op_statistic=st))
-    assert list(table) == ["Add-AI_CORE", "Mul-AI_CORE"]
-    assert table["Add-AI_CORE"] == ["Add", "AI_CORE", 9.0, 4.5, 6.0, 3.0, 2]
+    assert list(table) == [("Add", "AI_CORE"), ("Mul", "AI_CORE")]
+    assert table[("Add", "AI_CORE")] == ["Add", "AI_CORE", 9.0, 4.5, 6.0, 3.0, 2]
+
 
 
 def test_op_statistic_counts_and_times_are_checked(tmp_path):
@@ -461,7 +462,8 @@ def test_op_statistic_without_an_optional_time_column(tmp_path, caplog):
     st = read_op_statistic(str(f), [])
     assert "Ratio(%)" not in st.columns
     assert kernels.kernel_type_table(npu(op_statistic=st)) == {
-        "ForeachAddList-AI_VECTOR_CORE": ["ForeachAddList", "AI_VECTOR_CORE", 1959.079, 653.026, 706.614, 624.152, 3]}
+        ("ForeachAddList", "AI_VECTOR_CORE"): ["ForeachAddList", "AI_VECTOR_CORE", 1959.079, 653.026, 706.614, 624.152,
+                                               3]}
     i = head.index("Min Time(us)")
     f.write_text(",".join(head[:i] + head[i + 1:]) + "\n" + ",".join(row[:i] + row[i + 1:]) + "\n")
     no_min = npu("b", op_statistic=read_op_statistic(str(f), []))

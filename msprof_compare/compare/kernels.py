@@ -3,7 +3,7 @@
 reference-2 §6. KernelCompare groups device kernels by op type, then input
 shapes, and shows per-side totals rounded to 0.01 us (the average is taken from
 the rounded total). KernelTypeCompare (``--use_kernel_type``) shows the rows of
-op_statistic.csv keyed by "OP Type-Core Type", sorted by the total ratio.
+op_statistic.csv keyed by (OP Type, Core Type), sorted by the total ratio.
 """
 
 from __future__ import annotations
@@ -192,8 +192,10 @@ def kernel_rows(base: pd.DataFrame, comparison: pd.DataFrame) -> list[list]:
     return rows
 
 
-def kernel_type_table(profile: Profile) -> dict[str, list]:
-    """op_statistic.csv as ``{"OP Type-Core Type": [type, core, total, avg, max, min, count]}`` (later rows win)."""
+def kernel_type_table(profile: Profile) -> dict[tuple[str, str], list]:
+    """op_statistic.csv as ``{(OP Type, Core Type): [type, core, total, avg, max, min, count]}`` (later rows win).
+    The pair itself is the key: the original's ``"OP Type-Core Type"`` text makes one key of ("A-B", "C") and
+    ("A", "B-C"), and its sheet kept one of them (as KernelCompare's joined type and shape did)."""
     st = profile.op_statistic
     need = ("OP Type", "Core Type", "Total Time(us)", "Avg Time(us)", "Max Time(us)", "Min Time(us)", "Count")
     if st is None or not len(st) or any(c not in st.columns for c in need):
@@ -201,13 +203,13 @@ def kernel_type_table(profile: Profile) -> dict[str, list]:
     typ, core = _text(st["OP Type"]), _text(st["Core Type"])
     vals = [np.nan_to_num(_number(st[c])) for c in need[2:6]]
     count = np.nan_to_num(_number(st["Count"])).astype(np.int64)
-    out: dict[str, list] = {}
+    out: dict[tuple[str, str], list] = {}
     for i, (t, k) in enumerate(zip(typ, core, strict=False)):
-        out[f"{t}-{k}"] = [t, k, *(float(v[i]) for v in vals), int(count[i])]
+        out[(t, k)] = [t, k, *(float(v[i]) for v in vals), int(count[i])]
     return out
 
 
-def kernel_type_rows(base: dict[str, list], comparison: dict[str, list]) -> list[list]:
+def kernel_type_rows(base: dict[tuple[str, str], list], comparison: dict[tuple[str, str], list]) -> list[list]:
     """KernelTypeCompare rows, sorted (stable) by Diff Total Ratio descending, then numbered."""
     empty = ["", "", 0.0, 0.0, 0.0, 0.0, 0]  # durations (us) as floats, the count as an int, as a present side
     rows = []
