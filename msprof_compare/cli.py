@@ -14,6 +14,7 @@ import contextlib
 import datetime as _dt
 import logging
 import os
+import signal
 import sys
 import time
 import traceback
@@ -333,12 +334,36 @@ def execute(params: dict[str, Any], *, announce_root: bool = True) -> int:
         return _execute(log, params, announce_root)
 
 
+def _quit_interrupted(_signum: int, _frame: object) -> None:
+    sys.stderr.write("error: interrupted\n")
+    sys.stderr.flush()
+    os._exit(130)  # nothing is written yet, and half-imported modules need no cleanup
+
+
+def _import_quietly() -> None:
+    """Import the libraries a run needs with Ctrl-C ending the process at once (the entry points do the same
+    for the CLI's own import): numpy 1.x turns a KeyboardInterrupt raised while its C modules load into a
+    printed traceback and an ImportError, which read as an internal error."""
+    try:
+        quiet = signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        if quiet:
+            signal.signal(signal.SIGINT, _quit_interrupted)
+    except ValueError:  # not the main thread: leave signals alone
+        quiet = False
+    try:
+        from . import api  # noqa: F401 - numpy, pandas and msgspec with it
+    finally:
+        if quiet:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool) -> int:
     _tolerant_stdout()
     params = dict(params)
     debug = bool(params.get("debug"))
     base = comparison = ""
     try:
+        _import_quietly()  # inside: an import that runs out of memory is reported as such
         if announce_root and hasattr(os, "geteuid") and os.geteuid() == 0:
             log.warning(ROOT_WARNING)
         base = params.pop("base_profiling_path")
