@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from loadutil import kernels_both_ways
 
 from msprof_compare.errors import ProfileError
 from msprof_compare.loaders import load_profile, traceio
@@ -75,23 +76,6 @@ def _list_trace(tmp_path: Path, ts: list[str], dur: list[str], extra: str = "") 
     return path
 
 
-def _load_both_ways(path: Path, monkeypatch: pytest.MonkeyPatch) -> list:
-    """The kernels (ts, dur) and warnings, or the error, of a load with times kept as text, then of the float
-    decode with its exact re-read (the guess patched to pick it)."""
-    opts = build_options(enable_profiling_compare=True)[0]
-    out = []
-    for raw in (True, False):
-        if not raw:
-            monkeypatch.setattr(traceio, "_beyond_float_ns", lambda data: False)
-        try:
-            prof = load_profile(str(path), opts)
-            out.append((prof.kernels["ts"].tolist(), prof.kernels["dur"].tolist(), prof.warnings))
-        except ProfileError as exc:
-            out.append(str(exc))
-    monkeypatch.undo()
-    return out
-
-
 _EPOCH = "1736408883688177.930"
 _TIMES = [  # (ts texts, dur texts) of the tasks
     ([_EPOCH, "1736408883688178.5005", "1736408883688179.0015"], ["145.57", "0.0005", "12"]),  # ties to even
@@ -119,7 +103,7 @@ def test_list_times_read_from_the_text_match_the_float_decode(tmp_path: Path, ts
     path = _list_trace(tmp_path, ts, dur)
     events, _ = traceio.decode_events("t.json", path.read_bytes(), raw_ts=True)
     assert type(events[0]) is traceio.RawTimesEvent
-    raw, floats = _load_both_ways(path, monkeypatch)
+    raw, floats = kernels_both_ways(path, monkeypatch)
     assert raw == floats
     if (ts, dur) in _REFUSED:
         assert "not a trace event file" in raw
@@ -138,7 +122,7 @@ def test_a_bad_time_no_table_reads_is_refused_as_the_float_decode_does(tmp_path:
         extra = f'{{"ph": "C", "name": "c2", "pid": 2, "tid": 0, "ts": {_EPOCH}, "{field}": {bad}}}'
         path = _list_trace(tmp_path, [_EPOCH], ["1"], extra)
         path.write_text(path.read_text().replace('{"Stream Id": 3, "Task Type": "AI_CORE"}', args))
-        raw, floats = _load_both_ways(path, monkeypatch)
+        raw, floats = kernels_both_ways(path, monkeypatch)
         assert raw == floats and "not a trace event file" in raw
 
 
@@ -270,7 +254,7 @@ def test_raw_control_characters_cost_no_float_decode(tmp_path: Path, kineto: boo
     monkeypatch.undo()
     bad = path.read_text().replace(f'"ts": {_EPOCH}', '"ts": true')
     path.write_text(bad.replace("[{", f'[{{"ph": "X", "name": "b", "pid": 2, "tid": 3, "ts": {_EPOCH}}}, {{', 1))
-    raw, floats = _load_both_ways(path, monkeypatch)
+    raw, floats = kernels_both_ways(path, monkeypatch)
     assert raw == floats and "got `bool`" in raw
 
 

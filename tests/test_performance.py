@@ -16,6 +16,7 @@ import msgspec
 import numpy as np
 import pandas as pd
 import pytest
+from loadutil import kernels_both_ways
 
 from msprof_compare.api import compare
 from msprof_compare.compare.table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet
@@ -84,17 +85,7 @@ def _load_both_ways(tmp_path: Path, ts_texts: list[str], monkeypatch: pytest.Mon
     text = path.read_text()  # plus an event no loader reads, whose ts the float decode still checks
     path.write_text(text.replace('"traceEvents": [', '"traceEvents": [{"ph": "C", "name": "c", "ts": '
                                  + ts_texts[-1] + "}, "))
-    opts, _ = build_options(enable_profiling_compare=True)
-    out = []
-    for raw in (True, False):
-        if not raw:
-            monkeypatch.setattr(traceio, "_beyond_float_ns", lambda data: False)
-        try:
-            prof = load_profile(str(path), opts)
-            out.append((prof.kernels["ts"].tolist(), prof.kernels["dur"].tolist(), prof.warnings))
-        except ProfileError as exc:
-            out.append(str(exc))
-    return out
+    return kernels_both_ways(path, monkeypatch)
 
 
 @pytest.mark.parametrize("ts_texts", _BIG_TS + _BAD_TS)
