@@ -397,10 +397,9 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool) -
                     _print(ROWS_LEGEND)
                     if deliver.writes_workbook(formats, output, explicit) and "OverallMetrics" in result.sheet_names:
                         log.info(OVERALL_HINT)  # it points at the workbook: only when one is written
-            from .compare.summary import e2e_scope
             from .report.summary_console import render_explain
 
-            explain = render_explain(result.frames, e2e_scope(result))
+            explain = render_explain(result.frames, result.verdict)
             if explain:
                 _print(explain)
         deliver.write_reports(result, output, explicit_format=explicit)

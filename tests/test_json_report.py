@@ -299,6 +299,7 @@ def test_write_json_to_stream():
         sheets: list = []
         summary = None
         frames: dict = {}
+        verdict = ""
 
     from dataclasses import dataclass
 
@@ -328,6 +329,7 @@ def _minimal_result(frames: dict | None = None):
         options = Opts()
         sheets: list = []
         summary = None
+        verdict = ""
 
     r = R()
     r.frames = frames or {}

@@ -45,6 +45,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import os
 import re
 from collections.abc import Callable
@@ -242,8 +243,9 @@ def _select(path: str, data: bytes, events: list, opts: Options,
             read[cand[k]] = True
             traceio.check_raw_ts(path, data, events, read)
         else:
-            ts, dur = traceio.to_ns(ts_vals, path, "ts"), traceio.to_ns(dur_vals, path, "dur")
-            inexact = traceio.float_inexact(ts, ts_vals), traceio.float_inexact(dur, dur_vals)
+            (ts, ts_inexact), (dur, dur_inexact) = (traceio.times_to_ns(ts_vals, path, "ts"),
+                                                    traceio.times_to_ns(dur_vals, path, "dur"))
+            inexact = ts_inexact, dur_inexact
             if any(inexact):  # the guess of ``decode_events(raw_ts=True)`` missed: a second, times-only decode
                 exact = traceio.exact_texts(path, data)
                 ts = traceio.exact_ns(path, exact, "ts", cand[k]) if inexact[0] else ts
@@ -750,13 +752,9 @@ def _parse_csv(source: Callable[[], str | io.BytesIO], usecols: list[str], dtype
     return df, junk
 
 
-#: The text of a decimal number (ASCII digits, an optional sign and exponent).
-_DECIMAL_TEXT = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
-
-
 def _beyond_float(text: object) -> bool:
     """Whether a cell is a decimal number too large for float64 (it reads as inf, not as junk)."""
-    return isinstance(text, str) and bool(_DECIMAL_TEXT.fullmatch(text)) and float(text) in (np.inf, -np.inf)
+    return isinstance(text, str) and bool(traceio.NUMBER_TEXT.fullmatch(text)) and math.isinf(float(text))
 
 
 def _read_all(path: str) -> bytes:

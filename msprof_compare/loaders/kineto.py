@@ -219,19 +219,17 @@ class _Events:
                 if f == "ts" and vals and type(vals[0]) is msgspec.Raw:  # traceio.RawTsEvent
                     out[f] = traceio.raw_times_to_ns(vals, self.path, f)
                     self.ts_read[idx] = True  # set for a trace of RawTsEvents (``__init__``)
+                elif f == "ts":
+                    out[f], inexact = traceio.times_to_ns(vals, self.path, f)
+                    if inexact:
+                        out[f] = self._exact_ts(idx)
                 else:
-                    # a dur float64 cannot hold to the ns is over 2e12 us, so read as 0 below (over a week) whatever
+                    # a dur float64 cannot hold to the ns is over 2e12 us, so read as 0 here (over a week) whatever
                     # its digits: no re-read for it
-                    if f == "ts":
-                        out[f], inexact = traceio.times_to_ns(vals, self.path, f)
-                        if inexact:
-                            out[f] = self._exact_ts(idx)
-                    else:
-                        out[f] = traceio.to_ns(vals, self.path, f)
-                    if f == "dur":
-                        n_neg, n_long = zero_odd_durations(out[f])
-                        self.negative += n_neg
-                        self.too_long += n_long
+                    out[f] = traceio.to_ns(vals, self.path, f)
+                    n_neg, n_long = zero_odd_durations(out[f])
+                    self.negative += n_neg
+                    self.too_long += n_long
         if "dur" in out:
             traceio.check_ends(self.path, out["ts"], out["dur"])
         return out

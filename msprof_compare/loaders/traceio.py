@@ -731,7 +731,7 @@ def to_int(values: list[Any]) -> np.ndarray:
 
 #: The text of a number (ASCII digits, no ``_`` separator, no ``inf``; a sign): Python's ``int()`` and
 #: ``Decimal()`` also take ``"1_000"`` and non-ASCII digits, which no profiler writes.
-_NUMBER_TEXT = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+NUMBER_TEXT = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
 
 
 #: The "M" event names ``meta_records`` reads.
@@ -769,7 +769,7 @@ def whole_int(v: Any) -> int | None:
         return None
     if isinstance(v, str):
         v = v.strip()
-        if not _NUMBER_TEXT.fullmatch(v):
+        if not NUMBER_TEXT.fullmatch(v):
             return None
         try:
             v = int(v)

@@ -22,7 +22,7 @@ import msgspec
 import numpy as np
 import pandas as pd
 
-from ..compare.summary import e2e_scope, e2e_verdict, unexplained_note
+from ..compare.summary import unexplained_note
 from ..errors import ProfileError
 from .output import (  # noqa: F401
     FILE_MODE,
@@ -138,21 +138,12 @@ def to_document(result: CompareResult, generated_at: _dt.datetime | None = None)
             "e2e": _e2e(frames),
             **{name: records(frames.get(name)) for name in SUMMARY_FRAMES},
             "contributors_note": unexplained_note(frames.get("contributors"), frames.get("waterfall")) or None,
-            "verdict": _verdict(result, frames),
+            "verdict": result.verdict or None,
         },
         "sheets": sheets,
         "frames": {name: records(f) for name, f in frames.items()
                    if name not in SUMMARY_FRAMES and name != "e2e" and isinstance(f, pd.DataFrame)},
     }
-
-
-def _verdict(result: Any, frames: dict) -> str | None:
-    """The sentence under the console's and the Summary sheet's waterfall (which side is slower, by how much);
-    None without a waterfall (the options, for the step scope, are read only where there is one)."""
-    wf = frames.get("waterfall")
-    if wf is None or not len(wf):
-        return None
-    return e2e_verdict(wf, e2e_scope(result)) or None
 
 
 def _version() -> str:

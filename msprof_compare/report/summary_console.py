@@ -11,7 +11,7 @@ import math
 import pandas as pd
 from prettytable import PrettyTable
 
-from ..compare.summary import coverage_text, e2e_verdict, share_basis, unexplained_note
+from ..compare.summary import coverage_text, share_basis, unexplained_note
 from ..textsafe import term_safe
 
 CONSOLE_TOP = 10
@@ -65,11 +65,10 @@ def render_contributors(frame: pd.DataFrame | None, top: int = CONSOLE_TOP) -> s
     return t.get_string()
 
 
-def render_explain(frames: dict[str, pd.DataFrame], scope: str = "") -> str:
+def render_explain(frames: dict[str, pd.DataFrame], verdict: str = "") -> str:
     """Waterfall, the E2E verdict in words, then contributors ("" when neither table exists); under the
-    contributors, a note when they explain little of the E2E change. ``scope``: ``summary.e2e_scope``'s text."""
+    contributors, a note when they explain little of the E2E change. ``verdict``: ``CompareResult.verdict``."""
     contrib = frames.get("contributors")
-    verdict = e2e_verdict(frames.get("waterfall"), scope)
     parts = [render_waterfall(frames.get("waterfall")), term_safe(f"{verdict}.") if verdict else "",
              render_contributors(contrib)]
     note = unexplained_note(contrib, frames.get("waterfall")) if parts[2] else ""
