@@ -334,20 +334,16 @@ def execute(params: dict[str, Any], *, announce_root: bool = True) -> int:
         return _execute(log, params, announce_root)
 
 
-def _quit_interrupted(_signum: int, _frame: object) -> None:
-    sys.stderr.write("error: interrupted\n")
-    sys.stderr.flush()
-    os._exit(130)  # nothing is written yet, and half-imported modules need no cleanup
-
-
 def _import_quietly() -> None:
     """Import the libraries a run needs with Ctrl-C ending the process at once (the entry points do the same
     for the CLI's own import): numpy 1.x turns a KeyboardInterrupt raised while its C modules load into a
     printed traceback and an ImportError, which read as an internal error."""
+    from .entry import quit_interrupted
+
     try:
         quiet = signal.getsignal(signal.SIGINT) is signal.default_int_handler
         if quiet:
-            signal.signal(signal.SIGINT, _quit_interrupted)
+            signal.signal(signal.SIGINT, quit_interrupted)
     except ValueError:  # not the main thread: leave signals alone
         quiet = False
     try:

@@ -16,7 +16,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
 
-def _interrupted(_signum: int, _frame: Any) -> None:
+def quit_interrupted(_signum: int, _frame: Any) -> None:
+    """A Ctrl-C handler for stretches where nothing is written yet: the usual line, status 130, at once."""
     sys.stderr.write("error: interrupted\n")
     sys.stderr.flush()
     os._exit(130)  # nothing is written yet, and half-imported modules need no cleanup
@@ -30,7 +31,7 @@ def _run(name: str, **kwargs: Any) -> Any:
         current = signal.getsignal(signal.SIGINT)
         # performance_compare.py puts a quiet handler of its own in place before it imports the package
         if current is signal.default_int_handler or getattr(current, "msprof_quiet", False):
-            signal.signal(signal.SIGINT, _interrupted)
+            signal.signal(signal.SIGINT, quit_interrupted)
             previous = signal.default_int_handler
         # an ignored Ctrl-C (a background job) stays ignored
     except ValueError:  # not the main thread: leave signals alone
@@ -48,7 +49,7 @@ def _run(name: str, **kwargs: Any) -> Any:
         sys.exit(130)
     finally:
         if previous is not None:  # the run is over (a status chosen, its reports published or cleaned up):
-            signal.signal(signal.SIGINT, _interrupted)  # Ctrl-C while Python shuts down is no traceback either
+            signal.signal(signal.SIGINT, quit_interrupted)  # Ctrl-C while Python shuts down is no traceback either
 
 
 def analyze_main(prog: str = "msprof-analyze") -> None:
