@@ -49,6 +49,8 @@ class RunContext:
     frames: dict[str, pd.DataFrame] = field(default_factory=dict)
 
     def cached(self, key: str, compute: Callable[[], Any]) -> Any:
+        """``compute()`` once per run: comparators that need the same intermediate (an op tree, the operator
+        pairing) share it instead of each rebuilding it."""
         if key not in self.cache:
             self.cache[key] = compute()
         return self.cache[key]
@@ -105,6 +107,7 @@ class CompareResult:
 
     @property
     def sheet_names(self) -> list[str]:
+        """The names in workbook order, to test for a sheet without building any DataFrame."""
         return [s.name for s in self.sheets]
 
     def to_excel(self, target: str | os.PathLike[str] = ".") -> str:

@@ -324,10 +324,12 @@ class Profile:
 
     @property
     def is_gpu(self) -> bool:
+        """GPU (Kineto) data: step options, kernel compare and flows apply differently to it."""
         return self.kind == "GPU"
 
     @property
     def is_npu(self) -> bool:
+        """NPU (Ascend text or DB) data."""
         return self.kind == "NPU"
 
     @property

@@ -53,10 +53,12 @@ class Options:
 
     @property
     def formats(self) -> tuple[str, ...]:
+        """The report formats to write, ``output_format`` split (validated, so each is known)."""
         return tuple(self.output_format.split(","))
 
     @property
     def step_given(self) -> bool:
+        """A step was chosen (both step options are set or neither, so the base one decides)."""
         return self.base_step >= 0
 
     @property

@@ -577,6 +577,7 @@ class AlignMemo:
         self._done: dict[tuple[tuple, tuple], tuple[np.ndarray, np.ndarray]] = {}
 
     def __call__(self, a_keys: Sequence[Hashable], b_keys: Sequence[Hashable]) -> tuple[np.ndarray, np.ndarray]:
+        """``align(a_keys, b_keys)``, from the memo when this pair of sequences was aligned before."""
         key = (tuple(a_keys), tuple(b_keys))
         got = self._done.get(key)
         if got is None:

@@ -36,6 +36,7 @@ class Bucket:
     count: int = 0
 
     def add(self, ns: int, count: int = 1) -> None:
+        """Add as Python ints, so numpy int64 sums cannot wrap or leak numpy scalars into the sheets."""
         self.ns += int(ns)
         self.count += int(count)
 
@@ -111,10 +112,12 @@ class Breakdown:
         return self.e2e_ns - self.computing_ns - self.lccl.ns - self.uncovered_comm_ns
 
     def b(self, name: str) -> Bucket:
+        """A bucket by its category name (a KeyError names a misspelt category at once)."""
         return self.buckets[name]
 
     @property
     def mc2_ns(self) -> int:
+        """All MC2 (fused compute + communication) kernels' time: part of the categorised computing time."""
         return sum(m.ns for m in self.mc2.values())
 
     @property

@@ -90,6 +90,7 @@ class Module:
 
     @property
     def module_class(self) -> str:
+        """The last path part without its ``_N`` instance suffix: the class column, alike for every instance."""
         return _TRAILING_ID.sub("", self.name.split("/")[-1])
 
 
@@ -631,6 +632,7 @@ def order_pairs(pairs: list[tuple[Module | None, Module | None]]) -> list[tuple[
 
 
 def display_name(module_name: str) -> str:
+    """The module path as the sheets show it: the ``nn.Module:`` prefix on every level only adds width."""
     return module_name.replace("nn.Module:", "")
 
 

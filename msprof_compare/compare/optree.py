@@ -58,6 +58,7 @@ _CACHE_PAIRS = "optree.operator_pairs"
 
 
 def side_profile(ctx: RunContext, side: str) -> Profile:
+    """The profile of ``side`` ("base" or "comparison"): the per-side caches are keyed by that word."""
     return ctx.base if side == "base" else ctx.comparison
 
 
@@ -113,10 +114,12 @@ class OpTree:
 
     @property
     def n(self) -> int:
+        """Number of op nodes, the length of every per-node array."""
         return len(self.ts)
 
     @property
     def names(self) -> np.ndarray:
+        """Op names as an array, for vectorised lookups by node index."""
         return self.ops["name"].to_numpy()
 
     def children(self, node: int) -> np.ndarray:
@@ -135,6 +138,7 @@ class OpTree:
         return idx[np.lexsort((idx, self.depth[idx]))]
 
     def own_kernels(self, node: int) -> np.ndarray:
+        """Indices into ``kpool`` of the kernels ``node`` launched itself (not its children's)."""
         return self.kidx[self.kptr[node]:self.kptr[node + 1]]
 
     def total_kernels(self, node: int) -> np.ndarray:
@@ -572,6 +576,7 @@ class OpPairs:
 
     @property
     def matched(self) -> int:
+        """Rows pairing a base op with a comparison op: the numerator of the operator match rate."""
         return int(np.count_nonzero((self.ia >= 0) & (self.ib >= 0)))
 
 

@@ -967,6 +967,8 @@ def find_breakdowns(ctx: RunContext) -> tuple[Breakdown, Breakdown] | None:
 
 
 def summary_sheet(ctx: RunContext, wf: pd.DataFrame, contrib: pd.DataFrame, guard: pd.DataFrame) -> SummarySheet:
+    """The Summary sheet: the waterfall as its rows; contributors, guards and the verdict ride along for the
+    writer, which lays them out beside and under the rows."""
     cols = ["Step", "Base(ms)", "Comparison(ms)", "Delta(ms)", "Cumulative(ms)", "Share of E2E Diff"]
     data = plain_frame({c: pd.Series([None if pd.isna(v) else v for v in wf[c].tolist()], dtype=object)
                         for c in cols})

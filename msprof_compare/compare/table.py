@@ -63,6 +63,7 @@ class Sheet:
 
     @property
     def headers(self) -> list[str]:
+        """Display headers in column order (row 3 of the sheet; repeats allowed, unlike DataFrame columns)."""
         return [c.header for c in self.columns]
 
     def __len__(self) -> int:

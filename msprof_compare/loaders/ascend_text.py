@@ -902,6 +902,8 @@ def read_memory_record(path: str, warnings: list[str]) -> pd.DataFrame:
 
 
 def read_operator_memory(path: str, warnings: list[str]) -> pd.DataFrame:
+    """operator_memory.csv with times as exact ns and odd sizes or times warned about, not failed on: a few bad
+    rows should not cost the whole memory comparison."""
     df = _read_csv(path, ("Name", "Allocation Time(us)", "Release Time(us)", "Device Type"),
                    ("Size(KB)", "Duration(us)"), ("Name", "Size(KB)", "Allocation Time(us)", "Release Time(us)"),
                    warnings)
@@ -938,6 +940,8 @@ OP_STATISTIC_FLOATS = ("Total Time(us)", "Min Time(us)", "Avg Time(us)", "Max Ti
 
 
 def read_op_statistic(path: str, warnings: list[str]) -> pd.DataFrame:
+    """op_statistic.csv for ``--use_kernel_type``; a blank time reads 0, so one empty cell does not blank a
+    KernelTypeCompare row."""
     df = _read_csv(path, ("OP Type", "Core Type"), ("Count",) + OP_STATISTIC_FLOATS,
                    ("OP Type", "Core Type", "Count", "Total Time(us)"), warnings)
     for col in OP_STATISTIC_FLOATS:

@@ -36,6 +36,8 @@ from ..gcpause import gc_paused
 from .output import DIR_MODE, FILE_MODE, FILE_PREFIX, Part, make_dir, output_target, write_new_file  # noqa: F401
 
 if TYPE_CHECKING:
+    from xlsxwriter.format import Format
+
     from ..api import CompareResult
 
 log = logging.getLogger("msprof-analyze")
@@ -822,7 +824,7 @@ def _draw_charts(wb: xlsxwriter.Workbook, ws: Any, sheet: Sheet) -> None:
     draw_charts(wb, ws, sheet)
 
 
-def _write_cell(ws, r: int, c: int, v: Any, fmt, red) -> None:
+def _write_cell(ws: Worksheet, r: int, c: int, v: Any, fmt: Format | None, red: Format | None) -> None:
     """Write one value: text always as a string, NaN/None/"" as a styled blank, +inf as 'INF'."""
     if v is None:
         ws.write_blank(r, c, None, fmt)

@@ -185,6 +185,8 @@ def _encodable(text: str, stream: TextIO) -> bool:
 
 
 def default_file_name(now: _dt.datetime | None = None) -> str:
+    """The JSON report's default name: the workbook's prefix and UTC timestamp, so both kinds of report sort
+    together and read alike."""
     now = now or _dt.datetime.now(_dt.timezone.utc)
     return f"{FILE_PREFIX}{now.strftime('%Y%m%d%H%M%S')}.json"
 
