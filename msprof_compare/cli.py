@@ -37,25 +37,27 @@ HELP = {
     "enable_communication_compare": "Enable communication performance comparison",
     "enable_api_compare": "Enable API performance comparison",
     "enable_kernel_compare": "Enable kernel performance comparison",
-    "disable_details": "Hide detailed comparison",
+    "disable_details": "Hide detailed comparison (the ModuleCompare, OperatorCompare and MemoryCompare sheets)",
     "disable_module": "Hide module comparison (compare operators even when module data exists)",
     "output_path": "Path of comparison result (a directory, default the current one; a name ending in .xlsx or "
                    ".json names the report file, whose extension follows --output_format: -o run.json writes "
                    "run.xlsx by default)",
-    "max_kernel_num": "The number of kernels per torch op is limited (N > 3)",
+    "max_kernel_num": "The number of kernels per torch op is limited (N > 3: a matched op with more kernels is "
+                      "compared through its child ops)",
     "op_name_map": "The mapping of operator names equivalent to GPUs and NPUs in the form of dictionaries",
     "use_input_shape": "Enable precise matching of operators",
     "gpu_flow_cat": "Identifier of the GPU connection (the flow category linking ops to kernels, at most 20 "
                     "characters)",
-    "base_step": "Step to compare in the benchmark (base) data",
-    "comparison_step": "Step to compare in the profiling (comparison) data",
+    "base_step": "Step to compare in the benchmark (base) data (NPU data only; give both step options)",
+    "comparison_step": "Step to compare in the profiling (comparison) data (NPU data only; give both step options)",
     "force": "Indicates whether to skip verification of the owner, size, and permissions. (Also accepts "
              "symbolic links and inputs over the size caps.)",
     "use_kernel_type": "Indicates whether kernel compare use op_statistic.csv",
     "debug": "Debug Mode. Shows full stack trace when error occurs.",
     "output_format": "Reports to write: xlsx (default), json, or xlsx,json; with -o - the JSON goes to stdout "
                      "(and xlsx,json writes the workbook into the current directory)",
-    "fail_on_regression": "Exit with status 3 when the comparison E2E time exceeds the base by more than PCT percent",
+    "fail_on_regression": "Exit with status 3 when the comparison E2E time exceeds the base by more than PCT percent "
+                          "(it also runs the time breakdown, and exits 1 when a side has no E2E time)",
 }
 SHORT_HELP = "Compare the performance differences between GPUs and NPUs."
 SCRIPT_DESCRIPTION = "Compare trace of GPU and NPU"

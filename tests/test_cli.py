@@ -76,9 +76,16 @@ def test_help_lists_the_original_flags(capsys: pytest.CaptureFixture) -> None:
         flat = " ".join(out.split())  # the help says which side each path is and what -o may name (user audit)
         for text in ("Path of the profiling data (the comparison side)", "Path of the benchmark data (the base side)",
                      "a name ending in .xlsx or .json names the report file, whose extension follows --output_format",
-                     "symbolic links"):
+                     "symbolic links",
+                     # what the original's texts leave unsaid, which users asked about (docs audit)
+                     "(the ModuleCompare, OperatorCompare and MemoryCompare sheets)",
+                     "a matched op with more kernels is compared through its child ops",
+                     "(NPU data only; give both step options)",
+                     "it also runs the time breakdown, and exits 1 when a side has no E2E time"):
             assert text in flat, text
     parser = cli.build_script_parser()
+    flat = " ".join(parser.format_help().split())  # argparse formats help with %: the texts must hold none
+    assert "exits 1 when a side has no E2E time" in flat and "(NPU data only; give both step options)" in flat
     assert parser.description == "Compare trace of GPU and NPU"
 
 
