@@ -89,7 +89,8 @@ def _gc_paused(build: Comparator) -> Comparator:
 
 @dataclass
 class CompareResult:
-    """The outcome of one comparison: every sheet as a DataFrame plus the console summary."""
+    """The outcome of one comparison: the sheets (``.sheet(name)`` gives one as a DataFrame), the console summary
+    and the Summary's frames, so that a script reads the figures without writing or parsing a workbook."""
 
     base: Profile
     comparison: Profile
@@ -150,7 +151,8 @@ class CompareResult:
         return self.frames.get("guards", pd.DataFrame()).copy()  # a copy: the Summary sheet and to_json read it
 
     def to_json(self, target: str | os.PathLike[str] = ".") -> str:
-        """Write the JSON result into a directory, to a ``.json`` path, or to stdout ("-")."""
+        """Write the JSON result into a directory, to a ``.json`` path, or to stdout ("-"); returns the path written
+        ("-" for stdout). Like ``to_excel``, it never replaces a file: a taken name gets a ``_1``, ``_2``... suffix."""
         from .report.json_report import write_json
 
         return write_json(self, target)
