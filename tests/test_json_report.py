@@ -292,6 +292,23 @@ def test_cli_writes_both_formats(samples, tmp_path, capsys):
     assert "E2E Time Difference" in out and "Top Contributors" in out
 
 
+def test_run_without_rows_writes_the_json_but_no_workbook(tmp_path, capsys):
+    """README / differences.md: a run whose comparisons make no row writes no workbook (a warning says so), while
+    the JSON report asked for is still written, with no sheets: kernel compare alone on the bundled GPU pair."""
+    from msprof_compare import cli
+
+    sample = Path(__file__).resolve().parents[1] / "sample_data"
+    code = cli.execute({"base_profiling_path": str(sample / "bert-small_h100.json.gz"),
+                        "comparison_profiling_path": str(sample / "bert-small_mi300.json.gz"),
+                        "output_path": str(tmp_path), "enable_kernel_compare": True, "output_format": "xlsx,json"})
+    assert code == 0
+    written = list(tmp_path.iterdir())
+    assert [p.suffix for p in written] == [".json"]
+    doc = json.loads(written[0].read_text(encoding="utf-8"))
+    assert doc["sheets"] == [] and doc["summary"]["guards"]
+    assert "no workbook was written" in capsys.readouterr().err
+
+
 def test_write_json_to_stream():
     class R:  # the smallest object to_document accepts
         base = comparison = type("P", (), {"path": "a", "kind": "GPU", "source": "kineto", "level": ""})()
