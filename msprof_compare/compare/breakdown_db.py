@@ -29,7 +29,7 @@ import pandas as pd
 
 from .. import timeline
 from ..columns import col_of
-from ..model import Profile
+from ..model import Profile, factorize, pair_codes
 from ..options import Options
 from . import classify
 from .breakdown import Breakdown
@@ -50,16 +50,27 @@ def db_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Key
         # the tasks of AI-CPU HCCL kernels and of the MC2 KFC stream that newer msprof writes to the schedule
         # table; they stay in the kernel tables for KernelCompare and the op trees
         profile = _without(profile, col_of(kx, "schedule", bool))
+    # kernel names are tested once per distinct name (four predicates over one factorization of ~50k names)
+    codes, uniq = factorize(col_of(profile.kernels, "name", object))
     # HCCL's own kernels (AIV mode; AI-CPU in older layouts) are communication: no computing and no computing
     # category (msprof's Overlap Analysis leaves them out), though their streams are compute streams for SDMA
-    computing = _without(profile, classify.is_hccl_kernel(col_of(profile.kernels, "name", object)))
+    hccl = classify.is_hccl_kernel(uniq)[codes]
+    computing = _without(profile, hccl)
     bd.memory_gb = int(profile.extra.get("memory_peak_bytes", 0) or 0) / 1024**3
-    _categorise(computing, bd, kw or classify.load_keywords())
-    _lccl(profile, bd)
+    _categorise(computing, bd, kw or classify.load_keywords(), (codes[~hccl], uniq))
+    lanes = _lanes(profile)  # split once: an object-column comparison per use cost 2-3 ms at 80k rows
+    _lccl(profile, bd, lanes)
     _sdma_stream(profile, bd)
-    windows = _intervals(computing, bd)
-    _groups(profile, bd, windows)
+    windows = _intervals(computing, bd, lanes)
+    _groups(profile, bd, windows, lanes)
     return bd
+
+
+def _lanes(profile: Profile) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The communication ops and tasks (``comm`` lanes "op" and "task")."""
+    c = profile.comm
+    lane = col_of(c, "lane", object) if len(c) else np.zeros(0, object)
+    return c[lane == "op"], c[lane == "task"]
 
 
 def _without(profile: Profile, drop: np.ndarray) -> Profile:
@@ -106,7 +117,10 @@ def cube_mask(profile: Profile) -> np.ndarray:
     return kx["rts_type"].isin(CUBE_RTS_TYPES).to_numpy(dtype=bool)
 
 
-def _categorise(profile: Profile, bd: Breakdown, kw: classify.Keywords) -> None:
+def _categorise(profile: Profile, bd: Breakdown, kw: classify.Keywords,
+                name_codes: tuple[np.ndarray, np.ndarray]) -> None:
+    """Label the compute tasks and add them to the computing buckets; ``name_codes``: the factorized kernel names
+    (codes per task, distinct names) on which the name predicates run."""
     k = profile.kernels
     if not len(k):
         return
@@ -116,6 +130,7 @@ def _categorise(profile: Profile, bd: Breakdown, kw: classify.Keywords) -> None:
     starts = flow_starts(profile)
     order = by_conn[classify.processing_order(starts[by_conn])]
     names = col_of(k, "name", object)[order]
+    codes, uniq = name_codes[0][order], name_codes[1]
     types = col_of(kx, "op_type", object)[order]
     dur = col_of(k, "dur", np.int64)[order]
     ts = col_of(k, "ts", np.int64)[order]
@@ -126,10 +141,10 @@ def _categorise(profile: Profile, bd: Breakdown, kw: classify.Keywords) -> None:
                                  col_of(ops, "dur", np.int64), kw=kw)
     labels = classify.categorize(
         dur, flow_ts, is_cube, cube_ops,
-        is_trans=classify.is_trans_kernel_name(names, kw),
+        is_trans=classify.is_trans_kernel_name(uniq, kw)[codes],
         page_attention=classify.per_unique(types, lambda t: "pagedattention" in t),
-        tensor_move=classify.per_unique(names, lambda n: n.startswith("aclnninplacecopy") and "tensormove" in n),
-        mc2=classify.is_mc2_name(names, kw),
+        tensor_move=classify.per_unique(uniq, lambda n: n.startswith("aclnninplacecopy") and "tensormove" in n)[codes],
+        mc2=classify.is_mc2_name(uniq, kw)[codes],
         npu_type=types,
     )
     classify.fill_buckets(bd, labels, dur)
@@ -156,11 +171,10 @@ def _mc2(profile: Profile, bd: Breakdown, sel: np.ndarray, names: np.ndarray, ts
     add_mc2(bd, sqe_end, sel, names, ts, dur, comp)
 
 
-def _lccl(profile: Profile, bd: Breakdown) -> None:
-    c = profile.comm
-    if not len(c):
+def _lccl(profile: Profile, bd: Breakdown, lanes: tuple[pd.DataFrame, pd.DataFrame] | None = None) -> None:
+    if not len(profile.comm):
         return
-    ops = c[c["lane"] == "op"]
+    ops = (lanes or _lanes(profile))[0]
     d = col_of(ops, "dur", np.int64)[classify.per_unique(col_of(ops, "name", object),
                                                                 lambda n: n == LCCL_KERNEL)]
     if d.size:
@@ -188,11 +202,13 @@ def _iv(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return s, s + col_of(df, "dur", np.int64)
 
 
-def _intervals(profile: Profile, bd: Breakdown) -> timeline.Intervals:
-    """Computing, uncovered communication and E2E; returns the not-overlapped windows."""
+def _intervals(profile: Profile, bd: Breakdown,
+               lanes: tuple[pd.DataFrame, pd.DataFrame] | None = None) -> timeline.Intervals:
+    """Computing, uncovered communication and E2E; returns the not-overlapped windows. ``lanes``: the
+    communication ops and tasks, as ``_lanes`` splits them."""
     ks, ke = _iv(profile.kernels)
     c = profile.comm
-    cs, ce = _iv(c[c["lane"] == "op"]) if len(c) else (np.zeros(0, np.int64), np.zeros(0, np.int64))
+    cs, ce = _iv((lanes or _lanes(profile))[0]) if len(c) else (np.zeros(0, np.int64), np.zeros(0, np.int64))
     compute = timeline.union(ks, ke)
     busy = timeline.union(np.concatenate([ks, cs]), np.concatenate([ke, ce]))
     bd.computing_ns = timeline.length(compute)
@@ -214,19 +230,24 @@ def _intervals(profile: Profile, bd: Breakdown) -> timeline.Intervals:
     return timeline.subtract(busy, compute)
 
 
-def _groups(profile: Profile, bd: Breakdown, windows: timeline.Intervals) -> None:
+def _groups(profile: Profile, bd: Breakdown, windows: timeline.Intervals,
+            lanes: tuple[pd.DataFrame, pd.DataFrame] | None = None) -> None:
     """Wait / transmit per communication group and uncovered overlap between groups (reference-1 §7.3.7-8)."""
-    c = profile.comm
-    if not len(c):
+    if not len(profile.comm):
         return
-    ops = c[c["lane"] == "op"]
-    tasks = c[c["lane"] == "task"]
+    ops, tasks = lanes or _lanes(profile)
     tasks = tasks.iloc[np.argsort(col_of(tasks, "ts", np.int64), kind="stable")]
-    # the history of the wait rule runs per (group, plane): give each pair its own lane id
-    lane = pd.Series(list(zip(tasks["group"].tolist(), tasks["plane"].tolist(), strict=True)), dtype=object)
-    lane_id = pd.factorize(lane)[0] if len(tasks) else np.zeros(0, np.int64)
+    # the history of the wait rule runs per (group, plane): give each pair its own lane id (pairs of codes: a
+    # factorization of (group, plane) tuples cost 10x more)
+    g_codes, g_uniq = factorize(col_of(tasks, "group", object))
+    p_codes, p_uniq = factorize(col_of(tasks, "plane", object))
+    lane_id = pair_codes(g_codes, p_codes)[0] if len(tasks) else np.zeros(0, np.int64)
     is_cand = wait_candidates((col_of(tasks, "name", object), np.asarray(lane_id, dtype=np.int64)))
     cand = tasks[is_cand]
+    cand_g, cand_p = g_codes[is_cand], p_codes[is_cand]
+    cand_ts, cand_end = _iv(cand)
+    g_code = {g: i for i, g in reversed(list(enumerate(g_uniq.tolist())))}
+    p_code = {p: i for i, p in reversed(list(enumerate(p_uniq.tolist())))}
     cand_groups = list(dict.fromkeys(cand["group"].tolist()))
     op_groups = list(dict.fromkeys(ops["group"].tolist()))
     order = cand_groups + [g for g in op_groups if g not in cand_groups]
@@ -244,11 +265,11 @@ def _groups(profile: Profile, bd: Breakdown, windows: timeline.Intervals) -> Non
         if g in cand_groups:
             per_plane = sums.loc[g]
             best = per_plane.index[int(np.argmin(per_plane.to_numpy()))]  # first plane wins ties
-            sel = cand[(cand["group"] == g) & (cand["plane"] == best)]
+            sel = (cand_g == g_code[g]) & (cand_p == p_code[best])
             # within the group's own uncovered op time: the same as within the windows while its tasks lie
             # inside its ops, and never more than that time (tasks of a group with no op, or whose group
             # name is lost, made Transmit negative)
-            wait = timeline.length(timeline.intersect(_iv(sel), unc))
+            wait = timeline.length(timeline.intersect((cand_ts[sel], cand_end[sel]), unc))
         bd.groups[g] = {"wait": int(wait), "transmit": int(timeline.length(unc) - wait)}
     bd.wait_ns = sum(v["wait"] for v in bd.groups.values())
     for (i, j), v in sorted(timeline.pairwise_overlaps([uncovered[g] for g in op_groups]).items()):
