@@ -1678,3 +1678,22 @@ def test_real_db_named_as_mindspore_categorises_without_torch_ops(samples: Path,
     assert om.loc["Computing Time", "Number"] == len(rows) == 187
     every = compare(str(out.parent), str(out.parent))  # no torch op, no memory page: the pages MindSpore has
     assert every.sheet_names == ["Summary", "OverallMetrics", "CommunicationCompare", "KernelCompare"]
+
+
+def test_in_pairs_selects_what_in_selects() -> None:
+    """``_in_pairs`` (an IN list split into lists of two, which SQLite tests by comparison instead of a temporary
+    table) selects the rows ``IN`` does, for 1 to 5 values, over cells of every storage class and both column
+    affinities the exports use (synthetic rows)."""
+    from msprof_compare.loaders.ascend_db import _in_pairs
+
+    con = sqlite3.connect(":memory:")
+    con.execute("CREATE TABLE t (i INTEGER, n)")
+    cells = [1, 2, 3, 4, 5, 6, None, "2", "x", 3.0, 4.5, b"\x05", -1]
+    con.executemany("INSERT INTO t VALUES (?, ?)", [(v, v) for v in cells])
+    for col in ("i", "n"):
+        for k in range(1, 6):
+            params = (5, "2", 3, 1, 4)[:k]
+            marks = ",".join("?" * k)
+            want = con.execute(f"SELECT rowid FROM t WHERE {col} IN ({marks}) AND rowid > 0", params).fetchall()
+            got = con.execute(f"SELECT rowid FROM t WHERE ({_in_pairs(col, k)}) AND rowid > 0", params).fetchall()
+            assert got == want and (k < 2 or want)
