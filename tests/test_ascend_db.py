@@ -1697,3 +1697,26 @@ def test_in_pairs_selects_what_in_selects() -> None:
             want = con.execute(f"SELECT rowid FROM t WHERE {col} IN ({marks}) AND rowid > 0", params).fetchall()
             got = con.execute(f"SELECT rowid FROM t WHERE ({_in_pairs(col, k)}) AND rowid > 0", params).fetchall()
             assert got == want and (k < 2 or want)
+
+
+def test_fwdbwd_flows_rules_on_synthetic_links() -> None:
+    """The fwdbwd flows (``_fwdbwd_flows``, numpy since session 33) by their rules, on synthetic op links: an id
+    held by two or more ops and by no compute task starts at its earliest op (a tie at the lower op row) and
+    ends at every other op; an (id, op) link listed twice counts once; an id of one op, of a task, or -1 gives
+    none. Ordered by id, then by the end's start. Expected rows written out by hand."""
+    from msprof_compare.loaders.ascend_db import _fwdbwd_flows
+    from msprof_compare.model import Profile, frame
+
+    ops = frame("ops", {"name": np.array(list("abcdefg"), dtype=object), "ts": np.array([50, 10, 30, 10, 70, 5, 9]),
+                        "dur": np.ones(7, np.int64), "pid": np.arange(100, 107), "tid": np.arange(200, 207)})
+    kernels = frame("kernels", {"name": np.array(["k"], dtype=object), "ts": np.array([1]), "dur": np.array([1]),
+                                "connection_id": np.array([8])})
+    links = [(9, 0), (9, 1), (9, 2), (9, 1), (4, 3), (4, 1), (7, 4), (8, 5), (8, 6), (-1, 5), (-1, 6)]
+    oc = pd.DataFrame({"op_row": [r for _, r in links], "connection_id": [c for c, _ in links]})
+    p = Profile(path="x", kind="NPU", source="ascend_db", ops=ops, kernels=kernels, extra={"op_connections": oc})
+    got = _fwdbwd_flows(p)
+    # id 4: ops 1 and 3 both start at 10, op 1 starts; id 9: op 1 (10) starts, op 2 (30) then op 0 (50) end
+    want = [("4", 10, 101, 201, 10, 103, 203), ("9", 10, 101, 201, 30, 102, 202), ("9", 10, 101, 201, 50, 100, 200)]
+    cols = ["id", "s_ts", "s_pid", "s_tid", "f_ts", "f_pid", "f_tid"]
+    assert [tuple(r) for r in got[cols].itertuples(index=False)] == want
+    assert set(got["cat"]) == {"fwdbwd"}
