@@ -442,11 +442,12 @@ def _step_ids(steps: pd.DataFrame, ts: np.ndarray) -> np.ndarray:
     """The STEP_TIME id whose range holds each start time (-1 when none). A step ending before it starts holds
     none, and takes none from the step it starts in (the last step starting before a time is the one asked)."""
     out = np.full(ts.size, -1, dtype=np.int64)
-    steps = steps[steps["end"] >= steps["start"]]
-    if steps.empty or ts.size == 0:
+    starts, ends, ids = (steps[c].to_numpy() for c in ("start", "end", "id"))  # arrays: frame ops cost ~1 ms here
+    sound = np.flatnonzero(ends >= starts)
+    if not sound.size or ts.size == 0:
         return out
-    st = steps.sort_values("start", kind="stable")
-    starts, ends, ids = st["start"].to_numpy(), st["end"].to_numpy(), st["id"].to_numpy()
+    order = sound[np.argsort(starts[sound], kind="stable")]
+    starts, ends, ids = starts[order], ends[order], ids[order]
     pos = np.searchsorted(starts, ts, side="right") - 1
     ok = pos >= 0
     pc = np.where(ok, pos, 0)
