@@ -208,39 +208,70 @@ def parse_uniform(u: np.ndarray) -> tuple[np.ndarray, np.ndarray, int] | None:
             break
     if dp < 0 or dp + 2 > 18:
         return None
-    digit = u - np.uint8(_DIGIT_LO)  # wraps below '0', so one compare tests for a digit
-    ok = (digit < 10).sum(axis=1) == width - 1
-    ok &= u[:, dp] == _DOT
+    # digits by column (a transposed copy, one row per text position): each test and sum below runs over long
+    # contiguous rows instead of across rows of ~20 bytes (~3x faster than row-wise reductions)
+    digit = np.ascontiguousarray(u.T) - np.uint8(_DIGIT_LO)  # wraps below '0', so one compare tests for a digit
+    ok = digit[dp] == np.uint8(_DOT - _DIGIT_LO + 256)
+    if width > 1:
+        others = np.delete(np.arange(width), dp)
+        ok &= np.maximum.reduce(digit[others], axis=0) < 10
     if dp + 2 == 18:  # a leading digit worth 1e18 ns: 9 could overflow int64 (general path decides)
-        ok &= digit[:, 0] < 9
+        ok &= digit[0] < 9
     if ok.sum() < 0.9 * n:
         return None
     w, rcol = _weights(dp, width, width)  # type: ignore[misc]  # never None: dp + 2 <= 18 above
-    d = digit if ok.all() else digit[ok]
-    # column by column: an int64 copy of the whole digit matrix took 8 bytes a digit (200 MB for the
-    # 1.5M timestamps of a 566 MB trace) and a matrix product over it; the dot's column weighs 0
-    v = np.zeros(len(d), dtype=np.int64)
+    d = digit if ok.all() else digit[:, ok]
+    # position by position: an int64 copy of the whole digit matrix took 8 bytes a digit (200 MB for the
+    # 1.5M timestamps of a 566 MB trace) and a matrix product over it; the dot's position weighs 0
+    v = np.zeros(d.shape[1], dtype=np.int64)
     for j in np.flatnonzero(w).tolist():
-        v += np.multiply(d[:, j], w[j], dtype=np.int64)
+        v += np.multiply(d[j], w[j], dtype=np.int64)
     if rcol >= 0:
-        v += _rounds_up(d, rcol, width, v)
+        first = d[rcol]
+        up = first > 5
+        tie = first == 5
+        if tie.any():  # a tie (5 then only zeros) goes to the even ns, as ``_rounds_up``
+            up[tie] = (d[rcol + 1:width][:, tie] != 0).any(axis=0) | (v[tie] & 1).astype(bool)
+        v += up
     val = np.zeros(n, dtype=np.int64)
     val[ok] = v
     return val, ok, dp
+
+
+def _text_matrix(vals: list[Any]) -> np.ndarray | None:
+    """``np.array(vals, dtype="S")`` as an (n, width) byte matrix, for the usual column of ASCII texts of one
+    length (a trace's or a CSV's time texts): one join of the texts with line breaks, instead of numpy's
+    conversion of each (~0.4 of its time). None for any other column. The texts are all of the first one's
+    length when the join holds as many line breaks as it put in, each where a text of that length ends."""
+    n = len(vals)
+    first = vals[0] if n else None
+    if type(first) is not str or not first or "\n" in first:
+        return None
+    try:
+        text = "\n".join(vals)
+    except TypeError:  # some value is no str
+        return None
+    w = len(first)
+    if len(text) != n * (w + 1) - 1 or not text.isascii() or text.count("\n") != n - 1:
+        return None
+    m = np.frombuffer(text.encode("ascii") + b"\n", dtype=np.uint8).reshape(n, w + 1)
+    return m[:, :w] if bool((m[:, w] == 10).all()) else None
 
 
 def _parse_decimal(vals: list[Any]) -> tuple[np.ndarray, np.ndarray]:
     """Parse what is plainly ``[+-]digits[.digits]``; returns (ns, ok) per value."""
     n = len(vals)
     val = np.zeros(n, dtype=np.int64)
-    try:
-        raw = np.array(vals, dtype="S")
-    except (UnicodeEncodeError, TypeError, ValueError):
-        return val, np.zeros(n, dtype=bool)
-    width = raw.dtype.itemsize
+    u = _text_matrix(vals)
+    if u is None:
+        try:
+            raw = np.array(vals, dtype="S")
+        except (UnicodeEncodeError, TypeError, ValueError):
+            return val, np.zeros(n, dtype=bool)
+        u = raw.view(np.uint8).reshape(n, raw.dtype.itemsize)
+    width = u.shape[1]
     if width == 0 or width > 40:
         return val, np.zeros(n, dtype=bool)
-    u = raw.view(np.uint8).reshape(n, width)
     fast = _parse_uniform(u)
     if fast is not None:
         val, ok = fast
