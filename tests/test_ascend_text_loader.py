@@ -682,6 +682,34 @@ def test_decimal_us_to_ns_edge_cases():
         decimal_us_to_ns(["abc"], path="f.json")
 
 
+def test_decimal_us_to_ns_texts_of_other_lengths_that_join_to_one_width():
+    """The texts of a column are joined into one byte matrix only when each is as long as the first: texts of two
+    lengths whose total fits the matrix ("1.2" + "12.34" is two rows of four bytes) would be cut mid-number
+    and read as other digits ("1.21", "2.34")."""
+    assert decimal_us_to_ns(["1.2", "12.34"]).tolist() == [1200, 12340]
+    assert decimal_us_to_ns(["12.34", "1.2", "5.678"]).tolist() == [12340, 1200, 5678]
+    # a line break inside a text: the join's breaks no longer mark where each text ends (the blank is stripped)
+    got, read = lenient_us_to_ns(["1.2\n", "3.4", "5.6"])
+    assert got.tolist() == [1200, 3400, 5600] and read.all()
+
+
+def test_phase_codes_of_unusual_phases():
+    """Phases are coded from their joined text only when each is one ASCII character; an empty or longer
+    phase, or one outside ASCII, takes the per-event lookup and codes as "other" (``_phase_codes``)."""
+    from types import SimpleNamespace
+
+    from msprof_compare.loaders.ascend_text import PH_C, PH_F, PH_M, PH_OTHER, PH_S, PH_X, _phase_codes
+
+    def codes(phases):
+        return _phase_codes([SimpleNamespace(ph=p) for p in phases]).tolist()
+
+    assert codes(["X", "M", "C", "s", "f", "B", "i"]) == [PH_X, PH_M, PH_C, PH_S, PH_F, PH_OTHER, PH_OTHER]
+    assert codes(["", "XX"]) == codes(["XX", ""]) == [PH_OTHER, PH_OTHER]  # as long as two one-letter phases
+    assert codes(["X", ""]) == [PH_X, PH_OTHER]
+    assert codes(["\u00e9", "X"]) == [PH_OTHER, PH_X]
+    assert codes([]) == []
+
+
 @pytest.mark.parametrize("whole", [True, False], ids=["read-once", "streamed"])
 def test_kernel_times_with_exponent_or_out_of_range(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                     whole: bool) -> None:

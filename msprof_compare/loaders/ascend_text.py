@@ -156,6 +156,20 @@ def _field(events: list, name: str) -> list:
 #: Phase codes (``_select``'s "ph" column): one dict lookup per event, then integer tests.
 PH_OTHER, PH_X, PH_M, PH_S, PH_F, PH_C = 0, 1, 2, 3, 4, 5
 _PH_CODES = {"X": PH_X, "M": PH_M, "s": PH_S, "f": PH_F, "C": PH_C}
+#: ``_PH_CODES`` by ASCII code, PH_OTHER elsewhere (``_phase_codes``).
+_PH_TABLE = np.zeros(128, dtype=np.int8)
+_PH_TABLE[[ord(k) for k in _PH_CODES]] = list(_PH_CODES.values())
+
+
+def _phase_codes(events: list) -> np.ndarray:
+    """The ``PH_*`` code of every event. Phases are one ASCII letter: then their text joined is as long as
+    the list (and none is empty, so each is one character), and one table lookup over its bytes codes them all
+    (half the time of a dict lookup per event, which any other phase text takes)."""
+    phs = _field(events, "ph")
+    text = "".join(phs)
+    if len(text) == len(phs) and text.isascii() and "" not in phs:
+        return _PH_TABLE[np.frombuffer(text.encode("ascii"), dtype=np.uint8)]
+    return np.fromiter(map(_PH_CODES.get, phs, repeat(PH_OTHER)), np.int8, len(phs))
 
 
 def _wanted_cats(opts: Options) -> frozenset[str]:
@@ -192,7 +206,7 @@ def _select(path: str, data: bytes, events: list, opts: Options,
     """
     raw = bool(events) and type(events[0]) is traceio.RawTimesEvent
     with traceio.gc_paused():
-        ph = np.fromiter(map(_PH_CODES.get, _field(events, "ph"), repeat(PH_OTHER)), np.int8, len(events))
+        ph = _phase_codes(events)
         is_x = ph == PH_X
         if not is_x.any():
             if events and not any(map(attrgetter("ph"), events)):  # e.g. a run-description list beside traces
