@@ -23,6 +23,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .columns import col_of
+
 I64 = "int64"
 F64 = "float64"
 OBJ = "object"
@@ -180,6 +182,23 @@ def starts_read(kernel_details: pd.DataFrame) -> np.ndarray:
     return np.ones(len(kernel_details), dtype=bool)
 
 
+#: Column labels by names: ``pd.Index`` of a few names costs ~35 us (pandas 3 infers its ``str`` dtype), as
+#: much as a third of a small table's build, and the tables repeat a handful of name lists. An Index is
+#: immutable, so frames share one safely (none is renamed in place).
+_COLUMN_INDEXES: dict[tuple[str, ...], pd.Index] = {}
+_COLUMN_INDEXES_MAX = 256
+
+
+def _column_index(names: list[str]) -> pd.Index:
+    key = tuple(names)
+    got = _COLUMN_INDEXES.get(key)
+    if got is None:
+        got = pd.Index(names)
+        if len(_COLUMN_INDEXES) < _COLUMN_INDEXES_MAX:
+            _COLUMN_INDEXES[key] = got
+    return got
+
+
 def frame_of(columns: dict[str, np.ndarray]) -> pd.DataFrame:
     """A DataFrame over equal-length 1-d numpy columns, kept as they are (object stays object).
 
@@ -193,7 +212,7 @@ def frame_of(columns: dict[str, np.ndarray]) -> pd.DataFrame:
     if any(len(v) != n for v in columns.values()):  # the fast path would not catch it
         raise ValueError(f"frame_of: columns differ in length: { {c: len(v) for c, v in columns.items()} }")
     try:
-        return pd.DataFrame._from_arrays(list(columns.values()), columns=pd.Index(names),
+        return pd.DataFrame._from_arrays(list(columns.values()), columns=_column_index(names),
                                          index=pd.RangeIndex(n), verify_integrity=False)
     except (AttributeError, TypeError):  # pragma: no cover - depends on the pandas release
         return pd.DataFrame({c: pd.Series(v, dtype=object, copy=False) if v.dtype == object else v
@@ -270,13 +289,13 @@ def us_text(ns: np.ndarray, unset: str | None = None) -> np.ndarray:
 def threads_in_order(threads: pd.DataFrame, pid: int) -> tuple[list[int], list[str]]:
     """(tids, names) of the threads of process ``pid`` in display order: by ``sort_index``, a missing
     one (-1) sorting by tid, stable on ties (the order lanes appear in a trace viewer)."""
-    sel = np.flatnonzero(threads["pid"].to_numpy(dtype=np.int64) == pid)
+    sel = np.flatnonzero(col_of(threads, "pid", np.int64) == pid)
     if not sel.size:
         return [], []
-    si = threads["sort_index"].to_numpy(dtype=np.int64)[sel]
-    tid = threads["tid"].to_numpy(dtype=np.int64)[sel]
+    si = col_of(threads, "sort_index", np.int64)[sel]
+    tid = col_of(threads, "tid", np.int64)[sel]
     order = np.argsort(np.where(si >= 0, si, tid), kind="stable")
-    return tid[order].tolist(), threads["name"].to_numpy(dtype=object)[sel[order]].tolist()
+    return tid[order].tolist(), col_of(threads, "name", object)[sel[order]].tolist()
 
 
 @dataclass(eq=False)

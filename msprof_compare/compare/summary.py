@@ -788,7 +788,12 @@ def _heavy_ops(ops: pd.DataFrame, n: int) -> list[str]:
 
 
 def _has_shapes(ops: pd.DataFrame) -> bool:
-    return bool(len(ops)) and not object_column(col_of(ops, "input_dims", object)).isin(["", "N/A"]).all()
+    dims = col_of(ops, "input_dims", object)
+    if not len(dims):
+        return False
+    if isinstance(dims[0], str) and dims[0] not in ("", "N/A"):  # the usual answer where shapes were read
+        return True
+    return not object_column(dims).isin(["", "N/A"]).all()
 
 
 #: Dimensions, separators and ``None`` (an absent optional tensor): anything else (a letter) is no shape. The
@@ -848,14 +853,17 @@ def guards(ctx: RunContext) -> pd.DataFrame:
     rate, shown_b, shown_c, how = _match_rate(ctx, nb, nc)
     rows.append(_guard("operator match rate", None if rate is None else rate >= MATCH_RATE_THRESHOLD,
                        shown_b, shown_c, f"{how}; warn below {MATCH_RATE_THRESHOLD:.0%}"))
-    checked, bad = _shape_mismatches(b.ops, c.ops, nb, nc)
+    # a side without shapes (every profiling-only load: its ops read "N/A") checks nothing: the heaviest-op
+    # search and the shape texts are skipped, with the outcome they would give (no shape, nothing checked)
+    shaped = _has_shapes(b.ops) and _has_shapes(c.ops)
+    checked, bad = _shape_mismatches(b.ops, c.ops, nb, nc) if shaped else (0, [])
     if bad:
         detail = "no common input shape for: " + ", ".join(bad)
     elif checked:
         detail = f"{checked} heaviest operators found on both sides"
     elif not (nb and nc):
         detail = f"no operators on {_empty_side(nb, nc)}: nothing to check"
-    elif not (_has_shapes(b.ops) and _has_shapes(c.ops)):
+    elif not shaped:
         detail = ("no input shapes on one side (recorded without record_shapes, or not read: shapes are "
                   "loaded only with the operator, memory or API comparison on)")
     else:
