@@ -176,6 +176,8 @@ def _inside(name: str, at: int, word: str, outer: str) -> bool:
 def _prefix_limit(name: str, prefixes: tuple[str, ...]) -> int:
     """Where a mask word may start at the latest: within a ``NOT_CUBE_PREFIX`` prefix the name starts with,
     anywhere in other names."""
+    if not name.startswith(prefixes):  # nearly every name: one C-level test of all prefixes
+        return len(name)
     return next((len(p) for p in prefixes if name.startswith(p)), len(name))
 
 
