@@ -49,7 +49,7 @@ import math
 import os
 import re
 from collections.abc import Callable
-from itertools import chain, repeat
+from itertools import chain, compress, repeat
 from operator import attrgetter
 from typing import Any
 
@@ -144,6 +144,14 @@ def _text(v: Any) -> str:
     return v if isinstance(v, str) else str(v)
 
 
+def _arg_texts(values: list) -> list:
+    """Arg values -> the texts the tables hold: "" when absent, else ``_text``; a column of str (the usual one)
+    is taken as it is."""
+    if values and traceio.all_text(values):
+        return values
+    return ["" if v is None else _text(v) for v in values]
+
+
 #: Flow categories the comparators read from an NPU text trace: operator -> task links and
 #: forward -> backward links. Other flows (HostToDevice, async_task_queue) feed no table.
 FLOW_CATS = ("async_npu", "fwdbwd")
@@ -224,8 +232,9 @@ def _select(path: str, data: bytes, events: list, opts: Options,
         names_of = dict(zip(p_pid.tolist(), p_name.tolist(), strict=True))
         lanes = tuple(_last_pid(names_of, names, order)
                       for names in ((HARDWARE_PROCESS,), HCCL_PROCESS_NAMES, (OVERLAP_PROCESS,)))
-        cand = np.flatnonzero(ph != PH_C)
-        ev = list(map(events.__getitem__, cand.tolist())) if cand.size != len(events) else events
+        not_c = ph != PH_C
+        cand = np.flatnonzero(not_c)
+        ev = _pick(events, not_c) if cand.size != len(events) else events
         ph = ph[cand]
         cat = object_array(_field(ev, "cat"))
         codes, uniq = pd.factorize(cat)
@@ -249,7 +258,7 @@ def _select(path: str, data: bytes, events: list, opts: Options,
                 keep[other[step_marks(_field(list(map(ev.__getitem__, other.tolist())), "name"))]] = True
         k = np.flatnonzero(keep)
         if k.size != len(ev):
-            ev = list(map(ev.__getitem__, k.tolist()))
+            ev = _pick(ev, keep)
         ts_vals, dur_vals = _field(ev, "ts"), _field(ev, "dur")
         if raw:  # times kept as text (traceio.RawTimesEvent): parsed exactly, then the unread ones checked
             ts, dur = traceio.raw_times_to_ns(ts_vals, path, "ts"), traceio.raw_times_to_ns(dur_vals, path, "dur")
@@ -278,6 +287,12 @@ def _select(path: str, data: bytes, events: list, opts: Options,
             "args": object_array(_field(ev, "args")),
         }
     return cols, processes, threads, lanes, unnamed
+
+
+def _pick(events: list, mask: np.ndarray) -> list:
+    """The events where a boolean mask is set: ``compress`` over the mask's bytes (~0.8 of the time of
+    picking them by index)."""
+    return list(compress(events, mask.view(np.uint8).tobytes()))
 
 
 def _field_at(events: list, rows: np.ndarray, name: str) -> np.ndarray:
@@ -383,9 +398,8 @@ def _comm(path: str, c: dict[str, np.ndarray], hccl_pid: int | None, threads: pd
     tids = c["tid"][sel]
     is_op = np.isin(tids, list(op_lanes)) if op_lanes else np.zeros(sel.size, dtype=bool)
     args = traceio.decode_args(path, c["args"][sel], _CommArgs)
-    tasks = [a.task_type for a in args]
     tid_list = tids.tolist()
-    group = [group_of.get(t, "") for t in tid_list]
+    group = list(map(group_of.get, tid_list, repeat("")))
     lost = group.count("")
     if lost:
         warnings.append(f"{path}: {lost} of the HCCL lane's {len(group)} event(s) belong to no communication group "
@@ -396,8 +410,8 @@ def _comm(path: str, c: dict[str, np.ndarray], hccl_pid: int | None, threads: pd
         "pid": c["pid"][sel], "tid": tids,
         "lane": np.where(is_op, "op", "task").astype(object),
         "group": group,
-        "plane": [plane_of.get(t, "") for t in tid_list],
-        "task_type": ["" if t is None else _text(t) for t in tasks],
+        "plane": list(map(plane_of.get, tid_list, repeat(""))),
+        "task_type": _arg_texts(_field(args, "task_type")),
     }), _rank_span(args)
 
 
@@ -503,7 +517,7 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
                 "name": c["name"][sel], "cat": np.full(sel.size, "npu_task", dtype=object),
                 "ts": c["ts"][sel], "dur": c["dur"][sel], "pid": c["pid"][sel], "tid": c["tid"][sel],
                 "stream": traceio.checked_ints(path, [x.stream for x in a], traceio.STREAM_ID, profile.warnings),
-                "task_type": ["" if x.task_type is None else _text(x.task_type) for x in a],
+                "task_type": _arg_texts(_field(a, "task_type")),
                 "task_id": traceio.checked_ints(path, [x.task_id for x in a], _TASK_ID, profile.warnings),
             })
 

@@ -678,7 +678,7 @@ def float_inexact(ns: np.ndarray, vals: list) -> bool:
     Traces recorded at up to 1 ns resolution with timestamps under ~4.4e12 us (e.g. ROCm traces
     at ~2.2e12 us) pass; epoch-us NPU times written as numbers (~1.7e15 us) do not.
     """
-    if not len(vals) or not (np.abs(ns).max() > FLOAT_EXACT_US * 1000) or _all_text(vals) \
+    if not len(vals) or not (np.abs(ns).max() > FLOAT_EXACT_US * 1000) or all_text(vals) \
             or float not in set(map(type, vals)):
         return False
     arr = np.asarray(vals)
@@ -687,9 +687,9 @@ def float_inexact(ns: np.ndarray, vals: list) -> bool:
     return _unproven(ns, arr)
 
 
-def _all_text(vals: list) -> bool:
-    """Whether every value is a str (epoch times written as text, as torch_npu does): one C-level join, a quarter
-    of the time of a type scan."""
+def all_text(vals: list) -> bool:
+    """Whether every value of a non-empty list is a str (epoch times written as text, as torch_npu does; arg
+    texts): one C-level join, a quarter of the time of a type scan."""
     if type(vals[0]) is not str:
         return False
     try:
