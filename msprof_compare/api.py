@@ -215,8 +215,9 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str], **
     if notice:
         log.info("Loading %s MB of profiling data, please wait.", f"{size / 1e6:,.0f}")
     started = time.perf_counter()
-    base_profile, comparison_profile = load_pair(base, comparison, load_profile, (opts, opts.base_step),
-                                                 (opts, opts.comparison_step), _check_usable, size)
+    # each side's layout as detected above (None: refused, the loader detects again and names the problem)
+    base_profile, comparison_profile = load_pair(base, comparison, load_profile, (opts, opts.base_step, layouts[0]),
+                                                 (opts, opts.comparison_step, layouts[1]), _check_usable, size)
     if notice:
         log.info("Profiling data loaded in %.1f s.", time.perf_counter() - started)
     # after loading: an input the loader refuses (a symbolic link without --force) gets its error alone

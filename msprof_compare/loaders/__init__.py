@@ -238,13 +238,16 @@ def _timeline_files_hint(directory: str) -> str | None:
     return f"it holds timeline files: {listing}; pass one of them"
 
 
-def load_profile(given: str, opts: Options, step: int = -1) -> Profile:
+def load_profile(given: str, opts: Options, step: int = -1, layout: Layout | None = None) -> Profile:
     """Detect and load one input with the loader of its family.
 
     ``step`` is this side's ``--base_step``/``--comparison_step`` (-1: all data);
     only the DB loader uses it, because in DB mode the step limits every query.
+    ``layout``: ``detect(given, opts.force)`` when the caller has it already (``api.compare`` detects both
+    inputs before loading; a second detection re-checked every file of a directory, ~0.4 ms).
     """
-    layout = detect(given, opts.force)
+    if layout is None:
+        layout = detect(given, opts.force)
     if layout.db_path:
         from . import ascend_db
 
