@@ -206,6 +206,27 @@ def test_api_regressions_pair_hip_calls_with_their_cuda_twins():
     assert top.values.tolist() == [["cudaLaunchKernel", 0.5]]
 
 
+def test_regressions_read_odd_cells_as_pandas_does():
+    """Cells a hand-built or API-edited sheet may hold: missing names (None, NaN), a number or padded text as a
+    name, amounts as numeric text, blanks and words. Expected from the pandas reading of each cell
+    (``fillna("").astype(str).str.strip()``, ``to_numeric(errors="coerce")`` with 0 for no number)."""
+    import numpy as np
+
+    rows = [[1, " padded ", "1.5", 1, "4", 1, 0, 1],
+            [2, None, 1.0, 1, 3.0, 1, 0, 1],
+            [3, np.nan, 0.0, 1, 2.5, 1, 0, 1],
+            [4, 42, "", 1, 2.0, 1, 0, 1],
+            [5, "words", "n/a", 1, None, 1, 0, 1],
+            [6, "neg", 5, 1, "1e0", 1, 0, 1]]
+    top, _ = charts.regressions(_stat_sheet(rows))
+    f = pd.DataFrame(rows)
+    name = f[1].fillna("").astype(str).str.strip()
+    diff = pd.to_numeric(f[4], errors="coerce").fillna(0.0) - pd.to_numeric(f[2], errors="coerce").fillna(0.0)
+    want = sorted(((n, d) for n, d in zip(name, diff, strict=True) if d > 0), key=lambda t: -t[1])
+    assert list(zip(top["Name"], top["Diff"], strict=True)) == want
+    assert want == [("padded", 2.5), ("", 2.5), ("", 2.0), ("42", 2.0)]  # by hand: ties keep row order
+
+
 def test_failing_chart_is_logged_not_raised(caplog):
     class Boom:
         def add_chart(self, *_a, **_k):
