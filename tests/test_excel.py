@@ -383,6 +383,30 @@ def test_block_writer_is_byte_identical_to_cell_writes(tmp_path: Path, monkeypat
 
 
 @pytest.mark.skipif(not excel.FAST_WRITER, reason="block writer disabled for this xlsxwriter release")
+def test_shared_strings_writer_is_byte_identical_to_xlsxwriters(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """sharedStrings.xml from ``_FastSharedStrings`` == xlsxwriter's own writer, for every kind of text: torch call
+    stacks ("\\r\\n" line ends), other control characters and the non-characters, look-alikes of the escapes,
+    rich-text look-alikes, XML specials, whitespace (Unicode too) at either end or made by an escape."""
+    from xlsxwriter.packager import Packager
+
+    texts = ["a.py(1): f;\r\nb.py(2): g;\r\n", "\r", "x\r", "\rx", "_x000D_", "a_x00Fe_b", "_x12_", "a\x0bb\x1f",
+             "<r>rich</r>", "<r>rich\r</r>", "\ufffe", "end\uffff", "\u3000wide", "nel\x85", "\tt", "t\n", " ", "",
+             "a&b<c>\"d", "é中文\U0001F600", "plain"]
+    data = pd.DataFrame({"a": texts, "b": texts[::-1]})
+    sheet = Sheet("Texts", [Column("Name"), Column("Other")], data, (0, 0), (1, 1))
+    other = _edge_sheet("Edge")
+    excel.render([sheet, other], str(tmp_path / "fast.xlsx"), ("Base Profiling: b", "Comparison Profiling: c"))
+    monkeypatch.setattr(excel._FastPackager, "_write_shared_strings_file", Packager._write_shared_strings_file)
+    excel.render([sheet, other], str(tmp_path / "own.xlsx"), ("Base Profiling: b", "Comparison Profiling: c"))
+    fast, own = _parts(tmp_path / "fast.xlsx"), _parts(tmp_path / "own.xlsx")
+    assert fast.keys() == own.keys() and "xl/sharedStrings.xml" in fast
+    for name in fast:
+        assert fast[name] == own[name], name
+    assert b'<t xml:space="preserve">a.py(1): f;_x000D_\nb.py(2): g;_x000D_\n</t>' in fast["xl/sharedStrings.xml"]
+
+
+@pytest.mark.skipif(not excel.FAST_WRITER, reason="block writer disabled for this xlsxwriter release")
 def test_block_writer_int_ratios_are_red_as_cell_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The int fast path is for columns without red cells (Order Id, counts): an int in a ratio column takes the
     general path, red above 1 as xlsxwriter's cell writes make it."""
