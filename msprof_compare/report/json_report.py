@@ -74,7 +74,7 @@ def records(frame: pd.DataFrame | None) -> list[dict[str, Any]]:
     if frame is None or not len(frame.columns):
         return []
     names = [str(c) for c in frame.columns]
-    cols = [[clean(v) for v in frame.iloc[:, j].tolist()] for j in range(frame.shape[1])]
+    cols = [[clean(v) for v in col.tolist()] for _, col in frame.items()]  # items(): iloc[:, j] cost ~40 us a column
     return [dict(zip(names, row, strict=True)) for row in zip(*cols, strict=True)] if cols else []
 
 
