@@ -55,6 +55,37 @@ def test_rounding_and_ratios():
                                                2.0, 2.0, math.inf, 1.3333]
 
 
+def test_rows_follow_the_scalar_rule_cell_by_cell():
+    """The columns computed as arrays == the per-cell rule: ``round(total / calls, 2)`` and ``diff_ratio`` of
+    each pair, half-way averages (0.57 / 2 = 0.285 rounds down in binary) and zero bases included."""
+    from msprof_compare.compare.table import diff_ratio
+
+    def frame(rows):
+        return pd.DataFrame(rows, columns=["name", "total_ms", "self_ms", "calls"])
+
+    b = frame([("a", 0.57, 0.57, 2), ("b", 1.0, 0.0, 3), ("c", 0.0, 0.0, 1), ("d", 12.34, 5.5, 7),
+               ("e", 0.01, 0.01, 1)])
+    c = frame([("b", 2.0, 0.29, 6), ("a", 0.57, 0.01, 2), ("f", 3.3, 3.3, 4), ("c", 0.0, 0.0, 1), ("e", 0.02, 0.0, 3)])
+
+    def side(entry):
+        if entry is None:
+            return [0.0, 0.0, 0.0, 0]
+        total, self_ms, calls = entry
+        return [total, self_ms, round(total / calls, 2) if calls else 0.0, int(calls)]
+
+    bi = {r.name: (r.total_ms, r.self_ms, r.calls) for r in b.itertuples()}
+    ci = {r.name: (r.total_ms, r.self_ms, r.calls) for r in c.itertuples()}
+    names = ["a", "b", "c", "d", "e", "f"]
+    want = []
+    for i, n in enumerate(names):
+        bs, cs = side(bi.get(n)), side(ci.get(n))
+        want.append([i + 1, n, *bs, *cs, *(diff_ratio(x, y)[1] for x, y in zip(bs, cs, strict=True))])
+    got = api_stats.api_rows(b, c)
+    assert got == want
+    assert [type(v) for v in got[0]] == [type(v) for v in want[0]]
+    assert got[0][4] == 0.28  # 0.285 is 0.28499999... in binary
+
+
 def test_grouping_order_and_absent_sides():
     b = api_stats.aggregate(calls_of(prof([("op1", 0, 1), ("op1", 2, 1), ("op2", 4, 1)])))
     c = api_stats.aggregate(calls_of(prof([("op1", 0, 1), ("op2", 2, 1), ("op3", 4, 1000)])))

@@ -23,7 +23,7 @@ from ..model import STEP_MARK, factorize
 from . import classify, table
 from .optree import OpTree, _nest, one_sided, op_tree
 from .steps import side_step
-from .table import STYLE_FLOAT, STYLE_INT, Column, Sheet, diff_ratio, frame_from_rows, plain_frame
+from .table import STYLE_FLOAT, STYLE_INT, Column, Sheet, frame_from_rows, plain_frame
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -137,27 +137,33 @@ def aggregate(calls: pd.DataFrame) -> pd.DataFrame:
     })
 
 
-def _side(entry: tuple | None) -> list:
-    if entry is None:
-        return [0.0, 0.0, 0.0, 0]
-    total, self_ms, calls = entry
-    return [total, self_ms, round(total / calls, 2) if calls else 0.0, int(calls)]
+def _side(entries: list[tuple | None]) -> list[list]:
+    """Total, self, average (ms) and calls of each name of one side (zeros where the side lacks it), as columns;
+    the average ``round(total / calls, 2)`` by ``table.py_round``."""
+    total = [0.0 if e is None else e[0] for e in entries]
+    calls = [0 if e is None else int(e[2]) for e in entries]
+    n = np.asarray(calls, dtype=np.float64)
+    some = n != 0
+    with np.errstate(all="ignore"):
+        avg = np.where(some, table.py_round(np.asarray(total, dtype=np.float64) / np.where(some, n, 1.0), 2), 0.0)
+    return [total, [0.0 if e is None else e[1] for e in entries], avg.tolist(), calls]
 
 
 def api_rows(base: pd.DataFrame, comparison: pd.DataFrame) -> list[list]:
-    """ApiCompare rows: base names in order, then comparison-only names; ratios of the rounded values."""
+    """ApiCompare rows: base names in order, then comparison-only names; ratios of the rounded values. Columns
+    are computed as arrays (``table.diff_ratios``, bit-identical to ``diff_ratio``): a call of the scalar rule
+    per cell cost ~1.5 ms of NPU pair 1."""
     def index(df: pd.DataFrame) -> dict:
         # lists, not Series: iterating pandas' str column steps through its __getitem__ cell by cell
         cols = (df[c].tolist() for c in ("name", "total_ms", "self_ms", "calls"))
         return {n: (t, s, c) for n, t, s, c in zip(*cols, strict=True)}
 
     b, c = index(base), index(comparison)
-    rows = []
-    for name in list(b) + [n for n in c if n not in b]:
-        bs, cs = _side(b.get(name)), _side(c.get(name))
-        rows.append([len(rows) + 1, name, *bs, *cs,
-                     *(diff_ratio(x, y)[1] for x, y in zip(bs, cs, strict=False))])
-    return rows
+    names = list(b) + [n for n in c if n not in b]
+    bs, cs = _side([b.get(n) for n in names]), _side([c.get(n) for n in names])
+    ratios = [table.diff_ratios(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))[1].tolist()
+              for x, y in zip(bs, cs, strict=True)]
+    return [list(r) for r in zip(range(1, len(names) + 1), names, *bs, *cs, *ratios, strict=True)]
 
 
 def build(ctx: RunContext) -> list[Sheet]:
