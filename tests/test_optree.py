@@ -396,3 +396,20 @@ def test_total_kernels_of_every_node_on_a_real_trace() -> None:
         assert t.total_kernels(node).tolist() == expect
         checked += len(order) > 2 and len(expect) > 0
     assert checked > 10  # nested nodes with kernels, not just leaves
+
+
+def test_kernel_lines_read_input_shapes_as_pandas_does():
+    """kernel_details' Input Shapes cells as ``fillna("").astype(str)`` reads them (synthetic cells: text, a
+    missing value of each kind, a number); an empty shape adds no "[input shapes: ]" part; durations are the
+    repr of the us value."""
+    p = Profile(path="x", kind="NPU", source="ascend_text")
+    shapes = ["1,2;3", None, np.nan, 4, "", pd.NA]
+    p.kernel_details = pd.DataFrame({"ts": np.arange(6, dtype=np.int64) * 10,
+                                     "Input Shapes": pd.Series(shapes, dtype=object)})
+    pool = pd.DataFrame({"name": ["k"] * 6, "dur": [1000, 1234, 1, 10**7, 5, 3], "task_id": [7] * 6,
+                         "task_type": ["AI_CORE"] * 6, "ts": np.arange(6, dtype=np.int64) * 10})
+    want_shapes = p.kernel_details["Input Shapes"].fillna("").astype(str).tolist()
+    assert want_shapes == ["1,2;3", "", "", "4", "", ""]
+    want = [f"k, 7, AI_CORE{f', [input shapes: {s}]' if s else ''} [duration: {d / 1000!r}]\n"
+            for s, d in zip(want_shapes, pool["dur"].tolist(), strict=True)]
+    assert optree.kernel_lines(p, pool).tolist() == want
