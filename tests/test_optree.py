@@ -413,3 +413,27 @@ def test_kernel_lines_read_input_shapes_as_pandas_does():
     want = [f"k, 7, AI_CORE{f', [input shapes: {s}]' if s else ''} [duration: {d / 1000!r}]\n"
             for s, d in zip(want_shapes, pool["dur"].tolist(), strict=True)]
     assert optree.kernel_lines(p, pool).tolist() == want
+
+
+def test_kernel_pool_from_arrays_is_the_pandas_pool(monkeypatch) -> None:
+    """The pool built from numpy columns (``_pool_arrays``) == the pandas take / concat it replaces: values,
+    dtypes (object text kept object), columns and index, on the NPU excerpt (39 kernels, one HCCL op-lane row)
+    and a GPU trace; a kernel column pandas holds in an extension dtype goes the pandas way."""
+    from msprof_compare.loaders import load_profile
+    from msprof_compare.options import Options
+
+    data = Path(__file__).parent / "data"
+    npu = load_profile(str(data / "npu" / "rank0_ascend_pt"), Options())
+    gpu = load_profile(str(data / "kineto" / "h100_timesformer_excerpt.pt.trace.json"), Options())
+    assert (npu.comm["lane"] == "op").sum() == 1
+    fast = [optree.kernel_pool(p, True) for p in (npu, gpu)]
+    monkeypatch.setattr(optree, "_pool_arrays", lambda *a: None)
+    slow = [optree.kernel_pool(p, True) for p in (npu, gpu)]
+    for f, s in zip(fast, slow, strict=True):
+        pd.testing.assert_frame_equal(f, s, check_exact=True)
+        assert f.dtypes.tolist() == s.dtypes.tolist() and f.columns.dtype == s.columns.dtype
+    assert fast[0]["task_type"].tolist()[-1] is None and fast[0]["task_id"].tolist()[-1] == -2
+    monkeypatch.undo()
+    npu.kernels = npu.kernels.assign(task_id=npu.kernels["task_id"].astype("Int64"))
+    assert optree._pool_arrays(npu.kernels, None, npu.comm) is None
+    assert str(optree.kernel_pool(npu, True)["task_id"].dtype) == "Int64"
