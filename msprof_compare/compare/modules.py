@@ -419,15 +419,17 @@ def _backward_walk(profile: Profile, tree: OpTree, fw: _Walk, pts: np.ndarray, p
     """Backward pseudo-modules from fwdbwd flows: the op at the flow end, named after the deepest
     forward module strictly containing the flow start; None when there are none."""
     fl = profile.flows
-    fb = fl[classify.per_unique(fl["cat"].to_numpy(dtype=object), lambda c: c == "fwdbwd")] if len(fl) else fl
+    # the three columns read, not a filtered copy of the whole flow table
+    fb = np.flatnonzero(classify.per_unique(fl["cat"].to_numpy(dtype=object), lambda c: c == "fwdbwd")) \
+        if len(fl) else np.zeros(0, np.int64)
     if not (len(fb) and len(fw.mods)):
         return None
-    bwd_pid = int(fb["f_pid"].iloc[0])
+    bwd_pid = int(fl["f_pid"].to_numpy(np.int64)[fb[0]])
     sel = np.flatnonzero(tree.ops["pid"].to_numpy(np.int64) == bwd_pid)
     at_ts = pd.Index(tree.ts[sel])
     last = ~at_ts.duplicated(keep="last")  # later ops win
-    at = pd.Index(tree.ts[sel][last]).get_indexer(fb["f_ts"].to_numpy(np.int64))
-    owner = _deepest(fw.start, fw.end, fw.parent, fb["s_ts"].to_numpy(np.int64))
+    at = pd.Index(tree.ts[sel][last]).get_indexer(fl["f_ts"].to_numpy(np.int64)[fb])
+    owner = _deepest(fw.start, fw.end, fw.parent, fl["s_ts"].to_numpy(np.int64)[fb])
     ok = (at >= 0) & (owner >= 0)
     if not ok.any():
         return None

@@ -36,6 +36,7 @@ from ..textsafe import term_safe
 from . import classify
 from .align import AlignMemo, align, no_matching
 from .steps import step_number
+from .table import plain_frame
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -400,7 +401,7 @@ def flow_kernels(flows: pd.DataFrame, sel: np.ndarray, pool: pd.DataFrame) -> pd
     k = match_last(tuple(flows[c].to_numpy(dtype=np.int64)[sel] for c in ("f_pid", "f_tid", "f_ts")),
                    tuple(pool[c].to_numpy(dtype=np.int64) for c in ("pid", "tid", "ts")))
     hit = np.flatnonzero(k >= 0)
-    return pd.DataFrame({"s_ts": flows["s_ts"].to_numpy(dtype=np.int64)[sel[hit]], "order": hit, "k": k[hit]})
+    return plain_frame({"s_ts": flows["s_ts"].to_numpy(dtype=np.int64)[sel[hit]], "order": hit, "k": k[hit]})
 
 
 def _link(ts: np.ndarray, fk: pd.DataFrame | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
