@@ -382,13 +382,17 @@ def test_block_writer_is_byte_identical_to_cell_writes(tmp_path: Path, monkeypat
         assert fast[name] == cells[name], name
 
 
+@pytest.mark.parametrize("chunk", [1024, 3])
 @pytest.mark.skipif(not excel.FAST_WRITER, reason="block writer disabled for this xlsxwriter release")
-def test_shared_strings_writer_is_byte_identical_to_xlsxwriters(tmp_path: Path,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_shared_strings_writer_is_byte_identical_to_xlsxwriters(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               chunk: int) -> None:
     """sharedStrings.xml from ``_FastSharedStrings`` == xlsxwriter's own writer, for every kind of text: torch call
     stacks ("\\r\\n" line ends), other control characters and the non-characters, look-alikes of the escapes,
-    rich-text look-alikes, XML specials, whitespace (Unicode too) at either end or made by an escape."""
+    rich-text look-alikes, XML specials, whitespace (Unicode too) at either end or made by an escape. ``chunk``
+    3: texts scanned three at a time, so some chunks need no look and others do."""
     from xlsxwriter.packager import Packager
+
+    monkeypatch.setattr(excel, "_SST_CHUNK", chunk)
 
     texts = ["a.py(1): f;\r\nb.py(2): g;\r\n", "\r", "x\r", "\rx", "_x000D_", "a_x00Fe_b", "_x12_", "a\x0bb\x1f",
              "<r>rich</r>", "<r>rich\r</r>", "\ufffe", "end\uffff", "\u3000wide", "nel\x85", "\tt", "t\n", " ", "",

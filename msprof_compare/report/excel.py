@@ -219,6 +219,9 @@ def render(sheets: list[Sheet], filename: str, captions: tuple[str, str]) -> Non
 _SST_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\ufffe\uffff]")
 _SST_ESCAPES = {c: f"_x{c:04X}_" for c in (*range(0x09), *range(0x0B, 0x20), 0xFFFE, 0xFFFF)}
 _SST_LOOKALIKE = re.compile(r"_x[0-9a-fA-F]{4}_")
+#: Texts scanned and rendered at a time: the joined texts and their XML are copies, so a table of long call stacks
+#: is not held twice more at once.
+_SST_CHUNK = 1024
 
 
 class _FastSharedStrings(SharedStrings):
@@ -228,13 +231,18 @@ class _FastSharedStrings(SharedStrings):
     bytes are the same (tests compare them)."""
 
     def _write_sst_strings(self) -> None:
-        parts: list[str] = []
         texts = self.string_table.string_array
-        # one scan of all texts (joined by a newline, which is neither) tells whether any text needs a look:
+        for at in range(0, len(texts), _SST_CHUNK):
+            self._write_chunk(texts[at:at + _SST_CHUNK])
+
+    def _write_chunk(self, texts: list[str]) -> None:
+        parts: list[str] = []
+        # one scan of the texts (joined by a newline, which is neither) tells whether any text needs a look:
         # searched text by text, the patterns cost 1.3 ms of NPU pair 1's call stacks
         joined = "\n".join(texts)
         control = _SST_CONTROL.search if _SST_CONTROL.search(joined) is not None else None
         lookalike = "_x" in joined
+        del joined
         for text in texts:
             if (text.startswith("<r>") and text.endswith("</r>")) or (
                     lookalike and "_x" in text and _SST_LOOKALIKE.search(text) is not None):
