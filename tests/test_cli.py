@@ -897,7 +897,9 @@ sys.exit({face}())
 
 def test_ctrl_c_at_any_time_is_no_traceback(tmp_path: Path) -> None:
     """Ctrl-C at several moments of a whole run (imports, parsing, loading, writing, exit): never a traceback,
-    only status 130 with the one line or a finished run (the moments are not pinned: the machine sets them)."""
+    only status 130 with the one line or a finished run (the moments are not pinned: the machine sets them).
+    In the last microseconds of interpreter shutdown Python has put SIGINT back to the default action, so a
+    Ctrl-C there ends the finished run by the signal: silent, and status 130 to a shell as well (seen under load)."""
     pair = [str(SAMPLE_BASE), str(SAMPLE_COMP)]
     env = {k: v for k, v in os.environ.items() if k != "MSPROF_ANALYZE_LOG_LEVEL"}
     env["PYTHONPATH"] = str(REPO)
@@ -921,6 +923,10 @@ def test_ctrl_c_at_any_time_is_no_traceback(tmp_path: Path) -> None:
                 proc.kill()
                 proc.wait()
         assert "Traceback" not in err and "Exception ignored" not in err, (delay, err)
+        if proc.returncode == -signal.SIGINT:  # the run had finished; nothing printed after it
+            assert not err.endswith("error: interrupted\n"), err
+            assert list((tmp_path / str(n)).glob("performance_comparison_result_*.xlsx")), err
+            continue
         assert proc.returncode in (0, 130) and (proc.returncode == 0) != err.endswith("error: interrupted\n"), err
 
 
