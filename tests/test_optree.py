@@ -434,6 +434,12 @@ def test_kernel_pool_from_arrays_is_the_pandas_pool(monkeypatch) -> None:
         assert f.dtypes.tolist() == s.dtypes.tolist() and f.columns.dtype == s.columns.dtype
     assert fast[0]["task_type"].tolist()[-1] is None and fast[0]["task_id"].tolist()[-1] == -2
     monkeypatch.undo()
+    monkeypatch.delattr(pd.DataFrame, "_from_arrays")  # a pandas without the private constructor: the fallback
+    for f, p in zip(fast, (npu, gpu), strict=True):
+        s = optree.kernel_pool(p, True)
+        pd.testing.assert_frame_equal(f, s, check_exact=True)
+        assert f.dtypes.tolist() == s.dtypes.tolist() and f.columns.dtype == s.columns.dtype
+    monkeypatch.undo()
     npu.kernels = npu.kernels.assign(task_id=npu.kernels["task_id"].astype("Int64"))
     assert optree._pool_arrays(npu.kernels, None, npu.comm) is None
     assert str(optree.kernel_pool(npu, True)["task_id"].dtype) == "Int64"

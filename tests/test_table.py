@@ -101,3 +101,32 @@ def test_plain_frame_is_the_constructors_frame(columns):
         assert [type(v) for v in got[c].tolist()] == [type(v) for v in want[c].tolist()]
     order = list(columns)[::-1]
     pd.testing.assert_frame_equal(plain_frame(columns, order), pd.DataFrame(columns, columns=order))
+
+
+def _same_frame(fast: pd.DataFrame, slow: pd.DataFrame) -> None:
+    assert list(slow.dtypes) == list(fast.dtypes)
+    pd.testing.assert_frame_equal(slow, fast, check_exact=True)
+    assert type(slow.columns) is type(fast.columns) and type(slow.index) is type(fast.index)
+    for c in fast.columns:
+        assert [type(v) for v in slow[c].tolist()] == [type(v) for v in fast[c].tolist()]
+
+
+#: and for the fallbacks: text columns with None in them (pandas 3's constructor made them str, None -> NaN)
+_NONE_TEXT_ROWS = [([[1, "Conv2D", None, 3.0, None], [2, None, "Add", None, 4]], 5), ([["a", None], [None, None]], 2)]
+_NONE_TEXT_COLUMNS = [{"text_none": np.array(["a", None], dtype=object), "empty_text": ["", "a"]}]
+
+
+@pytest.mark.parametrize("rows, ncols", _ROWS + _NONE_TEXT_ROWS)
+def test_frame_from_rows_fallback_is_the_fast_frame(rows: list, ncols: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The private ``DataFrame._from_arrays`` taken away (as a future pandas might): the public fallback builds
+    the frame the fast path builds."""
+    fast = frame_from_rows(rows, ncols)
+    monkeypatch.delattr(pd.DataFrame, "_from_arrays")
+    _same_frame(fast, frame_from_rows(rows, ncols))
+
+
+@pytest.mark.parametrize("columns", _COLUMNS[:5] + _NONE_TEXT_COLUMNS)
+def test_plain_frame_fallback_is_the_fast_frame(columns: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    fast = plain_frame(columns)
+    monkeypatch.delattr(pd.DataFrame, "_from_arrays")
+    _same_frame(fast, plain_frame(columns))

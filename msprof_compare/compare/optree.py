@@ -356,7 +356,7 @@ def _pool_arrays(kernels: pd.DataFrame, rows: np.ndarray | None, comm: pd.DataFr
     try:
         return pd.DataFrame._from_arrays(list(arrays.values()), columns=pd.Index(_POOL_COLUMNS),
                                          index=pd.RangeIndex(n), verify_integrity=False)
-    except (AttributeError, TypeError):  # pragma: no cover - depends on the pandas release
+    except (AttributeError, TypeError):  # a pandas without it (test_kernel_pool_from_arrays_is_the_pandas_pool)
         return pd.DataFrame({c: pd.Series(a, dtype=a.dtype, index=pd.RangeIndex(n), copy=False)
                              for c, a in arrays.items()})
 

@@ -188,7 +188,7 @@ def plain_frame(columns: dict[str, Any], order: list[str] | None = None) -> pd.D
     try:
         return pd.DataFrame._from_arrays(arrays, columns=pd.Index(list(columns)), index=pd.RangeIndex(n),
                                          verify_integrity=False)
-    except (AttributeError, TypeError):  # a pandas without it (test_private_api_fallbacks.py)
+    except (AttributeError, TypeError):  # a pandas without it (test_table.py: ..._fallback_is_the_fast_frame)
         return pd.DataFrame(columns)
 
 
@@ -222,7 +222,7 @@ def frame_from_rows(rows: list[list], ncols: int) -> pd.DataFrame:
     try:
         return pd.DataFrame._from_arrays(arrays, columns=pd.RangeIndex(ncols), index=pd.RangeIndex(len(rows)),
                                          verify_integrity=False)
-    except (AttributeError, TypeError):  # a pandas without it (test_private_api_fallbacks.py)
+    except (AttributeError, TypeError):  # a pandas without it (test_table.py: ..._fallback_is_the_fast_frame)
         # object columns pinned: pandas >= 3 would make text with None its str dtype (None -> NaN)
         pinned = {i: pd.Series(a, dtype=object, copy=False) if isinstance(a, np.ndarray) and a.dtype == object else a
                   for i, a in enumerate(arrays)}
