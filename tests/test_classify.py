@@ -322,3 +322,52 @@ def test_a_bad_config_file_is_named_before_the_inputs_load(tmp_path, monkeypatch
     assert loads == []
     assert api.compare(base, comp, enable_api_compare=True).sheet_names == ["ApiCompare"]  # file never read
     assert loads == [1]
+
+
+def _kind_one_by_one(name: object, kw: cl.Keywords) -> int:
+    """``cube_op_kind`` of one name, word by word (the rule as documented, without the joined-text scan)."""
+    n = "" if name is None else str(name).lower()
+    limit = next((len(p) for p in kw.not_cube_prefix if n.startswith(p)), len(n))
+    for words, kind in ((kw.fa, cl.OP_FA), (kw.conv, cl.OP_CONV), (kw.matmul, cl.OP_MATMUL)):
+        if any(0 <= n.find(w) < limit for w in words):
+            return kind
+    return cl.OP_NONE
+
+
+_NAME_PARTS = ["aten::", "conv", "mm", "flash", "attention", "triton_poi_", "_fused_", "\n", "Bmm", "x", "ConV"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.lists(st.sampled_from(_NAME_PARTS), max_size=6).map("".join)), max_size=12),
+       st.booleans())
+def test_cube_op_kind_scan_matches_a_search_per_name(names, word_with_break):
+    """The one scan of the joined names finds the names holding a word as a search per name does: a word at a
+    name's start or end, names holding line breaks, an empty name, a prefix limit, a word holding a break."""
+    kw = cl.load_keywords()
+    if word_with_break:
+        kw = dataclasses.replace(kw, conv=kw.conv | {"x\nconv"})
+    assert cl.cube_op_kind(names, kw).tolist() == [_kind_one_by_one(n, kw) for n in names]
+
+
+def test_cube_op_kind_of_real_op_names(samples):
+    """Every op name of NPU pair 1's base side (torch_npu ops, aclnn calls, ProfilerStep) as one by one."""
+    import pandas as pd
+
+    path = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT" \
+        "/operator_details.csv"
+    names = pd.read_csv(path)["Name"].tolist()
+    kw = cl.load_keywords()
+    got = cl.cube_op_kind(names, kw).tolist()
+    assert got == [_kind_one_by_one(n, kw) for n in names]
+    assert {cl.OP_CONV, cl.OP_MATMUL, cl.OP_NONE} <= set(got)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.sampled_from(["Cast_1", "MatmulAllReduce", "aclnnInplaceCopy_TensorMove",
+                                                      "HcclAllReduceAivKernel", "add", "ADD", ""])), max_size=10))
+def test_per_unique_many_is_per_unique_per_test(names):
+    tests = ((cl.hccl_test, False), (cl.trans_test(cl.load_keywords()), True),
+             (cl.mc2_test(cl.load_keywords()), True), (lambda n: n == "add", False))
+    codes, flags = cl.per_unique_many(np.array(names, dtype=object), tests)
+    for (test, lower), f in zip(tests, flags, strict=True):
+        assert f[codes].tolist() == cl.per_unique(names, test, lower=lower).tolist()

@@ -131,13 +131,19 @@ def _categorise(profile: Profile, bd: Breakdown, kw: classify.Keywords) -> None:
                           f"absent: {why}")
         return
     valid = ~(np.isnan(_col(kd, "aiv_vec_time(us)")) & np.isnan(_col(kd, "mac_time(us)")))
+    all_names = col_of(kd, "Name", object)
+    # every name predicate in one pass over the distinct names (a kernel name repeats per launch): each
+    # predicate factorizing the names again cost more than the tests themselves
+    codes, (hccl, tensor_move, mc2, trans) = classify.per_unique_many(all_names, (
+        (classify.hccl_test, False), (_tensor_move_test, True), (classify.mc2_test(kw), True),
+        (classify.trans_test(kw), True)))
     # HCCL's own kernels are communication: the Overlap Analysis lane leaves them out of Computing, and so do
     # the categories of computing (the original counts an AIV-mode one as Vector)
-    valid &= ~classify.is_hccl_kernel(col_of(kd, "Name", object))
+    valid &= ~hccl[codes]
     rows = np.flatnonzero(valid)
     if not rows.size:
         return
-    names = col_of(kd, "Name", object)[rows]
+    names = all_names[rows]
     types = col_of(kd, "Type", object)[rows]
     ts = col_of(kd, "ts", np.int64)[rows]
     dur = col_of(kd, "dur", np.int64)[rows]
@@ -147,28 +153,32 @@ def _categorise(profile: Profile, bd: Breakdown, kw: classify.Keywords) -> None:
     order = classify.processing_order(flow_ts)
     names, types, ts, dur, flow_ts = names[order], types[order], ts[order], dur[order], flow_ts[order]
     rows, read = rows[order], read[order]
+    codes = codes[rows]
 
     def pmu(name: str) -> np.ndarray:
         return _col(kd, name)[rows]
 
     mac, aicore = pmu("mac_time(us)"), pmu("aicore_time(us)")
     is_cube = (np.nan_to_num(mac, nan=0.0) > 0) | (np.nan_to_num(aicore, nan=0.0) > 0)
-    tensor_move = classify.per_unique(names, lambda n: n.startswith("aclnninplacecopy") and "tensormove" in n)
     page = classify.contains_any(types, ("pagedattention",))
-    mc2 = classify.is_mc2_name(names, kw)
     ops = profile.ops
     cube_ops = classify.cube_ops(col_of(ops, "name", object), col_of(ops, "ts", np.int64),
                                  col_of(ops, "dur", np.int64), col_of(ops, "tid", np.int64),
                                  backward_tid=profile.backward_tid, kw=kw)
     labels = classify.categorize(dur, flow_ts, is_cube, cube_ops,
-                                 is_trans=classify.is_trans_kernel_name(names, kw), page_attention=page,
-                                 tensor_move=tensor_move, mc2=mc2, npu_type=types)
+                                 is_trans=trans[codes], page_attention=page,
+                                 tensor_move=tensor_move[codes], mc2=mc2[codes], npu_type=types)
     classify.fill_buckets(bd, labels, dur)
     sel = np.flatnonzero(labels == classify.MC2)
     if sel.size:
         comp = np.maximum(np.nan_to_num(pmu("aic_mac_time(us)")), np.nan_to_num(pmu("aic_mte2_time(us)")))
         comp = _us_to_ns(comp + np.nan_to_num(pmu("aiv_time(us)")))
         _mc2(profile, bd, sel, names, ts, dur, comp, read)
+
+
+def _tensor_move_test(name: str) -> bool:
+    """For lower-cased kernel names: a TensorMove run by aclnnInplaceCopy (an SDMA copy, reference-1 §3.7)."""
+    return name.startswith("aclnninplacecopy") and "tensormove" in name
 
 
 def _mc2(profile: Profile, bd: Breakdown, sel: np.ndarray, names: np.ndarray, ts: np.ndarray,

@@ -27,7 +27,7 @@ from __future__ import annotations
 import configparser
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -133,6 +133,21 @@ def per_unique(names: Iterable[str], test: Callable[[str], bool], lower: bool = 
     texts = ("" if u is None else str(u) for u in uniq.tolist())
     flags = np.fromiter((test(t.lower() if lower else t) for t in texts), dtype=bool, count=len(uniq))
     return flags[codes]
+
+
+def per_unique_many(names: Iterable[str], tests: Sequence[tuple[Callable[[str], bool], bool]]
+                    ) -> tuple[np.ndarray, list[np.ndarray]]:
+    """(codes, one bool array per ``(test, lower)`` over the distinct names): several predicates of one
+    column with a single factorization and one pass over its distinct names (each ``per_unique`` call
+    factorized the column again). Index a flag array with ``codes`` (or a subset of them) for per-row flags."""
+    arr = names if isinstance(names, np.ndarray) and names.dtype == object else np.asarray(names, dtype=object)
+    if arr.size == 0:
+        return np.zeros(0, dtype=np.int64), [np.zeros(0, dtype=bool) for _ in tests]
+    codes, uniq = factorize(arr)
+    texts = ["" if u is None else str(u) for u in uniq.tolist()]
+    low = [t.lower() for t in texts] if any(lower for _, lower in tests) else texts
+    return codes, [np.fromiter(map(test, low if lower else texts), dtype=bool, count=len(texts))
+                   for test, lower in tests]
 
 
 def contains_any(names: Iterable[str], words: Iterable[str]) -> np.ndarray:
@@ -286,15 +301,26 @@ def is_gpu_comm_kernel_name(names: Iterable[str], kw: Keywords | None = None) ->
     return per_unique(names, gpu_comm_test(kw or load_keywords()), lower=False)
 
 
+def trans_test(kw: Keywords) -> Callable[[str], bool]:
+    """str -> bool for lower-cased NPU kernel names: contains a TRANS_MASK word."""
+    words = tuple(kw.trans)
+    return lambda n: any(w in n for w in words)
+
+
+def mc2_test(kw: Keywords) -> Callable[[str], bool]:
+    """str -> bool for lower-cased NPU kernel names: equals a MC2_KERNEL word exactly."""
+    words = kw.mc2
+    return lambda n: n in words
+
+
 def is_trans_kernel_name(names: Iterable[str], kw: Keywords | None = None) -> np.ndarray:
     """NPU trans kernels: lower-cased name contains a TRANS_MASK word."""
-    return contains_any(names, (kw or load_keywords()).trans)
+    return per_unique(names, trans_test(kw or load_keywords()))
 
 
 def is_mc2_name(names: Iterable[str], kw: Keywords | None = None) -> np.ndarray:
     """NPU MC2 kernels: lower-cased name equals a MC2_KERNEL word exactly."""
-    words = (kw or load_keywords()).mc2
-    return per_unique(names, lambda n: n in words)
+    return per_unique(names, mc2_test(kw or load_keywords()))
 
 
 #: Kernels HCCL runs for a collective (AIV mode; AI-CPU): msprof's Overlap Analysis leaves tasks with these name
@@ -302,9 +328,14 @@ def is_mc2_name(names: Iterable[str], kw: Keywords | None = None) -> np.ndarray:
 HCCL_KERNEL_SUFFIXES = ("AivKernel", "AicpuKernel")
 
 
+def hccl_test(name: str) -> bool:
+    """For NPU kernel names as written: ends with an HCCL_KERNEL_SUFFIX."""
+    return name.endswith(HCCL_KERNEL_SUFFIXES)
+
+
 def is_hccl_kernel(names: Iterable[str]) -> np.ndarray:
     """NPU kernels of a collective (communication work, no computing): name ends with an HCCL_KERNEL_SUFFIX."""
-    return per_unique(names, lambda n: n.endswith(HCCL_KERNEL_SUFFIXES), lower=False)
+    return per_unique(names, hccl_test, lower=False)
 
 
 def cube_op_kind(names: Iterable[str], kw: Keywords | None = None) -> np.ndarray:
@@ -333,8 +364,35 @@ def cube_op_kind(names: Iterable[str], kw: Keywords | None = None) -> np.ndarray
     if arr.size == 0:
         return np.zeros(0, dtype=np.int8)
     codes, uniq = factorize(arr)
-    kinds = np.fromiter((kind("" if u is None else str(u).lower()) for u in uniq), dtype=np.int8, count=len(uniq))
+    low = ["" if u is None else str(u).lower() for u in uniq.tolist()]
+    kinds = np.zeros(len(low), dtype=np.int8)  # OP_NONE
+    for i in _holding_any(low, [w for words in (kw.fa, kw.conv, kw.matmul) for w in words]):
+        kinds[i] = kind(low[i])
     return kinds[codes]
+
+
+def _holding_any(texts: list[str], words: Iterable[str]) -> list[int]:
+    """Indices of the ``texts`` that contain one of ``words``, and maybe a few more (where an occurrence
+    spans two texts); the caller tests each one found in full.
+
+    Most op names hold no cube word: a C-level ``find`` of each word in the texts joined by line breaks
+    replaces a regex search per text (which cost more than the rest of the classification). Every
+    occurrence inside a text starts within that text's span, so no text holding a word is missed.
+    """
+    words = [w for w in words if w]
+    if not words or not texts:
+        return []
+    text = "\n".join(texts)
+    at: list[int] = []
+    for w in words:
+        i = text.find(w)
+        while i >= 0:
+            at.append(i)
+            i = text.find(w, i + 1)
+    if not at:
+        return []
+    starts = np.cumsum([0] + [len(t) + 1 for t in texts[:-1]])
+    return np.unique(np.searchsorted(starts, at, side="right") - 1).tolist()
 
 
 # --------------------------------------------------------------------------- cube ops
