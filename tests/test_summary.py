@@ -96,6 +96,23 @@ def test_waterfall_steps_by_hand():
     assert pp == pytest.approx(270_000 / 50_000)
 
 
+def test_waterfall_columns_are_what_pandas_infers_from_the_step_values():
+    """The nullable columns, built from values and masks, equal ``pd.array`` of the cells: ms = ns / 1e6 per
+    value, the E2E rows' absent sides and the start row's share missing (NA), dtypes Float64 / Int64."""
+    wf = summary.waterfall(*_npu_pair())
+    cells = {c: [None if pd.isna(v) else int(v) for v in wf[c].tolist()]
+             for c in ("Base(ns)", "Comparison(ns)", "Delta(ns)")}
+    assert cells["Comparison(ns)"][0] is None and cells["Base(ns)"][-1] is None and cells["Delta(ns)"][0] is None
+    for c, values in cells.items():
+        pd.testing.assert_extension_array_equal(wf[c].array, pd.array(values, dtype="Int64"))
+        pd.testing.assert_extension_array_equal(
+            wf[c.replace("(ns)", "(ms)")].array, pd.array([None if v is None else v / 1e6 for v in values],
+                                                           dtype="Float64"))
+    share = [None if d is None or i == 0 else d / -50_000 + 0.0 for i, d in enumerate(cells["Delta(ns)"])]
+    pd.testing.assert_extension_array_equal(wf["Share of E2E Diff"].array, pd.array(share, dtype="Float64"))
+    assert wf["Share of E2E Diff"].iloc[-1] == 1.0
+
+
 def test_waterfall_gpu_without_groups_and_lccl_mc2():
     b, c = Breakdown("GPU"), Breakdown("GPU")
     # µs-scale figures: a residual under 1 µs is rounding, folded into the side's largest category

@@ -209,19 +209,27 @@ def waterfall(base: Breakdown, comparison: Breakdown) -> pd.DataFrame:
     def ns_col(key: str) -> list[int | None]:
         return [r[key] for r in rows]
 
-    def ms(values: list[int | None]) -> pd.arrays.FloatingArray:
-        return pd.array([None if v is None else v / 1e6 for v in values], dtype="Float64")
+    # the nullable columns from their values and masks: ``pd.array`` of a list infers and checks per value
+    def ns(values: list[int | None]) -> pd.arrays.IntegerArray:
+        mask = np.array([v is None for v in values], dtype=bool)
+        return pd.arrays.IntegerArray(np.array([0 if v is None else v for v in values], dtype=np.int64), mask)
 
-    b_ns, c_ns, d_ns = ns_col("Base(ns)"), ns_col("Comparison(ns)"), ns_col("Delta(ns)")
+    def ms(values: pd.arrays.IntegerArray) -> pd.arrays.FloatingArray:
+        out = values._data / 1e6  # as int / 1e6 per value: the int64 converted to float, then divided
+        out[values._mask] = np.nan
+        return pd.arrays.FloatingArray(out, values._mask.copy())
+
+    b_ns, c_ns, d_ns = ns(ns_col("Base(ns)")), ns(ns_col("Comparison(ns)")), ns(ns_col("Delta(ns)"))
     share = [None if (d is None or not total or r["Category"] == "start") else d / total + 0.0  # no -0.0
-             for d, r in zip(d_ns, rows, strict=True)]
+             for d, r in zip(ns_col("Delta(ns)"), rows, strict=True)]
+    share_mask = np.array([v is None for v in share], dtype=bool)
     return plain_frame({
         "Step": [r["Step"] for r in rows], "Category": [r["Category"] for r in rows],
         "Base(ms)": ms(b_ns), "Comparison(ms)": ms(c_ns), "Delta(ms)": ms(d_ns),
         "Cumulative(ms)": np.array([r["cum"] for r in rows], dtype=np.int64) / 1e6,
-        "Share of E2E Diff": pd.array(share, dtype="Float64"),
-        "Base(ns)": pd.array(b_ns, dtype="Int64"), "Comparison(ns)": pd.array(c_ns, dtype="Int64"),
-        "Delta(ns)": pd.array(d_ns, dtype="Int64"),
+        "Share of E2E Diff": pd.arrays.FloatingArray(
+            np.array([np.nan if v is None else v for v in share], dtype=np.float64), share_mask),
+        "Base(ns)": b_ns, "Comparison(ns)": c_ns, "Delta(ns)": d_ns,
     }, WATERFALL_COLUMNS)
 
 
