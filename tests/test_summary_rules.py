@@ -536,3 +536,23 @@ def test_match_rate_check_names_what_the_operator_comparison_matched():
     assert row["Detail"] == "matched / compared modules per side (operator comparison); warn below 60%"
     g = compare(str(NPU_EXCERPT), str(NPU_EXCERPT), enable_operator_compare=True).guards.set_index("Check")
     assert g.loc["operator match rate", "Detail"].startswith("matched / compared operators per side")
+
+
+@pytest.mark.parametrize("dims", [["N/A", "N/A"], ["N/A", ""], ["N/A", None], ["", float("nan")], ["N/A", "8,3"],
+                                  [None], ["N/A"] * 3 + ["[[2, 3]]"]])
+def test_has_shapes_is_some_cell_other_than_empty_or_na(dims):
+    """``_has_shapes`` by a set of the cells, as pandas' ``isin(["", "N/A"])`` over the column says (a None or
+    NaN cell is no "N/A": it counts as a recorded shape, as before)."""
+    ops = pd.DataFrame({"input_dims": pd.Series(dims, dtype=object)})
+    assert summary._has_shapes(ops) == (not pd.Series(dims, dtype=object).isin(["", "N/A"]).all())
+
+
+def test_guard_columns_keep_each_figure_as_it_is():
+    """The guard frame's columns are object columns of the figures themselves (a count an int, a rate a float,
+    a word a str, an unknown None), not pandas' inference over them."""
+    rows = [summary._guard("step count", True, 3, 3, "x"), summary._guard("operator match rate", None, 0.5, None, "y")]
+    frame = summary.plain_frame({c: pd.Series(summary._objects([r[c] for r in rows]), dtype=object, copy=False)
+                                 for c in summary.GUARD_COLUMNS})
+    assert all(frame[c].dtype == object for c in summary.GUARD_COLUMNS)
+    assert [type(v) for v in frame["Base"].tolist()] == [int, float]
+    assert frame["Comparison"].tolist() == [3, None]

@@ -801,7 +801,7 @@ def _has_shapes(ops: pd.DataFrame) -> bool:
         return False
     if isinstance(dims[0], str) and dims[0] not in ("", "N/A"):  # the usual answer where shapes were read
         return True
-    return not object_column(dims).isin(["", "N/A"]).all()
+    return not set(dims.tolist()) <= {"", "N/A"}  # as ``isin(["", "N/A"]).all()``, without the Series
 
 
 #: Dimensions, separators and ``None`` (an absent optional tensor): anything else (a letter) is no shape. The
@@ -926,7 +926,15 @@ def guards(ctx: RunContext) -> pd.DataFrame:
         if early_row is not None:
             rows.append(early_row)
     # object columns: inference would turn a column of counts and one rate into floats, counts into rates
-    return plain_frame({c: pd.Series([r[c] for r in rows], dtype=object) for c in GUARD_COLUMNS})
+    return plain_frame({c: pd.Series(_objects([r[c] for r in rows]), dtype=object, copy=False)
+                        for c in GUARD_COLUMNS})
+
+
+def _objects(values: list[Any]) -> np.ndarray:
+    """A 1-d object array of ``values`` as they are (``pd.Series(list, dtype=object)`` checks each one)."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
 
 
 def log_guards(frame: pd.DataFrame) -> None:
