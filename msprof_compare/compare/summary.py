@@ -210,14 +210,14 @@ def waterfall(base: Breakdown, comparison: Breakdown) -> pd.DataFrame:
         return [r[key] for r in rows]
 
     # the nullable columns from their values and masks: ``pd.array`` of a list infers and checks per value
-    def ns(values: list[int | None]) -> pd.arrays.IntegerArray:
+    def ns(values: list[int | None]) -> tuple[np.ndarray, np.ndarray]:
         mask = np.array([v is None for v in values], dtype=bool)
-        return pd.arrays.IntegerArray(np.array([0 if v is None else v for v in values], dtype=np.int64), mask)
+        return np.array([0 if v is None else v for v in values], dtype=np.int64), mask
 
-    def ms(values: pd.arrays.IntegerArray) -> pd.arrays.FloatingArray:
-        out = values._data / 1e6  # as int / 1e6 per value: the int64 converted to float, then divided
-        out[values._mask] = np.nan
-        return pd.arrays.FloatingArray(out, values._mask.copy())
+    def ms(data: np.ndarray, mask: np.ndarray) -> pd.arrays.FloatingArray:
+        out = data / 1e6  # as int / 1e6 per value: the int64 converted to float, then divided
+        out[mask] = np.nan
+        return pd.arrays.FloatingArray(out, mask.copy())
 
     b_ns, c_ns, d_ns = ns(ns_col("Base(ns)")), ns(ns_col("Comparison(ns)")), ns(ns_col("Delta(ns)"))
     share = [None if (d is None or not total or r["Category"] == "start") else d / total + 0.0  # no -0.0
@@ -225,11 +225,12 @@ def waterfall(base: Breakdown, comparison: Breakdown) -> pd.DataFrame:
     share_mask = np.array([v is None for v in share], dtype=bool)
     return plain_frame({
         "Step": [r["Step"] for r in rows], "Category": [r["Category"] for r in rows],
-        "Base(ms)": ms(b_ns), "Comparison(ms)": ms(c_ns), "Delta(ms)": ms(d_ns),
+        "Base(ms)": ms(*b_ns), "Comparison(ms)": ms(*c_ns), "Delta(ms)": ms(*d_ns),
         "Cumulative(ms)": np.array([r["cum"] for r in rows], dtype=np.int64) / 1e6,
         "Share of E2E Diff": pd.arrays.FloatingArray(
             np.array([np.nan if v is None else v for v in share], dtype=np.float64), share_mask),
-        "Base(ns)": b_ns, "Comparison(ns)": c_ns, "Delta(ns)": d_ns,
+        "Base(ns)": pd.arrays.IntegerArray(*b_ns), "Comparison(ns)": pd.arrays.IntegerArray(*c_ns),
+        "Delta(ns)": pd.arrays.IntegerArray(*d_ns),
     }, WATERFALL_COLUMNS)
 
 
@@ -932,9 +933,7 @@ def guards(ctx: RunContext) -> pd.DataFrame:
 
 def _objects(values: list[Any]) -> np.ndarray:
     """A 1-d object array of ``values`` as they are (``pd.Series(list, dtype=object)`` checks each one)."""
-    out = np.empty(len(values), dtype=object)
-    out[:] = values
-    return out
+    return np.fromiter(values, dtype=object, count=len(values))  # a list or tuple cell stays one cell
 
 
 def log_guards(frame: pd.DataFrame) -> None:
