@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from loadutil import kernels_both_ways
+from loadutil import kernels_both_ways, load_both_ways
 
 from msprof_compare.errors import ProfileError
 from msprof_compare.loaders import load_profile, traceio
@@ -282,14 +282,6 @@ def test_the_bad_trace_view_corpus_with_numeric_times_loads_alike_both_ways(case
     data = (DATA / "bad" / "trace_view" / case / "input.json").read_bytes()
     path = tmp_path / "trace_view.json"
     path.write_bytes(_numeric_bytes(data))
-    out = []
-    for raw in (True, False):
-        if not raw:
-            monkeypatch.setattr(traceio, "_beyond_float_ns", lambda data: False)
-        try:
-            prof = load_profile(str(path), _ALL)
-            out.append(({k: v.to_dict("list") for k, v in vars(prof).items() if isinstance(v, pd.DataFrame)},
-                        prof.warnings))
-        except ProfileError as exc:
-            out.append(str(exc))
+    out = load_both_ways(path, _ALL, monkeypatch, lambda prof: (
+        {k: v.to_dict("list") for k, v in vars(prof).items() if isinstance(v, pd.DataFrame)}, prof.warnings))
     assert out[0] == out[1]
