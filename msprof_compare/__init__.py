@@ -33,7 +33,9 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
             **options: object) -> msprof_compare.CompareResult:
     """Compare two profiles; options are the CLI's flag names (e.g. ``enable_profiling_compare=True``).
 
-    Raises ``UsageError`` for bad options and ``ProfileError`` for bad data. See ``msprof_compare.api``.
+    Writes nothing (``output_format`` / ``fail_on_regression`` are only kept in ``result.options``): call the
+    result's ``to_excel`` / ``to_json`` / ``regression_gate``. Raises ``UsageError`` for bad options and
+    ``ProfileError`` for bad data. See ``msprof_compare.api``.
     """
     from .api import compare as run
 

@@ -186,6 +186,8 @@ def _path(role: str, value: Any) -> str:
 def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str], **options: Any) -> CompareResult:
     """Compare two profiles; options are the CLI's flag names (e.g. ``enable_profiling_compare=True``).
 
+    ``output_format`` and ``fail_on_regression`` are validated and kept in ``result.options`` for the CLI's
+    writer and gate; this function writes nothing: call ``to_excel`` / ``to_json`` and ``regression_gate``.
     Raises ``UsageError`` for bad options and ``ProfileError`` for bad data.
     """
     base, comparison = _path("base", base), _path("comparison", comparison)

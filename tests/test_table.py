@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from msprof_compare.compare.table import diff_ratio, frame_from_rows, plain_frame
+from msprof_compare.compare.table import diff_ratio, frame_from_rows, own_array, plain_frame
 
 
 def test_diff_ratio_unit_facts():
@@ -130,3 +130,16 @@ def test_plain_frame_fallback_is_the_fast_frame(columns: dict, monkeypatch: pyte
     fast = plain_frame(columns)
     monkeypatch.delattr(pd.DataFrame, "_from_arrays")
     _same_frame(fast, plain_frame(columns))
+
+
+@pytest.mark.parametrize("series", [
+    pd.Series([1, 2]), pd.Series([1.5, float("nan")]), pd.Series([True, False]), pd.Series(["a", "b"]),
+    pd.Series(["a", None], dtype=object), pd.Series(pd.to_datetime(["2020-01-01"])),
+    pd.Series(np.array([1, 2], dtype="m8[ns]")), pd.Series(["x", "y"], dtype="category"),
+    pd.Series([1, None], dtype="Int64"), pd.Series([], dtype=float)], ids=lambda s: str(s.dtype))
+def test_own_array_is_the_series_array(series: pd.Series) -> None:
+    """The public path gives the very array pandas' private ``Series._values`` holds (no copy, no wrapper):
+    an ndarray for numpy dtypes, the ExtensionArray for the others."""
+    got = own_array(series)
+    assert got is series._values
+    assert isinstance(got, np.ndarray) == (isinstance(series.dtype, np.dtype) and series.dtype.kind not in "mM")

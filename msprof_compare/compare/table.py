@@ -152,6 +152,15 @@ def _typed(values: tuple) -> Any:
     return None
 
 
+def own_array(series: pd.Series) -> Any:
+    """The array a Series holds, as ``DataFrame._from_arrays`` takes it, by public API only: the ndarray itself
+    for numpy dtypes (``Series.array`` wraps those), else its ExtensionArray (datetimes: DatetimeArray). The very
+    object pandas' private ``Series._values`` returns (``test_table.py``: ``test_own_array_is_the_series_array``)."""
+    arr = series.array
+    dtype = series.dtype
+    return arr.to_numpy() if isinstance(dtype, np.dtype) and dtype.kind not in "mM" else arr
+
+
 def plain_frame(columns: dict[str, Any], order: list[str] | None = None) -> pd.DataFrame:
     """``pd.DataFrame(columns, columns=order)`` (labels and dtypes alike) for equal-length 1-d columns: lists
     or tuples of one plain type and object arrays of str are built as pandas would infer them (``_typed``),
@@ -167,7 +176,7 @@ def plain_frame(columns: dict[str, Any], order: list[str] | None = None) -> pd.D
         if isinstance(v, pd.Series):
             if not (isinstance(v.index, pd.RangeIndex) and v.index.start == 0 and v.index.step == 1):
                 return pd.DataFrame(columns)
-            got = v._values
+            got = own_array(v)
         elif isinstance(v, np.ndarray):
             if v.ndim != 1:
                 return pd.DataFrame(columns)
@@ -182,7 +191,7 @@ def plain_frame(columns: dict[str, Any], order: list[str] | None = None) -> pd.D
             n = len(v)
         elif len(v) != n:
             return pd.DataFrame(columns)  # its error
-        arrays.append(pd.Series(v)._values if got is None else got)
+        arrays.append(own_array(pd.Series(v)) if got is None else got)
     if n <= 0:  # no column, or no row (pandas types an empty list by its neighbours)
         return pd.DataFrame(columns)
     try:
@@ -216,7 +225,7 @@ def frame_from_rows(rows: list[list], ncols: int) -> pd.DataFrame:
             arrays.append(object_array(values))
         else:
             got = _typed(values)
-            arrays.append(pd.Series(list(values))._values if got is None else got)  # pandas infers the rest
+            arrays.append(own_array(pd.Series(list(values))) if got is None else got)  # pandas infers the rest
     while len(arrays) < ncols:  # rows shorter than the sheet: the missing columns are blank, as pandas fills them
         arrays.append(np.full(len(rows), np.nan, dtype=object))
     try:
