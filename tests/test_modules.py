@@ -15,7 +15,7 @@ from test_optree import US, ctx_of, gpu_profile  # tests/ is on sys.path (rootdi
 from xlsxutil import read_xlsx
 
 from msprof_compare import compare
-from msprof_compare.compare import modules, operators
+from msprof_compare.compare import modules, operators, optree
 from msprof_compare.model import Profile, frame
 
 
@@ -170,6 +170,37 @@ def test_deepest_is_the_literal_descent(seed: int) -> None:
     got = modules._deepest(start, end, parent, queries)
     s, e, p = start.tolist(), end.tolist(), parent.tolist()
     assert got.tolist() == [_descent(s, e, p, q) for q in queries.tolist()]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_group_cummax_is_pandas_groupby_cummax(seed: int) -> None:
+    """``_group_cummax`` (one accumulate over (group, rank) keys) == pandas' groupby cummax it replaces, on
+    sorted groups with repeated values, single-member groups and epoch-scale ns (group * value would wrap)."""
+    rng = np.random.default_rng(seed)
+    n = 300
+    groups = np.sort(rng.integers(0, 40, n)).astype(np.int64)
+    values = rng.integers(0, 50, n).astype(np.int64) * 10**15 + rng.integers(0, 3, n)
+    want = pd.Series(values).groupby(groups).cummax().to_numpy(np.int64)
+    assert modules._group_cummax(values, groups).tolist() == want.tolist()
+    assert modules._group_cummax(np.empty(0, np.int64), np.empty(0, np.int64)).tolist() == []
+
+
+def test_backward_op_is_the_last_op_at_the_flow_end() -> None:
+    """The backward pseudo-module's op is the LAST op of the flow end's process starting at the flow end (a binary
+    search over the start-ordered tree, as the pandas Index lookup it replaces); ops of other processes at that
+    instant and flows ending where no op starts are skipped."""
+    p = net_profile()
+    extra = frame("ops", {"name": ["other_pid_op", "aten::first_at_70"], "ts": [70 * US, 70 * US],
+                          "dur": [1 * US, 2 * US], "pid": [2, 1], "tid": [1, 1], "cat": ["cpu_op", "cpu_op"]})
+    p.ops = pd.concat([extra.iloc[[1]], p.ops, extra.iloc[[0]]], ignore_index=True)
+    lost = frame("flows", {"id": ["b2"], "cat": ["fwdbwd"], "s_ts": [36 * US], "s_pid": [1], "s_tid": [1],
+                           "f_ts": [90 * US], "f_pid": [1], "f_tid": [1]})
+    p.flows = pd.concat([p.flows, lost], ignore_index=True)
+    side = modules.build_side(p, optree.build_tree(p))
+    names = [m.module_name for m in side.backward.children]
+    assert names == ["/[ BACKWARD ]/nn.Module: Net_0/nn.Module: Linear_0"]
+    bw = side.backward.children[0]
+    assert (bw.ts, bw.end) == (70 * US, 80 * US)  # AddmmBackward0 (the later op at 70 us), not the 2 us op
 
 
 def test_module_sheets_by_hand() -> None:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from ..columns import col_of
 from ..model import Profile, factorize, ranges
 from . import classify
 from .align import AlignMemo, no_matching
@@ -128,7 +129,7 @@ class ModuleTrees:
         nodes = self.top_node[np.asarray(ks, np.int64)]
         out = self.op_stacks[nodes].copy()
         if self.frames is not None and len(nodes):
-            found = self.frames.deepest(self.tree.ts[nodes], self.tree.ops["tid"].to_numpy(np.int64)[nodes])
+            found = self.frames.deepest(self.tree.ts[nodes], col_of(self.tree.ops, "tid", np.int64)[nodes])
             hit = found >= 0
             out[hit] = self.frames.inner_chains(found[hit])
         return out.tolist()
@@ -175,12 +176,12 @@ def _kernel_points(tree: OpTree) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The original's kernel_dict as arrays: sorted unique flow-start ts, CSR pointers, pool rows."""
     if tree.fk is None:
         return np.empty(0, np.int64), np.zeros(1, np.int64), np.empty(0, np.int64)
-    s_ts = tree.fk["s_ts"].to_numpy(np.int64)
-    by = np.lexsort((tree.fk["order"].to_numpy(np.int64), s_ts))  # flows by (start, file order)
+    s_ts = col_of(tree.fk, "s_ts", np.int64)
+    by = np.lexsort((col_of(tree.fk, "order", np.int64), s_ts))  # flows by (start, file order)
     s = s_ts[by]
     pts, start = np.unique(s, return_index=True)
     ptr = np.concatenate([start, [len(s)]]).astype(np.int64)
-    return pts, ptr, tree.fk["k"].to_numpy(np.int64)[by]
+    return pts, ptr, col_of(tree.fk, "k", np.int64)[by]
 
 
 # ------------------------------------------------------------------------------------ tree walks
@@ -370,19 +371,19 @@ class _Frames:
 def build_side(profile: Profile, tree: OpTree) -> ModuleTrees | None:
     """Forward and backward module trees of one side (§3.2-3.4); None without nn.Module events."""
     pf = profile.python_functions
-    pf_names = pf["name"].to_numpy(dtype=object)
+    pf_names = col_of(pf, "name", object)
     is_mod = _is_module(pf_names)
     if not is_mod.any():
         return None
     pool = tree.kpool  # the same kernels the op tree links (kernel_pool)
     pts, pptr, pk = _kernel_points(tree)
-    kdur = pool["dur"].to_numpy(np.int64)
+    kdur = col_of(pool, "dur", np.int64)
     # every point holds at least one kernel, so reduceat sums each group
     point_ns = np.add.reduceat(kdur[pk], pptr[:-1]) if len(pk) else np.zeros(len(pts), np.int64)
 
-    pf_ts = pf["ts"].to_numpy(np.int64)
-    pf_end = pf_ts + pf["dur"].to_numpy(np.int64)
-    op_names = tree.ops["name"].to_numpy(dtype=object)
+    pf_ts = col_of(pf, "ts", np.int64)
+    pf_end = pf_ts + col_of(pf, "dur", np.int64)
+    op_names = col_of(tree.ops, "name", object)
     # one factorisation of the op names for both tests: optimizer ops (pseudo-modules), ProfilerStep# ops (no op
     # of a module)
     codes, uniq = factorize(op_names)
@@ -390,11 +391,11 @@ def build_side(profile: Profile, tree: OpTree) -> ModuleTrees | None:
     optim = np.array([t.lower().startswith("optimizer") for t in texts], bool)[codes]
     step = np.array(["ProfilerStep#" in t for t in texts], bool)[codes]
     fwd, bwd = _root(), _root()
-    pf_tid = pf["tid"].to_numpy(np.int64)
+    pf_tid = col_of(pf, "tid", np.int64)
     fw = _walk(np.concatenate([pf_names[is_mod], op_names[optim]]),
                np.concatenate([pf_ts[is_mod], tree.ts[optim]]),
                np.concatenate([pf_end[is_mod], tree.end[optim]]),
-               np.concatenate([pf_tid[is_mod], tree.ops["tid"].to_numpy(np.int64)[optim]]), pts, point_ns, fwd)
+               np.concatenate([pf_tid[is_mod], col_of(tree.ops, "tid", np.int64)[optim]]), pts, point_ns, fwd)
     bw = _backward_walk(profile, tree, fw, pts, point_ns, bwd)
     call = ~is_mod
     times = np.concatenate([pf_ts, pf_end, tree.ts, tree.end])  # frames, modules and ops
@@ -409,9 +410,9 @@ def build_side(profile: Profile, tree: OpTree) -> ModuleTrees | None:
     np.add.at(top_ns, np.repeat(np.arange(len(top_node)), np.diff(kptr)), kdur[krows])
     text = tree.kernel_text() if len(pool) else np.empty(0, dtype=object)
     return ModuleTrees(profile, tree, fwd, bwd, pool, text, top_node, top_ns, kptr, krows,
-                       op_names, tree.ops["call_stack"].to_numpy(dtype=object),
+                       op_names, col_of(tree.ops, "call_stack", object),
                        frames=frames if _derives_stacks(profile, tree, frames, top_node) else None,
-                       k_names=pool["name"].to_numpy(dtype=object), k_durs=kdur)
+                       k_names=col_of(pool, "name", object), k_durs=kdur)
 
 
 def _backward_walk(profile: Profile, tree: OpTree, fw: _Walk, pts: np.ndarray, point_ns: np.ndarray,
@@ -420,20 +421,24 @@ def _backward_walk(profile: Profile, tree: OpTree, fw: _Walk, pts: np.ndarray, p
     forward module strictly containing the flow start; None when there are none."""
     fl = profile.flows
     # the three columns read, not a filtered copy of the whole flow table
-    fb = np.flatnonzero(classify.per_unique(fl["cat"].to_numpy(dtype=object), lambda c: c == "fwdbwd")) \
+    fb = np.flatnonzero(classify.per_unique(col_of(fl, "cat", object), lambda c: c == "fwdbwd")) \
         if len(fl) else np.zeros(0, np.int64)
     if not (len(fb) and len(fw.mods)):
         return None
-    bwd_pid = int(fl["f_pid"].to_numpy(np.int64)[fb[0]])
-    sel = np.flatnonzero(tree.ops["pid"].to_numpy(np.int64) == bwd_pid)
-    at_ts = pd.Index(tree.ts[sel])
-    last = ~at_ts.duplicated(keep="last")  # later ops win
-    at = pd.Index(tree.ts[sel][last]).get_indexer(fl["f_ts"].to_numpy(np.int64)[fb])
-    owner = _deepest(fw.start, fw.end, fw.parent, fl["s_ts"].to_numpy(np.int64)[fb])
+    bwd_pid = int(col_of(fl, "f_pid", np.int64)[fb[0]])
+    sel = np.flatnonzero(col_of(tree.ops, "pid", np.int64) == bwd_pid)
+    # the op of the backward process starting at each flow end, the last of several (later ops win): the tree
+    # is in start order, so a binary search finds it (a pandas Index lookup cost ~0.3 ms a side)
+    sel_ts = tree.ts[sel]
+    f_ts = col_of(fl, "f_ts", np.int64)[fb]
+    at = np.searchsorted(sel_ts, f_ts, side="right") - 1
+    if len(sel):
+        at[sel_ts[np.maximum(at, 0)] != f_ts] = -1
+    owner = _deepest(fw.start, fw.end, fw.parent, col_of(fl, "s_ts", np.int64)[fb])
     ok = (at >= 0) & (owner >= 0)
     if not ok.any():
         return None
-    op = sel[last][at[ok]]
+    op = sel[at[ok]]
     # a backward op runs on autograd's thread, which has no Python frames: its call stack is read
     # on the thread of the forward module, the one that called backward()
     bw = _walk(BACKWARD + fw.paths[owner[ok]], tree.ts[op], tree.end[op], fw.tid[owner[ok]], pts, point_ns, root)
@@ -460,10 +465,10 @@ def _derives_stacks(profile: Profile, tree: OpTree, frames: _Frames, top_node: n
 
     PyTorch 2 traces record with_stack as python_function events only: their ops carry no "Call
     stack", and the original's op call-stack cells stay empty (docs/differences.md)."""
-    stacks = tree.ops["call_stack"].to_numpy(dtype=object)[top_node].tolist()
+    stacks = col_of(tree.ops, "call_stack", object)[top_node].tolist()
     if profile.source == "ascend_db" or _any_stack(stacks):
         return False
-    return bool(np.isin(tree.ops["tid"].to_numpy(np.int64)[top_node], frames.tids).any())
+    return bool(np.isin(col_of(tree.ops, "tid", np.int64)[top_node], frames.tids).any())
 
 
 def _any_stack(stacks: list) -> bool:
@@ -488,7 +493,7 @@ def _assign_ops(tree: OpTree, ops_idx: np.ndarray, fw: _Walk, bw: _Walk | None) 
     ops_idx, owner = ops_idx[by], owner[by]
     # in start order, an op is top-layer in its module's private tree (§2.2 cursor rule)
     # exactly when it starts after the end of every earlier op of that module
-    prev = pd.Series(tree.end[ops_idx]).groupby(owner).cummax().to_numpy(np.int64)
+    prev = _group_cummax(tree.end[ops_idx], owner)
     first = np.ones(len(owner), bool)
     first[1:] = owner[1:] != owner[:-1]
     top = first.copy()
@@ -499,6 +504,17 @@ def _assign_ops(tree: OpTree, ops_idx: np.ndarray, fw: _Walk, bw: _Walk | None) 
     for m, lo, hi in zip(all_mods, bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
         m.op_lo, m.op_hi = lo, hi
     return top_node, top_owner
+
+
+def _group_cummax(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """Running maximum of ``values`` within each run of equal, ascending, non-negative ``groups``: one
+    ``maximum.accumulate`` over (group, rank of value) keys, as a key of a later group exceeds every earlier
+    one (pandas' groupby cummax cost ~0.4 ms a call on a few hundred ops)."""
+    if not len(values):
+        return np.asarray(values, np.int64)
+    uniq, rank = np.unique(values, return_inverse=True)
+    key = groups.astype(np.int64) * len(uniq) + rank.reshape(-1)
+    return uniq[np.maximum.accumulate(key) % len(uniq)]
 
 
 def _hand_out_kernels(tree: OpTree, fw: _Walk, bw: _Walk | None, top_node: np.ndarray, top_owner: np.ndarray,
@@ -548,14 +564,14 @@ def _step_view(profile: Profile, rng: tuple[int, int]) -> Profile:
     the step. Device rows stay (a kernel follows the op that launched it, as in the operator sheets of a step,
     whenever it ran), and so do the other python functions: the frames of a call stack began before it."""
     def cut(df: pd.DataFrame, col: str = "ts", keep: np.ndarray | None = None) -> pd.DataFrame:
-        inside = in_range(df[col].to_numpy(dtype=np.int64), rng)
+        inside = in_range(col_of(df, col, np.int64), rng)
         if keep is not None:
             inside |= keep
         return df if inside.all() else df[inside].reset_index(drop=True)
 
     pf = profile.python_functions
     return dataclasses.replace(profile, ops=cut(profile.ops), flows=cut(profile.flows, "s_ts"),
-                               python_functions=cut(pf, keep=~_is_module(pf["name"].to_numpy(dtype=object))))
+                               python_functions=cut(pf, keep=~_is_module(col_of(pf, "name", object))))
 
 
 def module_trees(ctx: RunContext, side: str) -> ModuleTrees | None:

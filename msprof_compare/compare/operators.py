@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from ..columns import col_of
 from ..model import factorize
 from . import table
 from .optree import OpPairs, OpTree, one_sided, operator_pairs
@@ -91,9 +92,9 @@ def detail_rows(pairs: OpPairs) -> list[list]:
         safe = np.where(present, idx, 0)
         ops = tree.ops
         if tree.n:
-            names = ops["name"].to_numpy()[safe]
-            shapes = ops["input_dims"].to_numpy()[safe]
-            types = ops["input_type"].to_numpy()[safe]
+            names = col_of(ops, "name")[safe]
+            shapes = col_of(ops, "input_dims")[safe]
+            types = col_of(ops, "input_type")[safe]
             dev = tree.device_ns[safe] / 1000.0
         else:
             names = shapes = types = np.full(len(idx), None, dtype=object)
@@ -115,7 +116,7 @@ def _group(tree: OpTree, idx: np.ndarray) -> dict[str, tuple[int, int]]:
     idx = idx[idx >= 0]
     if len(idx) == 0:
         return {}
-    codes, uniq = factorize(tree.ops["name"].to_numpy()[idx])
+    codes, uniq = factorize(col_of(tree.ops, "name")[idx])
     ns = np.zeros(len(uniq), np.int64)
     np.add.at(ns, codes, tree.device_ns[idx])
     n = np.bincount(codes, minlength=len(uniq))

@@ -31,6 +31,7 @@ import msgspec
 import numpy as np
 import pandas as pd
 
+from ..columns import col_of
 from ..model import DRIVER_CATS, RUNTIME_CATS, STEP_MARK, Profile, factorize, knows_backward_thread, ranges, starts_read
 from ..textsafe import term_safe
 from . import classify
@@ -121,7 +122,7 @@ class OpTree:
     @property
     def names(self) -> np.ndarray:
         """Op names as an array, for vectorised lookups by node index."""
-        return self.ops["name"].to_numpy()
+        return col_of(self.ops, "name")
 
     def children(self, node: int) -> np.ndarray:
         """Direct children of ``node`` (-1 = the root), in start order.
@@ -198,7 +199,7 @@ class OpTree:
 
 def _cat_flags(ops: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """Per op: is its lower-cased category a GPU op category, a driver category (one factorisation for both)."""
-    codes, uniq = factorize(ops["cat"].to_numpy(dtype=object))
+    codes, uniq = factorize(col_of(ops, "cat", object))
     low = ["" if u is None else str(u).lower() for u in uniq.tolist()]
     return (np.array([c in GPU_OP_CATS for c in low], bool)[codes],
             np.array([c in DRIVER_CATS for c in low], bool)[codes])
@@ -211,7 +212,7 @@ def _tree_ops(profile: Profile, op_cat: np.ndarray | None = None) -> pd.DataFram
     rows = np.arange(len(ops))
     if profile.is_gpu and len(ops):
         rows = np.flatnonzero(_cat_flags(ops)[0] if op_cat is None else op_cat)
-    rows = rows[np.argsort(ops["ts"].to_numpy()[rows], kind="stable")]
+    rows = rows[np.argsort(col_of(ops, "ts")[rows], kind="stable")]
     return ops.take(rows).reset_index(drop=True)
 
 
@@ -312,8 +313,8 @@ def kernel_pool(profile: Profile, with_comm: bool) -> pd.DataFrame:
     if profile.is_gpu and len(kernels):
         # the original links only cat kernel / gpu_memcpy (not gpu_memset, not the legacy
         # "Memcpy"/"Memset" cats); the Kineto loader keeps the raw cat in ``task_type``
-        task_type = kernels["task_type"].to_numpy(dtype=object)
-        raw = np.where(task_type != "", task_type, kernels["cat"].to_numpy(dtype=object))
+        task_type = col_of(kernels, "task_type", object)
+        raw = np.where(task_type != "", task_type, col_of(kernels, "cat", object))
         rows = np.flatnonzero(classify.per_unique(raw, lambda c: c in GPU_KERNEL_CATS))
     comm = profile.comm if profile.is_npu and with_comm and len(profile.comm) else None
     fast = _pool_arrays(kernels, rows, comm)
@@ -323,8 +324,8 @@ def kernel_pool(profile: Profile, with_comm: bool) -> pd.DataFrame:
     if comm is not None:
         comm = comm[comm["lane"] == "op"]
         extra = pd.DataFrame({
-            "name": comm["name"].to_numpy(), "ts": comm["ts"].to_numpy(), "dur": comm["dur"].to_numpy(),
-            "pid": comm["pid"].to_numpy(), "tid": comm["tid"].to_numpy(),
+            "name": col_of(comm, "name"), "ts": col_of(comm, "ts"), "dur": col_of(comm, "dur"),
+            "pid": col_of(comm, "pid"), "tid": col_of(comm, "tid"),
             "task_id": np.full(len(comm), -2, np.int64),  # -2: no "Task Id" arg (prints None)
             "task_type": np.full(len(comm), None, dtype=object),
         })
@@ -337,14 +338,15 @@ def _pool_arrays(kernels: pd.DataFrame, rows: np.ndarray | None, comm: pd.DataFr
     concat and index reset were ~1.5 ms a side of NPU pair 1, whose pool has ~540 rows); None where a column
     is not plain numpy or an HCCL column's dtype differs from the kernels' (pandas' concat rules then)."""
     arrays: dict[str, np.ndarray] = {}
+    dtypes = kernels.dtypes  # one Series, not one per column
     for c in _POOL_COLUMNS:
-        if c not in kernels.columns or not isinstance(kernels[c].dtype, np.dtype):
+        if c not in kernels.columns or not isinstance(dtypes[c], np.dtype):
             return None
-        a = kernels[c].to_numpy()
+        a = col_of(kernels, c)
         arrays[c] = a if rows is None else a[rows]
     if comm is not None:
-        op = np.flatnonzero(comm["lane"].to_numpy(dtype=object) == "op")
-        extra = {c: comm[c].to_numpy()[op] for c in ("name", "ts", "dur", "pid", "tid") if c in comm.columns}
+        op = np.flatnonzero(col_of(comm, "lane", object) == "op")
+        extra = {c: col_of(comm, c)[op] for c in ("name", "ts", "dur", "pid", "tid") if c in comm.columns}
         extra["task_id"] = np.full(len(op), -2, np.int64)  # -2: no "Task Id" arg (prints None)
         extra["task_type"] = np.full(len(op), None, dtype=object)
         if len(extra) != len(_POOL_COLUMNS) or any(extra[c].dtype != arrays[c].dtype for c in _POOL_COLUMNS):
@@ -388,7 +390,7 @@ def match_last(left: tuple[np.ndarray, ...], right: tuple[np.ndarray, ...]) -> n
 
 def flow_rows(flows: pd.DataFrame, cats: frozenset) -> np.ndarray:
     """Rows of the flows whose lower-cased category is one of ``cats``."""
-    return np.flatnonzero(classify.per_unique(flows["cat"].to_numpy(dtype=object), lambda c: c in cats))
+    return np.flatnonzero(classify.per_unique(col_of(flows, "cat", object), lambda c: c in cats))
 
 
 def flow_kernels(flows: pd.DataFrame, sel: np.ndarray, pool: pd.DataFrame) -> pd.DataFrame:
@@ -398,10 +400,10 @@ def flow_kernels(flows: pd.DataFrame, sel: np.ndarray, pool: pd.DataFrame) -> pd
     duplicate key as the original's kernel map does; ``order`` is the flow's position in
     ``sel`` (file order); rows are in that order.
     """
-    k = match_last(tuple(flows[c].to_numpy(dtype=np.int64)[sel] for c in ("f_pid", "f_tid", "f_ts")),
-                   tuple(pool[c].to_numpy(dtype=np.int64) for c in ("pid", "tid", "ts")))
+    k = match_last(tuple(col_of(flows, c, np.int64)[sel] for c in ("f_pid", "f_tid", "f_ts")),
+                   tuple(col_of(pool, c, np.int64) for c in ("pid", "tid", "ts")))
     hit = np.flatnonzero(k >= 0)
-    return plain_frame({"s_ts": flows["s_ts"].to_numpy(dtype=np.int64)[sel[hit]], "order": hit, "k": k[hit]})
+    return plain_frame({"s_ts": col_of(flows, "s_ts", np.int64)[sel[hit]], "order": hit, "k": k[hit]})
 
 
 def _link(ts: np.ndarray, fk: pd.DataFrame | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -412,16 +414,16 @@ def _link(ts: np.ndarray, fk: pd.DataFrame | None) -> tuple[np.ndarray, np.ndarr
     none = (np.empty(0, np.int64),) * 3
     if fk is None or fk.empty or len(ts) == 0:
         return none
-    s_ts = fk["s_ts"].to_numpy(np.int64)
+    s_ts = col_of(fk, "s_ts", np.int64)
     lo = np.searchsorted(ts, s_ts, side="left")
     n = np.searchsorted(ts, s_ts, side="right") - lo
     if not n.any():
         return none
     flow = np.repeat(np.arange(len(s_ts)), n)
     node = ranges(lo, lo + n)
-    order = fk["order"].to_numpy(np.int64)[flow]
+    order = col_of(fk, "order", np.int64)[flow]
     by = np.lexsort((order, node))
-    return node[by], fk["k"].to_numpy(np.int64)[flow[by]], order[by]
+    return node[by], col_of(fk, "k", np.int64)[flow[by]], order[by]
 
 
 def _member(sorted_values: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -445,8 +447,8 @@ def _driver_edges(profile: Profile, ts: np.ndarray, end: np.ndarray, parent: np.
     drv = np.flatnonzero(_cat_flags(ops)[1] if driver_cat is None else driver_cat)
     if not drv.size:
         return none
-    s_ts = fk["s_ts"].to_numpy(np.int64)
-    pick = np.flatnonzero(_member(np.sort(ops["ts"].to_numpy(np.int64)[drv]), s_ts) & ~_member(ts, s_ts))
+    s_ts = col_of(fk, "s_ts", np.int64)
+    pick = np.flatnonzero(_member(np.sort(col_of(ops, "ts", np.int64)[drv]), s_ts) & ~_member(ts, s_ts))
     t = s_ts[pick]
     node = np.searchsorted(ts, t, side="right") - 1  # the last op starting by the call
     # the innermost op holding the call is that op or one of its ancestors: climb while it ended before
@@ -455,15 +457,15 @@ def _driver_edges(profile: Profile, ts: np.ndarray, end: np.ndarray, parent: np.
         node[climb] = parent[node[climb]]
         climb = climb[(node[climb] >= 0) & (end[np.maximum(node[climb], 0)] < t[climb])]
     ok = node >= 0
-    return node[ok], fk["k"].to_numpy(np.int64)[pick[ok]], fk["order"].to_numpy(np.int64)[pick[ok]]
+    return node[ok], col_of(fk, "k", np.int64)[pick[ok]], col_of(fk, "order", np.int64)[pick[ok]]
 
 
 def build_tree(profile: Profile, gpu_flow_cat: str = "", with_comm: bool = False) -> OpTree:
     """Build one side's op tree from the model tables."""
     op_cat, driver_cat = _cat_flags(profile.ops) if profile.is_gpu and len(profile.ops) else (None, None)
     ops = _tree_ops(profile, op_cat)
-    ts = ops["ts"].to_numpy(np.int64)
-    end = ts + ops["dur"].to_numpy(np.int64)
+    ts = col_of(ops, "ts", np.int64)
+    end = ts + col_of(ops, "dur", np.int64)
     parent, depth = _nest(ts, end)
     n = len(ts)
     size = _subtree_sum(np.ones(n, np.int64), parent, depth)
@@ -480,9 +482,9 @@ def build_tree(profile: Profile, gpu_flow_cat: str = "", with_comm: bool = False
     counts = np.bincount(enode, minlength=n).astype(np.int64) if n else np.zeros(0, np.int64)
     kptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     own_ns = np.zeros(n, np.int64)
-    np.add.at(own_ns, enode, pool["dur"].to_numpy(np.int64)[ek])
+    np.add.at(own_ns, enode, col_of(pool, "dur", np.int64)[ek])
     return OpTree(
-        profile=profile, ops=ops, ts=ts, end=end, tid=ops["tid"].to_numpy(np.int64),
+        profile=profile, ops=ops, ts=ts, end=end, tid=col_of(ops, "tid", np.int64),
         parent=parent, depth=depth, size=size, kpool=pool, kptr=kptr, kidx=ek,
         kernel_num=_range_sums(counts, first, size), device_ns=_range_sums(own_ns, first, size),
         has_flows=has_flows, fk=fk,
@@ -504,11 +506,11 @@ def kernel_lines(profile: Profile, pool: pd.DataFrame) -> np.ndarray:
     kd = profile.kernel_details
     if kd is not None and len(kd) and "Input Shapes" in kd.columns and "ts" in kd.columns:
         read = np.flatnonzero(starts_read(kd))  # a row without a start is at no instant (its ts -1 is no time)
-        shape = kd["Input Shapes"].to_numpy(dtype=object)[read]
+        shape = col_of(kd, "Input Shapes", object)[read]
         # fillna("").astype(str), without pandas' string conversion of the whole column (~0.4 ms)
         s = ["" if m else v if type(v) is str else str(v) for v, m in zip(shape.tolist(), pd.isna(shape).tolist(),
                                                                         strict=True)]
-        shapes = dict(zip(kd["ts"].to_numpy(dtype=np.int64)[read].tolist(), s, strict=False))
+        shapes = dict(zip(col_of(kd, "ts", np.int64)[read].tolist(), s, strict=False))
     out = []
     for n, d, tid_, ttype, ts in zip(names, durs, pool["task_id"].tolist(), pool["task_type"].tolist(),
                                      pool["ts"].tolist(), strict=False):
