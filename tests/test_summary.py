@@ -393,6 +393,37 @@ def test_jaccard_falls_back_to_all_names_without_framework_ops():
     assert row["Detail"].startswith("Jaccard index of the operator name sets")
 
 
+def test_match_rate_on_arrays_is_the_pandas_reading(monkeypatch):
+    """``_numeric_rates`` (the match-rate frame read as arrays) gives ``_match_rate``'s pandas reading: rows with
+    an empty side left out, NaN rates skipped, the lowest rate per side and overall, the names joined; frames
+    it does not answer for (text numbers, no rate left) go the pandas way, as before."""
+    p = _profile(["aten::mm"], ["[[2, 3]]"])
+    rows = [{"what": "modules", "matched": 4, "base_total": 5, "comparison_total": 8, "base_rate": 0.8,
+             "comparison_rate": 0.5, "low": False},
+            {"what": "operators", "matched": 0, "base_total": 0, "comparison_total": 5, "base_rate": np.nan,
+             "comparison_rate": 0.0, "low": True},
+            {"what": "operators", "matched": 3, "base_total": 6, "comparison_total": 3, "base_rate": 0.5,
+             "comparison_rate": 1.0, "low": False},
+            {"what": "x", "matched": 1, "base_total": 2, "comparison_total": 2, "base_rate": np.nan,
+             "comparison_rate": np.nan, "low": False}]
+    frames = [pd.DataFrame(rows[:1]), pd.DataFrame(rows[:2]), pd.DataFrame(rows), pd.DataFrame(rows[1:2]),
+              pd.DataFrame(rows[3:]), pd.DataFrame(rows).drop(columns="what"),
+              pd.DataFrame(rows).astype({"base_total": str})]
+    names = {"aten::mm"}
+    got = []
+    for mr in frames:
+        ctx = _Ctx(p, p)
+        ctx.frames["match_rate"] = mr
+        got.append(summary._match_rate(ctx, names, names))
+    assert got[2] == (0.5, 0.5, 0.5, "matched / compared modules, operators, x per side (operator comparison)")
+    assert summary._numeric_rates(frames[3]) is None and summary._numeric_rates(frames[6]) is None
+    monkeypatch.setattr(summary, "_numeric_rates", lambda mr: None)
+    for mr, fast in zip(frames, got, strict=True):
+        ctx = _Ctx(p, p)
+        ctx.frames["match_rate"] = mr
+        assert summary._match_rate(ctx, names, names) == fast
+
+
 def test_match_rate_guard_warns_below_sixty_percent():
     """The operator match-rate check warns below 60% matched on a side (55%: warn; 60%: ok)."""
     p = _profile(["aten::mm"], ["[[2, 3]]"])

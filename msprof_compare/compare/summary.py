@@ -500,6 +500,9 @@ def _match_rate(ctx: RunContext, nb: set[str], nc: set[str]) -> tuple[float | No
     (``ctx.frames["match_rate"]``: matched / operators per side), else a Jaccard index of the
     framework operator names of ``nb`` / ``nc`` (all names when a side has none), one figure for both."""
     mr = ctx.frames.get("match_rate")
+    fast = _numeric_rates(mr)
+    if fast is not None:
+        return fast
     if isinstance(mr, pd.DataFrame) and {"base_total", "comparison_total"} <= set(mr.columns):
         # a comparison with nothing on one side (no torch op in a MindSpore profile, no module in a trace
         # recorded without with_modules) matched nothing by necessity: no evidence of another workload
@@ -527,6 +530,30 @@ def _match_rate(ctx: RunContext, nb: set[str], nc: set[str]) -> tuple[float | No
         what = "operator name sets"
     rate = len(nb & nc) / len(nb | nc)
     return rate, rate, rate, f"Jaccard index of the {what}"
+
+
+_RATE_COLUMNS = ("base_total", "comparison_total", "base_rate", "comparison_rate")
+
+
+def _numeric_rates(mr: Any) -> tuple[float, float | None, float | None, str] | None:
+    """``_match_rate``'s answer from the match-rate frame as ``operators.record_match_rate`` writes it (numpy
+    number columns), on arrays instead of ~15 pandas calls on a one-row frame (~0.8 ms); None where the frame
+    is absent, of another shape, or gives no rate (the general path decides then)."""
+    if not isinstance(mr, pd.DataFrame) or not set(_RATE_COLUMNS) <= set(mr.columns):
+        return None
+    bt, ct, br, cr = (col_of(mr, c) for c in _RATE_COLUMNS)
+    if any(a.dtype.kind not in "iuf" for a in (bt, ct, br, cr)):
+        return None
+    keep = (bt > 0) & (ct > 0)  # as the general path: one side without operators matched nothing by necessity
+    br, cr = br[keep].astype(np.float64), cr[keep].astype(np.float64)
+    hb, hc = ~np.isnan(br), ~np.isnan(cr)
+    if not (hb.any() or hc.any()):
+        return None
+    what = ", ".join(str(w) for w in col_of(mr, "what")[keep].tolist()) if "what" in mr.columns else ""
+    low_b = float(br[hb].min()) if hb.any() else None
+    low_c = float(cr[hc].min()) if hc.any() else None
+    return (min(v for v in (low_b, low_c) if v is not None), low_b, low_c,
+            f"matched / compared {what or 'operators'} per side (operator comparison)")
 
 
 FRAMEWORK_PREFIXES = ("aten::", "autograd::")
