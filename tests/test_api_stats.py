@@ -293,3 +293,21 @@ def test_callers_against_a_stack_walk_over_the_int64_range():
         assert api_stats.callers(ts, end, tid).tolist() == _callers_by_stack(ts, end, tid), case
         pid = rng.integers(0, 2, n)  # a thread is (pid, tid): two processes may reuse a tid
         assert api_stats.callers(ts, end, tid, pid).tolist() == _callers_by_stack(ts, end, pid * 10 + tid), case
+
+
+@pytest.mark.parametrize("step", [-1, 50])
+def test_sheet_columns_are_the_frames_rows(samples, step: int) -> None:
+    """The sheet reads ``_call_columns`` / ``_aggregate`` as arrays: the same rows as from the ``api_calls`` /
+    ``aggregate`` frames (NPU pair 1, the whole profile and step 50)."""
+    from msprof_compare.loaders import load_profile
+
+    opts = Options()
+    trees = [build_tree(load_profile(str(samples / p), opts)) for p in (L1, L2)]
+    frames = [api_stats.aggregate(api_stats.api_calls(t, step)) for t in trees]
+    arrays = [api_stats._aggregate(api_stats._call_columns(t, step)) for t in trees]
+    for f, a in zip(frames, arrays, strict=True):
+        assert list(f.columns) == list(a)
+        for c in f.columns:
+            assert f[c].tolist() == list(a[c]), c
+    rows = api_stats.api_rows(*arrays)
+    assert len(rows) > 100 and rows == api_stats.api_rows(*frames)

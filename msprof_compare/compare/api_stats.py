@@ -12,7 +12,7 @@ the average and before the ratios, as the original does.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -93,7 +93,13 @@ def callers(ts: np.ndarray, end: np.ndarray, tid: np.ndarray, pid: np.ndarray | 
 
 
 def api_calls(tree: OpTree, step: int = -1) -> pd.DataFrame:
-    """One row per API call (name, dur ns, self ns) in the original's order.
+    """One row per API call (name, dur ns, self ns) in the original's order (``_call_columns`` as a frame)."""
+    return plain_frame(_call_columns(tree, step))
+
+
+def _call_columns(tree: OpTree, step: int = -1) -> dict[str, np.ndarray]:
+    """``api_calls``' columns as arrays: the sheet reads them straight into ``_aggregate``, without the frames
+    in between (a text column is converted into pandas' str dtype and back, ~0.2 ms a frame).
 
     Without a step: start-time order. With a step: breadth-first over the step's
     top-layer ops (children of the top-level ``ProfilerStep#<step>`` nodes) and all
@@ -118,23 +124,28 @@ def api_calls(tree: OpTree, step: int = -1) -> pd.DataFrame:
             order = order[~is_step[order]]
         else:
             order = np.zeros(0, dtype=np.int64)
-    return plain_frame({"name": names[order], "dur": dur[order], "self": self_ns[order]})
+    return {"name": names[order], "dur": dur[order], "self": self_ns[order]}
 
 
 def aggregate(calls: pd.DataFrame) -> pd.DataFrame:
     """Per api name, first-appearance order: total and self (ms, rounded to 0.01), calls."""
-    codes, uniq = factorize(col_of(calls, "name", object))
+    return plain_frame(_aggregate({c: col_of(calls, c) for c in ("name", "dur", "self")}))
+
+
+def _aggregate(calls: dict[str, np.ndarray]) -> dict[str, Any]:
+    """``aggregate``'s columns from ``_call_columns``' arrays."""
+    codes, uniq = factorize(np.asarray(calls["name"], dtype=object))
     n = len(uniq)
     dur = np.zeros(n, np.int64)
     self_ns = np.zeros(n, np.int64)
-    np.add.at(dur, codes, col_of(calls, "dur", np.int64))
-    np.add.at(self_ns, codes, col_of(calls, "self", np.int64))
-    return plain_frame({
+    np.add.at(dur, codes, np.asarray(calls["dur"], np.int64))
+    np.add.at(self_ns, codes, np.asarray(calls["self"], np.int64))
+    return {
         "name": np.asarray(uniq, dtype=object), "dur": dur, "self_ns": self_ns,
         "calls": np.bincount(codes, minlength=n),
         "total_ms": [round(v / 1e6, 2) for v in dur.tolist()],
         "self_ms": [round(v / 1e6, 2) for v in self_ns.tolist()],
-    })
+    }
 
 
 def _side(entries: list[tuple | None]) -> list[list]:
@@ -149,13 +160,14 @@ def _side(entries: list[tuple | None]) -> list[list]:
     return [total, [0.0 if e is None else e[1] for e in entries], avg.tolist(), calls]
 
 
-def api_rows(base: pd.DataFrame, comparison: pd.DataFrame) -> list[list]:
+def api_rows(base: pd.DataFrame | dict[str, Any], comparison: pd.DataFrame | dict[str, Any]) -> list[list]:
     """ApiCompare rows: base names in order, then comparison-only names; ratios of the rounded values. Columns
     are computed as arrays (``table.diff_ratios``, bit-identical to ``diff_ratio``): a call of the scalar rule
-    per cell cost ~1.5 ms of NPU pair 1."""
-    def index(df: pd.DataFrame) -> dict:
+    per cell cost ~1.5 ms of NPU pair 1. The sides are ``aggregate`` frames or ``_aggregate`` columns."""
+    def index(df: pd.DataFrame | dict[str, Any]) -> dict:
         # lists, not Series: iterating pandas' str column steps through its __getitem__ cell by cell
-        cols = (df[c].tolist() for c in ("name", "total_ms", "self_ms", "calls"))
+        cols = (list(df[c]) if isinstance(df[c], list) else df[c].tolist()
+                for c in ("name", "total_ms", "self_ms", "calls"))
         return {n: (t, s, c) for n, t, s, c in zip(*cols, strict=True)}
 
     b, c = index(base), index(comparison)
@@ -174,14 +186,14 @@ def build(ctx: RunContext) -> list[Sheet]:
     for side in ("base", "comparison"):
         step = side_step(ctx, side)
         tree = op_tree(ctx, side)  # logs a side without ops
-        calls = api_calls(tree, step)
+        calls = _call_columns(tree, step)
         # a side without any op (MindSpore data: "Can't find any torch op" was logged) has no API to look for
         # in the step; the original's error there sent a MindSpore-vs-MindSpore step run to exit 2
-        if not len(calls) and step >= 0 and tree.profile.has_ops:
+        if not len(calls["name"]) and step >= 0 and tree.profile.has_ops:
             raise StepError(f"{tree.profile.path}: There is no operator event data for step {step}, "
                             "please check whether the data contains this step.")
-        tables.append(aggregate(calls))
-    if not all(len(t) for t in tables):
+        tables.append(_aggregate(calls))
+    if not all(len(t["name"]) for t in tables):
         return []
     rows = api_rows(*tables)
     return [Sheet("ApiCompare", COLUMNS, frame_from_rows(rows, 14), *SPANS)]
