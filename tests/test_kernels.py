@@ -609,3 +609,24 @@ def test_level0_db_kernels_of_no_op_type_are_said(samples, caplog):
     assert len(na) == 1 and na.iloc[0]["Calls"] == 187
     said = [r for r in caplog.records if "names no op type" in r.getMessage()]
     assert len(said) == 1 and said[0].levelno == logging.WARNING and str(db0) in said[0].getMessage()
+
+
+@pytest.mark.parametrize("pair", [(L1, L2, -1), (L1, L2, 50),
+                                  ("msinsight/test/data/pytorch/db/level1/rank0_ascend_pt",
+                                   "msinsight/test/data/pytorch/db/level2/rank0_ascend_pt", -1)])
+def test_sheet_columns_are_the_frames_rows(samples, pair) -> None:
+    """The sheet reads ``_group_columns`` as they are: the same rows as from the ``kernel_groups`` frames (NPU
+    pair 1 whole and at step 50, the DB pair)."""
+    from msprof_compare.loaders import load_profile
+
+    base, comp, step = pair
+    sides = [load_profile(str(samples / p), Options()) for p in (base, comp)]
+    frames = [kernels.kernel_groups(p, step) for p in sides]
+    columns = [kernels._group_columns(p, step) for p in sides]
+    for f, c in zip(frames, columns, strict=True):
+        assert list(f.columns) == list(c)
+        for name in f.columns:
+            assert f[name].tolist() == list(c[name]), name
+    rows = kernels.kernel_rows(*columns)
+    assert len(rows) > 50 and rows == kernels.kernel_rows(*frames)
+    assert kernels._group_columns(sides[0], 7) is None and kernels.kernel_groups(sides[0], 7).empty

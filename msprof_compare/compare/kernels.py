@@ -9,7 +9,7 @@ op_statistic.csv keyed by (OP Type, Core Type), sorted by the total ratio.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -84,6 +84,9 @@ def any_typed(kd: pd.DataFrame) -> bool:
     return "Type" in kd.columns and bool(_valid_types(_stripped(kd["Type"])[1]).any())
 
 
+_GROUP_COLUMNS = ["type", "shape", "key", "total", "calls", "max", "min"]
+
+
 def kernel_groups(profile: Profile, step: int = -1) -> pd.DataFrame:
     """Per (Type, Input Shapes) group of kernel_details.csv: total, calls, max, min (us).
 
@@ -91,10 +94,16 @@ def kernel_groups(profile: Profile, step: int = -1) -> pd.DataFrame:
     appearance, and within a type, shapes in order of first appearance.
     Columns: type, shape, key (the (type, shape) pair the sides are matched by), total, calls, max, min.
     """
-    cols = ["type", "shape", "key", "total", "calls", "max", "min"]
+    got = _group_columns(profile, step)
+    return pd.DataFrame(columns=_GROUP_COLUMNS) if got is None else plain_frame(got)
+
+
+def _group_columns(profile: Profile, step: int = -1) -> dict[str, Any] | None:
+    """``kernel_groups``' columns (None: no group): the sheet reads them as they are, without the frame in
+    between (its text columns went into pandas' str dtype and back, ~0.2 ms a side)."""
     kd = profile.kernel_details
     if kd is None or not len(kd) or "Type" not in kd.columns or "Duration(us)" not in kd.columns:
-        return pd.DataFrame(columns=cols)
+        return None
     t_codes, t_text = _stripped(kd["Type"])
     if profile.source == "ascend_db":  # every compute task counts, N/A op types too (reference-1 §7.4)
         t_ok = np.ones(len(t_text), dtype=bool)
@@ -109,7 +118,7 @@ def kernel_groups(profile: Profile, step: int = -1) -> pd.DataFrame:
             keep[:] = False
     rows = np.flatnonzero(keep)
     if not rows.size:
-        return pd.DataFrame(columns=cols)
+        return None
     if "Input Shapes" in kd.columns:  # an empty shape is N/A (reference-2 §6.1): one group with the N/A ones
         s_codes, s_text = _stripped(kd["Input Shapes"], empty="N/A")
     else:
@@ -152,12 +161,12 @@ def kernel_groups(profile: Profile, step: int = -1) -> pd.DataFrame:
     p_shape = [s_text[c] for c in s_codes[rows][first_row[order]].tolist()]
     keys = np.empty(n, dtype=object)  # a list of tuples would be read by pandas as rows, not as cells
     keys[:] = list(zip(p_type, p_shape, strict=True))
-    return plain_frame({
+    return {
         # the (type, shape) pair itself: the original's key, the two texts joined, makes one key of two pairs
         # ("MatMulV2" + "32,3" and "MatMulV" + "232,3"), and the sheet kept one of them
         "type": p_type, "shape": p_shape, "key": keys,
         "total": total[order], "calls": calls[order], "max": mx[order], "min": mn[order],
-    })  # keys in the order of ``cols``
+    }  # keys in the order of ``_GROUP_COLUMNS``
 
 
 def _kernel_side(entry: tuple | None) -> list:
@@ -169,12 +178,14 @@ def _kernel_side(entry: tuple | None) -> list:
     return [total, avg, round(float(mx), 2), round(float(mn), 2), int(calls)]
 
 
-def kernel_rows(base: pd.DataFrame, comparison: pd.DataFrame) -> list[list]:
-    """KernelCompare rows: base keys in order (with the same key of the comparison), then comparison-only keys."""
-    def index(df: pd.DataFrame) -> dict:
+def kernel_rows(base: pd.DataFrame | dict[str, Any], comparison: pd.DataFrame | dict[str, Any]) -> list[list]:
+    """KernelCompare rows: base keys in order (with the same key of the comparison), then comparison-only keys.
+    The sides are ``kernel_groups`` frames or ``_group_columns``' columns."""
+    def index(df: pd.DataFrame | dict[str, Any]) -> dict:
         out: dict = {}
         # lists, not Series: iterating pandas' str column steps through its __getitem__ cell by cell
-        cols = (df[c].tolist() for c in ("key", "type", "shape", "total", "calls", "max", "min"))
+        cols = (list(df[c]) if isinstance(df[c], list) else df[c].tolist()
+                for c in ("key", "type", "shape", "total", "calls", "max", "min"))
         for key, typ, shape, total, calls, mx, mn in zip(*cols, strict=False):
             out.setdefault(key, (typ, shape, (total, calls, mx, mn)))
         return out
@@ -326,8 +337,8 @@ def build(ctx: RunContext) -> list[Sheet]:
                         "mode either); KernelCompare is left out.", p.path, step)
             untold = True
             continue
-        g = kernel_groups(p, step)
-        if not len(g):
+        g = _group_columns(p, step)
+        if g is None:
             # the original reads no kernel details at trace level; a step whose rows all lack a valid
             # Type (level0 exports) is no missing step: the sheet is skipped as without a step
             # (a DB export's step was checked against its STEP_TIME table when it was loaded: a step without
@@ -339,10 +350,10 @@ def build(ctx: RunContext) -> list[Sheet]:
                                 f"please check whether the data contains this step.{_steps_held(p)}")
             _no_kernels(p, step)
         groups.append(g)
-    if untold or not all(len(g) for g in groups):
+    if untold or not all(g is not None for g in groups):
         return []
     for p, g in zip((ctx.base, ctx.comparison), groups, strict=True):
-        if p.source == "ascend_db" and (g["type"] == "N/A").all():  # every compute task counts (reference-1 §7.4)
+        if p.source == "ascend_db" and all(t == "N/A" for t in g["type"]):  # every compute task counts (§7.4)
             log.log(ctx.options.notice_level(), "%s: the database names no op type of its compute tasks (N/A: a "
                     "Level0 export records none), so KernelCompare shows them as one N/A type.", p.path)
     rows = kernel_rows(*groups)
