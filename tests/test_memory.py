@@ -588,3 +588,21 @@ def test_memory_line_without_paired_ops_keeps_the_original_words(samples, caplog
     assert [m for m in caplog.messages if "memory event" in m] == [
         f"Can't find any memory event in the file: {MS_FIXTURE} (the export has no operator_memory.csv)"]
     assert not [n for n in res.sheet_names if n.startswith("Memory")]
+
+
+def test_index_of_record_columns_is_the_index_of_the_frame(samples) -> None:
+    """``MemoryIndex`` takes an NPU side's records as columns (``_npu_columns``), not their frame: the same
+    totals, counts and detail text of every node as from ``npu_records``' frame (NPU pair 1, both sides)."""
+    from msprof_compare.compare.optree import build_tree
+
+    for path in (L1, L2):
+        p = load_profile(str(samples / path), build_options()[0])
+        tree = build_tree(p, with_comm=True)
+        cols, frame_ = memory._npu_columns(p), memory.npu_records(p)
+        assert cols is not None and list(cols) == list(frame_.columns)
+        a, b = memory.MemoryIndex(tree, cols), memory.MemoryIndex(tree, frame_)
+        assert a.placed == b.placed > 100 and a.recorded == b.recorded == len(frame_)
+        assert a.lines() == b.lines()
+        for x, y in ((a.kb, b.kb), (a.dur_us, b.dur_us), (a.count, b.count)):
+            assert x.tolist() == y.tolist()
+        assert [a.details(i) for i in range(tree.n)] == [b.details(i) for i in range(tree.n)]

@@ -151,9 +151,16 @@ def npu_records(profile: Profile) -> pd.DataFrame:
     outside every dequeue window are dropped) and keep their name; other rows are
     placed at their allocation time and take the name of the op that owns them.
     """
+    got = _npu_columns(profile)
+    return pd.DataFrame(columns=RECORD_COLUMNS) if got is None else plain_frame(got)
+
+
+def _npu_columns(profile: Profile) -> dict[str, np.ndarray] | None:
+    """``npu_records``' columns (None: no operator_memory.csv row), which ``MemoryIndex`` reads as they are:
+    the frame turned their three text columns into pandas' str dtype and back (~0.2 ms a side)."""
     om = profile.operator_memory
     if om is None or not len(om):
-        return pd.DataFrame(columns=RECORD_COLUMNS)
+        return None
     rows = np.flatnonzero(col_of(om, "alloc_ns", np.int64) > 0)
     alloc = col_of(om, "alloc_ns", np.int64)[rows]
     rel = col_of(om, "release_ns", np.int64)[rows]
@@ -184,12 +191,12 @@ def npu_records(profile: Profile) -> pd.DataFrame:
     rel_text[(rel_text == "") | (rel_text == "N/A")] = "0"
     dur = np.where((alloc > 0) & (rel > 0), np.maximum(rel - alloc, 0) / 1000.0, 0.0)  # loaders warn of rel < alloc
     k = np.flatnonzero(keep)
-    return plain_frame({
+    return {
         "ts": ts[k], "size_kb": col_of(om, "Size(KB)", float)[rows][k], "dur_us": dur[k],
         "name": np.where(cann, names, "")[k],
         "alloc_text": _texts(col_of(om, "Allocation Time(us)", object)[rows], strip=True)[k],
         "release_text": rel_text[k],
-    })
+    }
 
 
 def _texts(values: np.ndarray, strip: bool = False) -> np.ndarray:
@@ -207,15 +214,27 @@ def memory_records(profile: Profile) -> pd.DataFrame:
     return npu_records(profile)
 
 
+def _index_records(profile: Profile) -> pd.DataFrame | dict[str, np.ndarray]:
+    """``memory_records`` as ``MemoryIndex`` takes them: an NPU side's as columns, without their frame."""
+    if profile.is_gpu:
+        return gpu_records(profile)
+    got = _npu_columns(profile)
+    return pd.DataFrame(columns=RECORD_COLUMNS) if got is None else got
+
+
 class MemoryIndex:
     """Records attached to one side's op tree: per-node subtree totals and detail text."""
 
-    def __init__(self, tree: OpTree, records: pd.DataFrame) -> None:
+    def __init__(self, tree: OpTree, records: pd.DataFrame | dict[str, np.ndarray]) -> None:
+        """``records``: ``memory_records``' frame, or its columns as arrays."""
+        def column(name: str) -> np.ndarray:
+            return np.asarray(records[name]) if isinstance(records, dict) else col_of(records, name)
+
         self.tree = tree
-        self.recorded = len(records)  # before placing: a side whose records all lie outside ops still recorded
+        ts = np.asarray(column("ts"), np.int64)
+        self.recorded = len(ts)  # before placing: a side whose records all lie outside ops still recorded
         n = tree.n
-        ts = col_of(records, "ts", np.int64)
-        owner = tree.place(ts) if len(records) else np.zeros(0, np.int64)
+        owner = tree.place(ts) if len(ts) else np.zeros(0, np.int64)
         on_tree = np.flatnonzero(owner >= 0)
         owner = owner[on_tree]
         # records in placement order (ts, then emission order), grouped by owner: the columns the details read,
@@ -223,7 +242,7 @@ class MemoryIndex:
         order = np.lexsort((on_tree, ts[on_tree], owner))
         take = on_tree[order]
         self.placed = len(take)  # records inside some op
-        self.rec = {c: col_of(records, c)[take] for c in ("name", "alloc_text", "release_text", "size_kb", "dur_us")}
+        self.rec = {c: column(c)[take] for c in ("name", "alloc_text", "release_text", "size_kb", "dur_us")}
         self.owner = owner[order]
         counts = np.bincount(self.owner, minlength=n) if n else np.zeros(0, np.int64)
         self.ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
@@ -279,7 +298,7 @@ def memory_index(ctx: RunContext, side: str) -> MemoryIndex:
     """The cached memory index of one side (``build`` says when a side has no memory record)."""
     def compute() -> MemoryIndex:
         profile = ctx.base if side == "base" else ctx.comparison
-        return MemoryIndex(op_tree(ctx, side), memory_records(profile))
+        return MemoryIndex(op_tree(ctx, side), _index_records(profile))
 
     return ctx.cached(f"memory.index.{side}", compute)
 
