@@ -300,9 +300,29 @@ def test_operator_level_needs_operators_on_both_sides():
 
     opts = Options(enable_operator_compare=True)
     got = summary._operator_statistic(RunContext(side(ops), side(ops), opts), [])
-    assert got is not None and sorted(got.iloc[:, 1]) == ["aten::add", "aten::mm"]
+    assert got is not None and sorted(r[1] for r in got) == ["aten::add", "aten::mm"]
     assert summary._operator_statistic(RunContext(side(ops), side([]), opts), []) is None
     assert summary._operator_statistic(RunContext(side([]), side(ops), opts), []) is None
+
+
+def test_operator_level_from_rows_is_the_frame_reading(samples):
+    """The operator-level contributors read from OperatorCompareStatistic rows as they are (``_row_level``) are
+    the frame ``_level_rows`` made of a DataFrame of those rows (NPU pair 1, whose workbook shows modules);
+    rows whose cells are not str / float go through that frame."""
+    from msprof_compare.api import RunContext
+
+    opts = build_options()[0]
+    sides = [load_profile(str(samples / p), opts) for p in (NPU_L1, NPU_L2)]
+    rows = summary._operator_statistic(RunContext(*sides, opts), [])
+    assert rows is not None and len(rows) > 20
+    level, fast = summary._level_rows([], rows)
+    assert level == "operator" and summary._row_level(rows) is not None
+    pd.testing.assert_frame_equal(fast, summary._level_rows([], pd.DataFrame(rows))[1], check_exact=True)
+    odd = [list(r) for r in rows]
+    odd[0][2] = 1  # an int cell: pandas' reading
+    assert summary._row_level(odd) is None
+    pd.testing.assert_frame_equal(summary._level_rows([], odd)[1], summary._level_rows([], pd.DataFrame(odd))[1],
+                                  check_exact=True)
 
 
 # --------------------------------------------------------------------------- guards, synthetic
