@@ -302,6 +302,9 @@ def flow_cats(profile: Profile, gpu_flow_cat: str = "") -> frozenset:
 
 
 _POOL_COLUMNS = ["name", "ts", "dur", "pid", "tid", "task_id", "task_type"]
+#: the pool's column labels, one Index for every pool (pandas 3 spends ~30 us inferring a new one; Index is
+#: immutable, so frames can share it, as the model tables do)
+_POOL_INDEX = pd.Index(_POOL_COLUMNS)
 
 
 def kernel_pool(profile: Profile, with_comm: bool) -> pd.DataFrame:
@@ -356,7 +359,7 @@ def _pool_arrays(kernels: pd.DataFrame, rows: np.ndarray | None, comm: pd.DataFr
     # from the arrays as they are: pandas 3's constructor would read an object array of str as its str dtype
     # (concat kept object), and a frame of Series with explicit dtypes took 1.3 ms
     try:
-        return pd.DataFrame._from_arrays(list(arrays.values()), columns=pd.Index(_POOL_COLUMNS),
+        return pd.DataFrame._from_arrays(list(arrays.values()), columns=_POOL_INDEX,
                                          index=pd.RangeIndex(n), verify_integrity=False)
     except (AttributeError, TypeError):  # a pandas without it (test_kernel_pool_from_arrays_is_the_pandas_pool)
         return pd.DataFrame({c: pd.Series(a, dtype=a.dtype, index=pd.RangeIndex(n), copy=False)
