@@ -630,3 +630,41 @@ def test_sheet_columns_are_the_frames_rows(samples, pair) -> None:
     rows = kernels.kernel_rows(*columns)
     assert len(rows) > 50 and rows == kernels.kernel_rows(*frames)
     assert kernels._group_columns(sides[0], 7) is None and kernels.kernel_groups(sides[0], 7).empty
+
+
+def _literal_kernel_rows(base: dict, comparison: dict) -> list[list]:
+    """KernelCompare rows by the scalar rules, row by row (round per cell, ``diff_ratio`` per ratio)."""
+    from msprof_compare.compare.table import diff_ratio
+
+    def side(g: dict, k) -> list:
+        if k not in g["key"].tolist():
+            return [0.0, 0.0, None, None, None]
+        i = g["key"].tolist().index(k)
+        total, calls = round(float(g["total"][i]), 2), int(g["calls"][i])
+        return [total, round(total / calls, 2) if calls else 0.0, round(float(g["max"][i]), 2),
+                round(float(g["min"][i]), 2), calls]
+
+    keys = list(dict.fromkeys(base["key"].tolist()))
+    keys += [k for k in dict.fromkeys(comparison["key"].tolist()) if k not in keys]
+    rows = []
+    for k in keys:
+        b, c = side(base, k), side(comparison, k)
+        typ, shape = k
+        rows.append([len(rows) + 1, typ, shape, *b, *c, diff_ratio(b[0], c[0])[1], diff_ratio(b[1], c[1])[1]])
+    return rows
+
+
+def test_kernel_rows_are_the_scalar_rules(samples) -> None:
+    """The rows' rounded cells and ratios, computed over arrays, are those of ``round`` / ``diff_ratio`` per cell
+    (NPU pair 1 both ways, with a key only one side has and a group without calls)."""
+    from msprof_compare.loaders import load_profile
+
+    sides = [kernels._group_columns(load_profile(str(samples / p), Options())) for p in (L1, L2)]
+    sides[1] = {c: v[:-3] for c, v in sides[1].items()}  # keys only the base has
+    odd = {c: (list(v) if isinstance(v, list) else v.copy()) for c, v in sides[0].items()}
+    odd["calls"][0] = 0
+    odd["total"][1] += 0.005  # a total that lies on a rounding tie
+    for a, b in ((sides[0], sides[1]), (sides[1], sides[0]), (odd, sides[1])):
+        got = kernels.kernel_rows(a, b)
+        assert got == _literal_kernel_rows(a, b)
+        assert [type(x) for x in got[-1]] == [type(x) for x in _literal_kernel_rows(a, b)[-1]]
