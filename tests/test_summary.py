@@ -325,6 +325,17 @@ def test_operator_level_from_rows_is_the_frame_reading(samples):
                                   check_exact=True)
 
 
+def test_isin_is_pandas_isin():
+    """The shape check's membership test (``_isin``, one set lookup per value) answers as ``Series.isin``: texts,
+    missing values, numbers, and an array holding an unhashable value (pandas' own answer then)."""
+    values = np.array(["", "N/A", "[]", "[[2, 3]]", None, float("nan"), 1, "aten::mm", "aten::mm "], dtype=object)
+    odd = np.array([["x"], "N/A", ""], dtype=object)
+    for arr in (values, odd, np.empty(0, dtype=object)):
+        for items in (("", "N/A", "[]"), ["aten::mm", 1.0], []):
+            want = pd.Series(arr, dtype=object).isin(list(items)).to_numpy(dtype=bool)
+            assert summary._isin(arr, items).tolist() == want.tolist()
+
+
 # --------------------------------------------------------------------------- guards, synthetic
 
 

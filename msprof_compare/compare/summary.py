@@ -829,7 +829,7 @@ def _heavy_ops(ops: pd.DataFrame, n: int) -> list[str]:
         sel = np.ones(len(ops), dtype=bool)
     names = col_of(ops, "name", object)
     dims = col_of(ops, "input_dims", object)
-    sel &= ~object_column(dims).isin(["", "N/A", "[]"]).to_numpy(dtype=bool)
+    sel &= ~_isin(dims, ("", "N/A", "[]"))
     idx = np.flatnonzero(sel)
     if not len(idx):
         return []
@@ -841,6 +841,16 @@ def _heavy_ops(ops: pd.DataFrame, n: int) -> list[str]:
     # largest totals first, first appearance breaking ties (as ``nlargest`` keeps the first)
     top = cand[np.lexsort((cand, -total[cand]))][:n]
     return [uniq[i] for i in top.tolist()]
+
+
+def _isin(values: np.ndarray, items: Any) -> np.ndarray:
+    """``Series.isin(items)`` of an object array by one set lookup per value (a Series and pandas' hash table
+    cost ~0.1 ms a call on a thousand ops); values a set cannot hold go through pandas."""
+    wanted = set(items)
+    try:
+        return np.fromiter((v in wanted for v in values.tolist()), dtype=bool, count=len(values))
+    except TypeError:  # an unhashable value
+        return object_column(values).isin(list(items)).to_numpy(dtype=bool)
 
 
 def _has_shapes(ops: pd.DataFrame) -> bool:
@@ -882,7 +892,7 @@ def _shape_mismatches(base: pd.DataFrame, comparison: pd.DataFrame, base_names: 
 
     def shapes(ops: pd.DataFrame) -> dict[str, set]:
         nm = col_of(ops, "name", object)
-        sel = np.flatnonzero(object_column(nm).isin(names).to_numpy(dtype=bool))
+        sel = np.flatnonzero(_isin(nm, names))
         out: dict[str, set] = {}
         for k, d in zip(nm[sel].tolist(), col_of(ops, "input_dims", object)[sel].tolist(), strict=True):
             if d not in keys:
