@@ -501,8 +501,8 @@ def kernel_lines(profile: Profile, pool: pd.DataFrame) -> np.ndarray:
     with the input shapes of the kernel_details.csv row starting at the same instant (Ascend
     Hardware kernels only: the original looks shapes up for those).
     """
-    names = pool["name"].tolist()
-    durs = [repr(d / 1000) for d in pool["dur"].tolist()]  # inline: a call per kernel cost a third
+    names = col_of(pool, "name").tolist()
+    durs = [repr(d / 1000) for d in col_of(pool, "dur").tolist()]  # inline: a call per kernel cost a third
     if profile.is_gpu:
         return np.array([f"{n} [duration: {d}]\n" for n, d in zip(names, durs, strict=False)], dtype=object)
     shapes: dict[int, str] = {}
@@ -515,12 +515,19 @@ def kernel_lines(profile: Profile, pool: pd.DataFrame) -> np.ndarray:
                                                                         strict=True)]
         shapes = dict(zip(col_of(kd, "ts", np.int64)[read].tolist(), s, strict=False))
     out = []
-    for n, d, tid_, ttype, ts in zip(names, durs, pool["task_id"].tolist(), pool["task_type"].tolist(),
-                                     pool["ts"].tolist(), strict=False):
-        task_id = "None" if tid_ in (-1, -2) else str(tid_)
-        # the loaders keep an absent task type as "" (text columns hold no missing values); the original
-        # prints the None its args.get("Task Type") gives
-        task_type = "None" if ttype is None or ttype == "" else str(ttype)
+    # each distinct task id / type is spelt once (a few dozen for hundreds of kernels)
+    id_text: dict = {-1: "None", -2: "None"}
+    # the loaders keep an absent task type as "" (text columns hold no missing values); the original
+    # prints the None its args.get("Task Type") gives
+    type_text: dict = {None: "None", "": "None"}
+    for n, d, tid_, ttype, ts in zip(names, durs, col_of(pool, "task_id").tolist(),
+                                     col_of(pool, "task_type").tolist(), col_of(pool, "ts").tolist(), strict=False):
+        task_id = id_text.get(tid_)
+        if task_id is None:
+            task_id = id_text[tid_] = str(tid_)
+        task_type = type_text.get(ttype)
+        if task_type is None:
+            task_type = type_text[ttype] = str(ttype)
         # HCCL op-lane rows (task type None) never take a shape, even when a kernel starts at that instant
         sh = shapes.get(ts, "") if ttype is not None else ""
         x = f", [input shapes: {sh}]" if sh else ""
