@@ -865,3 +865,28 @@ def test_bandwidth_entries_without_a_block_or_with_a_bad_value(samples):
     problems: list[str] = []
     assert B.bandwidths({"step2": bad}, problems) == (0.0, pytest.approx(18.829212162))
     assert problems == ["RDMA Transit Time(ms) 'abc'"]
+
+
+def test_breakdown_frame_is_the_records_frame(samples) -> None:
+    """``CompareResult.frames["overall"]`` (built by columns) is the frame pandas makes of its records: values,
+    dtypes and column labels (NPU pair 1)."""
+    res = compare(str(samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"),
+                  str(samples / "msinsight/test/data/pytorch/text/level2/rank0_ascend_pt"),
+                  enable_profiling_compare=True)
+    got = res.frames["overall"]
+    recs = []
+    from msprof_compare.api import RunContext
+    from msprof_compare.compare import overall
+
+    base, comp = overall.breakdowns(RunContext(res.base, res.comparison, res.options))
+    for side, bd in (("base", base), ("comparison", comp)):
+        recs += [(side, name, bd.buckets[name].ns, bd.buckets[name].count) for name in BUCKETS]
+        recs += [(side, "computing", bd.computing_ns, bd.computing_count),
+                 (side, "uncovered_communication", bd.uncovered_comm_ns, -1), (side, "wait", bd.wait_ns, -1),
+                 (side, "lccl", bd.lccl.ns, bd.lccl.count), (side, "sdma_stream", bd.sdma_stream.ns,
+                                                            bd.sdma_stream.count),
+                 (side, "other", bd.other_ns, -1), (side, "free", bd.free_ns, -1), (side, "e2e", bd.e2e_ns, -1)]
+    want = pd.DataFrame([(s, m, int(ns), int(n)) for s, m, ns, n in recs], columns=["side", "metric", "ns", "count"])
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
+    assert got.dtypes.tolist() == want.dtypes.tolist() and got.columns.dtype == want.columns.dtype
+    assert len(got) > 20 and got["ns"].gt(0).any()

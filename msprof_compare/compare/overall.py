@@ -18,7 +18,7 @@ from ..model import Profile
 from ..options import Options
 from .breakdown import BUCKETS, Breakdown, Bucket
 from .classify import Keywords, load_keywords
-from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio
+from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, plain_frame
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -305,7 +305,9 @@ def breakdown_frame(base: Breakdown, comp: Breakdown) -> pd.DataFrame:
                             ("sdma_stream", bd.sdma_stream.ns, bd.sdma_stream.count),
                             ("other", bd.other_ns, -1), ("free", bd.free_ns, -1), ("e2e", bd.e2e_ns, -1)):
             recs.append((side, name, int(ns), int(n)))
-    return pd.DataFrame(recs, columns=["side", "metric", "ns", "count"])
+    # by columns: the same frame as ``pd.DataFrame(recs, columns=...)``, without its row-wise inference (~0.1 ms)
+    return plain_frame({c: list(v) for c, v in zip(("side", "metric", "ns", "count"), zip(*recs, strict=True),
+                                                  strict=True)})
 
 
 # --------------------------------------------------------------------------- comparator
