@@ -330,8 +330,9 @@ def test_isin_is_pandas_isin():
     missing values, numbers, and an array holding an unhashable value (pandas' own answer then)."""
     values = np.array(["", "N/A", "[]", "[[2, 3]]", None, float("nan"), 1, "aten::mm", "aten::mm "], dtype=object)
     odd = np.array([["x"], "N/A", ""], dtype=object)
-    for arr in (values, odd, np.empty(0, dtype=object)):
-        for items in (("", "N/A", "[]"), ["aten::mm", 1.0], []):
+    large = np.array([f"op{i % 97}" for i in range(summary.ISIN_PYTHON_MAX + 1)] + [None], dtype=object)
+    for arr in (values, odd, np.empty(0, dtype=object), large):
+        for items in (("", "N/A", "[]"), ["aten::mm", 1.0, "op5"], []):
             want = pd.Series(arr, dtype=object).isin(list(items)).to_numpy(dtype=bool)
             assert summary._isin(arr, items).tolist() == want.tolist()
 

@@ -843,14 +843,22 @@ def _heavy_ops(ops: pd.DataFrame, n: int) -> list[str]:
     return [uniq[i] for i in top.tolist()]
 
 
+#: Up to this many values ``_isin`` looks each up in a set; above it pandas' hash table is faster (a Python
+#: lookup costs ~50 ns a value, pandas ~0.1 ms a call plus ~20 ns a value).
+ISIN_PYTHON_MAX = 2000
+
+
 def _isin(values: np.ndarray, items: Any) -> np.ndarray:
-    """``Series.isin(items)`` of an object array by one set lookup per value (a Series and pandas' hash table
-    cost ~0.1 ms a call on a thousand ops); values a set cannot hold go through pandas."""
-    wanted = set(items)
-    try:
-        return np.fromiter((v in wanted for v in values.tolist()), dtype=bool, count=len(values))
-    except TypeError:  # an unhashable value
-        return object_column(values).isin(list(items)).to_numpy(dtype=bool)
+    """``Series.isin(items)`` of an object array: for the few thousand ops of a small profile, one set lookup
+    per value (the Series and pandas' hash table cost ~0.1 ms a call on a thousand ops); larger arrays and
+    values a set cannot hold go through pandas."""
+    if len(values) <= ISIN_PYTHON_MAX:
+        wanted = set(items)
+        try:
+            return np.fromiter((v in wanted for v in values.tolist()), dtype=bool, count=len(values))
+        except TypeError:  # an unhashable value
+            pass
+    return object_column(values).isin(list(items)).to_numpy(dtype=bool)
 
 
 def _has_shapes(ops: pd.DataFrame) -> bool:
