@@ -174,14 +174,18 @@ def test_deepest_is_the_literal_descent(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_group_cummax_is_pandas_groupby_cummax(seed: int) -> None:
-    """``_group_cummax`` (one accumulate over (group, rank) keys) == pandas' groupby cummax it replaces, on
-    sorted groups with repeated values, single-member groups and epoch-scale ns (group * value would wrap)."""
+    """``_group_cummax`` (one accumulate over values shifted group by group) == pandas' groupby cummax it
+    replaces, on sorted groups with repeated values, single-member groups, epoch-scale ns, negative values and
+    spans too wide to shift (pandas answers those)."""
     rng = np.random.default_rng(seed)
     n = 300
     groups = np.sort(rng.integers(0, 40, n)).astype(np.int64)
     values = rng.integers(0, 50, n).astype(np.int64) * 10**15 + rng.integers(0, 3, n)
-    want = pd.Series(values).groupby(groups).cummax().to_numpy(np.int64)
-    assert modules._group_cummax(values, groups).tolist() == want.tolist()
+    wide = rng.integers(-2**62, 2**62, n)  # spans whose sum leaves int64: pandas' way
+    far = values + 2**61  # values beyond the shifts' bound: pandas' way too
+    for v in (values, values - 10**17, wide, far):
+        want = pd.Series(v).groupby(groups).cummax().to_numpy(np.int64)
+        assert modules._group_cummax(v, groups).tolist() == want.tolist()
     assert modules._group_cummax(np.empty(0, np.int64), np.empty(0, np.int64)).tolist() == []
 
 
