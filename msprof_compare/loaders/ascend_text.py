@@ -149,7 +149,7 @@ def _arg_texts(values: list) -> list:
     is taken as it is."""
     if values and traceio.all_text(values):
         return values
-    return ["" if v is None else _text(v) for v in values]
+    return [v if type(v) is str else "" if v is None else _text(v) for v in values]
 
 
 #: Flow categories the comparators read from an NPU text trace: operator -> task links and
@@ -198,6 +198,22 @@ def _phase_codes(events: list) -> np.ndarray:
         if not b[1::2].any() and letters.all():
             return _PH_TABLE[letters]
     return np.fromiter(map(_PH_CODES.get, phs, repeat(PH_OTHER)), np.int8, len(phs))
+
+
+#: Up to this many keys ``_among`` compares the values with each key; np.isin costs ~20-30 us of fixed work a
+#: call (several per table of a small trace), an equality test a few us.
+_FEW_KEYS = 16
+
+
+def _among(values: np.ndarray, keys: Any) -> np.ndarray:
+    """``np.isin(values, keys)`` for integer ``values`` and a few integer ``keys`` (lanes, category codes)."""
+    keys = list(keys)
+    if len(keys) > _FEW_KEYS:
+        return np.isin(values, keys)
+    out = np.zeros(len(values), dtype=bool)
+    for k in keys:
+        out |= values == k
+    return out
 
 
 def _wanted_cats(opts: Options) -> frozenset[str]:
@@ -272,10 +288,10 @@ def _select(path: str, data: bytes, events: list, opts: Options,
         pid = _ints(ev, "pid")
         # complete events of processes without a name (no process_name record, or ""): lanes that cannot be told apart
         named = p_pid[p_name != ""]
-        unnamed = int((is_x[cand] & ~np.isin(pid, named)).sum())
+        unnamed = int((is_x[cand] & ~_among(pid, named.tolist())).sum())
         lane_pids = [p for p in lanes if p is not None]
         if lane_pids:
-            keep |= is_x[cand] & np.isin(pid, lane_pids)
+            keep |= is_x[cand] & _among(pid, lane_pids)
         if opts.step_given and "cpu_op" not in lid:
             # no torch op: step markers outside the read categories (``extra["step_marks"]``); names read only
             # then, of events of any phase but metadata (an instant marker: dur 0), as the original's scan
@@ -422,7 +438,7 @@ def _comm(path: str, c: dict[str, np.ndarray], hccl_pid: int | None, threads: pd
             group_of[tid] = current
             plane_of[tid] = name
     tids = c["tid"][sel]
-    is_op = np.isin(tids, list(op_lanes)) if op_lanes else np.zeros(sel.size, dtype=bool)
+    is_op = _among(tids, op_lanes)
     args = traceio.decode_args(path, c["args"][sel], _CommArgs)
     tid_list = tids.tolist()
     group = list(map(group_of.get, tid_list, repeat("")))
@@ -445,7 +461,7 @@ def _cat_is(c: dict[str, np.ndarray], *names: str) -> np.ndarray:
     """Which events of ``_select``'s columns have one of the lower-cased categories ``names``: an integer test
     of the category codes (a string compare per event and name took ~3 ms per 250k events)."""
     codes = [i for i, v in enumerate(c["cat_names"].tolist()) if v in names]
-    return np.isin(c["cat_code"], codes)
+    return _among(c["cat_code"], codes)
 
 
 def _last_by_key(key: np.ndarray) -> np.ndarray:
