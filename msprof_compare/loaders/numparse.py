@@ -254,8 +254,12 @@ def _text_matrix(vals: list[Any]) -> np.ndarray | None:
     w = len(first)
     if len(text) != n * (w + 1) - 1 or not text.isascii() or text.count("\n") != n - 1:
         return None
-    m = np.frombuffer(text.encode("ascii") + b"\n", dtype=np.uint8).reshape(n, w + 1)
-    return m[:, :w] if bool((m[:, w] == 10).all()) else None
+    # the rows are read in place, w + 1 bytes apart (the last has no line break after it): appending one copied
+    # the whole text again into a fresh buffer
+    b = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    if not bool((b[w::w + 1] == 10).all()):
+        return None
+    return np.lib.stride_tricks.as_strided(b, shape=(n, w), strides=(w + 1, 1), writeable=False)
 
 
 def _parse_decimal(vals: list[Any]) -> tuple[np.ndarray, np.ndarray]:
