@@ -672,6 +672,24 @@ def test_streamed_header_over_the_cap_is_refused_as_in_memory(tmp_path, monkeypa
             ascend_text._header(str(f), data)
 
 
+def test_flow_ids_pair_by_their_text_whether_all_are_numbers_or_not(tmp_path):
+    """Flows pair by the text of their id (reference-2 §2.1): the excerpt's first paired async_npu end with its id
+    written as a JSON string (synthetic) still pairs with its start, and the flows are the unedited file's, row
+    for row. The loader pairs an all-integer id column by value and any other by text: both ways agree."""
+    d = _excerpt(tmp_path)
+    f, events = _trace(d)
+    flows = [e for e in events if e.get("cat") == "async_npu" and e["ph"] in ("s", "f")]
+    ends = {e["id"] for e in flows if e["ph"] == "f"}
+    assert all(type(e["id"]) is int for e in flows)
+    paired = next(e["id"] for e in flows if e["ph"] == "s" and e["id"] in ends)
+    before = load_profile(str(d), OPTS).flows
+    next(e for e in flows if e["ph"] == "f" and e["id"] == paired)["id"] = str(paired)
+    f.write_text(json.dumps(events))
+    got = load_profile(str(d), OPTS).flows
+    assert len(before) > 0 and str(paired) in set(before["id"])
+    pd.testing.assert_frame_equal(got, before)
+
+
 def test_flow_events_without_an_id_pair_with_nothing(tmp_path):
     """Flows pair by (category, id); a flow event without an id pairs with nothing, not with another id-less one:
     the excerpt's first paired async_npu start and the end of another pair with their "id" removed (synthetic)

@@ -484,7 +484,11 @@ def _flows(c: dict[str, np.ndarray]) -> tuple[pd.DataFrame, int]:
     sel = sel[np.not_equal(c["id"][sel], None)]  # ids are None but on flows (``_field_at``)
     if sel.size == 0:
         return empty("flows"), backward_tid
-    ids = object_array(list(map(str, c["id"][sel])))
+    raw = c["id"][sel]
+    # ids pair by their text (7 and "7" are one id); when all are ints (the usual trace) their values pair alike,
+    # and only the pairs' ids are made text, at the end
+    ints = set(map(type, raw)) == {int} and -(2**63) <= min(raw) and max(raw) < 2**63
+    ids = np.array(raw.tolist(), dtype=np.int64) if ints else object_array(list(map(str, raw)))
     id_code, id_uniq = pd.factorize(ids)
     key = c["cat_code"][sel].astype(np.int64) * max(len(id_uniq), 1) + id_code
     start = is_s[sel]
@@ -504,7 +508,7 @@ def _flows(c: dict[str, np.ndarray]) -> tuple[pd.DataFrame, int]:
     f_pair = f_of_key[key[s_last]]
     gs, gf = sel[s_last], sel[f_pair]
     return frame("flows", {
-        "id": ids[s_last], "cat": c["cat"][gs],
+        "id": object_array(list(map(str, raw[s_last]))) if ints else ids[s_last], "cat": c["cat"][gs],
         "s_ts": c["ts"][gs], "s_pid": c["pid"][gs], "s_tid": c["tid"][gs],
         "f_ts": c["ts"][gf], "f_pid": c["pid"][gf], "f_tid": c["tid"][gf],
     }), backward_tid
