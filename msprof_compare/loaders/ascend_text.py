@@ -490,7 +490,9 @@ def _flows(c: dict[str, np.ndarray]) -> tuple[pd.DataFrame, int]:
     ints = set(map(type, raw)) == {int} and -(2**63) <= min(raw) and max(raw) < 2**63
     ids = np.array(raw.tolist(), dtype=np.int64) if ints else object_array(list(map(str, raw)))
     id_code, id_uniq = pd.factorize(ids)
-    key = c["cat_code"][sel].astype(np.int64) * max(len(id_uniq), 1) + id_code
+    # the flow rows' categories coded afresh (a few): the trace-wide codes could make ``key`` and the tables
+    # below as large as the count of all categories times that of the ids
+    key = pd.factorize(c["cat_code"][sel])[0].astype(np.int64) * max(len(id_uniq), 1) + id_code
     start = is_s[sel]
     si, fi = np.flatnonzero(start), np.flatnonzero(~start)
     s_last = si[_last_by_key(key[si])]
