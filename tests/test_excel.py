@@ -382,6 +382,60 @@ def test_block_writer_is_byte_identical_to_cell_writes(tmp_path: Path, monkeypat
         assert fast[name] == cells[name], name
 
 
+def _column_sheet(name: str = "Columns", rows: int = 60, red_first: bool = False) -> Sheet:
+    """Columns for the whole-column paths: int64 (within 2**53, past it, int64's limits, a ratio column),
+    float64 (NaN and infinities in plain and ratio columns, values whose .16G differs from repr), and text
+    columns of plain texts and blanks (None, NaN, pd.NA, "") as object and str dtypes, texts shared across
+    columns and escaped (control characters, look-alikes of the escapes, XML specials, whitespace, np.str_)."""
+    texts = ["a", "", None, "b c", " lead", "trail ", "a&b<c>\"d", "ctl\x01_x0001_", "tab\tbed\r\nline", "=1+1",
+             "\ufffe", "é中文\U0001F600", np.nan, pd.NA, np.str_("a"), "INF", "x" * 300]
+    floats = [1.5, np.nan, np.inf, -np.inf, 0.0, -0.0, 9.995, 0.1 + 0.2, 1e-300, 123456789.123456789, 2.0**60, 1e16,
+              5e-5, -2.25]
+    ints = [0, -1, 7, 2**53, -(2**53), 2**53 + 1, 2**62, -(2**63), 2**63 - 1, 10**16, 123456789012345]
+    n = rows
+    ratio = np.linspace(3.0, -1.0, n) if red_first else np.linspace(-1.0, 3.0, n)
+    ratio[5::7] = np.nan
+    ratio[3::11] = np.inf
+    data = pd.DataFrame({
+        "a": pd.Series([texts[i % len(texts)] for i in range(n)], dtype=object),
+        "b": np.array([floats[i % len(floats)] for i in range(n)]),
+        "c": np.array([ints[i % len(ints)] for i in range(n)], dtype=np.int64),
+        "d": ratio,
+        "e": np.arange(n, dtype=np.int64) % 4 - (0 if red_first else 1),
+        "f": pd.Series([texts[(i * 5) % len(texts)] for i in range(n)], dtype="str"),
+        "g": np.arange(n, dtype=np.int64) * 3 - 20,
+        "h": pd.Series([["k1", "k2", None][i % 3] for i in range(n)], dtype=object),
+    })
+    cols = [Column("Name"), Column("Total", "float"), Column("Calls", "int"), Column("Diff Ratio", "ratio"),
+            Column("Diff Total Ratio", "ratio"), Column("Kernel", "bold"), Column("Order Id", "int"), Column("Type")]
+    return Sheet(name, cols, data, (0, 3), (4, 7))
+
+
+@pytest.mark.parametrize("red_first", [False, True])
+@pytest.mark.parametrize("constant_memory", [False, True])
+@pytest.mark.skipif(not excel.FAST_WRITER, reason="block writer disabled for this xlsxwriter release")
+def test_whole_column_paths_are_byte_identical_to_cell_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              constant_memory: bool, red_first: bool) -> None:
+    """int64 / float64 columns rendered by one comprehension and text columns factorised (``_Texts``) give the
+    bytes of xlsxwriter's cell writes, in both modes, with the ratio columns' red cells first or not."""
+    if constant_memory:
+        monkeypatch.setattr(excel, "CONSTANT_MEMORY_ROWS", 5)
+    sheets = [_column_sheet(red_first=red_first), _edge_sheet("Edge", 40), _column_sheet("Again", 40),
+              _column_sheet("Short", 9)]  # under _COLUMN_MIN_ROWS: the per-cell path
+    numeric, texts = [], []
+    real_numeric, real_of = excel._numeric_cells, excel._Texts.of
+    monkeypatch.setattr(excel, "_numeric_cells", lambda *a: numeric.append(a[0].dtype.kind) or real_numeric(*a))
+    monkeypatch.setattr(excel._Texts, "of", staticmethod(lambda *a: texts.append(real_of(*a)) or texts[-1]))
+    excel.render(sheets, str(tmp_path / "fast.xlsx"), ("Base Profiling: b", "Comparison Profiling: c"))
+    assert sorted(set(numeric)) == ["f", "i"] and sum(t is not None for t in texts) >= 6  # the paths really ran
+    monkeypatch.setattr(excel._FastWorksheet, "write_block", lambda *a: False)
+    excel.render(sheets, str(tmp_path / "cells.xlsx"), ("Base Profiling: b", "Comparison Profiling: c"))
+    fast, cells = _parts(tmp_path / "fast.xlsx"), _parts(tmp_path / "cells.xlsx")
+    assert fast.keys() == cells.keys()
+    for name in fast:
+        assert fast[name] == cells[name], name
+
+
 @pytest.mark.parametrize("chunk", [1024, 3])
 @pytest.mark.skipif(not excel.FAST_WRITER, reason="block writer disabled for this xlsxwriter release")
 def test_shared_strings_writer_is_byte_identical_to_xlsxwriters(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -284,7 +284,7 @@ def test_decode_args_error_names_the_field_and_shows_the_args() -> None:
 # --------------------------------------------------------------------------- xlsx fast path
 
 
-def _generic_rows(ws, values, nrows, fmts, reds) -> None:
+def _generic_rows(ws, values, nrows, fmts, reds, arrays=None) -> None:
     """The reference: every cell through the generic ``_write_cell``."""
     for i in range(nrows):
         for c, (column, fmt, red) in enumerate(zip(values, fmts, reds, strict=True)):
