@@ -593,8 +593,10 @@ class _Texts:
         blank = {k for k, t in texts.items() if t is None}  # (each NaN object is its own key)
         return cls(codes, texts, len(codes) - (sum(map(blank.__contains__, codes)) if blank else 0), ph)
 
-    def cells(self, ref: str, rows: list[str], table: Any) -> list[str]:
-        """The cells, given the shared-string table (a dict) or the inline-string renderer (text, style) -> tail."""
+    def cells(self, ref: str, rows: list[str], table: Any) -> tuple:
+        """The cells, given the shared-string table (a dict) or the inline-string renderer (text, style) -> tail:
+        as three columns of pieces (reference, row number, the rest: ``_spliced``), so that a long text's
+        inline cell is copied once, by the join of the rows, not first into a cell of its own."""
         ph = self.ph
         blank = f'" s="{ph}"/>'
         if isinstance(table, dict):
@@ -602,7 +604,18 @@ class _Texts:
                      for k, t in self.texts.items()}
         else:
             tails = {k: blank if t is None else table(t, ph) for k, t in self.texts.items()}
-        return [f"{ref}{r}{t}" for r, t in zip(rows, map(tails.__getitem__, self.codes), strict=True)]
+        return repeat(ref, len(rows)), rows, list(map(tails.__getitem__, self.codes))
+
+
+def _spliced(cells: list) -> list:
+    """The columns of pieces the rows are joined from: a column of cells, or the pieces of one (``_Texts``)."""
+    out: list = []
+    for col in cells:
+        if col.__class__ is tuple:
+            out.extend(col)
+        else:
+            out.append(col)
+    return out
 
 
 def _substitute(text: str, subs: list[tuple[str, str]]) -> str:
@@ -656,9 +669,10 @@ class _Block:
         for _, _, fmt in sorted(order, key=lambda e: (e[0], e[1])):
             used[id(fmt)] = fmt._get_xf_index()
         if opens is None:
-            text = _ROW_SEP.join(map("".join, zip(*cells, strict=True)))
+            text = _ROW_SEP.join(map("".join, zip(*_spliced(cells), strict=True)))
         else:
-            text = "".join(chain.from_iterable(zip(opens, *cells, repeat("</row>", len(opens)), strict=True)))
+            text = "".join(chain.from_iterable(zip(opens, *_spliced(cells), repeat("</row>", len(opens)),
+                                                   strict=True)))
         for fid, xf in used.items():
             text = text.replace(phs[fid], str(xf))
         return text
@@ -813,7 +827,8 @@ class _FastWorksheet(Worksheet):
             if reds[j] is not None:  # its cells were rendered before the indices were known
                 subs = [(phs[f], xf[f]) for f in (id(fmts[j]), id(reds[j])) if f in xf]
                 cells[j] = [_substitute(c, subs) for c in cells[j]]
-        text = "".join(chain.from_iterable(zip([f'<row r="{r}">' for r in rows], *cells, repeat("</row>", nrows),
+        text = "".join(chain.from_iterable(zip([f'<row r="{r}">' for r in rows], *_spliced(cells),
+                                               repeat("</row>", nrows),
                                                strict=True)))
         del cells
         self.fh.write(text)
