@@ -388,7 +388,8 @@ def _column_sheet(name: str = "Columns", rows: int = 60, red_first: bool = False
     columns of plain texts and blanks (None, NaN, pd.NA, "") as object and str dtypes, texts shared across
     columns and escaped (control characters, look-alikes of the escapes, XML specials, whitespace, np.str_)."""
     texts = ["a", "", None, "b c", " lead", "trail ", "a&b<c>\"d", "ctl\x01_x0001_", "tab\tbed\r\nline", "=1+1",
-             "\ufffe", "é中文\U0001F600", np.nan, pd.NA, np.str_("a"), "INF", "x" * 300]
+             "\ufffe", "é中文\U0001F600", np.nan, pd.NA, np.str_("a"), "INF", "x" * 300, "\u3000wide", "nel\x85",
+             "\x0bvt", "_x00e9_"]
     floats = [1.5, np.nan, np.inf, -np.inf, 0.0, -0.0, 9.995, 0.1 + 0.2, 1e-300, 123456789.123456789, 2.0**60, 1e16,
               5e-5, -2.25]
     ints = [0, -1, 7, 2**53, -(2**53), 2**53 + 1, 2**62, -(2**63), 2**63 - 1, 10**16, 123456789012345]
