@@ -437,6 +437,32 @@ def test_whole_column_paths_are_byte_identical_to_cell_writes(tmp_path: Path, mo
         assert fast[name] == cells[name], name
 
 
+@pytest.mark.parametrize("chunk", [1 << 20, 3, 4])
+@pytest.mark.skipif(not excel._BINARY_TEXT, reason="the text layer translates newlines on this platform")
+def test_streamed_rows_are_copied_as_xlsxwriter_copies_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            chunk: int) -> None:
+    """constant_memory: the streamed rows are copied into the sheet's XML as bytes, with the newline translation
+    of xlsxwriter's text-mode copy ("\r\n" and "\r" read as "\n"), a "\r\n" split across chunks included."""
+    from xlsxwriter.worksheet import Worksheet
+
+    monkeypatch.setattr(excel, "_COPY_CHUNK", chunk)
+    rows = 'a\r\nb\rc\n\r\r\nd é中\r\n<row r="1"/>\r'
+    copies = []
+    for copy in (excel._FastWorksheet._write_optimized_sheet_data, Worksheet._write_optimized_sheet_data):
+        ws = excel._FastWorksheet()
+        ws.row_data_filename = str(tmp_path / "rows")
+        ws.row_data_fh = open(ws.row_data_filename, "w+", encoding="utf-8")  # noqa: SIM115 - closed by the copy
+        ws.row_data_fh.write(rows)
+        ws.dim_rowmin = 0
+        with open(tmp_path / "sheet.xml", "w", encoding="utf-8") as ws.fh:
+            ws.fh.write("<x>")
+            copy(ws)
+            ws.fh.write("</x>")
+        copies.append((tmp_path / "sheet.xml").read_bytes())
+        assert not (tmp_path / "rows").exists()
+    assert copies[0] == copies[1] and b"\r" not in copies[0]
+
+
 @pytest.mark.parametrize("chunk", [1024, 3])
 @pytest.mark.skipif(not excel.FAST_WRITER, reason="block writer disabled for this xlsxwriter release")
 def test_shared_strings_writer_is_byte_identical_to_xlsxwriters(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

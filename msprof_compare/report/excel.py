@@ -618,6 +618,22 @@ def _spliced(cells: list) -> list:
     return out
 
 
+#: Text files written as UTF-8 bytes need no newline translation on this platform (POSIX): ``_write_text`` and
+#: ``_FastWorksheet._write_optimized_sheet_data`` may bypass the text layer.
+_BINARY_TEXT = os.linesep == "\n"
+_COPY_CHUNK = 1 << 20
+
+
+def _write_text(fh: Any, text: str) -> None:
+    """``fh.write(text)`` for xlsxwriter's UTF-8 text files, through the binary buffer when that is the same
+    bytes: the text layer's write of a block's XML took 0.66 s CPU for 300 MB, the encode and write 0.27 s."""
+    if _BINARY_TEXT and hasattr(fh, "buffer"):
+        fh.flush()
+        fh.buffer.write(text.encode("utf-8"))
+    else:
+        fh.write(text)
+
+
 def _substitute(text: str, subs: list[tuple[str, str]]) -> str:
     for ph, x in subs:
         text = text.replace(ph, x)
@@ -839,7 +855,7 @@ class _FastWorksheet(Worksheet):
                                                repeat("</row>", nrows),
                                                strict=True)))
         del cells
-        self.fh.write(text)
+        _write_text(self.fh, text)
         self.previous_row = last_row
         return True
 
@@ -894,6 +910,35 @@ class _FastWorksheet(Worksheet):
             out = cells[j]
             for i, text, p in col_strings:
                 out[i] = f'{ref}{rows[i]}" s="{p}" t="s"><v>{table[text]}</v></c>'
+
+    def _write_optimized_sheet_data(self) -> None:
+        """xlsxwriter's copy of a constant_memory sheet's streamed rows into the sheet's XML file, as bytes: its
+        copy decodes and encodes every 64 kB as text (0.28 s of the 1 GB GPU pair's 380 MB of rows). Reading as
+        text turns "\r\n" and "\r" into "\n" (universal newlines); the copy does the same."""
+        src, out = self.row_data_fh, self.fh
+        if self.dim_rowmin is None or not _BINARY_TEXT or not hasattr(src, "buffer") or not hasattr(out, "buffer"):
+            super()._write_optimized_sheet_data()
+            return
+        self._xml_start_tag("sheetData")
+        src.flush()
+        raw = src.buffer
+        raw.seek(0)
+        out.flush()
+        sink = out.buffer
+        carry = b""
+        while chunk := raw.read(_COPY_CHUNK):
+            if carry or b"\r" in chunk:
+                chunk = carry + chunk
+                carry = b"\r" if chunk.endswith(b"\r") else b""  # its "\n" may open the next chunk
+                if carry:
+                    chunk = chunk[:-1]
+                chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+            sink.write(chunk)
+        if carry:
+            sink.write(b"\n")
+        src.close()
+        os.unlink(self.row_data_filename)
+        self._xml_end_tag("sheetData")
 
     def _fast_rows(self) -> bool:
         """Whether ``_write_rows`` may write block rows in one go: no row carries attributes or comments."""
