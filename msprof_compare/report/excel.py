@@ -832,13 +832,11 @@ class _FastWorksheet(Worksheet):
             self._share_strings(strings, cells, rows, ncols)
             block.pending = (cells, order, phs)
             self._blocks.append(block)
-            table = self.table
             last = ncols - 1
-            for i in range(nrows):
-                entry = {0: _BlockRow(block, i)}
-                if last:
-                    entry[last] = _COVERED
-                table[first_row + i] = entry
+            if last:
+                self.table.update({first_row + i: {0: _BlockRow(block, i), last: _COVERED} for i in range(nrows)})
+            else:
+                self.table.update({first_row + i: {0: _BlockRow(block, i)} for i in range(nrows)})
             return True
         # constant_memory: flush the rows before the block, then stream the block as xlsxwriter would.
         if self._chart_cells is not None:
@@ -950,8 +948,18 @@ class _FastWorksheet(Worksheet):
         if not self._fast_rows():
             super()._calculate_spans()
             return
+        # a block's rows have the cells 0 and its last (table entries _BlockRow, _COVERED): their spans come per
+        # block, and only the other rows are looked at (~0.8 us a row: 10 of the 100 MB NPU pair's 330 ms)
+        table = self.table
         lo_hi: dict[int, tuple[int, int]] = {}
-        for row, cells in self.table.items():
+        for b in self._blocks:
+            last = len(b.values) - 1
+            for g in range(b.first_row >> 4, ((b.first_row + b.nrows - 1) >> 4) + 1):
+                cur = lo_hi.get(g)
+                lo_hi[g] = (0, last) if cur is None else (min(cur[0], 0), max(cur[1], last))
+        in_blocks = set(chain.from_iterable(range(b.first_row, b.first_row + b.nrows) for b in self._blocks))
+        for row in table.keys() - in_blocks:
+            cells = table[row]
             if cells and self.dim_rowmin <= row <= self.dim_rowmax:
                 g, lo, hi = row >> 4, min(cells), max(cells)
                 cur = lo_hi.get(g)
