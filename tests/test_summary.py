@@ -305,24 +305,32 @@ def test_operator_level_needs_operators_on_both_sides():
     assert summary._operator_statistic(RunContext(side([]), side(ops), opts), []) is None
 
 
-def test_operator_level_from_rows_is_the_frame_reading(samples):
+def test_operator_level_from_rows_is_the_sheets_reading(samples):
     """The operator-level contributors read from OperatorCompareStatistic rows as they are (``_row_level``) are
-    the frame ``_level_rows`` made of a DataFrame of those rows (NPU pair 1, whose workbook shows modules);
-    rows whose cells are not str / float go through that frame."""
+    what ``_level_rows`` reads from that sheet (NPU pair 1, whose workbook shows modules); cells of other types
+    read as the sheet's would: ints and number texts as numbers, None and other texts as 0."""
     from msprof_compare.api import RunContext
+    from msprof_compare.compare import operators
+    from msprof_compare.compare.table import Sheet, frame_from_rows
 
     opts = build_options()[0]
     sides = [load_profile(str(samples / p), opts) for p in (NPU_L1, NPU_L2)]
     rows = summary._operator_statistic(RunContext(*sides, opts), [])
     assert rows is not None and len(rows) > 20
+
+    def sheet(rows: list) -> Sheet:
+        return Sheet("OperatorCompareStatistic", operators.STAT_COLUMNS,
+                     frame_from_rows(rows, len(operators.STAT_COLUMNS)), *operators.STAT_SPANS)
+
     level, fast = summary._level_rows([], rows)
-    assert level == "operator" and summary._row_level(rows) is not None
-    pd.testing.assert_frame_equal(fast, summary._level_rows([], pd.DataFrame(rows))[1], check_exact=True)
-    odd = [list(r) for r in rows]
-    odd[0][2] = 1  # an int cell: pandas' reading
-    assert summary._row_level(odd) is None
-    pd.testing.assert_frame_equal(summary._level_rows([], odd)[1], summary._level_rows([], pd.DataFrame(odd))[1],
-                                  check_exact=True)
+    assert level == "operator"
+    pd.testing.assert_frame_equal(fast, summary._level_rows([sheet(rows)])[1], check_exact=True)
+    odd = [list(r) for r in rows[:4]]
+    odd[0][2], odd[1][2], odd[2][4], odd[3][4] = 1, None, "2.5", "n/a"
+    got = summary._level_rows([], odd)[1]
+    assert got["Base(ms)"].tolist()[:2] == [1.0, 0.0]
+    assert got["Comparison(ms)"].tolist()[2:] == [2.5, 0.0]
+    assert got["Name"].tolist() == [r[1] for r in rows[:4]]
 
 
 def test_isin_is_pandas_isin():
@@ -425,10 +433,9 @@ def test_jaccard_falls_back_to_all_names_without_framework_ops():
     assert row["Detail"].startswith("Jaccard index of the operator name sets")
 
 
-def test_match_rate_on_arrays_is_the_pandas_reading(monkeypatch):
-    """``_numeric_rates`` (the match-rate frame read as arrays) gives ``_match_rate``'s pandas reading: rows with
-    an empty side left out, NaN rates skipped, the lowest rate per side and overall, the names joined; frames
-    it does not answer for (text numbers, no rate left) go the pandas way, as before."""
+def test_match_rate_from_the_frame():
+    """The match-rate frame's reading: rows with an empty side left out, NaN rates skipped, the lowest rate per
+    side and overall, the names joined; text numbers read as numbers; no rate left: the Jaccard index."""
     p = _profile(["aten::mm"], ["[[2, 3]]"])
     rows = [{"what": "modules", "matched": 4, "base_total": 5, "comparison_total": 8, "base_rate": 0.8,
              "comparison_rate": 0.5, "low": False},
@@ -438,22 +445,21 @@ def test_match_rate_on_arrays_is_the_pandas_reading(monkeypatch):
              "comparison_rate": 1.0, "low": False},
             {"what": "x", "matched": 1, "base_total": 2, "comparison_total": 2, "base_rate": np.nan,
              "comparison_rate": np.nan, "low": False}]
-    frames = [pd.DataFrame(rows[:1]), pd.DataFrame(rows[:2]), pd.DataFrame(rows), pd.DataFrame(rows[1:2]),
-              pd.DataFrame(rows[3:]), pd.DataFrame(rows).drop(columns="what"),
-              pd.DataFrame(rows).astype({"base_total": str})]
+    how = "matched / compared {} per side (operator comparison)"
+    jaccard = (1.0, 1.0, 1.0, "Jaccard index of the framework operator names (aten::, autograd::)")
+    cases = [(pd.DataFrame(rows[:1]), (0.5, 0.8, 0.5, how.format("modules"))),
+             (pd.DataFrame(rows[:2]), (0.5, 0.8, 0.5, how.format("modules"))),  # base_total 0: no evidence
+             (pd.DataFrame(rows), (0.5, 0.5, 0.5, how.format("modules, operators, x"))),
+             (pd.DataFrame(rows[1:2]), jaccard), (pd.DataFrame(rows[3:]), jaccard),
+             (pd.DataFrame(rows).drop(columns="what"), (0.5, 0.5, 0.5, how.format("operators"))),
+             (pd.DataFrame(rows).astype({"base_total": str}), (0.5, 0.5, 0.5, how.format("modules, operators, x"))),
+             (pd.DataFrame(rows[:1]).astype({"comparison_rate": object}).assign(comparison_rate=["n/a"]),
+              (0.8, 0.8, None, how.format("modules")))]
     names = {"aten::mm"}
-    got = []
-    for mr in frames:
+    for mr, expected in cases:
         ctx = _Ctx(p, p)
         ctx.frames["match_rate"] = mr
-        got.append(summary._match_rate(ctx, names, names))
-    assert got[2] == (0.5, 0.5, 0.5, "matched / compared modules, operators, x per side (operator comparison)")
-    assert summary._numeric_rates(frames[3]) is None and summary._numeric_rates(frames[6]) is None
-    monkeypatch.setattr(summary, "_numeric_rates", lambda mr: None)
-    for mr, fast in zip(frames, got, strict=True):
-        ctx = _Ctx(p, p)
-        ctx.frames["match_rate"] = mr
-        assert summary._match_rate(ctx, names, names) == fast
+        assert summary._match_rate(ctx, names, names) == expected
 
 
 def test_match_rate_guard_warns_below_sixty_percent():

@@ -258,40 +258,36 @@ def _operator_statistic(ctx: RunContext, sheets: list[Sheet]) -> list[list] | No
     return rows or None
 
 
-def _row_level(rows: list[list]) -> pd.DataFrame | None:
-    """``_level_rows``' operator frame read from OperatorCompareStatistic rows as they are (names of ``str``,
-    device ms of ``float``): the same frame as through a DataFrame of the rows and pandas' conversions (~0.6 ms);
-    None for other cells, which take that way."""
+def _row_level(rows: list[list]) -> pd.DataFrame:
+    """``_level_rows``' operator frame from OperatorCompareStatistic rows as they are, without a DataFrame of them
+    (~0.6 ms): names as text, device ms as ``_numeric`` reads the sheet's cells."""
     names = [r[1] for r in rows]
-    b = [r[2] for r in rows]
-    c = [r[4] for r in rows]
-    if not (set(map(type, names)) == {str} and set(map(type, b)) | set(map(type, c)) == {float}):
-        return None
-    base, comp = np.array(b, np.float64), np.array(c, np.float64)
-    base[np.isnan(base)] = 0.0  # as ``_numeric``'s fillna
-    comp[np.isnan(comp)] = 0.0
-    return plain_frame({"Name": object_array(names), "Base(ms)": base, "Comparison(ms)": comp})
+    return plain_frame({"Name": object_array([n if type(n) is str else str(n) for n in names]),
+                        "Base(ms)": _numbers([r[2] for r in rows]), "Comparison(ms)": _numbers([r[4] for r in rows])})
 
 
-def _level_rows(sheets: list[Sheet], operator_rows: pd.DataFrame | list[list] | None = None
-                ) -> tuple[str, pd.DataFrame] | None:
+def _numbers(values: list) -> np.ndarray:
+    """``_numeric`` of a list of cells: numbers (and None) by one numpy conversion, anything else through
+    pandas' coercion; NaN and unreadable cells are 0."""
+    try:
+        out = np.array(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        return _numeric(pd.Series(values, dtype=object))
+    out[np.isnan(out)] = 0.0
+    return out
+
+
+def _level_rows(sheets: list[Sheet], operator_rows: list[list] | None = None) -> tuple[str, pd.DataFrame] | None:
     """(level, frame[Name, Base(ms), Comparison(ms)]) from the finest statistic sheet available.
 
     Reads sheets by column position, which the sheet layouts fix (reference-2
     §2.7, §3.7, §6.1, §6.2); preference: operators, module operators, kernels.
-    ``operator_rows`` (OperatorCompareStatistic rows, or a frame of them) stands in for that sheet when absent.
+    ``operator_rows`` (OperatorCompareStatistic rows) stands in for that sheet when absent.
     """
     by_name = {s.name: s for s in sheets}
     s = by_name.get("OperatorCompareStatistic")
     if (s is None or not len(s)) and operator_rows is not None and len(operator_rows):
-        if isinstance(operator_rows, list):
-            fast = _row_level(operator_rows)
-            if fast is not None:
-                return "operator", fast
-        d = pd.DataFrame(operator_rows) if isinstance(operator_rows, list) else operator_rows
-        return "operator", plain_frame({
-            "Name": d.iloc[:, 1].astype(str).to_numpy(),
-            "Base(ms)": _numeric(d.iloc[:, 2]), "Comparison(ms)": _numeric(d.iloc[:, 4])})
+        return "operator", _row_level(operator_rows)
     if s is not None and len(s):
         d = s.data
         return "operator", plain_frame({
@@ -519,25 +515,9 @@ def _match_rate(ctx: RunContext, nb: set[str], nc: set[str]) -> tuple[float | No
     """(lowest rate, base figure, comparison figure, how): the operator comparator's match rates
     (``ctx.frames["match_rate"]``: matched / operators per side), else a Jaccard index of the
     framework operator names of ``nb`` / ``nc`` (all names when a side has none), one figure for both."""
-    mr = ctx.frames.get("match_rate")
-    fast = _numeric_rates(mr)
-    if fast is not None:
-        return fast
-    if isinstance(mr, pd.DataFrame) and {"base_total", "comparison_total"} <= set(mr.columns):
-        # a comparison with nothing on one side (no torch op in a MindSpore profile, no module in a trace
-        # recorded without with_modules) matched nothing by necessity: no evidence of another workload
-        both_sides = (pd.to_numeric(mr["base_total"], errors="coerce") > 0) & \
-            (pd.to_numeric(mr["comparison_total"], errors="coerce") > 0)
-        mr = mr[both_sides.to_numpy()]
-    if isinstance(mr, pd.DataFrame) and len(mr) and {"base_rate", "comparison_rate"} <= set(mr.columns):
-        br = pd.to_numeric(mr["base_rate"], errors="coerce")
-        cr = pd.to_numeric(mr["comparison_rate"], errors="coerce")
-        both = pd.concat([br, cr]).dropna()
-        if len(both):
-            what = ", ".join(str(w) for w in mr.get("what", pd.Series(dtype=object)).tolist()) or "operators"
-            return (float(both.min()), float(br.min()) if br.notna().any() else None,
-                    float(cr.min()) if cr.notna().any() else None,
-                    f"matched / compared {what} per side (operator comparison)")
+    got = _frame_rates(ctx.frames.get("match_rate"))
+    if got is not None:
+        return got
     if not nb or not nc:
         return (None, len(nb), len(nc),
                 f"no operators on {_empty_side(nb, nc)} (a MindSpore or hardware-only profile): nothing to match")
@@ -552,20 +532,20 @@ def _match_rate(ctx: RunContext, nb: set[str], nc: set[str]) -> tuple[float | No
     return rate, rate, rate, f"Jaccard index of the {what}"
 
 
-_RATE_COLUMNS = ("base_total", "comparison_total", "base_rate", "comparison_rate")
-
-
-def _numeric_rates(mr: Any) -> tuple[float, float | None, float | None, str] | None:
-    """``_match_rate``'s answer from the match-rate frame as ``operators.record_match_rate`` writes it (numpy
-    number columns), on arrays instead of ~15 pandas calls on a one-row frame (~0.8 ms); None where the frame
-    is absent, of another shape, or gives no rate (the general path decides then)."""
-    if not isinstance(mr, pd.DataFrame) or not set(_RATE_COLUMNS) <= set(mr.columns):
+def _frame_rates(mr: Any) -> tuple[float, float | None, float | None, str] | None:
+    """``_match_rate``'s answer from the match-rate frame (``operators.record_match_rate``): rows with an empty
+    side left out, NaN rates skipped, the lowest rate per side and of both; None without a rate. On arrays: ~15
+    pandas calls on a one-row frame cost ~0.8 ms."""
+    if not isinstance(mr, pd.DataFrame) or not len(mr) or not {"base_rate", "comparison_rate"} <= set(mr.columns):
         return None
-    bt, ct, br, cr = (col_of(mr, c) for c in _RATE_COLUMNS)
-    if any(a.dtype.kind not in "iuf" for a in (bt, ct, br, cr)):
-        return None
-    keep = (bt > 0) & (ct > 0)  # as the general path: one side without operators matched nothing by necessity
-    br, cr = br[keep].astype(np.float64), cr[keep].astype(np.float64)
+    br, cr = _floats(mr, "base_rate"), _floats(mr, "comparison_rate")
+    if {"base_total", "comparison_total"} <= set(mr.columns):
+        # a comparison with nothing on one side (no torch op in a MindSpore profile, no module in a trace
+        # recorded without with_modules) matched nothing by necessity: no evidence of another workload
+        keep = (_floats(mr, "base_total") > 0) & (_floats(mr, "comparison_total") > 0)
+        br, cr = br[keep], cr[keep]
+    else:
+        keep = np.ones(len(mr), dtype=bool)
     hb, hc = ~np.isnan(br), ~np.isnan(cr)
     if not (hb.any() or hc.any()):
         return None
@@ -574,6 +554,14 @@ def _numeric_rates(mr: Any) -> tuple[float, float | None, float | None, str] | N
     low_c = float(cr[hc].min()) if hc.any() else None
     return (min(v for v in (low_b, low_c) if v is not None), low_b, low_c,
             f"matched / compared {what or 'operators'} per side (operator comparison)")
+
+
+def _floats(frame: pd.DataFrame, name: str) -> np.ndarray:
+    """A column as float64: number columns as they are, others through pandas' coercion (unreadable: NaN)."""
+    values = col_of(frame, name)
+    if values.dtype.kind in "iufb":
+        return values.astype(np.float64)
+    return np.asarray(pd.to_numeric(pd.Series(values, dtype=object), errors="coerce"), dtype=np.float64)
 
 
 FRAMEWORK_PREFIXES = ("aten::", "autograd::")
