@@ -244,6 +244,12 @@ def test_reference_pairs(pair: str, samples: Path, reference_outputs: Path) -> N
     assert len(j) == len(ref_s) == len(ours_s)
     for col in STAT_HEADERS[2:6]:
         np.testing.assert_allclose(j[col + "_ours"].astype(float), j[col].astype(float), rtol=5e-3, atol=1e-6)
+    # diffs: the original's cells exactly (both round to 0.01 ms); ratios (4 places) to the last place, or 1e-4
+    # relative where the durations differ below 1 ns (pair 8's base: docs/differences.md, "NPU times are integer
+    # nanoseconds": 20.680 / 106246.822 us against 20.679 / 106246.823, ratio 5137.6606 against 5137.7849)
+    assert j["Diff Duration(ms)_ours"].astype(float).tolist() == j["Diff Duration(ms)"].astype(float).tolist()
+    np.testing.assert_allclose(j["Diff Ratio_ours"].astype(float), j["Diff Ratio"].astype(float), rtol=1e-4,
+                               atol=1.01e-4)
     # kernel lines of each side's ops (in side order) as the original's, durations aside (ns resolution,
     # docs/differences.md): HCCL ops carry no input shapes
     def lines(v) -> list[str]:
@@ -263,6 +269,21 @@ def test_reference_pairs(pair: str, samples: Path, reference_outputs: Path) -> N
         r = ref_d.loc[ref_d[name].map(_present), dur].astype(float).to_numpy()
         o = ours_d.loc[ours_d[name].map(_present), dur].astype(float).to_numpy()
         np.testing.assert_allclose(o, r, rtol=5e-3, atol=1e-3)
+    # Diff Duration(us) / Diff Ratio of each pair: the original's cells where the pairs are the original's (all
+    # but pair 8, see above); there the rule of reference-2 §0.1 by hand on the row's two durations
+    b, c = ours_d["Device Duration(us)"].astype(float), ours_d["Device Duration(us).1"].astype(float)
+    if pair.startswith("8-"):
+        diffs = [round(y - x, 2) for x, y in zip(b, c, strict=True)]
+        assert ours_d["Diff Duration(us)"].astype(float).tolist() == diffs
+        want = [1.0 if not x and not y else (np.inf if not x else round(y / x, 4)) for x, y in zip(b, c, strict=True)]
+        assert ours_d["Diff Ratio"].replace({"INF": np.inf}).astype(float).tolist() == want
+    else:
+        assert len(ours_d) == len(ref_d)
+        # durations of 1 ns resolution move a diff by one 0.01 us step at most (pair 4: 2 rows, pair 7: 1)
+        np.testing.assert_allclose(ours_d["Diff Duration(us)"].astype(float), ref_d["Diff Duration(us)"].astype(float),
+                                   rtol=0, atol=0.0101)
+        a = ours_d["Diff Ratio"].replace({"INF": np.inf}).astype(float).to_numpy()
+        assert (a == ref_d["Diff Ratio"].astype(float).to_numpy()).all(), pair
 
 
 def test_workbook_layout_matches_reference(samples: Path, reference_outputs: Path, tmp_path: Path) -> None:

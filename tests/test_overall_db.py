@@ -71,6 +71,12 @@ def test_pair3_exact_non_group_values(reference_outputs: Path) -> None:
     for col in ("Duration(ms)", "Duration(ms).1"):
         assert np.allclose(got.loc[~groups, col].to_numpy(float), ref.loc[~groups, col].to_numpy(float),
                            rtol=0, atol=1e-6)
+    # and the figures derived from them: ratios to E2E, and the diffs (exact: both round the same ms)
+    for col in ("Duration Ratio", "Duration Ratio.1"):
+        assert np.allclose(got.loc[~groups, col].to_numpy(float), ref.loc[~groups, col].to_numpy(float),
+                           rtol=1e-9, atol=0), col
+    for col in ("Diff Duration(ms)", "Diff Ratio"):
+        assert got.loc[~groups, col].astype(float).tolist() == ref.loc[~groups, col].astype(float).tolist(), col
 
 
 def _quirk_windows(profile) -> timeline.Intervals:

@@ -87,6 +87,8 @@ def test_overall_metrics_match_reference(results, pair):
             assert abs(a - e) <= max(1e-4, 0.005 * abs(e)), (col, a, e)
     for col in ("Number", "Number.1"):
         assert ours[col].astype(str).tolist() == ref[col].astype(str).tolist()
+    for a, e in zip(ours["Diff Ratio"].astype(float), ref["Diff Ratio"].astype(float), strict=True):
+        assert a == e or abs(a - e) <= max(1e-4, 0.005 * abs(e)), ("Diff Ratio", a, e)
 
 
 @pytest.mark.parametrize("pair", list(PAIRS))

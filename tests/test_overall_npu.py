@@ -523,7 +523,8 @@ def test_overall_metrics_match_reference(samples, reference_outputs, pair):
     r = compare(str(samples / base), str(samples / comp), enable_profiling_compare=True)
     got = r.sheet("OverallMetrics")
     assert got["Index"].tolist() == ref["Index"].tolist()
-    for col in ("Duration(ms)", "Duration(ms).1", "Duration Ratio", "Duration Ratio.1", "Number", "Number.1"):
+    for col in ("Duration(ms)", "Duration(ms).1", "Duration Ratio", "Duration Ratio.1", "Number", "Number.1",
+                "Diff Duration(ms)"):
         for idx, x, y in zip(ref["Index"], ref[col], got[col], strict=True):
             if isinstance(x, str) or isinstance(y, str):
                 assert str(x) == str(y), (col, idx)
