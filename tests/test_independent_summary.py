@@ -1,0 +1,66 @@
+"""The Summary's top-contributor table (sheet and JSON: test_json_report.py shows both hold the same cells) against
+the original's workbooks: at the operator level its rows are OperatorCompareStatistic's, ranked by |diff| until
+80 % of the summed |diff| is covered (docs/differences.md, "Additions"). The expected rows are computed here, in
+plain Python, from the original's OperatorCompareStatistic of pairs 4 (a GPU trace against an NPU text export),
+5 (two GPU traces) and 8b (a bare trace_view.json against its directory), not from our sheets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from xlsxutil import read_xlsx
+
+from msprof_compare.api import compare
+
+TEXT = "msinsight/test/data/pytorch/text"
+PAIRS = {
+    "4-gpu-alexnet-vs-npu-text-l1": (
+        "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz",
+        f"{TEXT}/level1/rank0_ascend_pt"),
+    "5-gpu-kineto-resnet50": (
+        "kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz",
+        "kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143566756.pt.trace.json.gz"),
+    "8b-npu-traceview-file-vs-dir": ("mstt/profiler/msprof_analyze/test/ut/advisor/timeline_advice/trace_view.json",
+                                     f"{TEXT}/level1/rank0_ascend_pt"),
+}
+
+
+def _expected(rows: list[tuple[str, float, float]]) -> list[tuple]:
+    """(name, base, comparison, diff, share, cumulative share, share of net diff) of the listed contributors."""
+    changed = [(n, b, c, c - b) for n, b, c in rows if c - b != 0]
+    gross = sum(abs(d) for *_, d in changed)
+    net = sum(d for *_, d in changed)
+    out, cum = [], 0.0
+    for n, b, c, d in sorted(changed, key=lambda r: -abs(r[3])):  # sorted() is stable: ties keep sheet order
+        cum += abs(d) / gross
+        out.append((n, b, c, d, abs(d) / gross, cum, d / net))
+        if cum >= 0.8 - 1e-12:
+            break
+    return out
+
+
+def _reference_rows(book: Path) -> list[tuple[str, float, float]]:
+    st = read_xlsx(book, sheet_name="OperatorCompareStatistic", header=2)
+    return list(zip(st["Operator Name"].astype(str), st["Base Device Duration(ms)"].astype(float),
+                    st["Comparison Device Duration(ms)"].astype(float), strict=True))
+
+
+@pytest.mark.parametrize("pair", sorted(PAIRS))
+def test_contributors_from_the_originals_statistic_sheet(samples: Path, reference_outputs: Path, pair: str) -> None:
+    base, comparison = PAIRS[pair]
+    for p in (base, comparison):
+        if not (samples / p).exists():
+            pytest.skip(f"{p} not in samples")
+    want = _expected(_reference_rows(reference_outputs / pair / "performance_comparison_result.xlsx"))
+    got = compare(str(samples / base), str(samples / comparison)).contributors
+    assert (got["Level"] == "operator").all()
+    assert got["Rank"].tolist() == list(range(1, len(want) + 1))
+    assert got["Name"].tolist() == [w[0] for w in want]
+    cols = ["Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share", "Share of Net Diff"]
+    for k, col in enumerate(cols, start=1):
+        # the sheets' times equal the original's to 0.5 % (ns resolution, docs/differences.md)
+        assert got[col].astype(float).tolist() == pytest.approx([w[k] for w in want], rel=5e-3, abs=1e-6), col
+    # AccumulateGrad (the NPU side's all-reduce) first in pairs 4 and 8b; four backward / conv ops in pair 5
+    assert len(want) == {"4-gpu-alexnet-vs-npu-text-l1": 2, "5-gpu-kineto-resnet50": 4,
+                         "8b-npu-traceview-file-vs-dir": 1}[pair]
