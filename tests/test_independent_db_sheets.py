@@ -187,3 +187,35 @@ def test_pair3_memory_statistic_by_sql_and_the_text_export(pair3_ops, reference_
                 "Base Operator Number", "Comparison Operator Number"):
         np.testing.assert_allclose(ours.loc[text.index, col].astype(float), text[col].astype(float), rtol=1e-12,
                                    err_msg=col)
+
+
+def _kernel_types_by_sql(path: Path) -> dict[tuple[str, str], tuple[int, int, int, int]]:
+    """(op type, task type) -> (calls, total, max, min ns) of the compute tasks of a DB export."""
+    rows = sql(path, """SELECT ty.value, tt.value, count(*), sum(t.endNs - t.startNs), max(t.endNs - t.startNs),
+                               min(t.endNs - t.startNs)
+                        FROM COMPUTE_TASK_INFO c JOIN TASK t ON t.globalTaskId = c.globalTaskId
+                        JOIN STRING_IDS ty ON ty.id = c.opType JOIN STRING_IDS tt ON tt.id = c.taskType
+                        GROUP BY ty.value, tt.value""")
+    return {(op, task): (n, total, hi, lo) for op, task, n, total, hi, lo in rows}
+
+
+def test_db_kernel_type_compare_by_sql() -> None:
+    """KernelTypeCompare of DB exports (no reference workbook has one; reference-2 §6.2: built from the compute
+    tasks, keyed by op type and task type): every figure of both sides from a GROUP BY in SQL, the ratios by
+    reference-2 §0.1, the rows sorted by Diff Total Ratio, largest first."""
+    sheet = compare(str(L1), str(L2), enable_kernel_compare=True, use_kernel_type=True).sheet("KernelTypeCompare")
+    sides = [_kernel_types_by_sql(L1), _kernel_types_by_sql(L2)]
+    assert len(sheet) == len(sides[0]) == len(sides[1]) == 33
+    for _, row in sheet.iterrows():
+        key = (row["Kernel Type"], row["Core Type"])
+        totals = []
+        for sfx, by in zip(("", ".1"), sides, strict=True):
+            n, total, hi, lo = by[key]
+            got = [row[f"{k} Duration(us){sfx}"] for k in ("Total", "Avg", "Max", "Min")] + [row["Calls" + sfx]]
+            assert got == pytest.approx([total / 1000, total / 1000 / n, hi / 1000, lo / 1000, n], rel=1e-12), key
+            totals.append((total / 1000, total / 1000 / n))
+        (bt, ba), (ct, ca) = totals
+        assert (row["Diff Total Ratio"], row["Diff Avg Ratio"]) == (round(ct / bt, 4), round(ca / ba, 4)), key
+    ratios = sheet["Diff Total Ratio"].tolist()
+    assert ratios == sorted(ratios, reverse=True) and ratios[0] == 1.1413  # NLLLoss 14.020 -> 16.001 us
+    assert sheet["Order Id"].tolist() == list(range(1, 34))
