@@ -219,3 +219,63 @@ def test_db_kernel_type_compare_by_sql() -> None:
     ratios = sheet["Diff Total Ratio"].tolist()
     assert ratios == sorted(ratios, reverse=True) and ratios[0] == 1.1413  # NLLLoss 14.020 -> 16.001 us
     assert sheet["Order Id"].tolist() == list(range(1, 34))
+
+
+TRACE = 50003  # ENUM_API_TYPE "trace" (python functions, nn.Module frames among them)
+
+
+def _forward_modules_by_sql(path: Path) -> dict[str, tuple[int, int]]:
+    """Row name ("/ A_0/ B_0", reference-2 §3.7) -> (device total, device self ns) of every nn.Module frame of a DB
+    export: the tasks launched by the torch ops starting inside its span (ends included, reference-2 §3.2 step 5),
+    nested by plain interval containment; self = total minus the totals of its direct children."""
+    frames = sql(path, f"""SELECT s.value, CAST(p.startNs AS INTEGER), CAST(p.endNs AS INTEGER) FROM PYTORCH_API p
+                           JOIN STRING_IDS s ON s.id = p.name
+                           WHERE p.type = {TRACE} AND s.value LIKE 'nn.Module:%' ORDER BY 2""")
+    launched = sql(path, f"""SELECT CAST(p.startNs AS INTEGER), t.endNs - t.startNs FROM PYTORCH_API p
+                             JOIN CONNECTION_IDS ci ON ci.id = p.connectionId
+                             JOIN TASK t ON t.connectionId = ci.connectionId
+                             JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId WHERE p.type = {OP}""")
+    total: dict[str, int] = {}
+    children: dict[str, int] = {}
+    stack: list[tuple[str, int, int]] = []
+    for name, start, end in frames:
+        while stack and start > stack[-1][2]:
+            stack.pop()
+        parent = stack[-1][0] if stack else ""
+        path_name = parent + "/" + name.replace("nn.Module:", "")
+        total[path_name] = sum(d for ts, d in launched if start <= ts <= end)
+        if parent:
+            children[parent] = children.get(parent, 0) + total[path_name]
+        stack.append((path_name, start, end))
+    return {k: (v, v - children.get(k, 0)) for k, v in total.items()}
+
+
+def test_db_forward_module_times_by_sql(pair3) -> None:
+    """Device Total / Self Time of every forward module (26 per side) in both module sheets of a DB export, from the
+    tasks its ops launched (SQL), and the three diff cells of their TOTAL rows by reference-2 §0.1. The original's
+    pair-3 figures miss all but each op's last task (docs/differences.md, "DB torch ops"), so SQL is the oracle;
+    test_modules_db.py checks four leaf modules and the [ BACKWARD ] rows."""
+    by = [_forward_modules_by_sql(L1), _forward_modules_by_sql(L2)]
+    assert len(by[0]) == len(by[1]) == 26
+    detail, stat = pair3.sheet("ModuleCompare"), pair3.sheet("ModuleCompareStatistic")
+    detail.columns, stat.columns = range(detail.shape[1]), range(stat.shape[1])
+    rows = {"ModuleCompare": detail[detail[4] == "TOTAL"], "ModuleCompareStatistic": stat[stat[4] == "[ TOTAL ]"]}
+    # (self, total) columns per side, and the us/ms scale of each sheet (reference-2 §3.7, §3.8)
+    layout = {"ModuleCompare": (((6, 7), (10, 11)), 1000.0, (12, 13, 14)),
+              "ModuleCompareStatistic": (((6, 8), (10, 12)), 1e6, (13, 14, 15))}
+    for name, sheet in rows.items():
+        (cols, scale, (d_total, d_self, ratio)) = layout[name]
+        # nn.Module frames (the optimizer's pseudo-modules aside) outside the backward tree
+        fwd = sheet[sheet[1].str.startswith("nn.Module:") & ~sheet[3].str.startswith("/[ BACKWARD ]")].set_index(3)
+        assert sorted(fwd.index) == sorted(by[0]) == sorted(by[1]), name
+        for key, row in fwd.iterrows():
+            want = []
+            for (c_self, c_total), side in zip(cols, by, strict=True):
+                total, own = side[key]
+                assert (row[c_total], row[c_self]) == pytest.approx((total / scale, own / scale), abs=1e-9), key
+                want.append((total / scale, own / scale))
+            (bt, bs), (ct, cs) = want
+            assert row[d_total] == pytest.approx(round(ct - bt, 2), abs=1e-9), key
+            assert row[d_self] == pytest.approx(round(cs - bs, 2), abs=1e-9), key
+            want_ratio = 1.0 if not bt and not ct else (np.inf if not bt else round(ct / bt, 4))
+            assert _numbers(pd.Series([row[ratio]]))[0] == pytest.approx(want_ratio, abs=1e-12), key
