@@ -170,7 +170,8 @@ def test_pair3_memory_statistic_by_sql_and_the_text_export(pair3_ops, reference_
     totals are the table's by SQL (1426.019 MB, 552.3967 / 538.56299 ms: release - allocation of the released
     blocks); per operator name the allocated MB are those of the original's workbook of the text export of the
     same workload (pair 1, text level 1 vs level 2), as docs/differences.md ("DB memory records of CANN's own
-    allocations are placed as the text export's are") says, while the original's pair 3 misplaces them."""
+    allocations are placed as the text export's are") says, while the original's pair 3 misplaces them; so are
+    MemoryCompare's sizes, pair by pair."""
     st = pair3_ops.sheet("MemoryCompareStatistic")
     for side, path in (("Base", L1), ("Comparison", L2)):
         ((mb, ms, n),) = sql(path, "SELECT sum(size) / 1048576.0, sum(CASE WHEN allocationTime > 0 AND "
@@ -187,6 +188,14 @@ def test_pair3_memory_statistic_by_sql_and_the_text_export(pair3_ops, reference_
                 "Base Operator Number", "Comparison Operator Number"):
         np.testing.assert_allclose(ours.loc[text.index, col].astype(float), text[col].astype(float), rtol=1e-12,
                                    err_msg=col)
+    # MemoryCompare: the same 115 operator pairs, in the same order, with the same sizes (KB) and their diff cells
+    detail = pair3_ops.sheet("MemoryCompare")
+    text = _ref(reference_outputs, "1-npu-text-l1-vs-l2/performance_comparison_result.xlsx", "MemoryCompare")
+    assert len(detail) == len(text) == 115
+    for col in ("Operator Name", "Operator Name.1"):
+        assert detail[col].fillna("").tolist() == text[col].fillna("").tolist(), col
+    for col in ("Size(KB)", "Size(KB).1", "Diff Size(KB)", "Diff Ratio"):
+        assert _numbers(detail[col]).tolist() == text[col].astype(float).tolist(), col
 
 
 def _kernel_types_by_sql(path: Path) -> dict[tuple[str, str], tuple[int, int, int, int]]:
