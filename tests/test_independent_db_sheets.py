@@ -288,3 +288,43 @@ def test_db_forward_module_times_by_sql(pair3) -> None:
             assert row[d_self] == pytest.approx(round(cs - bs, 2), abs=1e-9), key
             want_ratio = 1.0 if not bt and not ct else (np.inf if not bt else round(ct / bt, 4))
             assert _numbers(pd.Series([row[ratio]]))[0] == pytest.approx(want_ratio, abs=1e-12), key
+
+
+def _top_layer_ops_by_sql(path: Path) -> list[tuple[str, float]]:
+    """(name, device us) of the top-layer torch ops of a DB export (reference-2 §2.2-§2.3: ops nested by start
+    time alone, a ProfilerStep#N replaced by its children), each with every task launched by an op starting
+    inside its span, by SQL and a plain stack walk."""
+    ops = sql(path, f"""SELECT s.value, CAST(p.startNs AS INTEGER), CAST(p.endNs AS INTEGER) FROM PYTORCH_API p
+                        JOIN STRING_IDS s ON s.id = p.name WHERE p.type = {OP} ORDER BY 2, p.rowid""")
+    launched = sql(path, f"""SELECT CAST(p.startNs AS INTEGER), t.endNs - t.startNs FROM PYTORCH_API p
+                             JOIN CONNECTION_IDS ci ON ci.id = p.connectionId
+                             JOIN TASK t ON t.connectionId = ci.connectionId
+                             JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId WHERE p.type = {OP}""")
+    stack: list[tuple[str, int, int]] = []
+    top = []
+    for name, start, end in ops:
+        while stack and start > stack[-1][2]:
+            stack.pop()
+        if (not stack and not name.startswith("ProfilerStep#")) or (
+                len(stack) == 1 and stack[0][0].startswith("ProfilerStep#")):
+            top.append((name, start, end))
+        stack.append((name, start, end))
+    return [(name, sum(d for ts, d in launched if start <= ts <= end) / 1000) for name, start, end in top]
+
+
+def test_db_operator_compare_rows_by_sql(pair3_ops) -> None:
+    """OperatorCompare of DB exports: each side's 115 top-layer operators in order, each with the device time of
+    the tasks launched inside it (SQL), and the diff cells of every pair by reference-2 §0.1."""
+    detail = pair3_ops.sheet("OperatorCompare")
+    for path, name, dur in ((L1, "Operator Name", "Device Duration(us)"),
+                            (L2, "Operator Name.1", "Device Duration(us).1")):
+        want = _top_layer_ops_by_sql(path)
+        rows = detail[detail[name].fillna("") != ""]
+        assert len(want) == len(rows) == 115
+        assert rows[name].tolist() == [n for n, _ in want]
+        assert rows[dur].tolist() == pytest.approx([d for _, d in want], abs=1e-9)
+    for _, row in detail.iterrows():
+        b_, c_ = row["Device Duration(us)"], row["Device Duration(us).1"]
+        assert row["Diff Duration(us)"] == round(c_ - b_, 2)
+        assert _numbers(pd.Series([row["Diff Ratio"]]))[0] == (
+            1.0 if not b_ and not c_ else (np.inf if not b_ else round(c_ / b_, 4)))
