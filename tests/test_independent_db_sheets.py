@@ -266,7 +266,7 @@ def test_db_forward_module_times_by_sql(pair3) -> None:
     test_modules_db.py checks four leaf modules and the [ BACKWARD ] rows."""
     by = [_forward_modules_by_sql(L1), _forward_modules_by_sql(L2)]
     assert len(by[0]) == len(by[1]) == 26
-    detail, stat = pair3.sheet("ModuleCompare"), pair3.sheet("ModuleCompareStatistic")
+    detail, stat = pair3.sheet("ModuleCompare").copy(), pair3.sheet("ModuleCompareStatistic").copy()
     detail.columns, stat.columns = range(detail.shape[1]), range(stat.shape[1])
     rows = {"ModuleCompare": detail[detail[4] == "TOTAL"], "ModuleCompareStatistic": stat[stat[4] == "[ TOTAL ]"]}
     # (self, total) columns per side, and the us/ms scale of each sheet (reference-2 §3.7, §3.8)
@@ -328,3 +328,60 @@ def test_db_operator_compare_rows_by_sql(pair3_ops) -> None:
         assert row["Diff Duration(us)"] == round(c_ - b_, 2)
         assert _numbers(pd.Series([row["Diff Ratio"]]))[0] == (
             1.0 if not b_ and not c_ else (np.inf if not b_ else round(c_ / b_, 4)))
+
+
+def _backward_modules_by_sql(path: Path) -> list[tuple[str, float, float]]:
+    """(row name, self us, total us) of every [ BACKWARD ] module of a DB export (reference-2 §3.2 step 7): each
+    forward -> backward link (two op rows sharing a CANN connection id; no compute task has it) whose forward op
+    lies strictly inside a forward module gives that module's backward copy, spanning the backward op; copies
+    nest by time; device times as for forward modules. Names may repeat (AddmmBackward0 and TBackward0 both link
+    to one Linear), hence a sorted list."""
+    frames = sql(path, f"""SELECT s.value, CAST(p.startNs AS INTEGER), CAST(p.endNs AS INTEGER) FROM PYTORCH_API p
+                           JOIN STRING_IDS s ON s.id = p.name
+                           WHERE p.type = {TRACE} AND s.value LIKE 'nn.Module:%' ORDER BY 2""")
+    modules, stack = [], []
+    for name, start, end in frames:
+        while stack and start > stack[-1][2]:
+            stack.pop()
+        stack.append(((stack[-1][0] if stack else "") + "/" + name.replace("nn.Module:", ""), start, end))
+        modules.append(stack[-1])
+    links = sql(path, f"""SELECT min(CAST(p.startNs AS INTEGER)), max(CAST(p.startNs AS INTEGER))
+                          FROM PYTORCH_API p JOIN CONNECTION_IDS ci ON ci.id = p.connectionId WHERE p.type = {OP}
+                          GROUP BY ci.connectionId HAVING count(*) > 1""")
+    ends = dict(sql(path, f"SELECT CAST(startNs AS INTEGER), CAST(endNs AS INTEGER) FROM PYTORCH_API "
+                          f"WHERE type = {OP}"))
+    launched = sql(path, f"""SELECT CAST(p.startNs AS INTEGER), t.endNs - t.startNs FROM PYTORCH_API p
+                             JOIN CONNECTION_IDS ci ON ci.id = p.connectionId
+                             JOIN TASK t ON t.connectionId = ci.connectionId
+                             JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId WHERE p.type = {OP}""")
+    copies = []
+    for fwd, bwd in links:
+        inside = [m for m in modules if m[1] < fwd < m[2]]
+        if inside:
+            deepest = max(inside, key=lambda m: m[0].count("/"))
+            copies.append(("/[ BACKWARD ]" + deepest[0], bwd, ends[bwd]))
+    out: list[list] = []
+    open_: list[tuple[int, list]] = []
+    for name, start, end in sorted(copies, key=lambda c: c[1]):
+        while open_ and start > open_[-1][0]:
+            open_.pop()
+        total = sum(d for ts, d in launched if start <= ts <= end)
+        rec = [name, total, total]
+        if open_:
+            open_[-1][1][1] -= total  # a parent's self time leaves out its children's totals
+        open_.append((end, rec))
+        out.append(rec)
+    return sorted((n, own / 1000, total / 1000) for n, own, total in out)
+
+
+def test_db_backward_module_times_by_sql(pair3) -> None:
+    """Device Self / Total Time of the 27 [ BACKWARD ] module rows per side of a DB export's ModuleCompare."""
+    detail = pair3.sheet("ModuleCompare").copy()
+    detail.columns = range(detail.shape[1])
+    rows = detail[(detail[4] == "TOTAL") & detail[3].str.startswith("/[ BACKWARD ]")]
+    for path, c_self, c_total in ((L1, 6, 7), (L2, 10, 11)):
+        want = _backward_modules_by_sql(path)
+        got = sorted(zip(rows[3], rows[c_self], rows[c_total], strict=True))
+        assert len(got) == len(want) == 27
+        assert [g[0] for g in got] == [w[0] for w in want]
+        assert [g[1:] for g in got] == [pytest.approx(w[1:], abs=1e-9) for w in want]
