@@ -245,6 +245,8 @@ def _unread_options(opts: Options) -> list[str]:
     given = (("max_kernel_num", opts.max_kernel_num is not None, operators),
              ("use_input_shape", opts.use_input_shape, operators),
              ("op_name_map", bool(opts.op_name_map), operators),
+             # it hides the detail sheets of these two and stops their matching (reference-1 §1.5): nothing else
+             ("disable_details", opts.disable_details, operators),
              ("disable_module", opts.disable_module, "enable_operator_compare"))
     read = {operators: opts.enable_operator_compare or opts.enable_memory_compare,
             "enable_operator_compare": opts.enable_operator_compare}

@@ -417,3 +417,20 @@ def test_options_no_enabled_comparison_reads_are_said_to_be_ignored() -> None:
         "The disable_module parameter is ignored: it only takes effect when enable_operator_compare is enabled."]
     assert build_options(max_kernel_num=10, use_input_shape=True, disable_module=True, op_name_map="{'a': 'b'}")[1] \
         == []
+
+
+def test_disable_details_without_the_comparisons_it_hides_is_said_to_be_ignored(capsys: pytest.CaptureFixture) -> None:
+    """``--enable_profiling_compare --disable_details`` changed nothing without a word: the flag hides the
+    ModuleCompare / OperatorCompare / MemoryCompare sheets and stops their matching (reference-1 §1.5), and has
+    no effect on OverallMetrics, CommunicationCompare, ApiCompare or KernelCompare. With operator or memory
+    comparison on (or every comparison, no --enable_* flag) it is read, and nothing is said."""
+    both = "enable_operator_compare or enable_memory_compare"
+    ignored = f"The disable_details parameter is ignored: it only takes effect when {both} is enabled."
+    for flags in ({"enable_profiling_compare": True}, {"enable_api_compare": True, "enable_kernel_compare": True},
+                  {"enable_communication_compare": True}):
+        assert build_options(disable_details=True, **flags)[1] == [ignored], flags
+    for flags in ({}, {"enable_operator_compare": True}, {"enable_memory_compare": True}):
+        assert build_options(disable_details=True, **flags)[1] == [], flags
+    code, _out, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(SMALL), "--enable_api_compare",
+                                 "--disable_details", "-o", "-")
+    assert code == 0 and ignored in err, err
