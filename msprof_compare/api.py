@@ -199,6 +199,10 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str], **
         raise
     for w in warnings:
         log.warning(w)
+    for role, path, flag, place in (("base", base, "-bp", "first"), ("comparison", comparison, "-d", "second")):
+        if not path:  # the original's sentence names no side: which of the two paths (``-bp ""``, ``-d "$UNSET"``)
+            raise ProfileError(None, "The path is empty. Please enter a valid path.",
+                               hint=f"the {role} path: {flag}, or the {place} path of performance_compare.py")
     from .loaders.pair import input_bytes, load_pair  # large inputs load side by side (two processes)
 
     if opts.step_given:

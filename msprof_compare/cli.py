@@ -481,11 +481,21 @@ def _fail(exc: Exception, code: int, debug: bool) -> int:
     if debug:
         traceback.print_exc()
     if isinstance(exc, ProfileError) and exc.path:  # the file as it is named (a line break in it escaped)
-        hint = f" ({one_line(exc.hint)})" if exc.hint else ""
+        note = _blank_edges(exc.path) if exc.message == "no such file or directory" and not exc.hint else ""
+        hint = f" ({one_line(exc.hint or note)})" if exc.hint or note else ""
         _error(f"{term_safe(exc.path)}: {one_line(exc.message)}{hint}")
     else:
         _error(one_line(exc))
     return code
+
+
+def _blank_edges(path: str) -> str:
+    """What a missing path's line cannot show: that it is only blanks (``-d " "`` read ``error:  : no such file or
+    directory``) or starts or ends with one (``-d "run1 "``, a stray space of a copied command). "" otherwise."""
+    if not path.strip():
+        return f"the path is only whitespace: '{term_safe(path)}'"
+    edges = [word for word, char in (("starts", path[0]), ("ends", path[-1])) if char.isspace()]
+    return f"the path {' and '.join(edges)} with whitespace: '{term_safe(path)}'" if edges else ""
 
 
 def _print(text: str) -> None:

@@ -231,6 +231,31 @@ def test_data_errors_exit_1(case: str, side: str, capsys: pytest.CaptureFixture,
     assert out == ""
 
 
+def test_blank_or_empty_path_says_which_and_what(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """A path of blanks read ``error:  : no such file or directory``, a path with a stray trailing space looked
+    like the existing folder it names, and an empty path (``-d "$UNSET"``) did not say which of the two it was.
+    The line keeps the path as it is (a path copied from it must exist) and says what cannot be seen."""
+    code, _out, err = run_inproc(capsys, "-d", " ", "-bp", str(SAMPLE_BASE), "-o", str(tmp_path))
+    assert code == 1 and assert_one_error(err) == "error:  : no such file or directory (the path is only " \
+                                                  "whitespace: ' ')", err
+    code, _out, err = run_inproc(capsys, "-d", f"{SAMPLE_COMP} ", "-bp", str(SAMPLE_BASE), "-o", str(tmp_path))
+    assert code == 1 and assert_one_error(err) == (f"error: {SAMPLE_COMP} : no such file or directory (the path "
+                                                   f"ends with whitespace: '{SAMPLE_COMP} ')"), err
+    code, _out, err = run_inproc(capsys, "-d", str(SAMPLE_COMP), "-bp", " x.json ", "-o", str(tmp_path))
+    assert code == 1 and assert_one_error(err) == ("error:  x.json : no such file or directory (the path starts and "
+                                                   "ends with whitespace: ' x.json ')"), err
+    code, _out, err = run_inproc(capsys, "-d", str(tmp_path / "missing"), "-bp", str(SAMPLE_BASE))
+    assert code == 1 and assert_one_error(err) == f"error: {tmp_path / 'missing'}: no such file or directory", err
+    code, _out, err = run_inproc(capsys, "-d", str(SAMPLE_COMP), "-bp", "", "-o", str(tmp_path))
+    assert code == 1 and assert_one_error(err) == ("error: The path is empty. Please enter a valid path. (the base "
+                                                   "path: -bp, or the first path of performance_compare.py)"), err
+    code, _out, err = run_inproc(capsys, "-d", "=", "-bp", str(SAMPLE_BASE), "-o", str(tmp_path))
+    assert code == 1 and assert_one_error(err) == ("error: The path is empty. Please enter a valid path. (the "
+                                                   "comparison path: -d, or the second path of "
+                                                   "performance_compare.py)"), err
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_error_line_names_the_path_as_it_is(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
     """Runs of spaces in a path stay in the error line (a path copied from it must exist); only line
     breaks of a message are joined."""
@@ -1326,7 +1351,8 @@ def test_api_result_errors(tmp_path: Path) -> None:
     assert res.sheet_names == ["ApiCompare"]
     with pytest.raises(KeyError, match="OverallMetrics"):
         res.sheet("OverallMetrics")
-    with pytest.raises(ProfileError, match="^The path is empty. Please enter a valid path.$"):
+    with pytest.raises(ProfileError, match=r"^The path is empty. Please enter a valid path. \(the base path: -bp, "
+                                           r"or the first path of performance_compare.py\)$"):
         compare("", str(SMALL), enable_api_compare=True)
     for steps in ((True, 1), (1, False)):
         with pytest.raises(UsageError, match=r"must be a number \(got (True|False)\)"):

@@ -322,10 +322,11 @@ def test_error_line_keeps_the_hint(capsys: pytest.CaptureFixture, tmp_path: Path
 
 
 def test_empty_path_error_names_no_file(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
-    """``-bp ""``: the original's message alone, without a ": " for a file name that is not there."""
+    """``-bp ""``: the original's message, without a ": " for a file name that is not there, and which side it is."""
     code, _, err = run_inproc(capsys, "-d", str(SMALL), "-bp", "", "-o", str(tmp_path / "never"))
     assert code == 1
-    assert error_lines(err) == ["error: The path is empty. Please enter a valid path."]
+    assert error_lines(err) == ["error: The path is empty. Please enter a valid path. (the base path: -bp, or the "
+                                "first path of performance_compare.py)"]
 
 
 def test_out_of_memory_on_a_small_pair_gives_no_estimate(monkeypatch: pytest.MonkeyPatch,
