@@ -315,6 +315,22 @@ def test_gpu_flow_cat_with_npu_data_alone_is_said_to_be_ignored(capsys: pytest.C
     assert code == 0 and "is ignored" not in err
 
 
+@pytest.mark.parametrize("name", ["report.json.gz", "report.xlsx.zip", "report.xlsm", "report.ods", "report.jsonl",
+                                  "report.YAML"])
+def test_output_name_of_a_compressed_or_other_report_file_is_said_to_be_a_folder(tmp_path: Path, name: str) -> None:
+    """``-o report.json.gz`` (a compressed JSON report, as a trace can be) made a folder of that name holding the
+    report, without the notice ``-o results.csv`` gets; an existing folder of the name is still the user's choice."""
+    from msprof_compare.report.deliver import folder_notice
+
+    target = str(tmp_path / name)
+    assert folder_notice(target) == (f"-o {target} is taken as a folder (created) and the report goes into it: "
+                                     "the reports are .xlsx and .json files; end -o in .xlsx or .json to name the "
+                                     "file itself.")
+    (tmp_path / name).mkdir()
+    assert folder_notice(target) == ""
+    assert folder_notice(str(tmp_path / "report.d")) == folder_notice(str(tmp_path / "run.2026")) == ""
+
+
 def test_output_name_of_a_csv_file_is_said_to_be_a_folder(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
     """Only .xlsx and .json name a report file: ``-o results.csv`` made a folder results.csv holding the
     workbook, without a word; an existing folder of such a name is the user's choice, so no notice then."""

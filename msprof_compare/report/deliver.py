@@ -69,7 +69,9 @@ def format_mismatch(output: str, formats: tuple[str, ...], explicit_format: bool
 
 #: Extensions of files people name reports after; an ``-o`` that ends in one, and does not exist yet, is a
 #: folder to the tool (only .xlsx and .json name a report file), which the user did not expect.
-_FILE_LIKE = (".csv", ".tsv", ".txt", ".xls", ".html", ".htm", ".pdf", ".md", ".log")
+_FILE_LIKE = (".csv", ".tsv", ".txt", ".xls", ".html", ".htm", ".pdf", ".md", ".log",
+              # a compressed or other spreadsheet / JSON-lines report (-o report.json.gz) is no report name either
+              ".gz", ".zip", ".bz2", ".xz", ".xlsm", ".ods", ".jsonl", ".ndjson", ".yaml", ".yml")
 
 
 def folder_notice(output: str) -> str:
