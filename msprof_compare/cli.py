@@ -208,6 +208,11 @@ def _typer_main(app: typer.Typer, args: list[str] | None, prog: str) -> int:
             message = (f"No such option: {misplaced}; the comparison is the 'compare' sub-command, its options "
                        f"follow it: {prog} compare -d COMPARISON -bp BASE [options]")
             where = f"{prog} compare"
+        if message.startswith("Missing option") and _stray_arguments(command, args):
+            # the script's command line (BASE COMPARISON, no flags) given to a CLI face: say where the paths go
+            face = f"{prog} compare" if hasattr(command, "commands") else prog
+            message += (f" The paths are options here: {face} -d COMPARISON -bp BASE (performance_compare.py "
+                        "takes them without -d / -bp, base first).")
         if message.startswith("No such command") and prog == "msprof-analyze":
             message += " This msprof-analyze provides only 'compare'; the original's other commands (cluster, "
             message += "advisor, ...) are not part of it."
@@ -233,6 +238,32 @@ def _misplaced_option(command: Any, args: list[str]) -> str | None:
     flags = {o for p in subs["compare"].params for o in (*p.opts, *p.secondary_opts)}
     before = args[:args.index("compare")] if "compare" in args else args
     return next((a.split("=", 1)[0] for a in before if a.split("=", 1)[0] in flags), None)
+
+
+def _stray_arguments(command: Any, args: list[str]) -> list[str]:
+    """The arguments of ``compare`` that are neither an option nor an option's value (``msprof-compare BASE
+    COMPARISON``: click reports the missing -d before the extra arguments)."""
+    subs = getattr(command, "commands", None)
+    if subs is not None:
+        if "compare" not in args or "compare" not in subs:
+            return []
+        command, args = subs["compare"], args[args.index("compare") + 1:]
+    if not getattr(command, "params", None):  # not a click command: nothing to tell options from arguments by
+        return []
+    takes_value = {o for p in command.params if not getattr(p, "is_flag", False)
+                   for o in (*getattr(p, "opts", ()), *getattr(p, "secondary_opts", ()))}
+    stray, i = [], 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            stray.extend(args[i + 1:])
+            break
+        if arg.startswith("-") and arg != "-":
+            i += 2 if arg in takes_value else 1  # "--output_path=x" and flags take no following word
+            continue
+        stray.append(arg)
+        i += 1
+    return stray
 
 
 def analyze_main(args: list[str] | None = None, prog: str = "msprof-analyze") -> None:

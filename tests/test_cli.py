@@ -1156,6 +1156,27 @@ def test_script_given_the_cli_path_flags_says_how_it_takes_paths(capsys: pytest.
         assert line.endswith("(see 'performance_compare.py --help')")
 
 
+def test_cli_given_the_script_paths_says_where_paths_go(capsys: pytest.CaptureFixture) -> None:
+    """`msprof-compare BASE COMPARISON` (the script's command line) read only "Missing option '--profiling_path'",
+    as click reports the missing option before the extra arguments: the reverse of the script's hint above. A
+    missing option without a stray argument (option values and flags are no strays) reads as before."""
+    hint = ("The paths are options here: {face} -d COMPARISON -bp BASE (performance_compare.py takes them without "
+            "-d / -bp, base first).")
+    runs = ((cli.analyze_main, ["compare", "a", "b"], "msprof-analyze compare", True),
+            (cli.compare_main, ["a", "b"], "msprof-compare", True),
+            (cli.compare_main, ["compare", "-d", "c", "b", "--enable_api_compare"], "msprof-compare", True),
+            (cli.compare_main, ["-bp", "b", "-o", "-", "--op_name_map", "{}", "--force"], "msprof-compare", False),
+            (cli.analyze_main, ["compare", "-bp", "b", "--output_path=x"], "msprof-analyze compare", False))
+    for main, argv, face, hinted in runs:
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        assert exc.value.code == 2
+        line = assert_one_error(capsys.readouterr().err)
+        assert line.startswith("error: Missing option '--"), line
+        assert (hint.format(face=face) in line) is hinted, line
+        assert line.endswith(f"(see '{face} --help')"), line
+
+
 def test_same_input_on_both_sides_is_warned(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """Passing one path twice (a mistyped command line) compared a profile with itself without a word;
     it is now warned, whatever the spelling of the two paths. Two steps of one profile are a real
