@@ -319,6 +319,28 @@ def test_shared_output_directory_without_sticky_bit_is_refused(tmp_path: Path) -
             assert output.output_target(str(d), ".xlsx", force=True) == (str(d), None)
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes")
+def test_refused_current_directory_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture) -> None:
+    """Without -o the report goes into the current directory; a refusal read "output directory . can be written by
+    every user ..." (or "... . is not writable"), naming a folder the user never typed. It names the folder."""
+    from cliutil import run_inproc
+
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    monkeypatch.chdir(shared)
+    sample = Path(__file__).resolve().parents[1] / "sample_data" / "bert-small_h100.json.gz"
+    for extra in ([], ["-o", "."], ["-o", "./"]):
+        code, _out, err = run_inproc(capsys, "-d", str(sample), "-bp", str(sample), *extra)
+        assert code == 2, err
+        assert [line for line in err.splitlines() if line.startswith("error:")] == [
+            f"error: output directory {shared} (the current directory) can be written by every user and has no "
+            "sticky bit: anyone could swap files in it while the report is written (use a directory of your own, "
+            "or --force)"], err
+    assert list(shared.iterdir()) == []
+
+
 def test_stale_cleanup_leaves_other_users_entries(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A day-old entry named as our temporary folder is removed only when it belongs to this user: another
     user could rename a victim's folder to that name and have a later run (root) delete it."""

@@ -67,6 +67,8 @@ def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = 
     except OSError:  # a relative target in a working directory that was deleted meanwhile
         raise UsageError(f"output {say}: the current directory no longer exists; give an absolute path or "
                          "change to an existing directory") from None
+    if raw in (".", "./"):  # the default (no -o): "output directory . is not writable" named no folder one typed
+        say = f"{term_safe(path)} (the current directory)"
     long = next((c for c in path.split(os.sep) if len(os.fsencode(c)) > MAX_NAME_BYTES), None)
     if long is not None:
         raise UsageError(f"output {say}: the name {term_safe(long[:40])}... is longer than {MAX_NAME_BYTES} bytes")
