@@ -250,8 +250,14 @@ def _unread_options(opts: Options) -> list[str]:
              ("disable_module", opts.disable_module, "enable_operator_compare"))
     read = {operators: opts.enable_operator_compare or opts.enable_memory_compare,
             "enable_operator_compare": opts.enable_operator_compare}
-    return [f"The {name} parameter is ignored: it only takes effect when {needs} is enabled."
+    said = [f"The {name} parameter is ignored: it only takes effect when {needs} is enabled."
             for name, on, needs in given if on and not read[needs]]
+    if opts.disable_details and read[operators]:
+        # both act on the matching of operators (the key; the drill-down of matched pairs), which
+        # --disable_details replaces by no matching (reference-1 §1.5): the statistic sheets group by name
+        said += [f"The {name} parameter is ignored: it only takes effect when operators are matched, which "
+                 "disable_details turns off." for name, on, _ in given[:2] if on]
+    return said
 
 
 OUTPUT_FORMATS = ("xlsx", "json")

@@ -435,3 +435,22 @@ def test_disable_details_without_the_comparisons_it_hides_is_said_to_be_ignored(
     code, _out, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(SMALL), "--enable_api_compare",
                                  "--disable_details", "-o", "-")
     assert code == 0 and ignored in err, err
+
+
+def test_matching_options_under_disable_details_are_said_to_be_ignored() -> None:
+    """``--disable_details`` pairs no operator (reference-1 §1.5; the statistic sheets group by name, and
+    reference-2 §4's row counts are the same with --use_input_shape and --max_kernel_num=10): the two options
+    that act on the matching changed nothing, without a word. Measured on NPU pair 1 (operator and memory
+    sheets): the sheets are identical with and without them under --disable_details."""
+    matched = "it only takes effect when operators are matched, which disable_details turns off."
+    for flags in ({}, {"enable_operator_compare": True}, {"enable_memory_compare": True}):
+        assert build_options(disable_details=True, use_input_shape=True, max_kernel_num=10, **flags)[1] == [
+            f"The max_kernel_num parameter is ignored: {matched}",
+            f"The use_input_shape parameter is ignored: {matched}"], flags
+        assert not [w for w in build_options(disable_details=True, op_name_map="{'a': 'b'}", disable_module=True,
+                                             **flags)[1] if matched in w], flags
+        assert build_options(use_input_shape=True, max_kernel_num=10, **flags)[1] == []
+    both = "enable_operator_compare or enable_memory_compare"  # neither comparison on: the one warning each
+    assert build_options(enable_api_compare=True, disable_details=True, max_kernel_num=10)[1] == [
+        f"The max_kernel_num parameter is ignored: it only takes effect when {both} is enabled.",
+        f"The disable_details parameter is ignored: it only takes effect when {both} is enabled."]
