@@ -256,6 +256,28 @@ def test_blank_or_empty_path_says_which_and_what(capsys: pytest.CaptureFixture, 
     assert list(tmp_path.iterdir()) == []
 
 
+def test_refused_suffix_says_why(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """A trace whose suffix is in upper case (``T.JSON.GZ``, copied through another system) or an archive
+    (``dlrm_kineto.tar.gz``, as param ships its traces) read only "Invalid profiling path suffix ... (expected a
+    *.json / *.json.gz trace, ...)", which the file seems to be. Suffixes stay case-sensitive, as in the
+    original; the hint says so, or that the archive must be unpacked."""
+    generic = "(expected a *.json / *.json.gz trace, a profiler *.db or a profiling directory)"
+    cases = {"T.JSON.GZ": "(the suffix is case-sensitive: rename it to end in .json, .json.gz or .db in lower case)",
+             "trace.Json": "(the suffix is case-sensitive: rename it to end in .json, .json.gz or .db in lower case)",
+             "ascend_pytorch_profiler_0.DB": "(the suffix is case-sensitive: rename it to end in .json, .json.gz or "
+                                             ".db in lower case)",
+             "dlrm_kineto.tar.gz": "(an archive: unpack it and pass the trace file, or the profiling directory, it "
+                                   "holds)",
+             "traces.zip": "(an archive: unpack it and pass the trace file, or the profiling directory, it holds)",
+             "x.txt": generic, "trace.json.bak": generic}
+    for name, hint in cases.items():
+        bad = tmp_path / name
+        bad.write_bytes(SAMPLE_BASE.read_bytes())
+        code, _out, err = run_inproc(capsys, "-d", str(SAMPLE_COMP), "-bp", str(bad), "-o", str(tmp_path / "o"))
+        assert code == 1 and assert_one_error(err) == f"error: {bad}: Invalid profiling path suffix: {name} {hint}"
+    assert not (tmp_path / "o").exists()
+
+
 def test_error_line_names_the_path_as_it_is(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
     """Runs of spaces in a path stay in the error line (a path copied from it must exist); only line
     breaks of a message are joined."""

@@ -119,8 +119,7 @@ def _classify(given: str, force: bool = False) -> Layout:
             raise ProfileError(given, _not_a_profiler_db(name))
         if name.endswith(_TRACE_SUFFIXES):
             return Layout(given, path, "file", trace_path=path)
-        raise ProfileError(given, f"Invalid profiling path suffix: {name}",
-                           hint="expected a *.json / *.json.gz trace, a profiler *.db or a profiling directory")
+        raise ProfileError(given, f"Invalid profiling path suffix: {name}", hint=_suffix_hint(name))
     if not os.path.isdir(path):
         raise ProfileError(given, "is neither a file nor a directory")
 
@@ -196,6 +195,21 @@ def _classify(given: str, force: bool = False) -> Layout:
 #: What torch_npu and MindSpore write beside trace_view.json in ASCEND_PROFILER_OUTPUT.
 _PARSED_FILES = ("kernel_details.csv", "op_statistic.csv", "operator_memory.csv", "memory_record.csv",
                  "communication.json", "step_trace_time.csv")
+
+
+#: What a downloaded or packed profile is often named: an archive, not a trace.
+_ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".tar.bz2", ".tar.xz", ".zip", ".7z")
+
+
+def _suffix_hint(name: str) -> str:
+    """Why a file name is refused: the suffix in upper case (``T.JSON.GZ``, a copy through another system), which
+    is case-sensitive as in the original, or an archive (``dlrm_kineto.tar.gz``), which must be unpacked."""
+    low = name.lower()
+    if low.endswith((*_TRACE_SUFFIXES, ".db")):
+        return "the suffix is case-sensitive: rename it to end in .json, .json.gz or .db in lower case"
+    if low.endswith(_ARCHIVE_SUFFIXES):
+        return "an archive: unpack it and pass the trace file, or the profiling directory, it holds"
+    return "expected a *.json / *.json.gz trace, a profiler *.db or a profiling directory"
 
 
 def _not_a_profiler_db(name: str) -> str:
