@@ -21,6 +21,7 @@ from .compare.table import Sheet
 from .errors import ProfileError, UsageError
 from .gcpause import gc_paused
 from .loaders import Layout, detect, load_profile
+from .logs import said_once
 from .model import Profile
 from .options import Options, build_options
 from .textsafe import display, term_safe
@@ -190,6 +191,12 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str], **
     writer and gate; this function writes nothing: call ``to_excel`` / ``to_json`` and ``regression_gate``.
     Raises ``UsageError`` for bad options and ``ProfileError`` for bad data.
     """
+    with said_once():
+        return _compare(base, comparison, options)
+
+
+def _compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
+             options: dict[str, Any]) -> CompareResult:
     base, comparison = _path("base", base), _path("comparison", comparison)
     try:
         opts, warnings = build_options(**options)

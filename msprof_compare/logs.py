@@ -54,6 +54,36 @@ class _StderrHandler(logging.StreamHandler):
             super().handleError(record)
 
 
+class _SaidOnce(logging.Filter):
+    """Drops a warning or error whose text was already logged in this run: a self-compare (or two inputs that
+    lack the same file) would otherwise print each notice of a side twice, word for word."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: set[tuple[int, str]] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno < logging.WARNING:
+            return True
+        key = (record.levelno, record.getMessage())
+        if key in self.seen:
+            return False
+        self.seen.add(key)
+        return True
+
+
+@contextmanager
+def said_once() -> Iterator[None]:
+    """For the length of one compare, each warning text is logged once (see ``_SaidOnce``)."""
+    logger = logging.getLogger(LOGGER_NAME)
+    once = _SaidOnce()
+    logger.addFilter(once)
+    try:
+        yield
+    finally:
+        logger.removeFilter(once)
+
+
 def level_from_env() -> int:
     """The log level named by ``MSPROF_ANALYZE_LOG_LEVEL`` (INFO when unset or unknown)."""
     name = os.environ.get(LEVEL_ENV, "INFO").strip().upper()

@@ -8,6 +8,7 @@ import json
 import logging
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -1460,3 +1461,32 @@ def test_a_cli_run_in_process_leaves_the_logger_to_the_host(tmp_path: Path, capl
     with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
         api.compare(SAMPLE_BASE, SAMPLE_BASE, enable_profiling_compare=True)
     assert "Base and comparison are the same input" in caplog.text
+
+
+def test_a_self_compare_says_each_notice_once(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """One input on both sides lacks each file twice: its notices ("The file ... does not exist.", the
+    absent rows, the kernel refusal) were each printed twice, word for word. Each text is now said once per
+    compare; two inputs that lack the same file still get a notice each (each names its own path), and the
+    next compare says it again."""
+    from msprof_compare.api import compare
+
+    npu = Path(__file__).resolve().parent / "data" / "npu" / "rank0_ascend_pt"
+    sides = []
+    for name in ("a", "b"):
+        side = tmp_path / name / "rank0_ascend_pt"
+        shutil.copytree(npu, side)
+        (side / "ASCEND_PROFILER_OUTPUT" / "memory_record.csv").unlink()
+        sides.append(str(side))
+
+    def warnings(base: str, comparison: str) -> list[str]:
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            compare(base, comparison)
+        return [m for m in caplog.messages if "memory_record.csv does not exist" in m]
+
+    said = warnings(sides[0], sides[0])
+    assert said == [f"{sides[0]}/ASCEND_PROFILER_OUTPUT: The file memory_record.csv does not exist."]
+    assert len(caplog.messages) == len(set(caplog.messages)), caplog.messages
+    assert warnings(sides[0], sides[0]) == said  # the next compare says it again
+    assert warnings(sides[0], sides[1]) == [f"{s}/ASCEND_PROFILER_OUTPUT: The file memory_record.csv does not exist."
+                                            for s in sides]
