@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from msprof_compare.compare.table import diff_ratio, frame_from_rows, own_array, plain_frame
+from msprof_compare.compare.table import column_index, diff_ratio, frame_from_rows, own_array, plain_frame
 
 
 def test_diff_ratio_unit_facts():
@@ -102,6 +102,18 @@ def test_plain_frame_is_the_constructors_frame(columns):
     order = list(columns)[::-1]
     pd.testing.assert_frame_equal(plain_frame(columns, order), pd.DataFrame(columns, columns=order))
 
+
+
+def test_column_index_is_shared_and_keyed_by_label_type() -> None:
+    """plain_frame's column Index is one shared object per label list (frames of the same table reuse it), and
+    labels equal as dict keys but of other types (1, 1.0, True) keep an Index of their own dtype."""
+    first = plain_frame({"a": [1, 2], "b": ["x", "y"]})
+    assert plain_frame({"a": [3], "b": ["z"]}).columns is first.columns
+    for labels in ([1, 2], [1.0, 2.0], [True, False]):
+        got = column_index(labels)
+        assert got.dtype == pd.Index(labels).dtype and got.tolist() == labels
+        assert column_index(list(labels)) is got
+    assert plain_frame({1.0: [1], 2.0: [2]}).columns.dtype == pd.DataFrame({1.0: [1], 2.0: [2]}).columns.dtype
 
 def _same_frame(fast: pd.DataFrame, slow: pd.DataFrame) -> None:
     assert list(slow.dtypes) == list(fast.dtypes)
