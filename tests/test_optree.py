@@ -73,6 +73,23 @@ def test_nesting_is_inclusive_and_ignores_threads() -> None:
     assert t.place(np.array([2 * US, 6 * US, 15 * US, 15_500, 100 * US])).tolist() == [1, 0, 2, -1, -1]
 
 
+
+def test_tree_ops_are_the_table_itself_only_when_it_is_in_start_order() -> None:
+    """The tree's ops are the profile's table when every op is kept and already in start order (no copy);
+    otherwise a copy in stable start order, index reset, as before."""
+    ordered = gpu_profile([("p", 0, 10), ("c1", 2, 3), ("c2", 2, 1), ("n", 16, 1)])
+    t = build_tree(ordered)
+    assert t.ops is ordered.ops and t.ts.tolist() == [0, 2 * US, 2 * US, 16 * US]
+    shuffled = gpu_profile([("n", 16, 1), ("c1", 2, 3), ("p", 0, 10), ("c2", 2, 1)])
+    t = build_tree(shuffled)
+    assert t.ops is not shuffled.ops
+    assert t.ops["name"].tolist() == ["p", "c1", "c2", "n"] and t.ops.index.equals(pd.RangeIndex(4))
+    assert t.parent.tolist() == [-1, 0, 1, -1]
+    indexed = gpu_profile([("p", 0, 10), ("c", 2, 3)])
+    indexed.ops = indexed.ops.set_axis([5, 6])
+    t = build_tree(indexed)
+    assert t.ops.index.equals(pd.RangeIndex(2)) and t.ops["name"].tolist() == ["p", "c"]
+
 def test_kernels_link_by_exact_flow_start_and_propagate() -> None:
     # aten op 0..10 with a launch at 1 (two kernels) and another at 5; a parent/child pair at the same ts share
     p = gpu_profile([("aten::mm", 0, 10), ("cudaLaunchKernel", 1, 1), ("cudaLaunchKernel", 5, 1),
