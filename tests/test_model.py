@@ -75,6 +75,36 @@ def test_factorize_matches_pandas_with_missing_values_as_one_category(values: li
     assert [None if u is None or u != u else u for u in ref_uniq.tolist()] == uniq.tolist()
 
 
+
+@given(st.lists(st.one_of(st.sampled_from(["a", "b", "aten::mm", "", "A"]), st.none(), st.floats(allow_nan=True),
+                          st.integers(-2, 2), st.booleans(), st.binary(max_size=1)), max_size=40),
+       st.booleans())
+def test_factorize_small_arrays_match_pandas(values: list, only_text: bool) -> None:
+    """Small object arrays of str are numbered by a dict (``SMALL_FACTORIZE_MAX``): the same codes and distinct
+    values as pandas, including mixes the dict leaves to pandas (missing values, 1 / 1.0 / True, bytes)."""
+    if only_text:
+        values = [v for v in values if type(v) is str]
+    arr = model.object_array(values)
+    codes, uniq = model.factorize(arr)
+    ref_codes, ref_uniq = pd.factorize(arr, use_na_sentinel=False)
+    assert codes.dtype == ref_codes.dtype and codes.tolist() == ref_codes.tolist()
+    assert uniq.dtype == object and len(uniq) == len(ref_uniq)
+    assert [type(u) for u in uniq.tolist() if u is not None] == [type(u) for u in ref_uniq.tolist()
+                                                                 if not pd.isna(u)]
+
+
+def test_factorize_dict_and_pandas_paths_agree_around_the_bound() -> None:
+    texts = np.array([f"op{i % 97}" for i in range(model.SMALL_FACTORIZE_MAX + 5)], dtype=object)
+    for n in (model.SMALL_FACTORIZE_MAX, model.SMALL_FACTORIZE_MAX + 1):
+        codes, uniq = model.factorize(texts[:n])
+        ref_codes, ref_uniq = pd.factorize(texts[:n])
+        assert codes.tolist() == ref_codes.tolist() and uniq.tolist() == list(ref_uniq)
+    unhashable = model.object_array([["a"], ["a"]])
+    with pytest.raises(TypeError):
+        pd.factorize(unhashable)
+    with pytest.raises(TypeError):
+        model.factorize(unhashable)
+
 def test_ranges_concatenates_aranges() -> None:
     assert model.ranges(np.array([2, 5, 7]), np.array([4, 5, 10])).tolist() == [2, 3, 7, 8, 9]
     assert model.ranges(np.array([3]), np.array([1])).tolist() == []  # hi <= lo: nothing
