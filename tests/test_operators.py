@@ -535,3 +535,24 @@ def test_gpu_backward_parts_of_real_traces_against_an_independent_pairing(sample
     got_stat = {r[1]: r[2:6] for r in res.sheet("OperatorCompareStatistic").itertuples(index=False)}
     assert got_stat.keys() == stat.keys()
     assert all(np.allclose([float(x) for x in stat[k]], list(got_stat[k]), rtol=0, atol=1e-9) for k in stat)
+
+
+@pytest.mark.parametrize("rows", [
+    [("operators", 3, 4, 5)],
+    [("modules", np.int64(0), 0, 7), ("operators", 2, np.int64(2), 0)],
+])
+def test_match_rate_frame_is_the_records_frame(rows: list) -> None:
+    """``ctx.frames["match_rate"]`` built by columns is the frame ``pd.DataFrame`` makes of the records (dtypes
+    and values, a missing rate NaN), one row per call."""
+    ctx = RunContext(gpu_profile([]), gpu_profile([]), build_options()[0])
+    records = []
+    for what, matched, nb, nc in rows:
+        operators.record_match_rate(ctx, what, matched, nb, nc)
+        low = operators.match_note(what, matched, nb, nc)[1]
+        records.append({"what": what, "matched": matched, "base_total": nb, "comparison_total": nc,
+                        "base_rate": matched / nb if nb else float("nan"),
+                        "comparison_rate": matched / nc if nc else float("nan"), "low": low})
+    want = pd.concat([pd.DataFrame([r]) for r in records], ignore_index=True)
+    got = ctx.frames["match_rate"]
+    assert list(got.dtypes) == list(want.dtypes)
+    pd.testing.assert_frame_equal(got, want, check_exact=True)

@@ -115,6 +115,41 @@ def test_column_index_is_shared_and_keyed_by_label_type() -> None:
         assert column_index(list(labels)) is got
     assert plain_frame({1.0: [1], 2.0: [2]}).columns.dtype == pd.DataFrame({1.0: [1], 2.0: [2]}).columns.dtype
 
+
+@pytest.mark.parametrize("texts", [["a"], ["aten::mm", "", "aten::mm", "ß\u00e9"], ["x"] * 3])
+def test_text_columns_are_pandas_text_arrays_of_their_own(texts: list) -> None:
+    """A str column of a sheet is the array ``pd.array(texts, dtype=str)`` makes (type, dtype, values), over
+    storage of its own: an object array handed in is not shared with the frame."""
+    want = pd.array(texts, dtype=pd.Series(["x"]).dtype)
+    src = np.array(texts, dtype=object)
+    for got in (plain_frame({"t": list(texts)})["t"].array, plain_frame({"t": src})["t"].array,
+                frame_from_rows([[t] for t in texts], 1)[0].array):
+        assert type(got) is type(want) and got.dtype == want.dtype and got.tolist() == want.tolist()
+    frame = plain_frame({"t": src})
+    src[0] = "changed"
+    assert frame["t"].tolist() == texts
+
+
+_OBJECT_COLUMNS = [
+    {"Check": np.array(["a", "b"], dtype=object), "Base": np.array([1, 0.5], dtype=object),
+     "Status": np.array(["warn", None], dtype=object), "n": [1, 2]},
+    {"Step": np.array(["E2E", math.nan], dtype=object), "cells": np.array([(1, 2), "x"], dtype=object)},
+]
+
+
+@pytest.mark.parametrize("columns", _OBJECT_COLUMNS)
+def test_plain_frame_keeps_object_arrays_as_object_columns(columns: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``objects=True``: the frame of the object arrays as object Series (no inference: counts stay ints beside a
+    rate, text stays object), through the fast path and through pandas' constructor alike."""
+    want = pd.DataFrame({c: pd.Series(v, dtype=object) if isinstance(v, np.ndarray) else v
+                         for c, v in columns.items()})
+    got = plain_frame(columns, objects=True)
+    _same_frame(got, want)
+    assert list(got.dtypes)[:2] == [np.dtype(object)] * 2
+    _same_frame(plain_frame(columns, list(columns)[::-1], objects=True), want[list(columns)[::-1]])
+    monkeypatch.delattr(pd.DataFrame, "_from_arrays")
+    _same_frame(plain_frame(columns, objects=True), want)
+
 def _same_frame(fast: pd.DataFrame, slow: pd.DataFrame) -> None:
     assert list(slow.dtypes) == list(fast.dtypes)
     pd.testing.assert_frame_equal(slow, fast, check_exact=True)

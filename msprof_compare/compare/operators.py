@@ -19,7 +19,17 @@ from ..columns import col_of
 from ..model import factorize
 from . import table
 from .optree import OpPairs, OpTree, one_sided, operator_pairs
-from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, diff_ratios, frame_from_rows
+from .table import (
+    STYLE_FLOAT,
+    STYLE_INT,
+    STYLE_RATIO,
+    Column,
+    Sheet,
+    diff_ratio,
+    diff_ratios,
+    frame_from_rows,
+    plain_frame,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -160,12 +170,13 @@ def record_match_rate(ctx: RunContext, what: str, matched: int, base_total: int,
     if ctx.options.disable_details:
         return
     note, low = match_note(what, matched, base_total, comparison_total)
-    row = pd.DataFrame([{
-        "what": what, "matched": matched, "base_total": base_total, "comparison_total": comparison_total,
-        "base_rate": matched / base_total if base_total else float("nan"),
-        "comparison_rate": matched / comparison_total if comparison_total else float("nan"),
-        "low": low,
-    }])
+    # by columns: ``pd.DataFrame([record])``'s frame without its row-wise inference (~0.2 ms)
+    row = plain_frame({
+        "what": [what], "matched": [matched], "base_total": [base_total], "comparison_total": [comparison_total],
+        "base_rate": [matched / base_total if base_total else float("nan")],
+        "comparison_rate": [matched / comparison_total if comparison_total else float("nan")],
+        "low": [low],
+    })
     old = ctx.frames.get("match_rate")
     ctx.frames["match_rate"] = row if old is None else pd.concat([old, row], ignore_index=True)
     if base_total or comparison_total:

@@ -980,8 +980,15 @@ def guards(ctx: RunContext) -> pd.DataFrame:
         if early_row is not None:
             rows.append(early_row)
     # object columns: inference would turn a column of counts and one rate into floats, counts into rates
-    return plain_frame({c: pd.Series(_objects([r[c] for r in rows]), dtype=object, copy=False)
-                        for c in GUARD_COLUMNS})
+    return plain_frame({c: _objects([r[c] for r in rows]) for c in GUARD_COLUMNS}, objects=True)
+
+
+def _blank_missing(values: list[Any]) -> np.ndarray:
+    """An object array of ``values`` with every missing one (None, NaN, pd.NA) as None, a blank cell: one
+    vectorised ``pd.isna`` instead of one call per value."""
+    arr = _objects(values)
+    arr[pd.isna(arr)] = None
+    return arr
 
 
 def _objects(values: list[Any]) -> np.ndarray:
@@ -1046,8 +1053,7 @@ def summary_sheet(ctx: RunContext, wf: pd.DataFrame, contrib: pd.DataFrame, guar
     """The Summary sheet: the waterfall as its rows; contributors, guards and the verdict ride along for the
     writer, which lays them out beside and under the rows."""
     cols = ["Step", "Base(ms)", "Comparison(ms)", "Delta(ms)", "Cumulative(ms)", "Share of E2E Diff"]
-    data = plain_frame({c: pd.Series([None if pd.isna(v) else v for v in wf[c].tolist()], dtype=object)
-                        for c in cols})
+    data = plain_frame({c: _blank_missing(wf[c].tolist()) for c in cols}, objects=True)
     return SummarySheet(SHEET_NAME, list(_SHEET_COLUMNS), data, (1, 1), (2, 2), stacked_captions=True,
                         waterfall=wf, contributors=contrib, guards=guard, verdict=e2e_verdict(wf, e2e_scope(ctx)))
 

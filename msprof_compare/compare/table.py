@@ -148,8 +148,28 @@ def _typed(values: tuple) -> Any:
         except OverflowError:  # pandas makes uint64 or object of such ints
             return None
     if kind is str:
-        return object_array(values) if isinstance(_TEXT_DTYPE, np.dtype) else pd.array(values, dtype=_TEXT_DTYPE)
+        return object_array(values) if isinstance(_TEXT_DTYPE, np.dtype) else _text_array(object_array(values))
     return None
+
+
+#: Whether pandas' str columns hold Python strings in an object array (pandas 3 without pyarrow)
+_PYTHON_TEXT = getattr(_TEXT_DTYPE, "storage", None) == "python"
+
+
+def _text_array(values: np.ndarray) -> Any:
+    """``pd.array(values, dtype=_TEXT_DTYPE)`` of a fresh object array of str (``_typed``'s), taking it as its
+    storage: ``StringArray`` checks the values in one C-level pass where ``pd.array`` of the tuple converted
+    each one (a hundred texts ~12 against ~4 us, 100k 11.9 against 4.9 ms; ~25 columns a compare). An object
+    array the caller keeps (``_text_column``) still goes through ``pd.array``, which copies it faster."""
+    if _PYTHON_TEXT:
+        try:
+            got = pd.arrays.StringArray(values, dtype=_TEXT_DTYPE)
+        except (TypeError, ValueError):  # a pandas whose StringArray takes no dtype
+            pass
+        else:
+            if got.dtype == _TEXT_DTYPE:
+                return got
+    return pd.array(values, dtype=_TEXT_DTYPE)
 
 
 def own_array(series: pd.Series) -> Any:
@@ -161,44 +181,52 @@ def own_array(series: pd.Series) -> Any:
     return arr.to_numpy() if isinstance(dtype, np.dtype) and dtype.kind not in "mM" else arr
 
 
-def plain_frame(columns: dict[str, Any], order: list[str] | None = None) -> pd.DataFrame:
+def plain_frame(columns: dict[str, Any], order: list[str] | None = None, objects: bool = False) -> pd.DataFrame:
     """``pd.DataFrame(columns, columns=order)`` (labels and dtypes alike) for equal-length 1-d columns: lists
     or tuples of one plain type and object arrays of str are built as pandas would infer them (``_typed``),
     other numpy and extension arrays and RangeIndex Series are taken as they are, and only the rest goes
     through pandas' inference; scalars, ragged or indexed columns, or an ``order`` other than the keys', go to
     the constructor itself. The comparators' tables are a few dozen rows, where inference and the
-    constructor's checks were most of the cost (~0.1-0.2 ms a frame)."""
+    constructor's checks were most of the cost (~0.1-0.2 ms a frame).
+
+    ``objects``: object arrays are object columns as they are, as ``pd.Series(v, dtype=object)`` would give
+    them (tables of mixed cells: a Series per column cost ~27 us)."""
+    if objects:
+        slow = {c: pd.Series(v, dtype=object, copy=False) if isinstance(v, np.ndarray) and v.dtype == object
+                and v.ndim == 1 else v for c, v in columns.items()}
+    else:
+        slow = columns
     if order is not None and list(order) != list(columns):  # a selection or another order: pandas' rules
-        return pd.DataFrame(columns, columns=order)
+        return pd.DataFrame(slow, columns=order)
     n = -1
     arrays: list[Any] = []
     for v in columns.values():
         if isinstance(v, pd.Series):
             if not (isinstance(v.index, pd.RangeIndex) and v.index.start == 0 and v.index.step == 1):
-                return pd.DataFrame(columns)
+                return pd.DataFrame(slow)
             got = own_array(v)
         elif isinstance(v, np.ndarray):
             if v.ndim != 1:
-                return pd.DataFrame(columns)
-            got = v if v.dtype != object else _text_column(v)
+                return pd.DataFrame(slow)
+            got = v if v.dtype != object or objects else _text_column(v)
         elif isinstance(v, (list, tuple)):
             got = _typed(tuple(v))
         elif isinstance(v, pd.api.extensions.ExtensionArray):
             got = v
         else:  # a scalar to broadcast, a dict, a generator: the constructor's own rules
-            return pd.DataFrame(columns)
+            return pd.DataFrame(slow)
         if n < 0:
             n = len(v)
         elif len(v) != n:
-            return pd.DataFrame(columns)  # its error
+            return pd.DataFrame(slow)  # its error
         arrays.append(own_array(pd.Series(v)) if got is None else got)
     if n <= 0:  # no column, or no row (pandas types an empty list by its neighbours)
-        return pd.DataFrame(columns)
+        return pd.DataFrame(slow)
     try:
         return pd.DataFrame._from_arrays(arrays, columns=column_index(list(columns)), index=pd.RangeIndex(n),
                                          verify_integrity=False)
     except (AttributeError, TypeError):  # a pandas without it (test_table.py: ..._fallback_is_the_fast_frame)
-        return pd.DataFrame(columns)
+        return pd.DataFrame(slow)
 
 
 #: Column labels -> their Index, for ``column_index``; bounded, since a label set could come from data.
