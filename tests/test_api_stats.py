@@ -9,13 +9,15 @@ from decimal import Decimal
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from xlsxutil import read_xlsx
 
 from msprof_compare.api import RunContext
 from msprof_compare.compare import api_stats
 from msprof_compare.compare.optree import build_tree
 from msprof_compare.errors import StepError
-from msprof_compare.model import Profile, frame
+from msprof_compare.model import Profile, factorize, frame
 from msprof_compare.options import Options
 
 L1 = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
@@ -311,3 +313,16 @@ def test_sheet_columns_are_the_frames_rows(samples, step: int) -> None:
             assert f[c].tolist() == list(a[c]), c
     rows = api_stats.api_rows(*arrays)
     assert len(rows) > 100 and rows == api_stats.api_rows(*frames)
+
+
+@given(st.lists(st.sampled_from(["aten::mm", "aten::add", "ProfilerStep#2", "", None, "aten::mm "]), max_size=30),
+       st.randoms(use_true_random=False))
+def test_subset_codes_factorize_the_subset(names: list, rnd) -> None:
+    """A subset of a factorization's rows, in any order, renumbered from its codes: the factorization of the
+    subset's values (codes by first appearance, missing values one category)."""
+    arr = np.array(names, dtype=object)
+    codes, uniq = factorize(arr)
+    rows = np.array(rnd.sample(range(len(names)), rnd.randint(0, len(names))), dtype=np.int64)
+    got_codes, got_uniq = api_stats._subset_codes(codes[rows], uniq)
+    want_codes, want_uniq = factorize(arr[rows])
+    assert got_codes.tolist() == want_codes.tolist() and got_uniq.tolist() == want_uniq.tolist()

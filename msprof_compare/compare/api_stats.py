@@ -99,7 +99,13 @@ def api_calls(tree: OpTree, step: int = -1) -> pd.DataFrame:
 
 def _call_columns(tree: OpTree, step: int = -1) -> dict[str, np.ndarray]:
     """``api_calls``' columns as arrays: the sheet reads them straight into ``_aggregate``, without the frames
-    in between (a text column is converted into pandas' str dtype and back, ~0.2 ms a frame).
+    in between (a text column is converted into pandas' str dtype and back, ~0.2 ms a frame)."""
+    order, dur, self_ns = _calls(tree, step)
+    return {"name": col_of(tree.ops, "name", object)[order], "dur": dur[order], "self": self_ns[order]}
+
+
+def _calls(tree: OpTree, step: int = -1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(the API calls' nodes in the original's order, every node's duration, every node's self time).
 
     Without a step: start-time order. With a step: breadth-first over the step's
     top-layer ops (children of the top-level ``ProfilerStep#<step>`` nodes) and all
@@ -111,8 +117,8 @@ def _call_columns(tree: OpTree, step: int = -1) -> dict[str, np.ndarray]:
     caller = callers(tree.ts, tree.end, tree.tid, col_of(tree.ops, "pid", np.int64))
     called = caller >= 0
     self_ns = dur - np.bincount(caller[called], weights=dur[called], minlength=n).astype(np.int64)
-    names = col_of(tree.ops, "name", object)
-    is_step = classify.per_unique(names, lambda s: STEP_MARK in s, lower=False)
+    codes, uniq = tree.name_codes()
+    is_step = classify.distinct_flags(uniq, lambda s: STEP_MARK in s, lower=False)[codes]
     if step < 0:
         order = np.flatnonzero(~is_step)
     else:
@@ -124,7 +130,20 @@ def _call_columns(tree: OpTree, step: int = -1) -> dict[str, np.ndarray]:
             order = order[~is_step[order]]
         else:
             order = np.zeros(0, dtype=np.int64)
-    return {"name": names[order], "dur": dur[order], "self": self_ns[order]}
+    return order, dur, self_ns
+
+
+def _subset_codes(codes: np.ndarray, uniq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``factorize`` of the values ``uniq[codes]`` of a factorization's rows ``codes`` (a subset, reordered),
+    from the codes: renumbered by first appearance, with the distinct values that appear."""
+    n = len(codes)
+    first = np.full(len(uniq), n, np.int64)
+    np.minimum.at(first, codes, np.arange(n))
+    kept = np.flatnonzero(first < n)
+    kept = kept[np.argsort(first[kept], kind="stable")]
+    new = np.zeros(len(uniq), np.int64)
+    new[kept] = np.arange(len(kept))
+    return new[codes], uniq[kept]
 
 
 def aggregate(calls: pd.DataFrame) -> pd.DataFrame:
@@ -132,9 +151,10 @@ def aggregate(calls: pd.DataFrame) -> pd.DataFrame:
     return plain_frame(_aggregate({c: col_of(calls, c) for c in ("name", "dur", "self")}))
 
 
-def _aggregate(calls: dict[str, np.ndarray]) -> dict[str, Any]:
-    """``aggregate``'s columns from ``_call_columns``' arrays."""
-    codes, uniq = factorize(np.asarray(calls["name"], dtype=object))
+def _aggregate(calls: dict[str, np.ndarray], named: tuple[np.ndarray, np.ndarray] | None = None) -> dict[str, Any]:
+    """``aggregate``'s columns from ``_call_columns``' arrays; ``named``: the names' (codes, distinct names)
+    when the caller has them (``_subset_codes``), else the names are factorized."""
+    codes, uniq = named if named is not None else factorize(np.asarray(calls["name"], dtype=object))
     n = len(uniq)
     dur = np.zeros(n, np.int64)
     self_ns = np.zeros(n, np.int64)
@@ -186,13 +206,14 @@ def build(ctx: RunContext) -> list[Sheet]:
     for side in ("base", "comparison"):
         step = side_step(ctx, side)
         tree = op_tree(ctx, side)  # logs a side without ops
-        calls = _call_columns(tree, step)
+        order, dur, self_ns = _calls(tree, step)
         # a side without any op (MindSpore data: "Can't find any torch op" was logged) has no API to look for
         # in the step; the original's error there sent a MindSpore-vs-MindSpore step run to exit 2
-        if not len(calls["name"]) and step >= 0 and tree.profile.has_ops:
+        if not len(order) and step >= 0 and tree.profile.has_ops:
             raise StepError(f"{tree.profile.path}: There is no operator event data for step {step}, "
                             "please check whether the data contains this step.")
-        tables.append(_aggregate(calls))
+        codes, uniq = tree.name_codes()
+        tables.append(_aggregate({"dur": dur[order], "self": self_ns[order]}, _subset_codes(codes[order], uniq)))
     if not all(len(t["name"]) for t in tables):
         return []
     rows = api_rows(*tables)

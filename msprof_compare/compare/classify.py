@@ -130,9 +130,14 @@ def per_unique(names: Iterable[str], test: Callable[[str], bool], lower: bool = 
     if arr.size == 0:
         return np.zeros(0, dtype=bool)
     codes, uniq = factorize(arr)
+    return distinct_flags(uniq, test, lower)[codes]
+
+
+def distinct_flags(uniq: np.ndarray, test: Callable[[str], bool], lower: bool = True) -> np.ndarray:
+    """``test`` of each distinct name of a factorization (``per_unique`` without the factorization, for a caller
+    that has the codes already); None reads as ""."""
     texts = ("" if u is None else str(u) for u in uniq.tolist())
-    flags = np.fromiter((test(t.lower() if lower else t) for t in texts), dtype=bool, count=len(uniq))
-    return flags[codes]
+    return np.fromiter((test(t.lower() if lower else t) for t in texts), dtype=bool, count=len(uniq))
 
 
 def per_unique_many(names: Iterable[str], tests: Sequence[tuple[Callable[[str], bool], bool]]

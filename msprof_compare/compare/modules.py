@@ -386,7 +386,7 @@ def build_side(profile: Profile, tree: OpTree) -> ModuleTrees | None:
     op_names = col_of(tree.ops, "name", object)
     # one factorisation of the op names for both tests: optimizer ops (pseudo-modules), ProfilerStep# ops (no op
     # of a module)
-    codes, uniq = factorize(op_names)
+    codes, uniq = tree.name_codes()
     texts = ["" if u is None else str(u) for u in uniq.tolist()]
     optim = np.array([t.lower().startswith("optimizer") for t in texts], bool)[codes]
     step = np.array(["ProfilerStep#" in t for t in texts], bool)[codes]

@@ -113,6 +113,7 @@ class OpTree:
     _child_order: np.ndarray | None = field(default=None, repr=False)
     _child_ptr: np.ndarray | None = field(default=None, repr=False)
     _kernel_text: np.ndarray | None = field(default=None, repr=False)
+    _name_codes: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
 
     @property
     def n(self) -> int:
@@ -149,6 +150,13 @@ class OpTree:
             return np.empty(0, np.int64)
         nodes = self.subtree_bfs(node)  # one gather, not a slice per node: an annotation holds thousands
         return self.kidx[ranges(self.kptr[nodes], self.kptr[nodes + 1])]
+
+    def name_codes(self) -> tuple[np.ndarray, np.ndarray]:
+        """(code per node, distinct names in first-appearance order): the op names factorized once per tree
+        for the module trees and the API sheet (each factorized them again, ~0.1 ms a side of NPU pair 1)."""
+        if self._name_codes is None:
+            self._name_codes = factorize(col_of(self.ops, "name", object))
+        return self._name_codes
 
     def kernel_text(self) -> np.ndarray:
         """The "Kernel Details" line of every kernel-pool row (reference-2 §2.1), computed once."""
