@@ -371,3 +371,10 @@ def test_per_unique_many_is_per_unique_per_test(names):
     codes, flags = cl.per_unique_many(np.array(names, dtype=object), tests)
     for (test, lower), f in zip(tests, flags, strict=True):
         assert f[codes].tolist() == cl.per_unique(names, test, lower=lower).tolist()
+
+
+@given(st.lists(st.text(alphabet="ab.*(|\\", max_size=3), max_size=4), st.text(alphabet="ab.*(|\\", max_size=8))
+def test_holds_any_is_any_word_in_the_text(words: list, text: str) -> None:
+    """The one-search word test answers as ``any(w in text for w in words)``, regex characters and the empty
+    word included."""
+    assert cl.holds_any(words)(text) == any(w in text for w in words)

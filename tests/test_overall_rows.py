@@ -6,6 +6,9 @@ from __future__ import annotations
 import logging
 import math
 
+import pandas as pd
+import pytest
+
 from msprof_compare.api import RunContext
 from msprof_compare.compare import overall
 from msprof_compare.compare.breakdown import Breakdown
@@ -63,3 +66,23 @@ def test_a_group_paired_by_pg_name_is_not_paired_again_by_key():
     by_label = {r[0]: r for r in rows}
     assert by_label["\ttp: Communication"][1] == 0.1 and by_label["\ttp: Communication"][4] == 0.12
     assert by_label["\tGroup 2 Communication"][1:7] == [0.3, 0.03, "/", 0.0, 0.0, "/"]
+
+
+@pytest.mark.parametrize("rows", [
+    [["Computing Time", 8.87, 0.06, 185, 8.86, 0.07, 185, -0.01, 0.9994],
+     ["\tOther", 0.5, 0.01, "/", 0.0, 0.0, "/", -0.5, 0.0],
+     ["\tMC2", 0.0, 0.0, "/", 1.5, 0.5, 3, 1.5, math.inf]],
+    [["E2E Time", 1, 1.0, "/", 2, 1.0, "/", 1.0, 2.0]],  # an int duration beside floats
+    [["Free Time", math.nan, 0.1, 4, 0.2, None, 5, 0.0, 1.0]],
+    [],
+])
+def test_overall_frame_is_the_row_constructors_frame(rows: list) -> None:
+    """The OverallMetrics data built by columns is ``pd.DataFrame(rows, columns=...)``: dtypes, values and the
+    cells' own types (counts beside "/" stay Python ints in an object column)."""
+    labels = [f"c{i}" for i in range(len(overall.COLUMNS))]
+    want = pd.DataFrame(rows, columns=labels)
+    got = overall.overall_frame(rows)
+    assert list(got.dtypes) == list(want.dtypes)
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
+    for c in labels:
+        assert [type(v) for v in got[c].tolist()] == [type(v) for v in want[c].tolist()]

@@ -1335,3 +1335,15 @@ def test_export_kind_note_only_where_both_sides_have_operators(caplog):
         g = compare(str(db), str(pt)).guards.set_index("Check")
     assert g.loc[summary.EXPORT_CHECK, ["Status", "Base", "Comparison"]].tolist() == ["note", "db", "text"]
     assert len([m for m in caplog.messages if m.startswith(note + " (base db, comparison text)")]) == 1
+
+
+def test_op_names_are_the_distinct_names_as_pandas_reads_them() -> None:
+    """``_op_names``: the set of texts when every name is a str, else ``pd.unique``'s (one NaN for many)."""
+    from msprof_compare.compare.summary import _op_names
+
+    texts = pd.DataFrame({"name": np.array(["aten::mm", "aten::add", "aten::mm"], dtype=object)})
+    assert _op_names(texts) == {"aten::mm", "aten::add"}
+    mixed = pd.DataFrame({"name": pd.Series(["aten::mm", float("nan"), float("nan"), None], dtype=object)})
+    got = _op_names(mixed)
+    assert len(got) == len(set(pd.unique(mixed["name"].to_numpy()).tolist())) == 3  # not one NaN per cell
+    assert _op_names(texts.iloc[:0]) == set()

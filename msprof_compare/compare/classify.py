@@ -31,7 +31,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from ..errors import ProfileError
 from ..model import factorize, knows_backward_thread
@@ -157,8 +156,7 @@ def per_unique_many(names: Iterable[str], tests: Sequence[tuple[Callable[[str], 
 
 def contains_any(names: Iterable[str], words: Iterable[str]) -> np.ndarray:
     """Per name: does its lower-cased text contain any of ``words``."""
-    ws = tuple(words)
-    return per_unique(names, lambda n: any(w in n for w in ws))
+    return per_unique(names, holds_any(words))
 
 
 def is_backward_name(names: Iterable[str]) -> np.ndarray:
@@ -308,8 +306,22 @@ def is_gpu_comm_kernel_name(names: Iterable[str], kw: Keywords | None = None) ->
 
 def trans_test(kw: Keywords) -> Callable[[str], bool]:
     """str -> bool for lower-cased NPU kernel names: contains a TRANS_MASK word."""
-    words = tuple(kw.trans)
-    return lambda n: any(w in n for w in words)
+    return holds_any(kw.trans)
+
+
+def holds_any(words: Iterable[str]) -> Callable[[str], bool]:
+    """str -> bool: the text contains one of ``words`` (``any(w in text for w in words)``), as one C-level
+    search: the generator per name cost more than the tests (~1.5 % of a profiling compare of NPU pair 1)."""
+    ws = tuple(words)
+    if not ws:
+        return lambda n: False
+    if "" in ws:  # every text holds the empty word
+        return lambda n: True
+    if len(ws) == 1:
+        w = ws[0]
+        return lambda n: w in n
+    search = re.compile("|".join(map(re.escape, ws))).search
+    return lambda n: search(n) is not None
 
 
 def mc2_test(kw: Keywords) -> Callable[[str], bool]:
@@ -545,7 +557,7 @@ def fill_buckets(bd: Breakdown, labels: np.ndarray, dur: np.ndarray) -> None:
     labels = np.asarray(labels, dtype=object)
     if labels.size == 0:
         return
-    codes, uniq = pd.factorize(labels)
+    codes, uniq = factorize(labels)
     dur = np.asarray(dur, dtype=np.int64)
     for i, label in enumerate(uniq):
         if label in bd.buckets:

@@ -293,6 +293,16 @@ def summary_table(base: Breakdown, comp: Breakdown) -> dict[str, Any]:
     return {"title": SUMMARY_TITLE, "headers": headers, "rows": rows}
 
 
+def overall_frame(rows: list[list[Any]]) -> pd.DataFrame:
+    """The OverallMetrics sheet's data, ``pd.DataFrame(rows, columns=["c0", ...])``, built by columns: the
+    row-wise constructor's inference cost ~0.4 ms for its ~20 rows (the same frame: ``plain_frame`` infers a
+    column of mixed cells as pandas does, tested)."""
+    labels = [f"c{i}" for i in range(len(COLUMNS))]
+    if not rows or any(len(r) != len(labels) for r in rows):
+        return pd.DataFrame(rows, columns=labels)
+    return plain_frame(dict(zip(labels, (list(c) for c in zip(*rows, strict=True)), strict=True)))
+
+
 def breakdown_frame(base: Breakdown, comp: Breakdown) -> pd.DataFrame:
     """Tidy per-side figures (ns and counts) for API users."""
     recs = []
@@ -328,5 +338,5 @@ def build(ctx: RunContext) -> list[Sheet]:
                 none)
         return []
     rows, styles = overall_rows(base, comp)
-    data = pd.DataFrame(rows, columns=[f"c{i}" for i in range(len(COLUMNS))])
+    data = overall_frame(rows)
     return [Sheet(SHEET_NAME, list(COLUMNS), data, base_span=(1, 3), comparison_span=(4, 6), row_styles=styles)]

@@ -504,7 +504,12 @@ def shown(v: Any) -> str:
 
 
 def _op_names(ops: pd.DataFrame) -> set[str]:
-    return set(pd.unique(col_of(ops, "name")).tolist()) if len(ops) else set()
+    """The distinct op names (``pd.unique``'s; a set of the texts themselves when all are str, ~4x cheaper)."""
+    if not len(ops):
+        return set()
+    names = col_of(ops, "name")
+    got = set(names.tolist())
+    return got if all(type(n) is str for n in got) else set(pd.unique(names).tolist())
 
 
 def _empty_side(nb: set[str], nc: set[str]) -> str:

@@ -191,42 +191,42 @@ def plain_frame(columns: dict[str, Any], order: list[str] | None = None, objects
 
     ``objects``: object arrays are object columns as they are, as ``pd.Series(v, dtype=object)`` would give
     them (tables of mixed cells: a Series per column cost ~27 us)."""
-    if objects:
-        slow = {c: pd.Series(v, dtype=object, copy=False) if isinstance(v, np.ndarray) and v.dtype == object
-                and v.ndim == 1 else v for c, v in columns.items()}
-    else:
-        slow = columns
+    def slow(order: list[str] | None = None) -> pd.DataFrame:  # pandas' constructor, object arrays pinned
+        pinned = {c: pd.Series(v, dtype=object, copy=False) if isinstance(v, np.ndarray) and v.dtype == object
+                  and v.ndim == 1 else v for c, v in columns.items()} if objects else columns
+        return pd.DataFrame(pinned, columns=order)
+
     if order is not None and list(order) != list(columns):  # a selection or another order: pandas' rules
-        return pd.DataFrame(slow, columns=order)
+        return slow(order)
     n = -1
     arrays: list[Any] = []
     for v in columns.values():
         if isinstance(v, pd.Series):
             if not (isinstance(v.index, pd.RangeIndex) and v.index.start == 0 and v.index.step == 1):
-                return pd.DataFrame(slow)
+                return slow()
             got = own_array(v)
         elif isinstance(v, np.ndarray):
             if v.ndim != 1:
-                return pd.DataFrame(slow)
+                return slow()
             got = v if v.dtype != object or objects else _text_column(v)
         elif isinstance(v, (list, tuple)):
             got = _typed(tuple(v))
         elif isinstance(v, pd.api.extensions.ExtensionArray):
             got = v
         else:  # a scalar to broadcast, a dict, a generator: the constructor's own rules
-            return pd.DataFrame(slow)
+            return slow()
         if n < 0:
             n = len(v)
         elif len(v) != n:
-            return pd.DataFrame(slow)  # its error
+            return slow()  # its error
         arrays.append(own_array(pd.Series(v)) if got is None else got)
     if n <= 0:  # no column, or no row (pandas types an empty list by its neighbours)
-        return pd.DataFrame(slow)
+        return slow()
     try:
         return pd.DataFrame._from_arrays(arrays, columns=column_index(list(columns)), index=pd.RangeIndex(n),
                                          verify_integrity=False)
     except (AttributeError, TypeError):  # a pandas without it (test_table.py: ..._fallback_is_the_fast_frame)
-        return pd.DataFrame(slow)
+        return slow()
 
 
 #: Column labels -> their Index, for ``column_index``; bounded, since a label set could come from data.
