@@ -174,9 +174,12 @@ def _npu_columns(profile: Profile) -> dict[str, np.ndarray] | None:
         q_ts = col_of(q, "ts", np.int64)
         q_dur = col_of(q, "dur", np.int64)
         q_corr = col_of(q, "correlation_id", np.int64)
-        deq = np.flatnonzero(classify.per_unique(cat, lambda c: c == "dequeue"))
+        # both categories from one factorization of the column
+        codes, (is_deq, is_enq) = classify.per_unique_many(cat, ((lambda c: c == "dequeue", True),
+                                                                 (lambda c: c == "enqueue", True)))
+        deq = np.flatnonzero(is_deq[codes])
         deq = deq[np.argsort(q_ts[deq], kind="stable")]
-        enq = np.flatnonzero(classify.per_unique(cat, lambda c: c == "enqueue"))
+        enq = np.flatnonzero(is_enq[codes])
         enq_ts = dict(zip(q_corr[enq].tolist(), q_ts[enq].tolist(), strict=True))
         d_ts = q_ts[deq]
         d_end = d_ts + q_dur[deq]
