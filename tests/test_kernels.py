@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from xlsxutil import read_xlsx
 
 from msprof_compare.api import RunContext
@@ -668,3 +670,15 @@ def test_kernel_rows_are_the_scalar_rules(samples) -> None:
         got = kernels.kernel_rows(a, b)
         assert got == _literal_kernel_rows(a, b)
         assert [type(x) for x in got[-1]] == [type(x) for x in _literal_kernel_rows(a, b)[-1]]
+
+
+@given(st.lists(st.one_of(st.sampled_from(["MatMulV2", " MatMulV2", "N/A", " ", "", "1,2;3"]), st.none(),
+                          st.just(math.nan), st.integers(0, 2)), max_size=30),
+       st.sampled_from(["", "N/A"]))
+def test_stripped_codes_cells_by_their_stripped_text(cells: list, empty: str) -> None:
+    """``_stripped``: each cell's stripped text (blank or missing: ``empty``) through its code, one code per
+    distinct text, numbered in first-appearance order."""
+    codes, distinct = kernels._stripped(pd.Series(cells, dtype=object), empty)
+    want = [("" if c is None or (isinstance(c, float) and c != c) else str(c).strip()) or empty for c in cells]
+    assert [distinct[c] for c in codes.tolist()] == want
+    assert distinct == list(dict.fromkeys(want))

@@ -16,7 +16,7 @@ import pandas as pd
 
 from ..columns import col_of
 from ..errors import StepError
-from ..model import Profile, bare_trace, pair_codes
+from ..model import Profile, bare_trace, factorize, object_array, pair_codes
 from ..textsafe import short_list
 from . import table
 from .steps import side_range, side_step, step_number
@@ -68,10 +68,10 @@ def _stripped(series: pd.Series, empty: str = "") -> tuple[np.ndarray, list[str]
     """(codes, distinct texts) of a CSV text column, each cell stripped and read as ``empty`` when blank or
     missing; strips once per distinct value. Cells equal after that share a code (the group key is the text:
     " N/A", "" and "N/A" are one shape). Codes are in first-appearance order."""
-    codes, uniq = pd.factorize(series.to_numpy(dtype=object), use_na_sentinel=True)
-    texts = ["" if u is None else str(u).strip() for u in uniq.tolist()] + [""]  # code -1 (NaN) -> ""
-    canon, distinct = pd.factorize(np.array([t or empty for t in texts], dtype=object))
-    return canon[codes], distinct.tolist()  # code -1 indexes the trailing "" entry
+    codes, uniq = factorize(series.to_numpy(dtype=object))  # missing cells: one category, None
+    texts = ["" if u is None else str(u).strip() for u in uniq.tolist()]
+    canon, distinct = factorize(object_array([t or empty for t in texts]))
+    return canon[codes], distinct.tolist()
 
 
 def _valid_types(texts: list[str]) -> np.ndarray:
