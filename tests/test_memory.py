@@ -603,6 +603,22 @@ def test_index_of_record_columns_is_the_index_of_the_frame(samples) -> None:
         a, b = memory.MemoryIndex(tree, cols), memory.MemoryIndex(tree, frame_)
         assert a.placed == b.placed > 100 and a.recorded == b.recorded == len(frame_)
         assert a.lines() == b.lines()
-        for x, y in ((a.kb, b.kb), (a.dur_us, b.dur_us), (a.count, b.count)):
+        for x, y in ((a.kb, b.kb), (a.dur_ns, b.dur_ns), (a.count, b.count)):
             assert x.tolist() == y.tolist()
         assert [a.details(i) for i in range(tree.n)] == [b.details(i) for i in range(tree.n)]
+
+
+def test_allocated_durations_are_whole_nanoseconds_without_float_noise(samples) -> None:
+    """Record durations are whole ns; their per-name totals were float running sums and differences
+    (4.067431999999998 ms on the bundled bert pair for 4.067432). Every Allocated Duration(ms) cell is now the
+    double nearest a whole number of ns (``round(v, 6) == v``), on a GPU pair and an NPU text pair."""
+    repo = Path(__file__).resolve().parent.parent / "sample_data"
+    text = samples / "msinsight/test/data/pytorch/text"
+    pairs = [(repo / "bert-small_h100.json.gz", repo / "bert-small_mi300.json.gz"),
+             (text / "level1/rank0_ascend_pt", text / "level2/rank0_ascend_pt")]
+    for base, comparison in pairs:
+        sheet = compare(str(base), str(comparison), enable_memory_compare=True).sheet("MemoryCompareStatistic")
+        for side in ("Base", "Comparison"):
+            values = sheet[f"{side} Allocated Duration(ms)"].astype(float).tolist()
+            assert sum(v > 0 for v in values) >= 5
+            assert [v for v in values if round(v, 6) != v] == [], (base, side)
