@@ -239,6 +239,20 @@ def test_top_contributors_cover_80_percent():
     assert (top["Level"] == "operator").all()
 
 
+def test_top_contributor_diffs_are_whole_nanoseconds():
+    """Times in ms are whole ns; the difference of two such floats carried the subtraction's noise into the
+    Summary sheet and the JSON (0.17413 - 0.197598 = -0.02346799999999999 on the bundled bert pair's
+    aten::linear) and a difference of float noise alone made a row a contributor."""
+    rows = pd.DataFrame({"Name": ["linear", "noise", "add"],
+                         "Base(ms)": [0.197598, 0.1 + 0.2, 1.000001],
+                         "Comparison(ms)": [0.17413, 0.3, 1.0]})
+    assert 0.17413 - 0.197598 == -0.02346799999999999 and 0.1 + 0.2 != 0.3
+    top = summary.top_contributors(rows, "operator", coverage=1.0)
+    assert top["Name"].tolist() == ["linear", "add"]
+    assert top["Diff(ms)"].tolist() == [-0.023468, -0.000001]
+    assert top["Share"].tolist() == pytest.approx([23468 / 23469, 1 / 23469])
+
+
 def test_top_contributors_all_rows_and_empty():
     rows = pd.DataFrame({"Name": ["a", "b", "c"], "Base(ms)": [1.0, 1.0, 1.0], "Comparison(ms)": [2.0, 2.0, 2.0]})
     assert len(summary.top_contributors(rows, "kernel")) == 3  # 1/3, 2/3, 1: needs all three

@@ -436,7 +436,9 @@ def top_contributors(rows: pd.DataFrame, level: str, coverage: float = CONTRIBUT
     """
     b = col_of(rows, "Base(ms)", float)
     c = col_of(rows, "Comparison(ms)", float)
-    diff = c - b
+    # times are whole ns: the difference of two ms floats, rounded to the ns, drops the subtraction's noise
+    # (-0.02346799999999999 for -0.023468) and a difference that is only noise
+    diff = np.round(c - b, 6)
     keep = np.flatnonzero(np.abs(diff) > 0)
     if not keep.size:
         return pd.DataFrame({col: pd.Series(dtype=object) for col in CONTRIBUTOR_COLUMNS})
