@@ -6,6 +6,7 @@ import json
 import shutil
 from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -877,6 +878,62 @@ def test_csv_rows_with_a_field_more_than_the_header(tmp_path: Path) -> None:
     assert got_warnings == want_warnings == [
         "SIDE/ASCEND_PROFILER_OUTPUT/memory_record.csv: 1 value(s) that are not numbers in column(s) "
         "Total Reserved(MB); read as missing"]
+
+
+def test_csv_columns_taken_from_the_parser_are_those_read_csv_returns(samples: Path, tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The side CSVs' columns come from pandas' parser without the DataFrame ``read_csv`` builds over them
+    (``ascend_text._csv_columns``): one read per file. Where that step is not there or takes other arguments
+    (another pandas release), the public ``read_csv`` reads the file again; the tables and warnings are the same
+    in all three cases: NPU pair 1's level1 kernel_details.csv, memory_record.csv, operator_memory.csv and
+    op_statistic.csv as exported, and the excerpt's kernel_details.csv with one aiv_vec_time(us) cell "junk"
+    (synthetic: pandas then reads it a second time, all as text)."""
+    import pandas as pd
+
+    from msprof_compare.loaders import ascend_text
+
+    out = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT"
+    junk = _edited_kernel_details(tmp_path / PT.name, {(0, "aiv_vec_time(us)"): "junk"})
+    files = [(ascend_text.read_kernel_details, out / "kernel_details.csv"),
+             (ascend_text.read_memory_record, out / "memory_record.csv"),
+             (ascend_text.read_operator_memory, out / "operator_memory.csv"),
+             (ascend_text.read_op_statistic, out / "op_statistic.csv"),
+             (ascend_text.read_kernel_details, junk)]
+    real = pd.read_csv
+    calls: list[bool] = []
+
+    class Hidden:  # a reader without pandas' inner parser step ("hidden"), or with one of another signature
+        def __init__(self, reader: Any, odd: bool) -> None:
+            self.reader = reader
+            if odd:
+                self._engine = SimpleNamespace(read=lambda nrows, more: reader._engine.read(nrows))
+
+        def __enter__(self) -> Hidden:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.reader.close()
+
+    def read_csv(*args: Any, mode: str = "", **kwargs: Any) -> Any:
+        calls.append(bool(kwargs.get("iterator")))
+        got = real(*args, **kwargs)
+        return Hidden(got, mode == "odd") if mode and kwargs.get("iterator") else got
+
+    tables = {}
+    for mode in ("", "hidden", "odd"):
+        monkeypatch.setattr(pd, "read_csv", lambda *a, _m=mode, **k: read_csv(*a, mode=_m, **k))
+        calls.clear()
+        tables[mode] = [(read(str(f), w := []), w) for read, f in files]
+        # the junk file: a second read all as text (``_parse_csv``), after the public read where the step is not used
+        assert calls == ([True] * 4 + [True, False] if not mode else [True, False] * 4 + [True, False, False])
+    monkeypatch.setattr(pd, "read_csv", real)
+    for fast, hidden, odd in zip(tables[""], tables["hidden"], tables["odd"], strict=True):
+        for (table, warnings) in (hidden, odd):
+            pd.testing.assert_frame_equal(fast[0], table, check_exact=True)
+            assert [str(t) for t in fast[0].dtypes] == [str(t) for t in table.dtypes] and fast[1] == warnings
+    assert len(tables[""][0][0]) == 191 and tables[""][0][0]["Name"].dtype == object
+    assert tables[""][4][1] == [f"{junk}: 1 value(s) that are not numbers in column(s) aiv_vec_time(us); "
+                                   "read as missing"]
 
 
 def test_json_side_file_with_a_byte_order_mark(tmp_path: Path) -> None:

@@ -735,8 +735,10 @@ _COLUMN_ALIASES = {"Start Time(us)": "Start Time"}
 
 
 def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], required: tuple[str, ...],
-              warnings: list[str]) -> pd.DataFrame:
-    """Read the wanted columns of a CSV: ``text`` as Python str in object columns ("" when empty; pandas 3's
+              warnings: list[str]) -> dict[str, np.ndarray]:
+    """Read the wanted columns of a CSV, as numpy arrays by their names in ``text`` / ``floats``, in the file's
+    column order (every reader here takes the columns apart and builds its own table: a DataFrame of them would
+    be built only to be taken apart). ``text`` as Python str in object columns ("" when empty; pandas 3's
     ``str`` dtype would check and copy every cell, and every reader here wants object arrays), ``floats`` as float64
     (NaN for ""/N/A; other junk is NaN too, counted in one line of ``warnings``). Column names
     are matched without surrounding blanks. Columns the file lacks are left out; a missing
@@ -761,13 +763,15 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
         return path if data is None else io.BytesIO(data)
 
     names = [c for c in text + floats if c in raw]
-    dtype = {raw[c]: object for c in text if c in raw}
-    dtype.update({raw[c]: np.float64 for c in floats if c in raw})
+    # dtype objects, not the types: pandas turns each type given into a dtype several times a read, each time
+    # inside a ``warnings.catch_warnings`` (~0.15 ms of a kernel_details.csv read)
+    dtype = {raw[c]: _OBJECT for c in text if c in raw}
+    dtype.update({raw[c]: _FLOAT for c in floats if c in raw})
     na = {raw[c]: list(_NA_TEXTS) for c in floats if c in raw}
     usecols = [raw[c] for c in names]
     try:
         try:
-            df, junk = _parse_csv(source, usecols, dtype, na, floats, raw)
+            cols, junk = _parse_csv(source, usecols, dtype, na, floats, raw)
         except UnicodeDecodeError as exc:
             # a file too large to hold up front (WHOLE_CSV_BYTES) written in another encoding: now it is held
             whole = _read_all(path) if data is None else data
@@ -775,24 +779,24 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
             if data is whole:
                 raise ProfileError(path, f"malformed CSV: {_first_line(exc)}") from None
             warnings.append(note)
-            df, junk = _parse_csv(source, usecols, dtype, na, floats, raw)
+            cols, junk = _parse_csv(source, usecols, dtype, na, floats, raw)
     except (pd.errors.ParserError, ValueError, OSError) as exc:  # pandas' ParserError / EmptyDataError: ValueErrors
         raise ProfileError(path, f"malformed CSV: {_first_line(exc)}") from None
     last = max(usecols, key=header.index)
     # pandas reads a cut row's missing cells as empty, without a word; only an empty last cell can be one
-    if data is not None and _any_blank(col_of(df, last)) and (short := _short_rows(data, header.index(last))):
+    if data is not None and _any_blank(cols[last]) and (short := _short_rows(data, header.index(last))):
         warnings.append(f"{path}: {short} row(s) end before the last column read; their missing cells read as empty")
     if junk:  # one line per file, counting what was dropped (a recoverable oddity)
         warnings.append(f"{path}: {sum(junk.values())} value(s) that are not numbers in column(s) "
                         f"{', '.join(junk)}; read as missing")
-    if len(df) == 0 and required:
+    if len(cols[usecols[0]]) == 0 and required:
         raise ProfileError(path, "no data rows")
     canonical = {raw[c]: c for c in names}
-    df.columns = [canonical.get(c, c.strip()) for c in df.columns]
+    out = {canonical.get(c, c.strip()): v for c, v in cols.items()}
     for c in floats:
-        if c in df.columns and np.isinf(col_of(df, c, np.float64)).any():
+        if c in out and np.isinf(out[c]).any():
             raise ProfileError(path, f"column {c} holds a value that is not finite (inf or out of range)")
-    return df
+    return out
 
 
 def _any_blank(cells: np.ndarray) -> bool:
@@ -802,15 +806,42 @@ def _any_blank(cells: np.ndarray) -> bool:
     return bool(pd.isna(cells).any() or (cells == "").any())
 
 
+#: The dtypes ``_read_csv`` asks pandas for.
+_OBJECT, _FLOAT = np.dtype(object), np.dtype(np.float64)
+
+
+def _csv_columns(source: Callable[[], str | io.BytesIO], **kwargs: Any) -> dict[str, np.ndarray]:
+    """``pandas.read_csv(source(), **kwargs)`` as numpy columns by name, in the file's order.
+
+    The columns are taken from pandas' C parser as it hands them to ``read_csv``, which then wraps each in a
+    Series and builds a DataFrame over them (with explicit dtypes: ~0.5 ms of the ~1.4 ms read of a
+    200-row kernel_details.csv, ~0.25 ms of a memory_record.csv's); the readers here take the columns apart
+    at once. Where that inner step is not there or answers another shape (another pandas release; a file
+    without data rows, whose empty columns come as Series), the public ``read_csv`` reads it."""
+    with pd.read_csv(source(), iterator=True, **kwargs) as reader:
+        read = getattr(getattr(reader, "_engine", None), "read", None)
+        try:
+            got = read() if callable(read) else None
+        except TypeError:  # a step of another signature: the public read below (which raises what pandas raises)
+            got = None
+    if isinstance(got, tuple) and len(got) == 3 and isinstance(got[2], dict) and list(got[1]) == list(got[2]):
+        cols = got[2]
+        if all(type(v) is np.ndarray and v.ndim == 1 for v in cols.values()) and \
+                len({len(v) for v in cols.values()}) <= 1:
+            return cols
+    df = pd.read_csv(source(), **kwargs)
+    return {c: df[c].to_numpy() for c in df.columns}
+
+
 def _parse_csv(source: Callable[[], str | io.BytesIO], usecols: list[str], dtype: dict, na: dict,
-               floats: tuple[str, ...], raw: dict[str, str]) -> tuple[pd.DataFrame, dict[str, int]]:
-    """One pandas read; returns the frame and the count of non-numbers per float column. ``index_col=False``:
-    where the first data row has more fields than the header (a trailing comma), pandas would take the first
-    column(s) for a row index and read every column from its left neighbour; the fields past the header are
-    ignored instead, as on any later row."""
+               floats: tuple[str, ...], raw: dict[str, str]) -> tuple[dict[str, np.ndarray], dict[str, int]]:
+    """One pandas read; returns the columns (``_csv_columns``) and the count of non-numbers per float column.
+    ``index_col=False``: where the first data row has more fields than the header (a trailing comma), pandas
+    would take the first column(s) for a row index and read every column from its left neighbour; the fields
+    past the header are ignored instead, as on any later row."""
     try:
-        return pd.read_csv(source(), usecols=usecols, dtype=dtype, keep_default_na=False, na_values=na,
-                           encoding="utf-8-sig", skipinitialspace=False, index_col=False), {}
+        return _csv_columns(source, usecols=usecols, dtype=dtype, keep_default_na=False, na_values=na,
+                            encoding="utf-8-sig", skipinitialspace=False, index_col=False), {}
     except UnicodeDecodeError:
         raise
     except ValueError:
@@ -832,7 +863,7 @@ def _parse_csv(source: Callable[[], str | io.BytesIO], usecols: list[str], dtype
             n_bad = int(bad.sum())
             if n_bad:
                 junk[c] = n_bad
-    return df, junk
+    return {c: df[c].to_numpy() for c in df.columns}, junk
 
 
 def _beyond_float(text: object) -> bool:
@@ -853,13 +884,13 @@ def _first_line(exc: Exception) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def _us_times(s: pd.Series, path: str = "") -> tuple[list[str], np.ndarray, np.ndarray]:
+def _us_times(cells: np.ndarray, column: str, path: str = "") -> tuple[list[str], np.ndarray, np.ndarray]:
     """A decimal-us text column (the export pads some with a TAB; ""/N/A when absent): its stripped
     text, its exact int64 ns (0 where there is no number) and which cells were read: a mask, as every
     int64 is some text's time ("-0.001" is -1 ns). A number the fast parser leaves out (an exponent) is
     read exactly; one whose ns overflow int64, or inf, is an error, as in a trace (junk text stays unread
     and is counted by the caller)."""
-    texts = [v.strip() for v in s.tolist()]
+    texts = [v.strip() for v in cells.tolist()]
     ns, read = lenient_us_to_ns(texts)
     for i in np.flatnonzero(~read).tolist():
         t = texts[i]
@@ -868,7 +899,7 @@ def _us_times(s: pd.Series, path: str = "") -> tuple[list[str], np.ndarray, np.n
         try:
             ns[i] = text_us_to_ns(t)
         except NumberError:
-            raise ProfileError(path, f"{s.name} value {t!r} is not a usable time (infinite, or beyond int64 ns)") \
+            raise ProfileError(path, f"{column} value {t!r} is not a usable time (infinite, or beyond int64 ns)") \
                 from None
         read[i] = True
     return texts, ns, read
@@ -932,21 +963,21 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
     Non-numeric or negative durations are kept (as NaN / as is) and counted in one line each of ``warnings``.
     """
     warnings = [] if warnings is None else warnings
-    df = _read_csv(path, ("Step Id", "Step ID") + KERNEL_TEXT_COLUMNS + ("Start Time(us)", "Duration(us)"),
-                   PMU_COLUMNS, KERNEL_REQUIRED, warnings)
-    step_col = "Step Id" if "Step Id" in df.columns else "Step ID" if "Step ID" in df.columns else None
+    cols = _read_csv(path, ("Step Id", "Step ID") + KERNEL_TEXT_COLUMNS + ("Start Time(us)", "Duration(us)"),
+                     PMU_COLUMNS, KERNEL_REQUIRED, warnings)
+    step_col = "Step Id" if "Step Id" in cols else "Step ID" if "Step ID" in cols else None
     out: dict[str, np.ndarray] = {}
     if step_col:
-        out["Step Id"] = _step_ids(df[step_col].tolist(), path, warnings)
+        out["Step Id"] = _step_ids(cols[step_col].tolist(), path, warnings)
     else:
-        out["Step Id"] = np.full(len(df), -1, np.int64)
+        out["Step Id"] = np.full(len(cols["Name"]), -1, np.int64)
     for col in KERNEL_TEXT_COLUMNS:
-        if col in df.columns:
-            out[col] = col_of(df, col, object)
-    start, start_ns, start_read = _us_times(df["Start Time(us)"], path=path)
+        if col in cols:
+            out[col] = np.asarray(cols[col], dtype=object)
+    start, start_ns, start_read = _us_times(cols["Start Time(us)"], "Start Time(us)", path=path)
     start_ns[~start_read] = -1  # the documented "no start" of ``ts`` (consumers match starts by equality)
     out["Start Time(us)"] = np.array(start, dtype=object)
-    dur_text, dur_ns, _ = _us_times(df["Duration(us)"], path=path)
+    dur_text, dur_ns, _ = _us_times(cols["Duration(us)"], "Duration(us)", path=path)
     dur_us = _floats(dur_text, path, "Duration(us)", warnings)
     out["Duration(us)"] = dur_us
     neg = int((dur_us < 0).sum())
@@ -958,8 +989,8 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
         dur_ns[long] = 0
         dur_us[long] = 0.0
     for col in PMU_COLUMNS:
-        if col in df.columns:
-            out[col] = col_of(df, col, np.float64)
+        if col in cols:
+            out[col] = np.asarray(cols[col], dtype=np.float64)
     out["ts"] = start_ns
     out["start_read"] = start_read
     n_bad = int((~start_read & (out["Start Time(us)"] != "")).sum())
@@ -974,30 +1005,30 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
 def read_memory_record(path: str, warnings: list[str]) -> pd.DataFrame:
     """memory_record.csv: the reserved total (MB) the Mem Usage row needs (its peak), nothing else. A total
     below 0 or over 1 PB is no reading: missing (NaN), counted in one line of ``warnings``, as a DB's."""
-    df = _read_csv(path, (), ("Total Reserved(MB)",), ("Total Reserved(MB)",), warnings)
-    mb = col_of(df, "Total Reserved(MB)", np.float64)
+    cells = _read_csv(path, (), ("Total Reserved(MB)",), ("Total Reserved(MB)",), warnings)["Total Reserved(MB)"]
+    mb = np.asarray(cells, dtype=np.float64)
     odd = (mb < 0) | (mb > MAX_RESERVED_BYTES / 2**20)
     if odd.any():
         warnings.append(f"{path}: {int(odd.sum())} Total Reserved(MB) value(s) negative or over 1 PB; Mem Usage "
                         "leaves them out")
-        df["Total Reserved(MB)"] = np.where(odd, np.nan, mb)
-    return df
+        cells = np.where(odd, np.nan, mb)
+    return frame_of({"Total Reserved(MB)": cells})
 
 
 def read_operator_memory(path: str, warnings: list[str]) -> pd.DataFrame:
     """operator_memory.csv with times as exact ns and odd sizes or times warned about, not failed on: a few bad
     rows should not cost the whole memory comparison."""
-    df = _read_csv(path, ("Name", "Allocation Time(us)", "Release Time(us)", "Device Type"),
-                   ("Size(KB)", "Duration(us)"), ("Name", "Size(KB)", "Allocation Time(us)", "Release Time(us)"),
-                   warnings)
-    alloc, alloc_ns, alloc_read = _us_times(df["Allocation Time(us)"], path=path)
-    release, release_ns, release_read = _us_times(df["Release Time(us)"], path=path)
+    cols = _read_csv(path, ("Name", "Allocation Time(us)", "Release Time(us)", "Device Type"),
+                     ("Size(KB)", "Duration(us)"), ("Name", "Size(KB)", "Allocation Time(us)", "Release Time(us)"),
+                     warnings)
+    alloc, alloc_ns, alloc_read = _us_times(cols["Allocation Time(us)"], "Allocation Time(us)", path=path)
+    release, release_ns, release_read = _us_times(cols["Release Time(us)"], "Release Time(us)", path=path)
     junk = [f"{n} {col}" for col, texts, read in (("Allocation Time(us)", alloc, alloc_read),
                                                   ("Release Time(us)", release, release_read))
             if (n := _junk_times(texts, read))]
     if junk:  # as a missing time (0): the row is not placed / the block is never released
         warnings.append(f"{path}: {' and '.join(junk)} value(s) are not times; read as missing")
-    size = np.nan_to_num(col_of(df, "Size(KB)", np.float64), nan=0.0)
+    size = np.nan_to_num(np.asarray(cols["Size(KB)"], dtype=np.float64), nan=0.0)
     # a block over 1 PB is no size (no reserved total is larger): summed per operator it reached inf, and a
     # subtree's memory inf - inf = NaN, shown as a blank cell
     huge = size > MAX_RESERVED_BYTES / 1024
@@ -1005,17 +1036,18 @@ def read_operator_memory(path: str, warnings: list[str]) -> pd.DataFrame:
     if note:
         warnings.append(f"{path}: {note}")
         size = np.where(huge, 0.0, np.maximum(size, 0.0))
+    n = len(size)
     return frame_of({
-        "Name": col_of(df, "Name", object),
+        "Name": np.asarray(cols["Name"], dtype=object),
         "Size(KB)": size,
         "Allocation Time(us)": np.array(alloc, dtype=object),
         "Release Time(us)": np.array(release, dtype=object),
         "alloc_ns": alloc_ns,
         "release_ns": release_ns,
-        "Duration(us)": col_of(df, "Duration(us)", np.float64) if "Duration(us)" in df.columns
-        else np.full(len(df), np.nan),
-        "Device Type": col_of(df, "Device Type", object) if "Device Type" in df.columns
-        else np.full(len(df), "", dtype=object),
+        "Duration(us)": np.asarray(cols["Duration(us)"], dtype=np.float64) if "Duration(us)" in cols
+        else np.full(n, np.nan),
+        "Device Type": np.asarray(cols["Device Type"], dtype=object) if "Device Type" in cols
+        else np.full(n, "", dtype=object),
     })
 
 
@@ -1025,8 +1057,8 @@ OP_STATISTIC_FLOATS = ("Total Time(us)", "Min Time(us)", "Avg Time(us)", "Max Ti
 def read_op_statistic(path: str, warnings: list[str]) -> pd.DataFrame:
     """op_statistic.csv for ``--use_kernel_type``; a blank time reads 0, so one empty cell does not blank a
     KernelTypeCompare row."""
-    df = _read_csv(path, ("OP Type", "Core Type"), ("Count",) + OP_STATISTIC_FLOATS,
-                   ("OP Type", "Core Type", "Count", "Total Time(us)"), warnings)
+    df = frame_of(_read_csv(path, ("OP Type", "Core Type"), ("Count",) + OP_STATISTIC_FLOATS,
+                            ("OP Type", "Core Type", "Count", "Total Time(us)"), warnings))
     for col in OP_STATISTIC_FLOATS:
         if col in df.columns:
             df[col] = df[col].fillna(0.0)
