@@ -17,6 +17,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from msprof_compare.compare import breakdown_npu
 from msprof_compare.errors import ProfileError
@@ -333,6 +335,21 @@ def test_short_middle_row_is_warned(tmp_path):
     kd = ascend_text.read_kernel_details(str(f), warnings)
     assert len(kd) == len(rows) and kd["Name"].tolist()[3] == "" and kd["Input Shapes"].tolist()[5] == "1,2\n3"
     assert warnings == [f"{f}: 1 row(s) end before the last column read; their missing cells read as empty"]
+
+
+@given(st.lists(st.lists(st.text(alphabet='a1,"\n ', max_size=6), min_size=1, max_size=6), min_size=1, max_size=12),
+       st.integers(0, 6), st.booleans())
+def test_short_rows_count_the_rows_the_csv_module_reads_short(rows, last, final_break):
+    """``_short_rows`` (quote spans found among the separators, fields counted between line ends) against Python's
+    csv module on CSV text written by it: fields with commas, quotes and line breaks, rows of 1-6 fields (a short
+    one is a row cut short), with or without a line break after the last row. A row counts as short when it has
+    no field ``last`` (0-based); the first row is the header."""
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    text = out.getvalue() if final_break else out.getvalue()[:-1]
+    read = list(csv.reader(io.StringIO(text, newline="")))
+    want = sum(1 for r in read[1:] if r and len(r) <= last)  # csv reads a blank line as [] (pandas skips it)
+    assert ascend_text._short_rows(text.encode(), last) == want
 
 
 def test_start_time_of_minus_one_ns_is_a_time_not_junk(tmp_path):

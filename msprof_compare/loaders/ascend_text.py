@@ -706,14 +706,23 @@ def _short_rows(data: bytes, last: int) -> int:
     u = np.frombuffer(data, dtype=np.uint8)
     quotes = np.flatnonzero(u == 34)
     sep = np.flatnonzero((u == 44) | (u == 10))
-    if quotes.size:
-        sep = sep[(np.searchsorted(quotes, sep) & 1) == 0]
+    if quotes.size and sep.size:
+        # a separator is inside a field where an odd count of quotes precedes it: between an opening quote and the
+        # next one. The quotes' places among the separators mark those spans (one lookup per quote, not one per
+        # separator: a CSV has a few quoted fields and ~60 separators a row); an unclosed quote runs to the end
+        lo = np.searchsorted(sep, quotes[0::2])
+        hi = np.searchsorted(sep, quotes[1::2])
+        if hi.size < lo.size:
+            hi = np.append(hi, sep.size)
+        inside = np.cumsum(np.bincount(lo, minlength=sep.size + 1) - np.bincount(hi, minlength=sep.size + 1))
+        sep = sep[inside[:sep.size] == 0]
     is_nl = u[sep] == 10
-    ends = sep[is_nl]
-    if ends.size == 0:
+    nl = np.flatnonzero(is_nl)
+    if nl.size == 0:
         return 0
-    line = np.cumsum(is_nl) - is_nl  # the line each separator belongs to (a line end to the line it ends)
-    commas = np.bincount(line[~is_nl], minlength=ends.size + 1)
+    ends = sep[nl]
+    # each line's separators: those between its line end and the previous one (the last line runs to the end)
+    commas = np.diff(np.concatenate(([-1], nl, [sep.size]))) - 1
     starts = np.concatenate(([0], ends + 1))
     stops = np.concatenate((ends, [u.size]))
     length = stops - starts
