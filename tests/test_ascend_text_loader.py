@@ -672,6 +672,28 @@ def test_decimal_us_to_ns_uniform_layout_is_exact(whole_digits, frac_digits, num
         assert decimal_us_to_ns(values).tolist() == want
 
 
+@given(st.lists(st.one_of(st.just(""), st.just(" "), st.just("N/A"),
+                          st.tuples(st.integers(0, 10**15), st.integers(0, 10**6), st.integers(0, 6))),
+                max_size=60))
+def test_lenient_us_to_ns_of_a_column_with_unset_cells(cells):
+    """A CSV time column (``_us_times``): decimals of several layouts (0-6 decimals, so each takes the layout-by-
+    layout path, or the one-layout path when one dominates) among empty, blank and N/A cells; each decimal reads
+    exactly (half to even), each other cell as unread (0)."""
+    texts, want = [], []
+    for c in cells:
+        if isinstance(c, str):
+            texts.append(c)
+            want.append(None)
+        else:
+            whole, frac, digits = c
+            text = f"{whole}.{str(frac).zfill(digits)[:digits]}" if digits else str(whole)
+            texts.append(text)
+            want.append(ns(text))
+    got, read = lenient_us_to_ns(texts)
+    assert read.tolist() == [w is not None for w in want]
+    assert got.tolist() == [0 if w is None else w for w in want]
+
+
 def test_decimal_us_to_ns_edge_cases():
     got = decimal_us_to_ns(["-3.5", "+7.12345", "12", "1.", ".5", "0.0005", "0.0004", 5, 1.25, "1e3", "0.0015",
                             "0.00050001", "-0.0015", "5e-4"])
