@@ -207,6 +207,31 @@ def test_an_ops_kernels_follow_the_flows_first_appearance(samples, tmp_path):
         "trans_TransData_2", "Conv2D1", "trans_TransData_1", "trans_TransData_0"]
 
 
+def test_flow_ids_beyond_int64_pair_by_their_text(tmp_path):
+    """Flow ids pair by their text (7 and "7" are one id); all-int ids pair by value, unless one is beyond int64:
+    the excerpt's first two whole async_npu flows given the ids 2**64 (int) and "18446744073709551616" (its text) at
+    start and end, and 2**64 + 1 at both ends of the second (synthetic). Each flow still pairs, its id shown as
+    the text; the others are the excerpt's."""
+    d = _excerpt(tmp_path)
+    f, events = _trace(d)
+    flows = [e for e in events if e.get("cat") == "async_npu" and e["ph"] in ("s", "f")]
+    whole = [i for i in dict.fromkeys(e["id"] for e in flows)
+             if sorted(e["ph"] for e in flows if e["id"] == i) == ["f", "s"]]  # the excerpt cuts some flows
+    first, second = ([e for e in flows if e["id"] == i] for i in whole[:2])
+    want = load_profile(str(d), OPTS).flows
+    for e in first:
+        e["id"] = 2**64 if e["ph"] == "s" else str(2**64)
+    for e in second:
+        e["id"] = 2**64 + 1
+    f.write_text(json.dumps(events))
+    got = load_profile(str(d), OPTS).flows
+    assert len(got) == len(want) > 2
+    ids = got["id"].tolist()
+    assert ids[:2] == [str(2**64), str(2**64 + 1)] and ids[2:] == want["id"].tolist()[2:]
+    for col in ("s_ts", "f_ts", "s_tid", "f_tid"):
+        assert got[col].tolist() == want[col].tolist()
+
+
 def test_op_args_are_read_only_by_the_comparisons_that_show_them(tmp_path):
     """The time breakdown shows no op shapes or stacks, so it does not decode op args: a cpu_op whose args are a
     list (the excerpt's first op edited, synthetic) still loads for it, with every op; the operator comparison,

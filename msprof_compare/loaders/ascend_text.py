@@ -487,12 +487,24 @@ def _flows(c: dict[str, np.ndarray]) -> tuple[pd.DataFrame, int]:
     raw = c["id"][sel]
     # ids pair by their text (7 and "7" are one id); when all are ints (the usual trace) their values pair alike,
     # and only the pairs' ids are made text, at the end
-    ints = set(map(type, raw)) == {int} and -(2**63) <= min(raw) and max(raw) < 2**63
-    ids = np.array(raw.tolist(), dtype=np.int64) if ints else object_array(list(map(str, raw)))
+    listed = raw.tolist()
+    ints = set(map(type, listed)) == {int}
+    if ints:
+        try:
+            ids = np.array(listed, dtype=np.int64)
+        except OverflowError:  # beyond int64: paired by text
+            ints = False
+    if not ints:
+        ids = object_array(list(map(str, listed)))
     id_code, id_uniq = pd.factorize(ids)
-    # the flow rows' categories coded afresh (a few): the trace-wide codes could make ``key`` and the tables
-    # below as large as the count of all categories times that of the ids
-    key = pd.factorize(c["cat_code"][sel])[0].astype(np.int64) * max(len(id_uniq), 1) + id_code
+    # the flow rows' categories coded afresh (a few; codes by a lookup of the trace-wide ones, whose order does not
+    # matter): the trace-wide codes could make ``key`` and the tables below as large as the count of all
+    # categories times that of the ids
+    cat = c["cat_code"][sel]
+    flow_cats = np.flatnonzero(np.bincount(cat, minlength=len(c["cat_names"])))
+    lookup = np.zeros(len(c["cat_names"]), dtype=np.int64)
+    lookup[flow_cats] = np.arange(flow_cats.size)
+    key = lookup[cat] * max(len(id_uniq), 1) + id_code
     start = is_s[sel]
     si, fi = np.flatnonzero(start), np.flatnonzero(~start)
     s_last = si[_last_by_key(key[si])]
