@@ -694,6 +694,22 @@ def test_lenient_us_to_ns_of_a_column_with_unset_cells(cells):
     assert got.tolist() == [0 if w is None else w for w in want]
 
 
+@pytest.mark.parametrize("decimals", [3, 6])
+def test_uniform_layout_reads_alike_for_few_and_many_texts(decimals):
+    """``numparse.parse_uniform`` weighs the digits of a few texts in one product over an int64 copy and those of
+    many position by position: 5,000 random timestamps of one layout (seeded; 3 decimals, or 6 with a tenth of
+    them a half-ns tie) read as Decimal does, whole and in columns of 100."""
+    rng = np.random.default_rng(decimals)
+    whole = rng.integers(10**15, 2 * 10**15, 5000).tolist()
+    frac = rng.integers(0, 10**decimals, 5000).tolist()
+    if decimals > 3:
+        frac[::10] = [f // 1000 * 1000 + 500 for f in frac[::10]]
+    texts = [f"{w}.{f:0{decimals}d}" for w, f in zip(whole, frac, strict=True)]
+    want = [ns(t) for t in texts]
+    assert decimal_us_to_ns(texts).tolist() == want
+    assert np.concatenate([decimal_us_to_ns(texts[i:i + 100]) for i in range(0, 5000, 100)]).tolist() == want
+
+
 def test_decimal_us_to_ns_edge_cases():
     got = decimal_us_to_ns(["-3.5", "+7.12345", "12", "1.", ".5", "0.0005", "0.0004", 5, 1.25, "1e3", "0.0015",
                             "0.00050001", "-0.0015", "5e-4"])

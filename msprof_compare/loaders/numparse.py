@@ -102,6 +102,8 @@ def texts_us_to_ns(texts: Sequence[bytes | msgspec.Raw]) -> np.ndarray:
 
 _DIGIT_LO, _DIGIT_HI, _DOT, _MINUS, _PLUS = 48, 57, 46, 45, 43
 _CHUNK = 1 << 18
+#: Up to this many digits ``parse_uniform`` weighs them in one product over an int64 copy.
+_SMALL_PRODUCT = 1 << 16
 
 
 def decimal_us_to_ns(values: np.ndarray | list[Any], path: str = "", field: str = "ts") -> np.ndarray:
@@ -228,10 +230,16 @@ def parse_uniform(u: np.ndarray) -> tuple[np.ndarray, np.ndarray, int] | None:
     w, rcol = _weights(dp, width, width)  # type: ignore[misc]  # never None: dp + 2 <= 18 above
     d = digit if ok.all() else digit[:, ok]
     # position by position: an int64 copy of the whole digit matrix took 8 bytes a digit (200 MB for the
-    # 1.5M timestamps of a 566 MB trace) and a matrix product over it; the dot's position weighs 0
-    v = np.zeros(d.shape[1], dtype=np.int64)
-    for j in np.flatnonzero(w).tolist():
-        v += np.multiply(d[j], w[j], dtype=np.int64)
+    # 1.5M timestamps of a 566 MB trace) and a matrix product over it; the dot's position weighs 0. A few texts
+    # (a CSV column, a small trace) take that product over their copy (at most ``_SMALL_PRODUCT`` digits,
+    # 512 KB): ~20 numpy calls of fixed cost fewer (191 timestamps: 42 -> 7 us)
+    pos = np.flatnonzero(w)
+    if pos.size * d.shape[1] <= _SMALL_PRODUCT:
+        v = w[pos] @ d[pos].astype(np.int64)
+    else:
+        v = np.zeros(d.shape[1], dtype=np.int64)
+        for j in pos.tolist():
+            v += np.multiply(d[j], w[j], dtype=np.int64)
     if rcol >= 0:
         first = d[rcol]
         up = first > 5
