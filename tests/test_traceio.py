@@ -577,3 +577,49 @@ def test_malformed_trace_names_the_fault_once(tmp_path):
     with pytest.raises(ProfileError) as info:
         load_profile(str(bad), Options(enable_profiling_compare=True))
     assert info.value.message == "malformed trace JSON: invalid character (byte 8)"
+
+
+def test_a_trace_shipped_in_an_archive_is_named_as_such(tmp_path, capsys) -> None:
+    """A zip, a bzip2 file or a .tar.gz renamed to the trace's suffix read as "not a JSON trace (expected an
+    object with traceEvents ...)", which does not say what to do; the error line now names what the file is
+    and says to unpack it (exit 1, one line, no output written). The bundled bert trace is the payload."""
+    import bz2
+    import gzip
+    import io
+    import lzma
+    import sqlite3
+    import tarfile
+    import zipfile
+    from pathlib import Path
+
+    from cliutil import error_lines, run_inproc
+
+    repo = Path(__file__).resolve().parent.parent
+    trace = gzip.decompress((repo / "sample_data" / "bert-small_h100.json.gz").read_bytes())
+    other = str(repo / "sample_data" / "bert-small_mi300.json.gz")
+    zipped = io.BytesIO()
+    with zipfile.ZipFile(zipped, "w") as z:
+        z.writestr("trace.json", trace[:100_000])
+    tarred = io.BytesIO()
+    with tarfile.open(fileobj=tarred, mode="w:gz") as t:
+        info = tarfile.TarInfo("trace.json")
+        info.size = 100_000
+        t.addfile(info, io.BytesIO(trace[:100_000]))
+    db = tmp_path / "x.db"
+    with sqlite3.connect(db) as con:
+        con.execute("CREATE TABLE t (a)")
+    files = {"z.pt.trace.json.gz": (zipped.getvalue(), "a zip archive"),
+             "t.json.gz": (tarred.getvalue(), "a tar archive"),
+             "b.json": (bz2.compress(trace[:1000]), "bzip2-compressed"),
+             "x.json": (lzma.compress(trace[:1000]), "xz-compressed"),
+             "s.json": (db.read_bytes(), "an SQLite database")}
+    out = tmp_path / "out"
+    for name, (data, kind) in files.items():
+        f = tmp_path / name
+        f.write_bytes(data)
+        code, _, err = run_inproc(capsys, "-d", str(f), "-bp", other, "-o", str(out))
+        assert code == 1 and error_lines(err) == [
+            f"error: {f}: not a JSON trace: the file is {kind} (unpack it and pass the trace it holds, or its "
+            "profiling directory)"], err
+        assert not out.exists()
+    assert traceio.archive_kind(trace) == "" and traceio.archive_kind(b"") == ""

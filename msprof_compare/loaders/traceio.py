@@ -418,7 +418,30 @@ def decode_events(path: str, data: bytes, raw_ts: bool = False) -> tuple[list[Ev
     if kind == "":
         raise ProfileError(path, "empty file")
     refuse_utf16(path, data, "profiler traces are UTF-8")
+    archive = archive_kind(data)
+    if archive:
+        raise ProfileError(path, f"not a JSON trace: the file is {archive}",
+                           hint="unpack it and pass the trace it holds, or its profiling directory")
     raise ProfileError(path, "not a JSON trace (expected an object with traceEvents or an event list)")
+
+
+#: Leading bytes of the archive and compression formats a trace is shipped in (a gzip member is inflated
+#: before the check, so a .tar.gz shows as tar), and what they are called in an error line.
+_MAGIC = ((b"PK\x03\x04", "a zip archive"), (b"PK\x05\x06", "an empty zip archive"), (b"BZh", "bzip2-compressed"),
+          (b"\xfd7zXZ\x00", "xz-compressed"), (b"\x28\xb5\x2f\xfd", "zstd-compressed"),
+          (b"7z\xbc\xaf\x27\x1c", "a 7z archive"), (b"SQLite format 3\x00", "an SQLite database"))
+
+
+def archive_kind(data: bytes | memoryview) -> str:
+    """What an archive or compressed file is, from its first bytes ("" for anything else): a trace shipped
+    as a .zip / .tar.gz / .bz2 and renamed read as "not a JSON trace", which does not say what to do."""
+    head = bytes(data[:512])
+    for magic, kind in _MAGIC:
+        if head.startswith(magic):
+            return kind
+    if head[257:262] == b"ustar":  # POSIX tar header (also what a .tar.gz inflates to)
+        return "a tar archive"
+    return ""
 
 
 #: The other encoding profiles come in: torch_npu and MindSpore write their text files (trace_view.json, the
