@@ -232,6 +232,20 @@ def test_data_errors_exit_1(case: str, side: str, capsys: pytest.CaptureFixture,
     assert out == ""
 
 
+def test_a_dash_for_a_profile_says_stdin_is_not_read(capsys: pytest.CaptureFixture, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """``-d -`` (standard input in many tools; ``-o -`` writes the JSON there) read only ``-: no such file or
+    directory``; it now says a profile is a path. A file named "-" is still read as that file."""
+    monkeypatch.chdir(tmp_path)
+    code, _out, err = run_inproc(capsys, "-d", "-", "-bp", str(SAMPLE_BASE), "-o", str(tmp_path / "o"))
+    assert code == 1 and assert_one_error(err) == ("error: -: no such file or directory (a profile is not read "
+                                                   "from standard input: pass its file or directory)"), err
+    (tmp_path / "-").write_bytes(b"[]")
+    code, _out, err = run_inproc(capsys, "-d", "-", "-bp", str(SAMPLE_BASE), "-o", str(tmp_path / "o"))
+    assert code == 1 and "standard input" not in err and "Invalid profiling path suffix" in err, err
+    assert not (tmp_path / "o").exists()
+
+
 def test_blank_or_empty_path_says_which_and_what(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
     """A path of blanks read ``error:  : no such file or directory``, a path with a stray trailing space looked
     like the existing folder it names, and an empty path (``-d "$UNSET"``) did not say which of the two it was.

@@ -110,7 +110,9 @@ def _classify(given: str, force: bool = False) -> Layout:
     if os.path.islink(path) and not force:
         raise ProfileError(given, "is a symbolic link; refusing to follow it", hint="add --force to accept it")
     if not os.path.exists(path):
-        raise ProfileError(given, "no such file or directory")
+        # "-" names standard input in many tools (and -o - writes JSON there); a profile is a path
+        stdin = "a profile is not read from standard input: pass its file or directory" if given == "-" else None
+        raise ProfileError(given, "no such file or directory", hint=stdin)
     if os.path.isfile(path):
         name = os.path.basename(path)
         if name.endswith(".db"):
