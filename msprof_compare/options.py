@@ -282,6 +282,9 @@ def parse_regression_pct(value: Any) -> float | None:
     if isinstance(value, bool):  # True is not "1 percent"
         raise UsageError(f"Invalid param, --fail_on_regression must be a number of percent (got {value!r})")
     number = value.strip().removesuffix("%") if isinstance(value, str) else value  # "5%" reads as 5
+    # float() takes "_" between digits: "1_0" read as 10 would pass a 9 % regression meant to fail above 1.0
+    if (isinstance(number, str) and "_" in number) or (isinstance(number, (bytes, bytearray)) and b"_" in number):
+        raise UsageError(f"Invalid param, --fail_on_regression must be a number of percent (got {value!r})")
     try:
         pct = float(number)
     except (TypeError, ValueError):

@@ -265,6 +265,24 @@ def test_fail_on_regression_spellings(pct: str, code: int, said: str | None, cap
         assert "E2E time" not in err  # neither "No regression: E2E time ..." nor the regression line
 
 
+@pytest.mark.parametrize("pct", ["1_0", "1_0%", "0_5"])
+def test_fail_on_regression_refuses_digit_separators(pct: str, capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """Python's float() reads "1_0" as 10: a gate meant at 1.0 % passed every regression up to 10 %. A digit
+    separator is no percentage: a usage error as "ten" is, before anything is loaded or written, from the CLI
+    and the API (str and bytes). Pair: MI300X base, H100 comparison (+11.78 %)."""
+    from msprof_compare.errors import UsageError
+
+    code, out, err = run_inproc(capsys, "-d", str(SAMPLE_BASE), "-bp", str(SAMPLE_COMP), "--enable_api_compare",
+                                "--fail_on_regression", pct, "-o", str(tmp_path / "never"))
+    assert (code, out) == (2, "")
+    assert error_lines(err) == [f"error: Invalid param, --fail_on_regression must be a number of percent (got {pct!r})"]
+    assert not (tmp_path / "never").exists()
+    with pytest.raises(UsageError, match="fail_on_regression"):
+        compare(str(SAMPLE_COMP), str(SAMPLE_BASE), enable_api_compare=True, fail_on_regression=pct)
+    with pytest.raises(UsageError, match="fail_on_regression"):
+        compare(str(SAMPLE_COMP), str(SAMPLE_BASE), enable_api_compare=True, fail_on_regression=pct.encode())
+
+
 # --------------------------------------------------------------------------- what the faces print
 
 
