@@ -138,7 +138,8 @@ class CompareResult:
 
     @property
     def verdict(self) -> str:
-        """Which side is slower and by how much, in words, as under the console's waterfall ("" without one):
+        """Which side is slower and by how much, in words, as under the console's waterfall ("" without one), without
+        the final period the console and the Summary sheet add (JSON ``summary.verdict`` is the same text):
         ``"E2E time 3.908 ms -> 3.496 ms (-0.412 ms, -10.54%): the comparison is faster than the base"``."""
         from .compare.summary import e2e_scope, e2e_verdict
 
