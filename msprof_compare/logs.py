@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TextIO
@@ -56,14 +57,17 @@ class _StderrHandler(logging.StreamHandler):
 
 class _SaidOnce(logging.Filter):
     """Drops a warning or error whose text was already logged in this run: a self-compare (or two inputs that
-    lack the same file) would otherwise print each notice of a side twice, word for word."""
+    lack the same file) would otherwise print each notice of a side twice, word for word. The filter sits on
+    the shared logger, so it judges only the records of the thread that runs its compare: two compares in
+    threads (a pool over ranks) each log their own notices, also those of the same words."""
 
     def __init__(self) -> None:
         super().__init__()
         self.seen: set[tuple[int, str]] = set()
+        self.thread = threading.get_ident()
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.levelno < logging.WARNING:
+        if record.levelno < logging.WARNING or (record.thread is not None and record.thread != self.thread):
             return True
         key = (record.levelno, record.getMessage())
         if key in self.seen:

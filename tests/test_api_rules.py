@@ -140,3 +140,32 @@ def test_sheet_names_are_exact():
     assert len(res.sheet("ApiCompare"))
     with pytest.raises(KeyError):
         res.sheet("apicompare")
+
+
+def test_compares_in_threads_each_log_their_notices(caplog: pytest.LogCaptureFixture) -> None:
+    """Each compare says a warning once (a self-compare would say each side's twice) through a filter on the
+    shared logger. That filter judged the records of every thread: a compare running in one thread dropped the
+    notices another thread's compare logged in the same words, so in a thread pool over ranks only the first
+    pair got its warnings. Here the main thread stands for a compare that has said them; the worker's compare
+    of the same input must still log every one of its own."""
+    import threading
+
+    from msprof_compare.logs import LOGGER_NAME, said_once
+
+    def notices() -> list[str]:
+        return [r.getMessage() for r in caplog.records
+                if r.levelno >= logging.WARNING and r.thread == threading.get_ident()]
+
+    with caplog.at_level(logging.WARNING, logger=LOGGER_NAME):
+        compare(str(NPU_DIR), str(NPU_DIR))
+        alone = notices()
+        assert any("are the same input" in m for m in alone), alone
+        caplog.clear()
+        got: list[str] = []
+        with said_once():
+            for message in alone:
+                logging.getLogger(LOGGER_NAME).warning(message)
+            worker = threading.Thread(target=lambda: (compare(str(NPU_DIR), str(NPU_DIR)), got.extend(notices())))
+            worker.start()
+            worker.join()
+    assert got == alone
