@@ -159,9 +159,11 @@ class CompareResult:
 
         return write_json(self, target)
 
-    def regression_gate(self, pct: float) -> tuple[int, str]:
+    def regression_gate(self, pct: float | str) -> tuple[int, str]:
         """(3, message) when comparison E2E exceeds base E2E by more than ``pct`` percent, (1, message) when a
-        side has no E2E time to judge by, else (0, message). Works whichever comparisons ran."""
+        side has no E2E time to judge by, else (0, message). Works whichever comparisons ran. ``pct`` is read
+        as ``--fail_on_regression`` reads it (``5``, ``"5%"``); one that is no percentage >= 0 raises
+        ``UsageError``."""
         from .compare import overall, summary
         from .options import parse_regression_pct
 
