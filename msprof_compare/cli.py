@@ -213,7 +213,8 @@ def _typer_main(app: typer.Typer, args: list[str] | None, prog: str) -> int:
             face = f"{prog} compare" if hasattr(command, "commands") else prog
             message += (f" The paths are options here: {face} -d COMPARISON -bp BASE (performance_compare.py "
                         "takes them without -d / -bp, base first).")
-        if message.startswith("No such command") and prog == "msprof-analyze":
+        if message.startswith("No such command") and hasattr(command, "commands"):
+            # every face with sub-commands is msprof-analyze (python -m msprof_compare too), not just its launcher
             message += " This msprof-analyze provides only 'compare'; the original's other commands (cluster, "
             message += "advisor, ...) are not part of it."
         _error(f"{message} (see '{where} --help')")

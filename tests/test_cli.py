@@ -436,6 +436,10 @@ def test_other_msprof_analyze_commands_are_named_as_absent(capsys: pytest.Captur
     assert info.value.code == 2
     assert line == ("error: No such command 'cluster'. This msprof-analyze provides only 'compare'; the original's "
                     "other commands (cluster, advisor, ...) are not part of it. (see 'msprof-analyze --help')")
+    with pytest.raises(SystemExit) as info:  # python -m msprof_compare is msprof-analyze under another name
+        cli.analyze_main(["advisor"], prog="python -m msprof_compare")
+    line = assert_one_error(capsys.readouterr().err)
+    assert info.value.code == 2 and "This msprof-analyze provides only 'compare'" in line
 
 
 def test_subprocess_exit_codes_and_single_error_line(tmp_path: Path) -> None:
