@@ -64,7 +64,8 @@ __all__ = ["build", "operator_sheets", "detail_rows", "statistic_rows", "match_n
 
 
 def build(ctx: RunContext) -> list[Sheet]:
-    """Module sheets when module matching produces pairs, else the operator sheets."""
+    """Module sheets when module matching produces pairs, else the operator sheets; none when exactly one side has no
+    torch op (the other side's ops would pair with nothing: ``one_sided`` warns why)."""
     if one_sided(ctx):
         return []
     if not ctx.options.disable_module:
