@@ -294,8 +294,10 @@ def terminate_as_exit() -> Iterator[None]:
 def remove_stale_temporaries(directory: str, now: float | None = None) -> int:
     """Delete our own hidden temporary reports that a killed run left behind; returns how many.
 
-    Only files (and the workbook writer's part directories) named ``.performance_comparison_result_*.tmp``
-    and untouched for ``STALE_TMP_SECONDS`` are removed, so a run writing right now is never disturbed.
+    Only entries named ``.performance_comparison_result_*.tmp`` (the private folder a report is rendered in,
+    the workbook writer's ``*.parts.tmp`` folder, or a file of an older version), owned by this user and
+    untouched for ``STALE_TMP_SECONDS`` are removed, so a run writing right now, or another user's entry, is
+    never disturbed.
     """
     now = time.time() if now is None else now
     removed = 0
