@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
@@ -253,12 +254,12 @@ def test_directory_of_event_list_jsons_is_no_profile(tmp_path):
     (legacy / "msprof_1.json").write_text("\n [ ]")
     with pytest.raises(ProfileError, match="not collected by PyTorch or Mindspore mode"):
         detect(str(legacy))
-    parent = tmp_path / "device_1"  # a CANN device folder with a timeline folder of such files
-    (parent / "timeline").mkdir(parents=True)
+    parent = tmp_path / "device_1"  # a CANN device folder with a timeline folder of such files: refused, naming
+    (parent / "timeline").mkdir(parents=True)  # them as the timeline folder's refusal does (its own test below)
     (parent / "timeline" / "msprof_1.json").write_text("[]")
     with pytest.raises(ProfileError, match="not collected by PyTorch or Mindspore mode") as err:
         detect(str(parent))
-    assert err.value.hint is None
+    assert err.value.hint == f"it holds timeline files: {os.path.join('timeline', 'msprof_1.json')}; pass one of them"
     kineto = tmp_path / "renamed"
     kineto.mkdir()
     (kineto / "worker0.json").write_text('\ufeff {"traceEvents": []}')
@@ -290,6 +291,23 @@ def test_legacy_timeline_folder_names_its_files(samples):
             detect(str(folder))
         assert err.value.hint == hint
     assert detect(str(timeline / "msprof_1_0_1.json")).trace_path == str(timeline / "msprof_1_0_1.json")
+
+
+def test_cann_prof_folder_names_its_timeline_files(samples):
+    """A CANN run's PROF_* folder, and its device_N folder, hold the msprof_*.json timeline files a level or two
+    down (device_N/timeline/): the refusal names them by their path from the folder given, as it does for the
+    timeline folder itself (the sweep found both read as "the data is not parsed", with no hint)."""
+    prof = samples / "mindinsight/tests/utils/resource/profiler/PROF_000001_20230818142704567_GQFAMHBKGODKJMLA"
+    if not prof.is_dir():
+        pytest.skip("mindinsight sample absent")
+    assert sorted(p.name for p in prof.iterdir() if p.is_dir()) == ["device_1"]
+    for folder, prefix in ((prof, "device_1/timeline/"), (prof / "device_1", "timeline/")):
+        with pytest.raises(ProfileError, match="not collected by PyTorch or Mindspore") as err:
+            detect(str(folder))
+        assert err.value.hint == (f"it holds timeline files: {prefix}msprof_1_0_1.json, {prefix}msprof_1_0_2.json; "
+                                  "pass one of them").replace("/", os.sep)
+        listed = folder / prefix / "msprof_1_0_1.json"  # the file named compares given alone
+        assert detect(str(listed)).trace_path == str(listed)
 
 
 def test_parent_of_rank_directories_names_them(tmp_path):

@@ -243,10 +243,18 @@ def _inner_profiles_hint(directory: str) -> str | None:
 def _timeline_files_hint(directory: str) -> str | None:
     """When the folder is a CANN timeline folder, name its msprof_*.json event lists: such a file compares
     given alone (its device lanes are read), the folder does not. Not one lane's files (hccl_*, task_time_*),
-    nor a MindSpore *timeline_display_*.json, whose lanes give no device time (all zeros)."""
+    nor a MindSpore *timeline_display_*.json, whose lanes give no device time (all zeros). The CANN run's
+    PROF_* folder and its device_N folders hold them a level or two down (device_N/timeline/): they are named
+    by their path from the folder given, which otherwise read as holding nothing parsed."""
     from . import traceio
 
-    found = [os.path.basename(f) for f in _kineto_candidates(directory)
+    try:
+        devices = sorted(n for n in os.listdir(directory) if n.startswith("device_"))
+    except OSError:
+        devices = []
+    folders = [".", "timeline", *(os.path.join(n, "timeline") for n in devices)]
+    found = [os.path.normpath(os.path.join(sub, os.path.basename(f))) for sub in folders
+             for f in _kineto_candidates(os.path.join(directory, sub))
              if os.path.basename(f).startswith("msprof_") and traceio.first_char(traceio.head_bytes(f, 64)) == "["]
     if not found:
         return None
