@@ -56,8 +56,10 @@ class _StderrHandler(logging.StreamHandler):
 
 
 class _SaidOnce(logging.Filter):
-    """Drops a warning or error whose text was already logged in this run: a self-compare (or two inputs that
-    lack the same file) would otherwise print each notice of a side twice, word for word. The filter sits on
+    """Drops an info line, warning or error whose text was already logged in this run: a self-compare (or two
+    inputs that lack the same file) would otherwise print each notice of a side twice, word for word. Info lines
+    count too: a run without ``--enable_*`` flags logs a side's "Can't find any memory event / communication op"
+    notices at INFO (``Options.notice_level``), and a self-compare printed each of them twice. The filter sits on
     the shared logger, so it judges only the records of the thread that runs its compare: two compares in
     threads (a pool over ranks) each log their own notices, also those of the same words."""
 
@@ -67,7 +69,7 @@ class _SaidOnce(logging.Filter):
         self.thread = threading.get_ident()
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.levelno < logging.WARNING or (record.thread is not None and record.thread != self.thread):
+        if record.levelno < logging.INFO or (record.thread is not None and record.thread != self.thread):
             return True
         key = (record.levelno, record.getMessage())
         if key in self.seen:

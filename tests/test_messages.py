@@ -345,3 +345,44 @@ def test_output_name_of_a_csv_file_is_said_to_be_a_folder(capsys: pytest.Capture
         assert lines == ([] if _run else [
             f"-o {target} is taken as a folder (created) and the report goes into it: the reports are .xlsx and "
             ".json files; end -o in .xlsx or .json to name the file itself."])
+
+
+def test_a_self_compare_says_each_info_notice_once(caplog: pytest.LogCaptureFixture) -> None:
+    """A run without --enable_* flags logs a side's "Can't find any memory event" notice at INFO (the user did
+    not ask for that comparison): the said-once filter let INFO through, so a self-compare of the NPU excerpt
+    (no operator_memory.csv) printed it twice, word for word (found by the sample sweep). Said once now, like
+    the warnings; the next compare says it again."""
+    import logging
+
+    from msprof_compare.api import compare
+
+    npu = str(DATA / "npu" / "rank0_ascend_pt")
+
+    def notices() -> list[str]:
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+            compare(npu, npu)
+        return [m for m in caplog.messages if m.startswith("Can't find any memory event")]
+
+    said = notices()
+    assert said == [f"Can't find any memory event in the file: {npu} (the export has no operator_memory.csv)"]
+    assert len(caplog.messages) == len(set(caplog.messages)), caplog.messages
+    assert notices() == said
+
+
+def test_no_e2e_notice_names_a_self_compared_input_once(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A lone CANN lane file (an Ascend Hardware lane and no Overlap Analysis lane, as mindinsight's
+    task_time_0_2_1.json: here its first two events, a task's name made up) has no E2E time; compared with
+    itself, the notice named the one input twice ("No E2E time in X and X", found by the sample sweep)."""
+    import logging
+
+    from msprof_compare.api import compare
+
+    lane = tmp_path / "task_time_0_2_1.json"
+    lane.write_text(json.dumps([
+        {"name": "process_name", "pid": 3, "tid": 0, "args": {"name": "Ascend Hardware"}, "ph": "M"},
+        {"name": "MatMul", "pid": 3, "tid": 2, "ts": "1000.5", "dur": 2.5, "ph": "X", "args": {}}]))
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        compare(str(lane), str(lane), enable_profiling_compare=True)
+    assert [m for m in caplog.messages if m.startswith("No E2E time")] == [
+        f"No E2E time in {lane}: OverallMetrics and the Summary sheet are left out"]

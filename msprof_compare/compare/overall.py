@@ -333,7 +333,9 @@ def build(ctx: RunContext) -> list[Sheet]:
     ctx.frames["overall"] = breakdown_frame(base, comp)
     if not base.e2e_ns or not comp.e2e_ns:
         # the original leaves the sheet out without a word (reference-1 §9.1); the reason was logged above
-        none = " and ".join(p.path for p, bd in ((ctx.base, base), (ctx.comparison, comp)) if not bd.e2e_ns)
+        # one path once: a self-compare named its one input twice ("No E2E time in X and X")
+        none = " and ".join(dict.fromkeys(p.path for p, bd in ((ctx.base, base), (ctx.comparison, comp))
+                                          if not bd.e2e_ns))
         log.log(ctx.options.notice_level(), "No E2E time in %s: OverallMetrics and the Summary sheet are left out",
                 none)
         return []
