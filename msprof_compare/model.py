@@ -182,18 +182,21 @@ def starts_read(kernel_details: pd.DataFrame) -> np.ndarray:
     return np.ones(len(kernel_details), dtype=bool)
 
 
-#: Column labels by names: ``pd.Index`` of a few names costs ~35 us (pandas 3 infers its ``str`` dtype), as
-#: much as a third of a small table's build, and the tables repeat a handful of name lists. An Index is
-#: immutable, so frames share one safely (none is renamed in place).
-_COLUMN_INDEXES: dict[tuple[str, ...], pd.Index] = {}
+#: Column labels -> their Index, for ``column_index``; bounded, since a label list could come from data.
+_COLUMN_INDEXES: dict[tuple, pd.Index] = {}
 _COLUMN_INDEXES_MAX = 256
 
 
-def _column_index(names: list[str]) -> pd.Index:
-    key = tuple(names)
+def column_index(labels: list) -> pd.Index:
+    """``pd.Index(labels)``, one shared object per label list: the model's and the comparators' tables repeat a
+    handful of label lists on every load and compare, and a new Index cost ~35-55 us of a small table's build
+    (pandas 3 infers its dtype and the frame validates it). An Index is immutable, so frames share one safely
+    (none is renamed in place). Keyed by type and value, so that 1, 1.0 and True (equal as dict keys) keep
+    Indexes of their own dtypes."""
+    key = tuple((type(x), x) for x in labels)
     got = _COLUMN_INDEXES.get(key)
     if got is None:
-        got = pd.Index(names)
+        got = pd.Index(labels)
         if len(_COLUMN_INDEXES) < _COLUMN_INDEXES_MAX:
             _COLUMN_INDEXES[key] = got
     return got
@@ -212,7 +215,7 @@ def frame_of(columns: dict[str, np.ndarray]) -> pd.DataFrame:
     if any(len(v) != n for v in columns.values()):  # the fast path would not catch it
         raise ValueError(f"frame_of: columns differ in length: { {c: len(v) for c, v in columns.items()} }")
     try:
-        return pd.DataFrame._from_arrays(list(columns.values()), columns=_column_index(names),
+        return pd.DataFrame._from_arrays(list(columns.values()), columns=column_index(names),
                                          index=pd.RangeIndex(n), verify_integrity=False)
     except (AttributeError, TypeError):  # pragma: no cover - depends on the pandas release
         return pd.DataFrame({c: pd.Series(v, dtype=object, copy=False) if v.dtype == object else v

@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from msprof_compare.compare.table import column_index, diff_ratio, frame_from_rows, own_array, plain_frame
+from msprof_compare.compare.table import diff_ratio, frame_from_rows, own_array, plain_frame
+from msprof_compare.model import column_index
 
 
 def test_diff_ratio_unit_facts():

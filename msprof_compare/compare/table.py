@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..model import object_array
+from ..model import column_index, object_array
 
 #: Header names whose cells are "worse" (red) when > 1 (reference-2 §8.4).
 RATIO_HEADERS = frozenset({"Diff Ratio", "Diff Total Ratio", "Diff Avg Ratio", "Diff Calls Ratio", "Diff Self Ratio"})
@@ -227,25 +227,6 @@ def plain_frame(columns: dict[str, Any], order: list[str] | None = None, objects
                                          verify_integrity=False)
     except (AttributeError, TypeError):  # a pandas without it (test_table.py: ..._fallback_is_the_fast_frame)
         return slow()
-
-
-#: Column labels -> their Index, for ``column_index``; bounded, since a label set could come from data.
-_INDEXES: dict[tuple, pd.Index] = {}
-_INDEXES_MAX = 256
-
-
-def column_index(labels: list) -> pd.Index:
-    """``pd.Index(labels)``, one shared object per label list: the comparators build the same few small tables
-    on every compare, and a new Index cost ~55 us of each frame's ~0.1 ms (pandas 3 infers its dtype and the
-    frame validates it). An Index is immutable, so frames can share it. Keyed by type and value, so that 1,
-    1.0 and True (equal as dict keys) keep Indexes of their own dtypes."""
-    key = tuple((type(x), x) for x in labels)
-    got = _INDEXES.get(key)
-    if got is None:
-        got = pd.Index(labels)
-        if len(_INDEXES) < _INDEXES_MAX:
-            _INDEXES[key] = got
-    return got
 
 
 def _text_column(values: np.ndarray) -> Any:
