@@ -43,10 +43,11 @@ def test_gpu_address_pairing_unit_fact():
     rec = memory.gpu_records(p)
     assert len(rec) == 3
     first = rec.iloc[0]
-    assert f"{first['name']}, ({first['alloc_text']}, {first['release_text']}), [duration: {first['dur_us']}], " \
-           f"[size: {first['size_kb']}]\n" == ", (1, 2), [duration: 1.0], [size: 0.5]\n"
+    assert f"{first['name']}, ({first['alloc_text']}, {first['release_text']}), " \
+           f"[duration: {first['dur_ns'] / 1000}], [size: {first['size_kb']}]\n" == \
+           ", (1, 2), [duration: 1.0], [size: 0.5]\n"
     # the unfreed allocation at address 3 comes last, without release
-    assert rec.iloc[-1][["alloc_text", "release_text", "dur_us"]].tolist() == ["0", "None", 0.0]
+    assert rec.iloc[-1][["alloc_text", "release_text", "dur_ns"]].tolist() == ["0", "None", 0]
 
 
 def test_gpu_size_mismatch_discards_and_realloc_emits():
@@ -120,7 +121,7 @@ def test_npu_cann_rows_placed_at_enqueue():
     assert rec["ts"].tolist() == [100000, 7500]          # 35 us is in no dequeue window; no-alloc row skipped
     assert rec["name"].tolist() == ["cann::a", ""]
     assert rec["release_text"].tolist() == ["9.000", "0"]
-    assert rec["dur_us"].tolist() == [4.0, 0.0]
+    assert rec["dur_ns"].tolist() == [4000, 0]
 
 
 def test_npu_cann_row_allocated_at_dequeue_end_is_matched():
@@ -349,7 +350,7 @@ def test_memory_records_with_negative_size_or_release_before_allocation(tmp_path
     assert warnings == [f"{f}: 1 negative Size(KB) value(s) read as 0; 1 block(s) released before their "
                         "allocation (duration read as 0)"]
     rec = _records(om)
-    assert rec["dur_us"].tolist() == [0.0, 34058.24, 0.0] and (rec["size_kb"] >= 0).all()
+    assert rec["dur_ns"].tolist() == [0, 34058240, 0] and (rec["size_kb"] >= 0).all()
     # the DB loader: OP_MEMORY sizes in bytes, times in ns
     (tmp_path / "db").mkdir()
     db = edited_copy(Path(__file__).parent / "data" / "db" / "l1" / "ascend_pytorch_profiler_0.db",
@@ -451,8 +452,8 @@ def test_gpu_duration_is_zero_only_for_a_zero_time():
     p = gpu_mem([(0, 512, 1), (2, -512, 1), (0, 512, 2), (2, -512, 2)])
     p.memory["ts"] = [0, 2000, 1, 2001]
     rec = memory.gpu_records(p)
-    assert rec[["alloc_text", "release_text", "dur_us"]].values.tolist() == [
-        ["0.0", "2.0", 0.0], ["0.001", "2.001", 2.0]]
+    assert rec[["alloc_text", "release_text", "dur_ns"]].values.tolist() == [
+        ["0.0", "2.0", 0], ["0.001", "2.001", 2000]]
 
 
 def test_gpu_one_byte_blocks_pair_like_any_other():
@@ -474,8 +475,8 @@ def test_npu_records_edge_times_and_a_dequeue_without_enqueue():
         "Allocation Time(us)": ["5.000", "0.001"], "Release Time(us)": ["", "2.001"],
         "alloc_ns": [5000, 1], "release_ns": [0, 2001]})
     rec = memory.npu_records(p)
-    assert rec[["ts", "name", "dur_us", "release_text"]].values.tolist() == [
-        [0, "cann::a", 0.0, "0"], [1, "", 2.0, "2.001"]]
+    assert rec[["ts", "name", "dur_ns", "release_text"]].values.tolist() == [
+        [0, "cann::a", 0, "0"], [1, "", 2000, "2.001"]]
 
 
 def test_npu_records_without_operator_memory():

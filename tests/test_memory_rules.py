@@ -235,7 +235,7 @@ def test_gpu_block_released_at_time_zero_is_released():
     p.ops["ts"] = p.ops["ts"] - shift
     rec = memory.gpu_records(p)
     row = rec[rec["alloc_text"] == "-17.17"]
-    assert row[["release_text", "dur_us", "size_kb"]].values.tolist() == [["0.0", 0.0, 98.5]]
+    assert row[["release_text", "dur_ns", "size_kb"]].values.tolist() == [["0.0", 0, 98.5]]
 
 
 def test_side_without_ops_leaves_the_memory_sheets_out_when_memory_alone_is_asked(samples, caplog):

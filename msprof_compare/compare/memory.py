@@ -62,7 +62,7 @@ DETAIL_COLUMNS = [Column("Order Id", STYLE_INT, 10), *_DETAIL_SIDE, *_DETAIL_SID
                   Column("Diff Size(KB)", STYLE_FLOAT, 20), Column("Diff Ratio", STYLE_RATIO, 20)]
 DETAIL_SPANS = ((1, 5), (6, 10))  # B1:F1 base, G1:K1 comparison
 
-RECORD_COLUMNS = ["ts", "size_kb", "dur_us", "name", "alloc_text", "release_text"]
+RECORD_COLUMNS = ["ts", "size_kb", "dur_ns", "name", "alloc_text", "release_text"]
 
 
 #: The text's tail for each sub-microsecond remainder (0..999 ns), without and with the float style.
@@ -134,11 +134,11 @@ def gpu_records(profile: Profile) -> pd.DataFrame:
     rel = np.where(done, t[jj[kept][by]], 0)
     fl = _float_style(col_of(m, "ts", np.int64), col_of(profile.ops, "ts", np.int64))
     # only a missing or zero time gives 0.0 (reference-2 §5.1): a rebased trace's times may be negative
-    dur = np.where(done & (rel != 0) & (alloc != 0), (rel - alloc) / 1000.0, 0.0)
+    dur = np.where(done & (rel != 0) & (alloc != 0), rel - alloc, 0)
     release_text = _us_texts(rel, fl)
     release_text[~done] = "None"
     return pd.DataFrame({
-        "ts": alloc, "size_kb": size[sel] / 1024, "dur_us": dur, "name": "",
+        "ts": alloc, "size_kb": size[sel] / 1024, "dur_ns": dur, "name": "",
         "alloc_text": _us_texts(alloc, fl), "release_text": release_text,
     })
 
@@ -192,10 +192,10 @@ def _npu_columns(profile: Profile) -> dict[str, np.ndarray] | None:
         ts[ci[ok]] = [enq_ts.get(c, 0) for c in d_corr[k[ok]].tolist()]
     rel_text = _texts(col_of(om, "Release Time(us)", object)[rows], strip=True)
     rel_text[(rel_text == "") | (rel_text == "N/A")] = "0"
-    dur = np.where((alloc > 0) & (rel > 0), np.maximum(rel - alloc, 0) / 1000.0, 0.0)  # loaders warn of rel < alloc
+    dur = np.where((alloc > 0) & (rel > 0), np.maximum(rel - alloc, 0), 0)  # loaders warn of rel < alloc
     k = np.flatnonzero(keep)
     return {
-        "ts": ts[k], "size_kb": col_of(om, "Size(KB)", float)[rows][k], "dur_us": dur[k],
+        "ts": ts[k], "size_kb": col_of(om, "Size(KB)", float)[rows][k], "dur_ns": dur[k],
         "name": np.where(cann, names, "")[k],
         "alloc_text": _texts(col_of(om, "Allocation Time(us)", object)[rows], strip=True)[k],
         "release_text": rel_text[k],
@@ -245,7 +245,7 @@ class MemoryIndex:
         order = np.lexsort((on_tree, ts[on_tree], owner))
         take = on_tree[order]
         self.placed = len(take)  # records inside some op
-        self.rec = {c: column(c)[take] for c in ("name", "alloc_text", "release_text", "size_kb", "dur_us")}
+        self.rec = {c: column(c)[take] for c in ("name", "alloc_text", "release_text", "size_kb", "dur_ns")}
         self.owner = owner[order]
         counts = np.bincount(self.owner, minlength=n) if n else np.zeros(0, np.int64)
         self.ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
@@ -253,9 +253,9 @@ class MemoryIndex:
         self._owners: list[int] | None = None
         self._own_text: dict[int, str] = {}
         own_kb = np.bincount(self.owner, weights=np.asarray(self.rec["size_kb"], float), minlength=n)
-        # durations summed as integer ns (each record's dur_us is ns / 1000): float running sums over a whole
-        # trace leave rounding noise in a subtree's difference (4.067431999999998 ms for 4.067432)
-        own_ns = np.rint(np.asarray(self.rec["dur_us"], float) * 1000).astype(np.int64)
+        # durations summed as integer ns: float running sums over a whole trace left rounding noise in a
+        # subtree's difference (4.067431999999998 ms for 4.067432)
+        own_ns = self.rec["dur_ns"] = np.asarray(self.rec["dur_ns"], np.int64)
         # subtrees are contiguous ranges [i, i + size[i]) of the start-ordered nodes
         hi = np.arange(n) + tree.size
         cs_kb = np.concatenate([[0.0], np.cumsum(own_kb)])
@@ -274,7 +274,7 @@ class MemoryIndex:
             self._lines = [
                 f"{nm or names[o]}, ({a}, {r}), [duration: {d}], [size: {s}]\n"
                 for nm, o, a, r, d, s in zip(own, self.owner.tolist(), self.rec["alloc_text"].tolist(),
-                                             self.rec["release_text"].tolist(), self.rec["dur_us"].tolist(),
+                                             self.rec["release_text"].tolist(), (self.rec["dur_ns"] / 1000).tolist(),
                                              self.rec["size_kb"].tolist(), strict=True)
             ]
         return self._lines
