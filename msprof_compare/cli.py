@@ -81,6 +81,31 @@ def clean_path(value: str | None) -> str | None:
 # --------------------------------------------------------------------------- typer command
 
 
+def _cli_int(text: str) -> int:
+    """An integer option's text as click's int type reads it, without the digit separators and other scripts'
+    digits that ``int()`` takes (``options.strict_int``): "1_0" is refused, not read as 10."""
+    from .options import strict_int
+
+    try:
+        return strict_int(text)
+    except ValueError as exc:
+        why = " (digits 0-9 only)" if "digits 0-9" in str(exc) else ""
+        raise typer.BadParameter(f"{text!r} is not a valid int{why}.") from None
+
+
+def _script_int(text: str) -> int:
+    """``type=`` of the script's integer options: argparse's "invalid int value: '1_0'", with the reason, for
+    what ``options.strict_int`` refuses, as for any other text that is no integer."""
+    from .options import plain_number_text
+
+    if not plain_number_text(text):
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r} (digits 0-9 only)")
+    return int(text)
+
+
+_script_int.__name__ = "int"  # argparse names the type by it: "argument --max_kernel_num: invalid int value: ..."
+
+
 def compare_command(
     comparison_profiling_path: str = typer.Option(
         ..., "--profiling_path", "-d", help=HELP["profiling_path"], callback=clean_path, show_default=False),
@@ -101,7 +126,8 @@ def compare_command(
     disable_module: bool = typer.Option(False, "--disable_module", help=HELP["disable_module"]),
     output_path: str | None = typer.Option(
         None, "--output_path", "-o", help=HELP["output_path"], callback=clean_path, show_default=False),
-    max_kernel_num: int | None = typer.Option(None, "--max_kernel_num", help=HELP["max_kernel_num"]),
+    max_kernel_num: int | None = typer.Option(None, "--max_kernel_num", help=HELP["max_kernel_num"],
+                                              parser=_cli_int, metavar="INTEGER"),
     op_name_map: str = typer.Option("{}", "--op_name_map", help=HELP["op_name_map"]),
     use_input_shape: bool = typer.Option(False, "--use_input_shape", help=HELP["use_input_shape"]),
     gpu_flow_cat: str = typer.Option("", "--gpu_flow_cat", help=HELP["gpu_flow_cat"]),
@@ -324,7 +350,7 @@ def build_script_parser(prog: str = "performance_compare.py") -> argparse.Argume
                  "disable_details", "disable_module"):
         p.add_argument(f"--{flag}", action="store_true", help=HELP[flag])
     p.add_argument("-o", "--output_path", type=clean_path, default="", help=HELP["output_path"])
-    p.add_argument("--max_kernel_num", type=int, default=None, help=HELP["max_kernel_num"])
+    p.add_argument("--max_kernel_num", type=_script_int, default=None, help=HELP["max_kernel_num"])
     p.add_argument("--op_name_map", type=str, default="{}", help=HELP["op_name_map"])
     p.add_argument("--use_input_shape", action="store_true", help=HELP["use_input_shape"])
     p.add_argument("--gpu_flow_cat", type=str, default="", help=HELP["gpu_flow_cat"])

@@ -101,6 +101,26 @@ def parse_op_name_map(text: Any) -> Any:
     return value
 
 
+def plain_number_text(value: Any) -> bool:
+    """Whether a number given as text (str, bytes or a buffer) is written as the option's help means it: ASCII
+    characters and no ``_``. Python's ``int()`` and ``float()`` also take digit separators ("1_0" is 10) and the
+    digits of every script ("\u0661\u0660" and the full-width "\uff11\uff10" are 10), so ``--max_kernel_num 1_0``
+    silently ran with 10 where 1 or 10 may have been meant. Other values (numbers) are plain."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        value = bytes(value).decode("latin-1")
+    if not isinstance(value, str):
+        return True
+    return value.isascii() and "_" not in value
+
+
+def strict_int(text: str) -> int:
+    """``int(text)`` for an option's text, refusing what ``plain_number_text`` refuses (ValueError, as
+    ``int()`` raises for "abc", so the faces' parsers report it as any other non-integer)."""
+    if not plain_number_text(text):
+        raise ValueError(f"{text!r} is not a valid int (digits 0-9 only)")
+    return int(text)
+
+
 def _parse_step(value: Any) -> str:
     # None, and the int -1 that Options (and the JSON report's "options") record for "every step"
     if value is None or (isinstance(value, int) and not isinstance(value, bool) and value == -1):
@@ -163,7 +183,8 @@ def build_options(**raw: Any) -> tuple[Options, list[str]]:
         not_int = UsageError(f"Invalid param, --max_kernel_num has to be an integer greater than 3 "
                              f"(got {max_kernel_num!r})")
         if isinstance(max_kernel_num, bool) or (isinstance(max_kernel_num, float)
-                                                and not max_kernel_num.is_integer()):
+                                                and not max_kernel_num.is_integer()) \
+                or not plain_number_text(max_kernel_num):
             raise not_int
         try:
             max_kernel_num = int(max_kernel_num)
@@ -282,8 +303,9 @@ def parse_regression_pct(value: Any) -> float | None:
     if isinstance(value, bool):  # True is not "1 percent"
         raise UsageError(f"Invalid param, --fail_on_regression must be a number of percent (got {value!r})")
     number = value.strip().removesuffix("%") if isinstance(value, str) else value  # "5%" reads as 5
-    # float() takes "_" between digits: "1_0" read as 10 would pass a 9 % regression meant to fail above 1.0
-    if (isinstance(number, str) and "_" in number) or (isinstance(number, (bytes, bytearray)) and b"_" in number):
+    # float() takes "_" between digits: "1_0" read as 10 would pass a 9 % regression meant to fail above 1.0;
+    # and any script's digits ("\u0661\u0660", full-width "\uff11\uff10")
+    if not plain_number_text(number):
         raise UsageError(f"Invalid param, --fail_on_regression must be a number of percent (got {value!r})")
     try:
         pct = float(number)

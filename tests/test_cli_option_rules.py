@@ -283,6 +283,83 @@ def test_fail_on_regression_refuses_digit_separators(pct: str, capsys: pytest.Ca
         compare(str(SAMPLE_COMP), str(SAMPLE_BASE), enable_api_compare=True, fail_on_regression=pct.encode())
 
 
+ARABIC_TEN, FULL_WIDTH_TEN = "\u0661\u0660", "\uff11\uff10"  # int() and float() read both as 10
+
+
+def _script_exit(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:
+    """``performance_compare.py ARGS`` in this process: its parser's errors exit (2) from inside."""
+    try:
+        code = cli.script_main(list(args))
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize(("option", "value", "cli_says", "script_says"), [
+    ("--max_kernel_num", "1_0",
+     "Invalid value for '--max_kernel_num': '1_0' is not a valid int (digits 0-9 only). (see "
+     "'msprof-analyze compare --help')",
+     "argument --max_kernel_num: invalid int value: '1_0' (digits 0-9 only) (see 'performance_compare.py --help')"),
+    ("--max_kernel_num", ARABIC_TEN,
+     f"Invalid value for '--max_kernel_num': '{ARABIC_TEN}' is not a valid int (digits 0-9 only). (see "
+     "'msprof-analyze compare --help')",
+     f"argument --max_kernel_num: invalid int value: '{ARABIC_TEN}' (digits 0-9 only) (see "
+     "'performance_compare.py --help')"),
+    ("--max_kernel_num", FULL_WIDTH_TEN,
+     f"Invalid value for '--max_kernel_num': '{FULL_WIDTH_TEN}' is not a valid int (digits 0-9 only). (see "
+     "'msprof-analyze compare --help')",
+     f"argument --max_kernel_num: invalid int value: '{FULL_WIDTH_TEN}' (digits 0-9 only) (see "
+     "'performance_compare.py --help')"),
+    ("--fail_on_regression", ARABIC_TEN, f"Invalid param, --fail_on_regression must be a number of percent (got "
+                                         f"'{ARABIC_TEN}')", None),
+    ("--fail_on_regression", FULL_WIDTH_TEN + "%", f"Invalid param, --fail_on_regression must be a number of "
+                                                   f"percent (got '{FULL_WIDTH_TEN}%')", None),
+], ids=["max_kernel_num separator", "max_kernel_num arabic-indic", "max_kernel_num full-width",
+        "fail_on_regression arabic-indic", "fail_on_regression full-width"])
+def test_numbers_take_ascii_digits_only(option: str, value: str, cli_says: str, script_says: str | None,
+                                        capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """int() and float() read "1_0", the Arabic-Indic "\u0661\u0660" and the full-width "\uff11\uff10" as 10:
+    ``--max_kernel_num 1_0`` ran with 10 (1 or 10 meant?), and ``--fail_on_regression`` in another script's
+    digits set a gate nobody typed. Each face refuses them as it refuses "abc" (exit 2, one line, nothing
+    written), with the reason; the API too (text, bytes). Pair: bert-small H100 / MI300X samples."""
+    never = tmp_path / "never"
+    code, out, err = run_inproc(capsys, "-d", str(SAMPLE_BASE), "-bp", str(SAMPLE_COMP), "--enable_api_compare",
+                                option, value, "-o", str(never))
+    assert (code, out, error_lines(err)) == (2, "", [f"error: {cli_says}"])
+    code, out, err = _script_exit(capsys, str(SAMPLE_COMP), str(SAMPLE_BASE), "--enable_api_compare", option, value,
+                                  "-o", str(never))
+    assert (code, out, error_lines(err)) == (2, "", [f"error: {script_says or cli_says}"])
+    assert not never.exists()
+    for raw in (value, value.encode()):
+        with pytest.raises(UsageError, match=option[2:]):
+            build_options(**{option[2:]: raw})
+
+
+def test_max_kernel_num_text_from_the_api_takes_ascii_digits_only() -> None:
+    """The API validates a text ``max_kernel_num`` itself (the faces' parsers hand it an int): "1_0" and other
+    scripts' digits are no integer there either, while ASCII digits, with a sign or blanks, are as before."""
+    for raw in ("1_0", b"1_0", bytearray(b"1_0"), memoryview(b"1_0"), ARABIC_TEN, FULL_WIDTH_TEN):
+        with pytest.raises(UsageError, match=r"--max_kernel_num has to be an integer greater than 3 \(got "):
+            build_options(max_kernel_num=raw)
+    assert [build_options(max_kernel_num=v)[0].max_kernel_num for v in ("10", " +10 ", b"10", 10, 10.0)] == [10] * 5
+
+
+@pytest.mark.parametrize("step", ["5_0", "\uff15", "\u0665"])
+def test_step_options_take_ascii_digits_only(step: str, capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """The step options were already strict (``str.isascii() and str.isdigit()``): pinned for both faces, as the
+    other numeric options now are."""
+    said = (f"error: Invalid param, base_step and comparison_step must be a number. (got --base_step {step!r}: "
+            "a step id is a whole number >= 0, the N of ProfilerStep#N)")
+    code, _, err = run_inproc(capsys, "-d", str(NPU), "-bp", str(NPU), "--base_step", step, "--comparison_step", "50",
+                              "-o", str(tmp_path / "never"))
+    assert (code, error_lines(err)) == (2, [said])
+    code, _, err = _script_exit(capsys, str(NPU), str(NPU), "--base_step", step, "--comparison_step", "50",
+                                "-o", str(tmp_path / "never"))
+    assert (code, error_lines(err)) == (2, [said])
+    assert not (tmp_path / "never").exists()
+
+
 # --------------------------------------------------------------------------- what the faces print
 
 
