@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, TextIO
 
 from ..errors import UsageError
 from ..textsafe import write_line
-from .excel import default_file_name, workbook_part
-from .json_report import json_part
-from .output import first_free_name, output_target, write_new_files
+from .excel import default_file_name, workbook_part, write_workbook
+from .json_report import json_part, write_json
+from .output import first_free_name, output_target, utc_now, write_new_files
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult
@@ -111,18 +111,18 @@ def writes_workbook(formats: tuple[str, ...], output: str, explicit_format: bool
 
 def write_reports(result: CompareResult, output: str, explicit_format: bool = False,
                   stream: TextIO | None = None) -> list[str]:
-    """Write the reports ``result.options.output_format`` names; returns what was written ("-" = stdout)."""
+    """Write the reports ``result.options.output_format`` names; returns what was written ("-" = stdout).
+    One run has one timestamp: the clock is read once, for the default names and the JSON's ``generated_at``."""
     formats = result.options.formats
     written: list[str] = []
+    now = utc_now()
     if output == STDOUT:
         if writes_workbook(formats, output, explicit_format):
-            path = result.to_excel(".")
+            path = write_workbook(result, ".", now)
             if path:
                 written.append(path)
                 log.info("The comparison result file has been generated: %s", path)
-        from .json_report import write_json
-
-        written.append(write_json(result, STDOUT, stream=stream or sys.stdout))
+        written.append(write_json(result, STDOUT, stream=stream or sys.stdout, now=now))
         return written
     xlsx_target, json_target = _targets(output)
     workbook = workbook_part(result) if "xlsx" in formats and "json" in formats else None
@@ -134,21 +134,21 @@ def write_reports(result: CompareResult, output: str, explicit_format: bool = Fa
         # .xlsx one is checked for itself (a symbolic link, a free name too long)
         json_name = None if json_target == xlsx_target else output_target(json_target, ".json",
                                                                            result.options.force)[1]
-        stem = os.path.splitext(name or default_file_name())[0]
+        stem = os.path.splitext(name or default_file_name(now))[0]
         # a named file keeps its extension as written (-o run.XLSX: run.XLSX, as with the workbook alone)
         parts = [(os.path.splitext(n)[1] if n else part[0], *part[1:])
-                 for n, part in ((name, workbook), (json_name, json_part(result)))]
+                 for n, part in ((name, workbook), (json_name, json_part(result, generated_at=now)))]
         paths = write_new_files(directory, stem, parts)
         for path in paths:
             log.info("The comparison result file has been generated: %s", path)
         return paths
     if "xlsx" in formats:
-        path = result.to_excel(xlsx_target)
+        path = write_workbook(result, xlsx_target, now)
         if path:
             written.append(path)
             log.info("The comparison result file has been generated: %s", path)
     if "json" in formats:
-        path = result.to_json(json_target)
+        path = write_json(result, json_target, now=now)
         written.append(path)
         log.info("The comparison result file has been generated: %s", path)
     return written

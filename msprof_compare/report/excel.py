@@ -20,7 +20,7 @@ import os
 import re
 import shutil
 import tempfile
-from datetime import datetime, timezone
+from datetime import datetime
 from itertools import chain, count, repeat
 from typing import TYPE_CHECKING, Any
 
@@ -36,7 +36,7 @@ from xlsxwriter.xmlwriter import XMLwriter
 
 from ..compare.table import RATIO_HEADERS, STYLE_BOLD, STYLE_FLOAT, STYLE_INT, STYLE_MS3, STYLE_RATIO, Sheet
 from ..gcpause import gc_paused
-from .output import DIR_MODE, FILE_MODE, FILE_PREFIX, Part, make_dir, output_target, write_new_file  # noqa: F401
+from .output import DIR_MODE, FILE_MODE, FILE_PREFIX, Part, make_dir, output_target, utc_now, write_new_file  # noqa: F401
 
 if TYPE_CHECKING:
     from xlsxwriter.format import Format
@@ -76,7 +76,7 @@ FAST_WRITER = xlsxwriter.__version__.startswith("3.3.")
 
 def default_file_name(now: datetime | None = None) -> str:
     """``performance_comparison_result_{UTC %Y%m%d%H%M%S}.xlsx`` as the original names it."""
-    now = now or datetime.now(timezone.utc)
+    now = now or utc_now()
     return f"{FILE_PREFIX}{now.strftime('%Y%m%d%H%M%S')}.xlsx"
 
 
@@ -88,19 +88,19 @@ def resolve_target(target: str | os.PathLike = ".", force: bool = False) -> tupl
 # --------------------------------------------------------------------------- workbook
 
 
-def write_workbook(result: CompareResult, target: str | os.PathLike = ".") -> str:
+def write_workbook(result: CompareResult, target: str | os.PathLike = ".", now: datetime | None = None) -> str:
     """Write ``result.sheets`` to a new workbook in ``target`` (a directory or an ``.xlsx`` path).
 
     Returns the absolute path written, or "" when there was no sheet to write.
     Never replaces an existing file (a ``_1``, ``_2``... suffix is added) and
-    never leaves a partial workbook behind.
+    never leaves a partial workbook behind. ``now``: the run's instant, for the default name (``utc_now()``).
     """
     part = workbook_part(result)
     if part is None:
         log.warning("No comparison produced any rows; no workbook was written.")
         return ""
     directory, name = resolve_target(target, bool(getattr(getattr(result, "options", None), "force", False)))
-    return write_new_file(directory, name or default_file_name(), part[1], part[2])
+    return write_new_file(directory, name or default_file_name(now), part[1], part[2])
 
 
 def workbook_part(result: CompareResult) -> Part | None:

@@ -32,6 +32,7 @@ from .output import (  # noqa: F401
     discard_rest,
     make_dir,
     output_target,
+    utc_now,
     write_new_file,
 )
 
@@ -105,7 +106,7 @@ def _e2e(frames: dict[str, pd.DataFrame]) -> dict[str, Any] | None:
 
 def to_document(result: CompareResult, generated_at: _dt.datetime | None = None) -> dict[str, Any]:
     """The whole result as a JSON-ready dict (see docs/result.schema.json)."""
-    now = generated_at or _dt.datetime.now(_dt.timezone.utc)
+    now = generated_at or utc_now()
     frames = result.frames or {}
     sheets = []
     for s in result.sheets:
@@ -153,7 +154,7 @@ def _version() -> str:
     return __version__
 
 
-def dumps(result: CompareResult, ascii_only: bool = False) -> str:
+def dumps(result: CompareResult, ascii_only: bool = False, generated_at: _dt.datetime | None = None) -> str:
     """The result as strict JSON text, indented by one space.
 
     Every cell went through ``clean`` (no NaN or infinity is left), so msgspec's encoder, which would write a
@@ -161,7 +162,7 @@ def dumps(result: CompareResult, ascii_only: bool = False) -> str:
     with ``indent`` (1.74 -> 0.22 s for the 79 MB document of a 340 MB GPU pair); it writes exponents as
     ``1e-6`` where ``json`` writes ``1e-06``. It neither escapes non-ASCII text nor takes lone surrogates:
     ``ascii_only`` (a console that cannot print the text) and such documents keep ``json``."""
-    document = to_document(result)
+    document = to_document(result, generated_at)
     if not ascii_only:
         try:
             return msgspec.json.format(msgspec.json.encode(document), indent=1).decode("utf-8")
@@ -187,25 +188,28 @@ def _encodable(text: str, stream: TextIO) -> bool:
 def default_file_name(now: _dt.datetime | None = None) -> str:
     """The JSON report's default name: the workbook's prefix and UTC timestamp, so both kinds of report sort
     together and read alike."""
-    now = now or _dt.datetime.now(_dt.timezone.utc)
+    now = now or utc_now()
     return f"{FILE_PREFIX}{now.strftime('%Y%m%d%H%M%S')}.json"
 
 
-def write_json(result: CompareResult, target: str | os.PathLike = ".", stream: TextIO | None = None) -> str:
+def write_json(result: CompareResult, target: str | os.PathLike = ".", stream: TextIO | None = None,
+               now: _dt.datetime | None = None) -> str:
     """Write the JSON document; ``target`` "-" streams it to ``stream`` (stdout).
 
     A directory target gets ``performance_comparison_result_<UTC>.json``; a
     target ending in ``.json`` names the file. The file is written under a
     temporary name and published without replacing an existing file (a
-    ``_1``, ``_2``... suffix is added). Returns the path written or "-".
+    ``_1``, ``_2``... suffix is added). Returns the path written or "-". ``now``: the run's instant, for
+    ``generated_at`` and the default name alike (one clock read: two could fall in different seconds).
     """
-    text = dumps(result)
+    now = now or utc_now()
+    text = dumps(result, generated_at=now)
     if isinstance(target, (str, bytes, os.PathLike)) and os.fsdecode(target) == "-":  # else output_target says
         out = stream or sys.stdout
         if out is None:  # started with stdout closed (`>&-`)
             raise ProfileError("<stdout>", "standard output is closed; nowhere to write the JSON result")
         if not _encodable(text, out):  # e.g. an ASCII locale: the same document with \uXXXX escapes
-            text = dumps(result, ascii_only=True)
+            text = dumps(result, ascii_only=True, generated_at=now)
         try:
             out.write(text)
             out.write("\n")
@@ -218,12 +222,12 @@ def write_json(result: CompareResult, target: str | os.PathLike = ".", stream: T
         return "-"
     path, name = output_target(target, ".json", bool(getattr(getattr(result, "options", None), "force", False)))
     part = json_part(result, text)
-    return write_new_file(path, name or default_file_name(), part[1], part[2])
+    return write_new_file(path, name or default_file_name(now), part[1], part[2])
 
 
-def json_part(result: CompareResult, text: str | None = None) -> Part:
+def json_part(result: CompareResult, text: str | None = None, generated_at: _dt.datetime | None = None) -> Part:
     """The JSON document as a report file to publish (``output.write_new_files``)."""
-    text = dumps(result) if text is None else text
+    text = dumps(result, generated_at=generated_at) if text is None else text
 
     def fill(tmp: str) -> None:
         with open(tmp, "w", encoding="utf-8") as fh:

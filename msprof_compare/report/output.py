@@ -22,6 +22,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import datetime, timezone
 from typing import Any, TextIO
 
 from ..errors import OutOfMemory, ProfileError, UsageError
@@ -37,6 +38,12 @@ DIR_MODE = 0o750
 MAX_NAME_BYTES = 255
 #: How many ``_N`` suffixes are tried before giving up on a taken name.
 MAX_SUFFIX = 10_000
+
+
+def utc_now() -> datetime:
+    """The instant a run's reports are stamped with (their default names, the JSON's ``generated_at``): read once
+    per run by the writers and handed to each report, so the names and the document agree to the second."""
+    return datetime.now(timezone.utc)
 
 
 #: The report files a target path may name; a target naming one kind is refused for the other.
