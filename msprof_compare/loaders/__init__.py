@@ -191,7 +191,8 @@ def _classify(given: str, force: bool = False) -> Layout:
         raise ProfileError(output, f"holds {term_safe(msprof[0])}, {_not_a_profiler_db(msprof[0])}")
     raise ProfileError(output, "The data is not collected by PyTorch or Mindspore mode or the data is not parsed: "
                                "no trace_view.json, profiler *.db or *.pt.trace.json found",
-                       hint=(_inner_profiles_hint(path) or _timeline_files_hint(path)) if output == path else None)
+                       hint=(_inner_profiles_hint(path) or _cann_runs_hint(path) or _timeline_files_hint(path))
+                       if output == path else None)
 
 
 #: What torch_npu and MindSpore write beside trace_view.json in ASCEND_PROFILER_OUTPUT.
@@ -240,12 +241,10 @@ def _inner_profiles_hint(directory: str) -> str | None:
     return f"it holds profiling directories: {listing}; pass one of them, one rank per side"
 
 
-def _timeline_files_hint(directory: str) -> str | None:
-    """When the folder is a CANN timeline folder, name its msprof_*.json event lists: such a file compares
-    given alone (its device lanes are read), the folder does not. Not one lane's files (hccl_*, task_time_*),
-    nor a MindSpore *timeline_display_*.json, whose lanes give no device time (all zeros). The CANN run's
-    PROF_* folder and its device_N folders hold them a level or two down (device_N/timeline/): they are named
-    by their path from the folder given, which otherwise read as holding nothing parsed."""
+def _timeline_files(directory: str) -> list[str]:
+    """The msprof_*.json event lists of a CANN timeline folder, or of the PROF_* or device_N folder above it,
+    by their path from ``directory``. Not one lane's files (hccl_*, task_time_*), nor a MindSpore
+    *timeline_display_*.json, whose lanes give no device time (all zeros)."""
     from . import traceio
 
     try:
@@ -253,13 +252,42 @@ def _timeline_files_hint(directory: str) -> str | None:
     except OSError:
         devices = []
     folders = [".", "timeline", *(os.path.join(n, "timeline") for n in devices)]
-    found = [os.path.normpath(os.path.join(sub, os.path.basename(f))) for sub in folders
-             for f in _kineto_candidates(os.path.join(directory, sub))
-             if os.path.basename(f).startswith("msprof_") and traceio.first_char(traceio.head_bytes(f, 64)) == "["]
+    return [os.path.normpath(os.path.join(sub, os.path.basename(f))) for sub in folders
+            for f in _kineto_candidates(os.path.join(directory, sub))
+            if os.path.basename(f).startswith("msprof_") and traceio.first_char(traceio.head_bytes(f, 64)) == "["]
+
+
+def _timeline_files_hint(directory: str) -> str | None:
+    """When the folder is a CANN timeline folder, name its msprof_*.json event lists: such a file compares
+    given alone (its device lanes are read), the folder does not. The CANN run's PROF_* folder and its device_N
+    folders hold them a level or two down (device_N/timeline/): they are named by their path from the folder
+    given, which otherwise read as holding nothing parsed."""
+    found = _timeline_files(directory)
     if not found:
         return None
     listing = short_list(found, 4)
     return f"it holds timeline files: {listing}; pass one of them"
+
+
+def _cann_runs_hint(directory: str) -> str | None:
+    """When the folder holds CANN runs (PROF_* folders with timeline files, as MindInsight's profiler folder
+    does), name them and say that one is chosen: their timeline files, a side each, compare; the folder read as
+    holding nothing parsed, without a word of what to pass. A single run's files are named as for its own
+    folder, by their path from the folder given."""
+    try:
+        names = sorted(n for n in os.listdir(directory)
+                       if n.startswith("PROF_") and os.path.isdir(os.path.join(directory, n)))
+    except OSError:
+        return None
+    runs = [(n, files) for n in names if (files := _timeline_files(os.path.join(directory, n)))]
+    if not runs:
+        return None
+    if len(runs) == 1:
+        name, files = runs[0]
+        return f"it holds timeline files: {short_list([os.path.join(name, f) for f in files], 4)}; pass one of them"
+    example = os.path.join(runs[0][0], runs[0][1][0])
+    return (f"it holds {len(runs)} CANN PROF_* folders: {short_list([n for n, _ in runs], 4)}; choose one and pass "
+            f"one of its timeline files, such as {term_safe(example)}")
 
 
 def load_profile(given: str, opts: Options, step: int = -1, layout: Layout | None = None) -> Profile:
