@@ -329,12 +329,7 @@ def _check_usable(profile: Profile) -> None:
                                "events, the per-kernel counters of the CUPTI range profiler",
                                hint="record it again without profiler_metrics in torch.profiler's "
                                     "_ExperimentalConfig for a kernel timeline")
-        if profile.extra.get("mtia"):
-            raise ProfileError(profile.files.get("trace", profile.path),
-                               "no GPU kernel, memcpy or memset events in the trace: it holds an MTIA accelerator's "
-                               f"events ({', '.join(term_safe(c) for c in profile.extra['mtia'][:3])}"
-                               f"{', ...' if len(profile.extra['mtia']) > 3 else ''}), which are "
-                               "not supported")
+        # a trace of an MTIA accelerator's events is refused by the loader, as soon as its kernels are read
         from .compare.breakdown_gpu import missing_kernels_hint
 
         raise ProfileError(profile.files.get("trace", profile.path),
