@@ -900,3 +900,46 @@ def test_one_run_has_one_timestamp(kineto: Path, tmp_path: Path, monkeypatch: py
     stamp = Path(written[0]).stem.rsplit("_", 1)[1]
     assert json.loads(stream.getvalue())["generated_at"] == \
         datetime.strptime(stamp, "%Y%m%d%H%M%S").strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def test_output_below_a_broken_symbolic_link_is_refused_before_loading(tmp_path: Path) -> None:
+    """``-o gone/run`` where ``gone`` is a symbolic link to nothing: the check walked up past it (it does not
+    exist) and passed, the inputs were loaded and compared, and the run then failed with exit 1 ("cannot create
+    output directory: No such file or directory"). Now a usage error before the load, naming the link (the
+    inputs here do not exist: their error would come first if they were read)."""
+    (tmp_path / "gone").symlink_to(tmp_path / "nowhere")
+    missing = str(tmp_path / "missing.json")
+    for target in ("gone/run", "gone/a/run.xlsx"):
+        code, _, err = run_cli(["-bp", missing, "-d", missing, "-o", str(tmp_path / target)])
+        assert code == 2, err
+        assert _one_error(err).endswith(f": {tmp_path / 'gone'} is a broken symbolic link")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["gone"]
+
+
+# A child that runs the CLI under a file-size limit (RLIMIT_FSIZE) with SIGXFSZ ignored, so an over-long write
+# fails with EFBIG ("File too large") instead of killing the process.
+_FSIZE_CHILD = r"""
+import resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+limit = int(sys.argv[1])
+resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+from msprof_compare.entry import compare_main
+sys.argv = ["msprof-compare"] + sys.argv[2:]
+compare_main()
+"""
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGXFSZ"), reason="POSIX resource limits")
+def test_file_size_limit_hit_mid_write(tmp_path: Path) -> None:
+    """A report that outgrows the process's file-size limit (``ulimit -f``) mid-write: exit 1, one line naming the
+    folder and the report, nothing left (no temporary folder, no output folder the run made). The sample's ApiCompare
+    workbook is about 8 KB and its JSON 19 KB: at 12,000 bytes the workbook fits and the JSON does not."""
+    sample = ROOT / "sample_data" / "bert-small_h100.json.gz"
+    for limit, what in ((2000, "workbook"), (12_000, "JSON result")):
+        out = tmp_path / f"out{limit}"
+        proc = subprocess.run([sys.executable, "-c", _FSIZE_CHILD, str(limit), "-bp", str(sample), "-d", str(sample),
+                               "--enable_api_compare", "--output_format", "xlsx,json", "-o", str(out)],
+                              env=_env(), capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 1, proc.stderr
+        assert _one_error(proc.stderr) == f"error: {out}: cannot write the {what}: File too large"
+        assert not out.exists()

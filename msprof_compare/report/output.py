@@ -115,6 +115,9 @@ def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = 
     # Missing: it will be created; the nearest existing ancestor must allow that.
     parent = os.path.dirname(path)
     while parent and not os.path.exists(parent):
+        if os.path.islink(parent):  # makedirs cannot go through it: found here, not after the load (exit 1)
+            raise UsageError(f"cannot create output directory {where}: {term_safe(parent)} is a broken symbolic "
+                             "link")
         nxt = os.path.dirname(parent)
         if nxt == parent:
             break
