@@ -467,6 +467,12 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool) -
     except KeyboardInterrupt:
         _error("interrupted")
         return 130
+    except SystemExit as exc:  # SIGTERM / SIGHUP while a report was written (report.output.Terminated): the
+        signum = getattr(exc, "signum", None)  # status stays 128 + N, and the run ends with its line, as on Ctrl-C
+        if signum is None:
+            raise
+        _error(f"terminated ({signal.Signals(signum).name})")
+        return int(exc.code)
     except MemoryError as exc:
         if debug:
             traceback.print_exc()

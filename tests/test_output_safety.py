@@ -21,7 +21,7 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from cliutil import signal_mid_write, slow_writer_child
+from cliutil import error_lines, signal_mid_write, slow_writer_child
 from test_bad_corpus import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,8 +48,11 @@ _SLOW_CHILD = slow_writer_child("msprof_compare.cli:compare_main")
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL, signal.SIGTERM])
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL, signal.SIGTERM, getattr(signal, "SIGHUP", 1)])
 def test_killed_mid_write_leaves_no_workbook(sig: int, kineto: Path, tmp_path: Path) -> None:
+    """A signal while the workbook is written leaves no workbook; a handled one ends the run with its status and
+    one line (SIGTERM / SIGHUP ended it with 143 / 129 without a word: the shell says nothing of a process that
+    exits, so a CI log stopped there)."""
     from msprof_compare.report import excel
 
     if not hasattr(excel, "_write_sheet"):
@@ -58,9 +61,11 @@ def test_killed_mid_write_leaves_no_workbook(sig: int, kineto: Path, tmp_path: P
     code, err = signal_mid_write(_SLOW_CHILD, marker, ["-bp", str(kineto), "-d", str(kineto), "-o", str(out)],
                                  _env(), sig)
     assert code != 0
-    if sig in (signal.SIGINT, signal.SIGTERM):  # handled: the temporary file and the folder the run made go too
+    if sig != signal.SIGKILL:  # handled: the temporary file and the folder the run made go too
         assert not out.exists(), sorted(p.name for p in out.iterdir())
         assert "Traceback" not in err
+        said = "interrupted" if sig == signal.SIGINT else f"terminated ({signal.Signals(sig).name})"
+        assert (code, error_lines(err)) == (130 if sig == signal.SIGINT else 128 + sig, [f"error: {said}"])
     else:  # an uncatchable kill can only leave the hidden temporary folder, never a result-named file
         assert list(out.glob(RESULT_GLOB)) == [], "a workbook appeared under the final name"
         left = sorted(p.name for p in out.iterdir())

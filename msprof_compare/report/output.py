@@ -287,15 +287,24 @@ def _quietly(op: Callable[..., None], *paths: str) -> None:
         pass
 
 
+class Terminated(SystemExit):
+    """SIGTERM / SIGHUP while a report is written: status 128 + the signal, as a shell reports a process the signal
+    stopped (which it does not say of one that exits): ``signum`` lets the CLI say it in its one line."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(128 + signum)
+        self.signum = signum
+
+
 @contextmanager
 def terminate_as_exit() -> Iterator[None]:
-    """Turn SIGTERM/SIGHUP into SystemExit while writing so ``finally`` removes the temp file.
+    """Turn SIGTERM/SIGHUP into SystemExit (``Terminated``) while writing so ``finally`` removes the temp file.
 
     Only default handlers are replaced (an application's own handlers are left
     alone), and only in the main thread, where Python can install handlers.
     """
     def handler(signum: int, _frame: Any) -> None:
-        raise SystemExit(128 + signum)
+        raise Terminated(signum)
 
     with _handlers(("SIGTERM", "SIGHUP"), handler, only_default=True):
         yield
