@@ -169,7 +169,9 @@ def test_communication_regressions_are_ops_named_on_either_side():
     from msprof_compare.compare.table import frame_from_rows
 
     def fam(ops, **tasks):
-        return {"ops": np.array(ops, float), "tasks": {k: np.array(v, float) for k, v in tasks.items()}}
+        def ns(us):  # side_data's durations: int64 ns
+            return (np.array(us, float) * 1000).astype(np.int64)
+        return {"ops": ns(ops), "tasks": {k: ns(v) for k, v in tasks.items()}}
 
     base = {"allreduce": fam([10.0], Notify_Wait=[6.0], Memcpy=[3.0])}
     comp = {"allreduce": fam([14.0], Notify_Wait=[9.0], Memcpy=[4.0]),

@@ -49,8 +49,10 @@ def test_family_names():
 
 
 def test_rows_unit_fact():
-    """reference-2 §4.3 UT: six rows, positional task pairing, diff/ratio only on summary rows."""
-    arr = np.array
+    """reference-2 §4.3 UT: six rows, positional task pairing, diff/ratio only on summary rows (durations
+    in, as side_data gives them, int64 ns; figures out in µs)."""
+    def arr(us):
+        return (np.array(us, float) * 1000).astype(np.int64)
     base = {"allreduce": {"ops": arr([0.5, 7]), "tasks": {"Notify Wait": arr([1, 2, 3.0]), "Memcpy": arr([5.0])}},
             "allgather": {"ops": arr([1, 4.0]), "tasks": {}}}
     comp = {"allreduce": {"ops": arr([4, 5.0]), "tasks": {"Notify Wait": arr([1, 2, 3.0])}},
@@ -71,8 +73,8 @@ def test_rows_unit_fact():
 
 def test_positional_pairing_ignores_task_names():
     arr = np.array
-    base = {"allreduce": {"ops": arr([1.0]), "tasks": {"Notify Wait": arr([1.0])}}}
-    comp = {"allreduce": {"ops": arr([1.0]), "tasks": {"Memcpy": arr([2.0]), "Notify Wait": arr([3.0])}}}
+    base = {"allreduce": {"ops": arr([1000]), "tasks": {"Notify Wait": arr([1000])}}}
+    comp = {"allreduce": {"ops": arr([1000]), "tasks": {"Memcpy": arr([2000]), "Notify Wait": arr([3000])}}}
     rows = comm.comm_rows(base, comp)
     assert rows[1][1:3] == ["|", "Notify Wait"] and rows[1][8:10] == ["|", "Memcpy"]
     assert rows[2][1:5] == [None, None, None, 0] and rows[2][9] == "Notify Wait"
@@ -83,8 +85,8 @@ def test_task_attribution_unit_fact():
     p = npu(ops=[("hcom_allReduce_1", 1, 2)], tasks=[("notify_wait", 2, 1), ("notify_wait", 5, 1)])
     d = comm.side_data(p, None)
     assert list(d) == ["allreduce"]
-    assert d["allreduce"]["ops"].tolist() == [2.0]
-    assert {k: v.tolist() for k, v in d["allreduce"]["tasks"].items()} == {"notify_wait": [1.0]}
+    assert d["allreduce"]["ops"].tolist() == [2000]  # ns
+    assert {k: v.tolist() for k, v in d["allreduce"]["tasks"].items()} == {"notify_wait": [1000]}
 
 
 def test_ignored_op_takes_no_tasks():
@@ -94,8 +96,8 @@ def test_ignored_op_takes_no_tasks():
             tasks=[("Memcpy", 150, 10), ("Notify Wait", 302, 1)])
     d = comm.side_data(p, None)
     assert list(d) == ["allgather", ""]
-    assert {k: v.tolist() for k, v in d["allgather"]["tasks"].items()} == {"Memcpy": [10.0]}
-    assert {k: v.tolist() for k, v in d[""]["tasks"].items()} == {"Notify Wait": [1.0]}
+    assert {k: v.tolist() for k, v in d["allgather"]["tasks"].items()} == {"Memcpy": [10000]}
+    assert {k: v.tolist() for k, v in d[""]["tasks"].items()} == {"Notify Wait": [1000]}
 
 
 def test_tasks_outside_every_op_belong_to_none():
@@ -105,7 +107,7 @@ def test_tasks_outside_every_op_belong_to_none():
             tasks=[("Notify Wait", 1, 1), ("Memcpy", 20, 2), ("Notify Wait", 50, 1)])
     d = comm.side_data(p, None)
     assert list(d) == ["allreduce", "broadcast"]
-    assert [d[f]["ops"].tolist() for f in d] == [[5.0], [5.0]]
+    assert [d[f]["ops"].tolist() for f in d] == [[5000], [5000]]
     assert all(d[f]["tasks"] == {} for f in d)
     rows = comm.comm_rows(d, d)
     assert [r[1] for r in rows] == ["allreduce", "broadcast"]  # summary rows only
@@ -145,7 +147,7 @@ def test_gpu_nccl_and_rccl_kernels():
     d = comm.side_data(p, None)
     # families are the collectives (HCCL's op names); a kernel naming none keeps the original's family
     assert list(d) == ["allreduce", "nccldevkernel", "allgather"]
-    assert d["allreduce"]["ops"].tolist() == [30.0, 10.0]
+    assert d["allreduce"]["ops"].tolist() == [30000, 10000]
     assert d["allreduce"]["tasks"] == {}
     # reference-2 §11 example: [1,'ncclkernel',None,1,30,30,30,30,'ncclkernel',None,1,30,30,30,30,0,1]
     one = gpu(kernels=[("ncclKernel_x", "kernel", 0, 30)])
@@ -416,7 +418,7 @@ def test_gpu_memcpy_named_nccl_in_any_case():
     p = gpu(kernels=[("NCCL_AllGather_copy", "gpu_memcpy", 0, 5), ("my_all_reduce_copy", "gpu_memcpy", 10, 7),
                      ("ncclDevKernel_AllReduce_Sum_f32_RING_LL", "kernel", 20, 3)])
     d = comm.side_data(p, None)
-    assert {f: v["ops"].tolist() for f, v in d.items()} == {"allgather": [5.0], "allreduce": [3.0]}
+    assert {f: v["ops"].tolist() for f, v in d.items()} == {"allgather": [5000], "allreduce": [3000]}
 
 
 def test_duplicated_gpu_kernel_event_counts_once():
@@ -426,7 +428,7 @@ def test_duplicated_gpu_kernel_event_counts_once():
                      ("ncclDevKernel_AllReduce", "kernel", 100, 10)])
     p.kernels["pid"] = 1
     p.kernels["tid"] = 7
-    assert comm.side_data(p, None)["allreduce"]["ops"].tolist() == [40.0, 10.0]
+    assert comm.side_data(p, None)["allreduce"]["ops"].tolist() == [40000, 10000]
 
 
 def test_db_tasks_belong_to_their_op_id_not_their_time(tmp_path):

@@ -289,7 +289,8 @@ def attribute_tasks(op_ts: np.ndarray, op_end: np.ndarray, task_ts: np.ndarray) 
 
 def side_data(profile: Profile, rng: tuple[int, int] | None, kw: classify.Keywords | None = None,
               events: tuple[Events, Events] | None = None) -> dict[str, dict]:
-    """``{family: {"ops": durations_us, "tasks": {task name: durations_us}}}`` in first-appearance order.
+    """``{family: {"ops": durations_ns, "tasks": {task name: durations_ns}}}`` in first-appearance order, as
+    int64 ns: the sheet's µs figures are their exact sums divided once (``_stats``), not float running sums.
     ``events``: the profile's ``comm_events``, when the caller has them already (left unchanged)."""
     ops, tasks = events or comm_events(profile, kw)
     if profile.source == "ascend_db":  # DB ops are named by their opType there (reference-2 §4.1, -1 §7.4)
@@ -312,14 +313,14 @@ def side_data(profile: Profile, rng: tuple[int, int] | None, kw: classify.Keywor
         owner = np.array([by_id.get(i, -1) for i in tasks["op_id"].tolist()], dtype=np.int64)
     else:
         owner = attribute_tasks(op_ts, op_end, tasks["ts"])
-    op_us = ops["dur"] / 1000.0
+    op_ns = ops["dur"]
     for f in pd.unique(fam_arr):
-        out[f] = {"ops": op_us[fam_arr == f], "tasks": {}}
+        out[f] = {"ops": op_ns[fam_arr == f], "tasks": {}}
     if len(tasks["ts"]):
         has = owner >= 0
         t_fam = fam_arr[owner[has]]
         t_name = tasks["name"][has]
-        t_us = tasks["dur"][has] / 1000.0
+        t_ns = tasks["dur"][has]
         if len(t_fam):
             # (family, task name) groups in first-appearance order, values in row order
             f_codes, _ = pd.factorize(t_fam)
@@ -328,15 +329,20 @@ def side_data(profile: Profile, rng: tuple[int, int] | None, kw: classify.Keywor
             order = np.argsort(g, kind="stable")
             bounds = np.searchsorted(g[order], np.arange(len(first_row) + 1))
             for k, r in enumerate(first_row.tolist()):
-                out[t_fam[r]]["tasks"][t_name[r]] = t_us[order[bounds[k]:bounds[k + 1]]]
+                out[t_fam[r]]["tasks"][t_name[r]] = t_ns[order[bounds[k]:bounds[k + 1]]]
     return out
 
 
 def _stats(name: str | None, task: str | None, values: np.ndarray | None) -> list:
+    """Calls, total, average, max and min in µs of one group's int64 ns durations. The total and the average
+    divide the exact integer sum once: a float running sum of µs left noise in the last digits
+    (105991.87800000001 for 105991.878, an average of 26497.969500000003 for 26497.9695)."""
     if values is None or not len(values):
         return [None, None, None, 0.0, None, None, None]
-    total = float(values.sum())
-    return [name, task, int(len(values)), total, total / len(values), float(values.max()), float(values.min())]
+    total_ns = int(values.sum(dtype=np.int64))
+    n = len(values)
+    return [name, task, n, total_ns / 1000, total_ns / (1000 * n), int(values.max()) / 1000,
+            int(values.min()) / 1000]
 
 
 def comm_rows(base: dict[str, dict], comparison: dict[str, dict]) -> list[list]:
