@@ -50,3 +50,24 @@ def test_communication_totals_and_averages_are_exact_on_a_db_pair() -> None:
     assert allreduce["Avg Duration(us)"] == 25527.025
     assert allreduce["Total Duration(us).1"] == 94107.521
     assert allreduce["Avg Duration(us).1"] == 23526.88025
+
+
+def test_kernel_level_contributors_are_exact_ms(samples) -> None:
+    """With only the kernel sheet, the Summary's contributors read KernelCompare's µs totals (to 0.01 µs) and
+    show them in ms: 105991.88 µs / 1000 gave 105.99188000000001 ms (pair 1's hcom_allReduce_), 321.47 µs
+    gave 0.32147000000000003 (the DB excerpts' Conv2DBackpropFilter, comparison side); exact: 105.99188 and
+    0.32147."""
+    text = samples / "msinsight/test/data/pytorch/text"
+    res = compare(str(text / "level1/rank0_ascend_pt"), str(text / "level2/rank0_ascend_pt"),
+                  enable_kernel_compare=True)
+    top = res.contributors
+    assert (top["Level"] == "kernel").all()
+    assert top.iloc[0]["Name"] == "hcom_allReduce_" and top.iloc[0]["Base(ms)"] == 105.99188
+    assert top.iloc[0]["Comparison(ms)"] == 99.97328 and top.iloc[0]["Diff(ms)"] == -6.0186
+
+    top = compare(str(DB / "l1"), str(DB / "l2"), enable_kernel_compare=True).contributors
+    conv = top[top["Name"].str.startswith("Conv2DBackpropFilter ")].iloc[0]
+    assert (conv["Base(ms)"], conv["Comparison(ms)"]) == (0.32893, 0.32147)
+    # every contributor figure is a whole number of ns (0.01 µs here): no float noise left
+    for col in ("Base(ms)", "Comparison(ms)", "Diff(ms)"):
+        assert (top[col].round(6) == top[col]).all(), col
