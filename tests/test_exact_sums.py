@@ -71,3 +71,18 @@ def test_kernel_level_contributors_are_exact_ms(samples) -> None:
     # every contributor figure is a whole number of ns (0.01 µs here): no float noise left
     for col in ("Base(ms)", "Comparison(ms)", "Diff(ms)"):
         assert (top[col].round(6) == top[col]).all(), col
+
+
+def test_db_kernel_type_totals_are_exact() -> None:
+    """A DB has no op_statistic.csv: KernelTypeCompare's per-type figures are computed from the TASK rows. The DB
+    excerpts' MatMulV2 (AI_CORE) tasks of l2 last 372927 + 129742 + 57222 + 22400 + 17200 + 44721 + 30381 +
+    294346 = 968939 ns (endNs - startNs): Total 968.939 µs (the float sum of µs gave 968.9390000000001), Avg
+    968939 / 8 ns = 121.117375 µs (was 121.11737500000001); l1's MaxPoolGradWithArgmaxV1: 109762 + 100642 +
+    102862 = 313266 ns, Total 313.266 (was 313.26599999999996), Avg 104.422 (was 104.42199999999998)."""
+    f = compare(str(DB / "l1"), str(DB / "l2"), enable_kernel_compare=True,
+                use_kernel_type=True).sheet("KernelTypeCompare")
+    mm = f[(f["Kernel Type"] == "MatMulV2") & (f["Core Type"] == "AI_CORE")].iloc[0]
+    assert (mm["Total Duration(us).1"], mm["Avg Duration(us).1"], mm["Calls.1"]) == (968.939, 121.117375, 8)
+    assert (mm["Max Duration(us).1"], mm["Min Duration(us).1"]) == (372.927, 17.2)
+    mp = f[f["Kernel Type"] == "MaxPoolGradWithArgmaxV1"].iloc[0]
+    assert (mp["Total Duration(us)"], mp["Avg Duration(us)"], mp["Calls"]) == (313.266, 104.422, 3)
