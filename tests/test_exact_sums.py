@@ -1,5 +1,6 @@
 """Time figures that are sums (or averages) of whole-ns durations are the exact decimal, not a float running
-sum's noise (docs/differences.md, "... carry no float noise").
+sum's noise (docs/differences.md, "Communication totals, DB kernel-type figures and kernel-level contributors carry no
+float noise").
 
 Expected values are computed by hand from the inputs: every duration rounded to the ns, the ns summed as
 integers, the sum written in µs (or ms).
