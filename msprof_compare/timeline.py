@@ -63,10 +63,20 @@ def length(iv: Intervals) -> int:
     return int((iv[1] - iv[0]).sum())
 
 
+def _normal(iv: Intervals) -> Intervals:
+    """``union(*iv)``, or ``iv`` itself when it is an interval set already (sorted, non-empty, non-touching): the
+    sweeps mostly get ``union``'s own results, and re-sorting them took a third of a small sweep."""
+    s, e = iv
+    if isinstance(s, np.ndarray) and isinstance(e, np.ndarray) and s.dtype == np.int64 and e.dtype == np.int64 \
+            and s.ndim == 1 and s.shape == e.shape and (e > s).all() and (s[1:] > e[:-1]).all():
+        return s, e
+    return union(s, e)
+
+
 def _sweep(a: Intervals, b: Intervals, want_a: int, want_b: int) -> Intervals:
     """Pieces of the line where membership in (a, b) equals (want_a, want_b)."""
-    sa, ea = union(*a)
-    sb, eb = union(*b)
+    sa, ea = _normal(a)
+    sb, eb = _normal(b)
     pos = np.concatenate([sa, ea, sb, eb])
     if pos.size == 0:
         return empty()

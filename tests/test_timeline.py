@@ -98,6 +98,11 @@ def test_against_brute_force(a, b):
     assert tl.length(tl.union(*A)) == int(ma.sum())
     assert _pairs(tl.intersect(A, B)) == _from_mask(ma & mb)
     assert _pairs(tl.subtract(A, B)) == _from_mask(ma & ~mb)
+    # int64 arrays: interval sets (``union``'s own results, taken as they are) and raw intervals (normalised first)
+    for a2, b2 in ((tl.union(*A), tl.union(*B)),
+                   (tuple(np.array(x, np.int64) for x in A), tuple(np.array(x, np.int64) for x in B))):
+        assert _pairs(tl.intersect(a2, b2)) == _from_mask(ma & mb)
+        assert _pairs(tl.subtract(a2, b2)) == _from_mask(ma & ~mb)
 
 
 def test_pairwise_overlaps_equal_pair_by_pair_intersections() -> None:
