@@ -1,8 +1,9 @@
 """Operator rows of the module sheets (ModuleCompare, ModuleCompareStatistic) on pairs whose sides differ: the
 AlexNet H200 Kineto trace (tests/data/kineto) against the msinsight level-1 NPU text run of the same training
 loop, and the two DB excerpts of tests/data/db (reference pair 3's inputs). Before, those rows were pinned only by
-a trace compared with itself (reference pair 6b) and by the NPU text pairs 1 and 2; the module TOTAL rows of
-these inputs are pinned by test_independent_gpu_modules.py and test_independent_db_sheets.py.
+a trace compared with itself (reference pair 6b) and by the NPU text pairs 1 and 2. Also the TOTAL rows those two
+inputs' tests (test_independent_gpu_modules.py, test_independent_db_sheets.py) leave out: the GPU side's backward
+copies and optimizer pseudo-modules, and the DB's ModuleCompareStatistic backward rows.
 
 The expected rows are rebuilt here in plain Python from the raw Kineto JSON or by SQL on the DB excerpts,
 following reference-2 §3.2 literally (module trees from nn.Module frames and optimizer ops, backward copies from
@@ -37,6 +38,7 @@ OP, TRACE = 50001, 50003  # ENUM_API_TYPE "op" / "trace" of the samples
 Span = tuple[int, int, str]  # start ns, end ns, name
 Kernels = list[tuple[str, int]]  # (kernel name, ns)
 Rows = list[tuple[str, list[tuple[str, Kernels]]]]  # module path -> its top-layer ops with their kernels
+Totals = list[tuple[str, int, int]]  # module path, device self ns, device total ns
 
 
 # ---------------------------------------------------------------------------------------------------- the oracle
@@ -74,8 +76,9 @@ def _deepest(root: dict, ts: int) -> dict | None:
 
 
 def _module_ops(frames: list[Span], ops: list[Span], points: dict[int, Kernels],
-                links: list[tuple[int, int]]) -> Rows:
-    """Every module instance (forward, then backward copies) with its top-layer ops and their kernels.
+                links: list[tuple[int, int]]) -> tuple[Rows, Totals]:
+    """Every module instance (forward, then backward copies) with its top-layer ops and their kernels, and with
+    its device self / total ns (§3.3: its own points' kernels; those and all its descendants').
     ``ops`` in file order; ``links``: (forward ts, backward ts) of each forward -> backward flow."""
     order = sorted(range(len(ops)), key=lambda i: ops[i][0])
     froot, fmods = _tree(frames, points)
@@ -108,14 +111,23 @@ def _module_ops(frames: list[Span], ops: list[Span], points: dict[int, Kernels],
             if j < len(top) and top[j][0] <= ts:
                 top[j][3].extend(points[ts])
         out.append((m["path"].replace("nn.Module:", ""), [(n, ks) for _, _, n, ks in top]))
-    return out
+
+    def total(m: dict) -> int:
+        m["self"] = sum(d for ts in m["points"] for _, d in points[ts])
+        m["total"] = m["self"] + sum(total(c) for c in m["children"])
+        return m["total"]
+
+    for r in (froot, broot):
+        for c in r["children"]:
+            total(c)
+    return out, [(m["path"].replace("nn.Module:", ""), m["self"], m["total"]) for m in fmods + bmods]
 
 
 def _ns(v: Decimal) -> int:
     return int(v * 1000)
 
 
-def _kineto_side(path: Path) -> Rows:
+def _kineto_side(path: Path) -> tuple[Rows, Totals]:
     """reference-2 §2.1 / §3.2 over the raw events: ops of the five host cats, kernels (kernel, gpu_memcpy)
     keyed by the start ts of their launch flow, fwdbwd flows as links."""
     with gzip.open(path, "rt") as fh:
@@ -146,7 +158,7 @@ def _kineto_side(path: Path) -> Rows:
     return _module_ops(frames, ops, points, links)
 
 
-def _db_side(path: Path) -> Rows:
+def _db_side(path: Path) -> tuple[Rows, Totals]:
     """The same by SQL: ops are PYTORCH_API rows of type op, frames its nn.Module trace rows, an op's tasks those
     of its CANN connection ids, and a forward -> backward link a connection id two op rows share."""
     frames = sql(path, f"""SELECT CAST(p.startNs AS INTEGER), CAST(p.endNs AS INTEGER), s.value FROM PYTORCH_API p
@@ -239,6 +251,64 @@ def _check_stat_diffs(blocks: list) -> int:
     return n
 
 
+def _total_rows(sheet: pd.DataFrame, total: str) -> pd.DataFrame:
+    s = sheet.copy()
+    s.columns = range(s.shape[1])
+    return s[s[4] == total]
+
+
+def _detail_totals(rows: pd.DataFrame, side: int) -> list[tuple[str, float, float]]:
+    """ModuleCompare TOTAL rows of a side: sorted (module name, self us, total us)."""
+    c_self, c_total = (6, 7) if side == 0 else (10, 11)
+    return sorted(zip(rows[3], rows[c_self].astype(float), rows[c_total].astype(float), strict=True))
+
+
+def _stat_totals(rows: pd.DataFrame, side: int) -> dict[str, tuple[float, int, float]]:
+    """ModuleCompareStatistic [ TOTAL ] rows of a side: module name -> (self ms, number, total ms)."""
+    c = (6, 7, 8) if side == 0 else (10, 11, 12)
+    return {r[3]: (float(r[c[0]]), int(r[c[1]]), float(r[c[2]])) for _, r in rows.iterrows()}
+
+
+def _by_module(totals: Totals) -> dict[str, tuple[float, int, float]]:
+    """reference-2 §3.7 TOTAL rows: per module name over its instances, Σ self ms, count, Σ total ms."""
+    acc: dict[str, list] = {}
+    for name, own, total in totals:
+        a = acc.setdefault(name, [0, 0, 0])
+        a[0] += own
+        a[1] += 1
+        a[2] += total
+    return {k: (own / 1e6, n, total / 1e6) for k, (own, n, total) in acc.items()}
+
+
+def _check_total_diffs(detail: pd.DataFrame, stat: pd.DataFrame) -> None:
+    """The diff cells of the TOTAL rows: total diff, self diff, total ratio (§3.7, §3.8)."""
+    for rows, cols in ((detail, (6, 7, 10, 11, 12, 13, 14)), (stat, (6, 8, 10, 12, 13, 14, 15))):
+        bs, bt, cs, ct, d_total, d_self, ratio = cols
+        for _, r in rows.iterrows():
+            b_s, b_t, c_s, c_t = (float(r[c]) for c in (bs, bt, cs, ct))
+            assert (r[d_total], r[d_self], _number(r[ratio])) == (
+                round(c_t - b_t, 2), round(c_s - b_s, 2), _ratio(b_t, c_t)), r.tolist()
+
+
+def _assert_totals(detail: pd.DataFrame, stat: pd.DataFrame, side: int, want: Totals | tuple, **tol) -> None:
+    """One side's TOTAL rows of both sheets against ``want`` (the oracle's instances, or a reference
+    workbook's (ModuleCompare, ModuleCompareStatistic) TOTAL rows of a side)."""
+    if isinstance(want, tuple):
+        ref_detail, ref_stat, ref_side = want
+        w_detail, w_stat = _detail_totals(ref_detail, ref_side), _stat_totals(ref_stat, ref_side)
+    else:
+        w_detail = sorted((n, own / 1000, total / 1000) for n, own, total in want)
+        w_stat = _by_module(want)
+    got = _detail_totals(detail, side)
+    assert [g[0] for g in got] == [w[0] for w in w_detail]
+    assert [g[1:] for g in got] == [pytest.approx(w[1:], **tol) for w in w_detail]
+    got_stat = _stat_totals(stat, side)
+    assert sorted(got_stat) == sorted(w_stat)
+    for name, (own, n, total) in w_stat.items():
+        assert got_stat[name][1] == n, name
+        assert (got_stat[name][0], got_stat[name][2]) == pytest.approx((own, total), **tol), name
+
+
 def _expected_detail(rows: Rows) -> list[tuple[str, tuple]]:
     return sorted((name, tuple((n, sum(d for _, d in ks) / 1000) for n, ks in ops)) for name, ops in rows)
 
@@ -256,7 +326,7 @@ def test_gpu_against_npu_module_operator_rows(samples: Path, reference_outputs: 
     durations in detail text have nanosecond resolution")."""
     if not (samples / NPU).exists():
         pytest.skip("NPU sample absent")
-    base = _kineto_side(GPU)
+    base, base_totals = _kineto_side(GPU)
     res = compare(str(GPU), str(samples / NPU), enable_operator_compare=True)
     detail = _blocks(res.sheet("ModuleCompare"), "TOTAL")
     stat = _blocks(res.sheet("ModuleCompareStatistic"), "[ TOTAL ]")
@@ -280,6 +350,15 @@ def test_gpu_against_npu_module_operator_rows(samples: Path, reference_outputs: 
     for key, (ms, n, _) in ref.items():
         assert got[key][1] == n and got[key][0] == pytest.approx(ms, rel=5e-3, abs=1e-6), key
     assert _check_stat_diffs(stat) == len(set(_stat_ops(stat, 0)) | set(got))
+    # the TOTAL rows of all 55 modules (test_independent_gpu_modules.py: the 26 forward ones of ModuleCompare)
+    detail_t = _total_rows(res.sheet("ModuleCompare"), "TOTAL")
+    stat_t = _total_rows(res.sheet("ModuleCompareStatistic"), "[ TOTAL ]")
+    _assert_totals(detail_t, stat_t, 0, base_totals, abs=1e-9)
+    ref_t = (_total_rows(read_xlsx(book, sheet_name="ModuleCompare", header=None, skiprows=3), "TOTAL"),
+             _total_rows(read_xlsx(book, sheet_name="ModuleCompareStatistic", header=None, skiprows=3), "[ TOTAL ]"),
+             0)
+    _assert_totals(detail_t, stat_t, 1, ref_t, rel=5e-3, abs=1e-3)
+    _check_total_diffs(detail_t, stat_t)
     # a figure to read: the backward aten::mm of classifier Linear_0 on the GPU (two GEMMs), 129.153 + 94.112 us
     linear = "/[ BACKWARD ]/ DistributedDataParallel_0/ AlexNet_0/ Sequential_1/ Linear_0"
     fc = [ops for name, ops in want if name == linear]
@@ -298,7 +377,7 @@ def test_db_module_operator_rows_by_sql(db_pair, db: Path) -> None:
     pair-3 figures keep only each op's last task (docs/differences.md, "DB torch ops"), so SQL is the oracle."""
     res = db_pair
     side = 0 if db == DB1 else 1
-    rows = _db_side(db)
+    rows, totals = _db_side(db)
     detail = _blocks(res.sheet("ModuleCompare"), "TOTAL")
     stat = _blocks(res.sheet("ModuleCompareStatistic"), "[ TOTAL ]")
     assert len(rows) == len(detail) == 55
@@ -312,4 +391,9 @@ def test_db_module_operator_rows_by_sql(db_pair, db: Path) -> None:
         assert got[key][1:] == (n, text), key
         assert got[key][0] == pytest.approx(ms, abs=1e-12), key
     assert _check_stat_diffs(stat) >= len(want_stat)
+    # the TOTAL rows: test_independent_db_sheets.py pins the forward ones and ModuleCompare's backward ones
+    detail_t = _total_rows(res.sheet("ModuleCompare"), "TOTAL")
+    stat_t = _total_rows(res.sheet("ModuleCompareStatistic"), "[ TOTAL ]")
+    _assert_totals(detail_t, stat_t, side, totals, abs=1e-9)
+    _check_total_diffs(detail_t, stat_t)
 
