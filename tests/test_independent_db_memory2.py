@@ -24,12 +24,15 @@ L2 = DATA / "l2" / "ascend_pytorch_profiler_0.db"
 OP, QUEUE = 50001, 50002  # ENUM_API_TYPE "op" / "queue" of the samples
 
 
-def _records(path: Path) -> list[tuple[int, int, int]]:
-    """(placement ns, bytes, duration ns) of every OP_MEMORY row that can be placed. A name no PYTORCH_API row
-    has is a CANN node (``cann::`` in the text export): it is placed at the Enqueue of the Dequeue running at its
-    allocation (the last Dequeue starting at or before it, if still running; the pair shares a CANN connection
-    id), and dropped outside every Dequeue; any other row at its allocation time. The duration is release -
-    allocation, 0 for a block never released."""
+def _records(path: Path) -> list[tuple[int, int, int, str]]:
+    """(placement ns, bytes, duration ns, details line) of every OP_MEMORY row that can be placed. A name no
+    PYTORCH_API row has is a CANN node (``cann::`` in the text export): it is placed at the Enqueue of the Dequeue
+    running at its allocation (the last Dequeue starting at or before it, if still running; the pair shares a CANN
+    connection id), and dropped outside every Dequeue; any other row at its allocation time. The duration is
+    release - allocation, 0 for a block never released. The line (reference-2 §5.1) has the times as the text
+    export writes them (exact us, docs/differences.md "DB operator memory sizes are in KB, times exact"; 0: never
+    released), sizes in KB, and ``{}`` where the op holding the block goes (a CANN node names itself
+    ``cann::<node>``)."""
     torch = {n for (n,) in sql(path, "SELECT DISTINCT s.value FROM PYTORCH_API p JOIN STRING_IDS s ON s.id = p.name")}
     queue = sql(path, f"""SELECT s.value, CAST(p.startNs AS INTEGER), CAST(p.endNs AS INTEGER), ci.connectionId
                           FROM PYTORCH_API p JOIN STRING_IDS s ON s.id = p.name
@@ -40,25 +43,28 @@ def _records(path: Path) -> list[tuple[int, int, int]]:
     for name, size, alloc, release in sql(path, """SELECT s.value, m.size, m.allocationTime, m.releaseTime
                                                    FROM OP_MEMORY m JOIN STRING_IDS s ON s.id = m.name"""):
         dur = release - alloc if alloc and release else 0
+        times = f"({alloc // 1000}.{alloc % 1000:03d}, {f'{release // 1000}.{release % 1000:03d}' if release else 0})"
+        line = f"{{}}, {times}, [duration: {dur / 1000}], [size: {size / 1024}]\n"
         if name in torch:
-            out.append((alloc, size, dur))
+            out.append((alloc, size, dur, line))
             continue
         running = [d for d in dequeue if d[0] <= alloc]
         if running and alloc <= running[-1][1]:
-            out.append((enqueue.get(running[-1][2], 0), size, dur))
+            out.append((enqueue.get(running[-1][2], 0), size, dur, line.replace("{}", "cann::" + name)))
     return out
 
 
-def _top_layer_memory(path: Path) -> list[tuple[str, list[tuple[int, int]]]]:
-    """Each top-layer torch op (reference-2 §2.3) in order with the (bytes, duration ns) of every record in its
-    subtree: ops and records in one list by start (ops first at one time), each record under the deepest op still
-    open (§2.2: an op is left when an item starts after its end)."""
+def _top_layer_memory(path: Path) -> list[tuple[str, list[tuple[int, int, str]]]]:
+    """Each top-layer torch op (reference-2 §2.3) in order with the (bytes, duration ns, details line) of every
+    record in its subtree: ops and records in one list by start (ops first at one time), each record under the
+    deepest op still open (§2.2: an op is left when an item starts after its end)."""
     ops = sql(path, f"""SELECT s.value, CAST(p.startNs AS INTEGER), CAST(p.endNs AS INTEGER) FROM PYTORCH_API p
                         JOIN STRING_IDS s ON s.id = p.name WHERE p.type = {OP} ORDER BY p.rowid""")
     items = sorted([(start, 0, end, name) for name, start, end in ops]
-                   + [(ts, 1, size, dur) for ts, size, dur in _records(path)], key=lambda x: (x[0], x[1]))
+                   + [(ts, 1, size, (dur, line)) for ts, size, dur, line in _records(path)],
+                   key=lambda x: (x[0], x[1]))
     top: list[tuple[str, list]] = []
-    stack: list[tuple[int, int]] = []  # (end, index in top or -1) of the open ops
+    stack: list[tuple[int, int, str]] = []  # (end, index in top or -1, name) of the open ops
     for ts, kind, a, b in items:
         while stack and ts > stack[-1][0]:
             stack.pop()
@@ -70,9 +76,9 @@ def _top_layer_memory(path: Path) -> list[tuple[str, list[tuple[int, int]]]]:
                 owner = len(top) - 1
             else:
                 owner = stack[-1][1]
-            stack.append((a, owner))
+            stack.append((a, owner, b))
         elif stack and stack[-1][1] >= 0:
-            top[stack[-1][1]][1].append((a, b))
+            top[stack[-1][1]][1].append((a, b[0], b[1].replace("{}", stack[-1][2])))
     return top
 
 
@@ -89,14 +95,14 @@ DURATION = re.compile(r"\[duration: ([0-9.eE+-]+)\]")
 
 @pytest.fixture(scope="module")
 def sheets():
-    res = compare(str(L1), str(L2), enable_memory_compare=True, disable_module=True)
+    res = compare(str(L1), str(L2), enable_memory_compare=True)
     return res.sheet("MemoryCompare"), res.sheet("MemoryCompareStatistic")
 
 
 @pytest.mark.parametrize("side", [0, 1], ids=["level1", "level2"])
 def test_db_memory_compare_rows_by_sql(sheets, side: int) -> None:
-    """MemoryCompare: each side's 115 top-layer ops in order, the KB of the blocks placed under each and their
-    durations as its Allocated Details write them (us), and the diff cells of every row by reference-2 §0.1."""
+    """MemoryCompare: each side's 115 top-layer ops in order, the KB of the blocks placed under each, every line of
+    their Allocated Details (durations parsed apart too), and the diff cells of every row by reference-2 §0.1."""
     detail, _ = sheets
     want = _top_layer_memory((L1, L2)[side])
     sfx = ("", ".1")[side]
@@ -104,12 +110,14 @@ def test_db_memory_compare_rows_by_sql(sheets, side: int) -> None:
     assert len(rows) == len(want) == 115
     assert rows["Operator Name" + sfx].tolist() == [n for n, _ in want]
     assert rows["Size(KB)" + sfx].astype(float).tolist() == pytest.approx(
-        [sum(s for s, _ in recs) / 1024 for _, recs in want], rel=1e-12, abs=1e-12)
+        [sum(s for s, _, _ in recs) / 1024 for _, recs in want], rel=1e-12, abs=1e-12)
     parsed = 0
     for (name, recs), text in zip(want, rows["Allocated Details" + sfx].fillna("").tolist(), strict=True):
         got = sorted(float(d) for d in DURATION.findall(text))
         parsed += len(got)
-        assert got == pytest.approx(sorted(d / 1000 for _, d in recs), abs=1e-9), name
+        assert got == pytest.approx(sorted(d / 1000 for _, d, _ in recs), abs=1e-9), name
+        # every line, as a multiset (the sheet lists an op's own blocks, then its descendants' breadth-first)
+        assert sorted(text.splitlines(keepends=True)) == sorted(line for _, _, line in recs), name
     assert parsed == sum(len(recs) for _, recs in want) == 184  # every OP_MEMORY row, 24 never released
     for _, row in detail.iterrows():
         b, c = float(row["Size(KB)"]), float(row["Size(KB).1"])
@@ -125,8 +133,8 @@ def test_db_memory_statistic_per_name_by_sql(sheets) -> None:
         acc: dict[str, list] = {}
         for name, recs in _top_layer_memory(path):
             a = acc.setdefault(name, [0, 0, 0])
-            a[0] += sum(d for _, d in recs)
-            a[1] += sum(s for s, _ in recs)
+            a[0] += sum(d for _, d, _ in recs)
+            a[1] += sum(s for s, _, _ in recs)
             a[2] += 1
         by_side.append(acc)
     assert len(stat) == len(set(by_side[0]) | set(by_side[1])) == 35
