@@ -1,11 +1,12 @@
-"""The DB memory sheets per operator: MemoryCompare's Size(KB) and the durations in its Allocated Details, and
-MemoryCompareStatistic's Allocated Duration(ms) / Allocated Memory(MB) / Operator Number per name, of the two DB
-excerpts in tests/data/db (reference pair 3's inputs), by SQL on OP_MEMORY, PYTORCH_API and CONNECTION_IDS and a
-plain walk of reference-2 §2.2 / §5.1. test_independent_db_sheets.py pins the sheets' totals by SQL and their sizes
-against the text export of the workload (pair 1); the durations per operator had no independent check (the text
-export is another run, its times differ). The original's pair-3 sheets misplace CANN's own allocations
-(docs/differences.md, "DB memory records of CANN's own allocations are placed as the text export's are"), so SQL is
-the oracle; nothing expected comes from the package."""
+"""DB sheets' per-operator cells no test pinned independently: MemoryCompare's Size(KB) and every line of its
+Allocated Details, MemoryCompareStatistic's Allocated Duration(ms) / Allocated Memory(MB) / Operator Number per
+name, and OperatorCompare's Input Shape / Input Type / Kernel Details, of the two DB excerpts in tests/data/db
+(reference pair 3's inputs), by SQL on OP_MEMORY, PYTORCH_API, CONNECTION_IDS and the task tables and a plain walk
+of reference-2 §2.2 / §5.1. test_independent_db_sheets.py pins the memory totals by SQL and the sizes against the
+text export of the workload (pair 1); the durations per operator had no independent check (the text export is
+another run, its times differ). The original's pair-3 sheets misplace CANN's own allocations (docs/differences.md,
+"DB memory records of CANN's own allocations are placed as the text export's are"), so SQL is the oracle;
+nothing expected comes from the package."""
 
 from __future__ import annotations
 
@@ -95,15 +96,15 @@ DURATION = re.compile(r"\[duration: ([0-9.eE+-]+)\]")
 
 @pytest.fixture(scope="module")
 def sheets():
-    res = compare(str(L1), str(L2), enable_memory_compare=True)
-    return res.sheet("MemoryCompare"), res.sheet("MemoryCompareStatistic")
+    res = compare(str(L1), str(L2), enable_operator_compare=True, enable_memory_compare=True, disable_module=True)
+    return res.sheet("MemoryCompare"), res.sheet("MemoryCompareStatistic"), res.sheet("OperatorCompare")
 
 
 @pytest.mark.parametrize("side", [0, 1], ids=["level1", "level2"])
 def test_db_memory_compare_rows_by_sql(sheets, side: int) -> None:
     """MemoryCompare: each side's 115 top-layer ops in order, the KB of the blocks placed under each, every line of
     their Allocated Details (durations parsed apart too), and the diff cells of every row by reference-2 §0.1."""
-    detail, _ = sheets
+    detail, _, _ = sheets
     want = _top_layer_memory((L1, L2)[side])
     sfx = ("", ".1")[side]
     rows = detail[detail["Operator Name" + sfx].fillna("") != ""]
@@ -127,7 +128,7 @@ def test_db_memory_compare_rows_by_sql(sheets, side: int) -> None:
 def test_db_memory_statistic_per_name_by_sql(sheets) -> None:
     """MemoryCompareStatistic per operator name, both sides: Allocated Duration(ms) (Σ of the durations of the
     blocks under the name's top-layer ops), Allocated Memory(MB), Operator Number; the Diff columns by hand."""
-    _, stat = sheets
+    _, stat, _ = sheets
     by_side = []
     for path in (L1, L2):
         acc: dict[str, list] = {}
@@ -150,3 +151,53 @@ def test_db_memory_statistic_per_name_by_sql(sheets) -> None:
     # figures to read: the forward pass holds most block time (421.13243 / 410.11332 ms, 360.85 MB a side)
     assert [s["DistributedDataParallel.forward"] for s in by_side] == [[421132430, 378382336, 1],
                                                                          [410113320, 378382336, 1]]
+
+
+def _top_layer_ops(path: Path) -> list[tuple[str, str, str, list[str]]]:
+    """(name, Input Shape, Input Type, Kernel Details lines) of each top-layer torch op (reference-2 §2.3) in order:
+    the lines of every task launched by an op starting inside its span (reference-2 §2.1, with the text export's
+    Task Id: docs/differences.md "DB kernel lists name the task id of the text export"). The samples' PYTORCH_API
+    holds the shapes in inputDtypes and the types in inputShapes, read the other way round (docs/differences.md
+    "DB ops without input shapes read `N/A`"): a NULL shape reads "" beside recorded types, else "N/A"."""
+    ops = sql(path, f"""SELECT s.value, CAST(p.startNs AS INTEGER), CAST(p.endNs AS INTEGER), sh.value, ty.value
+                        FROM PYTORCH_API p JOIN STRING_IDS s ON s.id = p.name
+                        LEFT JOIN STRING_IDS sh ON sh.id = p.inputDtypes
+                        LEFT JOIN STRING_IDS ty ON ty.id = p.inputShapes WHERE p.type = {OP} ORDER BY 2, p.rowid""")
+    tasks = sql(path, f"""SELECT CAST(p.startNs AS INTEGER), k.value, t.endNs - t.startNs, t.taskId, tt.value, sh.value
+                          FROM PYTORCH_API p JOIN CONNECTION_IDS ci ON ci.id = p.connectionId
+                          JOIN TASK t ON t.connectionId = ci.connectionId
+                          JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId
+                          JOIN STRING_IDS k ON k.id = c.name JOIN STRING_IDS tt ON tt.id = c.taskType
+                          LEFT JOIN STRING_IDS sh ON sh.id = c.inputShapes WHERE p.type = {OP}""")
+    lines = [(ts, f"{name}, {task}, {kind}{f', [input shapes: {shapes}]' if shapes else ''} [duration: {dur / 1000}]\n")
+             for ts, name, dur, task, kind, shapes in tasks]
+    stack: list[tuple[str, int]] = []
+    top = []
+    for name, start, end, shape, types in ops:
+        while stack and start > stack[-1][1]:
+            stack.pop()
+        if (not stack and "ProfilerStep#" not in name) or (len(stack) == 1 and "ProfilerStep#" in stack[0][0]):
+            shown = shape if shape is not None else ("" if types is not None else "N/A")
+            top.append((name, shown, types if types is not None else "N/A",
+                        [line for ts, line in lines if start <= ts <= end]))
+        stack.append((name, end))
+    return top
+
+
+@pytest.mark.parametrize("side", [0, 1], ids=["level1", "level2"])
+def test_db_operator_compare_texts_by_sql(sheets, side: int) -> None:
+    """OperatorCompare of DB exports: the Input Shape, Input Type and every Kernel Details line of each side's 115
+    top-layer ops (test_independent_db_sheets.py pins their names and durations)."""
+    *_, detail = sheets
+    sfx = ("", ".1")[side]
+    rows = detail[detail["Operator Name" + sfx].fillna("") != ""]
+    want = _top_layer_ops((L1, L2)[side])
+    assert len(rows) == len(want) == 115
+    assert rows["Operator Name" + sfx].tolist() == [w[0] for w in want]
+    assert rows["Input Shape" + sfx].tolist() == [w[1] for w in want]
+    assert rows["Input Type" + sfx].tolist() == [w[2] for w in want]
+    got = [sorted(t.splitlines(keepends=True)) for t in rows["Kernel Details" + sfx].fillna("").tolist()]
+    assert got == [sorted(w[3]) for w in want]
+    # every task of the ops (187 a side); 51 top-layer ops without shapes or types, 5 with types alone
+    assert sum(len(w[3]) for w in want) == 187
+    assert (sum(w[1] == "N/A" for w in want), sum(w[1] == "" for w in want)) == (51, 5)
