@@ -5,8 +5,9 @@ name, and OperatorCompare's Input Shape / Input Type / Kernel Details, of the tw
 of reference-2 §2.2 / §5.1. test_independent_db_sheets.py pins the memory totals by SQL and the sizes against the
 text export of the workload (pair 1); the durations per operator had no independent check (the text export is
 another run, its times differ). The original's pair-3 sheets misplace CANN's own allocations (docs/differences.md,
-"DB memory records of CANN's own allocations are placed as the text export's are"), so SQL is the oracle;
-nothing expected comes from the package."""
+"DB memory records of CANN's own allocations are placed as the text export's are"), so SQL is the oracle.
+The Summary's top contributors of DB exports follow from the same SQL figures. Nothing expected comes from the
+package."""
 
 from __future__ import annotations
 
@@ -95,16 +96,16 @@ DURATION = re.compile(r"\[duration: ([0-9.eE+-]+)\]")
 
 
 @pytest.fixture(scope="module")
-def sheets():
-    res = compare(str(L1), str(L2), enable_operator_compare=True, enable_memory_compare=True, disable_module=True)
-    return res.sheet("MemoryCompare"), res.sheet("MemoryCompareStatistic"), res.sheet("OperatorCompare")
+def db_run():
+    """The DB pair at operator level with the memory comparison (module sheets would replace OperatorCompare)."""
+    return compare(str(L1), str(L2), enable_operator_compare=True, enable_memory_compare=True, disable_module=True)
 
 
 @pytest.mark.parametrize("side", [0, 1], ids=["level1", "level2"])
-def test_db_memory_compare_rows_by_sql(sheets, side: int) -> None:
+def test_db_memory_compare_rows_by_sql(db_run, side: int) -> None:
     """MemoryCompare: each side's 115 top-layer ops in order, the KB of the blocks placed under each, every line of
     their Allocated Details (durations parsed apart too), and the diff cells of every row by reference-2 §0.1."""
-    detail, _, _ = sheets
+    detail = db_run.sheet("MemoryCompare")
     want = _top_layer_memory((L1, L2)[side])
     sfx = ("", ".1")[side]
     rows = detail[detail["Operator Name" + sfx].fillna("") != ""]
@@ -125,10 +126,10 @@ def test_db_memory_compare_rows_by_sql(sheets, side: int) -> None:
         assert (row["Diff Size(KB)"], _number(row["Diff Ratio"])) == (round(c - b, 2), _ratio(b, c))
 
 
-def test_db_memory_statistic_per_name_by_sql(sheets) -> None:
+def test_db_memory_statistic_per_name_by_sql(db_run) -> None:
     """MemoryCompareStatistic per operator name, both sides: Allocated Duration(ms) (Σ of the durations of the
     blocks under the name's top-layer ops), Allocated Memory(MB), Operator Number; the Diff columns by hand."""
-    _, stat, _ = sheets
+    stat = db_run.sheet("MemoryCompareStatistic")
     by_side = []
     for path in (L1, L2):
         acc: dict[str, list] = {}
@@ -153,12 +154,13 @@ def test_db_memory_statistic_per_name_by_sql(sheets) -> None:
                                                                          [410113320, 378382336, 1]]
 
 
-def _top_layer_ops(path: Path) -> list[tuple[str, str, str, list[str]]]:
-    """(name, Input Shape, Input Type, Kernel Details lines) of each top-layer torch op (reference-2 §2.3) in order:
-    the lines of every task launched by an op starting inside its span (reference-2 §2.1, with the text export's
-    Task Id: docs/differences.md "DB kernel lists name the task id of the text export"). The samples' PYTORCH_API
-    holds the shapes in inputDtypes and the types in inputShapes, read the other way round (docs/differences.md
-    "DB ops without input shapes read `N/A`"): a NULL shape reads "" beside recorded types, else "N/A"."""
+def _top_layer_ops(path: Path) -> list[tuple[str, str, str, list[str], int]]:
+    """(name, Input Shape, Input Type, Kernel Details lines, device ns) of each top-layer torch op (reference-2
+    §2.3) in order: the lines of every task launched by an op starting inside its span (reference-2 §2.1, with the
+    text export's Task Id: docs/differences.md "DB kernel lists name the task id of the text export"). The samples'
+    PYTORCH_API holds the shapes in inputDtypes and the types in inputShapes, read the other way round
+    (docs/differences.md "DB ops without input shapes read `N/A`"): a NULL shape reads "" beside recorded types,
+    else "N/A"."""
     ops = sql(path, f"""SELECT s.value, CAST(p.startNs AS INTEGER), CAST(p.endNs AS INTEGER), sh.value, ty.value
                         FROM PYTORCH_API p JOIN STRING_IDS s ON s.id = p.name
                         LEFT JOIN STRING_IDS sh ON sh.id = p.inputDtypes
@@ -169,8 +171,8 @@ def _top_layer_ops(path: Path) -> list[tuple[str, str, str, list[str]]]:
                           JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId
                           JOIN STRING_IDS k ON k.id = c.name JOIN STRING_IDS tt ON tt.id = c.taskType
                           LEFT JOIN STRING_IDS sh ON sh.id = c.inputShapes WHERE p.type = {OP}""")
-    lines = [(ts, f"{name}, {task}, {kind}{f', [input shapes: {shapes}]' if shapes else ''} [duration: {dur / 1000}]\n")
-             for ts, name, dur, task, kind, shapes in tasks]
+    lines = [(ts, f"{name}, {task}, {kind}{f', [input shapes: {shapes}]' if shapes else ''} [duration: {dur / 1000}]\n",
+              dur) for ts, name, dur, task, kind, shapes in tasks]
     stack: list[tuple[str, int]] = []
     top = []
     for name, start, end, shape, types in ops:
@@ -178,17 +180,18 @@ def _top_layer_ops(path: Path) -> list[tuple[str, str, str, list[str]]]:
             stack.pop()
         if (not stack and "ProfilerStep#" not in name) or (len(stack) == 1 and "ProfilerStep#" in stack[0][0]):
             shown = shape if shape is not None else ("" if types is not None else "N/A")
-            top.append((name, shown, types if types is not None else "N/A",
-                        [line for ts, line in lines if start <= ts <= end]))
+            mine = [(line, dur) for ts, line, dur in lines if start <= ts <= end]
+            top.append((name, shown, types if types is not None else "N/A", [m[0] for m in mine],
+                        sum(m[1] for m in mine)))
         stack.append((name, end))
     return top
 
 
 @pytest.mark.parametrize("side", [0, 1], ids=["level1", "level2"])
-def test_db_operator_compare_texts_by_sql(sheets, side: int) -> None:
+def test_db_operator_compare_texts_by_sql(db_run, side: int) -> None:
     """OperatorCompare of DB exports: the Input Shape, Input Type and every Kernel Details line of each side's 115
     top-layer ops (test_independent_db_sheets.py pins their names and durations)."""
-    *_, detail = sheets
+    detail = db_run.sheet("OperatorCompare")
     sfx = ("", ".1")[side]
     rows = detail[detail["Operator Name" + sfx].fillna("") != ""]
     want = _top_layer_ops((L1, L2)[side])
@@ -201,3 +204,31 @@ def test_db_operator_compare_texts_by_sql(sheets, side: int) -> None:
     # every task of the ops (187 a side); 51 top-layer ops without shapes or types, 5 with types alone
     assert sum(len(w[3]) for w in want) == 187
     assert (sum(w[1] == "N/A" for w in want), sum(w[1] == "" for w in want)) == (51, 5)
+
+
+def test_db_summary_contributors_by_sql(db_run) -> None:
+    """The Summary's top contributors of DB exports (operator level: the operator names' device time), in plain
+    Python from the SQL figures above: ranked by |diff| until 80 % of the summed |diff| is covered, with share,
+    cumulative share and share of the net diff (docs/differences.md, "Additions"; the rule as
+    test_independent_summary.py writes it for the other families)."""
+    per_name: dict[str, list[int]] = {}
+    for side, path in enumerate((L1, L2)):
+        for name, *_, ns in _top_layer_ops(path):
+            per_name.setdefault(name, [0, 0])[side] += ns
+    changed = [(n, b, c, c - b) for n, (b, c) in per_name.items() if c != b]
+    gross, net = sum(abs(d) for *_, d in changed), sum(d for *_, d in changed)
+    want, cum = [], 0.0
+    for n, b, c, d in sorted(changed, key=lambda r: -abs(r[3])):
+        cum += abs(d) / gross
+        want.append((n, b / 1e6, c / 1e6, d / 1e6, abs(d) / gross, cum, d / net))
+        if cum >= 0.8 - 1e-12:
+            break
+    got = db_run.contributors
+    assert (got["Level"] == "operator").all() and got["Rank"].tolist() == list(range(1, len(want) + 1))
+    assert got["Name"].tolist() == [w[0] for w in want]
+    for k, col in enumerate(["Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share",
+                             "Share of Net Diff"], start=1):
+        assert got[col].astype(float).tolist() == pytest.approx([w[k] for w in want], rel=1e-9, abs=1e-12), col
+    # seven names cover 83.5 %; ConvolutionBackward0 first, 2.008052 -> 1.996702 ms
+    assert len(want) == 7 and want[0][:4] == ("autograd::engine::evaluate_function: ConvolutionBackward0",
+                                              2.008052, 1.996702, pytest.approx(-0.01135, abs=1e-12))
