@@ -72,3 +72,51 @@ def test_match_rate_frame_and_summary_check(samples: Path, reference_outputs: Pa
     # the figures, to read: pair 8 pairs 34 of 69 / 115 operators, pair 4 none of 2 / 115
     want = {"4": (0, 2, 115), "8": (34, 69, 115)}.get(pair[0], (55, 55, 55))
     assert (matched, nb, nc) == want
+
+
+#: frames.overall metric -> OverallMetrics Index (reference-1 §9.4) of the rows the GPU pairs 4 and 5 show
+OVERALL = {
+    "computing": "Computing Time", "conv_fwd_cube": "\t\tConv (Forward) (Cube)",
+    "conv_fwd_vector": "\t\tConv (Forward) (Vector)", "conv_bwd_cube": "\t\tConv (Backward) (Cube)",
+    "conv_bwd_vector": "\t\tConv (Backward) (Vector)", "matmul_cube": "\t\tMatmul (Cube)",
+    "matmul_vector": "\t\tMatmul (Vector)", "vector_trans": "\t\tVector (Trans)",
+    "vector_notrans": "\t\tVector (No Trans)", "other_cube": "\tCube", "sdma_tm": "\tSDMA (Tensor Move)",
+    "other": "\tOther", "uncovered_communication": "Uncovered Communication Time", "sdma_stream": "\tSDMA",
+    "free": "Free Time", "e2e": "E2E Time",
+}
+
+
+@pytest.mark.parametrize("pair", ["4-gpu-alexnet-vs-npu-text-l1", "5-gpu-kineto-resnet50"])
+def test_json_overall_frame_of_gpu_pairs(samples: Path, reference_outputs: Path, pair: str) -> None:
+    """``frames.overall`` of Kineto sides (test_independent_json.py covers NPU text and DB pairs): every figure the
+    original's OverallMetrics shows, to the ns, with its count; a metric without a row is 0 on both sides (a row
+    of zeros is left out, reference-1 §9.3)."""
+    paths = {"4-gpu-alexnet-vs-npu-text-l1": PAIRS["4-gpu-alexnet-vs-npu-text-l1"],
+             "5-gpu-kineto-resnet50": (
+                 "kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz",
+                 "kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143566756.pt.trace.json.gz")}[pair]
+    base, comparison = (samples / p for p in paths)
+    if not (base.exists() and comparison.exists()):
+        pytest.skip("samples absent")
+    doc = json.loads(json_report.dumps(compare(str(base), str(comparison), enable_profiling_compare=True)))
+    ref = read_xlsx(reference_outputs / pair / "performance_comparison_result.xlsx", sheet_name="OverallMetrics",
+                    header=2).set_index("Index")
+    got = {(r["side"], r["metric"]): (r["ns"], r["count"]) for r in doc["frames"]["overall"]}
+    checked = 0
+    for (side, metric), (ns, count) in got.items():
+        index = OVERALL.get(metric)
+        if index is None or index not in ref.index:
+            assert ns == 0, (side, metric)
+            continue
+        sfx = "" if side == "base" else ".1"
+        assert isinstance(ns, int) and abs(ns / 1e6 - float(ref.at[index, "Duration(ms)" + sfx])) < 1e-9, \
+            (metric, side)
+        number = ref.at[index, "Number" + sfx]
+        if metric == "sdma_stream":
+            # the sheet shows "/" but the frame keeps the count, the console's SDMA Time(Num) (reference-1 §8.4):
+            # pair 4's GPU side has 16 copies named HtoD / DtoH / DtoD, all on stream 7 (55.503 ms in all)
+            assert count == (16 if (pair[0], side) == ("4", "base") else 0), (metric, side)
+        else:
+            assert count == (-1 if number == "/" else int(number)), (metric, side)
+        checked += 1
+    assert checked == {"4": 30, "5": 18}[pair[0]]
