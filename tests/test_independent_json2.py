@@ -4,7 +4,8 @@ checked on synthetic inputs and against the length of the tool's own detail shee
 the original's workbook of the reference pair: the OperatorCompare rows with an operator on the base side, on the
 comparison side and on both (pairs 4 and 8; pair 7, 6 of 2056 / 26, is left out for its 2 s run), and for the
 module sheets the TOTAL rows and the module numbers of ModuleCompareStatistic (pairs 1 and 2, where every module
-pairs, so a module count that took unpaired modules for paired ones would go unseen here)."""
+pairs, so a module count that took unpaired modules for paired ones would go unseen here). Also ``frames.overall`` of
+the Kineto pairs 4 and 5 against the original's OverallMetrics cells (test_independent_json.py: NPU text and DB)."""
 
 from __future__ import annotations
 
