@@ -405,4 +405,3 @@ def test_db_module_operator_rows_by_sql(db_pair, db: Path) -> None:
     stat_t = _total_rows(res.sheet("ModuleCompareStatistic"), "[ TOTAL ]")
     _assert_totals(detail_t, stat_t, side, totals, abs=1e-9)
     _check_total_diffs(detail_t, stat_t)
-
