@@ -25,8 +25,9 @@ from __future__ import annotations
 import logging
 import math
 import re
+import unicodedata
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -1063,12 +1064,35 @@ def find_breakdowns(ctx: RunContext) -> tuple[Breakdown, Breakdown] | None:
     return ctx.cache.get("breakdowns")
 
 
+#: Column A holds the waterfall's steps and, under them, the top contributors' names, each with a figure in
+#: column B that cuts it at the column's edge: the column widens to the longest of them (its width in
+#: characters, plus a margin for the bold and wide letters), up to this many characters, as many as the
+#: console shows of a name. At the fixed 34, "Other Computing (minus overlap of categories)" read "Other
+#: Computing (minus overlap of c" and a contributor "autograd::engine::evaluate_function: torch::autog".
+STEP_COLUMN_MAX_WIDTH = 72
+
+
+def _text_width(text: str) -> int:
+    """Width in column units: East Asian wide and full-width characters take two."""
+    return len(text) + sum(1 for ch in text if not ch.isascii() and unicodedata.east_asian_width(ch) in "WF")
+
+
+def _step_column(names: list[Any]) -> Column:
+    """The Step column, as wide as the longest of ``names`` needs (between its usual 34 and
+    ``STEP_COLUMN_MAX_WIDTH``)."""
+    first = _SHEET_COLUMNS[0]
+    longest = max((_text_width(n) for n in names if isinstance(n, str)), default=0)
+    return replace(first, width=max(first.width, min(longest + 2, STEP_COLUMN_MAX_WIDTH)))
+
+
 def summary_sheet(ctx: RunContext, wf: pd.DataFrame, contrib: pd.DataFrame, guard: pd.DataFrame) -> SummarySheet:
     """The Summary sheet: the waterfall as its rows; contributors, guards and the verdict ride along for the
     writer, which lays them out beside and under the rows."""
     cols = ["Step", "Base(ms)", "Comparison(ms)", "Delta(ms)", "Cumulative(ms)", "Share of E2E Diff"]
     data = plain_frame({c: _blank_missing(wf[c].tolist()) for c in cols}, objects=True)
-    return SummarySheet(SHEET_NAME, list(_SHEET_COLUMNS), data, (1, 1), (2, 2), stacked_captions=True,
+    names = wf["Step"].tolist() + (contrib["Name"].tolist() if len(contrib) else [])
+    columns = [_step_column(names), *_SHEET_COLUMNS[1:]]
+    return SummarySheet(SHEET_NAME, columns, data, (1, 1), (2, 2), stacked_captions=True,
                         waterfall=wf, contributors=contrib, guards=guard, verdict=e2e_verdict(wf, e2e_scope(ctx)))
 
 
