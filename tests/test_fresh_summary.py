@@ -45,3 +45,18 @@ def test_summary_column_a_fits_the_top_contributor(samples: Path, tmp_path: Path
 def test_step_column_width(names: list, width: int) -> None:
     assert summary._step_column(names).width == width
     assert summary._step_column(names).header == "Step"
+
+
+def test_match_rate_of_an_empty_side_says_its_figures_are_counts() -> None:
+    """GPU AlexNet against a MindSpore export (no torch operator): the match-rate row's Base / Comparison
+    hold the two sides' distinct operator names (115 and 0 on the H200 trace against the mindinsight
+    msprof timeline), where every other run has rates there; the Detail says so."""
+    from msprof_compare import compare
+
+    data = Path(__file__).resolve().parent / "data"
+    res = compare(str(data / "kineto" / "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz"),
+                  str(data / "npu" / "profiler" / "rank-0_20250101000000000_ascend_ms"),
+                  enable_profiling_compare=True)
+    row = res.guards.set_index("Check").loc["operator match rate"]
+    assert row["Status"] == "unknown" and row["Comparison"] == 0 and row["Base"] > 0
+    assert "nothing to match (figures: distinct operator names per side); warn below 60%" in row["Detail"]

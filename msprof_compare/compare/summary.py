@@ -534,8 +534,10 @@ def _match_rate(ctx: RunContext, nb: set[str], nc: set[str]) -> tuple[float | No
     if got is not None:
         return got
     if not nb or not nc:
+        # the figures are then counts, in the columns that hold rates elsewhere: say so ("115 | 0" read as rates)
         return (None, len(nb), len(nc),
-                f"no operators on {_empty_side(nb, nc)} (a MindSpore or hardware-only profile): nothing to match")
+                f"no operators on {_empty_side(nb, nc)} (a MindSpore or hardware-only profile): nothing to match "
+                "(figures: distinct operator names per side)")
     fb, fc = _framework_ops(nb), _framework_ops(nc)
     if fb and fc:
         # the backend's own names (cudaLaunchKernel, aclnnMm, npu::..., record_event) differ between a
