@@ -60,3 +60,18 @@ def test_match_rate_of_an_empty_side_says_its_figures_are_counts() -> None:
     row = res.guards.set_index("Check").loc["operator match rate"]
     assert row["Status"] == "unknown" and row["Comparison"] == 0 and row["Base"] > 0
     assert "nothing to match (figures: distinct operator names per side); warn below 60%" in row["Detail"]
+
+
+def test_device_count_says_why_a_side_is_blank() -> None:
+    """NPU text exports (pairs 1 and 2) name no device: kernel_details.csv has no device column, so the device
+    count row was "unknown" with two blank figures and a Detail that did not say why; a DB export names its
+    device (pair 3: 1 and 1) and keeps the short Detail."""
+    from msprof_compare import compare
+
+    text = Path(__file__).resolve().parent / "data" / "npu" / "rank0_ascend_pt"
+    kernel_details = next(text.rglob("kernel_details.csv")).read_text().splitlines()[0].lower()
+    assert "device" not in kernel_details
+    row = compare(str(text), str(text), enable_profiling_compare=True).guards.set_index("Check").loc["device count"]
+    assert row["Status"] == "unknown" and row["Base"] is None and row["Comparison"] is None
+    assert row["Detail"] == ("devices that ran kernels (else Kineto deviceProperties); blank: that side's data "
+                             "names no device (an NPU text export's kernel_details.csv has no device column)")

@@ -965,8 +965,11 @@ def guards(ctx: RunContext) -> pd.DataFrame:
         "or another size, on the other), so Uncovered Communication and the E2E time differ by that too: "
         f"compare runs of the same world size; sizes from {source}")))
     db, dc = _device_count(b), _device_count(c)
+    # a blank figure is a side whose data names no device: say why, as on every NPU text pair it is blank
     rows.append(_guard("device count", None if db is None or dc is None else db == dc, db, dc,
-                       "devices that ran kernels (else Kineto deviceProperties)"))
+                       "devices that ran kernels (else Kineto deviceProperties)" + (
+                           "; blank: that side's data names no device (an NPU text export's kernel_details.csv "
+                           "has no device column)" if db is None or dc is None else "")))
     # the two hardware notes only where both sides are of that hardware: an "unknown" GPU vendor of NPU
     # profiles (or export kind of GPU traces) read as a check that could not be made
     kinds = {"ascend_db": "db", "ascend_text": "text"}
