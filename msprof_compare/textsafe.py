@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import sys
+import unicodedata
 from typing import TextIO
 
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
@@ -57,6 +58,12 @@ def short_list(items: list, limit: int) -> str:
     a message names a few of many files or ids without burying its line."""
     shown = ", ".join(term_safe(i) for i in items[:limit])
     return shown + (f", ... ({len(items)} in all)" if len(items) > limit else "")
+
+
+def text_width(text: str) -> int:
+    """Width of ``text`` in spreadsheet column units, for sizing a column or a wrapped row: East Asian wide and
+    full-width characters take two."""
+    return len(text) + sum(1 for ch in text if not ch.isascii() and unicodedata.east_asian_width(ch) in "WF")
 
 
 def short_repr(value: object, limit: int = 40) -> str:

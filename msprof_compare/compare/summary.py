@@ -25,7 +25,6 @@ from __future__ import annotations
 import logging
 import math
 import re
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -36,7 +35,7 @@ import pandas as pd
 
 from ..columns import col_of
 from ..model import STEP_MARK, Profile, bare_trace, factorize, object_array, object_column, us_text
-from ..textsafe import term_safe
+from ..textsafe import term_safe, text_width
 from .breakdown import Breakdown
 from .breakdown_npu import has_pmu
 from .kernels import any_typed
@@ -1077,16 +1076,12 @@ def find_breakdowns(ctx: RunContext) -> tuple[Breakdown, Breakdown] | None:
 STEP_COLUMN_MAX_WIDTH = 72
 
 
-def _text_width(text: str) -> int:
-    """Width in column units: East Asian wide and full-width characters take two."""
-    return len(text) + sum(1 for ch in text if not ch.isascii() and unicodedata.east_asian_width(ch) in "WF")
-
 
 def _step_column(names: list[Any]) -> Column:
     """The Step column, as wide as the longest of ``names`` needs (between its usual 34 and
     ``STEP_COLUMN_MAX_WIDTH``)."""
     first = _SHEET_COLUMNS[0]
-    longest = max((_text_width(n) for n in names if isinstance(n, str)), default=0)
+    longest = max((text_width(n) for n in names if isinstance(n, str)), default=0)
     return replace(first, width=max(first.width, min(longest + 2, STEP_COLUMN_MAX_WIDTH)))
 
 

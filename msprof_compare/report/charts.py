@@ -23,7 +23,6 @@ from __future__ import annotations
 import logging
 import math
 import re
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,6 +32,7 @@ import pandas as pd
 
 from ..compare.summary import coverage_text, share_basis, unexplained_note
 from ..compare.table import Sheet
+from ..textsafe import text_width
 
 log = logging.getLogger("msprof-analyze")
 
@@ -100,10 +100,6 @@ def _write(ws: Any, r: int, c: int, v: Any, fmt: Any) -> None:
         ws.write_number(r, c, float(v), fmt)
 
 
-def _text_width(text: str) -> int:
-    """Width in column units: East Asian wide and full-width characters take two."""
-    return len(text) + sum(1 for ch in text if not ch.isascii() and unicodedata.east_asian_width(ch) in "WF")
-
 
 def _wrapped_lines(text: str, width: float) -> int:
     """Lines a wrapped cell of ``width`` characters needs, wrapped as spreadsheets do: at line breaks, then
@@ -114,7 +110,7 @@ def _wrapped_lines(text: str, width: float) -> int:
     for paragraph in text.split("\n"):
         count, used = 0, w
         for word in paragraph.split():
-            n = _text_width(word)
+            n = text_width(word)
             if used + 1 + n <= w:
                 used += 1 + n
             else:
