@@ -337,3 +337,29 @@ def test_console_waterfall_shows_no_negative_zero():
 ])
 def test_wrapped_lines_wrap_at_spaces_then_inside_long_words(text, width, lines):
     assert charts._wrapped_lines(text, width) == lines
+
+
+def _summary_chart_rows(path: str) -> tuple[int, int]:
+    """The 0-based first row of the Summary's chart and the first row wholly below it, from the drawing's anchor."""
+    with zipfile.ZipFile(path) as z:
+        names = re.findall(r'<sheet name="([^"]+)"', z.read("xl/workbook.xml").decode())
+        rels = z.read(f"xl/worksheets/_rels/sheet{names.index('Summary') + 1}.xml.rels").decode()
+        drawing = re.search(r'Target="../drawings/(drawing\d+\.xml)"', rels).group(1)
+        xml = z.read(f"xl/drawings/{drawing}").decode()
+    (top,) = re.findall(r"<xdr:from><xdr:col>\d+</xdr:col><xdr:colOff>\d+</xdr:colOff><xdr:row>(\d+)</xdr:row>", xml)
+    ((bottom, off),) = re.findall(r"<xdr:to><xdr:col>\d+</xdr:col><xdr:colOff>\d+</xdr:colOff>"
+                                  r"<xdr:row>(\d+)</xdr:row><xdr:rowOff>(\d+)</xdr:rowOff>", xml)
+    return int(top), int(bottom) + (int(off) > 0)
+
+
+def test_validity_checks_start_below_the_chart(pair1, tmp_path):
+    """A check's Detail runs on to the right of its column: beside the waterfall chart (column H on), the chart
+    hid the Detail of the first checks. Pair 1's tables above the checks are shorter than the chart."""
+    path = pair1.to_excel(str(tmp_path))
+    top, below = _summary_chart_rows(path)
+    ws = openpyxl.load_workbook(path)["Summary"]
+    col_a = [c.value for c in ws["A"]]
+    title = next(i for i, v in enumerate(col_a) if isinstance(v, str) and v.startswith("Validity checks"))
+    contributors = next(i for i, v in enumerate(col_a) if isinstance(v, str) and v.startswith("Top contributors"))
+    assert top == 3 and contributors < below <= title  # 0-based rows; before: the checks began beside the chart
+    assert all(ws.cell(title + 3 + i, 5).value for i in range(len(pair1.guards)))  # each check has its Detail

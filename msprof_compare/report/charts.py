@@ -40,6 +40,8 @@ HEADER_ROWS = 3          # data rows start at 0-based row 3 (reference-2 §8.2)
 TOP_REGRESSIONS = 20
 _STATE_ATTR = "_msprof_compare_charts"
 _ROW_HEIGHT = 15          # points: the default height of a row of 11-point text
+_ROW_PIXELS = 20          # the same in pixels, the unit of a chart's size
+_CHART_SIZE = (820, 440)  # the waterfall chart's width and height in pixels
 _BLUE, _RED, _GREEN, _GREY = "#4472C4", "#E15759", "#59A14F", "#A5A5A5"
 
 
@@ -205,14 +207,15 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
             ws.merge_range(row - 1, 0, row - 1, last, text, _fmt(wb, "text+wrap"))
             row += 1
     rows = [list(r) for r in _tuples(guard)]  # never empty: five checks are always made
+    # under the chart, whose rows end at the latest where rows of the default height end: a check's Detail runs
+    # on to the right of its column, and beside the chart the chart hid it
+    row = max(row, HEADER_ROWS + -(-_CHART_SIZE[1] // _ROW_PIXELS))
     row = _table(wb, ws, row, "Validity checks (warn: are both sides the same workload? note: read the "
                  "figures with this in mind)",
                  ["Check", "Status", "Base", "Comparison", "Detail"], rows, _guard_styles,
                  [c.width for c in sheet.columns])
 
-    # Print (and render) the tables and the waterfall chart on one page; the chart data stays off it, below
-    # the chart's rows where the tables are shorter than the chart (as without contributors).
-    row = max(row, HEADER_ROWS + 24)
+    # Print (and render) the tables and the waterfall chart on one page; the chart data stays off it, below it.
     ws.print_area(0, 0, row - 1, len(sheet.columns) + 14)
     ws.fit_to_pages(1, 1)
     ws.write_string(row, 0, "Chart data", _fmt(wb, "title"))
@@ -274,7 +277,7 @@ def _waterfall_chart(wb: Any, ws: Any, sheet: Sheet, wf: pd.DataFrame, row: int)
     chart.set_x_axis({"num_font": {"rotation": -45}})
     chart.set_title({"name": "E2E time: base to comparison (ms)"})
     chart.set_legend({"position": "bottom", "delete_series": [0]})
-    chart.set_size({"width": 820, "height": 440})
+    chart.set_size({"width": _CHART_SIZE[0], "height": _CHART_SIZE[1]})
     ws.insert_chart(HEADER_ROWS, len(sheet.columns) + 1, chart)
     return last + 2
 
