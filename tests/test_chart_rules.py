@@ -157,18 +157,21 @@ def test_summary_tables_follow_each_other_with_one_blank_row(db_pair):
 
 def test_no_note_row_where_the_contributors_explain_the_change(text_pair):
     """Text level1 -> level2: AccumulateGrad's all-reduce holds 99 % of the change, so no note row; the one
-    contributor row is followed by a blank row and the validity checks. The print area stops on the blank row
-    before "Chart data" (row 31), below the chart's 24 rows."""
+    contributor row is followed by blank rows and the validity checks, which start below the waterfall chart
+    (anchored on row 4, 440 px = 22 rows of 20 px: rows 4-25), on row 26, so that their Details, which run on to
+    the right, are not under the chart. The print area stops on the blank row after the 9 checks (rows 28-36),
+    before "Chart data" (row 38)."""
     _result, path = text_pair
     col_a = _summary(path)[0].tolist()
     assert not [v for v in col_a if isinstance(v, str) and v.startswith("Note:")]
     title = _row_of(col_a, "Top contributors")   # row 16: the waterfall's 10 rows end on row 13, the verdict
     assert col_a[12] == "Comparison E2E" and col_a[13].startswith("E2E time ")  # on row 14, row 15 blank
     assert pd.isna(col_a[14]) and title == 16
-    assert pd.isna(col_a[title + 2]) and col_a[title + 3].startswith("Validity checks")  # one contributor row
+    assert pd.isna(col_a[title + 2]) and not isinstance(col_a[title + 1], float)  # one contributor row
+    assert all(pd.isna(v) for v in col_a[title + 2: 25]) and _row_of(col_a, "Validity checks") == 26
     data = _row_of(col_a, "Chart data")
     area = _xml(path, "xl/workbook.xml").find(f".//{MAIN}definedName").text
-    assert data == 32 and area == "Summary!$A$1:$U$31"
+    assert data == 38 and area == "Summary!$A$1:$U$37"
 
 
 def test_contributor_rows_show_base_comparison_and_running_share(db_pair):
@@ -238,11 +241,11 @@ def test_a_two_line_check_value_gets_a_two_line_row(text_pair, tmp_path, monkeyp
 def test_a_profile_against_itself_has_no_contributors_and_keeps_its_chart_data_off_the_page(tmp_path, caplog):
     """Text level1 against itself (no sample pair has an unchanged run; the same input is the real case of it):
     no operator, module or step changed, so no contributor table; the validity checks follow the waterfall
-    (rows 4-13) and its verdict (row 14) after one blank row: title row 16, header row 17, 9 checks on rows
-    18-26, blank row 27. These
-    tables are shorter than the waterfall chart (anchored on row 4, 440 px = 22 rows of 20 px), so the print
-    area keeps its least height, rows 1-27, and "Chart data" comes on row 28, under it (it was printed on row
-    27). A check without figures (device count) keeps blank bordered cells. Every level is the E2E time,
+    (rows 4-13) and its verdict (row 14) below the waterfall chart (anchored on row 4, 440 px = 22 rows of 20
+    px: rows 4-25), so that their Details, which run on to the right, are not under it: title row 26, header row
+    27, 9 checks on rows 28-36, blank row 37. The print area ends there, rows 1-37, and "Chart data" comes on
+    row 38, under it (it was once printed on row 27). A check without figures (device count) keeps blank
+    bordered cells. Every level is the E2E time,
     136.581009 ms (reference pair 1's base E2E): the span 0 is under half of it, so the value axis starts at
     136.581 rounded down to one significant digit, 100 ms."""
     import openpyxl
@@ -258,16 +261,17 @@ def test_a_profile_against_itself_has_no_contributors_and_keeps_its_chart_data_o
     assert col_a[3] == "Base E2E" and col_a[12] == "Comparison E2E" and pd.isna(col_a[14])
     assert col_a[13] == "E2E time 136.581 ms on both sides: the comparison is as fast as the base."
     assert not [v for v in col_a if isinstance(v, str) and v.startswith(("Top contributors", "Note:"))]
-    assert col_a[15].startswith("Validity checks") and col_a[16] == "Check"
-    assert col_a[17:20] == ["operator match rate", "input shapes of top operators", "step count"]
-    assert all(isinstance(v, str) for v in col_a[17:26]) and pd.isna(col_a[26])
-    # the text export's kernels name no device: "device count" (row 22) has no figures, blank cells that keep
+    assert all(pd.isna(v) for v in col_a[14:25])
+    assert col_a[25].startswith("Validity checks") and col_a[26] == "Check"
+    assert col_a[27:30] == ["operator match rate", "input shapes of top operators", "step count"]
+    assert all(isinstance(v, str) for v in col_a[27:36]) and pd.isna(col_a[36])
+    # the text export's kernels name no device: "device count" (row 32) has no figures, blank cells that keep
     # the table's borders
     ws = openpyxl.load_workbook(path)["Summary"]
-    assert ws["A22"].value == "device count" and ws["C22"].value is None and ws["D22"].value is None
-    assert {ws[c].border.left.style for c in ("A22", "C22", "D22")} == {"thin"}
+    assert ws["A32"].value == "device count" and ws["C32"].value is None and ws["D32"].value is None
+    assert {ws[c].border.left.style for c in ("A32", "C32", "D32")} == {"thin"}
     area = _xml(path, "xl/workbook.xml").find(f".//{MAIN}definedName").text
-    assert area == "Summary!$A$1:$U$27" and col_a[27] == "Chart data"
+    assert area == "Summary!$A$1:$U$37" and col_a[37] == "Chart data"
     chart = _charts(path)["E2E time: base to comparison (ms)"]
     assert chart["series"][3]["cache"] == pytest.approx([136.581009] + [0.0] * 8 + [136.581009])
     assert chart["series"][1]["cache"] == chart["series"][2]["cache"] == [0.0] * 10   # no increase, no decrease
@@ -432,7 +436,7 @@ def test_regression_tables_under_chart_data_and_their_charts(db_pair):
     while row < len(col_a):
         assert pd.isna(col_a[row - 1]), row                      # a blank row before each table
         head = col_a[row]
-        m = re.fullmatch(r"(\w+): top (\d+) regressions \((.+), (\w+)\)", head)
+        m = re.fullmatch(r"(\w+): top (\d+) regressions? \((.+), (\w+)\)", head)
         assert m, head
         sheet, n, what, unit = m.group(1), int(m.group(2)), m.group(3), m.group(4)
         first = row + 2
@@ -440,7 +444,8 @@ def test_regression_tables_under_chart_data_and_their_charts(db_pair):
         while row + 1 + rows < len(col_a) and not pd.isna(col_a[row + 1 + rows]):
             rows += 1
         assert rows == n, sheet
-        chart = charts[f"Top {n} regressions: {what} ({unit}, comparison - base)"]
+        assert head.endswith("regression" + ("" if n == 1 else "s") + f" ({what}, {unit})")  # one is singular
+        chart = charts[f"Top {n} regression{'' if n == 1 else 's'}: {what} ({unit}, comparison - base)"]
         (ser,) = chart["series"]
         assert (ser["name"], ser["cat"], ser["val"]) == (f"Diff({unit})", _ref(first, first + n - 1, "A"),
                                                          _ref(first, first + n - 1, "B"))

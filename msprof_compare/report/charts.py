@@ -395,6 +395,11 @@ def _strip(texts: np.ndarray) -> np.ndarray:
     return np.array([t.strip() for t in texts.tolist()], dtype=object)
 
 
+def _regressions(n: int) -> str:
+    """"N regressions", or "1 regression" ("top 1 regressions" read as a slip)."""
+    return f"{n} regression{'' if n == 1 else 's'}"
+
+
 def regressions(sheet: Sheet, top: int = TOP_REGRESSIONS) -> tuple[pd.DataFrame, _Spec] | None:
     """The ``top`` rows of a statistic sheet (one of ``STAT_SPECS``) whose amount grew most (name, diff), largest
     first; None when none grew. Per column numpy work: a workbook draws five of these charts, and the pandas
@@ -430,7 +435,7 @@ def _statistic(wb: Any, ws: Any, sheet: Sheet) -> None:
     top, spec = found
     sws, src = st.summary, st.summary_name
     row = st.next_row
-    sws.write_string(row, 0, f"{sheet.name}: top {len(top)} regressions ({spec.what}, {spec.unit})",
+    sws.write_string(row, 0, f"{sheet.name}: top {_regressions(len(top))} ({spec.what}, {spec.unit})",
                      _fmt(wb, "header"))
     sws.write_string(row, 1, f"Diff({spec.unit})", _fmt(wb, "header"))
     first = row + 1
@@ -443,7 +448,7 @@ def _statistic(wb: Any, ws: Any, sheet: Sheet) -> None:
     chart = wb.add_chart({"type": "bar"})
     chart.add_series({"name": f"Diff({spec.unit})", "categories": [src, first, 0, last, 0],
                       "values": [src, first, 1, last, 1], "fill": {"color": _RED}})
-    chart.set_title({"name": f"Top {len(top)} regressions: {spec.what} ({spec.unit}, comparison - base)"})
+    chart.set_title({"name": f"Top {_regressions(len(top))}: {spec.what} ({spec.unit}, comparison - base)"})
     chart.set_y_axis({"reverse": True})
     chart.set_x_axis({"major_gridlines": {"visible": True, "line": {"color": "#D9D9D9"}}})
     chart.set_legend({"none": True})
