@@ -398,8 +398,9 @@ def unexplained_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None) -> s
     if net / e2e < 0:  # the other way: a share (-7982 % on text vs DB) would say nothing
         return (f"all {level}s together changed by {net:+.3f} ms, against an E2E change of {e2e:+.3f} ms: the E2E "
                 f"change is outside their device time ({why})")
-    pct = round(net / e2e * 100)
-    return (f"all {level}s together changed by {net:+.3f} ms, {pct}% of the E2E change ({e2e:+.3f} ms): "
+    pct = round(net / e2e * 100)  # a change that rounds to 0 % is no 0 % beside a figure that is not 0
+    share = "under 1%" if net and not pct else f"{pct}%"
+    return (f"all {level}s together changed by {net:+.3f} ms, {share} of the E2E change ({e2e:+.3f} ms): "
             f"most of it is outside their device time ({why})")
 
 
