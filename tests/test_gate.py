@@ -313,6 +313,13 @@ def test_unexplained_note_by_hand():
     assert summary.unexplained_note(exact, None) == ""
     cat = summary.top_contributors(rows, "category")
     assert summary.unexplained_note(cat, _computing(10_000_000)) == ""
+    # twice the E2E change or more (same sign) overstates it: 0.4 of 0.2 ms; 0.4 of 0.200001 ms is under twice
+    assert summary.unexplained_note(top, _computing(200_001)) == ""
+    assert summary.unexplained_note(top, _computing(200_000)) == (
+        "all operators together changed by +0.400 ms, 2.0 x the E2E change (+0.200 ms): their device time moved "
+        "much more than the E2E time, as where it overlaps other work or the two sides record it differently (see "
+        "the validity checks); the waterfall shows where the E2E change is")
+    assert summary.unexplained_note(cat, _computing(10_000)) == ""  # the category level is the waterfall itself
 
 
 def test_unexplained_note_names_the_steps_outside_device_time():
@@ -490,3 +497,27 @@ def test_api_result_says_which_side_is_slower(samples):
                    comparison_step=50)
     assert step.verdict.startswith("E2E time (whole profile on both sides: a text export's E2E ignores the step) ")
     assert compare(str(samples / NPU_L1), str(samples / NPU_L2), enable_api_compare=True).verdict == ""
+
+
+def test_contributors_that_overstate_the_change_are_said_so(samples):
+    """A text export against a DB export of the same job (step 50 on both sides, audit of session 36): the DB
+    links no HCCL task to a torch op, so AccumulateGrad, which holds the all-reduce on the text side, falls by
+    106 ms while the E2E time falls by 7.4 ms (136.581 ms: reference pair 1's base E2E). The top contributor
+    alone is no explanation of the change, and the note under it says so, in the console, the sheet and JSON."""
+    from msprof_compare.api import compare
+    from msprof_compare.compare import summary
+
+    r = compare(str(samples / NPU_L1), str(samples / DB_L2), base_step=50, comparison_step=50)
+    e2e = r.frames["e2e"]
+    assert int(e2e["base_ns"].iloc[0]) == 136_581_009
+    delta = (int(e2e["comparison_ns"].iloc[0]) - 136_581_009) / 1e6
+    net = summary.level_net_ms(r.frames["contributors"])
+    assert net / delta > 14 and r.frames["contributors"]["Name"].iloc[0].endswith("AccumulateGrad")
+    note = summary.unexplained_note(r.frames["contributors"], r.frames["waterfall"])
+    assert note.startswith(f"all operators together changed by {net:+.3f} ms, {net / delta:.1f} x the E2E change "
+                           f"({delta:+.3f} ms): their device time moved much more than the E2E time")
+    from msprof_compare.report.json_report import to_document
+    from msprof_compare.report.summary_console import render_explain
+
+    assert render_explain(r.frames).splitlines()[-1] == f"Note: {note}."
+    assert to_document(r)["summary"]["contributors_note"] == note

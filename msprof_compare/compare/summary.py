@@ -341,6 +341,8 @@ def share_basis(level: str) -> str:
 
 #: Below this share of the E2E change, the contributors of a level are said to explain little of it.
 EXPLAINED_SHARE = 0.5
+#: From this many times the E2E change (same sign), the contributors of a level are said to overstate it.
+OVERSTATED_SHARE = 2.0
 
 
 def level_net_ms(contrib: pd.DataFrame) -> float:
@@ -374,7 +376,8 @@ def _outside_steps(wf: pd.DataFrame, e2e_delta_ns: int) -> tuple[str, bool]:
 def unexplained_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None) -> str:
     """Where the operators (modules, kernels) together explain under half of the E2E change, say so: their
     device time holds no free time, and in a DB export no communication, so ranking them would point at
-    a few µs of an 8 ms regression. The waterfall ``wf`` holds the E2E change (its end row) and names the
+    a few µs of an 8 ms regression. Where they changed by twice the E2E change or more, say that too: a
+    contributor of -106 ms beside an E2E change of -7.4 ms is no explanation of it either. The waterfall ``wf`` holds the E2E change (its end row) and names the
     steps that hold the rest; without one (a side has no E2E time, so the E2E change is not a change of
     time) there is no note. "" otherwise."""
     if contrib is None or not len(contrib) or wf is None or not len(wf):
@@ -386,6 +389,10 @@ def unexplained_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None) -> s
     if level == "category":  # the waterfall steps themselves: they are the E2E change
         return ""
     net, e2e = level_net_ms(contrib), e2e_delta_ns / 1e6
+    if net / e2e >= OVERSTATED_SHARE:  # a text export against a DB export: -106 ms of operators, -7.4 ms of E2E
+        return (f"all {level}s together changed by {net:+.3f} ms, {net / e2e:.1f} x the E2E change ({e2e:+.3f} ms): "
+                "their device time moved much more than the E2E time, as where it overlaps other work or the two "
+                "sides record it differently (see the validity checks); the waterfall shows where the E2E change is")
     if net / e2e >= EXPLAINED_SHARE:
         return ""
     named, most = _outside_steps(wf, e2e_delta_ns)
