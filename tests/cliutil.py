@@ -46,13 +46,18 @@ sys.argv = ["msprof-compare"] + sys.argv[2:]
 """
 
 
+def _default_signals() -> None:
+    for name in ("SIGINT", "SIGHUP", "SIGTERM"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
+
+
 def signal_mid_write(script: str, marker: Path, args: list[str], env: dict, sig: int) -> tuple[int, str]:
     """Run a ``slow_writer_child`` script with ``args``, send ``sig`` once its writer has started, and return
-    (exit status, stderr). Ctrl-C is at its default in the child even when the test run ignores it (``cmd &``,
-    nohup)."""
+    (exit status, stderr). Ctrl-C and hang-up are at their defaults in the child even when the test run ignores
+    them (``cmd &`` ignores SIGINT, nohup SIGHUP), as the run only handles signals left at their defaults."""
     proc = subprocess.Popen([sys.executable, "-c", script, str(marker), *args], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_default_signals)
     try:
         deadline = time.monotonic() + 120
         while not marker.exists():

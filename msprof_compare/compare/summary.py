@@ -377,9 +377,9 @@ def unexplained_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None) -> s
     """Where the operators (modules, kernels) together explain under half of the E2E change, say so: their
     device time holds no free time, and in a DB export no communication, so ranking them would point at
     a few µs of an 8 ms regression. Where they changed by twice the E2E change or more, say that too: a
-    contributor of -106 ms beside an E2E change of -7.4 ms is no explanation of it either. The waterfall ``wf`` holds the E2E change (its end row) and names the
-    steps that hold the rest; without one (a side has no E2E time, so the E2E change is not a change of
-    time) there is no note. "" otherwise."""
+    contributor of -106 ms beside an E2E change of -7.4 ms is no explanation of it either. The waterfall
+    ``wf`` holds the E2E change (its end row) and names the steps that hold the rest; without one (a side has
+    no E2E time, so the E2E change is not a change of time) there is no note. "" otherwise."""
     if contrib is None or not len(contrib) or wf is None or not len(wf):
         return ""
     e2e_delta_ns = int(wf["Delta(ns)"].iloc[-1])  # the "Comparison E2E" row: comparison E2E - base E2E
