@@ -1060,6 +1060,8 @@ class SummarySheet(Sheet):
     guards: pd.DataFrame = field(default_factory=pd.DataFrame)
     #: ``e2e_verdict``'s sentence, written under the waterfall table
     verdict: str = ""
+    #: operator-level contributors on no sheet (the workbook shows the module sheets), said under their table
+    outside_modules: list[str] = field(default_factory=list)
 
 
 #: ms to 3 places, as the console's waterfall and the contributors table beside it (2 places showed most
@@ -1133,8 +1135,10 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
     wf = _waterfall_of(pair)
     ctx.frames["waterfall"] = wf
 
+    op_rows = None
     if len(ctx.base.ops) and len(ctx.comparison.ops):
-        found = _level_rows(sheets or [], _operator_statistic(ctx, sheets or []))
+        op_rows = _operator_statistic(ctx, sheets or [])
+        found = _level_rows(sheets or [], op_rows)
     else:  # no operators on one side (MindSpore data): every operator of the other would "change"
         found = _level_rows([s for s in sheets or [] if s.name in ("KernelCompare", "KernelTypeCompare")])
     if found is None and len(wf):
@@ -1150,7 +1154,22 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
     ctx.frames["contributors"] = contrib
     if not len(wf) or not sheets:  # alone, a Summary would turn a run without any sheet into a workbook
         return []
-    return [summary_sheet(ctx, wf, contrib, guard)]
+    sheet = summary_sheet(ctx, wf, contrib, guard)
+    if op_rows is not None:
+        sheet.outside_modules = _outside_modules(contrib, sheets)
+    return [sheet]
+
+
+def _outside_modules(contrib: pd.DataFrame, sheets: list[Sheet]) -> list[str]:
+    """Operator-level contributors that no row of ModuleCompareStatistic names: the module sheets hold only the
+    operators inside modules (an all-reduce under AccumulateGrad is outside every one), so such a contributor is
+    on no sheet of the workbook, and a reader looking for it needs to be told why."""
+    stat = next((s for s in sheets if s.name == "ModuleCompareStatistic"), None)
+    if stat is None or not len(contrib) or str(contrib["Level"].iloc[0]) != "operator":
+        return []
+    # "Operator Name", and "Module Class", which names the optimizer's pseudo-modules (Optimizer.step#SGD.step)
+    listed = set(stat.data.iloc[:, 4].tolist()) | set(stat.data.iloc[:, 1].tolist())  # reference-2 §3.7
+    return [n for n in contrib["Name"].tolist() if n not in listed]
 
 
 # --------------------------------------------------------------------------- CI gate

@@ -32,7 +32,7 @@ import pandas as pd
 
 from ..compare.summary import coverage_text, share_basis, unexplained_note
 from ..compare.table import Sheet
-from ..textsafe import text_width
+from ..textsafe import short_list, text_width
 
 log = logging.getLogger("msprof-analyze")
 
@@ -200,6 +200,13 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
                      f"of {share_basis(level)}, not of the E2E change)",
                      ["Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share", "Rank"],
                      rows, ["text", "float", "float", "float", "ratio", "ratio", "text"])
+        outside = getattr(sheet, "outside_modules", [])
+        if outside:
+            named = short_list(outside, 3)
+            note = (f"{note}. " if note else "") + (
+                f"{named} {'is' if len(outside) == 1 else 'are'} outside every module, so the module sheets do not "
+                f"list {'it' if len(outside) == 1 else 'them'}; --disable_module writes every operator's row "
+                "(OperatorCompareStatistic)")
         if note:  # its own wrapped row under the table, within the table's columns: the chart sits to the right
             text = f"Note: {note}."
             last = len(sheet.columns) - 1
