@@ -373,6 +373,22 @@ def test_per_unique_many_is_per_unique_per_test(names):
         assert f[codes].tolist() == cl.per_unique(names, test, lower=lower).tolist()
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.just(float("nan")), st.integers(0, 2),
+                          st.sampled_from(["kernel_aivec", "Kernel_AIVEC", "add", "ADD", "", "nan", "0"])),
+                max_size=12), st.booleans())
+def test_per_unique_is_the_test_of_each_row(names: list, lower: bool) -> None:
+    """Both of ``per_unique``'s ways (a set of str texts; ``factorize`` where a value is missing or not a str)
+    answer the test of each row's text, a missing value (None, NaN) reading as ""."""
+    def text(n: object) -> str:
+        t = "" if n is None or (isinstance(n, float) and n != n) else str(n)
+        return t.lower() if lower else t
+
+    for test in (lambda n: n == "kernel_aivec", lambda n: n in ("", "0"), lambda n: "a" in n, lambda n: True):
+        got = cl.per_unique(np.array(names, dtype=object), test, lower=lower)
+        assert got.dtype == bool and got.tolist() == [test(text(n)) for n in names]
+
+
 @given(st.lists(st.text(alphabet="ab.*(|\\", max_size=3), max_size=4), st.text(alphabet="ab.*(|\\", max_size=8))
 def test_holds_any_is_any_word_in_the_text(words: list, text: str) -> None:
     """The one-search word test answers as ``any(w in text for w in words)``, regex characters and the empty
