@@ -29,6 +29,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 
 import numpy as np
 
@@ -142,15 +143,21 @@ def per_unique(names: Iterable[str], test: Callable[[str], bool], lower: bool = 
 SET_FLAGS_MAX = 20_000
 
 
-def _set_flags(arr: np.ndarray, test: Callable[[str], bool], lower: bool) -> np.ndarray | None:
-    """``per_unique`` by the set of distinct values; None unless every one is a ``str`` (a missing value reads
-    as "" through ``factorize``, and pandas decides what is missing)."""
-    items = arr.tolist()
+def _str_set(items: list) -> list[str] | None:
+    """The distinct values of ``items`` (in no set order); None unless every one is a ``str``."""
     try:
         uniq = set(items)
     except TypeError:  # an unhashable value
         return None
-    if not all(type(u) is str for u in uniq):
+    return list(uniq) if all(type(u) is str for u in uniq) else None
+
+
+def _set_flags(arr: np.ndarray, test: Callable[[str], bool], lower: bool) -> np.ndarray | None:
+    """``per_unique`` by the set of distinct values; None unless every one is a ``str`` (a missing value reads
+    as "" through ``factorize``, and pandas decides what is missing)."""
+    items = arr.tolist()
+    uniq = _str_set(items)
+    if uniq is None:
         return None
     hits = {u for u in uniq if test(u.lower() if lower else u)}
     if not hits:
@@ -408,10 +415,19 @@ def cube_op_kind(names: Iterable[str], kw: Keywords | None = None) -> np.ndarray
     arr = np.asarray(names, dtype=object)
     if arr.size == 0:
         return np.zeros(0, dtype=np.int8)
+    words = [w for words in (kw.fa, kw.conv, kw.matmul) for w in words]
+    items = arr.tolist() if arr.size <= SET_FLAGS_MAX else None
+    texts = _str_set(items) if items is not None else None
+    if texts is not None:  # the distinct texts of a set, and the few cube ops looked up per row
+        low = [t.lower() for t in texts]
+        found = {texts[i]: k for i in _holding_any(low, words) if (k := kind(low[i])) != OP_NONE}
+        if not found:
+            return np.zeros(arr.size, dtype=np.int8)
+        return np.fromiter(map(found.get, items, repeat(OP_NONE)), dtype=np.int8, count=len(items))
     codes, uniq = factorize(arr)
     low = ["" if u is None else str(u).lower() for u in uniq.tolist()]
     kinds = np.zeros(len(low), dtype=np.int8)  # OP_NONE
-    for i in _holding_any(low, [w for words in (kw.fa, kw.conv, kw.matmul) for w in words]):
+    for i in _holding_any(low, words):
         kinds[i] = kind(low[i])
     return kinds[codes]
 
@@ -436,6 +452,9 @@ def _holding_any(texts: list[str], words: Iterable[str]) -> list[int]:
             i = text.find(w, i + 1)
     if not at:
         return []
+    if len(at) <= 32 and text.count("\n") == len(texts) - 1:
+        # a few occurrences and no line break inside a text: the line breaks before each one number its text
+        return sorted({text.count("\n", 0, i) for i in at})
     starts = np.cumsum([0] + [len(t) + 1 for t in texts[:-1]])
     return np.unique(np.searchsorted(starts, at, side="right") - 1).tolist()
 
