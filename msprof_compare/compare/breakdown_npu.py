@@ -384,11 +384,11 @@ def _groups(profile: Profile, bd: Breakdown) -> None:
         cb = np.concatenate(waits[name]) if waits[name] else np.zeros(0, np.int64)
         cs, ce = _sorted_iv(c_ts[cb], c_dur[cb])
         wait = _overlap_len(timeline.near(windows, cs, ce), cs, ce) if cb.size else 0
-        near = timeline.near(windows, os_, oe)
-        unc = _overlap_len(near, os_, oe)
+        unc_iv = timeline.intersect((os_, oe), timeline.near(windows, os_, oe))  # the group's uncovered time
+        unc = timeline.length(unc_iv)
         bd.groups[name] = {"wait": int(wait), "transmit": int(unc - wait)}
         bd.wait_ns += int(wait)
-        uncovered.append((name, timeline.intersect((os_, oe), near)))
+        uncovered.append((name, unc_iv))
     for (i, j), v in sorted(timeline.pairwise_overlaps([iv for _, iv in uncovered]).items()):
         bd.group_pairs[(uncovered[i][0], uncovered[j][0])] = v
 
