@@ -271,11 +271,12 @@ def test_records_without_any_op_pair_get_no_line(samples, caplog, tmp_path):
 
 @pytest.mark.parametrize(("asked", "level"), [(False, "INFO"), (True, "WARNING")])
 def test_two_gpu_traces_without_memory_get_the_original_line(caplog, asked, level):
-    """Neither GPU excerpt holds a [memory] event: each side gets the original's line, without the
-    profile_memory advice (kept for a side beside one with memory), at INFO in a default run and as a
-    warning when the memory comparison was asked for; no memory sheet."""
+    """Neither GPU excerpt holds a [memory] event: each side gets the original's line, at INFO without the
+    profile_memory advice in a default run, and as a warning with it when the memory comparison was asked
+    for (its only hint: no workbook follows); no memory sheet."""
     with caplog.at_level(logging.INFO, logger="msprof-analyze"):
         res = compare(*(str(p) for p in GPU_WITHOUT_MEMORY), **({"enable_memory_compare": True} if asked else {}))
     assert not [n for n in res.sheet_names if n.startswith("Memory")]
+    why = " (no memory was recorded: profile_memory=True records it)" if asked else ""
     assert [(r.levelname, r.getMessage()) for r in caplog.records if "memory event" in r.getMessage()] == [
-        (level, f"Can't find any memory event in the file: {p}") for p in GPU_WITHOUT_MEMORY]
+        (level, f"Can't find any memory event in the file: {p}{why}") for p in GPU_WITHOUT_MEMORY]

@@ -310,7 +310,12 @@ def memory_index(ctx: RunContext, side: str) -> MemoryIndex:
 
 def _no_memory(ctx: RunContext, profile: Profile, other_has: bool) -> None:
     """The original's line for a side without memory records, with why where that is known, and what it
-    means for the sheets when the other side has records (its 0 MB is "not recorded", not "none")."""
+    means for the sheets when the other side has records (its 0 MB is "not recorded", not "none").
+
+    A GPU trace hears why only beside a side with records or when the memory comparison was asked for: a
+    default run of two GPU traces (profile_memory is off by default) is not advised on a comparison nobody
+    asked for, but ``--enable_memory_compare`` on them ends with no workbook, and the why is the only hint."""
+    asked = not ctx.options.by_default
     source = "OP_MEMORY table" if profile.source == "ascend_db" else "operator_memory.csv"
     if profile.level == "trace":
         why = f" ({bare_trace(profile)} has no operator_memory.csv)"
@@ -318,9 +323,9 @@ def _no_memory(ctx: RunContext, profile: Profile, other_has: bool) -> None:
         host = bool((col_of(profile.memory, "device_id", np.int64) < 0).all())
         what = ("are all host memory, Device Id < 0, which the memory comparison does not read" if host else
                 "open no device allocation (frees or zero sizes only)")
-        why = f" (its [memory] events {what})" if other_has else ""
+        why = f" (its [memory] events {what})" if other_has or asked else ""
     elif profile.is_gpu:  # no [memory] event: the capture's option, off by default
-        why = " (no memory was recorded: profile_memory=True records it)" if other_has else ""
+        why = " (no memory was recorded: profile_memory=True records it)" if other_has or asked else ""
     elif profile.operator_memory is None:  # the export lacks it (its loader said so)
         # written only with profile_memory on: the advice holds unless profiler_info says it was on
         why = (f" (the export has no {source}" + ("" if profile.extra.get("profile_memory") is True else
