@@ -406,7 +406,33 @@ def build(ctx: RunContext) -> list[Sheet]:
                         "no operator has memory to compare and the memory sheets are left out")
     if not len(pairs) or not any(placed):
         return []
+    for p in (ctx.base, ctx.comparison):
+        if p.is_gpu:
+            _addr_less_pairing(p)
     return _sheets(ctx, pairs, mb, mc)
+
+
+def _addr_less_pairing(profile: Profile) -> None:
+    """Warn when a trace's device ``[memory]`` events carry no ``Addr`` (PyTorch 1.8's): every event then
+    pairs under one key, so a free closes only the allocation just before it, as the original pairs them.
+    The figures stay the original's, but allocations left without a release understate Allocated Duration
+    (0 ms each) and dropped ones (a free of another size came next) Allocated Memory, which nothing else in
+    the output shows."""
+    m = profile.memory
+    dev = col_of(m, "device_id", np.int64) >= 0
+    if not dev.any() or bool((col_of(m, "addr", np.int64)[dev] != -1).any()):
+        return
+    size = col_of(m, "bytes", np.int64)[dev]
+    allocs = int((size > 0).sum())
+    rec = gpu_records(profile)
+    released = int((np.asarray(rec["release_text"], dtype=object) != "None").sum())
+    dropped, open_ = allocs - len(rec), len(rec) - released
+    if dropped or open_:
+        dropped_mb = (int(size[size > 0].sum()) / 1024 - float(np.asarray(rec["size_kb"], float).sum())) / 1024
+        log.warning("%s: its [memory] events carry no Addr, so each free pairs only with the allocation just "
+                    "before it: of %d device allocations %d are released, %d have no release (Allocated Duration "
+                    "counts them as 0) and %d (%.2f MB) are left out of Allocated Memory (a free of another size "
+                    "came next)", profile.path, allocs, released, open_, dropped, dropped_mb)
 
 
 def _sheets(ctx: RunContext, pairs: OpPairs, mb: MemoryIndex, mc: MemoryIndex) -> list[Sheet]:
