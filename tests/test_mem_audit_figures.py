@@ -1,0 +1,163 @@
+"""MemoryCompareStatistic figures against an independent computation from the raw inputs (session 36 memory
+audit): plain Python over the trace JSON and operator_memory.csv, following reference-2 §2.2 (one stable
+time-sorted walk of ops and records, each record owned by the deepest open op), §2.3 (ProfilerStep children
+are the compared ops) and §5.1 (records). Per operator name the statistic groups every compared op of a side,
+so its figures do not depend on how the two sides were matched."""
+
+from __future__ import annotations
+
+import bisect
+import csv
+import gzip
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from msprof_compare.api import compare
+
+L1 = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+L2 = "msinsight/test/data/pytorch/text/level2/rank0_ascend_pt"
+H100 = "tracelens/tests/traces/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz"
+MI300 = "tracelens/tests/traces/mi300/facebook_timesformer-base-finetuned-k400__1016002.json.gz"
+GPU_OP_CATS = {"cpu_op", "user_annotation", "cuda_runtime", "operator", "runtime"}
+
+
+def _ns(text: object) -> int:
+    return int((Decimal(str(text).strip()) * 1000).to_integral_value())
+
+
+def _events(path: Path) -> list[dict]:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt") as f:
+        data = json.load(f)
+    return data["traceEvents"] if isinstance(data, dict) else data
+
+
+def _ops(events: list[dict], cats: set[str]) -> list[tuple[int, int, str]]:
+    return [(_ns(e["ts"]), _ns(e["ts"]) + _ns(e.get("dur", 0)), e["name"]) for e in events
+            if e.get("ph") == "X" and str(e.get("cat", "")).lower() in cats]
+
+
+def _gpu(path: Path) -> tuple[list, list]:
+    """[memory] device events paired by Addr: (placement ns, KB, lifetime ns)."""
+    events = _events(path)
+    mem = sorted((e for e in events if str(e.get("name", "")).lower() == "[memory]"
+                  and int(e["args"].get("Device Id", -1)) >= 0), key=lambda e: _ns(e["ts"]))
+    live: dict = {}
+    recs = []
+    for e in mem:
+        size, addr, t = int(e["args"]["Bytes"]), e["args"].get("Addr"), _ns(e["ts"])
+        if size > 0:
+            if addr in live:
+                recs.append((*live.pop(addr), 0))
+            live[addr] = (t, size / 1024)
+        elif size < 0 and addr in live:
+            t0, kb = live.pop(addr)
+            if -size / 1024 == kb:
+                recs.append((t0, kb, t - t0 if t and t0 else 0))
+    recs += [(*v, 0) for v in live.values()]
+    return _ops(events, GPU_OP_CATS), recs
+
+
+def _npu(folder: Path) -> tuple[list, list]:
+    """operator_memory.csv rows; a cann:: row is placed at the enqueue of the dequeue running at allocation."""
+    out = folder / "ASCEND_PROFILER_OUTPUT"
+    events = _events(out / "trace_view.json")
+    deq = sorted((_ns(e["ts"]), _ns(e["ts"]) + _ns(e.get("dur", 0)), e["args"].get("correlation_id"))
+                 for e in events if e.get("cat") == "dequeue")
+    enq = {e["args"].get("correlation_id"): _ns(e["ts"]) for e in events if e.get("cat") == "enqueue"}
+    starts = [d[0] for d in deq]
+    recs = []
+    with open(out / "operator_memory.csv", newline="") as f:
+        for row in csv.DictReader(f):
+            alloc = row["Allocation Time(us)"].strip()
+            if alloc in ("", "N/A") or Decimal(alloc) == 0:
+                continue
+            a = _ns(alloc)
+            rel = row["Release Time(us)"].strip()
+            r = 0 if rel in ("", "N/A") else _ns(rel)
+            ts = a
+            if "cann::" in row["Name"]:
+                k = bisect.bisect_right(starts, a) - 1
+                if k < 0 or a > deq[k][1]:
+                    continue
+                ts = enq.get(deq[k][2], 0)
+            recs.append((ts, float(row["Size(KB)"]), r - a if r and a else 0))
+    return _ops(events, {"cpu_op"}), recs
+
+
+def _by_name(ops: list, recs: list) -> dict[str, tuple[float, float, int]]:
+    """Per compared op name: (Allocated Duration ms, Allocated Memory MB, Operator Number)."""
+    items = sorted([(o[0], 0, i) for i, o in enumerate(ops)] + [(r[0], 1, j) for j, r in enumerate(recs)],
+                   key=lambda x: (x[0], x[1]))
+    parent, children, own = {}, {-1: []}, {}
+    cur = -1
+    for ts, kind, k in items:
+        while cur != -1 and ts > ops[cur][1]:
+            cur = parent[cur]
+        if kind == 0:
+            parent[k], cur = cur, k
+            children[parent[k]].append(k)
+            children[k] = []
+        else:
+            own.setdefault(cur, []).append(recs[k])
+    top = [g for c in children[-1] for g in (children[c] if "ProfilerStep#" in ops[c][2] else [c])]
+
+    def total(n: int) -> tuple[float, int]:
+        stack, kb, ns = [n], 0.0, 0
+        while stack:
+            x = stack.pop()
+            kb += sum(r[1] for r in own.get(x, []))
+            ns += sum(r[2] for r in own.get(x, []))
+            stack += children[x]
+        return kb, ns
+
+    acc: dict[str, list] = {}
+    for n in top:
+        kb, ns = total(n)
+        a = acc.setdefault(ops[n][2], [0, 0.0, 0])
+        a[0] += ns
+        a[1] += kb
+        a[2] += 1
+    return {k: (v[0] / 1e6, v[1] / 1024, v[2]) for k, v in acc.items()}
+
+
+def _sheet_side(stat, side: str) -> dict[str, tuple[float, float, int]]:
+    cols = [f"{side} Allocated Duration(ms)", f"{side} Allocated Memory(MB)", f"{side} Operator Number"]
+    return {r[0]: (float(r[1]), float(r[2]), int(r[3]))
+            for r in stat[["Operator Name", *cols]].itertuples(index=False) if int(r[3]) > 0}
+
+
+def _assert_same(got: dict, want: dict) -> None:
+    assert set(got) == set(want)
+    for name, (ms, mb, n) in want.items():
+        g = got[name]
+        assert g[2] == n and g[0] == pytest.approx(ms, rel=1e-12, abs=1e-9) and \
+            g[1] == pytest.approx(mb, rel=1e-12, abs=1e-12), (name, g, (ms, mb, n))
+
+
+@pytest.mark.parametrize(("kind", "base", "comparison", "expected"), [
+    # pair 1: 184 records a side (57 of them cann::), 1426.02 MB in 35 names; its two sides allocate alike
+    ("npu", L1, L2, {"aten::to": (0.72172, 18.37744140625, 4)}),
+    # TimeSformer H100 vs MI300X: the MI300X allocates twice as much in aten::linear
+    ("gpu", H100, MI300, {"aten::linear": (190.948016, 6259.7685546875, 85)}),
+])
+def test_memory_statistic_matches_an_independent_computation(samples, kind, base, comparison, expected):
+    b, c = samples / base, samples / comparison
+    if not (b.exists() and c.exists()):
+        pytest.skip("sample absent")
+    res = compare(str(b), str(c), enable_memory_compare=True, disable_details=True)
+    stat = res.sheet("MemoryCompareStatistic")
+    read = _npu if kind == "npu" else _gpu
+    want_b, want_c = _by_name(*read(b)), _by_name(*read(c))
+    _assert_same(_sheet_side(stat, "Base"), want_b)
+    _assert_same(_sheet_side(stat, "Comparison"), want_c)
+    for name, figures in expected.items():  # one row as the audit read it off the workbook
+        assert want_b[name] == pytest.approx(figures)
+    diff = stat["Diff Memory(MB)"].tolist()
+    assert diff == sorted(diff, reverse=True)  # growth first (reference-2 §5.4)
+    assert stat["Diff Memory(MB)"].tolist() == [round(x, 2) for x in
+                                                (stat["Comparison Allocated Memory(MB)"]
+                                                 - stat["Base Allocated Memory(MB)"]).tolist()]
