@@ -127,7 +127,8 @@ def _ref(first: int, last: int, col: str, sheet: str = "Summary") -> str:
 def test_summary_tables_follow_each_other_with_one_blank_row(db_pair):
     """DB level2 -> level1: the waterfall (rows 4-12), the E2E verdict in words (row 13), a blank row, the
     contributors table (title, header, 7 rows), the note on its own row right under it, merged across the
-    waterfall's six columns A:F (the chart is to the right), a blank row, then the validity checks; the print
+    waterfall's six columns A:F (the chart is to the right), the row naming the five contributors on no module
+    sheet, merged the same way, a blank row, then the validity checks; the print
     area ends on the blank row before "Chart data" and spans A:U (six table columns, a gap column and the
     820-px chart)."""
     result, path = db_pair
@@ -143,12 +144,13 @@ def test_summary_tables_follow_each_other_with_one_blank_row(db_pair):
     note_row = title + 2 + n                                           # row 24, under the 7th contributor
     assert col_a[note_row - 1].startswith("Note: all operators together changed by ") and col_a[note_row - 1][-1] == "."
     merged = [m.get("ref") for m in _xml(path, "xl/worksheets/sheet1.xml").iter(f"{MAIN}mergeCell")]
-    assert [m for m in merged if m.endswith(f":F{note_row}") or m.startswith(f"A{note_row}:")] == [
-        f"A{note_row}:F{note_row}"]
-    assert pd.isna(col_a[note_row])                                    # row 25 blank
-    assert col_a[note_row + 1].startswith("Validity checks")           # row 26
+    for r in (note_row, note_row + 1):
+        assert [m for m in merged if m.endswith(f":F{r}") or m.startswith(f"A{r}:")] == [f"A{r}:F{r}"]
+    assert col_a[note_row].startswith("Not on the module sheets: ")  # row 25
+    assert pd.isna(col_a[note_row + 1])                                # row 26 blank
+    assert col_a[note_row + 2].startswith("Validity checks")           # row 27
     checks = len(result.guards)
-    last_check = note_row + 3 + checks                                 # title, header, then one row a check
+    last_check = note_row + 4 + checks                                 # title, header, then one row a check
     assert not pd.isna(col_a[last_check - 1]) and pd.isna(col_a[last_check])
     assert col_a[last_check + 1] == "Chart data"
     area = _xml(path, "xl/workbook.xml").find(f".//{MAIN}definedName").text
@@ -164,9 +166,10 @@ def test_no_share_note_where_the_contributors_explain_the_change(text_pair):
     before "Chart data" (row 38)."""
     _result, path = text_pair
     col_a = _summary(path)[0].tolist()
-    notes = [v for v in col_a if isinstance(v, str) and v.startswith("Note:")]
-    assert notes == ["Note: autograd::engine::evaluate_function: torch::autograd::AccumulateGrad is outside every "
-                     "module, so the module sheets do not list it; --disable_module writes every operator's row "
+    assert not [v for v in col_a if isinstance(v, str) and v.startswith("Note:")]
+    notes = [v for v in col_a if isinstance(v, str) and v.startswith("Not on the module sheets:")]
+    assert notes == ["Not on the module sheets: autograd::engine::evaluate_function: torch::autograd::AccumulateGrad "
+                     "(it is outside every module); --disable_module writes every operator's row "
                      "(OperatorCompareStatistic)."]
     title = _row_of(col_a, "Top contributors")   # row 16: the waterfall's 10 rows end on row 13, the verdict
     assert col_a[12] == "Comparison E2E" and col_a[13].startswith("E2E time ")  # on row 14, row 15 blank
@@ -549,14 +552,18 @@ def test_contributors_on_no_sheet_are_named(text_pair, db_pair, tmp_path_factory
     assert "Optimizer.step#SGD.step" in listed  # a pseudo-module's class
     result, path = text_pair
     assert result.contributors["Name"].tolist() == [name]
-    assert [v for v in _summary(path)[0].tolist() if isinstance(v, str) and v.startswith(f"Note: {name} is outside")]
+    assert [v for v in _summary(path)[0].tolist() if isinstance(v, str)
+            and v.startswith(f"Not on the module sheets: {name} (it is outside every module)")]
     db_result, db_path = db_pair
-    (note,) = [v for v in _summary(db_path)[0].tolist() if isinstance(v, str) and v.startswith("Note:")]
+    col_a = _summary(db_path)[0].tolist()
+    (note,) = [i for i, v in enumerate(col_a) if isinstance(v, str) and v.startswith("Note:")]
+    (where,) = [i for i, v in enumerate(col_a) if isinstance(v, str) and v.startswith("Not on the module sheets:")]
+    assert where == note + 1  # under the share note, which the console and the JSON carry too
     assert "Optimizer.step#SGD.step" in db_result.contributors["Name"].tolist()
-    assert "Optimizer" not in note and note.endswith(
-        "... (5 in all) are outside every module, so the module sheets do not list them; --disable_module writes "
-        "every operator's row (OperatorCompareStatistic).")
-    # with --disable_module the workbook has OperatorCompareStatistic, and the note is gone
+    assert "Optimizer" not in col_a[where] and col_a[where].endswith(
+        "... (5 in all) (they are outside every module); --disable_module writes every operator's row "
+        "(OperatorCompareStatistic).")
+    # with --disable_module the workbook has OperatorCompareStatistic, and the row is gone
     flat, flat_path = _run(tmp_path_factory, "flat", NPU_L1, NPU_L2, disable_module=True)
     assert name in flat.sheet("OperatorCompareStatistic").iloc[:, 1].tolist()
-    assert not [v for v in _summary(flat_path)[0].tolist() if isinstance(v, str) and v.startswith("Note:")]
+    assert not [v for v in _summary(flat_path)[0].tolist() if isinstance(v, str) and v.startswith("Not on the")]

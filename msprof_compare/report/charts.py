@@ -200,15 +200,14 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
                      f"of {share_basis(level)}, not of the E2E change)",
                      ["Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share", "Rank"],
                      rows, ["text", "float", "float", "float", "ratio", "ratio", "text"])
+        lines = [f"Note: {note}."] if note else []
         outside = getattr(sheet, "outside_modules", [])
-        if outside:
-            named = short_list(outside, 3)
-            note = (f"{note}. " if note else "") + (
-                f"{named} {'is' if len(outside) == 1 else 'are'} outside every module, so the module sheets do not "
-                f"list {'it' if len(outside) == 1 else 'them'}; --disable_module writes every operator's row "
-                "(OperatorCompareStatistic)")
-        if note:  # its own wrapped row under the table, within the table's columns: the chart sits to the right
-            text = f"Note: {note}."
+        if outside:  # a row of its own: the note above is the console's and the JSON's, this one the workbook's
+            one = len(outside) == 1
+            lines.append(f"Not on the module sheets: {short_list(outside, 3)} ({'it is' if one else 'they are'} "
+                         "outside every module); --disable_module writes every operator's row "
+                         "(OperatorCompareStatistic).")
+        for text in lines:  # wrapped rows under the table, within the table's columns: the chart sits to the right
             last = len(sheet.columns) - 1
             ws.set_row(row - 1, _ROW_HEIGHT * _wrapped_lines(text, sum(c.width for c in sheet.columns)))
             ws.merge_range(row - 1, 0, row - 1, last, text, _fmt(wb, "text+wrap"))
