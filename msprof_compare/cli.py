@@ -182,9 +182,9 @@ def _compare_app() -> typer.Typer:
     return app
 
 
-def _click_exception_types() -> tuple[type, type]:
+def _click_exception_types() -> tuple[type[Exception], type[Exception]]:
     """Typer's UsageError / ClickException classes (vendored click in new typer, click in old)."""
-    mro = typer.BadParameter.__mro__
+    mro = [c for c in typer.BadParameter.__mro__ if issubclass(c, Exception)]
     usage = next(c for c in mro if c.__name__ == "UsageError")
     base = next((c for c in mro if c.__name__ == "ClickException"), usage)
     return usage, base
