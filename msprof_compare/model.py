@@ -17,6 +17,7 @@ Conventions
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -298,7 +299,7 @@ def positions_in_runs(keys: np.ndarray) -> np.ndarray:
     return np.arange(n) - np.maximum.accumulate(np.where(first, np.arange(n), 0))
 
 
-def us_text(ns: np.ndarray, unset: str | None = None) -> np.ndarray:
+def us_text(ns: np.ndarray | Sequence[int], unset: str | None = None) -> np.ndarray:
     """Epoch ns as the microsecond text the text export writes (``1736408883694624.810``), exact: a float64
     holds such a value only to 0.25 us (the original's ``n / 1000`` shows ``...011.0`` for ``...011.090``).
     ``unset`` is the text of a 0 (a block never released: the CSV's empty cell)."""

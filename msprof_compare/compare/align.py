@@ -54,6 +54,9 @@ from ..model import factorize
 __all__ = ["align", "AlignMemo", "lcs_matches", "preferred_matches", "original_pairs", "no_matching", "pairs",
            "matched_count"]
 
+#: The keys of one side: a list of hashables, or an array (``preferred_matches`` passes slices of codes).
+Keys = Sequence[Hashable] | np.ndarray
+
 #: Common runs longer than this are measured with numpy slices.
 _SHORT_RUN = 16
 
@@ -190,7 +193,7 @@ def _sparse_lcs(a: list[int], b: np.ndarray) -> tuple[list[int], list[int]]:
     return out_a[::-1], out_b[::-1]
 
 
-def _codes(a_keys: Sequence[Hashable], b_keys: Sequence[Hashable]) -> tuple[np.ndarray, np.ndarray]:
+def _codes(a_keys: Keys, b_keys: Keys) -> tuple[np.ndarray, np.ndarray]:
     """Map the keys of both sequences to shared integer codes."""
     n = len(a_keys)
     if n + len(b_keys) < 4096:  # a dict is cheaper than factorize's fixed cost on short lists
@@ -420,7 +423,7 @@ class _Myers:
         return ia[order], ib[order]
 
 
-def lcs_matches(a_keys: Sequence[Hashable], b_keys: Sequence[Hashable]) -> tuple[np.ndarray, np.ndarray]:
+def lcs_matches(a_keys: Keys, b_keys: Keys) -> tuple[np.ndarray, np.ndarray]:
     """Index pairs of a longest common subsequence, increasing in both sequences."""
     if len(a_keys) == 0 or len(b_keys) == 0:
         return np.empty(0, np.int64), np.empty(0, np.int64)

@@ -26,6 +26,7 @@ import logging
 import math
 import re
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -1188,7 +1189,7 @@ def e2e_ns(result: CompareResult, e2e: pd.DataFrame | None = None) -> tuple[int,
     return int(e2e["base_ns"].iloc[0]), int(e2e["comparison_ns"].iloc[0])
 
 
-def gate_frames(result: CompareResult, base: Breakdown, comparison: Breakdown) -> dict[str, pd.DataFrame]:
+def gate_frames(result: CompareResult, base: Breakdown, comparison: Breakdown) -> dict[str, pd.DataFrame | None]:
     """The frames the gate reads ("e2e", "waterfall", "contributors") for a result compared without the time
     breakdown, as ``build`` makes them in a run with ``--fail_on_regression``: the waterfall, and its steps
     as the contributors where the run's sheets named none. Kept out of the result (its reports must not
@@ -1217,7 +1218,7 @@ def _change_text(comp: int, base: int, limit: Fraction, regressed: bool) -> str:
 
 
 def regression_gate(result: CompareResult, pct: float, top: int = 5,
-                    frames: dict[str, pd.DataFrame] | None = None) -> tuple[int, str]:
+                    frames: Mapping[str, pd.DataFrame | None] | None = None) -> tuple[int, str]:
     """Exit code (3 = regression beyond ``pct`` percent, 0 = within, 1 = a side has no E2E time, so a CI
     gate cannot judge the run and must not pass it) and the message for stderr. ``frames``: those of a
     breakdown made for the gate alone (``gate_frames``), else the result's."""

@@ -467,7 +467,7 @@ def _kernel_tables(db: _Db) -> list[str]:
 
 
 def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
-                   ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+                   ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame | None, pd.DataFrame | None]:
     """(COMPUTE_TASK_INFO + COMMUNICATION_SCHEDULE_TASK_INFO) ⋈ TASK -> (kernels, kernel_extra, kernel_details,
     op_statistic). Newer msprof moves the tasks of AI-CPU HCCL kernels (``*AicpuKernel``) and of the MC2 KFC stream
     out of COMPUTE_TASK_INFO into COMMUNICATION_SCHEDULE_TASK_INFO (``db_assembler.cpp``); the text export keeps

@@ -560,8 +560,9 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
     # host operators
     sel = np.flatnonzero(_cat_is(c, "cpu_op"))
     if sel.size:
-        cols = {"name": c["name"][sel], "cat": c["cat"][sel], "ts": c["ts"][sel], "dur": c["dur"][sel],
-                "pid": c["pid"][sel], "tid": c["tid"][sel]}
+        cols: dict[str, np.ndarray | list[str]] = {
+            "name": c["name"][sel], "cat": c["cat"][sel], "ts": c["ts"][sel], "dur": c["dur"][sel],
+            "pid": c["pid"][sel], "tid": c["tid"][sel]}
         if opts.any_detail():
             a = traceio.decode_args(path, c["args"][sel], _OpArgs)
             cols.update({

@@ -252,7 +252,7 @@ def parse_uniform(u: np.ndarray) -> tuple[np.ndarray, np.ndarray, int] | None:
     return val, ok, dp
 
 
-def _text_matrix(vals: list[Any]) -> np.ndarray | None:
+def _text_matrix(vals: Sequence[Any]) -> np.ndarray | None:
     """``np.array(vals, dtype="S")`` as an (n, width) byte matrix, for the usual column of ASCII texts of one
     length (a trace's or a CSV's time texts): one join of the texts with line breaks, instead of numpy's
     conversion of each (~0.4 of its time). None for any other column. The texts are all of the first one's
@@ -276,7 +276,7 @@ def _text_matrix(vals: list[Any]) -> np.ndarray | None:
     return np.lib.stride_tricks.as_strided(b, shape=(n, w), strides=(w + 1, 1), writeable=False)
 
 
-def _parse_decimal(vals: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+def _parse_decimal(vals: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
     """Parse what is plainly ``[+-]digits[.digits]``; returns (ns, ok) per value."""
     n = len(vals)
     val = np.zeros(n, dtype=np.int64)

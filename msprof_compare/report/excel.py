@@ -674,7 +674,7 @@ class _Block:
         self.first_row, self.nrows = first_row, nrows
         self.values, self.reds = values, reds
         #: (cells, first uses, placeholders) until the rows are resolved at close.
-        self.pending: tuple | None = None
+        self.pending: tuple[list[list[str]], list[tuple[int, int, Any]], dict[int, str]] | None = None
         self.rows: list[str] | None = None
 
     def resolve(self, cells: list[list[str]], order: list[tuple[int, int, Any]], phs: dict[int, str],
