@@ -107,6 +107,10 @@ class _KinetoRawTs(msgspec.Struct, gc=False):
     schemaVersion: Any = None
 
 
+#: What ``decode_events`` returns: ``Event``s, or with ``raw_ts`` (times beyond float64's ns precision) one
+#: of the kinds that keep their time texts; a trace's events are all of one kind.
+Events = list[Event] | list[RawTsEvent] | list[RawTimesEvent]
+
 #: What a JSON decode can raise on bad bytes: msgspec < 0.19 lets invalid UTF-8 in a string
 #: through as ``UnicodeDecodeError`` (newer versions raise ``DecodeError``).
 DECODE_ERRORS = (msgspec.DecodeError, UnicodeDecodeError)
@@ -129,7 +133,7 @@ class _TimesFile(msgspec.Struct, gc=False):
     traceEvents: list[_Times] = []
 
 
-def exact_texts(path: str, data: bytes) -> list[_Times]:
+def exact_texts(path: str, data: bytes | memoryview) -> list[_Times]:
     """The raw JSON text of every event's ``ts`` and ``dur`` (indices match ``decode_events``).
 
     Float64 holds a microsecond timestamp to the nanosecond only below
@@ -379,7 +383,7 @@ def check_raw_ts(path: str, data: bytes, events: list, read: np.ndarray | None =
         raise ProfileError(path, "not a trace event file: a time value is no number")  # decode_events raised
 
 
-def decode_events(path: str, data: bytes, raw_ts: bool = False) -> tuple[list[Event], KinetoFile | None]:
+def decode_events(path: str, data: bytes | memoryview, raw_ts: bool = False) -> tuple[Events, KinetoFile | None]:
     """Decode a trace into a list of typed events (and the Kineto top level, if any).
 
     ``raw_ts`` (the loaders): a trace whose times look beyond float64's ns precision (``_beyond_float_ns``)
@@ -561,7 +565,7 @@ _BLANK_CONTROLS = bytes.maketrans(bytes(range(0x20)), b" " * 0x20)
 INVALID_CHAR = re.compile(r"invalid character \(byte (\d+)\)")
 
 
-def decode_trace(path: str, data: bytes, raw_ts: bool = False) -> tuple[list[Event], KinetoFile | None, bytes, str]:
+def decode_trace(path: str, data: bytes, raw_ts: bool = False) -> tuple[Events, KinetoFile | None, bytes, str]:
     """``decode_events``, once more with raw control characters read as blanks where the decode stopped at one:
     PyTorch 2.3-2.4's ``with_stack`` wrote some Python function names unescaped (pytorch/pytorch#130622,
     #136180; later Kineto writes "unknown"), which strict JSON refuses though Python's ``json`` reads it with
