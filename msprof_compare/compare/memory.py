@@ -210,15 +210,9 @@ def _texts(values: np.ndarray, strip: bool = False) -> np.ndarray:
     return out
 
 
-def memory_records(profile: Profile) -> pd.DataFrame:
-    """One side's memory records (columns ``RECORD_COLUMNS``; ``ts`` = placement time, ns)."""
-    if profile.is_gpu:
-        return gpu_records(profile)
-    return npu_records(profile)
-
-
 def _index_records(profile: Profile) -> pd.DataFrame | dict[str, np.ndarray]:
-    """``memory_records`` as ``MemoryIndex`` takes them: an NPU side's as columns, without their frame."""
+    """One side's memory records (columns ``RECORD_COLUMNS``; ``ts`` = placement time, ns) as ``MemoryIndex``
+    takes them: a GPU side's as a frame, an NPU side's as columns, without their frame."""
     if profile.is_gpu:
         return gpu_records(profile)
     got = _npu_columns(profile)
@@ -229,7 +223,7 @@ class MemoryIndex:
     """Records attached to one side's op tree: per-node subtree totals and detail text."""
 
     def __init__(self, tree: OpTree, records: pd.DataFrame | dict[str, np.ndarray]) -> None:
-        """``records``: ``memory_records``' frame, or its columns as arrays."""
+        """``records``: ``_index_records``' frame, or its columns as arrays."""
         def column(name: str) -> np.ndarray:
             return np.asarray(records[name]) if isinstance(records, dict) else col_of(records, name)
 
