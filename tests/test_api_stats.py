@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from xlsxutil import read_xlsx
 
 from msprof_compare.api import RunContext
+from msprof_compare.columns import col_of
 from msprof_compare.compare import api_stats
 from msprof_compare.compare.optree import build_tree
 from msprof_compare.errors import StepError
@@ -33,7 +34,15 @@ def prof(ops, kind="NPU", path="p", cats=None) -> Profile:
 
 
 def calls_of(p: Profile, step: int = -1) -> pd.DataFrame:
-    return api_stats.api_calls(build_tree(p), step)
+    """The API calls (name, self ns) in the sheet's order, as ``side_table`` reads them (``_calls``)."""
+    tree = build_tree(p)
+    order, _, self_ns = api_stats._calls(tree, step)
+    return pd.DataFrame({"name": col_of(tree.ops, "name", object)[order], "self": self_ns[order]})
+
+
+def table_of(p: Profile) -> dict:
+    """One side's ``side_table`` over all its calls."""
+    return api_stats.side_table(build_tree(p))
 
 
 def test_self_time_excludes_direct_children_only():
@@ -46,13 +55,13 @@ def test_self_time_excludes_direct_children_only():
 
 def test_rounding_and_ratios():
     # UT: base two calls (5000, 7000 us) vs comparison one call (6000 us) -> avg 6.0 both sides
-    b = api_stats.aggregate(calls_of(prof([("op", 0, 5000), ("op", 10000, 7000)])))
-    c = api_stats.aggregate(calls_of(prof([("op", 0, 6000)])))
+    b = table_of(prof([("op", 0, 5000), ("op", 10000, 7000)]))
+    c = table_of(prof([("op", 0, 6000)]))
     rows = api_stats.api_rows(b, c)
     assert rows == [[1, "op", 12.0, 12.0, 6.0, 2, 6.0, 6.0, 6.0, 1, 0.5, 0.5, 1.0, 0.5]]
     # example verified by run: [3,'cudaLaunchKernel',0.01,0.01,0,3,0.02,0.02,0.01,4,2,2,'INF',1.3333]
-    b = api_stats.aggregate(calls_of(prof([("cudaLaunchKernel", i * 100, 3.4) for i in range(3)])))
-    c = api_stats.aggregate(calls_of(prof([("cudaLaunchKernel", i * 100, 5) for i in range(4)])))
+    b = table_of(prof([("cudaLaunchKernel", i * 100, 3.4) for i in range(3)]))
+    c = table_of(prof([("cudaLaunchKernel", i * 100, 5) for i in range(4)]))
     assert api_stats.api_rows(b, c)[0][1:] == ["cudaLaunchKernel", 0.01, 0.01, 0.0, 3, 0.02, 0.02, 0.01, 4,
                                                2.0, 2.0, math.inf, 1.3333]
 
@@ -82,15 +91,15 @@ def test_rows_follow_the_scalar_rule_cell_by_cell():
     for i, n in enumerate(names):
         bs, cs = side(bi.get(n)), side(ci.get(n))
         want.append([i + 1, n, *bs, *cs, *(diff_ratio(x, y)[1] for x, y in zip(bs, cs, strict=True))])
-    got = api_stats.api_rows(b, c)
+    got = api_stats.api_rows(b.to_dict("list"), c.to_dict("list"))  # the columns side_table gives
     assert got == want
     assert [type(v) for v in got[0]] == [type(v) for v in want[0]]
     assert got[0][4] == 0.28  # 0.285 is 0.28499999... in binary
 
 
 def test_grouping_order_and_absent_sides():
-    b = api_stats.aggregate(calls_of(prof([("op1", 0, 1), ("op1", 2, 1), ("op2", 4, 1)])))
-    c = api_stats.aggregate(calls_of(prof([("op1", 0, 1), ("op2", 2, 1), ("op3", 4, 1000)])))
+    b = table_of(prof([("op1", 0, 1), ("op1", 2, 1), ("op2", 4, 1)]))
+    c = table_of(prof([("op1", 0, 1), ("op2", 2, 1), ("op3", 4, 1000)]))
     rows = api_stats.api_rows(b, c)
     assert [r[1] for r in rows] == ["op1", "op2", "op3"]
     assert rows[2][2:6] == [0.0, 0.0, 0.0, 0] and rows[2][-4:] == [math.inf] * 4
@@ -298,21 +307,28 @@ def test_callers_against_a_stack_walk_over_the_int64_range():
 
 
 @pytest.mark.parametrize("step", [-1, 50])
-def test_sheet_columns_are_the_frames_rows(samples, step: int) -> None:
-    """The sheet reads ``_call_columns`` / ``_aggregate`` as arrays: the same rows as from the ``api_calls`` /
-    ``aggregate`` frames (NPU pair 1, the whole profile and step 50)."""
+def test_side_table_groups_the_calls_by_name(samples, step: int) -> None:
+    """``side_table`` (names renumbered from the tree's codes, ``_subset_codes``) == the calls grouped by name
+    in first-appearance order, by pandas (NPU pair 1, the whole profile and step 50)."""
     from msprof_compare.loaders import load_profile
 
     opts = Options()
-    trees = [build_tree(load_profile(str(samples / p), opts)) for p in (L1, L2)]
-    frames = [api_stats.aggregate(api_stats.api_calls(t, step)) for t in trees]
-    arrays = [api_stats._aggregate(api_stats._call_columns(t, step)) for t in trees]
-    for f, a in zip(frames, arrays, strict=True):
-        assert list(f.columns) == list(a)
-        for c in f.columns:
-            assert f[c].tolist() == list(a[c]), c
-    rows = api_stats.api_rows(*arrays)
-    assert len(rows) > 100 and rows == api_stats.api_rows(*frames)
+    tables = []
+    for p in (L1, L2):
+        tree = build_tree(load_profile(str(samples / p), opts))
+        order, dur, self_ns = api_stats._calls(tree, step)
+        calls = pd.DataFrame({"name": col_of(tree.ops, "name", object)[order], "dur": dur[order],
+                              "self": self_ns[order]})
+        want = calls.groupby("name", sort=False, dropna=False).agg(
+            dur=("dur", "sum"), self_ns=("self", "sum"), calls=("dur", "size"))
+        got = api_stats.side_table(tree, step)
+        assert list(got["name"]) == want.index.tolist()
+        for c in ("dur", "self_ns", "calls"):
+            assert got[c].tolist() == want[c].tolist(), c
+        assert got["total_ms"] == [round(v / 1e6, 2) for v in want["dur"].tolist()]
+        assert got["self_ms"] == [round(v / 1e6, 2) for v in want["self_ns"].tolist()]
+        tables.append(got)
+    assert len(api_stats.api_rows(*tables)) > 100
 
 
 @given(st.lists(st.sampled_from(["aten::mm", "aten::add", "ProfilerStep#2", "", None, "aten::mm "]), max_size=30),

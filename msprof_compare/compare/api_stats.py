@@ -15,15 +15,14 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ..columns import col_of
 from ..errors import StepError
-from ..model import STEP_MARK, factorize
+from ..model import STEP_MARK
 from . import classify, table
 from .optree import OpTree, _nest, one_sided, op_tree
 from .steps import side_step
-from .table import STYLE_FLOAT, STYLE_INT, Column, Sheet, frame_from_rows, plain_frame
+from .table import STYLE_FLOAT, STYLE_INT, Column, Sheet, frame_from_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -92,18 +91,6 @@ def callers(ts: np.ndarray, end: np.ndarray, tid: np.ndarray, pid: np.ndarray | 
     return out
 
 
-def api_calls(tree: OpTree, step: int = -1) -> pd.DataFrame:
-    """One row per API call (name, dur ns, self ns) in the original's order (``_call_columns`` as a frame)."""
-    return plain_frame(_call_columns(tree, step))
-
-
-def _call_columns(tree: OpTree, step: int = -1) -> dict[str, np.ndarray]:
-    """``api_calls``' columns as arrays: the sheet reads them straight into ``_aggregate``, without the frames
-    in between (a text column is converted into pandas' str dtype and back, ~0.2 ms a frame)."""
-    order, dur, self_ns = _calls(tree, step)
-    return {"name": col_of(tree.ops, "name", object)[order], "dur": dur[order], "self": self_ns[order]}
-
-
 def _calls(tree: OpTree, step: int = -1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(the API calls' nodes in the original's order, every node's duration, every node's self time).
 
@@ -146,20 +133,17 @@ def _subset_codes(codes: np.ndarray, uniq: np.ndarray) -> tuple[np.ndarray, np.n
     return new[codes], uniq[kept]
 
 
-def aggregate(calls: pd.DataFrame) -> pd.DataFrame:
-    """Per api name, first-appearance order: total and self (ms, rounded to 0.01), calls."""
-    return plain_frame(_aggregate({c: col_of(calls, c) for c in ("name", "dur", "self")}))
-
-
-def _aggregate(calls: dict[str, np.ndarray], named: tuple[np.ndarray, np.ndarray] | None = None) -> dict[str, Any]:
-    """``aggregate``'s columns from ``_call_columns``' arrays; ``named``: the names' (codes, distinct names)
-    when the caller has them (``_subset_codes``), else the names are factorized."""
-    codes, uniq = named if named is not None else factorize(np.asarray(calls["name"], dtype=object))
+def side_table(tree: OpTree, step: int = -1) -> dict[str, Any]:
+    """Per api name of one side's calls (the step's, or all), first-appearance order: total and self (ns, and
+    ms rounded to 0.01), calls; as columns, the names factorized from the tree's codes (``_subset_codes``)."""
+    order, call_dur, call_self = _calls(tree, step)
+    codes, uniq = tree.name_codes()
+    codes, uniq = _subset_codes(codes[order], uniq)
     n = len(uniq)
     dur = np.zeros(n, np.int64)
     self_ns = np.zeros(n, np.int64)
-    np.add.at(dur, codes, np.asarray(calls["dur"], np.int64))
-    np.add.at(self_ns, codes, np.asarray(calls["self"], np.int64))
+    np.add.at(dur, codes, np.asarray(call_dur[order], np.int64))
+    np.add.at(self_ns, codes, np.asarray(call_self[order], np.int64))
     return {
         "name": np.asarray(uniq, dtype=object), "dur": dur, "self_ns": self_ns,
         "calls": np.bincount(codes, minlength=n),
@@ -180,11 +164,11 @@ def _side(entries: list[tuple | None]) -> list[list]:
     return [total, [0.0 if e is None else e[1] for e in entries], avg.tolist(), calls]
 
 
-def api_rows(base: pd.DataFrame | dict[str, Any], comparison: pd.DataFrame | dict[str, Any]) -> list[list]:
+def api_rows(base: dict[str, Any], comparison: dict[str, Any]) -> list[list]:
     """ApiCompare rows: base names in order, then comparison-only names; ratios of the rounded values. Columns
     are computed as arrays (``table.diff_ratios``, bit-identical to ``diff_ratio``): a call of the scalar rule
-    per cell cost ~1.5 ms of NPU pair 1. The sides are ``aggregate`` frames or ``_aggregate`` columns."""
-    def index(df: pd.DataFrame | dict[str, Any]) -> dict:
+    per cell cost ~1.5 ms of NPU pair 1. The sides are ``side_table`` columns."""
+    def index(df: dict[str, Any]) -> dict:
         # lists, not Series: iterating pandas' str column steps through its __getitem__ cell by cell
         cols = (list(df[c]) if isinstance(df[c], list) else df[c].tolist()
                 for c in ("name", "total_ms", "self_ms", "calls"))
@@ -206,14 +190,13 @@ def build(ctx: RunContext) -> list[Sheet]:
     for side in ("base", "comparison"):
         step = side_step(ctx, side)
         tree = op_tree(ctx, side)  # logs a side without ops
-        order, dur, self_ns = _calls(tree, step)
+        t = side_table(tree, step)
         # a side without any op (MindSpore data: "Can't find any torch op" was logged) has no API to look for
         # in the step; the original's error there sent a MindSpore-vs-MindSpore step run to exit 2
-        if not len(order) and step >= 0 and tree.profile.has_ops:
+        if not len(t["name"]) and step >= 0 and tree.profile.has_ops:
             raise StepError(f"{tree.profile.path}: There is no operator event data for step {step}, "
                             "please check whether the data contains this step.")
-        codes, uniq = tree.name_codes()
-        tables.append(_aggregate({"dur": dur[order], "self": self_ns[order]}, _subset_codes(codes[order], uniq)))
+        tables.append(t)
     if not all(len(t["name"]) for t in tables):
         return []
     rows = api_rows(*tables)
