@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from dbutil import sql
+from frameutil import kernel_groups
 
 from msprof_compare.api import RunContext, compare
 from msprof_compare.compare import kernels, steps
@@ -147,7 +148,7 @@ def test_kernel_avg_is_taken_from_the_rounded_total(samples):
         durs = [r["Duration(us)"] for r in csv.DictReader(fh)
                 if r["Type"] == "Muls" and r["Input Shapes"] == '"1,4096,1024"']
     assert durs == ["16.620", "10.680", "10.720", "16.280"]
-    groups = kernels.kernel_groups(npu(kernel_details=pd.read_csv(path, keep_default_na=False)))
+    groups = kernel_groups(npu(kernel_details=pd.read_csv(path, keep_default_na=False)))
     rows = kernels.kernel_rows(groups, groups)
     (row,) = [r for r in rows if r[1] == "Muls" and r[2] == '"1,4096,1024"']
     assert row[3:8] == [54.3, 13.57, 16.62, 10.68, 4]
@@ -170,7 +171,7 @@ def test_nan_type_text_is_no_type(tmp_path):
         csv.writer(fh).writerows(rows)
     valid = _valid_rows(path, ("NaN", "nan"))
     assert len(valid) < len(_valid_rows(path))  # the edit turned two valid rows into NaN ones
-    groups = kernels.kernel_groups(npu(kernel_details=read_kernel_details(str(path))))
+    groups = kernel_groups(npu(kernel_details=read_kernel_details(str(path))))
     assert not {"NaN", "nan"} & set(groups["type"])
     assert int(groups["calls"].sum()) == len(valid)
 
@@ -201,7 +202,7 @@ def test_keys_that_join_to_one_text_are_two_rows(tmp_path):
             nested.setdefault(r["Type"].strip(), {})[r["Input Shapes"].strip() or "N/A"] = None
         return [(ty, s) for ty, shapes in nested.items() for s in shapes]
 
-    groups = [kernels.kernel_groups(npu(kernel_details=read_kernel_details(str(p)))) for p in (base, HEAD40)]
+    groups = [kernel_groups(npu(kernel_details=read_kernel_details(str(p)))) for p in (base, HEAD40)]
     got = kernels.kernel_rows(*groups)
     n = len(by_hand(HEAD40)) + 1
     assert len(got) == n
@@ -224,8 +225,8 @@ def test_raw_kernel_details_step_column_of_either_spelling():
     with open(HEAD40, newline="", encoding="utf-8") as fh:
         first10 = [r for r in list(csv.DictReader(fh))[:10] if r["Type"].strip() not in INVALID]
     assert len(first10) == 10 and len(_valid_rows(HEAD40)) > 10
-    assert int(kernels.kernel_groups(npu(kernel_details=kd), 1)["calls"].sum()) == len(first10)
-    assert kernels.kernel_groups(npu(kernel_details=kd.drop(columns="Step ID")), 50).empty
+    assert int(kernel_groups(npu(kernel_details=kd), 1)["calls"].sum()) == len(first10)
+    assert kernel_groups(npu(kernel_details=kd.drop(columns="Step ID")), 50).empty
 
 
 def test_step_zero_with_no_step_ids_leaves_kernel_compare_out(samples, tmp_path, caplog):

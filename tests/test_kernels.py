@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from frameutil import kernel_groups
 from hypothesis import given
 from hypothesis import strategies as st
 from xlsxutil import read_xlsx
@@ -53,7 +54,7 @@ def _by_hand(path: Path) -> dict[tuple[str, str], list[float]]:
 
 def test_kernel_groups_match_hand_count():
     kd = pd.read_csv(DATA / "kernel_details_l1_head40.csv")
-    groups = kernels.kernel_groups(npu(kernel_details=kd))
+    groups = kernel_groups(npu(kernel_details=kd))
     expected = _by_hand(DATA / "kernel_details_l1_head40.csv")
     assert list(zip(groups["type"], groups["shape"], strict=False)) == list(expected)
     keys = zip(groups["type"], groups["shape"], strict=True)
@@ -82,7 +83,7 @@ def test_empty_and_na_shapes_of_a_type_are_one_group(tmp_path):
     path = tmp_path / "kernel_details.csv"
     with open(path, "w", newline="") as fh:
         csv.writer(fh).writerows(rows)
-    groups = kernels.kernel_groups(npu(kernel_details=read_kernel_details(str(path))))
+    groups = kernel_groups(npu(kernel_details=read_kernel_details(str(path))))
     expected = _by_hand(path)
     assert len(expected[(typ, "N/A")]) >= 3
     assert list(zip(groups["type"], groups["shape"], strict=True)) == list(expected)
@@ -128,7 +129,7 @@ def test_kernel_totals_are_exact_decimal_sums():
     from msprof_compare.loaders.ascend_text import read_kernel_details
 
     path = DATA / "kernel_details_l1_head40.csv"
-    groups = kernels.kernel_groups(npu(kernel_details=read_kernel_details(str(path))))
+    groups = kernel_groups(npu(kernel_details=read_kernel_details(str(path))))
     durs: dict[tuple[str, str], list[Decimal]] = {}
     with open(path, newline="") as fh:
         for row in csv.DictReader(fh):
@@ -150,12 +151,12 @@ def test_kernel_total_tie_rounds_half_up():
     # 793.015 is stored as 793.01499999999998...: a float total would round down to 793.01
     kd = pd.DataFrame({"Type": ["Conv2D", "Conv2D"], "Input Shapes": ["a", "a"],
                        "Duration(us)": [793.0, 0.015], "dur": [793_000, 15]})
-    groups = kernels.kernel_groups(npu(kernel_details=kd))
+    groups = kernel_groups(npu(kernel_details=kd))
     assert groups["total"].tolist() == [793.02]
     assert kernels.kernel_rows(groups, groups)[0][3] == 793.02
     # one TensorMove of 252.385 us (pair 1): round(252.385, 2) is 252.38; Total, Avg, Max, Min all read 252.39
     one = pd.DataFrame({"Type": ["TensorMove"], "Input Shapes": ["s"], "Duration(us)": [252.385], "dur": [252_385]})
-    g = kernels.kernel_groups(npu(kernel_details=one))
+    g = kernel_groups(npu(kernel_details=one))
     assert kernels.kernel_rows(g, g)[0][3:8] == [252.39, 252.39, 252.39, 252.39, 1]
 
 
@@ -251,7 +252,7 @@ def test_missing_kernel_details_warns(caplog):
 
 def test_step_filter_and_missing_step():
     kd = pd.read_csv(DATA / "kernel_details_l1_head40.csv")
-    assert len(kernels.kernel_groups(npu(kernel_details=kd), 50)) == len(kernels.kernel_groups(npu(kernel_details=kd)))
+    assert len(kernel_groups(npu(kernel_details=kd), 50)) == len(kernel_groups(npu(kernel_details=kd)))
     with pytest.raises(StepError, match="There is no kernel details information for step 7"):
         kernels.build(ctx(npu(kernel_details=kd), npu(kernel_details=kd), base_step=7, comparison_step=7))
 
@@ -446,12 +447,12 @@ def test_kernel_details_without_input_shapes_or_step_ids(tmp_path):
     for r in rows:
         if r["Type"].strip() not in ("", "N/A"):
             by_type.setdefault(r["Type"].strip(), []).append(float(r["Duration(us)"]))
-    groups = kernels.kernel_groups(npu(kernel_details=kd))
+    groups = kernel_groups(npu(kernel_details=kd))
     assert groups["type"].tolist() == list(by_type) and set(groups["shape"]) == {"N/A"}
     assert groups["calls"].tolist() == [len(v) for v in by_type.values()]
     assert groups["total"].tolist() == pytest.approx([sum(v) for v in by_type.values()], abs=0.005)
     assert groups["max"].tolist() == pytest.approx([max(v) for v in by_type.values()], abs=0.005)
-    assert kernels.kernel_groups(npu(kernel_details=kd), step=1).empty
+    assert kernel_groups(npu(kernel_details=kd), step=1).empty
 
 
 def test_op_statistic_without_an_optional_time_column(tmp_path, caplog):
@@ -502,7 +503,7 @@ def test_negative_kernel_durations_round_half_away_from_zero():
     positive ones, half away from zero (Decimal ROUND_HALF_UP): -1.015 -> -1.02, -0.015 -> -0.02."""
     kd = pd.DataFrame({"Type": ["Add", "Add"], "Input Shapes": ["a", "a"], "Duration(us)": [-1.0, -0.015],
                        "dur": [-1000, -15]})
-    g = kernels.kernel_groups(npu(kernel_details=kd))
+    g = kernel_groups(npu(kernel_details=kd))
     assert g[["total", "max", "min"]].values.tolist() == [[-1.02, -0.02, -1.0]]
 
 
@@ -513,7 +514,7 @@ def test_step_zero_is_a_step():
     with open(DATA / "kernel_details_l1_head40.csv", newline="") as fh:
         first10 = list(csv.DictReader(fh))[:10]
     valid = sum(r["Type"].strip() not in ("", "N/A") for r in first10)
-    assert kernels.kernel_groups(npu(kernel_details=kd), 0)["calls"].sum() == valid < 40
+    assert kernel_groups(npu(kernel_details=kd), 0)["calls"].sum() == valid < 40
     kd["Step Id"] = 50
     with pytest.raises(StepError, match="There is no kernel details information for step 0"):
         kernels.build(ctx(npu(kernel_details=kd), npu(kernel_details=kd), base_step=0, comparison_step=0))
@@ -564,7 +565,7 @@ def test_kernels_without_a_duration_count_as_zero_and_are_said(caplog):
     typ = kd.loc[first, "Type"].strip()
     shape = str(kd.loc[first, "Input Shapes"]).strip()
     with caplog.at_level(logging.WARNING):
-        groups = kernels.kernel_groups(npu(path="k", kernel_details=kd))
+        groups = kernel_groups(npu(path="k", kernel_details=kd))
     valid = kd.loc[[first, first + 1], "Type"].astype(str).str.strip()
     n = int((~valid.isin(["", "N/A", "nan"])).sum())
     assert f"k: {n} kernel(s) of a valid Type have no Duration(us)" in caplog.text
@@ -572,7 +573,7 @@ def test_kernels_without_a_duration_count_as_zero_and_are_said(caplog):
     assert float(row["min"].iloc[0]) == 0.0
     caplog.clear()
     with caplog.at_level(logging.WARNING):
-        kernels.kernel_groups(npu(path="k", kernel_details=pd.read_csv(DATA / "kernel_details_l1_head40.csv")))
+        kernel_groups(npu(path="k", kernel_details=pd.read_csv(DATA / "kernel_details_l1_head40.csv")))
     assert "no Duration(us)" not in caplog.text
 
 
@@ -620,13 +621,13 @@ def test_level0_db_kernels_of_no_op_type_are_said(samples, caplog):
                                   ("msinsight/test/data/pytorch/db/level1/rank0_ascend_pt",
                                    "msinsight/test/data/pytorch/db/level2/rank0_ascend_pt", -1)])
 def test_sheet_columns_are_the_frames_rows(samples, pair) -> None:
-    """The sheet reads ``_group_columns`` as they are: the same rows as from the ``kernel_groups`` frames (NPU
-    pair 1 whole and at step 50, the DB pair)."""
+    """The sheet reads ``_group_columns`` as they are, the tests mostly as frames (``frameutil``): the same rows
+    from both (NPU pair 1 whole and at step 50, the DB pair)."""
     from msprof_compare.loaders import load_profile
 
     base, comp, step = pair
     sides = [load_profile(str(samples / p), Options()) for p in (base, comp)]
-    frames = [kernels.kernel_groups(p, step) for p in sides]
+    frames = [kernel_groups(p, step) for p in sides]
     columns = [kernels._group_columns(p, step) for p in sides]
     for f, c in zip(frames, columns, strict=True):
         assert list(f.columns) == list(c)
@@ -634,7 +635,7 @@ def test_sheet_columns_are_the_frames_rows(samples, pair) -> None:
             assert f[name].tolist() == list(c[name]), name
     rows = kernels.kernel_rows(*columns)
     assert len(rows) > 50 and rows == kernels.kernel_rows(*frames)
-    assert kernels._group_columns(sides[0], 7) is None and kernels.kernel_groups(sides[0], 7).empty
+    assert kernels._group_columns(sides[0], 7) is None and kernel_groups(sides[0], 7).empty
 
 
 def _literal_kernel_rows(base: dict, comparison: dict) -> list[list]:

@@ -20,7 +20,7 @@ from ..model import Profile, bare_trace, factorize, object_array, pair_codes
 from ..textsafe import short_list
 from . import table
 from .steps import side_range, side_step, step_number
-from .table import STYLE_FLOAT, STYLE_INT, Column, Sheet, diff_ratio, frame_from_rows, plain_frame
+from .table import STYLE_FLOAT, STYLE_INT, Column, Sheet, diff_ratio, frame_from_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -84,23 +84,15 @@ def any_typed(kd: pd.DataFrame) -> bool:
     return "Type" in kd.columns and bool(_valid_types(_stripped(kd["Type"])[1]).any())
 
 
-_GROUP_COLUMNS = ["type", "shape", "key", "total", "calls", "max", "min"]
-
-
-def kernel_groups(profile: Profile, step: int = -1) -> pd.DataFrame:
-    """Per (Type, Input Shapes) group of kernel_details.csv: total, calls, max, min (us).
-
-    Rows keep the original's nested first-appearance order: types in order of first
-    appearance, and within a type, shapes in order of first appearance.
-    Columns: type, shape, key (the (type, shape) pair the sides are matched by), total, calls, max, min.
-    """
-    got = _group_columns(profile, step)
-    return pd.DataFrame(columns=_GROUP_COLUMNS) if got is None else plain_frame(got)
-
-
 def _group_columns(profile: Profile, step: int = -1) -> dict[str, Any] | None:
-    """``kernel_groups``' columns (None: no group): the sheet reads them as they are, without the frame in
-    between (its text columns went into pandas' str dtype and back, ~0.2 ms a side)."""
+    """Per (Type, Input Shapes) group of kernel_details.csv: total, calls, max, min (us); None: no group.
+
+    Groups keep the original's nested first-appearance order: types in order of first
+    appearance, and within a type, shapes in order of first appearance.
+    Columns: type, shape, key (the (type, shape) pair the sides are matched by), total, calls, max, min,
+    as arrays or lists: the sheet reads them as they are, without a frame in between (its text columns
+    went into pandas' str dtype and back, ~0.2 ms a side).
+    """
     kd = profile.kernel_details
     if kd is None or not len(kd) or "Type" not in kd.columns or "Duration(us)" not in kd.columns:
         return None
@@ -166,12 +158,12 @@ def _group_columns(profile: Profile, step: int = -1) -> dict[str, Any] | None:
         # ("MatMulV2" + "32,3" and "MatMulV" + "232,3"), and the sheet kept one of them
         "type": p_type, "shape": p_shape, "key": keys,
         "total": total[order], "calls": calls[order], "max": mx[order], "min": mn[order],
-    }  # keys in the order of ``_GROUP_COLUMNS``
+    }
 
 
 def kernel_rows(base: pd.DataFrame | dict[str, Any], comparison: pd.DataFrame | dict[str, Any]) -> list[list]:
     """KernelCompare rows: base keys in order (with the same key of the comparison), then comparison-only keys.
-    The sides are ``kernel_groups`` frames or ``_group_columns``' columns."""
+    The sides are ``_group_columns``' columns (or, in tests, a frame of them)."""
     def index(df: pd.DataFrame | dict[str, Any]) -> dict:
         out: dict = {}
         # lists, not Series: iterating pandas' str column steps through its __getitem__ cell by cell
