@@ -1175,8 +1175,7 @@ def test_odd_queue_correlation_ids_are_counted(raw, tmp_path):
     cann:: block allocated in a dequeue is placed at the enqueue holding the same value, as the original's dict
     does (2**64 and "abc" used to read as -1 without a word, pairing with each other and with absent ids)."""
     import pandas as pd
-
-    from msprof_compare.compare.memory import npu_records
+    from frameutil import npu_records
 
     ev = json.loads(json.dumps(raw))
     enq = [e for e in ev if e.get("cat") == "enqueue"][:3]

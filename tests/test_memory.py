@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from dbutil import edited_copy, sql
+from frameutil import npu_records
 from xlsxutil import read_xlsx
 
 from msprof_compare.api import RunContext, compare
@@ -117,7 +118,7 @@ def test_npu_cann_rows_placed_at_enqueue():
         "Name": ["cann::a", "cann::b", "aten::c", "aten::d"], "Size(KB)": [1.0, 2.0, 3.0, 4.0],
         "Allocation Time(us)": ["5.000", "35.000", "7.500", ""], "Release Time(us)": ["9.000", "", "N/A", ""],
         "alloc_ns": [5000, 35000, 7500, 0], "release_ns": [9000, 0, 0, 0]})
-    rec = memory.npu_records(p)
+    rec = npu_records(p)
     assert rec["ts"].tolist() == [100000, 7500]          # 35 us is in no dequeue window; no-alloc row skipped
     assert rec["name"].tolist() == ["cann::a", ""]
     assert rec["release_text"].tolist() == ["9.000", "0"]
@@ -134,7 +135,7 @@ def test_npu_cann_row_allocated_at_dequeue_end_is_matched():
         "Name": ["cann::at_end", "cann::after_end"], "Size(KB)": [1.0, 2.0],
         "Allocation Time(us)": ["10.000", "10.001"], "Release Time(us)": ["", ""],
         "alloc_ns": [10000, 10001], "release_ns": [0, 0]})
-    rec = memory.npu_records(p)
+    rec = npu_records(p)
     assert rec["name"].tolist() == ["cann::at_end"]
     assert rec["ts"].tolist() == [100000]                 # placed at enqueue #1
 
@@ -335,7 +336,7 @@ def _operator_memory(tmp_path: Path, rows: list[str]) -> tuple[Path, pd.DataFram
 def _records(om: pd.DataFrame) -> pd.DataFrame:
     p = Profile(path="npu", kind="NPU", source="ascend_text")
     p.operator_memory = om
-    return memory.npu_records(p)
+    return npu_records(p)
 
 
 def test_memory_records_with_negative_size_or_release_before_allocation(tmp_path):
@@ -474,13 +475,13 @@ def test_npu_records_edge_times_and_a_dequeue_without_enqueue():
         "Name": ["cann::a", "aten::b"], "Size(KB)": [1.0, 2.0],
         "Allocation Time(us)": ["5.000", "0.001"], "Release Time(us)": ["", "2.001"],
         "alloc_ns": [5000, 1], "release_ns": [0, 2001]})
-    rec = memory.npu_records(p)
+    rec = npu_records(p)
     assert rec[["ts", "name", "dur_ns", "release_text"]].values.tolist() == [
         [0, "cann::a", 0, "0"], [1, "", 2000, "2.001"]]
 
 
 def test_npu_records_without_operator_memory():
-    assert len(memory.npu_records(Profile(path="npu", kind="NPU", source="ascend_text"))) == 0
+    assert len(npu_records(Profile(path="npu", kind="NPU", source="ascend_text"))) == 0
 
 
 def test_texts_of_missing_values():
@@ -592,14 +593,14 @@ def test_memory_line_without_paired_ops_keeps_the_original_words(samples, caplog
 
 
 def test_index_of_record_columns_is_the_index_of_the_frame(samples) -> None:
-    """``MemoryIndex`` takes an NPU side's records as columns (``_npu_columns``), not their frame: the same
-    totals, counts and detail text of every node as from ``npu_records``' frame (NPU pair 1, both sides)."""
+    """``MemoryIndex`` takes an NPU side's records as columns (``_npu_columns``), a GPU side's as a frame: the
+    same totals, counts and detail text of every node from either (NPU pair 1, both sides)."""
     from msprof_compare.compare.optree import build_tree
 
     for path in (L1, L2):
         p = load_profile(str(samples / path), build_options()[0])
         tree = build_tree(p, with_comm=True)
-        cols, frame_ = memory._npu_columns(p), memory.npu_records(p)
+        cols, frame_ = memory._npu_columns(p), npu_records(p)
         assert cols is not None and list(cols) == list(frame_.columns)
         a, b = memory.MemoryIndex(tree, cols), memory.MemoryIndex(tree, frame_)
         assert a.placed == b.placed > 100 and a.recorded == b.recorded == len(frame_)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from frameutil import npu_records
 from xlsxutil import read_xlsx
 
 from msprof_compare.api import compare
@@ -166,7 +167,7 @@ TRANSDATA_ALLOC = "1736408883704614.040"
 
 def _transdata_record(base: Path) -> tuple[int, str]:
     """(placement ts in ns, record name) of the block allocated at TRANSDATA_ALLOC in a copy of L1."""
-    rec = memory.npu_records(load_profile(str(base), build_options(enable_memory_compare=True)[0]))
+    rec = npu_records(load_profile(str(base), build_options(enable_memory_compare=True)[0]))
     (i,) = np.flatnonzero(rec["alloc_text"].to_numpy(dtype=object) == TRANSDATA_ALLOC)
     return int(rec["ts"].iloc[i]), rec["name"].iloc[i]
 

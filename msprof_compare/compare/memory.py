@@ -32,7 +32,6 @@ from .table import (
     diff_ratio,
     diff_ratios,
     frame_from_rows,
-    plain_frame,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -143,21 +142,16 @@ def gpu_records(profile: Profile) -> pd.DataFrame:
     })
 
 
-def npu_records(profile: Profile) -> pd.DataFrame:
-    """Records from operator_memory.csv (reference-1 §5.12).
+def _npu_columns(profile: Profile) -> dict[str, np.ndarray] | None:
+    """Records from operator_memory.csv (reference-1 §5.12), as columns ``RECORD_COLUMNS`` (None: no row).
 
     Rows without an allocation time are skipped. ``cann::`` rows are placed at the
     enqueue of the dequeue entry running at allocation (same correlation id; rows
     outside every dequeue window are dropped) and keep their name; other rows are
     placed at their allocation time and take the name of the op that owns them.
+    ``MemoryIndex`` reads the columns as they are: a frame turned their three text
+    columns into pandas' str dtype and back (~0.2 ms a side).
     """
-    got = _npu_columns(profile)
-    return pd.DataFrame(columns=RECORD_COLUMNS) if got is None else plain_frame(got)
-
-
-def _npu_columns(profile: Profile) -> dict[str, np.ndarray] | None:
-    """``npu_records``' columns (None: no operator_memory.csv row), which ``MemoryIndex`` reads as they are:
-    the frame turned their three text columns into pandas' str dtype and back (~0.2 ms a side)."""
     om = profile.operator_memory
     if om is None or not len(om):
         return None
