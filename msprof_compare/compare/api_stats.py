@@ -22,14 +22,12 @@ from ..model import STEP_MARK
 from . import classify, table
 from .optree import OpTree, _nest, one_sided, op_tree
 from .steps import side_step
-from .table import STYLE_FLOAT, STYLE_INT, Column, Sheet, frame_from_rows
+from .table import STYLE_BOLD, STYLE_FLOAT, STYLE_INT, Column, Sheet, frame_from_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
 
 log = logging.getLogger("msprof-analyze")
-
-STYLE_BOLD = getattr(table, "STYLE_BOLD", "bold")
 
 _SIDE = [
     Column("Total Duration(ms)", STYLE_FLOAT, 20),

@@ -19,17 +19,15 @@ import pandas as pd
 
 from ..columns import col_of
 from ..model import Profile, factorize, pair_codes, ranges
-from . import classify, table
+from . import classify
 from .breakdown import last_of_keys
 from .steps import in_range, side_range
-from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, frame_from_rows
+from .table import STYLE_BOLD, STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, frame_from_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
 
 log = logging.getLogger("msprof-analyze")
-
-STYLE_BOLD = getattr(table, "STYLE_BOLD", "bold")
 
 GPU_KERNEL_CATS = ("kernel", "gpu_memcpy")
 

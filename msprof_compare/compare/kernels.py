@@ -20,15 +20,12 @@ from ..model import Profile, bare_trace, factorize, object_array, pair_codes
 from ..textsafe import short_list
 from . import table
 from .steps import side_range, side_step, step_number
-from .table import STYLE_FLOAT, STYLE_INT, Column, Sheet, diff_ratio, frame_from_rows
+from .table import STYLE_BOLD, STYLE_FLOAT, STYLE_INT, Column, Sheet, diff_ratio, frame_from_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
 
 log = logging.getLogger("msprof-analyze")
-
-#: Bold text cells (names); falls back to a plain style name if table.py has none.
-STYLE_BOLD = getattr(table, "STYLE_BOLD", "bold")
 
 GPU_MESSAGE = "kernel compare only support between NPU data and NPU data."
 

@@ -21,9 +21,10 @@ import pandas as pd
 
 from ..columns import col_of
 from ..model import CANN_MARK, Profile, bare_trace, factorize
-from . import classify, table
+from . import classify
 from .optree import OpPairs, OpTree, one_sided, op_tree, operator_pairs
 from .table import (
+    STYLE_BOLD,
     STYLE_FLOAT,
     STYLE_INT,
     STYLE_RATIO,
@@ -38,8 +39,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
 
 log = logging.getLogger("msprof-analyze")
-
-STYLE_BOLD = getattr(table, "STYLE_BOLD", "bold")
 
 STAT_COLUMNS = [
     Column("Top", STYLE_INT, 10), Column("Operator Name", STYLE_BOLD, 30),

@@ -17,9 +17,9 @@ import pandas as pd
 
 from ..columns import col_of
 from ..model import factorize
-from . import table
 from .optree import OpPairs, OpTree, one_sided, operator_pairs
 from .table import (
+    STYLE_BOLD,
     STYLE_FLOAT,
     STYLE_INT,
     STYLE_RATIO,
@@ -36,7 +36,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 log = logging.getLogger("msprof-analyze")
 
-STYLE_BOLD = getattr(table, "STYLE_BOLD", "bold")
 LOW_MATCH_RATE = 0.5
 
 _DETAIL_SIDE = [
