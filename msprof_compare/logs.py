@@ -96,7 +96,7 @@ def level_from_env() -> int:
     return getattr(logging, name) if name in _LEVELS else logging.INFO
 
 
-def setup_logging(level: int | None = None) -> logging.Logger:
+def setup_logging() -> logging.Logger:
     """Configure the ``msprof-analyze`` logger once (idempotent) and return it."""
     logger = logging.getLogger(LOGGER_NAME)
     first = not any(isinstance(h, _StderrHandler) for h in logger.handlers)
@@ -104,7 +104,7 @@ def setup_logging(level: int | None = None) -> logging.Logger:
         handler = _StderrHandler()
         handler.setFormatter(_SafeFormatter(_FORMAT, _DATEFMT))
         logger.addHandler(handler)
-    logger.setLevel(level_from_env() if level is None else level)
+    logger.setLevel(level_from_env())
     logger.propagate = False
     if first and os.environ.get(LEVEL_ENV) and os.environ[LEVEL_ENV].strip().upper() not in _LEVELS:
         # said once: every face calls this again before its run
@@ -113,14 +113,14 @@ def setup_logging(level: int | None = None) -> logging.Logger:
 
 
 @contextmanager
-def run_logging(level: int | None = None) -> Iterator[logging.Logger]:
+def run_logging() -> Iterator[logging.Logger]:
     """``setup_logging`` for the length of one command-line run, then the logger as it was: a program that runs
     the CLI in its own process (``cli.main([...])``) and then calls ``compare()`` gets the API's notices through
     its own logging configuration again (propagated, no stderr handler of ours), as the README promises."""
     logger = logging.getLogger(LOGGER_NAME)
     saved = (list(logger.handlers), logger.level, logger.propagate)
     try:
-        yield setup_logging(level)
+        yield setup_logging()
     finally:
         logger.handlers[:] = saved[0]
         logger.setLevel(saved[1])
