@@ -230,11 +230,11 @@ class _Db:
             self._cols[table] = {r[1] for r in rows}
         return self._cols[table]
 
-    def col(self, table: str, alias: str, name: str, default: str = "-1") -> str:
-        """``COALESCE(alias.name, -1)`` when the column exists, else the default literal."""
+    def col(self, table: str, alias: str, name: str) -> str:
+        """``COALESCE(alias.name, -1)`` when the column exists, else the literal -1."""
         if name in self.columns(table):
-            return f"COALESCE({alias}.{name}, {default})"
-        return default
+            return f"COALESCE({alias}.{name}, -1)"
+        return "-1"
 
     def need(self, table: str, *names: str) -> None:
         missing = [n for n in names if n not in self.columns(table)]
