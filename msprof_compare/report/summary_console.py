@@ -44,12 +44,12 @@ def render_waterfall(frame: pd.DataFrame | None) -> str:
     return t.get_string()
 
 
-def render_contributors(frame: pd.DataFrame | None, top: int = CONSOLE_TOP) -> str:
-    """The first ``top`` contributors ("" when there is none)."""
+def render_contributors(frame: pd.DataFrame | None) -> str:
+    """The first ``CONSOLE_TOP`` contributors ("" when there is none)."""
     if frame is None or not len(frame):
         return ""
     level = str(frame["Level"].iloc[0])
-    shown = frame.head(top)
+    shown = frame.head(CONSOLE_TOP)
     t = PrettyTable()
     # shares are of the summed |change| of this level's device times, not of the E2E change above
     first = f"; the first {len(shown)} shown" if len(shown) < len(frame) else ""
