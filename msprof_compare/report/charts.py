@@ -406,10 +406,10 @@ def _regressions(n: int) -> str:
     return f"{n} regression{'' if n == 1 else 's'}"
 
 
-def regressions(sheet: Sheet, top: int = TOP_REGRESSIONS) -> tuple[pd.DataFrame, _Spec] | None:
-    """The ``top`` rows of a statistic sheet (one of ``STAT_SPECS``) whose amount grew most (name, diff), largest
-    first; None when none grew. Per column numpy work: a workbook draws five of these charts, and the pandas
-    string methods cost ~1.5 ms a sheet of a hundred rows."""
+def regressions(sheet: Sheet) -> tuple[pd.DataFrame, _Spec] | None:
+    """The ``TOP_REGRESSIONS`` rows of a statistic sheet (one of ``STAT_SPECS``) whose amount grew most (name,
+    diff), largest first; None when none grew. Per column numpy work: a workbook draws five of these charts,
+    and the pandas string methods cost ~1.5 ms a sheet of a hundred rows."""
     spec = STAT_SPECS[sheet.name]
     d = sheet.data
     if d.shape[1] <= max(spec.comp_col, *spec.name_cols):
@@ -429,7 +429,7 @@ def regressions(sheet: Sheet, top: int = TOP_REGRESSIONS) -> tuple[pd.DataFrame,
     grew = np.flatnonzero(diff > 0)
     if not grew.size:
         return None
-    order = grew[np.argsort(-diff[grew], kind="stable")[:top]]
+    order = grew[np.argsort(-diff[grew], kind="stable")[:TOP_REGRESSIONS]]
     return pd.DataFrame({"Name": name[order], "Diff": diff[order]}), spec
 
 
