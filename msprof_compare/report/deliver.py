@@ -154,14 +154,14 @@ def write_reports(result: CompareResult, output: str, explicit_format: bool = Fa
     return written
 
 
-def apply_gate(result: CompareResult, stderr: TextIO | None = None) -> int:
+def apply_gate(result: CompareResult) -> int:
     """0; 3 with the regression and its top contributors written to stderr; 1 when a side has no E2E time."""
     pct = result.options.fail_on_regression
     if pct is None:
         return 0
     code, message = result.regression_gate(pct)
     if code:
-        write_line(message, stderr, keep_newlines=True)  # a closed or full stderr must not turn status 3 into 1
+        write_line(message, keep_newlines=True)  # a closed or full stderr must not turn status 3 into 1
     else:
         log.info(message)
     return code
