@@ -338,9 +338,9 @@ class _ScriptParser(argparse.ArgumentParser):
         return theirs if len(theirs) == 1 else found
 
 
-def build_script_parser(prog: str = "performance_compare.py") -> argparse.ArgumentParser:
+def build_script_parser() -> argparse.ArgumentParser:
     """The argparse parser of ``performance_compare.py``: BASE then COMPARISON, same options."""
-    p = _ScriptParser(prog=prog, description=SCRIPT_DESCRIPTION, add_help=False)
+    p = _ScriptParser(prog="performance_compare.py", description=SCRIPT_DESCRIPTION, add_help=False)
     p.add_argument("-h", "-H", "--help", action="help", help="show this help message and exit")  # as the CLI
     # The original's positional help texts are swapped; ours say what each one is.
     p.add_argument("base_profiling_path", type=clean_path, help=HELP["benchmark_profiling_path"])
