@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 import sys
 import unicodedata
-from typing import TextIO
 
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
@@ -73,12 +72,11 @@ def short_repr(value: object, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def write_line(text: str, stream: TextIO | None = None, keep_newlines: bool = False) -> None:
-    """Write ``text`` made safe, and a line end, to ``stream`` (stderr). A closed or full stream is passed
-    over: what is written there is the last word of a run, and the exit status must stay the one meant."""
+def write_line(text: str, keep_newlines: bool = False) -> None:
+    """Write ``text`` made safe, and a line end, to stderr. A closed or full stream is passed over: what is
+    written there is the last word of a run, and the exit status must stay the one meant."""
     try:
-        out = stream or sys.stderr
-        out.write(term_safe(text, keep_newlines) + "\n")
-        out.flush()
+        sys.stderr.write(term_safe(text, keep_newlines) + "\n")
+        sys.stderr.flush()
     except (OSError, ValueError, AttributeError):
         pass
