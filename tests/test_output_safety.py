@@ -874,11 +874,11 @@ def test_stale_cleanup_leaves_a_link_named_as_a_temporary(tmp_path: Path) -> Non
     assert link.is_symlink() and (target / "data.txt").read_text() == "keep"
 
 
-def test_one_run_has_one_timestamp(kineto: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_one_run_has_one_timestamp(kineto: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
     """The JSON's ``generated_at`` and the reports' default names come from one instant: with a clock that moves
     a second at each read (a run crossing a second's boundary), a JSON named ..._20261203090000.json said
     "generated_at": "2026-12-03T09:00:01Z", and an xlsx,json pair could name one second and say the next."""
-    import io
 
     from msprof_compare import api
     from msprof_compare.report import deliver, output
@@ -900,10 +900,10 @@ def test_one_run_has_one_timestamp(kineto: Path, tmp_path: Path, monkeypatch: py
         generated = json.loads(next(p for p in written if p.suffix == ".json").read_text())["generated_at"]
         assert generated == datetime.strptime(stamp, "%Y%m%d%H%M%S").strftime("%Y-%m-%dT%H:%M:%SZ"), formats
     monkeypatch.chdir(tmp_path / "json")  # -o - with xlsx,json: the workbook in the working directory
-    stream = io.StringIO()
-    written = deliver.write_reports(result, "-", explicit_format=True, stream=stream)
+    capsys.readouterr()
+    written = deliver.write_reports(result, "-", explicit_format=True)
     stamp = Path(written[0]).stem.rsplit("_", 1)[1]
-    assert json.loads(stream.getvalue())["generated_at"] == \
+    assert json.loads(capsys.readouterr().out)["generated_at"] == \
         datetime.strptime(stamp, "%Y%m%d%H%M%S").strftime("%Y-%m-%dT%H:%M:%SZ")
 
 

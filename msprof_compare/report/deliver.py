@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from ..textsafe import write_line
@@ -109,8 +109,7 @@ def writes_workbook(formats: tuple[str, ...], output: str, explicit_format: bool
     return "xlsx" in formats and (output != STDOUT or explicit_format)
 
 
-def write_reports(result: CompareResult, output: str, explicit_format: bool = False,
-                  stream: TextIO | None = None) -> list[str]:
+def write_reports(result: CompareResult, output: str, explicit_format: bool = False) -> list[str]:
     """Write the reports ``result.options.output_format`` names; returns what was written ("-" = stdout).
     One run has one timestamp: the clock is read once, for the default names and the JSON's ``generated_at``."""
     formats = result.options.formats
@@ -122,7 +121,7 @@ def write_reports(result: CompareResult, output: str, explicit_format: bool = Fa
             if path:
                 written.append(path)
                 log.info("The comparison result file has been generated: %s", path)
-        written.append(write_json(result, STDOUT, stream=stream or sys.stdout, now=now))
+        written.append(write_json(result, STDOUT, now=now))
         return written
     xlsx_target, json_target = _targets(output)
     workbook = workbook_part(result) if "xlsx" in formats and "json" in formats else None
