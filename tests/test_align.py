@@ -170,7 +170,6 @@ def test_quirk_examples_match_more_than_the_original() -> None:
 
 def test_no_matching_mode() -> None:
     assert pairs(*no_matching(2, 1)) == [(0, None), (1, None), (None, 0)]
-    assert pairs(*align(list("AB"), list("C"), match=False)) == [(0, None), (1, None), (None, 0)]
 
 
 def test_disjoint_and_unhashable_free_keys() -> None:

@@ -550,15 +550,13 @@ def no_matching(n: int, m: int) -> tuple[np.ndarray, np.ndarray]:
     return ia, ib
 
 
-def align(a_keys: Sequence[Hashable], b_keys: Sequence[Hashable], match: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """Pair two key sequences: a maximum matching (``match=True``) or the no-matching mode.
+def align(a_keys: Sequence[Hashable], b_keys: Sequence[Hashable]) -> tuple[np.ndarray, np.ndarray]:
+    """Pair two key sequences: a maximum matching (the no-matching mode is ``no_matching``).
 
     Returns ``(ia, ib)`` int64 arrays of equal length covering every element of
     both sequences exactly once, in order; ``-1`` marks the absent side.
     """
     n, m = len(a_keys), len(b_keys)
-    if not match:
-        return no_matching(n, m)
     if n == m and list(a_keys) == list(b_keys):  # the common case of module children
         both = np.arange(n, dtype=np.int64)
         return both, both.copy()
