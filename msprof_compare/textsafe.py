@@ -65,11 +65,11 @@ def text_width(text: str) -> int:
     return len(text) + sum(1 for ch in text if not ch.isascii() and unicodedata.east_asian_width(ch) in "WF")
 
 
-def short_repr(value: object, limit: int = 40) -> str:
-    """``repr(value)`` cut to ``limit`` characters: one bad value quoted in a one-line message (a 5,000-digit
-    text or a long blob would bury the line)."""
+def short_repr(value: object) -> str:
+    """``repr(value)`` cut to 40 characters: one bad value quoted in a one-line message (a 5,000-digit text or
+    a long blob would bury the line)."""
     text = repr(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def write_line(text: str, keep_newlines: bool = False) -> None:
