@@ -309,7 +309,7 @@ def test_run_without_rows_writes_the_json_but_no_workbook(tmp_path, capsys):
     assert "no workbook was written" in capsys.readouterr().err
 
 
-def test_write_json_to_stream():
+def test_write_json_to_stream(monkeypatch):
     class R:  # the smallest object to_document accepts
         base = comparison = type("P", (), {"path": "a", "kind": "GPU", "source": "kineto", "level": ""})()
         options = None
@@ -326,7 +326,8 @@ def test_write_json_to_stream():
 
     R.options = Opts()
     buf = io.StringIO()
-    assert json_report.write_json(R(), "-", stream=buf) == "-"
+    monkeypatch.setattr("sys.stdout", buf)
+    assert json_report.write_json(R(), "-") == "-"
     doc = _strict_loads(buf.getvalue())
     assert doc["summary"] == {"e2e": None, "waterfall": [], "contributors": [], "guards": [], "contributors_note": None,
                               "verdict": None}
@@ -353,14 +354,15 @@ def _minimal_result(frames: dict | None = None):
     return r
 
 
-def test_write_json_to_a_console_of_another_encoding():
+def test_write_json_to_a_console_of_another_encoding(monkeypatch):
     """``-o -`` on a console whose encoding is not UTF-8: a document it can show (Latin-1 and "é") is the
     usual one (msgspec's: 1e-6); one it cannot (ASCII) is the json module's with \\u escapes (1e-06)."""
     r = _minimal_result({"odd": pd.DataFrame({"name": ["é"], "v": [1e-6]})})
     for encoding, escaped in (("latin-1", False), ("ascii", True)):
         raw = io.BytesIO()
         stream = io.TextIOWrapper(raw, encoding=encoding)
-        assert json_report.write_json(r, "-", stream=stream) == "-"
+        monkeypatch.setattr("sys.stdout", stream)
+        assert json_report.write_json(r, "-") == "-"
         text = raw.getvalue().decode(encoding)
         assert _strict_loads(text)["frames"]["odd"] == [{"name": "é", "v": 1e-6}]
         assert ('"name": "\\u00e9"' in text and '"v": 1e-06' in text) == escaped

@@ -59,7 +59,7 @@ def test_sheet_of_exactly_the_rows_excel_holds_is_written_whole(gpu_pair, tmp_pa
         in caplog.messages
 
 
-def test_json_file_and_stream_end_in_one_newline(gpu_pair, tmp_path: Path) -> None:
+def test_json_file_and_stream_end_in_one_newline(gpu_pair, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The JSON report is a text file: the document and one line break, so `cat` / a shell prompt after `-o -` start
     on a new line; the document before it is exactly ``dumps``'s text (one JSON value, nothing else)."""
     import io
@@ -71,7 +71,8 @@ def test_json_file_and_stream_end_in_one_newline(gpu_pair, tmp_path: Path) -> No
     assert text.endswith("}\n") and not text.endswith("\n\n")
     assert json.loads(text)["base"]["path"] == str(BASE)
     buf = io.StringIO()
-    assert json_report.write_json(gpu_pair, "-", stream=buf) == "-"
+    monkeypatch.setattr("sys.stdout", buf)
+    assert json_report.write_json(gpu_pair, "-") == "-"
     assert buf.getvalue().endswith("}\n") and not buf.getvalue().endswith("\n\n")
     assert json.loads(buf.getvalue())["comparison"]["path"] == str(COMP)
 

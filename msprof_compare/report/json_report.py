@@ -192,9 +192,8 @@ def default_file_name(now: _dt.datetime | None = None) -> str:
     return f"{FILE_PREFIX}{now.strftime('%Y%m%d%H%M%S')}.json"
 
 
-def write_json(result: CompareResult, target: str | os.PathLike = ".", stream: TextIO | None = None,
-               now: _dt.datetime | None = None) -> str:
-    """Write the JSON document; ``target`` "-" streams it to ``stream`` (stdout).
+def write_json(result: CompareResult, target: str | os.PathLike = ".", now: _dt.datetime | None = None) -> str:
+    """Write the JSON document; ``target`` "-" streams it to stdout.
 
     A directory target gets ``performance_comparison_result_<UTC>.json``; a
     target ending in ``.json`` names the file. The file is written under a
@@ -205,7 +204,7 @@ def write_json(result: CompareResult, target: str | os.PathLike = ".", stream: T
     now = now or utc_now()
     text = dumps(result, generated_at=now)
     if isinstance(target, (str, bytes, os.PathLike)) and os.fsdecode(target) == "-":  # else output_target says
-        out = stream or sys.stdout
+        out = sys.stdout
         if out is None:  # started with stdout closed (`>&-`)
             raise ProfileError("<stdout>", "standard output is closed; nowhere to write the JSON result")
         if not _encodable(text, out):  # e.g. an ASCII locale: the same document with \uXXXX escapes
