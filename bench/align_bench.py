@@ -27,7 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from msprof_compare.compare import align as align_mod  # noqa: E402
-from msprof_compare.compare.align import align, matched_count  # noqa: E402
+from msprof_compare.compare.align import align  # noqa: E402
 
 SUITE = ((100_000, 0.01), (100_000, 0.05), (20_000, 0.50), (100_000, 0.50))
 
@@ -51,7 +51,8 @@ def run(name: str, a: list[str], b: list[str]) -> float:
     t0 = time.perf_counter()
     ia, ib = align(a, b)
     dt = time.perf_counter() - t0
-    print(f"{name:<12} n={len(a):>7} m={len(b):>7} matched={matched_count(ia, ib):>7} time={dt:.2f} s", flush=True)
+    matched = int(np.count_nonzero((ia >= 0) & (ib >= 0)))
+    print(f"{name:<12} n={len(a):>7} m={len(b):>7} matched={matched:>7} time={dt:.2f} s", flush=True)
     return dt
 
 

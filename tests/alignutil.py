@@ -1,7 +1,20 @@
 """The original's sequence matching (reference-2 §0.5) written out as the spec gives it, in plain Python: the
-oracle the alignment tests and the operator-pairing tests check our matching against."""
+oracle the alignment tests and the operator-pairing tests check our matching against; and readers of
+``align``'s pair arrays."""
 
 from __future__ import annotations
+
+import numpy as np
+
+
+def pairs(ia: np.ndarray, ib: np.ndarray) -> list[tuple[int | None, int | None]]:
+    """The pair arrays as a list of ``(i, j)`` with ``None`` for the absent side."""
+    return [(None if i < 0 else i, None if j < 0 else j) for i, j in zip(ia.tolist(), ib.tolist(), strict=False)]
+
+
+def matched_count(ia: np.ndarray, ib: np.ndarray) -> int:
+    """Number of rows pairing two present elements."""
+    return int(np.count_nonzero((ia >= 0) & (ib >= 0)))
 
 
 def original_literal(kb: list, kc: list) -> list[tuple[int, int]]:

@@ -7,12 +7,12 @@ from contextlib import contextmanager
 
 import numpy as np
 import pytest
-from alignutil import original_literal
+from alignutil import matched_count, original_literal, pairs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from msprof_compare.compare import align as align_mod
-from msprof_compare.compare.align import align, lcs_matches, matched_count, no_matching, pairs
+from msprof_compare.compare.align import align, lcs_matches, no_matching
 
 PATHS = [None, "myers", "bitpar", "sparse"]
 

@@ -51,8 +51,7 @@ import numpy as np
 
 from ..model import factorize
 
-__all__ = ["align", "AlignMemo", "lcs_matches", "preferred_matches", "original_pairs", "no_matching", "pairs",
-           "matched_count"]
+__all__ = ["align", "AlignMemo", "lcs_matches", "preferred_matches", "original_pairs", "no_matching"]
 
 #: The keys of one side: a list of hashables, or an array (``preferred_matches`` passes slices of codes).
 Keys = Sequence[Hashable] | np.ndarray
@@ -584,13 +583,3 @@ class AlignMemo:
         if got is None:
             got = self._done[key] = align(a_keys, b_keys)
         return got
-
-
-def pairs(ia: np.ndarray, ib: np.ndarray) -> list[tuple[int | None, int | None]]:
-    """The pair arrays as a list of ``(i, j)`` with ``None`` for the absent side."""
-    return [(None if i < 0 else i, None if j < 0 else j) for i, j in zip(ia.tolist(), ib.tolist(), strict=False)]
-
-
-def matched_count(ia: np.ndarray, ib: np.ndarray) -> int:
-    """Number of rows pairing two present elements."""
-    return int(np.count_nonzero((ia >= 0) & (ib >= 0)))
