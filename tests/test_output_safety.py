@@ -580,9 +580,8 @@ def test_deleted_working_directory_and_long_output_names(kineto: Path, tmp_path:
     assert p.returncode == 2, p.stderr
     assert p.stderr.strip().splitlines()[-1].startswith("error: output rel: the current directory no longer exists")
     missing = tmp_path / "no_such_input.json"  # the output is checked first: its error comes, not the input's
-    p = _cli(["-bp", str(missing), "-d", str(missing), "-o", str(tmp_path / ("x" * 300))], tmp_path,
-             capture_output=True)
-    assert p.returncode == 2 and "is longer than 255 bytes" in p.stderr.strip().splitlines()[-1], p.stderr
+    code, _, err = run_cli(["-bp", str(missing), "-d", str(missing), "-o", str(tmp_path / ("x" * 300))])
+    assert code == 2 and "is longer than 255 bytes" in err.strip().splitlines()[-1], err
 
 
 def test_taken_output_name_without_room_for_a_suffix(tmp_path: Path) -> None:
@@ -592,28 +591,25 @@ def test_taken_output_name_without_room_for_a_suffix(tmp_path: Path) -> None:
     for stem_len in (249, 250):  # 254 / 255 bytes with ".xlsx"
         target = tmp_path / ("a" * stem_len + ".xlsx")
         target.write_text("keep")
-        p = _cli(["-bp", str(missing), "-d", str(missing), "-o", str(target)], tmp_path, capture_output=True)
-        assert p.returncode == 2, p.stderr
-        assert "first free name with a _N suffix" in _one_error(p.stderr) and target.read_text() == "keep"
+        code, _, err = run_cli(["-bp", str(missing), "-d", str(missing), "-o", str(target)])
+        assert code == 2, err
+        assert "first free name with a _N suffix" in _one_error(err) and target.read_text() == "keep"
         target.unlink()
     # 253 bytes: its _1 ... _9 forms fit (255), _10 does not; refused only once _1 ... _9 are taken too
     stem = "b" * 248
     (tmp_path / f"{stem}.xlsx").write_text("keep")
     for i in range(1, 10):
         (tmp_path / f"{stem}_{i}.xlsx").write_text("keep")
-    p = _cli(["-bp", str(missing), "-d", str(missing), "-o", str(tmp_path / f"{stem}.xlsx")], tmp_path,
-             capture_output=True)
-    assert p.returncode == 2 and f"{stem[-30:]}_10.xlsx," in _one_error(p.stderr), p.stderr
+    code, _, err = run_cli(["-bp", str(missing), "-d", str(missing), "-o", str(tmp_path / f"{stem}.xlsx")])
+    assert code == 2 and f"{stem[-30:]}_10.xlsx," in _one_error(err), err
     (tmp_path / f"{stem}_9.xlsx").unlink()
-    p = _cli(["-bp", str(missing), "-d", str(missing), "-o", str(tmp_path / f"{stem}.xlsx")], tmp_path,
-             capture_output=True)
-    assert p.returncode == 1 and "no_such_input.json" in _one_error(p.stderr), p.stderr
+    code, _, err = run_cli(["-bp", str(missing), "-d", str(missing), "-o", str(tmp_path / f"{stem}.xlsx")])
+    assert code == 1 and "no_such_input.json" in _one_error(err), err
     for name, present in (("a" * 250 + ".xlsx", False), ("a" * 248 + ".xlsx", True)):
         if present:
             (tmp_path / name).write_text("keep")
-        p = _cli(["-bp", str(missing), "-d", str(missing), "-o", str(tmp_path / name)], tmp_path,
-                 capture_output=True)
-        assert p.returncode == 1 and "no_such_input.json" in _one_error(p.stderr), p.stderr  # on to the inputs
+        code, _, err = run_cli(["-bp", str(missing), "-d", str(missing), "-o", str(tmp_path / name)])
+        assert code == 1 and "no_such_input.json" in _one_error(err), err  # on to the inputs
 
 
 def test_output_path_with_a_line_break_is_named_escaped(tmp_path: Path) -> None:
@@ -623,9 +619,9 @@ def test_output_path_with_a_line_break_is_named_escaped(tmp_path: Path) -> None:
     odd.mkdir()
     (odd / "f.txt").write_text("keep")
     missing = tmp_path / "no_such_input.json"
-    p = _cli(["-bp", str(missing), "-d", str(missing), "-o", str(odd / "f.txt")], tmp_path, capture_output=True)
-    assert p.returncode == 2, p.stderr
-    assert f"output path {tmp_path}/x\\ny/f.txt is a file" in _one_error(p.stderr), p.stderr
+    code, _, err = run_cli(["-bp", str(missing), "-d", str(missing), "-o", str(odd / "f.txt")])
+    assert code == 2, err
+    assert f"output path {tmp_path}/x\\ny/f.txt is a file" in _one_error(err), err
 
 
 def test_output_file_in_a_symlinked_folder_names_the_folder(tmp_path: Path) -> None:
@@ -633,10 +629,9 @@ def test_output_file_in_a_symlinked_folder_names_the_folder(tmp_path: Path) -> N
     real.mkdir()
     (tmp_path / "lnk").symlink_to(real)
     missing = tmp_path / "no_such_input.json"
-    p = _cli(["-bp", str(missing), "-d", str(missing), "-o", str(tmp_path / "lnk" / "x.xlsx")], tmp_path,
-             capture_output=True)
-    assert p.returncode == 2, p.stderr
-    line = _one_error(p.stderr)
+    code, _, err = run_cli(["-bp", str(missing), "-d", str(missing), "-o", str(tmp_path / "lnk" / "x.xlsx")])
+    assert code == 2, err
+    line = _one_error(err)
     assert f"folder {tmp_path / 'lnk'} (the folder of" in line and "is a symbolic link" in line, line
 
 
