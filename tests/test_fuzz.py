@@ -58,20 +58,25 @@ _ARGS_KEYS = st.sampled_from(["name", "stream", "device", "correlation", "Extern
 _ARGS = st.one_of(st.dictionaries(_ARGS_KEYS, _JSON, max_size=5), _JSON)
 
 
+#: built once: strategies made inside ``events`` were rebuilt and validated on every draw (most of the time
+#: of the two random-event properties, not the loaders)
+_FIELDS = {
+    "ph": st.one_of(_PH, _SCALARS), "cat": st.one_of(_CAT, _SCALARS), "name": st.one_of(_NAME, _SCALARS),
+    "pid": st.one_of(st.integers(0, 5), _SCALARS), "tid": st.one_of(st.integers(0, 5), _SCALARS),
+    "ts": st.one_of(st.integers(0, 10**6), st.floats(0, 1e6), st.sampled_from(["100.5", "1736408883732241.564"]),
+                    _SCALARS),
+    "dur": st.one_of(st.integers(-5, 10**4), st.floats(-1, 1e4), _SCALARS),
+    "id": st.one_of(st.integers(0, 20), _SCALARS), "args": _ARGS, "bp": st.just("e"), "s": st.just("t"),
+}
+_PRESENCE = st.integers(0, 9)
+
+
 @st.composite
 def events(draw: st.DrawFn) -> dict:
     """One trace event: plausible fields, each possibly missing or of a wrong type."""
     ev: dict = {}
-    fields = {
-        "ph": st.one_of(_PH, _SCALARS), "cat": st.one_of(_CAT, _SCALARS), "name": st.one_of(_NAME, _SCALARS),
-        "pid": st.one_of(st.integers(0, 5), _SCALARS), "tid": st.one_of(st.integers(0, 5), _SCALARS),
-        "ts": st.one_of(st.integers(0, 10**6), st.floats(0, 1e6), st.sampled_from(["100.5", "1736408883732241.564"]),
-                        _SCALARS),
-        "dur": st.one_of(st.integers(-5, 10**4), st.floats(-1, 1e4), _SCALARS),
-        "id": st.one_of(st.integers(0, 20), _SCALARS), "args": _ARGS, "bp": st.just("e"), "s": st.just("t"),
-    }
-    for key, strat in fields.items():
-        if draw(st.integers(0, 9)) < 8:  # most fields present
+    for key, strat in _FIELDS.items():
+        if draw(_PRESENCE) < 8:  # most fields present
             ev[key] = draw(strat)
     return ev
 
