@@ -281,6 +281,43 @@ def test_decode_args_error_names_the_field_and_shows_the_args() -> None:
         traceio.decode_args("t.json", raws, A)
 
 
+def test_decode_args_in_batches_gives_the_one_batch_result_and_errors(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large selection's args decode in batches of about ``ARGS_BATCH_BYTES`` (the peak memory of one batch of
+    a 300 MB trace's call stacks): the op args of the NPU excerpt decode alike in many batches, and an
+    invalid or malformed args text past the first batch gives the one-batch message, byte position included."""
+    from msprof_compare.loaders import ascend_text
+
+    trace = NPU_DIR / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events, _ = traceio.decode_events(str(trace), trace.read_bytes())
+    raws = np.fromiter((e.args for e in events if e.cat == "cpu_op"), dtype=object)
+    fields = ("input_dims", "input_type", "call_stack")
+    whole = [tuple(getattr(a, f) for f in fields) for a in traceio.decode_args("t", raws, ascend_text._OpArgs)]
+    batches: list[int] = []
+    real = traceio._decode_batch
+    monkeypatch.setattr(traceio, "_decode_batch", lambda *a: batches.append(len(a[1])) or real(*a))
+    monkeypatch.setattr(traceio, "ARGS_BATCH_BYTES", 1024)
+    batched = [tuple(getattr(a, f) for f in fields) for a in traceio.decode_args("t", raws, ascend_text._OpArgs)]
+    assert len(raws) > 200 and len(batches) > 10 and sum(batches) == len(raws)
+    assert batched == whole and any(d is not None for d, *_ in whole)
+
+    class A(msgspec.Struct):
+        x: int = -1
+
+    def message(raws: np.ndarray) -> str:
+        with pytest.raises(ProfileError) as info:
+            traceio.decode_args("t.json", raws, A)
+        return str(info.value)
+
+    for bad in (b'{"x": "seven"}', b'{"x": '):
+        texts = [msgspec.Raw(b'{"x": %d}' % i) for i in range(400)] + [msgspec.Raw(bad), msgspec.Raw(b"{}")]
+        bad_raws = np.fromiter(texts, dtype=object, count=len(texts))
+        monkeypatch.setattr(traceio, "ARGS_BATCH_BYTES", 1 << 20)
+        one = message(bad_raws)
+        monkeypatch.setattr(traceio, "ARGS_BATCH_BYTES", 64)
+        assert message(bad_raws) == one
+    assert one.startswith("t.json: malformed event args:") and "(byte 4" in one
+
+
 # --------------------------------------------------------------------------- xlsx fast path
 
 
