@@ -319,15 +319,17 @@ def test_decode_args_in_batches_gives_the_one_batch_result_and_errors(monkeypatc
 
 
 
-def test_npu_op_arg_texts_share_one_object_per_text() -> None:
-    """An op's input shapes, types and call stack repeat in every step: the ops table holds one string object per
-    distinct text, not one per op (~55 MB of call stacks per side of a 300 MB trace_view.json held while the other
-    side loads)."""
+def test_npu_trace_texts_share_one_object_per_text() -> None:
+    """Names, categories and an op's input shapes, types and call stack repeat in every step: the tables hold one
+    string object per distinct text, not one per row (one per row kept ~430 MiB of scattered small strings of a
+    300 MB trace_view.json side while the other side loaded, and made every later factorization chase them)."""
     opts, _ = build_options()
-    ops = load_profile(str(NPU_DIR), opts).ops
-    for column in ("input_dims", "input_type", "call_stack"):
-        values = ops[column].to_numpy(dtype=object).tolist()
-        assert len(values) > 100 and len({id(v) for v in values}) == len(set(values)) < len(values)
+    profile = load_profile(str(NPU_DIR), opts)
+    for table, column in (("ops", "input_dims"), ("ops", "input_type"), ("ops", "call_stack"), ("ops", "name"),
+                          ("ops", "cat"), ("kernels", "name"), ("queue", "name"), ("comm", "name"),
+                          ("overlap", "name"), ("flows", "cat")):
+        values = getattr(profile, table)[column].to_numpy(dtype=object).tolist()
+        assert len(values) > 10 and len({id(v) for v in values}) == len(set(values)) < len(values), (table, column)
 
 
 # --------------------------------------------------------------------------- xlsx fast path
