@@ -332,6 +332,16 @@ def test_npu_trace_texts_share_one_object_per_text() -> None:
         assert len(values) > 10 and len({id(v) for v in values}) == len(set(values)) < len(values), (table, column)
 
 
+
+def test_kineto_names_share_one_object_per_text() -> None:
+    """The Kineto loader's name columns alike (``traceio.shared_texts``)."""
+    opts, _ = build_options()
+    profile = load_profile(str(KINETO), opts)
+    for table in ("ops", "kernels"):
+        values = getattr(profile, table)["name"].to_numpy(dtype=object).tolist()
+        assert len(values) > 10 and len({id(v) for v in values}) == len(set(values)) < len(values), table
+
+
 # --------------------------------------------------------------------------- xlsx fast path
 
 

@@ -160,12 +160,6 @@ def _shared(texts: list[str]) -> list[str]:
     return list(map(seen.setdefault, texts, texts))
 
 
-def _shared_array(texts: np.ndarray) -> np.ndarray:
-    """``_shared`` of an object array of ``str``."""
-    seen: dict[str, str] = {}
-    return np.fromiter(map(seen.setdefault, texts, texts), dtype=object, count=len(texts))
-
-
 #: Flow categories the comparators read from an NPU text trace: operator -> task links and
 #: forward -> backward links. Other flows (HostToDevice, async_task_queue) feed no table.
 FLOW_CATS = ("async_npu", "fwdbwd")
@@ -338,7 +332,7 @@ def _select(path: str, data: bytes, events: list, opts: Options,
             # equal categories and names as one object each (``_shared``): the tables keep them per row
             "ph": ph, "cat": np.asarray(uniq, dtype=object)[codes[k]] if (codes >= 0).all() else cat[k],
             "cat_code": cat_code[k], "cat_names": cat_names, "pid": pid[k],
-            "name": _shared_array(_objects(ev, "name")),
+            "name": traceio.shared_texts(_objects(ev, "name")),
             "tid": _ints(ev, "tid"),
             "ts": ts, "dur": dur,
             "id": _field_at(ev, np.flatnonzero((ph == PH_S) | (ph == PH_F)), "id"),  # only flows pair by id

@@ -212,8 +212,8 @@ class _Events:
                     except (ValueError, TypeError, OverflowError):  # text (a named lane), beyond int64
                         out[f] = traceio.to_int(list(map(get, sub)))
                     continue
-                if f not in ("ts", "dur"):  # text (names)
-                    out[f] = np.fromiter(map(get, sub), dtype=object, count=n)
+                if f not in ("ts", "dur"):  # text (names): equal ones as one object
+                    out[f] = traceio.shared_texts(list(map(get, sub)))
                     continue
                 vals = list(map(get, sub))
                 if f == "ts" and vals and type(vals[0]) is msgspec.Raw:  # traceio.RawTsEvent

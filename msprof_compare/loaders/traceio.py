@@ -714,6 +714,15 @@ def float_inexact(ns: np.ndarray, vals: list) -> bool:
     return _unproven(ns, arr)
 
 
+def shared_texts(texts: Any) -> np.ndarray:
+    """An object array of the ``str`` values ``texts`` (an iterable with ``len``) with equal texts as one object:
+    event names repeat in every step, and one fresh string per event, kept in the tables, held the freed events'
+    memory (scattered among them) and made every later factorization chase one object per row."""
+    texts = texts if isinstance(texts, (list, np.ndarray)) else list(texts)
+    seen: dict[str, str] = {}
+    return np.fromiter(map(seen.setdefault, texts, texts), dtype=object, count=len(texts))
+
+
 def all_text(vals: list) -> bool:
     """Whether every value of a non-empty list is a str (epoch times written as text, as torch_npu does; arg
     texts): one C-level join, a quarter of the time of a type scan."""
