@@ -659,6 +659,27 @@ def test_index_indent_counts_tabs_not_spaces(reference_outputs: Path, tmp_out: P
     assert (cell.value, cell.alignment.indent) == ("\t Group 0 Communication", 1)
 
 
+def test_long_captions_wrap_in_a_taller_row(reference_outputs: Path, tmp_out: Path) -> None:
+    """A caption longer than its merged range was cut at the range's edge (the original's layout): with the paths
+    pair 1's inputs have under /work/shared/samples, OverallMetrics (B1:D1, E1:G1: 50 units each) showed
+    'Base Profiling: /work/shared/samples/msinsight/test/data/pytorch/tex' and 'Comparison Profiling:
+    /work/shared/samples/msinsight/test/data/pyto', which do not tell the runs apart. Such captions wrap, in a
+    row 1 tall enough for their lines: 'Base Profiling:' on one and the 77-character path on two, as LibreOffice
+    renders it (3 x 15 points). Captions that fit keep the original's row and cells (no wrap, default height)."""
+    sheet = overall_sheet_from_reference(reference_outputs / PAIR1 / "performance_comparison_result.xlsx")
+    long_paths = (f"/work/shared/samples/{PAIR1_BASE}", f"/work/shared/samples/{PAIR1_COMP}")
+    (tmp_out / "long").mkdir()
+    (tmp_out / "short").mkdir()
+    for paths, folder, height, wrap in ((long_paths, "long", 45, True), (("a/b", "c/d"), "short", None, False)):
+        path = excel.write_workbook(fake_result([sheet], *paths), tmp_out / folder)
+        ws = openpyxl.load_workbook(path)["OverallMetrics"]
+        assert (ws["B1"].value, ws["E1"].value) == (f"Base Profiling: {paths[0]}", f"Comparison Profiling: {paths[1]}")
+        assert ws.row_dimensions[1].height == height, folder
+        assert (bool(ws["B1"].alignment.wrap_text), bool(ws["E1"].alignment.wrap_text)) == (wrap, wrap), folder
+        assert not any(c.alignment.wrap_text for c in ws[3]) and ws.row_dimensions[3].height is None
+        assert sorted(map(str, ws.merged_cells.ranges)) == ["B1:D1", "E1:G1"]
+
+
 # --------------------------------------------------------------------------- every cell against reference-2 §8
 # The layout of each sheet as reference-2 states it (§2.6, §2.7, §3.7, §3.8, §4.3, §5.3, §5.4, §6.1, §6.2, §7;
 # OverallMetrics reference-1 §9.2): (header, number format or "B" for bold text, width) per column, and the two

@@ -5,9 +5,10 @@ empty, row 3 headers, data from row 4; Arial 11, thin borders, per-column
 number formats, the red "worse" rule, blue row styles on OverallMetrics); our
 Summary sheet stacks its two captions in rows 1 and 2.
 Where we differ on purpose (see docs/differences.md): header rows are frozen,
-every text cell is written as a string (never a formula), the file is written
-under a temporary name and published without ever replacing an existing file,
-and no workbook is written when there is no sheet at all.
+a caption longer than its merged range wraps (row 1 grows), every text
+cell is written as a string (never a formula), the file is written under a
+temporary name and published without ever replacing an existing file, and no
+workbook is written when there is no sheet at all.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from xlsxwriter.xmlwriter import XMLwriter
 
 from ..compare.table import RATIO_HEADERS, STYLE_BOLD, STYLE_FLOAT, STYLE_INT, STYLE_MS3, STYLE_RATIO, Sheet
 from ..gcpause import gc_paused
+from ..textsafe import text_width
 from .output import DIR_MODE, FILE_MODE, FILE_PREFIX, Part, make_dir, output_target, utc_now, write_new_file  # noqa: F401
 
 if TYPE_CHECKING:
@@ -291,8 +293,9 @@ class _Styles:
         self.wb = wb
         self.cache: dict[tuple, Any] = {}
 
-    def get(self, style: str = "", fill: str = "", bold: bool = False, indent: int = 0, num: bool = True) -> Any:
-        key = (style, fill, bold, indent, num)
+    def get(self, style: str = "", fill: str = "", bold: bool = False, indent: int = 0, num: bool = True,
+            wrap: bool = False) -> Any:
+        key = (style, fill, bold, indent, num, wrap)
         fmt = self.cache.get(key)
         if fmt is None:
             props = dict(_BASE)
@@ -305,8 +308,32 @@ class _Styles:
                 props["bg_color"] = _FILLS[fill]
             if indent:
                 props["indent"] = indent
+            if wrap:
+                props["text_wrap"] = True
             fmt = self.cache[key] = self.wb.add_format(props)
         return fmt
+
+
+#: Points per line of a wrapped caption (the default height of a row of 11-point text).
+_LINE_POINTS = 15
+#: Pixels a character of the bold 11-point Arial captions takes at most on average (digits: 8.2; a column
+#: width unit is 7 pixels), so a caption's line count is never short by one.
+_CAPTION_CHAR_PIXELS = 8.2
+
+
+def _caption_lines(text: str, width: float) -> int:
+    """Lines a wrapped caption needs in a merged range ``width`` units wide: wrapped as spreadsheets wrap, at
+    spaces, a word (a path) longer than a line broken where the line ends."""
+    per_line = max(1, int((width * 7 + 5 - 6) / _CAPTION_CHAR_PIXELS))
+    lines, used = 0, per_line
+    for word in text.split():
+        n = text_width(word)
+        if used + 1 + n <= per_line:
+            used += 1 + n
+        else:
+            lines += -(-n // per_line)
+            used = (n - 1) % per_line + 1
+    return max(1, lines)
 
 
 def _leading_tabs(text: Any) -> int:
@@ -333,8 +360,14 @@ def _write_sheet(wb: xlsxwriter.Workbook, styles: _Styles, sheet: Sheet, caption
         ws.write_string(1, first, captions[1], styles.get(fill="yellow", bold=True, num=False))
     else:
         spans = ((sheet.base_span, captions[0], "green"), (sheet.comparison_span, captions[1], "yellow"))
+        # A caption longer than its merged range was cut at the range's edge (the original's layout): on most
+        # sheets both paths lost the part that tells them apart. Such captions wrap, in a row tall enough.
+        lines = max(_caption_lines(text, sum(c.width for c in columns[first:last + 1]))
+                    for (first, last), text, _ in spans)
+        if lines > 1:
+            ws.set_row(0, _LINE_POINTS * lines)
         for (first, last), text, fill in spans:
-            fmt = styles.get(fill=fill, bold=True, num=False)
+            fmt = styles.get(fill=fill, bold=True, num=False, wrap=lines > 1)
             if last > first:
                 ws.merge_range(0, first, 0, last, "", fmt)
             ws.write_string(0, first, text, fmt)
