@@ -153,7 +153,7 @@ def test_summary_tables_follow_each_other_with_one_blank_row(db_pair):
     last_check = note_row + 4 + checks                                 # title, header, then one row a check
     assert not pd.isna(col_a[last_check - 1]) and pd.isna(col_a[last_check])
     assert col_a[last_check + 1] == "Chart data"
-    area = _xml(path, "xl/workbook.xml").find(f".//{MAIN}definedName").text
+    area = _xml(path, "xl/workbook.xml").find(f".//{MAIN}definedName[@name='_xlnm.Print_Area']").text
     assert area == f"Summary!$A$1:$U${last_check + 1}"
 
 
@@ -177,7 +177,7 @@ def test_no_share_note_where_the_contributors_explain_the_change(text_pair):
     assert col_a[title + 1].endswith("AccumulateGrad") and col_a[title + 2] == notes[0]  # one contributor row
     assert all(pd.isna(v) for v in col_a[title + 3: 25]) and _row_of(col_a, "Validity checks") == 26
     data = _row_of(col_a, "Chart data")
-    area = _xml(path, "xl/workbook.xml").find(f".//{MAIN}definedName").text
+    area = _xml(path, "xl/workbook.xml").find(f".//{MAIN}definedName[@name='_xlnm.Print_Area']").text
     assert data == 38 and area == "Summary!$A$1:$U$37"
 
 
@@ -277,7 +277,7 @@ def test_a_profile_against_itself_has_no_contributors_and_keeps_its_chart_data_o
     ws = openpyxl.load_workbook(path)["Summary"]
     assert ws["A32"].value == "device count" and ws["C32"].value is None and ws["D32"].value is None
     assert {ws[c].border.left.style for c in ("A32", "C32", "D32")} == {"thin"}
-    area = _xml(path, "xl/workbook.xml").find(f".//{MAIN}definedName").text
+    area = _xml(path, "xl/workbook.xml").find(f".//{MAIN}definedName[@name='_xlnm.Print_Area']").text
     assert area == "Summary!$A$1:$U$37" and col_a[37] == "Chart data"
     chart = _charts(path)["E2E time: base to comparison (ms)"]
     assert chart["series"][3]["cache"] == pytest.approx([136.581009] + [0.0] * 8 + [136.581009])

@@ -680,6 +680,19 @@ def test_long_captions_wrap_in_a_taller_row(reference_outputs: Path, tmp_out: Pa
         assert sorted(map(str, ws.merged_cells.ranges)) == ["B1:D1", "E1:G1"]
 
 
+def test_comparator_tables_carry_an_autofilter(reference_outputs: Path, tmp_out: Path) -> None:
+    """Users filter the tables on their header row (a diff > 0, one operator): every comparator table has an
+    autofilter over its header row and data rows, A3 to its last cell, so the buttons are there on opening.
+    OverallMetrics, whose rows are a hierarchy of categories, has none; the frame pandas reads is unchanged."""
+    sheet = overall_sheet_from_reference(reference_outputs / PAIR1 / "performance_comparison_result.xlsx")
+    path = excel.write_workbook(fake_result([small_sheet(), sheet]), tmp_out)
+    wb = openpyxl.load_workbook(path)
+    assert wb["KernelCompare"].auto_filter.ref == "A3:E5"
+    assert wb["OverallMetrics"].auto_filter.ref is None
+    frame = read_xlsx(path, sheet_name="KernelCompare", header=2)
+    assert frame.shape == (2, 5) and frame["Kernel"].tolist() == ["TransData", "MatMul"]
+
+
 # --------------------------------------------------------------------------- every cell against reference-2 §8
 # The layout of each sheet as reference-2 states it (§2.6, §2.7, §3.7, §3.8, §4.3, §5.3, §5.4, §6.1, §6.2, §7;
 # OverallMetrics reference-1 §9.2): (header, number format or "B" for bold text, width) per column, and the two

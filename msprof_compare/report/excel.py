@@ -5,7 +5,8 @@ empty, row 3 headers, data from row 4; Arial 11, thin borders, per-column
 number formats, the red "worse" rule, blue row styles on OverallMetrics); our
 Summary sheet stacks its two captions in rows 1 and 2.
 Where we differ on purpose (see docs/differences.md): header rows are frozen,
-a caption longer than its merged range wraps (row 1 grows), every text
+the comparator tables but OverallMetrics carry an autofilter on their header
+row, a caption longer than its merged range wraps (row 1 grows), every text
 cell is written as a string (never a formula), the file is written under a
 temporary name and published without ever replacing an existing file, and no
 workbook is written when there is no sheet at all.
@@ -383,6 +384,10 @@ def _write_sheet(wb: xlsxwriter.Workbook, styles: _Styles, sheet: Sheet, caption
         log.warning("Sheet %s has %d rows; Excel holds at most %d, the rest are not written.",
                     sheet.name, nrows, limit)
         nrows = limit
+    if not sheet.stacked_captions and not sheet.row_styles:
+        # a filter on the header row: users filter the tables (e.g. a diff column > 0) at once. Not on Summary
+        # (tables of several kinds) nor on OverallMetrics, whose rows are a hierarchy.
+        ws.autofilter(HEADER_ROWS - 1, 0, HEADER_ROWS - 1 + nrows, ncols - 1)
 
     # column Series through items(), not iloc[:, j]: positional indexing cost 5.5 of NPU pair 1's 60 ms
     cols = [col if len(col) == nrows else col.iloc[:nrows] for _, col in sheet.data.items()]
