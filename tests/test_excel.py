@@ -120,8 +120,10 @@ def test_data_cell_formats_match_reference(pair: str, samples: Path, reference_o
                 for ca, cb in zip(row_a, row_b, strict=False):
                     if cb.value is None or ca.value is None:
                         continue
-                    assert (ca.number_format, bool(ca.font.b)) == (cb.number_format, bool(cb.font.b)), \
-                        (name, cb.coordinate)
+                    want = cb.number_format
+                    if b.cell(3, cb.column).value in _RATIOS and want == _F:
+                        want = _R  # ApiCompare's and KernelCompare's ratios: percentages (docs/differences.md)
+                    assert (ca.number_format, bool(ca.font.b)) == (want, bool(cb.font.b)), (name, cb.coordinate)
     finally:
         ours.close()
         ref.close()
@@ -141,7 +143,8 @@ def test_headers_fills_and_red_rule(tmp_out: Path) -> None:
     assert not ws.merged_cells.ranges  # one-column spans are single cells
     assert ws["B4"].font.b  # bold text column
     ratio = [ws.cell(r, 5) for r in range(4, 9)]
-    assert ratio[0].value == 1 and ratio[0].fill.fill_type is None and ratio[0].number_format == "#,##0.00"
+    # a ratio column typed as floats (ApiCompare, kernel sheets) is shown as percentages, red or not
+    assert ratio[0].value == 1 and ratio[0].fill.fill_type is None and ratio[0].number_format == "0.00%"
     assert ratio[1].value == "INF" and ratio[1].data_type == "s" and ratio[1].fill.fgColor.rgb == "FFFF0000"
     assert ratio[2].value is None and ratio[2].border.left.style == "thin"  # NaN: styled blank
     assert ws.cell(6, 4).value is None and ws.cell(6, 4).number_format == "#,##0.00"  # None: styled blank
@@ -809,6 +812,8 @@ def _layout_violations(path: Path, original: bool) -> tuple[list[str], list[str]
                 caption = r == 1 and (val is None or val.startswith(("Base Profiling: ", "Comparison Profiling: ")))
                 green_or_yellow = "FFFFFF00" if cmp_first <= j <= cmp_last else "FF00FF00"
                 red = header in _RATIOS and (val == "INF" or (isinstance(val, float) and val > 1))
+                if header in _RATIOS and fmt == _F and not original:
+                    fmt = _R  # the original shows these ratio columns as floats; ours as percentages
                 want = (("General", ("Arial", "11", True), green_or_yellow) if r <= 3 and (caption or r == 3) else
                         ("0.00%", ("Arial", "11", False), "FFFF0000") if red else
                         ("General" if fmt == _B else fmt, ("Arial", "11", fmt == _B), fill_of_row))

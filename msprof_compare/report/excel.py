@@ -6,7 +6,8 @@ number formats, the red "worse" rule, blue row styles on OverallMetrics); our
 Summary sheet stacks its two captions in rows 1 and 2.
 Where we differ on purpose (see docs/differences.md): header rows are frozen,
 the comparator tables but OverallMetrics carry an autofilter on their header
-row, a caption longer than its merged range wraps (row 1 grows), every text
+row, a caption longer than its merged range wraps (row 1 grows), every ratio
+column is formatted as percentages (the original shows some as floats), every text
 cell is written as a string (never a formula), the file is written under a
 temporary name and published without ever replacing an existing file, and no
 workbook is written when there is no sheet at all.
@@ -394,7 +395,10 @@ def _write_sheet(wb: xlsxwriter.Workbook, styles: _Styles, sheet: Sheet, caption
     values = [col.tolist() for col in cols]
     is_ratio = [c.header in RATIO_HEADERS for c in columns]
     row_styles = sheet.row_styles
-    plain = [styles.get(c.style) for c in columns]
+    # A ratio column is shown as percentages throughout. The original types ApiCompare's and the kernel sheets'
+    # as floats, so one column read 0.99 beside a red 101.00% (the red format is a percentage).
+    kinds = [STYLE_RATIO if ratio else c.style for c, ratio in zip(columns, is_ratio, strict=True)]
+    plain = [styles.get(kind) for kind in kinds]
     plain_red = styles.get(STYLE_RATIO, fill="red")
     if row_styles:
         for i in range(nrows):
@@ -403,7 +407,7 @@ def _write_sheet(wb: xlsxwriter.Workbook, styles: _Styles, sheet: Sheet, caption
             for j in range(ncols):
                 v = values[j][i]
                 indent = _leading_tabs(v) if j == 0 else 0
-                fmt = styles.get(columns[j].style, fill=fill, indent=indent) if fill or j == 0 else plain[j]
+                fmt = styles.get(kinds[j], fill=fill, indent=indent) if fill or j == 0 else plain[j]
                 _write_cell(ws, r, j, v, fmt, plain_red if is_ratio[j] else None)
     else:
         arrays = [col.to_numpy() if col.dtype in _FAST_DTYPES else None for col in cols]
