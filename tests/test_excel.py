@@ -683,6 +683,21 @@ def test_long_captions_wrap_in_a_taller_row(reference_outputs: Path, tmp_out: Pa
         assert sorted(map(str, ws.merged_cells.ranges)) == ["B1:D1", "E1:G1"]
 
 
+def test_caption_lines_follow_arial_bold_widths() -> None:
+    """Row 1 is as tall as Excel's wrap of the caption needs, not more: 'Comparison Profiling:' (about 160 px of
+    bold 11-point Arial) and pair 1's 77-character path (about 550 px: narrow '/', 't', 'i', 'l' among its
+    letters) need one line in CommunicationCompare's I1:O1 (123 units, 896 px), two in ApiCompare's C1:F1 (4 x 20
+    units, 580 px: the path alone fits a line) and KernelCompare's D1:H1 (5 x 20 units), three in
+    OverallMetrics' E1:G1 (20 + 20 + 10 units: the path takes two lines). An estimate of 8.2 px a character, a
+    digit's width, made ApiCompare's row three lines tall."""
+    caption = f"Comparison Profiling: /work/shared/samples/{PAIR1_COMP}"
+    widths = {"CommunicationCompare": (25, 20, 10, 17, 17, 17, 17), "ApiCompare": (20,) * 4,
+              "KernelCompare": (20,) * 5, "OverallMetrics": (20, 20, 10)}
+    lines = {name: excel._caption_lines(caption, [Column("x", "int", w) for w in ws]) for name, ws in widths.items()}
+    assert lines == {"CommunicationCompare": 1, "ApiCompare": 2, "KernelCompare": 2, "OverallMetrics": 3}
+    assert excel._caption_lines("Base Profiling: a/b", [Column("x", "int", 10)]) == 3  # 67 px: a word a line
+    assert excel._caption_lines("中" * 30, [Column("x", "int", 20)]) == 4  # a wide character is an em
+
 def test_comparator_tables_carry_an_autofilter(reference_outputs: Path, tmp_out: Path) -> None:
     """Users filter the tables on their header row (a diff > 0, one operator): every comparator table has an
     autofilter over its header row and data rows, A3 to its last cell, so the buttons are there on opening.

@@ -318,24 +318,44 @@ class _Styles:
 
 #: Points per line of a wrapped caption (the default height of a row of 11-point text).
 _LINE_POINTS = 15
-#: Pixels a character of the bold 11-point Arial captions takes at most on average (digits: 8.2; a column
-#: width unit is 7 pixels), so a caption's line count is never short by one.
-_CAPTION_CHAR_PIXELS = 8.2
+#: Advance widths (1/1000 em) of Arial Bold's printable ASCII characters, space to tilde (Helvetica-Bold's
+#: metrics, which Arial's match): a caption's width in pixels, as Excel lays it out at 11 points (14.67 px/em).
+_ARIAL_BOLD = dict(zip(map(chr, range(32, 127)), (
+    278, 333, 474, 556, 556, 889, 722, 238, 333, 333, 389, 584, 278, 333, 278, 278, *(556,) * 10, 333, 333,
+    584, 584, 584, 611, 975, 722, 722, 722, 722, 667, 611, 778, 722, 278, 556, 722, 611, 833, 722, 778, 667,
+    778, 722, 667, 611, 722, 667, 944, 667, 667, 611, 333, 278, 333, 584, 556, 333, 556, 611, 556, 611, 556,
+    333, 611, 611, 278, 278, 556, 278, 889, 611, 611, 611, 611, 389, 556, 333, 611, 556, 778, 556, 556, 500,
+    389, 280, 389, 584), strict=True))
+_EM_PIXELS = 11 * 96 / 72
 
 
-def _caption_lines(text: str, width: float) -> int:
-    """Lines a wrapped caption needs in a merged range ``width`` units wide: wrapped as spreadsheets wrap, at
-    spaces, a word (a path) longer than a line broken where the line ends."""
-    per_line = max(1, int((width * 7 + 5 - 6) / _CAPTION_CHAR_PIXELS))
-    lines, used = 0, per_line
-    for word in text.split():
-        n = text_width(word)
-        if used + 1 + n <= per_line:
-            used += 1 + n
-        else:
-            lines += -(-n // per_line)
-            used = (n - 1) % per_line + 1
-    return max(1, lines)
+def _char_pixels(ch: str) -> float:
+    units = _ARIAL_BOLD.get(ch)
+    if units is None:  # other scripts: a wide character takes an em, the rest as a capital
+        units = 1000 if text_width(ch) == 2 else 722
+    return units * _EM_PIXELS / 1000
+
+
+def _caption_lines(text: str, columns: list) -> int:
+    """Lines a wrapped caption needs in a merged range of ``columns``, wrapped as Excel wraps: at spaces, a
+    word (a path) that does not fit on the line's rest starting a new line and broken where lines end.
+    Widths in pixels: a column of width w is 7w + 5 pixels, less the cell's padding; 3 % to spare."""
+    room = sum(c.width * 7 + 5 for c in columns) - 8
+    lines, used = 1, 0.0
+    for word in text.split(" "):
+        width = sum(map(_char_pixels, word)) * 1.03
+        gap = _char_pixels(" ") * 1.03 if used else 0.0
+        if used + gap + width <= room:
+            used += gap + width
+            continue
+        if used:
+            lines, used = lines + 1, 0.0
+        for ch in word:
+            w = _char_pixels(ch) * 1.03
+            if used and used + w > room:
+                lines, used = lines + 1, 0.0
+            used += w
+    return lines
 
 
 def _leading_tabs(text: Any) -> int:
@@ -364,7 +384,7 @@ def _write_sheet(wb: xlsxwriter.Workbook, styles: _Styles, sheet: Sheet, caption
         spans = ((sheet.base_span, captions[0], "green"), (sheet.comparison_span, captions[1], "yellow"))
         # A caption longer than its merged range was cut at the range's edge (the original's layout): on most
         # sheets both paths lost the part that tells them apart. Such captions wrap, in a row tall enough.
-        lines = max(_caption_lines(text, sum(c.width for c in columns[first:last + 1]))
+        lines = max(_caption_lines(text, columns[first:last + 1])
                     for (first, last), text, _ in spans)
         if lines > 1:
             ws.set_row(0, _LINE_POINTS * lines)
