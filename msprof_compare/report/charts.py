@@ -456,7 +456,10 @@ def _statistic(wb: Any, ws: Any, sheet: Sheet) -> None:
                       "values": [src, first, 1, last, 1], "fill": {"color": _RED}})
     chart.set_title({"name": f"Top {_regressions(len(top))}: {spec.what} ({spec.unit}, comparison - base)"})
     chart.set_y_axis({"reverse": True})
-    chart.set_x_axis({"major_gridlines": {"visible": True, "line": {"color": "#D9D9D9"}}})
+    # every bar is a growth (> 0): the axis starts at 0, or spreadsheets start it near the smallest bar when the
+    # bars are close (timesformer's top 20 modules, 1.25 to 1.37 ms: from 1.18, the 20th bar looked a third of
+    # the first)
+    chart.set_x_axis({"min": 0, "major_gridlines": {"visible": True, "line": {"color": "#D9D9D9"}}})
     chart.set_legend({"none": True})
     chart.set_size({"width": 760, "height": max(320, 24 * len(top) + 120)})
     ws.insert_chart(HEADER_ROWS, len(sheet.columns) + 1, chart)
