@@ -16,6 +16,7 @@ workbook is written when there is no sheet at all.
 from __future__ import annotations
 
 import errno
+import functools
 import logging
 import math
 import numbers
@@ -336,22 +337,31 @@ def _char_pixels(ch: str) -> float:
     return units * _EM_PIXELS / 1000
 
 
+@functools.lru_cache(maxsize=64)
+def _caption_words(text: str) -> tuple[tuple[float, tuple[float, ...]], ...]:
+    """Each space-separated word of a caption: its width and its characters' widths in pixels, 3 % to spare
+    (a workbook's captions are two texts, measured once)."""
+    words = []
+    for word in text.split(" "):
+        chars = tuple(_char_pixels(ch) * 1.03 for ch in word)
+        words.append((sum(chars), chars))
+    return tuple(words)
+
+
 def _caption_lines(text: str, columns: list) -> int:
     """Lines a wrapped caption needs in a merged range of ``columns``, wrapped as Excel wraps: at spaces, a
     word (a path) that does not fit on the line's rest starting a new line and broken where lines end.
-    Widths in pixels: a column of width w is 7w + 5 pixels, less the cell's padding; 3 % to spare."""
+    Widths in pixels: a column of width w is 7w + 5 pixels, less the cell's padding."""
     room = sum(c.width * 7 + 5 for c in columns) - 8
+    gap = _char_pixels(" ") * 1.03
     lines, used = 1, 0.0
-    for word in text.split(" "):
-        width = sum(map(_char_pixels, word)) * 1.03
-        gap = _char_pixels(" ") * 1.03 if used else 0.0
-        if used + gap + width <= room:
-            used += gap + width
+    for width, chars in _caption_words(text):
+        if used + (gap if used else 0.0) + width <= room:
+            used += (gap if used else 0.0) + width
             continue
         if used:
             lines, used = lines + 1, 0.0
-        for ch in word:
-            w = _char_pixels(ch) * 1.03
+        for w in chars:
             if used and used + w > room:
                 lines, used = lines + 1, 0.0
             used += w
@@ -1001,9 +1011,11 @@ class _FastWorksheet(Worksheet):
         self._xml_end_tag("sheetData")
 
     def _fast_rows(self) -> bool:
-        """Whether ``_write_rows`` may write block rows in one go: no row carries attributes or comments."""
-        return bool(self._blocks) and not self.row_info and not self.comments \
-            and self.default_row_height == self.original_row_height
+        """Whether ``_write_rows`` may write block rows in one go: no comments, and no row of a block carries
+        attributes (row 1's height for a wrapped caption is written as xlsxwriter writes it)."""
+        if not self._blocks or self.comments or self.default_row_height != self.original_row_height:
+            return False
+        return not any(b.first_row <= r < b.first_row + b.nrows for r in self.row_info for b in self._blocks)
 
     def _calculate_spans(self) -> None:
         # xlsxwriter's, per row from the cells' column keys instead of a test of every column of every row
@@ -1041,13 +1053,15 @@ class _FastWorksheet(Worksheet):
         while row <= end:
             block = starts.get(row)
             if block is None or block.pending is None:
-                cells = table.get(row)
-                if cells:  # as xlsxwriter writes a row without attributes
-                    self._write_row(row, spans.get(row >> 4))
+                cells, info = table.get(row), self.row_info.get(row)
+                if cells:  # as xlsxwriter writes a row
+                    self._write_row(row, spans.get(row >> 4), info)
                     for col in range(self.dim_colmin, self.dim_colmax + 1):
                         if col in cells:
                             self._write_cell(row, col, cells[col])
                     self._xml_end_tag("row")
+                elif info is not None:
+                    self._write_empty_row(row, spans.get(row >> 4), info)
                 row += 1
                 continue
             fh.write(block.resolve(*block.pending, [f'<row r="{r + 1}" spans="{spans[r >> 4]}">'
