@@ -152,14 +152,6 @@ def _arg_texts(values: list) -> list:
     return [v if type(v) is str else "" if v is None else _text(v) for v in values]
 
 
-def _shared(texts: list[str]) -> list[str]:
-    """``texts`` with equal texts as one object: an op's input shapes, types and call stack repeat in every step,
-    and one string per op kept them all (the call stacks of a 300 MB trace_view.json: ~55 MB held per side
-    while the other side loads)."""
-    seen: dict[str, str] = {}
-    return list(map(seen.setdefault, texts, texts))
-
-
 #: Flow categories the comparators read from an NPU text trace: operator -> task links and
 #: forward -> backward links. Other flows (HostToDevice, async_task_queue) feed no table.
 FLOW_CATS = ("async_npu", "fwdbwd")
@@ -329,7 +321,7 @@ def _select(path: str, data: bytes, events: list, opts: Options,
         traceio.check_ends(path, ts, dur)
         ph = ph[k]
         cols: dict[str, np.ndarray] = {
-            # equal categories and names as one object each (``_shared``): the tables keep them per row
+            # equal categories and names as one object each (``traceio.shared_texts``): the tables keep them per row
             "ph": ph, "cat": np.asarray(uniq, dtype=object)[codes[k]] if (codes >= 0).all() else cat[k],
             "cat_code": cat_code[k], "cat_names": cat_names, "pid": pid[k],
             "name": traceio.shared_texts(_objects(ev, "name")),
@@ -576,9 +568,10 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
         if opts.any_detail():
             a = traceio.decode_args(path, c["args"][sel], _OpArgs)
             cols.update({
-                "input_dims": _shared([_text(x.input_dims) for x in a]),
-                "input_type": _shared([_text(x.input_type) for x in a]),
-                "call_stack": _shared([_text(x.call_stack) for x in a])})
+                # an op's input shapes, types and call stack repeat in every step: equal texts as one object
+                "input_dims": traceio.shared_texts([_text(x.input_dims) for x in a]),
+                "input_type": traceio.shared_texts([_text(x.input_type) for x in a]),
+                "call_stack": traceio.shared_texts([_text(x.call_stack) for x in a])})
         else:
             cols["input_dims"] = cols["input_type"] = cols["call_stack"] = np.full(sel.size, "N/A", dtype=object)
         profile.ops = frame("ops", cols)
