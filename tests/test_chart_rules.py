@@ -433,9 +433,12 @@ def test_regression_tables_under_chart_data_and_their_charts(db_pair):
     """Under "Chart data" and the waterfall helper table, one table a statistic sheet with a regression, each
     after a blank row: "<sheet>: top N regressions (<what>, <unit>)", N = the rows listed; its chart plots
     exactly those rows, is titled "Top N regressions: <what> (<unit>, comparison - base)" and is 24 px a bar
-    + 120 px tall (320 px at least). CommunicationCompare: only the allreduce op grew, so "top 1"."""
+    + 120 px tall (320 px at least). Column A holds each row's whole name, B its growth, C the bar's label the
+    chart reads (distinct, the name itself up to 40 characters). CommunicationCompare: only the allreduce op
+    grew, so "top 1"."""
     _result, path = db_pair
-    col_a = _summary(path)[0].tolist()
+    cells = _summary(path)
+    col_a = cells[0].tolist()
     charts = _charts(path)
     helper_last = col_a.index("Comparison E2E", _row_of(col_a, "Chart data")) + 1
     row = helper_last + 1
@@ -454,8 +457,12 @@ def test_regression_tables_under_chart_data_and_their_charts(db_pair):
         assert head.endswith("regression" + ("" if n == 1 else "s") + f" ({what}, {unit})")  # one is singular
         chart = charts[f"Top {n} regression{'' if n == 1 else 's'}: {what} ({unit}, comparison - base)"]
         (ser,) = chart["series"]
-        assert (ser["name"], ser["cat"], ser["val"]) == (f"Diff({unit})", _ref(first, first + n - 1, "A"),
+        assert (ser["name"], ser["cat"], ser["val"]) == (f"Diff({unit})", _ref(first, first + n - 1, "C"),
                                                          _ref(first, first + n - 1, "B"))
+        assert cells.iloc[row, 2] == "Chart label"
+        names, labels = col_a[row + 1:row + 1 + n], cells[2].tolist()[row + 1:row + 1 + n]
+        assert len(set(labels)) == n
+        assert all(lab == name if len(name) <= 40 else len(lab) <= 48 for name, lab in zip(names, labels, strict=True))
         assert chart["height"] == pytest.approx(max(320, 24 * n + 120))
         seen.append((sheet, n))
         row += n + 2
@@ -502,6 +509,57 @@ def test_long_module_names_are_listed_in_full(tmp_path_factory):
     modules = set(stat["Module Name"].astype(str).str.strip())
     assert names and set(names) <= modules
     assert max(len(n) for n in names) == 102
+    # beside them (column C) the bars' labels: a path over 40 characters as its last component after "…",
+    # distinct, so the chart's label area stays narrow
+    labels = _summary(path)[2].tolist()[head:head + len(names)]
+    assert len(set(labels)) == len(labels)
+    for name, label in zip(names, labels, strict=True):
+        assert label == name if len(name) <= 40 else label == "…" + name[name.rindex("/"):]
+
+
+def test_module_chart_labels_of_npu_pair_1(text_pair):
+    """NPU pair 1 (text level1 -> level2): the ModuleCompareStatistic chart's bars are labelled by the tails of
+    their module paths (the paths are up to 75 characters long): a path of at most 40 characters whole, a
+    longer one as "…/ <last module>", a backward one with its "[ BACKWARD ]" marker in front (forward and
+    backward Linear_1 both grew); the whole paths stay in column A, beside the labels."""
+    _result, path = text_pair
+    cells = _summary(path)
+    head = _row_of(cells[0].tolist(), "ModuleCompareStatistic: top 20 ")   # 1-based: the first data row's index
+    names = cells[0].tolist()[head:head + 20]
+    labels = cells[2].tolist()[head:head + 20]
+    assert cells.iloc[head - 1, 2] == "Chart label"
+    assert labels == [
+        "/ DistributedDataParallel_0", "/ DistributedDataParallel_0/ AlexNet_0", "…/ Sequential_1",
+        "[ BACKWARD ] …/ Conv2d_0", "…/ Linear_0", "…/ MaxPool2d_1", "…/ Linear_1", "…/ MaxPool2d_2",
+        "…/ AdaptiveAvgPool2d_0", "[ BACKWARD ] …/ Linear_1", "[ BACKWARD ] …/ ReLU_1", "[ BACKWARD ] …/ ReLU_0",
+        "…/ Sequential_0", "…/ Linear_2", "…/ MaxPool2d_0", "/[ BACKWARD ]/ CrossEntropyLoss_0",
+        "[ BACKWARD ] …/ ReLU_3", "[ BACKWARD ] …/ ReLU_2", "/ CrossEntropyLoss_0", "[ BACKWARD ] …/ ReLU_5"]
+    assert names[3] == "/[ BACKWARD ]/ DistributedDataParallel_0/ AlexNet_0/ Sequential_0/ Conv2d_0"
+    assert names[9] == "/[ BACKWARD ]/ DistributedDataParallel_0/ AlexNet_0/ Sequential_1/ Linear_1"
+    assert names[6] == "/ DistributedDataParallel_0/ AlexNet_0/ Sequential_1/ Linear_1"
+
+
+def test_colliding_chart_labels_are_lengthened_alone():
+    """Real module paths of timesformer (H100 -> MI300) and NPU pair 1: two modules of one class in different
+    parents share their last component, so those two labels take one more component each; the others stay
+    short. Equal names (rows of one name) are told apart by a count; long names are cut as head…tail, only
+    those whose cut forms would be equal lengthened."""
+    from msprof_compare.report.charts import short_labels
+
+    enc = "/ TimesformerForVideoClassification_0/ TimesformerModel_0/ TimesformerEncoder_0"
+    names = [f"{enc}/ TimesformerLayer_3/ TimeSformerAttention_6/ TimesformerSelfAttention_6/ Linear_0",
+             f"{enc}/ TimesformerLayer_3/ TimeSformerAttention_6/ TimeSformerSelfOutput_6/ Linear_0",
+             f"{enc}/ TimesformerLayer_4/ TimeSformerAttention_8"]
+    assert short_labels(names, paths=True) == ["…/ TimesformerSelfAttention_6/ Linear_0",
+                                               "…/ TimeSformerSelfOutput_6/ Linear_0", "…/ TimeSformerAttention_8"]
+    api = "autograd::engine::evaluate_function: "
+    names = [api + "torch::autograd::AccumulateGrad", api + "ConvolutionBackward0", "aten::mul", "aten::mul"]
+    assert short_labels(names) == ["autograd::engine::evaluate…ccumulateGrad",
+                                   "autograd::engine::evaluate…tionBackward0", "aten::mul", "aten::mul (2)"]
+    names = [api + "MaxPool2DWithIndicesBackward0", api + "AvgPool2DWithIndicesBackward0", "aten::max_pool2d"]
+    # 30 characters keep "…sBackward0", 50 "…IndicesBackward0" of both: only their whole names differ
+    assert short_labels(names, cap=30) == names
+    assert short_labels(names, cap=30)[:2] != short_labels(names[:1], cap=30) + short_labels(names[1:2], cap=30)
 
 
 def test_statistic_sheets_without_a_summary_chart_nothing_and_warn_nothing(tmp_path, caplog):

@@ -7,7 +7,8 @@ right after each sheet's table is written. It dispatches by sheet name:
   waterfall table, the chart data, and a waterfall chart (stacked columns:
   an invisible base series plus increase / decrease / total series);
 * ``OverallMetrics``: base vs comparison bars of the time categories;
-* statistic sheets: the top-20 regressions as bars.
+* statistic sheets: the top-20 regressions as bars, labelled by ``short_labels`` (the chart data keeps each
+  bar's whole name beside its label).
 
 Charts must never add cells to another comparator's table (tests read those
 sheets with ``pandas.read_excel(header=2)`` and count rows and columns), so
@@ -433,6 +434,75 @@ def regressions(sheet: Sheet) -> tuple[pd.DataFrame, _Spec] | None:
     return pd.DataFrame({"Name": name[order], "Diff": diff[order]}), spec
 
 
+LABEL_CAP = 40            # characters of a bar's label before it is shortened
+_CELL_LIMIT = 32767       # characters a spreadsheet cell holds
+_MARKER = re.compile(r"^/(\[[^\]/]*\])(?=/)")   # "/[ BACKWARD ]/ ...": the module path's direction
+
+
+def _path_label(name: str, level: int, cap: int) -> tuple[str, bool]:
+    """A module path's tail of ``level + 1`` components after "…" (its "[ BACKWARD ]" marker kept in front:
+    without it a backward module read as the forward one); True when that is the whole path. A last
+    component longer than ``cap`` keeps its end."""
+    marker = _MARKER.match(name)
+    head = f"{marker.group(1)} " if marker else ""
+    start = marker.end() if marker else 0
+    if len(name) <= cap:
+        return name, True
+    cuts = [i for i, c in enumerate(name) if c == "/" and i >= start]
+    if not cuts:  # not a path
+        return _text_label(name, level, cap)
+    k = len(cuts) - 1 - level   # the "/" the tail starts at
+    if k < 0 or k == 0 and cuts[0] == start and level > 0:
+        return name, True
+    tail = name[cuts[max(k, 0)]:]
+    if level == 0 and len(tail) >= cap:
+        tail = tail[len(tail) - cap + 1:]
+    return f"{head}…{tail}", False
+
+
+def _text_label(name: str, level: int, cap: int) -> tuple[str, bool]:
+    """A long name's head and tail around "…" (an API's "evaluate_function: ...Backward0" differs at its end, a
+    kernel's shapes after its name), ``cap`` characters, 20 more each ``level``; True when the name is whole.
+    A name at most a fifth longer than ``cap`` stays whole: cutting a few characters saved no room and
+    garbled it ("cudaDeviceSynchronize / hi…ceSynchronize")."""
+    width = cap + 20 * level
+    if len(name) <= width + width // 5:
+        return name, True
+    tail = width // 3
+    return f"{name[:width - tail - 1]}…{name[-tail:]}", False
+
+
+def short_labels(names: list[str], paths: bool = False, cap: int = LABEL_CAP) -> list[str]:
+    """A chart's bar labels: each name at most ``cap`` characters where that keeps the labels distinct, module
+    paths (``paths``) as their last component after "…/", other names as head…tail; only the labels that
+    would collide are lengthened (a component, or 20 characters, at a time), up to the whole name. Equal
+    names (a chart lists each row once, so they name distinct rows) get " (2)", " (3)". Full module paths
+    (timesformer: up to 166 characters) took half a chart's width and LibreOffice then showed every other one."""
+    shorten = _path_label if paths else _text_label
+    levels = [0] * len(names)
+    while True:
+        made = [shorten(n, lv, cap) for n, lv in zip(names, levels, strict=True)]
+        by_label: dict[str, list[int]] = {}
+        for i, (text, _whole) in enumerate(made):
+            by_label.setdefault(text, []).append(i)
+        grown = False
+        for rows in by_label.values():
+            if len(rows) > 1 and len({names[i] for i in rows}) > 1:
+                for i in rows:
+                    if not made[i][1]:
+                        levels[i] += 1
+                        grown = True
+        if not grown:
+            break
+    labels = [text for text, _whole in made]
+    seen: dict[str, int] = {}
+    for i, text in enumerate(labels):
+        seen[text] = seen.get(text, 0) + 1
+        if seen[text] > 1:
+            labels[i] = f"{text} ({seen[text]})"
+    return labels
+
+
 def _statistic(wb: Any, ws: Any, sheet: Sheet) -> None:
     found = regressions(sheet)
     st = _state(wb)
@@ -444,15 +514,19 @@ def _statistic(wb: Any, ws: Any, sheet: Sheet) -> None:
     sws.write_string(row, 0, f"{sheet.name}: top {_regressions(len(top))} ({spec.what}, {spec.unit})",
                      _fmt(wb, "header"))
     sws.write_string(row, 1, f"Diff({spec.unit})", _fmt(wb, "header"))
+    sws.write_string(row, 2, "Chart label", _fmt(wb, "header"))
     first = row + 1
-    for i, (name, diff) in enumerate(zip(top["Name"].tolist(), top["Diff"].tolist(), strict=True)):
-        sws.write_string(first + i, 0, str(name)[:200], _fmt(wb, "text"))
+    names = [str(n) for n in top["Name"].tolist()]
+    labels = short_labels(names, paths=sheet.name == "ModuleCompareStatistic")
+    for i, (name, diff, label) in enumerate(zip(names, top["Diff"].tolist(), labels, strict=True)):
+        sws.write_string(first + i, 0, name[:_CELL_LIMIT], _fmt(wb, "text"))   # the whole name, to look up
         sws.write_number(first + i, 1, float(diff), _fmt(wb, "float"))
+        sws.write_string(first + i, 2, label, _fmt(wb, "text"))
     last = first + len(top) - 1
     st.next_row = last + 2
 
     chart = wb.add_chart({"type": "bar"})
-    chart.add_series({"name": f"Diff({spec.unit})", "categories": [src, first, 0, last, 0],
+    chart.add_series({"name": f"Diff({spec.unit})", "categories": [src, first, 2, last, 2],
                       "values": [src, first, 1, last, 1], "fill": {"color": _RED}})
     chart.set_title({"name": f"Top {_regressions(len(top))}: {spec.what} ({spec.unit}, comparison - base)"})
     chart.set_y_axis({"reverse": True})
