@@ -213,7 +213,7 @@ class _Events:
                         out[f] = traceio.to_int(list(map(get, sub)))
                     continue
                 if f not in ("ts", "dur"):  # text (names): equal ones as one object
-                    out[f] = traceio.shared_texts(list(map(get, sub)))
+                    out[f] = traceio.shared_texts(map(get, sub), n)
                     continue
                 vals = list(map(get, sub))
                 if f == "ts" and vals and type(vals[0]) is msgspec.Raw:  # traceio.RawTsEvent
