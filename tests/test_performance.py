@@ -333,6 +333,24 @@ def test_npu_trace_texts_share_one_object_per_text() -> None:
 
 
 
+def test_npu_op_arg_texts_other_than_text_read_as_before() -> None:
+    """The op arg texts are shared by one lookup pass keyed by the decoded values; 1, 1.0 and True are one key
+    there, so any value but a str or an absent one takes ``_text`` value by value (True is "True", not "1")."""
+    from msprof_compare.loaders import ascend_text
+
+    def texts(*values: str) -> list:
+        args = traceio.decode_args("t.json", np.array([msgspec.Raw(v.encode()) for v in values], dtype=object),
+                                   ascend_text._OpArgs)
+        return ascend_text._shared_arg_texts(args, "input_dims").tolist()
+
+    mixed = ('{"Input Dims": "[1]"}', '{"Input Dims": 1}', '{"Input Dims": true}', '{"Input Dims": 1.0}', "{}",
+             '{"Input Dims": [1, 2]}', '{"Input Dims": null}', '{"Input Dims": "[1]"}')
+    assert texts(*mixed) == ["[1]", "1", "True", "1.0", "N/A", "[1, 2]", "N/A", "[1]"]
+    assert texts(*mixed[2:4]) == ["True", "1.0"]
+    plain = texts('{"Input Dims": "[2, 3]"}', "{}", '{"Input Dims": "[2, 3]"}', '{"Input Dims": ""}')
+    assert plain == ["[2, 3]", "N/A", "[2, 3]", ""] and plain[0] is plain[2]
+
+
 def test_kineto_names_share_one_object_per_text() -> None:
     """The Kineto loader's name columns alike (``traceio.shared_texts``)."""
     opts, _ = build_options()
