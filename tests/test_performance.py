@@ -339,8 +339,8 @@ def test_npu_op_arg_texts_other_than_text_read_as_before() -> None:
     from msprof_compare.loaders import ascend_text
 
     def texts(*values: str) -> list:
-        args = traceio.decode_args("t.json", np.array([msgspec.Raw(v.encode()) for v in values], dtype=object),
-                                   ascend_text._OpArgs)
+        raws = np.fromiter((msgspec.Raw(v.encode()) for v in values), dtype=object, count=len(values))
+        args = traceio.decode_args("t.json", raws, ascend_text._OpArgs)
         return ascend_text._shared_arg_texts(args, "input_dims").tolist()
 
     mixed = ('{"Input Dims": "[1]"}', '{"Input Dims": 1}', '{"Input Dims": true}', '{"Input Dims": 1.0}', "{}",
