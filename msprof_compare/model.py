@@ -326,6 +326,10 @@ def threads_in_order(threads: pd.DataFrame, pid: int) -> tuple[list[int], list[s
     return tid[order].tolist(), col_of(threads, "name", object)[sel[order]].tolist()
 
 
+#: The event tables of a ``Profile``, as its repr counts them.
+_TABLES = ("ops", "kernels", "flows", "python_functions", "memory", "comm", "overlap", "queue")
+
+
 @dataclass(eq=False)
 class Profile:
     """Everything the comparators may read about one profiling run.
@@ -368,6 +372,12 @@ class Profile:
     extra: dict[str, Any] = field(default_factory=dict)
     #: One-line notes gathered while loading (skipped events etc.), logged once by the API.
     warnings: list[str] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        # the generated repr printed every table (tens of KB for a small trace); the sizes say what was loaded
+        sizes = ", ".join(f"{name}={len(getattr(self, name))}" for name in _TABLES if len(getattr(self, name)))
+        head = f"Profile(path={self.path!r}, kind={self.kind!r}, source={self.source!r}"
+        return head + (f", level={self.level!r}" if self.level else "") + (f", {sizes})" if sizes else ")")
 
     @property
     def is_gpu(self) -> bool:

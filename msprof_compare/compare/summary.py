@@ -1052,7 +1052,7 @@ def log_guards(frame: pd.DataFrame) -> None:
 
 # --------------------------------------------------------------------------- the comparator
 
-@dataclass
+@dataclass(repr=False)  # Sheet's short repr, not one that prints every frame
 class SummarySheet(Sheet):
     """The ``Summary`` sheet: the waterfall table plus the frames its chart hook writes beside it."""
 

@@ -69,6 +69,10 @@ class Sheet:
     def __len__(self) -> int:
         return len(self.data)
 
+    def __repr__(self) -> str:
+        # the generated repr printed the whole DataFrame and every Column: pages in a notebook for one table
+        return f"{type(self).__name__}(name={self.name!r}, rows={len(self.data)}, columns={len(self.columns)})"
+
     def frame(self) -> pd.DataFrame:
         """The data with display headers (duplicates suffixed ``.1`` as pandas reads the xlsx)."""
         seen: dict[str, int] = {}
