@@ -562,6 +562,19 @@ def test_colliding_chart_labels_are_lengthened_alone():
     assert short_labels(names, cap=30)[:2] != short_labels(names[:1], cap=30) + short_labels(names[1:2], cap=30)
 
 
+def test_count_suffixes_never_repeat_a_label():
+    """A row's own name may already read like a counted label (``aten::mul (2)``): the count skips it, so every
+    bar of a chart keeps a label of its own (two equal labels name two bars spreadsheets cannot tell apart)."""
+    from msprof_compare.report.charts import short_labels
+
+    assert short_labels(["aten::mul", "aten::mul", "aten::mul (2)"]) == ["aten::mul", "aten::mul (3)",
+                                                                         "aten::mul (2)"]
+    assert short_labels(["aten::mul", "aten::mul (2)", "aten::mul", "aten::mul"]) == [
+        "aten::mul", "aten::mul (2)", "aten::mul (3)", "aten::mul (4)"]
+    labels = short_labels(["x", "x (3)", "x", "x", "x (2)", "x"])
+    assert len(set(labels)) == 6 and labels[1] == "x (3)" and labels[4] == "x (2)"
+
+
 def test_statistic_sheets_without_a_summary_chart_nothing_and_warn_nothing(tmp_path, caplog):
     """An operator-only run has no time breakdown, so no Summary to hold chart data: the module sheets (whose
     regressions exist) get no chart, silently."""

@@ -476,8 +476,9 @@ def short_labels(names: list[str], paths: bool = False, cap: int = LABEL_CAP) ->
     """A chart's bar labels: each name at most ``cap`` characters where that keeps the labels distinct, module
     paths (``paths``) as their last component after "…/", other names as head…tail; only the labels that
     would collide are lengthened (a component, or 20 characters, at a time), up to the whole name. Equal
-    names (a chart lists each row once, so they name distinct rows) get " (2)", " (3)". Full module paths
-    (timesformer: up to 166 characters) took half a chart's width and LibreOffice then showed every other one."""
+    names (a chart lists each row once, so they name distinct rows) get " (2)", " (3)" (a count no other label
+    holds). Full module paths (timesformer: up to 166 characters) took half a chart's width and LibreOffice then
+    showed every other one."""
     shorten = _path_label if paths else _text_label
     levels = [0] * len(names)
     while True:
@@ -495,11 +496,17 @@ def short_labels(names: list[str], paths: bool = False, cap: int = LABEL_CAP) ->
         if not grown:
             break
     labels = [text for text, _whole in made]
+    taken = set(labels)
     seen: dict[str, int] = {}
     for i, text in enumerate(labels):
         seen[text] = seen.get(text, 0) + 1
         if seen[text] > 1:
-            labels[i] = f"{text} ({seen[text]})"
+            n = seen[text]
+            while f"{text} ({n})" in taken:  # a name of its own may read "x (2)" already
+                n += 1
+            seen[text] = n
+            labels[i] = f"{text} ({n})"
+            taken.add(labels[i])
     return labels
 
 
