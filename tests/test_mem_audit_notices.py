@@ -98,12 +98,12 @@ def test_addr_less_warning_counts_a_dropped_allocation_and_stays_quiet_with_addr
         return p
 
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
-        memory._addr_less_pairing(side([-1] * 5))
+        memory._addr_less_pairing(p := side([-1] * 5), memory.gpu_records(p))
     assert caplog.messages == [
         "old.json: its [memory] events carry no Addr, so each free pairs only with the allocation just before it: "
         "of 3 device allocations 1 are released, 1 have no release (Allocated Duration counts them as 0) and 1 "
         "(2.00 MB) are left out of Allocated Memory (a free of another size came next)"]
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
-        memory._addr_less_pairing(side([7, 8, 9, 9, 10]))
+        memory._addr_less_pairing(p := side([7, 8, 9, 9, 10]), memory.gpu_records(p))
     assert caplog.messages == []

@@ -286,13 +286,15 @@ class MemoryIndex:
         return "".join([own_text[i] for i in nodes.tolist()])
 
 
+def _side_records(ctx: RunContext, side: str) -> pd.DataFrame | dict[str, np.ndarray]:
+    """One side's ``_index_records``, made once per run (the index and the Addr-less check both read them)."""
+    profile = ctx.base if side == "base" else ctx.comparison
+    return ctx.cached(f"memory.records.{side}", lambda: _index_records(profile))
+
+
 def memory_index(ctx: RunContext, side: str) -> MemoryIndex:
     """The cached memory index of one side (``build`` says when a side has no memory record)."""
-    def compute() -> MemoryIndex:
-        profile = ctx.base if side == "base" else ctx.comparison
-        return MemoryIndex(op_tree(ctx, side), _index_records(profile))
-
-    return ctx.cached(f"memory.index.{side}", compute)
+    return ctx.cached(f"memory.index.{side}", lambda: MemoryIndex(op_tree(ctx, side), _side_records(ctx, side)))
 
 
 def _no_memory(ctx: RunContext, profile: Profile, other_has: bool) -> None:
@@ -393,13 +395,13 @@ def build(ctx: RunContext) -> list[Sheet]:
                         "no operator has memory to compare and the memory sheets are left out")
     if not len(pairs) or not any(placed):
         return []
-    for p in (ctx.base, ctx.comparison):
+    for p, side in ((ctx.base, "base"), (ctx.comparison, "comparison")):
         if p.is_gpu:
-            _addr_less_pairing(p)
+            _addr_less_pairing(p, _side_records(ctx, side))
     return _sheets(ctx, pairs, mb, mc)
 
 
-def _addr_less_pairing(profile: Profile) -> None:
+def _addr_less_pairing(profile: Profile, rec: pd.DataFrame) -> None:
     """Warn when a trace's device ``[memory]`` events carry no ``Addr`` (PyTorch 1.8's): every event then
     pairs under one key, so a free closes only the allocation just before it, as the original pairs them.
     The figures stay the original's, but allocations left without a release understate Allocated Duration
@@ -411,7 +413,6 @@ def _addr_less_pairing(profile: Profile) -> None:
         return
     size = col_of(m, "bytes", np.int64)[dev]
     allocs = int((size > 0).sum())
-    rec = gpu_records(profile)
     released = int((np.asarray(rec["release_text"], dtype=object) != "None").sum())
     dropped, open_ = allocs - len(rec), len(rec) - released
     if dropped or open_:
