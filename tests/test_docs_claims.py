@@ -1,0 +1,115 @@
+"""What README.md and docs/result.schema.json tell a user, checked against runs of the tool.
+
+The JSON schema is checked on three kinds of pair (GPU-GPU, NPU text, NPU DB), each run through the command line
+with every option given, so that an option's value (``op_name_map``'s dict, the steps, the gate's float) or a
+sheet only an option makes (``KernelTypeCompare``, the operator sheets of ``--disable_module``) cannot leave the
+schema behind. ``--disable_details`` is on for the DB pair only: it drops the detail sheets the other two check.
+The README's option tables are checked against the ``--help`` of every face.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from cliutil import run_inproc
+from test_json_report import SCHEMA, _strict_loads, validate
+
+from msprof_compare import cli
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLES = REPO.parent / "shared" / "samples"
+NPU_TEXT = SAMPLES / "msinsight" / "test" / "data" / "pytorch" / "text"
+
+# the options every run below gives (besides its paths, -o and the ones a pair adds)
+COMMON = ["--enable_profiling_compare", "--enable_operator_compare", "--enable_memory_compare",
+          "--enable_communication_compare", "--enable_api_compare", "--enable_kernel_compare", "--disable_module",
+          "--max_kernel_num", "10", "--use_input_shape", "--gpu_flow_cat", "ac2g", "--force", "--use_kernel_type",
+          "--debug", "--output_format", "xlsx,json"]
+NPU_STEPS = ["--base_step", "50", "--comparison_step", "50"]
+
+PAIRS = {
+    # bert-small H100 -> MI300X (sample_data): the comparison is faster, the gate passes
+    "gpu": (REPO / "sample_data" / "bert-small_h100.json.gz", REPO / "sample_data" / "bert-small_mi300.json.gz",
+            ["--op_name_map", "{'cudaDeviceSynchronize':'hipDeviceSynchronize'}", "--fail_on_regression", "5%"], 0),
+    # NPU pair 1 (text exports, level1 -> level2), step 50 on both sides
+    "npu_text": (NPU_TEXT / "level1" / "rank0_ascend_pt", NPU_TEXT / "level2" / "rank0_ascend_pt",
+                 [*NPU_STEPS, "--op_name_map", "{'aten::mul':'aten::mul'}", "--fail_on_regression", "5"], 0),
+    # the DB excerpts, level2 as the base: the comparison is 6.7 % slower, so the gate fails (exit 3)
+    "npu_db": (REPO / "tests" / "data" / "db" / "l2", REPO / "tests" / "data" / "db" / "l1",
+               [*NPU_STEPS, "--disable_details", "--op_name_map", "{'aten::mul':'aten::mul'}",
+                "--fail_on_regression", "1"], 3),
+}
+
+
+@pytest.mark.parametrize("pair", sorted(PAIRS))
+def test_json_of_every_option_validates_against_the_schema(pair: str, capsys: pytest.CaptureFixture,
+                                                          tmp_path: Path) -> None:
+    base, comparison, extra, status = PAIRS[pair]
+    if not base.exists():
+        pytest.skip(f"sample data not found at {base}")
+    out = tmp_path / "out"
+    code, stdout, _ = run_inproc(capsys, "-bp", str(base), "-d", str(comparison), "-o", str(out), *COMMON, *extra)
+    assert code == status
+    written = sorted(out.iterdir())
+    assert [p.suffix for p in written] == [".json", ".xlsx"]  # reports are written also when the gate fails
+    doc = _strict_loads(written[0].read_text(encoding="utf-8"))
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    assert validate(doc, schema) == []
+    # the options are recorded by flag name, as given (README: the API's options are the long names)
+    assert set(doc["options"]) == readme_option_names() - {"profiling_path", "benchmark_profiling_path",
+                                                           "output_path"}
+    assert doc["options"]["max_kernel_num"] == 10 and doc["options"]["disable_module"] is True
+    assert doc["options"]["base_step"] == (-1 if pair == "gpu" else 50)  # -1: no step given (schema)
+    assert doc["options"]["op_name_map"] == json.loads(extra[extra.index("--op_name_map") + 1].replace("'", '"'))
+    assert doc["options"]["output_format"] == "xlsx,json" and isinstance(doc["options"]["fail_on_regression"], float)
+    names = [s["name"] for s in doc["sheets"]]
+    assert names[:2] == ["Summary", "OverallMetrics"] and "ModuleCompareStatistic" not in names
+    assert ("KernelTypeCompare" in names) == (pair != "gpu")  # kernel comparison: NPU data only
+    assert ("OperatorCompare" in names) == (pair != "npu_db")  # --disable_details
+    assert ("match_rate" in doc["frames"]) == (pair != "npu_db")
+    # the verdict is the console's sentence without its final period
+    verdict = doc["summary"]["verdict"]
+    assert verdict and not verdict.endswith(".")
+    assert f"{verdict}." in stdout.splitlines()
+
+
+def readme_tables() -> dict[str, list[str]]:
+    """The README's two option tables: each row's option spellings (``-d``, ``--profiling_path``, ...)."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    tables = {}
+    for key, head in (("original", "Options (the original's names"), ("ours", "Additions of ours")):
+        block = text[text.index(head):]
+        rows = [line for line in block.split("\n\n", 2)[1].splitlines() if line.startswith("| `")]
+        # the option column, and the spelling its meaning gives as "also `--...`" (-bp's --benchmark_path)
+        tables[key] = [name for row in rows
+                       for name in re.findall(r"(?<![\w-])(--?[a-z][a-z_]*)", row.split("|")[1])
+                       + re.findall(r"also `(--[a-z_]+)`", row.split("|")[2])]
+    return tables
+
+
+def readme_option_names() -> set[str]:
+    """The long option names of the README's tables without their dashes (the API's keywords)."""
+    tables = readme_tables()
+    return {n[2:] for names in tables.values() for n in names if n.startswith("--")} - {"benchmark_path"}
+
+
+def help_options(text: str) -> set[str]:
+    return set(re.findall(r"(?<![\w-])(--?[a-zA-Z][a-z_]*)", text)) - {"-h", "-H", "--help"}
+
+
+def test_readme_option_tables_are_the_help_of_every_face(capsys: pytest.CaptureFixture) -> None:
+    tables = readme_tables()
+    documented = set(tables["original"]) | set(tables["ours"])
+    assert {"-d", "-bp", "-o", "--benchmark_path", "--output_format", "--fail_on_regression"} <= documented
+    for face in (lambda: cli.analyze_main(["compare", "--help"]), lambda: cli.compare_main(["--help"])):
+        with pytest.raises(SystemExit):
+            face()
+        options = [line for line in capsys.readouterr().out.splitlines()[1:] if line.startswith("  -")]
+        assert help_options("\n".join(line.split("  ")[1] for line in options)) == documented
+    # the script takes the two paths as positional arguments (base first): every other option is the same
+    usage = cli.build_script_parser().format_usage()
+    assert help_options(usage) == documented - {"-d", "--profiling_path", "-bp", "--benchmark_profiling_path",
+                                                "--benchmark_path", "--output_path"} | {"-o"}
