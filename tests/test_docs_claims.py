@@ -113,3 +113,20 @@ def test_readme_option_tables_are_the_help_of_every_face(capsys: pytest.CaptureF
     usage = cli.build_script_parser().format_usage()
     assert help_options(usage) == documented - {"-d", "--profiling_path", "-bp", "--benchmark_profiling_path",
                                                 "--benchmark_path", "--output_path"} | {"-o"}
+
+
+def test_a_database_under_a_trace_suffix_is_not_told_to_unpack(capsys: pytest.CaptureFixture,
+                                                               tmp_path: Path) -> None:
+    """docs/differences.md: a file under a trace's suffix is named by its first bytes, an archive with "unpack
+    it". An SQLite database has nothing to unpack: it is told the names a profiler database is read under (the
+    DB excerpt of tests/data, renamed as a trace)."""
+    renamed = tmp_path / "rank0.pt.trace.json"
+    renamed.write_bytes((REPO / "tests" / "data" / "db" / "l1" / "ascend_pytorch_profiler_0.db").read_bytes())
+    out = tmp_path / "out"
+    code, _, err = run_inproc(capsys, "-bp", str(renamed), "-d", str(renamed), "-o", str(out))
+    lines = [line for line in err.splitlines() if line.startswith("error:")]
+    assert code == 1 and lines == [
+        f"error: {renamed}: not a JSON trace: the file is an SQLite database (a profiler database is read under "
+        "its own name, ascend_pytorch_profiler_*.db, ascend_mindspore_profiler_*.db or msmonitor_*.db, or from its "
+        "profiling directory)"], err
+    assert not out.exists()

@@ -618,8 +618,10 @@ def test_a_trace_shipped_in_an_archive_is_named_as_such(tmp_path, capsys) -> Non
         f = tmp_path / name
         f.write_bytes(data)
         code, _, err = run_inproc(capsys, "-d", str(f), "-bp", other, "-o", str(out))
-        assert code == 1 and error_lines(err) == [
-            f"error: {f}: not a JSON trace: the file is {kind} (unpack it and pass the trace it holds, or its "
-            "profiling directory)"], err
+        hint = ("a profiler database is read under its own name, ascend_pytorch_profiler_*.db, "
+                "ascend_mindspore_profiler_*.db or msmonitor_*.db, or from its profiling directory"
+                if kind == "an SQLite database"
+                else "unpack it and pass the trace it holds, or its profiling directory")
+        assert code == 1 and error_lines(err) == [f"error: {f}: not a JSON trace: the file is {kind} ({hint})"], err
         assert not out.exists()
     assert traceio.archive_kind(trace) == "" and traceio.archive_kind(b"") == ""

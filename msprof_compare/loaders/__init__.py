@@ -217,7 +217,7 @@ def _suffix_hint(name: str) -> str:
 
 def _not_a_profiler_db(name: str) -> str:
     """Why a .db is refused, naming what it is when that is known."""
-    expected = "ascend_pytorch_profiler_*.db, ascend_mindspore_profiler_*.db or msmonitor_*.db"
+    expected = paths.PROFILER_DB_NAMES
     if name.startswith("msprof") and name.endswith(".db"):
         return f"a CANN msprof database, which is not supported (pass the {expected} export)"
     if name == "analysis.db":

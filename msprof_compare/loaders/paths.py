@@ -55,6 +55,8 @@ FORCE_HINT = "add --force to skip the owner, size and permission checks"
 #: --force cannot make a path readable: what a user has to do instead
 READ_HINT = "it needs read permission for you (chmod u+r), which --force cannot skip"
 SEARCH_HINT = "a directory needs search permission to be read (chmod u+x), which --force cannot skip"
+#: The names a profiler database is read under (a .db of another name is refused, naming them).
+PROFILER_DB_NAMES = "ascend_pytorch_profiler_*.db, ascend_mindspore_profiler_*.db or msmonitor_*.db"
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 

@@ -33,7 +33,7 @@ from ..errors import ProfileError
 from ..gcpause import gc_paused
 from ..textsafe import short_repr
 from .numparse import FLOAT_EXACT_US, NumberError, decimal_us_to_ns, parse_uniform, same_width_matrix, texts_us_to_ns
-from .paths import size_cap
+from .paths import PROFILER_DB_NAMES, size_cap
 
 _NUM = int | float | str
 
@@ -423,17 +423,22 @@ def decode_events(path: str, data: bytes | memoryview, raw_ts: bool = False) -> 
         raise ProfileError(path, "empty file")
     refuse_utf16(path, data, "profiler traces are UTF-8")
     archive = archive_kind(data)
+    if archive == _SQLITE:  # nothing to unpack: a profiler database renamed, or another database
+        raise ProfileError(path, f"not a JSON trace: the file is {archive}",
+                           hint=f"a profiler database is read under its own name, {PROFILER_DB_NAMES}, or from its "
+                                "profiling directory")
     if archive:
         raise ProfileError(path, f"not a JSON trace: the file is {archive}",
                            hint="unpack it and pass the trace it holds, or its profiling directory")
     raise ProfileError(path, "not a JSON trace (expected an object with traceEvents or an event list)")
 
 
+_SQLITE = "an SQLite database"
 #: Leading bytes of the archive and compression formats a trace is shipped in (a gzip member is inflated
 #: before the check, so a .tar.gz shows as tar), and what they are called in an error line.
 _MAGIC = ((b"PK\x03\x04", "a zip archive"), (b"PK\x05\x06", "an empty zip archive"), (b"BZh", "bzip2-compressed"),
           (b"\xfd7zXZ\x00", "xz-compressed"), (b"\x28\xb5\x2f\xfd", "zstd-compressed"),
-          (b"7z\xbc\xaf\x27\x1c", "a 7z archive"), (b"SQLite format 3\x00", "an SQLite database"))
+          (b"7z\xbc\xaf\x27\x1c", "a 7z archive"), (b"SQLite format 3\x00", _SQLITE))
 
 
 def archive_kind(data: bytes | memoryview) -> str:
