@@ -455,24 +455,34 @@ def top_contributors(rows: pd.DataFrame, level: str, coverage: float = CONTRIBUT
     # times are whole ns: the difference of two ms floats, rounded to the ns, drops the subtraction's noise
     # (-0.02346799999999999 for -0.023468) and a difference that is only noise
     diff = np.round(c - b, 6)
-    keep = np.flatnonzero(np.abs(diff) > 0)
-    if not keep.size:
+    pick, share, cum = coverage_cut(diff, coverage)
+    if not pick.size:
         return pd.DataFrame({col: pd.Series(dtype=object) for col in CONTRIBUTOR_COLUMNS})
-    d = diff[keep]
-    gross = float(np.abs(d).sum())
-    net = float(d.sum())
-    order = np.argsort(-np.abs(d), kind="stable")
-    share = np.abs(d[order]) / gross
-    cum = np.cumsum(share)
-    n = int(np.searchsorted(cum, coverage - 1e-12) + 1)  # first prefix reaching the coverage
-    pick = keep[order[:n]]
-    d = d[order[:n]]
+    net = float(diff[np.abs(diff) > 0].sum())
+    n = len(pick)
+    d = diff[pick]
     return plain_frame({
         "Rank": np.arange(1, n + 1), "Level": [level] * n,
         "Name": col_of(rows, "Name", object)[pick], "Base(ms)": b[pick], "Comparison(ms)": c[pick],
-        "Diff(ms)": d, "Share": share[:n], "Cumulative Share": cum[:n],
+        "Diff(ms)": d, "Share": share, "Cumulative Share": cum,
         "Share of Net Diff": d / net if net else [None] * n,
     }, CONTRIBUTOR_COLUMNS)
+
+
+def coverage_cut(diff: np.ndarray, coverage: float = CONTRIBUTOR_COVERAGE) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(rows, shares, cumulative shares) of the fewest rows whose absolute ``diff`` reach ``coverage`` of the
+    summed absolute change, largest first; rows of equal absolute diff keep their order (the sheet's). Share is
+    |diff| / sum(|diff|): the gross change, so regressions and improvements never cancel. Empty when no diff is
+    non-zero."""
+    keep = np.flatnonzero(np.abs(diff) > 0)
+    if not keep.size:
+        return keep, np.empty(0), np.empty(0)
+    d = np.abs(diff[keep])
+    order = np.argsort(-d, kind="stable")
+    share = d[order] / float(d.sum())
+    cum = np.cumsum(share)
+    n = int(np.searchsorted(cum, coverage - 1e-12) + 1)  # first prefix reaching the coverage
+    return keep[order[:n]], share[:n], cum[:n]
 
 
 def _step_mask(wf: pd.DataFrame) -> np.ndarray:
