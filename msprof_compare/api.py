@@ -143,6 +143,22 @@ class CompareResult:
         return self.frames.get("contributors", pd.DataFrame()).copy()  # a copy: the Summary sheet and to_json read it
 
     @property
+    def memory_contributors(self) -> pd.DataFrame:
+        """The operators of MemoryCompareStatistic whose ``Diff Memory(MB)`` explain 80% of the summed absolute
+        change of its rows, largest first (empty without that sheet, when no operator's memory changed, or when
+        a side recorded no memory: its 0 MB is no change)."""
+        return self.frames.get("memory_contributors", pd.DataFrame()).copy()
+
+    @property
+    def memory_totals(self) -> dict[str, Any] | None:
+        """Memory allocated inside the compared operators (MB) and peak reserved memory (GB, the console's Mem
+        Usage) of each side, with their changes, as JSON ``summary.memory`` holds them; None without
+        MemoryCompareStatistic. A figure a side did not record is None, and so is its change."""
+        from .report.json_report import memory_totals
+
+        return memory_totals(self.frames)
+
+    @property
     def verdict(self) -> str:
         """Which side is slower and by how much, in words, as under the console's waterfall ("" without one), without
         the final period the console and the Summary sheet add (JSON ``summary.verdict`` is the same text):

@@ -453,11 +453,11 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool) -
                     _print(ROWS_LEGEND)
                     if deliver.writes_workbook(formats, output, explicit) and "OverallMetrics" in result.sheet_names:
                         log.info(OVERALL_HINT)  # it points at the workbook: only when one is written
-            from .report.summary_console import render_explain
+            from .report.summary_console import render_explain, render_memory
 
-            explain = render_explain(result.frames, result.verdict)
-            if explain:
-                _print(explain)
+            for text in (render_explain(result.frames, result.verdict), render_memory(result.frames)):
+                if text:
+                    _print(text)
         deliver.write_reports(result, output, explicit_format=explicit)
         return deliver.apply_gate(result)
     except UsageError as exc:

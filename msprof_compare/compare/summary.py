@@ -16,7 +16,8 @@ Three results, built after every other comparator ran (they read its sheets):
   categories, kernels launched before the profile, time breakdown of the steps).
 
 They land in ``ctx.frames["waterfall" | "contributors" | "guards"]`` and in the
-``Summary`` sheet (placed first in the workbook by ``api.run_comparators``).
+``Summary`` sheet (placed first in the workbook by ``api.run_comparators``); the memory
+counterpart of the contributors (``memory_summary``) in ``ctx.frames["memory_contributors" | "memory"]``.
 ``regression_gate`` implements ``--fail_on_regression``.
 """
 
@@ -473,7 +474,7 @@ def coverage_cut(diff: np.ndarray, coverage: float = CONTRIBUTOR_COVERAGE) -> tu
     """(rows, shares, cumulative shares) of the fewest rows whose absolute ``diff`` reach ``coverage`` of the
     summed absolute change, largest first; rows of equal absolute diff keep their order (the sheet's). Share is
     |diff| / sum(|diff|): the gross change, so regressions and improvements never cancel. Empty when no diff is
-    non-zero."""
+    non-zero. The time and the memory contributors are cut alike."""
     keep = np.flatnonzero(np.abs(diff) > 0)
     if not keep.size:
         return keep, np.empty(0), np.empty(0)
@@ -1163,6 +1164,9 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
                  "launch flows); the top contributors are the waterfall steps.", found[0])
         contrib = top_contributors(*reversed(_waterfall_contributors(wf)))
     ctx.frames["contributors"] = contrib
+    from . import memory_summary  # where memory grew, in a memory-only run too
+
+    memory_summary.build(ctx, sheets or [])
     if not len(wf) or not sheets:  # alone, a Summary would turn a run without any sheet into a workbook
         return []
     sheet = summary_sheet(ctx, wf, contrib, guard)

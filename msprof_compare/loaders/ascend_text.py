@@ -36,7 +36,8 @@ exact integer-ns columns so nobody re-parses decimal text):
   (reference-1 §3.5).
 * each side file is read only when a comparison that uses it is on (as the original's
   collectors): ``memory_record`` and ``communication`` with the profiling comparison,
-  ``operator_memory`` with the memory comparison, ``op_statistic`` with the kernel
+  ``operator_memory`` with the memory comparison (and, without the profiling comparison,
+  ``memory_record`` without a word, for the console's peak memory), ``op_statistic`` with the kernel
   comparison and ``--use_kernel_type``.
 """
 
@@ -1067,6 +1068,18 @@ def read_memory_record(path: str, warnings: list[str]) -> pd.DataFrame:
     return frame_of({"Total Reserved(MB)": cells})
 
 
+def _quiet_memory_record(out: str) -> pd.DataFrame | None:
+    """memory_record.csv for the memory comparison's peak line when OverallMetrics is off: read without a
+    word (a missing or unreadable file only leaves the peak out; its warnings are OverallMetrics')."""
+    p = os.path.join(out, "memory_record.csv")
+    if not os.path.isfile(p):
+        return None
+    try:
+        return read_memory_record(p, [])
+    except ProfileError:
+        return None
+
+
 def read_operator_memory(path: str, warnings: list[str]) -> pd.DataFrame:
     """operator_memory.csv with times as exact ns and odd sizes or times warned about, not failed on: a few bad
     rows should not cost the whole memory comparison."""
@@ -1232,6 +1245,8 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
     p = path_of("memory_record.csv") if profiling else None
     if p:
         profile.memory_record = read_memory_record(p, profile.warnings)
+    elif not profiling and opts.enable_memory_compare:
+        profile.memory_record = _quiet_memory_record(out)
     if opts.enable_memory_compare:  # only the memory comparison reads it (as the original)
         p = path_of("operator_memory.csv")
         if p:

@@ -2,7 +2,7 @@
 
 One document holds every sheet (records keyed by display header, as pandas
 reads the xlsx: repeated headers get ``.1``), the console summary and the
-Summary results (E2E, waterfall, contributors, validity guards). The layout
+Summary results (E2E, waterfall, contributors, validity guards, where memory grew). The layout
 is described by ``docs/result.schema.json``. The JSON is strict: NaN becomes
 ``null`` and infinities the strings ``"INF"`` / ``"-INF"``, as in the xlsx.
 """
@@ -42,7 +42,9 @@ if TYPE_CHECKING:  # pragma: no cover
 SCHEMA_ID = "urn:msprof-compare:result-schema:1"
 SCHEMA_VERSION = 1
 #: Frames of ``result.frames`` placed under "summary" (the rest go to "frames").
-SUMMARY_FRAMES = ("waterfall", "contributors", "guards")
+SUMMARY_FRAMES = ("waterfall", "contributors", "guards", "memory_contributors")
+#: One-row frames placed under "summary" as objects (``_e2e``, ``memory_totals``), not under "frames".
+SUMMARY_OBJECTS = ("e2e", "memory")
 
 
 def clean(v: Any) -> Any:
@@ -104,6 +106,12 @@ def _e2e(frames: dict[str, pd.DataFrame]) -> dict[str, Any] | None:
     }
 
 
+def memory_totals(frames: dict[str, pd.DataFrame]) -> dict[str, Any] | None:
+    """The one-row frame "memory" (``compare/memory_summary.py``) as an object; None without it."""
+    totals = frames.get("memory")
+    return records(totals)[0] if totals is not None and len(totals) else None
+
+
 def to_document(result: CompareResult, generated_at: _dt.datetime | None = None) -> dict[str, Any]:
     """The whole result as a JSON-ready dict (see docs/result.schema.json)."""
     now = generated_at or utc_now()
@@ -140,10 +148,11 @@ def to_document(result: CompareResult, generated_at: _dt.datetime | None = None)
             **{name: records(frames.get(name)) for name in SUMMARY_FRAMES},
             "contributors_note": unexplained_note(frames.get("contributors"), frames.get("waterfall")) or None,
             "verdict": result.verdict or None,
+            "memory": memory_totals(frames),
         },
         "sheets": sheets,
         "frames": {name: records(f) for name, f in frames.items()
-                   if name not in SUMMARY_FRAMES and name != "e2e" and isinstance(f, pd.DataFrame)},
+                   if name not in SUMMARY_FRAMES and name not in SUMMARY_OBJECTS and isinstance(f, pd.DataFrame)},
     }
 
 

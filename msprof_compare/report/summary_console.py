@@ -1,7 +1,8 @@
-"""Console text of the Summary results: the E2E waterfall and the top contributors.
+"""Console text of the Summary results: the E2E waterfall, the top contributors and where memory grew.
 
 Printed under the "Model Profiling Time Distribution" table; the frames come
-from ``compare/summary.py`` (``result.frames["waterfall" | "contributors"]``).
+from ``compare/summary.py`` (``result.frames["waterfall" | "contributors"]``) and
+``compare/memory_summary.py`` (``result.frames["memory_contributors" | "memory"]``).
 """
 
 from __future__ import annotations
@@ -65,9 +66,83 @@ def render_contributors(frame: pd.DataFrame | None) -> str:
     return t.get_string()
 
 
+def _fixed(v: float, unit: str = "", signed: bool = False) -> str:
+    """A memory figure to 2 decimals, as MemoryCompareStatistic rounds its diffs and Mem Usage shows GB."""
+    x = round(float(v), 2) + 0.0  # no "-0.00"
+    text = f"{x:+.2f}" if signed else f"{x:.2f}"
+    return f"{text} {unit}" if unit else text
+
+
+def render_memory_contributors(frame: pd.DataFrame | None) -> str:
+    """The first ``CONSOLE_TOP`` memory contributors, as the time contributors are shown ("" when none)."""
+    if frame is None or not len(frame):
+        return ""
+    shown = frame.head(CONSOLE_TOP)
+    t = PrettyTable()
+    first = f"; the first {len(shown)} shown" if len(shown) < len(frame) else ""
+    t.title = f"Top Memory Contributors ({coverage_text(frame)} of the operators' allocated-memory change{first})"
+    t.field_names = ["#", "Name", "Base(MB)", "Comparison(MB)", "Diff(MB)", "Share", "Cumulative Share"]
+    for r in shown.itertuples(index=False):
+        name = term_safe(r.Name)
+        if len(name) > 70:
+            name = name[:67] + "..."
+        t.add_row([int(r.Rank), name, _fixed(r[2]), _fixed(r[3]), _fixed(r[4], signed=True),
+                   _pct(r.Share), _pct(r[6])])
+    t.align = "r"
+    t.align["Name"] = "l"
+    return t.get_string()
+
+
+def _change(base: float, comp: float, unit: str) -> str:
+    """"1.00 MB -> 3.00 MB (+2.00 MB, +200.00%)" ("... on both sides" when equal; no percentage of a 0 base)."""
+    if base == comp:
+        return f"{_fixed(base, unit)} on both sides"
+    pct = f", {(comp - base) / base * 100:+.2f}%" if base else ""
+    return f"{_fixed(base, unit)} -> {_fixed(comp, unit)} ({_fixed(comp - base, unit, True)}{pct})"
+
+
+def memory_line(totals: pd.DataFrame | None) -> str:
+    """The memory allocated inside the operators and the peak reserved memory, each side, in one sentence
+    ("" without the memory comparison). A side without memory records is "not recorded": its 0 MB is no
+    change."""
+    if totals is None or not len(totals):
+        return ""
+    t = totals.iloc[0]
+    rec = (bool(t["base_recorded"]), bool(t["comparison_recorded"]))
+    mb = (float(t["base_mb"]), float(t["comparison_mb"]))
+    inside = "memory allocated inside operators"
+    if not all(rec):
+        sides = ", ".join(f"{side} {_fixed(v, 'MB') if r else 'not recorded'}"
+                          for side, v, r in zip(("base", "comparison"), mb, rec, strict=True))
+        missing = "the base" if not rec[0] else "the comparison"
+        text = (f"No memory contributor: {missing} side recorded no memory inside its operators (its 0 MB in "
+                f"MemoryCompareStatistic means not recorded, not a change); {inside}: {sides}")
+    elif not int(t["changed"]):
+        text = f"No operator's allocated memory changed ({int(t['operators'])} operators); {inside} " + \
+               _change(*mb, "MB")
+    else:
+        text = f"{inside[0].upper()}{inside[1:]} {_change(*mb, 'MB')}"
+    pb, pc = t["base_peak_gb"], t["comparison_peak_gb"]
+    pb, pc = (None if v is None or pd.isna(v) else float(v) for v in (pb, pc))
+    if pb is not None and pc is not None:
+        text += f"; peak reserved memory (Mem Usage) {_change(pb, pc, 'GB')}"
+    elif pb is not None or pc is not None:
+        text += ("; peak reserved memory (Mem Usage): " + ", ".join(
+            f"{side} {_fixed(v, 'GB') if v is not None else 'not recorded'}"
+            for side, v in (("base", pb), ("comparison", pc))))
+    return f"{text}."
+
+
+def render_memory(frames: dict[str, pd.DataFrame]) -> str:
+    """The memory contributors and the memory line under them ("" without the memory comparison)."""
+    parts = [render_memory_contributors(frames.get("memory_contributors")), memory_line(frames.get("memory"))]
+    return "\n".join(p for p in parts if p)
+
+
 def render_explain(frames: dict[str, pd.DataFrame], verdict: str = "") -> str:
     """Waterfall, the E2E verdict in words, then contributors ("" when neither table exists); under the
-    contributors, a note when they explain little of the E2E change. ``verdict``: ``CompareResult.verdict``."""
+    contributors, a note when they explain little of the E2E change. ``verdict``: ``CompareResult.verdict``.
+    The console prints ``render_memory`` under it."""
     contrib = frames.get("contributors")
     parts = [render_waterfall(frames.get("waterfall")), term_safe(f"{verdict}.") if verdict else "",
              render_contributors(contrib)]

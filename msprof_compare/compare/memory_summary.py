@@ -1,0 +1,136 @@
+"""Where memory grew: the memory counterpart of the top contributors.
+
+Made from the ``MemoryCompareStatistic`` sheet the memory comparator wrote (its columns as they are, no second
+pass over the records) whenever that sheet exists, in a memory-only run as in the default one:
+
+* ``ctx.frames["memory_contributors"]``: the operator names whose ``Diff Memory(MB)`` explain 80% of the summed
+  absolute change of the sheet's rows, largest first, cut as the time contributors are (``summary.coverage_cut``);
+* ``ctx.frames["memory"]``: one row of totals: the memory allocated inside the compared operators (the sums of
+  the sheet's two ``Allocated Memory(MB)`` columns) and the peak reserved memory of each side, the figure the
+  console's ``Mem Usage`` shows (taken from the time breakdown when it ran, else read alone).
+
+A side without any memory record inside an operator reads 0 MB in every row of the sheet: its memory was not
+recorded, which is no change, so no contributor is listed then and the diffs are null.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from ..columns import col_of
+from ..model import Profile
+from .table import Sheet, plain_frame
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..api import RunContext
+
+SHEET = "MemoryCompareStatistic"
+CONTRIBUTOR_COLUMNS = ["Rank", "Name", "Base(MB)", "Comparison(MB)", "Diff(MB)", "Share", "Cumulative Share"]
+TOTAL_COLUMNS = ["operators", "changed", "base_recorded", "comparison_recorded", "base_mb", "comparison_mb",
+                 "diff_mb", "diff_pct", "base_peak_gb", "comparison_peak_gb", "peak_diff_gb", "peak_diff_pct"]
+#: MemoryCompareStatistic's columns by position (reference-2 §5): name, base MB, comparison MB, Diff Memory(MB).
+_NAME, _BASE_MB, _COMP_MB, _DIFF_MB = 1, 3, 6, 8
+
+
+def peak_gb(profile: Profile) -> float:
+    """The largest reserved memory of the run in GB (0.0 when it was not recorded), read as the time breakdown
+    reads its ``Mem Usage``: Kineto ``Total Reserved`` of device memory events, NPU ``memory_record.csv``
+    ``Total Reserved(MB)`` (none for a bare trace file), the DB's ``MEMORY_RECORD`` peak. For a run without the
+    breakdown, which would cost a whole pass over the kernels."""
+    if profile.source == "kineto":
+        mem = profile.memory
+        reserved = col_of(mem, "total_reserved", np.int64)[col_of(mem, "device_id", np.int64) >= 0]
+        return float(reserved.max()) / 1024**3 if len(reserved) else 0.0
+    if profile.source == "ascend_db":
+        return int(profile.extra.get("memory_peak_bytes", 0) or 0) / 1024**3
+    mr = profile.memory_record
+    if profile.level == "trace" or mr is None or "Total Reserved(MB)" not in mr.columns or not len(mr):
+        return 0.0
+    v = col_of(mr, "Total Reserved(MB)", np.float64)
+    v = v[~np.isnan(v)]  # the loader left impossible totals out
+    return float(v.max()) / 1024 if v.size else 0.0
+
+
+def _peaks(ctx: RunContext) -> tuple[float, float]:
+    """Both sides' peak in GB: the breakdown's figures when the overall comparator (or the gate) made them."""
+    pair = ctx.cache.get("breakdowns")
+    if pair is not None:
+        return float(pair[0].memory_gb), float(pair[1].memory_gb)
+    return peak_gb(ctx.base), peak_gb(ctx.comparison)
+
+
+def _recorded(ctx: RunContext) -> tuple[bool, bool]:
+    """Whether each side has a memory record inside an operator (the memory comparator's cached indexes);
+    a side without reads 0 MB in every row."""
+    out = []
+    for side in ("base", "comparison"):
+        idx = ctx.cache.get(f"memory.index.{side}")
+        out.append(bool(idx is not None and idx.placed))
+    return out[0], out[1]
+
+
+#: (names, base MB, comparison MB, Diff Memory(MB)) of MemoryCompareStatistic.
+_Columns = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _columns(sheet: Sheet) -> _Columns:
+    """(names, base MB, comparison MB, Diff Memory(MB)) of the sheet, each pulled once (NaN or no number: 0)."""
+    d = sheet.data
+    nums = []
+    for j in (_BASE_MB, _COMP_MB, _DIFF_MB):
+        col = d.iloc[:, j]
+        try:
+            v = col.to_numpy(dtype=np.float64, copy=True)  # the comparator's float cells: no coercion needed
+        except (TypeError, ValueError):
+            v = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64, copy=True)
+        v[np.isnan(v)] = 0.0
+        nums.append(v)
+    return d.iloc[:, _NAME].to_numpy(dtype=object), nums[0], nums[1], nums[2]
+
+
+def contributors(sheet: Sheet | _Columns, recorded: tuple[bool, bool] = (True, True)) -> pd.DataFrame:
+    """The rows of MemoryCompareStatistic whose ``Diff Memory(MB)`` explain 80% of the summed absolute change,
+    largest first (equal ones in the sheet's order); none when a side was not recorded or nothing changed.
+    ``sheet``: the sheet, or its ``_columns``."""
+    from .summary import coverage_cut
+
+    names, base, comp, diff = _columns(sheet) if isinstance(sheet, Sheet) else sheet
+    pick, share, cum = coverage_cut(diff if all(recorded) else diff[:0])
+    if not pick.size:
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in CONTRIBUTOR_COLUMNS})
+    return plain_frame({
+        "Rank": np.arange(1, len(pick) + 1), "Name": np.array([str(n) for n in names[pick]], dtype=object),
+        "Base(MB)": base[pick], "Comparison(MB)": comp[pick], "Diff(MB)": diff[pick], "Share": share,
+        "Cumulative Share": cum}, CONTRIBUTOR_COLUMNS)
+
+
+def totals(sheet: Sheet | _Columns, recorded: tuple[bool, bool], peaks: tuple[float, float]) -> pd.DataFrame:
+    """The one-row frame "memory": allocated MB inside the operators and peak GB, each side and the change
+    (null where a side did not record it; no percentage from a base of 0). ``sheet``: as for ``contributors``."""
+    _, b, c, d = _columns(sheet) if isinstance(sheet, Sheet) else sheet
+    base, comp = float(b.sum()), float(c.sum())
+    both = all(recorded)
+    diff = comp - base if both else None
+    pb, pc = (p if p > 0 else None for p in peaks)
+    peak_diff = pc - pb if pb is not None and pc is not None else None
+    return plain_frame({
+        "operators": [len(d)], "changed": [int(np.count_nonzero(d)) if both else 0],
+        "base_recorded": [recorded[0]], "comparison_recorded": [recorded[1]],
+        "base_mb": [base], "comparison_mb": [comp],
+        "diff_mb": [diff], "diff_pct": [diff / base * 100.0 if diff is not None and base else None],
+        "base_peak_gb": [pb], "comparison_peak_gb": [pc],
+        "peak_diff_gb": [peak_diff], "peak_diff_pct": [peak_diff / pb * 100.0 if peak_diff is not None else None],
+    }, TOTAL_COLUMNS, objects=True)
+
+
+def build(ctx: RunContext, sheets: list[Sheet]) -> None:
+    """Fill ``ctx.frames["memory_contributors" | "memory"]`` when the run made MemoryCompareStatistic."""
+    sheet = next((s for s in sheets if s.name == SHEET and len(s)), None)
+    if sheet is None:
+        return
+    recorded, cols = _recorded(ctx), _columns(sheet)
+    ctx.frames["memory_contributors"] = contributors(cols, recorded)
+    ctx.frames["memory"] = totals(cols, recorded, _peaks(ctx))

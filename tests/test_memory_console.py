@@ -1,0 +1,217 @@
+"""Where memory grew (compare/memory_summary.py): the console's "Top Memory Contributors" and memory line, the
+API's ``memory_contributors`` / ``memory_totals`` and JSON ``summary.memory*``, against figures computed here
+from the inputs themselves (the traces' [memory] events, memory_record.csv, the DB's MEMORY_RECORD) and by hand
+from MemoryCompareStatistic rows."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from dbutil import sql
+
+from msprof_compare.api import compare
+from msprof_compare.compare import memory_summary
+from msprof_compare.compare.table import Sheet
+from msprof_compare.report import json_report
+from msprof_compare.report.summary_console import memory_line, render_memory, render_memory_contributors
+
+REPO = Path(__file__).resolve().parents[1]
+H100, MI300 = REPO / "sample_data" / "bert-small_h100.json.gz", REPO / "sample_data" / "bert-small_mi300.json.gz"
+TEXT = "msinsight/test/data/pytorch/text"
+DB = "msinsight/test/data/pytorch/db"
+NPU_FIXTURE = REPO / "tests" / "data" / "npu" / "rank0_ascend_pt"  # a 3 ms window of L1, no operator_memory.csv
+
+
+def kineto_peak_gb(path: Path) -> float:
+    """The largest Total Reserved of the trace's device [memory] events, in GB, read from the JSON itself."""
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        events = json.load(fh)["traceEvents"]
+    return max(e["args"]["Total Reserved"] for e in events
+               if e.get("name") == "[memory]" and e["args"].get("Device Id", -1) >= 0) / 1024**3
+
+
+@pytest.fixture(scope="module")
+def bert():
+    """The bundled pair, default run (the peak from the time breakdown)."""
+    return compare(str(H100), str(MI300))
+
+
+def test_bundled_pair_one_operator_grew(bert):
+    """MemoryCompareStatistic of the pair: aten::linear 39.303223 -> 1989.303223 MB, Diff Memory +1950.0, the only
+    row whose (2-decimal) diff is not 0; aten::scaled_dot_product_attention differs by 0.0039 MB, which the sheet
+    rounds to 0.00, so it is no contributor."""
+    stat = bert.sheet("MemoryCompareStatistic")
+    linear = stat[stat["Operator Name"] == "aten::linear"].iloc[0]
+    assert (linear["Base Allocated Memory(MB)"], linear["Comparison Allocated Memory(MB)"]) == pytest.approx(
+        (39.303223, 1989.303223), abs=1e-6)
+    m = bert.memory_contributors
+    assert m["Name"].tolist() == ["aten::linear"]
+    assert m[["Base(MB)", "Comparison(MB)", "Diff(MB)", "Share", "Cumulative Share"]].iloc[0].tolist() == \
+        pytest.approx([39.303223, 1989.303223, 1950.0, 1.0, 1.0], abs=1e-6)
+    t = bert.memory_totals
+    # the sheet's columns summed by hand: 18 rows, 45.262207 / 1995.266113 MB
+    assert (t["operators"], t["changed"], t["base_recorded"], t["comparison_recorded"]) == (18, 1, True, True)
+    assert t["base_mb"] == pytest.approx(float(stat["Base Allocated Memory(MB)"].sum()))
+    assert (t["base_mb"], t["comparison_mb"], t["diff_mb"]) == pytest.approx((45.262207, 1995.266113, 1950.003906),
+                                                                             abs=1e-6)
+    assert t["diff_pct"] == pytest.approx(1950.00390625 / 45.26220703125 * 100)
+    # the peak is the console's Mem Usage (0.11G / 0.21G): the traces' largest Total Reserved
+    assert (t["base_peak_gb"], t["comparison_peak_gb"]) == (kineto_peak_gb(H100), kineto_peak_gb(MI300))
+    assert [r[5] for r in bert.summary["rows"]] == [f"{t['base_peak_gb']:.2f}G", f"{t['comparison_peak_gb']:.2f}G"]
+    assert t["peak_diff_pct"] == pytest.approx((t["comparison_peak_gb"] / t["base_peak_gb"] - 1) * 100)
+    assert memory_line(bert.frames["memory"]) == (
+        "Memory allocated inside operators 45.26 MB -> 1995.27 MB (+1950.00 MB, +4308.24%); peak reserved memory "
+        "(Mem Usage) 0.11 GB -> 0.21 GB (+0.10 GB, +84.48%).")
+    table = render_memory_contributors(bert.frames["memory_contributors"]).splitlines()
+    assert table[1] == "| Top Memory Contributors (1 row covers 100.0% of the operators' allocated-memory change) |"
+    assert table[5] == "| 1 | aten::linear |    39.30 |        1989.30 | +1950.00 | 100.0% |               100.0% |"
+
+
+def test_memory_only_run_has_the_same_figures_and_the_time_outputs_none(bert):
+    """--enable_memory_compare alone: no time breakdown, so the peak is read alone, to the same figure."""
+    alone = compare(str(H100), str(MI300), enable_memory_compare=True)
+    assert alone.memory_totals == bert.memory_totals
+    assert alone.memory_contributors.equals(bert.memory_contributors)
+    assert not len(alone.waterfall) and not len(alone.contributors)
+    assert render_memory(alone.frames) == render_memory(bert.frames)
+
+
+def test_only_savings_read_as_negative_changes():
+    """The pair swapped: the one change is -1950.00 MB, still 100% of the absolute change."""
+    res = compare(str(MI300), str(H100), enable_memory_compare=True)
+    m = res.memory_contributors
+    assert m[["Diff(MB)", "Share"]].iloc[0].tolist() == [-1950.0, 1.0]
+    assert memory_line(res.frames["memory"]) == (
+        "Memory allocated inside operators 1995.27 MB -> 45.26 MB (-1950.00 MB, -97.73%); peak reserved memory "
+        "(Mem Usage) 0.21 GB -> 0.11 GB (-0.10 GB, -45.79%).")
+
+
+def test_npu_text_pair_without_change(samples):
+    """NPU pair 1: no operator's memory changed (35 rows, 1426.019043 MB each side): one line, no table; the peak
+    is memory_record.csv's largest Total Reserved(MB), read without OverallMetrics."""
+    base, comp = samples / TEXT / "level1" / "rank0_ascend_pt", samples / TEXT / "level2" / "rank0_ascend_pt"
+    res = compare(str(base), str(comp), enable_memory_compare=True)
+    peaks = []
+    for side in (base, comp):
+        with open(side / "ASCEND_PROFILER_OUTPUT" / "memory_record.csv", encoding="utf-8", newline="") as fh:
+            peaks.append(max(float(r["Total Reserved(MB)"]) for r in csv.DictReader(fh)) / 1024)
+    t = res.memory_totals
+    assert (t["operators"], t["changed"], t["diff_mb"]) == (35, 0, 0.0)
+    assert t["base_mb"] == t["comparison_mb"] == pytest.approx(1426.019043, abs=1e-6)
+    assert [t["base_peak_gb"], t["comparison_peak_gb"]] == peaks
+    assert not len(res.memory_contributors) and render_memory_contributors(res.memory_contributors) == ""
+    assert render_memory(res.frames) == (
+        "No operator's allocated memory changed (35 operators); memory allocated inside operators 1426.02 MB on "
+        "both sides; peak reserved memory (Mem Usage) 2.06 GB on both sides.")
+
+
+def test_npu_db_pair_peak_is_memory_record(samples):
+    """The DB pair: the peak is MEMORY_RECORD's largest totalReserved (1600913408 bytes, 1.49 GB)."""
+    base, comp = samples / DB / "level1" / "rank0_ascend_pt", samples / DB / "level2" / "rank0_ascend_pt"
+    res = compare(str(base), str(comp), enable_memory_compare=True)
+    t = res.memory_totals
+    for side, key in ((base, "base_peak_gb"), (comp, "comparison_peak_gb")):
+        db = side / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db"
+        assert t[key] == sql(db, "SELECT max(totalReserved) FROM MEMORY_RECORD")[0][0] / 1024**3
+    assert (t["changed"], t["base_mb"]) == (0, pytest.approx(1426.019043, abs=1e-6))
+    assert json_report.to_document(res)["summary"]["memory"] == t
+
+
+def test_side_without_memory_is_not_recorded_not_a_growth(samples):
+    """The NPU fixture has no operator_memory.csv: its operators read 0 MB beside L1's 1426.02 MB. That is no
+    growth: no contributor, null diffs, "not recorded" in the line (its memory_record.csv still gives a peak)."""
+    res = compare(str(NPU_FIXTURE), str(samples / TEXT / "level1" / "rank0_ascend_pt"), enable_memory_compare=True)
+    stat = res.sheet("MemoryCompareStatistic")
+    assert float(stat["Base Allocated Memory(MB)"].abs().sum()) == 0.0 and (stat["Diff Memory(MB)"] > 0).any()
+    t = res.memory_totals
+    assert (t["base_recorded"], t["comparison_recorded"], t["diff_mb"], t["diff_pct"], t["changed"]) == (
+        False, True, None, None, 0)
+    assert not len(res.memory_contributors)
+    assert render_memory(res.frames) == (
+        "No memory contributor: the base side recorded no memory inside its operators (its 0 MB in "
+        "MemoryCompareStatistic means not recorded, not a change); memory allocated inside operators: base not "
+        "recorded, comparison 1426.02 MB; peak reserved memory (Mem Usage) 2.06 GB on both sides.")
+
+
+# --------------------------------------------------------------------------- the cut, from edited real rows
+
+
+@pytest.fixture(scope="module")
+def sheet(bert) -> Sheet:
+    return next(s for s in bert.sheets if s.name == "MemoryCompareStatistic")
+
+
+def edited(sheet: Sheet, diffs: list[float]) -> Sheet:
+    """The real sheet's first rows with Comparison MB = Base MB + diff (as the sheet's Diff Memory(MB))."""
+    d = sheet.data.iloc[:len(diffs)].copy()
+    base = d.iloc[:, 3].to_numpy(dtype=float)
+    d.iloc[:, 6] = base + np.array(diffs)
+    d.iloc[:, 8] = np.array(diffs, dtype=float)
+    return Sheet(sheet.name, sheet.columns, d.reset_index(drop=True), sheet.base_span, sheet.comparison_span)
+
+
+def test_cut_at_80_percent_of_the_absolute_change(sheet):
+    # |6| + |-3| + |1| = 10: 60%, then 90% reaches 80%; the -3 MB saving counts by its size
+    m = memory_summary.contributors(edited(sheet, [1.0, 6.0, -3.0]))
+    names = sheet.data.iloc[:3, 1].tolist()
+    assert m["Name"].tolist() == [names[1], names[2]]
+    assert m["Diff(MB)"].tolist() == [6.0, -3.0]
+    assert m["Share"].tolist() == pytest.approx([0.6, 0.3]) and m["Cumulative Share"].tolist() == pytest.approx(
+        [0.6, 0.9])
+    # exactly 80% is reached by two rows of 4 (of 10): the third row is left out
+    assert len(memory_summary.contributors(edited(sheet, [4.0, 4.0, 2.0]))) == 2
+
+
+def test_ties_keep_the_sheet_order(sheet):
+    # five rows of |2| MB (10 in all): four reach 80%, in the sheet's order, a saving of 2 as large as a growth
+    m = memory_summary.contributors(edited(sheet, [2.0, -2.0, 2.0, 2.0, 2.0]))
+    assert m["Name"].tolist() == sheet.data.iloc[:4, 1].tolist()
+    assert m["Rank"].tolist() == [1, 2, 3, 4] and m["Diff(MB)"].tolist() == [2.0, -2.0, 2.0, 2.0]
+
+
+def test_zero_change_and_unrecorded_side_list_nobody(sheet):
+    assert not len(memory_summary.contributors(edited(sheet, [0.0, 0.0])))
+    assert not len(memory_summary.contributors(edited(sheet, [5.0, 1.0]), recorded=(True, False)))
+    totals = memory_summary.totals(edited(sheet, [0.0, 0.0]), (True, True), (0.0, 0.0))
+    assert memory_line(totals).startswith("No operator's allocated memory changed (2 operators); ")
+    assert "peak" not in memory_line(totals)  # neither side recorded a peak
+    one = memory_summary.totals(edited(sheet, [1.0]), (True, True), (0.5, 0.0))
+    assert memory_line(one).endswith("; peak reserved memory (Mem Usage): base 0.50 GB, comparison not recorded.")
+
+
+def test_console_shows_ten_rows_and_cuts_long_names(sheet):
+    rows = edited(sheet, [1.0] * 14)
+    rows.data.iloc[0, 1] = "x" * 80
+    m = memory_summary.contributors(rows)
+    assert len(m) == 12  # 12 of 14 equal rows reach 80% (85.7%)
+    text = render_memory_contributors(m).splitlines()
+    assert "12 rows cover 85.7% of the operators' allocated-memory change; the first 10 shown" in text[1]
+    assert sum(line.startswith("| ") and line[2:4].strip().isdigit() for line in text) == 10
+    assert text[5].startswith("|  1 | " + "x" * 67 + "... |")
+
+
+def test_json_document_holds_the_same_figures(bert):
+    from test_json_report import SCHEMA, validate
+
+    doc = json.loads(json_report.dumps(bert))
+    assert validate(doc, json.loads(SCHEMA.read_text(encoding="utf-8"))) == []
+    assert doc["summary"]["memory_contributors"] == json_report.records(bert.memory_contributors)
+    assert doc["summary"]["memory_contributors"][0]["Name"] == "aten::linear"
+    assert doc["summary"]["memory"] == bert.memory_totals
+    assert not {"memory", "memory_contributors"} & set(doc["frames"])
+
+
+def test_memory_only_cli_prints_the_memory_table_alone(bert, capsys, tmp_path):
+    """--enable_memory_compare alone printed nothing on stdout; now the memory table and line, nothing else."""
+    from cliutil import run_inproc
+
+    code, out, _ = run_inproc(capsys, "-d", str(MI300), "-bp", str(H100), "--enable_memory_compare",
+                              "-o", str(tmp_path))
+    assert code == 0
+    assert out == render_memory(bert.frames) + "\n"
+    assert out.startswith("+--") and out.splitlines()[-1].startswith("Memory allocated inside operators 45.26 MB")
