@@ -51,16 +51,22 @@ def render_contributors(frame: pd.DataFrame | None) -> str:
         return ""
     level = str(frame["Level"].iloc[0])
     shown = frame.head(CONSOLE_TOP)
-    t = PrettyTable()
     # shares are of the summed |change| of this level's device times, not of the E2E change above
     first = f"; the first {len(shown)} shown" if len(shown) < len(frame) else ""
-    t.title = f"Top Contributors ({level} level: {coverage_text(frame)} of {share_basis(level)}{first})"
-    t.field_names = ["#", "Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share"]
-    for r in shown.itertuples(index=False):
-        name = term_safe(r.Name)
-        if len(name) > 70:
-            name = name[:67] + "..."
-        t.add_row([int(r.Rank), name, _ms(r[3]), _ms(r[4]), _ms(r[5], signed=True), _pct(r.Share), _pct(r[7])])
+    rows = [[int(r.Rank), r.Name, _ms(r[3]), _ms(r[4]), _ms(r[5], signed=True), _pct(r.Share), _pct(r[7])]
+            for r in shown.itertuples(index=False)]
+    return _top_table(f"Top Contributors ({level} level: {coverage_text(frame)} of {share_basis(level)}{first})",
+                      "ms", rows)
+
+
+def _top_table(title: str, unit: str, rows: list[list]) -> str:
+    """A contributors table (time or memory): rank, name (cut at 70 characters), figures formatted by the caller."""
+    t = PrettyTable()
+    t.title = title
+    t.field_names = ["#", "Name", f"Base({unit})", f"Comparison({unit})", f"Diff({unit})", "Share", "Cumulative Share"]
+    for row in rows:
+        name = term_safe(row[1])
+        t.add_row([row[0], name if len(name) <= 70 else name[:67] + "...", *row[2:]])
     t.align = "r"
     t.align["Name"] = "l"
     return t.get_string()
@@ -78,19 +84,11 @@ def render_memory_contributors(frame: pd.DataFrame | None) -> str:
     if frame is None or not len(frame):
         return ""
     shown = frame.head(CONSOLE_TOP)
-    t = PrettyTable()
     first = f"; the first {len(shown)} shown" if len(shown) < len(frame) else ""
-    t.title = f"Top Memory Contributors ({coverage_text(frame)} of the operators' allocated-memory change{first})"
-    t.field_names = ["#", "Name", "Base(MB)", "Comparison(MB)", "Diff(MB)", "Share", "Cumulative Share"]
-    for r in shown.itertuples(index=False):
-        name = term_safe(r.Name)
-        if len(name) > 70:
-            name = name[:67] + "..."
-        t.add_row([int(r.Rank), name, _fixed(r[2]), _fixed(r[3]), _fixed(r[4], signed=True),
-                   _pct(r.Share), _pct(r[6])])
-    t.align = "r"
-    t.align["Name"] = "l"
-    return t.get_string()
+    rows = [[int(r.Rank), r.Name, _fixed(r[2]), _fixed(r[3]), _fixed(r[4], signed=True), _pct(r.Share), _pct(r[6])]
+            for r in shown.itertuples(index=False)]
+    return _top_table(f"Top Memory Contributors ({coverage_text(frame)} of the operators' allocated-memory "
+                      f"change{first})", "MB", rows)
 
 
 def _change(base: float, comp: float, unit: str) -> str:
