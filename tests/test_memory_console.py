@@ -215,3 +215,27 @@ def test_memory_only_cli_prints_the_memory_table_alone(bert, capsys, tmp_path):
     assert code == 0
     assert out == render_memory(bert.frames) + "\n"
     assert out.startswith("+--") and out.splitlines()[-1].startswith("Memory allocated inside operators 45.26 MB")
+
+
+def test_memory_only_run_reads_a_bad_memory_record_without_a_word(samples, tmp_path, caplog):
+    """A memory-only run reads memory_record.csv only for the peak: one it cannot read (a header without the
+    Total Reserved(MB) column) leaves that side's peak out, with no warning (the file's problems are
+    OverallMetrics' to tell) and no failure; the file read is recorded where it was read."""
+    import logging
+    import shutil
+
+    side = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(NPU_FIXTURE, side)
+    for p in side.rglob("*"):
+        p.chmod(0o700 if p.is_dir() else 0o600)
+    side.chmod(0o700)
+    out = side / "ASCEND_PROFILER_OUTPUT"
+    (out / "memory_record.csv").write_text("Component,Timestamp(us)\nPTA,1\n", encoding="utf-8")
+    l1 = samples / TEXT / "level1" / "rank0_ascend_pt"
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        res = compare(str(l1), str(side), enable_memory_compare=True)
+    assert "memory_record" not in caplog.text
+    t = res.memory_totals
+    assert t["comparison_peak_gb"] is None and t["peak_diff_gb"] is None and t["base_peak_gb"] > 0
+    assert "memory_record.csv" not in res.comparison.files
+    assert res.base.files["memory_record.csv"] == str(l1 / "ASCEND_PROFILER_OUTPUT" / "memory_record.csv")

@@ -1068,16 +1068,19 @@ def read_memory_record(path: str, warnings: list[str]) -> pd.DataFrame:
     return frame_of({"Total Reserved(MB)": cells})
 
 
-def _quiet_memory_record(out: str) -> pd.DataFrame | None:
+def _quiet_memory_record(out: str, profile: Profile) -> pd.DataFrame | None:
     """memory_record.csv for the memory comparison's peak line when OverallMetrics is off: read without a
-    word (a missing or unreadable file only leaves the peak out; its warnings are OverallMetrics')."""
+    word (a missing or unreadable file only leaves the peak out; its warnings are OverallMetrics'). Checked
+    with the other side files before loading (``paths.check_layout``)."""
     p = os.path.join(out, "memory_record.csv")
     if not os.path.isfile(p):
         return None
     try:
-        return read_memory_record(p, [])
+        got = read_memory_record(p, [])
     except ProfileError:
         return None
+    profile.files["memory_record.csv"] = p
+    return got
 
 
 def read_operator_memory(path: str, warnings: list[str]) -> pd.DataFrame:
@@ -1246,7 +1249,7 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
     if p:
         profile.memory_record = read_memory_record(p, profile.warnings)
     elif not profiling and opts.enable_memory_compare:
-        profile.memory_record = _quiet_memory_record(out)
+        profile.memory_record = _quiet_memory_record(out, profile)
     if opts.enable_memory_compare:  # only the memory comparison reads it (as the original)
         p = path_of("operator_memory.csv")
         if p:
