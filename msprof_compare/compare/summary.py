@@ -459,14 +459,17 @@ def top_contributors(rows: pd.DataFrame, level: str, coverage: float = CONTRIBUT
     pick, share, cum = coverage_cut(diff, coverage)
     if not pick.size:
         return pd.DataFrame({col: pd.Series(dtype=object) for col in CONTRIBUTOR_COLUMNS})
+    # the diffs are whole ns, so is their net: a net of 0 ns summed in floats is noise (-2.8e-17), over which
+    # each diff became a "share" of +-4.6e15; rounded to the ns it is 0 and the shares null, as documented
     net = float(diff[np.abs(diff) > 0].sum())
+    net_zero = not round(net, 6)
     n = len(pick)
     d = diff[pick]
     return plain_frame({
         "Rank": np.arange(1, n + 1), "Level": [level] * n,
         "Name": col_of(rows, "Name", object)[pick], "Base(ms)": b[pick], "Comparison(ms)": c[pick],
         "Diff(ms)": d, "Share": share, "Cumulative Share": cum,
-        "Share of Net Diff": d / net if net else [None] * n,
+        "Share of Net Diff": [None] * n if net_zero else d / net,
     }, CONTRIBUTOR_COLUMNS)
 
 
