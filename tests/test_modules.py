@@ -411,7 +411,8 @@ def test_reference_pairs(pair: str, samples: Path, reference_outputs: Path) -> N
                 want = ref[col].map(lambda s: _without(s, foreign))
                 fixed += sum(isinstance(a, str) and a != b for a, b in zip(want, ref[col], strict=True))
                 ref[col] = want
-            bad = [i for i in range(len(ref)) if not _same(ref[col].iat[i], ours[col].iat[i])]
+            theirs, mine = ref[col], ours[col]  # looked up once: per cell, the two lookups were most of this test
+            bad = [i for i in range(len(ref)) if not _same(theirs.iat[i], mine.iat[i])]
             assert not bad, (name, col, bad[:5], ref[col].iat[bad[0]], ours[col].iat[bad[0]])
         for col in [c for c in ref.columns if c.startswith("Kernel Details")]:
             # same kernels in the same order; durations equal to the nanosecond
