@@ -92,11 +92,13 @@ def render_memory_contributors(frame: pd.DataFrame | None) -> str:
 
 
 def _change(base: float, comp: float, unit: str) -> str:
-    """"1.00 MB -> 3.00 MB (+2.00 MB, +200.00%)" ("... on both sides" when equal; no percentage of a 0 base)."""
-    if base == comp:
-        return f"{_fixed(base, unit)} on both sides"
+    """"1.00 MB -> 3.00 MB (+2.00 MB, +200.00%)" ("... on both sides" when both read the same to 2 decimals:
+    "5.96 MB -> 5.96 MB (+0.00 MB, +0.07%)" told of a change it did not show; no percentage of a 0 base)."""
+    b, c = _fixed(base, unit), _fixed(comp, unit)
+    if b == c:
+        return f"{b} on both sides"
     pct = f", {(comp - base) / base * 100:+.2f}%" if base else ""
-    return f"{_fixed(base, unit)} -> {_fixed(comp, unit)} ({_fixed(comp - base, unit, True)}{pct})"
+    return f"{b} -> {c} ({_fixed(comp - base, unit, True)}{pct})"
 
 
 def memory_line(totals: pd.DataFrame | None) -> str:
@@ -116,7 +118,9 @@ def memory_line(totals: pd.DataFrame | None) -> str:
         text = (f"No memory contributor: {missing} side recorded no memory inside its operators (its 0 MB in "
                 f"MemoryCompareStatistic means not recorded, not a change); {inside}: {sides}")
     elif not int(t["changed"]):
-        text = f"No operator's allocated memory changed ({int(t['operators'])} operators); {inside} " + \
+        # every Diff Memory(MB) rounds to 0.00, yet many small changes can add up to a total that shows
+        small = "" if _fixed(mb[0]) == _fixed(mb[1]) else " by 0.01 MB or more"
+        text = f"No operator's allocated memory changed{small} ({int(t['operators'])} operators); {inside} " + \
                _change(*mb, "MB")
     else:
         text = f"{inside[0].upper()}{inside[1:]} {_change(*mb, 'MB')}"

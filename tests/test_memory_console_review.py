@@ -1,0 +1,68 @@
+"""Review findings of the memory line (report/summary_console.py ``memory_line``), on the real rows of the
+bundled pair's MemoryCompareStatistic (sample_data/bert-small_h100 vs _mi300, memory-only run).
+
+The sheet rounds each ``Diff Memory(MB)`` to 2 decimals while its Allocated Memory(MB) columns keep every digit,
+so "no operator changed" (all diffs 0.00) can meet totals that differ below or above what 2 decimals show."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from msprof_compare.api import compare
+from msprof_compare.compare import memory_summary
+from msprof_compare.compare.table import Sheet
+from msprof_compare.report.summary_console import memory_line
+
+REPO = Path(__file__).resolve().parents[1]
+H100, MI300 = REPO / "sample_data" / "bert-small_h100.json.gz", REPO / "sample_data" / "bert-small_mi300.json.gz"
+
+
+@pytest.fixture(scope="module")
+def sheet() -> Sheet:
+    res = compare(str(H100), str(MI300), enable_memory_compare=True)
+    return next(s for s in res.sheets if s.name == "MemoryCompareStatistic")
+
+
+def rows(sheet: Sheet, keep) -> Sheet:
+    d = sheet.data[keep(sheet.data)].reset_index(drop=True)
+    return Sheet(sheet.name, sheet.columns, d, sheet.base_span, sheet.comparison_span)
+
+
+def test_a_change_under_the_sheets_rounding_reads_as_none(sheet):
+    """Without aten::linear the sheet's one other change is aten::scaled_dot_product_attention, 0.568359 ->
+    0.572266 MB, Diff Memory 0.00: the totals 5.958984 / 5.962891 MB both read 5.96 MB. The line said
+    "5.96 MB -> 5.96 MB (+0.00 MB, +0.07%)" right after "No operator's allocated memory changed"."""
+    s = rows(sheet, lambda d: d.iloc[:, 1] != "aten::linear")
+    sdpa = s.data[s.data.iloc[:, 1] == "aten::scaled_dot_product_attention"].iloc[0]
+    assert (sdpa.iloc[3], sdpa.iloc[6], sdpa.iloc[8]) == pytest.approx((0.568359, 0.572266, 0.0), abs=1e-6)
+    t = memory_summary.totals(s, (True, True), (0.0, 0.0))
+    # the exact totals stay in the frame (JSON summary.memory): 1 allocation of 4 KB more
+    assert (t["changed"][0], t["diff_mb"][0]) == (0, pytest.approx(4096 / 2**20))
+    assert memory_line(t) == ("No operator's allocated memory changed (17 operators); memory allocated inside "
+                              "operators 5.96 MB on both sides.")
+
+
+def test_small_changes_that_add_up_are_not_denied(sheet):
+    """Five real rows each 0.004 MB larger (each Diff Memory 0.00, as the sheet rounds it): no operator
+    changed by 0.01 MB, but together they add 0.02 MB, which the line shows without contradicting itself."""
+    s = rows(sheet, lambda d: d.index < 5)
+    base = s.data.iloc[:, 3].to_numpy(dtype=float)
+    s.data.iloc[:, 6] = base + 0.004
+    s.data.iloc[:, 8] = np.round(np.full(5, 0.004), 2)
+    b, c = float(base.sum()), float(base.sum()) + 0.02
+    t = memory_summary.totals(s, (True, True), (0.0, 0.0))
+    assert t["changed"][0] == 0
+    assert memory_line(t) == (f"No operator's allocated memory changed by 0.01 MB or more (5 operators); memory "
+                              f"allocated inside operators {b:.2f} MB -> {c:.2f} MB (+0.02 MB, "
+                              f"{0.02 / b * 100:+.2f}%).")
+
+
+def test_peaks_that_mem_usage_shows_alike_read_alike(sheet):
+    """Peaks of 2.0612 and 2.0641 GB: OverallMetrics' Mem Usage shows 2.06G twice (``{:.2f}G``), so the line
+    says "2.06 GB on both sides", not "2.06 GB -> 2.06 GB (+0.00 GB, +0.14%)"."""
+    t = memory_summary.totals(sheet, (True, True), (2.0612, 2.0641))
+    assert [f"{g:.2f}G" for g in (2.0612, 2.0641)] == ["2.06G", "2.06G"]
+    assert memory_line(t).endswith("; peak reserved memory (Mem Usage) 2.06 GB on both sides.")
