@@ -6,6 +6,7 @@ so "no operator changed" (all diffs 0.00) can meet totals that differ below or a
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -66,3 +67,24 @@ def test_peaks_that_mem_usage_shows_alike_read_alike(sheet):
     t = memory_summary.totals(sheet, (True, True), (2.0612, 2.0641))
     assert [f"{g:.2f}G" for g in (2.0612, 2.0641)] == ["2.06G", "2.06G"]
     assert memory_line(t).endswith("; peak reserved memory (Mem Usage) 2.06 GB on both sides.")
+
+
+def test_a_side_not_recorded_has_no_mb_figure(samples):
+    """The NPU fixture (no operator_memory.csv) against L1: the sheet reads the fixture's operators at 0 MB, which
+    the console calls "not recorded". JSON and the API gave base_mb 0.0 beside comparison_mb 1426.02, so that
+    comparison_mb - base_mb read as 1426 MB of growth; base_mb is null now, as an unrecorded peak is."""
+    from test_json_report import SCHEMA, validate
+
+    from msprof_compare.report import json_report
+
+    fixture = REPO / "tests" / "data" / "npu" / "rank0_ascend_pt"
+    l1 = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+    res = compare(str(fixture), str(l1), enable_memory_compare=True)
+    assert float(res.sheet("MemoryCompareStatistic")["Base Allocated Memory(MB)"].abs().sum()) == 0.0
+    doc = json_report.to_document(res)
+    assert validate(doc, json.loads(SCHEMA.read_text(encoding="utf-8"))) == []
+    t = doc["summary"]["memory"]
+    assert t == res.memory_totals
+    assert (t["base_recorded"], t["base_mb"], t["diff_mb"]) == (False, None, None)
+    assert t["comparison_recorded"] and t["comparison_mb"] == pytest.approx(1426.019043, abs=1e-6)
+    assert "base not recorded, comparison 1426.02 MB" in memory_line(res.frames["memory"])

@@ -109,7 +109,8 @@ def contributors(sheet: Sheet | _Columns, recorded: tuple[bool, bool] = (True, T
 
 def totals(sheet: Sheet | _Columns, recorded: tuple[bool, bool], peaks: tuple[float, float]) -> pd.DataFrame:
     """The one-row frame "memory": allocated MB inside the operators and peak GB, each side and the change
-    (null where a side did not record it; no percentage from a base of 0). ``sheet``: as for ``contributors``."""
+    (null where a side did not record it, its MB as its peak; no percentage from a base of 0). ``sheet``: as
+    for ``contributors``."""
     _, b, c, d = _columns(sheet) if isinstance(sheet, Sheet) else sheet
     base, comp = float(b.sum()), float(c.sum())
     both = all(recorded)
@@ -119,7 +120,9 @@ def totals(sheet: Sheet | _Columns, recorded: tuple[bool, bool], peaks: tuple[fl
     return plain_frame({
         "operators": [len(d)], "changed": [int(np.count_nonzero(d)) if both else 0],
         "base_recorded": [recorded[0]], "comparison_recorded": [recorded[1]],
-        "base_mb": [base], "comparison_mb": [comp],
+        # a side without records reads 0 MB in the sheet: null here, as its peak, so that no reader takes
+        # comparison_mb - base_mb for a growth (the console says "not recorded")
+        "base_mb": [base if recorded[0] else None], "comparison_mb": [comp if recorded[1] else None],
         "diff_mb": [diff], "diff_pct": [diff / base * 100.0 if diff is not None and base else None],
         "base_peak_gb": [pb], "comparison_peak_gb": [pc],
         "peak_diff_gb": [peak_diff], "peak_diff_pct": [peak_diff / pb * 100.0 if peak_diff is not None else None],

@@ -109,7 +109,7 @@ def memory_line(totals: pd.DataFrame | None) -> str:
         return ""
     t = totals.iloc[0]
     rec = (bool(t["base_recorded"]), bool(t["comparison_recorded"]))
-    mb = (float(t["base_mb"]), float(t["comparison_mb"]))
+    mb = tuple(0.0 if v is None or pd.isna(v) else float(v) for v in (t["base_mb"], t["comparison_mb"]))
     inside = "memory allocated inside operators"
     if not all(rec):
         sides = ", ".join(f"{side} {_fixed(v, 'MB') if r else 'not recorded'}"
