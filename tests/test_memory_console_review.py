@@ -15,7 +15,7 @@ import pytest
 from msprof_compare.api import compare
 from msprof_compare.compare import memory_summary
 from msprof_compare.compare.table import Sheet
-from msprof_compare.report.summary_console import memory_line
+from msprof_compare.report.summary_console import memory_line, render_memory_contributors
 
 REPO = Path(__file__).resolve().parents[1]
 H100, MI300 = REPO / "sample_data" / "bert-small_h100.json.gz", REPO / "sample_data" / "bert-small_mi300.json.gz"
@@ -88,3 +88,19 @@ def test_a_side_not_recorded_has_no_mb_figure(samples):
     assert (t["base_recorded"], t["base_mb"], t["diff_mb"]) == (False, None, None)
     assert t["comparison_recorded"] and t["comparison_mb"] == pytest.approx(1426.019043, abs=1e-6)
     assert "base not recorded, comparison 1426.02 MB" in memory_line(res.frames["memory"])
+
+
+def test_wide_names_are_cut_by_terminal_columns(sheet):
+    """Names are cut to 70 terminal columns, not 70 characters: an 80-character CJK name (each two columns)
+    took 137 columns ("深" x 67 + "..."); accented letters written with combining marks were cut at half length."""
+    from wcwidth import wcswidth  # prettytable's own width measure, to check the cut independently
+
+    s = rows(sheet, lambda d: d.index < 3)
+    s.data.iloc[:, 6] = s.data.iloc[:, 3].to_numpy(dtype=float) + np.array([3.0, 2.0, 1.0])
+    s.data.iloc[:, 8] = [3.0, 2.0, 1.0]
+    cjk, accented = "深度学习算子" * 14, "e\u0301" * 80  # 84 wide characters; 80 letters, 160 code points
+    s.data.iloc[0, 1], s.data.iloc[1, 1] = cjk, accented
+    text = render_memory_contributors(memory_summary.contributors(s)).splitlines()
+    shown = [line.split(" | ")[1].rstrip() for line in text[5:7]]
+    assert shown == [cjk[:33] + "...", accented[:134] + "..."]
+    assert [wcswidth(n) for n in shown] == [69, 70]
