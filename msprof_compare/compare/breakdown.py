@@ -10,12 +10,16 @@ rendering (reference-1 §8).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from .. import timeline as tl
+from ..columns import col_of
 from ..errors import ProfileError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..model import Profile
 
 _I64_MAX = 2**63 - 1
 
@@ -26,6 +30,26 @@ BUCKETS = (
     "matmul_cube", "matmul_vector", "page_attention",
     "vector_trans", "vector_notrans", "other_cube", "sdma_tm",
 )
+
+
+def peak_reserved_gb(profile: Profile) -> float | None:
+    """The run's largest reserved device memory in GB (OverallMetrics' Mem Usage, the memory line's peak), None
+    where it was not recorded: Kineto ``Total Reserved`` of device ``[memory]`` events, NPU memory_record.csv
+    ``Total Reserved(MB)`` (its loader left impossible totals out as NaN), the DB's ``MEMORY_RECORD`` peak. One
+    reading for both, so the two figures cannot drift apart."""
+    if profile.source == "kineto":
+        mem = profile.memory
+        reserved = col_of(mem, "total_reserved", np.int64)[col_of(mem, "device_id", np.int64) >= 0]
+        return float(reserved.max()) / 1024**3 if len(reserved) else None
+    if profile.source == "ascend_db":
+        peak = int(profile.extra.get("memory_peak_bytes", 0) or 0)
+        return peak / 1024**3 if peak else None
+    mr = profile.memory_record
+    if mr is None or "Total Reserved(MB)" not in mr.columns or not len(mr):
+        return None
+    v = col_of(mr, "Total Reserved(MB)", np.float64)
+    v = v[~np.isnan(v)]
+    return float(v.max()) / 1024 if v.size else None
 
 
 @dataclass

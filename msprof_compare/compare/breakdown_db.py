@@ -32,7 +32,7 @@ from ..columns import col_of
 from ..model import Profile, factorize, pair_codes
 from ..options import Options
 from . import classify
-from .breakdown import Breakdown
+from .breakdown import Breakdown, peak_reserved_gb
 from .breakdown_npu import EVENT_WAIT_TASK, LCCL_KERNEL, SDMA_TASK_TYPES, add_mc2, wait_candidates
 
 #: TASK types that are kernels themselves: excluded from the E2E task span (reference-1 §7.3.6).
@@ -56,7 +56,7 @@ def db_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Key
     # category (msprof's Overlap Analysis leaves them out), though their streams are compute streams for SDMA
     hccl = classify.is_hccl_kernel(uniq)[codes]
     computing = _without(profile, hccl)
-    bd.memory_gb = int(profile.extra.get("memory_peak_bytes", 0) or 0) / 1024**3
+    bd.memory_gb = peak_reserved_gb(profile) or 0.0
     _categorise(computing, bd, kw or classify.load_keywords(), (codes[~hccl], uniq))
     lanes = _lanes(profile)  # split once: an object-column comparison per use cost 2-3 ms at 80k rows
     _lccl(profile, bd, lanes)

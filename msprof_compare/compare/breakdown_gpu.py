@@ -30,7 +30,7 @@ from ..errors import ProfileError
 from ..model import LAUNCH_CATS, RUNTIME_CATS, Profile, factorize
 from ..options import Options
 from . import classify
-from .breakdown import Breakdown, last_of_keys
+from .breakdown import Breakdown, last_of_keys, peak_reserved_gb
 
 log = logging.getLogger("msprof-analyze")
 
@@ -183,10 +183,9 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
                                  cube_ops)
     classify.fill_buckets(bd, labels, cdur)
 
-    mem = profile.memory
-    reserved = col_of(mem, "total_reserved", np.int64)[col_of(mem, "device_id", np.int64) >= 0]
-    if len(reserved):
-        bd.memory_gb = float(reserved.max()) / 1024**3
+    peak = peak_reserved_gb(profile)
+    if peak is not None:
+        bd.memory_gb = peak
     else:
         log.info("%s: Gpu profiling data doesn't contain memory info.", profile.path)  # which side: both may be GPU
     return bd

@@ -27,7 +27,7 @@ from ..model import Profile, bare_trace, factorize, positions_in_runs, starts_re
 from ..options import Options
 from ..textsafe import short_repr
 from . import classify
-from .breakdown import MC2, Breakdown, last_of_keys
+from .breakdown import MC2, Breakdown, last_of_keys, peak_reserved_gb
 
 #: Task types (args "Task Type") of the Ascend Hardware lane (reference-1 §3.1).
 COMPUTE_TASK_TYPES = ("AI_CORE", "MIX_AIC", "MIX_AIV", "AI_CPU", "AI_VECTOR_CORE", "FFTS_PLUS")
@@ -64,15 +64,14 @@ def npu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
 
 
 def _memory(profile: Profile, bd: Breakdown) -> None:
+    peak = peak_reserved_gb(profile)
+    if peak is not None:
+        bd.memory_gb = peak
+        return
     mr = profile.memory_record
     if mr is None or "Total Reserved(MB)" not in mr.columns or not len(mr):
         bd.missing.append(f"{profile.path}: Mem Usage is absent: no memory_record.csv")
-        return
-    v = col_of(mr, "Total Reserved(MB)", np.float64)
-    v = v[~np.isnan(v)]  # the loader left impossible totals out (negative, over 1 PB)
-    if v.size:
-        bd.memory_gb = float(v.max()) / 1024
-    else:
+    else:  # the loader left impossible totals out (negative, over 1 PB)
         bd.missing.append(f"{profile.path}: Mem Usage is absent: memory_record.csv holds no usable "
                           "Total Reserved(MB) value")
 

@@ -20,8 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..columns import col_of
-from ..model import Profile
+from .breakdown import peak_reserved_gb
 from .table import Sheet, plain_frame
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -35,31 +34,13 @@ TOTAL_COLUMNS = ["operators", "changed", "base_recorded", "comparison_recorded",
 _NAME, _BASE_MB, _COMP_MB, _DIFF_MB = 1, 3, 6, 8
 
 
-def peak_gb(profile: Profile) -> float:
-    """The largest reserved memory of the run in GB (0.0 when it was not recorded), read as the time breakdown
-    reads its ``Mem Usage``: Kineto ``Total Reserved`` of device memory events, NPU ``memory_record.csv``
-    ``Total Reserved(MB)`` (none for a bare trace file), the DB's ``MEMORY_RECORD`` peak. For a run without the
-    breakdown, which would cost a whole pass over the kernels."""
-    if profile.source == "kineto":
-        mem = profile.memory
-        reserved = col_of(mem, "total_reserved", np.int64)[col_of(mem, "device_id", np.int64) >= 0]
-        return float(reserved.max()) / 1024**3 if len(reserved) else 0.0
-    if profile.source == "ascend_db":
-        return int(profile.extra.get("memory_peak_bytes", 0) or 0) / 1024**3
-    mr = profile.memory_record
-    if profile.level == "trace" or mr is None or "Total Reserved(MB)" not in mr.columns or not len(mr):
-        return 0.0
-    v = col_of(mr, "Total Reserved(MB)", np.float64)
-    v = v[~np.isnan(v)]  # the loader left impossible totals out
-    return float(v.max()) / 1024 if v.size else 0.0
-
-
 def _peaks(ctx: RunContext) -> tuple[float, float]:
     """Both sides' peak in GB: the breakdown's figures when the overall comparator (or the gate) made them."""
     pair = ctx.cache.get("breakdowns")
     if pair is not None:
         return float(pair[0].memory_gb), float(pair[1].memory_gb)
-    return peak_gb(ctx.base), peak_gb(ctx.comparison)
+    # without the breakdown (which would cost a whole pass over the kernels), its Mem Usage reading alone
+    return peak_reserved_gb(ctx.base) or 0.0, peak_reserved_gb(ctx.comparison) or 0.0
 
 
 def _recorded(ctx: RunContext) -> tuple[bool, bool]:
