@@ -65,6 +65,27 @@ def text_width(text: str) -> int:
     return len(text) + sum(1 for ch in text if not ch.isascii() and unicodedata.east_asian_width(ch) in "WF")
 
 
+def _columns_of(ch: str) -> int:
+    """Terminal columns of one character: 2 for East Asian wide / full-width ones, 0 for combining marks."""
+    if unicodedata.combining(ch):
+        return 0
+    return 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+
+
+def cut_columns(text: str, columns: int) -> str:
+    """``text`` in at most ``columns`` terminal columns, ending "..." where cut: a count of characters let a
+    70-character CJK operator name take 140 columns (each is two wide) and cut accented ones short.
+    (``text_width`` is the spreadsheet's measure, where a combining mark still counts.)"""
+    widths = [_columns_of(ch) for ch in text]
+    if sum(widths) <= columns:
+        return text
+    used = end = 0
+    while used + widths[end] <= columns - 3:  # stops inside the text: it is wider than ``columns``
+        used += widths[end]
+        end += 1
+    return text[:end] + "..."
+
+
 def short_repr(value: object) -> str:
     """``repr(value)`` cut to 40 characters: one bad value quoted in a one-line message (a 5,000-digit text or
     a long blob would bury the line)."""

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .breakdown import peak_reserved_gb
+from .memory import memory_index
 from .table import Sheet, plain_frame
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -36,7 +37,9 @@ _NAME, _BASE_MB, _COMP_MB, _DIFF_MB = 1, 3, 6, 8
 
 def _peaks(ctx: RunContext) -> tuple[float, float]:
     """Both sides' peak in GB: the breakdown's figures when the overall comparator (or the gate) made them."""
-    pair = ctx.cache.get("breakdowns")
+    from .summary import find_breakdowns
+
+    pair = find_breakdowns(ctx)
     if pair is not None:
         return float(pair[0].memory_gb), float(pair[1].memory_gb)
     # without the breakdown (which would cost a whole pass over the kernels), its Mem Usage reading alone
@@ -44,13 +47,9 @@ def _peaks(ctx: RunContext) -> tuple[float, float]:
 
 
 def _recorded(ctx: RunContext) -> tuple[bool, bool]:
-    """Whether each side has a memory record inside an operator (the memory comparator's cached indexes);
-    a side without reads 0 MB in every row."""
-    out = []
-    for side in ("base", "comparison"):
-        idx = ctx.cache.get(f"memory.index.{side}")
-        out.append(bool(idx is not None and idx.placed))
-    return out[0], out[1]
+    """Whether each side has a memory record inside an operator (the memory comparator's cached indexes, made
+    before its sheet); a side without reads 0 MB in every row."""
+    return bool(memory_index(ctx, "base").placed), bool(memory_index(ctx, "comparison").placed)
 
 
 #: (names, base MB, comparison MB, Diff Memory(MB)) of MemoryCompareStatistic.

@@ -461,7 +461,7 @@ def top_contributors(rows: pd.DataFrame, level: str, coverage: float = CONTRIBUT
         return pd.DataFrame({col: pd.Series(dtype=object) for col in CONTRIBUTOR_COLUMNS})
     # the diffs are whole ns, so is their net: a net of 0 ns summed in floats is noise (-2.8e-17), over which
     # each diff became a "share" of +-4.6e15; rounded to the ns it is 0 and the shares null, as documented
-    net = float(diff[np.abs(diff) > 0].sum())
+    net = float(diff.sum())
     net_zero = not round(net, 6)
     n = len(pick)
     d = diff[pick]

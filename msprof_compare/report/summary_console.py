@@ -8,13 +8,12 @@ from ``compare/summary.py`` (``result.frames["waterfall" | "contributors"]``) an
 from __future__ import annotations
 
 import math
-import unicodedata
 
 import pandas as pd
 from prettytable import PrettyTable
 
 from ..compare.summary import coverage_text, share_basis, unexplained_note
-from ..textsafe import term_safe
+from ..textsafe import cut_columns, term_safe
 
 CONSOLE_TOP = 10
 
@@ -60,26 +59,6 @@ def render_contributors(frame: pd.DataFrame | None) -> str:
                       "ms", rows)
 
 
-def _width(ch: str) -> int:
-    """Terminal columns of one character: 2 for East Asian wide / full-width ones, 0 for combining marks."""
-    if unicodedata.combining(ch):
-        return 0
-    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
-
-
-def _cut(name: str, columns: int) -> str:
-    """``name`` in at most ``columns`` terminal columns, ending "..." where cut: a count of characters let a
-    70-character CJK operator name take 140 columns (each is two wide) and cut accented ones short."""
-    widths = [_width(ch) for ch in name]
-    if sum(widths) <= columns:
-        return name
-    used = end = 0
-    while used + widths[end] <= columns - 3:  # stops inside the name: it is wider than ``columns``
-        used += widths[end]
-        end += 1
-    return name[:end] + "..."
-
-
 def _top_table(title: str, unit: str, rows: list[list]) -> str:
     """A contributors table (time or memory): rank, name (cut at 70 terminal columns), figures formatted by the
     caller."""
@@ -87,7 +66,7 @@ def _top_table(title: str, unit: str, rows: list[list]) -> str:
     t.title = title
     t.field_names = ["#", "Name", f"Base({unit})", f"Comparison({unit})", f"Diff({unit})", "Share", "Cumulative Share"]
     for row in rows:
-        t.add_row([row[0], _cut(term_safe(row[1]), 70), *row[2:]])
+        t.add_row([row[0], cut_columns(term_safe(row[1]), 70), *row[2:]])
     t.align = "r"
     t.align["Name"] = "l"
     return t.get_string()
