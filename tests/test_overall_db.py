@@ -6,6 +6,7 @@ run on the excerpts in tests/data/db (same figures, see its README) and read the
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 from pathlib import Path
@@ -179,6 +180,29 @@ def test_text_and_db_export_of_the_same_workload(samples: Path) -> None:
     assert db.computing_ns == pytest.approx(text.computing_ns, rel=0.02)
     for name in ("conv_fwd_cube", "conv_bwd_cube", "matmul_cube"):
         assert db.b(name).ns == pytest.approx(text.b(name).ns, rel=0.05), name
+
+
+def test_db_side_bandwidth_of_zero_is_explained(samples: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A user switching from the text export to the DB export of one job (level-1 samples) saw SDMA Bandwidth
+    fall from 15.654GB/s to 0.000GB/s without a word: a DB holds no communication.json. The DB side is now
+    named in one warning; a DB-vs-DB run, whose console has no bandwidth column, gets none."""
+    base = samples / "msinsight/test/data/pytorch"
+    text, db = base / "text/level1/rank0_ascend_pt", base / "db/level1/rank0_ascend_pt"
+    comm = json.loads((text / "ASCEND_PROFILER_OUTPUT/communication.json").read_text(encoding="utf-8"))
+    sdma = comm["step50"]["collective"]["Total Op Info"]["Communication Bandwidth Info"]["SDMA"]
+    expected = f"{sdma['Transit Size(MB)'] / sdma['Transit Time(ms)']:.3f}GB/s"
+    with caplog.at_level("WARNING", logger="msprof-analyze"):
+        res = api.compare(str(text), str(db), enable_profiling_compare=True)
+    headers = res.summary["headers"]
+    assert [row[headers.index("SDMA Bandwidth")] for row in res.summary["rows"]] == [expected, "0.000GB/s"]
+    lines = [r.getMessage() for r in caplog.records if "Bandwidth reads 0.000GB/s" in r.getMessage()]
+    assert lines == [f"{db}: SDMA Bandwidth reads 0.000GB/s: a DB export holds no bandwidth figures (a text "
+                     "export's communication.json does), so it is not a measured 0"]
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="msprof-analyze"):
+        res = api.compare(str(db), str(base / "db/level2/rank0_ascend_pt"), enable_profiling_compare=True)
+    assert "SDMA Bandwidth" not in res.summary["headers"]
+    assert not [r for r in caplog.records if "Bandwidth reads" in r.getMessage()]
 
 
 def test_mc2_from_db(tmp_path: Path) -> None:

@@ -320,6 +320,23 @@ def breakdown_frame(base: Breakdown, comp: Breakdown) -> pd.DataFrame:
                                                   strict=True)})
 
 
+def db_bandwidth_notices(sides: tuple[tuple[Profile, Breakdown], ...]) -> list[str]:
+    """One line per DB side whose bandwidth cell reads 0.000GB/s beside the other side's figure.
+
+    A DB export holds no communication.json, the only source of the RDMA / SDMA bandwidths (reference-1 §5.9,
+    §7), so a text export against the DB export of the same job showed its bandwidth fall to 0 without a word;
+    a text side without the file already says so through its breakdown's ``missing`` lines."""
+    out = []
+    for header, attr in (("RDMA", "rdma_bandwidth"), ("SDMA", "sdma_bandwidth")):
+        if not any(getattr(bd, attr) for _, bd in sides):
+            continue  # no column on the console: nothing reads 0
+        for profile, bd in sides:
+            if profile.source == "ascend_db" and not getattr(bd, attr):
+                out.append(f"{profile.path}: {header} Bandwidth reads 0.000GB/s: a DB export holds no bandwidth "
+                           "figures (a text export's communication.json does), so it is not a measured 0")
+    return out
+
+
 # --------------------------------------------------------------------------- comparator
 
 
@@ -329,6 +346,8 @@ def build(ctx: RunContext) -> list[Sheet]:
     for bd in (base, comp):
         for reason in bd.missing:
             log.warning(reason)
+    for line in db_bandwidth_notices(((ctx.base, base), (ctx.comparison, comp))):
+        log.warning(line)
     ctx.summary = summary_table(base, comp)
     ctx.frames["overall"] = breakdown_frame(base, comp)
     if not base.e2e_ns or not comp.e2e_ns:
