@@ -231,3 +231,36 @@ def test_hccl_events_in_any_file_order_give_the_same_sheets(samples, tmp_path) -
     for name in ("OverallMetrics", "CommunicationCompare"):
         pd.testing.assert_frame_equal(got.sheet(name), want.sheet(name))
     assert len(want.sheet("CommunicationCompare")) > 4
+
+
+def test_hccl_groups_of_two_runs_pair_with_their_overlaps():
+    """A DB export names each group by its HCCL name, which ends in the group's creation time (us): two runs of
+    one job (the level-1 / level-2 DB samples: ..._1736410538306028 and ..._1736414082311975) never had an equal
+    key, so every group showed as leaving (Diff Ratio 0) and arriving (INF). Groups that differ only by that time
+    pair under the name without it, and so do the rows of their overlaps; a stem two groups of one side share
+    pairs nothing, and a key present on both sides keeps its pair (one run against itself)."""
+    tp, dp = "90.91.105.46%enp189s0f0_60000_0", "90.91.105.46%enp189s0f0_60001_1"
+    b, c = _npu(), _npu()
+    b.groups = {f"{tp}_1736410538306028": {"wait": 1_000_000, "transmit": 2_000_000},
+                f"{dp}_1736410538400000": {"wait": 0, "transmit": 500_000}}
+    c.groups = {f"{tp}_1736414082311975": {"wait": 3_000_000, "transmit": 2_000_000},
+                f"{dp}_1736414082400000": {"wait": 0, "transmit": 250_000}}
+    b.group_pairs = {(f"{tp}_1736410538306028", f"{dp}_1736410538400000"): 400_000}
+    c.group_pairs = {(f"{tp}_1736414082311975", f"{dp}_1736414082400000"): 100_000}
+    b.uncovered_comm_ns, c.uncovered_comm_ns = 3_500_000, 5_250_000
+    rows, _ = overall.overall_rows(b, c)
+    labels = [r[0] for r in rows]
+    start = labels.index("Uncovered Communication Time") + 1
+    assert labels[start:labels.index("Free Time")] == [
+        f"\t{tp}", "\t\tWait", "\t\tTransmit", f"\t{dp}", "\t\tTransmit",
+        "\tUncovered Communication Overlapped", f"\t\t{tp} & {dp}"]
+    block = [(r[1], r[4], r[7], r[8]) for r in rows[start:labels.index("Free Time")]]
+    assert block == [(3.0, 5.0, 2.0, 1.6667), (1.0, 3.0, 2.0, 3.0), (2.0, 2.0, 0.0, 1.0), (0.5, 0.25, -0.25, 0.5),
+                     (0.5, 0.25, -0.25, 0.5), (0.4, 0.1, -0.3, 0.25), (0.4, 0.1, -0.3, 0.25)]
+    # one run against itself: equal keys pair as they are, under their full names
+    same = [r[0] for r in overall.overall_rows(b, b)[0]]
+    assert f"\t{tp}_1736410538306028" in same and f"\t{tp}" not in same
+    # two groups of the base share a stem: that stem pairs nothing, each side keeps its full names
+    b.groups[f"{tp}_1736410538999999"] = {"wait": 0, "transmit": 100_000}
+    two = [r[0] for r in overall.overall_rows(b, c)[0]]
+    assert f"\t{tp}_1736410538306028" in two and f"\t{tp}_1736414082311975" in two and f"\t{dp}" in two

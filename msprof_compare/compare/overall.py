@@ -16,7 +16,7 @@ import pandas as pd
 
 from ..model import Profile
 from ..options import Options
-from .breakdown import BUCKETS, Breakdown, Bucket
+from .breakdown import BUCKETS, Breakdown, Bucket, hccl_group_stem
 from .classify import Keywords, load_keywords
 from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, plain_frame
 
@@ -134,12 +134,35 @@ def _group_label(key: str, pg: dict[str, str]) -> str:
     return f"\t{name}: {key}" if name else f"\t{key}"
 
 
-def _pair_label(a: str, b: str, pg: dict[str, str]) -> str:
-    return f"\t\t{pg.get(a) or a} & {pg.get(b) or b}"
+def _pair_label(a: str, b: str, pg: dict[str, str], names: dict[str, str]) -> str:
+    return f"\t\t{pg.get(a) or names.get(a, a)} & {pg.get(b) or names.get(b, b)}"
 
 
-def _group_rows(rows: _Rows, base: Breakdown, comp: Breakdown) -> None:
-    """Communication group blocks (reference-1 §9.4 item 26): pg-name pairs, then key pairs, then comparison-only."""
+def _stem_pairs(bkeys: list[str], ckeys: list[str]) -> dict[str, str]:
+    """Base key -> comparison key of the HCCL groups that differ only by their creation time.
+
+    A DB export names a group by its HCCL name, which ends in the time the group was created, so the same group
+    of two runs of one job never had an equal key: OverallMetrics showed it leaving (Diff Ratio 0) and another
+    arriving (INF), and no Wait or Transmit change could be read. A key whose other side has an equal one keeps
+    that pair, and a name without its time that two groups of one side share pairs nothing (as in the Summary's
+    waterfall)."""
+    def by_stem(keys: list[str]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for k in keys:
+            stem = hccl_group_stem(k)
+            if stem is not None:
+                out.setdefault(stem, []).append(k)
+        return out
+
+    bset, cset = set(bkeys), set(ckeys)
+    bs, cs = by_stem([k for k in bkeys if k not in cset]), by_stem([k for k in ckeys if k not in bset])
+    return {b[0]: cs[stem][0] for stem, b in bs.items() if len(b) == 1 and len(cs.get(stem, ())) == 1}
+
+
+def _group_rows(rows: _Rows, base: Breakdown, comp: Breakdown) -> dict[str, str]:
+    """Communication group blocks (reference-1 §9.4 item 26): pg-name pairs, then key pairs (an HCCL name of one
+    run with that of another), then comparison-only. Returns key -> the name its block shows, for the keys of
+    either side paired by their HCCL names without the creation time."""
 
     def by_pg(bd: Breakdown) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
@@ -156,13 +179,16 @@ def _group_rows(rows: _Rows, base: Breakdown, comp: Breakdown) -> None:
             blocks.append((f"\t{pg}: Communication", bkeys[0], cpg[pg][0]))
             used_b.add(bkeys[0])
             used_c.add(cpg[pg][0])
+    stems = _stem_pairs([k for k in base.groups if k not in used_b], [k for k in comp.groups if k not in used_c])
+    names = {k: str(hccl_group_stem(k)) for pair in stems.items() for k in pair}
     for key in base.groups:
         if key in used_b:
             continue
-        ckey = key if (key in comp.groups and key not in used_c) else None
+        ckey = key if (key in comp.groups and key not in used_c) else stems.get(key)
         if ckey is not None:
             used_c.add(ckey)
-        blocks.append((_group_label(key, base.pg_names), key, ckey))
+        label = _group_label(key, base.pg_names) if ckey in (None, key) else f"\t{names[key]}"
+        blocks.append((label, key, ckey))
     for key in comp.groups:
         if key not in used_c:
             blocks.append((_group_label(key, comp.pg_names), None, key))
@@ -180,12 +206,14 @@ def _group_rows(rows: _Rows, base: Breakdown, comp: Breakdown) -> None:
         rows.add(label, LIGHT_BLUE, val(bg, None), val(cg, None))
         rows.add("\t\tWait", "", val(bg, "wait"), val(cg, "wait"))
         rows.add("\t\tTransmit", "", val(bg, "transmit"), val(cg, "transmit"))
+    return names
 
 
-def _overlap_rows(rows: _Rows, base: Breakdown, comp: Breakdown) -> None:
-    """``\\tUncovered Communication Overlapped`` and one row per group pair (NPU only)."""
-    bpairs = {_pair_label(a, b, base.pg_names): ns for (a, b), ns in base.group_pairs.items()}
-    cpairs = {_pair_label(a, b, comp.pg_names): ns for (a, b), ns in comp.group_pairs.items()}
+def _overlap_rows(rows: _Rows, base: Breakdown, comp: Breakdown, names: dict[str, str]) -> None:
+    """``\\tUncovered Communication Overlapped`` and one row per group pair (NPU only); ``names``: the groups
+    shown under their HCCL names without the creation time (``_group_rows``), so that their pairs pair too."""
+    bpairs = {_pair_label(a, b, base.pg_names, names): ns for (a, b), ns in base.group_pairs.items()}
+    cpairs = {_pair_label(a, b, comp.pg_names, names): ns for (a, b), ns in comp.group_pairs.items()}
     if not bpairs and not cpairs:
         return
     # the total covers every pair, also two whose labels coincide (two groups of one pg name), whose row shows the
@@ -220,8 +248,7 @@ def overall_rows(base: Breakdown, comp: Breakdown) -> tuple[list[list[Any]], lis
     rows.add("\tOther", LIGHT_BLUE, (_ms(base.other_ns), "/"), (_ms(comp.other_ns), "/"))
     rows.add("Uncovered Communication Time", BLUE, (_ms(base.uncovered_comm_ns), "/"),
              (_ms(comp.uncovered_comm_ns), "/"))
-    _group_rows(rows, base, comp)
-    _overlap_rows(rows, base, comp)
+    _overlap_rows(rows, base, comp, _group_rows(rows, base, comp))
     rows.add("Free Time", BLUE, (_ms(base.free_ns), "/"), (_ms(comp.free_ns), "/"))
     rows.add("\tSDMA", "", (_ms(base.sdma_stream.ns), "/"), (_ms(comp.sdma_stream.ns), "/"))
     rows.add("\tFree", "", (_ms(base.free_ns - base.sdma_stream.ns), "/"),

@@ -38,7 +38,7 @@ import pandas as pd
 from ..columns import col_of
 from ..model import STEP_MARK, Profile, bare_trace, factorize, object_array, object_column, us_text
 from ..textsafe import term_safe, text_width
-from .breakdown import Breakdown
+from .breakdown import HCCL_CREATED, Breakdown
 from .breakdown_npu import has_pmu
 from .kernels import any_typed
 from .optree import shape_key
@@ -82,8 +82,6 @@ _COMPUTING_STEPS = (
 
 # --------------------------------------------------------------------------- waterfall
 
-_HCCL_CREATED = re.compile(r"^(.*%.*_\d+_\d+)_\d{13,}$")
-
 
 def _group_labels(bd: Breakdown) -> dict[str, str]:
     """Group key -> display label, as OverallMetrics labels groups (reference-1 §9.4 item 26).
@@ -107,7 +105,7 @@ def _group_labels(bd: Breakdown) -> dict[str, str]:
     # HCCL names a group "{ip}%{nic}_{port}_{index}_{creation time in us}" (DB exports show them raw):
     # without the creation time the same group of two runs pairs up instead of leaving and arriving
     # (a stripped name two groups of this side share keeps them apart in full)
-    stripped = {k: _HCCL_CREATED.sub(r"\1", v) for k, v in labels.items()}
+    stripped = {k: HCCL_CREATED.sub(r"\1", v) for k, v in labels.items()}
     uses = Counter(stripped.values())
     return {k: stripped[k] if uses[stripped[k]] == 1 else v for k, v in labels.items()}
 
