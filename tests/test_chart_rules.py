@@ -638,3 +638,41 @@ def test_contributors_on_no_sheet_are_named(text_pair, db_pair, tmp_path_factory
     flat, flat_path = _run(tmp_path_factory, "flat", NPU_L1, NPU_L2, disable_module=True)
     assert name in flat.sheet("OperatorCompareStatistic").iloc[:, 1].tolist()
     assert not [v for v in _summary(flat_path)[0].tolist() if isinstance(v, str) and v.startswith("Not on the")]
+
+
+def test_regression_growth_is_the_exact_difference_of_the_sheet_cells(text_pair, db_pair):
+    """Each chart-data growth is the decimal difference of the two cells it comes from, with no float noise
+    past the cells' own digits (KernelCompare's MatMulV2 row read 10.420000000000016 us, ModuleCompareStatistic
+    0.012880000000000003 ms, ApiCompare 0.22999999999999998 ms): the decimals are the cells' own, as written."""
+    from decimal import Decimal
+
+    from msprof_compare.report.charts import STAT_SPECS, regressions
+
+    checked = 0
+    for result, _path in (text_pair, db_pair):
+        for sheet in result.sheets:
+            spec = STAT_SPECS.get(sheet.name)
+            if spec is None:  # NPU pairs: ApiCompare has no HIP / CUDA twins to sum
+                continue
+            out = regressions(sheet)
+            if out is None:
+                continue
+            frame, _ = out
+            d = sheet.data
+            keep = spec.keep(d) if spec.keep is not None else [True] * len(d)
+            cells = {}
+            for i in range(len(d)):
+                if not keep[i]:
+                    continue
+                name = str(d.iat[i, spec.name_cols[0]] if not pd.isna(d.iat[i, spec.name_cols[0]]) else "").strip()
+                if not name and spec.alt_name_col is not None:
+                    name = str(d.iat[i, spec.alt_name_col]).strip()
+                for c in spec.name_cols[1:]:
+                    name += " " + str(d.iat[i, c])
+                b, c_ = (d.iat[i, spec.base_col], d.iat[i, spec.comp_col])
+                b, c_ = (0.0 if pd.isna(v) else float(v) for v in (b, c_))
+                cells.setdefault(name, []).append(Decimal(repr(c_)) - Decimal(repr(b)))
+            for name, diff in zip(frame["Name"], frame["Diff"], strict=True):
+                assert Decimal(repr(float(diff))) in cells[name], (sheet.name, name, diff)
+                checked += 1
+    assert checked >= 60

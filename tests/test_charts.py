@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import re
 import zipfile
+from decimal import Decimal
 from pathlib import Path
 
 import openpyxl
@@ -289,16 +290,18 @@ def test_regression_chart_data_recomputed_from_the_sheets(pair1):
         f = s.frame()
         if s.name == "ModuleCompareStatistic":
             f = f[f["Operator Name"] == "[ TOTAL ]"]
-        diff = pd.to_numeric(f[comp], errors="coerce").fillna(0) - pd.to_numeric(f[base], errors="coerce").fillna(0)
+        # exact decimal differences of the cells (ties then keep the sheet's row order, as a stable sort)
+        bs, cs = (pd.to_numeric(f[col], errors="coerce").fillna(0).tolist() for col in (base, comp))
+        diff = [Decimal(repr(float(c))) - Decimal(repr(float(b))) for b, c in zip(bs, cs, strict=True)]
         label = f[names[0]].astype(str).str.strip()
         for extra in names[1:]:
             label = label + " " + f[extra].astype(str)
-        expected = sorted(zip(diff.tolist(), label.tolist(), strict=True), key=lambda t: -t[0])
+        expected = sorted(zip(diff, label.tolist(), strict=True), key=lambda t: -t[0])
         expected = [(n, d) for d, n in expected if d > 0][:charts.TOP_REGRESSIONS]
         got = charts.regressions(s)
         got_rows = [] if got is None else list(zip(got[0]["Name"].tolist(), got[0]["Diff"].tolist(), strict=True))
         assert [n for n, _ in got_rows] == [n for n, _ in expected], s.name
-        assert [d for _, d in got_rows] == pytest.approx([d for _, d in expected]), s.name
+        assert [Decimal(repr(d)) for _, d in got_rows] == [d for _, d in expected], s.name
 
 
 def _table_rows(text: str) -> list[list[str]]:

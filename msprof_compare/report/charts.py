@@ -426,7 +426,9 @@ def regressions(sheet: Sheet) -> tuple[pd.DataFrame, _Spec] | None:
         name = name + " " + _texts(_column(d, c))[rows]
     if sheet.name == "ApiCompare":
         name, base, comp = _runtime_pairs(name, base, comp)
-    diff = comp - base
+    # the cells hold at most ns precision (6 decimals of a ms, 3 of a us): a float difference of two of them
+    # carries noise past it (16.340000000000032 us), which the chart data's cells showed in full
+    diff = np.round(comp - base, 9)
     grew = np.flatnonzero(diff > 0)
     if not grew.size:
         return None
