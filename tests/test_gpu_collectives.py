@@ -590,3 +590,49 @@ def test_every_default_word_names_a_collective(name, family):
     kw = cl.load_keywords(cl._DEFAULT_INI)
     assert cl.is_gpu_comm_kernel_name([name], kw).tolist() == [True]
     assert communication.gpu_family([name], kw)[0].tolist() == [family]
+
+
+MS_TIMELINE = ("mindinsight/tests/utils/resource/profiler/PROF_000001_20230818142704567_GQFAMHBKGODKJMLA/device_1/"
+               "timeline/msprof_1_0_1.json")
+
+
+def test_gpu_collectives_pair_with_mindspore_graph_ops(samples, reference_outputs):
+    """GPU against a MindSpore (CANN msprof) timeline, whose HCCL ops are graph ops named
+    ``Default/AllReduce-op534_0``: the original's family (first ``_`` piece) is ``default/allreduce-op534``, which
+    no GPU collective row could pair with. Beside a GPU side the graph op's collective names the family; two NPU
+    sides keep the original's family (reference pair 9d). NPU figures from the raw timeline, GPU from the JSON."""
+    gpu = samples / "hta/tests/data/nccl_parser_config/nccl_data.json.gz"
+    ms = samples / MS_TIMELINE
+    if not ms.is_file() or not gpu.is_file():
+        pytest.skip("sample absent")
+    by: dict[str, list[float]] = {}
+    for k in json.load(gzip.open(gpu))["traceEvents"]:
+        if k.get("cat") == "kernel" and k["name"].startswith("nccl"):
+            by.setdefault(k["name"].split("_")[1].lower(), []).append(k["dur"])
+    timeline = json.load(open(ms))
+    hccl = next(e["pid"] for e in timeline if e.get("ph") == "M" and e.get("name") == "process_name"
+                and e["args"]["name"] == "HCCL")
+    ops = [e for e in timeline if e.get("ph") == "X" and e["pid"] == hccl and "/" in e["name"]]
+    assert [e["name"] for e in ops] == ["Default/AllReduce-op534_0"]
+    for base, comparison, gpu_cols, npu_cols in ((gpu, ms, "", ".1"), (ms, gpu, ".1", "")):
+        rows = compare(base, comparison, enable_communication_compare=True).sheet("CommunicationCompare")
+        summary = rows[rows["Communication OP Name"].fillna(rows["Communication OP Name.1"]) != "|"]
+        got = {(r["Communication OP Name"], r["Communication OP Name.1"]):
+               (r["Calls" + gpu_cols], r["Total Duration(us)" + gpu_cols], r["Calls" + npu_cols],
+                r["Total Duration(us)" + npu_cols]) for _, r in summary.iterrows()}
+        both = ("allreduce", "allreduce")
+        assert got[both] == (len(by["allreduce"]), pytest.approx(sum(by["allreduce"])), 1,
+                             pytest.approx(float(ops[0]["dur"])))
+        assert len(got) == 2  # and the GPU-only broadcast
+        # the graph op's HCCL tasks stay under it
+        tasks = rows[rows["Communication OP Name" + npu_cols] == "|"]["Task Name" + npu_cols].tolist()
+        assert "Notify_Wait" in tasks
+    # two NPU sides: the original's family, as in reference pair 9d
+    base_9d = samples / MS_TIMELINE.replace("PROF_000001_20230818142704567_GQFAMHBKGODKJMLA/device_1",
+                                            "PROF_000001_20230818142704322_COJGGGCANRMICFBC/device_0").replace(
+        "msprof_1_0_1", "msprof_0_2_1")
+    names = compare(base_9d, ms, enable_communication_compare=True).sheet("CommunicationCompare")[
+        "Communication OP Name"].tolist()
+    book = reference_outputs / "9d-mindspore-legacy-msprof-timeline-files/performance_comparison_result.xlsx"
+    ref = pd.read_excel(book, sheet_name="CommunicationCompare", header=2)["Communication OP Name"].tolist()
+    assert names == ref and names[0] == "default/allreduce-op534"

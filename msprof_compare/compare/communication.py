@@ -12,6 +12,7 @@ A summary row per family carries the diff and ratio of the totals; task rows
 from __future__ import annotations
 
 import logging
+import re
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -115,6 +116,39 @@ def collective_word(text: str) -> str | None:
     if word in NCCL_COLLECTIVES or word in ("gather", "scatter", "alltoallv"):
         return _HCCL_SPELLING.get(word, word)
     return None
+
+
+#: HCCL's family words for the collectives a MindSpore graph op can run (``AllReduce``, ``AlltoAllV``, ``Receive``).
+GRAPH_OP_COLLECTIVES = frozenset(_HCCL_SPELLING.get(w, w) for w in NCCL_COLLECTIVES) | {"gather", "scatter",
+                                                                                         "alltoallv"}
+#: The original's family of a MindSpore graph op in a CANN msprof timeline (``Default/AllReduce-op534_0`` ->
+#: ``default/allreduce-op534``): optional scope, the op type, ``-op`` and the op's number.
+_GRAPH_OP = re.compile(r"(?:.*/)?([a-z]+)-op\d+")
+
+
+def graph_op_collective(fam: str) -> str | None:
+    """The collective of a MindSpore graph op's family (``default/allreduce-op534`` -> ``allreduce``); None for
+    any other family."""
+    m = _GRAPH_OP.fullmatch(fam)
+    return m.group(1) if m and m.group(1) in GRAPH_OP_COLLECTIVES else None
+
+
+def by_collective(data: dict[str, dict]) -> dict[str, dict]:
+    """An NPU side's families for pairing with a GPU side, whose families are collectives: each MindSpore graph
+    op's family (one per op, ``default/allreduce-op534``) joins its collective's (``allreduce``), where
+    ``hcom_allReduce_...`` ops already are; other families stay. Op and task durations are pooled, in the first
+    member's place."""
+    out: dict[str, dict] = {}
+    for fam, d in data.items():
+        key = graph_op_collective(fam) or fam
+        if key not in out:
+            out[key] = {"ops": d["ops"], "tasks": dict(d["tasks"])}
+            continue
+        into = out[key]
+        into["ops"] = np.concatenate([into["ops"], d["ops"]])
+        for name, vals in d["tasks"].items():
+            into["tasks"][name] = np.concatenate([into["tasks"][name], vals]) if name in into["tasks"] else vals
+    return out
 
 
 def _enclosing(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -396,6 +430,9 @@ def build(ctx: RunContext) -> list[Sheet]:
             else:
                 log.log(ctx.options.notice_level(), "Can't find any communication op in the file: %s", p.path)
         data.append(d)
+    if ctx.base.is_gpu != ctx.comparison.is_gpu:  # GPU families are collectives: name the NPU side's alike
+        npu = 1 if ctx.base.is_gpu else 0
+        data[npu] = by_collective(data[npu])
     rows = comm_rows(*data)
     if not rows:
         return []
