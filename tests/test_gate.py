@@ -218,7 +218,7 @@ def test_one_contributor_is_named_in_the_singular(samples):
                 enable_operator_compare=True)
     one = regression_gate(r, 1.0, top=1)[1]
     assert "Top contributor (" in one and "Top 1 " not in one
-    listed = [line for line in one.splitlines() if line.startswith("  ")]
+    listed = [line for line in one.splitlines() if line.startswith("  ") and not line.startswith("  Note: ")]
     assert len(listed) == 1
     frame = r.frames["contributors"]
     assert len(frame[frame["Diff(ms)"].astype(float) > 0]) == 1  # this pair has one op that grew: never "Top 1"
@@ -272,7 +272,12 @@ def test_contributors_that_explain_little_of_the_change_are_said_so(samples, tmp
     text = compare(str(samples / NPU_L2), str(samples / NPU_L1))
     tb, tc = (int(text.frames["e2e"][k].iloc[0]) for k in ("base_ns", "comparison_ns"))
     assert summary.unexplained_note(text.frames["contributors"], text.frames["waterfall"]) == ""
-    assert "Note:" not in text.regression_gate(1)[1] and "Note:" not in render_explain(text.frames)
+    # the only note left: AccumulateGrad's change is the all-reduce it launched (both sides text exports)
+    held = summary.communication_note(text.frames["contributors"], text.frames["contributor_communication"])
+    assert held.startswith("most of the change of autograd::engine::evaluate_function: torch::autograd::"
+                           "AccumulateGrad is collective communication")
+    assert [line for line in text.regression_gate(1)[1].splitlines() if "Note:" in line] == [f"  Note: {held}."]
+    assert [line for line in render_explain(text.frames).splitlines() if "Note:" in line] == [f"Note: {held}."]
 
 
 def _wf(steps: list[tuple[str, str, int]]) -> pd.DataFrame:
@@ -412,10 +417,14 @@ def test_contributors_note_in_json_and_in_a_gate_without_growing_contributors(sa
     r = compare(str(text_l1), str(samples / DB_L1))
     e2e = r.frames["e2e"]
     delta = int(e2e["comparison_ns"].iloc[0]) - int(e2e["base_ns"].iloc[0])
-    note = summary.unexplained_note(r.frames["contributors"], r.frames["waterfall"])
-    assert note.startswith("all operators together changed by -") and "-0%" not in note
+    part = summary.unexplained_note(r.frames["contributors"], r.frames["waterfall"])
+    assert part.startswith("all operators together changed by -") and "-0%" not in part
     free = r.frames["waterfall"].set_index("Step").loc["Free: Other", "Delta(ns)"]
-    assert note.endswith(f"(the waterfall puts most of it in Free: Other {free / 1e6:+.3f} ms)") and free > 0.5 * delta
+    assert part.endswith(f"(the waterfall puts most of it in Free: Other {free / 1e6:+.3f} ms)") and free > 0.5 * delta
+    # then what AccumulateGrad lost: the all-reduce the text export links to it and the DB export does not
+    note = summary.unexplained_note(r.frames["contributors"], r.frames["waterfall"],
+                                    r.frames["contributor_communication"])
+    assert note.startswith(f"{part}; most of the change of ") and note.endswith("communication 105.992 ms -> 0.000 ms")
     code, message = r.regression_gate(0)
     assert code == 3 and "Top " not in message and message.splitlines()[-1] == f"Note: {note}."
     doc = json.loads(open(r.to_json(tmp_path)).read())
@@ -513,9 +522,11 @@ def test_contributors_that_overstate_the_change_are_said_so(samples):
     delta = (int(e2e["comparison_ns"].iloc[0]) - 136_581_009) / 1e6
     net = summary.level_net_ms(r.frames["contributors"])
     assert net / delta > 14 and r.frames["contributors"]["Name"].iloc[0].endswith("AccumulateGrad")
-    note = summary.unexplained_note(r.frames["contributors"], r.frames["waterfall"])
+    note = summary.unexplained_note(r.frames["contributors"], r.frames["waterfall"],
+                                    r.frames["contributor_communication"])
     assert note.startswith(f"all operators together changed by {net:+.3f} ms, {net / delta:.1f} x the E2E change "
                            f"({delta:+.3f} ms): their device time moved much more than the E2E time")
+    assert note.endswith("communication 105.992 ms -> 0.000 ms")  # the all-reduce the DB links to no operator
     from msprof_compare.report.json_report import to_document
     from msprof_compare.report.summary_console import render_explain
 

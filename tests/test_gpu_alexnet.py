@@ -141,3 +141,59 @@ def test_profiling_only_guard_on_framework_names(samples_dir_or_skip) -> None:
     g = compare(str(GPU), str(NPU), enable_profiling_compare=True).guards.set_index("Check")
     row = g.loc["operator match rate"]
     assert (row["Status"], row["Base"], row["Comparison"]) == ("ok", 64 / 82, 64 / 82)
+
+
+ACCUMULATE = "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad"
+
+
+def _hccl_ms_under(trace_view: Path, op_name: str) -> Decimal:
+    """ms of the HCCL ops (Communication lanes of the HCCL process) whose async_npu launch flow starts inside an
+    op named ``op_name``, by the raw trace_view.json."""
+    events = json.loads(trace_view.read_text(), parse_float=Decimal)
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    procs = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
+    lanes = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
+             if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    hccl = {(e["pid"], e["tid"], Decimal(e["ts"])): Decimal(e["dur"]) for e in events
+            if e.get("ph") == "X" and procs.get(e["pid"]) == "HCCL"
+            and "Communication" in lanes.get((e["pid"], e["tid"]), "")}
+    starts = {e["id"]: Decimal(e["ts"]) for e in events if e.get("cat") == "async_npu" and e.get("ph") == "s"}
+    ops = [(Decimal(e["ts"]), Decimal(e["ts"]) + Decimal(e["dur"])) for e in events
+           if e.get("ph") == "X" and e.get("cat") == "cpu_op" and e["name"] == op_name]
+    total = Decimal(0)
+    for e in events:
+        if e.get("cat") == "async_npu" and e.get("ph") == "f" and e["id"] in starts:
+            key = (e["pid"], e["tid"], Decimal(e["ts"]))
+            if key in hccl and any(s <= starts[e["id"]] <= end for s, end in ops):
+                total += hccl[key]
+    return total / 1000
+
+
+def test_contributor_holding_the_all_reduce_is_said_to(samples_dir_or_skip, tmp_path: Path) -> None:
+    """The GPU-to-NPU pair's one top contributor is AccumulateGrad, +106 ms, because the NPU text export links
+    the HCCL all-reduce its DDP hook launched to it: the note under the contributors says that its change is
+    communication (which the waterfall counts as such), with each side's figure, on the console, in the JSON and
+    on the Summary sheet."""
+    want = _hccl_ms_under(NPU / "ASCEND_PROFILER_OUTPUT" / "trace_view.json", ACCUMULATE)
+    assert round(want, 3) == Decimal("105.992")  # the four hcom_allReduce ops, all under AccumulateGrad
+    res = compare(str(GPU), str(NPU))
+    assert res.contributors["Name"].tolist() == [ACCUMULATE]
+    comm = res.frames["contributor_communication"]
+    # the loader keeps whole ns: the raw µs durations carry sub-ns digits (79089.52021875), 4 ops of them
+    assert comm.to_dict("records") == [{"Name": ACCUMULATE, "Base(ms)": 0.0,
+                                        "Comparison(ms)": pytest.approx(float(want), abs=2e-6)}]
+    said = f"most of the change of {ACCUMULATE} is collective communication launched inside it"
+    figures = f"communication 0.000 ms -> {want:.3f} ms"
+    doc = json.loads(Path(res.to_json(tmp_path / "r.json")).read_text())
+    assert doc["summary"]["contributors_note"].startswith(said)
+    assert doc["summary"]["contributors_note"].endswith(figures)
+    assert doc["frames"]["contributor_communication"][0]["Name"] == ACCUMULATE
+    from msprof_compare.report.summary_console import render_explain
+    assert f"Note: {said}" in render_explain(res.frames, res.verdict)
+    from xlsxutil import read_xlsx
+    sheet = read_xlsx(Path(res.to_excel(tmp_path)), sheet_name="Summary", header=None)
+    notes = [v for v in sheet.iloc[:, 0].tolist() if isinstance(v, str) and v.startswith("Note: ")]
+    assert notes == [f"Note: {doc['summary']['contributors_note']}."]
+    # a DB export links no HCCL op to an operator: no such note (its contributors are other operators)
+    db = NPU.parents[2] / "db/level1/rank0_ascend_pt"
+    assert "contributor_communication" not in compare(str(GPU), str(db)).frames

@@ -373,7 +373,47 @@ def _outside_steps(wf: pd.DataFrame, e2e_delta_ns: int) -> tuple[str, bool]:
     return named, bool(len(pick)) and abs(int(delta[pick].sum())) * 2 >= abs(e2e_delta_ns)
 
 
-def unexplained_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None) -> str:
+def unexplained_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
+                     comm: pd.DataFrame | None = None) -> str:
+    """The note under the contributors: ``_unexplained`` (how much of the E2E change they explain), then
+    ``communication_note`` (which of them hold collective communication, from ``comm``: the run's
+    "contributor_communication" frame). "" when neither applies."""
+    parts = [_unexplained(contrib, wf), communication_note(contrib, comm)]
+    return "; ".join(p for p in parts if p)
+
+
+#: A contributor is said to hold communication where its communication changed by this share of its diff or more.
+COMM_SHARE = 0.5
+
+
+def communication_note(contrib: pd.DataFrame | None, comm: pd.DataFrame | None) -> str:
+    """Name the listed operator contributors whose change is mostly collective communication launched inside
+    them: an NPU text export links each HCCL op to the operator that launched it (an all-reduce under
+    ``AccumulateGrad``'s DDP hook), so such an operator's device time holds the collective, which the waterfall
+    counts as communication (uncovered where no computing overlaps it), not as the operator's computing. ""
+    where none does."""
+    if contrib is None or not len(contrib) or comm is None or not len(comm):
+        return ""
+    held = dict(zip(comm["Name"].tolist(), zip(comm["Base(ms)"].tolist(), comm["Comparison(ms)"].tolist(),
+                                               strict=True), strict=True))
+    said = []
+    for name, diff in zip(contrib["Name"].tolist(), contrib["Diff(ms)"].tolist(), strict=True):
+        if name not in held:
+            continue
+        b, c = held[name]
+        if diff and (c - b) / diff >= COMM_SHARE:
+            said.append((name, f"communication {b:.3f} ms -> {c:.3f} ms"))
+    if not said:
+        return ""
+    why = ("(HCCL ops, which an NPU text export links to the operator that launched them; the waterfall counts "
+           "them as communication, not computing)")
+    if len(said) == 1:
+        return f"most of the change of {said[0][0]} is collective communication launched inside it {why}: {said[0][1]}"
+    return (f"most of the change of {len(said)} listed contributors is collective communication launched inside "
+            f"them {why}: " + ", ".join(f"{n}: {s}" for n, s in said))
+
+
+def _unexplained(contrib: pd.DataFrame | None, wf: pd.DataFrame | None) -> str:
     """Where the operators (modules, kernels) together explain under half of the E2E change, say so: their
     device time holds no free time, and in a DB export no communication, so ranking them would point at
     a few µs of an 8 ms regression. Where they changed by twice the E2E change or more, say that too: a
@@ -1075,6 +1115,8 @@ class SummarySheet(Sheet):
     verdict: str = ""
     #: operator-level contributors on no sheet (the workbook shows the module sheets), said under their table
     outside_modules: list[str] = field(default_factory=list)
+    #: the run's "contributor_communication" frame (None: no listed contributor holds communication)
+    communication: pd.DataFrame | None = None
 
 
 #: ms to 3 places, as the console's waterfall and the contributors table beside it (2 places showed most
@@ -1165,15 +1207,64 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
                  "launch flows); the top contributors are the waterfall steps.", found[0])
         contrib = top_contributors(*reversed(_waterfall_contributors(wf)))
     ctx.frames["contributors"] = contrib
+    comm = _contributor_communication(ctx, contrib)
+    if comm is not None:
+        ctx.frames["contributor_communication"] = comm
     from . import memory_summary  # where memory grew, in a memory-only run too
 
     memory_summary.build(ctx, sheets or [])
     if not len(wf) or not sheets:  # alone, a Summary would turn a run without any sheet into a workbook
         return []
     sheet = summary_sheet(ctx, wf, contrib, guard)
+    sheet.communication = comm
     if op_rows is not None:
         sheet.outside_modules = _outside_modules(contrib, sheets)
     return [sheet]
+
+
+def _contributor_communication(ctx: RunContext, contrib: pd.DataFrame) -> pd.DataFrame | None:
+    """Per listed operator contributor, each side's device time (ms) that is collective communication: the HCCL
+    ops of an NPU text export that the operator's subtree owns (the kernel pool's rows without a task id, -2),
+    summed over the top-layer operators of that name as OperatorCompareStatistic sums them. None where the
+    contributors are no operators, or no listed one holds any."""
+    if not len(contrib) or str(contrib["Level"].iloc[0]) != "operator" or not ctx.options.enable_operator_compare:
+        return None
+    if not (ctx.base.is_npu or ctx.comparison.is_npu) or not (len(ctx.base.comm) or len(ctx.comparison.comm)):
+        return None
+    from .optree import operator_pairs
+
+    pairs = operator_pairs(ctx)  # cached: the operator comparison built it
+    names = contrib["Name"].tolist()
+    per_side = [_communication_ns(tree, idx, names) for tree, idx in ((pairs.base, pairs.ia),
+                                                                       (pairs.comparison, pairs.ib))]
+    rows = [(n, per_side[0].get(n, 0), per_side[1].get(n, 0)) for n in names]
+    rows = [r for r in rows if r[1] or r[2]]
+    if not rows:
+        return None
+    return plain_frame({"Name": object_array([r[0] for r in rows]),
+                        "Base(ms)": np.array([r[1] / 1e6 for r in rows]),
+                        "Comparison(ms)": np.array([r[2] / 1e6 for r in rows])})
+
+
+def _communication_ns(tree: Any, idx: np.ndarray, names: list[str]) -> dict[str, int]:
+    """{name: ns of HCCL ops in the subtrees of the top-layer nodes ``idx`` so named}."""
+    idx = idx[idx >= 0]
+    if not len(idx) or not len(tree.kidx):
+        return {}
+    owner = np.repeat(np.arange(tree.n), np.diff(tree.kptr))
+    is_comm = col_of(tree.kpool, "task_id", np.int64)[tree.kidx] == -2
+    if not is_comm.any():
+        return {}
+    dur = col_of(tree.kpool, "dur", np.int64)[tree.kidx]
+    own = np.bincount(owner[is_comm], weights=dur[is_comm], minlength=tree.n).astype(np.int64)
+    below = np.concatenate([[0], np.cumsum(own)])
+    sub = below[idx + tree.size[idx]] - below[idx]
+    out: dict[str, int] = {}
+    wanted = set(names)
+    for n, ns in zip(col_of(tree.ops, "name", object)[idx].tolist(), sub.tolist(), strict=True):
+        if n in wanted and ns:
+            out[n] = out.get(n, 0) + int(ns)
+    return out
 
 
 def _outside_modules(contrib: pd.DataFrame, sheets: list[Sheet]) -> list[str]:
@@ -1259,7 +1350,7 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5,
         return 0, f"No regression: {head}"
     lines = [f"Performance regression: {head}"]
     contrib = frames.get("contributors")
-    note = unexplained_note(contrib, frames.get("waterfall"))
+    note = unexplained_note(contrib, frames.get("waterfall"), frames.get("contributor_communication"))
     worst_lines: list[str] = []
     if contrib is not None and len(contrib):
         worst = contrib[contrib["Diff(ms)"].astype(float) > 0].head(top)

@@ -196,7 +196,7 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
         level = str(contrib["Level"].iloc[0])
         at_name, at_share, at_rank = (_position(contrib, c) for c in ("Name", "Share", "Rank"))
         rows = [[r[at_name], r[3], r[4], r[5], r[at_share], r[7], int(r[at_rank])] for r in _tuples(contrib)]
-        note = unexplained_note(contrib, wf)
+        note = unexplained_note(contrib, wf, getattr(sheet, "communication", None))
         row = _table(wb, ws, row, f"Top contributors ({level} level; {coverage_text(contrib)} "
                      f"of {share_basis(level)}, not of the E2E change)",
                      ["Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share", "Rank"],

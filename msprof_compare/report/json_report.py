@@ -146,7 +146,8 @@ def to_document(result: CompareResult, generated_at: _dt.datetime | None = None)
         "summary": {
             "e2e": _e2e(frames),
             **{name: records(frames.get(name)) for name in SUMMARY_FRAMES},
-            "contributors_note": unexplained_note(frames.get("contributors"), frames.get("waterfall")) or None,
+            "contributors_note": unexplained_note(frames.get("contributors"), frames.get("waterfall"),
+                                                 frames.get("contributor_communication")) or None,
             "verdict": result.verdict or None,
             "memory": memory_totals(frames),
         },

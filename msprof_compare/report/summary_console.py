@@ -148,7 +148,8 @@ def render_explain(frames: dict[str, pd.DataFrame], verdict: str = "") -> str:
     contrib = frames.get("contributors")
     parts = [render_waterfall(frames.get("waterfall")), term_safe(f"{verdict}.") if verdict else "",
              render_contributors(contrib)]
-    note = unexplained_note(contrib, frames.get("waterfall")) if parts[2] else ""
+    note = unexplained_note(contrib, frames.get("waterfall"), frames.get("contributor_communication")) \
+        if parts[2] else ""
     if note:
         parts.append(term_safe(f"Note: {note}."))
     return "\n".join(p for p in parts if p)
