@@ -1256,7 +1256,8 @@ def _communication_ns(tree: Any, idx: np.ndarray, names: list[str]) -> dict[str,
     if not is_comm.any():
         return {}
     dur = col_of(tree.kpool, "dur", np.int64)[tree.kidx]
-    own = np.bincount(owner[is_comm], weights=dur[is_comm], minlength=tree.n).astype(np.int64)
+    own = np.zeros(tree.n, dtype=np.int64)  # integer ns: bincount's weights would sum in float
+    np.add.at(own, owner[is_comm], dur[is_comm])
     below = np.concatenate([[0], np.cumsum(own)])
     sub = below[idx + tree.size[idx]] - below[idx]
     out: dict[str, int] = {}
