@@ -451,6 +451,8 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool) -
                 if table:
                     _print(table)
                     _print(ROWS_LEGEND)
+                    for note in result.summary.get("notes") or ():
+                        _print(note)
                     if deliver.writes_workbook(formats, output, explicit) and "OverallMetrics" in result.sheet_names:
                         log.info(OVERALL_HINT)  # it points at the workbook: only when one is written
             from .report.summary_console import render_explain, render_memory

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+import json
 import re
 from pathlib import Path
 
@@ -126,3 +128,49 @@ def test_cli_says_which_row_is_base(samples: Path, capsys: pytest.CaptureFixture
     rows = [i for i, line in enumerate(lines) if line.startswith("| NPU |")]
     assert len(rows) == 2 and lines[rows[-1] + 1].startswith("+--")
     assert lines[rows[-1] + 2] == "Rows: base first, comparison second."
+    assert not lines[rows[-1] + 3].startswith(("Base row", "Comparison row"))  # both sides measured: no note
+
+
+ALEXNET = "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"
+TIMELINE = "mindinsight/tests/utils/resource/run_2/normal_run/profiler/ascend_timeline_display_1.json"
+
+
+def _raw_events(path: Path) -> list[dict]:
+    data = json.loads((gzip.open(path) if path.suffix == ".gz" else open(path, "rb")).read())
+    return data if isinstance(data, list) else data["traceEvents"]
+
+
+def test_rows_that_are_no_measurement_are_said_so(samples: Path, capsys: pytest.CaptureFixture,
+                                                  tmp_path: Path) -> None:
+    """A side's zeros that measure nothing are said under the table, in the order of the rows: pair 4's GPU
+    base (its trace has no ``[memory]`` event with a Total Reserved, so its Mem Usage reads 0.00G beside the NPU's
+    2.06G) and a legacy MindSpore timeline (no "Overlap Analysis" process, so no E2E time: a row of 0.000s). The
+    JSON's console_summary carries the same lines; a pair measured on both sides prints none."""
+    from cliutil import run_inproc
+
+    base_events = _raw_events(samples / ALEXNET)
+    assert not [e for e in base_events if e.get("name") == "[memory]" and "Total Reserved" in e.get("args", {})]
+    timeline = _raw_events(samples / TIMELINE)
+    assert not [e for e in timeline if e.get("ph") == "M" and e.get("args", {}).get("name") == "Overlap Analysis"]
+    npu = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+
+    memory_note = "Base row: no peak reserved memory recorded, so its Mem Usage 0.00G is not a measurement."
+    time_note = "Comparison row: no time breakdown (no E2E time), so its 0.000s cells are not measurements."
+    for comparison, notes in ((npu, [memory_note]), (samples / TIMELINE, [time_note])):
+        code, out, _err = run_inproc(capsys, "-d", str(comparison), "-bp", str(samples / ALEXNET),
+                                     "-o", str(tmp_path), "--enable_profiling_compare")
+        assert code == 0
+        lines = out.splitlines()
+        legend = lines.index("Rows: base first, comparison second.")
+        assert lines[legend + 1:legend + 1 + len(notes)] == notes
+        assert lines[legend - 3].startswith("| GPU |") and lines[legend - 2].startswith("| NPU |")
+        mem = lines[legend - 3].split("|")
+        if notes == [memory_note]:
+            header = next(line for line in lines if "Mem Usage" in line).split("|")
+            assert mem[header.index(next(h for h in header if h.strip() == "Mem Usage"))].strip() == "0.00G"
+        code, out, _err = run_inproc(capsys, "-d", str(comparison), "-bp", str(samples / ALEXNET), "-o", "-",
+                                     "--enable_profiling_compare")
+        assert code == 0
+        assert json.loads(out)["console_summary"]["notes"] == notes
+    code, out, _err = run_inproc(capsys, "-d", str(npu), "-bp", str(npu), "-o", "-", "--enable_profiling_compare")
+    assert code == 0 and json.loads(out)["console_summary"]["notes"] == []

@@ -265,7 +265,8 @@ def _s(ns: int | float) -> float:
 
 
 def summary_table(base: Breakdown, comp: Breakdown) -> dict[str, Any]:
-    """The console table (reference-1 §10) as {"title", "headers", "rows"}: base row first."""
+    """The console table (reference-1 §10) as {"title", "headers", "rows", "notes"}: base row first; "notes" are
+    ours (``table_notes``)."""
     sides = (base, comp)
     headers: list[str] = [""]
     cols: list[list[str]] = [[bd.kind for bd in sides]]
@@ -317,7 +318,20 @@ def summary_table(base: Breakdown, comp: Breakdown) -> dict[str, Any]:
     npu = any(bd.kind == "NPU" or bd.not_minimal for bd in sides)
     add("E2E Time(Not minimal profiling)" if npu else "E2E Time", [f"{_s(bd.e2e_ns):.3f}s" for bd in sides])
     rows = [[c[i] for c in cols] for i in range(2)]
-    return {"title": SUMMARY_TITLE, "headers": headers, "rows": rows}
+    return {"title": SUMMARY_TITLE, "headers": headers, "rows": rows, "notes": table_notes(base, comp, headers)}
+
+
+def table_notes(base: Breakdown, comp: Breakdown, headers: list[str]) -> list[str]:
+    """Lines under the console table for cells that read as measurements but are none: the original prints a
+    side without an E2E time (a legacy MindSpore timeline without its Overlap Analysis lane) as a row of
+    0.000s, and a side that recorded no memory as 0.00G beside the other side's peak."""
+    notes = []
+    for side, bd in (("Base", base), ("Comparison", comp)):
+        if not bd.e2e_ns:
+            notes.append(f"{side} row: no time breakdown (no E2E time), so its 0.000s cells are not measurements.")
+        elif "Mem Usage" in headers and not bd.memory_gb:
+            notes.append(f"{side} row: no peak reserved memory recorded, so its Mem Usage 0.00G is not a measurement.")
+    return notes
 
 
 def overall_frame(rows: list[list[Any]]) -> pd.DataFrame:

@@ -142,6 +142,7 @@ def to_document(result: CompareResult, generated_at: _dt.datetime | None = None)
             "title": str(summary.get("title") or ""),
             "headers": [str(h) for h in summary.get("headers") or []],
             "rows": [[clean(c) for c in row] for row in summary.get("rows") or []],
+            "notes": [str(n) for n in summary.get("notes") or []],
         },
         "summary": {
             "e2e": _e2e(frames),
