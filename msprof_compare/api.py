@@ -143,6 +143,22 @@ class CompareResult:
         return self.frames.get("contributors", pd.DataFrame()).copy()  # a copy: the Summary sheet and to_json read it
 
     @property
+    def communication_contributors(self) -> pd.DataFrame:
+        """The op types of CommunicationCompare (``allreduce``...) whose total duration changes (ms) explain 80% of
+        the summed absolute change of its op rows, largest first (empty without that sheet, when no op type's
+        total changed, or when a side recorded no communication op: its 0 is no change)."""
+        return self.frames.get("communication_contributors", pd.DataFrame()).copy()
+
+    @property
+    def communication_totals(self) -> dict[str, Any] | None:
+        """Each side's communication time (ms, the sums of CommunicationCompare's op rows) with its change, and the
+        task (``Notify_Wait``...) whose total changed most, as JSON ``summary.communication`` holds them; None
+        without CommunicationCompare. A figure a side did not record is None, and so is its change."""
+        from .report.json_report import communication_totals
+
+        return communication_totals(self.frames)
+
+    @property
     def memory_contributors(self) -> pd.DataFrame:
         """The operators of MemoryCompareStatistic whose ``Diff Memory(MB)`` explain 80% of the summed absolute
         change of its rows, largest first (empty without that sheet, when no operator's memory changed, or when

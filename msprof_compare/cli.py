@@ -455,9 +455,10 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool) -
                         _print(note)
                     if deliver.writes_workbook(formats, output, explicit) and "OverallMetrics" in result.sheet_names:
                         log.info(OVERALL_HINT)  # it points at the workbook: only when one is written
-            from .report.summary_console import render_explain, render_memory
+            from .report.summary_console import render_communication, render_explain, render_memory
 
-            for text in (render_explain(result.frames, result.verdict), render_memory(result.frames)):
+            for text in (render_explain(result.frames, result.verdict), render_communication(result.frames),
+                         render_memory(result.frames)):
                 if text:
                     _print(text)
         deliver.write_reports(result, output, explicit_format=explicit)

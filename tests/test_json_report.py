@@ -248,7 +248,8 @@ def test_api_frames_equal_json(pair1):
     assert doc["console_summary"]["headers"] == pair1.summary["headers"]
     assert doc["options"]["output_format"] == "xlsx,json"
     # the Summary results live under "summary" only; "frames" holds the other result frames
-    summary_frames = {"waterfall", "contributors", "guards", "e2e", "memory_contributors", "memory"}
+    summary_frames = {"waterfall", "contributors", "guards", "e2e", "communication_contributors", "communication",
+                      "memory_contributors", "memory"}
     assert not set(doc["frames"]) & summary_frames
     assert set(doc["frames"]) == set(pair1.frames) - summary_frames
     # no operator's memory changed in this pair: its 35 rows allocate 1426.019043 MB on both sides
@@ -334,7 +335,8 @@ def test_write_json_to_stream(monkeypatch):
     assert json_report.write_json(R(), "-") == "-"
     doc = _strict_loads(buf.getvalue())
     assert doc["summary"] == {"e2e": None, "waterfall": [], "contributors": [], "guards": [], "contributors_note": None,
-                              "verdict": None, "memory_contributors": [], "memory": None}
+                              "verdict": None, "communication_contributors": [], "communication": None,
+                              "memory_contributors": [], "memory": None}
     assert validate(doc, json.loads(SCHEMA.read_text())) == []
 
 

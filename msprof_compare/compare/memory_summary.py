@@ -22,7 +22,7 @@ import pandas as pd
 
 from .breakdown import peak_reserved_gb
 from .memory import memory_index
-from .table import Sheet, plain_frame
+from .table import Sheet, plain_frame, sheet_numbers
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -59,32 +59,18 @@ _Columns = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 def _columns(sheet: Sheet) -> _Columns:
     """(names, base MB, comparison MB, Diff Memory(MB)) of the sheet, each pulled once (NaN or no number: 0)."""
     d = sheet.data
-    nums = []
-    for j in (_BASE_MB, _COMP_MB, _DIFF_MB):
-        col = d.iloc[:, j]
-        try:
-            v = col.to_numpy(dtype=np.float64, copy=True)  # the comparator's float cells: no coercion needed
-        except (TypeError, ValueError):
-            v = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64, copy=True)
-        v[np.isnan(v)] = 0.0
-        nums.append(v)
-    return d.iloc[:, _NAME].to_numpy(dtype=object), nums[0], nums[1], nums[2]
+    base, comp, diff = (sheet_numbers(d.iloc[:, j]) for j in (_BASE_MB, _COMP_MB, _DIFF_MB))
+    return d.iloc[:, _NAME].to_numpy(dtype=object), base, comp, diff
 
 
 def contributors(sheet: Sheet | _Columns, recorded: tuple[bool, bool] = (True, True)) -> pd.DataFrame:
     """The rows of MemoryCompareStatistic whose ``Diff Memory(MB)`` explain 80% of the summed absolute change,
     largest first (equal ones in the sheet's order); none when a side was not recorded or nothing changed.
     ``sheet``: the sheet, or its ``_columns``."""
-    from .summary import coverage_cut
+    from .summary import coverage_frame
 
     names, base, comp, diff = _columns(sheet) if isinstance(sheet, Sheet) else sheet
-    pick, share, cum = coverage_cut(diff if all(recorded) else diff[:0])
-    if not pick.size:
-        return pd.DataFrame({c: pd.Series(dtype=object) for c in CONTRIBUTOR_COLUMNS})
-    return plain_frame({
-        "Rank": np.arange(1, len(pick) + 1), "Name": np.array([str(n) for n in names[pick]], dtype=object),
-        "Base(MB)": base[pick], "Comparison(MB)": comp[pick], "Diff(MB)": diff[pick], "Share": share,
-        "Cumulative Share": cum}, CONTRIBUTOR_COLUMNS)
+    return coverage_frame(names, base, comp, diff if all(recorded) else diff[:0], CONTRIBUTOR_COLUMNS)
 
 
 def totals(sheet: Sheet | _Columns, recorded: tuple[bool, bool], peaks: tuple[float, float]) -> pd.DataFrame:

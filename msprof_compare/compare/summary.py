@@ -16,8 +16,9 @@ Three results, built after every other comparator ran (they read its sheets):
   categories, kernels launched before the profile, time breakdown of the steps).
 
 They land in ``ctx.frames["waterfall" | "contributors" | "guards"]`` and in the
-``Summary`` sheet (placed first in the workbook by ``api.run_comparators``); the memory
-counterpart of the contributors (``memory_summary``) in ``ctx.frames["memory_contributors" | "memory"]``.
+``Summary`` sheet (placed first in the workbook by ``api.run_comparators``); the communication and memory
+counterparts of the contributors (``communication_summary``, ``memory_summary``) in
+``ctx.frames["communication_contributors" | "communication" | "memory_contributors" | "memory"]``.
 ``regression_gate`` implements ``--fail_on_regression``.
 """
 
@@ -525,6 +526,20 @@ def coverage_cut(diff: np.ndarray, coverage: float = CONTRIBUTOR_COVERAGE) -> tu
     cum = np.cumsum(share)
     n = int(np.searchsorted(cum, coverage - 1e-12) + 1)  # first prefix reaching the coverage
     return keep[order[:n]], share[:n], cum[:n]
+
+
+def coverage_frame(names: np.ndarray, base: np.ndarray, comparison: np.ndarray, diff: np.ndarray,
+                   columns: list[str]) -> pd.DataFrame:
+    """The rows of a sheet that ``coverage_cut`` keeps, as a contributors frame of ``columns`` (rank, name, base,
+    comparison, diff, share, cumulative share, in that order; empty when no ``diff`` is non-zero): the memory and
+    the communication contributors. ``diff`` may be empty (no contributor, e.g. a side not recorded)."""
+    pick, share, cum = coverage_cut(diff)
+    if not pick.size:
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
+    rank, name, b, c, d, s, cs = columns
+    return plain_frame({
+        rank: np.arange(1, len(pick) + 1), name: np.array([str(n) for n in names[pick]], dtype=object),
+        b: base[pick], c: comparison[pick], d: diff[pick], s: share, cs: cum}, columns)
 
 
 def _step_mask(wf: pd.DataFrame) -> np.ndarray:
@@ -1210,8 +1225,9 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
     comm = _contributor_communication(ctx, contrib)
     if comm is not None:
         ctx.frames["contributor_communication"] = comm
-    from . import memory_summary  # where memory grew, in a memory-only run too
+    from . import communication_summary, memory_summary  # where they grew, in a communication- or memory-only run too
 
+    communication_summary.build(ctx, sheets or [])
     memory_summary.build(ctx, sheets or [])
     if not len(wf) or not sheets:  # alone, a Summary would turn a run without any sheet into a workbook
         return []

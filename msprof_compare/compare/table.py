@@ -98,6 +98,17 @@ def diff_ratio(base: float, comparison: float) -> tuple[float, float]:
     return diff, round(comparison / base, 4)
 
 
+def sheet_numbers(column: pd.Series | np.ndarray) -> np.ndarray:
+    """A sheet's column as float64, a blank (None / NaN) or a cell that is no number read as 0: number and blank
+    cells convert as they are; a column with text goes through ``pd.to_numeric``."""
+    try:
+        v = np.array(column, dtype=np.float64)  # a copy: None and NaN read as NaN
+    except (TypeError, ValueError):
+        v = pd.to_numeric(pd.Series(column, dtype=object), errors="coerce").to_numpy(dtype=np.float64, copy=True)
+    v[np.isnan(v)] = 0.0
+    return v
+
+
 def py_round(x: np.ndarray, ndigits: int) -> np.ndarray:
     """Python's ``round(v, ndigits)`` of each float of ``x``, bit for bit, without a per-value call.
 

@@ -2,7 +2,8 @@
 
 One document holds every sheet (records keyed by display header, as pandas
 reads the xlsx: repeated headers get ``.1``), the console summary and the
-Summary results (E2E, waterfall, contributors, validity guards, where memory grew). The layout
+Summary results (E2E, waterfall, contributors, validity guards, where communication and memory grew). The
+layout
 is described by ``docs/result.schema.json``. The JSON is strict: NaN becomes
 ``null`` and infinities the strings ``"INF"`` / ``"-INF"``, as in the xlsx.
 """
@@ -42,9 +43,10 @@ if TYPE_CHECKING:  # pragma: no cover
 SCHEMA_ID = "urn:msprof-compare:result-schema:1"
 SCHEMA_VERSION = 1
 #: Frames of ``result.frames`` placed under "summary" (the rest go to "frames").
-SUMMARY_FRAMES = ("waterfall", "contributors", "guards", "memory_contributors")
-#: One-row frames placed under "summary" as objects (``_e2e``, ``memory_totals``), not under "frames".
-SUMMARY_OBJECTS = ("e2e", "memory")
+SUMMARY_FRAMES = ("waterfall", "contributors", "guards", "communication_contributors", "memory_contributors")
+#: One-row frames placed under "summary" as objects (``_e2e``, ``communication_totals``, ``memory_totals``), not
+#: under "frames".
+SUMMARY_OBJECTS = ("e2e", "communication", "memory")
 
 
 def clean(v: Any) -> Any:
@@ -106,10 +108,20 @@ def _e2e(frames: dict[str, pd.DataFrame]) -> dict[str, Any] | None:
     }
 
 
+def _totals(frames: dict[str, pd.DataFrame], name: str) -> dict[str, Any] | None:
+    """The one-row frame ``name`` as an object; None without it."""
+    totals = frames.get(name)
+    return records(totals)[0] if totals is not None and len(totals) else None
+
+
 def memory_totals(frames: dict[str, pd.DataFrame]) -> dict[str, Any] | None:
     """The one-row frame "memory" (``compare/memory_summary.py``) as an object; None without it."""
-    totals = frames.get("memory")
-    return records(totals)[0] if totals is not None and len(totals) else None
+    return _totals(frames, "memory")
+
+
+def communication_totals(frames: dict[str, pd.DataFrame]) -> dict[str, Any] | None:
+    """The one-row frame "communication" (``compare/communication_summary.py``) as an object; None without it."""
+    return _totals(frames, "communication")
 
 
 def to_document(result: CompareResult, generated_at: _dt.datetime | None = None) -> dict[str, Any]:
@@ -150,6 +162,7 @@ def to_document(result: CompareResult, generated_at: _dt.datetime | None = None)
             "contributors_note": unexplained_note(frames.get("contributors"), frames.get("waterfall"),
                                                  frames.get("contributor_communication")) or None,
             "verdict": result.verdict or None,
+            "communication": communication_totals(frames),
             "memory": memory_totals(frames),
         },
         "sheets": sheets,

@@ -1,7 +1,9 @@
-"""Console text of the Summary results: the E2E waterfall, the top contributors and where memory grew.
+"""Console text of the Summary results: the E2E waterfall, the top contributors and where communication and
+memory grew.
 
 Printed under the "Model Profiling Time Distribution" table; the frames come
-from ``compare/summary.py`` (``result.frames["waterfall" | "contributors"]``) and
+from ``compare/summary.py`` (``result.frames["waterfall" | "contributors"]``),
+``compare/communication_summary.py`` (``result.frames["communication_contributors" | "communication"]``) and
 ``compare/memory_summary.py`` (``result.frames["memory_contributors" | "memory"]``).
 """
 
@@ -72,33 +74,68 @@ def _top_table(title: str, unit: str, rows: list[list]) -> str:
     return t.get_string()
 
 
-def _fixed(v: float, unit: str = "", signed: bool = False) -> str:
-    """A memory figure to 2 decimals, as MemoryCompareStatistic rounds its diffs and Mem Usage shows GB."""
-    x = round(float(v), 2) + 0.0  # no "-0.00"
-    text = f"{x:+.2f}" if signed else f"{x:.2f}"
+def _fixed(v: float, unit: str = "", signed: bool = False, digits: int = 2) -> str:
+    """A figure to ``digits`` decimals: memory to 2, as MemoryCompareStatistic rounds its diffs and Mem Usage
+    shows GB; communication ms to 3, as the time tables."""
+    x = round(float(v), digits) + 0.0  # no "-0.00"
+    text = f"{x:+.{digits}f}" if signed else f"{x:.{digits}f}"
     return f"{text} {unit}" if unit else text
 
 
-def render_memory_contributors(frame: pd.DataFrame | None) -> str:
-    """The first ``CONSOLE_TOP`` memory contributors, as the time contributors are shown ("" when none)."""
+def _top(frame: pd.DataFrame | None, title: str, basis: str, unit: str, digits: int) -> str:
+    """The first ``CONSOLE_TOP`` rows of a memory or communication contributors frame (rank, name, base,
+    comparison, diff, share, cumulative share), as the time contributors are shown ("" when none)."""
     if frame is None or not len(frame):
         return ""
     shown = frame.head(CONSOLE_TOP)
     first = f"; the first {len(shown)} shown" if len(shown) < len(frame) else ""
-    rows = [[int(r.Rank), r.Name, _fixed(r[2]), _fixed(r[3]), _fixed(r[4], signed=True), _pct(r.Share), _pct(r[6])]
-            for r in shown.itertuples(index=False)]
-    return _top_table(f"Top Memory Contributors ({coverage_text(frame)} of the operators' allocated-memory "
-                      f"change{first})", "MB", rows)
+    # by column lists: itertuples cost ~1 ms for the few rows shown
+    rank, name, base, comp, diff, share, cum = (c.tolist() for _, c in shown.items())
+    rows = [[int(r), n, _fixed(b, digits=digits), _fixed(c, digits=digits), _fixed(d, signed=True, digits=digits),
+             _pct(s), _pct(cs)] for r, n, b, c, d, s, cs in zip(rank, name, base, comp, diff, share, cum, strict=True)]
+    return _top_table(f"{title} ({coverage_text(frame)} of {basis}{first})", unit, rows)
 
 
-def _change(base: float, comp: float, unit: str) -> str:
-    """"1.00 MB -> 3.00 MB (+2.00 MB, +200.00%)" ("... on both sides" when both read the same to 2 decimals:
-    "5.96 MB -> 5.96 MB (+0.00 MB, +0.07%)" told of a change it did not show; no percentage of a 0 base)."""
-    b, c = _fixed(base, unit), _fixed(comp, unit)
+def render_memory_contributors(frame: pd.DataFrame | None) -> str:
+    """The first ``CONSOLE_TOP`` memory contributors, as the time contributors are shown ("" when none)."""
+    return _top(frame, "Top Memory Contributors", "the operators' allocated-memory change", "MB", 2)
+
+
+def render_communication_contributors(frame: pd.DataFrame | None) -> str:
+    """The first ``CONSOLE_TOP`` communication op types by the change of their total duration ("" when none)."""
+    return _top(frame, "Top Communication Contributors", "the communication ops' duration change", "ms", 3)
+
+
+def _change(base: float, comp: float, unit: str, digits: int = 2) -> str:
+    """"1.00 MB -> 3.00 MB (+2.00 MB, +200.00%)" ("... on both sides" when both read the same to ``digits``
+    decimals: "5.96 MB -> 5.96 MB (+0.00 MB, +0.07%)" told of a change it did not show; no percentage of a 0
+    base)."""
+    b, c = _fixed(base, unit, digits=digits), _fixed(comp, unit, digits=digits)
     if b == c:
         return f"{b} on both sides"
     pct = f", {(comp - base) / base * 100:+.2f}%" if base else ""
-    return f"{b} -> {c} ({_fixed(comp - base, unit, True)}{pct})"
+    return f"{b} -> {c} ({_fixed(comp - base, unit, True, digits)}{pct})"
+
+
+def _value(v: object) -> float | None:
+    """A totals cell as a float (None for a null one)."""
+    return None if v is None or pd.isna(v) else float(v)
+
+
+def _recorded(t: pd.Series, base: str, comparison: str) -> tuple[tuple[bool, bool], tuple[float, float]]:
+    """(whether each side recorded its figure, the two figures, 0 for a null one) of a totals row."""
+    rec = (bool(t["base_recorded"]), bool(t["comparison_recorded"]))
+    return rec, (_value(t[base]) or 0.0, _value(t[comparison]) or 0.0)
+
+
+def _unrecorded(rec: tuple[bool, bool], figures: tuple[float, float], unit: str, digits: int, kind: str,
+                nothing: str, zero: str, sheet: str, what: str) -> str:
+    """The sentence for a side that recorded nothing: its 0 in the sheet is no reading, so no contributor."""
+    sides = ", ".join(f"{side} {_fixed(v, unit, digits=digits) if r else 'not recorded'}"
+                      for side, v, r in zip(("base", "comparison"), figures, rec, strict=True))
+    missing = "the base" if not rec[0] else "the comparison"
+    return (f"No {kind} contributor: {missing} side recorded {nothing} (its {zero} in {sheet} means not recorded, "
+            f"not a change); {what}: {sides}")
 
 
 def memory_line(totals: pd.DataFrame | None) -> str:
@@ -108,15 +145,11 @@ def memory_line(totals: pd.DataFrame | None) -> str:
     if totals is None or not len(totals):
         return ""
     t = totals.iloc[0]
-    rec = (bool(t["base_recorded"]), bool(t["comparison_recorded"]))
-    mb = tuple(0.0 if v is None or pd.isna(v) else float(v) for v in (t["base_mb"], t["comparison_mb"]))
+    rec, mb = _recorded(t, "base_mb", "comparison_mb")
     inside = "memory allocated inside operators"
     if not all(rec):
-        sides = ", ".join(f"{side} {_fixed(v, 'MB') if r else 'not recorded'}"
-                          for side, v, r in zip(("base", "comparison"), mb, rec, strict=True))
-        missing = "the base" if not rec[0] else "the comparison"
-        text = (f"No memory contributor: {missing} side recorded no memory inside its operators (its 0 MB in "
-                f"MemoryCompareStatistic means not recorded, not a change); {inside}: {sides}")
+        text = _unrecorded(rec, mb, "MB", 2, "memory", "no memory inside its operators", "0 MB",
+                           "MemoryCompareStatistic", inside)
     elif not int(t["changed"]):
         # every Diff Memory(MB) rounds to 0.00, yet many small changes can add up to a total that shows
         small = "" if _fixed(mb[0]) == _fixed(mb[1]) else " by 0.01 MB or more"
@@ -124,8 +157,7 @@ def memory_line(totals: pd.DataFrame | None) -> str:
                _change(*mb, "MB")
     else:
         text = f"{inside[0].upper()}{inside[1:]} {_change(*mb, 'MB')}"
-    pb, pc = t["base_peak_gb"], t["comparison_peak_gb"]
-    pb, pc = (None if v is None or pd.isna(v) else float(v) for v in (pb, pc))
+    pb, pc = _value(t["base_peak_gb"]), _value(t["comparison_peak_gb"])
     if pb is not None and pc is not None:
         text += f"; peak reserved memory (Mem Usage) {_change(pb, pc, 'GB')}"
     elif pb is not None or pc is not None:
@@ -141,10 +173,49 @@ def render_memory(frames: dict[str, pd.DataFrame]) -> str:
     return "\n".join(p for p in parts if p)
 
 
+def communication_line(totals: pd.DataFrame | None) -> str:
+    """Each side's communication time and the task whose total changed most, in one sentence ("" without
+    CommunicationCompare). A side without a communication op is "not recorded": its 0 is no change; a side
+    without task rows (GPU, NPU level 0) leaves the task change unread."""
+    if totals is None or not len(totals):
+        return ""
+    t = totals.iloc[0]
+    rec, ms = _recorded(t, "base_ms", "comparison_ms")
+    what = "communication time (CommunicationCompare's op rows)"
+    n = int(t["op_types"])
+    if not all(rec):
+        return _unrecorded(rec, ms, "ms", 3, "communication", "no communication op", "0", "CommunicationCompare",
+                           what) + "."
+    if not int(t["changed"]):
+        text = (f"No communication op type's total duration changed ({n} op type{'s' if n != 1 else ''}); {what} "
+                + _change(*ms, "ms", 3))
+    else:
+        text = f"{what[0].upper()}{what[1:]} {_change(*ms, 'ms', 3)}"
+    tasks = (bool(t["base_tasks_recorded"]), bool(t["comparison_tasks_recorded"]))
+    if all(tasks):
+        tb, tc = _value(t["task_base_ms"]), _value(t["task_comparison_ms"])
+        if tb is None or tc is None:
+            text += "; no task's total duration changed"
+        else:
+            name = cut_columns(term_safe(f"{t['task']} (in {t['task_op']})"), 70)
+            text += f"; the task that changed most: {name} {_change(tb, tc, 'ms', 3)}"
+    elif any(tasks):
+        only = "base" if tasks[0] else "comparison"
+        text += f"; task rows on the {only} side only (the other records none), so no task change is read"
+    return f"{text}."
+
+
+def render_communication(frames: dict[str, pd.DataFrame]) -> str:
+    """The communication contributors and the communication line under them ("" without CommunicationCompare)."""
+    parts = [render_communication_contributors(frames.get("communication_contributors")),
+             communication_line(frames.get("communication"))]
+    return "\n".join(p for p in parts if p)
+
+
 def render_explain(frames: dict[str, pd.DataFrame], verdict: str = "") -> str:
     """Waterfall, the E2E verdict in words, then contributors ("" when neither table exists); under the
     contributors, a note when they explain little of the E2E change. ``verdict``: ``CompareResult.verdict``.
-    The console prints ``render_memory`` under it."""
+    The console prints ``render_communication`` and ``render_memory`` under it."""
     contrib = frames.get("contributors")
     parts = [render_waterfall(frames.get("waterfall")), term_safe(f"{verdict}.") if verdict else "",
              render_contributors(contrib)]

@@ -1,0 +1,137 @@
+"""Where communication grew: the communication counterpart of the top contributors.
+
+Made from the ``CommunicationCompare`` sheet the communication comparator wrote (its columns as they are, no
+second pass over the events) whenever that sheet exists, in a communication-only run as in the default one:
+
+* ``ctx.frames["communication_contributors"]``: the communication op types (the sheet's op rows: HCCL op families
+  such as ``allreduce``, NCCL collectives on a GPU side) whose total duration changes explain 80% of the summed
+  absolute change of the op rows, largest first, cut as the time contributors are (``summary.coverage_cut``);
+* ``ctx.frames["communication"]``: one row of totals: the communication time of each side (the sums of the op
+  rows' two ``Total Duration(us)`` columns, in ms) and the task (``Notify_Wait``, ``Memcpy``...: the sheet's
+  ``|`` rows, NPU sides only) whose total changed most, per op type and task name.
+
+A side without any communication op (a GPU trace without NCCL kernels beside an NPU one with HCCL ops) reads 0
+in the sheet: its communication was not recorded, which is no change, so no contributor is listed then and the
+diffs are null. Likewise a side without task rows (GPU, NPU level 0) gives no task change.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from .table import Sheet, plain_frame, sheet_numbers
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..api import RunContext
+
+SHEET = "CommunicationCompare"
+CONTRIBUTOR_COLUMNS = ["Rank", "Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share"]
+TOTAL_COLUMNS = ["op_types", "changed", "base_recorded", "comparison_recorded", "base_ms", "comparison_ms",
+                 "diff_ms", "diff_pct", "base_tasks_recorded", "comparison_tasks_recorded", "task", "task_op",
+                 "task_base_ms", "task_comparison_ms", "task_diff_ms", "task_diff_pct"]
+#: CommunicationCompare's columns by position (reference-2 §4.3): op name, task name and Total Duration(us) of
+#: the base side, then of the comparison side.
+_B_OP, _B_TASK, _B_TOTAL, _C_OP, _C_TASK, _C_TOTAL = 1, 2, 4, 8, 9, 11
+#: The op-name cell of a task row.
+TASK_MARK = "|"
+
+
+class _Columns:
+    """The sheet's op rows and task rows, each column pulled once (totals in µs as the sheet holds them, a blank
+    read as 0)."""
+
+    def __init__(self, sheet: Sheet) -> None:
+        cells = sheet.data.to_numpy(dtype=object)  # one conversion: a column by iloc cost ~90 us each
+        b_op, c_op = cells[:, _B_OP], cells[:, _C_OP]
+        b_us, c_us = (sheet_numbers(cells[:, j]) for j in (_B_TOTAL, _C_TOTAL))
+        b_task_row, c_task_row = b_op == TASK_MARK, c_op == TASK_MARK
+        b_has, c_has = b_op != None, c_op != None  # noqa: E711 (element-wise: None cells of an absent side)
+        op = (b_has & ~b_task_row) | (c_has & ~c_task_row)
+        rows = np.flatnonzero(op)
+        self.names = np.where(b_has & ~b_task_row, b_op, c_op)[rows]
+        self.base, self.comparison = b_us[rows], c_us[rows]
+        self.recorded = (bool((b_has & op).any()), bool((c_has & op).any()))
+        # task rows: each under the op row above it; a row pairs two sides positionally, whatever their names
+        owner = np.maximum.accumulate(np.where(op, np.arange(len(op)), 0))
+        self.tasks_recorded = (bool(b_task_row.any()), bool(c_task_row.any()))
+        # (op type, task name): [base µs, comparison µs], in the order the sheet first shows each
+        self.tasks: dict[tuple[str, str], list[float]] = {}
+        op_name = np.where(b_has, b_op, c_op)
+        sides = ((b_task_row, _B_TASK, b_us), (c_task_row, _C_TASK, c_us))
+        for i in np.flatnonzero(b_task_row | c_task_row).tolist():
+            for side, (task_row, task, us) in enumerate(sides):
+                if task_row[i]:
+                    key = (str(op_name[owner[i]]), str(cells[i, task]))
+                    self.tasks.setdefault(key, [0.0, 0.0])[side] += float(us[i])
+
+    @property
+    def diff(self) -> np.ndarray:
+        """Comparison minus base per op row, in ms."""
+        return _diff_ms(self.base, self.comparison)
+
+
+def _diff_ms(base_us: np.ndarray | float, comp_us: np.ndarray | float) -> np.ndarray | float:
+    """Comparison minus base in ms, to the ns: the sheet's totals are whole ns divided by 1000, so a difference
+    of two is whole ns too, and the float noise of the subtraction (0.0009999999999999992 for 0.001) would break
+    ties of equal changes and show a 0 change as one."""
+    return np.round(np.subtract(comp_us, base_us), 3) / 1000.0
+
+
+def contributors(cols: _Columns) -> pd.DataFrame:
+    """The op rows of CommunicationCompare whose total duration changes explain 80% of the summed absolute change,
+    largest first (equal ones in the sheet's order); none when a side recorded no communication op or nothing
+    changed."""
+    from .summary import coverage_frame
+
+    diff = cols.diff
+    return coverage_frame(cols.names, cols.base / 1000.0, cols.comparison / 1000.0,
+                          diff if all(cols.recorded) else diff[:0], CONTRIBUTOR_COLUMNS)
+
+
+def _pct(diff: float | None, base: float) -> float | None:
+    return diff / base * 100.0 if diff is not None and base else None
+
+
+def totals(cols: _Columns) -> pd.DataFrame:
+    """The one-row frame "communication": each side's communication time (null where a side recorded no op) and
+    the change, then the task whose total changed most (the first in the sheet's order among equal ones; null
+    unless both sides have task rows and some task changed)."""
+    base_us, comp_us = float(cols.base.sum()), float(cols.comparison.sum())
+    base, comp = base_us / 1000.0, comp_us / 1000.0
+    both = all(cols.recorded)
+    diff = float(_diff_ms(base_us, comp_us)) if both else None
+    task: tuple[str, str] | None = None
+    if both and all(cols.tasks_recorded) and cols.tasks:
+        keys = list(cols.tasks)
+        change = np.abs(_diff_ms(*np.array(list(cols.tasks.values())).T))
+        task = keys[int(np.argmax(change))] if change.max() > 0 else None
+    tb, tc = (v / 1000.0 for v in cols.tasks[task]) if task else (None, None)
+    t_diff = float(_diff_ms(*cols.tasks[task])) if task else None
+    return plain_frame({
+        "op_types": [len(cols.names)], "changed": [int(np.count_nonzero(cols.diff)) if both else 0],
+        "base_recorded": [cols.recorded[0]], "comparison_recorded": [cols.recorded[1]],
+        # a side without an op reads 0 in the sheet: null here, so that no reader takes the other side's time
+        # for a growth (the console says "not recorded")
+        "base_ms": [base if cols.recorded[0] else None], "comparison_ms": [comp if cols.recorded[1] else None],
+        "diff_ms": [diff], "diff_pct": [_pct(diff, base)],
+        "base_tasks_recorded": [cols.tasks_recorded[0]], "comparison_tasks_recorded": [cols.tasks_recorded[1]],
+        "task": [task[1] if task else None], "task_op": [task[0] if task else None],
+        "task_base_ms": [tb], "task_comparison_ms": [tc], "task_diff_ms": [t_diff],
+        "task_diff_pct": [_pct(t_diff, tb or 0.0)],
+    }, TOTAL_COLUMNS, objects=True)
+
+
+def build(ctx: RunContext, sheets: list[Sheet]) -> None:
+    """Fill ``ctx.frames["communication_contributors" | "communication"]`` when the run made CommunicationCompare
+    (the comparator writes it only when a side has a communication op)."""
+    sheet = next((s for s in sheets if s.name == SHEET and len(s)), None)
+    if sheet is None:
+        return
+    cols = _Columns(sheet)
+    if not len(cols.names):
+        return
+    ctx.frames["communication_contributors"] = contributors(cols)
+    ctx.frames["communication"] = totals(cols)

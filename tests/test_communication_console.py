@@ -1,0 +1,312 @@
+"""Where communication grew (compare/communication_summary.py): the console's "Top Communication Contributors"
+and communication line, the API's ``communication_contributors`` / ``communication_totals`` and JSON
+``summary.communication*``, against figures computed here from the inputs themselves (trace_view.json's HCCL
+process, communication.json, the DB's COMMUNICATION_OP / COMMUNICATION_TASK_INFO, a Kineto trace's NCCL kernels)
+and by hand from CommunicationCompare rows."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+from collections import defaultdict
+from decimal import Decimal
+from pathlib import Path
+
+import numpy as np
+import pytest
+from dbutil import sql
+
+from msprof_compare.api import compare
+from msprof_compare.compare import communication_summary
+from msprof_compare.compare.communication import COLUMNS, SPANS, comm_rows
+from msprof_compare.compare.table import Sheet, frame_from_rows
+from msprof_compare.report import json_report
+from msprof_compare.report.summary_console import (
+    communication_line,
+    render_communication,
+    render_communication_contributors,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+TEXT = "msinsight/test/data/pytorch/text"
+DB = "msinsight/test/data/pytorch/db"
+DB_FILE = "rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db"
+ALEXNET = "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"
+#: The tool holds times as whole ns: a figure summed from the inputs' µs (0.00071875 µs and finer) may differ by
+#: up to 0.5 ns an event (112 Notify_Wait tasks: under 0.1 µs)
+NS = 1e-4
+NCCL_PAIR = ("hta/tests/data/trace_filter/sampled_rank-0.json.gz", "hta/tests/data/trace_filter/sampled_rank-1.json.gz")
+
+
+def hccl_by_hand(folder: Path) -> tuple[Decimal, dict[str, Decimal]]:
+    """(op ms, {task name: ms}) of a text export's trace_view.json: the X events of its HCCL process, ops on the
+    threads named ...Communication..., tasks on the others (every task of these runs lies inside an op)."""
+    events = json.loads((folder / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text(), parse_float=Decimal)
+    procs = {e["pid"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"
+             and e["args"]["name"] in ("HCCL", "Communication")}
+    threads = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
+               if e.get("ph") == "M" and e.get("name") == "thread_name" and e["pid"] in procs}
+    ops, tasks = Decimal(0), defaultdict(Decimal)
+    for e in events:
+        if e.get("ph") == "X" and e["pid"] in procs:
+            if "Communication" in threads.get((e["pid"], e["tid"]), ""):
+                ops += Decimal(str(e["dur"]))
+            else:
+                tasks[e["name"]] += Decimal(str(e["dur"]))
+    return ops / 1000, {k: v / 1000 for k, v in tasks.items()}
+
+
+def nccl_ms(path: Path) -> float:
+    """Summed duration (ms) of the trace's kernels named nccl*."""
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        events = json.load(fh)["traceEvents"]
+    return sum(e["dur"] for e in events if e.get("ph") == "X" and str(e.get("cat", "")).lower() == "kernel"
+               and e["name"].lower().startswith("nccl")) / 1000
+
+
+@pytest.fixture(scope="module")
+def pair1():
+    samples = REPO.parent / "shared" / "samples"
+    if not (samples / TEXT).is_dir():
+        pytest.skip("sample data not found")
+    return compare(str(samples / TEXT / "level1/rank0_ascend_pt"), str(samples / TEXT / "level2/rank0_ascend_pt"),
+                   enable_communication_compare=True)
+
+
+def test_npu_text_pair1_against_the_trace(pair1, samples):
+    """Reference pair 1: allreduce 105.992 -> 99.973 ms (-6.019 ms), while its Notify_Wait tasks grew from 112.541
+    to 134.458 ms, the task that changed most (Reduce_Inline +0.45, Memcpy +0.70, Notify_Record -0.0005)."""
+    base_ops, base_tasks = hccl_by_hand(samples / TEXT / "level1/rank0_ascend_pt")
+    comp_ops, comp_tasks = hccl_by_hand(samples / TEXT / "level2/rank0_ascend_pt")
+    # communication.json's "Total Op Info" says the same base total
+    info = json.loads((samples / TEXT / "level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/communication.json").read_text())
+    assert float(base_ops) == pytest.approx(
+        info["step50"]["collective"]["Total Op Info"]["Communication Time Info"]["Elapse Time(ms)"], abs=1e-9)
+    c = pair1.communication_contributors
+    assert c["Name"].tolist() == ["allreduce"]
+    assert c["Base(ms)"].tolist() == pytest.approx([float(base_ops)], abs=NS)
+    assert c["Comparison(ms)"].tolist() == pytest.approx([float(comp_ops)], abs=NS)
+    assert c["Diff(ms)"].tolist() == pytest.approx([float(comp_ops - base_ops)], abs=NS)
+    assert (c["Share"].tolist(), c["Cumulative Share"].tolist()) == ([1.0], [1.0])
+    t = pair1.communication_totals
+    changes = {k: comp_tasks[k] - base_tasks[k] for k in base_tasks}
+    top = max(changes, key=lambda k: abs(changes[k]))
+    assert top == "Notify_Wait"
+    assert t == pytest.approx({
+        "op_types": 1, "changed": 1, "base_recorded": True, "comparison_recorded": True,
+        "base_ms": float(base_ops), "comparison_ms": float(comp_ops), "diff_ms": float(comp_ops - base_ops),
+        "diff_pct": float((comp_ops - base_ops) / base_ops * 100), "base_tasks_recorded": True,
+        "comparison_tasks_recorded": True, "task": "Notify_Wait", "task_op": "allreduce",
+        "task_base_ms": float(base_tasks[top]), "task_comparison_ms": float(comp_tasks[top]),
+        "task_diff_ms": float(changes[top]), "task_diff_pct": float(changes[top] / base_tasks[top] * 100)})
+    text = render_communication(pair1.frames).splitlines()
+    assert text[1] == ("| Top Communication Contributors (1 row covers 100.0% of the communication ops' duration "
+                       "change) |")
+    assert "| 1 | allreduce   |   105.992 |            99.973 |    -6.019 |  100.0% |" in text[5]
+    assert text[-1] == ("Communication time (CommunicationCompare's op rows) 105.992 ms -> 99.973 ms (-6.019 ms, "
+                        "-5.68%); the task that changed most: Notify_Wait (in allreduce) 112.541 ms -> 134.458 ms "
+                        "(+21.917 ms, +19.48%).")
+
+
+def test_figures_are_the_reference_sheets(samples, reference_outputs):
+    """The totals equal the original's CommunicationCompare of pairs 1-3 (its Total Duration(us) columns)."""
+    openpyxl = pytest.importorskip("openpyxl")
+    pairs = {"1-npu-text-l1-vs-l2": (f"{TEXT}/level1", f"{TEXT}/level2"),
+             "2-npu-text-l0-rank0-vs-rank1": (f"{TEXT}/level0", f"{TEXT}/level0"),
+             "3-npu-db-l1-vs-l2": (f"{DB}/level1", f"{DB}/level2")}
+    for ref, (b, c) in pairs.items():
+        ranks = ("rank0", "rank1") if "rank1" in ref else ("rank0", "rank0")
+        res = compare(str(samples / b / f"{ranks[0]}_ascend_pt"), str(samples / c / f"{ranks[1]}_ascend_pt"),
+                      enable_communication_compare=True)
+        wb = openpyxl.load_workbook(reference_outputs / ref / "performance_comparison_result.xlsx", read_only=True)
+        rows = list(wb["CommunicationCompare"].iter_rows(min_row=4, values_only=True))
+        op = [r for r in rows if r[1] not in (None, "|")]
+        t = res.communication_totals
+        assert (t["base_ms"], t["comparison_ms"]) == pytest.approx(
+            (sum(r[4] for r in op) / 1000, sum(r[11] for r in op) / 1000), abs=NS), ref
+        tasks = [r for r in rows if r[1] == "|"]
+        assert t["base_tasks_recorded"] is bool(tasks), ref
+        if tasks:  # here the two sides' task rows hold the same names in the same order
+            change = [abs(r[11] - r[4]) for r in tasks]
+            top = tasks[change.index(max(change))]
+            assert (t["task"], t["task_base_ms"], t["task_comparison_ms"]) == pytest.approx(
+                (top[2], top[4] / 1000, top[11] / 1000), abs=NS), ref
+
+
+def test_npu_db_pair3_against_the_db(samples):
+    """Reference pair 3 from the DBs: COMMUNICATION_OP 102.1081 -> 94.107521 ms; Notify_Wait tasks (by opId, of
+    COMMUNICATION_TASK_INFO joined to TASK) 147.285446 -> 118.128141 ms, the largest task change."""
+    def by_hand(level: str) -> tuple[float, dict[str, float]]:
+        db = samples / DB / level / DB_FILE
+        ops = sql(db, "SELECT sum(endNs - startNs) FROM COMMUNICATION_OP")[0][0] / 1e6
+        tasks = dict(sql(db, "SELECT s.value, sum(t.endNs - t.startNs) / 1e6 FROM COMMUNICATION_TASK_INFO c JOIN "
+                             "TASK t ON t.globalTaskId = c.globalTaskId JOIN STRING_IDS s ON s.id = c.taskType "
+                             "WHERE c.opId IN (SELECT opId FROM COMMUNICATION_OP) GROUP BY s.value"))
+        return ops, tasks
+
+    (b, bt), (c, ct) = by_hand("level1"), by_hand("level2")
+    res = compare(str(samples / DB / "level1/rank0_ascend_pt"), str(samples / DB / "level2/rank0_ascend_pt"),
+                  enable_communication_compare=True)
+    t = res.communication_totals
+    top = max(bt, key=lambda k: abs(ct[k] - bt[k]))
+    assert (top, t["task"], t["task_op"]) == ("Notify_Wait", "Notify_Wait", "allreduce")
+    assert (t["base_ms"], t["comparison_ms"], t["diff_ms"]) == pytest.approx((b, c, c - b), abs=NS)
+    assert (t["task_base_ms"], t["task_comparison_ms"]) == pytest.approx((bt[top], ct[top]), abs=NS)
+    assert res.communication_contributors["Diff(ms)"].tolist() == pytest.approx([c - b], abs=NS)
+
+
+def test_level0_pair2_has_no_task_rows(samples):
+    """Reference pair 2 (level 0, rank 0 vs rank 1): ops only, 85.517 -> 68.606 ms; no task rows on either side,
+    so no task is named."""
+    b, bt = hccl_by_hand(samples / TEXT / "level0/rank0_ascend_pt")
+    c, ct = hccl_by_hand(samples / TEXT / "level0/rank1_ascend_pt")
+    assert not bt and not ct
+    res = compare(str(samples / TEXT / "level0/rank0_ascend_pt"), str(samples / TEXT / "level0/rank1_ascend_pt"),
+                  enable_communication_compare=True)
+    t = res.communication_totals
+    assert (t["base_ms"], t["comparison_ms"]) == pytest.approx((float(b), float(c)), abs=NS)
+    assert (t["base_tasks_recorded"], t["comparison_tasks_recorded"], t["task"]) == (False, False, None)
+    assert communication_line(res.frames["communication"]) == (
+        f"Communication time (CommunicationCompare's op rows) {float(b):.3f} ms -> {float(c):.3f} ms "
+        f"({float(c - b):+.3f} ms, {float((c - b) / b * 100):+.2f}%).")
+
+
+def test_gpu_pair_with_nccl_kernels(samples):
+    """Two ranks of a Kineto trace, NCCL SendRecv kernels on both (10 each): 396.199 -> 379.053 ms; a GPU side
+    has no task rows, so no task is named."""
+    b, c = (samples / p for p in NCCL_PAIR)
+    res = compare(str(b), str(c), enable_communication_compare=True)
+    t = res.communication_totals
+    assert (t["base_ms"], t["comparison_ms"]) == pytest.approx((nccl_ms(b), nccl_ms(c)), abs=NS)
+    assert res.communication_contributors["Name"].tolist() == ["sendrecv"]
+    assert (t["base_tasks_recorded"], t["comparison_tasks_recorded"], t["task"]) == (False, False, None)
+
+
+def test_one_sided_communication_reads_not_recorded(samples):
+    """Reference pair 4: a GPU trace without NCCL kernels against NPU level 1 with its HCCL allreduce. The base's 0
+    in the sheet is no reading: no contributor, base_ms / diff null, no task change, and the line says so."""
+    comp, _ = hccl_by_hand(samples / TEXT / "level1/rank0_ascend_pt")
+    assert nccl_ms(samples / ALEXNET) == 0
+    res = compare(str(samples / ALEXNET), str(samples / TEXT / "level1/rank0_ascend_pt"),
+                  enable_communication_compare=True)
+    t = res.communication_totals
+    assert (t["base_recorded"], t["comparison_recorded"], t["base_ms"], t["diff_ms"], t["diff_pct"]) == (
+        False, True, None, None, None)
+    assert t["comparison_ms"] == pytest.approx(float(comp), abs=NS)
+    assert (t["changed"], t["task"], t["base_tasks_recorded"], t["comparison_tasks_recorded"]) == (
+        0, None, False, True)
+    assert not len(res.communication_contributors)
+    assert render_communication(res.frames) == (
+        "No communication contributor: the base side recorded no communication op (its 0 in CommunicationCompare "
+        "means not recorded, not a change); communication time (CommunicationCompare's op rows): base not "
+        "recorded, comparison 105.992 ms.")
+
+
+def test_zero_change_self_compare(pair1, samples):
+    """A run against itself: nothing changed, no table, figures on both sides, no task named."""
+    folder = str(samples / TEXT / "level1/rank0_ascend_pt")
+    res = compare(folder, folder, enable_communication_compare=True)
+    assert not len(res.communication_contributors)
+    t = res.communication_totals
+    assert (t["changed"], t["diff_ms"], t["task"]) == (0, 0.0, None)
+    assert render_communication(res.frames) == (
+        "No communication op type's total duration changed (1 op type); communication time (CommunicationCompare's "
+        "op rows) 105.992 ms on both sides; no task's total duration changed.")
+
+
+def _sheet(base: dict, comparison: dict) -> Sheet:
+    return Sheet("CommunicationCompare", COLUMNS, frame_from_rows(comm_rows(base, comparison), 17), *SPANS)
+
+
+def _ns(*us: int) -> np.ndarray:
+    return np.array([u * 1000 for u in us], dtype=np.int64)
+
+
+def test_ties_and_positionally_paired_tasks():
+    """Two op types change by the same 2 ms (+2, -2): both are listed, in the sheet's order, 50% each. Task rows
+    pair by position: base [Notify_Wait 1 ms, Memcpy 2 ms] vs comparison [Memcpy 1 ms, Notify_Wait 2 ms] gives
+    rows (Notify_Wait | Memcpy) and (Memcpy | Notify_Wait); by name both changed by 1 ms (a tie: the first in
+    the sheet, Notify_Wait 1 -> 2 ms), where a row-wise reading would have said 0."""
+    base = {"allreduce": {"ops": _ns(3000), "tasks": {"Notify_Wait": _ns(1000), "Memcpy": _ns(2000)}},
+            "broadcast": {"ops": _ns(5000), "tasks": {}}}
+    comp = {"allreduce": {"ops": _ns(5000), "tasks": {"Memcpy": _ns(1000), "Notify_Wait": _ns(2000)}},
+            "broadcast": {"ops": _ns(3000), "tasks": {}}}
+    sheet = _sheet(base, comp)
+    rows = sheet.data
+    assert rows.iloc[1, 2] == "Notify_Wait" and rows.iloc[1, 9] == "Memcpy"  # positional pairing, as the original
+    cols = communication_summary._Columns(sheet)
+    c = communication_summary.contributors(cols)
+    assert c["Name"].tolist() == ["allreduce", "broadcast"]
+    assert c["Diff(ms)"].tolist() == [2.0, -2.0] and c["Cumulative Share"].tolist() == [0.5, 1.0]
+    t = json_report.records(communication_summary.totals(cols))[0]
+    assert (t["task"], t["task_op"], t["task_base_ms"], t["task_comparison_ms"]) == ("Notify_Wait", "allreduce",
+                                                                                    1.0, 2.0)
+    assert (t["base_ms"], t["comparison_ms"], t["diff_ms"], t["changed"]) == (8.0, 8.0, 0.0, 2)
+    # changed op types that net to 0: the line gives the total on both sides, the table still lists them
+    assert communication_line(communication_summary.totals(cols)).startswith(
+        "Communication time (CommunicationCompare's op rows) 8.000 ms on both sides; the task that changed most: "
+        "Notify_Wait (in allreduce) 1.000 ms -> 2.000 ms (+1.000 ms, +100.00%).")
+
+
+def test_task_ties_go_to_the_first_row_of_the_sheet():
+    """A comparison-only task row of the first op type (allreduce | Memcpy 0 -> 1 ms, row 3) comes before the base
+    task rows of the next (broadcast | Memcpy 1 -> 2 ms, row 5): with equal changes, the first row's task is named,
+    though the base side lists broadcast's task first."""
+    base = {"allreduce": {"ops": _ns(9000), "tasks": {"Notify_Wait": _ns(1000)}},
+            "broadcast": {"ops": _ns(9000), "tasks": {"Memcpy": _ns(1000)}}}
+    comp = {"allreduce": {"ops": _ns(9000), "tasks": {"Notify_Wait": _ns(1000), "Memcpy": _ns(1000)}},
+            "broadcast": {"ops": _ns(9000), "tasks": {"Memcpy": _ns(2000)}}}
+    sheet = _sheet(base, comp)
+    assert sheet.data.iloc[2, 1] is None and sheet.data.iloc[2, 9] == "Memcpy" and sheet.data.iloc[3, 8] == "broadcast"
+    t = json_report.records(communication_summary.totals(communication_summary._Columns(sheet)))[0]
+    assert (t["task"], t["task_op"], t["task_base_ms"], t["task_comparison_ms"]) == ("Memcpy", "allreduce", 0.0, 1.0)
+    assert (t["changed"], t["diff_ms"]) == (0, 0.0)
+
+
+def test_op_type_on_one_side_only_is_a_change():
+    """Both sides recorded communication; an op type only the comparison has (the spec's UT: gather) grows from
+    0, its tasks too: with both sides recorded, that is a real change, unlike a side without any op."""
+    base = {"allreduce": {"ops": _ns(1, 7), "tasks": {"Notify Wait": _ns(1, 2, 3), "Memcpy": _ns(5)}},
+            "allgather": {"ops": _ns(1, 4), "tasks": {}}}
+    comp = {"allreduce": {"ops": _ns(4, 5), "tasks": {"Notify Wait": _ns(1, 2, 3)}},
+            "gather": {"ops": _ns(1), "tasks": {"Notify Wait": _ns(1, 2, 3)}}}
+    cols = communication_summary._Columns(_sheet(base, comp))
+    c = communication_summary.contributors(cols)
+    # diffs: allreduce 8 -> 9 ms (+1), allgather 5 -> 0 (-5), gather 0 -> 1 (+1): |sum| 7, allgather 5/7 < 80%
+    assert c["Name"].tolist() == ["allgather", "allreduce"]
+    assert c["Diff(ms)"].tolist() == pytest.approx([-0.005, 0.001])
+    t = json_report.records(communication_summary.totals(cols))[0]
+    # tasks: (allreduce, Notify Wait) 6 -> 6, (allreduce, Memcpy) 5 -> 0, (gather, Notify Wait) 0 -> 6 µs
+    assert (t["task"], t["task_op"], t["task_base_ms"], t["task_comparison_ms"]) == ("Notify Wait", "gather", 0.0,
+                                                                                    0.006)
+    assert t["task_diff_pct"] is None  # no percentage of a base of 0
+
+
+def test_communication_only_cli_prints_the_block(samples, tmp_path):
+    """--enable_communication_compare alone printed nothing; now the table and the line, and with -o - they go
+    to stderr while stdout carries the JSON, whose summary.communication is the API's dict."""
+    base, comp = (str(samples / TEXT / f"level{n}/rank0_ascend_pt") for n in (1, 2))
+    cmd = [sys.executable, "-m", "msprof_compare", "compare", "-bp", base, "-d", comp,
+           "--enable_communication_compare"]
+    run = subprocess.run([*cmd, "-o", str(tmp_path)], capture_output=True, text=True, check=True)
+    assert "Top Communication Contributors" in run.stdout
+    assert "the task that changed most: Notify_Wait (in allreduce) 112.541 ms -> 134.458 ms" in run.stdout
+    piped = subprocess.run([*cmd, "-o", "-", "--output_format", "json"], capture_output=True, text=True, check=True)
+    doc = json.loads(piped.stdout)
+    assert "Top Communication Contributors" in piped.stderr and "Top Communication" not in piped.stdout
+    res = compare(base, comp, enable_communication_compare=True)
+    assert doc["summary"]["communication"] == json.loads(json.dumps(res.communication_totals))
+    assert doc["summary"]["communication_contributors"] == json_report.records(res.communication_contributors)
+    assert not {"communication", "communication_contributors"} & set(doc["frames"])
+
+
+def test_no_sheet_no_block():
+    """The bundled GPU pair has no communication op: no sheet, no frames, nothing printed (the README's console
+    block, which tests/test_cli.py checks byte for byte, is unchanged)."""
+    res = compare(str(REPO / "sample_data" / "bert-small_h100.json.gz"),
+                  str(REPO / "sample_data" / "bert-small_mi300.json.gz"), enable_communication_compare=True)
+    assert "CommunicationCompare" not in res.sheet_names
+    assert res.communication_totals is None and not len(res.communication_contributors)
+    assert render_communication(res.frames) == "" == render_communication_contributors(None)
