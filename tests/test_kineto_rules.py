@@ -326,13 +326,14 @@ def test_conv_on_the_backward_thread_is_backward(samples):
     ends = {_ns(e["ts"]): starts[e["id"]] for e in ev
             if e.get("cat") == "ac2g" and e.get("ph") == "f" and e["id"] in starts}
     conv = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "cpu_op" and "aten::conv" in e["name"].lower()]
+    spans = [(o["tid"], _ns(o["ts"]), _ns(o["ts"]) + _ns(o["dur"]), o) for o in conv]  # each op's ns once
     count = Counter()
     for k in ev:
         s = ends.get(_ns(k["ts"])) if k.get("cat") == "kernel" and "nccl" not in k["name"].lower() else None
         if s is None:
             continue
         t = _ns(s["ts"])
-        around = [o for o in conv if o["tid"] == s["tid"] and _ns(o["ts"]) <= t <= _ns(o["ts"]) + _ns(o["dur"])]
+        around = [o for tid, lo, hi, o in spans if tid == s["tid"] and lo <= t <= hi]
         if around:
             named = any(w in around[0]["name"].lower() for w in ("bwd", "backward", "back", "grad"))
             count["bwd" if named or s["tid"] == bwd_tid else "fwd"] += 1
