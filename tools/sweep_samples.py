@@ -1,0 +1,686 @@
+#!/usr/bin/env python3
+"""Compare every loadable input of the staged samples against compatible others and check invariants.
+
+Why: the suite tests chosen pairs and seeded mutations; this sweep runs the CLI (`-o - --output_format json`)
+over a deterministic matrix of real inputs and option sets, and checks properties that hold whatever the
+input: a clean exit, schema-valid JSON, no NaN/inf, Diff = round(Comparison - Base, 2) and the ratio rule,
+integer counts, the OverallMetrics hierarchy sums, E2E = computing + uncovered communication + free, console
+figures = sheet figures, self-compares at zero, swapped sides mirrored, one comparator alone = the same sheet
+of the full run, and statistic sheets totalling their detail sheets. It is a tool, not part of the suite:
+slow (minutes) and it reports findings to investigate rather than asserting.
+
+    python tools/sweep_samples.py                 # ../shared/samples, results in ./sweep-out
+    python tools/sweep_samples.py --jobs 2 --limit 50 --out /tmp/sweep
+Writes OUT/runs.jsonl (one line per run) and OUT/violations.txt; exit 1 when a violation was found.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import itertools
+import json
+import math
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMA = json.loads((ROOT / "docs" / "result.schema.json").read_text())
+sys.path.insert(0, str(ROOT / "tests"))
+from test_json_report import validate  # noqa: E402  (the suite's schema-subset validator)
+
+# ------------------------------------------------------------------------------------------------ inputs
+
+
+def enumerate_inputs(samples: Path) -> list[tuple[str, str]]:
+    """(family, path relative to samples) for every input the CLI could be given, sorted."""
+    out: set[tuple[str, str]] = set()
+    for p in samples.rglob("*"):
+        rel = str(p.relative_to(samples))
+        if p.is_dir():
+            if p.name.endswith(("_ascend_pt", "_ascend_ms")):
+                out.add(("npu_db" if "/db/" in rel else "npu_dir", rel))
+            elif p.name == "ASCEND_PROFILER_OUTPUT":
+                out.add(("npu_apo", rel))
+            elif "mindinsight" in rel and (p.name == "profiler" or p.name.startswith("device_")):
+                out.add(("ms_dir", rel))
+        elif p.name.endswith(".db") and "ascend_pytorch_profiler" in p.name or p.name == "msprof_0.db":
+            out.add(("npu_dbfile", rel))
+        elif p.name.endswith((".json", ".json.gz")):
+            if p.name == "trace_view.json":
+                out.add(("npu_tv", rel))
+            elif rel.startswith("mindinsight"):
+                out.add(("ms_file", rel))
+            else:
+                out.add(("gpu", rel))
+    return sorted(out, key=lambda t: (t[0], t[1]))
+
+
+# ------------------------------------------------------------------------------------------------ one run
+
+
+def run_cli(samples: Path, copies: Path, base: str, comp: str, opts: list[str], timeout: int) -> dict:
+    """One CLI run, comparison side `comp`; a side prefixed `copy:` reads the private copy (self-compares)."""
+
+    def where(p: str) -> str:
+        return str(copies / p[5:]) if p.startswith("copy:") else str(samples / p)
+
+    cmd = [sys.executable, "-m", "msprof_compare", "compare", "-d", where(comp), "-bp", where(base),
+           "-o", "-", "--output_format", "json", *opts]
+    t0 = time.perf_counter()
+    try:
+        cp = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=copies.parent)
+        rc, out, err = cp.returncode, cp.stdout, cp.stderr
+    except subprocess.TimeoutExpired:
+        rc, out, err = "timeout", "", ""
+    return {"base": base, "comp": comp, "opts": opts, "rc": rc, "wall": round(time.perf_counter() - t0, 2),
+            "stdout": out, "stderr": err}
+
+
+# ------------------------------------------------------------------------------------------------ invariants
+
+DIFF_RULES = {  # sheet -> [(diff column or None, ratio column or None, base value column, comparison column)]
+    "OverallMetrics": [("Diff Duration(ms)", "Diff Ratio", "Duration(ms)", "Duration(ms).1")],
+    "CommunicationCompare": [("Diff Duration(us)", "Diff Ratio", "Total Duration(us)", "Total Duration(us).1")],
+    "OperatorCompare": [("Diff Duration(us)", "Diff Ratio", "Device Duration(us)", "Device Duration(us).1")],
+    "OperatorCompareStatistic": [("Diff Duration(ms)", "Diff Ratio", "Base Device Duration(ms)",
+                                  "Comparison Device Duration(ms)")],
+    "MemoryCompare": [("Diff Size(KB)", "Diff Ratio", "Size(KB)", "Size(KB).1")],
+    "MemoryCompareStatistic": [("Diff Memory(MB)", "Diff Ratio", "Base Allocated Memory(MB)",
+                                "Comparison Allocated Memory(MB)")],
+    "ApiCompare": [(None, "Diff Total Ratio", "Total Duration(ms)", "Total Duration(ms).1"),
+                   (None, "Diff Self Ratio", "Self Time(ms)", "Self Time(ms).1"),
+                   (None, "Diff Avg Ratio", "Avg Duration(ms)", "Avg Duration(ms).1"),
+                   (None, "Diff Calls Ratio", "Calls", "Calls.1")],
+    "KernelCompare": [(None, "Diff Total Ratio", "Total Duration(us)", "Total Duration(us).1"),
+                      (None, "Diff Avg Ratio", "Avg Duration(us)", "Avg Duration(us).1")],
+    "KernelTypeCompare": [(None, "Diff Total Ratio", "Total Duration(us)", "Total Duration(us).1"),
+                          (None, "Diff Avg Ratio", "Avg Duration(us)", "Avg Duration(us).1")],
+}
+COUNT_COLS = re.compile(r"^(Number|Calls|Operator Number|Base Operator Number|Comparison Operator Number|Order Id|"
+                        r"Top|Module Level)(\.1)?$")
+
+
+def _num(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _ratio_ok(r, b, c) -> bool:
+    """The reference-2 §0.1 ratio of cells b, c: 1.0 when both are 0, INF when only b is, else round(c / b, 4).
+    Every sheet takes its ratios of the values it writes (the API and kernel sheets of their rounded cells)."""
+    if not b and not c:
+        return r == 1.0
+    if not b:
+        return r == "INF"
+    return _num(r) and abs(r - c / b) <= 5.01e-5 + 1e-12 * abs(c / b)
+
+
+def sheet_map(doc: dict) -> dict[str, list[dict]]:
+    return {s["name"]: s["rows"] for s in doc.get("sheets", [])}
+
+
+def check_cells(doc: dict) -> list[str]:
+    bad: list[str] = []
+    for s in doc.get("sheets", []):
+        name, rows = s["name"], s["rows"]
+        for i, row in enumerate(rows):
+            for col, v in row.items():
+                if isinstance(v, float) and not math.isfinite(v):
+                    bad.append(f"{name}[{i}].{col}: non-finite {v}")
+                if isinstance(v, str) and v.strip().lower() in ("nan", "inf", "-inf", "infinity") and v != "INF":
+                    bad.append(f"{name}[{i}].{col}: text {v!r}")
+                if COUNT_COLS.match(col) and v is not None and v != "/":
+                    if not (isinstance(v, int) and not isinstance(v, bool) and v >= 0):
+                        bad.append(f"{name}[{i}].{col}: count {v!r}")
+            for diff, ratio, bc, cc in DIFF_RULES.get(name, []):
+                if bc not in row or cc not in row:
+                    continue
+                b, c = row[bc], row[cc]
+                if name == "CommunicationCompare" and row.get("Communication OP Name") == "|" or \
+                        name == "CommunicationCompare" and row.get("Communication OP Name.1") == "|":
+                    continue  # task rows carry no diff
+                if not (_num(b) or b is None) or not (_num(c) or c is None):
+                    continue
+                b0, c0 = b or 0, c or 0
+                if diff and row.get(diff) is not None and abs(row[diff] - round(c0 - b0, 2)) > 1e-9:
+                    bad.append(f"{name}[{i}] {diff}={row[diff]} but round({c0}-{b0},2)={round(c0 - b0, 2)}")
+                if ratio and row.get(ratio) is not None and not _ratio_ok(row[ratio], b0, c0):
+                    bad.append(f"{name}[{i}] {ratio}={row[ratio]} vs {bc}={b0} {cc}={c0}")
+        if name in ("ModuleCompareStatistic", "ModuleCompare"):
+            bad += _check_module(name, rows)
+    return bad
+
+
+def _check_module(name: str, rows: list[dict]) -> list[str]:
+    bad = []
+    unit = "ms" if name == "ModuleCompareStatistic" else "us"
+    total = "[ TOTAL ]" if name == "ModuleCompareStatistic" else "TOTAL"
+    for i, r in enumerate(rows):
+        bt, ct = r.get(f"Device Total Time({unit})"), r.get(f"Device Total Time({unit}).1")
+        bs, cs = r.get(f"Device Self Time({unit})"), r.get(f"Device Self Time({unit}).1")
+        dsel = r.get(f"Device Self Time Diff({unit})")
+        if r.get("Operator Name") == total:
+            dtot = r.get(f"Device Total Time Diff({unit})")
+            if dtot is not None and abs(dtot - round((ct or 0) - (bt or 0), 2)) > 1e-9:
+                bad.append(f"{name}[{i}] total diff {dtot} vs {ct}-{bt}")
+            if not _ratio_ok(r.get("Diff Total Ratio"), bt or 0, ct or 0):
+                bad.append(f"{name}[{i}] total ratio {r.get('Diff Total Ratio')} vs {bt},{ct}")
+            for side, t, s_ in (("base", bt, bs), ("comparison", ct, cs)):
+                if _num(t) and _num(s_) and s_ > t + 1e-6:
+                    bad.append(f"{name}[{i}] {side} self {s_} > total {t}")
+        else:
+            if dsel is not None and abs(dsel - round((cs or 0) - (bs or 0), 2)) > 1e-9:
+                bad.append(f"{name}[{i}] self diff {dsel} vs {cs}-{bs}")
+            if not _ratio_ok(r.get("Diff Total Ratio"), bs or 0, cs or 0):
+                bad.append(f"{name}[{i}] op ratio {r.get('Diff Total Ratio')} vs {bs},{cs}")
+    return bad
+
+
+def check_overall(doc: dict) -> list[str]:
+    rows = sheet_map(doc).get("OverallMetrics")
+    if not rows:
+        return []
+    bad: list[str] = []
+    for col, num in (("Duration(ms)", "Number"), ("Duration(ms).1", "Number.1")):
+        vals = [(r["Index"], r[col] or 0) for r in rows]
+        byname = {}
+        for k, v in vals:
+            byname.setdefault(k, v)
+        top = {k: v for k, v in vals if not k.startswith("\t")}
+        e2e = top.get("E2E Time", 0)
+        if e2e:
+            parts = top.get("Computing Time", 0) + top.get("Uncovered Communication Time", 0) + top.get("Free Time", 0)
+            if abs(parts - e2e) > 5e-6:
+                bad.append(f"OverallMetrics {col}: computing+uncovered+free={parts:.6f} != E2E {e2e:.6f}")
+            for r in rows:
+                ratio_col = "Duration Ratio" + (".1" if col.endswith(".1") else "")
+                if r[ratio_col] is not None and abs(r[ratio_col] - (r[col] or 0) / e2e) > 1e-9:
+                    bad.append(f"OverallMetrics {r['Index']!r} {ratio_col} {r[ratio_col]} != dur/E2E")
+        # parent = sum of next-level children, for the computing block and the group / free blocks
+        stack: list[tuple[int, str, float, list[float]]] = []
+        blocks: list[tuple[str, float, list[float]]] = []
+        for k, v in vals:
+            depth = len(k) - len(k.lstrip("\t"))
+            while stack and stack[-1][0] >= depth:
+                d, n, pv, ch = stack.pop()
+                blocks.append((n, pv, ch))
+            if stack:
+                stack[-1][3].append(v)
+            stack.append((depth, k, v, []))
+        while stack:
+            d, n, pv, ch = stack.pop()
+            blocks.append((n, pv, ch))
+        for n, pv, ch in blocks:
+            s = n.strip()
+            if not ch or s in ("Uncovered Communication Time", "Uncovered Communication Overlapped"):
+                continue  # groups overlap one another, so their sum is not the uncovered time
+            other = byname.get("\tOther", 0)
+            if s == "Computing Time" and not other and sum(ch) >= pv - 1e-6:
+                continue  # Other = max(0, computing - categories): kernels running at once make the categories'
+                # sum exceed the computing union (docs/differences.md, "minus overlap of categories")
+            if abs(sum(ch) - pv) > 1e-5 * max(1, len(ch)):
+                bad.append(f"OverallMetrics {col} {s!r}={pv} != sum of children {sum(ch):.6f} ({len(ch)})")
+        # Number of Computing Time = sum of category counts
+        comp_rows = [r for r in rows if r["Index"].startswith("\t") and not r["Index"].startswith("\t\t")]
+        cn = next((r[num] for r in rows if r["Index"] == "Computing Time"), None)
+        cat = [r[num] for r in comp_rows if _num(r[num]) and rows.index(r) < next(
+            (j for j, x in enumerate(rows) if x["Index"] == "Uncovered Communication Time"), len(rows))]
+        if _num(cn) and cat and sum(cat) != cn:
+            bad.append(f"OverallMetrics {num}: Computing Number {cn} != sum of categories {sum(cat)}")
+    return bad
+
+
+def _console_cells(doc: dict) -> list[dict]:
+    cs = doc.get("console_summary") or {}
+    return [dict(zip(cs.get("headers", []), row, strict=False)) for row in cs.get("rows", [])]
+
+
+def check_console(doc: dict, stderr: str) -> list[str]:
+    """Console seconds = the OverallMetrics ms (3 decimals), and the printed table = the JSON's."""
+    bad: list[str] = []
+    cons = _console_cells(doc)
+    rows = sheet_map(doc).get("OverallMetrics")
+    if cons and rows:
+        idx = {r["Index"]: r for r in rows}
+        for side, cell in ((0, ""), (1, ".1")):
+            for head, key in (("Computing Time", "Computing Time"), ("Free Time", "Free Time"),
+                              ("E2E Time", "E2E Time"), ("E2E Time(Not minimal profiling)", "E2E Time")):
+                if head in cons[side] and key in idx:
+                    want = f"{(idx[key]['Duration(ms)' + cell] or 0) / 1000:.3f}s"
+                    got = cons[side][head].strip()
+                    if got != want:
+                        bad.append(f"console {head} side {side}: {got} != sheet {want}")
+            head = "Uncovered Communication Time(Wait Time)"
+            key = "Uncovered Communication Time"
+            if head in cons[side] and key in idx:
+                want = f"{(idx[key]['Duration(ms)' + cell] or 0) / 1000:.3f}s"
+                if not cons[side][head].strip().startswith(want):
+                    bad.append(f"console {head} side {side}: {cons[side][head]} vs sheet {want}")
+    frames = {(f["side"], f["metric"]): f for f in (doc.get("frames") or {}).get("overall", [])}
+    for side, name in enumerate(("base", "comparison")):
+        if not cons or (name, "computing") not in frames or frames.get((name, "mc2")):
+            continue
+        for head, metrics in (("Cube Time(Num)", ("matmul_cube", "matmul_vector", "other_cube")),
+                              ("Vector Time(Num)", ("vector_trans", "vector_notrans")),
+                              ("Conv Time(Forward)(Num)", ("conv_fwd_cube", "conv_fwd_vector")),
+                              ("Conv Time(Backward)(Num)", ("conv_bwd_cube", "conv_bwd_vector")),
+                              ("Flash Attention Time(Forward)(Num)", ("fa_fwd_cube", "fa_fwd_vector")),
+                              ("Flash Attention Time(Backward)(Num)", ("fa_bwd_cube", "fa_bwd_vector")),
+                              ("SDMA Time(Num)", ("sdma_tm", "sdma_stream"))):
+            if head in cons[side]:
+                ns = sum(frames[(name, m)]["ns"] for m in metrics)
+                n = sum(frames[(name, m)]["count"] for m in metrics)
+                got = cons[side][head].strip()
+                want = {f"{ns / 1e9:.3f}s({n})", f"{(ns // 1000) / 1e6:.3f}s({n})"}  # ns or us precision
+                if got not in want:
+                    bad.append(f"console {head} {name}: {got} != frames {sorted(want)}")
+    if cons:  # the table printed on stderr carries the same cells
+        for row in doc["console_summary"]["rows"]:
+            if _table_line(stderr, row[0], row[1:]) is None:
+                bad.append("console table row not found on stderr")
+    return bad
+
+
+def _table_line(text: str, label: str, cells: list) -> list[str] | None:
+    want = [str(c).strip() for c in cells]
+    for ln in text.splitlines():
+        parts = [p.strip() for p in ln.strip().strip("|").split("|")]
+        if parts and parts[0] == label and parts[1:] == want:
+            return parts
+    return None
+
+
+def check_totals(doc: dict) -> list[str]:
+    """Statistic sheets total their detail sheets where both measure the same thing."""
+    sm = sheet_map(doc)
+    bad: list[str] = []
+    if "OperatorCompare" in sm and "OperatorCompareStatistic" in sm:
+        for dcol, scol in (("Device Duration(us)", "Base Device Duration(ms)"),
+                           ("Device Duration(us).1", "Comparison Device Duration(ms)")):
+            a = sum(r[dcol] or 0 for r in sm["OperatorCompare"]) / 1000
+            b = sum(r[scol] or 0 for r in sm["OperatorCompareStatistic"])
+            if abs(a - b) > 1e-6 * max(1, abs(a)):
+                bad.append(f"OperatorCompare {dcol} total {a:.6f} ms != statistic {b:.6f}")
+        for dcol, scol in (("Operator Name", "Base Operator Number"),
+                           ("Operator Name.1", "Comparison Operator Number")):
+            a = sum(1 for r in sm["OperatorCompare"] if r[dcol] not in (None, ""))
+            b = sum(r[scol] or 0 for r in sm["OperatorCompareStatistic"])
+            if a != b:
+                bad.append(f"OperatorCompare {dcol} count {a} != statistic {b}")
+    if "MemoryCompare" in sm and "MemoryCompareStatistic" in sm:
+        for dcol, scol in (("Size(KB)", "Base Allocated Memory(MB)"),
+                           ("Size(KB).1", "Comparison Allocated Memory(MB)")):
+            a = sum(r[dcol] or 0 for r in sm["MemoryCompare"]) / 1024
+            b = sum(r[scol] or 0 for r in sm["MemoryCompareStatistic"])
+            if abs(a - b) > 1e-6 * max(1, abs(a)):
+                bad.append(f"MemoryCompare {dcol} total {a:.6f} MB != statistic {b:.6f}")
+    if "ModuleCompare" in sm and "ModuleCompareStatistic" in sm:
+        for dcol, scol in (("Device Total Time(us)", "Device Total Time(ms)"),
+                           ("Device Total Time(us).1", "Device Total Time(ms).1")):
+            a = sum(r[dcol] or 0 for r in sm["ModuleCompare"] if r["Operator Name"] == "TOTAL"
+                    or r.get("Operator Name.1") == "TOTAL") / 1000
+            b = sum(r[scol] or 0 for r in sm["ModuleCompareStatistic"] if r["Operator Name"] == "[ TOTAL ]")
+            if abs(a - b) > 1e-6 * max(1, abs(a)):
+                bad.append(f"ModuleCompare {dcol} TOTAL sum {a:.6f} ms != statistic {b:.6f}")
+    if "CommunicationCompare" in sm:
+        for r in sm["CommunicationCompare"]:
+            for sfx in ("", ".1"):
+                n, t = r.get("Calls" + sfx), r.get("Total Duration(us)" + sfx)
+                avg, mx, mn = (r.get(k + sfx) for k in ("Avg Duration(us)", "Max Duration(us)", "Min Duration(us)"))
+                if _num(n) and n > 0 and _num(t):
+                    if abs(avg - t / n) > 1e-6 * max(1, abs(avg)) or not (mn - 1e-9 <= avg <= mx + 1e-9):
+                        bad.append(f"CommunicationCompare row {r['Order Id']}{sfx}: avg/min/max "
+                                   f"{avg} {mn} {mx} vs {t}/{n}")
+    for name in ("KernelCompare", "KernelTypeCompare"):
+        for r in sm.get(name, []):
+            for sfx in ("", ".1"):
+                n, t = r.get("Calls" + sfx), r.get("Total Duration(us)" + sfx)
+                avg, mx, mn = (r.get(k + sfx) for k in ("Avg Duration(us)", "Max Duration(us)", "Min Duration(us)"))
+                if _num(n) and n > 0 and _num(t) and _num(avg):
+                    if abs(avg - t / n) > 0.0051 + 0.005 / n or not (mn - 0.006 <= avg <= mx + 0.006):
+                        bad.append(f"{name} row {r['Order Id']}{sfx}: avg/min/max {avg} {mn} {mx} vs {t}/{n}")
+    return bad
+
+
+def check_summary(doc: dict) -> list[str]:
+    """The waterfall's integer-ns steps add up from base to comparison E2E; frames agree with the sheet."""
+    bad: list[str] = []
+    summ = doc.get("summary") or {}
+    e2e, wf = summ.get("e2e") or {}, summ.get("waterfall") or []
+    if wf:
+        start, end, mid = wf[0], wf[-1], wf[1:-1]
+        if start["Base(ns)"] != e2e.get("base_ns") or end["Comparison(ns)"] != e2e.get("comparison_ns"):
+            bad.append("waterfall: ends are not the E2E times")
+        cum = start["Base(ns)"]
+        for st in mid:
+            if st["Delta(ns)"] != (st["Comparison(ns)"] or 0) - (st["Base(ns)"] or 0):
+                bad.append(f"waterfall {st['Step']!r}: delta {st['Delta(ns)']} != comparison - base")
+            cum += st["Delta(ns)"]
+            if abs(st["Cumulative(ms)"] - cum / 1e6) > 1e-9:
+                bad.append(f"waterfall {st['Step']!r}: cumulative {st['Cumulative(ms)']} != {cum / 1e6}")
+        if cum != e2e.get("comparison_ns"):
+            bad.append(f"waterfall: steps reach {cum} ns, comparison E2E is {e2e.get('comparison_ns')}")
+        if e2e.get("diff_ns") != (e2e.get("comparison_ns") or 0) - (e2e.get("base_ns") or 0):
+            bad.append("summary e2e: diff_ns != comparison - base")
+    rows = {r["Index"]: r for r in sheet_map(doc).get("OverallMetrics", [])}
+    frames = {(f["side"], f["metric"]): f for f in (doc.get("frames") or {}).get("overall", [])}
+    for side, sfx in (("base", ""), ("comparison", ".1")):
+        for metric, index in (("computing", "Computing Time"), ("free", "Free Time"), ("e2e", "E2E Time"),
+                              ("uncovered_communication", "Uncovered Communication Time")):
+            f, r = frames.get((side, metric)), rows.get(index)
+            if f and r and abs(f["ns"] / 1e6 - (r["Duration(ms)" + sfx] or 0)) > 1e-9:
+                bad.append(f"frames {side} {metric} {f['ns']} ns != sheet {index} {r['Duration(ms)' + sfx]} ms")
+        f, r = frames.get((side, "computing")), rows.get("Computing Time")
+        if f and r and _num(r["Number" + sfx]) and f["count"] != r["Number" + sfx]:
+            bad.append(f"frames {side} computing count {f['count']} != sheet Number {r['Number' + sfx]}")
+    for m in (doc.get("frames") or {}).get("match_rate", []):
+        for side in ("base", "comparison"):
+            tot = m[f"{side}_total"]
+            if not 0 <= m["matched"] <= tot or (tot and abs(m[f"{side}_rate"] - m["matched"] / tot) > 1e-12):
+                bad.append(f"match_rate {m['what']} {side}: {m['matched']}/{tot} rate {m[f'{side}_rate']}")
+    for i, r in enumerate(sheet_map(doc).get("ApiCompare", [])):
+        for sfx in ("", ".1"):
+            n, t, avg = r.get("Calls" + sfx), r.get("Total Duration(ms)" + sfx), r.get("Avg Duration(ms)" + sfx)
+            if _num(n) and n > 0 and _num(t) and _num(avg) and abs(avg - round(t / n, 2)) > 1e-9:
+                bad.append(f"ApiCompare[{i}]{sfx}: avg {avg} != round({t}/{n}, 2)")
+    return bad
+
+
+def check_self(doc: dict) -> list[str]:
+    """Both sides read the same data: every diff is 0, every ratio 1, nothing one-sided."""
+    bad: list[str] = []
+    for s in doc.get("sheets", []):
+        name = s["name"]
+        if name == "Summary":
+            continue
+        for i, row in enumerate(s["rows"]):
+            for col, v in row.items():
+                if ("Diff" in col and "Ratio" not in col) and _num(v) and v != 0:
+                    bad.append(f"self {name}[{i}] {col}={v}")
+                if "Ratio" in col and col.startswith("Diff") and v not in (None, 1.0):
+                    bad.append(f"self {name}[{i}] {col}={v}")
+    e2e = (doc.get("summary") or {}).get("e2e") or {}
+    if e2e.get("diff_ns"):
+        bad.append(f"self E2E diff {e2e['diff_ns']} ns")
+    return bad
+
+
+def _side_view(doc: dict, swap: bool) -> dict[str, list[tuple]]:
+    """Per sheet, the sorted multiset of (base cells, comparison cells, diffs), sides swapped when asked."""
+    view = {}
+    for s in doc.get("sheets", []):
+        if s["name"] in ("Summary",):
+            continue
+        cols = s["columns"]
+        (b0, b1), (c0, c1) = s["base_span"], s["comparison_span"]
+        bcols, ccols = cols[b0:b1 + 1], cols[c0:c1 + 1]
+        rows = []
+        for r in s["rows"]:
+            b = tuple(_norm(r[c]) for c in bcols)
+            c = tuple(_norm(r[c]) for c in ccols)
+            rows.append((c, b) if swap else (b, c))
+        view[s["name"]] = sorted(rows, key=repr)
+    return view
+
+
+def _norm(v):
+    return round(v, 6) if isinstance(v, float) else v
+
+
+# Sheets whose rows are pairs chosen by the quirk-faithful sequence matching (reference-2 §0.5): its ties are
+# broken by side, so swapped inputs may pair rows differently (same rows on each side, other partners).
+SEQUENCE_MATCHED = {"OperatorCompare", "MemoryCompare", "ModuleCompare"}
+
+
+def check_swap(doc_ab: dict, doc_ba: dict) -> list[str]:
+    bad = []
+    a, b = _side_view(doc_ab, False), _side_view(doc_ba, True)
+    if set(a) != set(b):
+        bad.append(f"swap: sheets {sorted(a)} vs {sorted(b)}")
+    for name in sorted(set(a) & set(b)):
+        if name in SEQUENCE_MATCHED:  # the pairing breaks ties by side (reference-2 §0.5): compare each side
+            for k, side in ((0, "base"), (1, "comparison")):
+                if sorted((x[k] for x in a[name]), key=repr) != sorted((x[k] for x in b[name]), key=repr):
+                    bad.append(f"swap: {name} {side} cells differ")
+            continue
+        if a[name] != b[name]:
+            only_a = [x for x in a[name] if x not in b[name]]
+            bad.append(f"swap: {name} differs ({len(a[name])} vs {len(b[name])} rows; e.g. {only_a[:1]!r:.300})")
+    ea, eb = (doc_ab.get("summary") or {}).get("e2e") or {}, (doc_ba.get("summary") or {}).get("e2e") or {}
+    if ea.get("diff_ns") is not None and eb.get("diff_ns") is not None and ea["diff_ns"] != -eb["diff_ns"]:
+        bad.append(f"swap: E2E diff {ea['diff_ns']} vs {eb['diff_ns']}")
+    return bad
+
+
+def check_subset(full: dict, part: dict, sheets: set[str]) -> list[str]:
+    """A comparator run alone (or with details hidden) gives the same sheet as the full run."""
+    fm, pm = sheet_map(full), sheet_map(part)
+    bad = []
+    for name in sorted(sheets):
+        if (name in fm) != (name in pm):
+            bad.append(f"subset: {name} in full={name in fm} in part={name in pm}")
+        elif name in fm and fm[name] != pm[name]:
+            bad.append(f"subset: {name} differs ({len(fm[name])} vs {len(pm[name])} rows)")
+    return bad
+
+
+def unaffected(opts: list[str]) -> set[str]:
+    """Sheets an option set must leave as the default run has them (reference-1 §3, reference-2 §2.5/§9): the
+    matching options touch only the operator / module / memory sheets, the kernel-type option only the kernel
+    sheet, and the step options (the only step of these profiles) not OverallMetrics."""
+    if opts[0] in ("--use_input_shape", "--max_kernel_num", "--disable_module"):
+        return {"OverallMetrics", "CommunicationCompare", "ApiCompare", "KernelCompare"}
+    if opts[0] == "--use_kernel_type":
+        return {"OverallMetrics", "CommunicationCompare", "ApiCompare", "OperatorCompare", "ModuleCompare",
+                "MemoryCompare", "OperatorCompareStatistic", "ModuleCompareStatistic", "MemoryCompareStatistic"}
+    if opts[0] == "--base_step":
+        return {"OverallMetrics"}
+    return set()
+
+
+def check_run(r: dict) -> tuple[dict | None, list[str]]:
+    bad: list[str] = []
+    if "Traceback" in r["stderr"] or "Traceback" in r["stdout"]:
+        bad.append("traceback: " + r["stderr"].strip().splitlines()[-1][:200])
+    if r["rc"] not in (0, 1, 2):  # 2: a usage error, such as a step the data lacks (docs/differences.md)
+        bad.append(f"exit status {r['rc']}")
+    if r["rc"] in (1, 2):
+        errs = [ln for ln in r["stderr"].splitlines() if "ERROR" in ln or "rror:" in ln]
+        if len(errs) != 1:
+            bad.append(f"exit {r['rc']} with {len(errs)} error lines: {errs[:3]}")
+        if r["stdout"].strip():
+            bad.append(f"exit {r['rc']} but JSON written on stdout")
+        return None, bad
+    if r["rc"] != 0:
+        return None, bad
+    try:
+        doc = json.loads(r["stdout"], parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
+    except ValueError as e:
+        return None, bad + [f"stdout is not strict JSON: {e}"]
+    bad += [f"schema: {e}" for e in validate(doc, SCHEMA)[:5]]
+    bad += check_cells(doc) + check_overall(doc) + check_console(doc, r["stderr"]) + check_totals(doc) \
+        + check_summary(doc)
+    return doc, bad
+
+
+# ------------------------------------------------------------------------------------------------ plan
+
+ALONE = {  # option -> sheets it produces (besides Summary)
+    "--enable_profiling_compare": {"OverallMetrics"},
+    "--enable_operator_compare": {"OperatorCompare", "OperatorCompareStatistic", "ModuleCompare",
+                                  "ModuleCompareStatistic"},
+    "--enable_memory_compare": {"MemoryCompare", "MemoryCompareStatistic"},
+    "--enable_communication_compare": {"CommunicationCompare"},
+    "--enable_api_compare": {"ApiCompare"},
+    "--enable_kernel_compare": {"KernelCompare"},
+}
+STEPS = ("50", "13", "2")  # the steps of the msinsight AlexNet runs, the LLM run and the server test data
+SUBSET_OPTS = [[o] for o in ALONE] + [["--disable_details"]]
+EXTRA_OPTS = [["--use_kernel_type"], ["--disable_module"], ["--use_input_shape"], ["--max_kernel_num", "4"],
+              ["--max_kernel_num", "10"]]
+
+
+def _doc_name(key: tuple) -> str:
+    return hashlib.sha1(repr(key).encode()).hexdigest()[:16] + ".json.gz"
+
+
+def plan_pairs(samples: Path, loadable: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The (base, comparison) pairs: every NPU profile directory against every other both ways, a thinned GPU
+    matrix both ways, GPU vs NPU text / DB, the other NPU input forms and the MindSpore legacy files against
+    NPU directories, and those files among themselves; deterministic."""
+    fams: dict[str, list[str]] = {}
+    for fam, p in loadable:
+        fams.setdefault(fam, []).append(p)
+    size = lambda p: (samples / p).stat().st_size  # noqa: E731
+    npu = fams.get("npu_dir", []) + fams.get("npu_db", [])
+    gpu = sorted(fams.get("gpu", []), key=size)
+    small = [p for p in gpu if size(p) < 2_000_000][::3]
+    big = [p for p in gpu if size(p) >= 2_000_000]
+    pairs = list(itertools.permutations(npu, 2)) + list(itertools.permutations(small, 2))
+    for x, y in zip(big, big[1:], strict=False):
+        pairs += [(x, y), (y, x)]
+    same_model = {}  # tracelens h100 / mi300 traces of one model, kineto runs of one script
+    for p in gpu:
+        key = re.sub(r"/(h100|mi300)/", "/*/", p) if "tracelens" in p else re.sub(r"worker0\.\d+", "worker0", p)
+        same_model.setdefault(key, []).append(p)
+    for group in same_model.values():
+        pairs += list(itertools.permutations(group, 2))
+    rep_npu = [p for p in npu if p.endswith(("text/level1/rank0_ascend_pt", "text/level0/rank1_ascend_pt",
+                                              "db/level2/rank0_ascend_pt", "db/level0/rank0_ascend_pt"))]
+    for g in gpu[::6]:
+        for n in rep_npu:
+            pairs += [(g, n), (n, g)]
+    other = fams.get("npu_apo", []) + fams.get("npu_dbfile", []) + fams.get("npu_tv", [])
+    ms = [p for p in fams.get("ms_file", []) if re.search(r"(msprof|timeline_display)_", Path(p).name)]
+    for o in other + ms:
+        pairs += [(o, rep_npu[0]), (rep_npu[0], o)]
+    for x, y in itertools.combinations(ms + fams.get("npu_tv", [])[:3], 2):
+        pairs += [(x, y), (y, x)]
+    return list(dict.fromkeys((b, c) for b, c in pairs if b != c))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--samples", default=str(ROOT.parent / "shared" / "samples"))
+    ap.add_argument("--out", default="sweep-out")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--timeout", type=int, default=300)
+    ap.add_argument("--limit", type=int, default=0, help="at most this many runs per phase (0: all)")
+    ap.add_argument("--phase", default="probe,pairs,options",
+                    help="comma-separated phases; without probe, OUT/loadable.json of an earlier run is reused")
+    ap.add_argument("--resume", action="store_true", help="skip the runs OUT/runs.jsonl already holds")
+    ap.add_argument("--option-pairs", type=int, default=20, help="pairs run with each option set")
+    a = ap.parse_args(argv)
+    samples, out = Path(a.samples).resolve(), Path(a.out).resolve()
+    if not samples.is_dir():
+        print(f"no samples at {samples}", file=sys.stderr)
+        return 2
+    out.mkdir(parents=True, exist_ok=True)
+    copies = out / "copy"
+    if not copies.is_dir():  # self-compares need a second path: the CLI refuses one path on both sides
+        shutil.copytree(samples, copies, ignore=shutil.ignore_patterns("PROVENANCE.md"))
+    inputs = enumerate_inputs(samples)
+    if not a.resume and (out / "runs.jsonl").is_file():
+        (out / "runs.jsonl").unlink()
+    (out / "runs.jsonl").touch()
+    viol: list[str] = []
+    done: dict[tuple, bool] = {}
+
+    log = (out / "runs.jsonl").open("a")
+    lock = threading.Lock()
+    (out / "docs").mkdir(exist_ok=True)
+
+    def one(j: tuple[str, str, list[str]]) -> None:
+        r = run_cli(samples, copies, j[0], j[1], j[2], a.timeout)
+        doc, bad = check_run(r)
+        key = (r["base"], r["comp"], tuple(r["opts"]))
+        if doc is not None:  # kept on disk: a pair's documents are read back for the swap / subset checks
+            with gzip.open(out / "docs" / _doc_name(key), "wt", compresslevel=1) as f:
+                json.dump(doc, f)
+        err = [ln for ln in r["stderr"].splitlines() if "ERROR" in ln or ln.startswith("error:")][-1:] \
+            if r["rc"] else []
+        with lock:
+            done[key] = doc is not None
+            log.write(json.dumps({k: r[k] for k in ("base", "comp", "opts", "rc", "wall")} | {
+                "error": err[0][:300] if err else None, "violations": bad,
+                "sheets": {s["name"]: len(s["rows"]) for s in (doc or {}).get("sheets", [])}}) + "\n")
+            log.flush()
+            viol.extend(f"{r['base']} | {r['comp']} | {' '.join(r['opts'])}: {b}" for b in bad)
+
+    for line in (out / "runs.jsonl").read_text().splitlines() if a.resume else []:
+        r = json.loads(line)
+        key = (r["base"], r["comp"], tuple(r["opts"]))
+        done[key] = r["rc"] == 0 and (out / "docs" / _doc_name(key)).is_file()
+        viol.extend(f"{r['base']} | {r['comp']} | {' '.join(r['opts'])}: {b}" for b in r["violations"])
+
+    def go(jobs: list[tuple[str, str, list[str]]]) -> None:
+        jobs = [j for j in jobs if (j[0], j[1], tuple(j[2])) not in done]  # --resume: what an earlier run did
+        if a.limit:
+            jobs = jobs[:a.limit]
+        print(f"{len(jobs)} runs ...", file=sys.stderr, flush=True)
+        with ThreadPoolExecutor(a.jobs) as ex:
+            list(ex.map(one, jobs))
+
+    def docs(key: tuple) -> dict | None:
+        if not done.get(key):
+            return None
+        with gzip.open(out / "docs" / _doc_name(key), "rt") as f:
+            return json.load(f)
+
+    phases = a.phase.split(",")
+    cache = out / "loadable.json"
+    if "probe" in phases or not cache.is_file():  # a self-compare of every input tells which inputs load
+        go([(p, "copy:" + p, []) for _, p in inputs])
+        loadable = [(fam, p) for fam, p in inputs if done.get((p, "copy:" + p, ()))]
+        for _, p in loadable:
+            viol.extend(f"{p} | self: {b}" for b in check_self(docs((p, "copy:" + p, ()))))
+        cache.write_text(json.dumps(loadable))
+    loadable = [tuple(x) for x in json.loads(cache.read_text())]
+    print(f"{len(inputs)} inputs, {len(loadable)} load", file=sys.stderr)
+    pairs = plan_pairs(samples, loadable)
+    if "pairs" in phases:
+        go([(b, c, []) for b, c in pairs])
+        for b, c in pairs:
+            if b < c and done.get((b, c, ())) and done.get((c, b, ())):
+                viol.extend(f"{b} | {c} | swap: {x}" for x in check_swap(docs((b, c, ())), docs((c, b, ()))))
+    if "options" in phases:
+        h = lambda s: hashlib.sha1(s.encode()).hexdigest()  # noqa: E731  (a deterministic sample of the pairs)
+        # pairs of NPU profile directories first (they fill every sheet), then the rest, each in hash order
+        chosen = sorted(pairs, key=lambda p: ("ascend_pt" not in p[0] + p[1], h(p[0] + p[1])))
+        chosen = chosen[:a.option_pairs // 2] + [p for p in chosen if "ascend_pt" not in p[0] + p[1]][
+            :a.option_pairs - a.option_pairs // 2]
+        jobs = [(b, c, o) for b, c in chosen for o in [[]] + SUBSET_OPTS + EXTRA_OPTS]
+        steps = [(b, c) for b, c in chosen if "ascend" in b and "ascend" in c]
+        jobs += [(b, c, ["--base_step", st, "--comparison_step", st]) for b, c in steps for st in STEPS]
+        go(jobs)
+        for b, c in chosen:
+            full = docs((b, c, ()))
+            for o in SUBSET_OPTS:
+                part = docs((b, c, tuple(o)))
+                if full is None or part is None:
+                    continue
+                if o == ["--disable_details"]:
+                    keep = {"OverallMetrics", "OperatorCompareStatistic", "ModuleCompareStatistic",
+                            "MemoryCompareStatistic", "CommunicationCompare", "ApiCompare", "KernelCompare"}
+                    sheets = keep
+                else:
+                    sheets = ALONE[o[0]]
+                viol.extend(f"{b} | {c} | {' '.join(o)}: {x}" for x in check_subset(full, part, sheets))
+            for o in EXTRA_OPTS + [["--base_step", st, "--comparison_step", st] for st in STEPS]:
+                part = docs((b, c, tuple(o)))
+                if full is not None and part is not None:
+                    viol.extend(f"{b} | {c} | {' '.join(o)}: {x}" for x in check_subset(full, part, unaffected(o)))
+    (out / f"violations-{'-'.join(phases)}.txt").write_text("\n".join(viol) + ("\n" if viol else ""))
+    print(f"{len(viol)} violations -> {out}/violations-{'-'.join(phases)}.txt", file=sys.stderr)
+    return 1 if viol else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
