@@ -180,10 +180,13 @@ def test_contributor_holding_the_all_reduce_is_said_to(samples_dir_or_skip, tmp_
     assert res.contributors["Name"].tolist() == [ACCUMULATE]
     comm = res.frames["contributor_communication"]
     # the loader keeps whole ns: the raw µs durations carry sub-ns digits (79089.52021875), 4 ops of them
-    assert comm.to_dict("records") == [{"Name": ACCUMULATE, "Base(ms)": 0.0,
-                                        "Comparison(ms)": pytest.approx(float(want), abs=2e-6)}]
+    # the GPU side's collectives (none here: one rank) would be kernels, never HCCL ops: it records none, which
+    # the note says as the communication line does ("not recorded"), not as 0 ms
+    assert comm["Name"].tolist() == [ACCUMULATE] and comm["Base(ms)"].isna().all()
+    assert comm["Comparison(ms)"].tolist() == [pytest.approx(float(want), abs=2e-6)]
     said = f"most of the change of {ACCUMULATE} is collective communication launched inside it"
-    figures = f"communication 0.000 ms -> {want:.3f} ms"
+    figures = (f"communication: base not recorded, comparison {want:.3f} ms (its export links no HCCL op to an "
+               "operator)")
     doc = json.loads(Path(res.to_json(tmp_path / "r.json")).read_text())
     assert doc["summary"]["contributors_note"].startswith(said)
     assert doc["summary"]["contributors_note"].endswith(figures)
@@ -197,3 +200,28 @@ def test_contributor_holding_the_all_reduce_is_said_to(samples_dir_or_skip, tmp_
     # a DB export links no HCCL op to an operator: no such note (its contributors are other operators)
     db = NPU.parents[2] / "db/level1/rank0_ascend_pt"
     assert "contributor_communication" not in compare(str(GPU), str(db)).frames
+
+
+@pytest.mark.parametrize("text_is_base", [True, False])
+def test_contributor_communication_of_a_db_side_is_not_recorded(samples_dir_or_skip, tmp_path: Path,
+                                                                text_is_base: bool) -> None:
+    """The NPU level-1 text export against the DB export of the same job: the DB side links no HCCL op to an
+    operator, so AccumulateGrad's communication there is no reading. The note said "communication 105.992 ms ->
+    0.000 ms", a collapse of the all-reduce, while the communication line under it (from the DB side's own
+    CommunicationCompare column) read 105.992 ms -> 102.108 ms; it now says the DB side did not record it, and
+    the frame holds null there, in either order of the sides."""
+    db = NPU.parents[2] / "db/level1/rank0_ascend_pt"
+    want = _hccl_ms_under(NPU / "ASCEND_PROFILER_OUTPUT" / "trace_view.json", ACCUMULATE)
+    base, comp = (NPU, db) if text_is_base else (db, NPU)
+    res = compare(str(base), str(comp))
+    comm = res.frames["contributor_communication"]
+    text_col, db_col = ("Base(ms)", "Comparison(ms)") if text_is_base else ("Comparison(ms)", "Base(ms)")
+    assert comm["Name"].tolist() == [ACCUMULATE] and comm[db_col].isna().all()
+    assert comm[text_col].tolist() == [pytest.approx(float(want), abs=2e-6)]
+    sides = [f"base {want:.3f} ms", "comparison not recorded"] if text_is_base else \
+        ["base not recorded", f"comparison {want:.3f} ms"]
+    doc = json.loads(Path(res.to_json(tmp_path / "r.json")).read_text())
+    note = doc["summary"]["contributors_note"]
+    assert note.endswith(f"communication: {', '.join(sides)} (its export links no HCCL op to an operator)")
+    assert "0.000 ms" not in note
+    assert doc["frames"]["contributor_communication"][0][db_col] is None

@@ -402,8 +402,10 @@ def communication_note(contrib: pd.DataFrame | None, comm: pd.DataFrame | None) 
         if name not in held:
             continue
         b, c = held[name]
-        if diff and (c - b) / diff >= COMM_SHARE:
-            said.append((name, f"communication {b:.3f} ms -> {c:.3f} ms"))
+        # a side that links no HCCL op to an operator (a DB export, a GPU trace) has no figure: the whole of the
+        # other side's communication is then inside this contributor's change only
+        if diff and ((0.0 if pd.isna(c) else c) - (0.0 if pd.isna(b) else b)) / diff >= COMM_SHARE:
+            said.append((name, _communication_figures(b, c)))
     if not said:
         return ""
     why = ("(HCCL ops, which an NPU text export links to the operator that launched them; the waterfall counts "
@@ -412,6 +414,17 @@ def communication_note(contrib: pd.DataFrame | None, comm: pd.DataFrame | None) 
         return f"most of the change of {said[0][0]} is collective communication launched inside it {why}: {said[0][1]}"
     return (f"most of the change of {len(said)} listed contributors is collective communication launched inside "
             f"them {why}: " + ", ".join(f"{n}: {s}" for n, s in said))
+
+
+def _communication_figures(base: float, comparison: float) -> str:
+    """"communication 1.000 ms -> 2.000 ms", or with "not recorded" (as the communication line says it) for a side
+    whose figure is null: it links no HCCL op to an operator, so its 0 would read as a fall of the communication
+    that its own CommunicationCompare column shows."""
+    if not pd.isna(base) and not pd.isna(comparison):
+        return f"communication {base:.3f} ms -> {comparison:.3f} ms"
+    sides = ", ".join(f"{side} {'not recorded' if pd.isna(v) else f'{v:.3f} ms'}"
+                      for side, v in (("base", base), ("comparison", comparison)))
+    return f"communication: {sides} (its export links no HCCL op to an operator)"
 
 
 def _unexplained(contrib: pd.DataFrame | None, wf: pd.DataFrame | None) -> str:
@@ -1251,15 +1264,18 @@ def _contributor_communication(ctx: RunContext, contrib: pd.DataFrame) -> pd.Dat
 
     pairs = operator_pairs(ctx)  # cached: the operator comparison built it
     names = contrib["Name"].tolist()
-    per_side = [_communication_ns(tree, idx, names) for tree, idx in ((pairs.base, pairs.ia),
-                                                                       (pairs.comparison, pairs.ib))]
+    trees = (pairs.base, pairs.comparison)
+    per_side = [_communication_ns(tree, idx, names) for tree, idx in zip(trees, (pairs.ia, pairs.ib), strict=True)]
     rows = [(n, per_side[0].get(n, 0), per_side[1].get(n, 0)) for n in names]
     rows = [r for r in rows if r[1] or r[2]]
     if not rows:
         return None
+    # a side whose operators own no HCCL op (a DB export links only compute tasks, a GPU trace's collectives are
+    # kernels) records none: null, not 0 ms beside the other side's figure
+    linked = [bool(len(t.kidx)) and bool((col_of(t.kpool, "task_id", np.int64)[t.kidx] == -2).any()) for t in trees]
     return plain_frame({"Name": object_array([r[0] for r in rows]),
-                        "Base(ms)": np.array([r[1] / 1e6 for r in rows]),
-                        "Comparison(ms)": np.array([r[2] / 1e6 for r in rows])})
+                        "Base(ms)": np.array([r[1] / 1e6 if linked[0] else np.nan for r in rows]),
+                        "Comparison(ms)": np.array([r[2] / 1e6 if linked[1] else np.nan for r in rows])})
 
 
 def _communication_ns(tree: Any, idx: np.ndarray, names: list[str]) -> dict[str, int]:
