@@ -174,3 +174,25 @@ def test_rows_that_are_no_measurement_are_said_so(samples: Path, capsys: pytest.
         assert json.loads(out)["console_summary"]["notes"] == notes
     code, out, _err = run_inproc(capsys, "-d", str(npu), "-bp", str(npu), "-o", "-", "--enable_profiling_compare")
     assert code == 0 and json.loads(out)["console_summary"]["notes"] == []
+
+
+def test_row_without_time_or_memory_gets_both_notes(samples: Path, capsys: pytest.CaptureFixture) -> None:
+    """NPU level-1 text export against a lone legacy MindSpore timeline: the timeline side has no E2E time and no
+    memory (no memory_record.csv beside it, no [memory] event in it), so its row reads 0.000s and Mem Usage 0.00G
+    beside the base's peak. Only the time note was printed, whose "0.000s cells" does not cover the 0.00G cell:
+    both notes now, in the JSON too."""
+    from cliutil import run_inproc
+
+    timeline = samples / TIMELINE
+    assert not [e for e in _raw_events(timeline) if e.get("name") == "[memory]"]
+    assert not (timeline.parent / "memory_record.csv").exists()
+    npu = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+    notes = ["Comparison row: no time breakdown (no E2E time), so its 0.000s cells are not measurements.",
+             "Comparison row: no peak reserved memory recorded, so its Mem Usage 0.00G is not a measurement."]
+    code, out, _err = run_inproc(capsys, "-d", str(timeline), "-bp", str(npu), "-o", "-", "--enable_profiling_compare")
+    assert code == 0
+    doc = json.loads(out)
+    table = doc["console_summary"]
+    mem = table["headers"].index("Mem Usage")
+    assert [row[mem] for row in table["rows"]] == ["2.06G", "0.00G"]
+    assert table["notes"] == notes

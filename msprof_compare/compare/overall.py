@@ -329,7 +329,9 @@ def table_notes(base: Breakdown, comp: Breakdown, headers: list[str]) -> list[st
     for side, bd in (("Base", base), ("Comparison", comp)):
         if not bd.e2e_ns:
             notes.append(f"{side} row: no time breakdown (no E2E time), so its 0.000s cells are not measurements.")
-        elif "Mem Usage" in headers and not bd.memory_gb:
+        # apart from the time note: a side without E2E time (a lone timeline) may have no memory either, and its
+        # 0.00G is no 0.000s cell
+        if "Mem Usage" in headers and not bd.memory_gb:
             notes.append(f"{side} row: no peak reserved memory recorded, so its Mem Usage 0.00G is not a measurement.")
     return notes
 
