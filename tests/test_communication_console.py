@@ -310,3 +310,20 @@ def test_no_sheet_no_block():
     assert "CommunicationCompare" not in res.sheet_names
     assert res.communication_totals is None and not len(res.communication_contributors)
     assert render_communication(res.frames) == "" == render_communication_contributors(None)
+
+
+def test_db_figures_carry_no_float_noise(samples):
+    """Reference pair 3: COMMUNICATION_OP sums to 102108100 ns on the base, 94107521 ns on the comparison, so the
+    JSON should read 102.1081 and 94.107521 ms. The sheet's µs cells were summed as floats and divided by 1000:
+    102.10810000000001 in summary.communication and its contributor row; whole ns now, as the other time figures."""
+    def ns(level: str) -> int:
+        return sql(samples / DB / level / DB_FILE, "SELECT sum(endNs - startNs) FROM COMMUNICATION_OP")[0][0]
+
+    b, c = ns("level1"), ns("level2")
+    res = compare(str(samples / DB / "level1/rank0_ascend_pt"), str(samples / DB / "level2/rank0_ascend_pt"),
+                  enable_communication_compare=True)
+    t = json.loads(json.dumps(res.communication_totals))
+    ms = [str(Decimal(v) / 1_000_000) for v in (b, c, c - b)]
+    assert [repr(t[k]) for k in ("base_ms", "comparison_ms", "diff_ms")] == ms
+    row = res.communication_contributors.iloc[0]
+    assert [repr(float(row[k])) for k in ("Base(ms)", "Comparison(ms)", "Diff(ms)")] == ms

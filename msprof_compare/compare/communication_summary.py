@@ -40,32 +40,32 @@ TASK_MARK = "|"
 
 
 class _Columns:
-    """The sheet's op rows and task rows, each column pulled once (totals in µs as the sheet holds them, a blank
-    read as 0)."""
+    """The sheet's op rows and task rows, each column pulled once (totals in whole ns: the sheet's µs to 3 places,
+    a blank read as 0; sums of integers, so that no float noise reaches the ms figures: 102.10810000000001)."""
 
     def __init__(self, sheet: Sheet) -> None:
         cells = sheet.data.to_numpy(dtype=object)  # one conversion: a column by iloc cost ~90 us each
         b_op, c_op = cells[:, _B_OP], cells[:, _C_OP]
-        b_us, c_us = (sheet_numbers(cells[:, j]) for j in (_B_TOTAL, _C_TOTAL))
+        b_ns, c_ns = (np.rint(sheet_numbers(cells[:, j]) * 1000.0).astype(np.int64) for j in (_B_TOTAL, _C_TOTAL))
         b_task_row, c_task_row = b_op == TASK_MARK, c_op == TASK_MARK
         b_has, c_has = b_op != None, c_op != None  # noqa: E711 (element-wise: None cells of an absent side)
         op = (b_has & ~b_task_row) | (c_has & ~c_task_row)
         rows = np.flatnonzero(op)
         self.names = np.where(b_has & ~b_task_row, b_op, c_op)[rows]
-        self.base, self.comparison = b_us[rows], c_us[rows]
+        self.base, self.comparison = b_ns[rows], c_ns[rows]
         self.recorded = (bool((b_has & op).any()), bool((c_has & op).any()))
         # task rows: each under the op row above it; a row pairs two sides positionally, whatever their names
         owner = np.maximum.accumulate(np.where(op, np.arange(len(op)), 0))
         self.tasks_recorded = (bool(b_task_row.any()), bool(c_task_row.any()))
-        # (op type, task name): [base µs, comparison µs], in the order the sheet first shows each
-        self.tasks: dict[tuple[str, str], list[float]] = {}
+        # (op type, task name): [base ns, comparison ns], in the order the sheet first shows each
+        self.tasks: dict[tuple[str, str], list[int]] = {}
         op_name = np.where(b_has, b_op, c_op)
-        sides = ((b_task_row, _B_TASK, b_us), (c_task_row, _C_TASK, c_us))
+        sides = ((b_task_row, _B_TASK, b_ns), (c_task_row, _C_TASK, c_ns))
         for i in np.flatnonzero(b_task_row | c_task_row).tolist():
-            for side, (task_row, task, us) in enumerate(sides):
+            for side, (task_row, task, ns) in enumerate(sides):
                 if task_row[i]:
                     key = (str(op_name[owner[i]]), str(cells[i, task]))
-                    self.tasks.setdefault(key, [0.0, 0.0])[side] += float(us[i])
+                    self.tasks.setdefault(key, [0, 0])[side] += int(ns[i])
 
     @property
     def diff(self) -> np.ndarray:
@@ -73,11 +73,10 @@ class _Columns:
         return _diff_ms(self.base, self.comparison)
 
 
-def _diff_ms(base_us: np.ndarray | float, comp_us: np.ndarray | float) -> np.ndarray | float:
-    """Comparison minus base in ms, to the ns: the sheet's totals are whole ns divided by 1000, so a difference
-    of two is whole ns too, and the float noise of the subtraction (0.0009999999999999992 for 0.001) would break
-    ties of equal changes and show a 0 change as one."""
-    return np.round(np.subtract(comp_us, base_us), 3) / 1000.0
+def _diff_ms(base_ns: np.ndarray | int, comp_ns: np.ndarray | int) -> np.ndarray | float:
+    """Comparison minus base in ms, from whole ns: a float difference of the µs cells carried noise
+    (0.0009999999999999992 for 0.001) that would break ties of equal changes and show a 0 change as one."""
+    return np.subtract(comp_ns, base_ns) / 1e6
 
 
 def contributors(cols: _Columns) -> pd.DataFrame:
@@ -87,7 +86,7 @@ def contributors(cols: _Columns) -> pd.DataFrame:
     from .summary import coverage_frame
 
     diff = cols.diff
-    return coverage_frame(cols.names, cols.base / 1000.0, cols.comparison / 1000.0,
+    return coverage_frame(cols.names, cols.base / 1e6, cols.comparison / 1e6,
                           diff if all(cols.recorded) else diff[:0], CONTRIBUTOR_COLUMNS)
 
 
@@ -99,16 +98,16 @@ def totals(cols: _Columns) -> pd.DataFrame:
     """The one-row frame "communication": each side's communication time (null where a side recorded no op) and
     the change, then the task whose total changed most (the first in the sheet's order among equal ones; null
     unless both sides have task rows and some task changed)."""
-    base_us, comp_us = float(cols.base.sum()), float(cols.comparison.sum())
-    base, comp = base_us / 1000.0, comp_us / 1000.0
+    base_ns, comp_ns = int(cols.base.sum()), int(cols.comparison.sum())
+    base, comp = base_ns / 1e6, comp_ns / 1e6
     both = all(cols.recorded)
-    diff = float(_diff_ms(base_us, comp_us)) if both else None
+    diff = float(_diff_ms(base_ns, comp_ns)) if both else None
     task: tuple[str, str] | None = None
     if both and all(cols.tasks_recorded) and cols.tasks:
         keys = list(cols.tasks)
         change = np.abs(_diff_ms(*np.array(list(cols.tasks.values())).T))
         task = keys[int(np.argmax(change))] if change.max() > 0 else None
-    tb, tc = (v / 1000.0 for v in cols.tasks[task]) if task else (None, None)
+    tb, tc = (v / 1e6 for v in cols.tasks[task]) if task else (None, None)
     t_diff = float(_diff_ms(*cols.tasks[task])) if task else None
     return plain_frame({
         "op_types": [len(cols.names)], "changed": [int(np.count_nonzero(cols.diff)) if both else 0],
