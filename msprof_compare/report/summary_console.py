@@ -198,7 +198,9 @@ def communication_line(totals: pd.DataFrame | None) -> str:
             text += "; no task's total duration changed"
         else:
             name = cut_columns(term_safe(f"{t['task']} (in {t['task_op']})"), 70)
-            text += f"; the task that changed most: {name} {_change(tb, tc, 'ms', 3)}"
+            # a task's total adds up the planes it ran on at once: Notify_Wait 134 ms in a 100 ms all-reduce
+            text += f"; the task that changed most (summed over its parallel planes, so it may exceed the op's " \
+                    f"time): {name} {_change(tb, tc, 'ms', 3)}"
     elif any(tasks):
         only = "base" if tasks[0] else "comparison"
         text += f"; task rows on the {only} side only (the other records none), so no task change is read"
