@@ -636,3 +636,41 @@ def test_gpu_collectives_pair_with_mindspore_graph_ops(samples, reference_output
     book = reference_outputs / "9d-mindspore-legacy-msprof-timeline-files/performance_comparison_result.xlsx"
     ref = pd.read_excel(book, sheet_name="CommunicationCompare", header=2)["Communication OP Name"].tolist()
     assert names == ref and names[0] == "default/allreduce-op534"
+
+
+def test_scoped_graph_op_with_underscore_pairs_with_gpu(samples, tmp_path):
+    """A MindSpore graph op's scope may hold ``_`` (the staged MindSpore profiles name ops
+    ``Default/network-WithLossCell/_backbone-AlexNet/Cast-op239``), and a collective of an auto-parallel network
+    sits in such a scope. The original's family is the name's first ``_`` piece, ``default/network-withlosscell/``,
+    so the collective's name was lost before it was read and the GPU side's allreduce stayed unpaired. An edited
+    copy of the real timeline whose all-reduce is so scoped pairs as the unscoped one does (figures from the raw
+    files, as in test_gpu_collectives_pair_with_mindspore_graph_ops)."""
+    gpu = samples / "hta/tests/data/nccl_parser_config/nccl_data.json.gz"
+    ms = samples / MS_TIMELINE
+    if not ms.is_file() or not gpu.is_file():
+        pytest.skip("sample absent")
+    scoped = "Default/network-WithLossCell/_backbone-AlexNet/AllReduce-op534_0"
+    text = ms.read_text()
+    assert text.count('"Default/AllReduce-op534_0"') >= 1
+    copy = tmp_path / ms.relative_to(samples / "mindinsight")
+    copy.parent.mkdir(parents=True)
+    copy.write_text(text.replace('"Default/AllReduce-op534_0"', json.dumps(scoped)))
+    timeline = json.loads(copy.read_text())
+    hccl = next(e["pid"] for e in timeline if e.get("ph") == "M" and e.get("name") == "process_name"
+                and e["args"]["name"] == "HCCL")
+    ops = [e for e in timeline if e.get("ph") == "X" and e["pid"] == hccl and "/" in e["name"]]
+    assert [e["name"] for e in ops] == [scoped]
+    nccl = [k["dur"] for k in json.load(gzip.open(gpu))["traceEvents"]
+            if k.get("cat") == "kernel" and k["name"].startswith("nccl") and k["name"].split("_")[1].lower()
+            == "allreduce"]
+    rows = compare(gpu, copy, enable_communication_compare=True).sheet("CommunicationCompare")
+    summary = rows[rows["Communication OP Name"].fillna(rows["Communication OP Name.1"]) != "|"]
+    got = {(r["Communication OP Name"], r["Communication OP Name.1"]):
+           (r["Calls"], r["Total Duration(us)"], r["Calls.1"], r["Total Duration(us).1"])
+           for _, r in summary.iterrows()}
+    assert got[("allreduce", "allreduce")] == (len(nccl), pytest.approx(sum(nccl)), 1,
+                                               pytest.approx(float(ops[0]["dur"])))
+    assert len(got) == 2  # and the GPU-only broadcast
+    # two NPU sides keep the original's family, the scope's first piece
+    npu = compare(samples / MS_TIMELINE, copy, enable_communication_compare=True).sheet("CommunicationCompare")
+    assert "default/network-withlosscell/" in npu["Communication OP Name.1"].tolist()

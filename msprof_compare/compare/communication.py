@@ -121,34 +121,29 @@ def collective_word(text: str) -> str | None:
 #: HCCL's family words for the collectives a MindSpore graph op can run (``AllReduce``, ``AlltoAllV``, ``Receive``).
 GRAPH_OP_COLLECTIVES = frozenset(_HCCL_SPELLING.get(w, w) for w in NCCL_COLLECTIVES) | {"gather", "scatter",
                                                                                          "alltoallv"}
-#: The original's family of a MindSpore graph op in a CANN msprof timeline (``Default/AllReduce-op534_0`` ->
-#: ``default/allreduce-op534``): optional scope, the op type, ``-op`` and the op's number.
-_GRAPH_OP = re.compile(r"(?:.*/)?([a-z]+)-op\d+")
+#: A MindSpore graph op's name in a CANN msprof timeline, lower-cased: optional scope, the op type, ``-op``, the
+#: op's number and the task's index (``default/allreduce-op534_0``). A scope may hold ``_``
+#: (``default/network-withlosscell/_backbone-alexnet/...``), which cuts the original's family (the first ``_``
+#: piece) inside the scope, so the collective is read from the whole name.
+_GRAPH_OP = re.compile(r"(?:.*/)?([a-z]+)-op\d+(?:_\d+)*")
 
 
-def graph_op_collective(fam: str) -> str | None:
-    """The collective of a MindSpore graph op's family (``default/allreduce-op534`` -> ``allreduce``); None for
-    any other family."""
-    m = _GRAPH_OP.fullmatch(fam)
+def _graph_op_collective(name: str) -> str | None:
+    m = _GRAPH_OP.fullmatch(name.lower())
     return m.group(1) if m and m.group(1) in GRAPH_OP_COLLECTIVES else None
 
 
-def by_collective(data: dict[str, dict]) -> dict[str, dict]:
-    """An NPU side's families for pairing with a GPU side, whose families are collectives: each MindSpore graph
-    op's family (one per op, ``default/allreduce-op534``) joins its collective's (``allreduce``), where
-    ``hcom_allReduce_...`` ops already are; other families stay. Op and task durations are pooled, in the first
-    member's place."""
-    out: dict[str, dict] = {}
-    for fam, d in data.items():
-        key = graph_op_collective(fam) or fam
-        if key not in out:
-            out[key] = {"ops": d["ops"], "tasks": dict(d["tasks"])}
-            continue
-        into = out[key]
-        into["ops"] = np.concatenate([into["ops"], d["ops"]])
-        for name, vals in d["tasks"].items():
-            into["tasks"][name] = np.concatenate([into["tasks"][name], vals]) if name in into["tasks"] else vals
-    return out
+def collective_families(names: np.ndarray) -> np.ndarray:
+    """An NPU side's op families for pairing with a GPU side, whose families are collectives: a MindSpore graph
+    op (``Default/AllReduce-op534_0``, original family ``default/allreduce-op534``, one per op) goes under its
+    collective (``allreduce``), where ``hcom_allReduce_...`` ops already are; other names keep ``family``.
+    Computed once per distinct name."""
+    fam = family(names)
+    if not len(fam):
+        return fam
+    codes, uniq = factorize(np.asarray(names, dtype=object))
+    coll = np.array([_graph_op_collective(str(u)) for u in uniq.tolist()], dtype=object)[codes]
+    return np.where(coll != None, coll, fam)  # noqa: E711 (element-wise)
 
 
 def _enclosing(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -413,11 +408,14 @@ def build(ctx: RunContext) -> list[Sheet]:
     """The CommunicationCompare sheet (left out when neither side has a communication op)."""
     data = []
     kw = None
+    gpu_pair = ctx.base.is_gpu != ctx.comparison.is_gpu
     if ctx.base.is_gpu or ctx.comparison.is_gpu:  # the GPU side's collectives go by keyword lists
         kw = ctx.keywords or classify.load_keywords()
     for side, p in (("base", ctx.base), ("comparison", ctx.comparison)):
         rng = side_range(ctx, side)
         events = comm_events(p, kw)
+        if gpu_pair and p.is_npu and p.source != "ascend_db":  # GPU families are collectives: name the NPU's alike
+            events = ({**events[0], "family": collective_families(events[0]["name"])}, events[1])
         d = side_data(p, rng, kw, events)
         if not d:
             unnamed = int(in_range(events[0]["ts"], rng).sum())
@@ -430,9 +428,6 @@ def build(ctx: RunContext) -> list[Sheet]:
             else:
                 log.log(ctx.options.notice_level(), "Can't find any communication op in the file: %s", p.path)
         data.append(d)
-    if ctx.base.is_gpu != ctx.comparison.is_gpu:  # GPU families are collectives: name the NPU side's alike
-        npu = 1 if ctx.base.is_gpu else 0
-        data[npu] = by_collective(data[npu])
     rows = comm_rows(*data)
     if not rows:
         return []
