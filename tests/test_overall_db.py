@@ -692,3 +692,43 @@ def test_db_samples_match_an_sql_oracle(samples: Path, tmp_path: Path, base: str
         [(gbd, gbn, gcd, gcn)] = got[lab]
         assert (gbd, gcd) == (pytest.approx(bd, abs=1e-6), pytest.approx(cd, abs=1e-6)), lab
         assert (gbn, gcn) == (bn, cn), lab
+
+
+def _regrouped(src: str, dest: Path, first: str, last: str) -> str:
+    """A copy of the excerpt ``src`` whose first two HCCL ops (and their tasks) belong to group ``first``, the last
+    two to ``last``: a job that re-created its group between the steps."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, dest)
+    con = sqlite3.connect(dest)
+    try:
+        ops = [r[0] for r in con.execute("SELECT opId FROM COMMUNICATION_OP ORDER BY startNs")]
+        assert len(ops) == 4
+        for key, ids in ((first, ops[:2]), (last, ops[2:])):
+            sid = string_id(con, key)
+            marks = ",".join("?" * len(ids))
+            for table in ("COMMUNICATION_OP", "COMMUNICATION_TASK_INFO"):
+                con.execute(f"UPDATE {table} SET groupName = ? WHERE opId IN ({marks})", (sid, *ids))
+        con.commit()
+    finally:
+        con.close()
+    return str(dest)
+
+
+def test_stem_shared_by_two_groups_of_a_side_pairs_nothing(tmp_path: Path) -> None:
+    """Base groups S_t1 + S_t2, comparison S_t1 + S_t3 (one HCCL name, three creation times; edited copies of the
+    l1 / l2 excerpts). S_t1 pairs by its equal key; the stem S is shared by two groups of each side, so S_t2 and
+    S_t3 are no pair, as the Summary's waterfall keeps them apart. OverallMetrics counted stems only among the
+    keys left unpaired, so it paired S_t2 with S_t3 under the bare stem, beside the waterfall's two rows."""
+    stem = "90.91.105.46%enp189s0f0_60000_0"
+    t1 = f"{stem}_1736410538306028"
+    b = _regrouped(L1, tmp_path / "b" / "ascend_pytorch_profiler_0.db", t1, f"{stem}_1736410538399999")
+    c = _regrouped(L2, tmp_path / "c" / "ascend_pytorch_profiler_0.db", t1, f"{stem}_1736414082399999")
+    res = api.compare(b, c, enable_profiling_compare=True)
+    df = res.sheet("OverallMetrics")
+    idx = df["Index"].tolist()
+    groups = [i for i in idx[idx.index("Uncovered Communication Time") + 1:idx.index("Free Time")]
+              if not i.startswith("\t\t")]
+    assert groups == [f"\t{t1}", f"\t{stem}_1736410538399999", f"\t{stem}_1736414082399999"]
+    steps = res.frames["waterfall"]["Step"].tolist()
+    assert [s for s in steps if s.startswith(stem)] == [f"{k} (uncovered)" for k in
+                                                        (t1, f"{stem}_1736410538399999", f"{stem}_1736414082399999")]

@@ -154,9 +154,13 @@ def _stem_pairs(bkeys: list[str], ckeys: list[str]) -> dict[str, str]:
                 out.setdefault(stem, []).append(k)
         return out
 
+    # stems counted over every key of a side, the exactly paired ones too: the waterfall strips a name only where
+    # no other group of its side shares the stem, so S_t1 + S_t2 against S_t1 + S_t3 pairs S_t2 with S_t3 in
+    # neither
     bset, cset = set(bkeys), set(ckeys)
-    bs, cs = by_stem([k for k in bkeys if k not in cset]), by_stem([k for k in ckeys if k not in bset])
-    return {b[0]: cs[stem][0] for stem, b in bs.items() if len(b) == 1 and len(cs.get(stem, ())) == 1}
+    bs, cs = by_stem(bkeys), by_stem(ckeys)
+    return {b[0]: cs[stem][0] for stem, b in bs.items()
+            if len(b) == 1 and len(cs.get(stem, ())) == 1 and b[0] not in cset and cs[stem][0] not in bset}
 
 
 def _group_rows(rows: _Rows, base: Breakdown, comp: Breakdown) -> dict[str, str]:
