@@ -183,6 +183,15 @@ def test_regressions_top_20_positive_only():
     assert charts.regressions(_stat_sheet(faster)) is None
 
 
+def test_regression_growth_keeps_the_cells_ns_at_any_size():
+    """Two amounts of 100 s in ms (ns precision, 6 decimals) differ by a whole number of ns: the growth is that,
+    not the float subtraction's 1e-8-scale noise, which 9 fixed decimals let through at this size."""
+    base, comp = 99999999.123456, 100000123.654321  # ms
+    assert comp - base != 124.530865  # the float noise this guards against
+    top, _ = charts.regressions(_stat_sheet([[1, "op", base, 1, comp, 1, 0, 1]]))
+    assert top["Diff"].tolist() == [124.530865]
+
+
 def test_communication_regressions_are_ops_named_on_either_side():
     """Task rows are parts of their op (no Diff of their own), and an op only the comparison has is
     named from the comparison side (its base name cell is blank)."""

@@ -346,6 +346,10 @@ def _op_rows(d: pd.DataFrame) -> np.ndarray:
     return (_texts(_column(d, 1)) != "|") & (_texts(_column(d, 8)) != "|")
 
 
+#: Decimals of a statistic sheet's amounts by unit: ns in ms or us; MB from KB / 1024 (operator_memory.csv's KB
+#: may hold fractions), kept to 9 places.
+_DECIMALS = {"ms": 6, "us": 3, "MB": 9}
+
 STAT_SPECS: dict[str, _Spec] = {
     "OperatorCompareStatistic": _Spec((1,), 2, 4, "ms", "device duration"),
     "ModuleCompareStatistic": _Spec((3,), 8, 12, "ms", "module device total time", _total_rows),
@@ -426,9 +430,9 @@ def regressions(sheet: Sheet) -> tuple[pd.DataFrame, _Spec] | None:
         name = name + " " + _texts(_column(d, c))[rows]
     if sheet.name == "ApiCompare":
         name, base, comp = _runtime_pairs(name, base, comp)
-    # the cells hold at most ns precision (6 decimals of a ms, 3 of a us): a float difference of two of them
-    # carries noise past it (16.340000000000032 us), which the chart data's cells showed in full
-    diff = np.round(comp - base, 9)
+    # the cells hold whole ns (6 decimals of a ms, 3 of a us; a KB / 1024 in MB to a thousandth of a byte): a float
+    # difference of two of them carries noise past that (16.340000000000032 us), which the chart data showed
+    diff = np.round(comp - base, _DECIMALS[spec.unit])
     grew = np.flatnonzero(diff > 0)
     if not grew.size:
         return None
