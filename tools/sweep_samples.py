@@ -297,17 +297,25 @@ def _table_line(text: str, label: str, cells: list) -> list[str] | None:
     return None
 
 
+def _sum_matches(sm: dict, detail: str, stat: str, cols: tuple, scale: int, unit: str) -> list[str]:
+    """The detail sheet's column summed and scaled equals the statistic sheet's column summed, per side."""
+    bad = []
+    for dcol, scol in cols:
+        a = sum(r[dcol] or 0 for r in sm[detail]) / scale
+        b = sum(r[scol] or 0 for r in sm[stat])
+        if abs(a - b) > 1e-6 * max(1, abs(a)):
+            bad.append(f"{detail} {dcol} total {a:.6f} {unit} != statistic {b:.6f}")
+    return bad
+
+
 def check_totals(doc: dict) -> list[str]:
     """Statistic sheets total their detail sheets where both measure the same thing."""
     sm = sheet_map(doc)
     bad: list[str] = []
     if "OperatorCompare" in sm and "OperatorCompareStatistic" in sm:
-        for dcol, scol in (("Device Duration(us)", "Base Device Duration(ms)"),
-                           ("Device Duration(us).1", "Comparison Device Duration(ms)")):
-            a = sum(r[dcol] or 0 for r in sm["OperatorCompare"]) / 1000
-            b = sum(r[scol] or 0 for r in sm["OperatorCompareStatistic"])
-            if abs(a - b) > 1e-6 * max(1, abs(a)):
-                bad.append(f"OperatorCompare {dcol} total {a:.6f} ms != statistic {b:.6f}")
+        bad += _sum_matches(sm, "OperatorCompare", "OperatorCompareStatistic",
+                            (("Device Duration(us)", "Base Device Duration(ms)"),
+                             ("Device Duration(us).1", "Comparison Device Duration(ms)")), 1000, "ms")
         for dcol, scol in (("Operator Name", "Base Operator Number"),
                            ("Operator Name.1", "Comparison Operator Number")):
             a = sum(1 for r in sm["OperatorCompare"] if r[dcol] not in (None, ""))
@@ -315,12 +323,9 @@ def check_totals(doc: dict) -> list[str]:
             if a != b:
                 bad.append(f"OperatorCompare {dcol} count {a} != statistic {b}")
     if "MemoryCompare" in sm and "MemoryCompareStatistic" in sm:
-        for dcol, scol in (("Size(KB)", "Base Allocated Memory(MB)"),
-                           ("Size(KB).1", "Comparison Allocated Memory(MB)")):
-            a = sum(r[dcol] or 0 for r in sm["MemoryCompare"]) / 1024
-            b = sum(r[scol] or 0 for r in sm["MemoryCompareStatistic"])
-            if abs(a - b) > 1e-6 * max(1, abs(a)):
-                bad.append(f"MemoryCompare {dcol} total {a:.6f} MB != statistic {b:.6f}")
+        bad += _sum_matches(sm, "MemoryCompare", "MemoryCompareStatistic",
+                            (("Size(KB)", "Base Allocated Memory(MB)"),
+                             ("Size(KB).1", "Comparison Allocated Memory(MB)")), 1024, "MB")
     if "ModuleCompare" in sm and "ModuleCompareStatistic" in sm:
         for dcol, scol in (("Device Total Time(us)", "Device Total Time(ms)"),
                            ("Device Total Time(us).1", "Device Total Time(ms).1")):
