@@ -24,18 +24,18 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _I64_MAX = 2**63 - 1
 
-#: Categorised computing buckets (reference-1 §8.1), in OverallMetrics order.
 #: HCCL names a group "{ip}%{nic}_{port}_{index}_{creation time in us}" (a DB export keeps the name raw): group 1 is
 #: the name without its creation time, which differs between two runs of one job.
-HCCL_CREATED = re.compile(r"^(.*%.*_\d+_\d+)_\d{13,}$")
+_HCCL_CREATED = re.compile(r"^(.*%.*_\d+_\d+)_\d{13,}$")
 
 
 def hccl_group_stem(key: str) -> str | None:
     """The HCCL group name without its creation time; None for a name that holds none (``Group 0 Communication``)."""
-    m = HCCL_CREATED.match(key)
+    m = _HCCL_CREATED.match(key)
     return m.group(1) if m else None
 
 
+#: Categorised computing buckets (reference-1 §8.1), in OverallMetrics order.
 BUCKETS = (
     "fa_fwd_cube", "fa_fwd_vector", "fa_bwd_cube", "fa_bwd_vector",
     "conv_fwd_cube", "conv_fwd_vector", "conv_bwd_cube", "conv_bwd_vector",

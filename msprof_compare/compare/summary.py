@@ -39,7 +39,7 @@ import pandas as pd
 from ..columns import col_of
 from ..model import STEP_MARK, Profile, bare_trace, factorize, object_array, object_column, us_text
 from ..textsafe import term_safe, text_width
-from .breakdown import HCCL_CREATED, Breakdown
+from .breakdown import Breakdown, hccl_group_stem
 from .breakdown_npu import has_pmu
 from .kernels import any_typed
 from .optree import shape_key
@@ -106,7 +106,7 @@ def _group_labels(bd: Breakdown) -> dict[str, str]:
     # HCCL names a group "{ip}%{nic}_{port}_{index}_{creation time in us}" (DB exports show them raw):
     # without the creation time the same group of two runs pairs up instead of leaving and arriving
     # (a stripped name two groups of this side share keeps them apart in full)
-    stripped = {k: HCCL_CREATED.sub(r"\1", v) for k, v in labels.items()}
+    stripped = {k: hccl_group_stem(v) or v for k, v in labels.items()}
     uses = Counter(stripped.values())
     return {k: stripped[k] if uses[stripped[k]] == 1 else v for k, v in labels.items()}
 
@@ -1266,27 +1266,29 @@ def _contributor_communication(ctx: RunContext, contrib: pd.DataFrame) -> pd.Dat
     names = contrib["Name"].tolist()
     trees = (pairs.base, pairs.comparison)
     per_side = [_communication_ns(tree, idx, names) for tree, idx in zip(trees, (pairs.ia, pairs.ib), strict=True)]
-    rows = [(n, per_side[0].get(n, 0), per_side[1].get(n, 0)) for n in names]
+    rows = [(n, *((side or {}).get(n, 0) for side in per_side)) for n in names]
     rows = [r for r in rows if r[1] or r[2]]
     if not rows:
         return None
     # a side whose operators own no HCCL op (a DB export links only compute tasks, a GPU trace's collectives are
     # kernels) records none: null, not 0 ms beside the other side's figure
-    linked = [bool(len(t.kidx)) and bool((col_of(t.kpool, "task_id", np.int64)[t.kidx] == -2).any()) for t in trees]
-    return plain_frame({"Name": object_array([r[0] for r in rows]),
-                        "Base(ms)": np.array([r[1] / 1e6 if linked[0] else np.nan for r in rows]),
-                        "Comparison(ms)": np.array([r[2] / 1e6 if linked[1] else np.nan for r in rows])})
+    base, comp = ([np.nan if side is None else r[i] / 1e6 for r in rows] for i, side in enumerate(per_side, 1))
+    return plain_frame({"Name": object_array([r[0] for r in rows]), "Base(ms)": np.array(base),
+                        "Comparison(ms)": np.array(comp)})
 
 
-def _communication_ns(tree: Any, idx: np.ndarray, names: list[str]) -> dict[str, int]:
-    """{name: ns of HCCL ops in the subtrees of the top-layer nodes ``idx`` so named}."""
-    idx = idx[idx >= 0]
-    if not len(idx) or not len(tree.kidx):
-        return {}
-    owner = np.repeat(np.arange(tree.n), np.diff(tree.kptr))
+def _communication_ns(tree: Any, idx: np.ndarray, names: list[str]) -> dict[str, int] | None:
+    """{name: ns of HCCL ops in the subtrees of the top-layer nodes ``idx`` so named}; None where no operator of
+    the side owns an HCCL op (nothing recorded, not 0 ns)."""
+    if not len(tree.kidx):
+        return None
     is_comm = col_of(tree.kpool, "task_id", np.int64)[tree.kidx] == -2
     if not is_comm.any():
+        return None
+    idx = idx[idx >= 0]
+    if not len(idx):
         return {}
+    owner = np.repeat(np.arange(tree.n), np.diff(tree.kptr))
     dur = col_of(tree.kpool, "dur", np.int64)[tree.kidx]
     own = np.zeros(tree.n, dtype=np.int64)  # integer ns: bincount's weights would sum in float
     np.add.at(own, owner[is_comm], dur[is_comm])

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ..compare.summary import coverage_text, share_basis, unexplained_note
-from ..compare.table import Sheet
+from ..compare.table import Sheet, sheet_numbers
 from ..textsafe import short_list, text_width
 
 log = logging.getLogger("msprof-analyze")
@@ -379,16 +379,6 @@ def _runtime_pairs(name: np.ndarray, base: np.ndarray, comp: np.ndarray) -> tupl
             agg["comp"].to_numpy(dtype=float))
 
 
-def _amounts(col: pd.Series) -> np.ndarray:
-    """A column's numbers as float, 0 for a cell that holds none (``pd.to_numeric`` coercion): numpy for a
-    numeric column, which statistic sheets mostly hold (pandas took ~0.2 ms a column)."""
-    if isinstance(col.dtype, np.dtype) and col.dtype.kind in "fiu":
-        out = col.to_numpy(dtype=float)
-    else:
-        out = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-    return np.where(np.isnan(out), 0.0, out)
-
-
 def _texts(col: pd.Series) -> np.ndarray:
     """A column's cells as text, "" for a missing one (``fillna("").astype(str)``), as an object array; a
     column of text cells (every name column) without pandas' string methods."""
@@ -420,8 +410,8 @@ def regressions(sheet: Sheet) -> tuple[pd.DataFrame, _Spec] | None:
     if d.shape[1] <= max(spec.comp_col, *spec.name_cols):
         return None
     rows = np.flatnonzero(spec.keep(d)) if spec.keep is not None else slice(None)
-    base = _amounts(_column(d, spec.base_col))[rows]
-    comp = _amounts(_column(d, spec.comp_col))[rows]
+    base = sheet_numbers(_column(d, spec.base_col))[rows]
+    comp = sheet_numbers(_column(d, spec.comp_col))[rows]
     name = _strip(_texts(_column(d, spec.name_cols[0]))[rows])
     if spec.alt_name_col is not None:
         alt = _strip(_texts(_column(d, spec.alt_name_col))[rows])

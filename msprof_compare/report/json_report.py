@@ -3,8 +3,7 @@
 One document holds every sheet (records keyed by display header, as pandas
 reads the xlsx: repeated headers get ``.1``), the console summary and the
 Summary results (E2E, waterfall, contributors, validity guards, where communication and memory grew). The
-layout
-is described by ``docs/result.schema.json``. The JSON is strict: NaN becomes
+layout is described by ``docs/result.schema.json``. The JSON is strict: NaN becomes
 ``null`` and infinities the strings ``"INF"`` / ``"-INF"``, as in the xlsx.
 """
 
