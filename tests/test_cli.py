@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gzip
-import importlib.util
 import json
 import logging
 import os
@@ -31,8 +30,6 @@ LOG_LINE = re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\]\[(DEBUG|INFO|WARNING
 ANALYZE = "from msprof_compare.entry import analyze_main; analyze_main()"  # the console scripts
 COMPARE = "from msprof_compare.entry import compare_main; compare_main()"
 
-has_overall = importlib.util.find_spec("msprof_compare.compare.overall") is not None
-needs_overall = pytest.mark.skipif(not has_overall, reason="overall comparator not in this tree yet")
 
 
 def run_face(code: str, *args: str, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -511,7 +508,6 @@ def test_log_level_from_environment(tmp_path: Path) -> None:
     assert bad.returncode == 0 and bad.stderr.count("Ignoring MSPROF_ANALYZE_LOG_LEVEL='LOUD'") == 1
 
 
-@needs_overall
 def test_sample_pair_full_run(tmp_path: Path) -> None:
     """The README's command: all comparisons on the bundled GPU pair (H100 base, MI300X comparison)."""
     proc = run_face(ANALYZE, "compare", "-d", "sample_data/bert-small_mi300.json.gz",
@@ -551,7 +547,6 @@ def _non_ascii_pair(root: Path) -> tuple[Path, Path, list[str]]:
 C_LOCALE = {"LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0", "PYTHONIOENCODING": ""}
 
 
-@needs_overall
 @pytest.mark.parametrize("encoding", ["ascii", "latin-1", "C locale"])
 def test_console_encoding_without_those_letters(encoding: str, tmp_path: Path) -> None:
     """A console that cannot show a name (ASCII, C or Latin-1 locale, a Windows code page when redirected)
@@ -578,7 +573,6 @@ def test_console_encoding_without_those_letters(encoding: str, tmp_path: Path) -
     assert all(name in json.dumps(doc, ensure_ascii=False) for name in names)
 
 
-@needs_overall
 def test_npu_text_pair_console_matches_reference(samples: Path, reference_outputs: Path, tmp_path: Path) -> None:
     """Pair 1 of the reference outputs: our console table must be the original's, character for character."""
     base = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
