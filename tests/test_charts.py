@@ -306,7 +306,12 @@ def test_regression_chart_data_recomputed_from_the_sheets(pair1):
         for extra in names[1:]:
             label = label + " " + f[extra].astype(str)
         expected = sorted(zip(diff, label.tolist(), strict=True), key=lambda t: -t[0])
-        expected = [(n, d) for d, n in expected if d > 0][:charts.TOP_REGRESSIONS]
+        expected = [(n, d) for d, n in expected if d > 0]
+        if s.name == "ModuleCompareStatistic":
+            # a module one of its grown submodules explains (>= 90 %) is left out: pairwise, by path prefix
+            expected = [(n, d) for n, d in expected
+                        if not any(o.startswith(n + "/") and od >= Decimal("0.9") * d for o, od in expected)]
+        expected = expected[:charts.TOP_REGRESSIONS]
         got = charts.regressions(s)
         got_rows = [] if got is None else list(zip(got[0]["Name"].tolist(), got[0]["Diff"].tolist(), strict=True))
         assert [n for n, _ in got_rows] == [n for n, _ in expected], s.name
@@ -397,3 +402,48 @@ def test_validity_checks_start_below_the_chart(pair1, tmp_path):
     contributors = next(i for i, v in enumerate(col_a) if isinstance(v, str) and v.startswith("Top contributors"))
     assert top == 3 and contributors < below <= title  # 0-based rows; before: the checks began beside the chart
     assert all(ws.cell(title + 3 + i, 5).value for i in range(len(pair1.guards)))  # each check has its Detail
+
+
+def test_module_chart_leaves_out_a_module_one_submodule_explains(tmp_path):
+    """bert-small H100 -> MI300X (sample_data): one attention growth filled four bars of the module chart
+    (BertLMHeadModel_0 > BertModel_0 > BertEncoder_0 ...). A module goes where one grown submodule holds >= 90 %
+    of its growth; one whose growth several submodules share stays. Figures: the sheet's TOTAL rows."""
+    from msprof_compare.api import compare
+
+    repo = Path(__file__).resolve().parents[1]
+    result = compare(str(repo / "sample_data" / "bert-small_h100.json.gz"),
+                     str(repo / "sample_data" / "bert-small_mi300.json.gz"))
+    sheet = next(s for s in result.sheets if s.name == "ModuleCompareStatistic")
+    f = sheet.frame()
+    f = f[f["Operator Name"] == "[ TOTAL ]"]
+    grew = dict(zip(f["Module Name"].str.strip(),
+                    (f["Device Total Time(ms).1"].astype(float) - f["Device Total Time(ms)"].astype(float)).round(6),
+                    strict=True))
+    top = "/ BertLMHeadModel_0"
+    enc = f"{top}/ BertModel_0/ BertEncoder_0"
+    # the hand reading of the sheet the rule rests on
+    assert grew[f"{top}/ BertModel_0"] == 0.095486 and grew[enc] == 0.090789            # 95.1 %: left out
+    assert grew[top] == 0.081311                                                       # below its child's: left out
+    assert max(grew[f"{enc}/ BertLayer_{i}"] for i in range(4)) == 0.026456            # 29 % of enc: enc stays
+    assert grew[f"{enc}/ BertLayer_0/ BertAttention_0"] == 0.021474
+    assert grew[f"{enc}/ BertLayer_0/ BertAttention_0/ BertSdpaSelfAttention_0"] == 0.019906  # 92.7 %: left out
+    assert grew[f"{enc}/ BertLayer_2/ BertIntermediate_2"] == 0.007979
+    assert grew[f"{enc}/ BertLayer_2/ BertIntermediate_2/ Linear_16"] == 0.006163       # 77.2 %: both stay
+
+    top_rows, spec = charts.regressions(sheet)
+    charted = top_rows["Name"].tolist()
+    assert len(charted) == charts.TOP_REGRESSIONS and charted[0] == enc
+    for gone in (top, f"{top}/ BertModel_0", *(f"{enc}/ BertLayer_{i}/ BertAttention_{i}" for i in range(4))):
+        assert gone not in charted
+    for kept in (f"{enc}/ BertLayer_0/ BertAttention_0/ BertSdpaSelfAttention_0",
+                 f"{enc}/ BertLayer_2/ BertIntermediate_2", f"{enc}/ BertLayer_2/ BertIntermediate_2/ Linear_16"):
+        assert kept in charted
+    assert top_rows["Diff"].tolist() == sorted(top_rows["Diff"].tolist(), reverse=True)
+
+    path = result.to_excel(str(tmp_path))
+    module_chart = next(x for x in _chart_parts(path).values() if "module device total time" in x)
+    assert "ms; a module whose growth one submodule holds (&gt;= 90%) is left out for it" in module_chart
+    summary = openpyxl.load_workbook(path, read_only=True)["Summary"]
+    assert any(c == ("ModuleCompareStatistic: top 20 regressions (module device total time, ms); a module whose "
+                     "growth one submodule holds (>= 90%) is left out for it")
+               for row in summary.iter_rows(values_only=True) for c in row if c)

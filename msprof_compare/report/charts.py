@@ -39,6 +39,7 @@ log = logging.getLogger("msprof-analyze")
 
 HEADER_ROWS = 3          # data rows start at 0-based row 3 (reference-2 §8.2)
 TOP_REGRESSIONS = 20
+EXPLAINED = 0.9          # a module chart leaves out a module one submodule explains this much of
 _STATE_ATTR = "_msprof_compare_charts"
 _ROW_HEIGHT = 15          # points: the default height of a row of 11-point text
 _ROW_PIXELS = 20          # the same in pixels, the unit of a chart's size
@@ -335,6 +336,10 @@ class _Spec:
     keep: Callable[[pd.DataFrame], np.ndarray] | None = None
     #: the comparison side's name column, for rows only the comparison has (blank name on the base side)
     alt_name_col: int | None = None
+    #: names are module paths whose amounts hold their submodules' (``_explained_by_a_submodule``)
+    paths: bool = False
+    #: said on the chart's value axis and above its chart data
+    note: str = ""
 
 
 def _total_rows(d: pd.DataFrame) -> np.ndarray:
@@ -352,13 +357,35 @@ _DECIMALS = {"ms": 6, "us": 3, "MB": 9}
 
 STAT_SPECS: dict[str, _Spec] = {
     "OperatorCompareStatistic": _Spec((1,), 2, 4, "ms", "device duration"),
-    "ModuleCompareStatistic": _Spec((3,), 8, 12, "ms", "module device total time", _total_rows),
+    "ModuleCompareStatistic": _Spec((3,), 8, 12, "ms", "module device total time", _total_rows, paths=True,
+                                    note=f"a module whose growth one submodule holds (>= {EXPLAINED:.0%}) is "
+                                         "left out for it"),
     "MemoryCompareStatistic": _Spec((1,), 3, 6, "MB", "allocated memory"),
     "KernelCompare": _Spec((1, 2), 3, 8, "us", "kernel total duration"),
     "KernelTypeCompare": _Spec((1, 2), 3, 8, "us", "kernel type total duration"),
     "ApiCompare": _Spec((1,), 2, 6, "ms", "API total duration"),
     "CommunicationCompare": _Spec((1,), 4, 11, "us", "communication total duration", _op_rows, alt_name_col=8),
 }
+
+
+def _explained_by_a_submodule(names: np.ndarray, diff: np.ndarray, grew: np.ndarray) -> np.ndarray:
+    """The rows of ``grew`` to chart: a module's total holds its submodules', so one change under
+    ``/ Model_0/ Encoder_0/ Layer_0`` filled three bars (bert-small: the top 20 held 4 levels of the same
+    attention growth) and pushed other modules off the chart. A module goes where one of its submodules
+    that grew holds ``EXPLAINED`` of its growth or more: the submodule's bar tells the same story more
+    precisely. A module whose growth is spread over several submodules (an encoder whose layers each grew)
+    stays, as no bar below it says that. One walk up each path, not a pairwise scan."""
+    largest: dict[str, float] = {}   # a path -> the largest growth of a module below it
+    for name, d in zip(names[grew].tolist(), diff[grew].tolist(), strict=True):
+        cut = name.find("/", 1)
+        while cut != -1:
+            parent = name[:cut]
+            if largest.get(parent, 0.0) < d:
+                largest[parent] = d
+            cut = name.find("/", cut + 1)
+    keep = [largest.get(n, 0.0) < EXPLAINED * d for n, d in zip(names[grew].tolist(), diff[grew].tolist(),
+                                                                  strict=True)]
+    return grew[np.asarray(keep, dtype=bool)]
 
 
 _HIP_CALL = re.compile(r"^hip(?=[A-Z])")
@@ -424,6 +451,8 @@ def regressions(sheet: Sheet) -> tuple[pd.DataFrame, _Spec] | None:
     # difference of two of them carries noise past that (16.340000000000032 us), which the chart data showed
     diff = np.round(comp - base, _DECIMALS[spec.unit])
     grew = np.flatnonzero(diff > 0)
+    if spec.paths:
+        grew = _explained_by_a_submodule(name, diff, grew)
     if not grew.size:
         return None
     order = grew[np.argsort(-diff[grew], kind="stable")[:TOP_REGRESSIONS]]
@@ -514,13 +543,14 @@ def _statistic(wb: Any, ws: Any, sheet: Sheet) -> None:
     top, spec = found
     sws, src = st.summary, st.summary_name
     row = st.next_row
-    sws.write_string(row, 0, f"{sheet.name}: top {_regressions(len(top))} ({spec.what}, {spec.unit})",
+    note = f"; {spec.note}" if spec.note else ""
+    sws.write_string(row, 0, f"{sheet.name}: top {_regressions(len(top))} ({spec.what}, {spec.unit}){note}",
                      _fmt(wb, "header"))
     sws.write_string(row, 1, f"Diff({spec.unit})", _fmt(wb, "header"))
     sws.write_string(row, 2, "Chart label", _fmt(wb, "header"))
     first = row + 1
     names = [str(n) for n in top["Name"].tolist()]
-    labels = short_labels(names, paths=sheet.name == "ModuleCompareStatistic")
+    labels = short_labels(names, paths=spec.paths)
     for i, (name, diff, label) in enumerate(zip(names, top["Diff"].tolist(), labels, strict=True)):
         sws.write_string(first + i, 0, name[:_CELL_LIMIT], _fmt(wb, "text"))   # the whole name, to look up
         sws.write_number(first + i, 1, float(diff), _fmt(wb, "float"))
@@ -535,8 +565,12 @@ def _statistic(wb: Any, ws: Any, sheet: Sheet) -> None:
     chart.set_y_axis({"reverse": True})
     # every bar is a growth (> 0): the axis starts at 0, or spreadsheets start it near the smallest bar when the
     # bars are close (timesformer's top 20 modules, 1.25 to 1.37 ms: from 1.18, the 20th bar looked a third of
-    # the first)
-    chart.set_x_axis({"min": 0, "major_gridlines": {"visible": True, "line": {"color": "#D9D9D9"}}})
+    # the first); the note goes under the value axis (one line: a title's line break is not read alike everywhere)
+    x_axis = {"min": 0, "major_gridlines": {"visible": True, "line": {"color": "#D9D9D9"}}}
+    if spec.note:
+        x_axis["name"] = f"{spec.unit}; {spec.note}"
+        x_axis["name_font"] = {"bold": False, "size": 9}
+    chart.set_x_axis(x_axis)
     chart.set_legend({"none": True})
     chart.set_size({"width": 760, "height": max(320, 24 * len(top) + 120)})
     ws.insert_chart(HEADER_ROWS, len(sheet.columns) + 1, chart)
