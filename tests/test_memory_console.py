@@ -69,7 +69,8 @@ def test_bundled_pair_one_operator_grew(bert):
         "(Mem Usage) 0.11 GB -> 0.21 GB (+0.10 GB, +84.48%).")
     table = render_memory_contributors(bert.frames["memory_contributors"]).splitlines()
     assert table[1] == "| Top Memory Contributors (1 row covers 100.0% of the operators' allocated-memory change) |"
-    assert table[5] == "| 1 | aten::linear |    39.30 |        1989.30 | +1950.00 | 100.0% |               100.0% |"
+    # the title is wider than the columns: the name column takes the room, the figures stay tight
+    assert table[5] == "| 1 | aten::linear     |    39.30 |        1989.30 | +1950.00 | 100.0% |           100.0% |"
 
 
 def test_memory_only_run_has_the_same_figures_and_the_time_outputs_none(bert):

@@ -15,7 +15,7 @@ import pandas as pd
 from prettytable import PrettyTable
 
 from ..compare.summary import coverage_text, share_basis, unexplained_note
-from ..textsafe import cut_columns, term_safe
+from ..textsafe import cut_columns, term_safe, text_width
 
 CONSOLE_TOP = 10
 
@@ -63,14 +63,19 @@ def render_contributors(frame: pd.DataFrame | None) -> str:
 
 def _top_table(title: str, unit: str, rows: list[list]) -> str:
     """A contributors table (time or memory): rank, name (cut at 70 terminal columns), figures formatted by the
-    caller."""
+    caller. A title wider than the columns widens the name column: prettytable gave the room to the last
+    column, and "Cumulative Share" drifted right."""
     t = PrettyTable()
-    t.title = title
     t.field_names = ["#", "Name", f"Base({unit})", f"Comparison({unit})", f"Diff({unit})", "Share", "Cumulative Share"]
-    for row in rows:
-        t.add_row([row[0], cut_columns(term_safe(row[1]), 70), *row[2:]])
+    names = [cut_columns(term_safe(row[1]), 70) for row in rows]
+    for row, name in zip(rows, names, strict=True):
+        t.add_row([row[0], name, *row[2:]])
     t.align = "r"
     t.align["Name"] = "l"
+    spare = text_width(title) + 4 - len(t.get_string().partition("\n")[0])   # "| title |" against "+-...-+"
+    if spare > 0:
+        t.min_width["Name"] = max(map(text_width, ["Name", *names])) + spare
+    t.title = title
     return t.get_string()
 
 
