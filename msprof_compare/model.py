@@ -55,7 +55,8 @@ SCHEMAS: dict[str, dict[str, str]] = {
     # ``connection_id``: the op's first CANN connection id (DB only; the text export links ops to
     # tasks by flows). ``collective``: the ``Collective name`` arg of PyTorch's ``record_param_comms``
     # ops (Kineto, read for CommunicationCompare only; "" elsewhere), which names the collective of RCCL's
-    # generic kernels launched inside them when the kernels do not carry it themselves. Args no comparator
+    # generic kernels launched inside them when the kernels do not carry it themselves (else a ProcessGroupNCCL
+    # range's name does, ``nccl:all_to_all``: compare/communication.py). Args no comparator
     # reads (Sequence number, Fwd thread id, External id, correlation) are not decoded: each field of an
     # args struct costs decode time.
     "ops": {

@@ -424,10 +424,12 @@ def test_rccl_generic_kernels_full_trace(samples, tmp_path):
 
 def test_recorded_collective_odd_values_and_graph_replays(tmp_path):
     """A Collective name that is no text names nothing (the trace still loads); a kernel linked to a graph launch
-    (a replay link) takes no collective from a record around that launch; records that say ``wait`` name none."""
+    (a replay link) takes no collective from a record around that launch; records that say ``wait`` name none.
+    (ProcessGroupNCCL's ``nccl:`` ranges, which would name them, are taken out.)"""
     kernels: dict[int, dict] = {}
 
     def edit(events):
+        events[:] = [e for e in events if not str(e.get("name", "")).startswith("nccl:")]
         records = [e for e in events if e.get("name") == "record_param_comms"]
         allreduce = next(r for r in records if r["args"]["Collective name"] == "allreduce")
         broadcasts = [r for r in records if r["args"]["Collective name"] == "broadcast"]
@@ -674,3 +676,88 @@ def test_scoped_graph_op_with_underscore_pairs_with_gpu(samples, tmp_path):
     # two NPU sides keep the original's family, the scope's first piece
     npu = compare(samples / MS_TIMELINE, copy, enable_communication_compare=True).sheet("CommunicationCompare")
     assert "default/network-withlosscell/" in npu["Communication OP Name.1"].tolist()
+
+
+DLRM = "param/et_replay/tests/inputs/dlrm_kineto.tar.gz"
+
+
+def _dlrm_rank(samples: Path, tmp_path: Path, rank: int) -> Path:
+    """One rank's trace of the 8-rank DLRM job (PyTorch 2.1, NCCL all_to_all and all_reduce), taken out of the
+    sample's tarball into ``tmp_path``."""
+    import tarfile
+
+    if not (samples / DLRM).is_file():
+        pytest.skip("sample absent")
+    with tarfile.open(samples / DLRM) as tar:
+        member = next(m for m in tar.getmembers() if Path(m.name).name.startswith(f"worker{rank}_"))
+        path = tmp_path / Path(member.name).name
+        path.write_bytes(tar.extractfile(member).read())
+    return path
+
+
+def _range_families(events: list[dict]) -> dict[str, list[float]]:
+    """Independently of the tool: each NCCL kernel's collective from the innermost ``nccl:`` range (the
+    ProcessGroupNCCL profiling range) around the runtime call with the kernel's correlation id, mapped by hand
+    to HCCL's words; the kernel name's collective where no range is around the call."""
+    word = {"nccl:all_to_all": "alltoall", "nccl:all_reduce": "allreduce"}
+    calls = {e["args"]["correlation"]: e for e in events if e.get("cat") == "cuda_runtime"}
+    ranges = [e for e in events if e.get("ph") == "X" and str(e.get("name", "")).startswith("nccl:")]
+    out: dict[str, list[float]] = {}
+    for k in events:
+        if k.get("cat") != "kernel" or not k["name"].startswith("nccl"):
+            continue
+        call = calls[k["args"]["correlation"]]
+        around = sorted((r for r in ranges if r["tid"] == call["tid"] and r["ts"] <= call["ts"] <= r["ts"] + r["dur"]),
+                        key=lambda r: r["ts"])
+        fam = word[around[-1]["name"]] if around else k["name"].split("_")[1].lower()
+        out.setdefault(fam, []).append(k["dur"])
+    return out
+
+
+def test_nccl_ranges_name_the_collective_of_sendrecv_kernels(samples, tmp_path):
+    """PyTorch before 2.2 writes no Collective name (neither on the kernel nor on record_param_comms), so an
+    all_to_all's NCCL kernels, ``ncclKernel_SendRecv_...``, were the row ``sendrecv``, which no user asked for
+    and no HCCL family pairs with. ProcessGroupNCCL's range around the launch (``nccl:all_to_all``) names it:
+    the 8-rank DLRM job's ranks 0 and 1 get ``alltoall`` (5 kernels each, 3,999 vs 9,506 us, recomputed from
+    the raw JSON) beside ``allreduce``."""
+    base, comp = _dlrm_rank(samples, tmp_path, 0), _dlrm_rank(samples, tmp_path, 1)
+    want = [_range_families(json.loads(p.read_text())["traceEvents"]) for p in (base, comp)]
+    assert {f: len(d) for f, d in want[0].items()} == {"alltoall": 5, "allreduce": 3}
+    assert sum(want[0]["alltoall"]) == 3999 and sum(want[1]["alltoall"]) == 9506
+    rows = compare(base, comp, enable_communication_compare=True).sheet("CommunicationCompare")
+    got = {r["Communication OP Name"]: (r["Calls"], r["Total Duration(us)"], r["Calls.1"], r["Total Duration(us).1"])
+           for _, r in rows.iterrows()}
+    assert got == {f: (len(want[0][f]), pytest.approx(sum(want[0][f])), len(want[1][f]),
+                       pytest.approx(sum(want[1][f]))) for f in ("alltoall", "allreduce")}
+
+
+def test_a_record_goes_before_the_nccl_range(tmp_path):
+    """Where both name the collective, PyTorch's record goes first (it tells ``all_to_allv`` from
+    ``all_to_all``, which ProcessGroupNCCL's range calls both ``nccl:all_to_all``); the range names the kernels
+    whose record names nothing, and ``nccl:send 0->1`` / ``nccl:recv 1<-0`` are ``send`` / ``receive``."""
+    from msprof_compare.compare.communication import nccl_title_collective
+
+    assert [nccl_title_collective(n) for n in ("nccl:send 0->1", "nccl:recv 1<-0", "nccl:_all_gather_base",
+                                               "record_param_comms", "gloo:all_reduce")] == [
+        "send", "recv", "_all_gather_base", "", ""]
+    events = json.loads(RCCL.read_text())["traceEvents"]
+    want = _recorded_families(events)  # from the records (kernels carry the same names)
+    assert {f: len(d) for f, d in want.items()} == {"nccldevkernel": 1, "broadcast": 2, "allreduce": 1}
+
+    def ranges_say_send(events):  # every range names another collective than the record inside it
+        for e in events:
+            if str(e.get("name", "")).startswith("nccl:"):
+                e["name"] = "nccl:send 0->1"
+
+    fams = _sheet_families(_rccl(tmp_path, kernel_names=False, edit=ranges_say_send))
+    assert fams == {f: (len(d), pytest.approx(sum(d))) for f, d in want.items()}
+
+    def records_name_nothing(events):
+        ranges_say_send(events)
+        for e in events:
+            if e.get("name") == "record_param_comms":
+                e["args"].pop("Collective name", None)
+
+    fams = _sheet_families(_rccl(tmp_path, kernel_names=False, edit=records_name_nothing))
+    assert fams == {"nccldevkernel": (1, pytest.approx(sum(want["nccldevkernel"]))),
+                    "send": (3, pytest.approx(sum(want["broadcast"]) + sum(want["allreduce"])))}

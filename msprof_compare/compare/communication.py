@@ -160,16 +160,50 @@ def _enclosing(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     return parent
 
 
+#: ProcessGroupNCCL's profiling range around each collective it runs (``nccl:all_to_all``, ``nccl:_all_gather_base``,
+#: ``nccl:send 0->1``): the only name of the collective in traces of PyTorch before 2.2, whose record_param_comms
+#: ops carry no ``Collective name``.
+NCCL_TITLE_PREFIX = "nccl:"
+
+
+def nccl_title_collective(name: str) -> str:
+    """The collective a ProcessGroupNCCL range names: ``nccl:send 0->1`` -> ``send``, ``nccl:all_to_all`` ->
+    ``all_to_all`` ("" for a name that is no such range)."""
+    if not name.startswith(NCCL_TITLE_PREFIX):
+        return ""
+    return name[len(NCCL_TITLE_PREFIX):].split(" ", 1)[0]
+
+
 def launch_collectives(profile: Profile, rows: np.ndarray) -> np.ndarray:
-    """Per kernel row: the collective of the innermost ``record_param_comms`` op around its launch call ("" when
-    none): for traces whose kernels do not carry PyTorch's ``Collective name`` themselves.
+    """Per kernel row: the collective of the innermost ``record_param_comms`` op around its launch call, else
+    that of the innermost ProcessGroupNCCL range (``nccl:all_to_all``) around it ("" when none): for traces whose
+    kernels do not carry PyTorch's ``Collective name`` themselves. A record's name goes first: it tells an
+    ``all_to_allv`` from an ``all_to_all``, which ProcessGroupNCCL's range calls both ``nccl:all_to_all``; before
+    PyTorch 2.2 the records name nothing and the range is the only name of the collective an NCCL SendRecv
+    kernel ran.
 
     The launch comes from the launch flow ending at the kernel, never a graph replay's link (a graph launch
     names no collective)."""
+    coll = col_of(profile.ops, "collective", object)
+    out = _innermost_record(profile, rows, np.flatnonzero(coll != ""), coll)
+    left = np.flatnonzero(out == "")
+    if len(left) and len(profile.ops):
+        # the ranges' names are read only here, for the kernels no record names (a factorization of every op
+        # name would cost each run ~0.1 s per million ops)
+        codes, uniq = factorize(col_of(profile.ops, "name", object))
+        said = np.array([nccl_title_collective(u) if isinstance(u, str) else "" for u in uniq.tolist()],
+                        dtype=object)
+        if (said != "").any():
+            titles = said[codes]
+            out[left] = _innermost_record(profile, rows[left], np.flatnonzero(titles != ""), titles)
+    return out
+
+
+def _innermost_record(profile: Profile, rows: np.ndarray, rec: np.ndarray, coll: np.ndarray) -> np.ndarray:
+    """Per kernel row: the ``coll`` text (per op) of the innermost op of ``rec`` around its launch call ("" when
+    none)."""
     out = np.full(len(rows), "", dtype=object)
     ops = profile.ops
-    coll = col_of(ops, "collective", object)
-    rec = np.flatnonzero(coll != "")
     flows = profile.flows
     if not len(rec) or not len(flows) or not len(rows):
         return out
