@@ -39,6 +39,7 @@ import pandas as pd
 from ..columns import col_of
 from ..model import STEP_MARK, Profile, bare_trace, factorize, object_array, object_column, us_text
 from ..textsafe import term_safe, text_width
+from . import classify
 from .breakdown import Breakdown, hccl_group_stem
 from .breakdown_npu import has_pmu
 from .kernels import any_typed
@@ -385,6 +386,14 @@ def unexplained_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
 
 #: A contributor is said to hold communication where its communication changed by this share of its diff or more.
 COMM_SHARE = 0.5
+#: What the communication inside an operator is, by the kinds of the sides that hold some (the frame
+#: "contributor_communication"'s ``attrs["kinds"]``: each side's kind; a side with a figure holds some).
+COMM_HELD = {
+    "": "HCCL ops, which an NPU text export links to the operator that launched them",
+    "GPU": "collective kernels (NCCL / RCCL), which the trace's launch flows link to the operator that launched them",
+    "GPU+NPU": "HCCL ops and collective kernels (NCCL / RCCL), which an NPU text export and a GPU trace's launch flows "
+               "link to the operator that launched them",
+}
 
 
 def communication_note(contrib: pd.DataFrame | None, comm: pd.DataFrame | None) -> str:
@@ -397,26 +406,28 @@ def communication_note(contrib: pd.DataFrame | None, comm: pd.DataFrame | None) 
         return ""
     held = dict(zip(comm["Name"].tolist(), zip(comm["Base(ms)"].tolist(), comm["Comparison(ms)"].tolist(),
                                                strict=True), strict=True))
-    said = []
+    kinds = comm.attrs.get("kinds", ("NPU", "NPU"))  # each side's kind, GPU or NPU
+    said: list[tuple[str, str]] = []
     for name, diff in zip(contrib["Name"].tolist(), contrib["Diff(ms)"].tolist(), strict=True):
         if name not in held:
             continue
         b, c = held[name]
-        # a side that links no HCCL op to an operator (a DB export, a GPU trace) has no figure: the whole of the
-        # other side's communication is then inside this contributor's change only
+        # a side that links no collective to an operator (a DB export, a GPU trace of one rank) has no figure: the
+        # whole of the other side's communication is then inside this contributor's change only
         if diff and ((0.0 if pd.isna(c) else c) - (0.0 if pd.isna(b) else b)) / diff >= COMM_SHARE:
-            said.append((name, _communication_figures(b, c)))
+            said.append((name, _communication_figures(b, c, kinds)))
     if not said:
         return ""
-    why = ("(HCCL ops, which an NPU text export links to the operator that launched them; the waterfall counts "
-           "them as communication, not computing)")
+    recorded = {k for k, col in zip(kinds, ("Base(ms)", "Comparison(ms)"), strict=True) if comm[col].notna().any()}
+    why = f"({COMM_HELD['GPU+NPU' if len(recorded) == 2 else 'GPU' if recorded == {'GPU'} else '']}; the waterfall " \
+          "counts them as communication, not computing)"
     if len(said) == 1:
         return f"most of the change of {said[0][0]} is collective communication launched inside it {why}: {said[0][1]}"
     return (f"most of the change of {len(said)} listed contributors is collective communication launched inside "
             f"them {why}: " + ", ".join(f"{n}: {s}" for n, s in said))
 
 
-def _communication_figures(base: float, comparison: float) -> str:
+def _communication_figures(base: float, comparison: float, kinds: tuple[str, str] = ("NPU", "NPU")) -> str:
     """"communication 1.000 ms -> 2.000 ms", or with "not recorded" (as the communication line says it) for a side
     whose figure is null: it links no HCCL op to an operator, so its 0 would read as a fall of the communication
     that its own CommunicationCompare column shows."""
@@ -424,7 +435,10 @@ def _communication_figures(base: float, comparison: float) -> str:
         return f"communication {base:.3f} ms -> {comparison:.3f} ms"
     sides = ", ".join(f"{side} {'not recorded' if pd.isna(v) else f'{v:.3f} ms'}"
                       for side, v in (("base", base), ("comparison", comparison)))
-    return f"communication: {sides} (its export links no HCCL op to an operator)"
+    unrecorded = kinds[0] if pd.isna(base) else kinds[1]
+    why = "its trace links no collective kernel to an operator" if unrecorded == "GPU" and "NPU" not in kinds else \
+        "its export links no HCCL op to an operator"
+    return f"communication: {sides} ({why})"
 
 
 def _unexplained(contrib: pd.DataFrame | None, wf: pd.DataFrame | None) -> str:
@@ -1258,31 +1272,56 @@ def _contributor_communication(ctx: RunContext, contrib: pd.DataFrame) -> pd.Dat
     contributors are no operators, or no listed one holds any."""
     if not len(contrib) or str(contrib["Level"].iloc[0]) != "operator" or not ctx.options.enable_operator_compare:
         return None
-    if not (ctx.base.is_npu or ctx.comparison.is_npu) or not (len(ctx.base.comm) or len(ctx.comparison.comm)):
+    kw = ctx.keywords or (classify.load_keywords() if ctx.base.is_gpu or ctx.comparison.is_gpu else None)
+    if not any(_has_collectives(p, kw) for p in (ctx.base, ctx.comparison)):
         return None
     from .optree import operator_pairs
 
     pairs = operator_pairs(ctx)  # cached: the operator comparison built it
     names = contrib["Name"].tolist()
     trees = (pairs.base, pairs.comparison)
-    per_side = [_communication_ns(tree, idx, names) for tree, idx in zip(trees, (pairs.ia, pairs.ib), strict=True)]
+    per_side = [_communication_ns(tree, idx, names, kw)
+                for tree, idx in zip(trees, (pairs.ia, pairs.ib), strict=True)]
     rows = [(n, *((side or {}).get(n, 0) for side in per_side)) for n in names]
     rows = [r for r in rows if r[1] or r[2]]
     if not rows:
         return None
-    # a side whose operators own no HCCL op (a DB export links only compute tasks, a GPU trace's collectives are
-    # kernels) records none: null, not 0 ms beside the other side's figure
+    # a side whose operators own no collective (a DB export links only compute tasks; a GPU trace of one rank, or
+    # without launch flows, none) records none: null, not 0 ms beside the other side's figure
     base, comp = ([np.nan if side is None else r[i] / 1e6 for r in rows] for i, side in enumerate(per_side, 1))
-    return plain_frame({"Name": object_array([r[0] for r in rows]), "Base(ms)": np.array(base),
-                        "Comparison(ms)": np.array(comp)})
+    frame = plain_frame({"Name": object_array([r[0] for r in rows]), "Base(ms)": np.array(base),
+                         "Comparison(ms)": np.array(comp)})
+    frame.attrs["kinds"] = tuple("GPU" if t.profile.is_gpu else "NPU" for t in trees)
+    return frame
 
 
-def _communication_ns(tree: Any, idx: np.ndarray, names: list[str]) -> dict[str, int] | None:
-    """{name: ns of HCCL ops in the subtrees of the top-layer nodes ``idx`` so named}; None where no operator of
-    the side owns an HCCL op (nothing recorded, not 0 ns)."""
+def _has_collectives(p: Profile, kw: Any) -> bool:
+    """Whether a side holds collective communication an operator can own: an NPU side's HCCL ops, a GPU side's
+    collective kernels (``classify.gpu_comm_test``, the breakdown's rule)."""
+    if p.is_npu:
+        return bool(len(p.comm))
+    k = p.kernels
+    return bool(len(k)) and bool(_gpu_collective_kernels(col_of(k, "name", object), col_of(k, "task_type", object),
+                                                         kw).any())
+
+
+def _gpu_collective_kernels(names: np.ndarray, cats: np.ndarray, kw: Any) -> np.ndarray:
+    """Per GPU kernel: a collective, as the breakdown counts communication (kernel events only, not memcpys)."""
+    return classify.per_unique(cats, lambda c: c == "kernel") & classify.is_gpu_comm_kernel_name(names, kw)
+
+
+def _communication_ns(tree: Any, idx: np.ndarray, names: list[str], kw: Any = None) -> dict[str, int] | None:
+    """{name: ns of collective communication in the subtrees of the top-layer nodes ``idx`` so named: an NPU
+    side's HCCL ops, a GPU side's collective kernels}; None where no operator of the side owns one (nothing
+    recorded, not 0 ns)."""
     if not len(tree.kidx):
         return None
-    is_comm = col_of(tree.kpool, "task_id", np.int64)[tree.kidx] == -2
+    if tree.profile.is_gpu:
+        pool = tree.kpool
+        is_comm = _gpu_collective_kernels(col_of(pool, "name", object)[tree.kidx],
+                                          col_of(pool, "task_type", object)[tree.kidx], kw)
+    else:
+        is_comm = col_of(tree.kpool, "task_id", np.int64)[tree.kidx] == -2
     if not is_comm.any():
         return None
     idx = idx[idx >= 0]
