@@ -280,6 +280,30 @@ def pair_codes(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return codes, first_row
 
 
+def starts_at(pid: np.ndarray, tid: np.ndarray, ts: np.ndarray, at_pid: np.ndarray, at_tid: np.ndarray,
+              at_ts: np.ndarray) -> np.ndarray:
+    """Per (pid, tid, ts) row: whether an ``at_*`` row has the same lane and time. The time alone is no match: in
+    a trace of whole µs a flow end on a host thread often shares its ts with a kernel on a device lane."""
+    pid, tid, ts = (np.asarray(a, dtype=np.int64) for a in (pid, tid, ts))
+    at_pid, at_tid, at_ts = (np.asarray(a, dtype=np.int64) for a in (at_pid, at_tid, at_ts))
+    by = np.argsort(at_ts)
+    sorted_ts = at_ts[by]
+    lo = np.searchsorted(sorted_ts, ts, side="left")
+    hi = np.searchsorted(sorted_ts, ts, side="right")
+    out = np.zeros(len(ts), dtype=bool)
+    # nearly every kernel has one flow ending at its start, so most times are held by one row: its lane decides
+    one = np.flatnonzero(hi - lo == 1)
+    j = by[lo[one]]
+    out[one] = (at_pid[j] == pid[one]) & (at_tid[j] == tid[one])
+    many = np.flatnonzero(hi - lo > 1)
+    if many.size:  # a time several rows hold: any of them on the row's lane
+        rows = by[ranges(lo[many], hi[many])]
+        lanes = set(zip(at_pid[rows].tolist(), at_tid[rows].tolist(), at_ts[rows].tolist(), strict=True))
+        out[many] = [key in lanes for key in zip(pid[many].tolist(), tid[many].tolist(), ts[many].tolist(),
+                                                  strict=True)]
+    return out
+
+
 def ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """The concatenation of ``arange(lo[i], hi[i])`` over i (empty where ``hi[i] <= lo[i]``)."""
     n = np.maximum(np.asarray(hi, np.int64) - lo, 0)

@@ -93,6 +93,26 @@ def reference_outputs() -> Path:
 
 
 @pytest.fixture
+def dlrm_rank(samples: Path, tmp_path: Path):
+    """``dlrm_rank(i)``: rank i's Kineto trace of param's 8-rank DLRM job (PyTorch 2.1, V100, NCCL all_to_all and
+    all_reduce), taken out of the sample's tarball into ``tmp_path``; skip when the tarball is absent."""
+    import tarfile
+
+    tarball = samples / "param/et_replay/tests/inputs/dlrm_kineto.tar.gz"
+    if not tarball.is_file():
+        pytest.skip("sample absent")
+
+    def extract(rank: int) -> Path:
+        with tarfile.open(tarball) as tar:
+            member = next(m for m in tar.getmembers() if Path(m.name).name.startswith(f"worker{rank}_"))
+            path = tmp_path / Path(member.name).name
+            path.write_bytes(tar.extractfile(member).read())
+        return path
+
+    return extract
+
+
+@pytest.fixture
 def tmp_out(tmp_path: Path) -> Path:
     """A fresh, empty output directory for one test."""
     out = tmp_path / "out"

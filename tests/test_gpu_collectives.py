@@ -678,23 +678,6 @@ def test_scoped_graph_op_with_underscore_pairs_with_gpu(samples, tmp_path):
     assert "default/network-withlosscell/" in npu["Communication OP Name.1"].tolist()
 
 
-DLRM = "param/et_replay/tests/inputs/dlrm_kineto.tar.gz"
-
-
-def _dlrm_rank(samples: Path, tmp_path: Path, rank: int) -> Path:
-    """One rank's trace of the 8-rank DLRM job (PyTorch 2.1, NCCL all_to_all and all_reduce), taken out of the
-    sample's tarball into ``tmp_path``."""
-    import tarfile
-
-    if not (samples / DLRM).is_file():
-        pytest.skip("sample absent")
-    with tarfile.open(samples / DLRM) as tar:
-        member = next(m for m in tar.getmembers() if Path(m.name).name.startswith(f"worker{rank}_"))
-        path = tmp_path / Path(member.name).name
-        path.write_bytes(tar.extractfile(member).read())
-    return path
-
-
 def _range_families(events: list[dict]) -> dict[str, list[float]]:
     """Independently of the tool: each NCCL kernel's collective from the innermost ``nccl:`` range (the
     ProcessGroupNCCL profiling range) around the runtime call with the kernel's correlation id, mapped by hand
@@ -714,13 +697,13 @@ def _range_families(events: list[dict]) -> dict[str, list[float]]:
     return out
 
 
-def test_nccl_ranges_name_the_collective_of_sendrecv_kernels(samples, tmp_path):
+def test_nccl_ranges_name_the_collective_of_sendrecv_kernels(dlrm_rank):
     """PyTorch before 2.2 writes no Collective name (neither on the kernel nor on record_param_comms), so an
     all_to_all's NCCL kernels, ``ncclKernel_SendRecv_...``, were the row ``sendrecv``, which no user asked for
     and no HCCL family pairs with. ProcessGroupNCCL's range around the launch (``nccl:all_to_all``) names it:
     the 8-rank DLRM job's ranks 0 and 1 get ``alltoall`` (5 kernels each, 3,999 vs 9,506 us, recomputed from
     the raw JSON) beside ``allreduce``."""
-    base, comp = _dlrm_rank(samples, tmp_path, 0), _dlrm_rank(samples, tmp_path, 1)
+    base, comp = dlrm_rank(0), dlrm_rank(1)
     want = [_range_families(json.loads(p.read_text())["traceEvents"]) for p in (base, comp)]
     assert {f: len(d) for f, d in want[0].items()} == {"alltoall": 5, "allreduce": 3}
     assert sum(want[0]["alltoall"]) == 3999 and sum(want[1]["alltoall"]) == 9506
@@ -777,13 +760,13 @@ def _collective_us_under(events: list[dict], op_name: str) -> float:
     return total
 
 
-def test_gpu_contributor_holding_a_collective_is_said_to(samples, tmp_path):
+def test_gpu_contributor_holding_a_collective_is_said_to(dlrm_rank, tmp_path):
     """Rank 1 of the DLRM job is 5.7 ms slower than rank 0, and the one top contributor is ``## forward ##``,
     +5.484 ms: the all_to_all kernel it launched waits 7.6 ms for the other ranks instead of 2.1 ms. The note
     under the contributors says so for a GPU trace too, whose launch flows link each NCCL kernel to the op that
     launched it (before, only an NPU text export's HCCL ops were counted, and the GPU figure was "not
     recorded"); figures recomputed from the raw JSON."""
-    base, comp = _dlrm_rank(samples, tmp_path, 0), _dlrm_rank(samples, tmp_path, 1)
+    base, comp = dlrm_rank(0), dlrm_rank(1)
     want = [_collective_us_under(json.loads(p.read_text())["traceEvents"], "## forward ##") / 1000
             for p in (base, comp)]
     assert want == [2.146, 7.635]

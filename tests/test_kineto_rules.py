@@ -344,11 +344,15 @@ def test_conv_on_the_backward_thread_is_backward(samples):
     assert om.loc["\tConv (Backward)", "Number"] == count["bwd"]
 
 
-def _launched_starts(ev: list[dict]) -> set[int]:
-    """Start times (ns) of the kernels with a complete ac2g launch flow, by the raw JSON: flow ends whose id has a
-    start."""
+def _launched_starts(ev: list[dict]) -> set[tuple]:
+    """Lanes and start times (pid, tid, ns) of the kernels with a complete ac2g launch flow, by the raw JSON: flow
+    ends whose id has a start (a flow end is at a kernel where its lane and time are the kernel's)."""
     sids = {e["id"] for e in ev if e.get("cat") == "ac2g" and e.get("ph") == "s"}
-    return {_ns(e["ts"]) for e in ev if e.get("cat") == "ac2g" and e.get("ph") == "f" and e["id"] in sids}
+    return {_lane(e) for e in ev if e.get("cat") == "ac2g" and e.get("ph") == "f" and e["id"] in sids}
+
+
+def _lane(e: dict) -> tuple:
+    return e["pid"], e["tid"], _ns(e["ts"])
 
 
 def test_early_kernels_run_before_the_first_launched_one(samples):
@@ -361,14 +365,41 @@ def test_early_kernels_run_before_the_first_launched_one(samples):
     lo = min(_ns(e["ts"]) for e in dev if "stream" in e["args"])
     launched = _launched_starts(ev)
     kernels = [e for e in dev if e["cat"] == "kernel"]
-    first = min(_ns(k["ts"]) for k in kernels if _ns(k["ts"]) in launched)
+    first = min(_ns(k["ts"]) for k in kernels if _lane(k) in launched)
     early = [(_ns(k["ts"]), _ns(k["ts"]) + _ns(k["dur"])) for k in kernels
-             if _ns(k["ts"]) not in launched and _ns(k["ts"]) < first and not k["name"].lower().startswith("nccl")]
-    later = [k for k in kernels if _ns(k["ts"]) not in launched and _ns(k["ts"]) > first]
+             if _lane(k) not in launched and _ns(k["ts"]) < first and not k["name"].lower().startswith("nccl")]
+    later = [k for k in kernels if _lane(k) not in launched and _ns(k["ts"]) > first]
     assert (first - lo, len(early), _union_ns(early)) == (2_230_000, 5, 315_000) and later
     row = compare(str(path), str(path), enable_profiling_compare=True).guards.set_index("Check").loc[
         summary.EARLY_CHECK]
     assert "base: the first 2.230 ms of E2E, where 5 computing kernels run (0.315 ms busy)" in row["Detail"]
+
+
+def test_a_host_flow_end_at_a_kernel_start_time_launches_no_kernel(dlrm_rank):
+    """A flow end is at a kernel where its lane and time are the kernel's, not its time alone: rank 1 of the DLRM
+    job (whole-µs timestamps) holds an ac2g flow end without a start on the host thread, at the cudaEventQuery call
+    of its id, whose ts is that of the 20th kernel launched before the profile began (17 more such ends fall
+    on later kernels). Read by its time alone it
+    was a launch of that kernel (a graph replay's), so the early stretch ended there: "the first 0.084 ms of E2E,
+    where 19 computing kernels run". By the raw JSON (complete launch flows, lanes and times): the first launched
+    kernel starts 0.768 ms into the window, and 64 computing kernels run before it (0.203 ms busy)."""
+    path = dlrm_rank(1)
+    ev = _doc(path)["traceEvents"]
+    dev = [e for e in ev if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy")]
+    lo = min(_ns(e["ts"]) for e in dev if "stream" in e["args"])
+    launched = _launched_starts(ev)
+    kernels = [e for e in dev if e["cat"] == "kernel"]
+    first = min(_ns(k["ts"]) for k in kernels if _lane(k) in launched)
+    early = [(_ns(k["ts"]), _ns(k["ts"]) + _ns(k["dur"])) for k in kernels
+             if _lane(k) not in launched and _ns(k["ts"]) < first and not k["name"].lower().startswith("nccl")]
+    assert (first - lo, len(early), _union_ns(early)) == (768_000, 64, 203_000)
+    host_end = [f for f in ev if f.get("ph") == "f" and f.get("cat") == "ac2g" and f["pid"] != 1
+                and any(k["ts"] == f["ts"] for k in kernels)]
+    # stray ends the time alone took for launches (18 in all), the first 0.084 ms into the window
+    assert len(host_end) == 18 and min(_ns(f["ts"]) for f in host_end) - lo == 84_000
+    bd = gpu_breakdown(load_profile(str(path), _opts()))
+    assert (bd.early_ns, bd.early_kernels.count, bd.early_kernels.ns) == (first - lo, 64, 203_000)
+    assert not (load_profile(str(path), _opts()).flows["f_pid"] != 1).any()  # every flow ends on a device lane
 
 
 def test_early_time_counts_from_the_window_start_not_from_an_unstreamed_copy(samples, tmp_path):
@@ -386,7 +417,7 @@ def test_early_time_counts_from_the_window_start_not_from_an_unstreamed_copy(sam
     copy["tid"] = "stream 25"
     lo = min(_ns(e["ts"]) for e in dev if "stream" in e["args"])
     launched = _launched_starts(ev)
-    first = min(_ns(k["ts"]) for k in dev if k["cat"] == "kernel" and _ns(k["ts"]) in launched)
+    first = min(_ns(k["ts"]) for k in dev if k["cat"] == "kernel" and _lane(k) in launched)
     assert (lo - _ns(copy["ts"]), first - lo) == (335_000, 1_895_000)
     bd = gpu_breakdown(load_profile(_write(tmp_path, doc), _opts()))
     assert bd.early_ns == first - lo
@@ -401,11 +432,16 @@ def test_no_early_time_when_the_window_opens_after_the_first_launched_kernel(sam
     ev = doc["traceEvents"]
     dev = [e for e in ev if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy")]
     launched = _launched_starts(ev)
-    first = min(_ns(k["ts"]) for k in dev if k["cat"] == "kernel" and _ns(k["ts"]) in launched)
+    first = min(_ns(k["ts"]) for k in dev if k["cat"] == "kernel" and _lane(k) in launched)
+    moved = {}
     for e in dev:
         if _ns(e["ts"]) <= first:
             del e["args"]["stream"]
-            e["tid"] = f"stream {e['tid']}"
+            lane = _lane(e)
+            e["tid"] = moved[lane] = f"stream {e['tid']}"
+    for f in ev:  # the launch flows' ends, on their kernels' lanes
+        if f.get("ph") == "f" and _lane(f) in moved:
+            f["tid"] = moved[_lane(f)]
     assert min(_ns(e["ts"]) for e in dev if "stream" in e["args"]) > first
     bd = gpu_breakdown(load_profile(_write(tmp_path, doc), _opts()))
     assert (bd.early_ns, bd.early_kernels.count) == (0, 5)
@@ -420,12 +456,12 @@ def test_early_kernels_on_concurrent_streams_count_their_union(samples, tmp_path
     ev = doc["traceEvents"]
     dev = [e for e in ev if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy")]
     launched = _launched_starts(ev)
-    first = min(_ns(k["ts"]) for k in dev if k["cat"] == "kernel" and _ns(k["ts"]) in launched)
-    early = [k for k in dev if k["cat"] == "kernel" and _ns(k["ts"]) not in launched and _ns(k["ts"]) < first]
+    first = min(_ns(k["ts"]) for k in dev if k["cat"] == "kernel" and _lane(k) in launched)
+    early = [k for k in dev if k["cat"] == "kernel" and _lane(k) not in launched and _ns(k["ts"]) < first]
     assert [k["dur"] for k in early] == [282, 7, 6, 7, 13]
     early[1].update(ts=early[0]["ts"] + 1, tid=27)
     early[1]["args"]["stream"] = 27
-    assert _ns(early[1]["ts"]) not in launched
+    assert _lane(early[1]) not in launched
     spans = [(_ns(k["ts"]), _ns(k["ts"]) + _ns(k["dur"])) for k in early]
     assert _union_ns(spans) == 308_000
     bd = gpu_breakdown(load_profile(_write(tmp_path, doc), _opts()))
@@ -496,3 +532,20 @@ def test_pytorch_18_input_dims_spelled_with_a_small_d_are_read(samples):
     got = got[got["cat"].str.lower() == "operator"]  # not the Runtime calls
     assert Counter(zip(got["name"], got["input_dims"], strict=True)) == want
     assert want[("aten::conv2d", "[[32, 3, 224, 224], [64, 3, 7, 7], [], [], [], [], []]")] > 0
+
+
+def test_starts_at_needs_the_lane_and_the_time():
+    """``model.starts_at`` (a flow end at a kernel): a row matches where a row of the other side has its pid, tid
+    and ts, whatever the order and duplicates; checked against a set of tuples on random small keys."""
+    import numpy as np
+
+    from msprof_compare.model import starts_at
+
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        n, m = int(rng.integers(0, 40)), int(rng.integers(0, 40))
+        rows = [rng.integers(0, 3, n) for _ in range(3)]
+        at = [rng.integers(0, 4, m) for _ in range(3)]
+        lanes = set(zip(*(x.tolist() for x in at), strict=True))
+        want = [key in lanes for key in zip(*(x.tolist() for x in rows), strict=True)]
+        assert starts_at(*rows, *at).tolist() == want

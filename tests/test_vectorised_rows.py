@@ -93,10 +93,10 @@ def test_us_texts_is_the_exact_decimal():
     assert memory._us_texts(np.zeros(0, np.int64)).shape == (0,)
 
 
-def _flows_scalar(events: list, cats: set, kernel_ts: frozenset = frozenset()) -> tuple[list[tuple], int]:
+def _flows_scalar(events: list, cats: set, kernel_at: frozenset = frozenset()) -> tuple[list[tuple], int]:
     """The dict pairing ``kineto._load_flows`` replaced: (id, cat, s_ts, s_pid, s_tid, f_ts, f_pid, f_tid,
     replay) rows and the backward tid; then each other launch-flow end (not fwdbwd) at a kernel start
-    (``kernel_ts``, ns):
+    (``kernel_at``: (pid, tid, ts ns) of the kernels, lane and time):
     linked to its key's start, or without one, to the launch call whose correlation arg is the end's id (a
     whole number >= 0, ``traceio.whole_int``) when exactly one call has it. Rows go by key (first appearance),
     the ends of one key by time."""
@@ -130,7 +130,7 @@ def _flows_scalar(events: list, cats: set, kernel_ts: frozenset = frozenset()) -
             calls.setdefault(traceio.whole_int(corr), []).append(e)
     for j, e in enumerate(sub):
         k = (e.cat.lower(), e.id)
-        if e.ph != "f" or k not in ends or e.ts * 1000 not in kernel_ts or k[0] == "fwdbwd":
+        if e.ph != "f" or k not in ends or (e.pid, e.tid, e.ts * 1000) not in kernel_at or k[0] == "fwdbwd":
             continue
         if k in starts:
             if ends[k] != j:  # not the end paired above: linked to the key's (last) start
@@ -163,14 +163,17 @@ def test_load_flows_is_the_dict_pairing(seed):
         events.append(traceio.Event(ph=ph, cat=cats[int(rng.integers(0, len(cats)))],
                                     id=ids[int(rng.integers(0, len(ids)))], pid=int(rng.integers(0, 3)),
                                     tid=int(rng.integers(1, 50)), ts=int(rng.integers(0, 10 ** 6)), dur=0, args=args))
-    kernel_ts = frozenset(e.ts * 1000 for e in events if e.ph == "f" and rng.random() < 0.7)
+    # kernels at flow ends, and some at an end's time on another lane (which is no kernel at that end)
+    kernel_at = frozenset((e.pid + int(rng.random() < 0.2), e.tid, e.ts * 1000) for e in events
+                          if e.ph == "f" and rng.random() < 0.7)
     flow_cat = "my_flow" if seed % 2 else None
     opts = build_options(gpu_flow_cat=flow_cat)[0] if flow_cat else build_options()[0]
     prof = Profile(path="t.json", kind="GPU", source="kineto")
-    prof.kernels = frame("kernels", {"ts": sorted(kernel_ts)})
+    at = sorted(kernel_at)
+    prof.kernels = frame("kernels", {"pid": [a[0] for a in at], "tid": [a[1] for a in at], "ts": [a[2] for a in at]})
     kineto._load_flows(prof, kineto._Events("t.json", events), opts)
     want = set(kineto.FLOW_CATS) | ({flow_cat} if flow_cat else set())
-    rows, backward_tid = _flows_scalar(events, want, kernel_ts)
+    rows, backward_tid = _flows_scalar(events, want, kernel_at)
     got = list(zip(*(prof.flows[c].tolist()
                      for c in ("id", "cat", "s_ts", "s_pid", "s_tid", "f_ts", "f_pid", "f_tid", "replay")),
                    strict=True))

@@ -27,7 +27,7 @@ import pandas as pd
 from .. import timeline as tl
 from ..columns import col_of
 from ..errors import ProfileError
-from ..model import LAUNCH_CATS, RUNTIME_CATS, Profile, factorize
+from ..model import LAUNCH_CATS, RUNTIME_CATS, Profile, factorize, starts_at
 from ..options import Options
 from . import classify
 from .breakdown import Breakdown, last_of_keys, peak_reserved_gb
@@ -79,8 +79,8 @@ def flow_start_of(profile: Profile, kernel_ts: np.ndarray, opts: Options | None 
     return out
 
 
-def _early_kernels(bd: Breakdown, profile: Profile, opts: Options | None, ts: np.ndarray, end: np.ndarray,
-                   computing: np.ndarray, window_lo: int) -> None:
+def _early_kernels(bd: Breakdown, profile: Profile, opts: Options | None, lanes: tuple[np.ndarray, np.ndarray],
+                   ts: np.ndarray, end: np.ndarray, computing: np.ndarray, window_lo: int) -> None:
     """Kernels without a launch in the trace (no launch flow, graph replays included, ends at them) that run
     before the first kernel launched in it: the previous step's tail, which the E2E window opens with. Only
     where some kernel has a launch (``bd.has_launches``; a trace without flows says so elsewhere).
@@ -89,8 +89,10 @@ def _early_kernels(bd: Breakdown, profile: Profile, opts: Options | None, ts: np
     flows = profile.flows
     if not len(flows) or not ts.size:
         return
-    ends = col_of(flows, "f_ts", np.int64)[np.isin(col_of(flows, "cat", object), _launch_cats(opts))]
-    launched = np.isin(ts, ends)
+    pid, tid = lanes
+    mine = np.isin(col_of(flows, "cat", object), _launch_cats(opts))
+    # a kernel is launched where a flow ends at it: its lane and start (a host call's flow end can share the ts)
+    launched = starts_at(pid, tid, ts, *(col_of(flows, c, np.int64)[mine] for c in ("f_pid", "f_tid", "f_ts")))
     if not launched.any():
         return
     bd.has_launches = True
@@ -168,7 +170,9 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
     # union is already merged, so this second union is small)
     busy = tl.union(np.concatenate([comp_iv[0], ts[comm_sel]]), np.concatenate([comp_iv[1], end[comm_sel]]))
     bd.set_window(ts[has_stream].min(), end[has_stream].max(), busy, profile.files.get("trace", profile.path))
-    _early_kernels(bd, profile, opts, ts[is_kernel], end[is_kernel], compute[is_kernel], int(ts[has_stream].min()))
+    lanes = tuple(col_of(k, c, np.int64)[rows][is_kernel] for c in ("pid", "tid"))
+    _early_kernels(bd, profile, opts, lanes, ts[is_kernel], end[is_kernel], compute[is_kernel],
+                   int(ts[has_stream].min()))
 
     # categorise the computing kernels (reference-1 §3.7, GPU variant)
     cnames = names[compute]

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ProfileError
-from ..model import DRIVER_CATS, LAUNCH_CATS, RUNTIME_CATS, Profile, frame
+from ..model import DRIVER_CATS, LAUNCH_CATS, RUNTIME_CATS, Profile, frame, starts_at
 from ..options import Options
 from . import traceio
 from .numparse import MAX_RESERVED_BYTES, duration_notes, zero_odd_durations
@@ -412,7 +412,9 @@ def _load_flows(prof: Profile, ev: _Events, opts: Options) -> None:
     # per key), those at a kernel start: most ends without a start sit on host calls
     m = ~is_s[pos] & ~(both[key] & (last[0][key] == pos)) & (cat[pos] != "fwdbwd")
     ends, ekey = pos[m], key[m]
-    on = np.isin(cols["ts"][ends], prof.kernels["ts"].to_numpy(dtype=np.int64))
+    k = prof.kernels
+    on = starts_at(cols["pid"][ends], cols["tid"][ends], cols["ts"][ends], k["pid"].to_numpy(dtype=np.int64),
+                   k["tid"].to_numpy(dtype=np.int64), k["ts"].to_numpy(dtype=np.int64))
     ends, ekey = ends[on], ekey[on]
     if ends.size:
         start = last[1][ekey]
