@@ -760,7 +760,7 @@ def _collective_us_under(events: list[dict], op_name: str) -> float:
     return total
 
 
-def test_gpu_contributor_holding_a_collective_is_said_to(dlrm_rank, tmp_path):
+def test_gpu_contributor_holding_a_collective_is_said_to(dlrm_rank, tmp_path, monkeypatch):
     """Rank 1 of the DLRM job is 5.7 ms slower than rank 0, and the one top contributor is ``## forward ##``,
     +5.484 ms: the all_to_all kernel it launched waits 7.6 ms for the other ranks instead of 2.1 ms. The note
     under the contributors says so for a GPU trace too, whose launch flows link each NCCL kernel to the op that
@@ -785,3 +785,7 @@ def test_gpu_contributor_holding_a_collective_is_said_to(dlrm_rank, tmp_path):
     from xlsxutil import read_xlsx
     sheet = read_xlsx(Path(res.to_excel(tmp_path)), sheet_name="Summary", header=None)
     assert [v for v in sheet.iloc[:, 0].tolist() if isinstance(v, str) and v.startswith("Note: ")] == [f"Note: {note}."]
+    # an operator comparison alone reads no keyword file (a bad one must not fail it): NCCL kernels by their prefix
+    monkeypatch.setenv("MSPROF_COMPARE_CONFIG", str(tmp_path / "missing.ini"))
+    alone = compare(base, comp, enable_operator_compare=True)
+    assert alone.frames["contributor_communication"].equals(comm)

@@ -1272,7 +1272,7 @@ def _contributor_communication(ctx: RunContext, contrib: pd.DataFrame) -> pd.Dat
     contributors are no operators, or no listed one holds any."""
     if not len(contrib) or str(contrib["Level"].iloc[0]) != "operator" or not ctx.options.enable_operator_compare:
         return None
-    kw = ctx.keywords or (classify.load_keywords() if ctx.base.is_gpu or ctx.comparison.is_gpu else None)
+    kw = ctx.keywords  # None where the run read no keyword lists: NCCL / RCCL kernels only (no config file read)
     if not any(_has_collectives(p, kw) for p in (ctx.base, ctx.comparison)):
         return None
     from .optree import operator_pairs
@@ -1306,8 +1306,12 @@ def _has_collectives(p: Profile, kw: Any) -> bool:
 
 
 def _gpu_collective_kernels(names: np.ndarray, cats: np.ndarray, kw: Any) -> np.ndarray:
-    """Per GPU kernel: a collective, as the breakdown counts communication (kernel events only, not memcpys)."""
-    return classify.per_unique(cats, lambda c: c == "kernel") & classify.is_gpu_comm_kernel_name(names, kw)
+    """Per GPU kernel: a collective, as the breakdown counts communication (kernel events only, not memcpys); without
+    the run's keyword lists ``kw`` (no time breakdown, no communication comparison: a bad MSPROF_COMPARE_CONFIG must
+    not fail such a run), the NCCL / RCCL kernels."""
+    comm = classify.is_gpu_comm_kernel_name(names, kw) if kw is not None else \
+        classify.per_unique(names, lambda n: n.startswith(classify.GPU_COMM_PREFIXES))
+    return classify.per_unique(cats, lambda c: c == "kernel") & comm
 
 
 def _communication_ns(tree: Any, idx: np.ndarray, names: list[str], kw: Any = None) -> dict[str, int] | None:
