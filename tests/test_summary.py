@@ -1325,11 +1325,12 @@ def test_world_size_from_the_db_meta_data_and_mindspore_world_group(tmp_path: Pa
     assert summary._world_size(ms) == 2
 
 
-def test_export_kind_note_only_where_both_sides_have_operators(caplog):
-    """The "NPU export kind" note is about the operator and module figures, so it appears only where those
-    sheets are built: a DB export against a text export that holds no torch op (the MindSpore fixture) gets no
-    row and no warning, in either order; against the torch_npu text fixture, which holds ops, it does (base db,
-    comparison text)."""
+def test_export_kind_note_names_operators_only_where_both_sides_have_them(caplog):
+    """The "NPU export kind" note names the operator and module figures only where those sheets are built: a DB
+    export against a text export that holds no torch op (the MindSpore fixture) gets a note about the figures
+    that run does build (E2E and Free Time of the time breakdown), without the operators, in either order;
+    against the torch_npu text fixture, which holds ops, the operators are named too (base db, comparison
+    text)."""
     data = Path(__file__).resolve().parent / "data"
     db = data / "db" / "l1" / "ascend_pytorch_profiler_0.db"
     ms = data / "npu" / "profiler" / "rank-0_20250101000000000_ascend_ms"
@@ -1342,12 +1343,14 @@ def test_export_kind_note_only_where_both_sides_have_operators(caplog):
         # the premise: the MindSpore side has no torch op, the DB side has
         torch = [m for m in caplog.messages if "torch op" in m]
         assert len(torch) == 1 and torch[0].startswith(f"Can't find any torch op in the file: {ms},")
-        assert summary.EXPORT_CHECK not in res.guards["Check"].tolist()
-        assert not [m for m in caplog.messages if m.startswith(note)]
+        detail = res.guards.set_index("Check").loc[summary.EXPORT_CHECK, "Detail"]
+        assert "E2E and Free Time" in detail and "operator and module" not in detail
+        assert len([m for m in caplog.messages if m.startswith(note)]) == 1
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         g = compare(str(db), str(pt)).guards.set_index("Check")
     assert g.loc[summary.EXPORT_CHECK, ["Status", "Base", "Comparison"]].tolist() == ["note", "db", "text"]
+    assert "operator and module device times" in g.loc[summary.EXPORT_CHECK, "Detail"]
     assert len([m for m in caplog.messages if m.startswith(note + " (base db, comparison text)")]) == 1
 
 

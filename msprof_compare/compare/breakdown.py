@@ -64,6 +64,21 @@ def peak_reserved_gb(profile: Profile) -> float | None:
     return float(v.max()) / 1024 if v.size else None
 
 
+def peak_without_app_gb(profile: Profile) -> float | None:
+    """A text export's Mem Usage without memory_record.csv's APP rows (the whole process's reservation, which
+    torch_npu writes to the text export only: a DB export's MEMORY_RECORD holds the PTA / GE / PTA+GE rows
+    alone), in GB; None for other inputs, a file without a Component column or APP row, or no other reading."""
+    mr = profile.memory_record
+    if profile.source != "ascend_text" or mr is None or "Component" not in mr.columns or not len(mr):
+        return None
+    app = np.asarray(mr["Component"].astype(str).str.strip().str.upper() == "APP")
+    if not app.any():
+        return None
+    v = col_of(mr, "Total Reserved(MB)", np.float64)[~app]
+    v = v[~np.isnan(v)]
+    return float(v.max()) / 1024 if v.size else None
+
+
 @dataclass
 class Bucket:
     """Accumulated duration (ns) and event count of one category."""
@@ -126,6 +141,11 @@ class Breakdown:
     #: categories; ``early_kernels``: the computing ones among them (count, union of their times)
     early_ns: int = 0
     early_kernels: Bucket = field(default_factory=Bucket)
+    #: DB export: the part of the E2E window outside its first computing or communication start and its last end,
+    #: held by its non-kernel device tasks (reference-1 §7.3.6: a MEMCPY_ASYNC ~5 ms before the first kernel in
+    #: the torch_npu samples); a text export's window (the Overlap Analysis lanes) has none, so two kinds differ
+    #: by it in E2E and Free Time
+    outside_busy_ns: int = 0
     has_launches: bool = False                   # GPU: some kernel's launch is in the trace (early is judged)
     #: Rows the data could not provide, with the reason (shown as one log line each).
     missing: list[str] = field(default_factory=list)

@@ -225,6 +225,8 @@ def _intervals(profile: Profile, bd: Breakdown,
             last.append(int(other["last_end"].max()))
     if first:
         bd.set_window(min(first), max(last), busy, profile.files.get("db", profile.path))
+        if busy[0].size:  # what the non-kernel tasks add to the window (the "NPU export kind" note names it)
+            bd.outside_busy_ns = bd.e2e_ns - (int(busy[1][-1]) - int(busy[0][0]))
     else:
         bd.missing.append(f"{profile.path}: no computing task, communication op or device task in range")
     return timeline.subtract(busy, compute)

@@ -40,7 +40,7 @@ from ..columns import col_of
 from ..model import STEP_MARK, Profile, bare_trace, factorize, object_array, object_column, us_text
 from ..textsafe import term_safe, text_width
 from . import classify
-from .breakdown import Breakdown, hccl_group_stem
+from .breakdown import Breakdown, hccl_group_stem, peak_reserved_gb, peak_without_app_gb
 from .breakdown_npu import has_pmu
 from .kernels import any_typed
 from .optree import shape_key
@@ -796,6 +796,88 @@ def _step_row(ctx: RunContext) -> dict[str, Any] | None:
     return _guard(STEP_CHECK, not whole, scope["base"], scope["comparison"], detail)
 
 
+_EXPORT_KINDS = {"ascend_db": "db", "ascend_text": "text"}
+
+
+def _operator_sheets(ctx: RunContext) -> bool:
+    """Whether the operator / module sheets are built: operator compare on and torch ops on both sides."""
+    return bool(ctx.options.enable_operator_compare and ctx.base.has_ops and ctx.comparison.has_ops)
+
+
+def _hccl_kernel_rows(p: Profile) -> int:
+    """kernel_details.csv rows of a text export that are HCCL ops (``hcom_allReduce_``, core ``HCCL``): rows of
+    its KernelCompare that a DB export, whose compute tasks hold no HCCL op, never has."""
+    kd = p.kernel_details
+    if p.source != "ascend_text" or kd is None or not len(kd) or "Type" not in kd.columns:
+        return 0
+    types = kd["Type"].fillna("").astype(str).str.strip()
+    typed = ~types.isin(["", "N/A"]) & (types.str.lower() != "nan")  # a Level0 export's N/A: no KernelCompare row
+    hccl = types.str.lower().str.startswith("hcom")
+    if "Accelerator Core" in kd.columns:
+        hccl |= kd["Accelerator Core"].fillna("").astype(str).str.strip().str.upper() == "HCCL"
+    return int((hccl & typed).sum())
+
+
+def _export_row(ctx: RunContext, bds: tuple[Breakdown, Breakdown] | None) -> dict[str, Any] | None:
+    """The "NPU export kind" check: where a text export is compared with a DB export (torch_npu's export type
+    changed between two runs), the figures of this run that the two kinds define differently by the original's
+    rules (docs/differences.md, "Text against DB exports of one workload"), each named with its measure where
+    the data gives one, so the user does not read a loader's definition as a change of the job. None where a
+    side is no NPU export or the run builds none of those figures; an "ok" row (one kind) where it does."""
+    b, c = ctx.base, ctx.comparison
+    eb, ec = _EXPORT_KINDS.get(b.source), _EXPORT_KINDS.get(c.source)
+    operators = _operator_sheets(ctx)
+    opts = ctx.options
+    if not (eb and ec) or not (operators or bds is not None or opts.enable_memory_compare
+                               or opts.enable_kernel_compare):
+        return None
+    if eb == ec:  # an "ok" row only beside the operator sheets, as before the note named other figures
+        if not operators:
+            return None
+        return _guard(EXPORT_CHECK, True, eb, ec,
+                      f"both sides are {eb} exports (a text and a DB export define E2E and Free Time, Mem Usage, "
+                      "Wait Time and the operator and module device times differently)")
+    sides = {"text": ("base", b) if eb == "text" else ("comparison", c),
+             "db": ("base", b) if eb == "db" else ("comparison", c)}
+    text_side, text = sides["text"]
+    db_side, db_export = sides["db"]
+    parts = []
+    if bds is not None:
+        db_bd = bds[0] if db_side == "base" else bds[1]
+        text_bd = bds[0] if text_side == "base" else bds[1]
+        if db_bd.e2e_ns > 0 and db_bd.outside_busy_ns > 0:
+            inside = db_bd.e2e_ns - db_bd.outside_busy_ns
+            parts.append(
+                "E2E and Free Time: a DB export's E2E window also spans its device tasks that are no kernel "
+                "(MEMCPY_ASYNC, ...), a text export's (Overlap Analysis) only its computing and communication: "
+                f"the {db_side} side's {db_bd.e2e_ns / 1e6:,.3f} ms hold {db_bd.outside_busy_ns / 1e6:,.3f} ms "
+                f"outside them ({inside / 1e6:,.3f} ms as a text export measures it)")
+        if db_bd.groups and text_bd.groups:
+            parts.append("Wait Time and the communication group rows: a text export picks the plane that waits "
+                         "least, one without Notify_Wait included (0 ms), a DB export only planes that wait, and a "
+                         "text export names a group 'Group N Communication' (or its process-group name), a DB "
+                         "export by its HCCL name, so the two groups' rows do not pair")
+    if bds is not None or opts.enable_memory_compare:  # Mem Usage: OverallMetrics, the memory line
+        peak, without = peak_reserved_gb(text), peak_without_app_gb(text)
+        if (peak is not None and without is not None and peak_reserved_gb(db_export) is not None
+                and f"{peak:.2f}" != f"{without:.2f}"):
+            parts.append(f"Mem Usage: the {text_side} side's {peak:.2f}G counts memory_record.csv's APP component "
+                         f"({without:.2f}G without it), which a DB export's MEMORY_RECORD does not hold")
+    if operators:
+        parts.append("operator and module device times: a text export links HCCL ops and memcpy tasks to torch ops, "
+                     "a DB export only compute tasks")
+    if opts.enable_kernel_compare and not opts.use_kernel_type:
+        n = _hccl_kernel_rows(text)
+        if n:
+            parts.append(f"KernelCompare: the {text_side} side's kernel_details.csv lists {n} HCCL op(s) "
+                         "(hcom_*), which a DB export's compute tasks do not hold")
+    if not parts:
+        return None
+    return _guard(EXPORT_CHECK, False, eb, ec,
+                  "the two kinds define these figures differently (the original's rules), so their difference is "
+                  "partly the export's, not the job's: " + "; ".join(parts))
+
+
 def _why_no_categories(p: Profile) -> str:
     """What a side without categorised computing lacks, by the kind of input (the log audit saw a bare
     trace_view.json of a Level1 export called "a Level0 text export")."""
@@ -1074,20 +1156,16 @@ def guards(ctx: RunContext) -> pd.DataFrame:
                            "has no device column)" if db is None or dc is None else "")))
     # the two hardware notes only where both sides are of that hardware: an "unknown" GPU vendor of NPU
     # profiles (or export kind of GPU traces) read as a check that could not be made
-    kinds = {"ascend_db": "db", "ascend_text": "text"}
-    eb, ec = kinds.get(b.source), kinds.get(c.source)
-    # about the operator and module sheets: only where they are built (operator compare on, ops on both sides)
-    if eb and ec and ctx.options.enable_operator_compare and b.has_ops and c.has_ops:
-        rows.append(_guard(EXPORT_CHECK, None if eb is None or ec is None else eb == ec, eb, ec,
-                           "a text export links HCCL ops and memcpy tasks to torch ops, a DB export only compute "
-                           "tasks: operator and module figures differ by them, OverallMetrics compares"))
+    bds = find_breakdowns(ctx)
+    export_row = _export_row(ctx, bds)
+    if export_row is not None:
+        rows.append(export_row)
     settings = _npu_settings(b, c)
     if settings is not None:
         rows.append(_guard(SETTINGS_CHECK, settings[0] == settings[1], *settings,
                            "profiler level / AI Core metrics of profiler_info.json: levels record different data "
                            "at different overhead (Level0 has no PMU counters), and the metrics decide the Cube / "
                            "Vector split; for timings, collect both runs alike"))
-    bds = find_breakdowns(ctx)
     step_row = _step_row(ctx) if bds is not None else None  # only where a time breakdown was made
     if step_row is not None:
         rows.append(step_row)

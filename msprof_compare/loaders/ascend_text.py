@@ -21,7 +21,7 @@ exact integer-ns columns so nobody re-parses decimal text):
   ``ts`` / ``dur`` (int64 ns; ``ts`` is the exact Start Time, -1 if unparsable) and ``start_read`` (bool:
   whether the Start Time was read; ``model.starts_read``: -1 is also the time of "-0.001").
 * ``op_statistic``: its columns, numbers as float (``Count`` int).
-* ``memory_record``: ``Total Reserved(MB)`` (float), the only column the compare reads.
+* ``memory_record``: ``Total Reserved(MB)`` (float) and, where the file has it, ``Component`` (str).
 * ``operator_memory``: ``Name``, ``Size(KB)`` (float, 0 for ""/N/A),
   ``Allocation Time(us)``/``Release Time(us)`` (text) and ``alloc_ns`` /
   ``release_ns`` (int64 ns, 0 for ""/N/A), ``Duration(us)``, ``Device Type``.
@@ -1056,15 +1056,20 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
 
 
 def read_memory_record(path: str, warnings: list[str]) -> pd.DataFrame:
-    """memory_record.csv: the reserved total (MB) the Mem Usage row needs (its peak), nothing else. A total
-    below 0 or over 1 PB is no reading: missing (NaN), counted in one line of ``warnings``, as a DB's."""
-    cells = _read_csv(path, (), ("Total Reserved(MB)",), ("Total Reserved(MB)",), warnings)["Total Reserved(MB)"]
+    """memory_record.csv: the reserved total (MB) the Mem Usage row needs (its peak) and, where the file has it,
+    the ``Component`` of each row (its APP rows, which a DB export's MEMORY_RECORD lacks, make the peak of a text
+    export of a run larger than its DB export's: the "NPU export kind" note says by how much). A total below 0
+    or over 1 PB is no reading: missing (NaN), counted in one line of ``warnings``, as a DB's."""
+    got = _read_csv(path, ("Component",), ("Total Reserved(MB)",), ("Total Reserved(MB)",), warnings)
+    cells = got["Total Reserved(MB)"]
     mb = np.asarray(cells, dtype=np.float64)
     odd = (mb < 0) | (mb > MAX_RESERVED_BYTES / 2**20)
     if odd.any():
         warnings.append(f"{path}: {int(odd.sum())} Total Reserved(MB) value(s) negative or over 1 PB; Mem Usage "
                         "leaves them out")
         cells = np.where(odd, np.nan, mb)
+    if "Component" in got:
+        return frame_of({"Total Reserved(MB)": cells, "Component": got["Component"]})
     return frame_of({"Total Reserved(MB)": cells})
 
 

@@ -1,0 +1,111 @@
+"""A torch_npu user whose export type changed between two runs: the text export of one run against the DB export
+of the other (the msinsight AlexNet samples, separate runs of one script). The "NPU export kind" note must name
+the figures of the run that the two kinds define differently, with the measures the raw files give, and nothing
+the run does not show; every expected figure here is computed from the raw files, not by the loaders."""
+
+from __future__ import annotations
+
+import csv
+import logging
+from pathlib import Path
+
+import pytest
+from dbutil import sql
+
+from msprof_compare import compare
+from msprof_compare.compare import summary
+
+TEXT_L1 = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+DB_L1 = "msinsight/test/data/pytorch/db/level1/rank0_ascend_pt"
+TEXT_L0 = "msinsight/test/data/pytorch/text/level0/rank0_ascend_pt"
+DB_L0 = "msinsight/test/data/pytorch/db/level0/rank0_ascend_pt"
+#: TASK types the DB's E2E window leaves out (reference-1 §7.3.6)
+KERNEL_TASKS = ("KERNEL_AICORE", "KERNEL_AIVEC", "FFTS_PLUS", "KERNEL_MIX_AIC", "KERNEL_MIX_AIV",
+                "PROFILING_ENABLE", "PROFILING_DISABLE")
+
+
+def _db_file(root: Path) -> Path:
+    return next((root / "ASCEND_PROFILER_OUTPUT").glob("ascend_pytorch_profiler_*.db"))
+
+
+def _db_window(db: Path) -> tuple[int, int]:
+    """(E2E, the part of it outside the first computing / communication start and the last end), ns, by SQL."""
+    busy = sql(db, "SELECT t.startNs, t.endNs FROM COMPUTE_TASK_INFO c JOIN TASK t ON t.globalTaskId = c.globalTaskId"
+                   " UNION ALL SELECT startNs, endNs FROM COMMUNICATION_OP")
+    marks = ",".join("?" * len(KERNEL_TASKS))
+    lo, hi = sql(db, "SELECT min(t.startNs), max(t.endNs) FROM TASK t JOIN STRING_IDS s ON s.id = t.taskType "
+                     f"WHERE s.value NOT IN ({marks})", KERNEL_TASKS)[0]
+    b_lo, b_hi = min(s for s, _ in busy), max(e for _, e in busy)
+    e2e = max(hi, b_hi) - min(lo, b_lo)
+    return e2e, e2e - (b_hi - b_lo)
+
+
+def _peaks_gb(text: Path) -> tuple[float, float]:
+    """memory_record.csv's largest Total Reserved(MB), of every row and of the rows outside APP, in GB."""
+    with open(text / "ASCEND_PROFILER_OUTPUT" / "memory_record.csv", newline="") as f:
+        rows = [(r["Component"].strip(), float(r["Total Reserved(MB)"])) for r in csv.DictReader(f)]
+    return max(v for _, v in rows) / 1024, max(v for c, v in rows if c != "APP") / 1024
+
+
+def _hccl_rows(text: Path) -> int:
+    """kernel_details.csv rows of HCCL ops that have a Type (KernelCompare rows)."""
+    with open(text / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", newline="") as f:
+        return sum(1 for r in csv.DictReader(f)
+                   if r["Type"].strip() not in ("", "N/A") and r["Accelerator Core"].strip() == "HCCL")
+
+
+def _note(res) -> dict:
+    g = res.guards.set_index("Check")
+    assert summary.EXPORT_CHECK in g.index
+    return g.loc[summary.EXPORT_CHECK].to_dict()
+
+
+@pytest.mark.parametrize("swap", [False, True])
+def test_time_breakdown_run_names_the_e2e_window_and_mem_usage(samples, caplog, swap):
+    """A profiling-only run (the CI gate's) of a text against a DB export had no note at all, while the old one
+    of a full run said "OverallMetrics compares". But the DB side's E2E window also spans its non-kernel tasks
+    (5.686 ms of MEMCPY_ASYNC before the first kernel in level-1 rank 0, by SQL), which turned a 4.35 ms faster
+    run into a "slower" verdict (text 136.581 ms against 137.919 ms, 132.234 ms on the text's terms), and the text
+    side's Mem Usage counts memory_record.csv's APP rows, which MEMORY_RECORD lacks (2.06G against 1.49G). The
+    note now names both, with those figures, on either side; it names no operator sheet this run does not make."""
+    text, db = samples / TEXT_L1, samples / DB_L1
+    e2e, outside = _db_window(_db_file(db))
+    assert round(outside / 1e6, 3) == 5.686  # the premise, by SQL
+    peak, without = _peaks_gb(text)
+    base, comparison = (db, text) if swap else (text, db)
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(base), str(comparison), enable_profiling_compare=True)
+    row = _note(res)
+    db_side, text_side = ("base", "comparison") if swap else ("comparison", "base")
+    assert (row["Status"], row["Base"], row["Comparison"]) == (("note", "db", "text") if swap else
+                                                               ("note", "text", "db"))
+    detail = row["Detail"]
+    assert (f"the {db_side} side's {e2e / 1e6:,.3f} ms hold {outside / 1e6:,.3f} ms outside them "
+            f"({(e2e - outside) / 1e6:,.3f} ms as a text export measures it)") in detail
+    assert f"Mem Usage: the {text_side} side's {peak:.2f}G counts memory_record.csv's APP component " \
+           f"({without:.2f}G without it)" in detail
+    assert (f"{peak:.2f}", f"{without:.2f}") == ("2.06", "1.49")
+    # the E2E the note gives is the OverallMetrics figure of that side
+    e2e_col = "Duration(ms).1" if db_side == "comparison" else "Duration(ms)"
+    om = res.sheet("OverallMetrics").set_index("Index")
+    assert om.loc["E2E Time", e2e_col] == pytest.approx(e2e / 1e6, abs=1e-6)
+    assert "operator and module" not in detail and "KernelCompare" not in detail
+    assert "OverallMetrics compares" not in detail
+    warned = [m for m in caplog.messages if m.startswith(summary.NOTE_CHECKS[summary.EXPORT_CHECK])]
+    assert len(warned) == 1 and detail in warned[0]
+
+
+def test_kernel_compare_run_names_the_hccl_rows_only_where_they_have_a_type(samples):
+    """A text export's kernel_details.csv lists the HCCL ops, which KernelCompare shows with nothing beside them
+    on a DB side (COMPUTE_TASK_INFO holds no HCCL op): the note counts them (4 in level 1, from the CSV). A
+    Level0 export writes their Type N/A, so they make no KernelCompare row there and the note says nothing of
+    them."""
+    n = _hccl_rows(samples / TEXT_L1)
+    assert n == 4
+    res = compare(str(samples / TEXT_L1), str(samples / DB_L1), enable_kernel_compare=True)
+    assert f"KernelCompare: the base side's kernel_details.csv lists {n} HCCL op(s)" in _note(res)["Detail"]
+    assert len(res.sheet("KernelCompare").query("Kernel == 'hcom_allReduce_'")) == 1
+    assert _hccl_rows(samples / TEXT_L0) == 0
+    res0 = compare(str(samples / TEXT_L0), str(samples / DB_L0), enable_kernel_compare=True,
+                   enable_profiling_compare=True)
+    assert "KernelCompare" not in _note(res0)["Detail"]
