@@ -54,6 +54,14 @@ def _hccl_rows(text: Path) -> int:
                    if r["Type"].strip() not in ("", "N/A") and r["Accelerator Core"].strip() == "HCCL")
 
 
+def _no_pmu(text: Path) -> tuple[int, float]:
+    """kernel_details.csv kernels without PMU values (aiv_vec_time N/A), HCCL ops aside: (count, total us)."""
+    with open(text / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["aiv_vec_time(us)"].strip() in ("", "N/A")
+                and r["Accelerator Core"].strip() != "HCCL"]
+    return len(rows), sum(float(r["Duration(us)"]) for r in rows)
+
+
 def _note(res) -> dict:
     g = res.guards.set_index("Check")
     assert summary.EXPORT_CHECK in g.index
@@ -66,8 +74,9 @@ def test_time_breakdown_run_names_the_e2e_window_and_mem_usage(samples, caplog, 
     of a full run said "OverallMetrics compares". But the DB side's E2E window also spans its non-kernel tasks
     (5.686 ms of MEMCPY_ASYNC before the first kernel in level-1 rank 0, by SQL), which turned a 4.35 ms faster
     run into a "slower" verdict (text 136.581 ms against 137.919 ms, 132.234 ms on the text's terms), and the text
-    side's Mem Usage counts memory_record.csv's APP rows, which MEMORY_RECORD lacks (2.06G against 1.49G). The
-    note now names both, with those figures, on either side; it names no operator sheet this run does not make."""
+    side's Mem Usage counts memory_record.csv's APP rows, which MEMORY_RECORD lacks (2.06G against 1.49G), and
+    leaves its 2 kernels without PMU values to Other (Vector 94 against 96). The note now names them, with those
+    figures, on either side; it names no operator sheet this run does not make."""
     text, db = samples / TEXT_L1, samples / DB_L1
     e2e, outside = _db_window(_db_file(db))
     assert round(outside / 1e6, 3) == 5.686  # the premise, by SQL
@@ -89,6 +98,14 @@ def test_time_breakdown_run_names_the_e2e_window_and_mem_usage(samples, caplog, 
     e2e_col = "Duration(ms).1" if db_side == "comparison" else "Duration(ms)"
     om = res.sheet("OverallMetrics").set_index("Index")
     assert om.loc["E2E Time", e2e_col] == pytest.approx(e2e / 1e6, abs=1e-6)
+    # the text side's kernels without PMU values go to Other, the DB side's to Vector: 2 DSAGenBitMask kernels
+    n, us = _no_pmu(text)
+    assert (n, round(us, 2)) == (2, 5.52)
+    assert (f"the {text_side} side's kernel_details.csv has {n} kernel(s) without PMU values (N/A), "
+            f"{us / 1e3:,.3f} ms, which a text export leaves to Other") in detail
+    cols = ["Number.1", "Number"] if swap else ["Number", "Number.1"]
+    text_n, db_n = om.loc["\tVector", cols]
+    assert db_n - text_n == n
     assert "operator and module" not in detail and "KernelCompare" not in detail
     assert "OverallMetrics compares" not in detail
     warned = [m for m in caplog.messages if m.startswith(summary.NOTE_CHECKS[summary.EXPORT_CHECK])]

@@ -146,6 +146,9 @@ class Breakdown:
     #: the torch_npu samples); a text export's window (the Overlap Analysis lanes) has none, so two kinds differ
     #: by it in E2E and Free Time
     outside_busy_ns: int = 0
+    #: NPU text export: kernel_details.csv kernels without PMU values (N/A), HCCL's aside: invalid rows that its
+    #: categories leave to Other (reference-1 §5.3) and a DB export's categorise (§7.3.2)
+    no_pmu_kernels: Bucket = field(default_factory=Bucket)
     has_launches: bool = False                   # GPU: some kernel's launch is in the trace (early is judged)
     #: Rows the data could not provide, with the reason (shown as one log line each).
     missing: list[str] = field(default_factory=list)

@@ -119,6 +119,15 @@ def has_pmu(kd: pd.DataFrame) -> bool:
     return bool({"mac_time(us)", "aiv_vec_time(us)"} & set(kd.columns))
 
 
+def _hccl_ops(kd: pd.DataFrame) -> np.ndarray:
+    """kernel_details.csv rows of HCCL ops (``hcom_allReduce__586_0_1``, Accelerator Core ``HCCL``)."""
+    ops = pd.Series(col_of(kd, "Name", object)).astype(str).str.startswith("hcom_").to_numpy(dtype=bool)
+    if "Accelerator Core" in kd.columns:
+        ops = ops | (kd["Accelerator Core"].fillna("").astype(str).str.strip().str.upper() == "HCCL").to_numpy(
+            dtype=bool)
+    return ops
+
+
 def _categorise(profile: Profile, bd: Breakdown, kw: classify.Keywords) -> None:
     """kernel_details.csv rows -> buckets and MC2 (reference-1 §3.7, §5.3, §5.6)."""
     kd = profile.kernel_details
@@ -138,7 +147,13 @@ def _categorise(profile: Profile, bd: Breakdown, kw: classify.Keywords) -> None:
         (classify.trans_test(kw), True)))
     # HCCL's own kernels are communication: the Overlap Analysis lane leaves them out of Computing, and so do
     # the categories of computing (the original counts an AIV-mode one as Vector)
-    valid &= ~hccl[codes]
+    valid_pmu = valid
+    valid = valid & ~hccl[codes]
+    # kernels without PMU values (N/A: DSA, AI CPU tasks) go to Other here, where a DB export categorises them;
+    # the HCCL ops the file lists (hcom_allReduce_, core HCCL) are communication, computing on neither
+    no_pmu = ~valid_pmu & ~hccl[codes] & ~_hccl_ops(kd)
+    if no_pmu.any():
+        bd.no_pmu_kernels.add(int(col_of(kd, "dur", np.int64)[no_pmu].sum()), int(no_pmu.sum()))
     rows = np.flatnonzero(valid)
     if not rows.size:
         return

@@ -814,7 +814,7 @@ def _hccl_kernel_rows(p: Profile) -> int:
     typed = ~types.isin(["", "N/A"]) & (types.str.lower() != "nan")  # a Level0 export's N/A: no KernelCompare row
     hccl = types.str.lower().str.startswith("hcom")
     if "Accelerator Core" in kd.columns:
-        hccl |= kd["Accelerator Core"].fillna("").astype(str).str.strip().str.upper() == "HCCL"
+        hccl = hccl | (kd["Accelerator Core"].fillna("").astype(str).str.strip().str.upper() == "HCCL")
     return int((hccl & typed).sum())
 
 
@@ -852,6 +852,11 @@ def _export_row(ctx: RunContext, bds: tuple[Breakdown, Breakdown] | None) -> dic
                 "(MEMCPY_ASYNC, ...), a text export's (Overlap Analysis) only its computing and communication: "
                 f"the {db_side} side's {db_bd.e2e_ns / 1e6:,.3f} ms hold {db_bd.outside_busy_ns / 1e6:,.3f} ms "
                 f"outside them ({inside / 1e6:,.3f} ms as a text export measures it)")
+        odd = text_bd.no_pmu_kernels
+        if odd.count and not text_bd.hide_op_details:
+            parts.append(f"Computing Time's Number and categories: the {text_side} side's kernel_details.csv has "
+                         f"{odd.count} kernel(s) without PMU values (N/A), {odd.ns / 1e6:,.3f} ms, which a text "
+                         "export leaves to Other and a DB export categorises")
         if db_bd.groups and text_bd.groups:
             parts.append("Wait Time and the communication group rows: a text export picks the plane that waits "
                          "least, one without Notify_Wait included (0 ms), a DB export only planes that wait, and a "
