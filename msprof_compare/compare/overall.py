@@ -371,7 +371,8 @@ def db_bandwidth_notices(sides: tuple[tuple[Profile, Breakdown], ...]) -> list[s
     """One line per DB side whose bandwidth cell reads 0.000GB/s beside the other side's figure.
 
     A DB export holds no communication.json, the only source of the RDMA / SDMA bandwidths (reference-1 §5.9,
-    §7), so a text export against the DB export of the same job showed its bandwidth fall to 0 without a word;
+    §7; its analysis.db holds them per op, but compare never reads that file, §2.1), so a text export against the
+    DB export of the same job showed its bandwidth fall to 0 without a word;
     a text side without the file already says so through its breakdown's ``missing`` lines."""
     out = []
     for header, attr in (("RDMA", "rdma_bandwidth"), ("SDMA", "sdma_bandwidth")):
@@ -379,8 +380,10 @@ def db_bandwidth_notices(sides: tuple[tuple[Profile, Breakdown], ...]) -> list[s
             continue  # no column on the console: nothing reads 0
         for profile, bd in sides:
             if profile.source == "ascend_db" and not getattr(bd, attr):
-                out.append(f"{profile.path}: {header} Bandwidth reads 0.000GB/s: a DB export holds no bandwidth "
-                           "figures (a text export's communication.json does), so it is not a measured 0")
+                out.append(f"{profile.path}: {header} Bandwidth reads 0.000GB/s: the profiler DB holds no bandwidth "
+                           "figures (a text export's communication.json does; a DB export writes them per "
+                           "communication op to analysis.db, CommAnalyzerBandwidth, which the comparison does not "
+                           "read, as the original), so it is not a measured 0")
     return out
 
 
