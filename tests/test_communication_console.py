@@ -202,9 +202,29 @@ def test_one_sided_communication_reads_not_recorded(samples):
         0, None, False, True)
     assert not len(res.communication_contributors)
     assert render_communication(res.frames) == (
-        "No communication contributor: the base side recorded no communication op (its 0 in CommunicationCompare "
-        "means not recorded, not a change); communication time (CommunicationCompare's op rows): base not "
-        "recorded, comparison 105.992 ms.")
+        "No communication contributor: the base side has no op row in CommunicationCompare (no communication op, "
+        "or only ops without an op type to group them by, as a Level0 DB export's N/A: the log says which), so its 0 "
+        "there is no reading, not a change; communication time (CommunicationCompare's op rows): base no row, "
+        "comparison 105.992 ms.")
+
+
+def test_db_side_with_unnamed_ops_is_not_said_to_record_none(samples, caplog):
+    """Text level 0 against DB level 0 (the export switched): the DB's 4 COMMUNICATION_OP rows (89.880 ms, by SQL)
+    have the op type N/A, so CommunicationCompare has only the text side's allreduce. The console said the DB
+    side "recorded no communication op", against the log line that counts its 4 ops; it now says the side has no
+    op row, and why there may be none."""
+    db = samples / "msinsight/test/data/pytorch/db/level0/rank0_ascend_pt"
+    rows = sql(next((db / "ASCEND_PROFILER_OUTPUT").glob("ascend_pytorch_profiler_*.db")),
+               "SELECT s.value, c.endNs - c.startNs FROM COMMUNICATION_OP c JOIN STRING_IDS s ON s.id = c.opType")
+    assert [t for t, _ in rows] == ["N/A"] * 4 and sum(d for _, d in rows) == 89_880_576
+    text, _ = hccl_by_hand(samples / TEXT / "level0/rank0_ascend_pt")
+    with caplog.at_level("WARNING", logger="msprof-analyze"):
+        res = compare(str(samples / TEXT / "level0/rank0_ascend_pt"), str(db), enable_communication_compare=True)
+    assert [m for m in caplog.messages if "its 4 communication op(s) have an op type of N/A" in m]
+    line = render_communication(res.frames)
+    assert "recorded no communication op" not in line
+    assert line.startswith("No communication contributor: the comparison side has no op row in CommunicationCompare")
+    assert line.endswith(f"base {float(text):.3f} ms, comparison no row.")
 
 
 def test_zero_change_self_compare(pair1, samples):

@@ -180,8 +180,8 @@ def render_memory(frames: dict[str, pd.DataFrame]) -> str:
 
 def communication_line(totals: pd.DataFrame | None) -> str:
     """Each side's communication time and the task whose total changed most, in one sentence ("" without
-    CommunicationCompare). A side without a communication op is "not recorded": its 0 is no change; a side
-    without task rows (GPU, NPU level 0) leaves the task change unread."""
+    CommunicationCompare). A side without an op row (no communication op, or none with an op type) reads 0,
+    which is no change; a side without task rows (GPU, NPU level 0) leaves the task change unread."""
     if totals is None or not len(totals):
         return ""
     t = totals.iloc[0]
@@ -189,8 +189,14 @@ def communication_line(totals: pd.DataFrame | None) -> str:
     what = "communication time (CommunicationCompare's op rows)"
     n = int(t["op_types"])
     if not all(rec):
-        return _unrecorded(rec, ms, "ms", 3, "communication", "no communication op", "0", "CommunicationCompare",
-                           what) + "."
+        # no op row is no communication op (a GPU trace without NCCL kernels) or ops without a family (a Level0
+        # DB export's op type N/A, which the log counts): "recorded no communication op" was untrue of the latter
+        missing = "base" if not rec[0] else "comparison"
+        sides = ", ".join(f"{side} {_fixed(v, 'ms', digits=3) if r else 'no row'}"
+                          for side, v, r in zip(("base", "comparison"), ms, rec, strict=True))
+        return (f"No communication contributor: the {missing} side has no op row in CommunicationCompare (no "
+                "communication op, or only ops without an op type to group them by, as a Level0 DB export's N/A: "
+                f"the log says which), so its 0 there is no reading, not a change; {what}: {sides}.")
     if not int(t["changed"]):
         text = (f"No communication op type's total duration changed ({n} op type{'s' if n != 1 else ''}); {what} "
                 + _change(*ms, "ms", 3))
