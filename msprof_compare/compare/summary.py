@@ -484,12 +484,23 @@ VERDICT_RATIO = 2.0
 
 
 def e2e_scope(ctx: RunContext | CompareResult) -> str:
-    """" (whole profile on ...)" where a step was asked of a text export, whose E2E time ignores it; else ""."""
+    """" (whole profile on ...)" where a step was asked of a text export, whose E2E time ignores it; where a text
+    export meets a DB export, what the DB side's E2E holds that the text side's would not (its non-kernel tasks
+    outside its computing and communication: a MEMCPY_ASYNC ~5 ms before the first kernel in the torch_npu
+    samples, which can turn a faster run into a "slower" verdict); else ""."""
+    parts = []
     whole = whole_profile_sides(ctx)
-    if not whole:
-        return ""
-    sides = "both sides" if len(whole) > 1 else f"the {whole[0]} side"
-    return f" (whole profile on {sides}: a text export's E2E ignores the step)"
+    if whole:
+        sides = "both sides" if len(whole) > 1 else f"the {whole[0]} side"
+        parts.append(f"whole profile on {sides}: a text export's E2E ignores the step")
+    sources = {"base": getattr(ctx.base, "source", None), "comparison": getattr(ctx.comparison, "source", None)}
+    if {sources["base"], sources["comparison"]} == {"ascend_db", "ascend_text"}:
+        side = "base" if sources["base"] == "ascend_db" else "comparison"
+        outside = int((ctx.base if side == "base" else ctx.comparison).extra.get("e2e_outside_busy_ns", 0) or 0)
+        if outside > 0:
+            parts.append(f"the {side} side's, a DB export's, holds {outside / 1e6:,.3f} ms of device tasks outside "
+                         "its computing and communication, which a text export's leaves out")
+    return f" ({'; '.join(parts)})" if parts else ""
 
 
 def e2e_verdict(wf: pd.DataFrame | None, scope: str = "") -> str:
