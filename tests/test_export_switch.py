@@ -106,6 +106,8 @@ def test_time_breakdown_run_names_the_e2e_window_and_mem_usage(samples, caplog, 
     cols = ["Number.1", "Number"] if swap else ["Number", "Number.1"]
     text_n, db_n = om.loc["\tVector", cols]
     assert db_n - text_n == n
+    assert "Wait Time: a text export picks the plane that waits least" in detail
+    assert "the communication group rows: a text export names a group 'Group N Communication'" in detail
     assert "operator and module" not in detail and "KernelCompare" not in detail
     assert "OverallMetrics compares" not in detail
     warned = [m for m in caplog.messages if m.startswith(summary.NOTE_CHECKS[summary.EXPORT_CHECK])]
@@ -125,7 +127,15 @@ def test_kernel_compare_run_names_the_hccl_rows_only_where_they_have_a_type(samp
     assert _hccl_rows(samples / TEXT_L0) == 0
     res0 = compare(str(samples / TEXT_L0), str(samples / DB_L0), enable_kernel_compare=True,
                    enable_profiling_compare=True)
-    assert "KernelCompare" not in _note(res0)["Detail"]
+    detail0 = _note(res0)["Detail"]
+    assert "KernelCompare" not in detail0
+    # level 0 has no Notify_Wait task on either side (the DB's task types are N/A, by SQL), so no Wait Time to
+    # differ by the plane rule; the group rows still do not pair
+    assert sql(_db_file(samples / DB_L0), "SELECT count(*) FROM COMMUNICATION_TASK_INFO c JOIN STRING_IDS s "
+               "ON s.id = c.taskType WHERE s.value = 'Notify_Wait'")[0][0] == 0
+    trace = (samples / TEXT_L0 / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text(encoding="utf-8")
+    assert '"Notify_Wait"' not in trace
+    assert "Wait Time" not in detail0 and "the communication group rows" in detail0
 
 
 @pytest.mark.parametrize("swap", [False, True])

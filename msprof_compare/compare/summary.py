@@ -869,10 +869,11 @@ def _export_row(ctx: RunContext, bds: tuple[Breakdown, Breakdown] | None) -> dic
                          f"{odd.count} kernel(s) without PMU values (N/A), {odd.ns / 1e6:,.3f} ms, which a text "
                          "export leaves to Other and a DB export categorises")
         if db_bd.groups and text_bd.groups:
-            parts.append("Wait Time and the communication group rows: a text export picks the plane that waits "
-                         "least, one without Notify_Wait included (0 ms), a DB export only planes that wait, and a "
-                         "text export names a group 'Group N Communication' (or its process-group name), a DB "
-                         "export by its HCCL name, so the two groups' rows do not pair")
+            if db_bd.wait_ns or text_bd.wait_ns:  # both 0 (level 0: no Notify_Wait task either side) is no split
+                parts.append("Wait Time: a text export picks the plane that waits least, one without Notify_Wait "
+                             "included (0 ms), a DB export only planes that wait")
+            parts.append("the communication group rows: a text export names a group 'Group N Communication' (or its "
+                         "process-group name), a DB export by its HCCL name, so the two groups' rows do not pair")
     if bds is not None or opts.enable_memory_compare:  # Mem Usage: OverallMetrics, the memory line
         peak, without = peak_reserved_gb(text), peak_without_app_gb(text)
         if (peak is not None and without is not None and peak_reserved_gb(db_export) is not None
