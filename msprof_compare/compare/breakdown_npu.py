@@ -119,8 +119,9 @@ def has_pmu(kd: pd.DataFrame) -> bool:
     return bool({"mac_time(us)", "aiv_vec_time(us)"} & set(kd.columns))
 
 
-def _hccl_ops(kd: pd.DataFrame) -> np.ndarray:
-    """kernel_details.csv rows of HCCL ops (``hcom_allReduce__586_0_1``, Accelerator Core ``HCCL``)."""
+def hccl_op_rows(kd: pd.DataFrame) -> np.ndarray:
+    """kernel_details.csv rows of HCCL ops (``hcom_allReduce__586_0_1``, Accelerator Core ``HCCL``): communication,
+    which a DB export's compute tasks never hold."""
     ops = pd.Series(col_of(kd, "Name", object)).astype(str).str.startswith("hcom_").to_numpy(dtype=bool)
     if "Accelerator Core" in kd.columns:
         ops = ops | (kd["Accelerator Core"].fillna("").astype(str).str.strip().str.upper() == "HCCL").to_numpy(
@@ -151,7 +152,7 @@ def _categorise(profile: Profile, bd: Breakdown, kw: classify.Keywords) -> None:
     valid = valid & ~hccl[codes]
     # kernels without PMU values (N/A: DSA, AI CPU tasks) go to Other here, where a DB export categorises them;
     # the HCCL ops the file lists (hcom_allReduce_, core HCCL) are communication, computing on neither
-    no_pmu = ~valid_pmu & ~hccl[codes] & ~_hccl_ops(kd)
+    no_pmu = ~valid_pmu & ~hccl[codes] & ~hccl_op_rows(kd)
     if no_pmu.any():
         bd.no_pmu_kernels.add(int(col_of(kd, "dur", np.int64)[no_pmu].sum()), int(no_pmu.sum()))
     rows = np.flatnonzero(valid)

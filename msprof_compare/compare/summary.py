@@ -41,7 +41,7 @@ from ..model import STEP_MARK, Profile, bare_trace, factorize, object_array, obj
 from ..textsafe import term_safe, text_width
 from . import classify
 from .breakdown import Breakdown, hccl_group_stem, peak_reserved_gb, peak_without_app_gb
-from .breakdown_npu import has_pmu
+from .breakdown_npu import has_pmu, hccl_op_rows
 from .kernels import any_typed
 from .optree import shape_key
 from .table import STYLE_MS3, STYLE_RATIO, STYLE_TEXT, Column, Sheet, plain_frame
@@ -822,11 +822,8 @@ def _hccl_kernel_rows(p: Profile) -> int:
     if p.source != "ascend_text" or kd is None or not len(kd) or "Type" not in kd.columns:
         return 0
     types = kd["Type"].fillna("").astype(str).str.strip()
-    typed = ~types.isin(["", "N/A"]) & (types.str.lower() != "nan")  # a Level0 export's N/A: no KernelCompare row
-    hccl = types.str.lower().str.startswith("hcom")
-    if "Accelerator Core" in kd.columns:
-        hccl = hccl | (kd["Accelerator Core"].fillna("").astype(str).str.strip().str.upper() == "HCCL")
-    return int((hccl & typed).sum())
+    typed = (~types.isin(["", "N/A"]) & (types.str.lower() != "nan")).to_numpy(dtype=bool)  # Level0: N/A, no row
+    return int((hccl_op_rows(kd) & typed).sum())
 
 
 def _export_row(ctx: RunContext, bds: tuple[Breakdown, Breakdown] | None) -> dict[str, Any] | None:
