@@ -355,11 +355,9 @@ def _lane(e: dict) -> tuple:
     return e["pid"], e["tid"], _ns(e["ts"])
 
 
-def test_early_kernels_run_before_the_first_launched_one(samples):
-    """hta's rank 0 opens its E2E window with kernels whose launch flow has no start (launched before the
-    profile began): by the raw JSON, the first kernel with a complete launch flow starts 2.230 ms into the window,
-    and 5 computing kernels run before it (0.315 ms busy). Kernels without a launch that run later are not early."""
-    path = _sample(samples, HTA_EARLY)
+def _early_stretch(path) -> tuple:
+    """By the raw JSON: the events, the kernels, the window's start, the set of kernels with a complete launch
+    flow (by lane and time), the first of them, and the computing kernels without one that run before it."""
     ev = _doc(path)["traceEvents"]
     dev = [e for e in ev if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy")]
     lo = min(_ns(e["ts"]) for e in dev if "stream" in e["args"])
@@ -368,6 +366,15 @@ def test_early_kernels_run_before_the_first_launched_one(samples):
     first = min(_ns(k["ts"]) for k in kernels if _lane(k) in launched)
     early = [(_ns(k["ts"]), _ns(k["ts"]) + _ns(k["dur"])) for k in kernels
              if _lane(k) not in launched and _ns(k["ts"]) < first and not k["name"].lower().startswith("nccl")]
+    return ev, kernels, lo, launched, first, early
+
+
+def test_early_kernels_run_before_the_first_launched_one(samples):
+    """hta's rank 0 opens its E2E window with kernels whose launch flow has no start (launched before the
+    profile began): by the raw JSON, the first kernel with a complete launch flow starts 2.230 ms into the window,
+    and 5 computing kernels run before it (0.315 ms busy). Kernels without a launch that run later are not early."""
+    path = _sample(samples, HTA_EARLY)
+    ev, kernels, lo, launched, first, early = _early_stretch(path)
     later = [k for k in kernels if _lane(k) not in launched and _ns(k["ts"]) > first]
     assert (first - lo, len(early), _union_ns(early)) == (2_230_000, 5, 315_000) and later
     row = compare(str(path), str(path), enable_profiling_compare=True).guards.set_index("Check").loc[
@@ -384,14 +391,7 @@ def test_a_host_flow_end_at_a_kernel_start_time_launches_no_kernel(dlrm_rank):
     where 19 computing kernels run". By the raw JSON (complete launch flows, lanes and times): the first launched
     kernel starts 0.768 ms into the window, and 64 computing kernels run before it (0.203 ms busy)."""
     path = dlrm_rank(1)
-    ev = _doc(path)["traceEvents"]
-    dev = [e for e in ev if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy")]
-    lo = min(_ns(e["ts"]) for e in dev if "stream" in e["args"])
-    launched = _launched_starts(ev)
-    kernels = [e for e in dev if e["cat"] == "kernel"]
-    first = min(_ns(k["ts"]) for k in kernels if _lane(k) in launched)
-    early = [(_ns(k["ts"]), _ns(k["ts"]) + _ns(k["dur"])) for k in kernels
-             if _lane(k) not in launched and _ns(k["ts"]) < first and not k["name"].lower().startswith("nccl")]
+    ev, kernels, lo, launched, first, early = _early_stretch(path)
     assert (first - lo, len(early), _union_ns(early)) == (768_000, 64, 203_000)
     host_end = [f for f in ev if f.get("ph") == "f" and f.get("cat") == "ac2g" and f["pid"] != 1
                 and any(k["ts"] == f["ts"] for k in kernels)]
