@@ -182,7 +182,7 @@ class CompareResult:
         from .compare.summary import e2e_scope, e2e_verdict
 
         wf = self.frames.get("waterfall")
-        return e2e_verdict(wf, e2e_scope(self)) if wf is not None and len(wf) else ""
+        return e2e_verdict(wf, e2e_scope(self, self.frames.get("e2e"))) if wf is not None and len(wf) else ""
 
     @property
     def guards(self) -> pd.DataFrame:

@@ -154,6 +154,9 @@ def test_verdict_and_gate_say_what_the_db_window_holds(samples, swap):
     assert res.verdict.startswith(f"E2E time ({said}) ")
     code, message = res.regression_gate(1000)
     assert code == 0 and message.startswith(f"No regression: E2E time ({said}) ")
+    # compared without the time breakdown: the gate makes its own, and says the same
+    code, message = compare(str(base), str(comparison), enable_api_compare=True).regression_gate(1000)
+    assert code == 0 and message.startswith(f"No regression: E2E time ({said}) ")
     step = compare(str(base), str(comparison), enable_profiling_compare=True, base_step=50, comparison_step=50)
     text_side = "comparison" if swap else "base"
     assert step.verdict.startswith(f"E2E time (whole profile on the {text_side} side: a text export's E2E ignores "

@@ -59,8 +59,12 @@ def peak_reserved_gb(profile: Profile) -> float | None:
     mr = profile.memory_record
     if mr is None or "Total Reserved(MB)" not in mr.columns or not len(mr):
         return None
-    v = col_of(mr, "Total Reserved(MB)", np.float64)
-    v = v[~np.isnan(v)]
+    return _largest_gb(col_of(mr, "Total Reserved(MB)", np.float64))
+
+
+def _largest_gb(mb: np.ndarray) -> float | None:
+    """The largest reading of memory_record.csv's Total Reserved(MB) cells in GB (NaN: no reading)."""
+    v = mb[~np.isnan(mb)]
     return float(v.max()) / 1024 if v.size else None
 
 
@@ -74,9 +78,7 @@ def peak_without_app_gb(profile: Profile) -> float | None:
     app = np.asarray(mr["Component"].astype(str).str.strip().str.upper() == "APP")
     if not app.any():
         return None
-    v = col_of(mr, "Total Reserved(MB)", np.float64)[~app]
-    v = v[~np.isnan(v)]
-    return float(v.max()) / 1024 if v.size else None
+    return _largest_gb(col_of(mr, "Total Reserved(MB)", np.float64)[~app])
 
 
 @dataclass

@@ -10,8 +10,8 @@ on int64 ns (``timeline``):
   uncovered communication = |busy| − computing;
 * not-overlapped windows = busy − compute tasks;
 * E2E spans the busy intervals and every TASK whose type is not a kernel type; the part of it outside the busy
-  span (``Breakdown.outside_busy_ns``, also ``profile.extra["e2e_outside_busy_ns"]`` for the verdict and the
-  gate of a result) is what a text export's E2E (its Overlap Analysis span) would leave out.
+  span (``Breakdown.outside_busy_ns``, carried to the verdict and the gate by the result frame "e2e") is what a
+  text export's E2E (its Overlap Analysis span) would leave out.
 
 Deliberate differences (docs/differences.md, "DB not-overlapped windows"):
 the original builds the windows only from busy intervals that *begin* with a
@@ -229,7 +229,6 @@ def _intervals(profile: Profile, bd: Breakdown,
         bd.set_window(min(first), max(last), busy, profile.files.get("db", profile.path))
         if busy[0].size:  # what the non-kernel tasks add to the window (the "NPU export kind" note names it)
             bd.outside_busy_ns = bd.e2e_ns - (int(busy[1][-1]) - int(busy[0][0]))
-            profile.extra["e2e_outside_busy_ns"] = bd.outside_busy_ns
     else:
         bd.missing.append(f"{profile.path}: no computing task, communication op or device task in range")
     return timeline.subtract(busy, compute)

@@ -483,7 +483,7 @@ def _unexplained(contrib: pd.DataFrame | None, wf: pd.DataFrame | None) -> str:
 VERDICT_RATIO = 2.0
 
 
-def e2e_scope(ctx: RunContext | CompareResult) -> str:
+def e2e_scope(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None = None) -> str:
     """" (whole profile on ...)" where a step was asked of a text export, whose E2E time ignores it; where a text
     export meets a DB export, what the DB side's E2E holds that the text side's would not (its non-kernel tasks
     outside its computing and communication: a MEMCPY_ASYNC ~5 ms before the first kernel in the torch_npu
@@ -494,9 +494,9 @@ def e2e_scope(ctx: RunContext | CompareResult) -> str:
         sides = "both sides" if len(whole) > 1 else f"the {whole[0]} side"
         parts.append(f"whole profile on {sides}: a text export's E2E ignores the step")
     sources = {"base": getattr(ctx.base, "source", None), "comparison": getattr(ctx.comparison, "source", None)}
-    if {sources["base"], sources["comparison"]} == {"ascend_db", "ascend_text"}:
+    if {sources["base"], sources["comparison"]} == {"ascend_db", "ascend_text"} and e2e is not None and len(e2e):
         side = "base" if sources["base"] == "ascend_db" else "comparison"
-        outside = int((ctx.base if side == "base" else ctx.comparison).extra.get("e2e_outside_busy_ns", 0) or 0)
+        outside = int(e2e[f"{side}_outside_busy_ns"].iloc[0])
         if outside > 0:
             parts.append(f"the {side} side's, a DB export's, holds {outside / 1e6:,.3f} ms of device tasks outside "
                          "its computing and communication, which a text export's leaves out")
@@ -1292,7 +1292,8 @@ def summary_sheet(ctx: RunContext, wf: pd.DataFrame, contrib: pd.DataFrame, guar
     names = wf["Step"].tolist() + (contrib["Name"].tolist() if len(contrib) else [])
     columns = [_step_column(names), *_SHEET_COLUMNS[1:]]
     return SummarySheet(SHEET_NAME, columns, data, (1, 1), (2, 2), stacked_captions=True,
-                        waterfall=wf, contributors=contrib, guards=guard, verdict=e2e_verdict(wf, e2e_scope(ctx)))
+                        waterfall=wf, contributors=contrib, guards=guard,
+                        verdict=e2e_verdict(wf, e2e_scope(ctx, ctx.frames.get("e2e"))))
 
 
 def _waterfall_of(pair: tuple[Breakdown, Breakdown] | None) -> pd.DataFrame:
@@ -1452,8 +1453,12 @@ def _outside_modules(contrib: pd.DataFrame, sheets: list[Sheet]) -> list[str]:
 # --------------------------------------------------------------------------- CI gate
 
 def e2e_frame(base: Breakdown, comparison: Breakdown) -> pd.DataFrame:
-    """The result frame "e2e": both sides' E2E time in ns (0 where a side has none)."""
-    return plain_frame({"base_ns": [int(base.e2e_ns)], "comparison_ns": [int(comparison.e2e_ns)]})
+    """The result frame "e2e": both sides' E2E time in ns (0 where a side has none), and the part of each that
+    lies outside its computing and communication (a DB export's non-kernel tasks, ``Breakdown.outside_busy_ns``:
+    ``e2e_scope`` says it beside a text export)."""
+    return plain_frame({"base_ns": [int(base.e2e_ns)], "comparison_ns": [int(comparison.e2e_ns)],
+                        "base_outside_busy_ns": [int(base.outside_busy_ns)],
+                        "comparison_outside_busy_ns": [int(comparison.outside_busy_ns)]})
 
 
 def e2e_ns(result: CompareResult, e2e: pd.DataFrame | None = None) -> tuple[int, int] | None:
@@ -1507,7 +1512,7 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5,
         if value <= 0:
             return 1, (f"error: {term_safe(profile.path)}: no E2E time (no device activity or Overlap Analysis data), "
                        "so --fail_on_regression cannot judge the run")
-    scope = e2e_scope(result)
+    scope = e2e_scope(result, frames.get("e2e"))
     # exact: a change of exactly pct percent is within the threshold (the float change says 7.000000000000001
     # for +7.00%); the threshold is taken as the decimal the user wrote (repr of the float), and shown so
     written = repr(float(pct) + 0.0)  # + 0.0: no "-0"
