@@ -13,7 +13,7 @@ import pytest
 from dbutil import sql
 
 from msprof_compare import compare
-from msprof_compare.compare import summary
+from msprof_compare.compare import checks
 
 TEXT_L1 = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
 DB_L1 = "msinsight/test/data/pytorch/db/level1/rank0_ascend_pt"
@@ -64,8 +64,8 @@ def _no_pmu(text: Path) -> tuple[int, float]:
 
 def _note(res) -> dict:
     g = res.guards.set_index("Check")
-    assert summary.EXPORT_CHECK in g.index
-    return g.loc[summary.EXPORT_CHECK].to_dict()
+    assert checks.EXPORT_CHECK in g.index
+    return g.loc[checks.EXPORT_CHECK].to_dict()
 
 
 @pytest.mark.parametrize("swap", [False, True])
@@ -110,7 +110,7 @@ def test_time_breakdown_run_names_the_e2e_window_and_mem_usage(samples, caplog, 
     assert "the communication group rows: a text export names a group 'Group N Communication'" in detail
     assert "operator and module" not in detail and "KernelCompare" not in detail
     assert "OverallMetrics compares" not in detail
-    warned = [m for m in caplog.messages if m.startswith(summary.NOTE_CHECKS[summary.EXPORT_CHECK])]
+    warned = [m for m in caplog.messages if m.startswith(checks.NOTE_CHECKS[checks.EXPORT_CHECK])]
     assert len(warned) == 1 and detail in warned[0]
 
 

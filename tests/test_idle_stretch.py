@@ -18,7 +18,7 @@ from dbutil import sql
 from spans import longest_free
 
 from msprof_compare.api import compare
-from msprof_compare.compare import summary
+from msprof_compare.compare import checks
 from msprof_compare.compare.breakdown import Breakdown, Stretch
 from msprof_compare.compare.breakdown_db import db_breakdown
 from msprof_compare.compare.breakdown_gpu import gpu_breakdown
@@ -127,16 +127,16 @@ def test_sglang_decode_note(samples, caplog):
     assert (want_b[1], e2e_b) == (463_295_405, 473_749_943)
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         res = compare(str(base), str(comp), enable_profiling_compare=True)
-    row = res.guards.set_index("Check").loc[summary.IDLE_CHECK]
+    row = res.guards.set_index("Check").loc[checks.IDLE_CHECK]
     assert row["Status"] == "note"
     assert (row["Base"], row["Comparison"]) == (want_b[1] / e2e_b, want_c[1] / e2e_c)
-    assert row["Comparison"] < summary.IDLE_SHARE <= row["Base"]
+    assert row["Comparison"] < checks.IDLE_SHARE <= row["Base"]
     for side, (start, length), e2e_lo in (("base", want_b, _window_lo(base)), ("comparison", want_c, _window_lo(comp))):
         assert (f"{side} {length / 1e6:,.3f} ms, {(start - e2e_lo) / 1e6:,.3f} ms into the E2E window "
                 f"(ts {Decimal(start) / 1000:.3f} us)") in row["Detail"]
     assert "the base side's E2E and Free Time mostly measure that stretch" in row["Detail"]
     assert "so does the E2E difference" not in row["Detail"]  # 463.3 vs 493.3 ms: the difference is computing
-    notes = [r.getMessage() for r in caplog.records if summary.NOTE_CHECKS[summary.IDLE_CHECK] in r.getMessage()]
+    notes = [r.getMessage() for r in caplog.records if checks.NOTE_CHECKS[checks.IDLE_CHECK] in r.getMessage()]
     assert len(notes) == 1 and "(base 97.8%, comparison 50.0%)" in notes[0]
 
 
@@ -160,8 +160,8 @@ def _bd(e2e: int, idle: int) -> Breakdown:
     (((0, 0), (200, 50)), "unknown", None),                   # ... and the other is under half
 ])
 def test_row_status(sides, status, whose):
-    row = summary._idle_row(tuple(_bd(*s) for s in sides))
-    assert row["Check"] == summary.IDLE_CHECK and row["Status"] == status
+    row = checks._idle_row(tuple(_bd(*s) for s in sides))
+    assert row["Check"] == checks.IDLE_CHECK and row["Status"] == status
     b, c = (s[1] / s[0] if s[0] else None for s in sides)
     assert (row["Base"], row["Comparison"]) == (b, c)
     assert ("mostly measure that stretch" in row["Detail"]) == (status == "note")
@@ -174,13 +174,13 @@ def test_row_names_the_difference_only_when_the_stretches_make_it():
     """Base 60 of 100 idle, comparison 160 of 200: the +100 of idle is the whole +100 of E2E. Base 60 of 100,
     comparison 150 of 400: +90 of idle against +300 of E2E, so only the base side's figures are the stretch."""
     clause = "mostly measure that stretch, and so does the E2E difference ("
-    assert clause in summary._idle_row((_bd(100, 60), _bd(200, 160)))["Detail"]
-    assert clause not in summary._idle_row((_bd(100, 60), _bd(400, 150)))["Detail"]
-    assert clause not in summary._idle_row((_bd(100, 60), _bd(100, 10)))["Detail"]   # no E2E difference
+    assert clause in checks._idle_row((_bd(100, 60), _bd(200, 160)))["Detail"]
+    assert clause not in checks._idle_row((_bd(100, 60), _bd(400, 150)))["Detail"]
+    assert clause not in checks._idle_row((_bd(100, 60), _bd(100, 10)))["Detail"]   # no E2E difference
 
 
 def test_row_without_e2e_on_either_side():
-    row = summary._idle_row((_bd(0, 0), _bd(0, 0)))
+    row = checks._idle_row((_bd(0, 0), _bd(0, 0)))
     assert (row["Status"], row["Base"], row["Comparison"], row["Detail"]) == (
         "unknown", None, None, "no E2E time on either side")
 
@@ -189,12 +189,12 @@ def test_no_row_without_the_time_breakdown():
     """The stretch comes from the time breakdown: a run without it (no profiling comparison, no gate) has no such
     row."""
     path = str(DATA / "kineto" / "h100_timesformer_excerpt.pt.trace.json")
-    assert summary.IDLE_CHECK not in compare(path, path, enable_operator_compare=True).guards["Check"].tolist()
+    assert checks.IDLE_CHECK not in compare(path, path, enable_operator_compare=True).guards["Check"].tolist()
     g = compare(path, path, enable_profiling_compare=True).guards.set_index("Check")
-    assert g.loc[summary.IDLE_CHECK, "Status"] == "ok"
+    assert g.loc[checks.IDLE_CHECK, "Status"] == "ok"
     # the CI gate computes the breakdown without OverallMetrics: the check is made there too
     g = compare(path, path, enable_operator_compare=True, fail_on_regression=5.0).guards.set_index("Check")
-    assert g.loc[summary.IDLE_CHECK, "Status"] == "ok"
+    assert g.loc[checks.IDLE_CHECK, "Status"] == "ok"
 
 
 def test_hta_alexnet_against_npu(samples):
@@ -204,7 +204,7 @@ def test_hta_alexnet_against_npu(samples):
     want, _ = _kineto(json.load(gzip.open(path))["traceEvents"])
     res = compare(str(path), str(samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"),
                   enable_profiling_compare=True)
-    row = res.guards.set_index("Check").loc[summary.IDLE_CHECK]
+    row = res.guards.set_index("Check").loc[checks.IDLE_CHECK]
     assert row["Status"] == "note" and want[1] // 1_000_000 == 10_857
     assert "the base side's E2E and Free Time mostly measure that stretch, and so does the E2E difference" in \
         row["Detail"]
@@ -217,5 +217,5 @@ def test_idle_start_is_shown_exactly():
     assert f"{1736408883707769235 / 1e3:.3f}" == "1736408883707769.250"  # what the float gave
     late = Breakdown("GPU")
     late.e2e_ns, late.longest_idle = 100, Stretch(1736408883707769235, 60, 10)
-    assert "(ts 1736408883707769.235 us)" in summary._idle_row((_bd(100, 60), late))["Detail"]
-    assert "(ts 1.000 us)" in summary._idle_row((_bd(100, 60), late))["Detail"]  # _bd's start: 1,000 ns
+    assert "(ts 1736408883707769.235 us)" in checks._idle_row((_bd(100, 60), late))["Detail"]
+    assert "(ts 1.000 us)" in checks._idle_row((_bd(100, 60), late))["Detail"]  # _bd's start: 1,000 ns

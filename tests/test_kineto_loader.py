@@ -320,7 +320,7 @@ def test_odd_int_args_are_counted_not_refused(tmp_path, value):
 def test_odd_kernel_device_ids_are_counted(tmp_path):
     """A kernel ``device`` that is no integer is on no device (the summary's device count), counted in one
     warning: 2.5 used to count as device 2."""
-    from msprof_compare.compare.summary import _device_count
+    from msprof_compare.compare.checks import _device_count
 
     kernels = [e for e in json.loads(H100.read_text())["traceEvents"] if _cat(e) == "kernel"][:5]
     for e, dev in zip(kernels, [0, "1", 1.0, 2.5, "gpu1"], strict=True):

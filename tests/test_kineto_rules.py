@@ -15,7 +15,7 @@ import pytest
 from spans import longest_free
 
 from msprof_compare.api import compare
-from msprof_compare.compare import summary
+from msprof_compare.compare import checks
 from msprof_compare.compare.breakdown_gpu import gpu_breakdown
 from msprof_compare.loaders import load_profile
 from msprof_compare.options import build_options
@@ -378,7 +378,7 @@ def test_early_kernels_run_before_the_first_launched_one(samples):
     later = [k for k in kernels if _lane(k) not in launched and _ns(k["ts"]) > first]
     assert (first - lo, len(early), _union_ns(early)) == (2_230_000, 5, 315_000) and later
     row = compare(str(path), str(path), enable_profiling_compare=True).guards.set_index("Check").loc[
-        summary.EARLY_CHECK]
+        checks.EARLY_CHECK]
     assert "base: the first 2.230 ms of E2E, where 5 computing kernels run (0.315 ms busy)" in row["Detail"]
 
 

@@ -202,15 +202,15 @@ def test_summary_and_gate_say_a_text_export_ignores_the_step(samples: Path) -> N
     """On text exports the time breakdown covers the whole profile with a step too (reference-1 §1.4, as the
     original's OverallMetrics); the Summary, which is built from it, and the CI gate say so; a DB export
     limits it to the step, and the check says that as well."""
-    from msprof_compare.compare import summary
+    from msprof_compare.compare import checks
 
     base, comp = (str(samples / TEXT.format(n)) for n in (1, 2))
     res = compare(base, comp, base_step="50", comparison_step="50", enable_profiling_compare=True)
     g = res.frames["guards"].set_index("Check")
-    row = g.loc[summary.STEP_CHECK]
+    row = g.loc[checks.STEP_CHECK]
     assert (row["Status"], row["Base"], row["Comparison"]) == ("note", "whole profile", "whole profile")
     plain = compare(base, comp, enable_profiling_compare=True)
-    assert summary.STEP_CHECK not in set(plain.frames["guards"]["Check"])
+    assert checks.STEP_CHECK not in set(plain.frames["guards"]["Check"])
     assert res.frames["e2e"].equals(plain.frames["e2e"])  # the figures are those of the run without a step
     _code, message = res.regression_gate(1000)
     assert message.startswith("No regression: E2E time (whole profile on both sides: a text export's E2E ignores "
@@ -219,16 +219,16 @@ def test_summary_and_gate_say_a_text_export_ignores_the_step(samples: Path) -> N
     db = "msinsight/test/data/pytorch/db/level{}/rank0_ascend_pt"
     dres = compare(str(samples / db.format(1)), str(samples / db.format(2)), base_step="50", comparison_step="50",
                    enable_profiling_compare=True)
-    row = dres.frames["guards"].set_index("Check").loc[summary.STEP_CHECK]
+    row = dres.frames["guards"].set_index("Check").loc[checks.STEP_CHECK]
     assert (row["Status"], row["Base"], row["Comparison"]) == ("ok", "step 50", "step 50")
     assert "whole profile" not in dres.regression_gate(1000)[1]
     mixed = compare(str(samples / db.format(1)), comp, base_step="50", comparison_step="50",
                     enable_profiling_compare=True)
-    row = mixed.frames["guards"].set_index("Check").loc[summary.STEP_CHECK]
+    row = mixed.frames["guards"].set_index("Check").loc[checks.STEP_CHECK]
     assert (row["Status"], row["Base"], row["Comparison"]) == ("note", "step 50", "whole profile")
     assert "E2E time (whole profile on the comparison side: a text" in mixed.regression_gate(1000)[1]
     kernels_only = compare(base, comp, base_step="50", comparison_step="50", enable_kernel_compare=True)
-    assert summary.STEP_CHECK not in set(kernels_only.frames["guards"]["Check"])  # no breakdown, nothing to say
+    assert checks.STEP_CHECK not in set(kernels_only.frames["guards"]["Check"])  # no breakdown, nothing to say
 
 
 def _mindspore_25(src: Path, dst: Path, level: str = "Level1") -> Path:

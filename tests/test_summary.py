@@ -17,7 +17,7 @@ from dbutil import sql
 from xlsxutil import read_xlsx
 
 from msprof_compare.api import compare
-from msprof_compare.compare import summary
+from msprof_compare.compare import checks, summary
 from msprof_compare.compare.breakdown import Breakdown
 from msprof_compare.compare.table import Sheet
 from msprof_compare.loaders import load_profile
@@ -352,11 +352,11 @@ def test_isin_is_pandas_isin():
     missing values, numbers, and an array holding an unhashable value (pandas' own answer then)."""
     values = np.array(["", "N/A", "[]", "[[2, 3]]", None, float("nan"), 1, "aten::mm", "aten::mm "], dtype=object)
     odd = np.array([["x"], "N/A", ""], dtype=object)
-    large = np.array([f"op{i % 97}" for i in range(summary.ISIN_PYTHON_MAX + 1)] + [None], dtype=object)
+    large = np.array([f"op{i % 97}" for i in range(checks.ISIN_PYTHON_MAX + 1)] + [None], dtype=object)
     for arr in (values, odd, np.empty(0, dtype=object), large):
         for items in (("", "N/A", "[]"), ["aten::mm", 1.0, "op5"], []):
             want = pd.Series(arr, dtype=object).isin(list(items)).to_numpy(dtype=bool)
-            assert summary._isin(arr, items).tolist() == want.tolist()
+            assert checks._isin(arr, items).tolist() == want.tolist()
 
 
 # --------------------------------------------------------------------------- guards, synthetic
@@ -385,8 +385,8 @@ def test_guards_warn_on_different_workloads(caplog):
                     ["N/A", "[[64, 3], [3, 4]]", "[[2]]", "[[2]]", "[[2]]"],
                     {"distributed_args": {"world_size": 4}}, devices=2)
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
-        g = summary.guards(_Ctx(base, comp))
-        summary.log_guards(g)
+        g = checks.guards(_Ctx(base, comp))
+        checks.log_guards(g)
     status = dict(zip(g["Check"], g["Status"], strict=True))
     assert status == {"operator match rate": "warn", "input shapes of top operators": "warn",
                       "step count": "warn", "world size": "warn", "device count": "warn",
@@ -411,7 +411,7 @@ def test_world_size_reads_only_ascii_digits_within_int64(tmp_path: Path):
     distributedInfo; such values, floats and negatives read as unknown, as other junk does."""
     for v, want in ((8, 8), ("8", 8), (" 8", None), ("²", None), ("\u0661\u0666", None), ("9" * 5000, None),
                     (2**63, None), (8.0, None), (-1, None), (True, None), ("0", 0)):
-        assert summary._world_size({"distributedInfo": {"world_size": v}}) == want, v
+        assert checks._world_size({"distributedInfo": {"world_size": v}}) == want, v
     src = Path(__file__).parent / "data" / "kineto" / "h100_timesformer_excerpt.pt.trace.json"
     trace = json.loads(src.read_text())
     assert "distributedInfo" not in trace
@@ -430,8 +430,8 @@ def test_guards_ok_and_match_rate_frame(caplog):
                                               "comparison_total": 9, "base_rate": 0.9, "comparison_rate": 1.0,
                                               "low": False}])
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
-        g = summary.guards(ctx)
-        summary.log_guards(g)
+        g = checks.guards(ctx)
+        checks.log_guards(g)
     assert g.loc[0, ["Status", "Base", "Comparison"]].tolist() == ["ok", 0.9, 1.0]
     assert set(g["Status"]) <= {"ok", "unknown"}
     assert caplog.text == ""
@@ -442,7 +442,7 @@ def test_jaccard_falls_back_to_all_names_without_framework_ops():
     {PS#1, MatMul, Add} vs {PS#1, MatMul, Gelu, aten::mm}: 2 common of 5."""
     base = _profile(["ProfilerStep#1", "MatMul", "Add"], ["N/A"] * 3)
     comp = _profile(["ProfilerStep#1", "MatMul", "Gelu", "aten::mm"], ["N/A"] * 4)
-    row = summary.guards(_Ctx(base, comp)).iloc[0]
+    row = checks.guards(_Ctx(base, comp)).iloc[0]
     assert (row["Status"], row["Base"], row["Comparison"]) == ("warn", 0.4, 0.4)
     assert row["Detail"].startswith("Jaccard index of the operator name sets")
 
@@ -473,7 +473,7 @@ def test_match_rate_from_the_frame():
     for mr, expected in cases:
         ctx = _Ctx(p, p)
         ctx.frames["match_rate"] = mr
-        assert summary._match_rate(ctx, names, names) == expected
+        assert checks._match_rate(ctx, names, names) == expected
 
 
 def test_match_rate_guard_warns_below_sixty_percent():
@@ -484,7 +484,7 @@ def test_match_rate_guard_warns_below_sixty_percent():
         ctx.frames["match_rate"] = pd.DataFrame([{"what": "operators", "matched": matched, "base_total": 20,
                                                   "comparison_total": matched, "base_rate": matched / 20,
                                                   "comparison_rate": 1.0, "low": False}])
-        row = summary.guards(ctx).iloc[0]
+        row = checks.guards(ctx).iloc[0]
         assert (row["Check"], row["Status"]) == ("operator match rate", status)
         assert row["Detail"].endswith("warn below 60%")
 
@@ -500,7 +500,7 @@ def test_one_sided_match_rates_are_no_evidence_of_another_workload():
          "comparison_rate": 1.0},
         {"what": "modules", "matched": 0, "base_total": 0, "comparison_total": 5, "base_rate": np.nan,
          "comparison_rate": 0.0}])
-    row = summary.guards(ctx).iloc[0]
+    row = checks.guards(ctx).iloc[0]
     assert row[["Status", "Base", "Comparison"]].tolist() == ["ok", 0.9, 1.0]
     assert row["Detail"].startswith("matched / compared operators per side")
     empty = _profile([], [])
@@ -508,10 +508,10 @@ def test_one_sided_match_rates_are_no_evidence_of_another_workload():
     ctx.frames["match_rate"] = pd.DataFrame([{"what": "operators", "matched": 0, "base_total": 1,
                                               "comparison_total": 0, "base_rate": 0.0,
                                               "comparison_rate": np.nan}])
-    row = summary.guards(ctx).iloc[0]
+    row = checks.guards(ctx).iloc[0]
     assert row[["Status", "Base", "Comparison"]].tolist() == ["unknown", 1, 0]
     assert row["Detail"].startswith("no operators on the comparison side (a MindSpore or hardware-only profile)")
-    assert summary.guards(_Ctx(empty, p)).iloc[0]["Detail"].startswith("no operators on the base side")
+    assert checks.guards(_Ctx(empty, p)).iloc[0]["Detail"].startswith("no operators on the base side")
 
 
 def test_gpu_against_mindspore_layout_is_not_called_another_workload(caplog):
@@ -542,16 +542,16 @@ def test_shape_text_check_is_linear_and_unchanged():
     text export's notations, real examples from the samples); a data type is none. A long text of dims that
     ends in a letter is refused at once: the former pattern backtracked over it quadratically (scaling audit:
     48k characters took 40 s, 96k over 3 minutes); here 200k characters."""
-    assert summary._comparable_shape("[[32, 3, 224, 224], [64, 3, 11, 11], [64]]") != ""
-    assert summary._comparable_shape("32,3,224,224;\r\n64,3,11,11;\r\n64") != ""
-    assert summary._comparable_shape("[[4096, 4096], None, []]") != ""
+    assert checks._comparable_shape("[[32, 3, 224, 224], [64, 3, 11, 11], [64]]") != ""
+    assert checks._comparable_shape("32,3,224,224;\r\n64,3,11,11;\r\n64") != ""
+    assert checks._comparable_shape("[[4096, 4096], None, []]") != ""
     for no_shape in ("N/A", "", ";\r\n;", "[[], []]", "c10::BFloat16", "float", "[[3, 4], 'float']"):
-        assert summary._comparable_shape(no_shape) == "", no_shape
+        assert checks._comparable_shape(no_shape) == "", no_shape
     import time
 
     start = time.process_time()
-    assert summary._comparable_shape("4096,4096;\r\n" * 16_000 + "float") == ""
-    assert summary._comparable_shape("4096,4096;\r\n" * 16_000 + "7") != ""
+    assert checks._comparable_shape("4096,4096;\r\n" * 16_000 + "float") == ""
+    assert checks._comparable_shape("4096,4096;\r\n" * 16_000 + "7") != ""
     # a regression guard, not a benchmark: 0.02 s here, about 11 minutes with the former pattern (review)
     assert time.process_time() - start < 5
 
@@ -563,7 +563,7 @@ def test_shape_guard_says_why_it_could_not_check():
     rows = {}
     for name, (b, c) in {"no shapes": (with_shapes, without), "absent": (with_shapes, other),
                          "ok": (with_shapes, with_shapes)}.items():
-        g = summary.guards(_Ctx(b, c)).set_index("Check").loc["input shapes of top operators"]
+        g = checks.guards(_Ctx(b, c)).set_index("Check").loc["input shapes of top operators"]
         rows[name] = (g["Status"], g["Base"], g["Detail"])
     assert rows["no shapes"][:2] == ("unknown", 0) and rows["no shapes"][2].startswith("no input shapes on one side")
     assert rows["absent"][:2] == ("unknown", 0) and "absent from the other side" in rows["absent"][2]
@@ -572,7 +572,7 @@ def test_shape_guard_says_why_it_could_not_check():
     # no shape to hold against the other side's, so not checked and no false warning
     for dtypes in (["float;\r\nfloat", "float"], ["c10::BFloat16;\r\nc10::BFloat16", "float16;\r\nint64"]):
         types = _profile(["aten::mm", "aten::add"], dtypes)
-        g = summary.guards(_Ctx(types, with_shapes)).set_index("Check").loc["input shapes of top operators"]
+        g = checks.guards(_Ctx(types, with_shapes)).set_index("Check").loc["input shapes of top operators"]
         assert g["Status"] == "unknown" and "no dimension recorded" in g["Detail"], dtypes
 
 
@@ -585,10 +585,10 @@ def test_step_count_of_a_db_export_cut_to_a_step():
     db.source, db.kind, text.source, text.kind = "ascend_db", "NPU", "ascend_text", "NPU"
     db.extra.update({"step": 51, "steps": pd.DataFrame({"id": [50, 51, 52], "start": [0, 10, 20],
                                                         "end": [9, 19, 29]})})
-    row = summary.guards(_Ctx(text, db)).set_index("Check").loc["step count"]
+    row = checks.guards(_Ctx(text, db)).set_index("Check").loc["step count"]
     assert (row["Status"], row["Base"], row["Comparison"]) == ("ok", 3, 3)
     db.extra["step"] = -1  # no step: its ops hold every marker the run has (here one)
-    row = summary.guards(_Ctx(text, db)).set_index("Check").loc["step count"]
+    row = checks.guards(_Ctx(text, db)).set_index("Check").loc["step count"]
     assert (row["Status"], row["Base"], row["Comparison"]) == ("warn", 3, 1)
 
 
@@ -601,7 +601,7 @@ def test_shape_guard_is_the_same_both_ways_round():
     base = _profile(heavy * 5 + ["big"], ["[[2]]"] * 50 + ["[[3]]"])
     comp = _profile(heavy + ["big"] * 20, ["[[2]]"] * 10 + ["[[4]]"] * 20)
     for b, c in ((base, comp), (comp, base)):
-        g = summary.guards(_Ctx(b, c)).set_index("Check").loc["input shapes of top operators"]
+        g = checks.guards(_Ctx(b, c)).set_index("Check").loc["input shapes of top operators"]
         assert (g["Status"], g["Base"], g["Detail"]) == ("warn", 11, "no common input shape for: big")
 
 
@@ -615,10 +615,10 @@ def test_shape_guard_reads_kineto_and_npu_notation_alike():
     npu = _profile(["aten::conv2d", "aten::mm", "c10d::allreduce_"],
                    ["32,3,224,224;\r\n64,3,11,11;\r\n64;\r\n;\r\n;\r\n;\r\n", "32,1000;\r\n1000,4096",
                     ";\r\n;\r\n;\r\n;\r\n"])
-    g = summary.guards(_Ctx(gpu, npu)).set_index("Check").loc["input shapes of top operators"]
+    g = checks.guards(_Ctx(gpu, npu)).set_index("Check").loc["input shapes of top operators"]
     assert (g["Status"], g["Base"], g["Detail"]) == ("ok", 2, "2 heaviest operators found on both sides")
     other = _profile(["aten::conv2d", "aten::mm"], ["64,3,224,224;\r\n64,3,11,11;\r\n64", "32,1000;\r\n1000,4096"])
-    g = summary.guards(_Ctx(gpu, other)).set_index("Check").loc["input shapes of top operators"]
+    g = checks.guards(_Ctx(gpu, other)).set_index("Check").loc["input shapes of top operators"]
     assert (g["Status"], g["Detail"]) == ("warn", "no common input shape for: aten::conv2d")
 
 
@@ -631,10 +631,10 @@ def test_shape_guard_holds_db_shapes_against_text_shapes():
         return p
 
     text = side(["32,3;\r\n3,4", "8"], "ascend_text")
-    same = summary.guards(_Ctx(side(["32,3;\r\n3,4", "8"], "ascend_db"), text))
+    same = checks.guards(_Ctx(side(["32,3;\r\n3,4", "8"], "ascend_db"), text))
     g = same.set_index("Check").loc["input shapes of top operators"]
     assert (g["Status"], g["Base"], g["Comparison"]) == ("ok", 2, 2)
-    other = summary.guards(_Ctx(side(["64,3;\r\n3,4", "8"], "ascend_db"), text))
+    other = checks.guards(_Ctx(side(["64,3;\r\n3,4", "8"], "ascend_db"), text))
     g = other.set_index("Check").loc["input shapes of top operators"]
     assert (g["Status"], g["Detail"]) == ("warn", "no common input shape for: aten::mm")
 
@@ -777,7 +777,7 @@ def test_guard_block_shows_one_figure_for_symmetric_checks(caplog):
         {"Check": "step count", "Status": "ok", "Base": "3", "Comparison": "3", "Detail": "s"},
     ])
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
-        summary.log_guards(frame)
+        checks.log_guards(frame)
     text = caplog.text
     assert "operator match rate (25.7%): j" in text
     assert "world size (base 2, comparison 1): w" in text
@@ -806,27 +806,27 @@ def test_gpu_vendor_guard(caplog):
         ctx.cache["breakdowns"] = (fa, none)
         return ctx
 
-    g = summary.guards(ctx_with_fa(h100, mi300))
+    g = checks.guards(ctx_with_fa(h100, mi300))
     row = g.set_index("Check").loc["GPU vendor"]
     assert (row["Status"], row["Base"], row["Comparison"]) == ("note", "NVIDIA", "AMD")
     assert "Flash Attention totals" in row["Detail"] and "attn_fwd" in row["Detail"]
     assert "Matmul" not in row["Detail"]
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
-        summary.log_guards(g)
+        checks.log_guards(g)
     assert "different vendors (base NVIDIA, comparison AMD)" in caplog.text
     assert "not be the same workload" not in caplog.text
-    assert summary.guards(ctx_with_fa(h100, h100)).set_index("Check").loc["GPU vendor", "Status"] == "ok"
+    assert checks.guards(ctx_with_fa(h100, h100)).set_index("Check").loc["GPU vendor", "Status"] == "ok"
     v100 = _profile(["aten::mm"], ["[[2, 3]]"])
     v100.device_properties = [{"id": 0, "name": "Tesla V100-SXM2-32GB"}]  # older names lack "NVIDIA"
-    assert summary.guards(ctx_with_fa(v100, mi300)).set_index("Check").loc["GPU vendor", "Status"] == "note"
+    assert checks.guards(ctx_with_fa(v100, mi300)).set_index("Check").loc["GPU vendor", "Status"] == "note"
     # a run without a time breakdown (API, memory, operator only) shows no Flash Attention figure: no note
-    row = summary.guards(_Ctx(h100, mi300)).set_index("Check").loc["GPU vendor"]
+    row = checks.guards(_Ctx(h100, mi300)).set_index("Check").loc["GPU vendor"]
     assert row["Status"] == "ok" and row["Detail"].startswith("no time breakdown in this run")
     # with the time breakdown known: a note only where some side has Flash Attention time
     for pair, status in (((none, none), "ok"), ((fa, none), "note"), ((none, fa), "note")):
         ctx = _Ctx(h100, mi300)
         ctx.cache["breakdowns"] = pair
-        row = summary.guards(ctx).set_index("Check").loc["GPU vendor"]
+        row = checks.guards(ctx).set_index("Check").loc["GPU vendor"]
         assert row["Status"] == status
         assert row["Detail"].startswith("no Flash Attention time on either side") == (status == "ok")
     # a DB export against a text export of NPU data: same kind of note
@@ -836,12 +836,12 @@ def test_gpu_vendor_guard(caplog):
     ctx = _Ctx(db, text)
     ctx.options = Options(enable_operator_compare=True)
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
-        summary.log_guards(summary.guards(ctx))
+        checks.log_guards(checks.guards(ctx))
     assert "different kinds of NPU export (base db, comparison text)" in caplog.text
     # the note is about the operator and module sheets: none without the operator comparison (log audit)
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
-        summary.log_guards(summary.guards(_Ctx(db, text)))
+        checks.log_guards(checks.guards(_Ctx(db, text)))
     assert "different kinds of NPU export" not in caplog.text
 
 
@@ -849,9 +849,9 @@ def test_device_count_is_devices_that_ran_kernels():
     """The hta AlexNet trace lists 8 GPUs in deviceProperties but runs every kernel on device 0: one
     device, not a "different workload" against a one-NPU run."""
     p = _profile(["aten::mm"], ["[[2, 3]]"], devices=8)
-    assert summary._device_count(p) == 8  # no kernel names a device: what the process could see
+    assert checks._device_count(p) == 8  # no kernel names a device: what the process could see
     p.kernels = frame("kernels", {"name": ["k", "k2"], "ts": [0, 5], "dur": [1, 1], "device": [0, 0]})
-    assert summary._device_count(p) == 1
+    assert checks._device_count(p) == 1
 
 
 # --------------------------------------------------------------------------- edge rules (mutation audit)
@@ -906,13 +906,13 @@ def test_world_size_digits_at_the_int64_edge():
     nor toward int()'s 4,300-digit limit (int() raised on the whole text)."""
     for v, want in (("9223372036854775807", 2**63 - 1), ("1000000000000000000", 10**18),
                     ("9223372036854775808", None), ("0" * 5000 + "8", 8), ("000", 0)):
-        assert summary._world_size({"distributedInfo": {"world_size": v}}) == want, v[:20]
+        assert checks._world_size({"distributedInfo": {"world_size": v}}) == want, v[:20]
 
 
 def test_device_count_unknown_when_one_side_has_none():
     base = _profile(["aten::mm"], ["[[2, 3]]"], devices=2)
     comp = _profile(["aten::mm"], ["[[2, 3]]"])
-    g = summary.guards(_Ctx(base, comp)).set_index("Check")
+    g = checks.guards(_Ctx(base, comp)).set_index("Check")
     assert g.loc["device count", ["Status", "Base", "Comparison"]].tolist() == ["unknown", 2, None]
 
 
@@ -923,7 +923,7 @@ def test_match_rate_shows_each_sides_lowest_rate():
     ctx = _Ctx(p, p)
     ctx.frames["match_rate"] = pd.DataFrame({"what": ["operators", "modules"], "base_rate": [0.9, 0.7],
                                              "comparison_rate": [0.5, 1.0]})
-    g = summary.guards(ctx)
+    g = checks.guards(ctx)
     assert g.loc[0, ["Status", "Base", "Comparison"]].tolist() == ["warn", 0.7, 0.5]
 
 
@@ -940,11 +940,11 @@ def test_hardware_notes_only_for_the_hardware_compared(samples, base, comparison
     session-14 new-user audit); the export-kind and vendor notes now appear where both sides are of that
     kind (GPU against NPU: neither)."""
     g = compare(str(samples / base), str(samples / comparison), enable_profiling_compare=True).guards
-    checks = g["Check"].tolist()
-    assert checks[:5] == ["operator match rate", "input shapes of top operators", "step count", "world size",
+    names = g["Check"].tolist()
+    assert names[:5] == ["operator match rate", "input shapes of top operators", "step count", "world size",
                           "device count"]
-    early = [summary.EARLY_CHECK] if "Qwen" in base else []  # its windows open with the previous step's kernels
-    assert checks[5:] == hardware_rows + ["longest idle stretch", summary.CATEGORY_CHECK] + early
+    early = [checks.EARLY_CHECK] if "Qwen" in base else []  # its windows open with the previous step's kernels
+    assert names[5:] == hardware_rows + ["longest idle stretch", checks.CATEGORY_CHECK] + early
     if "GPU vendor" in hardware_rows:
         # timesformer has no attention op; Qwen has Flash Attention time (H100 and MI300X both Cube now)
         assert g.set_index("Check").loc["GPU vendor", ["Base", "Comparison", "Status"]].tolist() == \
@@ -964,7 +964,7 @@ def test_npu_profiler_settings_note(samples, caplog):
     row = g.loc["NPU profiler settings"]
     assert row[["Status", "Base", "Comparison"]].tolist() == [
         "note", "Level1 / ACL_AICORE_PIPE_UTILIZATION", "Level2 / ACL_AICORE_PIPE_UTILIZATION"]
-    assert [m for m in caplog.messages if m.startswith(summary.NOTE_CHECKS["NPU profiler settings"])] == [
+    assert [m for m in caplog.messages if m.startswith(checks.NOTE_CHECKS["NPU profiler settings"])] == [
         "Base and comparison were collected with different NPU profiler settings (base Level1 / "
         f"ACL_AICORE_PIPE_UTILIZATION, comparison Level2 / ACL_AICORE_PIPE_UTILIZATION): {row['Detail']}."]
     assert "may not be the same workload" not in caplog.text
@@ -976,10 +976,10 @@ def test_npu_profiler_settings_note(samples, caplog):
     one, two = _profile(["aten::mm"], ["[[2]]"]), _profile(["aten::mm"], ["[[2]]"])
     one.extra.update(profiler_level="Level1", aic_metrics="ACL_AICORE_PIPE_UTILIZATION")
     two.extra.update(profiler_level="Level1")
-    row = summary.guards(_Ctx(one, two)).set_index("Check").loc["NPU profiler settings"]
+    row = checks.guards(_Ctx(one, two)).set_index("Check").loc["NPU profiler settings"]
     assert row[["Status", "Base", "Comparison"]].tolist() == ["ok", "Level1", "Level1"]
     two.extra.update(profiler_level="Level0")
-    row = summary.guards(_Ctx(one, two)).set_index("Check").loc["NPU profiler settings"]
+    row = checks.guards(_Ctx(one, two)).set_index("Check").loc["NPU profiler settings"]
     assert row[["Status", "Base", "Comparison"]].tolist() == ["note", "Level1", "Level0"]
 
 
@@ -1066,33 +1066,33 @@ def test_computing_without_categories_on_one_side_is_a_note():
     npu.extra["profiler_level"] = "Level0"
     npu.kernel_details = pd.DataFrame({"Type": ["N/A"], "Duration(us)": [1.0]})
     sides = (gpu, npu)
-    row = summary._category_row((b, c), sides)
-    assert (row["Check"], row["Status"], row["Base"], row["Comparison"]) == (summary.CATEGORY_CHECK, "note", 0.9, 0.0)
+    row = checks._category_row((b, c), sides)
+    assert (row["Check"], row["Status"], row["Base"], row["Comparison"]) == (checks.CATEGORY_CHECK, "note", 0.9, 0.0)
     assert "(comparison: a Level0 export: no kernel types or PMU counters)" in row["Detail"]
     # the cause named is the side's own (the log audit): a bare trace_view.json, another level
     bare = Profile(path="d/trace_view.json", kind="NPU", source="ascend_text", level="trace")
     assert "(comparison: a trace file given without its profiling directory: no kernel_details.csv)" in \
-        summary._category_row((b, c), (gpu, bare))["Detail"]
+        checks._category_row((b, c), (gpu, bare))["Detail"]
     bare.path = "d/ascend_timeline_display_1.json"  # a legacy timeline has no directory to give instead
     assert "(comparison: a lone timeline file: no kernel_details.csv)" in \
-        summary._category_row((b, c), (gpu, bare))["Detail"]
+        checks._category_row((b, c), (gpu, bare))["Detail"]
     # the level is read at rank level only: otherwise what kernel_details.csv holds tells (review)
     npu.extra["profiler_level"], npu.kernel_details = "Level1", None
-    assert "(comparison: no kernel_details.csv)" in summary._category_row((b, c), sides)["Detail"]
+    assert "(comparison: no kernel_details.csv)" in checks._category_row((b, c), sides)["Detail"]
     npu.kernel_details = pd.DataFrame({"Type": ["N/A", "N/A"], "Duration(us)": [1.0, 2.0]})
     npu.extra.pop("profiler_level")  # e.g. ASCEND_PROFILER_OUTPUT given: every Type N/A is a Level0 export
     assert "(comparison: a Level0 export: no kernel types or PMU counters)" in \
-        summary._category_row((b, c), sides)["Detail"]
+        checks._category_row((b, c), sides)["Detail"]
     npu.kernel_details = pd.DataFrame({"Type": ["Conv2D", "Add"], "Duration(us)": [1.0, 2.0]})  # types, no PMU
     assert "(comparison: its kernel_details.csv has no PMU counters (aic_metrics other than PipeUtilization))" in \
-        summary._category_row((b, c), sides)["Detail"]
+        checks._category_row((b, c), sides)["Detail"]
     c.buckets["vector_trans"].add(1, 1)  # any categorised time: both are split, nothing to note
-    assert summary._category_row((b, c), sides)["Status"] == "ok"
+    assert checks._category_row((b, c), sides)["Status"] == "ok"
     c.buckets["vector_trans"].ns = 0
     b.buckets["matmul_cube"].ns = b.buckets["vector_notrans"].ns = 0  # neither split: alike
-    assert summary._category_row((b, c), sides)["Status"] == "ok"
+    assert checks._category_row((b, c), sides)["Status"] == "ok"
     c.computing_ns = 0  # a side without computing: nothing to judge
-    assert summary._category_row((b, c), sides) is None
+    assert checks._category_row((b, c), sides) is None
 
 
 def test_gpu_against_npu_level0_notes_the_missing_categories(samples, caplog):
@@ -1102,12 +1102,12 @@ def test_gpu_against_npu_level0_notes_the_missing_categories(samples, caplog):
     npu = samples / "msinsight/test/data/pytorch/text/level0/rank0_ascend_pt"
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         res = compare(str(gpu), str(npu), enable_profiling_compare=True)
-    row = res.guards.set_index("Check").loc[summary.CATEGORY_CHECK]
+    row = res.guards.set_index("Check").loc[checks.CATEGORY_CHECK]
     assert (row["Status"], row["Base"], row["Comparison"]) == ("note", 1.0, 0.0)
-    assert summary.NOTE_CHECKS[summary.CATEGORY_CHECK] in caplog.text
+    assert checks.NOTE_CHECKS[checks.CATEGORY_CHECK] in caplog.text
     level1 = compare(str(gpu), str(samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"),
                      enable_profiling_compare=True)
-    assert level1.guards.set_index("Check").loc[summary.CATEGORY_CHECK, "Status"] == "ok"
+    assert level1.guards.set_index("Check").loc[checks.CATEGORY_CHECK, "Status"] == "ok"
 
 
 def test_contributors_fall_back_to_the_waterfall_when_no_operator_changed(samples, caplog):
@@ -1163,7 +1163,7 @@ def test_kernels_launched_before_the_profile_are_noted(samples, caplog):
     base, comp = (samples / QWEN.format(v) for v in ("h100", "mi300"))
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         res = compare(str(base), str(comp), enable_profiling_compare=True)
-    row = res.guards.set_index("Check").loc[summary.EARLY_CHECK]
+    row = res.guards.set_index("Check").loc[checks.EARLY_CHECK]
     assert row["Status"] == "note"
     e2e = res.frames["e2e"]
     for side, path, e2e_ns in (("base", base, int(e2e["base_ns"].iloc[0])),
@@ -1173,11 +1173,11 @@ def test_kernels_launched_before_the_profile_are_noted(samples, caplog):
         assert (f"{side}: the first {lead_us / 1e3:,.3f} ms of E2E, where {n:,} computing kernels run "
                 f"({us / 1e3:,.3f} ms busy)") in row["Detail"]
         assert row["Base" if side == "base" else "Comparison"] == pytest.approx(lead_us * 1e3 / e2e_ns, abs=1e-6)
-    assert summary.NOTE_CHECKS[summary.EARLY_CHECK] in caplog.text
+    assert checks.NOTE_CHECKS[checks.EARLY_CHECK] in caplog.text
     # a trace whose kernels all have their launch: no row
     timesformer = str(samples / "tracelens/tests/traces/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz")
     plain = compare(timesformer, timesformer, enable_profiling_compare=True)
-    assert summary.EARLY_CHECK not in set(plain.guards["Check"])
+    assert checks.EARLY_CHECK not in set(plain.guards["Check"])
 
 
 def test_overlap_on_one_side_and_uncategorised_time_on_the_other_are_two_steps():
@@ -1216,11 +1216,11 @@ def test_a_side_a_note_cannot_judge_reads_n_a(samples, caplog):
     gpu = samples / "tracelens/tests/traces/mi300/resnet_act_checkpoint.json.gz"
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         res = compare(str(npu), str(gpu), enable_profiling_compare=True)
-    row = res.guards.set_index("Check").loc[summary.EARLY_CHECK]
+    row = res.guards.set_index("Check").loc[checks.EARLY_CHECK]
     assert row["Status"] == "note" and row["Base"] is None and row["Comparison"] == pytest.approx(0.347, abs=5e-4)
     assert "where 752 computing kernels run (6.505 ms busy)" in row["Detail"]
     assert "(base n/a, comparison 34.7%)" in caplog.text and "base None" not in caplog.text
-    assert summary.shown(None) == "n/a" and summary.shown(float("nan")) == "n/a" and summary.shown(0.5) == "50.0%"
+    assert checks.shown(None) == "n/a" and checks.shown(float("nan")) == "n/a" and checks.shown(0.5) == "50.0%"
 
 
 def test_world_size_from_the_default_process_group():
@@ -1228,18 +1228,18 @@ def test_world_size_from_the_default_process_group():
     group's ranks are the world. The real metadata (tests/data/npu/profiler_metadata_pg.json) has both: its
     distributed_args say 8, and so do the 8 global ranks of its default_group once distributed_args is gone."""
     meta = json.loads((Path(__file__).parent / "data/npu/profiler_metadata_pg.json").read_text())
-    assert summary._world_size(meta) == meta["distributed_args"]["world_size"] == 8
+    assert checks._world_size(meta) == meta["distributed_args"]["world_size"] == 8
     del meta["distributed_args"]
-    assert summary._world_size(meta) == 8
+    assert checks._world_size(meta) == 8
     groups = meta["parallel_group_info"]
     assert sum(g["group_name"] == "default_group" for g in groups.values()) == 1  # the others: tp, dp, pp, ...
     first = next(k for k, g in groups.items() if g["group_name"] == "default_group")
     groups["other"] = {"group_name": "default_group", "global_ranks": [0, 1]}  # two worlds: unknown
-    assert summary._world_size(meta) is None
+    assert checks._world_size(meta) is None
     del groups["other"]
     groups[first]["global_ranks"] = "0-7"  # not a list: unknown
-    assert summary._world_size(meta) is None
-    assert summary._world_size({"parallel_group_info": {"g": {"group_name": "tp", "global_ranks": [0, 1]}}}) is None
+    assert checks._world_size(meta) is None
+    assert checks._world_size({"parallel_group_info": {"g": {"group_name": "tp", "global_ranks": [0, 1]}}}) is None
 
 
 def test_world_size_at_least_the_ranks_the_communication_tasks_name(samples: Path, caplog):
@@ -1279,7 +1279,7 @@ def test_world_size_verdict_of_exact_figures_and_bounds(base, comparison, status
         p = _profile(["aten::mm"], ["[[2]]"], {"distributedInfo": {"world_size": world}} if world else None)
         p.rank_span = span
         sides.append(p)
-    g = summary.guards(_Ctx(*sides)).set_index("Check")
+    g = checks.guards(_Ctx(*sides)).set_index("Check")
     assert g.loc["world size", "Status"] == status
 
 
@@ -1302,7 +1302,7 @@ def test_world_size_from_the_db_meta_data_and_mindspore_world_group(tmp_path: Pa
     assert p.metadata == {"SCHEMA_VERSION": "1.0.0", "ENV_VARIABLES": env, "parallel_group_info": groups,
                           "broken": "{not json", "n": None}
     assert p.rank_span == 8  # the excerpt's tasks name ranks 0-7
-    assert summary._world_size(p.metadata) == 16
+    assert checks._world_size(p.metadata) == 16
     # a cell that is no rank id is passed over: text, negative, HCCL's no-peer 2**32 - 1; an integer counts
     con = sqlite3.connect(db)
     ids = [r[0] for r in con.execute("SELECT rowid FROM COMMUNICATION_TASK_INFO LIMIT 4")]
@@ -1322,7 +1322,7 @@ def test_world_size_from_the_db_meta_data_and_mindspore_world_group(tmp_path: Pa
     meta = load_profile(str(db), Options()).metadata
     assert meta["ENV_VARIABLES"] == {"x": "\ufffd"} and meta["\ufffdk"] == "v"
     ms = {"parallel_group_info": {"1": {"group_name": "hccl_world_group", "global_ranks": [0, 1]}}}
-    assert summary._world_size(ms) == 2
+    assert checks._world_size(ms) == 2
 
 
 def test_export_kind_note_names_operators_only_where_both_sides_have_them(caplog):
@@ -1335,7 +1335,7 @@ def test_export_kind_note_names_operators_only_where_both_sides_have_them(caplog
     db = data / "db" / "l1" / "ascend_pytorch_profiler_0.db"
     ms = data / "npu" / "profiler" / "rank-0_20250101000000000_ascend_ms"
     pt = data / "npu" / "rank0_ascend_pt"
-    note = summary.NOTE_CHECKS[summary.EXPORT_CHECK]
+    note = checks.NOTE_CHECKS[checks.EXPORT_CHECK]
     for base, comparison in ((db, ms), (ms, db)):
         caplog.clear()
         with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
@@ -1343,20 +1343,20 @@ def test_export_kind_note_names_operators_only_where_both_sides_have_them(caplog
         # the premise: the MindSpore side has no torch op, the DB side has
         torch = [m for m in caplog.messages if "torch op" in m]
         assert len(torch) == 1 and torch[0].startswith(f"Can't find any torch op in the file: {ms},")
-        detail = res.guards.set_index("Check").loc[summary.EXPORT_CHECK, "Detail"]
+        detail = res.guards.set_index("Check").loc[checks.EXPORT_CHECK, "Detail"]
         assert "E2E and Free Time" in detail and "operator and module" not in detail
         assert len([m for m in caplog.messages if m.startswith(note)]) == 1
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         g = compare(str(db), str(pt)).guards.set_index("Check")
-    assert g.loc[summary.EXPORT_CHECK, ["Status", "Base", "Comparison"]].tolist() == ["note", "db", "text"]
-    assert "operator and module device times" in g.loc[summary.EXPORT_CHECK, "Detail"]
+    assert g.loc[checks.EXPORT_CHECK, ["Status", "Base", "Comparison"]].tolist() == ["note", "db", "text"]
+    assert "operator and module device times" in g.loc[checks.EXPORT_CHECK, "Detail"]
     assert len([m for m in caplog.messages if m.startswith(note + " (base db, comparison text)")]) == 1
 
 
 def test_op_names_are_the_distinct_names_as_pandas_reads_them() -> None:
     """``_op_names``: the set of texts when every name is a str, else ``pd.unique``'s (one NaN for many)."""
-    from msprof_compare.compare.summary import _op_names
+    from msprof_compare.compare.checks import _op_names
 
     texts = pd.DataFrame({"name": np.array(["aten::mm", "aten::add", "aten::mm"], dtype=object)})
     assert _op_names(texts) == {"aten::mm", "aten::add"}

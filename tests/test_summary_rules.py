@@ -21,9 +21,10 @@ import pytest
 from dbutil import edited_copy, sql, string_id
 
 from msprof_compare.api import compare
-from msprof_compare.compare import summary
+from msprof_compare.compare import checks, summary
 from msprof_compare.compare.breakdown_db import db_breakdown
 from msprof_compare.loaders import load_profile
+from msprof_compare.model import object_array
 from msprof_compare.options import Options
 from msprof_compare.report.summary_console import render_contributors
 
@@ -216,9 +217,9 @@ def test_export_kind_note_needs_torch_ops_on_both_sides():
 
     assert cpu_ops(NPU_EXCERPT) > 0 and cpu_ops(MS_EXCERPT) == 0
     g = compare(str(NPU_EXCERPT), str(MS_EXCERPT), enable_operator_compare=True).guards
-    assert summary.EXPORT_CHECK not in g["Check"].tolist()
+    assert checks.EXPORT_CHECK not in g["Check"].tolist()
     g = compare(str(NPU_EXCERPT), str(NPU_EXCERPT), enable_operator_compare=True).guards.set_index("Check")
-    assert g.loc[summary.EXPORT_CHECK, ["Status", "Base", "Comparison"]].tolist() == ["ok", "text", "text"]
+    assert g.loc[checks.EXPORT_CHECK, ["Status", "Base", "Comparison"]].tolist() == ["ok", "text", "text"]
 
 
 def test_db_step_zero_is_the_scope_of_the_breakdown(tmp_path):
@@ -230,7 +231,7 @@ def test_db_step_zero_is_the_scope_of_the_breakdown(tmp_path):
     assert sql(db, "SELECT id FROM STEP_TIME") == [(0,)]
     g = compare(str(db), str(db), base_step="0", comparison_step="0",
                 enable_profiling_compare=True).guards.set_index("Check")
-    assert g.loc[summary.STEP_CHECK, ["Status", "Base", "Comparison"]].tolist() == ["ok", "step 0", "step 0"]
+    assert g.loc[checks.STEP_CHECK, ["Status", "Base", "Comparison"]].tolist() == ["ok", "step 0", "step 0"]
 
 
 def test_one_rank_of_communication_tasks_bounds_no_world_size(tmp_path):
@@ -298,11 +299,11 @@ def test_note_thresholds_hold_at_exactly_their_share():
     assert (b.e2e_ns, c.e2e_ns, b.has_launches, c.has_launches) == (3_907_825, 3_495_976, True, True)
     b.e2e_ns, c.e2e_ns = 3_907_820, 3_495_970
     b.early_ns, c.early_ns = 390_782, 0
-    early = summary._early_row((b, c))
+    early = checks._early_row((b, c))
     assert (early["Status"], early["Base"], early["Comparison"]) == ("note", 0.1, 0.0)
     b.longest_idle = Stretch(b.longest_idle.start_ns, 2_500_000, 0)
     c.longest_idle = Stretch(c.longest_idle.start_ns, 2_294_075, 0)
-    idle = summary._idle_row((b, c))
+    idle = checks._idle_row((b, c))
     assert idle["Status"] == "note"
     assert "both sides' E2E and Free Time mostly measure that stretch, and so does the E2E difference" in idle["Detail"]
 
@@ -439,8 +440,8 @@ def test_shape_guard_skips_operators_recorded_without_inputs(tmp_path):
     assert "aten::linear" not in top and top[-1] == "aten::t" and want == 9
     opts = Options(enable_operator_compare=True)
     ops = load_profile(str(path), opts).ops
-    names = summary._op_names(ops)
-    assert summary._shape_mismatches(ops, ops, names, names) == (9, [])
+    names = checks._op_names(ops)
+    assert checks._shape_mismatches(ops, ops, names, names) == (9, [])
 
 
 def test_shape_guard_leaves_the_profiler_step_out(tmp_path):
@@ -467,9 +468,9 @@ def test_shape_guard_leaves_the_profiler_step_out(tmp_path):
     assert b.loc[b["name"] == "ProfilerStep#50", "input_dims"].tolist() == ["1,2"]
     assert c.loc[c["name"] == "ProfilerStep#50", "input_dims"].tolist() == ["3,4"]
     b0, c0 = (load_profile(str(p), opts).ops for p in (DB_L1, DB_L2))
-    before = summary._shape_mismatches(b0, c0, summary._op_names(b0), summary._op_names(c0))
+    before = checks._shape_mismatches(b0, c0, checks._op_names(b0), checks._op_names(c0))
     assert before == (9, [])
-    assert summary._shape_mismatches(b, c, summary._op_names(b), summary._op_names(c)) == before
+    assert checks._shape_mismatches(b, c, checks._op_names(b), checks._op_names(c)) == before
 
 
 def test_kernel_type_contributors_are_named_as_op_statistic_keys_them(samples):
@@ -525,7 +526,7 @@ def test_shape_guard_reads_traces_whose_operators_are_not_tagged_cpu_op(samples)
     assert all(shapes_b[n] & shapes_c[n] for n in checked)
     opts = Options(enable_operator_compare=True)
     b, c = (load_profile(str(p), opts).ops for p in runs)
-    assert summary._shape_mismatches(b, c, summary._op_names(b), summary._op_names(c)) == (10, [])
+    assert checks._shape_mismatches(b, c, checks._op_names(b), checks._op_names(c)) == (10, [])
 
 
 def test_match_rate_check_names_what_the_operator_comparison_matched():
@@ -544,15 +545,15 @@ def test_has_shapes_is_some_cell_other_than_empty_or_na(dims):
     """``_has_shapes`` by a set of the cells, as pandas' ``isin(["", "N/A"])`` over the column says (a None or
     NaN cell is no "N/A": it counts as a recorded shape, as before)."""
     ops = pd.DataFrame({"input_dims": pd.Series(dims, dtype=object)})
-    assert summary._has_shapes(ops) == (not pd.Series(dims, dtype=object).isin(["", "N/A"]).all())
+    assert checks._has_shapes(ops) == (not pd.Series(dims, dtype=object).isin(["", "N/A"]).all())
 
 
 def test_guard_columns_keep_each_figure_as_it_is():
     """The guard frame's columns are object columns of the figures themselves (a count an int, a rate a float,
     a word a str, an unknown None), not pandas' inference over them."""
-    rows = [summary._guard("step count", True, 3, 3, "x"), summary._guard("operator match rate", None, 0.5, None, "y")]
-    frame = summary.plain_frame({c: pd.Series(summary._objects([r[c] for r in rows]), dtype=object, copy=False)
-                                 for c in summary.GUARD_COLUMNS})
-    assert all(frame[c].dtype == object for c in summary.GUARD_COLUMNS)
+    rows = [checks._guard("step count", True, 3, 3, "x"), checks._guard("operator match rate", None, 0.5, None, "y")]
+    frame = summary.plain_frame({c: pd.Series(object_array([r[c] for r in rows]), dtype=object, copy=False)
+                                 for c in checks.GUARD_COLUMNS})
+    assert all(frame[c].dtype == object for c in checks.GUARD_COLUMNS)
     assert [type(v) for v in frame["Base"].tolist()] == [int, float]
     assert frame["Comparison"].tolist() == [3, None]

@@ -22,6 +22,7 @@ import pandas as pd
 
 from .breakdown import peak_reserved_gb
 from .memory import memory_index
+from .overall import find_breakdowns
 from .table import Sheet, plain_frame, sheet_numbers
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -37,8 +38,6 @@ _NAME, _BASE_MB, _COMP_MB, _DIFF_MB = 1, 3, 6, 8
 
 def _peaks(ctx: RunContext) -> tuple[float, float]:
     """Both sides' peak in GB: the breakdown's figures when the overall comparator (or the gate) made them."""
-    from .summary import find_breakdowns
-
     pair = find_breakdowns(ctx)
     if pair is not None:
         return float(pair[0].memory_gb), float(pair[1].memory_gb)

@@ -85,6 +85,11 @@ def breakdowns(ctx: RunContext) -> tuple[Breakdown, Breakdown]:
     return ctx.cache["breakdowns"]
 
 
+def find_breakdowns(ctx: RunContext) -> tuple[Breakdown, Breakdown] | None:
+    """The two sides' Breakdowns as the overall comparator cached them (None when it did not run)."""
+    return ctx.cache.get("breakdowns")
+
+
 # --------------------------------------------------------------------------- sheet rows
 
 

@@ -1,0 +1,660 @@
+"""Validity checks of a comparison: can the two profiles be compared, and how should the figures be read.
+
+One row per check (``guards``), in ``ctx.frames["guards"]`` and under the Summary sheet's waterfall; a "warn"
+says the two sides are probably not the same workload (operator names, input shapes, step count, world size,
+device count), a "note" says what differs by design or changes how to read the figures on the same workload
+too (NPU export kind, NPU profiler settings, GPU vendor, longest idle stretch, computing split into categories,
+kernels launched before the profile, time breakdown of the steps). ``log_guards`` says the failed ones once.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from ..columns import col_of
+from ..model import STEP_MARK, Profile, bare_trace, factorize, object_array, object_column, us_text
+from .breakdown import BUCKETS, Breakdown, peak_reserved_gb, peak_without_app_gb
+from .breakdown_npu import has_pmu, hccl_op_rows
+from .kernels import any_typed
+from .optree import shape_key
+from .overall import find_breakdowns
+from .table import plain_frame
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..api import CompareResult, RunContext
+
+log = logging.getLogger("msprof-analyze")
+
+#: Below this operator-name match rate the two sides are probably different workloads.
+MATCH_RATE_THRESHOLD = 0.6
+#: How many of the heaviest operators the input-shape guard looks at.
+SHAPE_TOP_OPS = 10
+GUARD_COLUMNS = ["Check", "Status", "Base", "Comparison", "Detail"]
+
+
+def _guard(check: str, ok: bool | None, base: Any, comparison: Any, detail: str) -> dict[str, Any]:
+    """A row of typed figures: a rate is a float fraction (shown as a percentage), a count an int, a
+    word a str; a figure of the pair (a Jaccard index, operators checked on both sides) fills both sides."""
+    # a failed NOTE_CHECKS check is a "note": it fails on the same workload too (other hardware, export)
+    status = "unknown" if ok is None else ("ok" if ok else "note" if check in NOTE_CHECKS else "warn")
+    return {"Check": check, "Status": status, "Base": _figure(base), "Comparison": _figure(comparison),
+            "Detail": detail}
+
+
+def _figure(v: Any) -> float | int | str | None:
+    if v is None or isinstance(v, str):
+        return v
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    return float(v)
+
+
+def shown(v: Any) -> str:
+    """A guard figure as text: rates (floats) as percentages; a side the check could not judge "n/a"."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "n/a"
+    return f"{v:.1%}" if isinstance(v, float) else str(v)
+
+
+def _op_names(ops: pd.DataFrame) -> set[str]:
+    """The distinct op names (``pd.unique``'s; a set of the texts themselves when all are str, ~4x cheaper)."""
+    if not len(ops):
+        return set()
+    names = col_of(ops, "name")
+    got = set(names.tolist())
+    return got if all(type(n) is str for n in got) else set(pd.unique(names).tolist())
+
+
+def _empty_side(nb: set[str], nc: set[str]) -> str:
+    return "either side" if not (nb or nc) else "the base side" if not nb else "the comparison side"
+
+
+def _match_rate(ctx: RunContext, nb: set[str], nc: set[str]) -> tuple[float | None, Any, Any, str]:
+    """(lowest rate, base figure, comparison figure, how): the operator comparator's match rates
+    (``ctx.frames["match_rate"]``: matched / operators per side), else a Jaccard index of the
+    framework operator names of ``nb`` / ``nc`` (all names when a side has none), one figure for both."""
+    got = _frame_rates(ctx.frames.get("match_rate"))
+    if got is not None:
+        return got
+    if not nb or not nc:
+        # the figures are then counts, in the columns that hold rates elsewhere: say so ("115 | 0" read as rates)
+        return (None, len(nb), len(nc),
+                f"no operators on {_empty_side(nb, nc)} (a MindSpore or hardware-only profile): nothing to match "
+                "(figures: distinct operator names per side)")
+    fb, fc = _framework_ops(nb), _framework_ops(nc)
+    if fb and fc:
+        # the backend's own names (cudaLaunchKernel, aclnnMm, npu::..., record_event) differ between a
+        # GPU and an NPU run of one model: 50% of all names shared by the AlexNet pair, 78% of these
+        nb, nc, what = fb, fc, "framework operator names (aten::, autograd::)"
+    else:
+        what = "operator name sets"
+    rate = len(nb & nc) / len(nb | nc)
+    return rate, rate, rate, f"Jaccard index of the {what}"
+
+
+def _frame_rates(mr: Any) -> tuple[float, float | None, float | None, str] | None:
+    """``_match_rate``'s answer from the match-rate frame (``operators.record_match_rate``): rows with an empty
+    side left out, NaN rates skipped, the lowest rate per side and of both; None without a rate. On arrays: ~15
+    pandas calls on a one-row frame cost ~0.8 ms."""
+    if not isinstance(mr, pd.DataFrame) or not len(mr) or not {"base_rate", "comparison_rate"} <= set(mr.columns):
+        return None
+    br, cr = _floats(mr, "base_rate"), _floats(mr, "comparison_rate")
+    if {"base_total", "comparison_total"} <= set(mr.columns):
+        # a comparison with nothing on one side (no torch op in a MindSpore profile, no module in a trace
+        # recorded without with_modules) matched nothing by necessity: no evidence of another workload
+        keep = (_floats(mr, "base_total") > 0) & (_floats(mr, "comparison_total") > 0)
+        br, cr = br[keep], cr[keep]
+    else:
+        keep = np.ones(len(mr), dtype=bool)
+    hb, hc = ~np.isnan(br), ~np.isnan(cr)
+    if not (hb.any() or hc.any()):
+        return None
+    what = ", ".join(str(w) for w in col_of(mr, "what")[keep].tolist()) if "what" in mr.columns else ""
+    low_b = float(br[hb].min()) if hb.any() else None
+    low_c = float(cr[hc].min()) if hc.any() else None
+    return (min(v for v in (low_b, low_c) if v is not None), low_b, low_c,
+            f"matched / compared {what or 'operators'} per side (operator comparison)")
+
+
+def _floats(frame: pd.DataFrame, name: str) -> np.ndarray:
+    """A column as float64: number columns as they are, others through pandas' coercion (unreadable: NaN)."""
+    values = col_of(frame, name)
+    if values.dtype.kind in "iufb":
+        return values.astype(np.float64)
+    return np.asarray(pd.to_numeric(pd.Series(values, dtype=object), errors="coerce"), dtype=np.float64)
+
+
+FRAMEWORK_PREFIXES = ("aten::", "autograd::")
+
+
+def _framework_ops(names: set[str]) -> set[str]:
+    return {n for n in names if isinstance(n, str) and n.startswith(FRAMEWORK_PREFIXES)}
+
+
+def _step_count(names: set[str], p: Profile | None = None) -> int:
+    """ProfilerStep#N ranges; a DB export cut to the step asked for counts its STEP_TIME rows, since its ops
+    hold that step's marker alone (a text-vs-DB run with a step warned "base 3, comparison 1")."""
+    steps = p.extra.get("steps") if p is not None and p.source == "ascend_db" else None
+    if steps is not None and p.extra.get("step", -1) >= 0 and len(steps):
+        return int(steps["id"].nunique())
+    return sum(1 for n in names if isinstance(n, str) and n.startswith(STEP_MARK))
+
+
+#: parallel_group_info names of the group of every rank: torch_npu's, MindSpore's.
+WORLD_GROUPS = ("default_group", "hccl_world_group")
+
+
+def _world(p: Any) -> tuple[int | str | None, int, int]:
+    """The world size as the check shows it, and the range it lies in: the metadata's figure (exact), else
+    "at least N" from the ranks the communication tasks name (N >= 2: one rank's own tasks tell nothing)."""
+    exact = _world_size(p.metadata)
+    if exact is not None:
+        return exact, exact, exact
+    if p.rank_span >= 2:
+        return f"at least {p.rank_span}", p.rank_span, 2**63 - 1
+    return None, 0, 0
+
+
+def _world_size(meta: dict) -> int | None:
+    """A non-negative integer or its ASCII digits (within int64): str.isdigit() also takes "²", on which
+    int() raised; else the size of the one default process group an NPU profile lists."""
+    for key in ("distributedInfo", "distributed_args"):  # Kineto's trace, torch_npu's profiler_metadata.json
+        info = meta.get(key)
+        if isinstance(info, dict):
+            v = info.get("world_size")
+            if isinstance(v, str) and v.isascii() and v.isdigit() and len(v.lstrip("0")) <= 19:
+                v = int(v.lstrip("0") or "0")
+            if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**63:
+                return v
+    # torch_npu records the process groups without Megatron's distributed_args: the default group (MindSpore's
+    # hccl_world_group) is the world
+    groups = meta.get("parallel_group_info")
+    if isinstance(groups, dict):
+        worlds = {len(g["global_ranks"]) for g in groups.values() if isinstance(g, dict)
+                  and g.get("group_name") in WORLD_GROUPS and isinstance(g.get("global_ranks"), list)}
+        if len(worlds) == 1:
+            return worlds.pop()
+    return None
+
+
+def _device_count(p: Any) -> int | None:
+    """Devices that ran kernels; Kineto's deviceProperties (every GPU the process could see, 8 for a
+    one-GPU job on an 8-GPU host) only when the kernels name no device."""
+    if len(p.kernels) and "device" in p.kernels:
+        dev = col_of(p.kernels, "device")
+        dev = dev[dev >= 0]
+        if dev.size:
+            return int(np.unique(dev).size)
+    props = p.device_properties
+    return len(props) if props else None
+
+
+VENDOR_CHECK = "GPU vendor"
+EXPORT_CHECK = "NPU export kind"
+SETTINGS_CHECK = "NPU profiler settings"
+IDLE_CHECK = "longest idle stretch"
+STEP_CHECK = "time breakdown of the steps"
+CATEGORY_CHECK = "computing split into categories"
+EARLY_CHECK = "kernels launched before the profile"
+#: Share of E2E from which the stretch run by kernels launched before the profile is a note
+EARLY_SHARE = 0.1
+#: Checks that fail on the same workload too (other hardware, another export, other profiler settings, one long
+#: idle stretch): each is its own warning, about how to read the figures, not part of the "may not be the same
+#: workload" block.
+NOTE_CHECKS = {VENDOR_CHECK: "Base and comparison GPUs are from different vendors",
+               EXPORT_CHECK: "Base and comparison are different kinds of NPU export",
+               SETTINGS_CHECK: "Base and comparison were collected with different NPU profiler settings",
+               IDLE_CHECK: "One stretch with no computing and no communication is half or more of a side's E2E time",
+               STEP_CHECK: "The time breakdown covers the whole profile, not the step asked for",
+               CATEGORY_CHECK: "One side's computing time is not split into categories",
+               EARLY_CHECK: "Part of a side's E2E time runs kernels launched before the profile began"}
+#: Share of E2E from which one idle stretch is a note: the sample traces' longest stretches are under 10 % of
+#: E2E for training steps and 30-45 % for some benchmark loops, and 50-98 % where a profile holds one long stall
+#: or opens long before the work (hta's PARAM AlexNet: 10.9 of 12.9 s)
+IDLE_SHARE = 0.5
+_SIDES = ("base", "comparison")
+
+
+def whole_profile_sides(ctx: RunContext | CompareResult) -> list[str]:
+    """The sides given a step whose time breakdown ignores it: text exports (reference-1 §1.4, as the original's
+    OverallMetrics), which the Summary waterfall and the --fail_on_regression gate are built from too."""
+    opts = ctx.options
+    return [name for name, p, step in (("base", ctx.base, opts.base_step),
+                                       ("comparison", ctx.comparison, opts.comparison_step))
+            if step >= 0 and p.source == "ascend_text"]
+
+
+def _step_row(ctx: RunContext) -> dict[str, Any] | None:
+    """Where a step was asked for: what the time breakdown of each side covers."""
+    steps = {"base": ctx.options.base_step, "comparison": ctx.options.comparison_step}
+    if max(steps.values()) < 0:
+        return None
+    whole = whole_profile_sides(ctx)
+    scope = {side: "whole profile" if side in whole or steps[side] < 0 else f"step {steps[side]}" for side in _SIDES}
+    detail = ("OverallMetrics, the waterfall and --fail_on_regression of a text export cover the whole profile, as "
+              "the original's OverallMetrics (the step limits the operator, module, memory, API, kernel and "
+              "communication sheets); a DB export limits them to the step")
+    return _guard(STEP_CHECK, not whole, scope["base"], scope["comparison"], detail)
+
+
+_EXPORT_KINDS = {"ascend_db": "db", "ascend_text": "text"}
+
+
+def _operator_sheets(ctx: RunContext) -> bool:
+    """Whether the operator / module sheets are built: operator compare on and torch ops on both sides."""
+    return bool(ctx.options.enable_operator_compare and ctx.base.has_ops and ctx.comparison.has_ops)
+
+
+def _hccl_kernel_rows(p: Profile) -> int:
+    """kernel_details.csv rows of a text export that are HCCL ops (``hcom_allReduce_``, core ``HCCL``): rows of
+    its KernelCompare that a DB export, whose compute tasks hold no HCCL op, never has."""
+    kd = p.kernel_details
+    if p.source != "ascend_text" or kd is None or not len(kd) or "Type" not in kd.columns:
+        return 0
+    types = kd["Type"].fillna("").astype(str).str.strip()
+    typed = (~types.isin(["", "N/A"]) & (types.str.lower() != "nan")).to_numpy(dtype=bool)  # Level0: N/A, no row
+    return int((hccl_op_rows(kd) & typed).sum())
+
+
+def _export_row(ctx: RunContext, bds: tuple[Breakdown, Breakdown] | None) -> dict[str, Any] | None:
+    """The "NPU export kind" check: where a text export is compared with a DB export (torch_npu's export type
+    changed between two runs), the figures of this run that the two kinds define differently by the original's
+    rules (docs/differences.md, "Text against DB exports of one workload"), each named with its measure where
+    the data gives one, so the user does not read a loader's definition as a change of the job. None where a
+    side is no NPU export or the run builds none of those figures; an "ok" row (one kind) where it does."""
+    b, c = ctx.base, ctx.comparison
+    eb, ec = _EXPORT_KINDS.get(b.source), _EXPORT_KINDS.get(c.source)
+    operators = _operator_sheets(ctx)
+    opts = ctx.options
+    if not (eb and ec) or not (operators or bds is not None or opts.enable_memory_compare
+                               or opts.enable_kernel_compare):
+        return None
+    if eb == ec:  # an "ok" row only beside the operator sheets, as before the note named other figures
+        if not operators:
+            return None
+        return _guard(EXPORT_CHECK, True, eb, ec,
+                      f"both sides are {eb} exports (a text and a DB export define E2E and Free Time, Mem Usage, "
+                      "Wait Time and the operator and module device times differently)")
+    sides = {"text": ("base", b) if eb == "text" else ("comparison", c),
+             "db": ("base", b) if eb == "db" else ("comparison", c)}
+    text_side, text = sides["text"]
+    db_side, db_export = sides["db"]
+    parts = []
+    if bds is not None:
+        db_bd = bds[0] if db_side == "base" else bds[1]
+        text_bd = bds[0] if text_side == "base" else bds[1]
+        if db_bd.e2e_ns > 0 and db_bd.outside_busy_ns > 0:
+            inside = db_bd.e2e_ns - db_bd.outside_busy_ns
+            parts.append(
+                "E2E and Free Time: a DB export's E2E window also spans its device tasks that are no kernel "
+                "(MEMCPY_ASYNC, ...), a text export's (Overlap Analysis) only its computing and communication: "
+                f"the {db_side} side's {db_bd.e2e_ns / 1e6:,.3f} ms hold {db_bd.outside_busy_ns / 1e6:,.3f} ms "
+                f"outside them ({inside / 1e6:,.3f} ms as a text export measures it)")
+        odd = text_bd.no_pmu_kernels
+        if odd.count and not text_bd.hide_op_details:
+            parts.append(f"Computing Time's Number and categories: the {text_side} side's kernel_details.csv has "
+                         f"{odd.count} kernel(s) without PMU values (N/A), {odd.ns / 1e6:,.3f} ms, which a text "
+                         "export leaves to Other and a DB export categorises")
+        if db_bd.groups and text_bd.groups:
+            if db_bd.wait_ns or text_bd.wait_ns:  # both 0 (level 0: no Notify_Wait task either side) is no split
+                parts.append("Wait Time: a text export picks the plane that waits least, one without Notify_Wait "
+                             "included (0 ms), a DB export only planes that wait")
+            parts.append("the communication group rows: a text export names a group 'Group N Communication' (or its "
+                         "process-group name), a DB export by its HCCL name, so the two groups' rows do not pair")
+    if bds is not None or opts.enable_memory_compare:  # Mem Usage: OverallMetrics, the memory line
+        peak, without = peak_reserved_gb(text), peak_without_app_gb(text)
+        if (peak is not None and without is not None and peak_reserved_gb(db_export) is not None
+                and f"{peak:.2f}" != f"{without:.2f}"):
+            parts.append(f"Mem Usage: the {text_side} side's {peak:.2f}G counts memory_record.csv's APP component "
+                         f"({without:.2f}G without it), which a DB export's MEMORY_RECORD does not hold")
+    if operators:
+        parts.append("operator and module device times: a text export links HCCL ops and memcpy tasks to torch ops, "
+                     "a DB export only compute tasks")
+    if opts.enable_kernel_compare and not opts.use_kernel_type:
+        n = _hccl_kernel_rows(text)
+        if n:
+            parts.append(f"KernelCompare: the {text_side} side's kernel_details.csv lists {n} HCCL op(s) "
+                         "(hcom_*), which a DB export's compute tasks do not hold")
+    if not parts:
+        return None
+    return _guard(EXPORT_CHECK, False, eb, ec,
+                  "the two kinds define these figures differently (the original's rules), so their difference is "
+                  "partly the export's, not the job's: " + "; ".join(parts))
+
+
+def _why_no_categories(p: Profile) -> str:
+    """What a side without categorised computing lacks, by the kind of input (the log audit saw a bare
+    trace_view.json of a Level1 export called "a Level0 text export")."""
+    if p.level == "trace":
+        return f"{bare_trace(p)}: no kernel_details.csv"
+    if p.source == "ascend_text":  # what its kernel_details.csv holds (the level is known at rank level only)
+        kd = p.kernel_details
+        if kd is None:
+            return "no kernel_details.csv"
+        if p.extra.get("profiler_level") == "Level0" or not any_typed(kd):
+            return "a Level0 export: no kernel types or PMU counters"
+        if not has_pmu(kd):
+            return "its kernel_details.csv has no PMU counters (aic_metrics other than PipeUtilization)"
+    return "its kernels carry no type or counter of a category"
+
+
+def _category_row(bds: tuple[Breakdown, Breakdown], sides: tuple[Profile, Profile]) -> dict[str, Any] | None:
+    """Where one side's computing is all "Other" and the other side's is split (an NPU Level0 export, whose
+    kernels have no type or PMU counters, beside a GPU trace): every category step of the waterfall then falls
+    to 0 on that side and its "Other Computing" grows, which reads as a change of work. Only when a side has
+    computing time."""
+    # at most 1: categories of kernels that overlap in time (concurrent streams) sum past their union
+    shares = [min(bd.categorised_ns / bd.computing_ns, 1.0) if bd.computing_ns > 0 else None for bd in bds]
+    if None in shares:
+        return None
+    ok = (shares[0] == 0) == (shares[1] == 0)
+    why = "; ".join(f"{side}: {_why_no_categories(p)}" for side, p, share in zip(_SIDES, sides, shares, strict=True)
+                    if share == 0) if not ok else "a Level0 NPU export, for one, has no kernel types or PMU counters"
+    return _guard(CATEGORY_CHECK, ok, shares[0], shares[1],
+                  "share of computing time in categories (Flash Attention, Conv, Matmul, Vector, Cube, SDMA, MC2); "
+                  f"a side with none has no data to split it by ({why}), so its category steps fall to 0 and its "
+                  "Other Computing holds it all: compare Computing Time, not its categories")
+
+
+def _early_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any] | None:
+    """GPU sides whose E2E window opens with kernels the trace holds no launch of (the previous step's tail):
+    that stretch counts in E2E and its computing kernels, by name only, in the categories (the original's
+    rules), so two windows holding different amounts of the previous step differ by it. Only where a side has
+    such a stretch; a side that cannot be judged (NPU data, a trace without launch flows) shows none."""
+    if not any(bd.early_ns for bd in bds):
+        return None
+    shares = [bd.early_ns / bd.e2e_ns if bd.has_launches and bd.e2e_ns > 0 else None for bd in bds]
+    ok = not any(x is not None and x >= EARLY_SHARE for x in shares)
+    where = "; ".join(f"{side}: the first {bd.early_ns / 1e6:,.3f} ms of E2E, where "
+                      f"{bd.early_kernels.count:,} computing kernels run ({bd.early_kernels.ns / 1e6:,.3f} ms busy)"
+                      for side, bd in zip(_SIDES, bds, strict=True) if bd.early_ns)
+    return _guard(EARLY_CHECK, ok, shares[0], shares[1],
+                  f"share of E2E before the first kernel the trace holds a launch of, run by kernels launched before "
+                  f"the profile began (the previous step's tail): {where}; they count in E2E, and the computing "
+                  "ones, by their names only, in the categories (collectives in communication), so windows holding "
+                  f"different amounts of that step differ by them; a note from {EARLY_SHARE:.0%}: read E2E and the "
+                  "categories with this in mind, or profile so that the previous step has ended (a warmup step, a "
+                  "synchronize before the profiled one)")
+
+
+def _idle_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any]:
+    """The longest stretch of each side's E2E window with no computing and no communication, as a share of E2E.
+
+    It counts whole in that side's E2E and Free Time, so where it is most of the E2E they mostly measure the
+    stretch; the E2E difference only where the two stretches differ by half of it or more. A side without
+    E2E time is left out (unknown when no side crosses the threshold)."""
+    shares = [bd.longest_idle.length_ns / bd.e2e_ns if bd.e2e_ns > 0 else None for bd in bds]
+    crossed = [side for side, x in zip(_SIDES, shares, strict=True) if x is not None and x >= IDLE_SHARE]
+    ok = False if crossed else (True if None not in shares else None)
+    where = ", ".join(f"{side} {bd.longest_idle.length_ns / 1e6:,.3f} ms, "
+                      f"{bd.longest_idle.offset_ns / 1e6:,.3f} ms into the E2E window "
+                      f"(ts {us_text([bd.longest_idle.start_ns])[0]} us)"
+                      for side, bd in zip(_SIDES, bds, strict=True) if bd.e2e_ns > 0)
+    if not where:
+        return _guard(IDLE_CHECK, None, None, None, "no E2E time on either side")
+    detail = f"the longest stretch with no computing and no communication, as a share of E2E: {where}"
+    if crossed:
+        whose = "both sides'" if len(crossed) == 2 else f"the {crossed[0]} side's"
+        b, c = bds
+        diff = c.e2e_ns - b.e2e_ns
+        # the difference too where the stretches' change is half of it or more
+        also = None not in shares and diff and 2 * abs(c.longest_idle.length_ns - b.longest_idle.length_ns) >= abs(diff)
+        detail += (f"; {whose} E2E and Free Time mostly measure that stretch"
+                   f"{', and so does the E2E difference' if also else ''} (a profile opened long before the work, "
+                   "a stall, a host-side wait): compare Computing Time and its categories")
+    else:
+        detail += f"; a note from {IDLE_SHARE:.0%}"
+    return _guard(IDLE_CHECK, ok, shares[0], shares[1], detail)
+
+
+_FA_BUCKETS = tuple(b for b in BUCKETS if b.startswith("fa_"))
+
+
+def _vendor_row(vb: str | None, vc: str | None, bds: tuple[Breakdown, Breakdown] | None) -> dict[str, Any]:
+    """NVIDIA against AMD is a note about Flash Attention's Cube / Vector split, which goes by the names of each
+    vendor's attention kernels; with no Flash Attention time on either side (known from the time breakdown)
+    there is nothing to read with care."""
+    ok = None if vb is None or vc is None else vb == vc
+    if ok is False and bds is None:  # an API-, memory- or operator-only run shows no Flash Attention figure
+        return _guard(VENDOR_CHECK, True, vb, vc, "no time breakdown in this run, so Flash Attention's Cube / "
+                      "Vector split, which goes by each vendor's attention kernel names, does not arise")
+    if ok is False and not any(bd.b(k).count for bd in bds for k in _FA_BUCKETS):
+        return _guard(VENDOR_CHECK, True, vb, vc, "no Flash Attention time on either side, so its Cube / Vector "
+                      "split, which goes by each vendor's attention kernel names, does not arise")
+    return _guard(VENDOR_CHECK, ok, vb, vc, "Flash Attention's Cube / Vector split goes by kernel-name keywords, "
+                  "and the vendors' attention libraries name their kernels differently (AMD aotriton's attn_fwd "
+                  "is Cube; an attention kernel no keyword names is Vector): across vendors "
+                  "compare the Flash Attention totals first, then their split")
+
+
+def _npu_settings(b: Any, c: Any) -> tuple[str, str] | None:
+    """profiler_info.json's profiler level and AI Core metrics of both sides (e.g. "Level1 /
+    ACL_AICORE_PIPE_UTILIZATION"); None unless both name a level. The metrics count only where both name
+    them (an older export without the key is no difference)."""
+    levels = [p.extra.get("profiler_level") for p in (b, c)]
+    if not all(isinstance(v, str) for v in levels):
+        return None
+    metrics = [p.extra.get("aic_metrics") for p in (b, c)]
+    if all(isinstance(m, str) for m in metrics):
+        return f"{levels[0]} / {metrics[0]}", f"{levels[1]} / {metrics[1]}"
+    return levels[0], levels[1]
+
+
+def _gpu_vendor(p: Any) -> str | None:
+    """NVIDIA or AMD from Kineto deviceProperties names (None for NPU data or when unnamed)."""
+    if not p.is_gpu:
+        return None
+    names = " ".join(str(d.get("name", "")) for d in (p.device_properties or []) if isinstance(d, dict)).lower()
+    if any(w in names for w in ("nvidia", "tesla", "geforce", "quadro", "titan")):  # older names lack "NVIDIA"
+        return "NVIDIA"
+    if "amd" in names or "instinct" in names or "radeon" in names:
+        return "AMD"
+    return None
+
+
+def _heavy_ops(ops: pd.DataFrame, n: int) -> list[str]:
+    """The ``n`` operator names with the largest total host duration (cpu ops only when tagged)."""
+    if not len(ops):
+        return []
+    cats = col_of(ops, "cat", object)
+    sel = cats == "cpu_op"
+    if not sel.any():
+        sel = np.ones(len(ops), dtype=bool)
+    names = col_of(ops, "name", object)
+    dims = col_of(ops, "input_dims", object)
+    sel &= ~_isin(dims, ("", "N/A", "[]"))
+    idx = np.flatnonzero(sel)
+    if not len(idx):
+        return []
+    codes, uniq = factorize(names[idx])
+    total = np.zeros(len(uniq), np.int64)
+    np.add.at(total, codes, col_of(ops, "dur", np.int64)[idx])
+    keep = np.array([not str(u).startswith(STEP_MARK) for u in uniq.tolist()], dtype=bool)
+    cand = np.flatnonzero(keep)
+    # largest totals first, first appearance breaking ties (as ``nlargest`` keeps the first)
+    top = cand[np.lexsort((cand, -total[cand]))][:n]
+    return [uniq[i] for i in top.tolist()]
+
+
+#: Up to this many values ``_isin`` looks each up in a set; above it pandas' hash table is faster (a Python
+#: lookup costs ~50 ns a value, pandas ~0.1 ms a call plus ~20 ns a value).
+ISIN_PYTHON_MAX = 2000
+
+
+def _isin(values: np.ndarray, items: Any) -> np.ndarray:
+    """``Series.isin(items)`` of an object array: for the few thousand ops of a small profile, one set lookup
+    per value (the Series and pandas' hash table cost ~0.1 ms a call on a thousand ops); larger arrays and
+    values a set cannot hold go through pandas."""
+    if len(values) <= ISIN_PYTHON_MAX:
+        wanted = set(items)
+        try:
+            return np.fromiter((v in wanted for v in values.tolist()), dtype=bool, count=len(values))
+        except TypeError:  # an unhashable value
+            pass
+    return object_column(values).isin(list(items)).to_numpy(dtype=bool)
+
+
+def _has_shapes(ops: pd.DataFrame) -> bool:
+    dims = col_of(ops, "input_dims", object)
+    if not len(dims):
+        return False
+    if isinstance(dims[0], str) and dims[0] not in ("", "N/A"):  # the usual answer where shapes were read
+        return True
+    return not set(dims.tolist()) <= {"", "N/A"}  # as ``isin(["", "N/A"]).all()``, without the Series
+
+
+#: Dimensions, separators and ``None`` (an absent optional tensor): anything else (a letter) is no shape. The
+#: digit a shape needs is looked for apart: a pattern with the digit inside it backtracked quadratically on a
+#: long text that fails near its end (48k characters of dims and then a letter: 40 s).
+_SHAPE_TEXT = re.compile(r"(?:[\d,;\s\[\]()-]|None)*")
+_DIGIT = re.compile(r"\d")
+
+
+def _comparable_shape(dims: Any) -> str:
+    """Input Dims in one notation for both sides (Kineto writes ``[[32, 3], [3]]``, an Ascend text export
+    ``32,3;\\r\\n3``); "" when no dimension was recorded (``N/A``, or torch_npu's ``;\\r\\n;`` for tensor
+    lists) or when the text is no shape at all (data types such as ``c10::BFloat16`` where a DB export's
+    columns could not be told apart), so such an op is not held against the other side."""
+    text = shape_key(str(dims))
+    return text if _SHAPE_TEXT.fullmatch(text) and _DIGIT.search(text) else ""
+
+
+def _shape_mismatches(base: pd.DataFrame, comparison: pd.DataFrame, base_names: set[str],
+                      comparison_names: set[str]) -> tuple[int, list[str]]:
+    """(ops checked, op names whose input shapes share nothing between the sides); an op counts as
+    checked only when both sides recorded shapes for it. ``base_names`` / ``comparison_names``: each side's
+    ``_op_names``."""
+    # the heaviest of either side found on the other, so that swapping the sides checks the same operators
+    names = list(dict.fromkeys([n for n in _heavy_ops(base, SHAPE_TOP_OPS) if n in comparison_names]
+                               + [n for n in _heavy_ops(comparison, SHAPE_TOP_OPS) if n in base_names]))
+    if not names:
+        return 0, []
+    keys: dict[str, str] = {}  # shared by both sides: two runs of one model repeat the same texts
+
+    def shapes(ops: pd.DataFrame) -> dict[str, set]:
+        nm = col_of(ops, "name", object)
+        sel = np.flatnonzero(_isin(nm, names))
+        out: dict[str, set] = {}
+        for k, d in zip(nm[sel].tolist(), col_of(ops, "input_dims", object)[sel].tolist(), strict=True):
+            if d not in keys:
+                keys[d] = _comparable_shape(d)
+            out.setdefault(k, set()).add(keys[d])
+        return {k: v - {""} for k, v in out.items()}
+
+    sb_all, sc_all = shapes(base), shapes(comparison)
+    checked, bad = 0, []
+    for name in names:
+        sb, sc = sb_all.get(name, set()), sc_all.get(name, set())
+        if sb and sc:
+            checked += 1
+            if not (sb & sc):
+                bad.append(name)
+    return checked, bad
+
+
+def guards(ctx: RunContext) -> pd.DataFrame:
+    """One row per validity check; Status "warn" means the sides are probably not the same workload."""
+    b, c = ctx.base, ctx.comparison
+    rows = []
+    nb, nc = _op_names(b.ops), _op_names(c.ops)  # one pass over each side's op names
+    rate, shown_b, shown_c, how = _match_rate(ctx, nb, nc)
+    rows.append(_guard("operator match rate", None if rate is None else rate >= MATCH_RATE_THRESHOLD,
+                       shown_b, shown_c, f"{how}; warn below {MATCH_RATE_THRESHOLD:.0%}"))
+    # a side without shapes (every profiling-only load: its ops read "N/A") checks nothing: the heaviest-op
+    # search and the shape texts are skipped, with the outcome they would give (no shape, nothing checked)
+    shaped = _has_shapes(b.ops) and _has_shapes(c.ops)
+    checked, bad = _shape_mismatches(b.ops, c.ops, nb, nc) if shaped else (0, [])
+    if bad:
+        detail = "no common input shape for: " + ", ".join(bad)
+    elif checked:
+        detail = f"{checked} heaviest operators found on both sides"
+    elif not (nb and nc):
+        detail = f"no operators on {_empty_side(nb, nc)}: nothing to check"
+    elif not shaped:
+        detail = ("no input shapes on one side (recorded without record_shapes, or not read: shapes are "
+                  "loaded only with the operator, memory or API comparison on)")
+    else:
+        detail = ("the heaviest operators of each side are absent from the other side, or have no dimension "
+                  "recorded")
+    rows.append(_guard("input shapes of top operators", None if not checked else not bad, checked, checked,
+                       detail))
+    sb, sc = _step_count(nb, b), _step_count(nc, c)
+    rows.append(_guard("step count", None if not (sb and sc) else sb == sc, sb or None, sc or None,
+                       "ProfilerStep#N ranges in the trace"))
+    (wb, lo_b, hi_b), (wc, lo_c, hi_c) = _world(b), _world(c)
+    # same where both are exact and equal, different where the two ranges do not meet, else unknown
+    same = None if wb is None or wc is None else (
+        False if hi_b < lo_c or hi_c < lo_b else True if lo_b == hi_b == lo_c == hi_c else None)
+    source = ("distributed metadata (profiler_metadata.json / META_DATA: distributed_args, else the default "
+              "group; Kineto distributedInfo), else at least the ranks the NPU communication tasks name")
+    # where the sizes differ, what it means first: the line said only where the figures came from
+    rows.append(_guard("world size", same, wb, wc, source if same is not False else (
+        "jobs on different numbers of ranks communicate differently (a side's collectives have no counterpart, "
+        "or another size, on the other), so Uncovered Communication and the E2E time differ by that too: "
+        f"compare runs of the same world size; sizes from {source}")))
+    db, dc = _device_count(b), _device_count(c)
+    # a blank figure is a side whose data names no device: say why, as on every NPU text pair it is blank
+    rows.append(_guard("device count", None if db is None or dc is None else db == dc, db, dc,
+                       "devices that ran kernels (else Kineto deviceProperties)" + (
+                           "; blank: that side's data names no device (an NPU text export's kernel_details.csv "
+                           "has no device column)" if db is None or dc is None else "")))
+    # the two hardware notes only where both sides are of that hardware: an "unknown" GPU vendor of NPU
+    # profiles (or export kind of GPU traces) read as a check that could not be made
+    bds = find_breakdowns(ctx)
+    export_row = _export_row(ctx, bds)
+    if export_row is not None:
+        rows.append(export_row)
+    settings = _npu_settings(b, c)
+    if settings is not None:
+        rows.append(_guard(SETTINGS_CHECK, settings[0] == settings[1], *settings,
+                           "profiler level / AI Core metrics of profiler_info.json: levels record different data "
+                           "at different overhead (Level0 has no PMU counters), and the metrics decide the Cube / "
+                           "Vector split; for timings, collect both runs alike"))
+    step_row = _step_row(ctx) if bds is not None else None  # only where a time breakdown was made
+    if step_row is not None:
+        rows.append(step_row)
+    if b.is_gpu and c.is_gpu:
+        rows.append(_vendor_row(_gpu_vendor(b), _gpu_vendor(c), bds))
+    if bds is not None:
+        rows.append(_idle_row(bds))
+        category_row = _category_row(bds, (b, c))
+        if category_row is not None:
+            rows.append(category_row)
+        early_row = _early_row(bds)
+        if early_row is not None:
+            rows.append(early_row)
+    # object columns: inference would turn a column of counts and one rate into floats, counts into rates
+    return plain_frame({c: object_array([r[c] for r in rows]) for c in GUARD_COLUMNS}, objects=True)
+
+
+
+def log_guards(frame: pd.DataFrame) -> None:
+    """One warning block for the failed checks (nothing when all pass). A "note" (NOTE_CHECKS: other
+    hardware, another export kind or profiler settings, one long idle stretch) holds for the same workload
+    too: each is its own warning."""
+    rows = list(zip(*(frame[c].tolist() for c in ("Check", "Status", "Base", "Comparison", "Detail")), strict=True))
+    for check, status, b, c, detail in rows:
+        if status == "note":
+            log.warning("%s (base %s, comparison %s): %s.", NOTE_CHECKS[check], shown(b), shown(c), detail)
+    bad = [r for r in rows if r[1] == "warn"]
+    if not bad:
+        return
+    lines = ["The two profiles may not be the same workload:"]
+    for check, _status, b, c, detail in bad:
+        b = None if pd.isna(b) else shown(b)
+        c = None if pd.isna(c) else shown(c)
+        if b is not None and c is not None and b != c:
+            sides = f" (base {b}, comparison {c})"
+        elif b is not None or c is not None:  # one figure for both sides (a Jaccard index, equal rates)
+            sides = f" ({b if b is not None else c})"
+        else:
+            sides = ""
+        lines.append(f"  - {check}{sides}: {detail}")
+    for line in lines:
+        log.warning(line)
