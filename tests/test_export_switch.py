@@ -110,8 +110,22 @@ def test_time_breakdown_run_names_the_e2e_window_and_mem_usage(samples, caplog, 
     assert "the communication group rows: a text export names a group 'Group N Communication'" in detail
     assert "operator and module" not in detail and "KernelCompare" not in detail
     assert "OverallMetrics compares" not in detail
-    warned = [m for m in caplog.messages if m.startswith(checks.NOTE_CHECKS[checks.EXPORT_CHECK])]
-    assert len(warned) == 1 and detail in warned[0]
+    # the log: the lead on one line, then a line per figure (one line of ~1,500 characters before), which
+    # together say the Detail cell's text
+    msgs = caplog.messages
+    warned = [i for i, m in enumerate(msgs) if m.startswith(checks.NOTE_CHECKS[checks.EXPORT_CHECK])]
+    assert len(warned) == 1
+    first = warned[0]
+    assert msgs[first].endswith(checks.EXPORT_LEAD[:-2] + ":")
+    bullets = []
+    for m in msgs[first + 1:]:
+        if not m.startswith("  - "):
+            break
+        bullets.append(m[4:])
+    # E2E and Free Time, Computing Time's Number, Wait Time, the group rows, Mem Usage
+    assert [b.split(":")[0] for b in bullets] == ["E2E and Free Time", "Computing Time's Number and categories",
+                                                 "Wait Time", "the communication group rows", "Mem Usage"]
+    assert checks.EXPORT_LEAD + "; ".join(bullets) == detail
 
 
 def test_kernel_compare_run_names_the_hccl_rows_only_where_they_have_a_type(samples):

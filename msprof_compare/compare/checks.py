@@ -244,6 +244,11 @@ def _step_row(ctx: RunContext) -> dict[str, Any] | None:
 
 
 _EXPORT_KINDS = {"ascend_db": "db", "ascend_text": "text"}
+#: The "NPU export kind" note's Detail: this lead, then its figures joined by ``EXPORT_PART_SEP``; the log shows
+#: each figure on a line of its own (up to seven, ~1,500 characters on one line before).
+EXPORT_LEAD = ("the two kinds define these figures differently (the original's rules), so their difference is partly "
+               "the export's, not the job's: ")
+EXPORT_PART_SEP = "; "
 
 
 def _operator_sheets(ctx: RunContext) -> bool:
@@ -323,9 +328,7 @@ def _export_row(ctx: RunContext, bds: tuple[Breakdown, Breakdown] | None) -> dic
                          "(hcom_*), which a DB export's compute tasks do not hold")
     if not parts:
         return None
-    return _guard(EXPORT_CHECK, False, eb, ec,
-                  "the two kinds define these figures differently (the original's rules), so their difference is "
-                  "partly the export's, not the job's: " + "; ".join(parts))
+    return _guard(EXPORT_CHECK, False, eb, ec, EXPORT_LEAD + EXPORT_PART_SEP.join(parts))
 
 
 def _why_no_categories(p: Profile) -> str:
@@ -640,7 +643,14 @@ def log_guards(frame: pd.DataFrame) -> None:
     too: each is its own warning."""
     rows = list(zip(*(frame[c].tolist() for c in ("Check", "Status", "Base", "Comparison", "Detail")), strict=True))
     for check, status, b, c, detail in rows:
-        if status == "note":
+        if status != "note":
+            continue
+        if check == EXPORT_CHECK and detail.startswith(EXPORT_LEAD):  # a line per figure
+            log.warning("%s (base %s, comparison %s): %s:", NOTE_CHECKS[check], shown(b), shown(c),
+                        EXPORT_LEAD[:-2])
+            for part in detail[len(EXPORT_LEAD):].split(EXPORT_PART_SEP):
+                log.warning("  - %s", part)
+        else:
             log.warning("%s (base %s, comparison %s): %s.", NOTE_CHECKS[check], shown(b), shown(c), detail)
     bad = [r for r in rows if r[1] == "warn"]
     if not bad:
