@@ -389,9 +389,18 @@ def test_rccl_generic_kernels_take_the_recorded_collective(tmp_path):
     assert _sheet_families(RCCL) == expected
     assert _sheet_families(_rccl(tmp_path, kernel_names=False)) == expected  # the records alone
     assert _sheet_families(_rccl(tmp_path, flows=False)) == expected  # the kernels alone
+    # the records without launch flows: the kernel's correlation id finds its launch call
+    assert _sheet_families(_rccl(tmp_path, kernel_names=False, flows=False)) == expected
     # neither: the original's one family
-    assert _sheet_families(_rccl(tmp_path, kernel_names=False, flows=False)) == {
+    assert _sheet_families(_rccl(tmp_path, kernel_names=False, flows=False, edit=_no_kernel_correlation)) == {
         "nccldevkernel": (4, pytest.approx(sum(sum(d) for d in want.values())))}
+
+
+def _no_kernel_correlation(events: list[dict]) -> None:
+    """Kernels that carry no correlation id: with the launch flows gone, nothing links them to their launch."""
+    for k in events:
+        if k.get("cat") == "kernel":
+            k["args"].pop("correlation", None)
 
 
 def test_rccl_unnamed_kernels_are_logged(tmp_path, caplog):
@@ -555,9 +564,9 @@ def test_recorded_collective_records_touching_the_launch(tmp_path, case):
 
 def test_no_line_when_no_kernel_names_a_collective(tmp_path, caplog):
     """The INFO line on unnamed kernels is for a side where others were named (docs/differences.md): the RCCL
-    excerpt without the names on the kernels and without the launch flows names none, so its one nccldevkernel
-    row is the original's and no line is written."""
-    path = _rccl(tmp_path, kernel_names=False, flows=False)
+    excerpt without the names on the kernels, the launch flows and the kernels' correlation ids names none, so its
+    one nccldevkernel row is the original's and no line is written."""
+    path = _rccl(tmp_path, kernel_names=False, flows=False, edit=_no_kernel_correlation)
     with caplog.at_level("INFO", logger="msprof-analyze"):
         assert list(_sheet_families(path)) == ["nccldevkernel"]
     assert not [r for r in caplog.records if "name no collective" in r.getMessage()]
@@ -682,7 +691,7 @@ def _range_families(events: list[dict]) -> dict[str, list[float]]:
     """Independently of the tool: each NCCL kernel's collective from the innermost ``nccl:`` range (the
     ProcessGroupNCCL profiling range) around the runtime call with the kernel's correlation id, mapped by hand
     to HCCL's words; the kernel name's collective where no range is around the call."""
-    word = {"nccl:all_to_all": "alltoall", "nccl:all_reduce": "allreduce"}
+    word = {"nccl:all_to_all": "alltoall", "nccl:all_reduce": "allreduce", "nccl:_all_gather_base": "allgather"}
     calls = {e["args"]["correlation"]: e for e in events if e.get("cat") == "cuda_runtime"}
     ranges = [e for e in events if e.get("ph") == "X" and str(e.get("name", "")).startswith("nccl:")]
     out: dict[str, list[float]] = {}
@@ -712,6 +721,36 @@ def test_nccl_ranges_name_the_collective_of_sendrecv_kernels(dlrm_rank):
            for _, r in rows.iterrows()}
     assert got == {f: (len(want[0][f]), pytest.approx(sum(want[0][f])), len(want[1][f]),
                        pytest.approx(sum(want[1][f]))) for f in ("alltoall", "allreduce")}
+
+
+TRACE_FILTER = "hta/tests/data/trace_filter/sampled_rank-{}.json.gz"
+
+
+def test_correlation_links_kernels_of_a_trace_without_flows(samples, tmp_path):
+    """hta's sampled ranks hold no launch flow (HTA's sampling left none), but each kernel and its launch call
+    share a ``correlation`` id: it finds the ``nccl:`` range around the launch, so the 10 SendRecv kernels of each
+    rank are their collectives (all_to_all, all_reduce, _all_gather_base) instead of one ``sendrecv`` row.
+    Figures from the raw JSON (rank 0: 4 / 182,403 us, 4 / 107,656 us, 2 / 106,140 us)."""
+    base, comp = (samples / TRACE_FILTER.format(r) for r in (0, 1))
+    events = [json.load(gzip.open(p))["traceEvents"] for p in (base, comp)]
+    assert not any(e.get("cat") == "ac2g" for ev in events for e in ev)  # no launch flow at all
+    want = [_range_families(ev) for ev in events]
+    assert {f: (len(d), sum(d)) for f, d in want[0].items()} == {
+        "alltoall": (4, 182403), "allreduce": (4, 107656), "allgather": (2, 106140)}
+    rows = compare(base, comp, enable_communication_compare=True).sheet("CommunicationCompare")
+    got = {r["Communication OP Name"]: (r["Calls"], r["Total Duration(us)"], r["Calls.1"], r["Total Duration(us).1"])
+           for _, r in rows.iterrows()}
+    assert got == {f: (len(want[0][f]), pytest.approx(sum(want[0][f])), len(want[1][f]),
+                       pytest.approx(sum(want[1][f]))) for f in ("alltoall", "allreduce", "allgather")}
+    # a correlation id two kernels share (as a graph launch's kernels do) links neither: both stay sendrecv
+    doc = json.load(gzip.open(base))
+    nccl = [k for k in doc["traceEvents"] if k.get("cat") == "kernel" and k["name"].startswith("nccl")]
+    nccl[1]["args"]["correlation"] = nccl[0]["args"]["correlation"]
+    shared = tmp_path / "shared.pt.trace.json"
+    shared.write_text(json.dumps(doc))
+    fams = _sheet_families(shared)
+    assert fams["sendrecv"] == (2, pytest.approx(nccl[0]["dur"] + nccl[1]["dur"]))
+    assert sum(c for c, _ in fams.values()) == 10
 
 
 def test_a_record_goes_before_the_nccl_range(tmp_path):

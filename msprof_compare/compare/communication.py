@@ -183,7 +183,8 @@ def launch_collectives(profile: Profile, rows: np.ndarray) -> np.ndarray:
     kernel ran.
 
     The launch comes from the launch flow ending at the kernel, never a graph replay's link (a graph launch
-    names no collective)."""
+    names no collective); for a kernel no launch flow ends at, from the runtime call with the kernel's
+    ``correlation`` id (the loader's ``extra["correlation_launches"]``: traces written without flows)."""
     coll = col_of(profile.ops, "collective", object)
     out = _innermost_record(profile, rows, np.flatnonzero(coll != ""), coll)
     left = np.flatnonzero(out == "")
@@ -205,7 +206,9 @@ def _innermost_record(profile: Profile, rows: np.ndarray, rec: np.ndarray, coll:
     out = np.full(len(rows), "", dtype=object)
     ops = profile.ops
     flows = profile.flows
-    if not len(rec) or not len(flows) or not len(rows):
+    # kernels no launch flow ends at, linked to their launch call by the correlation id (a trace without flows)
+    by_correlation = profile.extra.get("correlation_launches") or {}
+    if not len(rec) or not (len(flows) or by_correlation) or not len(rows):
         return out
     k = profile.kernels
     k_ts = col_of(k, "ts", np.int64)[rows]
@@ -217,6 +220,8 @@ def _innermost_record(profile: Profile, rows: np.ndarray, rec: np.ndarray, coll:
     f = {c: col_of(flows, c, np.int64)[sel] for c in ("f_pid", "f_tid", "f_ts", "s_pid", "s_tid", "s_ts")}
     launch = dict(zip(zip(f["f_pid"].tolist(), f["f_tid"].tolist(), f["f_ts"].tolist(), strict=True),
                       zip(f["s_pid"].tolist(), f["s_tid"].tolist(), f["s_ts"].tolist(), strict=True), strict=True))
+    for kernel, call in by_correlation.items():  # the loader links only kernels no launch flow ends at
+        launch.setdefault(kernel, call)
     o_ts = col_of(ops, "ts", np.int64)
     o_end = o_ts + col_of(ops, "dur", np.int64)
     o_pid, o_tid = col_of(ops, "pid", np.int64), col_of(ops, "tid", np.int64)

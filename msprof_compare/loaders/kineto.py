@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ProfileError
-from ..model import DRIVER_CATS, LAUNCH_CATS, RUNTIME_CATS, Profile, frame, starts_at
+from ..model import DRIVER_CATS, LAUNCH_CATS, RUNTIME_CATS, Profile, factorize, frame, starts_at
 from ..options import Options
 from . import traceio
 from .numparse import MAX_RESERVED_BYTES, duration_notes, zero_odd_durations
@@ -51,8 +51,9 @@ _NUM = int | float | str | bool | None | list | dict  # noqa: UP007 (runtime ali
 # Int args read with ``traceio.checked_ints`` (a bad value reads as absent, counted in one warning):
 # those a misreading turns into other figures. ``sort_index`` feeds no figure and is read by
 # ``traceio.whole_int`` (-1 when it is none, without a warning);
-# args no comparator reads (a kernel's correlation, External id, Sequence number, Fwd thread id)
-# are not in the args structs at all: each field costs decode time on every event.
+# args no comparator reads (External id, Sequence number, Fwd thread id; a kernel's correlation, decoded
+# apart only for the collective kernels no launch flow ends at) are not in the args structs at all: each field
+# costs decode time on every event.
 #: kernel ``device``: the devices that ran kernels (the summary's device count check)
 _DEVICE = traceio.IntArg("kernel device id", "those kernels count on no device")
 #: ``[memory]`` ``Bytes``: the size that opens (> 0) or closes (< 0: a free) a memory record
@@ -289,6 +290,8 @@ def _load(layout: Any, opts: Options, path: str, data: bytes, events: list, top:
         raise mtia_error(path, prof.extra["mtia"])  # ~2/3 of the time to this refusal (87 MB hta sample)
     _load_ops(prof, ev, with_args=details, comm=opts.enable_communication_compare)
     _load_flows(prof, ev, opts)
+    if opts.enable_communication_compare:
+        _link_collectives_by_correlation(prof, ev)
     _load_memory(prof, ev)
     _load_meta(prof, ev)
     if opts.enable_operator_compare:
@@ -438,6 +441,52 @@ def _load_flows(prof: Profile, ev: _Events, opts: Options) -> None:
         order = np.lexsort((out["f_ts"], np.concatenate([np.flatnonzero(both), ekey[ok]])))
         out = {k: v[order] for k, v in out.items()}
     prof.flows = frame("flows", out)
+
+
+#: Lower-cased name prefixes of NCCL / RCCL kernels (compare.classify.GPU_COMM_PREFIXES), whose collective
+#: CommunicationCompare reads from the host records around their launch call.
+_COLLECTIVE_KERNEL_PREFIXES = ("nccl", "rccl")
+
+
+def _link_collectives_by_correlation(prof: Profile, ev: _Events) -> None:
+    """``extra["correlation_launches"]``: {kernel (pid, tid, ts): launch call (pid, tid, ts)} for the NCCL / RCCL
+    kernels no launch flow ends at, found by the ``correlation`` arg the kernel and its launch call share.
+
+    Why: CommunicationCompare names a kernel's collective from the records around its launch call (a
+    ``record_param_comms`` op, a ``nccl:all_to_all`` range), found through the launch flow. Some traces hold no
+    launch flow but keep the correlation ids (hta's sampled ``trace_filter`` ranks: 10 SendRecv kernels each), so
+    their SendRecv kernels stayed ``sendrecv``. Only the collective's name reads this link; the operator and
+    module comparisons keep linking by flows (reference-2 §2.1). A correlation id several of these kernels share
+    (a graph launch's kernels) links none, as a graph replay names no collective. Read only for these kernels and
+    only when some exist: a trace with launch flows decodes nothing more."""
+    k = prof.kernels
+    if not len(k):
+        return
+    codes, uniq = factorize(k["name"].to_numpy(dtype=object))  # once per distinct name
+    coll = np.array([isinstance(n, str) and n.lower().startswith(_COLLECTIVE_KERNEL_PREFIXES)
+                     for n in uniq.tolist()], dtype=bool)[codes]
+    fl = prof.flows
+    if len(fl) and coll.any():  # the kernels a launch flow (of any kind but fwdbwd) already ends at
+        launch = (fl["cat"] != "fwdbwd").to_numpy()
+        linked = starts_at(k["pid"].to_numpy(np.int64), k["tid"].to_numpy(np.int64), k["ts"].to_numpy(np.int64),
+                           fl["f_pid"].to_numpy(np.int64)[launch], fl["f_tid"].to_numpy(np.int64)[launch],
+                           fl["f_ts"].to_numpy(np.int64)[launch])
+        coll &= ~linked
+    rows = np.flatnonzero(coll)
+    if not rows.size:
+        return
+    _, sub = ev.where(frozenset(KERNEL_CATS), ("X",))  # the kernels' events, in the frame's (file) order
+    corr = _ids([a.correlation for a in ev.args([sub[i] for i in rows.tolist()], _LaunchArgs)])
+    rows, corr = rows[corr >= 0], corr[corr >= 0]
+    single = ~pd.Index(corr).duplicated(keep=False)
+    rows, corr = rows[single], corr[single]
+    found = _launch_calls(ev, corr)
+    if found is None:
+        return
+    hit, call = found
+    key = zip(*(k[c].to_numpy(np.int64)[rows[hit]].tolist() for c in ("pid", "tid", "ts")), strict=True)
+    prof.extra["correlation_launches"] = dict(zip(key, zip(
+        call["pid"].tolist(), call["tid"].tolist(), call["ts"].tolist(), strict=True), strict=True))
 
 
 def _launch_calls(ev: _Events, ids: np.ndarray) -> tuple[np.ndarray, dict] | None:
