@@ -185,8 +185,10 @@ def test_contributor_holding_the_all_reduce_is_said_to(samples_dir_or_skip, tmp_
     assert comm["Name"].tolist() == [ACCUMULATE] and comm["Base(ms)"].isna().all()
     assert comm["Comparison(ms)"].tolist() == [pytest.approx(float(want), abs=2e-6)]
     said = f"most of the change of {ACCUMULATE} is collective communication launched inside it"
-    figures = (f"communication: base not recorded, comparison {want:.3f} ms (its export links no HCCL op to an "
-               "operator)")
+    # the reason names what the GPU side lacks: it holds no collective kernel (it said "its export links no HCCL op")
+    assert not [e for e in _gpu_events() if e.get("cat") == "kernel" and e["name"].lower().startswith(("nccl", "rccl"))]
+    figures = (f"communication: base not recorded, comparison {want:.3f} ms (its trace holds no NCCL / RCCL or other "
+               "collective kernel)")
     doc = json.loads(Path(res.to_json(tmp_path / "r.json")).read_text())
     assert doc["summary"]["contributors_note"].startswith(said)
     assert doc["summary"]["contributors_note"].endswith(figures)
@@ -200,6 +202,31 @@ def test_contributor_holding_the_all_reduce_is_said_to(samples_dir_or_skip, tmp_
     # a DB export links no HCCL op to an operator: no such note (its contributors are other operators)
     db = NPU.parents[2] / "db/level1/rank0_ascend_pt"
     assert "contributor_communication" not in compare(str(GPU), str(db)).frames
+
+
+def _gpu_events(path: Path = GPU) -> list[dict]:
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        return json.load(fh)["traceEvents"]
+
+
+def test_gpu_side_without_linked_collectives_is_said_so_by_its_kind(samples: Path, tmp_path: Path) -> None:
+    """A GPU side beside an NPU side whose operators own no collective was said to be "not recorded" because "its
+    export links no HCCL op to an operator": no GPU trace has HCCL ops. hta's sampled rank 0 holds 10 NCCL kernels
+    and no launch flow (HTA's sampling kept none), so no operator owns them: the reason says that, and the NPU
+    side's figure (the all-reduce under AccumulateGrad, by the raw trace_view.json) is unchanged."""
+    gpu = samples / "hta/tests/data/trace_filter/sampled_rank-0.json.gz"
+    events = _gpu_events(gpu)
+    assert sum(e.get("cat") == "kernel" and e["name"].startswith("nccl") for e in events) == 10
+    assert not [e for e in events if e.get("ph") in ("s", "f")]  # no flow of any kind
+    want = _hccl_ms_under(NPU / "ASCEND_PROFILER_OUTPUT" / "trace_view.json", ACCUMULATE)
+    res = compare(str(gpu), str(NPU))
+    comm = res.frames["contributor_communication"]
+    assert comm["Name"].tolist() == [ACCUMULATE] and comm["Base(ms)"].isna().all()
+    assert comm["Comparison(ms)"].tolist() == [pytest.approx(float(want), abs=2e-6)]
+    doc = json.loads(Path(res.to_json(tmp_path / "r.json")).read_text())
+    assert doc["summary"]["contributors_note"].endswith(
+        f"communication: base not recorded, comparison {want:.3f} ms (its trace's launch flows link none of its "
+        "collective kernels to an operator)")
 
 
 @pytest.mark.parametrize("text_is_base", [True, False])

@@ -394,6 +394,7 @@ def communication_note(contrib: pd.DataFrame | None, comm: pd.DataFrame | None) 
     held = dict(zip(comm["Name"].tolist(), zip(comm["Base(ms)"].tolist(), comm["Comparison(ms)"].tolist(),
                                                strict=True), strict=True))
     kinds = comm.attrs.get("kinds", ("NPU", "NPU"))  # each side's kind, GPU or NPU
+    holds = comm.attrs.get("held", (True, True))  # whether each side holds collective communication at all
     said: list[tuple[str, str]] = []
     for name, diff in zip(contrib["Name"].tolist(), contrib["Diff(ms)"].tolist(), strict=True):
         if name not in held:
@@ -402,7 +403,7 @@ def communication_note(contrib: pd.DataFrame | None, comm: pd.DataFrame | None) 
         # a side that links no collective to an operator (a DB export, a GPU trace of one rank) has no figure: the
         # whole of the other side's communication is then inside this contributor's change only
         if diff and ((0.0 if pd.isna(c) else c) - (0.0 if pd.isna(b) else b)) / diff >= COMM_SHARE:
-            said.append((name, _communication_figures(b, c, kinds)))
+            said.append((name, _communication_figures(b, c, kinds, holds)))
     if not said:
         return ""
     recorded = {k for k, col in zip(kinds, ("Base(ms)", "Comparison(ms)"), strict=True) if comm[col].notna().any()}
@@ -414,17 +415,26 @@ def communication_note(contrib: pd.DataFrame | None, comm: pd.DataFrame | None) 
             f"them {why}: " + ", ".join(f"{n}: {s}" for n, s in said))
 
 
-def _communication_figures(base: float, comparison: float, kinds: tuple[str, str] = ("NPU", "NPU")) -> str:
+#: Why a GPU side's communication inside an operator is null, by whether the trace holds collective kernels.
+GPU_UNRECORDED = {
+    False: "its trace holds no NCCL / RCCL or other collective kernel",
+    True: "its trace's launch flows link none of its collective kernels to an operator",
+}
+
+
+def _communication_figures(base: float, comparison: float, kinds: tuple[str, str] = ("NPU", "NPU"),
+                           held: tuple[bool, bool] = (True, True)) -> str:
     """"communication 1.000 ms -> 2.000 ms", or with "not recorded" (as the communication line says it) for a side
-    whose figure is null: it links no HCCL op to an operator, so its 0 would read as a fall of the communication
-    that its own CommunicationCompare column shows."""
+    whose figure is null: it links no collective to an operator, so its 0 would read as a fall of the communication
+    that its own CommunicationCompare column shows. The reason names what that side lacks, by its own kind: an
+    NPU export links no HCCL op (a DB export), a GPU trace holds no NCCL / RCCL kernel (one rank) or links none
+    (no launch flows); a GPU side beside an NPU side was said to link no HCCL op, which no GPU trace has."""
     if not pd.isna(base) and not pd.isna(comparison):
         return f"communication {base:.3f} ms -> {comparison:.3f} ms"
     sides = ", ".join(f"{side} {'not recorded' if pd.isna(v) else f'{v:.3f} ms'}"
                       for side, v in (("base", base), ("comparison", comparison)))
-    unrecorded = kinds[0] if pd.isna(base) else kinds[1]
-    why = "its trace links no collective kernel to an operator" if unrecorded == "GPU" and "NPU" not in kinds else \
-        "its export links no HCCL op to an operator"
+    side = 0 if pd.isna(base) else 1
+    why = GPU_UNRECORDED[bool(held[side])] if kinds[side] == "GPU" else "its export links no HCCL op to an operator"
     return f"communication: {sides} ({why})"
 
 
@@ -718,7 +728,8 @@ def _contributor_communication(ctx: RunContext, contrib: pd.DataFrame) -> pd.Dat
     if not len(contrib) or str(contrib["Level"].iloc[0]) != "operator" or not ctx.options.enable_operator_compare:
         return None
     kw = ctx.keywords  # None where the run read no keyword lists: NCCL / RCCL kernels only (no config file read)
-    if not any(_has_collectives(p, kw) for p in (ctx.base, ctx.comparison)):
+    held = tuple(_has_collectives(p, kw) for p in (ctx.base, ctx.comparison))
+    if not any(held):
         return None
     from .optree import operator_pairs
 
@@ -737,6 +748,7 @@ def _contributor_communication(ctx: RunContext, contrib: pd.DataFrame) -> pd.Dat
     frame = plain_frame({"Name": object_array([r[0] for r in rows]), "Base(ms)": np.array(base),
                          "Comparison(ms)": np.array(comp)})
     frame.attrs["kinds"] = tuple("GPU" if t.profile.is_gpu else "NPU" for t in trees)
+    frame.attrs["held"] = held  # a null side's reason: it holds no collective, or links none to an operator
     return frame
 
 
