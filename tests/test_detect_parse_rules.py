@@ -237,18 +237,62 @@ def test_damaged_time_text_in_a_trace_view_is_named(tmp_path, text, why):
 
 
 def test_communication_json_as_symbolic_link_is_refused(tmp_path):
-    """Every side file the text loader reads is checked before it is opened (reference-1 §2.4
+    """A side file the text loader reads is checked before it is opened (reference-1 §2.4
     "check_profiling_path" lists communication.json): the fixture's replaced by a symbolic link to the file
-    moved elsewhere (synthetic) is refused by name without --force, and read with it."""
+    moved elsewhere (synthetic) is refused by name without --force when a run reads it (the profiling
+    comparison), and read with it; detection alone no longer refuses it (only some runs read it)."""
     d = tmp_path / "rank0_ascend_pt"
     shutil.copytree(PT, d)
     side = d / "ASCEND_PROFILER_OUTPUT" / "communication.json"
     side.rename(tmp_path / "elsewhere.json")
     side.symlink_to(tmp_path / "elsewhere.json")
+    assert detect(str(d)).level == "profiling"
     with pytest.raises(ProfileError) as err:
-        detect(str(d))
+        load_profile(str(d), OPTS)
     assert (err.value.path, err.value.message) == (str(side), "is a symbolic link; refusing to follow it")
-    assert detect(str(d), force=True).level == "profiling"
+    forced = load_profile(str(d), Options(enable_profiling_compare=True, force=True))
+    assert forced.files["communication.json"] == str(side)
+    assert forced.communication == json.loads((tmp_path / "elsewhere.json").read_text())
+
+
+#: Each side file only some comparisons read: a run that reads it, and one that does not.
+READ_BY = {
+    "communication.json": (Options(enable_profiling_compare=True), Options(enable_api_compare=True)),
+    "memory_record.csv": (Options(enable_memory_compare=True), Options(enable_operator_compare=True)),
+    "operator_memory.csv": (Options(enable_memory_compare=True), Options(enable_profiling_compare=True)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(READ_BY))
+def test_a_symbolic_link_no_comparison_reads_is_not_refused(samples, tmp_path, name):
+    """The original pre-checks all four side files of ASCEND_PROFILER_OUTPUT whether or not the run reads them
+    (reference-1 §2.4), so an API-only run was refused for a symbolic-link communication.json it never opens,
+    and --force (which also drops the owner, permission and size checks of every file) was the only way on. A
+    copy of the msinsight level-1 text export with the file moved and linked back: a run that does not read it
+    loads (and has not read it); a run that reads it is refused by name without --force and reads the same data
+    through the link with it (memory_record.csv: the memory comparison's quiet read of the peak)."""
+    src = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+    d = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(src, d)
+    side = d / "ASCEND_PROFILER_OUTPUT" / name
+    moved = tmp_path / ("moved_" + name)
+    side.rename(moved)
+    side.symlink_to(moved)
+    reads, skips = READ_BY[name]
+    plain = load_profile(str(d), skips)
+    assert name not in plain.files
+    with pytest.raises(ProfileError) as err:
+        load_profile(str(d), reads)
+    assert (err.value.path, err.value.message) == (str(side), "is a symbolic link; refusing to follow it")
+    forced = load_profile(str(d), Options(**{k: getattr(reads, k) for k in (
+        "enable_profiling_compare", "enable_memory_compare")}, force=True))
+    assert forced.files[name] == str(side)
+    if name == "communication.json":
+        assert forced.communication == json.loads(moved.read_text())
+    else:  # as many rows as the CSV has lines after its header
+        rows = len(moved.read_text(encoding="utf-8").splitlines()) - 1
+        got = forced.memory_record if name == "memory_record.csv" else forced.operator_memory
+        assert len(got) == rows > 0
 
 
 def test_metadata_beside_trace_view_as_symbolic_link_is_refused(tmp_path):

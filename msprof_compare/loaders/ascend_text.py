@@ -1073,11 +1073,13 @@ def read_memory_record(path: str, warnings: list[str]) -> pd.DataFrame:
     return frame_of({"Total Reserved(MB)": cells})
 
 
-def _quiet_memory_record(out: str, profile: Profile) -> pd.DataFrame | None:
+def _quiet_memory_record(out: str, profile: Profile, force: bool = False) -> pd.DataFrame | None:
     """memory_record.csv for the memory comparison's peak line when OverallMetrics is off: read without a
-    word (a missing or unreadable file only leaves the peak out; its warnings are OverallMetrics'). Checked
-    with the other side files before loading (``paths.check_layout``)."""
+    word (a missing or unreadable file only leaves the peak out; its warnings are OverallMetrics'). Checked as
+    every side file that is read (a symbolic link without --force is refused, not passed over)."""
     p = os.path.join(out, "memory_record.csv")
+    if os.path.lexists(p):
+        paths.check_input(p, force, kind="text")
     if not os.path.isfile(p):
         return None
     try:
@@ -1236,6 +1238,10 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
 
     def path_of(name: str) -> str | None:
         p = os.path.join(out, name)
+        if os.path.lexists(p):
+            # checked when read (reference-1 §2.4 checks the side files up front, kernel_details.csv is then too):
+            # a run that does not read one is not refused for a link, an owner or a size it never meets
+            paths.check_input(p, opts.force, kind="text")
         if os.path.isfile(p):
             profile.files[name] = p
             return p
@@ -1254,7 +1260,7 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
     if p:
         profile.memory_record = read_memory_record(p, profile.warnings)
     elif not profiling and opts.enable_memory_compare:
-        profile.memory_record = _quiet_memory_record(out, profile)
+        profile.memory_record = _quiet_memory_record(out, profile, opts.force)
     if opts.enable_memory_compare:  # only the memory comparison reads it (as the original)
         p = path_of("operator_memory.csv")
         if p:

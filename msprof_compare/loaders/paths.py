@@ -60,12 +60,13 @@ PROFILER_DB_NAMES = "ascend_pytorch_profiler_*.db, ascend_mindspore_profiler_*.d
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
-#: Side files of an ASCEND_PROFILER_OUTPUT directory that the text loader reads (reference-1 §2.3).
+#: Side files of an ASCEND_PROFILER_OUTPUT directory that the text loader reads in every run, checked with the
+#: trace before loading. The original's pre-check (reference-1 §2.4 "check_profiling_path") also checks
+#: memory_record.csv, operator_memory.csv and communication.json, which only some comparisons read: the text
+#: loader checks those when it reads them (``ascend_text._side_files``, as op_statistic.csv), so a run that does
+#: not read one is not refused for it (docs/differences.md).
 SIDE_FILES = (
     ("kernel_details.csv", "text"),
-    ("memory_record.csv", "text"),
-    ("operator_memory.csv", "text"),
-    ("communication.json", "text"),
 )
 
 
@@ -162,7 +163,8 @@ def check_input(path: str, force: bool, *, kind: str | None = None, shown: str |
 
 
 def check_layout(layout: Layout, force: bool) -> None:
-    """Post-detection checks of every file a loader will read (reference-1 §2.4 "check_profiling_path")."""
+    """Post-detection checks of every file a loader reads in any run (reference-1 §2.4 "check_profiling_path");
+    the side files only some comparisons read are checked by the loader when it reads them."""
     # named as typed when it is the path given; a folder given for the one Kineto trace it holds has the trace
     # checked as profiling_path, and a problem of that file ("is a symbolic link") must not name the folder
     shown = layout.given if given_path(layout.given) == layout.profiling_path else None
