@@ -76,7 +76,9 @@ def test_absent_step_refused_whichever_of_these_comparisons_runs(flag, caplog):
     excerpt's trace_view.json holds no ProfilerStep# event (grep finds none)."""
     with caplog.at_level(logging.INFO, logger="msprof-analyze"), pytest.raises(UsageError) as info:
         compare(str(NPU_DIR), str(NPU_DIR), **{flag: True}, base_step=999, comparison_step=999)
-    assert str(info.value) == (f"{NPU_DIR}: Invalid step id: 999: the profile has no ProfilerStep# markers, so no "
+    # named by the file the steps are read from (tests/test_steps.py::test_step_errors_name_the_file_the_steps_...)
+    assert str(info.value) == (f"{NPU_DIR / 'ASCEND_PROFILER_OUTPUT' / 'trace_view.json'}: Invalid step id: 999: "
+                               "the profile has no ProfilerStep# markers, so no "
                                "step can be chosen (run without --base_step / --comparison_step)")
     assert not [m for m in caplog.messages if m.startswith("Start to compare")]
 

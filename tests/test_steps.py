@@ -122,10 +122,11 @@ STEP_CHECKED_BY = ("enable_profiling_compare", "enable_operator_compare", "enabl
 @pytest.mark.parametrize("flag", STEP_CHECKED_BY)
 def test_unknown_text_step_refused_whichever_comparison_is_on(flag: str, samples: Path) -> None:
     """The original validates the step while reading communication data, i.e. for every comparison
-    but kernel compare; the error names the side's input. Before, a profiling-only run ignored it."""
+    but kernel compare; the error names the file the side's steps were read from. Before, a profiling-only run
+    ignored it."""
     base, comp = (str(samples / TEXT.format(n)) for n in (1, 2))
-    with pytest.raises(StepError, match=r"level2/rank0_ascend_pt: Invalid step id: 7, please choose from "
-                                        r"the valid steps: 50$"):
+    with pytest.raises(StepError, match=r"level2/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view\.json: Invalid step "
+                                        r"id: 7, please choose from the valid steps: 50$"):
         compare(base, comp, base_step="50", comparison_step="7", **{flag: True})
 
 
@@ -144,6 +145,29 @@ def test_step_on_bare_trace_views_compares_without_kernel_sheet(samples: Path) -
     assert "KernelCompare" not in names and {"OverallMetrics", "ApiCompare"} <= set(names)
     with pytest.raises(StepError, match="trace_view.json: Invalid step id: 7"):
         compare(base, comp, base_step="50", comparison_step="7")
+
+
+def test_step_errors_name_the_file_the_steps_were_read_from(samples: Path, tmp_path: Path) -> None:
+    """A step the data does not hold is refused, naming the file its steps were read from for either kind of
+    NPU export: the DB's ``.db`` (STEP_TIME) as before, and now a text export's trace_view.json (its
+    ProfilerStep# markers), which named the folder given instead. One line ``error: <file>: <problem>``, exit 2
+    (a usage error: the step option), through the CLI. The valid steps are 50 in both (the markers' and
+    STEP_TIME's, read from the raw files)."""
+    from test_bad_corpus import run_cli
+
+    text = samples / TEXT.format(1)
+    trace = text / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    marks = {e["name"] for e in json.loads(trace.read_text()) if str(e.get("name", "")).startswith("ProfilerStep#")}
+    assert marks == {"ProfilerStep#50"}
+    db_dir = samples / "msinsight/test/data/pytorch/db/level1/rank0_ascend_pt"
+    db = db_dir / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db"
+    assert [r[0] for r in sql(db, "SELECT id FROM STEP_TIME")] == [50]
+    for given, file in ((text, trace), (db_dir, db)):
+        code, _, err = run_cli(["-bp", str(given), "-d", str(given), "--base_step", "50", "--comparison_step", "7",
+                                "-o", str(tmp_path)])
+        lines = [line for line in err.splitlines() if line.startswith("error:")]
+        assert code == 2 and len(lines) == 1, err
+        assert lines[0].startswith(f"error: {file}: Invalid ") and "please choose from the valid steps: 50" in lines[0]
 
 
 def test_step_needs_ascii_digits() -> None:
@@ -274,7 +298,8 @@ def test_mindspore_25_step_markers_outside_torch_ops(samples: Path, tmp_path: Pa
     e2e = [s.sheet("OverallMetrics").set_index("Index").loc["E2E Time"].tolist() for s in (res, torch)]
     assert e2e[0] == e2e[1]
     assert "ApiCompare" not in res.sheet_names and "ApiCompare" in torch.sheet_names
-    with pytest.raises(StepError, match=r"ascend_ms: Invalid step id: 7, please choose from the valid steps: 50$"):
+    with pytest.raises(StepError, match=r"ascend_ms/ASCEND_PROFILER_OUTPUT/trace_view\.json: Invalid step id: 7, "
+                                        r"please choose from the valid steps: 50$"):
         compare(*map(str, dirs), base_step="50", comparison_step="7")
     # without a step nothing extra is read: the markers stay out of the tables
     assert "step_marks" not in load_profile(str(dirs[0]), Options()).extra

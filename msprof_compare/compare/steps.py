@@ -19,6 +19,7 @@ import pandas as pd
 from ..columns import col_of
 from ..errors import StepError, UsageError
 from ..model import Profile, step_marks
+from ..textsafe import display
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -83,10 +84,18 @@ def step_range(profile: Profile, step: int) -> tuple[int, int] | None:
         row = hit.iloc[0]
         return int(row["ts"]), int(row["ts"] + row["dur"])
     seen = list(dict.fromkeys(steps["label"].astype(str).str.strip()))
+    source = steps_file(profile)
     if not seen:
-        raise StepError(f"{profile.path}: Invalid step id: {step}: the profile has no ProfilerStep# markers, "
+        raise StepError(f"{source}: Invalid step id: {step}: the profile has no ProfilerStep# markers, "
                         "so no step can be chosen (run without --base_step / --comparison_step)")
-    raise StepError(f"{profile.path}: Invalid step id: {step}, please choose from the valid steps: {', '.join(seen)}")
+    raise StepError(f"{source}: Invalid step id: {step}, please choose from the valid steps: {', '.join(seen)}")
+
+
+def steps_file(profile: Profile) -> str:
+    """The file a text export's steps are read from (its trace_view.json, or the timeline given), as the DB
+    loader's step errors name the ``.db`` that holds STEP_TIME: the folder given named no file that holds the
+    steps, and the two kinds of input named theirs differently. A profile built without files (tests): its path."""
+    return display(profile.files.get("trace_view.json") or profile.path)
 
 
 def side_step(ctx: RunContext, side: str) -> int:
