@@ -4,6 +4,7 @@ with the original's outputs (reference-outputs pairs 1, 2, 4, 8, 8b, 9d)."""
 from __future__ import annotations
 
 import json
+import logging
 import math
 import re
 import shutil
@@ -891,3 +892,36 @@ def test_breakdown_frame_is_the_records_frame(samples) -> None:
     pd.testing.assert_frame_equal(got, want, check_exact=True)
     assert got.dtypes.tolist() == want.dtypes.tolist() and got.columns.dtype == want.columns.dtype
     assert len(got) > 20 and got["ns"].gt(0).any()
+
+
+def test_negative_transmit_is_said(samples, tmp_path, caplog):
+    """reference-1 §5.7 measures a group's wait (its least-waiting plane's Notify_Wait candidates inside the
+    not-overlapped windows) and its uncovered time (its ops inside them) apart, and Transmit = uncovered - wait:
+    kept, so Notify_Wait tasks lying outside the group's ops make Transmit negative, which the sheet showed
+    without a word. No sample does it: a copy of level1 rank0 with plane 0 (tid 1, no Notify_Wait) left out, so
+    that a waiting plane is chosen, and the group's four all-reduces cut to 1 us each, which leaves their
+    Notify_Wait tasks outside them. Figures by the plain-Python rule above; one warning line names the group."""
+    copy, tv, raw = _level1_copy(samples, tmp_path)
+    pid = next(e["pid"] for e in raw if e.get("ph") == "M" and e["name"] == "process_name"
+               and e["args"]["name"] == "HCCL")
+    raw = [e for e in raw if not (e.get("pid") == pid and e.get("tid") == 1)]
+    ops = [e for e in raw if e.get("pid") == pid and e.get("tid") == 0 and e.get("ph") == "X"]
+    assert len(ops) == 4
+    for e in ops:
+        e["dur"] = 1
+    tv.write_text(json.dumps(raw), encoding="utf-8")
+    wait, uncovered = _wait_by_hand(raw)
+    assert wait == 14_700 and uncovered < wait  # by hand: 14.7 us of waits, at most 4 us of ops
+    bd = B.npu_breakdown(load_profile(str(copy), OPTS), OPTS)
+    assert bd.groups == {"Group 0 Communication": {"wait": wait, "transmit": uncovered - wait}}
+    want = (f"{tv}: communication group Group 0 Communication: Transmit reads {(uncovered - wait) / 1e6:.6f} ms, "
+            f"below 0: its Wait ({wait / 1e6:.6f} ms, Notify_Wait tasks inside the not-overlapped windows) exceeds "
+            f"its uncovered communication time ({uncovered / 1e6:.6f} ms, its ops inside them)")
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(copy), str(samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"),
+                      enable_profiling_compare=True)
+    lines = [r.getMessage() for r in caplog.records if "below 0" in r.getMessage()]
+    assert len(lines) == 1 and lines[0].startswith(want)
+    sheet = res.sheet("OverallMetrics").set_index("Index")
+    transmit = [i for i in sheet.index if str(i).strip() == "Transmit"]
+    assert transmit and sheet.loc[transmit[0], "Duration(ms)"] == pytest.approx((uncovered - wait) / 1e6)

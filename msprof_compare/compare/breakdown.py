@@ -152,7 +152,8 @@ class Breakdown:
     #: categories leave to Other (reference-1 §5.3) and a DB export's categorise (§7.3.2)
     no_pmu_kernels: Bucket = field(default_factory=Bucket)
     has_launches: bool = False                   # GPU: some kernel's launch is in the trace (early is judged)
-    #: Rows the data could not provide, with the reason (shown as one log line each).
+    #: Rows the data could not provide, with the reason, and figures it gives that cannot be right (a negative
+    #: group Transmit): shown as one log line (WARNING) each.
     missing: list[str] = field(default_factory=list)
 
     def set_window(self, lo: int, hi: int, busy: tl.Intervals, path: str) -> None:
