@@ -742,14 +742,18 @@ def test_correlation_links_kernels_of_a_trace_without_flows(samples, tmp_path):
            for _, r in rows.iterrows()}
     assert got == {f: (len(want[0][f]), pytest.approx(sum(want[0][f])), len(want[1][f]),
                        pytest.approx(sum(want[1][f]))) for f in ("alltoall", "allreduce", "allgather")}
-    # a correlation id two kernels share (as a graph launch's kernels do) links neither: both stay sendrecv
+    # a correlation id two kernels share (as a graph launch's kernels do, computing ones too) links neither:
+    # NCCL kernels 0 and 1 share one, NCCL kernel 2 shares one with a computing kernel; those three stay sendrecv
     doc = json.load(gzip.open(base))
-    nccl = [k for k in doc["traceEvents"] if k.get("cat") == "kernel" and k["name"].startswith("nccl")]
+    kernels = [k for k in doc["traceEvents"] if k.get("cat") == "kernel"]
+    nccl = [k for k in kernels if k["name"].startswith("nccl")]
+    other = next(k for k in kernels if not k["name"].startswith("nccl"))
     nccl[1]["args"]["correlation"] = nccl[0]["args"]["correlation"]
+    other["args"]["correlation"] = nccl[2]["args"]["correlation"]
     shared = tmp_path / "shared.pt.trace.json"
     shared.write_text(json.dumps(doc))
     fams = _sheet_families(shared)
-    assert fams["sendrecv"] == (2, pytest.approx(nccl[0]["dur"] + nccl[1]["dur"]))
+    assert fams["sendrecv"] == (3, pytest.approx(sum(k["dur"] for k in nccl[:3])))
     assert sum(c for c, _ in fams.values()) == 10
 
 

@@ -456,30 +456,34 @@ def _link_collectives_by_correlation(prof: Profile, ev: _Events) -> None:
     ``record_param_comms`` op, a ``nccl:all_to_all`` range), found through the launch flow. Some traces hold no
     launch flow but keep the correlation ids (hta's sampled ``trace_filter`` ranks: 10 SendRecv kernels each), so
     their SendRecv kernels stayed ``sendrecv``. Only the collective's name reads this link; the operator and
-    module comparisons keep linking by flows (reference-2 §2.1). A correlation id several of these kernels share
-    (a graph launch's kernels) links none, as a graph replay names no collective. Read only for these kernels and
-    only when some exist: a trace with launch flows decodes nothing more."""
+    module comparisons keep linking by flows (reference-2 §2.1). A correlation id several kernels without a flow
+    share (a graph launch's kernels) links none, as a graph replay names no collective. Decoded only for the
+    kernels no flow ends at, and only when such a collective kernel exists: a trace whose launch flows reach its
+    collective kernels decodes nothing more."""
     k = prof.kernels
     if not len(k):
         return
     codes, uniq = factorize(k["name"].to_numpy(dtype=object))  # once per distinct name
     coll = np.array([isinstance(n, str) and n.lower().startswith(_COLLECTIVE_KERNEL_PREFIXES)
                      for n in uniq.tolist()], dtype=bool)[codes]
-    fl = prof.flows
-    if len(fl) and coll.any():  # the kernels a launch flow (of any kind but fwdbwd) already ends at
-        launch = (fl["cat"] != "fwdbwd").to_numpy()
-        linked = starts_at(k["pid"].to_numpy(np.int64), k["tid"].to_numpy(np.int64), k["ts"].to_numpy(np.int64),
-                           fl["f_pid"].to_numpy(np.int64)[launch], fl["f_tid"].to_numpy(np.int64)[launch],
-                           fl["f_ts"].to_numpy(np.int64)[launch])
-        coll &= ~linked
-    rows = np.flatnonzero(coll)
-    if not rows.size:
+    if not coll.any():
         return
+    fl = prof.flows
+    unlinked = np.ones(len(k), dtype=bool)
+    if len(fl):  # the kernels a launch flow (of any kind but fwdbwd) already ends at
+        launch = (fl["cat"] != "fwdbwd").to_numpy()
+        unlinked = ~starts_at(k["pid"].to_numpy(np.int64), k["tid"].to_numpy(np.int64), k["ts"].to_numpy(np.int64),
+                              fl["f_pid"].to_numpy(np.int64)[launch], fl["f_tid"].to_numpy(np.int64)[launch],
+                              fl["f_ts"].to_numpy(np.int64)[launch])
+    if not (coll & unlinked).any():
+        return
+    # the correlation ids of every kernel no flow ends at: one several of them share (a graph launch's kernels,
+    # computing ones too) names no launch of a single collective
+    pool = np.flatnonzero(unlinked)
     _, sub = ev.where(frozenset(KERNEL_CATS), ("X",))  # the kernels' events, in the frame's (file) order
-    corr = _ids([a.correlation for a in ev.args([sub[i] for i in rows.tolist()], _LaunchArgs)])
-    rows, corr = rows[corr >= 0], corr[corr >= 0]
-    single = ~pd.Index(corr).duplicated(keep=False)
-    rows, corr = rows[single], corr[single]
+    ids = _ids([a.correlation for a in ev.args([sub[i] for i in pool.tolist()], _LaunchArgs)])
+    keep = coll[pool] & (ids >= 0) & ~pd.Index(ids).duplicated(keep=False)
+    rows, corr = pool[keep], ids[keep]
     found = _launch_calls(ev, corr)
     if found is None:
         return
