@@ -341,3 +341,110 @@ def test_db_schedule_task_replayed_is_one_kernel_per_run(tmp_path):
     for index in ("Conv (Forward) (Cube)", "Conv (Forward) (Vector)", "Conv (Backward) (Cube)",
                   "Conv (Backward) (Vector)", "Matmul (Cube)", "Matmul (Vector)", "Vector (Trans)"):
         assert om.loc[index, ["Duration(ms).1", "Number.1"]].tolist() == om.loc[index, cols].tolist()
+
+
+MOE_EAGER = DATA / "b200_vllm_moe_excerpt.pt.trace.json"
+MATMUL_CONV_FA_WORDS = ("aten::addmm", "aten::bmm", "aten::mm", "aten::matmul", "aten::conv", "flash_attention",
+                        "fusion_attention", "flashattn", "xformers_flash", "efficient_attention", "flash2attn",
+                        "cudnn_attention")
+
+
+def _plain_events(path: Path) -> list[dict]:
+    raw = gzip.open(path).read() if path.suffix == ".gz" else path.read_bytes()
+    data = json.loads(raw, parse_float=Decimal)
+    return data["traceEvents"] if isinstance(data, dict) else data
+
+
+def _replayed_share(events: list[dict]) -> tuple[int, int, int]:
+    """(replayed computing kernels, their summed ns, every computing kernel's summed ns), by each kernel's own
+    correlation id against the graph launch calls' (not by flows). The traces hold no collective and no
+    copy-named kernel, so every kernel event is a computing one."""
+    kernels = [e for e in events if e.get("ph") == "X" and e.get("cat") == "kernel"]
+    assert not any(w in e["name"].lower() for e in kernels for w in ("nccl", "all_reduce", "htod", "dtod", "dtoh"))
+    launches = {e["args"]["correlation"] for e in events
+                if e.get("ph") == "X" and e.get("cat") in RUNTIME and "GraphLaunch" in e["name"]}
+    rep = [e for e in kernels if e["args"].get("correlation") in launches]
+    return len(rep), sum(_ns(e["dur"]) for e in rep), sum(_ns(e["dur"]) for e in kernels)
+
+
+def _op_launched_ns(events: list[dict]) -> int:
+    """Device time of the kernels whose launch flow starts inside a Matmul / Conv / Flash Attention op (the
+    steps whose category needs the op): the launch's start ts inside the op's span, flows paired by id."""
+    ops = [(_ns(e["ts"]), _ns(e["ts"]) + _ns(e["dur"])) for e in events
+           if e.get("ph") == "X" and e.get("cat") in ("cpu_op", "user_annotation")
+           and any(w in e["name"].lower() for w in MATMUL_CONV_FA_WORDS)]
+    starts = {e["id"]: _ns(e["ts"]) for e in events if e.get("ph") == "s" and e.get("cat") == "ac2g"}
+    ends = {(e["pid"], e["tid"], _ns(e["ts"])): e["id"] for e in events
+            if e.get("ph") == "f" and e.get("cat") == "ac2g"}
+    total = 0
+    for e in events:
+        if e.get("ph") == "X" and e.get("cat") == "kernel":
+            fid = ends.get((e["pid"], e["tid"], _ns(e["ts"])))
+            if fid in starts and any(lo <= starts[fid] <= hi for lo, hi in ops):
+                total += _ns(e["dur"])
+    return total
+
+
+def _replay_row(res) -> dict:
+    g = res.guards.set_index("Check")
+    return g.loc["graph replays"].to_dict()
+
+
+def test_graph_replays_note_between_a_graph_run_and_an_eager_one(caplog):
+    """vLLM's piecewise HIP graphs (MI300X excerpt) against vLLM eager (B200 excerpt): a replayed kernel's launch
+    is the graph launch, inside no Matmul / Conv / Flash Attention op, so by the original's rules it is Cube
+    (other) or Vector by name, where the eager side's kernels launched inside such ops are Matmul (found by
+    the session-41 inference audit: SGLang decode, all graph, against its eager prefill showed Matmul 0 ->
+    420 ms). The Summary's checks now say how much of each side is replayed and that those steps differ by
+    the launch mode; every figure is recomputed from the raw JSON."""
+    n, rep_ns, comp_ns = _replayed_share(_events(EXCERPT))
+    assert n == 361 and rep_ns / comp_ns > 0.9
+    eager = _plain_events(MOE_EAGER)
+    assert _replayed_share(eager)[0] == 0
+    by_op = _op_launched_ns(eager)
+    assert by_op == 6_496  # the aten::linear -> aten::mm GEMM of the excerpt
+    caplog.set_level("WARNING", logger="msprof-analyze")
+    res = compare(str(MOE_EAGER), str(EXCERPT), enable_profiling_compare=True)
+    row = _replay_row(res)
+    assert row["Status"] == "note"
+    assert row["Base"] == 0.0 and row["Comparison"] == pytest.approx(rep_ns / comp_ns, rel=1e-12)
+    assert f"comparison {n:,} kernels, {rep_ns / 1e6:,.3f} ms" in row["Detail"]
+    assert f"the base side replays less and has {by_op / 1e6:,.3f} ms in those steps" in row["Detail"]
+    assert "One side replays much more of its computing from CUDA / HIP graphs than the other (base 0.0%, " \
+           f"comparison {100 * rep_ns / comp_ns:.1f}%)" in caplog.text
+    # the same trace on both sides replays alike: an "ok" row, no warning
+    same = compare(str(EXCERPT), str(EXCERPT), enable_profiling_compare=True)
+    assert _replay_row(same)["Status"] == "ok"
+    # no replay on either side: no row
+    assert "graph replays" not in compare(str(MOE_EAGER), str(MOE_EAGER), enable_profiling_compare=True
+                                          ).guards["Check"].tolist()
+
+
+def test_graph_replays_of_inference_samples(samples):
+    """The full samples: SGLang decode (one HIP graph) against its eager prefill is a note naming the prefill's
+    Matmul time; vLLM full-graph decode against piecewise prefill+decode replays alike (ok); hta's NVIDIA
+    cudaGraphLaunch trace counts every graph kernel, also the 25 graphs of a single kernel whose one flow
+    pair looks like a plain launch."""
+    dec, pre = samples / SGLANG, samples / "tracelens/tests/traces/inference/sglang_prefilldecode/" \
+        "sglang_Qwen3-8B_prefilldecode.json.gz"
+    n, rep_ns, comp_ns = _replayed_share(_events(dec))
+    assert (n, rep_ns, comp_ns) == (544, 9_656_404, 9_765_437)
+    by_op = _op_launched_ns(_events(pre))
+    assert by_op == 420_305_748
+    row = _replay_row(compare(str(dec), str(pre), enable_profiling_compare=True))
+    assert (row["Status"], row["Base"], row["Comparison"]) == ("note", pytest.approx(rep_ns / comp_ns), 0.0)
+    assert "the comparison side replays less and has 420.306 ms in those steps" in row["Detail"]
+    shares = [_replayed_share(_events(samples / p)) for p in (DECODE, PIECEWISE)]
+    row = _replay_row(compare(str(samples / DECODE), str(samples / PIECEWISE), enable_profiling_compare=True))
+    assert row["Status"] == "ok"
+    assert [row["Base"], row["Comparison"]] == [pytest.approx(r / c) for _, r, c in shares]
+    hta = samples / "hta/tests/data/negative_queue_length_values_check/rank0.json.gz"
+    ev = _events(hta)
+    launches = {e["args"]["correlation"] for e in ev
+                if e.get("ph") == "X" and e.get("cat") in RUNTIME and "GraphLaunch" in e["name"]}
+    graph_kernels = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "kernel"
+                     and e["args"].get("correlation") in launches]
+    assert len(launches) == 70 and len(graph_kernels) == 135
+    row = _replay_row(compare(str(hta), str(hta), enable_profiling_compare=True))
+    assert f"base {len(graph_kernels):,} kernels, {sum(_ns(e['dur']) for e in graph_kernels) / 1e6:,.3f} ms" \
+        in row["Detail"]

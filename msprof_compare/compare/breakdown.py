@@ -152,6 +152,10 @@ class Breakdown:
     #: categories leave to Other (reference-1 §5.3) and a DB export's categorise (§7.3.2)
     no_pmu_kernels: Bucket = field(default_factory=Bucket)
     has_launches: bool = False                   # GPU: some kernel's launch is in the trace (early is judged)
+    #: GPU: the computing kernels replayed from a CUDA / HIP graph (count, sum of their durations): their launch
+    #: is the graph launch, inside no Matmul / Conv / Flash Attention op, so they are Cube (other) or Vector by
+    #: name alone, where the same kernels launched eagerly count in those ops' categories
+    replayed: Bucket = field(default_factory=Bucket)
     #: Rows the data could not provide, with the reason, and figures it gives that cannot be right (a negative
     #: group Transmit): shown as one log line (WARNING) each.
     missing: list[str] = field(default_factory=list)

@@ -105,6 +105,33 @@ def _early_kernels(bd: Breakdown, profile: Profile, opts: Options | None, lanes:
             bd.early_kernels.add(tl.length(tl.union(ts[busy], end[busy])), int(busy.sum()))
 
 
+def _replayed_kernels(bd: Breakdown, profile: Profile, opts: Options | None, lanes: tuple[np.ndarray, np.ndarray],
+                      ts: np.ndarray, dur: np.ndarray) -> None:
+    """The computing kernels replayed from a CUDA / HIP graph: a launch flow ends at the kernel and starts at a
+    graph launch call (``cudaGraphLaunch``, ``hipGraphLaunch``, ``cuGraphLaunch``; ROCm writes no flow start, and
+    the loader links such ends to the call by correlation id). Flows alone cannot tell them: an NVIDIA graph of
+    one kernel has one plain flow pair (hta's negative_queue_length_values_check: 25 of its 70 launches). The
+    categories of replayed kernels come from their names alone, as the op around a graph launch says nothing
+    of the op a kernel was captured from (``flow_start_of`` leaves the ROCm ones out; the original links one end
+    per flow id), so a graph run's GEMMs are Cube (other) where an eager run's are Matmul; the "graph replays"
+    check of the Summary says so where the two sides replay differently."""
+    flows, ops = profile.flows, profile.ops
+    if not len(flows) or not len(ops) or not ts.size:
+        return
+    launch = (classify.per_unique(col_of(ops, "cat", object), lambda c: c in LAUNCH_CATS)
+              & classify.per_unique(col_of(ops, "name", object), lambda n: "graphlaunch" in n))
+    if not launch.any():
+        return
+    mine = np.isin(col_of(flows, "cat", object), _launch_cats(opts))
+    at_launch = starts_at(*(col_of(flows, c, np.int64)[mine] for c in ("s_pid", "s_tid", "s_ts")),
+                          *(col_of(ops, c, np.int64)[launch] for c in ("pid", "tid", "ts")))
+    if not at_launch.any():
+        return
+    hit = starts_at(*lanes, ts, *(col_of(flows, c, np.int64)[mine][at_launch] for c in ("f_pid", "f_tid", "f_ts")))
+    if hit.any():
+        bd.replayed.add(int(dur[hit].sum()), int(hit.sum()))
+
+
 def missing_kernels_hint(profile: Profile) -> str:
     """What to do about a GPU trace without kernel events. Recording with the CUDA activity helps only where
     the trace shows it was off: launch calls (cudaLaunchKernel, hipModuleLaunchKernel, cudaGraphLaunch) or
@@ -186,6 +213,8 @@ def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
     labels = classify.categorize(cdur, flow_start_of(profile, cts, opts), classify.is_cube_kernel_name(cnames, kw),
                                  cube_ops)
     classify.fill_buckets(bd, labels, cdur)
+    _replayed_kernels(bd, profile, opts, tuple(col_of(k, c, np.int64)[rows][compute] for c in ("pid", "tid")),
+                      cts, cdur)
 
     peak = peak_reserved_gb(profile)
     if peak is not None:

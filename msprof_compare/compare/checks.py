@@ -4,7 +4,8 @@ One row per check (``guards``), in ``ctx.frames["guards"]`` and under the Summar
 says the two sides are probably not the same workload (operator names, input shapes, step count, world size,
 device count), a "note" says what differs by design or changes how to read the figures on the same workload
 too (NPU export kind, NPU profiler settings, GPU vendor, longest idle stretch, computing split into categories,
-kernels launched before the profile, time breakdown of the steps). ``log_guards`` says the failed ones once.
+kernels launched before the profile, graph replays, time breakdown of the steps). ``log_guards`` says the failed
+ones once.
 """
 
 from __future__ import annotations
@@ -204,6 +205,9 @@ CATEGORY_CHECK = "computing split into categories"
 EARLY_CHECK = "kernels launched before the profile"
 #: Share of E2E from which the stretch run by kernels launched before the profile is a note
 EARLY_SHARE = 0.1
+REPLAY_CHECK = "graph replays"
+#: Difference of the two sides' replayed shares of computing kernel time from which the graph replays are a note
+REPLAY_SHARE_GAP = 0.1
 #: Checks that fail on the same workload too (other hardware, another export, other profiler settings, one long
 #: idle stretch): each is its own warning, about how to read the figures, not part of the "may not be the same
 #: workload" block.
@@ -213,7 +217,8 @@ NOTE_CHECKS = {VENDOR_CHECK: "Base and comparison GPUs are from different vendor
                IDLE_CHECK: "One stretch with no computing and no communication is half or more of a side's E2E time",
                STEP_CHECK: "The time breakdown covers the whole profile, not the step asked for",
                CATEGORY_CHECK: "One side's computing time is not split into categories",
-               EARLY_CHECK: "Part of a side's E2E time runs kernels launched before the profile began"}
+               EARLY_CHECK: "Part of a side's E2E time runs kernels launched before the profile began",
+               REPLAY_CHECK: "One side replays much more of its computing from CUDA / HIP graphs than the other"}
 #: Share of E2E from which one idle stretch is a note: the sample traces' longest stretches are under 10 % of
 #: E2E for training steps and 30-45 % for some benchmark loops, and 50-98 % where a profile holds one long stall
 #: or opens long before the work (hta's PARAM AlexNet: 10.9 of 12.9 s)
@@ -384,6 +389,43 @@ def _early_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any] | None:
                   f"different amounts of that step differ by them; a note from {EARLY_SHARE:.0%}: read E2E and the "
                   "categories with this in mind, or profile so that the previous step has ended (a warmup step, a "
                   "synchronize before the profiled one)")
+
+
+#: The categories whose kernels need the op around their launch (a replayed kernel has none): Flash Attention,
+#: Conv and Matmul
+_OP_BUCKETS = tuple(b for b in BUCKETS if b.startswith(("fa_", "conv_", "matmul_")))
+
+
+def _replay_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any] | None:
+    """GPU sides whose computing kernels run from CUDA / HIP graph replays. A replayed kernel's launch is the
+    graph launch, inside no Matmul / Conv / Flash Attention op, so by the original's rules it is Cube (other) or
+    Vector by its name: between a graph run and an eager one (SGLang's decode, 98.9 % replayed, against its
+    eager prefill) the same GEMMs are Cube (other) on one side and Matmul on the other, and the waterfall shows
+    Matmul 0 -> 420 ms beside a Cube (other) step that holds the graph side's GEMMs. A note where the replayed
+    shares differ by ``REPLAY_SHARE_GAP`` or more and the side replaying less has time in those op-decided
+    categories (else nothing moved between steps); only where some side replays."""
+    if not any(bd.replayed.count for bd in bds):
+        return None
+    shares = [bd.replayed.ns / bd.categorised_ns if bd.categorised_ns > 0 else None for bd in bds]
+    known = [x if x is not None else 0.0 for x in shares]
+    less = 0 if known[0] <= known[1] else 1
+    by_op = sum(bds[less].b(k).ns for k in _OP_BUCKETS)
+    ok = not (abs(known[0] - known[1]) >= REPLAY_SHARE_GAP and by_op > 0)
+    where = "; ".join(f"{side} {bd.replayed.count:,} kernels, {bd.replayed.ns / 1e6:,.3f} ms"
+                      for side, bd in zip(_SIDES, bds, strict=True) if bd.replayed.count)
+    detail = (f"share of computing kernel time replayed from CUDA / HIP graphs ({where}): a replayed kernel's "
+              "launch is the graph launch, inside no Matmul, Conv or Flash Attention op, so it is Cube (other) or "
+              "Vector by its name (the original's rules), where the same kernel launched eagerly counts for its "
+              "op; OperatorCompare and the module sheets give it to the graph launch call")
+    if ok:
+        detail += (f"; a note where the shares differ by {REPLAY_SHARE_GAP:.0%} or more and the side replaying "
+                   "less has Matmul, Conv or Flash Attention time")
+    else:
+        detail += (f"; the {_SIDES[less]} side replays less and has {by_op / 1e6:,.3f} ms in those steps, where "
+                   "the other side's kernels of the same kind are Cube (other) or Vector, so those steps differ by "
+                   "the launch mode too, not only the work: compare Computing Time, or the Matmul, Conv, Flash "
+                   "Attention, Cube (other) and Vector steps summed")
+    return _guard(REPLAY_CHECK, ok, shares[0], shares[1], detail)
 
 
 def _idle_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any]:
@@ -632,6 +674,9 @@ def guards(ctx: RunContext) -> pd.DataFrame:
         early_row = _early_row(bds)
         if early_row is not None:
             rows.append(early_row)
+        replay_row = _replay_row(bds)
+        if replay_row is not None:
+            rows.append(replay_row)
     # object columns: inference would turn a column of counts and one rate into floats, counts into rates
     return plain_frame({c: object_array([r[c] for r in rows]) for c in GUARD_COLUMNS}, objects=True)
 
