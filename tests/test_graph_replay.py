@@ -448,3 +448,54 @@ def test_graph_replays_of_inference_samples(samples):
     row = _replay_row(compare(str(hta), str(hta), enable_profiling_compare=True))
     assert f"base {len(graph_kernels):,} kernels, {sum(_ns(e['dur']) for e in graph_kernels) / 1e6:,.3f} ms" \
         in row["Detail"]
+
+
+def _launched_inside(events: list[dict], span: dict) -> int:
+    """Device ns of the kernels and copies whose launch call (by the kernel's own correlation id) starts inside
+    ``span`` (an annotation): what the op tree gives that annotation's subtree."""
+    calls = {e["args"]["correlation"]: e for e in events
+             if e.get("ph") == "X" and e.get("cat") in RUNTIME and "correlation" in e.get("args", {})}
+    lo, hi = _ns(span["ts"]), _ns(span["ts"]) + _ns(span["dur"])
+    return sum(_ns(e["dur"]) for e in events
+               if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy")
+               and e["args"].get("correlation") in calls
+               and lo <= _ns(calls[e["args"]["correlation"]]["ts"]) <= hi)
+
+
+def test_step_wrappers_of_other_names_are_said(samples):
+    """vLLM decode (full graph) against prefill+decode (piecewise graphs): each trace holds one top-level
+    annotation, named after its batch (``execute_32_context_0(...)`` / ``execute_8192_context_9(...)``), around
+    every op, so the operator-level contributors were the comparison's annotation appearing (+156.086 ms), which
+    says nothing of the ops inside (found by the session-41 inference audit). A note now names both wrappers and
+    the options that pair them; following it compares the graph launches inside; names that pair (the same
+    trace twice) get no note."""
+    dec, pw = samples / DECODE, samples / PIECEWISE
+    wrappers = []
+    for path in (dec, pw):
+        ev = _events(path)
+        ann = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "user_annotation"]
+        assert len(ann) == 1
+        ops = [e for e in ev if e.get("ph") == "X" and e.get("cat") in ("cpu_op", "cuda_runtime")]
+        lo, hi = _ns(ann[0]["ts"]), _ns(ann[0]["ts"]) + _ns(ann[0]["dur"])
+        assert all(lo <= _ns(e["ts"]) <= hi for e in ops)  # every op inside it: the only top-level op
+        wrappers.append((ann[0]["name"], _launched_inside(ev, ann[0])))
+    (nb, mb), (nc, mc) = wrappers
+    assert (mb, mc) == (10_717_708, 156_085_905)
+    res = compare(str(dec), str(pw))
+    note = res.frames["contributors"].attrs["wrappers"]
+    assert note == (nb, mb / 1e6, nc, mc / 1e6)
+    from msprof_compare.compare.summary import unexplained_note
+    text = unexplained_note(res.frames["contributors"], res.frames["waterfall"])
+    assert text.startswith(f"each side's operator device time lies under one top-level op that the other side has "
+                           f"no op of (base {nb} {mb / 1e6:.3f} ms, comparison {nc} {mc / 1e6:.3f} ms;")
+    assert f"give --op_name_map the entry {nb!r}: {nc!r} (beside any it holds) and pass --max_kernel_num 10" in text
+    # as the note says: the graph launches inside pair, with the replayed kernels' time (by correlation)
+    paired = compare(str(dec), str(pw), op_name_map={nb: nc}, max_kernel_num=10)
+    top = paired.contributors.iloc[0]
+    replayed = [_replayed_share(_events(p))[1] for p in (dec, pw)]
+    assert (top["Name"], top["Base(ms)"], top["Comparison(ms)"]) == ("hipGraphLaunch", *(r / 1e6 for r in replayed))
+    assert "wrappers" not in paired.frames["contributors"].attrs
+    # a wrapper on one side only (the B200 excerpt's three roots against the whole B200 step): no note
+    eager = compare(str(MOE_EAGER), str(samples / "tracelens/tests/traces/b200/eager_trace.json.gz"))
+    assert eager.contributors["Name"].tolist() == ["execute_context_1(888_788544)_generation_0(0)"]
+    assert "wrappers" not in eager.frames["contributors"].attrs

@@ -364,11 +364,64 @@ def _outside_steps(wf: pd.DataFrame, e2e_delta_ns: int) -> tuple[str, bool]:
 
 def unexplained_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
                      comm: pd.DataFrame | None = None) -> str:
-    """The note under the contributors: ``_unexplained`` (how much of the E2E change they explain), then
-    ``communication_note`` (which of them hold collective communication, from ``comm``: the run's
-    "contributor_communication" frame). "" when neither applies."""
-    parts = [_unexplained(contrib, wf), communication_note(contrib, comm)]
+    """The note under the contributors: ``wrapper_note`` (each side's operators under one top-level op of another
+    name), ``_unexplained`` (how much of the E2E change they explain), then ``communication_note`` (which of them
+    hold collective communication, from ``comm``: the run's "contributor_communication" frame). "" when none
+    applies."""
+    parts = [wrapper_note(contrib), _unexplained(contrib, wf), communication_note(contrib, comm)]
     return "; ".join(p for p in parts if p)
+
+
+#: From this share of a side's operator device time, one top-level op of a name the other side lacks is a wrapper.
+WRAPPER_SHARE = 0.9
+
+
+def _step_wrappers(op_rows: list[list] | None, sheets: list[Sheet]) -> tuple[str, float, str, float] | None:
+    """(base name, its ms, comparison name, its ms) where each side's operator device time lies (WRAPPER_SHARE or
+    more) under top-level ops of one name that the other side has no op of: an annotation around the whole step
+    named after its batch (the tracelens vLLM / SGLang traces: ``execute_32_context_0(...)_generation_32(...)``
+    against ``execute_8192_context_9(...)``), so the operator level pairs nothing inside. None otherwise. Read
+    from OperatorCompareStatistic's rows (name, device ms and op count per side), as the contributors are."""
+    rows = op_rows
+    if rows is None:
+        sheet = next((s for s in sheets if s.name == "OperatorCompareStatistic"), None)
+        if sheet is None or not len(sheet):
+            return None
+        rows = sheet.data.iloc[:, :6].to_numpy(dtype=object).tolist()
+    if not rows:
+        return None
+    names = [str(r[1]) for r in rows]
+    ms = [_numbers([r[i] for r in rows]) for i in (2, 4)]
+    counts = [_numbers([r[i] for r in rows]) for i in (3, 5)]
+    total = [float(m.sum()) for m in ms]
+    if not (total[0] > 0 and total[1] > 0):
+        return None
+    top = [int(np.argmax(m)) for m in ms]
+    if top[0] == top[1]:
+        return None
+    for side, other in ((0, 1), (1, 0)):
+        i = top[side]
+        if ms[side][i] < WRAPPER_SHARE * total[side] or counts[other][i] > 0:
+            return None
+    return names[top[0]], float(ms[0][top[0]]), names[top[1]], float(ms[1][top[1]])
+
+
+def wrapper_note(contrib: pd.DataFrame | None) -> str:
+    """Say where the operator-level contributors are two wrappers (``_step_wrappers``, kept in the contributors'
+    ``attrs["wrappers"]``): their table then shows one side's step appearing and the other's vanishing, which
+    says nothing of the ops inside; --op_name_map pairs the two names, and --max_kernel_num drills into a pair.
+    "" otherwise."""
+    if contrib is None or not len(contrib):
+        return ""
+    found = contrib.attrs.get("wrappers")
+    if not found:
+        return ""
+    nb, mb, nc, mc = found
+    return (f"each side's operator device time lies under one top-level op that the other side has no op of "
+            f"(base {nb} {mb:.3f} ms, comparison {nc} {mc:.3f} ms; an annotation around the step, named after its "
+            "batch, is one), so the operator level compares these two, not the ops inside them: to pair them and "
+            f"compare inside, give --op_name_map the entry {nb!r}: {nc!r} (beside any it holds) and pass "
+            "--max_kernel_num 10")
 
 
 #: A contributor is said to hold communication where its communication changed by this share of its diff or more.
@@ -703,6 +756,10 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
         log.info("No %s changed its device time (as where no kernel is linked to an operator: a trace without "
                  "launch flows); the top contributors are the waterfall steps.", found[0])
         contrib = top_contributors(*reversed(_waterfall_contributors(wf)))
+    if len(contrib) and str(contrib["Level"].iloc[0]) == "operator":
+        wrappers = _step_wrappers(op_rows, sheets or [])
+        if wrappers is not None:
+            contrib.attrs["wrappers"] = wrappers
     ctx.frames["contributors"] = contrib
     comm = _contributor_communication(ctx, contrib)
     if comm is not None:
