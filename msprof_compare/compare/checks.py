@@ -4,8 +4,8 @@ One row per check (``guards``), in ``ctx.frames["guards"]`` and under the Summar
 says the two sides are probably not the same workload (operator names, input shapes, step count, world size,
 device count), a "note" says what differs by design or changes how to read the figures on the same workload
 too (NPU export kind, NPU profiler settings, GPU vendor, longest idle stretch, computing split into categories,
-kernels launched before the profile, graph replays, time breakdown of the steps). ``log_guards`` says the failed
-ones once.
+kernels launched before the profile, graph replays, module sheets coverage, time breakdown of the steps).
+``log_guards`` says the failed ones once.
 """
 
 from __future__ import annotations
@@ -46,6 +46,11 @@ def _guard(check: str, ok: bool | None, base: Any, comparison: Any, detail: str)
     status = "unknown" if ok is None else ("ok" if ok else "note" if check in NOTE_CHECKS else "warn")
     return {"Check": check, "Status": status, "Base": _figure(base), "Comparison": _figure(comparison),
             "Detail": detail}
+
+
+def guard_row(check: str, ok: bool | None, base: Any, comparison: Any, detail: str) -> dict[str, Any]:
+    """A check row made outside ``guards`` (``summary._module_row``, which reads the sheets), typed as its rows."""
+    return _guard(check, ok, base, comparison, detail)
 
 
 def _figure(v: Any) -> float | int | str | None:
@@ -208,6 +213,10 @@ EARLY_SHARE = 0.1
 REPLAY_CHECK = "graph replays"
 #: Difference of the two sides' replayed shares of computing kernel time from which the graph replays are a note
 REPLAY_SHARE_GAP = 0.1
+MODULE_CHECK = "module sheets coverage"
+#: Difference of the two sides' shares of operator device time held by the module sheets from which that is a note
+#: (``summary._module_row``: it reads the sheets)
+MODULE_SHARE = 0.5
 #: Checks that fail on the same workload too (other hardware, another export, other profiler settings, one long
 #: idle stretch): each is its own warning, about how to read the figures, not part of the "may not be the same
 #: workload" block.
@@ -218,7 +227,8 @@ NOTE_CHECKS = {VENDOR_CHECK: "Base and comparison GPUs are from different vendor
                STEP_CHECK: "The time breakdown covers the whole profile, not the step asked for",
                CATEGORY_CHECK: "One side's computing time is not split into categories",
                EARLY_CHECK: "Part of a side's E2E time runs kernels launched before the profile began",
-               REPLAY_CHECK: "One side replays much more of its computing from CUDA / HIP graphs than the other"}
+               REPLAY_CHECK: "One side replays much more of its computing from CUDA / HIP graphs than the other",
+               MODULE_CHECK: "The module sheets hold much less of one side's operator device time than of the other's"}
 #: Share of E2E from which one idle stretch is a note: the sample traces' longest stretches are under 10 % of
 #: E2E for training steps and 30-45 % for some benchmark loops, and 50-98 % where a profile holds one long stall
 #: or opens long before the work (hta's PARAM AlexNet: 10.9 of 12.9 s)
