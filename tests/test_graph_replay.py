@@ -484,6 +484,10 @@ def test_step_wrappers_of_other_names_are_said(samples):
     res = compare(str(dec), str(pw))
     note = res.frames["contributors"].attrs["wrappers"]
     assert note == (nb, mb / 1e6, nc, mc / 1e6)
+    # read from the OperatorCompareStatistic sheet where the workbook shows it
+    plain = compare(str(dec), str(pw), disable_module=True)
+    assert "OperatorCompareStatistic" in plain.sheet_names
+    assert plain.frames["contributors"].attrs["wrappers"] == note
     from msprof_compare.compare.summary import unexplained_note
     text = unexplained_note(res.frames["contributors"], res.frames["waterfall"])
     assert text.startswith(f"each side's operator device time lies under one top-level op that the other side has "
