@@ -36,7 +36,7 @@ from ..model import Profile, object_array
 from ..textsafe import term_safe, text_width
 from . import checks, classify, overall
 from .breakdown import Breakdown, hccl_group_stem
-from .table import STYLE_MS3, STYLE_RATIO, STYLE_TEXT, Column, Sheet, plain_frame
+from .table import STYLE_MS3, STYLE_RATIO, STYLE_TEXT, Column, Sheet, plain_frame, sheet_numbers
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult, RunContext
@@ -225,10 +225,6 @@ def waterfall(base: Breakdown, comparison: Breakdown) -> pd.DataFrame:
 
 # --------------------------------------------------------------------------- contributors
 
-def _numeric(s: pd.Series) -> np.ndarray:
-    return pd.to_numeric(s, errors="coerce").fillna(0.0).to_numpy(dtype=float)
-
-
 def _operator_statistic(ctx: RunContext, sheets: list[Sheet]) -> list[list] | None:
     """OperatorCompareStatistic rows even when the workbook shows the module level instead.
 
@@ -252,18 +248,8 @@ def _row_level(rows: list[list]) -> pd.DataFrame:
     (~0.6 ms): names as text, device ms as ``_numeric`` reads the sheet's cells."""
     names = [r[1] for r in rows]
     return plain_frame({"Name": object_array([n if type(n) is str else str(n) for n in names]),
-                        "Base(ms)": _numbers([r[2] for r in rows]), "Comparison(ms)": _numbers([r[4] for r in rows])})
-
-
-def _numbers(values: list) -> np.ndarray:
-    """``_numeric`` of a list of cells: numbers (and None) by one numpy conversion, anything else through
-    pandas' coercion; NaN and unreadable cells are 0."""
-    try:
-        out = np.array(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        return _numeric(pd.Series(values, dtype=object))
-    out[np.isnan(out)] = 0.0
-    return out
+                        "Base(ms)": sheet_numbers([r[2] for r in rows]),
+                        "Comparison(ms)": sheet_numbers([r[4] for r in rows])})
 
 
 def _us_to_ms(us: np.ndarray) -> np.ndarray:
@@ -288,7 +274,7 @@ def _level_rows(sheets: list[Sheet], operator_rows: list[list] | None = None) ->
         d = s.data
         return "operator", plain_frame({
             "Name": d.iloc[:, 1].astype(str).to_numpy(),
-            "Base(ms)": _numeric(d.iloc[:, 2]), "Comparison(ms)": _numeric(d.iloc[:, 4])})
+            "Base(ms)": sheet_numbers(d.iloc[:, 2]), "Comparison(ms)": sheet_numbers(d.iloc[:, 4])})
     s = by_name.get("ModuleCompareStatistic")
     if s is not None and len(s):
         d = s.data
@@ -297,7 +283,7 @@ def _level_rows(sheets: list[Sheet], operator_rows: list[list] | None = None) ->
             name = ops.iloc[:, 3].astype(str).str.strip() + " > " + ops.iloc[:, 4].astype(str)
             return "module operator", plain_frame({
                 "Name": name.to_numpy(),
-                "Base(ms)": _numeric(ops.iloc[:, 6]), "Comparison(ms)": _numeric(ops.iloc[:, 10])})
+                "Base(ms)": sheet_numbers(ops.iloc[:, 6]), "Comparison(ms)": sheet_numbers(ops.iloc[:, 10])})
     for sheet_name, level in (("KernelCompare", "kernel"), ("KernelTypeCompare", "kernel type")):
         s = by_name.get(sheet_name)
         if s is not None and len(s):
@@ -308,7 +294,8 @@ def _level_rows(sheets: list[Sheet], operator_rows: list[list] | None = None) ->
             name = d.iloc[:, 1].fillna("").astype(str) + (sep + detail).where(~detail.isin(["", "N/A"]), "")
             return level, plain_frame({
                 "Name": name.to_numpy(),
-                "Base(ms)": _us_to_ms(_numeric(d.iloc[:, 3])), "Comparison(ms)": _us_to_ms(_numeric(d.iloc[:, 8]))})
+                "Base(ms)": _us_to_ms(sheet_numbers(d.iloc[:, 3])),
+                "Comparison(ms)": _us_to_ms(sheet_numbers(d.iloc[:, 8]))})
     return None
 
 
@@ -391,8 +378,8 @@ def _step_wrappers(op_rows: list[list] | None, sheets: list[Sheet]) -> tuple[str
     if not rows:
         return None
     names = [str(r[1]) for r in rows]
-    ms = [_numbers([r[i] for r in rows]) for i in (2, 4)]
-    counts = [_numbers([r[i] for r in rows]) for i in (3, 5)]
+    ms = [sheet_numbers([r[i] for r in rows]) for i in (2, 4)]
+    counts = [sheet_numbers([r[i] for r in rows]) for i in (3, 5)]
     total = [float(m.sum()) for m in ms]
     if not (total[0] > 0 and total[1] > 0):
         return None
@@ -722,38 +709,6 @@ def _waterfall_of(pair: tuple[Breakdown, Breakdown] | None) -> pd.DataFrame:
     return waterfall(*pair)
 
 
-def _module_row(op_rows: list[list] | None, sheets: list[Sheet]) -> dict[str, Any] | None:
-    """The "module sheets coverage" check, where the workbook shows the module sheets instead of the operator
-    ones: the share of each side's operator device time (top-layer operators, as OperatorCompareStatistic sums
-    them) that its level-1 modules hold (ModuleCompareStatistic's Device Total Time). Time launched outside every
-    module is on no module row: vLLM's and SGLang's full-graph decode launch the graph outside the model's
-    forward, so the base's module rows held 0.277 of 10.718 ms (vLLM) and its model module read 0 ms beside the
-    piecewise run's 155.653 ms. A note where the two shares differ by ``checks.MODULE_SHARE`` or more, and no row
-    otherwise (where both miss alike, the rows compare like with like: the NPU samples' module rows hold 4 % on
-    both sides, the all-reduce under AccumulateGrad being outside); only with both sheets' figures. Here, not in
-    ``checks.guards``: it reads the sheets."""
-    stat = next((s for s in sheets if s.name == "ModuleCompareStatistic"), None)
-    if stat is None or not len(stat) or not op_rows:
-        return None
-    d = stat.data
-    top = (d.iloc[:, 4].astype(str) == "[ TOTAL ]").to_numpy() & (d.iloc[:, 2].astype(str) == "1").to_numpy()
-    held = [float(_numeric(d.iloc[:, col][top]).sum()) for col in (8, 12)]
-    total = [float(_numbers([r[col] for r in op_rows]).sum()) for col in (2, 4)]
-    if not any(t > 0 for t in total):
-        return None
-    shares = [min(h / t, 1.0) if t > 0 else None for h, t in zip(held, total, strict=True)]
-    if None in shares or abs(shares[0] - shares[1]) < checks.MODULE_SHARE:
-        return None
-    where = ", ".join(f"{side} {h:,.3f} of {t:,.3f} ms"
-                      for side, h, t in zip(("base", "comparison"), held, total, strict=True))
-    return checks.guard_row(
-        checks.MODULE_CHECK, False, shares[0], shares[1],
-        f"share of each side's operator device time that the module sheets hold (their level-1 modules' Device "
-        f"Total Time): {where}; device time launched outside every module (a CUDA / HIP graph launched outside the "
-        "model's forward, an optimizer step, a collective under AccumulateGrad) is on no module row, so the module "
-        "rows of the two sides compare different parts of their work (a module that holds the other side's graph "
-        "reads 0 ms): --disable_module writes every operator's row (OperatorCompareStatistic)")
-
 
 def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
     """Fill ``ctx.frames`` with waterfall / contributors / guards and return the Summary sheet.
@@ -770,11 +725,7 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
         found = _level_rows(sheets or [], op_rows)
     else:  # no operators on one side (MindSpore data): every operator of the other would "change"
         found = _level_rows([s for s in sheets or [] if s.name in ("KernelCompare", "KernelTypeCompare")])
-    guard = checks.guards(ctx)
-    module_row = _module_row(op_rows, sheets or [])
-    if module_row is not None:  # the sheets' figures, which checks.guards(ctx) does not see
-        guard = plain_frame({c: object_array(guard[c].tolist() + [module_row[c]]) for c in checks.GUARD_COLUMNS},
-                            objects=True)
+    guard = checks.guards(ctx, op_rows, sheets or [])
     ctx.frames["guards"] = guard
     checks.log_guards(guard)
 
