@@ -16,6 +16,8 @@ from typing import Any
 
 import pandas as pd
 
+from .columns import col_of
+from .compare import classify
 from .compare.classify import Keywords
 from .compare.table import Sheet
 from .errors import ProfileError, UsageError
@@ -420,6 +422,23 @@ def _check_steps(ctx: RunContext) -> None:
         steps.check_steps(ctx)
 
 
+def _warn_without_kernels(profile: Profile) -> None:
+    """One warning for a Kineto trace whose device events are memcpys / memsets only, in a run that compares
+    operators without the time breakdown (whose error says it otherwise): its operators' device times hold its
+    memcpys at most, so the operator and module sheets read every kernel's time on the other side as growth,
+    silently. ``_check_usable`` already refused a trace with no device event at all."""
+    if profile.source != "kineto" or profile.kernels.empty:
+        return
+    cats = col_of(profile.kernels, "task_type", object)
+    if classify.per_unique(cats, lambda c: str(c).lower() == "kernel").any():
+        return
+    from .compare.breakdown_gpu import missing_kernels_hint
+
+    log.warning("%s: no GPU kernels found in the trace, so its operators' device times in the operator and module "
+                "sheets hold its memcpys at most (0 ms for every other operator): %s",
+                profile.files.get("trace", profile.path), missing_kernels_hint(profile))
+
+
 def run_comparators(base: Profile, comparison: Profile, opts: Options,
                     keywords: Keywords | None = None) -> CompareResult:
     """Run every enabled comparator on two loaded profiles (``keywords``: the breakdown's lists if read)."""
@@ -428,6 +447,9 @@ def run_comparators(base: Profile, comparison: Profile, opts: Options,
             log.warning(w)
     ctx = RunContext(base, comparison, opts, keywords=keywords)
     _check_steps(ctx)
+    if opts.enable_operator_compare and not opts.enable_profiling_compare:
+        for p in (base, comparison):
+            _warn_without_kernels(p)
     log.info("Start to compare performance detail data, please wait.")
     sheets: list[Sheet] = []
     for _name, build in comparators(opts):

@@ -171,3 +171,37 @@ def test_compares_in_threads_each_log_their_notices(caplog: pytest.LogCaptureFix
             worker.start()
             worker.join()
     assert got == alone
+
+
+def test_operator_run_of_a_trace_without_kernels_warns_once_per_side(tmp_path, caplog):
+    """An operator-only run (no time breakdown, whose error would say it) of a trace whose kernels were lost,
+    its memcpys kept, wrote operator device times of 0 ms on that side without a word (session-41 audit). Now
+    one warning per side, with the breakdown's hint. Synthetic edit of the AlexNet H200 excerpt: its kernel
+    events dropped, its 21 gpu_memcpy (487.907 us, from the raw file) and 7 gpu_memset kept; the operator rows'
+    base device time is then the memcpys' time exactly."""
+    import gzip
+    from decimal import Decimal
+
+    alexnet = DATA / "kineto" / "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz"
+    doc = json.loads(gzip.decompress(alexnet.read_bytes()), parse_float=Decimal)
+    copies = [e for e in doc["traceEvents"] if e.get("cat") == "gpu_memcpy"]
+    assert (len(copies), sum(e["dur"] for e in copies)) == (21, Decimal("487.907"))
+    launches = sum(1 for e in doc["traceEvents"]
+                   if e.get("cat") in ("cuda_runtime", "cuda_driver") and "Launch" in e["name"])
+    assert launches == 162  # 134 cudaLaunchKernel, 26 cudaLaunchKernelExC, 2 cuLaunchKernel
+    doc["traceEvents"] = [e for e in doc["traceEvents"] if e.get("cat") != "kernel"]
+    trace = tmp_path / "no_kernels.pt.trace.json"
+    trace.write_text(json.dumps(doc, default=str))
+    want = (f"{trace}: no GPU kernels found in the trace, so its operators' device times in the operator and module "
+            "sheets hold its memcpys at most (0 ms for every other operator): it holds "
+            f"{launches} kernel launch call(s) and 28 memcpy / memset event(s): the CUDA activity was recorded, "
+            "but its kernel events were lost or cut from the file; record it again")
+    for sides, count in (((trace, alexnet), 1), ((alexnet, trace), 1), ((trace, trace), 1), ((alexnet, alexnet), 0)):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            res = compare(str(sides[0]), str(sides[1]), enable_operator_compare=True, disable_module=True)
+        assert caplog.messages.count(want) == count, sides
+    stat = compare(str(trace), str(alexnet), enable_operator_compare=True, disable_module=True).sheet(
+        "OperatorCompareStatistic")
+    assert round(float(stat.iloc[:, 2].sum()) * 1e6) == 487_907  # ms to ns
+    assert res.sheet_names  # the full pair still compares
