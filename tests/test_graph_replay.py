@@ -505,6 +505,55 @@ def test_step_wrappers_of_other_names_are_said(samples):
     assert "wrappers" not in eager.frames["contributors"].attrs
 
 
+CAPTURES = ("tracelens/tests/traces/inference/vllm_decode_full/capture_traces/"
+            "graph_capture_rank_0.1773709742341309550.pt.trace.json.gz",
+            "tracelens/tests/traces/inference/vllm_prefilldecode_piecewise/capture_traces/"
+            "graph_capture_rank_0.1773709679453551615.pt.trace.json.gz")
+
+
+def test_memory_contributors_of_step_wrappers_are_said(samples):
+    """vLLM's capture traces (the only inference pair with [memory] events) wrap each side's allocations in one
+    annotation named after its batch: the memory table showed capture_8192_PIECEWISE 0.00 -> 20764.11 MB with the
+    base's capture_32_FULL 513.54 MB cut off by the 80% cut, silently (session-41 audit). The memory table now
+    gets the wrapper note the time contributors get, from the same rule, on the console and in the JSON; the MB
+    are recomputed from the raw JSON (the positive Bytes of the [memory] events inside the annotation, in MiB,
+    which are every allocation of the trace); the entry it gives pairs the two and the table compares inside."""
+    from msprof_compare.report.json_report import to_document
+    from msprof_compare.report.summary_console import render_memory
+
+    want = []
+    for path in CAPTURES:
+        ev = _events(samples / path)
+        (ann,) = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "user_annotation"
+                  and e["name"].startswith("capture_")]
+        lo, hi = ann["ts"], ann["ts"] + ann["dur"]
+        alloc = [e["args"]["Bytes"] for e in ev if e.get("name") == "[memory]" and e["args"]["Bytes"] > 0]
+        inside = [e["args"]["Bytes"] for e in ev if e.get("name") == "[memory]" and e["args"]["Bytes"] > 0
+                  and e["tid"] == ann["tid"] and lo <= e["ts"] <= hi]
+        assert sum(inside) == sum(alloc)
+        want.append((ann["name"], sum(inside) / 2**20))
+    (nb, mb), (nc, mc) = want
+    assert (nb, round(mb, 2), nc, round(mc, 2)) == ("capture_32_FULL", 513.54, "capture_8192_PIECEWISE", 20764.11)
+    base, comp = (str(samples / p) for p in CAPTURES)
+    res = compare(base, comp, enable_memory_compare=True)
+    contrib = res.memory_contributors
+    assert contrib["Name"].tolist() == [nc]  # the base's wrapper is cut off the table
+    found = contrib.attrs["wrappers"]
+    assert (found[0], found[2]) == (nb, nc) and (found[1], found[3]) == pytest.approx((mb, mc), abs=1e-6)
+    note = (f"Note: each side's allocated memory lies under one top-level op that the other side has no op of (base "
+            f"{nb} {mb:.2f} MB, comparison {nc} {mc:.2f} MB; an annotation around the step, named after its batch, "
+            f"is one), so the memory table compares these two, not the ops inside them: to pair them and compare "
+            f"inside, give --op_name_map the entry {nb!r}: {nc!r} (beside any it holds) and pass --max_kernel_num 10.")
+    lines = render_memory(res.frames).splitlines()
+    assert note in lines and lines.index(note) == len(lines) - 2  # under the table, above the memory line
+    assert to_document(res)["summary"]["memory_contributors_note"] == note[len("Note: "):-1]
+    # as the note says: paired and drilled into, the table lists the ops inside, and the note is gone
+    paired = compare(base, comp, enable_memory_compare=True, op_name_map={nb: nc}, max_kernel_num=10)
+    assert paired.memory_contributors["Name"].iloc[0].startswith("## Call CompiledFxGraph ")
+    assert "wrappers" not in paired.memory_contributors.attrs
+    assert to_document(paired)["summary"]["memory_contributors_note"] is None
+
+
 def _module_held(events: list[dict]) -> tuple[int, int]:
     """(device ns of the kernels and copies launched inside an ``nn.Module`` frame of the launch call's thread,
     device ns of every kernel and copy with a launch call), by each kernel's own correlation id."""

@@ -32,8 +32,9 @@ SHEET = "MemoryCompareStatistic"
 CONTRIBUTOR_COLUMNS = ["Rank", "Name", "Base(MB)", "Comparison(MB)", "Diff(MB)", "Share", "Cumulative Share"]
 TOTAL_COLUMNS = ["operators", "changed", "base_recorded", "comparison_recorded", "base_mb", "comparison_mb",
                  "diff_mb", "diff_pct", "base_peak_gb", "comparison_peak_gb", "peak_diff_gb", "peak_diff_pct"]
-#: MemoryCompareStatistic's columns by position (reference-2 §5): name, base MB, comparison MB, Diff Memory(MB).
-_NAME, _BASE_MB, _COMP_MB, _DIFF_MB = 1, 3, 6, 8
+#: MemoryCompareStatistic's columns by position (reference-2 §5): name, base MB, comparison MB, Diff Memory(MB),
+#: and each side's Operator Number.
+_NAME, _BASE_MB, _COMP_MB, _DIFF_MB, _BASE_N, _COMP_N = 1, 3, 6, 8, 4, 7
 
 
 def _peaks(ctx: RunContext) -> tuple[float, float]:
@@ -94,11 +95,36 @@ def totals(sheet: Sheet | _Columns, recorded: tuple[bool, bool], peaks: tuple[fl
     }, TOTAL_COLUMNS, objects=True)
 
 
+def _wrappers(sheet: Sheet, cols: _Columns) -> tuple[str, float, str, float] | None:
+    """``summary.step_wrappers`` of the allocated memory: each side's memory under one top-level op that the
+    other side has no op of (vLLM's capture traces: ``capture_32_FULL`` 513.54 MB against
+    ``capture_8192_PIECEWISE`` 20764.11 MB), where the 80% cut lists the larger one alone."""
+    from .summary import step_wrappers
+
+    names, base, comp, _ = cols
+    counts = tuple(sheet_numbers(sheet.data.iloc[:, j]) for j in (_BASE_N, _COMP_N))
+    return step_wrappers([str(n) for n in names.tolist()], (base, comp), counts)  # type: ignore[arg-type]
+
+
+def wrapper_note(contrib: pd.DataFrame | None) -> str:
+    """The memory counterpart of the contributors' wrapper note (``summary.wrapper_note``), from the memory
+    contributors' ``attrs["wrappers"]``; "" where there is none."""
+    from .summary import wrapper_text
+
+    found = contrib.attrs.get("wrappers") if contrib is not None and len(contrib) else None
+    return wrapper_text(found, "allocated memory", "MB", 2, "the memory table") if found else ""
+
+
 def build(ctx: RunContext, sheets: list[Sheet]) -> None:
     """Fill ``ctx.frames["memory_contributors" | "memory"]`` when the run made MemoryCompareStatistic."""
     sheet = next((s for s in sheets if s.name == SHEET and len(s)), None)
     if sheet is None:
         return
     recorded, cols = _recorded(ctx), _columns(sheet)
-    ctx.frames["memory_contributors"] = contributors(cols, recorded)
+    contrib = contributors(cols, recorded)
+    if len(contrib):
+        found = _wrappers(sheet, cols)
+        if found is not None:
+            contrib.attrs["wrappers"] = found
+    ctx.frames["memory_contributors"] = contrib
     ctx.frames["memory"] = totals(cols, recorded, _peaks(ctx))

@@ -363,12 +363,32 @@ def unexplained_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
 WRAPPER_SHARE = 0.9
 
 
+def step_wrappers(names: list[str], amounts: tuple[np.ndarray, np.ndarray],
+                  counts: tuple[np.ndarray, np.ndarray]) -> tuple[str, float, str, float] | None:
+    """(base name, its amount, comparison name, its amount) where each side's amount (operator device ms,
+    allocated MB) lies (WRAPPER_SHARE or more) under top-level ops of one name that the other side has no op of
+    (``counts``: each side's op count per name): an annotation around the whole step named after its batch (the
+    tracelens vLLM / SGLang traces: ``execute_32_context_0(...)_generation_32(...)`` against
+    ``execute_8192_context_9(...)``), so the operator level pairs nothing inside. None otherwise. One rule for
+    the time contributors (``_step_wrappers``) and the memory ones (``memory_summary``)."""
+    if not names:
+        return None
+    total = [float(m.sum()) for m in amounts]
+    if not (total[0] > 0 and total[1] > 0):
+        return None
+    top = [int(np.argmax(m)) for m in amounts]
+    if top[0] == top[1]:
+        return None
+    for side, other in ((0, 1), (1, 0)):
+        i = top[side]
+        if amounts[side][i] < WRAPPER_SHARE * total[side] or counts[other][i] > 0:
+            return None
+    return names[top[0]], float(amounts[0][top[0]]), names[top[1]], float(amounts[1][top[1]])
+
+
 def _step_wrappers(op_rows: list[list] | None, sheets: list[Sheet]) -> tuple[str, float, str, float] | None:
-    """(base name, its ms, comparison name, its ms) where each side's operator device time lies (WRAPPER_SHARE or
-    more) under top-level ops of one name that the other side has no op of: an annotation around the whole step
-    named after its batch (the tracelens vLLM / SGLang traces: ``execute_32_context_0(...)_generation_32(...)``
-    against ``execute_8192_context_9(...)``), so the operator level pairs nothing inside. None otherwise. Read
-    from OperatorCompareStatistic's rows (name, device ms and op count per side), as the contributors are."""
+    """``step_wrappers`` of the operators' device time, read from OperatorCompareStatistic's rows (name, device
+    ms and op count per side), as the contributors are."""
     rows = op_rows
     if rows is None:
         sheet = next((s for s in sheets if s.name == "OperatorCompareStatistic"), None)
@@ -377,20 +397,21 @@ def _step_wrappers(op_rows: list[list] | None, sheets: list[Sheet]) -> tuple[str
         rows = sheet.data.iloc[:, :6].to_numpy(dtype=object).tolist()
     if not rows:
         return None
-    names = [str(r[1]) for r in rows]
-    ms = [sheet_numbers([r[i] for r in rows]) for i in (2, 4)]
-    counts = [sheet_numbers([r[i] for r in rows]) for i in (3, 5)]
-    total = [float(m.sum()) for m in ms]
-    if not (total[0] > 0 and total[1] > 0):
-        return None
-    top = [int(np.argmax(m)) for m in ms]
-    if top[0] == top[1]:
-        return None
-    for side, other in ((0, 1), (1, 0)):
-        i = top[side]
-        if ms[side][i] < WRAPPER_SHARE * total[side] or counts[other][i] > 0:
-            return None
-    return names[top[0]], float(ms[0][top[0]]), names[top[1]], float(ms[1][top[1]])
+    ms = tuple(sheet_numbers([r[i] for r in rows]) for i in (2, 4))
+    counts = tuple(sheet_numbers([r[i] for r in rows]) for i in (3, 5))
+    return step_wrappers([str(r[1]) for r in rows], ms, counts)  # type: ignore[arg-type]
+
+
+def wrapper_text(found: tuple[str, float, str, float], what: str, unit: str, digits: int, table: str) -> str:
+    """The wrapper note's sentence for ``step_wrappers``' finding: ``what`` lies under the two wrappers (figures
+    in ``unit`` to ``digits`` decimals), so ``table`` compares the two, not the ops inside; --op_name_map pairs
+    the names, and --max_kernel_num drills into the pair (the operator pairing, which the memory sheets share)."""
+    nb, vb, nc, vc = found
+    return (f"each side's {what} lies under one top-level op that the other side has no op of "
+            f"(base {nb} {vb:.{digits}f} {unit}, comparison {nc} {vc:.{digits}f} {unit}; an annotation around the "
+            f"step, named after its batch, is one), so {table} compares these two, not the ops inside them: to pair "
+            f"them and compare inside, give --op_name_map the entry {nb!r}: {nc!r} (beside any it holds) and pass "
+            "--max_kernel_num 10")
 
 
 def wrapper_note(contrib: pd.DataFrame | None) -> str:
@@ -403,12 +424,7 @@ def wrapper_note(contrib: pd.DataFrame | None) -> str:
     found = contrib.attrs.get("wrappers")
     if not found:
         return ""
-    nb, mb, nc, mc = found
-    return (f"each side's operator device time lies under one top-level op that the other side has no op of "
-            f"(base {nb} {mb:.3f} ms, comparison {nc} {mc:.3f} ms; an annotation around the step, named after its "
-            "batch, is one), so the operator level compares these two, not the ops inside them: to pair them and "
-            f"compare inside, give --op_name_map the entry {nb!r}: {nc!r} (beside any it holds) and pass "
-            "--max_kernel_num 10")
+    return wrapper_text(found, "operator device time", "ms", 3, "the operator level")
 
 
 #: A contributor is said to hold communication where its communication changed by this share of its diff or more.

@@ -22,6 +22,7 @@ import msgspec
 import numpy as np
 import pandas as pd
 
+from ..compare import memory_summary
 from ..compare.summary import unexplained_note
 from ..errors import ProfileError
 from .output import (  # noqa: F401
@@ -163,6 +164,7 @@ def to_document(result: CompareResult, generated_at: _dt.datetime | None = None)
             "verdict": result.verdict or None,
             "communication": communication_totals(frames),
             "memory": memory_totals(frames),
+            "memory_contributors_note": memory_summary.wrapper_note(frames.get("memory_contributors")) or None,
         },
         "sheets": sheets,
         "frames": {name: records(f) for name, f in frames.items()

@@ -14,6 +14,7 @@ import math
 import pandas as pd
 from prettytable import PrettyTable
 
+from ..compare import memory_summary
 from ..compare.summary import coverage_text, share_basis, unexplained_note
 from ..textsafe import cut_columns, term_safe, text_width
 
@@ -173,8 +174,12 @@ def memory_line(totals: pd.DataFrame | None) -> str:
 
 
 def render_memory(frames: dict[str, pd.DataFrame]) -> str:
-    """The memory contributors and the memory line under them ("" without the memory comparison)."""
-    parts = [render_memory_contributors(frames.get("memory_contributors")), memory_line(frames.get("memory"))]
+    """The memory contributors, the note on their wrappers (as the time contributors get one) and the memory line
+    under them ("" without the memory comparison)."""
+    contrib = frames.get("memory_contributors")
+    note = memory_summary.wrapper_note(contrib)
+    parts = [render_memory_contributors(contrib), term_safe(f"Note: {note}.") if note else "",
+             memory_line(frames.get("memory"))]
     return "\n".join(p for p in parts if p)
 
 
