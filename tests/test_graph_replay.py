@@ -597,3 +597,27 @@ def test_no_module_coverage_row_where_both_sides_miss_alike(samples):
     res = compare(str(samples / npu.format(1)), str(samples / npu.format(2)))
     assert "ModuleCompareStatistic" in res.sheet_names
     assert "module sheets coverage" not in res.guards["Check"].tolist()
+
+
+def test_step_wrapper_outside_every_module_says_what_the_module_rows_hold(samples):
+    """The Summary's row on contributors that no module row names said of vLLM's piecewise step annotation "it is
+    outside every module", as if its 156.086 ms were missing from the module sheets, where the model's modules run
+    inside it hold 156.000 ms of it (session-41 audit). Figures from the raw JSON: kernels and copies launched
+    inside an nn.Module frame (every op of the trace lies inside the annotation) and all launched ones. Swapped
+    sides give the base's figures; an op around no module (pair 1's AccumulateGrad) keeps the old words."""
+    from msprof_compare.compare.summary import outside_modules_line
+
+    held, total = _module_held(_events(samples / PIECEWISE))
+    assert (held, total) == (155_999_669, 156_085_905)
+    (name,) = [e["name"] for e in _events(samples / PIECEWISE) if e.get("cat") == "user_annotation"]
+    for sides, side in (((DECODE, PIECEWISE), "comparison"), ((PIECEWISE, DECODE), "base")):
+        res = compare(*(str(samples / p) for p in sides))
+        (summary,) = [s for s in res.sheets if s.name == "Summary"]
+        assert summary.outside_modules == [name]
+        assert outside_modules_line(summary.outside_modules, summary.outside_held) == (
+            "Outside every module but run around modules, whose rows hold this much of its time: "
+            f"{name} ({side} {held / 1e6:.3f} of its {total / 1e6:.3f} ms); --disable_module writes every "
+            "operator's row (OperatorCompareStatistic).")
+    assert outside_modules_line(["AccumulateGrad"], {}) == (
+        "Not on the module sheets: AccumulateGrad (it is outside every module); --disable_module writes every "
+        "operator's row (OperatorCompareStatistic).")

@@ -33,7 +33,7 @@ import pandas as pd
 
 from ..columns import col_of
 from ..model import Profile, object_array
-from ..textsafe import term_safe, text_width
+from ..textsafe import short_list, term_safe, text_width
 from . import checks, classify, overall
 from .breakdown import Breakdown, hccl_group_stem
 from .table import STYLE_MS3, STYLE_RATIO, STYLE_TEXT, Column, Sheet, plain_frame, sheet_numbers
@@ -666,6 +666,8 @@ class SummarySheet(Sheet):
     verdict: str = ""
     #: operator-level contributors on no sheet (the workbook shows the module sheets), said under their table
     outside_modules: list[str] = field(default_factory=list)
+    #: of those, the ones with modules run inside them: name -> [(side, ms the module rows hold, its ms)]
+    outside_held: dict[str, list[tuple[str, float, float]]] = field(default_factory=dict)
     #: the run's "contributor_communication" frame (None: no listed contributor holds communication)
     communication: pd.DataFrame | None = None
 
@@ -777,6 +779,7 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
     sheet.communication = comm
     if op_rows is not None:
         sheet.outside_modules = _outside_modules(contrib, sheets)
+        sheet.outside_held = _held_inside(ctx, contrib, sheet.outside_modules)
     return [sheet]
 
 
@@ -872,6 +875,74 @@ def _outside_modules(contrib: pd.DataFrame, sheets: list[Sheet]) -> list[str]:
     # "Operator Name", and "Module Class", which names the optimizer's pseudo-modules (Optimizer.step#SGD.step)
     listed = set(stat.data.iloc[:, 4].tolist()) | set(stat.data.iloc[:, 1].tolist())  # reference-2 §3.7
     return [n for n in contrib["Name"].tolist() if n not in listed]
+
+
+def _held_inside(ctx: RunContext, contrib: pd.DataFrame, names: list[str]) -> dict[str, list[tuple[str, float, float]]]:
+    """Per contributor outside every module (``names``) with modules run inside it, each side's (side, ms of its
+    device time that the module rows hold, its ms as listed): a step annotation around the model's forward
+    (vLLM's ``execute_8192_context_9(...)``) is outside every module, yet the modules run inside it (the model,
+    155.653 ms, and its logits processor) hold 156.000 of its 156.086 ms, so "outside every module" alone read as if
+    that time were missing from the module sheets. The
+    held time is the device time of the module top-layer ops (``ModuleTrees.top_ns``, the module rows' time)
+    inside the subtrees of the ops of that name."""
+    if not names:
+        return {}
+    from .modules import module_trees
+
+    listed = {n: (b, c) for n, b, c in zip(contrib["Name"].tolist(), contrib["Base(ms)"].tolist(),
+                                           contrib["Comparison(ms)"].tolist(), strict=True)}
+    out: dict[str, list[tuple[str, float, float]]] = {}
+    for i, side in enumerate(("base", "comparison")):
+        trees = module_trees(ctx, side)
+        if trees is None or not len(trees.top_node):
+            continue
+        tree = trees.tree
+        op_names = tree.names
+        for name in names:
+            nodes = np.flatnonzero(op_names == name)
+            if not len(nodes):
+                continue
+            # the union of the subtrees of the ops of that name (one nested in another counts once)
+            edge = np.zeros(tree.n + 1, np.int64)
+            np.add.at(edge, nodes, 1)
+            np.add.at(edge, nodes + tree.size[nodes], -1)
+            inside = np.cumsum(edge)[:-1] > 0
+            held = int(trees.top_ns[inside[trees.top_node]].sum())
+            if held:
+                out.setdefault(name, []).append((side, held / 1e6, float(listed[name][i])))
+    return out
+
+
+def _held_figures(figures: list[tuple[str, float, float]]) -> str:
+    """"all of it", or each side's "base 0.560 of its 0.613 ms" where the module rows hold less (to 0.001 ms)."""
+    # ">=": the module rows hand kernels out by launch time and the op tree by flow, so they could differ by a hair
+    if all(round(h, 3) >= round(t, 3) for _, h, t in figures):
+        return "all of it"
+    return ", ".join(f"{side} {h:.3f} of its {t:.3f} ms" for side, h, t in figures)
+
+
+def outside_modules_line(outside: list[str], held: dict[str, list[tuple[str, float, float]]]) -> str:
+    """The Summary sheet's row under the contributors on the ones no module row names ("" for none). Those
+    outside every module whose time is on no module row (an all-reduce under AccumulateGrad) are only in
+    OperatorCompareStatistic (``--disable_module``); those run around modules (a step annotation around the
+    model's forward, a backward op around its backward module) are named apart, with how much of their time the
+    module rows hold: "outside every module" alone read as if that time were missing from the module sheets."""
+    missing = [n for n in outside if n not in held]
+    around = [n for n in outside if n in held]
+    parts = []
+    if missing:
+        one = len(missing) == 1
+        parts.append(f"Not on the module sheets: {short_list(missing, 3)} ({'it is' if one else 'they are'} outside "
+                     "every module)")
+    if around:
+        shown = ", ".join(f"{term_safe(n)} ({_held_figures(held[n])})" for n in around[:3])
+        more = f", ... ({len(around)} in all)" if len(around) > 3 else ""
+        its = "its" if len(around) == 1 else "their"
+        parts.append(f"{'o' if parts else 'O'}utside every module but run around modules, whose rows hold this much "
+                     f"of {its} time: {shown}{more}")
+    if not parts:
+        return ""
+    return "; ".join(parts) + "; --disable_module writes every operator's row (OperatorCompareStatistic)."
 
 
 # --------------------------------------------------------------------------- CI gate

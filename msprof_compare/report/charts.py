@@ -31,9 +31,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..compare.summary import coverage_text, share_basis, unexplained_note
+from ..compare.summary import coverage_text, outside_modules_line, share_basis, unexplained_note
 from ..compare.table import Sheet, sheet_numbers
-from ..textsafe import short_list, text_width
+from ..textsafe import text_width
 
 log = logging.getLogger("msprof-analyze")
 
@@ -203,12 +203,10 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
                      ["Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share", "Rank"],
                      rows, ["text", "float", "float", "float", "ratio", "ratio", "text"])
         lines = [f"Note: {note}."] if note else []
-        outside = getattr(sheet, "outside_modules", [])
-        if outside:  # a row of its own: the note above is the console's and the JSON's, this one the workbook's
-            one = len(outside) == 1
-            lines.append(f"Not on the module sheets: {short_list(outside, 3)} ({'it is' if one else 'they are'} "
-                         "outside every module); --disable_module writes every operator's row "
-                         "(OperatorCompareStatistic).")
+        # a row of its own: the note above is the console's and the JSON's, this one the workbook's
+        outside = outside_modules_line(getattr(sheet, "outside_modules", []), getattr(sheet, "outside_held", {}))
+        if outside:
+            lines.append(outside)
         for text in lines:  # wrapped rows under the table, within the table's columns: the chart sits to the right
             last = len(sheet.columns) - 1
             ws.set_row(row - 1, _ROW_HEIGHT * _wrapped_lines(text, sum(c.width for c in sheet.columns)))
