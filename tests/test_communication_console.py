@@ -190,25 +190,64 @@ def test_gpu_pair_with_nccl_kernels(samples):
     assert (t["base_tasks_recorded"], t["comparison_tasks_recorded"], t["task"]) == (False, False, None)
 
 
-def test_one_sided_communication_reads_not_recorded(samples):
-    """Reference pair 4: a GPU trace without NCCL kernels against NPU level 1 with its HCCL allreduce. The base's 0
-    in the sheet is no reading: no contributor, base_ms / diff null, no task change, and the line says so."""
+def test_gpu_side_without_collectives_reads_zero(samples):
+    """Reference pair 4: a GPU trace without any collective kernel (hta's AlexNet, one GPU) against NPU level 1
+    with its HCCL allreduce (105.992 ms). A Kineto trace records every kernel it ran, so the GPU side's 0 is a
+    reading, no communication: the all-reduce is a contributor (0 -> 105.992 ms), the diff is the NPU side's
+    whole time (no percentage of a base of 0), and the line says why the base reads 0; the session-41 audit found
+    it called "no reading", an NPU export's wording, no GPU trace's."""
     comp, _ = hccl_by_hand(samples / TEXT / "level1/rank0_ascend_pt")
     assert nccl_ms(samples / ALEXNET) == 0
     res = compare(str(samples / ALEXNET), str(samples / TEXT / "level1/rank0_ascend_pt"),
                   enable_communication_compare=True)
     t = res.communication_totals
-    assert (t["base_recorded"], t["comparison_recorded"], t["base_ms"], t["diff_ms"], t["diff_pct"]) == (
-        False, True, None, None, None)
-    assert t["comparison_ms"] == pytest.approx(float(comp), abs=NS)
+    assert (t["base_recorded"], t["comparison_recorded"], t["base_ms"], t["diff_pct"]) == (True, True, 0.0, None)
+    assert (t["comparison_ms"], t["diff_ms"]) == pytest.approx((float(comp), float(comp)), abs=NS)
     assert (t["changed"], t["task"], t["base_tasks_recorded"], t["comparison_tasks_recorded"]) == (
-        0, None, False, True)
-    assert not len(res.communication_contributors)
-    assert render_communication(res.frames) == (
-        "No communication contributor: the base side has no op row in CommunicationCompare (no communication op, "
-        "or only ops without an op type to group them by, as a Level0 DB export's N/A: the log says which), so its 0 "
-        "there is no reading, not a change; communication time (CommunicationCompare's op rows): base no row, "
-        "comparison 105.992 ms.")
+        1, None, False, True)
+    c = res.communication_contributors
+    assert (c["Name"].tolist(), c["Base(ms)"].tolist()) == (["allreduce"], [0.0])
+    assert c["Comparison(ms)"].tolist() == pytest.approx([float(comp)], abs=NS)
+    assert render_communication(res.frames).endswith(
+        "Communication time (CommunicationCompare's op rows) 0.000 ms -> 105.992 ms (+105.992 ms); task rows on the "
+        "comparison side only (the other records none), so no task change is read; the base side's trace holds no "
+        "collective kernel (NCCL / RCCL or other): it ran no communication (as a run on one GPU), so its 0 ms is a "
+        "reading and the change is all of the comparison side's communication.")
+
+
+def test_gpu_pair_one_side_without_collectives(samples):
+    """The B200 eager rank (73 symmetric-memory all-reduces, 2119.548 us, and one NCCL all-gather, 21.953 us, summed
+    from the raw file) against vLLM's one-GPU decode, which has no collective kernel: 2.142 -> 0 ms is a change
+    (the line said the decode's 0 was "no reading", as of a Level0 DB export); the all-reduce is the contributor
+    (99.0 %); swapped sides mirror it."""
+    eager = samples / "tracelens/tests/traces/b200/eager_trace.json.gz"
+    decode = samples / "tracelens/tests/traces/inference/vllm_decode_full/graph_execution.json.gz"
+    sums: list[dict[str, Decimal]] = []
+    for path in (eager, decode):
+        with gzip.open(path, "rt", encoding="utf-8") as fh:
+            events = json.load(fh, parse_float=Decimal)["traceEvents"]
+        by: dict[str, Decimal] = defaultdict(Decimal)
+        for e in events:
+            name = str(e.get("name", "")).lower()
+            if e.get("cat") == "kernel" and (name.startswith(("nccl", "rccl")) or "all_reduce" in name):
+                by["allgather" if "allgather" in name else "allreduce"] += e["dur"]
+        sums.append(by)
+    assert sums == [{"allreduce": Decimal("2119.548"), "allgather": Decimal("21.953")}, {}]
+    total = float(sum(sums[0].values())) / 1000
+    for b, c, side, other in ((eager, decode, "comparison", "base"), (decode, eager, "base", "comparison")):
+        res = compare(str(b), str(c), enable_communication_compare=True)
+        t = res.communication_totals
+        assert (t["base_recorded"], t["comparison_recorded"]) == (True, True)
+        figures = (t["base_ms"], t["comparison_ms"]) if side == "comparison" else (t["comparison_ms"], t["base_ms"])
+        assert figures == pytest.approx((total, 0.0), abs=NS)
+        assert t["diff_ms"] == pytest.approx(-total if side == "comparison" else total, abs=NS)
+        assert res.communication_contributors["Name"].tolist() == ["allreduce"]
+        line = render_communication(res.frames).splitlines()[-1]
+        change = f"{total:.3f} ms -> 0.000 ms (-{total:.3f} ms, -100.00%)" if side == "comparison" else \
+            f"0.000 ms -> {total:.3f} ms (+{total:.3f} ms)"
+        assert line == (f"Communication time (CommunicationCompare's op rows) {change}; the {side} side's trace holds "
+                        "no collective kernel (NCCL / RCCL or other): it ran no communication (as a run on one GPU), "
+                        f"so its 0 ms is a reading and the change is all of the {other} side's communication.")
 
 
 def test_db_side_with_unnamed_ops_is_not_said_to_record_none(samples, caplog):

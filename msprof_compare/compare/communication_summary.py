@@ -10,9 +10,12 @@ second pass over the events) whenever that sheet exists, in a communication-only
   rows' two ``Total Duration(us)`` columns, in ms) and the task (``Notify_Wait``, ``Memcpy``...: the sheet's
   ``|`` rows, NPU sides only) whose total changed most, per op type and task name.
 
-A side without any communication op (a GPU trace without NCCL kernels beside an NPU one with HCCL ops) reads 0
-in the sheet: its communication was not recorded, which is no change, so no contributor is listed then and the
-diffs are null. Likewise a side without task rows (GPU, NPU level 0) gives no task change.
+An NPU side without an op row reads 0 in the sheet without having measured 0 (a Level0 DB export's ops have
+the op type N/A, so no family, and no row): its communication was not recorded, which is no change, so no
+contributor is listed then and the diffs are null. A GPU side without an op row is a trace without any collective
+kernel (a Kineto trace records every kernel it ran: one GPU, world size 1), so its 0 is a reading, no
+communication, and the change against the other side is real. A side without task rows (GPU, NPU level 0)
+gives no task change.
 """
 
 from __future__ import annotations
@@ -54,6 +57,8 @@ class _Columns:
         self.names = np.where(b_has & ~b_task_row, b_op, c_op)[rows]
         self.base, self.comparison = b_ns[rows], c_ns[rows]
         self.recorded = (bool((b_has & op).any()), bool((c_has & op).any()))
+        #: per side: a GPU trace without an op row, recorded at 0 ms (``read_gpu_sides``)
+        self.no_collectives = (False, False)
         # task rows: each under the op row above it; a row pairs two sides positionally, whatever their names
         owner = np.maximum.accumulate(np.where(op, np.arange(len(op)), 0))
         self.tasks_recorded = (bool(b_task_row.any()), bool(c_task_row.any()))
@@ -97,7 +102,8 @@ def _pct(diff: float | None, base: float) -> float | None:
 def totals(cols: _Columns) -> pd.DataFrame:
     """The one-row frame "communication": each side's communication time (null where a side recorded no op) and
     the change, then the task whose total changed most (the first in the sheet's order among equal ones; null
-    unless both sides have task rows and some task changed)."""
+    unless both sides have task rows and some task changed). ``attrs["no_collectives"]``: per side, whether it is
+    a GPU trace without collective kernels, whose 0 ms is a reading (``read_gpu_sides``)."""
     base_ns, comp_ns = int(cols.base.sum()), int(cols.comparison.sum())
     base, comp = base_ns / 1e6, comp_ns / 1e6
     both = all(cols.recorded)
@@ -109,7 +115,7 @@ def totals(cols: _Columns) -> pd.DataFrame:
         task = keys[int(np.argmax(change))] if change.max() > 0 else None
     tb, tc = (v / 1e6 for v in cols.tasks[task]) if task else (None, None)
     t_diff = float(_diff_ms(*cols.tasks[task])) if task else None
-    return plain_frame({
+    frame = plain_frame({
         "op_types": [len(cols.names)], "changed": [int(np.count_nonzero(cols.diff)) if both else 0],
         "base_recorded": [cols.recorded[0]], "comparison_recorded": [cols.recorded[1]],
         # a side without an op reads 0 in the sheet: null here, so that no reader takes the other side's time
@@ -121,6 +127,18 @@ def totals(cols: _Columns) -> pd.DataFrame:
         "task_base_ms": [tb], "task_comparison_ms": [tc], "task_diff_ms": [t_diff],
         "task_diff_pct": [_pct(t_diff, tb or 0.0)],
     }, TOTAL_COLUMNS, objects=True)
+    frame.attrs["no_collectives"] = cols.no_collectives
+    return frame
+
+
+def read_gpu_sides(cols: _Columns, gpu: tuple[bool, bool]) -> None:
+    """Take a GPU side without an op row as recorded, at 0 ms: a Kineto trace holds every kernel it ran, so one
+    without a collective kernel communicated nothing (the B200 eager rank against vLLM's one-GPU decode: 2.142 ms
+    -> 0 ms is a change, which "no reading" denied), where an NPU side without an op row may have ops of no
+    family (a Level0 DB export's N/A)."""
+    (rb, rc), (gb, gc) = cols.recorded, gpu
+    cols.no_collectives = (gb and not rb, gc and not rc)
+    cols.recorded = (rb or gb, rc or gc)
 
 
 def build(ctx: RunContext, sheets: list[Sheet]) -> None:
@@ -132,5 +150,6 @@ def build(ctx: RunContext, sheets: list[Sheet]) -> None:
     cols = _Columns(sheet)
     if not len(cols.names):
         return
+    read_gpu_sides(cols, (ctx.base.is_gpu, ctx.comparison.is_gpu))
     ctx.frames["communication_contributors"] = contributors(cols)
     ctx.frames["communication"] = totals(cols)

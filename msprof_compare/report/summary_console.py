@@ -194,14 +194,31 @@ def communication_line(totals: pd.DataFrame | None) -> str:
     what = "communication time (CommunicationCompare's op rows)"
     n = int(t["op_types"])
     if not all(rec):
-        # no op row is no communication op (a GPU trace without NCCL kernels) or ops without a family (a Level0
-        # DB export's op type N/A, which the log counts): "recorded no communication op" was untrue of the latter
+        # an NPU side without an op row: no communication op, or ops without a family (a Level0 DB export's op
+        # type N/A, which the log counts): "recorded no communication op" was untrue of the latter. (A GPU side
+        # without one is recorded: its trace has no collective kernel, a reading of 0 ms, said below.)
         missing = "base" if not rec[0] else "comparison"
         sides = ", ".join(f"{side} {_fixed(v, 'ms', digits=3) if r else 'no row'}"
                           for side, v, r in zip(("base", "comparison"), ms, rec, strict=True))
         return (f"No communication contributor: the {missing} side has no op row in CommunicationCompare (no "
                 "communication op, or only ops without an op type to group them by, as a Level0 DB export's N/A: "
                 f"the log says which), so its 0 there is no reading, not a change; {what}: {sides}.")
+    text = _communication_change(t, ms, what, n)
+    none = [side for side, flag in zip(("base", "comparison"), totals.attrs.get("no_collectives", (False, False)),
+                                       strict=True) if flag]
+    if none:
+        # a GPU trace holds every kernel it ran: without a collective kernel it communicated nothing, so its 0 ms
+        # is a reading and the other side's time is all change (NPU wording called it "no reading" before)
+        other = "comparison" if none[0] == "base" else "base"
+        text += (f"; the {none[0]} side's trace holds no collective kernel (NCCL / RCCL or other): it ran no "
+                 f"communication (as a run on one GPU), so its 0 ms is a reading and the change is all of the {other} "
+                 "side's communication")
+    return f"{text}."
+
+
+def _communication_change(t: pd.Series, ms: tuple[float, float], what: str, n: int) -> str:
+    """``communication_line``'s sentence where both sides have a reading: the time change, then the task that
+    changed most (NPU sides with task rows)."""
     if not int(t["changed"]):
         text = (f"No communication op type's total duration changed ({n} op type{'s' if n != 1 else ''}); {what} "
                 + _change(*ms, "ms", 3))
@@ -220,7 +237,7 @@ def communication_line(totals: pd.DataFrame | None) -> str:
     elif any(tasks):
         only = "base" if tasks[0] else "comparison"
         text += f"; task rows on the {only} side only (the other records none), so no task change is read"
-    return f"{text}."
+    return text
 
 
 def render_communication(frames: dict[str, pd.DataFrame]) -> str:
