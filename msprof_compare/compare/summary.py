@@ -462,7 +462,9 @@ def communication_note(contrib: pd.DataFrame | None, comm: pd.DataFrame | None) 
             said.append((name, _communication_figures(b, c, kinds, holds)))
     if not said:
         return ""
-    recorded = {k for k, col in zip(kinds, ("Base(ms)", "Comparison(ms)"), strict=True) if comm[col].notna().any()}
+    # the kinds of communication the figures hold: a GPU trace without collective kernels reads 0 ms and holds none
+    recorded = {k for k, col, h in zip(kinds, ("Base(ms)", "Comparison(ms)"), holds, strict=True)
+                if h and comm[col].notna().any()}
     why = f"({COMM_HELD['GPU+NPU' if len(recorded) == 2 else 'GPU' if recorded == {'GPU'} else '']}; the waterfall " \
           "counts them as communication, not computing)"
     if len(said) == 1:
@@ -471,11 +473,10 @@ def communication_note(contrib: pd.DataFrame | None, comm: pd.DataFrame | None) 
             f"them {why}: " + ", ".join(f"{n}: {s}" for n, s in said))
 
 
-#: Why a GPU side's communication inside an operator is null, by whether the trace holds collective kernels.
-GPU_UNRECORDED = {
-    False: "its trace holds no NCCL / RCCL or other collective kernel",
-    True: "its trace's launch flows link none of its collective kernels to an operator",
-}
+#: Why a GPU side's communication inside an operator is null: its collective kernels are linked to no operator.
+GPU_UNRECORDED = "its trace's launch flows link none of its collective kernels to an operator"
+#: Why a GPU side's communication inside an operator is 0 ms, a reading: it ran none.
+GPU_NO_COLLECTIVES = "trace holds no NCCL / RCCL or other collective kernel"
 
 
 def _communication_figures(base: float, comparison: float, kinds: tuple[str, str] = ("NPU", "NPU"),
@@ -483,14 +484,17 @@ def _communication_figures(base: float, comparison: float, kinds: tuple[str, str
     """"communication 1.000 ms -> 2.000 ms", or with "not recorded" (as the communication line says it) for a side
     whose figure is null: it links no collective to an operator, so its 0 would read as a fall of the communication
     that its own CommunicationCompare column shows. The reason names what that side lacks, by its own kind: an
-    NPU export links no HCCL op (a DB export), a GPU trace holds no NCCL / RCCL kernel (one rank) or links none
-    (no launch flows); a GPU side beside an NPU side was said to link no HCCL op, which no GPU trace has."""
+    NPU export links no HCCL op (a DB export), a GPU trace links none (no launch flows); a GPU side beside an NPU
+    side was said to link no HCCL op, which no GPU trace has. A GPU trace without any collective kernel (one rank)
+    ran no communication: its 0 ms is a reading, as the communication line says, and the reason is given."""
     if not pd.isna(base) and not pd.isna(comparison):
-        return f"communication {base:.3f} ms -> {comparison:.3f} ms"
+        text = f"communication {base:.3f} ms -> {comparison:.3f} ms"
+        none = [side for side, k, h in zip(("base", "comparison"), kinds, held, strict=True) if k == "GPU" and not h]
+        return text + (f" (the {none[0]} side's {GPU_NO_COLLECTIVES})" if len(none) == 1 else "")
     sides = ", ".join(f"{side} {'not recorded' if pd.isna(v) else f'{v:.3f} ms'}"
                       for side, v in (("base", base), ("comparison", comparison)))
     side = 0 if pd.isna(base) else 1
-    why = GPU_UNRECORDED[bool(held[side])] if kinds[side] == "GPU" else "its export links no HCCL op to an operator"
+    why = GPU_UNRECORDED if kinds[side] == "GPU" else "its export links no HCCL op to an operator"
     return f"communication: {sides} ({why})"
 
 
@@ -805,9 +809,12 @@ def _contributor_communication(ctx: RunContext, contrib: pd.DataFrame) -> pd.Dat
     rows = [r for r in rows if r[1] or r[2]]
     if not rows:
         return None
-    # a side whose operators own no collective (a DB export links only compute tasks; a GPU trace of one rank, or
-    # without launch flows, none) records none: null, not 0 ms beside the other side's figure
-    base, comp = ([np.nan if side is None else r[i] / 1e6 for r in rows] for i, side in enumerate(per_side, 1))
+    # a side whose operators own no collective (a DB export links only compute tasks; a GPU trace without launch
+    # flows, none) records none: null, not 0 ms beside the other side's figure; a GPU trace without any collective
+    # kernel (one rank) ran none: 0 ms is its reading, as in the communication line
+    zero = [t.profile.is_gpu and not h for t, h in zip(trees, held, strict=True)]
+    base, comp = ([(0.0 if zero[i - 1] else np.nan) if side is None else r[i] / 1e6 for r in rows]
+                  for i, side in enumerate(per_side, 1))
     frame = plain_frame({"Name": object_array([r[0] for r in rows]), "Base(ms)": np.array(base),
                          "Comparison(ms)": np.array(comp)})
     frame.attrs["kinds"] = tuple("GPU" if t.profile.is_gpu else "NPU" for t in trees)
