@@ -505,6 +505,33 @@ def test_step_wrappers_of_other_names_are_said(samples):
     assert "wrappers" not in eager.frames["contributors"].attrs
 
 
+def test_a_framework_op_holding_most_device_time_is_no_step_wrapper(samples):
+    """Reference pair 4 (PARAM AlexNet on an A100 against NPU level 1 rank 0) got the wrapper note, telling the user
+    to map ``[param|cuda]`` onto AccumulateGrad (found by the session-41 leftovers audit): the NPU text export links
+    the all-reduce HCCL ops to the AccumulateGrad that launched them, so that op holds over 90% of the side's
+    operator device time, but it is an op with work of its own, not an annotation around the step. The premise
+    from the raw inputs: PARAM's outer annotation holds every op of the trace; the NPU side's AccumulateGrad rows own
+    the HCCL ops (the sheet's figures, 106.247 of 115.731 ms)."""
+    gpu = samples / "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"
+    npu = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+    ev = _events(gpu)
+    (outer,) = [e for e in ev if e.get("ph") == "X" and e.get("name") == "[param|cuda]"]
+    lo, hi = _ns(outer["ts"]), _ns(outer["ts"]) + _ns(outer["dur"])
+    ops = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "cpu_op"]
+    assert ops and all(lo <= _ns(e["ts"]) <= hi for e in ops)  # every op inside the annotation
+    res = compare(str(gpu), str(npu))
+    stat = res.sheet("OperatorCompareStatistic").set_index("Operator Name")
+    grad = "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad"
+    comp = stat["Comparison Device Duration(ms)"]
+    assert comp[grad] >= 0.9 * comp.sum() and stat.loc["[param|cuda]", "Base Device Duration(ms)"] == \
+        pytest.approx(stat["Base Device Duration(ms)"].sum())
+    assert "wrappers" not in res.frames["contributors"].attrs
+    from msprof_compare.compare.summary import unexplained_note
+    note = unexplained_note(res.frames["contributors"], res.frames["waterfall"],
+                            res.frames.get("contributor_communication"))
+    assert note.startswith("all operators together changed by") and "--op_name_map" not in note
+
+
 CAPTURES = ("tracelens/tests/traces/inference/vllm_decode_full/capture_traces/"
             "graph_capture_rank_0.1773709742341309550.pt.trace.json.gz",
             "tracelens/tests/traces/inference/vllm_prefilldecode_piecewise/capture_traces/"
