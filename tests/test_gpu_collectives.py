@@ -832,3 +832,35 @@ def test_gpu_contributor_holding_a_collective_is_said_to(dlrm_rank, tmp_path, mo
     monkeypatch.setenv("MSPROF_COMPARE_CONFIG", str(tmp_path / "missing.ini"))
     alone = compare(base, comp, enable_operator_compare=True)
     assert alone.frames["contributor_communication"].equals(comm)
+
+
+def test_launch_calls_are_decoded_once_per_trace(samples, monkeypatch):
+    """hta's NVIDIA graph trace has flow ends without a start at kernels (the loader looks their graph launch up
+    by correlation id) and NCCL kernels no flow start reaches (the communication comparison looks their launch
+    up): both read every launch call's correlation arg, which was decoded twice (~80 ms per 100 MB trace, found
+    by the session-41 review); now once, with the same links. Counts from the raw JSON: 5 NCCL kernels whose
+    flow id has no start."""
+    from msprof_compare.loaders import kineto
+
+    path = samples / "hta/tests/data/negative_queue_length_values_check/rank0.json.gz"
+    events = json.load(gzip.open(path))["traceEvents"]
+    starts = {e["id"] for e in events if e.get("ph") == "s" and e.get("cat") == "ac2g"}
+    ends = {(e["pid"], e["tid"], e["ts"]): e["id"] for e in events if e.get("ph") == "f" and e.get("cat") == "ac2g"}
+    lone = [k for k in events if k.get("cat") == "kernel" and k["name"].startswith("nccl")
+            and ends.get((k["pid"], k["tid"], k["ts"])) not in starts]
+    assert len(lone) == 5
+    calls = sum(1 for e in events if e.get("ph") == "X" and e.get("cat") in ("cuda_runtime", "cuda_driver"))
+    decoded: list[int] = []
+    args = kineto._Events.args
+
+    def counted(self, sub, struct):
+        if struct is kineto._LaunchArgs:
+            decoded.append(len(sub))
+        return args(self, sub, struct)
+
+    monkeypatch.setattr(kineto._Events, "args", counted)
+    prof = load_profile(str(path), build_options(enable_communication_compare=True)[0])
+    assert decoded.count(calls) == 1  # every launch call's args, once
+    assert len(decoded) == 2  # and the args of the kernels no flow reaches
+    # none of the 5 has its launch call in the trace (launched before the profile): no link
+    assert not prof.extra.get("correlation_launches")

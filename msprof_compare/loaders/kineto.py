@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ProfileError
-from ..model import DRIVER_CATS, LAUNCH_CATS, RUNTIME_CATS, Profile, factorize, frame, starts_at
+from ..model import DRIVER_CATS, LAUNCH_CATS, RUNTIME_CATS, Profile, frame, starts_at
 from ..options import Options
 from . import traceio
 from .numparse import MAX_RESERVED_BYTES, duration_notes, zero_odd_durations
@@ -157,6 +157,12 @@ class _Events:
         self.ts_read = np.zeros(len(events), dtype=bool) if events and type(events[0]) is traceio.RawTsEvent \
             else None
         self.negative = 0  # events with dur < 0 (read as 0, reported once)
+        #: the kernel events in the kernels frame's row order (``_load_kernels``), for the args a later step decodes
+        self.kernel_events: list = []
+        #: ``_launch_calls``' decoded launch calls (event indices, events, positions of the ids only one call
+        #: holds, those ids): the flow ends without a start and the collective kernels without a flow both look
+        #: calls up, and decoding every call's args twice cost ~80 ms per 100 MB trace (hta's NVIDIA graphs)
+        self.launch_ids: tuple[np.ndarray, list, np.ndarray, pd.Index] | None = None
         self.too_long = 0  # events lasting over MAX_DURATION_NS (read as 0, reported once)
 
     def where(self, cats: set | frozenset, ph: tuple[str, ...] | None) -> tuple[np.ndarray, list]:
@@ -321,6 +327,7 @@ def _load_kernels(prof: Profile, ev: _Events) -> None:
         # an MTIA accelerator's device activity (mtia_ccp_events, mtia_runtime, ...), which is not read
         prof.extra["mtia"] = sorted(c for c in ev.first if c.lower().startswith("mtia_"))
         return
+    ev.kernel_events = sub
     cols = ev.columns(sub, ("name", "ts", "dur", "pid", "tid"), idx)
     args = ev.args(sub, _KernelArgs)
     cols["cat"] = np.array([KERNEL_CATS[c] for c in ev.cat_lower_of(idx)], dtype=object)
@@ -463,11 +470,13 @@ def _link_collectives_by_correlation(prof: Profile, ev: _Events) -> None:
     k = prof.kernels
     if not len(k):
         return
-    codes, uniq = factorize(k["name"].to_numpy(dtype=object))  # once per distinct name
-    coll = np.array([isinstance(n, str) and n.lower().startswith(_COLLECTIVE_KERNEL_PREFIXES)
-                     for n in uniq.tolist()], dtype=bool)[codes]
-    if not coll.any():
+    names = k["name"].tolist()
+    # tested once per distinct name, found as a set (equal names are mostly one object: ~10x cheaper than numbering
+    # them, 4 against 40 ms for 78k kernels), as every trace with the communication comparison on pays it
+    coll_names = {n for n in set(names) if isinstance(n, str) and n.lower().startswith(_COLLECTIVE_KERNEL_PREFIXES)}
+    if not coll_names:
         return
+    coll = np.fromiter(map(coll_names.__contains__, names), dtype=bool, count=len(names))
     fl = prof.flows
     unlinked = np.ones(len(k), dtype=bool)
     if len(fl):  # the kernels a launch flow (of any kind but fwdbwd) already ends at
@@ -480,7 +489,7 @@ def _link_collectives_by_correlation(prof: Profile, ev: _Events) -> None:
     # the correlation ids of every kernel no flow ends at: one several of them share (a graph launch's kernels,
     # computing ones too) names no launch of a single collective
     pool = np.flatnonzero(unlinked)
-    _, sub = ev.where(frozenset(KERNEL_CATS), ("X",))  # the kernels' events, in the frame's (file) order
+    sub = ev.kernel_events  # in the frame's (file) order
     ids = _ids([a.correlation for a in ev.args([sub[i] for i in pool.tolist()], _LaunchArgs)])
     keep = coll[pool] & (ids >= 0) & ~pd.Index(ids).duplicated(keep=False)
     rows, corr = pool[keep], ids[keep]
@@ -505,12 +514,15 @@ def _launch_calls(ev: _Events, ids: np.ndarray) -> tuple[np.ndarray, dict] | Non
     if not len(ids):
         return None
     want = _ids(ids.tolist())
-    idx, sub = ev.where(LAUNCH_CATS, ("X",))
+    if ev.launch_ids is None:  # decoded once per trace
+        idx, sub = ev.where(LAUNCH_CATS, ("X",))
+        corr = _ids([a.correlation for a in ev.args(sub, _LaunchArgs)]) if len(idx) else np.zeros(0, np.int64)
+        keep = np.flatnonzero(~pd.Index(corr).duplicated(keep=False) & (corr >= 0))
+        ev.launch_ids = idx, sub, keep, pd.Index(corr[keep])
+    idx, sub, keep, by_id = ev.launch_ids
     if not len(idx):
         return None
-    corr = _ids([a.correlation for a in ev.args(sub, _LaunchArgs)])
-    keep = np.flatnonzero(~pd.Index(corr).duplicated(keep=False) & (corr >= 0))
-    at = pd.Index(corr[keep]).get_indexer(want)  # a -1 (no id) finds nothing: kept ids are >= 0
+    at = by_id.get_indexer(want)  # a -1 (no id) finds nothing: kept ids are >= 0
     hit = np.flatnonzero(at >= 0)
     if not hit.size:
         return None
