@@ -420,6 +420,41 @@ def test_graph_replays_note_between_a_graph_run_and_an_eager_one(caplog):
                                           ).guards["Check"].tolist()
 
 
+def test_replay_search_tests_the_cat_of_graph_launches_only(monkeypatch):
+    """The replayed-kernel search numbered every op's name and cat (two factorizations of the ops frame) in every
+    GPU breakdown, a trace without graphs too (~8 ms of a 100 MB ResNet-50 pair's side, ~25 ms of hta's NVIDIA
+    graph trace; found by the session-41 review). Now the names are a set, and the cat is tested for the graph
+    launches alone (the excerpt's 25 hipGraphLaunch calls, from the raw JSON), none where the trace has none;
+    the replayed figures stay those recomputed by correlation id."""
+    from msprof_compare.compare import breakdown_gpu, classify
+
+    seen: list[int] = []
+    per_unique = classify.per_unique
+
+    def counted(names, test, lower=True):
+        seen.append(len(names))
+        return per_unique(names, test, lower)
+
+    ev = _events(EXCERPT)
+    calls = [e for e in ev if e.get("ph") == "X" and e.get("cat") in RUNTIME and "GraphLaunch" in e["name"]]
+    assert len(calls) == 25
+    n, rep_ns, _ = _replayed_share(ev)
+    monkeypatch.setattr(classify, "per_unique", counted)
+    bd = breakdown_gpu.Breakdown(kind="GPU")
+    prof = load_profile(str(EXCERPT), build_options()[0])
+    k = prof.kernels[prof.kernels["cat"] == "kernel"]  # the computing kernels (no collective or copy here)
+    lanes = (k["pid"].to_numpy(), k["tid"].to_numpy())
+    breakdown_gpu._replayed_kernels(bd, prof, None, lanes, k["ts"].to_numpy(), k["dur"].to_numpy())
+    assert seen == [len(calls)]
+    assert (bd.replayed.count, bd.replayed.ns) == (n, rep_ns)
+    seen.clear()
+    eager = load_profile(str(MOE_EAGER), build_options()[0])
+    k = eager.kernels[eager.kernels["cat"] == "kernel"]
+    breakdown_gpu._replayed_kernels(bd, eager, None, (k["pid"].to_numpy(), k["tid"].to_numpy()),
+                                    k["ts"].to_numpy(), k["dur"].to_numpy())
+    assert seen == [] and len(eager.ops) and len(eager.flows)
+
+
 def test_graph_replays_of_inference_samples(samples):
     """The full samples: SGLang decode (one HIP graph) against its eager prefill is a note naming the prefill's
     Matmul time; vLLM full-graph decode against piecewise prefill+decode replays alike (ok); hta's NVIDIA
