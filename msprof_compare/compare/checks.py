@@ -693,37 +693,21 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
     # the two hardware notes only where both sides are of that hardware: an "unknown" GPU vendor of NPU
     # profiles (or export kind of GPU traces) read as a check that could not be made
     bds = find_breakdowns(ctx)
-    export_row = _export_row(ctx, bds)
-    if export_row is not None:
-        rows.append(export_row)
     settings = _npu_settings(b, c)
-    if settings is not None:
-        rows.append(_guard(SETTINGS_CHECK, settings[0] == settings[1], *settings,
-                           "profiler level / AI Core metrics of profiler_info.json: levels record different data "
-                           "at different overhead (Level0 has no PMU counters), and the metrics decide the Cube / "
-                           "Vector split; for timings, collect both runs alike"))
-    step_row = _step_row(ctx) if bds is not None else None  # only where a time breakdown was made
-    if step_row is not None:
-        rows.append(step_row)
+    optional = [_export_row(ctx, bds), None if settings is None else _guard(
+        SETTINGS_CHECK, settings[0] == settings[1], *settings,
+        "profiler level / AI Core metrics of profiler_info.json: levels record different data at different overhead "
+        "(Level0 has no PMU counters), and the metrics decide the Cube / Vector split; for timings, collect both "
+        "runs alike"),
+        _step_row(ctx) if bds is not None else None]  # the steps' row only where a time breakdown was made
     if b.is_gpu and c.is_gpu:
-        rows.append(_vendor_row(_gpu_vendor(b), _gpu_vendor(c), bds))
+        optional.append(_vendor_row(_gpu_vendor(b), _gpu_vendor(c), bds))
     if bds is not None:
-        rows.append(_idle_row(bds))
-        category_row = _category_row(bds, (b, c))
-        if category_row is not None:
-            rows.append(category_row)
-        early_row = _early_row(bds)
-        if early_row is not None:
-            rows.append(early_row)
-        replay_row = _replay_row(bds)
-        if replay_row is not None:
-            rows.append(replay_row)
-    module_row = _module_row(op_rows, sheets)
-    if module_row is not None:
-        rows.append(module_row)
+        optional += [_idle_row(bds), _category_row(bds, (b, c)), _early_row(bds), _replay_row(bds)]
+    optional.append(_module_row(op_rows, sheets))
+    rows += [r for r in optional if r is not None]  # a check that does not apply has no row
     # object columns: inference would turn a column of counts and one rate into floats, counts into rates
     return plain_frame({c: object_array([r[c] for r in rows]) for c in GUARD_COLUMNS}, objects=True)
-
 
 
 def log_guards(frame: pd.DataFrame) -> None:

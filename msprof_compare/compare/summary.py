@@ -734,7 +734,6 @@ def _waterfall_of(pair: tuple[Breakdown, Breakdown] | None) -> pd.DataFrame:
     return waterfall(*pair)
 
 
-
 def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
     """Fill ``ctx.frames`` with waterfall / contributors / guards and return the Summary sheet.
 

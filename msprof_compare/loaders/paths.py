@@ -65,7 +65,7 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 #: memory_record.csv, operator_memory.csv and communication.json, which only some comparisons read: the text
 #: loader checks those when it reads them (``ascend_text._side_files``, as op_statistic.csv), so a run that does
 #: not read one is not refused for it (docs/differences.md).
-SIDE_FILES = (
+EVERY_RUN_SIDE_FILES = (
     ("kernel_details.csv", "text"),
 )
 
@@ -181,7 +181,7 @@ def check_layout(layout: Layout, force: bool) -> None:
     if layout.info_path:
         check_input(layout.info_path, force, kind="text")
     if layout.ascend_output and not layout.db_path:
-        for name, kind in SIDE_FILES:
+        for name, kind in EVERY_RUN_SIDE_FILES:
             side = os.path.join(layout.ascend_output, name)
             if os.path.lexists(side):
                 check_input(side, force, kind=kind)
