@@ -683,3 +683,31 @@ def test_step_wrapper_outside_every_module_says_what_the_module_rows_hold(sample
     assert outside_modules_line(["AccumulateGrad"], {}) == (
         "Not on the module sheets: AccumulateGrad (it is outside every module); --disable_module writes every "
         "operator's row (OperatorCompareStatistic).")
+
+
+def test_no_module_coverage_row_between_a_text_and_a_db_export(samples, monkeypatch):
+    """A text export links its HCCL ops to their operators, a DB export only compute tasks, so the same module
+    rows are a small share of the text side's operator time and half of the DB side's: level 1, rank 0, gives
+    4.0 % against 52.2 %, 48 points, just under the 50-point threshold (found by the session-41 review), and a
+    job whose forward holds a little more of its compute would have been told that its module rows "compare
+    different parts of their work". The shares are recomputed from the sheets' level-1 module rows; at a
+    45-point threshold the row appeared; no row now, in either order, as the gap is the export kinds' (the "NPU
+    export kind" note); a pair of one kind keeps the check."""
+    from msprof_compare.compare import checks
+    from msprof_compare.compare.table import sheet_numbers
+
+    text, db = (samples / f"msinsight/test/data/pytorch/{k}/level1/rank0_ascend_pt" for k in ("text", "db"))
+    res = compare(str(text), str(db))
+    mod, ops = res.sheet("ModuleCompareStatistic"), compare(str(text), str(db), disable_module=True).sheet(
+        "OperatorCompareStatistic")
+    top = (mod.iloc[:, 4].astype(str) == "[ TOTAL ]") & (mod.iloc[:, 2].astype(str) == "1")
+    shares = [sheet_numbers(mod[top].iloc[:, m]).sum() / sheet_numbers(ops.iloc[:, o]).sum()
+              for m, o in ((8, 2), (12, 4))]
+    assert shares[0] == pytest.approx(0.040, abs=5e-4) and shares[1] == pytest.approx(0.522, abs=5e-4)
+    monkeypatch.setattr(checks, "MODULE_SHARE", 0.45)
+    for b, c in ((text, db), (db, text)):
+        assert "module sheets coverage" not in compare(str(b), str(c)).guards["Check"].tolist()
+    # one kind on both sides: the check is made (the same forward modules, nothing outside them differs)
+    monkeypatch.setattr(checks, "MODULE_SHARE", 0.0)
+    row = compare(str(text), str(text)).guards.set_index("Check").loc["module sheets coverage"]
+    assert row["Base"] == row["Comparison"] == pytest.approx(shares[0], rel=1e-6)
