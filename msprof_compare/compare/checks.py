@@ -497,6 +497,17 @@ def _npu_settings(b: Any, c: Any) -> tuple[str, str] | None:
     return levels[0], levels[1]
 
 
+def _settings_row(b: Any, c: Any) -> dict[str, Any] | None:
+    """The "NPU profiler settings" check, where both sides name a profiler level (``_npu_settings``)."""
+    settings = _npu_settings(b, c)
+    if settings is None:
+        return None
+    return _guard(SETTINGS_CHECK, settings[0] == settings[1], *settings,
+                  "profiler level / AI Core metrics of profiler_info.json: levels record different data at different "
+                  "overhead (Level0 has no PMU counters), and the metrics decide the Cube / Vector split; for timings, "
+                  "collect both runs alike")
+
+
 def _gpu_vendor(p: Any) -> str | None:
     """NVIDIA or AMD from Kineto deviceProperties names (None for NPU data or when unnamed)."""
     if not p.is_gpu:
@@ -697,13 +708,8 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
     # the two hardware notes only where both sides are of that hardware: an "unknown" GPU vendor of NPU
     # profiles (or export kind of GPU traces) read as a check that could not be made
     bds = find_breakdowns(ctx)
-    settings = _npu_settings(b, c)
-    optional = [_export_row(ctx, bds), None if settings is None else _guard(
-        SETTINGS_CHECK, settings[0] == settings[1], *settings,
-        "profiler level / AI Core metrics of profiler_info.json: levels record different data at different overhead "
-        "(Level0 has no PMU counters), and the metrics decide the Cube / Vector split; for timings, collect both "
-        "runs alike"),
-        _step_row(ctx) if bds is not None else None]  # the steps' row only where a time breakdown was made
+    optional = [_export_row(ctx, bds), _settings_row(b, c),
+                _step_row(ctx) if bds is not None else None]  # the steps' row only where a time breakdown was made
     if b.is_gpu and c.is_gpu:
         optional.append(_vendor_row(_gpu_vendor(b), _gpu_vendor(c), bds))
     if bds is not None:
