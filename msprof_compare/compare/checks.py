@@ -631,7 +631,7 @@ def _module_row(op_rows: list[list] | None, sheets: Sequence[Sheet]) -> dict[str
     both sides, the all-reduce under AccumulateGrad being outside); only with both sheets' figures, which
     ``guards`` gets from the Summary (it runs after the other comparators). Not made between a text and a DB NPU
     export (``guards``): the text one links its HCCL ops to their operators, the DB one only compute tasks, so the
-    same ~4.65 ms of module rows are 4.0-5.9 % of the text side's operator time and 52.2-52.6 % of the DB side's
+    same 4.62-4.67 ms of module rows are 4.0-5.9 % of the text side's operator time and 52.2-52.4 % of the DB side's
     on every such pair of the samples (46-48 points): that gap is the export kinds', which the "NPU export kind"
     note gives, not work launched outside the modules."""
     stat = next((s for s in sheets if s.name == "ModuleCompareStatistic"), None)
