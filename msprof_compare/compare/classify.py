@@ -34,7 +34,7 @@ from itertools import repeat
 import numpy as np
 
 from ..errors import ProfileError
-from ..model import factorize, knows_backward_thread
+from ..model import GPU_COMM_PREFIXES, factorize, knows_backward_thread
 from .breakdown import Breakdown
 
 #: Environment variable naming an ini file that replaces the default keyword lists.
@@ -46,9 +46,6 @@ PREFIX_KEY = "NOT_CUBE_PREFIX"
 #: Optional key of ours: words of GPU collective kernels that are no NCCL / RCCL kernels
 COMM_KEY = "GPU_COMM_MASK"
 
-#: GPU kernels the original counts as communication start with ``nccl`` (case-insensitive); AMD's RCCL
-#: kernels with ``rccl`` (ours).
-GPU_COMM_PREFIXES = ("nccl", "rccl")
 #: Default of ``GPU_COMM_MASK`` (not the original's rule, see docs/differences.md): collectives that run in
 #: kernels of their own library, not NCCL's: PyTorch symmetric memory (``multimem_all_reduce_kernel``,
 #: ``two_shot_all_reduce_kernel``), vLLM / SGLang custom all-reduce (``cross_device_reduce_1stage``),

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..columns import col_of
-from ..model import Profile, factorize, pair_codes, ranges
+from ..model import GPU_COMM_PREFIXES, Profile, factorize, pair_codes, ranges
 from . import classify
 from .breakdown import last_of_keys
 from .steps import in_range, side_range
@@ -91,7 +91,7 @@ def _nccl_collective(name: str) -> str | None:
 def _gpu_family_of(name: object, words: tuple[str, ...]) -> tuple[str | None, bool, bool]:
     """(family by the name, whether the name says the collective, whether it is an NCCL / RCCL kernel)."""
     text = str(name)
-    if text.lower().startswith(classify.GPU_COMM_PREFIXES):
+    if text.lower().startswith(GPU_COMM_PREFIXES):
         said = _nccl_collective(text)
         return (said or _family_of(text.lower())), said is not None, True  # unsaid: the original's family
     function = classify.kernel_function_name(text)
@@ -294,7 +294,7 @@ def comm_events(profile: Profile, kw: classify.Keywords | None = None) -> tuple[
         names = col_of(k, "name", object)
         cats = col_of(k, "cat", object)
         # the original's rule takes memcpys named nccl*; other collectives are kernels, as in the breakdown
-        prefixed = classify.per_unique(names, lambda n: n.startswith(classify.GPU_COMM_PREFIXES))
+        prefixed = classify.per_unique(names, lambda n: n.startswith(GPU_COMM_PREFIXES))
         rows = np.flatnonzero(classify.per_unique(cats, lambda c: c in GPU_KERNEL_CATS)
                               & (prefixed | (classify.is_gpu_comm_kernel_name(names, kw) & (cats == "kernel"))))
         # the original's kernel dict keys "pid-tid-ts": a duplicate event is one kernel (the later one)

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ..columns import col_of
-from ..model import Profile, object_array
+from ..model import GPU_COMM_PREFIXES, Profile, object_array
 from ..textsafe import short_list, term_safe, text_width
 from . import checks, classify, overall
 from .breakdown import Breakdown, hccl_group_stem
@@ -839,7 +839,7 @@ def _gpu_collective_kernels(names: np.ndarray, cats: np.ndarray, kw: Any) -> np.
     the run's keyword lists ``kw`` (no time breakdown, no communication comparison: a bad MSPROF_COMPARE_CONFIG must
     not fail such a run), the NCCL / RCCL kernels."""
     comm = classify.is_gpu_comm_kernel_name(names, kw) if kw is not None else \
-        classify.per_unique(names, lambda n: n.startswith(classify.GPU_COMM_PREFIXES))
+        classify.per_unique(names, lambda n: n.startswith(GPU_COMM_PREFIXES))
     return classify.per_unique(cats, lambda c: c == "kernel") & comm
 
 

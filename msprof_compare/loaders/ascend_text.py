@@ -1073,13 +1073,21 @@ def read_memory_record(path: str, warnings: list[str]) -> pd.DataFrame:
     return frame_of({"Total Reserved(MB)": cells})
 
 
+def _checked_side_file(out: str, name: str, force: bool) -> str:
+    """The path of side file ``name`` of ``out``, checked (link, owner, permissions, size) where it exists: when a
+    run reads it, not up front (reference-1 §2.4 checks every side file first), so a run that does not read one is
+    not refused for a link, an owner or a size it never meets."""
+    p = os.path.join(out, name)
+    if os.path.lexists(p):
+        paths.check_input(p, force, kind="text")
+    return p
+
+
 def _quiet_memory_record(out: str, profile: Profile, force: bool = False) -> pd.DataFrame | None:
     """memory_record.csv for the memory comparison's peak line when OverallMetrics is off: read without a
     word (a missing or unreadable file only leaves the peak out; its warnings are OverallMetrics'). Checked as
     every side file that is read (a symbolic link without --force is refused, not passed over)."""
-    p = os.path.join(out, "memory_record.csv")
-    if os.path.lexists(p):
-        paths.check_input(p, force, kind="text")
+    p = _checked_side_file(out, "memory_record.csv", force)
     if not os.path.isfile(p):
         return None
     try:
@@ -1237,11 +1245,7 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
     out = layout.ascend_output or os.path.dirname(layout.trace_path)
 
     def path_of(name: str) -> str | None:
-        p = os.path.join(out, name)
-        if os.path.lexists(p):
-            # checked when read (reference-1 §2.4 checks the side files up front, kernel_details.csv is then too):
-            # a run that does not read one is not refused for a link, an owner or a size it never meets
-            paths.check_input(p, opts.force, kind="text")
+        p = _checked_side_file(out, name, opts.force)
         if os.path.isfile(p):
             profile.files[name] = p
             return p

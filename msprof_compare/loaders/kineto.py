@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ProfileError
-from ..model import DRIVER_CATS, LAUNCH_CATS, RUNTIME_CATS, Profile, frame, starts_at
+from ..model import DRIVER_CATS, GPU_COMM_PREFIXES, LAUNCH_CATS, RUNTIME_CATS, Profile, frame, starts_at
 from ..options import Options
 from . import traceio
 from .numparse import MAX_RESERVED_BYTES, duration_notes, zero_odd_durations
@@ -450,11 +450,6 @@ def _load_flows(prof: Profile, ev: _Events, opts: Options) -> None:
     prof.flows = frame("flows", out)
 
 
-#: Lower-cased name prefixes of NCCL / RCCL kernels (compare.classify.GPU_COMM_PREFIXES), whose collective
-#: CommunicationCompare reads from the host records around their launch call.
-_COLLECTIVE_KERNEL_PREFIXES = ("nccl", "rccl")
-
-
 def _link_collectives_by_correlation(prof: Profile, ev: _Events) -> None:
     """``extra["correlation_launches"]``: {kernel (pid, tid, ts): launch call (pid, tid, ts)} for the NCCL / RCCL
     kernels no launch flow ends at, found by the ``correlation`` arg the kernel and its launch call share.
@@ -473,7 +468,7 @@ def _link_collectives_by_correlation(prof: Profile, ev: _Events) -> None:
     names = k["name"].tolist()
     # tested once per distinct name, found as a set (equal names are mostly one object: ~10x cheaper than numbering
     # them, 4 against 40 ms for 78k kernels), as every trace with the communication comparison on pays it
-    coll_names = {n for n in set(names) if isinstance(n, str) and n.lower().startswith(_COLLECTIVE_KERNEL_PREFIXES)}
+    coll_names = {n for n in set(names) if isinstance(n, str) and n.lower().startswith(GPU_COMM_PREFIXES)}
     if not coll_names:
         return
     coll = np.fromiter(map(coll_names.__contains__, names), dtype=bool, count=len(names))
