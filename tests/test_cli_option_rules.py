@@ -177,7 +177,8 @@ def test_different_steps_on_the_two_sides(capsys: pytest.CaptureFixture, tmp_pat
                               "--base_step", "7", "--comparison_step", "50", "-o", str(tmp_path / "never"))
     assert code == 2
     (line,) = error_lines(err)
-    assert line.startswith(f"error: {NPU}: There is no kernel details information for step 7"), line
+    kd = NPU / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    assert line.startswith(f"error: {kd}: There is no kernel details information for step 7"), line
 
 
 # --------------------------------------------------------------------------- --output_format and --fail_on_regression

@@ -253,7 +253,8 @@ def test_step_zero_with_no_step_ids_leaves_kernel_compare_out(samples, tmp_path,
 
 
 def test_missing_step_error_names_the_steps_kernel_details_holds(samples):
-    """The "no kernel details information for step N" error ends with the steps kernel_details.csv does hold:
+    """The "no kernel details information for step N" error names kernel_details.csv (the file without the
+    step; it named the folder given, which holds no such step list) and ends with the steps it does hold:
     one step in the singular (the level1 sample: every row is step 50, csv module), and for many the first 10
     in ascending order, step 0 among them, then the count. For the latter the l1 excerpt's 40 rows are
     numbered step i % 12 (row i from 0), so steps 0..11 (12 in all)."""
@@ -262,14 +263,15 @@ def test_missing_step_error_names_the_steps_kernel_details_holds(samples):
         assert {r["Step Id"] for r in csv.DictReader(fh)} == {"50"}
     with pytest.raises(StepError) as one:
         compare(str(l1), str(l1), base_step=7, comparison_step=7, enable_kernel_compare=True)
-    assert str(one.value) == (f"{l1}: There is no kernel details information for step 7, please check whether the "
-                              "data contains this step. (its kernel_details.csv holds step 50)")
+    assert str(one.value) == (f"{l1 / 'ASCEND_PROFILER_OUTPUT' / 'kernel_details.csv'}: There is no kernel details "
+                              "information for step 7, please check whether the data contains this step. "
+                              "(it holds step 50)")
     kd = pd.read_csv(HEAD40)
     kd["Step Id"] = [i % 12 for i in range(len(kd))]
     p = npu(kernel_details=kd)
     with pytest.raises(StepError) as many:
         kernels.build(RunContext(p, p, Options(enable_kernel_compare=True, base_step=99, comparison_step=99)))
-    assert str(many.value).endswith("(its kernel_details.csv holds steps 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, ... "
+    assert str(many.value).endswith("(it holds steps 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, ... "
                                     "(12 in all))")
 
 

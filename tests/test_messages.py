@@ -83,8 +83,8 @@ def test_step_missing_from_kernel_details_names_the_steps_it_holds(samples: Path
     code, err = _analyze(capsys, "compare", "-d", str(comp), "-bp", str(samples / L1_TEXT), "--base_step", "50",
                          "--comparison_step", "50", "-o", str(out))
     assert code == 2
-    assert err.splitlines()[-1] == (f"error: {comp}: There is no kernel details information for step 50, please check "
-                                    "whether the data contains this step. (its kernel_details.csv holds step 49)")
+    assert err.splitlines()[-1] == (f"error: {kd}: There is no kernel details information for step 50, please check "
+                                    "whether the data contains this step. (it holds step 49)")
     assert not out.exists()
 
 

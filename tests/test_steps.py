@@ -170,6 +170,40 @@ def test_step_errors_name_the_file_the_steps_were_read_from(samples: Path, tmp_p
         assert lines[0].startswith(f"error: {file}: Invalid ") and "please choose from the valid steps: 50" in lines[0]
 
 
+def test_step_without_ops_names_the_file_the_ops_were_read_from(samples: Path, tmp_path: Path) -> None:
+    """A step that exists but holds no op ("There is no operator event data for step N") names the file the ops
+    were read from, as the step errors above do: a text export's trace_view.json, a DB export's .db, where it
+    named the folder given. Copies of level 1 with a step 51 after every op: a ProfilerStep#51 marker past the
+    trace's last event end (read from the raw JSON), a STEP_TIME row past PYTORCH_API's last start."""
+    import sqlite3
+
+    from test_bad_corpus import run_cli
+
+    text = tmp_path / "t_ascend_pt"
+    shutil.copytree(samples / TEXT.format(1), text)
+    trace = text / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(trace.read_text())
+    (mark,) = [e for e in events if e.get("name") == "ProfilerStep#50"]
+    end = max(Decimal(str(e["ts"])) + Decimal(str(e.get("dur", 0))) for e in events if "ts" in e)
+    events.append({**mark, "name": "ProfilerStep#51", "ts": str(end + 1000), "dur": 500})
+    trace.write_text(json.dumps(events))
+    db_dir = tmp_path / "d_ascend_pt"
+    shutil.copytree(samples / "msinsight/test/data/pytorch/db/level1/rank0_ascend_pt", db_dir)
+    db = db_dir / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db"
+    con = sqlite3.connect(db)
+    last = int(con.execute("SELECT max(CAST(startNs AS INTEGER)) FROM PYTORCH_API").fetchone()[0])
+    con.execute("INSERT INTO STEP_TIME VALUES (51, ?, ?)", (last + 1_000, last + 9_000_000))
+    con.commit()
+    con.close()
+    for given, file in ((text, trace), (db_dir, db)):
+        code, _, err = run_cli(["-bp", str(given), "-d", str(given), "--base_step", "50", "--comparison_step", "51",
+                                "--enable_api_compare", "-o", str(tmp_path / "out")])
+        lines = [line for line in err.splitlines() if line.startswith("error:")]
+        assert code == 2 and len(lines) == 1, err
+        assert lines[0].startswith(f"error: {file}: There is no operator event data for step 51"), lines[0]
+    assert not (tmp_path / "out").exists()
+
+
 def test_step_needs_ascii_digits() -> None:
     with pytest.raises(UsageError, match="must be a number"):
         build_options(base_step="²", comparison_step="1")
@@ -356,9 +390,10 @@ def test_db_step_without_ops_is_still_a_step_error(tmp_path: Path, caplog) -> No
     con.execute("INSERT INTO STEP_TIME VALUES (51, ?, ?)", (last + 1_000, last + 9_000_000))
     con.commit()
     con.close()
-    with caplog.at_level(logging.INFO, logger="msprof-analyze"), \
-            pytest.raises(StepError, match=r"There is no operator event data for step 51, please check whether"):
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"), pytest.raises(StepError) as err:
         compare(str(db), str(db), base_step="50", comparison_step="51", enable_api_compare=True)
+    # the error names the .db holding the ops (the DB step errors' file), as given here
+    assert str(err.value).startswith(f"{db}: There is no operator event data for step 51, please check whether")
     # the side holds ops, only not in the step: not "Can't find any torch op in the file"
     assert "Can't find any torch op" not in caplog.text
     assert f"No torch op of {db} lies in the step asked for" in caplog.messages

@@ -21,7 +21,7 @@ from ..errors import StepError
 from ..model import STEP_MARK
 from . import classify, table
 from .optree import OpTree, _nest, one_sided, op_tree
-from .steps import side_step
+from .steps import data_file, side_step
 from .table import STYLE_BOLD, STYLE_FLOAT, STYLE_INT, Column, Sheet, frame_from_rows
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -192,8 +192,8 @@ def build(ctx: RunContext) -> list[Sheet]:
         # a side without any op (MindSpore data: "Can't find any torch op" was logged) has no API to look for
         # in the step; the original's error there sent a MindSpore-vs-MindSpore step run to exit 2
         if not len(t["name"]) and step >= 0 and tree.profile.has_ops:
-            raise StepError(f"{tree.profile.path}: There is no operator event data for step {step}, "
-                            "please check whether the data contains this step.")
+            raise StepError(f"{data_file(tree.profile, 'trace_view.json', 'db')}: There is no operator event data "
+                            f"for step {step}, please check whether the data contains this step.")
         tables.append(t)
     if not all(len(t["name"]) for t in tables):
         return []

@@ -19,7 +19,7 @@ from ..errors import StepError
 from ..model import Profile, bare_trace, factorize, object_array, pair_codes
 from ..textsafe import short_list
 from . import table
-from .steps import side_range, side_step, step_number
+from .steps import data_file, side_range, side_step, step_number
 from .table import STYLE_BOLD, STYLE_FLOAT, STYLE_INT, Column, Sheet, diff_ratio, frame_from_rows
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -294,7 +294,7 @@ def _steps_held(profile: Profile) -> str:
     if not len(held):
         return ""
     steps = short_list(held, 10)
-    return f" (its kernel_details.csv holds step{'s' if len(held) > 1 else ''} {steps})"
+    return f" (it holds step{'s' if len(held) > 1 else ''} {steps})"
 
 
 def _no_step_ids(profile: Profile) -> bool:
@@ -344,8 +344,8 @@ def build(ctx: RunContext) -> list[Sheet]:
             # a directory without kernel_details.csv is no missing step either: _no_kernels names the file
             if (step >= 0 and p.level != "trace" and p.source != "ascend_db" and p.kernel_details is not None
                     and not _has_step_rows(p, step)):
-                raise StepError(f"{p.path}: There is no kernel details information for step {step}, "
-                                f"please check whether the data contains this step.{_steps_held(p)}")
+                raise StepError(f"{data_file(p, 'kernel_details.csv')}: There is no kernel details information for "
+                                f"step {step}, please check whether the data contains this step.{_steps_held(p)}")
             _no_kernels(p, step)
         groups.append(g)
     if untold or not all(g is not None for g in groups):

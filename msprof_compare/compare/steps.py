@@ -95,7 +95,14 @@ def steps_file(profile: Profile) -> str:
     """The file a text export's steps are read from (its trace_view.json, or the timeline given), as the DB
     loader's step errors name the ``.db`` that holds STEP_TIME: the folder given named no file that holds the
     steps, and the two kinds of input named theirs differently. A profile built without files (tests): its path."""
-    return display(profile.files.get("trace_view.json") or profile.path)
+    return data_file(profile, "trace_view.json")
+
+
+def data_file(profile: Profile, *names: str) -> str:
+    """The first of ``names`` (keys of ``Profile.files``: "trace_view.json", "kernel_details.csv", "db") the
+    profile was read from, for an error about what that file holds: a step error naming the folder given sent
+    the user to look for the file; the profile's path where it has none of them (a bare trace, a test's)."""
+    return display(next((profile.files[n] for n in names if profile.files.get(n)), profile.path))
 
 
 def side_step(ctx: RunContext, side: str) -> int:
