@@ -11,7 +11,8 @@ slow (minutes) and it reports findings to investigate rather than asserting.
 
     python tools/sweep_samples.py                 # ../shared/samples, results in ./sweep-out
     python tools/sweep_samples.py --jobs 2 --limit 50 --out /tmp/sweep
-Writes OUT/runs.jsonl (one line per run) and OUT/violations.txt; exit 1 when a violation was found.
+Writes OUT/runs.jsonl (one line per run) and OUT/violations-<phases>.txt (``--phase`` joined by "-"); exit 1
+when a violation was found.
 """
 
 from __future__ import annotations
