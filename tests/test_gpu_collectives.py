@@ -757,6 +757,52 @@ def test_correlation_links_kernels_of_a_trace_without_flows(samples, tmp_path):
     assert sum(c for c, _ in fams.values()) == 10
 
 
+def _correlation_links(events: list[dict]) -> dict[tuple, tuple]:
+    """{NCCL kernel (pid, tid, ts ns): launch call (pid, tid, ts ns)} by the raw JSON of a trace without flows: the
+    kernel's correlation id, held by no other kernel, names the one runtime / driver call that holds it."""
+    kernels = [e for e in events if e.get("ph") == "X" and e.get("cat") == "kernel"]
+    calls = [e for e in events if e.get("ph") == "X" and e.get("cat") in ("cuda_runtime", "cuda_driver")]
+    k_ids = [k.get("args", {}).get("correlation") for k in kernels]
+    c_ids = [c.get("args", {}).get("correlation") for c in calls]
+    out = {}
+    for k, i in zip(kernels, k_ids, strict=True):
+        if k["name"].lower().startswith("nccl") and k_ids.count(i) == 1 and c_ids.count(i) == 1:
+            c = calls[c_ids.index(i)]
+            out[(k["pid"], k["tid"], _ns(k["ts"]))] = (c["pid"], c["tid"], _ns(c["ts"]))
+    return out
+
+
+def test_a_trace_without_launch_flows_reads_correlations_with_the_other_args(samples, monkeypatch):
+    """In a trace holding no launch flow event, every kernel's and every launch call's ``correlation`` is read:
+    it comes with the kernel and op args the loader decodes anyway, where two decodes of their own re-read ~25 MB
+    of args (~65 ms per side of a 108 MB flowless trace, docs/performance.md, session 42). The links are those of
+    the raw JSON: 10 per rank, as before."""
+    from msprof_compare.loaders import kineto
+
+    decoded: list[type] = []
+    args = kineto._Events.args
+
+    def counted(self, sub, struct):
+        decoded.append(struct)
+        return args(self, sub, struct)
+
+    monkeypatch.setattr(kineto._Events, "args", counted)
+    for rank in (0, 1):
+        path = samples / TRACE_FILTER.format(rank)
+        want = _correlation_links(json.load(gzip.open(path))["traceEvents"])
+        assert len(want) == 10
+        decoded.clear()
+        prof = load_profile(str(path), build_options(enable_communication_compare=True)[0])
+        assert prof.extra["correlation_launches"] == want
+        assert kineto._LaunchArgs not in decoded  # no decode of its own
+        assert {kineto._KernelCorrArgs, kineto._OpCorrArgs} <= set(decoded)
+        # without the communication comparison (or with launch flows) nothing more is read
+        decoded.clear()
+        prof = load_profile(str(path), build_options(enable_operator_compare=True)[0])
+        assert not prof.extra.get("correlation_launches")
+        assert {kineto._KernelCorrArgs, kineto._OpCorrArgs, kineto._LaunchArgs}.isdisjoint(decoded)
+
+
 def test_a_record_goes_before_the_nccl_range(tmp_path):
     """Where both name the collective, PyTorch's record goes first (it tells ``all_to_allv`` from
     ``all_to_all``, which ProcessGroupNCCL's range calls both ``nccl:all_to_all``); the range names the kernels

@@ -51,9 +51,9 @@ _NUM = int | float | str | bool | None | list | dict  # noqa: UP007 (runtime ali
 # Int args read with ``traceio.checked_ints`` (a bad value reads as absent, counted in one warning):
 # those a misreading turns into other figures. ``sort_index`` feeds no figure and is read by
 # ``traceio.whole_int`` (-1 when it is none, without a warning);
-# args no comparator reads (External id, Sequence number, Fwd thread id; a kernel's correlation, decoded
-# apart only for the collective kernels no launch flow ends at) are not in the args structs at all: each field
-# costs decode time on every event.
+# args no comparator reads (External id, Sequence number, Fwd thread id; the correlation of kernels and launch
+# calls, read only for the collective kernels no launch flow ends at) are not in the args structs at all: each
+# field costs decode time on every event.
 #: kernel ``device``: the devices that ran kernels (the summary's device count check)
 _DEVICE = traceio.IntArg("kernel device id", "those kernels count on no device")
 #: ``[memory]`` ``Bytes``: the size that opens (> 0) or closes (< 0: a free) a memory record
@@ -77,6 +77,13 @@ class _KernelArgs(msgspec.Struct, gc=False):
     collective: Any = msgspec.field(default=None, name="Collective name")
 
 
+class _KernelCorrArgs(_KernelArgs, gc=False):
+    """``_KernelArgs`` and the correlation id, for a trace without launch flows whose collective kernels
+    ``_link_collectives_by_correlation`` links by it (``_reads_correlations``)."""
+
+    correlation: Any = None  # Any, as _LaunchArgs'
+
+
 class _OpArgs(msgspec.Struct, gc=False):
     # raw JSON text: many ops share the same shapes, so each distinct text is decoded and str()-ed once
     input_dims: msgspec.Raw = msgspec.field(default=msgspec.Raw(b""), name="Input Dims")
@@ -86,6 +93,12 @@ class _OpArgs(msgspec.Struct, gc=False):
     call_stack: Any = msgspec.field(default=None, name="Call stack")
     # record_param_comms ops only (Any: a value that is no text names no collective; it must not fail the trace)
     collective: Any = msgspec.field(default=None, name="Collective name")
+
+
+class _OpCorrArgs(_OpArgs, gc=False):
+    """``_OpArgs`` and the correlation id (launch calls only), beside ``_KernelCorrArgs``."""
+
+    correlation: Any = None
 
 
 #: PyTorch's record of each c10d collective (its args name the collective, the group, the sizes).
@@ -163,6 +176,10 @@ class _Events:
         #: holds, those ids): the flow ends without a start and the collective kernels without a flow both look
         #: calls up, and decoding every call's args twice cost ~80 ms per 100 MB trace (hta's NVIDIA graphs)
         self.launch_ids: tuple[np.ndarray, list, np.ndarray, pd.Index] | None = None
+        #: the distinct names of the collective kernels (``_load_kernels``, when the communication comparison is on)
+        self.collective_names: set | None = None
+        #: the kernels' correlation ids (``_ids``) in frame order, read with their other args (``_reads_correlations``)
+        self.kernel_correlations: np.ndarray | None = None
         self.too_long = 0  # events lasting over MAX_DURATION_NS (read as 0, reported once)
 
     def where(self, cats: set | frozenset, ph: tuple[str, ...] | None) -> tuple[np.ndarray, list]:
@@ -291,10 +308,12 @@ def _load(layout: Any, opts: Options, path: str, data: bytes, events: list, top:
         prof.metadata.setdefault("distributedInfo", top.distributedInfo)
     ev = _Events(path, events, data)
     details = opts.any_detail() or opts.enable_communication_compare
-    _load_kernels(prof, ev)
+    corr = _reads_correlations(ev, opts)
+    _load_kernels(prof, ev, opts.enable_communication_compare, corr)
     if prof.kernels.empty and prof.extra.get("mtia"):  # refused whatever else it holds: the other loaders took
         raise mtia_error(path, prof.extra["mtia"])  # ~2/3 of the time to this refusal (87 MB hta sample)
-    _load_ops(prof, ev, with_args=details, comm=opts.enable_communication_compare)
+    _load_ops(prof, ev, with_args=details, comm=opts.enable_communication_compare,
+              corr=corr and bool(ev.collective_names))
     _load_flows(prof, ev, opts)
     if opts.enable_communication_compare:
         _link_collectives_by_correlation(prof, ev)
@@ -308,6 +327,21 @@ def _load(layout: Any, opts: Options, path: str, data: bytes, events: list, top:
     return prof
 
 
+def _reads_correlations(ev: _Events, opts: Options) -> bool:
+    """Whether the kernels' and launch calls' ``correlation`` args are read in the decodes of their other args.
+
+    Why: ``_link_collectives_by_correlation`` needs the correlation of every kernel no launch flow ends at and of
+    every launch call. In a trace holding no event of a launch flow category, that is every kernel: a decode of
+    its own re-read all their args (~65 ms per side of a 108 MB flowless trace, ~20 MB of kernel args and ~5 MB
+    of launch calls'), where one more field in the kernel and op decodes costs ~7 ms (and ~7 MiB more peak memory
+    a side: the ops' args hold the launch calls' ids). A trace with launch flows keeps deciding after the flows are
+    read, and decodes nothing more where they reach its collective kernels."""
+    if not opts.enable_communication_compare:
+        return False
+    launch = (FLOW_CATS - {"fwdbwd"}) | ({opts.gpu_flow_cat.lower()} if opts.gpu_flow_cat else set())
+    return not any(c.lower() in launch for c in ev.first)
+
+
 def mtia_error(path: str, categories: list[str]) -> ProfileError:
     """The refusal of a trace whose device work is an MTIA accelerator's (``mtia_*`` categories, not read)
     instead of GPU kernels: the advice to record ``ProfilerActivity.CUDA`` cannot apply to it."""
@@ -318,7 +352,7 @@ def mtia_error(path: str, categories: list[str]) -> ProfileError:
                               f"events ({named}), which are not supported")
 
 
-def _load_kernels(prof: Profile, ev: _Events) -> None:
+def _load_kernels(prof: Profile, ev: _Events, comm: bool = False, corr: bool = False) -> None:
     idx, sub = ev.where(frozenset(KERNEL_CATS), ("X",))
     if not len(idx):
         # the CUPTI range profiler (``_ExperimentalConfig(profiler_metrics=...)``) writes its kernels' counters
@@ -329,7 +363,14 @@ def _load_kernels(prof: Profile, ev: _Events) -> None:
         return
     ev.kernel_events = sub
     cols = ev.columns(sub, ("name", "ts", "dur", "pid", "tid"), idx)
-    args = ev.args(sub, _KernelArgs)
+    if comm:  # tested once per distinct name, found as a set (equal names are mostly one object: ~10x cheaper than
+        # numbering them, 4 against 40 ms for 78k kernels), as every trace with the communication comparison on pays it
+        ev.collective_names = {n for n in set(cols["name"].tolist())
+                               if isinstance(n, str) and n.lower().startswith(GPU_COMM_PREFIXES)}
+    corr = corr and bool(ev.collective_names)
+    args = ev.args(sub, _KernelCorrArgs if corr else _KernelArgs)
+    if corr:
+        ev.kernel_correlations = _ids([a.correlation for a in args])  # an array: ints of their own weigh 5x more
     cols["cat"] = np.array([KERNEL_CATS[c] for c in ev.cat_lower_of(idx)], dtype=object)
     cols["task_type"] = ev.cat_of(idx)
     streams = [a.sycl_queue if a.stream is None else a.stream for a in args]
@@ -350,7 +391,7 @@ def _collective_texts(values: list) -> np.ndarray:
     return np.array([v if isinstance(v, str) else "" for v in values], dtype=object)
 
 
-def _load_ops(prof: Profile, ev: _Events, with_args: bool, comm: bool = False) -> None:
+def _load_ops(prof: Profile, ev: _Events, with_args: bool, comm: bool = False, corr: bool = False) -> None:
     idx, sub = ev.where(OP_CATS, ("X",))
     if not len(idx):
         return
@@ -358,7 +399,12 @@ def _load_ops(prof: Profile, ev: _Events, with_args: bool, comm: bool = False) -
     cols["cat"] = ev.cat_lower_of(idx)
     n = len(idx)
     if with_args:
-        args = ev.args(sub, _OpArgs)
+        args = ev.args(sub, _OpCorrArgs if corr else _OpArgs)
+        if corr:  # the launch calls (LAUNCH_CATS are op cats): the ones ``_launch_calls`` would decode again
+            cats = [i for c, i in ev.first.items() if c.lower() in LAUNCH_CATS]
+            launch = np.flatnonzero(np.isin(ev.codes[idx], cats))
+            rows = launch.tolist()
+            _index_launch_calls(ev, idx[launch], [sub[i] for i in rows], [args[i].correlation for i in rows])
         cols["input_dims"] = _text_raw(ev.path, [a.input_dims or a.input_dims_18 for a in args])
         cols["input_type"] = _text_raw(ev.path, [a.input_type for a in args])
         cols["call_stack"] = _text([a.call_stack for a in args])
@@ -459,18 +505,17 @@ def _link_collectives_by_correlation(prof: Profile, ev: _Events) -> None:
     launch flow but keep the correlation ids (hta's sampled ``trace_filter`` ranks: 10 SendRecv kernels each), so
     their SendRecv kernels stayed ``sendrecv``. Only the collective's name reads this link; the operator and
     module comparisons keep linking by flows (reference-2 §2.1). A correlation id several kernels without a flow
-    share (a graph launch's kernels) links none, as a graph replay names no collective. Decoded only for the
-    kernels no flow ends at, and only when such a collective kernel exists: a trace whose launch flows reach its
-    collective kernels decodes nothing more."""
+    share (a graph launch's kernels) links none, as a graph replay names no collective. A trace without any launch
+    flow has the correlations read with the kernels' and launch calls' other args (``_reads_correlations``); in
+    one with launch flows they are decoded only for the kernels no flow ends at, and only when such a collective
+    kernel exists: a trace whose launch flows reach its collective kernels decodes nothing more."""
     k = prof.kernels
     if not len(k):
         return
-    names = k["name"].tolist()
-    # tested once per distinct name, found as a set (equal names are mostly one object: ~10x cheaper than numbering
-    # them, 4 against 40 ms for 78k kernels), as every trace with the communication comparison on pays it
-    coll_names = {n for n in set(names) if isinstance(n, str) and n.lower().startswith(GPU_COMM_PREFIXES)}
+    coll_names = ev.collective_names  # found by _load_kernels
     if not coll_names:
         return
+    names = k["name"].tolist()
     coll = np.fromiter(map(coll_names.__contains__, names), dtype=bool, count=len(names))
     fl = prof.flows
     unlinked = np.ones(len(k), dtype=bool)
@@ -484,8 +529,11 @@ def _link_collectives_by_correlation(prof: Profile, ev: _Events) -> None:
     # the correlation ids of every kernel no flow ends at: one several of them share (a graph launch's kernels,
     # computing ones too) names no launch of a single collective
     pool = np.flatnonzero(unlinked)
-    sub = ev.kernel_events  # in the frame's (file) order
-    ids = _ids([a.correlation for a in ev.args([sub[i] for i in pool.tolist()], _LaunchArgs)])
+    if ev.kernel_correlations is not None:  # read with the kernels' other args (a trace without launch flows)
+        ids = ev.kernel_correlations[pool]
+    else:
+        sub = ev.kernel_events  # in the frame's (file) order
+        ids = _ids([a.correlation for a in ev.args([sub[i] for i in pool.tolist()], _LaunchArgs)])
     keep = coll[pool] & (ids >= 0) & ~pd.Index(ids).duplicated(keep=False)
     rows, corr = pool[keep], ids[keep]
     found = _launch_calls(ev, corr)
@@ -509,11 +557,9 @@ def _launch_calls(ev: _Events, ids: np.ndarray) -> tuple[np.ndarray, dict] | Non
     if not len(ids):
         return None
     want = _ids(ids.tolist())
-    if ev.launch_ids is None:  # decoded once per trace
+    if ev.launch_ids is None:  # decoded once per trace (or read with the ops' args: ``_reads_correlations``)
         idx, sub = ev.where(LAUNCH_CATS, ("X",))
-        corr = _ids([a.correlation for a in ev.args(sub, _LaunchArgs)]) if len(idx) else np.zeros(0, np.int64)
-        keep = np.flatnonzero(~pd.Index(corr).duplicated(keep=False) & (corr >= 0))
-        ev.launch_ids = idx, sub, keep, pd.Index(corr[keep])
+        _index_launch_calls(ev, idx, sub, [a.correlation for a in ev.args(sub, _LaunchArgs)])
     idx, sub, keep, by_id = ev.launch_ids
     if not len(idx):
         return None
@@ -524,6 +570,13 @@ def _launch_calls(ev: _Events, ids: np.ndarray) -> tuple[np.ndarray, dict] | Non
     rows, inv = np.unique(keep[at[hit]], return_inverse=True)
     call = ev.columns([sub[i] for i in rows.tolist()], ("ts", "pid", "tid"), idx[rows])
     return hit, {k: v[inv.reshape(-1)] for k, v in call.items()}
+
+
+def _index_launch_calls(ev: _Events, idx: np.ndarray, sub: list, correlations: list) -> None:
+    """``ev.launch_ids`` from the launch calls (event indices, events in file order) and their correlation args."""
+    corr = _ids(correlations) if len(idx) else np.zeros(0, np.int64)
+    keep = np.flatnonzero(~pd.Index(corr).duplicated(keep=False) & (corr >= 0))
+    ev.launch_ids = idx, sub, keep, pd.Index(corr[keep])
 
 
 def _ids(values: list) -> np.ndarray:
