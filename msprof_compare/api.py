@@ -265,7 +265,7 @@ def _compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
 
         keywords = load_keywords()  # a bad MSPROF_COMPARE_CONFIG file is named before minutes of loading
     layouts = [_layout(p, opts.force) for p in (base, comparison)]
-    size = sum(input_bytes(p, lay) for p, lay in zip((base, comparison), layouts, strict=True))
+    size = sum(input_bytes(p, lay, opts) for p, lay in zip((base, comparison), layouts, strict=True))
     # loading a GB takes tens of seconds: say what is happening, unless an input is refused at once
     notice = size >= LOAD_NOTICE_BYTES and all(layouts)
     if notice:

@@ -166,6 +166,108 @@ def test_input_bytes_counts_only_what_loading_reads(tmp_path: Path) -> None:
     assert pair.input_bytes(str(tmp_path / "rank0_ascend_pt" / "PROF_000001_20250109153446538_LJOGPMAKHOLQAOEB")) == 0
 
 
+L1_TEXT = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+#: What each run reads beside trace_view.json, from the loader's rules (ascend_text._side_files), written out here
+RUN_READS = {
+    "profiling": ("kernel_details.csv", "memory_record.csv", "communication.json"),
+    "memory": ("kernel_details.csv", "memory_record.csv", "operator_memory.csv"),
+    "kernel_type": ("kernel_details.csv", "op_statistic.csv"),
+    "all": ("kernel_details.csv", "memory_record.csv", "operator_memory.csv", "communication.json"),
+}
+RUN_FLAGS = {"profiling": {"enable_profiling_compare": True}, "memory": {"enable_memory_compare": True},
+             "kernel_type": {"enable_kernel_compare": True, "use_kernel_type": True}, "all": {}}
+
+
+def _l1_copy(samples: Path, dest: Path) -> Path:
+    """NPU pair 1's level1 text export (all five side files), copied writable."""
+    shutil.copytree(samples / L1_TEXT, dest)
+    for root, dirs, files in os.walk(dest):
+        for d in dirs:
+            os.chmod(os.path.join(root, d), 0o755)
+        for f in files:
+            os.chmod(os.path.join(root, f), 0o644)
+    return dest
+
+
+def test_input_bytes_counts_the_side_files_the_run_reads(samples: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the run's options, an Ascend text export counts trace_view.json and the side files those
+    comparisons read: operator_memory.csv (30.6 kB here) only with the memory comparison, communication.json
+    only with OverallMetrics, op_statistic.csv only with --use_kernel_type (before, all five, whatever the run).
+    The files the loader records as read are the same ones (the two lists must not drift apart); the API passes
+    its options. Sizes by os.path.getsize."""
+    from msprof_compare.loaders import load_profile
+    from msprof_compare.loaders.ascend_text import SIDE_FILES
+    from msprof_compare.options import build_options
+
+    npu = _l1_copy(samples, tmp_path / "rank0_ascend_pt")
+    out = npu / "ASCEND_PROFILER_OUTPUT"
+    trace = os.path.getsize(out / "trace_view.json")
+    assert pair.input_bytes(str(npu)) == trace + sum(os.path.getsize(out / n) for n in SIDE_FILES)  # no options
+    for run, names in RUN_READS.items():
+        opts = build_options(**RUN_FLAGS[run])[0]
+        want = trace + sum(os.path.getsize(out / n) for n in names)
+        assert pair.input_bytes(str(npu), opts=opts) == want, run
+        assert {n for n in load_profile(str(npu), opts).files if n in SIDE_FILES} == set(names), run
+    sizes: list[int | None] = []
+    real = pair.load_pair
+
+    def load_pair(*args, **kwargs):
+        sizes.append(args[6] if len(args) > 6 else kwargs.get("size"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pair, "load_pair", load_pair)
+    compare(str(npu), str(npu), enable_profiling_compare=True)
+    assert sizes == [2 * (trace + sum(os.path.getsize(out / n) for n in RUN_READS["profiling"]))]
+
+
+def test_side_files_a_run_does_not_read_are_not_looked_at(samples: Path, tmp_path: Path) -> None:
+    """A side file the run does not read changes nothing, whatever it is: a broken link named operator_memory.csv
+    made a profiling-only run's size "unknown" (0: the parallel-load choice and the loading notice went by it),
+    as one the run reads still does. A FIFO is never opened (an open waits for a writer): a profiling-only
+    compare with FIFOs named operator_memory.csv and op_statistic.csv, and a memory-only one with a FIFO named
+    communication.json, finish (under a timeout, in a child process) with the reports of the regular files."""
+    import subprocess
+    import sys
+
+    from msprof_compare.options import build_options
+
+    npu = _l1_copy(samples, tmp_path / "rank0_ascend_pt")
+    out = npu / "ASCEND_PROFILER_OUTPUT"
+    profiling = build_options(enable_profiling_compare=True)[0]
+    want = sum(os.path.getsize(out / n) for n in ("trace_view.json", *RUN_READS["profiling"]))
+    saved = {n: (out / n).read_bytes() for n in ("operator_memory.csv", "op_statistic.csv", "communication.json")}
+    (out / "operator_memory.csv").unlink()
+    (out / "operator_memory.csv").symlink_to(tmp_path / "gone.csv")
+    assert pair.input_bytes(str(npu), opts=profiling) == want
+    assert pair.input_bytes(str(npu), opts=build_options(enable_memory_compare=True)[0]) == 0  # read: unknown
+    (out / "operator_memory.csv").unlink()
+
+    def report(flag: str, name: str) -> dict:
+        target = tmp_path / f"{name}.json"
+        run = subprocess.run([sys.executable, "-m", "msprof_compare", "compare", "-d", str(npu), "-bp", str(npu),
+                              flag, "--output_format", "json", "-o", str(target)],
+                             capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stderr
+        doc = json.loads(target.read_text())
+        doc.pop("generated_at")
+        return doc
+
+    for flag, fifos in (("--enable_profiling_compare", ("operator_memory.csv", "op_statistic.csv")),
+                        ("--enable_memory_compare", ("communication.json",))):
+        for n in fifos:
+            (out / n).unlink(missing_ok=True)
+            (out / n).write_bytes(saved[n])
+        regular = report(flag, "regular")
+        for n in fifos:
+            (out / n).unlink()
+            os.mkfifo(out / n)
+        assert report(flag, "fifo") == regular, flag
+        for n in fifos:
+            (out / n).unlink()
+            (out / n).write_bytes(saved[n])
+
+
 # --------------------------------------------------------------------------- errors of the loader child
 
 

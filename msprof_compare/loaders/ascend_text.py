@@ -1238,6 +1238,19 @@ SIDE_FILES = ("kernel_details.csv", "memory_record.csv", "operator_memory.csv", 
               "communication.json")
 
 
+def side_files_read(opts: Options) -> tuple[str, ...]:
+    """The ``SIDE_FILES`` that ``_side_files`` reads in a run with ``opts`` (what ``pair.input_bytes`` counts):
+    kernel_details.csv always, memory_record.csv for OverallMetrics or the memory comparison's peak line,
+    operator_memory.csv for the memory comparison, op_statistic.csv for --use_kernel_type's kernel comparison,
+    communication.json for OverallMetrics."""
+    read = {"kernel_details.csv": True,
+            "memory_record.csv": opts.enable_profiling_compare or opts.enable_memory_compare,
+            "operator_memory.csv": opts.enable_memory_compare,
+            "op_statistic.csv": opts.enable_kernel_compare and opts.use_kernel_type,
+            "communication.json": opts.enable_profiling_compare}
+    return tuple(n for n in SIDE_FILES if read[n])
+
+
 def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
     """Read the CSV / JSON files beside trace_view.json, each only when a comparison that uses it is on
     (as the original's collectors): memory_record.csv and communication.json feed OverallMetrics alone,

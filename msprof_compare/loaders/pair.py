@@ -19,6 +19,7 @@ import logging
 import multiprocessing as mp
 import os
 import signal
+import stat
 import sys
 import threading
 import traceback
@@ -40,14 +41,17 @@ _CGROUP_KINDS = (("", "memory.max", "memory.current"),
                  ("memory", "memory.limit_in_bytes", "memory.usage_in_bytes"))
 
 
-def input_bytes(path: str, layout: Any = None) -> int:
+def input_bytes(path: str, layout: Any = None, opts: Any = None) -> int:
     """Bytes of the data files loading reads for an input, gzip files at their decompressed size (what
     loading holds; the samples compress 15x); 0 when unknown (a path detection refuses, a file that cannot
     be sized): detection reports that. A folder counts the files its detected layout leads to, not all it
     holds: a raw ``*_ascend_pt`` also keeps CANN's own timeline and summaries, often as large again.
-    ``layout``: the folder's ``Layout`` when the caller has detected it already."""
+    ``layout``: the folder's ``Layout`` when the caller has detected it already; ``opts``: the run's
+    ``Options``, when known, count only the side files its comparisons read (``ascend_text.side_files_read``),
+    the others are not even looked at (they are checked only when read: a link or a FIFO a run does not read
+    must change nothing)."""
     from . import detect
-    from .ascend_text import SIDE_FILES
+    from .ascend_text import SIDE_FILES, side_files_read
 
     try:
         p = given_path(path)
@@ -58,11 +62,12 @@ def input_bytes(path: str, layout: Any = None) -> int:
         layout = layout or detect(path, force=True)
         if layout.db_path:
             return os.path.getsize(layout.db_path)
-        files = [layout.trace_path]
+        size = _data_bytes(layout.trace_path)
         if layout.level != "file":  # an Ascend text export: its CSV / JSON side files
             out = layout.ascend_output or os.path.dirname(layout.trace_path)
-            files += [f for f in (os.path.join(out, n) for n in SIDE_FILES) if os.path.lexists(f)]
-        return sum(_data_bytes(f) for f in files)
+            names = SIDE_FILES if opts is None else side_files_read(opts)
+            size += sum(_side_bytes(os.path.join(out, n)) for n in names)
+        return size
     except (OSError, ValueError, ProfileError):  # ValueError: a NUL in the path (an API caller's string)
         return 0
 
@@ -71,14 +76,25 @@ def input_bytes(path: str, layout: Any = None) -> int:
 _GZIP_MAX_RATIO = 1032
 
 
+def _side_bytes(path: str) -> int:
+    """A side file's size by ``os.stat`` alone (side files are never gzip, so never opened: an open of a FIFO
+    waits for a writer): 0 for none, or for what is no regular file (a FIFO, a device, a folder: the loader
+    refuses or passes over it); a link whose target is gone raises (OSError: the input's size is unknown)."""
+    if not os.path.lexists(path):
+        return 0
+    st = os.stat(path)
+    return st.st_size if stat.S_ISREG(st.st_mode) else 0
+
+
 def _data_bytes(path: str) -> int:
     """A file's size; for gzip (recognised by its magic bytes, as the loader does, in files that may be a
     trace: ``.json`` or ``.gz``; CSVs and DBs are not opened) an estimate of the decompressed size from
     the trailer: ISIZE is modulo 2**32 and covers only the last member of a concatenated gzip, and a
     truncated file ends in random bytes, so it is clamped to between the compressed size and deflate's
-    largest expansion of it."""
-    size = os.path.getsize(path)
-    if size < 18 or not path.lower().endswith((".gz", ".json")):
+    largest expansion of it. Only a regular file is opened (an open of a FIFO waits for a writer)."""
+    st = os.stat(path)
+    size = st.st_size
+    if size < 18 or not path.lower().endswith((".gz", ".json")) or not stat.S_ISREG(st.st_mode):
         return size
     with open(path, "rb") as fh:
         if fh.read(2) != b"\x1f\x8b":
