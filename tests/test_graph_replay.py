@@ -431,6 +431,36 @@ def test_graph_replays_note_between_a_graph_run_and_an_eager_one(caplog, monkeyp
                                           ).guards["Check"].tolist()
 
 
+def _replay_sides(eager_by_op_ns: int) -> tuple:
+    """An eager side (1 ms of computing, ``eager_by_op_ns`` of it in Matmul, none replayed) and a graph side
+    (1 ms, 0.9 ms of it replayed, all Cube (other))."""
+    from msprof_compare.compare.breakdown import Breakdown
+
+    eager, graph = Breakdown("GPU"), Breakdown("GPU")
+    eager.b("matmul_cube").add(eager_by_op_ns)
+    eager.b("vector_notrans").add(1_000_000 - eager_by_op_ns)
+    graph.b("other_cube").add(1_000_000)
+    graph.replayed.add(900_000, 9)
+    return eager, graph
+
+
+def test_graph_replays_share_shown_below_the_threshold_never_reaches_it():
+    """The side replaying less holds 4.96 % of its computing in Matmul, under REPLAY_OP_SHARE (5 %): an "ok" row,
+    whose text said it held "5.0%" beside "a note where ... holds 5% or more" (``:.1%`` rounds 4.96 up). A share
+    under the threshold that would round to it is cut to 0.1 % (4.9 %); others round as before (hta's 0.96 %:
+    1.0 %, ``test_graph_replays_of_inference_samples``); at the threshold (a note) it reads 5.0 %."""
+    from msprof_compare.compare import checks
+
+    assert checks.REPLAY_OP_SHARE == 0.05
+    row = checks._replay_row(_replay_sides(49_600))
+    assert row["Status"] == "ok"
+    assert "(the base side replays less and has 0.050 ms (4.9% of its computing) in those steps: those steps " \
+           "barely move)" in row["Detail"]
+    row = checks._replay_row(_replay_sides(50_000))
+    assert row["Status"] == "note"
+    assert "the base side replays less and has 0.050 ms (5.0% of its computing) in those steps, where" in row["Detail"]
+
+
 def test_replay_search_tests_the_cat_of_graph_launches_only(monkeypatch):
     """The replayed-kernel search numbered every op's name and cat (two factorizations of the ops frame) in every
     GPU breakdown, a trace without graphs too (~8 ms of a 100 MB ResNet-50 pair's side, ~25 ms of hta's NVIDIA

@@ -431,7 +431,10 @@ def _replay_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any] | None:
               "launch is the graph launch, inside no Matmul, Conv or Flash Attention op, so it is Cube (other) or "
               "Vector by its name (the original's rules), where the same kernel launched eagerly counts for its "
               "op; OperatorCompare and the module sheets give it to the graph launch call")
-    holds = f"has {by_op / 1e6:,.3f} ms ({op_share:.1%} of its computing) in those steps"
+    shown_share = op_share
+    if op_share < REPLAY_OP_SHARE <= round(op_share, 3):  # cut, not rounded: an "ok" row must not say 4.96 % is
+        shown_share = math.floor(op_share * 1000) / 1000  # "5.0%" beside "a note from 5%"
+    holds = f"has {by_op / 1e6:,.3f} ms ({shown_share:.1%} of its computing) in those steps"
     if ok:
         detail += (f"; a note where the shares differ by {REPLAY_SHARE_GAP:.0%} or more and the side replaying "
                    f"less holds {REPLAY_OP_SHARE:.0%} or more of its computing in Matmul, Conv or Flash Attention")
