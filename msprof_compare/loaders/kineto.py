@@ -51,9 +51,10 @@ _NUM = int | float | str | bool | None | list | dict  # noqa: UP007 (runtime ali
 # Int args read with ``traceio.checked_ints`` (a bad value reads as absent, counted in one warning):
 # those a misreading turns into other figures. ``sort_index`` feeds no figure and is read by
 # ``traceio.whole_int`` (-1 when it is none, without a warning);
-# args no comparator reads (External id, Sequence number, Fwd thread id; the correlation of kernels and launch
-# calls, read only for the collective kernels no launch flow ends at) are not in the args structs at all: each
-# field costs decode time on every event.
+# args no comparator reads (External id, Sequence number, Fwd thread id) are not in the args structs at all: each
+# field costs decode time on every event. The correlation of kernels and launch calls, read only to link what no
+# launch flow links (flow ends without a start, collective kernels), is decoded apart (``_LaunchArgs``), or in
+# ``_KernelCorrArgs`` / ``_OpCorrArgs`` in a trace without launch flows (``_reads_correlations``).
 #: kernel ``device``: the devices that ran kernels (the summary's device count check)
 _DEVICE = traceio.IntArg("kernel device id", "those kernels count on no device")
 #: ``[memory]`` ``Bytes``: the size that opens (> 0) or closes (< 0: a free) a memory record
@@ -313,7 +314,7 @@ def _load(layout: Any, opts: Options, path: str, data: bytes, events: list, top:
     if prof.kernels.empty and prof.extra.get("mtia"):  # refused whatever else it holds: the other loaders took
         raise mtia_error(path, prof.extra["mtia"])  # ~2/3 of the time to this refusal (87 MB hta sample)
     _load_ops(prof, ev, with_args=details, comm=opts.enable_communication_compare,
-              corr=corr and bool(ev.collective_names))
+              corr=ev.kernel_correlations is not None)  # the launch calls' ids too, where the kernels' were read
     _load_flows(prof, ev, opts)
     if opts.enable_communication_compare:
         _link_collectives_by_correlation(prof, ev)
