@@ -24,11 +24,14 @@ import sys
 import threading
 import traceback
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import OutOfMemory, ProfileError, StepError, UsageError
 from ..model import Profile
 from .paths import given_path
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..options import Options
 
 #: Combined input size from which the two sides load in parallel.
 PARALLEL_MIN_BYTES = 64 * 1024**2
@@ -41,7 +44,7 @@ _CGROUP_KINDS = (("", "memory.max", "memory.current"),
                  ("memory", "memory.limit_in_bytes", "memory.usage_in_bytes"))
 
 
-def input_bytes(path: str, layout: Any = None, opts: Any = None) -> int:
+def input_bytes(path: str, layout: Any = None, opts: Options | None = None) -> int:
     """Bytes of the data files loading reads for an input, gzip files at their decompressed size (what
     loading holds; the samples compress 15x); 0 when unknown (a path detection refuses, a file that cannot
     be sized): detection reports that. A folder counts the files its detected layout leads to, not all it
