@@ -418,6 +418,7 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool) -
     params = dict(params)
     debug = bool(params.get("debug"))
     base = comparison = ""
+    opts = None  # the run's options, once checked: the out-of-memory estimate counts what they read
     try:
         _import_quietly()  # inside: an import that runs out of memory is reported as such
         if announce_root and hasattr(os, "geteuid") and os.geteuid() == 0:
@@ -428,7 +429,7 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool) -
         from .options import build_options, parse_output_format
 
         try:  # reference-1 §1.3: the options (rules 1-8) before the output target (rule 10, checked here before
-            build_options(**params)  # the inputs are loaded); compare() validates again and logs the warnings
+            opts = build_options(**params)[0]  # the inputs are loaded); compare() validates again and logs the warnings
         except UsageError as exc:
             for w in getattr(exc, "warnings", ()):
                 log.warning(w)
@@ -479,14 +480,14 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool) -
     except MemoryError as exc:
         if debug:
             traceback.print_exc()
-        _error(_out_of_memory(base, comparison, exc))
+        _error(_out_of_memory(base, comparison, exc, opts))
         return 1
     except ImportError as exc:
         if not _no_memory_to_import(exc):
             return _internal_error(exc, debug)
         if debug:
             traceback.print_exc()
-        _error(_out_of_memory(base, comparison, exc))
+        _error(_out_of_memory(base, comparison, exc, opts))
         return 1
     except Exception as exc:  # noqa: BLE001 - the one place every other failure is reported
         return _internal_error(exc, debug)
@@ -526,13 +527,15 @@ def _no_memory_to_import(exc: ImportError) -> bool:
     return "static TLS" not in text and any(m in text for m in _IMPORT_OUT_OF_MEMORY)
 
 
-def _out_of_memory(base: str, comparison: str, exc: BaseException | None = None) -> str:
+def _out_of_memory(base: str, comparison: str, exc: BaseException | None = None, opts: Any = None) -> str:
     """What to tell a user whose machine ran out of memory (the budget rule of the README's "Memory"), naming
-    the input being loaded or the folder being written when that is known (``OutOfMemory``)."""
+    the input being loaded or the folder being written when that is known (``OutOfMemory``). ``opts``: the run's
+    options once checked, so an NPU text export counts the side files the run reads, as that rule says."""
     try:  # the loaders (and pandas under them) may be what could not be imported
         from .loaders.pair import input_bytes
 
-        sizes = sorted((input_bytes(base), input_bytes(comparison))) if base and comparison else [0, 0]
+        sizes = sorted((input_bytes(base, opts=opts), input_bytes(comparison, opts=opts))) if base and comparison \
+            else [0, 0]
     except (MemoryError, ImportError):
         sizes = [0, 0]
     need = (5 * sizes[1] + sizes[0]) / 1e6

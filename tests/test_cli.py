@@ -417,13 +417,42 @@ def test_out_of_memory_is_one_line_with_advice(monkeypatch: pytest.MonkeyPatch, 
     estimate = f" (this pair: about {(5 * large + small) / 1e6:,.0f} MB)"
     assert code == 1 and assert_one_error(err) == head + estimate + tail
     sizes = {str(SAMPLE_BASE): 1_000_000_000, str(SAMPLE_COMP): 400_000_000}
-    monkeypatch.setattr(pair, "input_bytes", sizes.__getitem__)
+    monkeypatch.setattr(pair, "input_bytes", lambda path, **_: sizes[path])
     code, _, err = run_inproc(capsys, *args)
     assert code == 1 and assert_one_error(err) == head + " (this pair: about 5,400 MB)" + tail
     code, _, err = run_inproc(capsys, *args, "--debug")  # the advice still, after the traceback
     assert code == 1 and "Traceback" in err and "MemoryError" in err
     assert error_lines(err) == [head + " (this pair: about 5,400 MB)" + tail]
     assert list(tmp_out.iterdir()) == []
+
+
+def test_out_of_memory_estimate_counts_the_side_files_the_run_reads(monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture, samples: Path,
+                                                                   tmp_path: Path) -> None:
+    """The estimate follows the README's budget rule: an NPU text export counts trace_view.json and the side files
+    the run's comparisons read, as the loading notice does. It counted all five whatever the run: here 5 MB
+    added to operator_memory.csv, which an --enable_profiling_compare run never reads, made it 30 MB larger.
+    Sizes by os.path.getsize."""
+    import msprof_compare.api as api
+
+    npu = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt", npu)
+    for root, dirs, _ in os.walk(npu):  # the samples are read-only, and copytree copies their modes
+        for d in dirs:
+            os.chmod(os.path.join(root, d), 0o755)
+    out = npu / "ASCEND_PROFILER_OUTPUT"
+    (out / "operator_memory.csv").unlink()
+    (out / "operator_memory.csv").write_bytes(b"x" * 5_000_000)
+
+    def hungry(*_a, **_k):
+        raise MemoryError
+
+    monkeypatch.setattr(api, "compare", hungry)
+    read = sum(os.path.getsize(out / n) for n in ("trace_view.json", "kernel_details.csv", "memory_record.csv",
+                                                    "communication.json"))
+    code, _, err = run_inproc(capsys, "-d", str(npu), "-bp", str(npu), "--enable_profiling_compare",
+                              "-o", str(tmp_path / "out"))
+    assert code == 1 and f"(this pair: about {6 * read / 1e6:,.0f} MB)" in assert_one_error(err), err
 
 
 def test_other_msprof_analyze_commands_are_named_as_absent(capsys: pytest.CaptureFixture) -> None:
