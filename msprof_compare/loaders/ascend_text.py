@@ -1239,10 +1239,10 @@ SIDE_FILES = ("kernel_details.csv", "memory_record.csv", "operator_memory.csv", 
 
 
 def side_files_read(opts: Options) -> tuple[str, ...]:
-    """The ``SIDE_FILES`` that ``_side_files`` reads in a run with ``opts`` (what ``pair.input_bytes`` counts):
-    kernel_details.csv always, memory_record.csv for OverallMetrics or the memory comparison's peak line,
-    operator_memory.csv for the memory comparison, op_statistic.csv for --use_kernel_type's kernel comparison,
-    communication.json for OverallMetrics."""
+    """The ``SIDE_FILES`` a run with ``opts`` reads (as the original's collectors): kernel_details.csv always,
+    memory_record.csv for OverallMetrics or the memory comparison's peak line, operator_memory.csv for the memory
+    comparison, op_statistic.csv for --use_kernel_type's kernel comparison, communication.json for OverallMetrics.
+    The one rule ``_side_files`` reads by and ``pair.input_bytes`` counts by."""
     read = {"kernel_details.csv": True,
             "memory_record.csv": opts.enable_profiling_compare or opts.enable_memory_compare,
             "operator_memory.csv": opts.enable_memory_compare,
@@ -1253,9 +1253,9 @@ def side_files_read(opts: Options) -> tuple[str, ...]:
 
 def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
     """Read the CSV / JSON files beside trace_view.json, each only when a comparison that uses it is on
-    (as the original's collectors): memory_record.csv and communication.json feed OverallMetrics alone,
-    operator_memory.csv the memory comparison, op_statistic.csv KernelTypeCompare."""
+    (``side_files_read``)."""
     out = layout.ascend_output or os.path.dirname(layout.trace_path)
+    wanted = side_files_read(opts)
 
     def path_of(name: str) -> str | None:
         p = _checked_side_file(out, name, opts.force)
@@ -1269,25 +1269,26 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
         profile.warnings.append(f"{out}: The file {name} does not exist.")
         return None
 
-    p = path_of("kernel_details.csv")
+    p = path_of("kernel_details.csv")  # read by every run
     if p:
         profile.kernel_details = read_kernel_details(p, profile.warnings)
-    profiling = opts.enable_profiling_compare
-    p = path_of("memory_record.csv") if profiling else None
-    if p:
-        profile.memory_record = read_memory_record(p, profile.warnings)
-    elif not profiling and opts.enable_memory_compare:
-        profile.memory_record = _quiet_memory_record(out, profile, opts.force)
-    if opts.enable_memory_compare:  # only the memory comparison reads it (as the original)
+    if "memory_record.csv" in wanted:
+        if opts.enable_profiling_compare:  # Mem Usage: a missing file is warned of
+            p = path_of("memory_record.csv")
+            if p:
+                profile.memory_record = read_memory_record(p, profile.warnings)
+        else:  # the memory comparison's peak line alone
+            profile.memory_record = _quiet_memory_record(out, profile, opts.force)
+    if "operator_memory.csv" in wanted:
         p = path_of("operator_memory.csv")
         if p:
             profile.operator_memory = read_operator_memory(p, profile.warnings)
-    p = os.path.join(out, "op_statistic.csv")  # only kernel compare with --use_kernel_type needs it: no warning
-    if opts.enable_kernel_compare and opts.use_kernel_type and os.path.lexists(p):
+    p = os.path.join(out, "op_statistic.csv")  # KernelTypeCompare's: no warning where it is missing
+    if "op_statistic.csv" in wanted and os.path.lexists(p):
         paths.check_input(p, opts.force, kind="text")  # checked only when read (reference-1 §2.4)
         profile.files["op_statistic.csv"] = p
         profile.op_statistic = read_op_statistic(p, profile.warnings)
-    p = path_of("communication.json") if profiling else None
+    p = path_of("communication.json") if "communication.json" in wanted else None
     if p:
         data = read_json(p, profile.warnings)
         if data is None:
