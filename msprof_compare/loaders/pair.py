@@ -69,7 +69,7 @@ def input_bytes(path: str, layout: Any = None, opts: Options | None = None) -> i
         if layout.level != "file":  # an Ascend text export: its CSV / JSON side files
             out = layout.ascend_output or os.path.dirname(layout.trace_path)
             names = SIDE_FILES if opts is None else side_files_read(opts)
-            size += sum(_side_bytes(os.path.join(out, n)) for n in names)
+            size += sum(_data_bytes(f) for f in (os.path.join(out, n) for n in names) if os.path.lexists(f))
         return size
     except (OSError, ValueError, ProfileError):  # ValueError: a NUL in the path (an API caller's string)
         return 0
@@ -79,25 +79,19 @@ def input_bytes(path: str, layout: Any = None, opts: Options | None = None) -> i
 _GZIP_MAX_RATIO = 1032
 
 
-def _side_bytes(path: str) -> int:
-    """A side file's size by ``os.stat`` alone (side files are never gzip, so never opened: an open of a FIFO
-    waits for a writer): 0 for none, or for what is no regular file (a FIFO, a device, a folder: the loader
-    refuses or passes over it); a link whose target is gone raises (OSError: the input's size is unknown)."""
-    if not os.path.lexists(path):
-        return 0
-    st = os.stat(path)
-    return st.st_size if stat.S_ISREG(st.st_mode) else 0
-
-
 def _data_bytes(path: str) -> int:
     """A file's size; for gzip (recognised by its magic bytes, as the loader does, in files that may be a
     trace: ``.json`` or ``.gz``; CSVs and DBs are not opened) an estimate of the decompressed size from
     the trailer: ISIZE is modulo 2**32 and covers only the last member of a concatenated gzip, and a
     truncated file ends in random bytes, so it is clamped to between the compressed size and deflate's
-    largest expansion of it. Only a regular file is opened (an open of a FIFO waits for a writer)."""
+    largest expansion of it. 0 for what is no regular file (a FIFO, a device, a folder: the loader refuses or
+    passes over it), which is never opened (an open of a FIFO waits for a writer); a link whose target is gone
+    raises (OSError: the input's size is unknown)."""
     st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        return 0
     size = st.st_size
-    if size < 18 or not path.lower().endswith((".gz", ".json")) or not stat.S_ISREG(st.st_mode):
+    if size < 18 or not path.lower().endswith((".gz", ".json")):
         return size
     with open(path, "rb") as fh:
         if fh.read(2) != b"\x1f\x8b":
