@@ -240,6 +240,38 @@ def test_api_regressions_pair_hip_calls_with_their_cuda_twins():
     assert top.values.tolist() == [["cudaLaunchKernel", 0.5]]
 
 
+def test_api_regressions_pair_hip_memcpy_with_stream_with_cuda_memcpy_async():
+    """PyTorch's synchronous copy (``memcpy_and_sync``) calls cudaMemcpyAsync + cudaStreamSynchronize on CUDA and
+    hipMemcpyWithStream on ROCm: a twin by role, not by name. The H100-vs-MI300X TimeSformer traces (tracelens)
+    hold 2 cudaMemcpyAsync calls (129.56 ms) against 2 hipMemcpyWithStream calls (96.13 ms), so the ApiCompare
+    chart ranked the whole 96.13 ms as the top regression of copies that got 33.43 ms faster."""
+    root = Path(__file__).resolve().parents[1].parent / "shared" / "samples" / "tracelens" / "tests" / "traces"
+    name = "facebook_timesformer-base-finetuned-k400__1016002.json.gz"
+    if not (root / "h100" / name).is_file():
+        pytest.skip("sample data not found")
+    from msprof_compare.api import compare
+
+    result = compare(str(root / "h100" / name), str(root / "mi300" / name), enable_api_compare=True)
+    api = result.sheet("ApiCompare").set_index("api name")
+    # the sheet keeps the original's rows, one per name: each side's copies on their own row
+    assert api.loc["cudaMemcpyAsync"].iloc[1] == pytest.approx(129.56)  # base Total Duration(ms)
+    assert api.loc["hipMemcpyWithStream"].iloc[5] == pytest.approx(96.13)  # comparison Total Duration(ms)
+    top, _ = charts.regressions(next(s for s in result.sheets if s.name == "ApiCompare"))
+    assert not [n for n in top["Name"] if "Memcpy" in n]  # 129.56 -> 96.13 ms: no regression
+    assert top["Name"].iloc[0] == "aten::bmm" and top["Diff"].iloc[0] == pytest.approx(0.83)
+    # two AMD runs (SGLang Qwen3-8B decode against prefill+decode, both MI300X): each call keeps its own row, as
+    # by name; a twin by role joined hipMemcpyAsync with hipMemcpyWithStream there
+    inference = root / "inference"
+    amd = compare(str(inference / "sglang_decode/sglang_Qwen3-8B_decode.json.gz"),
+                  str(inference / "sglang_prefilldecode/sglang_Qwen3-8B_prefilldecode.json.gz"),
+                  enable_api_compare=True)
+    api = amd.sheet("ApiCompare").set_index("api name")
+    assert api.loc["hipMemcpyWithStream"].iloc[[1, 5]].tolist() == pytest.approx([463.06, 493.29])
+    top, _ = charts.regressions(next(s for s in amd.sheets if s.name == "ApiCompare"))
+    memcpy = top[top["Name"].str.contains("Memcpy")]
+    assert memcpy["Name"].tolist() == ["hipMemcpyWithStream"] and memcpy["Diff"].tolist() == pytest.approx([30.23])
+
+
 def test_regressions_read_odd_cells_as_pandas_does():
     """Cells a hand-built or API-edited sheet may hold: missing names (None, NaN), a number or padded text as a
     name, amounts as numeric text, blanks and words. Expected from the pandas reading of each cell

@@ -387,6 +387,9 @@ def _explained_by_a_submodule(names: np.ndarray, diff: np.ndarray, grew: np.ndar
 
 
 _HIP_CALL = re.compile(r"^hip(?=[A-Z])")
+#: HIP calls whose CUDA twin has another name: PyTorch's synchronous copy (``memcpy_and_sync``) is one
+#: hipMemcpyWithStream on ROCm, cudaMemcpyAsync + cudaStreamSynchronize on CUDA.
+_HIP_TWINS = {"hipMemcpyWithStream": "cudaMemcpyAsync"}
 
 
 def _runtime_pairs(name: np.ndarray, base: np.ndarray, comp: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -394,7 +397,12 @@ def _runtime_pairs(name: np.ndarray, base: np.ndarray, comp: np.ndarray) -> tupl
     ``cudaDeviceSynchronize``): across vendors each side holds one runtime's calls only, so every HIP call
     ranked as a regression of its whole time while its CUDA twin was an improvement. One runtime per trace
     makes this a no-op for two runs on one vendor."""
-    key = np.array([_HIP_CALL.sub("cuda", n) if n.startswith("hip") else n for n in name.tolist()], dtype=object)
+    names = name.tolist()
+    # a twin by role only across vendors: between two AMD runs it would join two calls of one runtime
+    # (SGLang's hipMemcpyAsync and hipMemcpyWithStream), which by name stay apart
+    twins = _HIP_TWINS if any(n.startswith("cuda") for n in names) else {}
+    key = np.array([twins.get(n) or _HIP_CALL.sub("cuda", n) if n.startswith("hip") else n for n in names],
+                   dtype=object)
     if not (key != name).any():
         return name, base, comp
     g = pd.DataFrame({"key": key, "name": name, "base": base, "comp": comp})
