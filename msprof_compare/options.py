@@ -274,10 +274,11 @@ def _unread_options(opts: Options) -> list[str]:
     said = [f"The {name} parameter is ignored: it only takes effect when {needs} is enabled."
             for name, on, needs in given if on and not read[needs]]
     if opts.disable_details and read[operators]:
-        # both act on the matching of operators (the key; the drill-down of matched pairs), which
-        # --disable_details replaces by no matching (reference-1 §1.5): the statistic sheets group by name
+        # the three act on the matching of operators (the key, which --op_name_map renames too; the drill-down of
+        # matched pairs), which --disable_details replaces by no matching (reference-1 §1.5): the statistic
+        # sheets group by each side's own names, and module paths are not matched either
         said += [f"The {name} parameter is ignored: it only takes effect when operators are matched, which "
-                 "disable_details turns off." for name, on, _ in given[:2] if on]
+                 "disable_details turns off." for name, on, _ in given[:3] if on]
     return said
 
 

@@ -533,19 +533,40 @@ def test_disable_details_without_the_comparisons_it_hides_is_said_to_be_ignored(
     assert code == 0 and ignored in err, err
 
 
+def test_op_name_map_under_disable_details_changes_nothing(samples: Path) -> None:
+    """The premise of its "ignored" warning, on real data: TimeSformer against ViT (tracelens H100 traces, roots
+    ``TimesformerForVideoClassification_0`` and ``ViTModel_0``): a map that pairs the two roots changes
+    ModuleCompare in a default run, and no sheet (the Summary included) under --disable_details."""
+    root = samples / "tracelens/tests/traces/h100"
+    a, b = (str(root / f"{m}.json.gz") for m in ("facebook_timesformer-base-finetuned-k400__1016002",
+                                                  "Falconsai_nsfw_image_detection__1016002"))
+    name_map = {"TimesformerForVideoClassification": "ViTModel"}
+    plain, mapped = compare(a, b, enable_operator_compare=True), compare(a, b, enable_operator_compare=True,
+                                                                        op_name_map=name_map)
+    assert len(plain.sheet("ModuleCompare")) != len(mapped.sheet("ModuleCompare"))
+    for flat in (False, True):
+        plain, mapped = (compare(a, b, disable_details=True, disable_module=flat, **extra)
+                         for extra in ({}, {"op_name_map": name_map}))
+        assert plain.sheet_names == mapped.sheet_names and "Summary" in plain.sheet_names
+        assert all(plain.sheet(n).equals(mapped.sheet(n)) for n in plain.sheet_names), flat
+
+
 def test_matching_options_under_disable_details_are_said_to_be_ignored() -> None:
     """``--disable_details`` pairs no operator (reference-1 §1.5; the statistic sheets group by name, and
-    reference-2 §4's row counts are the same with --use_input_shape and --max_kernel_num=10): the two options
-    that act on the matching changed nothing, without a word. Measured on NPU pair 1 (operator and memory
-    sheets): the sheets are identical with and without them under --disable_details."""
+    reference-2 §4's row counts are the same with --use_input_shape and --max_kernel_num=10): the three options
+    that act on the matching changed nothing, without a word (--op_name_map renames the matching keys of ops and
+    module paths, and no op or module is matched). Measured on NPU pair 1 (operator and memory sheets): the sheets
+    are identical with and without them under --disable_details; --op_name_map: see
+    ``test_op_name_map_under_disable_details_changes_nothing``. --disable_module still chooses the sheets."""
     matched = "it only takes effect when operators are matched, which disable_details turns off."
     for flags in ({}, {"enable_operator_compare": True}, {"enable_memory_compare": True}):
         assert build_options(disable_details=True, use_input_shape=True, max_kernel_num=10, **flags)[1] == [
             f"The max_kernel_num parameter is ignored: {matched}",
             f"The use_input_shape parameter is ignored: {matched}"], flags
-        assert not [w for w in build_options(disable_details=True, op_name_map="{'a': 'b'}", disable_module=True,
-                                             **flags)[1] if matched in w], flags
-        assert build_options(use_input_shape=True, max_kernel_num=10, **flags)[1] == []
+        assert [w for w in build_options(disable_details=True, op_name_map="{'a': 'b'}", disable_module=True,
+                                         **flags)[1] if matched in w] == [
+            f"The op_name_map parameter is ignored: {matched}"], flags
+        assert build_options(use_input_shape=True, max_kernel_num=10, op_name_map="{'a': 'b'}", **flags)[1] == []
     both = "enable_operator_compare or enable_memory_compare"  # neither comparison on: the one warning each
     assert build_options(enable_api_compare=True, disable_details=True, max_kernel_num=10)[1] == [
         f"The max_kernel_num parameter is ignored: it only takes effect when {both} is enabled.",

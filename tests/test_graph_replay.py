@@ -592,6 +592,41 @@ def test_step_wrappers_of_other_names_are_said(samples):
     assert "wrappers" not in eager.frames["contributors"].attrs
 
 
+def test_step_wrapper_note_under_disable_details_says_the_advice_needs_a_run_without_it(samples):
+    """Under --disable_details no operator is paired (reference-1 §1.5), so the note's advice (the --op_name_map
+    entry and --max_kernel_num 10) changed nothing when followed in the same run: the table kept the comparison's
+    annotation (+156.086 ms) and the note repeated itself, while only --max_kernel_num was said to be ignored
+    (found by the session-43 user review). The note now says the advice needs a run without --disable_details,
+    and --op_name_map is said to be ignored there as --max_kernel_num is."""
+    from msprof_compare.compare.summary import unexplained_note
+
+    dec, pw = str(samples / DECODE), str(samples / PIECEWISE)
+    res = compare(dec, pw, disable_details=True)
+    nb, _, nc, _ = res.frames["contributors"].attrs["wrappers"]
+    text = unexplained_note(res.frames["contributors"], res.frames["waterfall"])
+    assert text.endswith("and pass --max_kernel_num 10 in a run without --disable_details (which pairs no "
+                         "operator, so neither option changes a sheet)")
+    # following the advice with --disable_details kept: the same contributor, both options said to be ignored
+    kept = compare(dec, pw, disable_details=True, op_name_map={nb: nc}, max_kernel_num=10)
+    assert kept.contributors["Name"].tolist() == res.contributors["Name"].tolist() == [nc]
+    matched = "it only takes effect when operators are matched, which disable_details turns off."
+    _, said = build_options(disable_details=True, op_name_map=str({nb: nc}), max_kernel_num=10)
+    assert said == [f"The max_kernel_num parameter is ignored: {matched}",
+                    f"The op_name_map parameter is ignored: {matched}"]
+    # without --disable_details the note gives the advice alone, and following it compares inside
+    assert "--disable_details" not in unexplained_note(*(compare(dec, pw).frames[k] for k in ("contributors",
+                                                                                            "waterfall")))
+    assert compare(dec, pw, op_name_map={nb: nc}, max_kernel_num=10).contributors["Name"].iloc[0] == "hipGraphLaunch"
+    # the memory table's note (vLLM's capture traces) gives the same advice, with the same condition
+    from msprof_compare.compare import memory_summary
+
+    cap = [str(samples / p) for p in CAPTURES]
+    assert memory_summary.wrapper_note(compare(*cap, disable_details=True).memory_contributors).endswith(
+        "--max_kernel_num 10 in a run without --disable_details (which pairs no operator, so neither option "
+        "changes a sheet)")
+    assert memory_summary.wrapper_note(compare(*cap).memory_contributors).endswith("--max_kernel_num 10")
+
+
 def test_a_framework_op_holding_most_device_time_is_no_step_wrapper(samples):
     """Reference pair 4 (PARAM AlexNet on an A100 against NPU level 1 rank 0) got the wrapper note, telling the user
     to map ``[param|cuda]`` onto AccumulateGrad (found by the session-41 leftovers audit): the NPU text export links

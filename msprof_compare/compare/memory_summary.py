@@ -112,7 +112,8 @@ def wrapper_note(contrib: pd.DataFrame | None) -> str:
     from .summary import wrapper_text
 
     found = contrib.attrs.get("wrappers") if contrib is not None and len(contrib) else None
-    return wrapper_text(found, "allocated memory", "MB", 2, "the memory table") if found else ""
+    return wrapper_text(found, "allocated memory", "MB", 2, "the memory table",
+                        bool(contrib.attrs.get("details_off"))) if found else ""
 
 
 def build(ctx: RunContext, sheets: list[Sheet]) -> None:
@@ -126,5 +127,6 @@ def build(ctx: RunContext, sheets: list[Sheet]) -> None:
         found = _wrappers(sheet, cols)
         if found is not None:
             contrib.attrs["wrappers"] = found
+            contrib.attrs["details_off"] = ctx.options.disable_details
     ctx.frames["memory_contributors"] = contrib
     ctx.frames["memory"] = totals(cols, recorded, _peaks(ctx))

@@ -405,16 +405,20 @@ def _step_wrappers(op_rows: list[list] | None, sheets: list[Sheet]) -> tuple[str
     return step_wrappers([str(r[1]) for r in rows], ms, counts)  # type: ignore[arg-type]
 
 
-def wrapper_text(found: tuple[str, float, str, float], what: str, unit: str, digits: int, table: str) -> str:
+def wrapper_text(found: tuple[str, float, str, float], what: str, unit: str, digits: int, table: str,
+                 details_off: bool = False) -> str:
     """The wrapper note's sentence for ``step_wrappers``' finding: ``what`` lies under the two wrappers (figures
     in ``unit`` to ``digits`` decimals), so ``table`` compares the two, not the ops inside; --op_name_map pairs
-    the names, and --max_kernel_num drills into the pair (the operator pairing, which the memory sheets share)."""
+    the names, and --max_kernel_num drills into the pair (the operator pairing, which the memory sheets share).
+    ``details_off`` (a --disable_details run, which pairs no operator, so both options change nothing) adds that
+    the advice needs a run without it."""
     nb, vb, nc, vc = found
     return (f"each side's {what} lies under one top-level op that the other side has no op of "
             f"(base {nb} {vb:.{digits}f} {unit}, comparison {nc} {vc:.{digits}f} {unit}; an annotation around the "
             f"step, named after its batch, is one), so {table} compares these two, not the ops inside them: to pair "
             f"them and compare inside, give --op_name_map the entry {nb!r}: {nc!r} (beside any it holds) and pass "
-            "--max_kernel_num 10")
+            "--max_kernel_num 10" + (" in a run without --disable_details (which pairs no operator, so neither "
+                                     "option changes a sheet)" if details_off else ""))
 
 
 def wrapper_note(contrib: pd.DataFrame | None) -> str:
@@ -427,7 +431,8 @@ def wrapper_note(contrib: pd.DataFrame | None) -> str:
     found = contrib.attrs.get("wrappers")
     if not found:
         return ""
-    return wrapper_text(found, "operator device time", "ms", 3, "the operator level")
+    return wrapper_text(found, "operator device time", "ms", 3, "the operator level",
+                        bool(contrib.attrs.get("details_off")))
 
 
 #: A contributor is said to hold communication where its communication changed by this share of its diff or more.
@@ -771,6 +776,7 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
         wrappers = _step_wrappers(op_rows, sheets or [])
         if wrappers is not None:
             contrib.attrs["wrappers"] = wrappers
+            contrib.attrs["details_off"] = ctx.options.disable_details
     ctx.frames["contributors"] = contrib
     comm = _contributor_communication(ctx, contrib)
     if comm is not None:
