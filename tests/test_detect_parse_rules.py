@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import shutil
 from pathlib import Path
@@ -332,13 +333,33 @@ def test_folder_of_one_kineto_trace_names_the_trace_in_its_checks(tmp_path, monk
         shutil.copyfile(src, trace)
         size = trace.stat().st_size
         monkeypatch.setenv("MSPROF_COMPARE_MAX_TRACE_BYTES", str(size - 1))
-        want = f"file is {size} bytes, over the {size - 1} byte limit for this kind of file"
+        inflated = len(gzip.decompress(src.read_bytes()))
+        want = (f"file is {size} bytes ({inflated} decompressed, as its gzip trailer states), over the {size - 1} "
+                "byte limit for this kind of file")
     with pytest.raises(ProfileError) as err:
         detect("run")
     assert (err.value.path, err.value.message) == (str(trace), want)
     with pytest.raises(ProfileError) as err:
         detect("run/rank0.pt.trace.json.gz")
     assert (err.value.path, err.value.message) == ("run/rank0.pt.trace.json.gz", want)
+
+
+def test_gzip_trace_over_its_cap_gives_the_decompressed_size_the_cap_needs(samples, monkeypatch):
+    """The trace cap applies to a gzip trace's decompressed bytes too (the loader refuses past it), but the
+    refusal of the file gave only its compressed size: following it (the timesformer H100 trace, 1,218,740 bytes,
+    cap raised to 1,300,000) ended in a second refusal, "decompressed trace is over the 1300000 byte limit (its
+    gzip trailer gives 17944664 bytes)" (found by the session-43 user review). The first refusal now gives both
+    sizes, and a cap of the decompressed size reads the trace."""
+    trace = samples / "tracelens/tests/traces/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz"
+    size, inflated = trace.stat().st_size, len(gzip.decompress(trace.read_bytes()))
+    assert (size, inflated) == (1_218_740, 17_944_664)
+    monkeypatch.setenv("MSPROF_COMPARE_MAX_TRACE_BYTES", "1000")
+    with pytest.raises(ProfileError) as err:
+        detect(str(trace))
+    assert err.value.message == (f"file is {size} bytes ({inflated} decompressed, as its gzip trailer states), over "
+                                 "the 1000 byte limit for this kind of file")
+    monkeypatch.setenv("MSPROF_COMPARE_MAX_TRACE_BYTES", str(inflated))
+    assert load_profile(str(trace), Options(enable_api_compare=True)).kind == "GPU"
 
 
 def test_export_folder_under_another_case_is_named(tmp_path):
