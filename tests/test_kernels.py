@@ -686,3 +686,28 @@ def test_stripped_codes_cells_by_their_stripped_text(cells: list, empty: str) ->
     want = [("" if c is None or (isinstance(c, float) and c != c) else str(c).strip()) or empty for c in cells]
     assert [distinct[c] for c in codes.tolist()] == want
     assert distinct == list(dict.fromkeys(want))
+
+
+@pytest.mark.parametrize("use_kernel_type, sheet", [(False, "KernelCompare"), (True, "KernelTypeCompare")])
+def test_db_export_without_op_types_is_said_for_either_kernel_sheet(samples, caplog, use_kernel_type, sheet):
+    """The msinsight Level0 DB exports name no op type of any compute task (COMPUTE_TASK_INFO.opType is N/A for
+    all 187, read here from the DB itself), so either kernel sheet holds one N/A row of all 187 tasks. KernelCompare
+    said so; the KernelTypeCompare of --use_kernel_type showed the lone N/A row without a word (found by the
+    session-43 user review)."""
+    import sqlite3
+
+    from msprof_compare.api import compare
+
+    dirs = [samples / f"msinsight/test/data/pytorch/db/level0/rank{r}_ascend_pt" for r in (0, 1)]
+    db = dirs[0] / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db"
+    with sqlite3.connect(f"file:{db}?immutable=1", uri=True) as con:
+        types = con.execute("SELECT s.value, COUNT(*) FROM COMPUTE_TASK_INFO c JOIN STRING_IDS s "
+                            "ON s.id = c.opType GROUP BY 1").fetchall()
+    assert types == [("N/A", 187)]
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(dirs[0]), str(dirs[1]), enable_kernel_compare=True, use_kernel_type=use_kernel_type)
+    frame = res.sheet(sheet)
+    assert len(frame) == 1 and frame.iloc[0, 1] == "N/A" and frame.iloc[0, -8] == 187  # base Calls
+    said = [r.getMessage() for r in caplog.records if "names no op type" in r.getMessage()]
+    assert said == [f"{d}: the database names no op type of its compute tasks (N/A: a Level0 export records "
+                    f"none), so {sheet} shows them as one N/A type." for d in dirs]

@@ -303,6 +303,13 @@ def _no_step_ids(profile: Profile) -> bool:
     return profile.source != "ascend_db" and ids is not None and len(ids) > 0 and not (ids >= 0).any()
 
 
+def _untyped_notice(ctx: RunContext, profile: Profile, sheet: str) -> None:
+    """A DB export without op types (Level0) fills ``sheet`` with one N/A row: said, for either sheet (the
+    KernelTypeCompare of ``--use_kernel_type`` showed it without a word)."""
+    log.log(ctx.options.notice_level(), "%s: the database names no op type of its compute tasks (N/A: a Level0 "
+            "export records none), so %s shows them as one N/A type.", profile.path, sheet)
+
+
 def build(ctx: RunContext) -> list[Sheet]:
     """KernelTypeCompare with ``--use_kernel_type``, else KernelCompare; nothing for GPU data."""
     if not _npu_pair(ctx):
@@ -320,6 +327,9 @@ def build(ctx: RunContext) -> list[Sheet]:
                 log.warning("Can't find any valid kernel type data (op_statistic.csv) in the file: %s", p.path)
         if not all(tables):
             return []
+        for p, t in zip((ctx.base, ctx.comparison), tables, strict=True):
+            if p.source == "ascend_db" and all(typ == "N/A" for typ, _core in t):
+                _untyped_notice(ctx, p, "KernelTypeCompare")
         rows = kernel_type_rows(*tables)
         return [Sheet("KernelTypeCompare", KERNEL_TYPE_COLUMNS, frame_from_rows(rows, 15), *SPANS)]
 
@@ -352,7 +362,6 @@ def build(ctx: RunContext) -> list[Sheet]:
         return []
     for p, g in zip((ctx.base, ctx.comparison), groups, strict=True):
         if p.source == "ascend_db" and all(t == "N/A" for t in g["type"]):  # every compute task counts (§7.4)
-            log.log(ctx.options.notice_level(), "%s: the database names no op type of its compute tasks (N/A: a "
-                    "Level0 export records none), so KernelCompare shows them as one N/A type.", p.path)
+            _untyped_notice(ctx, p, "KernelCompare")
     rows = kernel_rows(*groups)
     return [Sheet("KernelCompare", KERNEL_COLUMNS, frame_from_rows(rows, 15), *SPANS)]
