@@ -34,6 +34,38 @@ COMPARE = "from msprof_compare.entry import compare_main; compare_main()"
 
 def run_face(code: str, *args: str, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
     """Run a face in a fresh interpreter, as a user would (package importable from the checkout)."""
+    return finish(start_face(code, *args, env=env, cwd=cwd))
+
+
+def finish(proc: subprocess.Popen) -> subprocess.CompletedProcess:
+    """Wait for a ``start_face`` run (300 s at most, as ``subprocess.run`` did) and give what it gave."""
+    try:
+        out, err = proc.communicate(timeout=300)
+    except BaseException:
+        proc.kill()
+        proc.communicate()
+        raise
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def run_faces(*runs: tuple) -> list[subprocess.CompletedProcess]:
+    """Several independent ``run_face`` runs at once, each ``(code, *args)`` or ``(code, *args, {env})``: the
+    interpreter start and the package import, most of a short run, overlap on a second core."""
+    procs: list[subprocess.Popen] = []
+    try:
+        for run in runs:
+            env = run[-1] if isinstance(run[-1], dict) else None
+            procs.append(start_face(*(run[:-1] if env is not None else run), env=env))
+        return [finish(proc) for proc in procs]
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+
+
+def start_face(code: str, *args: str, env: dict | None = None, cwd: Path | None = None) -> subprocess.Popen:
+    """``run_face`` started, not waited for (``finish`` waits)."""
     full_env = {k: v for k, v in os.environ.items() if k != "MSPROF_ANALYZE_LOG_LEVEL"}
     full_env["PYTHONPATH"] = str(REPO)
     full_env.update(env or {})
@@ -44,8 +76,8 @@ def run_face(code: str, *args: str, env: dict | None = None, cwd: Path | None = 
     # as from a terminal: Ctrl-C at its default even when the test run itself ignores it (nohup, `cmd &`),
     # since the CLI leaves an ignored SIGINT ignored
     restore = None if os.name == "nt" else (lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    return subprocess.run(cmd, capture_output=True, text=True, env=full_env, cwd=cwd or REPO, timeout=300,
-                          preexec_fn=restore)
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=full_env,
+                            cwd=cwd or REPO, preexec_fn=restore)
 
 
 def assert_one_error(stderr: str) -> str:
@@ -469,13 +501,14 @@ def test_other_msprof_analyze_commands_are_named_as_absent(capsys: pytest.Captur
 
 
 def test_subprocess_exit_codes_and_single_error_line(tmp_path: Path) -> None:
-    usage = run_face(ANALYZE, "compare", "-d", str(SAMPLE_COMP))
+    usage, missing, script = run_faces(
+        (ANALYZE, "compare", "-d", str(SAMPLE_COMP)),
+        (COMPARE, "-d", str(SAMPLE_COMP), "-bp", str(tmp_path / "nope.json"), "-o", str(tmp_path / "o")),
+        ("script", str(tmp_path / "nope.json")))
     assert usage.returncode == 2 and assert_one_error(usage.stderr).startswith(
         "error: Missing option '--benchmark_profiling_path' / '-bp'.")  # the original's text (reference-1 §1.3)
-    missing = run_face(COMPARE, "-d", str(SAMPLE_COMP), "-bp", str(tmp_path / "nope.json"), "-o", str(tmp_path / "o"))
     assert missing.returncode == 1 and "nope.json" in assert_one_error(missing.stderr)
     assert not (tmp_path / "o").exists()
-    script = run_face("script", str(tmp_path / "nope.json"))
     assert script.returncode == 2
     assert_one_error(script.stderr)
 
@@ -517,8 +550,9 @@ def test_sample_pair_api_and_kernel_sheets_end_to_end(tmp_path: Path) -> None:
 
 def test_script_face_matches_cli(tmp_path: Path) -> None:
     a, b = tmp_path / "cli", tmp_path / "script"
-    cli_run = run_face(COMPARE, "-d", str(SAMPLE_COMP), "-bp", str(SAMPLE_BASE), "-o", str(a), "--enable_api_compare")
-    script_run = run_face("script", str(SAMPLE_BASE), str(SAMPLE_COMP), "-o", str(b), "--enable_api_compare")
+    cli_run, script_run = run_faces(
+        (COMPARE, "-d", str(SAMPLE_COMP), "-bp", str(SAMPLE_BASE), "-o", str(a), "--enable_api_compare"),
+        ("script", str(SAMPLE_BASE), str(SAMPLE_COMP), "-o", str(b), "--enable_api_compare"))
     assert cli_run.returncode == 0 and script_run.returncode == 0, script_run.stderr
     assert "The comparison task has been completed in a total time of" in script_run.stderr
     x, y = _read_sheets(_generated(cli_run.stderr)), _read_sheets(_generated(script_run.stderr))
@@ -528,12 +562,13 @@ def test_script_face_matches_cli(tmp_path: Path) -> None:
 
 
 def test_log_level_from_environment(tmp_path: Path) -> None:
-    proc = run_face(COMPARE, "-d", str(SAMPLE_COMP), "-bp", str(SAMPLE_BASE), "-o", str(tmp_path),
-                    "--enable_api_compare", env={"MSPROF_ANALYZE_LOG_LEVEL": "ERROR"})
+    proc, bad = run_faces(  # at once: the script's workbook goes to a folder of its own
+        (COMPARE, "-d", str(SAMPLE_COMP), "-bp", str(SAMPLE_BASE), "-o", str(tmp_path), "--enable_api_compare",
+         {"MSPROF_ANALYZE_LOG_LEVEL": "ERROR"}),
+        ("script", str(SAMPLE_BASE), str(SAMPLE_COMP), "-o", str(tmp_path / "script"), "--enable_api_compare",
+         {"MSPROF_ANALYZE_LOG_LEVEL": "LOUD"}))
     assert proc.returncode == 0 and proc.stderr == ""
     assert len(list(tmp_path.glob("performance_comparison_result_*.xlsx"))) == 1
-    bad = run_face("script", str(SAMPLE_BASE), str(SAMPLE_COMP), "-o", str(tmp_path), "--enable_api_compare",
-                   env={"MSPROF_ANALYZE_LOG_LEVEL": "LOUD"})
     assert bad.returncode == 0 and bad.stderr.count("Ignoring MSPROF_ANALYZE_LOG_LEVEL='LOUD'") == 1
 
 
@@ -584,18 +619,19 @@ def test_console_encoding_without_those_letters(encoding: str, tmp_path: Path) -
     assert names == ["aten::cat_数据é_ядро", "aten::linear_数据é_ядро"]
     env = C_LOCALE if encoding == "C locale" else {"PYTHONIOENCODING": encoding}
     encoding = "ascii" if encoding == "C locale" else encoding
-    proc = subprocess.run([sys.executable, "-c", COMPARE, "-d", str(comp), "-bp", str(base), "-o", str(tmp_path)],
-                          capture_output=True, env={**os.environ, "PYTHONPATH": str(REPO), **env}, cwd=REPO,
-                          timeout=300)
+    # both runs at once (the second writes JSON to stdout, no file): their starts overlap on a second core
+    console, doc_run = (subprocess.Popen([sys.executable, "-c", COMPARE, "-d", str(comp), "-bp", str(base), *args],
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                         env={**os.environ, "PYTHONPATH": str(REPO), **env}, cwd=REPO)
+                        for args in (["-o", str(tmp_path)],
+                                     ["-o", "-", "--output_format", "json", "--enable_operator_compare"]))
+    proc, doc_proc = finish(console), finish(doc_run)
     stdout, stderr = proc.stdout.decode(encoding), proc.stderr.decode(encoding)
     assert proc.returncode == 0, stderr
     assert not error_lines(stderr) and "Traceback" not in stderr
     assert "aten::linear_\\u6570\\u636e" in stdout  # escaped, not dropped
     assert len(list(tmp_path.glob("performance_comparison_result_*.xlsx"))) == 1
-    proc = subprocess.run([sys.executable, "-c", COMPARE, "-d", str(comp), "-bp", str(base), "-o", "-",
-                           "--output_format", "json", "--enable_operator_compare"],
-                          capture_output=True, env={**os.environ, "PYTHONPATH": str(REPO), **env}, cwd=REPO,
-                          timeout=300)
+    proc = doc_proc
     assert proc.returncode == 0, proc.stderr.decode(encoding)
     proc.stdout.decode("ascii")  # every non-ASCII letter went out as a JSON escape
     doc = json.loads(proc.stdout)
@@ -1188,17 +1224,19 @@ def test_output_folder_that_is_a_file_is_named(capsys: pytest.CaptureFixture, tm
 def test_closed_or_full_streams_keep_the_exit_status(tmp_path: Path) -> None:
     """The exit status is what CI reads: a usage error stays 2 with stderr closed, a regression stays 3 with
     stderr full, and help sent to a full stdout is one error line and 1, not a traceback."""
-    def shell(redirect: str, *args: str) -> subprocess.CompletedProcess:
+    def shell(redirect: str, *args: str) -> subprocess.Popen:
         cmd = " ".join([sys.executable, "-c", f'"{ANALYZE}"', "compare", *args, redirect])
-        return subprocess.run(["sh", "-c", cmd], capture_output=True, text=True, timeout=300,
-                              env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=tmp_path)
+        return subprocess.Popen(["sh", "-c", cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=tmp_path)
 
-    assert shell("2>&-", "--bogus").returncode == 2
-    gate = shell("2>/dev/full", "-d", str(SAMPLE_BASE), "-bp", str(SAMPLE_COMP), "-o", str(tmp_path),
-                 "--enable_operator_compare", "--fail_on_regression", "1")
+    bogus, gate, helped = map(finish, [  # at once: only the gate run writes a file
+        shell("2>&-", "--bogus"),
+        shell("2>/dev/full", "-d", str(SAMPLE_BASE), "-bp", str(SAMPLE_COMP), "-o", str(tmp_path),
+              "--enable_operator_compare", "--fail_on_regression", "1"),
+        shell(">/dev/full", "--help")])
+    assert bogus.returncode == 2
     assert gate.returncode == 3
     assert len(list(tmp_path.glob("performance_comparison_result_*.xlsx"))) == 1
-    helped = shell(">/dev/full", "--help")
     assert helped.returncode == 1
     assert assert_one_error(helped.stderr) == "error: cannot write to standard output: No space left on device"
 
