@@ -21,6 +21,19 @@ def run_inproc(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str
     return info.value.code, out, err
 
 
+def finish(proc: subprocess.Popen, timeout: float = 300) -> subprocess.CompletedProcess:
+    """Wait for a child started with ``subprocess.Popen`` (``timeout`` s at most, killed then, as
+    ``subprocess.run`` does) and give what ``subprocess.run`` would have: a test starts its independent runs
+    together, then finishes them in turn (the interpreter starts overlap on a second core)."""
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except BaseException:
+        proc.kill()
+        proc.communicate()
+        raise
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
 def error_lines(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if line.startswith("error:")]
 

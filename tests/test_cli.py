@@ -18,7 +18,7 @@ import numpy as np
 import openpyxl
 import pandas as pd
 import pytest
-from cliutil import error_lines, run_inproc
+from cliutil import error_lines, finish, run_inproc
 from xlsxutil import read_xlsx
 
 from msprof_compare import cli
@@ -35,17 +35,6 @@ COMPARE = "from msprof_compare.entry import compare_main; compare_main()"
 def run_face(code: str, *args: str, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
     """Run a face in a fresh interpreter, as a user would (package importable from the checkout)."""
     return finish(start_face(code, *args, env=env, cwd=cwd))
-
-
-def finish(proc: subprocess.Popen) -> subprocess.CompletedProcess:
-    """Wait for a ``start_face`` run (300 s at most, as ``subprocess.run`` did) and give what it gave."""
-    try:
-        out, err = proc.communicate(timeout=300)
-    except BaseException:
-        proc.kill()
-        proc.communicate()
-        raise
-    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
 def run_faces(*runs: tuple) -> list[subprocess.CompletedProcess]:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from cliutil import error_lines, signal_mid_write, slow_writer_child
+from cliutil import error_lines, finish, signal_mid_write, slow_writer_child
 from test_bad_corpus import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -530,6 +530,12 @@ def test_failed_run_creates_no_output_directory(tmp_path: Path) -> None:
     assert not out.exists() or list(out.iterdir()) == []
 
 
+def _start(args: list[str], cwd: Path, **popen: object) -> subprocess.Popen:
+    """``_cli`` started, not waited for (``cliutil.finish`` waits)."""
+    code = "from msprof_compare.entry import compare_main; compare_main()"
+    return subprocess.Popen([sys.executable, "-c", code, *args], cwd=cwd, env=_env(), text=True, **popen)
+
+
 def _cli(args: list[str], cwd: Path, **popen: object) -> subprocess.CompletedProcess:
     """The real CLI in a fresh process (stdout / stderr as the caller wires them)."""
     code = "from msprof_compare.entry import compare_main; compare_main()"
@@ -543,22 +549,26 @@ def test_standard_output_that_cannot_be_written(kineto: Path, tmp_path: Path) ->
     standard output (it said "internal error"); with a workbook only the console table is lost, said in one
     warning, and the workbook is written (the run used to fail before writing it). A closed stdout with
     -o - is refused before loading."""
-    with open("/dev/full", "w") as full:
-        p = _cli(["-bp", str(kineto), "-d", str(kineto), "-o", "-", "--output_format", "json"], tmp_path,
-                 stdout=full, stderr=subprocess.PIPE)
-        assert p.returncode == 1, p.stderr
-        assert p.stderr.strip().splitlines()[-1] == \
-            "error: <stdout>: cannot write the JSON result: No space left on device"
-        out = tmp_path / "out"
-        p = _cli(["-bp", str(kineto), "-d", str(kineto), "-o", str(out)], tmp_path, stdout=full,
-                 stderr=subprocess.PIPE)
+    out = tmp_path / "out"
+    with open("/dev/full", "w") as full:  # the three runs at once: only the second writes a file, in out
+        runs = [_start(["-bp", str(kineto), "-d", str(kineto), "-o", "-", "--output_format", "json"], tmp_path,
+                       stdout=full, stderr=subprocess.PIPE),
+                _start(["-bp", str(kineto), "-d", str(kineto), "-o", str(out)], tmp_path, stdout=full,
+                       stderr=subprocess.PIPE),
+                subprocess.Popen(f"{sys.executable} -c 'from msprof_compare.entry import compare_main; "
+                                 f"compare_main()' -bp {kineto} -d {kineto} -o - >&-", shell=True, cwd=tmp_path,
+                                 env=_env(), text=True, stderr=subprocess.PIPE)]
+        json_run, workbook_run, closed_run = map(finish, runs)
+    p = json_run
+    assert p.returncode == 1, p.stderr
+    assert p.stderr.strip().splitlines()[-1] == \
+        "error: <stdout>: cannot write the JSON result: No space left on device"
+    p = workbook_run
     assert p.returncode == 0, p.stderr
     assert "Cannot print the console tables to standard output: No space left on device" in p.stderr
     assert len(list(out.glob(RESULT_GLOB))) == 1
     assert "Traceback" not in p.stderr
-    p = subprocess.run(f"{sys.executable} -c 'from msprof_compare.entry import compare_main; compare_main()' "
-                       f"-bp {kineto} -d {kineto} -o - >&-", shell=True, cwd=tmp_path, env=_env(),
-                       text=True, stderr=subprocess.PIPE, timeout=300)
+    p = closed_run
     assert p.returncode == 2 and p.stderr.strip().splitlines()[-1] == \
         "error: -o -: standard output is closed; there is nowhere to write the JSON result"
 
@@ -935,11 +945,15 @@ def test_file_size_limit_hit_mid_write(tmp_path: Path) -> None:
     folder and the report, nothing left (no temporary folder, no output folder the run made). The sample's ApiCompare
     workbook is about 8 KB and its JSON 19 KB: at 12,000 bytes the workbook fits and the JSON does not."""
     sample = ROOT / "sample_data" / "bert-small_h100.json.gz"
-    for limit, what in ((2000, "workbook"), (12_000, "JSON result")):
+    limits = ((2000, "workbook"), (12_000, "JSON result"))
+    runs = [subprocess.Popen([sys.executable, "-c", _FSIZE_CHILD, str(limit), "-bp", str(sample), "-d", str(sample),
+                              "--enable_api_compare", "--output_format", "xlsx,json", "-o",
+                              str(tmp_path / f"out{limit}")],
+                             env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for limit, _ in limits]  # both at once, each with its own output folder
+    for (limit, what), run in zip(limits, runs, strict=True):
         out = tmp_path / f"out{limit}"
-        proc = subprocess.run([sys.executable, "-c", _FSIZE_CHILD, str(limit), "-bp", str(sample), "-d", str(sample),
-                               "--enable_api_compare", "--output_format", "xlsx,json", "-o", str(out)],
-                              env=_env(), capture_output=True, text=True, timeout=300)
+        proc = finish(run)
         assert proc.returncode == 1, proc.stderr
         assert _one_error(proc.stderr) == f"error: {out}: cannot write the {what}: File too large"
         assert not out.exists()
