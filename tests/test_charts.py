@@ -156,6 +156,21 @@ def test_validity_checks_are_typed_cells(pair1, tmp_path, monkeypatch):
     assert {c.fill.fgColor.rgb for c in rows["operator match rate"]} != {"FFFFC7CE"}
 
 
+def test_summary_sheet_freezes_no_header_of_one_table(pair1, tmp_path):
+    """Summary stacks several tables (waterfall, contributors, validity checks, chart data) with headers of
+    their own: a frozen row 3 kept the waterfall's "Step | Base(ms) | ... | Share of E2E Diff" above the
+    validity checks ("Check | Status | Base | Comparison | Detail") and every table below while scrolling.
+    The comparator sheets, one table each, keep their frozen header rows (docs/differences.md)."""
+    path = pair1.to_excel(str(tmp_path))
+    wb = openpyxl.load_workbook(path)
+    summary = wb["Summary"]
+    headers = [[c.value for c in row[:2]] for row in summary.iter_rows()
+               if row[0].value in ("Step", "Name", "Check")]
+    assert len(headers) >= 4  # the waterfall, contributors, checks and chart-data tables each have a header
+    assert summary.freeze_panes is None
+    assert {n: wb[n].freeze_panes for n in wb.sheetnames[1:]} == {n: "A4" for n in wb.sheetnames[1:]}
+
+
 def test_constant_memory_workbook_keeps_charts(pair1, tmp_path, monkeypatch):
     from msprof_compare.report import excel
 

@@ -407,7 +407,10 @@ def _write_sheet(wb: xlsxwriter.Workbook, styles: _Styles, sheet: Sheet, caption
     for j, col in enumerate(columns):
         fill = "yellow" if cmp_first <= j <= cmp_last else "green"
         ws.write_string(2, j, col.header, styles.get(fill=fill, bold=True, num=False))
-    ws.freeze_panes(HEADER_ROWS, 0)
+    if not sheet.stacked_captions:
+        # the header rows stay in view while the table scrolls. Not on Summary, whose tables below the
+        # waterfall (contributors, checks, chart data) have headers of their own that row 3 would mislabel.
+        ws.freeze_panes(HEADER_ROWS, 0)
 
     nrows = len(sheet)
     limit = MAX_ROWS - HEADER_ROWS
