@@ -171,6 +171,19 @@ def test_summary_sheet_freezes_no_header_of_one_table(pair1, tmp_path):
     assert {n: wb[n].freeze_panes for n in wb.sheetnames[1:]} == {n: "A4" for n in wb.sheetnames[1:]}
 
 
+def test_charts_keep_their_size_when_a_filter_hides_rows(pair1, tmp_path):
+    """The regression charts sit beside the rows of ApiCompare, KernelCompare and the statistic sheets, whose
+    autofilter README suggests (a diff column > 0). An anchor that sizes with its cells (xlsxwriter's default:
+    no ``editAs``) shrinks the chart by every row the filter hides under it, down to nothing; a chart that moves
+    but keeps its size (``editAs="oneCell"``) stays readable."""
+    path = pair1.to_excel(str(tmp_path))
+    with zipfile.ZipFile(path) as z:
+        drawings = {n: z.read(n).decode() for n in z.namelist() if re.fullmatch(r"xl/drawings/drawing\d+\.xml", n)}
+    anchors = [a for x in drawings.values() for a in re.findall(r"<xdr:twoCellAnchor[^>]*>", x)]
+    assert len(anchors) == _expected_chart_count(pair1) >= 5  # the API and kernel sheets' charts among them
+    assert anchors == ['<xdr:twoCellAnchor editAs="oneCell">'] * len(anchors)
+
+
 def test_constant_memory_workbook_keeps_charts(pair1, tmp_path, monkeypatch):
     from msprof_compare.report import excel
 

@@ -44,6 +44,9 @@ _STATE_ATTR = "_msprof_compare_charts"
 _ROW_HEIGHT = 15          # points: the default height of a row of 11-point text
 _ROW_PIXELS = 20          # the same in pixels, the unit of a chart's size
 _CHART_SIZE = (820, 440)  # the waterfall chart's width and height in pixels
+#: Charts move with the rows they sit on but keep their size: the default anchor sizes them with their cells, so
+#: a filter beside them (ApiCompare, KernelCompare, the statistic sheets: diff > 0) shrank them row by row.
+_ANCHOR = {"object_position": 2}
 _BLUE, _RED, _GREEN, _GREY = "#4472C4", "#E15759", "#59A14F", "#A5A5A5"
 
 
@@ -284,7 +287,7 @@ def _waterfall_chart(wb: Any, ws: Any, sheet: Sheet, wf: pd.DataFrame, row: int)
     chart.set_title({"name": "E2E time: base to comparison (ms)"})
     chart.set_legend({"position": "bottom", "delete_series": [0]})
     chart.set_size({"width": _CHART_SIZE[0], "height": _CHART_SIZE[1]})
-    ws.insert_chart(HEADER_ROWS, len(sheet.columns) + 1, chart)
+    ws.insert_chart(HEADER_ROWS, len(sheet.columns) + 1, chart, _ANCHOR)
     return last + 2
 
 
@@ -317,7 +320,7 @@ def _overall(wb: Any, ws: Any, sheet: Sheet) -> None:
     chart.set_y_axis({"reverse": True})
     chart.set_legend({"position": "bottom"})
     chart.set_size({"width": 760, "height": max(320, 26 * (last - first + 1) + 120)})
-    ws.insert_chart(HEADER_ROWS, len(sheet.columns) + 1, chart)
+    ws.insert_chart(HEADER_ROWS, len(sheet.columns) + 1, chart, _ANCHOR)
 
 
 # --------------------------------------------------------------------------- statistic sheets
@@ -579,7 +582,7 @@ def _statistic(wb: Any, ws: Any, sheet: Sheet) -> None:
     chart.set_x_axis(x_axis)
     chart.set_legend({"none": True})
     chart.set_size({"width": 760, "height": max(320, 24 * len(top) + 120)})
-    ws.insert_chart(HEADER_ROWS, len(sheet.columns) + 1, chart)
+    ws.insert_chart(HEADER_ROWS, len(sheet.columns) + 1, chart, _ANCHOR)
 
 
 # --------------------------------------------------------------------------- dispatch
