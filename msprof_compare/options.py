@@ -256,6 +256,10 @@ def build_options(**raw: Any) -> tuple[Options, list[str]]:
         exc.warnings = warnings  # type: ignore[attr-defined]
         raise
     warnings.extend(_unread_options(opts))
+    if isinstance(raw.get("fail_on_regression"), str) and not raw["fail_on_regression"]:
+        # "$PCT" with PCT unset: no gate, as agreed, but a CI job that meant one must read why it passed
+        warnings.append("--fail_on_regression is empty, so no regression gate judges this run (it exits 0 "
+                        "whatever the E2E change); give a percentage, e.g. --fail_on_regression 5")
     return opts, warnings
 
 

@@ -245,6 +245,20 @@ def test_empty_output_format_with_stdout_writes_no_workbook(capsys: pytest.Captu
     assert "has been generated" not in err
 
 
+def test_empty_fail_on_regression_says_no_gate_judges(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """``--fail_on_regression "$PCT"`` with PCT unset is no gate (exit 0), as agreed; but a CI job that meant to
+    gate then passed an +11.78 % regression without a word. The run now says, in a warning, that no gate
+    judged it. A gate that was given keeps its line and no such warning. Base MI300X, comparison H100."""
+    said = "--fail_on_regression is empty, so no regression gate judges this run"
+    code, _, err = run_inproc(capsys, "-d", str(SAMPLE_BASE), "-bp", str(SAMPLE_COMP), "--enable_api_compare",
+                              "--fail_on_regression", "", "-o", str(tmp_path / "empty"))
+    assert code == 0 and not error_lines(err), err
+    assert [line for line in err.splitlines() if said in line and "[WARNING]" in line], err
+    code, _, err = run_inproc(capsys, "-d", str(SAMPLE_BASE), "-bp", str(SAMPLE_COMP), "--enable_api_compare",
+                              "--fail_on_regression", "12", "-o", str(tmp_path / "given"))
+    assert code == 0 and "No regression: E2E time 3.496 ms -> 3.908 ms" in err and said not in err
+
+
 @pytest.mark.parametrize(("pct", "code", "said"), [
     ("", 0, None),  # empty: no gate at all
     # MI300 3495976 ns -> H100 3907825 ns: (3907825 - 3495976) / 3495976 = +11.78 %
