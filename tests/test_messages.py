@@ -256,6 +256,14 @@ def test_op_name_map_key_that_renames_nothing_is_named(capsys: pytest.CaptureFix
                      "OperatorCompare or ModuleCompare sheet)."]
     code, err = _analyze(capsys, *args, "--op_name_map", "{'aten::linear': 'aten::mm', 'BertLayer': 'Layer'}")
     assert code == 0 and "--op_name_map" not in err
+    # under --disable_details the map is said to be ignored, once: no second warning sending the user to copy
+    # names from the OperatorCompare / ModuleCompare sheets that run hides (found by the session-43 review)
+    code, err = _analyze(capsys, *args, "--op_name_map", mapping, "--disable_details")
+    assert code == 0
+    assert [line.split("] ", 1)[1] for line in err.splitlines()
+            if "--op_name_map:" in line or "op_name_map parameter" in line] == [
+        "The op_name_map parameter is ignored: it only takes effect when operators are matched, which "
+        "disable_details turns off."]
 
 
 @pytest.mark.parametrize("gpu_is_base", [True, False])
