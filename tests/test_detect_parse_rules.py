@@ -362,6 +362,22 @@ def test_gzip_trace_over_its_cap_gives_the_decompressed_size_the_cap_needs(sampl
     assert load_profile(str(trace), Options(enable_api_compare=True)).kind == "GPU"
 
 
+def test_gzip_trailer_past_deflates_reach_is_not_quoted(samples, tmp_path, monkeypatch):
+    """A truncated gzip trace ends in other bytes than its trailer: the first half of the timesformer H100 trace
+    (609,370 bytes) ends in bytes that read as more than deflate's largest expansion of it (1032:1), and the cap's
+    refusal quoted the clamp, 628,869,840 bytes, "as its gzip trailer states" (found by the session-43 review).
+    Such a trailer states no size: the refusal gives the file's size alone."""
+    src = (samples / "tracelens/tests/traces/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz")
+    half = src.read_bytes()[:1_218_740 // 2]
+    assert int.from_bytes(half[-4:], "little") > 1032 * len(half)
+    trace = tmp_path / "half.json.gz"
+    trace.write_bytes(half)
+    monkeypatch.setenv("MSPROF_COMPARE_MAX_TRACE_BYTES", "1000")
+    with pytest.raises(ProfileError) as err:
+        detect(str(trace))
+    assert err.value.message == "file is 609370 bytes, over the 1000 byte limit for this kind of file"
+
+
 def test_export_folder_under_another_case_is_named(tmp_path):
     """A profiling folder whose ASCEND_PROFILER_OUTPUT came out lower-cased (the fixture copied so, synthetic):
     it was "not collected by PyTorch or Mindspore mode or not parsed", false of a parsed export, and its parent's

@@ -168,14 +168,17 @@ def _gzip_stated(path: str, size: int) -> int:
     """The decompressed size a gzip trace's trailer states (0 for no gzip, or one that cannot be read): the
     trace cap applies to the decompressed trace too, so a refusal that gave only the compressed size sent the
     user to raise the cap above it, into a second refusal (the timesformer H100 trace: 1,218,740 bytes, 17,944,664
-    decompressed). ISIZE (mod 2**32, the last member's) is the file's word, clamped to deflate's largest
-    expansion (about 1032:1), as the loader's own refusal reads it."""
+    decompressed). ISIZE (mod 2**32, the last member's) is the file's word; one over deflate's largest expansion
+    (about 1032:1) is no size at all (a truncated or damaged file ends in other bytes), and 0: quoting it clamped
+    gave a size the trailer does not state (half the timesformer trace: 628,869,840 "as its gzip trailer
+    states")."""
     try:
         with open(path, "rb") as fh:
             if size < 18 or fh.read(2) != b"\x1f\x8b":
                 return 0
             fh.seek(-4, os.SEEK_END)
-            return min(int.from_bytes(fh.read(4), "little"), 1032 * size)
+            stated = int.from_bytes(fh.read(4), "little")
+            return stated if stated <= 1032 * size else 0
     except OSError:
         return 0
 
