@@ -390,6 +390,7 @@ def _explained_by_a_submodule(names: np.ndarray, diff: np.ndarray, grew: np.ndar
 
 
 _HIP_CALL = re.compile(r"^hip(?=[A-Z])")
+_CUDA_CALL = re.compile(r"^cuda(?=[A-Z])")
 #: HIP calls whose CUDA twin has another name: PyTorch's synchronous copy (``memcpy_and_sync``) is one
 #: hipMemcpyWithStream on ROCm, cudaMemcpyAsync + cudaStreamSynchronize on CUDA.
 _HIP_TWINS = {"hipMemcpyWithStream": "cudaMemcpyAsync"}
@@ -402,8 +403,10 @@ def _runtime_pairs(name: np.ndarray, base: np.ndarray, comp: np.ndarray) -> tupl
     makes this a no-op for two runs on one vendor."""
     names = name.tolist()
     # a twin by role only across vendors: between two AMD runs it would join two calls of one runtime
-    # (SGLang's hipMemcpyAsync and hipMemcpyWithStream), which by name stay apart
-    twins = _HIP_TWINS if any(n.startswith("cuda") for n in names) else {}
+    # (SGLang's hipMemcpyAsync and hipMemcpyWithStream), which by name stay apart. A CUDA runtime call's name
+    # tells the vendor, not any name starting "cuda": the sheet's rows are every op of the tree, and an
+    # annotation or a function of an AMD run may be named so (``cudagraph_replay``)
+    twins = _HIP_TWINS if any(_CUDA_CALL.match(n) for n in names) else {}
     key = np.array([twins.get(n) or _HIP_CALL.sub("cuda", n) if n.startswith("hip") else n for n in names],
                    dtype=object)
     if not (key != name).any():
