@@ -556,3 +556,19 @@ def test_match_rate_frame_is_the_records_frame(rows: list) -> None:
     got = ctx.frames["match_rate"]
     assert list(got.dtypes) == list(want.dtypes)
     pd.testing.assert_frame_equal(got, want, check_exact=True)
+
+
+def test_low_match_rate_hint_with_a_map_given_says_the_map_pairs_too_few(caplog, samples: Path) -> None:
+    """A run given --op_name_map was told "try --op_name_map" again (the H100 TimeSformer trace against the NPU
+    level-1 export, modules 0/358 and 0/55): the hint now says the map given pairs too few names."""
+    base = str(samples / "tracelens/tests/traces/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz")
+    comp = str(samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt")
+    mapped = "the --op_name_map given pairs too few names: add entries"
+    for op_map, hint in (({}, "try --op_name_map"), ({"aten::linear": "aten::linear"}, mapped)):
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+            compare(base, comp, enable_operator_compare=True, op_name_map=op_map)
+        lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("modules matched:")]
+        assert lines == [f"modules matched: 0/358 base, 0/55 comparison (low match rate: different models? {hint})"]
+    assert operators.match_note("operators", 1, 3, 3, mapped=True)[0].endswith("pairs too few names: add entries)")
+    assert operators.match_note("operators", 1, 3, 3)[0].endswith("try --op_name_map)")

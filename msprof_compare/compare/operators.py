@@ -152,13 +152,17 @@ def statistic_rows(pairs: OpPairs) -> list[list]:
     return rows
 
 
-def match_note(what: str, matched: int, base_total: int, comparison_total: int) -> tuple[str, bool]:
-    """The match-rate line, and whether it is low enough to deserve a hint."""
+def match_note(what: str, matched: int, base_total: int, comparison_total: int,
+               mapped: bool = False) -> tuple[str, bool]:
+    """The match-rate line, and whether it is low enough to deserve a hint. ``mapped``: the run was given an
+    --op_name_map, so "try --op_name_map" would send the user to what they did already: the hint says the map
+    pairs too few names instead."""
     note = f"{what} matched: {matched}/{base_total} base, {matched}/{comparison_total} comparison"
     low = (base_total > 0 and matched / base_total < LOW_MATCH_RATE) or \
           (comparison_total > 0 and matched / comparison_total < LOW_MATCH_RATE)
     if low and base_total and comparison_total:
-        note += " (low match rate: different models? try --op_name_map)"
+        note += (" (low match rate: different models? the --op_name_map given pairs too few names: add entries)"
+                 if mapped else " (low match rate: different models? try --op_name_map)")
     return note, low
 
 
@@ -169,7 +173,7 @@ def record_match_rate(ctx: RunContext, what: str, matched: int, base_total: int,
     rate to report or to warn about."""
     if ctx.options.disable_details:
         return
-    note, low = match_note(what, matched, base_total, comparison_total)
+    note, low = match_note(what, matched, base_total, comparison_total, bool(ctx.options.op_name_map))
     # by columns: ``pd.DataFrame([record])``'s frame without its row-wise inference (~0.2 ms)
     row = plain_frame({
         "what": [what], "matched": [matched], "base_total": [base_total], "comparison_total": [comparison_total],
