@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import OutOfMemory, ProfileError, StepError, UsageError
 from ..model import Profile
-from .paths import given_path
+from .paths import GZIP_MAX_RATIO, given_path, gzip_trailer_size
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..options import Options
@@ -75,10 +75,6 @@ def input_bytes(path: str, layout: Any = None, opts: Options | None = None) -> i
         return 0
 
 
-#: Deflate's largest expansion (about 1032:1): a gzip trailer claiming more is damaged.
-_GZIP_MAX_RATIO = 1032
-
-
 def _data_bytes(path: str) -> int:
     """A file's size; for gzip (recognised by its magic bytes, as the loader does, in files that may be a
     trace: ``.json`` or ``.gz``; CSVs and DBs are not opened) an estimate of the decompressed size from
@@ -91,13 +87,10 @@ def _data_bytes(path: str) -> int:
     if not stat.S_ISREG(st.st_mode):
         return 0
     size = st.st_size
-    if size < 18 or not path.lower().endswith((".gz", ".json")):
+    if not path.lower().endswith((".gz", ".json")):
         return size
-    with open(path, "rb") as fh:
-        if fh.read(2) != b"\x1f\x8b":
-            return size
-        fh.seek(-4, os.SEEK_END)
-        return min(max(size, int.from_bytes(fh.read(4), "little")), _GZIP_MAX_RATIO * size)
+    stated = gzip_trailer_size(path, size)
+    return size if stated is None else min(max(size, stated), GZIP_MAX_RATIO * size)
 
 
 def idle_cpus() -> float:

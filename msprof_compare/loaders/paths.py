@@ -164,23 +164,33 @@ def check_input(path: str, force: bool, *, kind: str | None = None, shown: str |
                                "file", hint=f"add --force to read it anyway, or raise the limit with {_ENV[kind]}")
 
 
+#: Deflate's largest expansion (about 1032:1): a gzip trailer claiming more is damaged.
+GZIP_MAX_RATIO = 1032
+
+
+def gzip_trailer_size(path: str, size: int) -> int | None:
+    """The decompressed size a gzip file's trailer states (ISIZE: modulo 2**32 and the last member's only; a
+    truncated file ends in other bytes), or None for what is no gzip by its magic bytes (``size``: the file's, from
+    its stat). Opens the file: the caller has made sure it is a regular one. OSError propagates."""
+    if size < 18:
+        return None
+    with open(path, "rb") as fh:
+        if fh.read(2) != b"\x1f\x8b":
+            return None
+        fh.seek(-4, os.SEEK_END)
+        return int.from_bytes(fh.read(4), "little")
+
+
 def _gzip_stated(path: str, size: int) -> int:
-    """The decompressed size a gzip trace's trailer states (0 for no gzip, or one that cannot be read): the
-    trace cap applies to the decompressed trace too, so a refusal that gave only the compressed size sent the
-    user to raise the cap above it, into a second refusal (the timesformer H100 trace: 1,218,740 bytes, 17,944,664
-    decompressed). ISIZE (mod 2**32, the last member's) is the file's word; one over deflate's largest expansion
-    (about 1032:1) is no size at all (a truncated or damaged file ends in other bytes), and 0: quoting it clamped
-    gave a size the trailer does not state (half the timesformer trace: 628,869,840 "as its gzip trailer
-    states")."""
+    """The decompressed size to quote in a trace's size-cap refusal (0: none): the cap applies to the decompressed
+    trace too, so a refusal that gave only the compressed size sent the user to raise the cap above it, into a
+    second refusal (the timesformer H100 trace: 1,218,740 bytes, 17,944,664 decompressed). A trailer past
+    deflate's reach states no size (half the timesformer trace read "628869840"), so it is not quoted."""
     try:
-        with open(path, "rb") as fh:
-            if size < 18 or fh.read(2) != b"\x1f\x8b":
-                return 0
-            fh.seek(-4, os.SEEK_END)
-            stated = int.from_bytes(fh.read(4), "little")
-            return stated if stated <= 1032 * size else 0
+        stated = gzip_trailer_size(path, size)
     except OSError:
         return 0
+    return stated if stated is not None and stated <= GZIP_MAX_RATIO * size else 0
 
 
 def check_layout(layout: Layout, force: bool) -> None:
