@@ -678,8 +678,12 @@ class SummarySheet(Sheet):
     verdict: str = ""
     #: operator-level contributors on no sheet (the workbook shows the module sheets), said under their table
     outside_modules: list[str] = field(default_factory=list)
-    #: of those, the ones with modules run inside them: name -> [(side, ms the module rows hold, its ms)]
+    #: of those, the ones with modules run inside them: name -> [(side, ms the module rows hold, its ms)]; also
+    #: the figures of ``around_modules``
     outside_held: dict[str, list[tuple[str, float, float]]] = field(default_factory=dict)
+    #: operator-level contributors with a row of their own on the module sheets that holds only part of their
+    #: time, the rest being in the rows of modules run inside them (DDP's ``DistributedDataParallel.forward``)
+    around_modules: list[str] = field(default_factory=list)
     #: the run's "contributor_communication" frame (None: no listed contributor holds communication)
     communication: pd.DataFrame | None = None
 
@@ -791,7 +795,10 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
     sheet.communication = comm
     if op_rows is not None:
         sheet.outside_modules = _outside_modules(contrib, sheets)
-        sheet.outside_held = _held_inside(ctx, contrib, sheet.outside_modules)
+        own = _own_module_rows(contrib, sheets)
+        held = _held_inside(ctx, contrib, sheet.outside_modules + list(own))
+        sheet.around_modules = _around_modules(own, held)
+        sheet.outside_held = {n: f for n, f in held.items() if n in sheet.outside_modules or n in sheet.around_modules}
     return [sheet]
 
 
@@ -892,6 +899,38 @@ def _outside_modules(contrib: pd.DataFrame, sheets: list[Sheet]) -> list[str]:
     return [n for n in contrib["Name"].tolist() if n not in listed]
 
 
+def _own_module_rows(contrib: pd.DataFrame, sheets: list[Sheet]) -> dict[str, tuple[float, float]]:
+    """Per operator-level contributor that ModuleCompareStatistic names as an operator, the (base, comparison)
+    ms its own operator rows there hold (their Device Self Time, summed over the modules it is in)."""
+    stat = next((s for s in sheets if s.name == "ModuleCompareStatistic"), None)
+    if stat is None or not len(stat) or not len(contrib) or str(contrib["Level"].iloc[0]) != "operator":
+        return {}
+    d = stat.data  # reference-2 §3.7: Operator Name col 4, the two sides' Device Self Time(ms) cols 6 and 10
+    names = d.iloc[:, 4].astype(str).to_numpy()
+    base, comp = sheet_numbers(d.iloc[:, 6]), sheet_numbers(d.iloc[:, 10])
+    out: dict[str, tuple[float, float]] = {}
+    for name in contrib["Name"].tolist():
+        rows = names == name
+        if name != "[ TOTAL ]" and rows.any():
+            out[name] = (float(np.nansum(base[rows])), float(np.nansum(comp[rows])))
+    return out
+
+
+def _around_modules(own: dict[str, tuple[float, float]], held: dict[str, list[tuple[str, float, float]]]) -> list[str]:
+    """Contributors on the module sheets whose own rows there hold less of their time than the rows of the modules
+    run inside them: an op run around modules from within a module (DDP's ``DistributedDataParallel.forward``,
+    in ``DistributedDataParallel_0``, around ``AlexNet_0``) keeps in its own row only the kernels it launched
+    outside those modules (0 ms), so a reader sent to that row by the contributor found it unchanged (AlexNet,
+    MaxPool2d's three kernels 30 us longer each: ``DistributedDataParallel.forward`` +0.090 ms, its row 0 -> 0)."""
+    out = []
+    for name, (own_b, own_c) in own.items():
+        mine = {"base": own_b, "comparison": own_c}
+        # the module rows inside it hold more than its own rows (to the ns the sheets carry)
+        if any(round(h - mine[side], 6) > 0 for side, h, _total in held.get(name, [])):
+            out.append(name)
+    return out
+
+
 def _held_inside(ctx: RunContext, contrib: pd.DataFrame, names: list[str]) -> dict[str, list[tuple[str, float, float]]]:
     """Per contributor outside every module (``names``) with modules run inside it, each side's (side, ms of its
     device time that the module rows hold, its ms as listed): a step annotation around the model's forward
@@ -936,12 +975,16 @@ def _held_figures(figures: list[tuple[str, float, float]]) -> str:
     return ", ".join(f"{side} {h:.3f} of its {t:.3f} ms" for side, h, t in figures)
 
 
-def outside_modules_line(outside: list[str], held: dict[str, list[tuple[str, float, float]]]) -> str:
-    """The Summary sheet's row under the contributors on the ones no module row names ("" for none). Those
-    outside every module whose time is on no module row (an all-reduce under AccumulateGrad) are only in
-    OperatorCompareStatistic (``--disable_module``); those run around modules (a step annotation around the
-    model's forward, a backward op around its backward module) are named apart, with how much of their time the
-    module rows hold: "outside every module" alone read as if that time were missing from the module sheets."""
+def outside_modules_line(outside: list[str], held: dict[str, list[tuple[str, float, float]]],
+                         inside: list[str] | tuple[str, ...] = ()) -> str:
+    """The Summary sheet's row under the contributors on the ones no module row names, or names with only part of
+    their time ("" for none). Those outside every module whose time is on no module row (an all-reduce under
+    AccumulateGrad) are only in OperatorCompareStatistic (``--disable_module``); those run around modules (a step
+    annotation around the model's forward, a backward op around its backward module) are named apart, with how
+    much of their time the module rows hold: "outside every module" alone read as if that time were missing from
+    the module sheets. ``inside`` (``_around_modules``) run around modules from within one, so their own rows
+    read only the kernels launched outside those modules: named with the same figures, as their rows alone
+    looked unchanged where the modules inside them changed."""
     missing = [n for n in outside if n not in held]
     around = [n for n in outside if n in held]
     parts = []
@@ -955,6 +998,15 @@ def outside_modules_line(outside: list[str], held: dict[str, list[tuple[str, flo
         its = "its" if len(around) == 1 else "their"
         parts.append(f"{'o' if parts else 'O'}utside every module but run around modules, whose rows hold this much "
                      f"of {its} time: {shown}{more}")
+    inside = [n for n in inside if n in held]
+    if inside:
+        one = len(inside) == 1
+        shown = ", ".join(f"{term_safe(n)} ({_held_figures(held[n])})" for n in inside[:3])
+        more = f", ... ({len(inside)} in all)" if len(inside) > 3 else ""
+        its = "its" if one else "their"
+        parts.append(f"{'r' if parts else 'R'}un around modules from inside one (so {its} own row{'' if one else 's'} "
+                     f"on the module sheets hold{'s' if one else ''} only the kernels launched outside those modules), "
+                     f"whose rows hold this much of {its} time: {shown}{more}")
     if not parts:
         return ""
     return "; ".join(parts) + "; --disable_module writes every operator's row (OperatorCompareStatistic)."

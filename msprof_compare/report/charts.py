@@ -207,7 +207,8 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
                      rows, ["text", "float", "float", "float", "ratio", "ratio", "text"])
         lines = [f"Note: {note}."] if note else []
         # a row of its own: the note above is the console's and the JSON's, this one the workbook's
-        outside = outside_modules_line(getattr(sheet, "outside_modules", []), getattr(sheet, "outside_held", {}))
+        outside = outside_modules_line(getattr(sheet, "outside_modules", []), getattr(sheet, "outside_held", {}),
+                                       getattr(sheet, "around_modules", []))
         if outside:
             lines.append(outside)
         for text in lines:  # wrapped rows under the table, within the table's columns: the chart sits to the right
