@@ -4,7 +4,10 @@ Each test edits one thing of a real input (in ``tmp_path``; the originals are ne
 records it, as the profiler would have written it, and compares the untouched input (base) with the edited copy:
 
 * a GPU kernel lengthened into the idle time after it (AlexNet on an H200, MaxPool2d's forward kernel, three
-  launches, each +30 us).
+  launches, each +30 us);
+* a straggling peer in an NPU text export: one Notify_Wait of the last HCCL all-reduce +1 ms, every later device
+  event moved by 1 ms (msinsight level 1, rank 0);
+* the same in a DB export, on the plane whose waits the spec's wait rule reads (reference-1 §7.3 7).
 
 The expected figures are the raw files' own plus the injected amount: the injected delta must appear on the
 sheets, the waterfall and the contributors of what was edited, and every other figure must stay unchanged.
@@ -12,23 +15,41 @@ sheets, the waterfall and the contributors of what was edited, and every other f
 
 from __future__ import annotations
 
+import csv
 import gzip
+import io
 import json
+import re
+import shutil
+import sqlite3
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from dbutil import edited_copy, sql  # tests/ is on sys.path (rootdir import mode)
 
 from msprof_compare.api import compare
 from msprof_compare.compare.summary import outside_modules_line
 
 ALEXNET = Path(__file__).resolve().parent / "data" / "kineto" / \
     "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz"
+NPU_TEXT = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+NPU_DB = "msinsight/test/data/pytorch/db/level1/rank0_ascend_pt"
 _MAXPOOL = "max_pool_forward_nchw"
 
 
 def _rows(frame, column: str = "Index") -> dict:
     return {str(k).strip(): r for k, r in zip(frame[column], frame.itertuples(index=False), strict=True)}
+
+
+def _changed(frame, key: str, cols: tuple[str, str]) -> dict[str, float]:
+    """Rows of a sheet whose two side columns differ: key -> comparison minus base."""
+    out = {}
+    for k, b, c in zip(frame[key], frame[cols[0]], frame[cols[1]], strict=True):
+        b, c = (0.0 if v is None or v != v else float(v) for v in (b, c))  # NaN / None: a side without the row
+        if round(c - b, 6):
+            out[str(k)] = round(c - b, 6)
+    return out
 
 
 # --------------------------------------------------------------------------- GPU: one kernel, longer
@@ -98,3 +119,177 @@ def test_gpu_kernel_made_longer_is_attributed_to_its_category_operator_and_modul
     assert back.contributors[["Name", "Diff(ms)"]].values.tolist() == [["DistributedDataParallel.forward", -0.09]]
     wf = back.waterfall.set_index("Step")["Delta(ns)"].dropna()
     assert {k: int(v) for k, v in wf.items() if v} == {"Vector": -90_000, "Free: Other": 90_000}
+
+
+# --------------------------------------------------------------------------- NPU text: a straggling peer
+
+_HOST = {"Python", "CANN"}
+
+
+def _objects(text: str):
+    """(start, end, object) of each object of a top-level JSON array, in file order."""
+    dec = json.JSONDecoder()
+    i = text.index("[") + 1
+    while True:
+        while text[i] in " \r\n\t,":
+            i += 1
+        if text[i] == "]":
+            return
+        obj, j = dec.raw_decode(text, i)
+        yield i, j, obj
+        i = j
+
+
+def _csv_line(fields: list[str]) -> str:
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="").writerow(fields)
+    return buf.getvalue()
+
+
+def _device_time_inserted(src: Path, dst: Path, at: Decimal, us: Decimal) -> list[str]:
+    """A copy of the text export ``src`` with ``us`` of device time inserted at ``at``: every device event of
+    trace_view.json (Ascend Hardware, HCCL, Overlap Analysis, counters; not the host's Python / CANN lanes) that
+    starts at or after it moves by ``us``, every one running across it grows by ``us``; kernel_details.csv alike.
+    Edits the numbers in the files' text; returns the names of the events that grew."""
+    shutil.copytree(src, dst)
+    out = dst / "ASCEND_PROFILER_OUTPUT"
+    text = (out / "trace_view.json").read_bytes().decode()
+    objects = list(_objects(text))
+    process = {o["pid"]: o["args"]["name"] for _, _, o in objects
+               if o.get("ph") == "M" and o.get("name") == "process_name"}
+    parts, last, grown = [], 0, []
+    for s, e, o in objects:
+        if o.get("ph") == "M" or "ts" not in o or process.get(o.get("pid")) in _HOST:
+            continue
+        ts = Decimal(str(o["ts"]))
+        later = lambda m: m.group(1) + f"{Decimal(m.group(2)) + us:f}"  # noqa: E731
+        if ts >= at:
+            new = re.sub(r'("ts": "?)([\d.]+)', later, text[s:e], count=1)
+        elif o.get("ph") == "X" and ts + Decimal(str(o["dur"])) >= at:
+            new = re.sub(r'("dur": )([\d.]+)', later, text[s:e], count=1)
+            grown.append(f"{process[o['pid']]}: {o['name']}")
+        else:
+            continue
+        parts += [text[last:s], new]
+        last = e
+    (out / "trace_view.json").write_bytes("".join(parts + [text[last:]]).encode())
+    raw = (out / "kernel_details.csv").read_bytes().decode()
+    lines = raw.split("\r\n")
+    head = next(csv.reader([lines[0]]))
+    at_start, at_dur = head.index("Start Time(us)"), head.index("Duration(us)")
+    for k in range(1, len(lines)):
+        if not lines[k]:
+            continue
+        row = next(csv.reader([lines[k]]))
+        assert _csv_line(row) == lines[k]  # only the edited fields change
+        start = Decimal(row[at_start].strip())
+        if start >= at:
+            row[at_start] = row[at_start].replace(row[at_start].strip(), f"{start + us:f}")
+        elif start + Decimal(row[at_dur]) >= at:
+            row[at_dur] = f"{Decimal(row[at_dur]) + us:f}"
+            grown.append(f"kernel_details: {row[4]}")
+        else:
+            continue
+        lines[k] = _csv_line(row)
+    (out / "kernel_details.csv").write_bytes("\r\n".join(lines).encode())
+    return grown
+
+
+def _last_allreduce_wait(trace: Path) -> tuple[dict, dict]:
+    """The last HCCL op of the trace and the longest Notify_Wait task within it."""
+    events = json.loads(trace.read_bytes(), parse_float=Decimal)
+    process = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
+    lane = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
+            if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    hccl = [e for e in events if e.get("ph") == "X" and process.get(e["pid"]) == "HCCL"]
+    op = max((e for e in hccl if "Communication" in lane[(e["pid"], e["tid"])]), key=lambda e: Decimal(e["ts"]))
+    start, end = Decimal(op["ts"]), Decimal(op["ts"]) + op["dur"]
+    wait = max((e for e in hccl if e["name"] == "Notify_Wait" and start <= Decimal(e["ts"]) < end),
+               key=lambda e: e["dur"])
+    return op, wait
+
+
+def test_npu_text_straggler_wait_is_uncovered_communication_of_its_group(samples, tmp_path):
+    """A peer 1 ms late: the Notify_Wait it causes in the last all-reduce (plane 5, 21.98 ms) +1 ms, the rest of
+    the device's timeline 1 ms later. Uncovered communication, its group and E2E +1.000 ms; Transmit +1.000 ms, as
+    the spec's wait reads the plane with the least waiting (reference-1 §5.7: Plane 0, none), so Wait stays 0;
+    computing, free time and every computing category unchanged. CommunicationCompare: allreduce total +1000 us (its
+    Max and Min unchanged), Notify_Wait total +1000 us; KernelCompare's hcom_allReduce_ row +1000 us; the
+    contributor is the operator that launched it (AccumulateGrad), most of it communication; no module row moves."""
+    src = samples / NPU_TEXT
+    op, wait = _last_allreduce_wait(src / "ASCEND_PROFILER_OUTPUT" / "trace_view.json")
+    assert op["name"].startswith("hcom_allReduce_")
+    late = tmp_path / "rank0_ascend_pt"
+    grown = _device_time_inserted(src, late, Decimal(wait["ts"]) + wait["dur"], Decimal(1000))
+    assert sorted(grown) == sorted([f"HCCL: {op['name']}", "HCCL: Notify_Wait", "Ascend Hardware: Notify Wait",
+                                    "Ascend Hardware: EVENT_WAIT", "Overlap Analysis: Communication",
+                                    "Overlap Analysis: Communication(Not Overlapped)", f"kernel_details: {op['name']}"])
+    res = compare(str(src), str(late))
+    om = _rows(res.sheet("OverallMetrics"))
+    assert {k: r[7] for k, r in om.items() if r[7]} == {"Uncovered Communication Time": 1.0, "Transmit": 1.0,
+                                                        "Group 0 Communication": 1.0, "E2E Time": 1.0}
+    assert "Wait" not in om
+    wf = res.waterfall.set_index("Step")["Delta(ns)"].dropna()
+    assert {k: int(v) for k, v in wf.items() if v} == {"Group 0 Communication (uncovered)": 1_000_000,
+                                                       "Comparison E2E": 1_000_000}
+    comm = res.sheet("CommunicationCompare")
+    rows = {(r[1], r[2]): r for r in comm.itertuples(index=False)}
+    allreduce = rows[("allreduce", None)]
+    assert allreduce[15] == 1000 and (allreduce[6], allreduce[7]) == (allreduce[13], allreduce[14])
+    changed = {k[1]: round(r[11] - r[4], 6) for k, r in rows.items() if k[0] == "|" and round(r[11] - r[4], 6)}
+    assert changed == {"Notify_Wait": 1000}
+    kernels = res.sheet("KernelCompare")
+    assert _changed(kernels, "Kernel", ("Total Duration(us)", "Total Duration(us).1")) == {"hcom_allReduce_": 1000}
+    assert not _changed(res.sheet("ModuleCompareStatistic"), "Module Name", ("Device Total Time(ms)",
+                                                                              "Device Total Time(ms).1"))
+    assert res.contributors[["Name", "Diff(ms)"]].values.tolist() == [
+        ["autograd::engine::evaluate_function: torch::autograd::AccumulateGrad", 1.0]]
+    assert res.communication_contributors[["Name", "Diff(ms)"]].values.tolist() == [["allreduce", 1.0]]
+
+
+# --------------------------------------------------------------------------- NPU DB: a straggling peer
+
+def test_npu_db_straggler_wait_on_the_read_plane_is_wait_time(samples, tmp_path):
+    """The DB export's rule (reference-1 §7.3 7) reads the plane with the least waiting among those that wait:
+    plane 1 here (3.690 ms of Notify_Wait, the others 5.689 ms and up). One of its waits in the last all-reduce
+    +1 ms (a peer late), every later device row (TASK, COMMUNICATION_OP, OVERLAP_ANALYSIS) 1 ms later: Wait,
+    uncovered communication and E2E +1.000 ms, Transmit unchanged; CommunicationCompare allreduce and its
+    Notify_Wait +1000 us; nothing else. The DB links no HCCL op to an operator: the contributors are the waterfall's."""
+    src = samples / NPU_DB / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db"
+    waits = sql(src, "SELECT c.planeId, SUM(t.endNs - t.startNs) FROM TASK t JOIN COMMUNICATION_TASK_INFO c "
+                     "USING (globalTaskId) JOIN STRING_IDS s ON s.id = c.taskType WHERE s.value = 'Notify_Wait' "
+                     "GROUP BY c.planeId ORDER BY 2")
+    plane = waits[0][0]
+    assert waits[0][1] + 1_000_000 < waits[1][1]  # still the least waiting plane after the injection
+    ((end,),) = sql(src, "SELECT t.endNs FROM TASK t JOIN COMMUNICATION_TASK_INFO c USING (globalTaskId) "
+                         "JOIN STRING_IDS s ON s.id = c.taskType WHERE s.value = 'Notify_Wait' AND c.planeId = ? "
+                         "AND c.opId = (SELECT opId FROM COMMUNICATION_OP ORDER BY startNs DESC LIMIT 1) "
+                         # a wait no compute task runs across: the injection lengthens no computation
+                         "AND NOT EXISTS (SELECT 1 FROM TASK k JOIN COMPUTE_TASK_INFO USING (globalTaskId) "
+                         "WHERE k.startNs < t.endNs AND k.endNs >= t.endNs) "
+                         "ORDER BY t.startNs LIMIT 1", (plane,))
+    ns = 1_000_000
+    late = tmp_path / "rank0_ascend_pt" / "ASCEND_PROFILER_OUTPUT"
+    late.mkdir(parents=True)
+    edits = [s for table in ("TASK", "COMMUNICATION_OP", "OVERLAP_ANALYSIS") for s in (
+        f"UPDATE {table} SET endNs = endNs + {ns} WHERE startNs < {end} AND endNs >= {end}",
+        f"UPDATE {table} SET startNs = startNs + {ns}, endNs = endNs + {ns} WHERE startNs >= {end}")]
+    edited_copy(src, late / src.name, *edits)
+    con = sqlite3.connect(late / src.name)
+    try:  # the wait itself, its op, and the not-overlapped window the op ends in grew; the rest moved
+        assert con.execute(f"SELECT COUNT(*) FROM COMMUNICATION_OP WHERE endNs - startNs > 0 AND endNs > {end + ns}"
+                           ).fetchone()[0] == 1
+    finally:
+        con.close()
+    res = compare(str(samples / NPU_DB), str(late.parent))
+    om = _rows(res.sheet("OverallMetrics"))
+    assert {k: r[7] for k, r in om.items() if r[7]} == {"Uncovered Communication Time": 1.0, "Wait": 1.0,
+                                                        "E2E Time": 1.0} | {
+        k: 1.0 for k in om if k.startswith("90.91.105.46%enp189s0f0_60000_0")}
+    comm = res.sheet("CommunicationCompare")
+    rows = {(r[1], r[2]): r for r in comm.itertuples(index=False)}
+    assert rows[("allreduce", None)][15] == 1000
+    assert {k[1] for k, r in rows.items() if k[0] == "|" and round(r[11] - r[4], 6)} == {"Notify_Wait"}
+    assert res.contributors["Level"].unique().tolist() == ["category"]
+    assert res.contributors[["Name", "Diff(ms)"]].values.tolist() == [
+        ["90.91.105.46%enp189s0f0_60000_0 (uncovered)", 1.0]]
