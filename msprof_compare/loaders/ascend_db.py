@@ -1217,9 +1217,9 @@ def _memory_peak(db: _Db, rng: tuple[int, int]) -> int:
 
 
 def _profiler_settings(info_path: str, profile: Profile) -> None:
-    """The profiler level and AI Core metrics of the export's profiler_info.json, for the Summary's settings
-    note only: the original's DB mode reads nothing but the database, so a file that cannot be read or
-    decoded just leaves the note out."""
+    """The profiler level, AI Core metrics and profile_memory of the export's profiler_info.json, for the
+    Summary's settings note and the memory comparison's advice only: the original's DB mode reads nothing but
+    the database, so a file that cannot be read or decoded just leaves them out."""
     from .ascend_text import profiler_settings, read_json
 
     try:

@@ -26,8 +26,10 @@ exact integer-ns columns so nobody re-parses decimal text):
   ``Allocation Time(us)``/``Release Time(us)`` (text) and ``alloc_ns`` /
   ``release_ns`` (int64 ns, 0 for ""/N/A), ``Duration(us)``, ``Device Type``.
 * ``communication``: communication.json as a dict; ``metadata``:
-  profiler_metadata.json; ``extra["profiler_level"]``: the ``_profiler_level``
-  of profiler_info*.json; ``extra["hccl_pid"]``: the HCCL lane process (None when absent: a pid may be -1);
+  profiler_metadata.json; ``extra["profiler_level"]``, ``extra["aic_metrics"]`` and
+  ``extra["profile_memory"]``: the settings of profiler_info*.json (``profiler_settings``), read (at the
+  profiling level) only with the time breakdown or the memory comparison; ``extra["hccl_pid"]``: the HCCL
+  lane process (None when absent: a pid may be -1);
   ``extra["unnamed_lane_events"]``: the complete events on processes without a name (no ``process_name``
   record, or an empty one).
 * ``extra["step_marks"]``: where a step is asked for and the trace has no torch op (``cpu_op``), its
