@@ -217,9 +217,9 @@ MODULE_CHECK = "module sheets coverage"
 #: Difference of the two sides' shares of operator device time held by the module sheets from which that is a note
 #: (``_module_row``: it reads the sheets)
 MODULE_SHARE = 0.5
-#: Checks that fail on the same workload too (other hardware, another export, other profiler settings, one long
-#: idle stretch): each is its own warning, about how to read the figures, not part of the "may not be the same
-#: workload" block.
+#: Checks that fail on the same workload too (a difference by design, such as other hardware or another export,
+#: or one that changes how to read the figures, such as a long idle stretch): each is its own warning, about how
+#: to read the figures, not part of the "may not be the same workload" block.
 NOTE_CHECKS = {VENDOR_CHECK: "Base and comparison GPUs are from different vendors",
                EXPORT_CHECK: "Base and comparison are different kinds of NPU export",
                SETTINGS_CHECK: "Base and comparison were collected with different NPU profiler settings",
@@ -535,7 +535,8 @@ def _gpu_vendor(p: Any) -> str | None:
 
 
 def _heavy_ops(ops: pd.DataFrame, n: int) -> list[str]:
-    """The ``n`` operator names with the largest total host duration (cpu ops only when tagged)."""
+    """The ``n`` operator names with the largest total host duration, over the ops that recorded input dims
+    (cpu ops only when tagged; ProfilerStep# markers left out)."""
     if not len(ops):
         return []
     cats = col_of(ops, "cat", object)
@@ -737,9 +738,8 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
 
 
 def log_guards(frame: pd.DataFrame) -> None:
-    """One warning block for the failed checks (nothing when all pass). A "note" (NOTE_CHECKS: other
-    hardware, another export kind or profiler settings, one long idle stretch) holds for the same workload
-    too: each is its own warning."""
+    """One warning block for the failed checks (nothing when all pass). A "note" (a failed NOTE_CHECKS check)
+    holds for the same workload too: each is its own warning."""
     rows = list(zip(*(frame[c].tolist() for c in ("Check", "Status", "Base", "Comparison", "Detail")), strict=True))
     for check, status, b, c, detail in rows:
         if status != "note":

@@ -6,7 +6,7 @@ Three results, built after every other comparator ran (they read its sheets):
   category, uncovered communication by group, lccl, free time) whose deltas
   add up *exactly* (integer ns) to the E2E difference;
 * the **top contributors**: the rows of the finest statistic sheet the run has
-  (operators, module operators or kernels) that explain 80% of the absolute
+  (operators, module operators, kernels or kernel types) that explain 80% of the absolute
   device-time change; without those sheets, the waterfall steps that explain
   80% of the steps' absolute change ("category" level);
 * the **validity guards** (``checks.guards``): can the two sides be compared, and
@@ -263,7 +263,7 @@ def _level_rows(sheets: list[Sheet], operator_rows: list[list] | None = None) ->
     """(level, frame[Name, Base(ms), Comparison(ms)]) from the finest statistic sheet available.
 
     Reads sheets by column position, which the sheet layouts fix (reference-2
-    §2.7, §3.7, §6.1, §6.2); preference: operators, module operators, kernels.
+    §2.7, §3.7, §6.1, §6.2); preference: operators, module operators, kernels, kernel types.
     ``operator_rows`` (OperatorCompareStatistic rows) stands in for that sheet when absent.
     """
     by_name = {s.name: s for s in sheets}
