@@ -2,7 +2,8 @@
 
 All three parse the original's flags (reference-1 §1.1-1.2), then share one
 run path (``execute``): validate the output target, ``api.compare()``, print
-the console table, write the workbook. Unlike the original, failures end the
+the console tables, write the chosen reports (workbook, JSON) and apply the
+``--fail_on_regression`` gate (status 3). Unlike the original, failures end the
 process with a non-zero status and one ``error:`` line on stderr
 (2 = bad usage, 1 = bad data or internal error); tracebacks only with --debug.
 """

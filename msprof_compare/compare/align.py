@@ -7,7 +7,7 @@ common subsequence found with Myers' O((n+m)*D) algorithm in its linear-space
 divide-and-conquer form, so the cost grows with the number of differences D,
 not with n*m:
 
-* keys are mapped to integers once (``pandas.factorize``);
+* keys are mapped to integers once (``_codes``: a dict for short lists, ``model.factorize`` otherwise);
 * elements whose key never occurs on the other side cannot be matched and are
   dropped before the search (a GPU-vs-NPU pair shares only part of its names);
 * every sub-problem first strips its common prefix and suffix, and long

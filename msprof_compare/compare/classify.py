@@ -84,7 +84,8 @@ def load_keywords(path: str | None = None) -> Keywords:
     """Read the keyword lists: ``path``, else ``$MSPROF_COMPARE_CONFIG``, else the packaged default.
 
     All six keys of section ``OP_MASK`` are mandatory, as in the original. Read anew on every
-    call (no process-wide cache, so an edited file counts); a run reads it once (``overall.breakdowns``).
+    call (no process-wide cache, so an edited file counts); a run reads it once, before loading
+    (``api._compare``, which hands it on as ``RunContext.keywords``).
     """
     # A file named by the environment may have been set long ago: its errors say where the name came from.
     hint = f"named by {CONFIG_ENV}; unset it to use the packaged lists" if not path and os.environ.get(CONFIG_ENV) \
