@@ -1,7 +1,8 @@
-"""The two kinds of failure a run can end with.
+"""The failures a run can end with: bad usage (``UsageError``, ``StepError``: exit 2), bad data
+(``ProfileError``: exit 1) and memory that ran out on a known file (``OutOfMemory``: exit 1).
 
-Every loader and comparator raises one of these, never a bare exception, so the
-faces (CLI, script, API) can map them to exit codes and one-line messages.
+Loaders and comparators raise these for what they detect, so the faces (CLI, script, API) can map
+them to exit codes and one-line messages.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ class ProfileError(Exception):
         text = f"{self.path}: {self.message}" if self.path else self.message
         return f"{text} ({self.hint})" if self.hint else text
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type, tuple[str | None, str, str | None]]:
         """Picklable (a worker process or a Dask/Ray task can send it back as it is)."""
         return (type(self), (self.path, self.message, self.hint))
 
@@ -52,5 +53,5 @@ class OutOfMemory(MemoryError):
         self.doing = doing
         super().__init__(f"{self.path}: out of memory while {doing}")
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type, tuple[str, str]]:
         return (type(self), (self.path, self.doing))
