@@ -19,7 +19,8 @@ import numpy as np
 
 from ..errors import ProfileError
 
-#: Largest |value| in microseconds for which float64 -> int ns is exact.
+#: |value| in microseconds up to which float64 -> int ns is taken as exact without a proof; larger floats are
+#: proven by a round trip up to 2**42 us (``traceio.float_inexact``), the rest re-read from their text.
 FLOAT_EXACT_US = 2.0e12
 
 #: How a time's exact decimal value becomes whole ns: to the nearest, a tie (``23.7405`` us) to the even ns
