@@ -301,8 +301,8 @@ def _unused_name_map_keys(opts: Options, profiles: tuple[Profile, Profile]) -> l
     python_function name of either side holds the key (ops are renamed by whole name, module paths, made of
     nn.Module python_functions and optimizer ops, by substring), and the key holds no "/" (which could span two
     levels of a module path). A misspelt key otherwise passes without a word, and the user reads the unchanged
-    match rate as the map not helping. None under --disable_details: the map is said to be ignored there (no op
-    or module is matched), and advice to copy names from the detail sheets that run hides only misled."""
+    match rate as the map not helping. No key under --disable_details: the map is said to be ignored there (no
+    op or module is matched), and advice to copy names from the detail sheets that run hides only misled."""
     if not opts.op_name_map or opts.disable_details or not (opts.enable_operator_compare or
                                                             opts.enable_memory_compare):
         return []

@@ -71,9 +71,10 @@ SCHEMAS: dict[str, dict[str, str]] = {
     # NPU: X events of the "Ascend Hardware" process (cat "npu_task").
     # ``stream`` is -1 when absent (GPU stream 0 is a real stream: AMD ROCm). ``connection_id``: the
     # task's CANN connection id (DB only: the DB breakdown orders and links tasks by it); GPU kernels
-    # link to ops by flows, so their correlation / External id args are not read (only an NCCL / RCCL kernel no
-    # launch flow ends at has its correlation read, for CommunicationCompare's collective name: the Kineto
-    # loader's ``extra["correlation_launches"]``). ``collective``: the
+    # link to ops by flows, so their External id args are not read and their correlation args only for
+    # CommunicationCompare's collective names (the NCCL / RCCL kernels no launch flow ends at: the Kineto
+    # loader's ``extra["correlation_launches"]``; a trace without launch flows has every kernel's read with its
+    # other args, ``kineto._reads_correlations``). ``collective``: the
     # ``Collective name`` PyTorch copies onto collective kernels (GPU; "" elsewhere).
     "kernels": {
         "name": OBJ, "cat": OBJ, "ts": I64, "dur": I64, "pid": I64, "tid": I64,
