@@ -488,16 +488,11 @@ def trace_view_family(c: Corpus) -> None:
            why="flow starts without ends", warning="")
 
 
-def _csv(text: str) -> bytes:
-    return text.encode()
-
-
 def npu_dir_family(c: Corpus) -> None:
     f = "npu_dir"
     base = SRC / NPU_DIR
     out = f"{OUT}/"
     kd = (base / OUT / "kernel_details.csv").read_text()
-    kd_header, *kd_rows = kd.splitlines(keepends=True)
     om = (base / OUT / "operator_memory.csv").read_text()
     mr = (base / OUT / "memory_record.csv").read_text()
     ops = (base / OUT / "op_statistic.csv").read_text()
