@@ -115,7 +115,8 @@ def setup_logging() -> logging.Logger:
 @contextmanager
 def run_logging() -> Iterator[logging.Logger]:
     """``setup_logging`` for the length of one command-line run, then the logger as it was: a program that runs
-    the CLI in its own process (``cli.main([...])``) and then calls ``compare()`` gets the API's notices through
+    the CLI in its own process (``cli.script_main([...])``, or ``cli.analyze_main([...])`` with its SystemExit
+    caught) and then calls ``compare()`` gets the API's notices through
     its own logging configuration again (propagated, no stderr handler of ours), as the README promises."""
     logger = logging.getLogger(LOGGER_NAME)
     saved = (list(logger.handlers), logger.level, logger.propagate)
