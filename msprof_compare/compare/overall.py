@@ -86,7 +86,8 @@ def breakdowns(ctx: RunContext) -> tuple[Breakdown, Breakdown]:
 
 
 def find_breakdowns(ctx: RunContext) -> tuple[Breakdown, Breakdown] | None:
-    """The two sides' Breakdowns as the overall comparator cached them (None when it did not run)."""
+    """The two sides' Breakdowns as this run cached them (``breakdowns``: the overall comparator, or the Summary
+    for the --fail_on_regression gate); None when neither made them."""
     return ctx.cache.get("breakdowns")
 
 
