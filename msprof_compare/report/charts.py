@@ -8,7 +8,7 @@ right after each sheet's table is written. It dispatches by sheet name:
   an invisible base series plus increase / decrease / total series);
 * ``OverallMetrics``: base vs comparison bars of the time categories;
 * statistic sheets: the top-20 regressions as bars, labelled by ``short_labels`` (the chart data keeps each
-  bar's whole name beside its label).
+  bar's whole name beside its label); only in a workbook with a Summary sheet, which holds that data.
 
 Charts must never add cells to another comparator's table (tests read those
 sheets with ``pandas.read_excel(header=2)`` and count rows and columns), so
