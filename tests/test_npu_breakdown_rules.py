@@ -179,12 +179,12 @@ def test_console_other_time_is_zero_on_the_gpu_side():
     assert [r[col] for r in t["rows"]] == ["0.000s", "4.000s"]
 
 
-def test_console_e2e_header_for_gpu_not_minimal_profiling():
-    """Two GPU sides, one not minimal: the E2E header says "(Not minimal profiling)"."""
-    g1, g2 = _npu(kind="GPU"), _npu(kind="GPU")
+def test_console_e2e_header_not_minimal_profiling_when_a_side_is_npu():
+    """The E2E header says "(Not minimal profiling)" whenever a side is NPU (reference-1 §8.4, §10), on either side."""
+    g1, g2, n = _npu(kind="GPU"), _npu(kind="GPU"), _npu()
     assert overall.summary_table(g1, g2)["headers"][-1] == "E2E Time"
-    g2.not_minimal = True
-    assert overall.summary_table(g1, g2)["headers"][-1] == "E2E Time(Not minimal profiling)"
+    for pair in ((g1, n), (n, g1)):
+        assert overall.summary_table(*pair)["headers"][-1] == "E2E Time(Not minimal profiling)"
 
 
 # --------------------------------------------------------------------------- CommunicationCompare

@@ -56,7 +56,7 @@ def test_excerpt_overlap_figures_by_hand():
     start = min(Decimal(e["ts"]) for e in ov)
     end = max(Decimal(e["ts"]) + Decimal(str(e["dur"])) for e in ov)
     assert bd.e2e_ns == ns(end - start)
-    assert bd.not_minimal and not bd.hide_op_details
+    assert bd.kind == "NPU" and not bd.hide_op_details
     assert bd.free_ns == bd.e2e_ns - bd.computing_ns - bd.uncovered_comm_ns
 
 

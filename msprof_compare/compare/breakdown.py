@@ -134,7 +134,6 @@ class Breakdown:
     rdma_bandwidth: float = 0.0                  # GB/s
     sdma_bandwidth: float = 0.0                  # GB/s
     hide_op_details: bool = False                # NPU kernel_details.csv without PMU columns
-    not_minimal: bool = False                    # NPU: "E2E Time(Not minimal profiling)"
     #: the longest stretch of the E2E window with no computing and no communication: one long stretch (a profile
     #: opened long before the work, a stall) can be most of E2E and Free Time
     longest_idle: Stretch = field(default_factory=Stretch)

@@ -46,7 +46,7 @@ CUBE_RTS_TYPES = ("KERNEL_AICORE", "KERNEL_MIX_AIC")
 
 def db_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Keywords | None = None) -> Breakdown:
     """The time breakdown of one DB profile (all times int64 ns)."""
-    bd = Breakdown(kind="NPU", not_minimal=True)
+    bd = Breakdown(kind="NPU")
     kx = profile.extra.get("kernel_extra")
     if kx is not None and "schedule" in kx:
         # the tasks of AI-CPU HCCL kernels and of the MC2 KFC stream that newer msprof writes to the schedule

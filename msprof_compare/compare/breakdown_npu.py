@@ -41,7 +41,7 @@ COMPUTING, NOT_OVERLAPPED = "Computing", "Communication(Not Overlapped)"
 
 def npu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Keywords | None = None) -> Breakdown:
     """The time breakdown of one NPU text profile (all times int64 ns)."""
-    bd = Breakdown(kind="NPU", not_minimal=True)
+    bd = Breakdown(kind="NPU")
     trace_only = profile.level == "trace"
     if trace_only:
         bd.missing.append(f"{profile.path}: {bare_trace(profile)} has no kernel_details.csv, memory_record.csv or "
