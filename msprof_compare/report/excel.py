@@ -41,7 +41,7 @@ from xlsxwriter.xmlwriter import XMLwriter
 from ..compare.table import RATIO_HEADERS, STYLE_BOLD, STYLE_FLOAT, STYLE_INT, STYLE_MS3, STYLE_RATIO, Sheet
 from ..gcpause import gc_paused
 from ..textsafe import text_width
-from .output import DIR_MODE, FILE_MODE, FILE_PREFIX, Part, make_dir, output_target, utc_now, write_new_file  # noqa: F401
+from .output import FILE_PREFIX, Part, output_target, utc_now, write_new_file
 
 if TYPE_CHECKING:
     from xlsxwriter.format import Format

@@ -25,17 +25,7 @@ import pandas as pd
 from ..compare import memory_summary
 from ..compare.summary import unexplained_note
 from ..errors import ProfileError
-from .output import (  # noqa: F401
-    FILE_MODE,
-    FILE_PREFIX,
-    Part,
-    closed_pipe,
-    discard_rest,
-    make_dir,
-    output_target,
-    utc_now,
-    write_new_file,
-)
+from .output import FILE_PREFIX, Part, closed_pipe, discard_rest, output_target, utc_now, write_new_file
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult
