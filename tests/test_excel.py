@@ -54,12 +54,6 @@ def overall_sheet_from_reference(ref: Path) -> Sheet:
     return Sheet("OverallMetrics", OVERALL_COLUMNS, data, (1, 3), (4, 6), row_styles=styles)
 
 
-def only_file(directory: Path) -> Path:
-    files = list(directory.iterdir())
-    assert len(files) == 1, files
-    return files[0]
-
-
 def test_overall_metrics_matches_reference_cell_by_cell(reference_outputs: Path, tmp_out: Path) -> None:
     ref = reference_outputs / PAIR1 / "performance_comparison_result.xlsx"
     sheet = overall_sheet_from_reference(ref)

@@ -531,16 +531,9 @@ def test_failed_run_creates_no_output_directory(tmp_path: Path) -> None:
 
 
 def _start(args: list[str], cwd: Path, **popen: object) -> subprocess.Popen:
-    """``_cli`` started, not waited for (``cliutil.finish`` waits)."""
+    """The real CLI in a fresh process, started, not waited for (``cliutil.finish`` waits)."""
     code = "from msprof_compare.entry import compare_main; compare_main()"
     return subprocess.Popen([sys.executable, "-c", code, *args], cwd=cwd, env=_env(), text=True, **popen)
-
-
-def _cli(args: list[str], cwd: Path, **popen: object) -> subprocess.CompletedProcess:
-    """The real CLI in a fresh process (stdout / stderr as the caller wires them)."""
-    code = "from msprof_compare.entry import compare_main; compare_main()"
-    return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, env=_env(),
-                          text=True, timeout=300, **popen)
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
