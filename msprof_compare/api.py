@@ -145,6 +145,13 @@ class CompareResult:
         return self.frames.get("contributors", pd.DataFrame()).copy()  # a copy: the Summary sheet and to_json read it
 
     @property
+    def module_contributors(self) -> pd.DataFrame:
+        """Where a contributor runs modules whose rows hold its time (DDP's ``DistributedDataParallel.forward``),
+        the ModuleCompareStatistic operator rows ("module path > operator") whose Device Self Time changes explain
+        80% of those rows' summed absolute change, largest first; empty otherwise."""
+        return self.frames.get("module_contributors", pd.DataFrame()).copy()
+
+    @property
     def communication_contributors(self) -> pd.DataFrame:
         """The op types of CommunicationCompare (``allreduce``...) whose total duration changes (ms) explain 80% of
         the summed absolute change of its op rows, largest first (empty without that sheet, when no op type's

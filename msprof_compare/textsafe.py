@@ -72,13 +72,20 @@ def _columns_of(ch: str) -> int:
     return 2 if unicodedata.east_asian_width(ch) in "WF" else 1
 
 
-def cut_columns(text: str, columns: int) -> str:
+def cut_columns(text: str, columns: int, keep_end: bool = False) -> str:
     """``text`` in at most ``columns`` terminal columns, ending "..." where cut: a count of characters let a
     70-character CJK operator name take 140 columns (each is two wide) and cut accented ones short.
-    (``text_width`` is the spreadsheet's measure, where a combining mark still counts.)"""
+    (``text_width`` is the spreadsheet's measure, where a combining mark still counts.) ``keep_end``: cut the
+    start instead ("..." first), for names whose end says most (a module path, then its operator)."""
     widths = [_columns_of(ch) for ch in text]
     if sum(widths) <= columns:
         return text
+    if keep_end:
+        used, start = 0, len(text)
+        while used + widths[start - 1] <= columns - 3:
+            start -= 1
+            used += widths[start]
+        return "..." + text[start:]
     used = end = 0
     while used + widths[end] <= columns - 3:  # stops inside the text: it is wider than ``columns``
         used += widths[end]

@@ -127,8 +127,9 @@ def _ref(first: int, last: int, col: str, sheet: str = "Summary") -> str:
 def test_summary_tables_follow_each_other_with_one_blank_row(db_pair):
     """DB level2 -> level1: the waterfall (rows 4-12), the E2E verdict in words (row 13), a blank row, the
     contributors table (title, header, 7 rows), the note on its own row right under it, merged across the
-    waterfall's six columns A:F (the chart is to the right), the row naming the five contributors on no module
-    sheet, merged the same way, a blank row, then the validity checks; the print
+    waterfall's six columns A:F (the chart is to the right), the row naming the contributor on no module
+    sheet and the module contributors' lead, merged the same way, a blank row, the module contributors (title,
+    header, 19 rows), a blank row, then the validity checks; the print
     area ends on the blank row before "Chart data" and spans A:U (six table columns, a gap column and the
     820-px chart)."""
     result, path = db_pair
@@ -147,10 +148,18 @@ def test_summary_tables_follow_each_other_with_one_blank_row(db_pair):
     for r in (note_row, note_row + 1):
         assert [m for m in merged if m.endswith(f":F{r}") or m.startswith(f"A{r}:")] == [f"A{r}:F{r}"]
     assert col_a[note_row].startswith("Not on the module sheets: ")  # row 25
-    assert pd.isna(col_a[note_row + 1])                                # row 26 blank
-    assert col_a[note_row + 2].startswith("Validity checks")           # row 27
+    lead = note_row + 1                                                # row 26: the module contributors' lead
+    assert col_a[lead].startswith("The module rows hold ") and col_a[lead].endswith("changed:")
+    assert [m for m in merged if m.startswith(f"A{lead + 1}:")] == [f"A{lead + 1}:F{lead + 1}"]
+    assert pd.isna(col_a[lead + 1])                                    # row 27 blank
+    assert col_a[lead + 2].startswith("Top module contributors") and col_a[lead + 3] == "Name"
+    modules = len(result.module_contributors)
+    assert modules == 19
+    end = lead + 4 + modules                                           # row 49 blank, after the 19 rows
+    assert not pd.isna(col_a[end - 1]) and pd.isna(col_a[end])
+    assert col_a[end + 1].startswith("Validity checks")                # row 50
     checks = len(result.guards)
-    last_check = note_row + 4 + checks                                 # title, header, then one row a check
+    last_check = end + 3 + checks                                      # title, header, then one row a check
     assert not pd.isna(col_a[last_check - 1]) and pd.isna(col_a[last_check])
     assert col_a[last_check + 1] == "Chart data"
     area = _xml(path, "xl/workbook.xml").find(f".//{MAIN}definedName[@name='_xlnm.Print_Area']").text
@@ -638,17 +647,38 @@ def test_contributors_on_no_sheet_are_named(text_pair, db_pair, tmp_path_factory
     (where,) = [i for i, v in enumerate(col_a) if isinstance(v, str) and v.startswith("Not on the module sheets:")]
     assert where == note + 1  # under the share note, which the console and the JSON carry too
     assert "Optimizer.step#SGD.step" in db_result.contributors["Name"].tolist()
-    # of the 5 on no sheet, 4 backward ops run around their backward modules, whose rows hold their time: named
-    # apart from the one whose time no module row holds; DistributedDataParallel.forward has a row (0 ms: it is
-    # in DistributedDataParallel_0) while AlexNet_0, run inside it, holds its time: named apart too
-    assert "Optimizer" not in col_a[where] and col_a[where].startswith(
+    # of the 5 on no sheet, 4 backward ops run around their backward modules, whose rows hold their time, and
+    # DistributedDataParallel.forward has a row (0 ms: it is in DistributedDataParallel_0) while AlexNet_0, run
+    # inside it, holds its time: the module contributors under the row open those 5 up; the row names the one
+    # whose time no module row holds
+    assert "Optimizer" not in col_a[where] and col_a[where] == (
         "Not on the module sheets: torch.distributed.ddp.reducer::copy_bucket_to_grad (it is outside every module); "
-        "outside every module but run around modules, whose rows hold this much of their time: "
-        "autograd::engine::evaluate_function: ConvolutionBackward0 (all of it), ") and col_a[where].endswith(
-        "... (4 in all); run around modules from inside one (so its own row on the module sheets holds only the "
-        "kernels launched outside those modules), whose rows hold this much of its time: "
-        "DistributedDataParallel.forward (all of it); --disable_module writes every operator's row "
-        "(OperatorCompareStatistic).")
+        "--disable_module writes every operator's row (OperatorCompareStatistic).")
+    assert col_a[where + 1] == (
+        "The module rows hold this much of the time of the operators that run modules: "
+        "autograd::engine::evaluate_function: ConvolutionBackward0 (all of it), "
+        "autograd::engine::evaluate_function: ReluBackward0 (all of it), DistributedDataParallel.forward (all of "
+        "it), ... (5 in all); the module contributors show which of those rows changed:")
+    # the module contributors, recomputed from the workbook's ModuleCompareStatistic cells: its operator rows
+    # (not [ TOTAL ]) by |comparison - base Device Self Time|, largest first (ties in sheet order), until 80 %
+    stat = read_xlsx(db_path, sheet_name="ModuleCompareStatistic", header=None).iloc[3:]  # 2 caption rows, header
+    ops = stat[stat[4].astype(str) != "[ TOTAL ]"]
+    rows = [(f"{str(m).strip()} > {o}", float(b), float(c), round(float(c) - float(b), 6))
+            for m, o, b, c in zip(ops[3], ops[4], ops[6], ops[10], strict=True)]
+    order = sorted(range(len(rows)), key=lambda i: -abs(rows[i][3]))
+    total, cum, want = sum(abs(r[3]) for r in rows), 0.0, []
+    for i in order:
+        want.append(rows[i])
+        cum += abs(rows[i][3])
+        if cum >= 0.8 * total - 1e-12:
+            break
+    mods = db_result.module_contributors
+    got = list(zip(mods["Name"], mods["Base(ms)"], mods["Comparison(ms)"], mods["Diff(ms)"], strict=True))
+    assert [g[0] for g in got] == [w[0] for w in want] and len(got) == 19
+    assert [x for g in got for x in g[1:]] == pytest.approx([x for w in want for x in w[1:]], abs=1e-9)
+    top = col_a.index("Top module contributors (module operator level; 19 rows cover 81.3% of the module "
+                      "operators' device-time change)")
+    assert col_a[top + 2: top + 2 + 19] == [w[0] for w in want]
     # with --disable_module the workbook has OperatorCompareStatistic, and the row is gone
     flat, flat_path = _run(tmp_path_factory, "flat", NPU_L1, NPU_L2, disable_module=True)
     assert name in flat.sheet("OperatorCompareStatistic").iloc[:, 1].tolist()

@@ -29,7 +29,8 @@ import pytest
 from dbutil import edited_copy, sql  # tests/ is on sys.path (rootdir import mode)
 
 from msprof_compare.api import compare
-from msprof_compare.compare.summary import outside_modules_line
+from msprof_compare.compare.summary import module_contributors_note, outside_modules_line
+from msprof_compare.report.summary_console import render_explain
 
 ALEXNET = Path(__file__).resolve().parent / "data" / "kineto" / \
     "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz"
@@ -112,11 +113,37 @@ def test_gpu_kernel_made_longer_is_attributed_to_its_category_operator_and_modul
         "Run around modules from inside one (so its own row on the module sheets holds only the kernels launched "
         "outside those modules), whose rows hold this much of its time: DistributedDataParallel.forward (all of "
         "it); --disable_module writes every operator's row (OperatorCompareStatistic).")
+    # and the module contributors open it up: the three module rows that grew, with their kernels' own figures
+    mods = res.module_contributors
+    path = "/ DistributedDataParallel_0/ AlexNet_0/ Sequential_0/ MaxPool2d_{} > aten::max_pool2d"
+    assert mods["Name"].tolist() == [path.format(i) for i in range(3)]
+    assert mods["Level"].tolist() == ["module operator"] * 3 and mods["Diff(ms)"].tolist() == [0.03] * 3
+    assert mods["Base(ms)"].tolist() == pytest.approx(base_kernels, abs=1e-9)
+    assert mods["Comparison(ms)"].tolist() == pytest.approx([k + 0.03 for k in base_kernels], abs=1e-9)
+    assert mods["Cumulative Share"].tolist() == pytest.approx([1 / 3, 2 / 3, 1])
+    assert module_contributors_note(mods) == (
+        "The module rows hold all of the time of DistributedDataParallel.forward, which runs modules: the module "
+        "contributors show which of those rows changed")
     assert not res.memory_contributors.shape[0] and res.sheet("ApiCompare")["Total Duration(ms)"].equals(
         res.sheet("ApiCompare")["Total Duration(ms).1"])
 
+    # the console prints the lead and the table under the contributors, names cut from the left (the operator
+    # is at the end); the JSON carries the frame and the lead as they are
+    text = render_explain(res.frames, res.verdict)
+    lead = text.index("The module rows hold all of the time of DistributedDataParallel.forward")
+    assert text.index("Top Contributors (operator level") < lead < text.index(
+        "Top Module Contributors (module operator level: 3 rows cover 100.0% of the module operators' device-time "
+        "change)")
+    assert "| 1 | ...Parallel_0/ AlexNet_0/ Sequential_0/ MaxPool2d_0 > aten::max_pool2d |    0.026 |          0.056 |"\
+        "   +0.030 | 33.3% |            33.3% |" in text
+    doc = json.loads((tmp_path / "out.json").read_text()) if res.to_json(tmp_path / "out.json") else None
+    assert [r["Name"] for r in doc["summary"]["module_contributors"]] == mods["Name"].tolist()
+    assert doc["summary"]["module_contributors_note"] == module_contributors_note(mods)
+
     back = compare(str(slower), str(ALEXNET))
     assert back.contributors[["Name", "Diff(ms)"]].values.tolist() == [["DistributedDataParallel.forward", -0.09]]
+    assert back.module_contributors[["Name", "Diff(ms)"]].values.tolist() == [[path.format(i), -0.03]
+                                                                             for i in range(3)]
     wf = back.waterfall.set_index("Step")["Delta(ns)"].dropna()
     assert {k: int(v) for k, v in wf.items() if v} == {"Vector": -90_000, "Free: Other": 90_000}
 

@@ -335,6 +335,7 @@ def test_write_json_to_stream(monkeypatch):
     assert json_report.write_json(R(), "-") == "-"
     doc = _strict_loads(buf.getvalue())
     assert doc["summary"] == {"e2e": None, "waterfall": [], "contributors": [], "guards": [], "contributors_note": None,
+                              "module_contributors": [], "module_contributors_note": None,
                               "verdict": None, "communication_contributors": [], "communication": None,
                               "memory_contributors": [], "memory": None, "memory_contributors_note": None}
     assert validate(doc, json.loads(SCHEMA.read_text())) == []

@@ -686,6 +686,8 @@ class SummarySheet(Sheet):
     around_modules: list[str] = field(default_factory=list)
     #: the run's "contributor_communication" frame (None: no listed contributor holds communication)
     communication: pd.DataFrame | None = None
+    #: the run's "module_contributors" frame (None: no listed contributor runs modules that hold its time)
+    module_contributors: pd.DataFrame | None = None
 
 
 #: ms to 3 places, as the console's waterfall and the contributors table beside it (2 places showed most
@@ -727,7 +729,9 @@ def summary_sheet(ctx: RunContext, wf: pd.DataFrame, contrib: pd.DataFrame, guar
     writer, which lays them out beside and under the rows."""
     cols = ["Step", "Base(ms)", "Comparison(ms)", "Delta(ms)", "Cumulative(ms)", "Share of E2E Diff"]
     data = plain_frame({c: _blank_missing(wf[c].tolist()) for c in cols}, objects=True)
-    names = wf["Step"].tolist() + (contrib["Name"].tolist() if len(contrib) else [])
+    modules = ctx.frames.get("module_contributors")
+    names = wf["Step"].tolist() + (contrib["Name"].tolist() if len(contrib) else []) + \
+        (modules["Name"].tolist() if modules is not None else [])
     columns = [_step_column(names), *_SHEET_COLUMNS[1:]]
     return SummarySheet(SHEET_NAME, columns, data, (1, 1), (2, 2), stacked_captions=True,
                         waterfall=wf, contributors=contrib, guards=guard,
@@ -789,16 +793,24 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
 
     communication_summary.build(ctx, sheets or [])
     memory_summary.build(ctx, sheets or [])
+    outside: list[str] = []
+    around: list[str] = []
+    held: dict[str, list[tuple[str, float, float]]] = {}
+    if op_rows is not None and sheets:
+        outside = _outside_modules(contrib, sheets)
+        own = _own_module_rows(contrib, sheets)
+        held = _held_inside(ctx, contrib, outside + list(own))
+        around = _around_modules(own, held)
+        held = {n: f for n, f in held.items() if n in outside or n in around}
+        modules = _module_contributors(contrib, sheets, outside, around, held)
+        if modules is not None:
+            ctx.frames["module_contributors"] = modules
     if not len(wf) or not sheets:  # alone, a Summary would turn a run without any sheet into a workbook
         return []
     sheet = summary_sheet(ctx, wf, contrib, guard)
     sheet.communication = comm
-    if op_rows is not None:
-        sheet.outside_modules = _outside_modules(contrib, sheets)
-        own = _own_module_rows(contrib, sheets)
-        held = _held_inside(ctx, contrib, sheet.outside_modules + list(own))
-        sheet.around_modules = _around_modules(own, held)
-        sheet.outside_held = {n: f for n, f in held.items() if n in sheet.outside_modules or n in sheet.around_modules}
+    sheet.outside_modules, sheet.around_modules, sheet.outside_held = outside, around, held
+    sheet.module_contributors = ctx.frames.get("module_contributors")
     return [sheet]
 
 
@@ -965,6 +977,45 @@ def _held_inside(ctx: RunContext, contrib: pd.DataFrame, names: list[str]) -> di
             if held:
                 out.setdefault(name, []).append((side, held / 1e6, float(listed[name][i])))
     return out
+
+
+def _module_contributors(contrib: pd.DataFrame, sheets: list[Sheet], outside: list[str], around: list[str],
+                         held: dict[str, list[tuple[str, float, float]]]) -> pd.DataFrame | None:
+    """The module-operator rows of ModuleCompareStatistic that explain its change, when an operator-level
+    contributor runs modules whose rows hold its time (None otherwise). Under DDP every forward regression has one
+    operator-level contributor, ``DistributedDataParallel.forward`` (a top-layer op, reference-2 §2.3), and the
+    console said no more: AlexNet with MaxPool2d's three forward kernels 30 us longer each read
+    ``DistributedDataParallel.forward +0.090``, while the module rows say which three ops in which modules grew.
+    ``attrs["wrapping"]``: those contributors with the figures ``_held_figures`` words."""
+    wrapping = [n for n in contrib["Name"].tolist() if n in held and (n in around or n in outside)]
+    if not wrapping:
+        return None
+    found = _level_rows([s for s in sheets if s.name == "ModuleCompareStatistic"])
+    if found is None:
+        return None
+    frame = top_contributors(found[1], found[0])
+    if not len(frame):
+        return None
+    frame.attrs["wrapping"] = [(n, held[n]) for n in wrapping]
+    return frame
+
+
+def module_contributors_note(frame: pd.DataFrame | None) -> str:
+    """The sentence that introduces the module contributors: which listed operators run modules and how much of
+    their time those modules' rows hold ("" without module contributors)."""
+    wrapping = frame.attrs.get("wrapping") if frame is not None and len(frame) else None
+    if not wrapping:
+        return ""
+    if len(wrapping) == 1:
+        name, figures = wrapping[0]
+        held = _held_figures(figures)
+        share = "all of the time" if held == "all of it" else f"this much of the time ({held})"
+        return (f"The module rows hold {share} of {name}, which runs modules: the module contributors show which of "
+                "those rows changed")
+    shown = ", ".join(f"{n} ({_held_figures(f)})" for n, f in wrapping[:3])
+    more = f", ... ({len(wrapping)} in all)" if len(wrapping) > 3 else ""
+    return (f"The module rows hold this much of the time of the operators that run modules: {shown}{more}; the "
+            "module contributors show which of those rows changed")
 
 
 def _held_figures(figures: list[tuple[str, float, float]]) -> str:

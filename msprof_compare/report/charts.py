@@ -31,7 +31,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..compare.summary import coverage_text, outside_modules_line, share_basis, unexplained_note
+from ..compare.summary import (
+    coverage_text,
+    module_contributors_note,
+    outside_modules_line,
+    share_basis,
+    unexplained_note,
+)
 from ..compare.table import Sheet, sheet_numbers
 from ..textsafe import text_width
 
@@ -151,6 +157,17 @@ def _table(wb: Any, ws: Any, row: int, title: str, headers: list[str], rows: lis
     return row + 1
 
 
+def _wrapped_rows(wb: Any, ws: Any, sheet: Sheet, row: int, lines: list[str]) -> int:
+    """``lines`` as wrapped rows under a table (from the blank row it left), each merged across the sheet's
+    columns (the chart sits to the right) and as tall as its words need; returns the next free row."""
+    last = len(sheet.columns) - 1
+    for text in lines:
+        ws.set_row(row - 1, _ROW_HEIGHT * _wrapped_lines(text, sum(c.width for c in sheet.columns)))
+        ws.merge_range(row - 1, 0, row - 1, last, text, _fmt(wb, "text+wrap"))
+        row += 1
+    return row
+
+
 def _guard_styles(values: list[Any]) -> list[str]:
     """Rates (floats) as percentages, counts (ints) as integers, words as text; a warned row is red.
     Base / Comparison words wrap: those columns are the waterfall's, 16 and 14 characters wide, and a setting
@@ -207,15 +224,25 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
                      rows, ["text", "float", "float", "float", "ratio", "ratio", "text"])
         lines = [f"Note: {note}."] if note else []
         # a row of its own: the note above is the console's and the JSON's, this one the workbook's
-        outside = outside_modules_line(getattr(sheet, "outside_modules", []), getattr(sheet, "outside_held", {}),
-                                       getattr(sheet, "around_modules", []))
+        modules = getattr(sheet, "module_contributors", None)
+        lead = module_contributors_note(modules)
+        # a contributor the module table below opens up is not said again in the row on those off the module rows
+        opened = {n for n, _ in modules.attrs.get("wrapping", [])} if lead else set()
+        outside = outside_modules_line([n for n in getattr(sheet, "outside_modules", []) if n not in opened],
+                                       getattr(sheet, "outside_held", {}),
+                                       [n for n in getattr(sheet, "around_modules", []) if n not in opened])
         if outside:
             lines.append(outside)
-        for text in lines:  # wrapped rows under the table, within the table's columns: the chart sits to the right
-            last = len(sheet.columns) - 1
-            ws.set_row(row - 1, _ROW_HEIGHT * _wrapped_lines(text, sum(c.width for c in sheet.columns)))
-            ws.merge_range(row - 1, 0, row - 1, last, text, _fmt(wb, "text+wrap"))
-            row += 1
+        if lead:
+            lines.append(f"{lead}:")
+        row = _wrapped_rows(wb, ws, sheet, row, lines)
+        if lead:
+            level = str(modules["Level"].iloc[0])
+            rows = [[r[at_name], r[3], r[4], r[5], r[at_share], r[7], int(r[at_rank])] for r in _tuples(modules)]
+            row = _table(wb, ws, row, f"Top module contributors ({level} level; {coverage_text(modules)} "
+                         f"of {share_basis(level)})",
+                         ["Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share", "Rank"],
+                         rows, ["text", "float", "float", "float", "ratio", "ratio", "text"])
     rows = [list(r) for r in _tuples(guard)]  # never empty: five checks are always made
     # under the chart, whose rows end at the latest where rows of the default height end: a check's Detail runs
     # on to the right of its column, and beside the chart the chart hid it

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..compare import memory_summary
-from ..compare.summary import unexplained_note
+from ..compare.summary import module_contributors_note, unexplained_note
 from ..errors import ProfileError
 from .output import FILE_PREFIX, Part, closed_pipe, discard_rest, output_target, utc_now, write_new_file
 
@@ -33,7 +33,8 @@ if TYPE_CHECKING:  # pragma: no cover
 SCHEMA_ID = "urn:msprof-compare:result-schema:1"
 SCHEMA_VERSION = 1
 #: Frames of ``result.frames`` placed under "summary" (the rest go to "frames").
-SUMMARY_FRAMES = ("waterfall", "contributors", "guards", "communication_contributors", "memory_contributors")
+SUMMARY_FRAMES = ("waterfall", "contributors", "module_contributors", "guards", "communication_contributors",
+                  "memory_contributors")
 #: One-row frames placed under "summary" as objects (``_e2e``, ``communication_totals``, ``memory_totals``), not
 #: under "frames".
 SUMMARY_OBJECTS = ("e2e", "communication", "memory")
@@ -151,6 +152,7 @@ def to_document(result: CompareResult, generated_at: _dt.datetime | None = None)
             **{name: records(frames.get(name)) for name in SUMMARY_FRAMES},
             "contributors_note": unexplained_note(frames.get("contributors"), frames.get("waterfall"),
                                                  frames.get("contributor_communication")) or None,
+            "module_contributors_note": module_contributors_note(frames.get("module_contributors")) or None,
             "verdict": result.verdict or None,
             "communication": communication_totals(frames),
             "memory": memory_totals(frames),

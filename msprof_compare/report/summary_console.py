@@ -15,7 +15,7 @@ import pandas as pd
 from prettytable import PrettyTable
 
 from ..compare import memory_summary
-from ..compare.summary import coverage_text, share_basis, unexplained_note
+from ..compare.summary import coverage_text, module_contributors_note, share_basis, unexplained_note
 from ..textsafe import cut_columns, term_safe, text_width
 
 CONSOLE_TOP = 10
@@ -48,7 +48,7 @@ def render_waterfall(frame: pd.DataFrame | None) -> str:
     return t.get_string()
 
 
-def render_contributors(frame: pd.DataFrame | None) -> str:
+def render_contributors(frame: pd.DataFrame | None, title: str = "Top Contributors") -> str:
     """The first ``CONSOLE_TOP`` contributors ("" when there is none)."""
     if frame is None or not len(frame):
         return ""
@@ -58,17 +58,17 @@ def render_contributors(frame: pd.DataFrame | None) -> str:
     first = f"; the first {len(shown)} shown" if len(shown) < len(frame) else ""
     rows = [[int(r.Rank), r.Name, _ms(r[3]), _ms(r[4]), _ms(r[5], signed=True), _pct(r.Share), _pct(r[7])]
             for r in shown.itertuples(index=False)]
-    return _top_table(f"Top Contributors ({level} level: {coverage_text(frame)} of {share_basis(level)}{first})",
-                      "ms", rows)
+    return _top_table(f"{title} ({level} level: {coverage_text(frame)} of {share_basis(level)}{first})", "ms", rows,
+                      keep_end=level == "module operator")  # "module path > operator": the operator is at the end
 
 
-def _top_table(title: str, unit: str, rows: list[list]) -> str:
-    """A contributors table (time or memory): rank, name (cut at 70 terminal columns), figures formatted by the
-    caller. A title wider than the columns widens the name column: prettytable gave the room to the last
-    column, and "Cumulative Share" drifted right."""
+def _top_table(title: str, unit: str, rows: list[list], keep_end: bool = False) -> str:
+    """A contributors table (time or memory): rank, name (cut at 70 terminal columns; ``keep_end``: its start is
+    cut), figures formatted by the caller. A title wider than the columns widens the name column: prettytable
+    gave the room to the last column, and "Cumulative Share" drifted right."""
     t = PrettyTable()
     t.field_names = ["#", "Name", f"Base({unit})", f"Comparison({unit})", f"Diff({unit})", "Share", "Cumulative Share"]
-    names = [cut_columns(term_safe(row[1]), 70) for row in rows]
+    names = [cut_columns(term_safe(row[1]), 70, keep_end) for row in rows]
     for row, name in zip(rows, names, strict=True):
         t.add_row([row[0], name, *row[2:]])
     t.align = "r"
@@ -258,4 +258,8 @@ def render_explain(frames: dict[str, pd.DataFrame], verdict: str = "") -> str:
         if parts[2] else ""
     if note:
         parts.append(term_safe(f"Note: {note}."))
+    modules = frames.get("module_contributors")
+    lead = module_contributors_note(modules) if parts[2] else ""
+    if lead:  # where in the modules the time of a contributor that runs them changed (DDP's forward)
+        parts += [term_safe(f"{lead}:"), render_contributors(modules, "Top Module Contributors")]
     return "\n".join(p for p in parts if p)
