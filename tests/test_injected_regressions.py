@@ -7,7 +7,11 @@ records it, as the profiler would have written it, and compares the untouched in
   launches, each +30 us);
 * a straggling peer in an NPU text export: one Notify_Wait of the last HCCL all-reduce +1 ms, every later device
   event moved by 1 ms (msinsight level 1, rank 0);
-* the same in a DB export, on the plane whose waits the spec's wait rule reads (reference-1 §7.3 7).
+* the same in a DB export, on the plane whose waits the spec's wait rule reads (reference-1 §7.3 7);
+* an operator on one side only (AlexNet: one more aten::add_ with its kernel in idle device time, inside a module
+  and outside every module);
+* a GPU collective lengthened into idle device time, and another under running computation (an HTA test trace);
+* PMU figures of a level-2 NPU text export that make a vector kernel Cube and a Cube kernel vector.
 
 The expected figures are the raw files' own plus the injected amount: the injected delta must appear on the
 sheets, the waterfall and the contributors of what was edited, and every other figure must stay unchanged.
@@ -320,3 +324,246 @@ def test_npu_db_straggler_wait_on_the_read_plane_is_wait_time(samples, tmp_path)
     assert res.contributors["Level"].unique().tolist() == ["category"]
     assert res.contributors[["Name", "Diff(ms)"]].values.tolist() == [
         ["90.91.105.46%enp189s0f0_60000_0 (uncovered)", 1.0]]
+
+
+# --------------------------------------------------------------------------- GPU: an operator on one side only
+
+def _with_extra_add(tmp_path: Path, name: str, host_ts: Decimal, kernel_ts: Decimal) -> tuple[Path, Decimal]:
+    """The AlexNet trace with one more ``aten::add_`` on the main thread at ``host_ts`` (20 us, its
+    cudaLaunchKernel 5 us in, 8 us long) whose kernel, a copy of the first aten::add_'s (same name and duration),
+    runs at ``kernel_ts``; new external / correlation / flow ids. Host and device time are checked free: no op
+    of the thread runs across the new op's bounds, no device event overlaps the kernel. Returns the copy and the
+    kernel's duration (us)."""
+    raw = gzip.decompress(ALEXNET.read_bytes()).decode()
+    events = json.loads(raw, parse_float=Decimal)["traceEvents"]
+    first = min((e for e in events if e.get("name") == "aten::add_"), key=lambda e: e["ts"])
+    (kernel,) = [e for e in events if e.get("cat") == "kernel"
+                 and e["args"].get("External id") == first["args"]["External id"]]
+    host_end, kernel_end = host_ts + 20, kernel_ts + kernel["dur"]
+    for e in events:
+        if e.get("ph") != "X":
+            continue
+        start, end = e["ts"], e["ts"] + e.get("dur", 0)
+        if e.get("cat") == "cpu_op" and e["tid"] == first["tid"]:  # nested around it, or apart
+            assert (start <= host_ts and end >= host_end) or end <= host_ts or start >= host_end, e["name"]
+        if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset"):
+            assert end <= kernel_ts or start >= kernel_end, e["name"]
+    ids = {"ext": 99901, "corr": 999001}
+    assert not re.search(r'"(External id|correlation|id)": (99901|999001)\b', raw)
+    launch = host_ts + 5
+    args = ", ".join(f'"{k}": {json.dumps(v, default=str)}' for k, v in first["args"].items()
+                     if k not in ("External id", "Ev Idx", "Record function id"))
+    pid, tid = first["pid"], first["tid"]
+    new = [
+        f'{{"ph": "X", "cat": "cpu_op", "name": "aten::add_", "pid": {pid}, "tid": {tid}, "ts": {host_ts:f}, '
+        f'"dur": 20, "args": {{"External id": {ids["ext"]}, {args}}}}}',
+        f'{{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": {pid}, "tid": {tid}, '
+        f'"ts": {launch:f}, "dur": 8, "args": {{"External id": {ids["ext"]}, "cbid": 211, '
+        f'"correlation": {ids["corr"]}}}}}',
+        f'{{"ph": "X", "cat": "kernel", "name": {json.dumps(kernel["name"])}, "pid": {kernel["pid"]}, '
+        f'"tid": {kernel["tid"]}, "ts": {kernel_ts:f}, "dur": {kernel["dur"]:f}, "args": {{"External id": '
+        f'{ids["ext"]}, "device": 0, "context": 1, "stream": {kernel["args"]["stream"]}, '
+        f'"correlation": {ids["corr"]}}}}}',
+        f'{{"ph": "s", "id": {ids["corr"]}, "pid": {pid}, "tid": {tid}, "ts": {launch:f}, "cat": "ac2g", '
+        '"name": "ac2g"}',
+        f'{{"ph": "f", "id": {ids["corr"]}, "pid": {kernel["pid"]}, "tid": {kernel["tid"]}, "ts": {kernel_ts:f}, '
+        '"cat": "ac2g", "name": "ac2g", "bp": "e"}',
+    ]
+    at = raw.index('"traceEvents": [') + len('"traceEvents": [')
+    out = tmp_path / name
+    out.write_text(raw[:at] + "\n" + ",\n".join(new) + "," + raw[at:])
+    return out, kernel["dur"]
+
+
+def _waterfall(res) -> dict[str, int]:
+    wf = res.waterfall.set_index("Step")["Delta(ns)"].dropna()
+    return {k: int(v) for k, v in wf.items() if v}
+
+
+def test_gpu_operator_on_one_side_only_is_a_row_with_a_blank_side_and_its_contributor(tmp_path):
+    """One more aten::add_ on the comparison side, its 17.856 us kernel in idle device time: Vector +17.856 us and
+    Free -17.856 us, E2E unchanged. Inside a module (ReLU_0, before its relu_): ModuleCompare gains one row whose base
+    side is blank, ReLU_0's TOTAL and its three ancestors' grow by the kernel, the module's aten::add_ row counts 0
+    -> 1, every module still matches (55/55), and the contributor is the top-layer op holding the forward, opened
+    up by the module contributors to "<ReLU_0's path> > aten::add_". Outside every module (between the loss's mul_
+    and item): the op itself is the contributor, named as on no module row; with --disable_module OperatorCompare
+    has one row with a blank base side, OperatorCompareStatistic aten::add_ 0 -> 1 op, and the operator match rate
+    is 112/113 on the comparison side. Swapped sides blank the other side."""
+    inside, dur = _with_extra_add(tmp_path, "add_in_relu0.pt.trace.json", Decimal("5179894885735"),
+                                  Decimal("5179894885955"))
+    ns, ms = int(dur * 1000), float(dur) / 1000
+    res = compare(str(ALEXNET), str(inside))
+    assert _waterfall(res) == {"Vector": ns, "Free: Other": -ns}
+    mod = res.sheet("ModuleCompare")
+    blank = mod[mod["Operator Name"].fillna("") == ""]
+    blank = blank[blank["Operator Name.1"].fillna("") != ""]
+    assert blank[["Operator Name.1", "Device Self Time(us)", "Device Self Time(us).1"]].values.tolist() == [
+        ["aten::add_", 0, float(dur)]]
+    assert blank["Module Name"].iloc[0].endswith("ReLU_0")
+    stat = res.sheet("ModuleCompareStatistic")
+    totals = stat[stat["Operator Name"] == "[ TOTAL ]"]
+    grown = _changed(totals, "Module Name", ("Device Total Time(ms)", "Device Total Time(ms).1"))
+    assert grown == {n: round(ms, 6) for n in grown} and len(grown) == 4
+    assert sorted(n.rsplit("/ ", 1)[-1] for n in grown) == ["AlexNet_0", "DistributedDataParallel_0", "ReLU_0",
+                                                           "Sequential_0"]
+    (row,) = stat[stat["Operator Name"] == "aten::add_"].itertuples(index=False)
+    assert row[3].endswith("ReLU_0") and (row[7], row[11]) == (0, 1)
+    assert res.frames["match_rate"].values.tolist()[0][:4] == ["modules", 55, 55, 55]
+    assert res.contributors[["Name", "Diff(ms)"]].values.tolist() == [["DistributedDataParallel.forward", ms]]
+    (path,) = blank["Module Name"].tolist()  # the module row the contributor's time is on
+    assert res.module_contributors[["Name", "Diff(ms)"]].values.tolist() == [[f"{path} > aten::add_", ms]]
+    back = compare(str(inside), str(ALEXNET))
+    mod = back.sheet("ModuleCompare")
+    assert mod[mod["Operator Name.1"].fillna("") == ""]["Operator Name"].fillna("").tolist().count("aten::add_") == 1
+    assert back.contributors[["Name", "Diff(ms)"]].values.tolist() == [["DistributedDataParallel.forward", -ms]]
+
+    outside, _ = _with_extra_add(tmp_path, "add_outside.pt.trace.json", Decimal("5179894888790"),
+                                 Decimal("5179894888800"))
+    res = compare(str(ALEXNET), str(outside))
+    assert _waterfall(res) == {"Vector": ns, "Free: Other": -ns}
+    assert res.contributors[["Name", "Diff(ms)"]].values.tolist() == [["aten::add_", ms]]
+    (summary,) = [s for s in res.sheets if s.name == "Summary"]
+    assert summary.outside_modules == ["aten::add_"]
+    assert not _changed(res.sheet("ModuleCompareStatistic"), "Module Name",
+                        ("Device Total Time(ms)", "Device Total Time(ms).1"))
+    res = compare(str(ALEXNET), str(outside), disable_module=True)
+    ops = res.sheet("OperatorCompare")
+    one_sided = ops[ops["Operator Name"].isna() | ops["Operator Name.1"].isna()]
+    assert one_sided[["Operator Name", "Operator Name.1", "Device Duration(us)", "Device Duration(us).1"]
+                     ].values.tolist() == [[None, "aten::add_", 0, float(dur)]]
+    stat = res.sheet("OperatorCompareStatistic")
+    assert stat[stat["Operator Name"] == "aten::add_"].iloc[0, 2:6].tolist() == [0, 0, ms, 1]
+    assert res.frames["match_rate"].values.tolist()[0][:4] == ["operators", 112, 112, 113]
+
+
+# --------------------------------------------------------------------------- GPU: a collective, longer
+
+HTA_NCCL = "hta/tests/data/timeline_analysis/sampled_rank-0.json.gz"
+
+
+def _union(intervals: list[tuple[Decimal, Decimal]]) -> list[list[Decimal]]:
+    out: list[list[Decimal]] = []
+    for s, e in sorted(intervals):
+        if out and s <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return out
+
+
+def _lengthened_collective(src: Path, dst: Path, overlapped: bool, us: int) -> dict:
+    """A copy of the trace with one NCCL kernel ``us`` longer: the first whose extension runs in idle device time
+    (no computing kernel runs across its end and no device event starts within ``us`` after it), or, with
+    ``overlapped``, the first whose extension computing covers all along (and nothing of its own stream starts
+    in it). Returns the kernel as it was."""
+    raw = gzip.decompress(src.read_bytes()).decode()
+    events = json.loads(raw, parse_float=Decimal)["traceEvents"]
+    device = [e for e in events if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
+    nccl = sorted((e for e in device if e.get("cat") == "kernel" and "nccl" in e["name"].lower()),
+                  key=lambda e: e["ts"])
+    computing = _union([(e["ts"], e["ts"] + e["dur"]) for e in device
+                        if e.get("cat") == "kernel" and "nccl" not in e["name"].lower()])
+    for k in nccl:
+        end = k["ts"] + k["dur"]
+        covered = next((c[1] - end for c in computing if c[0] <= end < c[1]), Decimal(0))
+        starts = [e for e in device if end <= e["ts"] < end + us
+                  and (overlapped is False or e["args"].get("stream") == k["args"]["stream"])]
+        if not starts and (covered >= us if overlapped else covered == 0):
+            break
+    else:
+        raise AssertionError("no such collective")
+    old = f'"ts": {k["ts"]}, "dur": {k["dur"]},'
+    assert raw.count(old) == 1
+    dst.write_text(raw.replace(old, f'"ts": {k["ts"]}, "dur": {k["dur"] + us},'))
+    return k
+
+
+def test_gpu_collective_made_longer_is_uncovered_only_where_no_computing_overlaps_it(samples, tmp_path):
+    """A SendRecv kernel of an HTA test trace (no launch flows: the contributors are the waterfall's categories)
+    1 ms longer into idle device time: uncovered communication +1.000 ms, free time -1.000 ms, E2E and computing
+    unchanged; CommunicationCompare: its collective's total +1000 us (calls unchanged), the communication
+    contributor that collective. Another one 0.5 ms longer while computing kernels run on: no OverallMetrics row and
+    no waterfall step moves (the time is overlapped), only CommunicationCompare and the communication contributors
+    (+500 us / +0.500 ms). Swapped sides give the opposite signs."""
+    src = samples / HTA_NCCL
+    idle = _lengthened_collective(src, tmp_path / "idle.json", overlapped=False, us=1000)
+    busy = _lengthened_collective(src, tmp_path / "busy.json", overlapped=True, us=500)
+    assert idle is not busy
+    for name, us, moved in (("idle.json", 1000, {"Uncovered Communication Time": 1.0, "Free Time": -1.0,
+                                                 "Free": -1.0}),
+                            ("busy.json", 500, {})):
+        res = compare(str(src), str(tmp_path / name))
+        om = _rows(res.sheet("OverallMetrics"))
+        assert {k: r[7] for k, r in om.items() if r[7]} == moved
+        assert _waterfall(res) == ({"Uncovered Communication": us * 1000, "Free: Other": -us * 1000} if moved else {})
+        comm = res.sheet("CommunicationCompare")
+        changed = _changed(comm, "Communication OP Name", ("Total Duration(us)", "Total Duration(us).1"))
+        assert list(changed.values()) == [us]
+        (family,) = changed
+        row = comm[comm["Communication OP Name"] == family].iloc[0]
+        assert row["Calls"] == row["Calls.1"]
+        assert res.communication_contributors[["Name", "Diff(ms)"]].values.tolist() == [[family, us / 1000]]
+        back = compare(str(tmp_path / name), str(src))
+        assert _waterfall(back) == {k: -v for k, v in _waterfall(res).items()}
+        assert back.communication_contributors[["Name", "Diff(ms)"]].values.tolist() == [[family, -us / 1000]]
+
+
+# --------------------------------------------------------------------------- NPU text level 2: PMU figures
+
+NPU_TEXT_L2 = "msinsight/test/data/pytorch/text/level2/rank0_ascend_pt"
+
+
+def _pmu_edited(src: Path, dst: Path, op_type: str, cells: dict[str, str]) -> dict[str, str]:
+    """A copy of the export with the first ``op_type`` row of kernel_details.csv given ``cells`` (nothing else
+    edited, the other lines kept byte for byte); returns the row as it was."""
+    shutil.copytree(src, dst)
+    path = dst / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    raw = path.read_bytes().decode()
+    eol = "\r\n" if "\r\n" in raw else "\n"
+    lines = raw.split(eol)
+    head = next(csv.reader([lines[0]]))
+    for k in range(1, len(lines)):
+        row = next(csv.reader([lines[k]]))
+        if not row:
+            continue
+        if row[head.index("Type")] == op_type:
+            assert _csv_line(row) == lines[k]
+            old = dict(zip(head, row, strict=True))
+            for col, value in cells.items():
+                row[head.index(col)] = value
+            lines[k] = _csv_line(row)
+            path.write_bytes(eol.join(lines).encode())
+            return old
+    raise AssertionError(op_type)
+
+
+def test_npu_pmu_figures_move_a_kernel_between_cube_and_vector_and_nothing_else(samples, tmp_path):
+    """A level-2 export, where the PMU columns decide which kernels are Cube (reference-1 §5.3: aicore_time(us) > 0;
+    "Accelerator Core" is not read). MaxPool's first forward kernel (a vector kernel, aicore_time 0) given an
+    aicore_time: it leaves Vector (No Trans) for the other Cube bucket with its whole duration (173.283 us) and its
+    count, computing and every other figure unchanged; the first Conv2D's aicore / MAC time set to 0: it moves from
+    Conv (Forward) (Cube) to Conv (Forward) (Vector) (311.646 us). KernelCompare, the module, operator and API
+    sheets do not read these columns and stay as they were."""
+    src = samples / NPU_TEXT_L2
+    pool = _pmu_edited(src, tmp_path / "pool", "MaxPoolWithArgmaxV1", {"aicore_time(us)": "170.0"})
+    conv = _pmu_edited(src, tmp_path / "conv", "Conv2D", {"aicore_time(us)": "0.0", "aic_mac_time(us)": "0.0"})
+    assert float(pool["aicore_time(us)"]) == 0 and float(conv["aicore_time(us)"]) > 0
+    for copy, kernel, moved in ((tmp_path / "pool", pool, ("Vector (No Trans)", "Cube")),
+                                (tmp_path / "conv", conv, ("Conv (Forward) (Cube)", "Conv (Forward) (Vector)"))):
+        res = compare(str(src), str(copy))
+        ms = float(kernel["Duration(us)"]) / 1000
+        om = res.sheet("OverallMetrics")
+        rows = {str(k).strip(): r for k, r in zip(om["Index"], om.itertuples(index=False), strict=True)}
+        times = {k: round(r[4] - r[1], 6) for k, r in rows.items() if round(r[4] - r[1], 6)}
+        counts = {k: r[6] - r[3] for k, r in rows.items() if r[3] != "/" and r[6] != r[3]}
+        parent = {"Vector (No Trans)": "Vector"}.get(moved[0])  # the Conv rows' parent keeps its sum
+        out = [moved[0]] + ([parent] if parent else [])
+        assert times == {k: round(-ms, 6) for k in out} | {moved[1]: round(ms, 6)}
+        assert counts == {k: -1 for k in out} | {moved[1]: 1}
+        assert rows["Computing Time"][1] == rows["Computing Time"][4]
+        api = res.sheet("ApiCompare")
+        assert api["Total Duration(ms)"].equals(api["Total Duration(ms).1"])
+        kernels = res.sheet("KernelCompare")
+        assert not _changed(kernels, "Kernel", ("Total Duration(us)", "Total Duration(us).1"))
+        assert not _changed(res.sheet("ModuleCompareStatistic"), "Module Name",
+                            ("Device Total Time(ms)", "Device Total Time(ms).1"))
