@@ -11,7 +11,9 @@ records it, as the profiler would have written it, and compares the untouched in
 * an operator on one side only (AlexNet: one more aten::add_ with its kernel in idle device time, inside a module
   and outside every module);
 * a GPU collective lengthened into idle device time, and another under running computation (an HTA test trace);
-* PMU figures of a level-2 NPU text export that make a vector kernel Cube and a Cube kernel vector.
+* PMU figures of a level-2 NPU text export that make a vector kernel Cube and a Cube kernel vector;
+* a kernel of an op run around modules from inside one, lengthened inside those modules or in its own part
+  (SGLang's qk norm op around its RMSNorm modules).
 
 The expected figures are the raw files' own plus the injected amount: the injected delta must appear on the
 sheets, the waterfall and the contributors of what was edited, and every other figure must stay unchanged.
@@ -567,3 +569,82 @@ def test_npu_pmu_figures_move_a_kernel_between_cube_and_vector_and_nothing_else(
         assert not _changed(kernels, "Kernel", ("Total Duration(us)", "Total Duration(us).1"))
         assert not _changed(res.sheet("ModuleCompareStatistic"), "Module Name",
                             ("Device Total Time(ms)", "Device Total Time(ms).1"))
+
+
+# --------------------------------------------------------------------------- GPU: an op run around modules
+
+SGLANG = "tracelens/tests/traces/inference/sglang_prefilldecode/sglang_Qwen3-8B_prefilldecode.json.gz"
+_QK_NORM = "sglang_profiler::utils_apply_qk_norm_487"
+
+
+def _qk_norm_kernels(events: list[dict]) -> tuple[list[dict], list[dict]]:
+    """The kernels launched in SGLang's ``utils_apply_qk_norm_487`` ops, read from the raw events alone: (those
+    launched inside an nn.Module run within the op, the RMSNorm q_norm / k_norm; the rest, its own)."""
+    ops = [e for e in events if e.get("name") == _QK_NORM]
+    mods = [e for e in events if e.get("cat") == "python_function" and str(e["name"]).startswith("nn.Module: ")]
+    by_corr: dict = {}
+    for e in events:
+        if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset"):
+            by_corr.setdefault(e["args"]["correlation"], []).append(e)
+    nested, own = [], []
+    for op in ops:
+        t0, t1 = op["ts"], op["ts"] + op["dur"]
+        inner = [m for m in mods if m["tid"] == op["tid"] and t0 <= m["ts"] and m["ts"] + m["dur"] <= t1]
+        for e in events:
+            if e.get("cat") == "cuda_runtime" and e["tid"] == op["tid"] and t0 <= e["ts"] <= t1:
+                ks = by_corr.get(e["args"].get("correlation"), [])
+                inside = any(m["ts"] <= e["ts"] <= m["ts"] + m["dur"] for m in inner)
+                (nested if inside else own).extend(ks)
+    return nested, own
+
+
+def _sglang_with_kernel_longer(samples: Path, tmp_path: Path, pick: str, us: int) -> tuple[Path, float, float]:
+    """A copy of the SGLang prefill trace with the first qk_norm op's first ``pick`` ("nested" or "own") kernel
+    ``us`` longer; returns it and the ms of the ops' nested and own kernels in the original."""
+    raw = gzip.decompress((samples / SGLANG).read_bytes()).decode()
+    nested, own = _qk_norm_kernels(json.loads(raw, parse_float=Decimal)["traceEvents"])
+    assert len(nested) == len(own) == 72  # 36 ops: two RMSNorm kernels inside, two copies of their own
+    k = (nested if pick == "nested" else own)[0]
+    old = f'"ts": {k["ts"]}, "dur": {k["dur"]}, '
+    assert raw.count(old) == 1
+    out = tmp_path / f"sglang_{pick}_slower.json"
+    out.write_text(raw.replace(old, f'"ts": {k["ts"]}, "dur": {k["dur"] + us}, '))
+    return out, float(sum(k["dur"] for k in nested)) / 1000, float(sum(k["dur"] for k in own)) / 1000
+
+
+def test_op_around_modules_inside_one_is_named_with_the_module_rows_part(samples, tmp_path):
+    """SGLang wraps the qk norm in ``utils_apply_qk_norm_487``, a top-layer op of each Qwen3Attention module that
+    runs two RMSNorm modules: its own rows hold 3.390 ms, the RMSNorm rows inside it 17.487 ms. One RMSNorm kernel
+    +100 us (``--max_kernel_num 10`` makes the op a contributor): its own rows do not move, so the Summary names it,
+    with the RMSNorm rows' part of its time (17.487 of 20.877 ms), not its own rows' and theirs together ("all of
+    it", as before). Its own kernel +100 us instead: its own row reads the change, and it is not named."""
+    slower, nested, own = _sglang_with_kernel_longer(samples, tmp_path, "nested", 100)
+    res = compare(str(samples / SGLANG), str(slower), max_kernel_num=10)
+    assert res.contributors[["Name", "Diff(ms)"]].values.tolist() == [[_QK_NORM, 0.1]]
+    stat = res.sheet("ModuleCompareStatistic")
+    rows = stat[stat["Operator Name"] == _QK_NORM]
+    assert round(rows["Device Self Time(ms)"].sum(), 6) == round(own, 6)  # 3.389917, on both sides
+    assert not rows["Device Self Time Diff(ms)"].any()
+    (summary,) = [s for s in res.sheets if s.name == "Summary"]
+    assert summary.around_modules == [_QK_NORM]
+    total = nested + own
+    assert [(s, round(h, 6), round(t, 6)) for s, h, t in summary.outside_held[_QK_NORM]] == [
+        ("base", round(nested, 6), round(total, 6)), ("comparison", round(nested + 0.1, 6), round(total + 0.1, 6))]
+    line = outside_modules_line(summary.outside_modules, summary.outside_held, summary.around_modules)
+    assert f"{_QK_NORM} (base {nested:.3f} of its {total:.3f} ms, comparison {nested + 0.1:.3f} of its " \
+           f"{total + 0.1:.3f} ms)" in line and line.startswith("Run around modules from inside one")
+    # the console's, the workbook's and the JSON's line above the module contributors gives the same figures
+    assert module_contributors_note(res.module_contributors).startswith(
+        f"The module rows hold this much of the time (base {nested:.3f} of its {total:.3f} ms, comparison "
+        f"{nested + 0.1:.3f} of its {total + 0.1:.3f} ms) of {_QK_NORM}, which runs modules")
+    (name, diff), = res.module_contributors[["Name", "Diff(ms)"]].values.tolist()
+    assert "/ RMSNorm_" in name and diff == 0.1
+
+    slower, _, _ = _sglang_with_kernel_longer(samples, tmp_path, "own", 100)
+    res = compare(str(samples / SGLANG), str(slower), max_kernel_num=10)
+    assert res.contributors[["Name", "Diff(ms)"]].values.tolist() == [[_QK_NORM, 0.1]]
+    stat = res.sheet("ModuleCompareStatistic")
+    assert round(stat[stat["Operator Name"] == _QK_NORM]["Device Self Time Diff(ms)"].sum(), 6) == 0.1
+    (summary,) = [s for s in res.sheets if s.name == "Summary"]
+    assert summary.around_modules == [] and _QK_NORM not in summary.outside_held
+    assert not len(res.module_contributors) and not module_contributors_note(res.module_contributors)

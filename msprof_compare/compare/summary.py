@@ -681,8 +681,8 @@ class SummarySheet(Sheet):
     #: of those, the ones with modules run inside them: name -> [(side, ms the module rows hold, its ms)]; also
     #: the figures of ``around_modules``
     outside_held: dict[str, list[tuple[str, float, float]]] = field(default_factory=dict)
-    #: operator-level contributors with a row of their own on the module sheets that holds only part of their
-    #: time, the rest being in the rows of modules run inside them (DDP's ``DistributedDataParallel.forward``)
+    #: operator-level contributors with a row of their own on the module sheets that holds only the kernels launched
+    #: outside the modules run inside them, which hold more of their change (DDP's ``DistributedDataParallel.forward``)
     around_modules: list[str] = field(default_factory=list)
     #: the run's "contributor_communication" frame (None: no listed contributor holds communication)
     communication: pd.DataFrame | None = None
@@ -800,8 +800,9 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
         outside = _outside_modules(contrib, sheets)
         own = _own_module_rows(contrib, sheets)
         held = _held_inside(ctx, contrib, outside + list(own))
-        around = _around_modules(own, held)
-        held = {n: f for n, f in held.items() if n in outside or n in around}
+        inside = _around_modules(own, held)
+        around = list(inside)
+        held = {n: f for n, f in held.items() if n in outside} | inside
         modules = _module_contributors(contrib, sheets, outside, around, held)
         if modules is not None:
             ctx.frames["module_contributors"] = modules
@@ -928,18 +929,27 @@ def _own_module_rows(contrib: pd.DataFrame, sheets: list[Sheet]) -> dict[str, tu
     return out
 
 
-def _around_modules(own: dict[str, tuple[float, float]], held: dict[str, list[tuple[str, float, float]]]) -> list[str]:
-    """Contributors on the module sheets whose own rows there hold less of their time than the rows of the modules
-    run inside them: an op run around modules from within a module (DDP's ``DistributedDataParallel.forward``,
-    in ``DistributedDataParallel_0``, around ``AlexNet_0``) keeps in its own row only the kernels it launched
-    outside those modules (0 ms), so a reader sent to that row by the contributor found it unchanged (AlexNet,
-    MaxPool2d's three kernels 30 us longer each: ``DistributedDataParallel.forward`` +0.090 ms, its row 0 -> 0)."""
-    out = []
+def _around_modules(own: dict[str, tuple[float, float]], held: dict[str, list[tuple[str, float, float]]]
+                    ) -> dict[str, list[tuple[str, float, float]]]:
+    """Contributors on the module sheets whose own rows there hold less of their change than the rows of the
+    modules run inside them: an op run around modules from within a module (DDP's ``DistributedDataParallel.forward``,
+    in ``DistributedDataParallel_0``, around ``AlexNet_0``) keeps in its own row only the kernels it launched outside
+    those modules (0 ms), so a reader sent to that row by the contributor found it unchanged (AlexNet, MaxPool2d's
+    three kernels 30 us longer each: ``DistributedDataParallel.forward`` +0.090 ms, its row 0 -> 0). Returns name ->
+    each side's (side, ms the rows of the modules inside it hold, its ms as listed).
+
+    ``held`` counts the op's own rows too (a top-layer op is in its own subtree), so the modules' part is ``held``
+    less ``own``: SGLang's ``utils_apply_qk_norm_487`` holds 3.390 ms in its own rows and 17.487 ms in the RMSNorm
+    rows inside it, not 20.877. By the change, not the time: where its own rows hold the change, its row reads it."""
+    out: dict[str, list[tuple[str, float, float]]] = {}
     for name, (own_b, own_c) in own.items():
         mine = {"base": own_b, "comparison": own_c}
-        # the module rows inside it hold more than its own rows (to the ns the sheets carry)
-        if any(round(h - mine[side], 6) > 0 for side, h, _total in held.get(name, [])):
-            out.append(name)
+        figures = [(side, round(h - mine[side], 6), t) for side, h, t in held.get(name, [])]
+        inner = {side: h for side, h, _t in figures}
+        # the change the module rows inside it hold against its own rows' (to the ns the sheets carry)
+        moved = inner.get("comparison", 0.0) - inner.get("base", 0.0)
+        if round(abs(moved) - abs(own_c - own_b), 6) > 0:
+            out[name] = [f for f in figures if f[1] > 0]
     return out
 
 
@@ -1034,8 +1044,8 @@ def outside_modules_line(outside: list[str], held: dict[str, list[tuple[str, flo
     annotation around the model's forward, a backward op around its backward module) are named apart, with how
     much of their time the module rows hold: "outside every module" alone read as if that time were missing from
     the module sheets. ``inside`` (``_around_modules``) run around modules from within one, so their own rows
-    read only the kernels launched outside those modules: named with the same figures, as their rows alone
-    looked unchanged where the modules inside them changed."""
+    read only the kernels launched outside those modules: named with the part of their time those modules' rows
+    hold, as their rows alone looked unchanged where the modules inside them changed."""
     missing = [n for n in outside if n not in held]
     around = [n for n in outside if n in held]
     parts = []
