@@ -772,6 +772,35 @@ def test_step_wrapper_outside_every_module_says_what_the_module_rows_hold(sample
         "operator's row (OperatorCompareStatistic).")
 
 
+def test_step_wrapper_held_figures_only_on_a_side_that_lists_it(samples):
+    """xDiT's SD 3.5 trace opens model_inference and execute_diffusion_1_256x256 at the same instant for the same
+    1194812.438 us (read from the raw JSON), so the second is nested in the first and is no top-layer operator
+    there: the contributor execute_diffusion_1_256x256 (the Flux trace's top-layer annotation) lists 0 ms on that
+    side, where model_inference holds that time. The row said "comparison 711.696 of its 0.000 ms", counting the
+    modules inside the nested op as its time; it now gives the base's figure alone."""
+    from msprof_compare.compare.summary import outside_modules_line
+
+    sd = "tracelens/tests/traces/inference/xdit_sd_3.5/profile_trace_rank_0.json.gz"
+    spans = {n: [(e["ts"], e["dur"]) for e in _events(samples / sd) if e.get("name") == n and e["cat"] ==
+                 "user_annotation"] for n in ("model_inference", "execute_diffusion_1_256x256")}
+    assert spans["model_inference"] == spans["execute_diffusion_1_256x256"] == [
+        (Decimal("2915995397957.66"), Decimal("1194812.438"))]
+    res = compare(str(samples / XDIT), str(samples / sd))
+    listed = res.contributors.set_index("Name")
+    assert listed.loc["execute_diffusion_1_256x256", "Comparison(ms)"] == 0
+    (summary,) = [s for s in res.sheets if s.name == "Summary"]
+    assert [s for s, _h, _t in summary.outside_held["execute_diffusion_1_256x256"]] == ["base"]
+    line = outside_modules_line(summary.outside_modules, summary.outside_held, summary.around_modules)
+    assert "of its 0.000 ms" not in line
+    # the line above the module contributors (console, workbook, JSON) reads the same figures
+    from msprof_compare.compare.summary import module_contributors_note
+
+    note = module_contributors_note(res.module_contributors)
+    assert "execute_diffusion_1_256x256 (base " in note and "of its 0.000 ms" not in note
+    base_ms = listed.loc["execute_diffusion_1_256x256", "Base(ms)"]
+    assert "execute_diffusion_1_256x256 (base " in line and f" of its {base_ms:.3f} ms)" in line
+
+
 def test_no_module_coverage_row_between_a_text_and_a_db_export(samples, monkeypatch):
     """A text export links its HCCL ops to their operators, a DB export only compute tasks, so the same module
     rows are a small share of the text side's operator time and half of the DB side's: level 1, rank 0, gives

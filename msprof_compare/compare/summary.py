@@ -954,8 +954,9 @@ def _around_modules(own: dict[str, tuple[float, float]], held: dict[str, list[tu
 
 
 def _held_inside(ctx: RunContext, contrib: pd.DataFrame, names: list[str]) -> dict[str, list[tuple[str, float, float]]]:
-    """Per contributor outside every module (``names``) with modules run inside it, each side's (side, ms of its
-    device time that the module rows hold, its ms as listed): a step annotation around the model's forward
+    """Per contributor of ``names`` (those outside every module, and those with rows of their own there, for
+    ``_around_modules``) with modules run inside it, each side's (side, ms of its device time that the module rows
+    hold, its ms as listed), on the sides that list it with some time: a step annotation around the model's forward
     (vLLM's ``execute_8192_context_9(...)``) is outside every module, yet the modules run inside it (the model,
     155.653 ms, and its logits processor) hold 156.000 of its 156.086 ms, so "outside every module" alone read as if
     that time were missing from the module sheets. The
@@ -976,7 +977,10 @@ def _held_inside(ctx: RunContext, contrib: pd.DataFrame, names: list[str]) -> di
         op_names = tree.names
         for name in names:
             nodes = np.flatnonzero(op_names == name)
-            if not len(nodes):
+            # a side where it is listed with no time has it, if at all, only nested in another operator (xDiT's
+            # SD 3.5 trace: execute_diffusion_1_256x256 inside model_inference, the same span), whose row holds
+            # that time: its modules' rows there are no part of its time ("711.696 of its 0.000 ms")
+            if not len(nodes) or not listed[name][i]:
                 continue
             # the union of the subtrees of the ops of that name (one nested in another counts once)
             edge = np.zeros(tree.n + 1, np.int64)
