@@ -685,6 +685,32 @@ def test_contributors_on_no_sheet_are_named(text_pair, db_pair, tmp_path_factory
     assert not [v for v in _summary(flat_path)[0].tolist() if isinstance(v, str) and v.startswith("Not on the")]
 
 
+def test_module_contributor_names_wrap_so_their_operator_shows(db_pair):
+    """DB level2 -> level1: "module path > operator" runs past column A (16 of the 19 module contributors;
+    "/[ BACKWARD ]/ DistributedDataParallel_0/ AlexNet_0/ Sequential_0/ Conv2d_0 > aten::convolution_backward"
+    is 104 characters), and column B holds a figure, so an unwrapped name was cut at the column's edge: the
+    operator at its end was hidden and the Conv2d_0 and Conv2d_2 rows read alike. Each name cell wraps, and a
+    name wider than the column gets a row of two lines or more (15 pt each); a name that fits keeps one line."""
+    import openpyxl
+
+    result, path = db_pair
+    ws = openpyxl.load_workbook(path)["Summary"]
+    width = ws.column_dimensions["A"].width
+    names = result.module_contributors["Name"].tolist()
+    first = next(r for r in range(1, ws.max_row + 1) if ws.cell(r, 1).value == names[0])
+    long = 0
+    for i, name in enumerate(names):
+        cell = ws.cell(first + i, 1)
+        assert cell.value == name and cell.alignment.wrap_text, name
+        height = ws.row_dimensions[first + i].height
+        if len(name) > width:
+            long += 1
+            assert height is not None and height >= 30, name
+        else:
+            assert height is None, name
+    assert long == 16
+
+
 def test_regression_growth_is_the_exact_difference_of_the_sheet_cells(text_pair, db_pair):
     """Each chart-data growth is the decimal difference of the two cells it comes from, with no float noise
     past the cells' own digits (KernelCompare's MatMulV2 row read 10.420000000000016 us, ModuleCompareStatistic

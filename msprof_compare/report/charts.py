@@ -239,10 +239,14 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
         if lead:
             level = str(modules["Level"].iloc[0])
             rows = [[r[at_name], r[3], r[4], r[5], r[at_share], r[7], int(r[at_rank])] for r in _tuples(modules)]
+            # names wrap within column A: "module path > operator" runs past its 72 characters (104 for a
+            # backward Conv2d row of the DB pair, all 113 rows of SGLang's), and cut at column B's figure the
+            # operator at its end was hidden, so that two Conv2d rows read alike
             row = _table(wb, ws, row, f"Top module contributors ({level} level; {coverage_text(modules)} "
                          f"of {share_basis(level)})",
                          ["Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share", "Rank"],
-                         rows, ["text", "float", "float", "float", "ratio", "ratio", "text"])
+                         rows, ["text+wrap", "float", "float", "float", "ratio", "ratio", "text"],
+                         [c.width for c in sheet.columns])
     rows = [list(r) for r in _tuples(guard)]  # never empty: five checks are always made
     # under the chart, whose rows end at the latest where rows of the default height end: a check's Detail runs
     # on to the right of its column, and beside the chart the chart hid it
