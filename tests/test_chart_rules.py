@@ -149,7 +149,7 @@ def test_summary_tables_follow_each_other_with_one_blank_row(db_pair):
         assert [m for m in merged if m.endswith(f":F{r}") or m.startswith(f"A{r}:")] == [f"A{r}:F{r}"]
     assert col_a[note_row].startswith("Not on the module sheets: ")  # row 25
     lead = note_row + 1                                                # row 26: the module contributors' lead
-    assert col_a[lead].startswith("The module rows hold ") and col_a[lead].endswith("changed:")
+    assert col_a[lead].startswith("The module rows hold ") and col_a[lead].endswith("theirs among them:")
     assert [m for m in merged if m.startswith(f"A{lead + 1}:")] == [f"A{lead + 1}:F{lead + 1}"]
     assert pd.isna(col_a[lead + 1])                                    # row 27 blank
     assert col_a[lead + 2].startswith("Top module contributors") and col_a[lead + 3] == "Name"
@@ -658,7 +658,12 @@ def test_contributors_on_no_sheet_are_named(text_pair, db_pair, tmp_path_factory
         "The module rows hold this much of the time of the operators that run modules: "
         "autograd::engine::evaluate_function: ConvolutionBackward0 (all of it), "
         "autograd::engine::evaluate_function: ReluBackward0 (all of it), DistributedDataParallel.forward (all of "
-        "it), ... (5 in all); the module contributors show which of those rows changed:")
+        "it), ... (5 in all); the module contributors rank all module rows by their change, theirs among them:")
+    # "all": rows of modules none of the 5 runs are listed too, as the optimizer's (Optimizer.step#SGD.step, a
+    # contributor on the module sheets, runs no module), so the lead cannot say the table holds only theirs
+    wrapping = [n for n, _ in db_result.module_contributors.attrs["wrapping"]]
+    assert len(wrapping) == 5 and "Optimizer.step#SGD.step" not in wrapping
+    assert "/Optimizer.step#SGD.step > aten::_foreach_add" in db_result.module_contributors["Name"].tolist()
     # the module contributors, recomputed from the workbook's ModuleCompareStatistic cells: its operator rows
     # (not [ TOTAL ]) by |comparison - base Device Self Time|, largest first (ties in sheet order), until 80 %
     stat = read_xlsx(db_path, sheet_name="ModuleCompareStatistic", header=None).iloc[3:]  # 2 caption rows, header

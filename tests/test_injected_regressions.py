@@ -129,7 +129,7 @@ def test_gpu_kernel_made_longer_is_attributed_to_its_category_operator_and_modul
     assert mods["Cumulative Share"].tolist() == pytest.approx([1 / 3, 2 / 3, 1])
     assert module_contributors_note(mods) == (
         "The module rows hold all of the time of DistributedDataParallel.forward, which runs modules: the module "
-        "contributors show which of those rows changed")
+        "contributors rank all module rows by their change, its own among them")
     assert not res.memory_contributors.shape[0] and res.sheet("ApiCompare")["Total Duration(ms)"].equals(
         res.sheet("ApiCompare")["Total Duration(ms).1"])
 

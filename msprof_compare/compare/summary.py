@@ -1016,7 +1016,10 @@ def _module_contributors(contrib: pd.DataFrame, sheets: list[Sheet], outside: li
 
 def module_contributors_note(frame: pd.DataFrame | None) -> str:
     """The sentence that introduces the module contributors: which listed operators run modules and how much of
-    their time those modules' rows hold ("" without module contributors)."""
+    their time those modules' rows hold ("" without module contributors). It says the table ranks every module
+    row: the rows of modules none of them runs are in it too (DB level2 -> level1: the optimizer's
+    ``/Optimizer.step#SGD.step > aten::_foreach_add``, and a backward module row under an op not listed), where
+    "which of those rows changed" read as if the table held only theirs."""
     wrapping = frame.attrs.get("wrapping") if frame is not None and len(frame) else None
     if not wrapping:
         return ""
@@ -1024,12 +1027,12 @@ def module_contributors_note(frame: pd.DataFrame | None) -> str:
         name, figures = wrapping[0]
         held = _held_figures(figures)
         share = "all of the time" if held == "all of it" else f"this much of the time ({held})"
-        return (f"The module rows hold {share} of {name}, which runs modules: the module contributors show which of "
-                "those rows changed")
+        return (f"The module rows hold {share} of {name}, which runs modules: the module contributors rank all "
+                "module rows by their change, its own among them")
     shown = ", ".join(f"{n} ({_held_figures(f)})" for n, f in wrapping[:3])
     more = f", ... ({len(wrapping)} in all)" if len(wrapping) > 3 else ""
     return (f"The module rows hold this much of the time of the operators that run modules: {shown}{more}; the "
-            "module contributors show which of those rows changed")
+            "module contributors rank all module rows by their change, theirs among them")
 
 
 def _held_figures(figures: list[tuple[str, float, float]]) -> str:
