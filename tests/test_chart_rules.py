@@ -716,6 +716,29 @@ def test_module_contributor_names_wrap_so_their_operator_shows(db_pair):
     assert long == 16
 
 
+def test_module_contributors_lead_gives_the_held_part_after_the_name(tmp_path_factory):
+    """vLLM decode -> prefill+decode: the comparison's step annotation (execute_8192_context_9(...)) is the one
+    contributor and runs the model; the module rows hold 156.000 of its 156.086 ms: the level-1 modules'
+    [ TOTAL ] Device Total Time, GptOssForCausalLM_0 155.653032 + LogitsProcessor_0 0.346637 = 155.999669 ms
+    (read from the sheet here). The lead names the operator, then the part held, in that order: it read
+    "hold this much of the time (comparison 156.000 of its 156.086 ms) of execute_...", the figures between
+    "the time" and the 100-character name."""
+    inference = "tracelens/tests/traces/inference"
+    result, _path = _run(tmp_path_factory, "vllm", f"{inference}/vllm_decode_full/graph_execution.json.gz",
+                         f"{inference}/vllm_prefilldecode_piecewise/graph_execution.json.gz")
+    from msprof_compare.compare.summary import module_contributors_note
+
+    (name,) = result.contributors["Name"].tolist()
+    stat = result.sheet("ModuleCompareStatistic")
+    tops = stat[(stat["Operator Name"] == "[ TOTAL ]") & (stat["Module Name"].str.count("/") == 1)]
+    held = tops["Device Total Time(ms).1"].sum()
+    total = result.contributors["Comparison(ms)"].iloc[0]
+    assert round(held, 3) == 156.0 and round(total, 3) == 156.086
+    assert module_contributors_note(result.frames["module_contributors"]) == (
+        f"The module rows hold part of the time of {name} (comparison {held:.3f} of its {total:.3f} ms), which runs "
+        "modules: the module contributors rank all module rows by their change, its own among them")
+
+
 def test_regression_growth_is_the_exact_difference_of_the_sheet_cells(text_pair, db_pair):
     """Each chart-data growth is the decimal difference of the two cells it comes from, with no float noise
     past the cells' own digits (KernelCompare's MatMulV2 row read 10.420000000000016 us, ModuleCompareStatistic

@@ -644,8 +644,8 @@ def test_op_around_modules_inside_one_is_named_with_the_module_rows_part(samples
            f"{total + 0.1:.3f} ms)" in line and line.startswith("Run around modules from inside one")
     # the console's, the workbook's and the JSON's line above the module contributors gives the same figures
     assert module_contributors_note(res.module_contributors).startswith(
-        f"The module rows hold this much of the time (base {nested:.3f} of its {total:.3f} ms, comparison "
-        f"{nested + 0.1:.3f} of its {total + 0.1:.3f} ms) of {_QK_NORM}, which runs modules")
+        f"The module rows hold part of the time of {_QK_NORM} (base {nested:.3f} of its {total:.3f} ms, comparison "
+        f"{nested + 0.1:.3f} of its {total + 0.1:.3f} ms), which runs modules")
     (name, diff), = res.module_contributors[["Name", "Diff(ms)"]].values.tolist()
     assert "/ RMSNorm_" in name and diff == 0.1
 
