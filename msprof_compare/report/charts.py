@@ -40,6 +40,7 @@ from ..compare.summary import (
 )
 from ..compare.table import Sheet, sheet_numbers
 from ..textsafe import text_width
+from .summary_console import CONSOLE_TOP
 
 log = logging.getLogger("msprof-analyze")
 
@@ -238,12 +239,17 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
         row = _wrapped_rows(wb, ws, sheet, row, lines)
         if lead:
             level = str(modules["Level"].iloc[0])
-            rows = [[r[at_name], r[3], r[4], r[5], r[at_share], r[7], int(r[at_rank])] for r in _tuples(modules)]
+            # the first CONSOLE_TOP, as the console: the sheet prints on one page (fit_to_pages), and SGLang's
+            # 113 rows made its print area 148 rows, 4005 pt tall (38 rows, 675 pt, before the table), printed at
+            # a sixth of the size; every row stays in ModuleCompareStatistic, the JSON and the API
+            shown = modules.head(CONSOLE_TOP)
+            first = f"; the first {len(shown)} shown" if len(shown) < len(modules) else ""
+            rows = [[r[at_name], r[3], r[4], r[5], r[at_share], r[7], int(r[at_rank])] for r in _tuples(shown)]
             # names wrap within column A: "module path > operator" runs past its 72 characters (104 for a
             # backward Conv2d row of the DB pair, all 113 rows of SGLang's), and cut at column B's figure the
             # operator at its end was hidden, so that two Conv2d rows read alike
             row = _table(wb, ws, row, f"Top module contributors ({level} level; {coverage_text(modules)} "
-                         f"of {share_basis(level)})",
+                         f"of {share_basis(level)}{first})",
                          ["Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share", "Rank"],
                          rows, ["text+wrap", "float", "float", "float", "ratio", "ratio", "text"],
                          [c.width for c in sheet.columns])
