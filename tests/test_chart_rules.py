@@ -691,6 +691,36 @@ def test_contributors_on_no_sheet_are_named(text_pair, db_pair, tmp_path_factory
     assert not [v for v in _summary(flat_path)[0].tolist() if isinstance(v, str) and v.startswith("Not on the")]
 
 
+def test_no_module_contributors_where_no_contributor_runs_modules(text_pair, tmp_path_factory):
+    """Where the feature must stay silent: text level1 -> level2, whose one contributor (AccumulateGrad, -6.023
+    ms) is outside every module and runs none (its time is HCCL all-reduce), and the README's BERT pair, whose
+    contributors (aten::scaled_dot_product_attention, aten::linear, aten::gelu) are ops inside modules. No
+    module contributors in the API, the JSON or the Summary sheet, though ModuleCompareStatistic has changed rows
+    on both (a trigger that fired on any change listed 18 and 18 rows there)."""
+    import json
+
+    from msprof_compare.report.json_report import to_document
+
+    bert_dir = Path(__file__).resolve().parents[1] / "sample_data"
+    from msprof_compare.api import compare
+
+    bert = compare(str(bert_dir / "bert-small_h100.json.gz"), str(bert_dir / "bert-small_mi300.json.gz"))
+    bert_path = bert.to_excel(str(tmp_path_factory.mktemp("bert")))
+    result, path = text_pair
+    assert result.contributors["Name"].tolist() == ["autograd::engine::evaluate_function: torch::autograd::"
+                                                    "AccumulateGrad"]
+    assert bert.contributors["Name"].tolist() == ["aten::scaled_dot_product_attention", "aten::linear",
+                                                  "aten::gelu"]
+    for res, book in ((result, path), (bert, bert_path)):
+        stat = res.sheet("ModuleCompareStatistic")
+        assert (stat["Device Self Time Diff(ms)"] != 0).any()  # module rows changed: silence is not for want
+        assert not len(res.module_contributors)
+        summary = json.loads(json.dumps(to_document(res), default=str))["summary"]
+        assert summary["module_contributors"] == [] and summary["module_contributors_note"] is None
+        col_a = [v for v in _summary(book)[0].tolist() if isinstance(v, str)]
+        assert not [v for v in col_a if v.startswith(("Top module contributors", "The module rows hold"))]
+
+
 def test_module_contributor_names_wrap_so_their_operator_shows(db_pair):
     """DB level2 -> level1: "module path > operator" runs past column A (8 of the first 10 module contributors,
     which the sheet shows;
