@@ -33,6 +33,7 @@ from pathlib import Path
 
 import pytest
 from dbutil import edited_copy, sql  # tests/ is on sys.path (rootdir import mode)
+from spans import union
 
 from msprof_compare.api import compare
 from msprof_compare.compare.summary import module_contributors_note, outside_modules_line
@@ -452,16 +453,6 @@ def test_gpu_operator_on_one_side_only_is_a_row_with_a_blank_side_and_its_contri
 HTA_NCCL = "hta/tests/data/timeline_analysis/sampled_rank-0.json.gz"
 
 
-def _union(intervals: list[tuple[Decimal, Decimal]]) -> list[list[Decimal]]:
-    out: list[list[Decimal]] = []
-    for s, e in sorted(intervals):
-        if out and s <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], e)
-        else:
-            out.append([s, e])
-    return out
-
-
 def _lengthened_collective(src: Path, dst: Path, overlapped: bool, us: int) -> dict:
     """A copy of the trace with one NCCL kernel ``us`` longer: the first whose extension runs in idle device time
     (no computing kernel runs across its end and no device event starts within ``us`` after it), or, with
@@ -472,8 +463,8 @@ def _lengthened_collective(src: Path, dst: Path, overlapped: bool, us: int) -> d
     device = [e for e in events if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
     nccl = sorted((e for e in device if e.get("cat") == "kernel" and "nccl" in e["name"].lower()),
                   key=lambda e: e["ts"])
-    computing = _union([(e["ts"], e["ts"] + e["dur"]) for e in device
-                        if e.get("cat") == "kernel" and "nccl" not in e["name"].lower()])
+    computing = union([(e["ts"], e["ts"] + e["dur"]) for e in device
+                       if e.get("cat") == "kernel" and "nccl" not in e["name"].lower()])
     for k in nccl:
         end = k["ts"] + k["dur"]
         covered = next((c[1] - end for c in computing if c[0] <= end < c[1]), Decimal(0))
