@@ -13,7 +13,9 @@ records it, as the profiler would have written it, and compares the untouched in
 * a GPU collective lengthened into idle device time, and another under running computation (an HTA test trace);
 * PMU figures of a level-2 NPU text export that make a vector kernel Cube and a Cube kernel vector;
 * a kernel of an op run around modules from inside one, lengthened inside those modules or in its own part
-  (SGLang's qk norm op around its RMSNorm modules).
+  (SGLang's qk norm op around its RMSNorm modules);
+* one step of two slower: the level-1 text export cut in two steps, a MaxPool kernel of the first +50 us, compared
+  at each step.
 
 The expected figures are the raw files' own plus the injected amount: the injected delta must appear on the
 sheets, the waterfall and the contributors of what was edited, and every other figure must stay unchanged.
@@ -648,3 +650,163 @@ def test_op_around_modules_inside_one_is_named_with_the_module_rows_part(samples
     (summary,) = [s for s in res.sheets if s.name == "Summary"]
     assert summary.around_modules == [] and _QK_NORM not in summary.outside_held
     assert not len(res.module_contributors) and not module_contributors_note(res.module_contributors)
+
+
+# --------------------------------------------------------------------------- NPU: one step of two slower
+
+def _edit_csv(path: Path, edit) -> int:
+    """Rewrite the rows of a profiler CSV for which ``edit(header, row)`` returns True (it edits the row in place),
+    keeping every other line byte for byte; the number of rows edited."""
+    raw = path.read_bytes().decode()
+    eol = "\r\n" if "\r\n" in raw else "\n"
+    lines = raw.split(eol)
+    head = next(csv.reader([lines[0]]))
+    n = 0
+    for k in range(1, len(lines)):
+        if lines[k]:
+            row = next(csv.reader([lines[k]]))
+            assert _csv_line(row) == lines[k]
+            if edit(head, row):
+                lines[k] = _csv_line(row)
+                n += 1
+    path.write_bytes(eol.join(lines).encode())
+    return n
+
+
+def _text_kernel_lengthened(export: Path, start: str, us: Decimal) -> None:
+    """Make the kernel of a text export (a copy) starting at ``start`` ``us`` longer, into the idle time after it:
+    its trace_view.json event and Overlap Analysis Computing event grow, the Free event after it starts later and
+    shrinks; kernel_details.csv's Duration grows and the next kernel's Wait Time on its stream shrinks;
+    op_statistic.csv's figures of its type follow."""
+    out = export / "ASCEND_PROFILER_OUTPUT"
+    text = (out / "trace_view.json").read_bytes().decode()
+    objects = list(_objects(text))
+    process = {o["pid"]: o["args"]["name"] for _, _, o in objects
+               if o.get("ph") == "M" and o.get("name") == "process_name"}
+    at = Decimal(start)
+    spans = {}
+    for s, e, o in objects:
+        lane = process.get(o.get("pid"))
+        if o.get("ph") == "X" and lane in ("Ascend Hardware", "Overlap Analysis") and Decimal(str(o["ts"])) == at:
+            spans[(lane, o["name"] if lane == "Overlap Analysis" else "kernel")] = (s, e, o)
+    assert set(spans) == {("Ascend Hardware", "kernel"), ("Overlap Analysis", "Computing")}, spans
+    busy_end = at + Decimal(str(spans[("Overlap Analysis", "Computing")][2]["dur"]))
+    free = [(s, e, o) for s, e, o in objects if o.get("ph") == "X" and process.get(o["pid"]) == "Overlap Analysis"
+            and o["name"] == "Free" and Decimal(str(o["ts"])) == busy_end]
+    assert len(free) == 1 and Decimal(str(free[0][2]["dur"])) > us  # idle time to grow into
+    edits = [(s, e, re.sub(r'("dur": )([\d.]+)', lambda m: m.group(1) + f"{Decimal(m.group(2)) + us:f}",
+                           text[s:e], count=1)) for s, e, _ in spans.values()]
+    s, e, _ = free[0]
+    moved = re.sub(r'("ts": ")([\d.]+)', lambda m: m.group(1) + f"{Decimal(m.group(2)) + us:f}", text[s:e], count=1)
+    edits.append((s, e, re.sub(r'("dur": )([\d.]+)', lambda m: m.group(1) + f"{Decimal(m.group(2)) - us:f}",
+                               moved, count=1)))
+    parts, last = [], 0
+    for s, e, new in sorted(edits):
+        parts += [text[last:s], new]
+        last = e
+    (out / "trace_view.json").write_bytes("".join(parts + [text[last:]]).encode())
+    state: dict = {}
+
+    def kernel(head: list[str], row: list[str]) -> bool:
+        if row[head.index("Start Time(us)")].strip() == start:
+            state.update(stream=row[head.index("Stream ID")], type=row[head.index("Type")])
+            row[head.index("Duration(us)")] = f"{Decimal(row[head.index('Duration(us)')]) + us:f}"
+            return True
+        if state.get("stream") == row[head.index("Stream ID")] and "waited" not in state:
+            state["waited"] = True
+            row[head.index("Wait Time(us)")] = f"{Decimal(row[head.index('Wait Time(us)')]) - us:f}"
+            return True
+        return False
+
+    assert _edit_csv(out / "kernel_details.csv", kernel) == 2
+    with open(out / "kernel_details.csv", newline="", encoding="utf-8") as fh:
+        durations = [Decimal(r["Duration(us)"]) for r in csv.DictReader(fh) if r["Type"] == state["type"]]
+
+    def statistic(head: list[str], row: list[str]) -> bool:
+        if row[0] != state["type"]:
+            return False
+        total = sum(durations)
+        row[head.index("Total Time(us)")] = f"{total:f}"
+        row[head.index("Max Time(us)")] = f"{max(durations):f}"
+        row[head.index("Avg Time(us)")] = f"{(total / len(durations)).quantize(Decimal('0.001')):f}"
+        return True
+
+    assert _edit_csv(out / "op_statistic.csv", statistic) == 1
+
+
+def _text_steps_split(export: Path) -> Decimal:
+    """Cut a text export's one step (ProfilerStep#50) in two where the optimizer's zero_grad starts, as a run of
+    two steps writes it: #50 ends 10 us before, #51 starts 5 us before and ends where #50 ended; kernel_details.csv
+    gives the kernels from the cut on Step Id 51. Returns the cut (us)."""
+    path = export / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(path.read_text())
+    step = next(e for e in events if e.get("name") == "ProfilerStep#50")
+    cut = Decimal(next(e for e in events if str(e.get("name", "")).startswith("Optimizer.zero_grad#"))["ts"])
+    start, end = Decimal(step["ts"]), Decimal(step["ts"]) + Decimal(str(step["dur"]))
+    step["dur"] = float(cut - 10 - start)
+    events.append({**step, "name": "ProfilerStep#51", "ts": f"{cut - 5:f}", "dur": float(end - cut + 5)})
+    path.write_text(json.dumps(events))
+
+    def later(head: list[str], row: list[str]) -> bool:
+        if Decimal(row[head.index("Start Time(us)")].strip()) < cut:
+            return False
+        assert row[head.index("Step Id")] == "50"
+        row[head.index("Step Id")] = "51"
+        return True
+
+    assert _edit_csv(export / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", later) > 0
+    return cut
+
+
+def _first_kernel(export: Path, op_type: str) -> tuple[str, Decimal]:
+    with open(export / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", newline="", encoding="utf-8") as fh:
+        row = next(r for r in csv.DictReader(fh) if r["Type"] == op_type)
+    return row["Start Time(us)"].strip(), Decimal(row["Duration(us)"])
+
+
+def test_npu_step_regression_shows_in_its_step_only(samples, tmp_path, caplog):
+    """The level-1 text export cut in two steps (#50: the forward and the loss; #51 from the optimizer's
+    zero_grad on), its first MaxPool kernel (step 50) +50 us into the idle time after it. At step 50 the kernel,
+    module and operator sheets hold +50 us; at step 51 none of their rows changes, while OverallMetrics and the
+    waterfall, which a text export builds from the whole profile (reference-1 §1.4), hold it at both steps. The
+    contributors at step 51 are then the waterfall steps, and the log line saying why named a cause this trace does
+    not have (no launch flows): it now says the change lies outside the step."""
+    import logging
+
+    base, slow = tmp_path / "base" / "rank0_ascend_pt", tmp_path / "slow" / "rank0_ascend_pt"
+    shutil.copytree(samples / NPU_TEXT, base)
+    start, dur = _first_kernel(base, "MaxPoolWithArgmaxV1")
+    shutil.copytree(samples / NPU_TEXT, slow)
+    _text_kernel_lengthened(slow, start, Decimal(50))
+    cut = _text_steps_split(base)
+    assert _text_steps_split(slow) == cut and Decimal(start) + dur < cut  # the kernel runs in step 50
+    whole = {"Computing Time": 0.05, "Vector": 0.05, "Vector (No Trans)": 0.05, "Free Time": -0.05, "Free": -0.05}
+    for step in (50, 51):
+        with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+            caplog.clear()
+            res = compare(str(base), str(slow), base_step=step, comparison_step=step)
+        om = res.sheet("OverallMetrics")
+        assert {k.strip(): v for k, v in _changed(om, "Index", ("Duration(ms)", "Duration(ms).1")).items()} == whole
+        assert _waterfall(res) == {"Vector": 50_000, "Free: Other": -50_000}
+        kernels = res.sheet("KernelCompare")
+        moved = _changed(kernels, "Kernel", ("Total Duration(us)", "Total Duration(us).1"))
+        if step == 50:
+            assert moved == {"MaxPoolWithArgmaxV1": 50.0}
+            assert res.contributors[["Name", "Diff(ms)"]].values.tolist() == [["DistributedDataParallel.forward", 0.05]]
+            mods = res.sheet("ModuleCompareStatistic")
+            totals = mods[mods["Operator Name"] == "[ TOTAL ]"]
+            grown = {m: round(d, 6) for m, d in zip(totals["Module Name"], totals["Device Total Time Diff(ms)"],
+                                                    strict=True) if round(d, 6)}
+            chain = "/ DistributedDataParallel_0/ AlexNet_0/ Sequential_0/ MaxPool2d_0".split("/")
+            assert grown == {"/".join(chain[:i]): 0.05 for i in range(2, 6)}  # the MaxPool module and its ancestors
+            assert "changed its device time" not in caplog.text
+        else:
+            assert moved == {} and "ModuleCompareStatistic" not in res.sheet_names
+            ops = res.sheet("OperatorCompareStatistic")
+            assert len(ops) and _changed(ops, "Operator Name", ("Base Device Duration(ms)",
+                                                                "Comparison Device Duration(ms)")) == {}
+            assert res.contributors[["Name", "Diff(ms)"]].values.tolist() == [["Vector", 0.05], ["Free: Other", -0.05]]
+            assert ("No operator of the step asked for changed its device time, but the time breakdown of both sides "
+                    "covers the whole profile (a text export's ignores the step), so its change lies outside that "
+                    "step") in caplog.text
+            assert "launch flows" not in caplog.text

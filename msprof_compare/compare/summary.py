@@ -777,8 +777,15 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
     if not len(contrib) and found is not None and found[0] != "category" and _steps_changed(wf):
         # every row of the level unchanged, e.g. operators without device time in a trace without launch
         # flows: the table would vanish without a word, so the waterfall steps stand in, as in the gate
-        log.info("No %s changed its device time (as where no kernel is linked to an operator: a trace without "
-                 "launch flows); the top contributors are the waterfall steps.", found[0])
+        whole = checks.whole_profile_sides(ctx)
+        if whole:  # the step's rows are unchanged, the whole-profile breakdown is not: the change is elsewhere
+            log.info("No %s of the step asked for changed its device time, but the time breakdown of %s covers the "
+                     "whole profile (a text export's ignores the step), so its change lies outside that step; the "
+                     "top contributors are the waterfall steps, of the whole profile.", found[0],
+                     "both sides" if len(whole) > 1 else f"the {whole[0]} side")
+        else:
+            log.info("No %s changed its device time (as where no kernel is linked to an operator: a trace without "
+                     "launch flows); the top contributors are the waterfall steps.", found[0])
         contrib = top_contributors(*reversed(_waterfall_contributors(wf)))
     if len(contrib) and str(contrib["Level"].iloc[0]) == "operator":
         wrappers = _step_wrappers(op_rows, sheets or [])
