@@ -14,8 +14,9 @@ records it, as the profiler would have written it, and compares the untouched in
 * PMU figures of a level-2 NPU text export that make a vector kernel Cube and a Cube kernel vector;
 * a kernel of an op run around modules from inside one, lengthened inside those modules or in its own part
   (SGLang's qk norm op around its RMSNorm modules);
-* one step of two slower: the level-1 text export cut in two steps, a MaxPool kernel of the first +50 us, compared
-  at each step.
+* one step of two slower: the level-1 text export and the level-1 DB export each cut in two steps, a MaxPool kernel
+  of the first +50 us, compared at each step;
+* two kernels of two operators longer and idle time inserted elsewhere, at once (level-1 text export).
 
 The expected figures are the raw files' own plus the injected amount: the injected delta must appear on the
 sheets, the waterfall and the contributors of what was edited, and every other figure must stay unchanged.
@@ -34,7 +35,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from dbutil import edited_copy, sql  # tests/ is on sys.path (rootdir import mode)
+from dbutil import edited_copy, sql, string_id  # tests/ is on sys.path (rootdir import mode)
 from spans import union
 
 from msprof_compare.api import compare
@@ -810,3 +811,108 @@ def test_npu_step_regression_shows_in_its_step_only(samples, tmp_path, caplog):
                     "covers the whole profile (a text export's ignores the step), so its change lies outside that "
                     "step") in caplog.text
             assert "launch flows" not in caplog.text
+
+
+def _db_steps_split(db: Path, cut: int) -> None:
+    """Cut a DB export's one step (a copy) in two at ``cut`` (ns), as a run of two steps writes it: STEP_TIME and the
+    PYTORCH_API ProfilerStep# marker of #50 end 10 us before, #51's start 5 us before and end where #50 ended."""
+    con = sqlite3.connect(db)
+    try:
+        ((step, end),) = con.execute("SELECT id, endNs FROM STEP_TIME").fetchall()
+        assert step == 50
+        con.execute("UPDATE STEP_TIME SET endNs = ?", (cut - 10_000,))
+        con.execute("INSERT INTO STEP_TIME VALUES (51, ?, ?)", (cut - 5_000, end))
+        mark = string_id(con, "ProfilerStep#50")
+        row = list(con.execute("SELECT * FROM PYTORCH_API WHERE name = ?", (mark,)).fetchone())
+        assert con.execute("UPDATE PYTORCH_API SET endNs = ? WHERE name = ?", (str(cut - 10_000), mark)).rowcount == 1
+        row[0], row[1], row[4] = str(cut - 5_000), str(end), string_id(con, "ProfilerStep#51")
+        con.execute(f"INSERT INTO PYTORCH_API VALUES ({', '.join('?' * len(row))})", row)
+        con.commit()
+    finally:
+        con.close()
+
+
+def test_npu_db_step_regression_shows_in_its_step_only(samples, tmp_path):
+    """The level-1 DB export cut in two steps where the optimizer's zero_grad starts (no task runs across it), its
+    first MaxPool task (step 50) +50 us into the idle time after it (TASK; OVERLAP_ANALYSIS: its computing window
+    grows, the free window after it shrinks). A DB export limits every sheet and the time breakdown to the step
+    (reference-1 §7.1): at step 50 Vector, computing, KernelCompare and the MaxPool module +50 us, free -50 us, the
+    step's E2E (its tasks' span) unchanged; at step 51 every sheet equals the base's own."""
+    src = samples / NPU_DB / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db"
+    ((cut,),) = sql(src, "SELECT CAST(p.startNs AS INTEGER) FROM PYTORCH_API p JOIN STRING_IDS s ON s.id = p.name "
+                         "WHERE s.value LIKE 'Optimizer.zero_grad#%'")
+    assert sql(src, "SELECT COUNT(*) FROM TASK WHERE startNs < ? AND endNs > ?", (cut, cut - 10_000)) == [(0,)]
+    ((start, end),) = sql(src, "SELECT t.startNs, t.endNs FROM TASK t JOIN COMPUTE_TASK_INFO c USING (globalTaskId) "
+                               "JOIN STRING_IDS s ON s.id = c.opType WHERE s.value = 'MaxPoolWithArgmaxV1' "
+                               "ORDER BY t.startNs LIMIT 1")
+    ((free,),) = sql(src, "SELECT endNs - startNs FROM OVERLAP_ANALYSIS WHERE type = 3 AND startNs = ?", (end,))
+    ns = 50_000
+    assert end < cut and free > ns
+    sides = {}
+    for name, edits in (("base", ()), ("slow", (
+            f"UPDATE TASK SET endNs = endNs + {ns} WHERE startNs = {start}",
+            f"UPDATE OVERLAP_ANALYSIS SET endNs = endNs + {ns} WHERE type = 0 AND endNs = {end}",
+            f"UPDATE OVERLAP_ANALYSIS SET startNs = startNs + {ns} WHERE type = 3 AND startNs = {end}"))):
+        side = tmp_path / name / "rank0_ascend_pt"
+        shutil.copytree(samples / NPU_DB, side)
+        db = side / "ASCEND_PROFILER_OUTPUT" / src.name
+        edited_copy(src, db, *edits)
+        _db_steps_split(db, cut)
+        sides[name] = str(side)
+    ((s50, e50),) = sql(db, "SELECT startNs, endNs FROM STEP_TIME WHERE id = 50")
+    ((span,),) = sql(src, "SELECT MAX(endNs) - MIN(startNs) FROM TASK WHERE startNs BETWEEN ? AND ?", (s50, e50))
+    res = compare(sides["base"], sides["slow"], base_step=50, comparison_step=50, enable_profiling_compare=True,
+                  enable_operator_compare=True, enable_kernel_compare=True)
+    om = res.sheet("OverallMetrics")
+    assert {k.strip(): v for k, v in _changed(om, "Index", ("Duration(ms)", "Duration(ms).1")).items()} == {
+        "Computing Time": 0.05, "Vector": 0.05, "Vector (No Trans)": 0.05, "Free Time": -0.05, "Free": -0.05}
+    e2e = om.set_index(om["Index"].str.strip()).loc["E2E Time", ["Duration(ms)", "Duration(ms).1"]].tolist()
+    assert e2e == [span / 1e6] * 2  # the step's tasks' span, not the profile's
+    assert _waterfall(res) == {"Vector": ns, "Free: Other": -ns}
+    assert _changed(res.sheet("KernelCompare"), "Kernel", ("Total Duration(us)", "Total Duration(us).1")) == {
+        "MaxPoolWithArgmaxV1": 50.0}
+    assert res.contributors[["Name", "Diff(ms)"]].values.tolist() == [["DistributedDataParallel.forward", 0.05]]
+    other = compare(sides["base"], sides["slow"], base_step=51, comparison_step=51)
+    same = compare(sides["base"], sides["base"], base_step=51, comparison_step=51)
+    assert other.sheet_names == same.sheet_names and "OverallMetrics" in other.sheet_names
+    for name in other.sheet_names:
+        if name != "Summary":
+            assert other.sheet(name).equals(same.sheet(name)), name
+    assert not _waterfall(other) and not len(other.contributors)
+
+
+def test_two_regressions_at_once_are_each_attributed_and_add_up(samples, tmp_path):
+    """Three edits of the level-1 text export at once: the first MaxPool kernel (in DistributedDataParallel.forward)
+    +50 us and the LogSoftmax kernel (in the loss) +150 us, each into the idle time after it, and 300 us of idle
+    device time inserted in the longest idle stretch before the all-reduce (every later device event 300 us later).
+    The waterfall: Vector +0.200 ms, Free +0.100 ms, E2E +0.300 ms, the steps adding up to it to the ns; the
+    operator contributors share the operators' +0.200 ms as 150 : 50 (75 %, 25 %), the kernel sheet moves the two
+    kernels' rows only; swapped, every figure changes sign."""
+    one, two, gap = Decimal(50), Decimal(150), Decimal(300)
+    tmp = tmp_path / "tmp" / "rank0_ascend_pt"
+    shutil.copytree(samples / NPU_TEXT, tmp)
+    pool, _ = _first_kernel(tmp, "MaxPoolWithArgmaxV1")
+    soft, _ = _first_kernel(tmp, "LogSoftmaxV2")
+    _text_kernel_lengthened(tmp, pool, one)
+    _text_kernel_lengthened(tmp, soft, two)
+    events = json.loads((samples / NPU_TEXT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_bytes(),
+                        parse_float=Decimal)
+    process = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
+    first_comm = min(Decimal(e["ts"]) for e in events if e.get("ph") == "X" and process[e["pid"]] == "HCCL")
+    idle = max((e for e in events if e.get("ph") == "X" and process[e["pid"]] == "Overlap Analysis"
+                and e["name"] == "Free" and Decimal(e["ts"]) + e["dur"] < first_comm), key=lambda e: e["dur"])
+    slow = tmp_path / "slow" / "rank0_ascend_pt"
+    grown = _device_time_inserted(tmp, slow, Decimal(idle["ts"]) + idle["dur"] / 2, gap)
+    assert grown == ["Overlap Analysis: Free"]  # the gap lies in idle time only
+    for sign, (base, comp) in ((1, (samples / NPU_TEXT, slow)), (-1, (slow, samples / NPU_TEXT))):
+        res = compare(str(base), str(comp))
+        ns = {k: sign * int(v * 1000) for k, v in {"Vector": one + two, "Free: Other": gap - one - two}.items()}
+        wf = _waterfall(res)
+        assert wf == {**ns, "Comparison E2E": sign * int(gap * 1000)}
+        assert sum(v for k, v in wf.items() if k != "Comparison E2E") == wf["Comparison E2E"]  # the steps add up
+        contrib = {r["Name"]: (r["Diff(ms)"], pytest.approx(r["Share"])) for _, r in res.contributors.iterrows()}
+        assert contrib == {"aten::cross_entropy_loss": (sign * float(two) / 1000, float(two / (one + two))),
+                           "DistributedDataParallel.forward": (sign * float(one) / 1000, float(one / (one + two)))}
+        assert res.contributors["Name"].tolist()[0] == "aten::cross_entropy_loss"  # ranked by the size of the change
+        assert _changed(res.sheet("KernelCompare"), "Kernel", ("Total Duration(us)", "Total Duration(us).1")) == {
+            "MaxPoolWithArgmaxV1": sign * float(one), "LogSoftmaxV2": sign * float(two)}
