@@ -790,7 +790,7 @@ def test_step_wrapper_held_figures_only_on_a_side_that_lists_it(samples):
     assert listed.loc["execute_diffusion_1_256x256", "Comparison(ms)"] == 0
     (summary,) = [s for s in res.sheets if s.name == "Summary"]
     assert [s for s, _h, _t in summary.outside_held["execute_diffusion_1_256x256"]] == ["base"]
-    line = outside_modules_line(summary.outside_modules, summary.outside_held, summary.around_modules)
+    line = outside_modules_line(summary.outside_modules, summary.outside_held)
     assert "of its 0.000 ms" not in line
     # the line above the module contributors (console, workbook, JSON) reads the same figures
     from msprof_compare.compare.summary import module_contributors_note

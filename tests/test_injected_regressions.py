@@ -37,9 +37,10 @@ from pathlib import Path
 import pytest
 from dbutil import edited_copy, sql, string_id  # tests/ is on sys.path (rootdir import mode)
 from spans import union
+from xlsxutil import read_xlsx
 
 from msprof_compare.api import compare
-from msprof_compare.compare.summary import module_contributors_note, outside_modules_line
+from msprof_compare.compare.summary import module_contributors_note
 from msprof_compare.report.summary_console import render_explain
 
 ALEXNET = Path(__file__).resolve().parent / "data" / "kineto" / \
@@ -51,6 +52,12 @@ _MAXPOOL = "max_pool_forward_nchw"
 
 def _rows(frame, column: str = "Index") -> dict:
     return {str(k).strip(): r for k, r in zip(frame[column], frame.itertuples(index=False), strict=True)}
+
+
+def _summary_lines(res, tmp_path: Path, name: str) -> list[str]:
+    """Column A's words on the Summary sheet of ``res``'s workbook (the rows under the tables are merged from A)."""
+    rows = read_xlsx(res.to_excel(str(tmp_path / name)), sheet_name="Summary", header=None)
+    return [v for v in rows.iloc[:, 0].tolist() if isinstance(v, str)]
 
 
 def _changed(frame, key: str, cols: tuple[str, str]) -> dict[str, float]:
@@ -118,12 +125,8 @@ def test_gpu_kernel_made_longer_is_attributed_to_its_category_operator_and_modul
     (own,) = ops[ops["Operator Name"] == "DistributedDataParallel.forward"].itertuples(index=False)
     assert (own[6], own[10]) == (0, 0)  # its own row: the time is in the modules run inside it
     (summary,) = [s for s in res.sheets if s.name == "Summary"]
-    assert summary.outside_modules == [] and summary.around_modules == ["DistributedDataParallel.forward"]
-    assert outside_modules_line(summary.outside_modules, summary.outside_held, summary.around_modules) == (
-        "Run around modules from inside one (so its own row on the module sheets holds only the kernels launched "
-        "outside those modules), whose rows hold this much of its time: DistributedDataParallel.forward (all of "
-        "it); --disable_module writes every operator's row (OperatorCompareStatistic).")
-    # and the module contributors open it up: the three module rows that grew, with their kernels' own figures
+    assert summary.outside_modules == []
+    # the module contributors open it up: the three module rows that grew, with their kernels' own figures
     mods = res.module_contributors
     path = "/ DistributedDataParallel_0/ AlexNet_0/ Sequential_0/ MaxPool2d_{} > aten::max_pool2d"
     assert mods["Name"].tolist() == [path.format(i) for i in range(3)]
@@ -134,6 +137,10 @@ def test_gpu_kernel_made_longer_is_attributed_to_its_category_operator_and_modul
     assert module_contributors_note(mods) == (
         "The module rows hold all of the time of DistributedDataParallel.forward, which runs modules: the module "
         "contributors rank all module rows by their change, its own among them")
+    # the Summary sheet names it in its contributor row and that lead alone: no row under the contributors says it
+    # again (its own module row holds only what it launched outside AlexNet_0)
+    assert [v for v in _summary_lines(res, tmp_path, "maxpool") if "DistributedDataParallel.forward" in v] == [
+        "DistributedDataParallel.forward", f"{module_contributors_note(mods)}:"]
     assert not res.memory_contributors.shape[0] and res.sheet("ApiCompare")["Total Duration(ms)"].equals(
         res.sheet("ApiCompare")["Total Duration(ms).1"])
 
@@ -628,18 +635,17 @@ def test_op_around_modules_inside_one_is_named_with_the_module_rows_part(samples
     rows = stat[stat["Operator Name"] == _QK_NORM]
     assert round(rows["Device Self Time(ms)"].sum(), 6) == round(own, 6)  # 3.389917, on both sides
     assert not rows["Device Self Time Diff(ms)"].any()
-    (summary,) = [s for s in res.sheets if s.name == "Summary"]
-    assert summary.around_modules == [_QK_NORM]
     total = nested + own
-    assert [(s, round(h, 6), round(t, 6)) for s, h, t in summary.outside_held[_QK_NORM]] == [
+    ((_, wrapping),) = res.module_contributors.attrs["wrapping"]
+    assert [(s, round(h, 6), round(t, 6)) for s, h, t in wrapping] == [
         ("base", round(nested, 6), round(total, 6)), ("comparison", round(nested + 0.1, 6), round(total + 0.1, 6))]
-    line = outside_modules_line(summary.outside_modules, summary.outside_held, summary.around_modules)
-    assert f"{_QK_NORM} (base {nested:.3f} of its {total:.3f} ms, comparison {nested + 0.1:.3f} of its " \
-           f"{total + 0.1:.3f} ms)" in line and line.startswith("Run around modules from inside one")
-    # the console's, the workbook's and the JSON's line above the module contributors gives the same figures
-    assert module_contributors_note(res.module_contributors).startswith(
+    # the console's, the workbook's and the JSON's line above the module contributors gives those figures, and the
+    # workbook names it nowhere else but in its contributor row
+    note = module_contributors_note(res.module_contributors)
+    assert note.startswith(
         f"The module rows hold part of the time of {_QK_NORM} (base {nested:.3f} of its {total:.3f} ms, comparison "
         f"{nested + 0.1:.3f} of its {total + 0.1:.3f} ms), which runs modules")
+    assert [v for v in _summary_lines(res, tmp_path, "qk") if _QK_NORM in v] == [_QK_NORM, f"{note}:"]
     (name, diff), = res.module_contributors[["Name", "Diff(ms)"]].values.tolist()
     assert "/ RMSNorm_" in name and diff == 0.1
 
@@ -648,9 +654,8 @@ def test_op_around_modules_inside_one_is_named_with_the_module_rows_part(samples
     assert res.contributors[["Name", "Diff(ms)"]].values.tolist() == [[_QK_NORM, 0.1]]
     stat = res.sheet("ModuleCompareStatistic")
     assert round(stat[stat["Operator Name"] == _QK_NORM]["Device Self Time Diff(ms)"].sum(), 6) == 0.1
-    (summary,) = [s for s in res.sheets if s.name == "Summary"]
-    assert summary.around_modules == [] and _QK_NORM not in summary.outside_held
     assert not len(res.module_contributors) and not module_contributors_note(res.module_contributors)
+    assert [v for v in _summary_lines(res, tmp_path, "qk_own") if _QK_NORM in v] == [_QK_NORM]
 
 
 # --------------------------------------------------------------------------- NPU: one step of two slower

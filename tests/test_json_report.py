@@ -458,8 +458,8 @@ def test_every_json_figure_is_the_workbook_cell(samples, tmp_path, pair):
         for i, row in enumerate(summary["contributors"]):
             assert all(_same_cell(row[k], ws.cell(first + i, j + 1).value) for j, k in enumerate(keys)), i
         note = ws.cell(first + len(summary["contributors"]), 1).value
-        if str(note).startswith(("Not on the module sheets: ", "Outside every module but run around modules",
-                                 "Run around modules from inside one")):  # the workbook's own row (no JSON twin)
+        if str(note).startswith(("Not on the module sheets: ", "Outside every module but run around modules")):
+            # the workbook's own row (no JSON twin)
             note = None
         assert note == (f"Note: {summary['contributors_note']}." if summary["contributors_note"] else None)
         first = titles["Validity checks"] + 2

@@ -678,12 +678,8 @@ class SummarySheet(Sheet):
     verdict: str = ""
     #: operator-level contributors on no sheet (the workbook shows the module sheets), said under their table
     outside_modules: list[str] = field(default_factory=list)
-    #: of those, the ones with modules run inside them: name -> [(side, ms the module rows hold, its ms)]; also
-    #: the figures of ``around_modules``
+    #: of those, the ones with modules run inside them: name -> [(side, ms the module rows hold, its ms)]
     outside_held: dict[str, list[tuple[str, float, float]]] = field(default_factory=dict)
-    #: operator-level contributors with a row of their own on the module sheets that holds only the kernels launched
-    #: outside the modules run inside them, which hold more of their change (DDP's ``DistributedDataParallel.forward``)
-    around_modules: list[str] = field(default_factory=list)
     #: the run's "contributor_communication" frame (None: no listed contributor holds communication)
     communication: pd.DataFrame | None = None
     #: the run's "module_contributors" frame (None: no listed contributor runs modules that hold its time)
@@ -801,23 +797,20 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
     communication_summary.build(ctx, sheets or [])
     memory_summary.build(ctx, sheets or [])
     outside: list[str] = []
-    around: list[str] = []
-    held: dict[str, list[tuple[str, float, float]]] = {}
+    outside_held: dict[str, list[tuple[str, float, float]]] = {}
     if op_rows is not None and sheets:
         outside = _outside_modules(contrib, sheets)
         own = _own_module_rows(contrib, sheets)
         held = _held_inside(ctx, contrib, outside + list(own))
-        inside = _around_modules(own, held)
-        around = list(inside)
-        held = {n: f for n, f in held.items() if n in outside} | inside
-        modules = _module_contributors(contrib, sheets, outside, around, held)
+        outside_held = {n: f for n, f in held.items() if n in outside}
+        modules = _module_contributors(contrib, sheets, outside_held | _around_modules(own, held))
         if modules is not None:
             ctx.frames["module_contributors"] = modules
     if not len(wf) or not sheets:  # alone, a Summary would turn a run without any sheet into a workbook
         return []
     sheet = summary_sheet(ctx, wf, contrib, guard)
     sheet.communication = comm
-    sheet.outside_modules, sheet.around_modules, sheet.outside_held = outside, around, held
+    sheet.outside_modules, sheet.outside_held = outside, outside_held
     sheet.module_contributors = ctx.frames.get("module_contributors")
     return [sheet]
 
@@ -1000,15 +993,16 @@ def _held_inside(ctx: RunContext, contrib: pd.DataFrame, names: list[str]) -> di
     return out
 
 
-def _module_contributors(contrib: pd.DataFrame, sheets: list[Sheet], outside: list[str], around: list[str],
+def _module_contributors(contrib: pd.DataFrame, sheets: list[Sheet],
                          held: dict[str, list[tuple[str, float, float]]]) -> pd.DataFrame | None:
     """The module-operator rows of ModuleCompareStatistic that explain its change, when an operator-level
     contributor runs modules whose rows hold its time (None otherwise). Under DDP every forward regression has one
     operator-level contributor, ``DistributedDataParallel.forward`` (a top-layer op, reference-2 §2.3), and the
     console said no more: AlexNet with MaxPool2d's three forward kernels 30 us longer each read
     ``DistributedDataParallel.forward +0.090``, while the module rows say which three ops in which modules grew.
-    ``attrs["wrapping"]``: those contributors with the figures ``_held_figures`` words."""
-    wrapping = [n for n in contrib["Name"].tolist() if n in held and (n in around or n in outside)]
+    ``held``: those contributors (outside every module, ``_held_inside``; with a row of their own,
+    ``_around_modules``) with their figures, kept in contributor order as ``attrs["wrapping"]`` for the lead."""
+    wrapping = [n for n in contrib["Name"].tolist() if n in held]
     if not wrapping:
         return None
     found = _level_rows([s for s in sheets if s.name == "ModuleCompareStatistic"])
@@ -1052,16 +1046,14 @@ def _held_figures(figures: list[tuple[str, float, float]]) -> str:
     return ", ".join(f"{side} {h:.3f} of its {t:.3f} ms" for side, h, t in figures)
 
 
-def outside_modules_line(outside: list[str], held: dict[str, list[tuple[str, float, float]]],
-                         inside: list[str] | tuple[str, ...] = ()) -> str:
-    """The Summary sheet's row under the contributors on the ones no module row names, or names with only part of
-    their time ("" for none). Those outside every module whose time is on no module row (an all-reduce under
-    AccumulateGrad) are only in OperatorCompareStatistic (``--disable_module``); those run around modules (a step
-    annotation around the model's forward, a backward op around its backward module) are named apart, with how
-    much of their time the module rows hold: "outside every module" alone read as if that time were missing from
-    the module sheets. ``inside`` (``_around_modules``) run around modules from within one, so their own rows
-    read only the kernels launched outside those modules: named with the part of their time those modules' rows
-    hold, as their rows alone looked unchanged where the modules inside them changed."""
+def outside_modules_line(outside: list[str], held: dict[str, list[tuple[str, float, float]]]) -> str:
+    """The Summary sheet's row under the contributors on the ones no module row names ("" for none). Those
+    outside every module whose time is on no module row (an all-reduce under AccumulateGrad) are only in
+    OperatorCompareStatistic (``--disable_module``); those run around modules (a step annotation around the
+    model's forward, a backward op around its backward module) are named apart, with how much of their time the
+    module rows hold: "outside every module" alone read as if that time were missing from the module sheets.
+    Where the module contributors open such a contributor up, their lead says that instead (the caller leaves it
+    out here); those run around modules from inside one always are (``_around_modules``)."""
     missing = [n for n in outside if n not in held]
     around = [n for n in outside if n in held]
     parts = []
@@ -1075,15 +1067,6 @@ def outside_modules_line(outside: list[str], held: dict[str, list[tuple[str, flo
         its = "its" if len(around) == 1 else "their"
         parts.append(f"{'o' if parts else 'O'}utside every module but run around modules, whose rows hold this much "
                      f"of {its} time: {shown}{more}")
-    inside = [n for n in inside if n in held]
-    if inside:
-        one = len(inside) == 1
-        shown = ", ".join(f"{term_safe(n)} ({_held_figures(held[n])})" for n in inside[:3])
-        more = f", ... ({len(inside)} in all)" if len(inside) > 3 else ""
-        its = "its" if one else "their"
-        parts.append(f"{'r' if parts else 'R'}un around modules from inside one (so {its} own row{'' if one else 's'} "
-                     f"on the module sheets hold{'s' if one else ''} only the kernels launched outside those modules), "
-                     f"whose rows hold this much of {its} time: {shown}{more}")
     if not parts:
         return ""
     return "; ".join(parts) + "; --disable_module writes every operator's row (OperatorCompareStatistic)."
