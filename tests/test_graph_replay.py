@@ -748,13 +748,17 @@ def test_no_module_coverage_row_where_both_sides_miss_alike(samples):
     assert "module sheets coverage" not in res.guards["Check"].tolist()
 
 
-def test_step_wrapper_outside_every_module_says_what_the_module_rows_hold(samples):
+def test_step_wrapper_outside_every_module_says_what_the_module_rows_hold(samples, tmp_path):
     """The Summary's row on contributors that no module row names said of vLLM's piecewise step annotation "it is
     outside every module", as if its 156.086 ms were missing from the module sheets, where the model's modules run
     inside it hold 156.000 ms of it (session-41 audit). Figures from the raw JSON: kernels and copies launched
     inside an nn.Module frame (every op of the trace lies inside the annotation) and all launched ones. Swapped
-    sides give the base's figures; an op around no module (pair 1's AccumulateGrad) keeps the old words."""
-    from msprof_compare.compare.summary import outside_modules_line
+    sides give the base's figures; an op around no module (pair 1's AccumulateGrad) keeps the old words. Here a
+    module row changed (the graph launch), so the module contributors' lead gives those figures and the sheet's
+    row leaves the annotation out (said once); the row's own words are for a run where no module row changed."""
+    from xlsxutil import read_xlsx
+
+    from msprof_compare.compare.summary import module_contributors_note, outside_modules_line
 
     held, total = _module_held(_events(samples / PIECEWISE))
     assert (held, total) == (155_999_669, 156_085_905)
@@ -763,13 +767,55 @@ def test_step_wrapper_outside_every_module_says_what_the_module_rows_hold(sample
         res = compare(*(str(samples / p) for p in sides))
         (summary,) = [s for s in res.sheets if s.name == "Summary"]
         assert summary.outside_modules == [name]
+        figures = f"({side} {held / 1e6:.3f} of its {total / 1e6:.3f} ms)"
+        note = module_contributors_note(res.module_contributors)
+        assert note.startswith(f"The module rows hold part of the time of {name} {figures}, which runs modules")
+        cells = read_xlsx(res.to_excel(str(tmp_path / side)), sheet_name="Summary", header=None).iloc[:, 0].tolist()
+        cells = cells[:next(i for i, v in enumerate(cells) if str(v).startswith("Validity checks"))]  # not the charts'
+        # its contributor row, the lead (the note on step wrappers names it too, for the --op_name_map entry)
+        assert [v for v in cells if isinstance(v, str) and name in v and not v.startswith("Note: ")] == [
+            name, f"{note}:"]
         assert outside_modules_line(summary.outside_modules, summary.outside_held) == (
-            "Outside every module but run around modules, whose rows hold this much of its time: "
-            f"{name} ({side} {held / 1e6:.3f} of its {total / 1e6:.3f} ms); --disable_module writes every "
+            f"Outside every module but run around modules, whose rows hold this much of its time: {name} {figures}; "
+            "--disable_module writes every "
             "operator's row (OperatorCompareStatistic).")
     assert outside_modules_line(["AccumulateGrad"], {}) == (
         "Not on the module sheets: AccumulateGrad (it is outside every module); --disable_module writes every "
         "operator's row (OperatorCompareStatistic).")
+
+
+def test_step_wrapper_with_no_module_row_changed_is_named_in_the_row_under_the_contributors(samples, tmp_path):
+    """Where the annotation's change is outside every module (a kernel it launches outside the model's forward
+    2 us longer, into the idle time after it), no module row moves, so there are no module contributors and the
+    Summary sheet's row under the contributors says how much of its time the module rows hold (the figures from the
+    raw JSON, as above): the one place the workbook says it then."""
+    from xlsxutil import read_xlsx
+
+    raw = gzip.open(samples / PIECEWISE).read().decode()
+    events = json.loads(raw, parse_float=Decimal)["traceEvents"]
+    held, total = _module_held(events)
+    frames = [(e["tid"], e["ts"], e["ts"] + e["dur"]) for e in events
+              if e.get("cat") == "python_function" and e["name"].startswith("nn.Module: ")]
+    calls = {e["args"]["correlation"]: e for e in events
+             if e.get("ph") == "X" and e.get("cat") in RUNTIME and "correlation" in e.get("args", {})}
+    kernels = sorted((e for e in events if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")),
+                     key=lambda e: e["ts"])
+    outside = [i for i, e in enumerate(kernels) if e["cat"] == "kernel" and e["args"].get("correlation") in calls
+               and not any(t == calls[e["args"]["correlation"]]["tid"] and lo <= calls[e["args"]["correlation"]]["ts"]
+                           <= hi for t, lo, hi in frames)]
+    k = next(kernels[i] for i in outside if kernels[i + 1]["ts"] - kernels[i]["ts"] - kernels[i]["dur"] > 2)
+    old = f'"ts": {k["ts"]}, "dur": {k["dur"]},'
+    assert raw.count(old) == 1
+    (tmp_path / "longer.json").write_text(raw.replace(old, f'"ts": {k["ts"]}, "dur": {k["dur"] + 2},'))
+    (name,) = [e["name"] for e in events if e.get("cat") == "user_annotation"]
+    res = compare(str(samples / PIECEWISE), str(tmp_path / "longer.json"))
+    assert res.contributors[["Name", "Diff(ms)"]].values.tolist() == [[name, 0.002]]
+    assert not len(res.module_contributors)
+    cells = read_xlsx(res.to_excel(str(tmp_path)), sheet_name="Summary", header=None).iloc[:, 0].tolist()
+    assert [v for v in cells if str(v).startswith("Outside every module")] == [
+        f"Outside every module but run around modules, whose rows hold this much of its time: {name} (base "
+        f"{held / 1e6:.3f} of its {total / 1e6:.3f} ms, comparison {held / 1e6:.3f} of its {total / 1e6 + 0.002:.3f} "
+        "ms); --disable_module writes every operator's row (OperatorCompareStatistic)."]
 
 
 def test_step_wrapper_held_figures_only_on_a_side_that_lists_it(samples):
