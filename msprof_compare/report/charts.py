@@ -169,6 +169,20 @@ def _wrapped_rows(wb: Any, ws: Any, sheet: Sheet, row: int, lines: list[str]) ->
     return row
 
 
+def _contributor_table(wb: Any, ws: Any, row: int, title: str, frame: pd.DataFrame,
+                       widths: list[float] | None = None) -> int:
+    """A contributors frame (``summary.CONTRIBUTOR_COLUMNS``) as the Summary sheet's table: name, the figures,
+    rank last; with ``widths`` (the sheet's column widths) the names wrap, each row as tall as they need. The
+    operator and the module contributors share it, so both read alike."""
+    at_name, at_base, at_comp, at_diff, at_share, at_cum, at_rank = (_position(frame, c) for c in (
+        "Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share", "Rank"))
+    rows = [[r[at_name], r[at_base], r[at_comp], r[at_diff], r[at_share], r[at_cum], int(r[at_rank])]
+            for r in _tuples(frame)]
+    return _table(wb, ws, row, title,
+                  ["Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share", "Rank"], rows,
+                  ["text+wrap" if widths else "text", "float", "float", "float", "ratio", "ratio", "text"], widths)
+
+
 def _guard_styles(values: list[Any]) -> list[str]:
     """Rates (floats) as percentages, counts (ints) as integers, words as text; a warned row is red.
     Base / Comparison words wrap: those columns are the waterfall's, 16 and 14 characters wide, and a setting
@@ -209,20 +223,13 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
     row = HEADER_ROWS + n + 1
     verdict = getattr(sheet, "verdict", "")
     if verdict:  # in words, on the blank row under the waterfall, within its columns (the chart is to the right)
-        text = f"{verdict}."
-        ws.set_row(row - 1, _ROW_HEIGHT * _wrapped_lines(text, sum(c.width for c in sheet.columns)))
-        ws.merge_range(row - 1, 0, row - 1, len(sheet.columns) - 1, text, _fmt(wb, "text+wrap"))
-        row += 1
+        row = _wrapped_rows(wb, ws, sheet, row, [f"{verdict}."])
 
     if len(contrib):
         level = str(contrib["Level"].iloc[0])
-        at_name, at_share, at_rank = (_position(contrib, c) for c in ("Name", "Share", "Rank"))
-        rows = [[r[at_name], r[3], r[4], r[5], r[at_share], r[7], int(r[at_rank])] for r in _tuples(contrib)]
         note = unexplained_note(contrib, wf, getattr(sheet, "communication", None))
-        row = _table(wb, ws, row, f"Top contributors ({level} level; {coverage_text(contrib)} "
-                     f"of {share_basis(level)}, not of the E2E change)",
-                     ["Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share", "Rank"],
-                     rows, ["text", "float", "float", "float", "ratio", "ratio", "text"])
+        row = _contributor_table(wb, ws, row, f"Top contributors ({level} level; {coverage_text(contrib)} "
+                                 f"of {share_basis(level)}, not of the E2E change)", contrib)
         lines = [f"Note: {note}."] if note else []
         # a row of its own: the note above is the console's and the JSON's, this one the workbook's
         modules = getattr(sheet, "module_contributors", None)
@@ -243,15 +250,12 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
             # a sixth of the size; every row stays in ModuleCompareStatistic, the JSON and the API
             shown = modules.head(CONSOLE_TOP)
             first = f"; the first {len(shown)} shown" if len(shown) < len(modules) else ""
-            rows = [[r[at_name], r[3], r[4], r[5], r[at_share], r[7], int(r[at_rank])] for r in _tuples(shown)]
             # names wrap within column A: "module path > operator" runs past its 72 characters (104 for a
             # backward Conv2d row of the DB pair, all 113 rows of SGLang's), and cut at column B's figure the
             # operator at its end was hidden, so that two Conv2d rows read alike
-            row = _table(wb, ws, row, f"Top module contributors ({level} level; {coverage_text(modules)} "
-                         f"of {share_basis(level)}{first})",
-                         ["Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share", "Rank"],
-                         rows, ["text+wrap", "float", "float", "float", "ratio", "ratio", "text"],
-                         [c.width for c in sheet.columns])
+            row = _contributor_table(wb, ws, row, f"Top module contributors ({level} level; "
+                                     f"{coverage_text(modules)} of {share_basis(level)}{first})", shown,
+                                     [c.width for c in sheet.columns])
     rows = [list(r) for r in _tuples(guard)]  # never empty: five checks are always made
     # under the chart, whose rows end at the latest where rows of the default height end: a check's Detail runs
     # on to the right of its column, and beside the chart the chart hid it
