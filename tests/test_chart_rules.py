@@ -766,9 +766,16 @@ def test_module_contributors_lead_gives_the_held_part_after_the_name(tmp_path_fa
     held = tops["Device Total Time(ms).1"].sum()
     total = result.contributors["Comparison(ms)"].iloc[0]
     assert round(held, 3) == 156.0 and round(total, 3) == 156.086
-    assert module_contributors_note(result.frames["module_contributors"]) == (
+    note = module_contributors_note(result.frames["module_contributors"])
+    assert note == (
         f"The module rows hold part of the time of {name} (comparison {held:.3f} of its {total:.3f} ms), which runs "
         "modules: the module contributors rank all module rows by their change, its own among them")
+    # the JSON schema quotes the lead as it is written (it said "all of its time", words the lead never has)
+    import json
+
+    schema = json.loads((Path(__file__).resolve().parents[1] / "docs" / "result.schema.json").read_text())
+    described = schema["properties"]["summary"]["properties"]["module_contributors_note"]["description"]
+    assert note[:note.index(name) + len(name)].replace(name, "<name>") in described
 
 
 def test_regression_growth_is_the_exact_difference_of_the_sheet_cells(text_pair, db_pair):
