@@ -8,11 +8,14 @@ Three results, built after every other comparator ran (they read its sheets):
 * the **top contributors**: the rows of the finest statistic sheet the run has
   (operators, module operators, kernels or kernel types) that explain 80% of the absolute
   device-time change; without those sheets, the waterfall steps that explain
-  80% of the steps' absolute change ("category" level);
+  80% of the steps' absolute change ("category" level); where an operator-level
+  contributor runs modules whose rows hold its time (DDP's forward, a step
+  annotation), the **module contributors**: the ModuleCompareStatistic operator
+  rows that explain 80% of those rows' change (``_module_contributors``);
 * the **validity guards** (``checks.guards``): can the two sides be compared, and
   how should the figures be read.
 
-They land in ``ctx.frames["waterfall" | "contributors" | "guards"]`` and in the
+They land in ``ctx.frames["waterfall" | "contributors" | "module_contributors" | "guards"]`` and in the
 ``Summary`` sheet (placed first in the workbook by ``api.run_comparators``); the communication and memory
 counterparts of the contributors (``communication_summary``, ``memory_summary``) in
 ``ctx.frames["communication_contributors" | "communication" | "memory_contributors" | "memory"]``.
@@ -744,7 +747,7 @@ def _waterfall_of(pair: tuple[Breakdown, Breakdown] | None) -> pd.DataFrame:
 
 
 def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
-    """Fill ``ctx.frames`` with waterfall / contributors / guards and return the Summary sheet.
+    """Fill ``ctx.frames`` with waterfall / contributors / module contributors / guards and return the Summary sheet.
 
     ``sheets`` are the sheets the other comparators produced (the contributors
     are read from them); the API passes them, since this comparator runs last.
