@@ -662,8 +662,8 @@ def test_contributors_on_no_sheet_are_named(text_pair, db_pair, tmp_path_factory
         "it), ... (5 in all); the module contributors rank all module rows by their change, theirs among them:")
     # "all": rows of modules none of the 5 runs are listed too, as the optimizer's (Optimizer.step#SGD.step, a
     # contributor on the module sheets, runs no module), so the lead cannot say the table holds only theirs
-    wrapping = [n for n, _ in db_result.module_contributors.attrs["wrapping"]]
-    assert len(wrapping) == 5 and "Optimizer.step#SGD.step" not in wrapping
+    runners = [n for n, _ in db_result.module_contributors.attrs["runs_modules"]]
+    assert len(runners) == 5 and "Optimizer.step#SGD.step" not in runners
     assert "/Optimizer.step#SGD.step > aten::_foreach_add" in db_result.module_contributors["Name"].tolist()
     # the module contributors, recomputed from the workbook's ModuleCompareStatistic cells: its operator rows
     # (not [ TOTAL ]) by |comparison - base Device Self Time|, largest first (ties in sheet order), until 80 %

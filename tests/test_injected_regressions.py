@@ -636,8 +636,8 @@ def test_op_around_modules_inside_one_is_named_with_the_module_rows_part(samples
     assert round(rows["Device Self Time(ms)"].sum(), 6) == round(own, 6)  # 3.389917, on both sides
     assert not rows["Device Self Time Diff(ms)"].any()
     total = nested + own
-    ((_, wrapping),) = res.module_contributors.attrs["wrapping"]
-    assert [(s, round(h, 6), round(t, 6)) for s, h, t in wrapping] == [
+    ((_, figures),) = res.module_contributors.attrs["runs_modules"]
+    assert [(s, round(h, 6), round(t, 6)) for s, h, t in figures] == [
         ("base", round(nested, 6), round(total, 6)), ("comparison", round(nested + 0.1, 6), round(total + 0.1, 6))]
     # the console's, the workbook's and the JSON's line above the module contributors gives those figures, and the
     # workbook names it nowhere else but in its contributor row

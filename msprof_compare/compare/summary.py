@@ -1004,9 +1004,9 @@ def _module_contributors(contrib: pd.DataFrame, sheets: list[Sheet],
     console said no more: AlexNet with MaxPool2d's three forward kernels 30 us longer each read
     ``DistributedDataParallel.forward +0.090``, while the module rows say which three ops in which modules grew.
     ``held``: those contributors (outside every module, ``_held_inside``; with a row of their own,
-    ``_around_modules``) with their figures, kept in contributor order as ``attrs["wrapping"]`` for the lead."""
-    wrapping = [n for n in contrib["Name"].tolist() if n in held]
-    if not wrapping:
+    ``_around_modules``) with their figures, kept in contributor order as ``attrs["runs_modules"]`` for the lead."""
+    runners = [n for n in contrib["Name"].tolist() if n in held]
+    if not runners:
         return None
     found = _level_rows([s for s in sheets if s.name == "ModuleCompareStatistic"])
     if found is None:
@@ -1014,7 +1014,7 @@ def _module_contributors(contrib: pd.DataFrame, sheets: list[Sheet],
     frame = top_contributors(found[1], found[0])
     if not len(frame):
         return None
-    frame.attrs["wrapping"] = [(n, held[n]) for n in wrapping]
+    frame.attrs["runs_modules"] = [(n, held[n]) for n in runners]
     return frame
 
 
@@ -1024,19 +1024,19 @@ def module_contributors_note(frame: pd.DataFrame | None) -> str:
     row: the rows of modules none of them runs are in it too (DB level2 -> level1: the optimizer's
     ``/Optimizer.step#SGD.step > aten::_foreach_add``, and a backward module row under an op not listed), where
     "which of those rows changed" read as if the table held only theirs."""
-    wrapping = frame.attrs.get("wrapping") if frame is not None and len(frame) else None
-    if not wrapping:
+    runners = frame.attrs.get("runs_modules") if frame is not None and len(frame) else None
+    if not runners:
         return ""
-    if len(wrapping) == 1:
-        name, figures = wrapping[0]
+    if len(runners) == 1:
+        name, figures = runners[0]
         held = _held_figures(figures)
         # the figures after the name: "this much of the time (comparison 156.000 of its 156.086 ms) of <name>"
         # parted "the time" from its name by the figures, and a step annotation's name is 100 characters long
         share = f"all of the time of {name}" if held == "all of it" else f"part of the time of {name} ({held})"
         return (f"The module rows hold {share}, which runs modules: the module contributors rank all module rows by "
                 "their change, its own among them")
-    shown = ", ".join(f"{n} ({_held_figures(f)})" for n, f in wrapping[:3])
-    more = f", ... ({len(wrapping)} in all)" if len(wrapping) > 3 else ""
+    shown = ", ".join(f"{n} ({_held_figures(f)})" for n, f in runners[:3])
+    more = f", ... ({len(runners)} in all)" if len(runners) > 3 else ""
     return (f"The module rows hold this much of the time of the operators that run modules: {shown}{more}; the "
             "module contributors rank all module rows by their change, theirs among them")
 

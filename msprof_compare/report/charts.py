@@ -235,7 +235,7 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
         modules = getattr(sheet, "module_contributors", None)
         lead = module_contributors_note(modules)
         # a contributor the module table below opens up is not said again in the row on those off the module rows
-        opened = {n for n, _ in modules.attrs.get("wrapping", [])} if lead else set()
+        opened = {n for n, _ in modules.attrs.get("runs_modules", [])} if lead else set()
         outside = outside_modules_line([n for n in getattr(sheet, "outside_modules", []) if n not in opened],
                                        getattr(sheet, "outside_held", {}))
         if outside:
