@@ -432,7 +432,7 @@ def test_every_json_figure_is_the_workbook_cell(samples, tmp_path, pair):
     """Every cell of every sheet, the Summary's contributor and check tables (and its note) are in the JSON as
     in the xlsx of the same run, and summary.e2e / the waterfall's category totals are OverallMetrics' E2E,
     Computing, Uncovered Communication and Free Time (ms) of that workbook. Pairs 1 and 3 of reference-outputs
-    (text and DB exports, level1 -> level2); the DB pair has a contributors note."""
+    (text and DB exports, level1 -> level2); the DB pair has a contributors note and module contributors."""
     import openpyxl
 
     from msprof_compare.api import compare
@@ -462,6 +462,15 @@ def test_every_json_figure_is_the_workbook_cell(samples, tmp_path, pair):
             # the workbook's own row (no JSON twin)
             note = None
         assert note == (f"Note: {summary['contributors_note']}." if summary["contributors_note"] else None)
+        # the module contributors (DB pair: 19, the sheet shows the first 10, as the console) and their lead
+        modules = summary["module_contributors"]
+        assert ("Top module contributors" in titles) == bool(modules) == bool(summary["module_contributors_note"])
+        if modules:
+            first = titles["Top module contributors"] + 2
+            assert ws.cell(first - 4, 1).value == f"{summary['module_contributors_note']}:"
+            for i, row in enumerate(modules[:10]):
+                assert all(_same_cell(row[k], ws.cell(first + i, j + 1).value) for j, k in enumerate(keys)), i
+            assert ws.cell(first + min(len(modules), 10), 1).value is None
         first = titles["Validity checks"] + 2
         keys = ["Check", "Status", "Base", "Comparison", "Detail"]
         for i, row in enumerate(summary["guards"]):
