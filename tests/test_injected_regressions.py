@@ -137,6 +137,9 @@ def test_gpu_kernel_made_longer_is_attributed_to_its_category_operator_and_modul
     assert module_contributors_note(mods) == (
         "The module rows hold all of the time of DistributedDataParallel.forward, which runs modules: the module "
         "contributors rank all module rows by their change, its own among them")
+    # docs/differences.md quotes it (it said the line reads "all of it", the words of a lead naming several)
+    differences = " ".join((Path(__file__).resolve().parents[1] / "docs" / "differences.md").read_text().split())
+    assert f'("{module_contributors_note(mods).split(":")[0]}";' in differences
     # the Summary sheet names it in its contributor row and that lead alone: no row under the contributors says it
     # again (its own module row holds only what it launched outside AlexNet_0)
     assert [v for v in _summary_lines(res, tmp_path, "maxpool") if "DistributedDataParallel.forward" in v] == [
