@@ -16,7 +16,10 @@ records it, as the profiler would have written it, and compares the untouched in
   (SGLang's qk norm op around its RMSNorm modules);
 * one step of two slower: the level-1 text export and the level-1 DB export each cut in two steps, a MaxPool kernel
   of the first +50 us, compared at each step;
-* two kernels of two operators longer and idle time inserted elsewhere, at once (level-1 text export).
+* two kernels of two operators longer and idle time inserted elsewhere, at once (level-1 text export);
+* across vendors (base: the AlexNet GPU trace, comparison: the NPU level-1 text export of the same model): a Cube
+  MatMul kernel of one Linear 25 ms longer on the NPU side, and, with ``--op_name_map`` pairing the GPU and NPU
+  names of the dropout backward op, that op's NPU kernel longer.
 
 The expected figures are the raw files' own plus the injected amount: the injected delta must appear on the
 sheets, the waterfall and the contributors of what was edited, and every other figure must stay unchanged.
@@ -682,11 +685,12 @@ def _edit_csv(path: Path, edit) -> int:
     return n
 
 
-def _text_kernel_lengthened(export: Path, start: str, us: Decimal) -> None:
-    """Make the kernel of a text export (a copy) starting at ``start`` ``us`` longer, into the idle time after it:
-    its trace_view.json event and Overlap Analysis Computing event grow, the Free event after it starts later and
-    shrinks; kernel_details.csv's Duration grows and the next kernel's Wait Time on its stream shrinks;
-    op_statistic.csv's figures of its type follow."""
+def _text_kernel_lengthened(export: Path, start: str, us: Decimal, after: str = "Free") -> None:
+    """Make the kernel of a text export (a copy) starting at ``start`` ``us`` longer, into the idle time after it
+    (``after``: the Overlap Analysis event that follows it, "Free", or "Communication(Not Overlapped)" where a
+    collective runs on): its trace_view.json event and Overlap Analysis Computing event grow, the event after it
+    starts later and shrinks; kernel_details.csv's Duration grows and the next kernel's Wait Time on its stream
+    shrinks; op_statistic.csv's figures of its type follow."""
     out = export / "ASCEND_PROFILER_OUTPUT"
     text = (out / "trace_view.json").read_bytes().decode()
     objects = list(_objects(text))
@@ -701,8 +705,8 @@ def _text_kernel_lengthened(export: Path, start: str, us: Decimal) -> None:
     assert set(spans) == {("Ascend Hardware", "kernel"), ("Overlap Analysis", "Computing")}, spans
     busy_end = at + Decimal(str(spans[("Overlap Analysis", "Computing")][2]["dur"]))
     free = [(s, e, o) for s, e, o in objects if o.get("ph") == "X" and process.get(o["pid"]) == "Overlap Analysis"
-            and o["name"] == "Free" and Decimal(str(o["ts"])) == busy_end]
-    assert len(free) == 1 and Decimal(str(free[0][2]["dur"])) > us  # idle time to grow into
+            and o["name"] == after and Decimal(str(o["ts"])) == busy_end]
+    assert len(free) == 1 and Decimal(str(free[0][2]["dur"])) > us  # time without computing to grow into
     edits = [(s, e, re.sub(r'("dur": )([\d.]+)', lambda m: m.group(1) + f"{Decimal(m.group(2)) + us:f}",
                            text[s:e], count=1)) for s, e, _ in spans.values()]
     s, e, _ = free[0]
@@ -924,3 +928,143 @@ def test_two_regressions_at_once_are_each_attributed_and_add_up(samples, tmp_pat
         assert res.contributors["Name"].tolist()[0] == "aten::cross_entropy_loss"  # ranked by the size of the change
         assert _changed(res.sheet("KernelCompare"), "Kernel", ("Total Duration(us)", "Total Duration(us).1")) == {
             "MaxPoolWithArgmaxV1": sign * float(one), "LogSoftmaxV2": sign * float(two)}
+
+
+# --------------------------------------------------------------------------- GPU base against NPU comparison
+
+def _gpu_op_kernels_us(name: str) -> list[Decimal]:
+    """Device µs of each ``name`` cpu op of the AlexNet GPU trace, in start order, from its raw events: the kernels
+    and memcpys whose launch (cuda runtime / driver call on the op's thread, within the op) has their correlation
+    id; memsets are not counted (reference-1 §5.6: never collected)."""
+    events = json.loads(gzip.decompress(ALEXNET.read_bytes()), parse_float=Decimal)["traceEvents"]
+    device = {e["args"]["correlation"]: e for e in events if e.get("cat") in ("kernel", "gpu_memcpy")}
+    ops = sorted((e for e in events if e.get("cat") == "cpu_op" and e["name"] == name), key=lambda e: e["ts"])
+    return [sum((device[e["args"]["correlation"]]["dur"] for e in events
+                 if e.get("cat") in ("cuda_runtime", "cuda_driver") and e["tid"] == op["tid"]
+                 and op["ts"] <= e["ts"] <= op["ts"] + op["dur"] and e["args"].get("correlation") in device),
+                Decimal(0)) for op in ops]
+
+
+def test_npu_cube_kernel_against_the_gpu_run_is_attributed_to_matmul_and_the_paired_linear(samples, tmp_path):
+    """The GPU -> NPU migration pair (the H200 AlexNet trace as base, the NPU level-1 text export of the same loop as
+    comparison), with the NPU's Cube MatMulV2 kernel of the second classifier Linear (aclnnAddmm, 32x4096 by
+    4096x4096) 25 ms longer: 25 ms of device time inserted at its end, every later device event 25 ms later. Against
+    the untouched pair, only the NPU side's Matmul (Cube), Matmul, Computing and E2E move (+25 ms) on OverallMetrics
+    and the waterfall; on the module sheets only that Linear's aten::linear row (GPU: its kernels' 97.569 us from the
+    raw trace; NPU: the MatMulV2's 114.922 us + 25 ms) and its ancestors' comparison totals. The +25 ms makes
+    DistributedDataParallel.forward the second operator contributor, and the module contributors open it up to that
+    one row, paired across vendors. Swapped (NPU base, GPU comparison), every figure changes sign."""
+    us = Decimal(25000)
+    with open(samples / NPU_TEXT / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", newline="", encoding="utf-8") as fh:
+        (mm,) = [r for r in csv.DictReader(fh)
+                 if r["Type"] == "MatMulV2" and r["Input Shapes"] == '"32,4096;4096,4096;4096"']
+    assert float(mm["aicore_time(us)"]) > 0  # a Cube kernel (reference-1 §5.3)
+    npu_us = Decimal(mm["Duration(us)"])
+    slow = tmp_path / "slow" / "rank0_ascend_pt"
+    grown = _device_time_inserted(samples / NPU_TEXT, slow, Decimal(mm["Start Time(us)"].strip()) + npu_us, us)
+    assert sorted(grown) == ["Ascend Hardware: aclnnAddmm_MatMulCommon_MatMulV2", "Overlap Analysis: Computing",
+                             "kernel_details: aclnnAddmm_MatMulCommon_MatMulV2"]  # no collective runs across it
+    gpu_us = _gpu_op_kernels_us("aten::linear")[1]  # the forward's three Linears, in order: this is Linear_1
+    ms = float(us) / 1000
+
+    before = compare(str(ALEXNET), str(samples / NPU_TEXT))
+    after = compare(str(ALEXNET), str(slow))
+    wf0, wf1 = _waterfall(before), _waterfall(after)
+    assert {k: wf1.get(k, 0) - wf0.get(k, 0) for k in wf0.keys() | wf1.keys() if wf1.get(k) != wf0.get(k)} == {
+        "Matmul": int(us * 1000), "Comparison E2E": int(us * 1000)}
+    om0, om1 = _rows(before.sheet("OverallMetrics")), _rows(after.sheet("OverallMetrics"))
+    assert all(om0[k][1:4] == om1[k][1:4] for k in om0)  # the GPU side's figures: untouched
+    assert {k: round(om1[k][4] - om0[k][4], 6) for k in om0 if om1[k][4] != om0[k][4]} == {
+        "Matmul (Cube)": ms, "Matmul": ms, "Computing Time": ms, "E2E Time": ms}
+
+    def module_rows(res) -> dict:
+        stat = res.sheet("ModuleCompareStatistic")
+        return {(m.strip(), o): (b, c) for m, o, b, c in zip(stat["Module Name"], stat["Operator Name"],
+                                                              stat["Device Total Time(ms)"],
+                                                              stat["Device Total Time(ms).1"], strict=True)}
+    rows0, rows1 = module_rows(before), module_rows(after)
+    linear = "/ DistributedDataParallel_0/ AlexNet_0/ Sequential_1/ Linear_1"
+    moved = {k: round(rows1[k][1] - rows0[k][1], 6) for k in rows0 if rows1[k] != rows0[k]}
+    assert moved == {(m, "[ TOTAL ]"): ms for m in ("/ DistributedDataParallel_0", "/ DistributedDataParallel_0/ "
+                     "AlexNet_0", "/ DistributedDataParallel_0/ AlexNet_0/ Sequential_1", linear)}
+    assert all(rows1[k][0] == rows0[k][0] for k in rows0)  # no base (GPU) figure moves
+    stat = after.sheet("ModuleCompareStatistic")
+    (row,) = stat[(stat["Module Name"].str.strip() == linear) & (stat["Operator Name"] == "aten::linear")].itertuples(
+        index=False)
+    assert (row[6], row[10]) == (pytest.approx(float(gpu_us) / 1000, abs=1e-9),
+                                 pytest.approx(float(npu_us + us) / 1000, abs=1e-9))
+
+    ddp = "/ DistributedDataParallel_0"  # DistributedDataParallel.forward's device time is its module's
+    forward_diff = round(rows0[(ddp, "[ TOTAL ]")][1] - rows0[(ddp, "[ TOTAL ]")][0] + ms, 6)
+    assert before.contributors["Name"].tolist() == [
+        "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad"]  # the all-reduce, on the NPU only
+    for sign, res in ((1, after), (-1, compare(str(slow), str(ALEXNET)))):
+        contrib = res.contributors
+        assert contrib["Name"].tolist() == ["autograd::engine::evaluate_function: torch::autograd::AccumulateGrad",
+                                            "DistributedDataParallel.forward"]
+        assert contrib["Diff(ms)"].tolist()[1] == pytest.approx(sign * forward_diff, abs=1e-9)
+        mods = res.module_contributors
+        assert mods["Name"].tolist() == [f"{linear} > aten::linear"]
+        gpu_ms, npu_ms = float(gpu_us) / 1000, float(npu_us + us) / 1000
+        assert mods[["Base(ms)", "Comparison(ms)", "Diff(ms)"]].values.tolist()[0] == pytest.approx(
+            [gpu_ms, npu_ms, npu_ms - gpu_ms] if sign > 0 else [npu_ms, gpu_ms, gpu_ms - npu_ms], abs=1e-6)
+        assert module_contributors_note(mods).startswith(
+            "The module rows hold all of the time of DistributedDataParallel.forward")
+        if sign < 0:
+            wf = _waterfall(res)
+            assert (wf["Matmul"], wf["Comparison E2E"]) == (-wf1["Matmul"], -wf1["Comparison E2E"])
+    assert after.sheet("ApiCompare").equals(before.sheet("ApiCompare"))
+    assert after.sheet("MemoryCompare").equals(before.sheet("MemoryCompare"))
+
+
+def test_op_name_map_pairs_a_gpu_op_with_its_npu_namesake_and_the_pair_shows_an_injection(samples, tmp_path):
+    """The GPU -> NPU pair compared op by op (``--disable_module``): the dropout backward op is
+    ``autograd::engine::evaluate_function: NativeDropoutBackward0`` on the GPU and ``...: NpuDropoutBackward0`` on
+    the NPU, so each call is two rows with a blank side; ``--op_name_map`` pairing the names makes them one row
+    (reference-2 §0.4), while OperatorCompareStatistic keeps one row per name and side (§2.7, the pairing is not
+    used). The NPU's first backward DropOutDoMask kernel 50 us longer (into the uncovered all-reduce after it): the
+    paired row's NPU side grows by 50 us against the GPU kernel's own figure from the raw trace; the NPU name's
+    statistic row +0.050 ms; OverallMetrics: Vector (No Trans) and Computing +0.050 ms, Uncovered Communication
+    -0.050 ms, E2E unchanged."""
+    gpu, npu = (f"autograd::engine::evaluate_function: {n}DropoutBackward0" for n in ("Native", "Npu"))
+    names = {gpu: npu}
+    us = Decimal(50)
+    slow = tmp_path / "slow" / "rank0_ascend_pt"
+    shutil.copytree(samples / NPU_TEXT, slow)
+    with open(slow / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", newline="", encoding="utf-8") as fh:
+        masks = [r for r in csv.DictReader(fh) if r["Type"] == "DropOutDoMask"]
+    assert len(masks) == 4  # two forward, two backward (the last two)
+    start, npu_us = masks[2]["Start Time(us)"].strip(), Decimal(masks[2]["Duration(us)"])
+    _text_kernel_lengthened(slow, start, us, after="Communication(Not Overlapped)")
+    gpu_us = _gpu_op_kernels_us(gpu)[0]
+
+    plain = compare(str(ALEXNET), str(samples / NPU_TEXT), disable_module=True)
+    ops = plain.sheet("OperatorCompare")
+    assert ops["Operator Name"].tolist().count(gpu) == 2 and ops["Operator Name.1"].tolist().count(npu) == 2
+    assert not ((ops["Operator Name"] == gpu) & (ops["Operator Name.1"] == npu)).any()  # unpaired without the map
+    before = compare(str(ALEXNET), str(samples / NPU_TEXT), disable_module=True, op_name_map=names)
+    after = compare(str(ALEXNET), str(slow), disable_module=True, op_name_map=names)
+
+    def pairs(res) -> list:
+        ops = res.sheet("OperatorCompare")
+        return ops[(ops["Operator Name"] == gpu) & (ops["Operator Name.1"] == npu)][
+            ["Device Duration(us)", "Device Duration(us).1", "Diff Duration(us)"]].values.tolist()
+    assert len(pairs(before)) == 2
+    assert pairs(before)[0] == pytest.approx([float(gpu_us), float(npu_us), round(float(npu_us - gpu_us), 2)])
+    assert pairs(after) == [pytest.approx([float(gpu_us), float(npu_us + us), round(float(npu_us + us - gpu_us), 2)]),
+                            pairs(before)[1]]
+    b_ops, a_ops = before.sheet("OperatorCompare"), after.sheet("OperatorCompare")
+    diff = {i: round(a - b, 6) for i, b, a in zip(b_ops["Order Id"], b_ops["Device Duration(us).1"],
+                                                 a_ops["Device Duration(us).1"], strict=True) if a != b}
+    assert list(diff.values()) == [float(us)]  # that row only
+
+    stat0, stat1 = (_rows(r.sheet("OperatorCompareStatistic"), "Operator Name") for r in (before, after))
+    assert {k: round(stat1[k][4] - stat0[k][4], 6) for k in stat0 if stat1[k][4] != stat0[k][4]} == {
+        npu: float(us) / 1000}
+    assert stat0[npu][2:4] == (0, 0) and stat0[gpu][4:6] == (0, 0)  # one row per name and side
+    om0, om1 = _rows(before.sheet("OverallMetrics")), _rows(after.sheet("OverallMetrics"))
+    ms = float(us) / 1000
+    assert {k: round(om1[k][4] - om0[k][4], 6) for k in om0 if om1[k][4] != om0[k][4]} == {
+        "Computing Time": ms, "Vector": ms, "Vector (No Trans)": ms, "Uncovered Communication Time": -ms,
+        "Group 0 Communication": -ms, "Transmit": -ms}
+    assert _waterfall(after)["Comparison E2E"] == _waterfall(before)["Comparison E2E"]
