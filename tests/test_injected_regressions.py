@@ -139,7 +139,7 @@ def test_gpu_kernel_made_longer_is_attributed_to_its_category_operator_and_modul
     assert mods["Cumulative Share"].tolist() == pytest.approx([1 / 3, 2 / 3, 1])
     assert module_contributors_note(mods) == (
         "The module rows hold all of the time of DistributedDataParallel.forward, which runs modules: the module "
-        "contributors rank all module rows by their change, its own among them")
+        "contributors rank the module rows inside it by their change")
     # docs/differences.md quotes it (it said the line reads "all of it", the words of a lead naming several)
     differences = " ".join((Path(__file__).resolve().parents[1] / "docs" / "differences.md").read_text().split())
     assert f'("{module_contributors_note(mods).split(":")[0]}";' in differences

@@ -122,6 +122,20 @@ class ModuleTrees:
     k_durs: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
     _infos: list[tuple] | None = field(default=None, repr=False)  # see _op_infos
 
+    def top_modules(self) -> tuple[np.ndarray, list[str]]:
+        """(per top-layer op, the index of its module's path in the list; the module paths, ``module_name``, as
+        ModuleCompareStatistic keys its rows): a module owns ``top_*[op_lo:op_hi]``, its children's ops apart."""
+        out = np.zeros(len(self.top_node), np.int64)
+        paths: list[str] = []
+        todo = [self.forward, self.backward]
+        while todo:
+            m = todo.pop()
+            if m.op_hi > m.op_lo:
+                out[m.op_lo:m.op_hi] = len(paths)
+                paths.append(m.module_name)
+            todo.extend(m.children)
+        return out, paths
+
     def top_stacks(self, ks: list[int]) -> list[str]:
         """Call stacks of top-layer ops ``ks``: their "Call stack" argument, or the chain of the
         frames of their thread around them, innermost first as that argument lists them. Asked

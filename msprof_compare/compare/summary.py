@@ -11,7 +11,7 @@ Three results, built after every other comparator ran (they read its sheets):
   80% of the steps' absolute change ("category" level); where an operator-level
   contributor runs modules whose rows hold its time (DDP's forward, a step
   annotation), the **module contributors**: the ModuleCompareStatistic operator
-  rows that explain 80% of those rows' change (``_module_contributors``);
+  rows inside those contributors that explain 80% of those rows' change (``_module_contributors``);
 * the **validity guards** (``checks.guards``): can the two sides be compared, and
   how should the figures be read.
 
@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from ..columns import col_of
-from ..model import GPU_COMM_PREFIXES, Profile, object_array
+from ..model import GPU_COMM_PREFIXES, Profile, factorize, object_array
 from ..textsafe import short_list, term_safe, text_width
 from . import checks, classify, overall
 from .breakdown import Breakdown, hccl_group_stem
@@ -806,7 +806,7 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
         own = _own_module_rows(contrib, sheets)
         held = _held_inside(ctx, contrib, outside + list(own))
         outside_held = {n: f for n, f in held.items() if n in outside}
-        modules = _module_contributors(contrib, sheets, outside_held | _around_modules(own, held))
+        modules = _module_contributors(ctx, contrib, sheets, outside_held | _around_modules(own, held))
         if modules is not None:
             ctx.frames["module_contributors"] = modules
     if not len(wf) or not sheets:  # alone, a Summary would turn a run without any sheet into a workbook
@@ -985,33 +985,64 @@ def _held_inside(ctx: RunContext, contrib: pd.DataFrame, names: list[str]) -> di
             # that time: its modules' rows there are no part of its time ("711.696 of its 0.000 ms")
             if not len(nodes) or not listed[name][i]:
                 continue
-            # the union of the subtrees of the ops of that name (one nested in another counts once)
-            edge = np.zeros(tree.n + 1, np.int64)
-            np.add.at(edge, nodes, 1)
-            np.add.at(edge, nodes + tree.size[nodes], -1)
-            inside = np.cumsum(edge)[:-1] > 0
-            held = int(trees.top_ns[inside[trees.top_node]].sum())
+            held = int(trees.top_ns[_subtrees(tree, nodes)[trees.top_node]].sum())
             if held:
                 out.setdefault(name, []).append((side, held / 1e6, float(listed[name][i])))
     return out
 
 
-def _module_contributors(contrib: pd.DataFrame, sheets: list[Sheet],
+def _subtrees(tree: Any, nodes: np.ndarray) -> np.ndarray:
+    """Per op-tree node, whether it is in the subtree of one of ``nodes`` (one nested in another counts once)."""
+    edge = np.zeros(tree.n + 1, np.int64)
+    np.add.at(edge, nodes, 1)
+    np.add.at(edge, nodes + tree.size[nodes], -1)
+    return np.cumsum(edge)[:-1] > 0
+
+
+def _rows_run_by(ctx: RunContext, runners: list[str]) -> set[str]:
+    """The ModuleCompareStatistic operator rows ("module path > operator", as ``_level_rows`` names them) of the
+    top-layer ops inside the ops named ``runners``, on either side: the rows of the modules they run. Ranking
+    every module row put rows no runner runs into their table (DB level2 -> level1: the optimizer's
+    ``/Optimizer.step#SGD.step > aten::_foreach_add`` under ``DistributedDataParallel.forward`` and the backward
+    ops that run modules), so the table answered no question the lead asks."""
+    from .modules import display_name, module_trees
+
+    out: set[str] = set()
+    for side in ("base", "comparison"):
+        trees = module_trees(ctx, side)
+        if trees is None or not len(trees.top_node):
+            continue
+        nodes = np.flatnonzero(np.isin(trees.tree.names, runners))
+        if not len(nodes):
+            continue
+        tops = np.flatnonzero(_subtrees(trees.tree, nodes)[trees.top_node])
+        module, paths = trees.top_modules()
+        op, op_names = factorize(trees.op_names[trees.top_node[tops]])
+        # one name per (module, operator) pair, not per op: a 100 MB pair has ~10^5 top-layer ops inside them
+        pair = np.unique(module[tops] * len(op_names) + op)
+        out.update(f"{display_name(paths[p // len(op_names)]).strip()} > {op_names[p % len(op_names)]}"
+                   for p in pair.tolist())
+    return out
+
+
+def _module_contributors(ctx: RunContext, contrib: pd.DataFrame, sheets: list[Sheet],
                          held: dict[str, list[tuple[str, float, float]]]) -> pd.DataFrame | None:
     """The module-operator rows of ModuleCompareStatistic that explain its change, when an operator-level
     contributor runs modules whose rows hold its time (None otherwise). Under DDP every forward regression has one
     operator-level contributor, ``DistributedDataParallel.forward`` (a top-layer op, reference-2 §2.3), and the
     console said no more: AlexNet with MaxPool2d's three forward kernels 30 us longer each read
     ``DistributedDataParallel.forward +0.090``, while the module rows say which three ops in which modules grew.
-    ``held``: those contributors (outside every module, ``_held_inside``; with a row of their own,
-    ``_around_modules``) with their figures, kept in contributor order as ``attrs["runs_modules"]`` for the lead."""
+    Ranks the rows of the modules those contributors run (``_rows_run_by``). ``held``: those contributors
+    (outside every module, ``_held_inside``; with a row of their own, ``_around_modules``) with their figures,
+    kept in contributor order as ``attrs["runs_modules"]`` for the lead."""
     runners = [n for n in contrib["Name"].tolist() if n in held]
     if not runners:
         return None
     found = _level_rows([s for s in sheets if s.name == "ModuleCompareStatistic"])
     if found is None:
         return None
-    frame = top_contributors(found[1], found[0])
+    rows = found[1]
+    frame = top_contributors(rows[rows["Name"].isin(_rows_run_by(ctx, runners))].reset_index(drop=True), found[0])
     if not len(frame):
         return None
     frame.attrs["runs_modules"] = [(n, held[n]) for n in runners]
@@ -1020,10 +1051,8 @@ def _module_contributors(contrib: pd.DataFrame, sheets: list[Sheet],
 
 def module_contributors_note(frame: pd.DataFrame | None) -> str:
     """The sentence that introduces the module contributors: which listed operators run modules and how much of
-    their time those modules' rows hold ("" without module contributors). It says the table ranks every module
-    row: the rows of modules none of them runs are in it too (DB level2 -> level1: the optimizer's
-    ``/Optimizer.step#SGD.step > aten::_foreach_add``, and a backward module row under an op not listed), where
-    "which of those rows changed" read as if the table held only theirs."""
+    their time those modules' rows hold ("" without module contributors), and that the table ranks the module rows
+    inside them (``_rows_run_by``)."""
     runners = frame.attrs.get("runs_modules") if frame is not None and len(frame) else None
     if not runners:
         return ""
@@ -1033,10 +1062,10 @@ def module_contributors_note(frame: pd.DataFrame | None) -> str:
         # the figures after the name: "this much of the time (comparison 156.000 of its 156.086 ms) of <name>"
         # parted "the time" from its name by the figures, and a step annotation's name is 100 characters long
         share = f"all of the time of {name}" if held == "all of it" else f"part of the time of {name} ({held})"
-        return (f"The module rows hold {share}, which runs modules: the module contributors rank all module rows by "
-                "their change, its own among them")
+        return (f"The module rows hold {share}, which runs modules: the module contributors rank the module rows "
+                "inside it by their change")
     return (f"The module rows hold this much of the time of the operators that run modules: {_held_list(runners)}; "
-            "the module contributors rank all module rows by their change, theirs among them")
+            "the module contributors rank the module rows inside them by their change")
 
 
 def _held_list(named: list[tuple[str, list[tuple[str, float, float]]]]) -> str:
