@@ -123,18 +123,25 @@ class ModuleTrees:
     _infos: list[tuple] | None = field(default=None, repr=False)  # see _op_infos
 
     def top_modules(self) -> tuple[np.ndarray, list[str]]:
-        """(per top-layer op, the index of its module's path in the list; the module paths, ``module_name``, as
-        ModuleCompareStatistic keys its rows): a module owns ``top_*[op_lo:op_hi]``, its children's ops apart."""
-        out = np.zeros(len(self.top_node), np.int64)
-        paths: list[str] = []
+        """(per top-layer op, the index of its module's path in the list; the distinct module paths,
+        ``module_name``, as ModuleCompareStatistic keys its rows): a module owns ``top_*[op_lo:op_hi]``, its
+        children's ops apart; the instances of a path (one per step) share its index."""
+        index: dict[str, int] = {}
+        lo: list[int] = []
+        hi: list[int] = []
+        at: list[int] = []
         todo = [self.forward, self.backward]
         while todo:
             m = todo.pop()
             if m.op_hi > m.op_lo:
-                out[m.op_lo:m.op_hi] = len(paths)
-                paths.append(m.module_name)
+                lo.append(m.op_lo)
+                hi.append(m.op_hi)
+                at.append(index.setdefault(m.module_name, len(index)))
             todo.extend(m.children)
-        return out, paths
+        out = np.zeros(len(self.top_node), np.int64)
+        a, b = np.array(lo, np.int64), np.array(hi, np.int64)
+        out[ranges(a, b)] = np.repeat(np.array(at, np.int64), b - a)
+        return out, list(index)
 
     def top_stacks(self, ks: list[int]) -> list[str]:
         """Call stacks of top-layer ops ``ks``: their "Call stack" argument, or the chain of the

@@ -1012,7 +1012,7 @@ def _rows_run_by(ctx: RunContext, runners: list[str]) -> set[str]:
         trees = module_trees(ctx, side)
         if trees is None or not len(trees.top_node):
             continue
-        nodes = np.flatnonzero(np.isin(trees.tree.names, runners))
+        nodes = np.flatnonzero(pd.Series(trees.tree.names, copy=False).isin(runners).to_numpy())  # hashed
         if not len(nodes):
             continue
         tops = np.flatnonzero(_subtrees(trees.tree, nodes)[trees.top_node])
