@@ -7,7 +7,8 @@ have written it, and compares the untouched input with the edited copy, both way
 * a host-side torch API (cpu_op) longer, into the idle host time of its caller (NPU text export, AlexNet GPU
   trace, NPU DB export): only its ApiCompare row and its caller's self time move;
 * a kernel longer (text and DB exports): its KernelCompare row (total, average, max, min, calls), its
-  KernelTypeCompare row and that sheet's order, the contributors at kernel and kernel-type level;
+  KernelTypeCompare row and that sheet's order, the contributors at kernel and kernel-type level; a step asked
+  of a text export with ``--use_kernel_type`` (op_statistic.csv holds no step ids);
 * a collective's Memcpy task longer: the op and task rows of CommunicationCompare, KernelCompare's HCCL row and
   the communication rows of OverallMetrics agree;
 * an operator allocating more, the peak reserved memory higher: the memory sheets, the memory line;
@@ -40,12 +41,15 @@ from test_injected_regressions import (
     _first_kernel,
     _objects,
     _rows,
+    _summary_lines,
     _text_kernel_lengthened,
+    _text_steps_split,
     _waterfall,
 )
 from test_steps import _mindspore_25
 
 from msprof_compare.api import compare
+from msprof_compare.compare.summary import unexplained_note
 from msprof_compare.report.summary_console import memory_line
 
 _OPS = {"cpu_op", "user_annotation", "cuda_runtime", "operator", "runtime"}
@@ -302,6 +306,38 @@ def _db_kernel_longer(samples: Path, tmp_path: Path) -> None:
     assert _changed(kc, "Kernel", ("Total Duration(us)", "Total Duration(us).1")) == {"MaxPoolWithArgmaxV1": 50.0}
     (moved,) = kc[kc["Total Duration(us)"] != kc["Total Duration(us).1"]].itertuples(index=False)
     assert list(moved[3:13]) == [171.6, 171.6, 171.6, 171.6, 1, 221.6, 221.6, 221.6, 221.6, 1]
+
+
+def test_kernel_type_contributors_of_a_step_say_they_are_the_whole_profiles(samples, tmp_path):
+    """``--use_kernel_type`` with a step on text exports: op_statistic.csv holds no step ids, so KernelTypeCompare
+    covers every step. The export cut in two steps, its first MaxPool kernel (step 50) 50 us longer, compared at
+    step 51: KernelTypeCompare still holds the +50 us, and the contributors named MaxPoolWithArgmaxV1 as step 51's
+    kernel type with no word under them (the only one a warning on stderr), while the "time breakdown of the
+    steps" check said the step limits the kernel sheets. The note under the contributors (console, JSON, Summary
+    sheet) now says they are the whole profile's, and the check names KernelCompare alone."""
+    base, slow = tmp_path / "base" / "rank0_ascend_pt", tmp_path / "slow" / "rank0_ascend_pt"
+    shutil.copytree(samples / NPU_TEXT, base)
+    shutil.copytree(samples / NPU_TEXT, slow)
+    start, dur = _first_kernel(base, "MaxPoolWithArgmaxV1")
+    _text_kernel_lengthened(slow, start, Decimal(50))
+    cut = _text_steps_split(base)
+    assert _text_steps_split(slow) == cut and Decimal(start) + dur < cut  # the kernel runs in step 50
+    res = compare(str(base), str(slow), base_step=51, comparison_step=51, enable_kernel_compare=True,
+                  use_kernel_type=True, enable_profiling_compare=True)
+    assert res.contributors[["Level", "Name", "Diff(ms)"]].values.tolist() == [
+        ["kernel type", "MaxPoolWithArgmaxV1-AI_VECTOR_CORE", 0.05]]
+    note = ("these kernel types are the whole profile's, not the step's (base step 51, comparison step 51): a text "
+            "export's KernelTypeCompare reads op_statistic.csv, which holds no step ids")
+    assert note in unexplained_note(res.contributors, res.waterfall)
+    doc = json.loads(Path(res.to_json(tmp_path / "out.json")).read_text())
+    assert note in doc["summary"]["contributors_note"]
+    assert f"Note: {note}." in _summary_lines(res, tmp_path, "steps")
+    (check,) = [g for g in doc["summary"]["guards"] if g["Check"] == "time breakdown of the steps"]
+    assert "API, KernelCompare and communication sheets; KernelTypeCompare reads a text export's op_statistic.csv" \
+        in check["Detail"]
+    # a DB export builds the statistic from the step's tasks, and without a step there is nothing to say
+    assert "all_steps" not in compare(str(base), str(slow), enable_kernel_compare=True,
+                                      use_kernel_type=True).contributors.attrs
 
 
 # --------------------------------------------------------------------------- a collective's task longer

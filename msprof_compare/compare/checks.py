@@ -253,8 +253,9 @@ def _step_row(ctx: RunContext) -> dict[str, Any] | None:
     whole = whole_profile_sides(ctx)
     scope = {side: "whole profile" if side in whole or steps[side] < 0 else f"step {steps[side]}" for side in _SIDES}
     detail = ("OverallMetrics, the waterfall and --fail_on_regression of a text export cover the whole profile, as "
-              "the original's OverallMetrics (the step limits the operator, module, memory, API, kernel and "
-              "communication sheets); a DB export limits them to the step")
+              "the original's OverallMetrics (the step limits the operator, module, memory, API, KernelCompare and "
+              "communication sheets; KernelTypeCompare reads a text export's op_statistic.csv, which holds no step "
+              "ids); a DB export limits them to the step")
     return _guard(STEP_CHECK, not whole, scope["base"], scope["comparison"], detail)
 
 

@@ -358,8 +358,24 @@ def unexplained_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
     name), ``_unexplained`` (how much of the E2E change they explain), then ``communication_note`` (which of them
     hold collective communication, from ``comm``: the run's "contributor_communication" frame). "" when none
     applies."""
-    parts = [wrapper_note(contrib), _unexplained(contrib, wf), communication_note(contrib, comm)]
+    parts = [wrapper_note(contrib), all_steps_note(contrib), _unexplained(contrib, wf),
+             communication_note(contrib, comm)]
     return "; ".join(p for p in parts if p)
+
+
+def all_steps_note(contrib: pd.DataFrame | None) -> str:
+    """Where the contributors are kernel types of a text export given a step (``attrs["all_steps"]``: each such
+    side and its step), say that they are the whole profile's: KernelTypeCompare reads op_statistic.csv, which
+    holds no step ids, so a kernel type changed in another step was listed as the step's contributor, with the
+    only word of it on stderr. "" otherwise."""
+    if contrib is None or not len(contrib):
+        return ""
+    sides = contrib.attrs.get("all_steps")
+    if not sides:
+        return ""
+    asked = ", ".join(f"{side} step {step}" for side, step in sides)
+    return (f"these kernel types are the whole profile's, not the step's ({asked}): a text export's "
+            "KernelTypeCompare reads op_statistic.csv, which holds no step ids")
 
 
 #: From this share of a side's operator device time, one top-level op of a name the other side lacks is a wrapper.
@@ -786,6 +802,11 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
             log.info("No %s changed its device time (as where no kernel is linked to an operator: a trace without "
                      "launch flows); the top contributors are the waterfall steps.", found[0])
         contrib = top_contributors(*reversed(_waterfall_contributors(wf)))
+    if len(contrib) and str(contrib["Level"].iloc[0]) == "kernel type":
+        steps = {"base": ctx.options.base_step, "comparison": ctx.options.comparison_step}
+        unstepped = [(side, steps[side]) for side in checks.whole_profile_sides(ctx)]  # text sides given a step
+        if unstepped:
+            contrib.attrs["all_steps"] = unstepped
     if len(contrib) and str(contrib["Level"].iloc[0]) == "operator":
         wrappers = _step_wrappers(op_rows, sheets or [])
         if wrappers is not None:
