@@ -11,7 +11,8 @@ have written it, and compares the untouched input with the edited copy, both way
   of a text export with ``--use_kernel_type`` (op_statistic.csv holds no step ids);
 * a collective's Memcpy task longer: the op and task rows of CommunicationCompare, KernelCompare's HCCL row and
   the communication rows of OverallMetrics agree;
-* an operator allocating more, the peak reserved memory higher: the memory sheets, the memory line;
+* an operator allocating more, the peak reserved memory higher: the memory sheets, the memory line (and, with a
+  step asked of a text export, that line saying its peak is the whole profile's);
 * an invalid-PMU kernel (DSA, the AI CPU rule: "Other") and a TensorMove (SDMA) longer;
 * the MindSpore layout of the export (no torch op), against itself and against the GPU trace (user story 3), and
   a legacy MindSpore / CANN timeline.
@@ -475,6 +476,42 @@ def test_npu_operator_memory_and_peak_reserved_memory(samples, tmp_path):
                  for r in (ln.split("|") for ln in res.console_table().splitlines()[5:7])]
         assert cells == (["2.06G", "2.56G"] if sign > 0 else ["2.56G", "2.06G"])
         assert not _waterfall(res)
+
+
+def test_peak_memory_beside_a_steps_operators_says_it_is_the_whole_profiles(samples, tmp_path):
+    """A step asked of text exports: the memory line puts the step's operator memory beside the peak reserved
+    memory, which a text export reads from memory_record.csv over the whole profile. The export cut in two steps,
+    the last APP row of memory_record.csv before the cut (in step 50) raised 512 MB above the peak (2113.73 ->
+    2625.73 MB), compared at step 51: the peak 2.06 GB -> 2.56 GB came from step 50, yet the line read "peak
+    reserved memory (Mem Usage) 2.06 GB -> 2.56 GB" beside step 51's 1046.64 MB of operators, as if step 51 had
+    grown. It now says the peak is the whole profile's. A DB export's peak is the step's (MEMORY_RECORD in its
+    range): no such words."""
+    base, slow = tmp_path / "base" / "rank0_ascend_pt", tmp_path / "slow" / "rank0_ascend_pt"
+    shutil.copytree(samples / NPU_TEXT, base)
+    shutil.copytree(samples / NPU_TEXT, slow)
+    cut = _text_steps_split(base)
+    assert _text_steps_split(slow) == cut
+    record = slow / "ASCEND_PROFILER_OUTPUT" / "memory_record.csv"
+    with open(record, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    peak = max(Decimal(r["Total Reserved(MB)"]) for r in rows if r["Total Reserved(MB)"])
+    at = [r["Timestamp(us)"].strip() for r in rows if r["Component"] == "APP" and Decimal(r["Timestamp(us)"]) < cut][-1]
+
+    def higher(head: list[str], row: list[str]) -> bool:
+        if row[head.index("Timestamp(us)")].strip() != at or row[head.index("Component")] != "APP":
+            return False
+        row[head.index("Total Reserved(MB)")] = f"{peak + 512:f}"
+        return True
+    assert _edit_csv(record, higher) == 1
+    res = compare(str(base), str(slow), base_step=51, comparison_step=51, enable_memory_compare=True)
+    t = res.memory_totals
+    assert (t["base_peak_gb"], t["comparison_peak_gb"]) == (float(peak / 1024), float((peak + 512) / 1024))
+    assert t["diff_mb"] == 0 and t["base_mb"] == t["comparison_mb"]  # step 51's operators: unchanged
+    assert ("peak reserved memory (Mem Usage, whole profile on both sides: a text export's memory_record.csv ignores "
+            "the step) 2.06 GB -> 2.56 GB (+0.50 GB, +24.22%)") in memory_line(res.frames["memory"])
+    db = compare(str(samples / NPU_DB), str(samples / NPU_DB), base_step=50, comparison_step=50,
+                 enable_memory_compare=True)
+    assert "peak reserved memory (Mem Usage) 1.49 GB on both sides" in memory_line(db.frames["memory"])
 
 
 # --------------------------------------------------------------------------- categories: Other, SDMA (Tensor Move)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from . import checks
 from .breakdown import peak_reserved_gb
 from .memory import memory_index
 from .overall import find_breakdowns
@@ -129,4 +130,10 @@ def build(ctx: RunContext, sheets: list[Sheet]) -> None:
             contrib.attrs["wrappers"] = found
             contrib.attrs["details_off"] = ctx.options.disable_details
     ctx.frames["memory_contributors"] = contrib
-    ctx.frames["memory"] = totals(cols, recorded, _peaks(ctx))
+    frame = totals(cols, recorded, _peaks(ctx))
+    # a text export's peak is memory_record.csv's over the whole profile, whatever the step; the operators' memory
+    # beside it is the step's: the line says which sides' peak ignores the step
+    whole = checks.whole_profile_sides(ctx)
+    if whole:
+        frame.attrs["peak_whole_profile"] = whole
+    ctx.frames["memory"] = frame

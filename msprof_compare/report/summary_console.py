@@ -165,10 +165,15 @@ def memory_line(totals: pd.DataFrame | None) -> str:
     else:
         text = f"{inside[0].upper()}{inside[1:]} {_change(*mb, 'MB')}"
     pb, pc = _value(t["base_peak_gb"]), _value(t["comparison_peak_gb"])
+    whole = totals.attrs.get("peak_whole_profile") or []
+    # beside the step's operators, a text export's peak is the whole profile's (memory_record.csv ignores the step)
+    scope = "" if not whole else (
+        f", whole profile on {'both sides' if len(whole) > 1 else f'the {whole[0]} side'}: a text export's "
+        "memory_record.csv ignores the step")
     if pb is not None and pc is not None:
-        text += f"; peak reserved memory (Mem Usage) {_change(pb, pc, 'GB')}"
+        text += f"; peak reserved memory (Mem Usage{scope}) {_change(pb, pc, 'GB')}"
     elif pb is not None or pc is not None:
-        text += ("; peak reserved memory (Mem Usage): " + ", ".join(
+        text += (f"; peak reserved memory (Mem Usage{scope}): " + ", ".join(
             f"{side} {_fixed(v, 'GB') if v is not None else 'not recorded'}"
             for side, v in (("base", pb), ("comparison", pc))))
     return f"{text}."
