@@ -507,11 +507,13 @@ def test_peak_memory_beside_a_steps_operators_says_it_is_the_whole_profiles(samp
     t = res.memory_totals
     assert (t["base_peak_gb"], t["comparison_peak_gb"]) == (float(peak / 1024), float((peak + 512) / 1024))
     assert t["diff_mb"] == 0 and t["base_mb"] == t["comparison_mb"]  # step 51's operators: unchanged
+    assert t["peak_whole_profile"] == ["base", "comparison"]  # the JSON's summary.memory says it too
     assert ("peak reserved memory (Mem Usage, whole profile on both sides: a text export's memory_record.csv ignores "
             "the step) 2.06 GB -> 2.56 GB (+0.50 GB, +24.22%)") in memory_line(res.frames["memory"])
     db = compare(str(samples / NPU_DB), str(samples / NPU_DB), base_step=50, comparison_step=50,
                  enable_memory_compare=True)
     assert "peak reserved memory (Mem Usage) 1.49 GB on both sides" in memory_line(db.frames["memory"])
+    assert db.memory_totals["peak_whole_profile"] == []
 
 
 # --------------------------------------------------------------------------- categories: Other, SDMA (Tensor Move)

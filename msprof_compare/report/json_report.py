@@ -106,8 +106,13 @@ def _totals(frames: dict[str, pd.DataFrame], name: str) -> dict[str, Any] | None
 
 
 def memory_totals(frames: dict[str, pd.DataFrame]) -> dict[str, Any] | None:
-    """The one-row frame "memory" (``compare/memory_summary.py``) as an object; None without it."""
-    return _totals(frames, "memory")
+    """The one-row frame "memory" (``compare/memory_summary.py``) as an object; None without it. With
+    ``peak_whole_profile``: the sides whose peak is the whole profile's beside a step's operators (text exports
+    given a step: memory_record.csv ignores it), as the console's memory line says."""
+    out = _totals(frames, "memory")
+    if out is not None:
+        out["peak_whole_profile"] = list(frames["memory"].attrs.get("peak_whole_profile") or [])
+    return out
 
 
 def communication_totals(frames: dict[str, pd.DataFrame]) -> dict[str, Any] | None:
