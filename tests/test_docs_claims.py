@@ -4,7 +4,8 @@ The JSON schema is checked on three kinds of pair (GPU-GPU, NPU text, NPU DB), e
 with every option given, so that an option's value (``op_name_map``'s dict, the steps, the gate's float) or a
 sheet only an option makes (``KernelTypeCompare``, the operator sheets of ``--disable_module``) cannot leave the
 schema behind. ``--disable_details`` is on for the DB pair only: it drops the detail sheets the other two check.
-The README's option tables are checked against the ``--help`` of every face.
+The README's option tables are checked against the ``--help`` of every face, its code layout against the package's
+modules, and the schema's description of ``summary.contributors_note`` against the notes of real runs.
 """
 
 from __future__ import annotations
@@ -130,3 +131,41 @@ def test_a_database_under_a_trace_suffix_is_not_told_to_unpack(capsys: pytest.Ca
         "its own name, ascend_pytorch_profiler_*.db, ascend_mindspore_profiler_*.db or msmonitor_*.db, or from its "
         "profiling directory)"], err
     assert not out.exists()
+
+
+def test_readme_code_layout_names_every_module() -> None:
+    """README "Code layout" is where a contributor looks a module up: every module of the package is named in
+    its table, and every name there is a module (``compare/breakdown.py``, the record the three breakdowns fill,
+    was missing)."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    table = text[text.index("## Code layout"):text.index("## Commands")]
+    named = set(re.findall(r"`([\w/]+\.py)`", table))
+    package = REPO / "msprof_compare"
+    modules = {p.name for p in package.rglob("*.py")} | {"performance_compare.py"}
+    assert {Path(n).name for n in named} - modules == set()
+    assert modules - {Path(n).name for n in named} == set()
+
+
+def test_schema_says_every_part_of_the_contributors_note(samples: Path, dlrm_rank, tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture) -> None:
+    """docs/result.schema.json's ``summary.contributors_note`` names each part the note can hold. Two of them were
+    left out: the step wrappers (tracelens' vLLM full-graph decode against its piecewise run, whose note starts
+    with them) and the collective kernels of a GPU trace (rank 1 of param's DLRM job against rank 0)."""
+    schema = json.loads((REPO / "docs" / "result.schema.json").read_text(encoding="utf-8"))
+    desc = schema["properties"]["summary"]["properties"]["contributors_note"]["description"]
+    inference = samples / "tracelens" / "tests" / "traces" / "inference"
+    runs = {"wrapper": (inference / "vllm_decode_full" / "graph_execution.json.gz",
+                        inference / "vllm_prefilldecode_piecewise" / "graph_execution.json.gz"),
+            "gpu collectives": (dlrm_rank(0), dlrm_rank(1))}
+    notes = {}
+    for what, (base, comp) in runs.items():
+        out = tmp_path / f"{what.replace(' ', '_')}.json"
+        code, _, err = run_inproc(capsys, "-bp", str(base), "-d", str(comp), "--output_format", "json", "-o", str(out))
+        assert code == 0, err
+        notes[what] = json.loads(out.read_text())["summary"]["contributors_note"]
+    assert notes["wrapper"].startswith("each side's operator device time lies under one top-level op that the other "
+                                       "side has no op of")
+    assert "collective kernels (NCCL / RCCL), which the trace's launch flows link" in notes["gpu collectives"]
+    assert "under one top-level op of a name the other side has no op of" in desc
+    assert "collective kernels a GPU trace's launch flows link to it" in desc
+    assert "HCCL ops of an NPU text export" in desc
