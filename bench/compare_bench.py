@@ -20,12 +20,14 @@ every job (imports, allocator and page cache warm), ``--runs`` rounds of
 Each job is timed in wall-clock and in CPU seconds of this process
 (``time.process_time``: robust when other work shares the cores). The ratios
 printed are median(b)/median(a) and median(b + c)/median(a), CPU and wall.
-Peak RSS comes from one fresh subprocess doing (b) + (c) once.
+Peak RSS comes from one fresh subprocess doing (b) + (c) once: its own peak (``VmHWM`` on Linux; Linux
+carries the parent's resident size over fork and exec into ``ru_maxrss``, which after the in-process rounds
+read this process's size instead), ``ru_maxrss`` elsewhere.
 
 Stage mode (large inputs; issue 9): one fresh subprocess runs the pipeline
 once, timing each stage: read + decode of each trace, the rest of each side's
 model build (columns, args, side CSV files), each comparator, the summary and the
-workbook, with the process's peak RSS (``ru_maxrss``) at the end.
+workbook, with the process's own peak RSS (as above) at the end.
 """
 
 from __future__ import annotations
@@ -262,6 +264,19 @@ def spawn(job: str, base: str, comp: str, everything: bool, load: str = "auto") 
     return json.loads(proc.stdout.decode().strip().splitlines()[-1])
 
 
+def own_peak_mib() -> float:
+    """This process's own peak resident size in MiB: ``VmHWM`` of /proc/self/status where there is one (Linux
+    starts ``ru_maxrss`` of a spawned child at the parent's resident size, so a child of a large parent read the
+    parent's), else ``ru_maxrss`` (KiB on Linux)."""
+    import resource
+
+    try:
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:")) / 1024
+    except (OSError, StopIteration, ValueError):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def child(job: str, base: str, comp: str, everything: bool) -> dict:
     import resource
 
@@ -280,7 +295,7 @@ def child(job: str, base: str, comp: str, everything: bool) -> dict:
         info = {"total": time.perf_counter() - t}
     me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     info["cpu_s"] = me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime  # whole run, imports included
-    info["maxrss_mib"] = me.ru_maxrss / 1024  # KiB on Linux
+    info["maxrss_mib"] = own_peak_mib()
     info["child_maxrss_mib"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     return info
 

@@ -119,3 +119,19 @@ def test_make_large_text_export_replicates_the_csvs_and_numbers_each_copys_step(
     kernels = next(s for s in result.sheets if s.name == "KernelCompare").frame()
     assert kernels["Calls"].sum() == kernels["Calls.1"].sum() > 0
     assert kernels["Total Duration(us)"].sum() == kernels["Total Duration(us).1"].sum()
+
+
+def test_compare_bench_peak_rss_is_the_fresh_process_own() -> None:
+    """README: ratio mode prints "the peak RSS of a fresh run". The fresh process read ru_maxrss, which Linux
+    starts at the spawning process's resident size (carried over fork and exec), so after the in-process
+    rounds it printed the bench process's size whenever that was the larger (a 70 MB GPU trace: 320.5 MiB
+    against the child's own 296.3). A fresh run of the NPU excerpt spawned by a process holding 256 MiB more
+    must read its own peak, well under that."""
+    mod = _bench("compare_bench")
+    npu = REPO_ROOT / "tests" / "data" / "npu" / "rank0_ascend_pt"
+    held = b"\x01" * (256 * 1024 * 1024)  # resident in this process while the fresh run starts
+    try:
+        info = mod.spawn("rss", str(npu), str(npu), False, "sequential")
+    finally:
+        del held
+    assert 0 < info["maxrss_mib"] < 200, info
