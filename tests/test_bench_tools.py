@@ -5,9 +5,11 @@ from __future__ import annotations
 import importlib.util
 import shutil
 import sqlite3
+import sys
 import urllib.parse
 from pathlib import Path
 
+import pytest
 from conftest import REPO_ROOT
 
 LEVEL1_DB = "msinsight/test/data/pytorch/db/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db"
@@ -121,6 +123,7 @@ def test_make_large_text_export_replicates_the_csvs_and_numbers_each_copys_step(
     assert kernels["Total Duration(us)"].sum() == kernels["Total Duration(us).1"].sum()
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="the bench reads VmHWM of /proc/self/status on Linux only")
 def test_compare_bench_peak_rss_is_the_fresh_process_own() -> None:
     """README: ratio mode prints "the peak RSS of a fresh run". The fresh process read ru_maxrss, which Linux
     starts at the spawning process's resident size (carried over fork and exec), so after the in-process
