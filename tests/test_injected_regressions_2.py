@@ -647,3 +647,60 @@ def test_legacy_mindspore_timeline_kernel_longer_is_other_computing(samples, tmp
             "Computing Time": 0.02, "Other": 0.02, "Free Time": -0.02, "Free": -0.02}.items()}
         assert _waterfall(res) == {"Other Computing": sign * 20_000, "Free: Other": sign * -20_000}
         assert pytest.approx(om["E2E Time"][1]) == om["E2E Time"][4]
+
+
+# --------------------------------------------------------------------------- --op_name_map pairs in the contributors
+
+def test_op_name_map_pair_of_contributors_is_given_together(samples, tmp_path):
+    """The comparison side records the dropout backward op under the GPU's name (``...: NativeDropoutBackward0``
+    for the NPU's ``...: NpuDropoutBackward0``, as a run on the other stack names it; trace_view.json, both
+    occurrences) and its backward DropOutDoMask kernel 50 us longer. OperatorCompareStatistic and
+    MemoryCompareStatistic keep a row per name (reference-2 §2.7, §5), so the time contributors are the two names
+    with opposite signs (+0.07432 / -0.02432 ms) and the memory contributors the same 2.48 MB moved from one name to
+    the other; with ``--op_name_map`` pairing the names, the note under each table gives the pair together: +0.050
+    ms, the injected amount, and +0.00 MB. Without the map, or with one that pairs no listed row, no such note."""
+    old, new = (f"autograd::engine::evaluate_function: {n}DropoutBackward0" for n in ("Npu", "Native"))
+    base, slow = samples / NPU_TEXT, tmp_path / "slow" / "rank0_ascend_pt"
+    shutil.copytree(base, slow)
+    with open(slow / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", newline="", encoding="utf-8") as fh:
+        masks = [r for r in csv.DictReader(fh) if r["Type"] == "DropOutDoMask"]
+    assert len(masks) == 4  # two forward, two backward (the last two)
+    _text_kernel_lengthened(slow, masks[2]["Start Time(us)"].strip(), Decimal(50),
+                            after="Communication(Not Overlapped)")
+    trace = slow / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    raw = trace.read_bytes()
+    assert raw.count(f'"{old}"'.encode()) == 2
+    trace.write_bytes(raw.replace(f'"{old}"'.encode(), f'"{new}"'.encode()))
+
+    both = {"enable_operator_compare": True, "enable_memory_compare": True}
+    plain = compare(str(base), str(slow), **both)
+    rows = plain.contributors.set_index("Name")[["Base(ms)", "Comparison(ms)"]]
+    assert sorted(rows.index) == [new, old]
+    (b_old, c_old), (b_new, c_new) = rows.loc[old].tolist(), rows.loc[new].tolist()
+    assert c_old == 0 and b_new == 0 and round(c_new - b_old, 6) == 0.05  # one op, two names
+    mem = plain.memory_contributors.set_index("Name")[["Base(MB)", "Comparison(MB)"]]
+    assert sorted(mem.index) == [new, old] and mem.loc[old].tolist() == mem.loc[new].tolist()[::-1]
+    from msprof_compare.compare.memory_summary import contributors_note
+    assert "--op_name_map" not in unexplained_note(plain.contributors, plain.waterfall)
+    assert not contributors_note(plain.memory_contributors)
+
+    paired = compare(str(base), str(slow), **both, op_name_map={new: old})
+    assert paired.contributors["Name"].tolist() == plain.contributors["Name"].tolist()  # the sheets' rows, as before
+    note = unexplained_note(paired.contributors, paired.waterfall)
+    assert (f"--op_name_map pairs names that the statistic sheets, and so these rows, keep apart: {old} with {new} "
+            f"{b_old:.3f} ms -> {c_new:.3f} ms together (+0.050 ms)") in note
+    mb = mem.loc[old].iloc[0]
+    assert contributors_note(paired.memory_contributors) == (
+        f"--op_name_map pairs names that the statistic sheets, and so these rows, keep apart: {old} with {new} "
+        f"{mb:.2f} MB -> {mb:.2f} MB together (+0.00 MB)")
+    # the same notes in the JSON and on the console
+    from msprof_compare.report.json_report import to_document
+    from msprof_compare.report.summary_console import render_explain, render_memory
+    summary = to_document(paired)["summary"]
+    assert summary["contributors_note"] == note and summary["memory_contributors_note"] == contributors_note(
+        paired.memory_contributors)
+    assert f"Note: {note}." in render_explain(paired.frames, paired.verdict)
+    assert f"Note: {summary['memory_contributors_note']}." in render_memory(paired.frames)
+    # a map whose names are no listed row's: no note
+    other = compare(str(base), str(slow), **both, op_name_map={"aten::add_": "aten::mul_"})
+    assert "--op_name_map" not in unexplained_note(other.contributors, other.waterfall)

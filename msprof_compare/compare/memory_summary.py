@@ -117,6 +117,16 @@ def wrapper_note(contrib: pd.DataFrame | None) -> str:
                         bool(contrib.attrs.get("details_off"))) if found else ""
 
 
+def contributors_note(contrib: pd.DataFrame | None) -> str:
+    """The note under the memory contributors: ``wrapper_note``, then the --op_name_map pairs among them
+    (``summary.name_map_text``, from ``attrs["mapped"]``); "" where neither applies."""
+    from .summary import name_map_text
+
+    found = contrib.attrs.get("mapped") if contrib is not None and len(contrib) else None
+    parts = [wrapper_note(contrib), name_map_text(found, "MB", 2) if found else ""]
+    return "; ".join(p for p in parts if p)
+
+
 def build(ctx: RunContext, sheets: list[Sheet]) -> None:
     """Fill ``ctx.frames["memory_contributors" | "memory"]`` when the run made MemoryCompareStatistic."""
     sheet = next((s for s in sheets if s.name == SHEET and len(s)), None)
@@ -129,6 +139,11 @@ def build(ctx: RunContext, sheets: list[Sheet]) -> None:
         if found is not None:
             contrib.attrs["wrappers"] = found
             contrib.attrs["details_off"] = ctx.options.disable_details
+        from .summary import mapped_names
+
+        mapped = mapped_names([str(n) for n in cols[0].tolist()], cols[1], cols[2], contrib, ctx.options.op_name_map, 6)
+        if mapped:
+            contrib.attrs["mapped"] = mapped
     ctx.frames["memory_contributors"] = contrib
     frame = totals(cols, recorded, _peaks(ctx))
     # a text export's peak is memory_record.csv's over the whole profile, whatever the step; the operators' memory

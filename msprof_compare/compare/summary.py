@@ -358,9 +358,49 @@ def unexplained_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
     name), ``_unexplained`` (how much of the E2E change they explain), then ``communication_note`` (which of them
     hold collective communication, from ``comm``: the run's "contributor_communication" frame). "" when none
     applies."""
-    parts = [wrapper_note(contrib), all_steps_note(contrib), _unexplained(contrib, wf),
+    parts = [wrapper_note(contrib), all_steps_note(contrib), name_map_note(contrib), _unexplained(contrib, wf),
              communication_note(contrib, comm)]
     return "; ".join(p for p in parts if p)
+
+
+def mapped_names(names: list[str], base: np.ndarray, comp: np.ndarray, contrib: pd.DataFrame,
+                 op_name_map: Mapping[str, str], digits: int) -> list[tuple[list[str], float, float]]:
+    """Per group of statistic rows (``names``, each side's ``base`` / ``comp`` figures) that --op_name_map makes one
+    name (``op_name_map.get(name, name)``, as the operator pairing applies it to both sides) with a listed
+    contributor among them: (the names, those with a base figure first, and the rows' figures together, to
+    ``digits`` decimals). The statistic sheets keep a row per name (reference-2 §2.7, §5), so a GPU op and its NPU
+    namesake paired by the map were two contributors of opposite sign, and the change of the pair the user asked
+    to compare was in no figure."""
+    if not op_name_map or not len(contrib):
+        return []
+    members: dict[str, list[int]] = {}
+    for i, n in enumerate(names):
+        members.setdefault(op_name_map.get(n, n), []).append(i)
+    listed = set(contrib["Name"].tolist())
+    out = []
+    for idx in members.values():
+        group = list(dict.fromkeys(names[i] for i in sorted(idx, key=lambda i: not base[i])))
+        if len(group) > 1 and listed.intersection(group):
+            out.append((group, round(float(np.nansum(base[idx])), digits), round(float(np.nansum(comp[idx])), digits)))
+    return out
+
+
+def name_map_text(found: list[tuple[list[str], float, float]], unit: str, digits: int) -> str:
+    """The note's sentence on ``mapped_names``' groups (the first three), "" for none."""
+    if not found:
+        return ""
+    shown = [f"{' with '.join(names)} {b:.{digits}f} {unit} -> {c:.{digits}f} {unit} together "
+             f"({c - b:+.{digits}f} {unit})" for names, b, c in found[:3]]
+    more = f" ({len(found)} in all)" if len(found) > 3 else ""
+    return "--op_name_map pairs names that the statistic sheets, and so these rows, keep apart: " + "; ".join(
+        shown) + more
+
+
+def name_map_note(contrib: pd.DataFrame | None) -> str:
+    """Where --op_name_map makes a listed contributor and another operator row one name (``attrs["mapped"]``), the
+    pair's change together. "" otherwise."""
+    found = contrib.attrs.get("mapped") if contrib is not None and len(contrib) else None
+    return name_map_text(found, "ms", 3) if found else ""
 
 
 def all_steps_note(contrib: pd.DataFrame | None) -> str:
@@ -808,6 +848,12 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
         if unstepped:
             contrib.attrs["all_steps"] = unstepped
     if len(contrib) and str(contrib["Level"].iloc[0]) == "operator":
+        rows = found[1] if found is not None else None
+        mapped = [] if rows is None else mapped_names(
+            rows["Name"].tolist(), rows["Base(ms)"].to_numpy(np.float64), rows["Comparison(ms)"].to_numpy(np.float64),
+            contrib, ctx.options.op_name_map, 6)
+        if mapped:
+            contrib.attrs["mapped"] = mapped
         wrappers = _step_wrappers(op_rows, sheets or [])
         if wrappers is not None:
             contrib.attrs["wrappers"] = wrappers

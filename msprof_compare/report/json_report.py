@@ -161,7 +161,7 @@ def to_document(result: CompareResult, generated_at: _dt.datetime | None = None)
             "verdict": result.verdict or None,
             "communication": communication_totals(frames),
             "memory": memory_totals(frames),
-            "memory_contributors_note": memory_summary.wrapper_note(frames.get("memory_contributors")) or None,
+            "memory_contributors_note": memory_summary.contributors_note(frames.get("memory_contributors")) or None,
         },
         "sheets": sheets,
         "frames": {name: records(f) for name, f in frames.items()

@@ -183,7 +183,7 @@ def render_memory(frames: dict[str, pd.DataFrame]) -> str:
     """The memory contributors, the note on their wrappers (as the time contributors get one) and the memory line
     under them ("" without the memory comparison)."""
     contrib = frames.get("memory_contributors")
-    note = memory_summary.wrapper_note(contrib)
+    note = memory_summary.contributors_note(contrib)
     parts = [render_memory_contributors(contrib), term_safe(f"Note: {note}.") if note else "",
              memory_line(frames.get("memory"))]
     return "\n".join(p for p in parts if p)
