@@ -516,6 +516,33 @@ def test_peak_memory_beside_a_steps_operators_says_it_is_the_whole_profiles(samp
     assert db.memory_totals["peak_whole_profile"] == []
 
 
+def test_a_side_without_a_peak_is_not_said_to_have_the_whole_profiles(samples, tmp_path):
+    """A step asked of text exports, the base one without memory_record.csv (a run without its Mem Usage record;
+    operator_memory.csv kept): the base has no peak, yet the line read "peak reserved memory (Mem Usage, whole
+    profile on both sides: ...): base not recorded, comparison 2.06 GB" and the JSON's peak_whole_profile named
+    both sides. Only the comparison's peak is the whole profile's; where neither side has one, no side is named.
+    The comparison's 2.06 GB: memory_record.csv's largest Total Reserved(MB), 2113.73 MB / 1024, read here."""
+    bare, full = tmp_path / "bare" / "rank0_ascend_pt", tmp_path / "full" / "rank0_ascend_pt"
+    shutil.copytree(samples / NPU_TEXT, bare)
+    shutil.copytree(samples / NPU_TEXT, full)
+    (bare / "ASCEND_PROFILER_OUTPUT" / "memory_record.csv").unlink()
+    with open(full / "ASCEND_PROFILER_OUTPUT" / "memory_record.csv", newline="", encoding="utf-8") as fh:
+        peak = max(Decimal(r["Total Reserved(MB)"]) for r in csv.DictReader(fh) if r["Total Reserved(MB)"])
+    assert f"{peak / 1024:.2f}" == "2.06"
+    res = compare(str(bare), str(full), base_step=50, comparison_step=50, enable_memory_compare=True)
+    t = res.memory_totals
+    assert (t["base_peak_gb"], t["comparison_peak_gb"]) == (None, float(peak / 1024))
+    assert t["peak_whole_profile"] == ["comparison"]
+    assert memory_line(res.frames["memory"]).endswith(
+        "; peak reserved memory (Mem Usage, whole profile on the comparison side: a text export's memory_record.csv "
+        "ignores the step): base not recorded, comparison 2.06 GB.")
+    doc = json.loads(Path(res.to_json(tmp_path / "out.json")).read_text())
+    assert doc["summary"]["memory"]["peak_whole_profile"] == ["comparison"]
+    neither = compare(str(bare), str(bare), base_step=50, comparison_step=50, enable_memory_compare=True)
+    assert neither.memory_totals["peak_whole_profile"] == []
+    assert "Mem Usage" not in memory_line(neither.frames["memory"])
+
+
 # --------------------------------------------------------------------------- categories: Other, SDMA (Tensor Move)
 
 def _kernel_with_room(export: Path, op_type: str, us: Decimal) -> str:

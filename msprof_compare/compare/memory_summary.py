@@ -147,8 +147,9 @@ def build(ctx: RunContext, sheets: list[Sheet]) -> None:
     ctx.frames["memory_contributors"] = contrib
     frame = totals(cols, recorded, _peaks(ctx))
     # a text export's peak is memory_record.csv's over the whole profile, whatever the step; the operators' memory
-    # beside it is the step's: the line says which sides' peak ignores the step
-    whole = checks.whole_profile_sides(ctx)
+    # beside it is the step's: the line says which sides' peak ignores the step. A side without a peak (no
+    # memory_record.csv) has none to scope: "whole profile on both sides ...: base not recorded" said it had
+    whole = [s for s in checks.whole_profile_sides(ctx) if frame[f"{s}_peak_gb"].iloc[0] is not None]
     if whole:
         frame.attrs["peak_whole_profile"] = whole
     ctx.frames["memory"] = frame
