@@ -34,6 +34,7 @@ import pandas as pd
 from ..compare.summary import (
     coverage_text,
     module_contributors_note,
+    module_share_basis,
     outside_modules_line,
     share_basis,
     unexplained_note,
@@ -254,7 +255,7 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
             # backward Conv2d row of the DB pair, all 113 rows of SGLang's), and cut at column B's figure the
             # operator at its end was hidden, so that two Conv2d rows read alike
             row = _contributor_table(wb, ws, row, f"Top module contributors ({level} level; "
-                                     f"{coverage_text(modules)} of {share_basis(level)}{first})", shown,
+                                     f"{coverage_text(modules)} of {module_share_basis(modules)}{first})", shown,
                                      [c.width for c in sheet.columns])
     rows = [list(r) for r in _tuples(guard)]  # never empty: five checks are always made
     # under the chart, whose rows end at the latest where rows of the default height end: a check's Detail runs

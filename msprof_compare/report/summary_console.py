@@ -15,7 +15,13 @@ import pandas as pd
 from prettytable import PrettyTable
 
 from ..compare import memory_summary
-from ..compare.summary import coverage_text, module_contributors_note, share_basis, unexplained_note
+from ..compare.summary import (
+    coverage_text,
+    module_contributors_note,
+    module_share_basis,
+    share_basis,
+    unexplained_note,
+)
 from ..textsafe import cut_columns, term_safe, text_width
 
 CONSOLE_TOP = 10
@@ -59,7 +65,9 @@ def render_contributors(frame: pd.DataFrame | None, title: str = "Top Contributo
     first = f"; the first {len(shown)} shown" if len(shown) < len(frame) else ""
     rows = [[int(r.Rank), r.Name, _ms(r[3]), _ms(r[4]), _ms(r[5], signed=True), _pct(r.Share), _pct(r[7])]
             for r in shown.itertuples(index=False)]
-    return _top_table(f"{title} ({level} level: {coverage_text(frame)} of {share_basis(level)}{first})", "ms", rows,
+    # the module contributors' shares are of the rows inside the operators that run modules, not of every module row
+    basis = module_share_basis(frame) if "runs_modules" in frame.attrs else share_basis(level)
+    return _top_table(f"{title} ({level} level: {coverage_text(frame)} of {basis}{first})", "ms", rows,
                       keep_end=level == "module operator")  # "module path > operator": the operator is at the end
 
 
