@@ -341,6 +341,40 @@ def test_kernel_type_contributors_of_a_step_say_they_are_the_whole_profiles(samp
                                       use_kernel_type=True).contributors.attrs
 
 
+def test_kernel_type_contributors_of_a_text_step_against_a_db_step_name_the_whole_profile_side(samples, tmp_path):
+    """``--use_kernel_type`` with a step on a text export against a DB export: the text side's KernelTypeCompare
+    figures are its whole profile's (op_statistic.csv), the DB side's its step's tasks'. The note said "these
+    kernel types are the whole profile's, not the step's (base step 51)", as if both columns were; it now names the
+    side whose times are the whole profile's and the other side's step, both ways round. The text export cut in two
+    steps: its MaxPoolWithArgmaxV1 row holds op_statistic.csv's Total Time (steps 50 and 51), not kernel_details.csv's
+    step-51 kernels of that type (read here)."""
+    text = tmp_path / "text" / "rank0_ascend_pt"
+    shutil.copytree(samples / NPU_TEXT, text)
+    _text_steps_split(text)
+    out = text / "ASCEND_PROFILER_OUTPUT"
+    with open(out / "op_statistic.csv", newline="", encoding="utf-8") as fh:
+        (whole,) = [Decimal(r["Total Time(us)"]) for r in csv.DictReader(fh)
+                    if (r["OP Type"], r["Core Type"]) == ("MaxPoolWithArgmaxV1", "AI_VECTOR_CORE")]
+    with open(out / "kernel_details.csv", newline="", encoding="utf-8") as fh:
+        step51 = sum(Decimal(r["Duration(us)"]) for r in csv.DictReader(fh)
+                     if r["Type"] == "MaxPoolWithArgmaxV1" and r["Step Id"] == "51")
+    assert whole != step51
+    why = "a text export's KernelTypeCompare reads op_statistic.csv, which holds no step ids"
+    for b, c, steps, side, other in ((text, samples / NPU_DB, (51, 50), "base", "comparison"),
+                                     (samples / NPU_DB, text, (50, 51), "comparison", "base")):
+        res = compare(str(b), str(c), base_step=steps[0], comparison_step=steps[1], enable_kernel_compare=True,
+                      use_kernel_type=True)
+        kt = {(r[1], r[2]): r for r in res.sheet("KernelTypeCompare").itertuples(index=False)}
+        assert kt[("MaxPoolWithArgmaxV1", "AI_VECTOR_CORE")][3 if side == "base" else 8] == float(whole)
+        assert str(res.contributors["Level"].iloc[0]) == "kernel type"
+        mine, theirs = steps if side == "base" else steps[::-1]
+        note = (f"the {side} side's kernel-type times are its whole profile's, not step {mine}'s, set against the "
+                f"{other}'s step {theirs} alone (a DB export builds them from the step's tasks): {why}")
+        assert note in unexplained_note(res.contributors, res.waterfall)
+        doc = json.loads(Path(res.to_json(tmp_path / f"{side}.json")).read_text())
+        assert note in doc["summary"]["contributors_note"]
+
+
 # --------------------------------------------------------------------------- a collective's task longer
 
 def test_collective_task_longer_on_the_op_and_task_rows_and_overall_metrics(samples, tmp_path):

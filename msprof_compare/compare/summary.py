@@ -422,9 +422,17 @@ def all_steps_note(contrib: pd.DataFrame | None) -> str:
     sides = contrib.attrs.get("all_steps")
     if not sides:
         return ""
+    why = "a text export's KernelTypeCompare reads op_statistic.csv, which holds no step ids"
+    if len(sides) == 1:
+        # the other side, a DB export, builds its statistic from the step's tasks: "these kernel types are the whole
+        # profile's" read as both columns', where one side's whole profile is set against the other's step
+        ((side, step),) = sides
+        other = "comparison" if side == "base" else "base"
+        return (f"the {side} side's kernel-type times are its whole profile's, not step {step}'s, set against the "
+                f"{other}'s step {contrib.attrs.get('other_step', '')} alone (a DB export builds them from the step's "
+                f"tasks): {why}")
     asked = ", ".join(f"{side} step {step}" for side, step in sides)
-    return (f"these kernel types are the whole profile's, not the step's ({asked}): a text export's "
-            "KernelTypeCompare reads op_statistic.csv, which holds no step ids")
+    return f"these kernel types are the whole profile's, not the step's ({asked}): {why}"
 
 
 #: From this share of a side's operator device time, one top-level op of a name the other side lacks is a wrapper.
@@ -856,6 +864,8 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
         unstepped = [(side, steps[side]) for side in checks.whole_profile_sides(ctx)]  # text sides given a step
         if unstepped:
             contrib.attrs["all_steps"] = unstepped
+            if len(unstepped) == 1:  # the other side's step, which its DB export applies
+                contrib.attrs["other_step"] = steps["comparison" if unstepped[0][0] == "base" else "base"]
     if len(contrib) and str(contrib["Level"].iloc[0]) == "operator":
         rows = found[1] if found is not None else None
         mapped = [] if rows is None else mapped_names(
