@@ -363,7 +363,7 @@ def test_kernel_type_contributors_of_a_text_step_against_a_db_step_name_the_whol
     for b, c, steps, side, other in ((text, samples / NPU_DB, (51, 50), "base", "comparison"),
                                      (samples / NPU_DB, text, (50, 51), "comparison", "base")):
         res = compare(str(b), str(c), base_step=steps[0], comparison_step=steps[1], enable_kernel_compare=True,
-                      use_kernel_type=True)
+                      use_kernel_type=True, enable_profiling_compare=True)
         kt = {(r[1], r[2]): r for r in res.sheet("KernelTypeCompare").itertuples(index=False)}
         assert kt[("MaxPoolWithArgmaxV1", "AI_VECTOR_CORE")][3 if side == "base" else 8] == float(whole)
         assert str(res.contributors["Level"].iloc[0]) == "kernel type"
@@ -373,6 +373,8 @@ def test_kernel_type_contributors_of_a_text_step_against_a_db_step_name_the_whol
         assert note in unexplained_note(res.contributors, res.waterfall)
         doc = json.loads(Path(res.to_json(tmp_path / f"{side}.json")).read_text())
         assert note in doc["summary"]["contributors_note"]
+        # the Summary sheet's note row (the other notes follow it after "; ")
+        assert [v for v in _summary_lines(res, tmp_path, f"kt_{side}") if note in v][0].startswith(f"Note: {note}")
 
 
 # --------------------------------------------------------------------------- a collective's task longer
