@@ -147,8 +147,9 @@ class CompareResult:
     @property
     def module_contributors(self) -> pd.DataFrame:
         """Where a contributor runs modules whose rows hold its time (DDP's ``DistributedDataParallel.forward``),
-        the ModuleCompareStatistic operator rows ("module path > operator") whose Device Self Time changes explain
-        80% of those rows' summed absolute change, largest first; empty otherwise."""
+        the ModuleCompareStatistic operator rows ("module path > operator") inside those contributors (the rows of
+        the modules they run, not every module row) whose Device Self Time changes explain 80% of those rows'
+        summed absolute change, largest first; empty otherwise."""
         return self.frames.get("module_contributors", pd.DataFrame()).copy()
 
     @property
@@ -178,7 +179,9 @@ class CompareResult:
     def memory_totals(self) -> dict[str, Any] | None:
         """Memory allocated inside the compared operators (MB) and peak reserved memory (GB, the console's Mem
         Usage) of each side, with their changes, as JSON ``summary.memory`` holds them; None without
-        MemoryCompareStatistic. A figure a side did not record is None, and so is its change."""
+        MemoryCompareStatistic. A figure a side did not record is None, and so is its change.
+        ``peak_whole_profile``: the sides with a peak that is the whole profile's while a step was asked (text
+        exports: memory_record.csv ignores the step)."""
         from .report.json_report import memory_totals
 
         return memory_totals(self.frames)
