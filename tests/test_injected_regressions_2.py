@@ -714,14 +714,9 @@ def test_legacy_mindspore_timeline_kernel_longer_is_other_computing(samples, tmp
 
 # --------------------------------------------------------------------------- --op_name_map pairs in the contributors
 
-def test_op_name_map_pair_of_contributors_is_given_together(samples, tmp_path):
-    """The comparison side records the dropout backward op under the GPU's name (``...: NativeDropoutBackward0``
-    for the NPU's ``...: NpuDropoutBackward0``, as a run on the other stack names it; trace_view.json, both
-    occurrences) and its backward DropOutDoMask kernel 50 us longer. OperatorCompareStatistic and
-    MemoryCompareStatistic keep a row per name (reference-2 §2.7, §5), so the time contributors are the two names
-    with opposite signs (+0.07432 / -0.02432 ms) and the memory contributors the same 2.48 MB moved from one name to
-    the other; with ``--op_name_map`` pairing the names, the note under each table gives the pair together: +0.050
-    ms, the injected amount, and +0.00 MB. Without the map, or with one that pairs no listed row, no such note."""
+def _dropout_backward_renamed(samples: Path, tmp_path: Path) -> tuple[str, str, Path, Path]:
+    """(the NPU's name, the GPU's name, the base, its copy): level-1 text rank 0 with the dropout backward op under
+    the GPU's name (trace_view.json, both occurrences) and its backward DropOutDoMask kernel 50 us longer."""
     old, new = (f"autograd::engine::evaluate_function: {n}DropoutBackward0" for n in ("Npu", "Native"))
     base, slow = samples / NPU_TEXT, tmp_path / "slow" / "rank0_ascend_pt"
     shutil.copytree(base, slow)
@@ -734,7 +729,18 @@ def test_op_name_map_pair_of_contributors_is_given_together(samples, tmp_path):
     raw = trace.read_bytes()
     assert raw.count(f'"{old}"'.encode()) == 2
     trace.write_bytes(raw.replace(f'"{old}"'.encode(), f'"{new}"'.encode()))
+    return old, new, base, slow
 
+
+def test_op_name_map_pair_of_contributors_is_given_together(samples, tmp_path):
+    """The comparison side records the dropout backward op under the GPU's name (``...: NativeDropoutBackward0``
+    for the NPU's ``...: NpuDropoutBackward0``, as a run on the other stack names it; trace_view.json, both
+    occurrences) and its backward DropOutDoMask kernel 50 us longer. OperatorCompareStatistic and
+    MemoryCompareStatistic keep a row per name (reference-2 §2.7, §5), so the time contributors are the two names
+    with opposite signs (+0.07432 / -0.02432 ms) and the memory contributors the same 2.48 MB moved from one name to
+    the other; with ``--op_name_map`` pairing the names, the note under each table gives the pair together: +0.050
+    ms, the injected amount, and +0.00 MB. Without the map, or with one that pairs no listed row, no such note."""
+    old, new, base, slow = _dropout_backward_renamed(samples, tmp_path)
     both = {"enable_operator_compare": True, "enable_memory_compare": True}
     plain = compare(str(base), str(slow), **both)
     rows = plain.contributors.set_index("Name")[["Base(ms)", "Comparison(ms)"]]
@@ -767,3 +773,30 @@ def test_op_name_map_pair_of_contributors_is_given_together(samples, tmp_path):
     # a map whose names are no listed row's: no note
     other = compare(str(base), str(slow), **both, op_name_map={"aten::add_": "aten::mul_"})
     assert "--op_name_map" not in unexplained_note(other.contributors, other.waterfall)
+
+
+def test_op_name_map_pair_note_is_not_given_under_disable_details(samples, tmp_path):
+    """Under --disable_details no operator is matched (reference-1 §1.5) and the run warns "The op_name_map
+    parameter is ignored", yet the note under the contributors said "--op_name_map pairs names that the statistic
+    sheets, and so these rows, keep apart: ... 0.024 ms -> 0.074 ms together", and the memory note the same: a map
+    the run says it ignores was said to pair names. No such note there; the rows are as without the map. The
+    rows' figures, by hand from the raw kernel_details.csv: the two backward DropOutDoMask kernels, 11.52 + 12.80 us
+    on the base under the NPU name, the same plus the injected 50 us on the copy under the GPU name."""
+    from msprof_compare.compare.memory_summary import contributors_note
+    from msprof_compare.options import build_options
+
+    old, new, base, slow = _dropout_backward_renamed(samples, tmp_path)
+    with open(base / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", newline="", encoding="utf-8") as fh:
+        back = [Decimal(r["Duration(us)"]) for r in csv.DictReader(fh) if r["Type"] == "DropOutDoMask"][2:]
+    assert back == [Decimal("11.52"), Decimal("12.80")]
+    _, said = build_options(disable_details=True, op_name_map=str({new: old}))
+    assert said == ["The op_name_map parameter is ignored: it only takes effect when operators are matched, which "
+                    "disable_details turns off."]
+    for module_off in (False, True):  # the contributors from the module run's pairing, or from the sheet itself
+        run = compare(str(base), str(slow), enable_operator_compare=True, enable_memory_compare=True,
+                      disable_details=True, disable_module=module_off, op_name_map={new: old})
+        rows = run.contributors.set_index("Name")[["Base(ms)", "Comparison(ms)"]]
+        assert rows.to_dict("index") == {new: {"Base(ms)": 0.0, "Comparison(ms)": float(sum(back) + 50) / 1000},
+                                         old: {"Base(ms)": float(sum(back)) / 1000, "Comparison(ms)": 0.0}}
+        assert "--op_name_map" not in unexplained_note(run.contributors, run.waterfall)
+        assert len(run.memory_contributors) == 2 and not contributors_note(run.memory_contributors)

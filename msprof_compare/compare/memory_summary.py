@@ -135,15 +135,16 @@ def build(ctx: RunContext, sheets: list[Sheet]) -> None:
     recorded, cols = _recorded(ctx), _columns(sheet)
     contrib = contributors(cols, recorded)
     if len(contrib):
+        from .summary import mapped_names, paired_names_map
+
+        name_map = paired_names_map(ctx)
+        mapped = mapped_names([str(n) for n in cols[0].tolist()], cols[1], cols[2], contrib, name_map, 6)
+        if mapped:
+            contrib.attrs["mapped"] = mapped
         found = _wrappers(sheet, cols)
         if found is not None:
             contrib.attrs["wrappers"] = found
             contrib.attrs["details_off"] = ctx.options.disable_details
-        from .summary import mapped_names
-
-        mapped = mapped_names([str(n) for n in cols[0].tolist()], cols[1], cols[2], contrib, ctx.options.op_name_map, 6)
-        if mapped:
-            contrib.attrs["mapped"] = mapped
     ctx.frames["memory_contributors"] = contrib
     frame = totals(cols, recorded, _peaks(ctx))
     # a text export's peak is memory_record.csv's over the whole profile, whatever the step; the operators' memory

@@ -372,6 +372,13 @@ def unexplained_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
     return "; ".join(p for p in parts if p)
 
 
+def paired_names_map(ctx: RunContext) -> Mapping[str, str]:
+    """The --op_name_map that pairs operators in this run: none under --disable_details, which matches no operator
+    (reference-1 §1.5), and where the run warns that the map is ignored, a note saying that it pairs names only
+    contradicted the warning."""
+    return {} if ctx.options.disable_details else ctx.options.op_name_map
+
+
 def mapped_names(names: list[str], base: np.ndarray, comp: np.ndarray, contrib: pd.DataFrame,
                  op_name_map: Mapping[str, str], digits: int) -> list[tuple[list[str], float, float]]:
     """Per group of statistic rows (``names``, each side's ``base`` / ``comp`` figures) that --op_name_map makes one
@@ -868,9 +875,10 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
                 contrib.attrs["other_step"] = steps["comparison" if unstepped[0][0] == "base" else "base"]
     if len(contrib) and str(contrib["Level"].iloc[0]) == "operator":
         rows = found[1] if found is not None else None
+        name_map = paired_names_map(ctx)
         mapped = [] if rows is None else mapped_names(
             rows["Name"].tolist(), rows["Base(ms)"].to_numpy(np.float64), rows["Comparison(ms)"].to_numpy(np.float64),
-            contrib, ctx.options.op_name_map, 6)
+            contrib, name_map, 6)
         if mapped:
             contrib.attrs["mapped"] = mapped
         wrappers = _step_wrappers(op_rows, sheets or [])
