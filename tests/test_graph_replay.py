@@ -703,6 +703,51 @@ def test_memory_contributors_of_step_wrappers_are_said(samples):
     assert to_document(paired)["summary"]["memory_contributors_note"] is None
 
 
+def test_step_wrapper_note_with_the_map_given_asks_for_max_kernel_num_alone(samples):
+    """The wrapper note's advice half-followed: --op_name_map given the entry it names, without --max_kernel_num.
+    The statistic sheets keep a row per name, so the wrappers stay the contributors and the note came back telling
+    the user to give the entry they gave, followed by a second sentence on the same two names with the same
+    figures ("--op_name_map pairs names that the statistic sheets, and so these rows, keep apart: nb with nc 10.718
+    ms -> 156.086 ms together"). The note now says the map pairs them already and asks for --max_kernel_num alone,
+    and gives the two figures once; the memory table's note (vLLM's capture traces) likewise. Figures from the raw
+    traces: the device ns launched inside each annotation, and the [memory] Bytes allocated inside it, in MiB."""
+    from msprof_compare.compare import memory_summary
+    from msprof_compare.compare.summary import unexplained_note
+
+    dec, pw = samples / DECODE, samples / PIECEWISE
+    (nb, mb), (nc, mc) = [(a["name"], _launched_inside(ev, a)) for ev in map(_events, (dec, pw))
+                          for a in ev if a.get("ph") == "X" and a.get("cat") == "user_annotation"]
+    assert (mb, mc) == (10_717_708, 156_085_905)
+    res = compare(str(dec), str(pw), op_name_map={nb: nc})
+    assert res.contributors["Name"].tolist() == [nc]  # the wrappers stay the rows: the sheets keep both names
+    note = unexplained_note(res.contributors, res.waterfall)
+    assert note == (f"each side's operator device time lies under one top-level op that the other side has no op of "
+                    f"(base {nb} {mb / 1e6:.3f} ms, comparison {nc} {mc / 1e6:.3f} ms; an annotation around the step, "
+                    "named after its batch, is one), so the operator level compares these two, not the ops inside "
+                    "them: --op_name_map pairs them already: to compare inside, pass --max_kernel_num 10")
+    # the memory table: the capture traces' wrappers, paired by the map alone
+    cap = []
+    for path in CAPTURES:
+        ev = _events(samples / path)
+        (ann,) = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "user_annotation"
+                  and e["name"].startswith("capture_")]
+        cap.append((ann["name"], sum(e["args"]["Bytes"] for e in ev if e.get("name") == "[memory]"
+                                     and e["args"]["Bytes"] > 0 and e["tid"] == ann["tid"]
+                                     and ann["ts"] <= e["ts"] <= ann["ts"] + ann["dur"]) / 2**20))
+    (kb, vb), (kc, vc) = cap
+    mem = compare(*(str(samples / p) for p in CAPTURES), enable_memory_compare=True, op_name_map={kb: kc})
+    assert memory_summary.contributors_note(mem.memory_contributors) == (
+        f"each side's allocated memory lies under one top-level op that the other side has no op of (base {kb} "
+        f"{vb:.2f} MB, comparison {kc} {vc:.2f} MB; an annotation around the step, named after its batch, is one), so "
+        "the memory table compares these two, not the ops inside them: --op_name_map pairs them already: to compare "
+        "inside, pass --max_kernel_num 10")
+    # under --disable_details the map is ignored: the advice stays whole, for a run without it
+    off = compare(str(dec), str(pw), op_name_map={nb: nc}, disable_details=True)
+    assert unexplained_note(off.contributors, off.waterfall).endswith(
+        f"give --op_name_map the entry {nb!r}: {nc!r} (beside any it holds) and pass --max_kernel_num 10 in a run "
+        "without --disable_details (which pairs no operator, so neither option changes a sheet)")
+
+
 def _module_held(events: list[dict]) -> tuple[int, int]:
     """(device ns of the kernels and copies launched inside an ``nn.Module`` frame of the launch call's thread,
     device ns of every kernel and copy with a launch call), by each kernel's own correlation id."""

@@ -113,8 +113,10 @@ def wrapper_note(contrib: pd.DataFrame | None) -> str:
     from .summary import wrapper_text
 
     found = contrib.attrs.get("wrappers") if contrib is not None and len(contrib) else None
+    if not found:
+        return ""
     return wrapper_text(found, "allocated memory", "MB", 2, "the memory table",
-                        bool(contrib.attrs.get("details_off"))) if found else ""
+                        bool(contrib.attrs.get("details_off")), bool(contrib.attrs.get("wrappers_mapped")))
 
 
 def contributors_note(contrib: pd.DataFrame | None) -> str:
@@ -135,7 +137,7 @@ def build(ctx: RunContext, sheets: list[Sheet]) -> None:
     recorded, cols = _recorded(ctx), _columns(sheet)
     contrib = contributors(cols, recorded)
     if len(contrib):
-        from .summary import mapped_names, paired_names_map
+        from .summary import mapped_names, paired_names_map, split_wrapper_pair
 
         name_map = paired_names_map(ctx)
         mapped = mapped_names([str(n) for n in cols[0].tolist()], cols[1], cols[2], contrib, name_map, 6)
@@ -145,6 +147,7 @@ def build(ctx: RunContext, sheets: list[Sheet]) -> None:
         if found is not None:
             contrib.attrs["wrappers"] = found
             contrib.attrs["details_off"] = ctx.options.disable_details
+            split_wrapper_pair(contrib, name_map)
     ctx.frames["memory_contributors"] = contrib
     frame = totals(cols, recorded, _peaks(ctx))
     # a text export's peak is memory_record.csv's over the whole profile, whatever the step; the operators' memory

@@ -489,19 +489,42 @@ def _step_wrappers(op_rows: list[list] | None, sheets: list[Sheet]) -> tuple[str
 
 
 def wrapper_text(found: tuple[str, float, str, float], what: str, unit: str, digits: int, table: str,
-                 details_off: bool = False) -> str:
+                 details_off: bool = False, mapped: bool = False) -> str:
     """The wrapper note's sentence for ``step_wrappers``' finding: ``what`` lies under the two wrappers (figures
     in ``unit`` to ``digits`` decimals), so ``table`` compares the two, not the ops inside; --op_name_map pairs
     the names, and --max_kernel_num drills into the pair (the operator pairing, which the memory sheets share).
     ``details_off`` (a --disable_details run, which pairs no operator, so both options change nothing) adds that
-    the advice needs a run without it."""
+    the advice needs a run without it. ``mapped``: the run's --op_name_map pairs the two already (the statistic
+    sheets keep a row per name all the same), so only --max_kernel_num is left to give: advising the entry the
+    user gave read as if it had not been taken."""
     nb, vb, nc, vc = found
+    advice = ("--op_name_map pairs them already: to compare inside, pass --max_kernel_num 10" if mapped else
+              f"to pair them and compare inside, give --op_name_map the entry {nb!r}: {nc!r} (beside any it holds) "
+              "and pass --max_kernel_num 10")
     return (f"each side's {what} lies under one top-level op that the other side has no op of "
             f"(base {nb} {vb:.{digits}f} {unit}, comparison {nc} {vc:.{digits}f} {unit}; an annotation around the "
-            f"step, named after its batch, is one), so {table} compares these two, not the ops inside them: to pair "
-            f"them and compare inside, give --op_name_map the entry {nb!r}: {nc!r} (beside any it holds) and pass "
-            "--max_kernel_num 10" + (" in a run without --disable_details (which pairs no operator, so neither "
-                                     "option changes a sheet)" if details_off else ""))
+            f"step, named after its batch, is one), so {table} compares these two, not the ops inside them: "
+            + advice + (" in a run without --disable_details (which pairs no operator, so neither option changes "
+                        "a sheet)" if details_off else ""))
+
+
+def split_wrapper_pair(contrib: pd.DataFrame, op_name_map: Mapping[str, str]) -> None:
+    """Where the contributors' wrappers (``attrs["wrappers"]``) are one name under ``op_name_map``, mark them so
+    (``attrs["wrappers_mapped"]``: the wrapper note then asks for --max_kernel_num alone) and drop their group from
+    ``attrs["mapped"]``: the wrapper note gives both figures, and a second sentence on the same two names, with the
+    same figures, only repeated them."""
+    found = contrib.attrs.get("wrappers")
+    if not found or not op_name_map:
+        return
+    nb, nc = found[0], found[2]
+    if op_name_map.get(nb, nb) != op_name_map.get(nc, nc):
+        return
+    contrib.attrs["wrappers_mapped"] = True
+    groups = [g for g in contrib.attrs.get("mapped", []) if set(g[0]) != {nb, nc}]
+    if groups:
+        contrib.attrs["mapped"] = groups
+    else:
+        contrib.attrs.pop("mapped", None)
 
 
 def wrapper_note(contrib: pd.DataFrame | None) -> str:
@@ -515,7 +538,7 @@ def wrapper_note(contrib: pd.DataFrame | None) -> str:
     if not found:
         return ""
     return wrapper_text(found, "operator device time", "ms", 3, "the operator level",
-                        bool(contrib.attrs.get("details_off")))
+                        bool(contrib.attrs.get("details_off")), bool(contrib.attrs.get("wrappers_mapped")))
 
 
 #: A contributor is said to hold communication where its communication changed by this share of its diff or more.
@@ -885,6 +908,7 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
         if wrappers is not None:
             contrib.attrs["wrappers"] = wrappers
             contrib.attrs["details_off"] = ctx.options.disable_details
+            split_wrapper_pair(contrib, name_map)
     ctx.frames["contributors"] = contrib
     comm = _contributor_communication(ctx, contrib)
     if comm is not None:
