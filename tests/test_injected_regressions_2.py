@@ -800,3 +800,41 @@ def test_op_name_map_pair_note_is_not_given_under_disable_details(samples, tmp_p
                                          old: {"Base(ms)": float(sum(back)) / 1000, "Comparison(ms)": 0.0}}
         assert "--op_name_map" not in unexplained_note(run.contributors, run.waterfall)
         assert len(run.memory_contributors) == 2 and not contributors_note(run.memory_contributors)
+
+
+def test_op_name_map_pairs_are_given_largest_contributor_first(samples):
+    """DB export level 1 against level 2 (rank 0), seven operator contributors, with four entries that each pair a
+    listed contributor with another row of OperatorCompareStatistic. The note shows three groups: they came in the
+    order of each group's first sheet row, so AddmmBackward0's (rank 4) was left off for copy_bucket_to_grad's (rank
+    5, through aten::topk's row), and ConvolutionBackward0 (rank 1) came third, with " (4 in all)" glued to it. Now
+    by their first contributor's rank, ending "; ... (4 in all)" as the other notes' lists. A many-to-one map whose
+    group changed by
+    -22 ns read "(-0.000 ms)"; it reads "+0.000" as the console's tables. Figures from the sheet's cells, by hand:
+    2.008052 + 0.026160 = 2.034212 -> 1.996702 + 0.023680 = 2.020382 ms; 2.341748 + 0.053020 = 2.394768 ->
+    2.350247 + 0.052921 = 2.403168; 0.612633 + 0.009621 = 0.622254 -> 0.605671 + 0.010260 = 0.615931."""
+    pre = "autograd::engine::evaluate_function: "
+    conv, addmm, ddp = pre + "ConvolutionBackward0", pre + "AddmmBackward0", "DistributedDataParallel.forward"
+    l1, l2 = (str(samples / f"msinsight/test/data/pytorch/db/level{n}/rank0_ascend_pt") for n in (1, 2))
+    four = {"aten::cross_entropy_loss": ddp, "aten::eq": conv, "aten::sum": addmm,
+            "aten::topk": "torch.distributed.ddp.reducer::copy_bucket_to_grad"}
+    res = compare(l1, l2, disable_module=True, op_name_map=four)
+    assert res.contributors["Name"].iloc[0] == conv and len(res.contributors) == 7
+    cells = res.sheet("OperatorCompareStatistic").set_index("Operator Name").iloc[:, [1, 3]]
+    assert cells.loc[[conv, "aten::eq"]].to_numpy().tolist() == [[2.008052, 1.996702], [0.02616, 0.02368]]
+    assert cells.loc[[ddp, "aten::cross_entropy_loss"]].to_numpy().tolist() == [[2.341748, 2.350247],
+                                                                                   [0.05302, 0.052921]]
+    assert cells.loc[[addmm, "aten::sum"]].to_numpy().tolist() == [[0.612633, 0.605671], [0.009621, 0.01026]]
+    assert unexplained_note(res.contributors, res.waterfall).startswith(
+        f"--op_name_map pairs names that the statistic sheets, and so these rows, keep apart: aten::eq with {conv} "
+        f"2.034 ms -> 2.020 ms together (-0.014 ms); {ddp} with aten::cross_entropy_loss 2.395 ms -> 2.403 ms "
+        f"together (+0.008 ms); aten::sum with {addmm} 0.622 ms -> 0.616 ms together (-0.006 ms); ... (4 in all)")
+    # many names onto one: six rows, -0.000022 ms together (2.995042 -> 2.995020 from the cells)
+    many = {n: ddp for n in (addmm, pre + "NpuDropoutBackward0", pre + "LogSoftmaxBackward0", "aten::mul",
+                             "aten::mul_")}
+    res = compare(l1, l2, disable_module=True, op_name_map=many)
+    rows = cells.loc[[ddp, *many]]
+    assert [round(float(x), 6) for x in rows.sum()] == [2.995042, 2.99502]
+    note = unexplained_note(res.contributors, res.waterfall)
+    assert note.startswith(f"--op_name_map pairs names that the statistic sheets, and so these rows, keep apart: "
+                           f"{ddp} with aten::mul_, aten::mul, {pre}LogSoftmaxBackward0, {pre}NpuDropoutBackward0 "
+                           f"and {addmm} 2.995 ms -> 2.995 ms together (+0.000 ms)")

@@ -384,30 +384,37 @@ def mapped_names(names: list[str], base: np.ndarray, comp: np.ndarray, contrib: 
     """Per group of statistic rows (``names``, each side's ``base`` / ``comp`` figures) that --op_name_map makes one
     name (``op_name_map.get(name, name)``, as the operator pairing applies it to both sides) with a listed
     contributor among them: (the names, those with a base figure first, and the rows' figures together, to
-    ``digits`` decimals). The statistic sheets keep a row per name (reference-2 §2.7, §5), so a GPU op and its NPU
-    namesake paired by the map were two contributors of opposite sign, and the change of the pair the user asked
-    to compare was in no figure."""
+    ``digits`` decimals), in the order of their first listed contributor (the note shows the first three: in the
+    order of each group's first sheet row, a larger contributor's group was left off for a smaller one's). The statistic
+    sheets keep a row per name (reference-2 §2.7, §5), so a GPU op and its NPU namesake paired by the map were two
+    contributors of opposite sign, and the change of the pair the user asked to compare was in no figure."""
     if not op_name_map or not len(contrib):
         return []
     members: dict[str, list[int]] = {}
     for i, n in enumerate(names):
         members.setdefault(op_name_map.get(n, n), []).append(i)
-    listed = set(contrib["Name"].tolist())
+    rank = {n: r for r, n in reversed(list(enumerate(contrib["Name"].tolist())))}
     out = []
     for idx in members.values():
         group = list(dict.fromkeys(names[i] for i in sorted(idx, key=lambda i: not base[i])))
-        if len(group) > 1 and listed.intersection(group):
-            out.append((group, round(float(np.nansum(base[idx])), digits), round(float(np.nansum(comp[idx])), digits)))
-    return out
+        first = min((rank[n] for n in group if n in rank), default=None)
+        if len(group) > 1 and first is not None:
+            out.append((first, group, round(float(np.nansum(base[idx])), digits),
+                        round(float(np.nansum(comp[idx])), digits)))
+    return [g[1:] for g in sorted(out, key=lambda g: g[0])]
 
 
 def name_map_text(found: list[tuple[list[str], float, float]], unit: str, digits: int) -> str:
     """The note's sentence on ``mapped_names``' groups (the first three), "" for none."""
     if not found:
         return ""
-    shown = [f"{' with '.join(names)} {b:.{digits}f} {unit} -> {c:.{digits}f} {unit} together "
-             f"({c - b:+.{digits}f} {unit})" for names, b, c in found[:3]]
-    more = f" ({len(found)} in all)" if len(found) > 3 else ""
+    def joined(names: list[str]) -> str:  # "a with b", "a with b and c", "a with b, c and d"
+        return f"{names[0]} with {', '.join(names[1:-1]) + ' and ' if len(names) > 2 else ''}{names[-1]}"
+
+    # + 0.0: a change that rounds to 0 reads "+0.000", not "-0.000" (as the console's tables)
+    shown = [f"{joined(names)} {b:.{digits}f} {unit} -> {c:.{digits}f} {unit} together "
+             f"({round(c - b, digits) + 0.0:+.{digits}f} {unit})" for names, b, c in found[:3]]
+    more = f"; ... ({len(found)} in all)" if len(found) > 3 else ""
     return "--op_name_map pairs names that the statistic sheets, and so these rows, keep apart: " + "; ".join(
         shown) + more
 
