@@ -301,6 +301,12 @@ def _compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
                     "(names are case-sensitive: copy them from the OperatorCompare or ModuleCompare sheet).",
                     ", ".join(term_safe(repr(k)) for k in unused), "names" if one else "name",
                     "appears" if one else "appear", "it renames" if one else "they rename")
+    crossed = _renamed_again(opts)
+    if crossed:
+        said = [tuple(term_safe(repr(x)) for x in t) for t in crossed[:3]]
+        log.warning("--op_name_map renames once, on both sides: %s%s; give one entry per pair of names.", "; ".join(
+            f"{k} becomes {v} and {v} becomes {w}, so an op named {k} on one side and {v} on the other still differ"
+            for k, v, w in said), f" ({len(crossed)} in all)" if len(crossed) > 3 else "")
     for profile in (base_profile, comparison_profile):  # from here on the path is only shown
         profile.path = display(profile.path)
     return run_comparators(base_profile, comparison_profile, opts, keywords)
@@ -321,6 +327,22 @@ def _unused_name_map_keys(opts: Options, profiles: tuple[Profile, Profile]) -> l
         for frame in (p.ops, p.python_functions):
             names.update(str(n) for n in pd.unique(frame["name"]).tolist())
     return [k for k in opts.op_name_map if k and "/" not in k and not any(k in n for n in names)]
+
+
+def _renamed_again(opts: Options) -> list[tuple[str, str, str]]:
+    """(a, b, c) per ``--op_name_map`` entry a -> b whose b is itself renamed (b -> c, c != b): the map applies
+    once, to both sides' names (reference-2 §0.4), so an op named a on one side and b on the other become b and c
+    and do not pair. A two-way map written to say "these are equivalent" ({a: b, b: a}) swaps the names and pairs
+    nothing, without a word (the match rate stays as it was); a swap is named once. None under --disable_details,
+    where the map is said to be ignored."""
+    m = opts.op_name_map
+    if not m or opts.disable_details or not (opts.enable_operator_compare or opts.enable_memory_compare):
+        return []
+    out: list[tuple[str, str, str]] = []
+    for k, v in m.items():
+        if k != v and v in m and m[v] != v and not (m[v] == k and (v, k, v) in out):
+            out.append((k, v, m[v]))
+    return out
 
 
 def _same_input(base: str, comparison: str) -> str | None:

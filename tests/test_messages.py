@@ -266,6 +266,34 @@ def test_op_name_map_key_that_renames_nothing_is_named(capsys: pytest.CaptureFix
         "disable_details turns off."]
 
 
+def test_op_name_map_entry_whose_name_is_renamed_again_is_named(capsys: pytest.CaptureFixture, samples: Path,
+                                                               tmp_path: Path) -> None:
+    """The map renames once, on both sides (reference-2 §0.4): a two-way map written to say "these are the same
+    op" ({a: b, b: a}) swaps the names, so the GPU's NativeDropoutBackward0 (base) and the NPU's
+    NpuDropoutBackward0 (comparison) become each other's name and still pair nothing, without a word (the match
+    rate stays as it was); one entry pairs them (two OperatorCompare rows). The warning names the swap once; a
+    chain (a -> b, b -> c) likewise."""
+    from msprof_compare.api import compare
+
+    gpu = str(next((DATA / "kineto").glob("alexnet_h200_rank0.*.pt.trace.json.gz")))
+    a, b = (f"autograd::engine::evaluate_function: {n}DropoutBackward0" for n in ("Native", "Npu"))
+    for mapping, paired in (({a: b, b: a}, 0), ({a: b}, 2)):
+        ops = compare(gpu, str(samples / L1_TEXT), op_name_map=mapping, disable_module=True,
+                      enable_operator_compare=True).sheet("OperatorCompare")
+        assert int(((ops["Operator Name"] == a) & (ops["Operator Name.1"] == b)).sum()) == paired
+    args = ["compare", "-bp", gpu, "-d", str(samples / L1_TEXT), "-o", str(tmp_path), "--enable_operator_compare"]
+    code, err = _analyze(capsys, *args, "--op_name_map", repr({a: b, b: a, "x": "y", "y": "z"}))
+    assert code == 0
+    lines = [line.split("] ", 1)[1] for line in err.splitlines() if "renames once" in line]
+    assert lines == [f"--op_name_map renames once, on both sides: {a!r} becomes {b!r} and {b!r} becomes {a!r}, so an "
+                     f"op named {a!r} on one side and {b!r} on the other still differ; 'x' becomes 'y' and 'y' becomes "
+                     "'z', so an op named 'x' on one side and 'y' on the other still differ; give one entry per pair "
+                     "of names."]
+    for mapping in ({a: b}, {a: b, b: b}):  # one direction, or an identity entry: nothing said
+        code, err = _analyze(capsys, *args, "--op_name_map", repr(mapping))
+        assert code == 0 and "renames once" not in err
+
+
 @pytest.mark.parametrize("gpu_is_base", [True, False])
 def test_step_with_gpu_data_names_the_gpu_side_and_the_way_on(capsys: pytest.CaptureFixture, samples: Path,
                                                               tmp_path: Path, gpu_is_base: bool) -> None:
