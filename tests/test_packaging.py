@@ -1,0 +1,60 @@
+"""What ``pip install .`` builds from ``pyproject.toml``: setuptools must read it without a deprecation, since a
+deprecated form stops building on the date setuptools gives (``project.license`` as a table: 2027-02-18)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pytest depends on tomli below 3.11
+    import tomli as tomllib
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+#: The first setuptools that reads ``project.license`` as an SPDX string (older ones reject the string).
+SPDX_LICENSE_SETUPTOOLS = 77
+
+
+def _pyproject() -> dict:
+    return tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def _setuptools_floor(requires: list[str]) -> int:
+    """The major version of the lowest setuptools a build may get, 0 if unbounded."""
+    for req in requires:
+        m = re.fullmatch(r"setuptools\s*>=\s*(\d+)(\.[\d.]+)?", req.strip())
+        if m:
+            return int(m.group(1))
+    return 0
+
+
+def test_license_is_an_spdx_string_and_the_build_gets_a_setuptools_that_reads_it() -> None:
+    """setuptools 77+ warns on the table form (``{ text = ... }``) and will stop building it; the string form
+    needs setuptools 77, so ``[build-system] requires`` must not let an older one build."""
+    data = _pyproject()
+    assert data["project"]["license"] == "Apache-2.0"
+    assert _setuptools_floor(data["build-system"]["requires"]) >= SPDX_LICENSE_SETUPTOOLS
+
+
+def test_setuptools_applies_pyproject_without_warnings(tmp_path: Path) -> None:
+    """The configuration step of the wheel build, as the installed setuptools runs it, with every warning an
+    error. Runs where a setuptools the build could get is installed (a 3.12+ venv has none)."""
+    setuptools = pytest.importorskip("setuptools")
+    if int(setuptools.__version__.split(".")[0]) < SPDX_LICENSE_SETUPTOOLS:
+        pytest.skip(f"setuptools {setuptools.__version__} is older than any build of pyproject.toml gets")
+    from setuptools.config.pyprojecttoml import apply_configuration
+    from setuptools.dist import Distribution
+
+    for name in ("pyproject.toml", "README.md"):  # the readme is read into the metadata
+        shutil.copy(REPO_ROOT / name, tmp_path / name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        dist = apply_configuration(Distribution(), str(tmp_path / "pyproject.toml"))
+    assert dist.metadata.license_expression == "Apache-2.0"
+    assert dist.metadata.name == "msprof-compare"
