@@ -6,6 +6,7 @@ Expected values are computed independently with plain SQL on the same file
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import sqlite3
@@ -336,6 +337,29 @@ def test_not_sqlite(tmp_path: Path) -> None:
     with pytest.raises(ProfileError) as e:
         load_profile(str(f), OPTS)
     assert str(f) in str(e.value) and "\n" not in str(e.value)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="open files are listed in /proc (Linux)")
+def test_refused_database_is_closed(tmp_path: Path) -> None:
+    """A .db that SQLite opens but cannot read (the real excerpt with its header overwritten) is refused,
+    and its connection closed: it stayed open until the next garbage collection (an open file, and
+    Python 3.13's ResourceWarning "unclosed database"). The collector is off here so that the check
+    does not depend on when it runs."""
+    f = _db(tmp_path)
+    data = bytearray(L1.read_bytes())
+    data[:16] = b"\x00" * 16  # "SQLite format 3\0": SQLite then reads "file is not a database"
+    f.write_bytes(bytes(data))
+    gc_was_on = gc.isenabled()
+    gc.disable()
+    try:
+        with pytest.raises(ProfileError, match=r"not a readable SQLite database \(file is not a database\)"):
+            load_profile(str(f), OPTS)
+        fds = Path("/proc/self/fd")
+        held = [fd for fd in fds.iterdir() if os.path.realpath(fd) == str(f.resolve())]
+    finally:
+        if gc_was_on:
+            gc.enable()
+    assert held == []
 
 
 def test_corrupt_db(tmp_path: Path) -> None:

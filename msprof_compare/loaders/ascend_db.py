@@ -182,11 +182,15 @@ class _Db:
             # immutable: no locks, no -shm / -wal files created beside a WAL-mode export (read-only
             # directories work too). Only a -wal holding frames (changes not yet in the file) needs them.
             uri += "&immutable=1"
+        con = None
         try:
-            self.con = sqlite3.connect(uri, uri=True, check_same_thread=False)
-            rows = self.con.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+            con = sqlite3.connect(uri, uri=True, check_same_thread=False)
+            rows = con.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
         except sqlite3.Error as exc:
+            if con is not None:  # opened but unreadable: closed here, not whenever the collector frees it
+                con.close()
             raise ProfileError(path, f"not a readable SQLite database ({exc})") from None
+        self.con = con
         self.tables = {r[0] for r in rows}
         self._cols: dict[str, set[str]] = {}
         #: STRING_IDS in id order: ids, texts, and whether the text is NULL (read "")
