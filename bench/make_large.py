@@ -35,7 +35,8 @@ _ID_ARGS = ("correlation", "External id", "Python id", "Python parent id", "conn
 
 
 def _load(path: str):
-    raw = open(path, "rb").read()
+    with open(path, "rb") as f:
+        raw = f.read()
     if raw[:2] == b"\x1f\x8b":
         raw = gzip.decompress(raw)
     return msgspec.json.decode(raw)

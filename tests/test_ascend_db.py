@@ -685,6 +685,7 @@ def test_db_text_time_check_flags_the_same_cells_as_before(decl: str) -> None:
     assert new == rejected(old=True)
     assert new == {r for r, v, kind in stored if python_rule(v, kind)}
     assert new  # the set of values holds bad ones in every affinity
+    con.close()
 
 
 @pytest.mark.parametrize("decl", ["INTEGER", "REAL", "NUMERIC", "TEXT", "BLOB", "", "TEXT COLLATE NOCASE"])
@@ -709,6 +710,7 @@ def test_db_memory_peak_scan_reads_cells_as_before(decl: str) -> None:
         peak, odd, junk = con.execute(_memory_peak_sql("")).fetchone()
         peak0, odd0, junk0 = con.execute(old).fetchone()
         assert (peak, odd or 0, bool(junk)) == (peak0, odd0 or 0, bool(junk0)), cells
+    con.close()
 
 
 def test_db_op_columns_no_comparator_reads_are_not_fetched(tmp_path: Path) -> None:
@@ -1721,6 +1723,7 @@ def test_in_pairs_selects_what_in_selects() -> None:
             want = con.execute(f"SELECT rowid FROM t WHERE {col} IN ({marks}) AND rowid > 0", params).fetchall()
             got = con.execute(f"SELECT rowid FROM t WHERE ({_in_pairs(col, k)}) AND rowid > 0", params).fetchall()
             assert got == want and (k < 2 or want)
+    con.close()
 
 
 def test_fwdbwd_flows_rules_on_synthetic_links() -> None:

@@ -514,7 +514,9 @@ def test_module_chart_leaves_out_a_module_one_submodule_explains(tmp_path):
     path = result.to_excel(str(tmp_path))
     module_chart = next(x for x in _chart_parts(path).values() if "module device total time" in x)
     assert "ms; a module whose growth one submodule holds (&gt;= 90%) is left out for it" in module_chart
-    summary = openpyxl.load_workbook(path, read_only=True)["Summary"]
+    book = openpyxl.load_workbook(path, read_only=True)  # read-only: the file stays open until close()
+    summary = book["Summary"]
     assert any(c == ("ModuleCompareStatistic: top 20 regressions (module device total time, ms); a module whose "
                      "growth one submodule holds (>= 90%) is left out for it")
                for row in summary.iter_rows(values_only=True) for c in row if c)
+    book.close()

@@ -768,6 +768,7 @@ def test_a_reader_that_stops_early(json_out: bool, tmp_path: Path) -> None:
         assert proc.stdout.read(50)  # the document is larger than a pipe buffer: the writer is blocked now
     proc.stdout.close()  # the console table has not been printed yet: the compare takes longer
     err = proc.stderr.read().decode()
+    proc.stderr.close()
     assert proc.wait(timeout=300) == 0, err
     assert not error_lines(err) and "Traceback" not in err and "Exception ignored" not in err
     if not json_out:

@@ -126,6 +126,7 @@ def test_figures_are_the_reference_sheets(samples, reference_outputs):
                       enable_communication_compare=True)
         wb = openpyxl.load_workbook(reference_outputs / ref / "performance_comparison_result.xlsx", read_only=True)
         rows = list(wb["CommunicationCompare"].iter_rows(min_row=4, values_only=True))
+        wb.close()  # read-only: the file stays open until close()
         op = [r for r in rows if r[1] not in (None, "|")]
         t = res.communication_totals
         assert (t["base_ms"], t["comparison_ms"]) == pytest.approx(

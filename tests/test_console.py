@@ -136,7 +136,8 @@ TIMELINE = "mindinsight/tests/utils/resource/run_2/normal_run/profiler/ascend_ti
 
 
 def _raw_events(path: Path) -> list[dict]:
-    data = json.loads((gzip.open(path) if path.suffix == ".gz" else open(path, "rb")).read())
+    raw = path.read_bytes()
+    data = json.loads(gzip.decompress(raw) if path.suffix == ".gz" else raw)
     return data if isinstance(data, list) else data["traceEvents"]
 
 

@@ -263,6 +263,7 @@ def test_contributors_that_explain_little_of_the_change_are_said_so(samples, tmp
     assert console[at - 1].startswith("+---") and console[at + 1].startswith("The module rows hold ")
     book = openpyxl.load_workbook(r.to_excel(tmp_path), read_only=True)
     cells = [c for row in book["Summary"].iter_rows(values_only=True) for c in row if isinstance(c, str)]
+    book.close()  # read-only: the file stays open until close()
     title = cells.index(next(c for c in cells if c.startswith("Top contributors (operator level")))
     # the sheet's title and the console's state the same coverage, as the table's last Cumulative Share
     cover = summary.coverage_text(r.frames["contributors"])
@@ -398,6 +399,7 @@ def test_gate_note_escapes_the_step_names(samples, tmp_path):
         with sqlite3.connect(db) as con:
             n = con.execute("UPDATE STRING_IDS SET value = ? WHERE value LIKE '90.91.105.46_enp189s0f0_60000_0_%'",
                             ("evil\x1b[31mRED\nFAKE: all fine",)).rowcount
+        con.close()
         assert n == 1
         dirs.append(str(dst))
     code, message = compare(*dirs).regression_gate(0)
@@ -430,10 +432,10 @@ def test_contributors_note_in_json_and_in_a_gate_without_growing_contributors(sa
         "communication: base 105.992 ms, comparison not recorded (its export links no HCCL op to an operator)")
     code, message = r.regression_gate(0)
     assert code == 3 and "Top " not in message and message.splitlines()[-1] == f"Note: {note}."
-    doc = json.loads(open(r.to_json(tmp_path)).read())
+    doc = json.loads(Path(r.to_json(tmp_path)).read_text())
     assert doc["summary"]["contributors_note"] == note
     same = compare(str(text_l1), str(text_l1), enable_profiling_compare=True)
-    assert json.loads(open(same.to_json(tmp_path / "same")).read())["summary"]["contributors_note"] is None
+    assert json.loads(Path(same.to_json(tmp_path / "same")).read_text())["summary"]["contributors_note"] is None
 
 
 def test_note_of_a_change_the_other_way_gives_no_share():

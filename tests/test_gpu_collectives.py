@@ -620,7 +620,8 @@ def test_gpu_collectives_pair_with_mindspore_graph_ops(samples, reference_output
     for k in json.load(gzip.open(gpu))["traceEvents"]:
         if k.get("cat") == "kernel" and k["name"].startswith("nccl"):
             by.setdefault(k["name"].split("_")[1].lower(), []).append(k["dur"])
-    timeline = json.load(open(ms))
+    with open(ms) as f:
+        timeline = json.load(f)
     hccl = next(e["pid"] for e in timeline if e.get("ph") == "M" and e.get("name") == "process_name"
                 and e["args"]["name"] == "HCCL")
     ops = [e for e in timeline if e.get("ph") == "X" and e["pid"] == hccl and "/" in e["name"]]

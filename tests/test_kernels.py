@@ -703,6 +703,7 @@ def test_db_export_without_op_types_is_said_for_either_kernel_sheet(samples, cap
     with sqlite3.connect(f"file:{db}?immutable=1", uri=True) as con:
         types = con.execute("SELECT s.value, COUNT(*) FROM COMPUTE_TASK_INFO c JOIN STRING_IDS s "
                             "ON s.id = c.opType GROUP BY 1").fetchall()
+    con.close()
     assert types == [("N/A", 187)]
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         res = compare(str(dirs[0]), str(dirs[1]), enable_kernel_compare=True, use_kernel_type=use_kernel_type)

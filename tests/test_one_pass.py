@@ -189,6 +189,7 @@ def test_the_usual_db_time_is_one_the_full_checks_accept(decl: str) -> None:
     assert usual_text <= fine and usual_int <= fine
     epoch = _CELLS.index("1736410576395167660") + 1
     assert epoch in usual_text or decl in ("INTEGER", "REAL", "NUMERIC")  # those store it as a number
+    con.close()
 
 
 def test_a_db_time_check_scans_a_usual_table_once(tmp_path: Path) -> None:

@@ -638,6 +638,7 @@ def _sql_oracle(db: Path) -> tuple[dict[str, tuple[float, object]], str]:
             cands.setdefault(plane, []).append((st, en))
         letter = "R" if name == "RDMASend" else "N" if name == "Notify_Wait" else "O"
         hist[plane] = h[1:] + letter if h else "OOO" + letter
+    con.close()
     # the group's uncovered op time: its ops outside the compute tasks (= inside the not-overlapped windows)
     group_unc = [iv for s, e in union([(o[0], o[1]) for o in ops]) for iv in _gaps(s, e, comp)]
     best = min(cands.values(), key=lambda c: sum(e - s for s, e in c)) if cands else []  # first plane wins ties

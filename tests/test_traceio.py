@@ -377,7 +377,8 @@ def test_raw_control_characters_in_names(tmp_path, control: bytes) -> None:
     into its first python_function name loads every table as the clean trace does, that name aside."""
     import gzip
 
-    clean = gzip.decompress(open(os.path.join(_REPO, "sample_data", "bert-small_h100.json.gz"), "rb").read())
+    with open(os.path.join(_REPO, "sample_data", "bert-small_h100.json.gz"), "rb") as f:
+        clean = gzip.decompress(f.read())
     name = next(e["name"] for e in json.loads(clean)["traceEvents"] if e.get("cat") == "python_function")
     at = clean.index(b'"name": "' + name.encode() + b'"') + len(b'"name": "') + 3
     f = tmp_path / "ctrl.pt.trace.json"
@@ -497,7 +498,8 @@ def test_raw_control_character_after_a_byte_order_mark(tmp_path) -> None:
     BOM and one raw control character inside its first python_function name, loads as without the BOM."""
     import gzip
 
-    clean = gzip.decompress(open(os.path.join(_REPO, "sample_data", "bert-small_h100.json.gz"), "rb").read())
+    with open(os.path.join(_REPO, "sample_data", "bert-small_h100.json.gz"), "rb") as f:
+        clean = gzip.decompress(f.read())
     name = next(e["name"] for e in json.loads(clean)["traceEvents"] if e.get("cat") == "python_function")
     at = clean.index(b'"name": "' + name.encode() + b'"') + len(b'"name": "') + 3
     opts = Options(enable_operator_compare=True)
@@ -608,6 +610,7 @@ def test_a_trace_shipped_in_an_archive_is_named_as_such(tmp_path, capsys) -> Non
     db = tmp_path / "x.db"
     with sqlite3.connect(db) as con:
         con.execute("CREATE TABLE t (a)")
+    con.close()
     files = {"z.pt.trace.json.gz": (zipped.getvalue(), "a zip archive"),
              "t.json.gz": (tarred.getvalue(), "a tar archive"),
              "b.json": (bz2.compress(trace[:1000]), "bzip2-compressed"),
