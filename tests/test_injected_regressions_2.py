@@ -773,6 +773,16 @@ def test_op_name_map_pair_of_contributors_is_given_together(samples, tmp_path):
     # a map whose names are no listed row's: no note
     other = compare(str(base), str(slow), **both, op_name_map={"aten::add_": "aten::mul_"})
     assert "--op_name_map" not in unexplained_note(other.contributors, other.waterfall)
+    # a row without device time on either side (aten::view, 0 -> 0 ms on the sheet) adds nothing to a pair: mapped
+    # with the pair it is left out of the note, mapped alone onto a listed row it makes no note (which only repeated
+    # that row's own figures)
+    stat = compare(str(base), str(slow), enable_operator_compare=True, disable_module=True).sheet(
+        "OperatorCompareStatistic")
+    assert stat[stat["Operator Name"] == "aten::view"].iloc[:, [2, 4]].values.tolist() == [[0, 0]]
+    three = compare(str(base), str(slow), **both, op_name_map={new: old, "aten::view": old})
+    assert unexplained_note(three.contributors, three.waterfall) == note
+    alone = compare(str(base), str(slow), **both, op_name_map={"aten::view": old})
+    assert "--op_name_map" not in unexplained_note(alone.contributors, alone.waterfall)
 
 
 def test_op_name_map_pair_note_is_not_given_under_disable_details(samples, tmp_path):

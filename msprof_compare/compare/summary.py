@@ -396,6 +396,9 @@ def mapped_names(names: list[str], base: np.ndarray, comp: np.ndarray, contrib: 
     rank = {n: r for r, n in reversed(list(enumerate(contrib["Name"].tolist())))}
     out = []
     for idx in members.values():
+        # rows without a figure on either side (an op without device time: aten::view) add nothing to the pair, and
+        # a group of the listed row and those alone only repeated its own figures
+        idx = [i for i in idx if base[i] or comp[i]]
         group = list(dict.fromkeys(names[i] for i in sorted(idx, key=lambda i: not base[i])))
         first = min((rank[n] for n in group if n in rank), default=None)
         if len(group) > 1 and first is not None:
