@@ -24,6 +24,7 @@ from . import checks
 from .breakdown import peak_reserved_gb
 from .memory import memory_index
 from .overall import find_breakdowns
+from .summary import coverage_frame, mark_pairs, pair_notes, step_wrappers
 from .table import Sheet, plain_frame, sheet_numbers
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -36,6 +37,8 @@ TOTAL_COLUMNS = ["operators", "changed", "base_recorded", "comparison_recorded",
 #: MemoryCompareStatistic's columns by position (reference-2 §5): name, base MB, comparison MB, Diff Memory(MB),
 #: and each side's Operator Number.
 _NAME, _BASE_MB, _COMP_MB, _DIFF_MB, _BASE_N, _COMP_N = 1, 3, 6, 8, 4, 7
+#: How the wrapper note words the memory contributors (``summary.wrapper_text``: what, unit, decimals, table).
+_NOTE_FIGURES = ("allocated memory", "MB", 2, "the memory table")
 
 
 def _peaks(ctx: RunContext) -> tuple[float, float]:
@@ -68,8 +71,6 @@ def contributors(sheet: Sheet | _Columns, recorded: tuple[bool, bool] = (True, T
     """The rows of MemoryCompareStatistic whose ``Diff Memory(MB)`` explain 80% of the summed absolute change,
     largest first (equal ones in the sheet's order); none when a side was not recorded or nothing changed.
     ``sheet``: the sheet, or its ``_columns``."""
-    from .summary import coverage_frame
-
     names, base, comp, diff = _columns(sheet) if isinstance(sheet, Sheet) else sheet
     return coverage_frame(names, base, comp, diff if all(recorded) else diff[:0], CONTRIBUTOR_COLUMNS)
 
@@ -100,8 +101,6 @@ def _wrappers(sheet: Sheet, cols: _Columns) -> tuple[str, float, str, float] | N
     """``summary.step_wrappers`` of the allocated memory: each side's memory under one top-level op that the
     other side has no op of (vLLM's capture traces: ``capture_32_FULL`` 513.54 MB against
     ``capture_8192_PIECEWISE`` 20764.11 MB), where the 80% cut lists the larger one alone."""
-    from .summary import step_wrappers
-
     names, base, comp, _ = cols
     counts = tuple(sheet_numbers(sheet.data.iloc[:, j]) for j in (_BASE_N, _COMP_N))
     return step_wrappers([str(n) for n in names.tolist()], (base, comp), counts)  # type: ignore[arg-type]
@@ -110,23 +109,13 @@ def _wrappers(sheet: Sheet, cols: _Columns) -> tuple[str, float, str, float] | N
 def wrapper_note(contrib: pd.DataFrame | None) -> str:
     """The memory counterpart of the contributors' wrapper note (``summary.wrapper_note``), from the memory
     contributors' ``attrs["wrappers"]``; "" where there is none."""
-    from .summary import wrapper_text
-
-    found = contrib.attrs.get("wrappers") if contrib is not None and len(contrib) else None
-    if not found:
-        return ""
-    return wrapper_text(found, "allocated memory", "MB", 2, "the memory table",
-                        bool(contrib.attrs.get("details_off")), bool(contrib.attrs.get("wrappers_mapped")))
+    return pair_notes(contrib, *_NOTE_FIGURES)[0]
 
 
 def contributors_note(contrib: pd.DataFrame | None) -> str:
     """The note under the memory contributors: ``wrapper_note``, then the --op_name_map pairs among them
-    (``summary.name_map_text``, from ``attrs["mapped"]``); "" where neither applies."""
-    from .summary import name_map_text
-
-    found = contrib.attrs.get("mapped") if contrib is not None and len(contrib) else None
-    parts = [wrapper_note(contrib), name_map_text(found, "MB", 2) if found else ""]
-    return "; ".join(p for p in parts if p)
+    (``summary.pair_notes``); "" where neither applies."""
+    return "; ".join(p for p in pair_notes(contrib, *_NOTE_FIGURES) if p)
 
 
 def build(ctx: RunContext, sheets: list[Sheet]) -> None:
@@ -137,17 +126,7 @@ def build(ctx: RunContext, sheets: list[Sheet]) -> None:
     recorded, cols = _recorded(ctx), _columns(sheet)
     contrib = contributors(cols, recorded)
     if len(contrib):
-        from .summary import mapped_names, paired_names_map, split_wrapper_pair
-
-        name_map = paired_names_map(ctx)
-        mapped = mapped_names([str(n) for n in cols[0].tolist()], cols[1], cols[2], contrib, name_map, 6)
-        if mapped:
-            contrib.attrs["mapped"] = mapped
-        found = _wrappers(sheet, cols)
-        if found is not None:
-            contrib.attrs["wrappers"] = found
-            contrib.attrs["details_off"] = ctx.options.disable_details
-            split_wrapper_pair(contrib, name_map)
+        mark_pairs(ctx, contrib, ([str(n) for n in cols[0].tolist()], cols[1], cols[2]), _wrappers(sheet, cols))
     ctx.frames["memory_contributors"] = contrib
     frame = totals(cols, recorded, _peaks(ctx))
     # a text export's peak is memory_record.csv's over the whole profile, whatever the step; the operators' memory

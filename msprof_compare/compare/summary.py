@@ -425,8 +425,7 @@ def name_map_text(found: list[tuple[list[str], float, float]], unit: str, digits
 def name_map_note(contrib: pd.DataFrame | None) -> str:
     """Where --op_name_map makes a listed contributor and another operator row one name (``attrs["mapped"]``), the
     pair's change together. "" otherwise."""
-    found = contrib.attrs.get("mapped") if contrib is not None and len(contrib) else None
-    return name_map_text(found, "ms", 3) if found else ""
+    return pair_notes(contrib, "operator device time", "ms", 3, "the operator level")[1]
 
 
 def all_steps_note(contrib: pd.DataFrame | None) -> str:
@@ -542,13 +541,34 @@ def wrapper_note(contrib: pd.DataFrame | None) -> str:
     ``attrs["wrappers"]``): their table then shows one side's step appearing and the other's vanishing, which
     says nothing of the ops inside; --op_name_map pairs the two names, and --max_kernel_num drills into a pair.
     "" otherwise."""
+    return pair_notes(contrib, "operator device time", "ms", 3, "the operator level")[0]
+
+
+def mark_pairs(ctx: RunContext, contrib: pd.DataFrame, rows: tuple[list[str], np.ndarray, np.ndarray] | None,
+               wrappers: tuple[str, float, str, float] | None) -> None:
+    """Set the contributors' attrs that ``pair_notes`` reads, for the time and the memory contributors alike:
+    ``mapped`` (``mapped_names`` of the statistic ``rows``: names, base and comparison figures), ``wrappers``
+    (``step_wrappers``' finding) with ``details_off``, then ``split_wrapper_pair``, which reads ``mapped``."""
+    name_map = paired_names_map(ctx)
+    mapped = mapped_names(*rows, contrib, name_map, 6) if rows is not None else []
+    if mapped:
+        contrib.attrs["mapped"] = mapped
+    if wrappers is not None:
+        contrib.attrs["wrappers"] = wrappers
+        contrib.attrs["details_off"] = ctx.options.disable_details
+        split_wrapper_pair(contrib, name_map)
+
+
+def pair_notes(contrib: pd.DataFrame | None, what: str, unit: str, digits: int, table: str) -> tuple[str, str]:
+    """(the wrapper note, the --op_name_map note) of contributors marked by ``mark_pairs``, each "" where it does
+    not apply: the time and the memory contributors word them alike, with their own figures (``wrapper_text``'s
+    ``what``, ``unit``, ``digits``, ``table``)."""
     if contrib is None or not len(contrib):
-        return ""
-    found = contrib.attrs.get("wrappers")
-    if not found:
-        return ""
-    return wrapper_text(found, "operator device time", "ms", 3, "the operator level",
-                        bool(contrib.attrs.get("details_off")), bool(contrib.attrs.get("wrappers_mapped")))
+        return "", ""
+    found, mapped = contrib.attrs.get("wrappers"), contrib.attrs.get("mapped")
+    wrapper = wrapper_text(found, what, unit, digits, table, bool(contrib.attrs.get("details_off")),
+                           bool(contrib.attrs.get("wrappers_mapped"))) if found else ""
+    return wrapper, name_map_text(mapped, unit, digits) if mapped else ""
 
 
 #: A contributor is said to hold communication where its communication changed by this share of its diff or more.
@@ -908,17 +928,9 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
                 contrib.attrs["other_step"] = steps["comparison" if unstepped[0][0] == "base" else "base"]
     if len(contrib) and str(contrib["Level"].iloc[0]) == "operator":
         rows = found[1] if found is not None else None
-        name_map = paired_names_map(ctx)
-        mapped = [] if rows is None else mapped_names(
-            rows["Name"].tolist(), rows["Base(ms)"].to_numpy(np.float64), rows["Comparison(ms)"].to_numpy(np.float64),
-            contrib, name_map, 6)
-        if mapped:
-            contrib.attrs["mapped"] = mapped
-        wrappers = _step_wrappers(op_rows, sheets or [])
-        if wrappers is not None:
-            contrib.attrs["wrappers"] = wrappers
-            contrib.attrs["details_off"] = ctx.options.disable_details
-            split_wrapper_pair(contrib, name_map)
+        mark_pairs(ctx, contrib, None if rows is None else (
+            rows["Name"].tolist(), rows["Base(ms)"].to_numpy(np.float64), rows["Comparison(ms)"].to_numpy(np.float64)),
+            _step_wrappers(op_rows, sheets or []))
     ctx.frames["contributors"] = contrib
     comm = _contributor_communication(ctx, contrib)
     if comm is not None:
