@@ -294,6 +294,21 @@ def test_op_name_map_entry_whose_name_is_renamed_again_is_named(capsys: pytest.C
         assert code == 0 and "renames once" not in err
 
 
+def test_op_name_map_entries_renamed_again_past_three_are_counted(capsys: pytest.CaptureFixture, samples: Path,
+                                                                  tmp_path: Path) -> None:
+    """Past three entries renamed again, the warning names the first three and counts them all, so that a long
+    map does not fill the screen (the "(N in all)" part could be dropped with no test failing)."""
+    gpu = str(next((DATA / "kineto").glob("alexnet_h200_rank0.*.pt.trace.json.gz")))
+    mapping = {f"x{i}": f"y{i}" for i in range(5)} | {f"y{i}": f"z{i}" for i in range(5)}
+    code, err = _analyze(capsys, "compare", "-bp", gpu, "-d", str(samples / L1_TEXT), "-o", str(tmp_path),
+                         "--enable_operator_compare", "--op_name_map", repr(mapping))
+    lines = [line.split("] ", 1)[1] for line in err.splitlines() if "renames once" in line]
+    assert code == 0 and len(lines) == 1
+    assert lines[0].endswith("'x2' becomes 'y2' and 'y2' becomes 'z2', so an op named 'x2' on one side and 'y2' on "
+                             "the other still differ (5 in all); give one entry per pair of names.")
+    assert "'x0' becomes 'y0'" in lines[0] and "'x3'" not in lines[0] and "'x4'" not in lines[0]
+
+
 @pytest.mark.parametrize("gpu_is_base", [True, False])
 def test_step_with_gpu_data_names_the_gpu_side_and_the_way_on(capsys: pytest.CaptureFixture, samples: Path,
                                                               tmp_path: Path, gpu_is_base: bool) -> None:
