@@ -333,8 +333,8 @@ def _renamed_again(opts: Options) -> list[tuple[str, str, str]]:
     """(a, b, c) per ``--op_name_map`` entry a -> b whose b is itself renamed (b -> c, c != b): the map applies
     once, to both sides' names (reference-2 §0.4), so an op named a on one side and b on the other become b and c
     and do not pair. A two-way map written to say "these are equivalent" ({a: b, b: a}) swaps the names and pairs
-    nothing, without a word (the match rate stays as it was); a swap is named once. None under --disable_details,
-    where the map is said to be ignored."""
+    nothing, without a word (the match rate stays as it was); a swap is named once. Empty under --disable_details,
+    where the map is said to be ignored, and without the operator and memory comparisons, which alone apply it."""
     m = opts.op_name_map
     if not m or opts.disable_details or not (opts.enable_operator_compare or opts.enable_memory_compare):
         return []
