@@ -129,7 +129,7 @@ def test_summary_tables_follow_each_other_with_one_blank_row(db_pair):
     contributors table (title, header, 7 rows), the note on its own row right under it, merged across the
     waterfall's six columns A:F (the chart is to the right), the row naming the contributor on no module
     sheet and the module contributors' lead, merged the same way, a blank row, the module contributors (title,
-    header, the first 10 of 19 rows: all 113 of SGLang's made the one-page print a sixth of its size), a blank
+    header, the first 10 of 15 rows: all 113 of SGLang's made the one-page print a sixth of its size), a blank
     row, then the validity checks; the print
     area ends on the blank row before "Chart data" and spans A:U (six table columns, a gap column and the
     820-px chart)."""
@@ -156,7 +156,7 @@ def test_summary_tables_follow_each_other_with_one_blank_row(db_pair):
     assert pd.isna(col_a[lead + 1])                                    # row 27 blank
     assert col_a[lead + 2].startswith("Top module contributors") and col_a[lead + 3] == "Name"
     assert len(result.module_contributors) == 15
-    modules = 10                                                       # the first 10 of 19, as the console
+    modules = 10                                                       # the first 10 of 15, as the console
     end = lead + 4 + modules                                           # row 40 blank, after the 10 rows
     assert not pd.isna(col_a[end - 1]) and pd.isna(col_a[end])
     assert col_a[end + 1].startswith("Validity checks")                # row 41
