@@ -361,6 +361,27 @@ def _outside_steps(wf: pd.DataFrame, e2e_delta_ns: int) -> tuple[str, bool]:
     return named, bool(len(pick)) and abs(int(delta[pick].sum())) * 2 >= abs(e2e_delta_ns)
 
 
+def _unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame) -> str:
+    """Why no row of a level changed while the waterfall did. Rows holding no device time on either side: no
+    kernel is linked to an operator (a trace without launch flows). Rows holding device time: the change is time
+    no operator holds; where it is idle time, the device waited, as on a host-bound slowdown (a launch or copy
+    call that took longer), which a trace with launch flows shows and that was said to lack them."""
+    held = float(np.nansum(rows["Base(ms)"].to_numpy(dtype=float)) +
+                 np.nansum(rows["Comparison(ms)"].to_numpy(dtype=float)))
+    if not held:
+        return "as where no kernel is linked to an operator: a trace without launch flows"
+    step = _step_mask(wf)
+    delta = wf["Delta(ns)"].to_numpy(dtype=np.int64, na_value=0)
+    moved = np.flatnonzero(step & (delta != 0))
+    moved = moved[np.argsort(-np.abs(delta[moved]), kind="stable")][:2]
+    steps = col_of(wf, "Step", object)
+    named = " and ".join(f"{steps[i]} {delta[i] / 1e6:+.3f} ms" for i in moved)
+    idle = bool(len(moved)) and set(col_of(wf, "Category", object)[moved]) == {"free"}
+    why = ("device idle time: the device waited longer for work, as where the host was slower to launch it; ApiCompare "
+           "times the host calls") if idle else "time no operator's kernels hold"
+    return f"the change is in {named}, {why}"
+
+
 def unexplained_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
                      comm: pd.DataFrame | None = None) -> str:
     """The note under the contributors: ``wrapper_note`` (each side's operators under one top-level op of another
@@ -916,8 +937,8 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
                      "top contributors are the waterfall steps, of the whole profile.", found[0],
                      "both sides" if len(whole) > 1 else f"the {whole[0]} side")
         else:
-            log.info("No %s changed its device time (as where no kernel is linked to an operator: a trace without "
-                     "launch flows); the top contributors are the waterfall steps.", found[0])
+            log.info("No %s changed its device time (%s); the top contributors are the waterfall steps.", found[0],
+                     _unchanged_why(found[1], wf))
         contrib = top_contributors(*reversed(_waterfall_contributors(wf)))
     if len(contrib) and str(contrib["Level"].iloc[0]) == "kernel type":
         steps = {"base": ctx.options.base_step, "comparison": ctx.options.comparison_step}
