@@ -43,7 +43,7 @@ from spans import union
 from xlsxutil import read_xlsx
 
 from msprof_compare.api import compare
-from msprof_compare.compare.summary import module_contributors_note
+from msprof_compare.compare.summary import module_contributors_note, unexplained_note
 from msprof_compare.report.summary_console import render_explain
 
 ALEXNET = Path(__file__).resolve().parent / "data" / "kineto" / \
@@ -812,17 +812,19 @@ def test_npu_step_regression_shows_in_its_step_only(samples, tmp_path, caplog):
                                                     strict=True) if round(d, 6)}
             chain = "/ DistributedDataParallel_0/ AlexNet_0/ Sequential_0/ MaxPool2d_0".split("/")
             assert grown == {"/".join(chain[:i]): 0.05 for i in range(2, 6)}  # the MaxPool module and its ancestors
-            assert "changed its device time" not in caplog.text
+            assert "changed its device time" not in caplog.text + unexplained_note(res.contributors, res.waterfall)
         else:
             assert moved == {} and "ModuleCompareStatistic" not in res.sheet_names
             ops = res.sheet("OperatorCompareStatistic")
             assert len(ops) and _changed(ops, "Operator Name", ("Base Device Duration(ms)",
                                                                 "Comparison Device Duration(ms)")) == {}
             assert res.contributors[["Name", "Diff(ms)"]].values.tolist() == [["Vector", 0.05], ["Free: Other", -0.05]]
-            assert ("No operator of the step asked for changed its device time, but the time breakdown of both sides "
-                    "covers the whole profile (a text export's ignores the step), so its change lies outside that "
-                    "step") in caplog.text
-            assert "launch flows" not in caplog.text
+            note = unexplained_note(res.contributors, res.waterfall)  # on every face, under the steps
+            assert note.startswith("no operator of the step asked for changed its device time, but the time breakdown "
+                                   "of both sides covers the whole profile (a text export's ignores the step), so its "
+                                   "change lies outside that step; the contributors are the waterfall steps, of the "
+                                   "whole profile")
+            assert "launch flows" not in note and "changed its device time" not in caplog.text
 
 
 def _db_steps_split(db: Path, cut: int) -> None:

@@ -384,12 +384,13 @@ def _unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame) -> str:
 
 def unexplained_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
                      comm: pd.DataFrame | None = None) -> str:
-    """The note under the contributors: ``wrapper_note`` (each side's operators under one top-level op of another
-    name), ``_unexplained`` (how much of the E2E change they explain), then ``communication_note`` (which of them
-    hold collective communication, from ``comm``: the run's "contributor_communication" frame). "" when none
-    applies."""
-    parts = [wrapper_note(contrib), all_steps_note(contrib), name_map_note(contrib), _unexplained(contrib, wf),
-             communication_note(contrib, comm)]
+    """The note under the contributors: ``fallback_note`` (why the waterfall steps stand in for a level),
+    ``wrapper_note`` (each side's operators under one top-level op of another name), ``all_steps_note``,
+    ``name_map_note``, ``_unexplained`` (how much of the E2E change they explain), then ``communication_note``
+    (which of them hold collective communication, from ``comm``: the run's "contributor_communication" frame).
+    "" when none applies."""
+    parts = [fallback_note(contrib), wrapper_note(contrib), all_steps_note(contrib), name_map_note(contrib),
+             _unexplained(contrib, wf), communication_note(contrib, comm)]
     return "; ".join(p for p in parts if p)
 
 
@@ -447,6 +448,12 @@ def name_map_note(contrib: pd.DataFrame | None) -> str:
     """Where --op_name_map makes a listed contributor and another operator row one name (``attrs["mapped"]``), the
     pair's change together. "" otherwise."""
     return pair_notes(contrib, "operator device time", "ms", 3, "the operator level")[1]
+
+
+def fallback_note(contrib: pd.DataFrame | None) -> str:
+    """Where the waterfall steps stand in for a level whose rows did not change (``attrs["fallback"]``): why. ""
+    otherwise."""
+    return str(contrib.attrs.get("fallback") or "") if contrib is not None and len(contrib) else ""
 
 
 def all_steps_note(contrib: pd.DataFrame | None) -> str:
@@ -932,14 +939,17 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
         # flows: the table would vanish without a word, so the waterfall steps stand in, as in the gate
         whole = checks.whole_profile_sides(ctx)
         if whole:  # the step's rows are unchanged, the whole-profile breakdown is not: the change is elsewhere
-            log.info("No %s of the step asked for changed its device time, but the time breakdown of %s covers the "
-                     "whole profile (a text export's ignores the step), so its change lies outside that step; the "
-                     "top contributors are the waterfall steps, of the whole profile.", found[0],
-                     "both sides" if len(whole) > 1 else f"the {whole[0]} side")
+            why = (f"no {found[0]} of the step asked for changed its device time, but the time breakdown of "
+                   f"{'both sides' if len(whole) > 1 else f'the {whole[0]} side'} covers the whole profile (a text "
+                   "export's ignores the step), so its change lies outside that step; the contributors are the "
+                   "waterfall steps, of the whole profile")
         else:
-            log.info("No %s changed its device time (%s); the top contributors are the waterfall steps.", found[0],
-                     _unchanged_why(found[1], wf))
+            why = (f"no {found[0]} changed its device time ({_unchanged_why(found[1], wf)}); the contributors are the "
+                   "waterfall steps")
         contrib = top_contributors(*reversed(_waterfall_contributors(wf)))
+        # said under the table (console, JSON, Summary sheet, gate), where the reader of the steps looks: an INFO
+        # line on stderr alone left the JSON and the workbook with steps in place of operators and no word why
+        contrib.attrs["fallback"] = why
     if len(contrib) and str(contrib["Level"].iloc[0]) == "kernel type":
         steps = {"base": ctx.options.base_step, "comparison": ctx.options.comparison_step}
         unstepped = [(side, steps[side]) for side in checks.whole_profile_sides(ctx)]  # text sides given a step
