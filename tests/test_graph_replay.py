@@ -621,10 +621,10 @@ def test_step_wrapper_note_under_disable_details_says_the_advice_needs_a_run_wit
     from msprof_compare.compare import memory_summary
 
     cap = [str(samples / p) for p in CAPTURES]
-    assert memory_summary.wrapper_note(compare(*cap, disable_details=True).memory_contributors).endswith(
+    assert memory_summary.contributors_note(compare(*cap, disable_details=True).memory_contributors).endswith(
         "--max_kernel_num 10 in a run without --disable_details (which pairs no operator, so neither option "
         "changes a sheet)")
-    assert memory_summary.wrapper_note(compare(*cap).memory_contributors).endswith("--max_kernel_num 10")
+    assert memory_summary.contributors_note(compare(*cap).memory_contributors).endswith("--max_kernel_num 10")
 
 
 def test_a_framework_op_holding_most_device_time_is_no_step_wrapper(samples):

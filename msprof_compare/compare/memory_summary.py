@@ -106,15 +106,10 @@ def _wrappers(sheet: Sheet, cols: _Columns) -> tuple[str, float, str, float] | N
     return step_wrappers([str(n) for n in names.tolist()], (base, comp), counts)  # type: ignore[arg-type]
 
 
-def wrapper_note(contrib: pd.DataFrame | None) -> str:
-    """The memory counterpart of the contributors' wrapper note (``summary.wrapper_note``), from the memory
-    contributors' ``attrs["wrappers"]``; "" where there is none."""
-    return pair_notes(contrib, *_NOTE_FIGURES)[0]
-
-
 def contributors_note(contrib: pd.DataFrame | None) -> str:
-    """The note under the memory contributors: ``wrapper_note``, then the --op_name_map pairs among them
-    (``summary.pair_notes``); "" where neither applies."""
+    """The note under the memory contributors: the memory counterpart of the time contributors' wrapper note
+    (``summary.wrapper_note``), then the --op_name_map pairs among them (``summary.pair_notes``); "" where neither
+    applies."""
     return "; ".join(p for p in pair_notes(contrib, *_NOTE_FIGURES) if p)
 
 
