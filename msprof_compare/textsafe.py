@@ -93,6 +93,30 @@ def cut_columns(text: str, columns: int, keep_end: bool = False) -> str:
     return text[:end] + "..."
 
 
+_DIRECTION = re.compile(r"^/\[[^\]/]*\](?=/)")   # "/[ BACKWARD ]" in front of a module path
+
+
+def cut_module_columns(text: str, columns: int) -> str:
+    """A "module path > operator" name in at most ``columns`` terminal columns: its leading path components give
+    way to "..." whole, and its "/[ BACKWARD ]" marker stays in front. A cut from the left alone dropped the marker,
+    so DB level2 -> level1's backward ``.../ Sequential_1/ Linear_0 > aten::mm`` read as a forward row. A last
+    component and operator too wide on their own are cut from their start, after the marker."""
+    widths = sum(_columns_of(ch) for ch in text)
+    if widths <= columns:
+        return text
+    marker = _DIRECTION.match(text)
+    head = marker.group(0) if marker else ""
+    rest = text[len(head):]
+    path = rest.rpartition(" > ")[0] or rest
+    lead = f"{head}/ ..." if head else "..."
+    for i in [i for i, ch in enumerate(path) if ch == "/"][1:]:
+        shown = lead + rest[i:]
+        if sum(_columns_of(ch) for ch in shown) <= columns:
+            return shown
+    room = columns - len(head)
+    return head + cut_columns(rest, room, keep_end=True) if head and room >= 20 else cut_columns(text, columns, True)
+
+
 def short_repr(value: object) -> str:
     """``repr(value)`` cut to 40 characters: one bad value quoted in a one-line message (a 5,000-digit text or
     a long blob would bury the line)."""

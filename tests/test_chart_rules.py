@@ -834,3 +834,26 @@ def test_regression_growth_is_the_exact_difference_of_the_sheet_cells(text_pair,
                 assert Decimal(repr(float(diff))) in cells[name], (sheet.name, name, diff)
                 checked += 1
     assert checked >= 60
+
+
+def test_console_module_contributors_keep_the_backward_marker(db_pair):
+    """DB level2 -> level1 on the console: names cut from the left at 70 columns lost their "/[ BACKWARD ]"
+    marker, so the backward ``Linear_0 > aten::mm`` row (its full name in the workbook below) read
+    ``...ributedDataParallel_0/ AlexNet_0/ Sequential_1/ Linear_0 > aten::mm``, a forward row. Leading path
+    components give way whole now, the marker stays, and the room the title gives the column is used (81
+    columns here: the forward names fit whole)."""
+    from msprof_compare.report.summary_console import render_explain
+
+    result, _ = db_pair
+    names = result.module_contributors["Name"].tolist()[:10]
+    assert names[3] == "/[ BACKWARD ]/ DistributedDataParallel_0/ AlexNet_0/ Sequential_1/ Linear_0 > aten::mm"
+    text = render_explain(result.frames, result.verdict)
+    lines = text[text.index("| Top Module Contributors"):].splitlines()
+    shown = [line.split("|")[2].rstrip()[1:] for line in lines[4:14]]
+    assert shown[3] == "/[ BACKWARD ]/ .../ AlexNet_0/ Sequential_1/ Linear_0 > aten::mm"
+    assert shown[0] == names[0] == "/ DistributedDataParallel_0/ AlexNet_0/ Sequential_1/ Linear_0 > aten::linear"
+    assert shown[1] == "/[ BACKWARD ]/ .../ Sequential_0/ Conv2d_0 > aten::convolution_backward"
+    for full, cut in zip(names, shown, strict=True):
+        assert cut.startswith("/[ BACKWARD ]/") == full.startswith("/[ BACKWARD ]/"), (full, cut)
+        assert cut == full or full.endswith(cut.partition("...")[2]) and len(cut) <= 81
+    assert len({len(line) for line in lines[:15]}) == 1  # the table is no wider than its title

@@ -90,3 +90,22 @@ def test_hostile_names_in_log_lines_and_waterfall_steps(caplog: object) -> None:
         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=60)
     assert proc.stderr.count("\n") == 1 and not DRIVING.search(proc.stderr)
     assert proc.stderr.rstrip("\n").endswith("no common input shape for: aten::x\\x1b[2J\\rY\\nZ")
+
+
+def test_module_names_give_way_by_whole_components():
+    """``cut_module_columns``: leading components go first, the "/[ BACKWARD ]" marker stays in front, a tail too
+    wide alone is cut from its start after the marker, East Asian wide characters count two columns."""
+    from msprof_compare.textsafe import cut_module_columns
+
+    bw = "/[ BACKWARD ]/ DistributedDataParallel_0/ AlexNet_0/ Sequential_1/ Linear_0 > aten::mm"
+    assert cut_module_columns(bw, len(bw)) == bw
+    assert cut_module_columns(bw, len(bw) - 1) == "/[ BACKWARD ]/ .../ AlexNet_0/ Sequential_1/ Linear_0 > aten::mm"
+    assert cut_module_columns(bw, 50) == "/[ BACKWARD ]/ .../ Linear_0 > aten::mm"
+    fw = "/ DistributedDataParallel_0/ AlexNet_0/ Sequential_1/ Linear_0 > aten::linear"
+    assert cut_module_columns(fw, 60) == ".../ AlexNet_0/ Sequential_1/ Linear_0 > aten::linear"
+    long = "/[ BACKWARD ]/ Model_0/ " + "x" * 60 + " > aten::mm"
+    assert cut_module_columns(long, 50) == "/[ BACKWARD ]..." + long[-34:]
+    wide = "/ Model_0/ 模块_0/ Linear_0 > aten::mm"   # the two CJK characters take 4 columns
+    assert cut_module_columns(wide, 38) == wide
+    assert cut_module_columns(wide, 37) == ".../ 模块_0/ Linear_0 > aten::mm"
+    assert cut_module_columns("aten::" + "y" * 80, 30) == "..." + "y" * 27  # not a path: cut from the left

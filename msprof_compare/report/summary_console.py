@@ -22,7 +22,7 @@ from ..compare.summary import (
     share_basis,
     unexplained_note,
 )
-from ..textsafe import cut_columns, term_safe, text_width
+from ..textsafe import cut_columns, cut_module_columns, term_safe, text_width
 
 CONSOLE_TOP = 10
 
@@ -72,19 +72,32 @@ def render_contributors(frame: pd.DataFrame | None, title: str = "Top Contributo
 
 
 def _top_table(title: str, unit: str, rows: list[list], keep_end: bool = False) -> str:
-    """A contributors table (time or memory): rank, name (cut at 70 terminal columns; ``keep_end``: its start is
-    cut), figures formatted by the caller. A title wider than the columns widens the name column: prettytable
-    gave the room to the last column, and "Cumulative Share" drifted right."""
-    t = PrettyTable()
-    t.field_names = ["#", "Name", f"Base({unit})", f"Comparison({unit})", f"Diff({unit})", "Share", "Cumulative Share"]
-    names = [cut_columns(term_safe(row[1]), 70, keep_end) for row in rows]
-    for row, name in zip(rows, names, strict=True):
-        t.add_row([row[0], name, *row[2:]])
-    t.align = "r"
-    t.align["Name"] = "l"
+    """A contributors table (time or memory): rank, name (cut at 70 terminal columns, or the width a longer title
+    gives; ``keep_end``: a module path's leading components are cut, ``cut_module_columns``), figures formatted
+    by the caller. A title wider than the columns widens the name column: prettytable gave the room to the last
+    column, and "Cumulative Share" drifted right."""
+    def cut(name: str, columns: int) -> str:
+        return cut_module_columns(name, columns) if keep_end else cut_columns(name, columns)
+
+    def table(names: list[str]) -> PrettyTable:
+        t = PrettyTable()
+        t.field_names = ["#", "Name", f"Base({unit})", f"Comparison({unit})", f"Diff({unit})", "Share",
+                         "Cumulative Share"]
+        for row, name in zip(rows, names, strict=True):
+            t.add_row([row[0], name, *row[2:]])
+        t.align = "r"
+        t.align["Name"] = "l"
+        return t
+
+    names = [cut(term_safe(row[1]), 70) for row in rows]
+    t = table(names)
     spare = text_width(title) + 4 - len(t.get_string().partition("\n")[0])   # "| title |" against "+-...-+"
     if spare > 0:
-        t.min_width["Name"] = max(map(text_width, ["Name", *names])) + spare
+        room = max(map(text_width, ["Name", *names])) + spare
+        if keep_end:  # the room the title makes shows more of a module path (no wider table)
+            names = [cut(term_safe(row[1]), room) for row in rows]
+            t = table(names)
+        t.min_width["Name"] = room
     t.title = title
     return t.get_string()
 
