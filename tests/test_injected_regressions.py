@@ -150,14 +150,14 @@ def test_gpu_kernel_made_longer_is_attributed_to_its_category_operator_and_modul
     assert not res.memory_contributors.shape[0] and res.sheet("ApiCompare")["Total Duration(ms)"].equals(
         res.sheet("ApiCompare")["Total Duration(ms).1"])
 
-    # the console prints the lead and the table under the contributors, names cut from the left (the operator
-    # is at the end); the JSON carries the frame and the lead as they are
+    # the console prints the lead and the table under the contributors, names cut by leading path components
+    # (the operator is at the end); the JSON carries the frame and the lead as they are
     text = render_explain(res.frames, res.verdict)
     lead = text.index("The module rows hold all of the time of DistributedDataParallel.forward")
     assert text.index("Top Contributors (operator level") < lead < text.index(
         "Top Module Contributors (module operator level: 3 rows cover 100.0% of the device-time change of the module "
         "operators inside it)")
-    assert "| 1 | ...Parallel_0/ AlexNet_0/ Sequential_0/ MaxPool2d_0 > aten::max_pool2d |    0.026 |          0.056 |"\
+    assert "| 1 | .../ AlexNet_0/ Sequential_0/ MaxPool2d_0 > aten::max_pool2d |    0.026 |          0.056 |"\
         "   +0.030 | 33.3% |            33.3% |" in text
     doc = json.loads((tmp_path / "out.json").read_text()) if res.to_json(tmp_path / "out.json") else None
     assert [r["Name"] for r in doc["summary"]["module_contributors"]] == mods["Name"].tolist()
