@@ -56,7 +56,7 @@ def render_waterfall(frame: pd.DataFrame | None) -> str:
 
 def render_contributors(frame: pd.DataFrame | None, title: str = "Top Contributors") -> str:
     """The first ``CONSOLE_TOP`` contributors ("" when there is none), under ``title``; module operator names
-    ("module path > operator") are cut from the left, so the operator shows."""
+    ("module path > operator") lose their leading path components (``cut_module_columns``), so the operator shows."""
     if frame is None or not len(frame):
         return ""
     level = str(frame["Level"].iloc[0])
@@ -278,7 +278,7 @@ def render_explain(frames: dict[str, pd.DataFrame], verdict: str = "") -> str:
     """Waterfall, the E2E verdict in words, then contributors ("" when neither table exists); under the
     contributors, a note when they explain little of the E2E change, then, where a listed operator runs modules
     whose rows hold its time, the module contributors' lead and their table (the first ``CONSOLE_TOP``, names cut
-    from the left). ``verdict``: ``CompareResult.verdict``. The console prints ``render_communication`` and
+    by leading path components). ``verdict``: ``CompareResult.verdict``. The console prints ``render_communication`` and
     ``render_memory`` under it."""
     contrib = frames.get("contributors")
     parts = [render_waterfall(frames.get("waterfall")), term_safe(f"{verdict}.") if verdict else "",
