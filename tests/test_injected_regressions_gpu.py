@@ -23,6 +23,7 @@ import logging
 from decimal import Decimal
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from spans import union  # tests/ is on sys.path (rootdir import mode)
 from test_injected_regressions import ALEXNET, _changed, _lengthened_alexnet, _rows, _waterfall
@@ -143,6 +144,11 @@ def test_host_bound_launch_delay_is_idle_time_and_its_api_rows_and_says_so(tmp_p
                            "time: the device waited longer for work, as where the host was slower to launch it; "
                            "ApiCompare times the host calls); the contributors are the waterfall steps")
     assert "without launch flows" not in note
+
+    # the one step that moved is the E2E change: the Summary sheet's title said "not of the E2E change"
+    summary = pd.read_excel(res.to_excel(str(tmp_path / "book")), sheet_name="Summary", header=None)[0].tolist()
+    assert "Top contributors (category level; 1 row covers 100.0% of the waterfall steps' change, which is the E2E " \
+        "change)" in summary
 
     back = compare(str(slow), str(ALEXNET))
     assert _waterfall(back) == {"Free: Other": -100_000, "Comparison E2E": -100_000}

@@ -74,7 +74,7 @@ def test_tied_contributors_keep_the_kernel_sheet_order():
     assert names[i + 1] == 'DropOutDoMask "32,4096;16384;1"'
 
 
-def test_console_category_contributors_count_rows_and_accumulate_shares():
+def test_console_category_contributors_count_rows_and_accumulate_shares(tmp_path):
     """bert-small MI300X -> H100 with the time breakdown only: the contributors are the waterfall steps, and
     two of them reach 80 % of the steps' summed |change|. The title says "2 rows cover" (plural from 2 on) and
     the Cumulative Share column runs on from row to row (it is not the row's Share). Expected from the
@@ -94,6 +94,12 @@ def test_console_category_contributors_count_rows_and_accumulate_shares():
     rows = [_cells(line) for line in text.splitlines() if line.startswith("|") and _cells(line)[0] in ("1", "2")]
     assert [(c[1], c[5], c[6]) for c in rows] == [("Free: Other", want[0], want[0]),
                                                    ("Flash Attention (Forward)", want[1], want[2])]
+    # the steps moved both ways (their summed |change| is not the E2E change), so the Summary sheet says the
+    # shares are not of the E2E change
+    assert round(abs(int(d.sum())) - int(d.abs().sum())) != 0
+    book = r.to_excel(str(tmp_path))
+    assert "Top contributors (category level; 2 rows cover 91.6% of the waterfall steps' change, not of the E2E " \
+        "change)" in pd.read_excel(book, sheet_name="Summary", header=None)[0].tolist()
 
 
 def test_contributors_stop_where_the_shares_reach_exactly_80_percent():

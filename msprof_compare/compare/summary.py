@@ -318,6 +318,17 @@ def share_basis(level: str) -> str:
     return f"the {level}s' device-time change"
 
 
+def shares_of_e2e(contrib: pd.DataFrame) -> bool:
+    """Whether the contributors' shares are of the E2E change too: at the category level where every step that
+    changed moved one way, their summed |change| is the E2E change (the steps sum to it). The Summary sheet's
+    title said "not of the E2E change" under a host-bound GPU slowdown's one step, Free: Other +0.100 ms of an
+    E2E change of +0.100 ms."""
+    if not len(contrib) or str(contrib["Level"].iloc[0]) != "category":
+        return False
+    diff, share = float(contrib["Diff(ms)"].iloc[0]), float(contrib["Share"].iloc[0])
+    return bool(share) and not round(abs(diff) / share - abs(level_net_ms(contrib)), 6)
+
+
 def module_share_basis(frame: pd.DataFrame) -> str:
     """``share_basis`` of the module contributors (``_module_contributors``): their shares are of the change of
     the module rows inside the operators that run modules (``_rows_run_by``), not of every module row. DB level2

@@ -37,6 +37,7 @@ from ..compare.summary import (
     module_share_basis,
     outside_modules_line,
     share_basis,
+    shares_of_e2e,
     unexplained_note,
 )
 from ..compare.table import Sheet, sheet_numbers
@@ -229,8 +230,9 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
     if len(contrib):
         level = str(contrib["Level"].iloc[0])
         note = unexplained_note(contrib, wf, getattr(sheet, "communication", None))
+        apart = ", which is the E2E change" if shares_of_e2e(contrib) else ", not of the E2E change"
         row = _contributor_table(wb, ws, row, f"Top contributors ({level} level; {coverage_text(contrib)} "
-                                 f"of {share_basis(level)}, not of the E2E change)", contrib)
+                                 f"of {share_basis(level)}{apart})", contrib)
         lines = [f"Note: {note}."] if note else []
         # a row of its own: the note above is the console's and the JSON's, this one the workbook's
         modules = getattr(sheet, "module_contributors", None)
