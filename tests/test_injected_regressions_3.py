@@ -1,0 +1,271 @@
+"""Known regressions, injected into copies of real NPU profiles: steps with other ids, a slower host, and each
+comparison run alone.
+
+Like ``test_injected_regressions.py`` (whose edit helpers these tests share), each test edits a copy of a real
+export (msinsight's AlexNet, level 1, rank 0) and checks every figure against the raw files plus the planted delta:
+
+* one step of two slower (a MaxPool task +50 us) in a DB export whose steps the comparison side numbers 60 / 61
+  while the base numbers them 50 / 51: the ids given pair the steps, the other step shows nothing, the whole
+  profile shows the delta once, and an id of the other side is refused naming the file and its ids;
+* the host 500 us late at one point where the device was idle (every host and device event from there on 500 us
+  later, every event running across it 500 us longer), in the text and in the DB export: Free and E2E +0.5 ms, no
+  operator, kernel, API or module row moves, the Summary says the device waited for the host, and the only other
+  figure that moves is the lifetime of the memory blocks live across that point (+0.5 ms each);
+* every ``--enable_*_compare`` run alone writes the cells of its sheets exactly as the default run does.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+import shutil
+import sqlite3
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from dbutil import edited_copy, sql, string_id  # tests/ is on sys.path (rootdir import mode)
+from test_injected_regressions import NPU_DB, NPU_TEXT, _changed, _db_steps_split, _edit_csv, _objects, _waterfall
+
+from msprof_compare.api import compare
+from msprof_compare.compare.summary import unexplained_note
+from msprof_compare.errors import StepError
+
+_DB = "ascend_pytorch_profiler_0.db"
+_HOST_NOTE = ("no operator changed its device time (the change is in Free: Other +0.500 ms, device idle time: the "
+              "device waited longer for work, as where the host was slower to launch it; ApiCompare times the host "
+              "calls); the contributors are the waterfall steps")
+_COMPARISONS = ("profiling", "communication", "operator", "memory", "api", "kernel")
+
+
+def _breakdown_moved(res) -> dict[str, float]:
+    return {k.strip(): v for k, v in _changed(res.sheet("OverallMetrics"), "Index",
+                                              ("Duration(ms)", "Duration(ms).1")).items()}
+
+
+def _moved_sheets(res, same) -> set[str]:
+    """Names of the sheets (Summary aside) of ``res`` whose cells differ from those of ``same``."""
+    assert res.sheet_names == same.sheet_names
+    return {n for n in res.sheet_names if n != "Summary" and not res.sheet(n).equals(same.sheet(n))}
+
+
+# --------------------------------------------------------------------------- steps with other ids on each side
+
+def _db_two_steps(samples: Path, tmp_path: Path) -> tuple[str, str]:
+    """The level-1 DB export cut in two steps where the optimizer's zero_grad starts (as in
+    ``test_npu_db_step_regression_shows_in_its_step_only``), as base (#50, #51) and as a comparison whose first
+    MaxPool task (step 50) is 50 us longer into the idle time after it and whose steps are renumbered #60, #61
+    (STEP_TIME ids and the ProfilerStep# markers), as a later run of the same job writes them."""
+    src = samples / NPU_DB / "ASCEND_PROFILER_OUTPUT" / _DB
+    ((cut,),) = sql(src, "SELECT CAST(p.startNs AS INTEGER) FROM PYTORCH_API p JOIN STRING_IDS s ON s.id = p.name "
+                         "WHERE s.value LIKE 'Optimizer.zero_grad#%'")
+    ((start, end),) = sql(src, "SELECT t.startNs, t.endNs FROM TASK t JOIN COMPUTE_TASK_INFO c USING (globalTaskId) "
+                               "JOIN STRING_IDS s ON s.id = c.opType WHERE s.value = 'MaxPoolWithArgmaxV1' "
+                               "ORDER BY t.startNs LIMIT 1")
+    assert end < cut
+    sides = []
+    for edits in ((), (f"UPDATE TASK SET endNs = endNs + 50000 WHERE startNs = {start}",
+                       f"UPDATE OVERLAP_ANALYSIS SET endNs = endNs + 50000 WHERE type = 0 AND endNs = {end}",
+                       f"UPDATE OVERLAP_ANALYSIS SET startNs = startNs + 50000 WHERE type = 3 AND startNs = {end}")):
+        side = tmp_path / ("slow" if edits else "base") / "rank0_ascend_pt"
+        shutil.copytree(samples / NPU_DB, side)
+        db = edited_copy(src, side / "ASCEND_PROFILER_OUTPUT" / _DB, *edits)
+        _db_steps_split(db, cut)
+        if edits:
+            con = sqlite3.connect(db)
+            try:
+                assert con.execute("UPDATE STEP_TIME SET id = id + 10").rowcount == 2
+                for k in (50, 51):
+                    con.execute("UPDATE STRING_IDS SET value = ? WHERE id = ?",
+                                (f"ProfilerStep#{k + 10}", string_id(con, f"ProfilerStep#{k}")))
+                con.commit()
+            finally:
+                con.close()
+        sides.append(str(side))
+    return sides[0], sides[1]
+
+
+def test_db_steps_numbered_apart_pair_by_the_ids_given(samples, tmp_path):
+    """Base steps #50 / #51, comparison #60 / #61, +50 us on a MaxPool task of the first. 50 against 60: Vector,
+    computing +0.050 ms, free -0.050 ms (E2E, the step's tasks' span, unchanged), the MaxPool kernel row +50 us,
+    the forward its one contributor; 51 against 61: every sheet equals the base's step 51 against itself; the
+    whole profile: the same +50 us, once; 50 against 50: refused, naming the comparison's DB and its ids."""
+    base, slow = _db_two_steps(samples, tmp_path)
+    expected = {"Computing Time": 0.05, "Vector": 0.05, "Vector (No Trans)": 0.05, "Free Time": -0.05, "Free": -0.05}
+    for res in (compare(base, slow, base_step=50, comparison_step=60), compare(base, slow)):
+        assert _breakdown_moved(res) == expected
+        assert _waterfall(res) == {"Vector": 50_000, "Free: Other": -50_000}
+        assert _changed(res.sheet("KernelCompare"), "Kernel", ("Total Duration(us)", "Total Duration(us).1")) == {
+            "MaxPoolWithArgmaxV1": 50.0}
+        assert res.contributors[["Name", "Diff(ms)"]].values.tolist() == [["DistributedDataParallel.forward", 0.05]]
+        stats = res.sheet("ModuleCompareStatistic")
+        totals = stats[stats["Operator Name"] == "[ TOTAL ]"]
+        grown = {m.strip(): round(d, 6) for m, d in zip(totals["Module Name"], totals["Device Total Time Diff(ms)"],
+                                                        strict=True) if round(d, 6)}
+        chain = "/ DistributedDataParallel_0/ AlexNet_0/ Sequential_0/ MaxPool2d_0".split("/")
+        assert grown == {"/".join(chain[:i]): 0.05 for i in range(2, 6)}  # the MaxPool module and its ancestors
+    other = compare(base, slow, base_step=51, comparison_step=61)
+    assert not _moved_sheets(other, compare(base, base, base_step=51, comparison_step=51))
+    assert not _waterfall(other) and not len(other.contributors)
+    with pytest.raises(StepError) as err:
+        compare(base, slow, base_step=50, comparison_step=50)
+    assert str(err.value) == (f"{slow}/ASCEND_PROFILER_OUTPUT/{_DB}: Invalid Step Id: 50, please choose from the "
+                              "valid steps: 60, 61")
+
+
+# --------------------------------------------------------------------------- the host late, the device idle
+
+def _text_host_late(src: Path, dst: Path, at: Decimal, us: Decimal) -> list[str]:
+    """A copy of the text export ``src`` with the host ``us`` late at ``at``: every trace_view.json event (host
+    and device lanes, flows, counters) from ``at`` on moves by ``us``, every X event running across it grows by
+    ``us``; kernel_details.csv's starts and operator_memory.csv / memory_record.csv's times alike. Returns the names
+    of the events that grew."""
+    shutil.copytree(src, dst)
+    out = dst / "ASCEND_PROFILER_OUTPUT"
+    text = (out / "trace_view.json").read_bytes().decode()
+    later = lambda m: m.group(1) + f"{Decimal(m.group(2)) + us:f}"  # noqa: E731
+    parts, last, grown = [], 0, []
+    for s, e, o in _objects(text):
+        if "ts" not in o:
+            continue
+        ts = Decimal(str(o["ts"]))
+        if ts >= at:
+            new = re.sub(r'("ts": "?)([\d.]+)', later, text[s:e], count=1)
+        elif o.get("ph") == "X" and ts + Decimal(str(o["dur"])) > at:
+            new = re.sub(r'("dur": )([\d.]+)', later, text[s:e], count=1)
+            grown.append(o["name"])
+        else:
+            continue
+        parts += [text[last:s], new]
+        last = e
+    (out / "trace_view.json").write_bytes("".join(parts + [text[last:]]).encode())
+
+    def moved(*cols: str):
+        def edit(head: list[str], row: list[str]) -> bool:
+            hit = False
+            for c in cols:
+                v = row[head.index(c)].strip()
+                if v and Decimal(v) >= at:
+                    row[head.index(c)] = row[head.index(c)].replace(v, f"{Decimal(v) + us:f}")
+                    hit = True
+            return hit
+        return edit
+
+    assert _edit_csv(out / "kernel_details.csv", moved("Start Time(us)")) > 0
+    _edit_csv(out / "operator_memory.csv", moved("Allocation Time(us)", "Release Time(us)", "Active Release Time(us)"))
+    _edit_csv(out / "memory_record.csv", moved("Timestamp(us)"))
+    return grown
+
+
+def _live_across(path: Path, at: Decimal, alloc: str, release: str) -> int:
+    """Operator memory blocks allocated before ``at`` and released at or after it (a CSV)."""
+    with open(path, newline="", encoding="utf-8") as fh:
+        return sum(1 for r in csv.DictReader(fh) if r[release].strip()
+                   and Decimal(r[alloc].strip()) < at <= Decimal(r[release].strip()))
+
+
+def _check_host_late(res, same, live: int) -> None:
+    """The figures a 500 us host delay in device idle time gives (see the module docstring)."""
+    assert _breakdown_moved(res) == {"Free Time": 0.5, "Free": 0.5, "E2E Time": 0.5}
+    assert _waterfall(res) == {"Free: Other": 500_000, "Comparison E2E": 500_000}
+    assert res.contributors[["Level", "Name", "Diff(ms)"]].values.tolist() == [["category", "Free: Other", 0.5]]
+    assert unexplained_note(res.contributors, res.waterfall) == _HOST_NOTE
+    assert _moved_sheets(res, same) == {"OverallMetrics", "MemoryCompareStatistic", "MemoryCompare"}
+    mem, ref = res.sheet("MemoryCompareStatistic"), same.sheet("MemoryCompareStatistic")
+    longer = mem["Comparison Allocated Duration(ms)"] - ref["Comparison Allocated Duration(ms)"]
+    assert round(longer.sum(), 6) == live * 0.5  # each block live across the delay, 0.5 ms longer
+    assert mem.drop(columns="Comparison Allocated Duration(ms)").equals(
+        ref.drop(columns="Comparison Allocated Duration(ms)"))
+
+
+def test_text_host_late_is_free_time_and_blames_no_operator(samples, tmp_path):
+    """The text export, the host 500 us late 130.25 us before Optimizer.zero_grad (1736408883729400 us), where
+    no op of the main thread runs (Python frames and ProfilerStep#50 run across it and grow) and the device is idle
+    (a Free window of the Overlap Analysis lane runs across it: it grows too)."""
+    at, us = Decimal("1736408883729400"), Decimal(500)
+    slow = tmp_path / "slow" / "rank0_ascend_pt"
+    grown = _text_host_late(samples / NPU_TEXT, slow, at, us)
+    assert "Free" in grown and "ProfilerStep#50" in grown  # the device idle, the step longer
+    assert not {"Computing", "Communication", "Communication(Not Overlapped)"} & set(grown)
+    live = _live_across(samples / NPU_TEXT / "ASCEND_PROFILER_OUTPUT" / "operator_memory.csv", at,
+                        "Allocation Time(us)", "Release Time(us)")
+    assert live == 19
+    base = str(samples / NPU_TEXT)
+    _check_host_late(compare(base, str(slow)), compare(base, base), live)
+
+
+_SPANS = {"TASK": ("startNs", "endNs"), "COMMUNICATION_OP": ("startNs", "endNs"), "CANN_API": ("startNs", "endNs"),
+          "PYTORCH_API": ("startNs", "endNs"), "OVERLAP_ANALYSIS": ("startNs", "endNs"),
+          "STEP_TIME": ("startNs", "endNs"), "SESSION_TIME_INFO": ("startTimeNs", "endTimeNs"),
+          "OP_MEMORY": ("allocationTime", "releaseTime")}
+_POINTS = {"NPU_MEM": "timestampNs", "NPU_OP_MEM": "timestampNs", "HBM": "timestampNs", "LLC": "timestampNs",
+           "ACC_PMU": "timestampNs", "SOC_BANDWIDTH_LEVEL": "timestampNs", "AICORE_FREQ": "timestampNs",
+           "NPU_MODULE_MEM": "timestampNs", "MEMORY_RECORD": "timestamp", "OP_MEMORY": "activeReleaseTime"}
+
+
+def _db_host_late(src: Path, dst: Path, at: int, ns: int) -> list[str]:
+    """A copy of the DB export ``src`` with the host ``ns`` late at ``at``: every time column of every table from
+    ``at`` on moves by ``ns``, every row running across it grows by ``ns`` (text columns stay text). Returns the
+    tables of the rows that grew."""
+    shutil.copytree(src, dst)
+    con = sqlite3.connect(dst / "ASCEND_PROFILER_OUTPUT" / _DB)
+
+    def plus(c: str) -> str:
+        return f"CASE typeof({c}) WHEN 'text' THEN CAST(CAST({c} AS INTEGER) + {ns} AS TEXT) ELSE {c} + {ns} END"
+
+    try:
+        grown = []
+        for table, (s, e) in _SPANS.items():
+            grown += [table] * con.execute(f"SELECT COUNT(*) FROM {table} WHERE CAST({s} AS INTEGER) < {at} "
+                                           f"AND CAST({e} AS INTEGER) > {at}").fetchone()[0]
+            con.execute(f"UPDATE {table} SET {e} = {plus(e)} WHERE CAST({e} AS INTEGER) >= {at}")
+            con.execute(f"UPDATE {table} SET {s} = {plus(s)} WHERE CAST({s} AS INTEGER) >= {at}")
+        for table, c in _POINTS.items():
+            con.execute(f"UPDATE {table} SET {c} = {plus(c)} WHERE CAST({c} AS INTEGER) >= {at}")
+        con.commit()
+    finally:
+        con.close()
+    return grown
+
+
+def test_db_host_late_is_free_time_and_blames_no_operator(samples, tmp_path):
+    """The DB export, the host 500 us late 150 us before Optimizer.zero_grad, where the device is idle (an
+    OVERLAP_ANALYSIS free window runs across it) and no CANN API runs: the whole profile and step 50 alike."""
+    src = samples / NPU_DB / "ASCEND_PROFILER_OUTPUT" / _DB
+    ((zero,),) = sql(src, "SELECT CAST(p.startNs AS INTEGER) FROM PYTORCH_API p JOIN STRING_IDS s ON s.id = p.name "
+                          "WHERE s.value LIKE 'Optimizer.zero_grad#%'")
+    at = zero - 150_000
+    assert sql(src, "SELECT type FROM OVERLAP_ANALYSIS WHERE startNs < ? AND endNs > ?", (at, at)) == [(3,)]
+    slow = tmp_path / "slow" / "rank0_ascend_pt"
+    grown = _db_host_late(samples / NPU_DB, slow, at, 500_000)
+    assert {t: grown.count(t) for t in grown} == {"PYTORCH_API": 15, "OVERLAP_ANALYSIS": 1, "STEP_TIME": 1,
+                                                  "SESSION_TIME_INFO": 1, "OP_MEMORY": 19}
+    base = str(samples / NPU_DB)
+    _check_host_late(compare(base, str(slow)), compare(base, base), 19)
+    _check_host_late(compare(base, str(slow), base_step=50, comparison_step=50),
+                     compare(base, base, base_step=50, comparison_step=50), 19)
+
+
+# --------------------------------------------------------------------------- each comparison alone
+
+@pytest.mark.parametrize("kind", ["text", "db"])
+def test_each_comparison_alone_writes_the_default_runs_cells(samples, tmp_path, kind):
+    """On the host-late pair (the text export) and the renumbered two-step pair (the DB export, steps 50 / 60),
+    each ``--enable_*_compare`` alone writes the same sheets, cell for cell, as the default run, and together they
+    write all of its sheets (step 50 of the DB pair holds no collective: no CommunicationCompare in either run)."""
+    if kind == "text":
+        slow = tmp_path / "slow" / "rank0_ascend_pt"
+        _text_host_late(samples / NPU_TEXT, slow, Decimal("1736408883729400"), Decimal(500))
+        pair, extra = (str(samples / NPU_TEXT), str(slow)), {}
+    else:
+        pair, extra = _db_two_steps(samples, tmp_path), {"base_step": 50, "comparison_step": 60}
+    full = compare(*pair, **extra)
+    seen = set()
+    for flag in _COMPARISONS:
+        alone = compare(*pair, **{f"enable_{flag}_compare": True}, **extra)
+        names = [n for n in alone.sheet_names if n != "Summary"]
+        assert names or (kind, flag) == ("db", "communication"), flag
+        for name in names:
+            assert alone.sheet(name).equals(full.sheet(name)), (flag, name)
+        seen.update(names)
+    assert seen == set(full.sheet_names) - {"Summary"}
