@@ -11,12 +11,15 @@ export (msinsight's AlexNet, level 1, rank 0) and checks every figure against th
   later, every event running across it 500 us longer), in the text and in the DB export: Free and E2E +0.5 ms, no
   operator, kernel, API or module row moves, the Summary says the device waited for the host, and the only other
   figure that moves is the lifetime of the memory blocks live across that point (+0.5 ms each);
+* the first all-reduce of the text export 2 ms later, the backward computing under its start unchanged: it
+  overlaps computing less, by the computing of its first 2 ms, measured by hand from the Overlap Analysis lane;
 * every ``--enable_*_compare`` run alone writes the cells of its sheets exactly as the default run does.
 """
 
 from __future__ import annotations
 
 import csv
+import json
 import re
 import shutil
 import sqlite3
@@ -244,6 +247,136 @@ def test_db_host_late_is_free_time_and_blames_no_operator(samples, tmp_path):
     _check_host_late(compare(base, str(slow)), compare(base, base), 19)
     _check_host_late(compare(base, str(slow), base_step=50, comparison_step=50),
                      compare(base, base, base_step=50, comparison_step=50), 19)
+
+
+# --------------------------------------------------------------------------- a collective overlapping less
+
+def _union(iv: list[list[Decimal]]) -> list[list[Decimal]]:
+    out: list[list[Decimal]] = []
+    for a, b in sorted(iv):
+        if out and a <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return out
+
+
+def _minus(x: list[list[Decimal]], y: list[list[Decimal]]) -> list[list[Decimal]]:
+    """The parts of the union of ``x`` outside the union of ``y``."""
+    out, cut = [], _union(y)
+    for a, b in _union(x):
+        at = a
+        for c0, c1 in cut:
+            if c1 > at and c0 < b:
+                if c0 > at:
+                    out.append([at, c0])
+                at = max(at, c1)
+        if at < b:
+            out.append([at, b])
+    return out
+
+
+def _length(iv: list[list[Decimal]]) -> Decimal:
+    return sum((b - a for a, b in _union(iv)), Decimal(0))
+
+
+def _first_collective_later(src: Path, dst: Path, us: Decimal) -> tuple[dict, dict, list[str]]:
+    """A copy of the text export ``src`` whose first all-reduce starts ``us`` later (a gradient bucket ready
+    later), the computing running under its start unchanged: its HCCL events (op and plane tasks) and the
+    communication stream's Ascend Hardware tasks from its start on, and every other device event from its end on,
+    move by ``us`` (kernel_details.csv alike; a device event running across its end grows); the host is unchanged.
+    The Overlap Analysis lane is rebuilt from its own intervals as msprof writes it: Computing kept (moved from the
+    op's end on), Communication the ops' spans, Communication(Not Overlapped) the ops' spans outside computing,
+    Free the rest of the lane's span. Returns the lane's intervals by name before and after, and the events that
+    grew."""
+    shutil.copytree(src, dst)
+    out = dst / "ASCEND_PROFILER_OUTPUT"
+    events = json.loads((out / "trace_view.json").read_text())
+    proc = {o["pid"]: o["args"]["name"] for o in events if o.get("ph") == "M" and o.get("name") == "process_name"}
+    thread = {(o["pid"], o["tid"]): o["args"]["name"] for o in events
+              if o.get("ph") == "M" and o.get("name") == "thread_name"}
+    first = min((o for o in events if o.get("ph") == "X" and proc.get(o["pid"]) == "HCCL"
+                 and thread[(o["pid"], o["tid"])].startswith("Group")), key=lambda o: Decimal(o["ts"]))
+    s1 = Decimal(first["ts"])
+    e1 = s1 + Decimal(repr(first["dur"]))
+    comm_stream = {(o["pid"], o["tid"]) for o in events if o.get("ph") == "X"
+                   and proc.get(o["pid"]) == "Ascend Hardware"
+                   and o["args"].get("Task Type") in ("Notify Wait", "Write Value")}
+    kept, lane, grown = [], [], []
+    for o in events:
+        where = proc.get(o.get("pid"))
+        if where == "Overlap Analysis" and o.get("ph") == "X":
+            lane.append(o)
+            continue
+        kept.append(o)
+        if where not in ("HCCL", "Ascend Hardware") or "ts" not in o:
+            continue
+        ts = Decimal(str(o["ts"]))
+        if ts >= e1 or (ts >= s1 and (where == "HCCL" or (o["pid"], o["tid"]) in comm_stream)):
+            o["ts"] = f"{ts + us:f}" if isinstance(o["ts"], str) else float(ts + us)
+        elif o.get("ph") == "X" and ts + Decimal(repr(o["dur"])) > e1:
+            o["dur"] = float(Decimal(repr(o["dur"])) + us)
+            grown.append(o["name"])
+    before: dict[str, list[list[Decimal]]] = {n: [] for n in ("Computing", "Communication",
+                                                                "Communication(Not Overlapped)", "Free")}
+    for o in lane:
+        before[o["name"]].append([Decimal(o["ts"]), Decimal(o["ts"]) + Decimal(repr(o["dur"]))])
+    comp = [[a + us, b + us] if a >= e1 else [a, b] for a, b in before["Computing"]]
+    assert all(b <= e1 or a >= e1 + us for a, b in comp)  # no computing runs across the op's end
+    comm = [[a + us, b + us] if a >= s1 else [a, b] for a, b in before["Communication"]]
+    span = [[min(a for iv in before.values() for a, _ in iv), max(b for iv in before.values() for _, b in iv) + us]]
+    after = {"Computing": comp, "Communication": comm, "Communication(Not Overlapped)": _minus(comm, comp),
+             "Free": _minus(span, comp + comm)}
+    like = {o["name"]: o for o in lane}
+    kept += [{**like[name], "ts": f"{a:.3f}", "dur": float(b - a)} for name, iv in after.items() for a, b in iv]
+    (out / "trace_view.json").write_text(json.dumps(kept))
+
+    def kernel(head: list[str], row: list[str]) -> bool:
+        c = head.index("Start Time(us)")
+        start = Decimal(row[c].strip())
+        if start >= e1 or (start >= s1 and "hcom" in row[head.index("Name")]):
+            row[c] = row[c].replace(row[c].strip(), f"{start + us:f}")
+            return True
+        return False
+
+    assert _edit_csv(out / "kernel_details.csv", kernel) > 0
+    return before, after, grown
+
+
+def test_collective_overlapping_less_is_uncovered_communication_by_the_computing_it_lost(samples, tmp_path):
+    """The level-1 text export's first all-reduce (79.09 ms, under 3.528 ms of backward computing) 2 ms later.
+    By hand, from the Overlap Analysis lane: the base's lane first reproduces step_trace_time.csv (communication
+    105.992 ms, not overlapped 101.963 ms, overlapped 4.029 ms); after the edit computing lost under the op is
+    the computing of its first 2 ms, 0.583349 ms: overlapped 4.028675 -> 3.445326 ms, uncovered communication
+    (Group 0, all of it Transmit: the plane the wait rule picks has no Notify_Wait) +0.583349 ms, free time
+    +1.416651 ms (the first 2 ms less that computing), E2E +2 ms, computing and every operator unchanged; the
+    Summary names those two waterfall steps, no operator; CommunicationCompare's op durations are unchanged."""
+    us = Decimal(2000)
+    slow = tmp_path / "slow" / "rank0_ascend_pt"
+    before, after, grown = _first_collective_later(samples / NPU_TEXT, slow, us)
+    assert grown == ["EVENT_WAIT"]  # the computing stream's wait for the all-reduce ends later
+    with open(samples / NPU_TEXT / "ASCEND_PROFILER_OUTPUT" / "step_trace_time.csv", newline="") as fh:
+        step = next(csv.DictReader(fh))
+    overlapped = {k: _length(v["Communication"]) - _length(_minus(v["Communication"], v["Computing"]))
+                  for k, v in (("base", before), ("slow", after))}
+    assert _minus(before["Communication"], before["Computing"]) == _union(before["Communication(Not Overlapped)"])
+    assert round(overlapped["base"], 3) == round(Decimal(step["Overlapped"]), 3) == Decimal("4.028675e3")
+    assert round(_length(before["Communication"]), 3) == round(Decimal(step["Communication"]), 3)
+    lost = overlapped["base"] - overlapped["slow"]
+    assert lost == Decimal("583.349")
+    res = compare(str(samples / NPU_TEXT), str(slow))
+    ms = float(lost / 1000)
+    assert _breakdown_moved(res) == {"Uncovered Communication Time": ms, "Group 0 Communication": ms, "Transmit": ms,
+                                     "Free Time": round(2 - ms, 6), "Free": round(2 - ms, 6), "E2E Time": 2.0}
+    assert _waterfall(res) == {"Group 0 Communication (uncovered)": 583_349, "Free: Other": 1_416_651,
+                               "Comparison E2E": 2_000_000}
+    assert res.contributors[["Level", "Name", "Diff(ms)"]].values.tolist() == [
+        ["category", "Free: Other", 1.416651], ["category", "Group 0 Communication (uncovered)", ms]]
+    assert unexplained_note(res.contributors, res.waterfall).startswith(
+        "no operator changed its device time (the change is in Free: Other +1.417 ms and Group 0 Communication "
+        "(uncovered) +0.583 ms, time no operator's kernels hold)")
+    same = compare(str(samples / NPU_TEXT), str(samples / NPU_TEXT))
+    assert _moved_sheets(res, same) == {"OverallMetrics"}
 
 
 # --------------------------------------------------------------------------- each comparison alone
