@@ -379,6 +379,81 @@ def test_collective_overlapping_less_is_uncovered_communication_by_the_computing
     assert _moved_sheets(res, same) == {"OverallMetrics"}
 
 
+def _db_intervals(db: Path) -> dict[str, list[list[Decimal]]]:
+    """The compute tasks (TASK rows with a COMPUTE_TASK_INFO row) and the communication ops of a DB export."""
+    return {"compute": [[Decimal(a), Decimal(b)] for a, b in sql(db, "SELECT startNs, endNs FROM TASK JOIN "
+                                                                     "COMPUTE_TASK_INFO USING (globalTaskId)")],
+            "comm": [[Decimal(a), Decimal(b)] for a, b in sql(db, "SELECT startNs, endNs FROM COMMUNICATION_OP")]}
+
+
+def _db_wait(db: Path, uncovered: list[list[Decimal]]) -> Decimal:
+    """By hand, reference-1 §7.3 7 on the one group of these exports: the Notify_Wait tasks of the plane whose
+    Notify_Wait total is least among the planes that have one (the first of equal ones; no RDMASend here, so every
+    one counts; unlike a text export's rule, docs/differences.md "Group Wait"), inside the group's uncovered op
+    time."""
+    rows = sql(db, "SELECT c.planeId, s.value, t.startNs, t.endNs FROM TASK t JOIN COMMUNICATION_TASK_INFO c "
+                   "USING (globalTaskId) JOIN STRING_IDS s ON s.id = c.taskType")
+    assert "RDMASend" not in {r[1] for r in rows}
+    total: dict[int, int] = {}
+    for plane, name, a, b in rows:
+        if name == "Notify_Wait":
+            total[plane] = total.get(plane, 0) + b - a
+    best = min(sorted(total), key=total.__getitem__)
+    waits = [[Decimal(a), Decimal(b)] for plane, name, a, b in rows if plane == best and name == "Notify_Wait"]
+    return _length(waits) - _length(_minus(waits, uncovered))
+
+
+def test_db_collective_overlapping_less_is_measured_from_the_task_intervals(samples, tmp_path):
+    """The same in the level-1 DB export, whose breakdown the tool derives from the task intervals itself (there
+    is no Overlap Analysis lane to read): the first all-reduce (COMMUNICATION_OP and its stream's TASK rows from
+    its start on) 2 ms later, every other TASK from its end on 2 ms later (one running across its end, the compute
+    stream's wait, grows); OVERLAP_ANALYSIS, which the tool does not read, is left as it was. By hand, on the raw
+    rows: the base's union reproduces analysis.db's StepTraceTime (computing 8.903431, communication 102.1081, not
+    overlapped 98.071947, overlapped 4.036153 ms); the edit takes the computing of the op's first 2 ms out from
+    under it, 0.590573 ms: uncovered communication +0.590573 ms, all of it Wait (the hand wait rule: the plane
+    chosen waits in a Notify_Wait all along the op's start), free +1.409427 ms, E2E +2 ms."""
+    src = samples / NPU_DB / "ASCEND_PROFILER_OUTPUT" / _DB
+    ns = 2_000_000
+    ((s1, e1, stream),) = sql(src, "SELECT o.startNs, o.endNs, t.streamId FROM COMMUNICATION_OP o JOIN TASK t ON "
+                                   "t.startNs >= o.startNs AND t.endNs <= o.endNs JOIN COMMUNICATION_TASK_INFO USING "
+                                   "(globalTaskId) ORDER BY o.startNs LIMIT 1")
+    assert sql(src, "SELECT COUNT(*) FROM TASK JOIN COMPUTE_TASK_INFO USING (globalTaskId) "
+                    "WHERE startNs < ? AND endNs > ?", (e1, e1)) == [(0,)]  # no computing runs across its end
+    slow = tmp_path / "slow" / "rank0_ascend_pt"
+    shutil.copytree(samples / NPU_DB, slow)
+    db = edited_copy(src, slow / "ASCEND_PROFILER_OUTPUT" / _DB,
+                     f"UPDATE TASK SET endNs = endNs + {ns} WHERE startNs < {e1} AND endNs > {e1} "
+                     f"AND streamId != {stream}",
+                     f"UPDATE TASK SET startNs = startNs + {ns}, endNs = endNs + {ns} "
+                     f"WHERE startNs >= {e1} OR (startNs >= {s1} AND streamId = {stream})",
+                     f"UPDATE COMMUNICATION_OP SET startNs = startNs + {ns}, endNs = endNs + {ns} "
+                     f"WHERE startNs >= {s1}")
+    ((step,),) = sql(samples / NPU_DB / "ASCEND_PROFILER_OUTPUT" / "analysis.db",
+                     "SELECT computing || ' ' || communication || ' ' || communication_not_overlapped || ' ' || "
+                     "overlapped FROM StepTraceTime")
+    base, after = _db_intervals(src), _db_intervals(db)
+    figures = {}
+    for side, iv in (("base", base), ("slow", after)):
+        uncovered = _length(_minus(iv["comm"], iv["compute"]))
+        figures[side] = (_length(iv["compute"]), _length(iv["comm"]), uncovered, _length(iv["comm"]) - uncovered)
+    assert " ".join(f"{v / 1000:f}".rstrip("0").rstrip(".") for v in figures["base"]) == step
+    lost = figures["base"][3] - figures["slow"][3]
+    assert figures["slow"][:2] == figures["base"][:2] and lost == 590_573
+    wait = {side: _db_wait(path, _minus(iv["comm"], iv["compute"]))
+            for side, path, iv in (("base", src, base), ("slow", db, after))}
+    assert wait["base"] == 2_675_633 and wait["slow"] - wait["base"] == lost  # the op's head is a Notify_Wait
+    res = compare(str(samples / NPU_DB), str(slow))
+    ms = float(lost / 1_000_000)
+    ((group,),) = sql(src, "SELECT DISTINCT s.value FROM COMMUNICATION_OP o JOIN STRING_IDS s ON s.id = o.groupName")
+    assert _breakdown_moved(res) == {"Uncovered Communication Time": ms, group: ms, "Wait": ms,
+                                     "Free Time": round(2 - ms, 6), "Free": round(2 - ms, 6), "E2E Time": 2.0}
+    label = group.rsplit("_", 1)[0]  # the waterfall drops a group's creation time, to pair it across runs
+    assert _waterfall(res) == {f"{label} (uncovered)": lost, "Free: Other": ns - lost, "Comparison E2E": ns}
+    assert res.contributors["Name"].tolist()[0] == "Free: Other" and len(res.contributors) == 2
+    same = compare(str(samples / NPU_DB), str(samples / NPU_DB))
+    assert _moved_sheets(res, same) == {"OverallMetrics"}
+
+
 # --------------------------------------------------------------------------- each comparison alone
 
 @pytest.mark.parametrize("kind", ["text", "db"])
