@@ -4,9 +4,10 @@ comparison run alone.
 Like ``test_injected_regressions.py`` (whose edit helpers these tests share), each test edits a copy of a real
 export (msinsight's AlexNet, level 1, rank 0) and checks every figure against the raw files plus the planted delta:
 
-* one step of two slower (a MaxPool task +50 us) in a DB export whose steps the comparison side numbers 60 / 61
-  while the base numbers them 50 / 51: the ids given pair the steps, the other step shows nothing, the whole
-  profile shows the delta once, and an id of the other side is refused naming the file and its ids;
+* one step of two slower (a MaxPool kernel +50 us) in a DB and in a text export whose steps the comparison side
+  numbers 60 / 61 while the base numbers them 50 / 51: the ids given pair the steps, the other step shows nothing
+  (but a text export's whole-profile breakdown), the whole profile shows the delta once, and an id of the other
+  side is refused naming the file and its ids;
 * the host 500 us late at one point where the device was idle (every host and device event from there on 500 us
   later, every event running across it 500 us longer), in the text and in the DB export: Free and E2E +0.5 ms, no
   operator, kernel, API or module row moves, the Summary says the device waited for the host, and the only other
@@ -28,7 +29,18 @@ from pathlib import Path
 
 import pytest
 from dbutil import edited_copy, sql, string_id  # tests/ is on sys.path (rootdir import mode)
-from test_injected_regressions import NPU_DB, NPU_TEXT, _changed, _db_steps_split, _edit_csv, _objects, _waterfall
+from test_injected_regressions import (
+    NPU_DB,
+    NPU_TEXT,
+    _changed,
+    _db_steps_split,
+    _edit_csv,
+    _first_kernel,
+    _objects,
+    _text_kernel_lengthened,
+    _text_steps_split,
+    _waterfall,
+)
 
 from msprof_compare.api import compare
 from msprof_compare.compare.summary import unexplained_note
@@ -114,6 +126,57 @@ def test_db_steps_numbered_apart_pair_by_the_ids_given(samples, tmp_path):
         compare(base, slow, base_step=50, comparison_step=50)
     assert str(err.value) == (f"{slow}/ASCEND_PROFILER_OUTPUT/{_DB}: Invalid Step Id: 50, please choose from the "
                               "valid steps: 60, 61")
+
+
+def test_text_steps_numbered_apart_pair_by_the_ids_given(samples, tmp_path):
+    """The level-1 text export cut in two steps (``_text_steps_split``), its first MaxPool kernel +50 us on the
+    comparison side, whose steps are renumbered #60 / #61 (ProfilerStep# names, kernel_details.csv's Step Id,
+    step_trace_time.csv, communication*.json's step key). 50 against 60: the kernel, module and operator sheets
+    hold the +50 us; 51 against 61: only OverallMetrics moves (a text export's breakdown is the whole profile's, and
+    the Summary says the change lies outside the step); 50 against 50 is refused naming trace_view.json, and in a
+    kernel-only run kernel_details.csv, with the comparison's ids."""
+    base, slow = tmp_path / "base" / "rank0_ascend_pt", tmp_path / "slow" / "rank0_ascend_pt"
+    shutil.copytree(samples / NPU_TEXT, base)
+    start, _ = _first_kernel(base, "MaxPoolWithArgmaxV1")
+    shutil.copytree(samples / NPU_TEXT, slow)
+    _text_kernel_lengthened(slow, start, Decimal(50))
+    assert _text_steps_split(base) == _text_steps_split(slow)
+    out = slow / "ASCEND_PROFILER_OUTPUT"
+    trace = (out / "trace_view.json").read_text()
+    (out / "trace_view.json").write_text(trace.replace("ProfilerStep#5", "ProfilerStep#6"))
+
+    def later_id(column: str):
+        def edit(head: list[str], row: list[str]) -> bool:
+            row[head.index(column)] = str(int(row[head.index(column)]) + 10)
+            return True
+        return edit
+
+    assert _edit_csv(out / "kernel_details.csv", later_id("Step Id")) == 191
+    assert _edit_csv(out / "step_trace_time.csv", later_id("Step")) == 1
+    for name in ("communication.json", "communication_matrix.json"):
+        text = (out / name).read_text()
+        assert text.count('"step50"') == 1
+        (out / name).write_text(text.replace('"step50"', '"step60"'))
+    whole = {"Computing Time": 0.05, "Vector": 0.05, "Vector (No Trans)": 0.05, "Free Time": -0.05, "Free": -0.05}
+    first = compare(str(base), str(slow), base_step=50, comparison_step=60)
+    assert _breakdown_moved(first) == whole
+    assert _changed(first.sheet("KernelCompare"), "Kernel", ("Total Duration(us)", "Total Duration(us).1")) == {
+        "MaxPoolWithArgmaxV1": 50.0}
+    assert first.contributors[["Name", "Diff(ms)"]].values.tolist() == [["DistributedDataParallel.forward", 0.05]]
+    other = compare(str(base), str(slow), base_step=51, comparison_step=61)
+    assert _breakdown_moved(other) == whole
+    assert _moved_sheets(other, compare(str(base), str(base), base_step=51, comparison_step=51)) == {"OverallMetrics"}
+    assert unexplained_note(other.contributors, other.waterfall).startswith(
+        "no operator of the step asked for changed its device time, but the time breakdown of both sides covers the "
+        "whole profile")
+    for extra, where, says in (({}, "trace_view.json", "Invalid step id: 50, please choose from the valid steps: "
+                                "60, 61"),
+                               ({"enable_kernel_compare": True}, "kernel_details.csv", "There is no kernel details "
+                                "information for step 50, please check whether the data contains this step. (it "
+                                "holds steps 60, 61)")):
+        with pytest.raises(StepError) as err:
+            compare(str(base), str(slow), base_step=50, comparison_step=50, **extra)
+        assert str(err.value) == f"{out / where}: {says}"
 
 
 # --------------------------------------------------------------------------- the host late, the device idle
