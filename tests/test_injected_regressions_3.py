@@ -37,6 +37,7 @@ from test_injected_regressions import (
     _edit_csv,
     _first_kernel,
     _objects,
+    _summary_lines,
     _text_kernel_lengthened,
     _text_steps_split,
     _waterfall,
@@ -310,6 +311,46 @@ def test_db_host_late_is_free_time_and_blames_no_operator(samples, tmp_path):
     _check_host_late(compare(base, str(slow)), compare(base, base), 19)
     _check_host_late(compare(base, str(slow), base_step=50, comparison_step=50),
                      compare(base, base, base_step=50, comparison_step=50), 19)
+
+
+def test_db_step_started_late_by_the_host_says_so_beside_its_e2e(samples, tmp_path):
+    """The level-1 DB export cut in two steps at Optimizer.zero_grad, the host 500 us late 20 us into step 51, where
+    the device is idle until the step's first task: ProfilerStep#51 (STEP_TIME) lasts 0.5 ms longer, while its E2E
+    time, the span of its device tasks (reference-1 §7.3 6), does not move. The verdict said "as fast as the base"
+    alone; it now gives the step's range change beside it (Summary sheet, JSON, and the console and the gate's line,
+    which print the same verdict), at step 51 only: step 50, the
+    whole profile (+0.5 ms in its E2E) and a pair of real runs (ranks 0 and 1, whose step range and E2E change
+    alike) keep theirs."""
+    src = samples / NPU_DB / "ASCEND_PROFILER_OUTPUT" / _DB
+    ((zero,),) = sql(src, "SELECT CAST(p.startNs AS INTEGER) FROM PYTORCH_API p JOIN STRING_IDS s ON s.id = p.name "
+                          "WHERE s.value LIKE 'Optimizer.zero_grad#%'")
+    at = zero + 20_000
+    ((free_end,),) = sql(src, "SELECT endNs FROM OVERLAP_ANALYSIS WHERE type = 3 AND startNs < ? AND endNs > ?",
+                         (at, at))
+    assert sql(src, "SELECT COUNT(*) FROM TASK WHERE startNs < ? AND endNs > ?", (free_end, zero - 10_000)) == [(0,)]
+    base, slow = tmp_path / "base" / "rank0_ascend_pt", tmp_path / "slow" / "rank0_ascend_pt"
+    shutil.copytree(samples / NPU_DB, base)
+    _db_steps_split(base / "ASCEND_PROFILER_OUTPUT" / _DB, zero)
+    _db_host_late(samples / NPU_DB, slow, at, 500_000)
+    _db_steps_split(slow / "ASCEND_PROFILER_OUTPUT" / _DB, zero)
+    ((s51, e51),) = sql(base / "ASCEND_PROFILER_OUTPUT" / _DB, "SELECT startNs, endNs FROM STEP_TIME WHERE id = 51")
+    ms = (e51 - s51) / 1e6
+    res = compare(str(base), str(slow), base_step=51, comparison_step=51)
+    e2e = res.frames["e2e"]
+    assert int(e2e["base_ns"].iloc[0]) == int(e2e["comparison_ns"].iloc[0])
+    said = (f"E2E time (the step's device tasks' span; its ProfilerStep range took {ms:,.3f} ms -> {ms + 0.5:,.3f} "
+            "ms, +0.500 ms, of which +0.500 ms lies outside that span: before its first or after its last device "
+            f"task, as where the host was late) {int(e2e['base_ns'].iloc[0]) / 1e6:.3f} ms on both sides: the "
+            "comparison is as fast as the base")
+    assert res.verdict == said
+    assert json.loads(Path(res.to_json(str(tmp_path / "r.json"))).read_text())["summary"]["verdict"] == said
+    assert f"{said}." in _summary_lines(res, tmp_path, "r.xlsx")
+    assert compare(str(base), str(slow), base_step=50, comparison_step=50).verdict.startswith("E2E time 29.693 ms on "
+                                                                                             "both sides")
+    assert compare(str(base), str(slow)).verdict.startswith("E2E time 137.919 ms -> 138.419 ms (+0.500 ms")
+    pair = [str(samples / NPU_DB.replace("rank0", f"rank{k}")) for k in (0, 1)]
+    assert compare(*pair, base_step=50, comparison_step=50, enable_profiling_compare=True).verdict == (
+        "E2E time 137.919 ms -> 134.027 ms (-3.892 ms, -2.82%): the comparison is faster than the base")
 
 
 # --------------------------------------------------------------------------- a collective overlapping less

@@ -727,13 +727,17 @@ def e2e_scope(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None = None) 
     """" (whole profile on ...)" where a step was asked of a text export, whose E2E time ignores it; where a text
     export meets a DB export, what the DB side's E2E holds that the text side's would not (its non-kernel tasks
     outside its computing and communication: a MEMCPY_ASYNC ~5 ms before the first kernel in the torch_npu
-    samples, which can turn a faster run into a "slower" verdict); else ""."""
+    samples, which can turn a faster run into a "slower" verdict); where a DB step's ProfilerStep range changed
+    outside its E2E, that change (``_step_range_change``); else ""."""
     parts = []
     whole = checks.whole_profile_sides(ctx)
     if whole:
         sides = "both sides" if len(whole) > 1 else f"the {whole[0]} side"
         parts.append(f"whole profile on {sides}: a text export's E2E ignores the step")
     sources = {"base": getattr(ctx.base, "source", None), "comparison": getattr(ctx.comparison, "source", None)}
+    outside_span = _step_range_change(ctx, e2e)
+    if outside_span:
+        parts.append(outside_span)
     if {sources["base"], sources["comparison"]} == {"ascend_db", "ascend_text"} and e2e is not None and len(e2e):
         side = "base" if sources["base"] == "ascend_db" else "comparison"
         outside = int(e2e[f"{side}_outside_busy_ns"].iloc[0])
@@ -741,6 +745,32 @@ def e2e_scope(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None = None) 
             parts.append(f"the {side} side's, a DB export's, holds {outside / 1e6:,.3f} ms of device tasks outside "
                          "its computing and communication, which a text export's leaves out")
     return f" ({'; '.join(parts)})" if parts else ""
+
+
+#: The least change of a DB step's ProfilerStep range (ns) that ``_step_range_change`` weighs against its E2E.
+STEP_RANGE_NOTE_NS = 50_000
+
+
+def _step_range_change(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None) -> str:
+    """Where both sides are DB exports given a step: the change of the step's ProfilerStep range (STEP_TIME) when
+    its E2E time (the step's device tasks' span, reference-1 §7.3 6) shows under half of it, else "". A host late
+    before the step's first device task (or after its last) lengthens the step but no task span: the verdict read
+    "as fast as the base" of a step 0.5 ms longer, which the whole profile's E2E showed."""
+    if e2e is None or not len(e2e):
+        return ""
+    spans = []
+    for p in (ctx.base, ctx.comparison):
+        rng = getattr(p, "extra", {}).get("step_range") if getattr(p, "source", None) == "ascend_db" else None
+        if not rng:
+            return ""
+        spans.append(int(rng[1]) - int(rng[0]))
+    step_delta = spans[1] - spans[0]
+    e2e_delta = int(e2e["comparison_ns"].iloc[0]) - int(e2e["base_ns"].iloc[0])
+    if abs(step_delta) < STEP_RANGE_NOTE_NS or 2 * abs(step_delta - e2e_delta) <= abs(step_delta):
+        return ""
+    return (f"the step's device tasks' span; its ProfilerStep range took {spans[0] / 1e6:,.3f} ms -> "
+            f"{spans[1] / 1e6:,.3f} ms, {step_delta / 1e6:+.3f} ms, of which {(step_delta - e2e_delta) / 1e6:+.3f} ms "
+            "lies outside that span: before its first or after its last device task, as where the host was late")
 
 
 def e2e_verdict(wf: pd.DataFrame | None, scope: str = "") -> str:
