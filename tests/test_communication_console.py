@@ -101,7 +101,19 @@ def test_npu_text_pair1_against_the_trace(pair1, samples):
         "diff_pct": float((comp_ops - base_ops) / base_ops * 100), "base_tasks_recorded": True,
         "comparison_tasks_recorded": True, "task": "Notify_Wait", "task_op": "allreduce",
         "task_base_ms": float(base_tasks[top]), "task_comparison_ms": float(comp_tasks[top]),
-        "task_diff_ms": float(changes[top]), "task_diff_pct": float(changes[top] / base_tasks[top] * 100)})
+        "task_diff_ms": float(changes[top]), "task_diff_pct": float(changes[top] / base_tasks[top] * 100),
+        # a communication-only run has no waterfall, whose communication steps are the part no computing overlaps
+        "uncovered_base_ms": None, "uncovered_comparison_ms": None, "uncovered_diff_ms": None})
+    # with the time breakdown: step_trace_time.csv's Communication(Not Overlapped), in us
+    full = compare(str(samples / TEXT / "level1/rank0_ascend_pt"), str(samples / TEXT / "level2/rank0_ascend_pt"),
+                   enable_communication_compare=True, enable_profiling_compare=True).communication_totals
+    assert [full[f"uncovered_{k}_ms"] for k in ("base", "comparison", "diff")] == pytest.approx(
+        [101.963203, 95.962016, -6.001187], abs=1e-9)
+    assert {k: v for k, v in full.items() if not k.startswith("uncovered_")} == \
+        {k: v for k, v in t.items() if not k.startswith("uncovered_")}
+    stt = [(samples / TEXT / f"level{n}/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/step_trace_time.csv").read_text()
+           .splitlines()[1].split(",")[2] for n in (1, 2)]
+    assert stt == ["101963.203", "95962.01599999999"]
     text = render_communication(pair1.frames).splitlines()
     assert text[1] == ("| Top Communication Contributors (1 row covers 100.0% of the communication ops' duration "
                        "change) |")

@@ -44,6 +44,7 @@ from test_injected_regressions import (
 )
 
 from msprof_compare.api import compare
+from msprof_compare.compare.communication_summary import overlap_shift
 from msprof_compare.compare.summary import unexplained_note
 from msprof_compare.errors import StepError
 
@@ -481,6 +482,25 @@ def test_collective_overlapping_less_is_uncovered_communication_by_the_computing
         "(uncovered) +0.583 ms, time no operator's kernels hold)")
     same = compare(str(samples / NPU_TEXT), str(samples / NPU_TEXT))
     assert _moved_sheets(res, same) == {"OverallMetrics"}
+    # the communication line said only that no op's duration changed: it now gives the uncovered part's change
+    # (the hand union above: communication less overlapped, 105.992 - 4.029 ms -> 105.992 - 3.445 ms)
+    uncovered = [float((_length(v["Communication"]) - overlapped[k]) / 1000) for k, v in (("base", before),
+                                                                                           ("slow", after))]
+    assert [round(u, 3) for u in uncovered] == [101.963, 102.547]
+    from msprof_compare.report.json_report import to_document
+    from msprof_compare.report.summary_console import render_communication
+    line = render_communication(res.frames).splitlines()[-1]
+    assert line.startswith("No communication op type's total duration changed (1 op type); communication time "
+                           "(CommunicationCompare's op rows) 105.992 ms on both sides; the part no computing overlaps "
+                           "(the waterfall's communication steps) 101.963 ms -> 102.547 ms (+0.583 ms, +0.57%): "
+                           "computing overlaps less of it; ")
+    totals = to_document(res)["summary"]["communication"]
+    assert (totals["uncovered_base_ms"], totals["uncovered_comparison_ms"]) == pytest.approx(uncovered, abs=1e-9)
+    assert totals["uncovered_diff_ms"] == ms and totals["diff_ms"] == 0
+    # swapped: computing overlaps more of it; unchanged: no such part
+    back = render_communication(compare(str(slow), str(samples / NPU_TEXT)).frames).splitlines()[-1]
+    assert "102.547 ms -> 101.963 ms (-0.583 ms, -0.57%): computing overlaps more of it" in back
+    assert "no computing overlaps" not in render_communication(same.frames)
 
 
 def _db_intervals(db: Path) -> dict[str, list[list[Decimal]]]:
@@ -556,6 +576,11 @@ def test_db_collective_overlapping_less_is_measured_from_the_task_intervals(samp
     assert res.contributors["Name"].tolist()[0] == "Free: Other" and len(res.contributors) == 2
     same = compare(str(samples / NPU_DB), str(samples / NPU_DB))
     assert _moved_sheets(res, same) == {"OverallMetrics"}
+    # the hand union's uncovered communication (98.071947 ms, analysis.db's not overlapped) + the loss
+    totals = res.frames["communication"].iloc[0]
+    assert (totals["uncovered_base_ms"], totals["uncovered_comparison_ms"]) == pytest.approx(
+        (float(figures["base"][2] / 1_000_000), float(figures["slow"][2] / 1_000_000)), abs=1e-9)
+    assert totals["diff_ms"] == 0 and overlap_shift(totals) == "less"
 
 
 # --------------------------------------------------------------------------- each comparison alone

@@ -8,7 +8,9 @@ second pass over the events) whenever that sheet exists, in a communication-only
   absolute change of the op rows, largest first, cut as the time contributors are (``summary.coverage_cut``);
 * ``ctx.frames["communication"]``: one row of totals: the communication time of each side (the sums of the op
   rows' two ``Total Duration(us)`` columns, in ms) and the task (``Notify_Wait``, ``Memcpy``...: the sheet's
-  ``|`` rows, NPU sides only) whose total changed most, per op type and task name.
+  ``|`` rows, NPU sides only) whose total changed most, per op type and task name, and the part of it no
+  computing overlaps (the waterfall's communication steps), which moves without any op's duration where the
+  ops overlap computing more or less (``overlap_shift``).
 
 An NPU side without an op row reads 0 in the sheet without having measured 0 (a Level0 DB export's ops have
 the op type N/A, so no family, and no row): its communication was not recorded, which is no change, so no
@@ -34,7 +36,8 @@ SHEET = "CommunicationCompare"
 CONTRIBUTOR_COLUMNS = ["Rank", "Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share"]
 TOTAL_COLUMNS = ["op_types", "changed", "base_recorded", "comparison_recorded", "base_ms", "comparison_ms",
                  "diff_ms", "diff_pct", "base_tasks_recorded", "comparison_tasks_recorded", "task", "task_op",
-                 "task_base_ms", "task_comparison_ms", "task_diff_ms", "task_diff_pct"]
+                 "task_base_ms", "task_comparison_ms", "task_diff_ms", "task_diff_pct", "uncovered_base_ms",
+                 "uncovered_comparison_ms", "uncovered_diff_ms"]
 #: CommunicationCompare's columns by position (reference-2 §4.3): op name, task name and Total Duration(us) of
 #: the base side, then of the comparison side.
 _B_OP, _B_TASK, _B_TOTAL, _C_OP, _C_TASK, _C_TOTAL = 1, 2, 4, 8, 9, 11
@@ -99,11 +102,43 @@ def _pct(diff: float | None, base: float) -> float | None:
     return diff / base * 100.0 if diff is not None and base else None
 
 
-def totals(cols: _Columns) -> pd.DataFrame:
+def uncovered_ns(wf: pd.DataFrame | None) -> tuple[int, int] | None:
+    """Each side's communication time that no computing overlaps: the sum of the waterfall's communication steps
+    (None without a waterfall, or without such a step)."""
+    if wf is None or not len(wf):
+        return None
+    rows = wf[wf["Category"] == "communication"]
+    if not len(rows):
+        return None
+    return int(rows["Base(ns)"].astype("int64").sum()), int(rows["Comparison(ns)"].astype("int64").sum())
+
+
+#: ``overlap_shift`` says the overlap moved where the uncovered part's change and the op rows' differ by this many
+#: ms or more, and by this share of the larger of the two changes or more (ops running on other streams beside
+#: one another and the breakdown's union part by a few µs: DB level2 -> level1, +8.001 and +7.991 ms).
+OVERLAP_SHIFT_MS = 0.05
+OVERLAP_SHIFT_SHARE = 0.25
+
+
+def overlap_shift(row: pd.Series) -> str | None:
+    """"less" / "more" where computing overlaps less / more of the communication than before: the uncovered
+    part changed apart from the ops' durations (the level-1 text export's first all-reduce 2 ms later, under 0.583
+    ms less computing: no op's duration changed, uncovered +0.583 ms); else None."""
+    d_unc, d_tot = row.get("uncovered_diff_ms"), row.get("diff_ms")
+    if d_unc is None or d_tot is None or pd.isna(d_unc) or pd.isna(d_tot):
+        return None
+    gap = round(float(d_unc) - float(d_tot), 6)
+    if abs(gap) < OVERLAP_SHIFT_MS or abs(gap) < OVERLAP_SHIFT_SHARE * max(abs(float(d_unc)), abs(float(d_tot))):
+        return None
+    return "less" if gap > 0 else "more"
+
+
+def totals(cols: _Columns, uncovered: tuple[int, int] | None = None) -> pd.DataFrame:
     """The one-row frame "communication": each side's communication time (null where a side recorded no op) and
     the change, then the task whose total changed most (the first in the sheet's order among equal ones; null
-    unless both sides have task rows and some task changed). ``attrs["no_collectives"]``: per side, whether it is
-    a GPU trace without collective kernels, whose 0 ms is a reading (``read_gpu_sides``)."""
+    unless both sides have task rows and some task changed), then the part no computing overlaps (``uncovered``,
+    in ns: ``uncovered_ns``; null without it or where a side recorded no op). ``attrs["no_collectives"]``: per
+    side, whether it is a GPU trace without collective kernels, whose 0 ms is a reading (``read_gpu_sides``)."""
     base_ns, comp_ns = int(cols.base.sum()), int(cols.comparison.sum())
     base, comp = base_ns / 1e6, comp_ns / 1e6
     both = all(cols.recorded)
@@ -126,6 +161,9 @@ def totals(cols: _Columns) -> pd.DataFrame:
         "task": [task[1] if task else None], "task_op": [task[0] if task else None],
         "task_base_ms": [tb], "task_comparison_ms": [tc], "task_diff_ms": [t_diff],
         "task_diff_pct": [_pct(t_diff, tb or 0.0)],
+        "uncovered_base_ms": [uncovered[0] / 1e6 if both and uncovered else None],
+        "uncovered_comparison_ms": [uncovered[1] / 1e6 if both and uncovered else None],
+        "uncovered_diff_ms": [float(_diff_ms(*uncovered)) if both and uncovered else None],
     }, TOTAL_COLUMNS, objects=True)
     frame.attrs["no_collectives"] = cols.no_collectives
     return frame
@@ -152,4 +190,4 @@ def build(ctx: RunContext, sheets: list[Sheet]) -> None:
         return
     read_gpu_sides(cols, (ctx.base.is_gpu, ctx.comparison.is_gpu))
     ctx.frames["communication_contributors"] = contributors(cols)
-    ctx.frames["communication"] = totals(cols)
+    ctx.frames["communication"] = totals(cols, uncovered_ns(ctx.frames.get("waterfall")))

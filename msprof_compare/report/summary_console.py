@@ -15,6 +15,7 @@ import pandas as pd
 from prettytable import PrettyTable
 
 from ..compare import memory_summary
+from ..compare.communication_summary import overlap_shift
 from ..compare.summary import (
     coverage_text,
     module_contributors_note,
@@ -244,13 +245,19 @@ def communication_line(totals: pd.DataFrame | None) -> str:
 
 
 def _communication_change(t: pd.Series, ms: tuple[float, float], what: str, n: int) -> str:
-    """``communication_line``'s sentence where both sides have a reading: the time change, then the task that
-    changed most (NPU sides with task rows)."""
+    """``communication_line``'s sentence where both sides have a reading: the time change, the part no computing
+    overlaps where the overlap moved (``overlap_shift``), then the task that changed most (NPU sides with task
+    rows)."""
     if not int(t["changed"]):
         text = (f"No communication op type's total duration changed ({n} op type{'s' if n != 1 else ''}); {what} "
                 + _change(*ms, "ms", 3))
     else:
         text = f"{what[0].upper()}{what[1:]} {_change(*ms, 'ms', 3)}"
+    shift = overlap_shift(t)
+    if shift:  # an op overlapping less computing lengthens E2E with no op's duration changed
+        text += ("; the part no computing overlaps (the waterfall's communication steps) "
+                 f"{_change(float(t['uncovered_base_ms']), float(t['uncovered_comparison_ms']), 'ms', 3)}: "
+                 f"computing overlaps {shift} of it")
     tasks = (bool(t["base_tasks_recorded"]), bool(t["comparison_tasks_recorded"]))
     if all(tasks):
         tb, tc = _value(t["task_base_ms"]), _value(t["task_comparison_ms"])
