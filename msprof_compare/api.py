@@ -20,10 +20,11 @@ from .columns import col_of
 from .compare import classify
 from .compare.classify import Keywords
 from .compare.table import Sheet
-from .errors import ProfileError, UsageError
+from .errors import OutOfMemory, ProfileError, UsageError
 from .gcpause import gc_paused
 from .loaders import Layout, detect, load_profile
-from .logs import said_once
+from .loaders.paths import TypedPaths
+from .logs import paths_as_typed, said_once
 from .model import Profile
 from .options import Options, build_options
 from .textsafe import display, term_safe
@@ -225,6 +226,7 @@ class CompareResult:
         try:  # compared without the time breakdown: make it now, for the gate only (to_json and the sheets must
             pair = overall.breakdowns(RunContext(self.base, self.comparison, self.options))  # stay as compared)
         except ProfileError as exc:  # e.g. GPU kernels without any stream: no E2E time to judge by
+            _retype(exc, TypedPaths(self.base.path, self.comparison.path).text)  # named as typed (the paths')
             return 1, f"error: {exc}"
         return summary.regression_gate(self, value, frames=summary.gate_frames(self, *pair))
 
@@ -263,6 +265,33 @@ def _compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
         if not path:  # the original's sentence names no side: which of the two paths (``-bp ""``, ``-d "$UNSET"``)
             raise ProfileError(None, "The path is empty. Please enter a valid path.",
                                hint=f"the {role} path: {flag}, or the {place} path of performance_compare.py")
+    typed = TypedPaths(base, comparison)
+    with paths_as_typed(typed.text):
+        try:
+            return _compare_inputs(base, comparison, opts)
+        except (ProfileError, UsageError, OutOfMemory) as exc:
+            _retype(exc, typed.text)
+            raise
+
+
+def _retype(exc: ProfileError | UsageError | OutOfMemory, retype: Callable[[str], str]) -> None:
+    """An error's paths named as the user typed the inputs (``TypedPaths``): the loaders name the files they
+    read by their absolute paths, and "no such file" names the path as typed; now every message names it one way,
+    which the user can copy back into the command line."""
+    if isinstance(exc, ProfileError):
+        exc.path = retype(exc.path) if exc.path else exc.path
+        exc.message = retype(exc.message)
+        exc.hint = retype(exc.hint) if exc.hint else exc.hint
+        exc.args = (str(exc),)
+    elif isinstance(exc, OutOfMemory):
+        exc.path = retype(exc.path)
+        exc.args = (f"{exc.path}: out of memory while {exc.doing}",)
+    else:
+        exc.args = tuple(retype(a) if isinstance(a, str) else a for a in exc.args)
+
+
+def _compare_inputs(base: str, comparison: str, opts: Options) -> CompareResult:
+    """Detect, load and compare two inputs (their paths checked as non-empty)."""
     from .loaders.pair import input_bytes, load_pair  # large inputs load side by side (two processes)
 
     if opts.step_given:

@@ -11,7 +11,7 @@ import logging
 import os
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TextIO
 
@@ -88,6 +88,36 @@ def said_once() -> Iterator[None]:
         yield
     finally:
         logger.removeFilter(once)
+
+
+class _Retyped(logging.Filter):
+    """Rewrites the paths a record names with ``retype`` (``loaders.paths.TypedPaths.text``: an input's files
+    named as the user typed the input), for the records of the thread that runs its compare (see ``_SaidOnce``)."""
+
+    def __init__(self, retype: Callable[[str], str]) -> None:
+        super().__init__()
+        self.retype = retype
+        self.thread = threading.get_ident()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.thread is None or record.thread == self.thread:
+            text = record.getMessage()
+            new = self.retype(text)
+            if new != text:
+                record.msg, record.args = new, ()
+        return True
+
+
+@contextmanager
+def paths_as_typed(retype: Callable[[str], str]) -> Iterator[None]:
+    """For the length of one compare, log lines name the inputs' files as typed (see ``_Retyped``)."""
+    logger = logging.getLogger(LOGGER_NAME)
+    retyped = _Retyped(retype)
+    logger.addFilter(retyped)
+    try:
+        yield
+    finally:
+        logger.removeFilter(retyped)
 
 
 def level_from_env() -> int:

@@ -59,6 +59,7 @@ SEARCH_HINT = "a directory needs search permission to be read (chmod u+x), which
 PROFILER_DB_NAMES = "ascend_pytorch_profiler_*.db, ascend_mindspore_profiler_*.db or msmonitor_*.db"
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_SEP = re.escape(os.sep)
 
 #: Side files of an ASCEND_PROFILER_OUTPUT directory that the text loader reads in every run, checked with the
 #: trace before loading. The original's pre-check (reference-1 §2.4 "check_profiling_path") also checks
@@ -220,3 +221,36 @@ def check_layout(layout: Layout, force: bool) -> None:
         meta = os.path.join(layout.profiling_path, "profiler_metadata.json")
         if os.path.lexists(meta):
             check_input(meta, force, kind="text")
+
+
+class TypedPaths:
+    """Names the files of two inputs as the user typed them: a message naming the absolute path of an input, or
+    of a file found inside a typed directory (``run/ASCEND_PROFILER_OUTPUT/trace_view.json`` of ``-d run``),
+    names it by the typed path (joined with the file's path inside it), so every message names a path the way
+    the user can copy it back into the command line; before, some named the typed path and others the absolute.
+    """
+
+    def __init__(self, *given: str) -> None:
+        pairs = {}
+        for g in given:
+            if not g:
+                continue
+            typed = g[1:] if g.startswith("=") else g  # `-d =run`: the path is `run` (``given_path``)
+            pairs.setdefault(given_path(g), typed)
+        # the longest first, so that of two nested inputs the inner one names its files
+        self._typed = [t for a, t in sorted(pairs.items(), key=lambda p: -len(p[0])) if a != os.sep]
+        alternatives = "|".join(f"({re.escape(a)})" for a in sorted(pairs, key=len, reverse=True) if a != os.sep)
+        # an input's path, then a separator (a file inside it) or the end of the path: `/x/run2`, `/x/run.json`
+        # are not inside `/x/run`
+        self._re = re.compile(f"(?:{alternatives})(?:({_SEP})|(?=$|[\\s:,;()'\"]|\\.(?:$|\\s)))") \
+            if alternatives else None
+
+    def text(self, text: str) -> str:
+        """``text`` with each absolute path of an input, or of a file inside one, named as typed."""
+        return self._re.sub(self._sub, text) if self._re is not None and text else text
+
+    def _sub(self, match: re.Match) -> str:
+        typed = self._typed[next(i for i, g in enumerate(match.groups()[:-1]) if g is not None)]
+        if match.groups()[-1] is None:  # the input itself
+            return typed
+        return typed if typed.endswith(os.sep) else typed + os.sep  # a file inside it follows

@@ -1,0 +1,87 @@
+"""Messages name an input's files as the user typed the input (joined with the file's path inside a typed folder),
+never by the absolute path the loaders read: the user copies the path from the line back into a command."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from msprof_compare import cli
+from msprof_compare.loaders.paths import TypedPaths
+
+DATA = Path(__file__).parent / "data"
+NPU = DATA / "npu" / "rank0_ascend_pt"  # a real torch_npu text export excerpt (tests/data/npu/README.md)
+L1_DB = DATA / "db" / "l1" / "ascend_pytorch_profiler_0.db"
+
+
+def _analyze(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str]:
+    with pytest.raises(SystemExit) as info:
+        cli.analyze_main(["compare", *args])
+    err = capsys.readouterr().err
+    kept = [line for line in err.splitlines(keepends=True) if "Do not run this tool as root" not in line]
+    return info.value.code, "".join(kept)
+
+
+def test_typed_paths_rewrite_inputs_and_their_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    typed = TypedPaths("run/", "=other", "../up/b.json")
+    here = str(tmp_path)
+    assert typed.text(f"{here}/run") == "run/"
+    assert typed.text(f"{here}/run/ASCEND_PROFILER_OUTPUT/trace_view.json: bad") == \
+        "run/ASCEND_PROFILER_OUTPUT/trace_view.json: bad"
+    assert typed.text(f"No E2E time in {here}/other/x.csv, so") == "No E2E time in other/x.csv, so"
+    assert typed.text(f"{os.path.dirname(here)}/up/b.json") == "../up/b.json"
+    # a sibling whose name starts like an input's is no file of it
+    assert typed.text(f"{here}/run2/x.json: bad") == f"{here}/run2/x.json: bad"
+    assert typed.text(f"{here}/run.json") == f"{here}/run.json"
+
+
+def test_not_collected_error_names_the_folder_as_typed(capsys: pytest.CaptureFixture, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """It named the absolute path, where "directory holds 2 traces" named the typed one."""
+    (tmp_path / "empty").mkdir()
+    monkeypatch.chdir(tmp_path)
+    code, err = _analyze(capsys, "-d", "empty/", "-bp", str(NPU), "-o", "out")
+    assert code == 1
+    assert err == ("error: empty/: The data is not collected by PyTorch or Mindspore mode or the data is not parsed: "
+                   "no trace_view.json, profiler *.db or *.pt.trace.json found\n")
+
+
+def test_a_broken_file_inside_a_typed_folder_is_named_under_it(capsys: pytest.CaptureFixture, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(NPU, run)
+    (run / "ASCEND_PROFILER_OUTPUT" / "communication.json").write_text("{", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    code, err = _analyze(capsys, "-d", "run", "-bp", str(NPU), "-o", "out")
+    assert code == 1
+    assert err.startswith("error: run/ASCEND_PROFILER_OUTPUT/communication.json: "), err
+    assert str(tmp_path) not in err and err.count("\n") == 1
+
+
+def test_a_warning_names_a_file_inside_a_typed_folder_under_it(capsys: pytest.CaptureFixture, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(NPU, run)
+    kd = run / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    lines = kd.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[1] = lines[1].replace(",11.26,", ",abc,", 1)  # one Duration(us) that is no number
+    kd.write_text("".join(lines), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    code, err = _analyze(capsys, "-d", "./run/", "-bp", str(NPU), "-o", "out", "--enable_profiling_compare")
+    assert code == 0
+    assert "[WARNING] ./run/ASCEND_PROFILER_OUTPUT/kernel_details.csv: 1 Duration(us) value(s) are not numbers" in err
+    assert str(tmp_path) not in err.replace(f"{tmp_path}/out", "")  # the written workbook's line stays absolute
+
+
+def test_a_step_error_names_the_database_under_the_typed_folder(capsys: pytest.CaptureFixture, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "db").mkdir()
+    shutil.copy(L1_DB, tmp_path / "db" / L1_DB.name)
+    monkeypatch.chdir(tmp_path)
+    code, err = _analyze(capsys, "-d", "db/", "-bp", "db", "--base_step", "99", "--comparison_step", "99")
+    assert code == 2
+    assert err.startswith("error: db/ascend_pytorch_profiler_0.db: Invalid Step Id: 99"), err
