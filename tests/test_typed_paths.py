@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from msprof_compare import cli
+from msprof_compare import cli, compare
+from msprof_compare.errors import ProfileError
 from msprof_compare.loaders.paths import TypedPaths
 
 DATA = Path(__file__).parent / "data"
@@ -37,6 +38,15 @@ def test_typed_paths_rewrite_inputs_and_their_files(tmp_path: Path, monkeypatch:
     # a sibling whose name starts like an input's is no file of it
     assert typed.text(f"{here}/run2/x.json: bad") == f"{here}/run2/x.json: bad"
     assert typed.text(f"{here}/run.json") == f"{here}/run.json"
+    assert typed.text("=other") == "other"  # `-d=other` gives click "=other", read as `other`
+
+
+def test_a_leading_equals_is_not_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """compare("=missing") reads ``missing`` (as the CLI's ``-d =missing``) but said "=missing: no such file"."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ProfileError) as err:
+        compare("=missing", str(NPU))
+    assert str(err.value) == "missing: no such file or directory"
 
 
 def test_not_collected_error_names_the_folder_as_typed(capsys: pytest.CaptureFixture, tmp_path: Path,

@@ -231,12 +231,15 @@ class TypedPaths:
     """
 
     def __init__(self, *given: str) -> None:
-        pairs = {}
+        pairs: dict[str, str] = {}
+        self._eq: dict[str, str] = {}  # a path named as given with its leading "=": named without it
         for g in given:
             if not g:
                 continue
             typed = g[1:] if g.startswith("=") else g  # `-d =run`: the path is `run` (``given_path``)
             pairs.setdefault(given_path(g), typed)
+            if typed != g:
+                self._eq[g] = typed
         # the longest first, so that of two nested inputs the inner one names its files
         self._typed = [t for a, t in sorted(pairs.items(), key=lambda p: -len(p[0])) if a != os.sep]
         alternatives = "|".join(f"({re.escape(a)})" for a in sorted(pairs, key=len, reverse=True) if a != os.sep)
@@ -247,6 +250,8 @@ class TypedPaths:
 
     def text(self, text: str) -> str:
         """``text`` with each absolute path of an input, or of a file inside one, named as typed."""
+        if text in self._eq:
+            return self._eq[text]
         return self._re.sub(self._sub, text) if self._re is not None and text else text
 
     def _sub(self, match: re.Match) -> str:
