@@ -245,7 +245,8 @@ def test_contributors_that_explain_little_of_the_change_are_said_so(samples, tmp
     # independent: the operators' net change from OperatorCompareStatistic (module sheets off)
     stat = compare(str(samples / DB_L2), str(samples / DB_L1), enable_operator_compare=True,
                    disable_module=True).sheet("OperatorCompareStatistic")
-    net = float((stat.iloc[:, 4].astype(float) - stat.iloc[:, 2].astype(float)).sum())
+    diffs = stat.iloc[:, 4].astype(float) - stat.iloc[:, 2].astype(float)
+    net, gross = float(diffs.sum()), float(diffs.abs().sum())
     assert 0 < net < 0.005 * delta_ms and delta_ms == pytest.approx(8.713, abs=1e-3)  # a share that rounds to 0 %
     assert summary.level_net_ms(r.frames["contributors"]) == pytest.approx(net, abs=1e-9)
     code, message = r.regression_gate(3)
@@ -255,7 +256,8 @@ def test_contributors_that_explain_little_of_the_change_are_said_so(samples, tmp
     assert lines[2].startswith("Top ") and lines[-1] == (
         f"  Note: all operators together changed by {net:+.3f} ms, under 1% of the E2E change "
         f"(+{delta_ms:.3f} ms): most of it is outside their device time (the waterfall puts most of it in "
-        "90.91.105.46%enp189s0f0_60000_0 (uncovered) +7.991 ms).")  # the only step outside device time of 10 % or more
+        "90.91.105.46%enp189s0f0_60000_0 (uncovered) +7.991 ms); "  # the only step outside device time of 10 % or more
+        f"the Share column is of {gross:.3f} ms, the sizes of their changes added up (savings do not cancel growth).")
     from msprof_compare.report.summary_console import render_explain
 
     console = render_explain(r.frames).splitlines()
@@ -326,7 +328,8 @@ def test_unexplained_note_by_hand():
     assert summary.unexplained_note(top, _computing(200_000)) == (
         "all operators together changed by +0.400 ms, 2.0 x the E2E change (+0.200 ms): their device time moved "
         "much more than the E2E time, as where it overlaps other work or the two sides record it differently (see "
-        "the validity checks); the waterfall shows where the E2E change is")
+        "the validity checks); the waterfall shows where the E2E change is; the Share column is of 0.800 ms, the sizes "
+            "of their changes added up (savings do not cancel growth)")
     assert summary.unexplained_note(cat, _computing(10_000)) == ""  # the category level is the waterfall itself
 
 
@@ -405,8 +408,9 @@ def test_gate_note_escapes_the_step_names(samples, tmp_path):
     code, message = compare(*dirs).regression_gate(0)
     assert code == 3 and "\x1b" not in message and "\nFAKE" not in message
     note = message.splitlines()[-1]
-    assert note.startswith("  Note: ") and note.endswith("puts most of it in evil\\x1b[31mRED\\nFAKE: all fine "
-                                                         "(uncovered) +7.991 ms).")
+    assert note.startswith("  Note: ") and note.endswith(
+        "puts most of it in evil\\x1b[31mRED\\nFAKE: all fine (uncovered) +7.991 ms); the Share column is of 0.062 ms, "
+        "the sizes of their changes added up (savings do not cancel growth).")
 
 
 def test_contributors_note_in_json_and_in_a_gate_without_growing_contributors(samples, tmp_path):
@@ -539,3 +543,25 @@ def test_contributors_that_overstate_the_change_are_said_so(samples):
 
     assert render_explain(r.frames).splitlines()[-1] == f"Note: {note}."
     assert to_document(r)["summary"]["contributors_note"] == note
+
+
+def test_note_says_what_the_shares_are_of_where_rows_move_both_ways() -> None:
+    """README's BERT pair: the note's net "+0.081 ms" stood under aten::scaled_dot_product_attention +0.076 ms
+    with a Share of 58.8 %, which is of the sizes of all operators' changes added up (0.130 ms): the note now
+    names that basis, checked here against OperatorCompareStatistic's rows (module sheets off)."""
+    from msprof_compare import compare
+    from msprof_compare.compare import summary
+
+    data = Path(__file__).resolve().parents[1] / "sample_data"
+    base, comp = str(data / "bert-small_h100.json.gz"), str(data / "bert-small_mi300.json.gz")
+    r = compare(base, comp)
+    stat = compare(base, comp, enable_operator_compare=True, disable_module=True).sheet("OperatorCompareStatistic")
+    diffs = stat["Comparison Device Duration(ms)"].astype(float) - stat["Base Device Duration(ms)"].astype(float)
+    net, gross = float(diffs.sum()), float(diffs.abs().sum())
+    assert (round(net, 3), round(gross, 3)) == (0.081, 0.130)
+    note = summary.unexplained_note(r.frames["contributors"], r.frames["waterfall"])
+    assert note.startswith(f"all operators together changed by {net:+.3f} ms, against an E2E change of -0.412 ms")
+    assert note.endswith(f"; the Share column is of {gross:.3f} ms, the sizes of their changes added up (savings do "
+                         "not cancel growth)")
+    top = r.frames["contributors"].iloc[0]
+    assert top["Share"] == pytest.approx(abs(top["Diff(ms)"]) / gross, abs=1e-4)

@@ -344,6 +344,31 @@ EXPLAINED_SHARE = 0.5
 OVERSTATED_SHARE = 2.0
 
 
+#: The note says what the Share column is of where the net change is this much (of it) smaller.
+SHARES_BASIS_GAP = 0.05
+
+
+def level_gross_ms(contrib: pd.DataFrame) -> float:
+    """The sizes of every row's change of the contributors' level added up (ms): what each listed row's "Share"
+    is of (0.0 when no row changed)."""
+    for d, s in zip(contrib["Diff(ms)"].tolist(), contrib["Share"].tolist(), strict=True):
+        if s is not None and not pd.isna(s) and s:
+            return abs(float(d)) / float(s)
+    return 0.0
+
+
+def _shares_basis(contrib: pd.DataFrame, net: float) -> str:
+    """Where some rows grew and others shrank, what the Share column is of, beside the net change the note
+    gives: on the README's BERT pair the note said "all operators together changed by +0.081 ms" under a
+    +0.076 ms row with a Share of 58.8 % (of 0.130 ms), which no reader could reconcile. "" where the net is within
+    ``SHARES_BASIS_GAP`` of that basis."""
+    gross = level_gross_ms(contrib)
+    if gross - abs(net) < SHARES_BASIS_GAP * gross:  # the net is about the basis: the shares read as its parts
+        return ""
+    return (f"; the Share column is of {gross:.3f} ms, the sizes of their changes added up (savings do not "
+            "cancel growth)")
+
+
 def level_net_ms(contrib: pd.DataFrame) -> float:
     """The net change (ms) of every row of the contributors' level, listed or not: each listed row's
     "Share of Net Diff" is its diff over that net (null when the net is 0)."""
@@ -697,6 +722,12 @@ def _unexplained(contrib: pd.DataFrame | None, wf: pd.DataFrame | None) -> str:
     if level == "category":  # the waterfall steps themselves: they are the E2E change
         return ""
     net, e2e = level_net_ms(contrib), e2e_delta_ns / 1e6
+    note = _net_note(level, net, e2e, wf, e2e_delta_ns)
+    return note + _shares_basis(contrib, net) if note else ""
+
+
+def _net_note(level: str, net: float, e2e: float, wf: pd.DataFrame, e2e_delta_ns: int) -> str:
+    """``_unexplained``'s sentence on the net change of the level's rows against the E2E change ("" for none)."""
     if net / e2e >= OVERSTATED_SHARE:  # a text export against a DB export: -106 ms of operators, -7.4 ms of E2E
         return (f"all {level}s together changed by {net:+.3f} ms, {net / e2e:.1f} x the E2E change ({e2e:+.3f} ms): "
                 "their device time moved much more than the E2E time, as where it overlaps other work or the two "
