@@ -37,7 +37,8 @@ HELP = {
     "enable_memory_compare": "Enable operator memory comparison",
     "enable_communication_compare": "Enable communication performance comparison",
     "enable_api_compare": "Enable API performance comparison",
-    "enable_kernel_compare": "Enable kernel performance comparison",
+    "enable_kernel_compare": "Enable kernel performance comparison (NPU data on both sides; with a GPU side it "
+                             "is skipped, with a warning)",
     "disable_details": "Hide detailed comparison (the ModuleCompare, OperatorCompare and MemoryCompare sheets)",
     "disable_module": "Hide module comparison (compare operators even when module data exists)",
     "output_path": "Path of comparison result (a directory, default the current one; a name ending in .xlsx or "
@@ -53,7 +54,8 @@ HELP = {
     "comparison_step": "Step to compare in the profiling (comparison) data (NPU data only; give both step options)",
     "force": "Indicates whether to skip verification of the owner, size, and permissions. (Also accepts "
              "symbolic links and inputs over the size caps.)",
-    "use_kernel_type": "Indicates whether kernel compare use op_statistic.csv",
+    "use_kernel_type": "Indicates whether kernel compare use op_statistic.csv (KernelTypeCompare: kernels by op "
+                       "type; a DB export's from its task rows)",
     "debug": "Debug Mode. Shows full stack trace when error occurs.",
     "output_format": "Reports to write: xlsx (default), json, or xlsx,json; with -o - the JSON goes to stdout "
                      "(and xlsx,json writes the workbook into the current directory)",

@@ -100,6 +100,9 @@ def test_help_lists_the_original_flags(capsys: pytest.CaptureFixture) -> None:
                      "(the ModuleCompare, OperatorCompare and MemoryCompare sheets)",
                      "a matched op with more kernels is compared through its child ops",
                      "(NPU data only; give both step options)",
+                     # GPU users enabled it and got no workbook, with only a warning to say why (user walk)
+                     "Enable kernel performance comparison (NPU data on both sides; with a GPU side it is skipped",
+                     "(KernelTypeCompare: kernels by op type; a DB export's from its task rows)",
                      "it also runs the time breakdown, and exits 1 when a side has no E2E time"):
             assert text in flat, text
     parser = cli.build_script_parser()
