@@ -69,6 +69,19 @@ ROOT_WARNING = ("Security Warning: Do not run this tool as root. Running with el
 OVERALL_HINT = ("The OverallMetrics sheet page is more comprehensive for the disaggregate of performance data, "
                 "and it is recommended to view the overall performance comparison results from the "
                 "performance_comparison_result_*.xlsx.")
+
+
+def overall_hint(output: str) -> str:
+    """The original's line pointing at the workbook, naming the workbook where ``-o`` names the file (``-o run.xlsx``,
+    ``-o run.json``): "performance_comparison_result_*.xlsx" sent such a user looking for a file never written.
+    A taken name gets a ``_N`` suffix, which the "has been generated" line after it gives."""
+    low = output.lower()
+    if low.endswith((".xlsx", ".json")) and not os.path.isdir(output):
+        name = os.path.basename(output if low.endswith(".xlsx") else output[:-5] + ".xlsx")  # as deliver names it
+        return OVERALL_HINT.replace("performance_comparison_result_*.xlsx", name)
+    return OVERALL_HINT
+
+
 #: Printed under the original's table, whose first column names only the hardware ("NPU" twice for an NPU pair).
 ROWS_LEGEND = "Rows: base first, comparison second."
 _CONTEXT = {"help_option_names": ["-h", "-H", "--help"]}
@@ -458,7 +471,7 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool) -
                     for note in result.summary.get("notes") or ():
                         _print(note)
                     if deliver.writes_workbook(formats, output, explicit) and "OverallMetrics" in result.sheet_names:
-                        log.info(OVERALL_HINT)  # it points at the workbook: only when one is written
+                        log.info(overall_hint(output))  # it points at the workbook: only when one is written
             from .report.summary_console import render_communication, render_explain, render_memory
 
             for text in (render_explain(result.frames, result.verdict), render_communication(result.frames),

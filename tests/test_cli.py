@@ -1134,6 +1134,17 @@ def test_workbook_hint_only_when_a_workbook_is_written(capsys: pytest.CaptureFix
     assert code == 0 and cli.OVERALL_HINT not in err and [p.suffix for p in (tmp_path / "b").iterdir()] == [".json"]
 
 
+@pytest.mark.parametrize(("target", "written"), [("run.json", "run.xlsx"), ("Run.XLSX", "Run.XLSX")])
+def test_workbook_hint_names_the_file_o_names(capsys: pytest.CaptureFixture, tmp_path: Path, target: str,
+                                              written: str) -> None:
+    """With -o naming the file, the hint sent the user to look for performance_comparison_result_*.xlsx, which was
+    not written (user walk: -o run.json writes run.xlsx)."""
+    code, _, err = run_inproc(capsys, *_pair_args("-o", str(tmp_path / target)))
+    assert code == 0 and [p.name for p in tmp_path.iterdir()] == [written]
+    assert cli.OVERALL_HINT not in err and "performance_comparison_result_" not in err
+    assert cli.OVERALL_HINT.replace("performance_comparison_result_*.xlsx", written) in err
+
+
 def test_root_warning_only_for_root(capsys: pytest.CaptureFixture, tmp_path: Path,
                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """The original's security warning is printed when running as root (uid 0), and only then."""
