@@ -95,3 +95,49 @@ def test_a_step_error_names_the_database_under_the_typed_folder(capsys: pytest.C
     code, err = _analyze(capsys, "-d", "db/", "-bp", "db", "--base_step", "99", "--comparison_step", "99")
     assert code == 2
     assert err.startswith("error: db/ascend_pytorch_profiler_0.db: Invalid Step Id: 99"), err
+
+
+KINETO = DATA / "kineto" / "mi300_rccl_generic_excerpt.pt.trace.json"  # real trace excerpt (tests/data/kineto)
+
+
+def _parsed_only(folder: Path) -> None:
+    (folder / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
+    shutil.copy(NPU / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", folder / "ASCEND_PROFILER_OUTPUT")
+
+
+def _two_dbs(folder: Path) -> None:
+    (folder / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
+    for rank in (0, 1):
+        shutil.copy(L1_DB, folder / "ASCEND_PROFILER_OUTPUT" / f"ascend_pytorch_profiler_{rank}.db")
+
+
+def _lower_case_output(folder: Path) -> None:
+    shutil.copytree(NPU / "ASCEND_PROFILER_OUTPUT", folder / "ascend_profiler_output")
+
+
+def _broken_trace_link(folder: Path) -> None:
+    shutil.copytree(NPU, folder)
+    (folder / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").unlink()
+    (folder / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").symlink_to(folder / "nowhere.json")
+
+
+def _one_truncated_trace(folder: Path) -> None:
+    folder.mkdir()
+    (folder / "x.pt.trace.json").write_bytes(KINETO.read_bytes()[:3000])
+
+
+@pytest.mark.parametrize(("make", "typed", "named"), [
+    (_parsed_only, "run", "run/ASCEND_PROFILER_OUTPUT: holds the parsed kernel_details.csv"),
+    (_two_dbs, "run/", "run/ASCEND_PROFILER_OUTPUT: holds 2 profiler databases"),
+    (_lower_case_output, "./run", "./run: holds ascend_profiler_output, not ASCEND_PROFILER_OUTPUT"),
+    (_broken_trace_link, "run/", "run/ASCEND_PROFILER_OUTPUT/trace_view.json: is a broken symbolic link"),
+    (_one_truncated_trace, "run", "run/x.pt.trace.json: truncated JSON"),
+])
+def test_detection_errors_name_the_typed_folder(capsys: pytest.CaptureFixture, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch, make, typed: str, named: str) -> None:
+    """Each of these named the absolute path (found by a user walk: 11 of 12 refusals did, only "directory holds 2
+    traces" named the folder as typed)."""
+    make(tmp_path / "run")
+    monkeypatch.chdir(tmp_path)
+    code, err = _analyze(capsys, "-d", typed, "-bp", str(NPU), "-o", "out")
+    assert code == 1 and err.startswith(f"error: {named}") and err.count("\n") == 1, err
