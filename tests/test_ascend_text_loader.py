@@ -278,7 +278,9 @@ def test_directory_of_event_list_jsons_is_no_profile(tmp_path):
 def test_legacy_timeline_folder_names_its_files(samples):
     """A CANN timeline folder does not load (reference pair 9d gives its files alone): the refusal names its
     msprof_*.json files to give instead, not one lane's (hccl_*, step_trace_*) (the message audit found no
-    hint there). A MindSpore timeline_display file gives no device time (all zeros, review): no hint there."""
+    hint there). A MindSpore timeline_display file gives no device time (all zeros, review): no file is offered
+    there, but the hint says what the folder is (a user walk found a MindSpore user told only that the data was
+    "not collected by PyTorch or Mindspore mode")."""
     root = samples / "mindinsight/tests/utils/resource"
     timeline = root / "profiler/PROF_000001_20230818142704567_GQFAMHBKGODKJMLA/device_1/timeline"
     if not timeline.is_dir():
@@ -286,7 +288,9 @@ def test_legacy_timeline_folder_names_its_files(samples):
     assert sorted(p.name for p in timeline.iterdir())[:4] == ["hccl_1_0_1.json", "hccl_1_0_2.json",
                                                               "msprof_1_0_1.json", "msprof_1_0_2.json"]
     for folder, hint in ((timeline, "it holds timeline files: msprof_1_0_1.json, msprof_1_0_2.json; pass one of them"),
-                         (root / "run_2/normal_run/profiler", None)):
+                         (root / "run_2/normal_run/profiler", "it is a MindSpore 1.x profiler folder "
+                          "(framework_raw_1.csv), which this comparison does not read: profile with MindSpore 2.x, "
+                          "whose Profiler writes an *_ascend_ms folder, and pass that")):
         with pytest.raises(ProfileError, match="not collected by PyTorch or Mindspore") as err:
             detect(str(folder))
         assert err.value.hint == hint
@@ -1253,7 +1257,7 @@ def test_folder_of_json_side_objects_is_no_profile(tmp_path, samples):
         pytest.skip("legacy MindSpore profiler folder absent")
     with pytest.raises(ProfileError, match="not collected by PyTorch or Mindspore mode") as err:
         detect(str(legacy))
-    assert err.value.hint is None
+    assert err.value.hint.startswith("it is a MindSpore 1.x profiler folder (framework_raw_1.csv)")  # no file offered
     mixed = tmp_path / "mixed"  # two renamed traces among side objects: those two are named, in the singular
     mixed.mkdir()
     for name in ("pipeline_profiling_1.json", "timeline_summary_1.json"):

@@ -191,8 +191,8 @@ def _classify(given: str, force: bool = False) -> Layout:
         raise ProfileError(output, f"holds {term_safe(msprof[0])}, {_not_a_profiler_db(msprof[0])}")
     raise ProfileError(output, "The data is not collected by PyTorch or Mindspore mode or the data is not parsed: "
                                "no trace_view.json, profiler *.db or *.pt.trace.json found",
-                       hint=(_inner_profiles_hint(path) or _cann_runs_hint(path) or _timeline_files_hint(path))
-                       if output == path else None)
+                       hint=(_inner_profiles_hint(path) or _cann_runs_hint(path) or _timeline_files_hint(path)
+                             or _mindspore_legacy_hint(out_entries)) if output == path else None)
 
 
 #: What torch_npu and MindSpore write beside trace_view.json in ASCEND_PROFILER_OUTPUT.
@@ -267,6 +267,21 @@ def _timeline_files_hint(directory: str) -> str | None:
         return None
     listing = short_list(found, 4)
     return f"it holds timeline files: {listing}; pass one of them"
+
+
+#: Files only a MindSpore 1.x profiler folder holds (``framework_raw_<device>.csv``, ``step_trace_raw_...``).
+_MINDSPORE_LEGACY = re.compile(r"(framework_raw|step_trace_raw|output_op_compute_time)_[0-9]+.*\.(csv|txt)$")
+
+
+def _mindspore_legacy_hint(names: list[str]) -> str | None:
+    """When the folder is a MindSpore 1.x profiler's (MindInsight's format), say so: the original's "not collected by
+    PyTorch or Mindspore mode" alone left a MindSpore user with data that is MindSpore's to guess what is wrong. Its
+    timelines give no device time this comparison reads (reference pair 9c: all zeros), so no file is offered."""
+    found = sorted(n for n in names if _MINDSPORE_LEGACY.match(n))
+    if not found:
+        return None
+    return (f"it is a MindSpore 1.x profiler folder ({term_safe(found[0])}), which this comparison does not read: "
+            "profile with MindSpore 2.x, whose Profiler writes an *_ascend_ms folder, and pass that")
 
 
 def _cann_runs_hint(directory: str) -> str | None:
