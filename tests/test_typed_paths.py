@@ -141,3 +141,15 @@ def test_detection_errors_name_the_typed_folder(capsys: pytest.CaptureFixture, t
     monkeypatch.chdir(tmp_path)
     code, err = _analyze(capsys, "-d", typed, "-bp", str(NPU), "-o", "out")
     assert code == 1 and err.startswith(f"error: {named}") and err.count("\n") == 1, err
+
+
+def test_out_of_memory_names_the_input_as_typed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The out-of-memory line names the input being loaded: a loader's OutOfMemory carries the file it read."""
+    from msprof_compare import api
+    from msprof_compare.errors import OutOfMemory
+
+    monkeypatch.chdir(tmp_path)
+    err = OutOfMemory(str(tmp_path / "run" / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"), "loading it")
+    api._retype(err, TypedPaths("run/", "other").text)
+    assert (err.path, str(err)) == ("run/ASCEND_PROFILER_OUTPUT/trace_view.json",
+                                    "run/ASCEND_PROFILER_OUTPUT/trace_view.json: out of memory while loading it")
