@@ -479,7 +479,8 @@ def test_collective_overlapping_less_is_uncovered_communication_by_the_computing
         ["category", "Free: Other", 1.416651], ["category", "Group 0 Communication (uncovered)", ms]]
     assert unexplained_note(res.contributors, res.waterfall).startswith(
         "no operator changed its device time (the change is in Free: Other +1.417 ms and Group 0 Communication "
-        "(uncovered) +0.583 ms, time no operator's kernels hold)")
+        "(uncovered) +0.583 ms, computing overlaps less of the communication than before: kernels ran at other "
+        "times, which no operator's device time shows)")
     same = compare(str(samples / NPU_TEXT), str(samples / NPU_TEXT))
     assert _moved_sheets(res, same) == {"OverallMetrics"}
     # the communication line said only that no op's duration changed: it now gives the uncovered part's change

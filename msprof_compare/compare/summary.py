@@ -51,6 +51,8 @@ SHEET_NAME = "Summary"
 CONTRIBUTOR_COVERAGE = 0.8
 #: Group residuals below this (on both sides) are rounding, folded into the largest group.
 RESIDUAL_FOLD_NS = 1000
+#: The waterfall step of copy time on a compute stream (SDMA), part of free time.
+SDMA_STEP = "Free: SDMA"
 
 #: Waterfall frame columns (ns columns are exact; ms columns are for display).
 WATERFALL_COLUMNS = ["Step", "Category", "Base(ms)", "Comparison(ms)", "Delta(ms)", "Cumulative(ms)",
@@ -176,7 +178,7 @@ def waterfall(base: Breakdown, comparison: Breakdown) -> pd.DataFrame:
         steps.append(("Uncovered Communication", "communication",
                       int(base.uncovered_comm_ns), int(comparison.uncovered_comm_ns)))
     steps.append(("Lccl", "lccl", int(base.lccl.ns), int(comparison.lccl.ns)))
-    steps.append(("Free: SDMA", "free", int(base.sdma_stream.ns), int(comparison.sdma_stream.ns)))
+    steps.append((SDMA_STEP, "free", int(base.sdma_stream.ns), int(comparison.sdma_stream.ns)))
     steps.append(("Free: Other", "free", int(base.free_ns) - int(base.sdma_stream.ns),
                   int(comparison.free_ns) - int(comparison.sdma_stream.ns)))
     steps = [s for s in steps if s[2] or s[3]]
@@ -400,8 +402,11 @@ def _outside_steps(wf: pd.DataFrame, e2e_delta_ns: int) -> tuple[str, bool]:
 def _unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame) -> str:
     """Why no row of a level changed while the waterfall did. Rows holding no device time on either side: no
     kernel is linked to an operator (a trace without launch flows). Rows holding device time: the change is time
-    no operator holds; where it is idle time, the device waited, as on a host-bound slowdown (a launch or copy
-    call that took longer), which a trace with launch flows shows and that was said to lack them."""
+    no operator holds; where uncovered communication moved, computing overlaps less / more of it (a collective
+    as long as before at another time, whose operator holds its kernel); where SDMA moved, a copy on a compute
+    stream changed (moved to another stream it is Free: Other, reference-1 §4.3); where it is idle time, the
+    device waited, as on a host-bound slowdown (a launch or copy call that took longer), which a trace with launch
+    flows shows and that was said to lack them."""
     held = float(np.nansum(rows["Base(ms)"].to_numpy(dtype=float)) +
                  np.nansum(rows["Comparison(ms)"].to_numpy(dtype=float)))
     if not held:
@@ -409,12 +414,26 @@ def _unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame) -> str:
     step = _step_mask(wf)
     delta = wf["Delta(ns)"].to_numpy(dtype=np.int64, na_value=0)
     moved = np.flatnonzero(step & (delta != 0))
+    cats, steps = col_of(wf, "Category", object), col_of(wf, "Step", object)
+    comm = int(delta[moved[cats[moved] == "communication"]].sum())
+    sdma = bool((steps[moved] == SDMA_STEP).any())
     moved = moved[np.argsort(-np.abs(delta[moved]), kind="stable")][:2]
-    steps = col_of(wf, "Step", object)
     named = " and ".join(f"{steps[i]} {delta[i] / 1e6:+.3f} ms" for i in moved)
-    idle = bool(len(moved)) and set(col_of(wf, "Category", object)[moved]) == {"free"}
-    why = ("device idle time: the device waited longer for work, as where the host was slower to launch it; ApiCompare "
-           "times the host calls") if idle else "time no operator's kernels hold"
+    if comm:
+        # a collective as long as before at another time (its kernel and its operator unchanged) under less computing
+        # was "time no operator's kernels hold", while its operator held the kernel
+        why = (f"computing overlaps {'less' if comm > 0 else 'more'} of the communication than before: kernels ran "
+               "at other times, which no operator's device time shows")
+    elif sdma:
+        # a copy moved off the compute stream is Free: Other, not SDMA (reference-1 §4.3): that read as the device
+        # waiting for a slower host, beside a copy that ran as long as before
+        why = (f"copy time on a compute stream ({SDMA_STEP}): a copy longer or shorter, or one moved between a "
+               "compute stream and another stream, where it is Free: Other")
+    elif set(cats[moved]) == {"free"}:
+        why = ("device idle time: the device waited longer for work, as where the host was slower to launch it; "
+               "ApiCompare times the host calls")
+    else:
+        why = "time no operator's kernels hold"
     return f"the change is in {named}, {why}"
 
 

@@ -1,0 +1,228 @@
+"""Known regressions injected into copies of a real GPU (Kineto) trace with NCCL collectives, user story 2 on GPU:
+the communication faces test_injected_regressions*.py do not cover. The trace: HTA's nccl_parser_config sample (an
+A100 DDP run, 3 steps; computing on stream 7, 15 ncclKernel_AllReduce and 6 ncclKernel_Broadcast on stream 40,
+launched with cudaLaunchKernelExC from the backward thread).
+
+* one all-reduce 1 ms longer (partly under computing), then the same all-reduce moved 3.1 ms later, as long as
+  before, where less computing runs beside it;
+* an extra all-reduce: a copy of one, with its launch call and flow, later on the same stream;
+* kernels moved between streams: the breakdown classifies by kernel name (nccl or not, reference-1 §4.3), so a
+  compute kernel on the communication stream or a collective on the compute stream moves no figure; a copy moved
+  off the compute stream leaves SDMA (SDMA counts the compute stream's copies only) for Free: Other.
+
+The expected figures are the raw events' own (Decimal, plain interval arithmetic, not our loader); swapped sides
+negate them.
+"""
+
+from __future__ import annotations
+
+import copy
+from decimal import Decimal
+from pathlib import Path
+
+from spans import union  # tests/ is on sys.path (rootdir import mode)
+from test_injected_regressions import _rows, _waterfall
+from test_injected_regressions_gpu import _load, _save
+
+from msprof_compare.api import compare
+from msprof_compare.compare.summary import unexplained_note
+from msprof_compare.report.json_report import to_document
+from msprof_compare.report.summary_console import render_communication
+
+NCCL = "hta/tests/data/nccl_parser_config/nccl_data.json.gz"
+_CORR = 42422  # an all-reduce (2621.533 us) under 653 us of computing, 23 ms of free stream 40 after it
+
+
+def _figures(events: list[dict]) -> dict[str, Decimal]:
+    """By hand (reference-1 §4.3, exact unions as docs/differences.md says): E2E over the kernels and copies with
+    a stream, computing (union of the non-nccl kernels), uncovered communication (nccl kernels' union outside
+    computing), free (E2E outside both), SDMA (copies on the most frequent computing stream), in µs."""
+    dev = [e for e in events if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy")]
+    lo, hi = min(e["ts"] for e in dev), max(e["ts"] + e["dur"] for e in dev)
+    spans = {c: union([(e["ts"], e["ts"] + e["dur"]) for e in dev if e["cat"] == "kernel"
+                       and ("nccl" in e["name"].lower()) == c]) for c in (False, True)}
+    computing = sum(e - s for s, e in spans[False])
+    busy = sum(e - s for s, e in union(spans[False] + spans[True]))
+    streams = [e["args"]["stream"] for e in dev if e["cat"] == "kernel" and "nccl" not in e["name"].lower()]
+    main = max(set(streams), key=streams.count)
+    sdma = sum(e["dur"] for e in dev if e["args"]["stream"] == main
+               and any(w in e["name"].lower() for w in ("htod", "dtod", "dtoh")))
+    return {"E2E": hi - lo, "Computing": computing, "Uncovered": busy - computing, "Free": hi - lo - busy,
+            "SDMA": sdma}
+
+
+def _delta(before: list[dict], after: list[dict]) -> dict[str, Decimal]:
+    f0, f1 = _figures(before), _figures(after)
+    return {k: f1[k] - f0[k] for k in f0 if f1[k] != f0[k]}
+
+
+def _om_moved(res) -> dict[str, float]:
+    """OverallMetrics rows whose durations differ: comparison minus base (ms, to the ns)."""
+    return {k: round(r[4] - r[1], 6) for k, r in _rows(res.sheet("OverallMetrics")).items() if round(r[4] - r[1], 6)}
+
+
+def _allreduce(events: list[dict], corr: int = _CORR) -> tuple[dict, dict, list[dict]]:
+    """The kernel of launch ``corr``, its launch call and its two flow events."""
+    (kernel,) = [e for e in events if e.get("cat") == "kernel" and e["args"].get("correlation") == corr]
+    (launch,) = [e for e in events if e.get("cat") == "cuda_runtime" and e["args"].get("correlation") == corr]
+    flows = [e for e in events if e.get("ph") in ("s", "f") and e.get("id") == corr]
+    assert len(flows) == 2 and "AllReduce" in kernel["name"]
+    return kernel, launch, flows
+
+
+def _comm_rows(res) -> dict[str, tuple]:
+    """CommunicationCompare: family -> (base calls, base total us, comparison calls, comparison total us)."""
+    c = res.sheet("CommunicationCompare")
+    return {n: (a, round(b, 3), d, round(e, 3)) for n, a, b, d, e in zip(
+        c["Communication OP Name"], c["Calls"], c["Total Duration(us)"], c["Calls.1"], c["Total Duration(us).1"],
+        strict=True)}
+
+
+def test_collective_longer_then_moved_under_less_computing(samples, tmp_path):
+    """The all-reduce 1 ms longer: by hand uncovered communication +0.807938 ms (0.192062 ms of the added time
+    runs under computing), free -0.807938 ms, E2E and computing unchanged; CommunicationCompare's allreduce total
+    +1000 us (calls 15 both), the communication contributor allreduce +1 ms, the operator contributor the backward
+    thread's ops (the launch is on the backward thread) +1 ms. The same all-reduce moved 3.1 ms later, as long as
+    before (its flow end moved with it): computing beside it 653.365 -> 287.164 us, so uncovered communication
+    +0.366201 ms and free -0.366201 ms, no operator and no CommunicationCompare row changes; the note said the
+    change was "time no operator's kernels hold" while ## backward ## holds that kernel: it now says computing
+    overlaps less of the communication. The communication line gives the uncovered part. Swapped: more."""
+    src = samples / NCCL
+    before = _load(src)["traceEvents"]
+    kernel, launch, _ = _allreduce(before)
+    # the launch runs on the backward thread (the first fwdbwd flow end's, reference-1 §4.2)
+    first_bwd = min((e for e in before if e.get("cat") == "fwdbwd" and e.get("ph") == "f"), key=lambda e: e["ts"])
+    assert launch["tid"] == first_bwd["tid"]
+
+    longer = _load(src)
+    _allreduce(longer["traceEvents"])[0]["dur"] += 1000
+    moved = _load(src)
+    k, _, flows = _allreduce(moved["traceEvents"])
+    k["ts"] += 3100
+    next(f for f in flows if f["ph"] == "f")["ts"] += 3100
+    assert _delta(before, longer["traceEvents"]) == {"Uncovered": Decimal("807.938"), "Free": Decimal("-807.938")}
+    assert _delta(before, moved["traceEvents"]) == {"Uncovered": Decimal("366.201"), "Free": Decimal("-366.201")}
+
+    res = compare(str(src), str(_save(longer, tmp_path / "longer.json")))
+    assert _om_moved(res) == {"Uncovered Communication Time": 0.807938, "Free Time": -0.807938, "Free": -0.807938}
+    assert _waterfall(res) == {"Uncovered Communication": 807_938, "Free: Other": -807_938}
+    assert _comm_rows(res)["allreduce"] == (15, 46762.159, 15, 47762.159)
+    assert res.communication_contributors[["Name", "Diff(ms)"]].values.tolist() == [["allreduce", 1.0]]
+    assert res.contributors[["Level", "Name", "Diff(ms)"]].values.tolist() == [["operator", "## backward ##", 1.0]]
+    assert "most of the change of ## backward ## is collective communication launched inside it" in \
+        unexplained_note(res.contributors, res.waterfall, res.frames.get("contributor_communication"))
+    doc = to_document(res)["summary"]["communication"]
+    assert (doc["diff_ms"], doc["uncovered_diff_ms"]) == (1.0, 0.807938)
+
+    res = compare(str(src), str(_save(moved, tmp_path / "moved.json")))
+    assert _om_moved(res) == {"Uncovered Communication Time": 0.366201, "Free Time": -0.366201, "Free": -0.366201}
+    assert _waterfall(res) == {"Uncovered Communication": 366_201, "Free: Other": -366_201}
+    assert _comm_rows(res)["allreduce"] == (15, 46762.159, 15, 46762.159)
+    assert not len(res.communication_contributors)
+    assert res.contributors[["Level", "Name", "Diff(ms)"]].values.tolist() == [
+        ["category", "Uncovered Communication", 0.366201], ["category", "Free: Other", -0.366201]]
+    assert unexplained_note(res.contributors, res.waterfall) == (
+        "no operator changed its device time (the change is in Uncovered Communication +0.366 ms and Free: Other "
+        "-0.366 ms, computing overlaps less of the communication than before: kernels ran at other times, which no "
+        "operator's device time shows); the contributors are the waterfall steps")
+    assert render_communication(res.frames).endswith(
+        "No communication op type's total duration changed (2 op types); communication time (CommunicationCompare's "
+        "op rows) 46.876 ms on both sides; the part no computing overlaps (the waterfall's communication steps) "
+        "39.559 ms -> 39.926 ms (+0.366 ms, +0.93%): computing overlaps less of it.")
+    doc = to_document(res)["summary"]["communication"]
+    assert (doc["diff_ms"], doc["uncovered_diff_ms"]) == (0, 0.366201)
+
+    back = compare(str(tmp_path / "moved.json"), str(src))
+    assert _waterfall(back) == {"Uncovered Communication": -366_201, "Free: Other": 366_201}
+    assert "computing overlaps more of the communication than before" in unexplained_note(back.contributors,
+                                                                                           back.waterfall)
+    assert render_communication(back.frames).endswith("(-0.366 ms, -0.92%): computing overlaps more of it.")
+
+
+def test_extra_collective_on_the_same_stream(samples, tmp_path):
+    """A copy of the all-reduce with its launch call (right after the original's, inside the same nccl:all_reduce
+    annotation) and its flow, a new correlation id, the kernel 5 ms after the original's end on stream 40 (346.265
+    us of computing beside it): by hand uncovered communication +2.275268 ms, free -2.275268 ms; CommunicationCompare
+    allreduce calls 15 -> 16, total +2621.533 us; ApiCompare cudaLaunchKernelExC calls 150 -> 151; the operator
+    contributor ## backward ## +2.621533 ms, which the note says is collective communication."""
+    src = samples / NCCL
+    doc = _load(src)
+    events = doc["traceEvents"]
+    kernel, launch, flows = _allreduce(events)
+    start, host = kernel["ts"] + kernel["dur"] + 5000, launch["ts"] + launch["dur"] + 1
+    assert not [e for e in events if e.get("cat") == "kernel" and e["args"]["stream"] == 40
+                and e["ts"] < start + kernel["dur"] and start < e["ts"] + e["dur"]]  # stream 40 is free there
+    for e in [kernel, launch, *flows]:
+        e = copy.deepcopy(e)
+        e.setdefault("args", {})
+        if "correlation" in e["args"]:
+            e["args"]["correlation"] = 10**8
+        if "id" in e:
+            e["id"] = 10**8
+        e["ts"] = start if e.get("cat") == "kernel" or e.get("ph") == "f" else host
+        events.append(e)
+    before = _load(src)["traceEvents"]
+    assert _delta(before, events) == {"Uncovered": Decimal("2275.268"), "Free": Decimal("-2275.268")}
+    calls = [sum(e.get("name") == "cudaLaunchKernelExC" for e in evs) for evs in (before, events)]
+    assert calls == [150, 151]
+
+    res = compare(str(src), str(_save(doc, tmp_path / "extra.json")))
+    assert _om_moved(res) == {"Uncovered Communication Time": 2.275268, "Free Time": -2.275268, "Free": -2.275268}
+    assert _waterfall(res) == {"Uncovered Communication": 2_275_268, "Free: Other": -2_275_268}
+    assert _comm_rows(res) == {"broadcast": (6, 114.334, 6, 114.334), "allreduce": (15, 46762.159, 16, 49383.692)}
+    api = res.sheet("ApiCompare")
+    (row,) = api[api["api name"] == "cudaLaunchKernelExC"].itertuples(index=False)
+    assert (row[5], row[9]) == (150, 151)
+    assert res.contributors[["Level", "Name", "Diff(ms)"]].values.tolist() == [
+        ["operator", "## backward ##", 2.621533]]
+    assert res.communication_contributors[["Name", "Diff(ms)"]].values.tolist() == [["allreduce", 2.621533]]
+    assert render_communication(res.frames).endswith(
+        "Communication time (CommunicationCompare's op rows) 46.876 ms -> 49.498 ms (+2.622 ms, +5.59%).")
+
+
+def _on_stream(src: Path, dst: Path, pick, stream: int) -> tuple[Path, list[dict], list[dict]]:
+    doc = _load(src)
+    (event,) = [e for e in doc["traceEvents"] if pick(e)]
+    assert event["args"]["stream"] != stream
+    event["args"]["stream"] = stream
+    return _save(doc, dst), _load(src)["traceEvents"], doc["traceEvents"]
+
+
+def test_kernel_moved_between_streams_moves_no_figure(samples, tmp_path):
+    """The breakdown tells computing from communication by the kernel's name (nccl or not), on any stream: a
+    106.078 us cuDNN layout kernel moved onto the communication stream, or the all-reduce onto the compute stream,
+    changes no hand figure and no sheet (stream 7 stays the most frequent computing stream)."""
+    src = samples / NCCL
+    same = compare(str(src), str(src))
+    for corr, stream in ((33852, 40), (_CORR, 7)):
+        pick = lambda e, c=corr: e.get("cat") == "kernel" and e["args"].get("correlation") == c  # noqa: E731
+        path, before, after = _on_stream(src, tmp_path / f"{corr}.json", pick, stream)
+        assert not _delta(before, after)
+        res = compare(str(src), str(path))
+        for name in ("OverallMetrics", "CommunicationCompare", "OperatorCompareStatistic", "ApiCompare"):
+            assert res.sheet(name).equals(same.sheet(name)), name
+        assert not _waterfall(res) and not len(res.contributors)
+
+
+def test_copy_moved_off_the_compute_stream_leaves_sdma_and_says_why(samples, tmp_path):
+    """The longest Memcpy DtoD (18.112 us) moved from stream 7 to stream 40: SDMA counts the compute stream's
+    copies only, so by hand SDMA -18.112 us, Free: Other +18.112 us, Free Time and E2E unchanged, no operator
+    changes. The note read "device idle time: the device waited longer for work, as where the host was slower to
+    launch it", of a copy that ran as before; it now says the SDMA step is copy time on a compute stream, a copy
+    moved to another stream being Free: Other."""
+    src = samples / NCCL
+    copies = [e for e in _load(src)["traceEvents"] if e.get("cat") == "gpu_memcpy" and "DtoD" in e["name"]]
+    longest = max(copies, key=lambda e: e["dur"])
+    assert (longest["dur"], longest["args"]["stream"]) == (Decimal("18.112"), 7)
+    path, before, after = _on_stream(src, tmp_path / "copy.json", lambda e: e.get("cat") == "gpu_memcpy" and
+                                     e["ts"] == longest["ts"] and e["name"] == longest["name"], 40)
+    assert _delta(before, after) == {"SDMA": Decimal("-18.112")}
+    res = compare(str(src), str(path))
+    assert _om_moved(res) == {"SDMA": -0.018112, "Free": 0.018112}
+    assert _waterfall(res) == {"Free: SDMA": -18_112, "Free: Other": 18_112}
+    note = unexplained_note(res.contributors, res.waterfall)
+    assert note == ("no operator changed its device time (the change is in Free: SDMA -0.018 ms and Free: Other "
+                    "+0.018 ms, copy time on a compute stream (Free: SDMA): a copy longer or shorter, or one moved "
+                    "between a compute stream and another stream, where it is Free: Other); the contributors are the "
+                    "waterfall steps")
+    assert to_document(res)["summary"]["contributors_note"] == note  # the JSON carries it as the console
