@@ -714,7 +714,8 @@ def test_contributors_on_no_sheet_are_named(text_pair, db_pair, tmp_path_factory
 def test_no_module_contributors_where_no_contributor_runs_modules(text_pair, tmp_path_factory):
     """Where the feature must stay silent: text level1 -> level2, whose one contributor (AccumulateGrad, -6.023
     ms) is outside every module and runs none (its time is HCCL all-reduce), and the README's BERT pair, whose
-    contributors (aten::scaled_dot_product_attention, aten::linear, aten::gelu) are ops inside modules. No
+    contributors (aten::scaled_dot_product_attention, aten::linear, aten::gelu) are ops inside modules, each
+    changed over its layers alike (no module row holds half of an op's change: H100 against MI300X). No
     module contributors in the API, the JSON or the Summary sheet, though ModuleCompareStatistic has changed rows
     on both (a trigger that fired on any change listed 18 and 18 rows there)."""
     import json

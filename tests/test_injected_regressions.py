@@ -633,7 +633,8 @@ def test_op_around_modules_inside_one_is_named_with_the_module_rows_part(samples
     runs two RMSNorm modules: its own rows hold 3.390 ms, the RMSNorm rows inside it 17.487 ms. One RMSNorm kernel
     +100 us (``--max_kernel_num 10`` makes the op a contributor): its own rows do not move, so the Summary names it,
     with the RMSNorm rows' part of its time (17.487 of 20.877 ms), not its own rows' and theirs together ("all of
-    it", as before). Its own kernel +100 us instead: its own row reads the change, and it is not named."""
+    it", as before). Its own kernel +100 us instead: its own row reads the change, and the module contributors
+    name that row (the Qwen3Attention it ran in), with a lead saying the op runs inside modules."""
     slower, nested, own = _sglang_with_kernel_longer(samples, tmp_path, "nested", 100)
     res = compare(str(samples / SGLANG), str(slower), max_kernel_num=10)
     assert res.contributors[["Name", "Diff(ms)"]].values.tolist() == [[_QK_NORM, 0.1]]
@@ -660,8 +661,14 @@ def test_op_around_modules_inside_one_is_named_with_the_module_rows_part(samples
     assert res.contributors[["Name", "Diff(ms)"]].values.tolist() == [[_QK_NORM, 0.1]]
     stat = res.sheet("ModuleCompareStatistic")
     assert round(stat[stat["Operator Name"] == _QK_NORM]["Device Self Time Diff(ms)"].sum(), 6) == 0.1
-    assert not len(res.module_contributors) and not module_contributors_note(res.module_contributors)
-    assert [v for v in _summary_lines(res, tmp_path, "qk_own") if _QK_NORM in v] == [_QK_NORM]
+    # the op runs no module, but runs inside one: its module row that grew is named (it was not: the console named
+    # no module, though the op runs in each Qwen3Attention), with a lead of its own
+    (grew,) = stat[(stat["Operator Name"] == _QK_NORM) & (stat["Device Self Time Diff(ms)"] != 0)].itertuples()
+    row = f"{grew[4].strip()} > {_QK_NORM}"
+    assert res.module_contributors[["Name", "Diff(ms)"]].values.tolist() == [[row, 0.1]]
+    note = module_contributors_note(res.module_contributors)
+    assert note == f"{_QK_NORM} runs inside modules: the module contributors rank its module rows by their change"
+    assert [v for v in _summary_lines(res, tmp_path, "qk_own") if _QK_NORM in v] == [_QK_NORM, f"{note}:", row]
 
 
 # --------------------------------------------------------------------------- NPU: one step of two slower

@@ -25,9 +25,9 @@ from test_injected_regressions import _rows, _waterfall
 from test_injected_regressions_gpu import _load, _save
 
 from msprof_compare.api import compare
-from msprof_compare.compare.summary import unexplained_note
+from msprof_compare.compare.summary import module_contributors_note, unexplained_note
 from msprof_compare.report.json_report import to_document
-from msprof_compare.report.summary_console import render_communication
+from msprof_compare.report.summary_console import render_communication, render_explain
 
 NCCL = "hta/tests/data/nccl_parser_config/nccl_data.json.gz"
 _CORR = 42422  # an all-reduce (2621.533 us) under 653 us of computing, 23 ms of free stream 40 after it
@@ -226,3 +226,67 @@ def test_copy_moved_off_the_compute_stream_leaves_sdma_and_says_why(samples, tmp
                     "between a compute stream and another stream, where it is Free: Other); the contributors are the "
                     "waterfall steps")
     assert to_document(res)["summary"]["contributors_note"] == note  # the JSON carries it as the console
+
+
+# --------------------------------------------------------------------------- a kernel longer inside one module
+
+QWEN = "tracelens/tests/traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
+_MEAN = 688159  # the aten::mean kernel (reduce_kernel, 15.008 us) of Qwen2DecoderLayer_7's second RMSNorm
+
+
+def test_kernel_longer_inside_one_module_of_a_model_without_a_wrapper_names_its_module(samples, tmp_path):
+    """Qwen1.5 on an H100, forward only, one CUDA stream kept busy (1.312 us to the next kernel): the aten::mean
+    kernel of one RMSNorm 20 us longer, every later device event (and its flow end) 20 us later. By hand: E2E,
+    computing and Vector +0.020 ms, free unchanged. The operator contributor is aten::mean (its 49 calls, one per
+    RMSNorm, summed: 0.743327 -> 0.763327 ms); no wrapper op runs the modules, so the module contributors were
+    empty and the console named no module: they now give the one module row that grew, its path read by hand from
+    the nn.Module python_function events around the launch call, under a lead saying aten::mean runs inside
+    modules (console, JSON, API)."""
+    src = samples / QWEN
+    doc = _load(src)
+    events = doc["traceEvents"]
+    dev = [e for e in events if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
+    (kernel,) = [e for e in dev if e["cat"] == "kernel" and e["args"]["correlation"] == _MEAN]
+    end, us = kernel["ts"] + kernel["dur"], Decimal(20)
+    ends = {e["id"]: e for e in events if e.get("ph") == "f"}
+    later = [e for e in dev if e["ts"] >= end]
+    assert min(e["ts"] for e in later) - end < us  # one stream, busy on: the next kernel waits, and all after it
+    for e in later:
+        flow = ends.get(e["args"].get("correlation"))
+        if flow is not None and flow["ts"] == e["ts"]:
+            flow["ts"] += us
+        e["ts"] += us
+    kernel["dur"] += us
+    assert _delta(_load(src)["traceEvents"], events) == {"E2E": us, "Computing": us}
+
+    # the module path, by hand: the nn.Module python_function events around the launch call, outermost first
+    (launch,) = [e for e in events if e.get("cat") == "cuda_runtime" and e["args"].get("correlation") == _MEAN]
+    around = sorted((e for e in events if e.get("cat") == "python_function" and e["tid"] == launch["tid"]
+                     and e["name"].startswith("nn.Module: ") and e["ts"] <= launch["ts"]
+                     and launch["ts"] + launch["dur"] <= e["ts"] + e["dur"]), key=lambda e: e["ts"])
+    path = "".join("/ " + e["name"][len("nn.Module: "):] for e in around)
+    assert path == "/ Qwen2Model_0/ Qwen2DecoderLayer_7/ Qwen2RMSNorm_15"
+    # aten::mean's device time: the kernels launched inside its 49 calls (one per RMSNorm)
+    raw = _load(src)["traceEvents"]
+    calls = [e for e in raw if e.get("cat") == "cpu_op" and e["name"] == "aten::mean"]
+    assert len(calls) == 49
+    inside = {e["args"]["correlation"] for e in raw if e.get("cat") == "cuda_runtime" and any(
+        c["tid"] == e["tid"] and c["ts"] <= e["ts"] and e["ts"] + e["dur"] <= c["ts"] + c["dur"] for c in calls)}
+    means = [e for e in raw if e.get("cat") == "kernel" and e["args"]["correlation"] in inside]
+
+    res = compare(str(src), str(_save(doc, tmp_path / "qwen.json")))
+    assert _om_moved(res) == {"Computing Time": 0.02, "Vector": 0.02, "Vector (No Trans)": 0.02, "E2E Time": 0.02}
+    assert _waterfall(res) == {"Vector": 20_000, "Comparison E2E": 20_000}
+    assert res.contributors[["Name", "Diff(ms)"]].values.tolist() == [["aten::mean", 0.02]]
+    assert res.contributors["Base(ms)"].tolist() == [float(sum(e["dur"] for e in means) / 1000)]
+    mods = res.module_contributors
+    assert mods[["Name", "Base(ms)", "Comparison(ms)", "Diff(ms)"]].values.tolist() == [
+        [f"{path} > aten::mean", float((kernel["dur"] - us) / 1000), float(kernel["dur"] / 1000), 0.02]]
+    lead = "aten::mean runs inside modules: the module contributors rank its module rows by their change"
+    assert module_contributors_note(mods) == lead
+    text = render_explain(res.frames, res.verdict)
+    assert f"{lead}:" in text and "Top Module Contributors (module operator level: 1 row covers 100.0% of the " \
+        "device-time change of its module rows)" in text and "Qwen2RMSNorm_15 > aten::mean" in text
+    summary = to_document(res)["summary"]
+    assert summary["module_contributors_note"] == lead
+    assert [r["Name"] for r in summary["module_contributors"]] == [f"{path} > aten::mean"]

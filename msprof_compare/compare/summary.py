@@ -336,6 +336,9 @@ def module_share_basis(frame: pd.DataFrame) -> str:
     the module rows inside the operators that run modules (``_rows_run_by``), not of every module row. DB level2
     -> level1: "15 rows cover 81.1% of the module operators' device-time change" read as all 54 rows', of whose
     change the 15 hold 72.1%; the 42 rows inside the five runners are the 81.1%'s basis."""
+    inside = frame.attrs.get("module_rows_of")
+    if inside:
+        return f"the device-time change of {'its' if len(inside) == 1 else 'their'} module rows"
     runners = frame.attrs.get("runs_modules") or []
     return f"the device-time change of the module operators inside {'it' if len(runners) == 1 else 'them'}"
 
@@ -1069,6 +1072,8 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
         held = _held_inside(ctx, contrib, outside + list(own))
         outside_held = {n: f for n, f in held.items() if n in outside}
         modules = _module_contributors(ctx, contrib, sheets, outside_held | _around_modules(own, held))
+        if modules is None:
+            modules = _module_rows_of(contrib, sheets)
         if modules is not None:
             ctx.frames["module_contributors"] = modules
     if not len(wf) or not sheets:  # alone, a Summary would turn a run without any sheet into a workbook
@@ -1311,11 +1316,50 @@ def _module_contributors(ctx: RunContext, contrib: pd.DataFrame, sheets: list[Sh
     return frame
 
 
+#: A listed operator's module rows are ranked where one of them holds this share of their summed |change|.
+LOCALIZED_SHARE = 0.5
+
+
+def _module_rows_of(contrib: pd.DataFrame, sheets: list[Sheet]) -> pd.DataFrame | None:
+    """Where no listed operator runs modules, the module-operator rows of ModuleCompareStatistic of the listed
+    operators themselves (a top-layer op inside modules has a row per module it runs in) whose change one module
+    row holds (``LOCALIZED_SHARE``), ranked by their change; None where there is none. A model without a wrapper
+    around its forward (tracelens' H100 Qwen1.5 trace: one RMSNorm's aten::mean 20 us longer) read "aten::mean
+    +0.020" alone, its 49 calls in 49 modules summed, and the console named no module. ``attrs["module_rows_of"]``:
+    those operators, in contributor order, for the lead."""
+    found = _level_rows([s for s in sheets if s.name == "ModuleCompareStatistic"])
+    if found is None or found[0] != "module operator" or not len(contrib):
+        return None
+    rows = found[1]
+    op = rows["Name"].astype(str).str.split(" > ", n=1).str[-1].to_numpy()
+    diff = np.abs(np.round(col_of(rows, "Comparison(ms)", float) - col_of(rows, "Base(ms)", float), 6))
+    diff = np.nan_to_num(diff)
+    listed = []
+    for name in contrib["Name"].tolist():
+        mine = diff[op == name]
+        # one module row holding most of the op's change: a change spread over every layer (one vendor against
+        # another) names no module, and listing its rows said no more than the op's own row
+        if len(mine) and mine.sum() and mine.max() >= LOCALIZED_SHARE * mine.sum():
+            listed.append(name)
+    if not listed:
+        return None
+    frame = top_contributors(rows[np.isin(op, listed)].reset_index(drop=True), found[0])
+    if not len(frame):
+        return None
+    frame.attrs["module_rows_of"] = listed
+    return frame
+
+
 def module_contributors_note(frame: pd.DataFrame | None) -> str:
     """The sentence that introduces the module contributors: which listed operators run modules and how much of
     their time those modules' rows hold ("" without module contributors), and that the table ranks the module rows
     inside them (``_rows_run_by``)."""
     runners = frame.attrs.get("runs_modules") if frame is not None and len(frame) else None
+    inside = frame.attrs.get("module_rows_of") if frame is not None and len(frame) else None
+    if inside:
+        names = ", ".join(inside[:3]) + (f", ... ({len(inside)} in all)" if len(inside) > 3 else "")
+        return (f"{names} run{'s' if len(inside) == 1 else ''} inside modules: the module contributors rank "
+                f"{'its' if len(inside) == 1 else 'their'} module rows by their change")
     if not runners:
         return ""
     if len(runners) == 1:

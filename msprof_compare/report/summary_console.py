@@ -67,7 +67,7 @@ def render_contributors(frame: pd.DataFrame | None, title: str = "Top Contributo
     rows = [[int(r.Rank), r.Name, _ms(r[3]), _ms(r[4]), _ms(r[5], signed=True), _pct(r.Share), _pct(r[7])]
             for r in shown.itertuples(index=False)]
     # the module contributors' shares are of the rows inside the operators that run modules, not of every module row
-    basis = module_share_basis(frame) if "runs_modules" in frame.attrs else share_basis(level)
+    basis = module_share_basis(frame) if {"runs_modules", "module_rows_of"} & set(frame.attrs) else share_basis(level)
     return _top_table(f"{title} ({level} level: {coverage_text(frame)} of {basis}{first})", "ms", rows,
                       keep_end=level == "module operator")  # "module path > operator": the operator is at the end
 
