@@ -504,6 +504,39 @@ def test_collective_overlapping_less_is_uncovered_communication_by_the_computing
     assert "no computing overlaps" not in render_communication(same.frames)
 
 
+def test_text_steps_do_not_read_an_overlap_shift_from_the_whole_profile(samples, tmp_path):
+    """A text export given a step: CommunicationCompare holds the step's ops but the waterfall is the whole
+    profile's (OverallMetrics ignores the step), so their changes are not comparable. The level-1 text export cut
+    in two steps at its third all-reduce's start (all-reduces 0 and 1 in step 50, 2 and 3 in step 51), compared
+    with itself at 50 against 51: the op rows are the trace's HCCL op durations of each step, by hand 79,089.520 +
+    2,281.106 us -> 2,402.388 + 22,218.864 us, and the whole profile's uncovered part is the same on both sides;
+    the line said "101.963 ms on both sides: computing overlaps less of it" of one unchanged profile."""
+    export = tmp_path / "two" / "rank0_ascend_pt"
+    shutil.copytree(samples / NPU_TEXT, export)
+    path = export / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(path.read_text())
+    ops = sorted((e for e in events if str(e.get("name", "")).startswith("hcom_allReduce__")),
+                 key=lambda e: Decimal(str(e["ts"])))
+    step = next(e for e in events if e.get("name") == "ProfilerStep#50")
+    cut = Decimal(str(ops[2]["ts"]))
+    start, end = Decimal(str(step["ts"])), Decimal(str(step["ts"])) + Decimal(str(step["dur"]))
+    step["dur"] = float(cut - 10 - start)
+    events.append({**step, "name": "ProfilerStep#51", "ts": f"{cut - 5:f}", "dur": float(end - cut + 5)})
+    path.write_text(json.dumps(events))
+    hand = [float(sum(Decimal(str(e["dur"])) for e in part) / 1000) for part in (ops[:2], ops[2:])]
+    res = compare(str(export), str(export), base_step=50, comparison_step=51, enable_profiling_compare=True,
+                  enable_communication_compare=True)
+    totals = res.communication_totals
+    assert (totals["base_ms"], totals["comparison_ms"]) == pytest.approx(hand, abs=1e-6)
+    assert [round(v, 3) for v in hand] == [81.371, 24.621]
+    assert res.waterfall["Delta(ns)"].iloc[-1] == 0  # the whole profile against itself
+    assert (totals["uncovered_base_ms"], totals["uncovered_comparison_ms"], totals["uncovered_diff_ms"]) == (
+        None, None, None)
+    from msprof_compare.report.summary_console import render_communication
+    line = render_communication(res.frames)
+    assert "81.371 ms -> 24.621 ms (-56.749 ms, -69.74%)" in line and "no computing overlaps" not in line
+
+
 def _db_intervals(db: Path) -> dict[str, list[list[Decimal]]]:
     """The compute tasks (TASK rows with a COMPUTE_TASK_INFO row) and the communication ops of a DB export."""
     return {"compute": [[Decimal(a), Decimal(b)] for a, b in sql(db, "SELECT startNs, endNs FROM TASK JOIN "

@@ -137,7 +137,8 @@ def totals(cols: _Columns, uncovered: tuple[int, int] | None = None) -> pd.DataF
     """The one-row frame "communication": each side's communication time (null where a side recorded no op) and
     the change, then the task whose total changed most (the first in the sheet's order among equal ones; null
     unless both sides have task rows and some task changed), then the part no computing overlaps (``uncovered``,
-    in ns: ``uncovered_ns``; null without it or where a side recorded no op). ``attrs["no_collectives"]``: per
+    in ns: ``uncovered_ns``; null without it, where a side recorded no op, or where a text export was given a
+    step: its waterfall is the whole profile's, the op rows the step's). ``attrs["no_collectives"]``: per
     side, whether it is a GPU trace without collective kernels, whose 0 ms is a reading (``read_gpu_sides``)."""
     base_ns, comp_ns = int(cols.base.sum()), int(cols.comparison.sum())
     base, comp = base_ns / 1e6, comp_ns / 1e6
@@ -190,4 +191,9 @@ def build(ctx: RunContext, sheets: list[Sheet]) -> None:
         return
     read_gpu_sides(cols, (ctx.base.is_gpu, ctx.comparison.is_gpu))
     ctx.frames["communication_contributors"] = contributors(cols)
-    ctx.frames["communication"] = totals(cols, uncovered_ns(ctx.frames.get("waterfall")))
+    # a text export given a step: the sheet holds the step's ops, the waterfall the whole profile (its
+    # OverallMetrics ignores the step), so the uncovered part's change is not the op rows' to weigh against
+    from .checks import whole_profile_sides
+
+    wf = None if whole_profile_sides(ctx) else ctx.frames.get("waterfall")
+    ctx.frames["communication"] = totals(cols, uncovered_ns(wf))
