@@ -27,6 +27,7 @@ import sqlite3
 from decimal import Decimal
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from dbutil import edited_copy, sql, string_id  # tests/ is on sys.path (rootdir import mode)
 from test_injected_regressions import (
@@ -352,6 +353,57 @@ def test_db_step_started_late_by_the_host_says_so_beside_its_e2e(samples, tmp_pa
     pair = [str(samples / NPU_DB.replace("rank0", f"rank{k}")) for k in (0, 1)]
     assert compare(*pair, base_step=50, comparison_step=50, enable_profiling_compare=True).verdict == (
         "E2E time 137.919 ms -> 134.027 ms (-3.892 ms, -2.82%): the comparison is faster than the base")
+
+
+def test_db_step_range_note_names_the_way_its_outside_part_moved(samples, tmp_path):
+    """The step-range note beside a DB step's E2E: where the range shrank apart from the span, the host was not
+    late. DB level-0 rank 1 against level-2 rank 0 at step 50, by hand from STEP_TIME and the span of the TASK rows
+    starting inside it: range 144.964290 -> 143.741870 ms, span 129.759412 -> 129.206402 ms, the part outside -0.669
+    ms; the note said "as where the host was late" of it."""
+    sides = [samples / "msinsight/test/data/pytorch/db/level0/rank1_ascend_pt",
+             samples / "msinsight/test/data/pytorch/db/level2/rank0_ascend_pt"]
+    hand = []
+    for side in sides:
+        db = next((side / "ASCEND_PROFILER_OUTPUT").glob("ascend_pytorch_profiler_*.db"))
+        ((s, e),) = sql(db, "SELECT startNs, endNs FROM STEP_TIME WHERE id = 50")
+        ((ts, te),) = sql(db, "SELECT MIN(startNs), MAX(endNs) FROM TASK WHERE startNs BETWEEN ? AND ?", (s, e))
+        hand.append((e - s, te - ts))
+    (rb, sb), (rc, sc) = hand
+    assert (rb, rc, sb, sc) == (144_964_290, 143_741_870, 129_759_412, 129_206_402)
+    out = (rc - rb) - (sc - sb)
+    assert out == -669_410
+    res = compare(*map(str, sides), base_step=50, comparison_step=50, enable_profiling_compare=True)
+    assert res.verdict == (
+        "E2E time (the step's device tasks' span; its ProfilerStep range took 144.964 ms -> 143.742 ms, -1.222 ms, of "
+        "which -0.669 ms lies outside that span: before its first or after its last device task, as where the host "
+        "was quicker) 129.759 ms -> 129.206 ms (-0.553 ms, -0.43%): the comparison is faster than the base")
+    back = compare(*map(str, sides[::-1]), base_step=50, comparison_step=50, enable_profiling_compare=True)
+    assert "+1.222 ms, of which +0.669 ms lies outside that span: before its first or after its last device task, " \
+        "as where the host was late)" in back.verdict
+
+
+def test_db_step_range_note_only_where_the_e2e_shows_under_half_of_it():
+    """README: the note comes where the range changed by 0.05 ms or more and the E2E shows under half of that
+    change. An E2E that moved more than the range (device tasks running on past its end) got the note too, with
+    a part outside the span of the other sign ("+0.100 ms, of which -1.900 ms ... as where the host was late").
+    The ranges and spans are step 50 of DB level-0 rank 1 (above) with the comparison's moved as given."""
+    from types import SimpleNamespace
+
+    from msprof_compare.compare import summary
+
+    def note(range_delta: int, e2e_delta: int) -> str:
+        sides = [SimpleNamespace(source="ascend_db", extra={"step_range": (0, 144_964_290 + d)})
+                 for d in (0, range_delta)]
+        ctx = SimpleNamespace(base=sides[0], comparison=sides[1])
+        e2e = pd.DataFrame({"base_ns": [129_759_412], "comparison_ns": [129_759_412 + e2e_delta]})
+        return summary._step_range_change(ctx, e2e)
+
+    assert note(100_000, 2_000_000) == note(-100_000, -2_000_000) == ""   # the E2E moved 20 times the range
+    assert note(100_000, 160_000) == ""                                     # 1.6 times
+    assert note(100_000, 50_000) == ""                                      # half: not under it
+    assert "+0.100 ms, of which +0.051 ms lies outside that span" in note(100_000, 49_000)
+    assert "+0.100 ms, of which +3.100 ms lies outside" in note(100_000, -3_000_000)  # the E2E shrank
+    assert note(49_999, 0) == "" and "-0.050 ms, of which -0.050 ms" in note(-50_000, 0)
 
 
 # --------------------------------------------------------------------------- a collective overlapping less

@@ -808,7 +808,8 @@ def _step_range_change(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None
     """Where both sides are DB exports given a step: the change of the step's ProfilerStep range (STEP_TIME) when
     its E2E time (the step's device tasks' span, reference-1 §7.3 6) shows under half of it, else "". A host late
     before the step's first device task (or after its last) lengthens the step but no task span: the verdict read
-    "as fast as the base" of a step 0.5 ms longer, which the whole profile's E2E showed."""
+    "as fast as the base" of a step 0.5 ms longer, which the whole profile's E2E showed. A range shrunk apart
+    from the span reads "quicker": DB level-0 rank 1 -> level-2 rank 0 at step 50, -0.669 ms outside it."""
     if e2e is None or not len(e2e):
         return ""
     spans = []
@@ -818,12 +819,15 @@ def _step_range_change(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None
             return ""
         spans.append(int(rng[1]) - int(rng[0]))
     step_delta = spans[1] - spans[0]
-    e2e_delta = int(e2e["comparison_ns"].iloc[0]) - int(e2e["base_ns"].iloc[0])
-    if abs(step_delta) < STEP_RANGE_NOTE_NS or 2 * abs(step_delta - e2e_delta) <= abs(step_delta):
+    outside = step_delta - int(e2e["comparison_ns"].iloc[0]) + int(e2e["base_ns"].iloc[0])
+    # the part outside the span moved the range's way by over half of it: an E2E that moved more than the range
+    # (tasks running on past its end) is no host's doing
+    if abs(step_delta) < STEP_RANGE_NOTE_NS or 2 * outside * (1 if step_delta > 0 else -1) <= abs(step_delta):
         return ""
     return (f"the step's device tasks' span; its ProfilerStep range took {spans[0] / 1e6:,.3f} ms -> "
-            f"{spans[1] / 1e6:,.3f} ms, {step_delta / 1e6:+.3f} ms, of which {(step_delta - e2e_delta) / 1e6:+.3f} ms "
-            "lies outside that span: before its first or after its last device task, as where the host was late")
+            f"{spans[1] / 1e6:,.3f} ms, {step_delta / 1e6:+.3f} ms, of which {outside / 1e6:+.3f} ms "
+            "lies outside that span: before its first or after its last device task, as where the host was "
+            f"{'late' if outside > 0 else 'quicker'}")
 
 
 def e2e_verdict(wf: pd.DataFrame | None, scope: str = "") -> str:
