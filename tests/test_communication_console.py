@@ -15,6 +15,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from cliutil import finish
 from dbutil import sql
@@ -413,3 +414,80 @@ def test_db_figures_carry_no_float_noise(samples):
     assert [repr(t[k]) for k in ("base_ms", "comparison_ms", "diff_ms")] == ms
     row = res.communication_contributors.iloc[0]
     assert [repr(float(row[k])) for k in ("Base(ms)", "Comparison(ms)", "Diff(ms)")] == ms
+
+
+def _uncovered_by_hand(path: Path) -> Decimal:
+    """ms of the union of a trace's nccl* kernels that no other kernel overlaps (exact, from the raw us)."""
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        kernels = [e for e in json.load(fh)["traceEvents"] if e.get("ph") == "X"
+                   and str(e.get("cat", "")).lower() == "kernel"]
+    comm, comp = ([(Decimal(str(e["ts"])), Decimal(str(e["ts"])) + Decimal(str(e["dur"]))) for e in kernels
+                   if e["name"].lower().startswith("nccl") is want] for want in (True, False))
+    busy, total = sorted(comp), Decimal(0)
+    for s, e in sorted(comm):
+        cur = s
+        for a, b in busy:
+            if b > cur and a < e:
+                total += max(a - cur, 0)
+                cur = max(cur, b)
+        total += max(e - cur, 0)
+    return total / 1000
+
+
+def test_overlap_clause_on_the_nccl_pair_is_the_kernels_by_hand(samples):
+    """hta's sampled ranks 0 and 1 (10 NCCL kernels each, none overlapping another): the op rows 396.199 ->
+    379.053 ms, the part no other kernel overlaps, by hand from the raw kernels, 336.983 -> 303.523 ms, so the
+    overlapped part grew 59.216 -> 75.530 ms: "computing overlaps more of it"; swapped, "less"."""
+    b, c = (samples / p for p in NCCL_PAIR)
+    hand = [_uncovered_by_hand(p) for p in (b, c)]
+    assert hand == [Decimal("336.983"), Decimal("303.523")]
+    assert [round(nccl_ms(p), 3) for p in (b, c)] == [396.199, 379.053]
+    res = compare(str(b), str(c), enable_communication_compare=True, enable_profiling_compare=True)
+    t = res.communication_totals
+    assert (t["uncovered_base_ms"], t["uncovered_comparison_ms"]) == pytest.approx([float(h) for h in hand], abs=1e-9)
+    assert render_communication(res.frames).endswith(
+        "Communication time (CommunicationCompare's op rows) 396.199 ms -> 379.053 ms (-17.146 ms, -4.33%); the part "
+        "no computing overlaps (the waterfall's communication steps) 336.983 ms -> 303.523 ms (-33.460 ms, -9.93%): "
+        "computing overlaps more of it.")
+    back = compare(str(c), str(b), enable_communication_compare=True, enable_profiling_compare=True)
+    assert "(+33.460 ms, +11.02%): computing overlaps less of it." in render_communication(back.frames)
+
+
+def test_overlap_shift_needs_a_gap_of_005_ms_and_a_quarter_of_the_larger_change():
+    """``overlap_shift``'s two thresholds, with the real pairs' figures where they exist: hta's ranks (ops -17.146
+    ms, uncovered -33.460 ms) say "more"; DB level 1 -> level 2 (-8.000579 / -7.991248 ms, the union parting from
+    the op sum by µs) nothing; at the edges, a gap of exactly 0.05 ms counts, one under a quarter of the larger
+    change (+1.0 against +1.3 ms: 0.3 < 0.325) does not, though it passes a quarter of the smaller one."""
+    def shift(ops: float, uncovered: float) -> str | None:
+        return communication_summary.overlap_shift({"diff_ms": ops, "uncovered_diff_ms": uncovered})
+
+    assert (shift(-17.146, -33.46), shift(17.146, 33.46)) == ("more", "less")
+    assert shift(-8.000579, -7.991248) is None
+    assert (shift(0.0, 0.05), shift(0.0, -0.05), shift(0.0, 0.049999)) == ("less", "more", None)
+    assert (shift(1.0, 1.3), shift(1.0, 1.34)) == (None, "less")
+    assert (shift(None, 1.0), shift(1.0, None), shift(float("nan"), 1.0)) == (None, None, None)
+
+
+def test_uncovered_part_sums_every_communication_step_and_needs_both_sides(samples):
+    """``uncovered_ns`` sums all the waterfall's communication steps (one per communication group that pairs, and
+    the rest), nothing else: the level-1 text export's waterfall against level 2 with its one group step split in
+    two. A side without an op row (DB level 0, whose ops have the op type N/A) has no uncovered figure either."""
+    res = compare(str(samples / TEXT / "level1/rank0_ascend_pt"), str(samples / TEXT / "level2/rank0_ascend_pt"),
+                  enable_communication_compare=True, enable_profiling_compare=True)
+    wf = res.waterfall
+    comm = wf[wf["Category"] == "communication"]
+    assert comm["Step"].tolist() == ["Group 0 Communication (uncovered)"]
+    split = wf.copy()
+    i = comm.index[0]
+    split.loc[i, ["Base(ns)", "Comparison(ns)"]] = [101_000_000, 95_000_000]
+    extra = split.loc[[i]].assign(**{"Step": "Other Communication (uncovered)", "Base(ns)": 963_203,
+                                     "Comparison(ns)": 962_016})
+    split = pd.concat([split, extra])
+    assert communication_summary.uncovered_ns(split) == communication_summary.uncovered_ns(wf) == (
+        101_963_203, 95_962_016)
+    db = compare(str(samples / DB / "level0/rank0_ascend_pt"), str(samples / DB / "level1/rank0_ascend_pt"),
+                 enable_communication_compare=True, enable_profiling_compare=True)
+    assert any(db.waterfall["Category"] == "communication")
+    t = db.communication_totals
+    assert (t["base_recorded"], t["uncovered_base_ms"], t["uncovered_comparison_ms"], t["uncovered_diff_ms"]) == (
+        False, None, None, None)
