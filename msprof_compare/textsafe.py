@@ -109,7 +109,7 @@ def cut_module_columns(text: str, columns: int) -> str:
     rest = text[len(head):]
     path = rest.rpartition(" > ")[0] or rest
     lead = f"{head}/ ..." if head else "..."
-    for i in [i for i, ch in enumerate(path) if ch == "/"][1:]:
+    for i in [i for i, ch in enumerate(path) if ch == "/" and i]:  # a leading "/" cuts nothing
         shown = lead + rest[i:]
         if sum(_columns_of(ch) for ch in shown) <= columns:
             return shown

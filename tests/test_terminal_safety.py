@@ -109,6 +109,10 @@ def test_module_names_give_way_by_whole_components():
     assert cut_module_columns(wide, 38) == wide
     assert cut_module_columns(wide, 37) == ".../ 模块_0/ Linear_0 > aten::mm"
     assert cut_module_columns("aten::" + "y" * 80, 30) == "..." + "y" * 27  # not a path: cut from the left
+    # a path without a leading "/" gives way by whole components too: its first one went with the second
+    bare = "Model_0/ Linear_0/ ReLU_0 > aten::relu"
+    assert cut_module_columns(bare, 34) == ".../ Linear_0/ ReLU_0 > aten::relu"
+    assert cut_module_columns(bare, 26) == ".../ ReLU_0 > aten::relu"
     # a "/" in the operator is no path component: "aten::a/b" is not cut down to ".../b"
     slash = "/ Model_0/ Linear_0 > aten::a/b"
     assert cut_module_columns(slash, 25) == ".../ Linear_0 > aten::a/b"
