@@ -409,7 +409,10 @@ def _unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame) -> str:
     as long as before at another time, whose operator holds its kernel); where SDMA moved, a copy on a compute
     stream changed (moved to another stream it is Free: Other, reference-1 §4.3); where it is idle time, the
     device waited, as on a host-bound slowdown (a launch or copy call that took longer), which a trace with launch
-    flows shows and that was said to lack them."""
+    flows shows and that was said to lack them. Computing categories that moved against each other hold the same
+    kernels under another category (a renamed kernel, another op Type or PMU figures); Lccl gained from Free Time
+    alone is kernel time the Free Time formula takes out a second time: neither is time no operator holds, which
+    both were said to be."""
     held = float(np.nansum(rows["Base(ms)"].to_numpy(dtype=float)) +
                  np.nansum(rows["Comparison(ms)"].to_numpy(dtype=float)))
     if not held:
@@ -420,9 +423,22 @@ def _unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame) -> str:
     cats, steps = col_of(wf, "Category", object), col_of(wf, "Step", object)
     comm = int(delta[moved[cats[moved] == "communication"]].sum())
     sdma = bool((steps[moved] == SDMA_STEP).any())
+    kinds, all_moved = set(cats[moved]), moved
+    # computing steps that moved against each other, their sum and Computing unchanged: the same kernels in
+    # another category (a name, op Type or PMU figures that changed), which an operator's device time never shows
+    regrouped = kinds == {"computing"} and len(moved) > 1 and not int(delta[moved].sum())
     moved = moved[np.argsort(-np.abs(delta[moved]), kind="stable")][:2]
     named = " and ".join(f"{steps[i]} {delta[i] / 1e6:+.3f} ms" for i in moved)
-    if comm:
+    if regrouped:
+        why = ("the same kernel time in other computing categories: kernels whose name, op type or PMU figures "
+               "differ are counted under another category, as long as before")
+    elif "lccl" in kinds and not comm and not int(delta[all_moved[np.isin(cats[all_moved], ["lccl", "free"])]].sum()):
+        # Free Time is E2E less computing, Lccl and uncovered communication (reference-1 §5.4 9): a kernel named
+        # kernel_aivec is computing on the timeline too, so its time left Free Time while the device idled as long
+        why = ("Lccl time (kernels named kernel_aivec) that Free Time gave up: Free Time is E2E - computing - Lccl - "
+               "uncovered communication, and their time counts as computing or communication too, so the device "
+               "idled as long as before")
+    elif comm:
         # a collective as long as before at another time (its kernel and its operator unchanged) under less computing
         # was "time no operator's kernels hold", while its operator held the kernel
         why = (f"computing overlaps {'less' if comm > 0 else 'more'} of the communication than before: kernels ran "
