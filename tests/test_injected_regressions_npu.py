@@ -7,7 +7,10 @@
 * a vector kernel of aten::mul_ given the op type FlashAttentionScoreGrad (the Type fallback: Flash Attention
   (Backward) (Cube) whatever the PMU says), and with its op renamed npu::npu_fusion_attention (the covering op
   decides: Flash Attention (Forward) (Vector) by its PMU figures);
-* a Relu kernel renamed into the MC2 (AllGatherMatmul), Paged Attention and Lccl (kernel_aivec) families.
+* a Relu kernel renamed into the MC2 (AllGatherMatmul), Paged Attention and Lccl (kernel_aivec) families, and in
+  the DB export into MC2;
+* the first aten::conv2d moved to autograd's thread (as activation-checkpoint recomputation runs it): Conv
+  (Backward) in the text export, Conv (Forward) still in the DB export, which decides by the op's name alone.
 
 Expected figures are the raw CSV's durations; every other OverallMetrics figure must stay as it was.
 """
@@ -216,3 +219,64 @@ def test_db_task_renamed_into_mc2_as_in_the_text_export(samples, tmp_path):
     assert _moved(res) == {"Vector": (-ms, -1), "Vector (No Trans)": (-ms, -1), "Computing Time": (0.0, -1),
                            "AllGatherMatmul": (ms, None), "Computing": (part, None)}
     assert _steps(res) == {"Vector": -dur, "MC2": dur}
+
+
+def test_conv_on_the_backward_thread_is_backward_in_text_and_forward_in_a_db(samples, tmp_path):
+    """How a Conv kernel's direction is decided (reference-1 §3.8): by its covering aten::conv op, backward if the
+    op's name has a backward word or, in a text export, if the op runs on the backward thread (the tid of the last
+    fwdbwd flow end); a DB export goes by the name alone. The first aten::conv2d (with its aten::convolution and
+    aten::_convolution) moved to autograd's thread, as activation-checkpoint recomputation runs a forward conv: in the
+    text export the kernels launched inside it (by the async_npu flows: Conv2D and the TransData around it) leave
+    Conv (Forward) for Conv (Backward), Cube and Vector parts by their aicore_time, Computing unchanged, and the
+    note says so; the DB export of the same change moves nothing."""
+    src = samples / NPU_TEXT
+    out = tmp_path / "text"
+    shutil.copytree(src, out)
+    path = out / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    text = path.read_text()
+    events = [o for _, _, o in _objects(text)]
+    back_tid = [o["tid"] for o in events if o.get("cat") == "fwdbwd" and o.get("ph") == "f"][-1]
+    conv = min((o for o in events if o.get("name") == "aten::conv2d"), key=lambda o: Decimal(str(o["ts"])))
+    t0, t1 = Decimal(str(conv["ts"])), Decimal(str(conv["ts"])) + Decimal(str(conv["dur"]))
+    assert conv["tid"] != back_tid
+    edits = []
+    for s, e, o in _objects(text):
+        if o.get("cat") == "cpu_op" and o["name"].startswith("aten::") and "conv" in o["name"] \
+                and o["tid"] == conv["tid"] and t0 <= Decimal(str(o["ts"])) <= t1:
+            edits.append((s, e, text[s:e].replace(f'"tid": {o["tid"]}', f'"tid": {back_tid}', 1)))
+    assert len(edits) == 3
+    parts, last = [], 0
+    for s, e, new in sorted(edits):
+        parts += [text[last:s], new]
+        last = e
+    path.write_text("".join(parts + [text[last:]]))
+    starts = {o["id"]: Decimal(str(o["ts"])) for o in events if o.get("cat") == "async_npu" and o.get("ph") == "s"}
+    launched = {Decimal(str(o["ts"])) for o in events if o.get("cat") == "async_npu" and o.get("ph") == "f"
+                and t0 <= starts[o["id"]] <= t1}
+    with open(src / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", newline="", encoding="utf-8") as fh:
+        rows = [r for r in csv.DictReader(fh) if Decimal(r["Start Time(us)"].strip()) in launched]
+    cube = [Decimal(r["Duration(us)"]) for r in rows if float(r["aicore_time(us)"]) > 0]
+    vector = [Decimal(r["Duration(us)"]) for r in rows if float(r["aicore_time(us)"]) <= 0]
+    assert len(cube) == 1 and len(vector) == 3
+    c, v = float(sum(cube)) / 1000, float(sum(vector)) / 1000
+    res = compare(str(src), str(out))
+    r6 = lambda x: round(x, 6)  # noqa: E731
+    assert _moved(res) == {"Conv (Forward)": (r6(-c - v), -4), "Conv (Forward) (Cube)": (r6(-c), -1),
+                           "Conv (Forward) (Vector)": (r6(-v), -3), "Conv (Backward)": (r6(c + v), 4),
+                           "Conv (Backward) (Cube)": (r6(c), 1), "Conv (Backward) (Vector)": (r6(v), 3)}
+    ns = round((c + v) * 1e6)
+    assert _steps(res) == {"Conv (Forward)": -ns, "Conv (Backward)": ns}
+    assert "the same kernel time in other computing categories" in unexplained_note(res.contributors, res.waterfall)
+
+    db = samples / NPU_DB / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db"
+    (back,), = sql(db, "SELECT DISTINCT a.globalTid FROM PYTORCH_API a JOIN STRING_IDS s ON s.id = a.name "
+                       "WHERE s.value = 'aten::convolution_backward'")
+    first = sql(db, "SELECT a.rowid FROM PYTORCH_API a JOIN STRING_IDS s ON s.id = a.name WHERE s.value IN "
+                    "('aten::conv2d', 'aten::convolution', 'aten::_convolution') ORDER BY CAST(a.startNs AS INTEGER) "
+                    "LIMIT 2")
+    assert len(first) == 2
+    copy = tmp_path / "db" / "ASCEND_PROFILER_OUTPUT"
+    copy.mkdir(parents=True)
+    edited_copy(db, copy / db.name, "UPDATE PYTORCH_API SET globalTid = {} WHERE rowid IN ({})".format(
+        back, ", ".join(str(i) for i, in first)))
+    assert not _moved(compare(str(db), str(copy / db.name)))
