@@ -280,3 +280,20 @@ def test_conv_on_the_backward_thread_is_backward_in_text_and_forward_in_a_db(sam
     edited_copy(db, copy / db.name, "UPDATE PYTORCH_API SET globalTid = {} WHERE rowid IN ({})".format(
         back, ", ".join(str(i) for i, in first)))
     assert not _moved(compare(str(db), str(copy / db.name)))
+
+
+def test_db_copies_on_the_compute_stream_are_no_sdma_row_as_in_the_text_export(samples):
+    """reference-1 §7.3 4 counts SDMA_SQE / PCIE_DMA_SQE tasks on compute streams (those with EVENT_WAIT_SQE tasks
+    where any exist); the DB export names its copies MEMCPY_ASYNC and its waits EVENT_WAIT (SQL on TASK: 24
+    copies on streams 2 and 3, where compute tasks run), so, as in the text export whose stream argument is
+    ``Physic Stream Id`` (docs/differences.md), OverallMetrics has no SDMA row and Free Time is all Free."""
+    db = samples / NPU_DB / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db"
+    kinds = dict(sql(db, "SELECT s.value, count(*) FROM TASK t JOIN STRING_IDS s ON s.id = t.taskType "
+                         "GROUP BY s.value"))
+    assert not {"SDMA_SQE", "PCIE_DMA_SQE", "EVENT_WAIT_SQE"} & set(kinds)
+    (n, _), = sql(db, "SELECT count(*), sum(t.endNs - t.startNs) FROM TASK t JOIN STRING_IDS s ON s.id = t.taskType "
+                      "WHERE s.value = 'MEMCPY_ASYNC' AND t.streamId IN (SELECT t2.streamId FROM COMPUTE_TASK_INFO c "
+                      "JOIN TASK t2 ON t2.globalTaskId = c.globalTaskId)")
+    assert n == 24
+    rows = _rows(compare(str(db), str(db)).sheet("OverallMetrics"))
+    assert "SDMA" not in rows and rows["Free"][1] == rows["Free Time"][1] > 0
