@@ -1104,6 +1104,11 @@ def test_gpu_against_npu_level0_notes_the_missing_categories(samples, caplog):
         res = compare(str(gpu), str(npu), enable_profiling_compare=True)
     row = res.guards.set_index("Check").loc[checks.CATEGORY_CHECK]
     assert (row["Status"], row["Base"], row["Comparison"]) == ("note", 1.0, 0.0)
+    # the categories it names are those its share counts (breakdown.BUCKETS and MC2): Paged Attention was left out
+    assert row["Detail"].startswith("share of computing time in categories (Flash Attention, Conv, Matmul, Paged "
+                                    "Attention, Vector, Cube, SDMA, MC2); ")
+    from msprof_compare.compare.breakdown import BUCKETS
+    assert {b.split("_")[0] for b in BUCKETS} == {"fa", "conv", "matmul", "page", "vector", "other", "sdma"}
     assert checks.NOTE_CHECKS[checks.CATEGORY_CHECK] in caplog.text
     level1 = compare(str(gpu), str(samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"),
                      enable_profiling_compare=True)

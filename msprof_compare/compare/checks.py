@@ -376,7 +376,8 @@ def _category_row(bds: tuple[Breakdown, Breakdown], sides: tuple[Profile, Profil
     why = "; ".join(f"{side}: {_why_no_categories(p)}" for side, p, share in zip(_SIDES, sides, shares, strict=True)
                     if share == 0) if not ok else "a Level0 NPU export, for one, has no kernel types or PMU counters"
     return _guard(CATEGORY_CHECK, ok, shares[0], shares[1],
-                  "share of computing time in categories (Flash Attention, Conv, Matmul, Vector, Cube, SDMA, MC2); "
+                  "share of computing time in categories (Flash Attention, Conv, Matmul, Paged Attention, Vector, "
+                  "Cube, SDMA, MC2); "
                   f"a side with none has no data to split it by ({why}), so its category steps fall to 0 and its "
                   "Other Computing holds it all: compare Computing Time, not its categories")
 
