@@ -41,6 +41,16 @@ def test_typed_paths_rewrite_inputs_and_their_files(tmp_path: Path, monkeypatch:
     assert typed.text("=other") == "other"  # `-d=other` gives click "=other", read as `other`
 
 
+def test_a_longer_path_ending_like_an_input_is_not_rewritten(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`-d run` in /data: /mnt/data/run/x.json (another mount of the same tree, a path recorded in a profile) was
+    rewritten to "/mntrun/x.json", a path that names nothing; only a path that starts where the input's does is."""
+    monkeypatch.chdir(tmp_path)
+    typed = TypedPaths("run", "other")
+    longer = f"/mnt{tmp_path}/run/x.json"
+    assert typed.text(f"{longer}: bad") == f"{longer}: bad"
+    assert typed.text(f"in ({tmp_path}/run/x.json), see '{tmp_path}/run'") == "in (run/x.json), see 'run'"
+
+
 def test_a_leading_equals_is_not_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """compare("=missing") reads ``missing`` (as the CLI's ``-d =missing``) but said "=missing: no such file"."""
     monkeypatch.chdir(tmp_path)

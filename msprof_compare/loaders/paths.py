@@ -243,10 +243,10 @@ class TypedPaths:
         # the longest first, so that of two nested inputs the inner one names its files
         self._typed = [t for a, t in sorted(pairs.items(), key=lambda p: -len(p[0])) if a != os.sep]
         alternatives = "|".join(f"({re.escape(a)})" for a in sorted(pairs, key=len, reverse=True) if a != os.sep)
-        # an input's path, then a separator (a file inside it) or the end of the path: `/x/run2`, `/x/run.json`
-        # are not inside `/x/run`
-        self._re = re.compile(f"(?:{alternatives})(?:({_SEP})|(?=$|[\\s:,;()'\"]|\\.(?:$|\\s)))") \
-            if alternatives else None
+        # an input's path where a path starts (not the tail of a longer one: `/mnt/x/run` names no file of `/x/run`),
+        # then a separator (a file inside it) or the end of the path: `/x/run2`, `/x/run.json` are not inside `/x/run`
+        self._re = re.compile(f"(?<![^\\s'\"(=:,;])(?:{alternatives})"
+                              f"(?:({_SEP})|(?=$|[\\s:,;()'\"]|\\.(?:$|\\s)))") if alternatives else None
 
     def text(self, text: str) -> str:
         """``text`` with each absolute path of an input, or of a file inside one, named as typed."""
