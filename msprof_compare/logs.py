@@ -55,6 +55,25 @@ class _StderrHandler(logging.StreamHandler):
             super().handleError(record)
 
 
+#: Serializes the compares' filter changes on the shared logger (``_add_filter``).
+_FILTERS_LOCK = threading.Lock()
+
+
+def _add_filter(logger: logging.Logger, flt: logging.Filter) -> None:
+    """``logger.addFilter`` that replaces the list instead of changing it: logging walks ``logger.filters`` while a
+    record is logged, and a compare in another thread that removed its filter from that list meanwhile shifted the
+    rest, so that the walk skipped the filter after it (this compare's paths then named absolute, a notice said
+    twice). A walk keeps the list it began with."""
+    with _FILTERS_LOCK:
+        logger.filters = [*logger.filters, flt]
+
+
+def _remove_filter(logger: logging.Logger, flt: logging.Filter) -> None:
+    """``logger.removeFilter`` that replaces the list (see ``_add_filter``)."""
+    with _FILTERS_LOCK:
+        logger.filters = [f for f in logger.filters if f is not flt]
+
+
 class _SaidOnce(logging.Filter):
     """Drops an info line, warning or error whose text was already logged in this run: a self-compare (or two
     inputs that lack the same file) would otherwise print each notice of a side twice, word for word. Info lines
@@ -83,11 +102,11 @@ def said_once() -> Iterator[None]:
     """For the length of one compare, each warning text is logged once (see ``_SaidOnce``)."""
     logger = logging.getLogger(LOGGER_NAME)
     once = _SaidOnce()
-    logger.addFilter(once)
+    _add_filter(logger, once)
     try:
         yield
     finally:
-        logger.removeFilter(once)
+        _remove_filter(logger, once)
 
 
 class _Retyped(logging.Filter):
@@ -113,11 +132,11 @@ def paths_as_typed(retype: Callable[[str], str]) -> Iterator[None]:
     """For the length of one compare, log lines name the inputs' files as typed (see ``_Retyped``)."""
     logger = logging.getLogger(LOGGER_NAME)
     retyped = _Retyped(retype)
-    logger.addFilter(retyped)
+    _add_filter(logger, retyped)
     try:
         yield
     finally:
-        logger.removeFilter(retyped)
+        _remove_filter(logger, retyped)
 
 
 def level_from_env() -> int:

@@ -163,3 +163,31 @@ def test_out_of_memory_names_the_input_as_typed(tmp_path: Path, monkeypatch: pyt
     api._retype(err, TypedPaths("run/", "other").text)
     assert (err.path, str(err)) == ("run/ASCEND_PROFILER_OUTPUT/trace_view.json",
                                     "run/ASCEND_PROFILER_OUTPUT/trace_view.json: out of memory while loading it")
+
+
+def test_a_compare_ending_in_another_thread_skips_no_filter_of_this_one() -> None:
+    """Compares in threads share the logger's filter list: one whose compare ended while this thread's record was
+    being filtered removed its filter from the list being walked, which shifted this compare's filter past the walk,
+    so that the record kept its absolute path. Deterministic here: a filter between them ends the other compare."""
+    import logging
+
+    from msprof_compare.logs import LOGGER_NAME, paths_as_typed, said_once
+
+    logger = logging.getLogger(LOGGER_NAME)
+    other = said_once()  # the other thread's compare, begun first
+    other.__enter__()
+
+    class EndsTheOther(logging.Filter):
+        def filter(self, record: logging.LogRecord) -> bool:
+            other.__exit__(None, None, None)
+            return True
+
+    ends = EndsTheOther()
+    logger.addFilter(ends)
+    try:
+        with paths_as_typed(lambda text: text.replace("/abs/run/", "run/")):
+            record = logger.makeRecord(LOGGER_NAME, logging.WARNING, __file__, 1, "/abs/run/x.csv: bad", (), None)
+            logger.filter(record)
+    finally:
+        logger.removeFilter(ends)
+    assert record.getMessage() == "run/x.csv: bad"
