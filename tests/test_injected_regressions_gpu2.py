@@ -326,3 +326,8 @@ def test_a_host_delay_beside_a_small_overlap_change_reads_as_idle_time(samples, 
         "no operator changed its device time (the change is in Free: Other +2.052 ms and Uncovered Communication "
         "-0.052 ms, device idle time: the device waited longer for work, as where the host was slower to launch it; "
         "ApiCompare times the host calls); the contributors are the waterfall steps")
+    back = compare(str(tmp_path / "late.json"), str(src))  # swapped: the device waited less, the host was quicker
+    assert unexplained_note(back.contributors, back.waterfall) == (
+        "no operator changed its device time (the change is in Free: Other -2.052 ms and Uncovered Communication "
+        "+0.052 ms, device idle time: the device waited less for work, as where the host was quicker to launch it; "
+        "ApiCompare times the host calls); the contributors are the waterfall steps")

@@ -453,9 +453,10 @@ def _unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame) -> str:
         # waiting for a slower host, beside a copy that ran as long as before
         why = (f"copy time on a compute stream ({SDMA_STEP}): a copy longer or shorter, or one moved between a "
                "compute stream and another stream, where it is Free: Other")
-    elif len(moved) and cats[moved[0]] == "free":
-        why = ("device idle time: the device waited longer for work, as where the host was slower to launch it; "
-               "ApiCompare times the host calls")
+    elif len(moved) and cats[moved[0]] == "free":  # its sign: a comparison whose host was quicker waited less
+        longer = delta[moved[0]] > 0
+        why = (f"device idle time: the device waited {'longer' if longer else 'less'} for work, as where the host was "
+               f"{'slower' if longer else 'quicker'} to launch it; ApiCompare times the host calls")
     else:
         why = "time no operator's kernels hold"
     return f"the change is in {named}, {why}"
