@@ -1145,6 +1145,17 @@ def test_workbook_hint_names_the_file_o_names(capsys: pytest.CaptureFixture, tmp
     assert cli.OVERALL_HINT.replace("performance_comparison_result_*.xlsx", written) in err
 
 
+def test_workbook_hint_names_the_default_name_in_a_folder_ending_in_json(capsys: pytest.CaptureFixture,
+                                                                         tmp_path: Path) -> None:
+    """-o reports.json naming an existing folder: the workbook goes into it under the default name, which the hint
+    gives (naming "reports.json" sent the user to the folder as the workbook)."""
+    (tmp_path / "reports.json").mkdir()
+    code, _, err = run_inproc(capsys, *_pair_args("-o", str(tmp_path / "reports.json")))
+    assert code == 0 and [p.name[:30] for p in (tmp_path / "reports.json").iterdir()] == [
+        "performance_comparison_result_"]
+    assert cli.OVERALL_HINT in err
+
+
 def test_root_warning_only_for_root(capsys: pytest.CaptureFixture, tmp_path: Path,
                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """The original's security warning is printed when running as root (uid 0), and only then."""
