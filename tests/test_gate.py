@@ -565,3 +565,9 @@ def test_note_says_what_the_shares_are_of_where_rows_move_both_ways() -> None:
                          "not cancel growth)")
     top = r.frames["contributors"].iloc[0]
     assert top["Share"] == pytest.approx(abs(top["Diff(ms)"]) / gross, abs=1e-4)
+    # swapped sides: the first row shrank (-0.076 ms); the basis is the same sizes, not a negative sum
+    back = compare(comp, base)
+    assert back.frames["contributors"].iloc[0]["Diff(ms)"] < 0
+    assert summary.level_gross_ms(back.frames["contributors"]) == pytest.approx(gross, abs=1e-9)
+    assert summary.unexplained_note(back.frames["contributors"], back.frames["waterfall"]).endswith(
+        f"; the Share column is of {gross:.3f} ms, the sizes of their changes added up (savings do not cancel growth)")
