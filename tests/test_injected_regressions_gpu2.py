@@ -20,6 +20,7 @@ import copy
 from decimal import Decimal
 from pathlib import Path
 
+import pytest
 from spans import union  # tests/ is on sys.path (rootdir import mode)
 from test_injected_regressions import _rows, _waterfall
 from test_injected_regressions_gpu import _load, _save
@@ -331,3 +332,52 @@ def test_a_host_delay_beside_a_small_overlap_change_reads_as_idle_time(samples, 
         "no operator changed its device time (the change is in Free: Other -2.052 ms and Uncovered Communication "
         "+0.052 ms, device idle time: the device waited less for work, as where the host was quicker to launch it; "
         "ApiCompare times the host calls); the contributors are the waterfall steps")
+
+
+def _module_path(events: list[dict], corr: int) -> str:
+    """The nn.Module path of a kernel's launch call, by hand: the nn.Module python_function events around it."""
+    (launch,) = [e for e in events if e.get("cat") == "cuda_runtime" and e["args"].get("correlation") == corr]
+    around = sorted((e for e in events if e.get("cat") == "python_function" and e["tid"] == launch["tid"]
+                     and e["name"].startswith("nn.Module: ") and e["ts"] <= launch["ts"]
+                     and launch["ts"] + launch["dur"] <= e["ts"] + e["dur"]), key=lambda e: e["ts"])
+    return "".join("/ " + e["name"][len("nn.Module: "):] for e in around)
+
+
+def test_two_operators_longer_inside_one_module_each_rank_only_their_module_rows(samples, tmp_path):
+    """The Qwen1.5 trace with three kernels longer, every later device event (and flow end) as much later: aten::mean
+    of Qwen2RMSNorm_15 +20 us, aten::silu of layer 0's MLP +15 us, aten::rsqrt of layer 0's first RMSNorm +2 us. By
+    hand the operator contributors are aten::mean and aten::silu (35 of the 37 us, 94.6%); aten::rsqrt is not
+    listed, so its module row is no module contributor and no part of the shares' basis: 20/35 = 57.1% and 15/35 =
+    42.9%, "2 rows cover 100.0% of the device-time change of their module rows" (plural lead and basis)."""
+    src = samples / QWEN
+    doc = _load(src)
+    events = doc["traceEvents"]
+    dev = [e for e in events if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
+    ends = {e["id"]: e for e in events if e.get("ph") == "f"}
+    rsqrt, silu = 682988, 683527
+    for corr, us in ((rsqrt, Decimal(2)), (silu, Decimal(15)), (_MEAN, Decimal(20))):
+        (kernel,) = [e for e in dev if e["cat"] == "kernel" and e["args"]["correlation"] == corr]
+        end = kernel["ts"] + kernel["dur"]
+        for e in [e for e in dev if e["ts"] >= end]:
+            flow = ends.get(e["args"].get("correlation"))
+            if flow is not None and flow["ts"] == e["ts"]:
+                flow["ts"] += us
+            e["ts"] += us
+        kernel["dur"] += us
+    assert _delta(_load(src)["traceEvents"], events) == {"E2E": Decimal(37), "Computing": Decimal(37)}
+    paths = {c: _module_path(events, c) for c in (_MEAN, silu, rsqrt)}
+    assert paths == {_MEAN: "/ Qwen2Model_0/ Qwen2DecoderLayer_7/ Qwen2RMSNorm_15",
+                     silu: "/ Qwen2Model_0/ Qwen2DecoderLayer_0/ Qwen2MLP_0/ SiLU_0",
+                     rsqrt: "/ Qwen2Model_0/ Qwen2DecoderLayer_0/ Qwen2RMSNorm_0"}
+
+    res = compare(str(src), str(_save(doc, tmp_path / "qwen3.json")))
+    assert res.contributors[["Name", "Diff(ms)"]].values.tolist() == [["aten::mean", 0.02], ["aten::silu", 0.015]]
+    mods = res.module_contributors
+    assert mods[["Name", "Diff(ms)"]].values.tolist() == [[f"{paths[_MEAN]} > aten::mean", 0.02],
+                                                          [f"{paths[silu]} > aten::silu", 0.015]]
+    assert mods["Share"].tolist() == pytest.approx([20 / 35, 15 / 35], abs=1e-9)
+    lead = "aten::mean, aten::silu run inside modules: the module contributors rank their module rows by their change"
+    assert module_contributors_note(mods) == lead
+    text = render_explain(res.frames, res.verdict)
+    assert f"{lead}:" in text and "(module operator level: 2 rows cover 100.0% of the device-time change of their " \
+        "module rows)" in text
