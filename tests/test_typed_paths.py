@@ -191,3 +191,34 @@ def test_a_compare_ending_in_another_thread_skips_no_filter_of_this_one() -> Non
     finally:
         logger.removeFilter(ends)
     assert record.getMessage() == "run/x.csv: bad"
+
+
+def test_another_threads_compare_names_none_of_this_ones_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Compares run in threads (a pool over ranks) share the logger: a compare that typed `./run` renames the records
+    of its own thread only, not those of a compare beside it that typed the same folder by its absolute path."""
+    import logging
+    import threading
+
+    from msprof_compare.logs import LOGGER_NAME, paths_as_typed
+
+    monkeypatch.chdir(tmp_path)
+    entered, done = threading.Event(), threading.Event()
+
+    def other() -> None:
+        with paths_as_typed(TypedPaths("./run").text):
+            entered.set()
+            done.wait(10)
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    try:
+        assert entered.wait(10)
+        logger = logging.getLogger(LOGGER_NAME)
+        text = f"{tmp_path}/run/ASCEND_PROFILER_OUTPUT/kernel_details.csv: bad"
+        with paths_as_typed(TypedPaths(f"{tmp_path}/run").text):
+            record = logger.makeRecord(LOGGER_NAME, logging.WARNING, __file__, 1, text, (), None)
+            logger.filter(record)
+    finally:
+        done.set()
+        thread.join()
+    assert record.getMessage() == text
