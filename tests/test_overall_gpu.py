@@ -401,3 +401,15 @@ def test_early_collectives_are_no_early_computing(tmp_path):
     assert bd.has_launches and bd.early_ns == 15_000
     assert (bd.early_kernels.ns, bd.early_kernels.count) == (0, 0)
     assert (bd.computing_ns, bd.uncovered_comm_ns, bd.e2e_ns) == (5_000, 3_000, 20_000)
+
+
+def test_gate_error_names_the_trace_as_typed(tmp_path, monkeypatch):
+    """The gate's own error (no E2E time to judge by) names the trace as typed, as compare()'s errors do: it named
+    the absolute path the loader read."""
+    def k(name, ts):
+        return {"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": "stream 3", "ts": ts, "dur": 10, "args": {}}
+
+    path = Path(_trace(tmp_path, [k("gemm", 0), k("relu", 20)]))
+    monkeypatch.chdir(path.parent)
+    code, message = compare(path.name, path.name, enable_operator_compare=True).regression_gate(5)
+    assert code == 1 and message.startswith(f"error: {path.name}: ") and str(tmp_path) not in message, message
