@@ -290,7 +290,11 @@ def test_legacy_timeline_folder_names_its_files(samples):
     for folder, hint in ((timeline, "it holds timeline files: msprof_1_0_1.json, msprof_1_0_2.json; pass one of them"),
                          (root / "run_2/normal_run/profiler", "it is a MindSpore 1.x profiler folder "
                           "(framework_raw_1.csv), which this comparison does not read: profile with MindSpore 2.x, "
-                          "whose Profiler writes an *_ascend_ms folder, and pass that")):
+                          "whose Profiler writes an *_ascend_ms folder, and pass that"),
+                         # the summary folder MindInsight is pointed at, holding profiler/: the hint was missing there
+                         (root / "run_2/normal_run", "it holds a MindSpore 1.x profiler folder "
+                          "(profiler/framework_raw_1.csv), which this comparison does not read: profile with MindSpore "
+                          "2.x, whose Profiler writes an *_ascend_ms folder, and pass that")):
         with pytest.raises(ProfileError, match="not collected by PyTorch or Mindspore") as err:
             detect(str(folder))
         assert err.value.hint == hint

@@ -192,7 +192,7 @@ def _classify(given: str, force: bool = False) -> Layout:
     raise ProfileError(output, "The data is not collected by PyTorch or Mindspore mode or the data is not parsed: "
                                "no trace_view.json, profiler *.db or *.pt.trace.json found",
                        hint=(_inner_profiles_hint(path) or _cann_runs_hint(path) or _timeline_files_hint(path)
-                             or _mindspore_legacy_hint(out_entries)) if output == path else None)
+                             or _mindspore_legacy_hint(path, out_entries)) if output == path else None)
 
 
 #: What torch_npu and MindSpore write beside trace_view.json in ASCEND_PROFILER_OUTPUT.
@@ -273,14 +273,23 @@ def _timeline_files_hint(directory: str) -> str | None:
 _MINDSPORE_LEGACY = re.compile(r"(framework_raw|step_trace_raw|output_op_compute_time)_[0-9]+.*\.(csv|txt)$")
 
 
-def _mindspore_legacy_hint(names: list[str]) -> str | None:
-    """When the folder is a MindSpore 1.x profiler's (MindInsight's format), say so: the original's "not collected by
-    PyTorch or Mindspore mode" alone left a MindSpore user with data that is MindSpore's to guess what is wrong. Its
-    timelines give no device time this comparison reads (reference pair 9c: all zeros), so no file is offered."""
+def _mindspore_legacy_hint(directory: str, names: list[str]) -> str | None:
+    """When the folder is a MindSpore 1.x profiler's (MindInsight's format), or the summary folder holding it as
+    ``profiler/`` (what MindInsight is pointed at), say so: the original's "not collected by PyTorch or Mindspore
+    mode" alone left a MindSpore user with data that is MindSpore's to guess what is wrong. Its timelines give no
+    device time this comparison reads (reference pair 9c: all zeros), so no file is offered."""
     found = sorted(n for n in names if _MINDSPORE_LEGACY.match(n))
+    what = "it is a MindSpore 1.x profiler folder"
+    if not found:
+        try:
+            found = sorted(f"profiler{os.sep}{n}" for n in os.listdir(os.path.join(directory, "profiler"))
+                           if _MINDSPORE_LEGACY.match(n))
+        except OSError:
+            return None
+        what = "it holds a MindSpore 1.x profiler folder"
     if not found:
         return None
-    return (f"it is a MindSpore 1.x profiler folder ({term_safe(found[0])}), which this comparison does not read: "
+    return (f"{what} ({term_safe(found[0])}), which this comparison does not read: "
             "profile with MindSpore 2.x, whose Profiler writes an *_ascend_ms folder, and pass that")
 
 
