@@ -74,10 +74,14 @@ OVERALL_HINT = ("The OverallMetrics sheet page is more comprehensive for the dis
 def overall_hint(output: str) -> str:
     """The original's line pointing at the workbook, naming the workbook where ``-o`` names the file (``-o run.xlsx``,
     ``-o run.json``): "performance_comparison_result_*.xlsx" sent such a user looking for a file never written.
-    A taken name gets a ``_N`` suffix, which the "has been generated" line after it gives."""
+    A taken name gets a ``_N`` suffix, as publishing gives it: naming run.xlsx beside an older run.xlsx sent the
+    user to the old report while run_1.xlsx was written."""
+    from .report.output import first_free_name
+
     low = output.lower()
     if low.endswith((".xlsx", ".json")) and not os.path.isdir(output):
-        name = os.path.basename(output if low.endswith(".xlsx") else output[:-5] + ".xlsx")  # as deliver names it
+        target = output if low.endswith(".xlsx") else output[:-5] + ".xlsx"  # as deliver names it
+        name = first_free_name(os.path.dirname(target) or ".", os.path.basename(target))
         return OVERALL_HINT.replace("performance_comparison_result_*.xlsx", name)
     return OVERALL_HINT
 

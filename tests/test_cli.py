@@ -1145,6 +1145,17 @@ def test_workbook_hint_names_the_file_o_names(capsys: pytest.CaptureFixture, tmp
     assert cli.OVERALL_HINT.replace("performance_comparison_result_*.xlsx", written) in err
 
 
+@pytest.mark.parametrize("target", ["run.xlsx", "run.json"])
+def test_workbook_hint_names_the_free_name_beside_a_taken_one(capsys: pytest.CaptureFixture, tmp_path: Path,
+                                                              target: str) -> None:
+    """-o run.xlsx (or run.json) beside an older run.xlsx writes run_1.xlsx; the hint named run.xlsx, the old
+    report, and only the "has been generated" line after it gave the new one."""
+    (tmp_path / "run.xlsx").write_text("old")
+    code, _, err = run_inproc(capsys, *_pair_args("-o", str(tmp_path / target)))
+    assert code == 0 and sorted(p.name for p in tmp_path.iterdir()) == ["run.xlsx", "run_1.xlsx"]
+    assert cli.OVERALL_HINT.replace("performance_comparison_result_*.xlsx", "run_1.xlsx") in err
+
+
 def test_workbook_hint_names_the_default_name_in_a_folder_ending_in_json(capsys: pytest.CaptureFixture,
                                                                          tmp_path: Path) -> None:
     """-o reports.json naming an existing folder: the workbook goes into it under the default name, which the hint
