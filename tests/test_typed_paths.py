@@ -222,3 +222,23 @@ def test_another_threads_compare_names_none_of_this_ones_paths(tmp_path: Path, m
         done.set()
         thread.join()
     assert record.getMessage() == text
+
+
+def test_a_compare_that_fails_leaves_no_renaming_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A compare that raises (an empty folder) removes its filters: one left on the shared logger would go on
+    renaming this thread's later records by that compare's inputs, and each failed compare would add one more."""
+    import logging
+
+    from msprof_compare.logs import LOGGER_NAME
+
+    (tmp_path / "run").mkdir()
+    monkeypatch.chdir(tmp_path)
+    logger = logging.getLogger(LOGGER_NAME)
+    before = list(logger.filters)
+    with pytest.raises(ProfileError, match="^run: The data is not collected"):
+        compare("run", str(NPU))
+    assert logger.filters == before
+    text = f"{tmp_path}/run/x.csv: bad"
+    record = logger.makeRecord(LOGGER_NAME, logging.WARNING, __file__, 1, text, (), None)
+    logger.filter(record)
+    assert record.getMessage() == text
