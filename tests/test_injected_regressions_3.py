@@ -341,8 +341,8 @@ def test_db_step_started_late_by_the_host_says_so_beside_its_e2e(samples, tmp_pa
     e2e = res.frames["e2e"]
     assert int(e2e["base_ns"].iloc[0]) == int(e2e["comparison_ns"].iloc[0])
     said = (f"E2E time (the step's device tasks' span; its ProfilerStep range took {ms:,.3f} ms -> {ms + 0.5:,.3f} "
-            "ms, +0.500 ms, and its time outside that span (before its first or after its last device task) +0.500 "
-            f"ms, as where the host was late) {int(e2e['base_ns'].iloc[0]) / 1e6:.3f} ms on both sides: the "
+            "ms, +0.500 ms, and its time outside that span (before its first or after its last device task) changed "
+            f"by +0.500 ms, as where the host was late) {int(e2e['base_ns'].iloc[0]) / 1e6:.3f} ms on both sides: the "
             "comparison is as fast as the base")
     assert res.verdict == said
     assert json.loads(Path(res.to_json(str(tmp_path / "r.json"))).read_text())["summary"]["verdict"] == said
@@ -375,11 +375,11 @@ def test_db_step_range_note_names_the_way_its_outside_part_moved(samples, tmp_pa
     res = compare(*map(str, sides), base_step=50, comparison_step=50, enable_profiling_compare=True)
     assert res.verdict == (
         "E2E time (the step's device tasks' span; its ProfilerStep range took 144.964 ms -> 143.742 ms, -1.222 ms, and "
-        "its time outside that span (before its first or after its last device task) -0.669 ms, as where the host "
-        "was quicker) 129.759 ms -> 129.206 ms (-0.553 ms, -0.43%): the comparison is faster than the base")
+        "its time outside that span (before its first or after its last device task) changed by -0.669 ms, as where "
+        "the host was quicker) 129.759 ms -> 129.206 ms (-0.553 ms, -0.43%): the comparison is faster than the base")
     back = compare(*map(str, sides[::-1]), base_step=50, comparison_step=50, enable_profiling_compare=True)
-    assert "+1.222 ms, and its time outside that span (before its first or after its last device task) +0.669 ms, " \
-        "as where the host was late)" in back.verdict
+    assert "+1.222 ms, and its time outside that span (before its first or after its last device task) changed by " \
+        "+0.669 ms, as where the host was late)" in back.verdict
 
 
 def test_db_step_range_note_only_where_the_e2e_shows_under_half_of_it():
@@ -401,7 +401,7 @@ def test_db_step_range_note_only_where_the_e2e_shows_under_half_of_it():
     assert note(100_000, 2_000_000) == note(-100_000, -2_000_000) == ""   # the E2E moved 20 times the range
     assert note(100_000, 160_000) == ""                                     # 1.6 times
     assert note(100_000, 50_000) == ""                                      # half: not under it
-    outside = "and its time outside that span (before its first or after its last device task)"
+    outside = "and its time outside that span (before its first or after its last device task) changed by"
     assert f"+0.100 ms, {outside} +0.051 ms" in note(100_000, 49_000)
     # the E2E shrank: "+0.100 ms, of which +3.100 ms" read as a part larger than its whole
     assert f"+0.100 ms, {outside} +3.100 ms" in note(100_000, -3_000_000)

@@ -849,7 +849,7 @@ def _step_range_change(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None
     # "the time outside", not "of which": where the E2E moved the other way, that time exceeds the range's change
     return (f"the step's device tasks' span; its ProfilerStep range took {spans[0] / 1e6:,.3f} ms -> "
             f"{spans[1] / 1e6:,.3f} ms, {step_delta / 1e6:+.3f} ms, and its time outside that span (before its "
-            f"first or after its last device task) {outside / 1e6:+.3f} ms, as where the host was "
+            f"first or after its last device task) changed by {outside / 1e6:+.3f} ms, as where the host was "
             f"{'late' if outside > 0 else 'quicker'}")
 
 
