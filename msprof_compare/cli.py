@@ -71,19 +71,16 @@ OVERALL_HINT = ("The OverallMetrics sheet page is more comprehensive for the dis
                 "performance_comparison_result_*.xlsx.")
 
 
-def overall_hint(output: str) -> str:
+def overall_hint(output: str, formats: tuple[str, ...] = ("xlsx",)) -> str:
     """The original's line pointing at the workbook, naming the workbook where ``-o`` names the file (``-o run.xlsx``,
     ``-o run.json``): "performance_comparison_result_*.xlsx" sent such a user looking for a file never written.
-    A taken name gets a ``_N`` suffix, as publishing gives it: naming run.xlsx beside an older run.xlsx sent the
-    user to the old report while run_1.xlsx was written."""
-    from .report.output import first_free_name
+    A taken name gets a ``_N`` suffix, as publishing gives it (``deliver.workbook_name``: with the JSON written
+    too, one free for both): naming run.xlsx beside an older run.xlsx sent the user to the old report while
+    run_1.xlsx was written."""
+    from .report.deliver import workbook_name
 
-    low = output.lower()
-    if low.endswith((".xlsx", ".json")) and not os.path.isdir(output):
-        target = output if low.endswith(".xlsx") else output[:-5] + ".xlsx"  # as deliver names it
-        name = first_free_name(os.path.dirname(target) or ".", os.path.basename(target))
-        return OVERALL_HINT.replace("performance_comparison_result_*.xlsx", name)
-    return OVERALL_HINT
+    name = workbook_name(output, formats)
+    return OVERALL_HINT.replace("performance_comparison_result_*.xlsx", name) if name else OVERALL_HINT
 
 
 #: Printed under the original's table, whose first column names only the hardware ("NPU" twice for an NPU pair).
@@ -475,7 +472,7 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool) -
                     for note in result.summary.get("notes") or ():
                         _print(note)
                     if deliver.writes_workbook(formats, output, explicit) and "OverallMetrics" in result.sheet_names:
-                        log.info(overall_hint(output))  # it points at the workbook: only when one is written
+                        log.info(overall_hint(output, formats))  # it points at the workbook: only when one is written
             from .report.summary_console import render_communication, render_explain, render_memory
 
             for text in (render_explain(result.frames, result.verdict), render_communication(result.frames),

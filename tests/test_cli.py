@@ -1156,6 +1156,17 @@ def test_workbook_hint_names_the_free_name_beside_a_taken_one(capsys: pytest.Cap
     assert cli.OVERALL_HINT.replace("performance_comparison_result_*.xlsx", "run_1.xlsx") in err
 
 
+@pytest.mark.parametrize("target", ["run.xlsx", "run.json"])
+def test_workbook_hint_names_the_name_free_for_both_reports(capsys: pytest.CaptureFixture, tmp_path: Path,
+                                                            target: str) -> None:
+    """-o run.xlsx (or run.json) --output_format xlsx,json beside an older run.json: the two reports keep one stem,
+    so run_1.xlsx and run_1.json are written; the hint named run.xlsx, free for the workbook alone (user walk)."""
+    (tmp_path / "run.json").write_text("{}")
+    code, _, err = run_inproc(capsys, *_pair_args("-o", str(tmp_path / target), "--output_format", "xlsx,json"))
+    assert code == 0 and sorted(p.name for p in tmp_path.iterdir()) == ["run.json", "run_1.json", "run_1.xlsx"]
+    assert cli.OVERALL_HINT.replace("performance_comparison_result_*.xlsx", "run_1.xlsx") in err
+
+
 def test_workbook_hint_names_the_default_name_in_a_folder_ending_in_json(capsys: pytest.CaptureFixture,
                                                                          tmp_path: Path) -> None:
     """-o reports.json naming an existing folder: the workbook goes into it under the default name, which the hint

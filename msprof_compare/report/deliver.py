@@ -109,6 +109,23 @@ def writes_workbook(formats: tuple[str, ...], output: str, explicit_format: bool
     return "xlsx" in formats and (output != STDOUT or explicit_format)
 
 
+def workbook_name(output: str, formats: tuple[str, ...]) -> str:
+    """The file name the workbook of ``-o output`` will be published under ("" where ``output`` is a folder, and
+    the default name is taken): the first free ``_N`` form of the name, free for the JSON too where both are
+    written (``write_reports`` gives them one stem). The hint that pointed at the workbook named run.xlsx of
+    ``-o run.xlsx --output_format xlsx,json`` beside an older run.json alone, while run_1.xlsx was written."""
+    if output == STDOUT:
+        return ""
+    xlsx_target, json_target = _targets(output)
+    if os.path.isdir(xlsx_target) or not xlsx_target.lower().endswith(".xlsx"):
+        return ""
+    directory, name = os.path.dirname(xlsx_target) or ".", os.path.basename(xlsx_target)
+    also = ()
+    if "json" in formats and json_target != xlsx_target:
+        also = (os.path.splitext(json_target)[1],)
+    return first_free_name(directory, name, *also)
+
+
 def write_reports(result: CompareResult, output: str, explicit_format: bool = False) -> list[str]:
     """Write the reports ``result.options.output_format`` names; returns what was written ("-" = stdout).
     One run has one timestamp: the clock is read once, for the default names and the JSON's ``generated_at``."""

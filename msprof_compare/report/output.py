@@ -145,11 +145,14 @@ def _suffixed(stem: str, i: int) -> str:
     return stem if i == 0 else f"{stem}_{i}"
 
 
-def first_free_name(directory: str, name: str) -> str:
-    """``name``, or the first of its ``_1``, ``_2``, ... forms that is free (what publishing would take)."""
+def first_free_name(directory: str, name: str, *also: str) -> str:
+    """``name``, or the first of its ``_1``, ``_2``, ... forms that is free (what publishing would take); with
+    ``also`` (other extensions, as ``.json``), the first whose stem is free with each of them too, as
+    ``publish_together`` takes one stem for the xlsx and JSON of a run."""
     stem, ext = os.path.splitext(name)
     i = 0
-    while os.path.lexists(os.path.join(directory, _suffixed(stem, i) + ext)) and i < MAX_SUFFIX:
+    while any(os.path.lexists(os.path.join(directory, _suffixed(stem, i) + e)) for e in (ext, *also)) \
+            and i < MAX_SUFFIX:
         i += 1
     return _suffixed(stem, i) + ext
 
