@@ -437,8 +437,8 @@ def _uncovered_by_hand(path: Path) -> Decimal:
 def test_overlap_clause_on_the_nccl_pair_is_the_kernels_by_hand(samples):
     """hta's sampled ranks 0 and 1 (10 NCCL kernels each, none overlapping another): the op rows 396.199 ->
     379.053 ms, the part no other kernel overlaps, by hand from the raw kernels, 336.983 -> 303.523 ms, so the
-    overlapped part grew 59.216 -> 75.530 ms: "computing (or another communication op beside it) overlaps more of
-    it"; swapped, "less"."""
+    overlapped part grew 59.216 -> 75.530 ms: "computing (or communication ops running beside one another) overlaps
+    more of the communication than before"; swapped, "less"."""
     b, c = (samples / p for p in NCCL_PAIR)
     hand = [_uncovered_by_hand(p) for p in (b, c)]
     assert hand == [Decimal("336.983"), Decimal("303.523")]
@@ -449,9 +449,10 @@ def test_overlap_clause_on_the_nccl_pair_is_the_kernels_by_hand(samples):
     assert render_communication(res.frames).endswith(
         "Communication time (CommunicationCompare's op rows) 396.199 ms -> 379.053 ms (-17.146 ms, -4.33%); the part "
         "no computing overlaps (the waterfall's communication steps) 336.983 ms -> 303.523 ms (-33.460 ms, -9.93%): "
-        "computing (or another communication op beside it) overlaps more of it.")
+        "computing (or communication ops running beside one another) overlaps more of the communication than before.")
     back = compare(str(c), str(b), enable_communication_compare=True, enable_profiling_compare=True)
-    assert ("(+33.460 ms, +11.02%): computing (or another communication op beside it) overlaps less of it."
+    assert ("(+33.460 ms, +11.02%): computing (or communication ops running beside one another) overlaps less of "
+            "the communication than before."
             in render_communication(back.frames))
 
 

@@ -533,8 +533,8 @@ def test_collective_overlapping_less_is_uncovered_communication_by_the_computing
         ["category", "Free: Other", 1.416651], ["category", "Group 0 Communication (uncovered)", ms]]
     assert unexplained_note(res.contributors, res.waterfall).startswith(
         "no operator changed its device time (the change is in Free: Other +1.417 ms and Group 0 Communication "
-        "(uncovered) +0.583 ms, computing overlaps less of the communication than before: kernels ran at other "
-        "times, which no operator's device time shows)")
+        "(uncovered) +0.583 ms, computing (or communication ops running beside one another) overlaps less of the "
+        "communication than before: kernels ran at other times, which no operator's device time shows)")
     same = compare(str(samples / NPU_TEXT), str(samples / NPU_TEXT))
     assert _moved_sheets(res, same) == {"OverallMetrics"}
     # the communication line said only that no op's duration changed: it now gives the uncovered part's change
@@ -548,14 +548,15 @@ def test_collective_overlapping_less_is_uncovered_communication_by_the_computing
     assert line.startswith("No communication op type's total duration changed (1 op type); communication time "
                            "(CommunicationCompare's op rows) 105.992 ms on both sides; the part no computing overlaps "
                            "(the waterfall's communication steps) 101.963 ms -> 102.547 ms (+0.583 ms, +0.57%): "
-                           "computing (or another communication op beside it) overlaps less of it; ")
+                           "computing (or communication ops running beside one another) overlaps less of the "
+                           "communication than before; ")
     totals = to_document(res)["summary"]["communication"]
     assert (totals["uncovered_base_ms"], totals["uncovered_comparison_ms"]) == pytest.approx(uncovered, abs=1e-9)
     assert totals["uncovered_diff_ms"] == ms and totals["diff_ms"] == 0
-    # swapped: computing (or another communication op beside it) overlaps more of it; unchanged: no such part
+    # swapped: ... overlaps more of the communication than before; unchanged: no such part
     back = render_communication(compare(str(slow), str(samples / NPU_TEXT)).frames).splitlines()[-1]
-    assert ("102.547 ms -> 101.963 ms (-0.583 ms, -0.57%): computing (or another communication op beside it) "
-            "overlaps more of it") in back
+    assert ("102.547 ms -> 101.963 ms (-0.583 ms, -0.57%): computing (or communication ops running beside one another) "
+            "overlaps more of the communication than before") in back
     assert "no computing overlaps" not in render_communication(same.frames)
 
 

@@ -124,22 +124,24 @@ def test_collective_longer_then_moved_under_less_computing(samples, tmp_path):
         ["category", "Uncovered Communication", 0.366201], ["category", "Free: Other", -0.366201]]
     assert unexplained_note(res.contributors, res.waterfall) == (
         "no operator changed its device time (the change is in Uncovered Communication +0.366 ms and Free: Other "
-        "-0.366 ms, computing overlaps less of the communication than before: kernels ran at other times, which no "
-        "operator's device time shows); the contributors are the waterfall steps")
+        "-0.366 ms, computing (or communication ops running beside one another) overlaps less of the communication "
+        "than before: kernels ran at other times, which no operator's device time shows); the contributors are the "
+        "waterfall steps")
     assert render_communication(res.frames).endswith(
         "No communication op type's total duration changed (2 op types); communication time (CommunicationCompare's "
         "op rows) 46.876 ms on both sides; the part no computing overlaps (the waterfall's communication steps) "
         "39.559 ms -> 39.926 ms (+0.366 ms, +0.93%): "
-        "computing (or another communication op beside it) overlaps less of it.")
+        "computing (or communication ops running beside one another) overlaps less of the communication than before.")
     doc = to_document(res)["summary"]["communication"]
     assert (doc["diff_ms"], doc["uncovered_diff_ms"]) == (0, 0.366201)
 
     back = compare(str(tmp_path / "moved.json"), str(src))
     assert _waterfall(back) == {"Uncovered Communication": -366_201, "Free: Other": 366_201}
-    assert "computing overlaps more of the communication than before" in unexplained_note(back.contributors,
-                                                                                           back.waterfall)
+    assert "computing (or communication ops running beside one another) overlaps more of the communication than " \
+        "before" in unexplained_note(back.contributors, back.waterfall)
     assert render_communication(back.frames).endswith(
-        "(-0.366 ms, -0.92%): computing (or another communication op beside it) overlaps more of it.")
+        "(-0.366 ms, -0.92%): computing (or communication ops running beside one another) overlaps more of the "
+        "communication than before.")
 
 
 def test_extra_collective_on_the_same_stream(samples, tmp_path):

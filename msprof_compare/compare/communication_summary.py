@@ -133,6 +133,15 @@ def overlap_shift(row: pd.Series) -> str | None:
     return "less" if gap > 0 else "more"
 
 
+def overlap_words(shift: str) -> str:
+    """An overlap that moved (``overlap_shift``'s "less" / "more") in the words the communication line and the
+    Summary's "no operator changed" note share: collectives running beside one another are one span in the part
+    no computing overlaps and each their own in the op rows, so how they overlap one another moves that part
+    too. The note said "computing overlaps less" alone where the line had learnt this (review46)."""
+    return (f"computing (or communication ops running beside one another) overlaps {shift} of the communication "
+            "than before")
+
+
 def totals(cols: _Columns, uncovered: tuple[int, int] | None = None) -> pd.DataFrame:
     """The one-row frame "communication": each side's communication time (null where a side recorded no op) and
     the change, then the task whose total changed most (the first in the sheet's order among equal ones; null

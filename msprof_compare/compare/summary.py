@@ -39,7 +39,7 @@ from ..model import GPU_COMM_PREFIXES, Profile, factorize, object_array
 from ..textsafe import short_list, term_safe, text_width
 from . import checks, classify, overall
 from .breakdown import Breakdown, hccl_group_stem
-from .communication_summary import OVERLAP_SHIFT_SHARE
+from .communication_summary import OVERLAP_SHIFT_SHARE, overlap_words
 from .table import STYLE_MS3, STYLE_RATIO, STYLE_TEXT, Column, Sheet, plain_frame, sheet_numbers
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -406,7 +406,7 @@ def _outside_steps(wf: pd.DataFrame, e2e_delta_ns: int) -> tuple[str, bool]:
 def _unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame) -> str:
     """Why no row of a level changed while the waterfall did. Rows holding no device time on either side: no
     kernel is linked to an operator (a trace without launch flows). Rows holding device time: the change is time
-    no operator holds; where uncovered communication moved, computing overlaps less / more of it (a collective
+    no operator holds; where uncovered communication moved, the overlap moved (``overlap_words``: a collective
     as long as before at another time, whose operator holds its kernel); where SDMA moved, a copy on a compute
     stream changed (moved to another stream it is Free: Other, reference-1 §4.3); where it is idle time, the
     device waited, as on a host-bound slowdown (a launch or copy call that took longer), which a trace with launch
@@ -446,8 +446,8 @@ def _unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame) -> str:
     elif comm and abs(comm) >= most:
         # a collective as long as before at another time (its kernel and its operator unchanged) under less computing
         # was "time no operator's kernels hold", while its operator held the kernel
-        why = (f"computing overlaps {'less' if comm > 0 else 'more'} of the communication than before: kernels ran "
-               "at other times, which no operator's device time shows")
+        why = (f"{overlap_words('less' if comm > 0 else 'more')}: kernels ran at other times, which no operator's "
+               "device time shows")
     elif sdma and abs(sdma) >= most:
         # a copy moved off the compute stream is Free: Other, not SDMA (reference-1 §4.3): that read as the device
         # waiting for a slower host, beside a copy that ran as long as before

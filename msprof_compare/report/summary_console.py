@@ -15,7 +15,7 @@ import pandas as pd
 from prettytable import PrettyTable
 
 from ..compare import memory_summary
-from ..compare.communication_summary import overlap_shift
+from ..compare.communication_summary import overlap_shift, overlap_words
 from ..compare.summary import (
     coverage_text,
     module_contributors_note,
@@ -257,7 +257,7 @@ def _communication_change(t: pd.Series, ms: tuple[float, float], what: str, n: i
     if shift:  # an op overlapping less computing lengthens E2E with no op's duration changed
         text += ("; the part no computing overlaps (the waterfall's communication steps) "
                  f"{_change(float(t['uncovered_base_ms']), float(t['uncovered_comparison_ms']), 'ms', 3)}: "
-                 f"computing (or another communication op beside it) overlaps {shift} of it")
+                 f"{overlap_words(shift)}")
     tasks = (bool(t["base_tasks_recorded"]), bool(t["comparison_tasks_recorded"]))
     if all(tasks):
         tb, tc = _value(t["task_base_ms"]), _value(t["task_comparison_ms"])
