@@ -1618,3 +1618,16 @@ def test_a_self_compare_says_each_notice_once(tmp_path: Path, caplog: pytest.Log
     assert warnings(sides[0], sides[0]) == said  # the next compare says it again
     assert warnings(sides[0], sides[1]) == [f"{s}/ASCEND_PROFILER_OUTPUT: The file memory_record.csv does not exist."
                                             for s in sides]
+
+
+def test_workbook_hint_name_is_free_for_the_json_only_where_one_is_written(tmp_path, monkeypatch):
+    """``deliver.workbook_name``: an older run.json takes run.xlsx's stem only where the JSON is written too
+    (``--output_format xlsx,json``); writing the workbook alone, run.xlsx is free and is the name."""
+    from msprof_compare.report.deliver import workbook_name
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "run.json").write_text("{}")
+    assert workbook_name("run.xlsx", ("xlsx",)) == "run.xlsx"
+    assert workbook_name("run.xlsx", ("xlsx", "json")) == "run_1.xlsx"
+    (tmp_path / "reports.xlsx").mkdir()  # a folder whose name ends in .xlsx: the default name goes inside
+    assert workbook_name("reports.xlsx", ("xlsx",)) == ""

@@ -571,3 +571,20 @@ def test_note_says_what_the_shares_are_of_where_rows_move_both_ways() -> None:
     assert summary.level_gross_ms(back.frames["contributors"]) == pytest.approx(gross, abs=1e-9)
     assert summary.unexplained_note(back.frames["contributors"], back.frames["waterfall"]).endswith(
         f"; the Share column is of {gross:.3f} ms, the sizes of their changes added up (savings do not cancel growth)")
+
+
+def test_share_basis_clause_starts_where_the_net_is_a_twentieth_below_the_basis() -> None:
+    """``_shares_basis`` at its edge, on figures exact in binary: one row of +10 ms holding a Share of 0.5 makes
+    the basis 20 ms; a net of 19 ms is exactly ``SHARES_BASIS_GAP`` (1 ms) below it and names the basis, 19.5 ms
+    (within it) does not, and the net's sign does not matter (a saving of 19 ms reads as one of 19 ms)."""
+    from msprof_compare.compare import summary
+
+    contrib = pd.DataFrame({"Diff(ms)": [10.0], "Share": [0.5], "Share of Net Diff": [10 / 19]})
+    assert summary.level_gross_ms(contrib) == 20.0 and summary.SHARES_BASIS_GAP * 20.0 == 1.0
+    clause = "; the Share column is of 20.000 ms, the sizes of their changes added up (savings do not cancel growth)"
+    assert summary._shares_basis(contrib, 19.0) == clause
+    assert summary._shares_basis(contrib, -19.0) == clause
+    assert summary._shares_basis(contrib, 19.5) == "" and summary._shares_basis(contrib, -19.5) == ""
+    assert summary._shares_basis(contrib, 18.0) == clause
+    # no row changed: every Share is null (of a 0 ms basis), which is no basis, not a NaN one
+    assert summary.level_gross_ms(pd.DataFrame({"Diff(ms)": [0.0, 0.0], "Share": [float("nan"), None]})) == 0.0

@@ -563,3 +563,63 @@ def test_guard_columns_keep_each_figure_as_it_is():
     assert all(frame[c].dtype == object for c in checks.GUARD_COLUMNS)
     assert [type(v) for v in frame["Base"].tolist()] == [int, float]
     assert frame["Comparison"].tolist() == [3, None]
+
+
+# --------------------------------------------------------------------------- _unchanged_why's choice of reading
+
+def _why_of(*steps: tuple[str, str, int]) -> str:
+    """``_unchanged_why`` over operator rows that hold device time (1 ms on each side, unchanged) and a waterfall
+    of ``steps`` (name, category, change in ns) between its two E2E rows."""
+    names = ["Base E2E", *(s[0] for s in steps), "Comparison E2E"]
+    cats = ["start", *(s[1] for s in steps), "end"]
+    deltas = [0, *(s[2] for s in steps), sum(s[2] for s in steps)]
+    wf = pd.DataFrame({"Step": names, "Category": cats, "Delta(ns)": deltas})
+    rows = pd.DataFrame({"Base(ms)": [1.0], "Comparison(ms)": [1.0]})
+    return summary._unchanged_why(rows, wf)
+
+
+def test_unchanged_why_reads_each_case_by_its_own_rule() -> None:
+    """Each reading of "no operator changed" on the figures that pick it, and those next to them that do not (a
+    mutation audit of the session's rules: the regrouped sum, the Lccl reading beside communication, the
+    quarter-of-the-largest-step edge, a small SDMA move, an idle time that shrank)."""
+    # computing steps that moved against each other (sum 0): the same kernels regrouped; both grown: not that
+    assert "the same kernel time in other computing categories" in _why_of(
+        ("Vector", "computing", 10_000), ("Matmul", "computing", -10_000))
+    assert _why_of(("Vector", "computing", 10_000), ("Matmul", "computing", 5_000)).endswith(
+        "time no operator's kernels hold")
+    # Lccl from Free: Other alone; with uncovered communication moved too, the communication reading decides
+    assert "Lccl time (kernels named kernel_aivec) that Free Time gave up" in _why_of(
+        ("Lccl", "lccl", 15_000), ("Free: Other", "free", -15_000))
+    assert "overlaps less of the communication" in _why_of(
+        ("Uncovered Communication", "communication", 8_000), ("Lccl", "lccl", 15_000),
+        ("Free: Other", "free", -15_000))
+    # communication moved exactly a quarter of the largest step (OVERLAP_SHIFT_SHARE): it decides
+    assert summary.OVERLAP_SHIFT_SHARE * 2_000_000 == 500_000
+    assert "overlaps less of the communication" in _why_of(
+        ("Uncovered Communication", "communication", 500_000), ("Free: Other", "free", 2_000_000))
+    assert "the device waited longer for work" in _why_of(
+        ("Uncovered Communication", "communication", 499_999), ("Free: Other", "free", 2_000_000))
+    # a copy on a compute stream that moved under a quarter of the idle time's change: the idle time decides
+    assert "copy time on a compute stream" in _why_of(("Free: SDMA", "free", -500_000), ("Free: Other", "free",
+                                                                                         2_000_000))
+    assert "the device waited longer for work" in _why_of(("Free: SDMA", "free", 10_000),
+                                                          ("Free: Other", "free", 2_000_000))
+    assert "the device waited less for work, as where the host was quicker" in _why_of(("Free: Other", "free",
+                                                                                         -2_000_000))
+
+
+def test_module_rows_of_needs_one_row_holding_half_and_names_three_operators(monkeypatch) -> None:
+    """``_module_rows_of`` at ``LOCALIZED_SHARE``: an operator's change split evenly over two module rows (each
+    exactly half) ranks them, over three rows (a third each) does not; ``module_contributors_note`` names three
+    operators, then how many in all."""
+    rows = pd.DataFrame({"Name": ["/ A_0 > op", "/ B_0 > op", "/ A_0 > op3", "/ B_0 > op3", "/ C_0 > op3"],
+                         "Base(ms)": [1.0, 1.0, 1.0, 1.0, 1.0], "Comparison(ms)": [1.5, 1.5, 1.25, 1.25, 1.25]})
+    monkeypatch.setattr(summary, "_level_rows", lambda sheets: ("module operator", rows))
+    contrib = pd.DataFrame({"Name": ["op"]})
+    frame = summary._module_rows_of(contrib, [])
+    assert frame["Name"].tolist() == ["/ A_0 > op", "/ B_0 > op"] and frame.attrs["module_rows_of"] == ["op"]
+    assert summary._module_rows_of(pd.DataFrame({"Name": ["op3"]}), []) is None
+    frame.attrs["module_rows_of"] = ["a", "b", "c", "d"]
+    assert summary.module_contributors_note(frame).startswith("a, b, c, ... (4 in all) run inside modules")
+    frame.attrs["module_rows_of"] = ["a", "b", "c"]
+    assert summary.module_contributors_note(frame).startswith("a, b, c run inside modules")

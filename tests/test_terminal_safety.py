@@ -105,6 +105,8 @@ def test_module_names_give_way_by_whole_components():
     assert cut_module_columns(fw, 60) == ".../ AlexNet_0/ Sequential_1/ Linear_0 > aten::linear"
     long = "/[ BACKWARD ]/ Model_0/ " + "x" * 60 + " > aten::mm"
     assert cut_module_columns(long, 50) == "/[ BACKWARD ]..." + long[-34:]
+    # under 20 columns beside the marker, the marker gives way too (it would leave 9 of the name's)
+    assert cut_module_columns(long, 25) == "..." + long[-22:]
     wide = "/ Model_0/ 模块_0/ Linear_0 > aten::mm"   # the two CJK characters take 4 columns
     assert cut_module_columns(wide, 38) == wide
     assert cut_module_columns(wide, 37) == ".../ 模块_0/ Linear_0 > aten::mm"

@@ -242,3 +242,18 @@ def test_a_compare_that_fails_leaves_no_renaming_behind(tmp_path: Path, monkeypa
     record = logger.makeRecord(LOGGER_NAME, logging.WARNING, __file__, 1, text, (), None)
     logger.filter(record)
     assert record.getMessage() == text
+
+
+def test_a_path_after_an_equals_and_an_error_hint_are_named_as_typed(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A path right after "=" (``--path=/abs/run/x.json`` in a log line) starts a path, and an error's hint is
+    renamed as its message is (``api._retype``): mutations dropping either passed every test."""
+    from msprof_compare.api import _retype
+
+    monkeypatch.chdir(tmp_path)
+    typed = TypedPaths("run")
+    assert typed.text(f"--path={tmp_path}/run/x.json") == "--path=run/x.json"
+    exc = ProfileError(f"{tmp_path}/run", "no trace", hint=f"pass {tmp_path}/run/inner instead")
+    _retype(exc, typed.text)
+    assert (exc.path, exc.hint) == ("run", "pass run/inner instead")
+    assert str(exc).startswith("run: no trace")
