@@ -239,6 +239,23 @@ QWEN = "tracelens/tests/traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
 _MEAN = 688159  # the aten::mean kernel (reduce_kernel, 15.008 us) of Qwen2DecoderLayer_7's second RMSNorm
 
 
+def _lengthen(events: list[dict], corr: int, us: Decimal) -> tuple[dict, list[dict]]:
+    """The kernel of ``corr`` ``us`` longer and every device event from its end on (with the flow end that meets
+    it) ``us`` later, as one busy stream runs; returns the kernel and the events moved."""
+    dev = [e for e in events if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
+    (kernel,) = [e for e in dev if e["cat"] == "kernel" and e["args"]["correlation"] == corr]
+    end = kernel["ts"] + kernel["dur"]
+    ends = {e["id"]: e for e in events if e.get("ph") == "f"}
+    later = [e for e in dev if e["ts"] >= end]
+    for e in later:
+        flow = ends.get(e["args"].get("correlation"))
+        if flow is not None and flow["ts"] == e["ts"]:
+            flow["ts"] += us
+        e["ts"] += us
+    kernel["dur"] += us
+    return kernel, later
+
+
 def test_kernel_longer_inside_one_module_of_a_model_without_a_wrapper_names_its_module(samples, tmp_path):
     """Qwen1.5 on an H100, forward only, one CUDA stream kept busy (1.312 us to the next kernel): the aten::mean
     kernel of one RMSNorm 20 us longer, every later device event (and its flow end) 20 us later. By hand: E2E,
@@ -250,26 +267,14 @@ def test_kernel_longer_inside_one_module_of_a_model_without_a_wrapper_names_its_
     src = samples / QWEN
     doc = _load(src)
     events = doc["traceEvents"]
-    dev = [e for e in events if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
-    (kernel,) = [e for e in dev if e["cat"] == "kernel" and e["args"]["correlation"] == _MEAN]
-    end, us = kernel["ts"] + kernel["dur"], Decimal(20)
-    ends = {e["id"]: e for e in events if e.get("ph") == "f"}
-    later = [e for e in dev if e["ts"] >= end]
-    assert min(e["ts"] for e in later) - end < us  # one stream, busy on: the next kernel waits, and all after it
-    for e in later:
-        flow = ends.get(e["args"].get("correlation"))
-        if flow is not None and flow["ts"] == e["ts"]:
-            flow["ts"] += us
-        e["ts"] += us
-    kernel["dur"] += us
+    us = Decimal(20)
+    kernel, later = _lengthen(events, _MEAN, us)
+    end = kernel["ts"] + kernel["dur"] - us
+    # one stream, busy on: the next kernel waits, and all after it
+    assert min(e["ts"] for e in later) - us - end < us
     assert _delta(_load(src)["traceEvents"], events) == {"E2E": us, "Computing": us}
 
-    # the module path, by hand: the nn.Module python_function events around the launch call, outermost first
-    (launch,) = [e for e in events if e.get("cat") == "cuda_runtime" and e["args"].get("correlation") == _MEAN]
-    around = sorted((e for e in events if e.get("cat") == "python_function" and e["tid"] == launch["tid"]
-                     and e["name"].startswith("nn.Module: ") and e["ts"] <= launch["ts"]
-                     and launch["ts"] + launch["dur"] <= e["ts"] + e["dur"]), key=lambda e: e["ts"])
-    path = "".join("/ " + e["name"][len("nn.Module: "):] for e in around)
+    path = _module_path(events, _MEAN)  # by hand, from the nn.Module python_function events
     assert path == "/ Qwen2Model_0/ Qwen2DecoderLayer_7/ Qwen2RMSNorm_15"
     # aten::mean's device time: the kernels launched inside its 49 calls (one per RMSNorm)
     raw = _load(src)["traceEvents"]
@@ -354,18 +359,9 @@ def test_two_operators_longer_inside_one_module_each_rank_only_their_module_rows
     src = samples / QWEN
     doc = _load(src)
     events = doc["traceEvents"]
-    dev = [e for e in events if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
-    ends = {e["id"]: e for e in events if e.get("ph") == "f"}
     rsqrt, silu = 682988, 683527
     for corr, us in ((rsqrt, Decimal(2)), (silu, Decimal(15)), (_MEAN, Decimal(20))):
-        (kernel,) = [e for e in dev if e["cat"] == "kernel" and e["args"]["correlation"] == corr]
-        end = kernel["ts"] + kernel["dur"]
-        for e in [e for e in dev if e["ts"] >= end]:
-            flow = ends.get(e["args"].get("correlation"))
-            if flow is not None and flow["ts"] == e["ts"]:
-                flow["ts"] += us
-            e["ts"] += us
-        kernel["dur"] += us
+        _lengthen(events, corr, us)
     assert _delta(_load(src)["traceEvents"], events) == {"E2E": Decimal(37), "Computing": Decimal(37)}
     paths = {c: _module_path(events, c) for c in (_MEAN, silu, rsqrt)}
     assert paths == {_MEAN: "/ Qwen2Model_0/ Qwen2DecoderLayer_7/ Qwen2RMSNorm_15",
