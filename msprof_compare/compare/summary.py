@@ -430,9 +430,10 @@ def _unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame) -> str:
     # another category (a name, op Type or PMU figures that changed), which an operator's device time never shows
     regrouped = kinds == {"computing"} and len(moved) > 1 and not int(delta[moved].sum())
     moved = moved[np.argsort(-np.abs(delta[moved]), kind="stable")]
-    # the communication (SDMA) steps decide where they moved a quarter of the step that moved most or more, as the
-    # communication line's overlap rule (OVERLAP_SHIFT_SHARE); any move decided, and a host 2 ms late beside 0.052
-    # ms less uncovered communication read "computing overlaps more of the communication"
+    # the communication (SDMA) steps decide where they moved a quarter of the step that moved most or more (the
+    # share the communication line's rule uses, OVERLAP_SHIFT_SHARE, there of the larger of the uncovered part's and
+    # the op rows' changes, with a 0.05 ms floor: so the line may still give a small overlap change, the hta host
+    # 2 ms late beside 0.052 ms less uncovered communication, whose note reads idle time); any move decided
     most = OVERLAP_SHIFT_SHARE * abs(int(delta[moved[0]])) if len(moved) else 0
     named = " and ".join(f"{steps[i]} {delta[i] / 1e6:+.3f} ms" for i in moved[:2])
     if regrouped:
