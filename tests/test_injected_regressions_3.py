@@ -30,6 +30,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from dbutil import edited_copy, sql, string_id  # tests/ is on sys.path (rootdir import mode)
+from spans import union
 from test_injected_regressions import (
     NPU_DB,
     NPU_TEXT,
@@ -411,13 +412,8 @@ def test_db_step_range_note_only_where_the_e2e_shows_under_half_of_it():
 # --------------------------------------------------------------------------- a collective overlapping less
 
 def _union(iv: list[list[Decimal]]) -> list[list[Decimal]]:
-    out: list[list[Decimal]] = []
-    for a, b in sorted(iv):
-        if out and a <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], b)
-        else:
-            out.append([a, b])
-    return out
+    """``spans.union`` as lists (the form ``_minus`` gives)."""
+    return [[a, b] for a, b in union(iv)]
 
 
 def _minus(x: list[list[Decimal]], y: list[list[Decimal]]) -> list[list[Decimal]]:
