@@ -341,13 +341,20 @@ def test_db_step_started_late_by_the_host_says_so_beside_its_e2e(samples, tmp_pa
     res = compare(str(base), str(slow), base_step=51, comparison_step=51)
     e2e = res.frames["e2e"]
     assert int(e2e["base_ns"].iloc[0]) == int(e2e["comparison_ns"].iloc[0])
-    said = (f"E2E time (the step's device tasks' span; its ProfilerStep range took {ms:,.3f} ms -> {ms + 0.5:,.3f} "
-            "ms, +0.500 ms, and its time outside that span (before its first or after its last device task) changed "
-            f"by +0.500 ms, as where the host was late) {int(e2e['base_ns'].iloc[0]) / 1e6:.3f} ms on both sides: the "
-            "comparison is as fast as the base")
+    # the range's change after the verdict's figures: inside the parentheses after "E2E time" it stood between
+    # the words and their figures
+    said = (f"E2E time (the step's device tasks' span) {int(e2e['base_ns'].iloc[0]) / 1e6:.3f} ms on both sides: the "
+            f"comparison is as fast as the base; its ProfilerStep range took {ms:,.3f} ms -> {ms + 0.5:,.3f} ms, "
+            "+0.500 ms, and its time outside that span (before its first or after its last device task) changed by "
+            "+0.500 ms, as where the host was late")
     assert res.verdict == said
     assert json.loads(Path(res.to_json(str(tmp_path / "r.json"))).read_text())["summary"]["verdict"] == said
     assert f"{said}." in _summary_lines(res, tmp_path, "r.xlsx")
+    # the gate still judges the E2E, and gives the range's change after its figures too
+    code, line = res.regression_gate(1)
+    e2e_ms = f"{int(e2e['base_ns'].iloc[0]) / 1e6:.3f} ms"
+    assert code == 0 and line == (f"No regression: E2E time (the step's device tasks' span) {e2e_ms} -> {e2e_ms} "
+                                  f"(+0.00%), threshold +1%; {said.split('; ', 1)[1]}")
     assert compare(str(base), str(slow), base_step=50, comparison_step=50).verdict.startswith("E2E time 29.693 ms on "
                                                                                              "both sides")
     assert compare(str(base), str(slow)).verdict.startswith("E2E time 137.919 ms -> 138.419 ms (+0.500 ms")
@@ -375,12 +382,13 @@ def test_db_step_range_note_names_the_way_its_outside_part_moved(samples, tmp_pa
     assert out == -669_410
     res = compare(*map(str, sides), base_step=50, comparison_step=50, enable_profiling_compare=True)
     assert res.verdict == (
-        "E2E time (the step's device tasks' span; its ProfilerStep range took 144.964 ms -> 143.742 ms, -1.222 ms, and "
-        "its time outside that span (before its first or after its last device task) changed by -0.669 ms, as where "
-        "the host was quicker) 129.759 ms -> 129.206 ms (-0.553 ms, -0.43%): the comparison is faster than the base")
+        "E2E time (the step's device tasks' span) 129.759 ms -> 129.206 ms (-0.553 ms, -0.43%): the comparison is "
+        "faster than the base; its ProfilerStep range took 144.964 ms -> 143.742 ms, -1.222 ms, and its time outside "
+        "that span (before its first or after its last device task) changed by -0.669 ms, as where the host was "
+        "quicker")
     back = compare(*map(str, sides[::-1]), base_step=50, comparison_step=50, enable_profiling_compare=True)
     assert "+1.222 ms, and its time outside that span (before its first or after its last device task) changed by " \
-        "+0.669 ms, as where the host was late)" in back.verdict
+        "+0.669 ms, as where the host was late" in back.verdict
 
 
 def test_db_step_range_note_only_where_the_e2e_shows_under_half_of_it():
@@ -397,7 +405,7 @@ def test_db_step_range_note_only_where_the_e2e_shows_under_half_of_it():
                  for d in (0, range_delta)]
         ctx = SimpleNamespace(base=sides[0], comparison=sides[1])
         e2e = pd.DataFrame({"base_ns": [129_759_412], "comparison_ns": [129_759_412 + e2e_delta]})
-        return summary._step_range_change(ctx, e2e)
+        return summary.e2e_aside(ctx, e2e)
 
     assert note(100_000, 2_000_000) == note(-100_000, -2_000_000) == ""   # the E2E moved 20 times the range
     assert note(100_000, 160_000) == ""                                     # 1.6 times

@@ -806,16 +806,16 @@ def e2e_scope(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None = None) 
     export meets a DB export, what the DB side's E2E holds that the text side's would not (its non-kernel tasks
     outside its computing and communication: a MEMCPY_ASYNC ~5 ms before the first kernel in the torch_npu
     samples, which can turn a faster run into a "slower" verdict); where a DB step's ProfilerStep range changed
-    outside its E2E, that change (``_step_range_change``); else ""."""
+    outside its E2E, that the E2E is the step's device tasks' span (the change follows the figures:
+    ``e2e_aside``); else ""."""
     parts = []
     whole = checks.whole_profile_sides(ctx)
     if whole:
         sides = "both sides" if len(whole) > 1 else f"the {whole[0]} side"
         parts.append(f"whole profile on {sides}: a text export's E2E ignores the step")
     sources = {"base": getattr(ctx.base, "source", None), "comparison": getattr(ctx.comparison, "source", None)}
-    outside_span = _step_range_change(ctx, e2e)
-    if outside_span:
-        parts.append(outside_span)
+    if e2e_aside(ctx, e2e):
+        parts.append("the step's device tasks' span")
     if {sources["base"], sources["comparison"]} == {"ascend_db", "ascend_text"} and e2e is not None and len(e2e):
         side = "base" if sources["base"] == "ascend_db" else "comparison"
         outside = int(e2e[f"{side}_outside_busy_ns"].iloc[0])
@@ -825,16 +825,18 @@ def e2e_scope(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None = None) 
     return f" ({'; '.join(parts)})" if parts else ""
 
 
-#: The least change of a DB step's ProfilerStep range (ns) that ``_step_range_change`` weighs against its E2E.
+#: The least change of a DB step's ProfilerStep range (ns) that ``e2e_aside`` weighs against its E2E.
 STEP_RANGE_NOTE_NS = 50_000
 
 
-def _step_range_change(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None) -> str:
+def e2e_aside(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None) -> str:
     """Where both sides are DB exports given a step: the change of the step's ProfilerStep range (STEP_TIME) when
     its E2E time (the step's device tasks' span, reference-1 §7.3 6) shows under half of it, else "". A host late
     before the step's first device task (or after its last) lengthens the step but no task span: the verdict read
     "as fast as the base" of a step 0.5 ms longer, which the whole profile's E2E showed. A range shrunk apart
-    from the span reads "quicker": DB level-0 rank 1 -> level-2 rank 0 at step 50, -0.669 ms outside it."""
+    from the span reads "quicker": DB level-0 rank 1 -> level-2 rank 0 at step 50, -0.669 ms outside it. Said
+    after the verdict's figures (``e2e_verdict``, the gate's line): inside the parentheses after "E2E time" its
+    ~250 characters stood between the words and their figures."""
     if e2e is None or not len(e2e):
         return ""
     spans = []
@@ -850,28 +852,30 @@ def _step_range_change(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None
     if abs(step_delta) < STEP_RANGE_NOTE_NS or 2 * outside * (1 if step_delta > 0 else -1) <= abs(step_delta):
         return ""
     # "the time outside", not "of which": where the E2E moved the other way, that time exceeds the range's change
-    return (f"the step's device tasks' span; its ProfilerStep range took {spans[0] / 1e6:,.3f} ms -> "
+    return (f"its ProfilerStep range took {spans[0] / 1e6:,.3f} ms -> "
             f"{spans[1] / 1e6:,.3f} ms, {step_delta / 1e6:+.3f} ms, and its time outside that span (before its "
             f"first or after its last device task) changed by {outside / 1e6:+.3f} ms, as where the host was "
             f"{'late' if outside > 0 else 'quicker'}")
 
 
-def e2e_verdict(wf: pd.DataFrame | None, scope: str = "") -> str:
+def e2e_verdict(wf: pd.DataFrame | None, scope: str = "", aside: str = "") -> str:
     """Which side is slower and by how much, in words ("" without a waterfall): the waterfall's end rows give
     only numbers, and "Comparison E2E ... +124.808" does not say at a glance that the comparison is the slow
-    side, nor that it takes 11.6 times as long. ``scope``: ``e2e_scope``'s text."""
+    side, nor that it takes 11.6 times as long. ``scope``: ``e2e_scope``'s text; ``aside``: ``e2e_aside``'s,
+    after the figures."""
     if wf is None or not len(wf):
         return ""
+    after = f"; {aside}" if aside else ""
     base, comp = int(wf["Base(ns)"].iloc[0]), int(wf["Comparison(ns)"].iloc[-1])
     if base == comp:
-        return f"E2E time{scope} {base / 1e6:.3f} ms on both sides: the comparison is as fast as the base"
+        return f"E2E time{scope} {base / 1e6:.3f} ms on both sides: the comparison is as fast as the base{after}"
     diff = comp - base
     text = (f"E2E time{scope} {base / 1e6:.3f} ms -> {comp / 1e6:.3f} ms ({diff / 1e6:+.3f} ms, "
             f"{diff / base * 100:+.2f}%): the comparison is {'slower' if diff > 0 else 'faster'} than the base")
     ratio = max(base, comp) / min(base, comp)
     if ratio >= VERDICT_RATIO:
         text += f", {'it' if diff > 0 else 'the base'} takes {ratio:.2f}x as long"
-    return text
+    return text + after
 
 
 def top_contributors(rows: pd.DataFrame, level: str, coverage: float = CONTRIBUTOR_COVERAGE) -> pd.DataFrame:
@@ -1019,7 +1023,8 @@ def summary_sheet(ctx: RunContext, wf: pd.DataFrame, contrib: pd.DataFrame, guar
     columns = [_step_column(names), *_SHEET_COLUMNS[1:]]
     return SummarySheet(SHEET_NAME, columns, data, (1, 1), (2, 2), stacked_captions=True,
                         waterfall=wf, contributors=contrib, guards=guard,
-                        verdict=e2e_verdict(wf, e2e_scope(ctx, ctx.frames.get("e2e"))))
+                        verdict=e2e_verdict(wf, e2e_scope(ctx, ctx.frames.get("e2e")),
+                                            e2e_aside(ctx, ctx.frames.get("e2e"))))
 
 
 def _waterfall_of(pair: tuple[Breakdown, Breakdown] | None) -> pd.DataFrame:
@@ -1512,8 +1517,9 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5,
     limit = Fraction(written)
     regressed = (comp - base) * 100 > limit * base
     change = _change_text(comp, base, limit, regressed)
+    aside = e2e_aside(result, frames.get("e2e"))
     head = (f"E2E time{scope} {base / 1e6:.3f} ms -> {comp / 1e6:.3f} ms ({change}), "
-            f"threshold +{written[:-2] if written.endswith('.0') else written}%")
+            f"threshold +{written[:-2] if written.endswith('.0') else written}%{f'; {aside}' if aside else ''}")
     if not regressed:
         return 0, f"No regression: {head}"
     lines = [f"Performance regression: {head}"]
