@@ -458,6 +458,20 @@ def test_note_of_a_change_the_other_way_gives_no_share():
     still = pd.DataFrame({"Name": ["a", "b"], "Base(ms)": [1.0, 2.0], "Comparison(ms)": [1.002, 1.998]})
     note = summary.unexplained_note(summary.top_contributors(still, "operator"), _computing(4_917_000))
     assert note.startswith("all operators together changed by +0.000 ms, 0% of the E2E change (+4.917 ms)")
+    # the other way and twice the E2E change or more: said as moving the other way, by how much (the text export
+    # against the DB export, level 1 rank 0: -106.827 ms against +1.338 ms read only that the E2E change is outside
+    # their device time)
+    big = pd.DataFrame({"Name": ["a"], "Base(ms)": [110.0], "Comparison(ms)": [3.173]})
+    note = summary.unexplained_note(summary.top_contributors(big, "operator"),
+                                    _wf([("Vector", "computing", -3_862_000), ("Free: Other", "free", 5_200_000)]))
+    assert note.startswith("all operators together changed by -106.827 ms, against an E2E change of +1.338 ms: their "
+                           "device time moved the other way, 79.8 x as much, as where it overlaps other work or the "
+                           "two sides record it differently (see the validity checks), and the E2E change is outside "
+                           "it (the waterfall puts most of it in Free: Other +5.200 ms)")
+    under_twice = pd.DataFrame({"Name": ["a"], "Base(ms)": [1.0], "Comparison(ms)": [0.9985]})  # -1.5 x +0.001
+    assert "the E2E change is outside their device time" in summary.unexplained_note(
+        summary.top_contributors(under_twice, "operator"), _wf([("Vector", "computing", -1_000),
+                                                               ("Free: Other", "free", 2_000)]))
 
 
 def _ends(base_ns: int, comparison_ns: int) -> pd.DataFrame:
@@ -588,3 +602,22 @@ def test_share_basis_clause_starts_where_the_net_is_a_twentieth_below_the_basis(
     assert summary._shares_basis(contrib, 18.0) == clause
     # no row changed: every Share is null (of a 0 ms basis), which is no basis, not a NaN one
     assert summary.level_gross_ms(pd.DataFrame({"Diff(ms)": [0.0, 0.0], "Share": [float("nan"), None]})) == 0.0
+
+
+def test_text_against_db_operators_moving_the_other_way_are_said_to(samples):
+    """Level 1 rank 0, the text export against the DB export: the operators' device time fell by 106.827 ms (the
+    text export's AccumulateGrad holds its HCCL all-reduce, the DB export links none to an operator) while E2E rose
+    by 1.338 ms (136.581009 -> 137.919295 ms, as OverallMetrics). The note said only "the E2E change is outside
+    their device time", as if the 106 ms had not moved; it now says they moved the other way, 79.8 x as much."""
+    from msprof_compare.api import compare
+    from msprof_compare.compare import summary
+
+    res = compare(str(samples / NPU_L1), str(samples / NPU_L1.replace("/text/", "/db/")), enable_operator_compare=True,
+                  enable_profiling_compare=True)
+    wf = res.waterfall
+    assert (int(wf["Base(ns)"].iloc[0]), int(wf["Comparison(ns)"].iloc[-1])) == (136_581_009, 137_919_295)
+    net = summary.level_net_ms(res.contributors)
+    assert round(net, 3) == -106.827 and round(-net / 1.338286, 1) == 79.8
+    note = summary.unexplained_note(res.contributors, wf, res.frames.get("contributor_communication"))
+    assert note.startswith("all operators together changed by -106.827 ms, against an E2E change of +1.338 ms: their "
+                           "device time moved the other way, 79.8 x as much, ")
