@@ -621,3 +621,32 @@ def test_text_against_db_operators_moving_the_other_way_are_said_to(samples):
     note = summary.unexplained_note(res.contributors, wf, res.frames.get("contributor_communication"))
     assert note.startswith("all operators together changed by -106.827 ms, against an E2E change of +1.338 ms: their "
                            "device time moved the other way, 79.8 x as much, ")
+
+
+def test_operators_the_other_way_at_twice_the_e2e_change_either_way(samples):
+    """``_net_note``'s edge, on figures exact in binary: operators -2 ms against +1 ms of E2E (and +2 against -1)
+    are twice the E2E change the other way and said to have moved the other way, "2.0 x as much"; 1 ns more of
+    E2E change is under twice and reads only that the E2E change is outside their device time. The DB export
+    against the level-1 text export (rank 0, whole profiles, the reverse of the test above) reads the same
+    79.8 x: +106.827 ms of operators against -1.338 ms of E2E."""
+    from msprof_compare.api import compare
+    from msprof_compare.compare import summary
+
+    said = "their device time moved the other way, 2.0 x as much, "
+    for base, comp, e2e in ((3.0, 1.0, 1_000_000), (1.0, 3.0, -1_000_000)):
+        rows = summary.top_contributors(pd.DataFrame({"Name": ["a"], "Base(ms)": [base], "Comparison(ms)": [comp]}),
+                                        "operator")
+        assert summary.level_net_ms(rows) == comp - base
+        note = summary.unexplained_note(rows, _wf([("Vector", "computing", -e2e), ("Free: Other", "free", 2 * e2e)]))
+        assert said in note, note
+        under = summary.unexplained_note(rows, _wf([("Vector", "computing", -e2e),
+                                                    ("Free: Other", "free", 2 * e2e + (1 if e2e > 0 else -1))]))
+        assert said not in under and "the E2E change is outside their device time" in under, under
+    res = compare(str(samples / NPU_L1.replace("/text/", "/db/")), str(samples / NPU_L1), enable_operator_compare=True,
+                  enable_profiling_compare=True)
+    wf = res.waterfall
+    assert (int(wf["Base(ns)"].iloc[0]), int(wf["Comparison(ns)"].iloc[-1])) == (137_919_295, 136_581_009)
+    assert round(summary.level_net_ms(res.contributors), 3) == 106.827
+    assert summary.unexplained_note(res.contributors, wf, res.frames.get("contributor_communication")).startswith(
+        "all operators together changed by +106.827 ms, against an E2E change of -1.338 ms: their device time moved "
+        "the other way, 79.8 x as much, ")
