@@ -379,3 +379,38 @@ def test_two_operators_longer_inside_one_module_each_rank_only_their_module_rows
     text = render_explain(res.frames, res.verdict)
     assert f"{lead}:" in text and "(module operator level: 2 rows cover 100.0% of the device-time change of their " \
         "module rows)" in text
+
+
+def test_conv_on_the_backward_thread_of_a_gpu_trace_reads_as_its_thread(samples, tmp_path):
+    """A GPU trace decides a Conv kernel's direction by its covering conv op's name or thread, as an NPU text export
+    does (reference-1 §3.8; backward thread: the first fwdbwd flow end's, 2919752 here): the first aten::conv2d of
+    the nccl_parser_config trace and the conv ops inside it moved to that thread (activation-checkpoint
+    recomputation runs a forward conv there) move its two kernels, 2.464 + 461.914 = 464.378 us by hand (those
+    launched by the cuda_runtime calls inside it), from Conv (Forward) to Conv (Backward). The note said a kernel's
+    category follows its operator's thread "in a text export" only."""
+    doc = _load(samples / NCCL)
+    ev = doc["traceEvents"]
+    back = next(e["tid"] for e in ev if e.get("cat") == "fwdbwd" and e.get("ph") == "f")
+    conv = min((e for e in ev if e.get("name") == "aten::conv2d"), key=lambda e: e["ts"])
+    tid, t0, t1 = conv["tid"], conv["ts"], conv["ts"] + conv["dur"]
+    assert (back, tid) == (2919752, 2910249)
+    stack = [e for e in ev if e.get("cat") == "cpu_op" and e["tid"] == tid and t0 <= e["ts"] <= t1]
+    assert [e["name"] for e in stack] == ["aten::conv2d", "aten::convolution", "aten::_convolution",
+                                         "aten::cudnn_convolution"]
+    calls = {e["args"]["correlation"] for e in ev if e.get("cat") == "cuda_runtime" and e["tid"] == tid
+             and t0 <= e["ts"] <= t1}
+    hand = sum(e["dur"] for e in ev if e.get("cat") == "kernel" and e["args"].get("correlation") in calls)
+    assert hand == Decimal("464.378")
+    for e in stack:
+        e["tid"] = back
+    moved = _save(doc, tmp_path / "conv_back.json")
+    res = compare(str(samples / NCCL), str(moved), enable_profiling_compare=True, enable_operator_compare=True)
+    wf = res.waterfall
+    ns = int(hand * 1000)
+    assert {s: int(d) for s, d in zip(wf["Step"], wf["Delta(ns)"], strict=True)
+            if s not in ("Base E2E", "Comparison E2E") and int(d)} == {"Conv (Forward)": -ns, "Conv (Backward)": ns}
+    assert unexplained_note(res.contributors, wf) == (
+        "no operator changed its device time (the change is in Conv (Forward) -0.464 ms and Conv (Backward) +0.464 ms, "
+        "the same kernel time in other computing categories: a kernel's category follows its name, op type, PMU "
+        "figures and the operator around it (its name and, outside a DB export, its thread), so kernels as long as "
+        "before are counted under another category); the contributors are the waterfall steps")

@@ -271,8 +271,8 @@ def test_conv_on_the_backward_thread_is_backward_in_text_and_forward_in_a_db(sam
     assert unexplained_note(res.contributors, res.waterfall).startswith(
         "no operator changed its device time (the change is in Conv (Forward) -0.401 ms and Conv (Backward) +0.401 ms, "
         "the same kernel time in other computing categories: a kernel's category follows its name, op type, PMU "
-        "figures and the operator around it (its name, in a text export its thread too), so kernels as long as "
-        "before are counted under another category)")
+        "figures and the operator around it (its name and, outside a DB export, its thread), so kernels as long "
+        "as before are counted under another category)")
 
     db = samples / NPU_DB / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db"
     (back,), = sql(db, "SELECT DISTINCT a.globalTid FROM PYTORCH_API a JOIN STRING_IDS s ON s.id = a.name "

@@ -412,7 +412,7 @@ def _unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame) -> str:
     device waited, as on a host-bound slowdown (a launch or copy call that took longer), which a trace with launch
     flows shows and that was said to lack them. Computing categories that moved against each other hold the same
     kernels under another category (a renamed kernel, another op Type or PMU figures, or a Conv's operator on
-    the backward thread, reference-1 §3.8); Lccl gained from Free Time
+    the backward thread of a text export or GPU trace, reference-1 §3.8); Lccl gained from Free Time
     alone is kernel time the Free Time formula takes out a second time: neither is time no operator holds, which
     both were said to be."""
     held = float(np.nansum(rows["Base(ms)"].to_numpy(dtype=float)) +
@@ -438,8 +438,8 @@ def _unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame) -> str:
     named = " and ".join(f"{steps[i]} {delta[i] / 1e6:+.3f} ms" for i in moved[:2])
     if regrouped:
         why = ("the same kernel time in other computing categories: a kernel's category follows its name, op type, "
-               "PMU figures and the operator around it (its name, in a text export its thread too), so kernels as "
-               "long as before are counted under another category")
+               "PMU figures and the operator around it (its name and, outside a DB export, its thread), so kernels "
+               "as long as before are counted under another category")
     elif "lccl" in kinds and not comm and not int(delta[all_moved[np.isin(cats[all_moved], ["lccl", "free"])]].sum()):
         # Free Time is E2E less computing, Lccl and uncovered communication (reference-1 §5.4 9): a kernel named
         # kernel_aivec is computing on the timeline too, so its time left Free Time while the device idled as long
