@@ -169,3 +169,26 @@ def test_schema_says_every_part_of_the_contributors_note(samples: Path, dlrm_ran
     assert "under one top-level op of a name the other side has no op of" in desc
     assert "collective kernels a GPU trace's launch flows link to it" in desc
     assert "HCCL ops of an NPU text export" in desc
+
+
+def test_schema_gives_the_overlap_clause_in_the_consoles_words() -> None:
+    """``summary.communication.uncovered_diff_ms`` tells what the console adds; since the line and the Summary's note
+    share ``overlap_words`` (collectives beside one another move that part too), the schema still said "computing
+    overlaps less (or more)" alone."""
+    from msprof_compare.compare.communication_summary import overlap_words
+
+    schema = json.loads((REPO / "docs" / "result.schema.json").read_text())
+    found = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            if "uncovered_diff_ms" in node and isinstance(node["uncovered_diff_ms"], dict):
+                found.append(node["uncovered_diff_ms"]["description"])
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(schema)
+    assert len(found) == 1 and overlap_words("less (or more)") in found[0]
