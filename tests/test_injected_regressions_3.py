@@ -344,7 +344,7 @@ def test_db_step_started_late_by_the_host_says_so_beside_its_e2e(samples, tmp_pa
     # the range's change after the verdict's figures: inside the parentheses after "E2E time" it stood between
     # the words and their figures
     said = (f"E2E time (the step's device tasks' span) {int(e2e['base_ns'].iloc[0]) / 1e6:.3f} ms on both sides: the "
-            f"comparison is as fast as the base; its ProfilerStep range took {ms:,.3f} ms -> {ms + 0.5:,.3f} ms, "
+            f"comparison is as fast as the base; its ProfilerStep range took {ms:.3f} ms -> {ms + 0.5:.3f} ms, "
             "+0.500 ms, and its time outside that span (before its first or after its last device task) changed by "
             "+0.500 ms, as where the host was late")
     assert res.verdict == said
@@ -700,3 +700,21 @@ def test_each_comparison_alone_writes_the_default_runs_cells(samples, tmp_path, 
             assert alone.sheet(name).equals(full.sheet(name)), (flag, name)
         seen.update(names)
     assert seen == set(full.sheet_names) - {"Summary"}
+
+
+def test_db_step_range_aside_writes_its_ms_as_the_verdict_before_it():
+    """The range's change follows the verdict's figures in one sentence (00e7cec), so it writes ms as they do: a
+    step over a second read "E2E time (...) 1200.000 ms -> 1200.000 ms ...; its ProfilerStep range took 1,300.000 ms
+    -> 1,300.500 ms", two spellings of one unit side by side."""
+    from types import SimpleNamespace
+
+    from msprof_compare.compare import summary
+
+    sides = [SimpleNamespace(source="ascend_db", extra={"step_range": (0, 1_300_000_000 + d)}) for d in (0, 500_000)]
+    ctx = SimpleNamespace(base=sides[0], comparison=sides[1])
+    e2e = pd.DataFrame({"base_ns": [1_200_000_000], "comparison_ns": [1_200_000_000]})
+    wf = pd.DataFrame({"Base(ns)": [1_200_000_000, None], "Comparison(ns)": [None, 1_200_000_000]})
+    assert summary.e2e_verdict(wf, " (the step's device tasks' span)", summary.e2e_aside(ctx, e2e)) == (
+        "E2E time (the step's device tasks' span) 1200.000 ms on both sides: the comparison is as fast as the base; "
+        "its ProfilerStep range took 1300.000 ms -> 1300.500 ms, +0.500 ms, and its time outside that span (before "
+        "its first or after its last device task) changed by +0.500 ms, as where the host was late")

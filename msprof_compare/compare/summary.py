@@ -857,9 +857,10 @@ def e2e_aside(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None) -> str:
     # (tasks running on past its end) is no host's doing
     if abs(step_delta) < STEP_RANGE_NOTE_NS or 2 * outside * (1 if step_delta > 0 else -1) <= abs(step_delta):
         return ""
-    # "the time outside", not "of which": where the E2E moved the other way, that time exceeds the range's change
-    return (f"its ProfilerStep range took {spans[0] / 1e6:,.3f} ms -> "
-            f"{spans[1] / 1e6:,.3f} ms, {step_delta / 1e6:+.3f} ms, and its time outside that span (before its "
+    # "the time outside", not "of which": where the E2E moved the other way, that time exceeds the range's change;
+    # ms as the verdict's figures it follows (no thousands separator)
+    return (f"its ProfilerStep range took {spans[0] / 1e6:.3f} ms -> "
+            f"{spans[1] / 1e6:.3f} ms, {step_delta / 1e6:+.3f} ms, and its time outside that span (before its "
             f"first or after its last device task) changed by {outside / 1e6:+.3f} ms, as where the host was "
             f"{'late' if outside > 0 else 'quicker'}")
 
