@@ -682,8 +682,14 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
     rows = []
     nb, nc = _op_names(b.ops), _op_names(c.ops)  # one pass over each side's op names
     rate, shown_b, shown_c, how = _match_rate(ctx, nb, nc)
+    detail = f"{how}; warn below {MATCH_RATE_THRESHOLD:.0%}"
+    if rate is not None and rate < MATCH_RATE_THRESHOLD and how.startswith("matched / compared"):
+        # the operator comparison's own rates: the advice its "matched" log line gave before (the line now
+        # leaves the low rate to this check, so the console says it once)
+        from .operators import low_match_hint
+        detail += f"; {low_match_hint(bool(ctx.options.op_name_map))}"
     rows.append(_guard("operator match rate", None if rate is None else rate >= MATCH_RATE_THRESHOLD,
-                       shown_b, shown_c, f"{how}; warn below {MATCH_RATE_THRESHOLD:.0%}"))
+                       shown_b, shown_c, detail))
     # a side without shapes (every profiling-only load: its ops read "N/A") checks nothing: the heaviest-op
     # search and the shape texts are skipped, with the outcome they would give (no shape, nothing checked)
     shaped = _has_shapes(b.ops) and _has_shapes(c.ops)

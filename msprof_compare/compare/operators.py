@@ -59,7 +59,7 @@ STAT_COLUMNS = [
 ]
 STAT_SPANS = ((2, 3), (4, 5))  # C1:D1, E1:F1
 
-__all__ = ["build", "operator_sheets", "detail_rows", "statistic_rows", "match_note"]
+__all__ = ["build", "operator_sheets", "detail_rows", "statistic_rows", "match_note", "low_match_hint"]
 
 
 def build(ctx: RunContext) -> list[Sheet]:
@@ -152,17 +152,20 @@ def statistic_rows(pairs: OpPairs) -> list[list]:
     return rows
 
 
-def match_note(what: str, matched: int, base_total: int, comparison_total: int,
-               mapped: bool = False) -> tuple[str, bool]:
-    """The match-rate line, and whether it is low enough to deserve a hint. ``mapped``: the run was given an
-    --op_name_map, so "try --op_name_map" would send the user to what they did already: the hint says the map
-    pairs too few names instead."""
+def low_match_hint(mapped: bool = False) -> str:
+    """The advice for a low match rate. ``mapped``: the run was given an --op_name_map, so "try --op_name_map"
+    would send the user to what they did already: the hint says the map pairs too few names instead."""
+    return ("different models? the --op_name_map given pairs too few names: add entries" if mapped
+            else "different models? try --op_name_map")
+
+
+def match_note(what: str, matched: int, base_total: int, comparison_total: int) -> tuple[str, bool]:
+    """The match-rate line, and whether it is low enough to deserve a hint. With both sides non-empty the
+    validity check "operator match rate" warns too (below 60 %, so at every low rate here) and gives the hint
+    (``low_match_hint``): the line then carries none, so the console says the low rate once."""
     note = f"{what} matched: {matched}/{base_total} base, {matched}/{comparison_total} comparison"
     low = (base_total > 0 and matched / base_total < LOW_MATCH_RATE) or \
           (comparison_total > 0 and matched / comparison_total < LOW_MATCH_RATE)
-    if low and base_total and comparison_total:
-        note += (" (low match rate: different models? the --op_name_map given pairs too few names: add entries)"
-                 if mapped else " (low match rate: different models? try --op_name_map)")
     return note, low
 
 
@@ -173,7 +176,7 @@ def record_match_rate(ctx: RunContext, what: str, matched: int, base_total: int,
     rate to report or to warn about."""
     if ctx.options.disable_details:
         return
-    note, low = match_note(what, matched, base_total, comparison_total, bool(ctx.options.op_name_map))
+    note, low = match_note(what, matched, base_total, comparison_total)
     # by columns: ``pd.DataFrame([record])``'s frame without its row-wise inference (~0.2 ms)
     row = plain_frame({
         "what": [what], "matched": [matched], "base_total": [base_total], "comparison_total": [comparison_total],
@@ -184,7 +187,8 @@ def record_match_rate(ctx: RunContext, what: str, matched: int, base_total: int,
     old = ctx.frames.get("match_rate")
     ctx.frames["match_rate"] = row if old is None else pd.concat([old, row], ignore_index=True)
     if base_total or comparison_total:
-        (log.warning if low else log.info)(note)
+        # a side with none is no evidence the check weighs (checks._frame_rates): only this line says it
+        (log.warning if low and not (base_total and comparison_total) else log.info)(note)
 
 
 def operator_sheets(ctx: RunContext) -> list[Sheet]:
