@@ -224,10 +224,11 @@ def test_gpu_side_without_collectives_reads_zero(samples):
     assert (c["Name"].tolist(), c["Base(ms)"].tolist()) == (["allreduce"], [0.0])
     assert c["Comparison(ms)"].tolist() == pytest.approx([float(comp)], abs=NS)
     assert render_communication(res.frames).endswith(
-        "Communication time (CommunicationCompare's op rows) 0.000 ms -> 105.992 ms (+105.992 ms); task rows on the "
-        "comparison side only (the other records none), so no task change is read; the base side's trace holds no "
-        "collective kernel (NCCL / RCCL or other): it ran no communication (as a run on one GPU), so its 0 ms is a "
-        "reading and the change is all of the comparison side's communication.")
+        "Communication time (CommunicationCompare's op rows) 0.000 ms -> 105.992 ms (+105.992 ms); the base side's "
+        "trace holds no collective kernel (NCCL / RCCL or other): it ran no communication (as a run on one GPU), so "
+        "its 0 ms is a reading and the change is all of the comparison side's communication.")
+    # the line said why the base side has no task row twice: "task rows on the comparison side only (the other
+    # records none), so no task change is read" before the clause above
 
 
 def test_gpu_pair_one_side_without_collectives(samples):

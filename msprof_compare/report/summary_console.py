@@ -10,6 +10,7 @@ from ``compare/summary.py`` (``result.frames["waterfall" | "contributors"]``),
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import pandas as pd
 from prettytable import PrettyTable
@@ -231,9 +232,9 @@ def communication_line(totals: pd.DataFrame | None) -> str:
         return (f"No communication contributor: the {missing} side has no op row in CommunicationCompare (no "
                 "communication op, or only ops without an op type to group them by, as a Level0 DB export's N/A: "
                 f"the log says which), so its 0 there is no reading, not a change; {what}: {sides}.")
-    text = _communication_change(t, ms, what, n)
     none = [side for side, flag in zip(("base", "comparison"), totals.attrs.get("no_collectives", (False, False)),
                                        strict=True) if flag]
+    text = _communication_change(t, ms, what, n, none)
     if none:
         # a GPU trace holds every kernel it ran: without a collective kernel it communicated nothing, so its 0 ms
         # is a reading and the other side's time is all change (NPU wording called it "no reading" before)
@@ -244,10 +245,12 @@ def communication_line(totals: pd.DataFrame | None) -> str:
     return f"{text}."
 
 
-def _communication_change(t: pd.Series, ms: tuple[float, float], what: str, n: int) -> str:
+def _communication_change(t: pd.Series, ms: tuple[float, float], what: str, n: int,
+                          no_collectives: Sequence[str] = ()) -> str:
     """``communication_line``'s sentence where both sides have a reading: the time change, the part no computing
     overlaps where the overlap moved (``overlap_shift``), then the task that changed most (NPU sides with task
-    rows)."""
+    rows). A side without task rows that ``no_collectives`` names (a GPU trace without a collective kernel) gets
+    no "task rows on the other side only" clause: the line then says it ran no communication, which says why."""
     if not int(t["changed"]):
         text = (f"No communication op type's total duration changed ({n} op type{'s' if n != 1 else ''}); {what} "
                 + _change(*ms, "ms", 3))
@@ -268,7 +271,7 @@ def _communication_change(t: pd.Series, ms: tuple[float, float], what: str, n: i
             # a task's total adds up the planes it ran on at once: Notify_Wait 134 ms in a 100 ms all-reduce
             text += f"; the task that changed most (summed over its parallel planes, so it may exceed the op's " \
                     f"time): {name} {_change(tb, tc, 'ms', 3)}"
-    elif any(tasks):
+    elif any(tasks) and ("comparison" if tasks[0] else "base") not in no_collectives:
         only = "base" if tasks[0] else "comparison"
         text += f"; task rows on the {only} side only (the other records none), so no task change is read"
     return text
