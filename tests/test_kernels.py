@@ -208,6 +208,13 @@ def test_kernel_type_compare_real_files():
     assert conv["Total Duration(us)"] == 723.434 and conv["Calls"] == 5
     assert conv["Total Duration(us).1"] == float(l2["Total Time(us)"])
     assert conv["Diff Total Ratio"] == round(float(l2["Total Time(us)"]) / 723.434, 4)
+    # the Avg, Max and Min columns of each side and the Avg ratio, by hand from the two files' Conv2D rows
+    # (l1 Min 69.261, Avg 144.687, Max 313.886; l2 Min 69.941, Avg 144.371, Max 311.646): a ratio of the Max
+    # column (311.646 / 313.886 = 0.9929) in place of the Avg one passed every other assertion
+    assert [conv["Avg Duration(us)"], conv["Max Duration(us)"], conv["Min Duration(us)"]] == [144.687, 313.886, 69.261]
+    assert [conv["Avg Duration(us).1"], conv["Max Duration(us).1"], conv["Min Duration(us).1"]] == [
+        144.371, 311.646, 69.941]
+    assert conv["Diff Avg Ratio"] == 0.9978  # 144.371 / 144.687 = 0.997816...
 
 
 def test_gpu_side_gives_no_sheet(caplog):
