@@ -7,6 +7,7 @@ import json
 import logging
 import math
 import shutil
+import sqlite3
 from decimal import Decimal
 from pathlib import Path
 
@@ -364,6 +365,16 @@ def test_memory_records_with_negative_size_or_release_before_allocation(tmp_path
     assert f"{db}: 1 negative OP_MEMORY size value(s) read as 0; 1 block(s) released before their allocation " \
            "(duration read as 0)" in prof.warnings
     assert (prof.operator_memory["Size(KB)"] >= 0).all() and (prof.operator_memory["Duration(us)"] >= 0).all()
+    # the figures, by SQL on the edited copy: the negated size counts 0 (not its magnitude), the block released
+    # 5 ms before its allocation lasts 0 (not 5000 us); ``>= 0`` alone held for abs() as well
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    kb, us, n = con.execute(
+        "SELECT sum(max(size, 0)) / 1024.0, sum(CASE WHEN allocationTime > 0 AND releaseTime > allocationTime "
+        "THEN releaseTime - allocationTime ELSE 0 END) / 1000.0, count(*) FROM OP_MEMORY").fetchone()
+    con.close()
+    assert len(prof.operator_memory) == n
+    assert prof.operator_memory["Size(KB)"].sum() == pytest.approx(kb, abs=1e-6)
+    assert prof.operator_memory["Duration(us)"].sum() == pytest.approx(us, abs=1e-6)
 
 
 def test_operator_memory_sizes_over_a_petabyte(samples, caplog, tmp_path):
