@@ -153,6 +153,14 @@ def test_pair3_original_figures_keep_only_the_last_connection_id(reference_outpu
     assert (ref[4] == "TOTAL").to_numpy().tolist() == tot.tolist()
     for col in (6, 7, 10, 11):  # base self/total, comparison self/total (us)
         np.testing.assert_allclose(ours.loc[tot, col].astype(float), ref.loc[tot, col].astype(float), atol=1e-3)
+    # the operator rows' device times too: ModuleCompare's (us) and ModuleCompareStatistic's (ms), each side;
+    # only the TOTAL rows were compared, and a comparison-side op time of ns / 1e3 (not / 1e6) passed the file
+    np.testing.assert_allclose(ours.loc[~tot, [6, 10]].astype(float), ref.loc[~tot, [6, 10]].astype(float), atol=1e-3)
+    ours, ref = our_sheet(emulated, "ModuleCompareStatistic"), ref_sheet(reference_outputs, "ModuleCompareStatistic")
+    op = (ours[4] != "[ TOTAL ]").to_numpy()
+    assert len(ours) == len(ref) == 105 and (ref[4] != "[ TOTAL ]").to_numpy().tolist() == op.tolist()
+    assert op.sum() == 54 and (ours.loc[op, 6] > 0).sum() > 20
+    np.testing.assert_allclose(ours.loc[op, [6, 10]].astype(float), ref.loc[op, [6, 10]].astype(float), atol=1e-6)
 
 
 def test_step_keeps_the_call_frames_that_began_before_it(reference_outputs: Path) -> None:
