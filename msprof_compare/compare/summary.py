@@ -328,8 +328,8 @@ def shares_of_e2e(contrib: pd.DataFrame) -> bool:
     E2E change of +0.100 ms."""
     if not len(contrib) or str(contrib["Level"].iloc[0]) != "category":
         return False
-    diff, share = float(contrib["Diff(ms)"].iloc[0]), float(contrib["Share"].iloc[0])
-    return bool(share) and not round(abs(diff) / share - abs(level_net_ms(contrib)), 6)
+    gross = level_gross_ms(contrib)
+    return bool(gross) and not round(gross - abs(level_net_ms(contrib)), 6)
 
 
 def module_share_basis(frame: pd.DataFrame) -> str:
