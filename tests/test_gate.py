@@ -326,7 +326,7 @@ def test_unexplained_note_by_hand():
     # twice the E2E change or more (same sign) overstates it: 0.4 of 0.2 ms; 0.4 of 0.200001 ms is under twice
     assert summary.unexplained_note(top, _computing(200_001)) == ""
     assert summary.unexplained_note(top, _computing(200_000)) == (
-        "all operators together changed by +0.400 ms, 2.0 x the E2E change (+0.200 ms): their device time moved "
+        "all operators together changed by +0.400 ms, 2.0x the E2E change (+0.200 ms): their device time moved "
         "much more than the E2E time, as where it overlaps other work or the two sides record it differently (see "
         "the validity checks); the waterfall shows where the E2E change is; the Share column is of 0.800 ms, the sizes "
             "of their changes added up (savings do not cancel growth)")
@@ -465,7 +465,7 @@ def test_note_of_a_change_the_other_way_gives_no_share():
     note = summary.unexplained_note(summary.top_contributors(big, "operator"),
                                     _wf([("Vector", "computing", -3_862_000), ("Free: Other", "free", 5_200_000)]))
     assert note.startswith("all operators together changed by -106.827 ms, against an E2E change of +1.338 ms: their "
-                           "device time moved the other way, 79.8 x as much, as where it overlaps other work or the "
+                           "device time moved the other way, 79.8x as much, as where it overlaps other work or the "
                            "two sides record it differently (see the validity checks), and the E2E change is outside "
                            "it (the waterfall puts most of it in Free: Other +5.200 ms)")
     under_twice = pd.DataFrame({"Name": ["a"], "Base(ms)": [1.0], "Comparison(ms)": [0.9985]})  # -1.5 x +0.001
@@ -547,7 +547,7 @@ def test_contributors_that_overstate_the_change_are_said_so(samples):
     assert net / delta > 14 and r.frames["contributors"]["Name"].iloc[0].endswith("AccumulateGrad")
     note = summary.unexplained_note(r.frames["contributors"], r.frames["waterfall"],
                                     r.frames["contributor_communication"])
-    assert note.startswith(f"all operators together changed by {net:+.3f} ms, {net / delta:.1f} x the E2E change "
+    assert note.startswith(f"all operators together changed by {net:+.3f} ms, {net / delta:.1f}x the E2E change "
                            f"({delta:+.3f} ms): their device time moved much more than the E2E time")
     # the all-reduce the DB links to no operator: not recorded there, not 0 ms
     assert note.endswith(
@@ -608,7 +608,7 @@ def test_text_against_db_operators_moving_the_other_way_are_said_to(samples):
     """Level 1 rank 0, the text export against the DB export: the operators' device time fell by 106.827 ms (the
     text export's AccumulateGrad holds its HCCL all-reduce, the DB export links none to an operator) while E2E rose
     by 1.338 ms (136.581009 -> 137.919295 ms, as OverallMetrics). The note said only "the E2E change is outside
-    their device time", as if the 106 ms had not moved; it now says they moved the other way, 79.8 x as much."""
+    their device time", as if the 106 ms had not moved; it now says they moved the other way, 79.8x as much."""
     from msprof_compare.api import compare
     from msprof_compare.compare import summary
 
@@ -620,19 +620,19 @@ def test_text_against_db_operators_moving_the_other_way_are_said_to(samples):
     assert round(net, 3) == -106.827 and round(-net / 1.338286, 1) == 79.8
     note = summary.unexplained_note(res.contributors, wf, res.frames.get("contributor_communication"))
     assert note.startswith("all operators together changed by -106.827 ms, against an E2E change of +1.338 ms: their "
-                           "device time moved the other way, 79.8 x as much, ")
+                           "device time moved the other way, 79.8x as much, ")
 
 
 def test_operators_the_other_way_at_twice_the_e2e_change_either_way(samples):
     """``_net_note``'s edge, on figures exact in binary: operators -2 ms against +1 ms of E2E (and +2 against -1)
-    are twice the E2E change the other way and said to have moved the other way, "2.0 x as much"; 1 ns more of
+    are twice the E2E change the other way and said to have moved the other way, "2.0x as much"; 1 ns more of
     E2E change is under twice and reads only that the E2E change is outside their device time. The DB export
     against the level-1 text export (rank 0, whole profiles, the reverse of the test above) reads the same
     79.8 x: +106.827 ms of operators against -1.338 ms of E2E."""
     from msprof_compare.api import compare
     from msprof_compare.compare import summary
 
-    said = "their device time moved the other way, 2.0 x as much, "
+    said = "their device time moved the other way, 2.0x as much, "
     for base, comp, e2e in ((3.0, 1.0, 1_000_000), (1.0, 3.0, -1_000_000)):
         rows = summary.top_contributors(pd.DataFrame({"Name": ["a"], "Base(ms)": [base], "Comparison(ms)": [comp]}),
                                         "operator")
@@ -649,4 +649,4 @@ def test_operators_the_other_way_at_twice_the_e2e_change_either_way(samples):
     assert round(summary.level_net_ms(res.contributors), 3) == 106.827
     assert summary.unexplained_note(res.contributors, wf, res.frames.get("contributor_communication")).startswith(
         "all operators together changed by +106.827 ms, against an E2E change of -1.338 ms: their device time moved "
-        "the other way, 79.8 x as much, ")
+        "the other way, 79.8x as much, ")

@@ -776,7 +776,7 @@ def _unexplained(contrib: pd.DataFrame | None, wf: pd.DataFrame | None) -> str:
 def _net_note(level: str, net: float, e2e: float, wf: pd.DataFrame, e2e_delta_ns: int) -> str:
     """``_unexplained``'s sentence on the net change of the level's rows against the E2E change ("" for none)."""
     if net / e2e >= OVERSTATED_SHARE:  # a text export against a DB export: -106 ms of operators, -7.4 ms of E2E
-        return (f"all {level}s together changed by {net:+.3f} ms, {net / e2e:.1f} x the E2E change ({e2e:+.3f} ms): "
+        return (f"all {level}s together changed by {net:+.3f} ms, {net / e2e:.1f}x the E2E change ({e2e:+.3f} ms): "
                 "their device time moved much more than the E2E time, as where it overlaps other work or the two "
                 "sides record it differently (see the validity checks); the waterfall shows where the E2E change is")
     if net / e2e >= EXPLAINED_SHARE:
@@ -793,7 +793,7 @@ def _net_note(level: str, net: float, e2e: float, wf: pd.DataFrame, e2e_delta_ns
         if -net / e2e >= OVERSTATED_SHARE:
             # text vs DB, level 1 rank 0: -106.827 ms of operators against +1.338 ms of E2E read only "the E2E change
             # is outside their device time", as if those 106 ms had not moved
-            return head + (f"their device time moved the other way, {-net / e2e:.1f} x as much, as where it overlaps "
+            return head + (f"their device time moved the other way, {-net / e2e:.1f}x as much, as where it overlaps "
                            "other work or the two sides record it differently (see the validity checks), and the E2E "
                            f"change is outside it ({why})")
         return head + f"the E2E change is outside their device time ({why})"
