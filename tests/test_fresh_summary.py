@@ -75,3 +75,19 @@ def test_device_count_says_why_a_side_is_blank() -> None:
     assert row["Status"] == "unknown" and row["Base"] is None and row["Comparison"] is None
     assert row["Detail"] == ("devices that ran kernels (else Kineto deviceProperties); blank: that side's data "
                              "names no device (an NPU text export's kernel_details.csv has no device column)")
+
+
+def test_column_a_is_sized_by_the_module_contributors_the_sheet_shows(samples: Path) -> None:
+    """DB level2 -> level1 has 15 module contributors, of which the Summary sheet shows the first 10: the
+    other 5 names sized column A although no cell of it holds them."""
+    from msprof_compare import compare
+
+    r = compare(str(samples / "msinsight/test/data/pytorch/db/level2/rank0_ascend_pt"),
+                str(samples / "msinsight/test/data/pytorch/db/level1/rank0_ascend_pt"))
+    modules = r.module_contributors
+    assert len(modules) == 15
+    names = summary.column_a_names(r.waterfall, r.contributors, modules)
+    assert names == r.waterfall["Step"].tolist() + r.contributors["Name"].tolist() + \
+        modules["Name"].tolist()[:10]
+    assert summary.column_a_names(r.waterfall, r.contributors, None) == \
+        r.waterfall["Step"].tolist() + r.contributors["Name"].tolist()

@@ -994,6 +994,11 @@ _SHEET_COLUMNS = [
 ]
 
 
+#: The contributors of each table the console shows, and the module contributors the Summary sheet shows (every
+#: row stays in its statistic sheet, the JSON and the API).
+CONSOLE_TOP = 10
+
+
 #: Column A holds the waterfall's steps and, under them, the top contributors' names, each with a figure in
 #: column B that cuts it at the column's edge: the column widens to the longest of them (its width in
 #: characters, plus a margin for the bold and wide letters), up to this many characters, as many as the
@@ -1019,15 +1024,21 @@ def _blank_missing(values: list[Any]) -> np.ndarray:
     return arr
 
 
+def column_a_names(wf: pd.DataFrame, contrib: pd.DataFrame, modules: pd.DataFrame | None) -> list:
+    """The names the Summary sheet writes in column A: the waterfall's steps, every contributor, and the first
+    ``CONSOLE_TOP`` module contributors, which are all it shows of them (SGLang's 113 module rows widened the
+    column for names it does not show)."""
+    return wf["Step"].tolist() + (contrib["Name"].tolist() if len(contrib) else []) + \
+        (modules["Name"].head(CONSOLE_TOP).tolist() if modules is not None else [])
+
+
 def summary_sheet(ctx: RunContext, wf: pd.DataFrame, contrib: pd.DataFrame, guard: pd.DataFrame) -> SummarySheet:
     """The Summary sheet: the waterfall as its rows; contributors, guards and the verdict ride along for the
     writer, which lays them out beside and under the rows."""
     cols = ["Step", "Base(ms)", "Comparison(ms)", "Delta(ms)", "Cumulative(ms)", "Share of E2E Diff"]
     data = plain_frame({c: _blank_missing(wf[c].tolist()) for c in cols}, objects=True)
-    modules = ctx.frames.get("module_contributors")
-    names = wf["Step"].tolist() + (contrib["Name"].tolist() if len(contrib) else []) + \
-        (modules["Name"].tolist() if modules is not None else [])
-    columns = [_step_column(names), *_SHEET_COLUMNS[1:]]
+    columns = [_step_column(column_a_names(wf, contrib, ctx.frames.get("module_contributors"))),
+               *_SHEET_COLUMNS[1:]]
     return SummarySheet(SHEET_NAME, columns, data, (1, 1), (2, 2), stacked_captions=True,
                         waterfall=wf, contributors=contrib, guards=guard,
                         verdict=e2e_verdict(wf, e2e_scope(ctx, ctx.frames.get("e2e")),

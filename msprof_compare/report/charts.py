@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ..compare.summary import (
+    CONSOLE_TOP,
     coverage_text,
     module_contributors_note,
     module_share_basis,
@@ -42,7 +43,6 @@ from ..compare.summary import (
 )
 from ..compare.table import Sheet, sheet_numbers
 from ..textsafe import text_width
-from .summary_console import CONSOLE_TOP
 
 log = logging.getLogger("msprof-analyze")
 

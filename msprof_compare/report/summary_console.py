@@ -18,6 +18,7 @@ from prettytable import PrettyTable
 from ..compare import memory_summary
 from ..compare.communication_summary import overlap_shift, overlap_words
 from ..compare.summary import (
+    CONSOLE_TOP,
     coverage_text,
     module_contributors_note,
     module_share_basis,
@@ -25,8 +26,6 @@ from ..compare.summary import (
     unexplained_note,
 )
 from ..textsafe import cut_columns, cut_module_columns, term_safe, text_width
-
-CONSOLE_TOP = 10
 
 
 def _ms(v: object, signed: bool = False) -> str:
