@@ -192,11 +192,10 @@ class CompareResult:
         """Which side is slower and by how much, in words, as under the console's waterfall ("" without one), without
         the final period the console and the Summary sheet add (JSON ``summary.verdict`` is the same text):
         ``"E2E time 3.908 ms -> 3.496 ms (-0.412 ms, -10.54%): the comparison is faster than the base"``."""
-        from .compare.summary import e2e_aside, e2e_scope, e2e_verdict
+        from .compare.summary import e2e_verdict, e2e_words
 
         wf = self.frames.get("waterfall")
-        e2e = self.frames.get("e2e")
-        return e2e_verdict(wf, e2e_scope(self, e2e), e2e_aside(self, e2e)) if wf is not None and len(wf) else ""
+        return e2e_verdict(wf, *e2e_words(self, self.frames.get("e2e"))) if wf is not None and len(wf) else ""
 
     @property
     def guards(self) -> pd.DataFrame:

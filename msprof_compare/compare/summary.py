@@ -807,20 +807,26 @@ def _net_note(level: str, net: float, e2e: float, wf: pd.DataFrame, e2e_delta_ns
 VERDICT_RATIO = 2.0
 
 
-def e2e_scope(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None = None) -> str:
+def e2e_words(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None) -> tuple[str, str]:
+    """``e2e_verdict``'s ``scope`` and ``aside`` (the gate's line says the same), the aside read once."""
+    aside = e2e_aside(ctx, e2e)
+    return e2e_scope(ctx, e2e, bool(aside)), aside
+
+
+def e2e_scope(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None = None, range_aside: bool = False) -> str:
     """" (whole profile on ...)" where a step was asked of a text export, whose E2E time ignores it; where a text
     export meets a DB export, what the DB side's E2E holds that the text side's would not (its non-kernel tasks
     outside its computing and communication: a MEMCPY_ASYNC ~5 ms before the first kernel in the torch_npu
     samples, which can turn a faster run into a "slower" verdict); where a DB step's ProfilerStep range changed
-    outside its E2E, that the E2E is the step's device tasks' span (the change follows the figures:
-    ``e2e_aside``); else ""."""
+    outside its E2E (``range_aside``: ``e2e_aside`` says so after the figures), that the E2E is the step's
+    device tasks' span; else ""."""
     parts = []
     whole = checks.whole_profile_sides(ctx)
     if whole:
         sides = "both sides" if len(whole) > 1 else f"the {whole[0]} side"
         parts.append(f"whole profile on {sides}: a text export's E2E ignores the step")
     sources = {"base": getattr(ctx.base, "source", None), "comparison": getattr(ctx.comparison, "source", None)}
-    if e2e_aside(ctx, e2e):
+    if range_aside:
         parts.append("the step's device tasks' span")
     if {sources["base"], sources["comparison"]} == {"ascend_db", "ascend_text"} and e2e is not None and len(e2e):
         side = "base" if sources["base"] == "ascend_db" else "comparison"
@@ -1041,8 +1047,7 @@ def summary_sheet(ctx: RunContext, wf: pd.DataFrame, contrib: pd.DataFrame, guar
                *_SHEET_COLUMNS[1:]]
     return SummarySheet(SHEET_NAME, columns, data, (1, 1), (2, 2), stacked_captions=True,
                         waterfall=wf, contributors=contrib, guards=guard,
-                        verdict=e2e_verdict(wf, e2e_scope(ctx, ctx.frames.get("e2e")),
-                                            e2e_aside(ctx, ctx.frames.get("e2e"))))
+                        verdict=e2e_verdict(wf, *e2e_words(ctx, ctx.frames.get("e2e"))))
 
 
 def _waterfall_of(pair: tuple[Breakdown, Breakdown] | None) -> pd.DataFrame:
@@ -1528,14 +1533,13 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5,
         if value <= 0:
             return 1, (f"error: {term_safe(profile.path)}: no E2E time (no device activity or Overlap Analysis data), "
                        "so --fail_on_regression cannot judge the run")
-    scope = e2e_scope(result, frames.get("e2e"))
+    scope, aside = e2e_words(result, frames.get("e2e"))
     # exact: a change of exactly pct percent is within the threshold (the float change says 7.000000000000001
     # for +7.00%); the threshold is taken as the decimal the user wrote (repr of the float), and shown so
     written = repr(float(pct) + 0.0)  # + 0.0: no "-0"
     limit = Fraction(written)
     regressed = (comp - base) * 100 > limit * base
     change = _change_text(comp, base, limit, regressed)
-    aside = e2e_aside(result, frames.get("e2e"))
     head = (f"E2E time{scope} {base / 1e6:.3f} ms -> {comp / 1e6:.3f} ms ({change}), "
             f"threshold +{written[:-2] if written.endswith('.0') else written}%{f'; {aside}' if aside else ''}")
     if not regressed:
