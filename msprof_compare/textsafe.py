@@ -52,10 +52,11 @@ def one_line(text: object) -> str:
     return _BREAK.sub(" ", str(text).strip("\r\n"))
 
 
-def short_list(items: list, limit: int) -> str:
-    """The first ``limit`` items, terminal-safe and comma-separated, then ", ... (N in all)" when there are more:
-    a message names a few of many files or ids without burying its line."""
-    shown = ", ".join(term_safe(i) for i in items[:limit])
+def short_list(items: list, limit: int, escape: bool = True) -> str:
+    """The first ``limit`` items, comma-separated, then ", ... (N in all)" when there are more: a message names a
+    few of many files or ids without burying its line. ``escape``: terminal-safe, for a log line (a text that
+    also goes to a sheet or the JSON keeps its names as they are, and the console escapes it where it prints)."""
+    shown = ", ".join(term_safe(i) if escape else str(i) for i in items[:limit])
     return shown + (f", ... ({len(items)} in all)" if len(items) > limit else "")
 
 

@@ -1415,7 +1415,7 @@ def module_contributors_note(frame: pd.DataFrame | None) -> str:
     runners = frame.attrs.get("runs_modules") if frame is not None and len(frame) else None
     inside = frame.attrs.get("module_rows_of") if frame is not None and len(frame) else None
     if inside:
-        names = ", ".join(inside[:3]) + (f", ... ({len(inside)} in all)" if len(inside) > 3 else "")
+        names = short_list(inside, 3, escape=False)
         return (f"{names} run{'s' if len(inside) == 1 else ''} inside modules: the module contributors rank "
                 f"{'its' if len(inside) == 1 else 'their'} module rows by their change")
     if not runners:
@@ -1435,8 +1435,7 @@ def module_contributors_note(frame: pd.DataFrame | None) -> str:
 def _held_list(named: list[tuple[str, list[tuple[str, float, float]]]]) -> str:
     """"a (all of it), b (base 0.560 of its 0.613 ms), ... (5 in all)": the first three operators with
     ``_held_figures``, as the module contributors' lead and the row on those outside every module name them."""
-    shown = ", ".join(f"{n} ({_held_figures(f)})" for n, f in named[:3])
-    return shown + (f", ... ({len(named)} in all)" if len(named) > 3 else "")
+    return short_list([f"{n} ({_held_figures(f)})" for n, f in named], 3, escape=False)
 
 
 def _held_figures(figures: list[tuple[str, float, float]]) -> str:
