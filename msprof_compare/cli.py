@@ -15,6 +15,7 @@ import contextlib
 import datetime as _dt
 import logging
 import os
+import shutil
 import signal
 import sys
 import time
@@ -26,7 +27,7 @@ from typer.core import TyperCommand, TyperGroup
 
 from .errors import OutOfMemory, ProfileError, UsageError
 from .logs import run_logging
-from .textsafe import one_line, term_safe, write_line
+from .textsafe import one_line, term_safe, wrap_prose, write_line
 
 HELP = {
     # The original's texts, each with what the option is (they name neither side nor what -o may be)
@@ -585,13 +586,25 @@ def _blank_edges(path: str) -> str:
     return f"the path {' and '.join(edges)} with whitespace: '{term_safe(path)}'" if edges else ""
 
 
+def _terminal_columns() -> int:
+    """The width of the terminal stdout is, 0 where stdout is no terminal (a pipe, a file, a closed stream)."""
+    try:
+        return shutil.get_terminal_size().columns if sys.stdout.isatty() else 0
+    except (AttributeError, ValueError, OSError):
+        return 0
+
+
 def _print(text: str) -> None:
     """Print the console table; a closed stdout (``| head``) must not fail the run, and a stdout that cannot
     be written (a full disk) costs the table, not the reports: said in one warning."""
     from .report.output import closed_pipe, discard_rest
 
     try:  # the renderers escape names before the layout; this is the net for anything they miss
-        print(term_safe(text, keep_newlines=True), flush=True)
+        text = term_safe(text, keep_newlines=True)
+        width = _terminal_columns()
+        if width:  # prose wrapped at spaces; a pipe or a file keeps one line per note, for grep
+            text = wrap_prose(text, width)
+        print(text, flush=True)
     except UnicodeEncodeError as exc:  # an encoding _tolerant_stdout could not change: the table, not the run
         logging.getLogger("msprof-analyze").warning("Cannot print the console tables to standard output: %s",
                                                     exc.reason)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import sys
+import textwrap
 import unicodedata
 
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
@@ -58,6 +59,21 @@ def short_list(items: list, limit: int, escape: bool = True) -> str:
     also goes to a sheet or the JSON keeps its names as they are, and the console escapes it where it prints)."""
     shown = ", ".join(term_safe(i) if escape else str(i) for i in items[:limit])
     return shown + (f", ... ({len(items)} in all)" if len(items) > limit else "")
+
+
+def wrap_prose(text: str, width: int) -> str:
+    """``text`` with each line of prose longer than ``width`` broken at spaces; table lines ("+-..." / "| ...")
+    stay whole. For a terminal: a note of 700-830 characters wrapped by the terminal broke words in two. A word
+    longer than the width (a module path) keeps its line."""
+    if width < 40:  # a terminal this narrow (or a size it could not tell) breaks the tables anyway
+        return text
+    out = []
+    for line in text.split("\n"):
+        if len(line) <= width or line.startswith(("+", "|")):
+            out.append(line)
+        else:
+            out.extend(textwrap.wrap(line, width, break_long_words=False, break_on_hyphens=False))
+    return "\n".join(out)
 
 
 def text_width(text: str) -> int:

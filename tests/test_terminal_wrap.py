@@ -1,0 +1,95 @@
+"""Console prose wrapped at the terminal's width (session 47).
+
+The notes under the console tables run to 700-830 characters (GPU AlexNet against the NPU level-1 text
+export); a terminal wraps such a line wherever the width ends, in the middle of words. On a terminal the CLI
+now breaks prose lines at spaces; the tables stay whole (a table wider than the terminal cannot be helped by
+breaking it), and a pipe or a file keeps one line per note, so that grep finds a note whole.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from msprof_compare import cli
+from msprof_compare.textsafe import wrap_prose
+
+REPO = Path(__file__).resolve().parents[1]
+BASE = REPO / "sample_data" / "bert-small_h100.json.gz"
+COMP = REPO / "sample_data" / "bert-small_mi300.json.gz"
+#: The README pair's note under its operator contributors, one line of 289 characters on a pipe.
+NOTE = ("Note: all operators together changed by +0.081 ms, against an E2E change of -0.412 ms: the E2E change is "
+        "outside their device time (the waterfall puts most of it in Free: Other -0.493 ms); the Share column is "
+        "of 0.130 ms, the sizes of their changes added up (savings do not cancel growth).")
+
+
+def test_prose_breaks_at_spaces_and_tables_stay_whole() -> None:
+    table = "+---+\n| " + "x" * 120 + " |\n+---+"
+    text = wrap_prose(f"{table}\n{NOTE}", 100)
+    lines = text.split("\n")
+    assert lines[:3] == table.split("\n")
+    assert all(len(line) <= 100 for line in lines[3:]) and len(lines) == 6
+    assert " ".join(lines[3:]) == NOTE  # every word kept, none broken
+    # the last space that fits 100 columns: 94 characters, and " change" would make 101
+    assert lines[3].endswith("-0.412 ms: the E2E") and len(lines[3]) == 94
+    assert wrap_prose(NOTE, len(NOTE)) == NOTE and wrap_prose(NOTE, 20) == NOTE  # fits; too narrow to help
+    path = "/ Qwen2Model_0/ " * 12  # a word wider than the line keeps its line whole
+    assert wrap_prose(f"a {path.replace(' ', '')} b", 60).split("\n") == ["a", path.replace(" ", ""), "b"]
+
+
+def _run(stdout: int, env: dict) -> str:
+    out_dir = env.pop("_out")
+    proc = subprocess.run(
+        [sys.executable, "-c", "from msprof_compare.entry import analyze_main; analyze_main()", "compare",
+         "-d", str(COMP), "-bp", str(BASE), "-o", out_dir],
+        stdout=stdout, stderr=subprocess.DEVNULL, env=env, cwd=REPO, timeout=120)
+    assert proc.returncode == 0
+    return proc.stdout.decode() if proc.stdout is not None else ""
+
+
+@pytest.mark.skipif(os.name == "nt", reason="pseudo-terminals are POSIX")
+def test_the_cli_wraps_prose_on_a_terminal_only(tmp_path: Path) -> None:
+    import pty
+
+    env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "100"}
+    piped = _run(subprocess.PIPE, {**env, "_out": str(tmp_path / "a")})
+    assert NOTE in piped.split("\n")  # a pipe: one line per note, whatever COLUMNS says
+
+    leader, follower = pty.openpty()
+    try:
+        _run(follower, {**env, "_out": str(tmp_path / "b")})
+        os.close(follower)
+        follower = -1
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # EIO: the terminal's other end is closed and everything was read
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(leader)
+        if follower >= 0:
+            os.close(follower)
+    shown = b"".join(chunks).decode().replace("\r\n", "\n").split("\n")
+    prose = [line for line in shown if line and not line.startswith(("+", "|"))]
+    assert prose and all(len(line) <= 100 for line in prose), [line for line in prose if len(line) > 100]
+    start = next(i for i, line in enumerate(shown) if line.startswith("Note: all operators"))
+    assert " ".join(shown[start:start + 3]) == NOTE
+    tables = [line for line in shown if line.startswith(("+", "|"))]
+    assert tables == [line for line in piped.split("\n") if line.startswith(("+", "|"))]  # whole, unchanged
+
+
+def test_no_terminal_no_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Closed:
+        def isatty(self) -> bool:
+            raise ValueError("I/O operation on closed file")
+
+    monkeypatch.setattr(sys, "stdout", Closed())
+    assert cli._terminal_columns() == 0
