@@ -388,11 +388,13 @@ def level_net_ms(contrib: pd.DataFrame) -> float:
 NAMED_STEP_SHARE = 0.1
 
 
-def _outside_steps(wf: pd.DataFrame, e2e_delta_ns: int) -> tuple[str, bool]:
+def _outside_steps(wf: pd.DataFrame, e2e_delta_ns: int) -> tuple[str, bool, int | None]:
     """The one or two waterfall steps outside any operator's device time (communication, free time) that
     moved with the E2E change by at least NAMED_STEP_SHARE of it (and by a shown 0.001 ms), largest first,
-    and whether together they hold half of the change or more: the note then says where the change is
-    instead of listing what it might be. ("", False) when no step qualifies."""
+    whether together they hold half of the change or more (the note then says where the change is instead of
+    listing what it might be), and, where they hold all of it, what the other steps moved the other way (ns;
+    None where they hold less): "most of it in Free: Other -0.493 ms" of a -0.412 ms change said less than the
+    figures. ("", False, None) when no step qualifies."""
     cat = col_of(wf, "Category", object)
     delta = wf["Delta(ns)"].to_numpy(dtype=np.int64, na_value=0)
     moved = delta * np.sign(e2e_delta_ns) >= max(NAMED_STEP_SHARE * abs(e2e_delta_ns), 500)
@@ -400,7 +402,9 @@ def _outside_steps(wf: pd.DataFrame, e2e_delta_ns: int) -> tuple[str, bool]:
     pick = pick[np.argsort(-np.abs(delta[pick]), kind="stable")][:2]
     steps = col_of(wf, "Step", object)
     named = " and ".join(f"{steps[i]} {delta[i] / 1e6:+.3f} ms" for i in pick)
-    return named, bool(len(pick)) and abs(int(delta[pick].sum())) * 2 >= abs(e2e_delta_ns)
+    held = int(delta[pick].sum())
+    rest = e2e_delta_ns - held if len(pick) and abs(held) >= abs(e2e_delta_ns) else None
+    return named, bool(len(pick)) and abs(held) * 2 >= abs(e2e_delta_ns), rest
 
 
 def _unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame) -> str:
@@ -781,8 +785,11 @@ def _net_note(level: str, net: float, e2e: float, wf: pd.DataFrame, e2e_delta_ns
                 "sides record it differently (see the validity checks); the waterfall shows where the E2E change is")
     if net / e2e >= EXPLAINED_SHARE:
         return ""
-    named, most = _outside_steps(wf, e2e_delta_ns)
-    if most:
+    named, most, rest = _outside_steps(wf, e2e_delta_ns)
+    if rest is not None:
+        why = f"the waterfall puts all of it in {named}" + (
+            f"; other steps moved {rest / 1e6:+.3f} ms the other way" if round(rest / 1e6, 3) else "")
+    elif most:
         why = f"the waterfall puts most of it in {named}"
     elif named:
         why = f"the waterfall puts part of it in {named}; see the waterfall for the rest"
