@@ -40,9 +40,11 @@ DRIVER_CATS = frozenset({"cuda_driver", "xpu_driver", "privateuse1_driver"})
 #: graph launch replays end flows whose id is the launch call's ``correlation`` arg, and no flow starts there.
 LAUNCH_CATS = RUNTIME_CATS | DRIVER_CATS | {"runtime"}
 #: Lower-cased name prefixes of GPU collective kernels: NCCL's (the original counts a GPU kernel starting with
-#: ``nccl``, case-insensitive, as communication) and AMD RCCL's (ours). Shared by the categories
-#: (``compare.classify``) and the Kineto loader, which names the collectives of those kernels.
-GPU_COMM_PREFIXES = ("nccl", "rccl")
+#: ``nccl``, case-insensitive, as communication), AMD RCCL's and MSCCL's (ours: RCCL on the MI300X runs its
+#: MSCCL algorithms, ``mscclKernel_Sum_hip_bfloat16_Simple_false(ncclDevComm*, mscclAlgo*, mscclWork*)``, for
+#: small all-reduces by default). Shared by the categories (``compare.classify``) and the Kineto loader, which
+#: names the collectives of those kernels.
+GPU_COMM_PREFIXES = ("nccl", "rccl", "msccl")
 #: HCCL's rank id for "no peer" (the dst rank of a task on the local chip): 2**32 - 1.
 NO_RANK = 0xFFFFFFFF
 

@@ -10,7 +10,7 @@ events of a ROCm build (Device Type 6).
   longer, one allocation 100 MiB larger, a GEMM moved to stream 1, a GEMM's launch call renamed from
   hipExtModuleLaunchKernel to hipLaunchKernel;
 * the distributed ResNet on the MI300X (17 RCCL ``ncclDevKernel_Generic`` on stream 4): the last all-reduce 1 ms
-  longer.
+  longer, and the same kernel named as RCCL's MSCCL kernel.
 
 Every expected figure is the raw events' own (Decimal, plain interval arithmetic, the json module), never the
 tool's output. The planted kernels run in idle device time (the next device event starts after the longer end),
@@ -30,6 +30,7 @@ from test_injected_regressions import _rows, _summary_lines, _waterfall
 from test_injected_regressions_gpu import _load, _save
 
 from msprof_compare.api import compare
+from msprof_compare.compare.communication import gpu_family
 from msprof_compare.report.json_report import to_document
 from msprof_compare.report.summary_console import memory_line, render_communication, render_explain
 
@@ -269,6 +270,28 @@ def test_rccl_allreduce_longer_is_uncovered_communication_and_its_allreduce_row(
     doc_summary = to_document(res)["summary"]["communication"]
     assert (doc_summary["diff_ms"], doc_summary["uncovered_diff_ms"]) == (1.0, 0.971562)
     assert "(+1.000 ms" in render_communication(res.frames)
+
+
+def test_msccl_allreduce_kernel_is_communication(samples, tmp_path):
+    """RCCL runs small all-reduces on the MI300X with its MSCCL algorithms by default, in kernels named
+    ``mscclKernel_Sum_hip_bfloat16_Simple_false(ncclDevComm*, mscclAlgo*, mscclWork*)``. The ResNet trace's last
+    all-reduce kernel so named is the same collective: no figure may move. Before, the kernel did not start with
+    nccl / rccl and was computing: Vector +8.657 ms, Uncovered Communication -8.657 ms, allreduce 6 -> 5 calls."""
+    src = samples / RESNET
+    kernel = _device(_pristine(src), _ALLREDUCE)
+    msccl = "mscclKernel_Sum_hip_bfloat16_Simple_false(ncclDevComm*, mscclAlgo*, mscclWork*)"
+    after = _edited(src, tmp_path / "msccl.json", f'"name": "{kernel["name"]}", "pid": 2, "tid": 4,\n    '
+                    f'"ts": {kernel["ts"]},', f'"name": "{msccl}", "pid": 2, "tid": 4,\n    "ts": {kernel["ts"]},')
+    assert _device(after, _ALLREDUCE)["name"] == msccl
+    assert not _delta(_pristine(src), after)  # the oracle knows RCCL's kernels
+    res = compare(str(src), str(tmp_path / "msccl.json"))
+    assert not _waterfall(res) and not _om_moved(res)
+    assert not len(res.contributors) and not len(res.communication_contributors)
+    comm = res.sheet("CommunicationCompare")
+    (row,) = comm[comm["Communication OP Name"] == "allreduce"].itertuples(index=False)
+    assert (row[3], row[10]) == (6, 6) and row[4] == row[11]
+    # the name says the reduction (Sum), not the collective: PyTorch's record names it, else the original's family
+    assert gpu_family([msccl] * 2, None, ["allreduce", ""])[0].tolist() == ["allreduce", "mscclkernel"]
 
 
 def test_hip_memcpy_longer_is_sdma_of_the_op_that_copied(samples, tmp_path):

@@ -78,8 +78,10 @@ COLLECTIVE_OF_WORD = {"all_reduce": "allreduce", "allreduce": "allreduce", "cros
 
 
 def _nccl_collective(name: str) -> str | None:
-    """The collective an NCCL / RCCL kernel's name says (None: ``ncclDevKernel_Generic``, RCCL's kernel for all)."""
-    low = classify.kernel_function_name(name).lower()[4:].lstrip("_")  # no nccl / rccl
+    """The collective an NCCL / RCCL / MSCCL kernel's name says (None: ``ncclDevKernel_Generic``, RCCL's kernel
+    for all; ``mscclKernel_Sum_...``, which names the reduction, not the collective)."""
+    low = classify.kernel_function_name(name).lower()
+    low = low[len(next((p for p in GPU_COMM_PREFIXES if low.startswith(p)), "")):].lstrip("_")  # no nccl / rccl
     for lead in ("devkernel_", "kernel_"):
         if low.startswith(lead):
             low = low[len(lead):]
