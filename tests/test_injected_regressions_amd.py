@@ -211,6 +211,10 @@ def test_attn_fwd_longer_is_flash_attention_forward_cube_and_a_backward_op_makes
     assert _om_moved(res) == {"Computing Time": 0.005, "Flash Attention (Forward)": 0.005,
                               "Flash Attention (Forward) (Cube)": 0.005, "Free Time": -0.005, "Free": -0.005}
     assert _waterfall(res) == {"Flash Attention (Forward)": 5_000, "Free: Other": -5_000}
+    # the same 5 us change reads alike on each row: 0.005 ms to 0.01, the half away from zero; the float
+    # differences (0.0050000000000000044, -0.0050000000000003375, -0.004999999999999893 ms) rounded as floats
+    # made Free Time -0.01 but its \tFree 0.00
+    assert {k: r[7] for k, r in om.items() if r[7]} == {k: 0.01 if v > 0 else -0.01 for k, v in _om_moved(res).items()}
     assert res.contributors[["Name", "Diff(ms)"]].values.tolist() == [["aten::scaled_dot_product_attention", 0.005]]
     assert res.module_contributors["Name"].tolist() == [
         f"{_module_path(before, _ATTN)} > aten::scaled_dot_product_attention"]
@@ -226,6 +230,8 @@ def test_attn_fwd_longer_is_flash_attention_forward_cube_and_a_backward_op_makes
     assert _om_moved(res) == {"Flash Attention (Forward)": -0.032032, "Flash Attention (Forward) (Cube)": -0.032032,
                               "Flash Attention (Backward)": 0.032032, "Flash Attention (Backward) (Cube)": 0.032032}
     assert _cells(res, "Flash Attention Time(Backward)(Num)") == ["0.000s(0)", "0.000s(1)"]
+    om = _rows(res.sheet("OverallMetrics"))  # 0.032032 ms to 0.01: 0.03 either way
+    assert {k: r[7] for k, r in om.items() if r[7]} == {k: 0.03 if v > 0 else -0.03 for k, v in _om_moved(res).items()}
 
 
 # --------------------------------------------------------------------------- communication and copies

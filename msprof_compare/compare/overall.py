@@ -10,6 +10,7 @@ seconds on the console).
 from __future__ import annotations
 
 import logging
+import math
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -98,6 +99,17 @@ def _ms(ns: int | float) -> float:
     return ns / 1e6
 
 
+def _exact_diff(base_ms: float, comparison_ms: float) -> float:
+    """Diff Duration(ms): the exact change (the cells are whole ns) to 0.01 ms, a half away from zero. The float
+    difference rounded as reference-2 §0.1 says read one change three ways: an attention kernel 5 us longer made
+    Computing Time +0.01, Free Time -0.01 and its ``\tFree`` 0.00 (0.0050000000000000044, -0.0050000000000003375
+    and -0.004999999999999893 ms)."""
+    change = round(comparison_ms * 1e6) - round(base_ms * 1e6)
+    hundredths, rest = divmod(abs(change), 10_000)
+    hundredths += rest >= 5_000
+    return math.copysign(hundredths, change) / 100 + 0.0
+
+
 class _Side:
     """One side's E2E time, which every row's Duration Ratio divides by."""
 
@@ -124,8 +136,8 @@ class _Rows:
         ccell = self.c.cell(*comp) if comp is not None else list(_MISSING)
         if bcell[0] == 0 and ccell[0] == 0:
             return False
-        diff, ratio = diff_ratio(bcell[0], ccell[0])
-        self.rows.append([label, *bcell, *ccell, diff, ratio])
+        ratio = diff_ratio(bcell[0], ccell[0])[1]
+        self.rows.append([label, *bcell, *ccell, _exact_diff(bcell[0], ccell[0]), ratio])
         self.styles.append(style)
         return True
 
