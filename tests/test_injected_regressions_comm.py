@@ -559,3 +559,52 @@ def test_collective_moved_to_a_new_group_moves_its_uncovered_time_between_group_
     assert res.contributors[["Name", "Diff(ms)"]].values.tolist() == [
         ["Group 0 Communication (uncovered)", -ms], ["Group 1 Communication (uncovered)", ms]]
 
+
+# --------------------------------------------------------------------------- 3c. a collective without a family
+
+def test_collective_renamed_without_a_family_is_said_left_out_not_an_overlap_shift(samples, tmp_path, caplog):
+    """hcom_allReduce__586_1_1 renamed hcomAllReduce586 (no '_': no family, reference-2 §4.2, so no row) on the
+    comparison side of the text export, op 2 of the DB export given the op type N/A: CommunicationCompare's op
+    rows lose that op's 2281.106 us (DB: 2180.324 us) while the uncovered communication of OverallMetrics and the
+    waterfall still count it. The communication line said "computing (or communication ops running beside one
+    another) overlaps less of the communication than before" and the log nothing, as only a side with no op left
+    at all was warned of; now the log counts the ops left out with their time, and the line says their time is not
+    in the op rows instead of inventing an overlap shift."""
+    from msprof_compare.report.summary_console import communication_line
+
+    src = samples / NPU_TEXT
+    text_side = tmp_path / "text" / "rank0_ascend_pt"
+    shutil.copytree(src, text_side)
+    trace = text_side / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    raw = trace.read_bytes()
+    assert raw.count(_OP.encode()) == 1
+    trace.write_bytes(raw.replace(_OP.encode(), b"hcomAllReduce586"))
+    (op,) = [e for e in json.loads(raw, parse_float=Decimal) if e.get("name") == _OP and e.get("ph") == "X"]
+    text_ms = round(op["dur"], 3) / 1000  # 2.281106 ms, times read to the ns
+
+    db = samples / NPU_DB / "ASCEND_PROFILER_OUTPUT" / _DB_FILE
+    db_side = tmp_path / "db" / "rank0_ascend_pt"
+    shutil.copytree(samples / NPU_DB, db_side)
+    target = db_side / "ASCEND_PROFILER_OUTPUT" / _DB_FILE
+    con = sqlite3.connect(target)
+    try:
+        con.execute("UPDATE COMMUNICATION_OP SET opType = ? WHERE opId = 2", (string_id(con, "N/A"),))
+        con.commit()
+    finally:
+        con.close()
+    ((db_ns, n_db),) = sql(db, "SELECT SUM(CASE WHEN opId = 2 THEN endNs - startNs END), COUNT(*) "
+                               "FROM COMMUNICATION_OP")
+    for a, b, ms, n, why in ((src, text_side, text_ms, 4, "names without a '_'"),
+                             (samples / NPU_DB, db_side, Decimal(db_ns) / 1_000_000, n_db, "an op type of N/A")):
+        caplog.clear()
+        res = compare(str(a), str(b))
+        rows = {(r[1], r[2]): r for r in res.sheet("CommunicationCompare").itertuples(index=False)}
+        assert round(rows[("allreduce", None)][15], 2) == -float(round(ms * 1000, 2))
+        om = _rows(res.sheet("OverallMetrics"))
+        assert om["Uncovered Communication Time"][7] == 0.0
+        warned = [r.getMessage() for r in caplog.records if "leaves them out" in r.getMessage()]
+        assert len(warned) == 1 and warned[0].startswith(f"{b}: 1 of its {n} communication op(s) ({ms:.3f} ms) have "
+                                                         f"{why}")
+        line = communication_line(res.frames["communication"])
+        assert "overlaps" not in line
+        assert f"not in the op rows: {ms:.3f} ms of the comparison side's ops, which have no op family" in line

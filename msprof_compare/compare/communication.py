@@ -29,6 +29,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
 
 log = logging.getLogger("msprof-analyze")
+#: ``RunContext.cache`` key: per side, the ns of the communication ops without a family (``unnamed_ops``).
+LEFT_OUT_KEY = "communication_left_out_ns"
 
 GPU_KERNEL_CATS = ("kernel", "gpu_memcpy")
 
@@ -433,6 +435,19 @@ def comm_rows(base: dict[str, dict], comparison: dict[str, dict]) -> list[list]:
     return rows
 
 
+def unnamed_ops(profile: Profile, rng: tuple[int, int] | None, events: tuple[Events, Events]) -> tuple[int, int]:
+    """(count, ns) of the side's communication ops in ``rng`` that have no family, which CommunicationCompare
+    leaves out (reference-2 §4.2) while OverallMetrics and the waterfall count their time."""
+    ops = events[0]
+    if profile.source == "ascend_db":  # named by their op type, as ``side_data`` groups them
+        is_op = col_of(profile.comm, "lane", object) == "op"
+        ops = {**ops, "name": col_of(profile.comm, "task_type", object)[is_op]}
+    ops = _sorted(ops, rng)
+    fam = ops["family"] if "family" in ops else family(ops["name"])
+    miss = np.array([f is None for f in fam.tolist()], dtype=bool)
+    return int(miss.sum()), int(ops["dur"][miss].sum())
+
+
 def _db_op_types(profile: Profile, rng: tuple[int, int] | None) -> str:
     """What a DB's communication ops without a family hold in their op type (level-0 exports write N/A; a NULL
     or absent COMMUNICATION_OP.opType reads as none), for the line that says why they have no row."""
@@ -448,6 +463,7 @@ def _db_op_types(profile: Profile, rng: tuple[int, int] | None) -> str:
 def build(ctx: RunContext) -> list[Sheet]:
     """The CommunicationCompare sheet (left out when neither side has a communication op)."""
     data = []
+    left_out: list[int] = []
     kw = None
     gpu_pair = ctx.base.is_gpu != ctx.comparison.is_gpu
     if ctx.base.is_gpu or ctx.comparison.is_gpu:  # the GPU side's collectives go by keyword lists
@@ -458,6 +474,14 @@ def build(ctx: RunContext) -> list[Sheet]:
         if gpu_pair and p.is_npu and p.source != "ascend_db":  # GPU families are collectives: name the NPU's alike
             events = ({**events[0], "family": collective_families(events[0]["name"])}, events[1])
         d = side_data(p, rng, kw, events)
+        n_out, ns_out = unnamed_ops(p, rng, events)
+        left_out.append(ns_out if d else 0)  # a side without any row is "not recorded" (communication_line)
+        if d and n_out:  # some ops left out: the op rows fall short of OverallMetrics by their time
+            why = (_db_op_types(p, rng) if p.source == "ascend_db"
+                   else "names without a '_' (a family is a name's first '_' piece)")
+            log.warning("%s: %d of its %d communication op(s) (%.3f ms) have %s, so CommunicationCompare leaves them "
+                        "out of its op rows (OverallMetrics and the waterfall count their time)", p.path, n_out,
+                        int(in_range(events[0]["ts"], rng).sum()), ns_out / 1e6, why)
         if not d:
             unnamed = int(in_range(events[0]["ts"], rng).sum())
             if unnamed:  # "can't find any" would contradict OverallMetrics, which counts their time
@@ -469,6 +493,7 @@ def build(ctx: RunContext) -> list[Sheet]:
             else:
                 log.log(ctx.options.notice_level(), "Can't find any communication op in the file: %s", p.path)
         data.append(d)
+    ctx.cache[LEFT_OUT_KEY] = tuple(left_out)
     rows = comm_rows(*data)
     if not rows:
         return []

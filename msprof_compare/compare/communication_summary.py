@@ -205,4 +205,8 @@ def build(ctx: RunContext, sheets: list[Sheet]) -> None:
     from .checks import whole_profile_sides
 
     wf = None if whole_profile_sides(ctx) else ctx.frames.get("waterfall")
-    ctx.frames["communication"] = totals(cols, uncovered_ns(wf))
+    ctx.frames["communication"] = frame = totals(cols, uncovered_ns(wf))
+    from .communication import LEFT_OUT_KEY
+
+    # per side, the ms of ops the sheet left out (no family): the uncovered part counts them, the op rows do not
+    frame.attrs["left_out_ms"] = tuple(v / 1e6 for v in ctx.cache.get(LEFT_OUT_KEY, (0, 0)))
