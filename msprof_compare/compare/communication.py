@@ -444,7 +444,7 @@ def unnamed_ops(profile: Profile, rng: tuple[int, int] | None, events: tuple[Eve
         ops = {**ops, "name": col_of(profile.comm, "task_type", object)[is_op]}
     ops = _sorted(ops, rng)
     fam = ops["family"] if "family" in ops else family(ops["name"])
-    miss = np.array([f is None for f in fam.tolist()], dtype=bool)
+    miss = pd.isna(np.asarray(fam, dtype=object))  # no family: None
     return int(miss.sum()), int(ops["dur"][miss].sum())
 
 
