@@ -43,7 +43,7 @@ _COPY = 810  # the trace's one Memcpy DtoD (2.404 us)
 _ALLREDUCE = 8211  # the last RCCL all-reduce (8656.708 us): no device event after it
 _DEVICE = ("kernel", "gpu_memcpy")
 _COMM = ("nccl", "rccl", "msccl")  # RCCL's kernels (ncclDevKernel_*, rcclKernel_*, mscclKernel_*)
-_CUBE = ("cijk_", "attn_fwd")  # the Cube words of AMD's kernels (docs/differences.md)
+_CUBE = ("cijk_", "attn_fwd", "bwd_kernel_dk_dv", "bwd_kernel_dq", "bwd_kernel_fuse")  # AMD's Cube words
 
 
 def _edited(src: Path, dst: Path, old: str, new: str) -> list[dict]:
@@ -232,6 +232,31 @@ def test_attn_fwd_longer_is_flash_attention_forward_cube_and_a_backward_op_makes
     assert _cells(res, "Flash Attention Time(Backward)(Num)") == ["0.000s(0)", "0.000s(1)"]
     om = _rows(res.sheet("OverallMetrics"))  # 0.032032 ms to 0.01: 0.03 either way
     assert {k: r[7] for k, r in om.items() if r[7]} == {k: 0.03 if v > 0 else -0.03 for k, v in _om_moved(res).items()}
+
+
+def test_aotriton_backward_kernels_are_cube(samples, tmp_path):
+    """aotriton's backward attention kernels (bwd_kernel_dk_dv, bwd_kernel_dq, the fused bwd_kernel_fuse) under
+    backward flash-attention ops are Flash Attention (Backward) (Cube), as NVIDIA's flash_bwd kernels are: no
+    keyword named them, so on a ROCm training trace the backward attention read (Vector). The bert trace is
+    inference: three of its four attn_fwd kernels are renamed so, and the ops around them as backward ones
+    (bwd_preprocess, an element-wise pass aotriton runs first, stays Vector: the fourth)."""
+    src = samples / BERT
+    doc = _load(src)
+    events = doc["traceEvents"]
+    attn = sorted((e for e in events if e.get("cat") == "kernel" and e["name"] == "attn_fwd"), key=lambda e: e["ts"])
+    names = ["bwd_kernel_dk_dv", "bwd_kernel_dq", "bwd_kernel_fuse", "bwd_preprocess"]
+    for kernel, name in zip(attn, names, strict=True):
+        kernel["name"] = name
+        for op in _ops_around(events, _launch(events, kernel["args"]["correlation"]))[1:]:
+            if not op["name"].endswith("_backward"):
+                op["name"] = op["name"].replace("_forward", "") + "_backward"
+    us = [_device(_pristine(src), k["args"]["correlation"])["dur"] for k in attn]
+    res = compare(str(src), str(_save(doc, tmp_path / "bwd.json")))
+    om = _rows(res.sheet("OverallMetrics"))
+    cube, vector = om["Flash Attention (Backward) (Cube)"], om["Flash Attention (Backward) (Vector)"]
+    assert (cube[4], cube[6]) == (float(sum(us[:3]) / 1000), 3)  # comparison ms and count
+    assert (vector[4], vector[6]) == (float(us[3] / 1000), 1)
+    assert (om["Flash Attention (Forward)"][4], om["Flash Attention (Forward)"][6]) == (0.0, 0)  # all four moved
 
 
 # --------------------------------------------------------------------------- communication and copies
