@@ -104,7 +104,9 @@ def test_npu_text_pair1_against_the_trace(pair1, samples):
         "task_base_ms": float(base_tasks[top]), "task_comparison_ms": float(comp_tasks[top]),
         "task_diff_ms": float(changes[top]), "task_diff_pct": float(changes[top] / base_tasks[top] * 100),
         # a communication-only run has no waterfall, whose communication steps are the part no computing overlaps
-        "uncovered_base_ms": None, "uncovered_comparison_ms": None, "uncovered_diff_ms": None})
+        "uncovered_base_ms": None, "uncovered_comparison_ms": None, "uncovered_diff_ms": None,
+        # every op has a family (hcom_allReduce_...)
+        "no_family_base_ms": 0.0, "no_family_comparison_ms": 0.0})
     # with the time breakdown: step_trace_time.csv's Communication(Not Overlapped), in us
     full = compare(str(samples / TEXT / "level1/rank0_ascend_pt"), str(samples / TEXT / "level2/rank0_ascend_pt"),
                    enable_communication_compare=True, enable_profiling_compare=True).communication_totals

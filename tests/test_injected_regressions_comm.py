@@ -35,6 +35,7 @@ from spans import union
 from test_injected_regressions import NPU_DB, NPU_TEXT, _device_time_inserted, _objects, _rows
 
 from msprof_compare.api import compare
+from msprof_compare.report.json_report import to_document
 
 _OP = "hcom_allReduce__586_1_1"  # the second all-reduce of the text export (2281.106 us, 74 tasks)
 _KEY = f"{_OP}@17522688603477080586"
@@ -608,3 +609,5 @@ def test_collective_renamed_without_a_family_is_said_left_out_not_an_overlap_shi
         line = communication_line(res.frames["communication"])
         assert "overlaps" not in line
         assert f"not in the op rows: {ms:.3f} ms of the comparison side's ops, which have no op family" in line
+        totals = to_document(res)["summary"]["communication"]  # the JSON carries the same figures
+        assert (totals["no_family_base_ms"], totals["no_family_comparison_ms"]) == (0.0, float(ms))

@@ -37,7 +37,7 @@ CONTRIBUTOR_COLUMNS = ["Rank", "Name", "Base(ms)", "Comparison(ms)", "Diff(ms)",
 TOTAL_COLUMNS = ["op_types", "changed", "base_recorded", "comparison_recorded", "base_ms", "comparison_ms",
                  "diff_ms", "diff_pct", "base_tasks_recorded", "comparison_tasks_recorded", "task", "task_op",
                  "task_base_ms", "task_comparison_ms", "task_diff_ms", "task_diff_pct", "uncovered_base_ms",
-                 "uncovered_comparison_ms", "uncovered_diff_ms"]
+                 "uncovered_comparison_ms", "uncovered_diff_ms", "no_family_base_ms", "no_family_comparison_ms"]
 #: CommunicationCompare's columns by position (reference-2 §4.3): op name, task name and Total Duration(us) of
 #: the base side, then of the comparison side.
 _B_OP, _B_TASK, _B_TOTAL, _C_OP, _C_TASK, _C_TOTAL = 1, 2, 4, 8, 9, 11
@@ -142,12 +142,15 @@ def overlap_words(shift: str) -> str:
             "than before")
 
 
-def totals(cols: _Columns, uncovered: tuple[int, int] | None = None) -> pd.DataFrame:
+def totals(cols: _Columns, uncovered: tuple[int, int] | None = None,
+           no_family: tuple[int, int] = (0, 0)) -> pd.DataFrame:
     """The one-row frame "communication": each side's communication time (null where a side recorded no op) and
     the change, then the task whose total changed most (the first in the sheet's order among equal ones; null
     unless both sides have task rows and some task changed), then the part no computing overlaps (``uncovered``,
     in ns: ``uncovered_ns``; null without it, where a side recorded no op, or where a text export was given a
-    step: its waterfall is the whole profile's, the op rows the step's). ``attrs["no_collectives"]``: per
+    step: its waterfall is the whole profile's, the op rows the step's), then the time (``no_family``, ns per
+    side) of the ops the op rows leave out for want of a family, which the uncovered part counts (null where a
+    side recorded no op). ``attrs["no_collectives"]``: per
     side, whether it is a GPU trace without collective kernels, whose 0 ms is a reading (``read_gpu_sides``)."""
     base_ns, comp_ns = int(cols.base.sum()), int(cols.comparison.sum())
     base, comp = base_ns / 1e6, comp_ns / 1e6
@@ -174,6 +177,8 @@ def totals(cols: _Columns, uncovered: tuple[int, int] | None = None) -> pd.DataF
         "uncovered_base_ms": [uncovered[0] / 1e6 if both and uncovered else None],
         "uncovered_comparison_ms": [uncovered[1] / 1e6 if both and uncovered else None],
         "uncovered_diff_ms": [float(_diff_ms(*uncovered)) if both and uncovered else None],
+        "no_family_base_ms": [no_family[0] / 1e6 if cols.recorded[0] else None],
+        "no_family_comparison_ms": [no_family[1] / 1e6 if cols.recorded[1] else None],
     }, TOTAL_COLUMNS, objects=True)
     frame.attrs["no_collectives"] = cols.no_collectives
     return frame
@@ -205,8 +210,6 @@ def build(ctx: RunContext, sheets: list[Sheet]) -> None:
     from .checks import whole_profile_sides
 
     wf = None if whole_profile_sides(ctx) else ctx.frames.get("waterfall")
-    ctx.frames["communication"] = frame = totals(cols, uncovered_ns(wf))
     from .communication import LEFT_OUT_KEY
 
-    # per side, the ms of ops the sheet left out (no family): the uncovered part counts them, the op rows do not
-    frame.attrs["left_out_ms"] = tuple(v / 1e6 for v in ctx.cache.get(LEFT_OUT_KEY, (0, 0)))
+    ctx.frames["communication"] = totals(cols, uncovered_ns(wf), ctx.cache.get(LEFT_OUT_KEY, (0, 0)))

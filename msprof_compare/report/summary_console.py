@@ -233,7 +233,7 @@ def communication_line(totals: pd.DataFrame | None) -> str:
                 f"the log says which), so its 0 there is no reading, not a change; {what}: {sides}.")
     none = [side for side, flag in zip(("base", "comparison"), totals.attrs.get("no_collectives", (False, False)),
                                        strict=True) if flag]
-    text = _communication_change(t, ms, what, n, none, totals.attrs.get("left_out_ms", (0.0, 0.0)))
+    text = _communication_change(t, ms, what, n, none)
     if none:
         # a GPU trace holds every kernel it ran: without a collective kernel it communicated nothing, so its 0 ms
         # is a reading and the other side's time is all change (NPU wording called it "no reading" before)
@@ -245,21 +245,22 @@ def communication_line(totals: pd.DataFrame | None) -> str:
 
 
 def _communication_change(t: pd.Series, ms: tuple[float, float], what: str, n: int,
-                          no_collectives: Sequence[str] = (), left_out: Sequence[float] = (0.0, 0.0)) -> str:
+                          no_collectives: Sequence[str] = ()) -> str:
     """``communication_line``'s sentence where both sides have a reading: the time change, the part no computing
     overlaps where the overlap moved (``overlap_shift``), then the task that changed most (NPU sides with task
     rows). A side without task rows that ``no_collectives`` names (a GPU trace without a collective kernel) gets
     no "task rows on the other side only" clause: the line then says it ran no communication, which says why.
-    ``left_out``: per side, the ms of ops without a family, which the op rows leave out and the uncovered part
-    counts: said instead of an overlap shift, which their time would fake (an op renamed without a '_' read as
-    "computing overlaps less")."""
+    The ms of ops without a family (``no_family_*_ms``), which the op rows leave out and the uncovered part
+    counts, are said instead of an overlap shift, which their time would fake (an op renamed without a '_' read
+    as "computing overlaps less")."""
     if not int(t["changed"]):
         text = (f"No communication op type's total duration changed ({n} op type{'s' if n != 1 else ''}); {what} "
                 + _change(*ms, "ms", 3))
     else:
         text = f"{what[0].upper()}{what[1:]} {_change(*ms, 'ms', 3)}"
     shift = overlap_shift(t)
-    out = [(side, v) for side, v in zip(("base", "comparison"), left_out, strict=True) if v]
+    out = [(side, float(t[f"no_family_{side}_ms"])) for side in ("base", "comparison")
+           if _value(t.get(f"no_family_{side}_ms"))]
     if out:
         text += "; not in the op rows: " + " and ".join(f"{v:.3f} ms of the {side} side's ops" for side, v in out) + \
             ", which have no op family (the log counts them), though OverallMetrics and the waterfall hold their time"
