@@ -549,3 +549,24 @@ def test_starts_at_needs_the_lane_and_the_time():
         lanes = set(zip(*(x.tolist() for x in at), strict=True))
         want = [key in lanes for key in zip(*(x.tolist() for x in rows), strict=True)]
         assert starts_at(*rows, *at).tolist() == want
+
+
+def test_a_kernel_starting_with_the_first_launched_one_is_not_early(samples, tmp_path):
+    """Early kernels run before the first launched kernel, strictly: hta's rank 0 with its last early kernel (a
+    13-us kernel, not launched in the trace) moved to a stream of its own (99) to start at the very time of the
+    first launched kernel (synthetic: no sample has such a tie). By the raw JSON the 4 kernels left before it run
+    one after another: 282 + 7 + 6 + 7 = 302 us busy (a mutant reading "at or before" counted 5 kernels, 315 us)."""
+    doc = _doc(_sample(samples, HTA_EARLY))
+    ev = doc["traceEvents"]
+    dev = [e for e in ev if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy")]
+    launched = _launched_starts(ev)
+    lo = min(_ns(e["ts"]) for e in dev if "stream" in e["args"])
+    first_k = min((k for k in dev if k["cat"] == "kernel" and _lane(k) in launched), key=lambda k: _ns(k["ts"]))
+    first = _ns(first_k["ts"])
+    early = [k for k in dev if k["cat"] == "kernel" and _lane(k) not in launched and _ns(k["ts"]) < first]
+    assert [k["dur"] for k in early] == [282, 7, 6, 7, 13]
+    early[4].update(ts=first_k["ts"], tid=99)
+    early[4]["args"]["stream"] = 99
+    assert _lane(early[4]) not in launched
+    bd = gpu_breakdown(load_profile(_write(tmp_path, doc), _opts()))
+    assert (bd.early_ns, bd.early_kernels.ns, bd.early_kernels.count) == (first - lo, 302_000, 4)
