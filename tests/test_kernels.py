@@ -719,3 +719,30 @@ def test_db_export_without_op_types_is_said_for_either_kernel_sheet(samples, cap
     said = [r.getMessage() for r in caplog.records if "names no op type" in r.getMessage()]
     assert said == [f"{d}: the database names no op type of its compute tasks (N/A: a Level0 export records "
                     f"none), so {sheet} shows them as one N/A type." for d in dirs]
+
+
+def test_kernel_type_rows_order_by_total_ratio_on_two_ranks(samples):
+    """KernelTypeCompare rows go by Diff Total Ratio, descending and stable (base keys first, then the
+    comparison's own), not by the Avg ratio: msinsight's st/level2 op_statistic.csv of rank 0 against rank 2
+    (their Count columns differ, so the two ratios order the rows differently). Expected order by hand from the
+    two files with the csv module: per (OP Type, Core Type), comparison Total Time / base Total Time to 4
+    places, inf where the base lacks the key, 1.0 where both are 0."""
+    root = samples / "msinsight/test/st/level2"
+    files = [root / f"rank_{r}_ascend_pt/ASCEND_PROFILER_OUTPUT/op_statistic.csv" for r in (0, 2)]
+
+    def read(path: Path) -> dict:
+        with open(path, newline="") as fh:
+            return {(r["OP Type"], r["Core Type"]): r for r in csv.DictReader(fh)}
+
+    b, c = (read(f) for f in files)
+    keys = list(b) + [k for k in c if k not in b]
+
+    def ratio(col: str, k: tuple) -> float:
+        x, y = (float(side[k][col]) if k in side else 0.0 for side in (b, c))
+        return 1.0 if not x and not y else math.inf if not x else round(y / x, 4)
+
+    by_total = sorted(keys, key=lambda k: -ratio("Total Time(us)", k))
+    assert by_total != sorted(keys, key=lambda k: -ratio("Avg Time(us)", k))  # the data tells the two apart
+    rows = kernels.kernel_type_rows(*(kernels.kernel_type_table(npu(op_statistic=pd.read_csv(f))) for f in files))
+    assert [tuple(r[1:3]) for r in rows] == by_total
+    assert [r[0] for r in rows] == list(range(1, len(keys) + 1))
