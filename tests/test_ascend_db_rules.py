@@ -986,3 +986,26 @@ def test_communication_task_ending_before_it_starts_lasts_zero(tmp_path: Path) -
     tasks = p.comm.query("lane == 'task'")
     assert tasks.loc[tasks["ts"] == start, "dur"].tolist() == [0] and tasks["dur"].min() == 0
     assert f"{db}: 1 row(s) end before they start (1 in TASK); their duration is read as 0" in p.warnings
+
+
+def test_replayed_tasks_on_the_step_bounds_are_in_the_step(tmp_path: Path) -> None:
+    """A step holds the tasks starting at its bounds (``startNs BETWEEN start AND end``), also on the path that
+    pairs a graph replay's runs with their info rows: the excerpt with its lowest COMMUNICATION_TASK_INFO
+    globalTaskId given a second run 1 s later and a second info row (synthetic, so that the table repeats an id),
+    and step 50 cut to open at the 3rd communication task's start and close at the 3rd last one's. By SQL: the
+    step's communication task starts, the two bound tasks among them (a mutant reading the bounds as exclusive on
+    that path dropped them, while the plain path's SQL kept them)."""
+    (gid,) = sql(L1, "SELECT min(globalTaskId) FROM COMMUNICATION_TASK_INFO")[0]
+    starts = [t for (t,) in sql(L1, "SELECT t.startNs FROM TASK t JOIN COMMUNICATION_TASK_INFO c ON "
+                                    "c.globalTaskId = t.globalTaskId ORDER BY t.startNs")]
+    lo, hi = starts[2], starts[-3]
+    db = _db(tmp_path, f"INSERT INTO TASK SELECT * FROM TASK WHERE globalTaskId = {gid}",
+             "UPDATE TASK SET startNs = startNs + 1000000000, endNs = endNs + 1000000000 "
+             "WHERE rowid = (SELECT max(rowid) FROM TASK)",
+             f"INSERT INTO COMMUNICATION_TASK_INFO SELECT * FROM COMMUNICATION_TASK_INFO WHERE globalTaskId = {gid}",
+             f"UPDATE STEP_TIME SET startNs = {lo}, endNs = {hi} WHERE id = 50")
+    want = sorted(t for (t,) in sql(db, "SELECT startNs FROM TASK WHERE globalTaskId IN (SELECT globalTaskId FROM "
+                                        "COMMUNICATION_TASK_INFO) AND startNs BETWEEN ? AND ?", (lo, hi)))
+    assert want[0] == lo and want[-1] == hi
+    comm = load_profile(str(db), build_options(enable_communication_compare=True)[0], step=50).comm
+    assert comm.loc[comm["lane"] == "task", "ts"].tolist() == want
