@@ -268,6 +268,22 @@ def test_step_ending_before_it_starts_is_said_without_a_step(tmp_path: Path) -> 
     assert kd[["ts", "dur", "Step Id"]].equals(plain.kernel_details[["ts", "dur", "Step Id"]])
 
 
+def test_step_of_one_instant_is_no_inverted_step(tmp_path: Path) -> None:
+    """A STEP_TIME row ending where it starts is a step of one instant, not one ending before it starts: step 51
+    added to the l1 export at the start of its 10th compute task, for 0 ns (synthetic row). No STEP_TIME warning
+    (a mutant reading "end <= start" as inverted said "no data lies in them"), and by SQL the step holds the one
+    compute task starting at that very ns."""
+    (at,) = sql(L1, "SELECT t.startNs FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId "
+                    "ORDER BY t.startNs LIMIT 1 OFFSET 9")[0]
+    db = edited_copy(L1, _db(tmp_path), f"INSERT INTO STEP_TIME VALUES (51, {at}, {at})")
+    (n,) = sql(db, "SELECT count(*) FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId "
+                   "WHERE t.startNs BETWEEN ? AND ?", (at, at))[0]
+    assert n == 1
+    assert not [w for w in load_profile(str(db), OPTS).warnings if "STEP_TIME" in w]
+    k = load_profile(str(db), OPTS, step=51).kernels
+    assert k["ts"].tolist() == [at]
+
+
 def test_no_step_markers(tmp_path: Path) -> None:
     copy = tmp_path / "ascend_pytorch_profiler_0.db"
     edited_copy(L1, copy, "DELETE FROM STEP_TIME")
