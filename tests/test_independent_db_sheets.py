@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from dbutil import sql
+from diffutil import exact_diff
 from xlsxutil import read_xlsx
 
 from msprof_compare.api import compare
@@ -160,7 +161,7 @@ def test_pair3_operator_statistic_by_sql_and_the_text_export(pair3_ops, referenc
         assert ours[col].to_dict() == text.to_dict(), col
     for _, row in st.iterrows():
         b_, c_ = row["Base Device Duration(ms)"], row["Comparison Device Duration(ms)"]
-        assert row["Diff Duration(ms)"] == round(c_ - b_, 2)
+        assert row["Diff Duration(ms)"] == exact_diff(b_, c_)
         want = 1.0 if not b_ and not c_ else (np.inf if not b_ else round(c_ / b_, 4))
         assert _numbers(pd.Series([row["Diff Ratio"]]))[0] == want
 
@@ -284,8 +285,8 @@ def test_db_forward_module_times_by_sql(pair3) -> None:
                 assert (row[c_total], row[c_self]) == pytest.approx((total / scale, own / scale), abs=1e-9), key
                 want.append((total / scale, own / scale))
             (bt, bs), (ct, cs) = want
-            assert row[d_total] == pytest.approx(round(ct - bt, 2), abs=1e-9), key
-            assert row[d_self] == pytest.approx(round(cs - bs, 2), abs=1e-9), key
+            assert row[d_total] == pytest.approx(exact_diff(bt, ct), abs=1e-9), key
+            assert row[d_self] == pytest.approx(exact_diff(bs, cs), abs=1e-9), key
             want_ratio = 1.0 if not bt and not ct else (np.inf if not bt else round(ct / bt, 4))
             assert _numbers(pd.Series([row[ratio]]))[0] == pytest.approx(want_ratio, abs=1e-12), key
 
@@ -325,7 +326,7 @@ def test_db_operator_compare_rows_by_sql(pair3_ops) -> None:
         assert rows[dur].tolist() == pytest.approx([d for _, d in want], abs=1e-9)
     for _, row in detail.iterrows():
         b_, c_ = row["Device Duration(us)"], row["Device Duration(us).1"]
-        assert row["Diff Duration(us)"] == round(c_ - b_, 2)
+        assert row["Diff Duration(us)"] == exact_diff(b_, c_)
         assert _numbers(pd.Series([row["Diff Ratio"]]))[0] == (
             1.0 if not b_ and not c_ else (np.inf if not b_ else round(c_ / b_, 4)))
 

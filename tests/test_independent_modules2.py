@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from dbutil import sql
+from diffutil import exact_diff
 from xlsxutil import read_xlsx
 
 from msprof_compare.api import compare
@@ -231,7 +232,7 @@ def _check_detail_diffs(blocks: list) -> int:
     for _, rows in blocks:
         for _, r in rows.iterrows():
             b, c = float(r[6]), float(r[10])
-            assert (r[13], _number(r[14])) == (round(c - b, 2), _ratio(b, c)), r.tolist()
+            assert (r[13], _number(r[14])) == (exact_diff(b, c), _ratio(b, c)), r.tolist()
             assert pd.isna(r[7]) and pd.isna(r[11]) and pd.isna(r[12])
             n += 1
     return n
@@ -249,7 +250,7 @@ def _check_stat_diffs(blocks: list) -> int:
     for _, rows in blocks:
         for _, r in rows.iterrows():
             b, c = float(r[6]), float(r[10])
-            assert (r[14], _number(r[15])) == (round(c - b, 2), _ratio(b, c)), r.tolist()
+            assert (r[14], _number(r[15])) == (exact_diff(b, c), _ratio(b, c)), r.tolist()
             assert pd.isna(r[8]) and pd.isna(r[12]) and pd.isna(r[13])
             n += 1
     return n
@@ -291,7 +292,7 @@ def _check_total_diffs(detail: pd.DataFrame, stat: pd.DataFrame) -> None:
         for _, r in rows.iterrows():
             b_s, b_t, c_s, c_t = (float(r[c]) for c in (bs, bt, cs, ct))
             assert (r[d_total], r[d_self], _number(r[ratio])) == (
-                round(c_t - b_t, 2), round(c_s - b_s, 2), _ratio(b_t, c_t)), r.tolist()
+                exact_diff(b_t, c_t), exact_diff(b_s, c_s), _ratio(b_t, c_t)), r.tolist()
 
 
 def _assert_totals(detail: pd.DataFrame, stat: pd.DataFrame, side: int, want: Totals | tuple, **tol) -> None:

@@ -27,7 +27,7 @@ import json
 import re
 import shutil
 import sqlite3
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 from dbutil import edited_copy, sql, string_id  # tests/ is on sys.path (rootdir import mode)
@@ -262,7 +262,7 @@ def _expected_rows(base: dict, comp: dict) -> list[list]:
         c_ops = comp[key][0] if key in comp else []
         tb, tc = sum(b_ops, Decimal(0)), sum(c_ops, Decimal(0))
         rows.append([*op_side(key if key in base else None, base), *op_side(key if key in comp else None, comp),
-                     float(round(tc - tb, 2)), ratio(tb, tc)])
+                     float((tc - tb).quantize(Decimal("0.01"), ROUND_HALF_UP)), ratio(tb, tc)])
         b_tasks = list(base[key][1].items()) if key in base else []
         c_tasks = list(comp[key][1].items()) if key in comp else []
         for name, durs in b_tasks:

@@ -23,7 +23,17 @@ from ..model import GPU_COMM_PREFIXES, Profile, factorize, pair_codes, ranges
 from . import classify
 from .breakdown import last_of_keys
 from .steps import in_range, side_range
-from .table import STYLE_BOLD, STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, frame_from_rows
+from .table import (
+    STYLE_BOLD,
+    STYLE_FLOAT,
+    STYLE_INT,
+    STYLE_RATIO,
+    Column,
+    Sheet,
+    diff_ratio,
+    exact_diffs,
+    frame_from_rows,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -422,7 +432,8 @@ def comm_rows(base: dict[str, dict], comparison: dict[str, dict]) -> list[list]:
         b, c = base.get(key), comparison.get(key)
         bs = _stats(key, None, b["ops"] if b else None)
         cs = _stats(key, None, c["ops"] if c else None)
-        rows.append([None, *bs, *cs, *diff_ratio(bs[3], cs[3])])
+        # the totals are whole ns: Diff Duration(us) is their exact change to 0.01 us (``exact_diffs``)
+        rows.append([None, *bs, *cs, float(exact_diffs([bs[3]], [cs[3]], 1000)[0]), diff_ratio(bs[3], cs[3])[1]])
         b_tasks = list((b or {}).get("tasks", {}).items())
         c_tasks = list((c or {}).get("tasks", {}).items())
         for i, (tname, vals) in enumerate(b_tasks):

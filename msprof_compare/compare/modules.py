@@ -33,7 +33,7 @@ from . import classify
 from .align import AlignMemo, no_matching
 from .optree import OpTree, _nest, _subtree_sum, build_tree, levels, op_tree, side_profile
 from .steps import in_range, side_range
-from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratios, frame_from_rows
+from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratios, exact_diffs, frame_from_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -730,7 +730,7 @@ def detail_rows(pairs: list, base: ModuleTrees | None, comp: ModuleTrees | None)
             vb += [b_us, b_us]
             vc += [c_us, c_us]
             total.append(False)
-    diff_l = _fill_diffs(rows, total, vb, vc, 12)
+    diff_l = _fill_diffs(rows, total, vb, vc, 12, 1000)
     # base's and comparison's (row, column, top-layer op) cells that show an op call stack, filled
     # in one batch per side
     asks: tuple[list[tuple[int, int, int]], list[tuple[int, int, int]]] = ([], [])
@@ -865,15 +865,18 @@ def statistic_rows(pairs: list, base: ModuleTrees | None, comp: ModuleTrees | No
             vb += [b_ms, b_ms]
             vc += [c_ms, c_ms]
             total.append(False)
-    _fill_diffs(rows, total, vb, vc, 13)
+    _fill_diffs(rows, total, vb, vc, 13, 10**6)
     return rows
 
 
-def _fill_diffs(rows: list[list], total: list[bool], vb: list[float], vc: list[float], col: int) -> list[float]:
+def _fill_diffs(rows: list[list], total: list[bool], vb: list[float], vc: list[float], col: int,
+                ns_per_unit: int) -> list[float]:
     """Row numbers and diff cells of a module sheet from one ``diff_ratios`` pass over two values per row
     (``vb`` / ``vc``): a TOTAL row's total diff, self diff and total ratio go to ``col`` .. ``col + 2``, an op
-    row's diff and ratio (its two values are the same) to ``col + 1`` and ``col + 2``. Returns the diffs."""
-    diff, ratio = diff_ratios(np.array(vb, np.float64), np.array(vc, np.float64))
+    row's diff and ratio (its two values are the same) to ``col + 1`` and ``col + 2``; the values are whole ns per
+    ``ns_per_unit``, so a diff is the exact change (``exact_diffs``). Returns the diffs."""
+    ratio = diff_ratios(np.array(vb, np.float64), np.array(vc, np.float64))[1]
+    diff = exact_diffs(vb, vc, ns_per_unit)
     diff_l, ratio_l = diff.tolist(), ratio.tolist()
     for k, (r, t) in enumerate(zip(rows, total, strict=True)):
         r[0] = k + 1

@@ -27,6 +27,7 @@ from .table import (
     Sheet,
     diff_ratio,
     diff_ratios,
+    exact_diffs,
     frame_from_rows,
     plain_frame,
 )
@@ -113,7 +114,8 @@ def detail_rows(pairs: OpPairs) -> list[list]:
                       node_texts(tree, idx), dev.tolist()))
         dev_cells.append(np.where(present, dev, 0.0))
     (pa, na, sa, ta_, ka, da), (pb, nb, sb, tb_, kb, db) = sides
-    diff, ratio = diff_ratios(*dev_cells)
+    ratio = diff_ratios(*dev_cells)[1]
+    diff = exact_diffs(*dev_cells, 1000)  # exact ns change, to 0.01 us
     for t, (d, r) in enumerate(zip(diff.tolist(), ratio.tolist(), strict=True)):
         b = [na[t], sa[t], ta_[t], ka[t], da[t]] if pa[t] else [None, None, None, "", 0.0]
         c = [nb[t], sb[t], tb_[t], kb[t], db[t]] if pb[t] else [None, None, None, "", 0.0]
@@ -146,6 +148,10 @@ def statistic_rows(pairs: OpPairs) -> list[list]:
             continue
         c_ms = cns / 1e6
         rows.append([None, name, 0.0, 0, c_ms, cn, *diff_ratio(0.0, c_ms)])
+    # Diff Duration(ms): the exact ns change to 0.01 ms (``exact_diffs``), not the float cells' rounded difference
+    diffs = exact_diffs([r[2] for r in rows], [r[4] for r in rows], 10**6).tolist()
+    for r, d in zip(rows, diffs, strict=True):
+        r[-2] = d
     rows.sort(key=lambda r: -r[-2])  # stable: ties keep insertion order
     for i, r in enumerate(rows):
         r[0] = i + 1

@@ -1,0 +1,100 @@
+"""Duration diffs of every sheet are the exact change of whole ns, to 0.01, a half away from zero
+(docs/differences.md, "Duration diffs of every sheet are the exact change"), shown on real traces with planted
+changes lying exactly on a half of the displayed 0.01: the float cells' rounded difference read one change as
+0.01 on one sheet and 0.02 on another, or as no change at all."""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+
+import pytest
+from test_injected_regressions import _rows  # tests/ is on sys.path (rootdir import mode)
+from test_injected_regressions_amd import (
+    _ALLREDUCE,
+    _ATTN,
+    _GEMM,
+    BERT,
+    RESNET,
+    _device,
+    _edited,
+    _idle_after,
+    _launch,
+    _ops_around,
+    _pristine,
+)
+from test_injected_regressions_gpu import _load, _save
+
+from msprof_compare.api import compare
+
+
+def _half_up(us: Decimal) -> float:
+    """By hand: a change in the sheet's unit to 0.01, a half away from zero."""
+    return float(us.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+
+
+def _moved(sheet, column: str) -> list[float]:
+    """The non-zero cells of a diff column (blank cells left out)."""
+    return [v for v in sheet[column].tolist() if v == v and v is not None and v != 0]
+
+
+def _planted(samples, tmp_path, corr: int, us: str):
+    """The MI300X BERT trace with the device event of ``corr`` ``us`` µs longer; the compared results with
+    module sheets and with operator sheets (--disable_module)."""
+    src = samples / BERT
+    doc = _load(src)
+    kernel = _device(doc["traceEvents"], corr)
+    kernel["dur"] += Decimal(us)
+    path = str(_save(doc, tmp_path / f"planted_{corr}.json"))
+    return compare(str(src), path), compare(str(src), path, disable_module=True)
+
+
+@pytest.mark.parametrize(("corr", "us", "ms"), [(_ATTN, "15", "0.02"), (_GEMM, "25", "0.03")])
+def test_a_half_of_0_01_ms_reads_alike_on_every_ms_sheet(samples, tmp_path, corr, us, ms):
+    """attn_fwd 15 us longer (55 us of idle time after it) and a Cijk GEMM 25 us longer: 0.015 / 0.025 ms, by
+    hand 0.02 / 0.03 ms. The float rule read attn's 15 us as 0.02 on OverallMetrics (exact since commit
+    01aca0a) but 0.01 on OperatorCompareStatistic and ModuleCompareStatistic, and the GEMM's 25 us as 0.02 on
+    OperatorCompareStatistic and 0.03 on ModuleCompareStatistic."""
+    before = _pristine(samples / BERT)
+    want = _half_up(Decimal(us) / 1000)
+    assert str(want) == ms
+    top = _ops_around(before, _launch(before, corr))[0]["name"]  # the top-level op that launched the kernel
+    with_modules, with_ops = _planted(samples, tmp_path, corr, us)
+
+    stat = with_ops.sheet("OperatorCompareStatistic")
+    assert stat.loc[stat["Diff Duration(ms)"] != 0, ["Operator Name", "Diff Duration(ms)"]].values.tolist() == [
+        [top, want]]
+    mod = with_modules.sheet("ModuleCompareStatistic")
+    # the module that holds the op: its TOTAL row's self time and the op's row; nothing else
+    assert _moved(mod, "Device Self Time Diff(ms)") == [want, want]
+    assert set(_moved(mod, "Device Total Time Diff(ms)")) <= {want}
+    if _idle_after(before, _device(before, corr)) > Decimal(us):  # the growth takes idle time only
+        om = _rows(with_ops.sheet("OverallMetrics"))
+        assert {abs(r[7]) for r in om.values() if r[7]} == {want}
+
+
+@pytest.mark.parametrize(("us", "want"), [("0.005", 0.01), ("0.015", 0.02)])
+def test_a_half_of_0_01_us_reads_alike_on_every_us_sheet(samples, tmp_path, us, want):
+    """The Cijk GEMM (7.416 us) 5 ns and 15 ns longer: by hand 0.01 and 0.02 us on OperatorCompare and
+    ModuleCompare; the float rule read 5 ns as no change (0.0 on both sheets) and 15 ns as 0.01."""
+    assert _half_up(Decimal(us)) == want
+    with_modules, with_ops = _planted(samples, tmp_path, _GEMM, us)
+    assert _moved(with_ops.sheet("OperatorCompare"), "Diff Duration(us)") == [want]
+    assert _moved(with_modules.sheet("ModuleCompare"), "Device Self Time Diff(us)") == [want, want]
+
+
+@pytest.mark.parametrize(("ns", "want"), [(5, 0.01), (15, 0.02)])
+def test_communication_total_diff_on_a_half(samples, tmp_path, ns, want):
+    """The MI300X ResNet trace's last RCCL all-reduce 5 ns and 15 ns longer: CommunicationCompare's allreduce
+    total moves by exactly that (its other rows not), so its Diff Duration(us) reads by hand 0.01 and 0.02; the
+    float rule on the totals (47137.038 -> 47137.043 us) read 0.0 and 0.01."""
+    src = samples / RESNET
+    kernel = _device(_pristine(src), _ALLREDUCE)
+    longer = kernel["dur"] + Decimal(ns) / 1000
+    _edited(src, tmp_path / "rccl.json", f'"ts": {kernel["ts"]}, "dur": {kernel["dur"]},',
+            f'"ts": {kernel["ts"]}, "dur": {longer},')
+    comm = compare(str(src), str(tmp_path / "rccl.json"), enable_communication_compare=True).sheet(
+        "CommunicationCompare")
+    totals = comm.iloc[:, [1, 4, 11]].values.tolist()
+    moved = [(name, Decimal(repr(c)) - Decimal(repr(b))) for name, b, c in totals if b != c]
+    assert moved == [("allreduce", Decimal(ns) / 1000)]
+    assert comm.loc[comm["Diff Duration(us)"].fillna(0) != 0, "Diff Duration(us)"].tolist() == [want]
