@@ -12,11 +12,14 @@ from test_injected_regressions import _rows  # tests/ is on sys.path (rootdir im
 from test_injected_regressions_amd import (
     _ALLREDUCE,
     _ATTN,
+    _DEVICE,
     _GEMM,
     BERT,
     RESNET,
+    _cells,
     _device,
     _edited,
+    _figures,
     _idle_after,
     _launch,
     _ops_around,
@@ -98,3 +101,44 @@ def test_communication_total_diff_on_a_half(samples, tmp_path, ns, want):
     moved = [(name, Decimal(repr(c)) - Decimal(repr(b))) for name, b, c in totals if b != c]
     assert moved == [("allreduce", Decimal(ns) / 1000)]
     assert comm.loc[comm["Diff Duration(us)"].fillna(0) != 0, "Diff Duration(us)"].tolist() == [want]
+
+
+@pytest.mark.parametrize(("e2e_us", "cell"), [("3500", "0.004s"), ("4500", "0.005s"), ("5500", "0.006s")])
+def test_console_seconds_on_a_half_round_away_from_zero(samples, tmp_path, e2e_us, cell):
+    """The console table's seconds are whole ns to 0.001 s, a half away from zero: the MI300X BERT trace's last
+    device event (a Cijk GEMM) made longer so that E2E (3495.976 us by hand) is exactly 3.5, 4.5 and 5.5 ms reads
+    0.004s, 0.005s and 0.006s; ``ns / 1e9`` formatted by its binary value read 0.004s, 0.004s and 0.005s (4.5 ms
+    is 0.00449999... s as a float, 3.5 ms 0.00350000...)."""
+    src = samples / BERT
+    doc = _load(src)
+    events = doc["traceEvents"]
+    dev = [e for e in events if e.get("ph") == "X" and e.get("cat") in _DEVICE]
+    last = max(dev, key=lambda e: e["ts"] + e["dur"])
+    lo = min(e["ts"] for e in dev)
+    last["dur"] = lo + Decimal(e2e_us) - last["ts"]
+    assert _figures(events)["E2E"] == Decimal(e2e_us)
+    res = compare(str(src), str(_save(doc, tmp_path / "e2e.json")), enable_profiling_compare=True)
+    assert _cells(res, "E2E Time") == ["0.003s", cell]
+
+
+@pytest.mark.parametrize("us", ["2.5", "4.5", "5.5"])
+def test_verdict_ms_on_a_half_round_away_from_zero(samples, tmp_path, us):
+    """The verdict's ms (3 decimals) are whole ns to the us, a half away from zero: the BERT trace's last device
+    event ``us`` longer moves E2E by exactly that, so the change reads by hand +0.003, +0.005 and +0.006 ms;
+    ``ns / 1e6`` formatted by its binary value read +0.003, +0.004 and +0.005 (0.0045 and 0.0055 are just below
+    the half as floats)."""
+    src = samples / BERT
+    doc = _load(src)
+    events = doc["traceEvents"]
+    dev = [e for e in events if e.get("ph") == "X" and e.get("cat") in _DEVICE]
+    last = max(dev, key=lambda e: e["ts"] + e["dur"])
+    base_e2e = _figures(events)["E2E"]
+    last["dur"] += Decimal(us)
+    assert _figures(events)["E2E"] - base_e2e == Decimal(us)
+
+    def ms(v: Decimal) -> str:
+        return str((v / 1000).quantize(Decimal("0.001"), rounding=ROUND_HALF_UP))
+
+    res = compare(str(src), str(_save(doc, tmp_path / "e2e.json")), enable_profiling_compare=True)
+    assert res.verdict.startswith(
+        f"E2E time {ms(base_e2e)} ms -> {ms(base_e2e + Decimal(us))} ms (+{ms(Decimal(us))} ms, ")

@@ -19,7 +19,7 @@ from ..model import Profile
 from ..options import Options
 from .breakdown import BUCKETS, Breakdown, Bucket, hccl_group_stem
 from .classify import Keywords, load_keywords
-from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, plain_frame
+from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, half_up_ns, plain_frame
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -283,7 +283,9 @@ def overall_rows(base: Breakdown, comp: Breakdown) -> tuple[list[list[Any]], lis
 
 
 def _s(ns: int | float) -> float:
-    return ns / 1e9
+    """A console cell's seconds: whole ns to 0.001 s, a half away from zero, so that ``:.3f`` shows the exact
+    rounding. ``ns / 1e9`` rounded by its binary value: 2.5 ms showed 0.003s but 4.5 ms 0.004s."""
+    return half_up_ns(ns, 10**9, 3)
 
 
 def summary_table(base: Breakdown, comp: Breakdown) -> dict[str, Any]:
@@ -297,16 +299,16 @@ def summary_table(base: Breakdown, comp: Breakdown) -> dict[str, Any]:
         headers.append(header)
         cols.append(cells)
 
-    def timed(names: tuple[str, ...]) -> list[tuple[float, int]]:
-        return [(_s(sum(bd.buckets[n].ns for n in names)), sum(bd.buckets[n].count for n in names)) for bd in sides]
+    def timed(names: tuple[str, ...]) -> list[tuple[int, int]]:  # (ns, count) per side
+        return [(sum(bd.buckets[n].ns for n in names), sum(bd.buckets[n].count for n in names)) for bd in sides]
 
     if not any(bd.hide_op_details for bd in sides):
-        cube = [(_s(bd.buckets["matmul_cube"].ns + bd.buckets["matmul_vector"].ns + bd.buckets["other_cube"].ns
-                    + bd.mc2_ns),
+        cube = [(bd.buckets["matmul_cube"].ns + bd.buckets["matmul_vector"].ns + bd.buckets["other_cube"].ns
+                 + bd.mc2_ns,
                  bd.buckets["matmul_cube"].count + bd.buckets["matmul_vector"].count + bd.buckets["other_cube"].count)
                 for bd in sides]
-        add("Cube Time(Num)", [f"{t:.3f}s({n})" for t, n in cube])
-        add("Vector Time(Num)", [f"{t:.3f}s({n})" for t, n in timed(("vector_trans", "vector_notrans"))])
+        add("Cube Time(Num)", [f"{_s(t):.3f}s({n})" for t, n in cube])
+        add("Vector Time(Num)", [f"{_s(t):.3f}s({n})" for t, n in timed(("vector_trans", "vector_notrans"))])
     for header, names in (("Conv Time(Forward)(Num)", ("conv_fwd_cube", "conv_fwd_vector")),
                           ("Conv Time(Backward)(Num)", ("conv_bwd_cube", "conv_bwd_vector")),
                           ("Flash Attention Time(Forward)(Num)", ("fa_fwd_cube", "fa_fwd_vector")),
@@ -314,13 +316,13 @@ def summary_table(base: Breakdown, comp: Breakdown) -> dict[str, Any]:
                           ("Paged Attention Time(Num)", ("page_attention",))):
         vals = timed(names)
         if any(t for t, _ in vals):
-            add(header, [f"{t:.3f}s({n})" for t, n in vals])
+            add(header, [f"{_s(t):.3f}s({n})" for t, n in vals])
     if any(bd.lccl.ns for bd in sides):
         add("Lccl Time(Num)", [f"{_s(bd.lccl.ns):.3f}s({bd.lccl.count})" for bd in sides])
     # GPU never computes "Other" for the console (reference-1 §8.3)
-    other = [_s(bd.other_ns) if bd.kind == "NPU" else 0.0 for bd in sides]
+    other = [bd.other_ns if bd.kind == "NPU" else 0 for bd in sides]
     if any(other):
-        add("Other Time", [f"{v:.3f}s" for v in other])
+        add("Other Time", [f"{_s(v):.3f}s" for v in other])
     add("Computing Time", [f"{_s(bd.computing_ns):.3f}s" for bd in sides])
     if any(bd.memory_gb for bd in sides):
         add("Mem Usage", [f"{bd.memory_gb:.2f}G" for bd in sides])
@@ -332,10 +334,10 @@ def summary_table(base: Breakdown, comp: Breakdown) -> dict[str, Any]:
         add("RDMA Bandwidth", [f"{bd.rdma_bandwidth:.3f}GB/s" for bd in sides])
     if any(bd.sdma_bandwidth for bd in sides):
         add("SDMA Bandwidth", [f"{bd.sdma_bandwidth:.3f}GB/s" for bd in sides])
-    sdma = [(_s(bd.buckets["sdma_tm"].ns + bd.sdma_stream.ns), bd.buckets["sdma_tm"].count + bd.sdma_stream.count)
+    sdma = [(bd.buckets["sdma_tm"].ns + bd.sdma_stream.ns, bd.buckets["sdma_tm"].count + bd.sdma_stream.count)
             for bd in sides]
     if any(t for t, _ in sdma):
-        add("SDMA Time(Num)", [f"{t:.3f}s({n})" for t, n in sdma])
+        add("SDMA Time(Num)", [f"{_s(t):.3f}s({n})" for t, n in sdma])
     add("Free Time", [f"{_s(bd.free_ns):.3f}s" for bd in sides])
     npu = any(bd.kind == "NPU" for bd in sides)  # "not minimal profiling": a side is NPU (reference-1 §8.4)
     add("E2E Time(Not minimal profiling)" if npu else "E2E Time", [f"{_s(bd.e2e_ns):.3f}s" for bd in sides])

@@ -40,7 +40,7 @@ from ..textsafe import short_list, term_safe, text_width
 from . import checks, classify, overall
 from .breakdown import Breakdown, hccl_group_stem
 from .communication_summary import OVERLAP_SHIFT_SHARE, overlap_words
-from .table import STYLE_MS3, STYLE_RATIO, STYLE_TEXT, Column, Sheet, plain_frame, sheet_numbers
+from .table import STYLE_MS3, STYLE_RATIO, STYLE_TEXT, Column, Sheet, half_up_ns, plain_frame, sheet_numbers
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult, RunContext
@@ -76,6 +76,11 @@ _COMPUTING_STEPS = (
 
 
 # --------------------------------------------------------------------------- waterfall
+
+
+def _ms3(ns: float) -> float:
+    """A text's ms with 3 decimals: whole ns to the us, a half away from zero (``table.half_up_ns``)."""
+    return half_up_ns(ns, 10**6, 3)
 
 
 def _group_labels(bd: Breakdown) -> dict[str, str]:
@@ -401,7 +406,7 @@ def _outside_steps(wf: pd.DataFrame, e2e_delta_ns: int) -> tuple[str, bool, int 
     pick = np.flatnonzero(np.isin(cat, ["communication", "free"]) & moved)
     pick = pick[np.argsort(-np.abs(delta[pick]), kind="stable")][:2]
     steps = col_of(wf, "Step", object)
-    named = " and ".join(f"{steps[i]} {delta[i] / 1e6:+.3f} ms" for i in pick)
+    named = " and ".join(f"{steps[i]} {_ms3(delta[i]):+.3f} ms" for i in pick)
     held = int(delta[pick].sum())
     rest = e2e_delta_ns - held if len(pick) and abs(held) >= abs(e2e_delta_ns) else None
     return named, bool(len(pick)) and abs(held) * 2 >= abs(e2e_delta_ns), rest
@@ -439,7 +444,7 @@ def _unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame) -> str:
     # the op rows' changes, with a 0.05 ms floor: so the line may still give a small overlap change, the hta host
     # 2 ms late beside 0.052 ms less uncovered communication, whose note reads idle time); any move decided
     most = OVERLAP_SHIFT_SHARE * abs(int(delta[moved[0]])) if len(moved) else 0
-    named = " and ".join(f"{steps[i]} {delta[i] / 1e6:+.3f} ms" for i in moved[:2])
+    named = " and ".join(f"{steps[i]} {_ms3(delta[i]):+.3f} ms" for i in moved[:2])
     if regrouped:
         why = ("the same kernel time in other computing categories: a kernel's category follows its name, op type, "
                "PMU figures and the operator around it (its name and, outside a DB export, its thread), so kernels "
@@ -788,7 +793,7 @@ def _net_note(level: str, net: float, e2e: float, wf: pd.DataFrame, e2e_delta_ns
     named, most, rest = _outside_steps(wf, e2e_delta_ns)
     if rest is not None:
         why = f"the waterfall puts all of it in {named}" + (
-            f"; other steps moved {rest / 1e6:+.3f} ms the other way" if round(rest / 1e6, 3) else "")
+            f"; other steps moved {_ms3(rest):+.3f} ms the other way" if _ms3(rest) else "")
     elif most:
         why = f"the waterfall puts most of it in {named}"
     elif named:
@@ -839,7 +844,7 @@ def e2e_scope(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None = None, 
         side = "base" if sources["base"] == "ascend_db" else "comparison"
         outside = int(e2e[f"{side}_outside_busy_ns"].iloc[0])
         if outside > 0:
-            parts.append(f"the {side} side's, a DB export's, holds {outside / 1e6:,.3f} ms of device tasks outside "
+            parts.append(f"the {side} side's, a DB export's, holds {_ms3(outside):,.3f} ms of device tasks outside "
                          "its computing and communication, which a text export's leaves out")
     return f" ({'; '.join(parts)})" if parts else ""
 
@@ -872,9 +877,9 @@ def e2e_aside(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None) -> str:
         return ""
     # "the time outside", not "of which": where the E2E moved the other way, that time exceeds the range's change;
     # ms as the verdict's figures it follows (no thousands separator)
-    return (f"its ProfilerStep range took {spans[0] / 1e6:.3f} ms -> "
-            f"{spans[1] / 1e6:.3f} ms, {step_delta / 1e6:+.3f} ms, and its time outside that span (before its "
-            f"first or after its last device task) changed by {outside / 1e6:+.3f} ms, as where the host was "
+    return (f"its ProfilerStep range took {_ms3(spans[0]):.3f} ms -> "
+            f"{_ms3(spans[1]):.3f} ms, {_ms3(step_delta):+.3f} ms, and its time outside that span (before its "
+            f"first or after its last device task) changed by {_ms3(outside):+.3f} ms, as where the host was "
             f"{'late' if outside > 0 else 'quicker'}")
 
 
@@ -888,9 +893,9 @@ def e2e_verdict(wf: pd.DataFrame | None, scope: str = "", aside: str = "") -> st
     after = f"; {aside}" if aside else ""
     base, comp = int(wf["Base(ns)"].iloc[0]), int(wf["Comparison(ns)"].iloc[-1])
     if base == comp:
-        return f"E2E time{scope} {base / 1e6:.3f} ms on both sides: the comparison is as fast as the base{after}"
+        return f"E2E time{scope} {_ms3(base):.3f} ms on both sides: the comparison is as fast as the base{after}"
     diff = comp - base
-    text = (f"E2E time{scope} {base / 1e6:.3f} ms -> {comp / 1e6:.3f} ms ({diff / 1e6:+.3f} ms, "
+    text = (f"E2E time{scope} {_ms3(base):.3f} ms -> {_ms3(comp):.3f} ms ({_ms3(diff):+.3f} ms, "
             f"{diff / base * 100:+.2f}%): the comparison is {'slower' if diff > 0 else 'faster'} than the base")
     ratio = max(base, comp) / min(base, comp)
     if ratio >= VERDICT_RATIO:
@@ -1546,7 +1551,7 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5,
     limit = Fraction(written)
     regressed = (comp - base) * 100 > limit * base
     change = _change_text(comp, base, limit, regressed)
-    head = (f"E2E time{scope} {base / 1e6:.3f} ms -> {comp / 1e6:.3f} ms ({change}), "
+    head = (f"E2E time{scope} {_ms3(base):.3f} ms -> {_ms3(comp):.3f} ms ({change}), "
             f"threshold +{written[:-2] if written.endswith('.0') else written}%{f'; {aside}' if aside else ''}")
     if not regressed:
         return 0, f"No regression: {head}"
@@ -1573,7 +1578,7 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5,
         if len(steps):
             biggest = zip(steps["Step"], steps["Delta(ns)"], strict=True)
             step_lines.append("Largest waterfall steps: " + ", ".join(
-                f"{term_safe(s)} +{float(d) / 1e6:.3f} ms" for s, d in biggest))
+                f"{term_safe(s)} +{_ms3(float(d)):.3f} ms" for s, d in biggest))
     # where the contributors explain little of the change, the waterfall steps that do come first
     lines += step_lines + worst_lines if note else worst_lines + step_lines
     return EXIT_REGRESSION, "\n".join(lines)

@@ -144,6 +144,15 @@ def diff_ratios(base: np.ndarray, comparison: np.ndarray) -> tuple[np.ndarray, n
     return diff, ratio
 
 
+def half_up_ns(ns: float, unit_ns: int, places: int) -> float:
+    """A whole-ns time (or change) in units of ``unit_ns`` ns to ``places`` decimals, a half away from zero, for a
+    text that shows it with ``places`` digits: ``ns / unit_ns`` formatted by its binary value rounds a half either
+    way (4.5 us showed as +0.004 ms, 2.5 us as +0.003; 4.5 ms as 0.004 s)."""
+    step = unit_ns // 10 ** places
+    q, rest = divmod(abs(round(ns)), step)
+    return math.copysign(q + (2 * rest >= step), ns) / 10 ** places + 0.0
+
+
 def exact_diffs(base: np.ndarray | list, comparison: np.ndarray | list, ns_per_unit: int) -> np.ndarray:
     """Diff cells of durations that are whole ns (cells ``ns / ns_per_unit``, e.g. 1000 for µs, 10**6 for ms): the
     exact change to 0.01 unit, a half away from zero, as OverallMetrics' Diff Duration. ``round(c - b, 2)`` of the
