@@ -5,10 +5,16 @@ changes lying exactly on a half of the displayed 0.01: the float cells' rounded 
 
 from __future__ import annotations
 
+import shutil
 from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
-from test_injected_regressions import _rows  # tests/ is on sys.path (rootdir import mode)
+from test_injected_regressions import (  # tests/ is on sys.path (rootdir import mode)
+    NPU_TEXT,
+    _first_kernel,
+    _rows,
+    _text_kernel_lengthened,
+)
 from test_injected_regressions_amd import (
     _ALLREDUCE,
     _ATTN,
@@ -142,3 +148,29 @@ def test_verdict_ms_on_a_half_round_away_from_zero(samples, tmp_path, us):
     res = compare(str(src), str(_save(doc, tmp_path / "e2e.json")), enable_profiling_compare=True)
     assert res.verdict.startswith(
         f"E2E time {ms(base_e2e)} ms -> {ms(base_e2e + Decimal(us))} ms (+{ms(Decimal(us))} ms, ")
+
+
+@pytest.mark.parametrize(("us", "unit"), [("15", "ms"), ("0.015", "us")])
+def test_npu_text_change_on_a_half_reads_alike_on_every_row(samples, tmp_path, us, unit):
+    """The L1 text export's first MaxPoolWithArgmaxV1 kernel 15 us (0.015 ms) and 15 ns (0.015 us) longer: by hand
+    0.02 of the sheet's unit on every row that holds it. The float rule read the 15 us as 0.01, 0.01, 0.01 and 0.02
+    ms on ModuleCompareStatistic's Device Total Time Diff of the nested modules around it (0.02 on its Self Time
+    Diff) and 0.01 on OperatorCompareStatistic; the 15 ns as 0.01, 0.01, 0.02, 0.02 us on ModuleCompare's totals."""
+    base, slow = tmp_path / "base", tmp_path / "slow"
+    shutil.copytree(samples / NPU_TEXT, base)
+    shutil.copytree(samples / NPU_TEXT, slow)
+    start, _ = _first_kernel(base, "MaxPoolWithArgmaxV1")
+    _text_kernel_lengthened(slow, start, Decimal(us))
+    want = _half_up(Decimal(us) / (1000 if unit == "ms" else 1))
+    assert want == 0.02
+    res = compare(str(base), str(slow))
+    ops = compare(str(base), str(slow), disable_module=True)
+    if unit == "ms":
+        mod, op = res.sheet("ModuleCompareStatistic"), ops.sheet("OperatorCompareStatistic")
+        assert _moved(op, "Diff Duration(ms)") == [want]
+    else:
+        mod, op = res.sheet("ModuleCompare"), ops.sheet("OperatorCompare")
+        assert _moved(op, "Diff Duration(us)") == [want]
+    total, own = _moved(mod, f"Device Total Time Diff({unit})"), _moved(mod, f"Device Self Time Diff({unit})")
+    assert len(total) > 1 and set(total) == {want}  # the module around the kernel and the modules around it
+    assert own == [want, want]  # its module's TOTAL row and the op's row
