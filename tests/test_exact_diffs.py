@@ -34,6 +34,7 @@ from test_injected_regressions_amd import (
 from test_injected_regressions_gpu import _load, _save
 
 from msprof_compare.api import compare
+from msprof_compare.report.summary_console import render_explain
 
 
 def _half_up(us: Decimal) -> float:
@@ -145,9 +146,17 @@ def test_verdict_ms_on_a_half_round_away_from_zero(samples, tmp_path, us):
     def ms(v: Decimal) -> str:
         return str((v / 1000).quantize(Decimal("0.001"), rounding=ROUND_HALF_UP))
 
-    res = compare(str(src), str(_save(doc, tmp_path / "e2e.json")), enable_profiling_compare=True)
+    res = compare(str(src), str(_save(doc, tmp_path / "e2e.json")))
     assert res.verdict.startswith(
         f"E2E time {ms(base_e2e)} ms -> {ms(base_e2e + Decimal(us))} ms (+{ms(Decimal(us))} ms, ")
+    # the console's contributor tables and waterfall show the change as the verdict does (round() of the float
+    # 0.0045 read +0.004 there)
+    explain = render_explain(res.frames, res.verdict)
+    shown = {line.split("|")[5].strip() for line in explain.splitlines()
+             if line.startswith("| ") and "aten::linear" in line}
+    assert shown == {f"+{ms(Decimal(us))}"}
+    (matmul,) = [line for line in explain.splitlines() if line.startswith("| Matmul ")]
+    assert matmul.split("|")[4].strip() == f"+{ms(Decimal(us))}"
 
 
 @pytest.mark.parametrize(("us", "unit"), [("15", "ms"), ("0.015", "us")])

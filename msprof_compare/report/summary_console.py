@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from decimal import ROUND_HALF_UP, Decimal
 
 import pandas as pd
 from prettytable import PrettyTable
@@ -31,7 +32,9 @@ from ..textsafe import cut_columns, cut_module_columns, term_safe, text_width
 def _ms(v: object, signed: bool = False) -> str:
     if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
         return ""
-    x = round(float(v), 3) + 0.0  # a -127 ns residual shows as 0.000, not "-0.000"
+    # the cell's decimal (ms to the ns, or MB) to 3 places, a half away from zero as the verdict's ms: round() of
+    # the float read 0.0045 (0.00449999... as a float) as 0.004 but 0.0025 as 0.003
+    x = float(Decimal(repr(float(v))).quantize(Decimal("0.001"), ROUND_HALF_UP)) + 0.0  # -0.000127: 0.000, not -0
     return f"{x:+.3f}" if signed else f"{x:.3f}"
 
 
