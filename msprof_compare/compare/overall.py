@@ -10,7 +10,6 @@ seconds on the console).
 from __future__ import annotations
 
 import logging
-import math
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -19,7 +18,7 @@ from ..model import Profile
 from ..options import Options
 from .breakdown import BUCKETS, Breakdown, Bucket, hccl_group_stem
 from .classify import Keywords, load_keywords
-from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, half_up_ns, plain_frame
+from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, exact_diffs, half_up_ns, plain_frame
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -104,10 +103,7 @@ def _exact_diff(base_ms: float, comparison_ms: float) -> float:
     difference rounded as reference-2 §0.1 says read one change three ways: an attention kernel 5 us longer made
     Computing Time +0.01, Free Time -0.01 and its ``\tFree`` 0.00 (0.0050000000000000044, -0.0050000000000003375
     and -0.004999999999999893 ms)."""
-    change = round(comparison_ms * 1e6) - round(base_ms * 1e6)
-    hundredths, rest = divmod(abs(change), 10_000)
-    hundredths += rest >= 5_000
-    return math.copysign(hundredths, change) / 100 + 0.0
+    return float(exact_diffs([base_ms], [comparison_ms], 10**6)[0])  # the rule of every sheet's duration diffs
 
 
 class _Side:
