@@ -497,3 +497,35 @@ def test_uncovered_part_sums_every_communication_step_and_needs_both_sides(sampl
     t = db.communication_totals
     assert (t["base_recorded"], t["uncovered_base_ms"], t["uncovered_comparison_ms"], t["uncovered_diff_ms"]) == (
         False, None, None, None)
+
+
+def test_overlap_clause_beside_a_side_without_communication_says_no_before():
+    """A GPU run on one device (the bundled BERT-small H100 trace: no collective kernel) against the MindSpore
+    excerpt, whose one all-reduce runs 79.090 ms and whose Overlap Analysis leaves 1.301 ms of communication
+    uncovered (both read here from trace_view.json): the uncovered part's change (+1.301 ms) parts from the op
+    rows' (+79.090 ms), but with no communication on the base side nothing was overlapped "before", so the line
+    says where the rest went; it said "overlaps more of the communication than before". Swapped, the same of
+    the base side (it said "less")."""
+    ms_dir = REPO / "tests/data/npu/profiler/rank-0_20250101000000000_ascend_ms"
+    gpu = REPO / "sample_data/bert-small_h100.json.gz"
+    events = json.loads((ms_dir / "ASCEND_PROFILER_OUTPUT/trace_view.json").read_text(encoding="utf-8"))
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    op = sum(Decimal(str(e["dur"])) for e in events if e.get("ph") == "X" and e.get("name") == "Communication")
+    unc = sum(Decimal(str(e["dur"])) for e in events
+              if e.get("ph") == "X" and e.get("name") == "Communication(Not Overlapped)")
+    assert (round(op / 1000, 3), round(unc / 1000, 3)) == (Decimal("79.090"), Decimal("1.301"))
+    with gzip.open(gpu, "rt", encoding="utf-8") as fh:
+        assert not any(str(e.get("cat", "")).lower() == "kernel" and "nccl" in e["name"].lower()
+                       for e in json.load(fh)["traceEvents"])
+    res = compare(str(gpu), str(ms_dir), enable_communication_compare=True, enable_profiling_compare=True)
+    line = render_communication(res.frames)
+    assert "than before" not in line
+    assert ("0.000 ms -> 79.090 ms (+79.090 ms); the part no computing overlaps (the waterfall's communication "
+            "steps) 0.000 ms -> 1.301 ms (+1.301 ms): the rest of the comparison side's communication runs beside "
+            "computing (or beside its other communication ops); the base side's trace holds no collective kernel"
+            in line)
+    back = render_communication(compare(str(ms_dir), str(gpu), enable_communication_compare=True,
+                                        enable_profiling_compare=True).frames)
+    assert "than before" not in back
+    assert ("1.301 ms -> 0.000 ms (-1.301 ms, -100.00%): the rest of the base side's communication runs beside "
+            "computing (or beside its other communication ops); the comparison side's trace" in back)

@@ -268,9 +268,13 @@ def _communication_change(t: pd.Series, ms: tuple[float, float], what: str, n: i
         text += "; not in the op rows: " + " and ".join(f"{v:.3f} ms of the {side} side's ops" for side, v in out) + \
             ", which have no op family (the log counts them), though OverallMetrics and the waterfall hold their time"
     elif shift:  # an op overlapping less computing lengthens E2E with no op's duration changed
+        # one side without communication (0 ms) has no overlap to compare with: "more ... than before" told of a
+        # GPU run on one device against an NPU one; the other side's overlap is then within it
+        alone = [side for side, v in zip(("base", "comparison"), ms, strict=True) if v][:1] if 0.0 in ms else []
+        why = (f"the rest of the {alone[0]} side's communication runs beside computing (or beside its other "
+               "communication ops)") if alone else overlap_words(shift)
         text += ("; the part no computing overlaps (the waterfall's communication steps) "
-                 f"{_change(float(t['uncovered_base_ms']), float(t['uncovered_comparison_ms']), 'ms', 3)}: "
-                 f"{overlap_words(shift)}")
+                 f"{_change(float(t['uncovered_base_ms']), float(t['uncovered_comparison_ms']), 'ms', 3)}: {why}")
     tasks = (bool(t["base_tasks_recorded"]), bool(t["comparison_tasks_recorded"]))
     if all(tasks):
         tb, tc = _value(t["task_base_ms"]), _value(t["task_comparison_ms"])
