@@ -450,6 +450,13 @@ def _replay_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any] | None:
     return _guard(REPLAY_CHECK, ok, shares[0], shares[1], detail)
 
 
+#: The "longest idle stretch" row's Detail opens with what its Base / Comparison shares are, then each side's
+#: stretch; the log leaves the lead out, as its note already says it (it read "... is half or more of a side's
+#: E2E time (base 84.0%, ...): the longest stretch with no computing and no communication, as a share of E2E: base
+#: 10,857.887 ms", a length under "as a share").
+IDLE_LEAD = "the longest stretch with no computing and no communication, as a share of E2E; its length and start: "
+
+
 def _idle_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any]:
     """The longest stretch of each side's E2E window with no computing and no communication, as a share of E2E.
 
@@ -459,13 +466,13 @@ def _idle_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any]:
     shares = [bd.longest_idle.length_ns / bd.e2e_ns if bd.e2e_ns > 0 else None for bd in bds]
     crossed = [side for side, x in zip(_SIDES, shares, strict=True) if x is not None and x >= IDLE_SHARE]
     ok = False if crossed else (True if None not in shares else None)
-    where = ", ".join(f"{side} {bd.longest_idle.length_ns / 1e6:,.3f} ms, "
+    where = ", ".join(f"{side} {bd.longest_idle.length_ns / 1e6:,.3f} ms long, "
                       f"{bd.longest_idle.offset_ns / 1e6:,.3f} ms into the E2E window "
                       f"(ts {us_text([bd.longest_idle.start_ns])[0]} us)"
                       for side, bd in zip(_SIDES, bds, strict=True) if bd.e2e_ns > 0)
     if not where:
         return _guard(IDLE_CHECK, None, None, None, "no E2E time on either side")
-    detail = f"the longest stretch with no computing and no communication, as a share of E2E: {where}"
+    detail = f"{IDLE_LEAD}{where}"
     if crossed:
         whose = "both sides'" if len(crossed) == 2 else f"the {crossed[0]} side's"
         b, c = bds
@@ -758,6 +765,8 @@ def log_guards(frame: pd.DataFrame) -> None:
             for part in detail[len(EXPORT_LEAD):].split(EXPORT_PART_SEP):
                 log.warning("  - %s", part)
         else:
+            if check == IDLE_CHECK and detail.startswith(IDLE_LEAD):  # the note's words already say what it is
+                detail = detail[len(IDLE_LEAD):]
             log.warning("%s (base %s, comparison %s): %s.", NOTE_CHECKS[check], shown(b), shown(c), detail)
     bad = [r for r in rows if r[1] == "warn"]
     if not bad:
