@@ -18,7 +18,7 @@ from dbutil import sql
 from spans import longest_free
 
 from msprof_compare.api import compare
-from msprof_compare.compare import checks
+from msprof_compare.compare import checks, summary
 from msprof_compare.compare.breakdown import Breakdown, Stretch
 from msprof_compare.compare.breakdown_db import db_breakdown
 from msprof_compare.compare.breakdown_gpu import gpu_breakdown
@@ -136,6 +136,7 @@ def test_sglang_decode_note(samples, caplog):
                 f"(ts {Decimal(start) / 1000:.3f} us)") in row["Detail"]
     assert "the base side's E2E and Free Time mostly measure that stretch" in row["Detail"]
     assert "so does the E2E difference" not in row["Detail"]  # 463.3 vs 493.3 ms: the difference is computing
+    assert summary.IDLE_ASIDE not in res.verdict  # the verdict points to the stretch only where it is the change
     notes = [r.getMessage() for r in caplog.records if checks.NOTE_CHECKS[checks.IDLE_CHECK] in r.getMessage()]
     assert len(notes) == 1 and "(base 97.8%, comparison 50.0%)" in notes[0]
     # the log's note says once what the shares are (it repeated it, then gave a length under "as a share of E2E")
@@ -212,6 +213,15 @@ def test_hta_alexnet_against_npu(samples):
     assert "the base side's E2E and Free Time mostly measure that stretch, and so does the E2E difference" in \
         row["Detail"]
     assert f"base {want[1] / 1e6:,.3f} ms" in row["Detail"]
+    # the verdict and the gate's line say it too: "the base takes 94.60x as long" alone read as the NPU's speed.
+    # By hand: the NPU step's E2E is 136.581009 ms (reference pair 1's OverallMetrics), so its stretch is at most
+    # that, and the stretches differ by over 10,721 ms, over half of the E2E change (under 12,920 ms).
+    e2e_gpu = _kineto(json.load(gzip.open(path))["traceEvents"])[1]
+    assert 2 * (want[1] - 136_581_009) >= e2e_gpu
+    assert res.verdict.endswith("the base takes 94.60x as long; most of that difference is time with no computing "
+                                "and no communication (validity check: longest idle stretch), so compare Computing "
+                                "Time and its categories")
+    assert res.regression_gate(5.0)[1].endswith("threshold +5%; " + summary.IDLE_ASIDE)
 
 
 def test_idle_start_is_shown_exactly():

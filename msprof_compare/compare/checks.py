@@ -455,6 +455,8 @@ def _replay_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any] | None:
 #: E2E time (base 84.0%, ...): the longest stretch with no computing and no communication, as a share of E2E: base
 #: 10,857.887 ms", a length under "as a share").
 IDLE_LEAD = "the longest stretch with no computing and no communication, as a share of E2E; its length and start: "
+#: The part of that Detail that says the E2E difference is mostly the stretches' (the verdict reads it)
+IDLE_DIFF = ", and so does the E2E difference"
 
 
 def _idle_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any]:
@@ -480,7 +482,7 @@ def _idle_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any]:
         # the difference too where the stretches' change is half of it or more
         also = None not in shares and diff and 2 * abs(c.longest_idle.length_ns - b.longest_idle.length_ns) >= abs(diff)
         detail += (f"; {whose} E2E and Free Time mostly measure that stretch"
-                   f"{', and so does the E2E difference' if also else ''} (a profile opened long before the work, "
+                   f"{IDLE_DIFF if also else ''} (a profile opened long before the work, "
                    "a stall, a host-side wait): compare Computing Time and its categories")
     else:
         detail += f"; a note from {IDLE_SHARE:.0%}"
