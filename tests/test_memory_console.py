@@ -65,7 +65,8 @@ def test_bundled_pair_one_operator_grew(bert):
     assert [r[5] for r in bert.summary["rows"]] == [f"{t['base_peak_gb']:.2f}G", f"{t['comparison_peak_gb']:.2f}G"]
     assert t["peak_diff_pct"] == pytest.approx((t["comparison_peak_gb"] / t["base_peak_gb"] - 1) * 100)
     assert memory_line(bert.frames["memory"]) == (
-        "Memory allocated inside operators 45.26 MB -> 1995.27 MB (+1950.00 MB, +4308.24%); peak reserved memory "
+        "Memory allocated inside operators (their allocations summed, not a footprint) 45.26 MB -> 1995.27 MB "
+        "(+1950.00 MB, +4308.24%); peak reserved memory "
         "(Mem Usage) 0.11 GB -> 0.21 GB (+0.10 GB, +84.48%).")
     table = render_memory_contributors(bert.frames["memory_contributors"]).splitlines()
     assert table[1] == "| Top Memory Contributors (1 row covers 100.0% of the operators' allocated-memory change) |"
@@ -88,7 +89,8 @@ def test_only_savings_read_as_negative_changes():
     m = res.memory_contributors
     assert m[["Diff(MB)", "Share"]].iloc[0].tolist() == [-1950.0, 1.0]
     assert memory_line(res.frames["memory"]) == (
-        "Memory allocated inside operators 1995.27 MB -> 45.26 MB (-1950.00 MB, -97.73%); peak reserved memory "
+        "Memory allocated inside operators (their allocations summed, not a footprint) 1995.27 MB -> 45.26 MB "
+        "(-1950.00 MB, -97.73%); peak reserved memory "
         "(Mem Usage) 0.21 GB -> 0.11 GB (-0.10 GB, -45.79%).")
 
 
@@ -107,7 +109,8 @@ def test_npu_text_pair_without_change(samples):
     assert [t["base_peak_gb"], t["comparison_peak_gb"]] == peaks
     assert not len(res.memory_contributors) and render_memory_contributors(res.memory_contributors) == ""
     assert render_memory(res.frames) == (
-        "No operator's allocated memory changed (35 operators); memory allocated inside operators 1426.02 MB on "
+        "No operator's allocated memory changed (35 operators); memory allocated inside operators"
+        " (their allocations summed, not a footprint) 1426.02 MB on "
         "both sides; peak reserved memory (Mem Usage) 2.06 GB on both sides.")
 
 
@@ -135,7 +138,8 @@ def test_side_without_memory_is_not_recorded_not_a_growth(samples):
     assert not len(res.memory_contributors)
     assert render_memory(res.frames) == (
         "No memory contributor: the base side recorded no memory inside its operators (its 0 MB in "
-        "MemoryCompareStatistic means not recorded, not a change); memory allocated inside operators: base not "
+        "MemoryCompareStatistic means not recorded, not a change); memory allocated inside operators"
+        " (their allocations summed, not a footprint): base not "
         "recorded, comparison 1426.02 MB; peak reserved memory (Mem Usage) 2.06 GB on both sides.")
 
 
@@ -215,7 +219,8 @@ def test_memory_only_cli_prints_the_memory_table_alone(bert, capsys, tmp_path):
                               "-o", str(tmp_path))
     assert code == 0
     assert out == render_memory(bert.frames) + "\n"
-    assert out.startswith("+--") and out.splitlines()[-1].startswith("Memory allocated inside operators 45.26 MB")
+    assert out.startswith("+--") and out.splitlines()[-1].startswith(
+        "Memory allocated inside operators (their allocations summed, not a footprint) 45.26 MB")
 
 
 def test_memory_only_run_reads_a_bad_memory_record_without_a_word(samples, tmp_path, caplog):

@@ -43,7 +43,7 @@ def test_a_change_under_the_sheets_rounding_reads_as_none(sheet):
     # the exact totals stay in the frame (JSON summary.memory): 1 allocation of 4 KB more
     assert (t["changed"][0], t["diff_mb"][0]) == (0, pytest.approx(4096 / 2**20))
     assert memory_line(t) == ("No operator's allocated memory changed (17 operators); memory allocated inside "
-                              "operators 5.96 MB on both sides.")
+                              "operators (their allocations summed, not a footprint) 5.96 MB on both sides.")
 
 
 def test_small_changes_that_add_up_are_not_denied(sheet):
@@ -57,7 +57,8 @@ def test_small_changes_that_add_up_are_not_denied(sheet):
     t = memory_summary.totals(s, (True, True), (0.0, 0.0))
     assert t["changed"][0] == 0
     assert memory_line(t) == (f"No operator's allocated memory changed by 0.01 MB or more (5 operators); memory "
-                              f"allocated inside operators {b:.2f} MB -> {c:.2f} MB (+0.02 MB, "
+                              f"allocated inside operators (their allocations summed, not a footprint) {b:.2f} MB -> "
+                              f"{c:.2f} MB (+0.02 MB, "
                               f"{0.02 / b * 100:+.2f}%).")
 
 

@@ -178,7 +178,8 @@ def memory_line(totals: pd.DataFrame | None) -> str:
         return ""
     t = totals.iloc[0]
     rec, mb = _recorded(t, "base_mb", "comparison_mb")
-    inside = "memory allocated inside operators"
+    # "allocated inside operators" read as a footprint beside the peak: 5819.29 MB against a 0.27 GB peak
+    inside = "memory allocated inside operators (their allocations summed, not a footprint)"
     if not all(rec):
         text = _unrecorded(rec, mb, "MB", 2, "memory", "no memory inside its operators", "0 MB",
                            "MemoryCompareStatistic", inside)
