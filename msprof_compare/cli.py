@@ -45,9 +45,11 @@ HELP = {
     "output_path": "Path of comparison result (a directory, default the current one; a name ending in .xlsx or "
                    ".json names the report file, whose extension follows --output_format: -o run.json writes "
                    "run.xlsx by default)",
-    "max_kernel_num": "The number of kernels per torch op is limited (N > 3: a matched op with more kernels is "
-                      "compared through its child ops)",
-    "op_name_map": "The mapping of operator names equivalent to GPUs and NPUs in the form of dictionaries",
+    # "(N > 3: ...)" named an N the usage line does not show (it reads INTEGER)
+    "max_kernel_num": "The number of kernels per torch op is limited (an integer above 3: a matched op with more "
+                      "kernels than that is compared through its child ops)",
+    "op_name_map": "The mapping of operator names equivalent to GPUs and NPUs in the form of dictionaries (a dict "
+                   "literal: \"{'name on one side': 'its name on the other'}\")",
     "use_input_shape": "Enable precise matching of operators",
     "gpu_flow_cat": "Identifier of the GPU connection (the flow category linking ops to kernels, at most 20 "
                     "characters)",

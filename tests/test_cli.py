@@ -98,7 +98,10 @@ def test_help_lists_the_original_flags(capsys: pytest.CaptureFixture) -> None:
                      "symbolic links",
                      # what the original's texts leave unsaid, which users asked about (docs audit)
                      "(the ModuleCompare, OperatorCompare and MemoryCompare sheets)",
-                     "a matched op with more kernels is compared through its child ops",
+                     "(an integer above 3: a matched op with more kernels than that is compared through its "
+                     "child ops)",
+                     # "in the form of dictionaries" gave no example of the quoting a shell needs (user walk)
+                     "(a dict literal: \"{'name on one side': 'its name on the other'}\")",
                      "(NPU data only; give both step options)",
                      # GPU users enabled it and got no workbook, with only a warning to say why (user walk)
                      "Enable kernel performance comparison (NPU data on both sides; with a GPU side it is skipped",
@@ -108,6 +111,7 @@ def test_help_lists_the_original_flags(capsys: pytest.CaptureFixture) -> None:
     parser = cli.build_script_parser()
     flat = " ".join(parser.format_help().split())  # argparse formats help with %: the texts must hold none
     assert "exits 1 when a side has no E2E time" in flat and "(NPU data only; give both step options)" in flat
+    assert "(an integer above 3: a matched op with more kernels than that" in flat
     assert parser.description == "Compare trace of GPU and NPU"
 
 
