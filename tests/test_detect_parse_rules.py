@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -170,6 +171,23 @@ def test_parent_hint_names_unparsed_ms_and_unsuffixed_profiling_directories(tmp_
         detect(str(tmp_path))
     assert err.value.hint == ("it holds profiling directories: rank-0_20250101000000000_ascend_ms, run_a; "
                               "pass one of them, one rank per side")
+
+
+def test_parent_hint_names_profiling_directories_a_level_down(samples):
+    """msinsight's text/ folder holds level0/, level1/, level2/, each a parent of ranks: given text/, the hint names
+    the ranks by their path from it (listed here with os.walk); it said only that nothing was found. Its parent
+    (pytorch/, two levels above the ranks) gets no hint."""
+    text = samples / "msinsight/test/data/pytorch/text"
+    ranks = sorted(os.path.relpath(os.path.join(root, d), text) for root, dirs, _ in os.walk(text)
+                   for d in dirs if d.endswith("_ascend_pt"))
+    assert len(ranks) == 5 and all(r.count(os.sep) == 1 for r in ranks)
+    with pytest.raises(ProfileError, match="not collected by PyTorch or Mindspore mode") as err:
+        detect(str(text))
+    assert err.value.hint == (f"it holds profiling directories a level down: {', '.join(ranks[:4])}, ... (5 in all); "
+                              "pass one of them, one rank per side")
+    with pytest.raises(ProfileError) as err:
+        detect(str(text.parent))
+    assert err.value.hint is None
 
 
 def test_profiling_directories_come_before_timeline_files_in_the_hint(tmp_path, samples):

@@ -228,17 +228,34 @@ def _not_a_profiler_db(name: str) -> str:
 def _inner_profiles_hint(directory: str) -> str | None:
     """When a parent of profiling directories is given (a cluster or multi-rank run, a TensorBoard log
     directory), name them: one rank is compared per side."""
-    try:
-        names = sorted(n for n in os.listdir(directory) if os.path.isdir(os.path.join(directory, n)))
-    except OSError:
-        return None
-    found = [n for n in names if n.endswith(("_ascend_pt", "_ascend_ms"))
-             or os.path.isdir(os.path.join(directory, n, ASCEND_OUTPUT))
-             or any(f.endswith(_KINETO_SUFFIXES) for f in _kineto_candidates(os.path.join(directory, n)))]
+    found, names = _profiling_dirs(directory)
+    where = ""
+    if not found:  # a folder of runs, each a parent of ranks (msinsight's text/level0/rank0_ascend_pt): a level
+        # down, by their path from the folder given; the folder read as holding nothing, without a word
+        found = [os.path.join(n, m) for n in names[:_DEEPER_DIRS]
+                 for m in _profiling_dirs(os.path.join(directory, n))[0]]
+        where = " a level down"
     if not found:
         return None
     listing = short_list(found, 4)
-    return f"it holds profiling directories: {listing}; pass one of them, one rank per side"
+    return f"it holds profiling directories{where}: {listing}; pass one of them, one rank per side"
+
+
+#: How many subfolders ``_inner_profiles_hint`` looks into for profiling directories a level down.
+_DEEPER_DIRS = 64
+
+
+def _profiling_dirs(directory: str) -> tuple[list[str], list[str]]:
+    """The names of ``directory``'s profiling directories (*_ascend_pt / *_ascend_ms, one holding
+    ASCEND_PROFILER_OUTPUT or a Kineto trace), and of all its subfolders, both sorted."""
+    try:
+        names = sorted(n for n in os.listdir(directory) if os.path.isdir(os.path.join(directory, n)))
+    except OSError:
+        return [], []
+    found = [n for n in names if n.endswith(("_ascend_pt", "_ascend_ms"))
+             or os.path.isdir(os.path.join(directory, n, ASCEND_OUTPUT))
+             or any(f.endswith(_KINETO_SUFFIXES) for f in _kineto_candidates(os.path.join(directory, n)))]
+    return found, names
 
 
 def _timeline_files(directory: str) -> list[str]:
