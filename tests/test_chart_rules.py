@@ -130,7 +130,8 @@ def test_summary_tables_follow_each_other_with_one_blank_row(db_pair):
     waterfall's six columns A:F (the chart is to the right), the row naming the contributor on no module
     sheet and the module contributors' lead, merged the same way, a blank row, the module contributors (title,
     header, the first 10 of 15 rows: all 113 of SGLang's made the one-page print a sixth of its size), a blank
-    row, then the validity checks; the print
+    row, the communication contributors and the two lines under them (communication, memory), a blank row,
+    then the validity checks; the print
     area ends on the blank row before "Chart data" and spans A:U (six table columns, a gap column and the
     820-px chart)."""
     result, path = db_pair
@@ -159,7 +160,13 @@ def test_summary_tables_follow_each_other_with_one_blank_row(db_pair):
     modules = 10                                                       # the first 10 of 15, as the console
     end = lead + 4 + modules                                           # row 40 blank, after the 10 rows
     assert not pd.isna(col_a[end - 1]) and pd.isna(col_a[end])
-    assert col_a[end + 1].startswith("Validity checks")                # row 41
+    # row 41: the communication contributors (title, header, one row), their line and the memory line right
+    # under them (no memory contributor: no table), a blank row, as the console prints them
+    assert col_a[end + 1].startswith("Top communication contributors") and col_a[end + 3] == "allreduce"
+    assert col_a[end + 4].startswith("Communication time ") and col_a[end + 5].startswith("No operator's allocated")
+    assert pd.isna(col_a[end + 6])
+    end += 6
+    assert col_a[end + 1].startswith("Validity checks")                # row 47
     checks = len(result.guards)
     last_check = end + 3 + checks                                      # title, header, then one row a check
     assert not pd.isna(col_a[last_check - 1]) and pd.isna(col_a[last_check])
@@ -172,10 +179,10 @@ def test_no_share_note_where_the_contributors_explain_the_change(text_pair):
     """Text level1 -> level2: AccumulateGrad's all-reduce holds 99 % of the change, so no note of the operators'
     share; the one contributor row is followed by the note that its change is that all-reduce, then the one that
     it is on no module sheet (AccumulateGrad is
-    outside every module), blank rows and the validity checks, which start below the waterfall chart
-    (anchored on row 4, 440 px = 22 rows of 20 px: rows 4-25), on row 26, so that their Details, which run on to
-    the right, are not under the chart. The print area stops on the blank row after the 9 checks (rows 28-36),
-    before "Chart data" (row 38)."""
+    outside every module), the communication contributors and the communication and memory lines, and the
+    validity checks, which start below the waterfall chart (anchored on row 4, 440 px = 22 rows of 20 px: rows
+    4-25), on row 28, so that their Details, which run on to the right, are not under the chart. The print area
+    stops on the blank row after the 9 checks (rows 30-38), before "Chart data" (row 40)."""
     _result, path = text_pair
     col_a = _summary(path)[0].tolist()
     # no note of the operators' share; the note that the all-reduce is most of AccumulateGrad's change instead
@@ -191,10 +198,15 @@ def test_no_share_note_where_the_contributors_explain_the_change(text_pair):
     assert pd.isna(col_a[14]) and title == 16
     assert col_a[title + 1].endswith("AccumulateGrad") and col_a[title + 2] == said[0]  # one contributor row
     assert col_a[title + 3] == notes[0]
-    assert all(pd.isna(v) for v in col_a[title + 4: 25]) and _row_of(col_a, "Validity checks") == 26
+    # then, as on the console, the communication contributors (title, header, allreduce) and the communication and
+    # memory lines, a blank row, and the checks on row 28, below the chart
+    assert pd.isna(col_a[title + 4]) and col_a[title + 5].startswith("Top communication contributors")
+    assert col_a[title + 7] == "allreduce" and col_a[title + 8].startswith("Communication time ")
+    assert col_a[title + 9].startswith("No operator's allocated memory changed") and pd.isna(col_a[title + 10])
+    assert _row_of(col_a, "Validity checks") == 28
     data = _row_of(col_a, "Chart data")
     area = _xml(path, "xl/workbook.xml").find(f".//{MAIN}definedName[@name='_xlnm.Print_Area']").text
-    assert data == 38 and area == "Summary!$A$1:$U$37"
+    assert data == 40 and area == "Summary!$A$1:$U$39"
 
 
 def test_contributor_rows_show_base_comparison_and_running_share(db_pair):
@@ -264,7 +276,8 @@ def test_a_two_line_check_value_gets_a_two_line_row(text_pair, tmp_path, monkeyp
 def test_a_profile_against_itself_has_no_contributors_and_keeps_its_chart_data_off_the_page(tmp_path, caplog):
     """Text level1 against itself (no sample pair has an unchanged run; the same input is the real case of it):
     no operator, module or step changed, so no contributor table; the validity checks follow the waterfall
-    (rows 4-13) and its verdict (row 14) below the waterfall chart (anchored on row 4, 440 px = 22 rows of 20
+    (rows 4-13), its verdict (row 14) and the communication and memory lines (rows 15-16) below the waterfall
+    chart (anchored on row 4, 440 px = 22 rows of 20
     px: rows 4-25), so that their Details, which run on to the right, are not under it: title row 26, header row
     27, 9 checks on rows 28-36, blank row 37. The print area ends there, rows 1-37, and "Chart data" comes on
     row 38, under it (it was once printed on row 27). A check without figures (device count) keeps blank
@@ -281,10 +294,13 @@ def test_a_profile_against_itself_has_no_contributors_and_keeps_its_chart_data_o
         path = result.to_excel(str(tmp_path))
     assert "Chart for sheet" not in caplog.text
     col_a = _summary(path)[0].tolist()
-    assert col_a[3] == "Base E2E" and col_a[12] == "Comparison E2E" and pd.isna(col_a[14])
+    assert col_a[3] == "Base E2E" and col_a[12] == "Comparison E2E"
     assert col_a[13] == "E2E time 136.581 ms on both sides: the comparison is as fast as the base."
     assert not [v for v in col_a if isinstance(v, str) and v.startswith(("Top contributors", "Note:"))]
-    assert all(pd.isna(v) for v in col_a[14:25])
+    # the communication and memory lines, as the console prints them (no contributor tables: nothing changed)
+    assert col_a[14].startswith("No communication op type's total duration changed (1 op type)")
+    assert col_a[15].startswith("No operator's allocated memory changed (35 operators)")
+    assert all(pd.isna(v) for v in col_a[16:25])
     assert col_a[25].startswith("Validity checks") and col_a[26] == "Check"
     assert col_a[27:30] == ["operator match rate", "input shapes of top operators", "step count"]
     assert all(isinstance(v, str) for v in col_a[27:36]) and pd.isna(col_a[36])
@@ -858,3 +874,48 @@ def test_console_module_contributors_keep_the_backward_marker(db_pair):
         assert cut.startswith("/[ BACKWARD ]/") == full.startswith("/[ BACKWARD ]/"), (full, cut)
         assert cut == full or full.endswith(cut.partition("...")[2]) and len(cut) <= 81
     assert len({len(line) for line in lines[:15]}) == 1  # the table is no wider than its title
+
+
+def test_summary_sheet_holds_the_consoles_communication_and_memory_parts(text_pair, tmp_path):
+    """The console prints the communication contributors and line, the memory contributors and line; the workbook's
+    Summary had none of them, so a reader of the workbook alone never learnt that the all-reduce shrank by 6 ms or
+    that the memory inside the operators grew. Text level1 -> level2: allreduce by hand from trace_view.json's HCCL
+    lanes; the README pair (H100 -> MI300X BERT-small): the memory table in MB, as the console's."""
+    import openpyxl
+    from test_communication_console import hccl_by_hand
+
+    from msprof_compare.api import compare
+    from msprof_compare.report.summary_console import communication_line, memory_line
+
+    result, path = text_pair
+    base_ms, _ = hccl_by_hand(SAMPLES / NPU_L1)
+    comp_ms, _ = hccl_by_hand(SAMPLES / NPU_L2)
+    cells = _summary(path)
+    col_a = cells[0].tolist()
+    at = _row_of(col_a, "Top communication contributors (1 row covers 100.0% of the communication ops' duration "
+                        "change)")
+    assert cells.iloc[at, :7].tolist() == ["Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share",
+                                           "Cumulative Share", "Rank"]
+    name, b, c, d, share, cum, rank = cells.iloc[at + 1, :7].tolist()
+    assert (name, share, cum, int(rank)) == ("allreduce", 1, 1, 1)
+    # to the ns each event's times are read to (the trace writes sub-ns digits)
+    assert (b, c, d) == pytest.approx((float(base_ms), float(comp_ms), float(comp_ms - base_ms)), abs=1e-6)
+    line = communication_line(result.frames["communication"])
+    assert line.startswith("Communication time (CommunicationCompare's op rows) 105.992 ms -> 99.973 ms")
+    assert col_a[at + 2] == line  # right under the table (from its blank row), as the console prints it
+    assert col_a.index(memory_line(result.frames["memory"])) > at  # no memory contributor here: the line alone
+    assert _row_of(col_a, "Validity checks") > at + 3
+
+    repo = Path(__file__).resolve().parents[1] / "sample_data"
+    bert = compare(str(repo / "bert-small_h100.json.gz"), str(repo / "bert-small_mi300.json.gz"))
+    book = bert.to_excel(str(tmp_path))
+    cells = _summary(book)
+    col_a = cells[0].tolist()
+    at = _row_of(col_a, "Top memory contributors (1 row covers 100.0% of the operators' allocated-memory change)")
+    assert cells.iloc[at, 1:4].tolist() == ["Base(MB)", "Comparison(MB)", "Diff(MB)"]
+    row = bert.memory_contributors.iloc[0]
+    assert cells.iloc[at + 1, :4].tolist() == [row["Name"], row["Base(MB)"], row["Comparison(MB)"], row["Diff(MB)"]]
+    assert (round(row["Base(MB)"], 2), round(row["Comparison(MB)"], 2)) == (39.30, 1989.30)  # README's figures
+    assert openpyxl.load_workbook(book)["Summary"].cell(at + 2, 2).number_format == "#,##0.00"  # MB as on the console
+    assert col_a[at + 2] == memory_line(bert.frames["memory"])
+    assert not any(isinstance(v, str) and v.startswith("Top communication contributors") for v in col_a)

@@ -1021,6 +1021,12 @@ class SummarySheet(Sheet):
     communication: pd.DataFrame | None = None
     #: the run's "module_contributors" frame (None: no listed contributor runs modules that hold its time)
     module_contributors: pd.DataFrame | None = None
+    #: the run's communication and memory frames (contributors and totals; None where the run made none), written
+    #: under the time contributors as the console prints them
+    communication_contributors: pd.DataFrame | None = None
+    communication_totals: pd.DataFrame | None = None
+    memory_contributors: pd.DataFrame | None = None
+    memory_totals: pd.DataFrame | None = None
 
 
 #: ms to 3 places, as the console's waterfall and the contributors table beside it (2 places showed most
@@ -1172,6 +1178,10 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
     sheet.communication = comm
     sheet.outside_modules, sheet.outside_held = outside, outside_held
     sheet.module_contributors = ctx.frames.get("module_contributors")
+    sheet.communication_contributors = ctx.frames.get("communication_contributors")
+    sheet.communication_totals = ctx.frames.get("communication")
+    sheet.memory_contributors = ctx.frames.get("memory_contributors")
+    sheet.memory_totals = ctx.frames.get("memory")
     return [sheet]
 
 

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..compare import memory_summary
 from ..compare.summary import (
     CONSOLE_TOP,
     coverage_text,
@@ -43,6 +44,7 @@ from ..compare.summary import (
 )
 from ..compare.table import Sheet, sheet_numbers
 from ..textsafe import text_width
+from . import summary_console as con
 
 log = logging.getLogger("msprof-analyze")
 
@@ -84,6 +86,7 @@ _FORMATS: dict[str, dict[str, Any]] = {
     "header": {"bold": True, "border": 1, "pattern": 1, "bg_color": "#D9D9D9"},
     "text": {"border": 1},
     "float": {"border": 1, "num_format": "#,##0.000"},
+    "float2": {"border": 1, "num_format": "#,##0.00"},  # MB, as the console's memory tables
     "ratio": {"border": 1, "num_format": "0.00%"},
     "rate": {"border": 1, "num_format": "0.0%"},   # validity-check rates, as the log shows them
     "count": {"border": 1, "num_format": "0"},
@@ -172,17 +175,45 @@ def _wrapped_rows(wb: Any, ws: Any, sheet: Sheet, row: int, lines: list[str]) ->
 
 
 def _contributor_table(wb: Any, ws: Any, row: int, title: str, frame: pd.DataFrame,
-                       widths: list[float] | None = None) -> int:
-    """A contributors frame (``summary.CONTRIBUTOR_COLUMNS``) as the Summary sheet's table: name, the figures,
-    rank last; with ``widths`` (the sheet's column widths) the names wrap, each row as tall as they need. The
-    operator and the module contributors share it, so both read alike."""
+                       widths: list[float] | None = None, unit: str = "ms") -> int:
+    """A contributors frame (``summary.CONTRIBUTOR_COLUMNS``, or its MB twin: ``unit``) as the Summary sheet's
+    table: name, the figures, rank last; with ``widths`` (the sheet's column widths) the names wrap, each row as
+    tall as they need. The operator, module, communication and memory contributors share it, so all read alike."""
+    figures = [f"Base({unit})", f"Comparison({unit})", f"Diff({unit})"]
     at_name, at_base, at_comp, at_diff, at_share, at_cum, at_rank = (_position(frame, c) for c in (
-        "Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share", "Rank"))
+        "Name", *figures, "Share", "Cumulative Share", "Rank"))
     rows = [[r[at_name], r[at_base], r[at_comp], r[at_diff], r[at_share], r[at_cum], int(r[at_rank])]
             for r in _tuples(frame)]
-    return _table(wb, ws, row, title,
-                  ["Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share", "Rank"], rows,
-                  ["text+wrap" if widths else "text", "float", "float", "float", "ratio", "ratio", "text"], widths)
+    number = "float2" if unit == "MB" else "float"
+    return _table(wb, ws, row, title, ["Name", *figures, "Share", "Cumulative Share", "Rank"], rows,
+                  ["text+wrap" if widths else "text", number, number, number, "ratio", "ratio", "text"], widths)
+
+
+def _resource_parts(wb: Any, ws: Any, sheet: Sheet, row: int) -> int:
+    """The communication and the memory contributors with the lines under them, as the console prints them (the
+    first ``CONSOLE_TOP`` rows of each): the workbook's Summary had neither, so a reader of the workbook alone
+    never learnt that the communication time or the memory grew. Returns the next free row."""
+    widths = [c.width for c in sheet.columns]
+    for frame, totals, name, basis, unit, line in (
+            (sheet.communication_contributors, sheet.communication_totals, "communication",
+             "the communication ops' duration change", "ms", con.communication_line),
+            (sheet.memory_contributors, sheet.memory_totals, "memory", "the operators' allocated-memory change", "MB",
+             con.memory_line)):
+        lines = []
+        if frame is not None and len(frame):
+            shown = frame.head(CONSOLE_TOP)
+            first = f"; the first {len(shown)} shown" if len(shown) < len(frame) else ""
+            row = _contributor_table(wb, ws, row, f"Top {name} contributors ({coverage_text(frame)} of {basis}"
+                                     f"{first})", shown, widths, unit)
+            note = memory_summary.contributors_note(frame) if name == "memory" else ""
+            if note:
+                lines.append(f"Note: {note}.")
+        text = line(totals)
+        if text:
+            lines.append(text)
+        if lines:
+            row = _wrapped_rows(wb, ws, sheet, row, lines)
+    return row
 
 
 def _guard_styles(values: list[Any]) -> list[str]:
@@ -259,6 +290,7 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
             row = _contributor_table(wb, ws, row, f"Top module contributors ({level} level; "
                                      f"{coverage_text(modules)} of {module_share_basis(modules)}{first})", shown,
                                      [c.width for c in sheet.columns])
+    row = _resource_parts(wb, ws, sheet, row)
     rows = [list(r) for r in _tuples(guard)]  # never empty: five checks are always made
     # under the chart, whose rows end at the latest where rows of the default height end: a check's Detail runs
     # on to the right of its column, and beside the chart the chart hid it
