@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import sys
-import textwrap
 import unicodedata
 
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
@@ -62,18 +61,37 @@ def short_list(items: list, limit: int, escape: bool = True) -> str:
 
 
 def wrap_prose(text: str, width: int) -> str:
-    """``text`` with each line of prose longer than ``width`` broken at spaces; table lines ("+-..." / "| ...")
-    stay whole. For a terminal: a note of 700-830 characters wrapped by the terminal broke words in two. A word
-    longer than the width (a module path) keeps its line."""
+    """``text`` with each line of prose wider than ``width`` terminal columns broken at spaces; table lines
+    ("+-..." / "| ...") stay whole. For a terminal: a note of 700-830 characters wrapped by the terminal broke
+    words in two. Widths are terminal columns (``_columns_of``): a count of characters let a line naming CJK
+    operators run to twice the width, which the terminal broke again inside words. A word longer than the width
+    (a module path) keeps its line."""
     if width < 40:  # a terminal this narrow (or a size it could not tell) breaks the tables anyway
         return text
     out = []
     for line in text.split("\n"):
-        if len(line) <= width or line.startswith(("+", "|")):
+        if line.startswith(("+", "|")) or _line_columns(line) <= width:
             out.append(line)
-        else:
-            out.extend(textwrap.wrap(line, width, break_long_words=False, break_on_hyphens=False))
+            continue
+        body = line.lstrip(" ")
+        indent = line[:len(line) - len(body)]  # kept on the first line
+        row: list[str] = []
+        used = len(indent)
+        for word in body.split(" "):
+            columns = _line_columns(word)
+            if row and used + 1 + columns > width and "".join(row):
+                out.append(indent + " ".join(row).rstrip(" "))
+                row, used, indent = [], 0, ""
+            if row or word:  # no space left at the start of a broken line
+                used += (1 if row else 0) + columns
+                row.append(word)
+        if row or indent:  # not a line of the spaces after the last word
+            out.append(indent + " ".join(row).rstrip(" "))
     return "\n".join(out)
+
+
+def _line_columns(text: str) -> int:
+    return sum(_columns_of(ch) for ch in text) if not text.isascii() else len(text)
 
 
 def text_width(text: str) -> int:

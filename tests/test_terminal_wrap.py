@@ -95,3 +95,26 @@ def test_no_terminal_no_width(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(sys, "stdout", Closed())
     assert cli._terminal_columns() == 0
+
+
+def _columns(text: str) -> int:
+    """Terminal columns, counted here on their own: East Asian wide / full-width characters take two."""
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def test_wide_characters_count_two_columns() -> None:
+    """A note naming CJK operators (each character two columns wide) was broken by its count of characters: its
+    lines ran to nearly twice the width, and the terminal broke them again inside words."""
+    name = "算子融合注意力前向"  # 9 characters, 18 columns
+    note = "Note: " + " ".join(f"{name}{i} +0.{i:03d} ms," for i in range(12))
+    lines = wrap_prose(note, 60).split("\n")
+    assert " ".join(lines) == note  # every word kept, none broken
+    assert all(_columns(line) <= 60 for line in lines), [_columns(line) for line in lines]
+    # "Note: " (6) + "算子融合注意力前向0" (19) + " +0.000 ms," (11) + " 算子融合注意力前向1" (20) = 56; its " +0.001
+    # ms," would make 67. Then "+0.001 ms," (10) + " 算子融合注意力前向2" (20) + " +0.002 ms," (11) = 41; the next
+    # name would make 61
+    assert [_columns(line) for line in lines[:2]] == [56, 41]
+    assert len(lines[0]) < len(note[:60])  # the old count of characters had fitted 60 characters: 84 columns
+
