@@ -15,7 +15,6 @@ import contextlib
 import datetime as _dt
 import logging
 import os
-import shutil
 import signal
 import sys
 import time
@@ -589,9 +588,17 @@ def _blank_edges(path: str) -> str:
 
 
 def _terminal_columns() -> int:
-    """The width of the terminal stdout is, 0 where stdout is no terminal (a pipe, a file, a closed stream)."""
+    """The width of the terminal the console text goes to: stdout, or stderr under ``-o -`` (``sys.stdout`` is then
+    stderr, and ``shutil.get_terminal_size`` measured the JSON's stream: a file or a pipe, so 80 columns on any
+    terminal). ``COLUMNS`` first, as ``shutil``; 0 where the stream is no terminal (a pipe, a file, a closed
+    stream)."""
     try:
-        return shutil.get_terminal_size().columns if sys.stdout.isatty() else 0
+        if not sys.stdout.isatty():
+            return 0
+        with contextlib.suppress(ValueError):
+            if int(os.environ.get("COLUMNS", "")) > 0:
+                return int(os.environ["COLUMNS"])
+        return os.get_terminal_size(sys.stdout.fileno()).columns or 80  # 0: a terminal that did not say
     except (AttributeError, ValueError, OSError):
         return 0
 

@@ -118,3 +118,42 @@ def test_wide_characters_count_two_columns() -> None:
     assert [_columns(line) for line in lines[:2]] == [56, 41]
     assert len(lines[0]) < len(note[:60])  # the old count of characters had fitted 60 characters: 84 columns
 
+
+@pytest.mark.skipif(os.name == "nt", reason="pseudo-terminals are POSIX")
+def test_json_on_stdout_wraps_the_console_text_at_the_width_of_stderr(tmp_path: Path) -> None:
+    """With ``-o -`` the JSON goes to stdout and the console text to stderr; the width was the one of stdout (a
+    file here), which ``shutil`` cannot measure: 80 columns, on a terminal 60 wide. Now stderr's own width."""
+    import fcntl
+    import json
+    import pty
+    import struct
+    import termios
+
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 60, 0, 0))  # 40 rows, 60 columns
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    with open(tmp_path / "out.json", "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "from msprof_compare.entry import analyze_main; analyze_main()", "compare",
+             "-d", str(COMP), "-bp", str(BASE), "-o", "-", "--output_format", "json"],
+            stdout=out, stderr=follower, stdin=subprocess.DEVNULL, env={**env, "PYTHONPATH": str(REPO)}, cwd=REPO)
+        os.close(follower)
+        chunks = []
+        try:
+            while True:
+                try:
+                    chunk = os.read(leader, 65536)
+                except OSError:  # EIO: the other end is closed and everything was read
+                    break
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        finally:
+            os.close(leader)
+        assert proc.wait(timeout=120) == 0
+    assert json.loads((tmp_path / "out.json").read_text())["summary"]
+    shown = b"".join(chunks).decode().replace("\r\n", "\n").split("\n")
+    start = next(i for i, line in enumerate(shown) if line.startswith("Note: all operators"))
+    end = next(i for i in range(start, len(shown)) if shown[i].startswith(("+", "[")) or not shown[i])
+    assert " ".join(shown[start:end]) == NOTE
+    assert all(len(line) <= 60 for line in shown[start:end]), [len(line) for line in shown[start:end]]
