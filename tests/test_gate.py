@@ -367,6 +367,10 @@ def test_unexplained_note_names_the_steps_outside_device_time():
     exactly = _wf([("Free: Other", "free", -2_500_000), ("Vector", "computing", 200_000),
                    ("Free: SDMA", "free", -200_000)])  # Free: SDMA is under 10 % of -2.5 ms: not named
     assert summary.unexplained_note(top, exactly).endswith("(the waterfall puts all of it in Free: Other -2.500 ms)")
+    # the other steps gave back 0.4 us (E2E -2.500000 ms, Free: Other -2.500400 ms): all of it, and no "+0.000 ms"
+    # moved the other way
+    nearly = _wf([("Free: Other", "free", -2_500_400), ("Vector", "computing", 400)])
+    assert summary.unexplained_note(top, nearly).endswith("(the waterfall puts all of it in Free: Other -2.500 ms)")
     two = _wf([("Free: Other", "free", 1_000_000), ("Uncovered Communication", "communication", 1_500_000),
                ("Vector", "computing", -200_000)])  # E2E +2.3 ms, the two named +2.5 ms
     assert summary.unexplained_note(top, two).endswith(
