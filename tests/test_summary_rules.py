@@ -623,3 +623,16 @@ def test_module_rows_of_needs_one_row_holding_half_and_names_three_operators(mon
     assert summary.module_contributors_note(frame).startswith("a, b, c, ... (4 in all) run inside modules")
     frame.attrs["module_rows_of"] = ["a", "b", "c"]
     assert summary.module_contributors_note(frame).startswith("a, b, c run inside modules")
+
+
+def test_module_note_keeps_names_as_they_are_for_the_sheet_and_json() -> None:
+    """The note on operators that run inside modules goes to the sheet and the JSON as well as the console, so
+    its names are not escaped there (the console escapes what it prints; ``short_list(..., escape=False)``): a
+    name holding an escape character read ``\\x1b`` in the sheet. Four names: three shown, "(4 in all)"."""
+    from msprof_compare.compare import summary
+
+    frame = pd.DataFrame({"Name": ["/ A_0 > op"]})
+    frame.attrs["module_rows_of"] = ["op\x1b[31m", "b", "c", "d"]
+    assert summary.module_contributors_note(frame) == (
+        "op\x1b[31m, b, c, ... (4 in all) run inside modules: the module contributors rank their module rows by "
+        "their change")
