@@ -253,6 +253,10 @@ def _typer_main(app: typer.Typer, args: list[str] | None, prog: str) -> int:
             message = (f"No such option: {misplaced}; the comparison is the 'compare' sub-command, its options "
                        f"follow it: {prog} compare -d COMPARISON -bp BASE [options]")
             where = f"{prog} compare"
+        if message.startswith("No such option: ") and "Possible options" not in message and not misplaced:
+            near = _options_starting(command, args, message[len("No such option: "):].split()[0])
+            if near:  # click suggests by similarity, which misses a short prefix: "-b" for "-bp"
+                message += f" (Possible options: {', '.join(near)})"
         if message.startswith("Missing option") and _stray_arguments(command, args):
             # the script's command line (BASE COMPARISON, no flags) given to a CLI face: say where the paths go
             face = f"{prog} compare" if hasattr(command, "commands") else prog
@@ -284,6 +288,17 @@ def _misplaced_option(command: Any, args: list[str]) -> str | None:
     flags = {o for p in subs["compare"].params for o in (*p.opts, *p.secondary_opts)}
     before = args[:args.index("compare")] if "compare" in args else args
     return next((a.split("=", 1)[0] for a in before if a.split("=", 1)[0] in flags), None)
+
+
+def _options_starting(command: Any, args: list[str], given: str) -> list[str]:
+    """The options of the command the arguments run (``compare`` for a group) that begin with ``given``, a prefix
+    click's suggestions miss ("-b": "-bp"), sorted; [] where none does or ``given`` is no option's beginning."""
+    subs = getattr(command, "commands", None)
+    if subs is not None:
+        command = subs.get("compare") if "compare" in args else None
+    params = getattr(command, "params", None) or []
+    flags = {o for p in params for o in (*getattr(p, "opts", ()), *getattr(p, "secondary_opts", ()))}
+    return sorted(o for o in flags if o.startswith(given) and o != given) if given.startswith("-") else []
 
 
 def _stray_arguments(command: Any, args: list[str]) -> list[str]:

@@ -50,6 +50,23 @@ def test_unknown_options_keep_clicks_message(capsys: pytest.CaptureFixture) -> N
     assert (code, err) == (2, "error: No such option: --bogus (see 'msprof-analyze compare --help')\n")
 
 
+def test_a_short_prefix_of_an_option_names_it(capsys: pytest.CaptureFixture) -> None:
+    """"-b" for "-bp" (a new user's typo) got a bare "No such option: -b": click suggests by similarity, which a
+    two-letter option given one letter misses, though "--bp" got "(Possible options: --help, -bp)"."""
+    code, err = _analyze(capsys, "compare", "-b", "base", "-d", "a")
+    assert (code, err) == (2, "error: No such option: -b (Possible options: -bp) (see 'msprof-analyze compare "
+                              "--help')\n")
+    with pytest.raises(SystemExit) as info:
+        cli.compare_main(["-b", "base", "-d", "a"])
+    assert (info.value.code, capsys.readouterr().err) == (
+        2, "error: No such option: -b (Possible options: -bp) (see 'msprof-compare --help')\n")
+    code, err = _analyze(capsys, "compare", "--base", "b", "-d", "a")
+    assert err == ("error: No such option: --base (Possible options: --base_step) (see 'msprof-analyze compare "
+                   "--help')\n")
+    code, err = _analyze(capsys, "compare", "-p", "b", "-d", "a")  # no option starts so: click's message alone
+    assert err == "error: No such option: -p (see 'msprof-analyze compare --help')\n"
+
+
 @pytest.mark.parametrize(("statement", "what"), [
     ("DELETE FROM STEP_TIME", "its STEP_TIME table holds no step"),
     ("DROP TABLE STEP_TIME", "it has no STEP_TIME table"),
