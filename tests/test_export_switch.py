@@ -89,8 +89,8 @@ def test_time_breakdown_run_names_the_e2e_window_and_mem_usage(samples, caplog, 
     assert (row["Status"], row["Base"], row["Comparison"]) == (("note", "db", "text") if swap else
                                                                ("note", "text", "db"))
     detail = row["Detail"]
-    assert (f"the {db_side} side's {e2e / 1e6:,.3f} ms hold {outside / 1e6:,.3f} ms outside them "
-            f"({(e2e - outside) / 1e6:,.3f} ms as a text export measures it)") in detail
+    assert (f"the {db_side} side's {e2e / 1e6:.3f} ms hold {outside / 1e6:.3f} ms outside them "
+            f"({(e2e - outside) / 1e6:.3f} ms as a text export measures it)") in detail
     assert f"Mem Usage: the {text_side} side's {peak:.2f}G counts memory_record.csv's APP component " \
            f"({without:.2f}G without it)" in detail
     assert (f"{peak:.2f}", f"{without:.2f}") == ("2.06", "1.49")
@@ -102,7 +102,7 @@ def test_time_breakdown_run_names_the_e2e_window_and_mem_usage(samples, caplog, 
     n, us = _no_pmu(text)
     assert (n, round(us, 2)) == (2, 5.52)
     assert (f"the {text_side} side's kernel_details.csv has {n} kernel(s) without PMU values (N/A), "
-            f"{us / 1e3:,.3f} ms, which a text export leaves to Other") in detail
+            f"{us / 1e3:.3f} ms, which a text export leaves to Other") in detail
     cols = ["Number.1", "Number"] if swap else ["Number", "Number.1"]
     text_n, db_n = om.loc["\tVector", cols]
     assert db_n - text_n == n
@@ -162,7 +162,7 @@ def test_verdict_and_gate_say_what_the_db_window_holds(samples, swap):
     _, outside = _db_window(_db_file(db))
     base, comparison = (db, text) if swap else (text, db)
     side = "base" if swap else "comparison"
-    said = (f"the {side} side's, a DB export's, holds {outside / 1e6:,.3f} ms of device tasks outside its computing "
+    said = (f"the {side} side's, a DB export's, holds {outside / 1e6:.3f} ms of device tasks outside its computing "
             "and communication, which a text export's leaves out")
     res = compare(str(base), str(comparison), enable_profiling_compare=True)
     assert res.verdict.startswith(f"E2E time ({said}) ")

@@ -408,13 +408,13 @@ def test_graph_replays_note_between_a_graph_run_and_an_eager_one(caplog, monkeyp
     assert n_eager == 0
     by_op = _op_launched_ns(eager)
     assert by_op == 6_496  # the aten::linear -> aten::mm GEMM of the excerpt
-    held = f"the base side replays less and has {by_op / 1e6:,.3f} ms ({by_op / eager_ns:.1%} of its computing)"
+    held = f"the base side replays less and has {by_op / 1e6:.3f} ms ({by_op / eager_ns:.1%} of its computing)"
     assert 0.03 < by_op / eager_ns < checks.REPLAY_OP_SHARE
     caplog.set_level("WARNING", logger="msprof-analyze")
     row = _replay_row(compare(str(MOE_EAGER), str(EXCERPT), enable_profiling_compare=True))
     assert row["Status"] == "ok"
     assert row["Base"] == 0.0 and row["Comparison"] == pytest.approx(rep_ns / comp_ns, rel=1e-12)
-    assert f"comparison {n:,} kernels, {rep_ns / 1e6:,.3f} ms" in row["Detail"]
+    assert f"comparison {n:,} kernels, {rep_ns / 1e6:.3f} ms" in row["Detail"]
     assert f"({held} in those steps: those steps barely move)" in row["Detail"]
     assert "replays much more" not in caplog.text
     monkeypatch.setattr(checks, "REPLAY_OP_SHARE", 0.03)
@@ -523,7 +523,7 @@ def test_graph_replays_of_inference_samples(samples):
                      and e["args"].get("correlation") in launches]
     assert len(launches) == 70 and len(graph_kernels) == 135
     row = _replay_row(compare(str(hta), str(hta), enable_profiling_compare=True))
-    assert f"base {len(graph_kernels):,} kernels, {sum(_ns(e['dur']) for e in graph_kernels) / 1e6:,.3f} ms" \
+    assert f"base {len(graph_kernels):,} kernels, {sum(_ns(e['dur']) for e in graph_kernels) / 1e6:.3f} ms" \
         in row["Detail"]
     # against vLLM's piecewise graphs hta's trace replays much less (50 % vs 96 %), but holds only 2.022 ms (1.0 %
     # of its computing: its non-NCCL kernels) in the op-decided steps: no note (one before the 5 % threshold)
@@ -533,7 +533,7 @@ def test_graph_replays_of_inference_samples(samples):
     assert (by_op, computing) == (2_022_000, 211_100_000)
     row = _replay_row(compare(str(hta), str(samples / PIECEWISE), enable_profiling_compare=True))
     assert row["Status"] == "ok"
-    assert (f"(the base side replays less and has {by_op / 1e6:,.3f} ms ({by_op / computing:.1%} of its computing)"
+    assert (f"(the base side replays less and has {by_op / 1e6:.3f} ms ({by_op / computing:.1%} of its computing)"
             " in those steps: those steps barely move)") in row["Detail"]
 
 
@@ -782,7 +782,7 @@ def test_module_sheets_coverage_note(samples, base, comparison):
     assert row["Status"] == "note"
     assert [row["Base"], row["Comparison"]] == [pytest.approx(h / t, rel=1e-6) for h, t in want]
     (hb, tb), (hc, tc) = want
-    assert (f"base {hb / 1e6:,.3f} of {tb / 1e6:,.3f} ms, comparison {hc / 1e6:,.3f} of {tc / 1e6:,.3f} ms"
+    assert (f"base {hb / 1e6:.3f} of {tb / 1e6:.3f} ms, comparison {hc / 1e6:.3f} of {tc / 1e6:.3f} ms"
             in row["Detail"])
 
 

@@ -132,7 +132,7 @@ def test_sglang_decode_note(samples, caplog):
     assert (row["Base"], row["Comparison"]) == (want_b[1] / e2e_b, want_c[1] / e2e_c)
     assert row["Comparison"] < checks.IDLE_SHARE <= row["Base"]
     for side, (start, length), e2e_lo in (("base", want_b, _window_lo(base)), ("comparison", want_c, _window_lo(comp))):
-        assert (f"{side} {length / 1e6:,.3f} ms long, {(start - e2e_lo) / 1e6:,.3f} ms into the E2E window "
+        assert (f"{side} {length / 1e6:.3f} ms long, {(start - e2e_lo) / 1e6:.3f} ms into the E2E window "
                 f"(ts {Decimal(start) / 1000:.3f} us)") in row["Detail"]
     assert "the base side's E2E and Free Time mostly measure that stretch" in row["Detail"]
     assert "so does the E2E difference" not in row["Detail"]  # 463.3 vs 493.3 ms: the difference is computing
@@ -140,7 +140,7 @@ def test_sglang_decode_note(samples, caplog):
     notes = [r.getMessage() for r in caplog.records if checks.NOTE_CHECKS[checks.IDLE_CHECK] in r.getMessage()]
     assert len(notes) == 1 and "(base 97.8%, comparison 50.0%)" in notes[0]
     # the log's note says once what the shares are (it repeated it, then gave a length under "as a share of E2E")
-    assert f"(base 97.8%, comparison 50.0%): base {want_b[1] / 1e6:,.3f} ms long, " in notes[0]
+    assert f"(base 97.8%, comparison 50.0%): base {want_b[1] / 1e6:.3f} ms long, " in notes[0]
     assert "as a share of E2E" not in notes[0] and row["Detail"].startswith(checks.IDLE_LEAD)
 
 
@@ -212,7 +212,7 @@ def test_hta_alexnet_against_npu(samples):
     assert row["Status"] == "note" and want[1] // 1_000_000 == 10_857
     assert "the base side's E2E and Free Time mostly measure that stretch, and so does the E2E difference" in \
         row["Detail"]
-    assert f"base {want[1] / 1e6:,.3f} ms" in row["Detail"]
+    assert f"base {want[1] / 1e6:.3f} ms" in row["Detail"]
     # the verdict and the gate's line say it too: "the base takes 94.60x as long" alone read as the NPU's speed.
     # By hand: the NPU step's E2E is 136.581009 ms (reference pair 1's OverallMetrics), so its stretch is at most
     # that, and the stretches differ by over 10,721 ms, over half of the E2E change (under 12,920 ms).

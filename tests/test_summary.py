@@ -1180,8 +1180,8 @@ def test_kernels_launched_before_the_profile_are_noted(samples, caplog):
                                ("comparison", comp, int(e2e["comparison_ns"].iloc[0]))):
         n, us, lead_us = _early_by_hand(path)
         assert (side, n) in {("base", 436), ("comparison", 463)}
-        assert (f"{side}: the first {lead_us / 1e3:,.3f} ms of E2E, where {n:,} computing kernels run "
-                f"({us / 1e3:,.3f} ms busy)") in row["Detail"]
+        assert (f"{side}: the first {lead_us / 1e3:.3f} ms of E2E, where {n:,} computing kernels run "
+                f"({us / 1e3:.3f} ms busy)") in row["Detail"]
         assert row["Base" if side == "base" else "Comparison"] == pytest.approx(lead_us * 1e3 / e2e_ns, abs=1e-6)
     assert checks.NOTE_CHECKS[checks.EARLY_CHECK] in caplog.text
     # a trace whose kernels all have their launch: no row

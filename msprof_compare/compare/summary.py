@@ -864,7 +864,7 @@ def e2e_scope(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None = None, 
         side = "base" if sources["base"] == "ascend_db" else "comparison"
         outside = int(e2e[f"{side}_outside_busy_ns"].iloc[0])
         if outside > 0:
-            parts.append(f"the {side} side's, a DB export's, holds {_ms3(outside):,.3f} ms of device tasks outside "
+            parts.append(f"the {side} side's, a DB export's, holds {_ms3(outside):.3f} ms of device tasks outside "
                          "its computing and communication, which a text export's leaves out")
     return f" ({'; '.join(parts)})" if parts else ""
 
