@@ -157,23 +157,25 @@ def test_verdict_and_gate_say_what_the_db_window_holds(samples, swap):
     """The verdict and the --fail_on_regression line of text level 1 against DB level 1 read "+1.338 ms,
     slower" with no word that 5.686 ms (SQL) of the DB side's E2E are MEMCPY_ASYNC before its first kernel,
     which the text side's E2E leaves out: both now say so, for the DB side on either side, also with a step
-    (after the step's own words); a pair of one kind says nothing of it."""
+    (after the figures: between "E2E time (" and them its ~150 characters, ~230 with the step's words, parted the
+    words from their figures); a pair of one kind says nothing of it."""
     text, db = samples / TEXT_L1, samples / DB_L1
     _, outside = _db_window(_db_file(db))
     base, comparison = (db, text) if swap else (text, db)
     side = "base" if swap else "comparison"
-    said = (f"the {side} side's, a DB export's, holds {outside / 1e6:.3f} ms of device tasks outside its computing "
-            "and communication, which a text export's leaves out")
+    said = (f"the {side} side's E2E, a DB export's, holds {outside / 1e6:.3f} ms of device tasks outside its "
+            "computing and communication, which a text export's leaves out")
     res = compare(str(base), str(comparison), enable_profiling_compare=True)
-    assert res.verdict.startswith(f"E2E time ({said}) ")
+    assert res.verdict.startswith("E2E time 1") and res.verdict.endswith(f" than the base; {said}")
     code, message = res.regression_gate(1000)
-    assert code == 0 and message.startswith(f"No regression: E2E time ({said}) ")
+    assert code == 0 and message.startswith("No regression: E2E time 1") and message.endswith(
+        f"threshold +1000%; {said}")
     # compared without the time breakdown: the gate makes its own, and says the same
     code, message = compare(str(base), str(comparison), enable_api_compare=True).regression_gate(1000)
-    assert code == 0 and message.startswith(f"No regression: E2E time ({said}) ")
+    assert code == 0 and message.endswith(f"threshold +1000%; {said}")
     step = compare(str(base), str(comparison), enable_profiling_compare=True, base_step=50, comparison_step=50)
     text_side = "comparison" if swap else "base"
     assert step.verdict.startswith(f"E2E time (whole profile on the {text_side} side: a text export's E2E ignores "
-                                   f"the step; {said}) ")
+                                   "the step) 1") and step.verdict.endswith(f" than the base; {said}")
     same = compare(str(text), str(samples / TEXT_L1.replace("level1", "level2")), enable_profiling_compare=True)
     assert "DB export" not in same.verdict

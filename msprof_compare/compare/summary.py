@@ -838,34 +838,43 @@ IDLE_ASIDE = ("most of that difference is time with no computing and no communic
 
 
 def e2e_words(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None) -> tuple[str, str]:
-    """``e2e_verdict``'s ``scope`` and ``aside`` (the gate's line says the same), the aside read once: a DB step's
-    range change (``e2e_aside``), then an idle stretch that makes most of the difference (``idle_aside``)."""
+    """``e2e_verdict``'s ``scope`` and ``aside`` (the gate's line says the same), the aside read once: what a DB
+    export's E2E holds that a text export's leaves out (``export_aside``), a DB step's range change
+    (``e2e_aside``), then an idle stretch that makes most of the difference (``idle_aside``)."""
     aside = e2e_aside(ctx, e2e)
     idle = idle_aside(getattr(ctx, "frames", {}).get("guards"))
-    return e2e_scope(ctx, e2e, bool(aside)), "; ".join(a for a in (aside, idle) if a)
+    return e2e_scope(ctx, e2e, bool(aside)), "; ".join(a for a in (export_aside(ctx, e2e), aside, idle) if a)
+
+
+def export_aside(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None) -> str:
+    """Where a text export meets a DB export, what the DB side's E2E holds that the text side's would not (its
+    non-kernel tasks outside its computing and communication: a MEMCPY_ASYNC ~5 ms before the first kernel in
+    the torch_npu samples, which can turn a faster run into a "slower" verdict), else "". Said after the
+    verdict's figures: inside the parentheses after "E2E time" its ~150 characters (~230 with a step's scope)
+    stood between the words and their figures."""
+    sources = {"base": getattr(ctx.base, "source", None), "comparison": getattr(ctx.comparison, "source", None)}
+    if {sources["base"], sources["comparison"]} != {"ascend_db", "ascend_text"} or e2e is None or not len(e2e):
+        return ""
+    side = "base" if sources["base"] == "ascend_db" else "comparison"
+    outside = int(e2e[f"{side}_outside_busy_ns"].iloc[0])
+    if outside <= 0:
+        return ""
+    return (f"the {side} side's E2E, a DB export's, holds {_ms3(outside):.3f} ms of device tasks outside its computing "
+            "and communication, which a text export's leaves out")
 
 
 def e2e_scope(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None = None, range_aside: bool = False) -> str:
-    """" (whole profile on ...)" where a step was asked of a text export, whose E2E time ignores it; where a text
-    export meets a DB export, what the DB side's E2E holds that the text side's would not (its non-kernel tasks
-    outside its computing and communication: a MEMCPY_ASYNC ~5 ms before the first kernel in the torch_npu
-    samples, which can turn a faster run into a "slower" verdict); where a DB step's ProfilerStep range changed
-    outside its E2E (``range_aside``: ``e2e_aside`` says so after the figures), that the E2E is the step's
-    device tasks' span; else ""."""
+    """" (whole profile on ...)" where a step was asked of a text export, whose E2E time ignores it; where a DB
+    step's ProfilerStep range changed outside its E2E (``range_aside``: ``e2e_aside`` says so after the figures),
+    that the E2E is the step's device tasks' span; else "". (What a DB export's E2E holds beside a text export's
+    is ``export_aside``, after the figures.)"""
     parts = []
     whole = checks.whole_profile_sides(ctx)
     if whole:
         sides = "both sides" if len(whole) > 1 else f"the {whole[0]} side"
         parts.append(f"whole profile on {sides}: a text export's E2E ignores the step")
-    sources = {"base": getattr(ctx.base, "source", None), "comparison": getattr(ctx.comparison, "source", None)}
     if range_aside:
         parts.append("the step's device tasks' span")
-    if {sources["base"], sources["comparison"]} == {"ascend_db", "ascend_text"} and e2e is not None and len(e2e):
-        side = "base" if sources["base"] == "ascend_db" else "comparison"
-        outside = int(e2e[f"{side}_outside_busy_ns"].iloc[0])
-        if outside > 0:
-            parts.append(f"the {side} side's, a DB export's, holds {_ms3(outside):.3f} ms of device tasks outside "
-                         "its computing and communication, which a text export's leaves out")
     return f" ({'; '.join(parts)})" if parts else ""
 
 
