@@ -27,6 +27,7 @@ from msprof_compare.loaders import load_profile
 from msprof_compare.options import Options
 
 DATA = Path(__file__).resolve().parent / "data"
+REPO = Path(__file__).resolve().parents[1]
 OPTS = Options(enable_profiling_compare=True)
 SGLANG_DECODE = "tracelens/tests/traces/inference/sglang_decode/sglang_Qwen3-8B_decode.json.gz"
 SGLANG_PREFILL = "tracelens/tests/traces/inference/sglang_prefilldecode/sglang_Qwen3-8B_prefilldecode.json.gz"
@@ -181,6 +182,29 @@ def test_row_names_the_difference_only_when_the_stretches_make_it():
     assert clause in checks._idle_row((_bd(100, 60), _bd(200, 160)))["Detail"]
     assert clause not in checks._idle_row((_bd(100, 60), _bd(400, 150)))["Detail"]
     assert clause not in checks._idle_row((_bd(100, 60), _bd(100, 10)))["Detail"]   # no E2E difference
+
+
+def test_a_stretch_moving_against_the_e2e_change_is_not_said_to_make_it():
+    """bert-small H100 -> MI300X (sample_data): E2E 3,907,825 -> 3,495,976 ns, 411,849 ns shorter (read here from
+    the real breakdowns), longest idle stretches edited to 2,000,000 ns (51 % of the base E2E: the note) and
+    2,300,000 ns: the idle stretch grew by 300,000 ns, over half of the change, while E2E shrank. Compared by size
+    alone, the note said "and so does the E2E difference" and the verdict "most of that difference is time with no
+    computing and no communication", where the comparison is faster in spite of idling longer (its computing holds
+    the change). With the stretch 300,000 ns shorter instead (the E2E change's way) both still say it."""
+    import pandas as pd
+
+    sample = REPO / "sample_data"
+    b, c = (gpu_breakdown(load_profile(str(sample / name), OPTS), OPTS)
+            for name in ("bert-small_h100.json.gz", "bert-small_mi300.json.gz"))
+    assert (b.e2e_ns, c.e2e_ns) == (3_907_825, 3_495_976)
+    b.longest_idle = Stretch(b.longest_idle.start_ns, 2_000_000, 0)
+    for comp_idle, said in ((2_300_000, False), (1_700_000, True)):
+        c.longest_idle = Stretch(c.longest_idle.start_ns, comp_idle, 0)
+        row = checks._idle_row((b, c))
+        assert row["Status"] == "note"
+        assert "E2E and Free Time mostly measure that stretch" in row["Detail"]
+        assert (checks.IDLE_DIFF in row["Detail"]) is said
+        assert summary.idle_aside(pd.DataFrame([row])) == (summary.IDLE_ASIDE if said else "")
 
 
 def test_row_without_e2e_on_either_side():

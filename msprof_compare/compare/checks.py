@@ -463,8 +463,8 @@ def _idle_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any]:
     """The longest stretch of each side's E2E window with no computing and no communication, as a share of E2E.
 
     It counts whole in that side's E2E and Free Time, so where it is most of the E2E they mostly measure the
-    stretch; the E2E difference only where the two stretches differ by half of it or more. A side without
-    E2E time is left out (unknown when no side crosses the threshold)."""
+    stretch; the E2E difference only where the two stretches differ by half of it or more, the same way. A side
+    without E2E time is left out (unknown when no side crosses the threshold)."""
     shares = [bd.longest_idle.length_ns / bd.e2e_ns if bd.e2e_ns > 0 else None for bd in bds]
     crossed = [side for side, x in zip(_SIDES, shares, strict=True) if x is not None and x >= IDLE_SHARE]
     ok = False if crossed else (True if None not in shares else None)
@@ -479,8 +479,10 @@ def _idle_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any]:
         whose = "both sides'" if len(crossed) == 2 else f"the {crossed[0]} side's"
         b, c = bds
         diff = c.e2e_ns - b.e2e_ns
-        # the difference too where the stretches' change is half of it or more
-        also = None not in shares and diff and 2 * abs(c.longest_idle.length_ns - b.longest_idle.length_ns) >= abs(diff)
+        # the difference too where the stretches' change is half of it or more, in its direction: a stretch that
+        # grew while E2E shrank (or the reverse) is none of the E2E change, which the computing time then holds
+        idle_diff = c.longest_idle.length_ns - b.longest_idle.length_ns
+        also = None not in shares and diff and idle_diff * diff > 0 and 2 * abs(idle_diff) >= abs(diff)
         detail += (f"; {whose} E2E and Free Time mostly measure that stretch"
                    f"{IDLE_DIFF if also else ''} (a profile opened long before the work, "
                    "a stall, a host-side wait): compare Computing Time and its categories")
