@@ -5,13 +5,20 @@ with every option given, so that an option's value (``op_name_map``'s dict, the 
 sheet only an option makes (``KernelTypeCompare``, the operator sheets of ``--disable_module``) cannot leave the
 schema behind. ``--disable_details`` is on for the DB pair only: it drops the detail sheets the other two check.
 The README's option tables are checked against the ``--help`` of every face, its code layout against the package's
-modules, and the schema's description of ``summary.contributors_note`` against the notes of real runs.
+modules, and the schema's description of ``summary.contributors_note`` against the notes of real runs. The README's
+first command is run as it stands there, in a folder of its own: its console block is the run's stdout, character
+for character, and its log ends as the README says (``tests/test_cli.py::test_sample_pair_full_run`` checks the
+workbook of that run).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -99,6 +106,30 @@ def readme_option_names() -> set[str]:
 
 def help_options(text: str) -> set[str]:
     return set(re.findall(r"(?<![\w-])(--?[a-zA-Z][a-z_]*)", text)) - {"-h", "-H", "--help"}
+
+
+def test_readme_first_command_prints_its_console_block(tmp_path: Path) -> None:
+    """README "Install and compare the bundled sample pair": the command of its bash block, run in a folder that
+    holds ``sample_data`` (so the workbook goes there, the current directory), prints the console block below it
+    on stdout and nothing else, and "ends its log with [...][INFO] The comparison result file has been generated:
+    <absolute path of the xlsx>"."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Install and compare the bundled sample pair", 1)[1].split("\n## ", 1)[0]
+    (command,) = [line for line in re.search(r"```bash\n(.*?)```", section, re.S).group(1).splitlines()
+                  if line.startswith("msprof-analyze ")]
+    block = re.search(r"```\n(\+-{10,}.*?\n)```", section, re.S).group(1)
+    (tmp_path / "sample_data").symlink_to(REPO / "sample_data")
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "MSPROF_ANALYZE_LOG_LEVEL")}
+    proc = subprocess.run([sys.executable, "-c", "from msprof_compare.entry import analyze_main; analyze_main()",
+                           *shlex.split(command)[1:]], capture_output=True, text=True, cwd=tmp_path,
+                          env={**env, "PYTHONPATH": str(REPO)}, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == block
+    (xlsx,) = tmp_path.glob("performance_comparison_result_*.xlsx")
+    last = proc.stderr.rstrip("\n").split("\n")[-1]
+    named = Path(re.fullmatch(r"\[[-0-9: ]+\]\[INFO\] The comparison result file has been generated: (.+)",
+                              last).group(1))
+    assert named.is_absolute() and named.resolve() == xlsx.resolve()
 
 
 def test_readme_option_tables_are_the_help_of_every_face(capsys: pytest.CaptureFixture) -> None:
