@@ -62,7 +62,7 @@ def short_list(items: list, limit: int, escape: bool = True) -> str:
 
 def wrap_prose(text: str, width: int) -> str:
     """``text`` with each line of prose wider than ``width`` terminal columns broken at spaces; table lines
-    ("+-..." / "| ...") stay whole. For a terminal: a note of 700-830 characters wrapped by the terminal broke
+    ("+-..." / "| ...") stay whole. For a terminal: a note of over 700 characters wrapped by the terminal broke
     words in two. Widths are terminal columns (``_columns_of``): a count of characters let a line naming CJK
     operators run to twice the width, which the terminal broke again inside words. A word longer than the width
     (a module path) keeps its line."""

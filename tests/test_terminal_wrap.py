@@ -1,9 +1,9 @@
 """Console prose wrapped at the terminal's width (session 47).
 
-The notes under the console tables run to 700-830 characters (GPU AlexNet against the NPU level-1 text
-export); a terminal wraps such a line wherever the width ends, in the middle of words. On a terminal the CLI
-now breaks prose lines at spaces; the tables stay whole (a table wider than the terminal cannot be helped by
-breaking it), and a pipe or a file keeps one line per note, so that grep finds a note whole.
+The notes under the console tables run to over 700 characters (PARAM AlexNet, hta's trace, against the NPU
+level-1 text export: 729); a terminal wraps such a line wherever the width ends, in the middle of words. On a
+terminal the CLI now breaks prose lines at spaces; the tables stay whole (a table wider than the terminal cannot
+be helped by breaking it), and a pipe or a file keeps one line per note, so that grep finds a note whole.
 """
 
 from __future__ import annotations
