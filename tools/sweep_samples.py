@@ -3,7 +3,8 @@
 
 Why: the suite tests chosen pairs and seeded mutations; this sweep runs the CLI (`-o - --output_format json`)
 over a deterministic matrix of real inputs and option sets, and checks properties that hold whatever the
-input: a clean exit, schema-valid JSON, no NaN/inf, Diff = round(Comparison - Base, 2) and the ratio rule,
+input: a clean exit, schema-valid JSON, no NaN/inf, Diff = Comparison - Base to 2 places (durations: the exact
+change of their whole ns, a half away from zero; memory: round() of the float) and the ratio rule,
 integer counts, the OverallMetrics hierarchy sums, E2E = computing + uncovered communication + free, console
 figures = sheet figures, self-compares at zero, swapped sides mirrored, one comparator alone = the same sheet
 of the full run, and statistic sheets totalling their detail sheets. It is a tool, not part of the suite:
@@ -30,6 +31,7 @@ import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -109,6 +111,21 @@ COUNT_COLS = re.compile(r"^(Number|Calls|Operator Number|Base Operator Number|Co
                         r"Top|Module Level)(\.1)?$")
 
 
+#: Sheets whose duration diffs are the exact change of whole-ns cells to 0.01 unit, a half away from zero
+#: (docs/differences.md), with the ns in one unit of their cells; the other diffs are round(c - b, 2).
+EXACT_DIFF_NS = {"OverallMetrics": 10**6, "CommunicationCompare": 10**3, "OperatorCompare": 10**3,
+                 "OperatorCompareStatistic": 10**6, "ModuleCompareStatistic": 10**6, "ModuleCompare": 10**3}
+
+
+def _expected_diff(sheet: str, b: float, c: float) -> float:
+    """The diff a sheet should write of its cells b, c (see EXACT_DIFF_NS), by decimal arithmetic."""
+    scale = EXACT_DIFF_NS.get(sheet)
+    if scale is None:
+        return round(c - b, 2)
+    change = Decimal(round(c * scale) - round(b * scale)) / scale
+    return float(change.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)) + 0.0
+
+
 def _num(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
@@ -150,8 +167,9 @@ def check_cells(doc: dict) -> list[str]:
                 if not (_num(b) or b is None) or not (_num(c) or c is None):
                     continue
                 b0, c0 = b or 0, c or 0
-                if diff and row.get(diff) is not None and abs(row[diff] - round(c0 - b0, 2)) > 1e-9:
-                    bad.append(f"{name}[{i}] {diff}={row[diff]} but round({c0}-{b0},2)={round(c0 - b0, 2)}")
+                want = _expected_diff(name, b0, c0)
+                if diff and row.get(diff) is not None and abs(row[diff] - want) > 1e-9:
+                    bad.append(f"{name}[{i}] {diff}={row[diff]} but {c0}-{b0} to 2 places is {want}")
                 if ratio and row.get(ratio) is not None and not _ratio_ok(row[ratio], b0, c0):
                     bad.append(f"{name}[{i}] {ratio}={row[ratio]} vs {bc}={b0} {cc}={c0}")
         if name in ("ModuleCompareStatistic", "ModuleCompare"):
@@ -169,7 +187,7 @@ def _check_module(name: str, rows: list[dict]) -> list[str]:
         dsel = r.get(f"Device Self Time Diff({unit})")
         if r.get("Operator Name") == total:
             dtot = r.get(f"Device Total Time Diff({unit})")
-            if dtot is not None and abs(dtot - round((ct or 0) - (bt or 0), 2)) > 1e-9:
+            if dtot is not None and abs(dtot - _expected_diff(name, bt or 0, ct or 0)) > 1e-9:
                 bad.append(f"{name}[{i}] total diff {dtot} vs {ct}-{bt}")
             if not _ratio_ok(r.get("Diff Total Ratio"), bt or 0, ct or 0):
                 bad.append(f"{name}[{i}] total ratio {r.get('Diff Total Ratio')} vs {bt},{ct}")
@@ -177,7 +195,7 @@ def _check_module(name: str, rows: list[dict]) -> list[str]:
                 if _num(t) and _num(s_) and s_ > t + 1e-6:
                     bad.append(f"{name}[{i}] {side} self {s_} > total {t}")
         else:
-            if dsel is not None and abs(dsel - round((cs or 0) - (bs or 0), 2)) > 1e-9:
+            if dsel is not None and abs(dsel - _expected_diff(name, bs or 0, cs or 0)) > 1e-9:
                 bad.append(f"{name}[{i}] self diff {dsel} vs {cs}-{bs}")
             if not _ratio_ok(r.get("Diff Total Ratio"), bs or 0, cs or 0):
                 bad.append(f"{name}[{i}] op ratio {r.get('Diff Total Ratio')} vs {bs},{cs}")
