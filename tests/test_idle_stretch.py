@@ -182,6 +182,17 @@ def test_row_names_the_difference_only_when_the_stretches_make_it():
     assert clause in checks._idle_row((_bd(100, 60), _bd(200, 160)))["Detail"]
     assert clause not in checks._idle_row((_bd(100, 60), _bd(400, 150)))["Detail"]
     assert clause not in checks._idle_row((_bd(100, 60), _bd(100, 10)))["Detail"]   # no E2E difference
+    assert clause in checks._idle_row((_bd(200, 160), _bd(100, 60)))["Detail"]      # -100 of idle, -100 of E2E
+
+
+def test_row_names_no_difference_that_the_stretches_moved_against():
+    """Base 60 of 100 idle, comparison 40 of 120: the E2E grew by 20 while the stretch shrank by 20 (computing
+    grew by 40), so the stretches make none of the E2E difference; the row and the verdict's aside said they made
+    most of it, as |-20| is half of |+20| or more. Likewise base 40 of 120, comparison 60 of 100."""
+    for sides in (((100, 60), (120, 40)), ((120, 40), (100, 60))):
+        row = checks._idle_row(tuple(_bd(*s) for s in sides))
+        assert row["Status"] == "note" and "mostly measure that stretch (" in row["Detail"]
+        assert checks.IDLE_DIFF not in row["Detail"]
 
 
 def test_a_stretch_moving_against_the_e2e_change_is_not_said_to_make_it():
