@@ -5,6 +5,7 @@ changes lying exactly on a half of the displayed 0.01: the float cells' rounded 
 
 from __future__ import annotations
 
+import math
 import shutil
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -183,3 +184,28 @@ def test_npu_text_change_on_a_half_reads_alike_on_every_row(samples, tmp_path, u
     total, own = _moved(mod, f"Device Total Time Diff({unit})"), _moved(mod, f"Device Self Time Diff({unit})")
     assert len(total) > 1 and set(total) == {want}  # the module around the kernel and the modules around it
     assert own == [want, want]  # its module's TOTAL row and the op's row
+
+
+@pytest.mark.parametrize("kind", ["text", "db"])
+def test_a_small_decrease_reads_plus_zero(samples, kind):
+    """A row whose comparison cell is under the base's by less than half of 0.01 ms rounds to 0.00, never -0.00:
+    on the L1 -> L2 exports many such rows (the OverallMetrics Cube row, 0.723434 -> 0.721854 ms, -0.00158 ms;
+    Conv2d_0's module totals, 0.401247 -> 0.401028 ms). Without the exact diff's ``+ 0.0`` those cells were the
+    float -0.0, which the API's sheets and a spreadsheet show as "-0" / "-0.00"."""
+    root = samples / "msinsight/test/data/pytorch" / kind
+    res = compare(str(root / "level1/rank0_ascend_pt"), str(root / "level2/rank0_ascend_pt"))
+    checked = 0
+    for sheet, pairs in (("OverallMetrics", [("Duration(ms)", "Duration(ms).1", "Diff Duration(ms)")]),
+                         ("ModuleCompareStatistic", [
+                             ("Device Total Time(ms)", "Device Total Time(ms).1", "Device Total Time Diff(ms)"),
+                             ("Device Self Time(ms)", "Device Self Time(ms).1", "Device Self Time Diff(ms)")])):
+        frame = res.sheet(sheet)
+        for b_col, c_col, d_col in pairs:
+            for b, c, d in zip(frame[b_col], frame[c_col], frame[d_col], strict=True):
+                if b is None or c is None or b != b or c != c:
+                    continue
+                change = Decimal(repr(float(c))) - Decimal(repr(float(b)))
+                if Decimal("-0.005") < change < 0:
+                    checked += 1
+                    assert d == 0 and math.copysign(1.0, d) == 1.0, (sheet, d_col, b, c, d)
+    assert checked >= 20  # counted by hand above: dozens of rows per export
