@@ -35,7 +35,7 @@ from test_injected_regressions_amd import (
 from test_injected_regressions_gpu import _load, _save
 
 from msprof_compare.api import compare
-from msprof_compare.report.summary_console import render_explain
+from msprof_compare.report.summary_console import render_explain, render_waterfall
 
 
 def _half_up(us: Decimal) -> float:
@@ -209,3 +209,19 @@ def test_a_small_decrease_reads_plus_zero(samples, kind):
                     checked += 1
                     assert d == 0 and math.copysign(1.0, d) == 1.0, (sheet, d_col, b, c, d)
     assert checked >= 20  # counted by hand above: dozens of rows per export
+
+
+def test_console_waterfall_shows_a_small_decrease_as_plus_zero(samples, reference_outputs):
+    """NPU text L2 -> L1 (reference pair 1 reversed): Other Computing is the original's OverallMetrics "\\tOther",
+    0.005685 -> 0.005539 ms (reference-outputs README, pair 1), a change of -0.000146 ms, which the console's 3
+    decimals show as +0.000, never "-0.000" (a mutant dropping ``_ms``'s ``+ 0.0`` printed it and survived)."""
+    readme = (reference_outputs / "README.md").read_text()
+    assert "| \\tOther | 0.005539000000002403 | 4.055468648648219e-05 | / | 0.005685000000003382 |" in readme
+    root = samples / "msinsight/test/data/pytorch/text"
+    res = compare(str(root / "level2/rank0_ascend_pt"), str(root / "level1/rank0_ascend_pt"),
+                  enable_profiling_compare=True)
+    rows = [line for line in render_waterfall(res.waterfall).splitlines() if line.startswith("| Other Computing ")]
+    assert len(rows) == 1
+    cells = [c.strip() for c in rows[0].strip("|").split("|")]
+    assert cells[1:4] == ["0.006", "0.006", "+0.000"]
+    assert "-0.000" not in render_waterfall(res.waterfall)
