@@ -529,3 +529,19 @@ def test_overlap_clause_beside_a_side_without_communication_says_no_before():
     assert "than before" not in back
     assert ("1.301 ms -> 0.000 ms (-1.301 ms, -100.00%): the rest of the base side's communication runs beside "
             "computing (or beside its other communication ops); the comparison side's trace" in back)
+
+
+def test_no_family_time_is_null_for_a_side_without_op_rows(samples):
+    """DB L1 -> L0: the L0 export's 4 COMMUNICATION_OP rows all have op type N/A (sqlite3), so that side has no op
+    row and records no communication; its no_family_comparison_ms is null, as the schema says (null where
+    comparison_recorded is false), not 0, which would read as "none of its ops lack a family". The L1 side's 4 ops
+    are all typed hcom_allReduce_: recorded, 0 ms without a family. (A mutant writing the unrecorded side's 0
+    survived.)"""
+    dbs = [samples / DB / level / DB_FILE for level in ("level1", "level0")]
+    types = [sql(db, "SELECT s.value FROM COMMUNICATION_OP o JOIN STRING_IDS s ON s.id = o.opType") for db in dbs]
+    assert [t[0] for t in types[0]] == ["hcom_allReduce_"] * 4 and [t[0] for t in types[1]] == ["N/A"] * 4
+    res = compare(str(samples / DB / "level1/rank0_ascend_pt"), str(samples / DB / "level0/rank0_ascend_pt"),
+                  enable_communication_compare=True)
+    t = res.communication_totals
+    assert (t["base_recorded"], t["comparison_recorded"]) == (True, False)
+    assert t["no_family_base_ms"] == 0.0 and t["no_family_comparison_ms"] is None
