@@ -919,3 +919,23 @@ def test_summary_sheet_holds_the_consoles_communication_and_memory_parts(text_pa
     assert openpyxl.load_workbook(book)["Summary"].cell(at + 2, 2).number_format == "#,##0.00"  # MB as on the console
     assert col_a[at + 2] == memory_line(bert.frames["memory"])
     assert not any(isinstance(v, str) and v.startswith("Top communication contributors") for v in col_a)
+
+
+def test_summary_sheet_holds_the_memory_note_under_the_memory_contributors(samples, tmp_path):
+    """H100 Falconsai -> H100 Qwen with --op_name_map pairing aten::linear with aten::mul, both memory contributors:
+    the console prints, under the memory contributors, the note that the map pairs names the rows keep apart; the
+    Summary sheet puts the same "Note: ..." line right under its memory table (a mutant leaving it out survived)."""
+    from msprof_compare.api import compare
+    from msprof_compare.report.summary_console import render_memory
+
+    traces = samples / "tracelens/tests/traces/h100"
+    result = compare(str(traces / "Falconsai_nsfw_image_detection__1016002.json.gz"),
+                     str(traces / "Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"),
+                     op_name_map={"aten::linear": "aten::mul"})
+    notes = [line for line in render_memory(result.frames).splitlines() if line.startswith("Note: ")]
+    assert len(notes) == 1 and "--op_name_map pairs" in notes[0] and "aten::linear with aten::mul" in notes[0]
+    col_a = _summary(result.to_excel(str(tmp_path)))[0].tolist()
+    at = _row_of(col_a, "Top memory contributors")
+    shown = min(len(result.memory_contributors), 10)
+    assert col_a[at] == "Name" and all(isinstance(v, str) for v in col_a[at + 1: at + 1 + shown])
+    assert col_a[at + 1 + shown] == notes[0]
