@@ -157,3 +157,29 @@ def test_json_on_stdout_wraps_the_console_text_at_the_width_of_stderr(tmp_path: 
     end = next(i for i in range(start, len(shown)) if shown[i].startswith(("+", "[")) or not shown[i])
     assert " ".join(shown[start:end]) == NOTE
     assert all(len(line) <= 60 for line in shown[start:end]), [len(line) for line in shown[start:end]]
+
+
+def test_columns_from_the_environment_come_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A terminal whose size the kernel does not report (a pty opened without a window size, a serial console)
+    is wrapped at ``COLUMNS`` where the shell exported it, as ``shutil.get_terminal_size`` does; a COLUMNS that
+    is no positive number is ignored. (A mutant ignoring COLUMNS survived: the pty test's 100 is above the 80 it
+    falls back to.)"""
+    read_end, write_end = os.pipe()  # a descriptor with no window size: os.get_terminal_size raises
+
+    class Terminal:
+        def isatty(self) -> bool:
+            return True
+
+        def fileno(self) -> int:
+            return write_end
+
+    try:
+        monkeypatch.setattr(sys, "stdout", Terminal())
+        monkeypatch.setenv("COLUMNS", "123")
+        assert cli._terminal_columns() == 123
+        for bad in ("0", "-5", "wide", ""):
+            monkeypatch.setenv("COLUMNS", bad)
+            assert cli._terminal_columns() == 0  # no size from COLUMNS, none from the descriptor
+    finally:
+        os.close(read_end)
+        os.close(write_end)
