@@ -42,6 +42,20 @@ def test_prose_breaks_at_spaces_and_tables_stay_whole() -> None:
     assert wrap_prose(f"a {path.replace(' ', '')} b", 60).split("\n") == ["a", path.replace(" ", ""), "b"]
 
 
+def _lines_read(leader: int) -> list[str]:
+    """What a pseudo-terminal's other end wrote, as lines: read until it is closed (EIO) and everything was read."""
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # EIO: the other end is closed and everything was read
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks).decode().replace("\r\n", "\n").split("\n")
+
+
 def _run(stdout: int, env: dict) -> str:
     out_dir = env.pop("_out")
     proc = subprocess.run(
@@ -65,20 +79,11 @@ def test_the_cli_wraps_prose_on_a_terminal_only(tmp_path: Path) -> None:
         _run(follower, {**env, "_out": str(tmp_path / "b")})
         os.close(follower)
         follower = -1
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:  # EIO: the terminal's other end is closed and everything was read
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
+        shown = _lines_read(leader)
     finally:
         os.close(leader)
         if follower >= 0:
             os.close(follower)
-    shown = b"".join(chunks).decode().replace("\r\n", "\n").split("\n")
     prose = [line for line in shown if line and not line.startswith(("+", "|"))]
     assert prose and all(len(line) <= 100 for line in prose), [line for line in prose if len(line) > 100]
     start = next(i for i, line in enumerate(shown) if line.startswith("Note: all operators"))
@@ -138,21 +143,12 @@ def test_json_on_stdout_wraps_the_console_text_at_the_width_of_stderr(tmp_path: 
              "-d", str(COMP), "-bp", str(BASE), "-o", "-", "--output_format", "json"],
             stdout=out, stderr=follower, stdin=subprocess.DEVNULL, env={**env, "PYTHONPATH": str(REPO)}, cwd=REPO)
         os.close(follower)
-        chunks = []
         try:
-            while True:
-                try:
-                    chunk = os.read(leader, 65536)
-                except OSError:  # EIO: the other end is closed and everything was read
-                    break
-                if not chunk:
-                    break
-                chunks.append(chunk)
+            shown = _lines_read(leader)
         finally:
             os.close(leader)
         assert proc.wait(timeout=120) == 0
     assert json.loads((tmp_path / "out.json").read_text())["summary"]
-    shown = b"".join(chunks).decode().replace("\r\n", "\n").split("\n")
     start = next(i for i, line in enumerate(shown) if line.startswith("Note: all operators"))
     end = next(i for i in range(start, len(shown)) if shown[i].startswith(("+", "[")) or not shown[i])
     assert " ".join(shown[start:end]) == NOTE
