@@ -253,7 +253,8 @@ def _typer_main(app: typer.Typer, args: list[str] | None, prog: str) -> int:
             message = (f"No such option: {misplaced}; the comparison is the 'compare' sub-command, its options "
                        f"follow it: {prog} compare -d COMPARISON -bp BASE [options]")
             where = f"{prog} compare"
-        if message.startswith("No such option: ") and "Possible options" not in message and not misplaced:
+        suggested = "Possible options" in message or "Did you mean" in message  # click 8.1+ / 8.0's suggestions
+        if message.startswith("No such option: ") and not suggested and not misplaced:
             near = _options_starting(command, args, message[len("No such option: "):].split()[0])
             if near:  # click suggests by similarity, which misses a short prefix: "-b" for "-bp"
                 message += f" (Possible options: {', '.join(near)})"

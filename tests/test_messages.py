@@ -60,9 +60,8 @@ def test_a_short_prefix_of_an_option_names_it(capsys: pytest.CaptureFixture) -> 
         cli.compare_main(["-b", "base", "-d", "a"])
     assert (info.value.code, capsys.readouterr().err) == (
         2, "error: No such option: -b (Possible options: -bp) (see 'msprof-compare --help')\n")
-    code, err = _analyze(capsys, "compare", "--base", "b", "-d", "a")
-    assert err == ("error: No such option: --base (Possible options: --base_step) (see 'msprof-analyze compare "
-                   "--help')\n")
+    code, err = _analyze(capsys, "compare", "--base", "b", "-d", "a")  # click suggests it itself (8.0: "Did you mean")
+    assert err.startswith("error: No such option: --base ") and err.count("--base_step") == 1
     code, err = _analyze(capsys, "compare", "-p", "b", "-d", "a")  # no option starts so: click's message alone
     assert err == "error: No such option: -p (see 'msprof-analyze compare --help')\n"
 
