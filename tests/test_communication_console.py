@@ -545,3 +545,17 @@ def test_no_family_time_is_null_for_a_side_without_op_rows(samples):
     t = res.communication_totals
     assert (t["base_recorded"], t["comparison_recorded"]) == (True, False)
     assert t["no_family_base_ms"] == 0.0 and t["no_family_comparison_ms"] is None
+
+
+def test_half_a_microsecond_rounds_away_from_zero_as_the_waterfall():
+    """An all-reduce 1.000 ms -> 1.0045 ms (4.5 us longer, 1004.5 us on the sheet): the communication table and
+    line show 1.005 ms and +0.005 ms, as the waterfall and the verdict round a half (``half_up``). By ``round``
+    of the floats they read 1.004 and +0.004 (1.0045 and 0.0045 are 1.00449999... and 0.00449999... as floats)."""
+    base = {"allreduce": {"ops": np.array([1_000_000], dtype=np.int64), "tasks": {}}}
+    comp = {"allreduce": {"ops": np.array([1_004_500], dtype=np.int64), "tasks": {}}}
+    cols = communication_summary._Columns(_sheet(base, comp))
+    table = render_communication_contributors(communication_summary.contributors(cols))
+    row = next(line for line in table.splitlines() if "allreduce" in line)
+    assert [c.strip() for c in row.strip("|").split("|")][2:5] == ["1.000", "1.005", "+0.005"]
+    # 4500 / 1000000 = +0.45%
+    assert "1.000 ms -> 1.005 ms (+0.005 ms, +0.45%)" in communication_line(communication_summary.totals(cols))

@@ -670,3 +670,25 @@ def test_operators_the_other_way_at_twice_the_e2e_change_either_way(samples):
     assert summary.unexplained_note(res.contributors, wf, res.frames.get("contributor_communication")).startswith(
         "all operators together changed by +106.827 ms, against an E2E change of -1.338 ms: their device time moved "
         "the other way, 79.8x as much, ")
+
+
+def test_contributor_lines_round_a_half_as_the_console_table():
+    """A contributor 4.5 us longer (Diff(ms) 0.0045) reads +0.005 ms on the gate's line, as the console's
+    contributors table shows it (a half away from zero); by its float it read +0.004 ms."""
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from msprof_compare.compare.summary import CONTRIBUTOR_COLUMNS, regression_gate
+    from msprof_compare.options import Options
+    from msprof_compare.report.summary_console import render_contributors
+
+    values = {"Rank": [1], "Level": ["operator"], "Name": ["aten::mm"], "Base(ms)": [1.0], "Comparison(ms)": [1.0045],
+              "Diff(ms)": [0.0045], "Share": [1.0], "Cumulative Share": [1.0], "Share of Net Diff": [1.0]}
+    contrib = pd.DataFrame({c: values[c] for c in CONTRIBUTOR_COLUMNS})
+    side = SimpleNamespace(path="x")
+    res = SimpleNamespace(frames={"e2e": pd.DataFrame({"base_ns": [10**6], "comparison_ns": [2 * 10**6]}),
+                                  "contributors": contrib}, base=side, comparison=side, options=Options())
+    code, message = regression_gate(res, 5.0)
+    assert code == 3 and "  aten::mm: +0.005 ms (" in message
+    assert "+0.005" in render_contributors(contrib)

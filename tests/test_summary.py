@@ -1374,3 +1374,15 @@ def test_op_names_are_the_distinct_names_as_pandas_reads_them() -> None:
     got = _op_names(mixed)
     assert len(got) == len(set(pd.unique(mixed["name"].to_numpy()).tolist())) == 3  # not one NaN per cell
     assert _op_names(texts.iloc[:0]) == set()
+
+
+def test_net_note_gives_the_verdicts_e2e_change():
+    """An E2E 4.5 us longer (1.000 -> 1.0045 ms) reads +0.005 ms in the verdict (whole ns, a half away from zero);
+    the operators' note beside it gave the float's +0.004 ms (0.0045 is 0.00449999... as a float)."""
+    from msprof_compare.compare.summary import _net_note, e2e_verdict
+
+    wf = pd.DataFrame({"Step": ["E2E", "Free"], "Category": ["e2e", "free"], "Base(ns)": [1_000_000, 0],
+                       "Comparison(ns)": [0, 1_004_500], "Delta(ns)": [0, 0]})
+    assert "(+0.005 ms, +0.45%)" in e2e_verdict(wf)
+    note = _net_note("operator", 0.001, 4500 / 1e6, wf, 4500)
+    assert "of the E2E change (+0.005 ms)" in note

@@ -40,7 +40,17 @@ from ..textsafe import short_list, term_safe, text_width
 from . import checks, classify, overall
 from .breakdown import Breakdown, hccl_group_stem
 from .communication_summary import OVERLAP_SHIFT_SHARE, overlap_words
-from .table import STYLE_MS3, STYLE_RATIO, STYLE_TEXT, Column, Sheet, half_up_ns, plain_frame, sheet_numbers
+from .table import (
+    STYLE_MS3,
+    STYLE_RATIO,
+    STYLE_TEXT,
+    Column,
+    Sheet,
+    half_up,
+    half_up_ns,
+    plain_frame,
+    sheet_numbers,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult, RunContext
@@ -784,8 +794,9 @@ def _unexplained(contrib: pd.DataFrame | None, wf: pd.DataFrame | None) -> str:
 
 def _net_note(level: str, net: float, e2e: float, wf: pd.DataFrame, e2e_delta_ns: int) -> str:
     """``_unexplained``'s sentence on the net change of the level's rows against the E2E change ("" for none)."""
+    shown = f"{_ms3(e2e_delta_ns):+.3f} ms"  # the verdict's figure: ``e2e`` by its float read +0.004 of 4.5 us
     if net / e2e >= OVERSTATED_SHARE:  # a text export against a DB export: -106 ms of operators, -7.4 ms of E2E
-        return (f"all {level}s together changed by {net:+.3f} ms, {net / e2e:.1f}x the E2E change ({e2e:+.3f} ms): "
+        return (f"all {level}s together changed by {net:+.3f} ms, {net / e2e:.1f}x the E2E change ({shown}): "
                 "their device time moved much more than the E2E time, as where it overlaps other work or the two "
                 "sides record it differently (see the validity checks); the waterfall shows where the E2E change is")
     if net / e2e >= EXPLAINED_SHARE:
@@ -801,7 +812,7 @@ def _net_note(level: str, net: float, e2e: float, wf: pd.DataFrame, e2e_delta_ns
     else:
         why = "free time, communication, or kernels not linked to them; see the waterfall"
     if net / e2e < 0:  # the other way: a share (-7982 % on text vs DB) would say nothing
-        head = f"all {level}s together changed by {net:+.3f} ms, against an E2E change of {e2e:+.3f} ms: "
+        head = f"all {level}s together changed by {net:+.3f} ms, against an E2E change of {shown}: "
         if -net / e2e >= OVERSTATED_SHARE:
             # text vs DB, level 1 rank 0: -106.827 ms of operators against +1.338 ms of E2E read only "the E2E change
             # is outside their device time", as if those 106 ms had not moved
@@ -811,7 +822,7 @@ def _net_note(level: str, net: float, e2e: float, wf: pd.DataFrame, e2e_delta_ns
         return head + f"the E2E change is outside their device time ({why})"
     pct = round(net / e2e * 100)  # a change that rounds to 0 % is no 0 % beside a figure that is not 0
     share = "under 1%" if net and not pct else f"{pct}%"
-    return (f"all {level}s together changed by {net:+.3f} ms, {share} of the E2E change ({e2e:+.3f} ms): "
+    return (f"all {level}s together changed by {net:+.3f} ms, {share} of the E2E change ({shown}): "
             f"most of it is outside their device time ({why})")
 
 
@@ -1605,7 +1616,7 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5,
             worst_lines.append(f"Top contributor ({level} level):" if len(worst) == 1
                                else f"Top {len(worst)} contributors ({level} level):")
             for r in worst.itertuples(index=False):
-                worst_lines.append(f"  {term_safe(r.Name)}: +{float(r[5]):.3f} ms "
+                worst_lines.append(f"  {term_safe(r.Name)}: +{half_up(float(r[5]), 3):.3f} ms "
                                    f"({float(r.Share):.1%} of {share_basis(level)})")
     if note:  # also where no listed contributor grew: the caveat holds for the ranking the run made
         worst_lines.append(f"{'  ' if worst_lines else ''}Note: {term_safe(note)}.")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 import numpy as np
@@ -151,6 +152,25 @@ def half_up_ns(ns: float, unit_ns: int, places: int) -> float:
     step = unit_ns // 10 ** places
     q, rest = divmod(abs(round(ns)), step)
     return math.copysign(q + (2 * rest >= step), ns) / 10 ** places + 0.0
+
+
+def half_up(value: float, places: int) -> float:
+    """A float cell (ms to the ns) to ``places`` decimals, a half away from zero, for a text that shows it with
+    ``places`` digits: the decimal the cell stands for (its shortest repr) is rounded, as ``half_up_ns`` rounds
+    whole ns, not its binary value (``round`` read 0.0045 ms, 0.00449999... as a float, as 0.004 but 0.0025 as
+    0.003). A non-finite value is returned as it is."""
+    value = float(value)
+    if not math.isfinite(value):
+        return value
+    return float(Decimal(repr(value)).quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP)) + 0.0  # no -0.0
+
+
+def decimal_diff(base: float, comparison: float) -> float:
+    """``comparison - base`` of two float cells as the difference of the decimals they stand for (0.0045 for
+    1.0045 -> 1.009, where the float difference is 0.004499999...), for ``half_up``."""
+    if not (math.isfinite(base) and math.isfinite(comparison)):
+        return comparison - base
+    return float(Decimal(repr(float(comparison))) - Decimal(repr(float(base))))
 
 
 def exact_diffs(base: np.ndarray | list, comparison: np.ndarray | list, ns_per_unit: int) -> np.ndarray:
