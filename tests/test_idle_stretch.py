@@ -267,3 +267,19 @@ def test_idle_start_is_shown_exactly():
     late.e2e_ns, late.longest_idle = 100, Stretch(1736408883707769235, 60, 10)
     assert "(ts 1736408883707769.235 us)" in checks._idle_row((_bd(100, 60), late))["Detail"]
     assert "(ts 1.000 us)" in checks._idle_row((_bd(100, 60), late))["Detail"]  # _bd's start: 1,000 ns
+
+
+def test_idle_detail_rounds_its_ms_as_the_verdict():
+    """The check's Detail gives ms a half away from zero, as the verdict and the waterfall: a stretch 1,002,500 ns
+    into the E2E window reads 1.003 ms (by the float 1.0025, 1.00249999... in binary, it read 1.002, while a
+    12,004,500 ns stretch read 12.005: a half went either way)."""
+    from types import SimpleNamespace
+
+    from msprof_compare.compare.checks import _idle_row
+
+    def side(length: int) -> SimpleNamespace:
+        idle = SimpleNamespace(length_ns=length, offset_ns=1_002_500, start_ns=5_000_000)
+        return SimpleNamespace(e2e_ns=20_000_000, longest_idle=idle)
+
+    detail = _idle_row((side(12_004_500), side(12_004_500)))["Detail"]
+    assert "base 12.005 ms long, 1.003 ms into the E2E window" in detail

@@ -26,7 +26,7 @@ from .breakdown_npu import has_pmu, hccl_op_rows
 from .kernels import any_typed
 from .optree import shape_key
 from .overall import find_breakdowns
-from .table import Sheet, plain_frame, sheet_numbers
+from .table import Sheet, half_up_ns, plain_frame, sheet_numbers
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult, RunContext
@@ -38,6 +38,13 @@ MATCH_RATE_THRESHOLD = 0.6
 #: How many of the heaviest operators the input-shape guard looks at.
 SHAPE_TOP_OPS = 10
 GUARD_COLUMNS = ["Check", "Status", "Base", "Comparison", "Detail"]
+
+
+def _ms(ns: float) -> str:
+    """A Detail's ms: whole ns to 3 decimals a half away from zero, as the verdict and the waterfall give the same
+    figure (``ns / 1e6`` by its float read a DB side's E2E 4.5 us over a whole us as .004 beside the verdict's
+    .005)."""
+    return f"{half_up_ns(ns, 10**6, 3):.3f}"
 
 
 def _guard(check: str, ok: bool | None, base: Any, comparison: Any, detail: str) -> dict[str, Any]:
@@ -315,12 +322,12 @@ def _export_row(ctx: RunContext, bds: tuple[Breakdown, Breakdown] | None) -> dic
             parts.append(
                 "E2E and Free Time: a DB export's E2E window also spans its device tasks that are no kernel "
                 "(MEMCPY_ASYNC, ...), a text export's (Overlap Analysis) only its computing and communication: "
-                f"the {db_side} side's {db_bd.e2e_ns / 1e6:.3f} ms hold {db_bd.outside_busy_ns / 1e6:.3f} ms "
-                f"outside them ({inside / 1e6:.3f} ms as a text export measures it)")
+                f"the {db_side} side's {_ms(db_bd.e2e_ns)} ms hold {_ms(db_bd.outside_busy_ns)} ms "
+                f"outside them ({_ms(inside)} ms as a text export measures it)")
         odd = text_bd.no_pmu_kernels
         if odd.count and not text_bd.hide_op_details:
             parts.append(f"Computing Time's Number and categories: the {text_side} side's kernel_details.csv has "
-                         f"{odd.count} kernel(s) without PMU values (N/A), {odd.ns / 1e6:.3f} ms, which a text "
+                         f"{odd.count} kernel(s) without PMU values (N/A), {_ms(odd.ns)} ms, which a text "
                          "export leaves to Other and a DB export categorises")
         if db_bd.groups and text_bd.groups:
             if db_bd.wait_ns or text_bd.wait_ns:  # both 0 (level 0: no Notify_Wait task either side) is no split
@@ -391,8 +398,8 @@ def _early_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any] | None:
         return None
     shares = [bd.early_ns / bd.e2e_ns if bd.has_launches and bd.e2e_ns > 0 else None for bd in bds]
     ok = not any(x is not None and x >= EARLY_SHARE for x in shares)
-    where = "; ".join(f"{side}: the first {bd.early_ns / 1e6:.3f} ms of E2E, where "
-                      f"{bd.early_kernels.count:,} computing kernels run ({bd.early_kernels.ns / 1e6:.3f} ms busy)"
+    where = "; ".join(f"{side}: the first {_ms(bd.early_ns)} ms of E2E, where "
+                      f"{bd.early_kernels.count:,} computing kernels run ({_ms(bd.early_kernels.ns)} ms busy)"
                       for side, bd in zip(_SIDES, bds, strict=True) if bd.early_ns)
     return _guard(EARLY_CHECK, ok, shares[0], shares[1],
                   f"share of E2E before the first kernel the trace holds a launch of, run by kernels launched before "
@@ -427,7 +434,7 @@ def _replay_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any] | None:
     op_share = by_op / computing if computing > 0 else 0.0
     gap = abs(known[0] - known[1]) >= REPLAY_SHARE_GAP
     ok = not (gap and op_share >= REPLAY_OP_SHARE)  # a share >= 5 % holds some op-decided time
-    where = "; ".join(f"{side} {bd.replayed.count:,} kernels, {bd.replayed.ns / 1e6:.3f} ms"
+    where = "; ".join(f"{side} {bd.replayed.count:,} kernels, {_ms(bd.replayed.ns)} ms"
                       for side, bd in zip(_SIDES, bds, strict=True) if bd.replayed.count)
     detail = (f"share of computing kernel time replayed from CUDA / HIP graphs ({where}): a replayed kernel's "
               "launch is the graph launch, inside no Matmul, Conv or Flash Attention op, so it is Cube (other) or "
@@ -436,7 +443,7 @@ def _replay_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any] | None:
     shown_share = op_share
     if op_share < REPLAY_OP_SHARE <= round(op_share, 3):  # cut, not rounded: an "ok" row must not say 4.96 % is
         shown_share = math.floor(op_share * 1000) / 1000  # "5.0%" beside "a note from 5%"
-    holds = f"has {by_op / 1e6:.3f} ms ({shown_share:.1%} of its computing) in those steps"
+    holds = f"has {_ms(by_op)} ms ({shown_share:.1%} of its computing) in those steps"
     if ok:
         detail += (f"; a note where the shares differ by {REPLAY_SHARE_GAP:.0%} or more and the side replaying "
                    f"less holds {REPLAY_OP_SHARE:.0%} or more of its computing in Matmul, Conv or Flash Attention")
@@ -468,8 +475,8 @@ def _idle_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any]:
     shares = [bd.longest_idle.length_ns / bd.e2e_ns if bd.e2e_ns > 0 else None for bd in bds]
     crossed = [side for side, x in zip(_SIDES, shares, strict=True) if x is not None and x >= IDLE_SHARE]
     ok = False if crossed else (True if None not in shares else None)
-    where = ", ".join(f"{side} {bd.longest_idle.length_ns / 1e6:.3f} ms long, "
-                      f"{bd.longest_idle.offset_ns / 1e6:.3f} ms into the E2E window "
+    where = ", ".join(f"{side} {_ms(bd.longest_idle.length_ns)} ms long, "
+                      f"{_ms(bd.longest_idle.offset_ns)} ms into the E2E window "
                       f"(ts {us_text([bd.longest_idle.start_ns])[0]} us)"
                       for side, bd in zip(_SIDES, bds, strict=True) if bd.e2e_ns > 0)
     if not where:
