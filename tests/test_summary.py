@@ -1386,3 +1386,13 @@ def test_net_note_gives_the_verdicts_e2e_change():
     assert "(+0.005 ms, +0.45%)" in e2e_verdict(wf)
     note = _net_note("operator", 0.001, 4500 / 1e6, wf, 4500)
     assert "of the E2E change (+0.005 ms)" in note
+
+
+def test_net_note_writes_no_negative_zero():
+    """Operators netting -100 ns against an E2E 4.5 us longer: the note reads "+0.000 ms" for them, as the
+    console's tables write a change that rounds to 0 (it read "-0.000 ms")."""
+    from msprof_compare.compare.summary import _net_note
+
+    wf = pd.DataFrame({"Step": ["Free"], "Category": ["free"], "Delta(ns)": [0]})
+    note = _net_note("operator", -0.0001, 4500 / 1e6, wf, 4500)
+    assert note.startswith("all operators together changed by +0.000 ms, against an E2E change of +0.005 ms")

@@ -795,8 +795,9 @@ def _unexplained(contrib: pd.DataFrame | None, wf: pd.DataFrame | None) -> str:
 def _net_note(level: str, net: float, e2e: float, wf: pd.DataFrame, e2e_delta_ns: int) -> str:
     """``_unexplained``'s sentence on the net change of the level's rows against the E2E change ("" for none)."""
     shown = f"{_ms3(e2e_delta_ns):+.3f} ms"  # the verdict's figure: ``e2e`` by its float read +0.004 of 4.5 us
+    moved = f"{half_up(net, 3):+.3f} ms"  # as the tables: a net of -100 ns read "-0.000 ms"
     if net / e2e >= OVERSTATED_SHARE:  # a text export against a DB export: -106 ms of operators, -7.4 ms of E2E
-        return (f"all {level}s together changed by {net:+.3f} ms, {net / e2e:.1f}x the E2E change ({shown}): "
+        return (f"all {level}s together changed by {moved}, {net / e2e:.1f}x the E2E change ({shown}): "
                 "their device time moved much more than the E2E time, as where it overlaps other work or the two "
                 "sides record it differently (see the validity checks); the waterfall shows where the E2E change is")
     if net / e2e >= EXPLAINED_SHARE:
@@ -812,7 +813,7 @@ def _net_note(level: str, net: float, e2e: float, wf: pd.DataFrame, e2e_delta_ns
     else:
         why = "free time, communication, or kernels not linked to them; see the waterfall"
     if net / e2e < 0:  # the other way: a share (-7982 % on text vs DB) would say nothing
-        head = f"all {level}s together changed by {net:+.3f} ms, against an E2E change of {shown}: "
+        head = f"all {level}s together changed by {moved}, against an E2E change of {shown}: "
         if -net / e2e >= OVERSTATED_SHARE:
             # text vs DB, level 1 rank 0: -106.827 ms of operators against +1.338 ms of E2E read only "the E2E change
             # is outside their device time", as if those 106 ms had not moved
@@ -822,7 +823,7 @@ def _net_note(level: str, net: float, e2e: float, wf: pd.DataFrame, e2e_delta_ns
         return head + f"the E2E change is outside their device time ({why})"
     pct = round(net / e2e * 100)  # a change that rounds to 0 % is no 0 % beside a figure that is not 0
     share = "under 1%" if net and not pct else f"{pct}%"
-    return (f"all {level}s together changed by {net:+.3f} ms, {share} of the E2E change ({shown}): "
+    return (f"all {level}s together changed by {moved}, {share} of the E2E change ({shown}): "
             f"most of it is outside their device time ({why})")
 
 
