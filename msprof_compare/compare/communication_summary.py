@@ -34,6 +34,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 SHEET = "CommunicationCompare"
 CONTRIBUTOR_COLUMNS = ["Rank", "Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share"]
+#: What the contributors' shares are of, in the console's and the Summary sheet's table titles
+SHARE_BASIS = "the communication ops' duration change"
 TOTAL_COLUMNS = ["op_types", "changed", "base_recorded", "comparison_recorded", "base_ms", "comparison_ms",
                  "diff_ms", "diff_pct", "base_tasks_recorded", "comparison_tasks_recorded", "task", "task_op",
                  "task_base_ms", "task_comparison_ms", "task_diff_ms", "task_diff_pct", "uncovered_base_ms",

@@ -32,6 +32,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 SHEET = "MemoryCompareStatistic"
 CONTRIBUTOR_COLUMNS = ["Rank", "Name", "Base(MB)", "Comparison(MB)", "Diff(MB)", "Share", "Cumulative Share"]
+#: What the contributors' shares are of, in the console's and the Summary sheet's table titles
+SHARE_BASIS = "the operators' allocated-memory change"
 TOTAL_COLUMNS = ["operators", "changed", "base_recorded", "comparison_recorded", "base_mb", "comparison_mb",
                  "diff_mb", "diff_pct", "base_peak_gb", "comparison_peak_gb", "peak_diff_gb", "peak_diff_pct"]
 #: MemoryCompareStatistic's columns by position (reference-2 §5): name, base MB, comparison MB, Diff Memory(MB),

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..compare import memory_summary
+from ..compare import communication_summary, memory_summary
 from ..compare.summary import (
     CONSOLE_TOP,
     coverage_text,
@@ -196,8 +196,8 @@ def _resource_parts(wb: Any, ws: Any, sheet: Sheet, row: int) -> int:
     widths = [c.width for c in sheet.columns]
     for frame, totals, name, basis, unit, line in (
             (sheet.communication_contributors, sheet.communication_totals, "communication",
-             "the communication ops' duration change", "ms", con.communication_line),
-            (sheet.memory_contributors, sheet.memory_totals, "memory", "the operators' allocated-memory change", "MB",
+             communication_summary.SHARE_BASIS, "ms", con.communication_line),
+            (sheet.memory_contributors, sheet.memory_totals, "memory", memory_summary.SHARE_BASIS, "MB",
              con.memory_line)):
         lines = []
         if frame is not None and len(frame):

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import pandas as pd
 from prettytable import PrettyTable
 
-from ..compare import memory_summary
+from ..compare import communication_summary, memory_summary
 from ..compare.communication_summary import overlap_shift, overlap_words
 from ..compare.summary import (
     CONSOLE_TOP,
@@ -129,12 +129,12 @@ def _top(frame: pd.DataFrame | None, title: str, basis: str, unit: str, digits: 
 
 def render_memory_contributors(frame: pd.DataFrame | None) -> str:
     """The first ``CONSOLE_TOP`` memory contributors, as the time contributors are shown ("" when none)."""
-    return _top(frame, "Top Memory Contributors", "the operators' allocated-memory change", "MB", 2)
+    return _top(frame, "Top Memory Contributors", memory_summary.SHARE_BASIS, "MB", 2)
 
 
 def render_communication_contributors(frame: pd.DataFrame | None) -> str:
     """The first ``CONSOLE_TOP`` communication op types by the change of their total duration ("" when none)."""
-    return _top(frame, "Top Communication Contributors", "the communication ops' duration change", "ms", 3)
+    return _top(frame, "Top Communication Contributors", communication_summary.SHARE_BASIS, "ms", 3)
 
 
 def _change(base: float, comp: float, unit: str, digits: int = 2) -> str:
