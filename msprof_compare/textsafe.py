@@ -74,14 +74,18 @@ def wrap_prose(text: str, width: int) -> str:
             out.append(line)
             continue
         body = line.lstrip(" ")
-        indent = line[:len(line) - len(body)]  # kept on the first line
+        indent = line[:len(line) - len(body)]
+        # continuation lines keep the indent, and a "- " bullet's text lines up under its first word
+        hang = indent + ("  " if body.startswith("- ") else "")
+        if len(hang) * 2 > width:
+            hang = ""
         row: list[str] = []
         used = len(indent)
         for word in body.split(" "):
             columns = _line_columns(word)
             if row and used + 1 + columns > width and "".join(row):
                 out.append(indent + " ".join(row).rstrip(" "))
-                row, used, indent = [], 0, ""
+                row, used, indent = [], len(hang), hang
             if row or word:  # no space left at the start of a broken line
                 used += (1 if row else 0) + columns
                 row.append(word)

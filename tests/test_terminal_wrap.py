@@ -179,3 +179,17 @@ def test_columns_from_the_environment_come_first(monkeypatch: pytest.MonkeyPatch
     finally:
         os.close(read_end)
         os.close(write_end)
+
+
+def test_continuation_lines_keep_the_indent_and_a_bullets_hang() -> None:
+    """A broken "  - " bullet went on flush left, out of its list; continuation lines now keep the line's indent,
+    and a bullet's text lines up under its first word. A plain line goes on flush left, as before."""
+    bullet = "  - " + NOTE
+    lines = wrap_prose(bullet, 100).split("\n")
+    assert lines[0].startswith("  - Note: all operators") and len(lines) > 2
+    assert all(line.startswith("    ") and not line.startswith("     ") for line in lines[1:])
+    assert all(len(line) <= 100 for line in lines)
+    assert " ".join(line.strip() for line in lines) == bullet.strip()
+    indented = wrap_prose("  " + NOTE, 100).split("\n")
+    assert all(line.startswith("  ") and not line.startswith("   ") for line in indented)
+    assert all(not line.startswith(" ") for line in wrap_prose(NOTE, 100).split("\n"))
