@@ -464,6 +464,9 @@ def _replay_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any] | None:
 IDLE_LEAD = "the longest stretch with no computing and no communication, as a share of E2E; its length and start: "
 #: The part of that Detail that says the E2E difference is mostly the stretches' (the verdict reads it)
 IDLE_DIFF = ", and so does the E2E difference"
+#: Key of ``_idle_row``'s flag (and of the guards frame's attrs): the two sides' longest idle stretches make most of
+#: the E2E difference, which the verdict says (``summary.idle_aside``) without reading the Detail's words
+IDLE_EXPLAINS = "idle_explains_e2e_diff"
 
 
 def _idle_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any]:
@@ -495,7 +498,7 @@ def _idle_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any]:
                    "a stall, a host-side wait): compare Computing Time and its categories")
     else:
         detail += f"; a note from {IDLE_SHARE:.0%}"
-    return _guard(IDLE_CHECK, ok, shares[0], shares[1], detail)
+    return {**_guard(IDLE_CHECK, ok, shares[0], shares[1], detail), IDLE_EXPLAINS: bool(crossed and also)}
 
 
 _FA_BUCKETS = tuple(b for b in BUCKETS if b.startswith("fa_"))
@@ -759,8 +762,16 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
     if not (eb and ec and eb != ec):  # a text against a DB export: their operator totals differ by design
         optional.append(_module_row(op_rows, sheets))
     rows += [r for r in optional if r is not None]  # a check that does not apply has no row
+    return guard_frame(rows)
+
+
+def guard_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """The checks' rows as the guards frame (GUARD_COLUMNS), with the flags some rows carry for other faces in
+    its attrs (``IDLE_EXPLAINS``)."""
     # object columns: inference would turn a column of counts and one rate into floats, counts into rates
-    return plain_frame({c: object_array([r[c] for r in rows]) for c in GUARD_COLUMNS}, objects=True)
+    frame = plain_frame({c: object_array([r[c] for r in rows]) for c in GUARD_COLUMNS}, objects=True)
+    frame.attrs[IDLE_EXPLAINS] = any(r.get(IDLE_EXPLAINS, False) for r in rows)
+    return frame
 
 
 def log_guards(frame: pd.DataFrame) -> None:

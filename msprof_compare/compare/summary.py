@@ -836,12 +836,7 @@ def idle_aside(guards: pd.DataFrame | None) -> str:
     with no computing and no communication, that in the verdict's words, else "". The verdict alone read "the base
     takes 94.60x as long" of PARAM AlexNet's 12.9 s profile, 10.9 s of it one idle stretch, against an NPU step
     whose Computing Time is about the same; the note saying so was a log line above the tables."""
-    if guards is None or not len(guards) or "Check" not in guards.columns:
-        return ""
-    rows = guards[(guards["Check"] == checks.IDLE_CHECK) & (guards["Status"] == "note")]
-    if not len(rows) or checks.IDLE_DIFF not in str(rows["Detail"].iloc[0]):
-        return ""
-    return IDLE_ASIDE
+    return IDLE_ASIDE if guards is not None and guards.attrs.get(checks.IDLE_EXPLAINS) else ""
 
 
 #: ``idle_aside``'s words
