@@ -225,3 +225,15 @@ def test_console_waterfall_shows_a_small_decrease_as_plus_zero(samples, referenc
     cells = [c.strip() for c in rows[0].strip("|").split("|")]
     assert cells[1:4] == ["0.006", "0.006", "+0.000"]
     assert "-0.000" not in render_waterfall(res.waterfall)
+
+
+def test_op_name_map_note_rounds_its_ms_as_the_tables():
+    """The --op_name_map note's ms (a pair's sums and their change) rounded the float: 1.0045 ms read 1.004 (the
+    float is 1.00449999...) and its +0.0045 ms change +0.004, where the tables and the verdict beside it round the
+    decimal the cell stands for a half away from zero (1.005, +0.005). MB keep the memory sheet's round()."""
+    from msprof_compare.compare.summary import name_map_text
+
+    text = name_map_text([(["a", "b"], 1.0045, 1.009)], "ms", 3)
+    assert text.endswith("a with b 1.005 ms -> 1.009 ms together (+0.005 ms)")
+    assert name_map_text([(["a", "b"], 2.0, 1.9999999)], "ms", 3).endswith("(+0.000 ms)")  # not "-0.000"
+    assert name_map_text([(["a", "b"], 2.485, 2.485)], "MB", 2).endswith("2.48 MB -> 2.48 MB together (+0.00 MB)")

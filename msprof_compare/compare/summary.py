@@ -46,6 +46,7 @@ from .table import (
     STYLE_TEXT,
     Column,
     Sheet,
+    decimal_diff,
     half_up,
     half_up_ns,
     plain_frame,
@@ -538,9 +539,12 @@ def name_map_text(found: list[tuple[list[str], float, float]], unit: str, digits
     def joined(names: list[str]) -> str:  # "a with b", "a with b and c", "a with b, c and d"
         return f"{names[0]} with {', '.join(names[1:-1]) + ' and ' if len(names) > 2 else ''}{names[-1]}"
 
-    # + 0.0: a change that rounds to 0 reads "+0.000", not "-0.000" (as the console's tables)
-    shown = [f"{joined(names)} {b:.{digits}f} {unit} -> {c:.{digits}f} {unit} together "
-             f"({round(c - b, digits) + 0.0:+.{digits}f} {unit})" for names, b, c in found[:3]]
+    def fixed(v: float) -> float:  # ms a half away from zero, as the tables beside the note; MB as the memory sheet
+        return half_up(v, digits) if unit == "ms" else round(v, digits) + 0.0  # + 0.0: "+0.000", not "-0.000"
+
+    shown = [f"{joined(names)} {fixed(b):.{digits}f} {unit} -> {fixed(c):.{digits}f} {unit} together "
+             f"({fixed(decimal_diff(b, c) if unit == 'ms' else c - b):+.{digits}f} {unit})"
+             for names, b, c in found[:3]]
     more = f"; ... ({len(found)} in all)" if len(found) > 3 else ""
     return "--op_name_map pairs names that the statistic sheets, and so these rows, keep apart: " + "; ".join(
         shown) + more
