@@ -531,20 +531,21 @@ def test_overlap_clause_beside_a_side_without_communication_says_no_before():
             "computing (or beside its other communication ops); the comparison side's trace" in back)
 
 
-def test_no_family_time_is_null_for_a_side_without_op_rows(samples):
+def test_no_family_time_of_a_side_without_op_rows_is_its_ops_time(samples):
     """DB L1 -> L0: the L0 export's 4 COMMUNICATION_OP rows all have op type N/A (sqlite3), so that side has no op
-    row and records no communication; its no_family_comparison_ms is null, as the schema says (null where
-    comparison_recorded is false), not 0, which would read as "none of its ops lack a family". The L1 side's 4 ops
-    are all typed hcom_allReduce_: recorded, 0 ms without a family. (A mutant writing the unrecorded side's 0
-    survived.)"""
+    row and records no communication; its no_family_comparison_ms is those ops' time (SQL: the sum of endNs -
+    startNs), which no other field gives (it was null, so a JSON reader could not see the 89.9 ms), not 0, which
+    would read as "none of its ops lack a family". The L1 side's 4 ops are all typed hcom_allReduce_: recorded,
+    0 ms without a family."""
     dbs = [samples / DB / level / DB_FILE for level in ("level1", "level0")]
     types = [sql(db, "SELECT s.value FROM COMMUNICATION_OP o JOIN STRING_IDS s ON s.id = o.opType") for db in dbs]
     assert [t[0] for t in types[0]] == ["hcom_allReduce_"] * 4 and [t[0] for t in types[1]] == ["N/A"] * 4
+    ((ns,),) = sql(dbs[1], "SELECT SUM(endNs - startNs) FROM COMMUNICATION_OP")
     res = compare(str(samples / DB / "level1/rank0_ascend_pt"), str(samples / DB / "level0/rank0_ascend_pt"),
                   enable_communication_compare=True)
     t = res.communication_totals
     assert (t["base_recorded"], t["comparison_recorded"]) == (True, False)
-    assert t["no_family_base_ms"] == 0.0 and t["no_family_comparison_ms"] is None
+    assert t["no_family_base_ms"] == 0.0 and t["no_family_comparison_ms"] == ns / 1e6 and 89 < ns / 1e6 < 90
 
 
 def test_half_a_microsecond_rounds_away_from_zero_as_the_waterfall():

@@ -486,7 +486,7 @@ def build(ctx: RunContext) -> list[Sheet]:
             events = ({**events[0], "family": collective_families(events[0]["name"])}, events[1])
         d = side_data(p, rng, kw, events)
         n_out, ns_out = unnamed_ops(p, rng, events)
-        left_out.append(ns_out if d else 0)  # a side without any row is "not recorded" (communication_line)
+        left_out.append(ns_out)  # a side without any row is "not recorded" (communication_line), its time still said
         if d and n_out:  # some ops left out: the op rows fall short of OverallMetrics by their time
             why = (_db_op_types(p, rng) if p.source == "ascend_db"
                    else "names without a '_' (a family is a name's first '_' piece)")

@@ -152,7 +152,7 @@ def totals(cols: _Columns, uncovered: tuple[int, int] | None = None,
     in ns: ``uncovered_ns``; null without it, where a side recorded no op, or where a text export was given a
     step: its waterfall is the whole profile's, the op rows the step's), then the time (``no_family``, ns per
     side) of the ops the op rows leave out for want of a family, which the uncovered part counts (null where a
-    side recorded no op). ``attrs["no_collectives"]``: per
+    side has no communication op at all). ``attrs["no_collectives"]``: per
     side, whether it is a GPU trace without collective kernels, whose 0 ms is a reading (``read_gpu_sides``)."""
     base_ns, comp_ns = int(cols.base.sum()), int(cols.comparison.sum())
     base, comp = base_ns / 1e6, comp_ns / 1e6
@@ -179,8 +179,10 @@ def totals(cols: _Columns, uncovered: tuple[int, int] | None = None,
         "uncovered_base_ms": [uncovered[0] / 1e6 if both and uncovered else None],
         "uncovered_comparison_ms": [uncovered[1] / 1e6 if both and uncovered else None],
         "uncovered_diff_ms": [float(_diff_ms(*uncovered)) if both and uncovered else None],
-        "no_family_base_ms": [no_family[0] / 1e6 if cols.recorded[0] else None],
-        "no_family_comparison_ms": [no_family[1] / 1e6 if cols.recorded[1] else None],
+        # a side recorded without such ops reads 0; one with no op at all null; one whose ops all lack a family
+        # (a Level0 DB export's N/A) its ops' time, which no other figure of the frame gives
+        "no_family_base_ms": [no_family[0] / 1e6 if cols.recorded[0] or no_family[0] else None],
+        "no_family_comparison_ms": [no_family[1] / 1e6 if cols.recorded[1] or no_family[1] else None],
     }, TOTAL_COLUMNS, objects=True)
     frame.attrs["no_collectives"] = cols.no_collectives
     return frame
