@@ -1063,6 +1063,13 @@ _SHEET_COLUMNS = [
 CONSOLE_TOP = 10
 
 
+def shown_rows(frame: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """The first ``CONSOLE_TOP`` rows of a contributors frame and the words its title adds where rows are left
+    out ("; the first 10 shown", else ""): the console's and the sheet's tables say it alike."""
+    shown = frame.head(CONSOLE_TOP)
+    return shown, f"; the first {len(shown)} shown" if len(shown) < len(frame) else ""
+
+
 #: Column A holds the waterfall's steps and, under them, the top contributors' names, each with a figure in
 #: column B that cuts it at the column's edge: the column widens to the longest of them (its width in
 #: characters, plus a margin for the bold and wide letters), up to this many characters, as many as the

@@ -33,13 +33,13 @@ import pandas as pd
 
 from ..compare import communication_summary, memory_summary
 from ..compare.summary import (
-    CONSOLE_TOP,
     coverage_text,
     module_contributors_note,
     module_share_basis,
     outside_modules_line,
     share_basis,
     shares_of_e2e,
+    shown_rows,
     unexplained_note,
 )
 from ..compare.table import Sheet, sheet_numbers
@@ -201,8 +201,7 @@ def _resource_parts(wb: Any, ws: Any, sheet: Sheet, row: int) -> int:
              con.memory_line)):
         lines = []
         if frame is not None and len(frame):
-            shown = frame.head(CONSOLE_TOP)
-            first = f"; the first {len(shown)} shown" if len(shown) < len(frame) else ""
+            shown, first = shown_rows(frame)
             row = _contributor_table(wb, ws, row, f"Top {name} contributors ({coverage_text(frame)} of {basis}"
                                      f"{first})", shown, widths, unit)
             note = memory_summary.contributors_note(frame) if name == "memory" else ""
@@ -282,8 +281,7 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
             # the first CONSOLE_TOP, as the console: the sheet prints on one page (fit_to_pages), and SGLang's
             # 113 rows made its print area 148 rows, 4005 pt tall (38 rows, 675 pt, before the table), printed at
             # a sixth of the size; every row stays in ModuleCompareStatistic, the JSON and the API
-            shown = modules.head(CONSOLE_TOP)
-            first = f"; the first {len(shown)} shown" if len(shown) < len(modules) else ""
+            shown, first = shown_rows(modules)
             # names wrap within column A: "module path > operator" runs past its 72 characters (104 for a
             # backward Conv2d row of the DB pair, all 113 rows of SGLang's), and cut at column B's figure the
             # operator at its end was hidden, so that two Conv2d rows read alike

@@ -18,11 +18,11 @@ from prettytable import PrettyTable
 from ..compare import communication_summary, memory_summary
 from ..compare.communication_summary import overlap_shift, overlap_words
 from ..compare.summary import (
-    CONSOLE_TOP,
     coverage_text,
     module_contributors_note,
     module_share_basis,
     share_basis,
+    shown_rows,
     unexplained_note,
 )
 from ..compare.table import decimal_diff, half_up
@@ -62,9 +62,8 @@ def render_contributors(frame: pd.DataFrame | None, title: str = "Top Contributo
     if frame is None or not len(frame):
         return ""
     level = str(frame["Level"].iloc[0])
-    shown = frame.head(CONSOLE_TOP)
     # shares are of the summed |change| of this level's device times, not of the E2E change above
-    first = f"; the first {len(shown)} shown" if len(shown) < len(frame) else ""
+    shown, first = shown_rows(frame)
     rows = [[int(r.Rank), r.Name, _ms(r[3]), _ms(r[4]), _ms(r[5], signed=True), _pct(r.Share), _pct(r[7])]
             for r in shown.itertuples(index=False)]
     # the module contributors' shares are of the rows inside the operators that run modules, not of every module row
@@ -118,8 +117,7 @@ def _top(frame: pd.DataFrame | None, title: str, basis: str, unit: str, digits: 
     comparison, diff, share, cumulative share), as the time contributors are shown ("" when none)."""
     if frame is None or not len(frame):
         return ""
-    shown = frame.head(CONSOLE_TOP)
-    first = f"; the first {len(shown)} shown" if len(shown) < len(frame) else ""
+    shown, first = shown_rows(frame)
     # by column lists: itertuples cost ~1 ms for the few rows shown
     rank, name, base, comp, diff, share, cum = (c.tolist() for _, c in shown.items())
     rows = [[int(r), n, _fixed(b, digits=digits), _fixed(c, digits=digits), _fixed(d, signed=True, digits=digits),
