@@ -33,6 +33,7 @@ from .table import (
     diff_ratio,
     exact_diffs,
     frame_from_rows,
+    half_up_ns,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -446,17 +447,17 @@ def comm_rows(base: dict[str, dict], comparison: dict[str, dict]) -> list[list]:
     return rows
 
 
-def unnamed_ops(profile: Profile, rng: tuple[int, int] | None, events: tuple[Events, Events]) -> tuple[int, int]:
-    """(count, ns) of the side's communication ops in ``rng`` that have no family, which CommunicationCompare
-    leaves out (reference-2 §4.2) while OverallMetrics and the waterfall count their time."""
+def unnamed_ops(profile: Profile, rng: tuple[int, int] | None, events: tuple[Events, Events]) -> tuple[int, int, int]:
+    """(ops in ``rng``, how many of them have no family, their ns): CommunicationCompare leaves those out
+    (reference-2 §4.2) while OverallMetrics and the waterfall count their time."""
     ops = events[0]
+    names = ops["name"]
     if profile.source == "ascend_db":  # named by their op type, as ``side_data`` groups them
-        is_op = col_of(profile.comm, "lane", object) == "op"
-        ops = {**ops, "name": col_of(profile.comm, "task_type", object)[is_op]}
-    ops = _sorted(ops, rng)
-    fam = ops["family"] if "family" in ops else family(ops["name"])
-    miss = pd.isna(np.asarray(fam, dtype=object))  # no family: None
-    return int(miss.sum()), int(ops["dur"][miss].sum())
+        names = col_of(profile.comm, "task_type", object)[col_of(profile.comm, "lane", object) == "op"]
+    keep = in_range(ops["ts"], rng)
+    fam = ops["family"] if "family" in ops else family(names)
+    miss = keep & pd.isna(np.asarray(fam, dtype=object))  # no family: None
+    return int(keep.sum()), int(miss.sum()), int(ops["dur"][miss].sum())
 
 
 def _db_op_types(profile: Profile, rng: tuple[int, int] | None) -> str:
@@ -485,22 +486,19 @@ def build(ctx: RunContext) -> list[Sheet]:
         if gpu_pair and p.is_npu and p.source != "ascend_db":  # GPU families are collectives: name the NPU's alike
             events = ({**events[0], "family": collective_families(events[0]["name"])}, events[1])
         d = side_data(p, rng, kw, events)
-        n_out, ns_out = unnamed_ops(p, rng, events)
+        total, n_out, ns_out = unnamed_ops(p, rng, events)
         left_out.append(ns_out)  # a side without any row is "not recorded" (communication_line), its time still said
+        why = "" if not n_out else (_db_op_types(p, rng) if p.source == "ascend_db"
+                                    else "names without a '_' (a family is a name's first '_' piece)")
         if d and n_out:  # some ops left out: the op rows fall short of OverallMetrics by their time
-            why = (_db_op_types(p, rng) if p.source == "ascend_db"
-                   else "names without a '_' (a family is a name's first '_' piece)")
             log.warning("%s: %d of its %d communication op(s) (%.3f ms) have %s, so CommunicationCompare leaves them "
                         "out of its op rows (OverallMetrics and the waterfall count their time)", p.path, n_out,
-                        int(in_range(events[0]["ts"], rng).sum()), ns_out / 1e6, why)
+                        total, half_up_ns(ns_out, 10**6, 3), why)
         if not d:
-            unnamed = int(in_range(events[0]["ts"], rng).sum())
-            if unnamed:  # "can't find any" would contradict OverallMetrics, which counts their time
-                why = (_db_op_types(p, rng) if p.source == "ascend_db"
-                       else "names without a '_' (a family is a name's first '_' piece)")
+            if n_out:  # "can't find any" would contradict OverallMetrics, which counts their time
                 counted = " (OverallMetrics counts their time)" if ctx.options.enable_profiling_compare else ""
                 log.warning("%s: its %d communication op(s) have %s, so CommunicationCompare has no family to "
-                            "group them by and no row for this side%s", p.path, unnamed, why, counted)
+                            "group them by and no row for this side%s", p.path, n_out, why, counted)
             else:
                 log.log(ctx.options.notice_level(), "Can't find any communication op in the file: %s", p.path)
         data.append(d)
