@@ -30,10 +30,10 @@ from .table import (
     STYLE_RATIO,
     Column,
     Sheet,
-    diff_ratio,
     exact_diffs,
     frame_from_rows,
     half_up_ns,
+    ratio_of,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -336,7 +336,7 @@ def _note_unnamed(profile: Profile, ops: Events, named: np.ndarray) -> None:
     if left.any() and named.any():
         log.info("%s: %d of %d collective kernels (%.3f ms) name no collective (no Collective name recorded for "
                  "their launch, e.g. launched before the profile began): their row %s may hold any collective",
-                 profile.path, int(left.sum()), len(left), float(ops["dur"][left].sum()) / 1e6,
+                 profile.path, int(left.sum()), len(left), half_up_ns(int(ops["dur"][left].sum()), 10**6, 3),
                  ", ".join(sorted({str(f) for f in ops["family"][left]})))
 
 
@@ -434,7 +434,7 @@ def comm_rows(base: dict[str, dict], comparison: dict[str, dict]) -> list[list]:
         bs = _stats(key, None, b["ops"] if b else None)
         cs = _stats(key, None, c["ops"] if c else None)
         # the totals are whole ns: Diff Duration(us) is their exact change to 0.01 us (``exact_diffs``)
-        rows.append([None, *bs, *cs, float(exact_diffs([bs[3]], [cs[3]], 1000)[0]), diff_ratio(bs[3], cs[3])[1]])
+        rows.append([None, *bs, *cs, float(exact_diffs([bs[3]], [cs[3]], 1000)[0]), ratio_of(bs[3], cs[3])])
         b_tasks = list((b or {}).get("tasks", {}).items())
         c_tasks = list((c or {}).get("tasks", {}).items())
         for i, (tname, vals) in enumerate(b_tasks):

@@ -20,7 +20,7 @@ from ..model import Profile, bare_trace, factorize, object_array, pair_codes
 from ..textsafe import short_list
 from . import table
 from .steps import data_file, side_range, side_step, step_number
-from .table import STYLE_BOLD, STYLE_FLOAT, STYLE_INT, Column, Sheet, diff_ratio, frame_from_rows
+from .table import STYLE_BOLD, STYLE_FLOAT, STYLE_INT, Column, Sheet, frame_from_rows, ratio_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -183,7 +183,7 @@ def kernel_rows(base: pd.DataFrame | dict[str, Any], comparison: pd.DataFrame | 
 def _kernel_sides(entries: list[tuple | None]) -> list[list]:
     """One side's cells of every row, as five columns: total, avg = total / calls, max and min (us, each
     ``round(v, 2)``; avg 0.0 without calls) and calls, or 0.0, 0.0 and three blanks where the side lacks the
-    key. ``table.py_round`` (bit-identical to ``round``) over arrays: four ``round`` and two ``diff_ratio``
+    key. ``table.py_round`` (bit-identical to ``round``) over arrays: four ``round`` and two ``ratio_of``
     calls a row cost ~0.5 ms of NPU pair 1's 128 rows."""
     if not entries:
         return [[], [], [], [], []]
@@ -227,7 +227,7 @@ def kernel_type_rows(base: dict[tuple[str, str], list], comparison: dict[tuple[s
         c = comparison.get(key, empty)
         typ = b[0] or c[0]
         core = b[1] or c[1]
-        rows.append([None, typ, core, *b[2:], *c[2:], diff_ratio(b[2], c[2])[1], diff_ratio(b[3], c[3])[1]])
+        rows.append([None, typ, core, *b[2:], *c[2:], ratio_of(b[2], c[2]), ratio_of(b[3], c[3])])
     rows.sort(key=lambda r: -r[-2])
     for i, r in enumerate(rows):
         r[0] = i + 1

@@ -25,11 +25,11 @@ from .table import (
     STYLE_RATIO,
     Column,
     Sheet,
-    diff_ratio,
     diff_ratios,
     exact_diffs,
     frame_from_rows,
     plain_frame,
+    ratio_of,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -142,12 +142,12 @@ def statistic_rows(pairs: OpPairs) -> list[list]:
     for name, (ns, n) in gb.items():
         cns, cn = cdict.get(name, (0, 0))
         b_ms, c_ms = ns / 1e6, cns / 1e6
-        rows.append([None, name, b_ms, n, c_ms, cn, *diff_ratio(b_ms, c_ms)])
+        rows.append([None, name, b_ms, n, c_ms, cn, None, ratio_of(b_ms, c_ms)])
     for name, (cns, cn) in cdict.items():
         if name in gb:
             continue
         c_ms = cns / 1e6
-        rows.append([None, name, 0.0, 0, c_ms, cn, *diff_ratio(0.0, c_ms)])
+        rows.append([None, name, 0.0, 0, c_ms, cn, None, ratio_of(0.0, c_ms)])
     # Diff Duration(ms): the exact ns change to 0.01 ms (``exact_diffs``), not the float cells' rounded difference
     diffs = exact_diffs([r[2] for r in rows], [r[4] for r in rows], 10**6).tolist()
     for r, d in zip(rows, diffs, strict=True):

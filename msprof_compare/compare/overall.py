@@ -18,7 +18,7 @@ from ..model import Profile
 from ..options import Options
 from .breakdown import BUCKETS, Breakdown, Bucket, hccl_group_stem
 from .classify import Keywords, load_keywords
-from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratio, exact_diffs, half_up_ns, plain_frame
+from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, exact_diffs, half_up_ns, plain_frame, ratio_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -132,7 +132,7 @@ class _Rows:
         ccell = self.c.cell(*comp) if comp is not None else list(_MISSING)
         if bcell[0] == 0 and ccell[0] == 0:
             return False
-        ratio = diff_ratio(bcell[0], ccell[0])[1]
+        ratio = ratio_of(bcell[0], ccell[0])
         self.rows.append([label, *bcell, *ccell, _exact_diff(bcell[0], ccell[0]), ratio])
         self.styles.append(style)
         return True

@@ -88,15 +88,19 @@ class Sheet:
 
 
 def diff_ratio(base: float, comparison: float) -> tuple[float, float]:
-    """The shared diff/ratio rule (reference-2 §0.1): diff rounded to 2 places,
-    ratio to 4; 1.0 when both are zero, +inf when only the base is zero. A diff that rounds to zero is +0.0
-    (``+ 0.0``): a -0.0 showed as "-0" in the workbook and the JSON."""
-    diff = round(comparison - base, 2) + 0.0
+    """The shared diff/ratio rule (reference-2 §0.1): diff rounded to 2 places, ratio (``ratio_of``) to 4. A diff
+    that rounds to zero is +0.0 (``+ 0.0``): a -0.0 showed as "-0" in the workbook and the JSON. Duration diffs
+    of whole-ns cells use ``exact_diffs`` instead."""
+    return round(comparison - base, 2) + 0.0, ratio_of(base, comparison)
+
+
+def ratio_of(base: float, comparison: float) -> float:
+    """Comparison over base to 4 places; 1.0 when both are zero, +inf when only the base is zero."""
     if not base and not comparison:
-        return diff, 1.0
+        return 1.0
     if not base:
-        return diff, math.inf
-    return diff, round(comparison / base, 4)
+        return math.inf
+    return round(comparison / base, 4)
 
 
 def sheet_numbers(column: pd.Series | np.ndarray) -> np.ndarray:
