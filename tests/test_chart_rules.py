@@ -71,6 +71,14 @@ def _xml(path, part: str):
         return ET.fromstring(z.read(part))
 
 
+def _summary_print_area(path) -> str:
+    """The Summary sheet's print area (the comparator sheets have theirs too)."""
+    areas = [d.text for d in _xml(path, "xl/workbook.xml").iter(f"{MAIN}definedName")
+             if d.get("name") == "_xlnm.Print_Area" and d.text.startswith("Summary!")]
+    assert len(areas) == 1
+    return areas[0]
+
+
 def _charts(path) -> dict[str, dict]:
     """Each chart by its title: its series (name, categories ref, values ref, cached values), its value axis
     minimum, its deleted legend entries, and its height in pixels as anchored on its sheet."""
@@ -171,7 +179,7 @@ def test_summary_tables_follow_each_other_with_one_blank_row(db_pair):
     last_check = end + 3 + checks                                      # title, header, then one row a check
     assert not pd.isna(col_a[last_check - 1]) and pd.isna(col_a[last_check])
     assert col_a[last_check + 1] == "Chart data"
-    area = _xml(path, "xl/workbook.xml").find(f".//{MAIN}definedName[@name='_xlnm.Print_Area']").text
+    area = _summary_print_area(path)
     assert area == f"Summary!$A$1:$U${last_check + 1}"
 
 
@@ -205,7 +213,7 @@ def test_no_share_note_where_the_contributors_explain_the_change(text_pair):
     assert col_a[title + 9].startswith("No operator's allocated memory changed") and pd.isna(col_a[title + 10])
     assert _row_of(col_a, "Validity checks") == 28
     data = _row_of(col_a, "Chart data")
-    area = _xml(path, "xl/workbook.xml").find(f".//{MAIN}definedName[@name='_xlnm.Print_Area']").text
+    area = _summary_print_area(path)
     assert data == 40 and area == "Summary!$A$1:$U$39"
 
 
@@ -309,7 +317,7 @@ def test_a_profile_against_itself_has_no_contributors_and_keeps_its_chart_data_o
     ws = openpyxl.load_workbook(path)["Summary"]
     assert ws["A32"].value == "device count" and ws["C32"].value is None and ws["D32"].value is None
     assert {ws[c].border.left.style for c in ("A32", "C32", "D32")} == {"thin"}
-    area = _xml(path, "xl/workbook.xml").find(f".//{MAIN}definedName[@name='_xlnm.Print_Area']").text
+    area = _summary_print_area(path)
     assert area == "Summary!$A$1:$U$37" and col_a[37] == "Chart data"
     chart = _charts(path)["E2E time: base to comparison (ms)"]
     assert chart["series"][3]["cache"] == pytest.approx([136.581009] + [0.0] * 8 + [136.581009])

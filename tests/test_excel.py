@@ -727,6 +727,36 @@ def test_comparator_tables_carry_an_autofilter(reference_outputs: Path, tmp_out:
     assert frame.shape == (2, 5) and frame["Kernel"].tolist() == ["TransData", "MatMul"]
 
 
+
+def test_comparator_sheets_print_one_page_wide_with_their_headers(tmp_out: Path) -> None:
+    """A printed comparator sheet keeps whole rows and its headers on every page: without a page setup
+    LibreOffice printed the bert pair's (sample_data) workbook on 104 portrait pages, its 171-row
+    ModuleCompareStatistic on 37 of them three columns wide, most without the header row or the module name of
+    their figures. Each comparator sheet is landscape, fitted to one page wide (any number tall), repeats rows
+    1-3 (captions, headers) and prints its table, A1 to the last cell pandas reads; Summary keeps its one page."""
+    from msprof_compare.api import compare
+
+    repo = Path(__file__).resolve().parents[1]
+    result = compare(str(repo / "sample_data" / "bert-small_h100.json.gz"),
+                     str(repo / "sample_data" / "bert-small_mi300.json.gz"))
+    path = result.to_excel(str(tmp_out))
+    wb = openpyxl.load_workbook(path)
+    names = wb.sheetnames[1:]
+    assert wb.sheetnames[0] == "Summary" and "ModuleCompareStatistic" in names
+    for name in names:
+        ws = wb[name]
+        frame = read_xlsx(path, sheet_name=name, header=2)
+        last = openpyxl.utils.get_column_letter(frame.shape[1])
+        assert ws.page_setup.orientation == "landscape", name
+        assert ws.sheet_properties.pageSetUpPr.fitToPage is True, name
+        assert (ws.page_setup.fitToWidth or 1, ws.page_setup.fitToHeight) == (1, 0), name
+        assert ws.print_title_rows == "$1:$3", name
+        assert ws.print_area == f"'{name}'!$A$1:${last}${3 + len(frame)}", name
+    assert len(wb["ModuleCompareStatistic"]["A"]) == 3 + 171
+    summary = wb["Summary"]
+    assert summary.print_title_rows is None and summary.page_setup.fitToHeight in (None, 1)
+
+
 # --------------------------------------------------------------------------- every cell against reference-2 §8
 # The layout of each sheet as reference-2 states it (§2.6, §2.7, §3.7, §3.8, §4.3, §5.3, §5.4, §6.1, §6.2, §7;
 # OverallMetrics reference-1 §9.2): (header, number format or "B" for bold text, width) per column, and the two
