@@ -183,6 +183,41 @@ def test_summary_tables_follow_each_other_with_one_blank_row(db_pair):
     assert area == f"Summary!$A$1:$U${last_check + 1}"
 
 
+def test_validity_details_wrap_within_the_printed_page(text_pair):
+    """A check's Detail (up to 338 characters on this pair) overflowed column E to the right, past the print
+    area's last column U, and the printed page cut it (world size, NPU profiler settings, longest idle stretch
+    ...). Each Detail, and its header, is merged across E to the print area's last column and wraps there, in a
+    row at least as tall as its text needs at one character per width unit (Excel's default 8.43 for a column
+    without a width of its own); a detail that fits keeps the default row."""
+    import openpyxl
+    from openpyxl.utils import column_index_from_string, get_column_letter
+
+    _, path = text_pair
+    ws = openpyxl.load_workbook(path)["Summary"]
+    last = re.fullmatch(r"Summary!\$A\$1:\$([A-Z]+)\$\d+", _summary_print_area(path)).group(1)
+    # the widths set on Summary's columns (sheet1: the first sheet), each <col> one column wide
+    sized = {int(c.get("min")): float(c.get("width")) for c in
+             _xml(path, "xl/worksheets/sheet1.xml").iter(f"{MAIN}col") if c.get("min") == c.get("max")}
+    width = sum(sized.get(j, 8.43) for j in range(5, column_index_from_string(last) + 1))
+    col_a = [c.value for c in ws["A"]]
+    header = col_a.index("Check") + 1
+    merged = {str(r) for r in ws.merged_cells.ranges}
+    assert f"E{header}:{last}{header}" in merged
+    rows = range(header + 1, col_a.index(None, header) + 1)
+    details = {ws.cell(r, 1).value: ws.cell(r, 5) for r in rows}
+    assert len(details) == 9 and max(len(c.value) for c in details.values()) == 338
+    for check, cell in details.items():
+        r = cell.row
+        assert f"E{r}:{last}{r}" in merged, check
+        assert cell.alignment.wrap_text is True, check
+        assert {ws.cell(r, j).value for j in range(6, column_index_from_string(last) + 1)} == {None}, check
+        lines = -(-len(cell.value) // int(width))
+        height = ws.row_dimensions[r].height
+        assert (height or 15) >= 15 * lines, (check, height, lines)
+    assert ws.row_dimensions[details["step count"].row].height is None  # "ProfilerStep#N ranges in the trace"
+    assert get_column_letter(column_index_from_string(last)) == "U"
+
+
 def test_no_share_note_where_the_contributors_explain_the_change(text_pair):
     """Text level1 -> level2: AccumulateGrad's all-reduce holds 99 % of the change, so no note of the operators'
     share; the one contributor row is followed by the note that its change is that all-reduce, then the one that

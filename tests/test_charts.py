@@ -147,7 +147,7 @@ def test_validity_checks_are_typed_cells(pair1, tmp_path, monkeypatch):
     assert [c.value for c in settings] == [f"Level{i} / ACL_AICORE_PIPE_UTILIZATION" for i in (1, 2)]
     assert {c.alignment.wrap_text for c in settings + rows["NPU export kind"]} == {True}
     assert {c.alignment.wrap_text for c in rows["step count"] + rows["operator match rate"]} == {None}
-    assert ws.cell(first + 1, 5).alignment.wrap_text is None  # Detail overflows to the right instead
+    assert ws.cell(first + 1, 5).alignment.wrap_text is True  # Detail wraps within its merged cells
     # the row is as tall as its wrapped words need (LibreOffice's headless conversion keeps the default
     # height): four lines of 12 characters for the Comparison cell
     assert ws.row_dimensions[settings[0].row].height == 60

@@ -54,6 +54,7 @@ EXPLAINED = 0.9          # a module chart leaves out a module one submodule expl
 _STATE_ATTR = "_msprof_compare_charts"
 _ROW_HEIGHT = 15          # points: the default height of a row of 11-point text
 _ROW_PIXELS = 20          # the same in pixels, the unit of a chart's size
+_DEFAULT_WIDTH = 8.43     # characters: the width of a column no width is set for
 _CHART_SIZE = (820, 440)  # the waterfall chart's width and height in pixels
 #: Charts move with the rows they sit on but keep their size: the default anchor sizes them with their cells, so
 #: a filter beside them (ApiCompare, KernelCompare, the statistic sheets: diff > 0) shrank them row by row.
@@ -140,14 +141,19 @@ def _wrapped_lines(text: str, width: float) -> int:
 
 
 def _table(wb: Any, ws: Any, row: int, title: str, headers: list[str], rows: list[list[Any]],
-           styles: list[str] | Callable[[list[Any]], list[str]], widths: list[float] | None = None) -> int:
+           styles: list[str] | Callable[[list[Any]], list[str]], widths: list[float] | None = None,
+           last_to: int | None = None) -> int:
     """A titled table at ``row``; returns the next free row (one blank row after the table).
     ``styles``: a format name per column, or a function giving them for a row's values. A row with
     wrapped words gets the height they need (``widths``: the columns' widths): LibreOffice's headless
-    conversion keeps the default height and the lines would spill over the next row."""
+    conversion keeps the default height and the lines would spill over the next row. ``last_to``: the
+    last column's cells are merged across to that column (``widths`` then gives the merged width)."""
     ws.write_string(row, 0, title, _fmt(wb, "title"))
     row += 1
+    last = len(headers) - 1
     for j, h in enumerate(headers):
+        if j == last and last_to is not None:
+            ws.merge_range(row, j, row, last_to, "", _fmt(wb, "header"))
         ws.write_string(row, j, h, _fmt(wb, "header"))
     row += 1
     for values in rows:
@@ -158,6 +164,8 @@ def _table(wb: Any, ws: Any, row: int, title: str, headers: list[str], rows: lis
             if lines > 1:
                 ws.set_row(row, _ROW_HEIGHT * lines)
         for j, v in enumerate(values):
+            if j == last and last_to is not None:
+                ws.merge_range(row, j, row, last_to, "", _fmt(wb, names[j]))
             _write(ws, row, j, v, _fmt(wb, names[j]))
         row += 1
     return row + 1
@@ -218,11 +226,11 @@ def _resource_parts(wb: Any, ws: Any, sheet: Sheet, row: int) -> int:
 def _guard_styles(values: list[Any]) -> list[str]:
     """Rates (floats) as percentages, counts (ints) as integers, words as text; a warned row is red.
     Base / Comparison words wrap: those columns are the waterfall's, 16 and 14 characters wide, and a setting
-    such as "Level1 / ACL_AICORE_PIPE_UTILIZATION" was cut at the cell edge (the Detail column is the
-    table's last and may overflow to the right)."""
+    such as "Level1 / ACL_AICORE_PIPE_UTILIZATION" was cut at the cell edge. Detail wraps too, within the
+    cells it is merged across (``_summary``)."""
     names = ["text", "text",
              *("rate" if isinstance(v, float) else "count" if isinstance(v, int)
-               else "text+wrap" for v in values[2:4]), "text"]
+               else "text+wrap" for v in values[2:4]), "text+wrap"]
     return [n + "+warn" if values[1] == "warn" else n for n in names]
 
 
@@ -293,13 +301,18 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
     # under the chart, whose rows end at the latest where rows of the default height end: a check's Detail runs
     # on to the right of its column, and beside the chart the chart hid it
     row = max(row, HEADER_ROWS + -(-_CHART_SIZE[1] // _ROW_PIXELS))
+    # Detail runs to the print area's right edge and wraps there: left to overflow, a long detail (up to 1,316
+    # characters, on a text export against a DB export) ran past that edge and was cut on the printed page
+    widths = [c.width for c in sheet.columns]
+    last_col = len(widths) + 14
+    detail = sum(widths[4:]) + _DEFAULT_WIDTH * (last_col + 1 - len(widths))
     row = _table(wb, ws, row, "Validity checks (warn: are both sides the same workload? note: read the "
                  "figures with this in mind)",
                  ["Check", "Status", "Base", "Comparison", "Detail"], rows, _guard_styles,
-                 [c.width for c in sheet.columns])
+                 [*widths[:4], detail], last_col)
 
     # Print (and render) the tables and the waterfall chart on one page; the chart data stays off it, below it.
-    ws.print_area(0, 0, row - 1, len(sheet.columns) + 14)
+    ws.print_area(0, 0, row - 1, last_col)
     ws.fit_to_pages(1, 1)
     ws.write_string(row, 0, "Chart data", _fmt(wb, "title"))
     ws.write_string(row + 1, 0, "Cells below feed the charts of this workbook.", _fmt(wb, "note"))
