@@ -192,7 +192,7 @@ class CompareResult:
         """Which side is slower and by how much, in words, as under the console's waterfall ("" without one), without
         the final period the console and the Summary sheet add (JSON ``summary.verdict`` is the same text):
         ``"E2E time 3.908 ms -> 3.496 ms (-0.412 ms, -10.54%): the comparison is faster than the base"``."""
-        from .compare.summary import e2e_verdict, e2e_words
+        from .compare.verdict import e2e_verdict, e2e_words
 
         wf = self.frames.get("waterfall")
         return e2e_verdict(wf, *e2e_words(self, self.frames.get("e2e"))) if wf is not None and len(wf) else ""
@@ -215,20 +215,20 @@ class CompareResult:
         side has no E2E time to judge by, else (0, message). Works whichever comparisons ran. ``pct`` is read
         as ``--fail_on_regression`` reads it (``5``, ``"5%"``); one that is no percentage >= 0 raises
         ``UsageError``."""
-        from .compare import overall, summary
+        from .compare import gate, overall
         from .options import parse_regression_pct
 
         value = parse_regression_pct(pct)
         if value is None:
             raise UsageError("regression_gate needs a percentage (a finite number >= 0)")
         if "e2e" in self.frames:
-            return summary.regression_gate(self, value)
+            return gate.regression_gate(self, value)
         try:  # compared without the time breakdown: make it now, for the gate only (to_json and the sheets must
             pair = overall.breakdowns(RunContext(self.base, self.comparison, self.options))  # stay as compared)
         except ProfileError as exc:  # e.g. GPU kernels without any stream: no E2E time to judge by
             _retype(exc, TypedPaths(self.base.path, self.comparison.path).text)  # named as typed (the paths')
             return 1, f"error: {exc}"
-        return summary.regression_gate(self, value, frames=summary.gate_frames(self, *pair))
+        return gate.regression_gate(self, value, frames=gate.gate_frames(self, *pair))
 
 
 def _path(role: str, value: Any) -> str:

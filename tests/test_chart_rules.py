@@ -838,7 +838,7 @@ def test_module_contributors_lead_gives_the_held_part_after_the_name(tmp_path_fa
     inference = "tracelens/tests/traces/inference"
     result, _path = _run(tmp_path_factory, "vllm", f"{inference}/vllm_decode_full/graph_execution.json.gz",
                          f"{inference}/vllm_prefilldecode_piecewise/graph_execution.json.gz")
-    from msprof_compare.compare.summary import module_contributors_note
+    from msprof_compare.compare.module_contributors import module_contributors_note
 
     (name,) = result.contributors["Name"].tolist()
     stat = result.sheet("ModuleCompareStatistic")

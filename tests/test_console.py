@@ -74,7 +74,7 @@ def test_console_contributors_show_the_first_ten_and_cut_long_names() -> None:
     characters to 67 + '...', so the table stays readable."""
     import pandas as pd
 
-    from msprof_compare.compare.summary import CONTRIBUTOR_COLUMNS
+    from msprof_compare.compare.contributors import CONTRIBUTOR_COLUMNS
     from msprof_compare.report.summary_console import render_contributors
 
     n = 12
@@ -97,15 +97,15 @@ def test_contributor_titles_give_the_share_as_the_last_row_shows_it() -> None:
     import pandas as pd
     import pytest
 
-    from msprof_compare.compare import summary
+    from msprof_compare.compare import contributors
     from msprof_compare.report.summary_console import render_contributors
 
     rows = pd.DataFrame({"Name": ["a", "b", "c"], "Base(ms)": [0.0, 0.0, 0.0],
                          "Comparison(ms)": [0.013, 9.930, 0.001]})
-    top = summary.top_contributors(rows, "kernel")
+    top = contributors.top_contributors(rows, "kernel")
     assert top["Name"].tolist() == ["b"]
     assert float(top["Cumulative Share"].iloc[-1]) == pytest.approx(9.930 / 9.944, abs=1e-12)
-    assert summary.coverage_text(top) == "1 row covers 99.9%"
+    assert contributors.coverage_text(top) == "1 row covers 99.9%"
     text = render_contributors(top)
     assert "(kernel level: 1 row covers 99.9% of the kernels' device-time change)" in text
     # prettytable 3.0 spreads a wide title over every column ("|  1 | b     |"), later releases over the last

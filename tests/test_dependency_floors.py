@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from msprof_compare.compare.summary import top_contributors
+from msprof_compare.compare.contributors import top_contributors
 from msprof_compare.report.summary_console import render_contributors
 
 

@@ -231,7 +231,7 @@ def test_op_name_map_note_rounds_its_ms_as_the_tables():
     """The --op_name_map note's ms (a pair's sums and their change) rounded the float: 1.0045 ms read 1.004 (the
     float is 1.00449999...) and its +0.0045 ms change +0.004, where the tables and the verdict beside it round the
     decimal the cell stands for a half away from zero (1.005, +0.005). MB keep the memory sheet's round()."""
-    from msprof_compare.compare.summary import name_map_text
+    from msprof_compare.compare.summary_notes import name_map_text
 
     text = name_map_text([(["a", "b"], 1.0045, 1.009)], "ms", 3)
     assert text.endswith("a with b 1.005 ms -> 1.009 ms together (+0.005 ms)")

@@ -119,7 +119,7 @@ def test_side_without_e2e_has_no_waterfall(samples, caplog):
     """OverallMetrics is left out when a side has no E2E time (reference-1 §9.1); so is the waterfall,
     which would otherwise show every category of the other side as an invented change."""
     from msprof_compare.api import compare
-    from msprof_compare.compare import summary
+    from msprof_compare.compare import contributors, summary_notes
 
     with caplog.at_level(logging.INFO, logger="msprof-analyze"):
         r = compare(str(samples / HEATMAP), str(samples / NPU_L1))
@@ -149,9 +149,9 @@ def test_side_without_e2e_has_no_waterfall(samples, caplog):
 
     r = compare(str(Path(__file__).parents[1] / "sample_data/bert-small_h100.json.gz"), str(samples / HEATMAP))
     assert r.waterfall.empty and r.frames["e2e"][["base_ns", "comparison_ns"]].iloc[0].tolist() == [3_907_825, 0]
-    net = summary.level_net_ms(r.frames["contributors"])
+    net = contributors.level_net_ms(r.frames["contributors"])
     assert -0.31 < net < -0.30 and "Note:" not in render_explain(r.frames)
-    assert summary.unexplained_note(r.frames["contributors"], r.frames["waterfall"]) == ""
+    assert summary_notes.unexplained_note(r.frames["contributors"], r.frames["waterfall"]) == ""
 
 
 def test_gate_alone_writes_no_summary_only_workbook(tmp_path):
@@ -177,7 +177,7 @@ def test_change_of_exactly_the_threshold_passes(pct):
 
     import pandas as pd
 
-    from msprof_compare.compare.summary import regression_gate
+    from msprof_compare.compare.gate import regression_gate
     from msprof_compare.options import Options
 
     base = 10**9
@@ -200,7 +200,7 @@ def test_no_time_breakdown_cannot_pass_the_gate():
 
     import pandas as pd
 
-    from msprof_compare.compare.summary import regression_gate
+    from msprof_compare.compare.gate import regression_gate
     from msprof_compare.options import Options
 
     side = SimpleNamespace(path="x")
@@ -212,7 +212,7 @@ def test_no_time_breakdown_cannot_pass_the_gate():
 
 def test_one_contributor_is_named_in_the_singular(samples):
     from msprof_compare.api import compare
-    from msprof_compare.compare.summary import regression_gate
+    from msprof_compare.compare.gate import regression_gate
 
     r = compare(str(samples / NPU_L2), str(samples / NPU_L1), enable_profiling_compare=True,
                 enable_operator_compare=True)
@@ -237,7 +237,7 @@ def test_contributors_that_explain_little_of_the_change_are_said_so(samples, tmp
     import openpyxl
 
     from msprof_compare.api import compare
-    from msprof_compare.compare import summary
+    from msprof_compare.compare import contributors, summary_notes
 
     r = compare(str(samples / DB_L2), str(samples / DB_L1))
     e2e = r.frames["e2e"]
@@ -248,7 +248,7 @@ def test_contributors_that_explain_little_of_the_change_are_said_so(samples, tmp
     diffs = stat.iloc[:, 4].astype(float) - stat.iloc[:, 2].astype(float)
     net, gross = float(diffs.sum()), float(diffs.abs().sum())
     assert 0 < net < 0.005 * delta_ms and delta_ms == pytest.approx(8.713, abs=1e-3)  # a share that rounds to 0 %
-    assert summary.level_net_ms(r.frames["contributors"]) == pytest.approx(net, abs=1e-9)
+    assert contributors.level_net_ms(r.frames["contributors"]) == pytest.approx(net, abs=1e-9)
     code, message = r.regression_gate(3)
     lines = message.splitlines()
     assert code == 3 and lines[1].startswith(
@@ -268,7 +268,7 @@ def test_contributors_that_explain_little_of_the_change_are_said_so(samples, tmp
     book.close()  # read-only: the file stays open until close()
     title = cells.index(next(c for c in cells if c.startswith("Top contributors (operator level")))
     # the sheet's title and the console's state the same coverage, as the table's last Cumulative Share
-    cover = summary.coverage_text(r.frames["contributors"])
+    cover = contributors.coverage_text(r.frames["contributors"])
     assert f"; {cover} of " in cells[title] and f": {cover} of " in render_explain(r.frames)
     assert cover.endswith(f"{round(float(r.frames['contributors']['Cumulative Share'].iloc[-1]), 3):.1%}")
     notes = [i for i, c in enumerate(cells) if c == lines[-1].strip()]  # its own row under the table
@@ -276,9 +276,9 @@ def test_contributors_that_explain_little_of_the_change_are_said_so(samples, tmp
                                                               "workload? note: read the figures with this in mind)")
     text = compare(str(samples / NPU_L2), str(samples / NPU_L1))
     tb, tc = (int(text.frames["e2e"][k].iloc[0]) for k in ("base_ns", "comparison_ns"))
-    assert summary.unexplained_note(text.frames["contributors"], text.frames["waterfall"]) == ""
+    assert summary_notes.unexplained_note(text.frames["contributors"], text.frames["waterfall"]) == ""
     # the only note left: AccumulateGrad's change is the all-reduce it launched (both sides text exports)
-    held = summary.communication_note(text.frames["contributors"], text.frames["contributor_communication"])
+    held = summary_notes.communication_note(text.frames["contributors"], text.frames["contributor_communication"])
     assert held.startswith("most of the change of autograd::engine::evaluate_function: torch::autograd::"
                            "AccumulateGrad is collective communication")
     assert [line for line in text.regression_gate(1)[1].splitlines() if "Note:" in line] == [f"  Note: {held}."]
@@ -298,105 +298,110 @@ def _computing(e2e_ns: int) -> pd.DataFrame:
 
 
 def test_unexplained_note_by_hand():
-    from msprof_compare.compare import summary
+    from msprof_compare.compare import contributors, summary_notes
 
     rows = pd.DataFrame({"Name": ["a", "b", "c"], "Base(ms)": [1.0, 2.0, 3.0], "Comparison(ms)": [1.5, 1.8, 3.1]})
-    top = summary.top_contributors(rows, "operator")  # net +0.4 ms
-    assert summary.level_net_ms(top) == pytest.approx(0.4)
-    assert summary.unexplained_note(top, _computing(800_000)) == ""          # 0.4 of 0.8 ms: half, explained
-    note = summary.unexplained_note(top, _computing(801_000))                 # just under half
+    top = contributors.top_contributors(rows, "operator")  # net +0.4 ms
+    assert contributors.level_net_ms(top) == pytest.approx(0.4)
+    assert summary_notes.unexplained_note(top, _computing(800_000)) == ""          # 0.4 of 0.8 ms: half, explained
+    note = summary_notes.unexplained_note(top, _computing(801_000))                 # just under half
     assert note.startswith("all operators together changed by +0.400 ms, 50% of the E2E change (+0.801 ms)")
-    assert summary.unexplained_note(top, _computing(-2_000_000)).startswith(
+    assert summary_notes.unexplained_note(top, _computing(-2_000_000)).startswith(
         "all operators together changed by +0.400 ms, against an E2E change of -2.000 ms: the E2E change is outside")
-    assert summary.unexplained_note(top, _computing(0)) == "" and summary.unexplained_note(None, _computing(10)) == ""
-    flat = summary.top_contributors(pd.DataFrame({"Name": ["a", "b"], "Base(ms)": [1.0, 2.0],
-                                                  "Comparison(ms)": [2.0, 1.0]}), "kernel")  # net 0
-    assert summary.level_net_ms(flat) == 0.0 and summary.unexplained_note(flat, _computing(1_000_000)).startswith(
+    assert summary_notes.unexplained_note(top, _computing(0)) == ""
+    assert summary_notes.unexplained_note(None, _computing(10)) == ""
+    flat = contributors.top_contributors(pd.DataFrame({"Name": ["a", "b"], "Base(ms)": [1.0, 2.0],
+                                                       "Comparison(ms)": [2.0, 1.0]}), "kernel")  # net 0
+    assert contributors.level_net_ms(flat) == 0.0
+    assert summary_notes.unexplained_note(flat, _computing(1_000_000)).startswith(
         "all kernels together changed by +0.000 ms, 0%")
-    exact = summary.top_contributors(pd.DataFrame({"Name": ["a"], "Base(ms)": [1.0], "Comparison(ms)": [1.5]}),
-                                     "operator")  # net exactly +0.5 ms
-    assert summary.unexplained_note(exact, _computing(1_000_000)) == ""  # exactly half: explained
-    assert summary.unexplained_note(exact, _computing(1_000_001)).startswith(
+    exact = contributors.top_contributors(pd.DataFrame({"Name": ["a"], "Base(ms)": [1.0], "Comparison(ms)": [1.5]}),
+                                          "operator")  # net exactly +0.5 ms
+    assert summary_notes.unexplained_note(exact, _computing(1_000_000)) == ""  # exactly half: explained
+    assert summary_notes.unexplained_note(exact, _computing(1_000_001)).startswith(
         "all operators together changed by +0.500 ms, 50%")
     # without a waterfall (a side without E2E time: its "change" is the other side's whole E2E), no note
-    assert summary.unexplained_note(exact, _wf([]).iloc[:0]) == ""
-    assert summary.unexplained_note(exact, None) == ""
-    cat = summary.top_contributors(rows, "category")
-    assert summary.unexplained_note(cat, _computing(10_000_000)) == ""
+    assert summary_notes.unexplained_note(exact, _wf([]).iloc[:0]) == ""
+    assert summary_notes.unexplained_note(exact, None) == ""
+    cat = contributors.top_contributors(rows, "category")
+    assert summary_notes.unexplained_note(cat, _computing(10_000_000)) == ""
     # twice the E2E change or more (same sign) overstates it: 0.4 of 0.2 ms; 0.4 of 0.200001 ms is under twice
-    assert summary.unexplained_note(top, _computing(200_001)) == ""
-    assert summary.unexplained_note(top, _computing(200_000)) == (
+    assert summary_notes.unexplained_note(top, _computing(200_001)) == ""
+    assert summary_notes.unexplained_note(top, _computing(200_000)) == (
         "all operators together changed by +0.400 ms, 2.0x the E2E change (+0.200 ms): their device time moved "
         "much more than the E2E time, as where it overlaps other work or the two sides record it differently (see "
         "the validity checks); the waterfall shows where the E2E change is; the Share column is of 0.800 ms, the sizes "
             "of their changes added up (savings do not cancel growth)")
-    assert summary.unexplained_note(cat, _computing(10_000)) == ""  # the category level is the waterfall itself
+    assert summary_notes.unexplained_note(cat, _computing(10_000)) == ""  # the category level is the waterfall itself
 
 
 def test_unexplained_note_names_the_steps_outside_device_time():
     """The note names the communication / free-time steps that moved with the E2E change by 10 % of it or more
     (two at most, largest first); computing steps, steps moving the other way and small ones are not named.
     "most of it" only where the named steps hold half of the change or more, else "part of it"."""
-    from msprof_compare.compare import summary
+    from msprof_compare.compare import contributors, summary_notes
 
-    top = summary.top_contributors(pd.DataFrame({"Name": ["a"], "Base(ms)": [1.0], "Comparison(ms)": [1.1]}),
-                                   "operator")  # net +0.1 ms
+    top = contributors.top_contributors(pd.DataFrame({"Name": ["a"], "Base(ms)": [1.0], "Comparison(ms)": [1.1]}),
+                                        "operator")  # net +0.1 ms
     frame = _wf([("Vector", "computing", 3_000_000), ("Free: Other", "free", 2_000_000),
                 ("Group 0: Communication", "communication", 4_000_000), ("Free: SDMA", "free", 999_999),
                 ("Other Communication", "communication", -1_500_000)])  # E2E +8.499999 ms; named 6 ms: 71 %
-    note = summary.unexplained_note(top, frame)
+    note = summary_notes.unexplained_note(top, frame)
     assert note.endswith("most of it is outside their device time (the waterfall puts most of it in "
                          "Group 0: Communication +4.000 ms and Free: Other +2.000 ms)")
     only_small = _wf([("Vector", "computing", 9_000_000), ("Free: Other", "free", 849_999)])  # < 10 % of +9.85 ms
-    assert summary.unexplained_note(top, only_small).endswith(
+    assert summary_notes.unexplained_note(top, only_small).endswith(
         "(free time, communication, or kernels not linked to them; see the waterfall)")
     at_tenth = _wf([("Vector", "computing", 9_000_000), ("Free: Other", "free", 1_000_000)])  # exactly 10 %
-    assert summary.unexplained_note(top, at_tenth).endswith(
+    assert summary_notes.unexplained_note(top, at_tenth).endswith(
         "(the waterfall puts part of it in Free: Other +1.000 ms; see the waterfall for the rest)")
     half = _wf([("Other Computing", "computing", 5_000_000), ("Free: Other", "free", 5_000_000)])  # exactly 50 %
-    assert summary.unexplained_note(top, half).endswith("(the waterfall puts most of it in Free: Other "
+    assert summary_notes.unexplained_note(top, half).endswith("(the waterfall puts most of it in Free: Other "
                                                                      "+5.000 ms)")
     under = _wf([("Other Computing", "computing", 5_000_001), ("Free: Other", "free", 4_999_999)])
-    assert "puts part of it in Free: Other +5.000 ms" in summary.unexplained_note(top, under)
+    assert "puts part of it in Free: Other +5.000 ms" in summary_notes.unexplained_note(top, under)
     # the named steps hold all of the change and more: "most of it in Free: Other -3.000 ms" of -2.500 ms said
     # less than the figures, and not where the rest went
     down = _wf([("Free: Other", "free", -3_000_000), ("Uncovered Communication", "communication", 500_000)])
-    assert summary.unexplained_note(top, down).endswith(
+    assert summary_notes.unexplained_note(top, down).endswith(
         "against an E2E change of -2.500 ms: the E2E change is outside their device time (the waterfall puts all "
         "of it in Free: Other -3.000 ms; other steps moved +0.500 ms the other way)")
     exactly = _wf([("Free: Other", "free", -2_500_000), ("Vector", "computing", 200_000),
                    ("Free: SDMA", "free", -200_000)])  # Free: SDMA is under 10 % of -2.5 ms: not named
-    assert summary.unexplained_note(top, exactly).endswith("(the waterfall puts all of it in Free: Other -2.500 ms)")
+    assert summary_notes.unexplained_note(top, exactly).endswith(
+        "(the waterfall puts all of it in Free: Other -2.500 ms)")
     # the other steps gave back 0.4 us (E2E -2.500000 ms, Free: Other -2.500400 ms): all of it, and no "+0.000 ms"
     # moved the other way
     nearly = _wf([("Free: Other", "free", -2_500_400), ("Vector", "computing", 400)])
-    assert summary.unexplained_note(top, nearly).endswith("(the waterfall puts all of it in Free: Other -2.500 ms)")
+    assert summary_notes.unexplained_note(top, nearly).endswith(
+        "(the waterfall puts all of it in Free: Other -2.500 ms)")
     two = _wf([("Free: Other", "free", 1_000_000), ("Uncovered Communication", "communication", 1_500_000),
                ("Vector", "computing", -200_000)])  # E2E +2.3 ms, the two named +2.5 ms
-    assert summary.unexplained_note(top, two).endswith(
+    assert summary_notes.unexplained_note(top, two).endswith(
         "(the waterfall puts all of it in Uncovered Communication +1.500 ms and Free: Other +1.000 ms; other steps "
         "moved -0.200 ms the other way)")
     # a change of a few µs: a step the note would show as +0.000 ms is not named
-    tiny_top = summary.top_contributors(pd.DataFrame({"Name": ["a"], "Base(ms)": [1.0], "Comparison(ms)": [1.001]}),
-                                        "operator")  # net +0.001 ms, under half of +3.4 µs
+    tiny_top = contributors.top_contributors(
+        pd.DataFrame({"Name": ["a"], "Base(ms)": [1.0], "Comparison(ms)": [1.001]}),
+        "operator")  # net +0.001 ms, under half of +3.4 µs
     tiny = _wf([("Vector", "computing", 3_000), ("Free: Other", "free", 400)])
-    assert summary.unexplained_note(tiny_top, tiny).endswith("kernels not linked to them; see the waterfall)")
+    assert summary_notes.unexplained_note(tiny_top, tiny).endswith("kernels not linked to them; see the waterfall)")
     shown = _wf([("Vector", "computing", 3_000), ("Free: Other", "free", 500)])
-    assert "part of it in Free: Other +0.001 ms" in summary.unexplained_note(tiny_top, shown)
+    assert "part of it in Free: Other +0.001 ms" in summary_notes.unexplained_note(tiny_top, shown)
 
 
 def test_unexplained_note_names_tied_steps_in_waterfall_order():
     """Of steps that moved by the same amount, the note names them in the waterfall's order: four outside
     steps all over 10 % of +6 ms, the two largest tied at +2 ms each (numpy's default argsort, not stable on
     AVX-512 machines, put the later one first)."""
-    from msprof_compare.compare import summary
+    from msprof_compare.compare import contributors, summary_notes
 
-    top = summary.top_contributors(pd.DataFrame({"Name": ["a"], "Base(ms)": [1.0], "Comparison(ms)": [1.1]}),
-                                   "operator")  # net +0.1 ms
+    top = contributors.top_contributors(pd.DataFrame({"Name": ["a"], "Base(ms)": [1.0], "Comparison(ms)": [1.1]}),
+                                        "operator")  # net +0.1 ms
     tied = _wf([("Free: Other", "free", 1_000_000), ("Free: SDMA", "free", 1_000_000),
                 ("Group 0: Communication", "communication", 2_000_000),
                 ("Group 1: Communication", "communication", 2_000_000)])  # E2E +6 ms; the two named hold 4 ms
-    assert summary.unexplained_note(top, tied).endswith(
+    assert summary_notes.unexplained_note(top, tied).endswith(
         "(the waterfall puts most of it in Group 0: Communication +2.000 ms and Group 1: Communication +2.000 ms)")
 
 
@@ -433,13 +438,13 @@ def test_contributors_note_in_json_and_in_a_gate_without_growing_contributors(sa
     import json
 
     from msprof_compare.api import compare
-    from msprof_compare.compare import summary
+    from msprof_compare.compare import summary_notes
 
     text_l1 = samples / NPU_L1
     r = compare(str(text_l1), str(samples / DB_L1))
     e2e = r.frames["e2e"]
     delta = int(e2e["comparison_ns"].iloc[0]) - int(e2e["base_ns"].iloc[0])
-    part = summary.unexplained_note(r.frames["contributors"], r.frames["waterfall"])
+    part = summary_notes.unexplained_note(r.frames["contributors"], r.frames["waterfall"])
     assert part.startswith("all operators together changed by -") and "-0%" not in part
     wf = r.frames["waterfall"].set_index("Step")
     free = wf.loc["Free: Other", "Delta(ns)"]
@@ -449,8 +454,8 @@ def test_contributors_note_in_json_and_in_a_gate_without_growing_contributors(sa
     assert part.endswith(f"(the waterfall puts all of it in Free: Other {free / 1e6:+.3f} ms; other steps moved "
                          f"{others / 1e6:+.3f} ms the other way)")
     # then what AccumulateGrad lost: the all-reduce the text export links to it and the DB export does not
-    note = summary.unexplained_note(r.frames["contributors"], r.frames["waterfall"],
-                                    r.frames["contributor_communication"])
+    note = summary_notes.unexplained_note(r.frames["contributors"], r.frames["waterfall"],
+                                          r.frames["contributor_communication"])
     assert note.startswith(f"{part}; most of the change of ") and note.endswith(
         "communication: base 105.992 ms, comparison not recorded (its export links no HCCL op to an operator)")
     code, message = r.regression_gate(0)
@@ -465,33 +470,34 @@ def test_note_of_a_change_the_other_way_gives_no_share():
     """-0.010 ms of operators against +4.917 ms of E2E read "-0% of the E2E change"; -106.827 against +1.338 ms
     read "-7982%": a change the other way is said as such. A share that rounds to 0 % says "under 1%", unless the
     operators' net change is 0."""
-    from msprof_compare.compare import summary
+    from msprof_compare.compare import contributors, summary_notes
 
     rows = pd.DataFrame({"Name": ["a", "b"], "Base(ms)": [1.0, 2.0], "Comparison(ms)": [0.99, 2.0]})
-    note = summary.unexplained_note(summary.top_contributors(rows, "operator"), _computing(4_917_000))
+    note = summary_notes.unexplained_note(contributors.top_contributors(rows, "operator"), _computing(4_917_000))
     assert note.startswith("all operators together changed by -0.010 ms, against an E2E change of +4.917 ms")
     small = pd.DataFrame({"Name": ["a"], "Base(ms)": [1.0], "Comparison(ms)": [1.002]})
-    note = summary.unexplained_note(summary.top_contributors(small, "operator"), _computing(4_917_000))
+    note = summary_notes.unexplained_note(contributors.top_contributors(small, "operator"), _computing(4_917_000))
     # +0.002 of +4.917 ms is 0.04 %: "0%" beside a change that is not 0 read as a contradiction
     assert note.startswith("all operators together changed by +0.002 ms, under 1% of the E2E change (+4.917 ms)")
     still = pd.DataFrame({"Name": ["a", "b"], "Base(ms)": [1.0, 2.0], "Comparison(ms)": [1.002, 1.998]})
-    note = summary.unexplained_note(summary.top_contributors(still, "operator"), _computing(4_917_000))
+    note = summary_notes.unexplained_note(contributors.top_contributors(still, "operator"), _computing(4_917_000))
     assert note.startswith("all operators together changed by +0.000 ms, 0% of the E2E change (+4.917 ms)")
     # the other way and twice the E2E change or more: said as moving the other way, by how much (the text export
     # against the DB export, level 1 rank 0: -106.827 ms against +1.338 ms read only that the E2E change is outside
     # their device time)
     big = pd.DataFrame({"Name": ["a"], "Base(ms)": [110.0], "Comparison(ms)": [3.173]})
-    note = summary.unexplained_note(summary.top_contributors(big, "operator"),
-                                    _wf([("Vector", "computing", -3_862_000), ("Free: Other", "free", 5_200_000)]))
+    note = summary_notes.unexplained_note(
+        contributors.top_contributors(big, "operator"),
+        _wf([("Vector", "computing", -3_862_000), ("Free: Other", "free", 5_200_000)]))
     assert note.startswith("all operators together changed by -106.827 ms, against an E2E change of +1.338 ms: their "
                            "device time moved the other way, 79.8x as much, as where it overlaps other work or the "
                            "two sides record it differently (see the validity checks), and the E2E change is outside "
                            "it (the waterfall puts all of it in Free: Other +5.200 ms; other steps moved -3.862 ms "
                            "the other way)")
     under_twice = pd.DataFrame({"Name": ["a"], "Base(ms)": [1.0], "Comparison(ms)": [0.9985]})  # -1.5 x +0.001
-    assert "the E2E change is outside their device time" in summary.unexplained_note(
-        summary.top_contributors(under_twice, "operator"), _wf([("Vector", "computing", -1_000),
-                                                               ("Free: Other", "free", 2_000)]))
+    assert "the E2E change is outside their device time" in summary_notes.unexplained_note(
+        contributors.top_contributors(under_twice, "operator"), _wf([("Vector", "computing", -1_000),
+                                                                    ("Free: Other", "free", 2_000)]))
 
 
 def _ends(base_ns: int, comparison_ns: int) -> pd.DataFrame:
@@ -501,7 +507,7 @@ def _ends(base_ns: int, comparison_ns: int) -> pd.DataFrame:
 
 
 def test_e2e_verdict_says_which_side_is_slower_by_hand():
-    from msprof_compare.compare.summary import e2e_verdict
+    from msprof_compare.compare.verdict import e2e_verdict
 
     # 11.772586 -> 136.581009 ms (the AlexNet H200 trace against NPU pair 1): 124.808423 ms more, x11.60
     assert e2e_verdict(_ends(11_772_586, 136_581_009)) == (
@@ -557,16 +563,16 @@ def test_contributors_that_overstate_the_change_are_said_so(samples):
     106 ms while the E2E time falls by 7.4 ms (136.581 ms: reference pair 1's base E2E). The top contributor
     alone is no explanation of the change, and the note under it says so, in the console, the sheet and JSON."""
     from msprof_compare.api import compare
-    from msprof_compare.compare import summary
+    from msprof_compare.compare import contributors, summary_notes
 
     r = compare(str(samples / NPU_L1), str(samples / DB_L2), base_step=50, comparison_step=50)
     e2e = r.frames["e2e"]
     assert int(e2e["base_ns"].iloc[0]) == 136_581_009
     delta = (int(e2e["comparison_ns"].iloc[0]) - 136_581_009) / 1e6
-    net = summary.level_net_ms(r.frames["contributors"])
+    net = contributors.level_net_ms(r.frames["contributors"])
     assert net / delta > 14 and r.frames["contributors"]["Name"].iloc[0].endswith("AccumulateGrad")
-    note = summary.unexplained_note(r.frames["contributors"], r.frames["waterfall"],
-                                    r.frames["contributor_communication"])
+    note = summary_notes.unexplained_note(r.frames["contributors"], r.frames["waterfall"],
+                                          r.frames["contributor_communication"])
     assert note.startswith(f"all operators together changed by {net:+.3f} ms, {net / delta:.1f}x the E2E change "
                            f"({delta:+.3f} ms): their device time moved much more than the E2E time")
     # the all-reduce the DB links to no operator: not recorded there, not 0 ms
@@ -584,7 +590,7 @@ def test_note_says_what_the_shares_are_of_where_rows_move_both_ways() -> None:
     with a Share of 58.8 %, which is of the sizes of all operators' changes added up (0.130 ms): the note now
     names that basis, checked here against OperatorCompareStatistic's rows (module sheets off)."""
     from msprof_compare import compare
-    from msprof_compare.compare import summary
+    from msprof_compare.compare import contributors, summary_notes
 
     data = Path(__file__).resolve().parents[1] / "sample_data"
     base, comp = str(data / "bert-small_h100.json.gz"), str(data / "bert-small_mi300.json.gz")
@@ -593,7 +599,7 @@ def test_note_says_what_the_shares_are_of_where_rows_move_both_ways() -> None:
     diffs = stat["Comparison Device Duration(ms)"].astype(float) - stat["Base Device Duration(ms)"].astype(float)
     net, gross = float(diffs.sum()), float(diffs.abs().sum())
     assert (round(net, 3), round(gross, 3)) == (0.081, 0.130)
-    note = summary.unexplained_note(r.frames["contributors"], r.frames["waterfall"])
+    note = summary_notes.unexplained_note(r.frames["contributors"], r.frames["waterfall"])
     assert note.startswith(f"all operators together changed by {net:+.3f} ms, against an E2E change of -0.412 ms")
     assert note.endswith(f"; the Share column is of {gross:.3f} ms, the sizes of their changes added up (savings do "
                          "not cancel growth)")
@@ -602,8 +608,8 @@ def test_note_says_what_the_shares_are_of_where_rows_move_both_ways() -> None:
     # swapped sides: the first row shrank (-0.076 ms); the basis is the same sizes, not a negative sum
     back = compare(comp, base)
     assert back.frames["contributors"].iloc[0]["Diff(ms)"] < 0
-    assert summary.level_gross_ms(back.frames["contributors"]) == pytest.approx(gross, abs=1e-9)
-    assert summary.unexplained_note(back.frames["contributors"], back.frames["waterfall"]).endswith(
+    assert contributors.level_gross_ms(back.frames["contributors"]) == pytest.approx(gross, abs=1e-9)
+    assert summary_notes.unexplained_note(back.frames["contributors"], back.frames["waterfall"]).endswith(
         f"; the Share column is of {gross:.3f} ms, the sizes of their changes added up (savings do not cancel growth)")
 
 
@@ -611,17 +617,17 @@ def test_share_basis_clause_starts_where_the_net_is_a_twentieth_below_the_basis(
     """``_shares_basis`` at its edge, on figures exact in binary: one row of +10 ms holding a Share of 0.5 makes
     the basis 20 ms; a net of 19 ms is exactly ``SHARES_BASIS_GAP`` (1 ms) below it and names the basis, 19.5 ms
     (within it) does not, and the net's sign does not matter (a saving of 19 ms reads as one of 19 ms)."""
-    from msprof_compare.compare import summary
+    from msprof_compare.compare import contributors, summary_notes
 
     contrib = pd.DataFrame({"Diff(ms)": [10.0], "Share": [0.5], "Share of Net Diff": [10 / 19]})
-    assert summary.level_gross_ms(contrib) == 20.0 and summary.SHARES_BASIS_GAP * 20.0 == 1.0
+    assert contributors.level_gross_ms(contrib) == 20.0 and summary_notes.SHARES_BASIS_GAP * 20.0 == 1.0
     clause = "; the Share column is of 20.000 ms, the sizes of their changes added up (savings do not cancel growth)"
-    assert summary._shares_basis(contrib, 19.0) == clause
-    assert summary._shares_basis(contrib, -19.0) == clause
-    assert summary._shares_basis(contrib, 19.5) == "" and summary._shares_basis(contrib, -19.5) == ""
-    assert summary._shares_basis(contrib, 18.0) == clause
+    assert summary_notes._shares_basis(contrib, 19.0) == clause
+    assert summary_notes._shares_basis(contrib, -19.0) == clause
+    assert summary_notes._shares_basis(contrib, 19.5) == "" and summary_notes._shares_basis(contrib, -19.5) == ""
+    assert summary_notes._shares_basis(contrib, 18.0) == clause
     # no row changed: every Share is null (of a 0 ms basis), which is no basis, not a NaN one
-    assert summary.level_gross_ms(pd.DataFrame({"Diff(ms)": [0.0, 0.0], "Share": [float("nan"), None]})) == 0.0
+    assert contributors.level_gross_ms(pd.DataFrame({"Diff(ms)": [0.0, 0.0], "Share": [float("nan"), None]})) == 0.0
 
 
 def test_text_against_db_operators_moving_the_other_way_are_said_to(samples):
@@ -630,15 +636,15 @@ def test_text_against_db_operators_moving_the_other_way_are_said_to(samples):
     by 1.338 ms (136.581009 -> 137.919295 ms, as OverallMetrics). The note said only "the E2E change is outside
     their device time", as if the 106 ms had not moved; it now says they moved the other way, 79.8x as much."""
     from msprof_compare.api import compare
-    from msprof_compare.compare import summary
+    from msprof_compare.compare import contributors, summary_notes
 
     res = compare(str(samples / NPU_L1), str(samples / NPU_L1.replace("/text/", "/db/")), enable_operator_compare=True,
                   enable_profiling_compare=True)
     wf = res.waterfall
     assert (int(wf["Base(ns)"].iloc[0]), int(wf["Comparison(ns)"].iloc[-1])) == (136_581_009, 137_919_295)
-    net = summary.level_net_ms(res.contributors)
+    net = contributors.level_net_ms(res.contributors)
     assert round(net, 3) == -106.827 and round(-net / 1.338286, 1) == 79.8
-    note = summary.unexplained_note(res.contributors, wf, res.frames.get("contributor_communication"))
+    note = summary_notes.unexplained_note(res.contributors, wf, res.frames.get("contributor_communication"))
     assert note.startswith("all operators together changed by -106.827 ms, against an E2E change of +1.338 ms: their "
                            "device time moved the other way, 79.8x as much, ")
 
@@ -650,24 +656,25 @@ def test_operators_the_other_way_at_twice_the_e2e_change_either_way(samples):
     against the level-1 text export (rank 0, whole profiles, the reverse of the test above) reads the same
     79.8 x: +106.827 ms of operators against -1.338 ms of E2E."""
     from msprof_compare.api import compare
-    from msprof_compare.compare import summary
+    from msprof_compare.compare import contributors, summary_notes
 
     said = "their device time moved the other way, 2.0x as much, "
     for base, comp, e2e in ((3.0, 1.0, 1_000_000), (1.0, 3.0, -1_000_000)):
-        rows = summary.top_contributors(pd.DataFrame({"Name": ["a"], "Base(ms)": [base], "Comparison(ms)": [comp]}),
-                                        "operator")
-        assert summary.level_net_ms(rows) == comp - base
-        note = summary.unexplained_note(rows, _wf([("Vector", "computing", -e2e), ("Free: Other", "free", 2 * e2e)]))
+        rows = contributors.top_contributors(
+            pd.DataFrame({"Name": ["a"], "Base(ms)": [base], "Comparison(ms)": [comp]}), "operator")
+        assert contributors.level_net_ms(rows) == comp - base
+        note = summary_notes.unexplained_note(rows, _wf([("Vector", "computing", -e2e),
+                                                         ("Free: Other", "free", 2 * e2e)]))
         assert said in note, note
-        under = summary.unexplained_note(rows, _wf([("Vector", "computing", -e2e),
-                                                    ("Free: Other", "free", 2 * e2e + (1 if e2e > 0 else -1))]))
+        under = summary_notes.unexplained_note(rows, _wf([("Vector", "computing", -e2e),
+                                                          ("Free: Other", "free", 2 * e2e + (1 if e2e > 0 else -1))]))
         assert said not in under and "the E2E change is outside their device time" in under, under
     res = compare(str(samples / NPU_L1.replace("/text/", "/db/")), str(samples / NPU_L1), enable_operator_compare=True,
                   enable_profiling_compare=True)
     wf = res.waterfall
     assert (int(wf["Base(ns)"].iloc[0]), int(wf["Comparison(ns)"].iloc[-1])) == (137_919_295, 136_581_009)
-    assert round(summary.level_net_ms(res.contributors), 3) == 106.827
-    assert summary.unexplained_note(res.contributors, wf, res.frames.get("contributor_communication")).startswith(
+    assert round(contributors.level_net_ms(res.contributors), 3) == 106.827
+    assert summary_notes.unexplained_note(res.contributors, wf, res.frames.get("contributor_communication")).startswith(
         "all operators together changed by +106.827 ms, against an E2E change of -1.338 ms: their device time moved "
         "the other way, 79.8x as much, ")
 
@@ -679,7 +686,8 @@ def test_contributor_lines_round_a_half_as_the_console_table():
 
     import pandas as pd
 
-    from msprof_compare.compare.summary import CONTRIBUTOR_COLUMNS, regression_gate
+    from msprof_compare.compare.contributors import CONTRIBUTOR_COLUMNS
+    from msprof_compare.compare.gate import regression_gate
     from msprof_compare.options import Options
     from msprof_compare.report.summary_console import render_contributors
 

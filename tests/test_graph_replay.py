@@ -575,7 +575,7 @@ def test_step_wrappers_of_other_names_are_said(samples):
     plain = compare(str(dec), str(pw), disable_module=True)
     assert "OperatorCompareStatistic" in plain.sheet_names
     assert plain.frames["contributors"].attrs["wrappers"] == note
-    from msprof_compare.compare.summary import unexplained_note
+    from msprof_compare.compare.summary_notes import unexplained_note
     text = unexplained_note(res.frames["contributors"], res.frames["waterfall"])
     assert text.startswith(f"each side's operator device time lies under one top-level op that the other side has "
                            f"no op of (base {nb} {mb / 1e6:.3f} ms, comparison {nc} {mc / 1e6:.3f} ms;")
@@ -598,7 +598,7 @@ def test_step_wrapper_note_under_disable_details_says_the_advice_needs_a_run_wit
     annotation (+156.086 ms) and the note repeated itself, while only --max_kernel_num was said to be ignored
     (found by the session-43 user review). The note now says the advice needs a run without --disable_details,
     and --op_name_map is said to be ignored there as --max_kernel_num is."""
-    from msprof_compare.compare.summary import unexplained_note
+    from msprof_compare.compare.summary_notes import unexplained_note
 
     dec, pw = str(samples / DECODE), str(samples / PIECEWISE)
     res = compare(dec, pw, disable_details=True)
@@ -648,7 +648,7 @@ def test_a_framework_op_holding_most_device_time_is_no_step_wrapper(samples):
     assert comp[grad] >= 0.9 * comp.sum() and stat.loc["[param|cuda]", "Base Device Duration(ms)"] == \
         pytest.approx(stat["Base Device Duration(ms)"].sum())
     assert "wrappers" not in res.frames["contributors"].attrs
-    from msprof_compare.compare.summary import unexplained_note
+    from msprof_compare.compare.summary_notes import unexplained_note
     note = unexplained_note(res.frames["contributors"], res.frames["waterfall"],
                             res.frames.get("contributor_communication"))
     assert note.startswith("all operators together changed by") and "--op_name_map" not in note
@@ -712,7 +712,7 @@ def test_step_wrapper_note_with_the_map_given_asks_for_max_kernel_num_alone(samp
     and gives the two figures once; the memory table's note (vLLM's capture traces) likewise. Figures from the raw
     traces: the device ns launched inside each annotation, and the [memory] Bytes allocated inside it, in MiB."""
     from msprof_compare.compare import memory_summary
-    from msprof_compare.compare.summary import unexplained_note
+    from msprof_compare.compare.summary_notes import unexplained_note
 
     dec, pw = samples / DECODE, samples / PIECEWISE
     (nb, mb), (nc, mc) = [(a["name"], _launched_inside(ev, a)) for ev in map(_events, (dec, pw))
@@ -803,7 +803,7 @@ def test_step_wrapper_outside_every_module_says_what_the_module_rows_hold(sample
     row leaves the annotation out (said once); the row's own words are for a run where no module row changed."""
     from xlsxutil import read_xlsx
 
-    from msprof_compare.compare.summary import module_contributors_note, outside_modules_line
+    from msprof_compare.compare.module_contributors import module_contributors_note, outside_modules_line
 
     held, total = _module_held(_events(samples / PIECEWISE))
     assert (held, total) == (155_999_669, 156_085_905)
@@ -869,7 +869,7 @@ def test_step_wrapper_held_figures_only_on_a_side_that_lists_it(samples):
     there: the contributor execute_diffusion_1_256x256 (the Flux trace's top-layer annotation) lists 0 ms on that
     side, where model_inference holds that time. The row said "comparison 711.696 of its 0.000 ms", counting the
     modules inside the nested op as its time; it now gives the base's figure alone."""
-    from msprof_compare.compare.summary import outside_modules_line
+    from msprof_compare.compare.module_contributors import outside_modules_line
 
     sd = "tracelens/tests/traces/inference/xdit_sd_3.5/profile_trace_rank_0.json.gz"
     spans = {n: [(e["ts"], e["dur"]) for e in _events(samples / sd) if e.get("name") == n and e["cat"] ==
@@ -884,7 +884,7 @@ def test_step_wrapper_held_figures_only_on_a_side_that_lists_it(samples):
     line = outside_modules_line(summary.outside_modules, summary.outside_held)
     assert "of its 0.000 ms" not in line
     # the line above the module contributors (console, workbook, JSON) reads the same figures
-    from msprof_compare.compare.summary import module_contributors_note
+    from msprof_compare.compare.module_contributors import module_contributors_note
 
     note = module_contributors_note(res.module_contributors)
     assert "execute_diffusion_1_256x256 (base " in note and "of its 0.000 ms" not in note

@@ -18,7 +18,7 @@ from dbutil import sql
 from spans import longest_free
 
 from msprof_compare.api import compare
-from msprof_compare.compare import checks, summary
+from msprof_compare.compare import checks, verdict
 from msprof_compare.compare.breakdown import Breakdown, Stretch
 from msprof_compare.compare.breakdown_db import db_breakdown
 from msprof_compare.compare.breakdown_gpu import gpu_breakdown
@@ -137,7 +137,7 @@ def test_sglang_decode_note(samples, caplog):
                 f"(ts {Decimal(start) / 1000:.3f} us)") in row["Detail"]
     assert "the base side's E2E and Free Time mostly measure that stretch" in row["Detail"]
     assert "so does the E2E difference" not in row["Detail"]  # 463.3 vs 493.3 ms: the difference is computing
-    assert summary.IDLE_ASIDE not in res.verdict  # the verdict points to the stretch only where it is the change
+    assert verdict.IDLE_ASIDE not in res.verdict  # the verdict points to the stretch only where it is the change
     notes = [r.getMessage() for r in caplog.records if checks.NOTE_CHECKS[checks.IDLE_CHECK] in r.getMessage()]
     assert len(notes) == 1 and "(base 97.8%, comparison 50.0%)" in notes[0]
     # the log's note says once what the shares are (it repeated it, then gave a length under "as a share of E2E")
@@ -215,8 +215,8 @@ def test_a_stretch_moving_against_the_e2e_change_is_not_said_to_make_it():
         assert row["Status"] == "note"
         assert "E2E and Free Time mostly measure that stretch" in row["Detail"]
         assert (checks.IDLE_DIFF in row["Detail"]) is said
-        assert summary.idle_aside(checks.guard_frame([row])) == (summary.IDLE_ASIDE if said else "")
-        assert summary.idle_aside(pd.DataFrame([row])) == ""  # a frame without the guards' flags says nothing
+        assert verdict.idle_aside(checks.guard_frame([row])) == (verdict.IDLE_ASIDE if said else "")
+        assert verdict.idle_aside(pd.DataFrame([row])) == ""  # a frame without the guards' flags says nothing
 
 
 def test_row_without_e2e_on_either_side():
@@ -257,7 +257,7 @@ def test_hta_alexnet_against_npu(samples):
     assert res.verdict.endswith("the base takes 94.60x as long; most of that difference is time with no computing "
                                 "and no communication (validity check: longest idle stretch), so compare Computing "
                                 "Time and its categories")
-    assert res.regression_gate(5.0)[1].endswith("threshold +5%; " + summary.IDLE_ASIDE)
+    assert res.regression_gate(5.0)[1].endswith("threshold +5%; " + verdict.IDLE_ASIDE)
 
 
 def test_idle_start_is_shown_exactly():

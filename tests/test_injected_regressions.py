@@ -43,7 +43,8 @@ from spans import union
 from xlsxutil import read_xlsx
 
 from msprof_compare.api import compare
-from msprof_compare.compare.summary import module_contributors_note, unexplained_note
+from msprof_compare.compare.module_contributors import module_contributors_note
+from msprof_compare.compare.summary_notes import unexplained_note
 from msprof_compare.report.summary_console import render_explain
 
 ALEXNET = Path(__file__).resolve().parent / "data" / "kineto" / \

@@ -50,7 +50,7 @@ from test_injected_regressions import (
 from test_steps import _mindspore_25
 
 from msprof_compare.api import compare
-from msprof_compare.compare.summary import unexplained_note
+from msprof_compare.compare.summary_notes import unexplained_note
 from msprof_compare.report.summary_console import memory_line
 
 _OPS = {"cpu_op", "user_annotation", "cuda_runtime", "operator", "runtime"}

@@ -47,7 +47,7 @@ from test_injected_regressions import (
 
 from msprof_compare.api import compare
 from msprof_compare.compare.communication_summary import overlap_shift
-from msprof_compare.compare.summary import unexplained_note
+from msprof_compare.compare.summary_notes import unexplained_note
 from msprof_compare.errors import StepError
 
 _DB = "ascend_pytorch_profiler_0.db"
@@ -398,14 +398,14 @@ def test_db_step_range_note_only_where_the_e2e_shows_under_half_of_it():
     The ranges and spans are step 50 of DB level-0 rank 1 (above) with the comparison's moved as given."""
     from types import SimpleNamespace
 
-    from msprof_compare.compare import summary
+    from msprof_compare.compare import verdict
 
     def note(range_delta: int, e2e_delta: int) -> str:
         sides = [SimpleNamespace(source="ascend_db", extra={"step_range": (0, 144_964_290 + d)})
                  for d in (0, range_delta)]
         ctx = SimpleNamespace(base=sides[0], comparison=sides[1])
         e2e = pd.DataFrame({"base_ns": [129_759_412], "comparison_ns": [129_759_412 + e2e_delta]})
-        return summary.e2e_aside(ctx, e2e)
+        return verdict.e2e_aside(ctx, e2e)
 
     assert note(100_000, 2_000_000) == note(-100_000, -2_000_000) == ""   # the E2E moved 20 times the range
     assert note(100_000, 160_000) == ""                                     # 1.6 times
@@ -708,13 +708,13 @@ def test_db_step_range_aside_writes_its_ms_as_the_verdict_before_it():
     -> 1,300.500 ms", two spellings of one unit side by side."""
     from types import SimpleNamespace
 
-    from msprof_compare.compare import summary
+    from msprof_compare.compare import verdict
 
     sides = [SimpleNamespace(source="ascend_db", extra={"step_range": (0, 1_300_000_000 + d)}) for d in (0, 500_000)]
     ctx = SimpleNamespace(base=sides[0], comparison=sides[1])
     e2e = pd.DataFrame({"base_ns": [1_200_000_000], "comparison_ns": [1_200_000_000]})
     wf = pd.DataFrame({"Base(ns)": [1_200_000_000, None], "Comparison(ns)": [None, 1_200_000_000]})
-    assert summary.e2e_verdict(wf, " (the step's device tasks' span)", summary.e2e_aside(ctx, e2e)) == (
+    assert verdict.e2e_verdict(wf, " (the step's device tasks' span)", verdict.e2e_aside(ctx, e2e)) == (
         "E2E time (the step's device tasks' span) 1200.000 ms on both sides: the comparison is as fast as the base; "
         "its ProfilerStep range took 1300.000 ms -> 1300.500 ms, +0.500 ms, and its time outside that span (before "
         "its first or after its last device task) changed by +0.500 ms, as where the host was late")

@@ -30,7 +30,7 @@ from test_injected_regressions import ALEXNET, _changed, _lengthened_alexnet, _r
 from test_injected_regressions_2 import _api_rows, _api_table, _expected_api
 
 from msprof_compare.api import compare
-from msprof_compare.compare.summary import unexplained_note
+from msprof_compare.compare.summary_notes import unexplained_note
 from msprof_compare.report.summary_console import memory_line
 
 LEGACY = Path(__file__).resolve().parent / "data" / "kineto" / "legacy_resnet50_excerpt.pt.trace.json"

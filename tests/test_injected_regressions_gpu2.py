@@ -26,7 +26,8 @@ from test_injected_regressions import _rows, _waterfall
 from test_injected_regressions_gpu import _load, _save
 
 from msprof_compare.api import compare
-from msprof_compare.compare.summary import module_contributors_note, unexplained_note
+from msprof_compare.compare.module_contributors import module_contributors_note
+from msprof_compare.compare.summary_notes import unexplained_note
 from msprof_compare.report.json_report import to_document
 from msprof_compare.report.summary_console import render_communication, render_explain
 

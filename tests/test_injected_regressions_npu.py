@@ -26,7 +26,7 @@ from dbutil import edited_copy, sql  # tests/ is on sys.path (rootdir import mod
 from test_injected_regressions import NPU_DB, NPU_TEXT, _edit_csv, _objects, _rows, _text_kernel_lengthened
 
 from msprof_compare.api import compare
-from msprof_compare.compare.summary import unexplained_note
+from msprof_compare.compare.summary_notes import unexplained_note
 
 _MATMUL = "1736408883716197.363"  # aclnnAddmm_MatMulCommon_MatMulV2 under aten::addmm, idle time after it
 _MUL = "1736408883725328.766"  # aclnnInplaceMuls_MulAiCore_Mul under aten::mul_ (no cube op around it)

@@ -17,7 +17,7 @@ from dbutil import sql
 from xlsxutil import read_xlsx
 
 from msprof_compare.api import compare
-from msprof_compare.compare import checks, summary
+from msprof_compare.compare import checks, contributors, waterfall
 from msprof_compare.compare.breakdown import Breakdown
 from msprof_compare.compare.table import Sheet
 from msprof_compare.loaders import load_profile
@@ -71,8 +71,8 @@ def _npu_pair() -> tuple[Breakdown, Breakdown]:
 
 
 def test_waterfall_steps_by_hand():
-    wf = summary.waterfall(*_npu_pair())
-    assert list(wf.columns) == summary.WATERFALL_COLUMNS
+    wf = waterfall.waterfall(*_npu_pair())
+    assert list(wf.columns) == waterfall.WATERFALL_COLUMNS
     assert wf["Step"].iloc[0] == "Base E2E" and wf["Step"].iloc[-1] == "Comparison E2E"
     # other computing = computing - explained: 290000 - 180000 and 300000 - 150000;
     # base groups (390000) exceed uncovered (270000) because groups overlap: residual -120000.
@@ -99,7 +99,7 @@ def test_waterfall_steps_by_hand():
 def test_waterfall_columns_are_what_pandas_infers_from_the_step_values():
     """The nullable columns, built from values and masks, equal ``pd.array`` of the cells: ms = ns / 1e6 per
     value, the E2E rows' absent sides and the start row's share missing (NA), dtypes Float64 / Int64."""
-    wf = summary.waterfall(*_npu_pair())
+    wf = waterfall.waterfall(*_npu_pair())
     cells = {c: [None if pd.isna(v) else int(v) for v in wf[c].tolist()]
              for c in ("Base(ns)", "Comparison(ns)", "Delta(ns)")}
     assert cells["Comparison(ns)"][0] is None and cells["Base(ns)"][-1] is None and cells["Delta(ns)"][0] is None
@@ -122,7 +122,7 @@ def test_waterfall_gpu_without_groups_and_lccl_mc2():
     from msprof_compare.compare.breakdown import MC2
 
     c.mc2["MatmulAllReduce"] = MC2(ns=400_000, computing_ns=300_000, communication_ns=100_000, count=1)
-    wf = summary.waterfall(b, c)
+    wf = waterfall.waterfall(b, c)
     steps = _steps(wf)
     assert steps["Uncovered Communication"] == (300_000, 0)
     assert steps["Lccl"] == (0, 100_000)
@@ -138,14 +138,14 @@ def test_category_contributors_cover_every_waterfall_step():
     b, c = Breakdown("GPU"), Breakdown("GPU")
     b.computing_ns, b.uncovered_comm_ns, b.sdma_stream.ns, b.e2e_ns = 1_000, 0, 50, 2_000
     c.computing_ns, c.uncovered_comm_ns, c.sdma_stream.ns, c.e2e_ns = 1_100, 9_000, 50, 10_300
-    wf = summary.waterfall(b, c)
-    level, rows = summary._waterfall_contributors(wf)
-    top = summary.top_contributors(rows, level)
+    wf = waterfall.waterfall(b, c)
+    level, rows = waterfall._waterfall_contributors(wf)
+    top = contributors.top_contributors(rows, level)
     # steps: Other Computing +100, Uncovered Communication +9000, Free: Other 950 -> 150 (-800), SDMA 0
     assert _steps(wf)["Free: Other"] == (950, 150)
     assert top["Name"].tolist() == ["Uncovered Communication"]
     assert top["Share"].tolist() == pytest.approx([9_000 / 9_900])
-    back = summary.waterfall(c, b)  # E2E falls: 0 / -8300 would print as -0.0%
+    back = waterfall.waterfall(c, b)  # E2E falls: 0 / -8300 would print as -0.0%
     sdma = back.loc[back["Step"] == "Free: SDMA", "Share of E2E Diff"].iloc[0]
     assert sdma == 0 and math.copysign(1, sdma) == 1
 
@@ -157,12 +157,12 @@ def test_waterfall_pairs_hccl_groups_of_two_runs():
     for bd, created, ns in ((b, "1736410538306028", 98_000), (c, "1736414082311975", 90_000)):
         bd.uncovered_comm_ns, bd.e2e_ns = ns, 100_000
         bd.groups = {f"90.91.105.46%enp189s0f0_60000_0_{created}": {"wait": 1_000, "transmit": ns - 1_000}}
-    steps = _steps(summary.waterfall(b, c))
+    steps = _steps(waterfall.waterfall(b, c))
     assert steps["90.91.105.46%enp189s0f0_60000_0 (uncovered)"] == (98_000, 90_000)
     # two groups of one side that differ only in creation time keep their full names; the others pair
     b.groups["90.91.105.46%enp189s0f0_60000_0_1736410538399999"] = {"wait": 0, "transmit": 0}
     b.groups["90.91.105.46%enp189s0f0_60001_1_1736410538300000"] = {"wait": 0, "transmit": 0}
-    labels = set(summary._group_labels(b).values())
+    labels = set(waterfall._group_labels(b).values())
     assert {"90.91.105.46%enp189s0f0_60000_0_1736410538306028", "90.91.105.46%enp189s0f0_60000_0_1736410538399999",
             "90.91.105.46%enp189s0f0_60001_1"} == labels
 
@@ -175,7 +175,7 @@ def test_waterfall_keeps_communication_whole_when_no_group_pairs():
     b.e2e_ns, c.e2e_ns = 136_581, 107_131
     b.groups = {"Group 0 Communication": {"wait": 1_000, "transmit": 100_963}}
     c.groups = {"90.91.105.46%enp189s0f0_60000_0_1736410576386409": {"wait": 2_555, "transmit": 95_517}}
-    steps = _steps(summary.waterfall(b, c))
+    steps = _steps(waterfall.waterfall(b, c))
     assert steps["Uncovered Communication"] == (101_963, 98_072)
     assert not [k for k in steps if "Group" in k or "%" in k or "uncovered" in k]
 
@@ -188,8 +188,8 @@ def test_waterfall_names_a_negative_computing_residual():
     b.buckets["matmul_cube"].add(700_000, 1)
     b.buckets["vector_notrans"].add(500_000, 1)
     c.buckets["matmul_cube"].add(900_000, 1)
-    steps = _steps(summary.waterfall(b, c))
-    assert steps[summary.OVERLAP_STEP] == (-300_000, 0) and "Other Computing" not in steps
+    steps = _steps(waterfall.waterfall(b, c))
+    assert steps[waterfall.OVERLAP_STEP] == (-300_000, 0) and "Other Computing" not in steps
     assert sum(v[0] for k, v in steps.items() if k not in ("Base E2E", "Comparison E2E", "Free: Other")) == 900_000
 
 
@@ -200,7 +200,7 @@ def test_waterfall_folds_sub_microsecond_computing_residual():
         bd.buckets["matmul_cube"].add(mm, 1)
         bd.buckets["vector_notrans"].add(178_681, 1)
         bd.computing_ns, bd.e2e_ns = mm + 178_681 + 1, 1_000_000
-    steps = _steps(summary.waterfall(b, c))
+    steps = _steps(waterfall.waterfall(b, c))
     assert "Other Computing" not in steps and steps["Matmul"] == (402_769, 449_269)
 
 
@@ -210,14 +210,14 @@ def test_waterfall_folds_sub_microsecond_group_residual():
     b.pg_names = {}
     c.groups = {"Group 1 Communication": {"wait": 0, "transmit": 200_001}}
     c.pg_names = {}
-    steps = _steps(summary.waterfall(b, c))
+    steps = _steps(waterfall.waterfall(b, c))
     assert steps["Group 1 Communication (uncovered)"] == (270_000, 200_000)
     assert "Other Communication (uncovered)" not in steps
 
 
 def test_self_compare_has_zero_deltas():
     b, _ = _npu_pair()
-    wf = summary.waterfall(b, b)
+    wf = waterfall.waterfall(b, b)
     assert waterfall_sum_ns(wf) == 0
     assert wf["Share of E2E Diff"].isna().all()
 
@@ -229,8 +229,8 @@ def test_top_contributors_cover_80_percent():
     rows = pd.DataFrame({"Name": list("abcdef"),
                          "Base(ms)": [10.0, 5.0, 1.0, 2.0, 2.0, 7.0],
                          "Comparison(ms)": [15.0, 2.0, 2.0, 2.5, 2.5, 7.0]})  # diffs 5, -3, 1, .5, .5, 0
-    top = summary.top_contributors(rows, "operator")
-    assert list(top.columns) == summary.CONTRIBUTOR_COLUMNS
+    top = contributors.top_contributors(rows, "operator")
+    assert list(top.columns) == contributors.CONTRIBUTOR_COLUMNS
     assert top["Name"].tolist() == ["a", "b"]       # 5/10 + 3/10 reaches 80%
     assert top["Share"].tolist() == pytest.approx([0.5, 0.3])
     assert top["Cumulative Share"].tolist() == pytest.approx([0.5, 0.8])
@@ -247,7 +247,7 @@ def test_top_contributor_diffs_are_whole_nanoseconds():
                          "Base(ms)": [0.197598, 0.1 + 0.2, 1.000001],
                          "Comparison(ms)": [0.17413, 0.3, 1.0]})
     assert 0.17413 - 0.197598 == -0.02346799999999999 and 0.1 + 0.2 != 0.3
-    top = summary.top_contributors(rows, "operator", coverage=1.0)
+    top = contributors.top_contributors(rows, "operator", coverage=1.0)
     assert top["Name"].tolist() == ["linear", "add"]
     assert top["Diff(ms)"].tolist() == [-0.023468, -0.000001]
     assert top["Share"].tolist() == pytest.approx([23468 / 23469, 1 / 23469])
@@ -255,9 +255,9 @@ def test_top_contributor_diffs_are_whole_nanoseconds():
 
 def test_top_contributors_all_rows_and_empty():
     rows = pd.DataFrame({"Name": ["a", "b", "c"], "Base(ms)": [1.0, 1.0, 1.0], "Comparison(ms)": [2.0, 2.0, 2.0]})
-    assert len(summary.top_contributors(rows, "kernel")) == 3  # 1/3, 2/3, 1: needs all three
+    assert len(contributors.top_contributors(rows, "kernel")) == 3  # 1/3, 2/3, 1: needs all three
     same = rows.assign(**{"Comparison(ms)": rows["Base(ms)"]})
-    assert summary.top_contributors(same, "kernel").empty
+    assert contributors.top_contributors(same, "kernel").empty
 
 
 def test_contributor_level_preference():
@@ -265,25 +265,25 @@ def test_contributor_level_preference():
         return Sheet(name, [], pd.DataFrame(data), (0, 0), (0, 0))
 
     kernel = stat("KernelCompare", [[1, "MatMul", "2,3", 10.0, 5.0, 5.0, 5.0, 2, 30.0, 15.0, 15.0, 15.0, 2, 3, 3]])
-    level, rows = summary._level_rows([kernel])
+    level, rows = contributors._level_rows([kernel])
     assert level == "kernel" and rows["Name"].tolist() == ["MatMul 2,3"]
     no_shape = stat("KernelCompare", [[1, "hcom_allReduce_", "N/A", 10.0, 5.0, 5.0, 5.0, 2, 30.0, 15.0, 15.0, 15.0,
                                        2, 3, 3]])
-    assert summary._level_rows([no_shape])[1]["Name"].tolist() == ["hcom_allReduce_"]
+    assert contributors._level_rows([no_shape])[1]["Name"].tolist() == ["hcom_allReduce_"]
     assert rows["Base(ms)"].tolist() == [0.01] and rows["Comparison(ms)"].tolist() == [0.03]
     op = stat("OperatorCompareStatistic", [[1, "aten::mm", 1.5, 2, 2.5, 2, 1.0, 1.6667]])
-    level, rows = summary._level_rows([kernel, op])
+    level, rows = contributors._level_rows([kernel, op])
     assert level == "operator" and rows["Base(ms)"].tolist() == [1.5] and rows["Comparison(ms)"].tolist() == [2.5]
     # ModuleCompareStatistic (reference-2 §3.7): operator rows by self time, module TOTAL rows skipped
     module = stat("ModuleCompareStatistic", [
         [1, "Linear", 2, "/model/fc", "[ TOTAL ]", "", 4.0, 3, 4.0, "", 5.0, 3, 5.0, 1.0, 1.0, 1.25, "", ""],
         [1, "Linear", 2, "/model/fc ", "aten::addmm", "k", 1.0, 2, 1.5, "k", 3.0, 2, 3.5, 2.0, 2.0, 2.33, "", ""]])
-    level, rows = summary._level_rows([kernel, module])
+    level, rows = contributors._level_rows([kernel, module])
     assert level == "module operator" and rows["Name"].tolist() == ["/model/fc > aten::addmm"]
     assert rows["Base(ms)"].tolist() == [1.0] and rows["Comparison(ms)"].tolist() == [3.0]
     # a module sheet of TOTAL rows only (modules without operators of their own): the kernel level stands in
     totals = stat("ModuleCompareStatistic", [module.data.iloc[0].tolist()])
-    level, rows = summary._level_rows([kernel, totals])
+    level, rows = contributors._level_rows([kernel, totals])
     assert level == "kernel" and rows["Name"].tolist() == ["MatMul 2,3"]
 
 
@@ -294,7 +294,7 @@ def test_group_labels_by_process_group_name():
     bd.groups = {f"Group {i} Communication": {"wait": 0, "transmit": 1} for i in range(5)}
     bd.pg_names = {"Group 0 Communication": "dp", "Group 1 Communication": "tp", "Group 2 Communication": "tp",
                    "Group 3 Communication": "unknown"}
-    assert summary._group_labels(bd) == {
+    assert waterfall._group_labels(bd) == {
         "Group 0 Communication": "dp: Communication",
         "Group 1 Communication": "tp: Group 1 Communication", "Group 2 Communication": "tp: Group 2 Communication",
         "Group 3 Communication": "unknown: Group 3 Communication", "Group 4 Communication": "Group 4 Communication"}
@@ -313,10 +313,10 @@ def test_operator_level_needs_operators_on_both_sides():
     from msprof_compare.api import RunContext
 
     opts = Options(enable_operator_compare=True)
-    got = summary._operator_statistic(RunContext(side(ops), side(ops), opts), [])
+    got = contributors._operator_statistic(RunContext(side(ops), side(ops), opts), [])
     assert got is not None and sorted(r[1] for r in got) == ["aten::add", "aten::mm"]
-    assert summary._operator_statistic(RunContext(side(ops), side([]), opts), []) is None
-    assert summary._operator_statistic(RunContext(side([]), side(ops), opts), []) is None
+    assert contributors._operator_statistic(RunContext(side(ops), side([]), opts), []) is None
+    assert contributors._operator_statistic(RunContext(side([]), side(ops), opts), []) is None
 
 
 def test_operator_level_from_rows_is_the_sheets_reading(samples):
@@ -329,19 +329,19 @@ def test_operator_level_from_rows_is_the_sheets_reading(samples):
 
     opts = build_options()[0]
     sides = [load_profile(str(samples / p), opts) for p in (NPU_L1, NPU_L2)]
-    rows = summary._operator_statistic(RunContext(*sides, opts), [])
+    rows = contributors._operator_statistic(RunContext(*sides, opts), [])
     assert rows is not None and len(rows) > 20
 
     def sheet(rows: list) -> Sheet:
         return Sheet("OperatorCompareStatistic", operators.STAT_COLUMNS,
                      frame_from_rows(rows, len(operators.STAT_COLUMNS)), *operators.STAT_SPANS)
 
-    level, fast = summary._level_rows([], rows)
+    level, fast = contributors._level_rows([], rows)
     assert level == "operator"
-    pd.testing.assert_frame_equal(fast, summary._level_rows([sheet(rows)])[1], check_exact=True)
+    pd.testing.assert_frame_equal(fast, contributors._level_rows([sheet(rows)])[1], check_exact=True)
     odd = [list(r) for r in rows[:4]]
     odd[0][2], odd[1][2], odd[2][4], odd[3][4] = 1, None, "2.5", "n/a"
-    got = summary._level_rows([], odd)[1]
+    got = contributors._level_rows([], odd)[1]
     assert got["Base(ms)"].tolist()[:2] == [1.0, 0.0]
     assert got["Comparison(ms)"].tolist()[2:] == [2.5, 0.0]
     assert got["Name"].tolist() == [r[1] for r in rows[:4]]
@@ -786,8 +786,8 @@ def test_guard_block_shows_one_figure_for_symmetric_checks(caplog):
 
 
 def test_share_basis_names_the_level():
-    assert summary.share_basis("operator") == "the operators' device-time change"
-    assert summary.share_basis("category") == "the waterfall steps' change"  # was "the categorys'"
+    assert contributors.share_basis("operator") == "the operators' device-time change"
+    assert contributors.share_basis("category") == "the waterfall steps' change"  # was "the categorys'"
 
 
 def test_gpu_vendor_guard(caplog):
@@ -860,7 +860,7 @@ def test_device_count_is_devices_that_ran_kernels():
 
 def test_group_totals_are_wait_plus_transmit():
     b, _ = _npu_pair()
-    assert summary._group_totals(b) == {"tp: Communication": 120_000, "pp: Communication": 270_000}
+    assert waterfall._group_totals(b) == {"tp: Communication": 120_000, "pp: Communication": 270_000}
 
 
 def test_group_residual_folds_into_the_largest_group_and_one_sided_groups_show_0():
@@ -871,7 +871,7 @@ def test_group_residual_folds_into_the_largest_group_and_one_sided_groups_show_0
     c.uncovered_comm_ns = 200_000 + 5_000 - 300  # groups tp 200_000 + dp 5_000, residual -300 ns
     c.groups["Group 9 Communication"] = {"wait": 0, "transmit": 5_000}
     c.pg_names["Group 9 Communication"] = "dp"
-    steps = _steps(summary.waterfall(b, c))
+    steps = _steps(waterfall.waterfall(b, c))
     assert steps["tp: Communication (uncovered)"] == (120_000, 199_700)
     assert steps["pp: Communication (uncovered)"] == (270_400, 0)
     assert steps["dp: Communication (uncovered)"] == (0, 5_000)
@@ -884,8 +884,8 @@ def test_zero_computing_residual_on_one_side_is_no_overlap():
     b, c = _npu_pair()
     b.computing_ns = 180_000  # exactly the base categories: residual 0
     b.e2e_ns += 180_000 - 290_000
-    steps = _steps(summary.waterfall(b, c))
-    assert steps["Other Computing"] == (0, 150_000) and summary.OVERLAP_STEP not in steps
+    steps = _steps(waterfall.waterfall(b, c))
+    assert steps["Other Computing"] == (0, 150_000) and waterfall.OVERLAP_STEP not in steps
 
 
 def test_sub_microsecond_residual_of_one_side_names_no_overlap_on_the_other():
@@ -897,8 +897,8 @@ def test_sub_microsecond_residual_of_one_side_names_no_overlap_on_the_other():
     b.buckets["vector_notrans"].add(1_212_127, 1)
     b.computing_ns, b.e2e_ns = 687_000 + 1_212_000, 11_772_586
     c.computing_ns, c.e2e_ns = 8_827_000, 116_251_000
-    steps = _steps(summary.waterfall(b, c))
-    assert steps["Other Computing"] == (0, 8_827_000) and summary.OVERLAP_STEP not in steps
+    steps = _steps(waterfall.waterfall(b, c))
+    assert steps["Other Computing"] == (0, 8_827_000) and waterfall.OVERLAP_STEP not in steps
     assert steps["Vector"] == (1_212_000, 0)  # the -127 ns went into the GPU side's largest category
 
 
@@ -1130,7 +1130,7 @@ def test_contributors_fall_back_to_the_waterfall_when_no_operator_changed(sample
     contrib = res.contributors
     assert len(contrib) and set(contrib["Level"]) == {"category"}
     assert contrib["Name"].tolist()[0] == "Vector"
-    from msprof_compare.compare.summary import unexplained_note
+    from msprof_compare.compare.summary_notes import unexplained_note
     # no operator holds device time: the missing flows are the reason, said under the steps on every face
     assert unexplained_note(contrib, res.waterfall).startswith(
         "no operator changed its device time (as where no kernel is linked to an operator: a trace without launch "
@@ -1198,10 +1198,10 @@ def test_overlap_on_one_side_and_uncategorised_time_on_the_other_are_two_steps()
     b.buckets["vector_notrans"].add(1_982_524, 441)
     b.computing_ns, b.e2e_ns = 5_954_129 + 1_982_524 - 69_000, 20_000_000
     c.computing_ns, c.e2e_ns = 8_827_000, 116_251_000
-    wf = summary.waterfall(b, c)
+    wf = waterfall.waterfall(b, c)
     steps = _steps(wf)
     assert steps["Other Computing"] == (0, 8_827_000)
-    assert steps[summary.OVERLAP_STEP] == (-69_000, 0)
+    assert steps[waterfall.OVERLAP_STEP] == (-69_000, 0)
     assert waterfall_sum_ns(wf) == 116_251_000 - 20_000_000
 
 
@@ -1379,7 +1379,8 @@ def test_op_names_are_the_distinct_names_as_pandas_reads_them() -> None:
 def test_net_note_gives_the_verdicts_e2e_change():
     """An E2E 4.5 us longer (1.000 -> 1.0045 ms) reads +0.005 ms in the verdict (whole ns, a half away from zero);
     the operators' note beside it gave the float's +0.004 ms (0.0045 is 0.00449999... as a float)."""
-    from msprof_compare.compare.summary import _net_note, e2e_verdict
+    from msprof_compare.compare.summary_notes import _net_note
+    from msprof_compare.compare.verdict import e2e_verdict
 
     wf = pd.DataFrame({"Step": ["E2E", "Free"], "Category": ["e2e", "free"], "Base(ns)": [1_000_000, 0],
                        "Comparison(ns)": [0, 1_004_500], "Delta(ns)": [0, 0]})
@@ -1391,7 +1392,7 @@ def test_net_note_gives_the_verdicts_e2e_change():
 def test_net_note_writes_no_negative_zero():
     """Operators netting -100 ns against an E2E 4.5 us longer: the note reads "+0.000 ms" for them, as the
     console's tables write a change that rounds to 0 (it read "-0.000 ms")."""
-    from msprof_compare.compare.summary import _net_note
+    from msprof_compare.compare.summary_notes import _net_note
 
     wf = pd.DataFrame({"Step": ["Free"], "Category": ["free"], "Delta(ns)": [0]})
     note = _net_note("operator", -0.0001, 4500 / 1e6, wf, 4500)

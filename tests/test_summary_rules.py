@@ -21,7 +21,15 @@ import pytest
 from dbutil import edited_copy, sql, string_id
 
 from msprof_compare.api import compare
-from msprof_compare.compare import checks, summary
+from msprof_compare.compare import (
+    checks,
+    communication_summary,
+    contributors,
+    module_contributors,
+    summary_notes,
+    table,
+    waterfall,
+)
 from msprof_compare.compare.breakdown_db import db_breakdown
 from msprof_compare.loaders import load_profile
 from msprof_compare.model import object_array
@@ -108,9 +116,9 @@ def test_contributors_stop_where_the_shares_reach_exactly_80_percent():
     80 % exactly (checked over the kernel sheets of every pair of NPU samples), so the rows are hand-made."""
     assert 1.2 / 1.5 < 0.8  # what the code meets
     rows = pd.DataFrame({"Name": ["a", "b", "c"], "Base(ms)": [0.0, 0.2, 0.0], "Comparison(ms)": [1.2, 0.0, 0.1]})
-    top = summary.top_contributors(rows, "kernel")
+    top = contributors.top_contributors(rows, "kernel")
     assert top["Name"].tolist() == ["a"]
-    assert summary.coverage_text(top) == "1 row covers 80.0%"
+    assert contributors.coverage_text(top) == "1 row covers 80.0%"
 
 
 def test_console_title_share_and_a_name_of_seventy_characters():
@@ -120,9 +128,9 @@ def test_console_title_share_and_a_name_of_seventy_characters():
     name = "aten::" + "x" * 64
     assert len(name) == 70
     rows = pd.DataFrame({"Name": [name, "b"], "Base(ms)": [0.0, 0.0], "Comparison(ms)": [0.8995, 0.1005]})
-    top = summary.top_contributors(rows, "operator")
+    top = contributors.top_contributors(rows, "operator")
     assert top["Name"].tolist() == [name] and float(top["Cumulative Share"].iloc[0]) == pytest.approx(0.8995)
-    assert summary.coverage_text(top) == "1 row covers 89.9%"
+    assert contributors.coverage_text(top) == "1 row covers 89.9%"
     text = render_contributors(top)
     assert "(operator level: 1 row covers 89.9% of the operators' device-time change)" in text
     row = next(_cells(line) for line in text.splitlines() if line.startswith("|") and _cells(line)[0] == "1")
@@ -265,12 +273,12 @@ def test_residuals_of_one_microsecond_are_steps_of_their_own():
     no sample has a residual of exactly 1 us."""
     opts = Options(enable_profiling_compare=True)
     b, c = (db_breakdown(load_profile(str(p), opts), opts) for p in (DB_L1, DB_L2))
-    before = summary.waterfall(b, c).set_index("Step")
+    before = waterfall.waterfall(b, c).set_index("Step")
     assert "Other Computing" not in before.index and "Other Communication (uncovered)" not in before.index
     b.computing_ns += 1000
     b.uncovered_comm_ns += 1000
     b.e2e_ns += 2000
-    wf = summary.waterfall(b, c).set_index("Step")
+    wf = waterfall.waterfall(b, c).set_index("Step")
     assert wf.loc["Other Computing", ["Base(ns)", "Comparison(ns)"]].tolist() == [1000, 0]
     assert wf.loc["Other Communication (uncovered)", ["Base(ns)", "Comparison(ns)"]].tolist() == [1000, 0]
     assert wf.loc["Vector", "Base(ns)"] == before.loc["Vector", "Base(ns)"]  # the largest category is as it was
@@ -286,7 +294,7 @@ def test_communication_steps_follow_the_base_groups_then_the_comparison_only_one
     c.groups = {"Group 9 Communication": {"wait": 0, "transmit": 5_000}, **c.groups}
     c.uncovered_comm_ns += 5_000
     c.e2e_ns += 5_000
-    wf = summary.waterfall(b, c)
+    wf = waterfall.waterfall(b, c)
     comm = wf.loc[wf["Category"] == "communication", "Step"].tolist()
     assert comm == ["90.91.105.46%enp189s0f0_60000_0 (uncovered)", "Group 9 Communication (uncovered)"]
 
@@ -339,7 +347,7 @@ def test_sub_microsecond_computing_of_a_side_without_categories_is_other_computi
     c = npu_breakdown(load_profile(str(samples / NPU_L0), opts), opts)
     assert c.categorised_ns == 0
     c.computing_ns = 600
-    steps = summary.waterfall(b, c).set_index("Step")
+    steps = waterfall.waterfall(b, c).set_index("Step")
     assert steps.loc["Other Computing", ["Base(ns)", "Comparison(ns)"]].tolist() == [0, 600]
     assert "Flash Attention (Forward)" not in steps.index
 
@@ -558,8 +566,8 @@ def test_guard_columns_keep_each_figure_as_it_is():
     """The guard frame's columns are object columns of the figures themselves (a count an int, a rate a float,
     a word a str, an unknown None), not pandas' inference over them."""
     rows = [checks._guard("step count", True, 3, 3, "x"), checks._guard("operator match rate", None, 0.5, None, "y")]
-    frame = summary.plain_frame({c: pd.Series(object_array([r[c] for r in rows]), dtype=object, copy=False)
-                                 for c in checks.GUARD_COLUMNS})
+    frame = table.plain_frame({c: pd.Series(object_array([r[c] for r in rows]), dtype=object, copy=False)
+                               for c in checks.GUARD_COLUMNS})
     assert all(frame[c].dtype == object for c in checks.GUARD_COLUMNS)
     assert [type(v) for v in frame["Base"].tolist()] == [int, float]
     assert frame["Comparison"].tolist() == [3, None]
@@ -575,7 +583,7 @@ def _why_of(*steps: tuple[str, str, int]) -> str:
     deltas = [0, *(s[2] for s in steps), sum(s[2] for s in steps)]
     wf = pd.DataFrame({"Step": names, "Category": cats, "Delta(ns)": deltas})
     rows = pd.DataFrame({"Base(ms)": [1.0], "Comparison(ms)": [1.0]})
-    return summary._unchanged_why(rows, wf)
+    return summary_notes._unchanged_why(rows, wf)
 
 
 def test_unchanged_why_reads_each_case_by_its_own_rule() -> None:
@@ -594,7 +602,7 @@ def test_unchanged_why_reads_each_case_by_its_own_rule() -> None:
         ("Uncovered Communication", "communication", 8_000), ("Lccl", "lccl", 15_000),
         ("Free: Other", "free", -15_000))
     # communication moved exactly a quarter of the largest step (OVERLAP_SHIFT_SHARE): it decides
-    assert summary.OVERLAP_SHIFT_SHARE * 2_000_000 == 500_000
+    assert communication_summary.OVERLAP_SHIFT_SHARE * 2_000_000 == 500_000
     assert "overlaps less of the communication" in _why_of(
         ("Uncovered Communication", "communication", 500_000), ("Free: Other", "free", 2_000_000))
     assert "the device waited longer for work" in _why_of(
@@ -614,25 +622,25 @@ def test_module_rows_of_needs_one_row_holding_half_and_names_three_operators(mon
     operators, then how many in all."""
     rows = pd.DataFrame({"Name": ["/ A_0 > op", "/ B_0 > op", "/ A_0 > op3", "/ B_0 > op3", "/ C_0 > op3"],
                          "Base(ms)": [1.0, 1.0, 1.0, 1.0, 1.0], "Comparison(ms)": [1.5, 1.5, 1.25, 1.25, 1.25]})
-    monkeypatch.setattr(summary, "_level_rows", lambda sheets: ("module operator", rows))
+    monkeypatch.setattr(module_contributors, "_level_rows", lambda sheets: ("module operator", rows))
     contrib = pd.DataFrame({"Name": ["op"]})
-    frame = summary._module_rows_of(contrib, [])
+    frame = module_contributors._module_rows_of(contrib, [])
     assert frame["Name"].tolist() == ["/ A_0 > op", "/ B_0 > op"] and frame.attrs["module_rows_of"] == ["op"]
-    assert summary._module_rows_of(pd.DataFrame({"Name": ["op3"]}), []) is None
+    assert module_contributors._module_rows_of(pd.DataFrame({"Name": ["op3"]}), []) is None
     frame.attrs["module_rows_of"] = ["a", "b", "c", "d"]
-    assert summary.module_contributors_note(frame).startswith("a, b, c, ... (4 in all) run inside modules")
+    assert module_contributors.module_contributors_note(frame).startswith("a, b, c, ... (4 in all) run inside modules")
     frame.attrs["module_rows_of"] = ["a", "b", "c"]
-    assert summary.module_contributors_note(frame).startswith("a, b, c run inside modules")
+    assert module_contributors.module_contributors_note(frame).startswith("a, b, c run inside modules")
 
 
 def test_module_note_keeps_names_as_they_are_for_the_sheet_and_json() -> None:
     """The note on operators that run inside modules goes to the sheet and the JSON as well as the console, so
     its names are not escaped there (the console escapes what it prints; ``short_list(..., escape=False)``): a
     name holding an escape character read ``\\x1b`` in the sheet. Four names: three shown, "(4 in all)"."""
-    from msprof_compare.compare import summary
+    from msprof_compare.compare import module_contributors
 
     frame = pd.DataFrame({"Name": ["/ A_0 > op"]})
     frame.attrs["module_rows_of"] = ["op\x1b[31m", "b", "c", "d"]
-    assert summary.module_contributors_note(frame) == (
+    assert module_contributors.module_contributors_note(frame) == (
         "op\x1b[31m, b, c, ... (4 in all) run inside modules: the module contributors rank their module rows by "
         "their change")

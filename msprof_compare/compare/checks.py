@@ -465,7 +465,7 @@ IDLE_LEAD = "the longest stretch with no computing and no communication, as a sh
 #: The part of that Detail that says the E2E difference is mostly the stretches' (the verdict reads it)
 IDLE_DIFF = ", and so does the E2E difference"
 #: Key of ``_idle_row``'s flag (and of the guards frame's attrs): the two sides' longest idle stretches make most of
-#: the E2E difference, which the verdict says (``summary.idle_aside``) without reading the Detail's words
+#: the E2E difference, which the verdict says (``verdict.idle_aside``) without reading the Detail's words
 IDLE_EXPLAINS = "idle_explains_e2e_diff"
 
 

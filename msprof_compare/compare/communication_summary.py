@@ -5,7 +5,7 @@ second pass over the events) whenever that sheet exists, in a communication-only
 
 * ``ctx.frames["communication_contributors"]``: the communication op types (the sheet's op rows: HCCL op families
   such as ``allreduce``, NCCL collectives on a GPU side) whose total duration changes explain 80% of the summed
-  absolute change of the op rows, largest first, cut as the time contributors are (``summary.coverage_cut``);
+  absolute change of the op rows, largest first, cut as the time contributors are (``contributors.coverage_cut``);
 * ``ctx.frames["communication"]``: one row of totals: the communication time of each side (the sums of the op
   rows' two ``Total Duration(us)`` columns, in ms) and the task (``Notify_Wait``, ``Memcpy``...: the sheet's
   ``|`` rows, NPU sides only) whose total changed most, per op type and task name, and the part of it no
@@ -93,7 +93,7 @@ def contributors(cols: _Columns) -> pd.DataFrame:
     """The op rows of CommunicationCompare whose total duration changes explain 80% of the summed absolute change,
     largest first (equal ones in the sheet's order); none when a side recorded no communication op or nothing
     changed."""
-    from .summary import coverage_frame
+    from .contributors import coverage_frame
 
     diff = cols.diff
     return coverage_frame(cols.names, cols.base / 1e6, cols.comparison / 1e6,

@@ -4,7 +4,7 @@ Made from the ``MemoryCompareStatistic`` sheet the memory comparator wrote (its 
 pass over the records) whenever that sheet exists, in a memory-only run as in the default one:
 
 * ``ctx.frames["memory_contributors"]``: the operator names whose ``Diff Memory(MB)`` explain 80% of the summed
-  absolute change of the sheet's rows, largest first, cut as the time contributors are (``summary.coverage_cut``);
+  absolute change of the sheet's rows, largest first, cut as the time contributors are (``contributors.coverage_cut``);
 * ``ctx.frames["memory"]``: one row of totals: the memory allocated inside the compared operators (the sums of
   the sheet's two ``Allocated Memory(MB)`` columns) and the peak reserved memory of each side, the figure the
   console's ``Mem Usage`` shows (taken from the time breakdown when it ran, else read alone).
@@ -22,9 +22,10 @@ import pandas as pd
 
 from . import checks
 from .breakdown import peak_reserved_gb
+from .contributors import coverage_frame
 from .memory import memory_index
 from .overall import find_breakdowns
-from .summary import coverage_frame, mark_pairs, pair_notes, step_wrappers
+from .summary_notes import mark_pairs, pair_notes, step_wrappers
 from .table import Sheet, plain_frame, sheet_numbers
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -39,7 +40,7 @@ TOTAL_COLUMNS = ["operators", "changed", "base_recorded", "comparison_recorded",
 #: MemoryCompareStatistic's columns by position (reference-2 §5): name, base MB, comparison MB, Diff Memory(MB),
 #: and each side's Operator Number.
 _NAME, _BASE_MB, _COMP_MB, _DIFF_MB, _BASE_N, _COMP_N = 1, 3, 6, 8, 4, 7
-#: How the wrapper note words the memory contributors (``summary.wrapper_text``: what, unit, decimals, table).
+#: How the wrapper note words the memory contributors (``summary_notes.wrapper_text``: what, unit, decimals, table).
 _NOTE_FIGURES = ("allocated memory", "MB", 2, "the memory table")
 
 
@@ -100,7 +101,7 @@ def totals(sheet: Sheet | _Columns, recorded: tuple[bool, bool], peaks: tuple[fl
 
 
 def _wrappers(sheet: Sheet, cols: _Columns) -> tuple[str, float, str, float] | None:
-    """``summary.step_wrappers`` of the allocated memory: each side's memory under one top-level op that the
+    """``summary_notes.step_wrappers`` of the allocated memory: each side's memory under one top-level op that the
     other side has no op of (vLLM's capture traces: ``capture_32_FULL`` 513.54 MB against
     ``capture_8192_PIECEWISE`` 20764.11 MB), where the 80% cut lists the larger one alone."""
     names, base, comp, _ = cols
@@ -110,8 +111,8 @@ def _wrappers(sheet: Sheet, cols: _Columns) -> tuple[str, float, str, float] | N
 
 def contributors_note(contrib: pd.DataFrame | None) -> str:
     """The note under the memory contributors: the memory counterpart of the time contributors' wrapper note
-    (``summary.wrapper_note``), then the --op_name_map pairs among them (``summary.pair_notes``); "" where neither
-    applies."""
+    (``summary_notes.wrapper_note``), then the --op_name_map pairs among them (``summary_notes.pair_notes``); ""
+    where neither applies."""
     return "; ".join(p for p in pair_notes(contrib, *_NOTE_FIGURES) if p)
 
 

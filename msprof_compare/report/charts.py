@@ -32,16 +32,9 @@ import numpy as np
 import pandas as pd
 
 from ..compare import communication_summary, memory_summary
-from ..compare.summary import (
-    coverage_text,
-    module_contributors_note,
-    module_share_basis,
-    outside_modules_line,
-    share_basis,
-    shares_of_e2e,
-    shown_rows,
-    unexplained_note,
-)
+from ..compare.contributors import coverage_text, module_share_basis, share_basis, shares_of_e2e, shown_rows
+from ..compare.module_contributors import module_contributors_note, outside_modules_line
+from ..compare.summary_notes import unexplained_note
 from ..compare.table import Sheet, sheet_numbers
 from ..textsafe import text_width
 from . import summary_console as con
@@ -184,7 +177,7 @@ def _wrapped_rows(wb: Any, ws: Any, sheet: Sheet, row: int, lines: list[str]) ->
 
 def _contributor_table(wb: Any, ws: Any, row: int, title: str, frame: pd.DataFrame,
                        widths: list[float] | None = None, unit: str = "ms") -> int:
-    """A contributors frame (``summary.CONTRIBUTOR_COLUMNS``, or its MB twin: ``unit``) as the Summary sheet's
+    """A contributors frame (``contributors.CONTRIBUTOR_COLUMNS``, or its MB twin: ``unit``) as the Summary sheet's
     table: name, the figures, rank last; with ``widths`` (the sheet's column widths) the names wrap, each row as
     tall as they need. The operator, module, communication and memory contributors share it, so all read alike."""
     figures = [f"Base({unit})", f"Comparison({unit})", f"Diff({unit})"]

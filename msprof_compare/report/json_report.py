@@ -23,7 +23,8 @@ import numpy as np
 import pandas as pd
 
 from ..compare import memory_summary
-from ..compare.summary import module_contributors_note, unexplained_note
+from ..compare.module_contributors import module_contributors_note
+from ..compare.summary_notes import unexplained_note
 from ..errors import ProfileError
 from .output import FILE_PREFIX, Part, closed_pipe, discard_rest, output_target, utc_now, write_new_file
 

@@ -17,14 +17,9 @@ from prettytable import PrettyTable
 
 from ..compare import communication_summary, memory_summary
 from ..compare.communication_summary import overlap_shift, overlap_words
-from ..compare.summary import (
-    coverage_text,
-    module_contributors_note,
-    module_share_basis,
-    share_basis,
-    shown_rows,
-    unexplained_note,
-)
+from ..compare.contributors import coverage_text, module_share_basis, share_basis, shown_rows
+from ..compare.module_contributors import module_contributors_note
+from ..compare.summary_notes import unexplained_note
 from ..compare.table import decimal_diff, half_up
 from ..textsafe import cut_columns, cut_module_columns, term_safe, text_width
 

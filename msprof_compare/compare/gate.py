@@ -1,0 +1,114 @@
+"""``--fail_on_regression``: ``regression_gate`` judges the E2E change against a threshold (exit code
+``EXIT_REGRESSION``) and names the contributors and waterfall steps that explain it; ``gate_frames`` makes the
+frames it reads for a result compared without the time breakdown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from ..textsafe import term_safe
+from .breakdown import Breakdown
+from .contributors import share_basis, top_contributors
+from .summary_notes import unexplained_note
+from .table import half_up
+from .verdict import e2e_words
+from .waterfall import _ms3, _step_mask, _waterfall_contributors, _waterfall_of, e2e_frame
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..api import CompareResult
+
+
+def e2e_ns(result: CompareResult, e2e: pd.DataFrame | None = None) -> tuple[int, int] | None:
+    """(base, comparison) E2E in ns (of ``e2e``, else of the result's frame), None when no time breakdown
+    was made."""
+    e2e = result.frames.get("e2e") if e2e is None else e2e
+    if e2e is None or not len(e2e):
+        return None
+    return int(e2e["base_ns"].iloc[0]), int(e2e["comparison_ns"].iloc[0])
+
+
+def gate_frames(result: CompareResult, base: Breakdown, comparison: Breakdown) -> dict[str, pd.DataFrame | None]:
+    """The frames the gate reads ("e2e", "waterfall", "contributors") for a result compared without the time
+    breakdown, as ``summary.build`` makes them in a run with ``--fail_on_regression``: the waterfall, and its steps
+    as the contributors where the run's sheets named none. Kept out of the result (its reports must not
+    change)."""
+    wf = _waterfall_of((base, comparison))
+    contrib = result.frames.get("contributors")
+    if (contrib is None or not len(contrib)) and len(wf):
+        contrib = top_contributors(*reversed(_waterfall_contributors(wf)))
+    return {"e2e": e2e_frame(base, comparison), "waterfall": wf, "contributors": contrib}
+
+
+#: Exit code of a run that ``--fail_on_regression`` fails (0 and 1 keep their meanings).
+EXIT_REGRESSION = 3
+
+
+def _change_text(comp: int, base: int, limit: Fraction, regressed: bool) -> str:
+    """The E2E change in percent to 2 decimals, or to as many more as it takes to stand on the side of the
+    threshold the verdict put it on: "+5.17%, threshold +5.17%" read as no reason for the regression it
+    announced (the change is +5.1733%)."""
+    change = (comp - base) / base * 100.0
+    for places in range(2, 13):
+        text = f"{change:+.{places}f}%"
+        if (Fraction(text[:-1]) > limit) == regressed:
+            break
+    return text
+
+
+def regression_gate(result: CompareResult, pct: float, top: int = 5,
+                    frames: Mapping[str, pd.DataFrame | None] | None = None) -> tuple[int, str]:
+    """Exit code (3 = regression beyond ``pct`` percent, 0 = within, 1 = a side has no E2E time, so a CI
+    gate cannot judge the run and must not pass it) and the message for stderr. ``frames``: those of a
+    breakdown made for the gate alone (``gate_frames``), else the result's."""
+    frames = result.frames if frames is None else frames
+    pair = e2e_ns(result, frames.get("e2e"))
+    if pair is None:
+        return 1, "error: --fail_on_regression: no E2E time to compare (the time breakdown produced no data)"
+    base, comp = pair
+    for profile, value in ((result.base, base), (result.comparison, comp)):
+        if value <= 0:
+            return 1, (f"error: {term_safe(profile.path)}: no E2E time (no device activity or Overlap Analysis data), "
+                       "so --fail_on_regression cannot judge the run")
+    scope, aside = e2e_words(result, frames.get("e2e"))
+    # exact: a change of exactly pct percent is within the threshold (the float change says 7.000000000000001
+    # for +7.00%); the threshold is taken as the decimal the user wrote (repr of the float), and shown so
+    written = repr(float(pct) + 0.0)  # + 0.0: no "-0"
+    limit = Fraction(written)
+    regressed = (comp - base) * 100 > limit * base
+    change = _change_text(comp, base, limit, regressed)
+    head = (f"E2E time{scope} {_ms3(base):.3f} ms -> {_ms3(comp):.3f} ms ({change}), "
+            f"threshold +{written[:-2] if written.endswith('.0') else written}%{f'; {aside}' if aside else ''}")
+    if not regressed:
+        return 0, f"No regression: {head}"
+    lines = [f"Performance regression: {head}"]
+    contrib = frames.get("contributors")
+    note = unexplained_note(contrib, frames.get("waterfall"), frames.get("contributor_communication"))
+    worst_lines: list[str] = []
+    if contrib is not None and len(contrib):
+        worst = contrib[contrib["Diff(ms)"].astype(float) > 0].head(top)
+        if len(worst):
+            level = worst["Level"].iloc[0]
+            worst_lines.append(f"Top contributor ({level} level):" if len(worst) == 1
+                               else f"Top {len(worst)} contributors ({level} level):")
+            for r in worst.itertuples(index=False):
+                worst_lines.append(f"  {term_safe(r.Name)}: +{half_up(float(r[5]), 3):.3f} ms "
+                                   f"({float(r.Share):.1%} of {share_basis(level)})")
+    if note:  # also where no listed contributor grew: the caveat holds for the ranking the run made
+        worst_lines.append(f"{'  ' if worst_lines else ''}Note: {term_safe(note)}.")
+    step_lines: list[str] = []
+    wf = frames.get("waterfall")
+    if wf is not None and len(wf):
+        steps = wf[_step_mask(wf)]
+        steps = steps[steps["Delta(ns)"].astype("int64") > 0].sort_values("Delta(ns)", ascending=False).head(3)
+        if len(steps):
+            biggest = zip(steps["Step"], steps["Delta(ns)"], strict=True)
+            step_lines.append("Largest waterfall steps: " + ", ".join(
+                f"{term_safe(s)} +{_ms3(float(d)):.3f} ms" for s, d in biggest))
+    # where the contributors explain little of the change, the waterfall steps that do come first
+    lines += step_lines + worst_lines if note else worst_lines + step_lines
+    return EXIT_REGRESSION, "\n".join(lines)

@@ -1,0 +1,264 @@
+"""The module contributors of the ``Summary``: where an operator-level contributor runs modules whose rows hold its
+time (DDP's forward, a step annotation), the ModuleCompareStatistic operator rows inside those contributors that
+explain 80% of those rows' change (``_module_contributors``; else the module rows of the listed operators
+themselves, ``_module_rows_of``), and the words on the contributors that no module row names
+(``outside_modules_line``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from ..columns import col_of
+from ..model import factorize
+from ..textsafe import short_list, term_safe
+from .contributors import _level_rows, top_contributors
+from .table import Sheet, sheet_numbers
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..api import RunContext
+
+
+def _outside_modules(contrib: pd.DataFrame, sheets: list[Sheet]) -> list[str]:
+    """Operator-level contributors that no row of ModuleCompareStatistic names: the module sheets hold only the
+    operators inside modules (an all-reduce under AccumulateGrad is outside every one), so such a contributor is
+    on no sheet of the workbook, and a reader looking for it needs to be told why."""
+    stat = next((s for s in sheets if s.name == "ModuleCompareStatistic"), None)
+    if stat is None or not len(contrib) or str(contrib["Level"].iloc[0]) != "operator":
+        return []
+    # "Operator Name", and "Module Class", which names the optimizer's pseudo-modules (Optimizer.step#SGD.step)
+    listed = set(stat.data.iloc[:, 4].tolist()) | set(stat.data.iloc[:, 1].tolist())  # reference-2 §3.7
+    return [n for n in contrib["Name"].tolist() if n not in listed]
+
+
+def _own_module_rows(contrib: pd.DataFrame, sheets: list[Sheet]) -> dict[str, tuple[float, float]]:
+    """Per operator-level contributor that ModuleCompareStatistic names as an operator, the (base, comparison)
+    ms its own operator rows there hold (their Device Self Time, summed over the modules it is in)."""
+    stat = next((s for s in sheets if s.name == "ModuleCompareStatistic"), None)
+    if stat is None or not len(stat) or not len(contrib) or str(contrib["Level"].iloc[0]) != "operator":
+        return {}
+    d = stat.data  # reference-2 §3.7: Operator Name col 4, the two sides' Device Self Time(ms) cols 6 and 10
+    names = d.iloc[:, 4].astype(str).to_numpy()
+    base, comp = sheet_numbers(d.iloc[:, 6]), sheet_numbers(d.iloc[:, 10])
+    out: dict[str, tuple[float, float]] = {}
+    for name in contrib["Name"].tolist():
+        rows = names == name
+        if name != "[ TOTAL ]" and rows.any():
+            out[name] = (float(np.nansum(base[rows])), float(np.nansum(comp[rows])))
+    return out
+
+
+def _around_modules(own: dict[str, tuple[float, float]], held: dict[str, list[tuple[str, float, float]]]
+                    ) -> dict[str, list[tuple[str, float, float]]]:
+    """Contributors on the module sheets whose own rows there hold less of their change than the rows of the
+    modules run inside them: an op run around modules from within a module (DDP's ``DistributedDataParallel.forward``,
+    in ``DistributedDataParallel_0``, around ``AlexNet_0``) keeps in its own row only the kernels it launched outside
+    those modules (0 ms), so a reader sent to that row by the contributor found it unchanged (AlexNet, MaxPool2d's
+    three kernels 30 us longer each: ``DistributedDataParallel.forward`` +0.090 ms, its row 0 -> 0). Returns name ->
+    each side's (side, ms the rows of the modules inside it hold, its ms as listed).
+
+    ``held`` counts the op's own rows too (a top-layer op is in its own subtree), so the modules' part is ``held``
+    less ``own``: SGLang's ``utils_apply_qk_norm_487`` holds 3.390 ms in its own rows and 17.487 ms in the RMSNorm
+    rows inside it, not 20.877. By the change, not the time: where its own rows hold the change, its row reads it."""
+    out: dict[str, list[tuple[str, float, float]]] = {}
+    for name, (own_b, own_c) in own.items():
+        mine = {"base": own_b, "comparison": own_c}
+        figures = [(side, round(h - mine[side], 6), t) for side, h, t in held.get(name, [])]
+        inner = {side: h for side, h, _t in figures}
+        # the change the module rows inside it hold against its own rows' (to the ns the sheets carry)
+        moved = inner.get("comparison", 0.0) - inner.get("base", 0.0)
+        if round(abs(moved) - abs(own_c - own_b), 6) > 0:
+            out[name] = [f for f in figures if f[1] > 0]
+    return out
+
+
+def _held_inside(ctx: RunContext, contrib: pd.DataFrame, names: list[str]) -> dict[str, list[tuple[str, float, float]]]:
+    """Per contributor of ``names`` (those outside every module, and those with rows of their own there, for
+    ``_around_modules``) with modules run inside it, each side's (side, ms of its device time that the module rows
+    hold, its ms as listed), on the sides that list it with some time: a step annotation around the model's forward
+    (vLLM's ``execute_8192_context_9(...)``) is outside every module, yet the modules run inside it (the model,
+    155.653 ms, and its logits processor) hold 156.000 of its 156.086 ms, so "outside every module" alone read as if
+    that time were missing from the module sheets. The
+    held time is the device time of the module top-layer ops (``ModuleTrees.top_ns``, the module rows' time)
+    inside the subtrees of the ops of that name."""
+    if not names:
+        return {}
+    from .modules import module_trees
+
+    listed = {n: (b, c) for n, b, c in zip(contrib["Name"].tolist(), contrib["Base(ms)"].tolist(),
+                                           contrib["Comparison(ms)"].tolist(), strict=True)}
+    out: dict[str, list[tuple[str, float, float]]] = {}
+    for i, side in enumerate(("base", "comparison")):
+        trees = module_trees(ctx, side)
+        if trees is None or not len(trees.top_node):
+            continue
+        tree = trees.tree
+        op_names = tree.names
+        for name in names:
+            nodes = np.flatnonzero(op_names == name)
+            # a side where it is listed with no time has it, if at all, only nested in another operator (xDiT's
+            # SD 3.5 trace: execute_diffusion_1_256x256 inside model_inference, the same span), whose row holds
+            # that time: its modules' rows there are no part of its time ("711.696 of its 0.000 ms")
+            if not len(nodes) or not listed[name][i]:
+                continue
+            held = int(trees.top_ns[_subtrees(tree, nodes)[trees.top_node]].sum())
+            if held:
+                out.setdefault(name, []).append((side, held / 1e6, float(listed[name][i])))
+    return out
+
+
+def _subtrees(tree: Any, nodes: np.ndarray) -> np.ndarray:
+    """Per op-tree node, whether it is in the subtree of one of ``nodes`` (one nested in another counts once)."""
+    edge = np.zeros(tree.n + 1, np.int64)
+    np.add.at(edge, nodes, 1)
+    np.add.at(edge, nodes + tree.size[nodes], -1)
+    return np.cumsum(edge)[:-1] > 0
+
+
+def _rows_run_by(ctx: RunContext, runners: list[str]) -> set[str]:
+    """The ModuleCompareStatistic operator rows ("module path > operator", as ``_level_rows`` names them) of the
+    top-layer ops inside the ops named ``runners``, on either side: the rows of the modules they run. Ranking
+    every module row put rows no runner runs into their table (DB level2 -> level1: the optimizer's
+    ``/Optimizer.step#SGD.step > aten::_foreach_add`` under ``DistributedDataParallel.forward`` and the backward
+    ops that run modules), so the table answered no question the lead asks."""
+    from .modules import display_name, module_trees
+
+    out: set[str] = set()
+    for side in ("base", "comparison"):
+        trees = module_trees(ctx, side)
+        if trees is None or not len(trees.top_node):
+            continue
+        nodes = np.flatnonzero(pd.Series(trees.tree.names, copy=False).isin(runners).to_numpy())  # hashed
+        if not len(nodes):
+            continue
+        tops = np.flatnonzero(_subtrees(trees.tree, nodes)[trees.top_node])
+        module, paths = trees.top_modules()
+        op, op_names = factorize(trees.op_names[trees.top_node[tops]])
+        # one name per (module, operator) pair, not per op: a 100 MB pair has ~10^5 top-layer ops inside them
+        pair = np.unique(module[tops] * len(op_names) + op)
+        out.update(f"{display_name(paths[p // len(op_names)]).strip()} > {op_names[p % len(op_names)]}"
+                   for p in pair.tolist())
+    return out
+
+
+def _module_contributors(ctx: RunContext, contrib: pd.DataFrame, sheets: list[Sheet],
+                         held: dict[str, list[tuple[str, float, float]]]) -> pd.DataFrame | None:
+    """The module-operator rows of ModuleCompareStatistic that explain its change, when an operator-level
+    contributor runs modules whose rows hold its time (None otherwise). Under DDP every forward regression has one
+    operator-level contributor, ``DistributedDataParallel.forward`` (a top-layer op, reference-2 §2.3), and the
+    console said no more: AlexNet with MaxPool2d's three forward kernels 30 us longer each read
+    ``DistributedDataParallel.forward +0.090``, while the module rows say which three ops in which modules grew.
+    Ranks the rows of the modules those contributors run (``_rows_run_by``). ``held``: those contributors
+    (outside every module, ``_held_inside``; with a row of their own, ``_around_modules``) with their figures,
+    kept in contributor order as ``attrs["runs_modules"]`` for the lead."""
+    runners = [n for n in contrib["Name"].tolist() if n in held]
+    if not runners:
+        return None
+    found = _level_rows([s for s in sheets if s.name == "ModuleCompareStatistic"])
+    if found is None:
+        return None
+    rows = found[1]
+    frame = top_contributors(rows[rows["Name"].isin(_rows_run_by(ctx, runners))].reset_index(drop=True), found[0])
+    if not len(frame):
+        return None
+    frame.attrs["runs_modules"] = [(n, held[n]) for n in runners]
+    return frame
+
+
+#: A listed operator's module rows are ranked where one of them holds this share of their summed |change|.
+LOCALIZED_SHARE = 0.5
+
+
+def _module_rows_of(contrib: pd.DataFrame, sheets: list[Sheet]) -> pd.DataFrame | None:
+    """Where no listed operator runs modules, the module-operator rows of ModuleCompareStatistic of the listed
+    operators themselves (a top-layer op inside modules has a row per module it runs in) whose change one module
+    row holds (``LOCALIZED_SHARE``), ranked by their change; None where there is none. A model without a wrapper
+    around its forward (tracelens' H100 Qwen1.5 trace: one RMSNorm's aten::mean 20 us longer) read "aten::mean
+    +0.020" alone, its 49 calls in 49 modules summed, and the console named no module. ``attrs["module_rows_of"]``:
+    those operators, in contributor order, for the lead."""
+    found = _level_rows([s for s in sheets if s.name == "ModuleCompareStatistic"])
+    if found is None or found[0] != "module operator" or not len(contrib):
+        return None
+    rows = found[1]
+    op = rows["Name"].astype(str).str.split(" > ", n=1).str[-1].to_numpy()
+    diff = np.abs(np.round(col_of(rows, "Comparison(ms)", float) - col_of(rows, "Base(ms)", float), 6))
+    diff = np.nan_to_num(diff)
+    listed = []
+    for name in contrib["Name"].tolist():
+        mine = diff[op == name]
+        # one module row holding most of the op's change: a change spread over every layer (one vendor against
+        # another) names no module, and listing its rows said no more than the op's own row
+        if len(mine) and mine.sum() and mine.max() >= LOCALIZED_SHARE * mine.sum():
+            listed.append(name)
+    if not listed:
+        return None
+    frame = top_contributors(rows[np.isin(op, listed)].reset_index(drop=True), found[0])
+    if not len(frame):
+        return None
+    frame.attrs["module_rows_of"] = listed
+    return frame
+
+
+def module_contributors_note(frame: pd.DataFrame | None) -> str:
+    """The sentence that introduces the module contributors: which listed operators run modules and how much of
+    their time those modules' rows hold ("" without module contributors), and that the table ranks the module rows
+    inside them (``_rows_run_by``)."""
+    runners = frame.attrs.get("runs_modules") if frame is not None and len(frame) else None
+    inside = frame.attrs.get("module_rows_of") if frame is not None and len(frame) else None
+    if inside:
+        names = short_list(inside, 3, escape=False)
+        return (f"{names} run{'s' if len(inside) == 1 else ''} inside modules: the module contributors rank "
+                f"{'its' if len(inside) == 1 else 'their'} module rows by their change")
+    if not runners:
+        return ""
+    if len(runners) == 1:
+        name, figures = runners[0]
+        held = _held_figures(figures)
+        # the figures after the name: "this much of the time (comparison 156.000 of its 156.086 ms) of <name>"
+        # parted "the time" from its name by the figures, and a step annotation's name is 100 characters long
+        share = f"all of the time of {name}" if held == "all of it" else f"part of the time of {name} ({held})"
+        return (f"The module rows hold {share}, which runs modules: the module contributors rank the module rows "
+                "inside it by their change")
+    return (f"The module rows hold this much of the time of the operators that run modules: {_held_list(runners)}; "
+            "the module contributors rank the module rows inside them by their change")
+
+
+def _held_list(named: list[tuple[str, list[tuple[str, float, float]]]]) -> str:
+    """"a (all of it), b (base 0.560 of its 0.613 ms), ... (5 in all)": the first three operators with
+    ``_held_figures``, as the module contributors' lead and the row on those outside every module name them."""
+    return short_list([f"{n} ({_held_figures(f)})" for n, f in named], 3, escape=False)
+
+
+def _held_figures(figures: list[tuple[str, float, float]]) -> str:
+    """"all of it", or each side's "base 0.560 of its 0.613 ms" where the module rows hold less (to 0.001 ms)."""
+    # ">=": the module rows hand kernels out by launch time and the op tree by flow, so they could differ by a hair
+    if all(round(h, 3) >= round(t, 3) for _, h, t in figures):
+        return "all of it"
+    return ", ".join(f"{side} {h:.3f} of its {t:.3f} ms" for side, h, t in figures)
+
+
+def outside_modules_line(outside: list[str], held: dict[str, list[tuple[str, float, float]]]) -> str:
+    """The Summary sheet's row under the contributors on the ones no module row names ("" for none). Those
+    outside every module whose time is on no module row (an all-reduce under AccumulateGrad) are only in
+    OperatorCompareStatistic (``--disable_module``); those run around modules (a step annotation around the
+    model's forward, a backward op around its backward module) are named apart, with how much of their time the
+    module rows hold: "outside every module" alone read as if that time were missing from the module sheets.
+    Where the module contributors open such a contributor up, their lead says that instead (the caller leaves it
+    out here); those run around modules from inside one always are (``_around_modules``)."""
+    missing = [n for n in outside if n not in held]
+    around = [n for n in outside if n in held]
+    parts = []
+    if missing:
+        one = len(missing) == 1
+        parts.append(f"Not on the module sheets: {short_list(missing, 3)} ({'it is' if one else 'they are'} outside "
+                     "every module)")
+    if around:
+        its = "its" if len(around) == 1 else "their"
+        parts.append(f"{'o' if parts else 'O'}utside every module but run around modules, whose rows hold this much "
+                     f"of {its} time: {_held_list([(term_safe(n), held[n]) for n in around])}")
+    if not parts:
+        return ""
+    return "; ".join(parts) + "; --disable_module writes every operator's row (OperatorCompareStatistic)."

@@ -1,0 +1,476 @@
+"""The notes under the contributors (``unexplained_note``, in the console, the JSON, the ``Summary`` sheet and the
+gate's message): why the waterfall steps stand in for a level, wrapper ops and --op_name_map pairs (worded alike
+for the memory contributors: ``mark_pairs``, ``pair_notes``), kernel types of the whole profile, how much of the E2E
+change the contributors explain, and which of them hold collective communication.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from ..columns import col_of
+from . import checks
+from .communication_summary import OVERLAP_SHIFT_SHARE, overlap_words
+from .contributors import level_gross_ms, level_net_ms
+from .table import Sheet, decimal_diff, half_up, sheet_numbers
+from .waterfall import SDMA_STEP, _ms3, _step_mask
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..api import RunContext
+
+
+#: Below this share of the E2E change, the contributors of a level are said to explain little of it.
+EXPLAINED_SHARE = 0.5
+#: From this many times the E2E change (same sign), the contributors of a level are said to overstate it.
+OVERSTATED_SHARE = 2.0
+
+
+#: The note says what the Share column is of where the net change is this much (of it) smaller.
+SHARES_BASIS_GAP = 0.05
+
+
+def _shares_basis(contrib: pd.DataFrame, net: float) -> str:
+    """Where some rows grew and others shrank, what the Share column is of, beside the net change the note
+    gives: on the README's BERT pair the note said "all operators together changed by +0.081 ms" under a
+    +0.076 ms row with a Share of 58.8 % (of 0.130 ms), which no reader could reconcile. "" where the net is within
+    ``SHARES_BASIS_GAP`` of that basis."""
+    gross = level_gross_ms(contrib)
+    if gross - abs(net) < SHARES_BASIS_GAP * gross:  # the net is about the basis: the shares read as its parts
+        return ""
+    return (f"; the Share column is of {gross:.3f} ms, the sizes of their changes added up (savings do not "
+            "cancel growth)")
+
+
+#: A waterfall step outside device time is named in the note from this share of the E2E change.
+NAMED_STEP_SHARE = 0.1
+
+
+def _outside_steps(wf: pd.DataFrame, e2e_delta_ns: int) -> tuple[str, bool, int | None]:
+    """The one or two waterfall steps outside any operator's device time (communication, free time) that
+    moved with the E2E change by at least NAMED_STEP_SHARE of it (and by a shown 0.001 ms), largest first,
+    whether together they hold half of the change or more (the note then says where the change is instead of
+    listing what it might be), and, where they hold all of it, what the other steps moved the other way (ns;
+    None where they hold less): "most of it in Free: Other -0.493 ms" of a -0.412 ms change said less than the
+    figures. ("", False, None) when no step qualifies."""
+    cat = col_of(wf, "Category", object)
+    delta = wf["Delta(ns)"].to_numpy(dtype=np.int64, na_value=0)
+    moved = delta * np.sign(e2e_delta_ns) >= max(NAMED_STEP_SHARE * abs(e2e_delta_ns), 500)
+    pick = np.flatnonzero(np.isin(cat, ["communication", "free"]) & moved)
+    pick = pick[np.argsort(-np.abs(delta[pick]), kind="stable")][:2]
+    steps = col_of(wf, "Step", object)
+    named = " and ".join(f"{steps[i]} {_ms3(delta[i]):+.3f} ms" for i in pick)
+    held = int(delta[pick].sum())
+    rest = e2e_delta_ns - held if len(pick) and abs(held) >= abs(e2e_delta_ns) else None
+    return named, bool(len(pick)) and abs(held) * 2 >= abs(e2e_delta_ns), rest
+
+
+def _unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame) -> str:
+    """Why no row of a level changed while the waterfall did. Rows holding no device time on either side: no
+    kernel is linked to an operator (a trace without launch flows). Rows holding device time: the change is time
+    no operator holds; where uncovered communication moved, the overlap moved (``overlap_words``: a collective
+    as long as before at another time, whose operator holds its kernel); where SDMA moved, a copy on a compute
+    stream changed (moved to another stream it is Free: Other, reference-1 §4.3); where it is idle time, the
+    device waited, as on a host-bound slowdown (a launch or copy call that took longer), which a trace with launch
+    flows shows and that was said to lack them. Computing categories that moved against each other hold the same
+    kernels under another category (a renamed kernel, another op Type or PMU figures, or a Conv's operator on
+    the backward thread of a text export or GPU trace, reference-1 §3.8); Lccl gained from Free Time
+    alone is kernel time the Free Time formula takes out a second time: neither is time no operator holds, which
+    both were said to be."""
+    held = float(np.nansum(rows["Base(ms)"].to_numpy(dtype=float)) +
+                 np.nansum(rows["Comparison(ms)"].to_numpy(dtype=float)))
+    if not held:
+        return "as where no kernel is linked to an operator: a trace without launch flows"
+    step = _step_mask(wf)
+    delta = wf["Delta(ns)"].to_numpy(dtype=np.int64, na_value=0)
+    moved = np.flatnonzero(step & (delta != 0))
+    cats, steps = col_of(wf, "Category", object), col_of(wf, "Step", object)
+    comm = int(delta[moved[cats[moved] == "communication"]].sum())
+    sdma = int(delta[moved[steps[moved] == SDMA_STEP]].sum())
+    kinds, all_moved = set(cats[moved]), moved
+    # computing steps that moved against each other, their sum and Computing unchanged: the same kernels in
+    # another category (a name, op Type or PMU figures that changed), which an operator's device time never shows
+    regrouped = kinds == {"computing"} and len(moved) > 1 and not int(delta[moved].sum())
+    moved = moved[np.argsort(-np.abs(delta[moved]), kind="stable")]
+    # the communication (SDMA) steps decide where they moved a quarter of the step that moved most or more (the
+    # share the communication line's rule uses, OVERLAP_SHIFT_SHARE, there of the larger of the uncovered part's and
+    # the op rows' changes, with a 0.05 ms floor: so the line may still give a small overlap change, the hta host
+    # 2 ms late beside 0.052 ms less uncovered communication, whose note reads idle time); any move decided
+    most = OVERLAP_SHIFT_SHARE * abs(int(delta[moved[0]])) if len(moved) else 0
+    named = " and ".join(f"{steps[i]} {_ms3(delta[i]):+.3f} ms" for i in moved[:2])
+    if regrouped:
+        why = ("the same kernel time in other computing categories: a kernel's category follows its name, op type, "
+               "PMU figures and the operator around it (its name and, outside a DB export, its thread), so kernels "
+               "as long as before are counted under another category")
+    elif "lccl" in kinds and not comm and not int(delta[all_moved[np.isin(cats[all_moved], ["lccl", "free"])]].sum()):
+        # Free Time is E2E less computing, Lccl and uncovered communication (reference-1 §5.4 9): a kernel named
+        # kernel_aivec is computing on the timeline too, so its time left Free Time while the device idled as long
+        why = ("Lccl time (kernels named kernel_aivec) that Free Time gave up: Free Time is E2E - computing - Lccl - "
+               "uncovered communication, and their time counts as computing or communication too, so the device "
+               "idled as long as before")
+    elif comm and abs(comm) >= most:
+        # a collective as long as before at another time (its kernel and its operator unchanged) under less computing
+        # was "time no operator's kernels hold", while its operator held the kernel
+        why = (f"{overlap_words('less' if comm > 0 else 'more')}: kernels ran at other times, which no operator's "
+               "device time shows")
+    elif sdma and abs(sdma) >= most:
+        # a copy moved off the compute stream is Free: Other, not SDMA (reference-1 §4.3): that read as the device
+        # waiting for a slower host, beside a copy that ran as long as before
+        why = (f"copy time on a compute stream ({SDMA_STEP}): a copy longer or shorter, or one moved between a "
+               "compute stream and another stream, where it is Free: Other")
+    elif len(moved) and cats[moved[0]] == "free":  # its sign: a comparison whose host was quicker waited less
+        longer = delta[moved[0]] > 0
+        why = (f"device idle time: the device waited {'longer' if longer else 'less'} for work, as where the host was "
+               f"{'slower' if longer else 'quicker'} to launch it; ApiCompare times the host calls")
+    else:
+        why = "time no operator's kernels hold"
+    return f"the change is in {named}, {why}"
+
+
+def unexplained_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
+                     comm: pd.DataFrame | None = None) -> str:
+    """The note under the contributors: ``fallback_note`` (why the waterfall steps stand in for a level),
+    ``wrapper_note`` (each side's operators under one top-level op of another name), ``all_steps_note``,
+    ``name_map_note``, ``_unexplained`` (how much of the E2E change they explain), then ``communication_note``
+    (which of them hold collective communication, from ``comm``: the run's "contributor_communication" frame).
+    "" when none applies."""
+    parts = [fallback_note(contrib), wrapper_note(contrib), all_steps_note(contrib), name_map_note(contrib),
+             _unexplained(contrib, wf), communication_note(contrib, comm)]
+    return "; ".join(p for p in parts if p)
+
+
+def paired_names_map(ctx: RunContext) -> Mapping[str, str]:
+    """The --op_name_map that pairs operators in this run: none under --disable_details, which matches no operator
+    (reference-1 §1.5), and where the run warns that the map is ignored, a note saying that it pairs names only
+    contradicted the warning."""
+    return {} if ctx.options.disable_details else ctx.options.op_name_map
+
+
+def mapped_names(names: list[str], base: np.ndarray, comp: np.ndarray, contrib: pd.DataFrame,
+                 op_name_map: Mapping[str, str], digits: int) -> list[tuple[list[str], float, float]]:
+    """Per group of statistic rows (``names``, each side's ``base`` / ``comp`` figures) that --op_name_map makes one
+    name (``op_name_map.get(name, name)``, as the operator pairing applies it to both sides) with a listed
+    contributor among them: (the names, those with a base figure first, and the rows' figures together, to
+    ``digits`` decimals), in the order of their first listed contributor (the note shows the first three: in the
+    order of each group's first sheet row, a larger contributor's group was left off for a smaller one's). The statistic
+    sheets keep a row per name (reference-2 §2.7, §5), so a GPU op and its NPU namesake paired by the map were two
+    contributors of opposite sign, and the change of the pair the user asked to compare was in no figure."""
+    if not op_name_map or not len(contrib):
+        return []
+    members: dict[str, list[int]] = {}
+    for i, n in enumerate(names):
+        members.setdefault(op_name_map.get(n, n), []).append(i)
+    rank = {n: r for r, n in reversed(list(enumerate(contrib["Name"].tolist())))}
+    out = []
+    for idx in members.values():
+        # rows without a figure on either side (an op without device time: aten::view) add nothing to the pair, and
+        # a group of the listed row and those alone only repeated its own figures
+        idx = [i for i in idx if base[i] or comp[i]]
+        group = list(dict.fromkeys(names[i] for i in sorted(idx, key=lambda i: not base[i])))
+        first = min((rank[n] for n in group if n in rank), default=None)
+        if len(group) > 1 and first is not None:
+            out.append((first, group, round(float(np.nansum(base[idx])), digits),
+                        round(float(np.nansum(comp[idx])), digits)))
+    return [g[1:] for g in sorted(out, key=lambda g: g[0])]
+
+
+def name_map_text(found: list[tuple[list[str], float, float]], unit: str, digits: int) -> str:
+    """The note's sentence on ``mapped_names``' groups (the first three), "" for none."""
+    if not found:
+        return ""
+    def joined(names: list[str]) -> str:  # "a with b", "a with b and c", "a with b, c and d"
+        return f"{names[0]} with {', '.join(names[1:-1]) + ' and ' if len(names) > 2 else ''}{names[-1]}"
+
+    def fixed(v: float) -> float:  # ms a half away from zero, as the tables beside the note; MB as the memory sheet
+        return half_up(v, digits) if unit == "ms" else round(v, digits) + 0.0  # + 0.0: "+0.000", not "-0.000"
+
+    shown = [f"{joined(names)} {fixed(b):.{digits}f} {unit} -> {fixed(c):.{digits}f} {unit} together "
+             f"({fixed(decimal_diff(b, c) if unit == 'ms' else c - b):+.{digits}f} {unit})"
+             for names, b, c in found[:3]]
+    more = f"; ... ({len(found)} in all)" if len(found) > 3 else ""
+    return "--op_name_map pairs names that the statistic sheets, and so these rows, keep apart: " + "; ".join(
+        shown) + more
+
+
+def name_map_note(contrib: pd.DataFrame | None) -> str:
+    """Where --op_name_map makes a listed contributor and another operator row one name (``attrs["mapped"]``), the
+    pair's change together. "" otherwise."""
+    return pair_notes(contrib, "operator device time", "ms", 3, "the operator level")[1]
+
+
+def fallback_note(contrib: pd.DataFrame | None) -> str:
+    """Where the waterfall steps stand in for a level whose rows did not change (``attrs["fallback"]``): why. ""
+    otherwise."""
+    return str(contrib.attrs.get("fallback") or "") if contrib is not None and len(contrib) else ""
+
+
+def all_steps_note(contrib: pd.DataFrame | None) -> str:
+    """Where the contributors are kernel types of a text export given a step (``attrs["all_steps"]``: each such
+    side and its step), say that they are the whole profile's: KernelTypeCompare reads op_statistic.csv, which
+    holds no step ids, so a kernel type changed in another step was listed as the step's contributor, with the
+    only word of it on stderr. "" otherwise."""
+    if contrib is None or not len(contrib):
+        return ""
+    sides = contrib.attrs.get("all_steps")
+    if not sides:
+        return ""
+    why = "a text export's KernelTypeCompare reads op_statistic.csv, which holds no step ids"
+    if len(sides) == 1:
+        # the other side, a DB export, builds its statistic from the step's tasks: "these kernel types are the whole
+        # profile's" read as both columns', where one side's whole profile is set against the other's step
+        ((side, step),) = sides
+        other = "comparison" if side == "base" else "base"
+        return (f"the {side} side's kernel-type times are its whole profile's, not step {step}'s, set against the "
+                f"{other}'s step {contrib.attrs.get('other_step', '')} alone (a DB export builds them from the step's "
+                f"tasks): {why}")
+    asked = ", ".join(f"{side} step {step}" for side, step in sides)
+    return f"these kernel types are the whole profile's, not the step's ({asked}): {why}"
+
+
+#: From this share of a side's operator device time, one top-level op of a name the other side lacks is a wrapper.
+WRAPPER_SHARE = 0.9
+
+
+def step_wrappers(names: list[str], amounts: tuple[np.ndarray, np.ndarray],
+                  counts: tuple[np.ndarray, np.ndarray]) -> tuple[str, float, str, float] | None:
+    """(base name, its amount, comparison name, its amount) where each side's amount (operator device ms,
+    allocated MB) lies (WRAPPER_SHARE or more) under top-level ops of one name that the other side has no op of
+    (``counts``: each side's op count per name): an annotation around the whole step named after its batch (the
+    tracelens vLLM / SGLang traces: ``execute_32_context_0(...)_generation_32(...)`` against
+    ``execute_8192_context_9(...)``), so the operator level pairs nothing inside. A framework op (``aten::``,
+    ``autograd::``) is never one: it holds work of its own (an NPU text export links the all-reduce HCCL ops to the
+    AccumulateGrad that launched them, 106.247 of its ops' 115.731 ms in level 1 rank 0, beside PARAM AlexNet's
+    ``[param|cuda]`` annotation in reference pair 4). None otherwise. One rule for the time contributors
+    (``_step_wrappers``) and the memory ones (``memory_summary``)."""
+    if not names:
+        return None
+    total = [float(m.sum()) for m in amounts]
+    if not (total[0] > 0 and total[1] > 0):
+        return None
+    top = [int(np.argmax(m)) for m in amounts]
+    if top[0] == top[1] or any(names[i].startswith(checks.FRAMEWORK_PREFIXES) for i in top):
+        return None
+    for side, other in ((0, 1), (1, 0)):
+        i = top[side]
+        if amounts[side][i] < WRAPPER_SHARE * total[side] or counts[other][i] > 0:
+            return None
+    return names[top[0]], float(amounts[0][top[0]]), names[top[1]], float(amounts[1][top[1]])
+
+
+def _step_wrappers(op_rows: list[list] | None, sheets: list[Sheet]) -> tuple[str, float, str, float] | None:
+    """``step_wrappers`` of the operators' device time, read from OperatorCompareStatistic's rows (name, device
+    ms and op count per side), as the contributors are."""
+    rows = op_rows
+    if rows is None:
+        sheet = next((s for s in sheets if s.name == "OperatorCompareStatistic"), None)
+        if sheet is None or not len(sheet):
+            return None
+        rows = sheet.data.iloc[:, :6].to_numpy(dtype=object).tolist()
+    if not rows:
+        return None
+    ms = tuple(sheet_numbers([r[i] for r in rows]) for i in (2, 4))
+    counts = tuple(sheet_numbers([r[i] for r in rows]) for i in (3, 5))
+    return step_wrappers([str(r[1]) for r in rows], ms, counts)  # type: ignore[arg-type]
+
+
+def wrapper_text(found: tuple[str, float, str, float], what: str, unit: str, digits: int, table: str,
+                 details_off: bool = False, mapped: bool = False) -> str:
+    """The wrapper note's sentence for ``step_wrappers``' finding: ``what`` lies under the two wrappers (figures
+    in ``unit`` to ``digits`` decimals), so ``table`` compares the two, not the ops inside; --op_name_map pairs
+    the names, and --max_kernel_num drills into the pair (the operator pairing, which the memory sheets share).
+    ``details_off`` (a --disable_details run, which pairs no operator, so both options change nothing) adds that
+    the advice needs a run without it. ``mapped``: the run's --op_name_map pairs the two already (the statistic
+    sheets keep a row per name all the same), so only --max_kernel_num is left to give: advising the entry the
+    user gave read as if it had not been taken."""
+    nb, vb, nc, vc = found
+    advice = ("--op_name_map pairs them already: to compare inside, pass --max_kernel_num 10" if mapped else
+              f"to pair them and compare inside, give --op_name_map the entry {nb!r}: {nc!r} (beside any it holds) "
+              "and pass --max_kernel_num 10")
+    return (f"each side's {what} lies under one top-level op that the other side has no op of "
+            f"(base {nb} {vb:.{digits}f} {unit}, comparison {nc} {vc:.{digits}f} {unit}; an annotation around the "
+            f"step, named after its batch, is one), so {table} compares these two, not the ops inside them: "
+            + advice + (" in a run without --disable_details (which pairs no operator, so neither option changes "
+                        "a sheet)" if details_off else ""))
+
+
+def split_wrapper_pair(contrib: pd.DataFrame, op_name_map: Mapping[str, str]) -> None:
+    """Where the contributors' wrappers (``attrs["wrappers"]``) are one name under ``op_name_map``, mark them so
+    (``attrs["wrappers_mapped"]``: the wrapper note then asks for --max_kernel_num alone) and drop their group from
+    ``attrs["mapped"]``: the wrapper note gives both figures, and a second sentence on the same two names, with the
+    same figures, only repeated them."""
+    found = contrib.attrs.get("wrappers")
+    if not found or not op_name_map:
+        return
+    nb, nc = found[0], found[2]
+    if op_name_map.get(nb, nb) != op_name_map.get(nc, nc):
+        return
+    contrib.attrs["wrappers_mapped"] = True
+    groups = [g for g in contrib.attrs.get("mapped", []) if set(g[0]) != {nb, nc}]
+    if groups:
+        contrib.attrs["mapped"] = groups
+    else:
+        contrib.attrs.pop("mapped", None)
+
+
+def wrapper_note(contrib: pd.DataFrame | None) -> str:
+    """Say where the operator-level contributors are two wrappers (``_step_wrappers``, kept in the contributors'
+    ``attrs["wrappers"]``): their table then shows one side's step appearing and the other's vanishing, which
+    says nothing of the ops inside; --op_name_map pairs the two names, and --max_kernel_num drills into a pair.
+    "" otherwise."""
+    return pair_notes(contrib, "operator device time", "ms", 3, "the operator level")[0]
+
+
+def mark_pairs(ctx: RunContext, contrib: pd.DataFrame, rows: tuple[list[str], np.ndarray, np.ndarray] | None,
+               wrappers: tuple[str, float, str, float] | None) -> None:
+    """Set the contributors' attrs that ``pair_notes`` reads, for the time and the memory contributors alike:
+    ``mapped`` (``mapped_names`` of the statistic ``rows``: names, base and comparison figures), ``wrappers``
+    (``step_wrappers``' finding) with ``details_off``, then ``split_wrapper_pair``, which reads ``mapped``."""
+    name_map = paired_names_map(ctx)
+    mapped = mapped_names(*rows, contrib, name_map, 6) if rows is not None else []
+    if mapped:
+        contrib.attrs["mapped"] = mapped
+    if wrappers is not None:
+        contrib.attrs["wrappers"] = wrappers
+        contrib.attrs["details_off"] = ctx.options.disable_details
+        split_wrapper_pair(contrib, name_map)
+
+
+def pair_notes(contrib: pd.DataFrame | None, what: str, unit: str, digits: int, table: str) -> tuple[str, str]:
+    """(the wrapper note, the --op_name_map note) of contributors marked by ``mark_pairs``, each "" where it does
+    not apply: the time and the memory contributors word them alike, with their own figures (``wrapper_text``'s
+    ``what``, ``unit``, ``digits``, ``table``)."""
+    if contrib is None or not len(contrib):
+        return "", ""
+    found, mapped = contrib.attrs.get("wrappers"), contrib.attrs.get("mapped")
+    wrapper = wrapper_text(found, what, unit, digits, table, bool(contrib.attrs.get("details_off")),
+                           bool(contrib.attrs.get("wrappers_mapped"))) if found else ""
+    return wrapper, name_map_text(mapped, unit, digits) if mapped else ""
+
+
+#: A contributor is said to hold communication where its communication changed by this share of its diff or more.
+COMM_SHARE = 0.5
+#: What the communication inside an operator is, by the kinds of the sides that hold some (the frame
+#: "contributor_communication"'s ``attrs["kinds"]``: each side's kind; a side with a figure holds some).
+COMM_HELD = {
+    "": "HCCL ops, which an NPU text export links to the operator that launched them",
+    "GPU": "collective kernels (NCCL / RCCL), which the trace's launch flows link to the operator that launched them",
+    "GPU+NPU": "HCCL ops and collective kernels (NCCL / RCCL), which an NPU text export and a GPU trace's launch flows "
+               "link to the operator that launched them",
+}
+
+
+def communication_note(contrib: pd.DataFrame | None, comm: pd.DataFrame | None) -> str:
+    """Name the listed operator contributors whose change is mostly collective communication launched inside
+    them: an NPU text export links each HCCL op to the operator that launched it (an all-reduce under
+    ``AccumulateGrad``'s DDP hook), so such an operator's device time holds the collective, which the waterfall
+    counts as communication (uncovered where no computing overlaps it), not as the operator's computing. ""
+    where none does."""
+    if contrib is None or not len(contrib) or comm is None or not len(comm):
+        return ""
+    held = dict(zip(comm["Name"].tolist(), zip(comm["Base(ms)"].tolist(), comm["Comparison(ms)"].tolist(),
+                                               strict=True), strict=True))
+    kinds = comm.attrs.get("kinds", ("NPU", "NPU"))  # each side's kind, GPU or NPU
+    holds = comm.attrs.get("held", (True, True))  # whether each side holds collective communication at all
+    said: list[tuple[str, str]] = []
+    for name, diff in zip(contrib["Name"].tolist(), contrib["Diff(ms)"].tolist(), strict=True):
+        if name not in held:
+            continue
+        b, c = held[name]
+        # a side that links no collective to an operator (a DB export, a GPU trace of one rank) has no figure: the
+        # whole of the other side's communication is then inside this contributor's change only
+        if diff and ((0.0 if pd.isna(c) else c) - (0.0 if pd.isna(b) else b)) / diff >= COMM_SHARE:
+            said.append((name, _communication_figures(b, c, kinds, holds)))
+    if not said:
+        return ""
+    # the kinds of communication the figures hold: a GPU trace without collective kernels reads 0 ms and holds none
+    recorded = {k for k, col, h in zip(kinds, ("Base(ms)", "Comparison(ms)"), holds, strict=True)
+                if h and comm[col].notna().any()}
+    why = f"({COMM_HELD['GPU+NPU' if len(recorded) == 2 else 'GPU' if recorded == {'GPU'} else '']}; the waterfall " \
+          "counts them as communication, not computing)"
+    if len(said) == 1:
+        return f"most of the change of {said[0][0]} is collective communication launched inside it {why}: {said[0][1]}"
+    return (f"most of the change of {len(said)} listed contributors is collective communication launched inside "
+            f"them {why}: " + ", ".join(f"{n}: {s}" for n, s in said))
+
+
+#: Why a GPU side's communication inside an operator is null: its collective kernels are linked to no operator.
+GPU_UNRECORDED = "its trace's launch flows link none of its collective kernels to an operator"
+#: Why a GPU side's communication inside an operator is 0 ms, a reading: it ran none.
+GPU_NO_COLLECTIVES = "trace holds no NCCL / RCCL or other collective kernel"
+
+
+def _communication_figures(base: float, comparison: float, kinds: tuple[str, str] = ("NPU", "NPU"),
+                           held: tuple[bool, bool] = (True, True)) -> str:
+    """"communication 1.000 ms -> 2.000 ms", or with "not recorded" (as the communication line says it) for a side
+    whose figure is null: it links no collective to an operator, so its 0 would read as a fall of the communication
+    that its own CommunicationCompare column shows. The reason names what that side lacks, by its own kind: an
+    NPU export links no HCCL op (a DB export), a GPU trace links none (no launch flows); a GPU side beside an NPU
+    side was said to link no HCCL op, which no GPU trace has. A GPU trace without any collective kernel (one rank)
+    ran no communication: its 0 ms is a reading, as the communication line says, and the reason is given."""
+    if not pd.isna(base) and not pd.isna(comparison):
+        text = f"communication {base:.3f} ms -> {comparison:.3f} ms"
+        none = [side for side, k, h in zip(("base", "comparison"), kinds, held, strict=True) if k == "GPU" and not h]
+        return text + (f" (the {none[0]} side's {GPU_NO_COLLECTIVES})" if len(none) == 1 else "")
+    sides = ", ".join(f"{side} {'not recorded' if pd.isna(v) else f'{v:.3f} ms'}"
+                      for side, v in (("base", base), ("comparison", comparison)))
+    side = 0 if pd.isna(base) else 1
+    why = GPU_UNRECORDED if kinds[side] == "GPU" else "its export links no HCCL op to an operator"
+    return f"communication: {sides} ({why})"
+
+
+def _unexplained(contrib: pd.DataFrame | None, wf: pd.DataFrame | None) -> str:
+    """Where the operators (modules, kernels) together explain under half of the E2E change, say so: their
+    device time holds no free time, and in a DB export no communication, so ranking them would point at
+    a few µs of an 8 ms regression. Where they changed by twice the E2E change or more, say that too: a
+    contributor of -106 ms beside an E2E change of -7.4 ms is no explanation of it either. The waterfall
+    ``wf`` holds the E2E change (its end row) and names the steps that hold the rest; without one (a side has
+    no E2E time, so the E2E change is not a change of time) there is no note. "" otherwise."""
+    if contrib is None or not len(contrib) or wf is None or not len(wf):
+        return ""
+    e2e_delta_ns = int(wf["Delta(ns)"].iloc[-1])  # the "Comparison E2E" row: comparison E2E - base E2E
+    if not e2e_delta_ns:
+        return ""
+    level = str(contrib["Level"].iloc[0])
+    if level == "category":  # the waterfall steps themselves: they are the E2E change
+        return ""
+    net, e2e = level_net_ms(contrib), e2e_delta_ns / 1e6
+    note = _net_note(level, net, e2e, wf, e2e_delta_ns)
+    return note + _shares_basis(contrib, net) if note else ""
+
+
+def _net_note(level: str, net: float, e2e: float, wf: pd.DataFrame, e2e_delta_ns: int) -> str:
+    """``_unexplained``'s sentence on the net change of the level's rows against the E2E change ("" for none)."""
+    shown = f"{_ms3(e2e_delta_ns):+.3f} ms"  # the verdict's figure: ``e2e`` by its float read +0.004 of 4.5 us
+    moved = f"{half_up(net, 3):+.3f} ms"  # as the tables: a net of -100 ns read "-0.000 ms"
+    if net / e2e >= OVERSTATED_SHARE:  # a text export against a DB export: -106 ms of operators, -7.4 ms of E2E
+        return (f"all {level}s together changed by {moved}, {net / e2e:.1f}x the E2E change ({shown}): "
+                "their device time moved much more than the E2E time, as where it overlaps other work or the two "
+                "sides record it differently (see the validity checks); the waterfall shows where the E2E change is")
+    if net / e2e >= EXPLAINED_SHARE:
+        return ""
+    named, most, rest = _outside_steps(wf, e2e_delta_ns)
+    if rest is not None:
+        why = f"the waterfall puts all of it in {named}" + (
+            f"; other steps moved {_ms3(rest):+.3f} ms the other way" if _ms3(rest) else "")
+    elif most:
+        why = f"the waterfall puts most of it in {named}"
+    elif named:
+        why = f"the waterfall puts part of it in {named}; see the waterfall for the rest"
+    else:
+        why = "free time, communication, or kernels not linked to them; see the waterfall"
+    if net / e2e < 0:  # the other way: a share (-7982 % on text vs DB) would say nothing
+        head = f"all {level}s together changed by {moved}, against an E2E change of {shown}: "
+        if -net / e2e >= OVERSTATED_SHARE:
+            # text vs DB, level 1 rank 0: -106.827 ms of operators against +1.338 ms of E2E read only "the E2E change
+            # is outside their device time", as if those 106 ms had not moved
+            return head + (f"their device time moved the other way, {-net / e2e:.1f}x as much, as where it overlaps "
+                           "other work or the two sides record it differently (see the validity checks), and the E2E "
+                           f"change is outside it ({why})")
+        return head + f"the E2E change is outside their device time ({why})"
+    pct = round(net / e2e * 100)  # a change that rounds to 0 % is no 0 % beside a figure that is not 0
+    share = "under 1%" if net and not pct else f"{pct}%"
+    return (f"all {level}s together changed by {moved}, {share} of the E2E change ({shown}): "
+            f"most of it is outside their device time ({why})")

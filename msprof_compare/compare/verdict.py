@@ -1,0 +1,128 @@
+"""The E2E verdict: which side is slower and by how much, in words (``e2e_verdict``), with what its E2E time
+covers and the asides after its figures (``e2e_words``), as the console, the ``Summary`` sheet, the JSON and the
+``--fail_on_regression`` line say it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from . import checks
+from .waterfall import _ms3
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..api import CompareResult, RunContext
+
+
+#: From this ratio of the slower side's E2E time to the faster one's, the verdict says "N x as long" too.
+VERDICT_RATIO = 2.0
+
+
+def idle_aside(guards: pd.DataFrame | None) -> str:
+    """Where the "longest idle stretch" note says the E2E difference is mostly the two sides' longest stretches
+    with no computing and no communication, that in the verdict's words, else "". The verdict alone read "the base
+    takes 94.60x as long" of PARAM AlexNet's 12.9 s profile, 10.9 s of it one idle stretch, against an NPU step
+    whose Computing Time is about the same; the note saying so was a log line above the tables."""
+    return IDLE_ASIDE if guards is not None and guards.attrs.get(checks.IDLE_EXPLAINS) else ""
+
+
+#: ``idle_aside``'s words
+IDLE_ASIDE = ("most of that difference is time with no computing and no communication (validity check: longest idle "
+              "stretch), so compare Computing Time and its categories")
+
+
+def e2e_words(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None) -> tuple[str, str]:
+    """``e2e_verdict``'s ``scope`` and ``aside`` (the gate's line says the same), the aside read once: what a DB
+    export's E2E holds that a text export's leaves out (``export_aside``), a DB step's range change
+    (``e2e_aside``), then an idle stretch that makes most of the difference (``idle_aside``)."""
+    aside = e2e_aside(ctx, e2e)
+    idle = idle_aside(getattr(ctx, "frames", {}).get("guards"))
+    return e2e_scope(ctx, e2e, bool(aside)), "; ".join(a for a in (export_aside(ctx, e2e), aside, idle) if a)
+
+
+def export_aside(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None) -> str:
+    """Where a text export meets a DB export, what the DB side's E2E holds that the text side's would not (its
+    non-kernel tasks outside its computing and communication: a MEMCPY_ASYNC ~5 ms before the first kernel in
+    the torch_npu samples, which can turn a faster run into a "slower" verdict), else "". Said after the
+    verdict's figures: inside the parentheses after "E2E time" its ~150 characters (~230 with a step's scope)
+    stood between the words and their figures."""
+    sources = {"base": getattr(ctx.base, "source", None), "comparison": getattr(ctx.comparison, "source", None)}
+    if {sources["base"], sources["comparison"]} != {"ascend_db", "ascend_text"} or e2e is None or not len(e2e):
+        return ""
+    side = "base" if sources["base"] == "ascend_db" else "comparison"
+    outside = int(e2e[f"{side}_outside_busy_ns"].iloc[0])
+    if outside <= 0:
+        return ""
+    return (f"the {side} side's E2E, a DB export's, holds {_ms3(outside):.3f} ms of device tasks outside its computing "
+            "and communication, which a text export's leaves out")
+
+
+def e2e_scope(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None = None, range_aside: bool = False) -> str:
+    """" (whole profile on ...)" where a step was asked of a text export, whose E2E time ignores it; where a DB
+    step's ProfilerStep range changed outside its E2E (``range_aside``: ``e2e_aside`` says so after the figures),
+    that the E2E is the step's device tasks' span; else "". (What a DB export's E2E holds beside a text export's
+    is ``export_aside``, after the figures.)"""
+    parts = []
+    whole = checks.whole_profile_sides(ctx)
+    if whole:
+        sides = "both sides" if len(whole) > 1 else f"the {whole[0]} side"
+        parts.append(f"whole profile on {sides}: a text export's E2E ignores the step")
+    if range_aside:
+        parts.append("the step's device tasks' span")
+    return f" ({'; '.join(parts)})" if parts else ""
+
+
+#: The least change of a DB step's ProfilerStep range (ns) that ``e2e_aside`` weighs against its E2E.
+STEP_RANGE_NOTE_NS = 50_000
+
+
+def e2e_aside(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None) -> str:
+    """Where both sides are DB exports given a step: the change of the step's ProfilerStep range (STEP_TIME) when
+    its E2E time (the step's device tasks' span, reference-1 §7.3 6) shows under half of it, else "". A host late
+    before the step's first device task (or after its last) lengthens the step but no task span: the verdict read
+    "as fast as the base" of a step 0.5 ms longer, which the whole profile's E2E showed. A range shrunk apart
+    from the span reads "quicker": DB level-0 rank 1 -> level-2 rank 0 at step 50, -0.669 ms outside it. Said
+    after the verdict's figures (``e2e_verdict``, the gate's line): inside the parentheses after "E2E time" its
+    ~250 characters stood between the words and their figures."""
+    if e2e is None or not len(e2e):
+        return ""
+    spans = []
+    for p in (ctx.base, ctx.comparison):
+        rng = getattr(p, "extra", {}).get("step_range") if getattr(p, "source", None) == "ascend_db" else None
+        if not rng:
+            return ""
+        spans.append(int(rng[1]) - int(rng[0]))
+    step_delta = spans[1] - spans[0]
+    outside = step_delta - int(e2e["comparison_ns"].iloc[0]) + int(e2e["base_ns"].iloc[0])
+    # the part outside the span moved the range's way by over half of it: an E2E that moved more than the range
+    # (tasks running on past its end) is no host's doing
+    if abs(step_delta) < STEP_RANGE_NOTE_NS or 2 * outside * (1 if step_delta > 0 else -1) <= abs(step_delta):
+        return ""
+    # "the time outside", not "of which": where the E2E moved the other way, that time exceeds the range's change;
+    # ms as the verdict's figures it follows (no thousands separator)
+    return (f"its ProfilerStep range took {_ms3(spans[0]):.3f} ms -> "
+            f"{_ms3(spans[1]):.3f} ms, {_ms3(step_delta):+.3f} ms, and its time outside that span (before its "
+            f"first or after its last device task) changed by {_ms3(outside):+.3f} ms, as where the host was "
+            f"{'late' if outside > 0 else 'quicker'}")
+
+
+def e2e_verdict(wf: pd.DataFrame | None, scope: str = "", aside: str = "") -> str:
+    """Which side is slower and by how much, in words ("" without a waterfall): the waterfall's end rows give
+    only numbers, and "Comparison E2E ... +124.808" does not say at a glance that the comparison is the slow
+    side, nor that it takes 11.6 times as long. ``scope``: ``e2e_scope``'s text; ``aside``: ``e2e_aside``'s,
+    after the figures."""
+    if wf is None or not len(wf):
+        return ""
+    after = f"; {aside}" if aside else ""
+    base, comp = int(wf["Base(ns)"].iloc[0]), int(wf["Comparison(ns)"].iloc[-1])
+    if base == comp:
+        return f"E2E time{scope} {_ms3(base):.3f} ms on both sides: the comparison is as fast as the base{after}"
+    diff = comp - base
+    text = (f"E2E time{scope} {_ms3(base):.3f} ms -> {_ms3(comp):.3f} ms ({_ms3(diff):+.3f} ms, "
+            f"{diff / base * 100:+.2f}%): the comparison is {'slower' if diff > 0 else 'faster'} than the base")
+    ratio = max(base, comp) / min(base, comp)
+    if ratio >= VERDICT_RATIO:
+        text += f", {'it' if diff > 0 else 'the base'} takes {ratio:.2f}x as long"
+    return text + after

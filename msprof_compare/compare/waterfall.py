@@ -1,0 +1,239 @@
+"""The E2E waterfall of the ``Summary``: base E2E -> comparison E2E in steps (computing by category,
+uncovered communication by group, lccl, free time) whose deltas add up *exactly* (integer ns) to the E2E
+difference (``waterfall``), and the other frames made of the two sides' breakdowns that the Summary, the verdict
+and the gate read: ``ctx.frames["e2e"]`` (``e2e_frame``) and the steps as contributors where no statistic sheet
+names any (``_waterfall_contributors``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..columns import col_of
+from .breakdown import Breakdown, hccl_group_stem
+from .table import half_up_ns, plain_frame
+
+log = logging.getLogger("msprof-analyze")
+
+
+#: Group residuals below this (on both sides) are rounding, folded into the largest group.
+RESIDUAL_FOLD_NS = 1000
+#: The waterfall step of copy time on a compute stream (SDMA), part of free time.
+SDMA_STEP = "Free: SDMA"
+
+#: Waterfall frame columns (ns columns are exact; ms columns are for display).
+WATERFALL_COLUMNS = ["Step", "Category", "Base(ms)", "Comparison(ms)", "Delta(ms)", "Cumulative(ms)",
+                     "Share of E2E Diff", "Base(ns)", "Comparison(ns)", "Delta(ns)"]
+
+
+# (label, bucket names) of the computing steps, in OverallMetrics order; MC2 and Other follow.
+_COMPUTING_STEPS = (
+    ("Flash Attention (Forward)", ("fa_fwd_cube", "fa_fwd_vector")),
+    ("Flash Attention (Backward)", ("fa_bwd_cube", "fa_bwd_vector")),
+    ("Conv (Forward)", ("conv_fwd_cube", "conv_fwd_vector")),
+    ("Conv (Backward)", ("conv_bwd_cube", "conv_bwd_vector")),
+    ("Matmul", ("matmul_cube", "matmul_vector")),
+    ("Page Attention", ("page_attention",)),
+    ("Vector", ("vector_trans", "vector_notrans")),
+    ("Cube (other)", ("other_cube",)),  # OverallMetrics "\tCube"; the console's Cube Time adds Matmul
+    ("SDMA (Tensor Move)", ("sdma_tm",)),
+)
+
+
+def _ms3(ns: float) -> float:
+    """A text's ms with 3 decimals: whole ns to the us, a half away from zero (``table.half_up_ns``)."""
+    return half_up_ns(ns, 10**6, 3)
+
+
+def _group_labels(bd: Breakdown) -> dict[str, str]:
+    """Group key -> display label, as OverallMetrics labels groups (reference-1 §9.4 item 26).
+
+    A process-group name that names exactly one group on this side labels it
+    ``"{pg}: Communication"`` so that the two sides pair by pg name even when
+    their group ids differ; otherwise ``"{pg}: {key}"`` or the bare key.
+    """
+    by_pg: dict[str, list[str]] = {}
+    for key in bd.groups:
+        by_pg.setdefault(bd.pg_names.get(key, "") or "unknown", []).append(key)
+    labels = {}
+    for key in bd.groups:
+        pg = bd.pg_names.get(key, "")
+        if pg and pg != "unknown" and len(by_pg.get(pg, ())) == 1:
+            labels[key] = f"{pg}: Communication"
+        elif pg:
+            labels[key] = f"{pg}: {key}"
+        else:
+            labels[key] = key
+    # HCCL names a group "{ip}%{nic}_{port}_{index}_{creation time in us}" (DB exports show them raw):
+    # without the creation time the same group of two runs pairs up instead of leaving and arriving
+    # (a stripped name two groups of this side share keeps them apart in full)
+    stripped = {k: hccl_group_stem(v) or v for k, v in labels.items()}
+    uses = Counter(stripped.values())
+    return {k: stripped[k] if uses[stripped[k]] == 1 else v for k, v in labels.items()}
+
+
+def _group_totals(bd: Breakdown) -> dict[str, int]:
+    labels = _group_labels(bd)
+    out: dict[str, int] = {}
+    for key, parts in bd.groups.items():
+        lab = labels[key]
+        out[lab] = out.get(lab, 0) + int(parts.get("wait", 0)) + int(parts.get("transmit", 0))
+    return out
+
+
+#: The computing residual's name when it is negative on a side.
+OVERLAP_STEP = "Other Computing (minus overlap of categories)"
+
+
+#: Suffix of a communication group's waterfall step: the step holds the group's time outside computing (as
+#: the GPU's "Uncovered Communication"), not its whole time, which CommunicationCompare shows.
+UNCOVERED = " (uncovered)"
+
+
+def waterfall(base: Breakdown, comparison: Breakdown) -> pd.DataFrame:
+    """Base E2E -> comparison E2E in steps whose ``Delta(ns)`` add up exactly to the E2E difference.
+
+    E2E = computing + lccl + uncovered communication + free by construction of
+    ``Breakdown.free_ns``, so splitting each term into parts that sum to it
+    (with an explicit residual part where the data's parts need not add up:
+    "Other Computing", "Other Communication") keeps the identity exact.
+    """
+    steps: list[tuple[str, str, int, int]] = []  # (label, category, base ns, comparison ns)
+
+    def parts(bd: Breakdown) -> list[int]:
+        vals = [sum(int(bd.buckets[b].ns) for b in names) for _, names in _COMPUTING_STEPS]
+        vals.append(int(bd.mc2_ns))
+        vals.append(int(bd.computing_ns) - sum(vals))  # residual: Other (unclamped so the sum holds)
+        return vals
+
+    pb, pc = parts(base), parts(comparison)
+    for vals in (pb, pc):
+        # a sub-µs residual is rounding of fractional-ns kernel times (as for the groups below): fold it into
+        # that side's largest category instead of showing a noise step; per side, so that a -127 ns residual
+        # of one side does not name the other side's real uncategorised time an overlap
+        if vals[-1] and abs(vals[-1]) < RESIDUAL_FOLD_NS and any(vals[:-1]):
+            i = max(range(len(vals) - 1), key=vals.__getitem__)
+            vals[i] += vals[-1]
+            vals[-1] = 0
+    labels = [lab for lab, _ in _COMPUTING_STEPS] + ["MC2"]
+    for lab, b, c in zip(labels, pb[:-1], pc[:-1], strict=True):
+        steps.append((lab, "computing", b, c))
+    # a residual is below 0 when category kernels overlap in time (concurrent streams): their sums exceed the
+    # union. Each side's residual goes to the step it is: real uncategorised time on one side and an overlap
+    # on the other are two steps, not one row named for either
+    steps.append(("Other Computing", "computing", max(pb[-1], 0), max(pc[-1], 0)))
+    steps.append((OVERLAP_STEP, "computing", min(pb[-1], 0), min(pc[-1], 0)))
+
+    gb, gc = _group_totals(base), _group_totals(comparison)
+    if set(gb) & set(gc):  # per group only when some group pairs across the runs: a GPU side has none (its
+        # time would look like an unrelated "Other Communication" step beside the other side's groups), and
+        # groups that all differ (a text export's "Group 0" vs a DB export's HCCL name) would only show the
+        # whole communication time leaving in one step and arriving in another
+        rb = int(base.uncovered_comm_ns) - sum(gb.values())
+        rc = int(comparison.uncovered_comm_ns) - sum(gc.values())
+        # a sub-µs residual is rounding of fractional-ns group times: fold it into that side's largest group
+        # instead of showing a noise step (a side without groups keeps its residual)
+        if gb and rb and abs(rb) < RESIDUAL_FOLD_NS:
+            gb[max(gb, key=gb.__getitem__)] += rb
+            rb = 0
+        if gc and rc and abs(rc) < RESIDUAL_FOLD_NS:
+            gc[max(gc, key=gc.__getitem__)] += rc
+            rc = 0
+        for lab in list(gb) + [k for k in gc if k not in gb]:
+            steps.append((lab + UNCOVERED, "communication", gb.get(lab, 0), gc.get(lab, 0)))
+        steps.append(("Other Communication" + UNCOVERED, "communication", rb, rc))
+    else:
+        steps.append(("Uncovered Communication", "communication",
+                      int(base.uncovered_comm_ns), int(comparison.uncovered_comm_ns)))
+    steps.append(("Lccl", "lccl", int(base.lccl.ns), int(comparison.lccl.ns)))
+    steps.append((SDMA_STEP, "free", int(base.sdma_stream.ns), int(comparison.sdma_stream.ns)))
+    steps.append(("Free: Other", "free", int(base.free_ns) - int(base.sdma_stream.ns),
+                  int(comparison.free_ns) - int(comparison.sdma_stream.ns)))
+    steps = [s for s in steps if s[2] or s[3]]
+
+    e2e_b, e2e_c = int(base.e2e_ns), int(comparison.e2e_ns)
+    total = e2e_c - e2e_b
+    rows: list[dict[str, Any]] = [{
+        "Step": "Base E2E", "Category": "start", "Base(ns)": e2e_b, "Comparison(ns)": None,
+        "Delta(ns)": None, "cum": e2e_b,
+    }]
+    level = e2e_b
+    for lab, cat, b, c in steps:
+        level += c - b
+        rows.append({"Step": lab, "Category": cat, "Base(ns)": b, "Comparison(ns)": c,
+                     "Delta(ns)": c - b, "cum": level})
+    rows.append({"Step": "Comparison E2E", "Category": "end", "Base(ns)": None, "Comparison(ns)": e2e_c,
+                 "Delta(ns)": total, "cum": e2e_c})
+    if level != e2e_c:  # impossible by construction; a loader filled an inconsistent Breakdown
+        log.warning("waterfall steps do not add up to the E2E difference (off by %d ns)", e2e_c - level)
+
+    # one frame built from plain columns: these tables are tiny, so per-column pandas ops would dominate
+    def ns_col(key: str) -> list[int | None]:
+        return [r[key] for r in rows]
+
+    # the nullable columns from their values and masks: ``pd.array`` of a list infers and checks per value
+    def ns(values: list[int | None]) -> tuple[np.ndarray, np.ndarray]:
+        mask = np.array([v is None for v in values], dtype=bool)
+        return np.array([0 if v is None else v for v in values], dtype=np.int64), mask
+
+    def ms(data: np.ndarray, mask: np.ndarray) -> pd.arrays.FloatingArray:
+        out = data / 1e6  # as int / 1e6 per value: the int64 converted to float, then divided
+        out[mask] = np.nan
+        return pd.arrays.FloatingArray(out, mask.copy())
+
+    b_ns, c_ns, d_ns = ns(ns_col("Base(ns)")), ns(ns_col("Comparison(ns)")), ns(ns_col("Delta(ns)"))
+    share = [None if (d is None or not total or r["Category"] == "start") else d / total + 0.0  # no -0.0
+             for d, r in zip(ns_col("Delta(ns)"), rows, strict=True)]
+    share_mask = np.array([v is None for v in share], dtype=bool)
+    return plain_frame({
+        "Step": [r["Step"] for r in rows], "Category": [r["Category"] for r in rows],
+        "Base(ms)": ms(*b_ns), "Comparison(ms)": ms(*c_ns), "Delta(ms)": ms(*d_ns),
+        "Cumulative(ms)": np.array([r["cum"] for r in rows], dtype=np.int64) / 1e6,
+        "Share of E2E Diff": pd.arrays.FloatingArray(
+            np.array([np.nan if v is None else v for v in share], dtype=np.float64), share_mask),
+        "Base(ns)": pd.arrays.IntegerArray(*b_ns), "Comparison(ns)": pd.arrays.IntegerArray(*c_ns),
+        "Delta(ns)": pd.arrays.IntegerArray(*d_ns),
+    }, WATERFALL_COLUMNS)
+
+
+def _step_mask(wf: pd.DataFrame) -> np.ndarray:
+    """The waterfall's steps: every row but the two E2E rows."""
+    return np.isin(col_of(wf, "Category", object), ["start", "end"], invert=True)
+
+
+def _steps_changed(wf: pd.DataFrame) -> bool:
+    """Whether some waterfall step changed."""
+    return bool(len(wf)) and bool((wf["Delta(ns)"].to_numpy(dtype=np.int64, na_value=0)[_step_mask(wf)] != 0).any())
+
+
+def _waterfall_contributors(wf: pd.DataFrame) -> tuple[str, pd.DataFrame]:
+    """Fallback when no statistic sheet exists: every waterfall step (computing categories, communication,
+    free time), so the shares are of the waterfall steps' change, as the title says."""
+    step = _step_mask(wf)
+    return "category", plain_frame({
+        "Name": col_of(wf, "Step", object)[step],
+        "Base(ms)": wf["Base(ms)"].to_numpy(dtype=float, na_value=np.nan)[step],
+        "Comparison(ms)": wf["Comparison(ms)"].to_numpy(dtype=float, na_value=np.nan)[step]})
+
+
+def _waterfall_of(pair: tuple[Breakdown, Breakdown] | None) -> pd.DataFrame:
+    """The waterfall of two breakdowns; empty without them or where a side has no E2E time (no Overlap
+    Analysis lane, no device activity): OverallMetrics is left out then (reference-1 §9.1), and a waterfall
+    from or to 0 would show an invented change."""
+    if pair is None or not (pair[0].e2e_ns and pair[1].e2e_ns):
+        return pd.DataFrame(columns=WATERFALL_COLUMNS)
+    return waterfall(*pair)
+
+
+def e2e_frame(base: Breakdown, comparison: Breakdown) -> pd.DataFrame:
+    """The result frame "e2e": both sides' E2E time in ns (0 where a side has none), and the part of each that
+    lies outside its computing and communication (a DB export's non-kernel tasks, ``Breakdown.outside_busy_ns``:
+    ``e2e_scope`` says it beside a text export)."""
+    return plain_frame({"base_ns": [int(base.e2e_ns)], "comparison_ns": [int(comparison.e2e_ns)],
+                        "base_outside_busy_ns": [int(base.outside_busy_ns)],
+                        "comparison_outside_busy_ns": [int(comparison.outside_busy_ns)]})
