@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from .contributors import coverage_frame
 from .table import Sheet, plain_frame, sheet_numbers
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -93,8 +94,6 @@ def contributors(cols: _Columns) -> pd.DataFrame:
     """The op rows of CommunicationCompare whose total duration changes explain 80% of the summed absolute change,
     largest first (equal ones in the sheet's order); none when a side recorded no communication op or nothing
     changed."""
-    from .contributors import coverage_frame
-
     diff = cols.diff
     return coverage_frame(cols.names, cols.base / 1e6, cols.comparison / 1e6,
                           diff if all(cols.recorded) else diff[:0], CONTRIBUTOR_COLUMNS)

@@ -42,7 +42,7 @@ import pandas as pd
 from ..columns import col_of
 from ..model import GPU_COMM_PREFIXES, Profile, object_array
 from ..textsafe import text_width
-from . import checks, classify, overall
+from . import checks, classify, communication_summary, memory_summary, overall
 from .contributors import (
     CONSOLE_TOP,
     _level_rows,
@@ -207,8 +207,7 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
     comm = _contributor_communication(ctx, contrib)
     if comm is not None:
         ctx.frames["contributor_communication"] = comm
-    from . import communication_summary, memory_summary  # where they grew, in a communication- or memory-only run too
-
+    # where they grew, in a communication- or memory-only run too
     communication_summary.build(ctx, sheets or [])
     memory_summary.build(ctx, sheets or [])
     outside: list[str] = []
