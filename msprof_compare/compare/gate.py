@@ -15,9 +15,9 @@ from ..textsafe import term_safe
 from .breakdown import Breakdown
 from .contributors import share_basis, top_contributors
 from .summary_notes import unexplained_note
-from .table import half_up
+from .table import half_up, ms3
 from .verdict import e2e_words
-from .waterfall import _ms3, _step_mask, _waterfall_contributors, _waterfall_of, e2e_frame
+from .waterfall import _step_mask, _waterfall_contributors, _waterfall_of, e2e_frame
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult
@@ -81,7 +81,7 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5,
     limit = Fraction(written)
     regressed = (comp - base) * 100 > limit * base
     change = _change_text(comp, base, limit, regressed)
-    head = (f"E2E time{scope} {_ms3(base):.3f} ms -> {_ms3(comp):.3f} ms ({change}), "
+    head = (f"E2E time{scope} {ms3(base):.3f} ms -> {ms3(comp):.3f} ms ({change}), "
             f"threshold +{written[:-2] if written.endswith('.0') else written}%{f'; {aside}' if aside else ''}")
     if not regressed:
         return 0, f"No regression: {head}"
@@ -108,7 +108,7 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5,
         if len(steps):
             biggest = zip(steps["Step"], steps["Delta(ns)"], strict=True)
             step_lines.append("Largest waterfall steps: " + ", ".join(
-                f"{term_safe(s)} +{_ms3(float(d)):.3f} ms" for s, d in biggest))
+                f"{term_safe(s)} +{ms3(float(d)):.3f} ms" for s, d in biggest))
     # where the contributors explain little of the change, the waterfall steps that do come first
     lines += step_lines + worst_lines if note else worst_lines + step_lines
     return EXIT_REGRESSION, "\n".join(lines)

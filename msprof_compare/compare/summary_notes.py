@@ -16,8 +16,8 @@ from ..columns import col_of
 from . import checks
 from .communication_summary import OVERLAP_SHIFT_SHARE, overlap_words
 from .contributors import level_gross_ms, level_net_ms
-from .table import Sheet, decimal_diff, half_up, sheet_numbers
-from .waterfall import SDMA_STEP, _ms3, _step_mask
+from .table import Sheet, decimal_diff, half_up, ms3, sheet_numbers
+from .waterfall import SDMA_STEP, _step_mask
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -62,7 +62,7 @@ def _outside_steps(wf: pd.DataFrame, e2e_delta_ns: int) -> tuple[str, bool, int 
     pick = np.flatnonzero(np.isin(cat, ["communication", "free"]) & moved)
     pick = pick[np.argsort(-np.abs(delta[pick]), kind="stable")][:2]
     steps = col_of(wf, "Step", object)
-    named = " and ".join(f"{steps[i]} {_ms3(delta[i]):+.3f} ms" for i in pick)
+    named = " and ".join(f"{steps[i]} {ms3(delta[i]):+.3f} ms" for i in pick)
     held = int(delta[pick].sum())
     rest = e2e_delta_ns - held if len(pick) and abs(held) >= abs(e2e_delta_ns) else None
     return named, bool(len(pick)) and abs(held) * 2 >= abs(e2e_delta_ns), rest
@@ -100,7 +100,7 @@ def _unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame) -> str:
     # the op rows' changes, with a 0.05 ms floor: so the line may still give a small overlap change, the hta host
     # 2 ms late beside 0.052 ms less uncovered communication, whose note reads idle time); any move decided
     most = OVERLAP_SHIFT_SHARE * abs(int(delta[moved[0]])) if len(moved) else 0
-    named = " and ".join(f"{steps[i]} {_ms3(delta[i]):+.3f} ms" for i in moved[:2])
+    named = " and ".join(f"{steps[i]} {ms3(delta[i]):+.3f} ms" for i in moved[:2])
     if regrouped:
         why = ("the same kernel time in other computing categories: a kernel's category follows its name, op type, "
                "PMU figures and the operator around it (its name and, outside a DB export, its thread), so kernels "
@@ -443,7 +443,7 @@ def _unexplained(contrib: pd.DataFrame | None, wf: pd.DataFrame | None) -> str:
 
 def _net_note(level: str, net: float, e2e: float, wf: pd.DataFrame, e2e_delta_ns: int) -> str:
     """``_unexplained``'s sentence on the net change of the level's rows against the E2E change ("" for none)."""
-    shown = f"{_ms3(e2e_delta_ns):+.3f} ms"  # the verdict's figure: ``e2e`` by its float read +0.004 of 4.5 us
+    shown = f"{ms3(e2e_delta_ns):+.3f} ms"  # the verdict's figure: ``e2e`` by its float read +0.004 of 4.5 us
     moved = f"{half_up(net, 3):+.3f} ms"  # as the tables: a net of -100 ns read "-0.000 ms"
     if net / e2e >= OVERSTATED_SHARE:  # a text export against a DB export: -106 ms of operators, -7.4 ms of E2E
         return (f"all {level}s together changed by {moved}, {net / e2e:.1f}x the E2E change ({shown}): "
@@ -454,7 +454,7 @@ def _net_note(level: str, net: float, e2e: float, wf: pd.DataFrame, e2e_delta_ns
     named, most, rest = _outside_steps(wf, e2e_delta_ns)
     if rest is not None:
         why = f"the waterfall puts all of it in {named}" + (
-            f"; other steps moved {_ms3(rest):+.3f} ms the other way" if _ms3(rest) else "")
+            f"; other steps moved {ms3(rest):+.3f} ms the other way" if ms3(rest) else "")
     elif most:
         why = f"the waterfall puts most of it in {named}"
     elif named:

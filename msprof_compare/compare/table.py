@@ -158,6 +158,11 @@ def half_up_ns(ns: float, unit_ns: int, places: int) -> float:
     return math.copysign(q + (2 * rest >= step), ns) / 10 ** places + 0.0
 
 
+def ms3(ns: float) -> float:
+    """A text's ms with 3 decimals: whole ns to the us, a half away from zero (``half_up_ns``)."""
+    return half_up_ns(ns, 10**6, 3)
+
+
 def half_up(value: float, places: int) -> float:
     """A float cell (ms to the ns) to ``places`` decimals, a half away from zero, for a text that shows it with
     ``places`` digits: the decimal the cell stands for (its shortest repr) is rounded, as ``half_up_ns`` rounds

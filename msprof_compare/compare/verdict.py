@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from . import checks
-from .waterfall import _ms3
+from .table import ms3
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult, RunContext
@@ -55,7 +55,7 @@ def export_aside(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None) -> s
     outside = int(e2e[f"{side}_outside_busy_ns"].iloc[0])
     if outside <= 0:
         return ""
-    return (f"the {side} side's E2E, a DB export's, holds {_ms3(outside):.3f} ms of device tasks outside its computing "
+    return (f"the {side} side's E2E, a DB export's, holds {ms3(outside):.3f} ms of device tasks outside its computing "
             "and communication, which a text export's leaves out")
 
 
@@ -102,9 +102,9 @@ def e2e_aside(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None) -> str:
         return ""
     # "the time outside", not "of which": where the E2E moved the other way, that time exceeds the range's change;
     # ms as the verdict's figures it follows (no thousands separator)
-    return (f"its ProfilerStep range took {_ms3(spans[0]):.3f} ms -> "
-            f"{_ms3(spans[1]):.3f} ms, {_ms3(step_delta):+.3f} ms, and its time outside that span (before its "
-            f"first or after its last device task) changed by {_ms3(outside):+.3f} ms, as where the host was "
+    return (f"its ProfilerStep range took {ms3(spans[0]):.3f} ms -> "
+            f"{ms3(spans[1]):.3f} ms, {ms3(step_delta):+.3f} ms, and its time outside that span (before its "
+            f"first or after its last device task) changed by {ms3(outside):+.3f} ms, as where the host was "
             f"{'late' if outside > 0 else 'quicker'}")
 
 
@@ -118,9 +118,9 @@ def e2e_verdict(wf: pd.DataFrame | None, scope: str = "", aside: str = "") -> st
     after = f"; {aside}" if aside else ""
     base, comp = int(wf["Base(ns)"].iloc[0]), int(wf["Comparison(ns)"].iloc[-1])
     if base == comp:
-        return f"E2E time{scope} {_ms3(base):.3f} ms on both sides: the comparison is as fast as the base{after}"
+        return f"E2E time{scope} {ms3(base):.3f} ms on both sides: the comparison is as fast as the base{after}"
     diff = comp - base
-    text = (f"E2E time{scope} {_ms3(base):.3f} ms -> {_ms3(comp):.3f} ms ({_ms3(diff):+.3f} ms, "
+    text = (f"E2E time{scope} {ms3(base):.3f} ms -> {ms3(comp):.3f} ms ({ms3(diff):+.3f} ms, "
             f"{diff / base * 100:+.2f}%): the comparison is {'slower' if diff > 0 else 'faster'} than the base")
     ratio = max(base, comp) / min(base, comp)
     if ratio >= VERDICT_RATIO:

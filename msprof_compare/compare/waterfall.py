@@ -16,7 +16,7 @@ import pandas as pd
 
 from ..columns import col_of
 from .breakdown import Breakdown, hccl_group_stem
-from .table import half_up_ns, plain_frame
+from .table import plain_frame
 
 log = logging.getLogger("msprof-analyze")
 
@@ -43,11 +43,6 @@ _COMPUTING_STEPS = (
     ("Cube (other)", ("other_cube",)),  # OverallMetrics "\tCube"; the console's Cube Time adds Matmul
     ("SDMA (Tensor Move)", ("sdma_tm",)),
 )
-
-
-def _ms3(ns: float) -> float:
-    """A text's ms with 3 decimals: whole ns to the us, a half away from zero (``table.half_up_ns``)."""
-    return half_up_ns(ns, 10**6, 3)
 
 
 def _group_labels(bd: Breakdown) -> dict[str, str]:
