@@ -202,6 +202,22 @@ def _module_rows_of(contrib: pd.DataFrame, sheets: list[Sheet]) -> pd.DataFrame 
     return frame
 
 
+def find_module_contributors(ctx: RunContext, contrib: pd.DataFrame, sheets: list[Sheet]
+                             ) -> tuple[list[str], dict[str, list[tuple[str, float, float]]], pd.DataFrame | None]:
+    """What ``summary.build`` takes from the module sheets for the operator-level contributors ``contrib``: those
+    no module row names (``_outside_modules``), those of them with modules run inside them and how much of their
+    time those modules' rows hold (``_held_inside``; ``outside_modules_line`` words both), and the module
+    contributors (``_module_contributors``, else ``_module_rows_of``; None for neither)."""
+    outside = _outside_modules(contrib, sheets)
+    own = _own_module_rows(contrib, sheets)
+    held = _held_inside(ctx, contrib, outside + list(own))
+    outside_held = {n: f for n, f in held.items() if n in outside}
+    modules = _module_contributors(ctx, contrib, sheets, outside_held | _around_modules(own, held))
+    if modules is None:
+        modules = _module_rows_of(contrib, sheets)
+    return outside, outside_held, modules
+
+
 def module_contributors_note(frame: pd.DataFrame | None) -> str:
     """The sentence that introduces the module contributors: which listed operators run modules and how much of
     their time those modules' rows hold ("" without module contributors), and that the table ranks the module rows

@@ -49,14 +49,7 @@ from .contributors import (
     _operator_statistic,
     top_contributors,
 )
-from .module_contributors import (
-    _around_modules,
-    _held_inside,
-    _module_contributors,
-    _module_rows_of,
-    _outside_modules,
-    _own_module_rows,
-)
+from .module_contributors import find_module_contributors
 from .summary_notes import _step_wrappers, _unchanged_why, mark_pairs
 from .table import STYLE_MS3, STYLE_RATIO, STYLE_TEXT, Column, Sheet, plain_frame
 from .verdict import e2e_verdict, e2e_words
@@ -213,13 +206,7 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
     outside: list[str] = []
     outside_held: dict[str, list[tuple[str, float, float]]] = {}
     if op_rows is not None and sheets:
-        outside = _outside_modules(contrib, sheets)
-        own = _own_module_rows(contrib, sheets)
-        held = _held_inside(ctx, contrib, outside + list(own))
-        outside_held = {n: f for n, f in held.items() if n in outside}
-        modules = _module_contributors(ctx, contrib, sheets, outside_held | _around_modules(own, held))
-        if modules is None:
-            modules = _module_rows_of(contrib, sheets)
+        outside, outside_held, modules = find_module_contributors(ctx, contrib, sheets)
         if modules is not None:
             ctx.frames["module_contributors"] = modules
     if not len(wf) or not sheets:  # alone, a Summary would turn a run without any sheet into a workbook
