@@ -110,7 +110,8 @@ class CompareResult:
                 + (f", verdict={verdict!r})" if verdict else ")"))
 
     def sheet(self, name: str) -> pd.DataFrame:
-        """One sheet's data with its display headers (as pandas would read the xlsx)."""
+        """One sheet's data as pandas would read the xlsx (display headers; a number column with blanks is float64
+        with NaN), a new copy on each call."""
         for s in self.sheets:
             if s.name == name:
                 return s.frame()

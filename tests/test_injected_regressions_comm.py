@@ -75,7 +75,7 @@ def _frames_equal(a, b) -> list[str]:
     out = []
     for name in a.sheet_names:
         fa, fb = a.sheet(name), b.sheet(name)
-        if not fa.fillna("nan").equals(fb.fillna("nan")):
+        if not fa.equals(fb):  # equals() takes blanks (None, NaN) in the same cells as equal
             out.append(name)
     return out
 

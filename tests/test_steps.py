@@ -462,6 +462,7 @@ def _split_step(samples: Path, dst: Path) -> tuple[Decimal, Decimal, Decimal]:
 
 def _forward_modules(sheet) -> dict[str, list]:
     rows = sheet[~sheet["Module Name"].astype(str).str.contains("BACKWARD", regex=False)]
+    rows = rows.astype(object).where(rows.notna(), None)  # a blank (NaN in a number column) as None: NaN != NaN
     return {f"{r['Module Name']}|{r['Operator Name']}": r.tolist()[5:] for _, r in rows.iterrows()}
 
 

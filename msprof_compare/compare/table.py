@@ -30,6 +30,10 @@ STYLE_TEXT = "text"      # plain string (always written as a string, never a for
 STYLE_BOLD = "bold"      # bold string (e.g. the Kernel column of KernelCompare)
 
 
+#: ``pd.api.types.infer_dtype`` kinds of an object column that holds only numbers (and blanks).
+_NUMBER_KINDS = frozenset({"integer", "floating", "mixed-integer-float"})
+
+
 @dataclass(frozen=True)
 class Column:
     """One column of a sheet: displayed header, cell style and width."""
@@ -75,7 +79,21 @@ class Sheet:
         return f"{type(self).__name__}(name={self.name!r}, rows={len(self.data)}, columns={len(self.columns)})"
 
     def frame(self) -> pd.DataFrame:
-        """The data with display headers (duplicates suffixed ``.1`` as pandas reads the xlsx)."""
+        """The data as pandas reads the xlsx: display headers (duplicates suffixed ``.1``), and a number column
+        with blank cells as float64 with NaN. The detail comparators keep such a column ``object`` holding None
+        (a blank cell to the writers), on which a notebook's ``nlargest``, ``plot`` or ``describe`` fail or skip
+        it; a column of text, or of numbers and text (OverallMetrics' "/" counts), stays as it is."""
+        out = self.labelled()
+        for i, dtype in enumerate(out.dtypes):
+            if isinstance(dtype, np.dtype) and dtype.kind == "O":
+                col = out.iloc[:, i]
+                if pd.api.types.infer_dtype(col, skipna=True) in _NUMBER_KINDS:
+                    out.isetitem(i, col.astype("float64"))
+        return out
+
+    def labelled(self) -> pd.DataFrame:
+        """The data with display headers (duplicates suffixed ``.1``) and its cells as written, a blank one None:
+        the JSON report's rows, whose whole numbers stay whole."""
         seen: dict[str, int] = {}
         names = []
         for h in self.headers:

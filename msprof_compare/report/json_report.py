@@ -129,7 +129,7 @@ def to_document(result: CompareResult, generated_at: _dt.datetime | None = None)
     for s in result.sheets:
         if not len(s):
             continue
-        f = s.frame()
+        f = s.labelled()  # whole numbers stay whole (frame() reads a number column with blanks as float)
         sheets.append({
             "name": s.name,
             "headers": list(s.headers),

@@ -1,0 +1,93 @@
+"""The Python API as a notebook uses it: the sheets' DataFrames as pandas reads the workbook (numbers numeric),
+independent of what the caller does to them.
+
+Input: the bundled sample_data pair (sample_data/README.md: TraceLens' bert-small traces, H100 and MI300X).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import msprof_compare
+
+ROOT = Path(__file__).resolve().parent.parent
+BASE = ROOT / "sample_data" / "bert-small_h100.json.gz"
+COMP = ROOT / "sample_data" / "bert-small_mi300.json.gz"
+
+
+@pytest.fixture(scope="module")
+def result() -> msprof_compare.CompareResult:
+    return msprof_compare.compare(BASE, COMP)
+
+
+@pytest.fixture(scope="module")
+def workbook(result: msprof_compare.CompareResult, tmp_path_factory: pytest.TempPathFactory) -> str:
+    return result.to_excel(tmp_path_factory.mktemp("wb"))
+
+
+@pytest.mark.parametrize("name", ["Summary", "ModuleCompareStatistic", "ModuleCompare"])
+def test_number_columns_with_blanks_are_floats_as_read_from_the_workbook(result, workbook, name):
+    """A number column with blank cells (a module row has no device total time; the waterfall's first row no
+    comparison figure) came back ``object`` holding None, on which ``nlargest`` raised TypeError, while pandas
+    reads the same column of the written workbook as float64 with NaN. Each sheet's frame now has the workbook's
+    numeric columns numeric, with its blanks where the workbook has them and its values."""
+    frame = result.sheet(name)
+    read = pd.read_excel(workbook, sheet_name=name, header=2, nrows=len(frame)).iloc[:, :frame.shape[1]]
+    assert list(read.columns) == list(frame.columns)
+    numeric = [c for c in read.columns if pd.api.types.is_numeric_dtype(read[c])]
+    blanks = [c for c in numeric if read[c].isna().any()]
+    assert {"Base(ms)", "Comparison(ms)"} <= set(blanks) if name == "Summary" else \
+        {"Device Total Time(ms)" if name.endswith("Statistic") else "Device Total Time(us)"} <= set(blanks)
+    for c in numeric:
+        assert pd.api.types.is_numeric_dtype(frame[c]), (c, frame[c].dtype)
+        np.testing.assert_array_equal(frame[c].isna().to_numpy(), read[c].isna().to_numpy(), err_msg=c)
+        np.testing.assert_allclose(frame[c].to_numpy(float), read[c].to_numpy(float), rtol=1e-12, err_msg=c)
+    diff = next(c for c in blanks if "Diff" in c or "Delta" in c)
+    top = frame.nlargest(2, diff)  # TypeError on an object column
+    assert top[diff].tolist() == sorted(read[diff].dropna().tolist(), reverse=True)[:2]
+
+
+def test_text_and_mixed_columns_keep_their_cells(result):
+    """Only columns of numbers and blanks change: a call stack with blanks keeps None, and OverallMetrics'
+    Number column ("/" for a time with no count) keeps its text beside the counts, as the workbook shows it."""
+    modules = result.sheet("ModuleCompareStatistic")
+    assert modules["Base Call Stack"].dtype == object and modules["Base Call Stack"].isna().any()
+    assert None in modules["Base Call Stack"].tolist()
+    number = result.sheet("OverallMetrics")["Number"].tolist()
+    assert "/" in number and any(isinstance(v, int) for v in number)
+
+
+def test_json_rows_keep_whole_numbers(result):
+    """The JSON report reads the cells as written: a count column with blanks stays whole numbers there, not
+    the floats ``sheet()`` gives (MemoryCompare's Diff Size(KB) and ModuleCompareStatistic's counts)."""
+    from msprof_compare.report.json_report import to_document
+
+    doc = {s["name"]: s for s in to_document(result)["sheets"]}
+    for name in ("ModuleCompareStatistic", "ModuleCompare"):
+        frame, rows = result.sheets[result.sheet_names.index(name)].labelled(), doc[name]["rows"]
+        for j, c in enumerate(frame.columns):
+            cells = frame.iloc[:, j].tolist()
+            assert [r[c] for r in rows] == cells, c
+            assert all(type(r[c]) is int for r, v in zip(rows, cells, strict=True) if isinstance(v, (int, np.integer))
+                       and not isinstance(v, bool)), c
+
+
+def test_frames_are_copies(result, tmp_path):
+    """Changing a returned frame changes neither a later ``sheet()`` nor the workbook written afterwards."""
+    frame = result.sheet("ModuleCompareStatistic")
+    col = "Device Total Time(ms)"
+    first = frame[col].first_valid_index()
+    kept = frame.at[first, col]
+    frame[col] = -1.0
+    waterfall = result.waterfall
+    waterfall["Delta(ms)"] = -1.0
+    assert result.waterfall["Delta(ms)"].iloc[-1] != -1.0
+    assert result.sheet("ModuleCompareStatistic").at[first, col] == kept
+    read = pd.read_excel(result.to_excel(tmp_path), sheet_name="ModuleCompareStatistic", header=2)
+    assert read.at[first, col] == pytest.approx(kept)
+    assert (read[col].dropna() >= 0).all()
+
