@@ -1,11 +1,13 @@
 """The Python API as a notebook uses it: the sheets' DataFrames as pandas reads the workbook (numbers numeric),
-independent of what the caller does to them.
+independent of what the caller does to them, and ``help(compare)`` naming every option.
 
 Input: the bundled sample_data pair (sample_data/README.md: TraceLens' bert-small traces, H100 and MI300X).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +15,7 @@ import pandas as pd
 import pytest
 
 import msprof_compare
+from msprof_compare.options import Options
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE = ROOT / "sample_data" / "bert-small_h100.json.gz"
@@ -91,3 +94,12 @@ def test_frames_are_copies(result, tmp_path):
     assert read.at[first, col] == pytest.approx(kept)
     assert (read[col].dropna() >= 0).all()
 
+
+def test_help_names_every_option():
+    """``help(msprof_compare.compare)`` lists the options by name (a notebook user has no ``-h``), each field of
+    Options once, and says which exceptions it raises."""
+    doc = msprof_compare.compare.__doc__ or ""
+    named = set(re.findall(r"``(\w+)``", doc))
+    missing = [f.name for f in dataclasses.fields(Options) if f.name not in named]
+    assert not missing, missing
+    assert "UsageError" in doc and "ProfileError" in doc and "to_excel" in doc
