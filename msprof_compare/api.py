@@ -125,9 +125,11 @@ class CompareResult:
     def to_excel(self, target: str | os.PathLike[str] = ".") -> str:
         """Write the workbook into a directory (or to a file path); returns the file written, "" when no sheet has
         a row (nothing is written then, as by the CLI)."""
+        from .report.deliver import api_folder_notice
         from .report.excel import write_workbook
 
-        return write_workbook(self, target)
+        notice = api_folder_notice(target, ".xlsx")  # before the write, which makes the folder
+        return _noted(write_workbook(self, target), notice)
 
     def console_table(self) -> str:
         """The "Model Profiling Time Distribution" table as printed on screen ("" if none)."""
@@ -207,9 +209,11 @@ class CompareResult:
     def to_json(self, target: str | os.PathLike[str] = ".") -> str:
         """Write the JSON result into a directory, to a ``.json`` path, or to stdout ("-"); returns the path written
         ("-" for stdout). Like ``to_excel``, it never replaces a file: a taken name gets a ``_1``, ``_2``... suffix."""
+        from .report.deliver import api_folder_notice
         from .report.json_report import write_json
 
-        return write_json(self, target)
+        notice = api_folder_notice(target, ".json")  # before the write, which makes the folder
+        return _noted(write_json(self, target), notice)
 
     def regression_gate(self, pct: float | str) -> tuple[int, str]:
         """(3, message) when comparison E2E exceeds base E2E by more than ``pct`` percent, (1, message) when a
@@ -230,6 +234,14 @@ class CompareResult:
             _retype(exc, TypedPaths(self.base.path, self.comparison.path).text)  # named as typed (the paths')
             return 1, f"error: {exc}"
         return gate.regression_gate(self, value, frames=gate.gate_frames(self, *pair))
+
+
+def _noted(written: str, notice: str) -> str:
+    """``written``, after ``notice`` (the CLI's warning for an ``-o results.csv``, which becomes a folder) when a
+    report was written: a notebook's ``to_excel("results.csv")`` made a folder without a word."""
+    if written and notice:
+        log.warning(term_safe(notice))
+    return written
 
 
 def _path(role: str, value: Any) -> str:

@@ -7,6 +7,7 @@ Input: the bundled sample_data pair (sample_data/README.md: TraceLens' bert-smal
 from __future__ import annotations
 
 import dataclasses
+import logging
 import re
 from pathlib import Path
 
@@ -103,3 +104,24 @@ def test_help_names_every_option():
     missing = [f.name for f in dataclasses.fields(Options) if f.name not in named]
     assert not missing, missing
     assert "UsageError" in doc and "ProfileError" in doc and "to_excel" in doc
+
+
+def test_a_report_target_named_like_another_file_is_a_folder_with_a_warning(result, tmp_path, caplog):
+    """``to_excel("results.csv")`` made a folder results.csv holding the workbook without a word, where the CLI's
+    ``-o results.csv`` warns; the API now warns too, once: a second call finds the folder it made."""
+    caplog.set_level(logging.WARNING, logger="msprof-analyze")
+    target = tmp_path / "results.csv"
+    written = result.to_excel(target)
+    assert Path(written).parent == target and target.is_dir()
+    notices = [r.getMessage() for r in caplog.records if "taken as a folder" in r.getMessage()]
+    assert notices == [f"output {target} is taken as a folder (created) and the report goes into it: the report "
+                       "is a .xlsx file; end the path in .xlsx to name the file itself."]
+    caplog.clear()
+    assert Path(result.to_excel(target)).parent == target
+    assert Path(result.to_json(tmp_path / "plain")).parent == tmp_path / "plain"
+    assert not [r for r in caplog.records if "taken as a folder" in r.getMessage()]
+    written = result.to_json(str(tmp_path / "report.txt"))
+    assert Path(written).parent == tmp_path / "report.txt"
+    assert [r.getMessage() for r in caplog.records if "taken as a folder" in r.getMessage()] == [
+        f"output {tmp_path / 'report.txt'} is taken as a folder (created) and the report goes into it: the report "
+        "is a .json file; end the path in .json to name the file itself."]

@@ -74,12 +74,33 @@ _FILE_LIKE = (".csv", ".tsv", ".txt", ".xls", ".html", ".htm", ".pdf", ".md", ".
               ".gz", ".zip", ".bz2", ".xz", ".xlsm", ".ods", ".jsonl", ".ndjson", ".yaml", ".yml")
 
 
+def taken_as_folder(output: str) -> bool:
+    """Whether ``output`` (not there yet) ends like a file of another kind, ``results.csv``, and so becomes a folder
+    holding the report."""
+    return output != STDOUT and output.lower().endswith(_FILE_LIKE) and not os.path.lexists(output)
+
+
 def folder_notice(output: str) -> str:
     """The notice for ``-o results.csv`` (not there yet): it becomes a folder holding the report. "" otherwise."""
-    if output == STDOUT or not output.lower().endswith(_FILE_LIKE) or os.path.lexists(output):
+    if not taken_as_folder(output):
         return ""
     return (f"-o {output} is taken as a folder (created) and the report goes into it: the reports are .xlsx and "
             ".json files; end -o in .xlsx or .json to name the file itself.")
+
+
+def api_folder_notice(target: object, suffix: str) -> str:
+    """``folder_notice`` for the API's ``to_excel`` / ``to_json`` target (``suffix``: the report's), which names
+    no ``-o``; "" for a target of another type (``output_target`` refuses it)."""
+    if not isinstance(target, (str, bytes, os.PathLike)):
+        return ""
+    try:
+        output = os.fsdecode(target)
+    except TypeError:  # a PathLike that returns neither str nor bytes
+        return ""
+    if not taken_as_folder(output):
+        return ""
+    return (f"output {output} is taken as a folder (created) and the report goes into it: the report is a "
+            f"{suffix} file; end the path in {suffix} to name the file itself.")
 
 
 def _targets(output: str) -> tuple[str, str]:
