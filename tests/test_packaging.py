@@ -58,3 +58,15 @@ def test_setuptools_applies_pyproject_without_warnings(tmp_path: Path) -> None:
         dist = apply_configuration(Distribution(), str(tmp_path / "pyproject.toml"))
     assert dist.metadata.license_expression == "Apache-2.0"
     assert dist.metadata.name == "msprof-compare"
+
+
+
+def test_the_package_ships_its_py_typed_marker() -> None:
+    """The public API has type hints (``compare`` -> ``CompareResult``); without the PEP 561 marker in the wheel,
+    mypy reads ``import msprof_compare`` as untyped ("missing library stubs or py.typed marker") and checks
+    nothing of a script's calls. The marker is package data, so pyproject.toml must name it."""
+    import fnmatch
+
+    patterns = _pyproject()["tool"]["setuptools"]["package-data"]["msprof_compare"]
+    assert any(fnmatch.fnmatch("py.typed", p) for p in patterns), patterns
+    assert (REPO_ROOT / "msprof_compare" / "py.typed").is_file()
