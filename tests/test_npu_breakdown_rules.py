@@ -4,6 +4,8 @@ rows on hand-made breakdowns (SDMA under Free Time, MC2 in Cube Time, group and 
 
 from __future__ import annotations
 
+import csv
+
 import numpy as np
 import pandas as pd
 
@@ -264,3 +266,33 @@ def test_hccl_groups_of_two_runs_pair_with_their_overlaps():
     b.groups[f"{tp}_1736410538999999"] = {"wait": 0, "transmit": 100_000}
     two = [r[0] for r in overall.overall_rows(b, c)[0]]
     assert f"\t{tp}_1736410538306028" in two and f"\t{tp}_1736414082311975" in two and f"\t{dp}" in two
+
+
+def test_hccl_op_rows_by_name_and_by_core_on_a_real_kernel_details(samples):
+    """``hccl_op_rows`` flags a kernel_details.csv row by either rule: a name starting ``hcom_``, or an Accelerator
+    Core of HCCL (any case, padded). Text level 1's file holds four HCCL ops, data rows 79, 178, 180 and 182 (its
+    lines 81, 180, 182 and 184, read by hand: ``hcom_allReduce__586_N_1``, core HCCL). Each rule alone still
+    finds them; a missing core or name, or another core, flags nothing."""
+    from msprof_compare.loaders import load_profile
+
+    src = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+    with open(src / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", newline="", encoding="utf-8") as f:
+        raw = list(csv.DictReader(f))
+    hand = [79, 178, 180, 182]
+    assert [raw[i]["Name"] for i in hand] == [f"hcom_allReduce__586_{n}_1" for n in range(4)]
+    assert {raw[i]["Accelerator Core"] for i in hand} == {"HCCL"}
+    kd = load_profile(str(src), OPTS).kernel_details
+    assert len(kd) == len(raw)
+    assert np.flatnonzero(B.hccl_op_rows(kd)).tolist() == hand
+    by_core = kd.copy()
+    by_core["Name"] = by_core["Name"].where(~B.hccl_op_rows(kd), "allReduce")  # the core rule alone
+    by_core.loc[hand[1], "Accelerator Core"] = " hccl "
+    assert np.flatnonzero(B.hccl_op_rows(by_core)).tolist() == hand
+    by_name = kd.copy()
+    by_name["Accelerator Core"] = by_name["Accelerator Core"].astype(object).where(
+        ~B.hccl_op_rows(kd), None)  # the name rule alone, the core missing
+    assert np.flatnonzero(B.hccl_op_rows(by_name)).tolist() == hand
+    neither = by_core.copy()
+    neither["Accelerator Core"] = neither["Accelerator Core"].astype(object).where(~B.hccl_op_rows(kd), "AI_CORE")
+    neither.loc[hand[0], "Name"] = None
+    assert not B.hccl_op_rows(neither).any()
