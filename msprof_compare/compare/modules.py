@@ -120,28 +120,19 @@ class ModuleTrees:
     frames: _Frames | None = None
     k_names: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=object))
     k_durs: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    #: per top-layer op, its module (forward modules in walk order, then backward ones), and each module's path
+    top_owner: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    module_paths: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=object))
     _infos: list[tuple] | None = field(default=None, repr=False)  # see _op_infos
 
     def top_modules(self) -> tuple[np.ndarray, list[str]]:
         """(per top-layer op, the index of its module's path in the list; the distinct module paths,
         ``module_name``, as ModuleCompareStatistic keys its rows): a module owns ``top_*[op_lo:op_hi]``, its
-        children's ops apart; the instances of a path (one per step) share its index."""
-        index: dict[str, int] = {}
-        lo: list[int] = []
-        hi: list[int] = []
-        at: list[int] = []
-        todo = [self.forward, self.backward]
-        while todo:
-            m = todo.pop()
-            if m.op_hi > m.op_lo:
-                lo.append(m.op_lo)
-                hi.append(m.op_hi)
-                at.append(index.setdefault(m.module_name, len(index)))
-            todo.extend(m.children)
-        out = np.zeros(len(self.top_node), np.int64)
-        a, b = np.array(lo, np.int64), np.array(hi, np.int64)
-        out[ranges(a, b)] = np.repeat(np.array(at, np.int64), b - a)
-        return out, list(index)
+        children's ops apart; the instances of a path (one per step) share its index. The list holds every module's
+        path, also of modules that own no op."""
+        # by arrays: walking the Module records took 17-18 ms a side on a 200 MB DB export (29,000 modules), 5 ms so
+        codes, paths = factorize(self.module_paths)
+        return codes[self.top_owner], paths.tolist()
 
     def top_stacks(self, ks: list[int]) -> list[str]:
         """Call stacks of top-layer ops ``ks``: their "Call stack" argument, or the chain of the
@@ -433,7 +424,8 @@ def build_side(profile: Profile, tree: OpTree) -> ModuleTrees | None:
     return ModuleTrees(profile, tree, fwd, bwd, pool, text, top_node, top_ns, kptr, krows,
                        op_names, col_of(tree.ops, "call_stack", object),
                        frames=frames if _derives_stacks(profile, tree, frames, top_node) else None,
-                       k_names=col_of(pool, "name", object), k_durs=kdur)
+                       k_names=col_of(pool, "name", object), k_durs=kdur, top_owner=top_owner,
+                       module_paths=fw.paths if bw is None else np.concatenate([fw.paths, bw.paths]))
 
 
 def _backward_walk(profile: Profile, tree: OpTree, fw: _Walk, pts: np.ndarray, point_ns: np.ndarray,
