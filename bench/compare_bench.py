@@ -27,7 +27,9 @@ read this process's size instead), ``ru_maxrss`` elsewhere.
 Stage mode (large inputs; issue 9): one fresh subprocess runs the pipeline
 once, timing each stage: read + decode of each trace, the rest of each side's
 model build (columns, args, side CSV files), each comparator, the summary and the
-workbook, with the process's own peak RSS (as above) at the end.
+workbook, with the process's own peak RSS (as above) at the end. Each stage is timed in wall-clock and in
+CPU seconds of the process and its waited children (``cpu_by_stage`` in the JSON): on a machine others share,
+wall time of one run swings by a third where CPU time moves a few per cent.
 """
 
 from __future__ import annotations
@@ -187,16 +189,19 @@ def stages(base: str, comp: str, everything: bool) -> dict:
 
     logging.getLogger("msprof-analyze").setLevel(logging.ERROR)
     acc: dict[str, float] = {}
+    cpu_acc: dict[str, float] = {}
+    cpu: dict[str, float] = {}
 
     def timed(mod, name: str, key: str) -> None:
         fn = getattr(mod, name)
 
         def wrapper(*args, **kwargs):
-            t = time.perf_counter()
+            t, c = time.perf_counter(), _cpu_s()
             try:
                 return fn(*args, **kwargs)
             finally:
                 acc[key] = acc.get(key, 0.0) + time.perf_counter() - t
+                cpu_acc[key] = cpu_acc.get(key, 0.0) + _cpu_s() - c
 
         setattr(mod, name, wrapper)
 
@@ -204,45 +209,62 @@ def stages(base: str, comp: str, everything: bool) -> dict:
     timed(traceio, "decode_events", "decode")
     timed(ascend_text, "_side_files", "side files")
     out: dict[str, float] = {}
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), _cpu_s()
     opts, _ = build_options(**_flags(everything))
     profiles = []
     parallel = parallel_wanted(base, comp)
     if parallel:  # as compare() does: both sides at once, per-side stages not visible
-        t = time.perf_counter()
+        t, c = time.perf_counter(), _cpu_s()
         profiles += load_pair(base, comp, load_profile, (opts, opts.base_step), (opts, opts.comparison_step),
                               api._check_usable)
         out["load both sides (2 processes)"] = time.perf_counter() - t
+        cpu["load both sides (2 processes)"] = _cpu_s() - c
         out["comparison side: read + decode"] = acc.get("read", 0.0) + acc.get("decode", 0.0)
+        cpu["comparison side: read + decode"] = cpu_acc.get("read", 0.0) + cpu_acc.get("decode", 0.0)
     for side, path, step in (("base", base, opts.base_step), ("comparison", comp, opts.comparison_step)):
         if parallel:
             break
         acc.clear()
-        t = time.perf_counter()
+        cpu_acc.clear()
+        t, c = time.perf_counter(), _cpu_s()
         profiles.append(load_profile(path, opts, step=step))
-        total = time.perf_counter() - t
-        out[f"{side}: read"] = acc.get("read", 0.0)
-        out[f"{side}: decode"] = acc.get("decode", 0.0)
-        if "side files" in acc:
-            out[f"{side}: side files"] = acc["side files"]
+        total, total_cpu = time.perf_counter() - t, _cpu_s() - c
+        for key in ("read", "decode", "side files"):
+            if key in acc or key != "side files":  # side files: NPU text directories only
+                out[f"{side}: {key}"] = acc.get(key, 0.0)
+                cpu[f"{side}: {key}"] = cpu_acc.get(key, 0.0)
         out[f"{side}: model build"] = total - sum(acc.values())
+        cpu[f"{side}: model build"] = total_cpu - sum(cpu_acc.values())
     ctx = api.RunContext(profiles[0], profiles[1], opts)
     sheets = []
     for name, build in api.comparators(opts):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), _cpu_s()
         sheets += [s for s in build(ctx) if len(s)]
         out[f"comparator: {name}"] = time.perf_counter() - t
-    t = time.perf_counter()
+        cpu[f"comparator: {name}"] = _cpu_s() - c
+    t, c = time.perf_counter(), _cpu_s()
     sheets[:0] = [s for s in summary.build(ctx, sheets) if len(s)]
     out["comparator: summary"] = time.perf_counter() - t
+    cpu["comparator: summary"] = _cpu_s() - c
     result = api.CompareResult(profiles[0], profiles[1], opts, sheets, ctx.summary, ctx.frames)
     with tempfile.TemporaryDirectory() as d:
-        t = time.perf_counter()
+        t, c = time.perf_counter(), _cpu_s()
         write_workbook(result, d)
         out["workbook"] = time.perf_counter() - t
+        cpu["workbook"] = _cpu_s() - c
     out["total"] = time.perf_counter() - t0
+    cpu["total"] = _cpu_s() - c0
     out["rows"] = sum(len(s) for s in sheets)
+    out["cpu_by_stage"] = cpu
     return out
+
+
+def _cpu_s() -> float:
+    """CPU seconds of this process and of its children waited for so far (a parallel load's loader child)."""
+    import resource
+
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def _input_mb(path: str) -> float:
@@ -324,9 +346,10 @@ def main() -> None:
         print("note: one input given twice: the compare loads it once (a self-compare), the floor decodes it twice")
     if a.stages:
         info = spawn("stages", a.base, a.comparison, a.all, a.load)
+        print(f"  {'stage':<32} {'wall':>9}   {'CPU':>9}")
         for k, v in info.items():
-            if k not in ("rows", "maxrss_mib", "child_maxrss_mib", "cpu_s"):
-                print(f"  {k:<32} {v:9.3f} s")
+            if k not in ("rows", "maxrss_mib", "child_maxrss_mib", "cpu_s", "cpu_by_stage"):
+                print(f"  {k:<32} {v:9.3f} s {info['cpu_by_stage'][k]:9.3f} s")
         print(f"  {'peak RSS':<32} {info['maxrss_mib']:9.1f} MiB"
               + (f" (loader child: {info['child_maxrss_mib']:.1f} MiB)" if info["child_maxrss_mib"] else ""))
         print(f"  {'CPU seconds (process + children)':<32} {info['cpu_s']:9.3f} s")

@@ -138,3 +138,18 @@ def test_compare_bench_peak_rss_is_the_fresh_process_own() -> None:
     finally:
         del held
     assert 0 < info["maxrss_mib"] < 200, info
+
+
+def test_compare_bench_stages_give_each_stage_its_cpu_seconds() -> None:
+    """Stage mode times each stage in CPU seconds beside wall-clock (``cpu_by_stage``), so runs on a shared
+    machine compare by CPU: every timed stage has its CPU figure, none negative, and the stages' CPU adds up to
+    no more than the pipeline's total, itself within the whole process's (imports included)."""
+    mod = _bench("compare_bench")
+    npu = REPO_ROOT / "tests" / "data" / "npu" / "rank0_ascend_pt"
+    info = mod.spawn("stages", str(npu), str(npu), True, "sequential")
+    cpu = info["cpu_by_stage"]
+    timed = {k for k, v in info.items() if k not in ("rows", "maxrss_mib", "child_maxrss_mib", "cpu_s", "cpu_by_stage")}
+    assert set(cpu) == timed and "comparator: summary" in cpu and "base: decode" in cpu
+    assert min(cpu.values()) >= 0
+    assert sum(v for k, v in cpu.items() if k != "total") <= cpu["total"] + 1e-3
+    assert 0 < cpu["total"] <= info["cpu_s"]
