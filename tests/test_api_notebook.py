@@ -125,3 +125,18 @@ def test_a_report_target_named_like_another_file_is_a_folder_with_a_warning(resu
     assert [r.getMessage() for r in caplog.records if "taken as a folder" in r.getMessage()] == [
         f"output {tmp_path / 'report.txt'} is taken as a folder (created) and the report goes into it: the report "
         "is a .json file; end the path in .json to name the file itself."]
+
+
+def test_a_home_relative_target_warns_only_when_it_makes_the_folder(result, tmp_path, monkeypatch, caplog):
+    """``to_excel("~/results.csv")`` writes into $HOME/results.csv (the path is expanded, as the CLI's shell
+    would), but the folder was looked for under the unexpanded name, so every later call said again that the
+    folder is created; the first call warns, the second finds the folder it made and does not."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    caplog.set_level(logging.WARNING, logger="msprof-analyze")
+    first = result.to_excel("~/results.csv")
+    assert Path(first).parent == tmp_path / "results.csv"
+    assert len([r for r in caplog.records if "taken as a folder" in r.getMessage()]) == 1
+    caplog.clear()
+    second = result.to_excel("~/results.csv")
+    assert Path(second).parent == tmp_path / "results.csv" and second != first
+    assert not [r for r in caplog.records if "taken as a folder" in r.getMessage()]

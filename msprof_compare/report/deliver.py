@@ -76,8 +76,10 @@ _FILE_LIKE = (".csv", ".tsv", ".txt", ".xls", ".html", ".htm", ".pdf", ".md", ".
 
 def taken_as_folder(output: str) -> bool:
     """Whether ``output`` (not there yet) ends like a file of another kind, ``results.csv``, and so becomes a folder
-    holding the report."""
-    return output != STDOUT and output.lower().endswith(_FILE_LIKE) and not os.path.lexists(output)
+    holding the report. A ``~`` is expanded, as ``output_target`` does: an API caller's ``~/results.csv`` was
+    looked for under that name and said to be created on every call."""
+    return (output != STDOUT and output.lower().endswith(_FILE_LIKE)
+            and not os.path.lexists(os.path.expanduser(output)))
 
 
 def folder_notice(output: str) -> str:
