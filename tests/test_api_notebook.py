@@ -140,3 +140,42 @@ def test_a_home_relative_target_warns_only_when_it_makes_the_folder(result, tmp_
     second = result.to_excel("~/results.csv")
     assert Path(second).parent == tmp_path / "results.csv" and second != first
     assert not [r for r in caplog.records if "taken as a folder" in r.getMessage()]
+
+
+def test_a_count_column_with_a_blank_is_float_in_the_frame_and_whole_in_the_json(samples, tmp_path):
+    """KernelCompare of the level-1 text export against the level-2 DB export (msinsight AlexNet, rank 0): the DB's
+    compute tasks hold no hcom_allReduce_ (SQL), the text export's kernel_details.csv has it 4 times (csv), so
+    that row's comparison Calls is blank. Of the count columns, the one with the blank is float64 with NaN there in
+    ``sheet()``, as pandas reads the workbook; the one without stays int64, as pandas reads it; the JSON keeps
+    the counts whole and the blank null. Each side's calls add up to its kernels: 191 rows of the csv, 187 tasks
+    of the DB."""
+    import csv
+    import json
+
+    from dbutil import sql
+
+    pt = samples / "msinsight/test/data/pytorch"
+    text, db = pt / "text/level1/rank0_ascend_pt", pt / "db/level2/rank0_ascend_pt"
+    with open(text / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", newline="") as fh:
+        kernels = [r["Type"] for r in csv.DictReader(fh)]
+    tasks = sql(db / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db",
+                "SELECT s.value FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId "
+                "JOIN STRING_IDS s ON s.id = c.opType")
+    assert (len(kernels), kernels.count("hcom_allReduce_")) == (191, 4)
+    assert len(tasks) == 187 and ("hcom_allReduce_",) not in tasks
+
+    result = msprof_compare.compare(text, db, enable_kernel_compare=True)
+    frame = result.sheet("KernelCompare")
+    read = pd.read_excel(result.to_excel(tmp_path), sheet_name="KernelCompare", header=2)
+    assert frame["Calls"].dtype == read["Calls"].dtype == np.int64
+    assert frame["Calls.1"].dtype == read["Calls.1"].dtype == np.float64
+    assert frame.loc[frame["Calls.1"].isna(), "Kernel"].tolist() == ["hcom_allReduce_"]
+    assert frame.loc[frame["Kernel"] == "hcom_allReduce_", "Calls"].tolist() == [4]
+    np.testing.assert_array_equal(frame["Calls.1"].to_numpy(), read["Calls.1"].to_numpy())
+    assert (int(frame["Calls"].sum()), float(frame["Calls.1"].sum())) == (191, 187.0)
+
+    doc = json.loads(Path(result.to_json(tmp_path / "r.json")).read_text())
+    rows = next(s for s in doc["sheets"] if s["name"] == "KernelCompare")["rows"]
+    calls = [r["Calls.1"] for r in rows]
+    assert [r["Kernel"] for r in rows if r["Calls.1"] is None] == ["hcom_allReduce_"]
+    assert all(type(c) is int for c in calls if c is not None) and sum(c for c in calls if c is not None) == 187
