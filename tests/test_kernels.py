@@ -215,6 +215,14 @@ def test_kernel_type_compare_real_files():
     assert [conv["Avg Duration(us).1"], conv["Max Duration(us).1"], conv["Min Duration(us).1"]] == [
         144.371, 311.646, 69.941]
     assert conv["Diff Avg Ratio"] == 0.9978  # 144.371 / 144.687 = 0.997816...
+    # every type has as many calls on both sides, so the two ratios differ only where the files' 3-decimal
+    # averages round apart: Relu (7 calls) 64.081 -> 63.621 us in all, 9.154 -> 9.089 us on average; a sheet
+    # that gave the total's ratio as the Avg one passed every assertion above
+    relu = f[f["Kernel Type"] == "Relu"].iloc[0]
+    assert [relu["Total Duration(us)"], relu["Avg Duration(us)"], relu["Calls"]] == [64.081, 9.154, 7]
+    assert [relu["Total Duration(us).1"], relu["Avg Duration(us).1"], relu["Calls.1"]] == [63.621, 9.089, 7]
+    assert relu["Diff Total Ratio"] == 0.9928  # 63.621 / 64.081 = 0.992822...
+    assert relu["Diff Avg Ratio"] == 0.9929  # 9.089 / 9.154 = 0.992899...
 
 
 def test_gpu_side_gives_no_sheet(caplog):
