@@ -727,7 +727,6 @@ def test_comparator_tables_carry_an_autofilter(reference_outputs: Path, tmp_out:
     assert frame.shape == (2, 5) and frame["Kernel"].tolist() == ["TransData", "MatMul"]
 
 
-
 def test_comparator_sheets_print_one_page_wide_with_their_headers(tmp_out: Path) -> None:
     """A printed comparator sheet keeps whole rows and its headers on every page: without a page setup
     LibreOffice printed the bert pair's (sample_data) workbook on 104 portrait pages, its 171-row
@@ -752,6 +751,9 @@ def test_comparator_sheets_print_one_page_wide_with_their_headers(tmp_out: Path)
         assert (ws.page_setup.fitToWidth or 1, ws.page_setup.fitToHeight) == (1, 0), name
         assert ws.print_title_rows == "$1:$3", name
         assert ws.print_area == f"'{name}'!$A$1:${last}${3 + len(frame)}", name
+        # a loose page names its sheet (&A) and its place (&P of &N); the sides are narrower than Excel's 0.7 in
+        assert (ws.oddFooter.left.text, ws.oddFooter.right.text) == ("&A", "Page &P of &N"), name
+        assert ws.page_margins.left < 0.7 and ws.page_margins.right < 0.7, name
     assert len(wb["ModuleCompareStatistic"]["A"]) == 3 + 171
     summary = wb["Summary"]
     assert summary.print_title_rows is None and summary.page_setup.fitToHeight in (None, 1)
