@@ -179,3 +179,16 @@ def test_a_count_column_with_a_blank_is_float_in_the_frame_and_whole_in_the_json
     calls = [r["Calls.1"] for r in rows]
     assert [r["Kernel"] for r in rows if r["Calls.1"] is None] == ["hcom_allReduce_"]
     assert all(type(c) is int for c in calls if c is not None) and sum(c for c in calls if c is not None) == 187
+
+
+def test_no_warning_for_a_report_target_when_nothing_is_written(tmp_path, caplog):
+    """KernelCompare on GPU data makes no row, so ``to_excel("results.csv")`` writes nothing and makes no folder:
+    no warning that the folder is created and the report goes into it (the no-rows warning alone)."""
+    caplog.set_level(logging.WARNING, logger="msprof-analyze")
+    empty = msprof_compare.compare(BASE, COMP, enable_kernel_compare=True)
+    assert empty.sheet_names == []
+    assert empty.to_excel(tmp_path / "results.csv") == ""
+    assert list(tmp_path.iterdir()) == []
+    said = [r.getMessage() for r in caplog.records]
+    assert "No comparison produced any rows; no workbook was written." in said
+    assert not [m for m in said if "taken as a folder" in m]
