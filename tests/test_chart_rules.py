@@ -215,6 +215,12 @@ def test_validity_details_wrap_within_the_printed_page(text_pair):
         height = ws.row_dimensions[r].height
         assert (height or 15) >= 15 * lines, (check, height, lines)
     assert ws.row_dimensions[details["step count"].row].height is None  # "ProfilerStep#N ranges in the trace"
+    # and a detail that fits the merged width on one line (four characters to spare) keeps it too, however much
+    # longer than column E it is: 152 characters here, in the 161.9 of E:U; a merged width taken a column short
+    # made it a row of two lines, half of it blank
+    fits = {check: cell for check, cell in details.items() if "\n" not in cell.value and len(cell.value) + 4 <= width}
+    assert max(len(c.value) for c in fits.values()) == 152 and round(width, 1) == 161.9
+    assert {check: ws.row_dimensions[c.row].height for check, c in fits.items()} == dict.fromkeys(fits)
     assert get_column_letter(column_index_from_string(last)) == "U"
 
 
