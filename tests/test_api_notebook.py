@@ -192,3 +192,20 @@ def test_no_warning_for_a_report_target_when_nothing_is_written(tmp_path, caplog
     said = [r.getMessage() for r in caplog.records]
     assert "No comparison produced any rows; no workbook was written." in said
     assert not [m for m in said if "taken as a folder" in m]
+
+
+def test_a_report_target_that_is_no_path_is_a_usage_error(result, tmp_path):
+    """The folder notice is worked out before the write: a target that is no path (an int, or a path object whose
+    ``__fspath__`` gives neither str nor bytes) must still meet the writers' UsageError, not a TypeError from
+    the notice, and leave nothing behind."""
+    from msprof_compare.errors import UsageError
+
+    class OddPath:
+        def __fspath__(self) -> object:
+            return 3
+
+    for target, kind in ((3, "int"), (OddPath(), "OddPath")):
+        for write in (result.to_excel, result.to_json):
+            with pytest.raises(UsageError, match=f"^output must be a path \\(str or os.PathLike\\), not {kind}$"):
+                write(target)
+    assert list(tmp_path.iterdir()) == []

@@ -215,6 +215,15 @@ def default_file_name(now: _dt.datetime | None = None) -> str:
     return f"{FILE_PREFIX}{now.strftime('%Y%m%d%H%M%S')}.json"
 
 
+def _is_stdout(target: object) -> bool:
+    """Whether ``target`` is "-" (stdout). Anything that is no path, a path object whose ``__fspath__`` gives an
+    int included, is not: ``output_target`` refuses it with a UsageError, where ``fsdecode`` raised TypeError."""
+    try:
+        return isinstance(target, (str, bytes, os.PathLike)) and os.fsdecode(target) == "-"
+    except TypeError:
+        return False
+
+
 def write_json(result: CompareResult, target: str | os.PathLike = ".", now: _dt.datetime | None = None) -> str:
     """Write the JSON document; ``target`` "-" streams it to stdout.
 
@@ -226,7 +235,7 @@ def write_json(result: CompareResult, target: str | os.PathLike = ".", now: _dt.
     """
     now = now or utc_now()
     text = dumps(result, generated_at=now)
-    if isinstance(target, (str, bytes, os.PathLike)) and os.fsdecode(target) == "-":  # else output_target says
+    if _is_stdout(target):
         out = sys.stdout
         if out is None:  # started with stdout closed (`>&-`)
             raise ProfileError("<stdout>", "standard output is closed; nowhere to write the JSON result")
