@@ -129,10 +129,11 @@ def shares_of_e2e(contrib: pd.DataFrame) -> bool:
 
 
 def module_share_basis(frame: pd.DataFrame) -> str:
-    """``share_basis`` of the module contributors (``_module_contributors``): their shares are of the change of
-    the module rows inside the operators that run modules (``_rows_run_by``), not of every module row. DB level2
-    -> level1: "15 rows cover 81.1% of the module operators' device-time change" read as all 54 rows', of whose
-    change the 15 hold 72.1%; the 42 rows inside the five runners are the 81.1%'s basis."""
+    """``share_basis`` of the module contributors (``module_contributors._module_contributors``): their shares are
+    of the change of the module rows inside the operators that run modules (``module_contributors._rows_run_by``),
+    not of every module row. DB level2 -> level1: "15 rows cover 81.1% of the module operators' device-time
+    change" read as all 54 rows', of whose change the 15 hold 72.1%; the 42 rows inside the five runners are the
+    81.1%'s basis."""
     inside = frame.attrs.get("module_rows_of")
     if inside:
         return f"the device-time change of {'its' if len(inside) == 1 else 'their'} module rows"

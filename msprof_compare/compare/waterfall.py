@@ -228,7 +228,7 @@ def _waterfall_of(pair: tuple[Breakdown, Breakdown] | None) -> pd.DataFrame:
 def e2e_frame(base: Breakdown, comparison: Breakdown) -> pd.DataFrame:
     """The result frame "e2e": both sides' E2E time in ns (0 where a side has none), and the part of each that
     lies outside its computing and communication (a DB export's non-kernel tasks, ``Breakdown.outside_busy_ns``:
-    ``e2e_scope`` says it beside a text export)."""
+    ``verdict.e2e_scope`` says it beside a text export)."""
     return plain_frame({"base_ns": [int(base.e2e_ns)], "comparison_ns": [int(comparison.e2e_ns)],
                         "base_outside_busy_ns": [int(base.outside_busy_ns)],
                         "comparison_outside_busy_ns": [int(comparison.outside_busy_ns)]})
