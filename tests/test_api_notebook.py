@@ -209,3 +209,16 @@ def test_a_report_target_that_is_no_path_is_a_usage_error(result, tmp_path):
             with pytest.raises(UsageError, match=f"^output must be a path \\(str or os.PathLike\\), not {kind}$"):
                 write(target)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_bytes_report_target_named_like_another_file_warns_too(result, tmp_path, caplog):
+    """The API takes a target as bytes as well (as the inputs): ``to_excel(b".../results.tsv")`` makes the folder
+    results.tsv and says so, naming the path as text."""
+    import os
+
+    caplog.set_level(logging.WARNING, logger="msprof-analyze")
+    target = tmp_path / "results.tsv"
+    assert Path(result.to_excel(os.fsencode(target))).parent == target
+    assert [r.getMessage() for r in caplog.records if "taken as a folder" in r.getMessage()] == [
+        f"output {target} is taken as a folder (created) and the report goes into it: the report is a .xlsx file; "
+        "end the path in .xlsx to name the file itself."]
