@@ -1098,14 +1098,19 @@ def _variant(tmp_path: Path, name: str, *statements: str) -> Path:
 
 def test_tables_an_export_may_lack(tmp_path: Path) -> None:
     """Tables an older or a single-device export lacks: ENUM_API_TYPE (its default ids are the excerpt's, so the
-    ops are the same 860 rows of type 50001), OP_MEMORY (no operator memory), COMMUNICATION_OP with
-    COMMUNICATION_TASK_INFO (no communication), STEP_TIME (no step: one asked for is refused with the
-    original's sentence)."""
+    ops, task-queue rows and Python rows are the same 860 / 318 / 1,282 rows of types 50001 / 50002 / 50003, by
+    SQL: a mutant swapping the queue and trace defaults survived the ops alone), OP_MEMORY (no operator memory),
+    COMMUNICATION_OP with COMMUNICATION_TASK_INFO (no communication), STEP_TIME (no step: one asked for is refused
+    with the original's sentence)."""
     clean = load_profile(str(L1), OPTS)
     ops = sql(L1, "SELECT count(*) FROM PYTORCH_API WHERE type = 50001")[0][0]
     assert len(clean.ops) == ops == 860
     no_enum = load_profile(str(_variant(tmp_path, "enum", "DROP TABLE ENUM_API_TYPE")), OPTS)
     pd.testing.assert_frame_equal(no_enum.ops, clean.ops)
+    counts = dict(sql(L1, "SELECT type, count(*) FROM PYTORCH_API GROUP BY type"))
+    assert (len(clean.queue), len(clean.python_functions)) == (counts[50002], counts[50003]) == (318, 1282)
+    pd.testing.assert_frame_equal(no_enum.queue, clean.queue)
+    pd.testing.assert_frame_equal(no_enum.python_functions, clean.python_functions)
     mem = build_options(enable_memory_compare=True)[0]
     assert load_profile(str(L1), mem).operator_memory is not None
     assert load_profile(str(_variant(tmp_path, "mem", "DROP TABLE OP_MEMORY")), mem).operator_memory is None
