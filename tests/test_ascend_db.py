@@ -279,9 +279,19 @@ def test_step_of_one_instant_is_no_inverted_step(tmp_path: Path) -> None:
     (n,) = sql(db, "SELECT count(*) FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId "
                    "WHERE t.startNs BETWEEN ? AND ?", (at, at))[0]
     assert n == 1
-    assert not [w for w in load_profile(str(db), OPTS).warnings if "STEP_TIME" in w]
+    whole = load_profile(str(db), OPTS)
+    assert not [w for w in whole.warnings if "STEP_TIME" in w]
     k = load_profile(str(db), OPTS, step=51).kernels
     assert k["ts"].tolist() == [at]
+    # without a step, kernel_details places that task in step 51 (the last step starting at or before it, which
+    # holds it) and the 9 compute tasks before it in step 50 (whose [startNs, endNs] holds all 187, by SQL): a
+    # mutant taking a step of one instant for no step put the task in step 50
+    (inside,) = sql(db, "SELECT count(*) FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId "
+                        "JOIN STEP_TIME s ON s.id = 50 WHERE t.startNs BETWEEN s.startNs AND s.endNs")[0]
+    details = whole.kernel_details
+    assert inside == len(details) == 187
+    assert details.loc[details["ts"] == at, "Step Id"].tolist() == ["51"]
+    assert details.loc[details["ts"] < at, "Step Id"].tolist() == ["50"] * 9
 
 
 def test_no_step_markers(tmp_path: Path) -> None:
