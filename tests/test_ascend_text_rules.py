@@ -487,10 +487,13 @@ def test_op_statistic_empty_time_reads_as_zero(tmp_path):
 
 
 def test_op_statistic_is_read_only_for_the_kernel_type_comparison(samples):
-    """op_statistic.csv feeds KernelTypeCompare alone: a kernel comparison by name does not read it; with
-    --use_kernel_type every row of the sample's file is there (counted with the csv module)."""
+    """op_statistic.csv feeds KernelTypeCompare alone: a kernel comparison by name does not read it, nor does
+    --use_kernel_type without the kernel comparison (the option is then void, and a mutant reading the file for
+    the option alone survived); with both every row of the sample's file is there (counted with the csv module)."""
     d = samples / LEVEL1
     p = load_profile(str(d), Options(enable_kernel_compare=True))
+    assert p.op_statistic is None and "op_statistic.csv" not in p.files
+    p = load_profile(str(d), Options(enable_profiling_compare=True, use_kernel_type=True))
     assert p.op_statistic is None and "op_statistic.csv" not in p.files
     with open(d / "ASCEND_PROFILER_OUTPUT" / "op_statistic.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
