@@ -1009,3 +1009,27 @@ def test_replayed_tasks_on_the_step_bounds_are_in_the_step(tmp_path: Path) -> No
     assert want[0] == lo and want[-1] == hi
     comm = load_profile(str(db), build_options(enable_communication_compare=True)[0], step=50).comm
     assert comm.loc[comm["lane"] == "task", "ts"].tolist() == want
+
+
+def test_a_step_keeps_the_python_frames_open_at_its_start_but_not_the_modules(tmp_path: Path) -> None:
+    """A module (an nn.Module python function) counts in a step only when it starts in it, while other Python frames
+    that began before the step and are still open stay (a call stack's outer frames; docs/differences.md). The
+    excerpt's one step cut in two at the start of its first ``nn.Module: Conv2d_0`` frame (synthetic STEP_TIME rows):
+    step 51's python functions are, by SQL, the trace rows starting in [cut, end] plus the frames that began before
+    the cut and end at or after it, less the modules among the latter: DistributedDataParallel_0, AlexNet_0 and
+    Sequential_0, which hold Conv2d_0. A mutant keeping those three survived (no module of the samples' one step
+    began before it)."""
+    (end,) = sql(L1, "SELECT endNs FROM STEP_TIME WHERE id = 50")[0]
+    names = "FROM PYTORCH_API p JOIN STRING_IDS s ON s.id = p.name WHERE p.type = 50003"
+    (cut,) = sql(L1, f"SELECT min(CAST(p.startNs AS INTEGER)) {names} AND s.value = 'nn.Module: Conv2d_0'")[0]
+    db = _db(tmp_path, f"UPDATE STEP_TIME SET endNs = {cut - 1} WHERE id = 50",
+             f"INSERT INTO STEP_TIME VALUES (51, {cut}, {end})")
+    rows = sql(db, f"SELECT s.value, CAST(p.startNs AS INTEGER) {names} AND CAST(p.startNs AS INTEGER) <= ? AND "
+                   "(CAST(p.startNs AS INTEGER) >= ? OR CAST(p.endNs AS INTEGER) >= ?)", (end, cut, cut))
+    opened = [(n, t) for n, t in rows if t < cut and n.startswith("nn.Module:")]
+    assert sorted(n for n, _ in opened) == ["nn.Module: AlexNet_0", "nn.Module: DistributedDataParallel_0",
+                                            "nn.Module: Sequential_0"]
+    assert sum(t < cut for _, t in rows) > len(opened)  # outer frames (main.py ...) that are no module stay
+    got = load_profile(str(db), OPTS, step=51).python_functions
+    kept = sorted(r for r in rows if r not in opened)
+    assert sorted(zip(got["name"].tolist(), got["ts"].tolist(), strict=True)) == kept
