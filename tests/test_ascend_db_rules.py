@@ -978,10 +978,11 @@ def test_mc2_kernels_walk_the_sqe_tasks_in_connection_id_order(tmp_path: Path) -
 def test_communication_task_ending_before_it_starts_lasts_zero(tmp_path: Path) -> None:
     """A communication task (COMMUNICATION_TASK_INFO ⋈ TASK) whose TASK end is before its start reads 0 long, as a
     compute task does, not a negative time in the wait / transmit sums; the warning counts it once, under TASK.
-    Synthetic: the first communication task's end written 5 ns before its start."""
+    Synthetic: the first communication task's end written 1 ns before its start (the least: a mutant reading
+    -1 ns as a duration survived the 5 ns this test wrote before)."""
     (gid, start) = sql(L1, "SELECT t.globalTaskId, t.startNs FROM TASK t JOIN COMMUNICATION_TASK_INFO c "
                            "ON c.globalTaskId = t.globalTaskId ORDER BY t.startNs LIMIT 1")[0]
-    db = _db(tmp_path, f"UPDATE TASK SET endNs = startNs - 5 WHERE globalTaskId = {gid}")
+    db = _db(tmp_path, f"UPDATE TASK SET endNs = startNs - 1 WHERE globalTaskId = {gid}")
     p = load_profile(str(db), OPTS)
     tasks = p.comm.query("lane == 'task'")
     assert tasks.loc[tasks["ts"] == start, "dur"].tolist() == [0] and tasks["dur"].min() == 0
