@@ -1032,6 +1032,28 @@ def test_db_profiler_info_that_is_no_object_leaves_the_settings_out(tmp_path: Pa
     assert "profiler_level" not in p.extra and "profiler_info" not in p.files
 
 
+def test_a_folder_holding_both_exports_reads_the_database(tmp_path: Path, samples: Path) -> None:
+    """torch_npu asked for both export types writes trace_view.json and the profiler DB into one
+    ASCEND_PROFILER_OUTPUT: the DB is read (reference-1 §2: a DB beats trace_view.json in a directory), given the
+    profiling folder or the output folder. Here the level-1 text export's trace_view.json beside the level-1 DB
+    excerpt: the loaded kernels are the DB's 187 compute tasks (by SQL), not the trace's. A mutant preferring the
+    trace survived (no sample folder holds both)."""
+    from msprof_compare.loaders import detect
+
+    root = tmp_path / "rank0_ascend_pt"
+    out = root / "ASCEND_PROFILER_OUTPUT"
+    out.mkdir(parents=True)
+    shutil.copyfile(L1, out / L1.name)
+    shutil.copyfile(samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT"
+                    / "trace_view.json", out / "trace_view.json")
+    (n_compute,) = sql(L1, "SELECT count(*) FROM COMPUTE_TASK_INFO c JOIN TASK t USING (globalTaskId)")[0]
+    for given, level in ((root, "profiling"), (out, "ascend_output")):
+        layout = detect(str(given))
+        assert (layout.db_path, layout.trace_path, layout.level) == (str(out / L1.name), "", level)
+        p = load_profile(str(given), OPTS)
+        assert p.source == "ascend_db" and len(p.kernels) == n_compute == 187
+
+
 @pytest.mark.parametrize("listed", [sorted, lambda names: sorted(names, reverse=True)])
 def test_folder_choices_do_not_follow_the_listing_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                          listed) -> None:
