@@ -54,6 +54,23 @@ def test_us_columns_are_the_text_exports_exact_texts() -> None:
     assert us_text(values, "").tolist()[0] == ""
 
 
+def test_api_rows_take_pid_and_tid_from_global_tid() -> None:
+    """PYTORCH_API.globalTid is the process id in its high 32 bits and the thread id in its low 32 (the excerpt's
+    three thread ids are all past 16 bits): ops, Python rows and task-queue rows carry them, by SQL.
+    Mutants shifting by 31 or masking 16 bits survived, since every consumer keys lanes by the same columns."""
+    p = load_profile(str(L1), OPTS)
+    for table, kind in ((p.ops, 50001), (p.queue, 50002), (p.python_functions, 50003)):
+        want = sql(L1, "SELECT CAST(startNs AS INTEGER), globalTid >> 32, globalTid & 4294967295 FROM PYTORCH_API "
+                       "WHERE type = ?", (kind,))
+        assert min(t for _, _, t in want) > 0xFFFF and len(want) == len(table)
+        cols = [table["ts"].tolist(), table["tid"].tolist()]
+        if "pid" in table.columns:
+            cols.insert(1, table["pid"].tolist())
+            assert sorted(zip(*cols, strict=True)) == sorted(want)
+        else:
+            assert sorted(zip(*cols, strict=True)) == sorted((ts, tid) for ts, _, tid in want)
+
+
 def test_tables_filled_from_excerpt() -> None:
     p = load_profile(str(L1), OPTS)
     assert (p.kind, p.source) == ("NPU", "ascend_db")
