@@ -275,6 +275,19 @@ def test_directory_of_event_list_jsons_is_no_profile(tmp_path):
     assert detect(str(kineto)).trace_path == str(kineto / "w.json.gz")
 
 
+def test_an_empty_json_alone_in_a_folder_is_its_trace(tmp_path):
+    """A folder whose one JSON file is empty (a Kineto trace whose copy was cut off at once) leads to that file,
+    whose loader names its problem, not to "not collected ... no *.pt.trace.json found" about the folder: an empty
+    file may be a Kineto trace (``_kineto_object``). A mutant counting only files that start with "{" survived."""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "worker0.json").write_bytes(b"")
+    assert detect(str(run)).trace_path == str(run / "worker0.json")
+    with pytest.raises(ProfileError) as err:
+        load_profile(str(run), OPTS)
+    assert (err.value.path, err.value.message) == (str(run / "worker0.json"), "empty file")
+
+
 def test_legacy_timeline_folder_names_its_files(samples):
     """A CANN timeline folder does not load (reference pair 9d gives its files alone): the refusal names its
     msprof_*.json files to give instead, not one lane's (hccl_*, step_trace_*) (the message audit found no
