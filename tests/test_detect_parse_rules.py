@@ -362,6 +362,24 @@ def test_folder_of_one_kineto_trace_names_the_trace_in_its_checks(tmp_path, monk
     assert (err.value.path, err.value.message) == ("run/rank0.pt.trace.json.gz", want)
 
 
+def test_folder_given_as_a_symbolic_link_is_refused(tmp_path, monkeypatch):
+    """A folder given through a symbolic link is refused as a linked file is (``--force`` accepts it), also where
+    it holds one Kineto trace: the later checks look at that trace, a plain file inside the linked folder, not at
+    the link given. The AlexNet excerpt copied into a folder, the folder linked (synthetic). A mutant dropping the
+    link test of the path given survived."""
+    src = DATA.parent / "kineto" / "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz"
+    real = tmp_path / "real"
+    real.mkdir()
+    shutil.copyfile(src, real / "rank0.pt.trace.json.gz")
+    (tmp_path / "run").symlink_to(real, target_is_directory=True)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ProfileError) as err:
+        detect("run")
+    assert (err.value.path, err.value.message) == ("run", "is a symbolic link; refusing to follow it")
+    assert err.value.hint == "add --force to accept it"
+    assert detect("run", force=True).trace_path == str(tmp_path / "run" / "rank0.pt.trace.json.gz")
+
+
 def test_gzip_trace_over_its_cap_gives_the_decompressed_size_the_cap_needs(samples, monkeypatch):
     """The trace cap applies to a gzip trace's decompressed bytes too (the loader refuses past it), but the
     refusal of the file gave only its compressed size: following it (the timesformer H100 trace, 1,218,740 bytes,
