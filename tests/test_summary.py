@@ -139,7 +139,7 @@ def test_category_contributors_cover_every_waterfall_step():
     b.computing_ns, b.uncovered_comm_ns, b.sdma_stream.ns, b.e2e_ns = 1_000, 0, 50, 2_000
     c.computing_ns, c.uncovered_comm_ns, c.sdma_stream.ns, c.e2e_ns = 1_100, 9_000, 50, 10_300
     wf = waterfall.waterfall(b, c)
-    level, rows = waterfall._waterfall_contributors(wf)
+    level, rows = waterfall.waterfall_contributors(wf)
     top = contributors.top_contributors(rows, level)
     # steps: Other Computing +100, Uncovered Communication +9000, Free: Other 950 -> 150 (-800), SDMA 0
     assert _steps(wf)["Free: Other"] == (950, 150)
@@ -265,25 +265,25 @@ def test_contributor_level_preference():
         return Sheet(name, [], pd.DataFrame(data), (0, 0), (0, 0))
 
     kernel = stat("KernelCompare", [[1, "MatMul", "2,3", 10.0, 5.0, 5.0, 5.0, 2, 30.0, 15.0, 15.0, 15.0, 2, 3, 3]])
-    level, rows = contributors._level_rows([kernel])
+    level, rows = contributors.level_rows([kernel])
     assert level == "kernel" and rows["Name"].tolist() == ["MatMul 2,3"]
     no_shape = stat("KernelCompare", [[1, "hcom_allReduce_", "N/A", 10.0, 5.0, 5.0, 5.0, 2, 30.0, 15.0, 15.0, 15.0,
                                        2, 3, 3]])
-    assert contributors._level_rows([no_shape])[1]["Name"].tolist() == ["hcom_allReduce_"]
+    assert contributors.level_rows([no_shape])[1]["Name"].tolist() == ["hcom_allReduce_"]
     assert rows["Base(ms)"].tolist() == [0.01] and rows["Comparison(ms)"].tolist() == [0.03]
     op = stat("OperatorCompareStatistic", [[1, "aten::mm", 1.5, 2, 2.5, 2, 1.0, 1.6667]])
-    level, rows = contributors._level_rows([kernel, op])
+    level, rows = contributors.level_rows([kernel, op])
     assert level == "operator" and rows["Base(ms)"].tolist() == [1.5] and rows["Comparison(ms)"].tolist() == [2.5]
     # ModuleCompareStatistic (reference-2 §3.7): operator rows by self time, module TOTAL rows skipped
     module = stat("ModuleCompareStatistic", [
         [1, "Linear", 2, "/model/fc", "[ TOTAL ]", "", 4.0, 3, 4.0, "", 5.0, 3, 5.0, 1.0, 1.0, 1.25, "", ""],
         [1, "Linear", 2, "/model/fc ", "aten::addmm", "k", 1.0, 2, 1.5, "k", 3.0, 2, 3.5, 2.0, 2.0, 2.33, "", ""]])
-    level, rows = contributors._level_rows([kernel, module])
+    level, rows = contributors.level_rows([kernel, module])
     assert level == "module operator" and rows["Name"].tolist() == ["/model/fc > aten::addmm"]
     assert rows["Base(ms)"].tolist() == [1.0] and rows["Comparison(ms)"].tolist() == [3.0]
     # a module sheet of TOTAL rows only (modules without operators of their own): the kernel level stands in
     totals = stat("ModuleCompareStatistic", [module.data.iloc[0].tolist()])
-    level, rows = contributors._level_rows([kernel, totals])
+    level, rows = contributors.level_rows([kernel, totals])
     assert level == "kernel" and rows["Name"].tolist() == ["MatMul 2,3"]
 
 
@@ -313,15 +313,15 @@ def test_operator_level_needs_operators_on_both_sides():
     from msprof_compare.api import RunContext
 
     opts = Options(enable_operator_compare=True)
-    got = contributors._operator_statistic(RunContext(side(ops), side(ops), opts), [])
+    got = contributors.operator_statistic(RunContext(side(ops), side(ops), opts), [])
     assert got is not None and sorted(r[1] for r in got) == ["aten::add", "aten::mm"]
-    assert contributors._operator_statistic(RunContext(side(ops), side([]), opts), []) is None
-    assert contributors._operator_statistic(RunContext(side([]), side(ops), opts), []) is None
+    assert contributors.operator_statistic(RunContext(side(ops), side([]), opts), []) is None
+    assert contributors.operator_statistic(RunContext(side([]), side(ops), opts), []) is None
 
 
 def test_operator_level_from_rows_is_the_sheets_reading(samples):
     """The operator-level contributors read from OperatorCompareStatistic rows as they are (``_row_level``) are
-    what ``_level_rows`` reads from that sheet (NPU pair 1, whose workbook shows modules); cells of other types
+    what ``level_rows`` reads from that sheet (NPU pair 1, whose workbook shows modules); cells of other types
     read as the sheet's would: ints and number texts as numbers, None and other texts as 0."""
     from msprof_compare.api import RunContext
     from msprof_compare.compare import operators
@@ -329,19 +329,19 @@ def test_operator_level_from_rows_is_the_sheets_reading(samples):
 
     opts = build_options()[0]
     sides = [load_profile(str(samples / p), opts) for p in (NPU_L1, NPU_L2)]
-    rows = contributors._operator_statistic(RunContext(*sides, opts), [])
+    rows = contributors.operator_statistic(RunContext(*sides, opts), [])
     assert rows is not None and len(rows) > 20
 
     def sheet(rows: list) -> Sheet:
         return Sheet("OperatorCompareStatistic", operators.STAT_COLUMNS,
                      frame_from_rows(rows, len(operators.STAT_COLUMNS)), *operators.STAT_SPANS)
 
-    level, fast = contributors._level_rows([], rows)
+    level, fast = contributors.level_rows([], rows)
     assert level == "operator"
-    pd.testing.assert_frame_equal(fast, contributors._level_rows([sheet(rows)])[1], check_exact=True)
+    pd.testing.assert_frame_equal(fast, contributors.level_rows([sheet(rows)])[1], check_exact=True)
     odd = [list(r) for r in rows[:4]]
     odd[0][2], odd[1][2], odd[2][4], odd[3][4] = 1, None, "2.5", "n/a"
-    got = contributors._level_rows([], odd)[1]
+    got = contributors.level_rows([], odd)[1]
     assert got["Base(ms)"].tolist()[:2] == [1.0, 0.0]
     assert got["Comparison(ms)"].tolist()[2:] == [2.5, 0.0]
     assert got["Name"].tolist() == [r[1] for r in rows[:4]]

@@ -573,17 +573,17 @@ def test_guard_columns_keep_each_figure_as_it_is():
     assert frame["Comparison"].tolist() == [3, None]
 
 
-# --------------------------------------------------------------------------- _unchanged_why's choice of reading
+# --------------------------------------------------------------------------- unchanged_why's choice of reading
 
 def _why_of(*steps: tuple[str, str, int]) -> str:
-    """``_unchanged_why`` over operator rows that hold device time (1 ms on each side, unchanged) and a waterfall
+    """``unchanged_why`` over operator rows that hold device time (1 ms on each side, unchanged) and a waterfall
     of ``steps`` (name, category, change in ns) between its two E2E rows."""
     names = ["Base E2E", *(s[0] for s in steps), "Comparison E2E"]
     cats = ["start", *(s[1] for s in steps), "end"]
     deltas = [0, *(s[2] for s in steps), sum(s[2] for s in steps)]
     wf = pd.DataFrame({"Step": names, "Category": cats, "Delta(ns)": deltas})
     rows = pd.DataFrame({"Base(ms)": [1.0], "Comparison(ms)": [1.0]})
-    return summary_notes._unchanged_why(rows, wf)
+    return summary_notes.unchanged_why(rows, wf)
 
 
 def test_unchanged_why_reads_each_case_by_its_own_rule() -> None:
@@ -622,7 +622,7 @@ def test_module_rows_of_needs_one_row_holding_half_and_names_three_operators(mon
     operators, then how many in all."""
     rows = pd.DataFrame({"Name": ["/ A_0 > op", "/ B_0 > op", "/ A_0 > op3", "/ B_0 > op3", "/ C_0 > op3"],
                          "Base(ms)": [1.0, 1.0, 1.0, 1.0, 1.0], "Comparison(ms)": [1.5, 1.5, 1.25, 1.25, 1.25]})
-    monkeypatch.setattr(module_contributors, "_level_rows", lambda sheets: ("module operator", rows))
+    monkeypatch.setattr(module_contributors, "level_rows", lambda sheets: ("module operator", rows))
     contrib = pd.DataFrame({"Name": ["op"]})
     frame = module_contributors._module_rows_of(contrib, [])
     assert frame["Name"].tolist() == ["/ A_0 > op", "/ B_0 > op"] and frame.attrs["module_rows_of"] == ["op"]

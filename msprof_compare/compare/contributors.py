@@ -1,5 +1,5 @@
 """The top contributors of the ``Summary``: the rows of the finest statistic sheet the run has (operators, module
-operators, kernels or kernel types) that explain 80% of the absolute device-time change (``_level_rows``,
+operators, kernels or kernel types) that explain 80% of the absolute device-time change (``level_rows``,
 ``top_contributors``), and the words their titles use (``coverage_text``, ``share_basis``...). The communication and
 memory contributors (``communication_summary``, ``memory_summary``) are cut alike (``coverage_cut``,
 ``coverage_frame``).
@@ -27,7 +27,7 @@ CONTRIBUTOR_COLUMNS = ["Rank", "Level", "Name", "Base(ms)", "Comparison(ms)", "D
                        "Cumulative Share", "Share of Net Diff"]
 
 
-def _operator_statistic(ctx: RunContext, sheets: list[Sheet]) -> list[list] | None:
+def operator_statistic(ctx: RunContext, sheets: list[Sheet]) -> list[list] | None:
     """OperatorCompareStatistic rows even when the workbook shows the module level instead.
 
     Module rows only cover operators inside modules (e.g. an allreduce under
@@ -46,7 +46,7 @@ def _operator_statistic(ctx: RunContext, sheets: list[Sheet]) -> list[list] | No
 
 
 def _row_level(rows: list[list]) -> pd.DataFrame:
-    """``_level_rows``' operator frame from OperatorCompareStatistic rows as they are, without a DataFrame of them
+    """``level_rows``' operator frame from OperatorCompareStatistic rows as they are, without a DataFrame of them
     (~0.6 ms): names as text, device ms as ``_numeric`` reads the sheet's cells."""
     names = [r[1] for r in rows]
     return plain_frame({"Name": object_array([n if type(n) is str else str(n) for n in names]),
@@ -61,7 +61,7 @@ def _us_to_ms(us: np.ndarray) -> np.ndarray:
     return np.round(us / 1000.0, 6)
 
 
-def _level_rows(sheets: list[Sheet], operator_rows: list[list] | None = None) -> tuple[str, pd.DataFrame] | None:
+def level_rows(sheets: list[Sheet], operator_rows: list[list] | None = None) -> tuple[str, pd.DataFrame] | None:
     """(level, frame[Name, Base(ms), Comparison(ms)]) from the finest statistic sheet available.
 
     Reads sheets by column position, which the sheet layouts fix (reference-2

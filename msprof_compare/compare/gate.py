@@ -17,7 +17,7 @@ from .contributors import share_basis, top_contributors
 from .summary_notes import unexplained_note
 from .table import half_up, ms3
 from .verdict import e2e_words
-from .waterfall import _step_mask, _waterfall_contributors, _waterfall_of, e2e_frame
+from .waterfall import e2e_frame, step_mask, waterfall_contributors, waterfall_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult
@@ -37,10 +37,10 @@ def gate_frames(result: CompareResult, base: Breakdown, comparison: Breakdown) -
     breakdown, as ``summary.build`` makes them in a run with ``--fail_on_regression``: the waterfall, and its steps
     as the contributors where the run's sheets named none. Kept out of the result (its reports must not
     change)."""
-    wf = _waterfall_of((base, comparison))
+    wf = waterfall_of((base, comparison))
     contrib = result.frames.get("contributors")
     if (contrib is None or not len(contrib)) and len(wf):
-        contrib = top_contributors(*reversed(_waterfall_contributors(wf)))
+        contrib = top_contributors(*reversed(waterfall_contributors(wf)))
     return {"e2e": e2e_frame(base, comparison), "waterfall": wf, "contributors": contrib}
 
 
@@ -103,7 +103,7 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5,
     step_lines: list[str] = []
     wf = frames.get("waterfall")
     if wf is not None and len(wf):
-        steps = wf[_step_mask(wf)]
+        steps = wf[step_mask(wf)]
         steps = steps[steps["Delta(ns)"].astype("int64") > 0].sort_values("Delta(ns)", ascending=False).head(3)
         if len(steps):
             biggest = zip(steps["Step"], steps["Delta(ns)"], strict=True)

@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..columns import col_of
 from ..textsafe import short_list, term_safe
-from .contributors import _level_rows, top_contributors
+from .contributors import level_rows, top_contributors
 from .table import Sheet, sheet_numbers
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -121,7 +121,7 @@ def _subtrees(tree: Any, nodes: np.ndarray) -> np.ndarray:
 
 
 def _rows_run_by(ctx: RunContext, runners: list[str]) -> set[str]:
-    """The ModuleCompareStatistic operator rows ("module path > operator", as ``_level_rows`` names them) of the
+    """The ModuleCompareStatistic operator rows ("module path > operator", as ``level_rows`` names them) of the
     top-layer ops inside the ops named ``runners``, on either side: the rows of the modules they run. Ranking
     every module row put rows no runner runs into their table (DB level2 -> level1: the optimizer's
     ``/Optimizer.step#SGD.step > aten::_foreach_add`` under ``DistributedDataParallel.forward`` and the backward
@@ -162,7 +162,7 @@ def _module_contributors(ctx: RunContext, contrib: pd.DataFrame, sheets: list[Sh
     runners = [n for n in contrib["Name"].tolist() if n in held]
     if not runners:
         return None
-    found = _level_rows([s for s in sheets if s.name == "ModuleCompareStatistic"])
+    found = level_rows([s for s in sheets if s.name == "ModuleCompareStatistic"])
     if found is None:
         return None
     rows = found[1]
@@ -184,7 +184,7 @@ def _module_rows_of(contrib: pd.DataFrame, sheets: list[Sheet]) -> pd.DataFrame 
     around its forward (tracelens' H100 Qwen1.5 trace: one RMSNorm's aten::mean 20 us longer) read "aten::mean
     +0.020" alone, its 49 calls in 49 modules summed, and the console named no module. ``attrs["module_rows_of"]``:
     those operators, in contributor order, for the lead."""
-    found = _level_rows([s for s in sheets if s.name == "ModuleCompareStatistic"])
+    found = level_rows([s for s in sheets if s.name == "ModuleCompareStatistic"])
     if found is None or found[0] != "module operator" or not len(contrib):
         return None
     rows = found[1]

@@ -45,15 +45,15 @@ from ..textsafe import text_width
 from . import checks, classify, communication_summary, memory_summary, overall
 from .contributors import (
     CONSOLE_TOP,
-    _level_rows,
-    _operator_statistic,
+    level_rows,
+    operator_statistic,
     top_contributors,
 )
 from .module_contributors import find_module_contributors
-from .summary_notes import _step_wrappers, _unchanged_why, mark_pairs
+from .summary_notes import mark_pairs, operator_step_wrappers, unchanged_why
 from .table import STYLE_MS3, STYLE_RATIO, STYLE_TEXT, Column, Sheet, plain_frame
 from .verdict import e2e_verdict, e2e_words
-from .waterfall import _steps_changed, _waterfall_contributors, _waterfall_of, e2e_frame
+from .waterfall import e2e_frame, steps_changed, waterfall_contributors, waterfall_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -152,23 +152,23 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
         pair = overall.breakdowns(ctx)  # cached: the guards' idle-stretch check reads it too
     op_rows = None
     if len(ctx.base.ops) and len(ctx.comparison.ops):
-        op_rows = _operator_statistic(ctx, sheets or [])
-        found = _level_rows(sheets or [], op_rows)
+        op_rows = operator_statistic(ctx, sheets or [])
+        found = level_rows(sheets or [], op_rows)
     else:  # no operators on one side (MindSpore data): every operator of the other would "change"
-        found = _level_rows([s for s in sheets or [] if s.name in ("KernelCompare", "KernelTypeCompare")])
+        found = level_rows([s for s in sheets or [] if s.name in ("KernelCompare", "KernelTypeCompare")])
     guard = checks.guards(ctx, op_rows, sheets or [])
     ctx.frames["guards"] = guard
     checks.log_guards(guard)
 
     if pair is not None:
         ctx.frames["e2e"] = e2e_frame(*pair)
-    wf = _waterfall_of(pair)
+    wf = waterfall_of(pair)
     ctx.frames["waterfall"] = wf
     if found is None and len(wf):
-        found = _waterfall_contributors(wf)
+        found = waterfall_contributors(wf)
     contrib = top_contributors(found[1], found[0]) if found is not None else top_contributors(
         pd.DataFrame({"Name": [], "Base(ms)": [], "Comparison(ms)": []}), "")
-    if not len(contrib) and found is not None and found[0] != "category" and _steps_changed(wf):
+    if not len(contrib) and found is not None and found[0] != "category" and steps_changed(wf):
         # every row of the level unchanged, e.g. operators without device time in a trace without launch
         # flows: the table would vanish without a word, so the waterfall steps stand in, as in the gate
         whole = checks.whole_profile_sides(ctx)
@@ -178,9 +178,9 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
                    "export's ignores the step), so its change lies outside that step; the contributors are the "
                    "waterfall steps, of the whole profile")
         else:
-            why = (f"no {found[0]} changed its device time ({_unchanged_why(found[1], wf)}); the contributors are the "
+            why = (f"no {found[0]} changed its device time ({unchanged_why(found[1], wf)}); the contributors are the "
                    "waterfall steps")
-        contrib = top_contributors(*reversed(_waterfall_contributors(wf)))
+        contrib = top_contributors(*reversed(waterfall_contributors(wf)))
         # said under the table (console, JSON, Summary sheet, gate), where the reader of the steps looks: an INFO
         # line on stderr alone left the JSON and the workbook with steps in place of operators and no word why
         contrib.attrs["fallback"] = why
@@ -195,7 +195,7 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
         rows = found[1] if found is not None else None
         mark_pairs(ctx, contrib, None if rows is None else (
             rows["Name"].tolist(), rows["Base(ms)"].to_numpy(np.float64), rows["Comparison(ms)"].to_numpy(np.float64)),
-            _step_wrappers(op_rows, sheets or []))
+            operator_step_wrappers(op_rows, sheets or []))
     ctx.frames["contributors"] = contrib
     comm = _contributor_communication(ctx, contrib)
     if comm is not None:

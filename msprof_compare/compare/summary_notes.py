@@ -17,7 +17,7 @@ from . import checks
 from .communication_summary import OVERLAP_SHIFT_SHARE, overlap_words
 from .contributors import level_gross_ms, level_net_ms
 from .table import Sheet, decimal_diff, half_up, ms3, sheet_numbers
-from .waterfall import SDMA_STEP, _step_mask
+from .waterfall import SDMA_STEP, step_mask
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -68,7 +68,7 @@ def _outside_steps(wf: pd.DataFrame, e2e_delta_ns: int) -> tuple[str, bool, int 
     return named, bool(len(pick)) and abs(held) * 2 >= abs(e2e_delta_ns), rest
 
 
-def _unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame) -> str:
+def unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame) -> str:
     """Why no row of a level changed while the waterfall did. Rows holding no device time on either side: no
     kernel is linked to an operator (a trace without launch flows). Rows holding device time: the change is time
     no operator holds; where uncovered communication moved, the overlap moved (``overlap_words``: a collective
@@ -84,7 +84,7 @@ def _unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame) -> str:
                  np.nansum(rows["Comparison(ms)"].to_numpy(dtype=float)))
     if not held:
         return "as where no kernel is linked to an operator: a trace without launch flows"
-    step = _step_mask(wf)
+    step = step_mask(wf)
     delta = wf["Delta(ns)"].to_numpy(dtype=np.int64, na_value=0)
     moved = np.flatnonzero(step & (delta != 0))
     cats, steps = col_of(wf, "Category", object), col_of(wf, "Step", object)
@@ -244,7 +244,7 @@ def step_wrappers(names: list[str], amounts: tuple[np.ndarray, np.ndarray],
     ``autograd::``) is never one: it holds work of its own (an NPU text export links the all-reduce HCCL ops to the
     AccumulateGrad that launched them, 106.247 of its ops' 115.731 ms in level 1 rank 0, beside PARAM AlexNet's
     ``[param|cuda]`` annotation in reference pair 4). None otherwise. One rule for the time contributors
-    (``_step_wrappers``) and the memory ones (``memory_summary``)."""
+    (``operator_step_wrappers``) and the memory ones (``memory_summary``)."""
     if not names:
         return None
     total = [float(m.sum()) for m in amounts]
@@ -260,7 +260,7 @@ def step_wrappers(names: list[str], amounts: tuple[np.ndarray, np.ndarray],
     return names[top[0]], float(amounts[0][top[0]]), names[top[1]], float(amounts[1][top[1]])
 
 
-def _step_wrappers(op_rows: list[list] | None, sheets: list[Sheet]) -> tuple[str, float, str, float] | None:
+def operator_step_wrappers(op_rows: list[list] | None, sheets: list[Sheet]) -> tuple[str, float, str, float] | None:
     """``step_wrappers`` of the operators' device time, read from OperatorCompareStatistic's rows (name, device
     ms and op count per side), as the contributors are."""
     rows = op_rows
@@ -316,7 +316,7 @@ def split_wrapper_pair(contrib: pd.DataFrame, op_name_map: Mapping[str, str]) ->
 
 
 def wrapper_note(contrib: pd.DataFrame | None) -> str:
-    """Say where the operator-level contributors are two wrappers (``_step_wrappers``, kept in the contributors'
+    """Say where the operator-level contributors are two wrappers (``operator_step_wrappers``, kept in the contributors'
     ``attrs["wrappers"]``): their table then shows one side's step appearing and the other's vanishing, which
     says nothing of the ops inside; --op_name_map pairs the two names, and --max_kernel_num drills into a pair.
     "" otherwise."""

@@ -2,7 +2,7 @@
 uncovered communication by group, lccl, free time) whose deltas add up *exactly* (integer ns) to the E2E
 difference (``waterfall``), and the other frames made of the two sides' breakdowns that the Summary, the verdict
 and the gate read: ``ctx.frames["e2e"]`` (``e2e_frame``) and the steps as contributors where no statistic sheet
-names any (``_waterfall_contributors``).
+names any (``waterfall_contributors``).
 """
 
 from __future__ import annotations
@@ -196,27 +196,27 @@ def waterfall(base: Breakdown, comparison: Breakdown) -> pd.DataFrame:
     }, WATERFALL_COLUMNS)
 
 
-def _step_mask(wf: pd.DataFrame) -> np.ndarray:
+def step_mask(wf: pd.DataFrame) -> np.ndarray:
     """The waterfall's steps: every row but the two E2E rows."""
     return np.isin(col_of(wf, "Category", object), ["start", "end"], invert=True)
 
 
-def _steps_changed(wf: pd.DataFrame) -> bool:
+def steps_changed(wf: pd.DataFrame) -> bool:
     """Whether some waterfall step changed."""
-    return bool(len(wf)) and bool((wf["Delta(ns)"].to_numpy(dtype=np.int64, na_value=0)[_step_mask(wf)] != 0).any())
+    return bool(len(wf)) and bool((wf["Delta(ns)"].to_numpy(dtype=np.int64, na_value=0)[step_mask(wf)] != 0).any())
 
 
-def _waterfall_contributors(wf: pd.DataFrame) -> tuple[str, pd.DataFrame]:
+def waterfall_contributors(wf: pd.DataFrame) -> tuple[str, pd.DataFrame]:
     """Fallback when no statistic sheet exists: every waterfall step (computing categories, communication,
     free time), so the shares are of the waterfall steps' change, as the title says."""
-    step = _step_mask(wf)
+    step = step_mask(wf)
     return "category", plain_frame({
         "Name": col_of(wf, "Step", object)[step],
         "Base(ms)": wf["Base(ms)"].to_numpy(dtype=float, na_value=np.nan)[step],
         "Comparison(ms)": wf["Comparison(ms)"].to_numpy(dtype=float, na_value=np.nan)[step]})
 
 
-def _waterfall_of(pair: tuple[Breakdown, Breakdown] | None) -> pd.DataFrame:
+def waterfall_of(pair: tuple[Breakdown, Breakdown] | None) -> pd.DataFrame:
     """The waterfall of two breakdowns; empty without them or where a side has no E2E time (no Overlap
     Analysis lane, no device activity): OverallMetrics is left out then (reference-1 §9.1), and a waterfall
     from or to 0 would show an invented change."""
