@@ -26,7 +26,7 @@ from .breakdown_npu import has_pmu, hccl_op_rows
 from .kernels import any_typed
 from .optree import shape_key
 from .overall import find_breakdowns
-from .table import Sheet, half_up_ns, plain_frame, sheet_numbers
+from .table import Sheet, ms3, plain_frame, sheet_numbers
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult, RunContext
@@ -44,7 +44,7 @@ def _ms(ns: float) -> str:
     """A Detail's ms: whole ns to 3 decimals a half away from zero, as the verdict and the waterfall give the same
     figure (``ns / 1e6`` by its float read a DB side's E2E 4.5 us over a whole us as .004 beside the verdict's
     .005)."""
-    return f"{half_up_ns(ns, 10**6, 3):.3f}"
+    return f"{ms3(ns):.3f}"
 
 
 def _guard(check: str, ok: bool | None, base: Any, comparison: Any, detail: str) -> dict[str, Any]:

@@ -32,7 +32,7 @@ from .table import (
     Sheet,
     exact_diffs,
     frame_from_rows,
-    half_up_ns,
+    ms3,
     ratio_of,
 )
 
@@ -336,7 +336,7 @@ def _note_unnamed(profile: Profile, ops: Events, named: np.ndarray) -> None:
     if left.any() and named.any():
         log.info("%s: %d of %d collective kernels (%.3f ms) name no collective (no Collective name recorded for "
                  "their launch, e.g. launched before the profile began): their row %s may hold any collective",
-                 profile.path, int(left.sum()), len(left), half_up_ns(int(ops["dur"][left].sum()), 10**6, 3),
+                 profile.path, int(left.sum()), len(left), ms3(int(ops["dur"][left].sum())),
                  ", ".join(sorted({str(f) for f in ops["family"][left]})))
 
 
@@ -493,7 +493,7 @@ def build(ctx: RunContext) -> list[Sheet]:
         if d and n_out:  # some ops left out: the op rows fall short of OverallMetrics by their time
             log.warning("%s: %d of its %d communication op(s) (%.3f ms) have %s, so CommunicationCompare leaves them "
                         "out of its op rows (OverallMetrics and the waterfall count their time)", p.path, n_out,
-                        total, half_up_ns(ns_out, 10**6, 3), why)
+                        total, ms3(ns_out), why)
         if not d:
             if n_out:  # "can't find any" would contradict OverallMetrics, which counts their time
                 counted = " (OverallMetrics counts their time)" if ctx.options.enable_profiling_compare else ""
