@@ -15,8 +15,11 @@ from test_optree import US, ctx_of, gpu_profile  # tests/ is on sys.path (rootdi
 from xlsxutil import read_xlsx
 
 from msprof_compare import compare
+from msprof_compare.api import RunContext
 from msprof_compare.compare import modules, operators, optree
+from msprof_compare.loaders import load_profile
 from msprof_compare.model import Profile, frame
+from msprof_compare.options import build_options
 
 
 def net_profile(linear: str = "nn.Module: Linear_0", gemm_us: int = 8, path: str = "p.json") -> Profile:
@@ -521,3 +524,30 @@ def test_step_keeps_the_kernels_its_ops_launch_after_its_end(samples: Path, tmp_
                                                                                           abs=1e-6)
     assert [drow["Device Total Time(us)"], drow["Device Total Time(us).1"]] == pytest.approx([want_us] * 2,
                                                                                             abs=1e-3)
+
+
+@pytest.mark.parametrize("path", [TEXT_L1, "msinsight/test/data/pytorch/db/level1/rank0_ascend_pt",
+                                  "tracelens/tests/traces/mi300/resnet_act_checkpoint.json.gz"])
+def test_top_modules_agree_with_the_module_records(samples: Path, path: str) -> None:
+    """``top_modules`` (by arrays: each top-layer op's owner and the walks' paths) names, for every top-layer op,
+    the path of the Module record whose ``op_lo:op_hi`` holds it, forward and backward: the records' walk is the
+    rule it replaced. The AlexNet text / DB exports and TraceLens' MI300 ResNet with activation checkpointing
+    (recomputed forward modules under backward) have ops in both walks and modules that own no op."""
+    opts, _ = build_options(enable_operator_compare=True)
+    profile = load_profile(str(samples / path), opts)
+    trees = modules.module_trees(RunContext(profile, profile, opts), "base")
+    owner = np.full(len(trees.top_node), None, dtype=object)
+    todo, owning = [trees.forward, trees.backward], set()
+    while todo:
+        m = todo.pop()
+        assert all(o is None for o in owner[m.op_lo:m.op_hi])  # each op in one module's range
+        owner[m.op_lo:m.op_hi] = m.module_name
+        if m.op_hi > m.op_lo:
+            owning.add(m.module_name)
+        todo.extend(m.children)
+    module, paths = trees.top_modules()
+    assert len(paths) == len(set(paths))
+    assert [paths[i] for i in module] == owner.tolist()
+    assert owning <= set(paths)
+    assert any(p.startswith("/[ BACKWARD ]") for p in owner.tolist())
+    assert len(set(paths)) > len(owning)  # modules without ops are listed too
