@@ -115,7 +115,9 @@ class CompareResult:
         for s in self.sheets:
             if s.name == name:
                 return s.frame()
-        raise KeyError(name)
+        # the sheets it holds: a run's flags decide them, and a KeyError naming only the missing one sent the
+        # user to print sheet_names
+        raise KeyError(f"no sheet {name!r} in this result; it holds {', '.join(self.sheet_names) or 'none'}")
 
     @property
     def sheet_names(self) -> list[str]:

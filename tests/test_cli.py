@@ -1516,16 +1516,16 @@ def test_script_says_completed_only_after_success(capsys: pytest.CaptureFixture,
 
 
 def test_api_result_errors(tmp_path: Path) -> None:
-    """The Python API: a sheet the result does not hold is a KeyError naming it; an empty path is the
-    original's "The path is empty" error (exit 1 on the faces); a step written as a bool is refused as no
-    number (True is an int in Python, and would have read as step 1)."""
+    """The Python API: a sheet the result does not hold is a KeyError naming it and the sheets it holds; an
+    empty path is the original's "The path is empty" error (exit 1 on the faces); a step written as a bool is
+    refused as no number (True is an int in Python, and would have read as step 1)."""
     from msprof_compare import compare
     from msprof_compare.errors import ProfileError, UsageError
     from msprof_compare.options import build_options
 
     res = compare(str(SMALL), str(SMALL), enable_api_compare=True)
     assert res.sheet_names == ["ApiCompare"]
-    with pytest.raises(KeyError, match="OverallMetrics"):
+    with pytest.raises(KeyError, match=r"^\"no sheet 'OverallMetrics' in this result; it holds ApiCompare\"$"):
         res.sheet("OverallMetrics")
     with pytest.raises(ProfileError, match=r"^The path is empty. Please enter a valid path. \(the base path: -bp, "
                                            r"or the first path of performance_compare.py\)$"):
