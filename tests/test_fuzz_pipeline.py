@@ -45,7 +45,7 @@ RUNS = settings(max_examples=_LONG or 6, deadline=None, derandomize=not _LONG, d
 ODD = st.sampled_from(["", "NaN", "nan", "N/A", "None", "0", "1e3", "-1", "3.5", " HCCL ", "hccl", "Hccl",
                        "HCCL\t", "hcom_allReduce_", " hcom_broadcast__1_0 ", "HCOM_ALLGATHER", "AI_CORE",
                        "AI_VECTOR_CORE", "MIX_AIC", "ai_core", "Übersetzung", "通信算子", "名", "😀",
-                       "=SUM(A1)", "a" * 300, "x\ny", "nn.Module: X_0", "aten::mm", "Notify_Wait"])
+                       "=SUM(A1)", "a" * 300, "x\ny", "\x01a", "\uffff", "nn.Module: X_0", "aten::mm", "Notify_Wait"])
 _OP_NAMES = st.sampled_from(["aten::add", "aten::mm", "aclnnAdd", "Add", "", "nan", "通信"])
 _MODS = st.sampled_from(["nn.Module: Net_0", "nn.Module: Net_0", "nn.Module: Linear_0", "nn.Module: Linear_1",
                          "nn.Module: ", "NN.MODULE: Odd_0", "nn.Module: 名_0", "nn.Module: Net_0/Linear_0"])
@@ -192,7 +192,8 @@ def test_db_mutations(data: st.DataObject, flags: list[str]) -> None:
             "UNION SELECT opName FROM COMMUNICATION_OP ORDER BY 1")]
         for _ in range(data.draw(st.integers(1, 10), label="string edits")):
             sid = data.draw(st.sampled_from(ids))
-            con.execute("UPDATE STRING_IDS SET value = ? WHERE id = ?", (data.draw(ODD), sid))
+            value = data.draw(st.one_of(ODD, st.sampled_from([None, 7, 2.5, b"A", b"\xe5\x90\x8d"])))  # SQL types
+            con.execute("UPDATE STRING_IDS SET value = ? WHERE id = ?", (value, sid))
         mods = [r[0] for r in con.execute(
             "SELECT p.rowid FROM PYTORCH_API p JOIN STRING_IDS s ON s.id = p.name "
             "WHERE s.value LIKE 'nn.Module:%' ORDER BY p.rowid")]
