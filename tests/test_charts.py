@@ -520,3 +520,16 @@ def test_module_chart_leaves_out_a_module_one_submodule_explains(tmp_path):
                      "growth one submodule holds (>= 90%) is left out for it")
                for row in summary.iter_rows(values_only=True) for c in row if c)
     book.close()
+
+
+def test_a_row_of_many_wrapped_lines_stops_at_excels_tallest_row(pair1, tmp_path, monkeypatch):
+    """A validity check's detail of 40 lines would need 600 points; Excel allows no row over 409 points, so
+    the row stops there and the text scrolls within it."""
+    guards = pair1.guards.copy()
+    guards.loc[len(guards)] = ["tall check", "warn", 1, 2, "\n".join(f"line {i}" for i in range(40))]
+    sheet = next(s for s in pair1.sheets if s.name == "Summary")
+    monkeypatch.setattr(sheet, "guards", guards)
+    ws = openpyxl.load_workbook(pair1.to_excel(str(tmp_path)))["Summary"]
+    row = next(c.row for c in ws["A"] if c.value == "tall check")
+    assert ws.row_dimensions[row].height == 408.75  # 409 points, as xlsxwriter rounds it to whole pixels
+    assert ws.cell(row, 5).value.count("\n") == 39  # the text itself is whole

@@ -904,3 +904,9 @@ def test_every_cell_follows_the_layout_rules(run: str, samples: Path, reference_
     names, bad = _layout_violations(path, run == "original")
     assert bad == [], bad[:10]
     assert len(names) == {"default": 9, "original": 8}.get(run, 9)
+
+
+@pytest.mark.parametrize(("lines", "points"), [(1, 15), (2, 30), (27, 405), (28, 409), (500, 409)])
+def test_row_points_stop_at_excels_tallest_row(lines, points):
+    """Wrapped captions and Summary rows grow 15 points a line up to the 409 points Excel accepts."""
+    assert excel.row_points(lines) == points

@@ -38,6 +38,7 @@ from ..compare.summary_notes import unexplained_note
 from ..compare.table import Sheet, sheet_numbers
 from ..textsafe import text_width
 from . import summary_console as con
+from .excel import row_points
 
 log = logging.getLogger("msprof-analyze")
 
@@ -45,8 +46,7 @@ HEADER_ROWS = 3          # data rows start at 0-based row 3 (reference-2 §8.2)
 TOP_REGRESSIONS = 20
 EXPLAINED = 0.9          # a module chart leaves out a module one submodule explains this much of
 _STATE_ATTR = "_msprof_compare_charts"
-_ROW_HEIGHT = 15          # points: the default height of a row of 11-point text
-_ROW_PIXELS = 20          # the same in pixels, the unit of a chart's size
+_ROW_PIXELS = 20          # the default height of a row of 11-point text in pixels, a chart's size unit
 _DEFAULT_WIDTH = 8.43     # characters: the width of a column no width is set for
 _CHART_SIZE = (820, 440)  # the waterfall chart's width and height in pixels
 #: Charts move with the rows they sit on but keep their size: the default anchor sizes them with their cells, so
@@ -155,7 +155,7 @@ def _table(wb: Any, ws: Any, row: int, title: str, headers: list[str], rows: lis
             lines = max((_wrapped_lines(v, widths[j]) for j, v in enumerate(values)
                          if isinstance(v, str) and "wrap" in names[j].split("+")), default=1)
             if lines > 1:
-                ws.set_row(row, _ROW_HEIGHT * lines)
+                ws.set_row(row, row_points(lines))
         for j, v in enumerate(values):
             if j == last and last_to is not None:
                 ws.merge_range(row, j, row, last_to, "", _fmt(wb, names[j]))
@@ -169,7 +169,7 @@ def _wrapped_rows(wb: Any, ws: Any, sheet: Sheet, row: int, lines: list[str]) ->
     columns (the chart sits to the right) and as tall as its words need; returns the next free row."""
     last = len(sheet.columns) - 1
     for text in lines:
-        ws.set_row(row - 1, _ROW_HEIGHT * _wrapped_lines(text, sum(c.width for c in sheet.columns)))
+        ws.set_row(row - 1, row_points(_wrapped_lines(text, sum(c.width for c in sheet.columns))))
         ws.merge_range(row - 1, 0, row - 1, last, text, _fmt(wb, "text+wrap"))
         row += 1
     return row

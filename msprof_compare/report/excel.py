@@ -320,6 +320,14 @@ class _Styles:
 
 #: Points per line of a wrapped caption (the default height of a row of 11-point text).
 _LINE_POINTS = 15
+#: The tallest row Excel allows (xlsxwriter writes a taller height as given, beyond what Excel can show or set).
+MAX_ROW_POINTS = 409
+
+
+def row_points(lines: int) -> float:
+    """The height of a row of ``lines`` wrapped lines, at most Excel's limit (a longer text scrolls)."""
+    return min(MAX_ROW_POINTS, _LINE_POINTS * lines)
+
 #: Advance widths (1/1000 em) of Arial Bold's printable ASCII characters, space to tilde (Helvetica-Bold's
 #: metrics, which Arial's match): a caption's width in pixels, as Excel lays it out at 11 points (14.67 px/em).
 _ARIAL_BOLD = dict(zip(map(chr, range(32, 127)), (
@@ -398,7 +406,7 @@ def _write_sheet(wb: xlsxwriter.Workbook, styles: _Styles, sheet: Sheet, caption
         lines = max(_caption_lines(text, columns[first:last + 1])
                     for (first, last), text, _ in spans)
         if lines > 1:
-            ws.set_row(0, _LINE_POINTS * lines)
+            ws.set_row(0, row_points(lines))
         for (first, last), text, fill in spans:
             fmt = styles.get(fill=fill, bold=True, num=False, wrap=lines > 1)
             if last > first:
