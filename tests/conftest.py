@@ -121,6 +121,24 @@ def tmp_out(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(autouse=True)
+def environment_kept():
+    """A test that leaves an environment variable changed fails: the fuzz module once left
+    MSPROF_ANALYZE_LOG_LEVEL=WARNING set, and a later module's gate tests lost their INFO line, in the whole
+    suite only (monkeypatch.setenv restores itself and passes)."""
+    import os
+
+    before = dict(os.environ)  # PYTEST_CURRENT_TEST changes with the phase (setup, call)
+    yield
+    after = dict(os.environ)
+    changed = sorted(k for k in before.keys() | after.keys()
+                     if before.get(k) != after.get(k) and not k.startswith("PYTEST_"))
+    if changed:
+        os.environ.clear()
+        os.environ.update(before)
+        pytest.fail(f"the test left environment variables changed: {', '.join(changed)}")
+
+
+@pytest.fixture(autouse=True)
 def logger_state_kept():
     """Each test starts with the ``msprof-analyze`` logger as the one before it found it: the bench's in-process
     functions quiet it to ERROR for the rest of their (script) process, and a test that calls ``setup_logging``
