@@ -549,6 +549,47 @@ def kernel_lines(profile: Profile, pool: pd.DataFrame) -> np.ndarray:
     return np.array(out, dtype=object)
 
 
+#: NPU task types that run an operator's kernel (breakdown_npu.COMPUTE_TASK_TYPES, repeated: that module imports
+#: the op tree's users). The other Ascend Hardware tasks have no launching op by nature: an HCCL stream's
+#: Notify Wait / SDMA / Write Value tasks belong to the HCCL op (which joins the pool itself), EVENT_RECORD /
+#: EVENT_WAIT / PLACE_HOLDER tasks are stream synchronisation, and a lone PCIE_DMA copy is the runtime's.
+NPU_KERNEL_TASK_TYPES = frozenset({"AI_CORE", "MIX_AIC", "MIX_AIV", "AI_CPU", "AI_VECTOR_CORE", "FFTS_PLUS"})
+
+
+def unlinked_kernels(tree: OpTree) -> tuple[int, int]:
+    """(count, total ns) of the device kernels no flow links to an op: GPU kernels / memcpys of the pool, NPU
+    compute tasks (``NPU_KERNEL_TASK_TYPES``). The time breakdown counts them; the operator and module sheets,
+    and so the top contributors, cannot (a launch before the trace's first op, a flow the export lost)."""
+    pool = tree.kpool
+    if not len(pool):
+        return 0, 0
+    free = np.ones(len(pool), dtype=bool)
+    free[tree.kidx] = False
+    rows = np.flatnonzero(free)
+    if rows.size and not tree.profile.is_gpu:  # the HCCL op-lane rows carry task type None: never a compute task
+        rows = rows[classify.per_unique(col_of(pool, "task_type", object)[rows],
+                                        lambda t: t in NPU_KERNEL_TASK_TYPES, lower=False)]
+    return int(rows.size), int(col_of(pool, "dur", np.int64)[rows].sum())
+
+
+def _say_unlinked(prof: Profile, tree: OpTree) -> None:
+    """One warning where kernels of a side that links its ops to kernels are left unlinked: the operator and
+    module sheets then hold less device time than the overall breakdown, without a word before."""
+    n, ns = unlinked_kernels(tree)
+    if not n:
+        return
+    if prof.is_gpu:
+        what, how = "kernels", "no launch flow links"
+    elif prof.source == "ascend_db":
+        what, how = "compute tasks", "no CANN connection id links"
+    else:
+        what, how = "compute tasks", "no async_npu flow links"
+    path = prof.files.get("trace_view.json", prof.path) if prof.source == "ascend_text" else prof.path
+    log.warning("%s: %s %d %s (%.3f ms of device time) to an operator: the operator and module sheets and their "
+                "top contributors leave them out; the overall time breakdown counts them", path, how, n,
+                what if n > 1 else what[:-1], ns / 1e6)
+
+
 def op_tree(ctx: RunContext, side: str) -> OpTree:
     """The cached op tree of ``side`` ("base" or "comparison") for this run."""
     opts = ctx.options
@@ -581,6 +622,8 @@ def op_tree(ctx: RunContext, side: str) -> OpTree:
             else:  # GPU or NPU alike: no option can help
                 hint = " (the trace holds no flow linking an op to its kernels, so no op gets a kernel)"
             log.warning("Can't find any flow event in the file: %s%s", prof.path, hint)
+        else:
+            _say_unlinked(prof, tree)
         return tree
 
     return ctx.cached(_CACHE_TREE.format(side=side), compute)
