@@ -556,26 +556,31 @@ def kernel_lines(profile: Profile, pool: pd.DataFrame) -> np.ndarray:
 NPU_KERNEL_TASK_TYPES = frozenset({"AI_CORE", "MIX_AIC", "MIX_AIV", "AI_CPU", "AI_VECTOR_CORE", "FFTS_PLUS"})
 
 
-def unlinked_kernels(tree: OpTree) -> tuple[int, int]:
-    """(count, total ns) of the device kernels no flow links to an op: GPU kernels / memcpys of the pool, NPU
-    compute tasks (``NPU_KERNEL_TASK_TYPES``). The time breakdown counts them; the operator and module sheets,
-    and so the top contributors, cannot (a launch before the trace's first op, a flow the export lost)."""
+def unlinked_kernels(tree: OpTree) -> tuple[int, int, int]:
+    """(count, total ns, early count) of the device kernels no flow links to an op: GPU kernels / memcpys of the
+    pool, NPU compute tasks (``NPU_KERNEL_TASK_TYPES``). The time breakdown counts them; the operator and module
+    sheets, and so the top contributors, cannot. ``early``: the GPU ones running before the first kernel a flow
+    ends at (the previous step's tail, which the "kernels launched before the profile" check measures)."""
     pool = tree.kpool
     if not len(pool):
-        return 0, 0
+        return 0, 0, 0
     free = np.ones(len(pool), dtype=bool)
     free[tree.kidx] = False
     rows = np.flatnonzero(free)
+    early = 0
     if rows.size and not tree.profile.is_gpu:  # the HCCL op-lane rows carry task type None: never a compute task
         rows = rows[classify.per_unique(col_of(pool, "task_type", object)[rows],
                                         lambda t: t in NPU_KERNEL_TASK_TYPES, lower=False)]
-    return int(rows.size), int(col_of(pool, "dur", np.int64)[rows].sum())
+    elif rows.size and tree.fk is not None and len(tree.fk):
+        ts = col_of(pool, "ts", np.int64)
+        early = int((ts[rows] < ts[col_of(tree.fk, "k", np.int64)].min()).sum())
+    return int(rows.size), int(col_of(pool, "dur", np.int64)[rows].sum()), early
 
 
 def _say_unlinked(prof: Profile, tree: OpTree) -> None:
     """One warning where kernels of a side that links its ops to kernels are left unlinked: the operator and
     module sheets then hold less device time than the overall breakdown, without a word before."""
-    n, ns = unlinked_kernels(tree)
+    n, ns, early = unlinked_kernels(tree)
     if not n:
         return
     if prof.is_gpu:
@@ -585,9 +590,11 @@ def _say_unlinked(prof: Profile, tree: OpTree) -> None:
     else:
         what, how = "compute tasks", "no async_npu flow links"
     path = prof.files.get("trace_view.json", prof.path) if prof.source == "ascend_text" else prof.path
-    log.warning("%s: %s %d %s (%.3f ms of device time) to an operator: the operator and module sheets and their "
+    who = "it runs" if n == 1 else "all run" if early == n else f"{early} of them run"
+    tail = f" ({who} before the first kernel the trace holds a launch of: the previous step's tail)" if early else ""
+    log.warning("%s: %s %d %s (%.3f ms of device time) to an operator%s: the operator and module sheets and their "
                 "top contributors leave them out; the overall time breakdown counts them", path, how, n,
-                what if n > 1 else what[:-1], ns / 1e6)
+                what if n > 1 else what[:-1], ns / 1e6, tail)
 
 
 def op_tree(ctx: RunContext, side: str) -> OpTree:
