@@ -148,7 +148,7 @@ def test_summary_tables_follow_each_other_with_one_blank_row(db_pair):
     assert col_a[3] == "Base E2E" and col_a[11] == "Comparison E2E"   # rows 4 and 12: 9 waterfall rows
     assert col_a[12].startswith("E2E time ") and col_a[12].endswith("than the base.")  # row 13: the verdict
     assert pd.isna(col_a[13])                                          # row 14 blank
-    title = _row_of(col_a, "Top contributors")
+    title = _row_of(col_a, "Top Contributors")
     assert title == 15 and col_a[title] == "Name"
     n = len(result.contributors)
     assert n == 7
@@ -163,14 +163,14 @@ def test_summary_tables_follow_each_other_with_one_blank_row(db_pair):
     assert col_a[lead].endswith("rank the module rows inside them by their change:")
     assert [m for m in merged if m.startswith(f"A{lead + 1}:")] == [f"A{lead + 1}:F{lead + 1}"]
     assert pd.isna(col_a[lead + 1])                                    # row 27 blank
-    assert col_a[lead + 2].startswith("Top module contributors") and col_a[lead + 3] == "Name"
+    assert col_a[lead + 2].startswith("Top Module Contributors") and col_a[lead + 3] == "Name"
     assert len(result.module_contributors) == 15
     modules = 10                                                       # the first 10 of 15, as the console
     end = lead + 4 + modules                                           # row 40 blank, after the 10 rows
     assert not pd.isna(col_a[end - 1]) and pd.isna(col_a[end])
     # row 41: the communication contributors (title, header, one row), their line and the memory line right
     # under them (no memory contributor: no table), a blank row, as the console prints them
-    assert col_a[end + 1].startswith("Top communication contributors") and col_a[end + 3] == "allreduce"
+    assert col_a[end + 1].startswith("Top Communication Contributors") and col_a[end + 3] == "allreduce"
     assert col_a[end + 4].startswith("Communication time ") and col_a[end + 5].startswith("No operator's allocated")
     assert pd.isna(col_a[end + 6])
     end += 6
@@ -242,14 +242,14 @@ def test_no_share_note_where_the_contributors_explain_the_change(text_pair):
     assert notes == ["Not on the module sheets: autograd::engine::evaluate_function: torch::autograd::AccumulateGrad "
                      "(it is outside every module); --disable_module writes every operator's row "
                      "(OperatorCompareStatistic)."]
-    title = _row_of(col_a, "Top contributors")   # row 16: the waterfall's 10 rows end on row 13, the verdict
+    title = _row_of(col_a, "Top Contributors")   # row 16: the waterfall's 10 rows end on row 13, the verdict
     assert col_a[12] == "Comparison E2E" and col_a[13].startswith("E2E time ")  # on row 14, row 15 blank
     assert pd.isna(col_a[14]) and title == 16
     assert col_a[title + 1].endswith("AccumulateGrad") and col_a[title + 2] == said[0]  # one contributor row
     assert col_a[title + 3] == notes[0]
     # then, as on the console, the communication contributors (title, header, allreduce) and the communication and
     # memory lines, a blank row, and the checks on row 28, below the chart
-    assert pd.isna(col_a[title + 4]) and col_a[title + 5].startswith("Top communication contributors")
+    assert pd.isna(col_a[title + 4]) and col_a[title + 5].startswith("Top Communication Contributors")
     assert col_a[title + 7] == "allreduce" and col_a[title + 8].startswith("Communication time ")
     assert col_a[title + 9].startswith("No operator's allocated memory changed") and pd.isna(col_a[title + 10])
     assert _row_of(col_a, "Validity checks") == 28
@@ -263,7 +263,7 @@ def test_contributor_rows_show_base_comparison_and_running_share(db_pair):
     the -bp side), Diff = Comparison - Base, Cumulative Share = the running sum of Share, Rank 1..7."""
     result, path = db_pair
     sheet = _summary(path)
-    title = _row_of(sheet[0].tolist(), "Top contributors")
+    title = _row_of(sheet[0].tolist(), "Top Contributors")
     table = sheet.iloc[title: title + 1 + len(result.contributors), :7]
     table = pd.DataFrame(table.iloc[1:].to_numpy(), columns=table.iloc[0].tolist())
     assert list(table.columns) == ["Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share",
@@ -345,7 +345,7 @@ def test_a_profile_against_itself_has_no_contributors_and_keeps_its_chart_data_o
     col_a = _summary(path)[0].tolist()
     assert col_a[3] == "Base E2E" and col_a[12] == "Comparison E2E"
     assert col_a[13] == "E2E time 136.581 ms on both sides: the comparison is as fast as the base."
-    assert not [v for v in col_a if isinstance(v, str) and v.startswith(("Top contributors", "Note:"))]
+    assert not [v for v in col_a if isinstance(v, str) and v.startswith(("Top Contributors", "Note:"))]
     # the communication and memory lines, as the console prints them (no contributor tables: nothing changed)
     assert col_a[14].startswith("No communication op type's total duration changed (1 op type)")
     assert col_a[15].startswith("No operator's allocated memory changed (35 operators)")
@@ -767,7 +767,7 @@ def test_contributors_on_no_sheet_are_named(text_pair, db_pair, tmp_path_factory
     # all 54 rows' change they hold 72.1 %, so the title said "of the module operators' device-time change" wrongly
     listed = sum(abs(w[3]) for w in want)
     assert f"{listed / total:.1%}" == "81.1%" and f"{listed / sum(abs(r[3]) for r in every):.1%}" == "72.1%"
-    top = col_a.index("Top module contributors (module operator level; 15 rows cover 81.1% of the device-time "
+    top = col_a.index("Top Module Contributors (module operator level: 15 rows cover 81.1% of the device-time "
                       "change of the module operators inside them; the first 10 shown)")
     assert col_a[top + 2: top + 2 + 10] == [w[0] for w in want[:10]] and pd.isna(col_a[top + 12])
     # with --disable_module the workbook has OperatorCompareStatistic, and the row is gone
@@ -804,7 +804,7 @@ def test_no_module_contributors_where_no_contributor_runs_modules(text_pair, tmp
         summary = json.loads(json.dumps(to_document(res), default=str))["summary"]
         assert summary["module_contributors"] == [] and summary["module_contributors_note"] is None
         col_a = [v for v in _summary(book)[0].tolist() if isinstance(v, str)]
-        assert not [v for v in col_a if v.startswith(("Top module contributors", "The module rows hold"))]
+        assert not [v for v in col_a if v.startswith(("Top Module Contributors", "The module rows hold"))]
 
 
 def test_module_contributor_names_wrap_so_their_operator_shows(db_pair):
@@ -941,7 +941,7 @@ def test_summary_sheet_holds_the_consoles_communication_and_memory_parts(text_pa
     comp_ms, _ = hccl_by_hand(SAMPLES / NPU_L2)
     cells = _summary(path)
     col_a = cells[0].tolist()
-    at = _row_of(col_a, "Top communication contributors (1 row covers 100.0% of the communication ops' duration "
+    at = _row_of(col_a, "Top Communication Contributors (1 row covers 100.0% of the communication ops' duration "
                         "change)")
     assert cells.iloc[at, :7].tolist() == ["Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share",
                                            "Cumulative Share", "Rank"]
@@ -960,14 +960,14 @@ def test_summary_sheet_holds_the_consoles_communication_and_memory_parts(text_pa
     book = bert.to_excel(str(tmp_path))
     cells = _summary(book)
     col_a = cells[0].tolist()
-    at = _row_of(col_a, "Top memory contributors (1 row covers 100.0% of the operators' allocated-memory change)")
+    at = _row_of(col_a, "Top Memory Contributors (1 row covers 100.0% of the operators' allocated-memory change)")
     assert cells.iloc[at, 1:4].tolist() == ["Base(MB)", "Comparison(MB)", "Diff(MB)"]
     row = bert.memory_contributors.iloc[0]
     assert cells.iloc[at + 1, :4].tolist() == [row["Name"], row["Base(MB)"], row["Comparison(MB)"], row["Diff(MB)"]]
     assert (round(row["Base(MB)"], 2), round(row["Comparison(MB)"], 2)) == (39.30, 1989.30)  # README's figures
     assert openpyxl.load_workbook(book)["Summary"].cell(at + 2, 2).number_format == "#,##0.00"  # MB as on the console
     assert col_a[at + 2] == memory_line(bert.frames["memory"])
-    assert not any(isinstance(v, str) and v.startswith("Top communication contributors") for v in col_a)
+    assert not any(isinstance(v, str) and v.startswith("Top Communication Contributors") for v in col_a)
 
 
 def test_summary_sheet_holds_the_memory_note_under_the_memory_contributors(samples, tmp_path):
@@ -984,7 +984,7 @@ def test_summary_sheet_holds_the_memory_note_under_the_memory_contributors(sampl
     notes = [line for line in render_memory(result.frames).splitlines() if line.startswith("Note: ")]
     assert len(notes) == 1 and "--op_name_map pairs" in notes[0] and "aten::linear with aten::mul" in notes[0]
     col_a = _summary(result.to_excel(str(tmp_path)))[0].tolist()
-    at = _row_of(col_a, "Top memory contributors")
+    at = _row_of(col_a, "Top Memory Contributors")
     shown = min(len(result.memory_contributors), 10)
     assert col_a[at] == "Name" and all(isinstance(v, str) for v in col_a[at + 1: at + 1 + shown])
     assert col_a[at + 1 + shown] == notes[0]

@@ -100,7 +100,7 @@ def test_summary_sheet_layout(pair1, tmp_path):
     assert [ws.cell(4 + i, 1).value for i in range(len(wf))] == wf["Step"].tolist()
     assert ws.cell(4, 2).value == pytest.approx(136.581009)   # reference OverallMetrics E2E (pair 1)
     col_a = [c.value for c in ws["A"]]
-    title = next(i for i, v in enumerate(col_a) if isinstance(v, str) and v.startswith("Top contributors"))
+    title = next(i for i, v in enumerate(col_a) if isinstance(v, str) and v.startswith("Top Contributors"))
     names = col_a[title + 2: title + 2 + len(pair1.contributors)]
     assert names == pair1.contributors["Name"].tolist()
     assert ws.cell(title + 3, 4).value == pytest.approx(float(pair1.contributors["Diff(ms)"].iloc[0]))
@@ -470,7 +470,7 @@ def test_validity_checks_start_below_the_chart(pair1, tmp_path):
     ws = openpyxl.load_workbook(path)["Summary"]
     col_a = [c.value for c in ws["A"]]
     title = next(i for i, v in enumerate(col_a) if isinstance(v, str) and v.startswith("Validity checks"))
-    contributors = next(i for i, v in enumerate(col_a) if isinstance(v, str) and v.startswith("Top contributors"))
+    contributors = next(i for i, v in enumerate(col_a) if isinstance(v, str) and v.startswith("Top Contributors"))
     assert top == 3 and contributors < below <= title  # 0-based rows; before: the checks began beside the chart
     assert all(ws.cell(title + 3 + i, 5).value for i in range(len(pair1.guards)))  # each check has its Detail
 

@@ -85,7 +85,8 @@ def test_console_contributors_show_the_first_ten_and_cut_long_names() -> None:
                           "Share": [1 / n] * n, "Cumulative Share": [(i + 1) / n for i in range(n)],
                           "Share of Net Diff": [1 / n] * n}, columns=CONTRIBUTOR_COLUMNS)
     text = render_contributors(frame)
-    assert "(operator level: 12 rows cover 100.0% of the operators' device-time change; the first 10 shown)" in text
+    assert "(operator level: 12 rows cover 100.0% of the operators' device-time change, not of the E2E change; " \
+           "the first 10 shown)" in text
     assert "| Cumulative Share |" in text  # the header the Summary sheet and the JSON use
     assert "| 10 | op9 " in text and "op10" not in text
     assert ("aten::" + "x" * 61 + "...") in text and long_name not in text
@@ -107,7 +108,7 @@ def test_contributor_titles_give_the_share_as_the_last_row_shows_it() -> None:
     assert float(top["Cumulative Share"].iloc[-1]) == pytest.approx(9.930 / 9.944, abs=1e-12)
     assert contributors.coverage_text(top) == "1 row covers 99.9%"
     text = render_contributors(top)
-    assert "(kernel level: 1 row covers 99.9% of the kernels' device-time change)" in text
+    assert "(kernel level: 1 row covers 99.9% of the kernels' device-time change, not of the E2E change)" in text
     # prettytable 3.0 spreads a wide title over every column ("|  1 | b     |"), later releases over the last
     row = next(line for line in text.splitlines() if [c.strip() for c in line.split("|")[1:3]] == ["1", "b"])
     assert [c.strip() for c in row.split("|")[-3:-1]] == ["99.9%", "99.9%"]  # Share, Cumulative Share

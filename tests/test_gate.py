@@ -266,10 +266,10 @@ def test_contributors_that_explain_little_of_the_change_are_said_so(samples, tmp
     book = openpyxl.load_workbook(r.to_excel(tmp_path), read_only=True)
     cells = [c for row in book["Summary"].iter_rows(values_only=True) for c in row if isinstance(c, str)]
     book.close()  # read-only: the file stays open until close()
-    title = cells.index(next(c for c in cells if c.startswith("Top contributors (operator level")))
+    title = cells.index(next(c for c in cells if c.startswith("Top Contributors (operator level")))
     # the sheet's title and the console's state the same coverage, as the table's last Cumulative Share
     cover = contributors.coverage_text(r.frames["contributors"])
-    assert f"; {cover} of " in cells[title] and f": {cover} of " in render_explain(r.frames)
+    assert f": {cover} of " in cells[title] and f": {cover} of " in render_explain(r.frames)
     assert cover.endswith(f"{round(float(r.frames['contributors']['Cumulative Share'].iloc[-1]), 3):.1%}")
     notes = [i for i, c in enumerate(cells) if c == lines[-1].strip()]  # its own row under the table
     assert len(notes) == 1 and title < notes[0] < cells.index("Validity checks (warn: are both sides the same "

@@ -151,7 +151,7 @@ def test_gpu_kernel_made_longer_is_attributed_to_its_category_operator_and_modul
     assert [v for v in lines if "DistributedDataParallel.forward" in v] == [
         "DistributedDataParallel.forward", f"{module_contributors_note(mods)}:"]
     # one operator, moved one way: its share is of the operators' change, which the E2E change is not
-    assert "Top contributors (operator level; 1 row covers 100.0% of the operators' device-time change, not of the " \
+    assert "Top Contributors (operator level: 1 row covers 100.0% of the operators' device-time change, not of the " \
         "E2E change)" in lines
     assert not res.memory_contributors.shape[0] and res.sheet("ApiCompare")["Total Duration(ms)"].equals(
         res.sheet("ApiCompare")["Total Duration(ms).1"])

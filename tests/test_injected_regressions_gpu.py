@@ -147,7 +147,7 @@ def test_host_bound_launch_delay_is_idle_time_and_its_api_rows_and_says_so(tmp_p
 
     # the one step that moved is the E2E change: the Summary sheet's title said "not of the E2E change"
     summary = pd.read_excel(res.to_excel(str(tmp_path / "book")), sheet_name="Summary", header=None)[0].tolist()
-    assert "Top contributors (category level; 1 row covers 100.0% of the waterfall steps' change, which is the E2E " \
+    assert "Top Contributors (category level: 1 row covers 100.0% of the waterfall steps' change, which is the E2E " \
         "change)" in summary
 
     back = compare(str(slow), str(ALEXNET))
@@ -155,7 +155,7 @@ def test_host_bound_launch_delay_is_idle_time_and_its_api_rows_and_says_so(tmp_p
     assert _api_rows(back, names) == {n: v[4:] + v[:4] for n, v in _expected_api(t0, t1, names).items()}
     assert back.contributors[["Level", "Name", "Diff(ms)"]].values.tolist() == [["category", "Free: Other", -0.1]]
     summary = pd.read_excel(back.to_excel(str(tmp_path / "back")), sheet_name="Summary", header=None)[0].tolist()
-    assert "Top contributors (category level; 1 row covers 100.0% of the waterfall steps' change, which is the E2E " \
+    assert "Top Contributors (category level: 1 row covers 100.0% of the waterfall steps' change, which is the E2E " \
         "change)" in summary  # a faster comparison: the one step's |change| is the E2E change's
 
 

@@ -453,7 +453,7 @@ def test_every_json_figure_is_the_workbook_cell(samples, tmp_path, pair):
                 assert ws.max_row == 3 + len(s["rows"]), s["name"]
         ws, summary = wb["Summary"], doc["summary"]
         titles = {str(c.value).split(" (")[0]: c.row for c in ws["A"] if isinstance(c.value, str)}
-        first = titles["Top contributors"] + 2
+        first = titles["Top Contributors"] + 2
         keys = ["Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share", "Rank"]
         for i, row in enumerate(summary["contributors"]):
             assert all(_same_cell(row[k], ws.cell(first + i, j + 1).value) for j, k in enumerate(keys)), i
@@ -464,9 +464,9 @@ def test_every_json_figure_is_the_workbook_cell(samples, tmp_path, pair):
         assert note == (f"Note: {summary['contributors_note']}." if summary["contributors_note"] else None)
         # the module contributors (DB pair: 19, the sheet shows the first 10, as the console) and their lead
         modules = summary["module_contributors"]
-        assert ("Top module contributors" in titles) == bool(modules) == bool(summary["module_contributors_note"])
+        assert ("Top Module Contributors" in titles) == bool(modules) == bool(summary["module_contributors_note"])
         if modules:
-            first = titles["Top module contributors"] + 2
+            first = titles["Top Module Contributors"] + 2
             assert ws.cell(first - 4, 1).value == f"{summary['module_contributors_note']}:"
             for i, row in enumerate(modules[:10]):
                 assert all(_same_cell(row[k], ws.cell(first + i, j + 1).value) for j, k in enumerate(keys)), i

@@ -98,7 +98,7 @@ def test_console_category_contributors_count_rows_and_accumulate_shares(tmp_path
     want = [f"{round(float(x), 3) + 0.0:.1%}" for x in (shares.iloc[0], shares.iloc[1], cum.iloc[1])]
     assert want == ["79.4%", "12.3%", "91.6%"]
     text = render_contributors(r.contributors)
-    assert "(category level: 2 rows cover 91.6% of the waterfall steps' change)" in text
+    assert "(category level: 2 rows cover 91.6% of the waterfall steps' change, not of the E2E change)" in text
     rows = [_cells(line) for line in text.splitlines() if line.startswith("|") and _cells(line)[0] in ("1", "2")]
     assert [(c[1], c[5], c[6]) for c in rows] == [("Free: Other", want[0], want[0]),
                                                    ("Flash Attention (Forward)", want[1], want[2])]
@@ -106,7 +106,7 @@ def test_console_category_contributors_count_rows_and_accumulate_shares(tmp_path
     # shares are not of the E2E change
     assert round(abs(int(d.sum())) - int(d.abs().sum())) != 0
     book = r.to_excel(str(tmp_path))
-    assert "Top contributors (category level; 2 rows cover 91.6% of the waterfall steps' change, not of the E2E " \
+    assert "Top Contributors (category level: 2 rows cover 91.6% of the waterfall steps' change, not of the E2E " \
         "change)" in pd.read_excel(book, sheet_name="Summary", header=None)[0].tolist()
 
 
@@ -132,7 +132,7 @@ def test_console_title_share_and_a_name_of_seventy_characters():
     assert top["Name"].tolist() == [name] and float(top["Cumulative Share"].iloc[0]) == pytest.approx(0.8995)
     assert contributors.coverage_text(top) == "1 row covers 89.9%"
     text = render_contributors(top)
-    assert "(operator level: 1 row covers 89.9% of the operators' device-time change)" in text
+    assert "(operator level: 1 row covers 89.9% of the operators' device-time change, not of the E2E change)" in text
     row = next(_cells(line) for line in text.splitlines() if line.startswith("|") and _cells(line)[0] == "1")
     assert row[1] == name and row[5:] == ["89.9%", "89.9%"]
 

@@ -141,6 +141,27 @@ def module_share_basis(frame: pd.DataFrame) -> str:
     return f"the device-time change of the module operators inside {'it' if len(runners) == 1 else 'them'}"
 
 
+#: The Summary's contributor tables by kind: their titles open alike on the console and the Summary sheet.
+TABLE_NAMES = {"time": "Top Contributors", "module": "Top Module Contributors",
+               "communication": "Top Communication Contributors", "memory": "Top Memory Contributors"}
+
+
+def contributors_title(frame: pd.DataFrame, kind: str = "time", basis: str = "", first: str = "") -> str:
+    """The title of a contributors table, one wording for the console and the Summary sheet (they read "Top
+    Contributors (operator level: ..." and "Top contributors (operator level; ..., not of the E2E change)" for one
+    table, and only the sheet said the shares were not of the E2E change shown above them). ``kind``: a key of
+    ``TABLE_NAMES``; ``basis``: what a communication or memory contributor's share is of (their modules' constants);
+    ``first``: ``shown_rows``' words on rows left out, which each face adds for the rows it shows."""
+    cover = coverage_text(frame)
+    if kind in ("communication", "memory"):
+        return f"{TABLE_NAMES[kind]} ({cover} of {basis}{first})"
+    level = str(frame["Level"].iloc[0])
+    if kind == "module":
+        return f"{TABLE_NAMES[kind]} ({level} level: {cover} of {module_share_basis(frame)}{first})"
+    apart = ", which is the E2E change" if shares_of_e2e(frame) else ", not of the E2E change"
+    return f"{TABLE_NAMES[kind]} ({level} level: {cover} of {share_basis(level)}{apart}{first})"
+
+
 def level_gross_ms(contrib: pd.DataFrame) -> float:
     """The sizes of every row's change of the contributors' level added up (ms): what each listed row's "Share"
     is of (0.0 when no row changed)."""

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ..compare import communication_summary, memory_summary
-from ..compare.contributors import coverage_text, module_share_basis, share_basis, shares_of_e2e, shown_rows
+from ..compare.contributors import contributors_title, shown_rows
 from ..compare.module_contributors import module_contributors_note, outside_modules_line
 from ..compare.summary_notes import unexplained_note
 from ..compare.table import Sheet, sheet_numbers
@@ -203,8 +203,7 @@ def _resource_parts(wb: Any, ws: Any, sheet: Sheet, row: int) -> int:
         lines = []
         if frame is not None and len(frame):
             shown, first = shown_rows(frame)
-            row = _contributor_table(wb, ws, row, f"Top {name} contributors ({coverage_text(frame)} of {basis}"
-                                     f"{first})", shown, widths, unit)
+            row = _contributor_table(wb, ws, row, contributors_title(frame, name, basis, first), shown, widths, unit)
             note = memory_summary.contributors_note(frame) if name == "memory" else ""
             if note:
                 lines.append(f"Note: {note}.")
@@ -259,11 +258,9 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
         row = _wrapped_rows(wb, ws, sheet, row, [f"{verdict}."])
 
     if len(contrib):
-        level = str(contrib["Level"].iloc[0])
         note = unexplained_note(contrib, wf, getattr(sheet, "communication", None))
-        apart = ", which is the E2E change" if shares_of_e2e(contrib) else ", not of the E2E change"
-        row = _contributor_table(wb, ws, row, f"Top contributors ({level} level; {coverage_text(contrib)} "
-                                 f"of {share_basis(level)}{apart})", contrib)
+        # every row: the console shows the first CONSOLE_TOP (its title says so), the sheet has the room
+        row = _contributor_table(wb, ws, row, contributors_title(contrib), contrib)
         lines = [f"Note: {note}."] if note else []
         # a row of its own: the note above is the console's and the JSON's, this one the workbook's
         modules = getattr(sheet, "module_contributors", None)
@@ -278,7 +275,6 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
             lines.append(f"{lead}:")
         row = _wrapped_rows(wb, ws, sheet, row, lines)
         if lead:
-            level = str(modules["Level"].iloc[0])
             # the first CONSOLE_TOP, as the console: the sheet prints on one page (fit_to_pages), and SGLang's
             # 113 rows made its print area 148 rows, 4005 pt tall (38 rows, 675 pt, before the table), printed at
             # a sixth of the size; every row stays in ModuleCompareStatistic, the JSON and the API
@@ -286,8 +282,7 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
             # names wrap within column A: "module path > operator" runs past its 72 characters (104 for a
             # backward Conv2d row of the DB pair, all 113 rows of SGLang's), and cut at column B's figure the
             # operator at its end was hidden, so that two Conv2d rows read alike
-            row = _contributor_table(wb, ws, row, f"Top module contributors ({level} level; "
-                                     f"{coverage_text(modules)} of {module_share_basis(modules)}{first})", shown,
+            row = _contributor_table(wb, ws, row, contributors_title(modules, "module", first=first), shown,
                                      [c.width for c in sheet.columns])
     row = _resource_parts(wb, ws, sheet, row)
     rows = [list(r) for r in _tuples(guard)]  # never empty: five checks are always made

@@ -17,7 +17,7 @@ from prettytable import PrettyTable
 
 from ..compare import communication_summary, memory_summary
 from ..compare.communication_summary import overlap_shift, overlap_words
-from ..compare.contributors import coverage_text, module_share_basis, share_basis, shown_rows
+from ..compare.contributors import contributors_title, shown_rows
 from ..compare.module_contributors import module_contributors_note
 from ..compare.summary_notes import unexplained_note
 from ..compare.table import decimal_diff, half_up
@@ -51,19 +51,17 @@ def render_waterfall(frame: pd.DataFrame | None) -> str:
     return t.get_string()
 
 
-def render_contributors(frame: pd.DataFrame | None, title: str = "Top Contributors") -> str:
-    """The first ``CONSOLE_TOP`` contributors ("" when there is none), under ``title``; module operator names
-    ("module path > operator") lose their leading path components (``cut_module_columns``), so the operator shows."""
+def render_contributors(frame: pd.DataFrame | None, kind: str = "time") -> str:
+    """The first ``CONSOLE_TOP`` contributors ("" when there is none), under ``contributors_title`` (``kind``: "time"
+    or "module"); module operator names ("module path > operator") lose their leading path components
+    (``cut_module_columns``), so the operator shows."""
     if frame is None or not len(frame):
         return ""
     level = str(frame["Level"].iloc[0])
-    # shares are of the summed |change| of this level's device times, not of the E2E change above
     shown, first = shown_rows(frame)
     rows = [[int(r.Rank), r.Name, _ms(r[3]), _ms(r[4]), _ms(r[5], signed=True), _pct(r.Share), _pct(r[7])]
             for r in shown.itertuples(index=False)]
-    # the module contributors' shares are of the rows inside the operators that run modules, not of every module row
-    basis = module_share_basis(frame) if {"runs_modules", "module_rows_of"} & set(frame.attrs) else share_basis(level)
-    return _top_table(f"{title} ({level} level: {coverage_text(frame)} of {basis}{first})", "ms", rows,
+    return _top_table(contributors_title(frame, kind, first=first), "ms", rows,
                       keep_end=level == "module operator")  # "module path > operator": the operator is at the end
 
 
@@ -107,7 +105,7 @@ def _fixed(v: float, unit: str = "", signed: bool = False, digits: int = 2) -> s
     return f"{text} {unit}" if unit else text
 
 
-def _top(frame: pd.DataFrame | None, title: str, basis: str, unit: str, digits: int) -> str:
+def _top(frame: pd.DataFrame | None, kind: str, basis: str, unit: str, digits: int) -> str:
     """The first ``CONSOLE_TOP`` rows of a memory or communication contributors frame (rank, name, base,
     comparison, diff, share, cumulative share), as the time contributors are shown ("" when none)."""
     if frame is None or not len(frame):
@@ -117,17 +115,17 @@ def _top(frame: pd.DataFrame | None, title: str, basis: str, unit: str, digits: 
     rank, name, base, comp, diff, share, cum = (c.tolist() for _, c in shown.items())
     rows = [[int(r), n, _fixed(b, digits=digits), _fixed(c, digits=digits), _fixed(d, signed=True, digits=digits),
              _pct(s), _pct(cs)] for r, n, b, c, d, s, cs in zip(rank, name, base, comp, diff, share, cum, strict=True)]
-    return _top_table(f"{title} ({coverage_text(frame)} of {basis}{first})", unit, rows)
+    return _top_table(contributors_title(frame, kind, basis, first), unit, rows)
 
 
 def render_memory_contributors(frame: pd.DataFrame | None) -> str:
     """The first ``CONSOLE_TOP`` memory contributors, as the time contributors are shown ("" when none)."""
-    return _top(frame, "Top Memory Contributors", memory_summary.SHARE_BASIS, "MB", 2)
+    return _top(frame, "memory", memory_summary.SHARE_BASIS, "MB", 2)
 
 
 def render_communication_contributors(frame: pd.DataFrame | None) -> str:
     """The first ``CONSOLE_TOP`` communication op types by the change of their total duration ("" when none)."""
-    return _top(frame, "Top Communication Contributors", communication_summary.SHARE_BASIS, "ms", 3)
+    return _top(frame, "communication", communication_summary.SHARE_BASIS, "ms", 3)
 
 
 def _change(base: float, comp: float, unit: str, digits: int = 2) -> str:
@@ -309,5 +307,5 @@ def render_explain(frames: dict[str, pd.DataFrame], verdict: str = "") -> str:
     modules = frames.get("module_contributors")
     lead = module_contributors_note(modules) if parts[2] else ""
     if lead:  # where in the modules the time of a contributor that runs them changed (DDP's forward)
-        parts += [term_safe(f"{lead}:"), render_contributors(modules, "Top Module Contributors")]
+        parts += [term_safe(f"{lead}:"), render_contributors(modules, "module")]
     return "\n".join(p for p in parts if p)
