@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import shutil
 import subprocess
 import sys
 from collections import defaultdict
@@ -96,7 +97,8 @@ def test_npu_text_pair1_against_the_trace(pair1, samples):
     changes = {k: comp_tasks[k] - base_tasks[k] for k in base_tasks}
     top = max(changes, key=lambda k: abs(changes[k]))
     assert top == "Notify_Wait"
-    assert t == pytest.approx({
+    assert t["task_ties"] == []  # no other task changed by as much
+    assert {k: v for k, v in t.items() if k != "task_ties"} == pytest.approx({
         "op_types": 1, "changed": 1, "base_recorded": True, "comparison_recorded": True,
         "base_ms": float(base_ops), "comparison_ms": float(comp_ops), "diff_ms": float(comp_ops - base_ops),
         "diff_pct": float((comp_ops - base_ops) / base_ops * 100), "base_tasks_recorded": True,
@@ -311,7 +313,8 @@ def test_ties_and_positionally_paired_tasks():
     """Two op types change by the same 2 ms (+2, -2): both are listed, in the sheet's order, 50% each. Task rows
     pair by position: base [Notify_Wait 1 ms, Memcpy 2 ms] vs comparison [Memcpy 1 ms, Notify_Wait 2 ms] gives
     rows (Notify_Wait | Memcpy) and (Memcpy | Notify_Wait); by name both changed by 1 ms (a tie: the first in
-    the sheet, Notify_Wait 1 -> 2 ms), where a row-wise reading would have said 0."""
+    the sheet, Notify_Wait 1 -> 2 ms, is ``task``, Memcpy in ``task_ties``), where a row-wise reading would have
+    said 0."""
     base = {"allreduce": {"ops": _ns(3000), "tasks": {"Notify_Wait": _ns(1000), "Memcpy": _ns(2000)}},
             "broadcast": {"ops": _ns(5000), "tasks": {}}}
     comp = {"allreduce": {"ops": _ns(5000), "tasks": {"Memcpy": _ns(1000), "Notify_Wait": _ns(2000)}},
@@ -327,17 +330,21 @@ def test_ties_and_positionally_paired_tasks():
     assert (t["task"], t["task_op"], t["task_base_ms"], t["task_comparison_ms"]) == ("Notify_Wait", "allreduce",
                                                                                     1.0, 2.0)
     assert (t["base_ms"], t["comparison_ms"], t["diff_ms"], t["changed"]) == (8.0, 8.0, 0.0, 2)
-    # changed op types that net to 0: the line gives the total on both sides, the table still lists them
-    assert communication_line(communication_summary.totals(cols)).startswith(
-        "Communication time (CommunicationCompare's op rows) 8.000 ms on both sides; the task that changed most "
-        "(summed over its parallel planes, so it may exceed the op's time): Notify_Wait (in allreduce) 1.000 ms -> "
-        "2.000 ms (+1.000 ms, +100.00%).")
+    assert t["task_ties"] == [{"task": "Memcpy", "task_op": "allreduce", "base_ms": 2.0, "comparison_ms": 1.0,
+                               "diff_ms": -1.0}]
+    # changed op types that net to 0: the line gives the total on both sides and says they cancel out (the table
+    # lists them); both tasks that changed by 1 ms are named, not the first alone
+    assert communication_line(communication_summary.totals(cols)) == (
+        "Communication time (CommunicationCompare's op rows) 8.000 ms on both sides (2 op types changed, their "
+        "changes cancel out: the communication contributors); the 2 tasks that changed most, by as much each "
+        "(summed over their parallel planes, so they may exceed the op's time): Notify_Wait (in allreduce) 1.000 ms "
+        "-> 2.000 ms (+1.000 ms, +100.00%) and Memcpy (in allreduce) 2.000 ms -> 1.000 ms (-1.000 ms, -50.00%).")
 
 
 def test_task_ties_go_to_the_first_row_of_the_sheet():
     """A comparison-only task row of the first op type (allreduce | Memcpy 0 -> 1 ms, row 3) comes before the base
-    task rows of the next (broadcast | Memcpy 1 -> 2 ms, row 5): with equal changes, the first row's task is named,
-    though the base side lists broadcast's task first."""
+    task rows of the next (broadcast | Memcpy 1 -> 2 ms, row 5): with equal changes, the first row's task is
+    ``task``, though the base side lists broadcast's task first; the other is its tie."""
     base = {"allreduce": {"ops": _ns(9000), "tasks": {"Notify_Wait": _ns(1000)}},
             "broadcast": {"ops": _ns(9000), "tasks": {"Memcpy": _ns(1000)}}}
     comp = {"allreduce": {"ops": _ns(9000), "tasks": {"Notify_Wait": _ns(1000), "Memcpy": _ns(1000)}},
@@ -347,6 +354,7 @@ def test_task_ties_go_to_the_first_row_of_the_sheet():
     t = json_report.records(communication_summary.totals(communication_summary._Columns(sheet)))[0]
     assert (t["task"], t["task_op"], t["task_base_ms"], t["task_comparison_ms"]) == ("Memcpy", "allreduce", 0.0, 1.0)
     assert (t["changed"], t["diff_ms"]) == (0, 0.0)
+    assert [(x["task"], x["task_op"], x["diff_ms"]) for x in t["task_ties"]] == [("Memcpy", "broadcast", 1.0)]
 
 
 def test_op_type_on_one_side_only_is_a_change():
@@ -560,3 +568,54 @@ def test_half_a_microsecond_rounds_away_from_zero_as_the_waterfall():
     assert [c.strip() for c in row.strip("|").split("|")][2:5] == ["1.000", "1.005", "+0.005"]
     # 4500 / 1000000 = +0.45%
     assert "1.000 ms -> 1.005 ms (+0.005 ms, +0.45%)" in communication_line(communication_summary.totals(cols))
+
+
+def _ms3(v: Decimal) -> str:
+    """A Decimal ms to 3 places, a half away from zero, as the console writes ms."""
+    return f"{v.quantize(Decimal('0.001'), rounding='ROUND_HALF_UP'):.3f}"
+
+
+def test_exactly_opposite_op_and_task_changes_are_all_named(samples, tmp_path):
+    """The level-1 text export against a copy of itself whose second all-reduce (hcom_allReduce__586_1_1) is
+    renamed a broadcast: allreduce loses that op's time and broadcast gains it, net 0, and each task inside it moves
+    from one op type to the other. The line read "105.992 ms on both sides" and named only the first of the two
+    Notify_Wait changes (-y in allreduce, +y in broadcast) as "the task that changed most"."""
+    src = samples / TEXT / "level1/rank0_ascend_pt"
+    comp = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(src, comp)
+    trace = comp / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    text = trace.read_text()
+    assert text.count('"hcom_allReduce__586_1_1"') == 1
+    trace.write_text(text.replace('"hcom_allReduce__586_1_1"', '"hcom_broadcast__586_1_1"'))
+    # by hand: the renamed op's duration and the tasks (the HCCL planes' X events) that start within it, its end
+    # included (``attribute_tasks``: a task starting no later than the op's end is the op's), by name
+    events = json.loads(text, parse_float=Decimal)
+    hccl = {e["pid"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"
+            and e["args"]["name"] == "HCCL"}
+    op = next(e for e in events if e.get("name") == "hcom_allReduce__586_1_1" and e.get("ph") == "X")
+    inside: dict[str, Decimal] = defaultdict(Decimal)
+    start, end = Decimal(str(op["ts"])), Decimal(str(op["ts"])) + Decimal(str(op["dur"]))  # ts: a string
+    for e in events:
+        if e.get("ph") == "X" and e["pid"] in hccl and e["tid"] != op["tid"] \
+                and start <= Decimal(str(e["ts"])) <= end:
+            inside[e["name"]] += Decimal(str(e["dur"])) / 1000
+    top = max(inside, key=lambda k: inside[k])
+    assert sorted(inside.values())[-2] < inside[top]  # one task name holds most of the op's task time
+    total, tasks = hccl_by_hand(src)
+    moved, y = Decimal(str(op["dur"])) / 1000, inside[top]
+    res = compare(str(src), str(comp), enable_communication_compare=True)
+    c = res.communication_contributors
+    assert c["Name"].tolist() == ["allreduce", "broadcast"]
+    assert c["Diff(ms)"].tolist() == pytest.approx([float(-moved), float(moved)], abs=NS)
+    pct = f"{-y / tasks[top] * 100:+.2f}%"
+    assert communication_line(res.frames["communication"]) == (
+        f"Communication time (CommunicationCompare's op rows) {_ms3(total)} ms on both sides (2 op types changed, "
+        "their changes cancel out: the communication contributors); the 2 tasks that changed most, by as much each "
+        "(summed over their parallel planes, so they may exceed the op's time): "
+        f"{top} (in allreduce) {_ms3(tasks[top])} ms -> {_ms3(tasks[top] - y)} ms (-{_ms3(y)} ms, {pct}) and "
+        f"{top} (in broadcast) 0.000 ms -> {_ms3(y)} ms (+{_ms3(y)} ms).")
+    # the figures behind it, in the API and the JSON
+    t = res.communication_totals
+    assert (t["changed"], t["diff_ms"], t["task"], t["task_op"]) == (2, 0.0, top, "allreduce")
+    assert [(x["task"], x["task_op"]) for x in t["task_ties"]] == [(top, "broadcast")]
+    assert t["task_ties"][0]["diff_ms"] == pytest.approx(float(y), abs=NS) == -t["task_diff_ms"]

@@ -39,8 +39,9 @@ CONTRIBUTOR_COLUMNS = ["Rank", "Name", "Base(ms)", "Comparison(ms)", "Diff(ms)",
 SHARE_BASIS = "the communication ops' duration change"
 TOTAL_COLUMNS = ["op_types", "changed", "base_recorded", "comparison_recorded", "base_ms", "comparison_ms",
                  "diff_ms", "diff_pct", "base_tasks_recorded", "comparison_tasks_recorded", "task", "task_op",
-                 "task_base_ms", "task_comparison_ms", "task_diff_ms", "task_diff_pct", "uncovered_base_ms",
-                 "uncovered_comparison_ms", "uncovered_diff_ms", "no_family_base_ms", "no_family_comparison_ms"]
+                 "task_base_ms", "task_comparison_ms", "task_diff_ms", "task_diff_pct", "task_ties",
+                 "uncovered_base_ms", "uncovered_comparison_ms", "uncovered_diff_ms", "no_family_base_ms",
+                 "no_family_comparison_ms"]
 #: CommunicationCompare's columns by position (reference-2 §4.3): op name, task name and Total Duration(us) of
 #: the base side, then of the comparison side.
 _B_OP, _B_TASK, _B_TOTAL, _C_OP, _C_TASK, _C_TOTAL = 1, 2, 4, 8, 9, 11
@@ -147,21 +148,30 @@ def totals(cols: _Columns, uncovered: tuple[int, int] | None = None,
            no_family: tuple[int, int] = (0, 0)) -> pd.DataFrame:
     """The one-row frame "communication": each side's communication time (null where a side recorded no op) and
     the change, then the task whose total changed most (the first in the sheet's order among equal ones; null
-    unless both sides have task rows and some task changed), then the part no computing overlaps (``uncovered``,
-    in ns: ``uncovered_ns``; null without it, where a side recorded no op, or where a text export was given a
-    step: its waterfall is the whole profile's, the op rows the step's), then the time (``no_family``, ns per
-    side) of the ops the op rows leave out for want of a family, which the uncovered part counts (null where a
-    side has no communication op at all). ``attrs["no_collectives"]``: per
+    unless both sides have task rows and some task changed) and, in ``task_ties``, the other tasks whose total
+    changed by as much (dicts of task, task_op, base_ms, comparison_ms, diff_ms; empty for none), then the part
+    no computing overlaps (``uncovered``, in ns: ``uncovered_ns``; null without it, where a side recorded no op,
+    or where a text export was given a step: its waterfall is the whole profile's, the op rows the step's), then
+    the time (``no_family``, ns per side) of the ops the op rows leave out for want of a family, which the
+    uncovered part counts (null where a side has no communication op at all). ``attrs["no_collectives"]``: per
     side, whether it is a GPU trace without collective kernels, whose 0 ms is a reading (``read_gpu_sides``)."""
     base_ns, comp_ns = int(cols.base.sum()), int(cols.comparison.sum())
     base, comp = base_ns / 1e6, comp_ns / 1e6
     both = all(cols.recorded)
     diff = float(_diff_ms(base_ns, comp_ns)) if both else None
     task: tuple[str, str] | None = None
+    ties: list[dict[str, object]] = []
     if both and all(cols.tasks_recorded) and cols.tasks:
         keys = list(cols.tasks)
-        change = np.abs(_diff_ms(*np.array(list(cols.tasks.values())).T))
-        task = keys[int(np.argmax(change))] if change.max() > 0 else None
+        ns = np.array(list(cols.tasks.values()), dtype=np.int64)
+        change = np.abs(ns[:, 1] - ns[:, 0])  # whole ns: equal changes compare equal
+        if change.max() > 0:
+            # every task whose change is as large: +x on one and -x on another named the first alone, so a reader
+            # took it for the one task that moved
+            top = np.flatnonzero(change == change.max()).tolist()
+            task = keys[top[0]]
+            ties = [{"task": keys[i][1], "task_op": keys[i][0], "base_ms": int(ns[i, 0]) / 1e6,
+                     "comparison_ms": int(ns[i, 1]) / 1e6, "diff_ms": float(_diff_ms(*ns[i]))} for i in top[1:]]
     tb, tc = (v / 1e6 for v in cols.tasks[task]) if task else (None, None)
     t_diff = float(_diff_ms(*cols.tasks[task])) if task else None
     frame = plain_frame({
@@ -174,7 +184,7 @@ def totals(cols: _Columns, uncovered: tuple[int, int] | None = None,
         "base_tasks_recorded": [cols.tasks_recorded[0]], "comparison_tasks_recorded": [cols.tasks_recorded[1]],
         "task": [task[1] if task else None], "task_op": [task[0] if task else None],
         "task_base_ms": [tb], "task_comparison_ms": [tc], "task_diff_ms": [t_diff],
-        "task_diff_pct": [_pct(t_diff, tb or 0.0)],
+        "task_diff_pct": [_pct(t_diff, tb or 0.0)], "task_ties": [ties],
         "uncovered_base_ms": [uncovered[0] / 1e6 if both and uncovered else None],
         "uncovered_comparison_ms": [uncovered[1] / 1e6 if both and uncovered else None],
         "uncovered_diff_ms": [float(_diff_ms(*uncovered)) if both and uncovered else None],

@@ -253,6 +253,9 @@ def _communication_change(t: pd.Series, ms: tuple[float, float], what: str, n: i
                 + _change(*ms, "ms", 3))
     else:
         text = f"{what[0].upper()}{what[1:]} {_change(*ms, 'ms', 3)}"
+        if int(t["changed"]) > 1 and not round(float(t["diff_ms"]), 6):
+            # +x on one op type, -x on another: "... on both sides" alone read as no change
+            text += f" ({int(t['changed'])} op types changed, their changes cancel out: the communication contributors)"
     shift = overlap_shift(t)
     out = [(side, float(t[f"no_family_{side}_ms"])) for side in ("base", "comparison")
            if _value(t.get(f"no_family_{side}_ms"))]
@@ -274,14 +277,26 @@ def _communication_change(t: pd.Series, ms: tuple[float, float], what: str, n: i
         if tb is None or tc is None:
             text += "; no task's total duration changed"
         else:
-            name = cut_columns(term_safe(f"{t['task']} (in {t['task_op']})"), 70)
+            ties = t.get("task_ties")
+            named = [(t["task"], t["task_op"], tb, tc), *(
+                (x["task"], x["task_op"], x["base_ms"], x["comparison_ms"]) for x in (ties or []))]
             # a task's total adds up the planes it ran on at once: Notify_Wait 134 ms in a 100 ms all-reduce
-            text += f"; the task that changed most (summed over its parallel planes, so it may exceed the op's " \
-                    f"time): {name} {_change(tb, tc, 'ms', 3)}"
+            which = "the task that changed most (summed over its parallel planes, so it may exceed the op's time)" \
+                if len(named) == 1 else (f"the {len(named)} tasks that changed most, by as much each (summed over "
+                                         "their parallel planes, so they may exceed the op's time)")
+            text += f"; {which}: " + _and_list([f"{cut_columns(term_safe(f'{n} (in {op})'), 70)} "
+                                                f"{_change(b, c, 'ms', 3)}" for n, op, b, c in named])
     elif any(tasks) and ("comparison" if tasks[0] else "base") not in no_collectives:
         only = "base" if tasks[0] else "comparison"
         text += f"; task rows on the {only} side only (the other records none), so no task change is read"
     return text
+
+
+def _and_list(items: list[str], first: int = 3) -> str:
+    """"a", "a and b", "a, b and c", "a, b, c and 2 more (CommunicationCompare's task rows)"."""
+    if len(items) > first:
+        items = [*items[:first], f"{len(items) - first} more (CommunicationCompare's task rows)"]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" and {items[-1]}"
 
 
 def render_communication(frames: dict[str, pd.DataFrame]) -> str:
