@@ -149,6 +149,53 @@ def _rows_run_by(ctx: RunContext, runners: list[str]) -> set[str]:
     return out
 
 
+def _module_rows(sheets: list[Sheet]) -> tuple[str, pd.DataFrame] | None:
+    """``level_rows`` of ModuleCompareStatistic with two more columns, ``n_base`` / ``n_comparison``: each row's
+    Number of each side (reference-2 §3.7, columns 7 and 11), which tells a row one side lacks (its 0 ms there is
+    no run) from one that ran in 0 ms, for ``_merge_moves``."""
+    module_sheets = [s for s in sheets if s.name == "ModuleCompareStatistic"]
+    found = level_rows(module_sheets)
+    if found is None or found[0] != "module operator" or not module_sheets:
+        return found
+    d = module_sheets[0].data
+    ops = d[d.iloc[:, 4].astype(str) != "[ TOTAL ]"]  # the rows level_rows keeps, in its order
+    rows = found[1].assign(n_base=np.nan_to_num(sheet_numbers(ops.iloc[:, 7])),
+                           n_comparison=np.nan_to_num(sheet_numbers(ops.iloc[:, 11])))
+    return found[0], rows
+
+
+def _merge_moves(rows: pd.DataFrame) -> tuple[pd.DataFrame, list[tuple[str, str, str, float, float]]]:
+    """Module-operator rows with each operator that runs in another module on each side taken as one row: a row
+    only the base side has and one only the comparison side has, of the same operator, paired in the sheet's order
+    (the comparison row keeps its name and takes the base row's time). Apart, the two rows read -t and +t, twice
+    the op's time in the summed |change| the contributors are cut by: the NPU level-1 text export with its first
+    aten::relu_ run inside Conv2d_0 instead of ReLU_0 listed those two rows (86% of the change) and not the
+    MaxPool2d row 5 µs longer. Returns the rows and, per move, (operator, base module path, comparison module
+    path, base ms, comparison ms)."""
+    if "n_base" not in rows or not len(rows):
+        return rows, []
+    nb, nc = rows["n_base"].to_numpy(), rows["n_comparison"].to_numpy()
+    base_only, comp_only = np.flatnonzero((nb > 0) & (nc == 0)), np.flatnonzero((nc > 0) & (nb == 0))
+    if not (len(base_only) and len(comp_only)):
+        return rows, []
+    # names split only where a side lacks the row: a large pair has ~10^4 module rows, few of them one-sided
+    path, op = np.empty(len(rows), dtype=object), np.empty(len(rows), dtype=object)
+    names = rows["Name"].to_numpy()
+    for k in np.concatenate([base_only, comp_only]).tolist():
+        path[k], _, op[k] = str(names[k]).rpartition(" > ")
+    base_ms, comp_ms = rows["Base(ms)"].to_numpy(dtype=float).copy(), rows["Comparison(ms)"].to_numpy(dtype=float)
+    drop, moves = [], []
+    for name in sorted(set(op[base_only].tolist()) & set(op[comp_only].tolist()), key=op[base_only].tolist().index):
+        for i, j in zip(base_only[op[base_only] == name].tolist(), comp_only[op[comp_only] == name].tolist(),
+                        strict=False):
+            base_ms[j] = base_ms[i]
+            drop.append(i)
+            moves.append((str(name), str(path[i]).strip(), str(path[j]).strip(), float(base_ms[i]),
+                          float(comp_ms[j])))
+    out = rows.assign(**{"Base(ms)": base_ms})
+    return out.drop(index=out.index[drop]).reset_index(drop=True), moves
+
+
 def _module_contributors(ctx: RunContext, contrib: pd.DataFrame, sheets: list[Sheet],
                          held: dict[str, list[tuple[str, float, float]]]) -> pd.DataFrame | None:
     """The module-operator rows of ModuleCompareStatistic that explain its change, when an operator-level
@@ -162,14 +209,15 @@ def _module_contributors(ctx: RunContext, contrib: pd.DataFrame, sheets: list[Sh
     runners = [n for n in contrib["Name"].tolist() if n in held]
     if not runners:
         return None
-    found = level_rows([s for s in sheets if s.name == "ModuleCompareStatistic"])
+    found = _module_rows(sheets)
     if found is None:
         return None
-    rows = found[1]
-    frame = top_contributors(rows[rows["Name"].isin(_rows_run_by(ctx, runners))].reset_index(drop=True), found[0])
+    rows, moves = _merge_moves(found[1][found[1]["Name"].isin(_rows_run_by(ctx, runners))].reset_index(drop=True))
+    frame = top_contributors(rows, found[0])
     if not len(frame):
         return None
     frame.attrs["runs_modules"] = [(n, held[n]) for n in runners]
+    frame.attrs["moved"] = moves
     return frame
 
 
@@ -184,10 +232,10 @@ def _module_rows_of(contrib: pd.DataFrame, sheets: list[Sheet]) -> pd.DataFrame 
     around its forward (tracelens' H100 Qwen1.5 trace: one RMSNorm's aten::mean 20 us longer) read "aten::mean
     +0.020" alone, its 49 calls in 49 modules summed, and the console named no module. ``attrs["module_rows_of"]``:
     those operators, in contributor order, for the lead."""
-    found = level_rows([s for s in sheets if s.name == "ModuleCompareStatistic"])
+    found = _module_rows(sheets)
     if found is None or found[0] != "module operator" or not len(contrib):
         return None
-    rows = found[1]
+    rows, moves = _merge_moves(found[1])
     op = rows["Name"].astype(str).str.split(" > ", n=1).str[-1].to_numpy()
     diff = np.abs(np.round(col_of(rows, "Comparison(ms)", float) - col_of(rows, "Base(ms)", float), 6))
     diff = np.nan_to_num(diff)
@@ -204,6 +252,7 @@ def _module_rows_of(contrib: pd.DataFrame, sheets: list[Sheet]) -> pd.DataFrame 
     if not len(frame):
         return None
     frame.attrs["module_rows_of"] = listed
+    frame.attrs["moved"] = [m for m in moves if m[0] in listed]
     return frame
 
 
@@ -225,8 +274,26 @@ def find_module_contributors(ctx: RunContext, contrib: pd.DataFrame, sheets: lis
 
 def module_contributors_note(frame: pd.DataFrame | None) -> str:
     """The sentence that introduces the module contributors: which listed operators run modules and how much of
-    their time those modules' rows hold ("" without module contributors), and that the table ranks the module rows
-    inside them (``_rows_run_by``)."""
+    their time those modules' rows hold ("" without module contributors), that the table ranks the module rows
+    inside them (``_rows_run_by``), and which operators run in another module on each side (``_merge_moves``)."""
+    lead = _lead(frame)
+    moved = frame.attrs.get("moved") if lead and frame is not None else None
+    return f"{lead}; {_moves_text(moved)}" if moved else lead
+
+
+def _moves_text(moves: list[tuple[str, str, str, float, float]]) -> str:
+    """The lead's words on operators that run in another module on each side (``_merge_moves``)."""
+    if len(moves) == 1:
+        op, b, c, _tb, _tc = moves[0]
+        return (f"{op} runs in another module on each side (base {b}, comparison {c}): its two module rows count as "
+                "one, under its comparison module")
+    named = short_list([f"{op} (base {b}, comparison {c})" for op, b, c, _tb, _tc in moves], 3, escape=False)
+    return f"{named} run in another module on each side: each one's two module rows count as one, under its " \
+        "comparison module"
+
+
+def _lead(frame: pd.DataFrame | None) -> str:
+    """``module_contributors_note`` without the words on moved operators."""
     runners = frame.attrs.get("runs_modules") if frame is not None and len(frame) else None
     inside = frame.attrs.get("module_rows_of") if frame is not None and len(frame) else None
     if inside:

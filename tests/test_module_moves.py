@@ -1,0 +1,83 @@
+"""An operator that runs in another module on the comparison side (same op, a different parent module) is one
+module contributor with its net change, not a base-only row in its old module and a comparison-only row in its
+new one, whose |change| summed twice its time: the NPU level-1 text export against a copy of itself in which the
+first aten::relu_ runs inside Conv2d_0 (its ReLU_0 module event removed, Conv2d_0's extended over it) and the
+first MaxPool2d kernel runs 5 µs longer. The two rows of the move (-t and +t) held 86% of the summed change and
+the module contributors named only them, not the MaxPool2d row that changed."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from msprof_compare.api import compare
+from msprof_compare.report.json_report import to_document
+from msprof_compare.report.summary_console import render_explain
+
+SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "samples"
+TEXT = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+PATH = "/ DistributedDataParallel_0/ AlexNet_0/ Sequential_0/"
+#: the first MaxPool2dWithMask kernel (row 8 of kernel_details.csv): MaxPool2d_0's, under aten::max_pool2d
+POOL_KERNEL = "aclnnMaxPool2dWithMask_MaxPoolWithArgmaxV1AiCore_MaxPoolWithArgmaxV1"
+LONGER_US = Decimal(5)
+
+
+def _moved_copy(src: Path, dst: Path) -> Decimal:
+    """Copy the export to ``dst`` with the first relu moved into Conv2d_0 and the first MaxPool2d kernel 5 µs
+    longer; returns the relu kernel's µs (its only kernel), read from kernel_details.csv."""
+    shutil.copytree(src, dst)
+    out = dst / "ASCEND_PROFILER_OUTPUT"
+    events = json.loads((out / "trace_view.json").read_text())
+    conv = next(e for e in events if e.get("name") == "nn.Module: Conv2d_0")
+    relu = next(e for e in events if e.get("name") == "nn.Module: ReLU_0")
+    conv["dur"] = float(Decimal(relu["ts"]) + Decimal(str(relu["dur"])) - Decimal(conv["ts"]))
+    events.remove(relu)
+    lines = (out / "kernel_details.csv").read_text().split("\n")
+    head = lines[0].split(",")
+    at_name, at_ts, at_dur = head.index("Name"), head.index("Start Time(us)"), head.index("Duration(us)")
+    pool = next(i for i, line in enumerate(lines) if line.split(",")[at_name] == POOL_KERNEL)
+    cells = lines[pool].split(",")
+    cells[at_dur] = str(Decimal(cells[at_dur]) + LONGER_US)
+    lines[pool] = ",".join(cells)
+    ts = cells[at_ts].strip()
+    kernel = next(e for e in events if e.get("ph") == "X" and e["name"] == POOL_KERNEL and str(e["ts"]) == ts)
+    kernel["dur"] = float(Decimal(str(kernel["dur"])) + LONGER_US)
+    (out / "kernel_details.csv").write_text("\n".join(lines))
+    (out / "trace_view.json").write_text(json.dumps(events))
+    relu_row = next(line.split(",") for line in lines if line.split(",")[at_name] == "aclnnInplaceRelu_Relu_Relu")
+    return Decimal(relu_row[at_dur])
+
+
+@pytest.fixture(scope="module")
+def moved(tmp_path_factory):
+    src = SAMPLES / TEXT
+    if not src.is_dir():
+        pytest.skip("sample data not found")
+    dst = tmp_path_factory.mktemp("moved") / "rank0_ascend_pt"
+    relu_us = _moved_copy(src, dst)
+    return compare(str(src), str(dst)), relu_us
+
+
+def test_the_moved_operator_is_one_row_and_the_changed_one_is_named(moved):
+    res, relu_us = moved
+    mods = res.module_contributors
+    names = mods["Name"].tolist()
+    # the op that changed: MaxPool2d_0's max_pool2d, 5 µs longer
+    pool = f"{PATH} MaxPool2d_0 > aten::max_pool2d"
+    assert pool in names
+    row = mods[mods["Name"] == pool].iloc[0]
+    assert row["Diff(ms)"] == pytest.approx(float(LONGER_US / 1000), abs=1e-9)
+    # the relu that moved with its time unchanged is no contributor: neither its old nor its new module's row
+    assert not [n for n in names if n.endswith("aten::relu_") and ("ReLU_0" in n or "Conv2d_0" in n)]
+    # the lead says the move, on the console and in the JSON alike
+    lead = res.frames["module_contributors"].attrs.get("moved")
+    assert lead == [("aten::relu_", f"{PATH} ReLU_0".strip(), f"{PATH} Conv2d_0".strip(), float(relu_us / 1000),
+                     float(relu_us / 1000))]
+    text = render_explain(res.frames, res.verdict)
+    note = to_document(res)["summary"]["module_contributors_note"]
+    assert f"{note}:" in text.splitlines()
+    assert "aten::relu_ runs in another module on each side" in note
