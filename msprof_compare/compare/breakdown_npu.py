@@ -29,8 +29,7 @@ from ..textsafe import short_repr
 from . import classify
 from .breakdown import MC2, Breakdown, last_of_keys, peak_reserved_gb
 
-#: Task types (args "Task Type") of the Ascend Hardware lane (reference-1 §3.1).
-COMPUTE_TASK_TYPES = ("AI_CORE", "MIX_AIC", "MIX_AIV", "AI_CPU", "AI_VECTOR_CORE", "FFTS_PLUS")
+COMPUTE_TASK_TYPES = classify.COMPUTE_TASK_TYPES
 SDMA_TASK_TYPES = ("SDMA_SQE", "PCIE_DMA_SQE")
 EVENT_WAIT_TASK = "EVENT_WAIT_SQE"
 LCCL_KERNEL = "kernel_aivec"

@@ -41,6 +41,8 @@ from .breakdown import Breakdown
 CONFIG_ENV = "MSPROF_COMPARE_CONFIG"
 _DEFAULT_INI = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "compare_config.ini")
 _KEYS = ("FA_MASK", "CONV_MASK", "MATMUL_MASK", "CUBE_MASK", "TRANS_MASK", "MC2_KERNEL")
+#: Task types (args "Task Type") of the Ascend Hardware lane that run an operator's kernel (reference-1 §3.1).
+COMPUTE_TASK_TYPES = ("AI_CORE", "MIX_AIC", "MIX_AIV", "AI_CPU", "AI_VECTOR_CORE", "FFTS_PLUS")
 #: Optional key of ours: GPU kernel- and cpu-op-name prefixes after which no mask word counts
 PREFIX_KEY = "NOT_CUBE_PREFIX"
 #: Optional key of ours: words of GPU collective kernels that are no NCCL / RCCL kernels

@@ -549,18 +549,14 @@ def kernel_lines(profile: Profile, pool: pd.DataFrame) -> np.ndarray:
     return np.array(out, dtype=object)
 
 
-#: NPU task types that run an operator's kernel (breakdown_npu.COMPUTE_TASK_TYPES, repeated: that module imports
-#: the op tree's users). The other Ascend Hardware tasks have no launching op by nature: an HCCL stream's
-#: Notify Wait / SDMA / Write Value tasks belong to the HCCL op (which joins the pool itself), EVENT_RECORD /
-#: EVENT_WAIT / PLACE_HOLDER tasks are stream synchronisation, and a lone PCIE_DMA copy is the runtime's.
-NPU_KERNEL_TASK_TYPES = frozenset({"AI_CORE", "MIX_AIC", "MIX_AIV", "AI_CPU", "AI_VECTOR_CORE", "FFTS_PLUS"})
-
-
 def unlinked_kernels(tree: OpTree) -> tuple[int, int, int]:
     """(count, total ns, early count) of the device kernels no flow links to an op: GPU kernels / memcpys of the
-    pool, NPU compute tasks (``NPU_KERNEL_TASK_TYPES``). The time breakdown counts them; the operator and module
-    sheets, and so the top contributors, cannot. ``early``: the GPU ones running before the first kernel a flow
-    ends at (the previous step's tail, which the "kernels launched before the profile" check measures)."""
+    pool, NPU compute tasks (``classify.COMPUTE_TASK_TYPES``: an HCCL stream's Notify Wait / SDMA / Write Value
+    tasks belong to the HCCL op, which joins the pool itself; EVENT_RECORD / EVENT_WAIT / PLACE_HOLDER tasks are
+    stream synchronisation, a lone PCIE_DMA copy is the runtime's). The time breakdown counts them; the operator
+    and module sheets, and so the top contributors, cannot. ``early``: the GPU ones running before the first
+    kernel a flow ends at (the previous step's tail, which the "kernels launched before the profile" check
+    measures)."""
     pool = tree.kpool
     if not len(pool):
         return 0, 0, 0
@@ -570,7 +566,7 @@ def unlinked_kernels(tree: OpTree) -> tuple[int, int, int]:
     early = 0
     if rows.size and not tree.profile.is_gpu:  # the HCCL op-lane rows carry task type None: never a compute task
         rows = rows[classify.per_unique(col_of(pool, "task_type", object)[rows],
-                                        lambda t: t in NPU_KERNEL_TASK_TYPES, lower=False)]
+                                        lambda t: t in classify.COMPUTE_TASK_TYPES, lower=False)]
     elif rows.size and tree.fk is not None and len(tree.fk):
         ts = col_of(pool, "ts", np.int64)
         early = int((ts[rows] < ts[col_of(tree.fk, "k", np.int64)].min()).sum())
