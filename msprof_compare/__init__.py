@@ -34,17 +34,21 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
     """Compare two profiles (``base``, ``comparison``: a trace file or a profiler's output folder, as ``str``,
     ``bytes`` or ``pathlib.Path``); the options are the CLI's long flag names without the dashes.
 
-    On/off options take a bool or 0 / 1 (not ``"true"``); with no ``enable_*`` option every comparison runs:
+    Any option given as None is its default. On/off options take a bool (Python or NumPy) or 0 / 1 (not
+    ``"true"``); with no ``enable_*`` option every comparison runs:
     ``enable_profiling_compare``, ``enable_operator_compare``, ``enable_memory_compare``,
     ``enable_communication_compare``, ``enable_api_compare``, ``enable_kernel_compare``,
     ``disable_details``, ``disable_module``, ``use_input_shape``, ``use_kernel_type``, ``force``, ``debug``.
     Values: ``max_kernel_num`` (int > 3), ``op_name_map`` (a dict of str, or its literal as text),
     ``gpu_flow_cat`` (str), ``base_step`` / ``comparison_step`` (whole numbers >= 0, both or neither; NPU data),
     ``output_format`` (``"xlsx"``, ``"json"`` or ``"xlsx,json"``) and ``fail_on_regression`` (percent).
+    An integer option takes an int, a whole float or NumPy number (``3.0``, ``np.int64(3)``) or its digits as
+    text; ``3.5`` is refused, never truncated.
 
     Writes nothing (``output_format`` / ``fail_on_regression`` are only kept in ``result.options``): call the
-    result's ``to_excel`` / ``to_json`` / ``regression_gate``. Raises ``UsageError`` for bad options (its
-    subclass ``StepError`` for a step the data lacks) and ``ProfileError`` for bad data, with the CLI's message.
+    result's ``to_excel`` / ``to_json`` / ``regression_gate``. Raises ``UsageError`` for bad options, naming the
+    keyword and the value (its subclass ``StepError`` for a step the data lacks), and ``ProfileError`` for bad
+    data, with the CLI's message.
     See the README's option table for what each does.
     """
     from .api import compare as run

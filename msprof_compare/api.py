@@ -26,7 +26,7 @@ from .loaders import Layout, detect, load_profile
 from .loaders.paths import TypedPaths
 from .logs import paths_as_typed, said_once
 from .model import Profile
-from .options import Options, build_options
+from .options import Options, api_options
 from .textsafe import display, term_safe
 
 log = logging.getLogger("msprof-analyze")
@@ -225,7 +225,7 @@ class CompareResult:
         from .compare import gate, overall
         from .options import parse_regression_pct
 
-        value = parse_regression_pct(pct)
+        value = parse_regression_pct(pct, "pct")
         if value is None:
             raise UsageError("regression_gate needs a percentage (a finite number >= 0)")
         if "e2e" in self.frames:
@@ -269,7 +269,7 @@ def _compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
              options: dict[str, Any]) -> CompareResult:
     base, comparison = _path("base", base), _path("comparison", comparison)
     try:
-        opts, warnings = build_options(**options)
+        opts, warnings = api_options(options)
     except UsageError as exc:
         for w in getattr(exc, "warnings", ()):
             log.warning(w)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 import difflib
 import logging
+import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -81,7 +83,44 @@ class Options:
         return self.enable_operator_compare or self.enable_memory_compare or self.enable_api_compare
 
 
-def parse_op_name_map(text: Any) -> Any:
+@dataclass(frozen=True)
+class _Face:
+    """How an error names an option: the CLI's flag (``--max_kernel_num``, ``--base_step '3.0'``) or, for
+    ``compare()``, the keyword argument the caller wrote (``max_kernel_num``, ``base_step=3.5``): a notebook user
+    told about "--base_step" looks for a flag they never typed."""
+
+    api: bool = False
+
+    def name(self, option: str) -> str:
+        return option if self.api else f"--{option}"
+
+    def given(self, option: str, value: Any) -> str:
+        return f"{option}={value!r}" if self.api else f"--{option} {value!r}"
+
+
+_CLI, _API = _Face(False), _Face(True)
+
+
+def whole_number(value: Any) -> int | None:
+    """A Python or NumPy number with an integral value as an int (``3``, ``3.0``, ``np.int64(3)``,
+    ``np.float32(3)``); None for any other value (3.5, NaN, inf, a bool, text). The API's integer options take
+    these: a step or kernel count computed in a notebook is often a float or a NumPy scalar."""
+    if _is_bool(value):
+        return None
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        f = float(value)
+        return int(f) if f.is_integer() else None
+    return None
+
+
+def _is_bool(value: Any) -> bool:
+    """A Python or NumPy bool (told by its dtype: the CLI imports this module before NumPy)."""
+    return isinstance(value, bool) or getattr(getattr(value, "dtype", None), "kind", "") == "b"
+
+
+def parse_op_name_map(text: Any, face: _Face = _CLI) -> Any:
     """Parse ``--op_name_map`` as a Python literal (never eval)."""
     if text is None or text == "":
         return {}
@@ -96,7 +135,7 @@ def parse_op_name_map(text: Any) -> Any:
         if isinstance(exc, SyntaxError) and exc.msg:  # str() adds ast's "(<unknown>, line 1)": where, in words
             at = f"line {exc.lineno}, character {exc.offset}" if (exc.lineno or 1) > 1 else f"character {exc.offset}"
             why = f"{exc.msg} ({at})" if exc.offset else exc.msg
-        raise UsageError(f"Invalid value for '--op_name_map': {why}; write a literal dict such as "
+        raise UsageError(f"Invalid value for '{face.name('op_name_map')}': {why}; write a literal dict such as "
                          "\"{'aten::mm': 'aclnnMm'}\"") from None
     return value
 
@@ -122,11 +161,17 @@ def strict_int(text: str) -> int:
 
 
 def _parse_step(value: Any) -> str:
-    # None, and the int -1 that Options (and the JSON report's "options") record for "every step"
-    if value is None or (isinstance(value, int) and not isinstance(value, bool) and value == -1):
-        return ""
-    if isinstance(value, bool):
+    """A step option as the CLI's text: "" for none; a number with an integral value (3, 3.0, np.int64(3)) as its
+    digits, so the API takes a step computed in a notebook; another number as its repr, which the step rule
+    refuses."""
+    # None, and the -1 that Options (and the JSON report's "options") record for "every step"
+    if _is_bool(value):
         raise UsageError(f"Invalid param, base_step and comparison_step must be a number (got {value!r})")
+    whole = whole_number(value)
+    if value is None or whole == -1:
+        return ""
+    if whole is not None:
+        return str(whole)
     return str(value)
 
 
@@ -135,11 +180,11 @@ BOOL_OPTIONS = tuple(f.name for f in fields(Options) if f.type in ("bool", bool)
 
 
 def _flag(raw: dict[str, Any], name: str) -> bool:
+    """An on/off option: None (not given), a Python or NumPy bool, or the integer 0 / 1 (Python or NumPy)."""
     value = raw.get(name)
     if value is None:
         return False
-    if isinstance(value, bool) or (isinstance(value, int) and value in (0, 1)) \
-            or getattr(getattr(value, "dtype", None), "kind", "") == "b":
+    if _is_bool(value) or (isinstance(value, numbers.Integral) and value in (0, 1)):
         return bool(value)
     raise UsageError(f"Invalid param, {name} must be True or False (got {value!r})")
 
@@ -167,8 +212,42 @@ def _unknown_hint(names: list[str], known: set[str]) -> str:
 def build_options(**raw: Any) -> tuple[Options, list[str]]:
     """Validate raw option values (as the faces receive them) in the original's order.
 
-    Returns the options and the warnings to log. Raises ``UsageError`` (exit 2).
+    Returns the options and the warnings to log. Raises ``UsageError`` (exit 2) naming the CLI flag.
     """
+    return _build(raw, _CLI)
+
+
+def api_options(raw: Mapping[str, Any]) -> tuple[Options, list[str]]:
+    """``build_options`` for ``compare()``: the same rules, its errors naming the keyword argument
+    (``max_kernel_num``, ``base_step=3.5``) instead of the CLI flag."""
+    return _build(dict(raw), _API)
+
+
+def _max_kernel_num(value: Any, face: _Face) -> int | None:
+    """``max_kernel_num``: None, an int > 3 given as a number with an integral value (Python or NumPy) or as the
+    CLI's text of one. ``int()`` of any other value truncated it (``np.float32(5.5)`` ran as 5)."""
+    if value is None:
+        return None
+    not_int = UsageError(f"Invalid param, {face.name('max_kernel_num')} has to be an integer greater than 3 "
+                         f"(got {value!r})")
+    if isinstance(value, (str, bytes, bytearray, memoryview)):
+        if not plain_number_text(value):
+            raise not_int
+        try:
+            number = int(value)
+        except (TypeError, ValueError):
+            raise not_int from None
+    else:
+        whole = whole_number(value)
+        if whole is None:
+            raise not_int
+        number = whole
+    if number <= 3:
+        raise UsageError(f"Invalid param, {face.name('max_kernel_num')} has to be greater than 3")
+    return number
+
+
+def _build(raw: dict[str, Any], face: _Face) -> tuple[Options, list[str]]:
     warnings: list[str] = []
     known = {f.name for f in fields(Options)}
     unknown = set(raw) - known
@@ -177,40 +256,29 @@ def build_options(**raw: Any) -> tuple[Options, list[str]]:
 
     flags = {name: _flag(raw, name) for name in BOOL_OPTIONS}
     # a literal that does not parse is an argument-parsing error in the original, before rule 1 below
-    op_name_map = parse_op_name_map(raw.get("op_name_map"))
-    max_kernel_num = raw.get("max_kernel_num")
-    if max_kernel_num is not None:
-        not_int = UsageError(f"Invalid param, --max_kernel_num has to be an integer greater than 3 "
-                             f"(got {max_kernel_num!r})")
-        if isinstance(max_kernel_num, bool) or (isinstance(max_kernel_num, float)
-                                                and not max_kernel_num.is_integer()) \
-                or not plain_number_text(max_kernel_num):
-            raise not_int
-        try:
-            max_kernel_num = int(max_kernel_num)
-        except (TypeError, ValueError, OverflowError):
-            raise not_int from None
-        if max_kernel_num <= 3:
-            raise UsageError("Invalid param, --max_kernel_num has to be greater than 3")
+    op_name_map = parse_op_name_map(raw.get("op_name_map"), face)
+    max_kernel_num = _max_kernel_num(raw.get("max_kernel_num"), face)
 
     if not isinstance(op_name_map, dict):
-        raise UsageError("Invalid param, --op_name_map must be dict, for example: --op_name_map={'name1':'name2'}")
+        raise UsageError(f"Invalid param, {face.name('op_name_map')} must be dict, for example: "
+                         f"{face.name('op_name_map')}={{'name1':'name2'}}")
     # rule 3 over every key and value, then rule 4 (one pass per rule: a long name before a non-text one must
     # not hide the type error, as in the original's order)
     names = [*op_name_map.keys(), *op_name_map.values()]
     if any(not isinstance(n, str) for n in names):
-        raise UsageError("Invalid param, key/value in --op_name_map must be string")
+        raise UsageError(f"Invalid param, key/value in {face.name('op_name_map')} must be string")
     if any(len(n) > 200 for n in names):
-        raise UsageError("Invalid param, the length of key/value in --op_name_map exceeded the maximum value 200")
+        raise UsageError(f"Invalid param, the length of key/value in {face.name('op_name_map')} exceeded the "
+                         "maximum value 200")
 
     gpu_flow_cat = raw.get("gpu_flow_cat") or ""
     if not isinstance(gpu_flow_cat, str):
-        raise UsageError(f"Invalid param, --gpu_flow_cat must be text (got {gpu_flow_cat!r})")
+        raise UsageError(f"Invalid param, {face.name('gpu_flow_cat')} must be text (got {gpu_flow_cat!r})")
     if gpu_flow_cat and not gpu_flow_cat.strip():
-        raise UsageError(f"Invalid param, --gpu_flow_cat is blank (got {gpu_flow_cat!r}); leave it out to use "
-                         "the usual flow categories")
+        raise UsageError(f"Invalid param, {face.name('gpu_flow_cat')} is blank (got {gpu_flow_cat!r}); leave it "
+                         "out to use the usual flow categories")
     if len(gpu_flow_cat) > 20:
-        raise UsageError("Invalid param, --gpu_flow_cat exceeded the maximum value 20")
+        raise UsageError(f"Invalid param, {face.name('gpu_flow_cat')} exceeded the maximum value 20")
 
     enables = {k: flags[k] for k in ENABLE_FLAGS}
     if not any(enables.values()):
@@ -225,8 +293,8 @@ def build_options(**raw: Any) -> tuple[Options, list[str]]:
         bstep, cstep = _parse_step(raw.get("base_step")), _parse_step(raw.get("comparison_step"))
         if bstep and cstep:
             # ASCII digits only: str.isdigit() also accepts superscripts such as "²", which int() rejects
-            bad = [f"--{n} {v!r}" for n, v in (("base_step", bstep), ("comparison_step", cstep))
-                   if not (v.isascii() and v.isdigit())]
+            bad = [face.given(n, raw[n] if face.api else v)
+                   for n, v in (("base_step", bstep), ("comparison_step", cstep)) if not (v.isascii() and v.isdigit())]
             if bad:  # the original's sentence, then which value and why (-3 is a number, but no step id)
                 raise UsageError("Invalid param, base_step and comparison_step must be a number. (got "
                                  f"{' and '.join(bad)}: a step id is a whole number >= 0, the N of ProfilerStep#N)")
@@ -249,8 +317,8 @@ def build_options(**raw: Any) -> tuple[Options, list[str]]:
             force=flags["force"],
             use_kernel_type=use_kernel_type,
             debug=flags["debug"],
-            output_format=parse_output_format(raw.get("output_format")),
-            fail_on_regression=parse_regression_pct(raw.get("fail_on_regression")),
+            output_format=parse_output_format(raw.get("output_format"), face.name("output_format")),
+            fail_on_regression=parse_regression_pct(raw.get("fail_on_regression"), face.name("fail_on_regression")),
         )
     except UsageError as exc:
         exc.warnings = warnings  # type: ignore[attr-defined]
@@ -289,33 +357,35 @@ def _unread_options(opts: Options) -> list[str]:
 OUTPUT_FORMATS = ("xlsx", "json")
 
 
-def parse_output_format(value: Any) -> str:
-    """``--output_format``: "xlsx", "json" or both (comma separated, any order) -> canonical "xlsx,json"."""
+def parse_output_format(value: Any, name: str = "--output_format") -> str:
+    """``--output_format``: "xlsx", "json" or both (comma separated, any order) -> canonical "xlsx,json";
+    ``name``: the option as an error names it."""
     if value is None or value == "":
         return "xlsx"
     items = value if isinstance(value, (list, tuple)) else str(value).replace(" ", ",").split(",")
     chosen = {str(i).strip().lower() for i in items if str(i).strip()}
     bad = chosen - set(OUTPUT_FORMATS)
     if bad or not chosen:
-        raise UsageError(f"Invalid param, --output_format must be xlsx, json or xlsx,json (got {value!r})")
+        raise UsageError(f"Invalid param, {name} must be xlsx, json or xlsx,json (got {value!r})")
     return ",".join(f for f in OUTPUT_FORMATS if f in chosen)
 
 
-def parse_regression_pct(value: Any) -> float | None:
-    """``--fail_on_regression PCT``: a finite percentage >= 0, or None when not given."""
+def parse_regression_pct(value: Any, name: str = "--fail_on_regression") -> float | None:
+    """``--fail_on_regression PCT``: a finite percentage >= 0, or None when not given; ``name``: the option as an
+    error names it."""
     if value is None or value == "":
         return None
-    if isinstance(value, bool):  # True is not "1 percent"
-        raise UsageError(f"Invalid param, --fail_on_regression must be a number of percent (got {value!r})")
+    if _is_bool(value):  # True is not "1 percent"
+        raise UsageError(f"Invalid param, {name} must be a number of percent (got {value!r})")
     number = value.strip().removesuffix("%") if isinstance(value, str) else value  # "5%" reads as 5
     # float() takes "_" between digits: "1_0" read as 10 would pass a 9 % regression meant to fail above 1.0;
     # and any script's digits ("\u0661\u0660", full-width "\uff11\uff10")
     if not plain_number_text(number):
-        raise UsageError(f"Invalid param, --fail_on_regression must be a number of percent (got {value!r})")
+        raise UsageError(f"Invalid param, {name} must be a number of percent (got {value!r})")
     try:
         pct = float(number)
     except (TypeError, ValueError):
-        raise UsageError(f"Invalid param, --fail_on_regression must be a number of percent (got {value!r})") from None
+        raise UsageError(f"Invalid param, {name} must be a number of percent (got {value!r})") from None
     if not (pct >= 0.0) or pct == float("inf"):
-        raise UsageError(f"Invalid param, --fail_on_regression must be a finite percentage >= 0 (got {value!r})")
+        raise UsageError(f"Invalid param, {name} must be a finite percentage >= 0 (got {value!r})")
     return pct + 0.0  # -0.0 -> 0.0: the gate line would read "threshold +-0%"

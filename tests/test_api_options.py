@@ -1,0 +1,100 @@
+"""The options of ``compare()`` as a notebook passes them: numbers computed in Python or NumPy, and errors that name
+the keyword argument the caller wrote, not a CLI flag.
+
+Inputs: the bundled sample_data pair (sample_data/README.md) for refusals made before loading; the msinsight
+AlexNet text exports, level 1 against level 2 of rank 0 (../shared/samples, PROVENANCE.md; one profiled step,
+ProfilerStep#50), for a step given as a float.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import msprof_compare
+from msprof_compare.errors import UsageError
+from msprof_compare.options import build_options
+
+ROOT = Path(__file__).resolve().parent.parent
+BASE = ROOT / "sample_data" / "bert-small_h100.json.gz"
+COMP = ROOT / "sample_data" / "bert-small_mi300.json.gz"
+
+
+def test_a_step_given_as_a_whole_float_or_numpy_number_is_that_step(samples: Path) -> None:
+    """``base_step=50.0`` (a step read from a DataFrame is a float) was refused with "(got --base_step '50.0')";
+    a whole float or NumPy number is now the step it equals, and the sheets are those of ``base_step=50``."""
+    pt = samples / "msinsight/test/data/pytorch/text"
+    base, comp = pt / "level1/rank0_ascend_pt", pt / "level2/rank0_ascend_pt"
+    as_int = msprof_compare.compare(base, comp, base_step=50, comparison_step=50, enable_profiling_compare=True)
+    as_float = msprof_compare.compare(base, comp, base_step=50.0, comparison_step=np.float64(50),
+                                      enable_profiling_compare=True)
+    assert (as_float.options.base_step, as_float.options.comparison_step) == (50, 50)
+    assert type(as_float.options.base_step) is int and type(as_float.options.comparison_step) is int
+    assert as_float.sheet_names == as_int.sheet_names
+    for name in as_int.sheet_names:
+        pd.testing.assert_frame_equal(as_float.sheet(name), as_int.sheet(name))
+
+
+@pytest.mark.parametrize(("given", "message"), [
+    ({"base_step": 3.5, "comparison_step": 3}, "Invalid param, base_step and comparison_step must be a number. "
+     "(got base_step=3.5: a step id is a whole number >= 0, the N of ProfilerStep#N)"),
+    ({"base_step": "x", "comparison_step": -2}, "Invalid param, base_step and comparison_step must be a number. "
+     "(got base_step='x' and comparison_step=-2: a step id is a whole number >= 0, the N of ProfilerStep#N)"),
+    ({"max_kernel_num": "many"}, "Invalid param, max_kernel_num has to be an integer greater than 3 (got 'many')"),
+    ({"max_kernel_num": 3}, "Invalid param, max_kernel_num has to be greater than 3"),
+    ({"op_name_map": [1]}, "Invalid param, op_name_map must be dict, for example: op_name_map={'name1':'name2'}"),
+    ({"op_name_map": {"a": 1}}, "Invalid param, key/value in op_name_map must be string"),
+    ({"op_name_map": {"a" * 201: "b"}},
+     "Invalid param, the length of key/value in op_name_map exceeded the maximum value 200"),
+    ({"gpu_flow_cat": 5}, "Invalid param, gpu_flow_cat must be text (got 5)"),
+    ({"gpu_flow_cat": " "}, "Invalid param, gpu_flow_cat is blank (got ' '); leave it out to use the usual flow "
+                            "categories"),
+    ({"gpu_flow_cat": "c" * 21}, "Invalid param, gpu_flow_cat exceeded the maximum value 20"),
+    ({"output_format": "csv"}, "Invalid param, output_format must be xlsx, json or xlsx,json (got 'csv')"),
+    ({"fail_on_regression": -1}, "Invalid param, fail_on_regression must be a finite percentage >= 0 (got -1)"),
+])
+def test_api_errors_name_the_keyword_argument(given: dict, message: str) -> None:
+    """From Python, a refused option named the CLI's flag ("--max_kernel_num", "--base_step '3.5'"), which the
+    caller never typed; the message now names the keyword and the value as written. The CLI keeps its flags."""
+    with pytest.raises(UsageError) as info:
+        msprof_compare.compare(BASE, COMP, **given)
+    assert str(info.value) == message
+    with pytest.raises(UsageError) as cli:
+        build_options(**given)
+    assert "--" in str(cli.value) and str(cli.value) != message
+
+
+def test_op_name_map_literal_error_names_the_keyword() -> None:
+    """A text ``op_name_map`` that is no literal: the keyword, not "'--op_name_map'"."""
+    with pytest.raises(UsageError, match=r"^Invalid value for 'op_name_map': calls and variables are not allowed"):
+        msprof_compare.compare(BASE, COMP, op_name_map="abc")
+
+
+@pytest.mark.parametrize("value", [np.float32(5.5), 5.5, float("nan"), float("inf"), True, np.bool_(True), [5]])
+def test_max_kernel_num_must_be_whole(value: object) -> None:
+    """``int()`` of any number but a Python float truncated it: ``max_kernel_num=np.float32(5.5)`` ran with 5."""
+    with pytest.raises(UsageError, match=r"^Invalid param, max_kernel_num has to be an integer greater than 3"):
+        msprof_compare.compare(BASE, COMP, max_kernel_num=value)
+
+
+def test_whole_numbers_of_any_kind_are_taken() -> None:
+    """Python and NumPy integers and whole floats are the integer they equal; a flag takes NumPy's 0 / 1 as it
+    takes Python's (``np.int64(1)`` was refused while ``1`` was taken)."""
+    for value in (7, 7.0, np.int64(7), np.int32(7), np.float32(7.0), "7"):
+        got = build_options(max_kernel_num=value, enable_operator_compare=True)[0].max_kernel_num
+        assert got == 7 and type(got) is int, value
+    opts = build_options(enable_api_compare=np.int64(1), enable_kernel_compare=np.uint8(0), force=np.int8(0))[0]
+    assert (opts.enable_api_compare, opts.enable_kernel_compare, opts.force, opts.enable_operator_compare) == \
+        (True, False, False, False)
+    with pytest.raises(UsageError, match=r"^Invalid param, force must be True or False \(got np.int64\(2\)\)$"):
+        build_options(force=np.int64(2))
+
+
+def test_regression_gate_names_its_argument() -> None:
+    """``result.regression_gate("x")`` said "--fail_on_regression must be...": the argument is ``pct``."""
+    result = msprof_compare.compare(BASE, COMP, enable_api_compare=True)
+    with pytest.raises(UsageError, match=r"^Invalid param, pct must be a number of percent \(got 'x'\)$"):
+        result.regression_gate("x")
