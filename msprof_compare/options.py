@@ -27,6 +27,32 @@ ENABLE_FLAGS = (
 )
 
 
+class FrozenMap(dict[str, str]):
+    """A dict that refuses changes: ``Options.op_name_map``, so that the frozen options of a result cannot be
+    changed through their one mutable field (``result.options.op_name_map["a"] = "b"`` changed what the result
+    says it was run with). Still a dict (``json``, ``dict(m)``, ``==``), hashable like the rest of Options, and
+    picklable for the loader processes."""
+
+    __slots__ = ()
+
+    def _refuse(self, *_args: Any, **_kwargs: Any) -> Any:
+        raise TypeError("op_name_map of Options cannot be changed: pass a new op_name_map to compare()")
+
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse  # type: ignore[assignment]
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(frozenset(self.items()))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), (dict(self),)
+
+    def __copy__(self) -> FrozenMap:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> FrozenMap:
+        return self
+
+
 @dataclass(frozen=True)
 class Options:
     """Validated options of one comparison (names are the original's flag names)."""
@@ -52,6 +78,10 @@ class Options:
     output_format: str = "xlsx"
     #: Exit 3 when comparison E2E exceeds base E2E by more than this percentage (None: no gate).
     fail_on_regression: float | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.op_name_map, FrozenMap):  # frozen: set once, here
+            object.__setattr__(self, "op_name_map", FrozenMap(self.op_name_map))
 
     @property
     def formats(self) -> tuple[str, ...]:
@@ -309,7 +339,7 @@ def _build(raw: dict[str, Any], face: _Face) -> tuple[Options, list[str]]:
             disable_details=flags["disable_details"],
             disable_module=flags["disable_module"],
             max_kernel_num=max_kernel_num,
-            op_name_map=dict(op_name_map),
+            op_name_map=FrozenMap(op_name_map),
             use_input_shape=flags["use_input_shape"],
             gpu_flow_cat=gpu_flow_cat,
             base_step=base_step,

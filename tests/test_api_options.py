@@ -98,3 +98,28 @@ def test_regression_gate_names_its_argument() -> None:
     result = msprof_compare.compare(BASE, COMP, enable_api_compare=True)
     with pytest.raises(UsageError, match=r"^Invalid param, pct must be a number of percent \(got 'x'\)$"):
         result.regression_gate("x")
+
+
+def test_result_options_cannot_be_changed_through_op_name_map(tmp_path: Path) -> None:
+    """``result.options`` is frozen, but its ``op_name_map`` was a plain dict: ``options.op_name_map["a"] = "b"``
+    changed what the result (and its JSON report) says the run used. Every change is now refused; the map stays a
+    dict to read (``==``, ``json``), and the options are hashable and survive pickling (the loader's processes)."""
+    import json
+    import pickle
+
+    given = {"aten::addmm": "aten::mm"}
+    result = msprof_compare.compare(BASE, COMP, enable_api_compare=True, op_name_map=given)
+    m = result.options.op_name_map
+    for change in (lambda: m.__setitem__("a", "b"), lambda: m.update(a="b"), lambda: m.pop("aten::addmm"),
+                   lambda: m.setdefault("a", "b"), m.clear, m.popitem, lambda: m.__delitem__("aten::addmm")):
+        with pytest.raises(TypeError, match="op_name_map of Options cannot be changed"):
+            change()
+    m2 = m
+    with pytest.raises(TypeError):
+        m2 |= {"a": "b"}
+    given["x"] = "y"  # the caller's dict is not the options' map
+    assert result.options.op_name_map == {"aten::addmm": "aten::mm"} and isinstance(m, dict)
+    assert hash(result.options) == hash(build_options(enable_api_compare=True, op_name_map=dict(m))[0])
+    assert pickle.loads(pickle.dumps(result.options)) == result.options
+    doc = json.loads(Path(result.to_json(tmp_path)).read_text())
+    assert doc["options"]["op_name_map"] == {"aten::addmm": "aten::mm"}
