@@ -110,8 +110,9 @@ class CompareResult:
                 + (f", verdict={verdict!r})" if verdict else ")"))
 
     def sheet(self, name: str) -> pd.DataFrame:
-        """One sheet's data as pandas would read the xlsx (display headers; a number column with blanks is float64
-        with NaN), a new copy on each call."""
+        """One sheet's data as a DataFrame (``Sheet.frame``): display headers, each column typed by its cells with
+        blanks missing (counts ``Int64``, other numbers float64, text pandas' string dtype); a new copy on each
+        call."""
         for s in self.sheets:
             if s.name == name:
                 return s.frame()
@@ -206,7 +207,11 @@ class CompareResult:
     def guards(self) -> pd.DataFrame:
         """Validity checks (Status "warn": the sides are probably not the same workload; "note": a difference
         that holds for the same workload too, such as the GPU vendor, and changes how figures compare)."""
-        return self.frames.get("guards", pd.DataFrame()).copy()  # a copy: the Summary sheet and to_json read it
+        from .compare.table import typed_columns
+
+        # a copy (the Summary sheet and to_json read it), its text columns typed as a sheet's (Base / Comparison
+        # hold numbers and text, and stay object)
+        return typed_columns(self.frames.get("guards", pd.DataFrame()).copy(), text_only=True)
 
     def to_json(self, target: str | os.PathLike[str] = ".") -> str:
         """Write the JSON result into a directory, to a ``.json`` path, or to stdout ("-"); returns the path written

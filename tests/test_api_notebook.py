@@ -55,13 +55,22 @@ def test_number_columns_with_blanks_are_floats_as_read_from_the_workbook(result,
     assert top[diff].tolist() == sorted(read[diff].dropna().tolist(), reverse=True)[:2]
 
 
-def test_text_and_mixed_columns_keep_their_cells(result):
-    """Only columns of numbers and blanks change: a call stack with blanks keeps None, and OverallMetrics'
-    Number column ("/" for a time with no count) keeps its text beside the counts, as the workbook shows it."""
+def test_text_columns_with_blanks_are_pandas_text_and_mixed_columns_keep_their_cells(result):
+    """A text column with blanks (a call stack; the Summary's Step, built as object) came back ``object`` holding
+    None, where pandas reads text as its string dtype (``str`` on pandas 3): ``.str`` accessors and ``dtypes``
+    filters treated it as no text. It is now pandas' text dtype, its blanks missing where the sheet's cells are
+    None; OverallMetrics' Number column ("/" for a time with no count) keeps its text beside the counts, as the
+    workbook shows it."""
+    text = pd.Series(["text"]).dtype
     modules = result.sheet("ModuleCompareStatistic")
-    assert modules["Base Call Stack"].dtype == object and modules["Base Call Stack"].isna().any()
-    assert None in modules["Base Call Stack"].tolist()
+    cells = result.sheets[result.sheet_names.index("ModuleCompareStatistic")].labelled()["Base Call Stack"]
+    stack = modules["Base Call Stack"]
+    assert stack.dtype == text and result.sheet("Summary")["Step"].dtype == text
+    np.testing.assert_array_equal(stack.isna().to_numpy(), np.array([c is None for c in cells]))
+    assert stack.isna().any() and stack.dropna().tolist() == [c for c in cells if c is not None]
+    assert stack.dropna().str.len().gt(0).all()
     number = result.sheet("OverallMetrics")["Number"].tolist()
+    assert result.sheet("OverallMetrics")["Number"].dtype == object
     assert "/" in number and any(isinstance(v, int) for v in number)
 
 
@@ -142,13 +151,13 @@ def test_a_home_relative_target_warns_only_when_it_makes_the_folder(result, tmp_
     assert not [r for r in caplog.records if "taken as a folder" in r.getMessage()]
 
 
-def test_a_count_column_with_a_blank_is_float_in_the_frame_and_whole_in_the_json(samples, tmp_path):
+def test_a_count_column_with_a_blank_is_nullable_int_in_the_frame_and_whole_in_the_json(samples, tmp_path):
     """KernelCompare of the level-1 text export against the level-2 DB export (msinsight AlexNet, rank 0): the DB's
     compute tasks hold no hcom_allReduce_ (SQL), the text export's kernel_details.csv has it 4 times (csv), so
-    that row's comparison Calls is blank. Of the count columns, the one with the blank is float64 with NaN there in
-    ``sheet()``, as pandas reads the workbook; the one without stays int64, as pandas reads it; the JSON keeps
-    the counts whole and the blank null. Each side's calls add up to its kernels: 191 rows of the csv, 187 tasks
-    of the DB."""
+    that row's comparison Calls is blank. Of the count columns, the one with the blank is nullable Int64 with
+    <NA> there in ``sheet()`` (float64 before, as pandas reads the workbook: counts printed as 36.0); the one
+    without stays int64; the JSON keeps the counts whole and the blank null. Each side's calls add up to its
+    kernels: 191 rows of the csv, 187 tasks of the DB."""
     import csv
     import json
 
@@ -168,11 +177,13 @@ def test_a_count_column_with_a_blank_is_float_in_the_frame_and_whole_in_the_json
     frame = result.sheet("KernelCompare")
     read = pd.read_excel(result.to_excel(tmp_path), sheet_name="KernelCompare", header=2)
     assert frame["Calls"].dtype == read["Calls"].dtype == np.int64
-    assert frame["Calls.1"].dtype == read["Calls.1"].dtype == np.float64
+    assert frame["Calls.1"].dtype == pd.Int64Dtype() and read["Calls.1"].dtype == np.float64
     assert frame.loc[frame["Calls.1"].isna(), "Kernel"].tolist() == ["hcom_allReduce_"]
     assert frame.loc[frame["Kernel"] == "hcom_allReduce_", "Calls"].tolist() == [4]
-    np.testing.assert_array_equal(frame["Calls.1"].to_numpy(), read["Calls.1"].to_numpy())
-    assert (int(frame["Calls"].sum()), float(frame["Calls.1"].sum())) == (191, 187.0)
+    np.testing.assert_array_equal(frame["Calls.1"].to_numpy(dtype=np.float64, na_value=np.nan),
+                                  read["Calls.1"].to_numpy())
+    assert frame["Calls.1"].dropna().map(type).eq(int).all()
+    assert (int(frame["Calls"].sum()), frame["Calls.1"].sum()) == (191, 187)
 
     doc = json.loads(Path(result.to_json(tmp_path / "r.json")).read_text())
     rows = next(s for s in doc["sheets"] if s["name"] == "KernelCompare")["rows"]
@@ -222,3 +233,43 @@ def test_a_bytes_report_target_named_like_another_file_warns_too(result, tmp_pat
     assert [r.getMessage() for r in caplog.records if "taken as a folder" in r.getMessage()] == [
         f"output {target} is taken as a folder (created) and the report goes into it: the report is a .xlsx file; "
         "end the path in .xlsx to name the file itself."]
+
+
+def test_all_blank_columns_take_their_kind(samples):
+    """CommunicationCompare of the GPU trace (bert-small H100: no collective) against the msinsight AlexNet level-1
+    text export (rank 0, 4 allreduce ops): every base cell but Total Duration is blank, and those columns came
+    back ``object`` of None whatever they hold. A blank column now takes its other half's type (Calls: Int64,
+    the comparison's int64 with blanks; names: text) or its style's (durations: float64), so
+    ``frame["Avg Duration(us)"] - frame["Avg Duration(us).1"]`` is a float Series of NaN, not a TypeError."""
+    import json
+
+    comm = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT"
+    ops = json.loads((comm / "communication.json").read_text())
+    result = msprof_compare.compare(BASE, comm.parent, enable_communication_compare=True)
+    frame = result.sheet("CommunicationCompare")
+    text = pd.Series(["text"]).dtype
+    blank = ["Communication OP Name", "Task Name", "Calls", "Avg Duration(us)", "Max Duration(us)",
+             "Min Duration(us)"]
+    assert frame[blank].isna().all().all() and frame["Total Duration(us)"].eq(0).all()
+    assert [str(frame[c].dtype) for c in blank] == [str(text), str(text), "Int64", "float64", "float64", "float64"]
+    assert frame["Calls.1"].dtype == np.int64 and frame["Communication OP Name.1"].dtype == text
+    gap = frame["Avg Duration(us)"] - frame["Avg Duration(us).1"]
+    assert gap.dtype == np.float64 and gap.isna().all()
+    # the comparison's allreduce op row: its calls are the allreduce ops of communication.json (every step's)
+    names = [op for step in ops.values() for group in step.values() for op in group]
+    allreduce = frame.loc[frame["Communication OP Name.1"] == "allreduce", "Calls.1"].tolist()
+    assert allreduce == [sum("allreduce" in n.lower() for n in names)] and allreduce[0] > 0
+
+
+def test_guards_text_columns_are_text_and_their_figures_kept(result):
+    """``result.guards`` came back all ``object``; its Check / Status / Detail columns are text (pandas' text
+    dtype), while Base / Comparison, a rate on one row and a count or a name on another, keep their cells."""
+    text = pd.Series(["text"]).dtype
+    guards = result.guards
+    assert [str(guards[c].dtype) for c in ("Check", "Status", "Detail")] == [str(text)] * 3
+    assert guards["Base"].dtype == object and guards["Comparison"].dtype == object
+    rows = guards.set_index("Check")
+    assert rows.loc["operator match rate", "Status"] == "ok"
+    assert rows.loc["step count", ["Base", "Comparison"]].tolist() == [1, 1]
+    kinds = {type(v) for v in guards["Base"].tolist() if v is not None}
+    assert {float, int, str} <= kinds

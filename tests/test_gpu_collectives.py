@@ -199,8 +199,8 @@ def test_excerpt_communication_sheet():
     assert len(rows) == 1
     durs = [k["dur"] for k in json.loads(EXCERPT.read_text())["traceEvents"]
             if k.get("cat") == "kernel" and k["name"].startswith(MULTIMEM)]
-    assert rows[0][1:8] == ["allreduce", None, 2, pytest.approx(sum(durs)),
-                            pytest.approx(sum(durs) / 2), max(durs), min(durs)]
+    assert rows[0][1] == "allreduce" and pd.isna(rows[0][2])  # no task name: blank
+    assert rows[0][3:8] == [2, pytest.approx(sum(durs)), pytest.approx(sum(durs) / 2), max(durs), min(durs)]
     assert rows[0][15:] == [0, 1]
 
 
@@ -318,9 +318,9 @@ def test_gpu_and_npu_collectives_pair(samples, reference_outputs):
     assert sorted(by) == ["allreduce", "broadcast"]
     rows = compare(npu, gpu, enable_communication_compare=True).sheet("CommunicationCompare")
     summary = rows[rows["Communication OP Name"].fillna(rows["Communication OP Name.1"]) != "|"]
-    got = {(r["Communication OP Name"], r["Communication OP Name.1"]): (r["Calls"], r["Total Duration(us)"],
-                                                                         r["Calls.1"], r["Total Duration(us).1"])
-           for _, r in summary.iterrows()}
+    got = {(r["Communication OP Name"] if pd.notna(r["Communication OP Name"]) else None, r["Communication OP Name.1"]):
+           (r["Calls"] if pd.notna(r["Calls"]) else math.nan, r["Total Duration(us)"], r["Calls.1"],
+            r["Total Duration(us).1"]) for _, r in summary.iterrows()}
     assert got == {
         ("allreduce", "allreduce"): (npu_row["Calls"], pytest.approx(npu_row["Total Duration(us)"], rel=1e-6),
                                      len(by["allreduce"]), pytest.approx(sum(by["allreduce"]))),

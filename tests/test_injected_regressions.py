@@ -38,6 +38,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from dbutil import edited_copy, sql, string_id  # tests/ is on sys.path (rootdir import mode)
 from spans import union
@@ -53,6 +54,11 @@ ALEXNET = Path(__file__).resolve().parent / "data" / "kineto" / \
 NPU_TEXT = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
 NPU_DB = "msinsight/test/data/pytorch/db/level1/rank0_ascend_pt"
 _MAXPOOL = "max_pool_forward_nchw"
+
+
+def _cell(v):
+    """A frame cell with a missing value (NaN, <NA>: ``sheet()`` types blank cells) as None, the blank it was."""
+    return None if not isinstance(v, (list, tuple)) and pd.isna(v) else v
 
 
 def _rows(frame, column: str = "Index") -> dict:
@@ -289,7 +295,7 @@ def test_npu_text_straggler_wait_is_uncovered_communication_of_its_group(samples
     assert {k: int(v) for k, v in wf.items() if v} == {"Group 0 Communication (uncovered)": 1_000_000,
                                                        "Comparison E2E": 1_000_000}
     comm = res.sheet("CommunicationCompare")
-    rows = {(r[1], r[2]): r for r in comm.itertuples(index=False)}
+    rows = {(_cell(r[1]), _cell(r[2])): r for r in comm.itertuples(index=False)}
     allreduce = rows[("allreduce", None)]
     assert allreduce[15] == 1000 and (allreduce[6], allreduce[7]) == (allreduce[13], allreduce[14])
     changed = {k[1]: round(r[11] - r[4], 6) for k, r in rows.items() if k[0] == "|" and round(r[11] - r[4], 6)}
@@ -352,7 +358,7 @@ def test_npu_db_straggler_wait_on_the_read_plane_is_wait_time(samples, tmp_path)
                                                         "E2E Time": 1.0} | {
         k: 1.0 for k in om if k.startswith("90.91.105.46%enp189s0f0_60000_0")}
     comm = res.sheet("CommunicationCompare")
-    rows = {(r[1], r[2]): r for r in comm.itertuples(index=False)}
+    rows = {(_cell(r[1]), _cell(r[2])): r for r in comm.itertuples(index=False)}
     assert rows[("allreduce", None)][15] == 1000
     assert {k[1] for k, r in rows.items() if k[0] == "|" and round(r[11] - r[4], 6)} == {"Notify_Wait"}
     assert res.contributors["Level"].unique().tolist() == ["category"]
@@ -463,8 +469,9 @@ def test_gpu_operator_on_one_side_only_is_a_row_with_a_blank_side_and_its_contri
     res = compare(str(ALEXNET), str(outside), disable_module=True)
     ops = res.sheet("OperatorCompare")
     one_sided = ops[ops["Operator Name"].isna() | ops["Operator Name.1"].isna()]
-    assert one_sided[["Operator Name", "Operator Name.1", "Device Duration(us)", "Device Duration(us).1"]
-                     ].values.tolist() == [[None, "aten::add_", 0, float(dur)]]
+    assert [[_cell(v) for v in r] for r in one_sided[["Operator Name", "Operator Name.1", "Device Duration(us)",
+                                                        "Device Duration(us).1"]].values.tolist()] \
+        == [[None, "aten::add_", 0, float(dur)]]
     stat = res.sheet("OperatorCompareStatistic")
     assert stat[stat["Operator Name"] == "aten::add_"].iloc[0, 2:6].tolist() == [0, 0, ms, 1]
     assert res.frames["match_rate"].values.tolist()[0][:4] == ["operators", 112, 112, 113]

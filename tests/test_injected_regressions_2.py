@@ -37,6 +37,7 @@ from test_injected_regressions import (
     ALEXNET,
     NPU_DB,
     NPU_TEXT,
+    _cell,
     _changed,
     _edit_csv,
     _first_kernel,
@@ -411,7 +412,7 @@ def test_collective_task_longer_on_the_op_and_task_rows_and_overall_metrics(samp
     for sign, (a, b) in ((1, (src, slow)), (-1, (slow, src))):
         res = compare(str(a), str(b))
         comm = res.sheet("CommunicationCompare")
-        rows = {(r[1], r[2]): r for r in comm.itertuples(index=False)}
+        rows = {(_cell(r[1]), _cell(r[2])): r for r in comm.itertuples(index=False)}
         op, mc = rows[("allreduce", None)], rows[("|", "Memcpy")]
         grown_op = [4, cell(total + us), float(round((total + us) / 4, 4)), cell(ops[-1][0]), cell(second)]
         plain_op = [4, cell(total), float(round(total / 4, 4)), cell(ops[-1][0]), cell(short)]

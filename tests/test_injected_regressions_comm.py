@@ -30,6 +30,7 @@ import sqlite3
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
+import pandas as pd
 from dbutil import edited_copy, sql, string_id  # tests/ is on sys.path (rootdir import mode)
 from spans import union
 from test_injected_regressions import NPU_DB, NPU_TEXT, _device_time_inserted, _objects, _rows
@@ -178,7 +179,7 @@ def test_transit_longer_at_the_same_size_lowers_the_bandwidth_and_moves_its_task
     for sign, (a, b) in ((1, (src, slow)), (-1, (slow, src))):
         res = compare(str(a), str(b))
         assert _bandwidth_cells(res) == {"SDMA Bandwidth": [before, after] if sign > 0 else [after, before]}
-        rows = {(r[1], r[2]): r for r in res.sheet("CommunicationCompare").itertuples(index=False)}
+        rows = {(_cell(r[1]), _cell(r[2])): r for r in res.sheet("CommunicationCompare").itertuples(index=False)}
         moved = {k: round(r[11] - r[4], 3) for k, r in rows.items() if round(r[11] - r[4], 3)}
         assert moved == {("allreduce", None): sign * 500.0, ("|", "Reduce_Inline"): sign * 7 * 500.0}
         row = rows[("allreduce", None)]
@@ -273,11 +274,16 @@ def _expected_rows(base: dict, comp: dict) -> list[list]:
     return rows
 
 
+def _cell(v):
+    """A frame cell with a missing value (NaN, <NA>: ``sheet()`` types blank cells) as None, the blank it was."""
+    return None if not isinstance(v, (list, tuple)) and pd.isna(v) else v
+
+
 def _sheet_rows(res) -> list[list]:
     def norm(v):
         if isinstance(v, float) and v == v and abs(v) != float("inf"):
             return round(v, 6)
-        return None if isinstance(v, float) and v != v else v
+        return _cell(v)
     return [[norm(v) for v in r[1:]] for r in res.sheet("CommunicationCompare").itertuples(index=False)]
 
 
@@ -433,7 +439,7 @@ def test_wait_transit_split_moved_db_moves_wait_and_transmit_only(samples, tmp_p
         res = compare(str(a), str(b))
         om = _rows(res.sheet("OverallMetrics"))
         assert {k: r[7] for k, r in om.items() if r[7]} == {"Wait": sign * 0.5, "Transmit": sign * -0.5}
-        rows = {(r[1], r[2]): r for r in res.sheet("CommunicationCompare").itertuples(index=False)}
+        rows = {(_cell(r[1]), _cell(r[2])): r for r in res.sheet("CommunicationCompare").itertuples(index=False)}
         assert {k: round(r[11] - r[4], 3) for k, r in rows.items() if round(r[11] - r[4], 3)} == {
             ("|", "Notify_Wait"): sign * 500.0, ("|", "Memcpy"): sign * -500.0}
         totals = res.communication_totals
@@ -494,7 +500,7 @@ def test_wait_transit_split_moved_text_moves_the_task_rows_and_the_bandwidth(sam
     assert (_gbps(size, time + ms), _gbps(size, time)) == ("15.654GB/s", "15.946GB/s")
     res = compare(str(src), str(moved))
     assert _bandwidth_cells(res) == {"SDMA Bandwidth": ["15.654GB/s", "15.946GB/s"]}
-    rows = {(r[1], r[2]): r for r in res.sheet("CommunicationCompare").itertuples(index=False)}
+    rows = {(_cell(r[1]), _cell(r[2])): r for r in res.sheet("CommunicationCompare").itertuples(index=False)}
     assert {k: round(r[11] - r[4], 3) for k, r in rows.items() if round(r[11] - r[4], 3)} == {
         ("|", "Notify_Wait"): 500.0, ("|", "Reduce_Inline"): -500.0}
     same = compare(str(src), str(src))
@@ -599,7 +605,7 @@ def test_collective_renamed_without_a_family_is_said_left_out_not_an_overlap_shi
                              (samples / NPU_DB, db_side, Decimal(db_ns) / 1_000_000, n_db, "an op type of N/A")):
         caplog.clear()
         res = compare(str(a), str(b))
-        rows = {(r[1], r[2]): r for r in res.sheet("CommunicationCompare").itertuples(index=False)}
+        rows = {(_cell(r[1]), _cell(r[2])): r for r in res.sheet("CommunicationCompare").itertuples(index=False)}
         assert round(rows[("allreduce", None)][15], 2) == -float(round(ms * 1000, 2))
         om = _rows(res.sheet("OverallMetrics"))
         assert om["Uncovered Communication Time"][7] == 0.0

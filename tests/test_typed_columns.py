@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from msprof_compare.api import compare
@@ -28,7 +29,8 @@ MEASURES = ("Duration", "Time(", "Memory", "Size", "Bandwidth")
 
 def _kinds(values: list) -> set[str]:
     return {type(v).__name__ for v in values
-            if v is not None and not (isinstance(v, float) and math.isnan(v)) and not isinstance(v, str)}
+            if v is not None and v is not pd.NA and not (isinstance(v, float) and math.isnan(v))
+            and not isinstance(v, str)}
 
 
 @pytest.mark.parametrize(("base", "comparison"), PAIRS, ids=lambda p: p.name[:12])

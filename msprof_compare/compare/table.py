@@ -30,8 +30,16 @@ STYLE_TEXT = "text"      # plain string (always written as a string, never a for
 STYLE_BOLD = "bold"      # bold string (e.g. the Kernel column of KernelCompare)
 
 
-#: ``pd.api.types.infer_dtype`` kinds of an object column that holds only numbers (and blanks).
-_NUMBER_KINDS = frozenset({"integer", "floating", "mixed-integer-float"})
+#: The dtype this pandas gives a column of ``str`` (pandas 3: its ``str`` dtype; pandas 2: object).
+_TEXT_DTYPE = pd.Series(["text"]).dtype
+
+#: ``Sheet.frame``'s dtype for an object column whose cells (blanks aside) are all of one
+#: ``pd.api.types.infer_dtype`` kind.
+_FRAME_DTYPES: dict[str, Any] = {"integer": "Int64", "floating": np.dtype(np.float64),
+                                 "mixed-integer-float": np.dtype(np.float64), "string": _TEXT_DTYPE}
+
+#: Column styles of numbers that are no counts: an all-blank column of one of these is float64 in ``Sheet.frame``.
+_FLOAT_STYLES = frozenset({STYLE_FLOAT, STYLE_MS3, STYLE_RATIO})
 
 
 @dataclass(frozen=True)
@@ -79,17 +87,15 @@ class Sheet:
         return f"{type(self).__name__}(name={self.name!r}, rows={len(self.data)}, columns={len(self.columns)})"
 
     def frame(self) -> pd.DataFrame:
-        """The data as pandas reads the xlsx: display headers (duplicates suffixed ``.1``), and a number column
-        with blank cells as float64 with NaN. The detail comparators keep such a column ``object`` holding None
-        (a blank cell to the writers), on which a notebook's ``nlargest``, ``plot`` or ``describe`` fail or skip
-        it; a column of text, or of numbers and text (OverallMetrics' "/" counts), stays as it is."""
-        out = self.labelled()
-        for i, dtype in enumerate(out.dtypes):
-            if isinstance(dtype, np.dtype) and dtype.kind == "O":
-                col = out.iloc[:, i]
-                if pd.api.types.infer_dtype(col, skipna=True) in _NUMBER_KINDS:
-                    out.isetitem(i, col.astype("float64"))
-        return out
+        """The data as a pandas user reads a table: display headers (duplicates suffixed ``.1``, as pandas reads the
+        xlsx), and each column of cells of one kind with blanks typed as that kind, blanks missing: whole numbers
+        nullable ``Int64`` (``<NA>``; a count column without a blank stays int64), other numbers float64 (NaN),
+        text pandas' string dtype (``str`` on pandas >= 3, NaN; object on older pandas, None). A column all blank
+        takes the type of the column with the same header in the other half, else its style's (a time or ratio:
+        float64; else text). The detail comparators keep such columns ``object`` holding None (a blank cell to
+        the writers), on which a notebook's ``nlargest``, ``plot``, ``describe`` or ``.str`` fail or skip them. A
+        column of numbers and text (OverallMetrics' "/" counts) stays ``object``, as the workbook shows it."""
+        return typed_columns(self.labelled(), self.headers, [c.style for c in self.columns])
 
     def labelled(self) -> pd.DataFrame:
         """The data with display headers (duplicates suffixed ``.1``) and its cells as written, a blank one None:
@@ -103,6 +109,42 @@ class Sheet:
         out = self.data.copy()
         out.columns = names
         return out
+
+
+def typed_columns(out: pd.DataFrame, headers: list[str] | None = None, styles: list[str] | None = None,
+                  text_only: bool = False) -> pd.DataFrame:
+    """``out`` (changed in place and returned) with each ``object`` column of cells of one kind and blanks typed as
+    ``Sheet.frame`` says; an all-blank column takes the type of the column with the same ``headers`` entry, else
+    float64 for a number ``styles`` entry, else text. ``text_only``: only the text columns are typed (a table
+    whose other columns hold numbers or text by row, as the guards' Base / Comparison)."""
+    typed: dict[int, Any] = {}
+    empty: list[int] = []
+    for i, dtype in enumerate(out.dtypes):
+        if isinstance(dtype, np.dtype) and dtype.kind == "O":
+            col = out.iloc[:, i]
+            kind = pd.api.types.infer_dtype(col, skipna=True)
+            if text_only and kind != "string":
+                continue
+            if kind == "empty":
+                empty.append(i)
+                continue
+            target = _FRAME_DTYPES.get(kind)
+            if target == "Int64" and not col.isna().any():
+                target = np.dtype(np.int64)
+            if target is not None:
+                try:
+                    out.isetitem(i, col.astype(target))
+                except (OverflowError, TypeError, ValueError):  # an int beyond int64: kept as it is
+                    continue
+        typed[i] = out.dtypes.iloc[i]
+    for i in empty:
+        twins = [typed[j] for j, h in enumerate(headers or ()) if h == headers[i] and j in typed] if headers else []
+        if twins:
+            target = "Int64" if twins[0] == np.int64 else twins[0]
+        else:
+            target = np.dtype(np.float64) if styles and styles[i] in _FLOAT_STYLES else _TEXT_DTYPE
+        out.isetitem(i, out.iloc[:, i].astype(target))
+    return out
 
 
 def diff_ratio(base: float, comparison: float) -> tuple[float, float]:
@@ -222,8 +264,6 @@ def exact_diffs(base: np.ndarray | list, comparison: np.ndarray | list, ns_per_u
     return out
 
 
-#: The dtype this pandas gives a column of ``str`` (pandas 3: its ``str`` dtype; pandas 2: object).
-_TEXT_DTYPE = pd.Series(["text"]).dtype
 
 
 def _typed(values: tuple) -> Any:
