@@ -143,13 +143,13 @@ class CompareResult:
     @property
     def waterfall(self) -> pd.DataFrame:
         """Base E2E -> comparison E2E in steps (empty when no time breakdown was made, or a side has no E2E time)."""
-        return self.frames.get("waterfall", pd.DataFrame()).copy()  # a copy: the Summary sheet and to_json read it
+        return self._frame("waterfall")
 
     @property
     def contributors(self) -> pd.DataFrame:
         """The rows explaining 80% of their level's absolute change (device time; at category level, the
         waterfall steps'), largest first."""
-        return self.frames.get("contributors", pd.DataFrame()).copy()  # a copy: the Summary sheet and to_json read it
+        return self._frame("contributors")
 
     @property
     def module_contributors(self) -> pd.DataFrame:
@@ -157,14 +157,14 @@ class CompareResult:
         the ModuleCompareStatistic operator rows ("module path > operator") inside those contributors (the rows of
         the modules they run, not every module row) whose Device Self Time changes explain 80% of those rows'
         summed absolute change, largest first; empty otherwise."""
-        return self.frames.get("module_contributors", pd.DataFrame()).copy()
+        return self._frame("module_contributors")
 
     @property
     def communication_contributors(self) -> pd.DataFrame:
         """The op types of CommunicationCompare (``allreduce``...) whose total duration changes (ms) explain 80% of
         the summed absolute change of its op rows, largest first (empty without that sheet, when no op type's
         total changed, or when a side recorded no communication op: its 0 is no change)."""
-        return self.frames.get("communication_contributors", pd.DataFrame()).copy()
+        return self._frame("communication_contributors")
 
     @property
     def communication_totals(self) -> dict[str, Any] | None:
@@ -180,7 +180,7 @@ class CompareResult:
         """The operators of MemoryCompareStatistic whose ``Diff Memory(MB)`` explain 80% of the summed absolute
         change of its rows, largest first (empty without that sheet, when no operator's memory changed, or when
         a side recorded no memory: its 0 MB is no change)."""
-        return self.frames.get("memory_contributors", pd.DataFrame()).copy()
+        return self._frame("memory_contributors")
 
     @property
     def memory_totals(self) -> dict[str, Any] | None:
@@ -207,11 +207,23 @@ class CompareResult:
     def guards(self) -> pd.DataFrame:
         """Validity checks (Status "warn": the sides are probably not the same workload; "note": a difference
         that holds for the same workload too, such as the GPU vendor, and changes how figures compare)."""
-        from .compare.table import typed_columns
+        return self._frame("guards")
 
-        # a copy (the Summary sheet and to_json read it), its text columns typed as a sheet's (Base / Comparison
-        # hold numbers and text, and stay object)
-        return typed_columns(self.frames.get("guards", pd.DataFrame()).copy(), text_only=True)
+    def _frame(self, name: str) -> pd.DataFrame:
+        """A copy of the Summary frame ``name`` (the Summary sheet and to_json read the frame itself) with its
+        columns and dtypes whether or not it has a row: an empty one was a frame of no column (a GPU pair's
+        ``communication_contributors["Diff(ms)"]`` raised KeyError) or of object columns. A column the frame
+        keeps as object (None for "not defined") gets its schema's dtype, blanks missing."""
+        schema = _frame_schema(name)
+        frame = self.frames.get(name)
+        if frame is None or not len(frame):
+            return pd.DataFrame({c: pd.Series(dtype=t) for c, t in schema.items()})
+        out = frame.copy()
+        for i, (c, dtype) in enumerate(out.dtypes.items()):
+            target = schema.get(str(c), object)
+            if getattr(dtype, "kind", "") == "O" and target is not object:
+                out.isetitem(i, out.iloc[:, i].astype(target))
+        return out
 
     def to_json(self, target: str | os.PathLike[str] = ".") -> str:
         """Write the JSON result into a directory, to a ``.json`` path, or to stdout ("-"); returns the path written
@@ -241,6 +253,24 @@ class CompareResult:
             _retype(exc, TypedPaths(self.base.path, self.comparison.path).text)  # named as typed (the paths')
             return 1, f"error: {exc}"
         return gate.regression_gate(self, value, frames=gate.gate_frames(self, *pair))
+
+
+@functools.cache
+def _frame_schema(name: str) -> dict[str, Any]:
+    """The columns and dtypes of the Summary frame ``name`` as the API returns it (``CompareResult._frame``)."""
+    from .compare import communication_summary, contributors, memory_summary, waterfall
+    from .compare.table import TEXT_DTYPE
+
+    def ranked(columns: list[str]) -> dict[str, Any]:
+        return {c: "int64" if c == "Rank" else TEXT_DTYPE if c in ("Level", "Name") else "float64" for c in columns}
+
+    if name == "waterfall":
+        return {c: TEXT_DTYPE if c in ("Step", "Category") else "float64" if c == "Cumulative(ms)"
+                else "Int64" if c.endswith("(ns)") else "Float64" for c in waterfall.WATERFALL_COLUMNS}
+    if name == "guards":  # Base / Comparison: a rate, a count or a name, by row
+        return {"Check": TEXT_DTYPE, "Status": TEXT_DTYPE, "Base": object, "Comparison": object, "Detail": TEXT_DTYPE}
+    module = {"communication_contributors": communication_summary, "memory_contributors": memory_summary}
+    return ranked(module.get(name, contributors).CONTRIBUTOR_COLUMNS)
 
 
 def _noted(written: str, notice: str) -> str:

@@ -273,3 +273,36 @@ def test_guards_text_columns_are_text_and_their_figures_kept(result):
     assert rows.loc["step count", ["Base", "Comparison"]].tolist() == [1, 1]
     kinds = {type(v) for v in guards["Base"].tolist() if v is not None}
     assert {float, int, str} <= kinds
+
+
+def test_summary_frames_keep_their_columns_and_dtypes_when_empty(result, samples):
+    """The bundled GPU pair records no collective and its contributors run no module: ``communication_contributors``
+    and ``module_contributors`` were frames of no column (``["Diff(ms)"]`` raised KeyError), and the msinsight
+    level-1 / level-2 text pair's ``memory_contributors`` (no operator's memory changed there) had object
+    columns. Each Summary frame now has the columns and dtypes of a frame with rows, empty or not; so has a run
+    without the time breakdown (no waterfall or contributors)."""
+    from msprof_compare.compare import communication_summary, contributors, memory_summary, waterfall
+
+    full = {"contributors": result.contributors, "memory_contributors": result.memory_contributors,
+            "waterfall": result.waterfall, "guards": result.guards}
+    assert all(len(f) for f in full.values())
+    comm, modules = result.communication_contributors, result.module_contributors
+    assert comm.empty and list(comm.columns) == communication_summary.CONTRIBUTOR_COLUMNS
+    assert comm["Diff(ms)"].dtype == np.float64 and comm["Diff(ms)"].sum() == 0 and comm["Rank"].dtype == np.int64
+    assert modules.empty and modules.dtypes.equals(full["contributors"].dtypes)
+    assert list(modules.columns) == contributors.CONTRIBUTOR_COLUMNS
+
+    pt = samples / "msinsight/test/data/pytorch/text"
+    npu = msprof_compare.compare(pt / "level1/rank0_ascend_pt", pt / "level2/rank0_ascend_pt",
+                                 enable_memory_compare=True)
+    assert "MemoryCompareStatistic" in npu.sheet_names and npu.memory_contributors.empty
+    assert list(npu.memory_contributors.columns) == memory_summary.CONTRIBUTOR_COLUMNS
+    assert npu.memory_contributors.dtypes.equals(full["memory_contributors"].dtypes)
+
+    api_only = msprof_compare.compare(BASE, COMP, enable_api_compare=True)
+    for name in ("waterfall", "contributors"):
+        empty, frame = getattr(api_only, name), full[name]
+        assert empty.empty and list(empty.columns) == list(frame.columns), name
+        assert empty.dtypes.equals(frame.dtypes), name
+    assert api_only.guards.dtypes.equals(full["guards"].dtypes)
+    assert list(api_only.waterfall.columns) == waterfall.WATERFALL_COLUMNS

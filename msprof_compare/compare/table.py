@@ -31,7 +31,7 @@ STYLE_BOLD = "bold"      # bold string (e.g. the Kernel column of KernelCompare)
 
 
 #: The dtype this pandas gives a column of ``str`` (pandas 3: its ``str`` dtype; pandas 2: object).
-_TEXT_DTYPE = pd.Series(["text"]).dtype
+TEXT_DTYPE = _TEXT_DTYPE = pd.Series(["text"]).dtype
 
 #: ``Sheet.frame``'s dtype for an object column whose cells (blanks aside) are all of one
 #: ``pd.api.types.infer_dtype`` kind.
@@ -111,20 +111,17 @@ class Sheet:
         return out
 
 
-def typed_columns(out: pd.DataFrame, headers: list[str] | None = None, styles: list[str] | None = None,
-                  text_only: bool = False) -> pd.DataFrame:
+def typed_columns(out: pd.DataFrame, headers: list[str] | None = None,
+                  styles: list[str] | None = None) -> pd.DataFrame:
     """``out`` (changed in place and returned) with each ``object`` column of cells of one kind and blanks typed as
     ``Sheet.frame`` says; an all-blank column takes the type of the column with the same ``headers`` entry, else
-    float64 for a number ``styles`` entry, else text. ``text_only``: only the text columns are typed (a table
-    whose other columns hold numbers or text by row, as the guards' Base / Comparison)."""
+    float64 for a number ``styles`` entry, else text."""
     typed: dict[int, Any] = {}
     empty: list[int] = []
     for i, dtype in enumerate(out.dtypes):
         if isinstance(dtype, np.dtype) and dtype.kind == "O":
             col = out.iloc[:, i]
             kind = pd.api.types.infer_dtype(col, skipna=True)
-            if text_only and kind != "string":
-                continue
             if kind == "empty":
                 empty.append(i)
                 continue
