@@ -1,23 +1,29 @@
-"""Device kernels no flow links to an operator are said once per side (session 49).
+"""Device kernels no flow links to an operator: the "kernels linked to no operator" validity check (session 49).
 
 The operator and module sheets (and the Summary's top contributors) hold the kernels the launch flows (NPU text:
 async_npu; DB: CANN connection ids; Kineto: ac2g) link to an op; the time breakdown counts every kernel. A kernel
-left unlinked vanished from those sheets without a word. Each test cuts the links of a few kernels of a real
-excerpt and checks the count and time the warning gives against figures computed here from the file itself
-(JSON / SQL, not the loaders), and that the unmodified excerpt says nothing where it links every kernel.
+left unlinked vanished from those sheets without a word; a log line per side then said it, which a reader of the
+workbook or the JSON never saw. It is now a note of the validity checks (console note line, Summary sheet, JSON),
+said once. Each test cuts the links of a few kernels of a real excerpt and checks the count and time the row gives
+against figures computed here from the file itself (JSON / SQL, not the loaders), and that the unmodified excerpt
+has no row where it links every kernel.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
+import logging
 import shutil
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from pathlib import Path
+from typing import Any
 
+import openpyxl
 import pytest
 from dbutil import edited_copy, sql
+from test_json_report import SCHEMA, validate
 
-from msprof_compare import cli
 from msprof_compare.api import compare
 
 DATA = Path(__file__).parent / "data"
@@ -26,23 +32,55 @@ DB = DATA / "db" / "l1" / "ascend_pytorch_profiler_0.db"
 KINETO = DATA / "kineto" / "h200_gpt_bf16_cudnn_sdpa_excerpt.pt.trace.json"
 #: the Ascend Hardware task types of operator kernels, as the CANN docs list the compute ones
 COMPUTE = {"AI_CORE", "MIX_AIC", "MIX_AIV", "AI_CPU", "AI_VECTOR_CORE", "FFTS_PLUS"}
-TAIL = "to an operator: the operator and module sheets and their top contributors leave them out; the overall " \
-       "time breakdown counts them"
+CHECK = "kernels linked to no operator"
+#: the note's line on the console (log), before its figures
+NOTE = "The operator and module sheets and their top contributors leave out kernels no flow links to an operator"
+LEAD = ("device kernels (NPU: compute tasks) no flow links to an operator, which the operator and module sheets and "
+        "their top contributors leave out: ")
+TAIL = ("; the overall time breakdown (OverallMetrics, the waterfall) counts them, so the operator rows miss that much "
+        "of the side's device time: read the operator and module figures with this in mind, or profile a window that "
+        "holds their launches")
 
 
-def _said(capsys: pytest.CaptureFixture, base: Path, comparison: Path, out: Path) -> list[str]:
-    """The unlinked-kernel lines of a compare with the operator and module sheets on (level tags cut)."""
-    with pytest.raises(SystemExit) as info:
-        cli.analyze_main(["compare", "-d", str(comparison), "-bp", str(base), "--enable_operator_compare",
-                          "--enable_api_compare", "-o", str(out)])
-    err = capsys.readouterr().err
-    assert info.value.code == 0, err
-    return [line.split("][WARNING] ", 1)[1] for line in err.splitlines()
-            if "the overall time breakdown counts them" in line]
+def _ms(ns: int) -> str:
+    """ns as ms to 3 decimals, a half away from zero (as every ms of the Summary)."""
+    return str((Decimal(ns) / 1_000_000).quantize(Decimal("0.001"), rounding=ROUND_HALF_UP))
+
+
+def _row(base: Path, comparison: Path, out: Path, caplog: pytest.LogCaptureFixture,
+         **options: Any) -> dict[str, Any] | None:
+    """The "kernels linked to no operator" row of a compare with the operator (module) sheets on, once its faces
+    are seen to agree: the API's guards frame, the JSON (valid against its schema), the Summary sheet's validity
+    table (where the run has a time breakdown), and the console's one note line; None where there is no row (and
+    nothing said of unlinked kernels)."""
+    opts = {"enable_operator_compare": True, "enable_profiling_compare": True, **options}
+    out.mkdir(parents=True, exist_ok=True)
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(base), str(comparison), **opts)
+    said = [m for m in caplog.messages if "no flow links to an operator" in m or "to an operator:" in m]
+    guards = res.guards
+    rows = guards[guards["Check"] == CHECK].to_dict("records")
+    doc = json.loads(Path(res.to_json(str(out))).read_text(encoding="utf-8"))
+    assert validate(doc, json.loads(SCHEMA.read_text())) == []
+    assert [g for g in doc["summary"]["guards"] if g["Check"] == CHECK] == rows
+    if not rows:
+        assert said == []
+        return None
+    (row,) = rows
+    assert row["Status"] == "note"
+    figures = ["n/a" if v is None else str(v) for v in (row["Base"], row["Comparison"])]
+    assert row["Detail"].startswith(LEAD)
+    assert said == [f"{NOTE} (base {figures[0]}, comparison {figures[1]}): {row['Detail'][len(LEAD):]}."]
+    if opts["enable_profiling_compare"]:
+        ws = openpyxl.load_workbook(res.to_excel(str(out)))["Summary"]
+        cells = [[c.value for c in r] for r in ws.iter_rows(min_col=1, max_col=5)]
+        assert [row["Check"], row["Status"], row["Base"], row["Comparison"], row["Detail"]] in cells
+    return row
 
 
 def _only_the_operator_sheet_lost(cut: Path, whole: Path, ns: int) -> None:
-    """What the line says, with ``cut`` the base and ``whole`` the comparison: the operator sheet lost exactly
+    """What the row says, with ``cut`` the base and ``whole`` the comparison: the operator sheet lost exactly
     ``ns`` of device time, the breakdown's computing time nothing."""
     res = compare(str(cut), str(whole), enable_operator_compare=True, enable_profiling_compare=True,
                   disable_module=True)
@@ -72,11 +110,10 @@ def _npu_unlinked(events: list, kinds: set | None = COMPUTE) -> tuple[int, int]:
     return len(tasks), sum(_ns(e["dur"]) for e in tasks)
 
 
-def test_npu_text_tasks_without_a_flow_are_said(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+def test_npu_text_tasks_without_a_flow_are_said(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """Three async_npu flows (both ends) taken out of the NPU text excerpt: their AI_CORE tasks join the 4 the
-    3 ms window already left without a flow (their ops started before it)."""
-    trace = NPU / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
-    events = json.loads(trace.read_text())
+    3 ms window already left without a flow (their ops started before it), which the unmodified pair shows too."""
+    events = json.loads((NPU / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text())
     before = _npu_unlinked(events)
     assert before[0] == 4
     procs = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
@@ -93,16 +130,16 @@ def test_npu_text_tasks_without_a_flow_are_said(tmp_path: Path, capsys: pytest.C
     (run / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").write_text(json.dumps(kept))
     n, ns = _npu_unlinked(kept)
     assert n == 7 and ns > before[1]
-    said = _said(capsys, NPU, run, tmp_path / "out")
-    assert said == [f"{trace}: no async_npu flow links 4 compute tasks ({before[1] / 1e6:.3f} ms of device time) "
-                    f"{TAIL}",
-                    f"{run / 'ASCEND_PROFILER_OUTPUT' / 'trace_view.json'}: no async_npu flow links 7 compute tasks "
-                    f"({ns / 1e6:.3f} ms of device time) {TAIL}"]
+    row = _row(NPU, run, tmp_path / "out", caplog)
+    assert (row["Base"], row["Comparison"]) == (4, 7)
+    assert row["Detail"] == (f"{LEAD}base 4 compute tasks, {_ms(before[1])} ms, no async_npu flow; comparison 7 "
+                             f"compute tasks, {_ms(ns)} ms, no async_npu flow{TAIL}")
     _only_the_operator_sheet_lost(run, NPU, ns - before[1])
 
 
-def test_db_tasks_without_a_connection_id_are_said(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    """Three AI_VECTOR_CORE tasks of the DB excerpt given a connection id no op holds; the excerpt links all."""
+def test_db_tasks_without_a_connection_id_are_said(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Three AI_VECTOR_CORE tasks of the DB excerpt given a connection id no op holds; the excerpt links all, so
+    the unmodified pair has no row."""
     rows = sql(DB, "SELECT t.globalTaskId, t.endNs - t.startNs FROM TASK t JOIN COMPUTE_TASK_INFO c "
                    "ON c.globalTaskId = t.globalTaskId JOIN STRING_IDS s ON s.id = c.taskType "
                    "WHERE s.value = 'AI_VECTOR_CORE' AND t.connectionId IN (SELECT connectionId FROM CONNECTION_IDS) "
@@ -114,14 +151,16 @@ def test_db_tasks_without_a_connection_id_are_said(tmp_path: Path, capsys: pytes
     db = edited_copy(DB, tmp_path / "ascend_pytorch_profiler_0.db",
                      f"UPDATE TASK SET connectionId = {free} WHERE globalTaskId IN ({ids})")
     ns = sum(r[1] for r in rows)
-    assert _said(capsys, DB, DB, tmp_path / "same") == []
-    assert _said(capsys, DB, db, tmp_path / "out") == [
-        f"{db}: no CANN connection id links 3 compute tasks ({ns / 1e6:.3f} ms of device time) {TAIL}"]
+    assert _row(DB, DB, tmp_path / "same", caplog) is None
+    row = _row(DB, db, tmp_path / "out", caplog)
+    assert (row["Base"], row["Comparison"]) == (0, 3)
+    assert row["Detail"] == f"{LEAD}comparison 3 compute tasks, {_ms(ns)} ms, no CANN connection id{TAIL}"
     _only_the_operator_sheet_lost(db, DB, ns)
 
 
-def test_kineto_kernels_without_a_launch_flow_are_said(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    """The ac2g flows of two kernels of the H200 excerpt taken out (both ends); the excerpt links every kernel."""
+def test_kineto_kernels_without_a_launch_flow_are_said(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The ac2g flows of two kernels of the H200 excerpt taken out (both ends); the excerpt links every kernel, so
+    the unmodified pair has no row."""
     doc = json.loads(KINETO.read_text())
     events = doc["traceEvents"]
     kernels = {(e["pid"], e["tid"], _ns(e["ts"])): e for e in events if e.get("cat") in ("kernel", "gpu_memcpy")}
@@ -134,41 +173,75 @@ def test_kineto_kernels_without_a_launch_flow_are_said(tmp_path: Path, capsys: p
     assert len(events) - len(doc["traceEvents"]) == 4
     trace = tmp_path / KINETO.name
     trace.write_text(json.dumps(doc))
-    assert _said(capsys, KINETO, KINETO, tmp_path / "same") == []
-    assert _said(capsys, trace, KINETO, tmp_path / "out") == [
-        f"{trace}: no launch flow links 2 kernels ({ns / 1e6:.3f} ms of device time) {TAIL}"]
+    assert _row(KINETO, KINETO, tmp_path / "same", caplog) is None
+    row = _row(trace, KINETO, tmp_path / "out", caplog)
+    assert (row["Base"], row["Comparison"]) == (2, 0)
+    assert row["Detail"] == f"{LEAD}base 2 kernels, {_ms(ns)} ms, no launch flow{TAIL}"
     _only_the_operator_sheet_lost(trace, KINETO, ns)
+    # without the operator (module) sheets there is nothing left out: an API-only run, which builds the op trees
+    # too, has no row and says nothing (the log line said "the operator and module sheets leave them out" there)
+    assert _row(trace, KINETO, tmp_path / "api", caplog, enable_operator_compare=False,
+                enable_api_compare=True) is None
 
 
 def test_npu_tasks_no_op_launches_are_not_counted(samples: Path, tmp_path: Path,
-                                                  capsys: pytest.CaptureFixture) -> None:
+                                                  caplog: pytest.LogCaptureFixture) -> None:
     """The level-1 / level-2 text exports link every compute task; their unlinked hardware tasks (HCCL-stream
     Notify Wait / SDMA / Write Value, which the HCCL op holds, EVENT_WAIT, PLACE_HOLDER...) no op launched, so
-    nothing is said."""
+    there is no row."""
     text = samples / "msinsight/test/data/pytorch/text"
     for level in ("level1", "level2"):
         events = json.loads((text / level / "rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json").read_text())
         assert _npu_unlinked(events) == (0, 0)
         assert _npu_unlinked(events, None)[0] > 300
-    assert _said(capsys, text / "level1/rank0_ascend_pt", text / "level2/rank0_ascend_pt", tmp_path) == []
+    assert _row(text / "level1/rank0_ascend_pt", text / "level2/rank0_ascend_pt", tmp_path, caplog) is None
+
+
+def _kineto_unlinked(events: list, calls: bool = False) -> tuple[list, int]:
+    """(kernels / memcpys no whole ac2g flow ends at, the first ns of a kernel one ends at); ``calls``: a flow end
+    whose id a runtime call carries as its correlation counts as whole too."""
+    starts = {e["id"] for e in events if e.get("ph") == "s" and e.get("cat") == "ac2g"}
+    if calls:
+        starts |= {e["args"]["correlation"] for e in events if e.get("cat") == "cuda_runtime"}
+    ends = {(e["pid"], e["tid"], _ns(e["ts"])) for e in events if e.get("ph") == "f" and e.get("cat") == "ac2g"
+            and e["id"] in starts}
+    kernels = [e for e in events if e.get("cat") in ("kernel", "gpu_memcpy")]
+    free = [e for e in kernels if (e["pid"], e["tid"], _ns(e["ts"])) not in ends]
+    return free, min(_ns(e["ts"]) for e in kernels if (e["pid"], e["tid"], _ns(e["ts"])) in ends)
 
 
 def test_kineto_kernels_before_the_first_launch_are_said_to_be_the_previous_steps_tail(
-        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """The MI300X RCCL excerpt holds one kernel whose ac2g flow end has no start (its launch is not in the trace;
-    no host call carries its correlation id either), starting before every kernel a whole flow ends at: the line
-    says so, as the "kernels launched before the profile" check measures such kernels."""
+    no host call carries its correlation id either), starting before every kernel a whole flow ends at: the row
+    says so. The excerpt has no computing kernel, so no time breakdown, and no "kernels launched before the
+    profile" row to point at."""
     trace = DATA / "kineto" / "mi300_rccl_generic_excerpt.pt.trace.json"
-    events = json.loads(trace.read_text())["traceEvents"]
-    starts = {e["id"] for e in events if e.get("ph") == "s" and e.get("cat") == "ac2g"}
-    calls = {e["args"]["correlation"] for e in events if e.get("cat") == "cuda_runtime"}
-    ends = {(e["pid"], e["tid"], _ns(e["ts"])) for e in events if e.get("ph") == "f" and e.get("cat") == "ac2g"
-            and (e["id"] in starts or e["id"] in calls)}
-    kernels = [e for e in events if e.get("cat") in ("kernel", "gpu_memcpy")]
-    free = [e for e in kernels if (e["pid"], e["tid"], _ns(e["ts"])) not in ends]
-    first = min(_ns(e["ts"]) for e in kernels if (e["pid"], e["tid"], _ns(e["ts"])) in ends)
+    free, first = _kineto_unlinked(json.loads(trace.read_text())["traceEvents"], calls=True)
     assert len(free) == 1 and _ns(free[0]["ts"]) < first
-    ns = _ns(free[0]["dur"])
-    assert _said(capsys, trace, KINETO, tmp_path) == [
-        f"{trace}: no launch flow links 1 kernel ({ns / 1e6:.3f} ms of device time) to an operator (it runs before "
-        f"the first kernel the trace holds a launch of: the previous step's tail): {TAIL.split(': ', 1)[1]}"]
+    row = _row(trace, KINETO, tmp_path, caplog, enable_profiling_compare=False)
+    assert (row["Base"], row["Comparison"]) == (1, 0)
+    assert row["Detail"] == (f"{LEAD}base 1 kernel, {_ms(_ns(free[0]['dur']))} ms, no launch flow (it runs before "
+                             f"the first kernel the trace holds a launch of: the previous step's tail){TAIL}")
+
+
+def test_previous_steps_tail_points_at_the_check_that_measures_it(samples: Path, tmp_path: Path,
+                                                                  caplog: pytest.LogCaptureFixture) -> None:
+    """tracelens' Qwen1.5 H100 / MI300X traces open with the previous step's tail: 436 / 463 kernels no whole flow
+    ends at, all before the first kernel one ends at. The row gives their count and time, and points at the
+    "kernels launched before the profile" note beside it, which gives that stretch's share of E2E."""
+    traces = [samples / f"tracelens/tests/traces/{gpu}/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
+              for gpu in ("h100", "mi300")]
+    parts = []
+    for side, path in zip(("base", "comparison"), traces, strict=True):
+        free, first = _kineto_unlinked(json.loads(gzip.decompress(path.read_bytes()))["traceEvents"])
+        assert all(_ns(e["ts"]) < first for e in free)
+        parts.append(f"{side} {len(free)} kernels, {_ms(sum(_ns(e['dur']) for e in free))} ms, no launch flow (all "
+                     "run before the first kernel the trace holds a launch of: the previous step's tail, which "
+                     '"kernels launched before the profile" measures)')
+    row = _row(*traces, tmp_path, caplog)
+    assert (row["Base"], row["Comparison"]) == (436, 463)
+    assert row["Detail"] == f"{LEAD}{'; '.join(parts)}{TAIL}"
+    res = compare(str(traces[0]), str(traces[1]), enable_operator_compare=True, enable_profiling_compare=True)
+    checks = res.guards["Check"].tolist()
+    assert checks.index(CHECK) == checks.index("kernels launched before the profile") + 1  # beside it

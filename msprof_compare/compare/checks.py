@@ -4,7 +4,8 @@ One row per check (``guards``), in ``ctx.frames["guards"]`` and under the Summar
 says the two sides are probably not the same workload (operator names, input shapes, step count, world size,
 device count), a "note" says what differs by design or changes how to read the figures on the same workload
 too (NPU export kind, NPU profiler settings, GPU vendor, longest idle stretch, computing split into categories,
-kernels launched before the profile, graph replays, module sheets coverage, time breakdown of the steps).
+kernels launched before the profile, kernels linked to no operator, graph replays, module sheets coverage, time
+breakdown of the steps).
 ``log_guards`` says the failed ones once.
 """
 
@@ -24,7 +25,7 @@ from ..model import STEP_MARK, Profile, bare_trace, factorize, object_array, obj
 from .breakdown import BUCKETS, Breakdown, peak_reserved_gb, peak_without_app_gb
 from .breakdown_npu import has_pmu, hccl_op_rows
 from .kernels import any_typed
-from .optree import shape_key
+from .optree import built_tree, shape_key, unlinked_kernels
 from .overall import find_breakdowns
 from .table import Sheet, ms3, plain_frame, sheet_numbers
 
@@ -213,6 +214,7 @@ CATEGORY_CHECK = "computing split into categories"
 EARLY_CHECK = "kernels launched before the profile"
 #: Share of E2E from which the stretch run by kernels launched before the profile is a note
 EARLY_SHARE = 0.1
+UNLINKED_CHECK = "kernels linked to no operator"
 REPLAY_CHECK = "graph replays"
 #: Difference of the two sides' replayed shares of computing kernel time from which the graph replays are a note
 REPLAY_SHARE_GAP = 0.1
@@ -234,6 +236,8 @@ NOTE_CHECKS = {VENDOR_CHECK: "Base and comparison GPUs are from different vendor
                STEP_CHECK: "The time breakdown covers the whole profile, not the step asked for",
                CATEGORY_CHECK: "One side's computing time is not split into categories",
                EARLY_CHECK: "Part of a side's E2E time runs kernels launched before the profile began",
+               UNLINKED_CHECK: ("The operator and module sheets and their top contributors leave out kernels no "
+                                "flow links to an operator"),
                REPLAY_CHECK: "One side replays much more of its computing from CUDA / HIP graphs than the other",
                MODULE_CHECK: "The module sheets hold much less of one side's operator device time than of the other's"}
 #: Share of E2E from which one idle stretch is a note: the sample traces' longest stretches are under 10 % of
@@ -408,6 +412,51 @@ def _early_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any] | None:
                   f"different amounts of that step differ by them; a note from {EARLY_SHARE:.0%}: read E2E and the "
                   "categories with this in mind, or profile so that the previous step has ended (a warmup step, a "
                   "synchronize before the profiled one)")
+
+
+#: The "kernels linked to no operator" row's Detail opens with what its figures count; the log leaves it out, as
+#: its note says it
+UNLINKED_LEAD = ("device kernels (NPU: compute tasks) no flow links to an operator, which the operator and module "
+                 "sheets and their top contributors leave out: ")
+
+
+def _unlinked_words(p: Profile, n: int) -> tuple[str, str]:
+    """What a side's unlinked kernels are and which link they lack: "436 kernels ... no launch flow" (GPU), "4 compute
+    tasks ... no async_npu flow" (NPU text), "... no CANN connection id" (NPU DB)."""
+    what = "kernel" if p.is_gpu else "compute task"
+    how = ("launch flow" if p.is_gpu else "CANN connection id" if p.source == "ascend_db" else "async_npu flow")
+    return f"{n:,} {what}{'' if n == 1 else 's'}", how
+
+
+def _unlinked_row(ctx: RunContext, early_row: bool) -> dict[str, Any] | None:
+    """Device kernels (NPU: compute tasks) no flow links to an operator (``optree.unlinked_kernels``): the operator
+    and module sheets, and the top contributors drawn from them, leave them out, while the time breakdown counts
+    them, so the operator device times fall short of Computing Time by them. Only beside those sheets, from the op
+    trees this run built (never built here), for a side whose trace links ops to kernels at all (a side without
+    any flow is told so when its tree is built); a note where a side has any, no row otherwise. ``early_row``:
+    the "kernels launched before the profile" row is shown, which measures the previous step's tail."""
+    if not _operator_sheets(ctx):
+        return None
+    trees = [built_tree(ctx, side) for side in _SIDES]
+    counts = [unlinked_kernels(t) if t is not None and t.has_flows else None for t in trees]
+    if not any(c is not None and c[0] for c in counts):
+        return None
+    parts = []
+    for side, p, c in zip(_SIDES, (ctx.base, ctx.comparison), counts, strict=True):
+        if c is None or not c[0]:
+            continue
+        n, ns, early = c
+        what, how = _unlinked_words(p, n)
+        part = f"{side} {what}, {_ms(ns)} ms, no {how}"
+        if early:
+            who = "it runs" if n == 1 else "all run" if early == n else f"{early:,} of them run"
+            part += (f" ({who} before the first kernel the trace holds a launch of: the previous step's tail"
+                     + (f', which "{EARLY_CHECK}" measures' if early_row else "") + ")")
+        parts.append(part)
+    return _guard(UNLINKED_CHECK, False, *(None if c is None else c[0] for c in counts),
+                  f"{UNLINKED_LEAD}{'; '.join(parts)}; the overall time breakdown (OverallMetrics, the waterfall) "
+                  "counts them, so the operator rows miss that much of the side's device time: read the operator and "
+                  "module figures with this in mind, or profile a window that holds their launches")
 
 
 #: The categories whose kernels need the op around their launch (a replayed kernel has none): Flash Attention,
@@ -758,6 +807,7 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
         optional.append(_vendor_row(_gpu_vendor(b), _gpu_vendor(c), bds))
     if bds is not None:
         optional += [_idle_row(bds), _category_row(bds, (b, c)), _early_row(bds), _replay_row(bds)]
+    optional.append(_unlinked_row(ctx, any(r is not None and r["Check"] == EARLY_CHECK for r in optional)))
     eb, ec = _EXPORT_KINDS.get(b.source), _EXPORT_KINDS.get(c.source)
     if not (eb and ec and eb != ec):  # a text against a DB export: their operator totals differ by design
         optional.append(_module_row(op_rows, sheets))
@@ -774,6 +824,10 @@ def guard_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     return frame
 
 
+#: Detail leads the log leaves out of a note's line: its note already says them
+_LOG_LEADS = {IDLE_CHECK: IDLE_LEAD, UNLINKED_CHECK: UNLINKED_LEAD}
+
+
 def log_guards(frame: pd.DataFrame) -> None:
     """One warning block for the failed checks (nothing when all pass). A "note" (a failed NOTE_CHECKS check)
     holds for the same workload too: each is its own warning."""
@@ -787,8 +841,9 @@ def log_guards(frame: pd.DataFrame) -> None:
             for part in detail[len(EXPORT_LEAD):].split(EXPORT_PART_SEP):
                 log.warning("  - %s", part)
         else:
-            if check == IDLE_CHECK and detail.startswith(IDLE_LEAD):  # the note's words already say what it is
-                detail = detail[len(IDLE_LEAD):]
+            lead = _LOG_LEADS.get(check, "")
+            if lead and detail.startswith(lead):  # the note's words already say what it is
+                detail = detail[len(lead):]
             log.warning("%s (base %s, comparison %s): %s.", NOTE_CHECKS[check], shown(b), shown(c), detail)
     bad = [r for r in rows if r[1] == "warn"]
     if not bad:

@@ -554,9 +554,9 @@ def unlinked_kernels(tree: OpTree) -> tuple[int, int, int]:
     pool, NPU compute tasks (``classify.COMPUTE_TASK_TYPES``: an HCCL stream's Notify Wait / SDMA / Write Value
     tasks belong to the HCCL op, which joins the pool itself; EVENT_RECORD / EVENT_WAIT / PLACE_HOLDER tasks are
     stream synchronisation, a lone PCIE_DMA copy is the runtime's). The time breakdown counts them; the operator
-    and module sheets, and so the top contributors, cannot. ``early``: the GPU ones running before the first
-    kernel a flow ends at (the previous step's tail, which the "kernels launched before the profile" check
-    measures)."""
+    and module sheets, and so the top contributors, cannot, which the "kernels linked to no operator" check says.
+    ``early``: the GPU ones running before the first kernel a flow ends at (the previous step's tail, which the
+    "kernels launched before the profile" check measures)."""
     pool = tree.kpool
     if not len(pool):
         return 0, 0, 0
@@ -573,24 +573,10 @@ def unlinked_kernels(tree: OpTree) -> tuple[int, int, int]:
     return int(rows.size), int(col_of(pool, "dur", np.int64)[rows].sum()), early
 
 
-def _say_unlinked(prof: Profile, tree: OpTree) -> None:
-    """One warning where kernels of a side that links its ops to kernels are left unlinked: the operator and
-    module sheets then hold less device time than the overall breakdown, without a word before."""
-    n, ns, early = unlinked_kernels(tree)
-    if not n:
-        return
-    if prof.is_gpu:
-        what, how = "kernels", "no launch flow links"
-    elif prof.source == "ascend_db":
-        what, how = "compute tasks", "no CANN connection id links"
-    else:
-        what, how = "compute tasks", "no async_npu flow links"
-    path = prof.files.get("trace_view.json", prof.path) if prof.source == "ascend_text" else prof.path
-    who = "it runs" if n == 1 else "all run" if early == n else f"{early} of them run"
-    tail = f" ({who} before the first kernel the trace holds a launch of: the previous step's tail)" if early else ""
-    log.warning("%s: %s %d %s (%.3f ms of device time) to an operator%s: the operator and module sheets and their "
-                "top contributors leave them out; the overall time breakdown counts them", path, how, n,
-                what if n > 1 else what[:-1], ns / 1e6, tail)
+def built_tree(ctx: RunContext, side: str) -> OpTree | None:
+    """The op tree of ``side`` where a comparator of this run built one (operator, module, memory, API), else None:
+    a validity check that reads it must not build it (``checks``' "kernels linked to no operator")."""
+    return ctx.cache.get(_CACHE_TREE.format(side=side))
 
 
 def op_tree(ctx: RunContext, side: str) -> OpTree:
@@ -625,8 +611,6 @@ def op_tree(ctx: RunContext, side: str) -> OpTree:
             else:  # GPU or NPU alike: no option can help
                 hint = " (the trace holds no flow linking an op to its kernels, so no op gets a kernel)"
             log.warning("Can't find any flow event in the file: %s%s", prof.path, hint)
-        else:
-            _say_unlinked(prof, tree)
         return tree
 
     return ctx.cached(_CACHE_TREE.format(side=side), compute)
