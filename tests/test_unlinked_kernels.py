@@ -245,3 +245,31 @@ def test_previous_steps_tail_points_at_the_check_that_measures_it(samples: Path,
     res = compare(str(traces[0]), str(traces[1]), enable_operator_compare=True, enable_profiling_compare=True)
     checks = res.guards["Check"].tolist()
     assert checks.index(CHECK) == checks.index("kernels launched before the profile") + 1  # beside it
+
+
+def test_a_text_side_given_a_step_is_counted_over_the_whole_profile(samples: Path, tmp_path: Path,
+                                                                    caplog: pytest.LogCaptureFixture) -> None:
+    """A text export's op tree spans every step (its operator rows hold the step asked for, its time breakdown the
+    whole profile): two async_npu flows (both ends) to AI_CORE tasks taken out of the level-1 text sample, compared
+    on its step 50, give a row whose figures are the whole profile's and which says so."""
+    src = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+    events = json.loads((src / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text())
+    assert _npu_unlinked(events) == (0, 0)
+    procs = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
+    at = {(e["pid"], e["tid"], _ns(e["ts"])): e for e in events
+          if e.get("ph") == "X" and procs.get(e["pid"]) == "Ascend Hardware"}
+    cut = [e["id"] for e in events if e.get("ph") == "f" and e.get("cat") == "async_npu"
+           and at.get((e["pid"], e["tid"], _ns(e["ts"])), {}).get("args", {}).get("Task Type") == "AI_CORE"][:2]
+    kept = [e for e in events if not (e.get("ph") in ("s", "f") and e.get("id") in cut)]
+    assert len(events) - len(kept) == 4
+    run = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(src, run)
+    (run / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").chmod(0o644)
+    (run / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").write_text(json.dumps(kept))
+    n, ns = _npu_unlinked(kept)
+    assert n == 2
+    part = f"base 2 compute tasks, {_ms(ns)} ms, no async_npu flow"
+    assert _row(run, src, tmp_path / "all", caplog)["Detail"] == f"{LEAD}{part}{TAIL}"
+    row = _row(run, src, tmp_path / "step", caplog, base_step=50, comparison_step=50)
+    assert (row["Base"], row["Comparison"]) == (2, 0)
+    assert row["Detail"] == f"{LEAD}{part} (counted over the whole profile, not only the step asked for){TAIL}"

@@ -431,10 +431,12 @@ def _unlinked_words(p: Profile, n: int) -> tuple[str, str]:
 def _unlinked_row(ctx: RunContext, early_row: bool) -> dict[str, Any] | None:
     """Device kernels (NPU: compute tasks) no flow links to an operator (``optree.unlinked_kernels``): the operator
     and module sheets, and the top contributors drawn from them, leave them out, while the time breakdown counts
-    them, so the operator device times fall short of Computing Time by them. Only beside those sheets, from the op
-    trees this run built (never built here), for a side whose trace links ops to kernels at all (a side without
-    any flow is told so when its tree is built); a note where a side has any, no row otherwise. ``early_row``:
-    the "kernels launched before the profile" row is shown, which measures the previous step's tail."""
+    them, so the operator device times miss them. Only beside those sheets, from the op trees this run built (never
+    built here), for a side whose trace links ops to kernels at all (a side without any flow is told so when its
+    tree is built); a note where a side has any, no row otherwise. A text export given a step is counted over the
+    whole profile (its op tree spans every step; a DB export's tasks are cut to the step), which its part says.
+    ``early_row``: the "kernels launched before the profile" row is shown, which measures the previous step's
+    tail."""
     if not _operator_sheets(ctx):
         return None
     trees = [built_tree(ctx, side) for side in _SIDES]
@@ -442,12 +444,15 @@ def _unlinked_row(ctx: RunContext, early_row: bool) -> dict[str, Any] | None:
     if not any(c is not None and c[0] for c in counts):
         return None
     parts = []
+    whole = whole_profile_sides(ctx)
     for side, p, c in zip(_SIDES, (ctx.base, ctx.comparison), counts, strict=True):
         if c is None or not c[0]:
             continue
         n, ns, early = c
         what, how = _unlinked_words(p, n)
         part = f"{side} {what}, {_ms(ns)} ms, no {how}"
+        if side in whole:  # a text export's tree spans every step; its operator rows hold the step asked for
+            part += " (counted over the whole profile, not only the step asked for)"
         if early:
             who = "it runs" if n == 1 else "all run" if early == n else f"{early:,} of them run"
             part += (f" ({who} before the first kernel the trace holds a launch of: the previous step's tail"
