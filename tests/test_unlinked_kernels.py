@@ -273,3 +273,27 @@ def test_a_text_side_given_a_step_is_counted_over_the_whole_profile(samples: Pat
     row = _row(run, src, tmp_path / "step", caplog, base_step=50, comparison_step=50)
     assert (row["Base"], row["Comparison"]) == (2, 0)
     assert row["Detail"] == f"{LEAD}{part} (counted over the whole profile, not only the step asked for){TAIL}"
+
+
+def test_a_side_without_any_launch_flow_is_left_to_its_own_warning(tmp_path: Path,
+                                                                   caplog: pytest.LogCaptureFixture) -> None:
+    """The H200 excerpt without any ac2g flow against a copy that lost the flows of two kernels: the flowless side
+    links no kernel at all, which its "Can't find any flow event" warning says, so the row counts only the other
+    side's two (Base null), not every kernel of the flowless one."""
+    doc = json.loads(KINETO.read_text())
+    events = doc["traceEvents"]
+    kernels = {(e["pid"], e["tid"], _ns(e["ts"])): e for e in events if e.get("cat") in ("kernel", "gpu_memcpy")}
+    ends = [e for e in events if e.get("ph") == "f" and e.get("cat") == "ac2g"
+            and (e["pid"], e["tid"], _ns(e["ts"])) in kernels]
+    cut = {e["id"] for e in ends[1:3]}
+    ns = sum(_ns(kernels[(e["pid"], e["tid"], _ns(e["ts"]))]["dur"]) for e in ends[1:3])
+    flowless, two = tmp_path / "flowless" / KINETO.name, tmp_path / "two" / KINETO.name
+    for path, keep in ((flowless, lambda e: e.get("cat") != "ac2g"),
+                       (two, lambda e: not (e.get("ph") in ("s", "f") and e.get("id") in cut))):
+        path.parent.mkdir()
+        path.write_text(json.dumps({**doc, "traceEvents": [e for e in events if keep(e)]}))
+    assert len(kernels) > 2 and not any(e.get("cat") == "ac2g" for e in json.loads(flowless.read_text())["traceEvents"])
+    row = _row(flowless, two, tmp_path / "out", caplog)
+    assert any("Can't find any flow event" in m and str(flowless) in m for m in caplog.messages)
+    assert (row["Base"], row["Comparison"]) == (None, 2)
+    assert row["Detail"] == f"{LEAD}comparison 2 kernels, {_ms(ns)} ms, no launch flow{TAIL}"
