@@ -454,7 +454,8 @@ def _unlinked_row(ctx: RunContext, early_row: bool) -> dict[str, Any] | None:
         if side in whole:  # a text export's tree spans every step; its operator rows hold the step asked for
             part += " (counted over the whole profile, not only the step asked for)"
         if early:
-            who = "it runs" if n == 1 else "all run" if early == n else f"{early:,} of them run"
+            who = ("it runs" if n == 1 else "all run" if early == n
+                   else f"{early:,} of them run{'s' if early == 1 else ''}")
             part += (f" ({who} before the first kernel the trace holds a launch of: the previous step's tail"
                      + (f', which "{EARLY_CHECK}" measures' if early_row else "") + ")")
         parts.append(part)
