@@ -619,3 +619,24 @@ def test_exactly_opposite_op_and_task_changes_are_all_named(samples, tmp_path):
     assert (t["changed"], t["diff_ms"], t["task"], t["task_op"]) == (2, 0.0, top, "allreduce")
     assert [(x["task"], x["task_op"]) for x in t["task_ties"]] == [(top, "broadcast")]
     assert t["task_ties"][0]["diff_ms"] == pytest.approx(float(y), abs=NS) == -t["task_diff_ms"]
+
+
+def test_more_than_three_tied_tasks_are_counted_after_the_first_three():
+    """Four tasks of one op type change by 1 ms each (+1, -1, +1, -1; the op's time unchanged): all four are in
+    the totals (``task`` and three ``task_ties``, in the sheet's order), and the line names the first three and
+    counts the fourth, which the task rows hold."""
+    names = ["Notify_Wait", "Memcpy", "Reduce_Inline", "Notify_Record"]
+    before, after = (1000, 2000, 3000, 2000), (2000, 1000, 4000, 1000)
+    base = {"allreduce": {"ops": _ns(9000), "tasks": {n: _ns(us) for n, us in zip(names, before, strict=True)}}}
+    comp = {"allreduce": {"ops": _ns(9000), "tasks": {n: _ns(us) for n, us in zip(names, after, strict=True)}}}
+    t = json_report.records(communication_summary.totals(communication_summary._Columns(_sheet(base, comp))))[0]
+    assert (t["task"], t["task_base_ms"], t["task_comparison_ms"]) == ("Notify_Wait", 1.0, 2.0)
+    assert t["task_ties"] == [{"task": n, "task_op": "allreduce", "base_ms": b / 1000, "comparison_ms": c / 1000,
+                               "diff_ms": (c - b) / 1000}
+                              for n, b, c in zip(names[1:], before[1:], after[1:], strict=True)]
+    assert communication_line(communication_summary.totals(communication_summary._Columns(_sheet(base, comp)))) == (
+        "No communication op type's total duration changed (1 op type); communication time (CommunicationCompare's "
+        "op rows) 9.000 ms on both sides; the 4 tasks that changed most, by as much each (summed over their "
+        "parallel planes, so they may exceed the op's time): Notify_Wait (in allreduce) 1.000 ms -> 2.000 ms "
+        "(+1.000 ms, +100.00%), Memcpy (in allreduce) 2.000 ms -> 1.000 ms (-1.000 ms, -50.00%), Reduce_Inline (in "
+        "allreduce) 3.000 ms -> 4.000 ms (+1.000 ms, +33.33%) and 1 more (CommunicationCompare's task rows).")
