@@ -579,7 +579,7 @@ def test_exactly_opposite_op_and_task_changes_are_all_named(samples, tmp_path):
     """The level-1 text export against a copy of itself whose second all-reduce (hcom_allReduce__586_1_1) is
     renamed a broadcast: allreduce loses that op's time and broadcast gains it, net 0, and each task inside it moves
     from one op type to the other. The line read "105.992 ms on both sides" and named only the first of the two
-    Notify_Wait changes (-y in allreduce, +y in broadcast) as "the task that changed most"."""
+    changes of its top task (Reduce_Inline: -y in allreduce, +y in broadcast) as "the task that changed most"."""
     src = samples / TEXT / "level1/rank0_ascend_pt"
     comp = tmp_path / "rank0_ascend_pt"
     shutil.copytree(src, comp)
@@ -640,3 +640,57 @@ def test_more_than_three_tied_tasks_are_counted_after_the_first_three():
         "parallel planes, so they may exceed the op's time): Notify_Wait (in allreduce) 1.000 ms -> 2.000 ms "
         "(+1.000 ms, +100.00%), Memcpy (in allreduce) 2.000 ms -> 1.000 ms (-1.000 ms, -50.00%), Reduce_Inline (in "
         "allreduce) 3.000 ms -> 4.000 ms (+1.000 ms, +33.33%) and 1 more (CommunicationCompare's task rows).")
+
+
+def _renamed_copy(src: Path, dst: Path, longer_us: dict[str, Decimal]) -> None:
+    """Copy the text export ``src`` to ``dst`` with its second all-reduce renamed a broadcast and the ops named in
+    ``longer_us`` (by their names in ``src``) that many µs longer."""
+    shutil.copytree(src, dst)
+    trace = dst / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    trace.chmod(0o644)
+    events = json.loads(trace.read_text())
+    for name, us in longer_us.items():
+        (op,) = [e for e in events if e.get("name") == name and e.get("ph") == "X"]
+        op["dur"] = float(Decimal(str(op["dur"])) + us)
+    (op,) = [e for e in events if e.get("name") == "hcom_allReduce__586_1_1" and e.get("ph") == "X"]
+    op["name"] = "hcom_broadcast__586_1_1"
+    trace.write_text(json.dumps(events))
+
+
+def test_op_changes_that_cancel_out_to_the_figures_shown_are_said(samples, tmp_path):
+    """As ``test_exactly_opposite_op_and_task_changes_are_all_named``, with the renamed op 0.3 µs longer (or
+    shorter, to keep its total's 3 decimals): allreduce loses the op, broadcast gains it and 0.3 µs, so the total
+    changes by 0.0003 ms, which the line shows as "... ms on both sides". The note that the op types' changes cancel
+    out went by the total's change rounded to 6 decimals, and so was left out there."""
+    src = samples / TEXT / "level1/rank0_ascend_pt"
+    total, _tasks = hccl_by_hand(src)
+    delta = next(d for d in (Decimal("0.0003"), Decimal("-0.0003")) if _ms3(total + d) == _ms3(total))
+    comp = tmp_path / "rank0_ascend_pt"
+    _renamed_copy(src, comp, {"hcom_allReduce__586_1_1": delta * 1000})
+    res = compare(str(src), str(comp), enable_communication_compare=True)
+    t = res.communication_totals
+    assert (t["changed"], t["base_ms"], t["comparison_ms"]) == (2, pytest.approx(float(total), abs=NS),
+                                                                pytest.approx(float(total + delta), abs=NS))
+    assert t["diff_ms"] == pytest.approx(float(delta), abs=1e-9) and t["diff_ms"] != 0
+    assert communication_line(res.frames["communication"]).startswith(
+        f"Communication time (CommunicationCompare's op rows) {_ms3(total)} ms on both sides (2 op types changed, "
+        "their changes cancel out: the communication contributors); ")
+
+
+def test_op_changes_too_small_to_show_that_add_up_are_no_cancelling_out(samples, tmp_path):
+    """Both sides with the second all-reduce renamed a broadcast; the comparison's broadcast and first all-reduce
+    0.1 µs longer each: two op types changed the same way, by 0.0002 ms together, which the line shows as "... ms on
+    both sides". Nothing cancels out there, so the line says no such thing."""
+    src = samples / TEXT / "level1/rank0_ascend_pt"
+    total, _tasks = hccl_by_hand(src)
+    assert _ms3(total + Decimal("0.0002")) == _ms3(total)
+    base, comp = tmp_path / "base" / "rank0_ascend_pt", tmp_path / "comp" / "rank0_ascend_pt"
+    _renamed_copy(src, base, {})
+    _renamed_copy(src, comp, {"hcom_allReduce__586_1_1": Decimal("0.1"), "hcom_allReduce__586_0_1": Decimal("0.1")})
+    res = compare(str(base), str(comp), enable_communication_compare=True)
+    t = res.communication_totals
+    assert t["changed"] == 2 and t["diff_ms"] == pytest.approx(0.0002, abs=1e-9)
+    assert res.communication_contributors["Diff(ms)"].tolist() == pytest.approx([0.0001, 0.0001], abs=1e-9)
+    line = communication_line(res.frames["communication"])
+    assert line.startswith(f"Communication time (CommunicationCompare's op rows) {_ms3(total)} ms on both sides; ")
+    assert "cancel out" not in line

@@ -37,6 +37,8 @@ SHEET = "CommunicationCompare"
 CONTRIBUTOR_COLUMNS = ["Rank", "Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share"]
 #: What the contributors' shares are of, in the console's and the Summary sheet's table titles
 SHARE_BASIS = "the communication ops' duration change"
+#: ``totals``' attrs key: the op types' changes summed by size (ns)
+GROSS_NS = "gross_change_ns"
 TOTAL_COLUMNS = ["op_types", "changed", "base_recorded", "comparison_recorded", "base_ms", "comparison_ms",
                  "diff_ms", "diff_pct", "base_tasks_recorded", "comparison_tasks_recorded", "task", "task_op",
                  "task_base_ms", "task_comparison_ms", "task_diff_ms", "task_diff_pct", "task_ties",
@@ -153,7 +155,8 @@ def totals(cols: _Columns, uncovered: tuple[int, int] | None = None,
     no computing overlaps (``uncovered``, in ns: ``uncovered_ns``; null without it, where a side recorded no op,
     or where a text export was given a step: its waterfall is the whole profile's, the op rows the step's), then
     the time (``no_family``, ns per side) of the ops the op rows leave out for want of a family, which the
-    uncovered part counts (null where a side has no communication op at all). ``attrs["no_collectives"]``: per
+    uncovered part counts (null where a side has no communication op at all). ``attrs[GROSS_NS]``: the op types'
+    changes summed by size (ns; 0 unless both sides recorded ops). ``attrs["no_collectives"]``: per
     side, whether it is a GPU trace without collective kernels, whose 0 ms is a reading (``read_gpu_sides``)."""
     base_ns, comp_ns = int(cols.base.sum()), int(cols.comparison.sum())
     base, comp = base_ns / 1e6, comp_ns / 1e6
@@ -194,6 +197,9 @@ def totals(cols: _Columns, uncovered: tuple[int, int] | None = None,
         "no_family_comparison_ms": [no_family[1] / 1e6 if cols.recorded[1] or no_family[1] else None],
     }, TOTAL_COLUMNS, objects=True)
     frame.attrs["no_collectives"] = cols.no_collectives
+    # the op types' changes summed by size: a net change well under it is changes that cancel out
+    frame.attrs[GROSS_NS] = int(np.abs(np.asarray(cols.comparison, dtype=np.int64)
+                                       - np.asarray(cols.base, dtype=np.int64)).sum()) if both else 0
     return frame
 
 

@@ -228,7 +228,7 @@ def communication_line(totals: pd.DataFrame | None) -> str:
                 f"the log says which), so its 0 there is no reading, not a change; {what}: {sides}.")
     none = [side for side, flag in zip(("base", "comparison"), totals.attrs.get("no_collectives", (False, False)),
                                        strict=True) if flag]
-    text = _communication_change(t, ms, what, n, none)
+    text = _communication_change(t, ms, what, n, none, totals.attrs.get(communication_summary.GROSS_NS, 0))
     if none:
         # a GPU trace holds every kernel it ran: without a collective kernel it communicated nothing, so its 0 ms
         # is a reading and the other side's time is all change (NPU wording called it "no reading" before)
@@ -240,7 +240,7 @@ def communication_line(totals: pd.DataFrame | None) -> str:
 
 
 def _communication_change(t: pd.Series, ms: tuple[float, float], what: str, n: int,
-                          no_collectives: Sequence[str] = ()) -> str:
+                          no_collectives: Sequence[str] = (), gross_ns: int = 0) -> str:
     """``communication_line``'s sentence where both sides have a reading: the time change, the part no computing
     overlaps where the overlap moved (``overlap_shift``), then the task that changed most (NPU sides with task
     rows). A side without task rows that ``no_collectives`` names (a GPU trace without a collective kernel) gets
@@ -253,8 +253,11 @@ def _communication_change(t: pd.Series, ms: tuple[float, float], what: str, n: i
                 + _change(*ms, "ms", 3))
     else:
         text = f"{what[0].upper()}{what[1:]} {_change(*ms, 'ms', 3)}"
-        if int(t["changed"]) > 1 and not round(float(t["diff_ms"]), 6):
-            # +x on one op type, -x on another: "... on both sides" alone read as no change
+        if int(t["changed"]) > 1 and _fixed(ms[0], digits=3) == _fixed(ms[1], digits=3) \
+                and 2e6 * abs(float(t["diff_ms"])) <= gross_ns:
+            # +x on one op type, -x on another: "... on both sides" alone read as no change; the figures shown
+            # decide, as in _change (a net 0.0003 ms reads "on both sides" too), and the net must be well under
+            # the changes' summed size (two op types 0.1 us longer each cancel nothing)
             text += f" ({int(t['changed'])} op types changed, their changes cancel out: the communication contributors)"
     shift = overlap_shift(t)
     out = [(side, float(t[f"no_family_{side}_ms"])) for side in ("base", "comparison")
