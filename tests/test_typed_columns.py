@@ -43,3 +43,13 @@ def test_no_column_mixes_int_and_float(base, comparison):
             assert kinds <= {"int"} or kinds <= {"float"}, (sheet.name, col, kinds)
             if any(m in str(col) for m in MEASURES) and "Number" not in str(col) and "Calls" not in str(col):
                 assert kinds <= {"float"}, (sheet.name, col, kinds)
+
+
+def test_an_all_blank_number_column_without_a_twin_is_float():
+    """The NPU text excerpt against the MindSpore layout: both sides' E2E time is the same, so every Summary row's
+    Share of E2E Diff is blank (no share of a zero change). That column has no same-named column to take its type
+    from; its style (a ratio) makes it float64 of NaN, not text, so shares read as numbers whatever the pair."""
+    frame = compare(str(NPU), str(MS)).sheet("Summary")
+    e2e = frame.set_index("Step")
+    assert e2e.loc["Base E2E", "Base(ms)"] == e2e.loc["Comparison E2E", "Comparison(ms)"]
+    assert frame["Share of E2E Diff"].isna().all() and frame["Share of E2E Diff"].dtype == "float64"
