@@ -26,14 +26,15 @@ POOL_KERNEL = "aclnnMaxPool2dWithMask_MaxPoolWithArgmaxV1AiCore_MaxPoolWithArgma
 LONGER_US = Decimal(5)
 
 
-def _moved_copy(src: Path, dst: Path) -> Decimal:
-    """Copy the export to ``dst`` with the first relu moved into Conv2d_0 and the first MaxPool2d kernel 5 µs
-    longer; returns the relu kernel's µs (its only kernel), read from kernel_details.csv."""
+def _moved_copy(src: Path, dst: Path, k: int = 0) -> Decimal:
+    """Copy the export to ``dst`` with the ``k``-th relu (ReLU_k) moved into Conv2d_k and the first MaxPool2d
+    kernel 5 µs longer; returns the relu kernel's µs (its only kernel: the k-th relu kernel of
+    kernel_details.csv, which lists them in start order)."""
     shutil.copytree(src, dst)
     out = dst / "ASCEND_PROFILER_OUTPUT"
     events = json.loads((out / "trace_view.json").read_text())
-    conv = next(e for e in events if e.get("name") == "nn.Module: Conv2d_0")
-    relu = next(e for e in events if e.get("name") == "nn.Module: ReLU_0")
+    conv = next(e for e in events if e.get("name") == f"nn.Module: Conv2d_{k}")
+    relu = next(e for e in events if e.get("name") == f"nn.Module: ReLU_{k}")
     conv["dur"] = float(Decimal(relu["ts"]) + Decimal(str(relu["dur"])) - Decimal(conv["ts"]))
     events.remove(relu)
     lines = (out / "kernel_details.csv").read_text().split("\n")
@@ -48,8 +49,10 @@ def _moved_copy(src: Path, dst: Path) -> Decimal:
     kernel["dur"] = float(Decimal(str(kernel["dur"])) + LONGER_US)
     (out / "kernel_details.csv").write_text("\n".join(lines))
     (out / "trace_view.json").write_text(json.dumps(events))
-    relu_row = next(line.split(",") for line in lines if line.split(",")[at_name] == "aclnnInplaceRelu_Relu_Relu")
-    return Decimal(relu_row[at_dur])
+    relu_rows = [line.split(",") for line in lines if line and line.split(",")[at_name] == "aclnnInplaceRelu_Relu_Relu"]
+    starts = [Decimal(r[at_ts]) for r in relu_rows]
+    assert starts == sorted(starts)
+    return Decimal(relu_rows[k][at_dur])
 
 
 @pytest.fixture(scope="module")
@@ -81,3 +84,19 @@ def test_the_moved_operator_is_one_row_and_the_changed_one_is_named(moved):
     note = to_document(res)["summary"]["module_contributors_note"]
     assert f"{note}:" in text.splitlines()
     assert "aten::relu_ runs in another module on each side" in note
+
+
+def test_a_later_move_pairs_the_one_sided_rows_only(tmp_path):
+    """The second relu (ReLU_1) moved into Conv2d_1: aten::relu_ also has a row both sides hold before it (ReLU_0),
+    which must not be taken for the base half of the move (pairing every base row of the operator with the
+    comparison-only one named ReLU_0, with its time, as the moved row)."""
+    src = SAMPLES / TEXT
+    if not src.is_dir():
+        pytest.skip("sample data not found")
+    dst = tmp_path / "rank0_ascend_pt"
+    relu_us = _moved_copy(src, dst, 1)
+    res = compare(str(src), str(dst))
+    assert res.frames["module_contributors"].attrs.get("moved") == [
+        ("aten::relu_", f"{PATH} ReLU_1".strip(), f"{PATH} Conv2d_1".strip(), float(relu_us / 1000),
+         float(relu_us / 1000))]
+    assert not [n for n in res.module_contributors["Name"].tolist() if n.endswith("aten::relu_")]
