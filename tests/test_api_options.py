@@ -125,3 +125,17 @@ def test_result_options_cannot_be_changed_through_op_name_map(tmp_path: Path) ->
     assert pickle.loads(pickle.dumps(result.options)) == result.options
     doc = json.loads(Path(result.to_json(tmp_path)).read_text())
     assert doc["options"]["op_name_map"] == {"aten::addmm": "aten::mm"}
+
+
+def test_options_made_or_replaced_with_a_plain_dict_keep_a_read_only_map() -> None:
+    """``Options`` built directly, or by ``dataclasses.replace`` with a plain dict, take the map read-only as
+    ``build_options`` gives it: the frozen options have no field left to change."""
+    import dataclasses
+
+    from msprof_compare.options import Options
+
+    for opts in (Options(op_name_map={"a": "b"}),
+                 dataclasses.replace(build_options(enable_api_compare=True)[0], op_name_map={"a": "b"})):
+        assert opts.op_name_map == {"a": "b"}
+        with pytest.raises(TypeError, match="op_name_map of Options cannot be changed"):
+            opts.op_name_map["c"] = "d"
