@@ -533,3 +533,15 @@ def test_a_row_of_many_wrapped_lines_stops_at_excels_tallest_row(pair1, tmp_path
     row = next(c.row for c in ws["A"] if c.value == "tall check")
     assert ws.row_dimensions[row].height == 408.75  # 409 points, as xlsxwriter rounds it to whole pixels
     assert ws.cell(row, 5).value.count("\n") == 39  # the text itself is whole
+
+
+def test_a_wrapped_summary_line_of_many_lines_stops_at_excels_tallest_row(pair1, tmp_path, monkeypatch):
+    """The Summary's wrapped lines (the verdict under the waterfall, the notes) take the same cap as the validity
+    table's rows: a verdict of 40 lines would need 600 points, over the 409 Excel allows."""
+    sheet = next(s for s in pair1.sheets if s.name == "Summary")
+    verdict = "\n".join(f"line {i}" for i in range(40))
+    monkeypatch.setattr(sheet, "verdict", verdict)
+    ws = openpyxl.load_workbook(pair1.to_excel(str(tmp_path)))["Summary"]
+    row = next(c.row for c in ws["A"] if isinstance(c.value, str) and c.value.startswith("line 0\n"))
+    assert ws.row_dimensions[row].height == 408.75  # 409 points, as xlsxwriter rounds it to whole pixels
+    assert ws.cell(row, 1).value == f"{verdict}."
