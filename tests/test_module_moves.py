@@ -24,15 +24,21 @@ PATH = "/ DistributedDataParallel_0/ AlexNet_0/ Sequential_0/"
 #: the first MaxPool2dWithMask kernel (row 8 of kernel_details.csv): MaxPool2d_0's, under aten::max_pool2d
 POOL_KERNEL = "aclnnMaxPool2dWithMask_MaxPoolWithArgmaxV1AiCore_MaxPoolWithArgmaxV1"
 LONGER_US = Decimal(5)
+RELU_KERNEL = "aclnnInplaceRelu_Relu_Relu"
+#: the one op around the model's forward (DDP's), which runs the modules
+WRAPPER = "DistributedDataParallel.forward"
 
 
-def _moved_copy(src: Path, dst: Path, k: int = 0) -> Decimal:
-    """Copy the export to ``dst`` with the ``k``-th relu (ReLU_k) moved into Conv2d_k and the first MaxPool2d
-    kernel 5 µs longer; returns the relu kernel's µs (its only kernel: the k-th relu kernel of
-    kernel_details.csv, which lists them in start order)."""
+def _moved_copy(src: Path, dst: Path, k: int = 0, longer: str = POOL_KERNEL, drop: str = "") -> Decimal:
+    """Copy the export to ``dst`` with the ``k``-th relu (ReLU_k) moved into Conv2d_k and the first ``longer``
+    kernel (MaxPool2d_0's) 5 µs longer, without the events named ``drop``; returns the relu kernel's µs as the
+    export has it (its only kernel: the k-th relu kernel of kernel_details.csv, which lists them in start
+    order)."""
     shutil.copytree(src, dst)
     out = dst / "ASCEND_PROFILER_OUTPUT"
-    events = json.loads((out / "trace_view.json").read_text())
+    (out / "trace_view.json").chmod(0o644)
+    (out / "kernel_details.csv").chmod(0o644)
+    events = [e for e in json.loads((out / "trace_view.json").read_text()) if not drop or e.get("name") != drop]
     conv = next(e for e in events if e.get("name") == f"nn.Module: Conv2d_{k}")
     relu = next(e for e in events if e.get("name") == f"nn.Module: ReLU_{k}")
     conv["dur"] = float(Decimal(relu["ts"]) + Decimal(str(relu["dur"])) - Decimal(conv["ts"]))
@@ -40,18 +46,18 @@ def _moved_copy(src: Path, dst: Path, k: int = 0) -> Decimal:
     lines = (out / "kernel_details.csv").read_text().split("\n")
     head = lines[0].split(",")
     at_name, at_ts, at_dur = head.index("Name"), head.index("Start Time(us)"), head.index("Duration(us)")
-    pool = next(i for i, line in enumerate(lines) if line.split(",")[at_name] == POOL_KERNEL)
+    relu_rows = [line.split(",") for line in lines if line and line.split(",")[at_name] == RELU_KERNEL]
+    starts = [Decimal(r[at_ts]) for r in relu_rows]
+    assert starts == sorted(starts)
+    pool = next(i for i, line in enumerate(lines) if line.split(",")[at_name] == longer)
     cells = lines[pool].split(",")
     cells[at_dur] = str(Decimal(cells[at_dur]) + LONGER_US)
     lines[pool] = ",".join(cells)
     ts = cells[at_ts].strip()
-    kernel = next(e for e in events if e.get("ph") == "X" and e["name"] == POOL_KERNEL and str(e["ts"]) == ts)
+    kernel = next(e for e in events if e.get("ph") == "X" and e["name"] == longer and str(e["ts"]) == ts)
     kernel["dur"] = float(Decimal(str(kernel["dur"])) + LONGER_US)
     (out / "kernel_details.csv").write_text("\n".join(lines))
     (out / "trace_view.json").write_text(json.dumps(events))
-    relu_rows = [line.split(",") for line in lines if line and line.split(",")[at_name] == "aclnnInplaceRelu_Relu_Relu"]
-    starts = [Decimal(r[at_ts]) for r in relu_rows]
-    assert starts == sorted(starts)
     return Decimal(relu_rows[k][at_dur])
 
 
@@ -100,3 +106,31 @@ def test_a_later_move_pairs_the_one_sided_rows_only(tmp_path):
         ("aten::relu_", f"{PATH} ReLU_1".strip(), f"{PATH} Conv2d_1".strip(), float(relu_us / 1000),
          float(relu_us / 1000))]
     assert not [n for n in res.module_contributors["Name"].tolist() if n.endswith("aten::relu_")]
+
+
+def test_a_moved_operator_that_changed_is_one_row_where_no_operator_runs_modules(tmp_path):
+    """Both sides without DDP's forward op, so no listed operator runs the modules: the module contributors are the
+    module rows of the listed operators themselves (``_module_rows_of``). The first relu moved into Conv2d_0 and
+    its kernel 5 µs longer: aten::relu_ is the one operator that changed, and its two module rows (ReLU_0 -t,
+    Conv2d_0 +t+5 µs) are one row of +5 µs under Conv2d_0, the move said, not two rows that hid the 5 µs."""
+    src = SAMPLES / TEXT
+    if not src.is_dir():
+        pytest.skip("sample data not found")
+    base, comp = tmp_path / "base" / "rank0_ascend_pt", tmp_path / "comp" / "rank0_ascend_pt"
+    shutil.copytree(src, base)
+    trace = base / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    trace.chmod(0o644)
+    events = json.loads(trace.read_text())
+    assert [e.get("ph") for e in events if e.get("name") == WRAPPER] == ["X"]
+    trace.write_text(json.dumps([e for e in events if e.get("name") != WRAPPER]))
+    relu_us = _moved_copy(src, comp, longer=RELU_KERNEL, drop=WRAPPER)
+    res = compare(str(base), str(comp))
+    assert res.contributors["Name"].tolist() == ["aten::relu_"]
+    frame = res.frames["module_contributors"]
+    assert frame.attrs.get("module_rows_of") == ["aten::relu_"]
+    assert frame.attrs.get("moved") == [("aten::relu_", f"{PATH} ReLU_0".strip(), f"{PATH} Conv2d_0".strip(),
+                                         float(relu_us / 1000), float((relu_us + LONGER_US) / 1000))]
+    mods = res.module_contributors
+    assert mods["Name"].tolist() == [f"{PATH} Conv2d_0 > aten::relu_"]
+    assert mods["Diff(ms)"].tolist() == pytest.approx([float(LONGER_US / 1000)], abs=1e-9)
+    assert "aten::relu_ runs in another module on each side" in to_document(res)["summary"]["module_contributors_note"]
