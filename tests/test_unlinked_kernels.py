@@ -323,3 +323,17 @@ def test_some_unlinked_kernels_before_the_first_launch_are_counted_apart(tmp_pat
                              "them runs before the first kernel the trace holds a launch of: the previous step's tail"
                              + (', which "kernels launched before the profile" measures' if measured else "")
                              + f"){TAIL}")
+
+
+def test_the_row_sits_beside_the_early_row_where_a_side_replays_graphs(samples: Path) -> None:
+    """tracelens' H100 Qwen1.5 trace (436 kernels before its first launched one) against SGLang's decode, which
+    replays CUDA graphs: the "graph replays" row came between "kernels launched before the profile" and this row,
+    which names it; the row now follows it, as on a pair without graph replays."""
+    traces = samples / "tracelens/tests/traces"
+    res = compare(str(traces / "h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"),
+                  str(traces / "inference/sglang_decode/sglang_Qwen3-8B_decode.json.gz"),
+                  enable_operator_compare=True, enable_profiling_compare=True)
+    checks = res.guards["Check"].tolist()
+    assert "graph replays" in checks
+    assert checks.index(CHECK) == checks.index("kernels launched before the profile") + 1
+    assert '"kernels launched before the profile" measures' in res.guards.set_index("Check").loc[CHECK, "Detail"]

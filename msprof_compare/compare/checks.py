@@ -811,9 +811,13 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
                 _step_row(ctx) if bds is not None else None]  # the steps' row only where a time breakdown was made
     if b.is_gpu and c.is_gpu:
         optional.append(_vendor_row(_gpu_vendor(b), _gpu_vendor(c), bds))
+    early = _early_row(bds) if bds is not None else None
     if bds is not None:
-        optional += [_idle_row(bds), _category_row(bds, (b, c)), _early_row(bds), _replay_row(bds)]
-    optional.append(_unlinked_row(ctx, any(r is not None and r["Check"] == EARLY_CHECK for r in optional)))
+        optional += [_idle_row(bds), _category_row(bds, (b, c)), early]
+    # just after the early row, whose stretch its part may name: after "graph replays" it sat apart from it
+    optional.append(_unlinked_row(ctx, early is not None))
+    if bds is not None:
+        optional.append(_replay_row(bds))
     eb, ec = _EXPORT_KINDS.get(b.source), _EXPORT_KINDS.get(c.source)
     if not (eb and ec and eb != ec):  # a text against a DB export: their operator totals differ by design
         optional.append(_module_row(op_rows, sheets))
