@@ -26,7 +26,7 @@ from .loaders import Layout, detect, load_profile
 from .loaders.paths import TypedPaths
 from .logs import paths_as_typed, said_once
 from .model import Profile
-from .options import Options, api_options
+from .options import API_FACE, CLI_FACE, Face, Options, api_options, build_options
 from .textsafe import display, term_safe
 
 log = logging.getLogger("msprof-analyze")
@@ -294,17 +294,24 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str], **
 
     ``output_format`` and ``fail_on_regression`` are validated and kept in ``result.options`` for the CLI's
     writer and gate; this function writes nothing: call ``to_excel`` / ``to_json`` and ``regression_gate``.
-    Raises ``UsageError`` for bad options and ``ProfileError`` for bad data.
+    Raises ``UsageError`` for bad options and ``ProfileError`` for bad data; their messages and the warnings
+    logged name the keyword arguments (``force=True``), not the CLI's flags.
     """
     with said_once():
-        return _compare(base, comparison, options)
+        return _compare(base, comparison, options, API_FACE)
+
+
+def cli_compare(base: str, comparison: str, options: dict[str, Any]) -> CompareResult:
+    """``compare()`` for the command-line faces: its errors and warnings name the CLI's flags (``--force``)."""
+    with said_once():
+        return _compare(base, comparison, options, CLI_FACE)
 
 
 def _compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
-             options: dict[str, Any]) -> CompareResult:
+             options: dict[str, Any], face: Face) -> CompareResult:
     base, comparison = _path("base", base), _path("comparison", comparison)
     try:
-        opts, warnings = api_options(options)
+        opts, warnings = api_options(options) if face.api else build_options(**options)
     except UsageError as exc:
         for w in getattr(exc, "warnings", ()):
             log.warning(w)
@@ -314,14 +321,21 @@ def _compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
     for role, path, flag, place in (("base", base, "-bp", "first"), ("comparison", comparison, "-d", "second")):
         if not path:  # the original's sentence names no side: which of the two paths (``-bp ""``, ``-d "$UNSET"``)
             raise ProfileError(None, "The path is empty. Please enter a valid path.",
-                               hint=f"the {role} path: {flag}, or the {place} path of performance_compare.py")
+                               hint=f"the {role} path: the {place} argument of compare()" if face.api
+                               else f"the {role} path: {flag}, or the {place} path of performance_compare.py")
     typed = TypedPaths(base, comparison)
-    with paths_as_typed(typed.text):
+
+    def retype(text: str) -> str:  # the inputs' paths as typed, the options as this face takes them
+        return face.words(typed.text(text))
+
+    with paths_as_typed(retype):
         try:
             return _compare_inputs(base, comparison, opts)
         except (ProfileError, UsageError, OutOfMemory) as exc:
-            _retype(exc, typed.text)
+            _retype(exc, retype)
             raise
+
+
 
 
 def _retype(exc: ProfileError | UsageError | OutOfMemory, retype: Callable[[str], str]) -> None:

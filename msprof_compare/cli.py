@@ -477,9 +477,9 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool) -
         for notice in (deliver.format_mismatch(output, formats, explicit), deliver.folder_notice(output)):
             if notice:
                 log.warning(term_safe(notice))
-        from .api import compare
+        from .api import cli_compare
 
-        result = compare(base, comparison, **params)
+        result = cli_compare(base, comparison, params)
         # With -o - stdout carries the JSON document only: console text goes to stderr.
         with contextlib.redirect_stdout(sys.stderr) if output == deliver.STDOUT else contextlib.nullcontext():
             if result.options.enable_profiling_compare:

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import ast
 import difflib
+import functools
 import logging
 import numbers
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -114,7 +116,7 @@ class Options:
 
 
 @dataclass(frozen=True)
-class _Face:
+class Face:
     """How an error names an option: the CLI's flag (``--max_kernel_num``, ``--base_step '3.0'``) or, for
     ``compare()``, the keyword argument the caller wrote (``max_kernel_num``, ``base_step=3.5``): a notebook user
     told about "--base_step" looks for a flag they never typed."""
@@ -127,8 +129,36 @@ class _Face:
     def given(self, option: str, value: Any) -> str:
         return f"{option}={value!r}" if self.api else f"--{option} {value!r}"
 
+    def words(self, text: str) -> str:
+        """``text`` naming the options as this face takes them: unchanged for the CLI; for ``compare()`` each CLI
+        flag that a message made deep down (a loader's "add --force to accept it", the GPU step refusal) names
+        becomes the keyword argument: ``--force`` reads ``force=True``, ``--max_kernel_num 10``
+        ``max_kernel_num=10``, ``--base_step`` ``base_step``. Only a flag that starts a word is one: a quoted op
+        name or a path that holds "--force" is left as it is."""
+        if not self.api or "--" not in text:
+            return text
+        return _flag_pattern().sub(_as_keyword, text)
 
-_CLI, _API = _Face(False), _Face(True)
+
+CLI_FACE, API_FACE = Face(False), Face(True)
+
+
+@functools.cache
+def _flag_pattern() -> re.Pattern[str]:
+    """An option's CLI flag at the start of a word, with the value that follows it when it is a number (``5``,
+    ``2.5``) or a quoted repr (``'cat'``), which only an option that takes a value consumes (``_as_keyword``)."""
+    names = sorted((f.name for f in fields(Options)), key=len, reverse=True)
+    return re.compile(rf"(?<![^\s(])--({'|'.join(names)})(?![\w-])"
+                      r"""(?: ([0-9]+(?:\.[0-9]+)?(?![\w%]|\.[0-9])|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"))?""")
+
+
+def _as_keyword(match: re.Match[str]) -> str:
+    """One flag of ``_flag_pattern`` as the keyword argument: an on/off one as ``name=True`` (what a flag given
+    means), one that takes a value as ``name=value`` when the text gives the value, else its bare name."""
+    name, value = match.group(1), match.group(2)
+    if name in BOOL_OPTIONS:
+        return f"{name}=True" + (f" {value}" if value is not None else "")
+    return f"{name}={value}" if value is not None else name
 
 
 def whole_number(value: Any) -> int | None:
@@ -150,7 +180,7 @@ def _is_bool(value: Any) -> bool:
     return isinstance(value, bool) or getattr(getattr(value, "dtype", None), "kind", "") == "b"
 
 
-def parse_op_name_map(text: Any, face: _Face = _CLI) -> Any:
+def parse_op_name_map(text: Any, face: Face = CLI_FACE) -> Any:
     """Parse ``--op_name_map`` as a Python literal (never eval)."""
     if text is None or text == "":
         return {}
@@ -244,16 +274,16 @@ def build_options(**raw: Any) -> tuple[Options, list[str]]:
 
     Returns the options and the warnings to log. Raises ``UsageError`` (exit 2) naming the CLI flag.
     """
-    return _build(raw, _CLI)
+    return _build(raw, CLI_FACE)
 
 
 def api_options(raw: Mapping[str, Any]) -> tuple[Options, list[str]]:
     """``build_options`` for ``compare()``: the same rules, its errors naming the keyword argument
     (``max_kernel_num``, ``base_step=3.5``) instead of the CLI flag."""
-    return _build(dict(raw), _API)
+    return _build(dict(raw), API_FACE)
 
 
-def _max_kernel_num(value: Any, face: _Face) -> int | None:
+def _max_kernel_num(value: Any, face: Face) -> int | None:
     """``max_kernel_num``: None, an int > 3 given as a number with an integral value (Python or NumPy) or as the
     CLI's text of one. ``int()`` of any other value truncated it (``np.float32(5.5)`` ran as 5)."""
     if value is None:
@@ -277,7 +307,7 @@ def _max_kernel_num(value: Any, face: _Face) -> int | None:
     return number
 
 
-def _build(raw: dict[str, Any], face: _Face) -> tuple[Options, list[str]]:
+def _build(raw: dict[str, Any], face: Face) -> tuple[Options, list[str]]:
     warnings: list[str] = []
     known = {f.name for f in fields(Options)}
     unknown = set(raw) - known
@@ -356,8 +386,9 @@ def _build(raw: dict[str, Any], face: _Face) -> tuple[Options, list[str]]:
     warnings.extend(_unread_options(opts))
     if isinstance(raw.get("fail_on_regression"), str) and not raw["fail_on_regression"]:
         # "$PCT" with PCT unset: no gate, as agreed, but a CI job that meant one must read why it passed
-        warnings.append("--fail_on_regression is empty, so no regression gate judges this run (it exits 0 "
-                        "whatever the E2E change); give a percentage, e.g. --fail_on_regression 5")
+        exits = "" if face.api else " (it exits 0 whatever the E2E change)"  # compare() exits nothing
+        warnings.append(f"{face.name('fail_on_regression')} is empty, so no regression gate judges this run{exits}; "
+                        f"give a percentage, e.g. {face.given('fail_on_regression', 5)}")
     return opts, warnings
 
 

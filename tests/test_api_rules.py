@@ -79,7 +79,7 @@ def test_absent_step_refused_whichever_of_these_comparisons_runs(flag, caplog):
     # named by the file the steps are read from (tests/test_steps.py::test_step_errors_name_the_file_the_steps_...)
     assert str(info.value) == (f"{NPU_DIR / 'ASCEND_PROFILER_OUTPUT' / 'trace_view.json'}: Invalid step id: 999: "
                                "the profile has no ProfilerStep# markers, so no "
-                               "step can be chosen (run without --base_step / --comparison_step)")
+                               "step can be chosen (run without base_step / comparison_step)")
     assert not [m for m in caplog.messages if m.startswith("Start to compare")]
 
 

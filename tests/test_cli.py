@@ -364,7 +364,7 @@ def test_internal_error_traceback_only_with_debug(monkeypatch: pytest.MonkeyPatc
     def boom(*_a, **_k):
         raise RuntimeError("kaboom\nsecond line")
 
-    monkeypatch.setattr(api, "compare", boom)
+    monkeypatch.setattr(api, "cli_compare", boom)
     args = ["-d", str(SAMPLE_COMP), "-bp", str(SAMPLE_BASE), "-o", str(tmp_out)]
     code, _, err = run_inproc(capsys, *args)
     assert code == 1
@@ -421,7 +421,7 @@ def test_a_library_that_cannot_be_mapped_is_out_of_memory(text: str, oom: bool, 
     def unmappable(*_a, **_k):
         raise ImportError(text)
 
-    monkeypatch.setattr(api, "compare", unmappable)
+    monkeypatch.setattr(api, "cli_compare", unmappable)
     code, _, err = run_inproc(capsys, "-d", str(SAMPLE_COMP), "-bp", str(SAMPLE_BASE), "-o", str(tmp_out))
     line = assert_one_error(err)
     assert code == 1 and line.startswith("error: out of memory: " if oom else f"error: internal error: {text}"), err
@@ -436,7 +436,7 @@ def test_out_of_memory_is_one_line_with_advice(monkeypatch: pytest.MonkeyPatch, 
 
     from msprof_compare.loaders import pair
 
-    monkeypatch.setattr(api, "compare", hungry)
+    monkeypatch.setattr(api, "cli_compare", hungry)
     args = ("-d", str(SAMPLE_COMP), "-bp", str(SAMPLE_BASE), "-o", str(tmp_out))
     head = "error: out of memory: a comparison needs roughly 5 times the larger input plus the size of the other"
     tail = "; free memory, or compare less, e.g. --enable_profiling_compare alone"
@@ -475,7 +475,7 @@ def test_out_of_memory_estimate_counts_the_side_files_the_run_reads(monkeypatch:
     def hungry(*_a, **_k):
         raise MemoryError
 
-    monkeypatch.setattr(api, "compare", hungry)
+    monkeypatch.setattr(api, "cli_compare", hungry)
     read = sum(os.path.getsize(out / n) for n in ("trace_view.json", "kernel_details.csv", "memory_record.csv",
                                                     "communication.json"))
     code, _, err = run_inproc(capsys, "-d", str(npu), "-bp", str(npu), "--enable_profiling_compare",
@@ -1202,7 +1202,7 @@ def test_ctrl_c_during_the_compare_is_130(capsys: pytest.CaptureFixture, tmp_pat
     def interrupted(*_a, **_k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(api, "compare", interrupted)
+    monkeypatch.setattr(api, "cli_compare", interrupted)
     code, _, err = run_inproc(capsys, *_pair_args("-o", str(tmp_path / "out")))
     assert (code, assert_one_error(err)) == (130, "error: interrupted")
     assert not (tmp_path / "out").exists()
@@ -1527,8 +1527,8 @@ def test_api_result_errors(tmp_path: Path) -> None:
     assert res.sheet_names == ["ApiCompare"]
     with pytest.raises(KeyError, match=r"^\"no sheet 'OverallMetrics' in this result; it holds ApiCompare\"$"):
         res.sheet("OverallMetrics")
-    with pytest.raises(ProfileError, match=r"^The path is empty. Please enter a valid path. \(the base path: -bp, "
-                                           r"or the first path of performance_compare.py\)$"):
+    with pytest.raises(ProfileError, match=r"^The path is empty. Please enter a valid path. \(the base path: the "
+                                           r"first argument of compare\(\)\)$"):
         compare("", str(SMALL), enable_api_compare=True)
     for steps in ((True, 1), (1, False)):
         with pytest.raises(UsageError, match=r"must be a number \(got (True|False)\)"):

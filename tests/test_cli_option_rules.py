@@ -448,7 +448,7 @@ def test_out_of_memory_on_a_small_pair_gives_no_estimate(monkeypatch: pytest.Mon
     def hungry(*_a, **_k):
         raise MemoryError
 
-    monkeypatch.setattr(api, "compare", hungry)
+    monkeypatch.setattr(api, "cli_compare", hungry)
     assert (5 + 1) * SMALL.stat().st_size / 1e6 < 1
     code, _, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(SMALL), "-o", str(tmp_path))
     assert code == 1

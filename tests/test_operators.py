@@ -588,7 +588,7 @@ def test_low_match_rate_once(caplog, samples: Path) -> None:
     """The vLLM decode graph against its piecewise prefill (modules 1/1 and 1/27): the low rate was said twice on
     stderr, a WARNING "modules matched: 1/1 base, 1/27 comparison (low match rate: different models? try
     --op_name_map)" and the check "operator match rate (base 100.0%, comparison 3.7%)". Now the check says it,
-    with the hint, and the counts line is INFO."""
+    with the hint (naming the keyword of compare(), which ran it), and the counts line is INFO."""
     root = samples / "tracelens/tests/traces/inference"
     with caplog.at_level(logging.INFO, logger="msprof-analyze"):
         compare(str(root / "vllm_decode_full/graph_execution.json.gz"),
@@ -596,4 +596,4 @@ def test_low_match_rate_once(caplog, samples: Path) -> None:
     said = [(r.levelname, r.getMessage()) for r in caplog.records if "match" in r.getMessage()]
     assert said == [("INFO", "modules matched: 1/1 base, 1/27 comparison"),
                     ("WARNING", "  - operator match rate (base 100.0%, comparison 3.7%): matched / compared modules "
-                                "per side (operator comparison); warn below 60%; different models? try --op_name_map")]
+                                "per side (operator comparison); warn below 60%; different models? try op_name_map")]

@@ -285,9 +285,9 @@ def test_loader_child_error_keeps_its_hint(tmp_path: Path, monkeypatch: pytest.M
         assert pair.parallel_wanted(str(link), str(other)) == (mode == "1")
         with pytest.raises(ProfileError) as err:
             compare(str(link), str(other), enable_profiling_compare=True)
-        assert (err.value.path, err.value.hint) == (str(link), "add --force to accept it")
+        assert (err.value.path, err.value.hint) == (str(link), "add force=True to accept it")
         texts.append(str(err.value))
-    assert texts[0] == texts[1] == f"{link}: is a symbolic link; refusing to follow it (add --force to accept it)"
+    assert texts[0] == texts[1] == f"{link}: is a symbolic link; refusing to follow it (add force=True to accept it)"
 
 
 
