@@ -6,11 +6,12 @@ path -> loader -> Profile -> comparators -> sheets -> reporters.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -132,7 +133,8 @@ class CompareResult:
         from .report.excel import write_workbook
 
         notice = api_folder_notice(target, ".xlsx")  # before the write, which makes the folder
-        return _noted(write_workbook(self, target), notice)
+        with _api_words():
+            return _noted(write_workbook(self, target), notice)
 
     def console_table(self) -> str:
         """The "Model Profiling Time Distribution" table as printed on screen ("" if none)."""
@@ -232,27 +234,40 @@ class CompareResult:
         from .report.json_report import write_json
 
         notice = api_folder_notice(target, ".json")  # before the write, which makes the folder
-        return _noted(write_json(self, target), notice)
+        with _api_words():
+            return _noted(write_json(self, target), notice)
 
     def regression_gate(self, pct: float | str) -> tuple[int, str]:
         """(3, message) when comparison E2E exceeds base E2E by more than ``pct`` percent, (1, message) when a
         side has no E2E time to judge by, else (0, message). Works whichever comparisons ran. ``pct`` is read
         as ``--fail_on_regression`` reads it (``5``, ``"5%"``); one that is no percentage >= 0 raises
-        ``UsageError``."""
-        from .compare import gate, overall
+        ``UsageError``. Its messages name this method where the CLI's name ``--fail_on_regression``."""
         from .options import parse_regression_pct
 
         value = parse_regression_pct(pct, "pct")
         if value is None:
             raise UsageError("regression_gate needs a percentage (a finite number >= 0)")
-        if "e2e" in self.frames:
-            return gate.regression_gate(self, value)
+        return judge_regression(self, value, API_FACE)
+
+
+def judge_regression(result: CompareResult, pct: float, face: Face) -> tuple[int, str]:
+    """``CompareResult.regression_gate`` of a validated ``pct``, its message naming the options as ``face`` takes
+    them (the CLI's ``--fail_on_regression`` gate calls it with the CLI's face)."""
+    from .compare import gate, overall
+
+    if "e2e" in result.frames:
+        code, message = gate.regression_gate(result, pct)
+    else:
         try:  # compared without the time breakdown: make it now, for the gate only (to_json and the sheets must
-            pair = overall.breakdowns(RunContext(self.base, self.comparison, self.options))  # stay as compared)
+            pair = overall.breakdowns(RunContext(result.base, result.comparison, result.options))  # stay as compared)
         except ProfileError as exc:  # e.g. GPU kernels without any stream: no E2E time to judge by
-            _retype(exc, TypedPaths(self.base.path, self.comparison.path).text)  # named as typed (the paths')
-            return 1, f"error: {exc}"
-        return gate.regression_gate(self, value, frames=gate.gate_frames(self, *pair))
+            _retype(exc, TypedPaths(result.base.path, result.comparison.path).text)  # named as typed (the paths')
+            code, message = 1, f"error: {exc}"
+        else:
+            code, message = gate.regression_gate(result, pct, frames=gate.gate_frames(result, *pair))
+    if face.api:  # the caller asked regression_gate(), not the flag
+        message = face.words(message.replace("--fail_on_regression", "regression_gate()"))
+    return code, message
 
 
 @functools.cache
@@ -336,6 +351,16 @@ def _compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
             raise
 
 
+@contextlib.contextmanager
+def _api_words() -> Iterator[None]:
+    """For a result's ``to_excel`` / ``to_json``: an error or warning names the options as ``compare()`` takes
+    them ("or --force" of a shared output folder reads "or force=True"), for this thread's records only."""
+    with paths_as_typed(API_FACE.words):
+        try:
+            yield
+        except (ProfileError, UsageError, OutOfMemory) as exc:
+            _retype(exc, API_FACE.words)
+            raise
 
 
 def _retype(exc: ProfileError | UsageError | OutOfMemory, retype: Callable[[str], str]) -> None:

@@ -6,14 +6,15 @@ from __future__ import annotations
 import logging
 import threading
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from cliutil import error_lines, run_inproc
 
 from msprof_compare import api
-from msprof_compare.api import compare
+from msprof_compare.api import compare, judge_regression
 from msprof_compare.errors import ProfileError, UsageError
-from msprof_compare.options import API_FACE, CLI_FACE
+from msprof_compare.options import API_FACE, CLI_FACE, Options
 
 DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).resolve().parents[1]
@@ -33,6 +34,7 @@ def _warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
     ("give a percentage, e.g. --fail_on_regression 5.", "give a percentage, e.g. fail_on_regression=5."),
     ("--gpu_flow_cat 'a c' is ignored", "gpu_flow_cat='a c' is ignored"),
     ("pass --max_kernel_num 10 without --disable_details", "pass max_kernel_num=10 without disable_details=True"),
+    ("or --force)", "or force=True)"),
     # not a flag: a quoted name, a path, a longer word, an environment variable, a percent the API takes as text
     ("--op_name_map: '--force' names", "op_name_map: '--force' names"),
     ("/runs/a--force/trace.json", "/runs/a--force/trace.json"),
@@ -120,10 +122,37 @@ def test_gpu_flow_cat_and_empty_gate_warnings_name_the_keyword_arguments(caplog:
     assert not [w for w in said if "--" in w]
 
 
+def test_regression_gate_without_e2e_names_the_method() -> None:
+    """A result whose breakdown made no E2E row: the API's message names regression_gate(), which the caller
+    called; the CLI's gate keeps --fail_on_regression."""
+    import pandas as pd
+
+    side = SimpleNamespace(path="x")
+    result = SimpleNamespace(frames={"e2e": pd.DataFrame({"base_ns": [], "comparison_ns": []})}, base=side,
+                             comparison=side, options=Options())
+    assert judge_regression(result, 5.0, API_FACE) == (
+        1, "error: regression_gate(): no E2E time to compare (the time breakdown produced no data)")
+    assert judge_regression(result, 5.0, CLI_FACE) == (
+        1, "error: --fail_on_regression: no E2E time to compare (the time breakdown produced no data)")
+
+
 def test_empty_path_hint_names_the_argument() -> None:
     with pytest.raises(ProfileError) as err:
         compare(str(SMALL), "")
     assert err.value.hint == "the comparison path: the second argument of compare()"
+
+
+def test_to_excel_into_a_shared_folder_names_force_as_a_keyword(tmp_path: Path) -> None:
+    """An output folder every user may write, without the sticky bit: the result's refusal offers
+    ``force=True`` (the option compare() took), not --force."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    result = compare(str(SMALL), str(SMALL), enable_api_compare=True)
+    with pytest.raises(UsageError) as err:
+        result.to_excel(shared)
+    assert str(err.value).endswith("(use a directory of your own, or force=True)")
+    assert list(shared.iterdir()) == []
 
 
 def test_the_rewrite_is_for_the_compares_thread_alone(caplog: pytest.LogCaptureFixture,

@@ -198,7 +198,10 @@ def apply_gate(result: CompareResult) -> int:
     pct = result.options.fail_on_regression
     if pct is None:
         return 0
-    code, message = result.regression_gate(pct)
+    from ..api import judge_regression
+    from ..options import CLI_FACE
+
+    code, message = judge_regression(result, pct, CLI_FACE)
     if code:
         write_line(message, keep_newlines=True)  # a closed or full stderr must not turn status 3 into 1
     else:
