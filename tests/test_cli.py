@@ -271,6 +271,29 @@ def test_a_dash_for_a_profile_says_stdin_is_not_read(capsys: pytest.CaptureFixtu
     assert not (tmp_path / "o").exists()
 
 
+def test_missing_trace_names_its_gz_twin(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """A new user who typed ``-bp bert-small_h100.json`` for the bundled ``bert-small_h100.json.gz`` (or
+    ``.json.gz`` for a trace unpacked to ``.json``) read only ``no such file or directory`` beside a file that
+    differs by ``.gz``; the line now names that file, as typed, and nothing is written."""
+    packed = tmp_path / "h100.json.gz"
+    shutil.copyfile(SAMPLE_BASE, packed)
+    plain = tmp_path / "mi300.json"
+    plain.write_bytes(gzip.decompress(SAMPLE_COMP.read_bytes()))
+    out = tmp_path / "o"
+    code, _out, err = run_inproc(capsys, "-d", str(plain), "-bp", str(tmp_path / "h100.json"), "-o", str(out))
+    assert code == 1 and assert_one_error(err) == (f"error: {tmp_path / 'h100.json'}: no such file or directory "
+                                                   f"(did you mean {packed}? that file exists)"), err
+    code, _out, err = run_inproc(capsys, "-d", f"{plain}.gz", "-bp", str(packed), "-o", str(out))
+    assert code == 1 and assert_one_error(err) == (f"error: {plain}.gz: no such file or directory "
+                                                   f"(did you mean {plain}? that file exists)"), err
+    code, _out, err = run_inproc(capsys, "-d", str(tmp_path / "other.json.gz"), "-bp", str(packed), "-o", str(out))
+    assert code == 1 and assert_one_error(err) == f"error: {tmp_path / 'other.json.gz'}: no such file or directory"
+    assert not out.exists()
+    code, _out, err = run_inproc(capsys, "-d", str(plain), "-bp", str(packed), "-o", str(out),
+                                 "--enable_profiling_compare")
+    assert code == 0, err  # the files named are the ones to pass
+
+
 def test_blank_or_empty_path_says_which_and_what(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
     """A path of blanks read ``error:  : no such file or directory``, a path with a stray trailing space looked
     like the existing folder it names, and an empty path (``-d "$UNSET"``) did not say which of the two it was.

@@ -112,7 +112,7 @@ def _classify(given: str, force: bool = False) -> Layout:
     if not os.path.exists(path):
         # "-" names standard input in many tools (and -o - writes JSON there); a profile is a path
         stdin = "a profile is not read from standard input: pass its file or directory" if given == "-" else None
-        raise ProfileError(given, "no such file or directory", hint=stdin)
+        raise ProfileError(given, "no such file or directory", hint=stdin or _gz_twin_hint(given, path))
     if os.path.isfile(path):
         name = os.path.basename(path)
         if name.endswith(".db"):
@@ -202,6 +202,22 @@ _PARSED_FILES = ("kernel_details.csv", "op_statistic.csv", "operator_memory.csv"
 
 #: What a downloaded or packed profile is often named: an archive, not a trace.
 _ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".tar.bz2", ".tar.xz", ".zip", ".7z")
+
+
+def _gz_twin_hint(given: str, path: str) -> str | None:
+    """A missing trace whose name differs from an existing file's by ``.gz`` only (``-bp run.json`` beside
+    ``run.json.gz``, a compressed copy, or the reverse): name the file that is there, as the user typed the
+    path, so the line says what to pass instead of sending the user looking. None otherwise."""
+    for suffix in _TRACE_SUFFIXES:
+        if given.endswith(suffix + ".gz"):
+            twin, twin_path = given[:-3], path[:-3]
+        elif given.endswith(suffix) and not given.endswith(".gz"):
+            twin, twin_path = given + ".gz", path + ".gz"
+        else:
+            continue
+        if os.path.isfile(twin_path):
+            return f"did you mean {term_safe(twin)}? that file exists"
+    return None
 
 
 def _suffix_hint(name: str) -> str:
