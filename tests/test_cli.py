@@ -341,6 +341,24 @@ def test_refused_suffix_says_why(capsys: pytest.CaptureFixture, tmp_path: Path) 
     assert not (tmp_path / "o").exists()
 
 
+def test_a_file_of_an_npu_export_names_its_profiling_directory(capsys: pytest.CaptureFixture,
+                                                              tmp_path: Path) -> None:
+    """``-d .../ASCEND_PROFILER_OUTPUT/kernel_details.csv`` (the file a new user opens first) read "expected a
+    *.json / *.json.gz trace, a profiler *.db or a profiling directory", which did not say which directory; the
+    hint now names the export's profiling directory, which compares."""
+    npu = REPO / "tests" / "data" / "npu" / "rank0_ascend_pt"
+    for name in ("kernel_details.csv", "memory_record.csv"):
+        given = npu / "ASCEND_PROFILER_OUTPUT" / name
+        code, _out, err = run_inproc(capsys, "-d", str(given), "-bp", str(npu), "-o", str(tmp_path / "o"))
+        assert code == 1 and assert_one_error(err) == (
+            f"error: {given}: Invalid profiling path suffix: {name} (a file of an NPU profiling export: pass the "
+            f"profiling directory it belongs to, {npu})"), err
+    assert not (tmp_path / "o").exists()
+    code, _out, err = run_inproc(capsys, "-d", str(npu), "-bp", str(npu), "-o", str(tmp_path / "o"),
+                                 "--enable_profiling_compare")
+    assert code == 0, err  # the directory named is the input to pass
+
+
 def test_error_line_names_the_path_as_it_is(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
     """Runs of spaces in a path stay in the error line (a path copied from it must exist); only line
     breaks of a message are joined."""

@@ -121,7 +121,7 @@ def _classify(given: str, force: bool = False) -> Layout:
             raise ProfileError(given, _not_a_profiler_db(name))
         if name.endswith(_TRACE_SUFFIXES):
             return Layout(given, path, "file", trace_path=path)
-        raise ProfileError(given, f"Invalid profiling path suffix: {name}", hint=_suffix_hint(name))
+        raise ProfileError(given, f"Invalid profiling path suffix: {name}", hint=_suffix_hint(name, path))
     if not os.path.isdir(path):
         raise ProfileError(given, "is neither a file nor a directory")
 
@@ -220,14 +220,20 @@ def _gz_twin_hint(given: str, path: str) -> str | None:
     return None
 
 
-def _suffix_hint(name: str) -> str:
+def _suffix_hint(name: str, path: str) -> str:
     """Why a file name is refused: the suffix in upper case (``T.JSON.GZ``, a copy through another system), which
-    is case-sensitive as in the original, or an archive (``dlrm_kineto.tar.gz``), which must be unpacked."""
+    is case-sensitive as in the original, an archive (``dlrm_kineto.tar.gz``), which must be unpacked, or a file of
+    an NPU export's ASCEND_PROFILER_OUTPUT (``kernel_details.csv``, what a user opens first), whose profiling
+    directory, named here, is the input."""
     low = name.lower()
     if low.endswith((*_TRACE_SUFFIXES, ".db")):
         return "the suffix is case-sensitive: rename it to end in .json, .json.gz or .db in lower case"
     if low.endswith(_ARCHIVE_SUFFIXES):
         return "an archive: unpack it and pass the trace file, or the profiling directory, it holds"
+    folder = os.path.dirname(path)
+    if os.path.basename(folder) == ASCEND_OUTPUT:
+        return (f"a file of an NPU profiling export: pass the profiling directory it belongs to, "
+                f"{term_safe(os.path.dirname(folder))}")
     return "expected a *.json / *.json.gz trace, a profiler *.db or a profiling directory"
 
 
