@@ -253,3 +253,27 @@ def test_contributor_communication_of_a_db_side_is_not_recorded(samples_dir_or_s
     assert note.endswith(f"communication: {', '.join(sides)} (its export links no HCCL op to an operator)")
     assert "0.000 ms" not in note
     assert doc["frames"]["contributor_communication"][0][db_col] is None
+
+
+def test_gpu_side_bandwidth_of_zero_is_explained(caplog: pytest.LogCaptureFixture) -> None:
+    """The GPU-vs-NPU story (the original's pair 4): beside the text export's SDMA Bandwidth the GPU row read
+    0.000GB/s without a word, as if its 21 copies had stalled, while a DB side's 0 was explained. A Kineto trace
+    holds no bandwidth figures: the GPU side is now named in one warning; a GPU-vs-GPU run, whose console has no
+    bandwidth column, gets none."""
+    npu = Path(__file__).resolve().parent / "data" / "npu" / "rank0_ascend_pt"
+    comm = json.loads((npu / "ASCEND_PROFILER_OUTPUT/communication.json").read_text(encoding="utf-8"))
+    sdma = comm["step50"]["collective"]["Total Op Info"]["Communication Bandwidth Info"]["SDMA"]
+    expected = f"{sdma['Transit Size(MB)'] / sdma['Transit Time(ms)']:.3f}GB/s"
+    with caplog.at_level("WARNING", logger="msprof-analyze"):
+        res = compare(str(GPU), str(npu), enable_profiling_compare=True)
+    headers = res.summary["headers"]
+    assert [row[headers.index("SDMA Bandwidth")] for row in res.summary["rows"]] == ["0.000GB/s", expected]
+    lines = [m for m in caplog.messages if "Bandwidth reads 0.000GB/s" in m]
+    assert lines == [f"{GPU}: SDMA Bandwidth reads 0.000GB/s: a GPU trace holds no bandwidth figures (an NPU text "
+                     "export's communication.json gives its collectives' transfer bandwidth), so it is not a measured "
+                     "0: compare the two sides' communication times instead"]
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="msprof-analyze"):
+        res = compare(str(GPU), str(GPU), enable_profiling_compare=True)
+    assert "SDMA Bandwidth" not in res.summary["headers"]
+    assert not [m for m in caplog.messages if "Bandwidth reads" in m]

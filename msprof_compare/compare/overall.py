@@ -384,22 +384,30 @@ def breakdown_frame(base: Breakdown, comp: Breakdown) -> pd.DataFrame:
 
 
 def db_bandwidth_notices(sides: tuple[tuple[Profile, Breakdown], ...]) -> list[str]:
-    """One line per DB side whose bandwidth cell reads 0.000GB/s beside the other side's figure.
+    """One line per DB or GPU side whose bandwidth cell reads 0.000GB/s beside the other side's figure.
 
     A DB export holds no communication.json, the only source of the RDMA / SDMA bandwidths (reference-1 §5.9,
     §7; its analysis.db holds them per op, but compare never reads that file, §2.1), so a text export against the
-    DB export of the same job showed its bandwidth fall to 0 without a word;
+    DB export of the same job showed its bandwidth fall to 0 without a word; a GPU trace has no such figures at
+    all, and the GPU side of a GPU-vs-NPU pair (the original's pair 4: an H200 AlexNet with 21 copies against the
+    text export's 15.654GB/s) read 0.000GB/s without a word too, as if its transfers had stalled;
     a text side without the file already says so through its breakdown's ``missing`` lines."""
     out = []
     for header, attr in (("RDMA", "rdma_bandwidth"), ("SDMA", "sdma_bandwidth")):
         if not any(getattr(bd, attr) for _, bd in sides):
             continue  # no column on the console: nothing reads 0
         for profile, bd in sides:
-            if profile.source == "ascend_db" and not getattr(bd, attr):
+            if getattr(bd, attr):
+                continue
+            if profile.source == "ascend_db":
                 out.append(f"{profile.path}: {header} Bandwidth reads 0.000GB/s: the profiler DB holds no bandwidth "
                            "figures (a text export's communication.json does; a DB export writes them per "
                            "communication op to analysis.db, CommAnalyzerBandwidth, which the comparison does not "
                            "read, as the original), so it is not a measured 0")
+            elif profile.is_gpu:
+                out.append(f"{profile.path}: {header} Bandwidth reads 0.000GB/s: a GPU trace holds no bandwidth "
+                           "figures (an NPU text export's communication.json gives its collectives' transfer "
+                           "bandwidth), so it is not a measured 0: compare the two sides' communication times instead")
     return out
 
 
