@@ -344,15 +344,28 @@ def test_refused_suffix_says_why(capsys: pytest.CaptureFixture, tmp_path: Path) 
 def test_a_file_of_an_npu_export_names_its_profiling_directory(capsys: pytest.CaptureFixture,
                                                               tmp_path: Path) -> None:
     """``-d .../ASCEND_PROFILER_OUTPUT/kernel_details.csv`` (the file a new user opens first) read "expected a
-    *.json / *.json.gz trace, a profiler *.db or a profiling directory", which did not say which directory; the
-    hint now names the export's profiling directory, which compares."""
+    *.json / *.json.gz trace, a profiler *.db or a profiling directory", and its communication.json or the
+    export's profiler_info_0.json "a profiler side file? pass the trace, or the profiling directory it belongs
+    to", neither saying which directory; the hint now names the export's profiling directory, which compares. A
+    JSON object elsewhere keeps the question."""
     npu = REPO / "tests" / "data" / "npu" / "rank0_ascend_pt"
+    hint = f"(a file of an NPU profiling export: pass the profiling directory it belongs to, {npu})"
     for name in ("kernel_details.csv", "memory_record.csv"):
         given = npu / "ASCEND_PROFILER_OUTPUT" / name
         code, _out, err = run_inproc(capsys, "-d", str(given), "-bp", str(npu), "-o", str(tmp_path / "o"))
         assert code == 1 and assert_one_error(err) == (
-            f"error: {given}: Invalid profiling path suffix: {name} (a file of an NPU profiling export: pass the "
-            f"profiling directory it belongs to, {npu})"), err
+            f"error: {given}: Invalid profiling path suffix: {name} {hint}"), err
+    for given in (npu / "ASCEND_PROFILER_OUTPUT" / "communication.json", npu / "profiler_info_0.json",
+                  npu / "profiler_metadata.json"):
+        code, _out, err = run_inproc(capsys, "-d", str(given), "-bp", str(npu), "-o", str(tmp_path / "o"))
+        assert code == 1 and assert_one_error(err) == (
+            f"error: {given}: not a trace: a JSON object without traceEvents {hint}"), err
+    alone = tmp_path / "profiler_info_0.json"
+    shutil.copyfile(npu / "profiler_info_0.json", alone)
+    code, _out, err = run_inproc(capsys, "-d", str(alone), "-bp", str(npu), "-o", str(tmp_path / "o"))
+    assert code == 1 and assert_one_error(err) == (
+        f"error: {alone}: not a trace: a JSON object without traceEvents (a profiler side file? pass the trace, or "
+        "the profiling directory it belongs to)"), err
     assert not (tmp_path / "o").exists()
     code, _out, err = run_inproc(capsys, "-d", str(npu), "-bp", str(npu), "-o", str(tmp_path / "o"),
                                  "--enable_profiling_compare")

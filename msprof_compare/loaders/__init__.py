@@ -223,17 +223,16 @@ def _gz_twin_hint(given: str, path: str) -> str | None:
 def _suffix_hint(name: str, path: str) -> str:
     """Why a file name is refused: the suffix in upper case (``T.JSON.GZ``, a copy through another system), which
     is case-sensitive as in the original, an archive (``dlrm_kineto.tar.gz``), which must be unpacked, or a file of
-    an NPU export's ASCEND_PROFILER_OUTPUT (``kernel_details.csv``, what a user opens first), whose profiling
+    an NPU export (``kernel_details.csv`` in ASCEND_PROFILER_OUTPUT, what a user opens first), whose profiling
     directory, named here, is the input."""
     low = name.lower()
     if low.endswith((*_TRACE_SUFFIXES, ".db")):
         return "the suffix is case-sensitive: rename it to end in .json, .json.gz or .db in lower case"
     if low.endswith(_ARCHIVE_SUFFIXES):
         return "an archive: unpack it and pass the trace file, or the profiling directory, it holds"
-    folder = os.path.dirname(path)
-    if os.path.basename(folder) == ASCEND_OUTPUT:
-        return (f"a file of an NPU profiling export: pass the profiling directory it belongs to, "
-                f"{term_safe(os.path.dirname(folder))}")
+    export = paths.export_dir(path)
+    if export:
+        return f"a file of an NPU profiling export: pass the profiling directory it belongs to, {term_safe(export)}"
     return "expected a *.json / *.json.gz trace, a profiler *.db or a profiling directory"
 
 

@@ -77,6 +77,17 @@ def given_path(given: str) -> str:
     return os.path.abspath(os.path.expanduser(given.lstrip("=")))
 
 
+def export_dir(path: str) -> str | None:
+    """The profiling directory of an NPU export that file ``path`` is part of: the folder above its
+    ASCEND_PROFILER_OUTPUT (``kernel_details.csv``, ``communication.json``), or its own folder where that holds
+    one (``profiler_info_0.json``), so an error for a file passed by mistake names the input to pass. None
+    otherwise."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.basename(folder) == "ASCEND_PROFILER_OUTPUT":
+        return os.path.dirname(folder)
+    return folder if os.path.isdir(os.path.join(folder, "ASCEND_PROFILER_OUTPUT")) else None
+
+
 def size_cap(kind: str) -> int:
     """The byte limit for a file kind ("trace", "text" or "db"); the env var wins over the constant. A
     value that is no whole number of bytes is an error: ignoring it (as before) refused the very file
