@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 import difflib
-import functools
 import logging
 import numbers
 import re
@@ -137,23 +136,21 @@ class Face:
         name or a path that holds "--force" is left as it is."""
         if not self.api or "--" not in text:
             return text
-        return _flag_pattern().sub(_as_keyword, text)
+        return _FLAG_PATTERN.sub(_as_keyword, text)
 
 
 CLI_FACE, API_FACE = Face(False), Face(True)
 
 
-@functools.cache
-def _flag_pattern() -> re.Pattern[str]:
-    """An option's CLI flag at the start of a word, with the value that follows it when it is a number (``5``,
-    ``2.5``) or a quoted repr (``'cat'``), which only an option that takes a value consumes (``_as_keyword``)."""
-    names = sorted((f.name for f in fields(Options)), key=len, reverse=True)
-    return re.compile(rf"(?<![^\s(])--({'|'.join(names)})(?![\w-])"
-                      r"""(?: ([0-9]+(?:\.[0-9]+)?(?![\w%]|\.[0-9])|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"))?""")
+#: An option's CLI flag at the start of a word, with the value that follows it when it is a number (``5``,
+#: ``2.5``) or a quoted repr (``'cat'``), which only an option that takes a value consumes (``_as_keyword``).
+_FLAG_PATTERN = re.compile(
+    rf"(?<![^\s(])--({'|'.join(sorted((f.name for f in fields(Options)), key=len, reverse=True))})(?![\w-])"
+    r"""(?: ([0-9]+(?:\.[0-9]+)?(?![\w%]|\.[0-9])|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"))?""")
 
 
 def _as_keyword(match: re.Match[str]) -> str:
-    """One flag of ``_flag_pattern`` as the keyword argument: an on/off one as ``name=True`` (what a flag given
+    """One flag of ``_FLAG_PATTERN`` as the keyword argument: an on/off one as ``name=True`` (what a flag given
     means), one that takes a value as ``name=value`` when the text gives the value, else its bare name."""
     name, value = match.group(1), match.group(2)
     if name in BOOL_OPTIONS:
