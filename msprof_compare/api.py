@@ -24,10 +24,10 @@ from .compare.table import Sheet
 from .errors import OutOfMemory, ProfileError, UsageError
 from .gcpause import gc_paused
 from .loaders import Layout, detect, load_profile
-from .loaders.paths import TypedPaths
+from .loaders.paths import TypedPaths, given_path
 from .logs import paths_as_typed, said_once
 from .model import Profile
-from .options import API_FACE, CLI_FACE, Face, Options, api_options, build_options
+from .options import API_FACE, CLI_FACE, Face, Options, api_options, build_options, flag_words_kept
 from .textsafe import display, term_safe
 
 log = logging.getLogger("msprof-analyze")
@@ -133,7 +133,7 @@ class CompareResult:
         from .report.excel import write_workbook
 
         notice = api_folder_notice(target, ".xlsx")  # before the write, which makes the folder
-        with _api_words():
+        with _api_words(target):
             return _noted(write_workbook(self, target), notice)
 
     def console_table(self) -> str:
@@ -234,7 +234,7 @@ class CompareResult:
         from .report.json_report import write_json
 
         notice = api_folder_notice(target, ".json")  # before the write, which makes the folder
-        with _api_words():
+        with _api_words(target):
             return _noted(write_json(self, target), notice)
 
     def regression_gate(self, pct: float | str) -> tuple[int, str]:
@@ -266,7 +266,8 @@ def judge_regression(result: CompareResult, pct: float, face: Face) -> tuple[int
         else:
             code, message = gate.regression_gate(result, pct, frames=gate.gate_frames(result, *pair))
     if face.api:  # the caller asked regression_gate(), not the flag
-        message = face.words(message.replace("--fail_on_regression", "regression_gate()"))
+        kept = flag_words_kept(result.base.path, result.comparison.path)
+        message = face.words(message.replace("--fail_on_regression", "regression_gate()"), kept)
     return code, message
 
 
@@ -339,9 +340,10 @@ def _compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
                                hint=f"the {role} path: the {place} argument of compare()" if face.api
                                else f"the {role} path: {flag}, or the {place} path of performance_compare.py")
     typed = TypedPaths(base, comparison)
+    kept = flag_words_kept(*(p for given in (base, comparison) for p in (given, given.lstrip("="), given_path(given))))
 
     def retype(text: str) -> str:  # the inputs' paths as typed, the options as this face takes them
-        return face.words(typed.text(text))
+        return face.words(typed.text(text), kept)
 
     with paths_as_typed(retype):
         try:
@@ -352,14 +354,24 @@ def _compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
 
 
 @contextlib.contextmanager
-def _api_words() -> Iterator[None]:
+def _api_words(target: object) -> Iterator[None]:
     """For a result's ``to_excel`` / ``to_json``: an error or warning names the options as ``compare()`` takes
-    them ("or --force" of a shared output folder reads "or force=True"), for this thread's records only."""
-    with paths_as_typed(API_FACE.words):
+    them ("or --force" of a shared output folder reads "or force=True"), for this thread's records only; the
+    ``target`` path keeps its name."""
+    try:
+        output = os.fsdecode(target)  # type: ignore[arg-type]
+    except TypeError:  # refused by the writer, which names it
+        output = ""
+    kept = flag_words_kept(output, os.path.abspath(output)) if output else ()
+
+    def words(text: str) -> str:
+        return API_FACE.words(text, kept)
+
+    with paths_as_typed(words):
         try:
             yield
         except (ProfileError, UsageError, OutOfMemory) as exc:
-            _retype(exc, API_FACE.words)
+            _retype(exc, words)
             raise
 
 

@@ -11,6 +11,7 @@ import ast
 import difflib
 import logging
 import numbers
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -128,15 +129,20 @@ class Face:
     def given(self, option: str, value: Any) -> str:
         return f"{option}={value!r}" if self.api else f"--{option} {value!r}"
 
-    def words(self, text: str) -> str:
+    def words(self, text: str, keep: tuple[str, ...] = ()) -> str:
         """``text`` naming the options as this face takes them: unchanged for the CLI; for ``compare()`` each CLI
         flag that a message made deep down (a loader's "add --force to accept it", the GPU step refusal) names
         becomes the keyword argument: ``--force`` reads ``force=True``, ``--max_kernel_num 10``
         ``max_kernel_num=10``, ``--base_step`` ``base_step``. Only a flag that starts a word is one: a quoted op
-        name or a path that holds "--force" is left as it is."""
+        name or a path that holds "--force" is left as it is; so is each occurrence of a ``keep`` text (the
+        user's paths, ``flag_words_kept``: a folder ``runs --force`` read ``runs force=True``, no such path)."""
         if not self.api or "--" not in text:
             return text
-        return _FLAG_PATTERN.sub(_as_keyword, text)
+        spans = [(m.start(), m.end()) for k in keep for m in re.finditer(re.escape(k), text)]
+        if not spans:
+            return _FLAG_PATTERN.sub(_as_keyword, text)
+        return _FLAG_PATTERN.sub(
+            lambda m: m.group(0) if any(s <= m.start() < e for s, e in spans) else _as_keyword(m), text)
 
 
 CLI_FACE, API_FACE = Face(False), Face(True)
@@ -147,6 +153,18 @@ CLI_FACE, API_FACE = Face(False), Face(True)
 _FLAG_PATTERN = re.compile(
     rf"(?<![^\s(])--({'|'.join(sorted((f.name for f in fields(Options)), key=len, reverse=True))})(?![\w-])"
     r"""(?: ([0-9]+(?:\.[0-9]+)?(?![\w%]|\.[0-9])|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"))?""")
+
+
+def flag_words_kept(*paths: str) -> tuple[str, ...]:
+    """What ``Face.words`` must leave alone in a message naming ``paths`` (as typed or absolute): of each that
+    holds "--", its head up to the end of the last name that does (``runs --force/``), so that the path and any
+    file named inside or beside it keep their names; () for paths without "--" (nearly all)."""
+    kept = []
+    for path in paths:
+        if "--" in path:
+            end = path.find(os.sep, path.rfind("--"))
+            kept.append(path if end < 0 else path[:end + 1])
+    return tuple(dict.fromkeys(kept))
 
 
 def _as_keyword(match: re.Match[str]) -> str:

@@ -174,3 +174,28 @@ def test_the_rewrite_is_for_the_compares_thread_alone(caplog: pytest.LogCaptureF
         compare(str(SMALL), str(BERT_H100), enable_api_compare=True)
     said = _warnings(caplog)
     assert "own: add force=True to accept it" in said and "other: add --force to accept it" in said
+
+
+def test_a_path_holding_a_flag_keeps_its_name(tmp_path: Path) -> None:
+    """An input in a folder named ``runs --force`` (a run labelled by its command line): the API's refusal read
+    ``runs force=True/link.pt.trace.json``, no such path; the path keeps its name, the hint names force=True."""
+    folder = tmp_path / "runs --force"
+    folder.mkdir()
+    link = folder / "link.pt.trace.json"
+    link.symlink_to(SMALL)
+    with pytest.raises(ProfileError) as err:
+        compare(str(link), str(SMALL), enable_api_compare=True)
+    assert str(err.value) == f"{link}: is a symbolic link; refusing to follow it (add force=True to accept it)"
+
+
+def test_to_json_into_a_shared_folder_names_force_as_a_keyword(tmp_path: Path) -> None:
+    """to_json's refusal of a folder every user may write offers force=True, as to_excel's does, and names the
+    folder (``out --max_kernel_num 10``) as given."""
+    shared = tmp_path / "out --max_kernel_num 10"
+    shared.mkdir()
+    shared.chmod(0o777)
+    result = compare(str(SMALL), str(SMALL), enable_api_compare=True)
+    with pytest.raises(UsageError) as err:
+        result.to_json(shared)
+    assert str(shared) in str(err.value) and str(err.value).endswith("(use a directory of your own, or force=True)")
+    assert list(shared.iterdir()) == []
