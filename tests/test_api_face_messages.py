@@ -40,6 +40,12 @@ def _warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
     ("/runs/a--force/trace.json", "/runs/a--force/trace.json"),
     ("--forced --base_steps", "--forced --base_steps"),
     ("raise MSPROF_COMPARE_MAX_TRACE_BYTES", "raise MSPROF_COMPARE_MAX_TRACE_BYTES"),
+    # after a parenthesis; a number that is no whole value (a percent, a version) is not consumed; an on/off
+    # flag keeps the text after it
+    ("(--force)", "(force=True)"),
+    ("--fail_on_regression 5%", "fail_on_regression 5%"),
+    ("--max_kernel_num 1.2.3", "max_kernel_num 1.2.3"),
+    ("--debug 2 lines", "debug=True 2 lines"),
 ])
 def test_api_face_rewrites_flags_only(cli: str, api_text: str) -> None:
     assert API_FACE.words(cli) == api_text
