@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import logging
+import shutil
 import threading
 from pathlib import Path
 from types import SimpleNamespace
@@ -205,3 +206,16 @@ def test_to_json_into_a_shared_folder_names_force_as_a_keyword(tmp_path: Path) -
         result.to_json(shared)
     assert str(shared) in str(err.value) and str(err.value).endswith("(use a directory of your own, or force=True)")
     assert list(shared.iterdir()) == []
+
+
+def test_a_file_beside_a_path_holding_a_flag_keeps_its_name(tmp_path: Path) -> None:
+    """kernel_details.csv of the NPU excerpt, under ``runs --force``, given to compare(): the hint names the
+    export's profiling directory, a path above the input, which keeps its name too."""
+    export = tmp_path / "runs --force" / "rank0_ascend_pt"
+    (export / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
+    given = export / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    shutil.copyfile(DATA / "npu" / "rank0_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", given)
+    with pytest.raises(ProfileError) as err:
+        compare(str(given), str(SMALL))
+    assert str(err.value) == (f"{given}: Invalid profiling path suffix: kernel_details.csv (a file of an NPU profiling "
+                              f"export: pass the profiling directory it belongs to, {export})")
