@@ -294,6 +294,21 @@ def test_missing_trace_names_its_gz_twin(capsys: pytest.CaptureFixture, tmp_path
     assert code == 0, err  # the files named are the ones to pass
 
 
+def test_gz_twin_is_named_as_typed_and_only_a_file(capsys: pytest.CaptureFixture, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Relative paths (the usual way to type them): the twin is named as typed, not as the absolute path; a
+    directory that differs by .gz is no trace to suggest."""
+    shutil.copyfile(SAMPLE_BASE, tmp_path / "h100.json.gz")
+    (tmp_path / "runs.json.gz").mkdir()
+    monkeypatch.chdir(tmp_path)
+    code, _out, err = run_inproc(capsys, "-d", "h100.json.gz", "-bp", "h100.json", "-o", "o")
+    assert code == 1 and assert_one_error(err) == (
+        "error: h100.json: no such file or directory (did you mean h100.json.gz? that file exists)"), err
+    code, _out, err = run_inproc(capsys, "-d", "h100.json.gz", "-bp", "runs.json", "-o", "o")
+    assert code == 1 and assert_one_error(err) == "error: runs.json: no such file or directory", err
+    assert not (tmp_path / "o").exists()
+
+
 def test_blank_or_empty_path_says_which_and_what(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
     """A path of blanks read ``error:  : no such file or directory``, a path with a stray trailing space looked
     like the existing folder it names, and an empty path (``-d "$UNSET"``) did not say which of the two it was.
