@@ -277,3 +277,21 @@ def test_gpu_side_bandwidth_of_zero_is_explained(caplog: pytest.LogCaptureFixtur
         res = compare(str(GPU), str(GPU), enable_profiling_compare=True)
     assert "SDMA Bandwidth" not in res.summary["headers"]
     assert not [m for m in caplog.messages if "Bandwidth reads" in m]
+
+
+def test_text_side_without_communication_gets_no_gpu_bandwidth_note(caplog: pytest.LogCaptureFixture,
+                                                                     tmp_path: Path) -> None:
+    """The GPU note is for a GPU side alone: the NPU excerpt without its communication.json, against the
+    excerpt, reads 0.000GB/s too, and says why through its missing-file line, not as a GPU trace."""
+    import shutil
+
+    npu = Path(__file__).resolve().parent / "data" / "npu" / "rank0_ascend_pt"
+    bare = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(npu, bare)
+    (bare / "ASCEND_PROFILER_OUTPUT" / "communication.json").unlink()
+    with caplog.at_level("WARNING", logger="msprof-analyze"):
+        res = compare(str(bare), str(npu), enable_profiling_compare=True)
+    headers = res.summary["headers"]
+    assert res.summary["rows"][0][headers.index("SDMA Bandwidth")] == "0.000GB/s"
+    assert not [m for m in caplog.messages if "GPU trace" in m or "Bandwidth reads" in m]
+    assert [m for m in caplog.messages if "communication.json" in m]
