@@ -271,7 +271,6 @@ def judge_regression(result: CompareResult, pct: float, face: Face) -> tuple[int
     return code, message
 
 
-@functools.cache
 def _frame_schema(name: str) -> dict[str, Any]:
     """The columns and dtypes of the Summary frame ``name`` as the API returns it (``CompareResult._frame``)."""
     from .compare import communication_summary, contributors, memory_summary, waterfall
