@@ -262,7 +262,9 @@ def test_contributors_that_explain_little_of_the_change_are_said_so(samples, tmp
 
     console = render_explain(r.frames).splitlines()
     at = console.index(lines[-1].strip())  # under the contributors, above the module contributors that follow
-    assert console[at - 1].startswith("+---") and console[at + 1].startswith("The module rows hold ")
+    # (between them, as on the sheet, the line on copy_bucket_to_grad, which no module row names)
+    assert console[at - 1].startswith("+---") and console[at + 1].startswith("Not on the module sheets: ")
+    assert console[at + 2].startswith("The module rows hold ")
     book = openpyxl.load_workbook(r.to_excel(tmp_path), read_only=True)
     cells = [c for row in book["Summary"].iter_rows(values_only=True) for c in row if isinstance(c, str)]
     book.close()  # read-only: the file stays open until close()
@@ -581,7 +583,11 @@ def test_contributors_that_overstate_the_change_are_said_so(samples):
     from msprof_compare.report.json_report import to_document
     from msprof_compare.report.summary_console import render_explain
 
-    assert render_explain(r.frames).splitlines()[-1] == f"Note: {note}."
+    # the last lines: the note, then AccumulateGrad, outside every module, on no module sheet (as the sheet says)
+    assert render_explain(r.frames).splitlines()[-2:] == [f"Note: {note}.", to_document(r)["summary"][
+        "outside_modules_note"]]
+    assert render_explain(r.frames).splitlines()[-1].startswith(
+        "Not on the module sheets: autograd::engine::evaluate_function: torch::autograd::AccumulateGrad ")
     assert to_document(r)["summary"]["contributors_note"] == note
 
 

@@ -833,7 +833,7 @@ def test_step_wrapper_with_no_module_row_changed_is_named_in_the_row_under_the_c
     """Where the annotation's change is outside every module (a kernel it launches outside the model's forward
     2 us longer, into the idle time after it), no module row moves, so there are no module contributors and the
     Summary sheet's row under the contributors says how much of its time the module rows hold (the figures from the
-    raw JSON, as above): the one place the workbook says it then."""
+    raw JSON, as above): the one place the workbook says it then, and the console and the JSON say it alike."""
     from xlsxutil import read_xlsx
 
     raw = gzip.open(samples / PIECEWISE).read().decode()
@@ -861,6 +861,12 @@ def test_step_wrapper_with_no_module_row_changed_is_named_in_the_row_under_the_c
         f"Outside every module but run around modules, whose rows hold this much of its time: {name} (base "
         f"{held / 1e6:.3f} of its {total / 1e6:.3f} ms, comparison {held / 1e6:.3f} of its {total / 1e6 + 0.002:.3f} "
         "ms); --disable_module writes every operator's row (OperatorCompareStatistic)."]
+    from msprof_compare.report.json_report import to_document
+    from msprof_compare.report.summary_console import render_explain
+
+    (line,) = [v for v in cells if str(v).startswith("Outside every module")]
+    assert to_document(res)["summary"]["outside_modules_note"] == line
+    assert render_explain(res.frames, res.verdict).splitlines()[-1] == line
 
 
 def test_step_wrapper_held_figures_only_on_a_side_that_lists_it(samples):

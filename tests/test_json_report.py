@@ -335,7 +335,7 @@ def test_write_json_to_stream(monkeypatch):
     assert json_report.write_json(R(), "-") == "-"
     doc = _strict_loads(buf.getvalue())
     assert doc["summary"] == {"e2e": None, "waterfall": [], "contributors": [], "guards": [], "contributors_note": None,
-                              "module_contributors": [], "module_contributors_note": None,
+                              "module_contributors": [], "module_contributors_note": None, "outside_modules_note": None,
                               "verdict": None, "communication_contributors": [], "communication": None,
                               "memory_contributors": [], "memory": None, "memory_contributors_note": None}
     assert validate(doc, json.loads(SCHEMA.read_text())) == []
@@ -457,11 +457,11 @@ def test_every_json_figure_is_the_workbook_cell(samples, tmp_path, pair):
         keys = ["Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share", "Rank"]
         for i, row in enumerate(summary["contributors"]):
             assert all(_same_cell(row[k], ws.cell(first + i, j + 1).value) for j, k in enumerate(keys)), i
-        note = ws.cell(first + len(summary["contributors"]), 1).value
-        if str(note).startswith(("Not on the module sheets: ", "Outside every module but run around modules")):
-            # the workbook's own row (no JSON twin)
-            note = None
-        assert note == (f"Note: {summary['contributors_note']}." if summary["contributors_note"] else None)
+        under = [ws.cell(first + len(summary["contributors"]) + k, 1).value for k in range(2)]
+        said = [f"Note: {summary['contributors_note']}." if summary["contributors_note"] else None,
+                summary["outside_modules_note"]]  # the row on contributors no module row names, under the note
+        said = [s for s in said if s]
+        assert under[:len(said)] == said
         # the module contributors (DB pair: 19, the sheet shows the first 10, as the console) and their lead
         modules = summary["module_contributors"]
         assert ("Top Module Contributors" in titles) == bool(modules) == bool(summary["module_contributors_note"])

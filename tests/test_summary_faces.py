@@ -1,7 +1,7 @@
 """The Summary's three faces (console, the workbook's Summary sheet, the JSON report) say each fact in one wording:
 on real pairs, every contributor table title and every sentence the console prints under the waterfall is found,
 word for word, in the Summary sheet, and the JSON's notes are the console's. The sheet may add rows the console
-has no room for (the row on operators outside every module, the validity checks)."""
+has no room for (the validity checks)."""
 
 from __future__ import annotations
 
@@ -63,6 +63,59 @@ def test_titles_and_sentences_read_alike_on_every_face(samples, tmp_path, pair):
             assert f"Note: {summary[key]}{end}" in sentences
     if summary["module_contributors_note"]:
         assert f"{summary['module_contributors_note']}:" in sentences
+    if summary["outside_modules_note"]:
+        assert summary["outside_modules_note"] in sentences
+    # in the sheet's order: the note on the contributors, the line on those off the module sheets, the module lead
+    said = [s for s in (f"Note: {summary['contributors_note']}." if summary["contributors_note"] else None,
+                        summary["outside_modules_note"],
+                        f"{summary['module_contributors_note']}:" if summary["module_contributors_note"] else None)
+            if s]
+    assert [s for s in sentences if s in said] == said
+    assert [v for v in col_a if v in said] == said
+
+
+def test_contributors_off_the_module_sheets_are_named_on_every_face(samples, tmp_path):
+    """The DB pair level2 -> level1 lists torch.distributed.ddp.reducer::copy_bucket_to_grad (#5), which no row of
+    ModuleCompareStatistic names (it runs outside every module): the Summary sheet said so under the contributors,
+    the console and the JSON did not, and a console reader looked for it in that sheet in vain."""
+    lines, col_a, doc = _faces(samples, tmp_path, "npu-db-level2-level1")
+    name = "torch.distributed.ddp.reducer::copy_bucket_to_grad"
+    # independent of the tool's words: the workbook's ModuleCompareStatistic has no row naming it
+    stat = pd.read_excel(tmp_path / "r.xlsx", sheet_name="ModuleCompareStatistic", header=None)
+    assert not (stat.astype(str) == name).any().any()
+    assert name in [r["Name"] for r in doc["summary"]["contributors"]]
+    line = (f"Not on the module sheets: {name} (it is outside every module); --disable_module writes every "
+            "operator's row (OperatorCompareStatistic).")
+    assert doc["summary"]["outside_modules_note"] == line
+    assert line in lines and line in col_a
+    # under the contributors' note, above the module contributors' lead, on the console as on the sheet
+    i = lines.index(line)
+    assert lines[i - 1] == f"Note: {doc['summary']['contributors_note']}."
+    assert lines[i + 1] == f"{doc['summary']['module_contributors_note']}:"
+
+
+def test_contributors_all_on_the_module_sheets_say_nothing_of_them(samples, tmp_path):
+    """The bundled BERT-small pair makes ModuleCompareStatistic and its three contributors (attention, linear, gelu)
+    all have rows there: no face has a line on contributors off the module sheets, and the JSON's field is null."""
+    lines, col_a, doc = _faces(samples, tmp_path, "bundled-h100-mi300")
+    stat = pd.read_excel(tmp_path / "r.xlsx", sheet_name="ModuleCompareStatistic", header=None)
+    names = [r["Name"] for r in doc["summary"]["contributors"]]
+    assert names and all((stat.astype(str) == n).any().any() for n in names)
+    assert doc["summary"]["outside_modules_note"] is None
+    assert [v for v in [*lines, *col_a] if "module sheets" in v or v.startswith("Outside every module")] == []
+
+
+def test_the_text_pairs_accumulate_grad_is_named_alike_on_every_face(samples, tmp_path):
+    """The text pair level1 -> level2's one contributor, AccumulateGrad (the all-reduce it launched), is outside
+    every module: the console prints the sheet's row and the JSON holds it."""
+    lines, col_a, doc = _faces(samples, tmp_path, "npu-text-level1-level2")
+    name = "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad"
+    stat = pd.read_excel(tmp_path / "r.xlsx", sheet_name="ModuleCompareStatistic", header=None)
+    assert [r["Name"] for r in doc["summary"]["contributors"]] == [name]
+    assert not (stat.astype(str) == name).any().any()
+    line = (f"Not on the module sheets: {name} (it is outside every module); --disable_module writes every "
+            "operator's row (OperatorCompareStatistic).")
+    assert doc["summary"]["outside_modules_note"] == line and line in lines and line in col_a
 
 
 def test_time_contributors_title_says_what_the_shares_are_of_on_the_console(samples, tmp_path):
@@ -72,3 +125,26 @@ def test_time_contributors_title_says_what_the_shares_are_of_on_the_console(samp
     title = next(t for t in _console_titles(lines) if t.startswith("Top Contributors"))
     assert title.startswith("Top Contributors (operator level: ")
     assert title.endswith(" of the operators' device-time change, not of the E2E change)") and title in col_a
+
+
+def test_the_line_keeps_names_as_they_are_and_the_console_escapes_them(samples):
+    """The line goes to the sheet and the JSON as well as the console, so, as the module contributors' lead, it
+    keeps its names as they are and the console escapes what it prints: it escaped them itself, so the JSON and
+    the sheet read "\\x1b" for an escape character. The DB pair's copy_bucket_to_grad, renamed to hold one."""
+    from msprof_compare import compare
+    from msprof_compare.compare.module_contributors import outside_modules_note
+    from msprof_compare.report.summary_console import render_explain
+
+    base, comp = (samples / p for p in PAIRS["npu-db-level2-level1"])
+    if not (base.exists() and comp.exists()):
+        pytest.skip("sample data not found")
+    res = compare(str(base), str(comp))
+    old, new = "torch.distributed.ddp.reducer::copy_bucket_to_grad", "copy\x1b[31m_bucket"
+    contrib = res.frames["contributors"].copy()
+    assert old in contrib.attrs["outside_modules"]  # with the four the module contributors open up
+    contrib["Name"] = contrib["Name"].replace(old, new)
+    contrib.attrs["outside_modules"] = [new if n == old else n for n in contrib.attrs["outside_modules"]]
+    line = outside_modules_note(contrib, res.frames["module_contributors"])
+    assert line.startswith("Not on the module sheets: copy\x1b[31m_bucket (it is outside every module); ")
+    shown = render_explain({**res.frames, "contributors": contrib}, res.verdict).splitlines()
+    assert line.replace("\x1b", "\\x1b") in shown and not [s for s in shown if "\x1b" in s]

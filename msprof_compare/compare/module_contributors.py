@@ -2,7 +2,7 @@
 time (DDP's forward, a step annotation), the ModuleCompareStatistic operator rows inside those contributors that
 explain 80% of those rows' change (``_module_contributors``; else the module rows of the listed operators
 themselves, ``_module_rows_of``), and the words on the contributors that no module row names
-(``outside_modules_line``).
+(``outside_modules_line``; ``outside_modules_note`` for the console, the Summary sheet and the JSON alike).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..columns import col_of
-from ..textsafe import short_list, term_safe
+from ..textsafe import short_list
 from .contributors import level_rows, top_contributors
 from .table import Sheet, sheet_numbers
 
@@ -341,18 +341,34 @@ def outside_modules_line(outside: list[str], held: dict[str, list[tuple[str, flo
     model's forward, a backward op around its backward module) are named apart, with how much of their time the
     module rows hold: "outside every module" alone read as if that time were missing from the module sheets.
     Where the module contributors open such a contributor up, their lead says that instead (the caller leaves it
-    out here); those run around modules from inside one always are (``_around_modules``)."""
+    out here: ``outside_modules_note``); those run around modules from inside one always are (``_around_modules``).
+    Names stay as they are, as in ``module_contributors_note``: the console escapes the line where it prints it."""
     missing = [n for n in outside if n not in held]
     around = [n for n in outside if n in held]
     parts = []
     if missing:
         one = len(missing) == 1
-        parts.append(f"Not on the module sheets: {short_list(missing, 3)} ({'it is' if one else 'they are'} outside "
+        parts.append(f"Not on the module sheets: {short_list(missing, 3, escape=False)} "
+                     f"({'it is' if one else 'they are'} outside "
                      "every module)")
     if around:
         its = "its" if len(around) == 1 else "their"
         parts.append(f"{'o' if parts else 'O'}utside every module but run around modules, whose rows hold this much "
-                     f"of {its} time: {_held_list([(term_safe(n), held[n]) for n in around])}")
+                     f"of {its} time: {_held_list([(n, held[n]) for n in around])}")
     if not parts:
         return ""
     return "; ".join(parts) + "; --disable_module writes every operator's row (OperatorCompareStatistic)."
+
+
+def outside_modules_note(contrib: pd.DataFrame | None, modules: pd.DataFrame | None) -> str:
+    """``outside_modules_line`` on the operator-level contributors ``contrib`` that no module row names (its
+    attrs, set by ``summary.build``), less those the module contributors ``modules`` open up (their lead names
+    them): one function for the console, the Summary sheet and the JSON, so that a console reader too learns why
+    a listed operator is not in ModuleCompareStatistic ("" where every contributor is there, or no module sheet
+    was made)."""
+    if contrib is None or not len(contrib):
+        return ""
+    lead = module_contributors_note(modules)
+    opened = {n for n, _ in modules.attrs.get("runs_modules", [])} if lead and modules is not None else set()
+    outside = [n for n in contrib.attrs.get("outside_modules", []) if n not in opened]
+    return outside_modules_line(outside, contrib.attrs.get("outside_held", {}))

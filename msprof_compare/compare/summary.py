@@ -72,10 +72,6 @@ class SummarySheet(Sheet):
     guards: pd.DataFrame = field(default_factory=pd.DataFrame)
     #: ``e2e_verdict``'s sentence, written under the waterfall table
     verdict: str = ""
-    #: operator-level contributors on no sheet (the workbook shows the module sheets), said under their table
-    outside_modules: list[str] = field(default_factory=list)
-    #: of those, the ones with modules run inside them: name -> [(side, ms the module rows hold, its ms)]
-    outside_held: dict[str, list[tuple[str, float, float]]] = field(default_factory=dict)
     #: the run's "contributor_communication" frame (None: no listed contributor holds communication)
     communication: pd.DataFrame | None = None
     #: the run's "module_contributors" frame (None: no listed contributor runs modules that hold its time)
@@ -86,6 +82,17 @@ class SummarySheet(Sheet):
     communication_totals: pd.DataFrame | None = None
     memory_contributors: pd.DataFrame | None = None
     memory_totals: pd.DataFrame | None = None
+
+    @property
+    def outside_modules(self) -> list[str]:
+        """Operator-level contributors no module row names (``outside_modules_note`` words them on every face)."""
+        return list(self.contributors.attrs.get("outside_modules", []))
+
+    @property
+    def outside_held(self) -> dict[str, list[tuple[str, float, float]]]:
+        """Of ``outside_modules``, those with modules run inside them: name -> [(side, ms the module rows hold,
+        its ms)]."""
+        return dict(self.contributors.attrs.get("outside_held", {}))
 
 
 #: ms to 3 places, as the console's waterfall and the contributors table beside it (2 places showed most
@@ -203,17 +210,16 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
     # where they grew, in a communication- or memory-only run too
     communication_summary.build(ctx, sheets or [])
     memory_summary.build(ctx, sheets or [])
-    outside: list[str] = []
-    outside_held: dict[str, list[tuple[str, float, float]]] = {}
     if op_rows is not None and sheets:
         outside, outside_held, modules = find_module_contributors(ctx, contrib, sheets)
+        # on the contributors frame, which the console, the sheet and the JSON all read (outside_modules_note)
+        contrib.attrs["outside_modules"], contrib.attrs["outside_held"] = outside, outside_held
         if modules is not None:
             ctx.frames["module_contributors"] = modules
     if not len(wf) or not sheets:  # alone, a Summary would turn a run without any sheet into a workbook
         return []
     sheet = summary_sheet(ctx, wf, contrib, guard)
     sheet.communication = comm
-    sheet.outside_modules, sheet.outside_held = outside, outside_held
     sheet.module_contributors = ctx.frames.get("module_contributors")
     sheet.communication_contributors = ctx.frames.get("communication_contributors")
     sheet.communication_totals = ctx.frames.get("communication")

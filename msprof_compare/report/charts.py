@@ -33,7 +33,7 @@ import pandas as pd
 
 from ..compare import communication_summary, memory_summary
 from ..compare.contributors import contributors_title, shown_rows
-from ..compare.module_contributors import module_contributors_note, outside_modules_line
+from ..compare.module_contributors import module_contributors_note, outside_modules_note
 from ..compare.summary_notes import unexplained_note
 from ..compare.table import Sheet, sheet_numbers
 from ..textsafe import text_width
@@ -262,13 +262,10 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
         # every row: the console shows the first CONSOLE_TOP (its title says so), the sheet has the room
         row = _contributor_table(wb, ws, row, contributors_title(contrib), contrib)
         lines = [f"Note: {note}."] if note else []
-        # a row of its own: the note above is the console's and the JSON's, this one the workbook's
+        # the note, the row on contributors off the module sheets and the module lead: as the console and the JSON
         modules = getattr(sheet, "module_contributors", None)
         lead = module_contributors_note(modules)
-        # a contributor the module table below opens up is not said again in the row on those off the module rows
-        opened = {n for n, _ in modules.attrs.get("runs_modules", [])} if lead else set()
-        outside = outside_modules_line([n for n in getattr(sheet, "outside_modules", []) if n not in opened],
-                                       getattr(sheet, "outside_held", {}))
+        outside = outside_modules_note(contrib, modules)
         if outside:
             lines.append(outside)
         if lead:

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..compare import memory_summary
-from ..compare.module_contributors import module_contributors_note
+from ..compare.module_contributors import module_contributors_note, outside_modules_note
 from ..compare.summary_notes import unexplained_note
 from ..errors import ProfileError
 from .output import FILE_PREFIX, Part, closed_pipe, discard_rest, output_target, utc_now, write_new_file
@@ -159,6 +159,8 @@ def to_document(result: CompareResult, generated_at: _dt.datetime | None = None)
             "contributors_note": unexplained_note(frames.get("contributors"), frames.get("waterfall"),
                                                  frames.get("contributor_communication")) or None,
             "module_contributors_note": module_contributors_note(frames.get("module_contributors")) or None,
+            "outside_modules_note": outside_modules_note(frames.get("contributors"),
+                                                         frames.get("module_contributors")) or None,
             "verdict": result.verdict or None,
             "communication": communication_totals(frames),
             "memory": memory_totals(frames),

@@ -18,7 +18,7 @@ from prettytable import PrettyTable
 from ..compare import communication_summary, memory_summary
 from ..compare.communication_summary import overlap_shift, overlap_words
 from ..compare.contributors import contributors_title, shown_rows
-from ..compare.module_contributors import module_contributors_note
+from ..compare.module_contributors import module_contributors_note, outside_modules_note
 from ..compare.summary_notes import unexplained_note
 from ..compare.table import decimal_diff, half_up
 from ..textsafe import cut_columns, cut_module_columns, term_safe, text_width
@@ -311,7 +311,8 @@ def render_communication(frames: dict[str, pd.DataFrame]) -> str:
 
 def render_explain(frames: dict[str, pd.DataFrame], verdict: str = "") -> str:
     """Waterfall, the E2E verdict in words, then contributors ("" when neither table exists); under the
-    contributors, a note when they explain little of the E2E change, then, where a listed operator runs modules
+    contributors, a note when they explain little of the E2E change, the line on those no module row names
+    (``outside_modules_note``, as the Summary sheet), then, where a listed operator runs modules
     whose rows hold its time, the module contributors' lead and their table (the first ``CONSOLE_TOP``, names cut
     by leading path components). ``verdict``: ``CompareResult.verdict``. The console prints ``render_communication`` and
     ``render_memory`` under it."""
@@ -323,6 +324,11 @@ def render_explain(frames: dict[str, pd.DataFrame], verdict: str = "") -> str:
     if note:
         parts.append(term_safe(f"Note: {note}."))
     modules = frames.get("module_contributors")
+    # the operators not on the module sheets, where the Summary sheet and the JSON name them too: a reader looks in
+    # ModuleCompareStatistic for a contributor the console lists, and one outside every module is not there
+    outside = outside_modules_note(contrib, modules) if parts[2] else ""
+    if outside:
+        parts.append(term_safe(outside))
     lead = module_contributors_note(modules) if parts[2] else ""
     if lead:  # where in the modules the time of a contributor that runs them changed (DDP's forward)
         parts += [term_safe(f"{lead}:"), render_contributors(modules, "module")]
