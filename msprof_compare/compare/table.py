@@ -31,12 +31,12 @@ STYLE_BOLD = "bold"      # bold string (e.g. the Kernel column of KernelCompare)
 
 
 #: The dtype this pandas gives a column of ``str`` (pandas 3: its ``str`` dtype; pandas 2: object).
-TEXT_DTYPE = _TEXT_DTYPE = pd.Series(["text"]).dtype
+TEXT_DTYPE = pd.Series(["text"]).dtype
 
 #: ``Sheet.frame``'s dtype for an object column whose cells (blanks aside) are all of one
 #: ``pd.api.types.infer_dtype`` kind.
 _FRAME_DTYPES: dict[str, Any] = {"integer": "Int64", "floating": np.dtype(np.float64),
-                                 "mixed-integer-float": np.dtype(np.float64), "string": _TEXT_DTYPE}
+                                 "mixed-integer-float": np.dtype(np.float64), "string": TEXT_DTYPE}
 
 #: Column styles of numbers that are no counts: an all-blank column of one of these is float64 in ``Sheet.frame``.
 _FLOAT_STYLES = frozenset({STYLE_FLOAT, STYLE_MS3, STYLE_RATIO})
@@ -139,7 +139,7 @@ def typed_columns(out: pd.DataFrame, headers: list[str] | None = None,
         if twins:
             target = "Int64" if twins[0] == np.int64 else twins[0]
         else:
-            target = np.dtype(np.float64) if styles and styles[i] in _FLOAT_STYLES else _TEXT_DTYPE
+            target = np.dtype(np.float64) if styles and styles[i] in _FLOAT_STYLES else TEXT_DTYPE
         out.isetitem(i, out.iloc[:, i].astype(target))
     return out
 
@@ -261,8 +261,6 @@ def exact_diffs(base: np.ndarray | list, comparison: np.ndarray | list, ns_per_u
     return out
 
 
-
-
 def _typed(values: tuple) -> Any:
     """The column pandas would infer from ``values`` when they are all of one plain type (float, int within
     int64, str), built without the inference; None for anything else (pandas infers it)."""
@@ -278,28 +276,28 @@ def _typed(values: tuple) -> Any:
         except OverflowError:  # pandas makes uint64 or object of such ints
             return None
     if kind is str:
-        return object_array(values) if isinstance(_TEXT_DTYPE, np.dtype) else _text_array(object_array(values))
+        return object_array(values) if isinstance(TEXT_DTYPE, np.dtype) else _text_array(object_array(values))
     return None
 
 
 #: Whether pandas' str columns hold Python strings in an object array (pandas 3 without pyarrow)
-_PYTHON_TEXT = getattr(_TEXT_DTYPE, "storage", None) == "python"
+_PYTHON_TEXT = getattr(TEXT_DTYPE, "storage", None) == "python"
 
 
 def _text_array(values: np.ndarray) -> Any:
-    """``pd.array(values, dtype=_TEXT_DTYPE)`` of a fresh object array of str (``_typed``'s), taking it as its
+    """``pd.array(values, dtype=TEXT_DTYPE)`` of a fresh object array of str (``_typed``'s), taking it as its
     storage: ``StringArray`` checks the values in one C-level pass where ``pd.array`` of the tuple converted
     each one (a hundred texts ~12 against ~4 us, 100k 11.9 against 4.9 ms; ~25 columns a compare). An object
     array the caller keeps (``_text_column``) still goes through ``pd.array``, which copies it faster."""
     if _PYTHON_TEXT:
         try:
-            got = pd.arrays.StringArray(values, dtype=_TEXT_DTYPE)
+            got = pd.arrays.StringArray(values, dtype=TEXT_DTYPE)
         except (TypeError, ValueError):  # a pandas whose StringArray takes no dtype
             pass
         else:
-            if got.dtype == _TEXT_DTYPE:
+            if got.dtype == TEXT_DTYPE:
                 return got
-    return pd.array(values, dtype=_TEXT_DTYPE)
+    return pd.array(values, dtype=TEXT_DTYPE)
 
 
 def own_array(series: pd.Series) -> Any:
@@ -360,10 +358,10 @@ def plain_frame(columns: dict[str, Any], order: list[str] | None = None, objects
 
 
 def _text_column(values: np.ndarray) -> Any:
-    """An object array of str as pandas infers it (``_TEXT_DTYPE``); None for any other object array."""
+    """An object array of str as pandas infers it (``TEXT_DTYPE``); None for any other object array."""
     if not len(values) or set(map(type, values.tolist())) != {str}:
         return None
-    return values if isinstance(_TEXT_DTYPE, np.dtype) else pd.array(values, dtype=_TEXT_DTYPE)
+    return values if isinstance(TEXT_DTYPE, np.dtype) else pd.array(values, dtype=TEXT_DTYPE)
 
 
 def frame_from_rows(rows: list[list], ncols: int) -> pd.DataFrame:
