@@ -811,7 +811,7 @@ def test_step_wrapper_outside_every_module_says_what_the_module_rows_hold(sample
     for sides, side in (((DECODE, PIECEWISE), "comparison"), ((PIECEWISE, DECODE), "base")):
         res = compare(*(str(samples / p) for p in sides))
         (summary,) = [s for s in res.sheets if s.name == "Summary"]
-        assert summary.outside_modules == [name]
+        assert summary.contributors.attrs["outside_modules"] == [name]
         figures = f"({side} {held / 1e6:.3f} of its {total / 1e6:.3f} ms)"
         note = module_contributors_note(res.module_contributors)
         assert note.startswith(f"The module rows hold part of the time of {name} {figures}, which runs modules")
@@ -820,7 +820,7 @@ def test_step_wrapper_outside_every_module_says_what_the_module_rows_hold(sample
         # its contributor row, the lead (the note on step wrappers names it too, for the --op_name_map entry)
         assert [v for v in cells if isinstance(v, str) and name in v and not v.startswith("Note: ")] == [
             name, f"{note}:"]
-        assert outside_modules_line(summary.outside_modules, summary.outside_held) == (
+        assert outside_modules_line(*(summary.contributors.attrs[k] for k in ("outside_modules", "outside_held"))) == (
             f"Outside every module but run around modules, whose rows hold this much of its time: {name} {figures}; "
             "--disable_module writes every "
             "operator's row (OperatorCompareStatistic).")
@@ -886,8 +886,8 @@ def test_step_wrapper_held_figures_only_on_a_side_that_lists_it(samples):
     listed = res.contributors.set_index("Name")
     assert listed.loc["execute_diffusion_1_256x256", "Comparison(ms)"] == 0
     (summary,) = [s for s in res.sheets if s.name == "Summary"]
-    assert [s for s, _h, _t in summary.outside_held["execute_diffusion_1_256x256"]] == ["base"]
-    line = outside_modules_line(summary.outside_modules, summary.outside_held)
+    assert [s for s, _h, _t in summary.contributors.attrs["outside_held"]["execute_diffusion_1_256x256"]] == ["base"]
+    line = outside_modules_line(*(summary.contributors.attrs[k] for k in ("outside_modules", "outside_held")))
     assert "of its 0.000 ms" not in line
     # the line above the module contributors (console, workbook, JSON) reads the same figures
     from msprof_compare.compare.module_contributors import module_contributors_note

@@ -83,17 +83,6 @@ class SummarySheet(Sheet):
     memory_contributors: pd.DataFrame | None = None
     memory_totals: pd.DataFrame | None = None
 
-    @property
-    def outside_modules(self) -> list[str]:
-        """Operator-level contributors no module row names (``outside_modules_note`` words them on every face)."""
-        return list(self.contributors.attrs.get("outside_modules", []))
-
-    @property
-    def outside_held(self) -> dict[str, list[tuple[str, float, float]]]:
-        """Of ``outside_modules``, those with modules run inside them: name -> [(side, ms the module rows hold,
-        its ms)]."""
-        return dict(self.contributors.attrs.get("outside_held", {}))
-
 
 #: ms to 3 places, as the console's waterfall and the contributors table beside it (2 places showed most
 #: steps of a few-ms trace as 0.00)
