@@ -149,16 +149,17 @@ def test_empty_path_hint_names_the_argument() -> None:
     assert err.value.hint == "the comparison path: the second argument of compare()"
 
 
-def test_to_excel_into_a_shared_folder_names_force_as_a_keyword(tmp_path: Path) -> None:
-    """An output folder every user may write, without the sticky bit: the result's refusal offers
-    ``force=True`` (the option compare() took), not --force."""
-    shared = tmp_path / "shared"
+@pytest.mark.parametrize(("method", "folder"), [("to_excel", "shared"), ("to_json", "out --max_kernel_num 10")])
+def test_a_shared_output_folder_names_force_as_a_keyword(tmp_path: Path, method: str, folder: str) -> None:
+    """An output folder every user may write, without the sticky bit: the result's refusal offers ``force=True``
+    (the option compare() took), not --force, and names the folder as given, a flag-like name included."""
+    shared = tmp_path / folder
     shared.mkdir()
     shared.chmod(0o777)
     result = compare(str(SMALL), str(SMALL), enable_api_compare=True)
     with pytest.raises(UsageError) as err:
-        result.to_excel(shared)
-    assert str(err.value).endswith("(use a directory of your own, or force=True)")
+        getattr(result, method)(shared)
+    assert str(shared) in str(err.value) and str(err.value).endswith("(use a directory of your own, or force=True)")
     assert list(shared.iterdir()) == []
 
 
@@ -193,19 +194,6 @@ def test_a_path_holding_a_flag_keeps_its_name(tmp_path: Path) -> None:
     with pytest.raises(ProfileError) as err:
         compare(str(link), str(SMALL), enable_api_compare=True)
     assert str(err.value) == f"{link}: is a symbolic link; refusing to follow it (add force=True to accept it)"
-
-
-def test_to_json_into_a_shared_folder_names_force_as_a_keyword(tmp_path: Path) -> None:
-    """to_json's refusal of a folder every user may write offers force=True, as to_excel's does, and names the
-    folder (``out --max_kernel_num 10``) as given."""
-    shared = tmp_path / "out --max_kernel_num 10"
-    shared.mkdir()
-    shared.chmod(0o777)
-    result = compare(str(SMALL), str(SMALL), enable_api_compare=True)
-    with pytest.raises(UsageError) as err:
-        result.to_json(shared)
-    assert str(shared) in str(err.value) and str(err.value).endswith("(use a directory of your own, or force=True)")
-    assert list(shared.iterdir()) == []
 
 
 def test_a_file_beside_a_path_holding_a_flag_keeps_its_name(tmp_path: Path) -> None:
