@@ -165,7 +165,8 @@ class CompareResult:
     def communication_contributors(self) -> pd.DataFrame:
         """The op types of CommunicationCompare (``allreduce``...) whose total duration changes (ms) explain 80% of
         the summed absolute change of its op rows, largest first (empty without that sheet, when no op type's
-        total changed, or when a side recorded no communication op: its 0 is no change)."""
+        total changed, or when an NPU side recorded no communication op: its 0 is no change; a GPU trace without
+        any collective kernel reads 0 ms, a reading, so the other side's op types are listed)."""
         return self._frame("communication_contributors")
 
     @property
