@@ -112,8 +112,8 @@ class CompareResult:
 
     def sheet(self, name: str) -> pd.DataFrame:
         """One sheet's data as a DataFrame (``Sheet.frame``): display headers, each column typed by its cells with
-        blanks missing (counts ``Int64``, other numbers float64, text pandas' string dtype); a new copy on each
-        call."""
+        blanks missing (whole numbers ``Int64`` where a cell is blank, else int64; other numbers float64; text
+        pandas' string dtype); a new copy on each call; ``KeyError`` naming the sheets held for another name."""
         for s in self.sheets:
             if s.name == name:
                 return s.frame()
