@@ -257,3 +257,39 @@ def test_a_path_after_an_equals_and_an_error_hint_are_named_as_typed(tmp_path: P
     _retype(exc, typed.text)
     assert (exc.path, exc.hint) == ("run", "pass run/inner instead")
     assert str(exc).startswith("run: no trace")
+
+
+@pytest.mark.parametrize("name", ["ASCEND_PROFILER_OUTPUT/kernel_details.csv",  # refused by its suffix
+                                  "ASCEND_PROFILER_OUTPUT/communication.json",  # decoded: a JSON without traceEvents
+                                  "profiler_info_0.json"])  # in the export's own folder
+def test_a_file_of_an_export_names_its_profiling_directory_as_typed(name: str, capsys: pytest.CaptureFixture,
+                                                                    tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file of the NPU excerpt passed by mistake, typed relative to the current directory: the hint names the
+    profiling directory to pass the way the file was typed, as every other path of the line. It named that
+    directory's absolute path, the one path of the line the user had not typed (README: only the written reports
+    are named by their absolute paths)."""
+    shutil.copytree(NPU, tmp_path / "runs" / "rank0_ascend_pt")
+    monkeypatch.chdir(tmp_path)
+    given = f"runs/rank0_ascend_pt/{name}"
+    code, err = _analyze(capsys, "-d", given, "-bp", str(NPU), "-o", "out")
+    assert code == 1
+    assert err.endswith("(a file of an NPU profiling export: pass the profiling directory it belongs to, "
+                        "runs/rank0_ascend_pt)\n"), err
+    assert err.startswith(f"error: {given}: ") and str(tmp_path) not in err
+    with pytest.raises(ProfileError) as info:
+        compare(str(NPU), given)
+    assert str(info.value).endswith("pass the profiling directory it belongs to, runs/rank0_ascend_pt)")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_file_typed_inside_its_export_keeps_the_absolute_directory(capsys: pytest.CaptureFixture, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Typed from inside the profiling directory, the file's path holds no name of that directory ("." would name
+    it): the hint keeps the absolute path, which names it whatever the current directory."""
+    export = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(NPU, export)
+    monkeypatch.chdir(export)
+    code, err = _analyze(capsys, "-d", "ASCEND_PROFILER_OUTPUT/kernel_details.csv", "-bp", str(NPU), "-o", "out")
+    assert code == 1
+    assert err.endswith(f"pass the profiling directory it belongs to, {export})\n"), err

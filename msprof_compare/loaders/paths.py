@@ -234,6 +234,26 @@ def check_layout(layout: Layout, force: bool) -> None:
             check_input(meta, force, kind="text")
 
 
+def _typed_export_dir(typed: str) -> tuple[str, str] | None:
+    """The profiling directory of an NPU export whose file ``typed`` names (``kernel_details.csv`` passed by
+    mistake) and that directory as typed, the leading part of ``typed``: the hint naming the input to pass
+    (``export_dir``) named it by its absolute path, the one path of the line the user had not typed. None where
+    the input is no such file, or where ``typed`` holds no name of the directory (typed inside it: "." would
+    name it), which keeps the absolute path."""
+    absolute = given_path(typed)
+    export = export_dir(absolute) if os.path.isfile(absolute) else None
+    if export is None:
+        return None
+    inside = os.path.relpath(absolute, export).split(os.sep)  # ASCEND_PROFILER_OUTPUT/x.csv, or profiler_info_0.json
+    parts = typed.split(os.sep)
+    if len(parts) <= len(inside) or parts[-len(inside):] != inside:
+        return None
+    head = os.sep.join(parts[:-len(inside)])
+    if os.path.basename(head.rstrip(os.sep)) in ("", ".", "..", "~"):
+        return None  # typed from inside the export or right under it: no name of it to keep
+    return export, head
+
+
 class TypedPaths:
     """Names the files of two inputs as the user typed them: a message naming the absolute path of an input, or
     of a file found inside a typed directory (``run/ASCEND_PROFILER_OUTPUT/trace_view.json`` of ``-d run``),
@@ -251,6 +271,10 @@ class TypedPaths:
             pairs.setdefault(given_path(g), typed)
             if typed != g:
                 self._eq[g] = typed
+        for g in given:  # after the inputs themselves, so that an input typed as a folder keeps its own name
+            above = _typed_export_dir(g[1:] if g.startswith("=") else g) if g else None
+            if above is not None:
+                pairs.setdefault(*above)
         # the longest first, so that of two nested inputs the inner one names its files
         self._typed = [t for a, t in sorted(pairs.items(), key=lambda p: -len(p[0])) if a != os.sep]
         alternatives = "|".join(f"({re.escape(a)})" for a in sorted(pairs, key=len, reverse=True) if a != os.sep)
