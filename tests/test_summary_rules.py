@@ -622,7 +622,7 @@ def test_module_rows_of_needs_one_row_holding_half_and_names_three_operators(mon
     operators, then how many in all."""
     rows = pd.DataFrame({"Name": ["/ A_0 > op", "/ B_0 > op", "/ A_0 > op3", "/ B_0 > op3", "/ C_0 > op3"],
                          "Base(ms)": [1.0, 1.0, 1.0, 1.0, 1.0], "Comparison(ms)": [1.5, 1.5, 1.25, 1.25, 1.25]})
-    monkeypatch.setattr(module_contributors, "level_rows", lambda sheets: ("module operator", rows))
+    monkeypatch.setattr(module_contributors, "_module_rows", lambda sheets: ("module operator", rows))
     contrib = pd.DataFrame({"Name": ["op"]})
     frame = module_contributors._module_rows_of(contrib, [])
     assert frame["Name"].tolist() == ["/ A_0 > op", "/ B_0 > op"] and frame.attrs["module_rows_of"] == ["op"]

@@ -13,9 +13,10 @@ import numpy as np
 import pandas as pd
 
 from ..columns import col_of
+from ..model import object_array
 from ..textsafe import short_list
-from .contributors import level_rows, top_contributors
-from .table import Sheet, sheet_numbers
+from .contributors import module_operator_columns, top_contributors
+from .table import Sheet, plain_frame, sheet_numbers
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -153,15 +154,14 @@ def _module_rows(sheets: list[Sheet]) -> tuple[str, pd.DataFrame] | None:
     """``level_rows`` of ModuleCompareStatistic with two more columns, ``n_base`` / ``n_comparison``: each row's
     Number of each side (reference-2 §3.7, columns 7 and 11), which tells a row one side lacks (its 0 ms there is
     no run) from one that ran in 0 ms, for ``_merge_moves``."""
-    module_sheets = [s for s in sheets if s.name == "ModuleCompareStatistic"]
-    found = level_rows(module_sheets)
-    if found is None or found[0] != "module operator" or not module_sheets:
-        return found
-    d = module_sheets[0].data
-    ops = d[d.iloc[:, 4].astype(str) != "[ TOTAL ]"]  # the rows level_rows keeps, in its order
-    rows = found[1].assign(n_base=np.nan_to_num(sheet_numbers(ops.iloc[:, 7])),
-                           n_comparison=np.nan_to_num(sheet_numbers(ops.iloc[:, 11])))
-    return found[0], rows
+    module_sheets = [s for s in sheets if s.name == "ModuleCompareStatistic" and len(s)]
+    found = module_operator_columns(module_sheets[0].data) if module_sheets else None
+    if found is None:
+        return None
+    d, (rows, columns) = module_sheets[0].data, found
+    return "module operator", plain_frame({
+        **columns, "n_base": np.nan_to_num(sheet_numbers(d.iloc[:, 7].to_numpy()[rows])),
+        "n_comparison": np.nan_to_num(sheet_numbers(d.iloc[:, 11].to_numpy()[rows]))})
 
 
 def _merge_moves(rows: pd.DataFrame) -> tuple[pd.DataFrame, list[tuple[str, str, str, float, float]]]:
@@ -242,7 +242,9 @@ def _module_rows_of(contrib: pd.DataFrame, sheets: list[Sheet]) -> pd.DataFrame 
     if found is None or found[0] != "module operator" or not len(contrib):
         return None
     rows, moves = _merge_moves(found[1])
-    op = rows["Name"].astype(str).str.split(" > ", n=1).str[-1].to_numpy()
+    # the operator after the first " > " (a missing name, NaN under pandas 3's str dtype, stays missing)
+    op = object_array([n.split(" > ", 1)[-1] if isinstance(n, str) else n
+                       for n in rows["Name"].astype(str).to_numpy(dtype=object).tolist()])
     diff = np.abs(np.round(col_of(rows, "Comparison(ms)", float) - col_of(rows, "Base(ms)", float), 6))
     diff = np.nan_to_num(diff)
     listed = []

@@ -1,0 +1,83 @@
+"""The Summary's helpers that read the sheets by arrays instead of frame takes and pandas' str methods (session
+50: NPU pair 1's fixed costs), checked against the pandas expressions they replace on the real sheets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from msprof_compare.api import compare
+from msprof_compare.compare import contributors, module_contributors
+
+TEXT = "msinsight/test/data/pytorch/text"
+
+
+@pytest.fixture(scope="module")
+def module_sheet() -> pd.DataFrame:
+    samples = Path(__file__).resolve().parents[2] / "shared" / "samples"
+    if not samples.is_dir():
+        pytest.skip(f"sample data not found at {samples}")
+    res = compare(str(samples / TEXT / "level1/rank0_ascend_pt"), str(samples / TEXT / "level2/rank0_ascend_pt"),
+                  enable_operator_compare=True)
+    return next(s for s in res.sheets if s.name == "ModuleCompareStatistic").data
+
+
+def _by_pandas(d: pd.DataFrame) -> tuple[np.ndarray, list, np.ndarray, np.ndarray]:
+    """The module operator rows as the Summary read them before: a boolean row take and pandas' str methods."""
+    keep = (d.iloc[:, 4].astype(str) != "[ TOTAL ]").to_numpy()
+    ops = d[keep]
+    name = ops.iloc[:, 3].astype(str).str.strip() + " > " + ops.iloc[:, 4].astype(str)
+    return (np.flatnonzero(keep), name.tolist(), ops.iloc[:, 6].to_numpy(np.float64),
+            ops.iloc[:, 10].to_numpy(np.float64))
+
+
+def test_module_operator_columns_match_the_pandas_reading(module_sheet) -> None:
+    """Rows, names and device ms of the level-1 / level-2 pair's 105-row sheet as the pandas expression reads
+    them; a copy with a missing module cell and a missing operator cell names those rows as pandas did."""
+    for d in (module_sheet, module_sheet.astype({module_sheet.columns[3]: object, module_sheet.columns[4]: object})):
+        d = d.copy()
+        first_op = int(np.flatnonzero(d.iloc[:, 4].astype(str) != "[ TOTAL ]")[0])
+        d.iloc[first_op, 3], d.iloc[first_op + 1, 4] = None, None
+        rows, cols = contributors.module_operator_columns(d)
+        want_rows, names, base, comp = _by_pandas(d)
+        assert rows.tolist() == want_rows.tolist() and len(rows) > 50
+        got = cols["Name"].tolist()
+        assert [n if isinstance(n, str) else "<missing>" for n in got] == \
+            [n if isinstance(n, str) else "<missing>" for n in names]
+        assert cols["Base(ms)"].tolist() == np.nan_to_num(base).tolist()
+        assert cols["Comparison(ms)"].tolist() == np.nan_to_num(comp).tolist()
+        assert (pd.isna(got[0]), pd.isna(got[1])) == (pd.isna(names[0]), pd.isna(names[1]))
+    level, frame = module_contributors._module_rows([_Sheet(module_sheet)])
+    want_rows, names, _, _ = _by_pandas(module_sheet)
+    assert level == "module operator" and frame["Name"].tolist() == names
+    assert frame["n_base"].tolist() == module_sheet.iloc[want_rows, 7].astype(float).tolist()
+    assert frame["n_comparison"].tolist() == module_sheet.iloc[want_rows, 11].astype(float).tolist()
+
+
+class _Sheet:
+    """The two attributes ``_module_rows`` reads of a sheet."""
+
+    name = "ModuleCompareStatistic"
+
+    def __init__(self, data: pd.DataFrame) -> None:
+        self.data = data
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+
+def test_empty_contributors_are_fresh_frames() -> None:
+    """The empty contributors frame is a new frame on every call, as the constructor made it: attrs set on one
+    (``summary.build`` writes the fallback reason there) and columns added to it reach no later one."""
+    columns = contributors.CONTRIBUTOR_COLUMNS
+    first = contributors.empty_contributors(columns)
+    pd.testing.assert_frame_equal(first, pd.DataFrame({c: pd.Series(dtype=object) for c in columns}))
+    first.attrs["fallback"] = "why"
+    first["extra"] = []
+    second = contributors.empty_contributors(columns)
+    assert second is not first and second.attrs == {} and list(second.columns) == columns
+    assert contributors.top_contributors(pd.DataFrame({"Name": ["a"], "Base(ms)": [1.0], "Comparison(ms)": [1.0]}),
+                                         "operator").attrs == {}
