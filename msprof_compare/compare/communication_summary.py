@@ -111,10 +111,13 @@ def uncovered_ns(wf: pd.DataFrame | None) -> tuple[int, int] | None:
     (None without a waterfall, or without such a step)."""
     if wf is None or not len(wf):
         return None
-    rows = wf[wf["Category"] == "communication"]
+    # the rows by position over the columns' arrays: a boolean take of the 10-column frame and two Series
+    # conversions cost ~0.6 ms a run
+    rows = np.flatnonzero(wf["Category"].to_numpy(dtype=object) == "communication")
     if not len(rows):
         return None
-    return int(rows["Base(ns)"].astype("int64").sum()), int(rows["Comparison(ns)"].astype("int64").sum())
+    base, comp = (int(wf[c].array[rows].to_numpy(dtype=np.int64).sum()) for c in ("Base(ns)", "Comparison(ns)"))
+    return base, comp
 
 
 #: ``overlap_shift`` says the overlap moved where the uncovered part's change and the op rows' differ by this many
