@@ -731,8 +731,10 @@ def _module_row(op_rows: list[list] | None, sheets: Sequence[Sheet]) -> dict[str
     if stat is None or not len(stat) or not op_rows:
         return None
     d = stat.data
-    top = (d.iloc[:, 4].astype(str) == "[ TOTAL ]").to_numpy() & (d.iloc[:, 2].astype(str) == "1").to_numpy()
-    held = [float(sheet_numbers(d.iloc[:, col][top]).sum()) for col in (8, 12)]
+    # the level-1 TOTAL rows by arrays: Series compares and boolean takes cost ~0.4 ms here
+    top = ((d.iloc[:, 4].astype(str).to_numpy(dtype=object) == "[ TOTAL ]")
+           & (d.iloc[:, 2].astype(str).to_numpy(dtype=object) == "1"))
+    held = [float(sheet_numbers(d.iloc[:, col].to_numpy()[top]).sum()) for col in (8, 12)]
     total = [float(sheet_numbers([r[col] for r in op_rows]).sum()) for col in (2, 4)]
     if not any(t > 0 for t in total):
         return None
