@@ -82,6 +82,9 @@ _COLUMNS = [
     {"big": [2**70, 1], "np": [np.float64(1.0), np.float64(2.0)], "empty_text": np.array(["", "a"], dtype=object)},
     {"a": [], "b": np.zeros(0)}, {"scalar": "", "x": [1, 2]}, {"ragged": [1], "y": [1, 2]},
     {"indexed": pd.Series([1, 2], index=[5, 6]), "z": [1, 2]},
+    # the Summary's one-row frames: flags, None cells, a list cell
+    {"recorded": [False], "task": [None], "ties": [[]], "np_flag": [np.True_]},
+    {"flags": [True, False], "nones": [None, None], "half": [None, 1.5], "text_none": ["a", None]},
 ]
 
 
@@ -191,3 +194,21 @@ def test_own_array_is_the_series_array(series: pd.Series) -> None:
     got = own_array(series)
     assert got is series._values
     assert isinstance(got, np.ndarray) == (isinstance(series.dtype, np.dtype) and series.dtype.kind not in "mM")
+
+
+def test_summary_totals_columns_skip_pandas_inference(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A one-row frame shaped as the communication totals of NPU pair 1 (flags, None task cells, floats, ints) is
+    built without pandas' per-column inference, which cost ~25 us a column; the frame is still the
+    constructor's."""
+    from msprof_compare.compare import table
+
+    columns = {"op_types": [2], "changed": [1], "base_recorded": [True], "comparison_recorded": [True],
+               "base_ms": [101.963203], "comparison_ms": [95.962016], "diff_ms": [-6.001187],
+               "base_tasks_recorded": [False], "comparison_tasks_recorded": [False], "task": [None],
+               "task_op": [None], "task_base_ms": [None], "task_diff_ms": [None]}
+    inferred = []
+    real = table.own_array
+    monkeypatch.setattr(table, "own_array", lambda s: inferred.append(s) or real(s))
+    got = plain_frame(columns, objects=True)
+    assert inferred == []
+    _same_frame(got, pd.DataFrame(columns))
