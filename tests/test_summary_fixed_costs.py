@@ -81,3 +81,30 @@ def test_empty_contributors_are_fresh_frames() -> None:
     assert second is not first and second.attrs == {} and list(second.columns) == columns
     assert contributors.top_contributors(pd.DataFrame({"Name": ["a"], "Base(ms)": [1.0], "Comparison(ms)": [1.0]}),
                                          "operator").attrs == {}
+
+
+def test_module_sheets_make_only_the_kernel_lines_they_show() -> None:
+    """The module sheets read the "Kernel Details" lines of the kernels handed to top-layer ops inside modules (151
+    of the 539 pool rows a side of the level-1 text export): ``kernel_text_of`` makes those lines alone, each the
+    line ``kernel_text`` makes for its row, whether or not the full text was made first."""
+    from msprof_compare.api import RunContext
+    from msprof_compare.compare import modules, optree
+
+    samples = Path(__file__).resolve().parents[2] / "shared" / "samples"
+    if not samples.is_dir():
+        pytest.skip(f"sample data not found at {samples}")
+    res = compare(str(samples / TEXT / "level1/rank0_ascend_pt"), str(samples / TEXT / "level2/rank0_ascend_pt"),
+                  enable_operator_compare=True)
+    side = modules.module_trees(RunContext(res.base, res.comparison, res.options), "base")
+    rows = side.top_krows
+    assert 0 < len(np.unique(rows)) < len(side.pool)
+    made = []
+    real = optree.kernel_lines
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(optree, "kernel_lines", lambda p, pool, r=None: made.append(r) or real(p, pool, r))
+        fresh = optree.build_tree(side.profile, with_comm=True)
+        some = fresh.kernel_text_of(rows)
+    assert len(made) == 1 and made[0] is rows  # the shown rows only, not the pool
+    full = fresh.kernel_text()
+    assert some.tolist() == full[rows].tolist() == fresh.kernel_text_of(rows).tolist()
+    assert all(line.endswith("]\n") and line.count(", ") >= 2 for line in some.tolist())

@@ -109,7 +109,6 @@ class ModuleTrees:
     forward: Module
     backward: Module
     pool: pd.DataFrame
-    kernel_text: np.ndarray
     top_node: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
     top_ns: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
     top_kptr: np.ndarray = field(default_factory=lambda: np.zeros(1, np.int64))
@@ -420,8 +419,7 @@ def build_side(profile: Profile, tree: OpTree) -> ModuleTrees | None:
     kptr, krows = _hand_out_kernels(tree, fw, bw, top_node, top_owner, pts, pptr, pk)
     top_ns = np.zeros(len(top_node), np.int64)
     np.add.at(top_ns, np.repeat(np.arange(len(top_node)), np.diff(kptr)), kdur[krows])
-    text = tree.kernel_text() if len(pool) else np.empty(0, dtype=object)
-    return ModuleTrees(profile, tree, fwd, bwd, pool, text, top_node, top_ns, kptr, krows,
+    return ModuleTrees(profile, tree, fwd, bwd, pool, top_node, top_ns, kptr, krows,
                        op_names, col_of(tree.ops, "call_stack", object),
                        frames=frames if _derives_stacks(profile, tree, frames, top_node) else None,
                        k_names=col_of(pool, "name", object), k_durs=kdur, top_owner=top_owner,
@@ -682,7 +680,7 @@ def _op_infos(side: ModuleTrees) -> list[tuple[str, str, int]]:
     ``ModuleTrees.top_stacks``, for the cells that show one)."""
     if side._infos is None:
         ptr = side.top_kptr.tolist()
-        lines = side.kernel_text[side.top_krows].tolist()
+        lines = side.tree.kernel_text_of(side.top_krows).tolist()  # the lines of these kernels only
         texts = ["".join(lines[a:b]) if b > a else "" for a, b in zip(ptr[:-1], ptr[1:], strict=True)]
         side._infos = list(zip(side.op_names[side.top_node].tolist(), texts, side.top_ns.tolist(), strict=True))
     return side._infos

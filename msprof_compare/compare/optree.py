@@ -164,6 +164,13 @@ class OpTree:
             self._kernel_text = kernel_lines(self.profile, self.kpool)
         return self._kernel_text
 
+    def kernel_text_of(self, rows: np.ndarray) -> np.ndarray:
+        """``kernel_text()[rows]``, without the lines of the other rows unless they were made already: the module
+        sheets show only the kernels of the top-layer ops inside modules (151 of NPU pair 1's 539 a side)."""
+        if self._kernel_text is not None:
+            return self._kernel_text[rows]
+        return kernel_lines(self.profile, self.kpool, rows) if len(rows) else np.empty(0, dtype=object)
+
     def place(self, ts: np.ndarray) -> np.ndarray:
         """Node owning each record at ``ts`` (memory records, §2.2), -1 for the root.
 
@@ -508,15 +515,20 @@ def build_tree(profile: Profile, gpu_flow_cat: str = "", with_comm: bool = False
     )
 
 
-def kernel_lines(profile: Profile, pool: pd.DataFrame) -> np.ndarray:
-    """One "Kernel Details" line per pool kernel, newline-terminated (reference-2 §2.1).
+def kernel_lines(profile: Profile, pool: pd.DataFrame, rows: np.ndarray | None = None) -> np.ndarray:
+    """One "Kernel Details" line per pool kernel, newline-terminated (reference-2 §2.1); of the pool rows
+    ``rows`` only, in that order, when given.
 
     GPU: ``name [duration: us]``. NPU: ``name, task id, task type[, [input shapes: s]] [duration: us]``
     with the input shapes of the kernel_details.csv row starting at the same instant (Ascend
     Hardware kernels only: the original looks shapes up for those).
     """
-    names = col_of(pool, "name").tolist()
-    durs = [repr(d / 1000) for d in col_of(pool, "dur").tolist()]  # inline: a call per kernel cost a third
+    def column(name: str) -> list:
+        values = col_of(pool, name)
+        return (values if rows is None else values[rows]).tolist()
+
+    names = column("name")
+    durs = [repr(d / 1000) for d in column("dur")]  # inline: a call per kernel cost a third
     if profile.is_gpu:
         return np.array([f"{n} [duration: {d}]\n" for n, d in zip(names, durs, strict=False)], dtype=object)
     shapes: dict[int, str] = {}
@@ -534,8 +546,8 @@ def kernel_lines(profile: Profile, pool: pd.DataFrame) -> np.ndarray:
     # the loaders keep an absent task type as "" (text columns hold no missing values); the original
     # prints the None its args.get("Task Type") gives
     type_text: dict = {None: "None", "": "None"}
-    for n, d, tid_, ttype, ts in zip(names, durs, col_of(pool, "task_id").tolist(),
-                                     col_of(pool, "task_type").tolist(), col_of(pool, "ts").tolist(), strict=False):
+    for n, d, tid_, ttype, ts in zip(names, durs, column("task_id"), column("task_type"), column("ts"),
+                                     strict=False):
         task_id = id_text.get(tid_)
         if task_id is None:
             task_id = id_text[tid_] = str(tid_)
