@@ -223,18 +223,11 @@ def top_contributors(rows: pd.DataFrame, level: str, coverage: float = CONTRIBUT
     }, CONTRIBUTOR_COLUMNS)
 
 
-_EMPTY: dict[tuple[str, ...], pd.DataFrame] = {}
-
-
 def empty_contributors(columns: list[str]) -> pd.DataFrame:
-    """A contributors frame of ``columns`` without a row (object columns): a fresh copy of a cached prototype, as
-    ``model.empty`` makes its tables. Building one took ~0.33 ms (a Series per column and the dict constructor),
-    and a run makes up to three (time, communication and memory contributors) where nothing changed."""
-    key = tuple(columns)
-    proto = _EMPTY.get(key)
-    if proto is None:
-        proto = _EMPTY[key] = pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
-    return proto.copy()
+    """A contributors frame of ``columns`` without a row (object columns), built from one 2-D block: a Series per
+    column and the dict constructor took ~0.35 ms, and a run makes up to three (time, communication and memory
+    contributors) where nothing changed; the block takes ~0.04 ms."""
+    return pd.DataFrame(np.empty((0, len(columns)), dtype=object), columns=columns)
 
 
 def coverage_cut(diff: np.ndarray, coverage: float = CONTRIBUTOR_COVERAGE) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
