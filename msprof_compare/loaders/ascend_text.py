@@ -559,33 +559,38 @@ def _flows(c: dict[str, np.ndarray]) -> tuple[pd.DataFrame, int]:
     }), backward_tid
 
 
-def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> None:
-    """Decode trace_view.json once and fill the trace tables of ``profile`` the enabled comparators read.
+def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
+    """Decode trace_view.json once and build the trace tables the enabled comparators read: the ``Profile``
+    fields they fill, by name, with the decode's ``warnings`` and ``extra``. A table not built here (no lane, no
+    rows, a comparator off) is left out, and the ``Profile`` built from these fields gives it its empty default:
+    each default is a copy of a prototype (~10 us), and a Profile built first took nine that were replaced.
 
     Like the Kineto loader, op args (shapes, call stacks) are decoded only for the comparators that
     show them, python_function rows only for the operator/module comparison and the task queue only
     for the memory comparison: the time breakdown reads none of them.
     """
+    warnings: list[str] = []
+    extra: dict[str, Any] = {}
+    tables: dict[str, Any] = {"warnings": warnings, "extra": extra}
     kind = traceio.first_char(data)
     if kind == "{":
         raise ProfileError(path, "not an Ascend trace_view.json (top level is an object, expected an event list)")
     data, note = traceio.as_utf8(path, data)
     if note:
-        profile.warnings.append(note)
+        warnings.append(note)
     events, _, data, note = traceio.decode_trace(path, data, raw_ts=True)
     if note:
-        profile.warnings.append(note)
+        warnings.append(note)
     try:
-        c, processes, threads, (hw_pid, hccl_pid, ovl_pid), unnamed = _select(path, data, events, opts,
-                                                                               profile.warnings)
+        c, processes, threads, (hw_pid, hccl_pid, ovl_pid), unnamed = _select(path, data, events, opts, warnings)
     except ProfileError:  # times kept as text: a time the float decode refuses comes before any other error
         if events and type(events[0]) is traceio.RawTimesEvent:
             traceio.check_raw_ts(path, data, events)
         raise
-    profile.extra["unnamed_lane_events"] = unnamed
+    extra["unnamed_lane_events"] = unnamed
     del events
     ph = c["ph"]
-    profile.processes, profile.threads = processes, threads
+    tables["processes"], tables["threads"] = processes, threads
     is_x = ph == PH_X
 
     # host operators
@@ -603,10 +608,10 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
                 "call_stack": _shared_arg_texts(a, "call_stack")})
         else:
             cols["input_dims"] = cols["input_type"] = cols["call_stack"] = np.full(sel.size, "N/A", dtype=object)
-        profile.ops = frame("ops", cols)
+        tables["ops"] = frame("ops", cols)
     elif opts.step_given:
         sel = np.flatnonzero(step_marks(c["name"]) & ~np.isin(ph, (PH_M, PH_S, PH_F)))
-        profile.extra["step_marks"] = pd.DataFrame({"name": c["name"][sel], "ts": c["ts"][sel],
+        extra["step_marks"] = pd.DataFrame({"name": c["name"][sel], "ts": c["ts"][sel],
                                                     "dur": c["dur"][sel]})
 
     # device tasks
@@ -614,37 +619,38 @@ def _trace_tables(path: str, data: bytes, profile: Profile, opts: Options) -> No
         sel = np.flatnonzero(is_x & (c["pid"] == hw_pid))
         if sel.size:
             a = traceio.decode_args(path, c["args"][sel], _TaskArgs)
-            profile.kernels = frame("kernels", {
+            tables["kernels"] = frame("kernels", {
                 "name": c["name"][sel], "cat": np.full(sel.size, "npu_task", dtype=object),
                 "ts": c["ts"][sel], "dur": c["dur"][sel], "pid": c["pid"][sel], "tid": c["tid"][sel],
-                "stream": traceio.checked_ints(path, [x.stream for x in a], traceio.STREAM_ID, profile.warnings),
+                "stream": traceio.checked_ints(path, [x.stream for x in a], traceio.STREAM_ID, warnings),
                 "task_type": _arg_texts(_field(a, "task_type")),
-                "task_id": traceio.checked_ints(path, [x.task_id for x in a], _TASK_ID, profile.warnings),
+                "task_id": traceio.checked_ints(path, [x.task_id for x in a], _TASK_ID, warnings),
             })
 
-    profile.flows, profile.backward_tid = _flows(c)
-    profile.comm, profile.rank_span = _comm(path, c, hccl_pid, threads, profile.warnings)
+    tables["flows"], tables["backward_tid"] = _flows(c)
+    tables["comm"], tables["rank_span"] = _comm(path, c, hccl_pid, threads, warnings)
 
     if ovl_pid is not None:
         sel = np.flatnonzero(is_x & (c["pid"] == ovl_pid))
         if sel.size:
-            profile.overlap = frame("overlap", {"name": c["name"][sel], "ts": c["ts"][sel],
+            tables["overlap"] = frame("overlap", {"name": c["name"][sel], "ts": c["ts"][sel],
                                                 "dur": c["dur"][sel], "tid": c["tid"][sel]})
 
     # _select kept these categories only for the comparators that read them (``_wanted_cats``)
     sel = np.flatnonzero(_cat_is(c, "enqueue", "dequeue"))
     if sel.size:
         a = traceio.decode_args(path, c["args"][sel], _QueueArgs)
-        profile.queue = frame("queue", {"cat": c["cat_names"][c["cat_code"][sel]], "name": c["name"][sel],
+        tables["queue"] = frame("queue", {"cat": c["cat_names"][c["cat_code"][sel]], "name": c["name"][sel],
                                         "ts": c["ts"][sel], "dur": c["dur"][sel], "tid": c["tid"][sel],
                                         "correlation_id": traceio.checked_ints(path, [x.correlation_id for x in a],
-                                                                              _CORRELATION_ID, profile.warnings)})
+                                                                              _CORRELATION_ID, warnings)})
 
     sel = np.flatnonzero(_cat_is(c, "python_function"))
     if sel.size:
-        profile.python_functions = frame("python_functions", {
+        tables["python_functions"] = frame("python_functions", {
             "name": c["name"][sel], "ts": c["ts"][sel], "dur": c["dur"][sel], "tid": c["tid"][sel]})
-    profile.extra["hccl_pid"] = hccl_pid
+    extra["hccl_pid"] = hccl_pid
+    return tables
 
 
 # --------------------------------------------------------------------------- side files
@@ -1364,11 +1370,10 @@ def load(layout: Any, opts: Options, data: bytes | None = None) -> Profile:
     """Load one Ascend text export (``layout.level``: "trace", "ascend_output" or "profiling")."""
     path = layout.trace_path
     level = layout.level if layout.level in ("trace", "ascend_output", "profiling") else "trace"
-    profile = Profile(path=layout.given, kind="NPU", source="ascend_text", level=level)
-    profile.files["trace_view.json"] = path
     if data is None:
         data = traceio.read_bytes(path, opts.force)
-    _trace_tables(path, data, profile, opts)
+    profile = Profile(path=layout.given, kind="NPU", source="ascend_text", level=level,
+                      files={"trace_view.json": path}, **_trace_tables(path, data, opts))
     del data
     if level != "trace":
         _side_files(layout, profile, opts)
