@@ -1114,6 +1114,47 @@ def test_csv_rows_that_do_not_parse(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         assert exc.value.path == str(f) and exc.value.message.startswith(why), exc.value.message
 
 
+def test_held_csv_goes_to_pandas_as_utf8(samples: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A CSV held in memory is UTF-8 already (``as_utf8``): pandas gets its bytes as UTF-8, the BOM cut off, not as
+    "utf-8-sig" (which pandas decodes through a Python text wrapper and encodes back). NPU pair 1's level1
+    kernel_details.csv, edited: a BOM, CRLF line ends and one Name cell quoted with a CR LF, a comma and an "é"
+    (synthetic); the table and warnings equal the streamed read's ("utf-8-sig" from disk), and a byte that is no
+    UTF-8 gets the streamed read's error, positions and all."""
+    import pandas as pd
+
+    from msprof_compare.loaders import ascend_text
+
+    src = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT"
+    lines = (src / "kernel_details.csv").read_bytes().split(b"\n")
+    cells = lines[3].split(b",")
+    cells[4] = '"caf\u00e9\r\nx, y"'.encode()
+    lines[3] = b",".join(cells)
+    good = b"\xef\xbb\xbf" + b"\r\n".join(lines)
+    f = tmp_path / "kernel_details.csv"
+    real = pd.read_csv
+    encodings: list[str] = []
+    monkeypatch.setattr(pd, "read_csv", lambda *a, **k: encodings.append(k["encoding"]) or real(*a, **k))
+
+    def read(whole: int) -> tuple[pd.DataFrame | str, list[str]]:
+        monkeypatch.setattr(ascend_text, "WHOLE_CSV_BYTES", whole)
+        warnings: list[str] = []
+        try:
+            return ascend_text.read_kernel_details(str(f), warnings), warnings
+        except ProfileError as exc:
+            return exc.message, warnings
+
+    f.write_bytes(good)
+    held = read(1 << 24)
+    assert encodings == ["utf-8"]
+    streamed = read(0)
+    assert encodings[1:] == ["utf-8-sig"]
+    pd.testing.assert_frame_equal(held[0], streamed[0], check_exact=True)
+    assert held[1] == streamed[1] == [] and held[0]["Name"].iloc[2] == "caf\u00e9\r\nx, y" and len(held[0]) == 191
+    f.write_bytes(good[:5000] + b"\xff" + good[5001:])
+    assert read(1 << 24) == read(0) == (
+        "malformed CSV: 'utf-8' codec can't decode byte 0xff in position 4997: invalid start byte", [])
+
+
 def test_side_json_nested_too_deeply(tmp_path: Path) -> None:
     """communication.json nested deeper than the decoder goes is a malformed file (one error naming it).
     The depth the decoder accepts follows the interpreter's recursion limit: 1,000-2,000 levels up to Python 3.12,
