@@ -1155,6 +1155,32 @@ def test_held_csv_goes_to_pandas_as_utf8(samples: Path, tmp_path: Path, monkeypa
         "malformed CSV: 'utf-8' codec can't decode byte 0xff in position 4997: invalid start byte", [])
 
 
+def test_small_held_csv_parsed_in_one_go(samples: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A CSV held in memory up to ``ONE_CHUNK_BYTES`` is parsed in one go (``low_memory=False``: no chunk columns
+    to concatenate); a larger one keeps pandas' chunks, and the tables are the same either way. NPU pair 1's level1
+    kernel_details.csv as exported (66 KB), and its rows repeated 100 times (19,100 rows, 6.5 MB: two chunks of
+    pandas' 16,384 rows for its 46 columns)."""
+    import pandas as pd
+
+    from msprof_compare.loaders import ascend_text
+
+    src = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv"
+    head, rows = src.read_bytes().split(b"\n", 1)
+    big = tmp_path / "kernel_details.csv"
+    big.write_bytes(head + b"\n" + rows * 100)
+    real = pd.read_csv
+    asked: list[bool] = []
+    monkeypatch.setattr(pd, "read_csv", lambda *a, **k: asked.append(k["low_memory"]) or real(*a, **k))
+    small = ascend_text.read_kernel_details(str(src), [])
+    chunked = ascend_text.read_kernel_details(str(big), [])
+    monkeypatch.setattr(ascend_text, "ONE_CHUNK_BYTES", 1 << 24)
+    one_go = ascend_text.read_kernel_details(str(big), [])
+    assert asked == [False, True, False]
+    pd.testing.assert_frame_equal(chunked, one_go, check_exact=True)
+    assert len(small) == 191 and len(one_go) == 19_100
+    pd.testing.assert_frame_equal(one_go.iloc[:191], small, check_exact=True)
+
+
 def test_side_json_nested_too_deeply(tmp_path: Path) -> None:
     """communication.json nested deeper than the decoder goes is a malformed file (one error naming it).
     The depth the decoder accepts follows the interpreter's recursion limit: 1,000-2,000 levels up to Python 3.12,

@@ -666,6 +666,12 @@ MAX_HEADER_BYTES = 1 << 20
 #: keeps its peak memory at the parsed columns instead of the file plus the columns.
 WHOLE_CSV_BYTES = 16 << 20
 
+#: CSVs held in memory up to this size are parsed in one go (``low_memory=False``): pandas parses at least 2**19
+#: fields a chunk, which a file this small cannot exceed (a field takes at least one byte with its separator), so
+#: it came in one chunk anyway, and one go skips concatenating that chunk's columns (~80 us of NPU pair 1's
+#: kernel_details.csv, ~20 us of its memory_record.csv); larger files keep the chunks, and their peak memory.
+ONE_CHUNK_BYTES = 1 << 19
+
 
 def _csv_bytes(path: str) -> bytes | None:
     """The whole file when it is small enough to hold (``WHOLE_CSV_BYTES``), else None."""
@@ -831,16 +837,17 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
 
     def parse() -> tuple[dict[str, np.ndarray], dict[str, int]]:
         if data is None:  # streamed from disk
-            return _parse_csv(lambda: path, "utf-8-sig", usecols, dtype, na, floats, raw)
+            return _parse_csv(lambda: path, {"encoding": "utf-8-sig"}, usecols, dtype, na, floats, raw)
         held = data
         try:
             # bytes held here are UTF-8 already (``as_utf8``), so pandas' C parser reads them as they are, the BOM
             # cut off; told "utf-8-sig", pandas decodes them through a Python text wrapper and encodes them back
             # for that parser (~60 us of a 200-row kernel_details.csv, ~5 ms of a 13 MB one)
-            return _parse_csv(lambda: io.BytesIO(held.removeprefix(codecs.BOM_UTF8)), "utf-8", usecols, dtype, na,
-                              floats, raw)
+            return _parse_csv(lambda: io.BytesIO(held.removeprefix(codecs.BOM_UTF8)),
+                              {"encoding": "utf-8", "low_memory": len(held) > ONE_CHUNK_BYTES},
+                              usecols, dtype, na, floats, raw)
         except UnicodeDecodeError:  # not UTF-8 after all: the error as the text wrapper words it (its positions)
-            return _parse_csv(lambda: io.BytesIO(held), "utf-8-sig", usecols, dtype, na, floats, raw)
+            return _parse_csv(lambda: io.BytesIO(held), {"encoding": "utf-8-sig"}, usecols, dtype, na, floats, raw)
 
     try:
         try:
@@ -906,22 +913,22 @@ def _csv_columns(source: Callable[[], str | io.BytesIO], **kwargs: Any) -> dict[
     return {c: df[c].to_numpy() for c in df.columns}
 
 
-def _parse_csv(source: Callable[[], str | io.BytesIO], encoding: str, usecols: list[str], dtype: dict, na: dict,
-               floats: tuple[str, ...], raw: dict[str, str]) -> tuple[dict[str, np.ndarray], dict[str, int]]:
+def _parse_csv(source: Callable[[], str | io.BytesIO], how: dict[str, Any], usecols: list[str], dtype: dict,
+               na: dict, floats: tuple[str, ...], raw: dict[str, str]) -> tuple[dict[str, np.ndarray], dict[str, int]]:
     """One pandas read; returns the columns (``_csv_columns``) and the count of non-numbers per float column.
+    ``how``: the reader's options for this source (``encoding``, ``low_memory``).
     ``index_col=False``: where the first data row has more fields than the header (a trailing comma), pandas
     would take the first column(s) for a row index and read every column from its left neighbour; the fields
     past the header are ignored instead, as on any later row."""
     try:
         return _csv_columns(source, usecols=usecols, dtype=dtype, keep_default_na=False, na_values=na,
-                            encoding=encoding, skipinitialspace=False, index_col=False), {}
+                            skipinitialspace=False, index_col=False, **how), {}
     except UnicodeDecodeError:
         raise
     except ValueError:
         pass
     # a float column holds text (rare): parse again with every column as text, coerce junk to NaN
-    df = pd.read_csv(source(), usecols=usecols, dtype=object, keep_default_na=False, encoding=encoding,
-                     index_col=False)
+    df = pd.read_csv(source(), usecols=usecols, dtype=object, keep_default_na=False, index_col=False, **how)
     junk: dict[str, int] = {}
     for c in floats:
         if c in raw:
