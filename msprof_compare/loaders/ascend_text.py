@@ -612,8 +612,7 @@ def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
         tables["ops"] = frame("ops", cols)
     elif opts.step_given:
         sel = np.flatnonzero(step_marks(c["name"]) & ~np.isin(ph, (PH_M, PH_S, PH_F)))
-        extra["step_marks"] = pd.DataFrame({"name": c["name"][sel], "ts": c["ts"][sel],
-                                                    "dur": c["dur"][sel]})
+        extra["step_marks"] = pd.DataFrame({"name": c["name"][sel], "ts": c["ts"][sel], "dur": c["dur"][sel]})
 
     # device tasks
     if hw_pid is not None:
@@ -635,16 +634,16 @@ def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
         sel = np.flatnonzero(is_x & (c["pid"] == ovl_pid))
         if sel.size:
             tables["overlap"] = frame("overlap", {"name": c["name"][sel], "ts": c["ts"][sel],
-                                                "dur": c["dur"][sel], "tid": c["tid"][sel]})
+                                                  "dur": c["dur"][sel], "tid": c["tid"][sel]})
 
     # _select kept these categories only for the comparators that read them (``_wanted_cats``)
     sel = np.flatnonzero(_cat_is(c, "enqueue", "dequeue"))
     if sel.size:
         a = traceio.decode_args(path, c["args"][sel], _QueueArgs)
         tables["queue"] = frame("queue", {"cat": c["cat_names"][c["cat_code"][sel]], "name": c["name"][sel],
-                                        "ts": c["ts"][sel], "dur": c["dur"][sel], "tid": c["tid"][sel],
-                                        "correlation_id": traceio.checked_ints(path, [x.correlation_id for x in a],
-                                                                              _CORRELATION_ID, warnings)})
+                                          "ts": c["ts"][sel], "dur": c["dur"][sel], "tid": c["tid"][sel],
+                                          "correlation_id": traceio.checked_ints(path, [x.correlation_id for x in a],
+                                                                                _CORRELATION_ID, warnings)})
 
     sel = np.flatnonzero(_cat_is(c, "python_function"))
     if sel.size:
