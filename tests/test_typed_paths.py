@@ -293,3 +293,34 @@ def test_a_file_typed_inside_its_export_keeps_the_absolute_directory(capsys: pyt
     code, err = _analyze(capsys, "-d", "ASCEND_PROFILER_OUTPUT/kernel_details.csv", "-bp", str(NPU), "-o", "out")
     assert code == 1
     assert err.endswith(f"pass the profiling directory it belongs to, {export})\n"), err
+
+
+def test_a_file_of_an_export_typed_oddly_names_its_directory_as_typed_or_absolute(tmp_path: Path,
+                                                                                   monkeypatch: pytest.MonkeyPatch
+                                                                                   ) -> None:
+    """The export directory named by the hint for a file passed by mistake (``_typed_export_dir``) is the typed
+    path's leading part only where the typed path ends in the file's path inside the export; otherwise (a doubled
+    separator, typed from inside the export) it keeps the absolute path, which names the right directory where the
+    leading part would name ASCEND_PROFILER_OUTPUT or ".". A leading "=" is no part of the typed name, and an
+    input typed as the export folder itself keeps its own name. NPU excerpt copied under ``runs``."""
+    export = tmp_path / "runs" / "rank0_ascend_pt"
+    shutil.copytree(NPU, export)
+    monkeypatch.chdir(tmp_path)
+    csv = "ASCEND_PROFILER_OUTPUT/kernel_details.csv"
+    hint = f"pass the profiling directory it belongs to, {export})"
+    cases = {
+        (f"=runs/rank0_ascend_pt/{csv}",): "runs/rank0_ascend_pt",
+        ("runs/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT//kernel_details.csv",): str(export),
+        ("runs/rank0_ascend_pt", f"./runs/rank0_ascend_pt/{csv}"): "runs/rank0_ascend_pt",
+        (f"./runs/rank0_ascend_pt/{csv}", "runs/rank0_ascend_pt"): "runs/rank0_ascend_pt",
+        (str(NPU), str(Path(f"./runs/rank0_ascend_pt/{csv}"))): "runs/rank0_ascend_pt",
+    }
+    for given, named in cases.items():
+        assert TypedPaths(*given).text(hint) == hint.replace(str(export), named), given
+    monkeypatch.chdir(export)
+    assert TypedPaths(f"./{csv}").text(hint) == hint
+    # the API with a pathlib.Path: typed relative from another directory
+    monkeypatch.chdir(tmp_path / "runs")
+    with pytest.raises(ProfileError) as info:
+        compare(NPU, Path(f"../runs/rank0_ascend_pt/{csv}"))
+    assert str(info.value).endswith("pass the profiling directory it belongs to, ../runs/rank0_ascend_pt)")
