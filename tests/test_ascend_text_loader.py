@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -1153,6 +1154,37 @@ def test_held_csv_goes_to_pandas_as_utf8(samples: Path, tmp_path: Path, monkeypa
     f.write_bytes(good[:5000] + b"\xff" + good[5001:])
     assert read(1 << 24) == read(0) == (
         "malformed CSV: 'utf-8' codec can't decode byte 0xff in position 4997: invalid start byte", [])
+
+
+def test_float_column_with_text_beside_non_ascii_text(samples: Path, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A float column holding text is read again with every column as text, with the same reader options as the
+    first read: held (UTF-8 bytes, BOM cut) and streamed ("utf-8-sig" from disk) alike, a non-ASCII Name cell reads
+    back as written and the junk cell as missing, counted in one warning. NPU pair 1's level1 kernel_details.csv,
+    edited: a BOM, one Name cell "café, 算子" with a CR LF inside (quoted), one aicore_time(us) cell "abc"."""
+    import csv
+
+    from msprof_compare.loaders import ascend_text
+
+    src = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT"
+    with open(src / "kernel_details.csv", encoding="utf-8", newline="") as fh:
+        header, *rows = list(csv.reader(fh))
+    name_at, junk_at = header.index("Name"), header.index("aicore_time(us)")
+    rows[2][name_at], rows[4][junk_at] = "caf\u00e9, \u7b97\u5b50\r\nx", "abc"
+    text = io.StringIO()
+    csv.writer(text, lineterminator="\n").writerows([header, *rows])
+    f = tmp_path / "kernel_details.csv"
+    f.write_bytes(b"\xef\xbb\xbf" + text.getvalue().encode())
+    want = [float(r[junk_at]) if r[junk_at] not in ("", "N/A", "abc") else None for r in rows]
+    assert want[4] is None and sum(w is not None and w > 0 for w in want) == 23
+    for whole in (1 << 24, 0):  # held, streamed
+        monkeypatch.setattr(ascend_text, "WHOLE_CSV_BYTES", whole)
+        warnings: list[str] = []
+        got = ascend_text.read_kernel_details(str(f), warnings)
+        assert got["Name"].tolist() == [r[name_at] for r in rows]
+        assert got["Name"].iloc[2] == "caf\u00e9, \u7b97\u5b50\r\nx"
+        assert [None if v != v else v for v in got["aicore_time(us)"].tolist()] == want
+        assert warnings == [f"{f}: 1 value(s) that are not numbers in column(s) aicore_time(us); read as missing"]
 
 
 def test_small_held_csv_parsed_in_one_go(samples: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
