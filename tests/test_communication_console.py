@@ -499,6 +499,8 @@ def test_uncovered_part_sums_every_communication_step_and_needs_both_sides(sampl
     split = pd.concat([split, extra])
     assert communication_summary.uncovered_ns(split) == communication_summary.uncovered_ns(wf) == (
         101_963_203, 95_962_016)
+    # no communication step (nothing uncovered to sum): no figure, not 0 ms on both sides
+    assert communication_summary.uncovered_ns(wf[wf["Category"] != "communication"].reset_index(drop=True)) is None
     db = compare(str(samples / DB / "level0/rank0_ascend_pt"), str(samples / DB / "level1/rank0_ascend_pt"),
                  enable_communication_compare=True, enable_profiling_compare=True)
     assert any(db.waterfall["Category"] == "communication")
