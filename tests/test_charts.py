@@ -171,6 +171,22 @@ def test_summary_sheet_freezes_no_header_of_one_table(pair1, tmp_path):
     assert {n: wb[n].freeze_panes for n in wb.sheetnames[1:]} == {n: "A4" for n in wb.sheetnames[1:]}
 
 
+def test_summary_step_figures_show_the_microsecond(pair1, tmp_path):
+    """The waterfall's ms columns show three decimals, as the console's waterfall and verdict do: at two, NPU pair 1's
+    Other Computing step (0.005539 -> 0.005685 ms) read 0.01 on both sides. The share column is a percentage."""
+    path = pair1.to_excel(str(tmp_path))
+    ws = openpyxl.load_workbook(path)["Summary"]
+    header = next(r for r in ws.iter_rows(min_row=3, max_row=3))
+    assert [c.value for c in header[:6]] == ["Step", "Base(ms)", "Comparison(ms)", "Delta(ms)", "Cumulative(ms)",
+                                            "Share of E2E Diff"]
+    rows = list(ws.iter_rows(min_row=4, max_row=6))  # Base E2E, then the first steps
+    assert rows[0][0].value == "Base E2E"
+    for row in rows:
+        figures = [c for c in row[1:5] if c.value is not None]
+        assert figures and {c.number_format for c in figures} == {"#,##0.000"}, row[0].value
+    assert rows[1][5].number_format == "0.00%"
+
+
 def test_charts_keep_their_size_when_a_filter_hides_rows(pair1, tmp_path):
     """The regression charts sit beside the rows of ApiCompare, KernelCompare and the statistic sheets, whose
     autofilter README suggests (a diff column > 0). An anchor that sizes with its cells (xlsxwriter's default:
