@@ -699,6 +699,19 @@ def test_long_captions_wrap_in_a_taller_row(reference_outputs: Path, tmp_out: Pa
         assert sorted(map(str, ws.merged_cells.ranges)) == ["B1:D1", "E1:G1"]
 
 
+def test_a_two_line_caption_gets_a_two_line_row(reference_outputs: Path, tmp_out: Path) -> None:
+    """A caption that needs exactly two lines wraps in a row of 2 x 15 points, not the default height that shows
+    its first line only: in OverallMetrics' E1:G1 (50 units: 357 px) 'Comparison Profiling:' (about 160 px of bold
+    Arial) and a 36-character path (about 270 px: 'x' is 0.5 em) do not share a line, and the path fits one."""
+    sheet = overall_sheet_from_reference(reference_outputs / PAIR1 / "performance_comparison_result.xlsx")
+    paths = ("/data/" + "x" * 30, "/data/" + "y" * 30)
+    path = excel.write_workbook(fake_result([sheet], *paths), tmp_out)
+    ws = openpyxl.load_workbook(path)["OverallMetrics"]
+    assert ws["E1"].value == f"Comparison Profiling: {paths[1]}"
+    assert ws.row_dimensions[1].height == 30
+    assert ws["B1"].alignment.wrap_text and ws["E1"].alignment.wrap_text
+
+
 def test_caption_lines_follow_arial_bold_widths() -> None:
     """Row 1 is as tall as Excel's wrap of the caption needs, not more: 'Comparison Profiling:' (about 160 px of
     bold 11-point Arial) and pair 1's 77-character path (about 550 px: narrow '/', 't', 'i', 'l' among its
