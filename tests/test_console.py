@@ -198,3 +198,17 @@ def test_row_without_time_or_memory_gets_both_notes(samples: Path, capsys: pytes
     mem = table["headers"].index("Mem Usage")
     assert [row[mem] for row in table["rows"]] == ["2.06G", "0.00G"]
     assert table["notes"] == notes
+
+
+def test_waterfall_delta_that_rounds_to_zero_has_no_minus_sign(samples: Path) -> None:
+    """NPU pair 1 read the other way (level2 as the base): Other Computing went 0.005685 -> 0.005539 ms, a
+    -0.000146 ms change that shows as +0.000 at the table's three decimals; Python's round() leaves -0.0 there,
+    which printed "-0.000" beside a Cumulative that did not move. Its share (-0.0022 %) likewise reads 0.0%."""
+    from msprof_compare.api import compare
+    from msprof_compare.report.summary_console import render_waterfall
+
+    text = samples / "msinsight/test/data/pytorch/text"
+    r = compare(str(text / "level2/rank0_ascend_pt"), str(text / "level1/rank0_ascend_pt"))
+    row = next(line for line in render_waterfall(r.waterfall).splitlines() if line.startswith("| Other Computing "))
+    assert [c.strip() for c in row.strip("|").split("|")[1:4]] == ["0.006", "0.006", "+0.000"]
+    assert row.rstrip(" |").endswith(" 0.0%") and "-0.0" not in row
