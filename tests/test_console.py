@@ -209,6 +209,14 @@ def test_waterfall_delta_that_rounds_to_zero_has_no_minus_sign(samples: Path) ->
 
     text = samples / "msinsight/test/data/pytorch/text"
     r = compare(str(text / "level2/rank0_ascend_pt"), str(text / "level1/rank0_ascend_pt"))
-    row = next(line for line in render_waterfall(r.waterfall).splitlines() if line.startswith("| Other Computing "))
+    lines = render_waterfall(r.waterfall).splitlines()
+    row = next(line for line in lines if line.startswith("| Other Computing "))
     assert [c.strip() for c in row.strip("|").split("|")[1:4]] == ["0.006", "0.006", "+0.000"]
     assert row.rstrip(" |").endswith(" 0.0%") and "-0.0" not in row
+    # figures right-aligned (their decimal points line up down a column), the step names left-aligned
+    header = next(i for i, line in enumerate(lines) if line.startswith("| Step "))
+    for line in lines[header + 2:]:
+        if line.startswith("| "):
+            step, *figures = line[1:-1].split("|")
+            assert step == f" {step.strip():<{len(step) - 2}} ", line
+            assert all(c == f" {c.strip():>{len(c) - 2}} " for c in figures), line
