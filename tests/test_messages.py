@@ -408,7 +408,9 @@ def test_output_name_of_a_csv_file_is_said_to_be_a_folder(capsys: pytest.Capture
         code, err = _analyze(capsys, "compare", "-bp", base, "-d", comparison, "-o", str(target),
                              "--enable_api_compare")
         assert code == 0 and target.is_dir() and len(list(target.glob("*.xlsx"))) == _run + 1
-        lines = [line.split("] ", 1)[1] for line in err.splitlines() if "taken as a folder" in line]
+        said = [line for line in err.splitlines() if "taken as a folder" in line]
+        assert all("[WARNING] " in line for line in said), said  # a warning: not filtered out with the INFO lines
+        lines = [line.split("] ", 1)[1] for line in said]
         assert lines == ([] if _run else [
             f"-o {target} is taken as a folder (created) and the report goes into it: the reports are .xlsx and "
             ".json files; end -o in .xlsx or .json to name the file itself."])
