@@ -173,9 +173,15 @@ def test_verdict_and_gate_say_what_the_db_window_holds(samples, swap):
     # compared without the time breakdown: the gate makes its own, and says the same
     code, message = compare(str(base), str(comparison), enable_api_compare=True).regression_gate(1000)
     assert code == 0 and message.endswith(f"threshold +1000%; {said}")
-    step = compare(str(base), str(comparison), enable_profiling_compare=True, base_step=50, comparison_step=50)
+    step = compare(str(base), str(comparison), enable_profiling_compare=True, enable_memory_compare=True,
+                   base_step=50, comparison_step=50)
     text_side = "comparison" if swap else "base"
     assert step.verdict.startswith(f"E2E time (whole profile on the {text_side} side: a text export's E2E ignores "
                                    "the step) 1") and step.verdict.endswith(f" than the base; {said}")
+    # the peak likewise: the text side's memory_record.csv ignores the step, the DB side's peak is the step's
+    from msprof_compare.report.summary_console import memory_line
+
+    assert (f"peak reserved memory (Mem Usage, whole profile on the {text_side} side: a text export's "
+            "memory_record.csv ignores the step) ") in memory_line(step.frames["memory"])
     same = compare(str(text), str(samples / TEXT_L1.replace("level1", "level2")), enable_profiling_compare=True)
     assert "DB export" not in same.verdict
