@@ -726,6 +726,9 @@ def test_caption_lines_follow_arial_bold_widths() -> None:
     assert lines == {"CommunicationCompare": 1, "ApiCompare": 2, "KernelCompare": 2, "OverallMetrics": 3}
     assert excel._caption_lines("Base Profiling: a/b", [Column("x", "int", 10)]) == 3  # 67 px: a word a line
     assert excel._caption_lines("中" * 30, [Column("x", "int", 20)]) == 4  # a wide character is an em
+    # the cell's padding is no room: eight x's (8 x 0.556 em x 14.67 px x 1.03 = 67.2 px) overflow a width-10
+    # column's 75 px less 8, seven (58.8 px) fit
+    assert [excel._caption_lines("x" * n, [Column("x", "int", 10)]) for n in (7, 8)] == [1, 2]
 
 def test_comparator_tables_carry_an_autofilter(reference_outputs: Path, tmp_out: Path) -> None:
     """Users filter the tables on their header row (a diff > 0, one operator): every comparator table has an
