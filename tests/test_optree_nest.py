@@ -7,10 +7,14 @@ input, including overlapping (not properly nested) intervals, equal starts and n
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from msprof_compare.compare.modules import _handout, _root, _walk
-from msprof_compare.compare.optree import _nest
+from msprof_compare.compare.optree import _last_covering, _last_covering_segments, _nest
+from msprof_compare.loaders import load_profile
+from msprof_compare.options import build_options
 
 
 def _cursor(ts: list[int], end: list[int]) -> tuple[list[int], list[int]]:
@@ -131,3 +135,28 @@ def test_subtree_sums_level_by_level_match_a_plain_walk() -> None:
         assert len(lv) == depth.max() + 1 and sorted(np.concatenate(lv).tolist()) == list(range(n))
         assert all((depth[s] == d).all() and (np.diff(s) > 0).all() for d, s in enumerate(lv))
     assert levels(np.zeros(0, np.int64)) == []
+
+
+def test_both_nestings_are_the_cursor_walk_on_pair1(samples: Path) -> None:
+    """``_nest``'s sparse table (small lists) and its segment tree (long ones) give the cursor walk's parents on
+    real nestings, NPU pair 1's ops and python functions (the op tree and the python frames nest these), and on
+    random lists with ties, zero durations and times near the int64 limit."""
+    opts, _ = build_options()
+    prof = load_profile(str(samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"), opts)
+    cases = []
+    for table in (prof.ops, prof.python_functions):
+        ts = table["ts"].to_numpy(np.int64)
+        order = np.argsort(ts, kind="stable")
+        cases.append((ts[order], (ts + table["dur"].to_numpy(np.int64))[order]))
+    assert min(len(c[0]) for c in cases) > 800
+    rng = np.random.default_rng(5)
+    for n in (2, 3, 17, 64, 65, 300):
+        ts = np.sort(rng.integers(0, 2 * n, n))
+        cases.append((ts, ts + rng.choice([-1, 0, 1, 3, n // 2, 2 * n], n)))
+    big = np.sort(rng.integers(2**62, 2**63 - 10**6, 200))
+    cases.append((big, big + rng.integers(0, 10**6, 200)))
+    for ts, end in cases:
+        want, depth = _cursor(ts.tolist(), end.tolist())
+        assert _last_covering(ts, end).tolist() == want
+        assert _last_covering_segments(ts, end).tolist() == want
+        assert [a.tolist() for a in _nest(ts, end)] == [want, depth]
