@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from msprof_compare.compare.table import diff_ratio, frame_from_rows, own_array, plain_frame
+from msprof_compare.compare.table import TEXT_DTYPE, diff_ratio, frame_from_rows, own_array, plain_frame
 from msprof_compare.model import column_index
 
 
@@ -212,3 +213,26 @@ def test_summary_totals_columns_skip_pandas_inference(monkeypatch: pytest.Monkey
     got = plain_frame(columns, objects=True)
     assert inferred == []
     _same_frame(got, pd.DataFrame(columns))
+
+
+def test_text_cells_read_columns_as_pandas_str_rule(samples: Path) -> None:
+    """``text_cells`` reads columns of pandas' str dtype, of str objects and of int64 without converting them, and
+    gives ``astype(str).to_numpy(dtype=object)`` cell for cell: every column of NPU pair 1's ModuleCompareStatistic
+    and module / operator sheets, and columns of missing, mixed, float, bool and no cells."""
+    from msprof_compare.api import compare
+    from msprof_compare.compare.table import text_cells
+
+    pt = samples / "msinsight/test/data/pytorch/text"
+    result = compare(str(pt / "level1/rank0_ascend_pt"), str(pt / "level2/rank0_ascend_pt"))
+    columns = [d.iloc[:, i] for name in ("ModuleCompareStatistic", "ModuleCompare", "ApiCompare", "KernelCompare")
+               for d in [next(s.data for s in result.sheets if s.name == name)] for i in range(d.shape[1])]
+    assert any(c.dtype == np.int64 for c in columns) and any(c.dtype == object for c in columns)
+    columns += [pd.Series(v) for v in (["a", None, "b"], ["a", float("nan")], ["x", 1, 2.5], [1.5, 2.0],
+                                       [True, False], [], [None, None], ["é", "[ TOTAL ]"], [2**62, -3])]
+    columns += [pd.Series(["a", None], dtype=TEXT_DTYPE), pd.Series(["a", "b"], dtype=object)]
+    for col in columns:
+        want = col.astype(str).to_numpy(dtype=object)
+        got = text_cells(col)
+        assert got.dtype == object and len(got) == len(want)
+        assert [type(v) for v in got.tolist()] == [type(v) for v in want.tolist()], col
+        assert pd.Series(got).equals(pd.Series(want)), col

@@ -27,7 +27,7 @@ from .breakdown_npu import has_pmu, hccl_op_rows
 from .kernels import any_typed
 from .optree import built_tree, shape_key, unlinked_kernels
 from .overall import find_breakdowns
-from .table import Sheet, ms3, plain_frame, sheet_numbers
+from .table import Sheet, ms3, plain_frame, sheet_numbers, text_cells
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult, RunContext
@@ -732,8 +732,7 @@ def _module_row(op_rows: list[list] | None, sheets: Sequence[Sheet]) -> dict[str
         return None
     d = stat.data
     # the level-1 TOTAL rows by arrays: Series compares and boolean takes cost ~0.4 ms here
-    top = ((d.iloc[:, 4].astype(str).to_numpy(dtype=object) == "[ TOTAL ]")
-           & (d.iloc[:, 2].astype(str).to_numpy(dtype=object) == "1"))
+    top = (text_cells(d.iloc[:, 4]) == "[ TOTAL ]") & (text_cells(d.iloc[:, 2]) == "1")
     held = [float(sheet_numbers(d.iloc[:, col].to_numpy()[top]).sum()) for col in (8, 12)]
     total = [float(sheet_numbers([r[col] for r in op_rows]).sum()) for col in (2, 4)]
     if not any(t > 0 for t in total):

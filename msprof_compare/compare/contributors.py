@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..columns import col_of
 from ..model import object_array
-from .table import Sheet, plain_frame, sheet_numbers
+from .table import Sheet, plain_frame, sheet_numbers, text_cells
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -60,11 +60,11 @@ def module_operator_columns(d: pd.DataFrame) -> tuple[np.ndarray, dict[str, np.n
     Columns are read as arrays and the rows picked by position: a boolean row take of the sheet's 18-column frame
     and pandas' str methods on the picked copy cost ~0.5 ms a call, twice a run (``level_rows`` and the module
     contributors' ``_module_rows``)."""
-    op = d.iloc[:, 4].astype(str).to_numpy(dtype=object)  # pandas' str rule for a non-text cell, as before
+    op = text_cells(d.iloc[:, 4])  # pandas' str rule for a non-text cell, as before
     rows = np.flatnonzero(op != "[ TOTAL ]")
     if not len(rows):
         return None
-    module = d.iloc[:, 3].astype(str).to_numpy(dtype=object)[rows]
+    module = text_cells(d.iloc[:, 3])[rows]
     # a missing cell (pandas 3's str dtype keeps it as NaN) names no row, as the str methods left it
     name = object_array([m.strip() + " > " + o if isinstance(m, str) and isinstance(o, str) else np.nan
                          for m, o in zip(module.tolist(), op[rows].tolist(), strict=True)])

@@ -16,7 +16,7 @@ from ..columns import col_of
 from ..model import object_array
 from ..textsafe import short_list
 from .contributors import module_operator_columns, top_contributors
-from .table import Sheet, plain_frame, sheet_numbers
+from .table import Sheet, plain_frame, sheet_numbers, text_cells
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -41,7 +41,7 @@ def _own_module_rows(contrib: pd.DataFrame, sheets: list[Sheet]) -> dict[str, tu
     if stat is None or not len(stat) or not len(contrib) or str(contrib["Level"].iloc[0]) != "operator":
         return {}
     d = stat.data  # reference-2 §3.7: Operator Name col 4, the two sides' Device Self Time(ms) cols 6 and 10
-    names = d.iloc[:, 4].astype(str).to_numpy()
+    names = text_cells(d.iloc[:, 4])
     base, comp = sheet_numbers(d.iloc[:, 6]), sheet_numbers(d.iloc[:, 10])
     out: dict[str, tuple[float, float]] = {}
     for name in contrib["Name"].tolist():
@@ -244,7 +244,7 @@ def _module_rows_of(contrib: pd.DataFrame, sheets: list[Sheet]) -> pd.DataFrame 
     rows, moves = _merge_moves(found[1])
     # the operator after the first " > " (a missing name, NaN under pandas 3's str dtype, stays missing)
     op = object_array([n.split(" > ", 1)[-1] if isinstance(n, str) else n
-                       for n in rows["Name"].astype(str).to_numpy(dtype=object).tolist()])
+                       for n in text_cells(rows["Name"]).tolist()])
     diff = np.abs(np.round(col_of(rows, "Comparison(ms)", float) - col_of(rows, "Base(ms)", float), 6))
     diff = np.nan_to_num(diff)
     listed = []
