@@ -1632,6 +1632,31 @@ def test_large_csv_in_the_locale_encoding(tmp_path: Path, monkeypatch: pytest.Mo
     assert sum(w.startswith(f"{kd}: the text is not UTF-8; read as GB18030") for w in got.warnings) == 1
 
 
+@pytest.mark.parametrize("held", [True, False], ids=["held", "streamed"])
+def test_gb18030_csv_behind_a_utf8_bom(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, held: bool) -> None:
+    """A kernel_details.csv in GB18030 that opens with a UTF-8 BOM (an editor added one): the BOM says nothing of
+    the text after it. Read with the rest in GB18030 it became two characters before "Step Id", which then named
+    no column: held in memory every kernel's step read -1 without a word; streamed (too large to hold) the read
+    failed with pandas' "Usecols do not match". Both now equal the UTF-8 copy, with the one encoding note."""
+    from msprof_compare.loaders import ascend_text
+
+    _zh_copy(PT, tmp_path / "gb" / PT.name, "gb18030")
+    _zh_copy(PT, tmp_path / "utf8" / PT.name, "utf-8")
+    kd = tmp_path / "gb" / PT.name / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
+    kd.write_bytes(b"\xef\xbb\xbf" + kd.read_bytes())
+    if not held:
+        monkeypatch.setattr(ascend_text, "WHOLE_CSV_BYTES", 0)
+    got = load_profile(str(tmp_path / "gb" / PT.name), OPTS)
+    want = load_profile(str(tmp_path / "utf8" / PT.name), OPTS)
+    rows = (PT / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv").read_text(encoding="utf-8").splitlines()
+    at = rows[0].split(",").index("Step Id")
+    steps = {int(r.split(",")[at]) for r in rows[1:]}
+    assert len(steps) == 1 and min(steps) >= 0  # the excerpt's one step, which -1 would lose
+    assert got.kernel_details.equals(want.kernel_details) and got.kernel_details["Name"][0].endswith("训练")
+    assert (got.kernel_details["Step Id"] == min(steps)).all()
+    assert sum(w.startswith(f"{kd}: the text is not UTF-8; read as GB18030") for w in got.warnings) == 1
+
+
 def _renamed_trace(side: Path, renames: dict[str, str]) -> str:
     """A copy of the excerpt at ``side`` whose trace_view.json op names ``renames`` are renamed (every
     occurrence); returns that trace's text (the excerpt is ASCII)."""

@@ -562,7 +562,10 @@ def as_utf8(path: str, data: bytes) -> tuple[bytes, str]:
             return data, ""
         encoding, why = CJK_ENCODING, ("torch_npu and MindSpore write in the locale's encoding: GBK / GB18030 "
                                        "on a Chinese-locale machine")
-    text = _transcode(data, encoding)
+    # a UTF-8 BOM before text in another encoding (an editor that added one, a concatenation) says nothing of that
+    # text: read in the locale's encoding, it became two characters glued to the first header ("Step Id" then
+    # named no column, and every row's step read as -1 without a word)
+    text = _transcode(data.removeprefix(codecs.BOM_UTF8), encoding)
     if text is None:
         return data, ""
     return text, f"{path}: the text is not UTF-8; read as {encoding.upper()} ({why})"
