@@ -230,9 +230,16 @@ def test_text_cells_read_columns_as_pandas_str_rule(samples: Path) -> None:
     columns += [pd.Series(v) for v in (["a", None, "b"], ["a", float("nan")], ["x", 1, 2.5], [1.5, 2.0],
                                        [True, False], [], [None, None], ["é", "[ TOTAL ]"], [2**62, -3])]
     columns += [pd.Series(["a", None], dtype=TEXT_DTYPE), pd.Series(["a", "b"], dtype=object)]
+    # text with a number, and a text cell of a str subclass: neither is read as it is
+    columns += [pd.Series(["a", 2.5], dtype=object), pd.Series(["a", np.str_("b")], dtype=object)]
     for col in columns:
         want = col.astype(str).to_numpy(dtype=object)
         got = text_cells(col)
         assert got.dtype == object and len(got) == len(want)
         assert [type(v) for v in got.tolist()] == [type(v) for v in want.tolist()], col
         assert pd.Series(got).equals(pd.Series(want)), col
+        # the cells are the caller's: a write into them leaves the sheet as it was (pandas 3's str dtype handed out
+        # its own array, which astype(str) did too)
+        kept = col.copy(deep=True)
+        got[:] = "changed"
+        assert col.equals(kept) and not np.shares_memory(got, col.to_numpy(dtype=object)), col

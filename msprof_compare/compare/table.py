@@ -175,7 +175,8 @@ def text_cells(column: pd.Series) -> np.ndarray:
     """``column.astype(str).to_numpy(dtype=object)``: a sheet's column as text cells, as pandas' str rule reads
     them. A column of pandas' str dtype, of str objects only, or of int64 is read without the conversion, which
     copied and checked every cell again (45-70 us a column of the 105-row ModuleCompareStatistic, whose columns
-    the Summary's checks and contributors read five times a run); any other column goes through pandas."""
+    the Summary's checks and contributors read five times a run); any other column goes through pandas. The
+    array is always the caller's own: writing into it leaves the sheet as it was."""
     dtype = column.dtype
     if isinstance(dtype, np.dtype):
         if dtype == np.int64:  # pandas writes an int as ``str`` does
@@ -185,8 +186,10 @@ def text_cells(column: pd.Series) -> np.ndarray:
             if set(map(type, values.tolist())) == {str}:
                 return values.copy()
     elif dtype == TEXT_DTYPE:  # pandas >= 3: str cells, or missing ones, which astype(str) keeps as they are
-        return column.to_numpy(dtype=object)
-    return column.astype(str).to_numpy(dtype=object)
+        # a copy: without one pandas hands out the column's own writable cells, which a write would change
+        return column.to_numpy(dtype=object, copy=True)
+    # a copy here too: pandas 3's astype(str) keeps an object column of str-like cells (numpy's str_) as it is
+    return column.astype(str).to_numpy(dtype=object, copy=True)
 
 
 def py_round(x: np.ndarray, ndigits: int) -> np.ndarray:
