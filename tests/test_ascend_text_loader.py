@@ -1657,6 +1657,31 @@ def test_gb18030_csv_behind_a_utf8_bom(tmp_path: Path, monkeypatch: pytest.Monke
     assert sum(w.startswith(f"{kd}: the text is not UTF-8; read as GB18030") for w in got.warnings) == 1
 
 
+
+def test_gb18030_trace_behind_a_utf8_bom(tmp_path: Path) -> None:
+    """A trace_view.json in GB18030 behind a UTF-8 BOM: read with the text in GB18030, the BOM's last byte took the
+    opening '[' into one character and the trace was refused as "not a JSON trace". It now loads as its UTF-8
+    copy does, with the encoding note; and with a raw control character in an op name it also takes the retry
+    that reads such characters as blanks, whose position must be found in the re-encoded text (no BOM left)."""
+    _zh_copy(PT, tmp_path / "gb" / PT.name, "gb18030")
+    _zh_copy(PT, tmp_path / "utf8" / PT.name, "utf-8")
+    tv = tmp_path / "gb" / PT.name / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    gb = tv.read_bytes()
+    tv.write_bytes(b"\xef\xbb\xbf" + gb)
+    got = load_profile(str(tmp_path / "gb" / PT.name), OPTS)
+    want = load_profile(str(tmp_path / "utf8" / PT.name), OPTS)
+    for table in ("ops", "kernels", "flows"):
+        assert getattr(got, table).equals(getattr(want, table)), table
+    assert (got.ops["name"] == "aten::view训练").sum() > 1
+    assert sum(w.startswith(f"{tv}: the text is not UTF-8; read as GB18030") for w in got.warnings) == 1
+    # one name of the GB18030 text with a raw control character (bytes 0x01: one byte in either encoding)
+    at = gb.index(b'"aten::view') + len(b'"aten::')
+    tv.write_bytes(b"\xef\xbb\xbf" + gb[:at] + b"\x01" + gb[at:])
+    got = load_profile(str(tmp_path / "gb" / PT.name), OPTS)
+    assert (got.ops["name"] == "aten:: view训练").sum() == 1  # a blank where the control character was
+    assert len(got.ops) == len(want.ops)
+    assert any("raw control characters in the JSON text" in w for w in got.warnings)
+
 def _renamed_trace(side: Path, renames: dict[str, str]) -> str:
     """A copy of the excerpt at ``side`` whose trace_view.json op names ``renames`` are renamed (every
     occurrence); returns that trace's text (the excerpt is ASCII)."""
