@@ -29,7 +29,6 @@ from ..textsafe import short_repr
 from . import classify
 from .breakdown import MC2, Breakdown, last_of_keys, peak_reserved_gb
 
-COMPUTE_TASK_TYPES = classify.COMPUTE_TASK_TYPES
 SDMA_TASK_TYPES = ("SDMA_SQE", "PCIE_DMA_SQE")
 EVENT_WAIT_TASK = "EVENT_WAIT_SQE"
 LCCL_KERNEL = "kernel_aivec"
@@ -288,7 +287,7 @@ def _sdma_stream(profile: Profile, bd: Breakdown, tasks: np.ndarray) -> None:
         return np.array([x in words for x in u], dtype=bool)[codes] if len(u) else np.zeros(len(rows), bool)
 
     wait_streams = set(stream[is_in((EVENT_WAIT_TASK,))].tolist())
-    compute_streams = set(stream[is_in(COMPUTE_TASK_TYPES)].tolist())
+    compute_streams = set(stream[is_in(classify.COMPUTE_TASK_TYPES)].tolist())
     streams = (wait_streams & compute_streams) if wait_streams else compute_streams
     sd = is_in(SDMA_TASK_TYPES) & np.isin(stream, list(streams))
     if sd.any():

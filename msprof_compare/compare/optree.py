@@ -240,7 +240,8 @@ def _tree_ops(profile: Profile, op_cat: np.ndarray | None = None) -> pd.DataFram
 #: Up to this many ops ``_nest`` finds parents by a sparse table of running maxima: 3 numpy calls a level where
 #: the segment tree makes ~15, which halved the ten nestings of NPU pair 1's compare (155-1,256 ops each). Its
 #: log2(n) tables touch every op at every level where the segment tree touches only the ops that hold another, so
-#: the tree is as fast from ~12k ops (10-25 % faster at 45-95k), and needs O(n) memory.
+#: on the samples' op lists the tree is as fast from ~12k ops (10-25 % faster at 45-95k; where most ops hold
+#: others the table stays faster longer), and needs O(n) memory.
 SPARSE_NEST_MAX = 1 << 13
 
 

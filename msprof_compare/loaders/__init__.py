@@ -230,10 +230,7 @@ def _suffix_hint(name: str, path: str) -> str:
         return "the suffix is case-sensitive: rename it to end in .json, .json.gz or .db in lower case"
     if low.endswith(_ARCHIVE_SUFFIXES):
         return "an archive: unpack it and pass the trace file, or the profiling directory, it holds"
-    export = paths.export_dir(path)
-    if export:
-        return f"a file of an NPU profiling export: pass the profiling directory it belongs to, {term_safe(export)}"
-    return "expected a *.json / *.json.gz trace, a profiler *.db or a profiling directory"
+    return paths.export_hint(path) or "expected a *.json / *.json.gz trace, a profiler *.db or a profiling directory"
 
 
 def _not_a_profiler_db(name: str) -> str:

@@ -88,6 +88,14 @@ def export_dir(path: str) -> str | None:
     return folder if os.path.isdir(os.path.join(folder, "ASCEND_PROFILER_OUTPUT")) else None
 
 
+def export_hint(path: str) -> str | None:
+    """The hint of an error for file ``path`` of an NPU export given as an input (``export_dir``): the input to
+    pass instead; None for any other file."""
+    export = export_dir(path)
+    return f"a file of an NPU profiling export: pass the profiling directory it belongs to, {term_safe(export)}" \
+        if export else None
+
+
 def size_cap(kind: str) -> int:
     """The byte limit for a file kind ("trace", "text" or "db"); the env var wins over the constant. A
     value that is no whole number of bytes is an error: ignoring it (as before) refused the very file

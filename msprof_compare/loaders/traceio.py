@@ -31,9 +31,9 @@ import numpy as np
 
 from ..errors import ProfileError
 from ..gcpause import gc_paused
-from ..textsafe import short_repr, term_safe
+from ..textsafe import short_repr
 from .numparse import FLOAT_EXACT_US, NumberError, decimal_us_to_ns, parse_uniform, same_width_matrix, texts_us_to_ns
-from .paths import GZIP_MAX_RATIO, PROFILER_DB_NAMES, export_dir, size_cap
+from .paths import GZIP_MAX_RATIO, PROFILER_DB_NAMES, export_hint, size_cap
 
 _NUM = int | float | str
 
@@ -408,11 +408,10 @@ def decode_events(path: str, data: bytes | memoryview, raw_ts: bool = False) -> 
             if kind == "{":
                 top = _KINETO.decode(data)
                 if top.traceEvents is msgspec.UNSET:
-                    export = export_dir(path)  # communication.json, profiler_info_0.json: name the input to pass
+                    # communication.json, profiler_info_0.json: name the input to pass
                     raise ProfileError(path, "not a trace: a JSON object without traceEvents",
-                                       hint=(f"a file of an NPU profiling export: pass the profiling directory it "
-                                             f"belongs to, {term_safe(export)}") if export else
-                                       "a profiler side file? pass the trace, or the profiling directory it belongs to")
+                                       hint=export_hint(path) or "a profiler side file? pass the trace, or the "
+                                       "profiling directory it belongs to")
                 return top.traceEvents, top
             if kind == "[":
                 return _EVENTS.decode(data), None
