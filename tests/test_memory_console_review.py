@@ -62,6 +62,27 @@ def test_small_changes_that_add_up_are_not_denied(sheet):
                               f"{0.02 / b * 100:+.2f}%).")
 
 
+def test_a_fall_that_rounds_to_zero_keeps_its_sign(sheet):
+    """Five real rows, the first edited so that the totals are 10.006 MB (base) and 10.003 MB (comparison), each
+    row's Diff Memory 0.00: the line showed "10.01 MB -> 10.00 MB (+0.00 MB, -0.03%)", a growth sign on a fall.
+    The change stays the exact one rounded, as every Diff cell is (-0.003 MB: 0.00), with its own sign."""
+    s = rows(sheet, lambda d: d.index < 5)
+    base = s.data.iloc[:, 3].to_numpy(dtype=float, copy=True)
+    base[0] += 10.006 - base.sum()
+    comp = base.copy()
+    comp[0] -= 0.003
+    s.data.iloc[:, 3], s.data.iloc[:, 6], s.data.iloc[:, 8] = base, comp, np.zeros(5)
+    t = memory_summary.totals(s, (True, True), (0.0, 0.0))
+    assert (t["changed"][0], t["diff_mb"][0]) == (0, pytest.approx(-0.003))
+    assert memory_line(t) == ("No operator's allocated memory changed by 0.01 MB or more (5 operators); memory "
+                              "allocated inside operators (their allocations summed, not a footprint) 10.01 MB -> "
+                              f"10.00 MB (-0.00 MB, {-0.003 / 10.006 * 100:+.2f}%).")
+    # a growth keeps its "+"
+    t2 = memory_summary.totals(s, (True, True), (0.0, 0.0))
+    t2.loc[0, ["base_mb", "comparison_mb"]] = [10.003, 10.006]
+    assert "10.00 MB -> 10.01 MB (+0.00 MB, +0.03%)" in memory_line(t2)
+
+
 def test_peaks_that_mem_usage_shows_alike_read_alike(sheet):
     """Peaks of 2.0612 and 2.0641 GB: OverallMetrics' Mem Usage shows 2.06G twice (``{:.2f}G``), so the line
     says "2.06 GB on both sides", not "2.06 GB -> 2.06 GB (+0.00 GB, +0.14%)"."""

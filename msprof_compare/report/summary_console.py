@@ -137,7 +137,10 @@ def _change(base: float, comp: float, unit: str, digits: int = 2) -> str:
         return f"{b} on both sides"
     pct = f", {(comp - base) / base * 100:+.2f}%" if base else ""
     diff = decimal_diff(base, comp) if digits == 3 else comp - base  # the change of the figures shown
-    return f"{b} -> {c} ({_fixed(diff, unit, True, digits)}{pct})"
+    shown = _fixed(diff, unit, True, digits)
+    if diff < 0 and shown.startswith("+"):  # 1.005 -> 1.003 MB: "1.01 MB -> 1.00 MB (-0.00 MB, -0.20%)", not "+0.00"
+        shown = "-" + shown[1:]
+    return f"{b} -> {c} ({shown}{pct})"
 
 
 def _value(v: object) -> float | None:
