@@ -184,6 +184,39 @@ def test_kineto_kernels_without_a_launch_flow_are_said(tmp_path: Path, caplog: p
                 enable_api_compare=True) is None
 
 
+ALEXNET = DATA / "kineto" / "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz"
+
+
+@pytest.mark.parametrize(("cats", "words"), [(("kernel", "gpu_memcpy"), "2 kernels (1 of them a memory copy)"),
+                                             (("gpu_memcpy", "gpu_memcpy"), "2 memory copies")])
+def test_kineto_memcpys_without_a_launch_flow_are_named_as_copies(tmp_path: Path, caplog: pytest.LogCaptureFixture,
+                                                                  cats: tuple[str, str], words: str) -> None:
+    """The AlexNet H200 trace links its 21 memcpys by ac2g flows as it does its kernels; with the flows of a kernel
+    and a memcpy (or of two memcpys) taken out, the row called them all kernels ("2 kernels"), as it called hta's
+    negative_queue sample's 140 unlinked memcpys among 845 "kernels"."""
+    doc = json.loads(gzip.decompress(ALEXNET.read_bytes()))
+    events = doc["traceEvents"]
+    device = {(e["pid"], e["tid"], _ns(e["ts"])): e for e in events
+              if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy")}
+    ends = [e for e in events if e.get("ph") == "f" and e.get("cat") == "ac2g"
+            and (e["pid"], e["tid"], _ns(e["ts"])) in device]
+    assert len(ends) == len(device) and sum(d["cat"] == "gpu_memcpy" for d in device.values()) == 21
+    picked: list[dict] = []
+    for cat in cats:  # the last flow ends of each kind asked for (the first ones run before any linked kernel)
+        picked.append(next(e for e in reversed(ends) if device[(e["pid"], e["tid"], _ns(e["ts"]))]["cat"] == cat
+                           and e not in picked))
+    cut = {e["id"] for e in picked}
+    ns = sum(_ns(device[(e["pid"], e["tid"], _ns(e["ts"]))]["dur"]) for e in picked)
+    doc["traceEvents"] = [e for e in events if not (e.get("ph") in ("s", "f") and e.get("cat") == "ac2g"
+                                                    and e.get("id") in cut)]
+    assert len(events) - len(doc["traceEvents"]) == 4
+    trace = tmp_path / "alexnet_cut.pt.trace.json"
+    trace.write_text(json.dumps(doc))
+    row = _row(trace, ALEXNET, tmp_path / "out", caplog)
+    assert (row["Base"], row["Comparison"]) == (2, 0)
+    assert row["Detail"] == f"{LEAD}base {words}, {_ms(ns)} ms, no launch flow{TAIL}"
+
+
 def test_npu_tasks_no_op_launches_are_not_counted(samples: Path, tmp_path: Path,
                                                   caplog: pytest.LogCaptureFixture) -> None:
     """The level-1 / level-2 text exports link every compute task; their unlinked hardware tasks (HCCL-stream

@@ -420,12 +420,20 @@ UNLINKED_LEAD = ("device kernels (NPU: compute tasks) no flow links to an operat
                  "sheets and their top contributors leave out: ")
 
 
-def _unlinked_words(p: Profile, n: int) -> tuple[str, str]:
+def _unlinked_words(p: Profile, n: int, copies: int = 0) -> tuple[str, str]:
     """What a side's unlinked kernels are and which link they lack: "436 kernels ... no launch flow" (GPU), "4 compute
-    tasks ... no async_npu flow" (NPU text), "... no CANN connection id" (NPU DB)."""
-    what = "kernel" if p.is_gpu else "compute task"
+    tasks ... no async_npu flow" (NPU text), "... no CANN connection id" (NPU DB). A GPU side's memcpys are named
+    as such: "845 kernels (140 of them memory copies)" (hta's negative_queue sample), not 845 kernels."""
     how = ("launch flow" if p.is_gpu else "CANN connection id" if p.source == "ascend_db" else "async_npu flow")
-    return f"{n:,} {what}{'' if n == 1 else 's'}", how
+    if not p.is_gpu:
+        return f"{n:,} compute task{'' if n == 1 else 's'}", how
+    copy = "memory copy" if copies == 1 else "memory copies"
+    if copies == n:
+        return f"{n:,} {copy}", how
+    kernels = f"{n:,} kernel{'' if n == 1 else 's'}"
+    if not copies:
+        return kernels, how
+    return f"{kernels} ({copies:,} of them {'a ' if copies == 1 else ''}{copy})", how
 
 
 def _unlinked_row(ctx: RunContext, early_row: bool) -> dict[str, Any] | None:
@@ -448,8 +456,8 @@ def _unlinked_row(ctx: RunContext, early_row: bool) -> dict[str, Any] | None:
     for side, p, c in zip(_SIDES, (ctx.base, ctx.comparison), counts, strict=True):
         if c is None or not c[0]:
             continue
-        n, ns, early = c
-        what, how = _unlinked_words(p, n)
+        n, ns, early, copies = c
+        what, how = _unlinked_words(p, n, copies)
         part = f"{side} {what}, {_ms(ns)} ms, no {how}"
         if side in whole:  # a text export's tree spans every step; its operator rows hold the step asked for
             part += " (counted over the whole profile, not only the step asked for)"
