@@ -22,6 +22,7 @@ from ..columns import col_of
 from ..model import GPU_COMM_PREFIXES, Profile, factorize, pair_codes, ranges
 from . import classify
 from .breakdown import last_of_keys
+from .optree import GPU_KERNEL_CATS
 from .steps import in_range, side_range
 from .table import (
     STYLE_BOLD,
@@ -42,8 +43,6 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger("msprof-analyze")
 #: ``RunContext.cache`` key: per side, the ns of the communication ops without a family (``unnamed_ops``).
 LEFT_OUT_KEY = "communication_left_out_ns"
-
-GPU_KERNEL_CATS = ("kernel", "gpu_memcpy")
 
 _SIDE = [
     Column("Communication OP Name", STYLE_BOLD, 25),

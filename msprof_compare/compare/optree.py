@@ -54,6 +54,7 @@ GPU_OP_CATS = frozenset({"cpu_op", "user_annotation", "operator", "runtime"}) | 
 #: Flow categories linking ops to kernels (replaced by ``--gpu_flow_cat`` on GPU when given).
 GPU_FLOW_CATS = frozenset({"async_gpu", "async_cpu_to_gpu", "ac2g", "async"})
 NPU_FLOW_CATS = frozenset({"async_npu"})
+#: The GPU device activities an op can own (the original's: not gpu_memset, not the legacy "Memcpy" / "Memset").
 GPU_KERNEL_CATS = frozenset({"kernel", "gpu_memcpy"})
 _CACHE_TREE = "optree.tree.{side}"
 _CACHE_PAIRS = "optree.operator_pairs"
