@@ -1838,3 +1838,49 @@ def test_capture_without_the_npu_activity_is_refused(tmp_path: Path) -> None:
     shutil.copy(PT / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", side / "ASCEND_PROFILER_OUTPUT")
     tv.write_text(json.dumps([e for e in events if e.get("pid") in host]), encoding="utf-8")
     assert "KernelCompare" in compare(str(side), str(PT), enable_kernel_compare=True).sheet_names
+
+
+SPREADSHEET = DATA / "spreadsheet"
+
+
+def test_spreadsheet_rounded_start_times_are_not_matched(tmp_path: Path) -> None:
+    """Real kernel_details.csv rows saved through a spreadsheet (``tests/data/npu/spreadsheet``: msinsight's
+    test_rank_0 @ 2970b0e8): every Start Time(us) reads ``1.69512E+15``, a time off by up to 5e9 us. Read as a
+    time it matched no launching flow (on a copy of the level-1 sample so rounded, the breakdown moved kernels
+    from Conv to Vector without a word) and could take C_CORE_SQE tasks of another instant as an MC2 kernel's.
+    Such a start is no time: not read (ts -1), said in one warning that names the cause, not counted as "not
+    numbers"."""
+    from msprof_compare.loaders import ascend_text
+
+    f = SPREADSHEET / "kernel_details.csv"
+    warnings: list[str] = []
+    kd = ascend_text.read_kernel_details(str(f), warnings)
+    assert kd["ts"].tolist() == [-1, -1, -1] and not kd["start_read"].any()
+    assert kd["Start Time(us)"].tolist() == ["1.69512E+15"] * 3
+    assert kd["dur"].tolist() == [496851, 4975266, 5798]  # durations are whole: read as ever
+    assert warnings == [f"{f}: 3 Start Time(us) value(s) are rounded to coarser than 1 us (e.g. '1.69512E+15': "
+                        "the file was saved by a spreadsheet?); those kernels are not matched (to a launching "
+                        "operator, a device task's Input Shapes or C_CORE_SQE tasks)."]
+    # a full time in exponent form keeps every microsecond: read as before
+    g = tmp_path / "kernel_details.csv"
+    g.write_text("Name,Type,Start Time(us),Duration(us)\na,Add,1.695115378713661E+15,1.5\n"
+                 "b,Add,1.6951153787136612E+15,1.5\n")
+    warnings = []
+    kd = ascend_text.read_kernel_details(str(g), warnings)
+    assert kd["ts"].tolist() == [1695115378713661000, 1695115378713661200] and warnings == []
+
+
+def test_spreadsheet_rounded_memory_times_are_missing() -> None:
+    """Real operator_memory.csv rows saved through a spreadsheet (msinsight's test_rank_1 @ 2970b0e8): times of
+    six digits put every allocation at one instant (charged to whatever operator spans it, or, as in the
+    level-1 sample so rounded, to none: "none of its memory records falls inside a torch op", with no cause
+    given). They read as missing (0: the rows are not placed), with one warning that names the cause."""
+    from msprof_compare.loaders import ascend_text
+
+    f = SPREADSHEET / "operator_memory.csv"
+    warnings: list[str] = []
+    om = ascend_text.read_operator_memory(str(f), warnings)
+    assert om["alloc_ns"].tolist() == [0, 0, 0] and om["release_ns"].tolist() == [0, 0, 0]
+    assert om["Size(KB)"].tolist() == [192.0, 64.0, 1344.0]
+    assert warnings == [f"{f}: 3 Allocation Time(us) and 3 Release Time(us) value(s) are rounded to coarser than "
+                        "1 us (e.g. '1.69512E+15': the file was saved by a spreadsheet?); read as missing"]

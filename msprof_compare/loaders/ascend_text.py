@@ -989,6 +989,34 @@ def _junk_times(texts: list[str], read: np.ndarray) -> int:
     return sum(1 for i in np.flatnonzero(~read).tolist() if texts[i] not in _NA_TEXTS)
 
 
+#: An exponent-form number: its mantissa's decimals and its exponent (``_rounded_times``).
+_EXPONENT_TEXT = re.compile(r"[+-]?\d*(?:\.(\d*))?[eE]([+-]?\d+)", re.ASCII)
+
+
+def _rounded_times(texts: list[str], read: np.ndarray) -> tuple[np.ndarray, str]:
+    """Which read cells of an epoch-time column (us) are written with an exponent and too few digits to give
+    the microsecond, and the first of them ("" when none). A spreadsheet that saves a profiler CSV writes
+    ``1.69512E+15`` for 1695115378713661.015 (msinsight's published test data held such files): a time off by
+    up to hours, which matches no trace event and puts an allocation at another instant: no time at all. Plain
+    decimals, and exponent forms whose last digit is a microsecond or finer, are what the profiler writes."""
+    rounded = np.zeros(len(texts), dtype=bool)
+    joined = "".join(texts)  # one C-speed scan: the usual column holds decimals only
+    if "e" not in joined and "E" not in joined:
+        return rounded, ""
+    for i in np.flatnonzero(read).tolist():
+        m = _EXPONENT_TEXT.fullmatch(texts[i])
+        if m and int(m.group(2)) > len(m.group(1) or ""):
+            rounded[i] = True
+    first = np.flatnonzero(rounded)
+    return rounded, texts[first[0]] if first.size else ""
+
+
+def _rounded_note(counts: list[str], example: str) -> str:
+    """The words of a ``_rounded_times`` warning, before what the reader does with those cells."""
+    return (f"{' and '.join(counts)} value(s) are rounded to coarser than 1 us (e.g. {example!r}: the file was "
+            "saved by a spreadsheet?)")
+
+
 _INT_TEXT = re.compile(r"[+-]?[0-9]+")
 
 
@@ -1054,6 +1082,12 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
         if col in cols:
             out[col] = np.asarray(cols[col], dtype=object)
     start, start_ns, start_read = _us_times(cols["Start Time(us)"], "Start Time(us)", path=path)
+    rounded, example = _rounded_times(start, start_read)
+    if example:
+        start_read &= ~rounded
+        warnings.append(f"{path}: {_rounded_note([f'{int(rounded.sum())} Start Time(us)'], example)}; those "
+                        "kernels are not matched (to a launching operator, a device task's Input Shapes or "
+                        "C_CORE_SQE tasks).")
     start_ns[~start_read] = -1  # the documented "no start" of ``ts`` (consumers match starts by equality)
     out["Start Time(us)"] = np.array(start, dtype=object)
     dur_text, dur_ns, _ = _us_times(cols["Duration(us)"], "Duration(us)", path=path)
@@ -1072,7 +1106,7 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
             out[col] = np.asarray(cols[col], dtype=np.float64)
     out["ts"] = start_ns
     out["start_read"] = start_read
-    n_bad = int((~start_read & (out["Start Time(us)"] != "")).sum())
+    n_bad = int((~start_read & ~rounded & (out["Start Time(us)"] != "")).sum())
     if n_bad:
         warnings.append(f"{path}: {n_bad} Start Time(us) value(s) are not numbers; those kernels are not matched "
                         "(to a launching operator, a device task's Input Shapes or C_CORE_SQE tasks).")
@@ -1132,9 +1166,20 @@ def read_operator_memory(path: str, warnings: list[str]) -> pd.DataFrame:
                      warnings)
     alloc, alloc_ns, alloc_read = _us_times(cols["Allocation Time(us)"], "Allocation Time(us)", path=path)
     release, release_ns, release_read = _us_times(cols["Release Time(us)"], "Release Time(us)", path=path)
-    junk = [f"{n} {col}" for col, texts, read in (("Allocation Time(us)", alloc, alloc_read),
-                                                  ("Release Time(us)", release, release_read))
-            if (n := _junk_times(texts, read))]
+    rounded: list[str] = []
+    junk: list[str] = []
+    example = ""
+    for col, texts, times, read in (("Allocation Time(us)", alloc, alloc_ns, alloc_read),
+                                    ("Release Time(us)", release, release_ns, release_read)):
+        mask, first = _rounded_times(texts, read)
+        if first:  # as a missing time (0), as junk below
+            rounded.append(f"{int(mask.sum())} {col}")
+            example = example or first
+            times[mask] = 0
+        if n := _junk_times(texts, read):
+            junk.append(f"{n} {col}")
+    if rounded:
+        warnings.append(f"{path}: {_rounded_note(rounded, example)}; read as missing")
     if junk:  # as a missing time (0): the row is not placed / the block is never released
         warnings.append(f"{path}: {' and '.join(junk)} value(s) are not times; read as missing")
     size = np.nan_to_num(np.asarray(cols["Size(KB)"], dtype=np.float64), nan=0.0)
