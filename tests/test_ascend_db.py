@@ -1817,3 +1817,31 @@ def test_fwdbwd_flows_rules_on_synthetic_links() -> None:
     cols = ["id", "s_ts", "s_pid", "s_tid", "f_ts", "f_pid", "f_tid"]
     assert [tuple(r) for r in got[cols].itertuples(index=False)] == want
     assert set(got["cat"]) == {"fwdbwd"}
+
+
+def test_msprof_2025_table_layouts_read_alike(tmp_path: Path) -> None:
+    """COMMUNICATION_OP, COMPUTE_TASK_INFO and TASK as msprof's later exports lay them out (the schema of
+    msinsight's server/src/test/test_data/full_db/msprof_0.db @ 4e16fca1f118: COMMUNICATION_OP without relay,
+    retry, dataType, algType and count but with opConnectionId; COMPUTE_TASK_INFO without attrInfo; TASK with
+    globalTaskId after modelId): the columns read are by name, so every table the loader fills is the same."""
+    (tmp_path / "v").mkdir()
+    layouts = {
+        "COMMUNICATION_OP": "opName, startNs, endNs, connectionId, groupName, opId, waitNs, NULL AS opConnectionId, "
+                            "opType",
+        "COMPUTE_TASK_INFO": "name, globalTaskId, blockDim, mixBlockDim, taskType, opType, inputFormats, "
+                             "inputDataTypes, inputShapes, outputFormats, outputDataTypes, outputShapes, waitNs",
+        "TASK": "startNs, endNs, deviceId, connectionId, globalPid, taskType, contextId, streamId, taskId, modelId, "
+                "globalTaskId, depth",
+    }
+    statements = [s for t, cols in layouts.items() for s in (
+        f"ALTER TABLE {t} RENAME TO {t}_OLD", f"CREATE TABLE {t} AS SELECT {cols} FROM {t}_OLD", f"DROP TABLE {t}_OLD")]
+    db = edited_copy(L1, _db(tmp_path / "v"), *statements)
+    assert "relay" not in {r[1] for r in sql(db, "PRAGMA table_info(COMMUNICATION_OP)")}
+    assert sql(db, "SELECT count(*) FROM COMMUNICATION_OP")[0][0] > 0
+    opts = build_options(enable_communication_compare=True, enable_kernel_compare=True,
+                         enable_memory_compare=True)[0]
+    want, got = load_profile(str(L1), opts), load_profile(str(db), opts)
+    assert min(len(want.comm), len(want.kernels), len(want.kernel_details)) > 0
+    for table in ("kernels", "kernel_details", "comm", "ops", "operator_memory"):
+        pd.testing.assert_frame_equal(getattr(got, table), getattr(want, table), obj=table)
+    assert got.warnings == [w.replace(str(L1), str(db)) for w in want.warnings]
