@@ -410,6 +410,88 @@ def test_control_character_outside_strings_stays_an_error(tmp_path) -> None:
     assert "malformed trace JSON" in info.value.message and "control" not in info.value.message
 
 
+def _windows_paths(text: bytes) -> bytes:
+    """The legacy ResNet50 excerpt as PyTorch 1.9-2.0 wrote such a trace on Windows: its "Call stack" paths with
+    backslashes, written unescaped (pytorch/pytorch#60187, #92988, #104841, #98432; pytorch/kineto#617), and
+    tensorboard_trace_handler's ``traceName`` (``.\\result\\...``: ``\\r`` is a JSON escape, ``\\w`` none)."""
+    unix = b"/home/yangu/anaconda3/envs/kineto/lib/python3.7/site-packages/"
+    assert text.count(unix) > 10
+    text = text.replace(unix, b"C:\\Users\\yangu\\anaconda3\\envs\\kineto\\lib\\site-packages\\")
+    text = text.replace(b"torch/nn/modules/", b"torch\\nn\\modules\\")
+    return text.replace(b"{", b'{"traceName": ".\\result\\worker0.1623143089861.pt.trace.json", ', 1)
+
+
+def test_unescaped_windows_paths(tmp_path) -> None:
+    """A trace PyTorch 1.9-2.0 recorded on Windows holds paths whose backslashes Kineto wrote unescaped (fixed by
+    pytorch/kineto#754), which strict JSON refuses ("invalid escape"): it was refused whole although its data
+    are all there. Now every backslash that escapes no quote, backslash, slash or \\uXXXX is read as itself (that
+    writer escaped nothing, so ``\\n`` in ``\\nn\\modules`` is a path too), named in one warning; every table is
+    the one of the excerpt as written on Linux, the call stacks but for their paths."""
+    legacy = os.path.join(_REPO, "tests", "data", "kineto", "legacy_resnet50_excerpt.pt.trace.json")
+    with open(legacy, "rb") as fh:
+        unix = fh.read()
+    f = tmp_path / "worker0.1623143089861.pt.trace.json"
+    f.write_bytes(_windows_paths(unix))
+    with pytest.raises(json.JSONDecodeError, match="Invalid \\\\escape"):
+        json.loads(f.read_bytes())  # what Python and the TensorBoard plugin said of such traces
+    opts = Options(enable_operator_compare=True)
+    got, want = load_profile(str(f), opts), load_profile(legacy, opts)
+    n = _windows_paths(unix).count(b"\\")
+    assert got.warnings[0] == (f"{f}: {n} backslash(es) written unescaped (PyTorch 1.9-2.0 wrote Windows paths so) "
+                               "are read as backslashes")
+    assert not any("backslash" in w for w in want.warnings)
+    for table in ("kernels", "flows", "memory", "python_functions"):
+        assert getattr(got, table).equals(getattr(want, table)), table
+    stacks = got.ops["call_stack"]
+    assert got.ops.drop(columns="call_stack").equals(want.ops.drop(columns="call_stack"))
+    assert stacks.str.contains("C:\\Users\\yangu\\", regex=False).sum() == \
+        want.ops["call_stack"].str.contains("/home/yangu/", regex=False).sum() > 0
+    assert stacks.str.contains("torch\\nn\\modules\\conv.py(440): _conv_forward", regex=False).any()
+
+
+def test_unescaped_backslash_in_a_trace_of_text_times(tmp_path) -> None:
+    """The same repair where the times are kept as text (ts ~5.2e12 us, beyond float64's ns): the decode that keeps
+    them stops at the backslash and is the one repeated, the repaired trace loads as the original does."""
+    excerpt = os.path.join(_REPO, "tests", "data", "kineto", "h200_gpt_bf16_cudnn_sdpa_excerpt.pt.trace.json")
+    with open(excerpt, "rb") as fh:
+        body = fh.read()
+    f = tmp_path / "win.pt.trace.json"
+    f.write_bytes(body.replace(b"{", b'{"traceName": "C:\\runs\\gpt.pt.trace.json", ', 1))
+    got, want = load_profile(str(f), Options()), load_profile(excerpt, Options())
+    assert got.warnings[0] == f"{f}: 2 backslash(es) written unescaped (PyTorch 1.9-2.0 wrote Windows paths so) " \
+                              "are read as backslashes"
+    for table in ("kernels", "ops", "flows"):
+        assert getattr(got, table).equals(getattr(want, table)), table
+
+
+def test_unescaped_backslashes_and_control_characters_together(tmp_path) -> None:
+    """A writer that escaped nothing leaves both kinds in one trace: both repairs are made, each once, and named in
+    the one warning line."""
+    legacy = os.path.join(_REPO, "tests", "data", "kineto", "legacy_resnet50_excerpt.pt.trace.json")
+    with open(legacy, "rb") as fh:
+        text = _windows_paths(fh.read())
+    f = tmp_path / "both.pt.trace.json"
+    f.write_bytes(text.replace(b"_conv_forward", b"_conv\x01forward"))
+    got = load_profile(str(f), Options(enable_operator_compare=True))
+    n = text.count(b"\\")
+    assert got.warnings[0] == (f"{f}: {n} backslash(es) written unescaped (PyTorch 1.9-2.0 wrote Windows paths so) "
+                               "are read as backslashes; raw control characters in the JSON text (PyTorch 2.3-2.4 "
+                               "writes some in Python function names) are read as blanks")
+    assert got.ops["call_stack"].str.contains("conv.py(440): _conv forward", regex=False).any()
+
+
+def test_backslash_before_a_closing_quote_stays_an_error(tmp_path) -> None:
+    """A path that ends in a backslash, written unescaped, escapes the string's closing quote: the text has no
+    structure left to read, and the trace is refused with the decoder's error, as before."""
+    from msprof_compare.errors import ProfileError
+
+    f = tmp_path / "bad.pt.trace.json"
+    f.write_bytes(b'{"traceName": "C:\\logs\\", "traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 1}]}')
+    with pytest.raises(ProfileError) as info:
+        load_profile(str(f), Options())
+    assert "malformed trace JSON" in info.value.message or "truncated" in info.value.message
+
+
 def test_as_utf8_checks_in_chunks_and_reencodes_gb18030() -> None:
     """UTF-8 is checked in 1 MiB chunks: a character split by a chunk boundary is still UTF-8 (the same bytes come
     back, no note); GB18030 text is re-encoded to the UTF-8 of the same characters, also across chunks; text that

@@ -348,11 +348,11 @@ def _texts_valid(raws: list, kinds: bytes) -> bool:
 def _decode_raw_times(kind: str, data: bytes | memoryview) -> tuple[list, Any] | None:
     """``decode_events``'s decode with time texts (``RawTsEvent`` / ``RawTimesEvent``); None where the float
     decode is to run instead: a JSON object without traceEvents (it names that), or bytes refused (it raises
-    its own error; an error path, so a second decode costs nothing that matters). A raw control character is
-    the one refusal raised as it is: ``decode_trace`` reads those as blanks and decodes again, so running
-    the float decode up to it first would cost every such trace (PyTorch 2.3-2.4) a part decode; a bad time
-    before it, which the float decode would have named instead, is named all the same, by ``check_raw_ts``
-    after that decode of the cleaned bytes."""
+    its own error; an error path, so a second decode costs nothing that matters). A raw control character or
+    a backslash that escapes nothing is the one refusal raised as it is: ``decode_trace`` repairs those and
+    decodes again, so running the float decode up to it first would cost every such trace (PyTorch 2.3-2.4,
+    PyTorch 1.9-2.0 on Windows) a part decode; a bad time before it, which the float decode would have named
+    instead, is named all the same, by ``check_raw_ts`` after that decode of the repaired bytes."""
     try:
         if kind == "{":
             top = _KINETO_RAW_TS.decode(data)
@@ -361,6 +361,8 @@ def _decode_raw_times(kind: str, data: bytes | memoryview) -> tuple[list, Any] |
     except (*DECODE_ERRORS, RecursionError) as exc:  # DECODE_ERRORS: a ValidationError is a DecodeError
         m = INVALID_CHAR.search(str(exc)) if type(exc) is msgspec.DecodeError else None
         if m and int(m.group(1)) < len(data) and data[int(m.group(1))] < 0x20:
+            raise
+        if type(exc) is msgspec.DecodeError and "escape" in str(exc):
             raise
         return None
 
@@ -575,26 +577,58 @@ _BLANK_CONTROLS = bytes.maketrans(bytes(range(0x20)), b" " * 0x20)
 INVALID_CHAR = re.compile(r"invalid character \(byte (\d+)\)")
 
 
+#: A backslash with what it escapes: one that JSON and the old writer agree on (group 1: a quote, a backslash, a
+#: slash, a uXXXX code), or any other (group 2), which ``_LONE_BACKSLASH_FIX`` doubles.
+_LONE_BACKSLASH = re.compile(rb'(\\["\\/]|\\u[0-9a-fA-F]{4})|(\\)')
+_LONE_BACKSLASH_FIX = rb"\1\2\2"
+
+
 def decode_trace(path: str, data: bytes, raw_ts: bool = False) -> tuple[Events, KinetoFile | None, bytes, str]:
-    """``decode_events``, once more with raw control characters read as blanks where the decode stopped at one:
-    PyTorch 2.3-2.4's ``with_stack`` wrote some Python function names unescaped (pytorch/pytorch#130622,
-    #136180; later Kineto writes "unknown"), which strict JSON refuses though Python's ``json`` reads it with
-    ``strict=False``. Every control byte of the text becomes a blank (a one-byte swap: offsets stay), so one
-    between tokens is read as whitespace too, which changes no structure. Returns (events, top, the bytes
-    decoded, a warning line or "") so that a later read of the raw text (exact times) reads what the events
-    came from. Other malformed JSON stays an error."""
-    try:
-        events, top = decode_events(path, data, raw_ts)
-        return events, top, data, ""
-    except ProfileError as exc:
-        m = INVALID_CHAR.search(exc.message)
-        at = int(m.group(1)) + (3 if data[:3] == b"\xef\xbb\xbf" else 0) if m else -1
-        if not 0 <= at < len(data) or data[at] >= 0x20:
-            raise
-    clean = data.translate(_BLANK_CONTROLS)
-    events, top = decode_events(path, clean, raw_ts)
-    return events, top, clean, (f"{path}: raw control characters in the JSON text (PyTorch 2.3-2.4 writes some "
-                                "in Python function names) are read as blanks")
+    """``decode_events``, decoded again after a repair where the decode stopped at text that two known writers
+    left unescaped, each repair at most once; other malformed JSON stays an error. Returns (events, top, the bytes
+    decoded, a warning line or "") so that a later read of the raw text (exact times) reads what the events came
+    from.
+
+    - Raw control characters: PyTorch 2.3-2.4's ``with_stack`` wrote some Python function names unescaped
+      (pytorch/pytorch#130622, #136180; later Kineto writes "unknown"), which strict JSON refuses though Python's
+      ``json`` reads it with ``strict=False``. Every control byte of the text becomes a blank (a one-byte swap:
+      offsets stay), so one between tokens is read as whitespace too, which changes no structure.
+    - Backslashes: PyTorch 1.9-2.0 on Windows wrote the paths of call stacks, Python function names and
+      ``traceName`` with their backslashes unescaped (pytorch/pytorch#60187, #92988, #104841, #98432; fixed by
+      pytorch/kineto#754), and Python's ``json`` refuses them too ("Invalid \\escape"), so such traces were refused
+      whole. That writer escaped nothing, so every backslash but those before a quote, a backslash, a slash or
+      a ``uXXXX`` code (where it cannot be told from an escape another writer made) is read as itself:
+      ``\\nn\\modules`` is a path, not a newline. A path that ends in one escapes its closing quote, and the
+      trace stays refused."""
+    notes: dict[str, str] = {}  # the repairs made: kind -> the warning's words
+    while True:
+        try:
+            events, top = decode_events(path, data, raw_ts)
+        except ProfileError as exc:
+            fixed = _repaired(exc.message, data, notes)
+            if fixed is None:
+                raise
+            data = fixed
+            continue
+        return events, top, data, f"{path}: {'; '.join(notes.values())}" if notes else ""
+
+
+def _repaired(message: str, data: bytes, notes: dict[str, str]) -> bytes | None:
+    """``data`` repaired for the decode error ``message`` (``decode_trace``), with its note added to ``notes``;
+    None when the error is of neither kind, or that repair was made already."""
+    m = INVALID_CHAR.search(message)
+    at = int(m.group(1)) + (3 if data[:3] == b"\xef\xbb\xbf" else 0) if m else -1
+    if 0 <= at < len(data) and data[at] < 0x20 and "control" not in notes:
+        notes["control"] = ("raw control characters in the JSON text (PyTorch 2.3-2.4 writes some in Python "
+                            "function names) are read as blanks")
+        return data.translate(_BLANK_CONTROLS)
+    if "escape" in message and "backslash" not in notes:
+        fixed = _LONE_BACKSLASH.sub(_LONE_BACKSLASH_FIX, data)
+        if len(fixed) > len(data):  # each lone backslash doubled: the length grew by their count
+            notes["backslash"] = (f"{len(fixed) - len(data)} backslash(es) written unescaped (PyTorch 1.9-2.0 "
+                                  "wrote Windows paths so) are read as backslashes")
+            return fixed
+    return None
 
 
 # --------------------------------------------------------------------------- times
