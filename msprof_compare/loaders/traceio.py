@@ -577,10 +577,23 @@ _BLANK_CONTROLS = bytes.maketrans(bytes(range(0x20)), b" " * 0x20)
 INVALID_CHAR = re.compile(r"invalid character \(byte (\d+)\)")
 
 
-#: A backslash with what it escapes: one that JSON and the old writer agree on (group 1: a quote, a backslash, a
-#: slash, a uXXXX code), or any other (group 2), which ``_LONE_BACKSLASH_FIX`` doubles.
-_LONE_BACKSLASH = re.compile(rb'(\\["\\/]|\\u[0-9a-fA-F]{4})|(\\)')
-_LONE_BACKSLASH_FIX = rb"\1\2\2"
+#: A backslash with what it escapes where JSON and the old writer agree on it: a quote, a backslash, a slash, a
+#: uXXXX code (``_backslashes_doubled`` keeps those). Scanned from the left, its matches are the escapes a decoder
+#: reads, as a backslash it does not match is followed by no backslash.
+_KEPT_ESCAPE = re.compile(rb'\\(?:["\\/]|u[0-9a-fA-F]{4})')
+
+
+def _backslashes_doubled(data: bytes) -> bytes:
+    """``data`` with every backslash that starts no ``_KEPT_ESCAPE`` doubled. The text between the kept escapes (few,
+    usually none) is doubled by ``bytes.replace``: a ``re.sub`` that doubled each one by itself took 26 s and 3.4 GB
+    over its 12 million matches in a 316 MB trace with Windows call stacks, whose decode takes 0.5 s."""
+    pieces: list[bytes] = []
+    at = 0
+    for m in _KEPT_ESCAPE.finditer(data):
+        pieces += (data[at:m.start()].replace(b"\\", b"\\\\"), m.group())
+        at = m.end()
+    pieces.append(data[at:].replace(b"\\", b"\\\\"))
+    return b"".join(pieces)
 
 
 def decode_trace(path: str, data: bytes, raw_ts: bool = False) -> tuple[Events, KinetoFile | None, bytes, str]:
@@ -623,7 +636,7 @@ def _repaired(message: str, data: bytes, notes: dict[str, str]) -> bytes | None:
                             "function names) are read as blanks")
         return data.translate(_BLANK_CONTROLS)
     if "escape" in message and "backslash" not in notes:
-        fixed = _LONE_BACKSLASH.sub(_LONE_BACKSLASH_FIX, data)
+        fixed = _backslashes_doubled(data)
         if len(fixed) > len(data):  # each lone backslash doubled: the length grew by their count
             notes["backslash"] = (f"{len(fixed) - len(data)} backslash(es) written unescaped (PyTorch 1.9-2.0 "
                                   "wrote Windows paths so) are read as backslashes")
