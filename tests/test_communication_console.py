@@ -572,6 +572,20 @@ def test_half_a_microsecond_rounds_away_from_zero_as_the_waterfall():
     assert "1.000 ms -> 1.005 ms (+0.005 ms, +0.45%)" in communication_line(communication_summary.totals(cols))
 
 
+def test_a_fall_under_half_a_microsecond_reads_as_the_contributors_table_above_it():
+    """An all-reduce 1.0006 ms -> 1.0004 ms (0.2 us shorter): the contributors table right above the line, the
+    waterfall and the verdict write the change as +0.000 (``half_up`` gives 0.0, never -0.0); the line, which keeps
+    the sign of a memory fall that rounds to 0.00 MB, wrote -0.000 ms under that table's +0.000."""
+    base = {"allreduce": {"ops": np.array([1_000_600], dtype=np.int64), "tasks": {}}}
+    comp = {"allreduce": {"ops": np.array([1_000_400], dtype=np.int64), "tasks": {}}}
+    cols = communication_summary._Columns(_sheet(base, comp))
+    table = render_communication_contributors(communication_summary.contributors(cols))
+    row = next(line for line in table.splitlines() if "allreduce" in line)
+    assert [c.strip() for c in row.strip("|").split("|")][2:5] == ["1.001", "1.000", "+0.000"]
+    assert communication_line(communication_summary.totals(cols)) == (
+        "Communication time (CommunicationCompare's op rows) 1.001 ms -> 1.000 ms (+0.000 ms, -0.02%).")
+
+
 def _ms3(v: Decimal) -> str:
     """A Decimal ms to 3 places, a half away from zero, as the console writes ms."""
     return f"{v.quantize(Decimal('0.001'), rounding='ROUND_HALF_UP'):.3f}"

@@ -138,7 +138,9 @@ def _change(base: float, comp: float, unit: str, digits: int = 2) -> str:
     pct = f", {(comp - base) / base * 100:+.2f}%" if base else ""
     diff = decimal_diff(base, comp) if digits == 3 else comp - base  # the change of the figures shown
     shown = _fixed(diff, unit, True, digits)
-    if diff < 0 and shown.startswith("+"):  # 1.005 -> 1.003 MB: "1.01 MB -> 1.00 MB (-0.00 MB, -0.20%)", not "+0.00"
+    # 1.005 -> 1.003 MB: "1.01 MB -> 1.00 MB (-0.00 MB, -0.20%)", not "+0.00". Not ms: the contributors table
+    # above the line, the waterfall and the verdict write a change that rounds to 0 as +0.000
+    if digits == 2 and diff < 0 and shown.startswith("+"):
         shown = "-" + shown[1:]
     return f"{b} -> {c} ({shown}{pct})"
 
