@@ -1870,6 +1870,25 @@ def test_spreadsheet_rounded_start_times_are_not_matched(tmp_path: Path) -> None
     assert kd["ts"].tolist() == [1695115378713661000, 1695115378713661200] and warnings == []
 
 
+def test_fifteen_significant_digits_of_an_epoch_start_are_rounded_too(tmp_path: Path) -> None:
+    """A spreadsheet that keeps its 15 significant digits writes the real starts of the excerpt's rows
+    (1695115378713661, 1695115378715400.2 and 1695115378722946 us in msinsight's later test_rank_0) as
+    ``1.69511537871366E+15``, ``1.6951153787154E+15`` and ``1.69511537872295E+15``: a last digit of 10 us or
+    more, no time either (the rule is the exponent against the decimals, not off by one)."""
+    from msprof_compare.loaders import ascend_text
+
+    rows = (SPREADSHEET / "kernel_details.csv").read_text().splitlines()
+    forms = ["1.69511537871366E+15", "1.6951153787154E+15", "1.69511537872295E+15"]
+    g = tmp_path / "kernel_details.csv"
+    g.write_text("\n".join([rows[0], *(r.replace("1.69512E+15", v) for r, v in zip(rows[1:], forms, strict=True))]))
+    warnings: list[str] = []
+    kd = ascend_text.read_kernel_details(str(g), warnings)
+    assert kd["ts"].tolist() == [-1, -1, -1] and kd["Start Time(us)"].tolist() == forms
+    assert warnings == [f"{g}: 3 Start Time(us) value(s) are rounded to coarser than 1 us (e.g. "
+                        "'1.69511537871366E+15': the file was saved by a spreadsheet?); those kernels are not "
+                        "matched (to a launching operator, a device task's Input Shapes or C_CORE_SQE tasks)."]
+
+
 def test_spreadsheet_rounded_memory_times_are_missing() -> None:
     """Real operator_memory.csv rows saved through a spreadsheet (msinsight's test_rank_1 @ 2970b0e8): times of
     six digits put every allocation at one instant (charged to whatever operator spans it, or, as in the
