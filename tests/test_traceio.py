@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import re
 import threading
 from collections.abc import Iterator
 from decimal import ROUND_HALF_EVEN, Decimal
@@ -485,7 +486,6 @@ def test_unescaped_backslash_repair_costs_a_copy_or_two_of_the_text() -> None:
     of the real legacy excerpt (6,041 backslashes), 26 s and 3.4 GB over a 316 MB trace of it (12 million), whose
     decode takes 0.5 s. It now costs about the repaired copy (2.1x here, with kept escapes; 1 s over that trace),
     with the same bytes."""
-    import re
     import tracemalloc
 
     legacy = os.path.join(_REPO, "tests", "data", "kineto", "legacy_resnet50_excerpt.pt.trace.json")
@@ -513,6 +513,27 @@ def test_backslash_before_a_closing_quote_stays_an_error(tmp_path) -> None:
     with pytest.raises(ProfileError) as info:
         load_profile(str(f), Options())
     assert "malformed trace JSON" in info.value.message or "truncated" in info.value.message
+
+
+@pytest.mark.parametrize("bom", [b"", b"\xef\xbb\xbf"])
+def test_an_error_after_the_backslash_repair_names_the_files_byte(tmp_path, bom: bytes) -> None:
+    """The Windows form of the real legacy excerpt with a path that ends in a backslash after its 6,041 others
+    (tensorboard_trace_handler's ``traceName`` of a folder, last key): the decoder stops at the next key, and the
+    error named that byte of the repaired text, 6,041 bytes (one per doubled backslash) past the file's."""
+    from msprof_compare.errors import ProfileError
+
+    legacy = os.path.join(_REPO, "tests", "data", "kineto", "legacy_resnet50_excerpt.pt.trace.json")
+    with open(legacy, "rb") as fh:
+        text = _windows_paths(fh.read()).rstrip()
+    assert text.endswith(b"]}")
+    text = bom + text[:-1] + rb', "traceName": "C:\logs\", "baseTimeNanoseconds": 1}'
+    f = tmp_path / "cut.pt.trace.json"
+    f.write_bytes(text)
+    with pytest.raises(ProfileError) as info:
+        load_profile(str(f), Options())
+    m = re.fullmatch(r"malformed trace JSON: expected ',' or '}' \(byte (\d+)\)", info.value.message)
+    assert m, info.value.message
+    assert text[len(bom) + int(m.group(1)):].startswith(b"baseTimeNanoseconds"), int(m.group(1))
 
 
 def test_as_utf8_checks_in_chunks_and_reencodes_gb18030() -> None:
