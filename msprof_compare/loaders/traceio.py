@@ -634,6 +634,12 @@ def decode_trace(path: str, data: bytes, raw_ts: bool = False) -> tuple[Events, 
         return events, top, data, f"{path}: {'; '.join(notes.values())}" if notes else ""
 
 
+def _error_origin(data: bytes) -> int:
+    """Where the byte offsets of ``decode_events``' errors count from in ``data``: past a UTF-8 byte-order mark,
+    which it skips before decoding."""
+    return len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
+
+
 #: The byte offset a decode error names (msgspec's "... (byte 1556)").
 _ERROR_BYTE = re.compile(r"\(byte (\d+)\)")
 
@@ -642,7 +648,7 @@ def _file_byte(data: bytes, at: int) -> int:
     """The offset in ``data`` of byte ``at`` of ``_backslashes_doubled(data)`` (both after a byte-order mark, as
     decode errors count): where the decode of the repaired text stopped, in the file the user has. A binary search
     whose counts of backslashes add up to about two passes over the text (0.3 s over a 316 MB trace)."""
-    start = 3 if data[:3] == b"\xef\xbb\xbf" else 0
+    start = _error_origin(data)
     kept = [m.span() for m in _KEPT_ESCAPE.finditer(data, start)]  # few, usually none
     firsts = [a for a, _ in kept]
     sums = list(accumulate((data.count(b"\\", a, b) for a, b in kept), initial=0))
@@ -666,7 +672,7 @@ def _repaired(message: str, data: bytes, notes: dict[str, str]) -> bytes | None:
     """``data`` repaired for the decode error ``message`` (``decode_trace``), with its note added to ``notes``;
     None when the error is of neither kind, or that repair was made already."""
     m = INVALID_CHAR.search(message)
-    at = int(m.group(1)) + (3 if data[:3] == b"\xef\xbb\xbf" else 0) if m else -1
+    at = int(m.group(1)) + _error_origin(data) if m else -1
     if 0 <= at < len(data) and data[at] < 0x20 and "control" not in notes:
         notes["control"] = ("raw control characters in the JSON text (PyTorch 2.3-2.4 writes some in Python "
                             "function names) are read as blanks")
