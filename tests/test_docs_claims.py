@@ -13,6 +13,7 @@ workbook of that run).
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -223,3 +224,136 @@ def test_schema_gives_the_overlap_clause_in_the_consoles_words() -> None:
 
     walk(schema)
     assert len(found) == 1 and overlap_words("less (or more)") in found[0]
+
+
+# --- the references README.md, docs/*.md and the tests/data READMEs make to tests, fixtures and headings ---
+
+DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md")),
+        *sorted((REPO / "tests" / "data").rglob("README.md"))]
+# a path that starts at the repository's own tests/: not the tail of a longer path (`hta/tests/data/...`,
+# `samples/tracelens/tests/traces/...` in the tests/data READMEs name files of the samples)
+REPO_PATH = re.compile(r"(?<![\w./-])tests/[\w./*-]*[\w*]")
+TEST_REF = re.compile(r"(?<![\w./-])(tests/[\w/]+\.py)::(\w+\*?)")
+TEST_FILE = re.compile(r"(?<![\w./-])tests/[\w/]+\.py")
+FOLLOW_UP = re.compile(r"`::((?:test_|Test)\w*\*?)`")  # `::test_x`: a test of the file last named before it
+BARE = re.compile(r"`((?:test_|Test)\w*\*?)`")  # `test_x` alone in backticks
+
+
+def _line(text: str, pos: int) -> int:
+    return text.count("\n", 0, pos) + 1
+
+
+def _where(doc: Path, text: str, pos: int) -> str:
+    return f"{doc.relative_to(REPO)}:{_line(text, pos)}"
+
+
+def _test_names(path: Path) -> set[str]:
+    """The functions and classes a test file defines (methods of its test classes included)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {node.name for node in ast.walk(tree)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+
+
+def _names_a_test(name: str, defined: set[str]) -> bool:
+    """A name ending in ``*`` (``test_replayed_*``) or ``_`` is a prefix: some test must start with it."""
+    stem = name.rstrip("*")
+    if name.endswith("*") or stem.endswith("_"):
+        return any(d.startswith(stem) for d in defined)
+    return name in defined
+
+
+def test_test_names_in_the_docs_exist() -> None:
+    """Every test the docs name is a function or class of the file they name, so a renamed test cannot leave its
+    citation behind. Three ways of naming one are read: ``tests/<file>.py::<name>``; a following ``::<name>`` in
+    backticks, which the docs use for another test of the file named last before it; and a bare ``test_<name>``
+    in backticks, which must be defined in some file under tests/ (prose does not always say which)."""
+    known: dict[Path, set[str]] = {}
+
+    def names(rel: str) -> set[str]:
+        path = REPO / rel
+        if path not in known:
+            known[path] = _test_names(path) if path.is_file() else set()
+        return known[path]
+
+    everywhere = set().union(*(names(str(p.relative_to(REPO))) for p in (REPO / "tests").rglob("*.py")))
+    stale, counts = [], {"full": 0, "follow-up": 0, "bare": 0}
+    for doc in DOCS:
+        text = doc.read_text(encoding="utf-8")
+        for m in TEST_REF.finditer(text):
+            counts["full"] += 1
+            if not _names_a_test(m.group(2), names(m.group(1))):
+                stale.append(f"{_where(doc, text, m.start())}: {m.group(0)}")
+        for m in FOLLOW_UP.finditer(text):
+            counts["follow-up"] += 1
+            files = TEST_FILE.findall(text, 0, m.start())
+            if not files or not _names_a_test(m.group(1), names(files[-1])):
+                stale.append(f"{_where(doc, text, m.start())}: ::{m.group(1)} (after {files[-1:]})")
+        for m in BARE.finditer(text):
+            counts["bare"] += 1
+            if not _names_a_test(m.group(1), everywhere):
+                stale.append(f"{_where(doc, text, m.start())}: {m.group(1)} (in no file under tests/)")
+    assert stale == []
+    # the patterns still find what the docs write (an empty count would make this test pass on anything)
+    assert counts["full"] >= 100 and counts["follow-up"] >= 10 and counts["bare"] >= 10, counts
+
+
+def test_paths_under_tests_in_the_docs_exist() -> None:
+    """Every path the docs give under the repository's tests/ exists (a glob such as
+    ``tests/data/kineto/alexnet_h200_rank0.*.pt.trace.json.gz`` matches a file). A path counts when ``tests/``
+    starts it: one that follows a path character (``hta/tests/data/...``, ``samples/tracelens/tests/...``) is a
+    file of the samples, which the tests/data READMEs name as the source of an excerpt."""
+    stale, count = [], 0
+    for doc in DOCS:
+        text = doc.read_text(encoding="utf-8")
+        for m in REPO_PATH.finditer(text):
+            count += 1
+            path = m.group(0)
+            if not (any(REPO.glob(path)) if "*" in path else (REPO / path).exists()):
+                stale.append(f"{_where(doc, text, m.start())}: {path}")
+    assert stale == []
+    assert count >= 150
+
+
+def github_anchors(markdown: str) -> set[str]:
+    """The anchors GitHub gives the headings of a Markdown text: lower case, every character but letters, digits,
+    ``_``, ``-`` and spaces dropped, spaces turned to ``-``; a repeated anchor gets ``-1``, ``-2``, ... Lines in
+    fenced code blocks are no headings."""
+    anchors: set[str] = set()
+    seen: dict[str, int] = {}
+    fenced = False
+    for line in markdown.splitlines():
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        heading = re.match(r" {0,3}#{1,6} +(.*?)(?: +#+)? *$", line)
+        if fenced or not heading:
+            continue
+        text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", heading.group(1))  # a link's text only
+        slug = re.sub(r"[^\w\- ]", "", text.lower()).replace(" ", "-")
+        n = seen.get(slug, 0)
+        seen[slug] = n + 1
+        anchors.add(slug if n == 0 else f"{slug}-{n}")
+    return anchors
+
+
+def test_github_anchor_rules() -> None:
+    """The slug rules on headings of differences.md and README.md, written out by hand."""
+    doc = ("# Top\n## Exit codes and the one-line error path (CLI, script)\n"
+           "## GPU computing / uncovered communication are exact unions (not 1-µs ticks)\n"
+           "## `--max_kernel_num` changes the operator sheets\n## Memory\n```\n# a comment\n```\n## Memory\n")
+    assert github_anchors(doc) == {"top", "exit-codes-and-the-one-line-error-path-cli-script",
+                                   "gpu-computing--uncovered-communication-are-exact-unions-not-1-µs-ticks",
+                                   "--max_kernel_num-changes-the-operator-sheets", "memory", "memory-1"}
+
+
+@pytest.mark.parametrize("name", ["README.md", "docs/differences.md", "docs/performance.md"])
+def test_anchor_links_point_at_a_heading(name: str) -> None:
+    """Every ``(#anchor)`` link of the file names one of its headings, and a link to another Markdown file's
+    anchor (``docs/differences.md#...``) one of that file's."""
+    doc = REPO / name
+    text = doc.read_text(encoding="utf-8")
+    stale = []
+    for m in re.finditer(r"\]\(([^)\s#]*)#([^)\s]+)\)", text):
+        target = (doc.parent / m.group(1)).resolve() if m.group(1) else doc
+        if not target.is_file() or m.group(2) not in github_anchors(target.read_text(encoding="utf-8")):
+            stale.append(f"{_where(doc, text, m.start())}: {m.group(1)}#{m.group(2)}")
+    assert stale == []
