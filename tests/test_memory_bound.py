@@ -10,7 +10,7 @@ replicating the corpus excerpts with shifted timestamps.
 Measured on the dev machine (Python 3.11, x86-64): Kineto 3.0x and trace_view
 4.0x the input size (8.4 MB / 6.5 MB inputs); the bound
 below (10x) leaves a margin for other platforms and allocators (documented in
-docs/differences.md, "Memory").
+docs/differences.md, "Peak memory while loading is a small multiple of the input").
 """
 
 from __future__ import annotations
