@@ -357,3 +357,14 @@ def test_anchor_links_point_at_a_heading(name: str) -> None:
         if not target.is_file() or m.group(2) not in github_anchors(target.read_text(encoding="utf-8")):
             stale.append(f"{_where(doc, text, m.start())}: {m.group(1)}#{m.group(2)}")
     assert stale == []
+
+
+def test_differences_at_a_glance_links_every_section_once() -> None:
+    """docs/differences.md's overview ("Differences at a glance") gives each of the file's sections one line, so a
+    section added (or retitled) below must be added to it too."""
+    text = (REPO / "docs" / "differences.md").read_text(encoding="utf-8")
+    glance = text.split("## Differences at a glance\n", 1)[1].split("\n## ", 1)[0]
+    sections = [line[3:] for line in text.splitlines() if line.startswith("## ")][1:]
+    linked = re.findall(r"^- \[[^\]]+\]\(#([^)]+)\): \S", glance, re.M)
+    assert sorted(linked) == sorted(github_anchors("\n".join(f"## {s}" for s in sections)))
+    assert len(sections) >= 60  # the split found the sections
