@@ -1203,6 +1203,12 @@ def test_overlap_on_one_side_and_uncategorised_time_on_the_other_are_two_steps()
     assert steps["Other Computing"] == (0, 8_827_000)
     assert steps[waterfall.OVERLAP_STEP] == (-69_000, 0)
     assert waterfall_sum_ns(wf) == 116_251_000 - 20_000_000
+    # swapped: the overlap on the comparison side is its own step there too, and its Other Computing 0, not -69 us
+    swapped = waterfall.waterfall(c, b)
+    steps = _steps(swapped)
+    assert steps["Other Computing"] == (8_827_000, 0)
+    assert steps[waterfall.OVERLAP_STEP] == (0, -69_000)
+    assert waterfall_sum_ns(swapped) == 20_000_000 - 116_251_000
 
 
 def test_an_input_against_itself_has_no_contributor_and_no_fallback_line(caplog):
