@@ -139,6 +139,8 @@ def test_host_bound_launch_delay_is_idle_time_and_its_api_rows_and_says_so(tmp_p
     assert not _changed(stat, "Operator Name", ("Base Allocated Memory(MB)", "Comparison Allocated Memory(MB)"))
 
     assert res.contributors[["Level", "Name", "Diff(ms)"]].values.tolist() == [["category", "Free: Other", 0.1]]
+    # a waterfall step is no operator: beside the module sheets, none is said to be missing from them
+    assert res.contributors.attrs["outside_modules"] == []
     note = unexplained_note(res.contributors, res.waterfall)  # console, JSON, Summary sheet and gate alike
     assert note.startswith("no operator changed its device time (the change is in Free: Other +0.100 ms, device idle "
                            "time: the device waited longer for work, as where the host was slower to launch it; "
