@@ -108,6 +108,25 @@ def test_a_later_move_pairs_the_one_sided_rows_only(tmp_path):
     assert not [n for n in res.module_contributors["Name"].tolist() if n.endswith("aten::relu_")]
 
 
+def test_two_moves_are_each_named_in_the_lead(tmp_path):
+    """ReLU_0 moved into Conv2d_0 and ReLU_1 into Conv2d_1 (two copies: each also makes MaxPool2d_0's kernel 5 µs
+    longer): both moves are paired, in the sheet's order, and the lead names both, not the first alone."""
+    src = SAMPLES / TEXT
+    if not src.is_dir():
+        pytest.skip("sample data not found")
+    once, twice = tmp_path / "once" / "rank0_ascend_pt", tmp_path / "twice" / "rank0_ascend_pt"
+    relu0 = _moved_copy(src, once, 0)
+    relu1 = _moved_copy(once, twice, 1)
+    res = compare(str(src), str(twice))
+    moves = [("aten::relu_", f"{PATH} ReLU_{k}".strip(), f"{PATH} Conv2d_{k}".strip(), float(us / 1000),
+              float(us / 1000)) for k, us in ((0, relu0), (1, relu1))]
+    assert res.frames["module_contributors"].attrs.get("moved") == moves
+    note = to_document(res)["summary"]["module_contributors_note"]
+    named = ", ".join(f"aten::relu_ (base {b}, comparison {c})" for _, b, c, _, _ in moves)
+    assert note.endswith(f"; {named} run in another module on each side: each one's two module rows count as one, "
+                         "under its comparison module")
+
+
 def test_a_moved_operator_that_changed_is_one_row_where_no_operator_runs_modules(tmp_path):
     """Both sides without DDP's forward op, so no listed operator runs the modules: the module contributors are the
     module rows of the listed operators themselves (``_module_rows_of``). The first relu moved into Conv2d_0 and
