@@ -341,6 +341,20 @@ def test_ties_and_positionally_paired_tasks():
         "-> 2.000 ms (+1.000 ms, +100.00%) and Memcpy (in allreduce) 2.000 ms -> 1.000 ms (-1.000 ms, -50.00%).")
 
 
+def test_totals_are_the_whole_ns_behind_the_sheets_us_cells():
+    """The sheet's µs cells are whole ns / 1000 as floats, which read back times 1000 fall a hair under the ns for
+    about 1 % of the totals under 10 ms (1.001 µs -> 1000.9999999999999): each is rounded to the nearest ns, not
+    cut. Ops of 2.097151 and 2.097144 ms, a Notify_Record task of 1.001 and 1.003 µs (all such totals)."""
+    base = {"allreduce": {"ops": np.array([2_097_151]), "tasks": {"Notify_Record": np.array([1001])}}}
+    comp = {"allreduce": {"ops": np.array([2_097_144]), "tasks": {"Notify_Record": np.array([1003])}}}
+    cols = communication_summary._Columns(_sheet(base, comp))
+    assert (cols.base.tolist(), cols.comparison.tolist(), cols.tasks) == (
+        [2_097_151], [2_097_144], {("allreduce", "Notify_Record"): [1001, 1003]})
+    t = json_report.records(communication_summary.totals(cols))[0]
+    assert (t["base_ms"], t["comparison_ms"], t["diff_ms"]) == (2.097151, 2.097144, -0.000007)
+    assert (t["task_base_ms"], t["task_comparison_ms"]) == (0.001001, 0.001003)
+
+
 def test_task_ties_go_to_the_first_row_of_the_sheet():
     """A comparison-only task row of the first op type (allreduce | Memcpy 0 -> 1 ms, row 3) comes before the base
     task rows of the next (broadcast | Memcpy 1 -> 2 ms, row 5): with equal changes, the first row's task is
@@ -556,6 +570,11 @@ def test_no_family_time_of_a_side_without_op_rows_is_its_ops_time(samples):
     t = res.communication_totals
     assert (t["base_recorded"], t["comparison_recorded"]) == (True, False)
     assert t["no_family_base_ms"] == 0.0 and t["no_family_comparison_ms"] == ns / 1e6 and 89 < ns / 1e6 < 90
+    # swapped: the L0 export as the base side
+    t = compare(str(samples / DB / "level0/rank0_ascend_pt"), str(samples / DB / "level1/rank0_ascend_pt"),
+                enable_communication_compare=True).communication_totals
+    assert (t["base_recorded"], t["comparison_recorded"]) == (False, True)
+    assert t["no_family_base_ms"] == ns / 1e6 and t["no_family_comparison_ms"] == 0.0
 
 
 def test_half_a_microsecond_rounds_away_from_zero_as_the_waterfall():
