@@ -16,6 +16,7 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from dbutil import edited_copy, sql, string_id
@@ -31,6 +32,7 @@ from msprof_compare.compare import (
     waterfall,
 )
 from msprof_compare.compare.breakdown_db import db_breakdown
+from msprof_compare.compare.gate import regression_gate
 from msprof_compare.loaders import load_profile
 from msprof_compare.model import object_array
 from msprof_compare.options import Options
@@ -156,6 +158,55 @@ def test_gate_names_the_three_largest_grown_steps_and_counts_the_grown_contribut
     assert len(grown) == 4
     i = lines.index("Top 4 contributors (operator level):")
     assert [line.split(": +")[0].strip() for line in lines[i + 1:i + 5]] == grown["Name"].tolist()
+    # two of the four shown: in the plural, as two (the singular is for one alone)
+    lines = regression_gate(r, 5.0, top=2)[1].splitlines()
+    i = lines.index("Top 2 contributors (operator level):")
+    assert [line.split(": +")[0].strip() for line in lines[i + 1:i + 3]] == grown["Name"].tolist()[:2]
+
+
+def test_export_aside_needs_time_outside_the_db_sides_computing_and_communication() -> None:
+    """``verdict.export_aside`` on the E2E figures of the level-1 text -> DB pair (136581009 / 137919295 ns, the DB
+    side's 5685773 ns outside its computing and communication, from ``compare``): said with that time; a DB side
+    with none outside says nothing (not "holds 0.000 ms"), and nor does a pair of one export kind."""
+    from types import SimpleNamespace
+
+    from msprof_compare.compare import verdict
+
+    def e2e(outside: int) -> pd.DataFrame:
+        return pd.DataFrame({"base_ns": [136_581_009], "comparison_ns": [137_919_295], "base_outside_busy_ns": [0],
+                             "comparison_outside_busy_ns": [outside]})
+
+    ctx = SimpleNamespace(base=SimpleNamespace(source="ascend_text"), comparison=SimpleNamespace(source="ascend_db"))
+    assert verdict.export_aside(ctx, e2e(5_685_773)) == (
+        "the comparison side's E2E, a DB export's, holds 5.686 ms of device tasks outside its computing and "
+        "communication, which a text export's leaves out")
+    assert verdict.export_aside(ctx, e2e(0)) == ""
+    same = SimpleNamespace(base=SimpleNamespace(source="ascend_db"), comparison=SimpleNamespace(source="ascend_db"))
+    assert verdict.export_aside(same, e2e(5_685_773)) == ""
+
+
+def test_communication_inside_the_first_op_of_the_tree_is_counted() -> None:
+    """``summary._communication_ns`` over the top-layer nodes an operator pairing gives (-1: unmatched): node 0, the
+    MI300 excerpt's ProfilerStep#15 (its first op), holds the RCCL kernels launched inside it. By hand from the raw
+    JSON: the three ncclDevKernel_Generic kernels whose hipExtLaunchKernel lies in the step's span, 14.319 + 6.279 +
+    6911.678 us (the fourth, 8530.789 us, has no launch in the excerpt)."""
+    from decimal import Decimal
+
+    from msprof_compare.compare.optree import build_tree
+    from msprof_compare.compare.summary import _communication_ns
+
+    path = DATA / "kineto" / "mi300_rccl_generic_excerpt.pt.trace.json"
+    events = json.loads(path.read_text())["traceEvents"]
+    (step,) = [e for e in events if e.get("name", "").startswith("ProfilerStep#")]
+    lo, hi = Decimal(str(step["ts"])), Decimal(str(step["ts"])) + Decimal(str(step["dur"]))
+    launch = {e["args"]["correlation"]: Decimal(str(e["ts"])) for e in events
+              if e.get("ph") == "X" and e.get("cat") == "cuda_runtime"}
+    us = sum(Decimal(str(e["dur"])) for e in events if e.get("ph") == "X" and e.get("cat") == "kernel"
+             and e["name"].startswith("ncclDevKernel") and lo <= launch.get(e["args"]["correlation"], lo - 1) <= hi)
+    assert us == Decimal("6932.276")
+    tree = build_tree(load_profile(str(path), Options()))
+    assert tree.ops["name"].iloc[0] == step["name"]
+    assert _communication_ns(tree, np.array([0, -1]), [step["name"]]) == {step["name"]: int(us * 1000)}
 
 
 def test_gate_leaves_an_unchanged_step_out_of_the_largest_steps(samples):
@@ -631,6 +682,32 @@ def test_module_rows_of_needs_one_row_holding_half_and_names_three_operators(mon
     assert module_contributors.module_contributors_note(frame).startswith("a, b, c, ... (4 in all) run inside modules")
     frame.attrs["module_rows_of"] = ["a", "b", "c"]
     assert module_contributors.module_contributors_note(frame).startswith("a, b, c run inside modules")
+
+
+def test_around_modules_weighs_the_change_and_names_only_sides_whose_modules_hold_time() -> None:
+    """``_around_modules`` on the SGLang qk-norm op's figures (its own rows 3.389917 ms, the RMSNorm rows inside it
+    17.487 ms more, test_injected_regressions): a contributor whose own rows and inner module rows both kept their
+    time (the change elsewhere) is not "run around modules" (the inner rows hold no more of the change than its own,
+    0 against 0); where the inner rows moved, only a side whose module rows inside it hold time is named (a side
+    where it holds its own rows alone, 0 ms inside, is no figure: "base 0.000 of its ... ms")."""
+    own, nested = 3.389917, 17.487
+    flat = {"op": (own, own)}
+    assert module_contributors._around_modules(flat, {"op": [("base", own + nested, own + nested),
+                                                               ("comparison", own + nested, own + nested + 0.1)]}) == {}
+    grew = module_contributors._around_modules(flat, {"op": [("base", own, own),
+                                                             ("comparison", own + nested, own + nested)]})
+    assert grew == {"op": [("comparison", round(nested, 6), own + nested)]}
+
+
+def test_subtrees_marks_each_node_in_a_subtree_once() -> None:
+    """``_subtrees`` over an op tree's pre-order layout (``size``: the node and its descendants): node 0 with
+    children 1 and 2, node 3 with child 4. The subtree of 3 is nodes 3-4; of 0 and its child 1, nodes 0-2 once."""
+    from types import SimpleNamespace
+
+    tree = SimpleNamespace(n=5, size=np.array([3, 1, 1, 2, 1]))
+    assert module_contributors._subtrees(tree, np.array([3])).tolist() == [False, False, False, True, True]
+    assert module_contributors._subtrees(tree, np.array([0, 1])).tolist() == [True, True, True, False, False]
+    assert module_contributors._subtrees(tree, np.array([2])).tolist() == [False, False, True, False, False]
 
 
 def test_module_note_keeps_names_as_they_are_for_the_sheet_and_json() -> None:
