@@ -40,7 +40,10 @@ def error_lines(stderr: str) -> list[str]:
 
 def slow_writer_child(entry: str) -> str:
     """A child script that runs the entry point ``entry`` ("module:function") with a sheet writer that
-    announces (in the file named by its first argument) when writing has started, then stalls for 60 s."""
+    announces (in the file named by its first argument) when writing has started, then stalls for 60 s.
+    The stall is many short sleeps: a signal that lands after the interpreter's last check for signals but
+    before one long ``time.sleep`` enters its system call does not interrupt it and is handled only when it
+    ends, so a test on a loaded machine once waited out the whole minute (and timed out)."""
     module, function = entry.split(":")
     return rf"""
 import sys, time
@@ -50,7 +53,8 @@ marker = Path(sys.argv[1])
 real = excel._write_sheet
 def slow(*a, **k):
     marker.write_text("writing")
-    time.sleep(60)
+    for _ in range(600):
+        time.sleep(0.1)
     return real(*a, **k)
 excel._write_sheet = slow
 from {module} import {function}
