@@ -73,18 +73,18 @@ def signal_mid_write(script: str, marker: Path, args: list[str], env: dict, sig:
     """Run a ``slow_writer_child`` script with ``args``, send ``sig`` once its writer has started, and return
     (exit status, stderr). Ctrl-C and hang-up are at their defaults in the child even when the test run ignores
     them (``cmd &`` ignores SIGINT, nohup SIGHUP), as the run only handles signals left at their defaults."""
-    proc = subprocess.Popen([sys.executable, "-c", script, str(marker), *args], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, preexec_fn=_default_signals)
-    try:
-        deadline = time.monotonic() + 120
-        while not marker.exists():
-            assert proc.poll() is None, proc.communicate()[1][-2000:]
-            assert time.monotonic() < deadline, "the writer never started"
-            time.sleep(0.05)
-        proc.send_signal(sig)
-        _, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    # the with block closes the pipes of a child killed here too (left open, they failed the next test)
+    with subprocess.Popen([sys.executable, "-c", script, str(marker), *args], env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, preexec_fn=_default_signals) as proc:
+        try:
+            deadline = time.monotonic() + 120
+            while not marker.exists():
+                assert proc.poll() is None, proc.communicate()[1][-2000:]
+                assert time.monotonic() < deadline, "the writer never started"
+                time.sleep(0.05)
+            proc.send_signal(sig)
+            _, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
     return proc.returncode, err
