@@ -128,6 +128,18 @@ def test_time_breakdown_run_names_the_e2e_window_and_mem_usage(samples, caplog, 
     assert checks.EXPORT_LEAD + "; ".join(bullets) == detail
 
 
+def test_memory_only_run_names_mem_usage_alone(samples):
+    """A memory-only run of a text against a DB export makes no time breakdown, but its memory line reads the
+    same peaks as Mem Usage: the note gives the text side's APP component (memory_record.csv, by csv) and no
+    figure of the time breakdown or the operator sheets."""
+    text, db = samples / TEXT_L1, samples / DB_L1
+    peak, without = _peaks_gb(text)
+    res = compare(str(text), str(db), enable_memory_compare=True)
+    assert _note(res)["Detail"] == (checks.EXPORT_LEAD + f"Mem Usage: the base side's {peak:.2f}G counts "
+                                    f"memory_record.csv's APP component ({without:.2f}G without it), which a DB "
+                                    "export's MEMORY_RECORD does not hold")
+
+
 def test_kernel_compare_run_names_the_hccl_rows_only_where_they_have_a_type(samples):
     """A text export's kernel_details.csv lists the HCCL ops, which KernelCompare shows with nothing beside them
     on a DB side (COMPUTE_TASK_INFO holds no HCCL op): the note counts them (4 in level 1, from the CSV). A
