@@ -333,28 +333,31 @@ def test_a_side_without_any_launch_flow_is_left_to_its_own_warning(tmp_path: Pat
     assert row["Detail"] == f"{LEAD}comparison 2 kernels, {_ms(ns)} ms, no launch flow{TAIL}"
 
 
-def test_some_unlinked_kernels_before_the_first_launch_are_counted_apart(tmp_path: Path,
-                                                                         caplog: pytest.LogCaptureFixture) -> None:
-    """The H200 excerpt with the ac2g flows of its first kernel and of a later one taken out: one of the two runs
-    before every kernel a flow still ends at (it reads as the previous step's tail), the other after, so the part
-    says "1 of them runs", not "all run" ("1 of them run" before session 49's review)."""
+@pytest.mark.parametrize(("cut_at", "who"), [((0, 4), "1 of them runs"), ((0, 1, 5), "2 of them run")])
+def test_some_unlinked_kernels_before_the_first_launch_are_counted_apart(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture, cut_at: tuple[int, ...], who: str) -> None:
+    """The H200 excerpt with the ac2g flows of its first kernel (first two) and of a later one taken out: one (two)
+    of them run before every kernel a flow still ends at (it reads as the previous step's tail), the other after,
+    so the part says "1 of them runs" ("2 of them run"), not "all run" ("1 of them run" before session 49's
+    review)."""
     doc = json.loads(KINETO.read_text())
     events = doc["traceEvents"]
     kernels = {(e["pid"], e["tid"], _ns(e["ts"])): e for e in events if e.get("cat") in ("kernel", "gpu_memcpy")}
     ends = sorted((e for e in events if e.get("ph") == "f" and e.get("cat") == "ac2g"
                    and (e["pid"], e["tid"], _ns(e["ts"])) in kernels), key=lambda e: _ns(e["ts"]))
-    cut = {ends[0]["id"], ends[4]["id"]}
+    cut = {ends[i]["id"] for i in cut_at}
     doc["traceEvents"] = [e for e in events if not (e.get("ph") in ("s", "f") and e.get("id") in cut)]
     trace = tmp_path / KINETO.name
     trace.write_text(json.dumps(doc))
     free, first = _kineto_unlinked(doc["traceEvents"])
-    assert len(free) == 2 and sum(_ns(e["ts"]) < first for e in free) == 1
+    assert len(free) == len(cut_at) and sum(_ns(e["ts"]) < first for e in free) == len(cut_at) - 1
     row = _row(trace, KINETO, tmp_path / "out", caplog)
     res = compare(str(trace), str(KINETO), enable_operator_compare=True, enable_profiling_compare=True)
     measured = "kernels launched before the profile" in res.guards["Check"].tolist()
-    assert (row["Base"], row["Comparison"]) == (2, 0)
-    assert row["Detail"] == (f"{LEAD}base 2 kernels, {_ms(sum(_ns(e['dur']) for e in free))} ms, no launch flow (1 of "
-                             "them runs before the first kernel the trace holds a launch of: the previous step's tail"
+    assert (row["Base"], row["Comparison"]) == (len(cut_at), 0)
+    assert row["Detail"] == (f"{LEAD}base {len(cut_at)} kernels, {_ms(sum(_ns(e['dur']) for e in free))} ms, no launch "
+                             f"flow ({who} before the first kernel the trace holds a launch of: the previous "
+                             "step's tail"
                              + (', which "kernels launched before the profile" measures' if measured else "")
                              + f"){TAIL}")
 
