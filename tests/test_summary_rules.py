@@ -667,6 +667,45 @@ def test_unchanged_why_reads_each_case_by_its_own_rule() -> None:
                                                                                          -2_000_000))
 
 
+def test_unchanged_why_reads_idle_time_only_where_free_time_moved_most() -> None:
+    """The idle-time reading needs a Free step to be the one that moved most: two communication groups that moved
+    against each other (uncovered communication unchanged in all) or Lccl beside a smaller Free change that does
+    not offset it is time no operator's kernels hold, not the device waiting for the host."""
+    assert _why_of(("Group A Communication", "communication", 1_000_000),
+                   ("Group B Communication", "communication", -1_000_000),
+                   ("Free: Other", "free", 10_000)).endswith("time no operator's kernels hold")
+    assert _why_of(("Lccl", "lccl", 15_000), ("Free: Other", "free", -10_000)).endswith(
+        "time no operator's kernels hold")
+
+
+def test_name_map_text_joins_a_group_of_three_and_counts_groups_past_three() -> None:
+    """``name_map_text``: a group of three names reads "a with b and c" (all three named), four "a with b, c and d";
+    three groups are all shown with no count, a fourth is left off for "; ... (4 in all)". Figures by hand:
+    1.0 -> 2.5 ms is +1.500 ms, 0.5 -> 0.25 ms is -0.250 ms."""
+    lead = "--op_name_map pairs names that the statistic sheets, and so these rows, keep apart: "
+    three = (["a", "b", "c"], 1.0, 2.5)
+    assert summary_notes.name_map_text([three], "ms", 3) == (
+        lead + "a with b and c 1.000 ms -> 2.500 ms together (+1.500 ms)")
+    four = (["a", "b", "c", "d"], 0.5, 0.25)
+    assert summary_notes.name_map_text([four], "ms", 3) == (
+        lead + "a with b, c and d 0.500 ms -> 0.250 ms together (-0.250 ms)")
+    pairs = [([f"x{i}", f"y{i}"], 1.0, 1.0) for i in range(4)]
+    shown = "; ".join(f"x{i} with y{i} 1.000 ms -> 1.000 ms together (+0.000 ms)" for i in range(3))
+    assert summary_notes.name_map_text(pairs[:3], "ms", 3) == lead + shown
+    assert summary_notes.name_map_text(pairs, "ms", 3) == lead + shown + "; ... (4 in all)"
+
+
+def test_step_wrappers_need_time_on_both_sides() -> None:
+    """``step_wrappers``: a side whose operators hold no time has no wrapper, even where the other side's one op
+    holds all of its time under a name the first side lacks (base: "w" 0 ms, comparison: "x" 5 ms, each name on
+    one side only); with 1 ms under "w" the two are the wrappers."""
+    names = ["w", "x"]
+    counts = (np.array([1, 0]), np.array([0, 1]))
+    assert summary_notes.step_wrappers(names, (np.array([0.0, 0.0]), np.array([0.0, 5.0])), counts) is None
+    assert summary_notes.step_wrappers(names, (np.array([1.0, 0.0]), np.array([0.0, 5.0])), counts) == (
+        "w", 1.0, "x", 5.0)
+
+
 def test_module_rows_of_needs_one_row_holding_half_and_names_three_operators(monkeypatch) -> None:
     """``_module_rows_of`` at ``LOCALIZED_SHARE``: an operator's change split evenly over two module rows (each
     exactly half) ranks them, over three rows (a third each) does not; ``module_contributors_note`` names three
