@@ -706,6 +706,44 @@ def test_step_wrappers_need_time_on_both_sides() -> None:
         "w", 1.0, "x", 5.0)
 
 
+def test_communication_note_names_each_of_two_contributors_holding_communication() -> None:
+    """``communication_note`` with two listed contributors whose change is mostly communication (a: +2 ms, +1.5 of
+    it communication; b: -1 ms, all of it): both are named with their figures, under the plural wording; with a
+    alone, the singular one."""
+    comm = pd.DataFrame({"Name": ["a", "b"], "Base(ms)": [1.0, 2.0], "Comparison(ms)": [2.5, 1.0]})
+    why = ("(HCCL ops, which an NPU text export links to the operator that launched them; the waterfall counts them "
+           "as communication, not computing)")
+    two = pd.DataFrame({"Name": ["a", "b"], "Diff(ms)": [2.0, -1.0]})
+    assert summary_notes.communication_note(two, comm) == (
+        f"most of the change of 2 listed contributors is collective communication launched inside them {why}: "
+        "a: communication 1.000 ms -> 2.500 ms, b: communication 2.000 ms -> 1.000 ms")
+    assert summary_notes.communication_note(two.iloc[:1], comm) == (
+        f"most of the change of a is collective communication launched inside it {why}: "
+        "communication 1.000 ms -> 2.500 ms")
+
+
+def test_module_coverage_share_is_at_most_the_whole() -> None:
+    """``_module_row``: level-1 module rows holding more than the operators' device time (12 of 10 ms) read a share
+    of 1.0, not 1.2, beside the other side's 0.1 (a level-2 row is no part of it); the Detail keeps both figures as
+    they are."""
+    class _Sheet:
+        name = "ModuleCompareStatistic"
+
+        def __init__(self, data: pd.DataFrame) -> None:
+            self.data = data
+
+        def __len__(self) -> int:
+            return len(self.data)
+
+    cells = [[None] * 13 for _ in range(2)]
+    for row, (level, base, comp) in zip(cells, (("1", 12.0, 1.0), ("2", 5.0, 5.0)), strict=True):
+        row[2], row[4], row[8], row[12] = level, "[ TOTAL ]", base, comp
+    op_rows = [[0, "op", 10.0, 1, 10.0, 1]]
+    got = checks._module_row(op_rows, [_Sheet(pd.DataFrame(cells))])
+    assert (got["Status"], got["Base"], got["Comparison"]) == ("note", 1.0, 0.1)
+    assert "base 12.000 of 10.000 ms, comparison 1.000 of 10.000 ms" in got["Detail"]
+
+
 def test_module_rows_of_needs_one_row_holding_half_and_names_three_operators(monkeypatch) -> None:
     """``_module_rows_of`` at ``LOCALIZED_SHARE``: an operator's change split evenly over two module rows (each
     exactly half) ranks them, over three rows (a third each) does not; ``module_contributors_note`` names three
