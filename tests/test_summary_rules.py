@@ -538,12 +538,13 @@ def test_shape_guard_leaves_the_profiler_step_out(tmp_path):
     assert checks._shape_mismatches(b, c, checks._op_names(b), checks._op_names(c)) == before
 
 
-def test_kernel_type_contributors_are_named_as_op_statistic_keys_them(samples):
+def test_kernel_type_contributors_are_named_as_op_statistic_keys_them(samples, tmp_path):
     """With --use_kernel_type and no operator comparison the contributors are KernelTypeCompare rows, named
     "{OP Type}-{Core Type}" as the original keys op_statistic.csv rows (a kernel row is "{name} {shapes}").
     Expected by hand from the two samples' op_statistic.csv (Total Time(us), level 1 -> level 2): TransData on
     the AI vector core changed most (1423.208 -> 1393.328 us), then Conv2DBackpropFilter (+17.700 us) and
-    MatMulV2 (+16.801 us) on the AI core."""
+    MatMulV2 (+16.801 us) on the AI core. A base without torch ops (level 1 with its cpu_op events taken out, as a
+    MindSpore export has none) has no operator level: its kernel types are the contributors all the same."""
     def totals(side: Path) -> dict[str, float]:
         with (side / "ASCEND_PROFILER_OUTPUT" / "op_statistic.csv").open(newline="") as fh:
             return {f"{r['OP Type']}-{r['Core Type']}": float(r["Total Time(us)"]) for r in csv.DictReader(fh)}
@@ -557,6 +558,15 @@ def test_kernel_type_contributors_are_named_as_op_statistic_keys_them(samples):
     assert set(top["Level"]) == {"kernel type"}
     assert top["Name"].tolist()[:3] == want
     assert top["Diff(ms)"].tolist()[:3] == pytest.approx([diff[k] / 1000 for k in want])
+    bare = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(l1, bare)
+    trace = bare / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    trace.chmod(0o644)
+    trace.write_text(json.dumps([e for e in json.loads(trace.read_text()) if e.get("cat") != "cpu_op"]))
+    res = compare(str(bare), str(l2), enable_kernel_compare=True, use_kernel_type=True)
+    assert not len(res.base.ops) and len(res.comparison.ops)
+    assert set(res.contributors["Level"]) == {"kernel type"}
+    assert res.contributors["Name"].tolist()[:3] == want
 
 
 def test_shape_guard_reads_traces_whose_operators_are_not_tagged_cpu_op(samples):
