@@ -431,6 +431,20 @@ def test_graph_replays_note_between_a_graph_run_and_an_eager_one(caplog, monkeyp
                                           ).guards["Check"].tolist()
 
 
+def test_graph_replays_beside_a_side_without_categories(samples):
+    """vLLM's piecewise HIP graphs (MI300X excerpt) against an NPU Level0 text export, whose computing is in no
+    category (no kernel type or PMU counter): that side has no replayed share to give (blank, not 0 / 0) and
+    no op-decided time to move, so the row is "ok"; the graph side's share is recomputed from the raw JSON."""
+    n, rep_ns, comp_ns = _replayed_share(_events(EXCERPT))
+    level0 = samples / "msinsight/test/data/pytorch/text/level0/rank0_ascend_pt"
+    res = compare(str(EXCERPT), str(level0), enable_profiling_compare=True)
+    assert res.guards.set_index("Check").loc["computing split into categories", "Comparison"] == 0.0
+    row = _replay_row(res)
+    assert row["Status"] == "ok"
+    assert row["Base"] == pytest.approx(rep_ns / comp_ns, rel=1e-12) and row["Comparison"] is None
+    assert f"(base {n:,} kernels, {rep_ns / 1e6:.3f} ms)" in row["Detail"] and "barely move" not in row["Detail"]
+
+
 def _replay_sides(eager_by_op_ns: int) -> tuple:
     """An eager side (1 ms of computing, ``eager_by_op_ns`` of it in Matmul, none replayed) and a graph side
     (1 ms, 0.9 ms of it replayed, all Cube (other))."""
