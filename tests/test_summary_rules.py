@@ -708,18 +708,22 @@ def test_name_map_text_joins_a_group_of_three_and_counts_groups_past_three() -> 
 def test_step_wrappers_need_time_on_both_sides() -> None:
     """``step_wrappers``: a side whose operators hold no time has no wrapper, even where the other side's one op
     holds all of its time under a name the first side lacks (base: "w" 0 ms, comparison: "x" 5 ms, each name on
-    one side only); with 1 ms under "w" the two are the wrappers."""
+    one side only); with 1 ms under "w" the two are the wrappers, and so they are at exactly 90 % of a side."""
     names = ["w", "x"]
     counts = (np.array([1, 0]), np.array([0, 1]))
     assert summary_notes.step_wrappers(names, (np.array([0.0, 0.0]), np.array([0.0, 5.0])), counts) is None
     assert summary_notes.step_wrappers(names, (np.array([1.0, 0.0]), np.array([0.0, 5.0])), counts) == (
         "w", 1.0, "x", 5.0)
+    # exactly WRAPPER_SHARE (9 of 10 ms, "y" on both sides holding the rest) is a wrapper
+    counts = (np.array([1, 0, 1]), np.array([0, 1, 1]))
+    assert summary_notes.step_wrappers(["w", "x", "y"], (np.array([9.0, 0.0, 1.0]), np.array([0.0, 5.0, 0.0])),
+                                       counts) == ("w", 9.0, "x", 5.0)
 
 
 def test_communication_note_names_each_of_two_contributors_holding_communication() -> None:
     """``communication_note`` with two listed contributors whose change is mostly communication (a: +2 ms, +1.5 of
     it communication; b: -1 ms, all of it): both are named with their figures, under the plural wording; with a
-    alone, the singular one."""
+    alone, the singular one. A GPU side without collective kernels adds no kind to what the figures hold."""
     comm = pd.DataFrame({"Name": ["a", "b"], "Base(ms)": [1.0, 2.0], "Comparison(ms)": [2.5, 1.0]})
     why = ("(HCCL ops, which an NPU text export links to the operator that launched them; the waterfall counts them "
            "as communication, not computing)")
@@ -730,6 +734,12 @@ def test_communication_note_names_each_of_two_contributors_holding_communication
     assert summary_notes.communication_note(two.iloc[:1], comm) == (
         f"most of the change of a is collective communication launched inside it {why}: "
         "communication 1.000 ms -> 2.500 ms")
+    # a GPU base that ran no collective (0 ms, a reading) beside an NPU comparison: only HCCL ops are held
+    gpu = pd.DataFrame({"Name": ["a"], "Base(ms)": [0.0], "Comparison(ms)": [2.0]})
+    gpu.attrs.update(kinds=("GPU", "NPU"), held=(False, True))
+    assert summary_notes.communication_note(two.iloc[:1], gpu) == (
+        f"most of the change of a is collective communication launched inside it {why}: communication 0.000 ms -> "
+        "2.000 ms (the base side's trace holds no NCCL / RCCL or other collective kernel)")
 
 
 def test_module_coverage_share_is_at_most_the_whole() -> None:
