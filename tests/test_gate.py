@@ -631,6 +631,8 @@ def test_share_basis_clause_starts_where_the_net_is_a_twentieth_below_the_basis(
     assert summary_notes._shares_basis(contrib, 19.0) == clause
     assert summary_notes._shares_basis(contrib, -19.0) == clause
     assert summary_notes._shares_basis(contrib, 19.5) == "" and summary_notes._shares_basis(contrib, -19.5) == ""
+    # the gap is a share of the basis, not of the net: 19.02 ms is 0.98 ms below, under 1 ms, though over 0.951 ms
+    assert summary_notes._shares_basis(contrib, 19.02) == ""
     assert summary_notes._shares_basis(contrib, 18.0) == clause
     # no row changed: every Share is null (of a 0 ms basis), which is no basis, not a NaN one
     assert contributors.level_gross_ms(pd.DataFrame({"Diff(ms)": [0.0, 0.0], "Share": [float("nan"), None]})) == 0.0
