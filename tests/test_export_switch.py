@@ -162,6 +162,11 @@ def test_kernel_compare_run_names_the_hccl_rows_only_where_they_have_a_type(samp
     trace = (samples / TEXT_L0 / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text(encoding="utf-8")
     assert '"Notify_Wait"' not in trace
     assert "Wait Time" not in detail0 and "the communication group rows" in detail0
+    # a Level0 kernel_details.csv has no PMU column at all, so the breakdown shows no Computing Time's Number to
+    # differ by the N/A rows; --use_kernel_type makes no KernelCompare, whose HCCL rows were the one figure to name
+    assert "Computing Time's Number" not in detail0
+    kt = compare(str(samples / TEXT_L1), str(samples / DB_L1), enable_kernel_compare=True, use_kernel_type=True)
+    assert checks.EXPORT_CHECK not in kt.guards["Check"].tolist()
 
 
 @pytest.mark.parametrize("swap", [False, True])

@@ -470,6 +470,9 @@ def test_graph_replays_share_shown_below_the_threshold_never_reaches_it():
     assert row["Status"] == "ok"
     assert "(the base side replays less and has 0.050 ms (4.9% of its computing) in those steps: those steps " \
            "barely move)" in row["Detail"]
+    # 4.66 % rounds to 4.7 % and to no threshold: shown as rounded (cut only where rounding reaches 5.0 %)
+    assert "(the base side replays less and has 0.047 ms (4.7% of its computing) in those steps: those steps " \
+           "barely move)" in checks._replay_row(_replay_sides(46_600))["Detail"]
     row = checks._replay_row(_replay_sides(50_000))
     assert row["Status"] == "note"
     assert "the base side replays less and has 0.050 ms (5.0% of its computing) in those steps, where" in row["Detail"]
