@@ -299,6 +299,24 @@ def test_db_step_zero_is_the_scope_of_the_breakdown(tmp_path):
     assert g.loc[checks.STEP_CHECK, ["Status", "Base", "Comparison"]].tolist() == ["ok", "step 0", "step 0"]
 
 
+def test_text_step_zero_is_the_whole_profile(samples, tmp_path):
+    """A text export's time breakdown ignores the step, step 0 included: against the DB excerpt on its step 0 (as
+    above) the check reads "whole profile" for the text side, "step 0" for the DB side. The level-1 text sample
+    with its ProfilerStep#50 marker renamed ProfilerStep#0 (no sample numbers a step 0)."""
+    text = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(samples / NPU_L1, text)
+    trace = text / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    trace.chmod(0o644)
+    raw = trace.read_text()
+    assert raw.count('"ProfilerStep#50"') == 1
+    trace.write_text(raw.replace('"ProfilerStep#50"', '"ProfilerStep#0"'))
+    db = edited_copy(DB_L1, tmp_path / "ascend_pytorch_profiler_0.db", "UPDATE STEP_TIME SET id = 0",
+                     "UPDATE STRING_IDS SET value = 'ProfilerStep#0' WHERE value = 'ProfilerStep#50'")
+    g = compare(str(text), str(db), base_step="0", comparison_step="0",
+                enable_profiling_compare=True).guards.set_index("Check")
+    assert g.loc[checks.STEP_CHECK, ["Status", "Base", "Comparison"]].tolist() == ["note", "whole profile", "step 0"]
+
+
 def test_one_rank_of_communication_tasks_bounds_no_world_size(tmp_path):
     """Without a world size in the metadata, the ranks the HCCL tasks name bound it from below only from 2 on:
     tasks of a rank with itself (rank 0 alone) say nothing, so the figure stays unknown (n/a), not "at least
