@@ -281,12 +281,9 @@ def test_previous_steps_tail_points_at_the_check_that_measures_it(samples: Path,
     assert checks.index(CHECK) == checks.index("kernels launched before the profile") + 1  # beside it
 
 
-def test_a_text_side_given_a_step_is_counted_over_the_whole_profile(samples: Path, tmp_path: Path,
-                                                                    caplog: pytest.LogCaptureFixture) -> None:
-    """A text export's op tree spans every step (its operator rows hold the step asked for, its time breakdown the
-    whole profile): two async_npu flows (both ends) to AI_CORE tasks taken out of the level-1 text sample, compared
-    on its step 50, give a row whose figures are the whole profile's and which says so."""
-    src = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+def _text_without_two_flows(src: Path, tmp_path: Path) -> tuple[Path, int]:
+    """A copy of the text export ``src`` without the async_npu flows (both ends) of its first two AI_CORE tasks,
+    which links every task: (the copy, those two tasks' ns, from the file)."""
     events = json.loads((src / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text())
     assert _npu_unlinked(events) == (0, 0)
     procs = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
@@ -302,11 +299,43 @@ def test_a_text_side_given_a_step_is_counted_over_the_whole_profile(samples: Pat
     (run / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").write_text(json.dumps(kept))
     n, ns = _npu_unlinked(kept)
     assert n == 2
+    return run, ns
+
+
+def test_a_text_side_given_a_step_is_counted_over_the_whole_profile(samples: Path, tmp_path: Path,
+                                                                    caplog: pytest.LogCaptureFixture) -> None:
+    """A text export's op tree spans every step (its operator rows hold the step asked for, its time breakdown the
+    whole profile): two async_npu flows (both ends) to AI_CORE tasks taken out of the level-1 text sample, compared
+    on its step 50, give a row whose figures are the whole profile's and which says so."""
+    src = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+    run, ns = _text_without_two_flows(src, tmp_path)
     part = f"base 2 compute tasks, {_ms(ns)} ms, no async_npu flow"
     assert _row(run, src, tmp_path / "all", caplog)["Detail"] == f"{LEAD}{part}{TAIL}"
     row = _row(run, src, tmp_path / "step", caplog, base_step=50, comparison_step=50)
     assert (row["Base"], row["Comparison"]) == (2, 0)
     assert row["Detail"] == f"{LEAD}{part} (counted over the whole profile, not only the step asked for){TAIL}"
+
+
+def test_only_the_text_side_given_a_step_is_said_to_be_counted_over_the_whole_profile(
+        samples: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The level-1 text sample without two task flows (as above) against the DB excerpt with three tasks given a
+    connection id no op holds (as ``test_db_tasks_without_a_connection_id_are_said``), both on step 50: the text
+    side's part says it is counted over the whole profile, the DB side's (cut to the step) does not."""
+    run, text_ns = _text_without_two_flows(samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt",
+                                           tmp_path)
+    rows = sql(DB, "SELECT t.globalTaskId, t.endNs - t.startNs FROM TASK t JOIN COMPUTE_TASK_INFO c "
+                   "ON c.globalTaskId = t.globalTaskId JOIN STRING_IDS s ON s.id = c.taskType "
+                   "WHERE s.value = 'AI_VECTOR_CORE' AND t.connectionId IN (SELECT connectionId FROM CONNECTION_IDS) "
+                   "ORDER BY t.startNs LIMIT 3")
+    free = sql(DB, "SELECT max(connectionId) + 1000 FROM (SELECT connectionId FROM CONNECTION_IDS "
+                   "UNION SELECT connectionId FROM TASK)")[0][0]
+    db = edited_copy(DB, tmp_path / "ascend_pytorch_profiler_0.db", "UPDATE TASK SET connectionId = "
+                     f"{free} WHERE globalTaskId IN ({', '.join(str(r[0]) for r in rows)})")
+    row = _row(run, db, tmp_path / "out", caplog, base_step=50, comparison_step=50)
+    assert (row["Base"], row["Comparison"]) == (2, 3)
+    assert row["Detail"] == (f"{LEAD}base 2 compute tasks, {_ms(text_ns)} ms, no async_npu flow (counted over the "
+                             "whole profile, not only the step asked for); comparison 3 compute tasks, "
+                             f"{_ms(sum(r[1] for r in rows))} ms, no CANN connection id{TAIL}")
 
 
 def test_a_side_without_any_launch_flow_is_left_to_its_own_warning(tmp_path: Path,
