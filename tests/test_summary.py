@@ -821,6 +821,10 @@ def test_gpu_vendor_guard(caplog):
     v100 = _profile(["aten::mm"], ["[[2, 3]]"])
     v100.device_properties = [{"id": 0, "name": "Tesla V100-SXM2-32GB"}]  # older names lack "NVIDIA"
     assert checks.guards(ctx_with_fa(v100, mi300)).set_index("Check").loc["GPU vendor", "Status"] == "note"
+    for name in ("Instinct MI210", "Radeon PRO W7900"):  # AMD names without "AMD"
+        amd = _profile(["aten::mm"], ["[[2, 3]]"])
+        amd.device_properties = [{"id": 0, "name": name}]
+        assert checks.guards(ctx_with_fa(h100, amd)).set_index("Check").loc["GPU vendor", "Comparison"] == "AMD"
     # a run without a time breakdown (API, memory, operator only) shows no Flash Attention figure: no note
     row = checks.guards(_Ctx(h100, mi300)).set_index("Check").loc["GPU vendor"]
     assert row["Status"] == "ok" and row["Detail"].startswith("no time breakdown in this run")
