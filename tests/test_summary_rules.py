@@ -587,6 +587,17 @@ def test_kernel_type_contributors_are_named_as_op_statistic_keys_them(samples, t
     assert res.contributors["Name"].tolist()[:3] == want
 
 
+def test_heavy_ops_break_ties_by_first_appearance() -> None:
+    """``_heavy_ops`` ranks names by total duration, and names of equal totals in the order they first appear (as
+    ``nlargest`` keeps the first), so the cut at ``n`` keeps the earlier one: a (2 + 3 us), b and c of 5 us each
+    give a, b; with c at 7 us, c, a."""
+    ops = pd.DataFrame({"name": ["a", "b", "c", "a"], "cat": ["cpu_op"] * 4, "input_dims": ["[[2]]"] * 4,
+                        "dur": [2, 5, 5, 3]})
+    assert checks._heavy_ops(ops, 2) == ["a", "b"]
+    ops.loc[2, "dur"] = 7
+    assert checks._heavy_ops(ops, 2) == ["c", "a"]
+
+
 def test_shape_guard_reads_traces_whose_operators_are_not_tagged_cpu_op(samples):
     """PyTorch 1.9's Kineto traces tag operators "Operator", not "cpu_op" (kineto tb_plugin's resnet50_num_workers_0
     runs): the shape check then ranks every op with shapes instead of finding none. By hand from the raw events
