@@ -10,7 +10,7 @@ import logging
 from pathlib import Path
 
 import pytest
-from dbutil import sql
+from dbutil import edited_copy, sql
 
 from msprof_compare import compare
 from msprof_compare.compare import checks
@@ -126,6 +126,23 @@ def test_time_breakdown_run_names_the_e2e_window_and_mem_usage(samples, caplog, 
     assert [b.split(":")[0] for b in bullets] == ["E2E and Free Time", "Computing Time's Number and categories",
                                                  "Wait Time", "the communication group rows", "Mem Usage"]
     assert checks.EXPORT_LEAD + "; ".join(bullets) == detail
+
+
+def test_db_window_without_tasks_outside_its_busy_span_names_no_e2e_part(samples, tmp_path):
+    """The level-1 DB export with every task clamped into the span of its computing and communication (by SQL) has
+    no device time outside it, its E2E the 132.234 ms a text export would measure: the note then names no E2E
+    window (it said "hold 0.000 ms outside them" nowhere, as no sample lacks such tasks); its other figures stay."""
+    db = _db_file(samples / DB_L1)
+    e2e, outside = _db_window(db)
+    lo, hi = sql(db, "SELECT min(lo), max(hi) FROM (SELECT t.startNs lo, t.endNs hi FROM COMPUTE_TASK_INFO c "
+                     "JOIN TASK t ON t.globalTaskId = c.globalTaskId "
+                     "UNION ALL SELECT startNs, endNs FROM COMMUNICATION_OP)")[0]
+    inside = edited_copy(db, tmp_path / db.name, f"UPDATE TASK SET startNs = MIN(MAX(startNs, {lo}), {hi}), "
+                         f"endNs = MAX(MIN(endNs, {hi}), {lo})")
+    assert _db_window(inside) == (e2e - outside, 0) == (132_233_522, 0)
+    detail = _note(compare(str(samples / TEXT_L1), str(inside), enable_profiling_compare=True))["Detail"]
+    assert "E2E and Free Time" not in detail
+    assert detail.startswith(checks.EXPORT_LEAD + "Computing Time's Number and categories: the base side's")
 
 
 def test_memory_only_run_names_mem_usage_alone(samples):
