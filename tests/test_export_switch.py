@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import logging
+import shutil
 from pathlib import Path
 
 import pytest
@@ -143,6 +144,27 @@ def test_db_window_without_tasks_outside_its_busy_span_names_no_e2e_part(samples
     detail = _note(compare(str(samples / TEXT_L1), str(inside), enable_profiling_compare=True))["Detail"]
     assert "E2E and Free Time" not in detail
     assert detail.startswith(checks.EXPORT_LEAD + "Computing Time's Number and categories: the base side's")
+
+
+def test_mem_usage_part_needs_a_difference_the_figures_show(samples, tmp_path):
+    """The Mem Usage part compares the text side's peak with and without the APP rows as the note writes them (GB to
+    2 decimals): the level-1 text export with its APP rows' Total Reserved set 2 MB above the other rows' peak
+    (1526.75 MB) reads 1.49G either way, so the note has no Mem Usage part beside the figures it still names."""
+    text = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(samples / TEXT_L1, text)
+    record = text / "ASCEND_PROFILER_OUTPUT" / "memory_record.csv"
+    record.chmod(0o644)
+    lines = record.read_text().split("\n")
+    for i, line in enumerate(lines):
+        if line.startswith("APP,"):
+            cells = line.split(",")
+            cells[3] = "1528.75"
+            lines[i] = ",".join(cells)
+    record.write_text("\n".join(lines))
+    peak, without = _peaks_gb(text)
+    assert without * 1024 == 1526.75 and peak * 1024 == 1528.75 and f"{peak:.2f}" == f"{without:.2f}" == "1.49"
+    detail = _note(compare(str(text), str(samples / DB_L1), enable_profiling_compare=True))["Detail"]
+    assert "Mem Usage" not in detail and "Wait Time" in detail
 
 
 def test_memory_only_run_names_mem_usage_alone(samples):
