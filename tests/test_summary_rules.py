@@ -775,20 +775,13 @@ def test_module_coverage_share_is_at_most_the_whole() -> None:
     """``_module_row``: level-1 module rows holding more than the operators' device time (12 of 10 ms) read a share
     of 1.0, not 1.2, beside the other side's 0.1 (a level-2 row is no part of it); the Detail keeps both figures as
     they are."""
-    class _Sheet:
-        name = "ModuleCompareStatistic"
-
-        def __init__(self, data: pd.DataFrame) -> None:
-            self.data = data
-
-        def __len__(self) -> int:
-            return len(self.data)
+    from msprof_compare.compare.table import Sheet
 
     cells = [[None] * 13 for _ in range(2)]
     for row, (level, base, comp) in zip(cells, (("1", 12.0, 1.0), ("2", 5.0, 5.0)), strict=True):
         row[2], row[4], row[8], row[12] = level, "[ TOTAL ]", base, comp
     op_rows = [[0, "op", 10.0, 1, 10.0, 1]]
-    got = checks._module_row(op_rows, [_Sheet(pd.DataFrame(cells))])
+    got = checks._module_row(op_rows, [Sheet("ModuleCompareStatistic", [], pd.DataFrame(cells), (0, 0), (0, 0))])
     assert (got["Status"], got["Base"], got["Comparison"]) == ("note", 1.0, 0.1)
     assert "base 12.000 of 10.000 ms, comparison 1.000 of 10.000 ms" in got["Detail"]
 
