@@ -45,6 +45,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from xlsxwriter.utility import xl_rowcol_to_cell as cell_name  # A1 name of a zero-based (row, col)
+
 CSV_FILTER = "Text - txt - csv (StarCalc)"
 # The CSV filter's tokens: separator 44 (","), text delimiter 34 ('"'), charset 76 (UTF-8), first line 1, cell
 # formats (import only), language 0, quote all text cells, detect special numbers (import only), save cell
@@ -132,16 +134,6 @@ def calc_text(text: str) -> str:
     if "\r" not in text:
         return text
     return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
-def cell_name(row: int, col: int) -> str:
-    """A1-style name of a zero-based (row, col)."""
-    letters = ""
-    c = col + 1
-    while c:
-        c, rem = divmod(c - 1, 26)
-        letters = chr(65 + rem) + letters
-    return f"{letters}{row + 1}"
 
 
 def used_range(cells: list[list[Any]]) -> tuple[int, int]:
