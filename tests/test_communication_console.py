@@ -577,16 +577,23 @@ def test_no_family_time_of_a_side_without_op_rows_is_its_ops_time(samples):
     assert t["no_family_base_ms"] == ns / 1e6 and t["no_family_comparison_ms"] == 0.0
 
 
+def _one_allreduce(base_ns: int, comparison_ns: int) -> tuple[object, list[str]]:
+    """One all-reduce op of ``base_ns`` / ``comparison_ns``: the sheet's columns and its contributors row's
+    Base, Comparison and Diff cells as the console shows them."""
+    base = {"allreduce": {"ops": np.array([base_ns], dtype=np.int64), "tasks": {}}}
+    comp = {"allreduce": {"ops": np.array([comparison_ns], dtype=np.int64), "tasks": {}}}
+    cols = communication_summary._Columns(_sheet(base, comp))
+    table = render_communication_contributors(communication_summary.contributors(cols))
+    row = next(line for line in table.splitlines() if "allreduce" in line)
+    return cols, [c.strip() for c in row.strip("|").split("|")][2:5]
+
+
 def test_half_a_microsecond_rounds_away_from_zero_as_the_waterfall():
     """An all-reduce 1.000 ms -> 1.0045 ms (4.5 us longer, 1004.5 us on the sheet): the communication table and
     line show 1.005 ms and +0.005 ms, as the waterfall and the verdict round a half (``half_up``). By ``round``
     of the floats they read 1.004 and +0.004 (1.0045 and 0.0045 are 1.00449999... and 0.00449999... as floats)."""
-    base = {"allreduce": {"ops": np.array([1_000_000], dtype=np.int64), "tasks": {}}}
-    comp = {"allreduce": {"ops": np.array([1_004_500], dtype=np.int64), "tasks": {}}}
-    cols = communication_summary._Columns(_sheet(base, comp))
-    table = render_communication_contributors(communication_summary.contributors(cols))
-    row = next(line for line in table.splitlines() if "allreduce" in line)
-    assert [c.strip() for c in row.strip("|").split("|")][2:5] == ["1.000", "1.005", "+0.005"]
+    cols, cells = _one_allreduce(1_000_000, 1_004_500)
+    assert cells == ["1.000", "1.005", "+0.005"]
     # 4500 / 1000000 = +0.45%
     assert "1.000 ms -> 1.005 ms (+0.005 ms, +0.45%)" in communication_line(communication_summary.totals(cols))
 
@@ -595,12 +602,8 @@ def test_a_fall_under_half_a_microsecond_reads_as_the_contributors_table_above_i
     """An all-reduce 1.0006 ms -> 1.0004 ms (0.2 us shorter): the contributors table right above the line, the
     waterfall and the verdict write the change as +0.000 (``half_up`` gives 0.0, never -0.0); the line, which keeps
     the sign of a memory fall that rounds to 0.00 MB, wrote -0.000 ms under that table's +0.000."""
-    base = {"allreduce": {"ops": np.array([1_000_600], dtype=np.int64), "tasks": {}}}
-    comp = {"allreduce": {"ops": np.array([1_000_400], dtype=np.int64), "tasks": {}}}
-    cols = communication_summary._Columns(_sheet(base, comp))
-    table = render_communication_contributors(communication_summary.contributors(cols))
-    row = next(line for line in table.splitlines() if "allreduce" in line)
-    assert [c.strip() for c in row.strip("|").split("|")][2:5] == ["1.001", "1.000", "+0.000"]
+    cols, cells = _one_allreduce(1_000_600, 1_000_400)
+    assert cells == ["1.001", "1.000", "+0.000"]
     assert communication_line(communication_summary.totals(cols)) == (
         "Communication time (CommunicationCompare's op rows) 1.001 ms -> 1.000 ms (+0.000 ms, -0.02%).")
 
