@@ -218,7 +218,8 @@ def test_one_contributor_is_named_in_the_singular(samples):
                 enable_operator_compare=True)
     one = regression_gate(r, 1.0, top=1)[1]
     assert "Top contributor (" in one and "Top 1 " not in one
-    listed = [line for line in one.splitlines() if line.startswith("  ") and not line.startswith("  Note: ")]
+    listed = [line for line in one.splitlines() if line.startswith("  ")
+              and not line.startswith(("  Note: ", "  Not on the module sheets: "))]
     assert len(listed) == 1
     frame = r.frames["contributors"]
     assert len(frame[frame["Diff(ms)"].astype(float) > 0]) == 1  # this pair has one op that grew: never "Top 1"
@@ -253,7 +254,7 @@ def test_contributors_that_explain_little_of_the_change_are_said_so(samples, tmp
     lines = message.splitlines()
     assert code == 3 and lines[1].startswith(
         "Largest waterfall steps: 90.91.105.46%enp189s0f0_60000_0 (uncovered) +7.991 ms")
-    assert lines[2].startswith("Top ") and lines[-1] == (
+    assert lines[2].startswith("Top ") and lines[-2] == (
         f"  Note: all operators together changed by {net:+.3f} ms, under 1% of the E2E change "
         f"(+{delta_ms:.3f} ms): most of it is outside their device time (the waterfall puts most of it in "
         "90.91.105.46%enp189s0f0_60000_0 (uncovered) +7.991 ms); "  # the only step outside device time of 10 % or more
@@ -261,7 +262,7 @@ def test_contributors_that_explain_little_of_the_change_are_said_so(samples, tmp
     from msprof_compare.report.summary_console import render_explain
 
     console = render_explain(r.frames).splitlines()
-    at = console.index(lines[-1].strip())  # under the contributors, above the module contributors that follow
+    at = console.index(lines[-2].strip())  # under the contributors, above the module contributors that follow
     # (between them, as on the sheet, the line on copy_bucket_to_grad, which no module row names)
     assert console[at - 1].startswith("+---") and console[at + 1].startswith("Not on the module sheets: ")
     assert console[at + 2].startswith("The module rows hold ")
@@ -273,7 +274,7 @@ def test_contributors_that_explain_little_of_the_change_are_said_so(samples, tmp
     cover = contributors.coverage_text(r.frames["contributors"])
     assert f": {cover} of " in cells[title] and f": {cover} of " in render_explain(r.frames)
     assert cover.endswith(f"{round(float(r.frames['contributors']['Cumulative Share'].iloc[-1]), 3):.1%}")
-    notes = [i for i, c in enumerate(cells) if c == lines[-1].strip()]  # its own row under the table
+    notes = [i for i, c in enumerate(cells) if c == lines[-2].strip()]  # its own row under the table
     assert len(notes) == 1 and title < notes[0] < cells.index("Validity checks (warn: are both sides the same "
                                                               "workload? note: read the figures with this in mind)")
     text = compare(str(samples / NPU_L2), str(samples / NPU_L1))
@@ -428,7 +429,7 @@ def test_gate_note_escapes_the_step_names(samples, tmp_path):
         dirs.append(str(dst))
     code, message = compare(*dirs).regression_gate(0)
     assert code == 3 and "\x1b" not in message and "\nFAKE" not in message
-    note = message.splitlines()[-1]
+    note = message.splitlines()[-2]  # above the line on copy_bucket_to_grad, outside every module
     assert note.startswith("  Note: ") and note.endswith(
         "puts most of it in evil\\x1b[31mRED\\nFAKE: all fine (uncovered) +7.991 ms); the Share column is of 0.062 ms, "
         "the sizes of their changes added up (savings do not cancel growth).")
@@ -708,3 +709,66 @@ def test_contributor_lines_round_a_half_as_the_console_table():
     code, message = regression_gate(res, 5.0)
     assert code == 3 and "  aten::mm: +0.005 ms (" in message
     assert "+0.005" in render_contributors(contrib)
+
+
+def _module_sheet_cells(res) -> set[str]:
+    """Every text cell of the result's ModuleCompareStatistic: where a reader looks for a contributor."""
+    stat = res.sheet("ModuleCompareStatistic")
+    return {v for col in stat.columns for v in stat[col].tolist() if isinstance(v, str)}
+
+
+def test_gate_names_its_contributors_outside_every_module_in_both_paths(samples, tmp_path, capsys):
+    """Text level2 -> level1 (+5.17 %): the one contributor, AccumulateGrad (the all-reduce it launched), runs
+    outside every module, so ModuleCompareStatistic has no row of it; the console, the Summary sheet and the JSON
+    said so under the contributors, the gate did not. It now does, under the note, whether the result made the time
+    breakdown (a default run, the CLI's gate) or the gate made it alone (``gate_frames``: operator sheets only),
+    and the two paths print one message (the note on its communication was missing in the second). Not where no
+    module sheet was made (``disable_module``), nor where the contributors are the waterfall steps."""
+    from msprof_compare.api import compare
+
+    name = "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad"
+    tail = "(it is outside every module); {} writes every operator's row (OperatorCompareStatistic)."
+    line = f"  Not on the module sheets: {name} {tail}"
+    full = compare(str(samples / NPU_L2), str(samples / NPU_L1))
+    assert "e2e" in full.frames and name not in _module_sheet_cells(full)  # independent of the tool's words
+    code, message = full.regression_gate(1)
+    lines = message.splitlines()
+    assert code == 3 and lines[-1] == line.format("disable_module=True")
+    assert lines[-3].startswith(f"  {name}: +6.023 ms (")
+    assert lines[-2].startswith(f"  Note: most of the change of {name}")
+    ops = compare(str(samples / NPU_L2), str(samples / NPU_L1), enable_operator_compare=True)
+    assert "e2e" not in ops.frames and name not in _module_sheet_cells(ops)
+    assert ops.regression_gate(1) == (code, message)
+    # the CLI's gate, in its own words
+    assert cli.execute({"base_profiling_path": str(samples / NPU_L2), "comparison_profiling_path": str(
+        samples / NPU_L1), "output_path": str(tmp_path), "fail_on_regression": "1"}) == 3
+    assert capsys.readouterr().err.splitlines()[-1] == line.format("--disable_module")
+    for kwargs in ({"disable_module": True}, {"enable_profiling_compare": True}, {"enable_api_compare": True}):
+        res = compare(str(samples / NPU_L2), str(samples / NPU_L1), **kwargs)
+        assert "ModuleCompareStatistic" not in res.sheet_names
+        code, message = res.regression_gate(1)
+        assert code == 3 and "module sheets" not in message, kwargs
+
+
+def test_gate_line_outside_modules_is_of_the_contributors_it_lists(samples):
+    """DB level2 -> level1: of the seven operator contributors, five run outside every module (the console's line
+    names copy_bucket_to_grad, the module contributors' lead the four backward ops that run modules); the gate lists
+    the four that grew and prints no module lead, so its line names those of them off the module sheets, the
+    backward ops with how much of their time the module rows hold, and not ReluBackward0, which shrank."""
+    from msprof_compare.api import compare
+
+    res = compare(str(samples / DB_L2), str(samples / DB_L1))
+    contrib = res.frames["contributors"].set_index("Name")
+    grown = contrib.index[contrib["Diff(ms)"].astype(float) > 0].tolist()
+    cells = _module_sheet_cells(res)
+    assert len(grown) == 4 and not [n for n in grown if n in cells]  # none of the four on the module sheet
+    ev = "autograd::engine::evaluate_function: "
+    addmm = contrib.loc[f"{ev}AddmmBackward0"]
+    line = res.regression_gate(1)[1].splitlines()[-1]
+    assert line == (
+        "  Not on the module sheets: torch.distributed.ddp.reducer::copy_bucket_to_grad (it is outside every module); "
+        f"outside every module but run around modules, whose rows hold this much of their time: {ev}"
+        f"ConvolutionBackward0 (all of it), {ev}AddmmBackward0 (base 0.550 of its {addmm['Base(ms)']:.3f} ms, "
+        f"comparison 0.560 of its {addmm['Comparison(ms)']:.3f} ms), {ev}NllLossBackward0 (all of it); "
+        "disable_module=True writes every operator's row (OperatorCompareStatistic).")
+    assert f"{ev}ReluBackward0" in res.frames["contributors"].attrs["outside_modules"] and "ReluBackward0" not in line

@@ -14,6 +14,7 @@ import pandas as pd
 from ..textsafe import term_safe
 from .breakdown import Breakdown
 from .contributors import share_basis, top_contributors
+from .module_contributors import outside_modules_note
 from .summary_notes import unexplained_note
 from .table import half_up, ms3
 from .verdict import e2e_words
@@ -33,15 +34,16 @@ def e2e_ns(result: CompareResult, e2e: pd.DataFrame | None = None) -> tuple[int,
 
 
 def gate_frames(result: CompareResult, base: Breakdown, comparison: Breakdown) -> dict[str, pd.DataFrame | None]:
-    """The frames the gate reads ("e2e", "waterfall", "contributors") for a result compared without the time
-    breakdown, as ``summary.build`` makes them in a run with ``--fail_on_regression``: the waterfall, and its steps
-    as the contributors where the run's sheets named none. Kept out of the result (its reports must not
-    change)."""
+    """The frames the gate reads for a result compared without the time breakdown, as ``summary.build`` makes them
+    in a run with ``--fail_on_regression``: the result's ("contributor_communication" for the note under the
+    contributors; the contributors' attrs for the line on those outside every module) with "e2e", the waterfall,
+    and its steps as the contributors where the run's sheets named none. A new dict, kept out of the result (its
+    reports must not change)."""
     wf = waterfall_of((base, comparison))
     contrib = result.frames.get("contributors")
     if (contrib is None or not len(contrib)) and len(wf):
         contrib = top_contributors(*reversed(waterfall_contributors(wf)))
-    return {"e2e": e2e_frame(base, comparison), "waterfall": wf, "contributors": contrib}
+    return {**result.frames, "e2e": e2e_frame(base, comparison), "waterfall": wf, "contributors": contrib}
 
 
 #: Exit code of a run that ``--fail_on_regression`` fails (0 and 1 keep their meanings).
@@ -58,6 +60,19 @@ def _change_text(comp: int, base: int, limit: Fraction, regressed: bool) -> str:
         if (Fraction(text[:-1]) > limit) == regressed:
             break
     return text
+
+
+def _outside_line(contrib: pd.DataFrame, listed: pd.DataFrame) -> str:
+    """``outside_modules_note`` on the contributors the gate lists (``listed``, those that grew): a reader of the gate
+    looks for them in ModuleCompareStatistic as a reader of the console does. ``summary.build`` names only
+    operator-level contributors in ``attrs["outside_modules"]`` (the waterfall steps that stand in for them have
+    none). Without the module contributors, as the gate prints no module lead: those that run around modules are
+    named with how much of their time the module rows hold, not left to a lead it does not print."""
+    names = set(listed["Name"].tolist())
+    shown = listed.copy()
+    shown.attrs = {**contrib.attrs, "outside_modules": [n for n in contrib.attrs.get("outside_modules", [])
+                                                        if n in names]}
+    return outside_modules_note(shown, None)
 
 
 def regression_gate(result: CompareResult, pct: float, top: int = 5,
@@ -89,6 +104,7 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5,
     contrib = frames.get("contributors")
     note = unexplained_note(contrib, frames.get("waterfall"), frames.get("contributor_communication"))
     worst_lines: list[str] = []
+    outside = ""
     if contrib is not None and len(contrib):
         worst = contrib[contrib["Diff(ms)"].astype(float) > 0].head(top)
         if len(worst):
@@ -98,8 +114,11 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5,
             for r in worst.itertuples(index=False):
                 worst_lines.append(f"  {term_safe(r.Name)}: +{half_up(float(r[5]), 3):.3f} ms "
                                    f"({float(r.Share):.1%} of {share_basis(level)})")
+            outside = _outside_line(contrib, worst)
     if note:  # also where no listed contributor grew: the caveat holds for the ranking the run made
         worst_lines.append(f"{'  ' if worst_lines else ''}Note: {term_safe(note)}.")
+    if outside:  # under the note, as the console and the Summary sheet print it
+        worst_lines.append(f"  {term_safe(outside)}")
     step_lines: list[str] = []
     wf = frames.get("waterfall")
     if wf is not None and len(wf):

@@ -2,7 +2,7 @@
 time (DDP's forward, a step annotation), the ModuleCompareStatistic operator rows inside those contributors that
 explain 80% of those rows' change (``_module_contributors``; else the module rows of the listed operators
 themselves, ``_module_rows_of``), and the words on the contributors that no module row names
-(``outside_modules_line``; ``outside_modules_note`` for the console, the Summary sheet and the JSON alike).
+(``outside_modules_line``; ``outside_modules_note`` for the console, the Summary sheet, the JSON and the gate alike).
 """
 
 from __future__ import annotations
@@ -365,7 +365,8 @@ def outside_modules_line(outside: list[str], held: dict[str, list[tuple[str, flo
 def outside_modules_note(contrib: pd.DataFrame | None, modules: pd.DataFrame | None) -> str:
     """``outside_modules_line`` on the operator-level contributors ``contrib`` that no module row names (its
     attrs, set by ``summary.build``), less those the module contributors ``modules`` open up (their lead names
-    them): one function for the console, the Summary sheet and the JSON, so that a console reader too learns why
+    them): one function for the console, the Summary sheet, the JSON and the gate (``gate._outside_line``, without
+    ``modules``: it prints no lead), so that a console reader too learns why
     a listed operator is not in ModuleCompareStatistic ("" where every contributor is there, or no module sheet
     was made)."""
     if contrib is None or not len(contrib):
