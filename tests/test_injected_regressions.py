@@ -847,6 +847,44 @@ def test_npu_step_regression_shows_in_its_step_only(samples, tmp_path, caplog):
             assert "launch flows" not in note and "changed its device time" not in caplog.text
 
 
+def test_step_of_one_text_side_against_a_db_side_names_that_side(samples, tmp_path):
+    """The level-1 text export against the level-1 DB export (separate runs), step 50 on both, neither linking a
+    kernel to an operator (the trace's async_npu flows and the DB's CONNECTION_IDS rows removed): every operator row
+    of the step is 0 ms on both sides, while the time breakdowns differ, the text side's the whole profile's
+    (136.581009 ms, reference pair 1's base E2E), the DB side's its step's (its tasks' span in STEP_TIME, 137.919295
+    ms, of a profile 171.971 ms long). The contributors are the waterfall steps, and the note says which side's
+    breakdown covers the whole profile: the text side's alone, as base or as comparison, not "both sides" (mutant S6
+    of session 52's audit; both sides text: ``test_npu_step_regression_shows_in_its_step_only``)."""
+    text, db = tmp_path / "text" / "rank0_ascend_pt", tmp_path / "db" / "rank0_ascend_pt"
+    shutil.copytree(samples / NPU_TEXT, text)
+    trace = text / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(trace.read_text())
+    kept = [e for e in events if not (e.get("cat") == "async_npu" and e.get("ph") in ("s", "f"))]
+    assert len(events) - len(kept) == 420
+    trace.write_text(json.dumps(kept))
+    shutil.copytree(samples / NPU_DB, db)
+    src = samples / NPU_DB / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db"
+    assert sql(src, "SELECT COUNT(*) FROM CONNECTION_IDS") == [(563,)]
+    edited_copy(src, db / "ASCEND_PROFILER_OUTPUT" / src.name, "DELETE FROM CONNECTION_IDS")
+    ((s50, e50),) = sql(src, "SELECT startNs, endNs FROM STEP_TIME WHERE id = 50")
+    ((span,),) = sql(src, "SELECT MAX(endNs) - MIN(startNs) FROM TASK WHERE startNs BETWEEN ? AND ?", (s50, e50))
+    assert span == 137_919_295 and sql(src, "SELECT MAX(endNs) - MIN(startNs) FROM TASK") == [(171_971_496,)]
+    for base, comp, side, ends in ((text, db, "base", (136_581_009, span)), (db, text, "comparison",
+                                                                          (span, 136_581_009))):
+        res = compare(str(base), str(comp), base_step=50, comparison_step=50)
+        wf = res.waterfall
+        assert (int(wf["Base(ns)"].iloc[0]), int(wf["Comparison(ns)"].iloc[-1])) == ends
+        mods = res.sheet("ModuleCompareStatistic")  # no kernel on any operator: 0 ms on both sides
+        assert len(mods) and not np.nansum(np.abs(mods.iloc[:, [6, 8, 10, 12]].astype(float).to_numpy()))
+        assert set(res.contributors["Level"]) == {"category"}
+        why = ("no operator of the step asked for changed its device time, but the time breakdown of the "
+               f"{side} side covers the whole profile (a text export's ignores the step), so its change lies outside "
+               "that step; the contributors are the waterfall steps, of the whole profile")
+        assert res.contributors.attrs["fallback"] == why
+        assert unexplained_note(res.contributors, wf) == why
+        assert f"Note: {why}." in render_explain(res.frames).splitlines()
+
+
 def _db_steps_split(db: Path, cut: int) -> None:
     """Cut a DB export's one step (a copy) in two at ``cut`` (ns), as a run of two steps writes it: STEP_TIME and the
     PYTORCH_API ProfilerStep# marker of #50 end 10 us before, #51's start 5 us before and end where #50 ended."""
