@@ -869,8 +869,8 @@ def test_step_of_one_text_side_against_a_db_side_names_that_side(samples, tmp_pa
     ((s50, e50),) = sql(src, "SELECT startNs, endNs FROM STEP_TIME WHERE id = 50")
     ((span,),) = sql(src, "SELECT MAX(endNs) - MIN(startNs) FROM TASK WHERE startNs BETWEEN ? AND ?", (s50, e50))
     assert span == 137_919_295 and sql(src, "SELECT MAX(endNs) - MIN(startNs) FROM TASK") == [(171_971_496,)]
-    for base, comp, side, ends in ((text, db, "base", (136_581_009, span)), (db, text, "comparison",
-                                                                          (span, 136_581_009))):
+    for base, comp, side, other, ends in ((text, db, "base", "comparison", (136_581_009, span)),
+                                          (db, text, "comparison", "base", (span, 136_581_009))):
         res = compare(str(base), str(comp), base_step=50, comparison_step=50)
         wf = res.waterfall
         assert (int(wf["Base(ns)"].iloc[0]), int(wf["Comparison(ns)"].iloc[-1])) == ends
@@ -879,7 +879,8 @@ def test_step_of_one_text_side_against_a_db_side_names_that_side(samples, tmp_pa
         assert set(res.contributors["Level"]) == {"category"}
         why = ("no operator of the step asked for changed its device time, but the time breakdown of the "
                f"{side} side covers the whole profile (a text export's ignores the step), so its change lies outside "
-               "that step; the contributors are the waterfall steps, of the whole profile")
+               f"that step; the contributors are the waterfall steps, of the whole profile against the {other} side's "
+               "step")
         assert res.contributors.attrs["fallback"] == why
         assert unexplained_note(res.contributors, wf) == why
         assert f"Note: {why}." in render_explain(res.frames).splitlines()

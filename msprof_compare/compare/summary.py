@@ -169,10 +169,12 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
         # flows: the table would vanish without a word, so the waterfall steps stand in, as in the gate
         whole = checks.whole_profile_sides(ctx)
         if whole:  # the step's rows are unchanged, the whole-profile breakdown is not: the change is elsewhere
+            # with one text side the waterfall sets that side's whole profile against the other side's step
+            other = "" if len(whole) > 1 else "comparison" if whole[0] == "base" else "base"
             why = (f"no {found[0]} of the step asked for changed its device time, but the time breakdown of "
                    f"{'both sides' if len(whole) > 1 else f'the {whole[0]} side'} covers the whole profile (a text "
                    "export's ignores the step), so its change lies outside that step; the contributors are the "
-                   "waterfall steps, of the whole profile")
+                   "waterfall steps, of the whole profile" + (f" against the {other} side's step" if other else ""))
         else:
             why = (f"no {found[0]} changed its device time ({unchanged_why(found[1], wf)}); the contributors are the "
                    "waterfall steps")
