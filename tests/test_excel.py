@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import shutil
 import stat
 from pathlib import Path
 from types import SimpleNamespace
@@ -743,36 +744,139 @@ def test_comparator_tables_carry_an_autofilter(reference_outputs: Path, tmp_out:
     assert frame.shape == (2, 5) and frame["Kernel"].tolist() == ["TransData", "MatMul"]
 
 
-def test_comparator_sheets_print_one_page_wide_with_their_headers(tmp_out: Path) -> None:
-    """A printed comparator sheet keeps whole rows and its headers on every page: without a page setup
-    LibreOffice printed the bert pair's (sample_data) workbook on 104 portrait pages, its 171-row
-    ModuleCompareStatistic on 37 of them three columns wide, most without the header row or the module name of
-    their figures. Each comparator sheet is landscape, fitted to one page wide (any number tall), repeats rows
-    1-3 (captions, headers) and prints its table, A1 to the last cell pandas reads; Summary keeps its one page."""
+#: The bert pair's comparator sheets as they print on landscape Letter (the narrower of Letter and A4) with 0.3 in
+#: side margins: 10.4 in = 748.8 pt across. (pages across, columns repeated on each page), worked out by hand from
+#: the column widths below. OverallMetrics' 926.25 pt print one page wide at 81 %; every other sheet would print
+#: at 38-57 %, so it is fitted to the fewest pages across that print at 70 % (1,069.7 pt of columns a page).
+_BERT_PRINT = {"OverallMetrics": (1, None), "ModuleCompareStatistic": (3, "$A:$E"), "ModuleCompare": (3, "$A:$D"),
+               "MemoryCompareStatistic": (2, "$A:$B"), "MemoryCompare": (2, "$A:$B"), "ApiCompare": (2, "$A:$B")}
+_PAGE_POINTS = 10.4 * 72
+
+
+def _bert_workbook(out: Path) -> str:
     from msprof_compare.api import compare
 
     repo = Path(__file__).resolve().parents[1]
-    result = compare(str(repo / "sample_data" / "bert-small_h100.json.gz"),
-                     str(repo / "sample_data" / "bert-small_mi300.json.gz"))
-    path = result.to_excel(str(tmp_out))
+    return compare(str(repo / "sample_data" / "bert-small_h100.json.gz"),
+                   str(repo / "sample_data" / "bert-small_mi300.json.gz")).to_excel(str(out))
+
+
+def _column_points(sheet_xml: str) -> list[float]:
+    """Printed widths of a sheet's columns at 100 %, from its ``<col>`` widths by ECMA-376's rule (Part 1,
+    18.3.1.13): pixels = trunc((256 w + trunc(128 / 7)) / 256 * 7) for Calibri 11's 7-pixel digit, 0.75 pt a
+    pixel."""
+    widths: dict[int, float] = {}
+    for lo, hi, w in re.findall(r'<col min="(\d+)" max="(\d+)" width="([\d.]+)"', sheet_xml):
+        for c in range(int(lo), int(hi) + 1):
+            widths[c] = math.trunc((256 * float(w) + math.trunc(128 / 7)) / 256 * 7) * 0.75
+    return [widths[c] for c in range(1, max(widths) + 1)]
+
+
+@pytest.mark.parametrize("constant_memory", [False, True])
+def test_comparator_sheets_print_legibly_with_their_headers(tmp_out: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            constant_memory: bool) -> None:
+    """A printed comparator sheet keeps its headers and its rows' names on every page, at a size that can be
+    read: without a page setup LibreOffice printed the bert pair's (sample_data) workbook on 104 portrait pages,
+    its 171-row ModuleCompareStatistic on 37 of them three columns wide, most without the header row or the
+    module name of their figures; fitted one page wide, that sheet printed at 38 % (4-point text). Each comparator
+    sheet is landscape, repeats rows 1-3 (captions, headers), prints its table, A1 to the last cell pandas reads,
+    one page wide where that is 70 % or more, else as many pages wide as 70 % needs, with its name columns on
+    each and the pages of a band of rows together (over, then down). Summary keeps its one page. Both writers
+    (constant_memory for large sheets) set it up alike."""
+    import zipfile
+
+    if constant_memory:
+        monkeypatch.setattr(excel, "CONSTANT_MEMORY_ROWS", 0)
+    path = _bert_workbook(tmp_out)
     wb = openpyxl.load_workbook(path)
-    names = wb.sheetnames[1:]
-    assert wb.sheetnames[0] == "Summary" and "ModuleCompareStatistic" in names
-    for name in names:
+    assert wb.sheetnames == ["Summary", *_BERT_PRINT]
+    with zipfile.ZipFile(path) as z:
+        book = z.read("xl/workbook.xml").decode()
+        xml = {name: z.read(f"xl/worksheets/sheet{i}.xml").decode() for i, name in enumerate(wb.sheetnames, 1)}
+    for i, (name, (pages, columns)) in enumerate(_BERT_PRINT.items(), 1):
         ws = wb[name]
         frame = read_xlsx(path, sheet_name=name, header=2)
         last = openpyxl.utils.get_column_letter(frame.shape[1])
-        assert ws.page_setup.orientation == "landscape", name
-        assert ws.sheet_properties.pageSetUpPr.fitToPage is True, name
-        assert (ws.page_setup.fitToWidth or 1, ws.page_setup.fitToHeight) == (1, 0), name
-        assert ws.print_title_rows == "$1:$3", name
+        setup = re.search(r"<pageSetup [^>]*>", xml[name]).group(0)
+        assert 'orientation="landscape"' in setup and 'fitToHeight="0"' in setup, name
+        assert re.search(r'fitToWidth="(\d+)"', setup) is None if pages == 1 else f'fitToWidth="{pages}"' in setup
+        assert ('pageOrder="overThenDown"' in setup) == (pages > 1), name
+        assert '<pageSetUpPr fitToPage="1"/>' in xml[name], name
+        titles = re.search(rf'<definedName name="_xlnm.Print_Titles" localSheetId="{i}">([^<]*)<', book).group(1)
+        assert titles == (f"{name}!$1:$3" if columns is None else f"{name}!{columns},{name}!$1:$3"), name
         assert ws.print_area == f"'{name}'!$A$1:${last}${3 + len(frame)}", name
         # a loose page names its sheet (&A) and its place (&P of &N); the sides are narrower than Excel's 0.7 in
         assert (ws.oddFooter.left.text, ws.oddFooter.right.text) == ("&A", "Page &P of &N"), name
-        assert ws.page_margins.left < 0.7 and ws.page_margins.right < 0.7, name
+        assert ws.page_margins.left == ws.page_margins.right == 0.3, name
+        # by hand: one page wide where 748.8 pt hold the columns at 70 %; else fewer pages than given cannot hold
+        # the columns that do not repeat (each page less the repeated ones holds 1,069.7 pt at 70 %)
+        widths = _column_points(xml[name])
+        assert len(widths) == frame.shape[1], name
+        assert (_PAGE_POINTS / sum(widths) >= 0.7) == (pages == 1), name
+        if pages > 1:
+            key = openpyxl.utils.column_index_from_string(columns.split(":")[1][1:])
+            room = _PAGE_POINTS / 0.7 - sum(widths[:key])
+            assert (pages - 1) * room < sum(widths[key:]) <= pages * room, name
+    # ModuleCompareStatistic page by page: A:E (570 pt: Order Id, Module Class, Level, Name, Operator Name) on
+    # each, then F:J (A:J 1,061.25 pt; K's 108.75 would pass 1,069.7), K:O (1,061.25 pt; P's 82.5 would pass),
+    # P:R (975 pt): three pages, at 1,069.7 / 1,061.25 of 70 % (70.6 %) in LibreOffice and Excel
+    widths = _column_points(xml["ModuleCompareStatistic"])
+    assert sum(widths) == 1957.5 and sum(widths[:5]) == 570
+    assert [sum(widths[:10]), 570 + sum(widths[10:15]), 570 + sum(widths[15:])] == [1061.25, 1061.25, 975]
+    assert sum(widths[:11]) > _PAGE_POINTS / 0.7 and 570 + sum(widths[10:16]) > _PAGE_POINTS / 0.7
     assert len(wb["ModuleCompareStatistic"]["A"]) == 3 + 171
     summary = wb["Summary"]
     assert summary.print_title_rows is None and summary.page_setup.fitToHeight in (None, 1)
+
+
+def test_one_page_wide_down_to_70_percent_and_name_columns_that_leave_no_room(tmp_out: Path) -> None:
+    """The 70 % line, by hand: ten 20-character columns (145 px, 108.75 pt each: 1,087.5 pt) print one page wide
+    at 748.8 / 1,087.5 = 68.9 %, so over two pages with Order Id repeated; nine and a 15-character one (1,061.25 pt)
+    at 70.6 %, one page. Name columns wider than a page at 70 % (1,069.7 pt; five of 60 characters: 1,593.75 pt)
+    are not repeated, no page would have room for the figures: three 60s (956.25 pt, a fourth makes 1,275), two
+    60s and three 20s (963.75 pt, a fourth 20 makes 1,072.5), the last 20: three pages."""
+    import zipfile
+
+    def sheet(name: str, widths: list[float], base: int) -> Sheet:
+        cols = [Column(f"C{j}", "float", w) for j, w in enumerate(widths)]
+        data = pd.DataFrame([[1.0] * len(cols)], columns=[c.header for c in cols])
+        return Sheet(name, cols, data, (base, base + 1), (base + 2, base + 3))
+
+    sheets = [sheet("Narrow", [20] * 9 + [15], 1), sheet("Wide", [20] * 10, 1), sheet("Names", [60] * 5 + [20] * 4, 5)]
+    path = excel.write_workbook(fake_result(sheets), tmp_out)
+    with zipfile.ZipFile(path) as z:
+        book = z.read("xl/workbook.xml").decode()
+        setups = [re.search(r"<pageSetup [^>]*>", z.read(f"xl/worksheets/sheet{i}.xml").decode()).group(0)
+                  for i in (1, 2, 3)]
+    assert 'fitToWidth' not in setups[0] and 'pageOrder' not in setups[0]
+    assert 'fitToWidth="2"' in setups[1] and 'pageOrder="overThenDown"' in setups[1]
+    assert 'fitToWidth="3"' in setups[2] and 'pageOrder="overThenDown"' in setups[2]
+    titles = dict(re.findall(r'<definedName name="_xlnm.Print_Titles" localSheetId="\d+">(\w+)!([^<]*)<', book))
+    assert titles == {"Narrow": "$1:$3", "Wide": "$A:$A,Wide!$1:$3", "Names": "$1:$3"}
+
+
+@pytest.mark.skipif(shutil.which("soffice") is None or shutil.which("pdftotext") is None,
+                    reason="needs LibreOffice (soffice) and poppler (pdftotext), which CI does not have")
+def test_wide_sheet_pages_carry_the_row_names_in_libreoffice(tmp_out: Path, tmp_path: Path) -> None:
+    """LibreOffice prints the bert pair's ModuleCompareStatistic three pages across, each band of rows on three
+    consecutive pages that all start with Order Id .. Operator Name and its rows' module names; the last of
+    each three ends with the call stacks. Fitted one page wide it printed 2 pages (at 38 %)."""
+    import subprocess
+
+    path = Path(_bert_workbook(tmp_out))
+    profile = tmp_path / "profile"
+    subprocess.run(["soffice", "--headless", "--norestore", f"-env:UserInstallation=file://{profile}",
+                    "--convert-to", "pdf", "--outdir", str(tmp_path), str(path)],
+                   check=True, capture_output=True, timeout=300)
+    text = subprocess.run(["pdftotext", "-layout", str(tmp_path / f"{path.stem}.pdf"), "-"], check=True,
+                          capture_output=True, text=True).stdout
+    pages = [p for p in text.split("\f") if re.search(r"ModuleCompareStatistic\s+Page \d+ of", p)]
+    assert len(pages) % 3 == 0 and len(pages) >= 6
+    first_row = re.compile(r"^1\s+nn\.Module", re.M)
+    for k, page in enumerate(pages):
+        assert all(h in page for h in ("Order Id", "Module Class", "Module Level", "Module Name", "Operator Name"))
+        assert ("Comparison Call Stack" in page) == (k % 3 == 2), k
+        assert bool(first_row.search(page)) == (k < 3), k
 
 
 # --------------------------------------------------------------------------- every cell against reference-2 §8

@@ -432,7 +432,7 @@ def _write_sheet(wb: xlsxwriter.Workbook, styles: _Styles, sheet: Sheet, caption
         # (tables of several kinds) nor on OverallMetrics, whose rows are a hierarchy.
         ws.autofilter(HEADER_ROWS - 1, 0, HEADER_ROWS - 1 + nrows, ncols - 1)
     if not sheet.stacked_captions:
-        _print_setup(ws, nrows, ncols)
+        _print_setup(ws, sheet, nrows)
 
     # column Series through items(), not iloc[:, j]: positional indexing cost 5.5 of NPU pair 1's 60 ms
     cols = [col if len(col) == nrows else col.iloc[:nrows] for _, col in sheet.data.items()]
@@ -1157,17 +1157,64 @@ class _FastWorksheet(Worksheet):
         return data
 
 
-def _print_setup(ws: Worksheet, nrows: int, ncols: int) -> None:
-    """Print a comparator table landscape, one page wide, with its captions and headers atop every page.
+#: The smallest scale a comparator sheet prints at: its 11-point cells at 7.7 points. A sheet that one page wide
+#: would print smaller prints several pages wide instead (`_print_across`).
+MIN_PRINT_SCALE = 0.70
+#: Printable width of a landscape page, in points: US Letter's 11 inches less the 0.3-inch side margins of
+#: `_print_setup`. The paper is left to the printer; Letter is the narrower of Letter and A4 landscape, so on A4
+#: the same pages print a little larger.
+_PRINTABLE_POINTS = (11 - 0.3 - 0.3) * 72
+
+
+def _column_points(width: float) -> float:
+    """Printed width of a column of ``width`` characters at 100 %: 7w + 5 pixels (as `_caption_lines`), 3/4 pt each."""
+    return (width * 7 + 5) * 0.75
+
+
+def _print_across(sheet: Sheet) -> tuple[int, int]:
+    """Pages across and identifying columns to repeat on each page, for printing ``sheet`` at
+    `MIN_PRINT_SCALE` or larger: (1, 0) where one page wide is that large. One page wide printed the module
+    sheets (1,958-1,980 pt of columns on 749 pt) at 38 %, 4-point text, and most other comparator sheets at
+    46-57 %. Wider sheets print over several pages, each starting with the columns that name a row: those left
+    of the base half (order, module, kernel or API name) and the base half's own name where it opens with one
+    (an operator or communication op), so a figure is never on a page without its row's name. The pages are
+    counted as Excel and LibreOffice break them, whole columns left to right; where the name columns would
+    leave no room for the widest other column, none repeat."""
+    widths = [_column_points(c.width) for c in sheet.columns]
+    room = _PRINTABLE_POINTS / MIN_PRINT_SCALE
+    if sum(widths) <= room:
+        return 1, 0
+    key = sheet.base_span[0] + (sheet.columns[sheet.base_span[0]].style == STYLE_BOLD)
+    repeated = sum(widths[:key])
+    if repeated + max(widths[key:], default=0.0) > room:
+        key, repeated = 0, 0.0
+    pages, used = 1, 0.0
+    for w in widths:
+        if used + w > room and used > (repeated if pages > 1 else 0.0):
+            pages, used = pages + 1, repeated
+        used += w
+    return pages, key
+
+
+def _print_setup(ws: Worksheet, sheet: Sheet, nrows: int) -> None:
+    """Print a comparator table landscape, with its captions and headers atop every page.
     Without a page setup LibreOffice printed the bert pair's 171-row ModuleCompareStatistic on 37 portrait pages
-    of three columns each, most without the header row or the module name their figures belong to. The print
-    area is the table: the chart beside it (report/charts.py) would shrink the table to a third of its size. The
-    footer names the sheet and the page."""
+    of three columns each, most without the header row or the module name their figures belong to. A table
+    prints one page wide where that keeps `MIN_PRINT_SCALE`, else as many pages wide as `_print_across` counts,
+    its name columns repeated on each and the pages of a band of rows one after another ("over, then down"), so
+    a row's figures are on consecutive pages. The print area is the table: the chart beside it (report/charts.py)
+    would shrink the table to a third of its size. The footer names the sheet and the page."""
+    ncols = len(sheet.columns)
     ws.set_landscape()
     ws.set_margins(left=0.3, right=0.3, top=0.5, bottom=0.6)  # narrow sides: the table prints 9 % larger
     ws.repeat_rows(0, HEADER_ROWS - 1)
     ws.print_area(0, 0, HEADER_ROWS - 1 + nrows, ncols - 1)
-    ws.fit_to_pages(1, 0)
+    pages, key = _print_across(sheet)
+    ws.fit_to_pages(pages, 0)
+    if pages > 1:
+        if key:
+            ws.repeat_columns(0, key - 1)
+        ws.print_across()
     ws.set_footer("&L&A&RPage &P of &N")  # which sheet a loose page belongs to
 
 
