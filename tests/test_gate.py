@@ -410,7 +410,8 @@ def test_unexplained_note_names_tied_steps_in_waterfall_order():
 
 def test_gate_note_escapes_the_step_names(samples, tmp_path):
     """A waterfall step is named from the data (an HCCL group): in the gate's message it is escaped as the
-    steps line above it is, so that a group name cannot end the line and forge another."""
+    steps line above it is, so that a group name cannot end the line and forge another. So is an operator name
+    in the line on the contributors outside every module under it (copy_bucket_to_grad, renamed on both sides)."""
     import shutil
     import sqlite3
 
@@ -424,8 +425,10 @@ def test_gate_note_escapes_the_step_names(samples, tmp_path):
         with sqlite3.connect(db) as con:
             n = con.execute("UPDATE STRING_IDS SET value = ? WHERE value LIKE '90.91.105.46_enp189s0f0_60000_0_%'",
                             ("evil\x1b[31mRED\nFAKE: all fine",)).rowcount
+            n += con.execute("UPDATE STRING_IDS SET value = ? WHERE value = ?", (
+                "bad\x1b[31mcopy\nFAKE: passed", "torch.distributed.ddp.reducer::copy_bucket_to_grad")).rowcount
         con.close()
-        assert n == 1
+        assert n == 2
         dirs.append(str(dst))
     code, message = compare(*dirs).regression_gate(0)
     assert code == 3 and "\x1b" not in message and "\nFAKE" not in message
@@ -433,6 +436,8 @@ def test_gate_note_escapes_the_step_names(samples, tmp_path):
     assert note.startswith("  Note: ") and note.endswith(
         "puts most of it in evil\\x1b[31mRED\\nFAKE: all fine (uncovered) +7.991 ms); the Share column is of 0.062 ms, "
         "the sizes of their changes added up (savings do not cancel growth).")
+    assert message.splitlines()[-1].startswith(
+        "  Not on the module sheets: bad\\x1b[31mcopy\\nFAKE: passed (it is outside every module); ")
 
 
 def test_contributors_note_in_json_and_in_a_gate_without_growing_contributors(samples, tmp_path):
