@@ -840,10 +840,11 @@ def test_npu_step_regression_shows_in_its_step_only(samples, tmp_path, caplog):
                                                                 "Comparison Device Duration(ms)")) == {}
             assert res.contributors[["Name", "Diff(ms)"]].values.tolist() == [["Vector", 0.05], ["Free: Other", -0.05]]
             note = unexplained_note(res.contributors, res.waterfall)  # on every face, under the steps
-            assert note.startswith("no operator of the step asked for changed its device time, but the time breakdown "
-                                   "of both sides covers the whole profile (a text export's ignores the step), so its "
-                                   "change lies outside that step; the contributors are the waterfall steps, of the "
-                                   "whole profile")
+            why = ("no operator of the step asked for changed its device time, but the time breakdown of both sides "
+                   "covers the whole profile (a text export's ignores the step), so its change lies outside that "
+                   "step; the contributors are the waterfall steps, of the whole profile")
+            # whole: no side's step to set it against (that is where one text side faces a DB side's step)
+            assert res.contributors.attrs["fallback"] == why and note.startswith(why)
             assert "launch flows" not in note and "changed its device time" not in caplog.text
 
 
