@@ -834,7 +834,11 @@ def test_one_page_wide_down_to_70_percent_and_name_columns_that_leave_no_room(tm
     at 748.8 / 1,087.5 = 68.9 %, so over two pages with Order Id repeated; nine and a 15-character one (1,061.25 pt)
     at 70.6 %, one page. Name columns wider than a page at 70 % (1,069.7 pt; five of 60 characters: 1,593.75 pt)
     are not repeated, no page would have room for the figures: three 60s (956.25 pt, a fourth makes 1,275), two
-    60s and three 20s (963.75 pt, a fourth 20 makes 1,072.5), the last 20: three pages."""
+    60s and three 20s (963.75 pt, a fourth 20 makes 1,072.5), the last 20: three pages. Two 50s (532.5 pt) leave
+    room beside them for a 20 (641.25 pt) but not for the 120 (633.75 pt: 1,166.25), so they are not repeated
+    either: 50, 50, 20 (641.25 pt; the 120 makes 1,275), then 120, 20, 20 (851.25 pt): two pages. A first column
+    wider than a page at 70 % (210 characters, 1,106.25 pt) takes a page of its own, the three 20s the next: two
+    pages (so LibreOffice prints both, at 100 %, the wide column cut at the page's edge)."""
     import zipfile
 
     def sheet(name: str, widths: list[float], base: int) -> Sheet:
@@ -842,17 +846,20 @@ def test_one_page_wide_down_to_70_percent_and_name_columns_that_leave_no_room(tm
         data = pd.DataFrame([[1.0] * len(cols)], columns=[c.header for c in cols])
         return Sheet(name, cols, data, (base, base + 1), (base + 2, base + 3))
 
-    sheets = [sheet("Narrow", [20] * 9 + [15], 1), sheet("Wide", [20] * 10, 1), sheet("Names", [60] * 5 + [20] * 4, 5)]
+    sheets = [sheet("Narrow", [20] * 9 + [15], 1), sheet("Wide", [20] * 10, 1), sheet("Names", [60] * 5 + [20] * 4, 5),
+              sheet("Mixed", [50, 50, 20, 120, 20, 20], 2), sheet("First", [210, 20, 20, 20], 0)]
     path = excel.write_workbook(fake_result(sheets), tmp_out)
     with zipfile.ZipFile(path) as z:
         book = z.read("xl/workbook.xml").decode()
         setups = [re.search(r"<pageSetup [^>]*>", z.read(f"xl/worksheets/sheet{i}.xml").decode()).group(0)
-                  for i in (1, 2, 3)]
+                  for i in (1, 2, 3, 4, 5)]
     assert 'fitToWidth' not in setups[0] and 'pageOrder' not in setups[0]
     assert 'fitToWidth="2"' in setups[1] and 'pageOrder="overThenDown"' in setups[1]
     assert 'fitToWidth="3"' in setups[2] and 'pageOrder="overThenDown"' in setups[2]
+    assert 'fitToWidth="2"' in setups[3] and 'fitToWidth="2"' in setups[4]
     titles = dict(re.findall(r'<definedName name="_xlnm.Print_Titles" localSheetId="\d+">(\w+)!([^<]*)<', book))
-    assert titles == {"Narrow": "$1:$3", "Wide": "$A:$A,Wide!$1:$3", "Names": "$1:$3"}
+    assert titles == {"Narrow": "$1:$3", "Wide": "$A:$A,Wide!$1:$3", "Names": "$1:$3", "Mixed": "$1:$3",
+                      "First": "$1:$3"}
 
 
 @pytest.mark.skipif(shutil.which("soffice") is None or shutil.which("pdftotext") is None,
