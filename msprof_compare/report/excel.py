@@ -1176,15 +1176,18 @@ def _print_across(sheet: Sheet) -> tuple[int, int]:
     `MIN_PRINT_SCALE` or larger: (1, 0) where one page wide is that large. One page wide printed the module
     sheets (1,958-1,980 pt of columns on 749 pt) at 38 %, 4-point text, and most other comparator sheets at
     46-57 %. Wider sheets print over several pages, each starting with the columns that name a row: those left
-    of the base half (order, module, kernel or API name) and the base half's own name where it opens with one
-    (an operator or communication op), so a figure is never on a page without its row's name. The pages are
-    counted as Excel and LibreOffice break them, whole columns left to right; where the name columns would
-    leave no room for the widest other column, none repeat."""
+    of the base half (order, module, kernel or API name), so a figure is never on a page without its row's key.
+    Not the base half's own first column, though it names an operator or communication op: its row-1 cell is
+    where the merged base caption starts, and repeated it printed a cut "Base Profiling: <path>" against the rest
+    of the comparison caption on every following page, reading as if the comparison's path were the base's (a
+    comparison-only row has no base name anyway: Order Id is the key). The pages are counted as Excel and
+    LibreOffice break them, whole columns left to right; where the name columns would leave no room for the
+    widest other column, none repeat."""
     widths = [_column_points(c.width) for c in sheet.columns]
     room = _PRINTABLE_POINTS / MIN_PRINT_SCALE
     if sum(widths) <= room:
         return 1, 0
-    key = sheet.base_span[0] + (sheet.columns[sheet.base_span[0]].style == STYLE_BOLD)
+    key = sheet.base_span[0]
     repeated = sum(widths[:key])
     if repeated + max(widths[key:], default=0.0) > room:
         key, repeated = 0, 0.0
