@@ -789,8 +789,8 @@ def test_decimal_us_to_ns_texts_of_other_lengths_that_join_to_one_width():
 
 
 def test_phase_codes_of_unusual_phases():
-    """Phases are coded from their joined text only when each is one ASCII character; an empty or longer
-    phase, or one outside ASCII, takes the per-event lookup and codes as "other" (``_phase_codes``)."""
+    """Phases are coded by code point when each is one character (one outside ASCII codes as "other"); an empty
+    or longer phase makes every phase take the per-event lookup, where it codes as "other" (``_phase_codes``)."""
     from types import SimpleNamespace
 
     from msprof_compare.loaders.ascend_text import PH_C, PH_F, PH_M, PH_OTHER, PH_S, PH_X, _phase_codes
@@ -802,6 +802,8 @@ def test_phase_codes_of_unusual_phases():
     assert codes(["", "XX"]) == codes(["XX", ""]) == [PH_OTHER, PH_OTHER]  # as long as two one-letter phases
     assert codes(["X", ""]) == [PH_X, PH_OTHER]
     assert codes(["\u00e9", "X"]) == [PH_OTHER, PH_X]
+    # code points at and beyond the table's end, NUL and the letters' other case are no phase either
+    assert codes(["\x7f", "\x80", "\U0010ffff", "\x00", "x", "m", "c", "S", "F", "X"]) == [PH_OTHER] * 9 + [PH_X]
     assert codes([]) == []
 
 

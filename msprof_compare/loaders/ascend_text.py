@@ -208,25 +208,22 @@ def _ints(events: list, name: str) -> np.ndarray:
 #: Phase codes (``_select``'s "ph" column): one dict lookup per event, then integer tests.
 PH_OTHER, PH_X, PH_M, PH_S, PH_F, PH_C = 0, 1, 2, 3, 4, 5
 _PH_CODES = {"X": PH_X, "M": PH_M, "s": PH_S, "f": PH_F, "C": PH_C}
-#: ``_PH_CODES`` by ASCII code, PH_OTHER elsewhere (``_phase_codes``).
-_PH_TABLE = np.zeros(128, dtype=np.int8)
+#: ``_PH_CODES`` by ASCII code, PH_OTHER elsewhere and in the last entry, which stands for every code point beyond
+#: ASCII (``_phase_codes``).
+_PH_TABLE = np.zeros(129, dtype=np.int8)
 _PH_TABLE[[ord(k) for k in _PH_CODES]] = list(_PH_CODES.values())
 
 
 def _phase_codes(events: list) -> np.ndarray:
-    """The ``PH_*`` code of every event. Phases are one ASCII letter: then their text joined is as long as
-    the list (and none is empty, so each is one character), and one table lookup over its bytes codes them all
-    (half the time of a dict lookup per event, which any other phase text takes)."""
-    phs = _field(events, "ph")
-    # joined with NULs: each phase is one character exactly when the text is twice as long as the list less one,
-    # with a NUL at every odd position and none at an even one (a NUL of a phase itself would shift the others)
-    text = "\0".join(phs)
-    if len(text) == 2 * len(phs) - 1 and text.isascii():
-        b = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
-        letters = b[0::2]
-        if not b[1::2].any() and letters.all():
-            return _PH_TABLE[letters]
-    return np.fromiter(map(_PH_CODES.get, phs, repeat(PH_OTHER)), np.int8, len(phs))
+    """The ``PH_*`` code of every event. Phases are one character: their code points go from the getter straight
+    into an array (``ord``, no list in between) and one table lookup codes them all (~0.65 of the time of a list
+    of the phases and a scan of its NUL-joined text: 1.65M events 155-165 -> 100-125 ms); where ``ord`` refuses a
+    phase of another length, each takes a dict lookup."""
+    try:
+        points = np.fromiter(map(ord, map(attrgetter("ph"), events)), np.int32, len(events))
+    except TypeError:  # an empty or longer phase
+        return np.fromiter(map(_PH_CODES.get, _field(events, "ph"), repeat(PH_OTHER)), np.int8, len(events))
+    return _PH_TABLE.take(points, mode="clip")
 
 
 #: Up to this many keys ``_among`` compares the values with each key; np.isin costs ~20-30 us of fixed work a
