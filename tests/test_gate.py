@@ -777,3 +777,27 @@ def test_gate_line_outside_modules_is_of_the_contributors_it_lists(samples):
         f"comparison 0.560 of its {addmm['Comparison(ms)']:.3f} ms), {ev}NllLossBackward0 (all of it); "
         "disable_module=True writes every operator's row (OperatorCompareStatistic).")
     assert f"{ev}ReluBackward0" in res.frames["contributors"].attrs["outside_modules"] and "ReluBackward0" not in line
+
+
+def test_gate_lists_at_most_top_contributors_that_grew(samples):
+    """DB level2 -> level1 has four operator contributors that grew (and three that shrank): ``top=2`` lists the two
+    that grew most, by their Diff(ms) as the table gives it, under "Top 2 contributors"; the default ``top`` (5)
+    lists the four, under "Top 4"; the line on those outside every module names only the ones listed."""
+    from msprof_compare.api import compare
+    from msprof_compare.compare.gate import regression_gate
+
+    res = compare(str(samples / DB_L2), str(samples / DB_L1))
+    contrib = res.frames["contributors"]
+    diffs = contrib["Diff(ms)"].astype(float)
+    grown = contrib[diffs > 0].assign(d=diffs[diffs > 0]).sort_values("d", ascending=False, kind="stable")
+    assert len(grown) == 4
+    for top, shown in ((2, 2), (5, 4)):
+        message = regression_gate(res, 1.0, top=top)[1].splitlines()
+        head = next(i for i, line in enumerate(message) if line.startswith(f"Top {shown} contributors ("))
+        listed = [line.split(": +")[0].strip() for line in message[head + 1:head + 1 + shown]]
+        assert listed == grown["Name"].head(shown).tolist()
+        assert not message[head + 1 + shown].startswith("  ") or message[head + 1 + shown].startswith(
+            ("  Note: ", "  Not on the module sheets: "))
+        outside = next((line for line in message if line.startswith("  Not on the module sheets: ")), "")
+        unlisted = [n for n in grown["Name"].iloc[shown:] if n in contrib.attrs["outside_modules"]]
+        assert all(n.split(": ")[-1] not in outside for n in unlisted)
