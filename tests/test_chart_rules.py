@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import logging
 import re
+import shutil
 import zipfile
 from pathlib import Path
 
@@ -126,6 +127,22 @@ def _anchored_height(path, drawing: str, sheet: str) -> float:
     return sum(heights.get(r, 20.0) for r in range(r0, r1)) - off0 / 9525 + off1 / 9525
 
 
+def _summary_chart_anchor(path) -> tuple[int, int, int, int]:
+    """The Summary chart's anchor: 0-based top row, its column, the row its bottom edge is in and the offset in it."""
+    anchor = _xml(path, "xl/drawings/drawing1.xml").find("xdr:twoCellAnchor", NS)
+    return tuple(int(anchor.findtext(f"xdr:{end}/xdr:{what}", namespaces=NS))
+                 for end, what in (("from", "row"), ("from", "col"), ("to", "row"), ("to", "rowOff")))
+
+
+def _summary_chart_below(path, top: int) -> int:
+    """The 0-based first row wholly below the Summary chart, anchored in column A on row ``top`` (0-based), 320 to
+    440 px tall (16 to 22 rows of 20 px)."""
+    first, col, last, offset = _summary_chart_anchor(path)
+    below = last + (offset > 0)
+    assert (first, col) == (top, 0) and 16 <= below - top <= 22
+    return below
+
+
 def _ref(first: int, last: int, col: str, sheet: str = "Summary") -> str:
     return f"{sheet}!${col}${first}:${col}${last}" if first != last else f"{sheet}!${col}${first}"
 
@@ -133,72 +150,78 @@ def _ref(first: int, last: int, col: str, sheet: str = "Summary") -> str:
 # --------------------------------------------------------------------------- Summary tables
 
 def test_summary_tables_follow_each_other_with_one_blank_row(db_pair):
-    """DB level2 -> level1: the waterfall (rows 4-12), the E2E verdict in words (row 13), a blank row, the
+    """DB level2 -> level1: the waterfall (rows 4-12), the E2E verdict in words (row 13), the waterfall chart under
+    it (from row 14: 440 px = 22 rows of 20 px, or a little less where long captions leave less of the first page,
+    `test_summary_prints_its_tables_legibly_one_page_wide`), a blank row, the
     contributors table (title, header, 7 rows), the note on its own row right under it, merged across the
-    waterfall's six columns A:F (the chart is to the right), the row naming the contributor on no module
+    waterfall's six columns A:F, the row naming the contributor on no module
     sheet and the module contributors' lead, merged the same way, a blank row, the module contributors (title,
     header, the first 10 of 15 rows: all 113 of SGLang's made the one-page print a sixth of its size), a blank
     row, the communication contributors and the two lines under them (communication, memory), a blank row,
     then the validity checks; the print
-    area ends on the blank row before "Chart data" and spans A:U (six table columns, a gap column and the
-    820-px chart)."""
+    area ends on the blank row before "Chart data" and spans A:G, the tables' columns (it spanned A:U, the
+    tables, a gap column and the 820-px chart beside them, and printed at 45 %)."""
     result, path = db_pair
     sheet = _summary(path)
     col_a = sheet[0].tolist()
     assert col_a[3] == "Base E2E" and col_a[11] == "Comparison E2E"   # rows 4 and 12: 9 waterfall rows
     assert col_a[12].startswith("E2E time ") and col_a[12].endswith("than the base.")  # row 13: the verdict
-    assert pd.isna(col_a[13])                                          # row 14 blank
+    below = _summary_chart_below(path, 13)                             # 0-based row under the chart: blank
+    assert all(pd.isna(v) for v in col_a[13:below + 1])
     title = _row_of(col_a, "Top Contributors")
-    assert title == 15 and col_a[title] == "Name"
+    assert title == below + 2 and col_a[title] == "Name"
     n = len(result.contributors)
     assert n == 7
-    note_row = title + 2 + n                                           # row 24, under the 7th contributor
+    note_row = title + 2 + n                                           # under the 7th contributor
     assert col_a[note_row - 1].startswith("Note: all operators together changed by ") and col_a[note_row - 1][-1] == "."
     merged = [m.get("ref") for m in _xml(path, "xl/worksheets/sheet1.xml").iter(f"{MAIN}mergeCell")]
     for r in (note_row, note_row + 1):
         assert [m for m in merged if m.endswith(f":F{r}") or m.startswith(f"A{r}:")] == [f"A{r}:F{r}"]
-    assert col_a[note_row].startswith("Not on the module sheets: ")  # row 25
-    lead = note_row + 1                                                # row 26: the module contributors' lead
+    assert col_a[note_row].startswith("Not on the module sheets: ")
+    lead = note_row + 1                                                # the module contributors' lead
     assert col_a[lead].startswith("The module rows hold ")
     assert col_a[lead].endswith("rank the module rows inside them by their change:")
     assert [m for m in merged if m.startswith(f"A{lead + 1}:")] == [f"A{lead + 1}:F{lead + 1}"]
-    assert pd.isna(col_a[lead + 1])                                    # row 27 blank
+    assert pd.isna(col_a[lead + 1])                                    # blank
     assert col_a[lead + 2].startswith("Top Module Contributors") and col_a[lead + 3] == "Name"
     assert len(result.module_contributors) == 15
     modules = 10                                                       # the first 10 of 15, as the console
-    end = lead + 4 + modules                                           # row 40 blank, after the 10 rows
+    end = lead + 4 + modules                                           # blank, after the 10 rows
     assert not pd.isna(col_a[end - 1]) and pd.isna(col_a[end])
-    # row 41: the communication contributors (title, header, one row), their line and the memory line right
+    # then the communication contributors (title, header, one row), their line and the memory line right
     # under them (no memory contributor: no table), a blank row, as the console prints them
     assert col_a[end + 1].startswith("Top Communication Contributors") and col_a[end + 3] == "allreduce"
     assert col_a[end + 4].startswith("Communication time ") and col_a[end + 5].startswith("No operator's allocated")
     assert pd.isna(col_a[end + 6])
     end += 6
-    assert col_a[end + 1].startswith("Validity checks")                # row 47
+    assert col_a[end + 1].startswith("Validity checks")
     checks = len(result.guards)
     last_check = end + 3 + checks                                      # title, header, then one row a check
     assert not pd.isna(col_a[last_check - 1]) and pd.isna(col_a[last_check])
     assert col_a[last_check + 1] == "Chart data"
     area = _summary_print_area(path)
-    assert area == f"Summary!$A$1:$U${last_check + 1}"
+    assert area == f"Summary!$A$1:$G${last_check + 1}"
 
 
 def test_validity_details_wrap_within_the_printed_page(text_pair):
     """A check's Detail (up to 338 characters on this pair) overflowed column E to the right, past the print
-    area's last column U, and the printed page cut it (world size, NPU profiler settings, longest idle stretch
-    ...). Each Detail, and its header, is merged across E to the print area's last column and wraps there, in a
-    row at least as tall as its text needs at one character per width unit (Excel's default 8.43 for a column
-    without a width of its own); a detail that fits keeps the default row."""
+    area's last column, and the printed page cut it (world size, NPU profiler settings, longest idle stretch
+    ...). Each Detail, and its header, is merged across E to the print area's last column, G (the tables' width,
+    the contributors' Rank its last column: it ran to U, beside the chart, and the Summary printed at 45 %), and
+    wraps there, in a row at least as tall as its text needs at one character per width unit: E, F and G,
+    16.71 + 18.71 + 8.43 (Excel's default width, G has none of its own) = 43.9 characters."""
     import openpyxl
-    from openpyxl.utils import column_index_from_string, get_column_letter
+    from openpyxl.utils import column_index_from_string
 
     _, path = text_pair
     ws = openpyxl.load_workbook(path)["Summary"]
     last = re.fullmatch(r"Summary!\$A\$1:\$([A-Z]+)\$\d+", _summary_print_area(path)).group(1)
+    assert last == "G"
     # the widths set on Summary's columns (sheet1: the first sheet), each <col> one column wide
     sized = {int(c.get("min")): float(c.get("width")) for c in
              _xml(path, "xl/worksheets/sheet1.xml").iter(f"{MAIN}col") if c.get("min") == c.get("max")}
     width = sum(sized.get(j, 8.43) for j in range(5, column_index_from_string(last) + 1))
+    assert round(width, 1) == 43.9
     col_a = [c.value for c in ws["A"]]
     header = col_a.index("Check") + 1
     merged = {str(r) for r in ws.merged_cells.ranges}
@@ -210,18 +233,13 @@ def test_validity_details_wrap_within_the_printed_page(text_pair):
         r = cell.row
         assert f"E{r}:{last}{r}" in merged, check
         assert cell.alignment.wrap_text is True, check
-        assert {ws.cell(r, j).value for j in range(6, column_index_from_string(last) + 1)} == {None}, check
+        assert ws.cell(r, 6).value is None and ws.cell(r, 7).value is None, check
         lines = -(-len(cell.value) // int(width))
         height = ws.row_dimensions[r].height
         assert (height or 15) >= 15 * lines, (check, height, lines)
+    # the longest, 338 characters, on at least 8 lines of 43: 120 points, well under Excel's 409
+    assert ws.row_dimensions[details["computing split into categories"].row].height >= 120
     assert ws.row_dimensions[details["step count"].row].height is None  # "ProfilerStep#N ranges in the trace"
-    # and a detail that fits the merged width on one line (four characters to spare) keeps it too, however much
-    # longer than column E it is: 152 characters here, in the 161.9 of E:U; a merged width taken a column short
-    # made it a row of two lines, half of it blank
-    fits = {check: cell for check, cell in details.items() if "\n" not in cell.value and len(cell.value) + 4 <= width}
-    assert max(len(c.value) for c in fits.values()) == 152 and round(width, 1) == 161.9
-    assert {check: ws.row_dimensions[c.row].height for check, c in fits.items()} == dict.fromkeys(fits)
-    assert get_column_letter(column_index_from_string(last)) == "U"
 
 
 def test_no_share_note_where_the_contributors_explain_the_change(text_pair):
@@ -229,9 +247,9 @@ def test_no_share_note_where_the_contributors_explain_the_change(text_pair):
     share; the one contributor row is followed by the note that its change is that all-reduce, then the one that
     it is on no module sheet (AccumulateGrad is
     outside every module), the communication contributors and the communication and memory lines, and the
-    validity checks, which start below the waterfall chart (anchored on row 4, 440 px = 22 rows of 20 px: rows
-    4-25), on row 28, so that their Details, which run on to the right, are not under the chart. The print area
-    stops on the blank row after the 9 checks (rows 30-38), before "Chart data" (row 40)."""
+    validity checks. The waterfall chart is under the verdict (from row 15, about 22 rows of 20 px), the
+    contributors after a blank row. The print area stops on the blank row after the 9 checks, before "Chart
+    data"."""
     _result, path = text_pair
     col_a = _summary(path)[0].tolist()
     # no note of the operators' share; the note that the all-reduce is most of AccumulateGrad's change instead
@@ -242,20 +260,21 @@ def test_no_share_note_where_the_contributors_explain_the_change(text_pair):
     assert notes == ["Not on the module sheets: autograd::engine::evaluate_function: torch::autograd::AccumulateGrad "
                      "(it is outside every module); --disable_module writes every operator's row "
                      "(OperatorCompareStatistic)."]
-    title = _row_of(col_a, "Top Contributors")   # row 16: the waterfall's 10 rows end on row 13, the verdict
-    assert col_a[12] == "Comparison E2E" and col_a[13].startswith("E2E time ")  # on row 14, row 15 blank
-    assert pd.isna(col_a[14]) and title == 16
+    title = _row_of(col_a, "Top Contributors")   # the waterfall's 10 rows end on row 13, the verdict on row 14,
+    assert col_a[12] == "Comparison E2E" and col_a[13].startswith("E2E time ")  # then the chart, a blank row
+    below = _summary_chart_below(path, 14)
+    assert all(pd.isna(v) for v in col_a[14:below + 1]) and title == below + 2
     assert col_a[title + 1].endswith("AccumulateGrad") and col_a[title + 2] == said[0]  # one contributor row
     assert col_a[title + 3] == notes[0]
     # then, as on the console, the communication contributors (title, header, allreduce) and the communication and
-    # memory lines, a blank row, and the checks on row 28, below the chart
+    # memory lines, a blank row, and the checks
     assert pd.isna(col_a[title + 4]) and col_a[title + 5].startswith("Top Communication Contributors")
     assert col_a[title + 7] == "allreduce" and col_a[title + 8].startswith("Communication time ")
     assert col_a[title + 9].startswith("No operator's allocated memory changed") and pd.isna(col_a[title + 10])
-    assert _row_of(col_a, "Validity checks") == 28
+    assert _row_of(col_a, "Validity checks") == title + 12
     data = _row_of(col_a, "Chart data")
     area = _summary_print_area(path)
-    assert data == 40 and area == "Summary!$A$1:$U$39"
+    assert data == title + 24 and area == f"Summary!$A$1:$G${data - 1}"
 
 
 def test_contributor_rows_show_base_comparison_and_running_share(db_pair):
@@ -305,13 +324,14 @@ def test_only_warned_checks_are_filled_red(text_pair):
 def test_a_two_line_check_value_gets_a_two_line_row(text_pair, tmp_path, monkeypatch):
     """Synthetic edit of the real checks: world size "at least 1024" (13 characters) in the 14-wide Comparison
     column wraps onto 2 lines of 12 characters, so its row is 2 x 15 = 30 points tall; its Base cell ("at
-    least 8") and the other rows of one line keep the default height."""
+    least 8") and a row of one line keep the default height (their Details made short: they wrap too)."""
     import openpyxl
 
     result, _path = text_pair
     guards = result.guards.copy()
     i = guards.index[guards["Check"] == "world size"][0]
     guards.loc[i, "Comparison"] = "at least 1024"
+    guards.loc[guards["Check"].isin(["world size", "step count"]), "Detail"] = "ranks"
     sheet = next(s for s in result.sheets if s.name == "Summary")
     monkeypatch.setattr(sheet, "guards", guards)
     ws = openpyxl.load_workbook(result.to_excel(str(tmp_path)))["Summary"]
@@ -325,12 +345,10 @@ def test_a_two_line_check_value_gets_a_two_line_row(text_pair, tmp_path, monkeyp
 def test_a_profile_against_itself_has_no_contributors_and_keeps_its_chart_data_off_the_page(tmp_path, caplog):
     """Text level1 against itself (no sample pair has an unchanged run; the same input is the real case of it):
     no operator, module or step changed, so no contributor table; the validity checks follow the waterfall
-    (rows 4-13), its verdict (row 14) and the communication and memory lines (rows 15-16) below the waterfall
-    chart (anchored on row 4, 440 px = 22 rows of 20
-    px: rows 4-25), so that their Details, which run on to the right, are not under it: title row 26, header row
-    27, 9 checks on rows 28-36, blank row 37. The print area ends there, rows 1-37, and "Chart data" comes on
-    row 38, under it (it was once printed on row 27). A check without figures (device count) keeps blank
-    bordered cells. Every level is the E2E time,
+    (rows 4-13), its verdict (row 14), the waterfall chart (from row 15, about 22 rows of 20 px) and the
+    communication and memory lines right under it, a blank row, the title, the header, 9 checks and a blank row.
+    The print area ends there and "Chart data" comes under it (it was once printed on row 27). A check without
+    figures (device count) keeps blank bordered cells. Every level is the E2E time,
     136.581009 ms (reference pair 1's base E2E): the span 0 is under half of it, so the value axis starts at
     136.581 rounded down to one significant digit, 100 ms."""
     import openpyxl
@@ -347,19 +365,25 @@ def test_a_profile_against_itself_has_no_contributors_and_keeps_its_chart_data_o
     assert col_a[13] == "E2E time 136.581 ms on both sides: the comparison is as fast as the base."
     assert not [v for v in col_a if isinstance(v, str) and v.startswith(("Top Contributors", "Note:"))]
     # the communication and memory lines, as the console prints them (no contributor tables: nothing changed)
-    assert col_a[14].startswith("No communication op type's total duration changed (1 op type)")
-    assert col_a[15].startswith("No operator's allocated memory changed (35 operators)")
-    assert all(pd.isna(v) for v in col_a[16:25])
-    assert col_a[25].startswith("Validity checks") and col_a[26] == "Check"
-    assert col_a[27:30] == ["operator match rate", "input shapes of top operators", "step count"]
-    assert all(isinstance(v, str) for v in col_a[27:36]) and pd.isna(col_a[36])
-    # the text export's kernels name no device: "device count" (row 32) has no figures, blank cells that keep
-    # the table's borders
+    b = _summary_chart_below(path, 14)
+    assert all(pd.isna(v) for v in col_a[14:b])
+    assert col_a[b].startswith("No communication op type's total duration changed (1 op type)")
+    assert col_a[b + 1].startswith("No operator's allocated memory changed (35 operators)")
+    assert pd.isna(col_a[b + 2])
+    assert col_a[b + 3].startswith("Validity checks") and col_a[b + 4] == "Check"
+    assert col_a[b + 5:b + 8] == ["operator match rate", "input shapes of top operators", "step count"]
+    assert all(isinstance(v, str) for v in col_a[b + 5:b + 14]) and pd.isna(col_a[b + 14])
+    # the text export's kernels name no device: "device count" (its 5th check) has no figures, blank cells that
+    # keep the table's borders
     ws = openpyxl.load_workbook(path)["Summary"]
-    assert ws["A32"].value == "device count" and ws["C32"].value is None and ws["D32"].value is None
-    assert {ws[c].border.left.style for c in ("A32", "C32", "D32")} == {"thin"}
+    r = b + 10  # 1-based: the 5th check, 0-based row b + 9
+    assert ws[f"A{r}"].value == "device count" and ws[f"C{r}"].value is None and ws[f"D{r}"].value is None
+    assert {ws[f"{c}{r}"].border.left.style for c in "ACD"} == {"thin"}
     area = _summary_print_area(path)
-    assert area == "Summary!$A$1:$U$37" and col_a[37] == "Chart data"
+    # column A holds no contributor name here, 35 characters: A:G are 250 + 2 x 117 + 103 + 117 + 131 + 64 =
+    # 899 px, 674.25 pt, less than the page's 748.8 at 100 %, so Detail runs on over one more column of 8.43 (48 pt;
+    # a second would pass 748.8), to H
+    assert area == f"Summary!$A$1:$H${b + 15}" and col_a[b + 15] == "Chart data"
     chart = _charts(path)["E2E time: base to comparison (ms)"]
     assert chart["series"][3]["cache"] == pytest.approx([136.581009] + [0.0] * 8 + [136.581009])
     assert chart["series"][1]["cache"] == chart["series"][2]["cache"] == [0.0] * 10   # no increase, no decrease
@@ -988,3 +1012,86 @@ def test_summary_sheet_holds_the_memory_note_under_the_memory_contributors(sampl
     shown = min(len(result.memory_contributors), 10)
     assert col_a[at] == "Name" and all(isinstance(v, str) for v in col_a[at + 1: at + 1 + shown])
     assert col_a[at + 1 + shown] == notes[0]
+
+
+# --------------------------------------------------------------------------- Summary print setup
+
+def test_summary_prints_its_tables_legibly_one_page_wide(text_pair, db_pair):
+    """Fitted on one page with the chart beside its tables (A:U, 1,530 pt on NPU pair 1), the Summary printed at
+    45 % (5-point text). Its print area is now the tables' columns, A:G (G, of the default 8.43 characters, 64 px,
+    holds the contributors' Rank), printed one page wide (as many tall as needed) at 87.3 % and 86.2 % here, by
+    hand from the widths written (7 pixels a character as written, 3/4 pt a pixel) on Letter's 11 in across less
+    0.3 in sides; the chart under the waterfall ends on the first page."""
+    for (_, path), a_width, scale in ((text_pair, 70.7109375, 0.8728), (db_pair, 72.7109375, 0.8622)):
+        with zipfile.ZipFile(path) as z:
+            xml = z.read("xl/worksheets/sheet1.xml").decode()
+        setup = re.search(r"<pageSetup [^>]*>", xml).group(0)
+        assert 'orientation="landscape"' in setup and 'fitToHeight="0"' in setup and "fitToWidth" not in setup
+        assert '<pageSetUpPr fitToPage="1"/>' in xml and "<rowBreaks" not in xml
+        assert 'left="0.3" right="0.3" top="0.5" bottom="0.6"' in xml
+        assert "<oddFooter>&amp;L&amp;A&amp;RPage &amp;P of &amp;N</oddFooter>" in xml
+        assert re.fullmatch(r"Summary!\$A\$1:\$G\$\d+", _summary_print_area(path))
+        widths = [float(w) for w in re.findall(r'<col min="\d+" max="\d+" width="([\d.]+)"', xml)]
+        assert widths == [a_width, 16.7109375, 14.7109375, 16.7109375, 18.7109375]  # B:C share one <col>
+        points = ((a_width + 2 * 16.7109375 + 14.7109375 + 16.7109375 + 18.7109375) * 7 + 64) * 0.75
+        assert 10.4 * 72 / points == pytest.approx(scale, abs=1e-4) and scale >= 0.7
+        # the chart (from the row under the verdict) ends within the first page, 532.8 pt tall at 100 %
+        top = _summary_chart_anchor(path)[0]
+        ws = _xml(path, "xl/worksheets/sheet1.xml")
+        heights = {int(r.get("r")) - 1: float(r.get("ht")) for r in ws.iter(f"{MAIN}row") if r.get("ht")}
+        above = sum(heights.get(r, 15.0) for r in range(top))
+        chart = _charts(path)["E2E time: base to comparison (ms)"]["height"]
+        assert above + chart * 0.75 <= (8.5 - 1.1) * 72 / scale
+
+
+@pytest.mark.parametrize(("above", "tables", "height"), [
+    (225.0, 621.4, 405),     # 100 %: (532.8 - 225) / 0.75 = 410.4 px, less a quarter row (5 px)
+    (350.0, 621.4, None),    # 243.7 - 5 px, under 320: the chart starts the next page instead
+    (225.0, 1000.0, 440),    # 74.88 %: the page holds 711.5 pt, 648.7 px under the rows: the chart's 440
+])
+def test_the_chart_fits_the_first_page_or_starts_the_next(above, tables, height):
+    from msprof_compare.report import charts
+
+    assert charts._chart_height(above, tables) == height
+
+
+def test_the_detail_runs_to_the_page_edge_and_further_only_where_a_row_would_be_too_tall():
+    """By hand: A:G of 36/16/16/14/16/18/8.43 characters are 257 + 117 + 117 + 103 + 117 + 131 + 64 = 906 px,
+    679.5 pt; one 8.43-character column (64 px, 48 pt) more reaches 727.5 of the page's 748.8 pt. With A at 72
+    (868.5 pt, 86 %) there is no room. A 1,315-character detail of 4-letter words needs 33 lines of 8 words in
+    E:G (42.43 characters, lines of 40), 495 pt, past Excel's 409: 9 and 11 words a line with one and two more
+    columns (24 lines, 360 pt), which stay within a page at 70 % (868.5 + 96 <= 1,069.7 pt)."""
+    from msprof_compare.report import charts
+
+    table = [16, 16, 14, 16, 18, 8.43]
+    assert charts._detail_columns([36, *table], ["short"]) == (7, pytest.approx(42.43 + 8.43))
+    assert charts._detail_columns([72, *table], ["short"]) == (6, pytest.approx(42.43))
+    long = " ".join(["aaaa"] * 263)
+    assert charts._detail_columns([72, *table], [long]) == (8, pytest.approx(42.43 + 2 * 8.43))
+
+
+@pytest.mark.skipif(shutil.which("soffice") is None or shutil.which("pdftotext") is None,
+                    reason="needs LibreOffice (soffice) and poppler (pdftotext), which CI does not have")
+def test_libreoffice_prints_the_summary_whole(text_pair, tmp_path):
+    """LibreOffice prints NPU pair 1's Summary on pages one table wide: the first holds the waterfall, its verdict
+    and the chart; the captions' paths, every contributor and every check are printed whole (nothing past the
+    page's right edge, where a long path and the Details were cut); the chart data is not printed."""
+    import subprocess
+
+    _, path = text_pair
+    subprocess.run(["soffice", "--headless", "--norestore", f"-env:UserInstallation=file://{tmp_path / 'p'}",
+                    "--convert-to", "pdf", "--outdir", str(tmp_path), str(path)],
+                   check=True, capture_output=True, timeout=300)
+    text = subprocess.run(["pdftotext", str(tmp_path / f"{Path(path).stem}.pdf"), "-"], check=True,
+                          capture_output=True, text=True).stdout
+    pages = [p for p in text.split("\f") if re.search(r"^Summary$", p, re.M)]
+    assert 2 <= len(pages) <= 5
+    first = " ".join(pages[0].split())
+    assert "E2E time: base to comparison (ms)" in first and "Comparison E2E" in first
+    paths = "".join(pages[0].split())  # a path wraps where its cell ends
+    assert f"{NPU_L1}ComparisonProfiling:" in paths and f"{NPU_L2}Step" in paths
+    whole = " ".join(" ".join(pages).split())
+    for check in ("operator match rate", "NPU profiler settings", "computing split into categories"):
+        assert check in whole
+    assert "its categories" in whole  # the last words of the longest Detail (338 characters)
+    assert "Chart data" not in whole

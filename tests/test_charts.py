@@ -149,9 +149,13 @@ def test_validity_checks_are_typed_cells(pair1, tmp_path, monkeypatch):
     assert {c.alignment.wrap_text for c in rows["step count"] + rows["operator match rate"]} == {None}
     assert ws.cell(first + 1, 5).alignment.wrap_text is True  # Detail wraps within its merged cells
     # the row is as tall as its wrapped words need (LibreOffice's headless conversion keeps the default
-    # height): four lines of 12 characters for the Comparison cell
-    assert ws.row_dimensions[settings[0].row].height == 60
-    assert ws.row_dimensions[rows["NPU export kind"][0].row].height is None
+    # height): four lines of 12 characters for the Comparison cell, unless the Detail (E:G, 16 + 18 + 8.43
+    # characters, lines of 40) needs more
+    for check in ("NPU profiler settings", "NPU export kind"):
+        row = rows[check][0].row
+        detail = charts._wrapped_lines(ws.cell(row, 5).value, 42.43)
+        assert ws.row_dimensions[row].height == 15 * max(4 if check == "NPU profiler settings" else 1, detail)
+    assert ws.row_dimensions[rows["step count"][0].row].height is None  # its Detail: 34 characters
     assert {c.fill.fgColor.rgb for c in rows["operator match rate!"]} == {"FFFFC7CE"}
     assert {c.fill.fgColor.rgb for c in rows["operator match rate"]} != {"FFFFC7CE"}
 
@@ -478,17 +482,23 @@ def _summary_chart_rows(path: str) -> tuple[int, int]:
     return int(top), int(bottom) + (int(off) > 0)
 
 
-def test_validity_checks_start_below_the_chart(pair1, tmp_path):
-    """A check's Detail runs on to the right of its column: beside the waterfall chart (column H on), the chart
-    hid the Detail of the first checks. Pair 1's tables above the checks are shorter than the chart."""
+def test_the_chart_sits_under_the_waterfall_within_the_tables(pair1, tmp_path):
+    """The waterfall chart is under the waterfall table and its verdict, in column A, no wider than the tables
+    (A:G, 1,144 px here: it keeps its 820), and the contributors follow it after a blank row: beside the tables
+    (column H on) it made the printed Summary 1,530 pt wide, 45 % on one page."""
     path = pair1.to_excel(str(tmp_path))
     top, below = _summary_chart_rows(path)
     ws = openpyxl.load_workbook(path)["Summary"]
     col_a = [c.value for c in ws["A"]]
-    title = next(i for i, v in enumerate(col_a) if isinstance(v, str) and v.startswith("Validity checks"))
+    verdict = next(i for i, v in enumerate(col_a) if isinstance(v, str) and v.startswith("E2E time "))
     contributors = next(i for i, v in enumerate(col_a) if isinstance(v, str) and v.startswith("Top Contributors"))
-    assert top == 3 and contributors < below <= title  # 0-based rows; before: the checks began beside the chart
-    assert all(ws.cell(title + 3 + i, 5).value for i in range(len(pair1.guards)))  # each check has its Detail
+    assert top == verdict + 1 and contributors == below + 1  # 0-based rows
+    with zipfile.ZipFile(path) as z:
+        drawing = z.read("xl/drawings/drawing1.xml").decode()
+    assert "<xdr:from><xdr:col>0</xdr:col><xdr:colOff>0</xdr:colOff>" in drawing
+    # 820 px wide: A (70 characters, 495 px), B and C (16, 117 px each) and 91 px into D (EMU: 9525 a pixel)
+    assert "<xdr:to><xdr:col>3</xdr:col><xdr:colOff>866775</xdr:colOff>" in drawing and 866775 == 91 * 9525
+    assert [c.width for c in next(s for s in pair1.sheets if s.name == "Summary").columns] == [70, 16, 16, 14, 16, 18]
 
 
 def test_module_chart_leaves_out_a_module_one_submodule_explains(tmp_path):

@@ -781,7 +781,7 @@ def test_comparator_sheets_print_legibly_with_their_headers(tmp_out: Path, monke
     module name of their figures; fitted one page wide, that sheet printed at 38 % (4-point text). Each comparator
     sheet is landscape, repeats rows 1-3 (captions, headers), prints its table, A1 to the last cell pandas reads,
     one page wide where that is 70 % or more, else as many pages wide as 70 % needs, with its name columns on
-    each and the pages of a band of rows together (over, then down). Summary keeps its one page. Both writers
+    each and the pages of a band of rows together (over, then down). Summary prints one page wide. Both writers
     (constant_memory for large sheets) set it up alike."""
     import zipfile
 
@@ -826,8 +826,8 @@ def test_comparator_sheets_print_legibly_with_their_headers(tmp_out: Path, monke
     assert [sum(widths[:10]), 570 + sum(widths[10:15]), 570 + sum(widths[15:])] == [1061.25, 1061.25, 975]
     assert sum(widths[:11]) > _PAGE_POINTS / 0.7 and 570 + sum(widths[10:16]) > _PAGE_POINTS / 0.7
     assert len(wb["ModuleCompareStatistic"]["A"]) == 3 + 171
-    summary = wb["Summary"]
-    assert summary.print_title_rows is None and summary.page_setup.fitToHeight in (None, 1)
+    summary = wb["Summary"]  # its own setup, one page wide (tests/test_chart_rules.py), no repeated rows
+    assert summary.print_title_rows is None and summary.page_setup.fitToHeight == 0
 
 
 def test_one_page_wide_down_to_70_percent_and_name_columns_that_leave_no_room(tmp_out: Path) -> None:

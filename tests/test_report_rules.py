@@ -28,13 +28,24 @@ def gpu_pair():
 
 def test_summary_captions_are_stacked_green_then_yellow(gpu_pair, tmp_path: Path) -> None:
     """The Summary sheet stacks its captions in column B (docs/differences.md, "Additions"); each keeps the
-    colour of its side (reference-2 §8.2/§8.3: base green 00FF00, comparison yellow FFFF00, both bold)."""
+    colour of its side (reference-2 §8.2/§8.3: base green 00FF00, comparison yellow FFFF00, both bold). A caption
+    longer than the sheet's columns B:F is merged across them and wraps: run on past them it was cut at the
+    printed page's edge (the Summary prints its tables' columns); a shorter one stays in B alone."""
     ws = openpyxl.load_workbook(gpu_pair.to_excel(str(tmp_path)))["Summary"]
     b1, b2 = ws["B1"], ws["B2"]
     assert b1.value == f"Base Profiling: {BASE}" and b2.value == f"Comparison Profiling: {COMP}"
     assert (b1.fill.fgColor.rgb, b2.fill.fgColor.rgb) == (GREEN, YELLOW)
     assert b1.font.b and b2.font.b
-    assert not [r for r in ws.merged_cells.ranges if r.min_row <= 2]  # (the chart data below has its own)
+    merged = {r.min_row: (r.coord, ws.cell(r.min_row, 2).alignment.wrap_text)
+              for r in ws.merged_cells.ranges if r.min_row <= 2}  # (the chart data below has its own)
+    # B:F are 117 + 117 + 103 + 117 + 131 = 585 px, 577 within the padding: about 82 characters of 7 px (the
+    # caption's bold ones are wider; _caption_lines measures them)
+    columns = next(s for s in gpu_pair.sheets if s.name == "Summary").columns[1:]
+    assert sum(c.width * 7 + 5 for c in columns) == 585
+    for row, cell in ((1, b1), (2, b2)):
+        long = excel._caption_lines(cell.value, columns) > 1
+        assert long or len(cell.value) < 82, (row, cell.value)
+        assert merged.get(row) == ((f"B{row}:F{row}", True) if long else None), (row, len(cell.value))
 
 
 def test_sheet_of_exactly_the_rows_excel_holds_is_written_whole(gpu_pair, tmp_path: Path,

@@ -38,7 +38,7 @@ from ..compare.summary_notes import unexplained_note
 from ..compare.table import Sheet, sheet_numbers
 from ..textsafe import text_width
 from . import summary_console as con
-from .excel import row_points
+from .excel import MAX_ROW_POINTS, MIN_PRINT_SCALE, PRINTABLE_POINTS, column_points, row_points
 
 log = logging.getLogger("msprof-analyze")
 
@@ -166,7 +166,7 @@ def _table(wb: Any, ws: Any, row: int, title: str, headers: list[str], rows: lis
 
 def _wrapped_rows(wb: Any, ws: Any, sheet: Sheet, row: int, lines: list[str]) -> int:
     """``lines`` as wrapped rows under a table (from the blank row it left), each merged across the sheet's
-    columns (the chart sits to the right) and as tall as its words need; returns the next free row."""
+    columns and as tall as its words need; returns the next free row."""
     last = len(sheet.columns) - 1
     for text in lines:
         ws.set_row(row - 1, row_points(_wrapped_lines(text, sum(c.width for c in sheet.columns))))
@@ -244,6 +244,58 @@ def _column(frame: pd.DataFrame, j: int) -> pd.Series:
 
 # --------------------------------------------------------------------------- Summary
 
+#: Printable height of the Summary's landscape page in points at 100 %: Letter's 8.5 in less its 0.5 + 0.6 in
+#: margins; at a smaller scale a page holds more.
+_PAGE_POINTS = (8.5 - 0.5 - 0.6) * 72
+#: Columns of the Summary's widest tables (the contributors: Name to Rank), which the print area holds at least.
+_TABLE_COLUMNS = 7
+#: The smallest height in pixels the chart is given to print on the first page; a shorter one starts the next.
+_MIN_CHART_HEIGHT = 320
+
+
+def _table_widths(sheet: Sheet) -> list[float]:
+    """Widths in characters of the columns the Summary's tables fill: the sheet's (the waterfall's six) and the
+    contributor tables' seventh, Rank, in a column of the default width."""
+    widths = [c.width for c in sheet.columns]
+    return widths + [_DEFAULT_WIDTH] * (_TABLE_COLUMNS - len(widths))
+
+
+def _chart_width(sheet: Sheet) -> int:
+    """The waterfall chart's width in pixels: ``_CHART_SIZE``'s, or the tables' width where they are narrower,
+    so the chart prints within the print area (column widths are 7w + 5 pixels)."""
+    return min(_CHART_SIZE[0], int(sum(w * 7 + 5 for w in _table_widths(sheet))))
+
+
+def _chart_height(above: float, tables: float) -> int | None:
+    """The chart's height in pixels where it ends the first printed page: ``_CHART_SIZE``'s, or less (down to
+    ``_MIN_CHART_HEIGHT``) where the rows ``above`` it (points) leave less on a page at the scale the ``tables``
+    (points wide) print at in Excel, 1/scale as tall as at 100 %; None where even that is cut at the page's foot."""
+    room = int((_PAGE_POINTS / min(1.0, PRINTABLE_POINTS / tables) - above) / 0.75) - _ROW_PIXELS // 4
+    return min(_CHART_SIZE[1], room) if room >= _MIN_CHART_HEIGHT else None
+
+
+def _row_heights(ws: Any, rows: int) -> list[float]:
+    """The heights in points of the sheet's first ``rows`` rows, as set so far (15 where none is)."""
+    sizes = ws.row_sizes  # xlsxwriter 3.3's record of set_row: row -> [height in pixels, hidden]
+    return [sizes[r][0] * 0.75 if r in sizes else 15.0 for r in range(rows)]
+
+
+def _detail_columns(widths: list[float], details: list[str]) -> tuple[int, float]:
+    """The last column the validity checks' Detail is merged to and its width in characters, from the tables'
+    column ``widths`` (`_table_widths`): their last column (E:G), widened by default-width columns to the page's
+    edge where the tables print at 100 % (they are narrower than the page), and on to the width of a page at
+    ``MIN_PRINT_SCALE`` where a detail would need a row taller than Excel allows. Before, Detail ran 15 columns
+    past the tables and the Summary printed at 45-52 %."""
+    last, detail = len(widths) - 1, sum(widths[4:])
+    total = sum(column_points(w) for w in widths)
+    step = column_points(_DEFAULT_WIDTH)
+    while total + step <= (PRINTABLE_POINTS / MIN_PRINT_SCALE
+                           if any(_wrapped_lines(d, detail) * _ROW_PIXELS * 0.75 > MAX_ROW_POINTS for d in details)
+                           else PRINTABLE_POINTS):
+        last, detail, total = last + 1, detail + _DEFAULT_WIDTH, total + step
+    return last, detail
+
+
 def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
     wf: pd.DataFrame = getattr(sheet, "waterfall", pd.DataFrame())
     contrib: pd.DataFrame = getattr(sheet, "contributors", pd.DataFrame())
@@ -254,9 +306,17 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
     n = len(sheet)
     row = HEADER_ROWS + n + 1
     verdict = getattr(sheet, "verdict", "")
-    if verdict:  # in words, on the blank row under the waterfall, within its columns (the chart is to the right)
+    if verdict:  # in words, on the blank row under the waterfall, within its columns
         row = _wrapped_rows(wb, ws, sheet, row, [f"{verdict}."])
-
+    # the waterfall chart under the table and its verdict, within the tables' width: beside them (820 px to their
+    # right) it made the print area 1,341-1,541 pt wide, printed on one page at 45-52 %; rows it covers stay blank
+    widths = _table_widths(sheet)
+    chart_at = row - 1
+    height = _chart_height(sum(_row_heights(ws, chart_at)), sum(column_points(w) for w in widths))
+    if height is None:
+        height = _CHART_SIZE[1]
+        ws.set_h_pagebreaks([chart_at])  # atop the next page rather than cut at the first page's foot
+    row = chart_at + -(-height // _ROW_PIXELS) + 1  # the next table after one blank row
     if len(contrib):
         note = unexplained_note(contrib, wf, getattr(sheet, "communication", None))
         # every row: the console shows the first CONSOLE_TOP (its title says so), the sheet has the room
@@ -272,7 +332,7 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
             lines.append(f"{lead}:")
         row = _wrapped_rows(wb, ws, sheet, row, lines)
         if lead:
-            # the first CONSOLE_TOP, as the console: the sheet prints on one page (fit_to_pages), and SGLang's
+            # the first CONSOLE_TOP, as the console: the sheet printed on one page (fit_to_pages), and SGLang's
             # 113 rows made its print area 148 rows, 4005 pt tall (38 rows, 675 pt, before the table), printed at
             # a sixth of the size; every row stays in ModuleCompareStatistic, the JSON and the API
             shown, first = shown_rows(modules)
@@ -283,35 +343,34 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
                                      [c.width for c in sheet.columns])
     row = _resource_parts(wb, ws, sheet, row)
     rows = [list(r) for r in _tuples(guard)]  # never empty: five checks are always made
-    # under the chart, whose rows end at the latest where rows of the default height end: a check's Detail runs
-    # on to the right of its column, and beside the chart the chart hid it
-    row = max(row, HEADER_ROWS + -(-_CHART_SIZE[1] // _ROW_PIXELS))
-    # Detail runs to the print area's right edge and wraps there: left to overflow, a long detail (up to 1,316
-    # characters, on a text export against a DB export) ran past that edge and was cut on the printed page
-    widths = [c.width for c in sheet.columns]
-    last_col = len(widths) + 14
-    detail = sum(widths[4:]) + _DEFAULT_WIDTH * (last_col + 1 - len(widths))
+    # Detail wraps within the print area, the tables' width: left to overflow, a long detail (up to 1,316
+    # characters, on a text export against a DB export) ran past the page's edge and was cut there
+    last_col, detail = _detail_columns(widths, [r[4] for r in rows if isinstance(r[4], str)])
     row = _table(wb, ws, row, "Validity checks (warn: are both sides the same workload? note: read the "
                  "figures with this in mind)",
                  ["Check", "Status", "Base", "Comparison", "Detail"], rows, _guard_styles,
                  [*widths[:4], detail], last_col)
 
-    # Print (and render) the tables and the waterfall chart on one page; the chart data stays off it, below it.
+    # Print the tables and the chart one page wide, as tall as they need, at MIN_PRINT_SCALE or larger (fitted
+    # on one page with the chart beside them they printed at 45-52 %); the chart data stays off it, below it.
+    ws.set_margins(left=0.3, right=0.3, top=0.5, bottom=0.6)
     ws.print_area(0, 0, row - 1, last_col)
-    ws.fit_to_pages(1, 1)
+    ws.fit_to_pages(1, 0)
+    ws.set_footer("&L&A&RPage &P of &N")
     ws.write_string(row, 0, "Chart data", _fmt(wb, "title"))
     ws.write_string(row + 1, 0, "Cells below feed the charts of this workbook.", _fmt(wb, "note"))
     row += 2
     # the sheet's rows are the waterfall's: Base E2E, at least one step (the steps of a side add up to its
     # E2E, which is above 0 on both sides where a waterfall is made), Comparison E2E
-    row = _waterfall_chart(wb, ws, sheet, wf, row)
+    row = _waterfall_chart(wb, ws, sheet, wf, row, chart_at, height)
     steps = wf.index[~wf["Category"].isin(["start", "end"])]
     st.category_rows = (HEADER_ROWS + int(steps[0]), HEADER_ROWS + int(steps[-1]))
     st.next_row = row
 
 
-def _waterfall_chart(wb: Any, ws: Any, sheet: Sheet, wf: pd.DataFrame, row: int) -> int:
-    """Write the stacked-column helper table at ``row`` and insert the chart beside the tables."""
+def _waterfall_chart(wb: Any, ws: Any, sheet: Sheet, wf: pd.DataFrame, row: int, at: int, height: int) -> int:
+    """Write the stacked-column helper table at ``row`` and insert the chart at row ``at``, column A, no wider
+    than the tables (`_chart_width`), ``height`` pixels tall (`_chart_height`)."""
     headers = ["Step", "Invisible", "Increase", "Decrease", "Total"]
     for j, h in enumerate(headers):
         ws.write_string(row, j, h, _fmt(wb, "header"))
@@ -358,8 +417,8 @@ def _waterfall_chart(wb: Any, ws: Any, sheet: Sheet, wf: pd.DataFrame, row: int)
     chart.set_x_axis({"num_font": {"rotation": -45}})
     chart.set_title({"name": "E2E time: base to comparison (ms)"})
     chart.set_legend({"position": "bottom", "delete_series": [0]})
-    chart.set_size({"width": _CHART_SIZE[0], "height": _CHART_SIZE[1]})
-    ws.insert_chart(HEADER_ROWS, len(sheet.columns) + 1, chart, _ANCHOR)
+    chart.set_size({"width": _chart_width(sheet), "height": height})
+    ws.insert_chart(at, 0, chart, _ANCHOR)
     return last + 2
 
 

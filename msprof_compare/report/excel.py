@@ -396,9 +396,17 @@ def _write_sheet(wb: xlsxwriter.Workbook, styles: _Styles, sheet: Sheet, caption
 
     # Row 1: the two captions (stacked: rows 1 and 2, so neither clips the other); row 2 empty; row 3 headers.
     if sheet.stacked_captions:
+        # each wraps within the table's columns where longer than they are: it ran on to their right, and the
+        # Summary, which prints its columns only (report/charts.py), had a long path cut at the page's edge
         first = sheet.base_span[0]
-        ws.write_string(0, first, captions[0], styles.get(fill="green", bold=True, num=False))
-        ws.write_string(1, first, captions[1], styles.get(fill="yellow", bold=True, num=False))
+        for r, (text, fill) in enumerate(zip(captions, ("green", "yellow"), strict=True)):
+            lines = _caption_lines(text, columns[first:])
+            fmt = styles.get(fill=fill, bold=True, num=False, wrap=lines > 1)
+            if lines > 1:
+                ws.set_row(r, row_points(lines))
+                if ncols - 1 > first:
+                    ws.merge_range(r, first, r, ncols - 1, "", fmt)
+            ws.write_string(r, first, text, fmt)
     else:
         spans = ((sheet.base_span, captions[0], "green"), (sheet.comparison_span, captions[1], "yellow"))
         # A caption longer than its merged range was cut at the range's edge (the original's layout): on most
@@ -1163,10 +1171,10 @@ MIN_PRINT_SCALE = 0.70
 #: Printable width of a landscape page, in points: US Letter's 11 inches less the 0.3-inch side margins of
 #: `_print_setup`. The paper is left to the printer; Letter is the narrower of Letter and A4 landscape, so on A4
 #: the same pages print a little larger.
-_PRINTABLE_POINTS = (11 - 0.3 - 0.3) * 72
+PRINTABLE_POINTS = (11 - 0.3 - 0.3) * 72
 
 
-def _column_points(width: float) -> float:
+def column_points(width: float) -> float:
     """Printed width of a column of ``width`` characters at 100 %: 7w + 5 pixels (as `_caption_lines`), 3/4 pt each."""
     return (width * 7 + 5) * 0.75
 
@@ -1183,8 +1191,8 @@ def _print_across(sheet: Sheet) -> tuple[int, int]:
     comparison-only row has no base name anyway: Order Id is the key). The pages are counted as Excel and
     LibreOffice break them, whole columns left to right; where the name columns would leave no room for the
     widest other column, none repeat."""
-    widths = [_column_points(c.width) for c in sheet.columns]
-    room = _PRINTABLE_POINTS / MIN_PRINT_SCALE
+    widths = [column_points(c.width) for c in sheet.columns]
+    room = PRINTABLE_POINTS / MIN_PRINT_SCALE
     if sum(widths) <= room:
         return 1, 0
     key = sheet.base_span[0]
