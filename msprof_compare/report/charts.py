@@ -38,7 +38,16 @@ from ..compare.summary_notes import unexplained_note
 from ..compare.table import Sheet, sheet_numbers
 from ..textsafe import text_width
 from . import summary_console as con
-from .excel import MAX_ROW_POINTS, MIN_PRINT_SCALE, PRINTABLE_POINTS, column_points, row_points
+from .excel import (
+    MAX_ROW_POINTS,
+    MIN_PRINT_SCALE,
+    PRINTABLE_HEIGHT_POINTS,
+    PRINTABLE_POINTS,
+    column_pixels,
+    column_points,
+    page_frame,
+    row_points,
+)
 
 log = logging.getLogger("msprof-analyze")
 
@@ -244,9 +253,6 @@ def _column(frame: pd.DataFrame, j: int) -> pd.Series:
 
 # --------------------------------------------------------------------------- Summary
 
-#: Printable height of the Summary's landscape page in points at 100 %: Letter's 8.5 in less its 0.5 + 0.6 in
-#: margins; at a smaller scale a page holds more.
-_PAGE_POINTS = (8.5 - 0.5 - 0.6) * 72
 #: Columns of the Summary's widest tables (the contributors: Name to Rank), which the print area holds at least.
 _TABLE_COLUMNS = 7
 #: The smallest height in pixels the chart is given to print on the first page; a shorter one starts the next.
@@ -263,14 +269,14 @@ def _table_widths(sheet: Sheet) -> list[float]:
 def _chart_width(sheet: Sheet) -> int:
     """The waterfall chart's width in pixels: ``_CHART_SIZE``'s, or the tables' width where they are narrower,
     so the chart prints within the print area (column widths are 7w + 5 pixels)."""
-    return min(_CHART_SIZE[0], int(sum(w * 7 + 5 for w in _table_widths(sheet))))
+    return min(_CHART_SIZE[0], int(sum(column_pixels(w) for w in _table_widths(sheet))))
 
 
 def _chart_height(above: float, tables: float) -> int | None:
     """The chart's height in pixels where it ends the first printed page: ``_CHART_SIZE``'s, or less (down to
     ``_MIN_CHART_HEIGHT``) where the rows ``above`` it (points) leave less on a page at the scale the ``tables``
     (points wide) print at in Excel, 1/scale as tall as at 100 %; None where even that is cut at the page's foot."""
-    room = int((_PAGE_POINTS / min(1.0, PRINTABLE_POINTS / tables) - above) / 0.75) - _ROW_PIXELS // 4
+    room = int((PRINTABLE_HEIGHT_POINTS / min(1.0, PRINTABLE_POINTS / tables) - above) / 0.75) - _ROW_PIXELS // 4
     return min(_CHART_SIZE[1], room) if room >= _MIN_CHART_HEIGHT else None
 
 
@@ -302,7 +308,7 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
     guard: pd.DataFrame = getattr(sheet, "guards", pd.DataFrame())
     st = _state(wb)
     st.summary, st.summary_name = ws, sheet.name
-    ws.set_landscape()
+    page_frame(ws)
     n = len(sheet)
     row = HEADER_ROWS + n + 1
     verdict = getattr(sheet, "verdict", "")
@@ -353,10 +359,8 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
 
     # Print the tables and the chart one page wide, as tall as they need, at MIN_PRINT_SCALE or larger (fitted
     # on one page with the chart beside them they printed at 45-52 %); the chart data stays off it, below it.
-    ws.set_margins(left=0.3, right=0.3, top=0.5, bottom=0.6)
     ws.print_area(0, 0, row - 1, last_col)
     ws.fit_to_pages(1, 0)
-    ws.set_footer("&L&A&RPage &P of &N")
     ws.write_string(row, 0, "Chart data", _fmt(wb, "title"))
     ws.write_string(row + 1, 0, "Cells below feed the charts of this workbook.", _fmt(wb, "note"))
     row += 2

@@ -360,8 +360,8 @@ def _caption_words(text: str) -> tuple[tuple[float, tuple[float, ...]], ...]:
 def _caption_lines(text: str, columns: list) -> int:
     """Lines a wrapped caption needs in a merged range of ``columns``, wrapped as Excel wraps: at spaces, a
     word (a path) that does not fit on the line's rest starting a new line and broken where lines end.
-    Widths in pixels: a column of width w is 7w + 5 pixels, less the cell's padding."""
-    room = sum(c.width * 7 + 5 for c in columns) - 8
+    Widths in pixels (`column_pixels`), less the cell's padding."""
+    room = sum(column_pixels(c.width) for c in columns) - 8
     gap = _char_pixels(" ") * 1.03
     lines, used = 1, 0.0
     for width, chars in _caption_words(text):
@@ -1168,15 +1168,32 @@ class _FastWorksheet(Worksheet):
 #: The smallest scale a comparator sheet prints at: its 11-point cells at 7.7 points. A sheet that one page wide
 #: would print smaller prints several pages wide instead (`_print_across`).
 MIN_PRINT_SCALE = 0.70
-#: Printable width of a landscape page, in points: US Letter's 11 inches less the 0.3-inch side margins of
-#: `_print_setup`. The paper is left to the printer; Letter is the narrower of Letter and A4 landscape, so on A4
-#: the same pages print a little larger.
-PRINTABLE_POINTS = (11 - 0.3 - 0.3) * 72
+#: Margins in inches of every printed sheet (`page_frame`): narrow sides, so a table prints 9 % larger than at
+#: Excel's 0.7 in.
+_MARGINS = {"left": 0.3, "right": 0.3, "top": 0.5, "bottom": 0.6}
+#: Printable width and height of a landscape page within `_MARGINS`, in points at 100 %: US Letter (11 x 8.5 in).
+#: The paper is left to the printer; Letter is the narrower of Letter and A4 landscape, so on A4 the same pages
+#: print a little larger.
+PRINTABLE_POINTS = (11 - _MARGINS["left"] - _MARGINS["right"]) * 72
+PRINTABLE_HEIGHT_POINTS = (8.5 - _MARGINS["top"] - _MARGINS["bottom"]) * 72
+
+
+def column_pixels(width: float) -> float:
+    """Width in pixels of a column ``width`` characters wide, as Excel sizes it at Calibri 11: 7w + 5."""
+    return width * 7 + 5
 
 
 def column_points(width: float) -> float:
-    """Printed width of a column of ``width`` characters at 100 %: 7w + 5 pixels (as `_caption_lines`), 3/4 pt each."""
-    return (width * 7 + 5) * 0.75
+    """Printed width of a column of ``width`` characters at 100 % (`column_pixels`, 3/4 pt each)."""
+    return column_pixels(width) * 0.75
+
+
+def page_frame(ws: Worksheet) -> None:
+    """What every printed sheet shares (the comparator sheets' `_print_setup`, the Summary's layout in
+    report/charts.py): landscape, `_MARGINS`, and a footer naming the sheet and the page, for a loose page."""
+    ws.set_landscape()
+    ws.set_margins(**_MARGINS)
+    ws.set_footer("&L&A&RPage &P of &N")
 
 
 def _print_across(sheet: Sheet) -> tuple[int, int]:
@@ -1216,8 +1233,7 @@ def _print_setup(ws: Worksheet, sheet: Sheet, nrows: int) -> None:
     a row's figures are on consecutive pages. The print area is the table: the chart beside it (report/charts.py)
     would shrink the table to a third of its size. The footer names the sheet and the page."""
     ncols = len(sheet.columns)
-    ws.set_landscape()
-    ws.set_margins(left=0.3, right=0.3, top=0.5, bottom=0.6)  # narrow sides: the table prints 9 % larger
+    page_frame(ws)
     ws.repeat_rows(0, HEADER_ROWS - 1)
     ws.print_area(0, 0, HEADER_ROWS - 1 + nrows, ncols - 1)
     pages, key = _print_across(sheet)
@@ -1226,7 +1242,6 @@ def _print_setup(ws: Worksheet, sheet: Sheet, nrows: int) -> None:
         if key:
             ws.repeat_columns(0, key - 1)
         ws.print_across()
-    ws.set_footer("&L&A&RPage &P of &N")  # which sheet a loose page belongs to
 
 
 def _draw_charts(wb: xlsxwriter.Workbook, ws: Any, sheet: Sheet) -> None:
