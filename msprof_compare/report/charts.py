@@ -268,7 +268,7 @@ def _table_widths(sheet: Sheet) -> list[float]:
 
 def _chart_width(sheet: Sheet) -> int:
     """The waterfall chart's width in pixels: ``_CHART_SIZE``'s, or the tables' width where they are narrower,
-    so the chart prints within the print area (column widths are 7w + 5 pixels)."""
+    so the chart prints within the print area (`column_pixels`)."""
     return min(_CHART_SIZE[0], int(sum(column_pixels(w) for w in _table_widths(sheet))))
 
 
