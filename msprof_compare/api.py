@@ -7,6 +7,7 @@ path -> loader -> Profile -> comparators -> sheets -> reporters.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import logging
 import os
@@ -103,12 +104,26 @@ class CompareResult:
     sheets: list[Sheet]
     summary: dict[str, Any] | None
     frames: dict[str, pd.DataFrame]
+    #: A slim copy's (``slim``) gate input where the run made no time breakdown: the frames ``regression_gate``
+    #: reads (``gate.gate_frames``) or its "error: ..." message; None: made from the profiles when asked.
+    _gate: dict[str, pd.DataFrame | None] | str | None = field(default=None, repr=False, compare=False)
 
     def __repr__(self) -> str:
         # the generated repr printed both profiles' tables and every sheet's frame (59 KB for the README's pair)
         verdict = self.verdict
         return (f"CompareResult(base={self.base!r}, comparison={self.comparison!r}, sheets={self.sheet_names!r}"
                 + (f", verdict={verdict!r})" if verdict else ")"))
+
+    def slim(self) -> CompareResult:
+        """A copy without the profiles' event tables, cheap to pickle back from a cluster task (docs/performance.md,
+        "Beyond one machine"); every method answers as on this result, which keeps its tables. Its ``base`` and
+        ``comparison`` keep what those methods read (path, kind, source, level, a DB step's range) and the table
+        sizes the repr shows. Without a time breakdown in the run, the one ``regression_gate`` makes is made now."""
+        gate = self._gate
+        if gate is None and "e2e" not in self.frames:
+            gate = _gate_frames(self)
+        return dataclasses.replace(self, base=_slim_profile(self.base), comparison=_slim_profile(self.comparison),
+                                   sheets=list(self.sheets), frames=dict(self.frames), _gate=gate)
 
     def sheet(self, name: str) -> pd.DataFrame:
         """One sheet's data as a DataFrame (``Sheet.frame``): display headers, each column typed by its cells with
@@ -254,22 +269,40 @@ class CompareResult:
 def judge_regression(result: CompareResult, pct: float, face: Face) -> tuple[int, str]:
     """``CompareResult.regression_gate`` of a validated ``pct``, its message naming the options as ``face`` takes
     them (the CLI's ``--fail_on_regression`` gate calls it with the CLI's face)."""
-    from .compare import gate, overall
+    from .compare import gate
 
     if "e2e" in result.frames:
         code, message = gate.regression_gate(result, pct)
-    else:
-        try:  # compared without the time breakdown: make it now, for the gate only (to_json and the sheets must
-            pair = overall.breakdowns(RunContext(result.base, result.comparison, result.options))  # stay as compared)
-        except ProfileError as exc:  # e.g. GPU kernels without any stream: no E2E time to judge by
-            _retype(exc, TypedPaths(result.base.path, result.comparison.path).text)  # named as typed (the paths')
-            code, message = 1, f"error: {exc}"
-        else:
-            code, message = gate.regression_gate(result, pct, frames=gate.gate_frames(result, *pair))
+    else:  # compared without the time breakdown
+        frames = _gate_frames(result) if result._gate is None else result._gate
+        code, message = (1, frames) if isinstance(frames, str) else gate.regression_gate(result, pct, frames=frames)
     if face.api:  # the caller asked regression_gate(), not the flag
         kept = flag_words_kept(result.base.path, result.comparison.path)
         message = face.words(message.replace("--fail_on_regression", "regression_gate()"), kept)
     return code, message
+
+
+def _gate_frames(result: CompareResult) -> dict[str, pd.DataFrame | None] | str:
+    """What the gate reads of a result compared without the time breakdown: the frames of a breakdown made for it
+    alone (``gate.gate_frames``; to_json and the sheets must stay as compared), or the message of the error that
+    kept the breakdown from being made."""
+    from .compare import gate, overall
+
+    try:
+        pair = overall.breakdowns(RunContext(result.base, result.comparison, result.options))
+    except ProfileError as exc:  # e.g. GPU kernels without any stream: no E2E time to judge by
+        _retype(exc, TypedPaths(result.base.path, result.comparison.path).text)  # named as typed (the paths')
+        return f"error: {exc}"
+    return gate.gate_frames(result, *pair)
+
+
+def _slim_profile(profile: Profile) -> Profile:
+    """``profile`` as ``CompareResult.slim`` keeps it: what the result's methods read of it (path, kind, source and
+    level: the workbook's captions, JSON ``base`` / ``comparison``, the verdict's and the gate's words; a DB step's
+    ``extra["step_range"]``: ``verdict.e2e_aside``) and its tables' sizes, for the repr; its tables empty."""
+    extra = {"step_range": profile.extra["step_range"]} if "step_range" in profile.extra else {}
+    return Profile(profile.path, profile.kind, profile.source, profile.level, extra=extra,
+                   dropped_rows=profile.table_rows())
 
 
 def _frame_schema(name: str) -> dict[str, Any]:

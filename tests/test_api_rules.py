@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import pickle
 from pathlib import Path
 
 import pytest
@@ -93,7 +94,8 @@ def test_comparisons_without_rows_leave_no_sheet(tmp_path):
 
 def test_gate_without_a_kernel_answers_1(tmp_path):
     """A trace whose device work is memsets only loads (it has device activity) but has no E2E time: the gate of
-    a run made without the breakdown answers 1 ("cannot judge"), not 3, with the breakdown's error. Synthetic
+    a run made without the breakdown answers 1 ("cannot judge"), not 3, with the breakdown's error, and so does its
+    slim copy, made without the tables that error came from. Synthetic
     edit of the Timesformer excerpt: its 62 kernels dropped, its 13 gpu_memset events kept."""
     doc = json.loads(KINETO.read_text())
     doc["traceEvents"] = [e for e in doc["traceEvents"] if e.get("cat") != "kernel"]
@@ -104,6 +106,7 @@ def test_gate_without_a_kernel_answers_1(tmp_path):
     code, message = res.regression_gate(5)
     assert code == 1
     assert message.startswith(f"error: {trace}: no GPU kernels found in the trace")
+    assert pickle.loads(pickle.dumps(res.slim())).regression_gate(5) == (code, message)  # the error slim() kept
 
 
 @pytest.mark.skipif(os.name == "nt", reason="file names of undecodable bytes are a POSIX matter")
