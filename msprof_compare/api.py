@@ -117,8 +117,9 @@ class CompareResult:
     def slim(self) -> CompareResult:
         """A copy without the profiles' event tables, cheap to pickle back from a cluster task (docs/performance.md,
         "Beyond one machine"); every method answers as on this result, which keeps its tables. Its ``base`` and
-        ``comparison`` keep what those methods read (path, kind, source, level, a DB step's range) and the table
-        sizes the repr shows. Without a time breakdown in the run, the one ``regression_gate`` makes is made now."""
+        ``comparison`` keep what those methods read (path, kind, source, level, a DB step's range); their reprs
+        show no table sizes, as their tables are empty. Without a time breakdown in the run, the one
+        ``regression_gate`` makes is made now."""
         gate = self._gate
         if gate is None and "e2e" not in self.frames:
             gate = _gate_frames(self)
@@ -299,10 +300,9 @@ def _gate_frames(result: CompareResult) -> dict[str, pd.DataFrame | None] | str:
 def _slim_profile(profile: Profile) -> Profile:
     """``profile`` as ``CompareResult.slim`` keeps it: what the result's methods read of it (path, kind, source and
     level: the workbook's captions, JSON ``base`` / ``comparison``, the verdict's and the gate's words; a DB step's
-    ``extra["step_range"]``: ``verdict.e2e_aside``) and its tables' sizes, for the repr; its tables empty."""
+    ``extra["step_range"]``: ``verdict.e2e_aside``); its tables empty."""
     extra = {"step_range": profile.extra["step_range"]} if "step_range" in profile.extra else {}
-    return Profile(profile.path, profile.kind, profile.source, profile.level, extra=extra,
-                   dropped_rows=profile.table_rows())
+    return Profile(profile.path, profile.kind, profile.source, profile.level, extra=extra)
 
 
 def _frame_schema(name: str) -> dict[str, Any]:

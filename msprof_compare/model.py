@@ -406,21 +406,12 @@ class Profile:
     extra: dict[str, Any] = field(default_factory=dict)
     #: One-line notes gathered while loading (skipped events etc.), logged once by the API.
     warnings: list[str] = field(default_factory=list)
-    #: The event tables' row counts as loaded, where a slim copy (``CompareResult.slim``) dropped the tables; None
-    #: while the tables are held.
-    dropped_rows: dict[str, int] | None = None
 
     def __repr__(self) -> str:
         # the generated repr printed every table (tens of KB for a small trace); the sizes say what was loaded
-        sizes = ", ".join(f"{name}={n}" for name, n in self.table_rows().items() if n)
+        sizes = ", ".join(f"{name}={len(getattr(self, name))}" for name in _TABLES if len(getattr(self, name)))
         head = f"Profile(path={self.path!r}, kind={self.kind!r}, source={self.source!r}"
         return head + (f", level={self.level!r}" if self.level else "") + (f", {sizes})" if sizes else ")")
-
-    def table_rows(self) -> dict[str, int]:
-        """Rows per event table as loaded (``_TABLES``), also of a slim copy, whose tables are empty."""
-        if self.dropped_rows is not None:
-            return dict(self.dropped_rows)
-        return {name: len(getattr(self, name)) for name in _TABLES}
 
     @property
     def is_gpu(self) -> bool:

@@ -21,6 +21,7 @@ import pytest
 
 import msprof_compare
 from msprof_compare.api import CompareResult
+from msprof_compare.model import Profile
 
 ROOT = Path(__file__).resolve().parent.parent
 H100 = ROOT / "sample_data" / "bert-small_h100.json.gz"
@@ -81,7 +82,12 @@ def test_slim_result_answers_every_method_as_the_full_one(pair, tmp_path):
     assert (slim.communication_totals, slim.memory_totals) == (full.communication_totals, full.memory_totals)
     assert slim.console_table() == full.console_table()
     assert slim.verdict == full.verdict
-    assert repr(slim) == repr(full)
+    # the profiles' reprs list their tables' sizes: a slim copy's are empty, so it lists none
+    assert repr(slim) == repr(full).replace(repr(full.base), repr(slim.base)).replace(
+        repr(full.comparison), repr(slim.comparison))
+    for side in (slim.base, slim.comparison):
+        assert repr(side) == repr(Profile(side.path, side.kind, side.source, side.level))
+    assert "kernels=" in repr(full.base) + repr(full.comparison)
     gates = [full.regression_gate(p) for p in PCTS]
     assert [slim.regression_gate(p) for p in PCTS] == gates
     assert {code for code, _ in gates} == ({0} if name in ("gpu", "npu text -> db") else {0, 3})
@@ -112,15 +118,14 @@ def test_slim_drops_the_tables_and_keeps_the_full_result_whole(pair):
     again = full.slim()
     for side in ("base", "comparison"):
         kept, lean = getattr(full, side), getattr(again, side)
-        assert kept.dropped_rows is None and len(kept.kernels) + len(kept.ops) > 0
-        assert lean.table_rows() == kept.table_rows() and lean.dropped_rows == kept.table_rows()
+        assert len(kept.kernels) + len(kept.ops) > 0
         for table in ("ops", "kernels", "flows", "python_functions", "memory", "comm", "overlap", "queue"):
             assert len(getattr(lean, table)) == 0, table
         assert lean.kernel_details is None and lean.memory_record is None and not lean.metadata
         assert (lean.path, lean.kind, lean.source, lean.level) == (kept.path, kept.kind, kept.source, kept.level)
     assert full.sheets is not again.sheets and full.frames is not again.frames
     assert repr(full) == before and full._gate is None
-    assert repr(again.slim()) == before  # a slim copy of a slim copy keeps the loaded sizes
+    assert repr(again.slim()) == repr(again)
 
 
 def test_slim_pickle_is_a_fraction_of_the_full_one():
