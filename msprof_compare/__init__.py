@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator  # loaded at Python's start: costs nothing
 
 from . import compare as _comparators  # noqa: F401 - the (empty) sub-package first, so it never rebinds `compare`
 from .errors import ProfileError, UsageError
@@ -25,7 +26,7 @@ else:
     #: is no name here until it is imported, and importing it up front would load pandas for ``--help`` too.
     msprof_compare = sys.modules[__name__]
 
-__all__ = ["compare", "CompareResult", "ProfileError", "UsageError"]
+__all__ = ["compare", "compare_ranks", "ranks", "CompareResult", "ProfileError", "UsageError"]
 __version__ = "0.1.0"
 
 
@@ -53,6 +54,27 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
     See the README's option table for what each does.
     """
     from .api import compare as run
+
+    return run(base, comparison, **options)
+
+
+def ranks(folder: str | os.PathLike[str]) -> dict[int, str]:
+    """{rank id: input path} of a folder holding one profile per rank of a multi-rank run, in rank order (the
+    rank the profiler recorded: an NPU profiling directory's ``profiler_info_N.json``, a Kineto trace's
+    ``distributedInfo.rank``). Raises ``ProfileError`` for a folder of no rank, an input without a rank id or a
+    rank found twice."""
+    from .api import ranks as found
+
+    return found(folder)
+
+
+def compare_ranks(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
+                  **options: object) -> Iterator[tuple[int, msprof_compare.CompareResult]]:
+    """``compare`` of two folders of ranks, rank by rank: yields ``(rank, CompareResult)`` for each rank both hold,
+    in rank order, one rank loaded per step (``del`` the result at the end of the loop body to keep one alive).
+    Options as ``compare``'s; the folders are read and the options checked on the call, a one-sided rank is
+    warned about, no rank in common raises ``ProfileError``, and a rank's error names the rank first."""
+    from .api import compare_ranks as run
 
     return run(base, comparison, **options)
 

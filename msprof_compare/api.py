@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import gc
 import logging
 import os
 import time
@@ -356,6 +357,74 @@ def cli_compare(base: str, comparison: str, options: dict[str, Any]) -> CompareR
         return _compare(base, comparison, options, CLI_FACE)
 
 
+def ranks(folder: str | os.PathLike[str]) -> dict[int, str]:
+    """{rank id: input path} of a folder holding one profile per rank (``rank0_ascend_pt``, ... or one Kineto trace
+    per rank), in rank order. The rank is the one the profiler recorded (``loaders.ranks``). Raises
+    ``ProfileError`` for a folder of no rank, an input without a rank id, or a rank found twice."""
+    from .loaders.ranks import discover
+
+    folder = _path("folder", folder)
+    return discover(os.path.expanduser(folder.lstrip("=")))
+
+
+def compare_ranks(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
+                  **options: Any) -> Iterator[tuple[int, CompareResult]]:
+    """Compare two multi-rank runs rank by rank: ``(rank, CompareResult)`` for each rank both folders hold, in rank
+    order, each made as ``compare`` makes it with the same options. The folders and options are checked on the
+    call (a one-sided rank is warned about; no rank in common raises ``ProfileError``); each rank is loaded when
+    the next pair is asked for, so one result is alive at a time once the caller drops the previous one (``del``
+    it at the end of the loop body: the loop variable holds it while the next rank loads). A rank's error is
+    raised with ``rank N:`` before its message."""
+    pairs = _rank_pairs(_path("base", base), _path("comparison", comparison), options, API_FACE)
+    return _ranked(pairs, options, API_FACE)
+
+
+def _rank_pairs(base: str, comparison: str, options: dict[str, Any], face: Face) -> dict[int, tuple[str, str]]:
+    """{rank: (base input, comparison input)} of the ranks both folders hold, after the options are checked (a
+    usage error before a folder is read); the ranks one side alone holds are named in one warning."""
+    api_options(options) if face.api else build_options(**options)
+    sides = ranks(base), ranks(comparison)
+    common = sorted(set(sides[0]) & set(sides[1]))
+    if not common:
+        raise ProfileError(None, f"no rank in common: the base {term_safe(base)} holds {_rank_list(sides[0])}, the "
+                                 f"comparison {term_safe(comparison)} holds {_rank_list(sides[1])}")
+    for (name, folder, own), other in zip((("base", base, sides[0]), ("comparison", comparison, sides[1])),
+                                          (sides[1], sides[0]), strict=True):
+        alone = [r for r in own if r not in other]
+        if alone:
+            log.warning("%s only in the %s %s, not compared: %s", "Rank" if len(alone) == 1 else "Ranks", name,
+                        term_safe(folder), ", ".join(map(str, alone)))
+    return {r: (sides[0][r], sides[1][r]) for r in common}
+
+
+def _rank_list(found: dict[int, str]) -> str:
+    return f"rank{'s' if len(found) > 1 else ''} {', '.join(map(str, found))}"
+
+
+def _ranked(pairs: dict[int, tuple[str, str]], options: dict[str, Any],
+            face: Face) -> Iterator[tuple[int, CompareResult]]:
+    """The rank-by-rank results, one at a time: the previous result's cycles are collected before a rank loads."""
+    for rank, (base, comparison) in pairs.items():
+        gc.collect()
+        try:
+            with said_once():
+                result = _compare(base, comparison, options, face)
+        except (ProfileError, UsageError, OutOfMemory) as exc:
+            _rank_error(exc, rank)
+            raise
+        yield rank, result
+        del result
+
+
+def _rank_error(exc: ProfileError | UsageError | OutOfMemory, rank: int) -> None:
+    """``exc`` names its rank first: ``rank 1: <path>: <message>``."""
+    exc.rank = rank  # type: ignore[union-attr]
+    if isinstance(exc, ProfileError):
+        exc.args = (str(exc),)
+    elif exc.args and isinstance(exc.args[0], str):
+        exc.args = (f"rank {rank}: {exc.args[0]}", *exc.args[1:])
+
+
 def _compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
              options: dict[str, Any], face: Face) -> CompareResult:
     base, comparison = _path("base", base), _path("comparison", comparison)
@@ -372,6 +441,7 @@ def _compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
             raise ProfileError(None, "The path is empty. Please enter a valid path.",
                                hint=f"the {role} path: the {place} argument of compare()" if face.api
                                else f"the {role} path: {flag}, or the {place} path of performance_compare.py")
+    _refuse_rank_folders(base, comparison, face)
     typed = TypedPaths(base, comparison)
     kept = flag_words_kept(*(p for given in (base, comparison) for p in (given, given.lstrip("="), given_path(given))))
 
@@ -384,6 +454,28 @@ def _compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
         except (ProfileError, UsageError, OutOfMemory) as exc:
             _retype(exc, retype)
             raise
+
+
+def _refuse_rank_folders(base: str, comparison: str, face: Face) -> None:
+    """A folder of ranks (``rank0_ascend_pt``, ...) is one input of a rank-by-rank compare only: against one profile
+    it is refused, saying what to pass (the loader's "not collected" error named neither the other side nor the
+    rank-by-rank compare)."""
+    from .loaders.ranks import rank_inputs
+
+    folders = [bool(rank_inputs(given_path(p))) for p in (base, comparison)]
+    if not any(folders):
+        return
+    if all(folders):  # compare() of two folders of ranks; the CLI compares them rank by rank before getting here
+        raise ProfileError(base, "is a folder of ranks, and so is the comparison",
+                           hint="compare_ranks() compares them rank by rank; or pass one rank per side")
+    folder, role, other = (base, "comparison", comparison) if folders[0] else (comparison, "base", base)
+    if not os.path.exists(given_path(other)):  # the loader names the missing path
+        return
+    example = term_safe(os.path.join(folder, os.path.basename((rank_inputs(given_path(folder)) or [""])[0])))
+    way = ("compare_ranks() compares two folders of ranks rank by rank" if face.api
+           else "pass a folder of ranks on both sides (-d and -bp) to compare rank by rank")
+    raise ProfileError(folder, f"is a folder of ranks, but the {role} {term_safe(other)} is one profile",
+                       hint=f"{way}, or one rank per side, such as {example}")
 
 
 @contextlib.contextmanager

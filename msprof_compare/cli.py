@@ -473,6 +473,8 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool) -
 
         formats = tuple(parse_output_format(params.get("output_format")).split(","))
         explicit = params.get("output_format") not in (None, "")  # an empty value asks for nothing
+        if _rank_folders(base, comparison):
+            return _execute_ranks(log, base, comparison, params, output, formats)
         deliver.check_target(output, formats, explicit, bool(params.get("force")))  # before the (long) load
         for notice in (deliver.format_mismatch(output, formats, explicit), deliver.folder_notice(output)):
             if notice:
@@ -526,6 +528,80 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool) -
         return 1
     except Exception as exc:  # noqa: BLE001 - the one place every other failure is reported
         return _internal_error(exc, debug)
+
+
+def _rank_folders(base: str, comparison: str) -> bool:
+    """Whether both inputs are folders of ranks (``rank0_ascend_pt``, ..., or one Kineto trace per rank)."""
+    from .loaders.paths import given_path
+    from .loaders.ranks import rank_inputs
+
+    return all(rank_inputs(given_path(p)) for p in (base, comparison))
+
+
+def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict[str, Any], output: str,
+                   formats: tuple[str, ...]) -> int:
+    """Two folders of ranks, compared rank by rank (``api.compare_ranks``): per rank the usual reports, named
+    ``performance_comparison_result_rank{R}_{timestamp}``, in the ``-o`` folder, and one line; then a table over
+    the ranks and the job's line; the ``--fail_on_regression`` gate judges each rank (3 if any regressed)."""
+    from .api import _rank_pairs, _ranked, judge_regression
+    from .options import CLI_FACE
+    from .report import deliver
+    from .report.output import FILE_PREFIX, REPORT_SUFFIXES, utc_now
+    from .report.ranks_console import job_line, rank_figures, rank_line, render_ranks
+
+    if output == deliver.STDOUT or (output.lower().endswith(REPORT_SUFFIXES) and not os.path.isdir(output)):
+        raise UsageError(f"-o {output}: two folders of ranks are compared rank by rank, one report per rank: pass "
+                         "a folder for them (default: the current one)")
+    explicit = params.get("output_format") not in (None, "")
+    deliver.check_target(output, formats, explicit, bool(params.get("force")))  # before the (long) loads
+    notice = deliver.folder_notice(output)
+    if notice:
+        log.warning(term_safe(notice))
+    stamp = utc_now().strftime("%Y%m%d%H%M%S")  # one for the job: its reports sort together
+    pairs = _rank_pairs(base, comparison, params, CLI_FACE)
+    rows: list[tuple[int, Any, list[str]]] = []
+    gates: list[tuple[int, int]] = []
+    try:
+        for rank, result in _ranked(pairs, params, CLI_FACE):
+            name = os.path.join(output, f"{FILE_PREFIX}rank{rank}_{stamp}.xlsx")  # .json too, by the formats
+            written = deliver.write_reports(result, name, explicit_format=explicit)
+            figures = rank_figures(result)
+            rows.append((rank, figures, written))
+            _print(rank_line(rank, figures, written))
+            if result.options.fail_on_regression is not None:
+                code, message = judge_regression(result, result.options.fail_on_regression, CLI_FACE)
+                gates.append((rank, code))
+                text = f"rank {rank}: {message.removeprefix('error: ')}"
+                if code:
+                    write_line(f"error: {text}" if message.startswith("error: ") else text, keep_newlines=True)
+                else:
+                    log.info(text)
+            del result  # one rank's result alive at a time: dropped before the next rank loads
+    except (ProfileError, UsageError, MemoryError):
+        if rows:
+            log.info("The reports of rank%s %s are complete and stay.", "s" if len(rows) > 1 else "",
+                     ", ".join(str(r) for r, _, _ in rows))
+        raise
+    _print(render_ranks(rows))
+    line = job_line(rows)
+    if line:
+        _print(line)
+    return _ranks_gate(gates, params.get("fail_on_regression"))
+
+
+def _ranks_gate(gates: list[tuple[int, int]], pct: Any) -> int:
+    """The job's ``--fail_on_regression`` status: 3 naming the ranks that regressed, else 1 naming those that could
+    not be judged (no E2E time), else 0."""
+    failed = {code: [str(r) for r, c in gates if c == code] for code in (3, 1)}
+    if failed[3]:
+        unjudged = f"; rank(s) {', '.join(failed[1])} could not be judged" if failed[1] else ""
+        _error(f"--fail_on_regression {pct}: rank(s) {', '.join(failed[3])} regressed beyond the threshold"
+               f"{unjudged}")
+        return 3
+    if failed[1]:
+        _error(f"--fail_on_regression {pct}: rank(s) {', '.join(failed[1])} could not be judged (no E2E time)")
+        return 1
+    return 0
 
 
 def _internal_error(exc: BaseException, debug: bool) -> int:
@@ -588,7 +664,8 @@ def _fail(exc: Exception, code: int, debug: bool) -> int:
     if isinstance(exc, ProfileError) and exc.path:  # the file as it is named (a line break in it escaped)
         note = _blank_edges(exc.path) if exc.message == "no such file or directory" and not exc.hint else ""
         hint = f" ({one_line(exc.hint or note)})" if exc.hint or note else ""
-        _error(f"{term_safe(exc.path)}: {one_line(exc.message)}{hint}")
+        rank = f"rank {exc.rank}: " if exc.rank is not None else ""  # a rank-by-rank compare's
+        _error(f"{rank}{term_safe(exc.path)}: {one_line(exc.message)}{hint}")
     else:
         _error(one_line(exc))
     return code

@@ -30,8 +30,12 @@ class ProfileError(Exception):
         self.hint = hint
         super().__init__(self.__str__())
 
+    #: The rank whose input failed, in a rank-by-rank compare (``api.compare_ranks``): named first.
+    rank: int | None = None
+
     def __str__(self) -> str:
         text = f"{self.path}: {self.message}" if self.path else self.message
+        text = f"rank {self.rank}: {text}" if self.rank is not None else text
         return f"{text} ({self.hint})" if self.hint else text
 
     def __reduce__(self) -> tuple[type, tuple[str | None, str, str | None]]:

@@ -1,0 +1,153 @@
+"""Rank discovery: a folder holding one profile per rank of a multi-rank job -> {rank id: input path}.
+
+The rank is what the profiler recorded, never a file or folder name a user may have changed: an NPU profiling
+directory's ``profiler_info_N.json`` (torch_npu and MindSpore write ``profiler_info_{rank}.json`` for a
+distributed run, its ``rank_id`` key and the DB export's ``ascend_*_profiler_{rank}.db`` agree with it), a
+Kineto trace's ``distributedInfo.rank``, read from the first 64 KiB (the compare decodes the trace once, later).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+from ..errors import ProfileError
+from ..textsafe import term_safe
+from . import (
+    _INFO_RE,
+    _KINETO_SUFFIXES,
+    ASCEND_OUTPUT,
+    _is_db_name,
+    _kineto_candidates,
+    _kineto_object,
+    _names_trace_events,
+    _profiling_dirs,
+)
+
+#: How much of a Kineto trace is read for its ``distributedInfo`` (it sits before ``traceEvents``).
+HEAD_BYTES = 64 * 1024
+#: A side file read for a rank id larger than this is not one the profiler wrote: its rank is not read.
+_SIDE_FILE_BYTES = 1 << 20
+_DISTRIBUTED = re.compile(rb'"distributedInfo"\s*:\s*(\{[^{}]*\})')
+_NUMBERED = re.compile(r"_([0-9]+)\.(json|db)$")
+
+
+def rank_inputs(directory: str) -> list[str] | None:
+    """The rank inputs ``directory`` holds (profiling directories, Kineto trace folders, trace files), sorted by
+    name; None where ``directory`` is no folder or is one input itself (an NPU export, a folder of one trace),
+    [] where it holds no input. Only names and the first bytes of JSON files are read."""
+    if not os.path.isdir(directory):
+        return None
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return None
+    if (ASCEND_OUTPUT in names or "trace_view.json" in names or "trace_view.json.gz" in names
+            or any(_is_db_name(n) for n in names)):
+        return None
+    dirs = [os.path.join(directory, n) for n in _profiling_dirs(directory)[0]]
+    found = _kineto_candidates(directory)
+    traces = [f for f in found if f.endswith(_KINETO_SUFFIXES)] or [
+        f for f in found if _kineto_object(f) and _names_trace_events(f)]
+    if not dirs and len(traces) < 2:  # one trace: the folder is that input (``loaders.detect``)
+        return None
+    return sorted(dirs + traces)
+
+
+def discover(directory: str) -> dict[int, str]:
+    """{rank: input path} of a folder of ranks, in rank order. Raises ``ProfileError`` naming the folder when it
+    holds no rank input, the input without a rank id, or both inputs of a rank found twice."""
+    inputs = rank_inputs(directory)
+    if not inputs:
+        what = "is one profile, not a folder of ranks" if inputs is None and os.path.isdir(directory) \
+            else "holds no profiling directory or trace of a rank" if inputs is not None \
+            else "is not a folder"
+        raise ProfileError(directory, what, hint="pass a folder holding rank0_ascend_pt, rank1_ascend_pt, ... "
+                                                 "or one Kineto trace per rank")
+    found: dict[int, str] = {}
+    for path in inputs:
+        rank = input_rank(path)
+        if rank in found:
+            raise ProfileError(directory, f"holds rank {rank} twice: {term_safe(os.path.basename(found[rank]))} "
+                                          f"and {term_safe(os.path.basename(path))}",
+                               hint="keep one profile per rank in the folder")
+        found[rank] = path
+    return dict(sorted(found.items()))
+
+
+def input_rank(path: str) -> int:
+    """The rank id one input recorded (``discover``); ``ProfileError`` naming it when it holds none."""
+    if os.path.isfile(path):
+        return _trace_rank(path)
+    try:
+        names = sorted(os.listdir(path))
+    except OSError as exc:
+        raise ProfileError(path, f"cannot list directory: {exc.strerror or exc}") from None
+    if any(_INFO_RE.match(n) for n in names) or path.endswith(("_ascend_pt", "_ascend_ms")) \
+            or os.path.isdir(os.path.join(path, ASCEND_OUTPUT)):
+        return _npu_rank(path, names)
+    traces = [f for f in _kineto_candidates(path) if f.endswith(_KINETO_SUFFIXES)]
+    if len(traces) != 1:
+        raise ProfileError(path, f"holds {len(traces)} traces: a rank's folder holds one")
+    return _trace_rank(traces[0])
+
+
+def _trace_rank(path: str) -> int:
+    """``distributedInfo.rank`` of a Kineto trace, from its first ``HEAD_BYTES`` (decompressed for .gz)."""
+    from .traceio import head_bytes
+
+    m = _DISTRIBUTED.search(head_bytes(path, HEAD_BYTES))
+    rank = None
+    if m:
+        try:
+            rank = json.loads(m.group(1)).get("rank")
+        except ValueError:
+            rank = None
+    if type(rank) is not int or rank < 0:
+        raise ProfileError(path, f"no rank id: no distributedInfo.rank in its first {HEAD_BYTES // 1024} KiB",
+                           hint="a Kineto trace of a distributed run records it; pass such traces, or compare "
+                                "this one as a single profile")
+    return rank
+
+
+def _npu_rank(path: str, names: list[str]) -> int:
+    """N of the profiling directory's ``profiler_info_N.json``, checked against the ``rank_id`` it holds, the
+    DB export's name and ``profiler_metadata.json``'s ``distributed_args.rank`` where they give one."""
+    numbered = {int(m.group(1)): n for n in names if _INFO_RE.match(n) and (m := _NUMBERED.search(n))}
+    if len(numbered) != 1:
+        what = (f"holds {len(numbered)} profiler_info_N.json files ({', '.join(sorted(numbered.values()))})"
+                if numbered else "no rank id: it holds no profiler_info_N.json (a single-device run writes "
+                                 "profiler_info.json)")
+        raise ProfileError(path, what, hint="a rank's profiling directory holds one profiler_info_<rank>.json")
+    (rank, info), = numbered.items()
+    others = [(info, _json_key(os.path.join(path, info), ("rank_id",))),
+              ("profiler_metadata.json", _json_key(os.path.join(path, "profiler_metadata.json"),
+                                                   ("distributed_args", "rank")))]
+    try:
+        out = os.listdir(os.path.join(path, ASCEND_OUTPUT))
+    except OSError:
+        out = []
+    for n in sorted(out):
+        m = _NUMBERED.search(n)
+        if _is_db_name(n) and m:
+            others.append((f"{ASCEND_OUTPUT}/{n}", int(m.group(1))))
+    for where, value in others:
+        if value is not None and value != rank:
+            raise ProfileError(path, f"records two rank ids: {info} names rank {rank}, {term_safe(where)} "
+                                     f"rank {value}", hint="pass the directory the profiler wrote, unchanged")
+    return rank
+
+
+def _json_key(path: str, keys: tuple[str, ...]) -> int | None:
+    """The integer at ``keys`` of a small JSON side file; None where the file, the key or a number is missing."""
+    try:
+        if os.path.getsize(path) > _SIDE_FILE_BYTES:
+            return None
+        with open(path, "rb") as fh:
+            value = json.loads(fh.read())
+    except (OSError, ValueError):
+        return None
+    for key in keys:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value if type(value) is int and value >= 0 else None

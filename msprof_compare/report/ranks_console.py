@@ -1,0 +1,81 @@
+"""The console of a rank-by-rank compare (``cli`` with two folders of ranks): one line per rank as it finishes,
+then one table over the ranks and the job's line (the slowest rank of each side, which sets a synchronous job's
+step time). Every figure is the single compare's own (``result.frames["overall"]``), never recomputed."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from prettytable import PrettyTable
+
+from ..compare.table import ms3
+from ..textsafe import term_safe
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..api import CompareResult
+
+#: The ``frames["overall"]`` metrics the table shows, by column.
+METRICS = ("e2e", "computing", "uncovered_communication", "free")
+TABLE_TITLE = "Ranks: E2E Time and Diff (ms)"
+HEADERS = ("Rank", "Base E2E", "Comparison E2E", "Diff", "Diff %", "Computing Diff",
+           "Communication(Not Overlapped) Diff", "Free Diff", "Report")
+
+
+def rank_figures(result: CompareResult) -> dict[str, tuple[int, int]] | None:
+    """{metric: (base ns, comparison ns)} of ``METRICS``, from the time breakdown the compare made; None without
+    one (the profiling compare off)."""
+    frame = result.frames.get("overall")
+    if frame is None or not len(frame):
+        return None
+    rows = frame[frame["metric"].isin(METRICS)]
+    ns = {(s, m): int(v) for s, m, v in zip(rows["side"], rows["metric"], rows["ns"], strict=True)}
+    return {m: (ns[("base", m)], ns[("comparison", m)]) for m in METRICS}
+
+
+def _pct(base: int, comp: int) -> str:
+    return f"{(comp - base) / base * 100:+.2f}%" if base else "N/A"
+
+
+def rank_line(rank: int, figures: dict[str, tuple[int, int]] | None, reports: list[str]) -> str:
+    """The line printed as a rank finishes: its E2E base -> comparison, the change, the reports written."""
+    written = ", ".join(term_safe(p) for p in reports) or "no report (no sheet has rows)"
+    if figures is None:
+        return f"rank {rank}: {written}"
+    base, comp = figures["e2e"]
+    return (f"rank {rank}: E2E {ms3(base):.3f} ms -> {ms3(comp):.3f} ms ({ms3(comp - base):+.3f} ms, "
+            f"{_pct(base, comp)}), {written}")
+
+
+def render_ranks(rows: list[tuple[int, dict[str, tuple[int, int]] | None, list[str]]]) -> str:
+    """The table over ranks, one row per (rank, figures, reports); ranks and reports only without figures."""
+    timed = any(f is not None for _, f, _ in rows)
+    table = PrettyTable()
+    table.field_names = list(HEADERS) if timed else ["Rank", "Report"]
+    for rank, figures, reports in rows:
+        names = ", ".join(term_safe(os.path.basename(p)) for p in reports) or "-"
+        if not timed:
+            table.add_row([rank, names])
+            continue
+        if figures is None:  # cannot happen in one run (the options are the same), kept for safety
+            table.add_row([rank, *["-"] * (len(HEADERS) - 2), names])
+            continue
+        base, comp = figures["e2e"]
+        diffs = [f"{ms3(c - b):+.3f}" for b, c in (figures[m] for m in METRICS[1:])]
+        table.add_row([rank, f"{ms3(base):.3f}", f"{ms3(comp):.3f}", f"{ms3(comp - base):+.3f}", _pct(base, comp),
+                       *diffs, names])
+    table.title = TABLE_TITLE if timed else "Ranks"
+    table.align = "c"
+    return table.get_string()
+
+
+def job_line(rows: list[tuple[int, dict[str, tuple[int, int]] | None, list[str]]]) -> str:
+    """The slowest rank of each side (the largest E2E; the lowest rank on a tie) and the change between them, ""
+    without figures."""
+    timed = [(rank, f["e2e"]) for rank, f, _ in rows if f is not None]
+    if not timed:
+        return ""
+    b_rank, (b_ns, _) = max(timed, key=lambda t: (t[1][0], -t[0]))
+    c_rank, (_, c_ns) = max(timed, key=lambda t: (t[1][1], -t[0]))
+    return (f"Job (slowest rank per side): base rank {b_rank} {ms3(b_ns):.3f} ms -> comparison rank {c_rank} "
+            f"{ms3(c_ns):.3f} ms ({ms3(c_ns - b_ns):+.3f} ms, {_pct(b_ns, c_ns)})")

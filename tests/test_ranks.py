@@ -1,0 +1,277 @@
+"""Two multi-rank runs compared rank by rank (``api.ranks`` / ``api.compare_ranks``, the CLI's folders of ranks).
+
+Expected figures are the profiler's own: each rank's ``step_trace_time.csv`` (Stage = the step's E2E time,
+Computing, Communication(Not Overlapped), Free, in us), a file the time breakdown does not read.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+import re
+import shutil
+import subprocess
+import sys
+import weakref
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+import msprof_compare
+from msprof_compare import api
+from msprof_compare.errors import ProfileError, UsageError
+from tests.cliutil import error_lines, run_inproc
+
+REPO = Path(__file__).resolve().parents[1]
+PT = REPO.parent / "shared" / "samples" / "msinsight" / "test" / "data" / "pytorch"
+TEXT0, TEXT1, TEXT2 = (PT / "text" / f"level{n}" for n in range(3))
+KINETO = REPO.parent / "shared" / "samples" / "hta" / "tests" / "data" / "trace_filter"
+ANALYZE = "import sys; from msprof_compare.cli import analyze_main; analyze_main(sys.argv[1:])"
+STAMPED = re.compile(r"performance_comparison_result_rank(\d+)_(\d{14})\.(xlsx|json)$")
+
+pytestmark = pytest.mark.skipif(not PT.is_dir(), reason="sample data not found")
+
+
+def stage(folder: Path, rank: int) -> dict[str, Decimal]:
+    """The profiler's step figures (us, exact decimals) of one rank's text export."""
+    path = folder / f"rank{rank}_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "step_trace_time.csv"
+    with open(path, newline="") as fh:
+        row = next(csv.DictReader(fh))
+    return {k: Decimal(row[k]) for k in ("Stage", "Computing", "Communication(Not Overlapped)", "Free")}
+
+
+def ms(us: Decimal, sign: str = "") -> str:
+    """us as the console shows ms: 3 decimals, a half away from zero."""
+    return f"{(us / 1000).quantize(Decimal('0.001'), ROUND_HALF_UP):{sign}}"
+
+
+def table_rows(out: str) -> dict[int, list[str]]:
+    """The rank table's rows by rank (cells stripped)."""
+    rows = {}
+    for line in out.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if line.startswith("|") and cells[0].isdigit():
+            rows[int(cells[0])] = cells
+    return rows
+
+
+@pytest.fixture(scope="module")
+def cluster_run(tmp_path_factory: pytest.TempPathFactory):
+    """``-bp text/level0 -d text/level1`` (two ranks each), both reports, the gate at 20 %."""
+    out = tmp_path_factory.mktemp("ranks")
+    proc = subprocess.run([sys.executable, "-c", ANALYZE, "compare", "-bp", str(TEXT0), "-d", str(TEXT1), "-o",
+                           str(out), "--output_format", "xlsx,json", "--fail_on_regression", "20"],
+                          capture_output=True, text=True, timeout=300)
+    return proc, out
+
+
+def test_ranks_found_from_what_the_profiler_recorded():
+    assert msprof_compare.ranks(TEXT0) == {0: str(TEXT0 / "rank0_ascend_pt"), 1: str(TEXT0 / "rank1_ascend_pt")}
+    assert list(api.ranks(PT / "db" / "level1")) == [0, 1]
+    assert list(api.ranks(TEXT2)) == [0]
+    assert api.ranks(KINETO) == {r: str(KINETO / f"sampled_rank-{r}.json.gz") for r in (0, 1)}
+
+
+def test_kineto_rank_from_the_head_not_the_name(tmp_path, monkeypatch):
+    shutil.copy(KINETO / "sampled_rank-0.json.gz", tmp_path / "sampled_rank-7.json.gz")  # the name lies
+    shutil.copy(KINETO / "sampled_rank-1.json.gz", tmp_path / "sampled_rank-0.json.gz")
+    from msprof_compare.loaders import traceio
+
+    monkeypatch.setattr(traceio, "read_bytes", lambda *a, **k: pytest.fail("a whole trace was read"))
+    assert api.ranks(tmp_path) == {0: str(tmp_path / "sampled_rank-7.json.gz"),
+                                   1: str(tmp_path / "sampled_rank-0.json.gz")}
+
+
+def test_kineto_rank_beyond_the_head_or_absent_is_named(tmp_path):
+    late = b'{"schemaVersion": 1, "pad": "' + b"x" * 70_000 + b'", "distributedInfo": {"rank": 3}, "traceEvents": []}'
+    (tmp_path / "a.pt.trace.json").write_bytes(late)
+    with gzip.open(tmp_path / "b.pt.trace.json.gz", "wb") as fh:
+        fh.write(b'{"distributedInfo": {"rank": 1}, "traceEvents": []}')
+    with pytest.raises(ProfileError, match=r"a\.pt\.trace\.json: no rank id: no distributedInfo\.rank in its first "
+                                           r"64 KiB"):
+        api.ranks(tmp_path)
+    (tmp_path / "a.pt.trace.json").write_bytes(late.replace(b"x" * 70_000, b"x"))
+    assert api.ranks(tmp_path) == {3: str(tmp_path / "a.pt.trace.json"), 1: str(tmp_path / "b.pt.trace.json.gz")}
+
+
+def test_rank_twice_or_disagreeing_ids_are_refused(tmp_path):
+    twice = tmp_path / "twice"
+    twice.mkdir()
+    for name in ("rank0_ascend_pt", "old_rank0_ascend_pt"):
+        (twice / name).symlink_to(TEXT0 / "rank0_ascend_pt")
+    with pytest.raises(ProfileError, match="holds rank 0 twice: old_rank0_ascend_pt and rank0_ascend_pt"):
+        api.ranks(twice)
+    odd = tmp_path / "odd" / "rank0_ascend_pt"
+    odd.mkdir(parents=True)
+    shutil.copy(TEXT0 / "rank1_ascend_pt" / "profiler_info_1.json", odd / "profiler_info_0.json")  # rank_id 1 inside
+    with pytest.raises(ProfileError, match="records two rank ids: profiler_info_0.json names rank 0, "
+                                           "profiler_info_0.json rank 1"):
+        api.ranks(odd.parent)
+    (odd / "profiler_info_0.json").unlink()
+    shutil.copy(TEXT0 / "rank0_ascend_pt" / "profiler_info_0.json", odd / "profiler_info.json")
+    with pytest.raises(ProfileError, match="rank0_ascend_pt: no rank id: it holds no profiler_info_N.json"):
+        api.ranks(odd.parent)
+
+
+def test_cluster_run_files_and_console(cluster_run):
+    proc, out = cluster_run
+    names = sorted(p.name for p in out.iterdir())
+    found = [STAMPED.match(n) for n in names]
+    assert all(found) and len(names) == 4, names
+    assert sorted((m[1], m[3]) for m in found) == [("0", "json"), ("0", "xlsx"), ("1", "json"), ("1", "xlsx")]
+    assert len({m[2] for m in found}) == 1  # one timestamp for the job
+    assert "Model Profiling Time Distribution" not in proc.stdout  # no per-rank tables
+    rows = table_rows(proc.stdout)
+    assert sorted(rows) == [0, 1]
+    for rank, row in rows.items():  # the profiler's own step figures, in ms
+        b, c = stage(TEXT0, rank), stage(TEXT1, rank)
+        assert row[1:3] == [ms(b["Stage"]), ms(c["Stage"])]
+        assert row[3] == ms(c["Stage"] - b["Stage"], "+")
+        assert row[4] == f"{(c['Stage'] - b['Stage']) / b['Stage'] * 100:+.2f}%"
+        assert row[5:8] == [ms(c[k] - b[k], "+") for k in ("Computing", "Communication(Not Overlapped)", "Free")]
+        assert row[8] == next(n for n in names if n.startswith(f"performance_comparison_result_rank{rank}_")
+                              and n.endswith(".xlsx")) + ", " + next(
+            n for n in names if n.startswith(f"performance_comparison_result_rank{rank}_") and n.endswith(".json"))
+        assert f"\nrank {rank}: E2E {row[1]} ms -> {row[2]} ms ({row[3]} ms, {row[4]}), " in "\n" + proc.stdout
+    slow_b = max((0, 1), key=lambda r: stage(TEXT0, r)["Stage"])
+    slow_c = max((0, 1), key=lambda r: stage(TEXT1, r)["Stage"])
+    assert f"Job (slowest rank per side): base rank {slow_b} {rows[slow_b][1]} ms -> comparison rank {slow_c} " \
+           f"{rows[slow_c][2]} ms" in proc.stdout
+
+
+def test_cluster_run_gate_names_the_failing_rank(cluster_run):
+    proc, _ = cluster_run
+    assert proc.returncode == 3, proc.stderr
+    # rank 0 +17.49 %, rank 1 +31.12 % (step_trace_time.csv) against a 20 % threshold
+    assert error_lines(proc.stderr)[-1] == "error: --fail_on_regression 20: rank(s) 1 regressed beyond the threshold"
+    assert "rank 1: Performance regression: E2E time 100.602 ms -> 131.913 ms (+31.12%)" in proc.stderr
+    assert "rank 0: No regression" in proc.stderr
+
+
+def test_cluster_rank_equals_the_single_compare(cluster_run):
+    """A rank's report and figures are those of a compare of the same pair given alone."""
+    _, out = cluster_run
+    single = api.compare(TEXT0 / "rank1_ascend_pt", TEXT1 / "rank1_ascend_pt", enable_profiling_compare=True)
+    doc = json.loads(next(out.glob("performance_comparison_result_rank1_*.json")).read_text())
+    assert doc["summary"]["verdict"] == single.verdict
+    book = openpyxl.load_workbook(next(out.glob("performance_comparison_result_rank1_*.xlsx")), read_only=True)
+    assert "OverallMetrics" in book.sheetnames
+
+
+def test_one_sided_rank_and_profiling_off_script_face(tmp_path):
+    """-bp text/level1 (ranks 0, 1) against text/level2 (rank 0): rank 1 is named once; without the profiling
+    compare the table lists ranks and reports. The script face, base first."""
+    proc = subprocess.run([sys.executable, str(REPO / "performance_compare.py"), str(TEXT1), str(TEXT2),
+                           "--enable_operator_compare", "-o", str(tmp_path)], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.count("Rank only in the base") == 1
+    assert f"Rank only in the base {TEXT1}, not compared: 1" in proc.stderr
+    written = [p.name for p in tmp_path.iterdir()]
+    assert len(written) == 1 and STAMPED.match(written[0])[1] == "0"
+    assert table_rows(proc.stdout) == {0: ["0", written[0]]}
+    assert "E2E" not in proc.stdout and "Job (" not in proc.stdout
+
+
+@pytest.mark.parametrize("target", ["run.xlsx", "run.json", "-"])
+def test_output_must_be_a_folder(capsys, tmp_path, monkeypatch, target):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(api, "_compare_inputs", lambda *a: pytest.fail("loaded"))
+    code, out, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", target)
+    assert code == 2
+    assert error_lines(err) == [f"error: -o {target}: two folders of ranks are compared rank by rank, one report per "
+                                "rank: pass a folder for them (default: the current one)"]
+    assert not list(tmp_path.iterdir())
+
+
+def test_no_common_rank_and_one_folder_against_one_profile(capsys, tmp_path):
+    only1 = tmp_path / "only1"
+    only1.mkdir()
+    (only1 / "rank1_ascend_pt").symlink_to(TEXT1 / "rank1_ascend_pt")
+    code, _, err = run_inproc(capsys, "-bp", str(only1), "-d", str(TEXT2), "-o", str(tmp_path / "out"))
+    assert code == 1
+    assert error_lines(err) == [f"error: no rank in common: the base {only1} holds rank 1, the comparison {TEXT2} "
+                                "holds rank 0"]
+    one = TEXT1 / "rank0_ascend_pt"
+    code, _, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(one), "-o", str(tmp_path / "out"))
+    assert code == 1
+    assert error_lines(err) == [f"error: {TEXT0}: is a folder of ranks, but the comparison {one} is one profile (pass "
+                                "a folder of ranks on both sides (-d and -bp) to compare rank by rank, or one rank "
+                                f"per side, such as {TEXT0 / 'rank0_ascend_pt'})"]
+    assert not (tmp_path / "out").exists()
+    with pytest.raises(ProfileError, match=r"is a folder of ranks, but the base .* is one profile \(compare_ranks\(\)"):
+        api.compare(one, TEXT0)
+
+
+def test_bad_rank_keeps_the_earlier_reports(capsys, tmp_path):
+    base = tmp_path / "base"
+    for r in (0, 1):
+        shutil.copytree(TEXT0 / f"rank{r}_ascend_pt", base / f"rank{r}_ascend_pt")
+    broken = base / "rank1_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    broken.chmod(0o644)
+    broken.write_text("[{")
+    out = tmp_path / "out"
+    code, _, err = run_inproc(capsys, "-bp", str(base), "-d", str(TEXT1), "-o", str(out),
+                              "--enable_profiling_compare")
+    assert code == 1
+    lines = error_lines(err)
+    assert len(lines) == 1 and lines[0].startswith(f"error: rank 1: {broken}: "), err
+    assert "The reports of rank 0 are complete and stay." in err
+    (kept,) = out.iterdir()
+    assert STAMPED.match(kept.name)[1] == "0"
+    assert "OverallMetrics" in openpyxl.load_workbook(kept, read_only=True).sheetnames
+
+
+def test_compare_ranks_is_lazy_and_keeps_one_result(monkeypatch):
+    """Nothing loads until the first pair is asked for; the previous result is gone before the next rank loads."""
+    loads: list[tuple[str, bool]] = []
+    alive: list[weakref.ref] = []
+    real = api._compare_inputs
+
+    def watched(base, comparison, opts):
+        loads.append((base, all(ref() is None for ref in alive)))
+        return real(base, comparison, opts)
+
+    monkeypatch.setattr(api, "_compare_inputs", watched)
+    results = msprof_compare.compare_ranks(TEXT0, TEXT1, enable_profiling_compare=True)
+    assert loads == []
+    seen = []
+    for rank, result in results:
+        seen.append((rank, result.verdict))
+        alive.append(weakref.ref(result))
+        del result
+    assert [r for r, _ in seen] == [0, 1]
+    assert loads == [(str(TEXT0 / "rank0_ascend_pt"), True), (str(TEXT0 / "rank1_ascend_pt"), True)]
+    assert seen[0][1] == api.compare(TEXT0 / "rank0_ascend_pt", TEXT1 / "rank0_ascend_pt",
+                                     enable_profiling_compare=True).verdict
+
+
+def test_cli_keeps_one_result(capsys, tmp_path, monkeypatch):
+    """The CLI's loop drops a rank's result before the next rank loads."""
+    dead: list[bool] = []
+    alive: list[weakref.ref] = []
+    real = api._compare_inputs
+
+    def watched(base, comparison, opts):
+        dead.append(all(ref() is None for ref in alive))
+        result = real(base, comparison, opts)
+        alive.append(weakref.ref(result))
+        return result
+
+    monkeypatch.setattr(api, "_compare_inputs", watched)
+    code, _, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(tmp_path),
+                              "--enable_profiling_compare")
+    assert code == 0, err
+    assert dead == [True, True]
+
+
+def test_compare_ranks_errors_on_the_call(tmp_path, monkeypatch):
+    monkeypatch.setattr(api, "_compare_inputs", lambda *a: pytest.fail("loaded"))
+    (tmp_path / "rank1_ascend_pt").symlink_to(TEXT1 / "rank1_ascend_pt")
+    with pytest.raises(ProfileError, match="no rank in common"):
+        api.compare_ranks(tmp_path, TEXT2)
+    with pytest.raises(UsageError, match="max_kernel_num"):
+        api.compare_ranks(TEXT0, TEXT1, max_kernel_num=2)
