@@ -375,11 +375,11 @@ def compare_ranks(base: str | os.PathLike[str], comparison: str | os.PathLike[st
     the next pair is asked for, so one result is alive at a time once the caller drops the previous one (``del``
     it at the end of the loop body: the loop variable holds it while the next rank loads). A rank's error is
     raised with ``rank N:`` before its message."""
-    pairs = _rank_pairs(_path("base", base), _path("comparison", comparison), options, API_FACE)
-    return _ranked(pairs, options, API_FACE)
+    pairs = rank_pairs(_path("base", base), _path("comparison", comparison), options, API_FACE)
+    return rank_results(pairs, options, API_FACE)
 
 
-def _rank_pairs(base: str, comparison: str, options: dict[str, Any], face: Face) -> dict[int, tuple[str, str]]:
+def rank_pairs(base: str, comparison: str, options: dict[str, Any], face: Face) -> dict[int, tuple[str, str]]:
     """{rank: (base input, comparison input)} of the ranks both folders hold, after the options are checked (a
     usage error before a folder is read); the ranks one side alone holds are named in one warning."""
     api_options(options) if face.api else build_options(**options)
@@ -401,7 +401,7 @@ def _rank_list(found: dict[int, str]) -> str:
     return f"rank{'s' if len(found) > 1 else ''} {', '.join(map(str, found))}"
 
 
-def _ranked(pairs: dict[int, tuple[str, str]], options: dict[str, Any],
+def rank_results(pairs: dict[int, tuple[str, str]], options: dict[str, Any],
             face: Face) -> Iterator[tuple[int, CompareResult]]:
     """The rank-by-rank results, one at a time: the previous result's cycles are collected before a rank loads."""
     for rank, (base, comparison) in pairs.items():
@@ -409,15 +409,15 @@ def _ranked(pairs: dict[int, tuple[str, str]], options: dict[str, Any],
         try:
             with said_once():
                 result = _compare(base, comparison, options, face)
-        except (ProfileError, UsageError, OutOfMemory) as exc:
+        except (ProfileError, UsageError, MemoryError) as exc:
             _rank_error(exc, rank)
             raise
         yield rank, result
         del result
 
 
-def _rank_error(exc: ProfileError | UsageError | OutOfMemory, rank: int) -> None:
-    """``exc`` names its rank first: ``rank 1: <path>: <message>``."""
+def _rank_error(exc: ProfileError | UsageError | MemoryError, rank: int) -> None:
+    """``exc`` names its rank first: ``rank 1: <path>: <message>`` (``.rank`` holds it for the CLI)."""
     exc.rank = rank  # type: ignore[union-attr]
     if isinstance(exc, ProfileError):
         exc.args = (str(exc),)

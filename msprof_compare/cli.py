@@ -517,7 +517,8 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool) -
     except MemoryError as exc:
         if debug:
             traceback.print_exc()
-        _error(_out_of_memory(base, comparison, exc, opts))
+        rank = getattr(exc, "rank", None)  # a rank-by-rank compare's
+        _error(("" if rank is None else f"rank {rank}: ") + _out_of_memory(base, comparison, exc, opts))
         return 1
     except ImportError as exc:
         if not _no_memory_to_import(exc):
@@ -543,7 +544,7 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
     """Two folders of ranks, compared rank by rank (``api.compare_ranks``): per rank the usual reports, named
     ``performance_comparison_result_rank{R}_{timestamp}``, in the ``-o`` folder, and one line; then a table over
     the ranks and the job's line; the ``--fail_on_regression`` gate judges each rank (3 if any regressed)."""
-    from .api import _rank_pairs, _ranked, judge_regression
+    from .api import judge_regression, rank_pairs, rank_results
     from .options import CLI_FACE
     from .report import deliver
     from .report.output import FILE_PREFIX, REPORT_SUFFIXES, utc_now
@@ -558,11 +559,11 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
     if notice:
         log.warning(term_safe(notice))
     stamp = utc_now().strftime("%Y%m%d%H%M%S")  # one for the job: its reports sort together
-    pairs = _rank_pairs(base, comparison, params, CLI_FACE)
+    pairs = rank_pairs(base, comparison, params, CLI_FACE)
     rows: list[tuple[int, Any, list[str]]] = []
     gates: list[tuple[int, int]] = []
     try:
-        for rank, result in _ranked(pairs, params, CLI_FACE):
+        for rank, result in rank_results(pairs, params, CLI_FACE):
             name = os.path.join(output, f"{FILE_PREFIX}rank{rank}_{stamp}.xlsx")  # .json too, by the formats
             written = deliver.write_reports(result, name, explicit_format=explicit)
             figures = rank_figures(result)

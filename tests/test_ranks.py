@@ -204,6 +204,20 @@ def test_no_common_rank_and_one_folder_against_one_profile(capsys, tmp_path):
     assert not (tmp_path / "out").exists()
     with pytest.raises(ProfileError, match=r"is a folder of ranks, but the base .* is one profile \(compare_ranks\(\)"):
         api.compare(one, TEXT0)
+    with pytest.raises(ProfileError, match=r"is a folder of ranks, and so is the comparison \(compare_ranks\(\)"):
+        api.compare(TEXT0, TEXT1)
+
+
+def test_kineto_ranks_compare_as_their_single_compares():
+    """hta's trace_filter folder (two sampled Kineto traces side by side) against itself: each rank's figures are
+    its single compare's, and zero changes."""
+    for rank, result in msprof_compare.compare_ranks(KINETO, KINETO, enable_profiling_compare=True):
+        single = api.compare(KINETO / f"sampled_rank-{rank}.json.gz", KINETO / f"sampled_rank-{rank}.json.gz",
+                             enable_profiling_compare=True)
+        assert result.frames["overall"].equals(single.frames["overall"])
+        e2e = result.frames["e2e"]
+        assert int(e2e["base_ns"].iloc[0]) == int(e2e["comparison_ns"].iloc[0]) > 0
+        del result
 
 
 def test_bad_rank_keeps_the_earlier_reports(capsys, tmp_path):
@@ -275,3 +289,20 @@ def test_compare_ranks_errors_on_the_call(tmp_path, monkeypatch):
         api.compare_ranks(tmp_path, TEXT2)
     with pytest.raises(UsageError, match="max_kernel_num"):
         api.compare_ranks(TEXT0, TEXT1, max_kernel_num=2)
+
+
+def test_out_of_memory_names_the_rank(capsys, tmp_path, monkeypatch):
+    real = api._compare_inputs
+
+    def short(base, comparison, opts):
+        if "rank1" in base:
+            raise MemoryError
+        return real(base, comparison, opts)
+
+    monkeypatch.setattr(api, "_compare_inputs", short)
+    code, _, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(tmp_path),
+                              "--enable_profiling_compare")
+    assert code == 1
+    (line,) = error_lines(err)
+    assert line.startswith("error: rank 1: out of memory: a comparison needs roughly 5 times"), line
+    assert [STAMPED.match(p.name)[1] for p in tmp_path.iterdir()] == ["0"]
