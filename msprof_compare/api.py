@@ -402,7 +402,7 @@ def _rank_list(found: dict[int, str]) -> str:
 
 
 def rank_results(pairs: dict[int, tuple[str, str]], options: dict[str, Any],
-            face: Face) -> Iterator[tuple[int, CompareResult]]:
+                 face: Face) -> Iterator[tuple[int, CompareResult]]:
     """The rank-by-rank results, one at a time: the previous result's cycles are collected before a rank loads."""
     for rank, (base, comparison) in pairs.items():
         gc.collect()

@@ -474,7 +474,7 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool) -
         formats = tuple(parse_output_format(params.get("output_format")).split(","))
         explicit = params.get("output_format") not in (None, "")  # an empty value asks for nothing
         if _rank_folders(base, comparison):
-            return _execute_ranks(log, base, comparison, params, output, formats)
+            return _execute_ranks(log, base, comparison, params, output, formats, explicit)
         deliver.check_target(output, formats, explicit, bool(params.get("force")))  # before the (long) load
         for notice in (deliver.format_mismatch(output, formats, explicit), deliver.folder_notice(output)):
             if notice:
@@ -540,7 +540,7 @@ def _rank_folders(base: str, comparison: str) -> bool:
 
 
 def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict[str, Any], output: str,
-                   formats: tuple[str, ...]) -> int:
+                   formats: tuple[str, ...], explicit: bool) -> int:
     """Two folders of ranks, compared rank by rank (``api.compare_ranks``): per rank the usual reports, named
     ``performance_comparison_result_rank{R}_{timestamp}``, in the ``-o`` folder, and one line; then a table over
     the ranks and the job's line; the ``--fail_on_regression`` gate judges each rank (3 if any regressed)."""
@@ -553,7 +553,6 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
     if output == deliver.STDOUT or (output.lower().endswith(REPORT_SUFFIXES) and not os.path.isdir(output)):
         raise UsageError(f"-o {output}: two folders of ranks are compared rank by rank, one report per rank: pass "
                          "a folder for them (default: the current one)")
-    explicit = params.get("output_format") not in (None, "")
     deliver.check_target(output, formats, explicit, bool(params.get("force")))  # before the (long) loads
     notice = deliver.folder_notice(output)
     if notice:

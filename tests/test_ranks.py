@@ -306,3 +306,15 @@ def test_out_of_memory_names_the_rank(capsys, tmp_path, monkeypatch):
     (line,) = error_lines(err)
     assert line.startswith("error: rank 1: out of memory: a comparison needs roughly 5 times"), line
     assert [STAMPED.match(p.name)[1] for p in tmp_path.iterdir()] == ["0"]
+
+
+def test_folder_of_one_trace_stays_one_profile(tmp_path):
+    """A folder holding one Kineto trace is that trace's input (as before), even beside a rank-like subfolder."""
+    shutil.copy(KINETO / "sampled_rank-0.json.gz", tmp_path / "t.pt.trace.json.gz")
+    (tmp_path / "rank1_ascend_pt").mkdir()
+    from msprof_compare.loaders.ranks import rank_inputs
+
+    assert rank_inputs(str(tmp_path)) is None
+    shutil.copy(KINETO / "sampled_rank-1.json.gz", tmp_path / "u.pt.trace.json.gz")
+    assert rank_inputs(str(tmp_path)) == [str(tmp_path / n) for n in ("rank1_ascend_pt", "t.pt.trace.json.gz",
+                                                                      "u.pt.trace.json.gz")]

@@ -46,13 +46,14 @@ def rank_inputs(directory: str) -> list[str] | None:
     if (ASCEND_OUTPUT in names or "trace_view.json" in names or "trace_view.json.gz" in names
             or any(_is_db_name(n) for n in names)):
         return None
-    dirs = [os.path.join(directory, n) for n in _profiling_dirs(directory)[0]]
     found = _kineto_candidates(directory)
-    traces = [f for f in found if f.endswith(_KINETO_SUFFIXES)] or [
-        f for f in found if _kineto_object(f) and _names_trace_events(f)]
-    if not dirs and len(traces) < 2:  # one trace: the folder is that input (``loaders.detect``)
+    traces = [f for f in found if f.endswith(_KINETO_SUFFIXES)]
+    if not traces:
+        objects = [f for f in found if _kineto_object(f)]
+        traces = objects if len(objects) == 1 else [f for f in objects if _names_trace_events(f)]
+    if len(traces) == 1:  # the folder is that trace's input, as ``loaders.detect`` takes it
         return None
-    return sorted(dirs + traces)
+    return sorted([os.path.join(directory, n) for n in _profiling_dirs(directory)[0]] + traces)
 
 
 def discover(directory: str) -> dict[int, str]:
