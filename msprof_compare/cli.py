@@ -544,11 +544,12 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
     """Two folders of ranks, compared rank by rank (``api.compare_ranks``): per rank the usual reports, named
     ``performance_comparison_result_rank{R}_{timestamp}``, in the ``-o`` folder, and one line; then a table over
     the ranks and the job's line; the ``--fail_on_regression`` gate judges each rank (3 if any regressed)."""
-    from .api import judge_regression, rank_pairs, rank_results
+    from .api import rank_pairs
+    from .logs import said_for_one_rank
     from .options import CLI_FACE
     from .report import deliver
-    from .report.output import FILE_PREFIX, REPORT_SUFFIXES, utc_now
-    from .report.ranks_console import job_line, rank_figures, rank_line, render_ranks
+    from .report.output import REPORT_SUFFIXES, utc_now
+    from .report.ranks_console import job_line, render_ranks
 
     if output == deliver.STDOUT or (output.lower().endswith(REPORT_SUFFIXES) and not os.path.isdir(output)):
         raise UsageError(f"-o {output}: two folders of ranks are compared rank by rank, one report per rank: pass "
@@ -561,6 +562,28 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
     pairs = rank_pairs(base, comparison, params, CLI_FACE)
     rows: list[tuple[int, Any, list[str]]] = []
     gates: list[tuple[int, int]] = []
+    with said_for_one_rank([p for pair in pairs.values() for p in pair]) as once:
+        _compare_ranks(log, pairs, params, output, stamp, explicit, rows, gates)
+    if once.repeated:
+        log.info("Left out %d notice%s of later ranks that repeated an earlier rank's but for the rank's own paths.",
+                 once.repeated, "s" if once.repeated > 1 else "")
+    _print(render_ranks(rows))
+    line = job_line(rows)
+    if line:
+        _print(line)
+    return _ranks_gate(gates, params.get("fail_on_regression"))
+
+
+def _compare_ranks(log: logging.Logger, pairs: dict[int, tuple[str, str]], params: dict[str, Any], output: str,
+                   stamp: str, explicit: bool, rows: list[tuple[int, Any, list[str]]],
+                   gates: list[tuple[int, int]]) -> None:
+    """The ranks' compares, reports and lines, in rank order, appending to ``rows`` and ``gates``."""
+    from .api import judge_regression, rank_results
+    from .options import CLI_FACE
+    from .report import deliver
+    from .report.output import FILE_PREFIX
+    from .report.ranks_console import rank_figures, rank_line
+
     try:
         for rank, result in rank_results(pairs, params, CLI_FACE):
             name = os.path.join(output, f"{FILE_PREFIX}rank{rank}_{stamp}.xlsx")  # .json too, by the formats
@@ -582,11 +605,6 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
             log.info("The reports of rank%s %s are complete and stay.", "s" if len(rows) > 1 else "",
                      ", ".join(str(r) for r, _, _ in rows))
         raise
-    _print(render_ranks(rows))
-    line = job_line(rows)
-    if line:
-        _print(line)
-    return _ranks_gate(gates, params.get("fail_on_regression"))
 
 
 def _ranks_gate(gates: list[tuple[int, int]], pct: Any) -> int:

@@ -127,6 +127,47 @@ class _Retyped(logging.Filter):
         return True
 
 
+class _SaidForEarlierRank(logging.Filter):
+    """Drops an info line, warning or error that repeats one an earlier rank of a rank-by-rank compare logged, but
+    for the rank inputs' paths it names: eight ranks of one job would otherwise print the same notices eight times
+    (a Level0 side's missing files, the profiler settings that differ). Counted in ``repeated``; this thread's
+    records only (see ``_SaidOnce``)."""
+
+    def __init__(self, inputs: list[str]) -> None:
+        super().__init__()
+        forms = {f for p in inputs for f in (p, os.path.abspath(p), os.path.realpath(p))}
+        self.inputs = sorted(forms, key=len, reverse=True)  # rank10_ascend_pt before its prefix rank1_ascend_pt
+        self.seen: set[tuple[int, str]] = set()
+        self.repeated = 0
+        self.thread = threading.get_ident()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno < logging.INFO or (record.thread is not None and record.thread != self.thread):
+            return True
+        text = record.getMessage()
+        for path in self.inputs:
+            text = text.replace(path, "\0")
+        key = (record.levelno, text)
+        if key in self.seen:
+            self.repeated += 1
+            return False
+        self.seen.add(key)
+        return True
+
+
+@contextmanager
+def said_for_one_rank(inputs: list[str]) -> Iterator[_SaidForEarlierRank]:
+    """For a rank-by-rank compare of these rank inputs: a notice that repeats an earlier rank's, but for the paths
+    of ``inputs``, is logged once (the filter's ``repeated`` counts those dropped)."""
+    logger = logging.getLogger(LOGGER_NAME)
+    once = _SaidForEarlierRank(inputs)
+    _add_filter(logger, once)
+    try:
+        yield once
+    finally:
+        _remove_filter(logger, once)
+
+
 @contextmanager
 def paths_as_typed(retype: Callable[[str], str]) -> Iterator[None]:
     """For the length of one compare, log lines name the inputs' files as typed (see ``_Retyped``)."""

@@ -132,14 +132,35 @@ def test_cluster_run_files_and_console(cluster_run):
         assert row[3] == ms(c["Stage"] - b["Stage"], "+")
         assert row[4] == f"{(c['Stage'] - b['Stage']) / b['Stage'] * 100:+.2f}%"
         assert row[5:8] == [ms(c[k] - b[k], "+") for k in ("Computing", "Communication(Not Overlapped)", "Free")]
-        assert row[8] == next(n for n in names if n.startswith(f"performance_comparison_result_rank{rank}_")
-                              and n.endswith(".xlsx")) + ", " + next(
-            n for n in names if n.startswith(f"performance_comparison_result_rank{rank}_") and n.endswith(".json"))
-        assert f"\nrank {rank}: E2E {row[1]} ms -> {row[2]} ms ({row[3]} ms, {row[4]}), " in "\n" + proc.stdout
+        assert len(row) == 8  # the rank lines name the reports
+        reports = [str(out / n) for n in names if n.startswith(f"performance_comparison_result_rank{rank}_")]
+        written = ", ".join(sorted(reports, key=lambda n: n.endswith(".json")))  # the workbook first
+        assert f"\nrank {rank}: E2E {row[1]} ms -> {row[2]} ms ({row[3]} ms, {row[4]}), {written}\n" in \
+            "\n" + proc.stdout
     slow_b = max((0, 1), key=lambda r: stage(TEXT0, r)["Stage"])
     slow_c = max((0, 1), key=lambda r: stage(TEXT1, r)["Stage"])
     assert f"Job (slowest rank per side): base rank {slow_b} {rows[slow_b][1]} ms -> comparison rank {slow_c} " \
            f"{rows[slow_c][2]} ms" in proc.stdout
+
+
+def test_cluster_run_says_a_rank_notice_once(cluster_run):
+    """Both base ranks are Level0 exports: each lacks communication.json and PMU columns, and each pair's profiler
+    settings differ. Rank 0 says so; rank 1's same notices, but for its paths, are left out and counted."""
+    proc, _ = cluster_run
+    for notice in ("The file communication.json does not exist.", "kernel_details.csv has no PMU columns",
+                   "Base and comparison were collected with different NPU profiler settings",
+                   "Start to compare performance detail data"):
+        assert proc.stderr.count(notice) == 1, notice
+    assert f"{TEXT0 / 'rank0_ascend_pt'}/ASCEND_PROFILER_OUTPUT: The file communication.json" in proc.stderr
+    left = re.search(r"Left out (\d+) notices of later ranks that repeated an earlier rank's but for the rank's own "
+                     r"paths\.", proc.stderr)
+    assert left and int(left[1]) >= 4
+    for rank in (0, 1):  # lines that name the rank itself are each said
+        assert f"The comparison result file has been generated: {out_name(proc.stderr, rank)}" in proc.stderr
+
+
+def out_name(stderr: str, rank: int) -> str:
+    return re.search(rf"\S*performance_comparison_result_rank{rank}_\d{{14}}\.xlsx", stderr)[0]
 
 
 def test_cluster_run_gate_names_the_failing_rank(cluster_run):
