@@ -562,7 +562,7 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
     pairs = rank_pairs(base, comparison, params, CLI_FACE)
     rows: list[tuple[int, Any, list[str]]] = []
     gates: list[tuple[int, int]] = []
-    with said_for_one_rank([p for pair in pairs.values() for p in pair]) as once:
+    with said_for_one_rank(list(pairs.values())) as once:
         _compare_ranks(log, pairs, params, output, stamp, explicit, rows, gates)
     if once.repeated:
         log.info("Left out %d notice%s of later ranks that repeated an earlier rank's but for the rank's own paths.",

@@ -130,37 +130,63 @@ class _Retyped(logging.Filter):
 class _SaidForEarlierRank(logging.Filter):
     """Drops an info line, warning or error that repeats one an earlier rank of a rank-by-rank compare logged, but
     for the rank inputs' paths it names: eight ranks of one job would otherwise print the same notices eight times
-    (a Level0 side's missing files, the profiler settings that differ). Counted in ``repeated``; this thread's
-    records only (see ``_SaidOnce``)."""
+    (a Level0 side's missing files, the profiler settings that differ). A path is compared by its side, so a
+    notice about the comparison's rank 1 is no repeat of the same notice about the base's rank 0. A block (a line
+    and the indented "  - " lines under it) is said whole: an item that is new brings back its line and the items
+    left out before it. Counted in ``repeated``; this thread's records only (see ``_SaidOnce``)."""
 
-    def __init__(self, inputs: list[str]) -> None:
+    def __init__(self, pairs: list[tuple[str, str]]) -> None:
         super().__init__()
-        forms = {f for p in inputs for f in (p, os.path.abspath(p), os.path.realpath(p))}
-        self.inputs = sorted(forms, key=len, reverse=True)  # rank10_ascend_pt before its prefix rank1_ascend_pt
+        side: dict[str, str] = {}
+        for pair in pairs:
+            for marker, given in zip(("\0base", "\0comparison"), pair, strict=True):
+                for form in (given, os.path.abspath(given), os.path.realpath(given)):
+                    side[form] = marker if side.get(form, marker) == marker else "\0"  # one input on both sides
+        # rank10_ascend_pt before its prefix rank1_ascend_pt
+        self.inputs = sorted(side.items(), key=lambda item: len(item[0]), reverse=True)
         self.seen: set[tuple[int, str]] = set()
         self.repeated = 0
         self.thread = threading.get_ident()
+        self.held: list[logging.LogRecord] | None = None  # a left-out block's records so far; None: none is
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.levelno < logging.INFO or (record.thread is not None and record.thread != self.thread):
+        if record.levelno < logging.INFO or (record.thread is not None and record.thread != self.thread) \
+                or getattr(record, "said_again", False):
             return True
         text = record.getMessage()
-        for path in self.inputs:
-            text = text.replace(path, "\0")
+        item = text.startswith("  ")
+        for path, marker in self.inputs:
+            text = text.replace(path, marker)
         key = (record.levelno, text)
-        if key in self.seen:
-            self.repeated += 1
-            return False
+        new = key not in self.seen
         self.seen.add(key)
-        return True
+        if item and self.held is not None:
+            if not new:
+                self.held.append(record)
+                self.repeated += 1
+                return False
+            for held in self.held:  # said before this item, as the block was logged (the other filters run)
+                held.said_again = True
+                logging.getLogger(held.name).handle(held)
+            self.repeated -= len(self.held)
+            self.held = None
+            return True
+        if item:  # an item of a block said
+            return True
+        if new:
+            self.held = None
+            return True
+        self.held = [record]
+        self.repeated += 1
+        return False
 
 
 @contextmanager
-def said_for_one_rank(inputs: list[str]) -> Iterator[_SaidForEarlierRank]:
-    """For a rank-by-rank compare of these rank inputs: a notice that repeats an earlier rank's, but for the paths
-    of ``inputs``, is logged once (the filter's ``repeated`` counts those dropped)."""
+def said_for_one_rank(pairs: list[tuple[str, str]]) -> Iterator[_SaidForEarlierRank]:
+    """For a rank-by-rank compare of these (base input, comparison input) pairs: a notice that repeats an earlier
+    rank's, but for the paths of its inputs' side, is logged once (the filter's ``repeated`` counts those dropped)."""
     logger = logging.getLogger(LOGGER_NAME)
-    once = _SaidForEarlierRank(inputs)
+    once = _SaidForEarlierRank(pairs)
     _add_filter(logger, once)
     try:
         yield once

@@ -339,3 +339,39 @@ def test_folder_of_one_trace_stays_one_profile(tmp_path):
     shutil.copy(KINETO / "sampled_rank-1.json.gz", tmp_path / "u.pt.trace.json.gz")
     assert rank_inputs(str(tmp_path)) == [str(tmp_path / n) for n in ("rank1_ascend_pt", "t.pt.trace.json.gz",
                                                                       "u.pt.trace.json.gz")]
+
+
+def test_rank_notice_of_the_other_side_is_said(capsys, tmp_path):
+    """The Level0 export is the base's rank 0 but the comparison's rank 1: rank 1's notices that its comparison
+    lacks communication.json and PMU columns are no repeat of rank 0's about its base (paths stripped alike, they
+    read the same), so each is said."""
+    base, comp = tmp_path / "base", tmp_path / "comp"
+    for folder, level0_rank in ((base, 0), (comp, 1)):
+        for r in (0, 1):
+            name = f"rank{r}_ascend_pt"
+            shutil.copytree((TEXT0 if r == level0_rank else TEXT1) / name, folder / name)
+    code, _, err = run_inproc(capsys, "-bp", str(base), "-d", str(comp), "-o", str(tmp_path / "out"),
+                              "--enable_profiling_compare")
+    assert code == 0, err
+    for side, r in ((base, 0), (comp, 1)):
+        assert f"{side / f'rank{r}_ascend_pt'}/ASCEND_PROFILER_OUTPUT: The file communication.json does not " \
+               "exist." in err
+        assert f"{side / f'rank{r}_ascend_pt'}: the categorised computing rows" in err
+    assert err.count("does not exist.") == 2
+
+
+def test_rank_notice_block_is_said_whole(tmp_path):
+    """A text base against a DB comparison logs a block: its line, then an item per figure the two export kinds
+    define differently. Rank 1's block repeats rank 0's but for its E2E item (its own figures): the block is said
+    again whole, its line first, never an item alone."""
+    proc = subprocess.run([sys.executable, "-c", ANALYZE, "compare", "-bp", str(TEXT0), "-d", str(PT / "db" / "level1"),
+                           "-o", str(tmp_path), "--enable_profiling_compare"], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = [line.split("] ", 1)[1] for line in proc.stderr.splitlines() if "][WARNING] " in line]
+    head = [i for i, line in enumerate(lines) if line.startswith("Base and comparison are different kinds")]
+    items = [i for i, line in enumerate(lines) if line.startswith("  - ")]
+    blocks = [[i for i in items if i > h and all(j in items for j in range(h + 1, i + 1))] for h in head]
+    assert len(head) == 2 and len(blocks[0]) >= 3 and blocks[0] + blocks[1] == items, proc.stderr
+    assert [lines[i] for i in blocks[0][1:]] == [lines[i] for i in blocks[1][1:]]  # said whole: same items
+    assert "the comparison side's 134.027 ms" in lines[head[1] + 1]  # rank 1's DB E2E (rank 0's is 137.919)
