@@ -469,7 +469,10 @@ def _refuse_rank_folders(base: str, comparison: str, face: Face) -> None:
         raise ProfileError(base, "is a folder of ranks, and so is the comparison",
                            hint="compare_ranks() compares them rank by rank; or pass one rank per side")
     folder, role, other = (base, "comparison", comparison) if folders[0] else (comparison, "base", base)
-    if not os.path.exists(given_path(other)):  # the loader names the missing path
+    if not os.path.exists(given_path(other)):  # a mistyped path: its own error (the base loads first, and a
+        from .loaders import detect  # folder of ranks was refused as "not collected", the typo not named)
+
+        detect(other)
         return
     example = term_safe(os.path.join(folder, os.path.basename((rank_inputs(given_path(folder)) or [""])[0])))
     way = ("compare_ranks() compares two folders of ranks rank by rank" if face.api

@@ -375,3 +375,21 @@ def test_rank_notice_block_is_said_whole(tmp_path):
     assert len(head) == 2 and len(blocks[0]) >= 3 and blocks[0] + blocks[1] == items, proc.stderr
     assert [lines[i] for i in blocks[0][1:]] == [lines[i] for i in blocks[1][1:]]  # said whole: same items
     assert "the comparison side's 134.027 ms" in lines[head[1] + 1]  # rank 1's DB E2E (rank 0's is 137.919)
+
+
+def test_output_folder_named_as_a_report_and_a_missing_side(capsys, tmp_path, monkeypatch):
+    """-o names an existing folder that ends in .xlsx: it is the reports' folder. A folder of ranks against a path
+    that does not exist: the missing path is the error, not "one profile"."""
+    folder = tmp_path / "runs.xlsx"
+    folder.mkdir()
+
+    def stop(*args, **kwargs):
+        raise ProfileError(None, "stopped before loading")
+
+    monkeypatch.setattr(api, "rank_pairs", stop)
+    code, _, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(folder))
+    assert (code, error_lines(err)) == (1, ["error: stopped before loading"])
+    missing = tmp_path / "missing"
+    code, _, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(missing), "-o", str(folder))
+    assert code == 1
+    assert error_lines(err)[0].startswith(f"error: {missing}: ") and "one profile" not in err
