@@ -83,6 +83,7 @@ def test_kineto_rank_from_the_head_not_the_name(tmp_path, monkeypatch):
     monkeypatch.setattr(traceio, "read_bytes", lambda *a, **k: pytest.fail("a whole trace was read"))
     assert api.ranks(tmp_path) == {0: str(tmp_path / "sampled_rank-7.json.gz"),
                                    1: str(tmp_path / "sampled_rank-0.json.gz")}
+    assert list(api.ranks(tmp_path)) == [0, 1]  # in rank order, not the names' order
 
 
 def test_kineto_rank_beyond_the_head_or_absent_is_named(tmp_path):
@@ -93,6 +94,10 @@ def test_kineto_rank_beyond_the_head_or_absent_is_named(tmp_path):
     with pytest.raises(ProfileError, match=r"a\.pt\.trace\.json: no rank id: no distributedInfo\.rank in its first "
                                            r"64 KiB"):
         api.ranks(tmp_path)
+    for odd in (b"true", b"-1", b'"3"'):  # no rank id: a bool, a negative number, a string
+        (tmp_path / "a.pt.trace.json").write_bytes(late.replace(b"x" * 70_000, b"x").replace(b"3}", odd + b"}"))
+        with pytest.raises(ProfileError, match=r"a\.pt\.trace\.json: no rank id"):
+            api.ranks(tmp_path)
     (tmp_path / "a.pt.trace.json").write_bytes(late.replace(b"x" * 70_000, b"x"))
     assert api.ranks(tmp_path) == {3: str(tmp_path / "a.pt.trace.json"), 1: str(tmp_path / "b.pt.trace.json.gz")}
 
@@ -110,10 +115,28 @@ def test_rank_twice_or_disagreeing_ids_are_refused(tmp_path):
     with pytest.raises(ProfileError, match="records two rank ids: profiler_info_0.json names rank 0, "
                                            "profiler_info_0.json rank 1"):
         api.ranks(odd.parent)
-    (odd / "profiler_info_0.json").unlink()
+    info = json.loads((TEXT0 / "rank1_ascend_pt" / "profiler_info_1.json").read_text())
+    (odd / "profiler_info_0.json").write_text(json.dumps({**info, "rank_id": 0}))
+    assert api.ranks(odd.parent) == {0: str(odd)}
+    (odd / "profiler_info_0.json").rename(odd / "profiler_info_1.json")  # rank_id 0, a number read as one
+    with pytest.raises(ProfileError, match="profiler_info_1.json names rank 1, profiler_info_1.json rank 0"):
+        api.ranks(odd.parent)
+    (odd / "profiler_info_1.json").write_text(json.dumps({**info, "rank_id": 1}))
+    (odd / "profiler_metadata.json").write_text(json.dumps({"distributed_args": {"rank": 2}}))
+    with pytest.raises(ProfileError, match="profiler_info_1.json names rank 1, profiler_metadata.json rank 2"):
+        api.ranks(odd.parent)
+    (odd / "profiler_metadata.json").unlink()
+    (odd / "profiler_info_1.json").unlink()
     shutil.copy(TEXT0 / "rank0_ascend_pt" / "profiler_info_0.json", odd / "profiler_info.json")
     with pytest.raises(ProfileError, match="rank0_ascend_pt: no rank id: it holds no profiler_info_N.json"):
         api.ranks(odd.parent)
+    shutil.rmtree(odd)
+    empty = odd.parent / "rank2_ascend_pt"  # named as a profiling directory, holding nothing
+    empty.mkdir()
+    with pytest.raises(ProfileError, match="rank2_ascend_pt: no rank id: it holds no profiler_info_N.json"):
+        api.ranks(empty.parent)
+    with pytest.raises(ProfileError, match="rank0_ascend_pt: is one profile, not a folder of ranks"):
+        api.ranks(TEXT0 / "rank0_ascend_pt")
 
 
 def test_cluster_run_files_and_console(cluster_run):
@@ -375,6 +398,85 @@ def test_rank_notice_block_is_said_whole(tmp_path):
     assert len(head) == 2 and len(blocks[0]) >= 3 and blocks[0] + blocks[1] == items, proc.stderr
     assert [lines[i] for i in blocks[0][1:]] == [lines[i] for i in blocks[1][1:]]  # said whole: same items
     assert "the comparison side's 134.027 ms" in lines[head[1] + 1]  # rank 1's DB E2E (rank 0's is 137.919)
+
+
+def test_ranks_gate_statuses(capsys):
+    """3 names the ranks that regressed (and those not judged), else 1 names the ranks not judged, else 0."""
+    from msprof_compare.cli import _ranks_gate
+
+    assert _ranks_gate([(0, 0), (1, 0)], 20.0) == 0
+    assert _ranks_gate([], 20.0) == 0
+    assert _ranks_gate([(0, 1), (1, 3), (2, 0), (3, 3)], 5.0) == 3
+    assert _ranks_gate([(0, 1), (1, 0), (2, 1)], 5.0) == 1
+    assert error_lines(capsys.readouterr().err) == [
+        "error: --fail_on_regression 5.0: rank(s) 1, 3 regressed beyond the threshold; rank(s) 0 could not be judged",
+        "error: --fail_on_regression 5.0: rank(s) 0, 2 could not be judged (no E2E time)"]
+
+
+def test_rank_not_judged_is_an_error_line(capsys, tmp_path, monkeypatch):
+    """A rank the gate cannot judge (no E2E time) prints its error line, as the single run does; rank 1's
+    regression still decides the status."""
+    def judged(result, pct, face):
+        return (1, "error: no E2E time") if "rank0" in result.base.path else (3, "Performance regression: X")
+
+    monkeypatch.setattr(api, "judge_regression", judged)
+    code, _, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(tmp_path),
+                              "--enable_operator_compare", "--fail_on_regression", "20")
+    assert code == 3
+    assert error_lines(err) == ["error: rank 0: no E2E time", "error: --fail_on_regression 20: rank(s) 1 regressed "
+                                "beyond the threshold; rank(s) 0 could not be judged"]
+    assert "rank 1: Performance regression: X" in err
+
+
+def test_job_line_ties_and_a_zero_base():
+    """The slowest rank of each side is the largest E2E, the lowest rank on a tie; a base of 0 has no percent."""
+    from msprof_compare.report.ranks_console import job_line, render_ranks
+
+    def figs(b: int, c: int) -> dict[str, tuple[int, int]]:
+        return {"e2e": (b, c), "computing": (0, 1_000), "uncovered_communication": (0, 0), "free": (0, 0)}
+
+    rows = [(3, figs(5_000_000, 9_000_000), []), (1, figs(5_000_000, 7_000_000), []),
+            (2, figs(4_000_000, 9_000_000), [])]
+    assert job_line(rows) == ("Job (slowest rank per side): base rank 1 5.000 ms -> comparison rank 2 9.000 ms "
+                              "(+4.000 ms, +80.00%)")
+    assert job_line([(0, figs(0, 1_000_000), [])]).endswith("(+1.000 ms, N/A)")
+    assert job_line([(0, None, ["r0.xlsx"])]) == ""
+    table = render_ranks([(0, figs(0, 1_000_000), ["a/r0.xlsx"]), (1, None, ["a/r1.xlsx"])])
+    assert table_rows(table) == {0: ["0", "0.000", "1.000", "+1.000", "N/A", "+0.001", "+0.000", "+0.000"],
+                                 1: ["1", *["-"] * 7]}
+    assert table_rows(render_ranks([(0, None, ["a/r0.xlsx"]), (1, None, [])])) == {0: ["0", "r0.xlsx"],
+                                                                                   1: ["1", "-"]}
+
+
+def test_rank_notice_filter_paths_and_count():
+    """The dedupe filter alone: rank10's paths are not read as rank1's plus a "0"; a held block line brought back
+    by a new item is no longer counted as left out."""
+    import logging
+
+    from msprof_compare.logs import _SaidForEarlierRank
+
+    said: list[str] = []
+    logger = logging.getLogger("msprof-analyze.test-ranks-filter")
+    logger.propagate = False
+    handler = logging.Handler()
+    handler.emit = lambda record: said.append(record.getMessage())
+    logger.addHandler(handler)
+    pairs = [(f"b/rank{r}_ascend_pt", f"c/rank{r}_ascend_pt") for r in (1, 10)]
+    once = _SaidForEarlierRank(pairs)
+    logger.addFilter(once)
+    try:
+        for r in (1, 10):
+            logger.warning("b/rank%s_ascend_pt/x: no file", r)
+            logger.warning("Block:")
+            logger.warning("  - same item")
+            logger.warning("  - item of rank %s", r)
+            logger.warning("  - last item")
+    finally:
+        logger.removeFilter(once)
+        logger.removeHandler(handler)
+    assert said == ["b/rank1_ascend_pt/x: no file", "Block:", "  - same item", "  - item of rank 1", "  - last item",
+                    "Block:", "  - same item", "  - item of rank 10", "  - last item"]
+    assert once.repeated == 1
 
 
 def test_output_folder_named_as_a_report_and_a_missing_side(capsys, tmp_path, monkeypatch):
