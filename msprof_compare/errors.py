@@ -38,9 +38,9 @@ class ProfileError(Exception):
         text = f"rank {self.rank}: {text}" if self.rank is not None else text
         return f"{text} ({self.hint})" if self.hint else text
 
-    def __reduce__(self) -> tuple[type, tuple[str | None, str, str | None]]:
-        """Picklable (a worker process or a Dask/Ray task can send it back as it is)."""
-        return (type(self), (self.path, self.message, self.hint))
+    def __reduce__(self) -> tuple[type, tuple[str | None, str, str | None], dict[str, int | None]]:
+        """Picklable (a worker process or a Dask/Ray task can send it back as it is, its rank too)."""
+        return (type(self), (self.path, self.message, self.hint), {"rank": self.rank})
 
 
 class StepError(UsageError):

@@ -326,6 +326,26 @@ def test_cli_keeps_one_result(capsys, tmp_path, monkeypatch):
     assert dead == [True, True]
 
 
+def test_compare_ranks_error_names_its_rank(tmp_path):
+    """A bad rank's ProfileError says its rank first, keeps it in ``.rank``, and keeps both when pickled back from a
+    worker; ``ranks`` takes a folder as the CLI does (``~``, a leading ``=``)."""
+    import pickle
+
+    base = tmp_path / "base"
+    for r in (0, 1):
+        shutil.copytree(TEXT0 / f"rank{r}_ascend_pt", base / f"rank{r}_ascend_pt")
+    broken = base / "rank1_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    broken.write_text("[{")
+    results = msprof_compare.compare_ranks(base, TEXT1, enable_profiling_compare=True)
+    assert next(results)[0] == 0
+    with pytest.raises(ProfileError) as info:
+        next(results)
+    assert info.value.rank == 1 and str(info.value).startswith(f"rank 1: {broken}: ")
+    back = pickle.loads(pickle.dumps(info.value))
+    assert (back.rank, str(back)) == (1, str(info.value))
+    assert api.ranks("=" + str(TEXT0)) == msprof_compare.ranks(TEXT0)
+
+
 def test_compare_ranks_errors_on_the_call(tmp_path, monkeypatch):
     monkeypatch.setattr(api, "_compare_inputs", lambda *a: pytest.fail("loaded"))
     (tmp_path / "rank1_ascend_pt").symlink_to(TEXT1 / "rank1_ascend_pt")
