@@ -220,6 +220,13 @@ def test_one_sided_rank_and_profiling_off_script_face(tmp_path):
     assert "E2E" not in proc.stdout and "Job (" not in proc.stdout
 
 
+def test_output_file_is_refused_before_loading(capsys, tmp_path, monkeypatch):
+    monkeypatch.setattr(api, "_compare_inputs", lambda *a: pytest.fail("loaded"))
+    (tmp_path / "taken").write_text("")
+    code, _, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(tmp_path / "taken"))
+    assert code == 2 and error_lines(err) == [f"error: output path {tmp_path / 'taken'} is a file, not a directory"]
+
+
 @pytest.mark.parametrize("target", ["run.xlsx", "run.json", "-"])
 def test_output_must_be_a_folder(capsys, tmp_path, monkeypatch, target):
     monkeypatch.chdir(tmp_path)
@@ -252,10 +259,14 @@ def test_no_common_rank_and_one_folder_against_one_profile(capsys, tmp_path):
         api.compare(TEXT0, TEXT1)
 
 
-def test_kineto_ranks_compare_as_their_single_compares():
+def test_kineto_ranks_compare_as_their_single_compares(caplog):
     """hta's trace_filter folder (two sampled Kineto traces side by side) against itself: each rank's figures are
-    its single compare's, and zero changes."""
-    for rank, result in msprof_compare.compare_ranks(KINETO, KINETO, enable_profiling_compare=True):
+    its single compare's, and zero changes; a rank's notice about both sides (the same trace) is said once."""
+    for rank, result in msprof_compare.compare_ranks(KINETO, KINETO, enable_profiling_compare=True,
+                                                     enable_operator_compare=True):
+        flows = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Can't find any flow event")]
+        assert len(flows) == 1 and f"sampled_rank-{rank}.json.gz" in flows[0]
+        caplog.clear()
         single = api.compare(KINETO / f"sampled_rank-{rank}.json.gz", KINETO / f"sampled_rank-{rank}.json.gz",
                              enable_profiling_compare=True)
         assert result.frames["overall"].equals(single.frames["overall"])
