@@ -401,11 +401,14 @@ def _rank_list(found: dict[int, str]) -> str:
     return f"rank{'s' if len(found) > 1 else ''} {', '.join(map(str, found))}"
 
 
-def rank_results(pairs: dict[int, tuple[str, str]], options: dict[str, Any],
-                 face: Face) -> Iterator[tuple[int, CompareResult]]:
-    """The rank-by-rank results, one at a time: the previous result's cycles are collected before a rank loads."""
+def rank_results(pairs: dict[int, tuple[str, str]], options: dict[str, Any], face: Face,
+                 starting: Callable[[int], object] | None = None) -> Iterator[tuple[int, CompareResult]]:
+    """The rank-by-rank results, one at a time: the previous result's cycles are collected before a rank loads;
+    ``starting(rank)`` is called before each rank's compare (the CLI's notice filter tells ranks apart by it)."""
     for rank, (base, comparison) in pairs.items():
         gc.collect()
+        if starting is not None:
+            starting(rank)
         try:
             with said_once():
                 result = _compare(base, comparison, options, face)

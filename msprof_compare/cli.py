@@ -19,6 +19,7 @@ import signal
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from typing import Any
 
 import typer
@@ -563,7 +564,7 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
     rows: list[tuple[int, Any, list[str]]] = []
     gates: list[tuple[int, int]] = []
     with said_for_one_rank(list(pairs.values())) as once:
-        _compare_ranks(log, pairs, params, output, stamp, explicit, rows, gates)
+        _compare_ranks(log, pairs, params, output, stamp, explicit, rows, gates, once.start)
     if once.repeated:
         log.info("Left out %d notice%s of later ranks that repeated an earlier rank's but for the rank's own paths.",
                  once.repeated, "s" if once.repeated > 1 else "")
@@ -576,7 +577,7 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
 
 def _compare_ranks(log: logging.Logger, pairs: dict[int, tuple[str, str]], params: dict[str, Any], output: str,
                    stamp: str, explicit: bool, rows: list[tuple[int, Any, list[str]]],
-                   gates: list[tuple[int, int]]) -> None:
+                   gates: list[tuple[int, int]], starting: Callable[[int], object]) -> None:
     """The ranks' compares, reports and lines, in rank order, appending to ``rows`` and ``gates``."""
     from .api import judge_regression, rank_results
     from .options import CLI_FACE
@@ -585,7 +586,7 @@ def _compare_ranks(log: logging.Logger, pairs: dict[int, tuple[str, str]], param
     from .report.ranks_console import rank_figures, rank_line
 
     try:
-        for rank, result in rank_results(pairs, params, CLI_FACE):
+        for rank, result in rank_results(pairs, params, CLI_FACE, starting):
             name = os.path.join(output, f"{FILE_PREFIX}rank{rank}_{stamp}.xlsx")  # .json too, by the formats
             written = deliver.write_reports(result, name, explicit_format=explicit)
             figures = rank_figures(result)

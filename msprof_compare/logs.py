@@ -144,10 +144,17 @@ class _SaidForEarlierRank(logging.Filter):
                     side[form] = marker if side.get(form, marker) == marker else "\0"  # one input on both sides
         # rank10_ascend_pt before its prefix rank1_ascend_pt
         self.inputs = sorted(side.items(), key=lambda item: len(item[0]), reverse=True)
-        self.seen: set[tuple[int, str]] = set()
+        self.seen: dict[tuple[int, str], int] = {}  # each notice's first rank
+        self.rank = 0
         self.repeated = 0
         self.thread = threading.get_ident()
         self.held: list[logging.LogRecord] | None = None  # a left-out block's records so far; None: none is
+
+    def start(self, rank: int) -> None:
+        """The rank whose compare logs next: a notice its own compare repeats (both sides alike) is no earlier
+        rank's, and is left to ``_SaidOnce``."""
+        self.rank = rank
+        self.held = None
 
     def filter(self, record: logging.LogRecord) -> bool:
         if record.levelno < logging.INFO or (record.thread is not None and record.thread != self.thread) \
@@ -158,8 +165,7 @@ class _SaidForEarlierRank(logging.Filter):
         for path, marker in self.inputs:
             text = text.replace(path, marker)
         key = (record.levelno, text)
-        new = key not in self.seen
-        self.seen.add(key)
+        new = self.seen.setdefault(key, self.rank) == self.rank
         if item and self.held is not None:
             if not new:
                 self.held.append(record)

@@ -481,7 +481,7 @@ def test_job_line_ties_and_a_zero_base():
 
 def test_rank_notice_filter_paths_and_count():
     """The dedupe filter alone: rank10's paths are not read as rank1's plus a "0"; a held block line brought back
-    by a new item is no longer counted as left out."""
+    by a new item is no longer counted as left out; a notice a rank repeats itself is no earlier rank's."""
     import logging
 
     from msprof_compare.logs import _SaidForEarlierRank
@@ -489,6 +489,7 @@ def test_rank_notice_filter_paths_and_count():
     said: list[str] = []
     logger = logging.getLogger("msprof-analyze.test-ranks-filter")
     logger.propagate = False
+    logger.setLevel(logging.INFO)
     handler = logging.Handler()
     handler.emit = lambda record: said.append(record.getMessage())
     logger.addHandler(handler)
@@ -497,6 +498,9 @@ def test_rank_notice_filter_paths_and_count():
     logger.addFilter(once)
     try:
         for r in (1, 10):
+            once.start(r)
+            for _ in range(2):  # both sides alike (a self-compare): no earlier rank's, left to _SaidOnce
+                logger.info("Start to compare")
             logger.warning("b/rank%s_ascend_pt/x: no file", r)
             logger.warning("Block:")
             logger.warning("  - same item")
@@ -505,9 +509,10 @@ def test_rank_notice_filter_paths_and_count():
     finally:
         logger.removeFilter(once)
         logger.removeHandler(handler)
-    assert said == ["b/rank1_ascend_pt/x: no file", "Block:", "  - same item", "  - item of rank 1", "  - last item",
+    assert said == ["Start to compare", "Start to compare", "b/rank1_ascend_pt/x: no file", "Block:",
+                    "  - same item", "  - item of rank 1", "  - last item",
                     "Block:", "  - same item", "  - item of rank 10", "  - last item"]
-    assert once.repeated == 1
+    assert once.repeated == 3
 
 
 def test_output_folder_named_as_a_report_and_a_missing_side(capsys, tmp_path, monkeypatch):
