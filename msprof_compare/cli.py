@@ -601,7 +601,7 @@ def _compare_ranks(log: logging.Logger, pairs: dict[int, tuple[str, str]], param
                 else:
                     log.info(text)
             del result  # one rank's result alive at a time: dropped before the next rank loads
-    except (ProfileError, UsageError, MemoryError):
+    except (ProfileError, UsageError, MemoryError, KeyboardInterrupt, SystemExit):  # also Ctrl-C, SIGTERM
         if rows:
             log.info("The reports of rank%s %s are complete and stay.", "s" if len(rows) > 1 else "",
                      ", ".join(str(r) for r, _, _ in rows))

@@ -294,6 +294,23 @@ def test_bad_rank_keeps_the_earlier_reports(capsys, tmp_path):
     assert "OverallMetrics" in openpyxl.load_workbook(kept, read_only=True).sheetnames
 
 
+def test_interrupted_rank_says_the_earlier_reports_stay(capsys, tmp_path, monkeypatch):
+    """Ctrl-C while rank 1 loads: exit 130 with its one line, rank 0's report kept and named as complete."""
+    real = api._compare_inputs
+
+    def interrupted(base, comparison, opts):
+        if "rank1" in base:
+            raise KeyboardInterrupt
+        return real(base, comparison, opts)
+
+    monkeypatch.setattr(api, "_compare_inputs", interrupted)
+    code, _, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(tmp_path),
+                              "--enable_profiling_compare")
+    assert (code, error_lines(err)) == (130, ["error: interrupted"])
+    assert "The reports of rank 0 are complete and stay." in err
+    assert [STAMPED.match(p.name)[1] for p in tmp_path.iterdir()] == ["0"]
+
+
 def test_compare_ranks_is_lazy_and_keeps_one_result(monkeypatch):
     """Nothing loads until the first pair is asked for; the previous result is gone before the next rank loads."""
     loads: list[tuple[str, bool]] = []
@@ -339,7 +356,7 @@ def test_cli_keeps_one_result(capsys, tmp_path, monkeypatch):
 
 def test_compare_ranks_error_names_its_rank(tmp_path):
     """A bad rank's ProfileError says its rank first, keeps it in ``.rank``, and keeps both when pickled back from a
-    worker; ``ranks`` takes a folder as the CLI does (``~``, a leading ``=``)."""
+    worker; ``ranks`` takes a folder as the CLI does (a leading ``=``)."""
     import pickle
 
     base = tmp_path / "base"
