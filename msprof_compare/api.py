@@ -444,7 +444,7 @@ def _compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
             raise ProfileError(None, "The path is empty. Please enter a valid path.",
                                hint=f"the {role} path: the {place} argument of compare()" if face.api
                                else f"the {role} path: {flag}, or the {place} path of performance_compare.py")
-    _refuse_rank_folders(base, comparison, face)
+    _refuse_rank_folders(base, comparison, face, opts.force)
     typed = TypedPaths(base, comparison)
     kept = flag_words_kept(*(p for given in (base, comparison) for p in (given, given.lstrip("="), given_path(given))))
 
@@ -459,7 +459,7 @@ def _compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
             raise
 
 
-def _refuse_rank_folders(base: str, comparison: str, face: Face) -> None:
+def _refuse_rank_folders(base: str, comparison: str, face: Face, force: bool) -> None:
     """A folder of ranks (``rank0_ascend_pt``, ...) is one input of a rank-by-rank compare only: against one profile
     it is refused, saying what to pass (the loader's "not collected" error named neither the other side nor the
     rank-by-rank compare)."""
@@ -472,15 +472,17 @@ def _refuse_rank_folders(base: str, comparison: str, face: Face) -> None:
         raise ProfileError(base, "is a folder of ranks, and so is the comparison",
                            hint="compare_ranks() compares them rank by rank; or pass one rank per side")
     folder, role, other = (base, "comparison", comparison) if folders[0] else (comparison, "base", base)
-    if not os.path.exists(given_path(other)):  # a mistyped path: its own error (the base loads first, and a
-        from .loaders import detect  # folder of ranks was refused as "not collected", the typo not named)
+    from .loaders import detect
 
-        detect(other)
-        return
+    # the other side's own error first (a mistyped path: the loader, reading the base first, named only the folder)
+    layout = detect(other, force)
+    what = "one profile"
+    if os.path.isdir(given_path(other)) and layout.level == "file":  # a folder of one readable trace: which one
+        what += f", the trace {term_safe(os.path.basename(layout.trace_path))} alone"  # (a rank's may be corrupt)
     example = term_safe(os.path.join(folder, os.path.basename((rank_inputs(given_path(folder)) or [""])[0])))
     way = ("compare_ranks() compares two folders of ranks rank by rank" if face.api
            else "pass a folder of ranks on both sides (-d and -bp) to compare rank by rank")
-    raise ProfileError(folder, f"is a folder of ranks, but the {role} {term_safe(other)} is one profile",
+    raise ProfileError(folder, f"is a folder of ranks, but the {role} {term_safe(other)} is {what}",
                        hint=f"{way}, or one rank per side, such as {example}")
 
 

@@ -532,6 +532,17 @@ def test_rank_notice_filter_paths_and_count():
     assert once.repeated == 3
 
 
+def test_folder_of_ranks_against_a_folder_of_one_readable_trace(tmp_path):
+    """The comparison folder's rank 1 trace is no gzip: the folder is the one trace left, and the error names it."""
+    comp = tmp_path / "comp"
+    comp.mkdir()
+    shutil.copy(KINETO / "sampled_rank-0.json.gz", comp)
+    (comp / "sampled_rank-1.json.gz").write_bytes(b"not gzip")
+    with pytest.raises(ProfileError, match=r"is a folder of ranks, but the comparison .*comp is one profile, the "
+                                           r"trace sampled_rank-0\.json\.gz alone \(compare_ranks\(\)"):
+        api.compare(KINETO, comp)
+
+
 def test_output_folder_named_as_a_report_and_a_missing_side(capsys, tmp_path, monkeypatch):
     """-o names an existing folder that ends in .xlsx: it is the reports' folder. A folder of ranks against a path
     that does not exist: the missing path is the error, not "one profile"."""
