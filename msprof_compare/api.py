@@ -481,7 +481,8 @@ def _refuse_rank_folders(base: str, comparison: str, face: Face, force: bool) ->
         what += f", the trace {term_safe(os.path.basename(layout.trace_path))} alone"  # (a rank's may be corrupt)
     example = term_safe(os.path.join(folder, os.path.basename((rank_inputs(given_path(folder)) or [""])[0])))
     way = ("compare_ranks() compares two folders of ranks rank by rank" if face.api
-           else "pass a folder of ranks on both sides (-d and -bp) to compare rank by rank")
+           else "pass a folder of ranks on both sides (-bp and -d, or both paths of performance_compare.py) to "
+                "compare rank by rank")
     raise ProfileError(folder, f"is a folder of ranks, but the {role} {term_safe(other)} is {what}",
                        hint=f"{way}, or one rank per side, such as {example}")
 

@@ -250,8 +250,8 @@ def test_no_common_rank_and_one_folder_against_one_profile(capsys, tmp_path):
     code, _, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(one), "-o", str(tmp_path / "out"))
     assert code == 1
     assert error_lines(err) == [f"error: {TEXT0}: is a folder of ranks, but the comparison {one} is one profile (pass "
-                                "a folder of ranks on both sides (-d and -bp) to compare rank by rank, or one rank "
-                                f"per side, such as {TEXT0 / 'rank0_ascend_pt'})"]
+                                "a folder of ranks on both sides (-bp and -d, or both paths of performance_compare.py) "
+                                f"to compare rank by rank, or one rank per side, such as {TEXT0 / 'rank0_ascend_pt'})"]
     assert not (tmp_path / "out").exists()
     with pytest.raises(ProfileError, match=r"is a folder of ranks, but the base .* is one profile \(compare_ranks\(\)"):
         api.compare(one, TEXT0)
