@@ -463,9 +463,18 @@ def _refuse_rank_folders(base: str, comparison: str, face: Face, force: bool) ->
     """A folder of ranks (``rank0_ascend_pt``, ...) is one input of a rank-by-rank compare only: against one profile
     it is refused, saying what to pass (the loader's "not collected" error named neither the other side nor the
     rank-by-rank compare)."""
-    from .loaders.ranks import rank_inputs
+    from .loaders.ranks import discover, rank_inputs
 
-    folders = [bool(rank_inputs(given_path(p))) for p in (base, comparison)]
+    def of_ranks(given: str) -> bool:  # a folder of traces or profiling directories that record no rank (one
+        if not rank_inputs(given_path(given)):  # process's runs) keeps the loader's "holds N traces" error
+            return False
+        try:
+            discover(given_path(given))
+        except ProfileError:
+            return False
+        return True
+
+    folders = [of_ranks(p) for p in (base, comparison)]
     if not any(folders):
         return
     if all(folders):  # compare() of two folders of ranks; the CLI compares them rank by rank before getting here

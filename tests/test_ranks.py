@@ -543,6 +543,17 @@ def test_folder_of_ranks_against_a_folder_of_one_readable_trace(tmp_path):
         api.compare(KINETO, comp)
 
 
+def test_folder_of_traces_without_ranks_is_no_folder_of_ranks(tmp_path):
+    """One process's runs (two traces, no distributedInfo) against one trace: the loader's error, not "a folder of
+    ranks"."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for n in (1, 2):
+        (runs / f"worker0.{n}.pt.trace.json").write_text('{"schemaVersion": 1, "traceEvents": []}')
+    with pytest.raises(ProfileError, match=r"runs: directory holds 2 traces \(worker0\.1\.pt\.trace\.json, "):
+        api.compare(runs, runs / "worker0.1.pt.trace.json")
+
+
 def test_output_folder_named_as_a_report_and_a_missing_side(capsys, tmp_path, monkeypatch):
     """-o names an existing folder that ends in .xlsx: it is the reports' folder. A folder of ranks against a path
     that does not exist: the missing path is the error, not "one profile"."""
