@@ -294,18 +294,23 @@ def test_bad_rank_keeps_the_earlier_reports(capsys, tmp_path):
     assert "OverallMetrics" in openpyxl.load_workbook(kept, read_only=True).sheetnames
 
 
-def test_interrupted_rank_says_the_earlier_reports_stay(capsys, tmp_path, monkeypatch):
-    """Ctrl-C while rank 1 loads: exit 130 with its one line, rank 0's report kept and named as complete."""
+def fail_rank1(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, out: Path,
+               exc: type[BaseException]) -> tuple[int, str, str]:
+    """The CLI on text/level0 -> text/level1 with ``exc`` raised as rank 1 loads."""
     real = api._compare_inputs
 
-    def interrupted(base, comparison, opts):
+    def failing(base, comparison, opts):
         if "rank1" in base:
-            raise KeyboardInterrupt
+            raise exc
         return real(base, comparison, opts)
 
-    monkeypatch.setattr(api, "_compare_inputs", interrupted)
-    code, _, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(tmp_path),
-                              "--enable_profiling_compare")
+    monkeypatch.setattr(api, "_compare_inputs", failing)
+    return run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(out), "--enable_profiling_compare")
+
+
+def test_interrupted_rank_says_the_earlier_reports_stay(capsys, tmp_path, monkeypatch):
+    """Ctrl-C while rank 1 loads: exit 130 with its one line, rank 0's report kept and named as complete."""
+    code, _, err = fail_rank1(monkeypatch, capsys, tmp_path, KeyboardInterrupt)
     assert (code, error_lines(err)) == (130, ["error: interrupted"])
     assert "The reports of rank 0 are complete and stay." in err
     assert [STAMPED.match(p.name)[1] for p in tmp_path.iterdir()] == ["0"]
@@ -384,16 +389,7 @@ def test_compare_ranks_errors_on_the_call(tmp_path, monkeypatch):
 
 
 def test_out_of_memory_names_the_rank(capsys, tmp_path, monkeypatch):
-    real = api._compare_inputs
-
-    def short(base, comparison, opts):
-        if "rank1" in base:
-            raise MemoryError
-        return real(base, comparison, opts)
-
-    monkeypatch.setattr(api, "_compare_inputs", short)
-    code, _, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(tmp_path),
-                              "--enable_profiling_compare")
+    code, _, err = fail_rank1(monkeypatch, capsys, tmp_path, MemoryError)
     assert code == 1
     (line,) = error_lines(err)
     assert line.startswith("error: rank 1: out of memory: a comparison needs roughly 5 times"), line
@@ -510,7 +506,7 @@ def test_rank_notice_filter_paths_and_count():
     handler = logging.Handler()
     handler.emit = lambda record: said.append(record.getMessage())
     logger.addHandler(handler)
-    pairs = [(f"b/rank{r}_ascend_pt", f"c/rank{r}_ascend_pt") for r in (1, 10)]
+    pairs = [(f"b/r{r}", f"c/r{r}") for r in (1, 10)]  # Kineto rank folders: b/r1 is a prefix of b/r10/...
     once = _SaidForEarlierRank(pairs)
     logger.addFilter(once)
     try:
@@ -518,7 +514,7 @@ def test_rank_notice_filter_paths_and_count():
             once.start(r)
             for _ in range(2):  # both sides alike (a self-compare): no earlier rank's, left to _SaidOnce
                 logger.info("Start to compare")
-            logger.warning("b/rank%s_ascend_pt/x: no file", r)
+            logger.warning("b/r%s/x.pt.trace.json: no file", r)
             logger.warning("Block:")
             logger.warning("  - same item")
             logger.warning("  - item of rank %s", r)
@@ -526,7 +522,7 @@ def test_rank_notice_filter_paths_and_count():
     finally:
         logger.removeFilter(once)
         logger.removeHandler(handler)
-    assert said == ["Start to compare", "Start to compare", "b/rank1_ascend_pt/x: no file", "Block:",
+    assert said == ["Start to compare", "Start to compare", "b/r1/x.pt.trace.json: no file", "Block:",
                     "  - same item", "  - item of rank 1", "  - last item",
                     "Block:", "  - same item", "  - item of rank 10", "  - last item"]
     assert once.repeated == 3
