@@ -103,6 +103,28 @@ def test_kineto_rank_beyond_the_head_or_absent_is_named(tmp_path):
     assert api.ranks(tmp_path) == {3: str(tmp_path / "a.pt.trace.json"), 1: str(tmp_path / "b.pt.trace.json.gz")}
 
 
+def test_kineto_rank_beside_process_groups(tmp_path):
+    """torch >= 2.1 nests the process groups (``pg_config``, a list of objects holding ``ranks``) in
+    ``distributedInfo``: the rank is its own key. Where the object runs past the head, its ``rank`` before them."""
+    real = (REPO / "tests" / "data" / "kineto" / "mi300_rccl_generic_excerpt.pt.trace.json").read_bytes()
+    assert b'"distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 8, "pg_count": 1, "pg_config": [{' in real
+    (tmp_path / "a.pt.trace.json").write_bytes(real)
+    (tmp_path / "b.pt.trace.json").write_bytes(real.replace(b'"rank": 0, "world_size"', b'"rank": 3, "world_size"', 1))
+    assert api.ranks(tmp_path) == {0: str(tmp_path / "a.pt.trace.json"), 3: str(tmp_path / "b.pt.trace.json")}
+    groups = ", ".join(f'{{"pg_name": "{n}", "rank": 9, "ranks": [0, 1], "pg_desc": "{{[\\"x"}}' for n in range(2_000))
+    for info, rank in ((f'{{"backend": "nccl", "rank": 5, "pg_config": [{groups}]}}', 5),
+                       (f'{{"backend": "n{{c}}\\"l", "rank": 7, "pg_config": [{groups}]}}', 7),
+                       (f'{{"pg_config": [{groups}], "rank": 5}}', None),  # its rank beyond the head
+                       (f'{{"backend": "nccl", "rank": -1, "pg_config": [{groups}]}}', None)):
+        assert len(info) > 64 * 1024
+        (tmp_path / "b.pt.trace.json").write_text(f'{{"distributedInfo": {info}, "traceEvents": []}}')
+        if rank is None:
+            with pytest.raises(ProfileError, match="b.pt.trace.json: no rank id"):
+                api.ranks(tmp_path)
+        else:
+            assert list(api.ranks(tmp_path)) == [0, rank]
+
+
 def test_rank_twice_or_disagreeing_ids_are_refused(tmp_path):
     twice = tmp_path / "twice"
     twice.mkdir()

@@ -29,7 +29,10 @@ from . import (
 HEAD_BYTES = 64 * 1024
 #: A side file read for a rank id larger than this is not one the profiler wrote: its rank is not read.
 _SIDE_FILE_BYTES = 1 << 20
-_DISTRIBUTED = re.compile(rb'"distributedInfo"\s*:\s*(\{[^{}]*\})')
+_DISTRIBUTED = re.compile(rb'"distributedInfo"\s*:\s*(?=\{)')
+#: ``distributedInfo``'s own ``rank`` key, before any nested value (torch >= 2.1 writes ``pg_config``, a list of
+#: objects, after it): read where the object runs past ``HEAD_BYTES``.
+_TOP_RANK = re.compile(rb'\{(?:[^{}\[\]"]|"(?:[^"\\]|\\.)*")*?"rank"\s*:\s*(-?[0-9]+)\s*[,}]')
 _NUMBERED = re.compile(r"_([0-9]+)\.(json|db)$")
 
 
@@ -98,13 +101,16 @@ def _trace_rank(path: str) -> int:
     """``distributedInfo.rank`` of a Kineto trace, from its first ``HEAD_BYTES`` (decompressed for .gz)."""
     from .traceio import head_bytes
 
-    m = _DISTRIBUTED.search(head_bytes(path, HEAD_BYTES))
+    head = head_bytes(path, HEAD_BYTES)
+    m = _DISTRIBUTED.search(head)
     rank = None
     if m:
-        try:
-            rank = json.loads(m.group(1)).get("rank")
-        except ValueError:
-            rank = None
+        try:  # the whole object: it nests process groups (pg_config) in torch >= 2.1
+            info, _ = json.JSONDecoder().raw_decode(head[m.end():].decode("utf-8", "replace"))
+            rank = info.get("rank") if isinstance(info, dict) else None
+        except ValueError:  # cut by the head
+            top = _TOP_RANK.match(head, m.end())
+            rank = int(top.group(1)) if top else None
     if type(rank) is not int or rank < 0:
         raise ProfileError(path, f"no rank id: no distributedInfo.rank in its first {HEAD_BYTES // 1024} KiB",
                            hint="a Kineto trace of a distributed run records it; pass such traces, or compare "
