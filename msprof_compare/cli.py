@@ -566,8 +566,8 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
     with said_for_one_rank(list(pairs.values())) as once:
         _compare_ranks(log, pairs, params, output, stamp, explicit, rows, gates, once.start)
     if once.repeated:
-        log.info("Left out %d notice%s of later ranks that repeated an earlier rank's but for the rank's own paths.",
-                 once.repeated, "s" if once.repeated > 1 else "")
+        log.log(once.level, "Left out %d notice%s of later ranks that repeated an earlier rank's but for the rank's "
+                "own paths.", once.repeated, "s" if once.repeated > 1 else "")
     _print(render_ranks(rows))
     line = job_line(rows)
     if line:

@@ -146,7 +146,7 @@ class _SaidForEarlierRank(logging.Filter):
         self.inputs = sorted(side.items(), key=lambda item: len(item[0]), reverse=True)
         self.seen: dict[tuple[int, str], int] = {}  # each notice's first rank
         self.rank = 0
-        self.repeated = 0
+        self.left_out: dict[int, int] = {}  # records left out, by level
         self.thread = threading.get_ident()
         self.held: list[logging.LogRecord] | None = None  # a left-out block's records so far; None: none is
 
@@ -169,12 +169,12 @@ class _SaidForEarlierRank(logging.Filter):
         if item and self.held is not None:
             if not new:
                 self.held.append(record)
-                self.repeated += 1
+                self._count(record, 1)
                 return False
             for held in self.held:  # said before this item, as the block was logged (the other filters run)
                 held.said_again = True
                 logging.getLogger(held.name).handle(held)
-            self.repeated -= len(self.held)
+                self._count(held, -1)
             self.held = None
             return True
         if item:  # an item of a block said
@@ -183,8 +183,22 @@ class _SaidForEarlierRank(logging.Filter):
             self.held = None
             return True
         self.held = [record]
-        self.repeated += 1
+        self._count(record, 1)
         return False
+
+    def _count(self, record: logging.LogRecord, n: int) -> None:
+        self.left_out[record.levelno] = self.left_out.get(record.levelno, 0) + n
+
+    @property
+    def repeated(self) -> int:
+        """How many records were left out."""
+        return sum(self.left_out.values())
+
+    @property
+    def level(self) -> int:
+        """The highest level of a record left out (INFO when none was): the line that counts them is logged at it,
+        so that a run logging warnings only still learns that later ranks' warnings were left out."""
+        return max((level for level, n in self.left_out.items() if n), default=logging.INFO)
 
 
 @contextmanager

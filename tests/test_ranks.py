@@ -198,7 +198,7 @@ def test_cluster_run_says_a_rank_notice_once(cluster_run):
                    "Start to compare performance detail data"):
         assert proc.stderr.count(notice) == 1, notice
     assert f"{TEXT0 / 'rank0_ascend_pt'}/ASCEND_PROFILER_OUTPUT: The file communication.json" in proc.stderr
-    left = re.search(r"Left out (\d+) notices of later ranks that repeated an earlier rank's but for the rank's own "
+    left = re.search(r"\[WARNING\] Left out (\d+) notices of later ranks that repeated an earlier rank's but for the rank's own "
                      r"paths\.", proc.stderr)
     assert left and int(left[1]) >= 4
     for rank in (0, 1):  # lines that name the rank itself are each said
@@ -549,6 +549,9 @@ def test_rank_notice_filter_paths_and_count():
                     "  - same item", "  - item of rank 1", "  - last item",
                     "Block:", "  - same item", "  - item of rank 10", "  - last item"]
     assert once.repeated == 3
+    # rank 10's two "Start to compare" (INFO) and its "no file" (WARNING): the count is said as a warning
+    assert once.left_out == {logging.INFO: 2, logging.WARNING: 1} and once.level == logging.WARNING
+    assert _SaidForEarlierRank(pairs).level == logging.INFO
 
 
 def test_folder_of_ranks_against_a_folder_of_one_readable_trace(tmp_path):
