@@ -125,6 +125,41 @@ def test_kineto_rank_beside_process_groups(tmp_path):
             assert list(api.ranks(tmp_path)) == [0, rank]
 
 
+def test_db_export_name_must_agree(tmp_path):
+    """A DB rank directory's ``ascend_pytorch_profiler_N.db`` names its rank too: a copy of rank 1's export under
+    rank 0's profiler_info is refused, naming both."""
+    out = tmp_path / "db" / "rank0_ascend_pt" / "ASCEND_PROFILER_OUTPUT"
+    out.mkdir(parents=True)
+    source = PT / "db" / "level1" / "rank1_ascend_pt"
+    db = "ascend_pytorch_profiler_1.db"
+    (out / db).symlink_to(source / "ASCEND_PROFILER_OUTPUT" / db)
+    info = json.loads((source / "profiler_info_1.json").read_text())
+    (out.parent / "profiler_info_0.json").write_text(json.dumps({**info, "rank_id": 0}))
+    with pytest.raises(ProfileError, match="rank 0 by the name of profiler_info_0.json, rank 1 by the name of "
+                                           "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_1.db"):
+        api.ranks(out.parent.parent)
+
+
+def test_mindspore_rank_folders(tmp_path):
+    """MindSpore writes ``profiler_info_{rank}.json`` in each ``*_ascend_ms`` directory: two ranks built from the
+    MindSpore-layout fixture (tests/data/npu/profiler) compare rank by rank."""
+    fixture = REPO / "tests" / "data" / "npu" / "profiler" / "rank-0_20250101000000000_ascend_ms"
+    info = json.loads((fixture / "profiler_info_0.json").read_text())
+    for side in ("base", "comp"):
+        for rank in (0, 1):
+            rank_dir = tmp_path / side / f"rank-{rank}_2025010100000000{rank}_ascend_ms"
+            rank_dir.mkdir(parents=True)
+            shutil.copytree(fixture / "ASCEND_PROFILER_OUTPUT", rank_dir / "ASCEND_PROFILER_OUTPUT")  # 76 KB
+            (rank_dir / f"profiler_info_{rank}.json").write_text(json.dumps({**info, "rank_id": rank}))
+    assert list(api.ranks(tmp_path / "base")) == [0, 1]
+    got = [(rank, result.sheet("OverallMetrics")) for rank, result in
+           api.compare_ranks(tmp_path / "base", tmp_path / "comp", enable_profiling_compare=True)]
+    single = api.compare(fixture, fixture, enable_profiling_compare=True).sheet("OverallMetrics")
+    assert [rank for rank, _ in got] == [0, 1]
+    for _, sheet in got:
+        assert sheet.equals(single)
+
+
 def test_rank_twice_or_disagreeing_ids_are_refused(tmp_path):
     twice = tmp_path / "twice"
     twice.mkdir()
@@ -135,18 +170,20 @@ def test_rank_twice_or_disagreeing_ids_are_refused(tmp_path):
     odd = tmp_path / "odd" / "rank0_ascend_pt"
     odd.mkdir(parents=True)
     shutil.copy(TEXT0 / "rank1_ascend_pt" / "profiler_info_1.json", odd / "profiler_info_0.json")  # rank_id 1 inside
-    with pytest.raises(ProfileError, match="records two rank ids: profiler_info_0.json names rank 0, "
-                                           "profiler_info_0.json rank 1"):
+    with pytest.raises(ProfileError, match="records two rank ids: rank 0 by the name of profiler_info_0.json, "
+                                           "rank 1 by profiler_info_0.json's rank_id"):
         api.ranks(odd.parent)
     info = json.loads((TEXT0 / "rank1_ascend_pt" / "profiler_info_1.json").read_text())
     (odd / "profiler_info_0.json").write_text(json.dumps({**info, "rank_id": 0}))
     assert api.ranks(odd.parent) == {0: str(odd)}
     (odd / "profiler_info_0.json").rename(odd / "profiler_info_1.json")  # rank_id 0, a number read as one
-    with pytest.raises(ProfileError, match="profiler_info_1.json names rank 1, profiler_info_1.json rank 0"):
+    with pytest.raises(ProfileError, match="rank 1 by the name of profiler_info_1.json, rank 0 by "
+                                           "profiler_info_1.json's rank_id"):
         api.ranks(odd.parent)
     (odd / "profiler_info_1.json").write_text(json.dumps({**info, "rank_id": 1}))
     (odd / "profiler_metadata.json").write_text(json.dumps({"distributed_args": {"rank": 2}}))
-    with pytest.raises(ProfileError, match="profiler_info_1.json names rank 1, profiler_metadata.json rank 2"):
+    with pytest.raises(ProfileError, match="rank 1 by the name of profiler_info_1.json, rank 2 by "
+                                           "profiler_metadata.json's distributed_args"):
         api.ranks(odd.parent)
     (odd / "profiler_metadata.json").unlink()
     (odd / "profiler_info_1.json").unlink()
@@ -198,8 +235,8 @@ def test_cluster_run_says_a_rank_notice_once(cluster_run):
                    "Start to compare performance detail data"):
         assert proc.stderr.count(notice) == 1, notice
     assert f"{TEXT0 / 'rank0_ascend_pt'}/ASCEND_PROFILER_OUTPUT: The file communication.json" in proc.stderr
-    left = re.search(r"\[WARNING\] Left out (\d+) notices of later ranks that repeated an earlier rank's but for the rank's own "
-                     r"paths\.", proc.stderr)
+    left = re.search(r"\[WARNING\] Left out (\d+) notices of later ranks that repeated an earlier rank's but for the "
+                     r"rank's own paths\.", proc.stderr)
     assert left and int(left[1]) >= 4
     for rank in (0, 1):  # lines that name the rank itself are each said
         assert f"The comparison result file has been generated: {out_name(proc.stderr, rank)}" in proc.stderr

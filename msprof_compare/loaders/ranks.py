@@ -128,9 +128,9 @@ def _npu_rank(path: str, names: list[str]) -> int:
                                  "profiler_info.json)")
         raise ProfileError(path, what, hint="a rank's profiling directory holds one profiler_info_<rank>.json")
     (rank, info), = numbered.items()
-    others = [(info, _json_key(os.path.join(path, info), ("rank_id",))),
-              ("profiler_metadata.json", _json_key(os.path.join(path, "profiler_metadata.json"),
-                                                   ("distributed_args", "rank")))]
+    others = [(f"{info}'s rank_id", _json_key(os.path.join(path, info), ("rank_id",))),
+              ("profiler_metadata.json's distributed_args", _json_key(os.path.join(path, "profiler_metadata.json"),
+                                                                      ("distributed_args", "rank")))]
     try:
         out = os.listdir(os.path.join(path, ASCEND_OUTPUT))
     except OSError:
@@ -138,11 +138,11 @@ def _npu_rank(path: str, names: list[str]) -> int:
     for n in sorted(out):
         m = _NUMBERED.search(n)
         if _is_db_name(n) and m:
-            others.append((f"{ASCEND_OUTPUT}/{n}", int(m.group(1))))
+            others.append((f"the name of {ASCEND_OUTPUT}/{n}", int(m.group(1))))
     for where, value in others:
         if value is not None and value != rank:
-            raise ProfileError(path, f"records two rank ids: {info} names rank {rank}, {term_safe(where)} "
-                                     f"rank {value}", hint="pass the directory the profiler wrote, unchanged")
+            raise ProfileError(path, f"records two rank ids: rank {rank} by the name of {info}, rank {value} by "
+                                     f"{term_safe(where)}", hint="pass the directory the profiler wrote, unchanged")
     return rank
 
 
