@@ -382,7 +382,10 @@ def compare_ranks(base: str | os.PathLike[str], comparison: str | os.PathLike[st
 def rank_pairs(base: str, comparison: str, options: dict[str, Any], face: Face) -> dict[int, tuple[str, str]]:
     """{rank: (base input, comparison input)} of the ranks both folders hold, after the options are checked (a
     usage error before a folder is read); the ranks one side alone holds are named in one warning."""
-    api_options(options) if face.api else build_options(**options)
+    if face.api:
+        api_options(options)
+    else:
+        build_options(**options)
     sides = ranks(base), ranks(comparison)
     common = sorted(set(sides[0]) & set(sides[1]))
     if not common:
