@@ -7,11 +7,15 @@ input: a clean exit, schema-valid JSON, no NaN/inf, Diff = Comparison - Base to 
 change of their whole ns, a half away from zero; memory: round() of the float) and the ratio rule,
 integer counts, the OverallMetrics hierarchy sums, E2E = computing + uncovered communication + free, console
 figures = sheet figures, self-compares at zero, swapped sides mirrored, one comparator alone = the same sheet
-of the full run, and statistic sheets totalling their detail sheets. It is a tool, not part of the suite:
+of the full run, and statistic sheets totalling their detail sheets. The rank phase finds the folders of ranks
+(`msprof_compare.api.ranks`), compares them rank by rank (`-o FOLDER`) and checks that each rank's report is the
+single compare of its pair, with the invariants above, that the status, error, report names, rank lines, table,
+job line and one-sided-rank warning follow, and that `-o -` is refused. It is a tool, not part of the suite:
 slow (minutes) and it reports findings to investigate rather than asserting.
 
     python tools/sweep_samples.py                 # ../shared/samples, results in ./sweep-out
     python tools/sweep_samples.py --jobs 2 --limit 50 --out /tmp/sweep
+    python tools/sweep_samples.py --phase ranks    # the folders of ranks only (no probe)
 Writes OUT/runs.jsonl (one line per run) and OUT/violations-<phases>.txt (``--phase`` joined by "-"); exit 1
 when a violation was found.
 """
@@ -69,14 +73,16 @@ def enumerate_inputs(samples: Path) -> list[tuple[str, str]]:
 # ------------------------------------------------------------------------------------------------ one run
 
 
-def run_cli(samples: Path, copies: Path, base: str, comp: str, opts: list[str], timeout: int) -> dict:
-    """One CLI run, comparison side `comp`; a side prefixed `copy:` reads the private copy (self-compares)."""
+def where(samples: Path, copies: Path, p: str) -> str:
+    """The path of a side: one prefixed `copy:` is in the private copy of the samples (self-compares)."""
+    return str(copies / p[5:]) if p.startswith("copy:") else str(samples / p)
 
-    def where(p: str) -> str:
-        return str(copies / p[5:]) if p.startswith("copy:") else str(samples / p)
 
-    cmd = [sys.executable, "-m", "msprof_compare", "compare", "-d", where(comp), "-bp", where(base),
-           "-o", "-", "--output_format", "json", *opts]
+def run_cli(samples: Path, copies: Path, base: str, comp: str, opts: list[str], timeout: int,
+            output: str = "-") -> dict:
+    """One CLI run, comparison side `comp` (see `where`), the JSON report on stdout or in the folder `output`."""
+    cmd = [sys.executable, "-m", "msprof_compare", "compare", "-d", where(samples, copies, comp),
+           "-bp", where(samples, copies, base), "-o", output, "--output_format", "json", *opts]
     t0 = time.perf_counter()
     try:
         cp = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=copies.parent)
@@ -261,7 +267,7 @@ def _console_cells(doc: dict) -> list[dict]:
     return [dict(zip(cs.get("headers", []), row, strict=False)) for row in cs.get("rows", [])]
 
 
-def check_console(doc: dict, stderr: str) -> list[str]:
+def check_console(doc: dict, stderr: str | None) -> list[str]:
     """Console seconds = the OverallMetrics ms (3 decimals), and the printed table = the JSON's."""
     bad: list[str] = []
     cons = _console_cells(doc)
@@ -300,7 +306,7 @@ def check_console(doc: dict, stderr: str) -> list[str]:
                 want = {f"{ns / 1e9:.3f}s({n})", f"{(ns // 1000) / 1e6:.3f}s({n})"}  # ns or us precision
                 if got not in want:
                     bad.append(f"console {head} {name}: {got} != frames {sorted(want)}")
-    if cons:  # the table printed on stderr carries the same cells
+    if cons and stderr is not None:  # the table printed on stderr carries the same cells (None: not printed)
         for row in doc["console_summary"]["rows"]:
             if _table_line(stderr, row[0], row[1:]) is None:
                 bad.append("console table row not found on stderr")
@@ -528,10 +534,13 @@ def check_run(r: dict) -> tuple[dict | None, list[str]]:
         doc = json.loads(r["stdout"], parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
     except ValueError as e:
         return None, bad + [f"stdout is not strict JSON: {e}"]
-    bad += [f"schema: {e}" for e in validate(doc, SCHEMA)[:5]]
-    bad += check_cells(doc) + check_overall(doc) + check_console(doc, r["stderr"]) + check_totals(doc) \
-        + check_summary(doc)
-    return doc, bad
+    return doc, bad + check_doc(doc, r["stderr"])
+
+
+def check_doc(doc: dict, stderr: str | None) -> list[str]:
+    """The invariants of one JSON report; `stderr` of its run (None: its console table was not printed)."""
+    return [f"schema: {e}" for e in validate(doc, SCHEMA)[:5]] + check_cells(doc) + check_overall(doc) \
+        + check_console(doc, stderr) + check_totals(doc) + check_summary(doc)
 
 
 # ------------------------------------------------------------------------------------------------ plan
@@ -590,6 +599,193 @@ def plan_pairs(samples: Path, loadable: list[tuple[str, str]]) -> list[tuple[str
     return list(dict.fromkeys((b, c) for b, c in pairs if b != c))
 
 
+# ------------------------------------------------------------------------------------------------ rank folders
+
+#: The report a rank-by-rank compare writes per rank (README "Multi-rank runs"), with ``--output_format json``.
+RANK_REPORT = re.compile(r"^performance_comparison_result_rank(\d+)_(\d{14})\.json$")
+#: Option sets of the rank phase besides the default one; the step options only where both folders are DB exports.
+RANK_OPTS = [["--enable_profiling_compare"], ["--enable_operator_compare"], ["--disable_details"]]
+RANK_STEPS = ("50", "13")  # the DB samples' step, and one they lack (a usage error on the first rank)
+#: OverallMetrics rows of the rank table, in its column order after the E2E ones.
+RANK_METRICS = ("E2E Time", "Computing Time", "Uncovered Communication Time", "Free Time")
+
+
+def find_rank_folders(samples: Path) -> dict[str, dict[int, str]]:
+    """{folder: {rank: input}}, relative to `samples`, of every folder the project's own rank discovery
+    (`msprof_compare.api.ranks`) takes as a folder of ranks, sorted: the CLI compares two of them rank by rank."""
+    from msprof_compare.api import ranks
+    from msprof_compare.errors import ProfileError
+
+    found: dict[str, dict[int, str]] = {}
+    for d in sorted(p for p in samples.rglob("*") if p.is_dir()):
+        try:
+            by_rank = ranks(str(d))
+        except ProfileError:
+            continue
+        found[str(d.relative_to(samples))] = {k: str(Path(v).relative_to(samples)) for k, v in by_rank.items()}
+    return found
+
+
+def plan_rank_pairs(samples: Path, folders: dict[str, dict[int, str]]) -> list[tuple[str, str]]:
+    """(base, comparison) folder pairs: every folder against its private copy, every NPU folder (its ranks hold
+    ASCEND_PROFILER_OUTPUT) against every other both ways; Kineto folders only against themselves."""
+    npu = [f for f, by_rank in folders.items()
+           if any((samples / p / "ASCEND_PROFILER_OUTPUT").is_dir() for p in by_rank.values())]
+    return [(f, "copy:" + f) for f in folders] + list(itertools.permutations(npu, 2))
+
+
+def rank_option_jobs(samples: Path, folders: dict[str, dict[int, str]], pairs: list[tuple[str, str]],
+                     n: int) -> list[tuple[str, str, list[str]]]:
+    """The option sets on `n` pairs of folders with two ranks in common or more (self-compares first, then the
+    others, each in hash order); the step options where both folders are DB exports."""
+    h = lambda s: hashlib.sha1(s.encode()).hexdigest()  # noqa: E731
+
+    def db(f: str) -> bool:
+        f = f.removeprefix("copy:")
+        return all(any((samples / p / "ASCEND_PROFILER_OUTPUT").glob("*.db")) for p in folders[f].values())
+
+    multi = [(b, c) for b, c in pairs if len(set(folders[b]) & set(folders[c.removeprefix("copy:")])) > 1]
+    chosen = sorted(multi, key=lambda p: (not p[1].startswith("copy:"), h(p[0] + p[1])))[:n]
+    jobs = [(b, c, o) for b, c in chosen for o in RANK_OPTS]
+    jobs += [(b, c, ["--base_step", st, "--comparison_step", st]) for b, c in chosen if db(b) and db(c)
+             for st in RANK_STEPS]
+    return jobs
+
+
+def rank_singles(folders: dict[str, dict[int, str]], base: str, comp: str) -> dict[int, tuple[str, str]]:
+    """{rank: (base input, comparison input)} of the ranks both folders hold, as the sweep names sides."""
+    cf = comp.removeprefix("copy:")
+    pre = "copy:" if comp.startswith("copy:") else ""
+    return {k: (folders[base][k], pre + folders[cf][k]) for k in sorted(set(folders[base]) & set(folders[cf]))}
+
+
+def _ms(ns: int, sign: bool = False) -> str:
+    """ns as the console's ms with 3 decimals, a half away from zero, by decimal arithmetic."""
+    q = (Decimal(ns) / 10**6).quantize(Decimal("0.001"), rounding=ROUND_HALF_UP)
+    return f"{q:+.3f}" if sign else f"{q:.3f}"
+
+
+def _pct(b: int, c: int) -> str:
+    return f"{(c - b) / b * 100:+.2f}%" if b else "N/A"
+
+
+def _rank_ns(doc: dict) -> dict[str, tuple[int, int]] | None:
+    """{OverallMetrics row: (base ns, comparison ns)} of `RANK_METRICS`; None without the sheet."""
+    rows = {r["Index"]: r for r in sheet_map(doc).get("OverallMetrics", [])}
+    if not all(m in rows for m in RANK_METRICS):
+        return None
+    return {m: (round((rows[m]["Duration(ms)"] or 0) * 10**6), round((rows[m]["Duration(ms).1"] or 0) * 10**6))
+            for m in RANK_METRICS}
+
+
+def _strip_volatile(doc: dict) -> dict:
+    """The report but for the time it was made and the paths of its inputs (a rank's report names them as the
+    rank folder gives them)."""
+    doc = dict(doc)
+    doc.pop("generated_at", None)
+    for side in ("base", "comparison"):
+        if isinstance(doc.get(side), dict):
+            doc[side] = {k: v for k, v in doc[side].items() if k != "path"}
+    return doc
+
+
+def _first_difference(a, b, at: str = "") -> str:
+    """Where two unequal JSON values first differ, for a violation that can be looked up."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b), key=str):
+            if k not in a or k not in b:
+                return f"{at}.{k}: only in {'single' if k in b else 'rank report'}"
+            if a[k] != b[k]:
+                return _first_difference(a[k], b[k], f"{at}.{k}")
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            if x != y:
+                return _first_difference(x, y, f"{at}[{i}]")
+    return f"{at}: {a!r:.120} vs {b!r:.120}"
+
+
+def check_rank_run(r: dict, folders: tuple[dict[int, str], dict[int, str]], singles: dict[int, tuple],
+                   reports: dict[str, dict | None]) -> list[str]:
+    """A rank-by-rank run (`r`: its rc, stdout, stderr, `dir` the -o folder, `base_dir` / `comp_dir` the folders
+    as given) against the single compares of its ranks (`singles`: {rank: (rc, error line, JSON or None)}):
+    the status and error of the first rank that fails, one report per rank before it (all on success) named
+    RANK_REPORT with one timestamp, each equal to its single compare but for `_strip_volatile` and holding the
+    sweep's invariants, the rank lines, table and job line of its figures, the one-sided ranks warned about."""
+    bad: list[str] = []
+    if "Traceback" in r["stderr"] or "Traceback" in r["stdout"]:
+        bad.append("traceback: " + r["stderr"].strip().splitlines()[-1][:200])
+    common = sorted(set(folders[0]) & set(folders[1]))
+    fail = next((k for k in common if singles[k][0] != 0), None)
+    want_rc = 0 if fail is None else singles[fail][0]
+    want = common if fail is None else [k for k in common if k < fail]
+    if r["rc"] != want_rc:
+        bad.append(f"exit status {r['rc']}, the single compares give {want_rc}")
+    errs = [ln for ln in r["stderr"].splitlines() if "ERROR" in ln or ln.startswith("error:")]
+    if fail is not None:
+        one = f"error: rank {fail}: {(singles[fail][1] or '').removeprefix('error: ')}"
+        if errs != [one]:
+            bad.append(f"error lines {errs[:3]!r:.400} != [{one!r:.300}]")
+    elif errs:
+        bad.append(f"exit 0 with error lines {errs[:3]!r:.300}")
+    for side, name, own, other in (("base", r["base_dir"], *folders), ("comparison", r["comp_dir"], *folders[::-1])):
+        alone = sorted(set(own) - set(other))
+        said = [ln for ln in r["stderr"].splitlines() if f"only in the {side} " in ln]
+        text = f"only in the {side} {name}, not compared: {', '.join(map(str, alone))}"
+        if alone and (len(said) != 1 or not said[0].endswith(text)):
+            bad.append(f"ranks {alone} only in the {side}: warned {said!r:.300}")
+        if not alone and said:
+            bad.append(f"no rank only in the {side}, but warned {said!r:.300}")
+    names = {}
+    for n in sorted(reports):
+        m = RANK_REPORT.match(n)
+        if m is None:
+            bad.append(f"report name {n!r}")
+        else:
+            names[int(m.group(1))] = (n, m.group(2))
+    if sorted(names) != want:
+        bad.append(f"reports of ranks {sorted(names)}, expected {want}")
+    if len({t for _, t in names.values()}) > 1:
+        bad.append(f"several timestamps: {sorted({t for _, t in names.values()})}")
+    timed = []
+    for k in sorted(names):
+        doc, single = reports[names[k][0]], singles.get(k, (None, None, None))[2]
+        if doc is None:
+            bad.append(f"rank {k}: report is not strict JSON")
+            continue
+        bad += [f"rank {k}: {x}" for x in check_doc(doc, None)]
+        if single is None:
+            bad.append(f"rank {k}: the single compare wrote no report")
+        elif (mine := _strip_volatile(doc)) != (theirs := _strip_volatile(single)):
+            bad.append(f"rank {k}: report != single compare at {_first_difference(mine, theirs)}")
+        if r["rc"] != 0:
+            continue
+        path = str(Path(r["dir"]) / names[k][0])
+        ns = _rank_ns(doc)
+        if ns is None:
+            line, cells = f"rank {k}: {path}", [names[k][0]]
+        else:
+            (b, c), diffs = ns["E2E Time"], [_ms(c - b, True) for b, c in (ns[m] for m in RANK_METRICS[1:])]
+            line = f"rank {k}: E2E {_ms(b)} ms -> {_ms(c)} ms ({_ms(c - b, True)} ms, {_pct(b, c)}), {path}"
+            cells = [_ms(b), _ms(c), _ms(c - b, True), _pct(b, c), *diffs]
+            timed.append((k, b, c))
+        if line not in r["stdout"].splitlines():
+            bad.append(f"rank {k}: no line {line!r}")
+        if _table_line(r["stdout"], str(k), cells) is None:
+            bad.append(f"rank {k}: no table row {cells}")
+    if r["rc"] == 0:
+        jobs = [ln for ln in r["stdout"].splitlines() if ln.startswith("Job (slowest rank per side)")]
+        if timed:
+            bk, b, _ = max(timed, key=lambda t: (t[1], -t[0]))
+            ck, _, c = max(timed, key=lambda t: (t[2], -t[0]))
+            job = (f"Job (slowest rank per side): base rank {bk} {_ms(b)} ms -> comparison rank {ck} {_ms(c)} ms "
+                   f"({_ms(c - b, True)} ms, {_pct(b, c)})")
+            if jobs != [job]:
+                bad.append(f"job line {jobs!r:.300} != {job!r}")
+        elif jobs:
+            bad.append(f"a job line without figures: {jobs[0]!r:.200}")
+    return bad
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--samples", default=str(ROOT.parent / "shared" / "samples"))
@@ -597,10 +793,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--limit", type=int, default=0, help="at most this many runs per phase (0: all)")
-    ap.add_argument("--phase", default="probe,pairs,options",
+    ap.add_argument("--phase", default="probe,pairs,options,ranks",
                     help="comma-separated phases; without probe, OUT/loadable.json of an earlier run is reused")
     ap.add_argument("--resume", action="store_true", help="skip the runs OUT/runs.jsonl already holds")
     ap.add_argument("--option-pairs", type=int, default=20, help="pairs run with each option set")
+    ap.add_argument("--rank-option-pairs", type=int, default=4, help="pairs of rank folders run with each option set")
     a = ap.parse_args(argv)
     samples, out = Path(a.samples).resolve(), Path(a.out).resolve()
     if not samples.is_dir():
@@ -616,6 +813,7 @@ def main(argv: list[str] | None = None) -> int:
     (out / "runs.jsonl").touch()
     viol: list[str] = []
     done: dict[tuple, bool] = {}
+    status: dict[tuple, tuple] = {}  # run -> (exit status, its last error line): the rank phase's single compares
 
     log = (out / "runs.jsonl").open("a")
     lock = threading.Lock()
@@ -632,25 +830,29 @@ def main(argv: list[str] | None = None) -> int:
             if r["rc"] else []
         with lock:
             done[key] = doc is not None
+            status[key] = (r["rc"], err[0] if err else None)
             log.write(json.dumps({k: r[k] for k in ("base", "comp", "opts", "rc", "wall")} | {
-                "error": err[0][:300] if err else None, "violations": bad,
+                "error": err[0] if err else None, "violations": bad,
                 "sheets": {s["name"]: len(s["rows"]) for s in (doc or {}).get("sheets", [])}}) + "\n")
             log.flush()
             viol.extend(f"{r['base']} | {r['comp']} | {' '.join(r['opts'])}: {b}" for b in bad)
 
     for line in (out / "runs.jsonl").read_text().splitlines() if a.resume else []:
         r = json.loads(line)
+        if r.get("mode") == "ranks":  # rank-by-rank runs are cheap: they run again
+            continue
         key = (r["base"], r["comp"], tuple(r["opts"]))
         done[key] = r["rc"] == 0 and (out / "docs" / _doc_name(key)).is_file()
+        status[key] = (r["rc"], r["error"])
         viol.extend(f"{r['base']} | {r['comp']} | {' '.join(r['opts'])}: {b}" for b in r["violations"])
 
-    def go(jobs: list[tuple[str, str, list[str]]]) -> None:
-        jobs = [j for j in jobs if (j[0], j[1], tuple(j[2])) not in done]  # --resume: what an earlier run did
-        if a.limit:
+    def go(jobs: list[tuple], limit: bool = True) -> None:
+        jobs = [j for j in dict.fromkeys((b, c, tuple(o)) for b, c, o in jobs) if j not in done]  # --resume: skip
+        if a.limit and limit:  # what an earlier run did
             jobs = jobs[:a.limit]
         print(f"{len(jobs)} runs ...", file=sys.stderr, flush=True)
         with ThreadPoolExecutor(a.jobs) as ex:
-            list(ex.map(one, jobs))
+            list(ex.map(lambda j: one((j[0], j[1], list(j[2]))), jobs))
 
     def docs(key: tuple) -> dict | None:
         if not done.get(key):
@@ -660,13 +862,13 @@ def main(argv: list[str] | None = None) -> int:
 
     phases = a.phase.split(",")
     cache = out / "loadable.json"
-    if "probe" in phases or not cache.is_file():  # a self-compare of every input tells which inputs load
-        go([(p, "copy:" + p, []) for _, p in inputs])
+    if "probe" in phases or not cache.is_file() and {"pairs", "options"} & set(phases):  # a self-compare of
+        go([(p, "copy:" + p, []) for _, p in inputs])  # every input tells which inputs load (not the rank phase)
         loadable = [(fam, p) for fam, p in inputs if done.get((p, "copy:" + p, ()))]
         for _, p in loadable:
             viol.extend(f"{p} | self: {b}" for b in check_self(docs((p, "copy:" + p, ()))))
         cache.write_text(json.dumps(loadable))
-    loadable = [tuple(x) for x in json.loads(cache.read_text())]
+    loadable = [tuple(x) for x in json.loads(cache.read_text())] if cache.is_file() else []
     print(f"{len(inputs)} inputs, {len(loadable)} load", file=sys.stderr)
     pairs = plan_pairs(samples, loadable)
     if "pairs" in phases:
@@ -701,6 +903,48 @@ def main(argv: list[str] | None = None) -> int:
                 part = docs((b, c, tuple(o)))
                 if full is not None and part is not None:
                     viol.extend(f"{b} | {c} | {' '.join(o)}: {x}" for x in check_subset(full, part, unaffected(o)))
+    if "ranks" in phases:  # two folders of ranks, compared rank by rank, against the single compares of their ranks
+        folders = find_rank_folders(samples)
+        rpairs = plan_rank_pairs(samples, folders)
+        rjobs = [(b, c, []) for b, c in rpairs] + rank_option_jobs(samples, folders, rpairs, a.rank_option_pairs)
+        rjobs = rjobs[:a.limit] if a.limit else rjobs
+        print(f"{len(folders)} folders of ranks, {len(rjobs)} rank-by-rank runs", file=sys.stderr)
+        go([(sb, sc, o) for b, c, o in rjobs for sb, sc in rank_singles(folders, b, c).values()], limit=False)
+
+        def one_rank(j: tuple[str, str, list[str]]) -> None:
+            b, c, o = j
+            d = out / "ranks" / _doc_name(("ranks", b, c, tuple(o))).split(".")[0]
+            shutil.rmtree(d, ignore_errors=True)
+            d.mkdir(parents=True)
+            r = run_cli(samples, copies, b, c, o, a.timeout, str(d)) | {
+                "dir": str(d), "base_dir": where(samples, copies, b), "comp_dir": where(samples, copies, c)}
+            reports: dict[str, dict | None] = {}
+            for f in sorted(d.iterdir()):
+                try:
+                    reports[f.name] = json.loads(f.read_text(), parse_constant=lambda x: (_ for _ in ()).throw(
+                        ValueError(x)))
+                except ValueError:
+                    reports[f.name] = None
+            singles = {k: (*status.get((sb, sc, tuple(o)), ("not run", None)), docs((sb, sc, tuple(o))))
+                       for k, (sb, sc) in rank_singles(folders, b, c).items()}
+            bad = check_rank_run(r, (folders[b], folders[c.removeprefix("copy:")]), singles, reports)
+            if not bad:
+                shutil.rmtree(d)
+            with lock:
+                log.write(json.dumps({k: r[k] for k in ("base", "comp", "opts", "rc", "wall")} | {
+                    "mode": "ranks", "reports": sorted(reports), "violations": bad}) + "\n")
+                log.flush()
+                viol.extend(f"{b} | {c} | ranks {' '.join(o)}: {x}" for x in bad)
+
+        print(f"{len(rjobs)} rank-by-rank runs ...", file=sys.stderr, flush=True)
+        with ThreadPoolExecutor(a.jobs) as ex:
+            list(ex.map(one_rank, rjobs))
+        if rpairs:  # -o - is refused: one report per rank needs a folder
+            r = run_cli(samples, copies, *rpairs[0], [], a.timeout)
+            errs = [ln for ln in r["stderr"].splitlines() if ln.startswith("error:")]
+            if r["rc"] != 2 or r["stdout"] or len(errs) != 1 or "-o -" not in errs[0]:
+                viol.append(f"{rpairs[0][0]} | ranks -o -: exit {r['rc']}, errors {errs!r:.300}")
+    log.close()
     (out / f"violations-{'-'.join(phases)}.txt").write_text("\n".join(viol) + ("\n" if viol else ""))
     print(f"{len(viol)} violations -> {out}/violations-{'-'.join(phases)}.txt", file=sys.stderr)
     return 1 if viol else 0
