@@ -31,8 +31,10 @@ from .textsafe import one_line, term_safe, wrap_prose, write_line
 
 HELP = {
     # The original's texts, each with what the option is (they name neither side nor what -o may be)
-    "profiling_path": "Path of the profiling data (the comparison side)",
-    "benchmark_profiling_path": "Path of the benchmark data (the base side)",
+    "profiling_path": "Path of the profiling data (the comparison side; folders of a multi-rank run's profiles on "
+                      "both sides compare rank by rank)",
+    "benchmark_profiling_path": "Path of the benchmark data (the base side; folders of a multi-rank run's "
+                                "profiles on both sides compare rank by rank)",
     "enable_profiling_compare": "Enable overall performance comparison",
     "enable_operator_compare": "Enable operator performance comparison",
     "enable_memory_compare": "Enable operator memory comparison",

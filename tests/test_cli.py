@@ -93,7 +93,11 @@ def test_help_lists_the_original_flags(capsys: pytest.CaptureFixture) -> None:
             assert text in out, text
         assert "\\[" not in out  # typer < 0.22 escaped the brackets: "\[required]" (docs audit)
         flat = " ".join(out.split())  # the help says which side each path is and what -o may name (user audit)
-        for text in ("Path of the profiling data (the comparison side)", "Path of the benchmark data (the base side)",
+        for text in ("Path of the profiling data (the comparison side", "Path of the benchmark data (the base side",
+                     # the rank-by-rank compare, found from --help
+                     "(the comparison side; folders of a multi-rank run's profiles on both sides compare rank by "
+                     "rank)",
+                     "(the base side; folders of a multi-rank run's profiles on both sides compare rank by rank)",
                      "a name ending in .xlsx or .json names the report file, whose extension follows --output_format",
                      "symbolic links",
                      # what the original's texts leave unsaid, which users asked about (docs audit)
