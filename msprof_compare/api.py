@@ -416,15 +416,17 @@ def rank_results(pairs: dict[int, tuple[str, str]], options: dict[str, Any], fac
             with said_once():
                 result = _compare(base, comparison, options, face)
         except (ProfileError, UsageError, MemoryError) as exc:
-            _rank_error(exc, rank)
+            _rank_error(exc, rank, (base, comparison))
             raise
         yield rank, result
         del result
 
 
-def _rank_error(exc: ProfileError | UsageError | MemoryError, rank: int) -> None:
-    """``exc`` names its rank first: ``rank 1: <path>: <message>`` (``.rank`` holds it for the CLI)."""
+def _rank_error(exc: ProfileError | UsageError | MemoryError, rank: int, inputs: tuple[str, str]) -> None:
+    """``exc`` names its rank first: ``rank 1: <path>: <message>`` (``.rank`` holds it for the CLI, and
+    ``.rank_inputs`` the rank's pair, whose sizes the CLI's out-of-memory advice counts)."""
     exc.rank = rank  # type: ignore[union-attr]
+    exc.rank_inputs = inputs  # type: ignore[union-attr]
     if isinstance(exc, ProfileError):
         exc.args = (str(exc),)
     elif exc.args and isinstance(exc.args[0], str):

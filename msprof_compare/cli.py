@@ -520,8 +520,9 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool) -
     except MemoryError as exc:
         if debug:
             traceback.print_exc()
-        rank = getattr(exc, "rank", None)  # a rank-by-rank compare's
-        _error(("" if rank is None else f"rank {rank}: ") + _out_of_memory(base, comparison, exc, opts))
+        rank = getattr(exc, "rank", None)  # a rank-by-rank compare's: the budget of that rank's pair
+        pair = getattr(exc, "rank_inputs", (base, comparison))
+        _error(("" if rank is None else f"rank {rank}: ") + _out_of_memory(*pair, exc, opts))
         return 1
     except ImportError as exc:
         if not _no_memory_to_import(exc):

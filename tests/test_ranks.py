@@ -453,6 +453,13 @@ def test_out_of_memory_names_the_rank(capsys, tmp_path, monkeypatch):
     assert code == 1
     (line,) = error_lines(err)
     assert line.startswith("error: rank 1: out of memory: a comparison needs roughly 5 times"), line
+    # the budget of rank 1's pair (5 x the larger input + the other), not of the folders
+    from msprof_compare.loaders.pair import input_bytes
+    from msprof_compare.options import build_options
+
+    opts = build_options()[0]
+    sizes = sorted(input_bytes(str(f / "rank1_ascend_pt"), opts=opts) for f in (TEXT0, TEXT1))
+    assert f"(this pair: about {(5 * sizes[1] + sizes[0]) / 1e6:,.0f} MB)" in line, line
     assert [STAMPED.match(p.name)[1] for p in tmp_path.iterdir()] == ["0"]
 
 
