@@ -549,7 +549,7 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
     ``performance_comparison_result_rank{R}_{timestamp}``, in the ``-o`` folder, and one line; then a table over
     the ranks and the job's line; the ``--fail_on_regression`` gate judges each rank (3 if any regressed)."""
     from .api import rank_pairs
-    from .logs import said_for_one_rank
+    from .logs import JOB_LINE, said_for_one_rank
     from .options import CLI_FACE
     from .report import deliver
     from .report.output import REPORT_SUFFIXES, utc_now
@@ -567,7 +567,11 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
     rows: list[tuple[int, Any, list[str]]] = []
     gates: list[tuple[int, int]] = []
     with said_for_one_rank(list(pairs.values())) as once:
-        _compare_ranks(log, pairs, params, output, stamp, explicit, rows, gates, once.start)
+        def starting(rank: int) -> None:
+            once.start(rank)
+            log.info("rank %s: comparing %s with %s", rank, *pairs[rank], extra={JOB_LINE: True})
+
+        _compare_ranks(log, pairs, params, output, stamp, explicit, rows, gates, starting)
     if once.repeated:
         log.log(once.level, "Left out %d notice%s of later ranks that repeated an earlier rank's but for the rank's "
                 "own paths.", once.repeated, "s" if once.repeated > 1 else "")
@@ -583,6 +587,7 @@ def _compare_ranks(log: logging.Logger, pairs: dict[int, tuple[str, str]], param
                    gates: list[tuple[int, int]], starting: Callable[[int], object]) -> None:
     """The ranks' compares, reports and lines, in rank order, appending to ``rows`` and ``gates``."""
     from .api import judge_regression, rank_results
+    from .logs import JOB_LINE
     from .options import CLI_FACE
     from .report import deliver
     from .report.output import FILE_PREFIX
@@ -607,7 +612,7 @@ def _compare_ranks(log: logging.Logger, pairs: dict[int, tuple[str, str]], param
     except (ProfileError, UsageError, MemoryError, KeyboardInterrupt, SystemExit):  # also Ctrl-C, SIGTERM
         if rows:
             log.info("The reports of rank%s %s are complete and stay.", "s" if len(rows) > 1 else "",
-                     ", ".join(str(r) for r, _, _ in rows))
+                     ", ".join(str(r) for r, _, _ in rows), extra={JOB_LINE: True})
         raise
 
 

@@ -18,6 +18,8 @@ from typing import TextIO
 from .textsafe import term_safe
 
 LOGGER_NAME = "msprof-analyze"
+#: A log record's attribute (``extra={JOB_LINE: True}``) marking a rank-by-rank compare's own line: logged as it is.
+JOB_LINE = "job_line"
 LEVEL_ENV = "MSPROF_ANALYZE_LOG_LEVEL"
 _LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 _FORMAT = "[%(asctime)s][%(levelname)s] %(message)s"
@@ -133,7 +135,9 @@ class _SaidForEarlierRank(logging.Filter):
     (a Level0 side's missing files, the profiler settings that differ). A path is compared by its side, so a
     notice about the comparison's rank 1 is no repeat of the same notice about the base's rank 0. A block (a line
     and the indented "  - " lines under it) is said whole: an item that is new brings back its line and the items
-    left out before it. Counted in ``repeated``; this thread's records only (see ``_SaidOnce``)."""
+    left out before it. Counted in ``repeated``; this thread's records only (see ``_SaidOnce``). A line said (not
+    an item) begins with its rank, ``rank N: ``, so that a notice of one rank alone says whose it is; a record
+    logged with ``extra={JOB_LINE: True}`` (the job's own lines, which name their ranks) passes as it is."""
 
     def __init__(self, pairs: list[tuple[str, str]]) -> None:
         super().__init__()
@@ -158,8 +162,10 @@ class _SaidForEarlierRank(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         if record.levelno < logging.INFO or (record.thread is not None and record.thread != self.thread) \
-                or getattr(record, "said_again", False):
+                or getattr(record, JOB_LINE, False):
             return True
+        if getattr(record, "said_again", False):
+            return self._named(record)
         text = record.getMessage()
         item = text.startswith("  ")
         for path, marker in self.inputs:
@@ -181,10 +187,18 @@ class _SaidForEarlierRank(logging.Filter):
             return True
         if new:
             self.held = None
-            return True
+            return self._named(record)
         self.held = [record]
         self._count(record, 1)
         return False
+
+    def _named(self, record: logging.LogRecord) -> bool:
+        """Let ``record`` through, beginning with its rank (a block's item keeps its indent)."""
+        prefix = f"rank {self.rank}: "
+        text = record.getMessage()
+        if not text.startswith((prefix, "  ")):
+            record.msg, record.args = prefix + text, ()
+        return True
 
     def _count(self, record: logging.LogRecord, n: int) -> None:
         self.left_out[record.levelno] = self.left_out.get(record.levelno, 0) + n

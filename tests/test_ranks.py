@@ -238,8 +238,13 @@ def test_cluster_run_says_a_rank_notice_once(cluster_run):
     left = re.search(r"\[WARNING\] Left out (\d+) notices of later ranks that repeated an earlier rank's but for the "
                      r"rank's own paths\.", proc.stderr)
     assert left and int(left[1]) >= 4
-    for rank in (0, 1):  # lines that name the rank itself are each said
-        assert f"The comparison result file has been generated: {out_name(proc.stderr, rank)}" in proc.stderr
+    for rank in (0, 1):  # lines that name the rank itself are each said, each beginning with its rank
+        assert f"[INFO] rank {rank}: The comparison result file has been generated: {out_name(proc.stderr, rank)}" \
+            in proc.stderr
+        assert f"[INFO] rank {rank}: comparing {TEXT0 / f'rank{rank}_ascend_pt'} with " \
+               f"{TEXT1 / f'rank{rank}_ascend_pt'}\n" in proc.stderr
+    assert "[WARNING] rank 0: Base and comparison were collected with different NPU profiler settings" in proc.stderr
+    assert "rank 0: rank 0" not in proc.stderr and "rank 1: rank 1" not in proc.stderr
 
 
 def out_name(stderr: str, rank: int) -> str:
@@ -348,7 +353,7 @@ def test_bad_rank_keeps_the_earlier_reports(capsys, tmp_path):
     assert code == 1
     lines = error_lines(err)
     assert len(lines) == 1 and lines[0].startswith(f"error: rank 1: {broken}: "), err
-    assert "The reports of rank 0 are complete and stay." in err
+    assert "[INFO] The reports of rank 0 are complete and stay." in err  # a job line: no rank first
     (kept,) = out.iterdir()
     assert STAMPED.match(kept.name)[1] == "0"
     assert "OverallMetrics" in openpyxl.load_workbook(kept, read_only=True).sheetnames
@@ -503,7 +508,9 @@ def test_rank_notice_block_is_said_whole(tmp_path):
                           timeout=300)
     assert proc.returncode == 0, proc.stderr
     lines = [line.split("] ", 1)[1] for line in proc.stderr.splitlines() if "][WARNING] " in line]
-    head = [i for i, line in enumerate(lines) if line.startswith("Base and comparison are different kinds")]
+    head = [i for i, line in enumerate(lines)
+            if re.match(r"rank (\d): Base and comparison are different kinds", line)]
+    assert [lines[i][:6] for i in head] == ["rank 0", "rank 1"]  # each block's line names its rank
     items = [i for i, line in enumerate(lines) if line.startswith("  - ")]
     blocks = [[i for i in items if i > h and all(j in items for j in range(h + 1, i + 1))] for h in head]
     assert len(head) == 2 and len(blocks[0]) >= 3 and blocks[0] + blocks[1] == items, proc.stderr
@@ -589,9 +596,10 @@ def test_rank_notice_filter_paths_and_count():
     finally:
         logger.removeFilter(once)
         logger.removeHandler(handler)
-    assert said == ["Start to compare", "Start to compare", "b/r1/x.pt.trace.json: no file", "Block:",
-                    "  - same item", "  - item of rank 1", "  - last item",
-                    "Block:", "  - same item", "  - item of rank 10", "  - last item"]
+    # each line said begins with its rank, a block's items keep their indent
+    assert said == ["rank 1: Start to compare", "rank 1: Start to compare", "rank 1: b/r1/x.pt.trace.json: no file",
+                    "rank 1: Block:", "  - same item", "  - item of rank 1", "  - last item",
+                    "rank 10: Block:", "  - same item", "  - item of rank 10", "  - last item"]
     assert once.repeated == 3
     # rank 10's two "Start to compare" (INFO) and its "no file" (WARNING): the count is said as a warning
     assert once.left_out == {logging.INFO: 2, logging.WARNING: 1} and once.level == logging.WARNING
