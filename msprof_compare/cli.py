@@ -619,14 +619,17 @@ def _compare_ranks(log: logging.Logger, pairs: dict[int, tuple[str, str]], param
 def _ranks_gate(gates: list[tuple[int, int]], pct: Any) -> int:
     """The job's ``--fail_on_regression`` status: 3 naming the ranks that regressed, else 1 naming those that could
     not be judged (no E2E time), else 0."""
-    failed = {code: [str(r) for r, c in gates if c == code] for code in (3, 1)}
+    failed = {code: [r for r, c in gates if c == code] for code in (3, 1)}
+
+    def named(ranks: list[int]) -> str:
+        return f"rank{'s' if len(ranks) > 1 else ''} {', '.join(map(str, ranks))}"
+
     if failed[3]:
-        unjudged = f"; rank(s) {', '.join(failed[1])} could not be judged" if failed[1] else ""
-        _error(f"--fail_on_regression {pct}: rank(s) {', '.join(failed[3])} regressed beyond the threshold"
-               f"{unjudged}")
+        unjudged = f"; {named(failed[1])} could not be judged" if failed[1] else ""
+        _error(f"--fail_on_regression {pct}: {named(failed[3])} regressed beyond the threshold{unjudged}")
         return 3
     if failed[1]:
-        _error(f"--fail_on_regression {pct}: rank(s) {', '.join(failed[1])} could not be judged (no E2E time)")
+        _error(f"--fail_on_regression {pct}: {named(failed[1])} could not be judged (no E2E time)")
         return 1
     return 0
 

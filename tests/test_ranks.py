@@ -255,7 +255,7 @@ def test_cluster_run_gate_names_the_failing_rank(cluster_run):
     proc, _ = cluster_run
     assert proc.returncode == 3, proc.stderr
     # rank 0 +17.49 %, rank 1 +31.12 % (step_trace_time.csv) against a 20 % threshold
-    assert error_lines(proc.stderr)[-1] == "error: --fail_on_regression 20: rank(s) 1 regressed beyond the threshold"
+    assert error_lines(proc.stderr)[-1] == "error: --fail_on_regression 20: rank 1 regressed beyond the threshold"
     assert "rank 1: Performance regression: E2E time 100.602 ms -> 131.913 ms (+31.12%)" in proc.stderr
     assert "rank 0: No regression" in proc.stderr
 
@@ -527,8 +527,8 @@ def test_ranks_gate_statuses(capsys):
     assert _ranks_gate([(0, 1), (1, 3), (2, 0), (3, 3)], 5.0) == 3
     assert _ranks_gate([(0, 1), (1, 0), (2, 1)], 5.0) == 1
     assert error_lines(capsys.readouterr().err) == [
-        "error: --fail_on_regression 5.0: rank(s) 1, 3 regressed beyond the threshold; rank(s) 0 could not be judged",
-        "error: --fail_on_regression 5.0: rank(s) 0, 2 could not be judged (no E2E time)"]
+        "error: --fail_on_regression 5.0: ranks 1, 3 regressed beyond the threshold; rank 0 could not be judged",
+        "error: --fail_on_regression 5.0: ranks 0, 2 could not be judged (no E2E time)"]
 
 
 def test_rank_not_judged_is_an_error_line(capsys, tmp_path, monkeypatch):
@@ -541,8 +541,8 @@ def test_rank_not_judged_is_an_error_line(capsys, tmp_path, monkeypatch):
     code, _, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(tmp_path),
                               "--enable_operator_compare", "--fail_on_regression", "20")
     assert code == 3
-    assert error_lines(err) == ["error: rank 0: no E2E time", "error: --fail_on_regression 20: rank(s) 1 regressed "
-                                "beyond the threshold; rank(s) 0 could not be judged"]
+    assert error_lines(err) == ["error: rank 0: no E2E time", "error: --fail_on_regression 20: rank 1 regressed "
+                                "beyond the threshold; rank 0 could not be judged"]
     assert "rank 1: Performance regression: X" in err
 
 
