@@ -119,7 +119,7 @@ class CompareResult:
         """A copy without the profiles' event tables, cheap to pickle back from a cluster task (docs/performance.md,
         "Beyond one machine"); every method answers as on this result, which keeps its tables. Its ``base`` and
         ``comparison`` keep what those methods read (path, kind, source, level, a DB step's range); their reprs
-        show no table sizes, as their tables are empty. The ``sheets`` and ``frames`` lists are new, their items
+        show no table sizes, as their tables are empty. The ``sheets`` list and ``frames`` dict are new, their items
         the same objects as this result's (the methods hand out copies; a pickle is a copy). Without a time
         breakdown in the run, the one ``regression_gate`` makes is made now."""
         gate = self._gate
