@@ -572,9 +572,9 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
             log.info("rank %s: comparing %s with %s", rank, *pairs[rank], extra={JOB_LINE: True})
 
         _compare_ranks(log, pairs, params, output, stamp, explicit, rows, gates, starting)
-    if once.repeated:
-        log.log(once.level, "Left out %d notice%s of later ranks that repeated an earlier rank's but for the rank's "
-                "own paths.", once.repeated, "s" if once.repeated > 1 else "")
+    left_out = _left_out_line(once.repeated)
+    if left_out:
+        log.log(once.level, left_out)
     _print(render_ranks(rows))
     line = job_line(rows)
     if line:
@@ -614,6 +614,14 @@ def _compare_ranks(log: logging.Logger, pairs: dict[int, tuple[str, str]], param
             log.info("The reports of rank%s %s are complete and stay.", "s" if len(rows) > 1 else "",
                      ", ".join(str(r) for r, _, _ in rows), extra={JOB_LINE: True})
         raise
+
+
+def _left_out_line(repeated: int) -> str:
+    """The line counting the notices of later ranks the rank-by-rank dedupe left out ("" when none was)."""
+    if not repeated:
+        return ""
+    return (f"Left out {repeated} notice{'s' if repeated > 1 else ''} of later ranks that repeated an earlier "
+            "rank's but for the rank's own paths.")
 
 
 def _ranks_gate(gates: list[tuple[int, int]], pct: Any) -> int:

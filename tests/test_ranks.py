@@ -667,3 +667,12 @@ def test_db_ranks_against_the_profilers_step_trace_time(capsys, tmp_path):
     for rank in (0, 1):
         (bc, bu), (cc, cu) = step("level0", rank), step("level1", rank)
         assert rows[rank][5:7] == [ms(cc - bc, "+"), ms(cu - bu, "+")], rows[rank]
+
+
+def test_left_out_line_counts_one_notice_too():
+    from msprof_compare.cli import _left_out_line
+
+    assert _left_out_line(0) == ""
+    assert _left_out_line(1) == ("Left out 1 notice of later ranks that repeated an earlier rank's but for the "
+                                 "rank's own paths.")
+    assert _left_out_line(9).startswith("Left out 9 notices of later ranks ")
