@@ -165,7 +165,8 @@ def test_rank_twice_or_disagreeing_ids_are_refused(tmp_path):
     twice.mkdir()
     for name in ("rank0_ascend_pt", "old_rank0_ascend_pt"):
         (twice / name).symlink_to(TEXT0 / "rank0_ascend_pt")
-    with pytest.raises(ProfileError, match="holds rank 0 twice: old_rank0_ascend_pt and rank0_ascend_pt"):
+    with pytest.raises(ProfileError, match="holds rank 0 twice: old_rank0_ascend_pt and rank0_ascend_pt \\(keep one "
+                                           "profile per rank in the folder: a profiler schedule with repeat > 1 "):
         api.ranks(twice)
     odd = tmp_path / "odd" / "rank0_ascend_pt"
     odd.mkdir(parents=True)

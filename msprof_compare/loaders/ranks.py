@@ -75,7 +75,11 @@ def discover(directory: str) -> dict[int, str]:
         if rank in found:
             raise ProfileError(directory, f"holds rank {rank} twice: {term_safe(os.path.basename(found[rank]))} "
                                           f"and {term_safe(os.path.basename(path))}",
-                               hint="keep one profile per rank in the folder")
+                               # torch_npu's schedule(repeat > 1) writes one profile per rank and cycle in one
+                               # folder; its guide splits them into folders by the timestamps in their names
+                               hint="keep one profile per rank in the folder: a profiler schedule with repeat > 1 "
+                                    "writes one per rank and cycle, to split into a folder per cycle by the "
+                                    "timestamps in their names")
         found[rank] = path
     return dict(sorted(found.items()))
 
