@@ -362,10 +362,10 @@ def ranks(folder: str | os.PathLike[str]) -> dict[int, str]:
     """{rank id: input path} of a folder holding one profile per rank (``rank0_ascend_pt``, ... or one Kineto trace
     per rank), in rank order. The rank is the one the profiler recorded (``loaders.ranks``). Raises
     ``ProfileError`` for a folder of no rank, an input without a rank id, or a rank found twice."""
+    from .loaders.paths import typed_path
     from .loaders.ranks import discover
 
-    folder = _path("folder", folder)
-    return discover(os.path.expanduser(folder.lstrip("=")))
+    return discover(typed_path(_path("folder", folder)))
 
 
 def compare_ranks(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
@@ -383,6 +383,8 @@ def compare_ranks(base: str | os.PathLike[str], comparison: str | os.PathLike[st
 def rank_pairs(base: str, comparison: str, options: dict[str, Any], face: Face) -> dict[int, tuple[str, str]]:
     """{rank: (base input, comparison input)} of the ranks both folders hold, after the options are checked (a
     usage error before a folder is read); the ranks one side alone holds are named in one warning."""
+    from .loaders.ranks import named_ranks
+
     if face.api:
         api_options(options)
     else:
@@ -390,8 +392,8 @@ def rank_pairs(base: str, comparison: str, options: dict[str, Any], face: Face) 
     sides = ranks(base), ranks(comparison)
     common = sorted(set(sides[0]) & set(sides[1]))
     if not common:
-        raise ProfileError(None, f"no rank in common: the base {term_safe(base)} holds {_rank_list(sides[0])}, the "
-                                 f"comparison {term_safe(comparison)} holds {_rank_list(sides[1])}")
+        raise ProfileError(None, f"no rank in common: the base {term_safe(base)} holds {named_ranks(sides[0])}, the "
+                                 f"comparison {term_safe(comparison)} holds {named_ranks(sides[1])}")
     for (name, folder, own), other in zip((("base", base, sides[0]), ("comparison", comparison, sides[1])),
                                           (sides[1], sides[0]), strict=True):
         alone = [r for r in own if r not in other]
@@ -399,10 +401,6 @@ def rank_pairs(base: str, comparison: str, options: dict[str, Any], face: Face) 
             log.warning("%s only in the %s %s, not compared: %s", "Rank" if len(alone) == 1 else "Ranks", name,
                         term_safe(folder), ", ".join(map(str, alone)))
     return {r: (sides[0][r], sides[1][r]) for r in common}
-
-
-def _rank_list(found: dict[int, str]) -> str:
-    return f"rank{'s' if len(found) > 1 else ''} {', '.join(map(str, found))}"
 
 
 def rank_results(pairs: dict[int, tuple[str, str]], options: dict[str, Any], face: Face,

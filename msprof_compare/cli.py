@@ -94,10 +94,10 @@ _CONTEXT = {"help_option_names": ["-h", "-H", "--help"]}
 
 
 def clean_path(value: str | None) -> str | None:
-    """Path options as the original post-processes them: leading '=' stripped, then '~' expanded."""
-    if value is None:
-        return None
-    return os.path.expanduser(value.lstrip("="))
+    """Path options as the original post-processes them (``loaders.paths.typed_path``)."""
+    from .loaders.paths import typed_path
+
+    return None if value is None else typed_path(value)
 
 
 # --------------------------------------------------------------------------- typer command
@@ -627,11 +627,9 @@ def _left_out_line(repeated: int) -> str:
 def _ranks_gate(gates: list[tuple[int, int]], pct: Any) -> int:
     """The job's ``--fail_on_regression`` status: 3 naming the ranks that regressed, else 1 naming those that could
     not be judged (no E2E time), else 0."""
+    from .loaders.ranks import named_ranks as named
+
     failed = {code: [r for r, c in gates if c == code] for code in (3, 1)}
-
-    def named(ranks: list[int]) -> str:
-        return f"rank{'s' if len(ranks) > 1 else ''} {', '.join(map(str, ranks))}"
-
     if failed[3]:
         unjudged = f"; {named(failed[1])} could not be judged" if failed[1] else ""
         _error(f"--fail_on_regression {pct}: {named(failed[3])} regressed beyond the threshold{unjudged}")

@@ -13,7 +13,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TextIO
+from typing import TextIO, TypeVar
 
 from .textsafe import term_safe
 
@@ -76,6 +76,20 @@ def _remove_filter(logger: logging.Logger, flt: logging.Filter) -> None:
         logger.filters = [f for f in logger.filters if f is not flt]
 
 
+_Filter = TypeVar("_Filter", bound=logging.Filter)
+
+
+@contextmanager
+def _installed(flt: _Filter) -> Iterator[_Filter]:
+    """``flt`` on the shared logger for the length of the block (``_add_filter``), then off."""
+    logger = logging.getLogger(LOGGER_NAME)
+    _add_filter(logger, flt)
+    try:
+        yield flt
+    finally:
+        _remove_filter(logger, flt)
+
+
 class _SaidOnce(logging.Filter):
     """Drops an info line, warning or error whose text was already logged in this run: a self-compare (or two
     inputs that lack the same file) would otherwise print each notice of a side twice, word for word. Info lines
@@ -102,13 +116,8 @@ class _SaidOnce(logging.Filter):
 @contextmanager
 def said_once() -> Iterator[None]:
     """For the length of one compare, each warning text is logged once (see ``_SaidOnce``)."""
-    logger = logging.getLogger(LOGGER_NAME)
-    once = _SaidOnce()
-    _add_filter(logger, once)
-    try:
+    with _installed(_SaidOnce()):
         yield
-    finally:
-        _remove_filter(logger, once)
 
 
 class _Retyped(logging.Filter):
@@ -219,25 +228,15 @@ class _SaidForEarlierRank(logging.Filter):
 def said_for_one_rank(pairs: list[tuple[str, str]]) -> Iterator[_SaidForEarlierRank]:
     """For a rank-by-rank compare of these (base input, comparison input) pairs: a notice that repeats an earlier
     rank's, but for the paths of its inputs' side, is logged once (the filter's ``repeated`` counts those dropped)."""
-    logger = logging.getLogger(LOGGER_NAME)
-    once = _SaidForEarlierRank(pairs)
-    _add_filter(logger, once)
-    try:
+    with _installed(_SaidForEarlierRank(pairs)) as once:
         yield once
-    finally:
-        _remove_filter(logger, once)
 
 
 @contextmanager
 def paths_as_typed(retype: Callable[[str], str]) -> Iterator[None]:
     """For the length of one compare, log lines name the inputs' files as typed (see ``_Retyped``)."""
-    logger = logging.getLogger(LOGGER_NAME)
-    retyped = _Retyped(retype)
-    _add_filter(logger, retyped)
-    try:
+    with _installed(_Retyped(retype)):
         yield
-    finally:
-        _remove_filter(logger, retyped)
 
 
 def level_from_env() -> int:

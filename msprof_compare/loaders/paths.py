@@ -71,10 +71,15 @@ EVERY_RUN_SIDE_FILES = (
 )
 
 
+def typed_path(given: str) -> str:
+    """A path option as the original post-processes it: a leading ``=`` dropped (``-d=X`` spelt ``-d =X``), then
+    ``~`` expanded; relative stays relative (the reports show it as typed)."""
+    return os.path.expanduser(given.lstrip("="))
+
+
 def given_path(given: str) -> str:
-    """A user's input path as the loaders read it: a leading ``=`` dropped (``-d=X`` spelt ``-d =X``), ``~``
-    expanded, made absolute."""
-    return os.path.abspath(os.path.expanduser(given.lstrip("=")))
+    """A user's input path as the loaders read it: ``typed_path``, made absolute."""
+    return os.path.abspath(typed_path(given))
 
 
 def export_dir(path: str) -> str | None:
