@@ -73,7 +73,8 @@ def compare_ranks(base: str | os.PathLike[str], comparison: str | os.PathLike[st
     """``compare`` of two folders of ranks, rank by rank: yields ``(rank, CompareResult)`` for each rank both hold,
     in rank order, one rank loaded per step (``del`` the result at the end of the loop body to keep one alive).
     Options as ``compare``'s; the folders are read and the options checked on the call, a one-sided rank is
-    warned about, no rank in common raises ``ProfileError``, and a rank's error names the rank first."""
+    warned about, no rank in common raises ``ProfileError``, and a rank's error names the rank first. A rank's log
+    lines begin with ``rank N: `` and a later rank's repeats are left out, as on the CLI (``api.rank_results``)."""
     from .api import compare_ranks as run
 
     return run(base, comparison, **options)

@@ -27,7 +27,7 @@ from .errors import OutOfMemory, ProfileError, UsageError
 from .gcpause import gc_paused
 from .loaders import Layout, detect, load_profile
 from .loaders.paths import TypedPaths, given_path
-from .logs import paths_as_typed, said_once
+from .logs import _SaidForEarlierRank, paths_as_typed, rank_notices, said_once
 from .model import Profile
 from .options import API_FACE, CLI_FACE, Face, Options, api_options, build_options, flag_words_kept
 from .textsafe import display, term_safe
@@ -375,7 +375,7 @@ def compare_ranks(base: str | os.PathLike[str], comparison: str | os.PathLike[st
     call (a one-sided rank is warned about; no rank in common raises ``ProfileError``); each rank is loaded when
     the next pair is asked for, so one result is alive at a time once the caller drops the previous one (``del``
     it at the end of the loop body: the loop variable holds it while the next rank loads). A rank's error is
-    raised with ``rank N:`` before its message."""
+    raised with ``rank N:`` before its message; its log lines are the CLI's (``rank_results``)."""
     pairs = rank_pairs(_path("base", base), _path("comparison", comparison), options, API_FACE)
     return rank_results(pairs, options, API_FACE)
 
@@ -404,21 +404,29 @@ def rank_pairs(base: str, comparison: str, options: dict[str, Any], face: Face) 
 
 
 def rank_results(pairs: dict[int, tuple[str, str]], options: dict[str, Any], face: Face,
-                 starting: Callable[[int], object] | None = None) -> Iterator[tuple[int, CompareResult]]:
+                 starting: Callable[[int], object] | None = None,
+                 notices: _SaidForEarlierRank | None = None) -> Iterator[tuple[int, CompareResult]]:
     """The rank-by-rank results, one at a time: the previous result's cycles are collected before a rank loads;
-    ``starting(rank)`` is called before each rank's compare (the CLI's notice filter tells ranks apart by it)."""
+    ``starting(rank)`` is called before each rank's compare. Each compare logs through ``notices`` (a new
+    ``rank_notices`` when None: one per call, the state of no other), installed for that compare alone, never
+    across a ``yield``: its lines begin with ``rank N: `` and an earlier rank's notices it repeats are left out.
+    The line counting those is logged once every rank is compared; a caller that stops early (``break``,
+    ``close()``) or a rank's error ends the iteration without it, as the CLI's run that stops at a rank."""
+    if notices is None:
+        notices = rank_notices(list(pairs.values()))
     for rank, (base, comparison) in pairs.items():
         gc.collect()
         if starting is not None:
             starting(rank)
         try:
-            with said_once():
+            with notices.of_rank(rank), said_once():
                 result = _compare(base, comparison, options, face)
         except (ProfileError, UsageError, MemoryError) as exc:
             _rank_error(exc, rank, (base, comparison))
             raise
         yield rank, result
         del result
+    notices.say_left_out()
 
 
 def _rank_error(exc: ProfileError | UsageError | MemoryError, rank: int, inputs: tuple[str, str]) -> None:

@@ -26,7 +26,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from .errors import OutOfMemory, ProfileError, UsageError
-from .logs import run_logging
+from .logs import _SaidForEarlierRank, run_logging
 from .textsafe import one_line, term_safe, wrap_prose, write_line
 
 HELP = {
@@ -549,7 +549,7 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
     ``performance_comparison_result_rank{R}_{timestamp}``, in the ``-o`` folder, and one line; then a table over
     the ranks and the job's line; the ``--fail_on_regression`` gate judges each rank (3 if any regressed)."""
     from .api import rank_pairs
-    from .logs import JOB_LINE, said_for_one_rank
+    from .logs import JOB_LINE, rank_notices
     from .options import CLI_FACE
     from .report import deliver
     from .report.output import REPORT_SUFFIXES, utc_now
@@ -566,15 +566,12 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
     pairs = rank_pairs(base, comparison, params, CLI_FACE)
     rows: list[tuple[int, Any, list[str]]] = []
     gates: list[tuple[int, int]] = []
-    with said_for_one_rank(list(pairs.values())) as once:
-        def starting(rank: int) -> None:
-            once.start(rank)
-            log.info("rank %s: comparing %s with %s", rank, *pairs[rank], extra={JOB_LINE: True})
 
-        _compare_ranks(log, pairs, params, output, stamp, explicit, rows, gates, starting)
-    left_out = _left_out_line(once.repeated)
-    if left_out:
-        log.log(once.level, left_out)
+    def starting(rank: int) -> None:
+        log.info("rank %s: comparing %s with %s", rank, *pairs[rank], extra={JOB_LINE: True})
+
+    _compare_ranks(log, pairs, params, output, stamp, explicit, rows, gates, starting,
+                   rank_notices(list(pairs.values())))
     _print(render_ranks(rows))
     line = job_line(rows)
     if line:
@@ -584,8 +581,10 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
 
 def _compare_ranks(log: logging.Logger, pairs: dict[int, tuple[str, str]], params: dict[str, Any], output: str,
                    stamp: str, explicit: bool, rows: list[tuple[int, Any, list[str]]],
-                   gates: list[tuple[int, int]], starting: Callable[[int], object]) -> None:
-    """The ranks' compares, reports and lines, in rank order, appending to ``rows`` and ``gates``."""
+                   gates: list[tuple[int, int]], starting: Callable[[int], object],
+                   notices: _SaidForEarlierRank) -> None:
+    """The ranks' compares, reports and lines, in rank order, appending to ``rows`` and ``gates``; ``notices``
+    (``logs.rank_notices``) judges a rank's report lines as its compare's (``api.rank_results``)."""
     from .api import judge_regression, rank_results
     from .logs import JOB_LINE
     from .options import CLI_FACE
@@ -594,34 +593,27 @@ def _compare_ranks(log: logging.Logger, pairs: dict[int, tuple[str, str]], param
     from .report.ranks_console import rank_figures, rank_line
 
     try:
-        for rank, result in rank_results(pairs, params, CLI_FACE, starting):
-            name = os.path.join(output, f"{FILE_PREFIX}rank{rank}_{stamp}.xlsx")  # .json too, by the formats
-            written = deliver.write_reports(result, name, explicit_format=explicit)
-            figures = rank_figures(result)
-            rows.append((rank, figures, written))
-            _print(rank_line(rank, figures, written))
-            if result.options.fail_on_regression is not None:
-                code, message = judge_regression(result, result.options.fail_on_regression, CLI_FACE)
-                gates.append((rank, code))
-                text = f"rank {rank}: {message.removeprefix('error: ')}"
-                if code:
-                    write_line(f"error: {text}" if message.startswith("error: ") else text, keep_newlines=True)
-                else:
-                    log.info(text)
+        for rank, result in rank_results(pairs, params, CLI_FACE, starting, notices):
+            with notices.of_rank(rank):
+                name = os.path.join(output, f"{FILE_PREFIX}rank{rank}_{stamp}.xlsx")  # .json too, by the formats
+                written = deliver.write_reports(result, name, explicit_format=explicit)
+                figures = rank_figures(result)
+                rows.append((rank, figures, written))
+                _print(rank_line(rank, figures, written))
+                if result.options.fail_on_regression is not None:
+                    code, message = judge_regression(result, result.options.fail_on_regression, CLI_FACE)
+                    gates.append((rank, code))
+                    text = f"rank {rank}: {message.removeprefix('error: ')}"
+                    if code:
+                        write_line(f"error: {text}" if message.startswith("error: ") else text, keep_newlines=True)
+                    else:
+                        log.info(text)
             del result  # one rank's result alive at a time: dropped before the next rank loads
     except (ProfileError, UsageError, MemoryError, KeyboardInterrupt, SystemExit):  # also Ctrl-C, SIGTERM
         if rows:
             log.info("The reports of rank%s %s are complete and stay.", "s" if len(rows) > 1 else "",
                      ", ".join(str(r) for r, _, _ in rows), extra={JOB_LINE: True})
         raise
-
-
-def _left_out_line(repeated: int) -> str:
-    """The line counting the notices of later ranks the rank-by-rank dedupe left out ("" when none was)."""
-    if not repeated:
-        return ""
-    return (f"Left out {repeated} notice{'s' if repeated > 1 else ''} of later ranks that repeated an earlier "
-            "rank's but for the rank's own paths.")
 
 
 def _ranks_gate(gates: list[tuple[int, int]], pct: Any) -> int:

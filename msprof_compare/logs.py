@@ -164,10 +164,26 @@ class _SaidForEarlierRank(logging.Filter):
         self.held: list[logging.LogRecord] | None = None  # a left-out block's records so far; None: none is
 
     def start(self, rank: int) -> None:
-        """The rank whose compare logs next: a notice its own compare repeats (both sides alike) is no earlier
-        rank's, and is left to ``_SaidOnce``."""
+        """The rank whose compare logs next, in this thread: a notice its own compare repeats (both sides alike) is
+        no earlier rank's, and is left to ``_SaidOnce``."""
         self.rank = rank
         self.held = None
+        self.thread = threading.get_ident()
+
+    @contextmanager
+    def of_rank(self, rank: int) -> Iterator[None]:
+        """On the shared logger for one piece of ``rank``'s work (its compare; the CLI's writing of its reports),
+        then off: the lines a caller logs between ranks (its loop body) keep their words, and two rank-by-rank
+        compares, interleaved or in threads, each judge their own records with their own state."""
+        self.start(rank)
+        with _installed(self):
+            yield
+
+    def say_left_out(self) -> None:
+        """Log the line counting the records left out (none when none was), at ``level``."""
+        line = left_out_line(self.repeated)
+        if line:
+            logging.getLogger(LOGGER_NAME).log(self.level, line)
 
     def filter(self, record: logging.LogRecord) -> bool:
         if record.levelno < logging.INFO or (record.thread is not None and record.thread != self.thread) \
@@ -224,12 +240,19 @@ class _SaidForEarlierRank(logging.Filter):
         return max((level for level, n in self.left_out.items() if n), default=logging.INFO)
 
 
-@contextmanager
-def said_for_one_rank(pairs: list[tuple[str, str]]) -> Iterator[_SaidForEarlierRank]:
-    """For a rank-by-rank compare of these (base input, comparison input) pairs: a notice that repeats an earlier
-    rank's, but for the paths of its inputs' side, is logged once (the filter's ``repeated`` counts those dropped)."""
-    with _installed(_SaidForEarlierRank(pairs)) as once:
-        yield once
+def rank_notices(pairs: list[tuple[str, str]]) -> _SaidForEarlierRank:
+    """The notice filter of one rank-by-rank compare of these (base input, comparison input) pairs: a notice that
+    repeats an earlier rank's, but for the paths of its inputs' side, is logged once (``repeated`` counts those
+    dropped). Not installed: ``of_rank`` installs it around each piece of a rank's work."""
+    return _SaidForEarlierRank(pairs)
+
+
+def left_out_line(repeated: int) -> str:
+    """The line counting the notices of later ranks the rank-by-rank dedupe left out ("" when none was)."""
+    if not repeated:
+        return ""
+    return (f"Left out {repeated} notice{'s' if repeated > 1 else ''} of later ranks that repeated an earlier "
+            "rank's but for the rank's own paths.")
 
 
 @contextmanager

@@ -10,11 +10,14 @@ import contextlib
 import csv
 import gzip
 import json
+import logging
 import re
 import shutil
 import subprocess
 import sys
+import threading
 import weakref
+from collections.abc import Iterator
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
@@ -327,11 +330,15 @@ def test_no_common_rank_and_one_folder_against_one_profile(capsys, tmp_path):
 
 def test_kineto_ranks_compare_as_their_single_compares(caplog):
     """hta's trace_filter folder (two sampled Kineto traces side by side) against itself: each rank's figures are
-    its single compare's, and zero changes; a rank's notice about both sides (the same trace) is said once."""
+    its single compare's, and zero changes; a rank's notice about both sides (the same trace) is said once, and
+    rank 1's, the same but for its trace, is left out as on the CLI."""
     for rank, result in msprof_compare.compare_ranks(KINETO, KINETO, enable_profiling_compare=True,
                                                      enable_operator_compare=True):
-        flows = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Can't find any flow event")]
-        assert len(flows) == 1 and f"sampled_rank-{rank}.json.gz" in flows[0]
+        flows = [r.getMessage() for r in caplog.records if "Can't find any flow event" in r.getMessage()]
+        assert len(flows) == 1 - rank
+        assert not flows or flows[0].startswith("rank 0: Can't find any flow event in the file: ") and \
+            flows[0].endswith("sampled_rank-0.json.gz (the trace holds no flow linking an op to its kernels, so no op "
+                              "gets a kernel)")
         caplog.clear()
         single = api.compare(KINETO / f"sampled_rank-{rank}.json.gz", KINETO / f"sampled_rank-{rank}.json.gz",
                              enable_profiling_compare=True)
@@ -671,9 +678,131 @@ def test_db_ranks_against_the_profilers_step_trace_time(capsys, tmp_path):
 
 
 def test_left_out_line_counts_one_notice_too():
-    from msprof_compare.cli import _left_out_line
+    from msprof_compare.logs import left_out_line
 
-    assert _left_out_line(0) == ""
-    assert _left_out_line(1) == ("Left out 1 notice of later ranks that repeated an earlier rank's but for the "
-                                 "rank's own paths.")
-    assert _left_out_line(9).startswith("Left out 9 notices of later ranks ")
+    assert left_out_line(0) == ""
+    assert left_out_line(1) == ("Left out 1 notice of later ranks that repeated an earlier rank's but for the "
+                                "rank's own paths.")
+    assert left_out_line(9).startswith("Left out 9 notices of later ranks ")
+
+
+@pytest.fixture
+def package_log():
+    """(thread, level, message) of each record the package logger hands its handlers, at INFO and above."""
+    logger = logging.getLogger("msprof-analyze")
+    got: list[tuple[int | None, int, str]] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: got.append((record.thread, record.levelno, record.getMessage()))
+    level = logger.level
+    logger.setLevel(logging.INFO)
+    logger.addHandler(handler)
+    try:
+        yield got
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+
+def step(results, log: list, caller: str = "") -> list[tuple[int, str]]:
+    """One ``next(results)``'s log lines (level, message); ``caller`` is logged after a rank, as a loop body would."""
+    log.clear()
+    if next(results, None) is not None and caller:
+        logging.getLogger("msprof-analyze").info(caller)
+    return [(level, text) for _, level, text in log]
+
+
+def steps(results, log: list, caller: str = "", ranks: int = 2) -> list[list[tuple[int, str]]]:
+    """``step`` for each rank, then once more (the end of the iteration)."""
+    return [step(results, log, caller) for _ in range(ranks + 1)]
+
+
+def test_compare_ranks_logs_as_the_cli(package_log):
+    """In Python, each rank's lines are its single compare's, beginning with ``rank N: ``; rank 1's lines that are
+    rank 0's but for its paths are left out, and counted once the ranks are done; the caller's own line in the loop
+    body keeps its words (said after each rank, alike)."""
+    single = {}
+    for r in (0, 1):
+        api.compare(TEXT0 / f"rank{r}_ascend_pt", TEXT1 / f"rank{r}_ascend_pt", enable_profiling_compare=True)
+        single[r] = [(level, text) for _, level, text in package_log]
+        package_log.clear()
+    assert not any(text.startswith(" ") for r in (0, 1) for _, text in single[r])  # no block: every line prefixed
+    assert not (TEXT0 / "rank1_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "communication.json").exists()
+    assert (logging.WARNING, f"{TEXT0 / 'rank1_ascend_pt'}/ASCEND_PROFILER_OUTPUT: The file communication.json does "
+                             "not exist.") in single[1]
+    repeat = [(level, text.replace("rank1_ascend_pt", "rank0_ascend_pt")) in single[0] for level, text in single[1]]
+    assert sum(repeat) >= 4
+    caller = (logging.INFO, "caller: a rank is done")
+    count = (max(level for (level, _), r in zip(single[1], repeat, strict=True) if r),
+             f"Left out {sum(repeat)} notices of later ranks that repeated an earlier rank's but for the rank's own "
+             "paths.")
+    said = steps(msprof_compare.compare_ranks(TEXT0, TEXT1, enable_profiling_compare=True), package_log, caller[1])
+    assert said == [[(level, f"rank 0: {text}") for level, text in single[0]] + [caller],
+                    [(level, f"rank 1: {text}") for (level, text), r in zip(single[1], repeat, strict=True) if not r]
+                    + [caller], [count]]
+    assert count[0] == logging.WARNING
+
+
+def test_compare_ranks_interleaved_keep_their_own_states(package_log):
+    """Two rank-by-rank compares advanced in turn (Ascend text ranks, Kineto ranks against themselves) each log
+    what each logs alone: no state of one reaches the other."""
+    def run(side: int) -> Iterator[tuple[int, api.CompareResult]]:
+        if side == 0:
+            return msprof_compare.compare_ranks(TEXT0, TEXT1, enable_profiling_compare=True)
+        return msprof_compare.compare_ranks(KINETO, KINETO, enable_profiling_compare=True)
+
+    alone = [steps(run(side), package_log) for side in (0, 1)]
+    assert [len(s) for s in alone] == [3, 3] and all(s[2][0][1].startswith("Left out ") for s in alone)
+    assert any(text.startswith("rank 0: Base and comparison are the same input") for _, text in alone[1][0])
+    both = [run(0), run(1)]
+    said: list[list[list[tuple[int, str]]]] = [[], []]
+    for _ in range(3):
+        for side in (0, 1):
+            said[side].append(step(both[side], package_log))
+    assert said == alone
+
+
+
+def test_compare_ranks_in_threads_judge_their_own_lines(package_log, monkeypatch):
+    """Two rank-by-rank compares whose ranks load at the same time in two threads (a new thread for each rank)
+    each log what one logs alone: a rank's lines are judged by its own compare's filter, in the thread it runs in."""
+    alone = steps(msprof_compare.compare_ranks(TEXT0, TEXT1, enable_profiling_compare=True), package_log)
+    real = api._compare_inputs
+    together = threading.Barrier(2, timeout=60)
+
+    def met(*args):
+        together.wait()  # both compares' filters are on the logger while both load
+        return real(*args)
+
+    monkeypatch.setattr(api, "_compare_inputs", met)
+    both = [msprof_compare.compare_ranks(TEXT0, TEXT1, enable_profiling_compare=True) for _ in range(2)]
+    for rank in (0, 1):
+        package_log.clear()
+        workers = [threading.Thread(target=next, args=(results,)) for results in both]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join(120)
+        for worker in workers:
+            assert [(level, text) for thread, level, text in package_log if thread == worker.ident] == alone[rank]
+    for results in both:
+        assert step(results, package_log) == alone[2]
+
+
+def test_compare_ranks_stopped_early_leaves_the_log_alone(package_log):
+    """A loop that breaks out leaves no filter on the logger: a line logged then keeps its words, even one a rank
+    said; the iterator goes on with its state (rank 1's repeats are left out), and closing it before the end logs no
+    count (documented: the count comes when every rank was compared)."""
+    logger = logging.getLogger("msprof-analyze")
+    filters = list(logger.filters)
+    results = msprof_compare.compare_ranks(TEXT0, TEXT1, enable_profiling_compare=True)
+    for _rank, _result in results:
+        break
+    del _result
+    assert logger.filters == filters
+    package_log.clear()
+    start = "Start to compare performance detail data, please wait."
+    logger.info(start)
+    assert package_log == [(threading.get_ident(), logging.INFO, start)]
+    assert step(results, package_log) == []  # rank 1's notices are all rank 0's (the test above), left out
+    results.close()
+    assert package_log == [] and logger.filters == filters
