@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator  # loaded at Python's start: costs nothing
+from collections.abc import Iterable, Iterator, Mapping, Sequence  # loaded at Python's start: costs nothing
 
 from . import compare as _comparators  # noqa: F401 - the (empty) sub-package first, so it never rebinds `compare`
 from .errors import ProfileError, UsageError
@@ -26,7 +26,7 @@ else:
     #: is no name here until it is imported, and importing it up front would load pandas for ``--help`` too.
     msprof_compare = sys.modules[__name__]
 
-__all__ = ["compare", "compare_ranks", "ranks", "CompareResult", "ProfileError", "UsageError"]
+__all__ = ["compare", "compare_ranks", "ranks", "ranks_overview", "CompareResult", "ProfileError", "UsageError"]
 __version__ = "0.1.0"
 
 
@@ -78,6 +78,17 @@ def compare_ranks(base: str | os.PathLike[str], comparison: str | os.PathLike[st
     from .api import compare_ranks as run
 
     return run(base, comparison, **options)
+
+
+def ranks_overview(results: Iterable[tuple[int, msprof_compare.CompareResult]],
+                   reports: Mapping[int, Sequence[str]] | None = None) -> dict[str, object]:
+    """The job overview of ``compare_ranks``' results, as the CLI writes it to
+    ``performance_comparison_result_ranks_*.json``: a record per rank (times in ns and ms, their changes, the gate's
+    verdict with ``fail_on_regression``, ``reports[rank]``' file names, the inputs) and the job's slowest rank per
+    side. Takes the iterator itself: each result gives its figures and is dropped before the next rank loads."""
+    from .api import ranks_overview as build
+
+    return build(results, reports)
 
 
 def __getattr__(name: str) -> object:

@@ -13,7 +13,7 @@ import gc
 import logging
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -780,3 +780,33 @@ def run_comparators(base: Profile, comparison: Profile, opts: Options,
 
     sheets[:0] = [s for s in summary.build(ctx, sheets) if len(s)]
     return CompareResult(base, comparison, opts, sheets, ctx.summary, ctx.frames)
+
+
+def ranks_overview(results: Iterable[tuple[int, CompareResult]],
+                   reports: Mapping[int, Sequence[str]] | None = None) -> dict[str, Any]:
+    """The job overview of a rank-by-rank compare (the CLI's ``performance_comparison_result_ranks_*.json``) from
+    ``(rank, CompareResult)`` pairs, ``compare_ranks``' iterator itself included: each result gives its small
+    figures as it comes (``ranks_console.rank_figures``, the gate's verdict when compared with
+    ``fail_on_regression``) and is dropped before the next rank loads. ``reports``: {rank: paths of the reports
+    written}, read once every result is taken. The job's folders are those holding each side's inputs."""
+    from .report.ranks_console import rank_figures
+    from .report.ranks_report import overview
+
+    rows: list[tuple[int, dict[str, tuple[int, int]] | None, list[str]]] = []
+    inputs: dict[int, tuple[str, str]] = {}
+    gates: dict[int, int] = {}
+    pct = None
+    for rank, result in results:
+        rows.append((rank, rank_figures(result), []))
+        inputs[rank] = (str(result.base.path), str(result.comparison.path))
+        pct = result.options.fail_on_regression
+        if pct is not None:
+            gates[rank] = judge_regression(result, pct, API_FACE)[0]
+        del result
+    rows = [(rank, figures, [os.fspath(p) for p in (reports or {}).get(rank, ())]) for rank, figures, _ in rows]
+
+    def folder(side: int) -> str | None:
+        found = {os.path.dirname(pair[side]) for pair in inputs.values()}
+        return found.pop() if len(found) == 1 else None
+
+    return overview(rows, inputs, (folder(0), folder(1)), gates, pct)

@@ -576,7 +576,25 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
     line = job_line(rows)
     if line:
         _print(line)
+    _write_overview(log, rows, pairs, (base, comparison), gates, params, output, stamp, formats)
     return _ranks_gate(gates, params.get("fail_on_regression"))
+
+
+def _write_overview(log: logging.Logger, rows: list[tuple[int, Any, list[str]]], pairs: dict[int, tuple[str, str]],
+                    job: tuple[str, str], gates: list[tuple[int, int]], params: dict[str, Any], output: str,
+                    stamp: str, formats: tuple[str, ...]) -> None:
+    """The job overview (``report.ranks_report``) of a complete rank-by-rank compare, beside the rank reports and
+    with their timestamp; its files logged and printed as a rank's are."""
+    from .options import parse_regression_pct
+    from .report.ranks_report import overview, write_overview
+
+    started = _dt.datetime.strptime(stamp, "%Y%m%d%H%M%S").replace(tzinfo=_dt.timezone.utc)  # the job's instant
+    document = overview(rows, pairs, job, dict(gates), parse_regression_pct(params.get("fail_on_regression")),
+                        started)
+    written = write_overview(document, output, stamp, formats)
+    for path in written:
+        log.info("The comparison result file has been generated: %s", path)
+    _print(f"Ranks overview: {', '.join(written)}")
 
 
 def _compare_ranks(log: logging.Logger, pairs: dict[int, tuple[str, str]], params: dict[str, Any], output: str,

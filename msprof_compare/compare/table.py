@@ -19,7 +19,8 @@ import pandas as pd
 from ..model import column_index, object_array
 
 #: Header names whose cells are "worse" (red) when > 1 (reference-2 §8.4).
-RATIO_HEADERS = frozenset({"Diff Ratio", "Diff Total Ratio", "Diff Avg Ratio", "Diff Calls Ratio", "Diff Self Ratio"})
+RATIO_HEADERS = frozenset({"Diff Ratio", "Diff Total Ratio", "Diff Avg Ratio", "Diff Calls Ratio", "Diff Self Ratio",
+                           "E2E Diff Ratio"})
 
 #: Column styles: number format of the data cells.
 STYLE_INT = "int"        # '#,##0'; also the original's format of most text columns (names, shapes)
@@ -64,6 +65,9 @@ class Sheet:
     ``row_styles`` (optional) gives a fill per data row ("blue", "light_blue" or "").
     ``stacked_captions``: the comparison caption goes under the base one (row 2, same column), for
     sheets whose spans are single narrow columns, where a caption beside the other would be clipped.
+    ``note`` (optional): a line written in row 2, between the captions and the headers, and frozen with them (the
+    job overview's slowest ranks). ``links`` (optional): {(data row, column): a file name beside the workbook}, the
+    cell (its text the data's) linking to that file.
     """
 
     name: str
@@ -73,6 +77,8 @@ class Sheet:
     comparison_span: tuple[int, int]
     row_styles: list[str] | None = None
     stacked_captions: bool = False
+    note: str = ""
+    links: dict[tuple[int, int], str] | None = None
 
     @property
     def headers(self) -> list[str]:

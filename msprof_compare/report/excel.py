@@ -298,11 +298,15 @@ class _Styles:
         self.cache: dict[tuple, Any] = {}
 
     def get(self, style: str = "", fill: str = "", bold: bool = False, indent: int = 0, num: bool = True,
-            wrap: bool = False) -> Any:
-        key = (style, fill, bold, indent, num, wrap)
+            wrap: bool = False, link: bool = False, border: bool = True) -> Any:
+        key = (style, fill, bold, indent, num, wrap, link, border)
         fmt = self.cache.get(key)
         if fmt is None:
             props = dict(_BASE)
+            if link:  # as spreadsheets show a hyperlink
+                props.update(font_color="blue", underline=1)
+            if not border:
+                props["border"] = 0
             if num and style in _NUM_FORMATS:
                 props["num_format"] = _NUM_FORMATS[style]
             if bold or style == STYLE_BOLD:
@@ -420,6 +424,8 @@ def _write_sheet(wb: xlsxwriter.Workbook, styles: _Styles, sheet: Sheet, caption
             if last > first:
                 ws.merge_range(0, first, 0, last, "", fmt)
             ws.write_string(0, first, text, fmt)
+        if sheet.note:  # unbordered: it runs on over the empty cells to its right
+            ws.write_string(1, 0, sheet.note, styles.get(bold=True, num=False, border=False))
     cmp_first, cmp_last = sheet.comparison_span
     for j, col in enumerate(columns):
         fill = "yellow" if cmp_first <= j <= cmp_last else "green"
@@ -463,12 +469,18 @@ def _write_sheet(wb: xlsxwriter.Workbook, styles: _Styles, sheet: Sheet, caption
                 _write_cell(ws, r, j, v, fmt, plain_red if is_ratio[j] else None)
     else:
         arrays = [col.to_numpy() if col.dtype in _FAST_DTYPES else None for col in cols]
-        _write_plain_rows(ws, values, nrows, plain, [plain_red if x else None for x in is_ratio], arrays)
+        # cell by cell with links: a link replaces its cell, which the fast writer's row blocks cannot take
+        _write_plain_rows(ws, values, nrows, plain, [plain_red if x else None for x in is_ratio], arrays,
+                          blocks=not sheet.links)
+    for (i, j), target in (sheet.links or {}).items():
+        if i < nrows:  # a relative link: the file beside the workbook, wherever the folder is moved
+            ws.write_url(i + HEADER_ROWS, j, f"external:{target}", styles.get(kinds[j], link=True),
+                         string=str(values[j][i]))
     _draw_charts(wb, ws, sheet)
 
 
 def _write_plain_rows(ws: Any, values: list[list], nrows: int, fmts: list, reds: list,
-                      arrays: list | None = None) -> None:
+                      arrays: list | None = None, blocks: bool = True) -> None:
     """The rows of a sheet without row styles, in row order (as constant_memory mode requires).
 
     On our worksheet class the whole block is handed over at once and its cell XML is rendered
@@ -476,7 +488,7 @@ def _write_plain_rows(ws: Any, values: list[list], nrows: int, fmts: list, reds:
     objects whose text is empty, xlsxwriter rich-string look-alikes) send the sheet through the per-cell
     path. Strings over Excel's 32,767 units are cut inside the block, as xlsxwriter cuts them.
     """
-    if isinstance(ws, _FastWorksheet) and ws.write_block(HEADER_ROWS, values, nrows, fmts, reds, arrays):
+    if blocks and isinstance(ws, _FastWorksheet) and ws.write_block(HEADER_ROWS, values, nrows, fmts, reds, arrays):
         return
     for i in range(nrows):
         r = i + HEADER_ROWS

@@ -89,14 +89,19 @@ def _e2e(frames: dict[str, pd.DataFrame]) -> dict[str, Any] | None:
     e2e = frames.get("e2e")
     if e2e is None or not len(e2e):
         return None
-    base, comp = int(e2e["base_ns"].iloc[0]), int(e2e["comparison_ns"].iloc[0])
-    # a side without E2E time (0) has an unknown one, not a zero one: no change can be stated (a -100 % there
-    # read as a run that took no time)
-    diff = comp - base if base and comp else None
+    return change(int(e2e["base_ns"].iloc[0]), int(e2e["comparison_ns"].iloc[0]))
+
+
+def change(base: int, comp: int, zero_known: bool = False) -> dict[str, Any]:
+    """Two whole-ns times and their change, in ns (exact) and ms. A side without E2E time (0) has an unknown one,
+    not a zero one: no change can be stated (a -100 % there read as a run that took no time); ``zero_known`` for a
+    time that may truly be 0 (Free, Uncovered Communication), whose change is stated, its percent only on a base
+    above 0."""
+    diff = comp - base if zero_known or (base and comp) else None
     return {
         "base_ns": base, "comparison_ns": comp, "diff_ns": diff,
         "base_ms": base / 1e6, "comparison_ms": comp / 1e6, "diff_ms": None if diff is None else diff / 1e6,
-        "diff_pct": None if diff is None else clean(diff / base * 100.0),
+        "diff_pct": None if diff is None or not base else clean(diff / base * 100.0),
     }
 
 
@@ -187,7 +192,11 @@ def dumps(result: CompareResult, ascii_only: bool = False, generated_at: _dt.dat
     with ``indent`` (1.74 -> 0.22 s for the 79 MB document of a 340 MB GPU pair); it writes exponents as
     ``1e-6`` where ``json`` writes ``1e-06``. It neither escapes non-ASCII text nor takes lone surrogates:
     ``ascii_only`` (a console that cannot print the text) and such documents keep ``json``."""
-    document = to_document(result, generated_at)
+    return document_text(to_document(result, generated_at), ascii_only)
+
+
+def document_text(document: dict[str, Any], ascii_only: bool = False) -> str:
+    """A JSON-ready dict as ``dumps`` writes it (msgspec, ``json`` for what msgspec does not take)."""
     if not ascii_only:
         try:
             return msgspec.json.format(msgspec.json.encode(document), indent=1).decode("utf-8")
@@ -260,11 +269,14 @@ def write_json(result: CompareResult, target: str | os.PathLike = ".", now: _dt.
 
 def json_part(result: CompareResult, text: str | None = None, generated_at: _dt.datetime | None = None) -> Part:
     """The JSON document as a report file to publish (``output.write_new_files``)."""
-    text = dumps(result, generated_at=generated_at) if text is None else text
+    return text_part(dumps(result, generated_at=generated_at) if text is None else text, "JSON result")
 
+
+def text_part(text: str, what: str) -> Part:
+    """A JSON text as a report file to publish; ``what`` names it in an error."""
     def fill(tmp: str) -> None:
         with open(tmp, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.write("\n")
 
-    return ".json", fill, "JSON result"
+    return ".json", fill, what

@@ -71,13 +71,24 @@ def render_ranks(rows: list[tuple[int, dict[str, tuple[int, int]] | None, list[s
     return table.get_string()
 
 
-def job_line(rows: list[tuple[int, dict[str, tuple[int, int]] | None, list[str]]]) -> str:
-    """The slowest rank of each side (the largest E2E; the lowest rank on a tie) and the change between them, ""
-    without figures."""
+def slowest(rows: list[tuple[int, dict[str, tuple[int, int]] | None, list[str]]]
+            ) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """((rank, E2E ns) of the base, the same of the comparison): the slowest rank of each side, the largest E2E, the
+    lowest rank on a tie (a synchronous job's step time is its slowest rank's); None without figures. The job line
+    and the job overview file (report/ranks_report.py) both take the job's figures from here."""
     timed = [(rank, f["e2e"]) for rank, f, _ in rows if f is not None]
     if not timed:
-        return ""
+        return None
     b_rank, (b_ns, _) = max(timed, key=lambda t: (t[1][0], -t[0]))
     c_rank, (_, c_ns) = max(timed, key=lambda t: (t[1][1], -t[0]))
+    return (b_rank, b_ns), (c_rank, c_ns)
+
+
+def job_line(rows: list[tuple[int, dict[str, tuple[int, int]] | None, list[str]]]) -> str:
+    """The slowest rank of each side (``slowest``) and the change between them, "" without figures."""
+    job = slowest(rows)
+    if job is None:
+        return ""
+    (b_rank, b_ns), (c_rank, c_ns) = job
     return (f"Job (slowest rank per side): base rank {b_rank} {ms3(b_ns):.3f} ms -> comparison rank {c_rank} "
             f"{ms3(c_ns):.3f} ms ({ms3(c_ns - b_ns):+.3f} ms, {_pct(b_ns, c_ns)})")

@@ -1,0 +1,131 @@
+"""The job overview of a rank-by-rank compare: ``performance_comparison_result_ranks_{timestamp}.xlsx`` (one sheet,
+``Ranks``) and ``.json``, beside the rank reports and with their timestamp. The console's table over the ranks in a
+file a user (or a CI job) of 8 or 64 ranks can sort, filter and keep: a row per rank with its times, their changes,
+its gate verdict and its reports; the job's slowest rank per side. Built from the small figures collected per rank
+(``ranks_console.rank_figures``: each rank's own ``frames["overall"]``), never from a result kept alive."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from ..compare.table import STYLE_INT, STYLE_MS3, STYLE_RATIO, STYLE_TEXT, Column, Sheet, ratio_of
+from .excel import render
+from .json_report import SCHEMA_VERSION, _version, change, clean, document_text, text_part
+from .output import FILE_PREFIX, Part, utc_now, write_new_files
+from .ranks_console import METRICS, job_line, slowest
+
+SHEET_NAME = "Ranks"
+SCHEMA_ID = "urn:msprof-compare:ranks-schema:1"
+#: The metrics as the time distribution table names them (``ranks_console.METRICS``' order).
+LABELS = {"e2e": "E2E", "computing": "Computing", "uncovered_communication": "Uncovered Communication",
+          "free": "Free"}
+#: ``judge_regression``'s status as the rank's verdict: regressed, not regressed, not judged (no E2E time).
+VERDICTS = {3: True, 0: False, 1: None}
+_VERDICT_TEXT = {True: "yes", False: "no", None: "not judged (no E2E time)"}
+
+#: A rank's row: (rank, ``rank_figures``' {metric: (base ns, comparison ns)} or None, paths of its reports).
+Row = tuple[int, dict[str, tuple[int, int]] | None, list[str]]
+
+
+def overview(rows: list[Row], inputs: Mapping[int, tuple[str, str]], job: tuple[str | None, str | None],
+             gates: Mapping[int, int] | None = None, pct: float | None = None,
+             generated_at: _dt.datetime | None = None) -> dict[str, Any]:
+    """The overview as a JSON-ready dict: a record per rank (its inputs ``inputs[rank]``, its reports' file names,
+    per metric ``json_report.change``'s figures, E2E's ``diff_ratio`` as OverallMetrics' Diff Ratio, and with the
+    gate (``pct``) its verdict from ``gates``' statuses) and the job's slowest rank per side. ``job``: the two
+    folders of ranks."""
+    now = generated_at or utc_now()
+    records = []
+    for rank, figures, reports in rows:
+        record: dict[str, Any] = {"rank": rank, "base_path": inputs[rank][0], "comparison_path": inputs[rank][1],
+                                  "reports": [os.path.basename(p) for p in reports]}
+        if figures is not None:
+            for metric in METRICS:
+                record[metric] = change(*figures[metric], zero_known=metric != "e2e")
+            base, comp = figures["e2e"]
+            # the ms OverallMetrics' E2E Time row divides: its Diff Ratio; "INF" on a base of 0, as in the JSON report
+            record["e2e"]["diff_ratio"] = clean(ratio_of(base / 1e6, comp / 1e6))
+        record["regressed"] = VERDICTS[gates[rank]] if pct is not None and gates is not None else None
+        records.append(record)
+    found = slowest(rows)
+    return {
+        "$schema": SCHEMA_ID,
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "msprof-compare", "version": _version()},
+        "generated_at": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "base_path": job[0],
+        "comparison_path": job[1],
+        "fail_on_regression": pct,
+        "ranks": records,
+        "job": None if found is None else {"base_rank": found[0][0], "comparison_rank": found[1][0],
+                                           **change(found[0][1], found[1][1])},
+        "job_line": job_line(rows) or None,
+    }
+
+
+def sheet(document: dict[str, Any]) -> Sheet:
+    """The ``Ranks`` sheet of ``overview``'s document: Rank; the base's times, the comparison's (ms, to the us as
+    the Summary shows them) and their changes, as OverallMetrics lays a breakdown out; with the gate each rank's
+    verdict; its reports (the workbook a link to the file beside this one) and inputs. Without figures (the
+    profiling compare off) ranks, reports and inputs only. Row 2 holds the job line."""
+    records = document["ranks"]
+    timed = any("e2e" in r for r in records)
+    columns = [Column("Rank", STYLE_INT, 8)]
+    data: list[list[Any]] = [[r["rank"] for r in records]]
+    if timed:
+        for side in ("base", "comparison"):
+            for metric in METRICS:
+                columns.append(Column(f"{LABELS[metric]} Time(ms)", STYLE_MS3, len(LABELS[metric]) + 12))
+                data.append([r[metric][f"{side}_ms"] if metric in r else None for r in records])
+        for metric in METRICS:
+            columns.append(Column(f"{LABELS[metric]} Diff(ms)", STYLE_MS3, len(LABELS[metric]) + 12))
+            data.append([r[metric]["diff_ms"] if metric in r else None for r in records])
+            if metric == "e2e":
+                columns.append(Column("E2E Diff Ratio", STYLE_RATIO, 16))
+                data.append([_ratio(r["e2e"]["diff_ratio"]) if "e2e" in r else None for r in records])
+    if document["fail_on_regression"] is not None:
+        columns.append(Column(f"Regressed (> {document['fail_on_regression']:g}%)", STYLE_TEXT, 24))
+        data.append([_VERDICT_TEXT[r["regressed"]] for r in records])
+    links: dict[tuple[int, int], str] = {}
+    for kind, ext in (("Workbook", ".xlsx"), ("JSON Report", ".json")):
+        names = [next((n for n in r["reports"] if n.lower().endswith(ext)), "") for r in records]
+        if any(names):
+            if ext == ".xlsx":
+                links.update({(i, len(columns)): n for i, n in enumerate(names) if n})
+            columns.append(Column(kind, STYLE_TEXT, max(len(n) for n in names) + 2))
+            data.append(names)
+    first = len(columns)
+    for side in ("base", "comparison"):
+        columns.append(Column(f"{side.title()} Input", STYLE_TEXT, 60))
+        data.append([r[f"{side}_path"] for r in records])
+    spans = ((1, 4), (5, 8)) if timed else ((first, first), (first + 1, first + 1))
+    frame = pd.DataFrame(dict(enumerate(data)))
+    return Sheet(SHEET_NAME, columns, frame, *spans, note=document["job_line"] or "", links=links or None)
+
+
+def _ratio(value: float | str) -> float:
+    return float("inf") if value == "INF" else value
+
+
+def parts(document: dict[str, Any], formats: tuple[str, ...]) -> list[Part]:
+    """The overview's files to publish (``output.write_new_files``), those ``formats`` name."""
+    out: list[Part] = []
+    if "xlsx" in formats:
+        captions = (f"Base Profiling: {document['base_path'] or ''}",
+                    f"Comparison Profiling: {document['comparison_path'] or ''}")
+        table = sheet(document)
+        out.append((".xlsx", lambda tmp: render([table], tmp, captions), "job overview workbook"))
+    if "json" in formats:
+        out.append(text_part(document_text(document), "job overview JSON"))
+    return out
+
+
+def write_overview(document: dict[str, Any], folder: str, stamp: str, formats: tuple[str, ...]) -> list[str]:
+    """Publish the overview into ``folder`` as ``performance_comparison_result_ranks_{stamp}`` (.xlsx and .json by
+    ``formats``): rendered under temporary names, published whole under one free name, never over a file."""
+    return write_new_files(folder, f"{FILE_PREFIX}ranks_{stamp}", parts(document, formats))

@@ -1,0 +1,245 @@
+"""The job overview file of a rank-by-rank compare (``performance_comparison_result_ranks_{ts}.xlsx`` / ``.json``).
+
+Expected figures are the profiler's own, as in test_ranks.py: each rank's ``step_trace_time.csv`` (Stage = the
+step's E2E time, Computing, Communication(Not Overlapped), Free, in us), a file the time breakdown does not read;
+and, for rank 1, the figures of its pair compared alone.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from decimal import Decimal
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+import msprof_compare
+from msprof_compare import api
+from msprof_compare.errors import ProfileError
+from tests.cliutil import error_lines, run_inproc
+from tests.test_ranks import ANALYZE, KINETO, PT, TEXT0, TEXT1, TEXT2, ms, stage
+
+OVERVIEW = re.compile(r"performance_comparison_result_ranks_(\d{14})\.(xlsx|json)$")
+RANK_REPORT = re.compile(r"performance_comparison_result_rank(\d)_(\d{14})\.(xlsx|json)$")
+#: step_trace_time.csv's columns, by the overview's metrics
+STAGE = {"e2e": "Stage", "computing": "Computing", "uncovered_communication": "Communication(Not Overlapped)",
+         "free": "Free"}
+HEADERS = ["Rank", "E2E Time(ms)", "Computing Time(ms)", "Uncovered Communication Time(ms)", "Free Time(ms)",
+           "E2E Time(ms)", "Computing Time(ms)", "Uncovered Communication Time(ms)", "Free Time(ms)", "E2E Diff(ms)",
+           "E2E Diff Ratio", "Computing Diff(ms)", "Uncovered Communication Diff(ms)", "Free Diff(ms)"]
+
+pytestmark = pytest.mark.skipif(not PT.is_dir(), reason="sample data not found")
+
+
+@pytest.fixture(scope="module")
+def gated(tmp_path_factory: pytest.TempPathFactory):
+    """``-bp text/level0 -d text/level1`` (two ranks each), both reports, the gate at 20 %: (process, -o folder,
+    the overview's workbook, its JSON document)."""
+    out = tmp_path_factory.mktemp("overview")
+    proc = subprocess.run([sys.executable, "-c", ANALYZE, "compare", "-bp", str(TEXT0), "-d", str(TEXT1), "-o",
+                           str(out), "--output_format", "xlsx,json", "--fail_on_regression", "20"],
+                          capture_output=True, text=True, timeout=300)
+    book = openpyxl.load_workbook(next(out.glob("performance_comparison_result_ranks_*.xlsx")))
+    doc = json.loads(next(out.glob("performance_comparison_result_ranks_*.json")).read_text())
+    return proc, out, book, doc
+
+
+def profiler_ns(folder: Path, rank: int) -> dict[str, int]:
+    """step_trace_time.csv's figures in whole ns (its us carry float noise: 8827.472999999998), E2E their sum."""
+    us = stage(folder, rank)
+    out = {m: int(us[STAGE[m]].quantize(Decimal("0.001")) * 1000) for m in STAGE if m != "e2e"}
+    return {"e2e": sum(out.values()), **out}
+
+
+def ranks_rows(book: openpyxl.Workbook) -> list[list]:
+    """The Ranks sheet's data rows (row 4 on)."""
+    return [list(r) for r in book["Ranks"].iter_rows(min_row=4, values_only=True)]
+
+
+def test_written_beside_the_rank_reports_with_their_timestamp(gated):
+    proc, out, book, _ = gated
+    assert proc.returncode == 3, proc.stderr  # the gate failed: the run is complete, the overview written
+    names = sorted(p.name for p in out.iterdir())
+    overview = [OVERVIEW.match(n) for n in names if OVERVIEW.match(n)]
+    ranks = [RANK_REPORT.match(n) for n in names if RANK_REPORT.match(n)]
+    assert len(names) == 6 and sorted(m[2] for m in overview) == ["json", "xlsx"] and len(ranks) == 4
+    assert {m[1] for m in overview} == {m[2] for m in ranks}  # one timestamp for the job
+    paths = [str(out / m[0]) for m in sorted(overview, key=lambda m: m[2] == "json")]  # the workbook first
+    assert f"\nRanks overview: {', '.join(paths)}\n" in proc.stdout
+    for path in paths:  # logged as a rank's reports are, with no rank before it
+        assert f"[INFO] The comparison result file has been generated: {path}\n" in proc.stderr
+    # the gate's line stays the last
+    assert error_lines(proc.stderr)[-1] == "error: --fail_on_regression 20: rank 1 regressed beyond the threshold"
+    assert book.sheetnames == ["Ranks"]
+
+
+def test_figures_are_the_profilers_and_each_ranks_own(gated):
+    """Every figure of both files against the profiler's step_trace_time.csv, whose columns are us to the ns (with
+    float noise): E2E is the sum of its Computing, Communication(Not Overlapped) and Free (README's rank 0: E2E
+    116.251 -> 136.581 ms, 116251.182 -> 136581.009 us; its Stage, 116251.25 us, rounds to the same ms); rank 1's
+    against its pair compared alone."""
+    _, _, book, doc = gated
+    rows = ranks_rows(book)
+    assert [r[0] for r in rows] == [0, 1] and [r["rank"] for r in doc["ranks"]] == [0, 1]
+    for rank, row, record in zip((0, 1), rows, doc["ranks"], strict=True):
+        b, c = (profiler_ns(folder, rank) for folder in (TEXT0, TEXT1))
+        for k, metric in enumerate(STAGE):
+            base_ns, comp_ns = b[metric], c[metric]
+            assert record[metric]["base_ns"] == base_ns and record[metric]["comparison_ns"] == comp_ns
+            assert record[metric]["diff_ns"] == comp_ns - base_ns  # exact
+            # the workbook: ms as the JSON's, each the ns over 1e6
+            assert row[1 + k] == record[metric]["base_ms"] == base_ns / 1e6
+            assert row[5 + k] == record[metric]["comparison_ms"] == comp_ns / 1e6
+            assert row[9 + k + (k > 0)] == record[metric]["diff_ms"] == (comp_ns - base_ns) / 1e6
+        e2e = Decimal(c["e2e"] - b["e2e"]) / b["e2e"]
+        assert round(record["e2e"]["diff_pct"], 10) == round(float(e2e * 100), 10)
+        assert row[10] == record["e2e"]["diff_ratio"] == float((1 + e2e).quantize(Decimal("0.0001")))
+        for ns, us in ((b["e2e"], stage(TEXT0, rank)["Stage"]), (c["e2e"], stage(TEXT1, rank)["Stage"])):
+            assert ms(Decimal(ns) / 1000) == ms(us)  # the console's 3 decimals
+    assert doc["ranks"][0]["e2e"]["base_ms"] == 116.251182 and doc["ranks"][0]["e2e"]["comparison_ms"] == 136.581009
+    single = api.compare(TEXT0 / "rank1_ascend_pt", TEXT1 / "rank1_ascend_pt", enable_profiling_compare=True)
+    frame = single.frames["overall"].set_index(["side", "metric"])["ns"]
+    for metric in STAGE:
+        assert (doc["ranks"][1][metric]["base_ns"], doc["ranks"][1][metric]["comparison_ns"]) == \
+            (frame[("base", metric)], frame[("comparison", metric)])
+    sheet = single.sheet("OverallMetrics")
+    assert rows[1][10] == sheet.loc[sheet["Index"] == "E2E Time", "Diff Ratio"].item()  # its workbook's ratio
+
+
+def test_job_figures_and_verdicts(gated):
+    """The slowest rank of each side (step_trace_time.csv's largest Stage), its change, the console's job line in
+    row 2; each rank's verdict against 20 %: rank 0 +17.49 %, rank 1 +31.12 %."""
+    proc, _, book, doc = gated
+    slow = [max((0, 1), key=lambda r: profiler_ns(folder, r)["e2e"]) for folder in (TEXT0, TEXT1)]
+    b_ns, c_ns = (profiler_ns(folder, r)["e2e"] for folder, r in zip((TEXT0, TEXT1), slow, strict=True))
+    job = doc["job"]
+    assert (job["base_rank"], job["comparison_rank"]) == tuple(slow)
+    assert (job["base_ns"], job["comparison_ns"], job["diff_ns"]) == (b_ns, c_ns, c_ns - b_ns)
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("Job (slowest rank per side)"))
+    assert book["Ranks"]["A2"].value == doc["job_line"] == line
+    assert doc["fail_on_regression"] == 20.0
+    assert [r["regressed"] for r in doc["ranks"]] == [False, True]
+    ws = book["Ranks"]
+    assert ws["O3"].value == "Regressed (> 20%)" and [r[14] for r in ranks_rows(book)] == ["no", "yes"]
+
+
+def test_layout_and_formats(gated):
+    """Headers, number formats (ms to the us as the Summary's, the ratio as OverallMetrics'), frozen header rows,
+    a filter, the job's folders as the captions, the rank workbooks linked by their names beside the file."""
+    _, out, book, doc = gated
+    ws = book["Ranks"]
+    headers = [c.value for c in ws[3]]
+    assert headers == [*HEADERS, "Regressed (> 20%)", "Workbook", "JSON Report", "Base Input", "Comparison Input"]
+    assert ws.freeze_panes == "A4" and ws.auto_filter.ref == "A3:S5"
+    assert (ws["B1"].value, ws["F1"].value) == (f"Base Profiling: {TEXT0}", f"Comparison Profiling: {TEXT1}")
+    assert {str(r) for r in ws.merged_cells.ranges} == {"B1:E1", "F1:I1"}
+    for row in ws.iter_rows(min_row=4, max_row=5):
+        assert {c.number_format for c in row[1:10] + row[11:14]} == {"#,##0.000"}
+        assert row[10].number_format == "0.00%" and row[10].fill.fgColor.rgb.endswith("FF0000")  # worse: red
+        assert row[0].number_format == "#,##0" and all(c.data_type == "s" for c in row[14:])
+        rank = row[0].value
+        assert row[15].hyperlink.target == row[15].value == doc["ranks"][rank]["reports"][0]
+        assert (out / row[15].value).is_file() and RANK_REPORT.match(row[15].value)[1] == str(rank)
+        assert row[16].value == doc["ranks"][rank]["reports"][1] and row[16].hyperlink is None
+        assert (row[17].value, row[18].value) == (str(TEXT0 / f"rank{rank}_ascend_pt"),
+                                                  str(TEXT1 / f"rank{rank}_ascend_pt"))
+    assert doc["$schema"] == "urn:msprof-compare:ranks-schema:1" and doc["schema_version"] == 1
+    assert (doc["base_path"], doc["comparison_path"]) == (str(TEXT0), str(TEXT1))
+
+
+def test_profiling_off_lists_ranks_and_reports(capsys, tmp_path):
+    """--enable_operator_compare alone, text/level1 (ranks 0, 1) against text/level2 (rank 0), JSON only: the
+    overview's JSON alone, with the compared rank, its report and inputs, no figures and no job."""
+    code, out, err = run_inproc(capsys, "-bp", str(TEXT1), "-d", str(TEXT2), "-o", str(tmp_path),
+                                "--enable_operator_compare", "--output_format", "json")
+    assert code == 0, err
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert [bool(OVERVIEW.match(n)) for n in names] == [False, True], names  # rank0_... sorts first
+    doc = json.loads((tmp_path / names[1]).read_text())
+    assert doc["ranks"] == [{"rank": 0, "base_path": str(TEXT1 / "rank0_ascend_pt"),
+                             "comparison_path": str(TEXT2 / "rank0_ascend_pt"), "reports": [names[0]],
+                             "regressed": None}]
+    assert doc["job"] is None and doc["job_line"] is None and doc["fail_on_regression"] is None
+    assert f"Ranks overview: {tmp_path / names[1]}\n" in out
+
+
+def test_workbook_without_figures(tmp_path):
+    """The Ranks sheet of a compare without the time breakdown: ranks, reports, inputs; the captions over the
+    inputs."""
+    from msprof_compare.report.ranks_report import overview, write_overview
+
+    doc = overview([(0, None, ["d/r0.xlsx"]), (2, None, [])], {0: ("b/0", "c/0"), 2: ("b/2", "c/2")}, ("b", "c"))
+    (path,) = write_overview(doc, str(tmp_path), "20260101000000", ("xlsx",))
+    ws = openpyxl.load_workbook(path)["Ranks"]
+    assert [c.value for c in ws[3]] == ["Rank", "Workbook", "Base Input", "Comparison Input"]
+    assert ranks_rows(ws.parent) == [[0, "r0.xlsx", "b/0", "c/0"], [2, None, "b/2", "c/2"]]
+    assert (ws["C1"].value, ws["D1"].value, ws["A2"].value) == ("Base Profiling: b", "Comparison Profiling: c", None)
+
+
+def test_never_overwrites_and_keeps_text_as_text(tmp_path):
+    """A taken name gets the first ``_N`` free for both files; a path that reads as a formula stays text."""
+    from msprof_compare.report.ranks_report import overview, write_overview
+
+    figures = {m: (1_000_000, 2_000_000) for m in STAGE}
+    doc = overview([(0, figures, ["=HYPERLINK(\"x\").xlsx"])], {0: ("=1+1", "@SUM(A1)")}, ("+b", "-c"),
+                   gates={0: 3}, pct=50.0)
+    stem = "performance_comparison_result_ranks_20260101000000"
+    (tmp_path / f"{stem}.json").write_text("kept")
+    paths = write_overview(doc, str(tmp_path), "20260101000000", ("xlsx", "json"))
+    assert [Path(p).name for p in paths] == [f"{stem}_1.xlsx", f"{stem}_1.json"]
+    assert (tmp_path / f"{stem}.json").read_text() == "kept" and not (tmp_path / f"{stem}.xlsx").exists()
+    for name in (f"{stem}.xlsx", f"{stem}_2.xlsx"):  # the workbook alone: the first name free for it
+        assert [Path(p).name for p in write_overview(doc, str(tmp_path), "20260101000000", ("xlsx",))] == [name]
+    ws = openpyxl.load_workbook(paths[0])["Ranks"]
+    row = list(ws[4])
+    assert [c.value for c in row[14:]] == ["yes", "=HYPERLINK(\"x\").xlsx", "=1+1", "@SUM(A1)"]
+    assert all(c.data_type == "s" for c in row[14:]) and ws["B1"].data_type == "s"
+    assert ws["B1"].value == "Base Profiling: +b"
+    assert json.loads(Path(paths[1]).read_text())["ranks"][0]["base_path"] == "=1+1"
+
+
+def test_not_written_when_a_rank_fails(capsys, tmp_path, monkeypatch):
+    """A bad rank stops the job (exit 1): rank 0's reports stay, no overview is written."""
+    real = api._compare_inputs
+
+    def failing(base, comparison, opts):
+        if "rank1" in base:
+            raise ProfileError(base, "broken")
+        return real(base, comparison, opts)
+
+    monkeypatch.setattr(api, "_compare_inputs", failing)
+    code, out, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(tmp_path),
+                                "--enable_profiling_compare")
+    assert code == 1 and error_lines(err)[-1].endswith("rank1_ascend_pt: broken"), err
+    assert [RANK_REPORT.match(p.name)[1] for p in tmp_path.iterdir()] == ["0"]
+    assert "Ranks overview" not in out
+
+
+def test_api_overview_of_kineto_ranks_is_the_single_compares():
+    """``ranks_overview`` over ``compare_ranks``' iterator (hta's two sampled Kineto traces against themselves):
+    each rank's figures are its pair's compared alone, every change zero, the gate's verdict no regression."""
+    written: dict[int, list[str]] = {}
+
+    def each():
+        for rank, result in msprof_compare.compare_ranks(KINETO, KINETO, enable_profiling_compare=True,
+                                                         fail_on_regression=0):
+            written[rank] = [f"out/rank{rank}.xlsx"]
+            yield rank, result
+
+    doc = msprof_compare.ranks_overview(each(), written)
+    assert [r["rank"] for r in doc["ranks"]] == [0, 1] and doc["fail_on_regression"] == 0.0
+    assert (doc["base_path"], doc["comparison_path"]) == (str(KINETO), str(KINETO))
+    for record in doc["ranks"]:
+        trace = KINETO / f"sampled_rank-{record['rank']}.json.gz"
+        single = api.compare(trace, trace, enable_profiling_compare=True).frames["overall"]
+        ns = single.set_index(["side", "metric"])["ns"]
+        for metric in STAGE:
+            assert record[metric]["base_ns"] == record[metric]["comparison_ns"] == ns[("base", metric)]
+            assert record[metric]["diff_ns"] == 0
+        assert record["e2e"]["base_ns"] > 0 and record["e2e"]["diff_ratio"] == 1.0
+        assert record["regressed"] is False and record["reports"] == [f"rank{record['rank']}.xlsx"]
+        assert record["base_path"] == str(trace)
