@@ -168,16 +168,19 @@ def test_profiling_off_lists_ranks_and_reports(capsys, tmp_path):
 
 
 def test_workbook_without_figures(tmp_path):
-    """The Ranks sheet of a compare without the time breakdown: ranks, reports, inputs; the captions over the
-    inputs."""
+    """The Ranks sheet of a compare without the time breakdown: ranks, the gate's verdicts (rank 0 not judged),
+    reports, inputs; the captions over the inputs."""
     from msprof_compare.report.ranks_report import overview, write_overview
 
-    doc = overview([(0, None, ["d/r0.xlsx"]), (2, None, [])], {0: ("b/0", "c/0"), 2: ("b/2", "c/2")}, ("b", "c"))
+    doc = overview([(0, None, ["d/r0.xlsx"]), (2, None, [])], {0: ("b/0", "c/0"), 2: ("b/2", "c/2")}, ("b", "c"),
+                   gates={0: 1, 2: 0}, pct=2.5)
     (path,) = write_overview(doc, str(tmp_path), "20260101000000", ("xlsx",))
     ws = openpyxl.load_workbook(path)["Ranks"]
-    assert [c.value for c in ws[3]] == ["Rank", "Workbook", "Base Input", "Comparison Input"]
-    assert ranks_rows(ws.parent) == [[0, "r0.xlsx", "b/0", "c/0"], [2, None, "b/2", "c/2"]]
-    assert (ws["C1"].value, ws["D1"].value, ws["A2"].value) == ("Base Profiling: b", "Comparison Profiling: c", None)
+    assert [c.value for c in ws[3]] == ["Rank", "Regressed (> 2.5%)", "Workbook", "Base Input", "Comparison Input"]
+    assert ranks_rows(ws.parent) == [[0, "not judged (no E2E time)", "r0.xlsx", "b/0", "c/0"],
+                                     [2, "no", None, "b/2", "c/2"]]
+    assert (ws["D1"].value, ws["E1"].value, ws["A2"].value) == ("Base Profiling: b", "Comparison Profiling: c", None)
+    assert [r["regressed"] for r in doc["ranks"]] == [None, False] and doc["job"] is None
 
 
 def test_never_overwrites_and_keeps_text_as_text(tmp_path):
@@ -243,3 +246,27 @@ def test_api_overview_of_kineto_ranks_is_the_single_compares():
         assert record["e2e"]["base_ns"] > 0 and record["e2e"]["diff_ratio"] == 1.0
         assert record["regressed"] is False and record["reports"] == [f"rank{record['rank']}.xlsx"]
         assert record["base_path"] == str(trace)
+
+
+def test_db_ranks_overview_against_the_profilers_step_trace_time(capsys, tmp_path):
+    """DB exports: each rank's Computing and Uncovered Communication in the overview JSON are the profiler's own
+    analysis.db StepTraceTime (us, to the ns), a table the time breakdown does not read."""
+    import contextlib
+    import sqlite3
+
+    def step(level: str, rank: int) -> tuple[int, int]:
+        db = PT / "db" / level / f"rank{rank}_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "analysis.db"
+        with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro&immutable=1", uri=True)) as con:
+            row = con.execute("SELECT CAST(computing AS TEXT), CAST(communication_not_overlapped AS TEXT) "
+                              "FROM StepTraceTime").fetchone()
+        return tuple(int(Decimal(v).quantize(Decimal("0.001")) * 1000) for v in row)
+
+    code, _, err = run_inproc(capsys, "-bp", str(PT / "db" / "level0"), "-d", str(PT / "db" / "level1"), "-o",
+                              str(tmp_path), "--enable_profiling_compare", "--output_format", "json")
+    assert code == 0, err
+    doc = json.loads(next(tmp_path.glob("performance_comparison_result_ranks_*.json")).read_text())
+    assert [r["rank"] for r in doc["ranks"]] == [0, 1]
+    for record in doc["ranks"]:
+        base, comp = step("level0", record["rank"]), step("level1", record["rank"])
+        got = [(record[m]["base_ns"], record[m]["comparison_ns"]) for m in ("computing", "uncovered_communication")]
+        assert got == list(zip(base, comp, strict=True)), record
