@@ -65,9 +65,6 @@ class Sheet:
     ``row_styles`` (optional) gives a fill per data row ("blue", "light_blue" or "").
     ``stacked_captions``: the comparison caption goes under the base one (row 2, same column), for
     sheets whose spans are single narrow columns, where a caption beside the other would be clipped.
-    ``note`` (optional): a line written in row 2, between the captions and the headers, and frozen with them (the
-    job overview's slowest ranks). ``links`` (optional): {(data row, column): a file name beside the workbook}, the
-    cell (its text the data's) linking to that file.
     """
 
     name: str
@@ -77,8 +74,6 @@ class Sheet:
     comparison_span: tuple[int, int]
     row_styles: list[str] | None = None
     stacked_captions: bool = False
-    note: str = ""
-    links: dict[tuple[int, int], str] | None = None
 
     @property
     def headers(self) -> list[str]:

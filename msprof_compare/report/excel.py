@@ -424,8 +424,9 @@ def _write_sheet(wb: xlsxwriter.Workbook, styles: _Styles, sheet: Sheet, caption
             if last > first:
                 ws.merge_range(0, first, 0, last, "", fmt)
             ws.write_string(0, first, text, fmt)
-        if sheet.note:  # unbordered: it runs on over the empty cells to its right
-            ws.write_string(1, 0, sheet.note, styles.get(bold=True, num=False, border=False))
+        note = getattr(sheet, "note", "")  # a line in row 2 (ranks_report.RanksSheet): frozen with the headers
+        if note:  # unbordered: it runs on over the empty cells to its right
+            ws.write_string(1, 0, note, styles.get(bold=True, num=False, border=False))
     cmp_first, cmp_last = sheet.comparison_span
     for j, col in enumerate(columns):
         fill = "yellow" if cmp_first <= j <= cmp_last else "green"
@@ -450,6 +451,7 @@ def _write_sheet(wb: xlsxwriter.Workbook, styles: _Styles, sheet: Sheet, caption
 
     # column Series through items(), not iloc[:, j]: positional indexing cost 5.5 of NPU pair 1's 60 ms
     cols = [col if len(col) == nrows else col.iloc[:nrows] for _, col in sheet.data.items()]
+    links = getattr(sheet, "links", None) or {}  # {(data row, column): file name} (ranks_report.RanksSheet)
     values = [col.tolist() for col in cols]
     is_ratio = [c.header in RATIO_HEADERS for c in columns]
     row_styles = sheet.row_styles
@@ -471,8 +473,8 @@ def _write_sheet(wb: xlsxwriter.Workbook, styles: _Styles, sheet: Sheet, caption
         arrays = [col.to_numpy() if col.dtype in _FAST_DTYPES else None for col in cols]
         # cell by cell with links: a link replaces its cell, which the fast writer's row blocks cannot take
         _write_plain_rows(ws, values, nrows, plain, [plain_red if x else None for x in is_ratio], arrays,
-                          blocks=not sheet.links)
-    for (i, j), target in (sheet.links or {}).items():
+                          blocks=not links)
+    for (i, j), target in links.items():
         if i < nrows:  # a relative link: the file beside the workbook, wherever the folder is moved
             ws.write_url(i + HEADER_ROWS, j, f"external:{target}", styles.get(kinds[j], link=True),
                          string=str(values[j][i]))

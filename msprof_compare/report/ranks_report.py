@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as _dt
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
@@ -30,6 +31,18 @@ _VERDICT_TEXT = {True: "yes", False: "no", None: "not judged (no E2E time)"}
 
 #: A rank's row: (rank, ``rank_figures``' {metric: (base ns, comparison ns)} or None, paths of its reports).
 Row = tuple[int, dict[str, tuple[int, int]] | None, list[str]]
+
+
+@dataclass(repr=False)  # Sheet's short repr
+class RanksSheet(Sheet):
+    """The ``Ranks`` sheet: a table with the job's line in row 2, frozen with the headers, and its rank workbooks
+    linked (the workbook writer reads both; other sheets have neither)."""
+
+    #: the job's line, in row 2
+    note: str = ""
+    #: {(data row, column): the name of a file beside the workbook}: the cell links to it (a relative link, which
+    #: still works when the folder moves)
+    links: dict[tuple[int, int], str] = field(default_factory=dict)
 
 
 def overview(rows: list[Row], inputs: Mapping[int, tuple[str, str]], job: tuple[str | None, str | None],
@@ -68,7 +81,7 @@ def overview(rows: list[Row], inputs: Mapping[int, tuple[str, str]], job: tuple[
     }
 
 
-def sheet(document: dict[str, Any]) -> Sheet:
+def sheet(document: dict[str, Any]) -> RanksSheet:
     """The ``Ranks`` sheet of ``overview``'s document: Rank; the base's times, the comparison's (ms, to the us as
     the Summary shows them) and their changes, as OverallMetrics lays a breakdown out; with the gate each rank's
     verdict; its reports (the workbook a link to the file beside this one) and inputs. Without figures (the
@@ -105,7 +118,7 @@ def sheet(document: dict[str, Any]) -> Sheet:
         data.append([r[f"{side}_path"] for r in records])
     spans = ((1, 4), (5, 8)) if timed else ((first, first), (first + 1, first + 1))
     frame = pd.DataFrame(dict(enumerate(data)))
-    return Sheet(SHEET_NAME, columns, frame, *spans, note=document["job_line"] or "", links=links or None)
+    return RanksSheet(SHEET_NAME, columns, frame, *spans, note=document["job_line"] or "", links=links)
 
 
 def _ratio(value: float | str) -> float:
