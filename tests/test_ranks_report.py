@@ -21,6 +21,7 @@ import msprof_compare
 from msprof_compare import api
 from msprof_compare.errors import ProfileError
 from tests.cliutil import error_lines, run_inproc
+from tests.test_json_report import validate
 from tests.test_ranks import ANALYZE, KINETO, PT, TEXT0, TEXT1, TEXT2, ms, stage
 
 OVERVIEW = re.compile(r"performance_comparison_result_ranks_(\d{14})\.(xlsx|json)$")
@@ -31,6 +32,8 @@ STAGE = {"e2e": "Stage", "computing": "Computing", "uncovered_communication": "C
 HEADERS = ["Rank", "E2E Time(ms)", "Computing Time(ms)", "Uncovered Communication Time(ms)", "Free Time(ms)",
            "E2E Time(ms)", "Computing Time(ms)", "Uncovered Communication Time(ms)", "Free Time(ms)", "E2E Diff(ms)",
            "E2E Diff Ratio", "Computing Diff(ms)", "Uncovered Communication Diff(ms)", "Free Diff(ms)"]
+
+SCHEMA = json.loads((Path(__file__).resolve().parents[1] / "docs" / "ranks.schema.json").read_text())
 
 pytestmark = pytest.mark.skipif(not PT.is_dir(), reason="sample data not found")
 
@@ -148,6 +151,11 @@ def test_layout_and_formats(gated):
         assert (row[17].value, row[18].value) == (str(TEXT0 / f"rank{rank}_ascend_pt"),
                                                   str(TEXT1 / f"rank{rank}_ascend_pt"))
     assert doc["$schema"] == "urn:msprof-compare:ranks-schema:1" and doc["schema_version"] == 1
+    assert validate(doc, SCHEMA) == []  # docs/ranks.schema.json
+    broken = {**doc, "ranks": [{**doc["ranks"][0], "e2e": {**doc["ranks"][0]["e2e"], "diff_ratio": "1.17"}}],
+              "extra": 1}
+    assert validate(broken, SCHEMA) == ["$.ranks[0].e2e.diff_ratio: matches no anyOf branch",
+                                        "$.extra: not allowed"]
     assert (doc["base_path"], doc["comparison_path"]) == (str(TEXT0), str(TEXT1))
 
 
@@ -164,6 +172,7 @@ def test_profiling_off_lists_ranks_and_reports(capsys, tmp_path):
                              "comparison_path": str(TEXT2 / "rank0_ascend_pt"), "reports": [names[0]],
                              "regressed": None}]
     assert doc["job"] is None and doc["job_line"] is None and doc["fail_on_regression"] is None
+    assert validate(doc, SCHEMA) == []
     assert f"Ranks overview: {tmp_path / names[1]}\n" in out
 
 
@@ -181,6 +190,7 @@ def test_workbook_without_figures(tmp_path):
                                      [2, "no", None, "b/2", "c/2"]]
     assert (ws["D1"].value, ws["E1"].value, ws["A2"].value) == ("Base Profiling: b", "Comparison Profiling: c", None)
     assert [r["regressed"] for r in doc["ranks"]] == [None, False] and doc["job"] is None
+    assert validate(doc, SCHEMA) == []
 
 
 def test_never_overwrites_and_keeps_text_as_text(tmp_path):
@@ -203,6 +213,7 @@ def test_never_overwrites_and_keeps_text_as_text(tmp_path):
     assert all(c.data_type == "s" for c in row[14:]) and ws["B1"].data_type == "s"
     assert ws["B1"].value == "Base Profiling: +b"
     assert json.loads(Path(paths[1]).read_text())["ranks"][0]["base_path"] == "=1+1"
+    assert validate(doc, SCHEMA) == []
 
 
 def test_not_written_when_a_rank_fails(capsys, tmp_path, monkeypatch):
@@ -235,6 +246,7 @@ def test_api_overview_of_kineto_ranks_is_the_single_compares():
 
     doc = msprof_compare.ranks_overview(each(), written)
     assert [r["rank"] for r in doc["ranks"]] == [0, 1] and doc["fail_on_regression"] == 0.0
+    assert validate(doc, SCHEMA) == []
     assert (doc["base_path"], doc["comparison_path"]) == (str(KINETO), str(KINETO))
     for record in doc["ranks"]:
         trace = KINETO / f"sampled_rank-{record['rank']}.json.gz"
@@ -265,7 +277,7 @@ def test_db_ranks_overview_against_the_profilers_step_trace_time(capsys, tmp_pat
                               str(tmp_path), "--enable_profiling_compare", "--output_format", "json")
     assert code == 0, err
     doc = json.loads(next(tmp_path.glob("performance_comparison_result_ranks_*.json")).read_text())
-    assert [r["rank"] for r in doc["ranks"]] == [0, 1]
+    assert [r["rank"] for r in doc["ranks"]] == [0, 1] and validate(doc, SCHEMA) == []
     for record in doc["ranks"]:
         base, comp = step("level0", record["rank"]), step("level1", record["rank"])
         got = [(record[m]["base_ns"], record[m]["comparison_ns"]) for m in ("computing", "uncovered_communication")]
