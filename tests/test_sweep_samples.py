@@ -74,7 +74,7 @@ def test_rank_phase_on_a_tiny_matrix(samples: Path, tmp_path: Path) -> None:
     assert sorted(ranked) == sorted([("level0", "copy:level0", ()), ("level2", "copy:level2", ()),
                                      ("level0", "level2", ()), ("level2", "level0", ())]
                                     + [("level0", "copy:level0", tuple(o)) for o in sweep.RANK_OPTS])
-    assert [len(ranked[k]["reports"]) for k in sorted(ranked)] == [2, 2, 2, 2, 1, 1, 1]
+    assert [len(ranked[k]["reports"]) for k in sorted(ranked)] == [3, 3, 3, 3, 2, 2, 2]  # and the job overview
     assert {r["rc"] for r in runs} == {0}
     assert not (out / "loadable.json").exists()  # the rank phase alone probes no input
 
@@ -104,7 +104,7 @@ def _flags(found: list[str], *words: str) -> bool:
 
 def test_check_rank_run_flags_each_disagreement(one_sided) -> None:
     r, folders, singles, reports = one_sided
-    (name, doc), = reports.items()
+    (name, doc), (overview_name, overview) = sorted(reports.items(), key=lambda x: "_ranks_" in x[0])
     check = sweep.check_rank_run
     e2e = next(x for x in doc["sheets"] if x["name"] == "OverallMetrics")["rows"]
     e2e = next(x for x in e2e if x["Index"] == "E2E Time")
@@ -136,3 +136,16 @@ def test_check_rank_run_flags_each_disagreement(one_sided) -> None:
     assert _flags(check(r, folders, failed, reports), "error lines", "error: rank 0: /x: broken")
     assert _flags(check(r | {"stderr": r["stderr"] + "\nTraceback (most recent call last):\n"}, folders, singles,
                         reports), "traceback")
+    # the job overview: one, its figures the rank report's
+    assert _flags(check(r, folders, singles, {name: doc}), "job overviews [], expected one")
+    assert _flags(check(r, folders, failed, reports), "a job overview of a failed run")
+    late = json.loads(json.dumps(overview))
+    late["ranks"][0]["computing"]["comparison_ns"] += 1
+    assert _flags(check(r, folders, singles, {name: doc, overview_name: late}), "job overview rank 0: {")
+    late["ranks"][0]["computing"] = overview["ranks"][0]["computing"] | {"diff_ns": 1}
+    assert _flags(check(r, folders, singles, {name: doc, overview_name: late}), "not the exact change")
+    late = json.loads(json.dumps(overview))
+    late["job"]["base_rank"] = 1
+    assert _flags(check(r, folders, singles, {name: doc, overview_name: late}), "job overview job")
+    stamp = overview_name.replace(overview_name[-19:-5], "20000101000000")
+    assert _flags(check(r, folders, singles, {name: doc, stamp: overview}), "not the rank reports' timestamp")

@@ -10,7 +10,8 @@ figures = sheet figures, self-compares at zero, swapped sides mirrored, one comp
 of the full run, and statistic sheets totalling their detail sheets. The rank phase finds the folders of ranks
 (`msprof_compare.api.ranks`), compares them rank by rank (`-o FOLDER`) and checks that each rank's report is the
 single compare of its pair, with the invariants above, that the status, error, report names, rank lines, table,
-job line and one-sided-rank warning follow, and that `-o -` is refused. It is a tool, not part of the suite:
+job line, job overview (its figures the rank reports') and one-sided-rank warning follow, and that `-o -` is
+refused. It is a tool, not part of the suite:
 slow (minutes) and it reports findings to investigate rather than asserting.
 
     python tools/sweep_samples.py                 # ../shared/samples, results in ./sweep-out
@@ -603,6 +604,8 @@ def plan_pairs(samples: Path, loadable: list[tuple[str, str]]) -> list[tuple[str
 
 #: The report a rank-by-rank compare writes per rank (README "Multi-rank runs"), with ``--output_format json``.
 RANK_REPORT = re.compile(r"^performance_comparison_result_rank(\d+)_(\d{14})\.json$")
+#: The job overview a complete rank-by-rank compare writes beside them.
+OVERVIEW_REPORT = re.compile(r"^performance_comparison_result_ranks_(\d{14})\.json$")
 #: Option sets of the rank phase besides the default one; the step options only where both folders are DB exports.
 RANK_OPTS = [["--enable_profiling_compare"], ["--enable_operator_compare"], ["--disable_details"]]
 RANK_STEPS = ("50", "13")  # the DB samples' step, and one they lack (a usage error on the first rank)
@@ -736,9 +739,12 @@ def check_rank_run(r: dict, folders: tuple[dict[int, str], dict[int, str]], sing
         if not alone and said:
             bad.append(f"no rank only in the {side}, but warned {said!r:.300}")
     names = {}
+    overviews = []
     for n in sorted(reports):
         m = RANK_REPORT.match(n)
-        if m is None:
+        if OVERVIEW_REPORT.match(n):
+            overviews.append(n)
+        elif m is None:
             bad.append(f"report name {n!r}")
         else:
             names[int(m.group(1))] = (n, m.group(2))
@@ -783,6 +789,53 @@ def check_rank_run(r: dict, folders: tuple[dict[int, str], dict[int, str]], sing
                 bad.append(f"job line {jobs!r:.300} != {job!r}")
         elif jobs:
             bad.append(f"a job line without figures: {jobs[0]!r:.200}")
+    return bad + check_overview(r, overviews, names, reports, fail is None and r["rc"] == 0)
+
+
+def check_overview(r: dict, overviews: list[str], names: dict[int, tuple[str, str]],
+                   reports: dict[str, dict | None], complete: bool) -> list[str]:
+    """The job overview of a rank-by-rank run: one on a `complete` run (every rank compared; none when a rank
+    fails, or should), with the rank reports' timestamp and the run's folders, a record per rank naming its report,
+    with the figures of the rank report's own OverallMetrics (exact ns), and the job's slowest rank per side by
+    those figures."""
+    if not complete:
+        return [f"a job overview of a failed run: {overviews}"] if overviews else []
+    if len(overviews) != 1:
+        return [f"job overviews {overviews}, expected one"]
+    (name,) = overviews
+    doc = reports[name]
+    if doc is None:
+        return ["the job overview is not strict JSON"]
+    bad = []
+    if {t for _, t in names.values()} != {OVERVIEW_REPORT.match(name).group(1)}:
+        bad.append(f"job overview {name}: not the rank reports' timestamp")
+    if (doc.get("base_path"), doc.get("comparison_path")) != (r["base_dir"], r["comp_dir"]):
+        bad.append(f"job overview folders {doc.get('base_path')!r}, {doc.get('comparison_path')!r}")
+    records = {x.get("rank"): x for x in doc.get("ranks", [])}
+    if sorted(records) != sorted(names):
+        return bad + [f"job overview of ranks {sorted(records)}, expected {sorted(names)}"]
+    keys = dict(zip(RANK_METRICS, ("e2e", "computing", "uncovered_communication", "free"), strict=True))
+    timed = []
+    for k, (report, _) in sorted(names.items()):
+        x, ns = records[k], _rank_ns(reports[report] or {})
+        if x.get("reports") != [report]:
+            bad.append(f"job overview rank {k}: reports {x.get('reports')}")
+        got = {m: (x[key]["base_ns"], x[key]["comparison_ns"]) for m, key in keys.items() if key in x} or None
+        if got != ns:
+            bad.append(f"job overview rank {k}: {got} != the rank report's {ns}")
+        if ns is not None:
+            timed.append((k, *ns["E2E Time"]))
+            if any(x[key]["diff_ns"] != c - b for m, key in keys.items() for b, c in [ns[m]] if m != "E2E Time"):
+                bad.append(f"job overview rank {k}: a diff is not the exact change")
+    job = doc.get("job")
+    if timed:
+        bk, b, _ = max(timed, key=lambda t: (t[1], -t[0]))
+        ck, _, c = max(timed, key=lambda t: (t[2], -t[0]))
+        want = {"base_rank": bk, "comparison_rank": ck, "base_ns": b, "comparison_ns": c}
+        if not job or {key: job.get(key) for key in want} != want:
+            bad.append(f"job overview job {job!r:.200} != {want}")
+    elif job is not None:
+        bad.append("a job overview job without figures")
     return bad
 
 
