@@ -549,7 +549,7 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
     ``performance_comparison_result_rank{R}_{timestamp}``, in the ``-o`` folder, and one line; then a table over
     the ranks and the job's line; the ``--fail_on_regression`` gate judges each rank (3 if any regressed)."""
     from .api import rank_pairs
-    from .logs import JOB_LINE, rank_notices
+    from .logs import rank_notices
     from .options import CLI_FACE
     from .report import deliver
     from .report.output import REPORT_SUFFIXES, utc_now
@@ -568,7 +568,7 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
     gates: list[tuple[int, int]] = []
 
     def starting(rank: int) -> None:
-        log.info("rank %s: comparing %s with %s", rank, *pairs[rank], extra={JOB_LINE: True})
+        log.info("rank %s: comparing %s with %s", rank, *pairs[rank])
 
     _compare_ranks(log, pairs, params, output, stamp, explicit, rows, gates, starting,
                    rank_notices(list(pairs.values())))
@@ -604,7 +604,6 @@ def _compare_ranks(log: logging.Logger, pairs: dict[int, tuple[str, str]], param
     """The ranks' compares, reports and lines, in rank order, appending to ``rows`` and ``gates``; ``notices``
     (``logs.rank_notices``) judges a rank's report lines as its compare's (``api.rank_results``)."""
     from .api import judge_regression, rank_results
-    from .logs import JOB_LINE
     from .options import CLI_FACE
     from .report import deliver
     from .report.output import FILE_PREFIX
@@ -630,7 +629,7 @@ def _compare_ranks(log: logging.Logger, pairs: dict[int, tuple[str, str]], param
     except (ProfileError, UsageError, MemoryError, KeyboardInterrupt, SystemExit):  # also Ctrl-C, SIGTERM
         if rows:
             log.info("The reports of rank%s %s are complete and stay.", "s" if len(rows) > 1 else "",
-                     ", ".join(str(r) for r, _, _ in rows), extra={JOB_LINE: True})
+                     ", ".join(str(r) for r, _, _ in rows))
         raise
 
 

@@ -18,8 +18,6 @@ from typing import TextIO, TypeVar
 from .textsafe import term_safe
 
 LOGGER_NAME = "msprof-analyze"
-#: A log record's attribute (``extra={JOB_LINE: True}``) marking a rank-by-rank compare's own line: logged as it is.
-JOB_LINE = "job_line"
 LEVEL_ENV = "MSPROF_ANALYZE_LOG_LEVEL"
 _LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 _FORMAT = "[%(asctime)s][%(levelname)s] %(message)s"
@@ -145,8 +143,8 @@ class _SaidForEarlierRank(logging.Filter):
     notice about the comparison's rank 1 is no repeat of the same notice about the base's rank 0. A block (a line
     and the indented "  - " lines under it) is said whole: an item that is new brings back its line and the items
     left out before it. Counted in ``repeated``; this thread's records only (see ``_SaidOnce``). A line said (not
-    an item) begins with its rank, ``rank N: ``, so that a notice of one rank alone says whose it is; a record
-    logged with ``extra={JOB_LINE: True}`` (the job's own lines, which name their ranks) passes as it is."""
+    an item) begins with its rank, ``rank N: ``, so that a notice of one rank alone says whose it is. Installed only
+    around a rank's own work (``of_rank``): the job's lines, which name their ranks, are logged outside it."""
 
     def __init__(self, pairs: list[tuple[str, str]]) -> None:
         super().__init__()
@@ -186,8 +184,7 @@ class _SaidForEarlierRank(logging.Filter):
             logging.getLogger(LOGGER_NAME).log(self.level, line)
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.levelno < logging.INFO or (record.thread is not None and record.thread != self.thread) \
-                or getattr(record, JOB_LINE, False):
+        if record.levelno < logging.INFO or (record.thread is not None and record.thread != self.thread):
             return True
         if getattr(record, "said_again", False):
             return self._named(record)
