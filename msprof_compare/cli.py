@@ -591,7 +591,7 @@ def _write_overview(log: logging.Logger, rows: list[tuple[int, Any, list[str]]],
     started = _dt.datetime.strptime(stamp, "%Y%m%d%H%M%S").replace(tzinfo=_dt.timezone.utc)  # the job's instant
     document = overview(rows, pairs, job, dict(gates), parse_regression_pct(params.get("fail_on_regression")),
                         started)
-    written = write_overview(document, output, stamp, formats)
+    written = write_overview(document, output, stamp, formats, bool(params.get("force")))
     for path in written:
         log.info("The comparison result file has been generated: %s", path)
     _print(f"Ranks overview: {', '.join(written)}")

@@ -8,6 +8,7 @@ and, for rank 1, the figures of its pair compared alone.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -282,3 +283,15 @@ def test_db_ranks_overview_against_the_profilers_step_trace_time(capsys, tmp_pat
         base, comp = step("level0", record["rank"]), step("level1", record["rank"])
         got = [(record[m]["base_ns"], record[m]["comparison_ns"]) for m in ("computing", "uncovered_communication")]
         assert got == list(zip(base, comp, strict=True)), record
+
+
+def test_a_relative_output_folder_is_named_absolute_as_the_rank_reports(tmp_path):
+    """``-o out`` (relative): the overview's line names its files by their absolute paths, as each rank's line and
+    log name the rank reports (the folder is resolved by the same check)."""
+    proc = subprocess.run([sys.executable, "-c", ANALYZE, "compare", "-bp", str(TEXT0), "-d", str(TEXT1), "-o", "out",
+                           "--enable_api_compare"], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    (overview,) = (tmp_path / "out").glob("performance_comparison_result_ranks_*.xlsx")
+    assert f"\nRanks overview: {overview}\n" in proc.stdout
+    assert f"[INFO] The comparison result file has been generated: {overview}\n" in proc.stderr
+    assert f"rank 0: {tmp_path / 'out'}{os.sep}performance_comparison_result_rank0_" in proc.stdout

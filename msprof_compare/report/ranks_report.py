@@ -17,7 +17,7 @@ import pandas as pd
 from ..compare.table import STYLE_INT, STYLE_MS3, STYLE_RATIO, STYLE_TEXT, Column, Sheet, ratio_of
 from .excel import render
 from .json_report import SCHEMA_VERSION, _version, change, clean, document_text, text_part
-from .output import FILE_PREFIX, Part, utc_now, write_new_files
+from .output import FILE_PREFIX, Part, output_target, utc_now, write_new_files
 from .ranks_console import METRICS, job_line, slowest
 
 SHEET_NAME = "Ranks"
@@ -138,7 +138,10 @@ def parts(document: dict[str, Any], formats: tuple[str, ...]) -> list[Part]:
     return out
 
 
-def write_overview(document: dict[str, Any], folder: str, stamp: str, formats: tuple[str, ...]) -> list[str]:
+def write_overview(document: dict[str, Any], folder: str, stamp: str, formats: tuple[str, ...],
+                   force: bool = False) -> list[str]:
     """Publish the overview into ``folder`` as ``performance_comparison_result_ranks_{stamp}`` (.xlsx and .json by
-    ``formats``): rendered under temporary names, published whole under one free name, never over a file."""
-    return write_new_files(folder, f"{FILE_PREFIX}ranks_{stamp}", parts(document, formats))
+    ``formats``): rendered under temporary names, published whole under one free name, never over a file. The
+    folder is checked and named as the rank reports' (``output.output_target``: its absolute path)."""
+    directory = output_target(folder, ".xlsx", force)[0]
+    return write_new_files(directory, f"{FILE_PREFIX}ranks_{stamp}", parts(document, formats))
