@@ -806,3 +806,23 @@ def test_compare_ranks_stopped_early_leaves_the_log_alone(package_log):
     assert step(results, package_log) == []  # rank 1's notices are all rank 0's (the test above), left out
     results.close()
     assert package_log == [] and logger.filters == filters
+
+
+def test_kineto_rank_subfolders_hold_a_trace_under_any_name(tmp_path):
+    """A rank's subfolder holds its trace as a folder input does: under the name ``export_chrome_trace`` was given
+    (no ``.pt.trace``), beside a side JSON file that is no trace (an event list, an object without traceEvents)."""
+    for r in (0, 1):
+        sub = tmp_path / f"worker{1 - r}"  # the names' order is not the ranks'
+        sub.mkdir()
+        shutil.copy(KINETO / f"sampled_rank-{r}.json.gz", sub / "trace.json.gz")
+        (sub / "execution_details.json").write_text('{"model": "x"}')
+        (sub / "timeline.json").write_text("[]")
+    assert api.ranks(tmp_path) == {0: str(tmp_path / "worker1"), 1: str(tmp_path / "worker0")}
+    (tmp_path / "worker0" / "other.json").write_text('{"traceEvents": []}')  # two traces: which is the rank's?
+    with pytest.raises(ProfileError, match=r"worker0: holds 2 traces: a rank's folder holds one"):
+        api.ranks(tmp_path)
+    (tmp_path / "worker0" / "other.json").unlink()
+    (results,) = [(rank, result.verdict) for rank, result in
+                  msprof_compare.compare_ranks(tmp_path, KINETO, enable_profiling_compare=True) if rank == 1]
+    assert results[1] == api.compare(KINETO / "sampled_rank-1.json.gz", KINETO / "sampled_rank-1.json.gz",
+                                     enable_profiling_compare=True).verdict

@@ -102,6 +102,20 @@ def _names_trace_events(path: str) -> bool:
     return b'"traceEvents"' in traceio.head_bytes(path, 64 * 1024)
 
 
+def folder_traces(directory: str) -> tuple[list[str], bool]:
+    """The Kineto traces a folder holds, as a folder input is read (one of them: that trace is the input) and a
+    rank's subfolder too: its ``*.pt.trace.json`` files (what torch.profiler names them; True), else its JSON
+    objects when there is one (a trace exported under another name), else those whose head names ``traceEvents``
+    (not side files such as a legacy MindSpore folder's timeline_summary_1.json: a Kineto trace is a JSON object,
+    the other JSON files of profiling folders are event lists or no trace)."""
+    found = _kineto_candidates(directory)
+    named = [f for f in found if f.endswith(_KINETO_SUFFIXES)]
+    if named:
+        return named, True
+    objects = [f for f in found if _kineto_object(f)]
+    return (objects if len(objects) == 1 else [f for f in objects if _names_trace_events(f)]), False
+
+
 def _classify(given: str, force: bool = False) -> Layout:
     """Classify a user path (no permission or size checks)."""
     if not given:
@@ -156,20 +170,12 @@ def _classify(given: str, force: bool = False) -> Layout:
     if os.path.isfile(trace + ".gz"):  # compressed to save space: read like a .json.gz trace (spec README item 5)
         return Layout(given, path, level, trace_path=trace + ".gz", ascend_output=output, info_path=info)
     if output == path:
-        found = _kineto_candidates(path)
-        named = [f for f in found if f.endswith(_KINETO_SUFFIXES)]  # what torch.profiler writes
-        if not named:  # other JSON files count only when they are JSON objects, as a Kineto trace is
-            found = [f for f in found if _kineto_object(f)]
-        if len(named) == 1 or (not named and len(found) == 1):
-            trace = named[0] if named else found[0]
-            return Layout(given, trace, "file", trace_path=trace)
-        if not named:  # several: only those that can be a trace count, not side files such as a legacy
-            found = [f for f in found if _names_trace_events(f)]  # MindSpore folder's timeline_summary_1.json
-            if len(found) == 1:
-                return Layout(given, found[0], "file", trace_path=found[0])
-        if named or found:
-            listing = ", ".join(term_safe(os.path.basename(f)) for f in named or found)
-            what = (f"{len(named)} traces" if named else
+        found, named = folder_traces(path)
+        if len(found) == 1:
+            return Layout(given, found[0], "file", trace_path=found[0])
+        if found:
+            listing = ", ".join(term_safe(os.path.basename(f)) for f in found)
+            what = (f"{len(found)} traces" if named else
                     f"no *.pt.trace.json but {len(found)} JSON trace{'s' if len(found) > 1 else ''}")
             raise ProfileError(given, f"directory holds {what} ({listing})", hint="pass the trace file itself")
     for cand in (trace, trace + ".gz"):  # there but unreadable: "not found" would send the user looking for it
@@ -265,14 +271,14 @@ _DEEPER_DIRS = 64
 
 def _profiling_dirs(directory: str) -> tuple[list[str], list[str]]:
     """The names of ``directory``'s profiling directories (*_ascend_pt / *_ascend_ms, one holding
-    ASCEND_PROFILER_OUTPUT or a Kineto trace), and of all its subfolders, both sorted."""
+    ASCEND_PROFILER_OUTPUT or a Kineto trace: ``folder_traces``), and of all its subfolders, both sorted."""
     try:
         names = sorted(n for n in os.listdir(directory) if os.path.isdir(os.path.join(directory, n)))
     except OSError:
         return [], []
     found = [n for n in names if n.endswith(("_ascend_pt", "_ascend_ms"))
              or os.path.isdir(os.path.join(directory, n, ASCEND_OUTPUT))
-             or any(f.endswith(_KINETO_SUFFIXES) for f in _kineto_candidates(os.path.join(directory, n)))]
+             or folder_traces(os.path.join(directory, n))[0]]
     return found, names
 
 

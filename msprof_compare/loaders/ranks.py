@@ -15,16 +15,7 @@ from collections.abc import Iterable
 
 from ..errors import ProfileError
 from ..textsafe import term_safe
-from . import (
-    _INFO_RE,
-    _KINETO_SUFFIXES,
-    ASCEND_OUTPUT,
-    _is_db_name,
-    _kineto_candidates,
-    _kineto_object,
-    _names_trace_events,
-    _profiling_dirs,
-)
+from . import _INFO_RE, ASCEND_OUTPUT, _is_db_name, _profiling_dirs, folder_traces
 
 #: How much of a Kineto trace is read for its ``distributedInfo`` (it sits before ``traceEvents``).
 HEAD_BYTES = 64 * 1024
@@ -56,11 +47,7 @@ def rank_inputs(directory: str) -> list[str] | None:
     if (ASCEND_OUTPUT in names or "trace_view.json" in names or "trace_view.json.gz" in names
             or any(_is_db_name(n) for n in names)):
         return None
-    found = _kineto_candidates(directory)
-    traces = [f for f in found if f.endswith(_KINETO_SUFFIXES)]
-    if not traces:
-        objects = [f for f in found if _kineto_object(f)]
-        traces = objects if len(objects) == 1 else [f for f in objects if _names_trace_events(f)]
+    traces = folder_traces(directory)[0]
     if len(traces) == 1:  # the folder is that trace's input, as ``loaders.detect`` takes it
         return None
     return sorted([os.path.join(directory, n) for n in _profiling_dirs(directory)[0]] + traces)
@@ -102,7 +89,7 @@ def input_rank(path: str) -> int:
     if any(_INFO_RE.match(n) for n in names) or path.endswith(("_ascend_pt", "_ascend_ms")) \
             or os.path.isdir(os.path.join(path, ASCEND_OUTPUT)):
         return _npu_rank(path, names)
-    traces = [f for f in _kineto_candidates(path) if f.endswith(_KINETO_SUFFIXES)]
+    traces = folder_traces(path)[0]
     if len(traces) != 1:
         raise ProfileError(path, f"holds {len(traces)} traces: a rank's folder holds one")
     return _trace_rank(traces[0])
