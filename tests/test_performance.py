@@ -363,7 +363,7 @@ def test_kineto_names_share_one_object_per_text() -> None:
 # --------------------------------------------------------------------------- xlsx fast path
 
 
-def _generic_rows(ws, values, nrows, fmts, reds, arrays=None) -> None:
+def _generic_rows(ws, values, nrows, fmts, reds, arrays=None, blocks=True) -> None:
     """The reference: every cell through the generic ``_write_cell``."""
     for i in range(nrows):
         for c, (column, fmt, red) in enumerate(zip(values, fmts, reds, strict=True)):

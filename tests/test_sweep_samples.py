@@ -27,14 +27,17 @@ sweep = _tool()
 
 def test_find_rank_folders_lists_the_samples_folders_of_ranks(samples: Path) -> None:
     # by hand (ls of the samples): the msinsight text / DB levels (level2 recorded rank 0 only), the system test's
-    # four ranks, the server test data's two, and the HTA trace folders (rank-34 is the cpu_only trace's rank)
+    # four ranks, the server test data's two, HTA's trace_filter, and xdit_flux.1, whose capture_traces subfolder holds
+    # rank 0's trace beside execution_details.json (hta/tests/data is none: most of its subfolders' traces record
+    # no rank, e.g. amd_trace's)
     want = {f"{PT}/{kind}/{lv}": {r: f"{PT}/{kind}/{lv}/rank{r}_ascend_pt" for r in ranks}
             for kind in ("text", "db") for lv, ranks in (("level0", (0, 1)), ("level1", (0, 1)), ("level2", (0,)))}
     want["msinsight/test/st/level2"] = {r: f"msinsight/test/st/level2/rank_{r}_ascend_pt" for r in range(4)}
     srv = "msinsight/server/src/test/test_data"
     want[srv] = {0: f"{srv}/test_rank_0", 1: f"{srv}/test_rank_1"}
     want["hta/tests/data/trace_filter"] = {r: f"hta/tests/data/trace_filter/sampled_rank-{r}.json.gz" for r in (0, 1)}
-    want["hta/tests/data"] = {0: "hta/tests/data/ns_resolution_trace", 34: "hta/tests/data/cpu_only"}
+    xdit = "tracelens/tests/traces/inference/xdit_flux.1"
+    want[xdit] = {0: f"{xdit}/capture_traces"}
     assert sweep.find_rank_folders(samples) == want
 
 
