@@ -152,3 +152,15 @@ def test_check_rank_run_flags_each_disagreement(one_sided) -> None:
     assert _flags(check(r, folders, singles, {name: doc, overview_name: late}), "job overview job")
     stamp = overview_name.replace(overview_name[-19:-5], "20000101000000")
     assert _flags(check(r, folders, singles, {name: doc, stamp: overview}), "not the rank reports' timestamp")
+
+
+def test_rank_figures_of_a_pair_without_communication() -> None:
+    """OverallMetrics has no Uncovered Communication Time row where neither side communicates (xdit_flux.1's rank
+    0 trace): its figures are 0 on both sides, as the console's table shows them, not a report without figures."""
+    rows = [{"Index": i, "Duration(ms)": b, "Duration(ms).1": c}
+            for i, b, c in (("Computing Time", 64.018243, 64.0), ("Free Time", 332.609668, 300.5),
+                            ("E2E Time", 396.627911, 364.518243))]
+    doc = {"sheets": [{"name": "OverallMetrics", "rows": rows}]}
+    assert sweep._rank_ns(doc) == {"E2E Time": (396627911, 364518243), "Computing Time": (64018243, 64000000),
+                                   "Uncovered Communication Time": (0, 0), "Free Time": (332609668, 300500000)}
+    assert sweep._rank_ns({"sheets": [{"name": "OverallMetrics", "rows": rows[:2]}]}) is None  # no E2E row

@@ -673,12 +673,14 @@ def _pct(b: int, c: int) -> str:
 
 
 def _rank_ns(doc: dict) -> dict[str, tuple[int, int]] | None:
-    """{OverallMetrics row: (base ns, comparison ns)} of `RANK_METRICS`; None without the sheet."""
+    """{OverallMetrics row: (base ns, comparison ns)} of `RANK_METRICS`; None without the sheet. A pair without
+    communication has no Uncovered Communication Time row (as the original's sheet): 0 on both sides."""
     rows = {r["Index"]: r for r in sheet_map(doc).get("OverallMetrics", [])}
-    if not all(m in rows for m in RANK_METRICS):
+    if not all(m in rows for m in RANK_METRICS if m != "Uncovered Communication Time"):
         return None
-    return {m: (round((rows[m]["Duration(ms)"] or 0) * 10**6), round((rows[m]["Duration(ms).1"] or 0) * 10**6))
-            for m in RANK_METRICS}
+    none = {"Duration(ms)": 0, "Duration(ms).1": 0}
+    return {m: (round((rows.get(m, none)["Duration(ms)"] or 0) * 10**6),
+                round((rows.get(m, none)["Duration(ms).1"] or 0) * 10**6)) for m in RANK_METRICS}
 
 
 def _strip_volatile(doc: dict) -> dict:
