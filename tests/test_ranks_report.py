@@ -7,11 +7,13 @@ and, for rank 1, the figures of its pair compared alone.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import re
 import subprocess
 import sys
+import weakref
 from decimal import Decimal
 from pathlib import Path
 
@@ -234,18 +236,33 @@ def test_not_written_when_a_rank_fails(capsys, tmp_path, monkeypatch):
     assert "Ranks overview" not in out
 
 
-def test_api_overview_of_kineto_ranks_is_the_single_compares():
-    """``ranks_overview`` over ``compare_ranks``' iterator (hta's two sampled Kineto traces against themselves):
-    each rank's figures are its pair's compared alone, every change zero, the gate's verdict no regression."""
+def test_api_overview_of_kineto_ranks_is_the_single_compares(monkeypatch):
+    """``ranks_overview`` over ``compare_ranks``' iterator (hta's two sampled Kineto traces against themselves),
+    through a generator as README's: each rank's figures are its pair's compared alone, every change zero, the
+    gate's verdict no regression; no earlier result is alive when a rank loads (README's ``del`` after ``yield``)."""
     written: dict[int, list[str]] = {}
+    results: list[weakref.ref] = []
+    alive: list[int] = []
+    real = api._compare_inputs
+
+    def counted(*args):
+        gc.collect()
+        alive.append(sum(r() is not None for r in results))
+        result = real(*args)
+        results.append(weakref.ref(result))
+        return result
+
+    monkeypatch.setattr(api, "_compare_inputs", counted)
 
     def each():
         for rank, result in msprof_compare.compare_ranks(KINETO, KINETO, enable_profiling_compare=True,
                                                          fail_on_regression=0):
             written[rank] = [f"out/rank{rank}.xlsx"]
             yield rank, result
+            del result
 
     doc = msprof_compare.ranks_overview(each(), written)
+    assert alive == [0, 0] and results[0]() is None
     assert [r["rank"] for r in doc["ranks"]] == [0, 1] and doc["fail_on_regression"] == 0.0
     assert validate(doc, SCHEMA) == []
     assert (doc["base_path"], doc["comparison_path"]) == (str(KINETO), str(KINETO))
@@ -295,3 +312,4 @@ def test_a_relative_output_folder_is_named_absolute_as_the_rank_reports(tmp_path
     assert f"\nRanks overview: {overview}\n" in proc.stdout
     assert f"[INFO] The comparison result file has been generated: {overview}\n" in proc.stderr
     assert f"rank 0: {tmp_path / 'out'}{os.sep}performance_comparison_result_rank0_" in proc.stdout
+
