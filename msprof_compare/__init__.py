@@ -85,7 +85,8 @@ def ranks_overview(results: Iterable[tuple[int, msprof_compare.CompareResult]],
     """The job overview of ``compare_ranks``' results, as the CLI writes it to
     ``performance_comparison_result_ranks_*.json``: a record per rank (times in ns and ms, their changes, the gate's
     verdict with ``fail_on_regression``, ``reports[rank]``' file names, the inputs) and the job's slowest rank per
-    side. Takes the iterator itself: each result gives its figures and is dropped before the next rank loads."""
+    side. Takes the iterator itself: each result gives its figures and is dropped before the next rank loads. A
+    rank given twice or results judged by different thresholds raise ``UsageError``."""
     from .api import ranks_overview as build
 
     return build(results, reports)

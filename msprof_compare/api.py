@@ -788,25 +788,38 @@ def ranks_overview(results: Iterable[tuple[int, CompareResult]],
     ``(rank, CompareResult)`` pairs, ``compare_ranks``' iterator itself included: each result gives its small
     figures as it comes (``ranks_console.rank_figures``, the gate's verdict when compared with
     ``fail_on_regression``) and is dropped before the next rank loads. ``reports``: {rank: paths of the reports
-    written}, read once every result is taken. The job's folders are those holding each side's inputs."""
+    written}, read once every result is taken (a single path counts as one). The job's folders are those holding
+    each side's inputs. A rank given twice, or results compared with different ``fail_on_regression`` thresholds
+    (the overview judges its ranks by one), raise ``UsageError``: results paired by hand can be either."""
     from .report.ranks_console import rank_figures
     from .report.ranks_report import overview
 
     rows: list[tuple[int, dict[str, tuple[int, int]] | None, list[str]]] = []
     inputs: dict[int, tuple[str, str]] = {}
     gates: dict[int, int] = {}
-    pct = None
+    pcts: set[float | None] = set()
     for rank, result in results:
+        if rank in inputs:
+            raise UsageError(f"ranks_overview: rank {rank} is given twice (one record per rank)")
+        pcts.add(result.options.fail_on_regression)
+        if len(pcts) > 1:
+            raise UsageError("ranks_overview: the results were compared with different fail_on_regression values "
+                             f"({', '.join(sorted(map(str, pcts)))}); the overview judges every rank by one")
         rows.append((rank, rank_figures(result), []))
         inputs[rank] = (str(result.base.path), str(result.comparison.path))
-        pct = result.options.fail_on_regression
-        if pct is not None:
-            gates[rank] = judge_regression(result, pct, API_FACE)[0]
+        if result.options.fail_on_regression is not None:
+            gates[rank] = judge_regression(result, result.options.fail_on_regression, API_FACE)[0]
         del result
-    rows = [(rank, figures, [os.fspath(p) for p in (reports or {}).get(rank, ())]) for rank, figures, _ in rows]
+    pct = next(iter(pcts), None)
+    rows = [(rank, figures, _report_paths((reports or {}).get(rank, ()))) for rank, figures, _ in rows]
 
     def folder(side: int) -> str | None:
         found = {os.path.dirname(pair[side]) for pair in inputs.values()}
         return found.pop() if len(found) == 1 else None
 
     return overview(rows, inputs, (folder(0), folder(1)), gates, pct)
+
+
+def _report_paths(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> list[str]:
+    """A rank's report paths as given to ``ranks_overview``: one path alone is a list of one (not its letters)."""
+    return [os.fspath(paths)] if isinstance(paths, str | os.PathLike) else [os.fspath(p) for p in paths]

@@ -313,3 +313,19 @@ def test_a_relative_output_folder_is_named_absolute_as_the_rank_reports(tmp_path
     assert f"[INFO] The comparison result file has been generated: {overview}\n" in proc.stderr
     assert f"rank 0: {tmp_path / 'out'}{os.sep}performance_comparison_result_rank0_" in proc.stdout
 
+
+def test_api_overview_of_results_paired_by_hand():
+    """``ranks_overview`` of plain ``compare`` results given ranks by hand: a single report path is one path (not
+    its letters); a rank given twice, or results judged by different thresholds, are refused by name."""
+    trace = KINETO / "sampled_rank-0.json.gz"
+    plain = api.compare(trace, trace, enable_profiling_compare=True)
+    gated = api.compare(trace, trace, enable_profiling_compare=True, fail_on_regression=5)
+    doc = msprof_compare.ranks_overview([(0, plain), (3, plain)], {0: "out/rank0.xlsx", 3: [Path("out/r3.json")]})
+    assert [r["reports"] for r in doc["ranks"]] == [["rank0.xlsx"], ["r3.json"]]
+    assert [r["regressed"] for r in doc["ranks"]] == [None, None] and validate(doc, SCHEMA) == []
+    with pytest.raises(msprof_compare.UsageError, match=r"^ranks_overview: rank 0 is given twice"):
+        msprof_compare.ranks_overview([(0, plain), (0, plain)])
+    for pair in ([(0, plain), (1, gated)], [(0, gated), (1, plain)]):
+        with pytest.raises(msprof_compare.UsageError, match=r"different fail_on_regression values \(5.0, None\)"):
+            msprof_compare.ranks_overview(pair)
+
