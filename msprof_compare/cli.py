@@ -576,7 +576,11 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
     line = job_line(rows)
     if line:
         _print(line)
-    _write_overview(log, rows, pairs, (base, comparison), gates, params, output, stamp, formats)
+    try:
+        _write_overview(log, rows, pairs, (base, comparison), gates, params, output, stamp, formats)
+    except _STOPS:  # the overview could not be written (a full disk, Ctrl-C): the rank reports are whole
+        _reports_stay(log, rows)
+        raise
     return _ranks_gate(gates, params.get("fail_on_regression"))
 
 
@@ -626,11 +630,20 @@ def _compare_ranks(log: logging.Logger, pairs: dict[int, tuple[str, str]], param
                     else:
                         log.info(text)
             del result  # one rank's result alive at a time: dropped before the next rank loads
-    except (ProfileError, UsageError, MemoryError, KeyboardInterrupt, SystemExit):  # also Ctrl-C, SIGTERM
-        if rows:
-            log.info("The reports of rank%s %s are complete and stay.", "s" if len(rows) > 1 else "",
-                     ", ".join(str(r) for r, _, _ in rows))
+    except _STOPS:
+        _reports_stay(log, rows)
         raise
+
+
+#: What stops a rank-by-rank run after some reports were written: an error, Ctrl-C, SIGTERM.
+_STOPS = (ProfileError, UsageError, MemoryError, KeyboardInterrupt, SystemExit)
+
+
+def _reports_stay(log: logging.Logger, rows: list[tuple[int, Any, list[str]]]) -> None:
+    """Tell a user whose run stopped which ranks' reports were written whole (and stay)."""
+    if rows:
+        log.info("The reports of rank%s %s are complete and stay.", "s" if len(rows) > 1 else "",
+                 ", ".join(str(r) for r, _, _ in rows))
 
 
 def _ranks_gate(gates: list[tuple[int, int]], pct: Any) -> int:

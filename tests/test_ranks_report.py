@@ -7,6 +7,7 @@ and, for rank 1, the figures of its pair compared alone.
 
 from __future__ import annotations
 
+import errno
 import gc
 import json
 import os
@@ -329,3 +330,24 @@ def test_api_overview_of_results_paired_by_hand():
         with pytest.raises(msprof_compare.UsageError, match=r"different fail_on_regression values \(5.0, None\)"):
             msprof_compare.ranks_overview(pair)
 
+
+def test_an_overview_that_cannot_be_written_leaves_the_rank_reports(capsys, tmp_path, monkeypatch):
+    """A full disk as the overview is written (every rank compared): exit 1 naming the overview, nothing of it left,
+    and the user told the rank reports are whole, as when a rank stops the run."""
+    from msprof_compare.report import ranks_report
+
+    real = ranks_report.write_new_files
+
+    def full(directory, stem, parts):
+        def fill(tmp):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        return real(directory, stem, [(parts[0][0], fill, parts[0][2]), *parts[1:]])
+
+    monkeypatch.setattr(ranks_report, "write_new_files", full)
+    code, _, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(tmp_path), "--enable_api_compare",
+                              "--output_format", "xlsx,json")
+    assert code == 1 and error_lines(err) == [
+        f"error: {tmp_path}: cannot write the job overview workbook: No space left on device"], err
+    assert "The reports of ranks 0, 1 are complete and stay." in err
+    assert sorted(RANK_REPORT.match(p.name)[1] for p in tmp_path.iterdir()) == ["0", "0", "1", "1"]
