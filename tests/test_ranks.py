@@ -818,6 +818,9 @@ def test_kineto_rank_subfolders_hold_a_trace_under_any_name(tmp_path):
         (sub / "execution_details.json").write_text('{"model": "x"}')
         (sub / "timeline.json").write_text("[]")
     assert api.ranks(tmp_path) == {0: str(tmp_path / "worker1"), 1: str(tmp_path / "worker0")}
+    (tmp_path / "configs").mkdir()  # a side folder whose one JSON object is no trace: no rank of the job
+    (tmp_path / "configs" / "ds_config.json").write_text('{"train_batch_size": 8}')
+    assert api.ranks(tmp_path) == {0: str(tmp_path / "worker1"), 1: str(tmp_path / "worker0")}
     (tmp_path / "worker0" / "other.json").write_text('{"traceEvents": []}')  # two traces: which is the rank's?
     with pytest.raises(ProfileError, match=r"worker0: holds 2 traces: a rank's folder holds one"):
         api.ranks(tmp_path)

@@ -271,15 +271,23 @@ _DEEPER_DIRS = 64
 
 def _profiling_dirs(directory: str) -> tuple[list[str], list[str]]:
     """The names of ``directory``'s profiling directories (*_ascend_pt / *_ascend_ms, one holding
-    ASCEND_PROFILER_OUTPUT or a Kineto trace: ``folder_traces``), and of all its subfolders, both sorted."""
+    ASCEND_PROFILER_OUTPUT or a Kineto trace: ``_holds_trace``), and of all its subfolders, both sorted."""
     try:
         names = sorted(n for n in os.listdir(directory) if os.path.isdir(os.path.join(directory, n)))
     except OSError:
         return [], []
     found = [n for n in names if n.endswith(("_ascend_pt", "_ascend_ms"))
              or os.path.isdir(os.path.join(directory, n, ASCEND_OUTPUT))
-             or folder_traces(os.path.join(directory, n))[0]]
+             or _holds_trace(os.path.join(directory, n))]
     return found, names
+
+
+def _holds_trace(directory: str) -> bool:
+    """Whether a subfolder holds a Kineto trace (``folder_traces``) that says so: a ``*.pt.trace.json`` or a JSON
+    object whose head names ``traceEvents``. Not a side folder's lone JSON object (a ``configs/ds_config.json``
+    beside the rank folders), which a folder input would take for its trace but which is no rank of the job."""
+    traces, named = folder_traces(directory)
+    return named or any(_names_trace_events(t) for t in traces)
 
 
 def _timeline_files(directory: str) -> list[str]:
