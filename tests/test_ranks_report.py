@@ -12,6 +12,7 @@ import gc
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import weakref
@@ -142,6 +143,7 @@ def test_layout_and_formats(gated):
     headers = [c.value for c in ws[3]]
     assert headers == [*HEADERS, "Regressed (> 20%)", "Workbook", "JSON Report", "Base Input", "Comparison Input"]
     assert ws.freeze_panes == "A4" and ws.auto_filter.ref == "A3:S5"
+    assert ws["A2"].font.b and ws["A2"].border.bottom.style is None  # the job line runs on over the empty cells
     assert (ws["B1"].value, ws["F1"].value) == (f"Base Profiling: {TEXT0}", f"Comparison Profiling: {TEXT1}")
     assert {str(r) for r in ws.merged_cells.ranges} == {"B1:E1", "F1:I1"}
     for row in ws.iter_rows(min_row=4, max_row=5):
@@ -150,6 +152,7 @@ def test_layout_and_formats(gated):
         assert row[0].number_format == "#,##0" and all(c.data_type == "s" for c in row[14:])
         rank = row[0].value
         assert row[15].hyperlink.target == row[15].value == doc["ranks"][rank]["reports"][0]
+        assert (row[15].font.u, row[15].font.color.rgb) == ("single", "FF0000FF")  # shown as a link
         assert (out / row[15].value).is_file() and RANK_REPORT.match(row[15].value)[1] == str(rank)
         assert row[16].value == doc["ranks"][rank]["reports"][1] and row[16].hyperlink is None
         assert (row[17].value, row[18].value) == (str(TEXT0 / f"rank{rank}_ascend_pt"),
@@ -315,19 +318,32 @@ def test_a_relative_output_folder_is_named_absolute_as_the_rank_reports(tmp_path
     assert f"rank 0: {tmp_path / 'out'}{os.sep}performance_comparison_result_rank0_" in proc.stdout
 
 
-def test_api_overview_of_results_paired_by_hand():
-    """``ranks_overview`` of plain ``compare`` results given ranks by hand: a single report path is one path (not
-    its letters); a rank given twice, or results judged by different thresholds, are refused by name."""
+def test_api_overview_of_results_paired_by_hand(tmp_path):
+    """``ranks_overview`` of plain ``compare`` results given ranks by hand: each judged by the gate it was compared
+    with; the job's folder only where one holds a side's every input; a single report path is one path (not its
+    letters); a rank given twice, or results judged by different thresholds, are refused by name."""
     trace = KINETO / "sampled_rank-0.json.gz"
     plain = api.compare(trace, trace, enable_profiling_compare=True)
-    gated = api.compare(trace, trace, enable_profiling_compare=True, fail_on_regression=5)
+    gated = api.compare(trace, trace, enable_profiling_compare=True, fail_on_regression=0.5)
+    slower = api.compare(trace, KINETO / "sampled_rank-1.json.gz", enable_profiling_compare=True,
+                         fail_on_regression=0.5)
+    e2e = slower.frames["overall"].set_index(["side", "metric"])["ns"]
+    assert e2e[("comparison", "e2e")] > e2e[("base", "e2e")] * 1.005  # rank 1's trace: 0.68 % slower
+    doc = msprof_compare.ranks_overview([(0, gated), (1, slower)])
+    assert [r["regressed"] for r in doc["ranks"]] == [False, True] and doc["fail_on_regression"] == 0.5
+    inputs = [(r["base_path"], r["comparison_path"]) for r in doc["ranks"]]
+    assert inputs == [(str(trace), str(trace)), (str(trace), str(KINETO / "sampled_rank-1.json.gz"))]
+    moved = tmp_path / "sampled_rank-0.json.gz"  # rank 1's comparison in another folder: the job has none
+    shutil.copy(trace, moved)
+    doc = msprof_compare.ranks_overview([(0, plain), (1, api.compare(trace, moved, enable_profiling_compare=True))])
+    assert (doc["base_path"], doc["comparison_path"]) == (str(KINETO), None)
     doc = msprof_compare.ranks_overview([(0, plain), (3, plain)], {0: "out/rank0.xlsx", 3: [Path("out/r3.json")]})
     assert [r["reports"] for r in doc["ranks"]] == [["rank0.xlsx"], ["r3.json"]]
     assert [r["regressed"] for r in doc["ranks"]] == [None, None] and validate(doc, SCHEMA) == []
     with pytest.raises(msprof_compare.UsageError, match=r"^ranks_overview: rank 0 is given twice"):
         msprof_compare.ranks_overview([(0, plain), (0, plain)])
     for pair in ([(0, plain), (1, gated)], [(0, gated), (1, plain)]):
-        with pytest.raises(msprof_compare.UsageError, match=r"different fail_on_regression values \(5.0, None\)"):
+        with pytest.raises(msprof_compare.UsageError, match=r"different fail_on_regression values \(0.5, None\)"):
             msprof_compare.ranks_overview(pair)
 
 
@@ -351,3 +367,40 @@ def test_an_overview_that_cannot_be_written_leaves_the_rank_reports(capsys, tmp_
         f"error: {tmp_path}: cannot write the job overview workbook: No space left on device"], err
     assert "The reports of ranks 0, 1 are complete and stay." in err
     assert sorted(RANK_REPORT.match(p.name)[1] for p in tmp_path.iterdir()) == ["0", "0", "1", "1"]
+
+
+def test_a_side_without_time(tmp_path):
+    """A rank whose base has no E2E time and one whose comparison has none (by hand): no E2E change is stated (an
+    unknown time, as the result JSON's summary.e2e), the Diff Ratio is OverallMetrics' (INF, red; 0); a Free or
+    Uncovered Communication time of 0 is a time, its change stated, its percent not (no base to divide by)."""
+    from msprof_compare.report.ranks_report import overview, write_overview
+
+    rows = [(0, {"e2e": (0, 5_000_000), "computing": (0, 1_000), "uncovered_communication": (0, 0),
+                 "free": (0, 4_000)}, []),
+            (1, {"e2e": (3_000_000, 0), "computing": (2_000, 0), "uncovered_communication": (5, 5),
+                 "free": (1_000, 0)}, [])]
+    doc = overview(rows, {0: ("b/0", "c/0"), 1: ("b/1", "c/1")}, ("b", "c"))
+    first, second = doc["ranks"]
+    assert (first["e2e"]["diff_ns"], first["e2e"]["diff_pct"], first["e2e"]["diff_ratio"]) == (None, None, "INF")
+    assert (second["e2e"]["diff_ns"], second["e2e"]["diff_pct"], second["e2e"]["diff_ratio"]) == (None, None, 0.0)
+    assert [(first[m]["diff_ns"], first[m]["diff_pct"]) for m in ("computing", "uncovered_communication", "free")] \
+        == [(1_000, None), (0, None), (4_000, None)]
+    assert (second["free"]["diff_ns"], second["free"]["diff_pct"]) == (-1_000, -100.0)
+    assert validate(doc, SCHEMA) == []
+    (path,) = write_overview(doc, str(tmp_path), "20260101000000", ("xlsx",))
+    ws = openpyxl.load_workbook(path)["Ranks"]
+    assert [[c.value for c in row[9:12]] for row in ws.iter_rows(min_row=4)] == [[None, "INF", 0.001],
+                                                                                [None, 0, -0.002]]
+    assert ws["K4"].fill.fgColor.rgb.endswith("FF0000") and not ws["K5"].fill.fgColor.rgb.endswith("FF0000")
+
+
+def test_written_with_force_where_the_rank_reports_were(tmp_path):
+    """A folder every user may write to (no sticky bit) takes the rank reports with --force: the overview too."""
+    from msprof_compare.report.ranks_report import overview, write_overview
+
+    tmp_path.chmod(0o777)
+    doc = overview([(0, None, [])], {0: ("b/0", "c/0")}, ("b", "c"))
+    with pytest.raises(msprof_compare.UsageError, match="can be written by every user"):
+        write_overview(doc, str(tmp_path), "20260101000000", ("json",))
+    assert [Path(p).name for p in write_overview(doc, str(tmp_path), "20260101000000", ("json",), force=True)] == \
+        ["performance_comparison_result_ranks_20260101000000.json"]
