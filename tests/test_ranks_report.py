@@ -404,3 +404,13 @@ def test_written_with_force_where_the_rank_reports_were(tmp_path):
         write_overview(doc, str(tmp_path), "20260101000000", ("json",))
     assert [Path(p).name for p in write_overview(doc, str(tmp_path), "20260101000000", ("json",), force=True)] == \
         ["performance_comparison_result_ranks_20260101000000.json"]
+
+
+def test_force_takes_the_overview_where_the_rank_reports_go(capsys, tmp_path):
+    """--force into a folder every user may write to (no sticky bit): the overview is written beside the rank
+    reports, not refused once they are (the folder check is made again for it)."""
+    tmp_path.chmod(0o777)
+    code, out, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(tmp_path), "--force",
+                                "--enable_api_compare", "--output_format", "json")
+    assert code == 0, err
+    assert sorted(bool(OVERVIEW.match(p.name)) for p in tmp_path.iterdir()) == [False, False, True]

@@ -148,6 +148,12 @@ def test_check_rank_run_flags_each_disagreement(one_sided) -> None:
     late["ranks"][0]["computing"] = overview["ranks"][0]["computing"] | {"diff_ns": 1}
     assert _flags(check(r, folders, singles, {name: doc, overview_name: late}), "not the exact change")
     late = json.loads(json.dumps(overview))
+    late["ranks"][0]["reports"] = []
+    assert _flags(check(r, folders, singles, {name: doc, overview_name: late}), "job overview rank 0: reports []")
+    late = json.loads(json.dumps(overview))
+    late["comparison_path"] = None
+    assert _flags(check(r, folders, singles, {name: doc, overview_name: late}), "job overview folders")
+    late = json.loads(json.dumps(overview))
     late["job"]["base_rank"] = 1
     assert _flags(check(r, folders, singles, {name: doc, overview_name: late}), "job overview job")
     stamp = overview_name.replace(overview_name[-19:-5], "20000101000000")
