@@ -86,7 +86,7 @@ def ranks_overview(results: Iterable[tuple[int, msprof_compare.CompareResult]],
     ``performance_comparison_result_ranks_*.json``: a record per rank (times in ns and ms, their changes, the gate's
     verdict with ``fail_on_regression``, ``reports[rank]``' file names, the inputs) and the job's slowest rank per
     side. Takes the iterator itself: each result gives its figures and is dropped before the next rank loads. A
-    rank given twice or results judged by different thresholds raise ``UsageError``."""
+    rank given twice, results judged by different thresholds or none at all raise ``UsageError``."""
     from .api import ranks_overview as build
 
     return build(results, reports)

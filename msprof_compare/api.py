@@ -789,8 +789,8 @@ def ranks_overview(results: Iterable[tuple[int, CompareResult]],
     figures as it comes (``ranks_console.rank_figures``, the gate's verdict when compared with
     ``fail_on_regression``) and is dropped before the next rank loads. ``reports``: {rank: paths of the reports
     written}, read once every result is taken (a single path counts as one). The job's folders are those holding
-    each side's inputs. A rank given twice, or results compared with different ``fail_on_regression`` thresholds
-    (the overview judges its ranks by one), raise ``UsageError``: results paired by hand can be either."""
+    each side's inputs. No pair, a rank given twice, or results compared with different ``fail_on_regression``
+    thresholds (the overview judges its ranks by one) raise ``UsageError``: results paired by hand can be any."""
     from .report.ranks_console import rank_figures
     from .report.ranks_report import overview
 
@@ -810,6 +810,8 @@ def ranks_overview(results: Iterable[tuple[int, CompareResult]],
         if result.options.fail_on_regression is not None:
             gates[rank] = judge_regression(result, result.options.fail_on_regression, API_FACE)[0]
         del result
+    if not rows:  # the document holds one record or more (docs/ranks.schema.json)
+        raise UsageError("ranks_overview: no (rank, CompareResult) pair was given")
     pct = next(iter(pcts), None)
     rows = [(rank, figures, _report_paths((reports or {}).get(rank, ()))) for rank, figures, _ in rows]
 

@@ -321,7 +321,7 @@ def test_a_relative_output_folder_is_named_absolute_as_the_rank_reports(tmp_path
 def test_api_overview_of_results_paired_by_hand(tmp_path):
     """``ranks_overview`` of plain ``compare`` results given ranks by hand: each judged by the gate it was compared
     with; the job's folder only where one holds a side's every input; a single report path is one path (not its
-    letters); a rank given twice, or results judged by different thresholds, are refused by name."""
+    letters); no pair, a rank given twice, or results judged by different thresholds, are refused by name."""
     trace = KINETO / "sampled_rank-0.json.gz"
     plain = api.compare(trace, trace, enable_profiling_compare=True)
     gated = api.compare(trace, trace, enable_profiling_compare=True, fail_on_regression=0.5)
@@ -340,6 +340,8 @@ def test_api_overview_of_results_paired_by_hand(tmp_path):
     doc = msprof_compare.ranks_overview([(0, plain), (3, plain)], {0: "out/rank0.xlsx", 3: [Path("out/r3.json")]})
     assert [r["reports"] for r in doc["ranks"]] == [["rank0.xlsx"], ["r3.json"]]
     assert [r["regressed"] for r in doc["ranks"]] == [None, None] and validate(doc, SCHEMA) == []
+    with pytest.raises(msprof_compare.UsageError, match=r"^ranks_overview: no \(rank, CompareResult\) pair"):
+        msprof_compare.ranks_overview(x for x in [(0, plain)] if x[0])  # a filter that kept none
     with pytest.raises(msprof_compare.UsageError, match=r"^ranks_overview: rank 0 is given twice"):
         msprof_compare.ranks_overview([(0, plain), (0, plain)])
     for pair in ([(0, plain), (1, gated)], [(0, gated), (1, plain)]):
