@@ -74,22 +74,27 @@ def compare_ranks(base: str | os.PathLike[str], comparison: str | os.PathLike[st
     in rank order, one rank loaded per step (``del`` the result at the end of the loop body to keep one alive).
     Options as ``compare``'s; the folders are read and the options checked on the call, a one-sided rank is
     warned about, no rank in common raises ``ProfileError``, and a rank's error names the rank first. A rank's log
-    lines begin with ``rank N: `` and a later rank's repeats are left out, as on the CLI (``api.rank_results``)."""
+    lines begin with ``rank N: `` and a later rank's repeats are left out, as on the CLI (``api.rank_results``).
+    The iterator's ``not_compared`` is {rank: (base input, comparison input)} of the ranks one folder alone holds
+    (None on the side without it), for ``ranks_overview``."""
     from .api import compare_ranks as run
 
     return run(base, comparison, **options)
 
 
 def ranks_overview(results: Iterable[tuple[int, msprof_compare.CompareResult]],
-                   reports: Mapping[int, Sequence[str]] | None = None) -> dict[str, object]:
+                   reports: Mapping[int, Sequence[str]] | None = None,
+                   not_compared: Mapping[int, tuple[str | None, str | None]] | None = None) -> dict[str, object]:
     """The job overview of ``compare_ranks``' results, as the CLI writes it to
     ``performance_comparison_result_ranks_*.json``: a record per rank (times in ns and ms, their changes, the gate's
     verdict with ``fail_on_regression``, ``reports[rank]``' file names, the inputs) and the job's slowest rank per
-    side. Takes the iterator itself: each result gives its figures and is dropped before the next rank loads. A
-    rank given twice, results judged by different thresholds or none at all raise ``UsageError``."""
+    side, and the ranks not compared (``not_compared``, else those of ``compare_ranks``' iterator given itself).
+    Takes the iterator itself: each result gives its figures and is dropped before the next rank loads. A rank
+    given twice (or both compared and not), results judged by different thresholds or none at all raise
+    ``UsageError``."""
     from .api import ranks_overview as build
 
-    return build(results, reports)
+    return build(results, reports, not_compared)
 
 
 def __getattr__(name: str) -> object:

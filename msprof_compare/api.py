@@ -13,7 +13,7 @@ import gc
 import logging
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -369,20 +369,41 @@ def ranks(folder: str | os.PathLike[str]) -> dict[int, str]:
 
 
 def compare_ranks(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
-                  **options: Any) -> Iterator[tuple[int, CompareResult]]:
+                  **options: Any) -> RankResults:
     """Compare two multi-rank runs rank by rank: ``(rank, CompareResult)`` for each rank both folders hold, in rank
     order, each made as ``compare`` makes it with the same options. The folders and options are checked on the
     call (a one-sided rank is warned about; no rank in common raises ``ProfileError``); each rank is loaded when
     the next pair is asked for, so one result is alive at a time once the caller drops the previous one (``del``
     it at the end of the loop body: the loop variable holds it while the next rank loads). A rank's error is
-    raised with ``rank N:`` before its message; its log lines are the CLI's (``rank_results``)."""
-    pairs = rank_pairs(_path("base", base), _path("comparison", comparison), options, API_FACE)
-    return rank_results(pairs, options, API_FACE)
+    raised with ``rank N:`` before its message; its log lines are the CLI's (``rank_results``). The iterator's
+    ``not_compared`` holds the one-sided ranks, which ``ranks_overview`` reads from it."""
+    pairs, alone = rank_pairs(_path("base", base), _path("comparison", comparison), options, API_FACE)
+    return RankResults(rank_results(pairs, options, API_FACE), alone)
 
 
-def rank_pairs(base: str, comparison: str, options: dict[str, Any], face: Face) -> dict[int, tuple[str, str]]:
+class RankResults(Iterator[tuple[int, "CompareResult"]]):
+    """``compare_ranks``' iterator: ``(rank, CompareResult)`` pairs, one rank loaded per step (``rank_results``),
+    and ``not_compared``, {rank: (base input, comparison input)} of the ranks one folder alone holds (None on the
+    side without it), of the same discovery of each folder: the job overview names them (``ranks_overview``)."""
+
+    def __init__(self, results: Generator[tuple[int, CompareResult], None, None],
+                 not_compared: dict[int, tuple[str | None, str | None]]) -> None:
+        self._results = results
+        self.not_compared = not_compared
+
+    def __next__(self) -> tuple[int, CompareResult]:
+        return next(self._results)
+
+    def close(self) -> None:
+        """Stop early, as a generator's ``close``: no count line of left-out notices is logged."""
+        self._results.close()
+
+
+def rank_pairs(base: str, comparison: str, options: dict[str, Any], face: Face
+               ) -> tuple[dict[int, tuple[str, str]], dict[int, tuple[str | None, str | None]]]:
     """{rank: (base input, comparison input)} of the ranks both folders hold, after the options are checked (a
-    usage error before a folder is read); the ranks one side alone holds are named in one warning."""
+    usage error before a folder is read), and the same of the ranks one folder alone holds, None on the side
+    without the rank (named in one warning per side, and in the job overview: one rank discovery per folder)."""
     from .loaders.ranks import named_ranks
 
     if face.api:
@@ -400,12 +421,14 @@ def rank_pairs(base: str, comparison: str, options: dict[str, Any], face: Face) 
         if alone:
             log.warning("%s only in the %s %s, not compared: %s", "Rank" if len(alone) == 1 else "Ranks", name,
                         term_safe(folder), ", ".join(map(str, alone)))
-    return {r: (sides[0][r], sides[1][r]) for r in common}
+    one_sided = sorted(set(sides[0]) ^ set(sides[1]))
+    return ({r: (sides[0][r], sides[1][r]) for r in common},
+            {r: (sides[0].get(r), sides[1].get(r)) for r in one_sided})
 
 
 def rank_results(pairs: dict[int, tuple[str, str]], options: dict[str, Any], face: Face,
                  starting: Callable[[int], object] | None = None,
-                 notices: _SaidForEarlierRank | None = None) -> Iterator[tuple[int, CompareResult]]:
+                 notices: _SaidForEarlierRank | None = None) -> Generator[tuple[int, CompareResult], None, None]:
     """The rank-by-rank results, one at a time: the previous result's cycles are collected before a rank loads;
     ``starting(rank)`` is called before each rank's compare. Each compare logs through ``notices`` (a new
     ``rank_notices`` when None: one per call, the state of no other), installed for that compare alone, never
@@ -783,13 +806,16 @@ def run_comparators(base: Profile, comparison: Profile, opts: Options,
 
 
 def ranks_overview(results: Iterable[tuple[int, CompareResult]],
-                   reports: Mapping[int, Sequence[str]] | None = None) -> dict[str, Any]:
+                   reports: Mapping[int, Sequence[str]] | None = None,
+                   not_compared: Mapping[int, tuple[str | None, str | None]] | None = None) -> dict[str, Any]:
     """The job overview of a rank-by-rank compare (the CLI's ``performance_comparison_result_ranks_*.json``) from
     ``(rank, CompareResult)`` pairs, ``compare_ranks``' iterator itself included: each result gives its small
     figures as it comes (``ranks_console.rank_figures``, the gate's verdict when compared with
     ``fail_on_regression``) and is dropped before the next rank loads. ``reports``: {rank: paths of the reports
-    written}, read once every result is taken (a single path counts as one). The job's folders are those holding
-    each side's inputs. No pair, a rank given twice, or results compared with different ``fail_on_regression``
+    written}, read once every result is taken (a single path counts as one). ``not_compared``: the ranks one folder
+    alone holds (``compare_ranks``' ``.not_compared``, which ``results`` gives itself when it is that iterator); not
+    known (``null`` in the document) otherwise. The job's folders are those holding each side's inputs. No pair, a
+    rank given twice or both compared and not, or results compared with different ``fail_on_regression``
     thresholds (the overview judges its ranks by one) raise ``UsageError``: results paired by hand can be any."""
     from .report.ranks_console import rank_figures
     from .report.ranks_report import overview
@@ -812,6 +838,11 @@ def ranks_overview(results: Iterable[tuple[int, CompareResult]],
         del result
     if not rows:  # the document holds one record or more (docs/ranks.schema.json)
         raise UsageError("ranks_overview: no (rank, CompareResult) pair was given")
+    if not_compared is None:
+        not_compared = getattr(results, "not_compared", None)
+    twice = sorted(set(inputs) & set(not_compared or ()))
+    if twice:
+        raise UsageError(f"ranks_overview: rank {twice[0]} is given both compared and not compared")
     pct = next(iter(pcts), None)
     rows = [(rank, figures, _report_paths((reports or {}).get(rank, ()))) for rank, figures, _ in rows]
 
@@ -819,7 +850,7 @@ def ranks_overview(results: Iterable[tuple[int, CompareResult]],
         found = {os.path.dirname(pair[side]) for pair in inputs.values()}
         return found.pop() if len(found) == 1 else None
 
-    return overview(rows, inputs, (folder(0), folder(1)), gates, pct)
+    return overview(rows, inputs, (folder(0), folder(1)), gates, pct, not_compared=not_compared)
 
 
 def _report_paths(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> list[str]:

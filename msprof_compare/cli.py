@@ -563,7 +563,7 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
     if notice:
         log.warning(term_safe(notice))
     stamp = utc_now().strftime("%Y%m%d%H%M%S")  # one for the job: its reports sort together
-    pairs = rank_pairs(base, comparison, params, CLI_FACE)
+    pairs, one_sided = rank_pairs(base, comparison, params, CLI_FACE)
     rows: list[tuple[int, Any, list[str]]] = []
     gates: list[tuple[int, int]] = []
 
@@ -577,7 +577,7 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
     if line:
         _print(line)
     try:
-        _write_overview(log, rows, pairs, (base, comparison), gates, params, output, stamp, formats)
+        _write_overview(log, rows, pairs, one_sided, (base, comparison), gates, params, output, stamp, formats)
     except _STOPS:  # the overview could not be written (a full disk, Ctrl-C): the rank reports are whole
         _reports_stay(log, rows)
         raise
@@ -585,16 +585,18 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
 
 
 def _write_overview(log: logging.Logger, rows: list[tuple[int, Any, list[str]]], pairs: dict[int, tuple[str, str]],
-                    job: tuple[str, str], gates: list[tuple[int, int]], params: dict[str, Any], output: str,
-                    stamp: str, formats: tuple[str, ...]) -> None:
+                    one_sided: dict[int, tuple[str | None, str | None]], job: tuple[str, str],
+                    gates: list[tuple[int, int]], params: dict[str, Any], output: str, stamp: str,
+                    formats: tuple[str, ...]) -> None:
     """The job overview (``report.ranks_report``) of a complete rank-by-rank compare, beside the rank reports and
-    with their timestamp; its files logged and printed as a rank's are."""
+    with their timestamp, naming the ranks one folder alone holds (``one_sided``); its files logged and printed as
+    a rank's are."""
     from .options import parse_regression_pct
     from .report.ranks_report import overview, write_overview
 
     started = _dt.datetime.strptime(stamp, "%Y%m%d%H%M%S").replace(tzinfo=_dt.timezone.utc)  # the job's instant
     document = overview(rows, pairs, job, dict(gates), parse_regression_pct(params.get("fail_on_regression")),
-                        started)
+                        started, one_sided)
     written = write_overview(document, output, stamp, formats, bool(params.get("force")))
     for path in written:
         log.info("The comparison result file has been generated: %s", path)

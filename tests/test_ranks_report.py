@@ -18,6 +18,7 @@ import sys
 import weakref
 from decimal import Decimal
 from pathlib import Path
+from unittest.mock import ANY
 
 import openpyxl
 import pytest
@@ -27,7 +28,7 @@ from msprof_compare import api
 from msprof_compare.errors import ProfileError
 from tests.cliutil import error_lines, run_inproc
 from tests.test_json_report import validate
-from tests.test_ranks import ANALYZE, KINETO, PT, TEXT0, TEXT1, TEXT2, ms, stage
+from tests.test_ranks import ANALYZE, KINETO, PT, TEXT0, TEXT1, TEXT2, ms, stage, table_rows
 
 OVERVIEW = re.compile(r"performance_comparison_result_ranks_(\d{14})\.(xlsx|json)$")
 RANK_REPORT = re.compile(r"performance_comparison_result_rank(\d)_(\d{14})\.(xlsx|json)$")
@@ -54,6 +55,19 @@ def gated(tmp_path_factory: pytest.TempPathFactory):
     book = openpyxl.load_workbook(next(out.glob("performance_comparison_result_ranks_*.xlsx")))
     doc = json.loads(next(out.glob("performance_comparison_result_ranks_*.json")).read_text())
     return proc, out, book, doc
+
+
+@pytest.fixture(scope="module")
+def gate_only(tmp_path_factory: pytest.TempPathFactory):
+    """``-bp text/level0 -d text/level1`` with ``--enable_api_compare --fail_on_regression 20``: no profiling
+    compare, so the gate makes the breakdown; (process, the overview's workbook, its JSON document)."""
+    out = tmp_path_factory.mktemp("gate_only")
+    proc = subprocess.run([sys.executable, "-c", ANALYZE, "compare", "-bp", str(TEXT0), "-d", str(TEXT1), "-o",
+                           str(out), "--output_format", "xlsx,json", "--enable_api_compare", "--fail_on_regression",
+                           "20"], capture_output=True, text=True, timeout=300)
+    book = openpyxl.load_workbook(next(out.glob("performance_comparison_result_ranks_*.xlsx")))
+    doc = json.loads(next(out.glob("performance_comparison_result_ranks_*.json")).read_text())
+    return proc, book, doc
 
 
 def profiler_ns(folder: Path, rank: int) -> dict[str, int]:
@@ -135,6 +149,65 @@ def test_job_figures_and_verdicts(gated):
     assert ws["O3"].value == "Regressed (> 20%)" and [r[14] for r in ranks_rows(book)] == ["no", "yes"]
 
 
+def test_gate_alone_shows_the_e2e_times_it_judged(gate_only, gated):
+    """Without the profiling compare the gate's breakdown gives E2E alone: each rank's times in the JSON, the
+    sheet, the rank line, the table and the job line are step_trace_time.csv's, and those of the same ranks
+    compared with the profiling compare (``gated``: its rank lines, table cells, job line and E2E records); the
+    verdicts stand beside them (rank 0 +17.49 %, rank 1 +31.12 % against 20 %); no other metric is shown."""
+    proc, book, doc = gate_only
+    full, _, _, full_doc = gated
+    assert proc.returncode == 3, proc.stderr
+    assert validate(doc, SCHEMA) == []
+    for record, other in zip(doc["ranks"], full_doc["ranks"], strict=True):
+        rank = record["rank"]
+        assert set(record) == {"rank", "base_path", "comparison_path", "reports", "regressed", "e2e"}
+        assert (record["e2e"]["base_ns"], record["e2e"]["comparison_ns"]) == \
+            (profiler_ns(TEXT0, rank)["e2e"], profiler_ns(TEXT1, rank)["e2e"])
+        assert record["e2e"] == other["e2e"] and record["regressed"] == other["regressed"]
+    assert [r["regressed"] for r in doc["ranks"]] == [False, True]
+    assert doc["job"] == full_doc["job"] and doc["job_line"] == full_doc["job_line"]
+    ws = book["Ranks"]
+    assert [c.value for c in ws[3]] == ["Rank", "E2E Time(ms)", "E2E Time(ms)", "E2E Diff(ms)", "E2E Diff Ratio",
+                                        "Regressed (> 20%)", "Workbook", "JSON Report", "Base Input",
+                                        "Comparison Input"]
+    assert [r[:6] for r in ranks_rows(book)] == [
+        [r["rank"], r["e2e"]["base_ms"], r["e2e"]["comparison_ms"], r["e2e"]["diff_ms"], r["e2e"]["diff_ratio"],
+         "yes" if r["regressed"] else "no"] for r in full_doc["ranks"]]
+    assert ws["A2"].value == full_doc["job_line"]
+    assert (ws["B1"].value, ws["C1"].value) == (f"Base Profiling: {TEXT0}", f"Comparison Profiling: {TEXT1}")
+
+    def console(text: str) -> tuple[list[str], list[list[str]], list[str]]:
+        """The rank lines up to their reports, the table's first five cells, the job line."""
+        lines = text.splitlines()
+        return ([re.sub(r"\), \S*performance_comparison.*", ")", x) for x in lines if x.startswith("rank ")],
+                [row[:5] for row in table_rows(text).values()], [x for x in lines if x.startswith("Job (")])
+
+    mine, theirs = console(proc.stdout), console(full.stdout)
+    assert mine == theirs and len(mine[0]) == 2 and len(mine[2]) == 1
+    assert mine[0][1] == "rank 1: E2E 100.602 ms -> 131.913 ms (+31.310 ms, +31.12%)"
+    assert all(len(row) == 5 for row in table_rows(proc.stdout).values())  # no Computing, ... Diff
+
+
+def test_gate_breakdown_is_made_once_per_rank(capsys, tmp_path, monkeypatch):
+    """The figures are the gate's own breakdown's (``frames["e2e"]``), not a second one: two sides' breakdowns per
+    rank; each folder of ranks is read once, the one-sided ranks included."""
+    from msprof_compare.compare import overall
+    from msprof_compare.loaders import ranks
+
+    made: list[str] = []
+    read: list[str] = []
+    real_breakdown, real_discover = overall.breakdown_of, ranks.discover
+    monkeypatch.setattr(overall, "breakdown_of", lambda profile, *a: made.append(profile.path) or
+                        real_breakdown(profile, *a))
+    monkeypatch.setattr(ranks, "discover", lambda folder: read.append(str(folder)) or real_discover(folder))
+    code, out, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(tmp_path),
+                                "--enable_api_compare", "--fail_on_regression", "20", "--output_format", "json")
+    assert code == 3, err
+    assert sorted(made) == sorted(str(f / f"rank{r}_ascend_pt") for f in (TEXT0, TEXT1) for r in (0, 1))
+    assert read == [str(TEXT0), str(TEXT1)]
+    assert "rank 0: E2E 116.251 ms -> 136.581 ms" in out
+
+
 def test_layout_and_formats(gated):
     """Headers, number formats (ms to the us as the Summary's, the ratio as OverallMetrics'), frozen header rows,
     a filter, the job's folders as the captions, the rank workbooks linked by their names beside the file."""
@@ -163,6 +236,13 @@ def test_layout_and_formats(gated):
               "extra": 1}
     assert validate(broken, SCHEMA) == ["$.ranks[0].e2e.diff_ratio: matches no anyOf branch",
                                         "$.extra: not allowed"]
+    assert doc["not_compared"] == []  # both folders hold ranks 0 and 1
+    assert validate({k: v for k, v in doc.items() if k != "not_compared"}, SCHEMA) == ["$: missing not_compared"]
+    alone = {"rank": 2, "only_in": "base", "base_path": "b/2", "comparison_path": None}
+    assert validate({**doc, "not_compared": [alone, {**alone, "only_in": "comparison", "base_path": None,
+                                                     "comparison_path": "c/2"}]}, SCHEMA) == []
+    assert validate({**doc, "not_compared": [{**alone, "comparison_path": "c/2"}]}, SCHEMA) == \
+        ["$.not_compared: matches no anyOf branch"]  # a rank of both sides was compared
     assert (doc["base_path"], doc["comparison_path"]) == (str(TEXT0), str(TEXT1))
 
 
@@ -179,8 +259,80 @@ def test_profiling_off_lists_ranks_and_reports(capsys, tmp_path):
                              "comparison_path": str(TEXT2 / "rank0_ascend_pt"), "reports": [names[0]],
                              "regressed": None}]
     assert doc["job"] is None and doc["job_line"] is None and doc["fail_on_regression"] is None
+    assert doc["not_compared"] == [{"rank": 1, "only_in": "base", "base_path": str(TEXT1 / "rank1_ascend_pt"),
+                                    "comparison_path": None}]
     assert validate(doc, SCHEMA) == []
     assert f"Ranks overview: {tmp_path / names[1]}\n" in out
+
+
+def test_a_rank_one_folder_alone_holds_is_listed_not_compared(tmp_path):
+    """text/level1 (ranks 0, 1) against text/level2 (rank 0), the gate alone: rank 0's E2E times are
+    step_trace_time.csv's; rank 1, only in the base, follows it in the sheet, its figures and verdict blank, the
+    Compared column saying so (sortable by Rank, filterable by Compared), its input named; the JSON lists it."""
+    proc = subprocess.run([sys.executable, "-c", ANALYZE, "compare", "-bp", str(TEXT1), "-d", str(TEXT2), "-o",
+                           str(tmp_path), "--output_format", "xlsx,json", "--enable_api_compare",
+                           "--fail_on_regression", "20"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert f"Rank only in the base {TEXT1}, not compared: 1" in proc.stderr
+    doc = json.loads(next(tmp_path.glob("performance_comparison_result_ranks_*.json")).read_text())
+    assert validate(doc, SCHEMA) == []
+    assert doc["not_compared"] == [{"rank": 1, "only_in": "base", "base_path": str(TEXT1 / "rank1_ascend_pt"),
+                                    "comparison_path": None}]
+    b_ns, c_ns = profiler_ns(TEXT1, 0)["e2e"], profiler_ns(TEXT2, 0)["e2e"]  # 136.581009 -> 129.862875 ms
+    assert (doc["ranks"][0]["e2e"]["base_ns"], doc["ranks"][0]["e2e"]["comparison_ns"]) == (b_ns, c_ns)
+    book = openpyxl.load_workbook(next(tmp_path.glob("performance_comparison_result_ranks_*.xlsx")))
+    ws = book["Ranks"]
+    assert [c.value for c in ws[3]] == ["Rank", "E2E Time(ms)", "E2E Time(ms)", "E2E Diff(ms)", "E2E Diff Ratio",
+                                        "Regressed (> 20%)", "Workbook", "JSON Report", "Compared", "Base Input",
+                                        "Comparison Input"]
+    reports = doc["ranks"][0]["reports"]
+    assert ranks_rows(book) == [
+        [0, b_ns / 1e6, c_ns / 1e6, (c_ns - b_ns) / 1e6, 0.9508, "no", *reports, "yes",
+         str(TEXT1 / "rank0_ascend_pt"), str(TEXT2 / "rank0_ascend_pt")],
+        [1, None, None, None, None, None, None, None, "no (base only)", str(TEXT1 / "rank1_ascend_pt"), None]]
+    assert ws["A5"].data_type == "n" and ws.auto_filter.ref == "A3:K5"
+
+
+def test_api_overview_names_the_ranks_compare_ranks_left_out(tmp_path):
+    """``compare_ranks`` of text/level2 (rank 0) against text/level1 (ranks 0, 1): its iterator carries rank 1, only
+    in the comparison, which ``ranks_overview`` of the iterator itself names, as of a generator of the caller's
+    given ``not_compared``; the sheet's row says "comparison only" and leaves the base input blank. Results paired by
+    hand leave it unknown (null); a rank both compared and not is refused. Slim results of the gate alone give the
+    E2E times of its breakdown (step_trace_time.csv's)."""
+    from msprof_compare.report.ranks_report import write_overview
+
+    results = msprof_compare.compare_ranks(TEXT2, TEXT1, enable_api_compare=True)
+    want = {1: (None, str(TEXT1 / "rank1_ascend_pt"))}
+    assert results.not_compared == want
+    doc = msprof_compare.ranks_overview(results)
+    assert doc["not_compared"] == [{"rank": 1, "only_in": "comparison", "base_path": None,
+                                    "comparison_path": str(TEXT1 / "rank1_ascend_pt")}]
+    assert validate(doc, SCHEMA) == []
+    (path,) = write_overview(doc, str(tmp_path), "20260101000000", ("xlsx",))
+    assert ranks_rows(openpyxl.load_workbook(path)) == [  # no report was named: no report column
+        [0, "yes", str(TEXT2 / "rank0_ascend_pt"), str(TEXT1 / "rank0_ascend_pt")],
+        [1, "no (comparison only)", None, str(TEXT1 / "rank1_ascend_pt")]]
+    results = msprof_compare.compare_ranks(TEXT2, TEXT1, enable_api_compare=True)
+
+    def each():
+        for rank, result in results:
+            yield rank, result
+            del result
+
+    assert msprof_compare.ranks_overview(each())["not_compared"] is None  # a generator of the caller's: not known
+    results = msprof_compare.compare_ranks(TEXT2, TEXT1, enable_api_compare=True)
+    assert msprof_compare.ranks_overview((x for x in results), not_compared=results.not_compared) == \
+        {**doc, "generated_at": ANY}
+    # slim results (as pickled back from workers) of the gate alone keep the E2E times its breakdown made
+    results = msprof_compare.compare_ranks(TEXT2, TEXT1, enable_api_compare=True, fail_on_regression=20)
+    slim = [(rank, result.slim()) for rank, result in results]
+    gated = msprof_compare.ranks_overview(slim, not_compared=results.not_compared)
+    assert (gated["ranks"][0]["e2e"]["base_ns"], gated["ranks"][0]["e2e"]["comparison_ns"]) == \
+        (profiler_ns(TEXT2, 0)["e2e"], profiler_ns(TEXT1, 0)["e2e"])
+    assert gated["ranks"][0]["regressed"] is False and gated["not_compared"] == doc["not_compared"]
+    with pytest.raises(msprof_compare.UsageError, match=r"^ranks_overview: rank 1 is given both compared and not"):
+        msprof_compare.ranks_overview(msprof_compare.compare_ranks(TEXT1, TEXT1, enable_api_compare=True),
+                                      not_compared=want)
 
 
 def test_workbook_without_figures(tmp_path):
@@ -340,6 +492,7 @@ def test_api_overview_of_results_paired_by_hand(tmp_path):
     doc = msprof_compare.ranks_overview([(0, plain), (3, plain)], {0: "out/rank0.xlsx", 3: [Path("out/r3.json")]})
     assert [r["reports"] for r in doc["ranks"]] == [["rank0.xlsx"], ["r3.json"]]
     assert [r["regressed"] for r in doc["ranks"]] == [None, None] and validate(doc, SCHEMA) == []
+    assert doc["not_compared"] is None  # no folder was read: not known
     with pytest.raises(msprof_compare.UsageError, match=r"^ranks_overview: no \(rank, CompareResult\) pair"):
         msprof_compare.ranks_overview(x for x in [(0, plain)] if x[0])  # a filter that kept none
     with pytest.raises(msprof_compare.UsageError, match=r"^ranks_overview: rank 0 is given twice"):

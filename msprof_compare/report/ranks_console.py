@@ -1,6 +1,7 @@
 """The console of a rank-by-rank compare (``cli`` with two folders of ranks): one line per rank as it finishes,
 then one table over the ranks and the job's line (the slowest rank of each side, which sets a synchronous job's
-step time). Every figure is the single compare's own (``result.frames["overall"]``), never recomputed."""
+step time). Every figure is the single compare's own (``result.frames["overall"]``; with the gate alone, the E2E
+times of the breakdown the gate made, ``frames["e2e"]``), never recomputed."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from prettytable import PrettyTable
 
+from ..compare.gate import e2e_ns
 from ..compare.table import ms3
 from ..textsafe import term_safe
 
@@ -25,11 +27,14 @@ HEADERS = ("Rank", "Base E2E", "Comparison E2E", "Diff", "Diff %", "Computing Di
 
 
 def rank_figures(result: CompareResult) -> dict[str, tuple[int, int]] | None:
-    """{metric: (base ns, comparison ns)} of ``METRICS``, from the time breakdown the compare made; None without
-    one (the profiling compare off)."""
+    """{metric: (base ns, comparison ns)} of ``METRICS``, from the time breakdown the compare made; E2E alone where
+    only the ``--fail_on_regression`` gate made one (the profiling compare off: ``summary.build`` keeps its E2E
+    times, ``frames["e2e"]``, and no other metric), so the overview states the times a verdict was judged by;
+    None without a breakdown."""
     frame = result.frames.get("overall")
     if frame is None or not len(frame):
-        return None
+        pair = e2e_ns(result)
+        return None if pair is None else {"e2e": pair}
     rows = frame[frame["metric"].isin(METRICS)]
     ns = {(s, m): int(v) for s, m, v in zip(rows["side"], rows["metric"], rows["ns"], strict=True)}
     return {m: (ns[("base", m)], ns[("comparison", m)]) for m in METRICS}
@@ -49,21 +54,29 @@ def rank_line(rank: int, figures: dict[str, tuple[int, int]] | None, reports: li
             f"{_pct(base, comp)}), {written}")
 
 
+def shown_metrics(figures: list[dict[str, tuple[int, int]] | None]) -> list[str]:
+    """The ``METRICS`` some rank's figures hold, in order: all four, E2E alone (the gate's breakdown), or none."""
+    return [m for m in METRICS if any(f is not None and m in f for f in figures)]
+
+
 def render_ranks(rows: list[tuple[int, dict[str, tuple[int, int]] | None, list[str]]]) -> str:
-    """The table over ranks, one row per (rank, figures, reports): their figures, or their reports without any
-    (the profiling compare off; with figures the rank lines name the reports)."""
-    timed = any(f is not None for _, f, _ in rows)
+    """The table over ranks, one row per (rank, figures, reports): their figures (E2E and the changes of the other
+    metrics they hold), or their reports without any (no time breakdown; with figures the rank lines name the
+    reports)."""
+    metrics = shown_metrics([f for _, f, _ in rows])
+    timed = bool(metrics)
+    headers = [*HEADERS[:5], *(h for m, h in zip(METRICS[1:], HEADERS[5:], strict=True) if m in metrics)]
     table = PrettyTable()
-    table.field_names = list(HEADERS) if timed else ["Rank", "Report"]
+    table.field_names = headers if timed else ["Rank", "Report"]
     for rank, figures, reports in rows:
         if not timed:
             table.add_row([rank, ", ".join(term_safe(os.path.basename(p)) for p in reports) or "-"])
             continue
         if figures is None:  # cannot happen in one run (the options are the same), kept for safety
-            table.add_row([rank, *["-"] * (len(HEADERS) - 1)])
+            table.add_row([rank, *["-"] * (len(headers) - 1)])
             continue
         base, comp = figures["e2e"]
-        diffs = [f"{ms3(c - b):+.3f}" for b, c in (figures[m] for m in METRICS[1:])]
+        diffs = [f"{ms3(c - b):+.3f}" for b, c in (figures[m] for m in metrics[1:])]
         table.add_row([rank, f"{ms3(base):.3f}", f"{ms3(comp):.3f}", f"{ms3(comp - base):+.3f}", _pct(base, comp),
                        *diffs])
     table.title = TABLE_TITLE if timed else "Ranks"

@@ -1,8 +1,9 @@
 """The job overview of a rank-by-rank compare: ``performance_comparison_result_ranks_{timestamp}.xlsx`` (one sheet,
 ``Ranks``) and ``.json``, beside the rank reports and with their timestamp. The console's table over the ranks in a
 file a user (or a CI job) of 8 or 64 ranks can sort, filter and keep: a row per rank with its times, their changes,
-its gate verdict and its reports; the job's slowest rank per side. Built from the small figures collected per rank
-(``ranks_console.rank_figures``: each rank's own ``frames["overall"]``), never from a result kept alive."""
+its gate verdict and its reports; a row per rank one folder alone holds, not compared; the job's slowest rank per
+side. Built from the small figures collected per rank (``ranks_console.rank_figures``: each rank's own
+``frames["overall"]``, or the E2E times of the gate's breakdown), never from a result kept alive."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from ..compare.table import STYLE_INT, STYLE_MS3, STYLE_RATIO, STYLE_TEXT, Colum
 from .excel import render
 from .json_report import SCHEMA_VERSION, _version, change, clean, document_text, text_part
 from .output import FILE_PREFIX, Part, output_target, utc_now, write_new_files
-from .ranks_console import METRICS, job_line, slowest
+from .ranks_console import job_line, shown_metrics, slowest
 
 SHEET_NAME = "Ranks"
 SCHEMA_ID = "urn:msprof-compare:ranks-schema:1"
@@ -31,6 +32,10 @@ _VERDICT_TEXT = {True: "yes", False: "no", None: "not judged (no E2E time)"}
 
 #: A rank's row: (rank, ``rank_figures``' {metric: (base ns, comparison ns)} or None, paths of its reports).
 Row = tuple[int, dict[str, tuple[int, int]] | None, list[str]]
+#: {rank: (base input, comparison input)} of the ranks one folder alone holds (None on the side without the rank).
+OneSided = Mapping[int, tuple[str | None, str | None]]
+#: The Ranks sheet's ``Compared`` cell of a rank not compared, by the side that holds it.
+_ONLY_IN_TEXT = {"base": "no (base only)", "comparison": "no (comparison only)"}
 
 
 @dataclass(repr=False)  # Sheet's short repr
@@ -47,18 +52,19 @@ class RanksSheet(Sheet):
 
 def overview(rows: list[Row], inputs: Mapping[int, tuple[str, str]], job: tuple[str | None, str | None],
              gates: Mapping[int, int] | None = None, pct: float | None = None,
-             generated_at: _dt.datetime | None = None) -> dict[str, Any]:
+             generated_at: _dt.datetime | None = None, not_compared: OneSided | None = None) -> dict[str, Any]:
     """The overview as a JSON-ready dict: a record per rank (its inputs ``inputs[rank]``, its reports' file names,
-    per metric ``json_report.change``'s figures, E2E's ``diff_ratio`` as OverallMetrics' Diff Ratio, and with the
-    gate (``pct``) its verdict from ``gates``' statuses) and the job's slowest rank per side. ``job``: the two
-    folders of ranks."""
+    per metric its figures hold ``json_report.change``'s figures, E2E's ``diff_ratio`` as OverallMetrics' Diff
+    Ratio, and with the gate (``pct``) its verdict from ``gates``' statuses), the job's slowest rank per side, and
+    the ranks ``not_compared`` (None: not known, as of results paired by hand). ``job``: the two folders of
+    ranks."""
     now = generated_at or utc_now()
     records = []
     for rank, figures, reports in rows:
         record: dict[str, Any] = {"rank": rank, "base_path": inputs[rank][0], "comparison_path": inputs[rank][1],
                                   "reports": [os.path.basename(p) for p in reports]}
         if figures is not None:
-            for metric in METRICS:
+            for metric in shown_metrics([figures]):
                 record[metric] = change(*figures[metric], zero_known=metric != "e2e")
             base, comp = figures["e2e"]
             # the ms OverallMetrics' E2E Time row divides: its Diff Ratio; "INF" on a base of 0, as in the JSON report
@@ -78,45 +84,54 @@ def overview(rows: list[Row], inputs: Mapping[int, tuple[str, str]], job: tuple[
         "job": None if found is None else {"base_rank": found[0][0], "comparison_rank": found[1][0],
                                            **change(found[0][1], found[1][1])},
         "job_line": job_line(rows) or None,
+        "not_compared": None if not_compared is None else [
+            {"rank": rank, "only_in": "base" if paths[1] is None else "comparison", "base_path": paths[0],
+             "comparison_path": paths[1]} for rank, paths in sorted(not_compared.items())],
     }
 
 
 def sheet(document: dict[str, Any]) -> RanksSheet:
     """The ``Ranks`` sheet of ``overview``'s document: Rank; the base's times, the comparison's (ms, to the us as
-    the Summary shows them) and their changes, as OverallMetrics lays a breakdown out; with the gate each rank's
-    verdict; its reports (the workbook a link to the file beside this one) and inputs. Without figures (the
-    profiling compare off) ranks, reports and inputs only. Row 2 holds the job line."""
-    records = document["ranks"]
-    timed = any("e2e" in r for r in records)
+    the Summary shows them) and their changes, as OverallMetrics lays a breakdown out (E2E alone where the gate
+    alone made a breakdown); with the gate each rank's verdict; its reports (the workbook a link to the file beside
+    this one) and inputs. Without figures (no time breakdown) ranks, reports and inputs only. The ranks one folder
+    alone holds follow the compared ones, their figures and verdict blank, a ``Compared`` column saying which side
+    holds them (only then: a job with every rank compared keeps its columns). Row 2 holds the job line."""
+    compared = document["ranks"]
+    records = compared + (document["not_compared"] or [])
+    metrics = [m for m in LABELS if any(m in r for r in compared)]
     columns = [Column("Rank", STYLE_INT, 8)]
     data: list[list[Any]] = [[r["rank"] for r in records]]
-    if timed:
-        for side in ("base", "comparison"):
-            for metric in METRICS:
-                columns.append(Column(f"{LABELS[metric]} Time(ms)", STYLE_MS3, len(LABELS[metric]) + 12))
-                data.append([r[metric][f"{side}_ms"] if metric in r else None for r in records])
-        for metric in METRICS:
-            columns.append(Column(f"{LABELS[metric]} Diff(ms)", STYLE_MS3, len(LABELS[metric]) + 12))
-            data.append([r[metric]["diff_ms"] if metric in r else None for r in records])
-            if metric == "e2e":
-                columns.append(Column("E2E Diff Ratio", STYLE_RATIO, 16))
-                data.append([_ratio(r["e2e"]["diff_ratio"]) if "e2e" in r else None for r in records])
+    for side in ("base", "comparison"):
+        for metric in metrics:
+            columns.append(Column(f"{LABELS[metric]} Time(ms)", STYLE_MS3, len(LABELS[metric]) + 12))
+            data.append([r[metric][f"{side}_ms"] if metric in r else None for r in records])
+    for metric in metrics:
+        columns.append(Column(f"{LABELS[metric]} Diff(ms)", STYLE_MS3, len(LABELS[metric]) + 12))
+        data.append([r[metric]["diff_ms"] if metric in r else None for r in records])
+        if metric == "e2e":
+            columns.append(Column("E2E Diff Ratio", STYLE_RATIO, 16))
+            data.append([_ratio(r["e2e"]["diff_ratio"]) if "e2e" in r else None for r in records])
     if document["fail_on_regression"] is not None:
         columns.append(Column(f"Regressed (> {document['fail_on_regression']:g}%)", STYLE_TEXT, 24))
-        data.append([_VERDICT_TEXT[r["regressed"]] for r in records])
+        data.append([_VERDICT_TEXT[r["regressed"]] if "regressed" in r else None for r in records])
     links: dict[tuple[int, int], str] = {}
     for kind, ext in (("Workbook", ".xlsx"), ("JSON Report", ".json")):
-        names = [next((n for n in r["reports"] if n.lower().endswith(ext)), "") for r in records]
+        names = [next((n for n in r.get("reports", ()) if n.lower().endswith(ext)), "") for r in records]
         if any(names):
             if ext == ".xlsx":
                 links.update({(i, len(columns)): n for i, n in enumerate(names) if n})
             columns.append(Column(kind, STYLE_TEXT, max(len(n) for n in names) + 2))
             data.append(names)
+    if len(records) > len(compared):
+        columns.append(Column("Compared", STYLE_TEXT, 22))
+        data.append([_ONLY_IN_TEXT[r["only_in"]] if "only_in" in r else "yes" for r in records])
     first = len(columns)
     for side in ("base", "comparison"):
         columns.append(Column(f"{side.title()} Input", STYLE_TEXT, 60))
         data.append([r[f"{side}_path"] for r in records])
-    spans = ((1, 4), (5, 8)) if timed else ((first, first), (first + 1, first + 1))
+    n = len(metrics)
+    spans = ((1, n), (n + 1, 2 * n)) if n else ((first, first), (first + 1, first + 1))
     frame = pd.DataFrame(dict(enumerate(data)))
     return RanksSheet(SHEET_NAME, columns, frame, *spans, note=document["job_line"] or "", links=links)
 
