@@ -77,7 +77,7 @@ def test_rank_phase_on_a_tiny_matrix(samples: Path, tmp_path: Path) -> None:
     assert sorted(ranked) == sorted([("level0", "copy:level0", ()), ("level2", "copy:level2", ()),
                                      ("level0", "level2", ()), ("level2", "level0", ())]
                                     + [("level0", "copy:level0", tuple(o)) for o in sweep.RANK_OPTS])
-    assert [len(ranked[k]["reports"]) for k in sorted(ranked)] == [3, 3, 3, 3, 2, 2, 2]  # and the job overview
+    assert [len(ranked[k]["reports"]) for k in sorted(ranked)] == [3, 3, 3, 3, 3, 2, 2, 2]  # and the job overview
     assert {r["rc"] for r in runs} == {0}
     assert not (out / "loadable.json").exists()  # the rank phase alone probes no input
 
@@ -158,6 +158,12 @@ def test_check_rank_run_flags_each_disagreement(one_sided) -> None:
     assert _flags(check(r, folders, singles, {name: doc, overview_name: late}), "job overview job")
     stamp = overview_name.replace(overview_name[-19:-5], "20000101000000")
     assert _flags(check(r, folders, singles, {name: doc, stamp: overview}), "not the rank reports' timestamp")
+    # rank 1, only in the base, listed as not compared with its input
+    assert overview["not_compared"] == [{"rank": 1, "only_in": "base", "base_path": str(Path(r["base_dir"]) /
+                                         "rank1_ascend_pt"), "comparison_path": None}]
+    for alone in ([], None, [{**overview["not_compared"][0], "only_in": "comparison"}]):
+        assert _flags(check(r, folders, singles, {name: doc, overview_name: overview | {"not_compared": alone}}),
+                      "job overview not_compared")
 
 
 def test_rank_figures_of_a_pair_without_communication() -> None:
@@ -170,3 +176,16 @@ def test_rank_figures_of_a_pair_without_communication() -> None:
     assert sweep._rank_ns(doc) == {"E2E Time": (396627911, 364518243), "Computing Time": (64018243, 64000000),
                                    "Uncovered Communication Time": (0, 0), "Free Time": (332609668, 300500000)}
     assert sweep._rank_ns({"sheets": [{"name": "OverallMetrics", "rows": rows[:2]}]}) is None  # no E2E row
+
+
+def test_rank_figures_of_the_gate_alone() -> None:
+    """A report of the gate without the profiling compare has no OverallMetrics: its figures are the E2E times the
+    gate judged (``summary.e2e``), which its rank line, the table and the overview show; none without the gate, or
+    where the profiling compare ran (its OverallMetrics omitted: a side without E2E time)."""
+    e2e = {"base_ns": 116251182, "comparison_ns": 136581009}
+    doc = {"sheets": [], "options": {"enable_profiling_compare": False, "fail_on_regression": 20.0},
+           "summary": {"e2e": e2e}}
+    assert sweep._rank_ns(doc) == {"E2E Time": (116251182, 136581009)}
+    assert sweep._rank_ns(doc | {"options": {"enable_profiling_compare": False, "fail_on_regression": None}}) is None
+    assert sweep._rank_ns(doc | {"options": {"enable_profiling_compare": True, "fail_on_regression": 20.0}}) is None
+    assert sweep._rank_ns(doc | {"summary": {"e2e": None}}) is None

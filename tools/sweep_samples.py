@@ -29,6 +29,7 @@ import hashlib
 import itertools
 import json
 import math
+import os
 import re
 import shutil
 import subprocess
@@ -607,7 +608,10 @@ RANK_REPORT = re.compile(r"^performance_comparison_result_rank(\d+)_(\d{14})\.js
 #: The job overview a complete rank-by-rank compare writes beside them.
 OVERVIEW_REPORT = re.compile(r"^performance_comparison_result_ranks_(\d{14})\.json$")
 #: Option sets of the rank phase besides the default one; the step options only where both folders are DB exports.
-RANK_OPTS = [["--enable_profiling_compare"], ["--enable_operator_compare"], ["--disable_details"]]
+#: The gate without the profiling compare makes a breakdown of its own, whose E2E times the rank lines, the table,
+#: the job line and the overview show.
+RANK_OPTS = [["--enable_profiling_compare"], ["--enable_operator_compare"], ["--disable_details"],
+             ["--enable_api_compare", "--fail_on_regression", "20"]]
 RANK_STEPS = ("50", "13")  # the DB samples' step, and one they lack (a usage error on the first rank)
 #: OverallMetrics rows of the rank table, in its column order after the E2E ones.
 RANK_METRICS = ("E2E Time", "Computing Time", "Uncovered Communication Time", "Free Time")
@@ -677,10 +681,20 @@ def _rank_ns(doc: dict) -> dict[str, tuple[int, int]] | None:
     communication has no Uncovered Communication Time row (as the original's sheet): 0 on both sides."""
     rows = {r["Index"]: r for r in sheet_map(doc).get("OverallMetrics", [])}
     if not all(m in rows for m in RANK_METRICS if m != "Uncovered Communication Time"):
-        return None
+        return _gate_ns(doc)
     none = {"Duration(ms)": 0, "Duration(ms).1": 0}
     return {m: (round((rows.get(m, none)["Duration(ms)"] or 0) * 10**6),
                 round((rows.get(m, none)["Duration(ms).1"] or 0) * 10**6)) for m in RANK_METRICS}
+
+
+def _gate_ns(doc: dict) -> dict[str, tuple[int, int]] | None:
+    """{"E2E Time": (base ns, comparison ns)} of a report whose run made the time breakdown for the gate alone
+    (--fail_on_regression without the profiling compare): the E2E times the gate judged (its `summary.e2e`), which
+    the rank line, the table and the overview show; None for any other report."""
+    opts, e2e = doc.get("options") or {}, (doc.get("summary") or {}).get("e2e")
+    if opts.get("enable_profiling_compare") or opts.get("fail_on_regression") is None or not e2e:
+        return None
+    return {"E2E Time": (e2e["base_ns"], e2e["comparison_ns"])}
 
 
 def _strip_volatile(doc: dict) -> dict:
@@ -772,7 +786,7 @@ def check_rank_run(r: dict, folders: tuple[dict[int, str], dict[int, str]], sing
         if ns is None:
             line, cells = f"rank {k}: {path}", [names[k][0]]
         else:
-            (b, c), diffs = ns["E2E Time"], [_ms(c - b, True) for b, c in (ns[m] for m in RANK_METRICS[1:])]
+            (b, c), diffs = ns["E2E Time"], [_ms(c - b, True) for b, c in (ns[m] for m in RANK_METRICS[1:] if m in ns)]
             line = f"rank {k}: E2E {_ms(b)} ms -> {_ms(c)} ms ({_ms(c - b, True)} ms, {_pct(b, c)}), {path}"
             cells = [_ms(b), _ms(c), _ms(c - b, True), _pct(b, c), *diffs]
             timed.append((k, b, c))
@@ -791,15 +805,24 @@ def check_rank_run(r: dict, folders: tuple[dict[int, str], dict[int, str]], sing
                 bad.append(f"job line {jobs!r:.300} != {job!r}")
         elif jobs:
             bad.append(f"a job line without figures: {jobs[0]!r:.200}")
-    return bad + check_overview(r, overviews, names, reports, fail is None and r["rc"] == 0)
+    # the ranks one folder alone holds, each with its input in the folder as given
+    one_sided = []
+    for k in sorted(set(folders[0]) ^ set(folders[1])):
+        side = 0 if k in folders[0] else 1
+        rel, given = (r["base"], r["base_dir"]) if side == 0 else (r["comp"].removeprefix("copy:"), r["comp_dir"])
+        path = os.path.join(given, os.path.relpath(folders[side][k], rel))
+        one_sided.append({"rank": k, "only_in": ("base", "comparison")[side], "base_path": None if side else path,
+                          "comparison_path": path if side else None})
+    return bad + check_overview(r, overviews, names, reports, fail is None and r["rc"] == 0, one_sided)
 
 
 def check_overview(r: dict, overviews: list[str], names: dict[int, tuple[str, str]],
-                   reports: dict[str, dict | None], complete: bool) -> list[str]:
+                   reports: dict[str, dict | None], complete: bool, one_sided: list[dict]) -> list[str]:
     """The job overview of a rank-by-rank run: one on a `complete` run (every rank compared; none when a rank
     fails, or should), with the rank reports' timestamp and the run's folders, a record per rank naming its report,
-    with the figures of the rank report's own OverallMetrics (exact ns), and the job's slowest rank per side by
-    those figures."""
+    with the figures of the rank report's own OverallMetrics (exact ns; E2E alone, the gate's, where the gate
+    alone made a breakdown), the job's slowest rank per side by those figures, and the `one_sided` ranks (those
+    one folder alone holds) as not compared."""
     if not complete:
         return [f"a job overview of a failed run: {overviews}"] if overviews else []
     if len(overviews) != 1:
@@ -813,6 +836,8 @@ def check_overview(r: dict, overviews: list[str], names: dict[int, tuple[str, st
         bad.append(f"job overview {name}: not the rank reports' timestamp")
     if (doc.get("base_path"), doc.get("comparison_path")) != (r["base_dir"], r["comp_dir"]):
         bad.append(f"job overview folders {doc.get('base_path')!r}, {doc.get('comparison_path')!r}")
+    if doc.get("not_compared") != one_sided:
+        bad.append(f"job overview not_compared {doc.get('not_compared')!r:.300} != {one_sided!r:.300}")
     records = {x.get("rank"): x for x in doc.get("ranks", [])}
     if sorted(records) != sorted(names):
         return bad + [f"job overview of ranks {sorted(records)}, expected {sorted(names)}"]
@@ -827,7 +852,8 @@ def check_overview(r: dict, overviews: list[str], names: dict[int, tuple[str, st
             bad.append(f"job overview rank {k}: {got} != the rank report's {ns}")
         if ns is not None:
             timed.append((k, *ns["E2E Time"]))
-            if any(x[key]["diff_ns"] != c - b for m, key in keys.items() for b, c in [ns[m]] if m != "E2E Time"):
+            if any(x[key]["diff_ns"] != c - b for m, key in keys.items() if m in ns and m != "E2E Time"
+                   for b, c in [ns[m]]):
                 bad.append(f"job overview rank {k}: a diff is not the exact change")
     job = doc.get("job")
     if timed:
