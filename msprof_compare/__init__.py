@@ -76,7 +76,8 @@ def compare_ranks(base: str | os.PathLike[str], comparison: str | os.PathLike[st
     warned about, no rank in common raises ``ProfileError``, and a rank's error names the rank first. A rank's log
     lines begin with ``rank N: `` and a later rank's repeats are left out, as on the CLI (``api.rank_results``).
     The iterator's ``not_compared`` is {rank: (base input, comparison input)} of the ranks one folder alone holds
-    (None on the side without it), for ``ranks_overview``."""
+    (None on the side without it), for ``ranks_overview``. ``rank_list`` ("all", "0,3" or a sequence of ids, as the
+    CLI's ``--rank_list``) compares the listed ranks alone."""
     from .api import compare_ranks as run
 
     return run(base, comparison, **options)

@@ -29,7 +29,7 @@ from .loaders import Layout, detect, load_profile
 from .loaders.paths import TypedPaths, given_path
 from .logs import _SaidForEarlierRank, paths_as_typed, rank_notices, said_once
 from .model import Profile
-from .options import API_FACE, CLI_FACE, Face, Options, api_options, build_options, flag_words_kept
+from .options import API_FACE, CLI_FACE, Face, Options, api_options, build_options, flag_words_kept, parse_rank_list
 from .textsafe import display, term_safe
 
 log = logging.getLogger("msprof-analyze")
@@ -376,20 +376,26 @@ def compare_ranks(base: str | os.PathLike[str], comparison: str | os.PathLike[st
     the next pair is asked for, so one result is alive at a time once the caller drops the previous one (``del``
     it at the end of the loop body: the loop variable holds it while the next rank loads). A rank's error is
     raised with ``rank N:`` before its message; its log lines are the CLI's (``rank_results``). The iterator's
-    ``not_compared`` holds the one-sided ranks, which ``ranks_overview`` reads from it."""
-    pairs, alone = rank_pairs(_path("base", base), _path("comparison", comparison), options, API_FACE)
-    return RankResults(rank_results(pairs, options, API_FACE), alone)
+    ``not_compared`` holds the one-sided ranks, which ``ranks_overview`` reads from it. ``rank_list`` (the CLI's
+    ``--rank_list``: "all", "0,3" or a sequence of ids) compares the listed ranks alone (``rank_pairs``)."""
+    options = dict(options)
+    selected = parse_rank_list(options.pop("rank_list", None), "rank_list")
+    pairs, alone = rank_pairs(_path("base", base), _path("comparison", comparison), options, API_FACE, selected)
+    return RankResults(rank_results(pairs, options, API_FACE), alone, selected)
 
 
 class RankResults(Iterator[tuple[int, "CompareResult"]]):
     """``compare_ranks``' iterator: ``(rank, CompareResult)`` pairs, one rank loaded per step (``rank_results``),
     and ``not_compared``, {rank: (base input, comparison input)} of the ranks one folder alone holds (None on the
-    side without it), of the same discovery of each folder: the job overview names them (``ranks_overview``)."""
+    side without it), of the same discovery of each folder: the job overview names them (``ranks_overview``);
+    ``rank_list``, the ranks selected (None: all), which the overview records."""
 
     def __init__(self, results: Generator[tuple[int, CompareResult], None, None],
-                 not_compared: dict[int, tuple[str | None, str | None]]) -> None:
+                 not_compared: dict[int, tuple[str | None, str | None]],
+                 rank_list: tuple[int, ...] | None = None) -> None:
         self._results = results
         self.not_compared = not_compared
+        self.rank_list = rank_list
 
     def __next__(self) -> tuple[int, CompareResult]:
         return next(self._results)
@@ -399,11 +405,15 @@ class RankResults(Iterator[tuple[int, "CompareResult"]]):
         self._results.close()
 
 
-def rank_pairs(base: str, comparison: str, options: dict[str, Any], face: Face
+def rank_pairs(base: str, comparison: str, options: dict[str, Any], face: Face,
+               rank_list: tuple[int, ...] | None = None
                ) -> tuple[dict[int, tuple[str, str]], dict[int, tuple[str | None, str | None]]]:
     """{rank: (base input, comparison input)} of the ranks both folders hold, after the options are checked (a
     usage error before a folder is read), and the same of the ranks one folder alone holds, None on the side
-    without the rank (named in one warning per side, and in the job overview: one rank discovery per folder)."""
+    without the rank (named in one warning per side, and in the job overview: one rank discovery per folder).
+    ``rank_list`` (``options.parse_rank_list``; None: every rank) selects ranks: those not listed are left out
+    without a word, a listed rank one folder lacks is one-sided as above, one neither holds is warned about and
+    not compared (None on both sides); no listed rank in common is an error naming the list."""
     from .loaders.ranks import named_ranks
 
     if face.api:
@@ -411,19 +421,27 @@ def rank_pairs(base: str, comparison: str, options: dict[str, Any], face: Face
     else:
         build_options(**options)
     sides = ranks(base), ranks(comparison)
-    common = sorted(set(sides[0]) & set(sides[1]))
+    listed = set(rank_list) if rank_list is not None else set(sides[0]) | set(sides[1])
+    common = sorted(set(sides[0]) & set(sides[1]) & listed)
     if not common:
-        raise ProfileError(None, f"no rank in common: the base {term_safe(base)} holds {named_ranks(sides[0])}, the "
-                                 f"comparison {term_safe(comparison)} holds {named_ranks(sides[1])}")
+        chosen = "" if rank_list is None else f" of {face.given('rank_list', ','.join(map(str, rank_list)))}"
+        raise ProfileError(None, f"no rank{chosen} in common: the base {term_safe(base)} holds "
+                                 f"{named_ranks(sides[0])}, the comparison {term_safe(comparison)} holds "
+                                 f"{named_ranks(sides[1])}")
     for (name, folder, own), other in zip((("base", base, sides[0]), ("comparison", comparison, sides[1])),
                                           (sides[1], sides[0]), strict=True):
-        alone = [r for r in own if r not in other]
+        alone = [r for r in own if r not in other and r in listed]
         if alone:
             log.warning("%s only in the %s %s, not compared: %s", "Rank" if len(alone) == 1 else "Ranks", name,
                         term_safe(folder), ", ".join(map(str, alone)))
-    one_sided = sorted(set(sides[0]) ^ set(sides[1]))
+    absent = sorted(listed - set(sides[0]) - set(sides[1]))
+    if absent:
+        log.warning("%s of %s in neither the base %s nor the comparison %s, not compared: %s",
+                    "Rank" if len(absent) == 1 else "Ranks", face.name("rank_list"), term_safe(base),
+                    term_safe(comparison), ", ".join(map(str, absent)))
+    not_compared = sorted((set(sides[0]) ^ set(sides[1]) | set(absent)) & listed)
     return ({r: (sides[0][r], sides[1][r]) for r in common},
-            {r: (sides[0].get(r), sides[1].get(r)) for r in one_sided})
+            {r: (sides[0].get(r), sides[1].get(r)) for r in not_compared})
 
 
 def rank_results(pairs: dict[int, tuple[str, str]], options: dict[str, Any], face: Face,
@@ -816,7 +834,8 @@ def ranks_overview(results: Iterable[tuple[int, CompareResult]],
     alone holds (``compare_ranks``' ``.not_compared``, which ``results`` gives itself when it is that iterator); not
     known (``null`` in the document) otherwise. The job's folders are those holding each side's inputs. No pair, a
     rank given twice or both compared and not, or results compared with different ``fail_on_regression``
-    thresholds (the overview judges its ranks by one) raise ``UsageError``: results paired by hand can be any."""
+    thresholds (the overview judges its ranks by one) raise ``UsageError``: results paired by hand can be any. The
+    document's ``rank_list`` is that iterator's (null otherwise)."""
     from .report.ranks_console import rank_figures
     from .report.ranks_report import overview
 
@@ -850,7 +869,8 @@ def ranks_overview(results: Iterable[tuple[int, CompareResult]],
         found = {os.path.dirname(pair[side]) for pair in inputs.values()}
         return found.pop() if len(found) == 1 else None
 
-    return overview(rows, inputs, (folder(0), folder(1)), gates, pct, not_compared=not_compared)
+    return overview(rows, inputs, (folder(0), folder(1)), gates, pct, not_compared=not_compared,
+                    rank_list=getattr(results, "rank_list", None))
 
 
 def _report_paths(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> list[str]:

@@ -64,6 +64,9 @@ HELP = {
     "debug": "Debug Mode. Shows full stack trace when error occurs.",
     "output_format": "Reports to write: xlsx (default), json, or xlsx,json; with -o - the JSON goes to stdout "
                      "(and xlsx,json writes the workbook into the current directory)",
+    "rank_list": "Ranks to compare when -bp and -d are folders of ranks: all (default) or rank ids separated by "
+                 "commas, e.g. 0,3 (as msprof-analyze's cluster modes take it; a listed rank a folder lacks is not "
+                 "compared)",
     "fail_on_regression": "Exit with status 3 when the comparison E2E time exceeds the base by more than PCT percent "
                           "(it also runs the time breakdown, and exits 1 when a side has no E2E time)",
 }
@@ -162,6 +165,8 @@ def compare_command(
                                              show_default=False),
     fail_on_regression: str | None = typer.Option(None, "--fail_on_regression", metavar="PCT",
                                                   help=HELP["fail_on_regression"], show_default=False),
+    rank_list: str | None = typer.Option(None, "--rank_list", metavar="LIST", help=HELP["rank_list"],
+                                         show_default=False),
 ) -> dict[str, Any]:
     """Compare the performance differences between GPUs and NPUs."""
     # Parsing only: the caller runs the comparison, so parse errors and run errors stay apart.
@@ -349,7 +354,7 @@ def compare_main(args: list[str] | None = None) -> None:
 
 
 #: Options of the script face that the original's parser does not have.
-_SCRIPT_ADDITIONS = frozenset({"--debug", "-H", "--output_format", "--fail_on_regression"})
+_SCRIPT_ADDITIONS = frozenset({"--debug", "-H", "--output_format", "--fail_on_regression", "--rank_list"})
 
 
 #: The path options of the CLI faces, which the script takes as positional arguments instead.
@@ -399,6 +404,7 @@ def build_script_parser() -> argparse.ArgumentParser:
     p.add_argument("--debug", action="store_true", help=HELP["debug"])
     p.add_argument("--output_format", type=str, default=None, help=HELP["output_format"])
     p.add_argument("--fail_on_regression", type=str, default=None, metavar="PCT", help=HELP["fail_on_regression"])
+    p.add_argument("--rank_list", type=str, default=None, metavar="LIST", help=HELP["rank_list"])
     return p
 
 
@@ -464,7 +470,8 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool) -
         base = params.pop("base_profiling_path")
         comparison = params.pop("comparison_profiling_path")
         output = params.pop("output_path", None) or "."
-        from .options import build_options, parse_output_format
+        rank_list = params.pop("rank_list", None)  # which comparisons run, not how: no option of one comparison
+        from .options import build_options, parse_output_format, parse_rank_list
 
         try:  # reference-1 §1.3: the options (rules 1-8) before the output target (rule 10, checked here before
             opts = build_options(**params)[0]  # the inputs are loaded); compare() validates again and logs the warnings
@@ -476,8 +483,11 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool) -
 
         formats = tuple(parse_output_format(params.get("output_format")).split(","))
         explicit = params.get("output_format") not in (None, "")  # an empty value asks for nothing
+        selected = parse_rank_list(rank_list)  # before any folder is read
         if _rank_folders(base, comparison):
-            return _execute_ranks(log, base, comparison, params, output, formats, explicit)
+            return _execute_ranks(log, base, comparison, params, output, formats, explicit, selected)
+        if selected is not None:
+            _refuse_rank_list(base, comparison, rank_list, bool(params.get("force")))
         deliver.check_target(output, formats, explicit, bool(params.get("force")))  # before the (long) load
         for notice in (deliver.format_mismatch(output, formats, explicit), deliver.folder_notice(output)):
             if notice:
@@ -543,8 +553,20 @@ def _rank_folders(base: str, comparison: str) -> bool:
     return all(rank_inputs(given_path(p)) for p in (base, comparison))
 
 
+def _refuse_rank_list(base: str, comparison: str, rank_list: str, force: bool) -> None:
+    """``--rank_list`` of a single compare is a usage error: it selects ranks of two folders of ranks. A folder of
+    ranks against one profile keeps its own refusal (``api._refuse_rank_folders``), which says what to pass."""
+    from .api import _refuse_rank_folders
+    from .options import CLI_FACE
+
+    _refuse_rank_folders(base, comparison, CLI_FACE, force)
+    raise UsageError(f"--rank_list {rank_list!r} selects ranks of two folders of ranks (-bp and -d each holding "
+                     "rank0_ascend_pt, ... or one Kineto trace per rank); these inputs are one profile each: leave "
+                     "it out")
+
+
 def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict[str, Any], output: str,
-                   formats: tuple[str, ...], explicit: bool) -> int:
+                   formats: tuple[str, ...], explicit: bool, rank_list: tuple[int, ...] | None = None) -> int:
     """Two folders of ranks, compared rank by rank (``api.compare_ranks``): per rank the usual reports, named
     ``performance_comparison_result_rank{R}_{timestamp}``, in the ``-o`` folder, and one line; then a table over
     the ranks and the job's line; the ``--fail_on_regression`` gate judges each rank (3 if any regressed)."""
@@ -563,7 +585,7 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
     if notice:
         log.warning(term_safe(notice))
     stamp = utc_now().strftime("%Y%m%d%H%M%S")  # one for the job: its reports sort together
-    pairs, one_sided = rank_pairs(base, comparison, params, CLI_FACE)
+    pairs, one_sided = rank_pairs(base, comparison, params, CLI_FACE, rank_list)
     rows: list[tuple[int, Any, list[str]]] = []
     gates: list[tuple[int, int]] = []
 
@@ -577,7 +599,8 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
     if line:
         _print(line)
     try:
-        _write_overview(log, rows, pairs, one_sided, (base, comparison), gates, params, output, stamp, formats)
+        _write_overview(log, rows, pairs, one_sided, (base, comparison), gates, params, output, stamp, formats,
+                        rank_list)
     except _STOPS:  # the overview could not be written (a full disk, Ctrl-C): the rank reports are whole
         _reports_stay(log, rows)
         raise
@@ -587,16 +610,16 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
 def _write_overview(log: logging.Logger, rows: list[tuple[int, Any, list[str]]], pairs: dict[int, tuple[str, str]],
                     one_sided: dict[int, tuple[str | None, str | None]], job: tuple[str, str],
                     gates: list[tuple[int, int]], params: dict[str, Any], output: str, stamp: str,
-                    formats: tuple[str, ...]) -> None:
+                    formats: tuple[str, ...], rank_list: tuple[int, ...] | None = None) -> None:
     """The job overview (``report.ranks_report``) of a complete rank-by-rank compare, beside the rank reports and
-    with their timestamp, naming the ranks one folder alone holds (``one_sided``); its files logged and printed as
-    a rank's are."""
+    with their timestamp, naming the ranks one folder alone holds (``one_sided``) and those ``--rank_list``
+    selected (``rank_list``); its files logged and printed as a rank's are."""
     from .options import parse_regression_pct
     from .report.ranks_report import overview, write_overview
 
     started = _dt.datetime.strptime(stamp, "%Y%m%d%H%M%S").replace(tzinfo=_dt.timezone.utc)  # the job's instant
     document = overview(rows, pairs, job, dict(gates), parse_regression_pct(params.get("fail_on_regression")),
-                        started, one_sided)
+                        started, one_sided, rank_list)
     written = write_overview(document, output, stamp, formats, bool(params.get("force")))
     for path in written:
         log.info("The comparison result file has been generated: %s", path)

@@ -279,6 +279,8 @@ def _unknown_hint(names: list[str], known: set[str]) -> str:
             if match:
                 close.append(f"{match[0]} for {name}" if len(names) > 1 else match[0])
     hints = [f"did you mean {', '.join(close)}?"] if close else []
+    if "rank_list" in names:
+        hints.append("rank_list selects ranks of compare_ranks(), which compares two folders of ranks")
     if _OUTPUT_KEYWORDS.intersection(names):
         hints.append("compare() writes no report: pass the output target to the result's to_excel() / to_json()")
     return f" ({' '.join(hints)})" if hints else ""
@@ -465,3 +467,39 @@ def parse_regression_pct(value: Any, name: str = "--fail_on_regression") -> floa
     if not (pct >= 0.0) or pct == float("inf"):
         raise UsageError(f"Invalid param, {name} must be a finite percentage >= 0 (got {value!r})")
     return pct + 0.0  # -0.0 -> 0.0: the gate line would read "threshold +-0%"
+
+
+def parse_rank_list(value: Any, name: str = "--rank_list") -> tuple[int, ...] | None:
+    """``--rank_list``, msprof-analyze's cluster flag: None (every rank) for "all" or nothing given, else the
+    rank ids (integers >= 0), once each, in rank order. Text is comma-separated ("0, 3": spaces around an id are
+    tolerated); the API also takes a sequence of whole numbers. ``name``: the option as an error names it."""
+    if value is None or (isinstance(value, str) and value.strip().lower() == "all"):
+        return None
+    if isinstance(value, str):
+        items: list[Any] = value.split(",")
+    elif isinstance(value, (list, tuple, range)) or (hasattr(value, "__iter__") and hasattr(value, "dtype")):
+        items = list(value)
+    else:
+        items = [value]  # one rank given as a number: the checks below take or refuse it
+
+    def bad(why: str) -> UsageError:
+        return UsageError(f"Invalid param, {name} must be all or rank ids (integers >= 0) separated by commas "
+                          f"(got {value!r}: {why})")
+
+    ranks = set()
+    for item in items:
+        if isinstance(item, str):
+            text = item.strip()
+            if not text:
+                raise bad("an empty item")
+            if not (text.isascii() and text.isdigit()):  # "-1", "1.0", "1_0", other scripts' digits
+                raise bad(f"{text!r} is not a rank id")
+            ranks.add(int(text))
+        else:
+            whole = whole_number(item)
+            if whole is None or whole < 0:
+                raise bad(f"{item!r} is not a rank id")
+            ranks.add(whole)
+    if not ranks:
+        raise bad("no rank id")
+    return tuple(sorted(ranks))

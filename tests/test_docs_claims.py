@@ -67,9 +67,10 @@ def test_json_of_every_option_validates_against_the_schema(pair: str, capsys: py
     doc = _strict_loads(written[0].read_text(encoding="utf-8"))
     schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
     assert validate(doc, schema) == []
-    # the options are recorded by flag name, as given (README: the API's options are the long names)
+    # the options are recorded by flag name, as given (README: the API's options are the long names); rank_list
+    # selects the compares of a rank-by-rank run, no option of one compare
     assert set(doc["options"]) == readme_option_names() - {"profiling_path", "benchmark_profiling_path",
-                                                           "output_path"}
+                                                           "output_path", "rank_list"}
     assert doc["options"]["max_kernel_num"] == 10 and doc["options"]["disable_module"] is True
     assert doc["options"]["base_step"] == (-1 if pair == "gpu" else 50)  # -1: no step given (schema)
     assert doc["options"]["op_name_map"] == json.loads(extra[extra.index("--op_name_map") + 1].replace("'", '"'))
@@ -136,7 +137,8 @@ def test_readme_first_command_prints_its_console_block(tmp_path: Path) -> None:
 def test_readme_option_tables_are_the_help_of_every_face(capsys: pytest.CaptureFixture) -> None:
     tables = readme_tables()
     documented = set(tables["original"]) | set(tables["ours"])
-    assert {"-d", "-bp", "-o", "--benchmark_path", "--output_format", "--fail_on_regression"} <= documented
+    assert {"-d", "-bp", "-o", "--benchmark_path", "--output_format", "--fail_on_regression", "--rank_list"} <= \
+        documented
     for face in (lambda: cli.analyze_main(["compare", "--help"]), lambda: cli.compare_main(["--help"])):
         with pytest.raises(SystemExit):
             face()

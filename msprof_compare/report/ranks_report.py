@@ -35,7 +35,7 @@ Row = tuple[int, dict[str, tuple[int, int]] | None, list[str]]
 #: {rank: (base input, comparison input)} of the ranks one folder alone holds (None on the side without the rank).
 OneSided = Mapping[int, tuple[str | None, str | None]]
 #: The Ranks sheet's ``Compared`` cell of a rank not compared, by the side that holds it.
-_ONLY_IN_TEXT = {"base": "no (base only)", "comparison": "no (comparison only)"}
+_ONLY_IN_TEXT = {"base": "no (base only)", "comparison": "no (comparison only)", None: "no (in neither folder)"}
 
 
 @dataclass(repr=False)  # Sheet's short repr
@@ -52,12 +52,14 @@ class RanksSheet(Sheet):
 
 def overview(rows: list[Row], inputs: Mapping[int, tuple[str, str]], job: tuple[str | None, str | None],
              gates: Mapping[int, int] | None = None, pct: float | None = None,
-             generated_at: _dt.datetime | None = None, not_compared: OneSided | None = None) -> dict[str, Any]:
+             generated_at: _dt.datetime | None = None, not_compared: OneSided | None = None,
+             rank_list: tuple[int, ...] | None = None) -> dict[str, Any]:
     """The overview as a JSON-ready dict: a record per rank (its inputs ``inputs[rank]``, its reports' file names,
     per metric its figures hold ``json_report.change``'s figures, E2E's ``diff_ratio`` as OverallMetrics' Diff
     Ratio, and with the gate (``pct``) its verdict from ``gates``' statuses), the job's slowest rank per side, and
-    the ranks ``not_compared`` (None: not known, as of results paired by hand). ``job``: the two folders of
-    ranks."""
+    the ranks ``not_compared`` (None: not known, as of results paired by hand; a listed rank neither folder holds
+    has None on both sides: ``only_in`` null). ``job``: the two folders of ranks; ``rank_list``: the ranks
+    ``--rank_list`` selected (None: all)."""
     now = generated_at or utc_now()
     records = []
     for rank, figures, reports in rows:
@@ -80,14 +82,20 @@ def overview(rows: list[Row], inputs: Mapping[int, tuple[str, str]], job: tuple[
         "base_path": job[0],
         "comparison_path": job[1],
         "fail_on_regression": pct,
+        "rank_list": None if rank_list is None else list(rank_list),
         "ranks": records,
         "job": None if found is None else {"base_rank": found[0][0], "comparison_rank": found[1][0],
                                            **change(found[0][1], found[1][1])},
         "job_line": job_line(rows) or None,
         "not_compared": None if not_compared is None else [
-            {"rank": rank, "only_in": "base" if paths[1] is None else "comparison", "base_path": paths[0],
+            {"rank": rank, "only_in": _only_in(paths), "base_path": paths[0],
              "comparison_path": paths[1]} for rank, paths in sorted(not_compared.items())],
     }
+
+
+def _only_in(paths: tuple[str | None, str | None]) -> str | None:
+    """The folder holding a rank not compared: "base", "comparison", or None for a listed rank neither holds."""
+    return None if paths == (None, None) else "base" if paths[1] is None else "comparison"
 
 
 def sheet(document: dict[str, Any]) -> RanksSheet:

@@ -1,0 +1,225 @@
+"""``--rank_list`` (``compare_ranks(rank_list=...)``): the ranks of two folders of ranks to compare, as
+msprof-analyze's cluster modes take it (README "Multi-rank runs").
+
+Samples: text/level0 and text/level1 hold ranks 0 and 1 each, text/level2 rank 0 alone; hta's trace_filter two
+Kineto ranks (0, 1). Expected figures are the profiler's own step_trace_time.csv (``test_ranks.stage``).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import openpyxl
+import pytest
+
+import msprof_compare
+from msprof_compare import api, cli
+from msprof_compare.errors import ProfileError, UsageError
+from msprof_compare.options import parse_rank_list
+from tests.cliutil import error_lines, finish, run_inproc
+from tests.test_json_report import validate
+from tests.test_ranks import ANALYZE, KINETO, PT, REPO, STAMPED, TEXT0, TEXT1, TEXT2, ms, stage, table_rows
+
+SCHEMA = json.loads((REPO / "docs" / "ranks.schema.json").read_text())
+BAD = "error: Invalid param, --rank_list must be all or rank ids (integers >= 0) separated by commas (got "
+
+pytestmark = pytest.mark.skipif(not PT.is_dir(), reason="sample data not found")
+
+
+def reports(out: Path) -> dict[tuple[int, str], dict | Path]:
+    """{(rank, extension): the JSON report's document, or the workbook's path} of a rank-by-rank run's folder."""
+    found = {}
+    for path in out.iterdir():
+        m = STAMPED.match(path.name)
+        if m:
+            found[int(m[1]), m[3]] = json.loads(path.read_text()) if m[3] == "json" else path
+    return found
+
+
+def overview(out: Path) -> dict:
+    (path,) = out.glob("performance_comparison_result_ranks_*.json")
+    return json.loads(path.read_text())
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory):
+    """text/level0 against text/level1 with the profiling compare and both reports: every rank, ``--rank_list 1``
+    and ``--rank_list 0,1,7`` (the three at once)."""
+    root = tmp_path_factory.mktemp("rank_list")
+    started = {}
+    for name, extra in (("all", []), ("one", ["--rank_list", "1"]), ("seven", ["--rank_list", " 0, 1 ,7,1"])):
+        started[name] = subprocess.Popen(
+            [sys.executable, "-c", ANALYZE, "compare", "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(root / name),
+             "--enable_profiling_compare", "--output_format", "xlsx,json", *extra],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return {name: (finish(proc), root / name) for name, proc in started.items()}
+
+
+def without_volatile(doc: dict) -> dict:
+    """A report but for the time it was made and its inputs' paths (as test_ranks' single-compare check)."""
+    doc = {k: v for k, v in doc.items() if k != "generated_at"}
+    return {**doc, **{side: {k: v for k, v in doc[side].items() if k != "path"} for side in ("base", "comparison")}}
+
+
+def test_parse_rank_list():
+    assert parse_rank_list(None) is None and parse_rank_list("all") is None and parse_rank_list(" ALL ") is None
+    assert parse_rank_list(" 3, 0 ,3") == (0, 3) and parse_rank_list("8,1") == (1, 8)  # duplicates once, in order
+    assert parse_rank_list([np.int64(2), 0, 2.0]) == (0, 2) and parse_rank_list(5) == (5,)
+    for bad, why in (("a,1", "'a' is not a rank id"), ("-1", "'-1' is not a rank id"), ("1,,2", "an empty item"),
+                     ("1.0", "'1.0' is not a rank id"), ("1_0", "'1_0' is not a rank id"), ("", "an empty item"),
+                     ("\u0661", "'\u0661' is not a rank id"), ([], "no rank id"), ([True], "True is not a rank id"),
+                     ([-1], "-1 is not a rank id"), ([1.5], "1.5 is not a rank id")):
+        with pytest.raises(UsageError) as info:
+            parse_rank_list(bad, "rank_list")
+        assert str(info.value) == ("Invalid param, rank_list must be all or rank ids (integers >= 0) separated by "
+                                   f"commas (got {bad!r}: {why})"), bad
+
+
+def test_one_rank_listed_is_its_report_of_the_full_run(runs):
+    """``--rank_list 1``: rank 1 alone is compared; its reports are rank 1's of the full run but for the time and
+    paths, its options recording no rank_list (a rank's report is that rank compared alone); the table, the job
+    line and the overview hold rank 1 alone, with the profiler's figures."""
+    (full, full_out), (one, one_out) = runs["all"], runs["one"]
+    assert full.returncode == one.returncode == 0, one.stderr
+    got, want = reports(one_out), reports(full_out)
+    assert sorted(got) == [(1, "json"), (1, "xlsx")]
+    assert sorted(want) == [(r, e) for r in (0, 1) for e in ("json", "xlsx")]
+    assert without_volatile(got[1, "json"]) == without_volatile(want[1, "json"])
+    assert "rank_list" not in got[1, "json"]["options"]
+    b, c = stage(TEXT0, 1), stage(TEXT1, 1)
+    assert table_rows(one.stdout) == {1: table_rows(full.stdout)[1]}
+    assert table_rows(one.stdout)[1][1:4] == [ms(b["Stage"]), ms(c["Stage"]), ms(c["Stage"] - b["Stage"], "+")]
+    assert f"Job (slowest rank per side): base rank 1 {ms(b['Stage'])} ms -> comparison rank 1 {ms(c['Stage'])} ms" \
+        in one.stdout
+    assert "rank 0" not in one.stderr and "not compared" not in one.stderr  # rank 0 is held, not listed: no word
+    doc = overview(one_out)
+    assert validate(doc, SCHEMA) == []
+    assert doc["rank_list"] == [1] and [r["rank"] for r in doc["ranks"]] == [1] and doc["not_compared"] == []
+    assert overview(full_out)["rank_list"] is None
+
+
+def test_listed_rank_neither_folder_holds_is_warned_and_recorded(runs):
+    """``--rank_list " 0, 1 ,7,1"``: ranks 0 and 1 compared as in the full run, 7 named once in one warning and
+    recorded not compared (in neither folder); the overview's list is the parsed one."""
+    (full, _), (seven, out) = runs["all"], runs["seven"]
+    assert seven.returncode == 0, seven.stderr
+    said = [line for line in seven.stderr.splitlines() if "not compared" in line]
+    assert len(said) == 1 and said[0].endswith(f"[WARNING] Rank of --rank_list in neither the base {TEXT0} nor the "
+                                               f"comparison {TEXT1}, not compared: 7")
+    assert table_rows(seven.stdout) == table_rows(full.stdout)
+    doc = overview(out)
+    assert validate(doc, SCHEMA) == []
+    assert doc["rank_list"] == [0, 1, 7] and [r["rank"] for r in doc["ranks"]] == [0, 1]
+    assert doc["not_compared"] == [{"rank": 7, "only_in": None, "base_path": None, "comparison_path": None}]
+    (book,) = out.glob("performance_comparison_result_ranks_*.xlsx")
+    ws = openpyxl.load_workbook(book)["Ranks"]
+    heads = [c.value for c in ws[3]]
+    last = [c.value for c in ws[6]]  # rows 4 and 5: ranks 0 and 1
+    assert last[0] == 7 and last[heads.index("Compared")] == "no (in neither folder)"
+
+
+def test_one_sided_ranks_concern_the_listed_ones(capsys, tmp_path):
+    """text/level1 (ranks 0, 1) against text/level2 (rank 0): with ``--rank_list 0`` rank 1 is not selected, so
+    no "only in the base" warning and nothing not compared; listed, rank 1 is the one-sided rank it is today;
+    ``--rank_list 1`` alone has no rank in common: exit 1 naming the list and what each folder holds."""
+    code, out, err = run_inproc(capsys, "-bp", str(TEXT1), "-d", str(TEXT2), "-o", str(tmp_path / "zero"),
+                                "--output_format", "json", "--rank_list", "0")
+    assert code == 0, err
+    assert "not compared" not in err and table_rows(out).keys() == {0}
+    assert overview(tmp_path / "zero")["not_compared"] == []
+    code, out, err = run_inproc(capsys, "-bp", str(TEXT1), "-d", str(TEXT2), "-o", str(tmp_path / "both"),
+                                "--output_format", "json", "--rank_list", "1,0")
+    assert code == 0, err
+    assert f"[WARNING] Rank only in the base {TEXT1}, not compared: 1\n" in err
+    doc = overview(tmp_path / "both")
+    assert doc["rank_list"] == [0, 1] and doc["not_compared"] == [
+        {"rank": 1, "only_in": "base", "base_path": str(TEXT1 / "rank1_ascend_pt"), "comparison_path": None}]
+    code, out, err = run_inproc(capsys, "-bp", str(TEXT1), "-d", str(TEXT2), "-o", str(tmp_path / "none"),
+                                "--rank_list", "1")
+    assert code == 1
+    assert error_lines(err) == [f"error: no rank of --rank_list '1' in common: the base {TEXT1} holds ranks 0, 1, "
+                                f"the comparison {TEXT2} holds rank 0"]
+    assert not (tmp_path / "none").exists()
+    code, _, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(tmp_path / "seven"),
+                              "--rank_list", "7")
+    assert code == 1 and error_lines(err) == [f"error: no rank of --rank_list '7' in common: the base {TEXT0} holds "
+                                              f"ranks 0, 1, the comparison {TEXT1} holds ranks 0, 1"]
+
+
+@pytest.mark.parametrize("given", ["a,1", "-1", "1,,2", ""])
+def test_bad_list_is_a_usage_error_before_a_folder_is_read(given, capsys, tmp_path, monkeypatch):
+    from msprof_compare.loaders import ranks
+
+    monkeypatch.setattr(ranks, "rank_inputs", lambda *a: pytest.fail("a folder was read"))
+    why = "an empty item" if given in ("", "1,,2") else f"{given.split(',')[0]!r} is not a rank id"
+    code, _, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(tmp_path),
+                              f"--rank_list={given}")
+    assert code == 2 and error_lines(err) == [f"{BAD}{given!r}: {why})"]
+    assert cli.script_main([str(TEXT0), str(TEXT1), "-o", str(tmp_path), "--rank_list", given]) == 2
+    assert error_lines(capsys.readouterr().err) == [f"{BAD}{given!r}: {why})"]
+    assert not list(tmp_path.iterdir())
+
+
+def test_single_compare_refuses_a_rank_list(capsys, tmp_path):
+    """A single compare: --rank_list other than all is a usage error of both faces; all is the default. A folder of
+    ranks against one profile keeps its refusal, which says what to pass."""
+    one0, one1 = TEXT0 / "rank0_ascend_pt", TEXT1 / "rank0_ascend_pt"
+    said = ("error: --rank_list '0' selects ranks of two folders of ranks (-bp and -d each holding rank0_ascend_pt, "
+            "... or one Kineto trace per rank); these inputs are one profile each: leave it out")
+    code, _, err = run_inproc(capsys, "-bp", str(one0), "-d", str(one1), "-o", str(tmp_path), "--rank_list", "0")
+    assert code == 2 and error_lines(err) == [said]
+    assert cli.script_main([str(one0), str(one1), "-o", str(tmp_path), "--rank_list", "0"]) == 2
+    assert error_lines(capsys.readouterr().err) == [said]
+    assert not list(tmp_path.iterdir())
+    code, _, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(one1), "-o", str(tmp_path), "--rank_list", "0")
+    assert code == 1 and error_lines(err)[0].startswith(f"error: {TEXT0}: is a folder of ranks, but the comparison")
+    code, _, err = run_inproc(capsys, "-bp", str(one0), "-d", str(one1), "-o", str(tmp_path), "--rank_list", "all",
+                              "--enable_api_compare")
+    assert code == 0, err
+
+
+def test_script_face_selects_ranks(tmp_path):
+    """``performance_compare.py BASE COMPARISON --rank_list 1`` on Kineto ranks: rank 1's report alone."""
+    proc = subprocess.run([sys.executable, str(REPO / "performance_compare.py"), str(KINETO), str(KINETO),
+                           "--enable_api_compare", "--rank_list", "1", "-o", str(tmp_path)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert [STAMPED.match(p.name)[1] for p in tmp_path.iterdir() if "_ranks_" not in p.name] == ["1"]
+    assert table_rows(proc.stdout).keys() == {1}
+
+
+def test_api_rank_list():
+    """``compare_ranks(..., rank_list=...)`` as the CLI's flag: a list or its text; the iterator's rank_list and
+    not_compared reach ``ranks_overview``; bad values name the keyword; ``compare()`` points at compare_ranks."""
+    results = msprof_compare.compare_ranks(KINETO, KINETO, enable_profiling_compare=True, rank_list=[1, 9])
+    assert results.rank_list == (1, 9) and results.not_compared == {9: (None, None)}
+    doc = msprof_compare.ranks_overview(results)
+    assert [r["rank"] for r in doc["ranks"]] == [1] and doc["rank_list"] == [1, 9]
+    assert validate(doc, SCHEMA) == []
+    single = api.compare(KINETO / "sampled_rank-1.json.gz", KINETO / "sampled_rank-1.json.gz",
+                         enable_profiling_compare=True)
+    assert doc["ranks"][0]["e2e"]["base_ns"] == int(single.frames["e2e"]["base_ns"].iloc[0])
+    assert [r for r, _ in msprof_compare.compare_ranks(KINETO, KINETO, enable_api_compare=True,
+                                                       rank_list="0")] == [0]
+    assert [r for r, _ in msprof_compare.compare_ranks(KINETO, KINETO, enable_api_compare=True,
+                                                       rank_list="all")] == [0, 1]
+    with pytest.raises(UsageError, match=r"^Invalid param, rank_list must be .* \(got 'x': 'x' is not a rank id\)"):
+        msprof_compare.compare_ranks(KINETO, KINETO, rank_list="x")
+    with pytest.raises(ProfileError, match=r"^no rank of rank_list='5' in common: "):
+        msprof_compare.compare_ranks(KINETO, KINETO, rank_list=[5])
+    with pytest.raises(UsageError, match=r"unknown option\(s\): rank_list \(rank_list selects ranks of "
+                                         r"compare_ranks\(\), which compares two folders of ranks\)"):
+        api.compare(KINETO / "sampled_rank-1.json.gz", KINETO / "sampled_rank-1.json.gz", rank_list=[1])
+
+
+def test_help_names_the_flag(capsys):
+    code, out, _ = run_inproc(capsys, "--help")
+    flat = " ".join(out.split())
+    text = ("--rank_list LIST Ranks to compare when -bp and -d are folders of ranks: all (default) or rank ids "
+            "separated by commas, e.g. 0,3")
+    assert code == 0 and text in flat
+    assert text.replace("--rank_list LIST ", "") in " ".join(cli.build_script_parser().format_help().split())
