@@ -59,8 +59,13 @@ def test_plan_rank_pairs_and_option_jobs(tmp_path: Path) -> None:
     assert pairs == [("a", "copy:a"), ("b", "copy:b"), ("k", "copy:k"), ("a", "b"), ("b", "a")]
     jobs = sweep.rank_option_jobs(tmp_path, folders, pairs, 3)  # the three self-compares before the others
     steps = [["--base_step", s, "--comparison_step", s] for s in sweep.RANK_STEPS]
+    listing = ["--enable_profiling_compare", "--rank_list", "1,99"]  # the highest common rank and one none holds
     assert sorted(map(repr, jobs)) == sorted(map(repr, [(f, "copy:" + f, o) for f in "abk" for o in sweep.RANK_OPTS]
-                                                 + [("a", "copy:a", o) for o in steps]))  # only a is a DB export
+                                                 + [("a", "copy:a", o) for o in steps]  # only a is a DB export
+                                                 + [(f, "copy:" + f, listing) for f in "abk"]))
+    assert sweep.split_rank_list(listing) == (["--enable_profiling_compare"], {1, 99})
+    assert sweep.split_rank_list(steps[0]) == (steps[0], None)
+    assert sweep.rank_singles(folders, "a", "copy:b", {1, 99}) == {1: ("a/r1", "copy:b/r1")}
     assert sweep.rank_singles(folders, "a", "copy:b") == {0: ("a/r0", "copy:b/r0"), 1: ("a/r1", "copy:b/r1")}
 
 
@@ -76,8 +81,11 @@ def test_rank_phase_on_a_tiny_matrix(samples: Path, tmp_path: Path) -> None:
     # two self-compares and both orders of the pair, then the option sets on level0's self-compare (2 ranks)
     assert sorted(ranked) == sorted([("level0", "copy:level0", ()), ("level2", "copy:level2", ()),
                                      ("level0", "level2", ()), ("level2", "level0", ())]
-                                    + [("level0", "copy:level0", tuple(o)) for o in sweep.RANK_OPTS])
-    assert [len(ranked[k]["reports"]) for k in sorted(ranked)] == [3, 3, 3, 3, 3, 2, 2, 2]  # and the job overview
+                                    + [("level0", "copy:level0", tuple(o)) for o in sweep.RANK_OPTS]
+                                    + [("level0", "copy:level0", ("--enable_profiling_compare", "--rank_list",
+                                                                  "1,99"))])
+    # a report per rank and the job overview; --rank_list 1,99: rank 1's alone
+    assert [len(ranked[k]["reports"]) for k in sorted(ranked)] == [3, 3, 3, 3, 3, 2, 2, 2, 2]
     assert {r["rc"] for r in runs} == {0}
     assert not (out / "loadable.json").exists()  # the rank phase alone probes no input
 
@@ -164,6 +172,12 @@ def test_check_rank_run_flags_each_disagreement(one_sided) -> None:
     for alone in ([], None, [{**overview["not_compared"][0], "only_in": "comparison"}]):
         assert _flags(check(r, folders, singles, {name: doc, overview_name: overview | {"not_compared": alone}}),
                       "job overview not_compared")
+    # judged as a --rank_list run: rank 0 listed beside one neither folder holds (99), which the run did not list
+    listed = check(r, folders, singles, reports, {0, 99})
+    assert _flags(listed, "listed ranks [99] in neither folder: warned []")
+    assert _flags(listed, "job overview rank_list None, the run listed {0, 99}")
+    assert _flags(listed, "no rank only in the base, but warned")  # rank 1 is not listed: no word about it
+    assert _flags(listed, "job overview not_compared", "'only_in': None")
 
 
 def test_rank_figures_of_a_pair_without_communication() -> None:

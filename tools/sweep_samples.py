@@ -10,9 +10,9 @@ figures = sheet figures, self-compares at zero, swapped sides mirrored, one comp
 of the full run, and statistic sheets totalling their detail sheets. The rank phase finds the folders of ranks
 (`msprof_compare.api.ranks`), compares them rank by rank (`-o FOLDER`) and checks that each rank's report is the
 single compare of its pair, with the invariants above, that the status, error, report names, rank lines, table,
-job line, job overview (its figures the rank reports') and one-sided-rank warning follow, and that `-o -` is
-refused. It is a tool, not part of the suite:
-slow (minutes) and it reports findings to investigate rather than asserting.
+job line, job overview (its figures the rank reports') and one-sided-rank warning follow (of a `--rank_list` run:
+the listed ranks, and a warning for those neither folder holds), and that `-o -` is refused. It is a tool, not
+part of the suite: slow (minutes) and it reports findings to investigate rather than asserting.
 
     python tools/sweep_samples.py                 # ../shared/samples, results in ./sweep-out
     python tools/sweep_samples.py --jobs 2 --limit 50 --out /tmp/sweep
@@ -613,6 +613,9 @@ OVERVIEW_REPORT = re.compile(r"^performance_comparison_result_ranks_(\d{14})\.js
 RANK_OPTS = [["--enable_profiling_compare"], ["--enable_operator_compare"], ["--disable_details"],
              ["--enable_api_compare", "--fail_on_regression", "20"]]
 RANK_STEPS = ("50", "13")  # the DB samples' step, and one they lack (a usage error on the first rank)
+#: A rank no sample folder holds: the `--rank_list` run of each chosen pair lists it beside their highest common rank
+#: (warned about, recorded not compared, the other common ranks left out without a word).
+RANK_LIST_ABSENT = 99
 #: OverallMetrics rows of the rank table, in its column order after the E2E ones.
 RANK_METRICS = ("E2E Time", "Computing Time", "Uncovered Communication Time", "Free Time")
 
@@ -656,14 +659,30 @@ def rank_option_jobs(samples: Path, folders: dict[str, dict[int, str]], pairs: l
     jobs = [(b, c, o) for b, c in chosen for o in RANK_OPTS]
     jobs += [(b, c, ["--base_step", st, "--comparison_step", st]) for b, c in chosen if db(b) and db(c)
              for st in RANK_STEPS]
+    jobs += [(b, c, ["--enable_profiling_compare", "--rank_list",
+                     f"{max(set(folders[b]) & set(folders[c.removeprefix('copy:')]))},{RANK_LIST_ABSENT}"])
+             for b, c in chosen]
     return jobs
 
 
-def rank_singles(folders: dict[str, dict[int, str]], base: str, comp: str) -> dict[int, tuple[str, str]]:
-    """{rank: (base input, comparison input)} of the ranks both folders hold, as the sweep names sides."""
+def split_rank_list(opts: list[str] | tuple[str, ...]) -> tuple[list[str], set[int] | None]:
+    """A rank-by-rank run's options without `--rank_list` (its single compares': a single compare refuses the flag)
+    and the ranks it lists (None: every rank)."""
+    opts = list(opts)
+    if "--rank_list" not in opts:
+        return opts, None
+    i = opts.index("--rank_list")
+    return opts[:i] + opts[i + 2:], {int(x) for x in opts[i + 1].split(",")}
+
+
+def rank_singles(folders: dict[str, dict[int, str]], base: str, comp: str,
+                 listed: set[int] | None = None) -> dict[int, tuple[str, str]]:
+    """{rank: (base input, comparison input)} of the ranks both folders hold (of `listed`, when given), as the sweep
+    names sides."""
     cf = comp.removeprefix("copy:")
     pre = "copy:" if comp.startswith("copy:") else ""
-    return {k: (folders[base][k], pre + folders[cf][k]) for k in sorted(set(folders[base]) & set(folders[cf]))}
+    common = set(folders[base]) & set(folders[cf]) & (set(folders[base]) if listed is None else listed)
+    return {k: (folders[base][k], pre + folders[cf][k]) for k in sorted(common)}
 
 
 def _ms(ns: int, sign: bool = False) -> str:
@@ -724,13 +743,24 @@ def _first_difference(a, b, at: str = "") -> str:
 
 
 def check_rank_run(r: dict, folders: tuple[dict[int, str], dict[int, str]], singles: dict[int, tuple],
-                   reports: dict[str, dict | None]) -> list[str]:
+                   reports: dict[str, dict | None], listed: set[int] | None = None) -> list[str]:
     """A rank-by-rank run (`r`: its rc, stdout, stderr, `dir` the -o folder, `base_dir` / `comp_dir` the folders
     as given) against the single compares of its ranks (`singles`: {rank: (rc, error line, JSON or None)}):
     the status and error of the first rank that fails, one report per rank before it (all on success) named
     RANK_REPORT with one timestamp, each equal to its single compare but for `_strip_volatile` and holding the
-    sweep's invariants, the rank lines, table and job line of its figures, the one-sided ranks warned about."""
+    sweep's invariants, the rank lines, table and job line of its figures, the one-sided ranks warned about. With
+    `listed` (`--rank_list`) only those ranks count, and the listed ones neither folder holds are warned about."""
     bad: list[str] = []
+    absent = []
+    if listed is not None:
+        folders = ({k: v for k, v in folders[0].items() if k in listed},
+                   {k: v for k, v in folders[1].items() if k in listed})
+        absent = sorted(listed - set(folders[0]) - set(folders[1]))
+    said = [ln for ln in r["stderr"].splitlines() if "of --rank_list in neither" in ln]
+    text = (f"{'Rank' if len(absent) == 1 else 'Ranks'} of --rank_list in neither the base {r['base_dir']} nor the "
+            f"comparison {r['comp_dir']}, not compared: {', '.join(map(str, absent))}")
+    if (absent and (len(said) != 1 or not said[0].endswith(text))) or (said and not absent):
+        bad.append(f"listed ranks {absent} in neither folder: warned {said!r:.300}")
     if "Traceback" in r["stderr"] or "Traceback" in r["stdout"]:
         bad.append("traceback: " + r["stderr"].strip().splitlines()[-1][:200])
     common = sorted(set(folders[0]) & set(folders[1]))
@@ -813,16 +843,20 @@ def check_rank_run(r: dict, folders: tuple[dict[int, str], dict[int, str]], sing
         path = os.path.join(given, os.path.relpath(folders[side][k], rel))
         one_sided.append({"rank": k, "only_in": ("base", "comparison")[side], "base_path": None if side else path,
                           "comparison_path": path if side else None})
-    return bad + check_overview(r, overviews, names, reports, fail is None and r["rc"] == 0, one_sided)
+    one_sided += [{"rank": k, "only_in": None, "base_path": None, "comparison_path": None} for k in absent]
+    one_sided.sort(key=lambda x: x["rank"])
+    return bad + check_overview(r, overviews, names, reports, fail is None and r["rc"] == 0, one_sided, listed)
 
 
 def check_overview(r: dict, overviews: list[str], names: dict[int, tuple[str, str]],
-                   reports: dict[str, dict | None], complete: bool, one_sided: list[dict]) -> list[str]:
+                   reports: dict[str, dict | None], complete: bool, one_sided: list[dict],
+                   listed: set[int] | None = None) -> list[str]:
     """The job overview of a rank-by-rank run: one on a `complete` run (every rank compared; none when a rank
     fails, or should), with the rank reports' timestamp and the run's folders, a record per rank naming its report,
     with the figures of the rank report's own OverallMetrics (exact ns; E2E alone, the gate's, where the gate
     alone made a breakdown), the job's slowest rank per side by those figures, and the `one_sided` ranks (those
-    one folder alone holds) as not compared."""
+    one folder alone holds, or a listed one neither holds) as not compared, and the `listed` ranks as its
+    rank_list."""
     if not complete:
         return [f"a job overview of a failed run: {overviews}"] if overviews else []
     if len(overviews) != 1:
@@ -836,6 +870,8 @@ def check_overview(r: dict, overviews: list[str], names: dict[int, tuple[str, st
         bad.append(f"job overview {name}: not the rank reports' timestamp")
     if (doc.get("base_path"), doc.get("comparison_path")) != (r["base_dir"], r["comp_dir"]):
         bad.append(f"job overview folders {doc.get('base_path')!r}, {doc.get('comparison_path')!r}")
+    if doc.get("rank_list") != (None if listed is None else sorted(listed)):
+        bad.append(f"job overview rank_list {doc.get('rank_list')!r}, the run listed {listed}")
     if doc.get("not_compared") != one_sided:
         bad.append(f"job overview not_compared {doc.get('not_compared')!r:.300} != {one_sided!r:.300}")
     records = {x.get("rank"): x for x in doc.get("ranks", [])}
@@ -990,7 +1026,8 @@ def main(argv: list[str] | None = None) -> int:
         rjobs = [(b, c, []) for b, c in rpairs] + rank_option_jobs(samples, folders, rpairs, a.rank_option_pairs)
         rjobs = rjobs[:a.limit] if a.limit else rjobs
         print(f"{len(folders)} folders of ranks, {len(rjobs)} rank-by-rank runs", file=sys.stderr)
-        go([(sb, sc, o) for b, c, o in rjobs for sb, sc in rank_singles(folders, b, c).values()], limit=False)
+        go([(sb, sc, split_rank_list(o)[0]) for b, c, o in rjobs
+            for sb, sc in rank_singles(folders, b, c, split_rank_list(o)[1]).values()], limit=False)
 
         def one_rank(j: tuple[str, str, list[str]]) -> None:
             b, c, o = j
@@ -1006,9 +1043,10 @@ def main(argv: list[str] | None = None) -> int:
                         ValueError(x)))
                 except ValueError:
                     reports[f.name] = None
-            singles = {k: (*status.get((sb, sc, tuple(o)), ("not run", None)), docs((sb, sc, tuple(o))))
-                       for k, (sb, sc) in rank_singles(folders, b, c).items()}
-            bad = check_rank_run(r, (folders[b], folders[c.removeprefix("copy:")]), singles, reports)
+            plain, listed = split_rank_list(o)  # the single compares are run without --rank_list
+            singles = {k: (*status.get((sb, sc, tuple(plain)), ("not run", None)), docs((sb, sc, tuple(plain))))
+                       for k, (sb, sc) in rank_singles(folders, b, c, listed).items()}
+            bad = check_rank_run(r, (folders[b], folders[c.removeprefix("copy:")]), singles, reports, listed)
             if not bad:
                 shutil.rmtree(d)
             with lock:
