@@ -477,7 +477,7 @@ def parse_rank_list(value: Any, name: str = "--rank_list") -> tuple[int, ...] | 
         return None
     if isinstance(value, str):
         items: list[Any] = value.split(",")
-    elif isinstance(value, (list, tuple, range)) or (hasattr(value, "__iter__") and hasattr(value, "dtype")):
+    elif isinstance(value, (list, tuple, range, set, frozenset)) or getattr(value, "ndim", 0) == 1:  # 1-D array
         items = list(value)
     else:
         items = [value]  # one rank given as a number: the checks below take or refuse it

@@ -69,6 +69,7 @@ def test_parse_rank_list():
     assert parse_rank_list(None) is None and parse_rank_list("all") is None and parse_rank_list(" ALL ") is None
     assert parse_rank_list(" 3, 0 ,3") == (0, 3) and parse_rank_list("8,1") == (1, 8)  # duplicates once, in order
     assert parse_rank_list([np.int64(2), 0, 2.0]) == (0, 2) and parse_rank_list(5) == (5,)
+    assert parse_rank_list({3, 1}) == (1, 3) and parse_rank_list(np.array([4, 2])) == (2, 4)
     for bad, why in (("a,1", "'a' is not a rank id"), ("-1", "'-1' is not a rank id"), ("1,,2", "an empty item"),
                      ("1.0", "'1.0' is not a rank id"), ("1_0", "'1_0' is not a rank id"), ("", "an empty item"),
                      ("\u0661", "'\u0661' is not a rank id"), ([], "no rank id"), ([True], "True is not a rank id"),
