@@ -27,7 +27,7 @@ from .errors import OutOfMemory, ProfileError, UsageError
 from .gcpause import gc_paused
 from .loaders import Layout, detect, load_profile
 from .loaders.paths import TypedPaths, given_path
-from .logs import _SaidForEarlierRank, paths_as_typed, rank_notices, said_once
+from .logs import RankNotices, paths_as_typed, said_once
 from .model import Profile
 from .options import API_FACE, CLI_FACE, Face, Options, api_options, build_options, flag_words_kept, parse_rank_list
 from .textsafe import display, term_safe
@@ -446,15 +446,15 @@ def rank_pairs(base: str, comparison: str, options: dict[str, Any], face: Face,
 
 def rank_results(pairs: dict[int, tuple[str, str]], options: dict[str, Any], face: Face,
                  starting: Callable[[int], object] | None = None,
-                 notices: _SaidForEarlierRank | None = None) -> Generator[tuple[int, CompareResult], None, None]:
+                 notices: RankNotices | None = None) -> Generator[tuple[int, CompareResult], None, None]:
     """The rank-by-rank results, one at a time: the previous result's cycles are collected before a rank loads;
     ``starting(rank)`` is called before each rank's compare. Each compare logs through ``notices`` (a new
-    ``rank_notices`` when None: one per call, the state of no other), installed for that compare alone, never
+    ``RankNotices`` when None: one per call, the state of no other), installed for that compare alone, never
     across a ``yield``: its lines begin with ``rank N: `` and an earlier rank's notices it repeats are left out.
     The line counting those is logged once every rank is compared; a caller that stops early (``break``,
     ``close()``) or a rank's error ends the iteration without it, as the CLI's run that stops at a rank."""
     if notices is None:
-        notices = rank_notices(list(pairs.values()))
+        notices = RankNotices(list(pairs.values()))
     for rank, (base, comparison) in pairs.items():
         gc.collect()
         if starting is not None:

@@ -26,7 +26,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from .errors import OutOfMemory, ProfileError, UsageError
-from .logs import _SaidForEarlierRank, run_logging
+from .logs import RankNotices, run_logging
 from .textsafe import one_line, term_safe, wrap_prose, write_line
 
 HELP = {
@@ -571,7 +571,6 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
     ``performance_comparison_result_rank{R}_{timestamp}``, in the ``-o`` folder, and one line; then a table over
     the ranks and the job's line; the ``--fail_on_regression`` gate judges each rank (3 if any regressed)."""
     from .api import rank_pairs
-    from .logs import rank_notices
     from .options import CLI_FACE
     from .report import deliver
     from .report.output import REPORT_SUFFIXES, utc_now
@@ -593,7 +592,7 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
         log.info("rank %s: comparing %s with %s", rank, *pairs[rank])
 
     _compare_ranks(log, pairs, params, output, stamp, explicit, rows, gates, starting,
-                   rank_notices(list(pairs.values())))
+                   RankNotices(list(pairs.values())))
     _print(render_ranks(rows))
     line = job_line(rows)
     if line:
@@ -629,9 +628,9 @@ def _write_overview(log: logging.Logger, rows: list[tuple[int, Any, list[str]]],
 def _compare_ranks(log: logging.Logger, pairs: dict[int, tuple[str, str]], params: dict[str, Any], output: str,
                    stamp: str, explicit: bool, rows: list[tuple[int, Any, list[str]]],
                    gates: list[tuple[int, int]], starting: Callable[[int], object],
-                   notices: _SaidForEarlierRank) -> None:
+                   notices: RankNotices) -> None:
     """The ranks' compares, reports and lines, in rank order, appending to ``rows`` and ``gates``; ``notices``
-    (``logs.rank_notices``) judges a rank's report lines as its compare's (``api.rank_results``)."""
+    (``logs.RankNotices``) judges a rank's report lines as its compare's (``api.rank_results``)."""
     from .api import judge_regression, rank_results
     from .options import CLI_FACE
     from .report import deliver

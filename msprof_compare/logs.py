@@ -136,7 +136,7 @@ class _Retyped(logging.Filter):
         return True
 
 
-class _SaidForEarlierRank(logging.Filter):
+class RankNotices(logging.Filter):
     """Drops an info line, warning or error that repeats one an earlier rank of a rank-by-rank compare logged, but
     for the rank inputs' paths it names: eight ranks of one job would otherwise print the same notices eight times
     (a Level0 side's missing files, the profiler settings that differ). A path is compared by its side, so a
@@ -235,13 +235,6 @@ class _SaidForEarlierRank(logging.Filter):
         """The highest level of a record left out (INFO when none was): the line that counts them is logged at it,
         so that a run logging warnings only still learns that later ranks' warnings were left out."""
         return max((level for level, n in self.left_out.items() if n), default=logging.INFO)
-
-
-def rank_notices(pairs: list[tuple[str, str]]) -> _SaidForEarlierRank:
-    """The notice filter of one rank-by-rank compare of these (base input, comparison input) pairs: a notice that
-    repeats an earlier rank's, but for the paths of its inputs' side, is logged once (``repeated`` counts those
-    dropped). Not installed: ``of_rank`` installs it around each piece of a rank's work."""
-    return _SaidForEarlierRank(pairs)
 
 
 def left_out_line(repeated: int) -> str:

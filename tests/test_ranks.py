@@ -579,7 +579,7 @@ def test_rank_notice_filter_paths_and_count():
     by a new item is no longer counted as left out; a notice a rank repeats itself is no earlier rank's."""
     import logging
 
-    from msprof_compare.logs import _SaidForEarlierRank
+    from msprof_compare.logs import RankNotices
 
     said: list[str] = []
     logger = logging.getLogger("msprof-analyze.test-ranks-filter")
@@ -589,7 +589,7 @@ def test_rank_notice_filter_paths_and_count():
     handler.emit = lambda record: said.append(record.getMessage())
     logger.addHandler(handler)
     pairs = [(f"b/r{r}", f"c/r{r}") for r in (1, 10)]  # Kineto rank folders: b/r1 is a prefix of b/r10/...
-    once = _SaidForEarlierRank(pairs)
+    once = RankNotices(pairs)
     logger.addFilter(once)
     try:
         for r in (1, 10):
@@ -611,7 +611,7 @@ def test_rank_notice_filter_paths_and_count():
     assert once.repeated == 3
     # rank 10's two "Start to compare" (INFO) and its "no file" (WARNING): the count is said as a warning
     assert once.left_out == {logging.INFO: 2, logging.WARNING: 1} and once.level == logging.WARNING
-    assert _SaidForEarlierRank(pairs).level == logging.INFO
+    assert RankNotices(pairs).level == logging.INFO
 
 
 def test_folder_of_ranks_against_a_folder_of_one_readable_trace(tmp_path):
