@@ -424,7 +424,9 @@ def rank_pairs(base: str, comparison: str, options: dict[str, Any], face: Face,
     listed = set(rank_list) if rank_list is not None else set(sides[0]) | set(sides[1])
     common = sorted(set(sides[0]) & set(sides[1]) & listed)
     if not common:
-        chosen = "" if rank_list is None else f" of {face.given('rank_list', ','.join(map(str, rank_list)))}"
+        chosen = ""
+        if rank_list is not None:  # the list as each face takes it: [5, 9] in Python, '5,9' on the command line
+            chosen = f" of {face.given('rank_list', list(rank_list) if face.api else ','.join(map(str, rank_list)))}"
         raise ProfileError(None, f"no rank{chosen} in common: the base {term_safe(base)} holds "
                                  f"{named_ranks(sides[0])}, the comparison {term_safe(comparison)} holds "
                                  f"{named_ranks(sides[1])}")
