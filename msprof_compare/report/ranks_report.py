@@ -119,7 +119,8 @@ def sheet(document: dict[str, Any]) -> RanksSheet:
         data.append([r[metric]["diff_ms"] if metric in r else None for r in records])
         if metric == "e2e":
             columns.append(Column("E2E Diff Ratio", STYLE_RATIO, 16))
-            data.append([_ratio(r["e2e"]["diff_ratio"]) if "e2e" in r else None for r in records])
+            # "INF" on a base of 0: the writer writes it as the ratio sheets' red INF
+            data.append([r["e2e"]["diff_ratio"] if "e2e" in r else None for r in records])
     if document["fail_on_regression"] is not None:
         columns.append(Column(f"Regressed (> {document['fail_on_regression']:g}%)", STYLE_TEXT, 24))
         data.append([_VERDICT_TEXT[r["regressed"]] if "regressed" in r else None for r in records])
@@ -142,10 +143,6 @@ def sheet(document: dict[str, Any]) -> RanksSheet:
     spans = ((1, n), (n + 1, 2 * n)) if n else ((first, first), (first + 1, first + 1))
     frame = pd.DataFrame(dict(enumerate(data)))
     return RanksSheet(SHEET_NAME, columns, frame, *spans, note=document["job_line"] or "", links=links)
-
-
-def _ratio(value: float | str) -> float:
-    return float("inf") if value == "INF" else value
 
 
 def parts(document: dict[str, Any], formats: tuple[str, ...]) -> list[Part]:
