@@ -168,7 +168,8 @@ def test_rank_twice_or_disagreeing_ids_are_refused(tmp_path):
     twice.mkdir()
     for name in ("rank0_ascend_pt", "old_rank0_ascend_pt"):
         (twice / name).symlink_to(TEXT0 / "rank0_ascend_pt")
-    with pytest.raises(ProfileError, match="holds rank 0 twice: old_rank0_ascend_pt and rank0_ascend_pt \\(keep one "
+    with pytest.raises(ProfileError, match="holds rank 0 twice, in recorded order: old_rank0_ascend_pt, "
+                                           "rank0_ascend_pt \\(keep one "
                                            "profile per rank in the folder: a profiler schedule with repeat > 1 "):
         api.ranks(twice)
     odd = tmp_path / "odd" / "rank0_ascend_pt"
@@ -192,7 +193,8 @@ def test_rank_twice_or_disagreeing_ids_are_refused(tmp_path):
     (odd / "profiler_metadata.json").unlink()
     (odd / "profiler_info_1.json").unlink()
     shutil.copy(TEXT0 / "rank0_ascend_pt" / "profiler_info_0.json", odd / "profiler_info.json")
-    with pytest.raises(ProfileError, match="rank0_ascend_pt: no rank id: it holds no profiler_info_N.json"):
+    with pytest.raises(ProfileError, match="odd: holds 1 profile of a single-device run \\(no rank id\\), in "
+                                           "recorded order: rank0_ascend_pt \\(pass it, one profile per side\\)$"):
         api.ranks(odd.parent)
     shutil.rmtree(odd)
     empty = odd.parent / "rank2_ascend_pt"  # named as a profiling directory, holding nothing
@@ -201,6 +203,79 @@ def test_rank_twice_or_disagreeing_ids_are_refused(tmp_path):
         api.ranks(empty.parent)
     with pytest.raises(ProfileError, match="rank0_ascend_pt: is one profile, not a folder of ranks"):
         api.ranks(TEXT0 / "rank0_ascend_pt")
+
+
+def cycle(folder: Path, name: str, rank: int | None, end: int | None) -> Path:
+    """A copy of text/level1's rank 0 profile as torch_npu writes one schedule cycle: ``profiler_info.json`` for a
+    single-device run (``rank`` None), else ``profiler_info_<rank>.json``; its collection end ``end`` ns (None:
+    no end_info). The export is a link: only the side files are read."""
+    path = folder / name
+    path.mkdir(parents=True)
+    (path / "ASCEND_PROFILER_OUTPUT").symlink_to(TEXT1 / "rank0_ascend_pt" / "ASCEND_PROFILER_OUTPUT")
+    info = json.loads((TEXT1 / "rank0_ascend_pt" / "profiler_info_0.json").read_text())
+    if end is None:
+        del info["end_info"]
+    else:
+        info["end_info"]["collectionTimeEnd"] = end
+    if rank is not None:
+        info["rank_id"] = rank
+    (path / ("profiler_info.json" if rank is None else f"profiler_info_{rank}.json")).write_text(json.dumps(info))
+    return path
+
+
+def test_folder_of_single_device_cycles_names_them_in_recorded_order(capsys, tmp_path):
+    """torch_npu's schedule with repeat > 1 (or 0) writes one profile per cycle into on_trace_ready's folder; a
+    single-device run's hold profiler_info.json. The error names the folder and its profiles in the order their
+    collections ended (not their names'), and says to pass one per side, where it named one subfolder's missing
+    rank id."""
+    end = json.loads((TEXT1 / "rank0_ascend_pt" / "profiler_info_0.json").read_text())["end_info"]["collectionTimeEnd"]
+    assert end == 1736408884023552840
+    cyc = tmp_path / "cyc"
+    for name, at in (("b_ascend_pt", end), ("c_ascend_pt", end - 5), ("a_ascend_pt", end + 5)):
+        cycle(cyc, name, None, at)
+    code, _, err = run_inproc(capsys, "-bp", str(cyc), "-d", str(cyc), "-o", str(tmp_path))
+    assert (code, error_lines(err)) == (1, [
+        f"error: {cyc}: holds 3 profiles of single-device runs (no rank ids), in recorded order: c_ascend_pt, "
+        "b_ascend_pt, a_ascend_pt (pass one of them, one profile per side)"])
+    assert not list(tmp_path.glob("*.xlsx"))
+    (cyc / "b_ascend_pt" / "profiler_info.json").write_text("{}")  # no end recorded: all by name
+    with pytest.raises(ProfileError, match=r"cyc: holds 3 profiles of single-device runs \(no rank ids\), by name: "
+                                           r"a_ascend_pt, b_ascend_pt, c_ascend_pt \(pass one of them"):
+        api.compare_ranks(cyc, cyc)
+    shutil.rmtree(cyc / "b_ascend_pt")
+    cycle(cyc, "b_ascend_pt", None, end)
+    for rank in (1, 0):  # beside ranks: which are which
+        cycle(cyc, f"rank{rank}_ascend_pt", rank, end)
+    with pytest.raises(ProfileError) as info:
+        api.ranks(cyc)
+    assert str(info.value) == (f"{cyc}: holds 3 profiles of single-device runs (no rank ids), in recorded order: "
+                               "c_ascend_pt, b_ascend_pt, a_ascend_pt; beside profiles of ranks: rank0_ascend_pt "
+                               "(rank 0), rank1_ascend_pt (rank 1) (pass one profile per side, or a folder holding "
+                               "one profile per rank of a distributed run)")
+    many = tmp_path / "many"
+    for n in range(12):
+        cycle(many, f"w{n:02}_ascend_pt", None, end - n)  # the last written ended first
+    with pytest.raises(ProfileError, match=r"many: holds 12 profiles of single-device runs \(no rank ids\), in "
+                                           r"recorded order: w11_ascend_pt, w10_ascend_pt, .*, w02_ascend_pt, \.\.\. "
+                                           r"\(12 in all\) \(pass one of them"):
+        api.ranks(many)
+
+
+def test_rank_of_several_cycles_named_in_recorded_order(tmp_path):
+    """A multi-rank run's cycles in one folder: rank 0 three times, listed as they were recorded, and the other
+    rank held more than once named too."""
+    end = 1736408884023552840
+    job = tmp_path / "job"
+    for name, rank, at in (("r0_b_ascend_pt", 0, end), ("r0_a_ascend_pt", 0, end + 2), ("r0_c_ascend_pt", 0, end + 1),
+                           ("r1_a_ascend_pt", 1, end), ("r1_b_ascend_pt", 1, end + 1), ("r2_ascend_pt", 2, end)):
+        cycle(job, name, rank, at)
+    with pytest.raises(ProfileError, match=r"job: holds rank 0 3 times, in recorded order: r0_b_ascend_pt, "
+                                           r"r0_c_ascend_pt, r0_a_ascend_pt; rank 1 too \(keep one profile per rank"):
+        api.ranks(job)
+    (job / "r0_c_ascend_pt" / "profiler_info_0.json").write_text('{"rank_id": 0}')  # one end missing: by name
+    with pytest.raises(ProfileError, match=r"job: holds rank 0 3 times, by name: r0_a_ascend_pt, r0_b_ascend_pt, "
+                                           r"r0_c_ascend_pt; rank 1 too \("):
+        api.ranks(job)
 
 
 def test_cluster_run_files_and_console(cluster_run):

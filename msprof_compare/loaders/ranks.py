@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 
 from ..errors import ProfileError
-from ..textsafe import term_safe
+from ..textsafe import short_list, term_safe
 from . import _INFO_RE, ASCEND_OUTPUT, _is_db_name, _profiling_dirs, folder_traces
 
 #: How much of a Kineto trace is read for its ``distributedInfo`` (it sits before ``traceEvents``).
@@ -55,7 +55,9 @@ def rank_inputs(directory: str) -> list[str] | None:
 
 def discover(directory: str) -> dict[int, str]:
     """{rank: input path} of a folder of ranks, in rank order. Raises ``ProfileError`` naming the folder when it
-    holds no rank input, the input without a rank id, or both inputs of a rank found twice."""
+    holds no rank input, profiles of single-device runs (``profiler_info.json``: a schedule's cycles, listed in
+    recorded order), or a rank's inputs found twice (those, in recorded order); naming the input without a rank
+    id."""
     inputs = rank_inputs(directory)
     if not inputs:
         what = "is one profile, not a folder of ranks" if inputs is None and os.path.isdir(directory) \
@@ -63,19 +65,80 @@ def discover(directory: str) -> dict[int, str]:
             else "is not a folder"
         raise ProfileError(directory, what, hint="pass a folder holding rank0_ascend_pt, rank1_ascend_pt, ... "
                                                  "or one Kineto trace per rank")
-    found: dict[int, str] = {}
-    for path in inputs:
-        rank = input_rank(path)
-        if rank in found:
-            raise ProfileError(directory, f"holds rank {rank} twice: {term_safe(os.path.basename(found[rank]))} "
-                                          f"and {term_safe(os.path.basename(path))}",
-                               # torch_npu's schedule(repeat > 1) writes one profile per rank and cycle in one
-                               # folder; its guide splits them into folders by the timestamps in their names
-                               hint="keep one profile per rank in the folder: a profiler schedule with repeat > 1 "
-                                    "writes one per rank and cycle, to split into a folder per cycle by the "
-                                    "timestamps in their names")
-        found[rank] = path
-    return dict(sorted(found.items()))
+    alone = [p for p in inputs if _single_device(p)]
+    held: dict[int, list[str]] = {}
+    for path in sorted(set(inputs) - set(alone)):
+        held.setdefault(input_rank(path), []).append(path)
+    if alone:
+        raise _single_device_error(directory, alone, held)
+    twice = [rank for rank, paths in sorted(held.items()) if len(paths) > 1]
+    if twice:
+        rank = twice[0]
+        paths, order = _recorded_order(held[rank])
+        times = "twice" if len(paths) == 2 else f"{len(paths)} times"
+        also = f"; {named_ranks(twice[1:])} too" if twice[1:] else ""
+        raise ProfileError(directory, f"holds rank {rank} {times}, {order}: {_names(paths)}{also}",
+                           # torch_npu's schedule(repeat > 1) writes one profile per rank and cycle in one
+                           # folder; its guide splits them into folders by the timestamps in their names
+                           hint="keep one profile per rank in the folder: a profiler schedule with repeat > 1 "
+                                "writes one per rank and cycle, to split into a folder per cycle by the "
+                                "timestamps in their names")
+    return {rank: paths[0] for rank, paths in sorted(held.items())}
+
+
+def _recorded_order(paths: list[str]) -> tuple[list[str], str]:
+    """``paths`` in the order the profiler recorded them, and which order that is ("in recorded order" / "by
+    name"): by the collection end each profiling directory's profiler_info*.json records where every one gives it,
+    else by name (a Kineto trace records none in its head; torch_npu's default names end with a timestamp)."""
+    ends = [_collection_end(p) for p in paths]
+    if None in ends:
+        return sorted(paths, key=os.path.basename), "by name"
+    return [p for _, p in sorted(zip(ends, paths, strict=True))], "in recorded order"
+
+
+def _single_device(path: str) -> bool:
+    """Whether ``path`` is a profiling directory of a single-device run: a ``profiler_info.json`` and no
+    ``profiler_info_N.json`` (torch_npu writes the rank into the name for a distributed run only)."""
+    try:
+        names = os.listdir(path) if os.path.isdir(path) else []
+    except OSError:
+        return False
+    return "profiler_info.json" in names and not any(_INFO_RE.match(n) and _NUMBERED.search(n) for n in names)
+
+
+def _single_device_error(directory: str, alone: list[str], held: dict[int, list[str]]) -> ProfileError:
+    """The error of a folder holding profiles of single-device runs: one per schedule cycle (repeat > 1, or 0) in
+    on_trace_ready's folder, or such profiles beside ranks. It names them in recorded order: one is compared per
+    side, not a rank of each."""
+    paths, order = _recorded_order(alone)
+    some = f"{len(paths)} profiles of single-device runs (no rank ids)" if len(paths) > 1 \
+        else "1 profile of a single-device run (no rank id)"
+    if not held:
+        return ProfileError(directory, f"holds {some}, {order}: {_names(paths)}",
+                            hint=f"pass {'one of them' if len(paths) > 1 else 'it'}, one profile per side")
+    ranked = sorted((rank, path) for rank, many in held.items() for path in many)
+    ranks = short_list([f"{os.path.basename(path)} (rank {rank})" for rank, path in ranked], 10)
+    return ProfileError(directory, f"holds {some}, {order}: {_names(paths)}; beside profiles of ranks: {ranks}",
+                        hint="pass one profile per side, or a folder holding one profile per rank of a "
+                             "distributed run")
+
+
+def _names(paths: list[str]) -> str:
+    """The inputs' names, a few of many: the folder they are in starts the message."""
+    return short_list([os.path.basename(p) for p in paths], 10)
+
+
+def _collection_end(path: str) -> int | None:
+    """``end_info.collectionTimeEnd`` (ns since the epoch) of a profiling directory's profiler_info*.json; None
+    where there is none (a Kineto trace, a file or key missing)."""
+    try:
+        names = sorted(n for n in os.listdir(path) if _INFO_RE.match(n)) if os.path.isdir(path) else []
+    except OSError:
+        return None
+    value = _json_value(os.path.join(path, names[0]), ("end_info", "collectionTimeEnd")) if len(names) == 1 else None
+    if isinstance(value, str) and value.isascii() and value.isdigit():  # a number written as text
+        value = int(value)
+    return value if type(value) is int and value >= 0 else None
 
 
 def input_rank(path: str) -> int:
@@ -122,8 +185,7 @@ def _npu_rank(path: str, names: list[str]) -> int:
     numbered = {int(m.group(1)): n for n in names if _INFO_RE.match(n) and (m := _NUMBERED.search(n))}
     if len(numbered) != 1:
         what = (f"holds {len(numbered)} profiler_info_N.json files ({', '.join(sorted(numbered.values()))})"
-                if numbered else "no rank id: it holds no profiler_info_N.json (a single-device run writes "
-                                 "profiler_info.json)")
+                if numbered else "no rank id: it holds no profiler_info_N.json")
         raise ProfileError(path, what, hint="a rank's profiling directory holds one profiler_info_<rank>.json")
     (rank, info), = numbered.items()
     others = [(f"{info}'s rank_id", _json_key(os.path.join(path, info), ("rank_id",))),
@@ -146,6 +208,12 @@ def _npu_rank(path: str, names: list[str]) -> int:
 
 def _json_key(path: str, keys: tuple[str, ...]) -> int | None:
     """The integer at ``keys`` of a small JSON side file; None where the file, the key or a number is missing."""
+    value = _json_value(path, keys)
+    return value if type(value) is int and value >= 0 else None
+
+
+def _json_value(path: str, keys: tuple[str, ...]) -> object:
+    """The value at ``keys`` of a small JSON side file; None where the file or a key is missing."""
     try:
         if os.path.getsize(path) > _SIDE_FILE_BYTES:
             return None
@@ -155,4 +223,4 @@ def _json_key(path: str, keys: tuple[str, ...]) -> int | None:
         return None
     for key in keys:
         value = value.get(key) if isinstance(value, dict) else None
-    return value if type(value) is int and value >= 0 else None
+    return value
