@@ -85,17 +85,20 @@ def compare_ranks(base: str | os.PathLike[str], comparison: str | os.PathLike[st
 
 def ranks_overview(results: Iterable[tuple[int, msprof_compare.CompareResult]],
                    reports: Mapping[int, Sequence[str]] | None = None,
-                   not_compared: Mapping[int, tuple[str | None, str | None]] | None = None) -> dict[str, object]:
+                   not_compared: Mapping[int, tuple[str | None, str | None]] | None = None,
+                   rank_list: str | int | Iterable[int] | None = None) -> dict[str, object]:
     """The job overview of ``compare_ranks``' results, as the CLI writes it to
     ``performance_comparison_result_ranks_*.json``: a record per rank (times in ns and ms, their changes, the gate's
     verdict with ``fail_on_regression``, ``reports[rank]``' file names, the inputs) and the job's slowest rank per
     side, and the ranks not compared (``not_compared``, else those of ``compare_ranks``' iterator given itself).
-    Takes the iterator itself: each result gives its figures and is dropped before the next rank loads. A rank
-    given twice (or both compared and not), results judged by different thresholds or none at all raise
+    Takes the iterator itself: each result gives its figures and is dropped before the next rank loads.
+    ``rank_list`` ("all", "0,3" or a sequence of ids, as ``compare_ranks`` takes it): the ranks selected, which the
+    document records over the iterator's own (results gathered by hand carry none). A rank given twice (or both
+    compared and not, or not in ``rank_list``), results judged by different thresholds or none at all raise
     ``UsageError``."""
     from .api import ranks_overview as build
 
-    return build(results, reports, not_compared)
+    return build(results, reports, not_compared, rank_list)
 
 
 def __getattr__(name: str) -> object:

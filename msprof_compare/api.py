@@ -827,7 +827,8 @@ def run_comparators(base: Profile, comparison: Profile, opts: Options,
 
 def ranks_overview(results: Iterable[tuple[int, CompareResult]],
                    reports: Mapping[int, Sequence[str]] | None = None,
-                   not_compared: Mapping[int, tuple[str | None, str | None]] | None = None) -> dict[str, Any]:
+                   not_compared: Mapping[int, tuple[str | None, str | None]] | None = None,
+                   rank_list: str | int | Iterable[int] | None = None) -> dict[str, Any]:
     """The job overview of a rank-by-rank compare (the CLI's ``performance_comparison_result_ranks_*.json``) from
     ``(rank, CompareResult)`` pairs, ``compare_ranks``' iterator itself included: each result gives its small
     figures as it comes (``ranks_console.rank_figures``, the gate's verdict when compared with
@@ -836,10 +837,15 @@ def ranks_overview(results: Iterable[tuple[int, CompareResult]],
     alone holds (``compare_ranks``' ``.not_compared``, which ``results`` gives itself when it is that iterator); not
     known (``null`` in the document) otherwise. The job's folders are those holding each side's inputs. No pair, a
     rank given twice or both compared and not, or results compared with different ``fail_on_regression``
-    thresholds (the overview judges its ranks by one) raise ``UsageError``: results paired by hand can be any. The
-    document's ``rank_list`` is that iterator's (null otherwise)."""
+    thresholds (the overview judges its ranks by one) raise ``UsageError``: results paired by hand can be any.
+    ``rank_list``: the ranks selected, as ``compare_ranks`` takes it ("all", "0,3" or a sequence of ids; checked
+    before a result is taken), which the document records (null: all) over the iterator's own ``.rank_list``; not
+    given, the iterator's (null for other results). A rank compared or not compared that the list leaves out raises
+    ``UsageError``: the document would say it was not selected."""
     from .report.ranks_console import rank_figures
     from .report.ranks_report import overview
+
+    selected = getattr(results, "rank_list", None) if rank_list is None else parse_rank_list(rank_list, "rank_list")
 
     rows: list[tuple[int, dict[str, tuple[int, int]] | None, list[str]]] = []
     inputs: dict[int, tuple[str, str]] = {}
@@ -864,6 +870,9 @@ def ranks_overview(results: Iterable[tuple[int, CompareResult]],
     twice = sorted(set(inputs) & set(not_compared or ()))
     if twice:
         raise UsageError(f"ranks_overview: rank {twice[0]} is given both compared and not compared")
+    outside = sorted((set(inputs) | set(not_compared or ())) - set(selected)) if selected is not None else []
+    if outside:
+        raise UsageError(f"ranks_overview: rank {outside[0]} is given, but not in rank_list {list(selected or ())}")
     pct = next(iter(pcts), None)
     rows = [(rank, figures, _report_paths((reports or {}).get(rank, ()))) for rank, figures, _ in rows]
 
@@ -871,8 +880,7 @@ def ranks_overview(results: Iterable[tuple[int, CompareResult]],
         found = {os.path.dirname(pair[side]) for pair in inputs.values()}
         return found.pop() if len(found) == 1 else None
 
-    return overview(rows, inputs, (folder(0), folder(1)), gates, pct, not_compared=not_compared,
-                    rank_list=getattr(results, "rank_list", None))
+    return overview(rows, inputs, (folder(0), folder(1)), gates, pct, not_compared=not_compared, rank_list=selected)
 
 
 def _report_paths(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> list[str]:

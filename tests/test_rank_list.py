@@ -217,6 +217,34 @@ def test_api_rank_list():
         api.compare(KINETO / "sampled_rank-1.json.gz", KINETO / "sampled_rank-1.json.gz", rank_list=[1])
 
 
+def test_ranks_overview_takes_the_rank_list():
+    """Results gathered by hand (a list, a caller's generator) record no rank_list: ``ranks_overview(...,
+    rank_list=)`` gives it, as compare_ranks takes it, over the iterator's own; a bad value is refused before a
+    result is taken, a rank given that the list leaves out is refused."""
+    kept = list(msprof_compare.compare_ranks(KINETO, KINETO, enable_api_compare=True, rank_list=[1]))
+    assert [r for r, _ in kept] == [1] and msprof_compare.ranks_overview(kept)["rank_list"] is None
+    for given in ("9, 1", [9, 1], np.array([1, 9]), range(1, 10, 8)):
+        doc = msprof_compare.ranks_overview(kept, rank_list=given)
+        assert doc["rank_list"] == [1, 9] and validate(doc, SCHEMA) == []
+    assert msprof_compare.ranks_overview(kept, rank_list=1)["rank_list"] == [1]
+    selected = msprof_compare.compare_ranks(KINETO, KINETO, enable_api_compare=True, rank_list=[1, 9])
+    assert msprof_compare.ranks_overview(selected, rank_list="all")["rank_list"] is None  # given: it wins
+    selected = msprof_compare.compare_ranks(KINETO, KINETO, enable_api_compare=True, rank_list=[1, 9])
+    assert msprof_compare.ranks_overview(selected, rank_list=[1, 2, 9])["rank_list"] == [1, 2, 9]
+
+    def untouched():
+        pytest.fail("a result was taken")
+        yield
+
+    with pytest.raises(UsageError, match=r"^Invalid param, rank_list must be .* \(got '1,x': 'x' is not a rank id\)"):
+        msprof_compare.ranks_overview(untouched(), rank_list="1,x")
+    with pytest.raises(UsageError, match=r"^ranks_overview: rank 1 is given, but not in rank_list \[0, 3\]$"):
+        msprof_compare.ranks_overview(kept, rank_list="3,0")
+    selected = msprof_compare.compare_ranks(KINETO, KINETO, enable_api_compare=True, rank_list=[1, 9])
+    with pytest.raises(UsageError, match=r"^ranks_overview: rank 9 is given, but not in rank_list \[1\]$"):
+        msprof_compare.ranks_overview(selected, rank_list=[1])  # 9, not compared, was selected
+
+
 def test_help_names_the_flag(capsys):
     code, out, _ = run_inproc(capsys, "--help")
     flat = " ".join(out.split())
