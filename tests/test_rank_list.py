@@ -121,6 +121,32 @@ def test_listed_rank_neither_folder_holds_is_warned_and_recorded(runs):
     heads = [c.value for c in ws[3]]
     last = [c.value for c in ws[6]]  # rows 4 and 5: ranks 0 and 1
     assert last[0] == 7 and last[heads.index("Compared")] == "no (in neither folder)"
+    e2e = [{r: stage(folder, r)["Stage"] for r in (0, 1)} for folder in (TEXT0, TEXT1)]
+    (rb, b), (rc, c) = (max(side.items(), key=lambda kv: kv[1]) for side in e2e)
+    job = f"Job (slowest rank per side): base rank {rb} {ms(b)} ms -> comparison rank {rc} {ms(c)} ms ("
+    assert row2(ws).startswith(f"Ranks selected: 0, 1, 7; {job}")  # the workbook alone says ranks were selected
+    (book,) = runs["all"][1].glob("performance_comparison_result_ranks_*.xlsx")
+    assert row2(openpyxl.load_workbook(book)["Ranks"]).startswith(job)
+
+
+def row2(ws) -> str:
+    """The Ranks sheet's row 2: its one text."""
+    (text,) = [c.value for c in ws[2] if c.value is not None]
+    return text
+
+
+def test_many_ranks_selected_are_named_a_few():
+    """A long rank_list: row 2 names 32 of its ids and the count (every listed rank has its row); the JSON all."""
+    from msprof_compare.report.ranks_report import overview, sheet
+
+    figures = {"e2e": (2_000_000, 3_000_000)}
+    doc = overview([(0, figures, [])], {0: ("b/0", "c/0")}, ("b", "c"), rank_list=tuple(range(0, 80, 2)))
+    assert doc["rank_list"] == list(range(0, 80, 2))
+    ids = ", ".join(map(str, range(0, 64, 2)))
+    assert sheet(doc).note == (f"Ranks selected: {ids}, ... (40 in all); Job (slowest rank per side): base rank 0 "
+                               "2.000 ms -> comparison rank 0 3.000 ms (+1.000 ms, +50.00%)")
+    assert sheet({**doc, "job_line": None, "rank_list": [3]}).note == "Ranks selected: 3"
+    assert sheet({**doc, "rank_list": None}).note == doc["job_line"]
 
 
 def test_one_sided_ranks_concern_the_listed_ones(capsys, tmp_path):

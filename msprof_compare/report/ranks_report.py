@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 from ..compare.table import STYLE_INT, STYLE_MS3, STYLE_RATIO, STYLE_TEXT, Column, Sheet, ratio_of
+from ..textsafe import short_list
 from .excel import render
 from .json_report import SCHEMA_VERSION, _version, change, clean, document_text, text_part
 from .output import FILE_PREFIX, Part, output_target, utc_now, write_new_files
@@ -104,7 +105,8 @@ def sheet(document: dict[str, Any]) -> RanksSheet:
     alone made a breakdown); with the gate each rank's verdict; its reports (the workbook a link to the file beside
     this one) and inputs. Without figures (no time breakdown) ranks, reports and inputs only. The ranks one folder
     alone holds follow the compared ones, their figures and verdict blank, a ``Compared`` column saying which side
-    holds them (only then: a job with every rank compared keeps its columns). Row 2 holds the job line."""
+    holds them (only then: a job with every rank compared keeps its columns). Row 2 holds the ranks selected
+    and the job line (``_note``)."""
     compared = document["ranks"]
     records = compared + (document["not_compared"] or [])
     metrics = [m for m in LABELS if any(m in r for r in compared)]
@@ -142,7 +144,20 @@ def sheet(document: dict[str, Any]) -> RanksSheet:
     n = len(metrics)
     spans = ((1, n), (n + 1, 2 * n)) if n else ((first, first), (first + 1, first + 1))
     frame = pd.DataFrame(dict(enumerate(data)))
-    return RanksSheet(SHEET_NAME, columns, frame, *spans, note=document["job_line"] or "", links=links)
+    return RanksSheet(SHEET_NAME, columns, frame, *spans, note=_note(document), links=links)
+
+
+def _note(document: dict[str, Any]) -> str:
+    """Row 2: the ranks selected (``rank_list``, not all: a reader of the workbook alone knows the job was
+    narrowed; a few of many, as every listed rank has its row) and the job's line."""
+    selected = document["rank_list"]
+    said = [f"Ranks selected: {short_list(selected, _LISTED, escape=False)}" if selected is not None else "",
+            document["job_line"] or ""]
+    return "; ".join(part for part in said if part)
+
+
+#: How many ids of ``rank_list`` row 2 names (``_note``): a long list would take rows of its own.
+_LISTED = 32
 
 
 def parts(document: dict[str, Any], formats: tuple[str, ...]) -> list[Part]:
