@@ -142,7 +142,7 @@ def test_job_figures_and_verdicts(gated):
     assert (job["base_rank"], job["comparison_rank"]) == tuple(slow)
     assert (job["base_ns"], job["comparison_ns"], job["diff_ns"]) == (b_ns, c_ns, c_ns - b_ns)
     line = next(x for x in proc.stdout.splitlines() if x.startswith("Job (slowest rank per side)"))
-    assert book["Ranks"]["A2"].value == doc["job_line"] == line
+    assert book["Ranks"]["B2"].value == doc["job_line"] == line  # beside column A, which each printed page repeats
     assert doc["fail_on_regression"] == 20.0
     assert [r["regressed"] for r in doc["ranks"]] == [False, True]
     ws = book["Ranks"]
@@ -173,7 +173,7 @@ def test_gate_alone_shows_the_e2e_times_it_judged(gate_only, gated):
     assert [r[:6] for r in ranks_rows(book)] == [
         [r["rank"], r["e2e"]["base_ms"], r["e2e"]["comparison_ms"], r["e2e"]["diff_ms"], r["e2e"]["diff_ratio"],
          "yes" if r["regressed"] else "no"] for r in full_doc["ranks"]]
-    assert ws["A2"].value == full_doc["job_line"]
+    assert ws["B2"].value == full_doc["job_line"]
     assert (ws["B1"].value, ws["C1"].value) == (f"Base Profiling: {TEXT0}", f"Comparison Profiling: {TEXT1}")
 
     def console(text: str) -> tuple[list[str], list[list[str]], list[str]]:
@@ -216,7 +216,8 @@ def test_layout_and_formats(gated):
     headers = [c.value for c in ws[3]]
     assert headers == [*HEADERS, "Regressed (> 20%)", "Workbook", "JSON Report", "Base Input", "Comparison Input"]
     assert ws.freeze_panes == "A4" and ws.auto_filter.ref == "A3:S5"
-    assert ws["A2"].font.b and ws["A2"].border.bottom.style is None  # the job line runs on over the empty cells
+    assert ws["A2"].value is None  # the job line, in B2 (not in column A, which each printed page repeats), runs on
+    assert ws["B2"].font.b and ws["B2"].border.bottom.style is None and not ws["B2"].alignment.wrap_text
     assert (ws["B1"].value, ws["F1"].value) == (f"Base Profiling: {TEXT0}", f"Comparison Profiling: {TEXT1}")
     assert {str(r) for r in ws.merged_cells.ranges} == {"B1:E1", "F1:I1"}
     for row in ws.iter_rows(min_row=4, max_row=5):
@@ -350,6 +351,51 @@ def test_workbook_without_figures(tmp_path):
     assert (ws["D1"].value, ws["E1"].value, ws["A2"].value) == ("Base Profiling: b", "Comparison Profiling: c", None)
     assert [r["regressed"] for r in doc["ranks"]] == [None, False] and doc["job"] is None
     assert validate(doc, SCHEMA) == []
+
+
+@pytest.mark.skipif(shutil.which("soffice") is None or shutil.which("pdftotext") is None,
+                    reason="needs LibreOffice (soffice) and poppler (pdftotext), which CI does not have")
+def test_printed_pages_cut_no_repeated_row(tmp_path):
+    """LibreOffice prints a 150-rank overview three pages across and three down, each page repeating column A
+    (Rank) and rows 1-3. Row 2 (the ranks selected and the job line) lies over the first page's columns that are not
+    repeated, wrapped: in A2 it printed cut at column A's edge ("Job (slowe") on every page across, and it ran on
+    past the first page's last column. Its pages down carry it whole, its pages across none of it."""
+    import subprocess
+
+    from msprof_compare.report.ranks_report import overview, write_overview
+
+    n = 150
+    rows = [(r, {"e2e": (100_000_000 + r * 1000, 130_000_000 + r), "computing": (50_000_000, 50_000_100),
+                 "uncovered_communication": (40_000_000, 70_000_000), "free": (10_000_000 + r * 1000, 9_999_900)},
+             [f"performance_comparison_result_rank{r}_20260101000000.xlsx"]) for r in range(n)]
+    inputs = {r: (f"/jobs/base/rank{r}_ascend_pt", f"/jobs/comparison/rank{r}_ascend_pt") for r in range(n)}
+    doc = overview(rows, inputs, ("/jobs/base", "/jobs/comparison"), {r: 3 for r in range(n)}, 20.0,
+                   rank_list=tuple(range(n + 1)))
+    (path,) = write_overview(doc, str(tmp_path), "20260101000000", ("xlsx",))
+    ws = openpyxl.load_workbook(path)["Ranks"]
+    note = " ".join(map(str, range(32))).replace(" ", ", ")
+    note = f"Ranks selected: {note}, ... (151 in all); {doc['job_line']}"
+    assert ws["B2"].value == note and ws["A2"].value is None and ws["B2"].alignment.wrap_text
+    assert {str(r) for r in ws.merged_cells.ranges} == {"B1:E1", "F1:I1", "B2:I2"}
+    profile = tmp_path / "profile"
+    subprocess.run(["soffice", "--headless", "--norestore", f"-env:UserInstallation=file://{profile}",
+                    "--convert-to", "pdf", "--outdir", str(tmp_path), path], check=True, capture_output=True,
+                   timeout=300)
+    text = subprocess.run(["pdftotext", "-layout", str(Path(path).with_suffix(".pdf")), "-"], check=True,
+                          capture_output=True, text=True).stdout
+    pages = [p for p in text.split("\f") if re.search(r"Ranks\s+Page \d+ of 9", p)]
+    assert len(pages) == 9
+    heads = [c.value for c in ws[3]]
+    for k, page in enumerate(pages):
+        header = next(line.split() for line in page.splitlines() if line.startswith("Rank "))
+        across = k % 3  # pages over, then down: each band of rows on three pages
+        if across == 0:  # the merge ends with the first page's last column, as LibreOffice broke the page
+            assert " ".join(header).endswith(f"Time(ms) {heads[8]}") and heads[8] == "Free Time(ms)"
+            assert " ".join(note.split()) in " ".join(page.split()), k
+        else:
+            assert "Job (" not in page and "Ranks selected" not in page, k
+        if across == 1:
+            assert header[:3] == ["Rank", *heads[9].split()]  # the next page starts with I's neighbour, J
 
 
 def test_never_overwrites_and_keeps_text_as_text(tmp_path):

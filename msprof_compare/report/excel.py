@@ -425,8 +425,15 @@ def _write_sheet(wb: xlsxwriter.Workbook, styles: _Styles, sheet: Sheet, caption
                 ws.merge_range(0, first, 0, last, "", fmt)
             ws.write_string(0, first, text, fmt)
         note = getattr(sheet, "note", "")  # a line in row 2 (ranks_report.RanksSheet): frozen with the headers
-        if note:  # unbordered: it runs on over the empty cells to its right
-            ws.write_string(1, 0, note, styles.get(bold=True, num=False, border=False))
+        if note:  # unbordered: it runs on over the empty cells to its right, or wraps in the first page's columns
+            first, last = _note_columns(sheet)
+            lines = _caption_lines(note, columns[first:last + 1])
+            fmt = styles.get(bold=True, num=False, border=False, wrap=lines > 1)
+            if lines > 1:
+                ws.set_row(1, row_points(lines))
+                if last > first:
+                    ws.merge_range(1, first, 1, last, "", fmt)
+            ws.write_string(1, first, note, fmt)
     cmp_first, cmp_last = sheet.comparison_span
     for j, col in enumerate(columns):
         fill = "yellow" if cmp_first <= j <= cmp_last else "green"
@@ -1236,6 +1243,21 @@ def _print_across(sheet: Sheet) -> tuple[int, int]:
             pages, used = pages + 1, repeated
         used += w
     return pages, key
+
+
+def _note_columns(sheet: Sheet) -> tuple[int, int]:
+    """The columns row 2's note is laid over: those of the first printed page (`_print_across`) that are not
+    repeated on the next ones. Written in column A, a repeated column, it printed cut at A's edge on every page
+    after the first ("Job (slowe"); running on past the first page's columns, it was cut at the page's edge."""
+    pages, key = _print_across(sheet)
+    if pages == 1:
+        return 0, len(sheet.columns) - 1
+    room, used, last = PRINTABLE_POINTS / MIN_PRINT_SCALE, 0.0, 0
+    for j, width in enumerate(column_points(c.width) for c in sheet.columns):
+        if used + width > room and used > 0:  # the first page's break, as `_print_across` counts it
+            break
+        used, last = used + width, j
+    return key, max(key, last)
 
 
 def _print_setup(ws: Worksheet, sheet: Sheet, nrows: int) -> None:
