@@ -711,6 +711,25 @@ def test_folder_of_traces_without_ranks_is_no_folder_of_ranks(tmp_path):
         api.compare(runs, runs / "worker0.1.pt.trace.json")
 
 
+def test_folders_of_one_gpus_traces_are_named_as_such(capsys, tmp_path):
+    """A scheduler's cycles on one GPU (tensorboard_trace_handler writes ``worker.<ms>.pt.trace.json`` per cycle,
+    no distributedInfo) on both sides: the folder is named with its traces, not the first trace's missing rank id
+    as if the others had one. A folder where some trace records a rank keeps the per-trace error
+    (``test_kineto_rank_beyond_the_head_or_absent_is_named``)."""
+    for side, trace in (("a", "bert-small_h100.json.gz"), ("b", "bert-small_mi300.json.gz")):
+        for ms in (200, 100):
+            (tmp_path / side).mkdir(exist_ok=True)
+            shutil.copy(REPO / "sample_data" / trace, tmp_path / side / f"w.{ms}.pt.trace.json.gz")
+    code, _, err = run_inproc(capsys, "-bp", str(tmp_path / "a"), "-d", str(tmp_path / "b"), "-o", str(tmp_path))
+    assert (code, error_lines(err)) == (1, [
+        f"error: {tmp_path / 'a'}: holds 2 Kineto traces that record no rank (no distributedInfo.rank in their "
+        "first 64 KiB), by name: w.100.pt.trace.json.gz, w.200.pt.trace.json.gz (pass one of them, one trace per "
+        "side)"])
+    assert not list(tmp_path.glob("*.xlsx"))
+    assert msprof_compare.compare(tmp_path / "a" / "w.100.pt.trace.json.gz",
+                                  tmp_path / "b" / "w.200.pt.trace.json.gz").verdict.startswith("E2E time")
+
+
 def test_output_folder_named_as_a_report_and_a_missing_side(capsys, tmp_path, monkeypatch):
     """-o names an existing folder that ends in .xlsx: it is the reports' folder. A folder of ranks against a path
     that does not exist: the missing path is the error, not "one profile"."""

@@ -67,10 +67,23 @@ def discover(directory: str) -> dict[int, str]:
                                                  "or one Kineto trace per rank")
     alone = [p for p in inputs if _single_device(p)]
     held: dict[int, list[str]] = {}
+    rankless: list[str] = []
     for path in sorted(set(inputs) - set(alone)):
-        held.setdefault(input_rank(path), []).append(path)
+        try:
+            held.setdefault(input_rank(path), []).append(path)
+        except _RanklessTrace as exc:
+            if not rankless:
+                first = exc
+            rankless.append(path)
     if alone:
         raise _single_device_error(directory, alone, held)
+    if rankless and not held:  # one GPU's traces (a schedule's cycles, runs side by side): no folder of ranks
+        paths, order = _recorded_order(rankless)
+        raise ProfileError(directory, f"holds {len(paths)} Kineto traces that record no rank (no "
+                                      f"distributedInfo.rank in their first {HEAD_BYTES // 1024} KiB), {order}: "
+                                      f"{_names(paths)}", hint="pass one of them, one trace per side")
+    if rankless:
+        raise first
     twice = [rank for rank, paths in sorted(held.items()) if len(paths) > 1]
     if twice:
         rank = twice[0]
@@ -141,6 +154,11 @@ def _collection_end(path: str) -> int | None:
     return value if type(value) is int and value >= 0 else None
 
 
+class _RanklessTrace(ProfileError):
+    """A Kineto trace recording no rank: ``discover`` tells a folder of such traces alone (one GPU's) from a
+    folder of ranks with one trace lacking it."""
+
+
 def input_rank(path: str) -> int:
     """The rank id one input recorded (``discover``); ``ProfileError`` naming it when it holds none."""
     if os.path.isfile(path):
@@ -173,9 +191,9 @@ def _trace_rank(path: str) -> int:
             top = _TOP_RANK.match(head, m.end())
             rank = int(top.group(1)) if top else None
     if type(rank) is not int or rank < 0:
-        raise ProfileError(path, f"no rank id: no distributedInfo.rank in its first {HEAD_BYTES // 1024} KiB",
-                           hint="a Kineto trace of a distributed run records it; pass such traces, or compare "
-                                "this one as a single profile")
+        raise _RanklessTrace(path, f"no rank id: no distributedInfo.rank in its first {HEAD_BYTES // 1024} KiB",
+                             hint="a Kineto trace of a distributed run records it; pass such traces, or compare "
+                                  "this one as a single profile")
     return rank
 
 
