@@ -548,7 +548,35 @@ def test_level0_reports_missing_rows(samples, caplog):
     bd = B.npu_breakdown(p, OPTS)
     assert bd.hide_op_details and bd.computing_count == 0
     assert any("no PMU columns" in m for m in bd.missing)
-    assert any(re.search(r"communication\.json.*Level0", m) for m in bd.missing)
+    assert re.search(r"communication\.json.*Level0", bd.bandwidth_missing)
+
+
+def test_bandwidth_absent_only_where_the_console_shows_the_column(samples, caplog):
+    """Two Level0 text exports (no communication.json) have no bandwidth column: each side's "RDMA/SDMA bandwidth
+    is absent" line spoke of a figure no output shows, under the loader's line that the file does not exist. Beside
+    a level-1 export, whose communication.json gives SDMA 427.596 MB in 27.316 ms, the column shows the Level0
+    side's 0.000GB/s, and the line says why."""
+    pt = samples / "msinsight/test/data/pytorch/text"
+    level0 = [pt / f"level0/rank{r}_ascend_pt" for r in (0, 1)]
+    level1 = pt / "level1/rank0_ascend_pt"
+    if not all(p.exists() for p in (*level0, level1)):
+        pytest.skip("level0 / level1 samples absent")
+
+    def absent(base: Path, comparison: Path) -> tuple[list[str], list[str]]:
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            res = compare(str(base), str(comparison), enable_profiling_compare=True)
+        lines = [r.getMessage() for r in caplog.records if "bandwidth is absent" in r.getMessage()]
+        headers = res.summary["headers"]
+        return lines, [row[headers.index("SDMA Bandwidth")] for row in res.summary["rows"]] \
+            if "SDMA Bandwidth" in headers else []
+
+    assert absent(*level0) == ([], [])
+    comm = json.loads((level1 / "ASCEND_PROFILER_OUTPUT/communication.json").read_text(encoding="utf-8"))
+    sdma = comm["step50"]["collective"]["Total Op Info"]["Communication Bandwidth Info"]["SDMA"]
+    assert absent(level0[0], level1) == (
+        [f"{level0[0]}: RDMA/SDMA bandwidth is absent: no communication.json (Level0 exports have none)"],
+        ["0.000GB/s", f"{sdma['Transit Size(MB)'] / sdma['Transit Time(ms)']:.3f}GB/s"])
 
 
 def test_legacy_timeline_without_overlap_lane(samples, reference_outputs, tmp_path):

@@ -158,6 +158,10 @@ class Breakdown:
     #: Rows the data could not provide, with the reason, and figures it gives that cannot be right (a negative
     #: group Transmit): shown as one log line (WARNING) each.
     missing: list[str] = field(default_factory=list)
+    #: NPU text export: why this side has no RDMA / SDMA bandwidth (no communication.json, or a 0-byte one: the
+    #: loader has warned of the file itself). Logged only where the other side has a bandwidth, whose console
+    #: column then shows this side's 0.000GB/s, as the DB and GPU sides' notices (`overall.db_bandwidth_notices`)
+    bandwidth_missing: str = ""
 
     def set_window(self, lo: int, hi: int, busy: tl.Intervals, path: str) -> None:
         """E2E and the longest idle stretch from one window, so the two cannot drift apart. A window longer

@@ -522,7 +522,7 @@ def _bandwidth(profile: Profile, bd: Breakdown) -> None:
             what = "communication.json holds no data"
         else:
             what = "no communication.json" + (" (Level0 exports have none)" if level == "Level0" else "")
-        bd.missing.append(f"{profile.path}: RDMA/SDMA bandwidth is absent: {what}")
+        bd.bandwidth_missing = f"{profile.path}: RDMA/SDMA bandwidth is absent: {what}"
         return
     problems: list[str] = []
     bw = bandwidths(profile.communication, problems)

@@ -417,9 +417,14 @@ def db_bandwidth_notices(sides: tuple[tuple[Profile, Breakdown], ...]) -> list[s
 def build(ctx: RunContext) -> list[Sheet]:
     """OverallMetrics sheet (omitted when either E2E is 0) plus ``ctx.summary`` and ``ctx.frames["overall"]``."""
     base, comp = breakdowns(ctx)
+    # a side without communication.json beside one without either: no bandwidth column, nothing reads 0 (two
+    # Level0 exports said it of each side, under the loader's line that the file does not exist)
+    shown = any(bd.rdma_bandwidth or bd.sdma_bandwidth for bd in (base, comp))
     for bd in (base, comp):
         for reason in bd.missing:
             log.warning(reason)
+        if shown and bd.bandwidth_missing:
+            log.warning(bd.bandwidth_missing)
     for line in db_bandwidth_notices(((ctx.base, base), (ctx.comparison, comp))):
         log.warning(line)
     ctx.summary = summary_table(base, comp)
