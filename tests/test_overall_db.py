@@ -13,6 +13,7 @@ import sqlite3
 from pathlib import Path
 
 import numpy as np
+import openpyxl
 import pandas as pd
 import pytest
 from dbutil import edited_copy, sql, string_id
@@ -749,3 +750,23 @@ def test_stem_shared_by_two_groups_of_a_side_pairs_nothing(tmp_path: Path) -> No
     steps = res.frames["waterfall"]["Step"].tolist()
     assert [s for s in steps if s.startswith(stem)] == [f"{k} (uncovered)" for k in
                                                         (t1, f"{stem}_1736410538399999", f"{stem}_1736414082399999")]
+
+
+def test_index_column_fits_a_db_group_name(samples: Path, tmp_path: Path) -> None:
+    """The level-1 text export against the DB export of the same job: the DB side's communication group keeps
+    its HCCL name, which does not pair with the text side's "Group 0 Communication". At the original's width
+    of 40 the indented name was cut at "..._173641053", in the creation time that tells two runs' groups apart;
+    the column now fits it (2 characters for its indent level), and stays 40 where every label fits."""
+    base = samples / "msinsight/test/data/pytorch"
+    text, db = base / "text/level1/rank0_ascend_pt", base / "db/level1/rank0_ascend_pt"
+    (group,) = {g for (g,) in sql(db / "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db",
+                                  "SELECT s.value FROM COMMUNICATION_OP c JOIN STRING_IDS s ON s.id = c.groupName")}
+    assert len(group) == 48  # 90.91.105.46%enp189s0f0_60000_0_1736410538306028
+    res = api.compare(str(text), str(db), enable_profiling_compare=True)
+    book = openpyxl.load_workbook(res.to_excel(str(tmp_path)))
+    ws = book["OverallMetrics"]
+    assert f"\t{group}" in [c.value for c in ws["A"]]
+    assert ws.column_dimensions["A"].width >= len(group) + 2 + 2
+    alike = api.compare(str(text), str(base / "text/level2/rank0_ascend_pt"), enable_profiling_compare=True)
+    book = openpyxl.load_workbook(alike.to_excel(str(tmp_path)))
+    assert round(book["OverallMetrics"].column_dimensions["A"].width) == 41  # 40 characters, as Excel stores it

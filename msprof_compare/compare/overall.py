@@ -10,12 +10,14 @@ seconds on the console).
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from ..model import Profile
 from ..options import Options
+from ..textsafe import text_width
 from .breakdown import BUCKETS, Breakdown, Bucket, hccl_group_stem
 from .classify import Keywords, load_keywords
 from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, exact_diffs, half_up_ns, plain_frame, ratio_of
@@ -356,6 +358,19 @@ def table_notes(base: Breakdown, comp: Breakdown, headers: list[str]) -> list[st
     return notes
 
 
+#: The widest the Index column grows for a long label (`index_column`).
+INDEX_MAX_WIDTH = 100
+
+
+def index_column(labels: list[Any]) -> Column:
+    """The Index column, 40 wide as the original's, wider where a label needs it (2 characters an indent level):
+    a DB export's HCCL group, ``\t90.91.105.46%enp189s0f0_60000_0_1736410538306028`` against a text export's
+    ``Group 0 Communication``, was cut at 40 in the creation time that tells two runs' groups apart."""
+    need = max((text_width(t.lstrip("\t")) + 2 * (len(t) - len(t.lstrip("\t"))) + 2
+                for t in labels if isinstance(t, str)), default=0)
+    return replace(COLUMNS[0], width=max(COLUMNS[0].width, min(need, INDEX_MAX_WIDTH)))
+
+
 def overall_frame(rows: list[list[Any]]) -> pd.DataFrame:
     """The OverallMetrics sheet's data, ``pd.DataFrame(rows, columns=["c0", ...])``, built by columns: the
     row-wise constructor's inference cost ~0.4 ms for its ~20 rows (the same frame: ``plain_frame`` infers a
@@ -439,4 +454,5 @@ def build(ctx: RunContext) -> list[Sheet]:
         return []
     rows, styles = overall_rows(base, comp)
     data = overall_frame(rows)
-    return [Sheet(SHEET_NAME, list(COLUMNS), data, base_span=(1, 3), comparison_span=(4, 6), row_styles=styles)]
+    columns = [index_column([r[0] for r in rows]), *COLUMNS[1:]]
+    return [Sheet(SHEET_NAME, columns, data, base_span=(1, 3), comparison_span=(4, 6), row_styles=styles)]
