@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import weakref
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 from unittest.mock import ANY
@@ -245,6 +246,34 @@ def test_layout_and_formats(gated):
     assert validate({**doc, "not_compared": [{**alone, "comparison_path": "c/2"}]}, SCHEMA) == \
         ["$.not_compared: matches no anyOf branch"]  # a rank of both sides was compared
     assert (doc["base_path"], doc["comparison_path"]) == (str(TEXT0), str(TEXT1))
+
+
+def column_width(ws, index: int) -> float:
+    """The width of column ``index`` (1-based), of the column range that holds it."""
+    return next(d.width for d in ws.column_dimensions.values() if d.min <= index <= d.max)
+
+
+def test_input_columns_fit_their_paths(gated):
+    """The Base / Comparison Input columns were 60 characters wide: the cell beside cut the samples' 71-character
+    paths to ".../level0/rank0_ascend" (where a run's paths differ, at their end). They fit the longest path, up
+    to `INPUT_MAX_WIDTH`, beside which each printed page still repeats the Rank column."""
+    from msprof_compare.report.excel import _print_across
+    from msprof_compare.report.ranks_report import INPUT_MAX_WIDTH, sheet
+
+    _, _, book, doc = gated
+    ws = book["Ranks"]
+    inputs = [c.column for c in ws[3] if c.value in ("Base Input", "Comparison Input")]
+    for row in ws.iter_rows(min_row=4, max_row=5):
+        for j in inputs:
+            path = row[j - 1].value
+            assert len(path) > 60 and column_width(ws, j) >= len(path) + 2
+    long = {**doc, "ranks": [{**doc["ranks"][0], "base_path": "/run" * 100}]}
+    table = sheet(long)
+    assert [c.width for c in table.columns if c.header.endswith("Input")] == \
+        [INPUT_MAX_WIDTH, len(doc["ranks"][0]["comparison_path"]) + 2]
+    assert _print_across(table)[1] == 1  # the Rank column repeats on each page
+    wider = [replace(c, width=c.width + 10) if c.header == "Base Input" else c for c in table.columns]
+    assert _print_across(replace(table, columns=wider))[1] == 0  # wider, no page would repeat it
 
 
 def test_profiling_off_lists_ranks_and_reports(capsys, tmp_path):

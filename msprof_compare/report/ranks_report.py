@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from ..compare.table import STYLE_INT, STYLE_MS3, STYLE_RATIO, STYLE_TEXT, Column, Sheet, ratio_of
-from ..textsafe import short_list
+from ..textsafe import short_list, text_width
 from .excel import render
 from .json_report import SCHEMA_VERSION, _version, change, clean, document_text, text_part
 from .output import FILE_PREFIX, Part, output_target, utc_now, write_new_files
@@ -99,6 +99,11 @@ def _only_in(paths: tuple[str | None, str | None]) -> str | None:
     return None if paths == (None, None) else "base" if paths[1] is None else "comparison"
 
 
+#: The widest an input column grows: with the Rank column, which each printed page repeats, it still fits a page
+#: at the smallest print scale (`excel._print_across`); wider, no page would repeat the Rank column.
+INPUT_MAX_WIDTH = 190
+
+
 def sheet(document: dict[str, Any]) -> RanksSheet:
     """The ``Ranks`` sheet of ``overview``'s document: Rank; the base's times, the comparison's (ms, to the us as
     the Summary shows them) and their changes, as OverallMetrics lays a breakdown out (E2E alone where the gate
@@ -139,8 +144,12 @@ def sheet(document: dict[str, Any]) -> RanksSheet:
         data.append([_ONLY_IN_TEXT[r["only_in"]] if "only_in" in r else "yes" for r in records])
     first = len(columns)
     for side in ("base", "comparison"):
-        columns.append(Column(f"{side.title()} Input", STYLE_TEXT, 60))
-        data.append([r[f"{side}_path"] for r in records])
+        paths = [r[f"{side}_path"] for r in records]
+        # as wide as the longest path (`INPUT_MAX_WIDTH` at most): at 60 the cell beside cut the path's end,
+        # where its run and rank folders are (the samples' 71-character paths read ".../level0/rank0_ascend")
+        width = max([60, *(text_width(p) + 2 for p in paths if p)])
+        columns.append(Column(f"{side.title()} Input", STYLE_TEXT, min(width, INPUT_MAX_WIDTH)))
+        data.append(paths)
     n = len(metrics)
     spans = ((1, n), (n + 1, 2 * n)) if n else ((first, first), (first + 1, first + 1))
     frame = pd.DataFrame(dict(enumerate(data)))
