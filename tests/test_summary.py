@@ -117,6 +117,7 @@ def test_waterfall_gpu_without_groups_and_lccl_mc2():
     b, c = Breakdown("GPU"), Breakdown("GPU")
     # µs-scale figures: a residual under 1 µs is rounding, folded into the side's largest category
     b.computing_ns, b.uncovered_comm_ns, b.e2e_ns = 1_000_000, 300_000, 2_000_000
+    b.buckets["vector_notrans"].add(200_000, 1)  # both sides split (MC2 is a category): steps by category
     c.computing_ns, c.uncovered_comm_ns, c.e2e_ns = 1_000_000, 0, 1_500_000
     c.lccl.add(100_000, 2)
     from msprof_compare.compare.breakdown import MC2
@@ -127,7 +128,8 @@ def test_waterfall_gpu_without_groups_and_lccl_mc2():
     assert steps["Uncovered Communication"] == (300_000, 0)
     assert steps["Lccl"] == (0, 100_000)
     assert steps["MC2"] == (0, 400_000)
-    assert steps["Other Computing"] == (1_000_000, 600_000)
+    assert steps["Other Computing"] == (800_000, 600_000)
+    assert steps["Vector"] == (200_000, 0)
     assert "Free: SDMA" not in steps  # zero on both sides: omitted
     assert waterfall_sum_ns(wf) == -500_000
 
@@ -894,17 +896,18 @@ def test_zero_computing_residual_on_one_side_is_no_overlap():
 
 
 def test_sub_microsecond_residual_of_one_side_names_no_overlap_on_the_other():
-    """GPU AlexNet vs NPU Level0: the GPU side's computing residual is -127 ns (rounding), the NPU side's
-    8.827 ms of computing has no category. The GPU residual is folded on its own, so the NPU time is "Other
-    Computing", not an overlap of categories (both were folded only when both were under 1 µs)."""
+    """GPU AlexNet vs an NPU side of 8.827 ms computing, 1 ms of it in a category: the GPU side's computing
+    residual is -127 ns (rounding). The GPU residual is folded on its own, so the NPU side's uncategorised time
+    is "Other Computing", not an overlap of categories (both were folded only when both were under 1 µs)."""
     b, c = Breakdown("GPU"), Breakdown("NPU")
     b.buckets["matmul_cube"].add(687_000, 1)
     b.buckets["vector_notrans"].add(1_212_127, 1)
     b.computing_ns, b.e2e_ns = 687_000 + 1_212_000, 11_772_586
+    c.buckets["vector_notrans"].add(1_000_000, 1)
     c.computing_ns, c.e2e_ns = 8_827_000, 116_251_000
     steps = _steps(waterfall.waterfall(b, c))
-    assert steps["Other Computing"] == (0, 8_827_000) and waterfall.OVERLAP_STEP not in steps
-    assert steps["Vector"] == (1_212_000, 0)  # the -127 ns went into the GPU side's largest category
+    assert steps["Other Computing"] == (0, 7_827_000) and waterfall.OVERLAP_STEP not in steps
+    assert steps["Vector"] == (1_212_000, 1_000_000)  # the -127 ns went into the GPU side's largest category
 
 
 def test_world_size_digits_at_the_int64_edge():
@@ -1202,16 +1205,17 @@ def test_overlap_on_one_side_and_uncategorised_time_on_the_other_are_two_steps()
     b.buckets["other_cube"].add(5_954_129, 144)
     b.buckets["vector_notrans"].add(1_982_524, 441)
     b.computing_ns, b.e2e_ns = 5_954_129 + 1_982_524 - 69_000, 20_000_000
+    c.buckets["matmul_cube"].add(827_000, 3)  # a split side (one without categories: one Computing step)
     c.computing_ns, c.e2e_ns = 8_827_000, 116_251_000
     wf = waterfall.waterfall(b, c)
     steps = _steps(wf)
-    assert steps["Other Computing"] == (0, 8_827_000)
+    assert steps["Other Computing"] == (0, 8_000_000)
     assert steps[waterfall.OVERLAP_STEP] == (-69_000, 0)
     assert waterfall_sum_ns(wf) == 116_251_000 - 20_000_000
     # swapped: the overlap on the comparison side is its own step there too, and its Other Computing 0, not -69 us
     swapped = waterfall.waterfall(c, b)
     steps = _steps(swapped)
-    assert steps["Other Computing"] == (8_827_000, 0)
+    assert steps["Other Computing"] == (8_000_000, 0)
     assert steps[waterfall.OVERLAP_STEP] == (0, -69_000)
     assert waterfall_sum_ns(swapped) == 20_000_000 - 116_251_000
 

@@ -416,9 +416,15 @@ def test_sub_microsecond_computing_of_a_side_without_categories_is_other_computi
     c = npu_breakdown(load_profile(str(samples / NPU_L0), opts), opts)
     assert c.categorised_ns == 0
     c.computing_ns = 600
+    # beside a split side, computing is one step (``waterfall.unsplit``): nothing to fold
     steps = waterfall.waterfall(b, c).set_index("Step")
-    assert steps.loc["Other Computing", ["Base(ns)", "Comparison(ns)"]].tolist() == [0, 600]
-    assert "Flash Attention (Forward)" not in steps.index
+    assert steps.loc["Computing", ["Base(ns)", "Comparison(ns)"]].tolist() == [b.computing_ns, 600]
+    assert "Flash Attention (Forward)" not in steps.index and "Other Computing" not in steps.index
+    # beside another side without categories (both Level0): the sub-us total is that side's Other Computing
+    b = npu_breakdown(load_profile(str(samples / NPU_L0), opts), opts)
+    steps = waterfall.waterfall(b, c).set_index("Step")
+    assert steps.loc["Other Computing", ["Base(ns)", "Comparison(ns)"]].tolist() == [b.computing_ns, 600]
+    assert "Flash Attention (Forward)" not in steps.index and "Computing" not in steps.index
 
 
 def _rename_kernels(d: Path, old: str, new: str) -> list[float]:
@@ -840,3 +846,30 @@ def test_module_note_keeps_names_as_they_are_for_the_sheet_and_json() -> None:
     assert module_contributors.module_contributors_note(frame) == (
         "op\x1b[31m, b, c, ... (4 in all) run inside modules: the module contributors rank their module rows by "
         "their change")
+
+
+def test_a_side_without_categories_makes_computing_one_waterfall_step(samples):
+    """NPU Level0 (no kernel types or PMU counters: all computing in no category) against Level1 (split): the
+    waterfall's category steps read the Level0 side's absence of data as work moved (Vector +4.146 ms, Other
+    Computing -8.822 ms, named by the contributors and the gate while computing changed +0.046 ms). Computing is
+    one step, of each side's Computing Time (OverallMetrics' first row, in ms to the ns), and the E2E identity
+    holds; the contributors and the gate name no category."""
+    l0, l1 = samples / NPU_L1.replace("level1", "level0"), samples / NPU_L1
+    res = compare(str(l0), str(l1), enable_profiling_compare=True)
+    wf = res.waterfall
+    assert wf["Step"].tolist() == ["Base E2E", "Computing", "Group 0 Communication (uncovered)", "Free: Other",
+                                   "Comparison E2E"]
+    overall = res.sheet("OverallMetrics").set_index("Index")
+    computing = wf.set_index("Step").loc["Computing"]
+    assert [computing["Base(ns)"] / 1e6, computing["Comparison(ns)"] / 1e6] == \
+        overall.loc["Computing Time", ["Duration(ms)", "Duration(ms).1"]].tolist() == [8.827473, 8.873756]
+    steps = wf["Delta(ns)"].iloc[1:-1].sum()
+    assert steps == wf["Delta(ns)"].iloc[-1] == 136_581_009 - 116_251_182
+    assert res.contributors["Name"].tolist() == ["Group 0 Communication (uncovered)"]
+    text = res.regression_gate(5)[1]
+    assert "Computing +0.046 ms" in text and not any(c in text for c in ("Vector", "Conv", "Other Computing"))
+    # the other way round too; and the split pair (Level1 vs Level2) keeps its categories
+    back = compare(str(l1), str(l0), enable_profiling_compare=True).waterfall
+    assert back.set_index("Step").loc["Computing", ["Base(ns)", "Comparison(ns)"]].tolist() == [8_873_756, 8_827_473]
+    split = compare(str(l1), str(samples / NPU_L1.replace("level1", "level2")), enable_profiling_compare=True)
+    assert "Computing" not in split.waterfall["Step"].tolist() and "Vector" in split.waterfall["Step"].tolist()

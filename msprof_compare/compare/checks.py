@@ -376,9 +376,9 @@ def _why_no_categories(p: Profile) -> str:
 
 def _category_row(bds: tuple[Breakdown, Breakdown], sides: tuple[Profile, Profile]) -> dict[str, Any] | None:
     """Where one side's computing is all "Other" and the other side's is split (an NPU Level0 export, whose
-    kernels have no type or PMU counters, beside a GPU trace): every category step of the waterfall then falls
-    to 0 on that side and its "Other Computing" grows, which reads as a change of work. Only when a side has
-    computing time."""
+    kernels have no type or PMU counters, beside a GPU trace): every category of OverallMetrics then falls to 0
+    on that side and its Other Time grows, which reads as a change of work (the waterfall takes computing as one
+    step then: ``waterfall.unsplit``). Only when a side has computing time."""
     # at most 1: categories of kernels that overlap in time (concurrent streams) sum past their union
     shares = [min(bd.categorised_ns / bd.computing_ns, 1.0) if bd.computing_ns > 0 else None for bd in bds]
     if None in shares:
@@ -389,8 +389,9 @@ def _category_row(bds: tuple[Breakdown, Breakdown], sides: tuple[Profile, Profil
     return _guard(CATEGORY_CHECK, ok, shares[0], shares[1],
                   "share of computing time in categories (Flash Attention, Conv, Matmul, Paged Attention, Vector, "
                   "Cube, SDMA, MC2); "
-                  f"a side with none has no data to split it by ({why}), so its category steps fall to 0 and its "
-                  "Other Computing holds it all: compare Computing Time, not its categories")
+                  f"a side with none has no data to split it by ({why}), so the waterfall takes computing as one "
+                  "step: compare Computing Time, not its categories (OverallMetrics and the console table still "
+                  "show them: that side's fall to 0 and its Other Time holds it all)")
 
 
 def _early_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any] | None:

@@ -81,6 +81,17 @@ def _group_totals(bd: Breakdown) -> dict[str, int]:
     return out
 
 
+#: The one computing step where a side's computing is not split into categories (``unsplit``).
+COMPUTING_STEP = "Computing"
+
+
+def unsplit(base: Breakdown, comparison: Breakdown) -> bool:
+    """Whether exactly one side's computing time lies in no category (``checks``' category check fails): the
+    waterfall then takes computing as one step, the comparison that side's data allows."""
+    shares = [bd.categorised_ns > 0 for bd in (base, comparison) if bd.computing_ns > 0]
+    return len(shares) == 2 and shares[0] != shares[1]
+
+
 #: The computing residual's name when it is negative on a side.
 OVERLAP_STEP = "Other Computing (minus overlap of categories)"
 
@@ -115,14 +126,19 @@ def waterfall(base: Breakdown, comparison: Breakdown) -> pd.DataFrame:
             i = max(range(len(vals) - 1), key=vals.__getitem__)
             vals[i] += vals[-1]
             vals[-1] = 0
-    labels = [lab for lab, _ in _COMPUTING_STEPS] + ["MC2"]
-    for lab, b, c in zip(labels, pb[:-1], pc[:-1], strict=True):
-        steps.append((lab, "computing", b, c))
-    # a residual is below 0 when category kernels overlap in time (concurrent streams): their sums exceed the
-    # union. Each side's residual goes to the step it is: real uncategorised time on one side and an overlap
-    # on the other are two steps, not one row named for either
-    steps.append(("Other Computing", "computing", max(pb[-1], 0), max(pc[-1], 0)))
-    steps.append((OVERLAP_STEP, "computing", min(pb[-1], 0), min(pc[-1], 0)))
+    if unsplit(base, comparison):
+        # one side has no data to split its computing by (an NPU Level0 export beside a split side): its category
+        # steps would fall to 0 and its Other Computing grow, a change of work read into the data's absence
+        steps.append((COMPUTING_STEP, "computing", int(base.computing_ns), int(comparison.computing_ns)))
+    else:
+        labels = [lab for lab, _ in _COMPUTING_STEPS] + ["MC2"]
+        for lab, b, c in zip(labels, pb[:-1], pc[:-1], strict=True):
+            steps.append((lab, "computing", b, c))
+        # a residual is below 0 when category kernels overlap in time (concurrent streams): their sums exceed the
+        # union. Each side's residual goes to the step it is: real uncategorised time on one side and an overlap
+        # on the other are two steps, not one row named for either
+        steps.append(("Other Computing", "computing", max(pb[-1], 0), max(pc[-1], 0)))
+        steps.append((OVERLAP_STEP, "computing", min(pb[-1], 0), min(pc[-1], 0)))
 
     gb, gc = _group_totals(base), _group_totals(comparison)
     if set(gb) & set(gc):  # per group only when some group pairs across the runs: a GPU side has none (its
