@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence  # loaded at P
 
 from . import compare as _comparators  # noqa: F401 - the (empty) sub-package first, so it never rebinds `compare`
 from .errors import ProfileError, UsageError
+from .units import RankCycle
 
 #: ``typing.TYPE_CHECKING`` without importing ``typing``, whose import took longer than the rest of the package's:
 #: the console entry points install their Ctrl-C handling only once the package is imported.
@@ -26,7 +27,8 @@ else:
     #: is no name here until it is imported, and importing it up front would load pandas for ``--help`` too.
     msprof_compare = sys.modules[__name__]
 
-__all__ = ["compare", "compare_ranks", "ranks", "ranks_overview", "CompareResult", "ProfileError", "UsageError"]
+__all__ = ["compare", "compare_ranks", "ranks", "ranks_overview", "CompareResult", "ProfileError", "RankCycle",
+           "UsageError"]
 __version__ = "0.1.0"
 
 
@@ -58,18 +60,20 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
     return run(base, comparison, **options)
 
 
-def ranks(folder: str | os.PathLike[str]) -> dict[int, str]:
+def ranks(folder: str | os.PathLike[str]) -> dict[int | RankCycle, str]:
     """{rank id: input path} of a folder holding one profile per rank of a multi-rank run, in rank order (the
     rank the profiler recorded: an NPU profiling directory's ``profiler_info_N.json``, a Kineto trace's
-    ``distributedInfo.rank``). Raises ``ProfileError`` for a folder of no rank, an input without a rank id or a
-    rank found twice."""
+    ``distributedInfo.rank``). A folder of a profiler schedule's cycles (every rank held n times, or n profiles of
+    a single device) maps ``RankCycle(rank, cycle)`` (rank None for a single device) to paths instead, cycle by
+    cycle in recorded order. Raises ``ProfileError`` for a folder of no rank, an input without a rank id or ranks
+    held different numbers of times."""
     from .api import ranks as found
 
     return found(folder)
 
 
 def compare_ranks(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
-                  **options: object) -> Iterator[tuple[int, msprof_compare.CompareResult]]:
+                  **options: object) -> Iterator[tuple[int | RankCycle, msprof_compare.CompareResult]]:
     """``compare`` of two folders of ranks, rank by rank: yields ``(rank, CompareResult)`` for each rank both hold,
     in rank order, one rank loaded per step (``del`` the result at the end of the loop body to keep one alive).
     Options as ``compare``'s; the folders are read and the options checked on the call, a one-sided rank is
@@ -77,15 +81,18 @@ def compare_ranks(base: str | os.PathLike[str], comparison: str | os.PathLike[st
     lines begin with ``rank N: `` and a later rank's repeats are left out, as on the CLI (``api.rank_results``).
     The iterator's ``not_compared`` is {rank: (base input, comparison input)} of the ranks one folder alone holds
     (None on the side without it), for ``ranks_overview``. ``rank_list`` ("all", "0,3" or a sequence of ids, as the
-    CLI's ``--rank_list``) compares the listed ranks alone."""
+    CLI's ``--rank_list``) compares the listed ranks alone. Folders of a profiler schedule's cycles on both sides
+    compare cycle k with cycle k, rank by rank: the unit is then ``RankCycle(rank, cycle)`` (rank None for a single
+    device's cycles) in place of the rank id, cycle by cycle; one folder of cycles against one without raises
+    ``ProfileError``."""
     from .api import compare_ranks as run
 
     return run(base, comparison, **options)
 
 
-def ranks_overview(results: Iterable[tuple[int, msprof_compare.CompareResult]],
-                   reports: Mapping[int, Sequence[str]] | None = None,
-                   not_compared: Mapping[int, tuple[str | None, str | None]] | None = None,
+def ranks_overview(results: Iterable[tuple[int | RankCycle, msprof_compare.CompareResult]],
+                   reports: Mapping[int | RankCycle, Sequence[str]] | None = None,
+                   not_compared: Mapping[int | RankCycle, tuple[str | None, str | None]] | None = None,
                    rank_list: str | int | Iterable[int] | None = None) -> dict[str, object]:
     """The job overview of ``compare_ranks``' results, as the CLI writes it to
     ``performance_comparison_result_ranks_*.json``: a record per rank (times in ns and ms, their changes, the gate's
@@ -95,7 +102,7 @@ def ranks_overview(results: Iterable[tuple[int, msprof_compare.CompareResult]],
     ``rank_list`` ("all", "0,3" or a sequence of ids, as ``compare_ranks`` takes it): the ranks selected, which the
     document records over the iterator's own (results gathered by hand carry none). A rank given twice (or both
     compared and not, or not in ``rank_list``), results judged by different thresholds or none at all raise
-    ``UsageError``."""
+    ``UsageError``. Units may be ``RankCycle`` (folders of cycles): each record then holds its ``cycle``."""
     from .api import ranks_overview as build
 
     return build(results, reports, not_compared, rank_list)

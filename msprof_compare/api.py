@@ -31,6 +31,7 @@ from .logs import RankNotices, paths_as_typed, said_once
 from .model import Profile
 from .options import API_FACE, CLI_FACE, Face, Options, api_options, build_options, flag_words_kept, parse_rank_list
 from .textsafe import display, term_safe
+from .units import RankCycle, Unit, named_units, unit_label, unit_order, unit_rank
 
 log = logging.getLogger("msprof-analyze")
 
@@ -358,10 +359,12 @@ def cli_compare(base: str, comparison: str, options: dict[str, Any]) -> CompareR
         return _compare(base, comparison, options, CLI_FACE)
 
 
-def ranks(folder: str | os.PathLike[str]) -> dict[int, str]:
+def ranks(folder: str | os.PathLike[str]) -> dict[Unit, str]:
     """{rank id: input path} of a folder holding one profile per rank (``rank0_ascend_pt``, ... or one Kineto trace
-    per rank), in rank order. The rank is the one the profiler recorded (``loaders.ranks``). Raises
-    ``ProfileError`` for a folder of no rank, an input without a rank id, or a rank found twice."""
+    per rank), in rank order. The rank is the one the profiler recorded (``loaders.ranks``). A folder of a profiler
+    schedule's cycles (each rank held n times, or n single-device profiles) maps ``RankCycle(rank, cycle)`` (rank
+    None for a single device) to paths, cycle by cycle in recorded order. Raises ``ProfileError`` for a folder of no
+    rank, an input without a rank id, or ranks held different numbers of times."""
     from .loaders.paths import typed_path
     from .loaders.ranks import discover
 
@@ -371,33 +374,36 @@ def ranks(folder: str | os.PathLike[str]) -> dict[int, str]:
 def compare_ranks(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
                   **options: Any) -> RankResults:
     """Compare two multi-rank runs rank by rank: ``(rank, CompareResult)`` for each rank both folders hold, in rank
-    order, each made as ``compare`` makes it with the same options. The folders and options are checked on the
-    call (a one-sided rank is warned about; no rank in common raises ``ProfileError``); each rank is loaded when
-    the next pair is asked for, so one result is alive at a time once the caller drops the previous one (``del``
-    it at the end of the loop body: the loop variable holds it while the next rank loads). A rank's error is
-    raised with ``rank N:`` before its message; its log lines are the CLI's (``rank_results``). The iterator's
-    ``not_compared`` holds the one-sided ranks, which ``ranks_overview`` reads from it. ``rank_list`` (the CLI's
-    ``--rank_list``: "all", "0,3" or a sequence of ids) compares the listed ranks alone (``rank_pairs``)."""
+    order, each made as ``compare`` makes it with the same options. Folders of a profiler schedule's cycles on both
+    sides compare cycle k with cycle k: the unit is then ``RankCycle(rank, cycle)`` (rank None for a single
+    device), cycle by cycle, ranks in rank order within a cycle. The folders and options are checked on the
+    call (a one-sided rank or cycle is warned about; no rank in common raises ``ProfileError``); each unit is loaded
+    when the next pair is asked for, so one result is alive at a time once the caller drops the previous one (``del``
+    it at the end of the loop body: the loop variable holds it while the next rank loads). A unit's error is
+    raised with ``rank N:`` (``rank N cycle k:``) before its message; its log lines are the CLI's
+    (``rank_results``). The iterator's ``not_compared`` holds the one-sided units, which ``ranks_overview`` reads
+    from it. ``rank_list`` (the CLI's ``--rank_list``: "all", "0,3" or a sequence of ids) compares the listed ranks
+    alone, in every cycle (``rank_pairs``)."""
     options = dict(options)
     selected = parse_rank_list(options.pop("rank_list", None), "rank_list")
     pairs, alone = rank_pairs(_path("base", base), _path("comparison", comparison), options, API_FACE, selected)
     return RankResults(rank_results(pairs, options, API_FACE), alone, selected)
 
 
-class RankResults(Iterator[tuple[int, "CompareResult"]]):
-    """``compare_ranks``' iterator: ``(rank, CompareResult)`` pairs, one rank loaded per step (``rank_results``),
-    and ``not_compared``, {rank: (base input, comparison input)} of the ranks one folder alone holds (None on the
-    side without it), of the same discovery of each folder: the job overview names them (``ranks_overview``);
-    ``rank_list``, the ranks selected (None: all), which the overview records."""
+class RankResults(Iterator[tuple[Unit, "CompareResult"]]):
+    """``compare_ranks``' iterator: ``(unit, CompareResult)`` pairs (a rank id, or a ``RankCycle``), one unit loaded
+    per step (``rank_results``), and ``not_compared``, {unit: (base input, comparison input)} of the units one folder
+    alone holds (None on the side without it), of the same discovery of each folder: the job overview names them
+    (``ranks_overview``); ``rank_list``, the ranks selected (None: all), which the overview records."""
 
-    def __init__(self, results: Generator[tuple[int, CompareResult], None, None],
-                 not_compared: dict[int, tuple[str | None, str | None]],
+    def __init__(self, results: Generator[tuple[Unit, CompareResult], None, None],
+                 not_compared: dict[Unit, tuple[str | None, str | None]],
                  rank_list: tuple[int, ...] | None = None) -> None:
         self._results = results
         self.not_compared = not_compared
         self.rank_list = rank_list
 
-    def __next__(self) -> tuple[int, CompareResult]:
+    def __next__(self) -> tuple[Unit, CompareResult]:
         return next(self._results)
 
     def close(self) -> None:
@@ -407,20 +413,29 @@ class RankResults(Iterator[tuple[int, "CompareResult"]]):
 
 def rank_pairs(base: str, comparison: str, options: dict[str, Any], face: Face,
                rank_list: tuple[int, ...] | None = None
-               ) -> tuple[dict[int, tuple[str, str]], dict[int, tuple[str | None, str | None]]]:
-    """{rank: (base input, comparison input)} of the ranks both folders hold, after the options are checked (a
-    usage error before a folder is read), and the same of the ranks one folder alone holds, None on the side
-    without the rank (named in one warning per side, and in the job overview: one rank discovery per folder).
-    ``rank_list`` (``options.parse_rank_list``; None: every rank) selects ranks: those not listed are left out
-    without a word, a listed rank one folder lacks is one-sided as above, one neither holds is warned about and
-    not compared (None on both sides); no listed rank in common is an error naming the list."""
-    from .loaders.ranks import named_ranks
-
+               ) -> tuple[dict[Unit, tuple[str, str]], dict[Unit, tuple[str | None, str | None]]]:
+    """{unit: (base input, comparison input)} of the units both folders hold, after the options are checked (a
+    usage error before a folder is read), and the same of the units one folder alone holds, None on the side
+    without it (named in one warning per side, and in the job overview: one rank discovery per folder). A unit is a
+    rank, or where both folders hold a profiler schedule's cycles, a ``RankCycle``: cycle k of a rank against cycle
+    k of that rank, cycles 1..the fewer side's count, those one side alone holds warned about per side; one folder
+    of cycles against one without is an error saying what to pass. ``rank_list`` (``options.parse_rank_list``; None:
+    every rank) selects ranks, in every cycle: those not listed are left out without a word, a listed rank one
+    folder lacks is one-sided as above, one neither holds is warned about and not compared (None on both sides); no
+    listed rank in common is an error naming the list."""
     if face.api:
         api_options(options)
     else:
         build_options(**options)
-    sides = ranks(base), ranks(comparison)
+    found = ranks(base), ranks(comparison)
+    cycles = [_cycles(side) for side in found]
+    if bool(cycles[0]) != bool(cycles[1]) or (cycles[0] and _single(found[0]) != _single(found[1])):
+        _refuse_cycles((base, comparison), found, cycles)
+    if rank_list is not None and cycles[0] and _single(found[0]):
+        raise UsageError(f"{face.name('rank_list')} selects ranks; the base {term_safe(base)} and the comparison "
+                         f"{term_safe(comparison)} hold a single device's cycles (no rank ids): leave it out")
+    sides = [{unit_rank(u): p for u, p in side.items() if not isinstance(u, RankCycle) or u.cycle == 1}
+             for side in found]
     listed = set(rank_list) if rank_list is not None else set(sides[0]) | set(sides[1])
     common = sorted(set(sides[0]) & set(sides[1]) & listed)
     if not common:
@@ -428,8 +443,8 @@ def rank_pairs(base: str, comparison: str, options: dict[str, Any], face: Face,
         if rank_list is not None:  # the list as each face takes it: [5, 9] in Python, '5,9' on the command line
             chosen = f" of {face.given('rank_list', list(rank_list) if face.api else ','.join(map(str, rank_list)))}"
         raise ProfileError(None, f"no rank{chosen} in common: the base {term_safe(base)} holds "
-                                 f"{named_ranks(sides[0])}, the comparison {term_safe(comparison)} holds "
-                                 f"{named_ranks(sides[1])}")
+                                 f"{named_units(sides[0])}, the comparison {term_safe(comparison)} holds "
+                                 f"{named_units(sides[1])}")
     for (name, folder, own), other in zip((("base", base, sides[0]), ("comparison", comparison, sides[1])),
                                           (sides[1], sides[0]), strict=True):
         alone = [r for r in own if r not in other and r in listed]
@@ -442,17 +457,58 @@ def rank_pairs(base: str, comparison: str, options: dict[str, Any], face: Face,
                     "Rank" if len(absent) == 1 else "Ranks", face.name("rank_list"), term_safe(base),
                     term_safe(comparison), ", ".join(map(str, absent)))
     not_compared = sorted((set(sides[0]) ^ set(sides[1]) | set(absent)) & listed)
-    return ({r: (sides[0][r], sides[1][r]) for r in common},
-            {r: (sides[0].get(r), sides[1].get(r)) for r in not_compared})
+    if not cycles[0]:
+        return ({r: (sides[0][r], sides[1][r]) for r in common},
+                {r: (sides[0].get(r), sides[1].get(r)) for r in not_compared})
+    both = min(cycles)
+    for name, folder, n in (("base", base, cycles[0]), ("comparison", comparison, cycles[1])):
+        if n > both:
+            log.warning("%s only in the %s %s (%d cycles against %d), not compared: %s",
+                        "Cycle" if n - both == 1 else "Cycles", name, term_safe(folder), n, both,
+                        ", ".join(map(str, range(both + 1, n + 1))))
+    kept = set(common) | set(not_compared)
+    units = {RankCycle(r, k): (found[0].get(RankCycle(r, k)), found[1].get(RankCycle(r, k)))
+             for k in range(1, max(cycles) + 1) for r in sorted(kept, key=lambda r: -1 if r is None else r)}
+    pairs = {u: paths for u, paths in units.items() if None not in paths}
+    # a rank one folder lacks: its cycles the other holds; a listed rank neither holds: as many as the longer side
+    alone = {u: paths for u, paths in units.items() if u not in pairs and (paths != (None, None) or u.rank in absent)}
+    return pairs, alone  # type: ignore[return-value]
 
 
-def rank_results(pairs: dict[int, tuple[str, str]], options: dict[str, Any], face: Face,
-                 starting: Callable[[int], object] | None = None,
-                 notices: RankNotices | None = None) -> Generator[tuple[int, CompareResult], None, None]:
+def _cycles(units: dict[Unit, str]) -> int:
+    """How many cycles a folder's discovery holds per rank: 0 where it holds one profile per rank (no cycles)."""
+    return max((u.cycle for u in units if isinstance(u, RankCycle)), default=0)
+
+
+def _single(units: dict[Unit, str]) -> bool:
+    """Whether a folder's discovery is a single device's cycles (no rank ids)."""
+    return any(isinstance(u, RankCycle) and u.rank is None for u in units)
+
+
+def _refuse_cycles(folders: tuple[str, str], found: tuple[dict[Unit, str], ...], cycles: list[int]) -> None:
+    """Cycles are paired only where both folders hold a profiler schedule's cycles (of ranks, or of a single device
+    on both sides): against a folder of one profile per rank, which cycle to compare is the user's to choose."""
+    def held(side: int) -> str:
+        if not cycles[side]:
+            return "one profile per rank"
+        return f"{cycles[side]} cycles " + ("of a single device" if _single(found[side]) else "per rank")
+
+    side = 0 if cycles[0] else 1
+    raise ProfileError(folders[side], f"holds {held(side)} (a profiler schedule's), but the "
+                                      f"{('comparison', 'base')[side]} {term_safe(folders[1 - side])} holds "
+                                      f"{held(1 - side)}",
+                       hint="cycles compare cycle by cycle only against a folder of cycles of the same kind: pass "
+                            "one cycle's folder (split by the timestamps in the names), or both folders of cycles")
+
+
+def rank_results(pairs: dict[Unit, tuple[str, str]], options: dict[str, Any], face: Face,
+                 starting: Callable[[Unit], object] | None = None,
+                 notices: RankNotices | None = None) -> Generator[tuple[Unit, CompareResult], None, None]:
     """The rank-by-rank results, one at a time: the previous result's cycles are collected before a rank loads;
     ``starting(rank)`` is called before each rank's compare. Each compare logs through ``notices`` (a new
     ``RankNotices`` when None: one per call, the state of no other), installed for that compare alone, never
-    across a ``yield``: its lines begin with ``rank N: `` and an earlier rank's notices it repeats are left out.
+    across a ``yield``: its lines begin with ``rank N: `` (``rank N cycle k: ``, ``cycle k: ``) and an earlier
+    unit's notices it repeats are left out.
     The line counting those is logged once every rank is compared; a caller that stops early (``break``,
     ``close()``) or a rank's error ends the iteration without it, as the CLI's run that stops at a rank."""
     if notices is None:
@@ -472,7 +528,7 @@ def rank_results(pairs: dict[int, tuple[str, str]], options: dict[str, Any], fac
     notices.say_left_out()
 
 
-def _rank_error(exc: ProfileError | UsageError | MemoryError, rank: int, inputs: tuple[str, str]) -> None:
+def _rank_error(exc: ProfileError | UsageError | MemoryError, rank: Unit, inputs: tuple[str, str]) -> None:
     """``exc`` names its rank first: ``rank 1: <path>: <message>`` (``.rank`` holds it for the CLI, and
     ``.rank_inputs`` the rank's pair, whose sizes the CLI's out-of-memory advice counts)."""
     exc.rank = rank  # type: ignore[union-attr]
@@ -480,7 +536,7 @@ def _rank_error(exc: ProfileError | UsageError | MemoryError, rank: int, inputs:
     if isinstance(exc, ProfileError):
         exc.args = (str(exc),)
     elif exc.args and isinstance(exc.args[0], str):
-        exc.args = (f"rank {rank}: {exc.args[0]}", *exc.args[1:])
+        exc.args = (f"{unit_label(rank)}: {exc.args[0]}", *exc.args[1:])
 
 
 def _compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
@@ -524,10 +580,10 @@ def _refuse_rank_folders(base: str, comparison: str, face: Face, force: bool) ->
         if not rank_inputs(given_path(given)):  # process's runs) keeps the loader's "holds N traces" error
             return False
         try:
-            discover(given_path(given))
+            found = discover(given_path(given))
         except ProfileError:
             return False
-        return True
+        return not _single(found)  # a single device's cycles keep the loader's error too
 
     folders = [of_ranks(p) for p in (base, comparison)]
     if not any(folders):
@@ -825,9 +881,9 @@ def run_comparators(base: Profile, comparison: Profile, opts: Options,
     return CompareResult(base, comparison, opts, sheets, ctx.summary, ctx.frames)
 
 
-def ranks_overview(results: Iterable[tuple[int, CompareResult]],
-                   reports: Mapping[int, Sequence[str]] | None = None,
-                   not_compared: Mapping[int, tuple[str | None, str | None]] | None = None,
+def ranks_overview(results: Iterable[tuple[Unit, CompareResult]],
+                   reports: Mapping[Unit, Sequence[str]] | None = None,
+                   not_compared: Mapping[Unit, tuple[str | None, str | None]] | None = None,
                    rank_list: str | int | Iterable[int] | None = None) -> dict[str, Any]:
     """The job overview of a rank-by-rank compare (the CLI's ``performance_comparison_result_ranks_*.json``) from
     ``(rank, CompareResult)`` pairs, ``compare_ranks``' iterator itself included: each result gives its small
@@ -841,19 +897,20 @@ def ranks_overview(results: Iterable[tuple[int, CompareResult]],
     ``rank_list``: the ranks selected, as ``compare_ranks`` takes it ("all", "0,3" or a sequence of ids; checked
     before a result is taken), which the document records (null: all) over the iterator's own ``.rank_list``; not
     given, the iterator's (null for other results). A rank compared or not compared that the list leaves out raises
-    ``UsageError``: the document would say it was not selected."""
+    ``UsageError``: the document would say it was not selected. Units are rank ids, or ``RankCycle`` for
+    folders of cycles (``compare_ranks``' own), not both."""
     from .report.ranks_console import rank_figures
     from .report.ranks_report import overview
 
     selected = getattr(results, "rank_list", None) if rank_list is None else parse_rank_list(rank_list, "rank_list")
 
-    rows: list[tuple[int, dict[str, tuple[int, int]] | None, list[str]]] = []
-    inputs: dict[int, tuple[str, str]] = {}
-    gates: dict[int, int] = {}
+    rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str]]] = []
+    inputs: dict[Unit, tuple[str, str]] = {}
+    gates: dict[Unit, int] = {}
     pcts: set[float | None] = set()
     for rank, result in results:
         if rank in inputs:
-            raise UsageError(f"ranks_overview: rank {rank} is given twice (one record per rank)")
+            raise UsageError(f"ranks_overview: {unit_label(rank)} is given twice (one record per rank)")
         pcts.add(result.options.fail_on_regression)
         if len(pcts) > 1:
             raise UsageError("ranks_overview: the results were compared with different fail_on_regression values "
@@ -867,12 +924,17 @@ def ranks_overview(results: Iterable[tuple[int, CompareResult]],
         raise UsageError("ranks_overview: no (rank, CompareResult) pair was given")
     if not_compared is None:
         not_compared = getattr(results, "not_compared", None)
-    twice = sorted(set(inputs) & set(not_compared or ()))
+    twice = sorted(set(inputs) & set(not_compared or ()), key=unit_order)
     if twice:
-        raise UsageError(f"ranks_overview: rank {twice[0]} is given both compared and not compared")
-    outside = sorted((set(inputs) | set(not_compared or ())) - set(selected)) if selected is not None else []
+        raise UsageError(f"ranks_overview: {unit_label(twice[0])} is given both compared and not compared")
+    given = [*inputs, *(not_compared or ())]
+    if len({isinstance(u, RankCycle) for u in given}) > 1:
+        raise UsageError("ranks_overview: ranks and RankCycle units are given together (one kind per job)")
+    outside = sorted((u for u in given if unit_rank(u) not in set(selected)), key=unit_order) \
+        if selected is not None else []
     if outside:
-        raise UsageError(f"ranks_overview: rank {outside[0]} is given, but not in rank_list {list(selected or ())}")
+        raise UsageError(f"ranks_overview: {unit_label(outside[0])} is given, but not in rank_list "
+                         f"{list(selected or ())}")
     pct = next(iter(pcts), None)
     rows = [(rank, figures, _report_paths((reports or {}).get(rank, ()))) for rank, figures, _ in rows]
 

@@ -28,6 +28,7 @@ from typer.core import TyperCommand, TyperGroup
 from .errors import OutOfMemory, ProfileError, UsageError
 from .logs import RankNotices, run_logging
 from .textsafe import one_line, term_safe, wrap_prose, write_line
+from .units import Unit, named_units, unit_label, unit_stem
 
 HELP = {
     # The original's texts, each with what the option is (they name neither side nor what -o may be)
@@ -532,7 +533,7 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool) -
             traceback.print_exc()
         rank = getattr(exc, "rank", None)  # a rank-by-rank compare's: the budget of that rank's pair
         pair = getattr(exc, "rank_inputs", (base, comparison))
-        _error(("" if rank is None else f"rank {rank}: ") + _out_of_memory(*pair, exc, opts))
+        _error(("" if rank is None else f"{unit_label(rank)}: ") + _out_of_memory(*pair, exc, opts))
         return 1
     except ImportError as exc:
         if not _no_memory_to_import(exc):
@@ -574,7 +575,7 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
     from .options import CLI_FACE
     from .report import deliver
     from .report.output import REPORT_SUFFIXES, utc_now
-    from .report.ranks_console import job_line, render_ranks
+    from .report.ranks_console import job_lines, render_ranks
 
     if output == deliver.STDOUT or (output.lower().endswith(REPORT_SUFFIXES) and not os.path.isdir(output)):
         raise UsageError(f"-o {output}: two folders of ranks are compared rank by rank, one report per rank: pass "
@@ -585,17 +586,16 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
         log.warning(term_safe(notice))
     stamp = utc_now().strftime("%Y%m%d%H%M%S")  # one for the job: its reports sort together
     pairs, one_sided = rank_pairs(base, comparison, params, CLI_FACE, rank_list)
-    rows: list[tuple[int, Any, list[str]]] = []
-    gates: list[tuple[int, int]] = []
+    rows: list[tuple[Unit, Any, list[str]]] = []
+    gates: list[tuple[Unit, int]] = []
 
-    def starting(rank: int) -> None:
-        log.info("rank %s: comparing %s with %s", rank, *pairs[rank])
+    def starting(rank: Unit) -> None:
+        log.info("%s: comparing %s with %s", unit_label(rank), *pairs[rank])
 
     _compare_ranks(log, pairs, params, output, stamp, explicit, rows, gates, starting,
                    RankNotices(list(pairs.values())))
     _print(render_ranks(rows))
-    line = job_line(rows)
-    if line:
+    for line in job_lines(rows):  # one per cycle of a schedule's cycles, none for a single device's
         _print(line)
     try:
         _write_overview(log, rows, pairs, one_sided, (base, comparison), gates, params, output, stamp, formats,
@@ -606,10 +606,10 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
     return _ranks_gate(gates, params.get("fail_on_regression"))
 
 
-def _write_overview(log: logging.Logger, rows: list[tuple[int, Any, list[str]]], pairs: dict[int, tuple[str, str]],
-                    one_sided: dict[int, tuple[str | None, str | None]], job: tuple[str, str],
-                    gates: list[tuple[int, int]], params: dict[str, Any], output: str, stamp: str,
-                    formats: tuple[str, ...], rank_list: tuple[int, ...] | None = None) -> None:
+def _write_overview(log: logging.Logger, rows: list[tuple[Unit, Any, list[str]]],
+                    pairs: dict[Unit, tuple[str, str]], one_sided: dict[Unit, tuple[str | None, str | None]],
+                    job: tuple[str, str], gates: list[tuple[Unit, int]], params: dict[str, Any], output: str,
+                    stamp: str, formats: tuple[str, ...], rank_list: tuple[int, ...] | None = None) -> None:
     """The job overview (``report.ranks_report``) of a complete rank-by-rank compare, beside the rank reports and
     with their timestamp, naming the ranks one folder alone holds (``one_sided``) and those ``--rank_list``
     selected (``rank_list``); its files logged and printed as a rank's are."""
@@ -625,9 +625,9 @@ def _write_overview(log: logging.Logger, rows: list[tuple[int, Any, list[str]]],
     _print(f"Ranks overview: {', '.join(written)}")
 
 
-def _compare_ranks(log: logging.Logger, pairs: dict[int, tuple[str, str]], params: dict[str, Any], output: str,
-                   stamp: str, explicit: bool, rows: list[tuple[int, Any, list[str]]],
-                   gates: list[tuple[int, int]], starting: Callable[[int], object],
+def _compare_ranks(log: logging.Logger, pairs: dict[Unit, tuple[str, str]], params: dict[str, Any], output: str,
+                   stamp: str, explicit: bool, rows: list[tuple[Unit, Any, list[str]]],
+                   gates: list[tuple[Unit, int]], starting: Callable[[Unit], object],
                    notices: RankNotices) -> None:
     """The ranks' compares, reports and lines, in rank order, appending to ``rows`` and ``gates``; ``notices``
     (``logs.RankNotices``) judges a rank's report lines as its compare's (``api.rank_results``)."""
@@ -640,7 +640,8 @@ def _compare_ranks(log: logging.Logger, pairs: dict[int, tuple[str, str]], param
     try:
         for rank, result in rank_results(pairs, params, CLI_FACE, starting, notices):
             with notices.of_rank(rank):
-                name = os.path.join(output, f"{FILE_PREFIX}rank{rank}_{stamp}.xlsx")  # .json too, by the formats
+                # .json too, by the formats; rank{R}_cycle{k} / cycle{k} for a schedule's cycles
+                name = os.path.join(output, f"{FILE_PREFIX}{unit_stem(rank)}_{stamp}.xlsx")
                 written = deliver.write_reports(result, name, explicit_format=explicit)
                 figures = rank_figures(result)
                 rows.append((rank, figures, written))
@@ -648,7 +649,7 @@ def _compare_ranks(log: logging.Logger, pairs: dict[int, tuple[str, str]], param
                 if result.options.fail_on_regression is not None:
                     code, message = judge_regression(result, result.options.fail_on_regression, CLI_FACE)
                     gates.append((rank, code))
-                    text = f"rank {rank}: {message.removeprefix('error: ')}"
+                    text = f"{unit_label(rank)}: {message.removeprefix('error: ')}"
                     if code:
                         write_line(f"error: {text}" if message.startswith("error: ") else text, keep_newlines=True)
                     else:
@@ -663,25 +664,22 @@ def _compare_ranks(log: logging.Logger, pairs: dict[int, tuple[str, str]], param
 _STOPS = (ProfileError, UsageError, MemoryError, KeyboardInterrupt, SystemExit)
 
 
-def _reports_stay(log: logging.Logger, rows: list[tuple[int, Any, list[str]]]) -> None:
+def _reports_stay(log: logging.Logger, rows: list[tuple[Unit, Any, list[str]]]) -> None:
     """Tell a user whose run stopped which ranks' reports were written whole (and stay)."""
     if rows:
-        log.info("The reports of rank%s %s are complete and stay.", "s" if len(rows) > 1 else "",
-                 ", ".join(str(r) for r, _, _ in rows))
+        log.info("The reports of %s are complete and stay.", named_units([r for r, _, _ in rows]))
 
 
-def _ranks_gate(gates: list[tuple[int, int]], pct: Any) -> int:
+def _ranks_gate(gates: list[tuple[Unit, int]], pct: Any) -> int:
     """The job's ``--fail_on_regression`` status: 3 naming the ranks that regressed, else 1 naming those that could
     not be judged (no E2E time), else 0."""
-    from .loaders.ranks import named_ranks as named
-
     failed = {code: [r for r, c in gates if c == code] for code in (3, 1)}
     if failed[3]:
-        unjudged = f"; {named(failed[1])} could not be judged" if failed[1] else ""
-        _error(f"--fail_on_regression {pct}: {named(failed[3])} regressed beyond the threshold{unjudged}")
+        unjudged = f"; {named_units(failed[1])} could not be judged" if failed[1] else ""
+        _error(f"--fail_on_regression {pct}: {named_units(failed[3])} regressed beyond the threshold{unjudged}")
         return 3
     if failed[1]:
-        _error(f"--fail_on_regression {pct}: {named(failed[1])} could not be judged (no E2E time)")
+        _error(f"--fail_on_regression {pct}: {named_units(failed[1])} could not be judged (no E2E time)")
         return 1
     return 0
 
@@ -746,7 +744,7 @@ def _fail(exc: Exception, code: int, debug: bool) -> int:
     if isinstance(exc, ProfileError) and exc.path:  # the file as it is named (a line break in it escaped)
         note = _blank_edges(exc.path) if exc.message == "no such file or directory" and not exc.hint else ""
         hint = f" ({one_line(exc.hint or note)})" if exc.hint or note else ""
-        rank = f"rank {exc.rank}: " if exc.rank is not None else ""  # a rank-by-rank compare's
+        rank = f"{unit_label(exc.rank)}: " if exc.rank is not None else ""  # a rank-by-rank compare's
         _error(f"{rank}{term_safe(exc.path)}: {one_line(exc.message)}{hint}")
     else:
         _error(one_line(exc))

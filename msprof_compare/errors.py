@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 
+from .units import Unit, unit_label
+
 
 class UsageError(Exception):
     """Bad command-line usage or option values (exit code 2)."""
@@ -30,15 +32,16 @@ class ProfileError(Exception):
         self.hint = hint
         super().__init__(self.__str__())
 
-    #: The rank whose input failed, in a rank-by-rank compare (``api.compare_ranks``): named first.
-    rank: int | None = None
+    #: The rank (or rank cycle: ``units.RankCycle``) whose input failed, in a rank-by-rank compare
+    #: (``api.compare_ranks``): named first.
+    rank: Unit | None = None
 
     def __str__(self) -> str:
         text = f"{self.path}: {self.message}" if self.path else self.message
-        text = f"rank {self.rank}: {text}" if self.rank is not None else text
+        text = f"{unit_label(self.rank)}: {text}" if self.rank is not None else text
         return f"{text} ({self.hint})" if self.hint else text
 
-    def __reduce__(self) -> tuple[type, tuple[str | None, str, str | None], dict[str, int | None]]:
+    def __reduce__(self) -> tuple[type, tuple[str | None, str, str | None], dict[str, Unit | None]]:
         """Picklable (a worker process or a Dask/Ray task can send it back as it is, its rank too)."""
         return (type(self), (self.path, self.message, self.hint), {"rank": self.rank})
 

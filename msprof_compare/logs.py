@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from typing import TextIO, TypeVar
 
 from .textsafe import term_safe
+from .units import Unit, unit_label, unit_noun
 
 LOGGER_NAME = "msprof-analyze"
 LEVEL_ENV = "MSPROF_ANALYZE_LOG_LEVEL"
@@ -155,21 +156,23 @@ class RankNotices(logging.Filter):
                     side[form] = marker if side.get(form, marker) == marker else "\0"  # one input on both sides
         # rank10_ascend_pt before its prefix rank1_ascend_pt
         self.inputs = sorted(side.items(), key=lambda item: len(item[0]), reverse=True)
-        self.seen: dict[tuple[int, str], int] = {}  # each notice's first rank
-        self.rank = 0
+        self.seen: dict[tuple[int, str], Unit] = {}  # each notice's first rank (or rank cycle: units.RankCycle)
+        self.rank: Unit = 0
+        self.noun = "rank"  # what the units are, as the left-out line names them
         self.left_out: dict[int, int] = {}  # records left out, by level
         self.thread = threading.get_ident()
         self.held: list[logging.LogRecord] | None = None  # a left-out block's records so far; None: none is
 
-    def start(self, rank: int) -> None:
+    def start(self, rank: Unit) -> None:
         """The rank whose compare logs next, in this thread: a notice its own compare repeats (both sides alike) is
         no earlier rank's, and is left to ``_SaidOnce``."""
         self.rank = rank
         self.held = None
         self.thread = threading.get_ident()
+        self.noun = unit_noun(rank)
 
     @contextmanager
-    def of_rank(self, rank: int) -> Iterator[None]:
+    def of_rank(self, rank: Unit) -> Iterator[None]:
         """On the shared logger for one piece of ``rank``'s work (its compare; the CLI's writing of its reports),
         then off: the lines a caller logs between ranks (its loop body) keep their words, and two rank-by-rank
         compares, interleaved or in threads, each judge their own records with their own state."""
@@ -179,7 +182,7 @@ class RankNotices(logging.Filter):
 
     def say_left_out(self) -> None:
         """Log the line counting the records left out (none when none was), at ``level``."""
-        line = left_out_line(self.repeated)
+        line = left_out_line(self.repeated, self.noun)
         if line:
             logging.getLogger(LOGGER_NAME).log(self.level, line)
 
@@ -216,7 +219,7 @@ class RankNotices(logging.Filter):
 
     def _named(self, record: logging.LogRecord) -> bool:
         """Let ``record`` through, beginning with its rank (a block's item keeps its indent)."""
-        prefix = f"rank {self.rank}: "
+        prefix = f"{unit_label(self.rank)}: "
         text = record.getMessage()
         if not text.startswith((prefix, "  ")):
             record.msg, record.args = prefix + text, ()
@@ -237,12 +240,13 @@ class RankNotices(logging.Filter):
         return max((level for level, n in self.left_out.items() if n), default=logging.INFO)
 
 
-def left_out_line(repeated: int) -> str:
-    """The line counting the notices of later ranks the rank-by-rank dedupe left out ("" when none was)."""
+def left_out_line(repeated: int, noun: str = "rank") -> str:
+    """The line counting the notices of later ranks the rank-by-rank dedupe left out ("" when none was); ``noun``
+    names the units (``units.unit_noun``: "rank cycle", "cycle" for a schedule's cycles)."""
     if not repeated:
         return ""
-    return (f"Left out {repeated} notice{'s' if repeated > 1 else ''} of later ranks that repeated an earlier "
-            "rank's but for the rank's own paths.")
+    return (f"Left out {repeated} notice{'s' if repeated > 1 else ''} of later {noun}s that repeated an earlier "
+            f"{noun}'s but for the {noun}'s own paths.")
 
 
 @contextmanager

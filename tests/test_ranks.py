@@ -27,6 +27,7 @@ import pytest
 import msprof_compare
 from msprof_compare import api
 from msprof_compare.errors import ProfileError, UsageError
+from msprof_compare.units import RankCycle
 from tests.cliutil import error_lines, run_inproc
 
 REPO = Path(__file__).resolve().parents[1]
@@ -168,10 +169,9 @@ def test_rank_twice_or_disagreeing_ids_are_refused(tmp_path):
     twice.mkdir()
     for name in ("rank0_ascend_pt", "old_rank0_ascend_pt"):
         (twice / name).symlink_to(TEXT0 / "rank0_ascend_pt")
-    with pytest.raises(ProfileError, match="holds rank 0 twice, in recorded order: old_rank0_ascend_pt, "
-                                           "rank0_ascend_pt \\(keep one "
-                                           "profile per rank in the folder: a profiler schedule with repeat > 1 "):
-        api.ranks(twice)
+    # a rank held twice is two cycles of a profiler schedule, in recorded order (equal ends here: by path)
+    assert api.ranks(twice) == {RankCycle(0, 1): str(twice / "old_rank0_ascend_pt"),
+                                RankCycle(0, 2): str(twice / "rank0_ascend_pt")}
     odd = tmp_path / "odd" / "rank0_ascend_pt"
     odd.mkdir(parents=True)
     shutil.copy(TEXT0 / "rank1_ascend_pt" / "profiler_info_1.json", odd / "profiler_info_0.json")  # rank_id 1 inside
@@ -223,25 +223,19 @@ def cycle(folder: Path, name: str, rank: int | None, end: int | None) -> Path:
     return path
 
 
-def test_folder_of_single_device_cycles_names_them_in_recorded_order(capsys, tmp_path):
+def test_folder_of_single_device_cycles_in_recorded_order(tmp_path):
     """torch_npu's schedule with repeat > 1 (or 0) writes one profile per cycle into on_trace_ready's folder; a
-    single-device run's hold profiler_info.json. The error names the folder and its profiles in the order their
-    collections ended (not their names'), and says to pass one per side, where it named one subfolder's missing
-    rank id."""
+    single-device run's hold profiler_info.json. They are a single device's cycles, in the order their collections
+    ended (not their names'); by name where one records no end; beside ranks, an error naming both."""
     end = json.loads((TEXT1 / "rank0_ascend_pt" / "profiler_info_0.json").read_text())["end_info"]["collectionTimeEnd"]
     assert end == 1736408884023552840
     cyc = tmp_path / "cyc"
     for name, at in (("b_ascend_pt", end), ("c_ascend_pt", end - 5), ("a_ascend_pt", end + 5)):
         cycle(cyc, name, None, at)
-    code, _, err = run_inproc(capsys, "-bp", str(cyc), "-d", str(cyc), "-o", str(tmp_path))
-    assert (code, error_lines(err)) == (1, [
-        f"error: {cyc}: holds 3 profiles of single-device runs (no rank ids), in recorded order: c_ascend_pt, "
-        "b_ascend_pt, a_ascend_pt (pass one of them, one profile per side)"])
-    assert not list(tmp_path.glob("*.xlsx"))
+    assert api.ranks(cyc) == {RankCycle(None, k): str(cyc / n)
+                              for k, n in enumerate(("c_ascend_pt", "b_ascend_pt", "a_ascend_pt"), 1)}
     (cyc / "b_ascend_pt" / "profiler_info.json").write_text("{}")  # no end recorded: all by name
-    with pytest.raises(ProfileError, match=r"cyc: holds 3 profiles of single-device runs \(no rank ids\), by name: "
-                                           r"a_ascend_pt, b_ascend_pt, c_ascend_pt \(pass one of them"):
-        api.compare_ranks(cyc, cyc)
+    assert list(api.ranks(cyc).values()) == [str(cyc / n) for n in ("a_ascend_pt", "b_ascend_pt", "c_ascend_pt")]
     shutil.rmtree(cyc / "b_ascend_pt")
     cycle(cyc, "b_ascend_pt", None, end)
     for rank in (1, 0):  # beside ranks: which are which
@@ -255,27 +249,33 @@ def test_folder_of_single_device_cycles_names_them_in_recorded_order(capsys, tmp
     many = tmp_path / "many"
     for n in range(12):
         cycle(many, f"w{n:02}_ascend_pt", None, end - n)  # the last written ended first
-    with pytest.raises(ProfileError, match=r"many: holds 12 profiles of single-device runs \(no rank ids\), in "
-                                           r"recorded order: w11_ascend_pt, w10_ascend_pt, .*, w02_ascend_pt, \.\.\. "
-                                           r"\(12 in all\) \(pass one of them"):
-        api.ranks(many)
+    assert list(api.ranks(many).values()) == [str(many / f"w{n:02}_ascend_pt") for n in range(11, -1, -1)]
 
 
-def test_rank_of_several_cycles_named_in_recorded_order(tmp_path):
-    """A multi-rank run's cycles in one folder: rank 0 three times, listed as they were recorded, and the other
-    rank held more than once named too."""
+def test_ranks_of_several_cycles_in_recorded_order(tmp_path):
+    """A multi-rank run's cycles in one folder: each rank's profiles in recorded order, cycle by cycle; ranks held
+    different numbers of times are an error naming each rank's count (which cycle a rank missed cannot be told)."""
     end = 1736408884023552840
     job = tmp_path / "job"
     for name, rank, at in (("r0_b_ascend_pt", 0, end), ("r0_a_ascend_pt", 0, end + 2), ("r0_c_ascend_pt", 0, end + 1),
                            ("r1_a_ascend_pt", 1, end), ("r1_b_ascend_pt", 1, end + 1), ("r2_ascend_pt", 2, end)):
         cycle(job, name, rank, at)
-    with pytest.raises(ProfileError, match=r"job: holds rank 0 3 times, in recorded order: r0_b_ascend_pt, "
-                                           r"r0_c_ascend_pt, r0_a_ascend_pt; rank 1 too \(keep one profile per rank"):
+    with pytest.raises(ProfileError, match=r"job: holds its ranks different numbers of times \(a profiler schedule's "
+                                           r"cycles per rank\): rank 0 3 times, rank 1 2 times, rank 2 1 time \(keep "
+                                           r"the same cycles of every rank in the folder: which cycle a rank lacks "
+                                           r"cannot be told\)$"):
         api.ranks(job)
-    (job / "r0_c_ascend_pt" / "profiler_info_0.json").write_text('{"rank_id": 0}')  # one end missing: by name
-    with pytest.raises(ProfileError, match=r"job: holds rank 0 3 times, by name: r0_a_ascend_pt, r0_b_ascend_pt, "
-                                           r"r0_c_ascend_pt; rank 1 too \("):
-        api.ranks(job)
+    shutil.rmtree(job / "r2_ascend_pt")
+    shutil.rmtree(job / "r0_a_ascend_pt")
+    found = api.ranks(job)
+    assert found == {RankCycle(0, 1): str(job / "r0_b_ascend_pt"), RankCycle(1, 1): str(job / "r1_a_ascend_pt"),
+                     RankCycle(0, 2): str(job / "r0_c_ascend_pt"), RankCycle(1, 2): str(job / "r1_b_ascend_pt")}
+    assert list(found) == [RankCycle(0, 1), RankCycle(1, 1), RankCycle(0, 2), RankCycle(1, 2)]  # cycle by cycle
+    cycle(job, "r0_a_ascend_pt", 0, end - 1)
+    cycle(job, "r1_c_ascend_pt", 1, None)  # one end missing: every rank by name
+    assert list(api.ranks(job).values()) == [str(job / n) for n in ("r0_a_ascend_pt", "r1_a_ascend_pt",
+                                                                    "r0_b_ascend_pt", "r1_b_ascend_pt",
+                                                                    "r0_c_ascend_pt", "r1_c_ascend_pt")]
 
 
 def test_cluster_run_files_and_console(cluster_run):
@@ -711,23 +711,21 @@ def test_folder_of_traces_without_ranks_is_no_folder_of_ranks(tmp_path):
         api.compare(runs, runs / "worker0.1.pt.trace.json")
 
 
-def test_folders_of_one_gpus_traces_are_named_as_such(capsys, tmp_path):
+def test_folders_of_one_gpus_traces_are_its_cycles(tmp_path):
     """A scheduler's cycles on one GPU (tensorboard_trace_handler writes ``worker.<ms>.pt.trace.json`` per cycle,
-    no distributedInfo) on both sides: the folder is named with its traces, not the first trace's missing rank id
-    as if the others had one. A folder where some trace records a rank keeps the per-trace error
-    (``test_kineto_rank_beyond_the_head_or_absent_is_named``)."""
-    for side, trace in (("a", "bert-small_h100.json.gz"), ("b", "bert-small_mi300.json.gz")):
-        for ms in (200, 100):
-            (tmp_path / side).mkdir(exist_ok=True)
-            shutil.copy(REPO / "sample_data" / trace, tmp_path / side / f"w.{ms}.pt.trace.json.gz")
-    code, _, err = run_inproc(capsys, "-bp", str(tmp_path / "a"), "-d", str(tmp_path / "b"), "-o", str(tmp_path))
-    assert (code, error_lines(err)) == (1, [
-        f"error: {tmp_path / 'a'}: holds 2 Kineto traces that record no rank (no distributedInfo.rank in their "
-        "first 64 KiB), by name: w.100.pt.trace.json.gz, w.200.pt.trace.json.gz (pass one of them, one trace per "
-        "side)"])
-    assert not list(tmp_path.glob("*.xlsx"))
-    assert msprof_compare.compare(tmp_path / "a" / "w.100.pt.trace.json.gz",
-                                  tmp_path / "b" / "w.200.pt.trace.json.gz").verdict.startswith("E2E time")
+    no distributedInfo): a single device's cycles, by name (a trace records no collection end in its head). One
+    such trace alone in a folder of trace folders stays an error. A folder where some trace records a rank keeps
+    the per-trace error (``test_kineto_rank_beyond_the_head_or_absent_is_named``)."""
+    for ms in (200, 100):
+        shutil.copy(REPO / "sample_data" / "bert-small_h100.json.gz", tmp_path / f"w.{ms}.pt.trace.json.gz")
+    assert api.ranks(tmp_path) == {RankCycle(None, 1): str(tmp_path / "w.100.pt.trace.json.gz"),
+                                   RankCycle(None, 2): str(tmp_path / "w.200.pt.trace.json.gz")}
+    one = tmp_path / "one" / "w0"
+    one.mkdir(parents=True)
+    shutil.copy(REPO / "sample_data" / "bert-small_h100.json.gz", one / "w.1.pt.trace.json.gz")
+    (one.parent / "empty").mkdir()
+    with pytest.raises(ProfileError, match=r"one: holds 1 Kineto trace that records no rank .*: w0 \(pass it"):
+        api.ranks(one.parent)
 
 
 def test_output_folder_named_as_a_report_and_a_missing_side(capsys, tmp_path, monkeypatch):

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 
 from ..errors import ProfileError
 from ..textsafe import short_list, term_safe
+from ..units import RankCycle, Unit
 from . import _INFO_RE, ASCEND_OUTPUT, _is_db_name, _profiling_dirs, folder_traces
 
 #: How much of a Kineto trace is read for its ``distributedInfo`` (it sits before ``traceEvents``).
@@ -53,11 +54,31 @@ def rank_inputs(directory: str) -> list[str] | None:
     return sorted([os.path.join(directory, n) for n in _profiling_dirs(directory)[0]] + traces)
 
 
-def discover(directory: str) -> dict[int, str]:
-    """{rank: input path} of a folder of ranks, in rank order. Raises ``ProfileError`` naming the folder when it
-    holds no rank input, profiles of single-device runs (``profiler_info.json``: a schedule's cycles, listed in
-    recorded order), or a rank's inputs found twice (those, in recorded order); naming the input without a rank
-    id."""
+def discover(directory: str) -> dict[Unit, str]:
+    """{unit: input path} of a folder of ranks: {rank: path} in rank order where every rank is held once; where
+    each is held n times (a profiler schedule's cycles: ``repeat`` > 1 or 0 writes one profile per rank and cycle
+    into one folder), {RankCycle(rank, k): path} cycle by cycle, ranks in rank order within a cycle, cycle k the
+    k-th in recorded order (``_recorded_order``); a folder of single-device profiles (``profiler_info.json``; Kineto
+    traces recording no rank), two or more, {RankCycle(None, k): path}. Raises ``ProfileError`` naming the folder
+    when it holds no rank input, ranks held different numbers of times (naming them with their counts), a single
+    rankless profile, or rankless profiles beside ranks; naming the input without a rank id."""
+    groups = _groups(directory)
+    counts = {rank: len(paths) for rank, paths in groups.items()}
+    if None not in groups and set(counts.values()) == {1}:
+        return {rank: paths[0] for rank, paths in groups.items()}
+    if len(set(counts.values())) > 1:
+        held = ", ".join(f"rank {rank} {n} time{'s' if n > 1 else ''}" for rank, n in counts.items())
+        raise ProfileError(directory, f"holds its ranks different numbers of times (a profiler schedule's cycles "
+                                      f"per rank): {held}",
+                           hint="keep the same cycles of every rank in the folder: which cycle a rank lacks "
+                                "cannot be told")
+    n = next(iter(counts.values()))
+    return {RankCycle(rank, k + 1): paths[k] for k in range(n) for rank, paths in groups.items()}
+
+
+def _groups(directory: str) -> dict[int | None, list[str]]:
+    """{rank: its inputs in recorded order} of a folder of ranks, in rank order; {None: ...} for a folder of two or
+    more single-device profiles (one rankless group). The errors of ``discover`` but unequal counts."""
     inputs = rank_inputs(directory)
     if not inputs:
         what = "is one profile, not a folder of ranks" if inputs is None and os.path.isdir(directory) \
@@ -75,38 +96,27 @@ def discover(directory: str) -> dict[int, str]:
             if not rankless:
                 first = exc
             rankless.append(path)
-    if alone:
+    by_end = all(_collection_end(p) is not None for p in inputs)  # the folder's order: one for all its groups
+    if alone and (held or rankless or len(alone) == 1):
         raise _single_device_error(directory, alone, held)
-    if rankless and not held:  # one GPU's traces (a schedule's cycles, runs side by side): no folder of ranks
-        paths, order = _recorded_order(rankless)
-        raise ProfileError(directory, f"holds {len(paths)} Kineto traces that record no rank (no "
-                                      f"distributedInfo.rank in their first {HEAD_BYTES // 1024} KiB), {order}: "
-                                      f"{_names(paths)}", hint="pass one of them, one trace per side")
-    if rankless:
+    if rankless and not held and len(rankless) == 1:  # a trace folder's one trace: no folder of ranks
+        raise ProfileError(directory, f"holds 1 Kineto trace that records no rank (no distributedInfo.rank in "
+                                      f"its first {HEAD_BYTES // 1024} KiB): {_names(rankless)}",
+                           hint="pass it, one trace per side")
+    if rankless and held:
         raise first
-    twice = [rank for rank, paths in sorted(held.items()) if len(paths) > 1]
-    if twice:
-        rank = twice[0]
-        paths, order = _recorded_order(held[rank])
-        times = "twice" if len(paths) == 2 else f"{len(paths)} times"
-        also = f"; {named_ranks(twice[1:])} too" if twice[1:] else ""
-        raise ProfileError(directory, f"holds rank {rank} {times}, {order}: {_names(paths)}{also}",
-                           # torch_npu's schedule(repeat > 1) writes one profile per rank and cycle in one
-                           # folder; its guide splits them into folders by the timestamps in their names
-                           hint="keep one profile per rank in the folder: a profiler schedule with repeat > 1 "
-                                "writes one per rank and cycle, to split into a folder per cycle by the "
-                                "timestamps in their names")
-    return {rank: paths[0] for rank, paths in sorted(held.items())}
+    if alone or rankless:  # a single device's cycles (a schedule's, in on_trace_ready's folder)
+        return {None: _recorded_order(alone or rankless, by_end)}
+    return {rank: _recorded_order(paths, by_end) for rank, paths in sorted(held.items())}
 
 
-def _recorded_order(paths: list[str]) -> tuple[list[str], str]:
-    """``paths`` in the order the profiler recorded them, and which order that is ("in recorded order" / "by
-    name"): by the collection end each profiling directory's profiler_info*.json records where every one gives it,
-    else by name (a Kineto trace records none in its head; torch_npu's default names end with a timestamp)."""
-    ends = [_collection_end(p) for p in paths]
-    if None in ends:
-        return sorted(paths, key=os.path.basename), "by name"
-    return [p for _, p in sorted(zip(ends, paths, strict=True))], "in recorded order"
+def _recorded_order(paths: list[str], by_end: bool) -> list[str]:
+    """``paths`` in the order the profiler recorded them: by the collection end each profiling directory's
+    profiler_info*.json records where ``by_end`` (every input of the folder gives one), else by name (a Kineto
+    trace records none in its head; torch_npu's and tensorboard_trace_handler's names end with a timestamp)."""
+    if not by_end:
+        return sorted(paths, key=os.path.basename)
+    return [p for _, p in sorted((_collection_end(p), p) for p in paths)]
 
 
 def _single_device(path: str) -> bool:
@@ -123,7 +133,8 @@ def _single_device_error(directory: str, alone: list[str], held: dict[int, list[
     """The error of a folder holding profiles of single-device runs: one per schedule cycle (repeat > 1, or 0) in
     on_trace_ready's folder, or such profiles beside ranks. It names them in recorded order: one is compared per
     side, not a rank of each."""
-    paths, order = _recorded_order(alone)
+    order = "in recorded order" if all(_collection_end(p) is not None for p in alone) else "by name"
+    paths = _recorded_order(alone, order != "by name")
     some = f"{len(paths)} profiles of single-device runs (no rank ids)" if len(paths) > 1 \
         else "1 profile of a single-device run (no rank id)"
     if not held:

@@ -13,6 +13,7 @@ from prettytable import PrettyTable
 from ..compare.gate import e2e_ns
 from ..compare.table import ms3
 from ..textsafe import term_safe
+from ..units import RankCycle, Unit, unit_label, unit_rank
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult
@@ -44,13 +45,14 @@ def _pct(base: int, comp: int) -> str:
     return f"{(comp - base) / base * 100:+.2f}%" if base else "N/A"
 
 
-def rank_line(rank: int, figures: dict[str, tuple[int, int]] | None, reports: list[str]) -> str:
-    """The line printed as a rank finishes: its E2E base -> comparison, the change, the reports written."""
+def rank_line(rank: Unit, figures: dict[str, tuple[int, int]] | None, reports: list[str]) -> str:
+    """The line printed as a rank (or a cycle: ``units.unit_label``) finishes: its E2E base -> comparison, the
+    change, the reports written."""
     written = ", ".join(term_safe(p) for p in reports) or "no report (no sheet has rows)"
     if figures is None:
-        return f"rank {rank}: {written}"
+        return f"{unit_label(rank)}: {written}"
     base, comp = figures["e2e"]
-    return (f"rank {rank}: E2E {ms3(base):.3f} ms -> {ms3(comp):.3f} ms ({ms3(comp - base):+.3f} ms, "
+    return (f"{unit_label(rank)}: E2E {ms3(base):.3f} ms -> {ms3(comp):.3f} ms ({ms3(comp - base):+.3f} ms, "
             f"{_pct(base, comp)}), {written}")
 
 
@@ -59,37 +61,48 @@ def shown_metrics(figures: list[dict[str, tuple[int, int]] | None]) -> list[str]
     return [m for m in METRICS if any(f is not None and m in f for f in figures)]
 
 
-def render_ranks(rows: list[tuple[int, dict[str, tuple[int, int]] | None, list[str]]]) -> str:
+def unit_columns(units: list[Unit]) -> tuple[list[str], list[list[int | None]]]:
+    """The columns naming the units, headers and one value list per row: Rank (no cycles), Rank and Cycle (a
+    schedule's cycles of ranks), Cycle (a single device's cycles)."""
+    if not any(isinstance(u, RankCycle) for u in units):
+        return ["Rank"], [[u] for u in units]  # type: ignore[list-item]
+    if all(isinstance(u, RankCycle) and u.rank is None for u in units):
+        return ["Cycle"], [[u.cycle] for u in units]  # type: ignore[union-attr]
+    return ["Rank", "Cycle"], [[unit_rank(u), u.cycle] for u in units]  # type: ignore[union-attr]
+
+
+def render_ranks(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str]]]) -> str:
     """The table over ranks, one row per (rank, figures, reports): their figures (E2E and the changes of the other
     metrics they hold), or their reports without any (no time breakdown; with figures the rank lines name the
-    reports)."""
+    reports). Units of cycles are named by a Cycle column after Rank (``unit_columns``)."""
     metrics = shown_metrics([f for _, f, _ in rows])
     timed = bool(metrics)
-    headers = [*HEADERS[:5], *(h for m, h in zip(METRICS[1:], HEADERS[5:], strict=True) if m in metrics)]
+    named, keys = unit_columns([u for u, _, _ in rows])
+    headers = [*named, *HEADERS[1:5], *(h for m, h in zip(METRICS[1:], HEADERS[5:], strict=True) if m in metrics)]
     table = PrettyTable()
-    table.field_names = headers if timed else ["Rank", "Report"]
-    for rank, figures, reports in rows:
+    table.field_names = headers if timed else [*named, "Report"]
+    for key, (_, figures, reports) in zip(keys, rows, strict=True):
         if not timed:
-            table.add_row([rank, ", ".join(term_safe(os.path.basename(p)) for p in reports) or "-"])
+            table.add_row([*key, ", ".join(term_safe(os.path.basename(p)) for p in reports) or "-"])
             continue
         if figures is None:  # cannot happen in one run (the options are the same), kept for safety
-            table.add_row([rank, *["-"] * (len(headers) - 1)])
+            table.add_row([*key, *["-"] * (len(headers) - len(key))])
             continue
         base, comp = figures["e2e"]
         diffs = [f"{ms3(c - b):+.3f}" for b, c in (figures[m] for m in metrics[1:])]
-        table.add_row([rank, f"{ms3(base):.3f}", f"{ms3(comp):.3f}", f"{ms3(comp - base):+.3f}", _pct(base, comp),
+        table.add_row([*key, f"{ms3(base):.3f}", f"{ms3(comp):.3f}", f"{ms3(comp - base):+.3f}", _pct(base, comp),
                        *diffs])
     table.title = TABLE_TITLE if timed else "Ranks"
     table.align = "c"
     return table.get_string()
 
 
-def slowest(rows: list[tuple[int, dict[str, tuple[int, int]] | None, list[str]]]
+def slowest(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str]]]
             ) -> tuple[tuple[int, int], tuple[int, int]] | None:
     """((rank, E2E ns) of the base, the same of the comparison): the slowest rank of each side, the largest E2E, the
     lowest rank on a tie (a synchronous job's step time is its slowest rank's); None without figures. The job line
     and the job overview file (report/ranks_report.py) both take the job's figures from here."""
-    timed = [(rank, f["e2e"]) for rank, f, _ in rows if f is not None]
+    timed = [(unit_rank(rank), f["e2e"]) for rank, f, _ in rows if f is not None]
     if not timed:
         return None
     b_rank, (b_ns, _) = max(timed, key=lambda t: (t[1][0], -t[0]))
@@ -97,11 +110,34 @@ def slowest(rows: list[tuple[int, dict[str, tuple[int, int]] | None, list[str]]]
     return (b_rank, b_ns), (c_rank, c_ns)
 
 
-def job_line(rows: list[tuple[int, dict[str, tuple[int, int]] | None, list[str]]]) -> str:
-    """The slowest rank of each side (``slowest``) and the change between them, "" without figures."""
+def cycles_of(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str]]]
+              ) -> dict[int | None, list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str]]]]:
+    """The rows per cycle, in order ({None: rows} where the units are ranks alone); {} for a single device's
+    cycles, which have no job of ranks (one row each)."""
+    units = [u for u, _, _ in rows]
+    if not any(isinstance(u, RankCycle) for u in units):
+        return {None: rows}
+    if any(isinstance(u, RankCycle) and u.rank is None for u in units):
+        return {}
+    grouped: dict[int | None, list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str]]]] = {}
+    for row in rows:
+        grouped.setdefault(row[0].cycle, []).append(row)  # type: ignore[union-attr]
+    return grouped
+
+
+def job_lines(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str]]]) -> list[str]:
+    """The job's line (``job_line``) of each cycle of ranks, ``Job cycle k (...)``; the one line of ranks without
+    cycles; none for a single device's cycles."""
+    return [line for cycle, of_cycle in cycles_of(rows).items() if (line := job_line(of_cycle, cycle))]
+
+
+def job_line(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str]]], cycle: int | None = None) -> str:
+    """The slowest rank of each side (``slowest``) and the change between them, "" without figures; of one cycle's
+    ranks where ``cycle`` is given."""
     job = slowest(rows)
     if job is None:
         return ""
     (b_rank, b_ns), (c_rank, c_ns) = job
-    return (f"Job (slowest rank per side): base rank {b_rank} {ms3(b_ns):.3f} ms -> comparison rank {c_rank} "
+    which = "" if cycle is None else f" cycle {cycle}"
+    return (f"Job{which} (slowest rank per side): base rank {b_rank} {ms3(b_ns):.3f} ms -> comparison rank {c_rank} "
             f"{ms3(c_ns):.3f} ms ({ms3(c_ns - b_ns):+.3f} ms, {_pct(b_ns, c_ns)})")

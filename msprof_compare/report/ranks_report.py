@@ -17,10 +17,11 @@ import pandas as pd
 
 from ..compare.table import STYLE_INT, STYLE_MS3, STYLE_RATIO, STYLE_TEXT, Column, Sheet, ratio_of
 from ..textsafe import short_list, text_width
+from ..units import RankCycle, Unit, unit_order
 from .excel import render
 from .json_report import SCHEMA_VERSION, _version, change, clean, document_text, text_part
 from .output import FILE_PREFIX, Part, output_target, utc_now, write_new_files
-from .ranks_console import job_line, shown_metrics, slowest
+from .ranks_console import cycles_of, job_lines, shown_metrics, slowest
 
 SHEET_NAME = "Ranks"
 SCHEMA_ID = "urn:msprof-compare:ranks-schema:1"
@@ -31,10 +32,11 @@ LABELS = {"e2e": "E2E", "computing": "Computing", "uncovered_communication": "Un
 VERDICTS = {3: True, 0: False, 1: None}
 _VERDICT_TEXT = {True: "yes", False: "no", None: "not judged (no E2E time)"}
 
-#: A rank's row: (rank, ``rank_figures``' {metric: (base ns, comparison ns)} or None, paths of its reports).
-Row = tuple[int, dict[str, tuple[int, int]] | None, list[str]]
-#: {rank: (base input, comparison input)} of the ranks one folder alone holds (None on the side without the rank).
-OneSided = Mapping[int, tuple[str | None, str | None]]
+#: A rank's row: (rank or ``RankCycle``, ``rank_figures``' {metric: (base ns, comparison ns)} or None, paths of its
+#: reports).
+Row = tuple[Unit, dict[str, tuple[int, int]] | None, list[str]]
+#: {unit: (base input, comparison input)} of the units one folder alone holds (None on the side without it).
+OneSided = Mapping[Unit, tuple[str | None, str | None]]
 #: The Ranks sheet's ``Compared`` cell of a rank not compared, by the side that holds it.
 _ONLY_IN_TEXT = {"base": "no (base only)", "comparison": "no (comparison only)", None: "no (in neither folder)"}
 
@@ -51,8 +53,8 @@ class RanksSheet(Sheet):
     links: dict[tuple[int, int], str] = field(default_factory=dict)
 
 
-def overview(rows: list[Row], inputs: Mapping[int, tuple[str, str]], job: tuple[str | None, str | None],
-             gates: Mapping[int, int] | None = None, pct: float | None = None,
+def overview(rows: list[Row], inputs: Mapping[Unit, tuple[str, str]], job: tuple[str | None, str | None],
+             gates: Mapping[Unit, int] | None = None, pct: float | None = None,
              generated_at: _dt.datetime | None = None, not_compared: OneSided | None = None,
              rank_list: tuple[int, ...] | None = None) -> dict[str, Any]:
     """The overview as a JSON-ready dict: a record per rank (its inputs ``inputs[rank]``, its reports' file names,
@@ -60,11 +62,12 @@ def overview(rows: list[Row], inputs: Mapping[int, tuple[str, str]], job: tuple[
     Ratio, and with the gate (``pct``) its verdict from ``gates``' statuses), the job's slowest rank per side, and
     the ranks ``not_compared`` (None: not known, as of results paired by hand; a listed rank neither folder holds
     has None on both sides: ``only_in`` null). ``job``: the two folders of ranks; ``rank_list``: the ranks
-    ``--rank_list`` selected (None: all)."""
+    ``--rank_list`` selected (None: all). Units of a schedule's cycles (``RankCycle``) give each record its
+    ``cycle`` (rank null for a single device) and ``job`` a record per cycle (null for a single device)."""
     now = generated_at or utc_now()
     records = []
     for rank, figures, reports in rows:
-        record: dict[str, Any] = {"rank": rank, "base_path": inputs[rank][0], "comparison_path": inputs[rank][1],
+        record: dict[str, Any] = {**_unit(rank), "base_path": inputs[rank][0], "comparison_path": inputs[rank][1],
                                   "reports": [os.path.basename(p) for p in reports]}
         if figures is not None:
             for metric in shown_metrics([figures]):
@@ -74,7 +77,7 @@ def overview(rows: list[Row], inputs: Mapping[int, tuple[str, str]], job: tuple[
             record["e2e"]["diff_ratio"] = clean(ratio_of(base / 1e6, comp / 1e6))
         record["regressed"] = VERDICTS[gates[rank]] if pct is not None and gates is not None else None
         records.append(record)
-    found = slowest(rows)
+    lines = job_lines(rows)
     return {
         "$schema": SCHEMA_ID,
         "schema_version": SCHEMA_VERSION,
@@ -85,13 +88,28 @@ def overview(rows: list[Row], inputs: Mapping[int, tuple[str, str]], job: tuple[
         "fail_on_regression": pct,
         "rank_list": None if rank_list is None else list(rank_list),
         "ranks": records,
-        "job": None if found is None else {"base_rank": found[0][0], "comparison_rank": found[1][0],
-                                           **change(found[0][1], found[1][1])},
-        "job_line": job_line(rows) or None,
+        "job": _job(rows),
+        "job_line": "; ".join(lines) or None,
         "not_compared": None if not_compared is None else [
-            {"rank": rank, "only_in": _only_in(paths), "base_path": paths[0],
-             "comparison_path": paths[1]} for rank, paths in sorted(not_compared.items())],
+            {**_unit(rank), "only_in": _only_in(paths), "base_path": paths[0], "comparison_path": paths[1]}
+            for rank, paths in sorted(not_compared.items(), key=lambda item: unit_order(item[0]))],
     }
+
+
+def _unit(unit: Unit) -> dict[str, int | None]:
+    """A record's ``rank``, and its ``cycle`` where the folders hold a schedule's cycles."""
+    return {"rank": unit.rank, "cycle": unit.cycle} if isinstance(unit, RankCycle) else {"rank": unit}
+
+
+def _job(rows: list[Row]) -> dict[str, Any] | list[dict[str, Any]] | None:
+    """The job's slowest rank per side and their change: one record (ranks alone), a record per cycle (a schedule's
+    cycles of ranks), None without figures or for a single device's cycles."""
+    found = {cycle: slowest(of_cycle) for cycle, of_cycle in cycles_of(rows).items()}
+    records = [{**({} if cycle is None else {"cycle": cycle}), "base_rank": job[0][0], "comparison_rank": job[1][0],
+                **change(job[0][1], job[1][1])} for cycle, job in found.items() if job is not None]
+    if None in found:  # ranks alone: the one job
+        return records[0] if records else None
+    return records or None
 
 
 def _only_in(paths: tuple[str | None, str | None]) -> str | None:
@@ -115,8 +133,10 @@ def sheet(document: dict[str, Any]) -> RanksSheet:
     compared = document["ranks"]
     records = compared + (document["not_compared"] or [])
     metrics = [m for m in LABELS if any(m in r for r in compared)]
-    columns = [Column("Rank", STYLE_INT, 8)]
-    data: list[list[Any]] = [[r["rank"] for r in records]]
+    named = ["rank"] if all(r["rank"] is not None for r in records) else []
+    named += ["cycle"] if any("cycle" in r for r in records) else []  # a schedule's cycles: Rank, Cycle / Cycle
+    columns = [Column(key.title(), STYLE_INT, 8) for key in named]
+    data: list[list[Any]] = [[r[key] for r in records] for key in named]
     for side in ("base", "comparison"):
         for metric in metrics:
             columns.append(Column(f"{LABELS[metric]} Time(ms)", STYLE_MS3, len(LABELS[metric]) + 12))

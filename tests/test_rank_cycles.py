@@ -1,0 +1,297 @@
+"""Folders of a profiler schedule's cycles (``repeat`` > 1: one profile per rank and cycle in one folder) compare
+cycle k with cycle k, rank by rank. The folders are copies of the real text/level0 and text/level1 rank profiles,
+their ``collectionTimeEnd`` edited so that the recorded order differs from the names' order; every expectation is
+the profiler's own step figures (step_trace_time.csv) or a single compare of the same two inputs."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import logging
+import re
+import shutil
+from decimal import Decimal
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+import msprof_compare
+from msprof_compare import RankCycle, api, cli
+from msprof_compare.errors import ProfileError, UsageError
+from tests.cliutil import error_lines, run_inproc
+from tests.test_json_report import validate
+from tests.test_ranks import PT, REPO, TEXT0, TEXT1, ms, stage
+from tests.test_ranks_report import SCHEMA, profiler_ns
+
+END = 1736408884023552840
+#: {side: [(cycle, source folder, name), ...]}: names sort against the recorded order (the ends ``_profile`` sets)
+LAYOUT = {"base": [(1, TEXT0, "r{r}_b_ascend_pt"), (2, TEXT1, "r{r}_a_ascend_pt")],
+          "comp": [(1, TEXT1, "r{r}_c_ascend_pt"), (2, TEXT0, "r{r}_b_ascend_pt"), (3, TEXT1, "r{r}_a_ascend_pt")]}
+UNIT_REPORT = re.compile(r"performance_comparison_result_rank(\d)_cycle(\d)_(\d{14})\.(xlsx|json)$")
+
+pytestmark = pytest.mark.skipif(not PT.is_dir(), reason="sample data not found")
+
+
+def _profile(folder: Path, name: str, source: Path, rank: int, end: int, single: bool = False) -> Path:
+    """A copy of ``source``'s rank ``rank`` profile as one schedule cycle ending at ``end`` ns; ``single``: as a
+    single-device run writes it (``profiler_info.json``)."""
+    path = folder / name
+    shutil.copytree(source / f"rank{rank}_ascend_pt", path)
+    info_path = path / f"profiler_info_{rank}.json"
+    info = json.loads(info_path.read_text())
+    info["end_info"]["collectionTimeEnd"] = end
+    info_path.unlink()
+    (path / ("profiler_info.json" if single else info_path.name)).write_text(json.dumps(info))
+    return path
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """base: 2 cycles of ranks 0 and 1 (level0, then level1); comp: 3 cycles (level1, level0, level1)."""
+    root = tmp_path_factory.mktemp("cycles")
+    for side, cycles in LAYOUT.items():
+        for k, source, name in cycles:
+            for r in (0, 1):
+                _profile(root / side, name.format(r=r), source, r, END + 10 * k)
+    return {side: root / side for side in LAYOUT}
+
+
+def source_of(side: str, k: int) -> Path:
+    return next(src for cycle, src, _ in LAYOUT[side] if cycle == k)
+
+
+def input_of(folders: dict[str, Path], side: str, r: int, k: int) -> Path:
+    return folders[side] / next(name for cycle, _, name in LAYOUT[side] if cycle == k).format(r=r)
+
+
+@pytest.fixture(scope="module")
+def gated(folders, tmp_path_factory):
+    """The CLI over both folders, both report formats, the profiling compare alone, the gate at 20 %."""
+    out = tmp_path_factory.mktemp("out")
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr), pytest.raises(SystemExit) as info:
+        cli.analyze_main(["compare", "-bp", str(folders["base"]), "-d", str(folders["comp"]), "-o", str(out),
+                          "--output_format", "xlsx,json", "--enable_profiling_compare", "--fail_on_regression", "20"])
+    return info.value.code, stdout.getvalue(), stderr.getvalue(), out
+
+
+def pct(b: Decimal, c: Decimal) -> str:
+    return f"{(c - b) / b * 100:+.2f}%"
+
+
+def test_each_unit_compares_cycle_k_of_its_rank(gated, folders, capsys, tmp_path):
+    """Rank R cycle k against rank R cycle k: each unit's JSON report is a single compare's of those two inputs
+    (but its time of writing); reports named rank{R}_cycle{k}, one timestamp for the job."""
+    code, out, err, folder = gated
+    names = sorted(p.name for p in folder.iterdir() if "_ranks_" not in p.name)
+    found = [UNIT_REPORT.match(n) for n in names]
+    assert all(found) and len(found) == 8, names
+    assert sorted({(int(m[1]), int(m[2])) for m in found}) == [(0, 1), (0, 2), (1, 1), (1, 2)]
+    assert len({m[3] for m in found}) == 1
+    for r, k in ((0, 1), (1, 1), (0, 2), (1, 2)):
+        single = tmp_path / f"single_{r}_{k}"
+        single.mkdir()
+        code1, _, _ = run_inproc(capsys, "-bp", str(input_of(folders, "base", r, k)), "-d",
+                                 str(input_of(folders, "comp", r, k)), "-o", str(single), "--output_format",
+                                 "xlsx,json", "--enable_profiling_compare", "--fail_on_regression", "20")
+        assert code1 in (0, 3)
+        mine = json.loads(next(folder.glob(f"performance_comparison_result_rank{r}_cycle{k}_*.json")).read_text())
+        theirs = json.loads(next(single.glob("*.json")).read_text())
+        mine.pop("generated_at"), theirs.pop("generated_at")
+        assert mine == theirs, (r, k)
+
+
+def test_console_lines_table_and_job_lines(gated, folders):
+    """Per unit a line ``rank R cycle k: E2E ...``, in cycle order; the table with a Cycle column; a job line per
+    cycle: the slowest rank of each side of that cycle (by the profiler's step figures)."""
+    _, out, _, folder = gated
+    lines = [line for line in out.splitlines() if re.match(r"rank \d cycle \d: ", line)]
+    assert [line[:14] for line in lines] == ["rank 0 cycle 1", "rank 1 cycle 1", "rank 0 cycle 2", "rank 1 cycle 2"]
+    assert "| Rank | Cycle | Base E2E | Comparison E2E |   Diff  |  Diff % | Computing Diff |" in out
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in out.splitlines()
+            if re.match(r"\|\s+\d\s+\|\s+\d\s+\|", line)]
+    assert [(int(row[0]), int(row[1])) for row in rows] == [(0, 1), (1, 1), (0, 2), (1, 2)]
+    for row in rows:
+        r, k = int(row[0]), int(row[1])
+        b, c = stage(source_of("base", k), r), stage(source_of("comp", k), r)
+        assert row[2:6] == [ms(b["Stage"]), ms(c["Stage"]), ms(c["Stage"] - b["Stage"], "+"),
+                            pct(b["Stage"], c["Stage"])]
+        assert row[6:9] == [ms(c[key] - b[key], "+") for key in ("Computing", "Communication(Not Overlapped)", "Free")]
+        written = ", ".join(str(p) for p in sorted(folder.glob(f"performance_comparison_result_rank{r}_cycle{k}_*"),
+                                                   key=lambda p: p.suffix == ".json"))
+        assert f"rank {r} cycle {k}: E2E {row[2]} ms -> {row[3]} ms ({row[4]} ms, {row[5]}), {written}" in lines
+    jobs = [line for line in out.splitlines() if line.startswith("Job")]
+    expected = []
+    for k in (1, 2):
+        b = {r: stage(source_of("base", k), r)["Stage"] for r in (0, 1)}
+        c = {r: stage(source_of("comp", k), r)["Stage"] for r in (0, 1)}
+        br, cr = max(b, key=b.get), max(c, key=c.get)
+        expected.append(f"Job cycle {k} (slowest rank per side): base rank {br} {ms(b[br])} ms -> comparison rank "
+                        f"{cr} {ms(c[cr])} ms ({ms(c[cr] - b[br], '+')} ms, {pct(b[br], c[cr])})")
+    assert jobs == expected
+
+
+def test_log_prefixes_unequal_cycles_and_the_gate(gated, folders):
+    """Log lines begin with their unit; the comparison's third cycle is warned about once; the gate names the
+    units beyond 20 % (by the profiler's figures) and exits 3."""
+    code, _, err, _ = gated
+    assert (f"[WARNING] Cycle only in the comparison {folders['comp']} (3 cycles against 2), not compared: 3\n"
+            in err)
+    for r, k in ((0, 1), (1, 1), (0, 2), (1, 2)):
+        assert (f"[INFO] rank {r} cycle {k}: comparing {input_of(folders, 'base', r, k)} with "
+                f"{input_of(folders, 'comp', r, k)}\n") in err
+    assert "rank 0 cycle 1: The comparison result file has been generated: " in err
+    assert "of later rank cycles that repeated an earlier rank cycle's but for the rank cycle's own paths." in err
+    regressed = [f"rank {r} cycle {k}" for k in (1, 2) for r in (0, 1)
+                 if (lambda b, c: (c - b) / b * 100 > 20)(stage(source_of("base", k), r)["Stage"],
+                                                           stage(source_of("comp", k), r)["Stage"])]
+    assert regressed == ["rank 1 cycle 1"]
+    assert code == 3
+    assert error_lines(err)[-1] == (f"error: --fail_on_regression 20: {', '.join(regressed)} regressed beyond the "
+                                    "threshold")
+
+
+def test_overview_rows_and_json(gated, folders):
+    """The overview: a record per unit with its cycle, the comparison's third cycle not compared, the job per
+    cycle; schema-valid. The sheet: Rank, Cycle, the Compared column, row 2 the job lines."""
+    _, out, _, folder = gated
+    doc = json.loads(next(folder.glob("performance_comparison_result_ranks_*.json")).read_text())
+    assert validate(doc, SCHEMA) == []
+    assert [(r["rank"], r["cycle"], r["regressed"]) for r in doc["ranks"]] == [
+        (0, 1, False), (1, 1, True), (0, 2, False), (1, 2, False)]
+    for record in doc["ranks"]:
+        r, k = record["rank"], record["cycle"]
+        assert (record["base_path"], record["comparison_path"]) == (str(input_of(folders, "base", r, k)),
+                                                                    str(input_of(folders, "comp", r, k)))
+        b, c = profiler_ns(source_of("base", k), r), profiler_ns(source_of("comp", k), r)
+        assert {m: (record[m]["base_ns"], record[m]["comparison_ns"]) for m in b} == {m: (b[m], c[m]) for m in b}
+    assert doc["not_compared"] == [{"rank": r, "cycle": 3, "only_in": "comparison", "base_path": None,
+                                    "comparison_path": str(input_of(folders, "comp", r, 3))} for r in (0, 1)]
+    jobs = []
+    for k in (1, 2):
+        b = {r: profiler_ns(source_of("base", k), r)["e2e"] for r in (0, 1)}
+        c = {r: profiler_ns(source_of("comp", k), r)["e2e"] for r in (0, 1)}
+        br, cr = max(b, key=b.get), max(c, key=c.get)
+        jobs.append((k, br, cr, b[br], c[cr]))
+    assert [(j["cycle"], j["base_rank"], j["comparison_rank"], j["base_ns"], j["comparison_ns"])
+            for j in doc["job"]] == jobs
+    job_lines = [line for line in out.splitlines() if line.startswith("Job")]
+    assert doc["job_line"] == "; ".join(job_lines)
+    ws = openpyxl.load_workbook(next(folder.glob("performance_comparison_result_ranks_*.xlsx")))["Ranks"]
+    rows = [list(r) for r in ws.iter_rows(min_row=3, values_only=True)]
+    assert rows[0][:3] == ["Rank", "Cycle", "E2E Time(ms)"]
+    compared = rows[0].index("Compared")
+    assert [(r[0], r[1], r[compared]) for r in rows[1:]] == [
+        (0, 1, "yes"), (1, 1, "yes"), (0, 2, "yes"), (1, 2, "yes"), (0, 3, "no (comparison only)"),
+        (1, 3, "no (comparison only)")]
+    assert ws["B2"].value == "; ".join(job_lines)
+
+
+def test_api_units_rank_list_and_overview(folders, caplog):
+    """compare_ranks yields RankCycle units (the package exports the type); rank_list selects ranks in every
+    cycle; ranks_overview takes them; ranks and RankCycle units mixed are refused."""
+    assert msprof_compare.RankCycle is RankCycle and "RankCycle" in msprof_compare.__all__
+    found = msprof_compare.ranks(folders["comp"])
+    assert list(found) == [RankCycle(r, k) for k in (1, 2, 3) for r in (0, 1)]
+    assert found[RankCycle(1, 2)] == str(input_of(folders, "comp", 1, 2))
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        results = msprof_compare.compare_ranks(folders["base"], folders["comp"], rank_list="1",
+                                               enable_profiling_compare=True)
+        assert results.not_compared == {RankCycle(1, 3): (None, str(input_of(folders, "comp", 1, 3)))}
+        got = []
+        for unit, result in results:
+            assert type(unit) is RankCycle
+            got.append((unit, str(result.base.path), str(result.comparison.path)))
+            del result
+    assert got == [(RankCycle(1, k), str(input_of(folders, "base", 1, k)), str(input_of(folders, "comp", 1, k)))
+                   for k in (1, 2)]
+    assert any(m.startswith("rank 1 cycle 2: ") for m in caplog.messages)
+    doc = msprof_compare.ranks_overview(msprof_compare.compare_ranks(folders["base"], folders["comp"], rank_list=[1],
+                                                                     enable_profiling_compare=True))
+    assert validate(doc, SCHEMA) == []
+    assert doc["rank_list"] == [1]
+    assert [(r["rank"], r["cycle"]) for r in doc["ranks"]] == [(1, 1), (1, 2)]
+    assert [(r["rank"], r["cycle"]) for r in doc["not_compared"]] == [(1, 3)]
+    one = next(iter(msprof_compare.compare_ranks(folders["base"], folders["comp"], enable_profiling_compare=True)))
+    with pytest.raises(UsageError, match="ranks and RankCycle units are given together"):
+        msprof_compare.ranks_overview([one, (5, one[1])])
+
+
+def test_refusals(folders, capsys, tmp_path):
+    """Cycles against one profile per rank: exit 1 saying which side holds what; ranks held different numbers of
+    times in one folder: exit 1 naming the counts."""
+    code, _, err = run_inproc(capsys, "-bp", str(folders["base"]), "-d", str(TEXT1), "-o", str(tmp_path))
+    assert (code, error_lines(err)) == (1, [
+        f"error: {folders['base']}: holds 2 cycles per rank (a profiler schedule's), but the comparison {TEXT1} "
+        "holds one profile per rank (cycles compare cycle by cycle only against a folder of cycles of the same "
+        "kind: pass one cycle's folder (split by the timestamps in the names), or both folders of cycles)"])
+    code, _, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(folders["comp"]), "-o", str(tmp_path))
+    assert code == 1 and error_lines(err)[0].startswith(f"error: {folders['comp']}: holds 3 cycles per rank ")
+    odd = tmp_path / "odd"
+    shutil.copytree(folders["base"], odd, symlinks=True)
+    shutil.rmtree(odd / "r1_a_ascend_pt")
+    code, _, err = run_inproc(capsys, "-bp", str(odd), "-d", str(folders["comp"]), "-o", str(tmp_path))
+    assert (code, error_lines(err)) == (1, [
+        f"error: {odd}: holds its ranks different numbers of times (a profiler schedule's cycles per rank): rank 0 "
+        "2 times, rank 1 1 time (keep the same cycles of every rank in the folder: which cycle a rank lacks cannot "
+        "be told)"])
+    assert not list(tmp_path.glob("*.xlsx"))
+
+
+@pytest.fixture(scope="module")
+def single(tmp_path_factory) -> dict[str, Path]:
+    """Single-device folders (profiler_info.json): base level0 then level1 of rank 0, comp the other way round."""
+    root = tmp_path_factory.mktemp("single")
+    for side, order in (("base", (TEXT0, TEXT1)), ("comp", (TEXT1, TEXT0))):
+        for k, source in enumerate(order, 1):
+            _profile(root / side, f"w{3 - k}_ascend_pt", source, 0, END + k, single=True)  # names against order
+    return {side: root / side for side in ("base", "comp")}
+
+
+def test_single_device_cycles(single, capsys, tmp_path):
+    """A single device's cycles: units ``cycle k``, reports ``cycle{k}``, a Cycle column alone, no job line; the
+    overview's records rank null, no job; --rank_list refused (no ranks)."""
+    code, out, err = run_inproc(capsys, "-bp", str(single["base"]), "-d", str(single["comp"]), "-o", str(tmp_path),
+                                "--output_format", "json", "--enable_profiling_compare")
+    assert code == 0, err
+    assert sorted(re.sub(r"_\d{14}", "", p.name) for p in tmp_path.iterdir()) == [
+        "performance_comparison_result_cycle1.json", "performance_comparison_result_cycle2.json",
+        "performance_comparison_result_ranks.json"]
+    assert f"[INFO] cycle 1: comparing {single['base'] / 'w2_ascend_pt'} with {single['comp'] / 'w2_ascend_pt'}\n" \
+        in err
+    assert "| Cycle | Base E2E | Comparison E2E |" in out and "| Rank |" not in out
+    assert not [line for line in out.splitlines() if line.startswith("Job")]
+    b, c = stage(TEXT1, 0), stage(TEXT0, 0)  # cycle 2: level1 against level0
+    assert (f"cycle 2: E2E {ms(b['Stage'])} ms -> {ms(c['Stage'])} ms ({ms(c['Stage'] - b['Stage'], '+')} ms, "
+            f"{pct(b['Stage'], c['Stage'])}), ") in out
+    doc = json.loads(next(tmp_path.glob("performance_comparison_result_ranks_*.json")).read_text())
+    assert validate(doc, SCHEMA) == []
+    assert [(r["rank"], r["cycle"], r["base_path"]) for r in doc["ranks"]] == [
+        (None, 1, str(single["base"] / "w2_ascend_pt")), (None, 2, str(single["base"] / "w1_ascend_pt"))]
+    assert (doc["job"], doc["job_line"], doc["not_compared"]) == (None, None, [])
+    assert [u for u, _ in api.compare_ranks(single["base"], single["comp"], enable_profiling_compare=True)] == [
+        RankCycle(None, 1), RankCycle(None, 2)]
+    code, _, err = run_inproc(capsys, "-bp", str(single["base"]), "-d", str(single["comp"]), "-o", str(tmp_path),
+                              "--rank_list", "0")
+    assert code == 2 and "--rank_list selects ranks" in error_lines(err)[0]
+    sheet = api.ranks_overview(api.compare_ranks(single["base"], single["comp"], enable_profiling_compare=True))
+    from msprof_compare.report.ranks_report import sheet as ranks_sheet
+
+    assert [c.header for c in ranks_sheet(sheet).columns][:2] == ["Cycle", "E2E Time(ms)"]
+
+
+def test_kineto_cycles_of_one_gpu(tmp_path):
+    """tensorboard_trace_handler's cycles on one GPU (``w.<ms>.pt.trace.json.gz``, no rank): cycle k by name."""
+    for side, traces in (("a", ("bert-small_h100", "bert-small_mi300")),
+                         ("b", ("bert-small_mi300", "bert-small_h100"))):
+        (tmp_path / side).mkdir()
+        for ms_, trace in zip((900, 1000), traces, strict=True):  # by name: w.1000 before w.900
+            shutil.copy(REPO / "sample_data" / f"{trace}.json.gz", tmp_path / side / f"w.{ms_}.pt.trace.json.gz")
+    got = [(u, Path(result.base.path).name, Path(result.comparison.path).name) for u, result in
+           api.compare_ranks(tmp_path / "a", tmp_path / "b", enable_profiling_compare=True)]
+    assert got == [(RankCycle(None, 1), "w.1000.pt.trace.json.gz", "w.1000.pt.trace.json.gz"),
+                   (RankCycle(None, 2), "w.900.pt.trace.json.gz", "w.900.pt.trace.json.gz")]
+    with pytest.raises(ProfileError, match="holds 2 cycles of a single device"):
+        api.compare_ranks(tmp_path / "a", TEXT1)
