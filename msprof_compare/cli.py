@@ -33,9 +33,10 @@ from .units import Unit, named_units, unit_label, unit_stem
 HELP = {
     # The original's texts, each with what the option is (they name neither side nor what -o may be)
     "profiling_path": "Path of the profiling data (the comparison side; folders of a multi-rank run's profiles on "
-                      "both sides compare rank by rank)",
+                      "both sides compare rank by rank, and a profiler schedule's cycles cycle by cycle)",
     "benchmark_profiling_path": "Path of the benchmark data (the base side; folders of a multi-rank run's "
-                                "profiles on both sides compare rank by rank)",
+                                "profiles on both sides compare rank by rank, and a profiler schedule's cycles cycle "
+                                "by cycle)",
     "enable_profiling_compare": "Enable overall performance comparison",
     "enable_operator_compare": "Enable operator performance comparison",
     "enable_memory_compare": "Enable operator memory comparison",

@@ -96,8 +96,9 @@ def test_help_lists_the_original_flags(capsys: pytest.CaptureFixture) -> None:
         for text in ("Path of the profiling data (the comparison side", "Path of the benchmark data (the base side",
                      # the rank-by-rank compare, found from --help
                      "(the comparison side; folders of a multi-rank run's profiles on both sides compare rank by "
-                     "rank)",
-                     "(the base side; folders of a multi-rank run's profiles on both sides compare rank by rank)",
+                     "rank, and a profiler schedule's cycles cycle by cycle)",
+                     "(the base side; folders of a multi-rank run's profiles on both sides compare rank by rank, and "
+                     "a profiler schedule's cycles cycle by cycle)",
                      "a name ending in .xlsx or .json names the report file, whose extension follows --output_format",
                      "symbolic links",
                      # what the original's texts leave unsaid, which users asked about (docs audit)

@@ -186,7 +186,10 @@ def test_overview_rows_and_json(gated, folders):
     assert [(r[0], r[1], r[compared]) for r in rows[1:]] == [
         (0, 1, "yes"), (1, 1, "yes"), (0, 2, "yes"), (1, 2, "yes"), (0, 3, "no (comparison only)"),
         (1, 3, "no (comparison only)")]
-    assert ws["B2"].value == "; ".join(job_lines)
+    # the captions over each side's times, row 2 after the columns naming the unit (repeated on printed pages)
+    assert (ws["C1"].value, ws["G1"].value) == (f"Base Profiling: {folders['base']}",
+                                                f"Comparison Profiling: {folders['comp']}")
+    assert ws["C2"].value == "; ".join(job_lines) and ws.print_title_cols == "$A:$B"
 
 
 def test_api_units_rank_list_and_overview(folders, caplog):
@@ -200,6 +203,9 @@ def test_api_units_rank_list_and_overview(folders, caplog):
         results = msprof_compare.compare_ranks(folders["base"], folders["comp"], rank_list="1",
                                                enable_profiling_compare=True)
         assert results.not_compared == {RankCycle(1, 3): (None, str(input_of(folders, "comp", 1, 3)))}
+        alone = api.compare_ranks(folders["base"], folders["comp"], rank_list=[1, 5]).not_compared  # 5: neither
+        assert alone == {RankCycle(1, 3): (None, str(input_of(folders, "comp", 1, 3))),
+                         **{RankCycle(5, k): (None, None) for k in (1, 2, 3)}}
         got = []
         for unit, result in results:
             assert type(unit) is RankCycle
@@ -238,6 +244,15 @@ def test_refusals(folders, capsys, tmp_path):
         "2 times, rank 1 1 time (keep the same cycles of every rank in the folder: which cycle a rank lacks cannot "
         "be told)"])
     assert not list(tmp_path.glob("*.xlsx"))
+    bad = tmp_path / "bad"
+    shutil.copytree(folders["base"], bad)
+    (bad / "r1_a_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").write_text("{")  # cycle 2 of rank 1
+    out = tmp_path / "out"
+    out.mkdir()
+    code, _, err = run_inproc(capsys, "-bp", str(bad), "-d", str(folders["comp"]), "-o", str(out),
+                              "--enable_profiling_compare")
+    assert code == 1 and error_lines(err)[0].startswith(f"error: rank 1 cycle 2: {bad / 'r1_a_ascend_pt'}")
+    assert "[INFO] The reports of rank 0 cycle 1, rank 1 cycle 1, rank 0 cycle 2 are complete and stay.\n" in err
 
 
 @pytest.fixture(scope="module")

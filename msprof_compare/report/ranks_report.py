@@ -129,7 +129,8 @@ def sheet(document: dict[str, Any]) -> RanksSheet:
     this one) and inputs. Without figures (no time breakdown) ranks, reports and inputs only. The ranks one folder
     alone holds follow the compared ones, their figures and verdict blank, a ``Compared`` column saying which side
     holds them (only then: a job with every rank compared keeps its columns). Row 2 holds the ranks selected
-    and the job line (``_note``)."""
+    and the job line (``_note``). Records of a schedule's cycles: Rank and Cycle first, Cycle alone for a single
+    device (rank null); the captions and the columns repeated on each printed page follow them."""
     compared = document["ranks"]
     records = compared + (document["not_compared"] or [])
     metrics = [m for m in LABELS if any(m in r for r in compared)]
@@ -170,8 +171,8 @@ def sheet(document: dict[str, Any]) -> RanksSheet:
         width = max([60, *(text_width(p) + 2 for p in paths if p)])
         columns.append(Column(f"{side.title()} Input", STYLE_TEXT, min(width, INPUT_MAX_WIDTH)))
         data.append(paths)
-    n = len(metrics)
-    spans = ((1, n), (n + 1, 2 * n)) if n else ((first, first), (first + 1, first + 1))
+    n, k = len(metrics), len(named)  # the base's times start after the columns naming the unit
+    spans = ((k, k + n - 1), (k + n, k + 2 * n - 1)) if n else ((first, first), (first + 1, first + 1))
     frame = pd.DataFrame(dict(enumerate(data)))
     return RanksSheet(SHEET_NAME, columns, frame, *spans, note=_note(document), links=links)
 
