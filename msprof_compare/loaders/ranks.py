@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable
 
 from ..errors import ProfileError
 from ..textsafe import short_list, term_safe
@@ -27,12 +26,6 @@ _DISTRIBUTED = re.compile(rb'"distributedInfo"\s*:\s*(?=\{)')
 #: objects, after it): read where the object runs past ``HEAD_BYTES``.
 _TOP_RANK = re.compile(rb'\{(?:[^{}\[\]"]|"(?:[^"\\]|\\.)*")*?"rank"\s*:\s*(-?[0-9]+)\s*[,}]')
 _NUMBERED = re.compile(r"_([0-9]+)\.(json|db)$")
-
-
-def named_ranks(ranks: Iterable[int]) -> str:
-    """``rank 1`` / ``ranks 0, 2``: ranks as a message names them."""
-    listed = [str(r) for r in ranks]
-    return f"rank{'s' if len(listed) > 1 else ''} {', '.join(listed)}"
 
 
 def rank_inputs(directory: str) -> list[str] | None:
