@@ -22,13 +22,15 @@ from msprof_compare import RankCycle, api, cli
 from msprof_compare.errors import ProfileError, UsageError
 from tests.cliutil import error_lines, run_inproc
 from tests.test_json_report import validate
-from tests.test_ranks import PT, REPO, TEXT0, TEXT1, ms, stage
+from tests.test_ranks import PT, REPO, TEXT0, TEXT1, cyc_name, ms, stage
 from tests.test_ranks_report import SCHEMA, profiler_ns
 
 END = 1736408884023552840
+#: torch_npu's names, ``{worker}_{timestamp}_ascend_pt``: one worker per rank (host_{r}), its cycles' timestamps
+NAME = "host_{r}_2025010100000000%d_ascend_pt"
 #: {side: [(cycle, source folder, name), ...]}: names sort against the recorded order (the ends ``_profile`` sets)
-LAYOUT = {"base": [(1, TEXT0, "r{r}_b_ascend_pt"), (2, TEXT1, "r{r}_a_ascend_pt")],
-          "comp": [(1, TEXT1, "r{r}_c_ascend_pt"), (2, TEXT0, "r{r}_b_ascend_pt"), (3, TEXT1, "r{r}_a_ascend_pt")]}
+LAYOUT = {"base": [(1, TEXT0, NAME % 2), (2, TEXT1, NAME % 1)],
+          "comp": [(1, TEXT1, NAME % 3), (2, TEXT0, NAME % 2), (3, TEXT1, NAME % 1)]}
 UNIT_REPORT = re.compile(r"performance_comparison_result_rank(\d)_cycle(\d)_(\d{14})\.(xlsx|json)$")
 
 pytestmark = pytest.mark.skipif(not PT.is_dir(), reason="sample data not found")
@@ -237,7 +239,7 @@ def test_refusals(folders, capsys, tmp_path):
     assert code == 1 and error_lines(err)[0].startswith(f"error: {folders['comp']}: holds 3 cycles per rank ")
     odd = tmp_path / "odd"
     shutil.copytree(folders["base"], odd, symlinks=True)
-    shutil.rmtree(odd / "r1_a_ascend_pt")
+    shutil.rmtree(odd / cyc_name(1, 1))
     code, _, err = run_inproc(capsys, "-bp", str(odd), "-d", str(folders["comp"]), "-o", str(tmp_path))
     assert (code, error_lines(err)) == (1, [
         f"error: {odd}: holds its ranks different numbers of times (a profiler schedule's cycles per rank): rank 0 "
@@ -246,12 +248,12 @@ def test_refusals(folders, capsys, tmp_path):
     assert not list(tmp_path.glob("*.xlsx"))
     bad = tmp_path / "bad"
     shutil.copytree(folders["base"], bad)
-    (bad / "r1_a_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").write_text("{")  # cycle 2 of rank 1
+    (bad / cyc_name(1, 1) / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").write_text("{")  # cycle 2 of rank 1
     out = tmp_path / "out"
     out.mkdir()
     code, _, err = run_inproc(capsys, "-bp", str(bad), "-d", str(folders["comp"]), "-o", str(out),
                               "--enable_profiling_compare")
-    assert code == 1 and error_lines(err)[0].startswith(f"error: rank 1 cycle 2: {bad / 'r1_a_ascend_pt'}")
+    assert code == 1 and error_lines(err)[0].startswith(f"error: rank 1 cycle 2: {bad / cyc_name(1, 1)}")
     assert "[INFO] The reports of rank 0 cycle 1, rank 1 cycle 1, rank 0 cycle 2 are complete and stay.\n" in err
 
 
@@ -261,7 +263,8 @@ def single(tmp_path_factory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("single")
     for side, order in (("base", (TEXT0, TEXT1)), ("comp", (TEXT1, TEXT0))):
         for k, source in enumerate(order, 1):
-            _profile(root / side, f"w{3 - k}_ascend_pt", source, 0, END + k, single=True)  # names against order
+            _profile(root / side, f"host_7_2025010100000000{3 - k}_ascend_pt", source, 0, END + k,
+                     single=True)  # names against order
     return {side: root / side for side in ("base", "comp")}
 
 
@@ -274,7 +277,7 @@ def test_single_device_cycles(single, capsys, tmp_path):
     assert sorted(re.sub(r"_\d{14}", "", p.name) for p in tmp_path.iterdir()) == [
         "performance_comparison_result_cycle1.json", "performance_comparison_result_cycle2.json",
         "performance_comparison_result_ranks.json"]
-    assert f"[INFO] cycle 1: comparing {single['base'] / 'w2_ascend_pt'} with {single['comp'] / 'w2_ascend_pt'}\n" \
+    assert f"[INFO] cycle 1: comparing {single['base'] / cyc_name(7, 2)} with {single['comp'] / cyc_name(7, 2)}\n" \
         in err
     assert "| Cycle | Base E2E | Comparison E2E |" in out and "| Rank |" not in out
     assert not [line for line in out.splitlines() if line.startswith("Job")]
@@ -284,7 +287,7 @@ def test_single_device_cycles(single, capsys, tmp_path):
     doc = json.loads(next(tmp_path.glob("performance_comparison_result_ranks_*.json")).read_text())
     assert validate(doc, SCHEMA) == []
     assert [(r["rank"], r["cycle"], r["base_path"]) for r in doc["ranks"]] == [
-        (None, 1, str(single["base"] / "w2_ascend_pt")), (None, 2, str(single["base"] / "w1_ascend_pt"))]
+        (None, 1, str(single["base"] / cyc_name(7, 2))), (None, 2, str(single["base"] / cyc_name(7, 1)))]
     assert (doc["job"], doc["job_line"], doc["not_compared"]) == (None, None, [])
     assert [u for u, _ in api.compare_ranks(single["base"], single["comp"], enable_profiling_compare=True)] == [
         RankCycle(None, 1), RankCycle(None, 2)]
@@ -298,15 +301,22 @@ def test_single_device_cycles(single, capsys, tmp_path):
 
 
 def test_kineto_cycles_of_one_gpu(tmp_path):
-    """tensorboard_trace_handler's cycles on one GPU (``w.<ms>.pt.trace.json.gz``, no rank): cycle k by name."""
+    """tensorboard_trace_handler's cycles on one GPU (``w.<ms>.pt.trace.json.gz``, one worker, no rank): cycle k by
+    the names' timestamps, as numbers."""
     for side, traces in (("a", ("bert-small_h100", "bert-small_mi300")),
                          ("b", ("bert-small_mi300", "bert-small_h100"))):
         (tmp_path / side).mkdir()
-        for ms_, trace in zip((900, 1000), traces, strict=True):  # by name: w.1000 before w.900
+        for ms_, trace in zip((900, 1000), traces, strict=True):  # by the names' numbers: w.900 before w.1000
             shutil.copy(REPO / "sample_data" / f"{trace}.json.gz", tmp_path / side / f"w.{ms_}.pt.trace.json.gz")
     got = [(u, Path(result.base.path).name, Path(result.comparison.path).name) for u, result in
            api.compare_ranks(tmp_path / "a", tmp_path / "b", enable_profiling_compare=True)]
-    assert got == [(RankCycle(None, 1), "w.1000.pt.trace.json.gz", "w.1000.pt.trace.json.gz"),
-                   (RankCycle(None, 2), "w.900.pt.trace.json.gz", "w.900.pt.trace.json.gz")]
+    assert got == [(RankCycle(None, 1), "w.900.pt.trace.json.gz", "w.900.pt.trace.json.gz"),
+                   (RankCycle(None, 2), "w.1000.pt.trace.json.gz", "w.1000.pt.trace.json.gz")]
+    # another worker's trace beside them (unrelated runs side by side): no cycles, the folder named with its traces
+    shutil.copy(REPO / "sample_data" / "bert-small_h100.json.gz", tmp_path / "b" / "v.950.pt.trace.json.gz")
+    with pytest.raises(ProfileError, match=r"b: holds 3 Kineto traces that record no rank \(no distributedInfo\.rank "
+                                           r"in the first 64 KiB\), by name: v\.950\.pt\.trace\.json\.gz, "
+                                           r"w\.900\.pt\.trace\.json\.gz, w\.1000\.pt\.trace\.json\.gz \(pass one"):
+        api.ranks(tmp_path / "b")
     with pytest.raises(ProfileError, match="holds 2 cycles of a single device"):
         api.compare_ranks(tmp_path / "a", TEXT1)

@@ -169,9 +169,14 @@ def test_rank_twice_or_disagreeing_ids_are_refused(tmp_path):
     twice.mkdir()
     for name in ("rank0_ascend_pt", "old_rank0_ascend_pt"):
         (twice / name).symlink_to(TEXT0 / "rank0_ascend_pt")
-    # a rank held twice is two cycles of a profiler schedule, in recorded order (equal ends here: by path)
-    assert api.ranks(twice) == {RankCycle(0, 1): str(twice / "old_rank0_ascend_pt"),
-                                RankCycle(0, 2): str(twice / "rank0_ascend_pt")}
+    # a rank held twice under names that are no one worker's cycles (an old run kept beside): no cycles, an error
+    # naming them in recorded order (equal ends here: by path) (a schedule's: test_ranks_of_several_cycles_...)
+    with pytest.raises(ProfileError, match=r"twice: holds rank 0 twice, in recorded order: old_rank0_ascend_pt, "
+                                           r"rank0_ascend_pt \(keep one profile per rank in the folder; a profiler "
+                                           r"schedule's cycles compare cycle by cycle where each rank's are one "
+                                           r"worker's, named as the profilers name them: "
+                                           r"<worker>_<timestamp>_ascend_pt, <worker>\.<ms>\.pt\.trace\.json\)$"):
+        api.ranks(twice)
     odd = tmp_path / "odd" / "rank0_ascend_pt"
     odd.mkdir(parents=True)
     shutil.copy(TEXT0 / "rank1_ascend_pt" / "profiler_info_1.json", odd / "profiler_info_0.json")  # rank_id 1 inside
@@ -205,6 +210,11 @@ def test_rank_twice_or_disagreeing_ids_are_refused(tmp_path):
         api.ranks(TEXT0 / "rank0_ascend_pt")
 
 
+def cyc_name(worker: int, n: int) -> str:
+    """A profiling directory's name as torch_npu writes it, ``{worker}_{timestamp}_ascend_pt``: worker ``host_N``."""
+    return f"host_{worker}_2025010100000000{n}_ascend_pt"
+
+
 def cycle(folder: Path, name: str, rank: int | None, end: int | None) -> Path:
     """A copy of text/level1's rank 0 profile as torch_npu writes one schedule cycle: ``profiler_info.json`` for a
     single-device run (``rank`` None), else ``profiler_info_<rank>.json``; its collection end ``end`` ns (None:
@@ -224,32 +234,42 @@ def cycle(folder: Path, name: str, rank: int | None, end: int | None) -> Path:
 
 
 def test_folder_of_single_device_cycles_in_recorded_order(tmp_path):
-    """torch_npu's schedule with repeat > 1 (or 0) writes one profile per cycle into on_trace_ready's folder; a
-    single-device run's hold profiler_info.json. They are a single device's cycles, in the order their collections
-    ended (not their names'); by name where one records no end; beside ranks, an error naming both."""
+    """torch_npu's schedule with repeat > 1 (or 0) writes one profile per cycle into on_trace_ready's folder, named
+    ``{worker}_{timestamp}_ascend_pt``; a single-device run's hold profiler_info.json. They are a single device's
+    cycles, in the order their collections ended (not their names'); by name where one records no end; beside
+    ranks, or of two workers, an error naming them."""
     end = json.loads((TEXT1 / "rank0_ascend_pt" / "profiler_info_0.json").read_text())["end_info"]["collectionTimeEnd"]
     assert end == 1736408884023552840
     cyc = tmp_path / "cyc"
-    for name, at in (("b_ascend_pt", end), ("c_ascend_pt", end - 5), ("a_ascend_pt", end + 5)):
+    for name, at in ((cyc_name(7, 2), end), (cyc_name(7, 3), end - 5), (cyc_name(7, 1), end + 5)):
         cycle(cyc, name, None, at)
     assert api.ranks(cyc) == {RankCycle(None, k): str(cyc / n)
-                              for k, n in enumerate(("c_ascend_pt", "b_ascend_pt", "a_ascend_pt"), 1)}
-    (cyc / "b_ascend_pt" / "profiler_info.json").write_text("{}")  # no end recorded: all by name
-    assert list(api.ranks(cyc).values()) == [str(cyc / n) for n in ("a_ascend_pt", "b_ascend_pt", "c_ascend_pt")]
-    shutil.rmtree(cyc / "b_ascend_pt")
-    cycle(cyc, "b_ascend_pt", None, end)
+                              for k, n in enumerate((cyc_name(7, 3), cyc_name(7, 2), cyc_name(7, 1)), 1)}
+    (cyc / cyc_name(7, 2) / "profiler_info.json").write_text("{}")  # no end recorded: all by name
+    assert list(api.ranks(cyc).values()) == [str(cyc / n) for n in (cyc_name(7, 1), cyc_name(7, 2), cyc_name(7, 3))]
+    shutil.rmtree(cyc / cyc_name(7, 2))
+    cycle(cyc, cyc_name(7, 2), None, end)
     for rank in (1, 0):  # beside ranks: which are which
         cycle(cyc, f"rank{rank}_ascend_pt", rank, end)
     with pytest.raises(ProfileError) as info:
         api.ranks(cyc)
     assert str(info.value) == (f"{cyc}: holds 3 profiles of single-device runs (no rank ids), in recorded order: "
-                               "c_ascend_pt, b_ascend_pt, a_ascend_pt; beside profiles of ranks: rank0_ascend_pt "
+                               "host_7_20250101000000003_ascend_pt, host_7_20250101000000002_ascend_pt, "
+                               "host_7_20250101000000001_ascend_pt; beside profiles of ranks: rank0_ascend_pt "
                                "(rank 0), rank1_ascend_pt (rank 1) (pass one profile per side, or a folder holding "
                                "one profile per rank of a distributed run)")
     many = tmp_path / "many"
     for n in range(12):
-        cycle(many, f"w{n:02}_ascend_pt", None, end - n)  # the last written ended first
-    assert list(api.ranks(many).values()) == [str(many / f"w{n:02}_ascend_pt") for n in range(11, -1, -1)]
+        cycle(many, f"host_7_202501010000000{n:02}_ascend_pt", None, end - n)  # the last written ended first
+    assert list(api.ranks(many).values()) == [str(many / f"host_7_202501010000000{n:02}_ascend_pt")
+                                              for n in range(11, -1, -1)]
+    # two workers' profiles (unrelated runs side by side: nothing the profiler recorded pairs them): no cycles
+    cycle(many, "host_8_20250101000000099_ascend_pt", None, end)
+    with pytest.raises(ProfileError, match=r"many: holds 13 profiles of single-device runs \(no rank ids\), in "
+                                           r"recorded order: .* \(pass one of them, one profile per side; a "
+                                           r"schedule's cycles compare cycle by cycle where they are named "
+                                           r"<worker>_<timestamp>_ascend_pt, one worker's"):
+        api.ranks(many)
 
 
 def test_ranks_of_several_cycles_in_recorded_order(tmp_path):
@@ -257,8 +277,8 @@ def test_ranks_of_several_cycles_in_recorded_order(tmp_path):
     different numbers of times are an error naming each rank's count (which cycle a rank missed cannot be told)."""
     end = 1736408884023552840
     job = tmp_path / "job"
-    for name, rank, at in (("r0_b_ascend_pt", 0, end), ("r0_a_ascend_pt", 0, end + 2), ("r0_c_ascend_pt", 0, end + 1),
-                           ("r1_a_ascend_pt", 1, end), ("r1_b_ascend_pt", 1, end + 1), ("r2_ascend_pt", 2, end)):
+    for name, rank, at in ((cyc_name(0, 2), 0, end), (cyc_name(0, 1), 0, end + 2), (cyc_name(0, 3), 0, end + 1),
+                           (cyc_name(1, 1), 1, end), (cyc_name(1, 2), 1, end + 1), ("r2_ascend_pt", 2, end)):
         cycle(job, name, rank, at)
     with pytest.raises(ProfileError, match=r"job: holds its ranks different numbers of times \(a profiler schedule's "
                                            r"cycles per rank\): rank 0 3 times, rank 1 2 times, rank 2 1 time \(keep "
@@ -266,16 +286,16 @@ def test_ranks_of_several_cycles_in_recorded_order(tmp_path):
                                            r"cannot be told\)$"):
         api.ranks(job)
     shutil.rmtree(job / "r2_ascend_pt")
-    shutil.rmtree(job / "r0_a_ascend_pt")
+    shutil.rmtree(job / cyc_name(0, 1))
     found = api.ranks(job)
-    assert found == {RankCycle(0, 1): str(job / "r0_b_ascend_pt"), RankCycle(1, 1): str(job / "r1_a_ascend_pt"),
-                     RankCycle(0, 2): str(job / "r0_c_ascend_pt"), RankCycle(1, 2): str(job / "r1_b_ascend_pt")}
+    assert found == {RankCycle(0, 1): str(job / cyc_name(0, 2)), RankCycle(1, 1): str(job / cyc_name(1, 1)),
+                     RankCycle(0, 2): str(job / cyc_name(0, 3)), RankCycle(1, 2): str(job / cyc_name(1, 2))}
     assert list(found) == [RankCycle(0, 1), RankCycle(1, 1), RankCycle(0, 2), RankCycle(1, 2)]  # cycle by cycle
-    cycle(job, "r0_a_ascend_pt", 0, end - 1)
-    cycle(job, "r1_c_ascend_pt", 1, None)  # one end missing: every rank by name
-    assert list(api.ranks(job).values()) == [str(job / n) for n in ("r0_a_ascend_pt", "r1_a_ascend_pt",
-                                                                    "r0_b_ascend_pt", "r1_b_ascend_pt",
-                                                                    "r0_c_ascend_pt", "r1_c_ascend_pt")]
+    cycle(job, cyc_name(0, 1), 0, end - 1)
+    cycle(job, cyc_name(1, 3), 1, None)  # one end missing: every rank by name
+    assert list(api.ranks(job).values()) == [str(job / n) for n in (cyc_name(0, 1), cyc_name(1, 1),
+                                                                    cyc_name(0, 2), cyc_name(1, 2),
+                                                                    cyc_name(0, 3), cyc_name(1, 3))]
 
 
 def test_cluster_run_files_and_console(cluster_run):

@@ -40,31 +40,15 @@ def test_find_rank_folders_lists_the_samples_folders_of_ranks(samples: Path) -> 
     want["hta/tests/data/trace_filter"] = {r: f"hta/tests/data/trace_filter/sampled_rank-{r}.json.gz" for r in (0, 1)}
     xdit = "tracelens/tests/traces/inference/xdit_flux.1"
     want[xdit] = {0: f"{xdit}/capture_traces"}
-    # by hand too: folders holding one rank several times, or two or more traces that record no rank, are a profiler
-    # schedule's cycles now (RankCycle; rank None: a single device's), by name as none records a collection end.
-    # Only the tb_plugin ones are a schedule's (worker0.<ms>); the others are unrelated runs side by side, which
-    # the discovery cannot tell from cycles
-    def cycles(folder: str, names: list[str], rank: int | None = None) -> dict[RankCycle, str]:
-        return {RankCycle(rank, k): f"{folder}/{name}" for k, name in enumerate(names, 1)}
-
-    for folder, names, rank in (
-            ("hta/tests/data/critical_path", ["alexnet", "cuda_event_sync", "cuda_event_sync_multi_stream",
-                                              "simple_add"], 0),
-            ("hta/tests/data/critical_path/end_to_end/simple_add", ["input", "output"], 0),
-            ("hta/tests/data/trace_compare", ["base", "test"], 1),
+    # by hand too: the tb_plugin runs are one worker's cycles (worker0.<ms>, no rank: RankCycle(None, k), by the
+    # names' timestamps); folders of unrelated runs side by side (hta critical_path's models, tracelens' traces) are
+    # refused, not read as cycles
+    for folder, names in (
             ("kineto/tb_plugin/samples/resnet50_num_workers_0", ["worker0.1623143089861.pt.trace.json.gz",
-                                                                 "worker0.1623143566756.pt.trace.json.gz"], None),
+                                                                 "worker0.1623143566756.pt.trace.json.gz"]),
             ("kineto/tb_plugin/samples/resnet50_num_workers_4", ["worker0.1623212756351.pt.trace.json.gz",
-                                                                 "worker0.1623213129365.pt.trace.json.gz"], None),
-            ("param/et_replay/tests/inputs", ["linear_kineto.json.gz", "resnet_kineto.json.gz"], None),
-            ("tracelens/tests/traces/h100", ["Falconsai_nsfw_image_detection__1016002.json.gz",
-                                             "Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
-                                             "facebook_timesformer-base-finetuned-k400__1016002.json.gz",
-                                             "gaunernst_bert-small-uncased__1016001.json.gz"], None),
-            ("tracelens/tests/traces/inference", ["sglang_decode", "sglang_prefilldecode", "vllm_decode_full",
-                                                  "vllm_prefilldecode_piecewise", "xdit_flux.1_aiter_sage",
-                                                  "xdit_sd_3.5"], 0)):
-        want[folder] = cycles(folder, names, rank)
+                                                                 "worker0.1623213129365.pt.trace.json.gz"])):
+        want[folder] = {RankCycle(None, k): f"{folder}/{name}" for k, name in enumerate(names, 1)}
     assert sweep.find_rank_folders(samples) == want
 
 

@@ -14,7 +14,7 @@ import re
 
 from ..errors import ProfileError
 from ..textsafe import short_list, term_safe
-from ..units import RankCycle, Unit
+from ..units import RankCycle, Unit, named_units
 from . import _INFO_RE, ASCEND_OUTPUT, _is_db_name, _profiling_dirs, folder_traces
 
 #: How much of a Kineto trace is read for its ``distributedInfo`` (it sits before ``traceEvents``).
@@ -90,26 +90,67 @@ def _groups(directory: str) -> dict[int | None, list[str]]:
                 first = exc
             rankless.append(path)
     by_end = all(_collection_end(p) is not None for p in inputs)  # the folder's order: one for all its groups
-    if alone and (held or rankless or len(alone) == 1):
+    # no rank recorded: a single device's cycles only where the names are one process's, as the profilers name a
+    # schedule's cycles (unrelated runs side by side, told apart by nothing the profiler recorded, are no cycles)
+    if alone and (held or rankless or len(alone) == 1 or not _one_worker(alone)):
         raise _single_device_error(directory, alone, held)
-    if rankless and not held and len(rankless) == 1:  # a trace folder's one trace: no folder of ranks
-        raise ProfileError(directory, f"holds 1 Kineto trace that records no rank (no distributedInfo.rank in "
-                                      f"its first {HEAD_BYTES // 1024} KiB): {_names(rankless)}",
-                           hint="pass it, one trace per side")
+    if rankless and not held and (len(rankless) == 1 or not _one_worker(rankless)):  # no folder of ranks
+        some = f"{len(rankless)} Kineto traces that record no rank" if len(rankless) > 1 \
+            else "1 Kineto trace that records no rank"
+        raise ProfileError(directory, f"holds {some} (no distributedInfo.rank in the first "
+                                      f"{HEAD_BYTES // 1024} KiB), by name: {_names(_recorded_order(rankless, False))}",
+                           hint=f"pass {'one of them' if len(rankless) > 1 else 'it'}, one trace per side; a "
+                                "schedule's cycles on one GPU compare cycle by cycle where they are named "
+                                "<worker>.<ms>.pt.trace.json, one worker's, as tensorboard_trace_handler names them")
     if rankless and held:
         raise first
     if alone or rankless:  # a single device's cycles (a schedule's, in on_trace_ready's folder)
         return {None: _recorded_order(alone or rankless, by_end)}
+    # a rank held several times: its cycles where its names are one worker's (one process), as the profilers name a
+    # schedule's cycles; else unrelated runs of that rank side by side, which nothing recorded pairs across folders
+    twice = [rank for rank, paths in sorted(held.items()) if len(paths) > 1 and not _one_worker(paths)]
+    if twice:
+        paths = _recorded_order(held[twice[0]], by_end)
+        times = "twice" if len(paths) == 2 else f"{len(paths)} times"
+        also = f"; {named_units(twice[1:])} too" if twice[1:] else ""
+        raise ProfileError(directory, f"holds rank {twice[0]} {times}, {'in recorded order' if by_end else 'by name'}"
+                                      f": {_names(paths)}{also}",
+                           hint="keep one profile per rank in the folder; a profiler schedule's cycles compare "
+                                "cycle by cycle where each rank's are one worker's, named as the profilers name "
+                                "them: <worker>_<timestamp>_ascend_pt, <worker>.<ms>.pt.trace.json")
     return {rank: _recorded_order(paths, by_end) for rank, paths in sorted(held.items())}
 
 
 def _recorded_order(paths: list[str], by_end: bool) -> list[str]:
     """``paths`` in the order the profiler recorded them: by the collection end each profiling directory's
-    profiler_info*.json records where ``by_end`` (every input of the folder gives one), else by name (a Kineto
-    trace records none in its head; torch_npu's and tensorboard_trace_handler's names end with a timestamp)."""
+    profiler_info*.json records where ``by_end`` (every input of the folder gives one), else by name, its digits
+    as numbers (a Kineto trace records none in its head; torch_npu's and tensorboard_trace_handler's names end with
+    a timestamp: ``w.900`` before ``w.1000``)."""
     if not by_end:
-        return sorted(paths, key=os.path.basename)
+        return sorted(paths, key=_name_order)
     return [p for _, p in sorted((_collection_end(p), p) for p in paths)]
+
+
+def _name_order(path: str) -> list[tuple[int, int | str]]:
+    """A name's sort key, its runs of digits compared as numbers."""
+    return [(0, int(part)) if part.isdigit() else (1, part)
+            for part in re.split(r"([0-9]+)", os.path.basename(path)) if part]
+
+
+#: How the profilers name a schedule's cycles: tensorboard_trace_handler ``{worker}.{ms}.pt.trace.json[.gz]``;
+#: torch_npu and MindSpore ``{worker}_{YYYYmmddHHMMSSfff}_ascend_pt`` / ``_ascend_ms`` (worker: host_pid by default)
+_CYCLE_NAMES = (re.compile(r"(.+)\.[0-9]+\.pt\.trace\.json(?:\.gz)?"), re.compile(r"(.+)_[0-9]{14,}_ascend_(?:pt|ms)"))
+
+
+def _one_worker(paths: list[str]) -> bool:
+    """Whether rankless inputs are one process's cycles: every name as the profilers name them, with one worker."""
+    workers = set()
+    for path in paths:
+        m = _CYCLE_NAMES[0 if os.path.isfile(path) else 1].fullmatch(os.path.basename(path))
+        if not m:
+            return False
+        workers.add(m.group(1))
+    return len(workers) == 1
 
 
 def _single_device(path: str) -> bool:
@@ -132,7 +173,10 @@ def _single_device_error(directory: str, alone: list[str], held: dict[int, list[
         else "1 profile of a single-device run (no rank id)"
     if not held:
         return ProfileError(directory, f"holds {some}, {order}: {_names(paths)}",
-                            hint=f"pass {'one of them' if len(paths) > 1 else 'it'}, one profile per side")
+                            hint=f"pass {'one of them' if len(paths) > 1 else 'it'}, one profile per side" + (
+                                "; a schedule's cycles compare cycle by cycle where they are named "
+                                "<worker>_<timestamp>_ascend_pt, one worker's, as torch_npu names them"
+                                if len(paths) > 1 else ""))
     ranked = sorted((rank, path) for rank, many in held.items() for path in many)
     ranks = short_list([f"{os.path.basename(path)} (rank {rank})" for rank, path in ranked], 10)
     return ProfileError(directory, f"holds {some}, {order}: {_names(paths)}; beside profiles of ranks: {ranks}",
