@@ -390,8 +390,8 @@ def _category_row(bds: tuple[Breakdown, Breakdown], sides: tuple[Profile, Profil
                   "share of computing time in categories (Flash Attention, Conv, Matmul, Paged Attention, Vector, "
                   "Cube, SDMA, MC2); "
                   f"a side with none has no data to split it by ({why}), so the waterfall takes computing as one "
-                  "step: compare Computing Time, not its categories (OverallMetrics and the console table still "
-                  "show them: that side's fall to 0 and its Other Time holds it all)")
+                  "step (OverallMetrics shows that side's categories at 0): compare Computing Time, not its "
+                  "categories")
 
 
 def _early_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any] | None:
