@@ -284,3 +284,24 @@ def test_idle_detail_rounds_its_ms_as_the_verdict():
 
     detail = _idle_row((side(12_004_500), side(12_004_500)))["Detail"]
     assert "base 12.005 ms long, 1.003 ms into the E2E window" in detail
+
+
+def test_a_side_without_idle_time_has_no_stretch_placed(samples, caplog):
+    """hta's MI250 minitoy (base) idles 74.4 % of its E2E in one stretch; hta's triton_example (comparison) is one
+    kernel, so computing fills its whole E2E window (recomputed here: the longest free run is 0 ns). The row and the
+    log's note said "comparison 0.000 ms long, 0.000 ms into the E2E window (ts ...)", a stretch that does not
+    exist; they say the side has none."""
+    base = samples / "hta/tests/data/amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz"
+    comp = samples / "hta/tests/data/triton_example/triton_example.json.gz"
+    (_, free_c), e2e_c = _kineto(json.load(gzip.open(comp))["traceEvents"])
+    (start_b, free_b), e2e_b = _kineto(json.load(gzip.open(base))["traceEvents"])
+    assert free_c == 0 < e2e_c and 2 * free_b >= e2e_b
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(base), str(comp), enable_profiling_compare=True)
+    row = res.guards.set_index("Check").loc[checks.IDLE_CHECK]
+    assert (row["Status"], row["Comparison"]) == ("note", 0.0)
+    none = "comparison none (computing and communication fill its E2E window)"
+    assert f"base {free_b / 1e6:.3f} ms long, " in row["Detail"] and f", {none};" in row["Detail"]
+    assert "comparison 0.000 ms long" not in row["Detail"]
+    notes = [r.getMessage() for r in caplog.records if checks.NOTE_CHECKS[checks.IDLE_CHECK] in r.getMessage()]
+    assert len(notes) == 1 and none in notes[0] and "0.000 ms into the E2E window" not in notes[0]

@@ -533,6 +533,16 @@ IDLE_DIFF = ", and so does the E2E difference"
 IDLE_EXPLAINS = "idle_explains_e2e_diff"
 
 
+def _idle_where(side: str, bd: Breakdown) -> str:
+    """One side's longest idle stretch: its length and where it starts. A side whose computing and communication
+    fill its whole E2E window has none: "0.000 ms long, 0.000 ms into the E2E window (ts ...)" placed a stretch
+    that does not exist (hta's triton_example, one kernel)."""
+    if bd.longest_idle.length_ns <= 0:
+        return f"{side} none (computing and communication fill its E2E window)"
+    return (f"{side} {_ms(bd.longest_idle.length_ns)} ms long, {_ms(bd.longest_idle.offset_ns)} ms into the E2E "
+            f"window (ts {us_text([bd.longest_idle.start_ns])[0]} us)")
+
+
 def _idle_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any]:
     """The longest stretch of each side's E2E window with no computing and no communication, as a share of E2E.
 
@@ -542,10 +552,7 @@ def _idle_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any]:
     shares = [bd.longest_idle.length_ns / bd.e2e_ns if bd.e2e_ns > 0 else None for bd in bds]
     crossed = [side for side, x in zip(_SIDES, shares, strict=True) if x is not None and x >= IDLE_SHARE]
     ok = False if crossed else (True if None not in shares else None)
-    where = ", ".join(f"{side} {_ms(bd.longest_idle.length_ns)} ms long, "
-                      f"{_ms(bd.longest_idle.offset_ns)} ms into the E2E window "
-                      f"(ts {us_text([bd.longest_idle.start_ns])[0]} us)"
-                      for side, bd in zip(_SIDES, bds, strict=True) if bd.e2e_ns > 0)
+    where = ", ".join(_idle_where(side, bd) for side, bd in zip(_SIDES, bds, strict=True) if bd.e2e_ns > 0)
     if not where:
         return _guard(IDLE_CHECK, None, None, None, "no E2E time on either side")
     detail = f"{IDLE_LEAD}{where}"
