@@ -788,6 +788,18 @@ def test_guard_block_shows_one_figure_for_symmetric_checks(caplog):
     assert "step count" not in text and "nan" not in text
 
 
+def test_guard_block_shows_a_rate_just_under_its_threshold_under_it(caplog):
+    """A match rate of 59.96 % under "warn below 60%" read "60.0%"; cut at two decimals it reads 59.96%. A rate
+    that one decimal keeps under the threshold (59.94 %) keeps one decimal, as does one at or over it."""
+    frame = pd.DataFrame([{"Check": "operator match rate", "Status": "warn", "Base": 0.59964, "Comparison": 0.5994,
+                           "Detail": "warn below 60%"}])
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        checks.log_guards(frame)
+    assert "operator match rate (base 59.96%, comparison 59.9%): warn below 60%" in caplog.text
+    assert checks._shown_against("operator match rate", 0.6) == "60.0%"
+    assert checks._shown_against("world size", 0.59964) == "60.0%"  # no threshold of shares: as shown() says
+
+
 def test_share_basis_names_the_level():
     assert contributors.share_basis("operator") == "the operators' device-time change"
     assert contributors.share_basis("category") == "the waterfall steps' change"  # was "the categorys'"
