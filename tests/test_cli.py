@@ -1466,6 +1466,28 @@ def test_notices_of_comparisons_not_asked_for_are_info(caplog: pytest.LogCapture
     assert got[GPU_MESSAGE] == "WARNING" and got[comm] == "WARNING"
 
 
+def test_use_kernel_type_on_gpu_data_is_said_to_be_ignored(caplog: pytest.LogCaptureFixture) -> None:
+    """``--use_kernel_type`` asks for KernelTypeCompare; on the GPU sample pair without ``--enable_*`` flags the only
+    word was an INFO line among the routine ones, that kernel compare needs NPU data on both sides: the option passed
+    as if it had done something. A warning says it is ignored, once; without the option, or with
+    ``--enable_kernel_compare`` (whose own notice is then a warning), there is no such line."""
+    from msprof_compare.api import compare
+
+    said = ("The use_kernel_type parameter is ignored: it only takes effect when both sides are NPU data, which the "
+            "kernel comparison needs.")
+
+    def warned(**flags) -> list[str]:
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            compare(str(SAMPLE_BASE), str(SAMPLE_COMP), **flags)
+        return [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING and "use_kernel_type" in
+                r.getMessage()]
+
+    assert warned(use_kernel_type=True) == [said]
+    assert warned() == []
+    assert warned(use_kernel_type=True, enable_kernel_compare=True) == []
+
+
 # --------------------------------------------------------------------------- coverage audit
 
 SMALL = Path(__file__).resolve().parent / "data" / "kineto" / "mi300_rccl_generic_excerpt.pt.trace.json"

@@ -238,6 +238,11 @@ def _npu_pair(ctx: RunContext) -> bool:
     if ctx.base.is_npu and ctx.comparison.is_npu:
         return True
     log.log(ctx.options.notice_level(), GPU_MESSAGE)
+    if ctx.options.use_kernel_type and ctx.options.by_default:
+        # the notice above is INFO in a run without --enable_* flags: --use_kernel_type, which asks for
+        # KernelTypeCompare alone, passed without a warning on GPU data, as an option no comparison reads does not
+        log.warning("The use_kernel_type parameter is ignored: it only takes effect when both sides are NPU data, "
+                    "which the kernel comparison needs.")
     return False
 
 
