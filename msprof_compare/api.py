@@ -11,6 +11,7 @@ import dataclasses
 import functools
 import gc
 import logging
+import numbers
 import os
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
@@ -893,7 +894,8 @@ def ranks_overview(results: Iterable[tuple[Unit, CompareResult]],
     alone holds (``compare_ranks``' ``.not_compared``, which ``results`` gives itself when it is that iterator); not
     known (``null`` in the document) otherwise. The job's folders are those holding each side's inputs. No pair, a
     rank given twice or both compared and not, or results compared with different ``fail_on_regression``
-    thresholds (the overview judges its ranks by one) raise ``UsageError``: results paired by hand can be any.
+    thresholds (the overview judges its ranks by one), and anything but such pairs (``_rank_pairs``) raise
+    ``UsageError``: results paired by hand can be any.
     ``rank_list``: the ranks selected, as ``compare_ranks`` takes it ("all", "0,3" or a sequence of ids; checked
     before a result is taken), which the document records (null: all) over the iterator's own ``.rank_list``; not
     given, the iterator's (null for other results). A rank compared or not compared that the list leaves out raises
@@ -904,11 +906,21 @@ def ranks_overview(results: Iterable[tuple[Unit, CompareResult]],
 
     selected = getattr(results, "rank_list", None) if rank_list is None else parse_rank_list(rank_list, "rank_list")
 
+    for name, given in (("reports", reports), ("not_compared", not_compared)):
+        if given is not None and not isinstance(given, Mapping):  # else an AttributeError once every rank is done
+            raise UsageError(f"ranks_overview: {name} must be a mapping of rank -> "
+                             f"{'report paths' if name == 'reports' else '(base input, comparison input)'}, not "
+                             f"{type(given).__name__}")
+    for rank, paths in (not_compared or {}).items():
+        if not (isinstance(paths, tuple | list) and len(paths) == 2
+                and all(p is None or isinstance(p, str) for p in paths)):
+            raise UsageError(f"ranks_overview: not_compared[{rank!r}] must be (base input, comparison input), None on "
+                             f"the side without the rank (got {paths!r:.80})")
     rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str]]] = []
     inputs: dict[Unit, tuple[str, str]] = {}
     gates: dict[Unit, int] = {}
     pcts: set[float | None] = set()
-    for rank, result in results:
+    for rank, result in _rank_pairs(results):
         if rank in inputs:
             raise UsageError(f"ranks_overview: {unit_label(rank)} is given twice (one record per rank)")
         pcts.add(result.options.fail_on_regression)
@@ -945,6 +957,36 @@ def ranks_overview(results: Iterable[tuple[Unit, CompareResult]],
     return overview(rows, inputs, (folder(0), folder(1)), gates, pct, not_compared=not_compared, rank_list=selected)
 
 
+def _rank_pairs(results: Any) -> Iterator[tuple[Unit, CompareResult]]:
+    """``ranks_overview``'s ``(rank, CompareResult)`` pairs, each checked as it comes: a dict of rank -> result (the
+    shape of ``reports``), a result without its rank or a rank that is no whole number >= 0 (nor a ``RankCycle``)
+    raised an AttributeError, TypeError or ValueError from inside the overview ("cannot unpack non-iterable int
+    object")."""
+    if isinstance(results, Mapping):
+        raise UsageError("ranks_overview: results must be (rank, CompareResult) pairs, not a mapping: pass its "
+                         ".items()")
+    if isinstance(results, str | bytes) or not isinstance(results, Iterable):
+        raise UsageError("ranks_overview: results must be an iterable of (rank, CompareResult) pairs, not "
+                         f"{type(results).__name__}")
+    for item in results:
+        if not (isinstance(item, tuple | list) and len(item) == 2):
+            raise UsageError(f"ranks_overview: each result must be a (rank, CompareResult) pair (got {item!r:.80})")
+        rank, result = item
+        if not isinstance(rank, RankCycle):
+            if isinstance(rank, bool) or not isinstance(rank, numbers.Integral) or rank < 0:
+                raise UsageError(f"ranks_overview: a rank is a whole number >= 0 or a RankCycle (got {rank!r:.80})")
+            rank = int(rank)
+        if not isinstance(result, CompareResult):
+            raise UsageError(f"ranks_overview: {unit_label(rank)}'s result must be a CompareResult (got "
+                             f"{type(result).__name__})")
+        yield rank, result
+        del item, result  # before the next rank loads: this frame would hold it meanwhile
+
+
 def _report_paths(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> list[str]:
     """A rank's report paths as given to ``ranks_overview``: one path alone is a list of one (not its letters)."""
-    return [os.fspath(paths)] if isinstance(paths, str | os.PathLike) else [os.fspath(p) for p in paths]
+    try:
+        return [os.fspath(paths)] if isinstance(paths, str | os.PathLike) else [os.fspath(p) for p in paths]
+    except TypeError:
+        raise UsageError(f"ranks_overview: a rank's reports are a path or a list of paths (got {paths!r:.80})"
+                         ) from None

@@ -509,6 +509,49 @@ def test_api_overview_of_kineto_ranks_is_the_single_compares(monkeypatch):
         assert record["base_path"] == str(trace)
 
 
+def test_api_overview_refuses_what_is_no_rank_result_pair():
+    """``ranks_overview`` of something other than ``(rank, CompareResult)`` pairs raised AttributeError, TypeError or
+    ValueError from inside it ("cannot unpack non-iterable int object" for a dict of rank -> result, the shape of
+    its ``reports``); each is a ``UsageError`` naming what was given. A NumPy rank is an int in the document."""
+    import numpy as np
+
+    from msprof_compare.errors import UsageError
+
+    trace = KINETO / "sampled_rank-0.json.gz"
+    result = msprof_compare.compare(trace, trace, enable_profiling_compare=True)
+    refused = {
+        "results must be (rank, CompareResult) pairs, not a mapping: pass its .items()": {0: result},
+        "results must be an iterable of (rank, CompareResult) pairs, not NoneType": None,
+        "results must be an iterable of (rank, CompareResult) pairs, not str": "0",
+        "each result must be a (rank, CompareResult) pair (got 0)": [0],
+        "each result must be a (rank, CompareResult) pair (got (0, 1, 2))": [(0, 1, 2)],
+        "a rank is a whole number >= 0 or a RankCycle (got 'a')": [("a", result)],
+        "a rank is a whole number >= 0 or a RankCycle (got -1)": [(-1, result)],
+        "a rank is a whole number >= 0 or a RankCycle (got True)": [(True, result)],
+        "rank 0's result must be a CompareResult (got str)": [(0, "out/rank0.xlsx")],
+    }
+    for message, given in refused.items():
+        with pytest.raises(UsageError) as info:
+            msprof_compare.ranks_overview(given)
+        assert str(info.value) == f"ranks_overview: {message}"
+    # reports and not_compared, read once every rank is done, raised AttributeError, TypeError or IndexError there
+    pair = [(0, result)]
+    for message, kw in {
+        "reports must be a mapping of rank -> report paths, not list": {"reports": ["out/rank0.xlsx"]},
+        "a rank's reports are a path or a list of paths (got 5)": {"reports": {0: 5}},
+        "not_compared must be a mapping of rank -> (base input, comparison input), not list": {"not_compared": [1]},
+        "not_compared[1] must be (base input, comparison input), None on the side without the rank (got 'x')":
+            {"not_compared": {1: "x"}},
+    }.items():
+        with pytest.raises(UsageError) as info:
+            msprof_compare.ranks_overview(pair, **kw)
+        assert str(info.value) == f"ranks_overview: {message}"
+    doc = msprof_compare.ranks_overview([(np.int64(0), result)])
+    assert [type(r["rank"]) for r in doc["ranks"]] == [int] and validate(doc, SCHEMA) == []
+    cycle = msprof_compare.ranks_overview([(msprof_compare.RankCycle(0, 2), result)])  # a unit of folders of cycles
+    assert [(r["rank"], r["cycle"]) for r in cycle["ranks"]] == [(0, 2)]
+
+
 def test_db_ranks_overview_against_the_profilers_step_trace_time(capsys, tmp_path):
     """DB exports: each rank's Computing and Uncovered Communication in the overview JSON are the profiler's own
     analysis.db StepTraceTime (us, to the ns), a table the time breakdown does not read."""
