@@ -609,6 +609,33 @@ def test_step_wrappers_of_other_names_are_said(samples):
     assert "wrappers" not in eager.frames["contributors"].attrs
 
 
+def test_module_rows_lead_says_how_much_of_a_graph_launch_they_hold(samples):
+    """vLLM decode against prefill+decode with the step wrappers paired (the note's advice): the one contributor is
+    hipGraphLaunch 10.388 -> 149.920 ms and its module row reads 0.000 -> 149.920 ms, since the decode trace launches
+    its full graph outside every module. The lead said only "hipGraphLaunch runs inside modules"; it gives each
+    side's part the module rows hold. Recomputed here: the replayed kernels' ns (by correlation id) of the graph
+    launches that an ``nn.Module`` python_function of their thread encloses, against all of them."""
+    from msprof_compare.compare.module_contributors import module_contributors_note
+
+    dec, pw = samples / DECODE, samples / PIECEWISE
+    want = []
+    for path in (dec, pw):
+        ev = _events(path)
+        modules = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "python_function"
+                   and e["name"].startswith("nn.Module:")]
+        inside = sum(_ns(k["dur"]) for call, k in _replayed(ev) if any(_inside(m, call) for m in modules))
+        want.append((inside, _replayed_share(ev)[1]))
+    assert want[0][0] == 0 < want[0][1] and want[1][0] == want[1][1]
+    wrappers = compare(str(dec), str(pw)).frames["contributors"].attrs["wrappers"]
+    paired = compare(str(dec), str(pw), op_name_map={wrappers[0]: wrappers[2]}, max_kernel_num=10)
+    assert paired.contributors["Name"].tolist() == ["hipGraphLaunch"]
+    (b_in, b_all), (c_in, c_all) = want
+    assert module_contributors_note(paired.module_contributors) == (
+        f"hipGraphLaunch (its module rows hold base {b_in / 1e6:.3f} of its {b_all / 1e6:.3f} ms, comparison "
+        f"{c_in / 1e6:.3f} of its {c_all / 1e6:.3f} ms) runs inside modules: the module contributors rank its module "
+        "rows by their change")
+
+
 def test_step_wrapper_note_under_disable_details_says_the_advice_needs_a_run_without_it(samples):
     """Under --disable_details no operator is paired (reference-1 §1.5), so the note's advice (the --op_name_map
     entry and --max_kernel_num 10) changed nothing when followed in the same run: the table kept the comparison's

@@ -264,6 +264,20 @@ def _module_rows_of(contrib: pd.DataFrame, sheets: list[Sheet]) -> pd.DataFrame 
     return frame
 
 
+def _held_by_side(contrib: pd.DataFrame, names: list[str], held: dict[str, list[tuple[str, float, float]]]
+                  ) -> dict[str, list[tuple[str, float, float]]]:
+    """``_held_inside``'s figures of ``names`` with a side that lists the op with some time but whose module rows
+    hold none of it added at 0 (``_held_inside`` leaves such a side out, which then read as "all of it")."""
+    listed = {n: (b, c) for n, b, c in zip(contrib["Name"].tolist(), contrib["Base(ms)"].tolist(),
+                                           contrib["Comparison(ms)"].tolist(), strict=True)}
+    out: dict[str, list[tuple[str, float, float]]] = {}
+    for name in names:
+        got = {side: (h, t) for side, h, t in held.get(name, [])}
+        out[name] = [(side, *got.get(side, (0.0, float(listed[name][i]))))
+                     for i, side in enumerate(("base", "comparison")) if name in listed and listed[name][i]]
+    return out
+
+
 def find_module_contributors(ctx: RunContext, contrib: pd.DataFrame, sheets: list[Sheet]
                              ) -> tuple[list[str], dict[str, list[tuple[str, float, float]]], pd.DataFrame | None]:
     """What ``summary.build`` takes from the module sheets for the operator-level contributors ``contrib``: those
@@ -277,6 +291,13 @@ def find_module_contributors(ctx: RunContext, contrib: pd.DataFrame, sheets: lis
     modules = _module_contributors(ctx, contrib, sheets, outside_held | _around_modules(own, held))
     if modules is None:
         modules = _module_rows_of(contrib, sheets)
+        if modules is not None:
+            # how much of each listed operator's time the module rows hold: vLLM's hipGraphLaunch (its step wrappers
+            # paired) ran outside every module on the base side, so its module row read base 0.000 -> 149.920 ms
+            # under its operator row's 10.388 -> 149.920 ms, and the lead said only that it "runs inside modules"
+            names = modules.attrs["module_rows_of"]
+            held = held | _held_inside(ctx, contrib, [n for n in names if n not in held])
+            modules.attrs["module_rows_held"] = _held_by_side(contrib, names, held)
     return outside, outside_held, modules
 
 
@@ -305,7 +326,9 @@ def _lead(frame: pd.DataFrame | None) -> str:
     runners = frame.attrs.get("runs_modules") if frame is not None and len(frame) else None
     inside = frame.attrs.get("module_rows_of") if frame is not None and len(frame) else None
     if inside:
-        names = short_list(inside, 3, escape=False)
+        held = frame.attrs.get("module_rows_held") or {}
+        names = short_list([n if _held_figures(held.get(n, [])) == "all of it" else
+                            f"{n} (its module rows hold {_held_figures(held[n])})" for n in inside], 3, escape=False)
         return (f"{names} run{'s' if len(inside) == 1 else ''} inside modules: the module contributors rank "
                 f"{'its' if len(inside) == 1 else 'their'} module rows by their change")
     if not runners:
