@@ -50,7 +50,9 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
 
     Writes nothing (``output_format`` / ``fail_on_regression`` are only kept in ``result.options``): call the
     result's ``to_excel`` / ``to_json`` / ``regression_gate``. Raises ``UsageError`` for bad options, naming the
-    keyword and the value (its subclass ``StepError`` for a step the data lacks), and ``ProfileError`` for bad
+    keyword and the value (the original's messages, which the tool keeps, name the keyword alone: a
+    ``max_kernel_num`` of 3 or less, an ``op_name_map`` that is no dict of text, a ``gpu_flow_cat`` over 20
+    characters; its subclass ``StepError`` for a step the data lacks), and ``ProfileError`` for bad
     data, with the CLI's message; errors and warnings name the options as keywords (``add force=True``), not
     as the CLI's flags.
     See the README's option table for what each does.
