@@ -682,6 +682,28 @@ def _why_of(*steps: tuple[str, str, int]) -> str:
     return summary_notes.unchanged_why(rows, wf)
 
 
+def test_unchanged_rows_under_a_gpu_flow_cat_that_links_nothing_name_the_category() -> None:
+    """The bert pair under ``--gpu_flow_cat foo``: no flow of that category (its launch flows are ``ac2g``, counted
+    here from the raw events), so no kernel is linked to an operator and the contributors are the waterfall steps.
+    The note said "as where no kernel is linked to an operator: a trace without launch flows", which these traces
+    are not; it names the category given. Without the option the operators hold their kernels (no such note)."""
+    base, comp = str(BERT_H100), str(BERT_MI300)
+    for path in (base, comp):
+        cats = {e.get("cat") for e in json.load(gzip.open(path))["traceEvents"] if e.get("ph") in ("s", "f")}
+        assert "ac2g" in cats and "foo" not in cats
+    res = compare(base, comp, gpu_flow_cat="foo")
+    assert res.contributors["Level"].unique().tolist() == ["category"]
+    assert res.contributors.attrs["fallback"] == (
+        "no operator changed its device time (no kernel is linked to an operator: no launch flow of the "
+        "--gpu_flow_cat category 'foo'); the contributors are the waterfall steps")
+    assert "fallback" not in compare(base, comp).contributors.attrs
+    # no category given: the reading of a trace without launch flows, as before
+    wf = pd.DataFrame({"Step": ["Base E2E", "Vector", "Comparison E2E"], "Category": ["start", "computing", "end"],
+                       "Delta(ns)": [0, 10, 10]})
+    assert summary_notes.unchanged_why(pd.DataFrame({"Base(ms)": [0.0], "Comparison(ms)": [0.0]}), wf) == (
+        "as where no kernel is linked to an operator: a trace without launch flows")
+
+
 def test_unchanged_why_reads_each_case_by_its_own_rule() -> None:
     """Each reading of "no operator changed" on the figures that pick it, and those next to them that do not (a
     mutation audit of the session's rules: the regrouped sum, the Lccl reading beside communication, the

@@ -176,8 +176,10 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
                    "export's ignores the step), so its change lies outside that step; the contributors are the "
                    "waterfall steps, of the whole profile" + (f" against the {other} side's step" if other else ""))
         else:
-            why = (f"no {found[0]} changed its device time ({unchanged_why(found[1], wf)}); the contributors are the "
-                   "waterfall steps")
+            # the category links every side's kernels only where both are GPU traces (an NPU side has its own flows)
+            flow_cat = ctx.options.gpu_flow_cat if ctx.base.is_gpu and ctx.comparison.is_gpu else ""
+            why = (f"no {found[0]} changed its device time ({unchanged_why(found[1], wf, flow_cat)}); the "
+                   "contributors are the waterfall steps")
         contrib = top_contributors(*reversed(waterfall_contributors(wf)))
         # said under the table (console, JSON, Summary sheet, gate), where the reader of the steps looks: an INFO
         # line on stderr alone left the JSON and the workbook with steps in place of operators and no word why

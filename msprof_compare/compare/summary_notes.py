@@ -68,7 +68,7 @@ def _outside_steps(wf: pd.DataFrame, e2e_delta_ns: int) -> tuple[str, bool, int 
     return named, bool(len(pick)) and abs(held) * 2 >= abs(e2e_delta_ns), rest
 
 
-def unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame) -> str:
+def unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame, flow_cat: str = "") -> str:
     """Why no row of a level changed while the waterfall did. Rows holding no device time on either side: no
     kernel is linked to an operator (a trace without launch flows). Rows holding device time: the change is time
     no operator holds; where uncovered communication moved, the overlap moved (``overlap_words``: a collective
@@ -83,6 +83,8 @@ def unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame) -> str:
     held = float(np.nansum(rows["Base(ms)"].to_numpy(dtype=float)) +
                  np.nansum(rows["Comparison(ms)"].to_numpy(dtype=float)))
     if not held:
+        if flow_cat:  # the bert pair under --gpu_flow_cat foo has its ac2g flows: "a trace without" them misread it
+            return f"no kernel is linked to an operator: no launch flow of the --gpu_flow_cat category {flow_cat!r}"
         return "as where no kernel is linked to an operator: a trace without launch flows"
     step = step_mask(wf)
     delta = wf["Delta(ns)"].to_numpy(dtype=np.int64, na_value=0)
