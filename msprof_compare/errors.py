@@ -60,5 +60,7 @@ class OutOfMemory(MemoryError):
         self.doing = doing
         super().__init__(f"{self.path}: out of memory while {doing}")
 
-    def __reduce__(self) -> tuple[type, tuple[str, str]]:
-        return (type(self), (self.path, self.doing))
+    def __reduce__(self) -> tuple[type, tuple[str, str], dict[str, object]]:
+        """Picklable with what a rank-by-rank compare adds (``api._rank_error``: ``rank``, ``rank_inputs`` and the
+        message naming the unit): a worker process sends it back as it is, as a ``ProfileError``."""
+        return (type(self), (self.path, self.doing), {**self.__dict__, "args": self.args})

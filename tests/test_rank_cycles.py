@@ -320,3 +320,30 @@ def test_kineto_cycles_of_one_gpu(tmp_path):
         api.ranks(tmp_path / "b")
     with pytest.raises(ProfileError, match="holds 2 cycles of a single device"):
         api.compare_ranks(tmp_path / "a", TEXT1)
+
+
+def test_out_of_memory_keeps_its_unit_when_pickled(folders, monkeypatch):
+    """A unit's out-of-memory error, pickled back from a worker process as a cluster task sends it, keeps its unit
+    and its line (``rank 1 cycle 2: <input>: out of memory while loading it``) as a ProfileError does."""
+    import pickle
+
+    from msprof_compare.errors import OutOfMemory
+
+    failing = input_of(folders, "base", 1, 2)
+    real = api._compare_inputs
+
+    def compare(base, comparison, opts):
+        if base == str(failing):
+            raise OutOfMemory(base, "loading it")
+        return real(base, comparison, opts)
+
+    monkeypatch.setattr(api, "_compare_inputs", compare)
+    results = api.compare_ranks(folders["base"], folders["comp"], rank_list=[1], enable_profiling_compare=True)
+    assert next(results)[0] == RankCycle(1, 1)
+    with pytest.raises(OutOfMemory) as info:
+        next(results)
+    assert (info.value.rank, str(info.value)) == (RankCycle(1, 2), f"rank 1 cycle 2: {failing}: out of memory "
+                                                                   "while loading it")
+    back = pickle.loads(pickle.dumps(info.value))
+    assert (type(back), back.rank, str(back), back.path) == (OutOfMemory, RankCycle(1, 2), str(info.value),
+                                                             str(failing))
