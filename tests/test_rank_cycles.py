@@ -347,3 +347,30 @@ def test_out_of_memory_keeps_its_unit_when_pickled(folders, monkeypatch):
     back = pickle.loads(pickle.dumps(info.value))
     assert (type(back), back.rank, str(back), back.path) == (OutOfMemory, RankCycle(1, 2), str(info.value),
                                                              str(failing))
+
+
+def test_single_device_gate_and_left_out_line(single, capsys, tmp_path):
+    """A single device's cycles name their units as cycles in the job's lines too: the gate names the one cycle
+    beyond the threshold by the profiler's step figures ("cycle 1", not "cycles 1"), and the line counting the
+    notices left out speaks of cycles, not rank cycles."""
+    code, _, err = run_inproc(capsys, "-bp", str(single["base"]), "-d", str(single["comp"]), "-o", str(tmp_path),
+                              "--output_format", "json", "--fail_on_regression", "5")
+    regressed = [k for k, (b, c) in enumerate(((TEXT0, TEXT1), (TEXT1, TEXT0)), 1)
+                 if (stage(c, 0)["Stage"] - stage(b, 0)["Stage"]) / stage(b, 0)["Stage"] * 100 > 5]
+    assert regressed == [1]
+    assert code == 3
+    assert error_lines(err)[-1] == "error: --fail_on_regression 5: cycle 1 regressed beyond the threshold"
+    left = [line for line in err.splitlines() if "Left out" in line]
+    assert len(left) == 1 and left[0].endswith(" notices of later cycles that repeated an earlier cycle's but for "
+                                               "the cycle's own paths."), left
+
+
+def test_overview_lists_units_not_compared_cycle_by_cycle(folders):
+    """The units not compared, in the document as in the console's order: cycle by cycle, ranks in rank order
+    within a cycle (a listed rank neither folder holds in each of the longer side's cycles, the comparison's third
+    cycle of rank 1)."""
+    doc = msprof_compare.ranks_overview(api.compare_ranks(folders["base"], folders["comp"], rank_list=[1, 5],
+                                                          enable_profiling_compare=True))
+    assert validate(doc, SCHEMA) == []
+    assert [(r["rank"], r["cycle"], r["only_in"]) for r in doc["not_compared"]] == [
+        (5, 1, None), (5, 2, None), (1, 3, "comparison"), (5, 3, None)]
