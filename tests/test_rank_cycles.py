@@ -374,3 +374,23 @@ def test_overview_lists_units_not_compared_cycle_by_cycle(folders):
     assert validate(doc, SCHEMA) == []
     assert [(r["rank"], r["cycle"], r["only_in"]) for r in doc["not_compared"]] == [
         (5, 1, None), (5, 2, None), (1, 3, "comparison"), (5, 3, None)]
+
+
+def test_mindspore_cycles_by_their_recorded_ends(tmp_path):
+    """MindSpore names a schedule's cycles ``{worker}_{timestamp}_ascend_ms``: each rank's are its cycles, in the
+    order of the collection ends profiler_info records, here written as text (as a number in a string): the
+    second name ended first."""
+    fixture = REPO / "tests" / "data" / "npu" / "profiler" / "rank-0_20250101000000000_ascend_ms"
+    info = json.loads((fixture / "profiler_info_0.json").read_text())
+    folder = tmp_path / "ms"
+    for r in (0, 1):
+        for k, end in ((1, END + 10), (2, END)):
+            path = folder / f"rank-{r}_2025010100000000{k}_ascend_ms"
+            shutil.copytree(fixture / "ASCEND_PROFILER_OUTPUT", path / "ASCEND_PROFILER_OUTPUT")
+            (path / f"profiler_info_{r}.json").write_text(json.dumps(
+                {**info, "rank_id": r, "end_info": {**info["end_info"], "collectionTimeEnd": str(end)}}))
+    expected = {RankCycle(r, k): str(folder / f"rank-{r}_2025010100000000{3 - k}_ascend_ms")
+                for k in (1, 2) for r in (0, 1)}
+    assert list(api.ranks(folder).items()) == list(expected.items())
+    got = [(unit, str(result.base.path)) for unit, result in api.compare_ranks(folder, folder)]
+    assert got == list(expected.items())
