@@ -577,16 +577,20 @@ def _refuse_rank_folders(base: str, comparison: str, face: Face, force: bool) ->
     rank-by-rank compare)."""
     from .loaders.ranks import discover, rank_inputs
 
-    def of_ranks(given: str) -> bool:  # a folder of traces or profiling directories that record no rank (one
+    def of_ranks(given: str) -> str:  # a folder of traces or profiling directories that record no rank (one
         if not rank_inputs(given_path(given)):  # process's runs) keeps the loader's "holds N traces" error
-            return False
+            return ""
         try:
             found = discover(given_path(given))
         except ProfileError:
-            return False
-        return not _single(found)  # a single device's cycles keep the loader's error too
+            return ""
+        return "cycles" if _single(found) else "ranks"
 
-    folders = [of_ranks(p) for p in (base, comparison)]
+    kinds = [of_ranks(p) for p in (base, comparison)]
+    if kinds == ["cycles", "cycles"]:  # the loader's error told to pass "one rank per side", not compare_ranks
+        raise ProfileError(base, "is a folder of a single device's cycles, and so is the comparison",
+                           hint="compare_ranks() compares them cycle by cycle; or pass one profile per side")
+    folders = [kind == "ranks" for kind in kinds]  # a single device's cycles beside one profile: the loader's error
     if not any(folders):
         return
     if all(folders):  # compare() of two folders of ranks; the CLI compares them rank by rank before getting here

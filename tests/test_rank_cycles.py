@@ -394,3 +394,16 @@ def test_mindspore_cycles_by_their_recorded_ends(tmp_path):
     assert list(api.ranks(folder).items()) == list(expected.items())
     got = [(unit, str(result.base.path)) for unit, result in api.compare_ranks(folder, folder)]
     assert got == list(expected.items())
+
+
+def test_compare_of_two_folders_of_single_device_cycles_names_compare_ranks(single):
+    """compare() of two folders of a single device's cycles points to compare_ranks(), as for folders of ranks:
+    the loader's error told to pass "one rank per side" of a device without ranks. Against one profile, the
+    loader's error naming the folder's profiles stays."""
+    with pytest.raises(ProfileError) as info:
+        api.compare(single["base"], single["comp"])
+    assert str(info.value) == (f"{single['base']}: is a folder of a single device's cycles, and so is the "
+                               "comparison (compare_ranks() compares them cycle by cycle; or pass one profile per "
+                               "side)")
+    with pytest.raises(ProfileError, match=f"it holds profiling directories: {cyc_name(7, 1)}, {cyc_name(7, 2)}"):
+        api.compare(single["base"], TEXT1 / "rank0_ascend_pt")
