@@ -22,7 +22,7 @@ from msprof_compare import RankCycle, api, cli
 from msprof_compare.errors import ProfileError, UsageError
 from tests.cliutil import error_lines, run_inproc
 from tests.test_json_report import validate
-from tests.test_ranks import PT, REPO, TEXT0, TEXT1, cyc_name, ms, stage
+from tests.test_ranks import PT, REPO, TEXT0, TEXT1, cyc_name, cycle, ms, stage
 from tests.test_ranks_report import SCHEMA, profiler_ns
 
 END = 1736408884023552840
@@ -407,3 +407,15 @@ def test_compare_of_two_folders_of_single_device_cycles_names_compare_ranks(sing
                                "side)")
     with pytest.raises(ProfileError, match=f"it holds profiling directories: {cyc_name(7, 1)}, {cyc_name(7, 2)}"):
         api.compare(single["base"], TEXT1 / "rank0_ascend_pt")
+
+
+def test_single_device_profiles_of_two_workers_by_name_where_one_records_no_end(tmp_path):
+    """Two workers' single-device profiles (unrelated runs: no cycles) are named by name where one records no
+    collection end, as a folder's order is one for all its profiles."""
+    folder = tmp_path / "two"
+    cycle(folder, "host_8_20250101000000001_ascend_pt", None, END)
+    cycle(folder, "host_7_20250101000000002_ascend_pt", None, None)
+    with pytest.raises(ProfileError) as info:
+        api.ranks(folder)
+    assert str(info.value).startswith(f"{folder}: holds 2 profiles of single-device runs (no rank ids), by name: "
+                                      "host_7_20250101000000002_ascend_pt, host_8_20250101000000001_ascend_pt (")
