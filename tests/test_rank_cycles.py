@@ -419,3 +419,15 @@ def test_single_device_profiles_of_two_workers_by_name_where_one_records_no_end(
         api.ranks(folder)
     assert str(info.value).startswith(f"{folder}: holds 2 profiles of single-device runs (no rank ids), by name: "
                                       "host_7_20250101000000002_ascend_pt, host_8_20250101000000001_ascend_pt (")
+
+
+def test_single_device_cycles_against_cycles_of_ranks(single, folders, capsys, tmp_path):
+    """A single device's cycles against a job's cycles of ranks: exit 1 saying what each side holds, before a
+    compare (not "no rank in common")."""
+    code, _, err = run_inproc(capsys, "-bp", str(single["base"]), "-d", str(folders["comp"]), "-o", str(tmp_path))
+    assert (code, error_lines(err)) == (1, [
+        f"error: {single['base']}: holds 2 cycles of a single device (a profiler schedule's), but the comparison "
+        f"{folders['comp']} holds 3 cycles per rank (cycles compare cycle by cycle only against a folder of cycles "
+        "of the same kind: pass one cycle's folder (split by the timestamps in the names), or both folders of "
+        "cycles)"])
+    assert not list(tmp_path.iterdir())
