@@ -352,7 +352,8 @@ def test_out_of_memory_keeps_its_unit_when_pickled(folders, monkeypatch):
 def test_single_device_gate_and_left_out_line(single, capsys, tmp_path):
     """A single device's cycles name their units as cycles in the job's lines too: the gate names the one cycle
     beyond the threshold by the profiler's step figures ("cycle 1", not "cycles 1"), and the line counting the
-    notices left out speaks of cycles, not rank cycles."""
+    notices left out speaks of cycles, not rank cycles. Both folders hold 2 cycles: no one-sided cycle is warned
+    about."""
     code, _, err = run_inproc(capsys, "-bp", str(single["base"]), "-d", str(single["comp"]), "-o", str(tmp_path),
                               "--output_format", "json", "--fail_on_regression", "5")
     regressed = [k for k, (b, c) in enumerate(((TEXT0, TEXT1), (TEXT1, TEXT0)), 1)
@@ -360,6 +361,7 @@ def test_single_device_gate_and_left_out_line(single, capsys, tmp_path):
     assert regressed == [1]
     assert code == 3
     assert error_lines(err)[-1] == "error: --fail_on_regression 5: cycle 1 regressed beyond the threshold"
+    assert "cycles against" not in err  # as many cycles on both sides: none is one-sided
     left = [line for line in err.splitlines() if "Left out" in line]
     assert len(left) == 1 and left[0].endswith(" notices of later cycles that repeated an earlier cycle's but for "
                                                "the cycle's own paths."), left
