@@ -32,7 +32,7 @@ from .logs import RankNotices, paths_as_typed, said_once
 from .model import Profile
 from .options import API_FACE, CLI_FACE, Face, Options, api_options, build_options, flag_words_kept, parse_rank_list
 from .textsafe import display, term_safe
-from .units import RankCycle, Unit, named_units, unit_label, unit_order, unit_rank
+from .units import RankCycle, Unit, named_units, unit_label, unit_noun, unit_order, unit_rank
 
 log = logging.getLogger("msprof-analyze")
 
@@ -904,7 +904,7 @@ def ranks_overview(results: Iterable[tuple[Unit, CompareResult]],
     before a result is taken), which the document records (null: all) over the iterator's own ``.rank_list``; not
     given, the iterator's (null for other results). A rank compared or not compared that the list leaves out raises
     ``UsageError``: the document would say it was not selected. Units are rank ids, or ``RankCycle`` for
-    folders of cycles (``compare_ranks``' own), not both."""
+    folders of cycles (``compare_ranks``' own), not both (nor a single device's cycles beside cycles of ranks)."""
     from .report.ranks_console import rank_figures
     from .report.ranks_report import overview
 
@@ -946,6 +946,9 @@ def ranks_overview(results: Iterable[tuple[Unit, CompareResult]],
     given = [*inputs, *(not_compared or ())]
     if len({isinstance(u, RankCycle) for u in given}) > 1:
         raise UsageError("ranks_overview: ranks and RankCycle units are given together (one kind per job)")
+    if len({unit_noun(u) for u in given}) > 1:  # else the sheet dropped the Rank column and the job of each cycle
+        raise UsageError("ranks_overview: a single device's cycles (rank None) and cycles of ranks are given "
+                         "together (one kind per job)")
     outside = sorted((u for u in given if unit_rank(u) not in set(selected)), key=unit_order) \
         if selected is not None else []
     if outside:

@@ -433,3 +433,16 @@ def test_single_device_cycles_against_cycles_of_ranks(single, folders, capsys, t
         "of the same kind: pass one cycle's folder (split by the timestamps in the names), or both folders of "
         "cycles)"])
     assert not list(tmp_path.iterdir())
+
+
+def test_overview_refuses_a_single_devices_cycles_beside_cycles_of_ranks(single, folders):
+    """Results gathered by hand from a single device's cycles and from cycles of ranks are two jobs: the overview
+    refuses them together, as ranks beside RankCycle units (its sheet dropped the Rank column of rank 0's row, its
+    job the cycle of ranks)."""
+    lone = next(iter(api.compare_ranks(single["base"], single["comp"], enable_profiling_compare=True)))
+    ranked = next(iter(api.compare_ranks(folders["base"], folders["comp"], enable_profiling_compare=True)))
+    assert (lone[0], ranked[0]) == (RankCycle(None, 1), RankCycle(0, 1))
+    with pytest.raises(UsageError, match=r"a single device's cycles \(rank None\) and cycles of ranks are given "
+                                         r"together \(one kind per job\)"):
+        msprof_compare.ranks_overview([lone, ranked])
+    assert [r["cycle"] for r in msprof_compare.ranks_overview([lone])["ranks"]] == [1]
