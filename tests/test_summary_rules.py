@@ -427,6 +427,26 @@ def test_sub_microsecond_computing_of_a_side_without_categories_is_other_computi
     assert "Flash Attention (Forward)" not in steps.index and "Computing" not in steps.index
 
 
+
+def test_a_side_without_computing_keeps_the_category_steps(samples):
+    """Computing is one waterfall step only where both sides have computing and one alone lies in no category
+    (``waterfall.unsplit``): beside a side with no computing at all (the Level0 sample's breakdown with its computing
+    cut to 0: it launched no kernel), the split side's categories are its own steps, the other side's 0 is its
+    real computing, not a lack of data to split it by."""
+    from msprof_compare.compare.breakdown_npu import npu_breakdown
+
+    opts = Options(enable_profiling_compare=True)
+    b = npu_breakdown(load_profile(str(NPU_EXCERPT), opts), opts)
+    c = npu_breakdown(load_profile(str(samples / NPU_L0), opts), opts)
+    c.computing_ns = 0
+    assert b.categorised_ns > 0 and not waterfall.unsplit(b, c)
+    steps = waterfall.waterfall(b, c).set_index("Step")
+    assert "Computing" not in steps.index
+    # the excerpt's Matmul: 402,768 ns of cube and 46,500 of vector kernels, and its 1 ns residual; Vector 132,181
+    assert steps.loc[["Matmul", "Vector"], ["Base(ns)", "Comparison(ns)"]].values.tolist() == [[449_269, 0],
+                                                                                             [132_181, 0]]
+
+
 def _rename_kernels(d: Path, old: str, new: str) -> list[float]:
     """Rename kernel ``old`` to ``new`` in kernel_details.csv and trace_view.json; the renamed rows' Duration(us)."""
     out = d / "ASCEND_PROFILER_OUTPUT"
