@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO_ROOT
 
-from msprof_compare.units import RankCycle
+from msprof_compare.units import RankCycle, Unit
 
 PT = "msinsight/test/data/pytorch"
 
@@ -52,7 +52,26 @@ def test_find_rank_folders_lists_the_samples_folders_of_ranks(samples: Path) -> 
     assert sweep.find_rank_folders(samples) == want
 
 
-def _fake_tree(root: Path) -> dict[str, dict[int, str]]:
+def test_build_cycle_folders_as_torch_npu_names_a_schedules_cycles(samples: Path, tmp_path: Path) -> None:
+    """The rank phase's NPU folders of cycles, as the project's discovery reads them: by hand, cycle k is the k-th
+    collection end the tool writes (CYCLE_END + 10 k), named against that order (timestamp digit 3 - k, 4 - k), one
+    worker per rank; the private copy holds the same."""
+    sweep.build_cycle_folders(samples, tmp_path)
+    found = sweep.find_rank_folders(tmp_path / sweep.BUILT, tmp_path)
+    assert found == {f"{sweep.BUILT}/npu_cycles_{n}": {
+        RankCycle(r, k): f"{sweep.BUILT}/npu_cycles_{n}/host_{r}_2025010100000000{n + 1 - k}_ascend_pt"
+        for k in range(1, n + 1) for r in (0, 1)} for n in (2, 3)}
+    assert list(found[f"{sweep.BUILT}/npu_cycles_3"])[:3] == [RankCycle(0, 1), RankCycle(1, 1), RankCycle(0, 2)]
+    assert sweep.find_rank_folders(tmp_path / "copy" / sweep.BUILT, tmp_path / "copy") == found
+    info = json.loads((tmp_path / sweep.BUILT / "npu_cycles_3" / "host_1_20250101000000001_ascend_pt" /
+                       "profiler_info_1.json").read_text())
+    assert info["end_info"]["collectionTimeEnd"] == 1736408884023552840 + 30
+    assert sweep.where(samples, tmp_path / "copy", f"{sweep.BUILT}/x") == str(tmp_path / sweep.BUILT / "x")
+    assert sweep.where(samples, tmp_path / "copy", f"copy:{sweep.BUILT}/x") == str(tmp_path / "copy" / sweep.BUILT
+                                                                                   / "x")
+
+
+def _fake_tree(root: Path) -> dict[str, dict[Unit, str]]:
     """Two NPU folders of two ranks (one a DB export) and a Kineto folder: only names matter to the planning."""
     folders = {"a": {0: "a/r0", 1: "a/r1"}, "b": {0: "b/r0", 1: "b/r1"}, "k": {0: "k/t0.json", 1: "k/t1.json"}}
     for f in ("a", "b"):
@@ -78,6 +97,32 @@ def test_plan_rank_pairs_and_option_jobs(tmp_path: Path) -> None:
     assert sweep.split_rank_list(steps[0]) == (steps[0], None)
     assert sweep.rank_singles(folders, "a", "copy:b", {1, 99}) == {1: ("a/r1", "copy:b/r1")}
     assert sweep.rank_singles(folders, "a", "copy:b") == {0: ("a/r0", "copy:b/r0"), 1: ("a/r1", "copy:b/r1")}
+
+
+def test_plan_of_folders_of_cycles(tmp_path: Path) -> None:
+    """Folders of cycles pair with folders of their kind alone: cycles of ranks whatever their counts, a single
+    device's of as many cycles; the option sets on each kind, --rank_list (by rank) not on a single device's."""
+    folders = _fake_tree(tmp_path)
+    folders |= {f"c{n}": {RankCycle(r, k): f"c{n}/h{r}_{k}" for k in range(1, n + 1) for r in (0, 1)} for n in (2, 3)}
+    folders |= {t: {RankCycle(None, k): f"{t}/w.{k}.pt.trace.json" for k in range(1, n + 1)}
+                for t, n in (("t0", 2), ("t4", 2), ("t5", 3))}
+    pairs = sweep.plan_rank_pairs(tmp_path, folders)
+    assert pairs == [(f, "copy:" + f) for f in folders] + [("a", "b"), ("b", "a"), ("c2", "c3"), ("c3", "c2"),
+                                                           ("t0", "t4"), ("t4", "t0")]
+    assert sweep.rank_singles(folders, "c3", "copy:c2", {1}) == {
+        RankCycle(1, k): (f"c3/h1_{k}", f"copy:c2/h1_{k}") for k in (1, 2)}
+    assert list(sweep.rank_singles(folders, "c2", "c3")) == [RankCycle(r, k) for k in (1, 2) for r in (0, 1)]
+    jobs = sweep.rank_option_jobs(tmp_path, folders, pairs, 10)
+    listing = ["--enable_profiling_compare", "--rank_list", "1,99"]
+    for b, c in [("c2", "copy:c2"), ("c3", "copy:c3"), ("c2", "c3"), ("c3", "c2")]:
+        assert [o for x, y, o in jobs if (x, y) == (b, c)] == [*sweep.RANK_OPTS, listing]
+    for b, c in [("t0", "copy:t0"), ("t4", "copy:t4"), ("t5", "copy:t5"), ("t0", "t4"), ("t4", "t0")]:
+        assert [o for x, y, o in jobs if (x, y) == (b, c)] == sweep.RANK_OPTS
+    assert sweep.report_unit("performance_comparison_result_rank1_cycle2_20250101000000.json") == (
+        RankCycle(1, 2), "20250101000000")
+    assert sweep.report_unit("performance_comparison_result_cycle3_20250101000000.json")[0] == RankCycle(None, 3)
+    assert sweep.report_unit("performance_comparison_result_rank12_20250101000000.json")[0] == 12
+    assert sweep.report_unit("performance_comparison_result_ranks_20250101000000.json") is None
 
 
 def test_rank_phase_on_a_tiny_matrix(samples: Path, tmp_path: Path) -> None:
@@ -214,3 +259,97 @@ def test_rank_figures_of_the_gate_alone() -> None:
     assert sweep._rank_ns(doc | {"options": {"enable_profiling_compare": False, "fail_on_regression": None}}) is None
     assert sweep._rank_ns(doc | {"options": {"enable_profiling_compare": True, "fail_on_regression": 20.0}}) is None
     assert sweep._rank_ns(doc | {"summary": {"e2e": None}}) is None
+
+
+@pytest.fixture
+def cycle_run(samples: Path, tmp_path: Path):
+    """A real cycle-by-cycle run of the rank phase's NPU folders of cycles (ranks 0 and 1; base level0, level1;
+    comparison level1, level0, level1), the profiling compare and the gate at 20 %, its reports and the single
+    compares of its units: the check finds nothing in it."""
+    out = tmp_path / "cycles"
+    sweep.build_cycle_folders(samples, out)
+    folders = sweep.find_rank_folders(out / sweep.BUILT, out)
+    b, c = f"{sweep.BUILT}/npu_cycles_2", f"{sweep.BUILT}/npu_cycles_3"
+    opts = ["--enable_profiling_compare", "--fail_on_regression", "20"]
+    d = out / "o"
+    d.mkdir()
+    r = sweep.run_cli(samples, out / "copy", b, c, opts, 300, str(d)) | {
+        "dir": str(d), "base_dir": str(out / b), "comp_dir": str(out / c)}
+    reports = {f.name: json.loads(f.read_text()) for f in d.iterdir()}
+    singles = {}
+    for unit, (sb, sc) in sweep.rank_singles(folders, b, c).items():
+        single = sweep.run_cli(samples, out / "copy", sb, sc, opts, 300)
+        doc, bad = sweep.check_run(single)
+        assert bad == []
+        singles[unit] = (single["rc"], None, doc)
+    assert sweep.check_rank_run(r, (folders[b], folders[c]), singles, reports) == []
+    return r, (folders[b], folders[c]), singles, reports
+
+
+def test_check_rank_run_flags_each_disagreement_of_a_cycle_run(cycle_run) -> None:
+    r, folders, singles, reports = cycle_run
+    check = sweep.check_rank_run
+    overview_name = next(n for n in reports if "_ranks_" in n)
+    overview = reports[overview_name]
+    name = next(n for n in reports if "_rank1_cycle2_" in n)
+    # by hand (test_rank_cycles): rank 1 cycle 1 alone regressed beyond 20 %; the comparison's cycle 3 not compared
+    assert r["rc"] == 3 and [k for k, v in singles.items() if v[0] == 3] == [RankCycle(1, 1)]
+    assert [(x["rank"], x["cycle"], x["only_in"]) for x in overview["not_compared"]] == [
+        (0, 3, "comparison"), (1, 3, "comparison")]
+    assert [j["cycle"] for j in overview["job"]] == [1, 2]
+
+    def altered(**repl) -> list[str]:
+        """The check of the run with its stdout / stderr lines replaced (old -> new) or reports changed."""
+        got = r
+        for stream in ("stdout", "stderr"):
+            for old, new in repl.get(stream, []):
+                assert old in got[stream]
+                got = got | {stream: got[stream].replace(old, new)}
+        return check(got, folders, repl.get("singles", singles), repl.get("reports", reports))
+
+    changed = json.loads(json.dumps(reports[name]))
+    changed["sheets"][-1]["rows"] = changed["sheets"][-1]["rows"][:-1]  # an altered cycle report is caught
+    assert _flags(altered(reports=reports | {name: changed}), "rank 1 cycle 2: report != single compare")
+    renamed = {n.replace("_cycle2_", "_cycle3_") if n == name else n: v for n, v in reports.items()}
+    assert _flags(altered(reports=renamed), "reports of ranks", "'rank 1 cycle 3'")
+    plain = {n.replace("_rank1_cycle2_", "_rank1_") if n == name else n: v for n, v in reports.items()}
+    assert _flags(altered(reports=plain), "reports of ranks", "'rank 1',")  # a rank's name, not a cycle's
+    line = next(ln for ln in r["stdout"].splitlines() if ln.startswith("rank 1 cycle 2: E2E "))
+    assert _flags(altered(stdout=[(line, line.replace("rank 1 cycle 2", "rank 1 cycle 1"))]),
+                  "rank 1 cycle 2: no line")
+    row = next(ln for ln in r["stdout"].splitlines() if ln.startswith("|  1   |   2   |"))
+    assert _flags(altered(stdout=[(row, row.replace("|   2   |", "|   1   |"))]), "rank 1 cycle 2: no table row")
+    assert _flags(altered(stdout=[("| Rank | Cycle |", "| Rank | Cycles |")]), "table header")
+    job = next(ln for ln in r["stdout"].splitlines() if ln.startswith("Job cycle 2 "))
+    assert _flags(altered(stdout=[(job, job.replace("Job cycle 2", "Job"))]), "job lines")
+    assert _flags(altered(stdout=[(job + "\n", "")]), "job lines")
+    warned = next(ln for ln in r["stderr"].splitlines() if "Cycle only in the comparison" in ln)
+    assert warned.endswith("(3 cycles against 2), not compared: 3")
+    assert _flags(altered(stderr=[(warned, "")]), "cycles [3] only in the comparison")
+    assert _flags(check(r, folders[::-1], singles, reports), "cycles [3] only in the base")
+    # the gate: each regressed unit's line, the job's error line naming them, the overview's verdicts
+    gate = next(ln for ln in r["stderr"].splitlines() if ln.startswith("error: --fail_on_regression"))
+    assert gate == "error: --fail_on_regression 20: rank 1 cycle 1 regressed beyond the threshold"
+    assert _flags(altered(stderr=[(gate, gate.replace("rank 1 cycle 1", "rank 1"))]), "error lines")
+    assert _flags(altered(stderr=[("rank 1 cycle 1: Performance regression: ", "Performance regression: ")]),
+                  "rank 1 cycle 1: no line of its regression")
+    calm = singles | {RankCycle(1, 1): (0, *singles[RankCycle(1, 1)][1:])}
+    assert _flags(altered(singles=calm), "exit status 3, the single compares give 0")
+    assert _flags(altered(singles=calm), "job overview rank 1 cycle 1: regressed True")
+
+    def overview_with(change) -> list[str]:
+        doc = json.loads(json.dumps(overview))
+        change(doc)
+        return altered(reports=reports | {overview_name: doc})
+
+    assert _flags(overview_with(lambda d: d["not_compared"].pop()), "job overview not_compared")
+    assert _flags(overview_with(lambda d: d["not_compared"][0].update(cycle=2)), "job overview not_compared")
+    assert _flags(overview_with(lambda d: d["ranks"][1].update(cycle=2)), "job overview of ranks")
+    assert _flags(overview_with(lambda d: d["ranks"][0].pop("cycle")), "job overview of ranks")
+    assert _flags(overview_with(lambda d: d["job"][1].update(cycle=1)), "job overview job")
+    assert _flags(overview_with(lambda d: d.update(job=d["job"][0])), "job overview job")
+    assert _flags(overview_with(lambda d: d.update(job_line=d["job_line"].split("; ")[0])), "job overview job_line")
+    assert _flags(overview_with(lambda d: d["ranks"][2].update(base_path=d["ranks"][0]["base_path"])),
+                  "job overview rank 0 cycle 2: inputs")
+    assert _flags(overview_with(lambda d: d.update(fail_on_regression=None)), "job overview fail_on_regression")
+    assert _flags(overview_with(lambda d: d["ranks"][0].update(rank="0")), "job overview schema")

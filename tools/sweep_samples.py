@@ -8,10 +8,13 @@ change of their whole ns, a half away from zero; memory: round() of the float) a
 integer counts, the OverallMetrics hierarchy sums, E2E = computing + uncovered communication + free, console
 figures = sheet figures, self-compares at zero, swapped sides mirrored, one comparator alone = the same sheet
 of the full run, and statistic sheets totalling their detail sheets. The rank phase finds the folders of ranks
-(`msprof_compare.api.ranks`), compares them rank by rank (`-o FOLDER`) and checks that each rank's report is the
-single compare of its pair, with the invariants above, that the status, error, report names, rank lines, table,
-job line, job overview (its figures the rank reports') and one-sided-rank warning follow (of a `--rank_list` run:
-the listed ranks, and a warning for those neither folder holds), and that `-o -` is refused. It is a tool, not
+and of a profiler schedule's cycles (`msprof_compare.api.ranks`; it builds NPU folders of cycles of ranks from the
+text rank folders, `build_cycle_folders`), compares two of a kind unit by unit (`-o FOLDER`; a unit is a rank or a
+`RankCycle`) and checks that each unit's report is the single compare of its pair, with the invariants above, that
+the status (the gate's too), error, report names, unit lines, table, job lines (one per cycle of ranks), job
+overview (schema-valid, its figures the unit reports') and the warnings of one-sided ranks and of cycles beyond the
+other folder's count follow (of a `--rank_list` run: the listed ranks, and a warning for those neither folder
+holds), and that `-o -`, and `--rank_list` on a single device's cycles, are refused. It is a tool, not
 part of the suite: slow (minutes) and it reports findings to investigate rather than asserting.
 
     python tools/sweep_samples.py                 # ../shared/samples, results in ./sweep-out
@@ -45,6 +48,13 @@ SCHEMA = json.loads((ROOT / "docs" / "result.schema.json").read_text())
 sys.path.insert(0, str(ROOT / "tests"))
 from test_json_report import validate  # noqa: E402  (the suite's schema-subset validator)
 
+from msprof_compare.units import RankCycle, Unit, unit_label, unit_noun, unit_order, unit_rank  # noqa: E402
+
+RANKS_SCHEMA = json.loads((ROOT / "docs" / "ranks.schema.json").read_text())
+#: The folder under OUT (and under OUT/copy) of the folders of cycles the rank phase builds: a side named
+#: `BUILT/...` is there, not in the samples.
+BUILT = "sweep-built"
+
 # ------------------------------------------------------------------------------------------------ inputs
 
 
@@ -76,8 +86,11 @@ def enumerate_inputs(samples: Path) -> list[tuple[str, str]]:
 
 
 def where(samples: Path, copies: Path, p: str) -> str:
-    """The path of a side: one prefixed `copy:` is in the private copy of the samples (self-compares)."""
-    return str(copies / p[5:]) if p.startswith("copy:") else str(samples / p)
+    """The path of a side: one prefixed `copy:` is in the private copy of the samples (self-compares), one under
+    `BUILT` in OUT (the rank phase's folders of cycles, `build_cycle_folders`)."""
+    if p.startswith("copy:"):
+        return str(copies / p[5:])
+    return str(copies.parent / p) if p.startswith(BUILT + "/") else str(samples / p)
 
 
 def run_cli(samples: Path, copies: Path, base: str, comp: str, opts: list[str], timeout: int,
@@ -521,8 +534,9 @@ def check_run(r: dict) -> tuple[dict | None, list[str]]:
     bad: list[str] = []
     if "Traceback" in r["stderr"] or "Traceback" in r["stdout"]:
         bad.append("traceback: " + r["stderr"].strip().splitlines()[-1][:200])
-    if r["rc"] not in (0, 1, 2):  # 2: a usage error, such as a step the data lacks (docs/differences.md)
-        bad.append(f"exit status {r['rc']}")
+    gate = r["opts"][r["opts"].index("--fail_on_regression") + 1] if "--fail_on_regression" in r["opts"] else None
+    if r["rc"] not in (0, 1, 2) and not (r["rc"] == 3 and gate):  # 2: a usage error, such as a step the data lacks
+        bad.append(f"exit status {r['rc']}")  # (docs/differences.md); 3: the gate's verdict, its report written
     if r["rc"] in (1, 2):
         errs = [ln for ln in r["stderr"].splitlines() if "ERROR" in ln or "rror:" in ln]
         if len(errs) != 1:
@@ -530,12 +544,17 @@ def check_run(r: dict) -> tuple[dict | None, list[str]]:
         if r["stdout"].strip():
             bad.append(f"exit {r['rc']} but JSON written on stdout")
         return None, bad
-    if r["rc"] != 0:
+    if r["rc"] not in (0, 3):
         return None, bad
     try:
         doc = json.loads(r["stdout"], parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
     except ValueError as e:
         return None, bad + [f"stdout is not strict JSON: {e}"]
+    if gate:  # exit 3 where the comparison's E2E time exceeds the base's by more than the threshold, said so
+        e2e = (_rank_ns(doc) or {}).get("E2E Time")
+        over = e2e is not None and e2e[0] > 0 and (e2e[1] - e2e[0]) / e2e[0] * 100 > float(gate)
+        if e2e is not None and r["rc"] != 3 * over or ("Performance regression: " in r["stderr"]) != (r["rc"] == 3):
+            bad.append(f"gate {gate}: exit {r['rc']} of E2E {e2e}")
     return doc, bad + check_doc(doc, r["stderr"])
 
 
@@ -603,8 +622,10 @@ def plan_pairs(samples: Path, loadable: list[tuple[str, str]]) -> list[tuple[str
 
 # ------------------------------------------------------------------------------------------------ rank folders
 
-#: The report a rank-by-rank compare writes per rank (README "Multi-rank runs"), with ``--output_format json``.
-RANK_REPORT = re.compile(r"^performance_comparison_result_rank(\d+)_(\d{14})\.json$")
+#: The report a rank-by-rank compare writes per unit (README "Multi-rank runs"), with ``--output_format json``:
+#: ``rank{R}`` (a rank), ``rank{R}_cycle{k}`` (a schedule's cycle of a rank), ``cycle{k}`` (a single device's cycle).
+UNIT_REPORT = re.compile(r"^performance_comparison_result_(?:rank(\d+)_cycle(\d+)|rank(\d+)|cycle(\d+))"
+                         r"_(\d{14})\.json$")
 #: The job overview a complete rank-by-rank compare writes beside them.
 OVERVIEW_REPORT = re.compile(r"^performance_comparison_result_ranks_(\d{14})\.json$")
 #: Option sets of the rank phase besides the default one; the step options only where both folders are DB exports.
@@ -618,36 +639,87 @@ RANK_STEPS = ("50", "13")  # the DB samples' step, and one they lack (a usage er
 RANK_LIST_ABSENT = 99
 #: OverallMetrics rows of the rank table, in its column order after the E2E ones.
 RANK_METRICS = ("E2E Time", "Computing Time", "Uncovered Communication Time", "Free Time")
+#: The folders of a profiler schedule's cycles of ranks 0 and 1 the rank phase builds (`build_cycle_folders`) from
+#: the samples' text rank folders: {folder: the level of each cycle, in recorded order}; 2 cycles against 3 leaves
+#: the third not compared.
+CYCLE_LAYOUT = {"npu_cycles_2": ("level0", "level1"), "npu_cycles_3": ("level1", "level0", "level1")}
+CYCLE_SOURCE = "msinsight/test/data/pytorch/text"
+CYCLE_END = 1736408884023552840  # ns: the collection ends the built cycles record, 10 ns apart
 
 
-def find_rank_folders(samples: Path) -> dict[str, dict[int, str]]:
-    """{folder: {rank: input}}, relative to `samples`, of every folder the project's own rank discovery
-    (`msprof_compare.api.ranks`) takes as a folder of ranks, sorted: the CLI compares two of them rank by rank."""
+def report_unit(name: str) -> tuple[Unit, str] | None:
+    """(unit, timestamp) of a unit report's file name (`UNIT_REPORT`); None for any other name."""
+    m = UNIT_REPORT.match(name)
+    if m is None:
+        return None
+    rank, cycle, alone, single, stamp = m.groups()
+    return (RankCycle(int(rank), int(cycle)) if rank else int(alone) if alone else RankCycle(None, int(single))), stamp
+
+
+def folder_kind(units: dict[Unit, str]) -> str:
+    """"rank", "rank cycle" (a schedule's cycles of ranks) or "cycle" (a single device's): only folders of one
+    kind compare unit by unit (the CLI refuses cycles against ranks, and a single device's against ranks')."""
+    return unit_noun(next(iter(units), 0))
+
+
+def build_cycle_folders(samples: Path, out: Path) -> None:
+    """`CYCLE_LAYOUT`'s folders under OUT/BUILT and OUT/copy/BUILT (self-compares), as torch_npu writes a schedule's
+    cycles: `{worker}_{timestamp}_ascend_pt`, one worker per rank, copies of the samples' text level rank folders
+    whose profiler_info_N.json records the cycle's collection end (the recorded order, against the names' order);
+    none where the samples lack the text levels. Why: the samples hold no NPU folder of cycles."""
+    src = samples / CYCLE_SOURCE
+    for root in (out / BUILT, out / "copy" / BUILT):
+        shutil.rmtree(root, ignore_errors=True)
+        if not all((src / lv / f"rank{r}_ascend_pt").is_dir() for lv in ("level0", "level1") for r in (0, 1)):
+            continue
+        for folder, levels in CYCLE_LAYOUT.items():
+            for k, level in enumerate(levels, 1):
+                for r in (0, 1):
+                    dst = root / folder / f"host_{r}_2025010100000000{len(levels) + 1 - k}_ascend_pt"
+                    info = f"profiler_info_{r}.json"
+                    shutil.copytree(src / level / f"rank{r}_ascend_pt", dst, ignore=shutil.ignore_patterns(info))
+                    doc = json.loads((src / level / f"rank{r}_ascend_pt" / info).read_text())
+                    doc["end_info"]["collectionTimeEnd"] = CYCLE_END + 10 * k
+                    (dst / info).write_text(json.dumps(doc))
+
+
+def find_rank_folders(top: Path, names_from: Path | None = None) -> dict[str, dict[Unit, str]]:
+    """{folder: {unit: input}}, relative to `names_from` (default `top`), of every folder under `top` the project's
+    own rank discovery (`msprof_compare.api.ranks`) takes as a folder of ranks or of a schedule's cycles, sorted: the
+    CLI compares two of one kind unit by unit."""
     from msprof_compare.api import ranks
     from msprof_compare.errors import ProfileError
 
-    found: dict[str, dict[int, str]] = {}
-    for d in sorted(p for p in samples.rglob("*") if p.is_dir()):
+    rel = names_from or top
+    found: dict[str, dict[Unit, str]] = {}
+    for d in sorted(p for p in top.rglob("*") if p.is_dir()):
         try:
-            by_rank = ranks(str(d))
+            by_unit = ranks(str(d))
         except ProfileError:
             continue
-        found[str(d.relative_to(samples))] = {k: str(Path(v).relative_to(samples)) for k, v in by_rank.items()}
+        found[str(d.relative_to(rel))] = {k: str(Path(v).relative_to(rel)) for k, v in by_unit.items()}
     return found
 
 
-def plan_rank_pairs(samples: Path, folders: dict[str, dict[int, str]]) -> list[tuple[str, str]]:
-    """(base, comparison) folder pairs: every folder against its private copy, every NPU folder (its ranks hold
-    ASCEND_PROFILER_OUTPUT) against every other both ways; Kineto folders only against themselves."""
-    npu = [f for f, by_rank in folders.items()
-           if any((samples / p / "ASCEND_PROFILER_OUTPUT").is_dir() for p in by_rank.values())]
-    return [(f, "copy:" + f) for f in folders] + list(itertools.permutations(npu, 2))
+def plan_rank_pairs(samples: Path, folders: dict[str, dict[Unit, str]]) -> list[tuple[str, str]]:
+    """(base, comparison) folder pairs: every folder against its private copy; every NPU folder of ranks (its ranks
+    hold ASCEND_PROFILER_OUTPUT) against every other both ways, Kineto folders of ranks only against themselves;
+    every folder of a schedule's cycles of ranks against every other (cycle counts unequal too); a single device's
+    cycles against another's of as many cycles (the tb_plugin runs: one model)."""
+    npu = [f for f, by_rank in folders.items() if folder_kind(by_rank) == "rank"
+           and any((samples / p / "ASCEND_PROFILER_OUTPUT").is_dir() for p in by_rank.values())]
+    cycles = [f for f, units in folders.items() if folder_kind(units) == "rank cycle"]
+    single = [(b, c) for b, c in itertools.permutations(folders, 2)
+              if folder_kind(folders[b]) == folder_kind(folders[c]) == "cycle" and len(folders[b]) == len(folders[c])]
+    return ([(f, "copy:" + f) for f in folders] + list(itertools.permutations(npu, 2))
+            + list(itertools.permutations(cycles, 2)) + single)
 
 
-def rank_option_jobs(samples: Path, folders: dict[str, dict[int, str]], pairs: list[tuple[str, str]],
+def rank_option_jobs(samples: Path, folders: dict[str, dict[Unit, str]], pairs: list[tuple[str, str]],
                      n: int) -> list[tuple[str, str, list[str]]]:
-    """The option sets on `n` pairs of folders with two ranks in common or more (self-compares first, then the
-    others, each in hash order); the step options where both folders are DB exports."""
+    """The option sets on `n` pairs of folders of each kind (`folder_kind`) with two units in common or more
+    (self-compares first, then the others, each in hash order); the step options where both folders are DB exports;
+    `--rank_list` where the units have ranks."""
     h = lambda s: hashlib.sha1(s.encode()).hexdigest()  # noqa: E731
 
     def db(f: str) -> bool:
@@ -655,13 +727,16 @@ def rank_option_jobs(samples: Path, folders: dict[str, dict[int, str]], pairs: l
         return all(any((samples / p / "ASCEND_PROFILER_OUTPUT").glob("*.db")) for p in folders[f].values())
 
     multi = [(b, c) for b, c in pairs if len(set(folders[b]) & set(folders[c.removeprefix("copy:")])) > 1]
-    chosen = sorted(multi, key=lambda p: (not p[1].startswith("copy:"), h(p[0] + p[1])))[:n]
-    jobs = [(b, c, o) for b, c in chosen for o in RANK_OPTS]
-    jobs += [(b, c, ["--base_step", st, "--comparison_step", st]) for b, c in chosen if db(b) and db(c)
-             for st in RANK_STEPS]
-    jobs += [(b, c, ["--enable_profiling_compare", "--rank_list",
-                     f"{max(set(folders[b]) & set(folders[c.removeprefix('copy:')]))},{RANK_LIST_ABSENT}"])
-             for b, c in chosen]
+    jobs: list[tuple[str, str, list[str]]] = []
+    for kind in dict.fromkeys(folder_kind(folders[b]) for b, _ in multi):
+        chosen = sorted([p for p in multi if folder_kind(folders[p[0]]) == kind],
+                        key=lambda p: (not p[1].startswith("copy:"), h(p[0] + p[1])))[:n]
+        jobs += [(b, c, o) for b, c in chosen for o in RANK_OPTS]
+        jobs += [(b, c, ["--base_step", st, "--comparison_step", st]) for b, c in chosen if db(b) and db(c)
+                 for st in RANK_STEPS]
+        jobs += [(b, c, ["--enable_profiling_compare", "--rank_list",
+                         f"{max(unit_rank(u) for u in rank_singles(folders, b, c))},{RANK_LIST_ABSENT}"])
+                 for b, c in chosen if kind != "cycle"]  # a single device's cycles: refused (checked once)
     return jobs
 
 
@@ -675,14 +750,14 @@ def split_rank_list(opts: list[str] | tuple[str, ...]) -> tuple[list[str], set[i
     return opts[:i] + opts[i + 2:], {int(x) for x in opts[i + 1].split(",")}
 
 
-def rank_singles(folders: dict[str, dict[int, str]], base: str, comp: str,
-                 listed: set[int] | None = None) -> dict[int, tuple[str, str]]:
-    """{rank: (base input, comparison input)} of the ranks both folders hold (of `listed`, when given), as the sweep
-    names sides."""
+def rank_singles(folders: dict[str, dict[Unit, str]], base: str, comp: str,
+                 listed: set[int] | None = None) -> dict[Unit, tuple[str, str]]:
+    """{unit: (base input, comparison input)} of the units both folders hold (of the `listed` ranks, when given), in
+    the order the CLI compares them (`unit_order`), as the sweep names sides."""
     cf = comp.removeprefix("copy:")
     pre = "copy:" if comp.startswith("copy:") else ""
-    common = set(folders[base]) & set(folders[cf]) & (set(folders[base]) if listed is None else listed)
-    return {k: (folders[base][k], pre + folders[cf][k]) for k in sorted(common)}
+    common = {u for u in set(folders[base]) & set(folders[cf]) if listed is None or unit_rank(u) in listed}
+    return {u: (folders[base][u], pre + folders[cf][u]) for u in sorted(common, key=unit_order)}
 
 
 def _ms(ns: int, sign: bool = False) -> str:
@@ -742,20 +817,52 @@ def _first_difference(a, b, at: str = "") -> str:
     return f"{at}: {a!r:.120} vs {b!r:.120}"
 
 
-def check_rank_run(r: dict, folders: tuple[dict[int, str], dict[int, str]], singles: dict[int, tuple],
+def _unit_cells(unit: Unit) -> list[str]:
+    """The table cells naming a unit: its rank, its rank and cycle, or its cycle (a single device's)."""
+    if not isinstance(unit, RankCycle):
+        return [str(unit)]
+    return [str(unit.cycle)] if unit.rank is None else [str(unit.rank), str(unit.cycle)]
+
+
+#: The table's columns naming the units, by `folder_kind`.
+UNIT_COLUMNS = {"rank": ["Rank"], "rank cycle": ["Rank", "Cycle"], "cycle": ["Cycle"]}
+
+
+def _slowest(timed: list[tuple[Unit, int, int]]) -> tuple[tuple[int, int], tuple[int, int]]:
+    """((rank, base ns), (rank, comparison ns)) of the slowest rank per side, the lowest rank on a tie."""
+    b = max(timed, key=lambda t: (t[1], -unit_rank(t[0])))
+    c = max(timed, key=lambda t: (t[2], -unit_rank(t[0])))
+    return (unit_rank(b[0]), b[1]), (unit_rank(c[0]), c[2])
+
+
+def _jobs(timed: list[tuple[Unit, int, int]], kind: str) -> dict[int | None, tuple[tuple[int, int], tuple[int, int]]]:
+    """{cycle (None: ranks alone): the slowest rank per side} of the timed units; none for a single device's."""
+    if kind == "cycle":
+        return {}
+    groups: dict[int | None, list] = {}
+    for t in timed:
+        groups.setdefault(t[0].cycle if isinstance(t[0], RankCycle) else None, []).append(t)
+    return {cycle: _slowest(of_cycle) for cycle, of_cycle in groups.items()}
+
+
+def check_rank_run(r: dict, folders: tuple[dict[Unit, str], dict[Unit, str]], singles: dict[Unit, tuple],
                    reports: dict[str, dict | None], listed: set[int] | None = None) -> list[str]:
     """A rank-by-rank run (`r`: its rc, stdout, stderr, `dir` the -o folder, `base_dir` / `comp_dir` the folders
-    as given) against the single compares of its ranks (`singles`: {rank: (rc, error line, JSON or None)}):
-    the status and error of the first rank that fails, one report per rank before it (all on success) named
-    RANK_REPORT with one timestamp, each equal to its single compare but for `_strip_volatile` and holding the
-    sweep's invariants, the rank lines, table and job line of its figures, the one-sided ranks warned about. With
-    `listed` (`--rank_list`) only those ranks count, and the listed ones neither folder holds are warned about."""
+    as given) against the single compares of its units (`singles`: {unit: (rc, error line, JSON or None)}; a unit is
+    a rank, or a schedule's cycle of one, `RankCycle`): the status and error of the first unit that fails, one
+    report per unit before it (all on success) named UNIT_REPORT with one timestamp, each equal to its single
+    compare but for `_strip_volatile` and holding the sweep's invariants, the unit lines, table and job lines (one
+    per cycle of ranks, none for a single device's) of its figures, the one-sided ranks and the cycles beyond the
+    other folder's count warned about. With `listed` (`--rank_list`) only those ranks count, and the listed ones
+    neither folder holds are warned about."""
     bad: list[str] = []
-    absent = []
+    absent: list[int] = []
+    held = folders
+    kind = folder_kind(folders[0])
     if listed is not None:
-        folders = ({k: v for k, v in folders[0].items() if k in listed},
-                   {k: v for k, v in folders[1].items() if k in listed})
-        absent = sorted(listed - set(folders[0]) - set(folders[1]))
+        folders = ({k: v for k, v in folders[0].items() if unit_rank(k) in listed},
+                   {k: v for k, v in folders[1].items() if unit_rank(k) in listed})
+        absent = sorted(listed - {unit_rank(u) for side in folders for u in side})
     said = [ln for ln in r["stderr"].splitlines() if "of --rank_list in neither" in ln]
     text = (f"{'Rank' if len(absent) == 1 else 'Ranks'} of --rank_list in neither the base {r['base_dir']} nor the "
             f"comparison {r['comp_dir']}, not compared: {', '.join(map(str, absent))}")
@@ -763,100 +870,154 @@ def check_rank_run(r: dict, folders: tuple[dict[int, str], dict[int, str]], sing
         bad.append(f"listed ranks {absent} in neither folder: warned {said!r:.300}")
     if "Traceback" in r["stderr"] or "Traceback" in r["stdout"]:
         bad.append("traceback: " + r["stderr"].strip().splitlines()[-1][:200])
-    common = sorted(set(folders[0]) & set(folders[1]))
-    fail = next((k for k in common if singles[k][0] != 0), None)
-    want_rc = 0 if fail is None else singles[fail][0]
-    want = common if fail is None else [k for k in common if k < fail]
+    common = sorted(set(folders[0]) & set(folders[1]), key=unit_order)
+    fail = next((k for k in common if singles[k][0] not in (0, 3)), None)  # 3: the gate's verdict, not a failure
+    want = common if fail is None else common[:common.index(fail)]
+    regressed = [k for k in want if singles[k][0] == 3]
+    want_rc = singles[fail][0] if fail is not None else 3 if regressed else 0
     if r["rc"] != want_rc:
         bad.append(f"exit status {r['rc']}, the single compares give {want_rc}")
     errs = [ln for ln in r["stderr"].splitlines() if "ERROR" in ln or ln.startswith("error:")]
     if fail is not None:
-        one = f"error: rank {fail}: {(singles[fail][1] or '').removeprefix('error: ')}"
+        one = f"error: {unit_label(fail)}: {(singles[fail][1] or '').removeprefix('error: ')}"
         if errs != [one]:
             bad.append(f"error lines {errs[:3]!r:.400} != [{one!r:.300}]")
+    elif regressed:  # the gate names the units that regressed, each said so on its own line
+        pct = r["opts"][r["opts"].index("--fail_on_regression") + 1]
+        one = f"error: --fail_on_regression {pct}: {_named(regressed)} regressed beyond the threshold"
+        if errs != [one]:
+            bad.append(f"error lines {errs[:3]!r:.400} != [{one!r:.300}]")
+        for k in regressed:
+            if not any(ln.startswith(f"{unit_label(k)}: Performance regression: ") for ln in r["stderr"].splitlines()):
+                bad.append(f"{unit_label(k)}: no line of its regression")
     elif errs:
         bad.append(f"exit 0 with error lines {errs[:3]!r:.300}")
-    for side, name, own, other in (("base", r["base_dir"], *folders), ("comparison", r["comp_dir"], *folders[::-1])):
-        alone = sorted(set(own) - set(other))
-        said = [ln for ln in r["stderr"].splitlines() if f"only in the {side} " in ln]
+    ranks = [{unit_rank(u) for u in side} for side in folders]
+    cycles = [max((u.cycle for u in side if isinstance(u, RankCycle)), default=0) for side in held]
+    for side, name, own, other, n, m in (("base", r["base_dir"], *ranks, *cycles),
+                                         ("comparison", r["comp_dir"], *ranks[::-1], *cycles[::-1])):
+        lines = [ln for ln in r["stderr"].splitlines() if f"only in the {side} " in ln]
+        said = [ln for ln in lines if not re.search(r"\bCycles? only in the ", ln)]
+        alone = sorted(own - other)
         text = f"only in the {side} {name}, not compared: {', '.join(map(str, alone))}"
         if alone and (len(said) != 1 or not said[0].endswith(text)):
             bad.append(f"ranks {alone} only in the {side}: warned {said!r:.300}")
         if not alone and said:
             bad.append(f"no rank only in the {side}, but warned {said!r:.300}")
-    names = {}
+        extra = list(range(m + 1, n + 1)) if m else []  # a schedule's cycles beyond the other folder's count
+        said = [ln for ln in lines if ln not in said]
+        text = (f"{'Cycle' if len(extra) == 1 else 'Cycles'} only in the {side} {name} ({n} cycles against {m}), "
+                f"not compared: {', '.join(map(str, extra))}")
+        if extra and (len(said) != 1 or not said[0].endswith(text)):
+            bad.append(f"cycles {extra} only in the {side}: warned {said!r:.300}")
+        if not extra and said:
+            bad.append(f"no cycle only in the {side}, but warned {said!r:.300}")
+    names: dict[Unit, tuple[str, str]] = {}
     overviews = []
     for n in sorted(reports):
-        m = RANK_REPORT.match(n)
+        got = report_unit(n)
         if OVERVIEW_REPORT.match(n):
             overviews.append(n)
-        elif m is None:
+        elif got is None:
             bad.append(f"report name {n!r}")
         else:
-            names[int(m.group(1))] = (n, m.group(2))
-    if sorted(names) != want:
-        bad.append(f"reports of ranks {sorted(names)}, expected {want}")
+            names[got[0]] = (n, got[1])
+    if sorted(names, key=unit_order) != want:
+        bad.append(f"reports of ranks {[unit_label(u) for u in sorted(names, key=unit_order)]}, expected "
+                   f"{[unit_label(u) for u in want]}")
     if len({t for _, t in names.values()}) > 1:
         bad.append(f"several timestamps: {sorted({t for _, t in names.values()})}")
     timed = []
-    for k in sorted(names):
+    for k in sorted(names, key=unit_order):
         doc, single = reports[names[k][0]], singles.get(k, (None, None, None))[2]
+        label = unit_label(k)
         if doc is None:
-            bad.append(f"rank {k}: report is not strict JSON")
+            bad.append(f"{label}: report is not strict JSON")
             continue
-        bad += [f"rank {k}: {x}" for x in check_doc(doc, None)]
+        bad += [f"{label}: {x}" for x in check_doc(doc, None)]
         if single is None:
-            bad.append(f"rank {k}: the single compare wrote no report")
+            bad.append(f"{label}: the single compare wrote no report")
         elif (mine := _strip_volatile(doc)) != (theirs := _strip_volatile(single)):
-            bad.append(f"rank {k}: report != single compare at {_first_difference(mine, theirs)}")
-        if r["rc"] != 0:
+            bad.append(f"{label}: report != single compare at {_first_difference(mine, theirs)}")
+        if r["rc"] not in (0, 3):  # stopped: no line, no table
             continue
         path = str(Path(r["dir"]) / names[k][0])
         ns = _rank_ns(doc)
+        key = _unit_cells(k)
         if ns is None:
-            line, cells = f"rank {k}: {path}", [names[k][0]]
+            line, cells = f"{label}: {path}", [*key[1:], names[k][0]]
         else:
             (b, c), diffs = ns["E2E Time"], [_ms(c - b, True) for b, c in (ns[m] for m in RANK_METRICS[1:] if m in ns)]
-            line = f"rank {k}: E2E {_ms(b)} ms -> {_ms(c)} ms ({_ms(c - b, True)} ms, {_pct(b, c)}), {path}"
-            cells = [_ms(b), _ms(c), _ms(c - b, True), _pct(b, c), *diffs]
+            line = f"{label}: E2E {_ms(b)} ms -> {_ms(c)} ms ({_ms(c - b, True)} ms, {_pct(b, c)}), {path}"
+            cells = [*key[1:], _ms(b), _ms(c), _ms(c - b, True), _pct(b, c), *diffs]
             timed.append((k, b, c))
         if line not in r["stdout"].splitlines():
-            bad.append(f"rank {k}: no line {line!r}")
-        if _table_line(r["stdout"], str(k), cells) is None:
-            bad.append(f"rank {k}: no table row {cells}")
-    if r["rc"] == 0:
-        jobs = [ln for ln in r["stdout"].splitlines() if ln.startswith("Job (slowest rank per side)")]
-        if timed:
-            bk, b, _ = max(timed, key=lambda t: (t[1], -t[0]))
-            ck, _, c = max(timed, key=lambda t: (t[2], -t[0]))
-            job = (f"Job (slowest rank per side): base rank {bk} {_ms(b)} ms -> comparison rank {ck} {_ms(c)} ms "
-                   f"({_ms(c - b, True)} ms, {_pct(b, c)})")
-            if jobs != [job]:
-                bad.append(f"job line {jobs!r:.300} != {job!r}")
-        elif jobs:
-            bad.append(f"a job line without figures: {jobs[0]!r:.200}")
-    # the ranks one folder alone holds, each with its input in the folder as given
+            bad.append(f"{label}: no line {line!r}")
+        if _table_line(r["stdout"], key[0], cells) is None:
+            bad.append(f"{label}: no table row {cells}")
+    jobs = _jobs(timed, kind)
+    job_texts = [f"Job{'' if cycle is None else f' cycle {cycle}'} (slowest rank per side): base rank {bk} {_ms(b)} ms "
+                 f"-> comparison rank {ck} {_ms(c)} ms ({_ms(c - b, True)} ms, {_pct(b, c)})"
+                 for cycle, ((bk, b), (ck, c)) in jobs.items()]
+    if r["rc"] in (0, 3) and names:
+        header = next(([p.strip() for p in ln.strip().strip("|").split("|")] for ln in r["stdout"].splitlines()
+                       if ln.strip("| ").startswith(("Rank |", "Cycle |"))), [])
+        if header[:len(UNIT_COLUMNS[kind]) + 1] not in ([*UNIT_COLUMNS[kind], "Base E2E"],
+                                                         [*UNIT_COLUMNS[kind], "Report"]):
+            bad.append(f"table header {header[:3]}, its units named {UNIT_COLUMNS[kind]}")
+        got = [ln for ln in r["stdout"].splitlines() if ln.startswith("Job")]
+        if got != job_texts:
+            bad.append(f"job lines {got!r:.300} != {job_texts!r:.300}")
+    # the units one folder alone holds (a rank's cycles, cycles beyond the other's count), each with its input in the
+    # folder as given, and with --rank_list those of the listed ranks neither holds (as many cycles as the longer side)
+    def given(side: int, unit: Unit) -> str:
+        rel, top = (r["base"], r["base_dir"]) if side == 0 else (r["comp"].removeprefix("copy:"), r["comp_dir"])
+        return os.path.join(top, os.path.relpath(folders[side][unit], rel))
+
     one_sided = []
-    for k in sorted(set(folders[0]) ^ set(folders[1])):
+    for k in set(folders[0]) ^ set(folders[1]):
         side = 0 if k in folders[0] else 1
-        rel, given = (r["base"], r["base_dir"]) if side == 0 else (r["comp"].removeprefix("copy:"), r["comp_dir"])
-        path = os.path.join(given, os.path.relpath(folders[side][k], rel))
-        one_sided.append({"rank": k, "only_in": ("base", "comparison")[side], "base_path": None if side else path,
-                          "comparison_path": path if side else None})
-    one_sided += [{"rank": k, "only_in": None, "base_path": None, "comparison_path": None} for k in absent]
-    one_sided.sort(key=lambda x: x["rank"])
-    return bad + check_overview(r, overviews, names, reports, fail is None and r["rc"] == 0, one_sided, listed)
+        one_sided.append((k, {**_record_unit(k), "only_in": ("base", "comparison")[side],
+                              "base_path": None if side else given(0, k),
+                              "comparison_path": given(1, k) if side else None}))
+    for rank in absent:
+        for k in [RankCycle(rank, c) for c in range(1, max(cycles) + 1)] if max(cycles) else [rank]:
+            one_sided.append((k, {**_record_unit(k), "only_in": None, "base_path": None, "comparison_path": None}))
+    inputs = {k: (given(0, k), given(1, k)) for k in names if k in folders[0] and k in folders[1]}
+    verdicts = {k: singles[k][0] == 3 for k in want} if "--fail_on_regression" in r["opts"] else {}
+    return bad + check_overview(r, overviews, names, reports, fail is None and r["rc"] in (0, 3),
+                                [x for _, x in sorted(one_sided, key=lambda t: unit_order(t[0]))], listed,
+                                inputs=inputs, jobs=jobs, job_texts=job_texts, verdicts=verdicts)
 
 
-def check_overview(r: dict, overviews: list[str], names: dict[int, tuple[str, str]],
+def _named(units: list[Unit]) -> str:
+    """Units as the gate's line names them: `ranks 0, 2`, `cycles 1, 2`, else each unit's label."""
+    if all(not isinstance(u, RankCycle) for u in units):
+        return f"rank{'s' * (len(units) > 1)} {', '.join(map(str, units))}"
+    if all(isinstance(u, RankCycle) and u.rank is None for u in units):
+        return f"cycle{'s' * (len(units) > 1)} {', '.join(str(u.cycle) for u in units)}"
+    return ", ".join(map(unit_label, units))
+
+
+def _record_unit(unit: Unit) -> dict[str, int | None]:
+    """An overview record's `rank`, and its `cycle` for a schedule's cycle."""
+    return {"rank": unit.rank, "cycle": unit.cycle} if isinstance(unit, RankCycle) else {"rank": unit}
+
+
+def check_overview(r: dict, overviews: list[str], names: dict[Unit, tuple[str, str]],
                    reports: dict[str, dict | None], complete: bool, one_sided: list[dict],
-                   listed: set[int] | None = None) -> list[str]:
-    """The job overview of a rank-by-rank run: one on a `complete` run (every rank compared; none when a rank
-    fails, or should), with the rank reports' timestamp and the run's folders, a record per rank naming its report,
-    with the figures of the rank report's own OverallMetrics (exact ns; E2E alone, the gate's, where the gate
-    alone made a breakdown), the job's slowest rank per side by those figures, and the `one_sided` ranks (those
-    one folder alone holds, or a listed one neither holds) as not compared, and the `listed` ranks as its
-    rank_list."""
+                   listed: set[int] | None = None, *, inputs: dict[Unit, tuple[str, str]],
+                   jobs: dict[int | None, tuple[tuple[int, int], tuple[int, int]]], job_texts: list[str],
+                   verdicts: dict[Unit, bool] | None = None) -> list[str]:
+    """The job overview of a rank-by-rank run: one on a `complete` run (every unit compared; none when a unit
+    fails, or should), valid against docs/ranks.schema.json, with the unit reports' timestamp and the run's folders,
+    a record per unit in the CLI's order (its rank, and its cycle for a schedule's cycles) naming its `inputs` and
+    its report, with the figures of the unit report's own OverallMetrics (exact ns; E2E alone, the gate's, where the
+    gate alone made a breakdown), the job's slowest rank per side by those figures (`jobs`: one record for ranks, one
+    per cycle for a schedule's cycles of ranks, none for a single device's) and its line (`job_texts` joined), the
+    `one_sided` units (a rank one folder alone holds, cycles beyond the other's count, a listed rank neither holds)
+    as not compared, the `listed` ranks as its rank_list, and with the gate each unit's verdict (`verdicts`: its
+    single compare's exit 3) and the threshold."""
     if not complete:
         return [f"a job overview of a failed run: {overviews}"] if overviews else []
     if len(overviews) != 1:
@@ -865,7 +1026,7 @@ def check_overview(r: dict, overviews: list[str], names: dict[int, tuple[str, st
     doc = reports[name]
     if doc is None:
         return ["the job overview is not strict JSON"]
-    bad = []
+    bad = [f"job overview schema: {e}" for e in validate(doc, RANKS_SCHEMA)[:5]]
     if {t for _, t in names.values()} != {OVERVIEW_REPORT.match(name).group(1)}:
         bad.append(f"job overview {name}: not the rank reports' timestamp")
     if (doc.get("base_path"), doc.get("comparison_path")) != (r["base_dir"], r["comp_dir"]):
@@ -874,32 +1035,44 @@ def check_overview(r: dict, overviews: list[str], names: dict[int, tuple[str, st
         bad.append(f"job overview rank_list {doc.get('rank_list')!r}, the run listed {listed}")
     if doc.get("not_compared") != one_sided:
         bad.append(f"job overview not_compared {doc.get('not_compared')!r:.300} != {one_sided!r:.300}")
-    records = {x.get("rank"): x for x in doc.get("ranks", [])}
-    if sorted(records) != sorted(names):
-        return bad + [f"job overview of ranks {sorted(records)}, expected {sorted(names)}"]
+    pct = r["opts"][r["opts"].index("--fail_on_regression") + 1] if "--fail_on_regression" in r["opts"] else None
+    if doc.get("fail_on_regression") != (None if pct is None else float(pct)):
+        bad.append(f"job overview fail_on_regression {doc.get('fail_on_regression')!r}, the run's {pct}")
+    if doc.get("job_line") != ("; ".join(job_texts) or None):
+        bad.append(f"job overview job_line {doc.get('job_line')!r:.300} != the job lines {job_texts!r:.300}")
+    units = [RankCycle(x.get("rank"), x["cycle"]) if "cycle" in x else x.get("rank") for x in doc.get("ranks", [])]
+    order = sorted(names, key=unit_order)
+    if units != order:
+        return bad + [f"job overview of ranks {[unit_label(u) for u in units if u is not None]}, expected "
+                      f"{[unit_label(u) for u in order]}"]
     keys = dict(zip(RANK_METRICS, ("e2e", "computing", "uncovered_communication", "free"), strict=True))
-    timed = []
-    for k, (report, _) in sorted(names.items()):
-        x, ns = records[k], _rank_ns(reports[report] or {})
+    for k, x in zip(order, doc["ranks"], strict=True):
+        report, ns, label = names[k][0], _rank_ns(reports[names[k][0]] or {}), unit_label(k)
         if x.get("reports") != [report]:
-            bad.append(f"job overview rank {k}: reports {x.get('reports')}")
+            bad.append(f"job overview {label}: reports {x.get('reports')}")
+        if x.get("regressed") != (verdicts or {}).get(k):
+            bad.append(f"job overview {label}: regressed {x.get('regressed')!r}, its single compare's "
+                       f"{(verdicts or {}).get(k)!r}")
+        if (x.get("base_path"), x.get("comparison_path")) != inputs.get(k):
+            bad.append(f"job overview {label}: inputs {x.get('base_path')!r}, {x.get('comparison_path')!r}")
         got = {m: (x[key]["base_ns"], x[key]["comparison_ns"]) for m, key in keys.items() if key in x} or None
         if got != ns:
-            bad.append(f"job overview rank {k}: {got} != the rank report's {ns}")
-        if ns is not None:
-            timed.append((k, *ns["E2E Time"]))
-            if any(x[key]["diff_ns"] != c - b for m, key in keys.items() if m in ns and m != "E2E Time"
-                   for b, c in [ns[m]]):
-                bad.append(f"job overview rank {k}: a diff is not the exact change")
+            bad.append(f"job overview {label}: {got} != the rank report's {ns}")
+        if ns is not None and any(x[key]["diff_ns"] != c - b for m, key in keys.items() if m in ns
+                                  and m != "E2E Time" for b, c in [ns[m]]):
+            bad.append(f"job overview {label}: a diff is not the exact change")
+    want = [{**({} if cycle is None else {"cycle": cycle}), "base_rank": bk, "comparison_rank": ck, "base_ns": b,
+             "comparison_ns": c} for cycle, ((bk, b), (ck, c)) in jobs.items()]
     job = doc.get("job")
-    if timed:
-        bk, b, _ = max(timed, key=lambda t: (t[1], -t[0]))
-        ck, _, c = max(timed, key=lambda t: (t[2], -t[0]))
-        want = {"base_rank": bk, "comparison_rank": ck, "base_ns": b, "comparison_ns": c}
-        if not job or {key: job.get(key) for key in want} != want:
-            bad.append(f"job overview job {job!r:.200} != {want}")
-    elif job is not None:
-        bad.append("a job overview job without figures")
+    if not want:  # no figures, or a single device's cycles: no job
+        wrong = job is not None
+    elif None in jobs:  # ranks alone: one record
+        wrong = not isinstance(job, dict) or {key: job.get(key) for key in want[0]} != want[0]
+    else:  # a schedule's cycles of ranks: a record per cycle
+        wrong = not isinstance(job, list) or len(job) != len(want) or any(
+            not isinstance(g, dict) or {key: g.get(key) for key in w} != w for g, w in zip(job, want, strict=True))
+    if wrong:
+        bad.append(f"job overview job {job!r:.200} != {want!r:.200}")
     return bad
 
 
@@ -914,7 +1087,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="comma-separated phases; without probe, OUT/loadable.json of an earlier run is reused")
     ap.add_argument("--resume", action="store_true", help="skip the runs OUT/runs.jsonl already holds")
     ap.add_argument("--option-pairs", type=int, default=20, help="pairs run with each option set")
-    ap.add_argument("--rank-option-pairs", type=int, default=4, help="pairs of rank folders run with each option set")
+    ap.add_argument("--rank-option-pairs", type=int, default=4,
+                    help="pairs of folders of each kind (ranks, cycles of ranks, a single device's cycles) run with "
+                         "each option set")
     a = ap.parse_args(argv)
     samples, out = Path(a.samples).resolve(), Path(a.out).resolve()
     if not samples.is_dir():
@@ -1021,11 +1196,12 @@ def main(argv: list[str] | None = None) -> int:
                 if full is not None and part is not None:
                     viol.extend(f"{b} | {c} | {' '.join(o)}: {x}" for x in check_subset(full, part, unaffected(o)))
     if "ranks" in phases:  # two folders of ranks, compared rank by rank, against the single compares of their ranks
-        folders = find_rank_folders(samples)
+        build_cycle_folders(samples, out)  # NPU folders of a schedule's cycles of ranks: the samples hold none
+        folders = find_rank_folders(samples) | (find_rank_folders(out / BUILT, out) if (out / BUILT).is_dir() else {})
         rpairs = plan_rank_pairs(samples, folders)
         rjobs = [(b, c, []) for b, c in rpairs] + rank_option_jobs(samples, folders, rpairs, a.rank_option_pairs)
         rjobs = rjobs[:a.limit] if a.limit else rjobs
-        print(f"{len(folders)} folders of ranks, {len(rjobs)} rank-by-rank runs", file=sys.stderr)
+        print(f"{len(folders)} folders of ranks or cycles, {len(rjobs)} rank-by-rank runs", file=sys.stderr)
         go([(sb, sc, split_rank_list(o)[0]) for b, c, o in rjobs
             for sb, sc in rank_singles(folders, b, c, split_rank_list(o)[1]).values()], limit=False)
 
@@ -1063,6 +1239,16 @@ def main(argv: list[str] | None = None) -> int:
             errs = [ln for ln in r["stderr"].splitlines() if ln.startswith("error:")]
             if r["rc"] != 2 or r["stdout"] or len(errs) != 1 or "-o -" not in errs[0]:
                 viol.append(f"{rpairs[0][0]} | ranks -o -: exit {r['rc']}, errors {errs!r:.300}")
+        single = next(((b, c) for b, c in rpairs if folder_kind(folders[b]) == "cycle"), None)
+        if single:  # --rank_list selects ranks: a single device's cycles have none (a usage error, no report)
+            d = out / "ranks" / "rank_list_of_cycles"
+            shutil.rmtree(d, ignore_errors=True)
+            d.mkdir(parents=True)
+            r = run_cli(samples, copies, *single, ["--rank_list", "0"], a.timeout, str(d))
+            errs = [ln for ln in r["stderr"].splitlines() if ln.startswith("error:")]
+            if r["rc"] != 2 or r["stdout"] or len(errs) != 1 or "--rank_list selects ranks" not in errs[0] \
+                    or any(d.iterdir()):
+                viol.append(f"{single[0]} | {single[1]} | --rank_list 0: exit {r['rc']}, errors {errs!r:.300}")
     log.close()
     (out / f"violations-{'-'.join(phases)}.txt").write_text("\n".join(viol) + ("\n" if viol else ""))
     print(f"{len(viol)} violations -> {out}/violations-{'-'.join(phases)}.txt", file=sys.stderr)
