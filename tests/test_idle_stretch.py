@@ -308,3 +308,17 @@ def test_a_side_without_idle_time_has_no_stretch_placed(samples, caplog):
     assert "comparison 0.000 ms long" not in row["Detail"]
     notes = [r.getMessage() for r in caplog.records if checks.NOTE_CHECKS[checks.IDLE_CHECK] in r.getMessage()]
     assert len(notes) == 1 and none in notes[0] and "0.000 ms into the E2E window" not in notes[0]
+
+
+def test_sglang_workbook_share_under_the_threshold_keeps_two_decimals(samples, tmp_path):
+    """The Summary sheet's validity checks show the SGLang prefill + decode stretch, 49.96 % of E2E, as the log does:
+    its 0.0% format showed "50.0%" beside the note "from 50%" that holds for the base side alone."""
+    import openpyxl
+
+    res = compare(str(samples / SGLANG_DECODE), str(samples / SGLANG_PREFILL), enable_profiling_compare=True)
+    ws = openpyxl.load_workbook(res.to_excel(str(tmp_path / "s.xlsx")))["Summary"]
+    row = next(r for r in ws.iter_rows() if r[0].value == checks.IDLE_CHECK)
+    base, comp = row[2], row[3]
+    assert 0.4996 <= comp.value < 0.4997 and base.value >= checks.IDLE_SHARE
+    assert comp.number_format == "0.00%"  # 49.96%, as the log's note: one decimal read 50.0%
+    assert base.number_format == "0.0%"  # 97.8%: one decimal says it

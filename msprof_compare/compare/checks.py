@@ -857,12 +857,18 @@ _LOG_LEADS = {IDLE_CHECK: IDLE_LEAD, UNLINKED_CHECK: UNLINKED_LEAD}
 _SHARE_THRESHOLDS = {IDLE_CHECK: IDLE_SHARE, EARLY_CHECK: EARLY_SHARE, "operator match rate": MATCH_RATE_THRESHOLD}
 
 
+def rounds_up_to_threshold(check: str, v: Any) -> bool:
+    """Whether ``v`` is a share under its check's threshold that one decimal shows as the threshold itself (the
+    log's line and the Summary sheet's cell then show two: ``_shown_against``, ``charts._guard_styles``)."""
+    threshold = _SHARE_THRESHOLDS.get(check)
+    return threshold is not None and isinstance(v, float) and v < threshold and shown(v) == shown(threshold)
+
+
 def _shown_against(check: str, v: Any) -> str:
     """``shown(v)``, but a share under its check's threshold that one decimal rounds up to it is cut at two: SGLang's
     prefill + decode stretch, 49.96 % of E2E, read "comparison 50.0%" in the note that says the stretch "is half or
     more of a side's E2E time" on the base side alone."""
-    threshold = _SHARE_THRESHOLDS.get(check)
-    if threshold is not None and isinstance(v, float) and v < threshold and shown(v) == shown(threshold):
+    if rounds_up_to_threshold(check, v):
         return f"{math.floor(v * 10_000) / 10_000:.2%}"
     return shown(v)
 

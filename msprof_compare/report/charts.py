@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ..compare import communication_summary, memory_summary
+from ..compare.checks import rounds_up_to_threshold
 from ..compare.contributors import contributors_title, shown_rows
 from ..compare.module_contributors import module_contributors_note, outside_modules_note
 from ..compare.summary_notes import unexplained_note
@@ -92,6 +93,7 @@ _FORMATS: dict[str, dict[str, Any]] = {
     "float2": {"border": 1, "num_format": "#,##0.00"},  # MB, as the console's memory tables
     "ratio": {"border": 1, "num_format": "0.00%"},
     "rate": {"border": 1, "num_format": "0.0%"},   # validity-check rates, as the log shows them
+    "rate2": {"border": 1, "num_format": "0.00%"},  # one under its threshold that 0.0% shows as the threshold
     "count": {"border": 1, "num_format": "0"},
     "warn": {"border": 1, "pattern": 1, "bg_color": "#FFC7CE"},
     "wrap": {"text_wrap": True},
@@ -225,13 +227,15 @@ def _resource_parts(wb: Any, ws: Any, sheet: Sheet, row: int) -> int:
 
 
 def _guard_styles(values: list[Any]) -> list[str]:
-    """Rates (floats) as percentages, counts (ints) as integers, words as text; a warned row is red.
+    """Rates (floats) as percentages, counts (ints) as integers, words as text; a warned row is red. A rate under
+    its check's threshold that one decimal shows as the threshold has two, as in the log (SGLang's 49.96 % idle
+    stretch read "50.0%" beside the note "from 50%").
     Base / Comparison words wrap: those columns are the waterfall's, 16 and 14 characters wide, and a setting
     such as "Level1 / ACL_AICORE_PIPE_UTILIZATION" was cut at the cell edge. Detail wraps too, within the
     cells it is merged across (``_summary``)."""
     names = ["text", "text",
-             *("rate" if isinstance(v, float) else "count" if isinstance(v, int)
-               else "text+wrap" for v in values[2:4]), "text+wrap"]
+             *(("rate2" if rounds_up_to_threshold(values[0], v) else "rate") if isinstance(v, float)
+               else "count" if isinstance(v, int) else "text+wrap" for v in values[2:4]), "text+wrap"]
     return [n + "+warn" if values[1] == "warn" else n for n in names]
 
 
