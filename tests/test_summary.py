@@ -800,6 +800,16 @@ def test_guard_block_shows_a_rate_just_under_its_threshold_under_it(caplog):
     assert checks._shown_against("world size", 0.59964) == "60.0%"  # no threshold of shares: as shown() says
 
 
+def test_a_note_share_just_under_its_threshold_is_cut_not_rounded(caplog):
+    """The early-launch note (from 10 % of E2E) shows a side's 9.996 % as 9.99 %: cut, since two decimals rounded
+    read 10.00 %, the threshold again; 30 % is over it and keeps one decimal."""
+    frame = pd.DataFrame([{"Check": checks.EARLY_CHECK, "Status": "note", "Base": 0.09996, "Comparison": 0.3,
+                           "Detail": "d"}])
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        checks.log_guards(frame)
+    assert f"{checks.NOTE_CHECKS[checks.EARLY_CHECK]} (base 9.99%, comparison 30.0%): d." in caplog.text
+
+
 def test_share_basis_names_the_level():
     assert contributors.share_basis("operator") == "the operators' device-time change"
     assert contributors.share_basis("category") == "the waterfall steps' change"  # was "the categorys'"
