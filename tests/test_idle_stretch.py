@@ -310,6 +310,16 @@ def test_a_side_without_idle_time_has_no_stretch_placed(samples, caplog):
     assert len(notes) == 1 and none in notes[0] and "0.000 ms into the E2E window" not in notes[0]
 
 
+def test_a_stretch_of_one_ns_is_a_stretch():
+    """Only a side with no idle time at all has "none": a 1 ns stretch is placed (its start is where it is)."""
+    from types import SimpleNamespace
+
+    one = SimpleNamespace(longest_idle=Stretch(start_ns=2_000_000, length_ns=1, offset_ns=1_000))
+    assert checks._idle_where("base", one) == "base 0.000 ms long, 0.001 ms into the E2E window (ts 2000.000 us)"
+    assert checks._idle_where("base", SimpleNamespace(longest_idle=Stretch())) == (
+        "base none (computing and communication fill its E2E window)")
+
+
 def test_sglang_workbook_share_under_the_threshold_keeps_two_decimals(samples, tmp_path):
     """The Summary sheet's validity checks show the SGLang prefill + decode stretch, 49.96 % of E2E, as the log does:
     its 0.0% format showed "50.0%" beside the note "from 50%" that holds for the base side alone."""
