@@ -968,3 +968,18 @@ def test_no_module_coverage_row_between_a_text_and_a_db_export(samples, monkeypa
     monkeypatch.setattr(checks, "MODULE_SHARE", 0.0)
     row = compare(str(text), str(text)).guards.set_index("Check").loc["module sheets coverage"]
     assert row["Base"] == row["Comparison"] == pytest.approx(shares[0], rel=1e-6)
+
+
+def test_module_rows_held_only_on_a_side_that_lists_the_op():
+    """``_held_by_side`` adds a side whose module rows hold none of a listed op's time at 0, but leaves out a side
+    that lists it at 0 ms ("base 0.000 of its 0.000 ms" says nothing), and a name the table does not list."""
+    import pandas as pd
+
+    from msprof_compare.compare.module_contributors import _held_by_side
+
+    contrib = pd.DataFrame({"Name": ["op", "launch"], "Base(ms)": [0.0, 10.388], "Comparison(ms)": [5.0, 149.92]})
+    held = {"op": [("comparison", 2.0, 5.0)], "launch": [("comparison", 149.92, 149.92)]}
+    assert _held_by_side(contrib, ["op", "launch", "absent"], held) == {
+        "op": [("comparison", 2.0, 5.0)],
+        "launch": [("base", 0.0, 10.388), ("comparison", 149.92, 149.92)],
+        "absent": []}

@@ -770,3 +770,13 @@ def test_index_column_fits_a_db_group_name(samples: Path, tmp_path: Path) -> Non
     alike = api.compare(str(text), str(base / "text/level2/rank0_ascend_pt"), enable_profiling_compare=True)
     book = openpyxl.load_workbook(alike.to_excel(str(tmp_path)))
     assert round(book["OverallMetrics"].column_dimensions["A"].width) == 41  # 40 characters, as Excel stores it
+
+
+def test_index_column_stops_at_its_widest() -> None:
+    """The Index column fits a label up to ``INDEX_MAX_WIDTH`` characters and no wider (a 150-character group name
+    would push the figures off the printed page); 40 where every label fits."""
+    from msprof_compare.compare.overall import COLUMNS, INDEX_MAX_WIDTH, index_column
+
+    assert index_column(["\t" + "g" * 150]).width == INDEX_MAX_WIDTH == 100
+    assert index_column(["\t\t" + "g" * 60]).width == 60 + 2 * 2 + 2
+    assert index_column(["Computing Time", 3]).width == COLUMNS[0].width == 40

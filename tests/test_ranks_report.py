@@ -542,6 +542,8 @@ def test_api_overview_refuses_what_is_no_rank_result_pair():
         "not_compared must be a mapping of rank -> (base input, comparison input), not list": {"not_compared": [1]},
         "not_compared[1] must be (base input, comparison input), None on the side without the rank (got 'x')":
             {"not_compared": {1: "x"}},
+        "not_compared[1] must be (base input, comparison input), None on the side without the rank (got (5, None))":
+            {"not_compared": {1: (5, None)}},
     }.items():
         with pytest.raises(UsageError) as info:
             msprof_compare.ranks_overview(pair, **kw)
