@@ -915,3 +915,22 @@ def test_a_side_without_categories_makes_computing_one_waterfall_step(samples):
     assert back.set_index("Step").loc["Computing", ["Base(ns)", "Comparison(ns)"]].tolist() == [8_873_756, 8_827_473]
     split = compare(str(l1), str(samples / NPU_L1.replace("level1", "level2")), enable_profiling_compare=True)
     assert "Computing" not in split.waterfall["Step"].tolist() and "Vector" in split.waterfall["Step"].tolist()
+
+
+def test_one_computing_step_holds_a_split_sides_mc2(samples):
+    """Beside a side without categories, the Computing step is each side's whole Computing Time, MC2 (fused compute +
+    communication kernels, a category of their own) included: the steps still add up to the E2E difference."""
+    from msprof_compare.compare.breakdown import MC2
+    from msprof_compare.compare.breakdown_npu import npu_breakdown
+
+    opts = Options(enable_profiling_compare=True)
+    b = npu_breakdown(load_profile(str(samples / NPU_L1.replace("level1", "level0")), opts), opts)
+    c = npu_breakdown(load_profile(str(samples / NPU_L1), opts), opts)
+    c.mc2 = {"MatmulAllReduce": MC2(ns=700_000, computing_ns=500_000, communication_ns=200_000, count=2)}
+    c.computing_ns += 700_000
+    c.e2e_ns += 700_000
+    steps = waterfall.waterfall(b, c).set_index("Step")
+    assert steps.loc["Computing", ["Base(ns)", "Comparison(ns)"]].tolist() == [b.computing_ns, c.computing_ns]
+    assert "MC2" not in steps.index
+    inner = steps.drop(index=["Base E2E", "Comparison E2E"])
+    assert int(inner["Delta(ns)"].sum()) == c.e2e_ns - b.e2e_ns == int(steps.loc["Comparison E2E", "Delta(ns)"])
