@@ -92,9 +92,13 @@ def compare_ranks(base: str | os.PathLike[str], comparison: str | os.PathLike[st
     return run(base, comparison, **options)
 
 
+#: A side's input in ``ranks_overview``'s ``not_compared``: a path, as text or a path object
+_Input = str | os.PathLike[str]
+
+
 def ranks_overview(results: Iterable[tuple[int | RankCycle, msprof_compare.CompareResult]],
                    reports: Mapping[int | RankCycle, Sequence[str]] | None = None,
-                   not_compared: Mapping[int | RankCycle, tuple[str | None, str | None]] | None = None,
+                   not_compared: Mapping[int | RankCycle, tuple[_Input | None, _Input | None]] | None = None,
                    rank_list: str | int | Iterable[int] | None = None) -> dict[str, object]:
     """The job overview of ``compare_ranks``' results, as the CLI writes it to
     ``performance_comparison_result_ranks_*.json``: a record per rank (times in ns and ms, their changes, the gate's

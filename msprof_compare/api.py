@@ -888,7 +888,8 @@ def run_comparators(base: Profile, comparison: Profile, opts: Options,
 
 def ranks_overview(results: Iterable[tuple[Unit, CompareResult]],
                    reports: Mapping[Unit, Sequence[str]] | None = None,
-                   not_compared: Mapping[Unit, tuple[str | None, str | None]] | None = None,
+                   not_compared: Mapping[Unit, tuple[str | os.PathLike[str] | None, str | os.PathLike[str] | None]]
+                   | None = None,
                    rank_list: str | int | Iterable[int] | None = None) -> dict[str, Any]:
     """The job overview of a rank-by-rank compare (the CLI's ``performance_comparison_result_ranks_*.json``) from
     ``(rank, CompareResult)`` pairs, ``compare_ranks``' iterator itself included: each result gives its small
@@ -915,11 +916,8 @@ def ranks_overview(results: Iterable[tuple[Unit, CompareResult]],
             raise UsageError(f"ranks_overview: {name} must be a mapping of rank -> "
                              f"{'report paths' if name == 'reports' else '(base input, comparison input)'}, not "
                              f"{type(given).__name__}")
-    for rank, paths in (not_compared or {}).items():
-        if not (isinstance(paths, tuple | list) and len(paths) == 2
-                and all(p is None or isinstance(p, str) for p in paths)):
-            raise UsageError(f"ranks_overview: not_compared[{rank!r}] must be (base input, comparison input), None on "
-                             f"the side without the rank (got {paths!r:.80})")
+    if not_compared is not None:
+        not_compared = _not_compared(not_compared)
     rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str]]] = []
     inputs: dict[Unit, tuple[str, str]] = {}
     gates: dict[Unit, int] = {}
@@ -964,6 +962,33 @@ def ranks_overview(results: Iterable[tuple[Unit, CompareResult]],
     return overview(rows, inputs, (folder(0), folder(1)), gates, pct, not_compared=not_compared, rank_list=selected)
 
 
+def _unit(rank: Any) -> Unit:
+    """A rank given to ``ranks_overview`` (a result's, or a ``not_compared`` key): a whole number >= 0 (a NumPy one
+    as an int) or a ``RankCycle``; anything else a ``UsageError`` ("1", -1 or True were written as document ranks)."""
+    if isinstance(rank, RankCycle):
+        return rank
+    if isinstance(rank, bool) or not isinstance(rank, numbers.Integral) or rank < 0:
+        raise UsageError(f"ranks_overview: a rank is a whole number >= 0 or a RankCycle (got {rank!r:.80})")
+    return int(rank)
+
+
+def _not_compared(given: Mapping[Any, Any]) -> dict[Unit, tuple[str | None, str | None]]:
+    """``ranks_overview``'s ``not_compared`` checked before any rank loads: each rank held by one side alone, its
+    input there a path (text or a path object, as ``compare_ranks`` takes it: the document holds its text), None
+    on the other side, or None on both (a rank of ``rank_list`` neither folder holds). Two inputs made a record
+    "only_in" one side of a rank both hold."""
+    out: dict[Unit, tuple[str | None, str | None]] = {}
+    for rank, paths in given.items():
+        unit = _unit(rank)
+        if not (isinstance(paths, tuple | list) and len(paths) == 2 and None in paths
+                and all(p is None or isinstance(p, str | os.PathLike) for p in paths)):
+            raise UsageError(f"ranks_overview: not_compared[{rank!r}] must be (base input, comparison input), None on "
+                             f"the side without the rank (got {paths!r:.80})")
+        out[unit] = (None if paths[0] is None else os.fspath(paths[0]),
+                     None if paths[1] is None else os.fspath(paths[1]))
+    return out
+
+
 def _rank_pairs(results: Any) -> Iterator[tuple[Unit, CompareResult]]:
     """``ranks_overview``'s ``(rank, CompareResult)`` pairs, each checked as it comes: a dict of rank -> result (the
     shape of ``reports``), a result without its rank or a rank that is no whole number >= 0 (nor a ``RankCycle``)
@@ -979,10 +1004,7 @@ def _rank_pairs(results: Any) -> Iterator[tuple[Unit, CompareResult]]:
         if not (isinstance(item, tuple | list) and len(item) == 2):
             raise UsageError(f"ranks_overview: each result must be a (rank, CompareResult) pair (got {item!r:.80})")
         rank, result = item
-        if not isinstance(rank, RankCycle):
-            if isinstance(rank, bool) or not isinstance(rank, numbers.Integral) or rank < 0:
-                raise UsageError(f"ranks_overview: a rank is a whole number >= 0 or a RankCycle (got {rank!r:.80})")
-            rank = int(rank)
+        rank = _unit(rank)
         if not isinstance(result, CompareResult):
             raise UsageError(f"ranks_overview: {unit_label(rank)}'s result must be a CompareResult (got "
                              f"{type(result).__name__})")

@@ -554,6 +554,35 @@ def test_api_overview_refuses_what_is_no_rank_result_pair():
     assert [(r["rank"], r["cycle"]) for r in cycle["ranks"]] == [(0, 2)]
 
 
+def test_api_overview_checks_not_compared_as_it_checks_results():
+    """``not_compared`` given by hand: its ranks are checked as the results' are, and a rank is held by one side
+    alone (one input None). "1", -1 and True were written as the document's ranks, and two paths as a record
+    "only_in" the comparison of a rank both sides hold. A side's input may be a path object, as ``compare_ranks``
+    and ``reports`` take them: the document holds its text (a PosixPath was refused). None on both sides is a rank
+    of ``rank_list`` that neither folder holds, as ``compare_ranks``' own ``not_compared`` has it."""
+    from msprof_compare.errors import UsageError
+
+    trace = KINETO / "sampled_rank-0.json.gz"
+    pair = [(0, msprof_compare.compare(trace, trace, enable_profiling_compare=True))]
+    refused = {
+        "a rank is a whole number >= 0 or a RankCycle (got '1')": {"1": (None, "x")},
+        "a rank is a whole number >= 0 or a RankCycle (got -1)": {-1: (None, "x")},
+        "a rank is a whole number >= 0 or a RankCycle (got True)": {True: (None, "x")},
+        "not_compared[1] must be (base input, comparison input), None on the side without the rank (got ('a', 'b'))":
+            {1: ("a", "b")},
+    }
+    for message, given in refused.items():
+        with pytest.raises(UsageError) as info:
+            msprof_compare.ranks_overview(pair, not_compared=given)
+        assert str(info.value) == f"ranks_overview: {message}"
+    doc = msprof_compare.ranks_overview(pair, not_compared={1: (None, Path("runs") / "rank1")})
+    assert doc["not_compared"] == [{"rank": 1, "only_in": "comparison", "base_path": None,
+                                    "comparison_path": os.path.join("runs", "rank1")}]
+    assert validate(doc, SCHEMA) == [] and json.loads(json.dumps(doc)) == doc
+    neither = msprof_compare.ranks_overview(pair, not_compared={7: (None, None)})["not_compared"]
+    assert neither == [{"rank": 7, "only_in": None, "base_path": None, "comparison_path": None}]
+
+
 def test_db_ranks_overview_against_the_profilers_step_trace_time(capsys, tmp_path):
     """DB exports: each rank's Computing and Uncovered Communication in the overview JSON are the profiler's own
     analysis.db StepTraceTime (us, to the ns), a table the time breakdown does not read."""
