@@ -83,8 +83,11 @@ def unchanged_why(rows: pd.DataFrame, wf: pd.DataFrame, flow_cat: str = "") -> s
     held = float(np.nansum(rows["Base(ms)"].to_numpy(dtype=float)) +
                  np.nansum(rows["Comparison(ms)"].to_numpy(dtype=float)))
     if not held:
-        if flow_cat:  # the bert pair under --gpu_flow_cat foo has its ac2g flows: "a trace without" them misread it
-            return f"no kernel is linked to an operator: no launch flow of the --gpu_flow_cat category {flow_cat!r}"
+        # the bert pair under --gpu_flow_cat foo has its ac2g flows: "a trace without" them misread it. The option is
+        # named bare: compare()'s result carries these words too, whose caller wrote gpu_flow_cat="foo"
+        if flow_cat:
+            return (f"no kernel is linked to an operator: no launch flow of category {flow_cat!r}, the gpu_flow_cat "
+                    "given")
         return "as where no kernel is linked to an operator: a trace without launch flows"
     step = step_mask(wf)
     delta = wf["Delta(ns)"].to_numpy(dtype=np.int64, na_value=0)
