@@ -579,6 +579,9 @@ def test_api_overview_checks_not_compared_as_it_checks_results():
     assert doc["not_compared"] == [{"rank": 1, "only_in": "comparison", "base_path": None,
                                     "comparison_path": os.path.join("runs", "rank1")}]
     assert validate(doc, SCHEMA) == [] and json.loads(json.dumps(doc)) == doc
+    base_only = msprof_compare.ranks_overview(pair, not_compared={2: (Path("runs") / "rank2", None)})
+    assert base_only["not_compared"] == [{"rank": 2, "only_in": "base", "base_path": os.path.join("runs", "rank2"),
+                                          "comparison_path": None}]
     neither = msprof_compare.ranks_overview(pair, not_compared={7: (None, None)})["not_compared"]
     assert neither == [{"rank": 7, "only_in": None, "base_path": None, "comparison_path": None}]
 
