@@ -942,10 +942,9 @@ def ranks_overview(results: Iterable[tuple[Unit, CompareResult]],
     if twice:
         raise UsageError(f"ranks_overview: {unit_label(twice[0])} is given both compared and not compared")
     given = [*inputs, *(not_compared or ())]
-    if len({isinstance(u, RankCycle) for u in given}) > 1:
-        raise UsageError("ranks_overview: ranks and RankCycle units are given together (one kind per job)")
-    if len({unit_noun(u) for u in given}) > 1:  # else the sheet dropped the Rank column and the job of each cycle
-        raise UsageError("ranks_overview: a single device's cycles (rank None) and cycles of ranks are given "
+    kinds = {unit_noun(u) for u in given}
+    if len(kinds) > 1:  # else the sheet dropped the Rank column and the job of each cycle
+        raise UsageError(f"ranks_overview: {' and '.join(w for k, w in _KINDS.items() if k in kinds)} are given "
                          "together (one kind per job)")
     outside = sorted((u for u in given if unit_rank(u) not in set(selected)), key=unit_order) \
         if selected is not None else []
@@ -960,6 +959,11 @@ def ranks_overview(results: Iterable[tuple[Unit, CompareResult]],
         return found.pop() if len(found) == 1 else None
 
     return overview(rows, inputs, (folder(0), folder(1)), gates, pct, not_compared=not_compared, rank_list=selected)
+
+
+#: The kinds of unit (``units.unit_noun``) as ``ranks_overview``'s error names them.
+_KINDS = {"rank": "ranks", "rank cycle": "cycles of ranks (RankCycle)",
+          "cycle": "a single device's cycles (RankCycle, rank None)"}
 
 
 def _unit(rank: Any) -> Unit:

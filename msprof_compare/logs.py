@@ -158,7 +158,6 @@ class RankNotices(logging.Filter):
         self.inputs = sorted(side.items(), key=lambda item: len(item[0]), reverse=True)
         self.seen: dict[tuple[int, str], Unit] = {}  # each notice's first rank (or rank cycle: units.RankCycle)
         self.rank: Unit = 0
-        self.noun = "rank"  # what the units are, as the left-out line names them
         self.left_out: dict[int, int] = {}  # records left out, by level
         self.thread = threading.get_ident()
         self.held: list[logging.LogRecord] | None = None  # a left-out block's records so far; None: none is
@@ -169,7 +168,6 @@ class RankNotices(logging.Filter):
         self.rank = rank
         self.held = None
         self.thread = threading.get_ident()
-        self.noun = unit_noun(rank)
 
     @contextmanager
     def of_rank(self, rank: Unit) -> Iterator[None]:
@@ -182,7 +180,7 @@ class RankNotices(logging.Filter):
 
     def say_left_out(self) -> None:
         """Log the line counting the records left out (none when none was), at ``level``."""
-        line = left_out_line(self.repeated, self.noun)
+        line = left_out_line(self.repeated, unit_noun(self.rank))  # the units' kind: the last one's
         if line:
             logging.getLogger(LOGGER_NAME).log(self.level, line)
 

@@ -223,7 +223,7 @@ def test_api_units_rank_list_and_overview(folders, caplog):
     assert [(r["rank"], r["cycle"]) for r in doc["ranks"]] == [(1, 1), (1, 2)]
     assert [(r["rank"], r["cycle"]) for r in doc["not_compared"]] == [(1, 3)]
     one = next(iter(msprof_compare.compare_ranks(folders["base"], folders["comp"], enable_profiling_compare=True)))
-    with pytest.raises(UsageError, match="ranks and RankCycle units are given together"):
+    with pytest.raises(UsageError, match=r"ranks and cycles of ranks \(RankCycle\) are given together"):
         msprof_compare.ranks_overview([one, (5, one[1])])
 
 
@@ -442,7 +442,7 @@ def test_overview_refuses_a_single_devices_cycles_beside_cycles_of_ranks(single,
     lone = next(iter(api.compare_ranks(single["base"], single["comp"], enable_profiling_compare=True)))
     ranked = next(iter(api.compare_ranks(folders["base"], folders["comp"], enable_profiling_compare=True)))
     assert (lone[0], ranked[0]) == (RankCycle(None, 1), RankCycle(0, 1))
-    with pytest.raises(UsageError, match=r"a single device's cycles \(rank None\) and cycles of ranks are given "
-                                         r"together \(one kind per job\)"):
+    with pytest.raises(UsageError, match=r"cycles of ranks \(RankCycle\) and a single device's cycles \(RankCycle, "
+                                         r"rank None\) are given together \(one kind per job\)"):
         msprof_compare.ranks_overview([lone, ranked])
     assert [r["cycle"] for r in msprof_compare.ranks_overview([lone])["ranks"]] == [1]

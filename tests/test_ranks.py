@@ -272,6 +272,15 @@ def test_folder_of_single_device_cycles_in_recorded_order(tmp_path):
         api.ranks(many)
 
 
+def test_ranks_held_once_read_no_collection_end(monkeypatch):
+    """A folder holding each rank once has no order to read: its profiler_info files are read for the rank ids
+    alone, not again for their collection ends (which only order a rank's cycles)."""
+    from msprof_compare.loaders import ranks as ranks_mod
+
+    monkeypatch.setattr(ranks_mod, "_collection_end", lambda path: pytest.fail(f"end read: {path}"))
+    assert api.ranks(TEXT0) == {r: str(TEXT0 / f"rank{r}_ascend_pt") for r in (0, 1)}
+
+
 def test_ranks_of_several_cycles_in_recorded_order(tmp_path):
     """A multi-rank run's cycles in one folder: each rank's profiles in recorded order, cycle by cycle; ranks held
     different numbers of times are an error naming each rank's count (which cycle a rank missed cannot be told)."""

@@ -28,6 +28,7 @@ from .kernels import any_typed
 from .optree import built_tree, shape_key, unlinked_kernels
 from .overall import find_breakdowns
 from .table import Sheet, ms3, plain_frame, sheet_numbers, text_cells
+from .waterfall import unsplit
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult, RunContext
@@ -383,7 +384,7 @@ def _category_row(bds: tuple[Breakdown, Breakdown], sides: tuple[Profile, Profil
     shares = [min(bd.categorised_ns / bd.computing_ns, 1.0) if bd.computing_ns > 0 else None for bd in bds]
     if None in shares:
         return None
-    ok = (shares[0] == 0) == (shares[1] == 0)
+    ok = not unsplit(*bds)  # the waterfall's one Computing step and this note: one rule
     why = "; ".join(f"{side}: {_why_no_categories(p)}" for side, p, share in zip(_SIDES, sides, shares, strict=True)
                     if share == 0) if not ok else "a Level0 NPU export, for one, has no kernel types or PMU counters"
     return _guard(CATEGORY_CHECK, ok, shares[0], shares[1],

@@ -89,7 +89,6 @@ def _groups(directory: str) -> dict[int | None, list[str]]:
             if not rankless:
                 first = exc
             rankless.append(path)
-    by_end = all(_collection_end(p) is not None for p in inputs)  # the folder's order: one for all its groups
     # no rank recorded: a single device's cycles only where the names are one process's, as the profilers name a
     # schedule's cycles (unrelated runs side by side, told apart by nothing the profiler recorded, are no cycles)
     if alone and (held or rankless or len(alone) == 1 or not _one_worker(alone)):
@@ -98,37 +97,46 @@ def _groups(directory: str) -> dict[int | None, list[str]]:
         some = f"{len(rankless)} Kineto traces that record no rank" if len(rankless) > 1 \
             else "1 Kineto trace that records no rank"
         raise ProfileError(directory, f"holds {some} (no distributedInfo.rank in the first "
-                                      f"{HEAD_BYTES // 1024} KiB), by name: {_names(_recorded_order(rankless, False))}",
+                                      f"{HEAD_BYTES // 1024} KiB), by name: {_names(_recorded_order(rankless, None))}",
                            hint=f"pass {'one of them' if len(rankless) > 1 else 'it'}, one trace per side; a "
                                 "schedule's cycles on one GPU compare cycle by cycle where they are named "
                                 "<worker>.<ms>.pt.trace.json, one worker's, as tensorboard_trace_handler names them")
     if rankless and held:
         raise first
     if alone or rankless:  # a single device's cycles (a schedule's, in on_trace_ready's folder)
-        return {None: _recorded_order(alone or rankless, by_end)}
+        return {None: _recorded_order(alone or rankless, _collection_ends(inputs))}
+    if all(len(paths) == 1 for paths in held.values()):  # one profile per rank: no order to read
+        return dict(sorted(held.items()))
+    ends = _collection_ends(inputs)  # the folder's order: one for all its groups
     # a rank held several times: its cycles where its names are one worker's (one process), as the profilers name a
     # schedule's cycles; else unrelated runs of that rank side by side, which nothing recorded pairs across folders
     twice = [rank for rank, paths in sorted(held.items()) if len(paths) > 1 and not _one_worker(paths)]
     if twice:
-        paths = _recorded_order(held[twice[0]], by_end)
+        paths = _recorded_order(held[twice[0]], ends)
         times = "twice" if len(paths) == 2 else f"{len(paths)} times"
         also = f"; {named_units(twice[1:])} too" if twice[1:] else ""
-        raise ProfileError(directory, f"holds rank {twice[0]} {times}, {'in recorded order' if by_end else 'by name'}"
-                                      f": {_names(paths)}{also}",
+        order = "by name" if ends is None else "in recorded order"
+        raise ProfileError(directory, f"holds rank {twice[0]} {times}, {order}: {_names(paths)}{also}",
                            hint="keep one profile per rank in the folder; a profiler schedule's cycles compare "
                                 "cycle by cycle where each rank's are one worker's, named as the profilers name "
                                 "them: <worker>_<timestamp>_ascend_pt, <worker>.<ms>.pt.trace.json")
-    return {rank: _recorded_order(paths, by_end) for rank, paths in sorted(held.items())}
+    return {rank: _recorded_order(paths, ends) for rank, paths in sorted(held.items())}
 
 
-def _recorded_order(paths: list[str], by_end: bool) -> list[str]:
-    """``paths`` in the order the profiler recorded them: by the collection end each profiling directory's
-    profiler_info*.json records where ``by_end`` (every input of the folder gives one), else by name, its digits
-    as numbers (a Kineto trace records none in its head; torch_npu's and tensorboard_trace_handler's names end with
-    a timestamp: ``w.900`` before ``w.1000``)."""
-    if not by_end:
+def _collection_ends(paths: list[str]) -> dict[str, int] | None:
+    """{path: the collection end its profiler_info*.json records} (``_collection_end``: each file read once), None
+    where one of ``paths`` records none: then the order of every group is by name (``_recorded_order``)."""
+    ends = {p: _collection_end(p) for p in paths}
+    return None if None in ends.values() else ends  # type: ignore[return-value]
+
+
+def _recorded_order(paths: list[str], ends: dict[str, int] | None) -> list[str]:
+    """``paths`` in the order the profiler recorded them: by their collection ends (``_collection_ends``), else by
+    name, its digits as numbers (a Kineto trace records none in its head; torch_npu's and tensorboard_trace_handler's
+    names end with a timestamp: ``w.900`` before ``w.1000``)."""
+    if ends is None:
         return sorted(paths, key=_name_order)
-    return [p for _, p in sorted((_collection_end(p), p) for p in paths)]
+    return sorted(paths, key=lambda p: (ends[p], p))
 
 
 def _name_order(path: str) -> list[tuple[int, int | str]]:
@@ -167,8 +175,9 @@ def _single_device_error(directory: str, alone: list[str], held: dict[int, list[
     """The error of a folder holding profiles of single-device runs: one per schedule cycle (repeat > 1, or 0) in
     on_trace_ready's folder, or such profiles beside ranks. It names them in recorded order: one is compared per
     side, not a rank of each."""
-    order = "in recorded order" if all(_collection_end(p) is not None for p in alone) else "by name"
-    paths = _recorded_order(alone, order != "by name")
+    ends = _collection_ends(alone)
+    order = "by name" if ends is None else "in recorded order"
+    paths = _recorded_order(alone, ends)
     some = f"{len(paths)} profiles of single-device runs (no rank ids)" if len(paths) > 1 \
         else "1 profile of a single-device run (no rank id)"
     if not held:

@@ -1219,7 +1219,14 @@ def page_frame(ws: Worksheet) -> None:
 
 def _print_across(sheet: Sheet) -> tuple[int, int]:
     """Pages across and identifying columns to repeat on each page, for printing ``sheet`` at
-    `MIN_PRINT_SCALE` or larger: (1, 0) where one page wide is that large. One page wide printed the module
+    `MIN_PRINT_SCALE` or larger: (1, 0) where one page wide is that large (``_page_breaks``)."""
+    breaks, key = _page_breaks(sheet)
+    return 1 + len(breaks), key
+
+
+def _page_breaks(sheet: Sheet) -> tuple[list[int], int]:
+    """The columns that start each printed page after the first, and how many identifying columns each of those
+    repeats first. One page wide printed the module
     sheets (1,958-1,980 pt of columns on 749 pt) at 38 %, 4-point text, and most other comparator sheets at
     46-57 %. Wider sheets print over several pages, each starting with the columns that name a row: those left
     of the base half (order, module, kernel or API name), so a figure is never on a page without its row's key.
@@ -1232,32 +1239,29 @@ def _print_across(sheet: Sheet) -> tuple[int, int]:
     widths = [column_points(c.width) for c in sheet.columns]
     room = PRINTABLE_POINTS / MIN_PRINT_SCALE
     if sum(widths) <= room:
-        return 1, 0
+        return [], 0
     key = sheet.base_span[0]
     repeated = sum(widths[:key])
     if repeated + max(widths[key:], default=0.0) > room:
         key, repeated = 0, 0.0
-    pages, used = 1, 0.0
-    for w in widths:
-        if used + w > room and used > (repeated if pages > 1 else 0.0):
-            pages, used = pages + 1, repeated
+    breaks: list[int] = []
+    used = 0.0
+    for j, w in enumerate(widths):
+        if used + w > room and used > (repeated if breaks else 0.0):
+            breaks.append(j)
+            used = repeated
         used += w
-    return pages, key
+    return breaks, key
 
 
 def _note_columns(sheet: Sheet) -> tuple[int, int]:
-    """The columns row 2's note is laid over: those of the first printed page (`_print_across`) that are not
+    """The columns row 2's note is laid over: those of the first printed page (``_page_breaks``) that are not
     repeated on the next ones. Written in column A, a repeated column, it printed cut at A's edge on every page
     after the first ("Job (slowe"); running on past the first page's columns, it was cut at the page's edge."""
-    pages, key = _print_across(sheet)
-    if pages == 1:
+    breaks, key = _page_breaks(sheet)
+    if not breaks:
         return 0, len(sheet.columns) - 1
-    room, used, last = PRINTABLE_POINTS / MIN_PRINT_SCALE, 0.0, 0
-    for j, width in enumerate(column_points(c.width) for c in sheet.columns):
-        if used + width > room and used > 0:  # the first page's break, as `_print_across` counts it
-            break
-        used, last = used + width, j
-    return key, max(key, last)
+    return key, max(key, breaks[0] - 1)
 
 
 def _print_setup(ws: Worksheet, sheet: Sheet, nrows: int) -> None:
