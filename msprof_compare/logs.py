@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -142,10 +143,13 @@ class RankNotices(logging.Filter):
     for the rank inputs' paths it names: eight ranks of one job would otherwise print the same notices eight times
     (a Level0 side's missing files, the profiler settings that differ). A path is compared by its side, so a
     notice about the comparison's rank 1 is no repeat of the same notice about the base's rank 0. A block (a line
-    and the indented "  - " lines under it) is said whole: an item that is new brings back its line and the items
-    left out before it. Counted in ``repeated``; this thread's records only (see ``_SaidOnce``). A line said (not
-    an item) begins with its rank, ``rank N: ``, so that a notice of one rank alone says whose it is. Installed only
-    around a rank's own work (``of_rank``): the job's lines, which name their ranks, are logged outside it."""
+    and the indented "  - " lines under it) whose line repeats an earlier rank's but some items do not (its own
+    figures: a text against a DB export's E2E on each rank) is said in one line, its title "as for rank M but:" its
+    first new item, the explanation that item shares with an item said before left out, and any later new item
+    under it: eight ranks printed the six-line block eight times. Counted in ``repeated``; this thread's records
+    only (see ``_SaidOnce``). A line said (not an item) begins with its rank, ``rank N: ``, so that a notice of one
+    rank alone says whose it is. Installed only around a rank's own work (``of_rank``): the job's lines, which name
+    their ranks, are logged outside it."""
 
     def __init__(self, pairs: list[tuple[str, str]]) -> None:
         super().__init__()
@@ -160,13 +164,15 @@ class RankNotices(logging.Filter):
         self.rank: Unit = 0
         self.left_out: dict[int, int] = {}  # records left out, by level
         self.thread = threading.get_ident()
-        self.held: list[logging.LogRecord] | None = None  # a left-out block's records so far; None: none is
+        self.held: tuple[str, Unit, int] | None = None  # a left-out block line's title, first rank, level; or None
+        self.condensed = False  # the block under way was said in one line: its repeated items are left out
+        self.leads: set[tuple[int, str]] = set()  # the items said: each one's text up to its last ": "
 
     def start(self, rank: Unit) -> None:
         """The rank whose compare logs next, in this thread: a notice its own compare repeats (both sides alike) is
         no earlier rank's, and is left to ``_SaidOnce``."""
         self.rank = rank
-        self.held = None
+        self.held, self.condensed = None, False
         self.thread = threading.get_ident()
 
     @contextmanager
@@ -187,31 +193,35 @@ class RankNotices(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         if record.levelno < logging.INFO or (record.thread is not None and record.thread != self.thread):
             return True
-        if getattr(record, "said_again", False):
-            return self._named(record)
         text = record.getMessage()
         item = text.startswith("  ")
         for path, marker in self.inputs:
             text = text.replace(path, marker)
         key = (record.levelno, text)
         new = self.seen.setdefault(key, self.rank) == self.rank
-        if item and self.held is not None:
-            if not new:
-                self.held.append(record)
+        if item:
+            lead = (record.levelno, text.rpartition(": ")[0])
+            said_lead = lead in self.leads
+            self.leads.add(lead)
+            if new and self.held is not None:  # the block's first new item: said in one line with its title
+                title, first, level = self.held
+                part = record.getMessage().strip()[2:]
+                if said_lead and ": " in lead[1].strip():  # its explanation said before: its figures alone
+                    part = f"{part.split(': ', 1)[0]}: {part.rpartition(': ')[2]}"
+                line = f"{unit_label(self.rank)}: {title}, as for {unit_label(first)} but: {part}"
+                record.msg, record.args = line, ()
+                self.held, self.condensed = None, True
+                self.left_out[level] -= 1  # the block's line, held, is said in it
+                return True
+            if not new and (self.held is not None or self.condensed):
                 self._count(record, 1)
                 return False
-            for held in self.held:  # said before this item, as the block was logged (the other filters run)
-                held.said_again = True
-                logging.getLogger(held.name).handle(held)
-                self._count(held, -1)
-            self.held = None
-            return True
-        if item:  # an item of a block said
-            return True
+            return True  # an item of a block said, or a new item under a block said in one line
+        self.condensed = False
         if new:
             self.held = None
             return self._named(record)
-        self.held = [record]
+        self.held = (re.split(r" \(|:", record.getMessage(), maxsplit=1)[0], self.seen[key], record.levelno)
         self._count(record, 1)
         return False
 
