@@ -26,6 +26,7 @@ from __future__ import annotations
 import csv
 import gzip
 import json
+import logging
 import re
 import shutil
 from decimal import Decimal
@@ -310,7 +311,7 @@ def _db_kernel_longer(samples: Path, tmp_path: Path) -> None:
     assert list(moved[3:13]) == [171.6, 171.6, 171.6, 171.6, 1, 221.6, 221.6, 221.6, 221.6, 1]
 
 
-def test_kernel_type_contributors_of_a_step_say_they_are_the_whole_profiles(samples, tmp_path):
+def test_kernel_type_contributors_of_a_step_say_they_are_the_whole_profiles(samples, tmp_path, caplog):
     """``--use_kernel_type`` with a step on text exports: op_statistic.csv holds no step ids, so KernelTypeCompare
     covers every step. The export cut in two steps, its first MaxPool kernel (step 50) 50 us longer, compared at
     step 51: KernelTypeCompare still holds the +50 us, and the contributors named MaxPoolWithArgmaxV1 as step 51's
@@ -340,6 +341,14 @@ def test_kernel_type_contributors_of_a_step_say_they_are_the_whole_profiles(samp
     # a DB export builds the statistic from the step's tasks, and without a step there is nothing to say
     assert "all_steps" not in compare(str(base), str(slow), enable_kernel_compare=True,
                                       use_kernel_type=True).contributors.attrs
+    # two steps: the one warning (one for both sides) names each side's
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        compare(str(base), str(slow), base_step=50, comparison_step=51, enable_kernel_compare=True,
+                use_kernel_type=True)
+    assert [m for m in caplog.messages if "op_statistic.csv" in m] == [
+        f"base {base} and comparison {slow}: op_statistic.csv holds no step ids, so KernelTypeCompare covers every "
+        "step, not base step 50 and comparison step 51 only."]
 
 
 def test_kernel_type_contributors_of_a_text_step_against_a_db_step_name_the_whole_profile_side(samples, tmp_path):

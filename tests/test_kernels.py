@@ -318,11 +318,42 @@ def test_kernel_type_compare_with_a_step(samples, caplog):
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         res = compare(*pair, enable_kernel_compare=True, use_kernel_type=True, base_step=50, comparison_step=50)
     assert [s.name for s in res.sheets] == ["KernelTypeCompare"]
-    assert caplog.text.count("op_statistic.csv holds no step ids, so KernelTypeCompare covers every step") == 2
+    # both sides are text exports: one warning names both (one per side said the same twice)
+    assert [m for m in caplog.messages if "op_statistic.csv" in m] == [
+        f"base {pair[0]} and comparison {pair[1]}: op_statistic.csv holds no step ids, so KernelTypeCompare covers "
+        "every step, not step 50 only."]
     whole = compare(*pair, enable_kernel_compare=True, use_kernel_type=True)
     pd.testing.assert_frame_equal(res.sheet("KernelTypeCompare"), whole.sheet("KernelTypeCompare"))
     with pytest.raises(StepError, match="Invalid step id: 51, please choose from the valid steps: 50"):
         compare(*pair, enable_kernel_compare=True, use_kernel_type=True, base_step=51, comparison_step=51)
+
+
+def test_kernel_types_of_the_whole_profile_said_once(samples, caplog):
+    """With a step, a text export's KernelTypeCompare is its whole profile's: said once. A text side against a DB
+    export (which builds the statistic from its step's tasks) is named alone, as before; with a time breakdown the
+    step note, which says it in its Detail (the Summary sheet keeps it), leaves it to that warning on the console,
+    but keeps it where KernelTypeCompare is not made (no --use_kernel_type: no other line says it)."""
+    from msprof_compare import compare
+
+    text, db = samples / L1, samples / "msinsight/test/data/pytorch/db/level1/rank0_ascend_pt"
+    clause = "; KernelTypeCompare reads a text export's op_statistic.csv, which holds no step ids"
+    for kernel_type in (True, False):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            res = compare(str(text), str(db), enable_kernel_compare=True, use_kernel_type=kernel_type,
+                          enable_profiling_compare=True, base_step=50, comparison_step=50)
+        whole = [m for m in caplog.messages if "KernelTypeCompare covers every step" in m]
+        (note,) = [m for m in caplog.messages if m.startswith("The time breakdown covers the whole profile")]
+        if kernel_type:
+            assert whole == [f"{text}: op_statistic.csv holds no step ids, so KernelTypeCompare covers every step, "
+                             "not step 50 only."]
+            assert clause not in note and note.endswith("KernelCompare and communication sheets); a DB export "
+                                                        "limits them to the step.")
+        else:
+            assert not whole and clause in note
+        guards = res.guards
+        (detail,) = guards.loc[guards["Check"] == "time breakdown of the steps", "Detail"]
+        assert clause in detail
 
 
 def _compare_frames(ours: pd.DataFrame, ref: pd.DataFrame) -> None:

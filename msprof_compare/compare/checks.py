@@ -24,7 +24,7 @@ from ..columns import col_of
 from ..model import STEP_MARK, Profile, bare_trace, factorize, object_array, object_column, us_text
 from .breakdown import BUCKETS, Breakdown, peak_reserved_gb, peak_without_app_gb
 from .breakdown_npu import has_pmu, hccl_op_rows
-from .kernels import any_typed
+from .kernels import any_typed, kernel_types_whole
 from .optree import built_tree, shape_key, unlinked_kernels
 from .overall import find_breakdowns
 from .table import Sheet, ms3, plain_frame, sheet_numbers, text_cells
@@ -266,11 +266,17 @@ def _step_row(ctx: RunContext) -> dict[str, Any] | None:
     scope = {side: "whole profile" if side in whole or steps[side] < 0 else f"step {steps[side]}" for side in _SIDES}
     detail = ("OverallMetrics, the waterfall and --fail_on_regression of a text export cover the whole profile, as "
               "the original's OverallMetrics (the step limits the operator, module, memory, API, KernelCompare and "
-              "communication sheets; KernelTypeCompare reads a text export's op_statistic.csv, which holds no step "
-              "ids); a DB export limits them to the step")
-    return _guard(STEP_CHECK, not whole, scope["base"], scope["comparison"], detail)
+              f"communication sheets{KERNEL_TYPES_WHOLE}); a DB export limits them to the step")
+    row = _guard(STEP_CHECK, not whole, scope["base"], scope["comparison"], detail)
+    if kernel_types_whole(ctx):  # the kernel comparison's warning said it, for the same sides
+        row[LOG_CUT] = KERNEL_TYPES_WHOLE
+    return row
 
 
+#: The step note's words on KernelTypeCompare, which its log line leaves out where ``kernels.build`` warned of it
+KERNEL_TYPES_WHOLE = "; KernelTypeCompare reads a text export's op_statistic.csv, which holds no step ids"
+#: A row's key for words of its Detail that the log line leaves out (said by another warning of the run)
+LOG_CUT = "log_cut"
 _EXPORT_KINDS = {"ascend_db": "db", "ascend_text": "text"}
 #: The "NPU export kind" note's Detail: this lead, then its figures joined by ``EXPORT_PART_SEP``; the log shows
 #: each figure on a line of its own (up to seven, ~1,500 characters on one line before).
@@ -845,10 +851,11 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
 
 def guard_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """The checks' rows as the guards frame (GUARD_COLUMNS), with the flags some rows carry for other faces in
-    its attrs (``IDLE_EXPLAINS``)."""
+    its attrs (``IDLE_EXPLAINS``, ``LOG_CUT``)."""
     # object columns: inference would turn a column of counts and one rate into floats, counts into rates
     frame = plain_frame({c: object_array([r[c] for r in rows]) for c in GUARD_COLUMNS}, objects=True)
     frame.attrs[IDLE_EXPLAINS] = any(r.get(IDLE_EXPLAINS, False) for r in rows)
+    frame.attrs[LOG_CUT] = {r["Check"]: r[LOG_CUT] for r in rows if LOG_CUT in r}
     return frame
 
 
@@ -890,6 +897,7 @@ def log_guards(frame: pd.DataFrame) -> None:
             lead = _LOG_LEADS.get(check, "")
             if lead and detail.startswith(lead):  # the note's words already say what it is
                 detail = detail[len(lead):]
+            detail = detail.replace(frame.attrs.get(LOG_CUT, {}).get(check) or "\0", "")
             log.warning("%s (base %s, comparison %s): %s.", NOTE_CHECKS[check], _shown_against(check, b),
                         _shown_against(check, c), detail)
     bad = [r for r in rows if r[1] == "warn"]

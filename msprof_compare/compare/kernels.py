@@ -315,17 +315,46 @@ def _untyped_notice(ctx: RunContext, profile: Profile, sheet: str) -> None:
             "export records none), so %s shows them as one N/A type.", profile.path, sheet)
 
 
+def kernel_types_whole(ctx: RunContext) -> list[str]:
+    """The sides ("base", "comparison") given a step whose KernelTypeCompare covers the whole profile: text
+    exports, whose op_statistic.csv holds no step ids (a DB builds its statistic from the step's tasks), where the
+    kernel comparison makes that sheet (``--use_kernel_type``, NPU data on both sides). ``build`` says so, once
+    for both: the time breakdown's step note leaves it to that warning (``checks._step_row``)."""
+    opts = ctx.options
+    if not (opts.enable_kernel_compare and opts.use_kernel_type and ctx.base.is_npu and ctx.comparison.is_npu):
+        return []
+    return [side for side, p in (("base", ctx.base), ("comparison", ctx.comparison))
+            if side_step(ctx, side) >= 0 and p.source != "ascend_db"]
+
+
+def _whole_kernel_types_notice(ctx: RunContext) -> None:
+    """One warning for the sides whose KernelTypeCompare ignores their step (``kernel_types_whole``), naming
+    each side's path and step: one line per side said the same fact twice on a pair of text exports."""
+    sides = kernel_types_whole(ctx)
+    for side in sides:
+        side_range(ctx, side)  # an id the data does not hold is refused, as KernelCompare does
+    if not sides:
+        return
+    profiles = {"base": ctx.base, "comparison": ctx.comparison}
+    steps = {side: side_step(ctx, side) for side in sides}
+    if len(sides) == 1:
+        where = str(profiles[sides[0]].path)
+    else:
+        where = f"base {ctx.base.path} and comparison {ctx.comparison.path}"
+    if len(set(steps.values())) == 1:
+        which = f"step {steps[sides[0]]}"
+    else:
+        which = f"base step {steps['base']} and comparison step {steps['comparison']}"
+    log.warning("%s: op_statistic.csv holds no step ids, so KernelTypeCompare covers every step, not %s only.",
+                where, which)
+
+
 def build(ctx: RunContext) -> list[Sheet]:
     """KernelTypeCompare with ``--use_kernel_type``, else KernelCompare; nothing for GPU data."""
     if not _npu_pair(ctx):
         return []
     if ctx.options.use_kernel_type:
-        for side, p in (("base", ctx.base), ("comparison", ctx.comparison)):
-            step = side_step(ctx, side)
-            if step >= 0 and p.source != "ascend_db":  # a DB builds its statistic from the step's tasks
-                side_range(ctx, side)  # an id the data does not hold is refused, as KernelCompare does
-                log.warning("%s: op_statistic.csv holds no step ids, so KernelTypeCompare covers every "
-                            "step, not step %d only.", p.path, step)
+        _whole_kernel_types_notice(ctx)
         tables = [kernel_type_table(p) for p in (ctx.base, ctx.comparison)]
         for p, t in zip((ctx.base, ctx.comparison), tables, strict=False):
             if not t:
