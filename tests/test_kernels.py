@@ -262,7 +262,9 @@ def test_missing_kernel_details_warns(caplog):
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         assert kernels.build(ctx(npu("a", kernel_details=kd),
                                  npu("b", kernel_details=no_type.drop(columns="Duration(us)")))) == []
-    assert "kernel_details.csv lacks duration." in caplog.text
+    # the original's line, then the side it is about
+    assert "Failed to enable enable_kernel_compare,kernel_details.csv lacks duration. Input: comparison b." \
+        in caplog.messages
 
 
 def test_step_filter_and_missing_step():
@@ -288,7 +290,7 @@ def test_step_whose_rows_have_no_valid_type_is_no_missing_step(caplog):
 
 def test_level0_sample_says_its_kernels_have_no_type(samples, caplog):
     """The level0 samples' 191 kernel_details.csv rows all have a Duration(us) and Type N/A (checked with the
-    csv module): the warning names the Type, not a missing duration."""
+    csv module): the warning names the Type, not a missing duration, and the sides it is about."""
     import csv
 
     from msprof_compare import compare
@@ -303,10 +305,20 @@ def test_level0_sample_says_its_kernels_have_no_type(samples, caplog):
         res = compare(str(l0[0]), str(l0[1]), enable_kernel_compare=True)
     assert "KernelCompare" not in [s.name for s in res.sheets]
     assert "lacks duration" not in caplog.text
-    # both sides lack the Type: the sentence (it names no side) is said once, each side's path once
-    assert caplog.text.count("kernel_details.csv gives no kernel a Type (each is N/A or empty") == 1
+    # both sides lack the Type: the sentence is said once, naming both sides as given, then each side's path once
+    failed = "Failed to enable enable_kernel_compare,kernel_details.csv gives no kernel a Type (each is N/A or empty"
+    assert [m for m in caplog.messages if m.startswith(failed)] == [
+        f"{failed}, as a Level0 export writes it). Inputs: base {l0[0]} and comparison {l0[1]}."]
     assert [str(p) for p in l0] == [m.split("in the file: ")[1].split(". ")[0] for m in caplog.messages
                                     if "Can't find any valid kernels in the file" in m]
+    # one Level0 side of two: the line names which one (it named no input, the base's or the comparison's)
+    level1 = samples / L1
+    for pair, side in (((l0[0], level1), "base"), ((level1, l0[1]), "comparison")):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            compare(*map(str, pair), enable_kernel_compare=True)
+        (line,) = [m for m in caplog.messages if m.startswith(failed)]
+        assert line.endswith(f"writes it). Input: {side} {pair[side == 'comparison']}.")
 
 
 def test_kernel_type_compare_with_a_step(samples, caplog):

@@ -246,28 +246,44 @@ def _npu_pair(ctx: RunContext) -> bool:
     return False
 
 
-def _no_kernels(profile: Profile, step: int = -1) -> None:
+def _no_kernels(profile: Profile, step: int = -1) -> str:
+    """Warn why ``profile`` gives KernelCompare no kernel where its path says it all; else return what its
+    kernel_details.csv lacks, for the original's "Failed to enable" line (``_failed_sides``)."""
     if profile.source == "ascend_db":  # the original's advice below names a CSV a DB export does not have
         where = f" in step {step}" if step >= 0 else ""
         log.warning("Can't find any valid kernels in the file: %s (no compute task%s: the database's TASK / "
                     "COMPUTE_TASK_INFO tables hold none).", profile.path, where)
-        return
+        return ""
     if profile.level == "trace":  # the original's advice below (level, aic_metrics) would mislead here
         log.warning("Can't find any valid kernels in the file: %s (%s has no kernel_details.csv).", profile.path,
                     bare_trace(profile))
-        return
+        return ""
     if profile.kernel_details is None:  # the loader said the file is absent; "lacks duration" would mislead
         log.warning("Can't find any valid kernels in the file: %s (no kernel_details.csv).", profile.path)
-        return
+        return ""
     if "Duration(us)" in profile.kernel_details.columns:
         # the loader requires the column: what is missing is a Type (Level0 writes N/A), which "lacks duration" hid
         where = f" of step {step}" if step >= 0 else ""
-        what = f"gives no kernel{where} a Type (each is N/A or empty, as a Level0 export writes it)"
-    else:
-        what = "lacks duration"
-    log.warning("Failed to enable enable_kernel_compare,kernel_details.csv %s.", what)
-    log.warning("Can't find any valid kernels in the file: %s. Please make sure that the profiling data is "
-                "greater than level0 and aic_metrics=PipeUtilization.", profile.path)
+        return f"gives no kernel{where} a Type (each is N/A or empty, as a Level0 export writes it)"
+    return "lacks duration"
+
+
+def _failed_sides(failed: list[tuple[str, Profile, int]]) -> None:
+    """The warnings of the sides (side, profile, step) that give KernelCompare no kernel: the original's "Failed
+    to enable" line is followed by the sides it is about and their paths, which it did not name (a Level0 export
+    on one side of two: the line named no input, the lines after it a path each), once for the sides it says
+    alike."""
+    lacking: dict[str, list[tuple[str, Profile]]] = {}
+    for side, profile, step in failed:
+        what = _no_kernels(profile, step)
+        if what:
+            lacking.setdefault(what, []).append((side, profile))
+    for what, sides in lacking.items():
+        log.warning("Failed to enable enable_kernel_compare,kernel_details.csv %s. Input%s: %s.", what,
+                    "s" if len(sides) > 1 else "", " and ".join(f"{side} {profile.path}" for side, profile in sides))
+        for _side, profile in sides:
+            log.warning("Can't find any valid kernels in the file: %s. Please make sure that the profiling data is "
+                        "greater than level0 and aic_metrics=PipeUtilization.", profile.path)
 
 
 def _step_ids(profile: Profile) -> np.ndarray | None:
@@ -368,6 +384,7 @@ def build(ctx: RunContext) -> list[Sheet]:
         return [Sheet("KernelTypeCompare", KERNEL_TYPE_COLUMNS, frame_from_rows(rows, 15), *SPANS)]
 
     groups = []
+    failed: list[tuple[str, Profile, int]] = []  # the sides that give no kernel, said together
     untold = False  # a side whose kernels cannot be limited to its step
     for side, p in (("base", ctx.base), ("comparison", ctx.comparison)):
         step = side_step(ctx, side)
@@ -384,14 +401,15 @@ def build(ctx: RunContext) -> list[Sheet]:
             # the original reads no kernel details at trace level; a step whose rows all lack a valid
             # Type (level0 exports) is no missing step: the sheet is skipped as without a step
             # (a DB export's step was checked against its STEP_TIME table when it was loaded: a step without
-            # compute tasks there is said by _no_kernels, not refused as absent)
-            # a directory without kernel_details.csv is no missing step either: _no_kernels names the file
+            # compute tasks there is said by _failed_sides, not refused as absent)
+            # a directory without kernel_details.csv is no missing step either: _failed_sides names the file
             if (step >= 0 and p.level != "trace" and p.source != "ascend_db" and p.kernel_details is not None
                     and not _has_step_rows(p, step)):
                 raise StepError(f"{data_file(p, 'kernel_details.csv')}: There is no kernel details information for "
                                 f"step {step}, please check whether the data contains this step.{_steps_held(p)}")
-            _no_kernels(p, step)
+            failed.append((side, p, step))
         groups.append(g)
+    _failed_sides(failed)
     if untold or not all(g is not None for g in groups):
         return []
     for p, g in zip((ctx.base, ctx.comparison), groups, strict=True):
