@@ -15,6 +15,8 @@ import pandas as pd
 import pytest
 from xlsxutil import read_xlsx
 
+from msprof_compare.compare import checks
+
 SAMPLES = Path(__file__).resolve().parents[1].parent / "shared" / "samples"
 TEXT = "msinsight/test/data/pytorch/text"
 NPU_L1, NPU_L2 = f"{TEXT}/level1/rank0_ascend_pt", f"{TEXT}/level2/rank0_ascend_pt"
@@ -340,6 +342,52 @@ def test_a_two_line_check_value_gets_a_two_line_row(text_pair, tmp_path, monkeyp
     assert ws.row_dimensions[row].height == 30
     step = next(r for r in range(1, ws.max_row + 1) if ws.cell(r, 1).value == "step count")
     assert ws.row_dimensions[step].height is None
+
+
+def _shown_cells(path, sheet: str = "sheet1.xml") -> dict[str, str]:
+    """{cell: the text a spreadsheet shows} of a sheet's number cells in a percent format (``0.0%`` / ``0.00%``),
+    read from the XML (no openpyxl): the value to the format's decimals, a half rounded away from zero as Excel
+    and LibreOffice round a displayed number."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    codes = {int(f.get("numFmtId")): f.get("formatCode") for f in _xml(path, "xl/styles.xml").iter(f"{MAIN}numFmt")}
+    codes[10] = "0.00%"  # built-in
+    styles = [codes.get(int(x.get("numFmtId")), "") for x in _xml(path, "xl/styles.xml").find(f"{MAIN}cellXfs")]
+    out = {}
+    for c in _xml(path, f"xl/worksheets/{sheet}").iter(f"{MAIN}c"):
+        fmt, v = styles[int(c.get("s", 0))], c.findtext(f"{MAIN}v")
+        if v is not None and c.get("t") is None and fmt in ("0.0%", "0.00%"):
+            places = Decimal(1).scaleb(-(len(fmt) - 3))
+            out[c.get("r")] = f"{(Decimal(v) * 100).quantize(places, ROUND_HALF_UP)}%"
+    return out
+
+
+@pytest.mark.parametrize(("check", "base", "comparison", "shown"), [
+    # under the threshold (60 %, 50 %), two decimals rounded read the threshold: the log cuts them, and so the sheet
+    ("operator match rate", 0.59996, 0.5994, ("59.99%", "59.9%")),
+    (checks.IDLE_CHECK, 0.499951, 0.97, ("49.99%", "97.0%")),
+    # one decimal rounded keeps it under, or the share is over it: one decimal, rounded, on both faces
+    (checks.IDLE_CHECK, 0.4994, 0.5, ("49.9%", "50.0%")),
+])
+def test_a_share_under_its_threshold_reads_in_the_sheet_as_in_the_log(text_pair, tmp_path, monkeypatch, caplog,
+                                                                      check, base, comparison, shown):
+    """The Summary's Base / Comparison cells of a share check show the digits the log's line shows: a share just
+    under its threshold is cut at two decimals there (49.99 %), and the sheet's 0.00% format rounded 0.499951 up
+    to 50.00 %, the threshold the note says the share is under."""
+    result, _path = text_pair
+    guards = result.guards.copy()
+    i = guards.index[guards["Check"].isin([check, "world size"])][0]  # the check's row, else one made the check's
+    status = "warn" if check == "operator match rate" else "note"  # a low match rate warns, an idle stretch notes
+    guards.loc[i, ["Check", "Status", "Base", "Comparison"]] = [check, status, base, comparison]
+    sheet = next(s for s in result.sheets if s.name == "Summary")
+    monkeypatch.setattr(sheet, "guards", guards)
+    path = result.to_excel(str(tmp_path))
+    row = _row_of(_summary(path)[0].tolist(), check, 4)
+    cells = _shown_cells(path)
+    assert (cells[f"C{row}"], cells[f"D{row}"]) == shown
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        checks.log_guards(guards.loc[[i]])
+    assert f"(base {shown[0]}, comparison {shown[1]})" in caplog.text
 
 
 def test_a_profile_against_itself_has_no_contributors_and_keeps_its_chart_data_off_the_page(tmp_path, caplog):

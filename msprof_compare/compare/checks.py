@@ -877,12 +877,18 @@ def rounds_up_to_threshold(check: str, v: Any) -> bool:
     return threshold is not None and isinstance(v, float) and v < threshold and shown(v) == shown(threshold)
 
 
+def shown_share(check: str, v: Any) -> Any:
+    """``v`` as the log's line and the Summary sheet's cell show it: a share that ``rounds_up_to_threshold`` cut at
+    two decimals of a percent (rounded, 49.996 % read 50.00 %, the threshold again); any other figure as it is."""
+    return math.floor(v * 10_000) / 10_000 if rounds_up_to_threshold(check, v) else v
+
+
 def _shown_against(check: str, v: Any) -> str:
     """``shown(v)``, but a share under its check's threshold that one decimal rounds up to it is cut at two: SGLang's
     prefill + decode stretch, 49.96 % of E2E, read "comparison 50.0%" in the note that says the stretch "is half or
     more of a side's E2E time" on the base side alone."""
     if rounds_up_to_threshold(check, v):
-        return f"{math.floor(v * 10_000) / 10_000:.2%}"
+        return f"{shown_share(check, v):.2%}"
     return shown(v)
 
 

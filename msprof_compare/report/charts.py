@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ..compare import communication_summary, memory_summary
-from ..compare.checks import rounds_up_to_threshold
+from ..compare.checks import rounds_up_to_threshold, shown_share
 from ..compare.contributors import contributors_title, shown_rows
 from ..compare.module_contributors import module_contributors_note, outside_modules_note
 from ..compare.summary_notes import unexplained_note
@@ -352,7 +352,9 @@ def _summary(wb: Any, ws: Any, sheet: Sheet) -> None:
             row = _contributor_table(wb, ws, row, contributors_title(modules, "module", first=first), shown,
                                      [c.width for c in sheet.columns])
     row = _resource_parts(wb, ws, sheet, row)
-    rows = [list(r) for r in _tuples(guard)]  # never empty: five checks are always made
+    # never empty: five checks are always made. A share just under its threshold is written cut to the two decimals
+    # its format shows, as the log shows it: the 0.00% format rounded 49.996 % up to 50.00 %, the threshold
+    rows = [[c, s, shown_share(c, b), shown_share(c, v), d] for c, s, b, v, d in _tuples(guard)]
     # Detail wraps within the print area, the tables' width: left to overflow, a long detail (up to 1,316
     # characters, on a text export against a DB export) ran past the page's edge and was cut there
     last_col, detail = _detail_columns(widths, [r[4] for r in rows if isinstance(r[4], str)])
