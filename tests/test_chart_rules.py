@@ -567,6 +567,29 @@ def test_waterfall_chart_series_legend_and_axis(db_pair):
     assert chart["min"] == ["100"]
 
 
+def test_waterfall_category_labels_wrap(text_pair):
+    """The waterfall's category labels (the helper table's Step cells) break at spaces into lines of 16 characters
+    at most: rotated on one line, "Other Computing (minus overlap of categories)" (B200 against NPU Level1) ran over
+    the legend in LibreOffice, and so did text pair 1's "Group 0 Communication (uncovered)". The waterfall table
+    above keeps the names whole."""
+    _result, path = text_pair
+    col_a = _summary(path)[0].tolist()
+    header = col_a.index("Step", _row_of(col_a, "Chart data"))
+    labels = col_a[header + 1:col_a.index("Comparison E2E", header) + 1]
+    steps = col_a[3:3 + len(labels)]
+    assert steps[-3:] == ["Group 0 Communication (uncovered)", "Free: Other", "Comparison E2E"]
+    assert labels[-3:] == ["Group 0\nCommunication\n(uncovered)", "Free: Other", "Comparison E2E"]
+    assert [label.replace("\n", " ") for label in labels] == steps
+    assert all(len(line) <= 16 for label in labels for line in label.split("\n"))
+    from msprof_compare.compare.waterfall import OVERLAP_STEP
+    from msprof_compare.report.charts import category_label
+
+    assert category_label(OVERLAP_STEP) == "Other Computing\n(minus overlap\nof categories)"
+    # a word longer than a line (a DB export's HCCL group) keeps its line, whole
+    group = "90.91.105.46%enp189s0f0_60000_0"
+    assert category_label(f"{group} (uncovered)") == f"{group}\n(uncovered)"
+
+
 def test_waterfall_axis_starts_at_zero_when_the_change_is_large(tmp_path_factory):
     """Text level1 -> the bare trace_view.json (pair 8's base): E2E falls from 136.581 to 11.270 ms, more than
     half of the top level, so the value axis keeps its automatic start (no minimum), though the last level

@@ -24,6 +24,7 @@ from __future__ import annotations
 import logging
 import math
 import re
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -400,7 +401,7 @@ def _waterfall_chart(wb: Any, ws: Any, sheet: Sheet, wf: pd.DataFrame, row: int,
             lo = min(prev, cum)
             vals = [lo, max(d, 0.0), max(-d, 0.0), 0.0]
             lows.append(lo)
-        ws.write_string(r, 0, str(item[step]), _fmt(wb, "text"))
+        ws.write_string(r, 0, category_label(str(item[step])), _fmt(wb, "text"))
         for j, v in enumerate(vals, start=1):
             ws.write_number(r, j, v, _fmt(wb, "float"))
         r += 1
@@ -430,6 +431,17 @@ def _waterfall_chart(wb: Any, ws: Any, sheet: Sheet, wf: pd.DataFrame, row: int,
     chart.set_size({"width": _chart_width(sheet), "height": height})
     ws.insert_chart(at, 0, chart, _ANCHOR)
     return last + 2
+
+
+#: The longest line of a waterfall category label (``category_label``).
+_LABEL_LINE = 16
+
+
+def category_label(step: str) -> str:
+    """A waterfall step's category label, broken at spaces into lines of ``_LABEL_LINE`` characters (a longer word
+    on a line of its own). On one line, rotated, a long step ("Other Computing (minus overlap of categories)",
+    "Group 0 Communication (uncovered)") ran over the legend under the plot in LibreOffice."""
+    return "\n".join(textwrap.wrap(step, _LABEL_LINE, break_long_words=False, break_on_hyphens=False)) or step
 
 
 def _nice_floor(x: float) -> float:
