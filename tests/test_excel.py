@@ -949,6 +949,10 @@ LAYOUT = {
 }
 _RATIOS = {"Diff Ratio", "Diff Total Ratio", "Diff Avg Ratio", "Diff Calls Ratio", "Diff Self Ratio"}
 _NS = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+#: Text columns whose cells hold line breaks on these samples (kernel and memory lists, torch_npu's shapes and types,
+#: call stacks): ours top-aligns their data cells (docs/differences.md), the original centres them
+_LINES = {"Input Shape", "Input Type", "Kernel Details", "Allocated Details", "Base Call Stack",
+          "Comparison Call Stack"}
 
 
 def _layout_violations(path: Path, original: bool) -> tuple[list[str], list[str]]:
@@ -1017,8 +1021,9 @@ def _layout_violations(path: Path, original: bool) -> tuple[list[str], list[str]
                         ("0.00%", ("Arial", "11", False), "FFFF0000") if red else
                         ("General" if fmt == _B else fmt, ("Arial", "11", fmt == _B), fill_of_row))
                 indent_want = len(val) - len(val.lstrip("\t")) if name == "OverallMetrics" and j == 0 and r > 3 else 0
+                v_want = "top" if r > 3 and header in _LINES and not original else "center"
                 if r == 2 or (r == 3 and val != header) or (num, font, fill) != want \
-                        or (border, h, v, indent) != (("thin",) * 4, "left", "center", indent_want):
+                        or (border, h, v, indent) != (("thin",) * 4, "left", v_want, indent_want):
                     bad.append(f"{name}!{ref} {val!r}: {(num, font, fill, border, h, v, indent)} want {want}")
     return names, bad
 
@@ -1040,6 +1045,43 @@ def test_every_cell_follows_the_layout_rules(run: str, samples: Path, reference_
     names, bad = _layout_violations(path, run == "original")
     assert bad == [], bad[:10]
     assert len(names) == {"default": 9, "original": 8}.get(run, 9)
+
+
+@pytest.mark.parametrize("options", [{}, {"disable_module": True}])
+def test_cells_of_several_lines_show_their_first_line(options: dict, samples: Path, reference_outputs: Path,
+                                                      tmp_out: Path) -> None:
+    """A data cell whose text holds a line break (a kernel list ending in "\\n", as the original writes it; a torch_npu
+    shape list or call stack) is top-aligned, neither wrapped nor in a taller row: centred in its one-line row,
+    LibreOffice showed the middle of its lines, the first cut in half at the row's top. Its text is the original's,
+    line breaks and all (pair 1's reference workbook, by Order Id on ModuleCompare)."""
+    from msprof_compare import compare
+
+    path = compare(str(samples / PAIR1_BASE), str(samples / PAIR1_COMP), **options).to_excel(tmp_out)
+    ours = openpyxl.load_workbook(path)
+    seen: dict[str, set] = {}
+    for ws in ours.worksheets[1:]:
+        heights = {r for r, d in ws.row_dimensions.items() if r > 3 and d.height is not None}
+        assert not heights, (ws.title, sorted(heights)[:5])
+        for row in ws.iter_rows(min_row=4):
+            for c in row:
+                if isinstance(c.value, str) and "\n" in c.value:
+                    seen.setdefault(ws.title, set()).add(ws.cell(3, c.column).value)
+                    assert (c.alignment.vertical, bool(c.alignment.wrap_text)) == ("top", False), (ws.title, c)
+    kernels = {"Kernel Details"}
+    assert seen == ({"OperatorCompare": {"Input Shape", "Input Type", *kernels},
+                     "MemoryCompare": {"Input Shape", "Input Type", "Allocated Details"}} if options else
+                    {"ModuleCompareStatistic": {"Base Call Stack", "Comparison Call Stack", *kernels},
+                     "ModuleCompare": {"Base Call Stack", "Comparison Call Stack", *kernels},
+                     "MemoryCompare": {"Input Shape", "Input Type", "Allocated Details"}})
+    if not options:  # the kernel lists of both sides, by Order Id, line for line as the original's ModuleCompare's
+        # (their durations differ in their digits: "Kernel durations in detail text have nanosecond resolution")
+        ref = openpyxl.load_workbook(reference_outputs / PAIR1 / "performance_comparison_result.xlsx")
+        def lines(v: str | None) -> int:  # lines of a list each ending in a line break; -1 for a text that is none
+            return 0 if not v else v.count("\n") if v.endswith("\n") else -1
+
+        want, got = ({r[0].value: (lines(r[5].value), lines(r[9].value))
+                      for r in wb["ModuleCompare"].iter_rows(min_row=4)} for wb in (ref, ours))
+        assert got == want and sum(n for pair in want.values() for n in pair) > 100
 
 
 @pytest.mark.parametrize(("lines", "points"), [(1, 15), (2, 30), (27, 405), (28, 409), (500, 409)])

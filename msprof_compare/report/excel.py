@@ -67,6 +67,12 @@ _FAST_DTYPES = (np.dtype(np.float64), np.dtype(np.int64))
 #: what they save on a few cells.
 _COLUMN_MIN_ROWS = 32
 
+#: Columns whose texts may hold line breaks (the original's kernel and memory lists end each line with one, torch_npu's
+#: shapes and call stacks hold ``\r\n``): top-aligned, as they are not wrapped in a one-line row. Centred, LibreOffice
+#: laid out every line and showed the middle of them, half of the first line cut at the row's top edge; Excel shows
+#: the first line either way.
+LINES_HEADERS = frozenset({"Input Shape", "Input Type", "Kernel Details", "Allocated Details", "Base Call Stack",
+                           "Comparison Call Stack"})
 _BASE = {"font_name": "Arial", "font_size": 11, "align": "left", "valign": "vcenter", "border": 1}
 _NUM_FORMATS = {STYLE_INT: "#,##0", STYLE_FLOAT: "#,##0.00", STYLE_MS3: "#,##0.000", STYLE_RATIO: "0.00%"}
 _FILLS = {"blue": "#00BFFF", "light_blue": "#87CEFA", "red": "#FF0000", "green": "#00FF00", "yellow": "#FFFF00"}
@@ -298,8 +304,8 @@ class _Styles:
         self.cache: dict[tuple, Any] = {}
 
     def get(self, style: str = "", fill: str = "", bold: bool = False, indent: int = 0, num: bool = True,
-            wrap: bool = False, link: bool = False, border: bool = True) -> Any:
-        key = (style, fill, bold, indent, num, wrap, link, border)
+            wrap: bool = False, link: bool = False, border: bool = True, top: bool = False) -> Any:
+        key = (style, fill, bold, indent, num, wrap, link, border, top)
         fmt = self.cache.get(key)
         if fmt is None:
             props = dict(_BASE)
@@ -318,6 +324,8 @@ class _Styles:
                 props["indent"] = indent
             if wrap:
                 props["text_wrap"] = True
+            if top:
+                props["valign"] = "top"
             fmt = self.cache[key] = self.wb.add_format(props)
         return fmt
 
@@ -465,7 +473,7 @@ def _write_sheet(wb: xlsxwriter.Workbook, styles: _Styles, sheet: Sheet, caption
     # A ratio column is shown as percentages throughout. The original types ApiCompare's and the kernel sheets'
     # as floats, so one column read 0.99 beside a red 101.00% (the red format is a percentage).
     kinds = [STYLE_RATIO if ratio else c.style for c, ratio in zip(columns, is_ratio, strict=True)]
-    plain = [styles.get(kind) for kind in kinds]
+    plain = [styles.get(kind, top=c.header in LINES_HEADERS) for kind, c in zip(kinds, columns, strict=True)]
     plain_red = styles.get(STYLE_RATIO, fill="red")
     if row_styles:
         for i in range(nrows):
