@@ -236,7 +236,7 @@ def test_layout_and_formats(gated):
     assert validate(doc, SCHEMA) == []  # docs/ranks.schema.json
     broken = {**doc, "ranks": [{**doc["ranks"][0], "e2e": {**doc["ranks"][0]["e2e"], "diff_ratio": "1.17"}}],
               "extra": 1}
-    assert validate(broken, SCHEMA) == ["$.ranks[0].e2e.diff_ratio: matches no anyOf branch",
+    assert validate(broken, SCHEMA) == ["$.ranks[0].e2e.diff_ratio: '1.17' is not ['number', 'null']",
                                         "$.extra: not allowed"]
     assert doc["not_compared"] == []  # both folders hold ranks 0 and 1
     assert validate({k: v for k, v in doc.items() if k != "not_compared"}, SCHEMA) == ["$: missing not_compared"]
@@ -678,8 +678,10 @@ def test_an_overview_that_cannot_be_written_leaves_the_rank_reports(capsys, tmp_
 
 def test_a_side_without_time(tmp_path):
     """A rank whose base has no E2E time and one whose comparison has none (by hand): no E2E change is stated (an
-    unknown time, as the result JSON's summary.e2e), the Diff Ratio is OverallMetrics' (INF, red; 0); a Free or
-    Uncovered Communication time of 0 is a time, its change stated, its percent not (no base to divide by)."""
+    unknown time, as the result JSON's summary.e2e), nor its Diff Ratio, a blank cell as the Diff beside it (it
+    read INF, red, and 0.00 %, a comparison that took no time; OverallMetrics, whose rule it is, is not written
+    where a side has no E2E time); a Free or Uncovered Communication time of 0 is a time, its change stated, its
+    percent not (no base to divide by)."""
     from msprof_compare.report.ranks_report import overview, write_overview
 
     rows = [(0, {"e2e": (0, 5_000_000), "computing": (0, 1_000), "uncovered_communication": (0, 0),
@@ -688,17 +690,18 @@ def test_a_side_without_time(tmp_path):
                  "free": (1_000, 0)}, [])]
     doc = overview(rows, {0: ("b/0", "c/0"), 1: ("b/1", "c/1")}, ("b", "c"))
     first, second = doc["ranks"]
-    assert (first["e2e"]["diff_ns"], first["e2e"]["diff_pct"], first["e2e"]["diff_ratio"]) == (None, None, "INF")
-    assert (second["e2e"]["diff_ns"], second["e2e"]["diff_pct"], second["e2e"]["diff_ratio"]) == (None, None, 0.0)
+    assert (first["e2e"]["diff_ns"], first["e2e"]["diff_pct"], first["e2e"]["diff_ratio"]) == (None, None, None)
+    assert (second["e2e"]["diff_ns"], second["e2e"]["diff_pct"], second["e2e"]["diff_ratio"]) == (None, None, None)
     assert [(first[m]["diff_ns"], first[m]["diff_pct"]) for m in ("computing", "uncovered_communication", "free")] \
         == [(1_000, None), (0, None), (4_000, None)]
     assert (second["free"]["diff_ns"], second["free"]["diff_pct"]) == (-1_000, -100.0)
     assert validate(doc, SCHEMA) == []
     (path,) = write_overview(doc, str(tmp_path), "20260101000000", ("xlsx",))
     ws = openpyxl.load_workbook(path)["Ranks"]
-    assert [[c.value for c in row[9:12]] for row in ws.iter_rows(min_row=4)] == [[None, "INF", 0.001],
-                                                                                [None, 0, -0.002]]
-    assert ws["K4"].fill.fgColor.rgb.endswith("FF0000") and not ws["K5"].fill.fgColor.rgb.endswith("FF0000")
+    assert [[c.value for c in row[9:12]] for row in ws.iter_rows(min_row=4)] == [[None, None, 0.001],
+                                                                                [None, None, -0.002]]
+    assert ws["J3"].value == "E2E Diff(ms)" and ws["K3"].value == "E2E Diff Ratio"
+    assert not any(ws[c].fill.fgColor.rgb.endswith("FF0000") for c in ("K4", "K5"))
 
 
 def test_written_with_force_where_the_rank_reports_were(tmp_path):

@@ -59,11 +59,12 @@ def overview(rows: list[Row], inputs: Mapping[Unit, tuple[str, str]], job: tuple
              rank_list: tuple[int, ...] | None = None) -> dict[str, Any]:
     """The overview as a JSON-ready dict: a record per rank (its inputs ``inputs[rank]``, its reports' file names,
     per metric its figures hold ``json_report.change``'s figures, E2E's ``diff_ratio`` as OverallMetrics' Diff
-    Ratio, and with the gate (``pct``) its verdict from ``gates``' statuses), the job's slowest rank per side, and
-    the ranks ``not_compared`` (None: not known, as of results paired by hand; a listed rank neither folder holds
-    has None on both sides: ``only_in`` null). ``job``: the two folders of ranks; ``rank_list``: the ranks
-    ``--rank_list`` selected (None: all). Units of a schedule's cycles (``RankCycle``) give each record its
-    ``cycle`` (rank null for a single device) and ``job`` a record per cycle (null for a single device)."""
+    Ratio (None where E2E's ``diff_ns`` is: a side without E2E time), and with the gate (``pct``) its verdict from
+    ``gates``' statuses), the job's slowest rank per side, and the ranks ``not_compared`` (None: not known, as of
+    results paired by hand; a listed rank neither folder holds has None on both sides: ``only_in`` null). ``job``:
+    the two folders of ranks; ``rank_list``: the ranks ``--rank_list`` selected (None: all). Units of a schedule's
+    cycles (``RankCycle``) give each record its ``cycle`` (rank null for a single device) and ``job`` a record per
+    cycle (null for a single device)."""
     now = generated_at or utc_now()
     records = []
     for rank, figures, reports in rows:
@@ -73,8 +74,10 @@ def overview(rows: list[Row], inputs: Mapping[Unit, tuple[str, str]], job: tuple
             for metric in shown_metrics([figures]):
                 record[metric] = change(*figures[metric], zero_known=metric != "e2e")
             base, comp = figures["e2e"]
-            # the ms OverallMetrics' E2E Time row divides: its Diff Ratio; "INF" on a base of 0, as in the JSON report
-            record["e2e"]["diff_ratio"] = clean(ratio_of(base / 1e6, comp / 1e6))
+            # the ms OverallMetrics' E2E Time row divides: its Diff Ratio. None where a side has no E2E time, as the
+            # diff: an unknown time, not 0 ms (it read INF, or 0.00 %, a comparison that took no time)
+            e2e = record["e2e"]
+            e2e["diff_ratio"] = None if e2e["diff_ns"] is None else clean(ratio_of(base / 1e6, comp / 1e6))
         record["regressed"] = VERDICTS[gates[rank]] if pct is not None and gates is not None else None
         records.append(record)
     lines = job_lines(rows)
@@ -147,7 +150,6 @@ def sheet(document: dict[str, Any]) -> RanksSheet:
         data.append([r[metric]["diff_ms"] if metric in r else None for r in records])
         if metric == "e2e":
             columns.append(Column("E2E Diff Ratio", STYLE_RATIO, 16))
-            # "INF" on a base of 0: the writer writes it as the ratio sheets' red INF
             data.append([r["e2e"]["diff_ratio"] if "e2e" in r else None for r in records])
     if document["fail_on_regression"] is not None:
         columns.append(Column(f"Regressed (> {document['fail_on_regression']:g}%)", STYLE_TEXT, 24))
