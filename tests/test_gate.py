@@ -50,6 +50,7 @@ def test_threshold_above_the_regression_passes(samples, tmp_path):
     ("5.17", 3, "(+5.173%), threshold +5.17%"),
     ("5.173252", 3, "(+5.1733%), threshold +5.173252%"),
     ("5.174", 0, "(+5.17%), threshold +5.174%"),
+    ("0.00001", 3, "(+5.17%), threshold +0.00001%"),  # in decimals, as written: it read "+1e-05%"
 ])
 def test_gate_line_shows_why_near_the_threshold(samples, tmp_path, capsys, pct, code, shown):
     """The reverse of pair 1 is (136581009 - 129862875) / 129862875 * 100 = 5.1732521708 % slower (E2E ns of

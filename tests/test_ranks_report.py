@@ -704,6 +704,21 @@ def test_a_side_without_time(tmp_path):
     assert not any(ws[c].fill.fgColor.rgb.endswith("FF0000") for c in ("K4", "K5"))
 
 
+@pytest.mark.parametrize(("pct", "header"), [
+    (20.0, "Regressed (> 20%)"), (5.173252, "Regressed (> 5.173252%)"), (0.00001, "Regressed (> 0.00001%)"),
+    (1234567.5, "Regressed (> 1234567.5%)")])
+def test_regressed_header_states_the_threshold_the_verdicts_judge_by(tmp_path, pct, header):
+    """The Regressed column's header states the threshold as written, as the gate's line does and as each verdict
+    judges the rank's exact E2E change by (``regression_gate``): ``{pct:g}`` rounded it to six digits, "> 5.17325%"
+    for 5.173252 (a rank at +5.17325217 % is "yes" beside it), "> 1.23457e+06%" for 1234567.5."""
+    from msprof_compare.report.ranks_report import overview, write_overview
+
+    doc = overview([(0, {"e2e": (100_000, 105_173)}, [])], {0: ("b/0", "c/0")}, ("b", "c"), gates={0: 0}, pct=pct)
+    (path,) = write_overview(doc, str(tmp_path), "20260101000000", ("xlsx",))
+    ws = openpyxl.load_workbook(path)["Ranks"]
+    assert [c.value for c in ws[3]][-3:-2] == [header]
+
+
 def test_written_with_force_where_the_rank_reports_were(tmp_path):
     """A folder every user may write to (no sticky bit) takes the rank reports with --force: the overview too."""
     from msprof_compare.report.ranks_report import overview, write_overview

@@ -6,6 +6,7 @@ frames it reads for a result compared without the time breakdown.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from decimal import Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -75,6 +76,14 @@ def _outside_line(contrib: pd.DataFrame, listed: pd.DataFrame) -> str:
     return outside_modules_note(shown, None)
 
 
+def threshold_text(pct: float) -> str:
+    """The ``--fail_on_regression`` threshold as the user wrote it (the float's shortest repr), in plain decimals
+    (``1e-05`` reads 0.00001) and without a ".0": the decimal the gate judges by, and the one its line and the Ranks
+    sheet's Regressed header state (``{pct:g}`` rounded that to six digits, 5.173252 to 5.17325)."""
+    text = format(Decimal(repr(float(pct) + 0.0)), "f")  # + 0.0: no "-0"
+    return text[:-2] if text.endswith(".0") else text
+
+
 def regression_gate(result: CompareResult, pct: float, top: int = 5,
                     frames: Mapping[str, pd.DataFrame | None] | None = None) -> tuple[int, str]:
     """Exit code (3 = regression beyond ``pct`` percent, 0 = within, 1 = a side has no E2E time, so a CI
@@ -92,12 +101,12 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5,
     scope, aside = e2e_words(result, frames.get("e2e"))
     # exact: a change of exactly pct percent is within the threshold (the float change says 7.000000000000001
     # for +7.00%); the threshold is taken as the decimal the user wrote (repr of the float), and shown so
-    written = repr(float(pct) + 0.0)  # + 0.0: no "-0"
+    written = threshold_text(pct)
     limit = Fraction(written)
     regressed = (comp - base) * 100 > limit * base
     change = _change_text(comp, base, limit, regressed)
     head = (f"E2E time{scope} {ms3(base):.3f} ms -> {ms3(comp):.3f} ms ({change}), "
-            f"threshold +{written[:-2] if written.endswith('.0') else written}%{f'; {aside}' if aside else ''}")
+            f"threshold +{written}%{f'; {aside}' if aside else ''}")
     if not regressed:
         return 0, f"No regression: {head}"
     lines = [f"Performance regression: {head}"]

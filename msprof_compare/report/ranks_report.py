@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..compare.gate import threshold_text
 from ..compare.table import STYLE_INT, STYLE_MS3, STYLE_RATIO, STYLE_TEXT, Column, Sheet, ratio_of
 from ..textsafe import short_list, text_width
 from ..units import RankCycle, Unit, unit_order
@@ -152,7 +153,8 @@ def sheet(document: dict[str, Any]) -> RanksSheet:
             columns.append(Column("E2E Diff Ratio", STYLE_RATIO, 16))
             data.append([r["e2e"]["diff_ratio"] if "e2e" in r else None for r in records])
     if document["fail_on_regression"] is not None:
-        columns.append(Column(f"Regressed (> {document['fail_on_regression']:g}%)", STYLE_TEXT, 24))
+        # the threshold as the gate's line states it, the decimal each verdict judges by
+        columns.append(Column(f"Regressed (> {threshold_text(document['fail_on_regression'])}%)", STYLE_TEXT, 24))
         data.append([_VERDICT_TEXT[r["regressed"]] if "regressed" in r else None for r in records])
     links: dict[tuple[int, int], str] = {}
     for kind, ext in (("Workbook", ".xlsx"), ("JSON Report", ".json")):
