@@ -219,15 +219,22 @@ def test_gpu_side_without_linked_collectives_is_said_so_by_its_kind(samples: Pat
     events = _gpu_events(gpu)
     assert sum(e.get("cat") == "kernel" and e["name"].startswith("nccl") for e in events) == 10
     assert not [e for e in events if e.get("ph") in ("s", "f")]  # no flow of any kind
-    want = _hccl_ms_under(NPU / "ASCEND_PROFILER_OUTPUT" / "trace_view.json", ACCUMULATE)
-    res = compare(str(gpu), str(NPU))
+    _assert_base_not_recorded(gpu, NPU, tmp_path,
+                              "its trace's launch flows link none of its collective kernels to an operator")
+
+
+def _assert_base_not_recorded(base: Path, comp: Path, tmp_path: Path, why: str) -> None:
+    """``base`` against the NPU text export ``comp`` (its folder or its trace_view.json): AccumulateGrad's
+    communication is null on the base side and the raw trace's HCCL ops under it on the comparison side, and the
+    JSON note ends with the reason ``why``."""
+    want = _hccl_ms_under(comp / "ASCEND_PROFILER_OUTPUT" / "trace_view.json" if comp.is_dir() else comp, ACCUMULATE)
+    res = compare(str(base), str(comp))
     comm = res.frames["contributor_communication"]
     assert comm["Name"].tolist() == [ACCUMULATE] and comm["Base(ms)"].isna().all()
     assert comm["Comparison(ms)"].tolist() == [pytest.approx(float(want), abs=2e-6)]
     doc = json.loads(Path(res.to_json(tmp_path / "r.json")).read_text())
     assert doc["summary"]["contributors_note"].endswith(
-        f"communication: base not recorded, comparison {want:.3f} ms (its trace's launch flows link none of its "
-        "collective kernels to an operator)")
+        f"communication: base not recorded, comparison {want:.3f} ms ({why})")
 
 
 @pytest.mark.parametrize("text_is_base", [True, False])
@@ -253,6 +260,20 @@ def test_contributor_communication_of_a_db_side_is_not_recorded(samples_dir_or_s
     assert note.endswith(f"communication: {', '.join(sides)} (its export links no HCCL op to an operator)")
     assert "0.000 ms" not in note
     assert doc["frames"]["contributor_communication"][0][db_col] is None
+
+
+def test_npu_side_without_any_hccl_op_is_said_to_hold_none(samples: Path, tmp_path: Path) -> None:
+    """Pair 8: mstt's advisor trace_view.json (no HCCL process, no hcom_ op: a run on one device) against the
+    level-1 text export's trace_view.json. AccumulateGrad's all-reduce has no counterpart on the base side, whose
+    figure is null as a side without a CommunicationCompare row is; the reason said "its export links no HCCL op
+    to an operator", a link the export had lost (as a DB export's), where the trace holds no HCCL op at all."""
+    base = samples / "mstt/profiler/msprof_analyze/test/ut/advisor/timeline_advice/trace_view.json"
+    raw = json.loads(base.read_text())
+    raw = raw["traceEvents"] if isinstance(raw, dict) else raw
+    assert not [e for e in raw if str(e.get("name", "")).startswith("hcom_")]
+    assert not [e for e in raw if e.get("ph") == "M" and (e.get("args") or {}).get("name") == "HCCL"]
+    _assert_base_not_recorded(base, NPU / "ASCEND_PROFILER_OUTPUT" / "trace_view.json", tmp_path,
+                              "its export holds no HCCL op")
 
 
 def test_gpu_side_bandwidth_of_zero_is_explained(caplog: pytest.LogCaptureFixture) -> None:

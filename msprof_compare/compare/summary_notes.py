@@ -403,6 +403,11 @@ def communication_note(contrib: pd.DataFrame | None, comm: pd.DataFrame | None) 
 
 #: Why a GPU side's communication inside an operator is null: its collective kernels are linked to no operator.
 GPU_UNRECORDED = "its trace's launch flows link none of its collective kernels to an operator"
+#: Why an NPU side's communication inside an operator is null where it holds HCCL ops: a DB export links none.
+NPU_UNLINKED = "its export links no HCCL op to an operator"
+#: Why an NPU side's communication inside an operator is null where it holds none at all (a trace_view.json of a
+#: run on one device): "links no HCCL op" read as a link the export had lost.
+NPU_NO_HCCL = "its export holds no HCCL op"
 #: Why a GPU side's communication inside an operator is 0 ms, a reading: it ran none.
 GPU_NO_COLLECTIVES = "trace holds no NCCL / RCCL or other collective kernel"
 
@@ -412,9 +417,10 @@ def _communication_figures(base: float, comparison: float, kinds: tuple[str, str
     """"communication 1.000 ms -> 2.000 ms", or with "not recorded" (as the communication line says it) for a side
     whose figure is null: it links no collective to an operator, so its 0 would read as a fall of the communication
     that its own CommunicationCompare column shows. The reason names what that side lacks, by its own kind: an
-    NPU export links no HCCL op (a DB export), a GPU trace links none (no launch flows); a GPU side beside an NPU
-    side was said to link no HCCL op, which no GPU trace has. A GPU trace without any collective kernel (one rank)
-    ran no communication: its 0 ms is a reading, as the communication line says, and the reason is given."""
+    NPU export links no HCCL op (a DB export) or holds none (a trace of one device), a GPU trace links none (no
+    launch flows); a GPU side beside an NPU side was said to link no HCCL op, which no GPU trace has. A GPU trace
+    without any collective kernel (one rank) ran no communication: its 0 ms is a reading, as the communication line
+    says, and the reason is given."""
     if not pd.isna(base) and not pd.isna(comparison):
         text = f"communication {base:.3f} ms -> {comparison:.3f} ms"
         none = [side for side, k, h in zip(("base", "comparison"), kinds, held, strict=True) if k == "GPU" and not h]
@@ -422,7 +428,7 @@ def _communication_figures(base: float, comparison: float, kinds: tuple[str, str
     sides = ", ".join(f"{side} {'not recorded' if pd.isna(v) else f'{v:.3f} ms'}"
                       for side, v in (("base", base), ("comparison", comparison)))
     side = 0 if pd.isna(base) else 1
-    why = GPU_UNRECORDED if kinds[side] == "GPU" else "its export links no HCCL op to an operator"
+    why = GPU_UNRECORDED if kinds[side] == "GPU" else NPU_UNLINKED if held[side] else NPU_NO_HCCL
     return f"communication: {sides} ({why})"
 
 
