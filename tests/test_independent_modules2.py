@@ -16,7 +16,7 @@ from __future__ import annotations
 import gzip
 import json
 from bisect import bisect_right
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import numpy as np
@@ -185,9 +185,15 @@ def _db_side(path: Path) -> tuple[Rows, Totals]:
     return _module_ops(frames, ops, points, links)
 
 
+def _ms3(ns: int) -> str:
+    """Whole ns as ms to 3 decimals, a half up, by decimal arithmetic."""
+    return str((Decimal(ns) / 10**6).quantize(Decimal("0.001"), ROUND_HALF_UP))
+
+
 def _by_module_and_op(rows: Rows) -> dict[tuple[str, str], tuple[float, int, str]]:
     """reference-2 §3.7 operator rows: per (module name, op name) over all instances, Σ op ms, op count and the
-    kernel text (per kernel name in first-appearance order: count and Σ ms to 3 decimals)."""
+    kernel text (per kernel name in first-appearance order: count and Σ ms to 3 decimals, a half up: the whole ns
+    of a sum as the original's exact decimals round it)."""
     acc: dict[tuple[str, str], list] = {}
     for path, ops in rows:
         for name, ks in ops:
@@ -196,7 +202,7 @@ def _by_module_and_op(rows: Rows) -> dict[tuple[str, str], tuple[float, int, str
             a[1] += 1
             for k, d, _ in ks:
                 a[2].setdefault(k, []).append(d)
-    return {key: (ns / 1e6, n, "".join(f"{k}, [number: {len(ds)}], [duration_ms: {sum(ds) / 1e6:.3f}]\n"
+    return {key: (ns / 1e6, n, "".join(f"{k}, [number: {len(ds)}], [duration_ms: {_ms3(sum(ds))}]\n"
                                        for k, ds in kd.items()))
             for key, (ns, n, kd) in acc.items()}
 

@@ -33,7 +33,7 @@ from . import classify
 from .align import AlignMemo, no_matching
 from .optree import OpTree, _nest, _subtree_sum, build_tree, levels, op_tree, side_profile
 from .steps import in_range, side_range
-from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratios, exact_diffs, frame_from_rows
+from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratios, exact_diffs, frame_from_rows, ms3
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -804,7 +804,7 @@ def _side_stats(side: ModuleTrees | None, groups: list[list[Module]]) -> _SideSt
         np.add.at(line_ns, line, side.k_durs[krows])
         line_n = np.bincount(line, minlength=len(line_uniq))
         owner = line_uniq // len(kname_uniq)
-        lines = [f"{n}, [number: {c}], [duration_ms: {d / 1e6:.3f}]\n" for n, c, d in
+        lines = [f"{n}, [number: {c}], [duration_ms: {ms3(d):.3f}]\n" for n, c, d in
                  zip(kname_uniq[line_uniq % len(kname_uniq)].tolist(), line_n.tolist(), line_ns.tolist(), strict=True)]
         by = np.argsort(owner, kind="stable")  # each key's lines together, in first-appearance order
         bounds = np.searchsorted(owner[by], np.arange(nkey + 1)).tolist()
