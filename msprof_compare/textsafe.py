@@ -81,7 +81,7 @@ def wrap_prose(text: str, width: int) -> str:
             hang = ""
         row: list[str] = []
         used = len(indent)
-        for word in body.split(" "):
+        for word in _glued_units(body.split(" ")):
             columns = _line_columns(word)
             if row and used + 1 + columns > width and "".join(row):
                 out.append(indent + " ".join(row).rstrip(" "))
@@ -92,6 +92,22 @@ def wrap_prose(text: str, width: int) -> str:
         if row or indent:  # not a line of the spaces after the last word
             out.append(indent + " ".join(row).rstrip(" "))
     return "\n".join(out)
+
+
+#: A unit after a figure ("2.06 GB", "-6.019 ms),"): ``wrap_prose`` keeps the two on one line.
+_UNIT = re.compile(r"(?:ms|us|µs|ns|s|KB|MB|GB|GB/s)[),.;:]*")
+
+
+def _glued_units(words: list[str]) -> list[str]:
+    """``words`` with each unit joined to the figure before it (by the space they had), so that a wrapped note
+    never leaves "2.06" at the end of a line and its "GB" at the start of the next."""
+    out: list[str] = []
+    for word in words:
+        if out and out[-1][-1:].isdigit() and _UNIT.fullmatch(word):
+            out[-1] += " " + word
+        else:
+            out.append(word)
+    return out
 
 
 def _line_columns(text: str) -> int:

@@ -42,6 +42,27 @@ def test_prose_breaks_at_spaces_and_tables_stay_whole() -> None:
     assert wrap_prose(f"a {path.replace(' ', '')} b", 60).split("\n") == ["a", path.replace(" ", ""), "b"]
 
 
+#: NPU pair 1's memory line (level1 -> level2 text exports), one line of 245 characters on a pipe.
+MEMORY_LINE = ("No operator's allocated memory changed (35 operators); memory allocated inside operators (their "
+               "allocations summed, not a footprint) 1426.02 MB on both sides; peak reserved memory (Mem Usage) "
+               "2.06 GB on both sides.")
+
+
+def test_a_figure_keeps_its_unit_on_its_line() -> None:
+    """At 100 columns pair 1's memory line broke between "2.06" and "GB" (a figure at a line's end, its unit
+    starting the next, read as two things); a unit now stays with the figure before it, and only there."""
+    lines = wrap_prose(MEMORY_LINE, 100).split("\n")
+    assert " ".join(lines) == MEMORY_LINE and all(len(line) <= 100 for line in lines)
+    assert lines[2] == "2.06 GB on both sides." and lines[1].endswith("(Mem Usage)")
+    units = ("ms", "us", "ns", "s", "KB", "MB", "GB")
+    for text, width in ((MEMORY_LINE, 100), (NOTE, 100), (NOTE, 60), (NOTE, 45)):
+        lines = wrap_prose(text, width).split("\n")
+        for before, after in zip(lines[:-1], lines[1:], strict=True):
+            assert not (before[-1:].isdigit() and after.split(" ")[0].rstrip("),.;:") in units), (before, after)
+    # a unit that follows no figure is a word as any other; "s" after a name, not a number, may start a line
+    assert wrap_prose("x" * 99 + " s and more", 100).split("\n") == ["x" * 99, "s and more"]
+
+
 def _lines_read(leader: int) -> list[str]:
     """What a pseudo-terminal's other end wrote, as lines: read until it is closed (EIO) and everything was read."""
     chunks = []
