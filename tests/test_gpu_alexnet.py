@@ -276,6 +276,30 @@ def test_npu_side_without_any_hccl_op_is_said_to_hold_none(samples: Path, tmp_pa
                               "its export holds no HCCL op")
 
 
+def test_operator_only_run_names_no_waterfall(samples: Path, tmp_path: Path) -> None:
+    """NPU pair 1 (level1 -> level2 text exports) with --enable_operator_compare alone: the console, the JSON and the
+    API have no waterfall, yet the note under AccumulateGrad said "the waterfall counts them as communication";
+    it now says what the figures are without it, and a default run (which has the waterfall) keeps the clause.
+    The communication figure is the raw trace's HCCL ops under AccumulateGrad."""
+    comp = samples / "msinsight/test/data/pytorch/text/level2/rank0_ascend_pt"
+    want_b = _hccl_ms_under(NPU / "ASCEND_PROFILER_OUTPUT" / "trace_view.json", ACCUMULATE)
+    want_c = _hccl_ms_under(comp / "ASCEND_PROFILER_OUTPUT" / "trace_view.json", ACCUMULATE)
+    said = (f"most of the change of {ACCUMULATE} is collective communication launched inside it (HCCL ops, which an "
+            "NPU text export links to the operator that launched them{}): "
+            f"communication {want_b:.3f} ms -> {want_c:.3f} ms")
+    alone = compare(str(NPU), str(comp), enable_operator_compare=True)
+    assert not len(alone.waterfall)
+    doc = json.loads(Path(alone.to_json(tmp_path / "alone.json")).read_text())
+    assert doc["summary"]["waterfall"] == [] and doc["summary"]["contributors_note"] == said.format("")
+    from msprof_compare.report.summary_console import render_explain
+    assert "waterfall" not in render_explain(alone.frames, alone.verdict)
+    full = compare(str(NPU), str(comp))
+    assert len(full.waterfall)
+    doc = json.loads(Path(full.to_json(tmp_path / "full.json")).read_text())
+    assert doc["summary"]["contributors_note"] == said.format("; the waterfall counts them as communication, not "
+                                                              "computing")
+
+
 def test_gpu_side_bandwidth_of_zero_is_explained(caplog: pytest.LogCaptureFixture) -> None:
     """The GPU-vs-NPU story (the original's pair 4): beside the text export's SDMA Bandwidth the GPU row read
     0.000GB/s without a word, as if its 21 copies had stalled, while a DB side's 0 was explained. A Kineto trace

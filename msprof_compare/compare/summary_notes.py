@@ -143,7 +143,7 @@ def unexplained_note(contrib: pd.DataFrame | None, wf: pd.DataFrame | None,
     (which of them hold collective communication, from ``comm``: the run's "contributor_communication" frame).
     "" when none applies."""
     parts = [fallback_note(contrib), wrapper_note(contrib), all_steps_note(contrib), name_map_note(contrib),
-             _unexplained(contrib, wf), communication_note(contrib, comm)]
+             _unexplained(contrib, wf), communication_note(contrib, comm, wf is not None and bool(len(wf)))]
     return "; ".join(p for p in parts if p)
 
 
@@ -367,11 +367,12 @@ COMM_HELD = {
 }
 
 
-def communication_note(contrib: pd.DataFrame | None, comm: pd.DataFrame | None) -> str:
+def communication_note(contrib: pd.DataFrame | None, comm: pd.DataFrame | None, waterfall: bool = True) -> str:
     """Name the listed operator contributors whose change is mostly collective communication launched inside
     them: an NPU text export links each HCCL op to the operator that launched it (an all-reduce under
     ``AccumulateGrad``'s DDP hook), so such an operator's device time holds the collective, which the waterfall
-    counts as communication (uncovered where no computing overlaps it), not as the operator's computing. ""
+    counts as communication (uncovered where no computing overlaps it), not as the operator's computing; a run
+    without a ``waterfall`` (operators alone: no time breakdown) is not told what its waterfall counts. ""
     where none does."""
     if contrib is None or not len(contrib) or comm is None or not len(comm):
         return ""
@@ -393,8 +394,8 @@ def communication_note(contrib: pd.DataFrame | None, comm: pd.DataFrame | None) 
     # the kinds of communication the figures hold: a GPU trace without collective kernels reads 0 ms and holds none
     recorded = {k for k, col, h in zip(kinds, ("Base(ms)", "Comparison(ms)"), holds, strict=True)
                 if h and comm[col].notna().any()}
-    why = f"({COMM_HELD['GPU+NPU' if len(recorded) == 2 else 'GPU' if recorded == {'GPU'} else '']}; the waterfall " \
-          "counts them as communication, not computing)"
+    counted = "; the waterfall counts them as communication, not computing" if waterfall else ""
+    why = f"({COMM_HELD['GPU+NPU' if len(recorded) == 2 else 'GPU' if recorded == {'GPU'} else '']}{counted})"
     if len(said) == 1:
         return f"most of the change of {said[0][0]} is collective communication launched inside it {why}: {said[0][1]}"
     return (f"most of the change of {len(said)} listed contributors is collective communication launched inside "
