@@ -679,6 +679,10 @@ def _compare_inputs(base: str, comparison: str, opts: Options) -> CompareResult:
     same = _same_input(base, comparison) if opts.base_step == opts.comparison_step else None
     if same:
         log.warning("Base and comparison are the same input (%s): every difference will be zero.", display(same))
+    elif opts.base_step == opts.comparison_step and _same_export(layouts):
+        out, folder = (base, comparison) if layouts[0].level == "ascend_output" else (comparison, base)
+        log.warning("Base and comparison read the same export (%s is the output folder of %s): every difference "
+                    "will be zero.", display(out), display(folder))
     if opts.gpu_flow_cat and not (base_profile.is_gpu or comparison_profile.is_gpu):
         log.warning("--gpu_flow_cat %s is ignored: it names the flow category of GPU traces, and both inputs are "
                     "NPU data (their ops and kernels are linked by the profiler's own flows).",
@@ -744,6 +748,18 @@ def _same_input(base: str, comparison: str) -> str | None:
         return b if os.path.samefile(b, c) else None
     except (OSError, ValueError):  # a missing path: the loader names it
         return None
+
+
+def _same_export(layouts: list[Layout | None]) -> bool:
+    """Do the two inputs read one NPU export's files: a ``*_ascend_pt`` folder on one side and its
+    ASCEND_PROFILER_OUTPUT on the other (different paths, so ``_same_input`` misses it). A bare trace_view.json
+    beside its folder is no such case: the folder's side reads the CSVs too, so its figures differ."""
+    if None in layouts or {lay.level for lay in layouts} != {"profiling", "ascend_output"}:
+        return False
+    try:
+        return os.path.samefile(layouts[0].ascend_output, layouts[1].ascend_output)
+    except (OSError, ValueError):  # the loader named a missing file already
+        return False
 
 
 def _layout(given: str, force: bool) -> Layout | None:

@@ -1447,6 +1447,36 @@ def test_same_input_on_both_sides_is_warned(tmp_path: Path, caplog: pytest.LogCa
         assert bool([m for m in caplog.messages if "same input" in m]) == warned, steps
 
 
+def test_profile_folder_and_its_output_folder_are_warned(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A ``*_ascend_pt`` folder on one side and its ASCEND_PROFILER_OUTPUT on the other are two paths of one
+    export: every figure came out equal without a word (the same-input check compared the paths). Either order is
+    warned; a bare trace_view.json beside its folder is not (the folder's side reads the CSVs, its figures differ),
+    nor are two steps of the export."""
+    from msprof_compare.api import compare
+    from msprof_compare.errors import UsageError
+
+    npu = Path(__file__).resolve().parent / "data" / "npu" / "rank0_ascend_pt"
+    out = npu / "ASCEND_PROFILER_OUTPUT"
+    want = (f"Base and comparison read the same export ({out} is the output folder of {npu}): every difference "
+            "will be zero.")
+    for base, comparison in ((npu, out), (out, npu)):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            res = compare(str(base), str(comparison), enable_profiling_compare=True)
+        assert [m for m in caplog.messages if "same" in m] == [want]
+        metrics = res.sheet("OverallMetrics")
+        assert len(metrics) > 10 and (pd.to_numeric(metrics["Diff Duration(ms)"]).fillna(0) == 0).all()
+    for base, comparison, steps in ((npu, out / "trace_view.json", (None, None)), (npu, out, (1, 2))):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            try:  # the excerpt holds one step: the second is refused after the check under test
+                compare(str(base), str(comparison), enable_profiling_compare=True, base_step=steps[0],
+                        comparison_step=steps[1])
+            except UsageError:
+                assert steps != (None, None)
+        assert not [m for m in caplog.messages if "same" in m]
+
+
 def test_notices_of_comparisons_not_asked_for_are_info(caplog: pytest.LogCaptureFixture) -> None:
     """The README's first command (no --enable_* flag: every comparison on by default) printed three WARNINGs
     about comparisons a single-GPU pair cannot serve; they are INFO there, and WARNINGs when asked for."""
