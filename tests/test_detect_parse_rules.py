@@ -175,7 +175,8 @@ def test_parent_hint_names_unparsed_ms_and_unsuffixed_profiling_directories(tmp_
 
 def test_parent_hint_names_profiling_directories_a_level_down(samples):
     """msinsight's text/ folder holds level0/, level1/, level2/, each a parent of ranks: given text/, the hint names
-    the ranks by their path from it (listed here with os.walk); it said only that nothing was found. Its parent
+    the ranks by their path from it (listed here with os.walk); it said only that nothing was found. Those folders
+    of ranks are inputs too (rank by rank), which it did not say: the first is named. Its parent
     (pytorch/, two levels above the ranks) gets no hint."""
     text = samples / "msinsight/test/data/pytorch/text"
     ranks = sorted(os.path.relpath(os.path.join(root, d), text) for root, dirs, _ in os.walk(text)
@@ -183,8 +184,10 @@ def test_parent_hint_names_profiling_directories_a_level_down(samples):
     assert len(ranks) == 5 and all(r.count(os.sep) == 1 for r in ranks)
     with pytest.raises(ProfileError, match="not collected by PyTorch or Mindspore mode") as err:
         detect(str(text))
+    first = min(r.split(os.sep)[0] for r in ranks)  # a folder of ranks: an input of a rank-by-rank compare
     assert err.value.hint == (f"it holds profiling directories a level down: {', '.join(ranks[:4])}, ... (5 in all); "
-                              "pass one of them, one rank per side")
+                              f"pass one of them, one rank per side; or a folder of ranks on both sides, such as "
+                              f"{first}, to compare rank by rank")
     with pytest.raises(ProfileError) as err:
         detect(str(text.parent))
     assert err.value.hint is None

@@ -262,7 +262,15 @@ def _inner_profiles_hint(directory: str) -> str | None:
     if not found:
         return None
     listing = short_list(found, 4)
-    return f"it holds profiling directories{where}: {listing}; pass one of them, one rank per side"
+    hint = f"it holds profiling directories{where}: {listing}; pass one of them, one rank per side"
+    if where:  # its subfolders of ranks are inputs too, on both sides: the hint named single ranks alone
+        from .ranks import rank_inputs
+
+        held = sorted({f.split(os.sep)[0] for f in found})
+        folders = [n for n in held if rank_inputs(os.path.join(directory, n))]
+        if folders:
+            hint += f"; or a folder of ranks on both sides, such as {term_safe(folders[0])}, to compare rank by rank"
+    return hint
 
 
 #: How many subfolders ``_inner_profiles_hint`` looks into for profiling directories a level down.
