@@ -41,9 +41,11 @@ class ProfileError(Exception):
         text = f"{unit_label(self.rank)}: {text}" if self.rank is not None else text
         return f"{text} ({self.hint})" if self.hint else text
 
-    def __reduce__(self) -> tuple[type, tuple[str | None, str, str | None], dict[str, Unit | None]]:
-        """Picklable (a worker process or a Dask/Ray task can send it back as it is, its rank too)."""
-        return (type(self), (self.path, self.message, self.hint), {"rank": self.rank})
+    def __reduce__(self) -> tuple[type, tuple[str | None, str, str | None], dict[str, object]]:
+        """Picklable (a worker process or a Dask/Ray task can send it back as it is): every attribute it carries,
+        what a rank-by-rank compare adds too (``api._rank_error``: ``rank``, ``rank_inputs``, the message naming
+        the unit), as ``OutOfMemory``."""
+        return (type(self), (self.path, self.message, self.hint), {**self.__dict__, "args": self.args})
 
 
 class StepError(UsageError):

@@ -553,7 +553,29 @@ def test_compare_ranks_error_names_its_rank(tmp_path):
     assert info.value.rank == 1 and str(info.value).startswith(f"rank 1: {broken}: ")
     back = pickle.loads(pickle.dumps(info.value))
     assert (back.rank, str(back)) == (1, str(info.value))
+    # every attribute the error carries comes back: the rank's pair too (the CLI's memory advice counts its sizes)
+    assert info.value.rank_inputs == (str(base / "rank1_ascend_pt"), str(TEXT1 / "rank1_ascend_pt"))
+    assert (type(back), back.__dict__, back.args) == (ProfileError, info.value.__dict__, info.value.args)
     assert api.ranks("=" + str(TEXT0)) == msprof_compare.ranks(TEXT0)
+
+
+def test_errors_pickle_every_attribute():
+    """A ProfileError (and a subclass of it) pickled back from a worker keeps every attribute it carries, its
+    retyped message too; a UsageError keeps the warnings the options gave."""
+    import pickle
+
+    from msprof_compare.loaders.ranks import _RanklessTrace
+
+    for cls in (ProfileError, _RanklessTrace):
+        exc = cls("/a/b.json", "bad data", hint="a hint")
+        exc.rank, exc.rank_inputs, exc.extra = RankCycle(1, 2), ("/a/b.json", "/c/d.json"), [1]
+        exc.args = (str(exc),)
+        back = pickle.loads(pickle.dumps(exc))
+        assert (type(back), back.__dict__, back.args, str(back)) == (cls, exc.__dict__, exc.args, str(exc))
+    usage = UsageError("bad option")
+    usage.warnings = ["w"]
+    back = pickle.loads(pickle.dumps(usage))
+    assert (back.args, back.warnings) == (("bad option",), ["w"])
 
 
 def test_compare_ranks_errors_on_the_call(tmp_path, monkeypatch):
