@@ -570,8 +570,10 @@ def test_low_match_rate_hint_with_a_map_given_says_the_map_pairs_too_few(caplog,
     validity check's; the "modules matched" line gives the counts only, at INFO."""
     base = str(samples / "tracelens/tests/traces/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz")
     comp = str(samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt")
-    mapped = "the --op_name_map given pairs too few names: add entries"
-    for op_map, hint in (({}, "try --op_name_map"), ({"aten::linear": "aten::linear"}, mapped)):
+    mapped = "the op_name_map given pairs too few names: add entries"
+    # the option named bare: this result's caller wrote op_name_map=..., a CLI user --op_name_map (the text is the
+    # result's, which both faces show)
+    for op_map, hint in (({}, "try the op_name_map option"), ({"aten::linear": "aten::linear"}, mapped)):
         caplog.clear()
         with caplog.at_level(logging.INFO, logger="msprof-analyze"):
             res = compare(base, comp, enable_operator_compare=True, op_name_map=op_map)
@@ -581,14 +583,14 @@ def test_low_match_rate_hint_with_a_map_given_says_the_map_pairs_too_few(caplog,
         assert row["Detail"] == ("matched / compared modules per side (operator comparison); warn below 60%; "
                                  f"different models? {hint}")
     assert operators.low_match_hint(mapped=True).endswith("pairs too few names: add entries")
-    assert operators.low_match_hint() == "different models? try --op_name_map"
+    assert operators.low_match_hint() == "different models? try the op_name_map option"
 
 
 def test_low_match_rate_once(caplog, samples: Path) -> None:
     """The vLLM decode graph against its piecewise prefill (modules 1/1 and 1/27): the low rate was said twice on
     stderr, a WARNING "modules matched: 1/1 base, 1/27 comparison (low match rate: different models? try
     --op_name_map)" and the check "operator match rate (base 100.0%, comparison 3.7%)". Now the check says it,
-    with the hint (naming the keyword of compare(), which ran it), and the counts line is INFO."""
+    with the hint (naming the option bare, as the check's Detail in the result does), and the counts line is INFO."""
     root = samples / "tracelens/tests/traces/inference"
     with caplog.at_level(logging.INFO, logger="msprof-analyze"):
         compare(str(root / "vllm_decode_full/graph_execution.json.gz"),
@@ -596,4 +598,5 @@ def test_low_match_rate_once(caplog, samples: Path) -> None:
     said = [(r.levelname, r.getMessage()) for r in caplog.records if "match" in r.getMessage()]
     assert said == [("INFO", "modules matched: 1/1 base, 1/27 comparison"),
                     ("WARNING", "  - operator match rate (base 100.0%, comparison 3.7%): matched / compared modules "
-                                "per side (operator comparison); warn below 60%; different models? try op_name_map")]
+                                "per side (operator comparison); warn below 60%; different models? try the "
+                                "op_name_map option")]

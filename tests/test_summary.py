@@ -489,8 +489,8 @@ def test_match_rate_guard_warns_below_sixty_percent():
                                                   "comparison_rate": 1.0, "low": False}])
         row = checks.guards(ctx).iloc[0]
         assert (row["Check"], row["Status"]) == ("operator match rate", status)
-        assert row["Detail"].endswith("warn below 60%" + ("; different models? try --op_name_map" if status == "warn"
-                                                          else ""))
+        hint = "; different models? try the op_name_map option"
+        assert row["Detail"].endswith("warn below 60%" + (hint if status == "warn" else ""))
 
 
 def test_one_sided_match_rates_are_no_evidence_of_another_workload():

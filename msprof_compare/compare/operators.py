@@ -159,10 +159,12 @@ def statistic_rows(pairs: OpPairs) -> list[list]:
 
 
 def low_match_hint(mapped: bool = False) -> str:
-    """The advice for a low match rate. ``mapped``: the run was given an --op_name_map, so "try --op_name_map"
-    would send the user to what they did already: the hint says the map pairs too few names instead."""
-    return ("different models? the --op_name_map given pairs too few names: add entries" if mapped
-            else "different models? try --op_name_map")
+    """The advice for a low match rate. ``mapped``: the run was given an op_name_map, so "try the op_name_map
+    option" would send the user to what they did already: the hint says the map pairs too few names instead. The
+    option is named bare: the text is the result's, which ``compare(op_name_map=...)``'s caller reads as the CLI's
+    user does (a flag "--op_name_map" is one the caller never typed)."""
+    return ("different models? the op_name_map given pairs too few names: add entries" if mapped
+            else "different models? try the op_name_map option")
 
 
 def match_note(what: str, matched: int, base_total: int, comparison_total: int) -> tuple[str, bool]:
