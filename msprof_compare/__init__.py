@@ -107,9 +107,10 @@ def ranks_overview(results: Iterable[tuple[int | RankCycle, msprof_compare.Compa
     Takes the iterator itself: each result gives its figures and is dropped before the next rank loads.
     ``rank_list`` ("all", "0,3" or a sequence of ids, as ``compare_ranks`` takes it): the ranks selected, which the
     document records over the iterator's own (results gathered by hand carry none). A rank given twice (or both
-    compared and not, or not in ``rank_list``), results judged by different thresholds or none at all, and
-    anything but ``(rank, CompareResult)`` pairs (a dict of rank -> result: pass its ``.items()``) raise
-    ``UsageError``. Units may be ``RankCycle`` (folders of cycles): each record then holds its ``cycle``."""
+    compared and not, or not in ``rank_list``), a ``reports`` key that is no rank compared, results judged by
+    different thresholds or none at all, and anything but ``(rank, CompareResult)`` pairs (a dict of rank ->
+    result: pass its ``.items()``) raise ``UsageError``. Units may be ``RankCycle`` (folders of cycles): each
+    record then holds its ``cycle``."""
     from .api import ranks_overview as build
 
     return build(results, reports, not_compared, rank_list)

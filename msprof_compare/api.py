@@ -911,7 +911,8 @@ def ranks_overview(results: Iterable[tuple[Unit, CompareResult]],
     ``(rank, CompareResult)`` pairs, ``compare_ranks``' iterator itself included: each result gives its small
     figures as it comes (``ranks_console.rank_figures``, the gate's verdict when compared with
     ``fail_on_regression``) and is dropped before the next rank loads. ``reports``: {rank: paths of the reports
-    written}, read once every result is taken (a single path counts as one). ``not_compared``: the ranks one folder
+    written}, read once every result is taken (a single path counts as one; a key that is no unit compared raises
+    ``UsageError`` naming the compared ones). ``not_compared``: the ranks one folder
     alone holds (``compare_ranks``' ``.not_compared``, which ``results`` gives itself when it is that iterator); not
     known (``null`` in the document) otherwise. The job's folders are those holding each side's inputs. No pair, a
     rank given twice or both compared and not, or results compared with different ``fail_on_regression``
@@ -967,8 +968,13 @@ def ranks_overview(results: Iterable[tuple[Unit, CompareResult]],
     if outside:
         raise UsageError(f"ranks_overview: {unit_label(outside[0])} is given, but not in rank_list "
                          f"{list(selected or ())}")
+    reports = _reports(reports or {})  # read now: a generator of results may fill it as it goes
+    stray = [u for u in reports if u not in inputs]  # else left out silently
+    if stray:
+        raise UsageError(f"ranks_overview: reports key {stray[0]!r} is no compared unit (its keys are the compared "
+                         f"units: {named_units(inputs)})")
     pct = next(iter(pcts), None)
-    rows = [(rank, figures, _report_paths((reports or {}).get(rank, ()))) for rank, figures, _ in rows]
+    rows = [(rank, figures, _report_paths(reports.get(rank, ()))) for rank, figures, _ in rows]
 
     def folder(side: int) -> str | None:
         found = {os.path.dirname(pair[side]) for pair in inputs.values()}
@@ -990,6 +996,19 @@ def _unit(rank: Any) -> Unit:
     if isinstance(rank, bool) or not isinstance(rank, numbers.Integral) or rank < 0:
         raise UsageError(f"ranks_overview: a rank is a whole number >= 0 or a RankCycle (got {rank!r:.80})")
     return int(rank)
+
+
+def _reports(given: Mapping[Any, Any]) -> dict[Unit, Any]:
+    """``ranks_overview``'s ``reports`` with its keys checked as units (``_unit``'s rule, named as the mapping's
+    keys): a key that is no rank ("1", -1) was silently left out, and True (== 1) taken as rank 1's."""
+    out: dict[Unit, Any] = {}
+    for key, paths in given.items():
+        if not isinstance(key, RankCycle) and (isinstance(key, bool) or not isinstance(key, numbers.Integral)
+                                               or key < 0):
+            raise UsageError(f"ranks_overview: reports key {key!r:.80} is no rank: a whole number >= 0 or a "
+                             "RankCycle, as the results' units")
+        out[_unit(key)] = paths
+    return out
 
 
 def _not_compared(given: Mapping[Any, Any]) -> dict[Unit, tuple[str | None, str | None]]:

@@ -25,7 +25,7 @@ import openpyxl
 import pytest
 
 import msprof_compare
-from msprof_compare import api
+from msprof_compare import RankCycle, api
 from msprof_compare.errors import ProfileError
 from tests.cliutil import error_lines, run_inproc
 from tests.test_json_report import validate
@@ -584,6 +584,40 @@ def test_api_overview_checks_not_compared_as_it_checks_results():
                                           "comparison_path": None}]
     neither = msprof_compare.ranks_overview(pair, not_compared={7: (None, None)})["not_compared"]
     assert neither == [{"rank": 7, "only_in": None, "base_path": None, "comparison_path": None}]
+
+
+def test_api_overview_checks_the_reports_keys():
+    """``reports``' keys are the compared units: a key no result gives (rank 2 of a job of ranks 0 and 1, a rank id
+    of a job of cycles, a rank only not compared, which has no report) was silently left out, and True was rank 1's
+    key (True == 1). Each error names the bad key, and the accepted ones."""
+    from msprof_compare.errors import UsageError
+
+    trace = KINETO / "sampled_rank-0.json.gz"
+    plain = msprof_compare.compare(trace, trace, enable_profiling_compare=True)
+    pair = [(0, plain), (1, plain)]
+    refused = {
+        "reports key 2 is no compared unit (its keys are the compared units: ranks 0, 1)": (pair, {2: "r2.xlsx"}, {}),
+        "reports key 3 is no compared unit (its keys are the compared units: ranks 0, 1)":
+            (pair, {3: "r3.xlsx"}, {"not_compared": {3: ("b3", None)}}),
+        "reports key 0 is no compared unit (its keys are the compared units: rank 0 cycle 1)":
+            ([(RankCycle(0, 1), plain)], {0: "r0.xlsx"}, {}),
+    }
+    for message, (results, reports, kw) in refused.items():
+        with pytest.raises(UsageError) as info:
+            msprof_compare.ranks_overview(results, reports, **kw)
+        assert str(info.value) == f"ranks_overview: {message}"
+    for key in (True, "1", -1, (0, 1)):
+        with pytest.raises(UsageError) as info:
+            msprof_compare.ranks_overview(pair, {key: "r.xlsx"})
+        assert str(info.value) == (f"ranks_overview: reports key {key!r} is no rank: a whole number >= 0 or a "
+                                   "RankCycle, as the results' units")
+    doc = msprof_compare.ranks_overview(pair, {1: "r1.xlsx"})  # a compared unit without reports: none
+    assert [r["reports"] for r in doc["ranks"]] == [[], ["r1.xlsx"]]
+    import numpy as np
+
+    doc = msprof_compare.ranks_overview([(RankCycle(0, 1), plain)], {RankCycle(0, 1): "c1.xlsx"})
+    assert doc["ranks"][0]["reports"] == ["c1.xlsx"]
+    assert msprof_compare.ranks_overview(pair, {np.int64(0): "r0.xlsx"})["ranks"][0]["reports"] == ["r0.xlsx"]
 
 
 def test_db_ranks_overview_against_the_profilers_step_trace_time(capsys, tmp_path):
