@@ -615,7 +615,7 @@ def _write_overview(log: logging.Logger, rows: list[tuple[Unit, Any, list[str]]]
     with their timestamp, naming the ranks one folder alone holds (``one_sided``) and those ``--rank_list``
     selected (``rank_list``); its files logged and printed as a rank's are."""
     from .options import parse_regression_pct
-    from .report.ranks_report import overview, write_overview
+    from .report.ranks_report import job_name, overview, write_overview
 
     started = _dt.datetime.strptime(stamp, "%Y%m%d%H%M%S").replace(tzinfo=_dt.timezone.utc)  # the job's instant
     document = overview(rows, pairs, job, dict(gates), parse_regression_pct(params.get("fail_on_regression")),
@@ -623,7 +623,7 @@ def _write_overview(log: logging.Logger, rows: list[tuple[Unit, Any, list[str]]]
     written = write_overview(document, output, stamp, formats, bool(params.get("force")))
     for path in written:
         log.info("The comparison result file has been generated: %s", path)
-    _print(f"Ranks overview: {', '.join(written)}")
+    _print(f"{job_name(document)} overview: {', '.join(written)}")
 
 
 def _compare_ranks(log: logging.Logger, pairs: dict[Unit, tuple[str, str]], params: dict[str, Any], output: str,

@@ -51,6 +51,13 @@ def unit_rank(unit: Unit) -> int | None:
     return unit.rank if isinstance(unit, RankCycle) else unit
 
 
+def job_noun(units: Iterable[Unit]) -> str:
+    """"Cycles" where the units are a single device's cycles (no rank to name the job by), else "Ranks": the
+    console's table title, the job overview's line, sheet and file name."""
+    listed = list(units)
+    return "Cycles" if listed and all(isinstance(u, RankCycle) and u.rank is None for u in listed) else "Ranks"
+
+
 def named_units(units: Iterable[Unit]) -> str:
     """``ranks 0, 2`` (ranks alone) / ``rank 0 cycle 2, rank 1 cycle 2`` / ``cycles 1, 3``: units as a message
     names them."""

@@ -270,13 +270,19 @@ def single(tmp_path_factory) -> dict[str, Path]:
 
 def test_single_device_cycles(single, capsys, tmp_path):
     """A single device's cycles: units ``cycle k``, reports ``cycle{k}``, a Cycle column alone, no job line; the
-    overview's records rank null, no job; --rank_list refused (no ranks)."""
+    overview's records rank null, no job; --rank_list refused (no ranks). The job is named by its cycles, as it has
+    no rank: the table's title, the overview's file, sheet and line (they read "Ranks")."""
     code, out, err = run_inproc(capsys, "-bp", str(single["base"]), "-d", str(single["comp"]), "-o", str(tmp_path),
-                                "--output_format", "json", "--enable_profiling_compare")
+                                "--output_format", "xlsx,json", "--enable_profiling_compare")
     assert code == 0, err
     assert sorted(re.sub(r"_\d{14}", "", p.name) for p in tmp_path.iterdir()) == [
-        "performance_comparison_result_cycle1.json", "performance_comparison_result_cycle2.json",
-        "performance_comparison_result_ranks.json"]
+        f"performance_comparison_result_{name}" for name in ("cycle1.json", "cycle1.xlsx", "cycle2.json",
+                                                             "cycle2.xlsx", "cycles.json", "cycles.xlsx")]
+    assert re.search(r"\n\|\s+Cycles: E2E Time and Diff \(ms\)\s+\|\n", out) and "Ranks" not in out
+    overview = sorted(tmp_path.glob("performance_comparison_result_cycles_*"), key=lambda p: p.suffix == ".json")
+    assert f"\nCycles overview: {', '.join(map(str, overview))}\n" in out
+    ws = openpyxl.load_workbook(overview[0]).worksheets[0]
+    assert (ws.title, ws["A3"].value, ws["A2"].value, ws["B2"].value) == ("Cycles", "Cycle", None, None)
     assert f"[INFO] cycle 1: comparing {single['base'] / cyc_name(7, 2)} with {single['comp'] / cyc_name(7, 2)}\n" \
         in err
     assert "| Cycle | Base E2E | Comparison E2E |" in out and "| Rank |" not in out
@@ -284,7 +290,7 @@ def test_single_device_cycles(single, capsys, tmp_path):
     b, c = stage(TEXT1, 0), stage(TEXT0, 0)  # cycle 2: level1 against level0
     assert (f"cycle 2: E2E {ms(b['Stage'])} ms -> {ms(c['Stage'])} ms ({ms(c['Stage'] - b['Stage'], '+')} ms, "
             f"{pct(b['Stage'], c['Stage'])}), ") in out
-    doc = json.loads(next(tmp_path.glob("performance_comparison_result_ranks_*.json")).read_text())
+    doc = json.loads(overview[1].read_text())
     assert validate(doc, SCHEMA) == []
     assert [(r["rank"], r["cycle"], r["base_path"]) for r in doc["ranks"]] == [
         (None, 1, str(single["base"] / cyc_name(7, 2))), (None, 2, str(single["base"] / cyc_name(7, 1)))]
@@ -298,6 +304,11 @@ def test_single_device_cycles(single, capsys, tmp_path):
     from msprof_compare.report.ranks_report import sheet as ranks_sheet
 
     assert [c.header for c in ranks_sheet(sheet).columns][:2] == ["Cycle", "E2E Time(ms)"]
+    from msprof_compare.report.ranks_console import render_ranks
+
+    untimed = render_ranks([(RankCycle(None, k), None, [f"c{k}.xlsx"]) for k in (1, 2)])  # no breakdown: the title
+    assert untimed.splitlines()[1].strip("| ") == "Cycles"
+    assert render_ranks([(RankCycle(0, 1), None, ["r.xlsx"])]).splitlines()[1].strip("| ") == "Ranks"
 
 
 def test_kineto_cycles_of_one_gpu(tmp_path):

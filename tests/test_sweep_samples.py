@@ -122,7 +122,9 @@ def test_plan_of_folders_of_cycles(tmp_path: Path) -> None:
         RankCycle(1, 2), "20250101000000")
     assert sweep.report_unit("performance_comparison_result_cycle3_20250101000000.json")[0] == RankCycle(None, 3)
     assert sweep.report_unit("performance_comparison_result_rank12_20250101000000.json")[0] == 12
-    assert sweep.report_unit("performance_comparison_result_ranks_20250101000000.json") is None
+    for job in ("ranks", "cycles"):  # the job overview, of a single device's cycles too: no unit's report
+        name = f"performance_comparison_result_{job}_20250101000000.json"
+        assert sweep.report_unit(name) is None and sweep.OVERVIEW_REPORT.match(name)
 
 
 def test_rank_phase_on_a_tiny_matrix(samples: Path, tmp_path: Path) -> None:

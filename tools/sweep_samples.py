@@ -626,8 +626,9 @@ def plan_pairs(samples: Path, loadable: list[tuple[str, str]]) -> list[tuple[str
 #: ``rank{R}`` (a rank), ``rank{R}_cycle{k}`` (a schedule's cycle of a rank), ``cycle{k}`` (a single device's cycle).
 UNIT_REPORT = re.compile(r"^performance_comparison_result_(?:rank(\d+)_cycle(\d+)|rank(\d+)|cycle(\d+))"
                          r"_(\d{14})\.json$")
-#: The job overview a complete rank-by-rank compare writes beside them.
-OVERVIEW_REPORT = re.compile(r"^performance_comparison_result_ranks_(\d{14})\.json$")
+#: The job overview a complete rank-by-rank compare writes beside them: ``ranks``, or ``cycles`` for a single device's
+#: cycles (they have no ranks).
+OVERVIEW_REPORT = re.compile(r"^performance_comparison_result_(?:ranks|cycles)_(\d{14})\.json$")
 #: Option sets of the rank phase besides the default one; the step options only where both folders are DB exports.
 #: The gate without the profiling compare makes a breakdown of its own, whose E2E times the rank lines, the table,
 #: the job line and the overview show.

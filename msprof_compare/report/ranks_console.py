@@ -13,14 +13,15 @@ from prettytable import PrettyTable
 from ..compare.gate import e2e_ns
 from ..compare.table import ms3
 from ..textsafe import term_safe
-from ..units import RankCycle, Unit, unit_label, unit_rank
+from ..units import RankCycle, Unit, job_noun, unit_label, unit_rank
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult
 
 #: The ``frames["overall"]`` metrics the table shows, by column.
 METRICS = ("e2e", "computing", "uncovered_communication", "free")
-TABLE_TITLE = "Ranks: E2E Time and Diff (ms)"
+#: The table's title with figures ("Ranks" / "Cycles": ``units.job_noun``); the noun alone without.
+TABLE_TITLE = "{}: E2E Time and Diff (ms)"
 #: Named as the time distribution table's columns (E2E Time, Computing Time, Uncovered Communication Time, Free
 #: Time); the rank lines above the table name the reports, so it stays about 115 columns wide.
 HEADERS = ("Rank", "Base E2E", "Comparison E2E", "Diff", "Diff %", "Computing Diff", "Uncovered Communication Diff",
@@ -74,7 +75,8 @@ def unit_columns(units: list[Unit]) -> tuple[list[str], list[list[int | None]]]:
 def render_ranks(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str]]]) -> str:
     """The table over ranks, one row per (rank, figures, reports): their figures (E2E and the changes of the other
     metrics they hold), or their reports without any (no time breakdown; with figures the rank lines name the
-    reports). Units of cycles are named by a Cycle column after Rank (``unit_columns``)."""
+    reports). Units of cycles are named by a Cycle column after Rank (``unit_columns``); a single device's cycles
+    title the table "Cycles" (``units.job_noun``)."""
     metrics = shown_metrics([f for _, f, _ in rows])
     timed = bool(metrics)
     named, keys = unit_columns([u for u, _, _ in rows])
@@ -92,7 +94,8 @@ def render_ranks(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[
         diffs = [f"{ms3(c - b):+.3f}" for b, c in (figures[m] for m in metrics[1:])]
         table.add_row([*key, f"{ms3(base):.3f}", f"{ms3(comp):.3f}", f"{ms3(comp - base):+.3f}", _pct(base, comp),
                        *diffs])
-    table.title = TABLE_TITLE if timed else "Ranks"
+    noun = job_noun(u for u, _, _ in rows)
+    table.title = TABLE_TITLE.format(noun) if timed else noun
     table.align = "c"
     return table.get_string()
 

@@ -18,12 +18,13 @@ import pandas as pd
 from ..compare.gate import threshold_text
 from ..compare.table import STYLE_INT, STYLE_MS3, STYLE_RATIO, STYLE_TEXT, Column, Sheet, ratio_of
 from ..textsafe import short_list, text_width
-from ..units import RankCycle, Unit, unit_order
+from ..units import RankCycle, Unit, job_noun, unit_order
 from .excel import render
 from .json_report import SCHEMA_VERSION, _version, change, clean, document_text, text_part
 from .output import FILE_PREFIX, Part, output_target, utc_now, write_new_files
 from .ranks_console import cycles_of, job_lines, shown_metrics, slowest
 
+#: The sheet's name: "Cycles" for a single device's cycles (``job_name``).
 SHEET_NAME = "Ranks"
 SCHEMA_ID = "urn:msprof-compare:ranks-schema:1"
 #: The metrics as the time distribution table names them (``ranks_console.METRICS``' order).
@@ -98,6 +99,15 @@ def overview(rows: list[Row], inputs: Mapping[Unit, tuple[str, str]], job: tuple
             {**_unit(rank), "only_in": _only_in(paths), "base_path": paths[0], "comparison_path": paths[1]}
             for rank, paths in sorted(not_compared.items(), key=lambda item: unit_order(item[0]))],
     }
+
+
+def job_name(document: dict[str, Any]) -> str:
+    """"Ranks", or "Cycles" where the document's units are a single device's cycles (records of rank null): the
+    sheet's name and, lower-cased, the file's (``performance_comparison_result_cycles_*``), as the console's title
+    (``units.job_noun``); the records stay the schema's ``ranks``."""
+    units = [RankCycle(r["rank"], r["cycle"]) if "cycle" in r else r["rank"]
+             for r in document["ranks"] + (document["not_compared"] or [])]
+    return job_noun(units)
 
 
 def _unit(unit: Unit) -> dict[str, int | None]:
@@ -178,7 +188,8 @@ def sheet(document: dict[str, Any]) -> RanksSheet:
     n, k = len(metrics), len(named)  # the base's times start after the columns naming the unit
     spans = ((k, k + n - 1), (k + n, k + 2 * n - 1)) if n else ((first, first), (first + 1, first + 1))
     frame = pd.DataFrame(dict(enumerate(data)))
-    return RanksSheet(SHEET_NAME, columns, frame, *spans, note=_note(document), links=links)
+    name = SHEET_NAME if job_name(document) == "Ranks" else job_name(document)
+    return RanksSheet(name, columns, frame, *spans, note=_note(document), links=links)
 
 
 def _note(document: dict[str, Any]) -> str:
@@ -209,8 +220,9 @@ def parts(document: dict[str, Any], formats: tuple[str, ...]) -> list[Part]:
 
 def write_overview(document: dict[str, Any], folder: str, stamp: str, formats: tuple[str, ...],
                    force: bool = False) -> list[str]:
-    """Publish the overview into ``folder`` as ``performance_comparison_result_ranks_{stamp}`` (.xlsx and .json by
-    ``formats``): rendered under temporary names, published whole under one free name, never over a file. The
-    folder is checked and named as the rank reports' (``output.output_target``: its absolute path)."""
+    """Publish the overview into ``folder`` as ``performance_comparison_result_ranks_{stamp}`` (``_cycles_`` for a
+    single device's cycles: ``job_name``; .xlsx and .json by ``formats``): rendered under temporary names,
+    published whole under one free name, never over a file. The folder is checked and named as the rank reports'
+    (``output.output_target``: its absolute path)."""
     directory = output_target(folder, ".xlsx", force)[0]
-    return write_new_files(directory, f"{FILE_PREFIX}ranks_{stamp}", parts(document, formats))
+    return write_new_files(directory, f"{FILE_PREFIX}{job_name(document).lower()}_{stamp}", parts(document, formats))
