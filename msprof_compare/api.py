@@ -387,22 +387,29 @@ def compare_ranks(base: str | os.PathLike[str], comparison: str | os.PathLike[st
     alone, in every cycle (``rank_pairs``)."""
     options = dict(options)
     selected = parse_rank_list(options.pop("rank_list", None), "rank_list")
-    pairs, alone = rank_pairs(_path("base", base), _path("comparison", comparison), options, API_FACE, selected)
-    return RankResults(rank_results(pairs, options, API_FACE), alone, selected)
+    from .loaders.paths import typed_path
+
+    folders = _path("base", base), _path("comparison", comparison)
+    pairs, alone = rank_pairs(*folders, options, API_FACE, selected)
+    return RankResults(rank_results(pairs, options, API_FACE), alone, selected,
+                       (typed_path(folders[0]), typed_path(folders[1])))
 
 
 class RankResults(Iterator[tuple[Unit, "CompareResult"]]):
     """``compare_ranks``' iterator: ``(unit, CompareResult)`` pairs (a rank id, or a ``RankCycle``), one unit loaded
     per step (``rank_results``), and ``not_compared``, {unit: (base input, comparison input)} of the units one folder
     alone holds (None on the side without it), of the same discovery of each folder: the job overview names them
-    (``ranks_overview``); ``rank_list``, the ranks selected (None: all), which the overview records."""
+    (``ranks_overview``); ``rank_list``, the ranks selected (None: all), which the overview records; ``folders``,
+    the two folders given, the overview's job (a rank's input may lie a level down: a Kineto subfolder's cycles)."""
 
     def __init__(self, results: Generator[tuple[Unit, CompareResult], None, None],
                  not_compared: dict[Unit, tuple[str | None, str | None]],
-                 rank_list: tuple[int, ...] | None = None) -> None:
+                 rank_list: tuple[int, ...] | None = None,
+                 folders: tuple[str | None, str | None] = (None, None)) -> None:
         self._results = results
         self.not_compared = not_compared
         self.rank_list = rank_list
+        self.folders = folders
 
     def __next__(self) -> tuple[Unit, CompareResult]:
         return next(self._results)
@@ -604,7 +611,8 @@ def _refuse_rank_folders(base: str, comparison: str, face: Face, force: bool) ->
     what = "one profile"
     if os.path.isdir(given_path(other)) and layout.level == "file":  # a folder of one readable trace: which one
         what += f", the trace {term_safe(os.path.basename(layout.trace_path))} alone"  # (a rank's may be corrupt)
-    example = term_safe(os.path.join(folder, os.path.basename((rank_inputs(given_path(folder)) or [""])[0])))
+    first = (rank_inputs(given_path(folder)) or [given_path(folder)])[0]  # a subfolder's cycle: a level down
+    example = term_safe(os.path.join(folder, os.path.relpath(first, given_path(folder))))
     way = ("compare_ranks() compares two folders of ranks rank by rank" if face.api
            else "pass a folder of ranks on both sides (-bp and -d, or both paths of performance_compare.py) to "
                 "compare rank by rank")
@@ -914,7 +922,8 @@ def ranks_overview(results: Iterable[tuple[Unit, CompareResult]],
     written}, read once every result is taken (a single path counts as one; a key that is no unit compared raises
     ``UsageError`` naming the compared ones). ``not_compared``: the ranks one folder
     alone holds (``compare_ranks``' ``.not_compared``, which ``results`` gives itself when it is that iterator); not
-    known (``null`` in the document) otherwise. The job's folders are those holding each side's inputs. No pair, a
+    known (``null`` in the document) otherwise. The job's folders are ``compare_ranks``' (its iterator given
+    itself), else those holding each side's inputs. No pair, a
     rank given twice or both compared and not, or results compared with different ``fail_on_regression``
     thresholds (the overview judges its ranks by one), and anything but such pairs (``_rank_pairs``) raise
     ``UsageError``: results paired by hand can be any.
@@ -976,7 +985,10 @@ def ranks_overview(results: Iterable[tuple[Unit, CompareResult]],
     pct = next(iter(pcts), None)
     rows = [(rank, figures, _report_paths(reports.get(rank, ()))) for rank, figures, _ in rows]
 
-    def folder(side: int) -> str | None:
+    def folder(side: int) -> str | None:  # compare_ranks' own folders, else the one holding the side's inputs
+        given = getattr(results, "folders", (None, None))[side]
+        if given is not None:
+            return given
         found = {os.path.dirname(pair[side]) for pair in inputs.values()}
         return found.pop() if len(found) == 1 else None
 

@@ -6,6 +6,7 @@ the profiler's own step figures (step_trace_time.csv) or a single compare of the
 from __future__ import annotations
 
 import contextlib
+import gzip
 import io
 import json
 import logging
@@ -457,3 +458,80 @@ def test_overview_refuses_a_single_devices_cycles_beside_cycles_of_ranks(single,
                                          r"rank None\) are given together \(one kind per job\)"):
         msprof_compare.ranks_overview([lone, ranked])
     assert [r["cycle"] for r in msprof_compare.ranks_overview([lone])["ranks"]] == [1]
+
+
+#: tb_plugin's two real runs of one worker's profiler schedule (tensorboard_trace_handler's ``worker0.<ms>`` cycles)
+TB = REPO.parent / "shared" / "samples" / "kineto" / "tb_plugin" / "samples"
+TB_RUNS = ("resnet50_num_workers_0", "resnet50_num_workers_4")
+
+
+def _ranked(src: Path, dst: Path, rank: int) -> None:
+    """A copy of a real Kineto trace as rank ``rank`` of a distributed run writes it: ``distributedInfo`` first."""
+    body = gzip.decompress(src.read_bytes())
+    at = body.index(b"{") + 1
+    info = b'\n  "distributedInfo": {"backend": "nccl", "rank": %d, "world_size": 2},' % rank
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    dst.write_bytes(gzip.compress(body[:at] + info + body[at:], compresslevel=1))
+
+
+@pytest.fixture(scope="module")
+def kineto_jobs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Folders of two Kineto rank subfolders, each holding its rank's two cycles as tensorboard_trace_handler writes
+    them: in ``a`` rank 0 is tb_plugin's num_workers_0 run (in node1/: the names' order is not the ranks') and rank 1
+    its num_workers_4 run (in node0/); in ``b`` the other way round."""
+    root = tmp_path_factory.mktemp("kineto_cycles")
+    for side, runs in (("a", TB_RUNS), ("b", TB_RUNS[::-1])):
+        for rank, run in enumerate(runs):
+            for src in (TB / run).iterdir():
+                _ranked(src, root / side / f"node{1 - rank}" / src.name, rank)
+    return {side: root / side for side in ("a", "b")}
+
+
+def test_kineto_rank_subfolders_of_cycles(kineto_jobs):
+    """A Kineto rank subfolder holding its rank's cycles (one worker's ``worker0.<ms>.pt.trace.json.gz``) is that
+    rank's cycles, as an NPU rank's cycles side by side are: it was refused ("node0: holds 2 traces: a rank's folder
+    holds one"). Cycle k is the k-th by the names' timestamps; each unit compares its two traces as compare() does."""
+    def trace(side: str, rank: int, k: int) -> str:
+        run = TB_RUNS[rank if side == "a" else 1 - rank]
+        return str(kineto_jobs[side] / f"node{1 - rank}" / sorted(p.name for p in (TB / run).iterdir())[k - 1])
+
+    assert list(api.ranks(kineto_jobs["a"]).items()) == [(RankCycle(r, k), trace("a", r, k))
+                                                           for k in (1, 2) for r in (0, 1)]
+    got = [(unit, str(result.base.path), str(result.comparison.path), result.frames["overall"])
+           for unit, result in api.compare_ranks(kineto_jobs["a"], kineto_jobs["b"], rank_list=[1],
+                                                 enable_profiling_compare=True)]
+    assert [g[:3] for g in got] == [(RankCycle(1, k), trace("a", 1, k), trace("b", 1, k)) for k in (1, 2)]
+    for (unit, base, comp, frame) in got:
+        single = api.compare(base, comp, enable_profiling_compare=True).frames["overall"]
+        assert frame.equals(single) and frame["ns"].any(), unit
+    # the job's folders are those given, not the subfolder of a rank's cycles; against one profile, the example
+    # of a rank to pass is one of the folder's
+    doc = msprof_compare.ranks_overview(api.compare_ranks(kineto_jobs["a"], kineto_jobs["b"], rank_list=[0],
+                                                          enable_profiling_compare=True))
+    assert (doc["base_path"], doc["comparison_path"]) == (str(kineto_jobs["a"]), str(kineto_jobs["b"]))
+    assert validate(doc, SCHEMA) == []
+    with pytest.raises(ProfileError, match=re.escape(f"one rank per side, such as {trace('a', 1, 1)})")):
+        api.compare(kineto_jobs["a"], trace("b", 0, 1))
+
+
+def test_kineto_subfolders_of_no_ones_cycles_stay_errors(kineto_jobs, tmp_path):
+    """Traces in a rank subfolder are its cycles only where their names are one worker's; traces of one worker in two
+    folders are two runs (tb_plugin's samples: both runs' worker0): errors naming the traces from the folder."""
+    job = tmp_path / "job"
+    shutil.copytree(kineto_jobs["a"], job)
+    first = sorted((job / "node0").iterdir())[0]
+    first.rename(first.with_name("worker1" + first.name.removeprefix("worker0")))  # another worker's
+    with pytest.raises(ProfileError, match=r"node0: holds 2 traces: a rank's folder holds one \(or a profiler "
+                                           r"schedule's cycles, named as tensorboard_trace_handler names them: "
+                                           r"<worker>\.<ms>\.pt\.trace\.json, one worker's\)$"):
+        api.ranks(job)
+    runs = tmp_path / "runs"
+    for run in TB_RUNS:
+        shutil.copytree(TB / run, runs / run)
+    with pytest.raises(ProfileError) as info:
+        api.ranks(runs)
+    names = [f"{run}/{p.name}" for run in TB_RUNS for p in sorted((TB / run).iterdir())]
+    assert str(info.value).startswith(f"{runs}: holds 4 Kineto traces that record no rank (no distributedInfo.rank "
+                                      f"in the first 64 KiB), by name: {', '.join(names)} (pass one of them")
+    shutil.rmtree(runs / TB_RUNS[1])  # one run's cycles in its folder: a single device's cycles
+    assert api.ranks(runs) == {RankCycle(None, k): str(runs / name) for k, name in enumerate(names[:2], 1)}

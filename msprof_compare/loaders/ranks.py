@@ -31,7 +31,9 @@ _NUMBERED = re.compile(r"_([0-9]+)\.(json|db)$")
 def rank_inputs(directory: str) -> list[str] | None:
     """The rank inputs ``directory`` holds (profiling directories, Kineto trace folders, trace files), sorted by
     name; None where ``directory`` is no folder or is one input itself (an NPU export, a folder of one trace),
-    [] where it holds no input. Only names and the first bytes of JSON files are read."""
+    [] where it holds no input. A Kineto subfolder holding a schedule's cycles (``_subfolder_cycles``) gives its
+    traces, each an input, as a folder of ranks holds an NPU rank's cycles side by side. Only names and the first
+    bytes of JSON files are read."""
     if not os.path.isdir(directory):
         return None
     try:
@@ -44,7 +46,21 @@ def rank_inputs(directory: str) -> list[str] | None:
     traces = folder_traces(directory)[0]
     if len(traces) == 1:  # the folder is that trace's input, as ``loaders.detect`` takes it
         return None
-    return sorted([os.path.join(directory, n) for n in _profiling_dirs(directory)[0]] + traces)
+    found = []
+    for name in _profiling_dirs(directory)[0]:
+        path = os.path.join(directory, name)
+        found += _subfolder_cycles(path) or [path]
+    return sorted(found + traces)
+
+
+def _subfolder_cycles(path: str) -> list[str] | None:
+    """The traces of a Kineto subfolder (no NPU profiling directory) holding two or more named as one worker's
+    cycles (``_one_worker``: tensorboard_trace_handler writes a rank's into its folder, ``{worker}.{ms}.pt.trace
+    .json``); None for any other folder, whose one trace is the input (more: ``input_rank``'s error)."""
+    if path.endswith(("_ascend_pt", "_ascend_ms")) or os.path.isdir(os.path.join(path, ASCEND_OUTPUT)):
+        return None
+    traces = folder_traces(path)[0]
+    return traces if len(traces) > 1 and _one_worker(traces) else None
 
 
 def discover(directory: str) -> dict[Unit, str]:
@@ -97,7 +113,8 @@ def _groups(directory: str) -> dict[int | None, list[str]]:
         some = f"{len(rankless)} Kineto traces that record no rank" if len(rankless) > 1 \
             else "1 Kineto trace that records no rank"
         raise ProfileError(directory, f"holds {some} (no distributedInfo.rank in the first "
-                                      f"{HEAD_BYTES // 1024} KiB), by name: {_names(_recorded_order(rankless, None))}",
+                                      f"{HEAD_BYTES // 1024} KiB), by name: "
+                                      f"{_names(_recorded_order(rankless, None), directory)}",
                            hint=f"pass {'one of them' if len(rankless) > 1 else 'it'}, one trace per side; a "
                                 "schedule's cycles on one GPU compare cycle by cycle where they are named "
                                 "<worker>.<ms>.pt.trace.json, one worker's, as tensorboard_trace_handler names them")
@@ -116,7 +133,7 @@ def _groups(directory: str) -> dict[int | None, list[str]]:
         times = "twice" if len(paths) == 2 else f"{len(paths)} times"
         also = f"; {named_units(twice[1:])} too" if twice[1:] else ""
         order = "by name" if ends is None else "in recorded order"
-        raise ProfileError(directory, f"holds rank {twice[0]} {times}, {order}: {_names(paths)}{also}",
+        raise ProfileError(directory, f"holds rank {twice[0]} {times}, {order}: {_names(paths, directory)}{also}",
                            hint="keep one profile per rank in the folder; a profiler schedule's cycles compare "
                                 "cycle by cycle where each rank's are one worker's, named as the profilers name "
                                 "them: <worker>_<timestamp>_ascend_pt, <worker>.<ms>.pt.trace.json")
@@ -151,7 +168,11 @@ _CYCLE_NAMES = (re.compile(r"(.+)\.[0-9]+\.pt\.trace\.json(?:\.gz)?"), re.compil
 
 
 def _one_worker(paths: list[str]) -> bool:
-    """Whether rankless inputs are one process's cycles: every name as the profilers name them, with one worker."""
+    """Whether inputs are one process's cycles: every name as the profilers name them, with one worker, in one
+    folder (the one on_trace_ready writes to: a worker's name alone, ``worker0`` of two runs' folders, pairs
+    nothing)."""
+    if len({os.path.dirname(p) for p in paths}) > 1:
+        return False
     workers = set()
     for path in paths:
         m = _CYCLE_NAMES[0 if os.path.isfile(path) else 1].fullmatch(os.path.basename(path))
@@ -181,21 +202,23 @@ def _single_device_error(directory: str, alone: list[str], held: dict[int, list[
     some = f"{len(paths)} profiles of single-device runs (no rank ids)" if len(paths) > 1 \
         else "1 profile of a single-device run (no rank id)"
     if not held:
-        return ProfileError(directory, f"holds {some}, {order}: {_names(paths)}",
+        return ProfileError(directory, f"holds {some}, {order}: {_names(paths, directory)}",
                             hint=f"pass {'one of them' if len(paths) > 1 else 'it'}, one profile per side" + (
                                 "; a schedule's cycles compare cycle by cycle where they are named "
                                 "<worker>_<timestamp>_ascend_pt, one worker's, as torch_npu names them"
                                 if len(paths) > 1 else ""))
     ranked = sorted((rank, path) for rank, many in held.items() for path in many)
-    ranks = short_list([f"{os.path.basename(path)} (rank {rank})" for rank, path in ranked], 10)
-    return ProfileError(directory, f"holds {some}, {order}: {_names(paths)}; beside profiles of ranks: {ranks}",
+    ranks = short_list([f"{os.path.relpath(path, directory)} (rank {rank})" for rank, path in ranked], 10)
+    return ProfileError(directory, f"holds {some}, {order}: {_names(paths, directory)}; beside profiles of ranks: "
+                                   f"{ranks}",
                         hint="pass one profile per side, or a folder holding one profile per rank of a "
                              "distributed run")
 
 
-def _names(paths: list[str]) -> str:
-    """The inputs' names, a few of many: the folder they are in starts the message."""
-    return short_list([os.path.basename(p) for p in paths], 10)
+def _names(paths: list[str], directory: str) -> str:
+    """The inputs' names from ``directory``, which starts the message (a subfolder's cycle: ``rank0/w.1.pt.trace
+    .json``), a few of many."""
+    return short_list([os.path.relpath(p, directory) for p in paths], 10)
 
 
 def _collection_end(path: str) -> int | None:
@@ -229,7 +252,9 @@ def input_rank(path: str) -> int:
         return _npu_rank(path, names)
     traces = folder_traces(path)[0]
     if len(traces) != 1:
-        raise ProfileError(path, f"holds {len(traces)} traces: a rank's folder holds one")
+        raise ProfileError(path, f"holds {len(traces)} traces: a rank's folder holds one",
+                           hint="or a profiler schedule's cycles, named as tensorboard_trace_handler names them: "
+                                "<worker>.<ms>.pt.trace.json, one worker's")
     return _trace_rank(traces[0])
 
 
