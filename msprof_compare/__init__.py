@@ -62,16 +62,17 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
     return run(base, comparison, **options)
 
 
-def ranks(folder: str | os.PathLike[str]) -> dict[int | RankCycle, str]:
+def ranks(folder: str | os.PathLike[str], force: bool = False) -> dict[int | RankCycle, str]:
     """{rank id: input path} of a folder holding one profile per rank of a multi-rank run, in rank order (the
     rank the profiler recorded: an NPU profiling directory's ``profiler_info_N.json``, a Kineto trace's
     ``distributedInfo.rank``). A folder of a profiler schedule's cycles (every rank held n times, or n profiles of
     a single device) maps ``RankCycle(rank, cycle)`` (rank None for a single device) to paths instead, cycle by
     cycle in recorded order. Raises ``ProfileError`` for a folder of no rank, an input without a rank id or ranks
-    held different numbers of times."""
+    held different numbers of times; without ``force`` (as ``compare``), for a symbolic link it would read through
+    (a rank's folder, its ASCEND_PROFILER_OUTPUT), as the loader refuses it."""
     from .api import ranks as found
 
-    return found(folder)
+    return found(folder, force)
 
 
 def compare_ranks(base: str | os.PathLike[str], comparison: str | os.PathLike[str],

@@ -360,16 +360,28 @@ def cli_compare(base: str, comparison: str, options: dict[str, Any]) -> CompareR
         return _compare(base, comparison, options, CLI_FACE)
 
 
-def ranks(folder: str | os.PathLike[str]) -> dict[Unit, str]:
+def ranks(folder: str | os.PathLike[str], force: bool = False) -> dict[Unit, str]:
     """{rank id: input path} of a folder holding one profile per rank (``rank0_ascend_pt``, ... or one Kineto trace
     per rank), in rank order. The rank is the one the profiler recorded (``loaders.ranks``). A folder of a profiler
     schedule's cycles (each rank held n times, or n single-device profiles) maps ``RankCycle(rank, cycle)`` (rank
     None for a single device) to paths, cycle by cycle in recorded order. Raises ``ProfileError`` for a folder of no
-    rank, an input without a rank id, or ranks held different numbers of times."""
+    rank, an input without a rank id, or ranks held different numbers of times; without ``force`` (as ``compare``'s
+    loader), for a symbolic link it would read through (a rank's folder, its ASCEND_PROFILER_OUTPUT)."""
+    return _discover(_path("folder", folder), force, API_FACE)
+
+
+def _discover(folder: str, force: bool, face: Face) -> dict[Unit, str]:
+    """``loaders.ranks.discover`` of a folder as typed, its errors naming the options as ``face`` takes them (a
+    refused link's "add --force" reads "add force=True" in Python)."""
     from .loaders.paths import typed_path
     from .loaders.ranks import discover
 
-    return discover(typed_path(_path("folder", folder)))
+    try:
+        return discover(typed_path(folder), force)
+    except ProfileError as exc:
+        kept = flag_words_kept(folder, typed_path(folder), given_path(folder))
+        _retype(exc, lambda text: face.words(text, kept))
+        raise
 
 
 def compare_ranks(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
@@ -431,11 +443,8 @@ def rank_pairs(base: str, comparison: str, options: dict[str, Any], face: Face,
     every rank) selects ranks, in every cycle: those not listed are left out without a word, a listed rank one
     folder lacks is one-sided as above, one neither holds is warned about and not compared (None on both sides); no
     listed rank in common is an error naming the list."""
-    if face.api:
-        api_options(options)
-    else:
-        build_options(**options)
-    found = ranks(base), ranks(comparison)
+    force = (api_options(options) if face.api else build_options(**options))[0].force
+    found = _discover(base, force, face), _discover(comparison, force, face)
     cycles = [_cycles(side) for side in found]
     if bool(cycles[0]) != bool(cycles[1]) or (cycles[0] and _single(found[0]) != _single(found[1])):
         _refuse_cycles((base, comparison), found, cycles)
@@ -588,7 +597,7 @@ def _refuse_rank_folders(base: str, comparison: str, face: Face, force: bool) ->
         if not rank_inputs(given_path(given)):  # process's runs) keeps the loader's "holds N traces" error
             return ""
         try:
-            found = discover(given_path(given))
+            found = discover(given_path(given), force)
         except ProfileError:
             return ""
         return "cycles" if _single(found) else "ranks"

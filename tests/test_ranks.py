@@ -176,7 +176,7 @@ def test_rank_twice_or_disagreeing_ids_are_refused(tmp_path):
                                            r"schedule's cycles compare cycle by cycle where each rank's are one "
                                            r"worker's, named as the profilers name them: "
                                            r"<worker>_<timestamp>_ascend_pt, <worker>\.<ms>\.pt\.trace\.json\)$"):
-        api.ranks(twice)
+        api.ranks(twice, force=True)  # links: followed with force alone, as the loader follows them
     odd = tmp_path / "odd" / "rank0_ascend_pt"
     odd.mkdir(parents=True)
     shutil.copy(TEXT0 / "rank1_ascend_pt" / "profiler_info_1.json", odd / "profiler_info_0.json")  # rank_id 1 inside
@@ -218,10 +218,9 @@ def cyc_name(worker: int, n: int) -> str:
 def cycle(folder: Path, name: str, rank: int | None, end: int | None) -> Path:
     """A copy of text/level1's rank 0 profile as torch_npu writes one schedule cycle: ``profiler_info.json`` for a
     single-device run (``rank`` None), else ``profiler_info_<rank>.json``; its collection end ``end`` ns (None:
-    no end_info). The export is a link: only the side files are read."""
+    no end_info). The export is an empty folder: discovery reads the side files alone."""
     path = folder / name
-    path.mkdir(parents=True)
-    (path / "ASCEND_PROFILER_OUTPUT").symlink_to(TEXT1 / "rank0_ascend_pt" / "ASCEND_PROFILER_OUTPUT")
+    (path / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
     info = json.loads((TEXT1 / "rank0_ascend_pt" / "profiler_info_0.json").read_text())
     if end is None:
         del info["end_info"]
@@ -414,8 +413,8 @@ def test_output_must_be_a_folder(capsys, tmp_path, monkeypatch, target):
 def test_no_common_rank_and_one_folder_against_one_profile(capsys, tmp_path):
     only1 = tmp_path / "only1"
     only1.mkdir()
-    (only1 / "rank1_ascend_pt").symlink_to(TEXT1 / "rank1_ascend_pt")
-    code, _, err = run_inproc(capsys, "-bp", str(only1), "-d", str(TEXT2), "-o", str(tmp_path / "out"))
+    (only1 / "rank1_ascend_pt").symlink_to(TEXT1 / "rank1_ascend_pt")  # a link: followed with --force alone
+    code, _, err = run_inproc(capsys, "-bp", str(only1), "-d", str(TEXT2), "-o", str(tmp_path / "out"), "--force")
     assert code == 1
     assert error_lines(err) == [f"error: no rank in common: the base {only1} holds rank 1, the comparison {TEXT2} "
                                 "holds rank 0"]
@@ -582,7 +581,7 @@ def test_compare_ranks_errors_on_the_call(tmp_path, monkeypatch):
     monkeypatch.setattr(api, "_compare_inputs", lambda *a: pytest.fail("loaded"))
     (tmp_path / "rank1_ascend_pt").symlink_to(TEXT1 / "rank1_ascend_pt")
     with pytest.raises(ProfileError, match="no rank in common"):
-        api.compare_ranks(tmp_path, TEXT2)
+        api.compare_ranks(tmp_path, TEXT2, force=True)
     with pytest.raises(UsageError, match="max_kernel_num"):
         api.compare_ranks(TEXT0, TEXT1, max_kernel_num=2)
 
@@ -979,3 +978,45 @@ def test_kineto_rank_subfolders_hold_a_trace_under_any_name(tmp_path):
                   msprof_compare.compare_ranks(tmp_path, KINETO, enable_profiling_compare=True) if rank == 1]
     assert results[1] == api.compare(KINETO / "sampled_rank-1.json.gz", KINETO / "sampled_rank-1.json.gz",
                                      enable_profiling_compare=True).verdict
+
+
+def test_symbolic_links_are_refused_by_discovery_as_by_the_loader(capsys, tmp_path):
+    """A rank's ASCEND_PROFILER_OUTPUT linked elsewhere: rank discovery followed it and found rank 1, whose loader
+    refused the link without --force once rank 0 was compared and written. Discovery now refuses it as the loader
+    does (its line, before anything is compared); with --force both follow it. So too a linked rank folder, and
+    a linked Kineto trace."""
+    base = tmp_path / "base"
+    shutil.copytree(TEXT0 / "rank0_ascend_pt", base / "rank0_ascend_pt")
+    linked = base / "rank1_ascend_pt" / "ASCEND_PROFILER_OUTPUT"
+    linked.parent.mkdir()
+    shutil.copy(TEXT0 / "rank1_ascend_pt" / "profiler_info_1.json", linked.parent)
+    linked.symlink_to(TEXT0 / "rank1_ascend_pt" / "ASCEND_PROFILER_OUTPUT")
+    out = tmp_path / "out"
+    code, _, err = run_inproc(capsys, "-bp", str(base), "-d", str(TEXT1), "-o", str(out))
+    assert (code, error_lines(err)) == (1, [f"error: {linked}: is a symbolic link; refusing to follow it (add --force "
+                                            "to accept it)"])
+    assert not out.exists()  # nothing compared
+    with pytest.raises(ProfileError) as loader:  # the loader's own words for that rank's input
+        api.compare(linked.parent, TEXT1 / "rank1_ascend_pt")
+    with pytest.raises(ProfileError) as found:
+        msprof_compare.ranks(base)
+    assert str(found.value) == str(loader.value) == f"{linked}: is a symbolic link; refusing to follow it (add " \
+                                                    "force=True to accept it)"
+    with pytest.raises(ProfileError, match="add force=True to accept it"):
+        api.compare_ranks(base, TEXT1)
+    assert msprof_compare.ranks(base, force=True) == {r: str(base / f"rank{r}_ascend_pt") for r in (0, 1)}
+    code, _, err = run_inproc(capsys, "-bp", str(base), "-d", str(TEXT1), "-o", str(out), "--force",
+                              "--enable_profiling_compare")
+    assert code == 0, err
+    assert sorted(m[1] for p in out.iterdir() if (m := STAMPED.match(p.name))) == ["0", "1"]
+    shutil.rmtree(base / "rank1_ascend_pt")
+    (base / "rank1_ascend_pt").symlink_to(TEXT0 / "rank1_ascend_pt")  # the rank's folder itself
+    with pytest.raises(ProfileError, match=f"^{re.escape(str(base / 'rank1_ascend_pt'))}: is a symbolic link"):
+        api.ranks(base)
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    shutil.copy(KINETO / "sampled_rank-0.json.gz", traces)
+    (traces / "sampled_rank-1.json.gz").symlink_to(KINETO / "sampled_rank-1.json.gz")
+    with pytest.raises(ProfileError, match="sampled_rank-1.json.gz: is a symbolic link"):
+        api.ranks(traces)
+    assert list(api.ranks(traces, force=True)) == [0, 1]

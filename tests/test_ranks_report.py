@@ -200,7 +200,7 @@ def test_gate_breakdown_is_made_once_per_rank(capsys, tmp_path, monkeypatch):
     real_breakdown, real_discover = overall.breakdown_of, ranks.discover
     monkeypatch.setattr(overall, "breakdown_of", lambda profile, *a: made.append(profile.path) or
                         real_breakdown(profile, *a))
-    monkeypatch.setattr(ranks, "discover", lambda folder: read.append(str(folder)) or real_discover(folder))
+    monkeypatch.setattr(ranks, "discover", lambda folder, *a: read.append(str(folder)) or real_discover(folder, *a))
     code, out, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(tmp_path),
                                 "--enable_api_compare", "--fail_on_regression", "20", "--output_format", "json")
     assert code == 3, err

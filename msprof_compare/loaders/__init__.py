@@ -122,7 +122,7 @@ def _classify(given: str, force: bool = False) -> Layout:
         raise ProfileError(None, "The path is empty. Please enter a valid path.")
     path = paths.given_path(given)
     if os.path.islink(path) and not force:
-        raise ProfileError(given, "is a symbolic link; refusing to follow it", hint="add --force to accept it")
+        raise paths.link_refused(given)
     if not os.path.exists(path):
         # "-" names standard input in many tools (and -o - writes JSON there); a profile is a path
         stdin = "a profile is not read from standard input: pass its file or directory" if given == "-" else None

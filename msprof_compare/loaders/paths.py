@@ -154,6 +154,11 @@ def check_text(given: str) -> None:
                                f"Length of input path exceeds the limit ({MAX_NAME_LEN} per name)")
 
 
+def link_refused(name: str) -> ProfileError:
+    """The refusal of a symbolic link without --force (the original's check), as every input check words it."""
+    return ProfileError(name, "is a symbolic link; refusing to follow it", hint="add --force to accept it")
+
+
 def check_input(path: str, force: bool, *, kind: str | None = None, shown: str | None = None) -> None:
     """Checks of one input file or directory that exists: link, owner, permissions, size.
 
@@ -166,7 +171,7 @@ def check_input(path: str, force: bool, *, kind: str | None = None, shown: str |
         raise ProfileError(name, f"cannot access: {exc.strerror or exc}") from None
     if stat.S_ISLNK(st.st_mode):
         if not force:
-            raise ProfileError(name, "is a symbolic link; refusing to follow it", hint="add --force to accept it")
+            raise link_refused(name)
         try:
             st = os.stat(path)
         except OSError as exc:

@@ -16,6 +16,7 @@ from ..errors import ProfileError
 from ..textsafe import short_list, term_safe
 from ..units import RankCycle, Unit, named_units
 from . import _INFO_RE, ASCEND_OUTPUT, _is_db_name, _profiling_dirs, folder_traces
+from .paths import link_refused
 
 #: How much of a Kineto trace is read for its ``distributedInfo`` (it sits before ``traceEvents``).
 HEAD_BYTES = 64 * 1024
@@ -63,15 +64,16 @@ def _subfolder_cycles(path: str) -> list[str] | None:
     return traces if len(traces) > 1 and _one_worker(traces) else None
 
 
-def discover(directory: str) -> dict[Unit, str]:
+def discover(directory: str, force: bool = False) -> dict[Unit, str]:
     """{unit: input path} of a folder of ranks: {rank: path} in rank order where every rank is held once; where
     each is held n times (a profiler schedule's cycles: ``repeat`` > 1 or 0 writes one profile per rank and cycle
     into one folder), {RankCycle(rank, k): path} cycle by cycle, ranks in rank order within a cycle, cycle k the
     k-th in recorded order (``_recorded_order``); a folder of single-device profiles (``profiler_info.json``; Kineto
     traces recording no rank), two or more, {RankCycle(None, k): path}. Raises ``ProfileError`` naming the folder
     when it holds no rank input, ranks held different numbers of times (naming them with their counts), a single
-    rankless profile, or rankless profiles beside ranks; naming the input without a rank id."""
-    groups = _groups(directory)
+    rankless profile, or rankless profiles beside ranks; naming the input without a rank id; without ``force``,
+    naming a symbolic link it would follow (``_refuse_links``)."""
+    groups = _groups(directory, force)
     counts = {rank: len(paths) for rank, paths in groups.items()}
     if None not in groups and set(counts.values()) == {1}:
         return {rank: paths[0] for rank, paths in groups.items()}
@@ -85,7 +87,7 @@ def discover(directory: str) -> dict[Unit, str]:
     return {RankCycle(rank, k + 1): paths[k] for k in range(n) for rank, paths in groups.items()}
 
 
-def _groups(directory: str) -> dict[int | None, list[str]]:
+def _groups(directory: str, force: bool = False) -> dict[int | None, list[str]]:
     """{rank: its inputs in recorded order} of a folder of ranks, in rank order; {None: ...} for a folder of two or
     more single-device profiles (one rankless group). The errors of ``discover`` but unequal counts."""
     inputs = rank_inputs(directory)
@@ -95,6 +97,8 @@ def _groups(directory: str) -> dict[int | None, list[str]]:
             else "is not a folder"
         raise ProfileError(directory, what, hint="pass a folder holding rank0_ascend_pt, rank1_ascend_pt, ... "
                                                  "or one Kineto trace per rank")
+    if not force:
+        _refuse_links(inputs)
     alone = [p for p in inputs if _single_device(p)]
     held: dict[int, list[str]] = {}
     rankless: list[str] = []
@@ -138,6 +142,26 @@ def _groups(directory: str) -> dict[int | None, list[str]]:
                                 "cycle by cycle where each rank's are one worker's, named as the profilers name "
                                 "them: <worker>_<timestamp>_ascend_pt, <worker>.<ms>.pt.trace.json")
     return {rank: _recorded_order(paths, ends) for rank, paths in sorted(held.items())}
+
+
+def _refuse_links(inputs: list[str]) -> None:
+    """The loader's refusal of a symbolic link without --force (``paths.check_input``: the original's check, which
+    --force lifts), made by discovery for the links it reads through: a rank input, an NPU one's
+    ASCEND_PROFILER_OUTPUT and profiler_info / profiler_metadata files, a Kineto subfolder's trace. Discovery
+    followed them and a rank's compare refused them, after the ranks before it were compared and written."""
+    for path in inputs:
+        inside: list[str] = []
+        if os.path.isdir(path) and not os.path.islink(path):
+            try:
+                names = sorted(os.listdir(path))
+            except OSError:
+                names = []
+            inside = [os.path.join(path, n) for n in names
+                      if n in (ASCEND_OUTPUT, "profiler_metadata.json") or _INFO_RE.match(n)]
+            if not inside:  # a Kineto subfolder: its trace
+                inside = folder_traces(path)[0]
+        for link in (p for p in (path, *inside) if os.path.islink(p)):
+            raise link_refused(link)
 
 
 def _collection_ends(paths: list[str]) -> dict[str, int] | None:
