@@ -828,6 +828,9 @@ def test_module_sheets_coverage_note(samples, base, comparison):
     (hb, tb), (hc, tc) = want
     assert (f"base {hb / 1e6:.3f} of {tb / 1e6:.3f} ms, comparison {hc / 1e6:.3f} of {tc / 1e6:.3f} ms"
             in row["Detail"])
+    # the option named bare: this result's caller wrote compare(...), a CLI user --disable_module
+    assert row["Detail"].endswith("reads 0 ms): the disable_module option writes every operator's row "
+                                  "(OperatorCompareStatistic)") and " --" not in row["Detail"]
 
 
 def test_no_module_coverage_row_where_both_sides_miss_alike(samples):

@@ -264,9 +264,10 @@ def _step_row(ctx: RunContext) -> dict[str, Any] | None:
         return None
     whole = whole_profile_sides(ctx)
     scope = {side: "whole profile" if side in whole or steps[side] < 0 else f"step {steps[side]}" for side in _SIDES}
-    detail = ("OverallMetrics, the waterfall and --fail_on_regression of a text export cover the whole profile, as "
-              "the original's OverallMetrics (the step limits the operator, module, memory, API, KernelCompare and "
-              f"communication sheets{KERNEL_TYPES_WHOLE}); a DB export limits them to the step")
+    # options named bare in a check's Detail (here and below): the result's text, read by compare()'s caller too
+    detail = ("OverallMetrics, the waterfall and the fail_on_regression gate of a text export cover the whole "
+              "profile, as the original's OverallMetrics (the step limits the operator, module, memory, API, "
+              f"KernelCompare and communication sheets{KERNEL_TYPES_WHOLE}); a DB export limits them to the step")
     row = _guard(STEP_CHECK, not whole, scope["base"], scope["comparison"], detail)
     if kernel_types_whole(ctx):  # the kernel comparison's warning said it, for the same sides
         row[LOG_CUT] = KERNEL_TYPES_WHOLE
@@ -776,7 +777,7 @@ def _module_row(op_rows: list[list] | None, sheets: Sequence[Sheet]) -> dict[str
         f"Total Time): {where}; device time launched outside every module (a CUDA / HIP graph launched outside the "
         "model's forward, an optimizer step, a collective under AccumulateGrad) is on no module row, so the module "
         "rows of the two sides compare different parts of their work (a module that holds the other side's graph "
-        "reads 0 ms): --disable_module writes every operator's row (OperatorCompareStatistic)")
+        "reads 0 ms): the disable_module option writes every operator's row (OperatorCompareStatistic)")
 
 
 def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[Sheet] = ()) -> pd.DataFrame:
