@@ -587,7 +587,7 @@ def test_waterfall_category_labels_wrap(text_pair):
     assert category_label(OVERLAP_STEP) == "Other Computing\n(minus overlap\nof categories)"
     # a word longer than a line (a DB export's HCCL group) keeps its line, whole
     group = "90.91.105.46%enp189s0f0_60000_0"
-    assert category_label(f"{group} (uncovered)") == f"{group}\n(uncovered)"
+    assert category_label(f"Group {group} Communication (uncovered)") == f"Group\n{group}\nCommunication\n(uncovered)"
 
 
 def test_waterfall_axis_starts_at_zero_when_the_change_is_large(tmp_path_factory):

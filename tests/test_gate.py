@@ -254,11 +254,12 @@ def test_contributors_that_explain_little_of_the_change_are_said_so(samples, tmp
     code, message = r.regression_gate(3)
     lines = message.splitlines()
     assert code == 3 and lines[1].startswith(
-        "Largest waterfall steps: 90.91.105.46%enp189s0f0_60000_0 (uncovered) +7.991 ms")
+        "Largest waterfall steps: Group 90.91.105.46%enp189s0f0_60000_0 Communication (uncovered) +7.991 ms")
     assert lines[2].startswith("Top ") and lines[-2] == (
         f"  Note: all operators together changed by {net:+.3f} ms, under 1% of the E2E change "
         f"(+{delta_ms:.3f} ms): most of it is outside their device time (the waterfall puts most of it in "
-        "90.91.105.46%enp189s0f0_60000_0 (uncovered) +7.991 ms); "  # the only step outside device time of 10 % or more
+        # the only step outside device time of 10 % or more
+        "Group 90.91.105.46%enp189s0f0_60000_0 Communication (uncovered) +7.991 ms); "
         f"the Share column is of {gross:.3f} ms, the sizes of their changes added up (savings do not cancel growth).")
     from msprof_compare.report.summary_console import render_explain
 
@@ -435,7 +436,8 @@ def test_gate_note_escapes_the_step_names(samples, tmp_path):
     assert code == 3 and "\x1b" not in message and "\nFAKE" not in message
     note = message.splitlines()[-2]  # above the line on copy_bucket_to_grad, outside every module
     assert note.startswith("  Note: ") and note.endswith(
-        "puts most of it in evil\\x1b[31mRED\\nFAKE: all fine (uncovered) +7.991 ms); the Share column is of 0.062 ms, "
+        "puts most of it in Group evil\\x1b[31mRED\\nFAKE: all fine Communication (uncovered) +7.991 ms); the Share "
+        "column is of 0.062 ms, "
         "the sizes of their changes added up (savings do not cancel growth).")
     assert message.splitlines()[-1].startswith(
         "  Not on the module sheets: bad\\x1b[31mcopy\\nFAKE: passed (it is outside every module); ")

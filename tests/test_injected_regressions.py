@@ -363,7 +363,7 @@ def test_npu_db_straggler_wait_on_the_read_plane_is_wait_time(samples, tmp_path)
     assert {k[1] for k, r in rows.items() if k[0] == "|" and round(r[11] - r[4], 6)} == {"Notify_Wait"}
     assert res.contributors["Level"].unique().tolist() == ["category"]
     assert res.contributors[["Name", "Diff(ms)"]].values.tolist() == [
-        ["90.91.105.46%enp189s0f0_60000_0 (uncovered)", 1.0]]
+        ["Group 90.91.105.46%enp189s0f0_60000_0 Communication (uncovered)", 1.0]]
 
 
 # --------------------------------------------------------------------------- GPU: an operator on one side only

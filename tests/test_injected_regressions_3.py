@@ -666,7 +666,8 @@ def test_db_collective_overlapping_less_is_measured_from_the_task_intervals(samp
     assert _breakdown_moved(res) == {"Uncovered Communication Time": ms, group: ms, "Wait": ms,
                                      "Free Time": round(2 - ms, 6), "Free": round(2 - ms, 6), "E2E Time": 2.0}
     label = group.rsplit("_", 1)[0]  # the waterfall drops a group's creation time, to pair it across runs
-    assert _waterfall(res) == {f"{label} (uncovered)": lost, "Free: Other": ns - lost, "Comparison E2E": ns}
+    assert _waterfall(res) == {f"Group {label} Communication (uncovered)": lost, "Free: Other": ns - lost,
+                               "Comparison E2E": ns}
     assert res.contributors["Name"].tolist()[0] == "Free: Other" and len(res.contributors) == 2
     same = compare(str(samples / NPU_DB), str(samples / NPU_DB))
     assert _moved_sheets(res, same) == {"OverallMetrics"}

@@ -748,8 +748,8 @@ def test_stem_shared_by_two_groups_of_a_side_pairs_nothing(tmp_path: Path) -> No
               if not i.startswith("\t\t")]
     assert groups == [f"\t{t1}", f"\t{stem}_1736410538399999", f"\t{stem}_1736414082399999"]
     steps = res.frames["waterfall"]["Step"].tolist()
-    assert [s for s in steps if s.startswith(stem)] == [f"{k} (uncovered)" for k in
-                                                        (t1, f"{stem}_1736410538399999", f"{stem}_1736414082399999")]
+    assert [s for s in steps if stem in s] == [f"Group {k} Communication (uncovered)" for k in
+                                               (t1, f"{stem}_1736410538399999", f"{stem}_1736414082399999")]
 
 
 def test_index_column_fits_a_db_group_name(samples: Path, tmp_path: Path) -> None:

@@ -160,13 +160,20 @@ def test_waterfall_pairs_hccl_groups_of_two_runs():
         bd.uncovered_comm_ns, bd.e2e_ns = ns, 100_000
         bd.groups = {f"90.91.105.46%enp189s0f0_60000_0_{created}": {"wait": 1_000, "transmit": ns - 1_000}}
     steps = _steps(waterfall.waterfall(b, c))
-    assert steps["90.91.105.46%enp189s0f0_60000_0 (uncovered)"] == (98_000, 90_000)
+    assert steps["Group 90.91.105.46%enp189s0f0_60000_0 Communication (uncovered)"] == (98_000, 90_000)
     # two groups of one side that differ only in creation time keep their full names; the others pair
     b.groups["90.91.105.46%enp189s0f0_60000_0_1736410538399999"] = {"wait": 0, "transmit": 0}
     b.groups["90.91.105.46%enp189s0f0_60001_1_1736410538300000"] = {"wait": 0, "transmit": 0}
     labels = set(waterfall._group_labels(b).values())
-    assert {"90.91.105.46%enp189s0f0_60000_0_1736410538306028", "90.91.105.46%enp189s0f0_60000_0_1736410538399999",
-            "90.91.105.46%enp189s0f0_60001_1"} == labels
+    assert {f"Group 90.91.105.46%enp189s0f0_{g} Communication" for g in
+            ("60000_0_1736410538306028", "60000_0_1736410538399999", "60001_1")} == labels
+    # a DB export's tasks of a NULL group name form the group "" (test_overall_db.py)
+    assert waterfall._says_communication("", "") == "Group (no name) Communication"
+    # under a process-group name two groups share, the pg leads and the HCCL name is still said to be a group's
+    b.pg_names = {k: "dp" for k in b.groups}
+    assert {f"dp: Group 90.91.105.46%enp189s0f0_{g} Communication" for g in
+            ("60000_0_1736410538306028", "60000_0_1736410538399999", "60001_1")} == set(
+        waterfall._group_labels(b).values())
 
 
 def test_waterfall_keeps_communication_whole_when_no_group_pairs():

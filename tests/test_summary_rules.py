@@ -152,8 +152,8 @@ def test_gate_names_the_three_largest_grown_steps_and_counts_the_grown_contribut
     code, message = r.regression_gate(5)
     lines = message.splitlines()
     assert code == 3 and lines[0].startswith("Performance regression: E2E time 129.206 ms -> 137.919 ms (+6.74%)")
-    assert ("Largest waterfall steps: 90.91.105.46%enp189s0f0_60000_0 (uncovered) +7.991 ms, Free: Other "
-            "+0.719 ms, Conv (Backward) +0.013 ms") in lines
+    assert ("Largest waterfall steps: Group 90.91.105.46%enp189s0f0_60000_0 Communication (uncovered) +7.991 ms, "
+            "Free: Other +0.719 ms, Conv (Backward) +0.013 ms") in lines
     grown = r.contributors[r.contributors["Diff(ms)"].astype(float) > 0]
     assert len(grown) == 4
     i = lines.index("Top 4 contributors (operator level):")
@@ -365,7 +365,8 @@ def test_communication_steps_follow_the_base_groups_then_the_comparison_only_one
     c.e2e_ns += 5_000
     wf = waterfall.waterfall(b, c)
     comm = wf.loc[wf["Category"] == "communication", "Step"].tolist()
-    assert comm == ["90.91.105.46%enp189s0f0_60000_0 (uncovered)", "Group 9 Communication (uncovered)"]
+    assert comm == ["Group 90.91.105.46%enp189s0f0_60000_0 Communication (uncovered)",
+                    "Group 9 Communication (uncovered)"]
 
 
 def test_note_thresholds_hold_at_exactly_their_share():

@@ -69,7 +69,17 @@ def _group_labels(bd: Breakdown) -> dict[str, str]:
     # (a stripped name two groups of this side share keeps them apart in full)
     stripped = {k: hccl_group_stem(v) or v for k, v in labels.items()}
     uses = Counter(stripped.values())
-    return {k: stripped[k] if uses[stripped[k]] == 1 else v for k, v in labels.items()}
+    return {k: _says_communication(stripped[k] if uses[stripped[k]] == 1 else v, bd.pg_names.get(k, ""))
+            for k, v in labels.items()}
+
+
+def _says_communication(label: str, pg: str) -> str:
+    """``Group {name} Communication`` for a group whose label is a bare HCCL name (a DB export's), as a text export
+    names its groups (``Group 0 Communication``): the bare name never said the step is communication time."""
+    if "Communication" in label:
+        return label
+    head = f"{pg}: " if pg and label.startswith(f"{pg}: ") else ""
+    return f"{head}Group {label[len(head):] or '(no name)'} Communication"  # a DB's NULL group name: no "Group  C"
 
 
 def _group_totals(bd: Breakdown) -> dict[str, int]:
