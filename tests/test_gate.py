@@ -104,6 +104,22 @@ def test_api_gate_without_the_breakdown_names_the_steps_as_the_cli_gate_does(sam
     assert gated.regression_gate(1) == (code, message)  # the run made for the gate (the CLI's) says the same
 
 
+def test_largest_waterfall_steps_are_by_size_with_their_signs(samples):
+    """Text Level0 -> Level1, rank 1: E2E +31.12 %, of which communication grew more than E2E did, because the free
+    time shrank. By hand from the two step_trace_time.csv: Communication(Not Overlapped) 96359.047 - 64616.114 us
+    = +31.743 ms, Free 26675.274 - 27172.943 us = -0.498 ms, Computing 8878.295 - 8813.173 us = +0.065 ms. The line
+    listed only the growing steps (communication, computing) under a label that reads as the largest by size."""
+    from msprof_compare.api import compare
+
+    level = "msinsight/test/data/pytorch/text/{}/rank1_ascend_pt"
+    r = compare(str(samples / level.format("level0")), str(samples / level.format("level1")),
+                enable_profiling_compare=True)
+    code, message = r.regression_gate(20)
+    assert code == 3
+    assert ("Largest waterfall steps: Group 0 Communication (uncovered) +31.743 ms, Free: Other -0.498 ms, "
+            "Computing +0.065 ms") in message.splitlines()
+
+
 HEATMAP = "msinsight/server/src/test/test_data/heatMap/trace_view.json"  # 6 events, no Overlap Analysis lane
 
 

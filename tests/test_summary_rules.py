@@ -142,18 +142,18 @@ def test_console_title_share_and_a_name_of_seventy_characters():
 # --------------------------------------------------------------------------- the gate
 
 
-def test_gate_names_the_three_largest_grown_steps_and_counts_the_grown_contributors():
+def test_gate_names_the_three_largest_steps_and_counts_the_grown_contributors():
     """DB excerpts l2 -> l1 (the reverse of reference pair 3) with the operator comparison: the gate lists the
-    three steps that grew most and "Top 4 contributors" for the four listed operators that grew. The steps'
-    figures from the original's OverallMetrics of pair 3 (l1 / l2, ms): Uncovered Communication Time
-    98.071947 / 90.080699 (+7.991), Free Time 30.943917 / 30.225247 (+0.719), Conv (Backward) 1.970891 /
-    1.957882 (+0.013); the next growth, Conv (Forward) 1.114784 / 1.108784 (+0.006), is the fourth."""
+    three largest steps by size, with their signs, and "Top 4 contributors" for the four listed operators that
+    grew. The steps' figures from the original's OverallMetrics of pair 3 (l1 / l2, ms): Uncovered Communication
+    Time 98.071947 / 90.080699 (+7.991), Free Time 30.943917 / 30.225247 (+0.719), Vector 4.13018 / 4.145077
+    (-0.015); the largest growth after those, Conv (Backward) 1.970891 / 1.957882 (+0.013), is the fourth."""
     r = compare(str(DB_L2), str(DB_L1), enable_profiling_compare=True, enable_operator_compare=True)
     code, message = r.regression_gate(5)
     lines = message.splitlines()
     assert code == 3 and lines[0].startswith("Performance regression: E2E time 129.206 ms -> 137.919 ms (+6.74%)")
     assert ("Largest waterfall steps: Group 90.91.105.46%enp189s0f0_60000_0 Communication (uncovered) +7.991 ms, "
-            "Free: Other +0.719 ms, Conv (Backward) +0.013 ms") in lines
+            "Free: Other +0.719 ms, Vector -0.015 ms") in lines
     grown = r.contributors[r.contributors["Diff(ms)"].astype(float) > 0]
     assert len(grown) == 4
     i = lines.index("Top 4 contributors (operator level):")
