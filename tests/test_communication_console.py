@@ -523,36 +523,80 @@ def test_uncovered_part_sums_every_communication_step_and_needs_both_sides(sampl
         False, None, None, None)
 
 
+MS_DIR = REPO / "tests/data/npu/profiler/rank-0_20250101000000000_ascend_ms"
+BERT_H100 = REPO / "sample_data/bert-small_h100.json.gz"
+
+
+def _lanes(ms_dir: Path) -> dict[str, Decimal]:
+    """The MindSpore excerpt's Overlap Analysis lanes (us), summed by hand from trace_view.json."""
+    events = json.loads((ms_dir / "ASCEND_PROFILER_OUTPUT/trace_view.json").read_text(encoding="utf-8"))
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    out: dict[str, Decimal] = defaultdict(Decimal)
+    for e in events:
+        if e.get("ph") == "X" and e.get("name") in ("Communication", "Communication(Not Overlapped)", "Computing"):
+            out[e["name"]] += Decimal(str(e["dur"]))
+    return out
+
+
 def test_overlap_clause_beside_a_side_without_communication_says_no_before():
     """A GPU run on one device (the bundled BERT-small H100 trace: no collective kernel) against the MindSpore
     excerpt, whose one all-reduce runs 79.090 ms and whose Overlap Analysis leaves 1.301 ms of communication
     uncovered (both read here from trace_view.json): the uncovered part's change (+1.301 ms) parts from the op
     rows' (+79.090 ms), but with no communication on the base side nothing was overlapped "before", so the line
     says where the rest went; it said "overlaps more of the communication than before". Swapped, the same of
-    the base side (it said "less")."""
-    ms_dir = REPO / "tests/data/npu/profiler/rank-0_20250101000000000_ascend_ms"
-    gpu = REPO / "sample_data/bert-small_h100.json.gz"
-    events = json.loads((ms_dir / "ASCEND_PROFILER_OUTPUT/trace_view.json").read_text(encoding="utf-8"))
-    events = events["traceEvents"] if isinstance(events, dict) else events
-    op = sum(Decimal(str(e["dur"])) for e in events if e.get("ph") == "X" and e.get("name") == "Communication")
-    unc = sum(Decimal(str(e["dur"])) for e in events
-              if e.get("ph") == "X" and e.get("name") == "Communication(Not Overlapped)")
-    assert (round(op / 1000, 3), round(unc / 1000, 3)) == (Decimal("79.090"), Decimal("1.301"))
-    with gzip.open(gpu, "rt", encoding="utf-8") as fh:
+    the base side (it said "less"). The other 77.789 ms cannot run beside the side's 0.581 ms of computing (its
+    Computing lane: 581.45 us), which the line said it did."""
+    lanes = _lanes(MS_DIR)
+    op, unc, comp = lanes["Communication"], lanes["Communication(Not Overlapped)"], lanes["Computing"]
+    assert (round(op / 1000, 3), round(unc / 1000, 3), comp) == (Decimal("79.090"), Decimal("1.301"), Decimal("581.45"))
+    assert round((op - unc) / 1000, 3) == Decimal("77.789")
+    with gzip.open(BERT_H100, "rt", encoding="utf-8") as fh:
         assert not any(str(e.get("cat", "")).lower() == "kernel" and "nccl" in e["name"].lower()
                        for e in json.load(fh)["traceEvents"])
-    res = compare(str(gpu), str(ms_dir), enable_communication_compare=True, enable_profiling_compare=True)
+    res = compare(str(BERT_H100), str(MS_DIR), enable_communication_compare=True, enable_profiling_compare=True)
     line = render_communication(res.frames)
-    assert "than before" not in line
+    assert "than before" not in line and "runs beside computing" not in line
     assert ("0.000 ms -> 79.090 ms (+79.090 ms); the part no computing overlaps (the waterfall's communication "
-            "steps) 0.000 ms -> 1.301 ms (+1.301 ms): the rest of the comparison side's communication runs beside "
-            "computing (or beside its other communication ops); the base side's trace holds no collective kernel"
-            in line)
-    back = render_communication(compare(str(ms_dir), str(gpu), enable_communication_compare=True,
+            "steps) 0.000 ms -> 1.301 ms (+1.301 ms): the other 77.789 ms of the comparison side's communication "
+            "is more than its computing time (0.581 ms) can overlap: beyond that, it runs beside its other "
+            "communication ops or lies in what the time breakdown counts as free time; the base side's trace holds "
+            "no collective kernel" in line)
+    back = render_communication(compare(str(MS_DIR), str(BERT_H100), enable_communication_compare=True,
                                         enable_profiling_compare=True).frames)
     assert "than before" not in back
-    assert ("1.301 ms -> 0.000 ms (-1.301 ms, -100.00%): the rest of the base side's communication runs beside "
-            "computing (or beside its other communication ops); the comparison side's trace" in back)
+    assert ("1.301 ms -> 0.000 ms (-1.301 ms, -100.00%): the other 77.789 ms of the base side's communication is "
+            "more than its computing time (0.581 ms) can overlap" in back)
+
+
+@pytest.mark.parametrize(("extra_ns", "beside"), [(0, True), (1, False)])
+def test_rest_of_the_communication_runs_beside_computing_only_where_computing_can_hold_it(tmp_path, extra_ns, beside):
+    """The MindSpore excerpt with its all-reduce (and its Communication lane) cut to the uncovered 1301.008 us plus
+    the excerpt's 581.45 us of computing: the rest, 0.581450 ms, fits in computing, so it may run beside it; one
+    ns more and it does not, and the line says what is known instead."""
+    ms_dir = tmp_path / MS_DIR.name
+    shutil.copytree(MS_DIR, ms_dir)
+    trace = ms_dir / "ASCEND_PROFILER_OUTPUT/trace_view.json"
+    events = json.loads(trace.read_text(encoding="utf-8"))
+    lanes = _lanes(MS_DIR)
+    dur = lanes["Communication(Not Overlapped)"] + lanes["Computing"] + Decimal(extra_ns) / 1000
+    assert dur == Decimal("1882.458") + Decimal(extra_ns) / 1000
+    cut = 0
+    for e in events["traceEvents"] if isinstance(events, dict) else events:
+        if e.get("ph") == "X" and (e.get("name") == "Communication" or e.get("name", "").startswith("hcom_allReduce")):
+            e["dur"] = float(dur)
+            cut += 1
+    assert cut == 2  # the HCCL op and its Overlap Analysis lane
+    trace.write_text(json.dumps(events), encoding="utf-8")
+    res = compare(str(BERT_H100), str(ms_dir), enable_communication_compare=True, enable_profiling_compare=True)
+    line = render_communication(res.frames)
+    assert "0.000 ms -> 1.882 ms (+1.882 ms); the part no computing overlaps (the waterfall's communication steps) " \
+        "0.000 ms -> 1.301 ms (+1.301 ms): " in line
+    if beside:
+        assert "the rest of the comparison side's communication runs beside computing (or beside its other " \
+            "communication ops)" in line
+    else:
+        assert "the other 0.581 ms of the comparison side's communication is more than its computing time " \
+            "(0.581 ms) can overlap" in line
 
 
 def test_no_family_time_of_a_side_without_op_rows_is_its_ops_time(samples):

@@ -39,6 +39,9 @@ CONTRIBUTOR_COLUMNS = ["Rank", "Name", "Base(ms)", "Comparison(ms)", "Diff(ms)",
 SHARE_BASIS = "the communication ops' duration change"
 #: ``totals``' attrs key: the op types' changes summed by size (ns)
 GROSS_NS = "gross_change_ns"
+#: ``totals``' attrs key: each side's computing time (ns; None without a waterfall): the communication line says
+#: the part of the communication outside the uncovered part runs beside computing only where computing can hold it
+COMPUTING_NS = "computing_ns"
 TOTAL_COLUMNS = ["op_types", "changed", "base_recorded", "comparison_recorded", "base_ms", "comparison_ms",
                  "diff_ms", "diff_pct", "base_tasks_recorded", "comparison_tasks_recorded", "task", "task_op",
                  "task_base_ms", "task_comparison_ms", "task_diff_ms", "task_diff_pct", "task_ties",
@@ -109,11 +112,21 @@ def _pct(diff: float | None, base: float) -> float | None:
 def uncovered_ns(wf: pd.DataFrame | None) -> tuple[int, int] | None:
     """Each side's communication time that no computing overlaps: the sum of the waterfall's communication steps
     (None without a waterfall, or without such a step)."""
+    return _category_ns(wf, "communication")
+
+
+def computing_ns(wf: pd.DataFrame | None) -> tuple[int, int] | None:
+    """Each side's computing time (the sum of the waterfall's computing steps): the most of its communication
+    that computing can overlap (None without a waterfall, or without such a step)."""
+    return _category_ns(wf, "computing")
+
+
+def _category_ns(wf: pd.DataFrame | None, category: str) -> tuple[int, int] | None:
     if wf is None or not len(wf):
         return None
     # the rows by position over the columns' arrays: a boolean take of the 10-column frame and two Series
     # conversions cost ~0.6 ms a run
-    rows = np.flatnonzero(wf["Category"].to_numpy(dtype=object) == "communication")
+    rows = np.flatnonzero(wf["Category"].to_numpy(dtype=object) == category)
     if not len(rows):
         return None
     base, comp = (int(wf[c].array[rows].to_numpy(dtype=np.int64).sum()) for c in ("Base(ns)", "Comparison(ns)"))
@@ -150,7 +163,7 @@ def overlap_words(shift: str) -> str:
 
 
 def totals(cols: _Columns, uncovered: tuple[int, int] | None = None,
-           no_family: tuple[int, int] = (0, 0)) -> pd.DataFrame:
+           no_family: tuple[int, int] = (0, 0), computing: tuple[int, int] | None = None) -> pd.DataFrame:
     """The one-row frame "communication": each side's communication time (null where a side recorded no op) and
     the change, then the task whose total changed most (the first in the sheet's order among equal ones; null
     unless both sides have task rows and some task changed) and, in ``task_ties``, the other tasks whose total
@@ -159,7 +172,8 @@ def totals(cols: _Columns, uncovered: tuple[int, int] | None = None,
     or where a text export was given a step: its waterfall is the whole profile's, the op rows the step's), then
     the time (``no_family``, ns per side) of the ops the op rows leave out for want of a family, which the
     uncovered part counts (null where a side has no communication op at all). ``attrs[GROSS_NS]``: the op types'
-    changes summed by size (ns; 0 unless both sides recorded ops). ``attrs["no_collectives"]``: per
+    changes summed by size (ns; 0 unless both sides recorded ops). ``attrs[COMPUTING_NS]``: ``computing`` (each side's
+    computing time, ns, ``computing_ns``; None without it). ``attrs["no_collectives"]``: per
     side, whether it is a GPU trace without collective kernels, whose 0 ms is a reading (``read_gpu_sides``)."""
     base_ns, comp_ns = int(cols.base.sum()), int(cols.comparison.sum())
     base, comp = base_ns / 1e6, comp_ns / 1e6
@@ -200,6 +214,7 @@ def totals(cols: _Columns, uncovered: tuple[int, int] | None = None,
         "no_family_comparison_ms": [no_family[1] / 1e6 if cols.recorded[1] or no_family[1] else None],
     }, TOTAL_COLUMNS, objects=True)
     frame.attrs["no_collectives"] = cols.no_collectives
+    frame.attrs[COMPUTING_NS] = computing
     # the op types' changes summed by size: a net change well under it is changes that cancel out
     frame.attrs[GROSS_NS] = int(np.abs(np.asarray(cols.comparison, dtype=np.int64)
                                        - np.asarray(cols.base, dtype=np.int64)).sum()) if both else 0
@@ -234,4 +249,4 @@ def build(ctx: RunContext, sheets: list[Sheet]) -> None:
     wf = None if whole_profile_sides(ctx) else ctx.frames.get("waterfall")
     from .communication import LEFT_OUT_KEY
 
-    ctx.frames["communication"] = totals(cols, uncovered_ns(wf), ctx.cache.get(LEFT_OUT_KEY, (0, 0)))
+    ctx.frames["communication"] = totals(cols, uncovered_ns(wf), ctx.cache.get(LEFT_OUT_KEY, (0, 0)), computing_ns(wf))
