@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import logging
 import math
-import re
 import shutil
 from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
@@ -232,7 +231,7 @@ def test_mindspore_fixture_categories_by_type_fallback():
     p = load_profile(str(MS), OPTS)
     bd = B.npu_breakdown(p, OPTS)
     assert {k: [v.ns, v.count] for k, v in bd.buckets.items()} == want
-    assert bd.memory_gb == 0 and any("memory_record.csv" in m for m in bd.missing)
+    assert bd.memory_gb == 0 and f"{p.path}: Mem Usage is absent" in bd.missing  # the loader named the file
     assert bd.groups and bd.e2e_ns > 0
 
 
@@ -548,7 +547,8 @@ def test_level0_reports_missing_rows(samples, caplog):
     bd = B.npu_breakdown(p, OPTS)
     assert bd.hide_op_details and bd.computing_count == 0
     assert any("no PMU columns" in m for m in bd.missing)
-    assert re.search(r"communication\.json.*Level0", bd.bandwidth_missing)
+    assert bd.bandwidth_missing == (f"{base}: RDMA/SDMA bandwidth is absent, so this side's 0.000GB/s is not a "
+                                    "measured 0 (a Level0 export records none)")
 
 
 def test_bandwidth_absent_only_where_the_console_shows_the_column(samples, caplog):
@@ -575,8 +575,30 @@ def test_bandwidth_absent_only_where_the_console_shows_the_column(samples, caplo
     comm = json.loads((level1 / "ASCEND_PROFILER_OUTPUT/communication.json").read_text(encoding="utf-8"))
     sdma = comm["step50"]["collective"]["Total Op Info"]["Communication Bandwidth Info"]["SDMA"]
     assert absent(level0[0], level1) == (
-        [f"{level0[0]}: RDMA/SDMA bandwidth is absent: no communication.json (Level0 exports have none)"],
+        [f"{level0[0]}: RDMA/SDMA bandwidth is absent, so this side's 0.000GB/s is not a measured 0 (a Level0 "
+         "export records none)"],
         ["0.000GB/s", f"{sdma['Transit Size(MB)'] / sdma['Transit Time(ms)']:.3f}GB/s"])
+
+
+def test_a_missing_side_file_is_named_once_per_side(samples, caplog):
+    """The loader's line (the original's) says a side file does not exist; the line on what that costs named the
+    file again: a Level0 text export beside a level-1 one read "The file communication.json does not exist." and
+    "RDMA/SDMA bandwidth is absent: no communication.json", the MindSpore excerpt (no memory_record.csv, by
+    listing) beside a GPU trace "Mem Usage is absent: no memory_record.csv" under the loader's line."""
+    level0 = samples / "msinsight/test/data/pytorch/text/level0/rank0_ascend_pt"
+    level1 = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+    assert not (level0 / "ASCEND_PROFILER_OUTPUT/communication.json").exists()
+    assert not (MS / "ASCEND_PROFILER_OUTPUT/memory_record.csv").exists()
+    gpu = Path(__file__).resolve().parents[1] / "sample_data/bert-small_h100.json.gz"
+    for base, comparison, name, cost in ((level0, level1, "communication.json", "RDMA/SDMA bandwidth is absent"),
+                                         (gpu, MS, "memory_record.csv", "Mem Usage is absent")):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            compare(str(base), str(comparison), enable_profiling_compare=True)
+        lines = [r.getMessage() for r in caplog.records]
+        named = [m for m in lines if name in m]
+        assert len(named) == 1 and named[0].endswith(f"The file {name} does not exist."), named
+        assert len([m for m in lines if cost in m]) == 1
 
 
 def test_legacy_timeline_without_overlap_lane(samples, reference_outputs, tmp_path):

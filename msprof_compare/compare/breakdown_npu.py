@@ -68,7 +68,9 @@ def _memory(profile: Profile, bd: Breakdown) -> None:
         return
     mr = profile.memory_record
     if mr is None or "Total Reserved(MB)" not in mr.columns or not len(mr):
-        bd.missing.append(f"{profile.path}: Mem Usage is absent: no memory_record.csv")
+        # not read: the loader has said why (the original's "The file memory_record.csv does not exist.", or the
+        # file's problem), so this line says only what that costs
+        bd.missing.append(f"{profile.path}: Mem Usage is absent")
     else:  # the loader left impossible totals out (negative, over 1 PB)
         bd.missing.append(f"{profile.path}: Mem Usage is absent: memory_record.csv holds no usable "
                           "Total Reserved(MB) value")
@@ -517,12 +519,11 @@ def _quotient(size: float, time: float, kind: str, problems: list[str]) -> float
 
 def _bandwidth(profile: Profile, bd: Breakdown) -> None:
     if profile.communication is None:
-        level = profile.extra.get("profiler_level")
-        if "communication.json" in profile.files:  # present but 0 bytes
-            what = "communication.json holds no data"
-        else:
-            what = "no communication.json" + (" (Level0 exports have none)" if level == "Level0" else "")
-        bd.bandwidth_missing = f"{profile.path}: RDMA/SDMA bandwidth is absent: {what}"
+        # the loader has said the file does not exist or is empty: this line, logged where the console shows this
+        # side's 0.000GB/s beside the other side's figure, says only what that costs
+        level0 = " (a Level0 export records none)" if profile.extra.get("profiler_level") == "Level0" else ""
+        bd.bandwidth_missing = (f"{profile.path}: RDMA/SDMA bandwidth is absent, so this side's 0.000GB/s is not a "
+                                f"measured 0{level0}")
         return
     problems: list[str] = []
     bw = bandwidths(profile.communication, problems)
