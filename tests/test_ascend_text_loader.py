@@ -1798,6 +1798,9 @@ def test_capture_without_the_npu_activity_is_refused(tmp_path: Path) -> None:
                                   "in the trace: it was recorded with profiler_level Level_none, which records no "
                                   "device data")
     assert info.value.hint == "record it again with profiler_level Level0 or higher"
+    with pytest.raises(ProfileError) as info:  # every run reads the level, a kernel-only one too
+        compare(str(side), str(tmp_path / "absent"), enable_kernel_compare=True)
+    assert info.value.message.endswith("it was recorded with profiler_level Level_none, which records no device data")
     shutil.copy(PT / "profiler_info_0.json", info_file)
     assert compare(str(PT), str(PT)).sheet_names
     # each lane the loader reads counts, the "Communication" name of HCCL's lane too (it was not in this check)

@@ -23,6 +23,7 @@ from msprof_compare.compare.table import Sheet
 from msprof_compare.loaders import load_profile
 from msprof_compare.model import Profile, frame
 from msprof_compare.options import Options, build_options
+from msprof_compare.report import json_report
 
 NPU_L1 = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
 NPU_L2 = "msinsight/test/data/pytorch/text/level2/rank0_ascend_pt"
@@ -1025,7 +1026,7 @@ def test_npu_profiler_settings_note_in_a_gate_run(samples):
     """--fail_on_regression makes the time breakdown and the Summary sheet beside an operator comparison alone
     (README), and the waterfall's Cube / Vector steps are what the AI Core metrics decide: the settings note comes
     with them, text and DB exports alike. The loaders read profiler_info.json only for OverallMetrics and the
-    memory comparison, so such a Summary had lost the note; an operator-only run still has none."""
+    memory comparison, so such a Summary had lost the note."""
     db = "msinsight/test/data/pytorch/db/level{}/rank0_ascend_pt"
     expected = ["note", "Level1 / ACL_AICORE_PIPE_UTILIZATION", "Level2 / ACL_AICORE_PIPE_UTILIZATION"]
     for base, comparison in ((NPU_L1, NPU_L2), (db.format(1), db.format(2))):
@@ -1034,8 +1035,78 @@ def test_npu_profiler_settings_note_in_a_gate_run(samples):
         assert res.sheet_names[0] == "Summary"
         g = res.guards.set_index("Check")
         assert g.loc["NPU profiler settings", ["Status", "Base", "Comparison"]].tolist() == expected, base
-    plain = compare(str(samples / NPU_L1), str(samples / NPU_L2), enable_operator_compare=True)
-    assert "NPU profiler settings" not in plain.guards["Check"].tolist()
+        assert "this run's time breakdown figures and operator and module device times include that overhead; " \
+            "the metrics also decide the time breakdown's Cube / Vector split;" in g.loc["NPU profiler settings",
+                                                                                     "Detail"]
+
+
+@pytest.mark.parametrize("options, figures", [
+    ({"enable_kernel_compare": True}, "kernel durations"),
+    ({"enable_operator_compare": True}, "operator and module device times"),
+    ({"enable_operator_compare": True, "disable_module": True}, "operator device times"),
+    ({"enable_api_compare": True}, "API host times"),
+    ({"enable_communication_compare": True}, "communication durations"),
+    ({"enable_memory_compare": True, "enable_kernel_compare": True},
+     "kernel durations and memory sheets' allocated durations"),
+    ({}, "timings"),  # every comparison: with the time breakdown's split
+])
+def test_npu_profiler_settings_note_in_every_npu_run(samples, caplog, options, figures):
+    """Kernel and operator durations are what a Level1 against a Level2 collection changes (its overhead), but the
+    loaders read profiler_info.json only for the time breakdown and the memory comparison, so a kernel-, operator-
+    or API-only run of pairs 1 and 3 had no settings note: every run with both sides NPU exports has it now, on
+    the console and in the result, worded for the timings the run compares."""
+    db = "msinsight/test/data/pytorch/db/level{}/rank0_ascend_pt"
+    levels = [json.loads((samples / NPU_L1.replace("level1", f"level{i}") / "profiler_info_0.json").read_text())
+              ["config"]["experimental_config"] for i in (1, 2)]  # the figures, read apart from the loader
+    expected = ["note", *(f"{x['_profiler_level']} / {x['_aic_metrics']}" for x in levels)]
+    assert expected[1:] == ["Level1 / ACL_AICORE_PIPE_UTILIZATION", "Level2 / ACL_AICORE_PIPE_UTILIZATION"]
+    for base, comparison in ((NPU_L1, NPU_L2), (db.format(1), db.format(2)), (db.format(1), NPU_L2)):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            res = compare(str(samples / base), str(samples / comparison), **options)
+        row = res.guards.set_index("Check").loc["NPU profiler settings"]
+        assert row[["Status", "Base", "Comparison"]].tolist() == expected, (base, options)
+        split = "; the metrics also decide the time breakdown's Cube / Vector split" if not options else ""
+        assert row["Detail"].endswith(f"and this run's {figures} include that overhead{split}; for timings, "
+                                      "collect both runs alike"), (base, row["Detail"])
+        assert [m for m in caplog.messages if m.startswith(checks.NOTE_CHECKS["NPU profiler settings"])] == [
+            f"Base and comparison were collected with different NPU profiler settings (base {expected[1]}, "
+            f"comparison {expected[2]}): {row['Detail']}."]
+        if options == {"enable_kernel_compare": True} and base == NPU_L1:
+            guards = {g["Check"]: g for g in json.loads(json_report.dumps(res))["summary"]["guards"]}
+            assert guards["NPU profiler settings"]["Detail"] == row["Detail"]
+    # a GPU side names no profiler level: no row
+    gpu = "tracelens/tests/traces/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz"
+    assert "NPU profiler settings" not in compare(str(samples / gpu), str(samples / NPU_L2),
+                                                  **options).guards["Check"].tolist()
+
+
+def test_npu_profiler_settings_of_a_kernel_run_on_the_summary_sheet(samples, tmp_path):
+    """A kernel comparison with the gate writes the Summary sheet: its validity checks hold the settings note,
+    worded for the kernel durations and the time breakdown the gate adds."""
+    res = compare(str(samples / NPU_L1), str(samples / NPU_L2), enable_kernel_compare=True, fail_on_regression=50)
+    import openpyxl
+
+    ws = openpyxl.load_workbook(res.to_excel(tmp_path))["Summary"]
+    row = next(r for r in ws.iter_rows(values_only=True) if r[0] == "NPU profiler settings")
+    assert list(row[1:5]) == ["note", "Level1 / ACL_AICORE_PIPE_UTILIZATION", "Level2 / ACL_AICORE_PIPE_UTILIZATION",
+                        res.guards.set_index("Check").loc["NPU profiler settings", "Detail"]]
+    assert "this run's time breakdown figures and kernel durations include that overhead" in row[4]
+
+
+def test_a_broken_profiler_info_is_warned_of_only_where_the_original_reads_it(samples, tmp_path, caplog):
+    """The text loader reads profiler_info.json in every run now; the original reads it only for OverallMetrics
+    (and this tool for the memory comparison's advice): a kernel-only run leaves the note out without a word,
+    a profiling run keeps the original's warning."""
+    broken = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(samples / NPU_L1, broken)
+    (broken / "profiler_info_0.json").write_text('{"config": ')
+    for options, warned in (({"enable_kernel_compare": True}, False), ({"enable_profiling_compare": True}, True)):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            res = compare(str(broken), str(samples / NPU_L2), **options)
+        assert "NPU profiler settings" not in res.guards["Check"].tolist()
+        assert any("Failed to read profiler_info.json" in m for m in caplog.messages) == warned, options
 
 
 def test_summary_sheet_ms_to_three_places(tmp_path):
@@ -1081,9 +1152,9 @@ def test_npu_profiler_settings_of_db_exports(samples, tmp_path, caplog):
 
 
 def test_npu_profiler_settings_note_does_not_depend_on_the_export_kind(samples):
-    """The text loader reads profiler_info.json only for the profiling and memory comparisons; the DB loader
-    reads it under the same condition, so a DB pair and a text pair of the same runs (pair 3 and pair 1: Level1 vs
-    Level2) agree on whether the settings note appears, whatever comparison is asked for."""
+    """The text and DB loaders both read profiler_info.json in every run, so a DB pair and a text pair of the
+    same runs (pair 3 and pair 1: Level1 vs Level2) agree on whether the settings note appears, whatever
+    comparison is asked for."""
     db = [samples / f"msinsight/test/data/pytorch/db/level{i}/rank0_ascend_pt" for i in (1, 2)]
     for options in ({"enable_operator_compare": True}, {"enable_profiling_compare": True}):
         text_checks = compare(str(samples / NPU_L1), str(samples / NPU_L2), **options).guards["Check"].tolist()

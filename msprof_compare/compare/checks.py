@@ -618,15 +618,36 @@ def _npu_settings(b: Any, c: Any) -> tuple[str, str] | None:
     return levels[0], levels[1]
 
 
-def _settings_row(b: Any, c: Any) -> dict[str, Any] | None:
-    """The "NPU profiler settings" check, where both sides name a profiler level (``_npu_settings``)."""
-    settings = _npu_settings(b, c)
+def _timed_figures(ctx: RunContext, bds: tuple[Breakdown, Breakdown] | None) -> str:
+    """The timings this run compares, in words, for the settings note: a kernel-only run compares kernel
+    durations, which a profiler level's or AI Core metrics' overhead changes as much as the time breakdown."""
+    opts = ctx.options
+    if opts.by_default:
+        return "timings"
+    figures = [name for on, name in (
+        (bds is not None, "time breakdown figures"),
+        (opts.enable_operator_compare, "operator device times" if opts.disable_module
+         else "operator and module device times"),
+        (opts.enable_api_compare, "API host times"),
+        (opts.enable_kernel_compare, "kernel durations"),
+        (opts.enable_communication_compare, "communication durations"),
+        (opts.enable_memory_compare, "memory sheets' allocated durations")) if on]
+    if len(figures) > 1:
+        return ", ".join(figures[:-1]) + " and " + figures[-1]
+    return figures[0] if figures else "timings"
+
+
+def _settings_row(ctx: RunContext, bds: tuple[Breakdown, Breakdown] | None) -> dict[str, Any] | None:
+    """The "NPU profiler settings" check, where both sides name a profiler level (``_npu_settings``), worded for
+    the timings the run compares (``_timed_figures``)."""
+    settings = _npu_settings(ctx.base, ctx.comparison)
     if settings is None:
         return None
+    split = "; the metrics also decide the time breakdown's Cube / Vector split" if bds is not None else ""
     return _guard(SETTINGS_CHECK, settings[0] == settings[1], *settings,
-                  "profiler level / AI Core metrics of profiler_info.json: levels record different data at different "
-                  "overhead (Level0 has no PMU counters), and the metrics decide the Cube / Vector split; for timings, "
-                  "collect both runs alike")
+                  "profiler level / AI Core metrics of profiler_info.json: levels and metrics record different data "
+                  f"at different overhead (Level0 has no PMU counters), and this run's {_timed_figures(ctx, bds)} "
+                  f"include that overhead{split}; for timings, collect both runs alike")
 
 
 def _gpu_vendor(p: Any) -> str | None:
@@ -837,7 +858,7 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
     # the two hardware notes only where both sides are of that hardware: an "unknown" GPU vendor of NPU
     # profiles (or export kind of GPU traces) read as a check that could not be made
     bds = find_breakdowns(ctx)
-    optional = [_export_row(ctx, bds), _settings_row(b, c),
+    optional = [_export_row(ctx, bds), _settings_row(ctx, bds),
                 _step_row(ctx) if bds is not None else None]  # the steps' row only where a time breakdown was made
     if b.is_gpu and c.is_gpu:
         optional.append(_vendor_row(_gpu_vendor(b), _gpu_vendor(c), bds))

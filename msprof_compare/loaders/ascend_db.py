@@ -1220,21 +1220,6 @@ def _memory_peak(db: _Db, rng: tuple[int, int]) -> int:
 # ---------------------------------------------------------------------- entry point
 
 
-def _profiler_settings(info_path: str, profile: Profile) -> None:
-    """The profiler level, AI Core metrics and profile_memory of the export's profiler_info.json, for the
-    Summary's settings note and the memory comparison's advice only: the original's DB mode reads nothing but
-    the database, so a file that cannot be read or decoded just leaves them out."""
-    from .ascend_text import profiler_settings, read_json
-
-    try:
-        info = read_json(info_path)
-    except ProfileError:
-        return
-    if isinstance(info, dict):
-        profile.files["profiler_info"] = info_path
-        profile.extra.update(profiler_settings(info))
-
-
 def load(layout: Any, opts: Options, step: int = -1) -> Profile:
     """Load one profiler DB (``layout.db_path``) into a ``Profile`` (kind NPU, source ascend_db).
 
@@ -1275,9 +1260,10 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
                       files={"db": path})
     profile.extra.update({"db_kind": kind, "step": step if step_range else -1, "step_range": step_range,
                           "steps": steps})
-    if layout.level == "profiling" and layout.info_path and (opts.time_breakdown
-                                                             or opts.enable_memory_compare):  # memory: its advice
-        _profiler_settings(layout.info_path, profile)
+    if layout.level == "profiling" and layout.info_path:  # the original's DB mode reads only the database
+        from .ascend_text import read_profiler_settings
+
+        read_profiler_settings(layout.info_path, profile, warn=False)
     kernels, kextra, details, stat = _compute_tasks(db, rng, steps, step if step_range else -1)
     if not db.has("COMPUTE_TASK_INFO"):
         profile.warnings.append(f"{path}: no COMPUTE_TASK_INFO table; no computing tasks")

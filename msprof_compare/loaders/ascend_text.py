@@ -27,8 +27,8 @@ exact integer-ns columns so nobody re-parses decimal text):
   ``release_ns`` (int64 ns, 0 for ""/N/A), ``Duration(us)``, ``Device Type``.
 * ``communication``: communication.json as a dict; ``metadata``:
   profiler_metadata.json; ``extra["profiler_level"]``, ``extra["aic_metrics"]`` and
-  ``extra["profile_memory"]``: the settings of profiler_info*.json (``profiler_settings``), read (at the
-  profiling level) only with the time breakdown or the memory comparison; ``extra["hccl_pid"]``: the HCCL
+  ``extra["profile_memory"]``: the settings of profiler_info*.json (``profiler_settings``), read at the
+  profiling level by every run (``read_profiler_settings``); ``extra["hccl_pid"]``: the HCCL
   lane process (None when absent: a pid may be -1);
   ``extra["unnamed_lane_events"]``: the complete events on processes without a name (no ``process_name``
   record, or an empty one).
@@ -1372,22 +1372,29 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
         if data is not None and not isinstance(data, dict):
             raise ProfileError(meta, "malformed profiler_metadata.json: top level is not an object")
         profile.metadata = data or {}
-    # the time breakdown's settings note (level, metrics; also a gate run's) and the memory comparison's advice
-    # (profile_memory) read it
-    if layout.level == "profiling" and layout.info_path and (opts.time_breakdown or opts.enable_memory_compare):
-        profile.files["profiler_info"] = layout.info_path
-        try:
-            info = read_json(layout.info_path, profile.warnings)
-        except ProfileError as exc:
-            profile.warnings.append(f"Failed to read profiler_info.json: {exc}")
-            info = None
-        else:
-            if not info or not isinstance(info, dict):  # empty, or not an object (reference-1 §5.4)
-                profile.warnings.append(f"{layout.info_path}: Invalid profiler info.")  # which side's file
-                info = None
-        if info is not None:
-            profile.extra.update(profiler_settings(info))
+    if layout.level == "profiling" and layout.info_path:
+        # every run: the settings note concerns whatever the run compares; warned of only where the original
+        # reads the file (OverallMetrics; the memory comparison, whose advice reads profile_memory)
+        read_profiler_settings(layout.info_path, profile, warn=opts.time_breakdown or opts.enable_memory_compare)
 
+
+def read_profiler_settings(info_path: str, profile: Profile, warn: bool) -> None:
+    """Put the settings of an export's profiler_info.json (``profiler_settings``) into ``profile.extra``, for the
+    validity checks' settings note and the memory comparison's advice. Every run of an export reads it (two small
+    files), as the note concerns every comparison; a file that cannot be read or decoded leaves the settings out,
+    with a warning only where ``warn`` (runs in which the original reads it; its DB mode never does)."""
+    try:
+        info = read_json(info_path, profile.warnings if warn else None)
+    except ProfileError as exc:
+        if warn:
+            profile.warnings.append(f"Failed to read profiler_info.json: {exc}")
+        return
+    if not info or not isinstance(info, dict):  # empty, or not an object (reference-1 §5.4)
+        if warn:
+            profile.warnings.append(f"{info_path}: Invalid profiler info.")  # which side's file
+        return
+    profile.files["profiler_info"] = info_path
+    profile.extra.update(profiler_settings(info))
 
 #: MindSpore's AicoreMetrics values -> the CANN names torch_npu writes (``aclprofAicoreMetrics``), so that the
 #: settings of a torch_npu run and a MindSpore run compare.
