@@ -260,7 +260,7 @@ def test_no_share_note_where_the_contributors_explain_the_change(text_pair):
                                                  "torch::autograd::AccumulateGrad is collective communication")
     notes = [v for v in col_a if isinstance(v, str) and v.startswith("Not on the module sheets:")]
     assert notes == ["Not on the module sheets: autograd::engine::evaluate_function: torch::autograd::AccumulateGrad "
-                     "(it is outside every module); --disable_module writes every operator's row "
+                     "(it is outside every module); the disable_module option writes every operator's row "
                      "(OperatorCompareStatistic)."]
     title = _row_of(col_a, "Top Contributors")   # the waterfall's 10 rows end on row 13, the verdict on row 14,
     assert col_a[12] == "Comparison E2E" and col_a[13].startswith("E2E time ")  # then the chart, a blank row
@@ -815,7 +815,7 @@ def test_contributors_on_no_sheet_are_named(text_pair, db_pair, tmp_path_factory
     # whose time no module row holds
     assert "Optimizer" not in col_a[where] and col_a[where] == (
         "Not on the module sheets: torch.distributed.ddp.reducer::copy_bucket_to_grad (it is outside every module); "
-        "--disable_module writes every operator's row (OperatorCompareStatistic).")
+        "the disable_module option writes every operator's row (OperatorCompareStatistic).")
     assert col_a[where + 1] == (
         "The module rows hold this much of the time of the operators that run modules: "
         "autograd::engine::evaluate_function: ConvolutionBackward0 (all of it), "
@@ -1077,7 +1077,7 @@ def test_summary_sheet_holds_the_memory_note_under_the_memory_contributors(sampl
                      str(traces / "Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"),
                      op_name_map={"aten::linear": "aten::mul"})
     notes = [line for line in render_memory(result.frames).splitlines() if line.startswith("Note: ")]
-    assert len(notes) == 1 and "--op_name_map pairs" in notes[0] and "aten::linear with aten::mul" in notes[0]
+    assert len(notes) == 1 and "the op_name_map option pairs" in notes[0] and "aten::linear with aten::mul" in notes[0]
     col_a = _summary(result.to_excel(str(tmp_path)))[0].tolist()
     at = _row_of(col_a, "Top Memory Contributors")
     shown = min(len(result.memory_contributors), 10)

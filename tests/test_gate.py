@@ -749,15 +749,18 @@ def test_gate_names_its_contributors_outside_every_module_in_both_paths(samples,
     and the two paths print one message (the note on its communication was missing in the second). Not where no
     module sheet was made (``disable_module``), nor where the contributors are the waterfall steps."""
     from msprof_compare.api import compare
+    from msprof_compare.compare.module_contributors import outside_modules_note
 
     name = "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad"
-    tail = "(it is outside every module); {} writes every operator's row (OperatorCompareStatistic)."
-    line = f"  Not on the module sheets: {name} {tail}"
+    # the option named bare on both faces: the gate prints the result's own line, as the console and the JSON do
+    line = (f"  Not on the module sheets: {name} (it is outside every module); the disable_module option writes every "
+            "operator's row (OperatorCompareStatistic).")
     full = compare(str(samples / NPU_L2), str(samples / NPU_L1))
     assert "e2e" in full.frames and name not in _module_sheet_cells(full)  # independent of the tool's words
     code, message = full.regression_gate(1)
     lines = message.splitlines()
-    assert code == 3 and lines[-1] == line.format("disable_module=True")
+    assert code == 3 and lines[-1] == line
+    assert line == f"  {outside_modules_note(full.contributors, full.module_contributors)}"  # the result's own
     assert lines[-3].startswith(f"  {name}: +6.023 ms (")
     assert lines[-2].startswith(f"  Note: most of the change of {name}")
     ops = compare(str(samples / NPU_L2), str(samples / NPU_L1), enable_operator_compare=True)
@@ -766,7 +769,7 @@ def test_gate_names_its_contributors_outside_every_module_in_both_paths(samples,
     # the CLI's gate, in its own words
     assert cli.execute({"base_profiling_path": str(samples / NPU_L2), "comparison_profiling_path": str(
         samples / NPU_L1), "output_path": str(tmp_path), "fail_on_regression": "1"}) == 3
-    assert capsys.readouterr().err.splitlines()[-1] == line.format("--disable_module")
+    assert capsys.readouterr().err.splitlines()[-1] == line
     for kwargs in ({"disable_module": True}, {"enable_profiling_compare": True}, {"enable_api_compare": True}):
         res = compare(str(samples / NPU_L2), str(samples / NPU_L1), **kwargs)
         assert "ModuleCompareStatistic" not in res.sheet_names
@@ -794,7 +797,7 @@ def test_gate_line_outside_modules_is_of_the_contributors_it_lists(samples):
         f"outside every module but run around modules, whose rows hold this much of their time: {ev}"
         f"ConvolutionBackward0 (all of it), {ev}AddmmBackward0 (base 0.550 of its {addmm['Base(ms)']:.3f} ms, "
         f"comparison 0.560 of its {addmm['Comparison(ms)']:.3f} ms), {ev}NllLossBackward0 (all of it); "
-        "disable_module=True writes every operator's row (OperatorCompareStatistic).")
+        "the disable_module option writes every operator's row (OperatorCompareStatistic).")
     assert f"{ev}ReluBackward0" in res.frames["contributors"].attrs["outside_modules"] and "ReluBackward0" not in line
 
 

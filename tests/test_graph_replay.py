@@ -596,7 +596,8 @@ def test_step_wrappers_of_other_names_are_said(samples):
     text = unexplained_note(res.frames["contributors"], res.frames["waterfall"])
     assert text.startswith(f"each side's operator device time lies under one top-level op that the other side has "
                            f"no op of (base {nb} {mb / 1e6:.3f} ms, comparison {nc} {mc / 1e6:.3f} ms;")
-    assert f"give --op_name_map the entry {nb!r}: {nc!r} (beside any it holds) and pass --max_kernel_num 10" in text
+    assert (f"give the op_name_map option the entry {nb!r}: {nc!r} (beside any it holds) and set the max_kernel_num "
+            "option to 10") in text and " --" not in text  # options named bare: compare()'s caller reads it too
     # as the note says: the graph launches inside pair, with the replayed kernels' time (by correlation)
     paired = compare(str(dec), str(pw), op_name_map={nb: nc}, max_kernel_num=10)
     top = paired.contributors.iloc[0]
@@ -648,8 +649,8 @@ def test_step_wrapper_note_under_disable_details_says_the_advice_needs_a_run_wit
     res = compare(dec, pw, disable_details=True)
     nb, _, nc, _ = res.frames["contributors"].attrs["wrappers"]
     text = unexplained_note(res.frames["contributors"], res.frames["waterfall"])
-    assert text.endswith("and pass --max_kernel_num 10 in a run without --disable_details (which pairs no "
-                         "operator, so neither option changes a sheet)")
+    assert text.endswith("and set the max_kernel_num option to 10 in a run without the disable_details option "
+                         "(which pairs no operator, so neither option changes a sheet)") and " --" not in text
     # following the advice with --disable_details kept: the same contributor, both options said to be ignored
     kept = compare(dec, pw, disable_details=True, op_name_map={nb: nc}, max_kernel_num=10)
     assert kept.contributors["Name"].tolist() == res.contributors["Name"].tolist() == [nc]
@@ -658,7 +659,7 @@ def test_step_wrapper_note_under_disable_details_says_the_advice_needs_a_run_wit
     assert said == [f"The max_kernel_num parameter is ignored: {matched}",
                     f"The op_name_map parameter is ignored: {matched}"]
     # without --disable_details the note gives the advice alone, and following it compares inside
-    assert "--disable_details" not in unexplained_note(*(compare(dec, pw).frames[k] for k in ("contributors",
+    assert "disable_details" not in unexplained_note(*(compare(dec, pw).frames[k] for k in ("contributors",
                                                                                             "waterfall")))
     assert compare(dec, pw, op_name_map={nb: nc}, max_kernel_num=10).contributors["Name"].iloc[0] == "hipGraphLaunch"
     # the memory table's note (vLLM's capture traces) gives the same advice, with the same condition
@@ -666,9 +667,10 @@ def test_step_wrapper_note_under_disable_details_says_the_advice_needs_a_run_wit
 
     cap = [str(samples / p) for p in CAPTURES]
     assert memory_summary.contributors_note(compare(*cap, disable_details=True).memory_contributors).endswith(
-        "--max_kernel_num 10 in a run without --disable_details (which pairs no operator, so neither option "
-        "changes a sheet)")
-    assert memory_summary.contributors_note(compare(*cap).memory_contributors).endswith("--max_kernel_num 10")
+        "set the max_kernel_num option to 10 in a run without the disable_details option (which pairs no operator, "
+        "so neither option changes a sheet)")
+    assert memory_summary.contributors_note(compare(*cap).memory_contributors).endswith(
+        "set the max_kernel_num option to 10")
 
 
 def test_a_framework_op_holding_most_device_time_is_no_step_wrapper(samples):
@@ -736,7 +738,8 @@ def test_memory_contributors_of_step_wrappers_are_said(samples):
     note = (f"Note: each side's allocated memory lies under one top-level op that the other side has no op of (base "
             f"{nb} {mb:.2f} MB, comparison {nc} {mc:.2f} MB; an annotation around the step, named after its batch, "
             f"is one), so the memory table compares these two, not the ops inside them: to pair them and compare "
-            f"inside, give --op_name_map the entry {nb!r}: {nc!r} (beside any it holds) and pass --max_kernel_num 10.")
+            f"inside, give the op_name_map option the entry {nb!r}: {nc!r} (beside any it holds) and set the "
+            "max_kernel_num option to 10.")
     lines = render_memory(res.frames).splitlines()
     assert note in lines and lines.index(note) == len(lines) - 2  # under the table, above the memory line
     assert to_document(res)["summary"]["memory_contributors_note"] == note[len("Note: "):-1]
@@ -768,7 +771,8 @@ def test_step_wrapper_note_with_the_map_given_asks_for_max_kernel_num_alone(samp
     assert note == (f"each side's operator device time lies under one top-level op that the other side has no op of "
                     f"(base {nb} {mb / 1e6:.3f} ms, comparison {nc} {mc / 1e6:.3f} ms; an annotation around the step, "
                     "named after its batch, is one), so the operator level compares these two, not the ops inside "
-                    "them: --op_name_map pairs them already: to compare inside, pass --max_kernel_num 10")
+                    "them: the op_name_map option pairs them already: to compare inside, set the max_kernel_num "
+                    "option to 10")
     # the memory table: the capture traces' wrappers, paired by the map alone
     cap = []
     for path in CAPTURES:
@@ -783,13 +787,14 @@ def test_step_wrapper_note_with_the_map_given_asks_for_max_kernel_num_alone(samp
     assert memory_summary.contributors_note(mem.memory_contributors) == (
         f"each side's allocated memory lies under one top-level op that the other side has no op of (base {kb} "
         f"{vb:.2f} MB, comparison {kc} {vc:.2f} MB; an annotation around the step, named after its batch, is one), so "
-        "the memory table compares these two, not the ops inside them: --op_name_map pairs them already: to compare "
-        "inside, pass --max_kernel_num 10")
+        "the memory table compares these two, not the ops inside them: the op_name_map option pairs them already: to "
+        "compare inside, set the max_kernel_num option to 10")
     # under --disable_details the map is ignored: the advice stays whole, for a run without it
     off = compare(str(dec), str(pw), op_name_map={nb: nc}, disable_details=True)
     assert unexplained_note(off.contributors, off.waterfall).endswith(
-        f"give --op_name_map the entry {nb!r}: {nc!r} (beside any it holds) and pass --max_kernel_num 10 in a run "
-        "without --disable_details (which pairs no operator, so neither option changes a sheet)")
+        f"give the op_name_map option the entry {nb!r}: {nc!r} (beside any it holds) and set the max_kernel_num option "
+        "to 10 in a run without the disable_details option (which pairs no operator, so neither option changes a "
+        "sheet)")
 
 
 def _module_held(events: list[dict]) -> tuple[int, int]:
@@ -869,10 +874,10 @@ def test_step_wrapper_outside_every_module_says_what_the_module_rows_hold(sample
             name, f"{note}:"]
         assert outside_modules_line(*(summary.contributors.attrs[k] for k in ("outside_modules", "outside_held"))) == (
             f"Outside every module but run around modules, whose rows hold this much of its time: {name} {figures}; "
-            "--disable_module writes every "
+            "the disable_module option writes every "
             "operator's row (OperatorCompareStatistic).")
     assert outside_modules_line(["AccumulateGrad"], {}) == (
-        "Not on the module sheets: AccumulateGrad (it is outside every module); --disable_module writes every "
+        "Not on the module sheets: AccumulateGrad (it is outside every module); the disable_module option writes every "
         "operator's row (OperatorCompareStatistic).")
 
 
@@ -907,7 +912,7 @@ def test_step_wrapper_with_no_module_row_changed_is_named_in_the_row_under_the_c
     assert [v for v in cells if str(v).startswith("Outside every module")] == [
         f"Outside every module but run around modules, whose rows hold this much of its time: {name} (base "
         f"{held / 1e6:.3f} of its {total / 1e6:.3f} ms, comparison {held / 1e6:.3f} of its {total / 1e6 + 0.002:.3f} "
-        "ms); --disable_module writes every operator's row (OperatorCompareStatistic)."]
+        "ms); the disable_module option writes every operator's row (OperatorCompareStatistic)."]
     from msprof_compare.report.json_report import to_document
     from msprof_compare.report.summary_console import render_explain
 

@@ -766,12 +766,12 @@ def test_op_name_map_pair_of_contributors_is_given_together(samples, tmp_path):
     paired = compare(str(base), str(slow), **both, op_name_map={new: old})
     assert paired.contributors["Name"].tolist() == plain.contributors["Name"].tolist()  # the sheets' rows, as before
     note = unexplained_note(paired.contributors, paired.waterfall)
-    assert (f"--op_name_map pairs names that the statistic sheets, and so these rows, keep apart: {old} with {new} "
-            f"{b_old:.3f} ms -> {c_new:.3f} ms together (+0.050 ms)") in note
+    assert (f"the op_name_map option pairs names that the statistic sheets, and so these rows, keep apart: {old} "
+            f"with {new} {b_old:.3f} ms -> {c_new:.3f} ms together (+0.050 ms)") in note
     mb = mem.loc[old].iloc[0]
     assert contributors_note(paired.memory_contributors) == (
-        f"--op_name_map pairs names that the statistic sheets, and so these rows, keep apart: {old} with {new} "
-        f"{mb:.2f} MB -> {mb:.2f} MB together (+0.00 MB)")
+        f"the op_name_map option pairs names that the statistic sheets, and so these rows, keep apart: {old} with "
+        f"{new} {mb:.2f} MB -> {mb:.2f} MB together (+0.00 MB)")
     # the same notes in the JSON and on the console
     from msprof_compare.report.json_report import to_document
     from msprof_compare.report.summary_console import render_explain, render_memory
@@ -845,8 +845,8 @@ def test_op_name_map_pairs_are_given_largest_contributor_first(samples):
                                                                                    [0.05302, 0.052921]]
     assert cells.loc[[addmm, "aten::sum"]].to_numpy().tolist() == [[0.612633, 0.605671], [0.009621, 0.01026]]
     assert unexplained_note(res.contributors, res.waterfall).startswith(
-        f"--op_name_map pairs names that the statistic sheets, and so these rows, keep apart: aten::eq with {conv} "
-        f"2.034 ms -> 2.020 ms together (-0.014 ms); {ddp} with aten::cross_entropy_loss 2.395 ms -> 2.403 ms "
+        f"the op_name_map option pairs names that the statistic sheets, and so these rows, keep apart: aten::eq with "
+        f"{conv} 2.034 ms -> 2.020 ms together (-0.014 ms); {ddp} with aten::cross_entropy_loss 2.395 ms -> 2.403 ms "
         f"together (+0.008 ms); aten::sum with {addmm} 0.622 ms -> 0.616 ms together (-0.006 ms); ... (4 in all)")
     # many names onto one: six rows, -0.000022 ms together (2.995042 -> 2.995020 from the cells)
     many = {n: ddp for n in (addmm, pre + "NpuDropoutBackward0", pre + "LogSoftmaxBackward0", "aten::mul",
@@ -855,6 +855,6 @@ def test_op_name_map_pairs_are_given_largest_contributor_first(samples):
     rows = cells.loc[[ddp, *many]]
     assert [round(float(x), 6) for x in rows.sum()] == [2.995042, 2.99502]
     note = unexplained_note(res.contributors, res.waterfall)
-    assert note.startswith(f"--op_name_map pairs names that the statistic sheets, and so these rows, keep apart: "
-                           f"{ddp} with aten::mul_, aten::mul, {pre}LogSoftmaxBackward0, {pre}NpuDropoutBackward0 "
-                           f"and {addmm} 2.995 ms -> 2.995 ms together (+0.000 ms)")
+    assert note.startswith("the op_name_map option pairs names that the statistic sheets, and so these rows, keep "
+                           f"apart: {ddp} with aten::mul_, aten::mul, {pre}LogSoftmaxBackward0, "
+                           f"{pre}NpuDropoutBackward0 and {addmm} 2.995 ms -> 2.995 ms together (+0.000 ms)")

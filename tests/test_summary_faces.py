@@ -84,7 +84,7 @@ def test_contributors_off_the_module_sheets_are_named_on_every_face(samples, tmp
     stat = pd.read_excel(tmp_path / "r.xlsx", sheet_name="ModuleCompareStatistic", header=None)
     assert not (stat.astype(str) == name).any().any()
     assert name in [r["Name"] for r in doc["summary"]["contributors"]]
-    line = (f"Not on the module sheets: {name} (it is outside every module); --disable_module writes every "
+    line = (f"Not on the module sheets: {name} (it is outside every module); the disable_module option writes every "
             "operator's row (OperatorCompareStatistic).")
     assert doc["summary"]["outside_modules_note"] == line
     assert line in lines and line in col_a
@@ -113,7 +113,7 @@ def test_the_text_pairs_accumulate_grad_is_named_alike_on_every_face(samples, tm
     stat = pd.read_excel(tmp_path / "r.xlsx", sheet_name="ModuleCompareStatistic", header=None)
     assert [r["Name"] for r in doc["summary"]["contributors"]] == [name]
     assert not (stat.astype(str) == name).any().any()
-    line = (f"Not on the module sheets: {name} (it is outside every module); --disable_module writes every "
+    line = (f"Not on the module sheets: {name} (it is outside every module); the disable_module option writes every "
             "operator's row (OperatorCompareStatistic).")
     assert doc["summary"]["outside_modules_note"] == line and line in lines and line in col_a
 

@@ -772,7 +772,7 @@ def test_name_map_text_joins_a_group_of_three_and_counts_groups_past_three() -> 
     """``name_map_text``: a group of three names reads "a with b and c" (all three named), four "a with b, c and d";
     three groups are all shown with no count, a fourth is left off for "; ... (4 in all)". Figures by hand:
     1.0 -> 2.5 ms is +1.500 ms, 0.5 -> 0.25 ms is -0.250 ms."""
-    lead = "--op_name_map pairs names that the statistic sheets, and so these rows, keep apart: "
+    lead = "the op_name_map option pairs names that the statistic sheets, and so these rows, keep apart: "
     three = (["a", "b", "c"], 1.0, 2.5)
     assert summary_notes.name_map_text([three], "ms", 3) == (
         lead + "a with b and c 1.000 ms -> 2.500 ms together (+1.500 ms)")

@@ -382,7 +382,8 @@ def outside_modules_line(outside: list[str], held: dict[str, list[tuple[str, flo
                      f"of {its} time: {_held_list([(n, held[n]) for n in around])}")
     if not parts:
         return ""
-    return "; ".join(parts) + "; --disable_module writes every operator's row (OperatorCompareStatistic)."
+    # the option named bare: the result's text, read by compare()'s caller as by the CLI's user
+    return "; ".join(parts) + "; the disable_module option writes every operator's row (OperatorCompareStatistic)."
 
 
 def outside_modules_note(contrib: pd.DataFrame | None, modules: pd.DataFrame | None) -> str:

@@ -196,7 +196,7 @@ def name_map_text(found: list[tuple[list[str], float, float]], unit: str, digits
              f"({fixed(decimal_diff(b, c) if unit == 'ms' else c - b):+.{digits}f} {unit})"
              for names, b, c in found[:3]]
     more = f"; ... ({len(found)} in all)" if len(found) > 3 else ""
-    return "--op_name_map pairs names that the statistic sheets, and so these rows, keep apart: " + "; ".join(
+    return "the op_name_map option pairs names that the statistic sheets, and so these rows, keep apart: " + "; ".join(
         shown) + more
 
 
@@ -291,14 +291,16 @@ def wrapper_text(found: tuple[str, float, str, float], what: str, unit: str, dig
     sheets keep a row per name all the same), so only --max_kernel_num is left to give: advising the entry the
     user gave read as if it had not been taken."""
     nb, vb, nc, vc = found
-    advice = ("--op_name_map pairs them already: to compare inside, pass --max_kernel_num 10" if mapped else
-              f"to pair them and compare inside, give --op_name_map the entry {nb!r}: {nc!r} (beside any it holds) "
-              "and pass --max_kernel_num 10")
+    # options named bare: the result's text, read by compare()'s caller as by the CLI's user
+    advice = ("the op_name_map option pairs them already: to compare inside, set the max_kernel_num option to 10"
+              if mapped else
+              f"to pair them and compare inside, give the op_name_map option the entry {nb!r}: {nc!r} (beside any it "
+              "holds) and set the max_kernel_num option to 10")
     return (f"each side's {what} lies under one top-level op that the other side has no op of "
             f"(base {nb} {vb:.{digits}f} {unit}, comparison {nc} {vc:.{digits}f} {unit}; an annotation around the "
             f"step, named after its batch, is one), so {table} compares these two, not the ops inside them: "
-            + advice + (" in a run without --disable_details (which pairs no operator, so neither option changes "
-                        "a sheet)" if details_off else ""))
+            + advice + (" in a run without the disable_details option (which pairs no operator, so neither option "
+                        "changes a sheet)" if details_off else ""))
 
 
 def split_wrapper_pair(contrib: pd.DataFrame, op_name_map: Mapping[str, str]) -> None:
