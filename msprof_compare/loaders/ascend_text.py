@@ -1396,6 +1396,7 @@ def read_profiler_settings(info_path: str, profile: Profile, warn: bool) -> None
     profile.files["profiler_info"] = info_path
     profile.extra.update(profiler_settings(info))
 
+
 #: MindSpore's AicoreMetrics values -> the CANN names torch_npu writes (``aclprofAicoreMetrics``), so that the
 #: settings of a torch_npu run and a MindSpore run compare.
 MINDSPORE_AIC_METRICS = {
