@@ -263,6 +263,8 @@ TEST_REF = re.compile(r"(?<![\w./-])(tests/[\w/]+\.py)::(\w+\*?)")
 TEST_FILE = re.compile(r"(?<![\w./-])tests/[\w/]+\.py")
 FOLLOW_UP = re.compile(r"`::((?:test_|Test)\w*\*?)`")  # `::test_x`: a test of the file last named before it
 BARE = re.compile(r"`((?:test_|Test)\w*\*?)`")  # `test_x` alone in backticks
+# `test_ranks.py::test_x` or `compare/modules.py::_module_keyer`: a file named without tests/ (or the package)
+SHORT_REF = re.compile(r"(?<![\w./-])((?!tests/)(?:\w+/)*\w+\.py)::(\w+\*?)")
 
 
 def _line(text: str, pos: int) -> int:
@@ -321,6 +323,24 @@ def test_test_names_in_the_docs_exist() -> None:
     assert stale == []
     # the patterns still find what the docs write (an empty count would make this test pass on anything)
     assert counts["full"] >= 100 and counts["follow-up"] >= 10 and counts["bare"] >= 10, counts
+
+
+def test_code_named_by_a_short_path_exists() -> None:
+    """A name the docs give after a file named without ``tests/`` (``test_ranks.py::test_...``, a test file found
+    under tests/; ``compare/modules.py::_module_keyer``, a module of the package) is defined in that file: the
+    pattern of the test above starts at ``tests/``, so these were read by none."""
+    package, stale, count = REPO / "msprof_compare", [], 0
+    for doc in DOCS:
+        text = doc.read_text(encoding="utf-8")
+        for m in SHORT_REF.finditer(text):
+            count += 1
+            rel = m.group(1)
+            found = sorted((REPO / "tests").rglob(rel)) if Path(rel).name.startswith("test_") else \
+                [package / rel] if (package / rel).is_file() else []
+            if len(found) != 1 or not _names_a_test(m.group(2), _test_names(found[0])):
+                stale.append(f"{_where(doc, text, m.start())}: {m.group(0)}")
+    assert stale == []
+    assert count >= 3
 
 
 def test_paths_under_tests_in_the_docs_exist() -> None:
