@@ -414,3 +414,18 @@ def test_differences_at_a_glance_links_every_section_once() -> None:
     linked = re.findall(r"^- \[[^\]]+\]\(#([^)]+)\): \S", glance, re.M)
     assert sorted(linked) == sorted(github_anchors("\n".join(f"## {s}" for s in sections)))
     assert len(sections) >= 60  # the split found the sections
+
+
+def test_script_help_section_names_every_option_of_ours_the_script_takes() -> None:
+    """docs/differences.md "Script help texts" lists what the script accepts beyond the original's (its section and
+    its line in the overview): each of the README's "Additions of ours" that the script's parser takes is named in
+    both (``--rank_list`` was added to the script without a word there)."""
+    text = (REPO / "docs" / "differences.md").read_text(encoding="utf-8")
+    section = text.split("\n## Script help texts\n", 1)[1].split("\n## ", 1)[0]
+    said = re.search(r"The script also accepts (.*?) besides", section, re.S).group(1)
+    glance = re.search(r"the script also takes (.*?)\.\n", text).group(1)
+    usage = help_options(cli.build_script_parser().format_usage())
+    ours = {n for n in readme_tables()["ours"] if n in usage}
+    assert ours >= {"--output_format", "--fail_on_regression"}
+    for words in (said, glance):
+        assert ours <= set(re.findall(r"`(--[a-z_]+)`", words)), words
