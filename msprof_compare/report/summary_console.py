@@ -304,7 +304,7 @@ def _communication_change(t: pd.Series, ms: tuple[float, float], what: str, n: i
 def _rest_words(t: pd.Series, side: str, computing_ns: tuple[int, int] | None) -> str:
     """Where the communication of the one side that has any went, beyond the part no computing overlaps: beside
     computing only where the side's computing time can hold it (MindSpore fixture: 79.090 ms of ops, 1.301 ms
-    uncovered, 0.582 ms of computing, whose overlap cannot be the other 77.789 ms)."""
+    uncovered, 0.581 ms of computing, whose overlap cannot be the other 77.789 ms)."""
     rest_ns = round((float(t[f"{side}_ms"]) - float(t[f"uncovered_{side}_ms"])) * 1e6)
     comp_ns = None if computing_ns is None else int(computing_ns[side == "comparison"])
     if comp_ns is None or rest_ns <= comp_ns:
