@@ -414,6 +414,10 @@ def test_differences_at_a_glance_links_every_section_once() -> None:
     linked = re.findall(r"^- \[[^\]]+\]\(#([^)]+)\): \S", glance, re.M)
     assert sorted(linked) == sorted(github_anchors("\n".join(f"## {s}" for s in sections)))
     assert len(sections) >= 60  # the split found the sections
+    # "Four record where we keep the original's rule": as many lines as say "no difference"
+    said = re.search(r"(\w+)\s+record\s+where\s+we\s+keep", glance).group(1).lower()
+    words = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+    assert words.index(said) == len(re.findall(r"\): no difference", glance))
 
 
 def test_script_help_section_names_every_option_of_ours_the_script_takes() -> None:
