@@ -606,7 +606,10 @@ def _refuse_rank_folders(base: str, comparison: str, face: Face, force: bool) ->
     if kinds == ["cycles", "cycles"]:  # the loader's error told to pass "one rank per side", not compare_ranks
         raise ProfileError(base, "is a folder of a single device's cycles, and so is the comparison",
                            hint="compare_ranks() compares them cycle by cycle; or pass one profile per side")
-    folders = [kind == "ranks" for kind in kinds]  # a single device's cycles beside one profile: the loader's error
+    # a single device's cycles beside one profile: said so, where the loader's error read "holds 2 traces (pass the
+    # trace file itself)" or "pass one of them, one rank per side" (a folder of ranks beside cycles: the loader's)
+    cycles = sorted(kinds) == ["", "cycles"]
+    folders = [kind == ("cycles" if cycles else "ranks") for kind in kinds]
     if not any(folders):
         return
     if all(folders):  # compare() of two folders of ranks; the CLI compares them rank by rank before getting here
@@ -622,11 +625,12 @@ def _refuse_rank_folders(base: str, comparison: str, face: Face, force: bool) ->
         what += f", the trace {term_safe(os.path.basename(layout.trace_path))} alone"  # (a rank's may be corrupt)
     first = (rank_inputs(given_path(folder)) or [given_path(folder)])[0]  # a subfolder's cycle: a level down
     example = term_safe(os.path.join(folder, os.path.relpath(first, given_path(folder))))
-    way = ("compare_ranks() compares two folders of ranks rank by rank" if face.api
-           else "pass a folder of ranks on both sides (-bp and -d, or both paths of performance_compare.py) to "
-                "compare rank by rank")
-    raise ProfileError(folder, f"is a folder of ranks, but the {role} {term_safe(other)} is {what}",
-                       hint=f"{way}, or one rank per side, such as {example}")
+    unit, by, one = ("a single device's cycles", "cycle", "one profile") if cycles else ("ranks", "rank", "one rank")
+    way = (f"compare_ranks() compares two folders of {unit} {by} by {by}" if face.api
+           else f"pass a folder of {unit} on both sides (-bp and -d, or both paths of performance_compare.py) to "
+                f"compare {by} by {by}")
+    raise ProfileError(folder, f"is a folder of {unit}, but the {role} {term_safe(other)} is {what}",
+                       hint=f"{way}, or {one} per side, such as {example}")
 
 
 @contextlib.contextmanager

@@ -412,15 +412,23 @@ def test_mindspore_cycles_by_their_recorded_ends(tmp_path):
 
 def test_compare_of_two_folders_of_single_device_cycles_names_compare_ranks(single):
     """compare() of two folders of a single device's cycles points to compare_ranks(), as for folders of ranks:
-    the loader's error told to pass "one rank per side" of a device without ranks. Against one profile, the
-    loader's error naming the folder's profiles stays."""
+    the loader's error told to pass "one rank per side" of a device without ranks. Against one profile, it is said
+    to be cycles and how they compare, with one of its profiles as the example (the loader's error read "pass one of
+    them, one rank per side"; a Kineto folder's "holds 2 traces (pass the trace file itself)")."""
     with pytest.raises(ProfileError) as info:
         api.compare(single["base"], single["comp"])
     assert str(info.value) == (f"{single['base']}: is a folder of a single device's cycles, and so is the "
                                "comparison (compare_ranks() compares them cycle by cycle; or pass one profile per "
                                "side)")
-    with pytest.raises(ProfileError, match=f"it holds profiling directories: {cyc_name(7, 1)}, {cyc_name(7, 2)}"):
-        api.compare(single["base"], TEXT1 / "rank0_ascend_pt")
+    for base, comp, role in ((single["base"], TEXT1 / "rank0_ascend_pt", "comparison"),
+                             (TEXT1 / "rank0_ascend_pt", single["base"], "base")):
+        with pytest.raises(ProfileError) as info:
+            api.compare(base, comp)
+        other = comp if role == "comparison" else base
+        assert str(info.value) == (
+            f"{single['base']}: is a folder of a single device's cycles, but the {role} {other} is one profile "
+            "(compare_ranks() compares two folders of a single device's cycles cycle by cycle, or one profile per "
+            f"side, such as {Path(single['base']) / cyc_name(7, 1)})")
 
 
 def test_single_device_profiles_of_two_workers_by_name_where_one_records_no_end(tmp_path):
@@ -535,3 +543,20 @@ def test_kineto_subfolders_of_no_ones_cycles_stay_errors(kineto_jobs, tmp_path):
                                       f"in the first 64 KiB), by name: {', '.join(names)} (pass one of them")
     shutil.rmtree(runs / TB_RUNS[1])  # one run's cycles in its folder: a single device's cycles
     assert api.ranks(runs) == {RankCycle(None, k): str(runs / name) for k, name in enumerate(names[:2], 1)}
+
+
+def test_kineto_cycles_folder_against_one_trace_on_the_command_line(tmp_path, capsys):
+    """tb_plugin's num_workers_0 run (a single device's two real cycles, ``worker0.<ms>``) against one trace of the
+    num_workers_4 run: exit 1, one line saying the folder holds a single device's cycles and how they compare
+    (it read "directory holds 2 traces (...) (pass the trace file itself)"), nothing written."""
+    folder, trace = TB / TB_RUNS[0], sorted((TB / TB_RUNS[1]).iterdir())[0]
+    first = sorted(folder.iterdir())[0]
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit) as info:
+        cli.analyze_main(["compare", "-bp", str(folder), "-d", str(trace), "-o", str(out)])
+    err = [line for line in capsys.readouterr().err.splitlines() if "Security Warning" not in line]
+    assert info.value.code == 1
+    assert err == [f"error: {folder}: is a folder of a single device's cycles, but the comparison {trace} is one "
+                   "profile (pass a folder of a single device's cycles on both sides (-bp and -d, or both paths of "
+                   f"performance_compare.py) to compare cycle by cycle, or one profile per side, such as {first})"]
+    assert not out.exists() or not any(out.iterdir())
