@@ -39,7 +39,7 @@ def e2e_words(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None) -> tupl
     (``e2e_aside``), then an idle stretch that makes most of the difference (``idle_aside``)."""
     aside = e2e_aside(ctx, e2e)
     idle = idle_aside(getattr(ctx, "frames", {}).get("guards"))
-    return e2e_scope(ctx, e2e, bool(aside)), "; ".join(a for a in (export_aside(ctx, e2e), aside, idle) if a)
+    return e2e_scope(ctx, bool(aside)), "; ".join(a for a in (export_aside(ctx, e2e), aside, idle) if a)
 
 
 def export_aside(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None) -> str:
@@ -59,7 +59,7 @@ def export_aside(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None) -> s
             "and communication, which a text export's leaves out")
 
 
-def e2e_scope(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None = None, range_aside: bool = False) -> str:
+def e2e_scope(ctx: RunContext | CompareResult, range_aside: bool = False) -> str:
     """" (whole profile on ...)" where a step was asked of a text export, whose E2E time ignores it; where a DB
     step's ProfilerStep range changed outside its E2E (``range_aside``: ``e2e_aside`` says so after the figures),
     that the E2E is the step's device tasks' span; else "". (What a DB export's E2E holds beside a text export's
