@@ -47,7 +47,7 @@ def operator_statistic(ctx: RunContext, sheets: list[Sheet]) -> list[list] | Non
 
 def _row_level(rows: list[list]) -> pd.DataFrame:
     """``level_rows``' operator frame from OperatorCompareStatistic rows as they are, without a DataFrame of them
-    (~0.6 ms): names as text, device ms as ``_numeric`` reads the sheet's cells."""
+    (~0.6 ms): names as text, device ms as ``table.sheet_numbers`` reads the sheet's cells."""
     names = [r[1] for r in rows]
     return plain_frame({"Name": object_array([n if type(n) is str else str(n) for n in names]),
                         "Base(ms)": sheet_numbers([r[2] for r in rows]),
