@@ -26,8 +26,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from msprof_compare.compare import align as align_mod  # noqa: E402
-from msprof_compare.compare.align import align  # noqa: E402
+from msprof_compare.compare import align as align_mod
+from msprof_compare.compare.align import align
 
 SUITE = ((100_000, 0.01), (100_000, 0.05), (20_000, 0.50), (100_000, 0.50))
 
