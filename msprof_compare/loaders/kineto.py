@@ -46,7 +46,7 @@ NOT_MEMORY_CATS = frozenset(KERNEL_CATS) | OP_CATS | FLOW_CATS | {"python_functi
 
 # bool, list, dict: a boolean, an array or an object is no integer either; ``checked_ints`` / ``whole_int`` count
 # it (a typed decode refused the trace)
-_NUM = int | float | str | bool | None | list | dict  # noqa: UP007 (runtime alias for msgspec)
+_NUM = int | float | str | bool | None | list | dict  # runtime alias for msgspec
 
 # Int args read with ``traceio.checked_ints`` (a bad value reads as absent, counted in one warning):
 # those a misreading turns into other figures. ``sort_index`` feeds no figure and is read by
