@@ -315,10 +315,10 @@ def _rest_words(t: pd.Series, side: str, computing_ns: tuple[int, int] | None) -
             "other communication ops or lies in what the time breakdown counts as free time")
 
 
-def _and_list(items: list[str], first: int = 3) -> str:
+def _and_list(items: list[str]) -> str:
     """"a", "a and b", "a, b and c", "a, b, c and 2 more (CommunicationCompare's task rows)"."""
-    if len(items) > first:
-        items = [*items[:first], f"{len(items) - first} more (CommunicationCompare's task rows)"]
+    if len(items) > 3:
+        items = [*items[:3], f"{len(items) - 3} more (CommunicationCompare's task rows)"]
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" and {items[-1]}"
 
 
