@@ -97,7 +97,7 @@ def test_module_sheets_make_only_the_kernel_lines_they_show() -> None:
                   enable_operator_compare=True)
     side = modules.module_trees(RunContext(res.base, res.comparison, res.options), "base")
     rows = side.top_krows
-    assert 0 < len(np.unique(rows)) < len(side.pool)
+    assert 0 < len(np.unique(rows)) < len(side.tree.kpool)
     made = []
     real = optree.kernel_lines
     with pytest.MonkeyPatch.context() as mp:

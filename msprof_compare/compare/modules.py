@@ -108,7 +108,6 @@ class ModuleTrees:
     tree: OpTree
     forward: Module
     backward: Module
-    pool: pd.DataFrame
     top_node: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
     top_ns: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
     top_kptr: np.ndarray = field(default_factory=lambda: np.zeros(1, np.int64))
@@ -419,7 +418,7 @@ def build_side(profile: Profile, tree: OpTree) -> ModuleTrees | None:
     kptr, krows = _hand_out_kernels(tree, fw, bw, top_node, top_owner, pts, pptr, pk)
     top_ns = np.zeros(len(top_node), np.int64)
     np.add.at(top_ns, np.repeat(np.arange(len(top_node)), np.diff(kptr)), kdur[krows])
-    return ModuleTrees(profile, tree, fwd, bwd, pool, top_node, top_ns, kptr, krows,
+    return ModuleTrees(profile, tree, fwd, bwd, top_node, top_ns, kptr, krows,
                        op_names, col_of(tree.ops, "call_stack", object),
                        frames=frames if _derives_stacks(profile, tree, frames, top_node) else None,
                        k_names=col_of(pool, "name", object), k_durs=kdur, top_owner=top_owner,
