@@ -348,6 +348,18 @@ def test_empty_start_time_is_missing_not_junk(tmp_path):
                          "(to a launching operator, a device task's Input Shapes or C_CORE_SQE tasks)."]
 
 
+def test_a_lone_dot_is_no_time(tmp_path):
+    """A cell holding only "." (no digit) read as 0 us without a word, a kernel starting at time 0, since the
+    one-layout parser accepts a text of its dot column alone; it is text that is no number, as "abc" is: row 0's
+    Start Time(us) set to "." (synthetic, found by fuzzing, session 57). Expected by hand: no start (-1), counted."""
+    f, rows = _kernel_details(tmp_path, {(0, "Start Time(us)"): "."})
+    warnings: list[str] = []
+    kd = ascend_text.read_kernel_details(str(f), warnings)
+    assert kd["ts"].tolist()[:2] == [-1, ns(rows[1]["Start Time(us)"])]
+    assert warnings == [f"{f}: 1 Start Time(us) value(s) are not numbers; those kernels are not matched "
+                         "(to a launching operator, a device task's Input Shapes or C_CORE_SQE tasks)."]
+
+
 def test_short_middle_row_is_warned(tmp_path):
     """A row cut short in the middle of kernel_details.csv (the excerpt's row 3 cut after its 4th field, and a
     quoted Input Shapes with a comma and a line break in row 5 to show quotes are respected, synthetic): pandas

@@ -707,6 +707,39 @@ def test_malformed_trace_names_the_fault_once(tmp_path):
     assert info.value.message == "malformed trace JSON: invalid character (byte 8)"
 
 
+def test_a_lone_dot_is_no_number(tmp_path, capsys) -> None:
+    """A time of "." (no digit) read as 0 us, alone or beside real times: the one-layout parser took a text of
+    its dot column alone for a number (a kernel at ts 0 made the E2E 1.7e12 ms). It is "not a number", as "-" is,
+    in the parser (checked against ``Decimal``, which refuses it too) and through the CLI (exit 1, one line, no
+    output): the bundled bert trace with its first kernel's ts set to "." (found by fuzzing, session 57)."""
+    import gzip
+    from decimal import InvalidOperation
+    from pathlib import Path
+
+    from cliutil import error_lines, run_inproc
+
+    from msprof_compare.errors import ProfileError
+    from msprof_compare.loaders import numparse
+
+    with pytest.raises(InvalidOperation):
+        Decimal(".")
+    for texts in (["."], [".", "."], ["12.5", "."]):
+        with pytest.raises(ProfileError, match=re.escape("invalid 'ts' value '.' in trace events: not a number")):
+            decimal_us_to_ns(texts)
+    val, ok = numparse.lenient_us_to_ns([".", "12.5", "1.", ".5"])
+    assert ok.tolist() == [False, True, True, True] and val.tolist() == [0, 12_500, 1_000, 500]
+    repo = Path(__file__).resolve().parent.parent
+    doc = json.loads(gzip.decompress((repo / "sample_data" / "bert-small_h100.json.gz").read_bytes()))
+    next(e for e in doc["traceEvents"] if e.get("cat") == "kernel")["ts"] = "."
+    trace = tmp_path / "dot.pt.trace.json"
+    trace.write_text(json.dumps(doc))
+    out = tmp_path / "out"
+    code, _, err = run_inproc(capsys, "-d", str(trace), "-bp", str(repo / "sample_data" / "bert-small_mi300.json.gz"),
+                              "-o", str(out))
+    assert code == 1 and error_lines(err) == [f"error: {trace}: invalid 'ts' value '.' in trace events: not a number"]
+    assert not out.exists()
+
+
 def test_a_trace_shipped_in_an_archive_is_named_as_such(tmp_path, capsys) -> None:
     """A zip, a bzip2 file or a .tar.gz renamed to the trace's suffix read as "not a JSON trace (expected an
     object with traceEvents ...)", which does not say what to do; the error line now names what the file is

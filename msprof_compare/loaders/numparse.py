@@ -207,7 +207,7 @@ def _parse_uniform(u: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
 def parse_uniform(u: np.ndarray) -> tuple[np.ndarray, np.ndarray, int] | None:
     """``_parse_uniform``, with the dot's column: (ns, ok, dot column) or None."""
     n, width = u.shape
-    if width > 21:
+    if width > 21 or width < 2:  # one byte: a lone "." has no digit (it read as 0 us: a kernel at time 0)
         return None
     dp = -1
     for r in (n - 1, n // 2, 0):  # a sample row gives the layout (the first rows are often metadata)
