@@ -202,6 +202,46 @@ def test_a_utf16_side_json_is_named_and_the_conversion_followed(tmp_path: Path, 
     assert cli.execute(params) == 0
 
 
+@pytest.mark.parametrize("order", ["LE", "BE"])
+@pytest.mark.parametrize(("name", "rule"), [
+    ("ASCEND_PROFILER_OUTPUT/trace_view.json", "profiler traces are UTF-8"),
+    ("ASCEND_PROFILER_OUTPUT/kernel_details.csv", "the profiler's CSVs are UTF-8"),
+    ("ASCEND_PROFILER_OUTPUT/communication.json", "the profiler's JSON files are UTF-8")])
+def test_utf16_without_a_byte_order_mark_is_named(tmp_path: Path, capsys: pytest.CaptureFixture, order: str,
+                                                  name: str, rule: str) -> None:
+    """UTF-16 without a byte-order mark (.NET's Encoding.Unicode, Python's utf-16-le) was read as UTF-8: a
+    trace_view.json or communication.json as "malformed ... JSON: object keys must be strings (byte 1)" (LE) or
+    "not a JSON trace" (BE), a kernel_details.csv as missing every required column. It is named as UTF-16 of its
+    byte order, with the iconv conversion for that order, which gives back a folder that loads (found by
+    fuzzing, session 57). Input: the torch_npu excerpt, one file re-encoded."""
+    src = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(DATA / "npu" / "rank0_ascend_pt", src)
+    path = src / name
+    path.write_bytes(path.read_text(encoding="utf-8").encode(f"utf-16-{order.lower()}"))
+    (tmp_path / "out").mkdir()
+    params = {"base_profiling_path": str(src), "comparison_profiling_path": str(src),
+              "output_path": str(tmp_path / "out"), "enable_profiling_compare": True}
+    assert cli.execute(params) == 1
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
+    assert lines == [f"error: {path}: UTF-16{order} text without a byte-order mark (a NUL byte beside each of its "
+                     f"first characters): {rule} (use the file the profiler wrote, or convert it: iconv -f "
+                     f"UTF-16{order} -t UTF-8 IN > OUT)"]
+    assert not list((tmp_path / "out").iterdir())
+    path.write_bytes(path.read_bytes().decode(f"utf-16-{order.lower()}").encode("utf-8"))  # what iconv does
+    assert cli.execute(params) == 0
+
+
+def test_bomless_utf16_needs_two_ascii_characters() -> None:
+    """The byte-order guess asks for ASCII characters each beside a NUL, two at least: one character and a
+    NUL, a NUL-padded binary file or UTF-8 text are no UTF-16 (computed by hand from the bytes)."""
+    assert traceio._bomless_utf16("{[".encode("utf-16-le")) == "LE"
+    assert traceio._bomless_utf16('["x'.encode("utf-16-be")) == "BE"
+    assert traceio._bomless_utf16(b"{\x00") == ""  # one character
+    assert traceio._bomless_utf16(b"\x00\x00\x00\x00") == ""  # NULs only
+    assert traceio._bomless_utf16(b"\xff\x00\xfe\x00") == ""  # not ASCII
+    assert traceio._bomless_utf16(b'[{"ph": "X"}]') == ""
+
+
 @pytest.mark.parametrize(("value", "shown"), [(1e200, "1e+200"), (-1e200, "-1e+200")])
 def test_an_out_of_range_float_time_is_quoted_as_written(tmp_path: Path, capsys: pytest.CaptureFixture,
                                                          value: float, shown: str) -> None:

@@ -741,9 +741,10 @@ def test_a_lone_dot_is_no_number(tmp_path, capsys) -> None:
 
 
 def test_a_trace_shipped_in_an_archive_is_named_as_such(tmp_path, capsys) -> None:
-    """A zip, a bzip2 file or a .tar.gz renamed to the trace's suffix read as "not a JSON trace (expected an
-    object with traceEvents ...)", which does not say what to do; the error line now names what the file is
-    and says to unpack it (exit 1, one line, no output written). The bundled bert trace is the payload."""
+    """A zip, a bzip2 file or a .tar.gz renamed to the trace's suffix (or a trace gzip-compressed twice) read as
+    "not a JSON trace (expected an object with traceEvents ...)", which does not say what to do; the error line
+    now names what the file is and says to unpack it (exit 1, one line, no output written). The bundled bert
+    trace is the payload."""
     import bz2
     import gzip
     import io
@@ -774,7 +775,9 @@ def test_a_trace_shipped_in_an_archive_is_named_as_such(tmp_path, capsys) -> Non
              "t.json.gz": (tarred.getvalue(), "a tar archive"),
              "b.json": (bz2.compress(trace[:1000]), "bzip2-compressed"),
              "x.json": (lzma.compress(trace[:1000]), "xz-compressed"),
-             "s.json": (db.read_bytes(), "an SQLite database")}
+             "s.json": (db.read_bytes(), "an SQLite database"),
+             # gzip run on a .json.gz (fuzzing, session 57): read once inflated, it was "not a JSON trace"
+             "g.pt.trace.json.gz": (gzip.compress(gzip.compress(trace[:1000])), "gzip-compressed twice")}
     out = tmp_path / "out"
     for name, (data, kind) in files.items():
         f = tmp_path / name

@@ -421,6 +421,7 @@ def decode_events(path: str, data: bytes | memoryview, raw_ts: bool = False) -> 
     except msgspec.ValidationError as exc:
         raise ProfileError(path, f"not a trace event file: {exc}") from None
     except DECODE_ERRORS as exc:
+        refuse_utf16(path, data, "profiler traces are UTF-8")  # UTF-16LE without a BOM starts with '{' or '['
         raise _json_error(path, exc) from None
     except RecursionError:
         raise ProfileError(path, "malformed trace JSON: values nested too deeply") from None
@@ -440,8 +441,10 @@ def decode_events(path: str, data: bytes | memoryview, raw_ts: bool = False) -> 
 
 _SQLITE = "an SQLite database"
 #: Leading bytes of the archive and compression formats a trace is shipped in (a gzip member is inflated
-#: before the check, so a .tar.gz shows as tar), and what they are called in an error line.
-_MAGIC = ((b"PK\x03\x04", "a zip archive"), (b"PK\x05\x06", "an empty zip archive"), (b"BZh", "bzip2-compressed"),
+#: before the check, so a .tar.gz shows as tar, and gzip's own bytes there mean a second compression), and
+#: what they are called in an error line.
+_MAGIC = ((b"\x1f\x8b", "gzip-compressed twice"),
+          (b"PK\x03\x04", "a zip archive"), (b"PK\x05\x06", "an empty zip archive"), (b"BZh", "bzip2-compressed"),
           (b"\xfd7zXZ\x00", "xz-compressed"), (b"\x28\xb5\x2f\xfd", "zstd-compressed"),
           (b"7z\xbc\xaf\x27\x1c", "a 7z archive"), (b"SQLite format 3\x00", _SQLITE))
 
@@ -542,11 +545,35 @@ _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 def refuse_utf16(path: str, head: bytes | memoryview, what: str) -> None:
     """A file re-saved as UTF-16 (a Windows PowerShell redirect, Notepad's 'Unicode', Excel's 'Unicode Text')
-    is named as such with the conversion to run: read as UTF-8 it is only "malformed". ``what``: the rule."""
+    is named as such with the conversion to run: read as UTF-8 it is only "malformed". ``what``: the rule.
+    Without a byte-order mark (.NET's ``Encoding.Unicode``, Python's ``utf-16-le``) it is told by the NUL
+    byte beside each of its first characters, which no UTF-8 profile holds: it read as "object keys must be
+    strings (byte 1)", or as a CSV whose every column was missing."""
     if bytes(head[:2]) in _UTF16_BOMS:
         raise ProfileError(path, f"UTF-16 text (it starts with a UTF-16 byte-order mark, as a Windows PowerShell "
                                  f"redirect or a 'Unicode' save writes): {what}",
                            hint="use the file the profiler wrote, or convert it: iconv -f UTF-16 -t UTF-8 IN > OUT")
+    order = _bomless_utf16(head)
+    if order:
+        raise ProfileError(path, f"UTF-16{order} text without a byte-order mark (a NUL byte beside each of its "
+                                 f"first characters): {what}",
+                           hint=f"use the file the profiler wrote, or convert it: iconv -f UTF-16{order} -t UTF-8 "
+                                "IN > OUT")
+
+
+def _bomless_utf16(head: bytes | memoryview) -> str:
+    """"LE" or "BE" when the first (up to 32) characters are ASCII written as UTF-16 without a byte-order mark,
+    else "". Two characters at least: one NUL after a character is no pattern."""
+    h = bytes(head[:64])
+    h = h[:len(h) // 2 * 2]
+    if len(h) < 4:
+        return ""
+    low, high = h[0::2], h[1::2]
+    if not any(high) and all(low) and low.isascii():
+        return "LE"
+    if not any(low) and all(high) and high.isascii():
+        return "BE"
+    return ""
 
 
 def as_utf8(path: str, data: bytes) -> tuple[bytes, str]:
