@@ -740,6 +740,22 @@ def test_a_lone_dot_is_no_number(tmp_path, capsys) -> None:
     assert not out.exists()
 
 
+@pytest.mark.parametrize(("text", "why"), [("1_000", "not a number"), ("\u0661\u0662\u0663", "not a number"),
+                                         ("\uff11\uff12", "not a number"), ("inf", "not finite"),
+                                         ("nan", "not finite")])
+def test_a_time_text_python_alone_reads_is_no_number(text: str, why: str) -> None:
+    """A trace time given as text went to ``Decimal``, which reads "1_000" as 1000 and Arabic-Indic or fullwidth
+    digits as theirs: a ts of "1_000" was 1 ms, where the CSVs' times (``_NUMBER_TEXT``) count it as no number.
+    No profiler writes them; they are "not a number" here too, and a value that is not finite is quoted as the file
+    has it ("inf", not Decimal's "Infinity") (fuzzing, session 57; expected values by hand)."""
+    from msprof_compare.errors import ProfileError
+
+    with pytest.raises(ProfileError) as info:
+        decimal_us_to_ns(["12.5", text])
+    assert info.value.message == f"invalid 'ts' value {text!r} in trace events: {why}"
+    assert decimal_us_to_ns(["12.5", " 1e3 ", "+7"]).tolist() == [12_500, 1_000_000, 7_000]  # still numbers
+
+
 def test_a_trace_shipped_in_an_archive_is_named_as_such(tmp_path, capsys) -> None:
     """A zip, a bzip2 file or a .tar.gz renamed to the trace's suffix (or a trace gzip-compressed twice) read as
     "not a JSON trace (expected an object with traceEvents ...)", which does not say what to do; the error line

@@ -58,12 +58,14 @@ def text_us_to_ns(text: bytes | str) -> int:
         return -v if neg else v
     if b in (b"", b"null"):
         return 0
+    if b"_" in b or not b.isascii():  # Decimal takes "1_000" and non-ASCII digits, which no profiler writes
+        raise NumberError(b.decode("utf-8", "replace"))
     try:
         d = Decimal(b.decode("utf-8", "replace"))
     except InvalidOperation:
         raise NumberError(b.decode("utf-8", "replace")) from None
-    if not d.is_finite():
-        raise NumberError(str(d), "not finite")
+    if not d.is_finite():  # quoted as written ("inf", not Decimal's "Infinity")
+        raise NumberError(b.decode("utf-8", "replace"), "not finite")
     v = int((d * 1000).to_integral_value(rounding=ROUNDING))
     if not -(2**63) <= v < 2**63:
         raise NumberError(b.decode("utf-8", "replace"), "out of range (beyond int64 nanoseconds)")
