@@ -498,6 +498,20 @@ def test_op_statistic_empty_time_reads_as_zero(tmp_path):
     assert warnings == []
 
 
+def test_op_statistic_count_without_a_number_is_warned(tmp_path):
+    """The same rows with Count N/A and empty (synthetic, found by fuzzing): each reads 0 calls, as before, but
+    one warning counts them; KernelTypeCompare's Number read 0 as if measured, without a word."""
+    f = tmp_path / "op_statistic.csv"
+    f.write_text("OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),Ratio(%)\n"
+                 "ForeachAddList,AI_VECTOR_CORE,N/A,1959.079,599.1,653.026,706.614,22.077\n"
+                 "TransData,AI_VECTOR_CORE,,1423.208,6.54,24.969,70.801,16.038\n"
+                 "MatMulV2,AI_CORE,24,957.97,17.2,39.915,109.4,10.797\n")
+    warnings: list[str] = []
+    df = ascend_text.read_op_statistic(str(f), warnings)
+    assert df["Count"].tolist() == [0, 0, 24]
+    assert warnings == [f"{f}: 2 row(s) with no Count (empty or N/A); their call counts read as 0"]
+
+
 def test_op_statistic_is_read_only_for_the_kernel_type_comparison(samples):
     """op_statistic.csv feeds KernelTypeCompare alone: a kernel comparison by name does not read it, nor does
     --use_kernel_type without the kernel comparison (the option is then void, and a mutant reading the file for

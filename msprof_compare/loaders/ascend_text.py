@@ -1213,6 +1213,9 @@ def read_op_statistic(path: str, warnings: list[str]) -> pd.DataFrame:
     for col in OP_STATISTIC_FLOATS:
         if col in df.columns:
             df[col] = df[col].fillna(0.0)
+    blank = int(df["Count"].isna().sum())
+    if blank:  # N/A or empty: the sheet's Number reads 0 calls, which without a word looks measured
+        warnings.append(f"{path}: {blank} row(s) with no Count (empty or N/A); their call counts read as 0")
     count = df["Count"].fillna(0).to_numpy(dtype=np.float64)
     # finite (checked on read) but no int64, negative or fractional: not a call count
     bad = (np.abs(count) >= 2.0**63) | (count < 0) | (count != np.floor(count))
