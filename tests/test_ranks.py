@@ -758,14 +758,19 @@ def test_folder_of_ranks_against_a_folder_of_one_readable_trace(tmp_path):
 
 
 def test_folder_of_traces_without_ranks_is_no_folder_of_ranks(tmp_path):
-    """One process's runs (two traces, no distributedInfo) against one trace: the loader's error, not "a folder of
-    ranks"."""
+    """One process's runs (two traces, no distributedInfo) against one trace: not "a folder of ranks". Named as one
+    worker's cycles (``worker0.<n>``), they are a single device's cycles, said so; named otherwise, the loader's
+    error naming the traces."""
     runs = tmp_path / "runs"
     runs.mkdir()
     for n in (1, 2):
         (runs / f"worker0.{n}.pt.trace.json").write_text('{"schemaVersion": 1, "traceEvents": []}')
-    with pytest.raises(ProfileError, match=r"runs: directory holds 2 traces \(worker0\.1\.pt\.trace\.json, "):
+    with pytest.raises(ProfileError, match=r"runs: is a folder of a single device's cycles, but the comparison "):
         api.compare(runs, runs / "worker0.1.pt.trace.json")
+    for n in (1, 2):
+        (runs / f"worker0.{n}.pt.trace.json").rename(runs / f"run{n}.pt.trace.json")
+    with pytest.raises(ProfileError, match=r"runs: directory holds 2 traces \(run1\.pt\.trace\.json, "):
+        api.compare(runs, runs / "run1.pt.trace.json")
 
 
 def test_folders_of_one_gpus_traces_are_its_cycles(tmp_path):
