@@ -485,6 +485,25 @@ def test_operator_memory_short_row_in_a_text_column_is_warned(tmp_path):
     assert om["Name"].tolist() == ["aten::_convolution", "aten::empty_strided", "aten::_convolution"]
 
 
+def test_nul_byte_in_a_column_name_is_named(tmp_path):
+    """Rows of msinsight text level1 rank0's operator_memory.csv, a NUL byte written into a column name (a damaged
+    copy, found by fuzzing): in the optional Device Type the column read as absent without a word, now one warning
+    names it; in the required Size(KB) the "missing required column" error says why."""
+    row = "aten::_convolution,25009.5,1736408883702735.700\t,1736408883736793.940\t,34058.240\t,NPU:0\n"
+    f = tmp_path / "operator_memory.csv"
+    f.write_text(OPERATOR_MEMORY_HEAD.replace("Device Type", "Device\0 Type") + row)
+    warnings: list[str] = []
+    om = ascend_text.read_operator_memory(str(f), warnings)
+    assert om["Name"].tolist() == ["aten::_convolution"]
+    assert warnings == [f"{f}: column name(s) 'Device\\x00 Type' hold a NUL byte (a damaged file?): read as no "
+                        "column"]
+    f.write_text(OPERATOR_MEMORY_HEAD.replace("Size(KB)", "\0Size(KB)") + row)
+    with pytest.raises(ProfileError) as err:
+        ascend_text.read_operator_memory(str(f), [])
+    assert str(err.value) == (f"{f}: missing required column(s): Size(KB) (column name(s) '\\x00Size(KB)' hold a "
+                              "NUL byte: a damaged file?)")
+
+
 def test_op_statistic_empty_time_reads_as_zero(tmp_path):
     """Rows of op_statistic.csv of msinsight text level1 rank0, one Min Time(us) emptied (synthetic): it reads as
     0.0, the row's other times and the other row as written."""

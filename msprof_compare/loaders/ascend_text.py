@@ -819,8 +819,13 @@ def _read_csv(path: str, text: tuple[str, ...], floats: tuple[str, ...], require
         if name not in raw and alias in raw:
             raw[name] = raw[alias]
     missing = [r for r in required if r not in raw]
+    # a NUL byte in a column name (a damaged copy): that column matches no name, which said nothing where optional
+    damaged = ", ".join(repr(h.strip()) for h in header if "\0" in h)
     if missing:
-        raise ProfileError(path, f"missing required column(s): {', '.join(missing)}")
+        raise ProfileError(path, f"missing required column(s): {', '.join(missing)}",
+                           hint=f"column name(s) {damaged} hold a NUL byte: a damaged file?" if damaged else None)
+    if damaged:
+        warnings.append(f"{path}: column name(s) {damaged} hold a NUL byte (a damaged file?): read as no column")
     _check_last_row(path, len(header), data)
 
     names = [c for c in text + floats if c in raw]
