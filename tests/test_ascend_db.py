@@ -297,7 +297,9 @@ def test_step_of_one_instant_is_no_inverted_step(tmp_path: Path) -> None:
                    "WHERE t.startNs BETWEEN ? AND ?", (at, at))[0]
     assert n == 1
     whole = load_profile(str(db), OPTS)
-    assert not [w for w in whole.warnings if "STEP_TIME" in w]
+    assert [w for w in whole.warnings if "STEP_TIME" in w] == [  # no "end before they start": it lies in step 50
+        f"{db}: STEP_TIME step(s) 51 start before an earlier step ends; a task in two steps is in each when a step "
+        "is asked for, and in the later one in Step Id"]
     k = load_profile(str(db), OPTS, step=51).kernels
     assert k["ts"].tolist() == [at]
     # without a step, kernel_details places that task in step 51 (the last step starting at or before it, which
@@ -309,6 +311,30 @@ def test_step_of_one_instant_is_no_inverted_step(tmp_path: Path) -> None:
     assert inside == len(details) == 187
     assert details.loc[details["ts"] == at, "Step Id"].tolist() == ["51"]
     assert details.loc[details["ts"] < at, "Step Id"].tolist() == ["50"] * 9
+
+
+def test_overlapping_steps_are_said(tmp_path: Path) -> None:
+    """Two STEP_TIME rows that overlap loaded silently, though a task in both is in each step asked for and in the
+    later one's Step Id. Step 51 added to the l1 export from the middle of step 50 to as far past its end (synthetic
+    row): one warning naming 51; by SQL, steps 50 and 51 hold 187 and n compute tasks, n of them in both."""
+    start, end = sql(L1, "SELECT startNs, endNs FROM STEP_TIME WHERE id = 50")[0]
+    mid = (start + end) // 2
+    db = edited_copy(L1, _db(tmp_path), f"INSERT INTO STEP_TIME VALUES (51, {mid}, {end + (end - mid)})")
+    join = "SELECT count(*) FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId "
+    (n51,) = sql(db, join + "WHERE t.startNs BETWEEN ? AND ?", (mid, end + (end - mid)))[0]
+    (both,) = sql(db, join + "WHERE t.startNs BETWEEN ? AND ?", (mid, end))[0]
+    assert 0 < both == n51 < 187
+    whole = load_profile(str(db), OPTS)
+    assert [w for w in whole.warnings if "STEP_TIME" in w] == [
+        f"{db}: STEP_TIME step(s) 51 start before an earlier step ends; a task in two steps is in each when a step "
+        "is asked for, and in the later one in Step Id"]
+    assert len(load_profile(str(db), OPTS, step=50).kernels) == 187
+    assert len(load_profile(str(db), OPTS, step=51).kernels) == n51
+    assert (whole.kernel_details["Step Id"] == "51").sum() == n51
+    # steps that touch (51 starting the ns after 50 ends) do not overlap: no warning
+    (tmp_path / "touch").mkdir()
+    db2 = edited_copy(L1, _db(tmp_path / "touch"), f"INSERT INTO STEP_TIME VALUES (51, {end + 1}, {end + 10})")
+    assert not [w for w in load_profile(str(db2), OPTS).warnings if "STEP_TIME" in w]
 
 
 def test_no_step_markers(tmp_path: Path) -> None:

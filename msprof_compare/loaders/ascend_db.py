@@ -419,6 +419,15 @@ def _steps(db: _Db) -> pd.DataFrame:
     if inverted.any():  # asked for, such a step is refused (_step_range); otherwise it holds no task
         db.notes.append(f"STEP_TIME step(s) {', '.join(str(i) for i in a[inverted, 0].tolist())} end before they "
                         "start; no data lies in them")
+    sound = a[~inverted]
+    sound = sound[np.argsort(sound[:, 1], kind="stable")]
+    # a step starting before an earlier one ends shares tasks with it: asked for, each step takes its whole range
+    # (_step_range), while without a step a task goes to the later one (_step_ids); real exports hold disjoint steps
+    inside = np.flatnonzero(sound[1:, 1] < np.maximum.accumulate(sound[:-1, 2])) + 1
+    if inside.size:
+        db.notes.append(f"STEP_TIME step(s) {', '.join(str(i) for i in sound[inside, 0].tolist())} start before an "
+                        "earlier step ends; a task in two steps is in each when a step is asked for, and in the "
+                        "later one in Step Id")
     return pd.DataFrame({"id": a[:, 0], "start": a[:, 1], "end": a[:, 2]})
 
 
