@@ -340,6 +340,21 @@ def _records(om: pd.DataFrame) -> pd.DataFrame:
     return npu_records(p)
 
 
+def test_db_memory_records_without_size_are_said(tmp_path):
+    """An OP_MEMORY size of NULL read as 0 without a word (a negative one is named). Three sizes of the tests/data
+    DB l1 export set to NULL: one warning, and the operators' memory, by SQL on the edited copy, sums the others."""
+    (tmp_path / "db").mkdir()
+    db = edited_copy(Path(__file__).parent / "data" / "db" / "l1" / "ascend_pytorch_profiler_0.db",
+                     tmp_path / "db" / "ascend_pytorch_profiler_0.db",
+                     "UPDATE OP_MEMORY SET size = NULL WHERE rowid IN (SELECT rowid FROM OP_MEMORY WHERE size > 0 "
+                     "LIMIT 3)")
+    prof = load_profile(str(db), build_options(enable_memory_compare=True)[0])
+    assert [w for w in prof.warnings if "OP_MEMORY" in w] == [
+        f"{db}: 3 OP_MEMORY size value(s) missing (NULL) read as 0"]
+    ((kb,),) = sql(db, "SELECT total(size) / 1024.0 FROM OP_MEMORY")
+    assert prof.operator_memory["Size(KB)"].sum() == pytest.approx(kb) and kb > 0
+
+
 def test_memory_records_with_negative_size_or_release_before_allocation(tmp_path):
     """A negative size reads as 0 and a block released before its allocation lasts 0, with one warning per
     file (MemoryCompareStatistic showed -170.36 MB, details "[duration: -5000.0]"). Rows cut from

@@ -1159,10 +1159,13 @@ def _operator_memory(db: _Db, rng: tuple[int, int] | None) -> pd.DataFrame | Non
         where, params = ("WHERE (m.releaseTime IS NULL OR m.releaseTime = 0 OR m.releaseTime >= ?) "
                          "AND m.allocationTime <= ?"), rng
     a = db.ints(f"SELECT COALESCE(m.name, -1), COALESCE(m.size, 0), COALESCE(m.allocationTime, 0), "
-                f"COALESCE(m.releaseTime, 0) FROM OP_MEMORY m {where} ORDER BY m.releaseTime", params, 4)
+                f"COALESCE(m.releaseTime, 0), m.size IS NULL FROM OP_MEMORY m {where} ORDER BY m.releaseTime",
+                params, 5)
     alloc, rel, size = a[:, 2], a[:, 3], a[:, 1]
     names = _mark_cann(db, db.text(a[:, 0], names=True))
     note = memory_oddities(size < 0, (alloc > 0) & (rel > 0) & (rel < alloc), "OP_MEMORY size")
+    if missing := int(a[:, 4].sum()):  # read as 0 without a word, where a negative size was named
+        note = "; ".join(filter(None, (f"{missing} OP_MEMORY size value(s) missing (NULL) read as 0", note)))
     if note:
         db.notes.append(note)
         size = np.maximum(size, 0)
