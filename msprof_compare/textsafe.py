@@ -60,6 +60,11 @@ def short_list(items: list, limit: int, escape: bool = True) -> str:
     return shown + (f", ... ({len(items)} in all)" if len(items) > limit else "")
 
 
+def and_list(items: list[str]) -> str:
+    """"a", "a and b", "a, b and c": items as a sentence lists them ("" for none)."""
+    return ", ".join(items[:-1]) + f" and {items[-1]}" if len(items) > 1 else "".join(items)
+
+
 def wrap_prose(text: str, width: int) -> str:
     """``text`` with each line of prose wider than ``width`` terminal columns broken at spaces; table lines
     ("+-..." / "| ...") stay whole. For a terminal: a note of over 700 characters wrapped by the terminal broke

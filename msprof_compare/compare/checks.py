@@ -22,6 +22,7 @@ import pandas as pd
 
 from ..columns import col_of
 from ..model import STEP_MARK, Profile, bare_trace, factorize, object_array, object_column, us_text
+from ..textsafe import and_list
 from .breakdown import BUCKETS, Breakdown, peak_reserved_gb, peak_without_app_gb
 from .breakdown_npu import has_pmu, hccl_op_rows
 from .kernels import any_typed, kernel_types_whole
@@ -632,9 +633,7 @@ def _timed_figures(ctx: RunContext, bds: tuple[Breakdown, Breakdown] | None) -> 
         (opts.enable_kernel_compare, "kernel durations"),
         (opts.enable_communication_compare, "communication durations"),
         (opts.enable_memory_compare, "memory sheets' allocated durations")) if on]
-    if len(figures) > 1:
-        return ", ".join(figures[:-1]) + " and " + figures[-1]
-    return figures[0] if figures else "timings"
+    return and_list(figures) or "timings"
 
 
 def _settings_row(ctx: RunContext, bds: tuple[Breakdown, Breakdown] | None) -> dict[str, Any] | None:

@@ -21,7 +21,7 @@ from ..compare.contributors import contributors_title, shown_rows
 from ..compare.module_contributors import module_contributors_note, outside_modules_note
 from ..compare.summary_notes import unexplained_note
 from ..compare.table import decimal_diff, half_up
-from ..textsafe import cut_columns, cut_module_columns, term_safe, text_width
+from ..textsafe import and_list, cut_columns, cut_module_columns, term_safe, text_width
 
 
 def _ms(v: object, signed: bool = False) -> str:
@@ -319,7 +319,7 @@ def _and_list(items: list[str]) -> str:
     """"a", "a and b", "a, b and c", "a, b, c and 2 more (CommunicationCompare's task rows)"."""
     if len(items) > 3:
         items = [*items[:3], f"{len(items) - 3} more (CommunicationCompare's task rows)"]
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" and {items[-1]}"
+    return and_list(items)
 
 
 def render_communication(frames: dict[str, pd.DataFrame]) -> str:
