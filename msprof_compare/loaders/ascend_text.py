@@ -576,7 +576,7 @@ def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
     data, note = traceio.as_utf8(path, data)
     if note:
         warnings.append(note)
-    events, _, data, note = traceio.decode_trace(path, data, raw_ts=True)
+    events, _, data, note = traceio.decode_trace(path, data)
     if note:
         warnings.append(note)
     try:

@@ -283,7 +283,7 @@ def load(layout: Any, opts: Options, data: bytes | None = None) -> Profile:
     path = layout.trace_path
     if data is None:
         data = traceio.read_bytes(path, opts.force)
-    events, top, data, note = traceio.decode_trace(path, data, raw_ts=True)
+    events, top, data, note = traceio.decode_trace(path, data)
     if top is None:
         raise ProfileError(path, "not a Kineto trace (expected a JSON object with traceEvents)")
     if not (events and type(events[0]) is traceio.RawTsEvent):

@@ -624,11 +624,11 @@ def _backslashes_doubled(data: bytes) -> bytes:
     return b"".join(pieces)
 
 
-def decode_trace(path: str, data: bytes, raw_ts: bool = False) -> tuple[Events, KinetoFile | None, bytes, str]:
-    """``decode_events``, decoded again after a repair where the decode stopped at text that two known writers
-    left unescaped, each repair at most once; other malformed JSON stays an error. Returns (events, top, the bytes
-    decoded, a warning line or "") so that a later read of the raw text (exact times) reads what the events came
-    from.
+def decode_trace(path: str, data: bytes) -> tuple[Events, KinetoFile | None, bytes, str]:
+    """``decode_events(raw_ts=True)`` (times beyond float64's ns precision kept as text, as both loaders want them),
+    decoded again after a repair where the decode stopped at text that two known writers left unescaped, each repair
+    at most once; other malformed JSON stays an error. Returns (events, top, the bytes decoded, a warning line or "")
+    so that a later read of the raw text (exact times) reads what the events came from.
 
     - Raw control characters: PyTorch 2.3-2.4's ``with_stack`` wrote some Python function names unescaped
       (pytorch/pytorch#130622, #136180; later Kineto writes "unknown"), which strict JSON refuses though Python's
@@ -645,7 +645,7 @@ def decode_trace(path: str, data: bytes, raw_ts: bool = False) -> tuple[Events, 
     original = data
     while True:
         try:
-            events, top = decode_events(path, data, raw_ts)
+            events, top = decode_events(path, data, raw_ts=True)
         except ProfileError as exc:
             fixed = _repaired(exc.message, data, notes)
             if fixed is None:
