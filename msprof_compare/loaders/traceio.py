@@ -60,7 +60,6 @@ class KinetoFile(msgspec.Struct, gc=False):
     deviceProperties: Any = None
     distributedInfo: Any = None
     metadata: Any = None
-    schemaVersion: Any = None
 
 
 class RawTsEvent(msgspec.Struct, gc=False):
@@ -105,7 +104,6 @@ class _KinetoRawTs(msgspec.Struct, gc=False):
     deviceProperties: Any = None
     distributedInfo: Any = None
     metadata: Any = None
-    schemaVersion: Any = None
 
 
 #: What ``decode_events`` returns: ``Event``s, or with ``raw_ts`` (times beyond float64's ns precision) one
