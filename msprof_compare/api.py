@@ -697,13 +697,9 @@ def _compare_inputs(base: str, comparison: str, opts: Options) -> CompareResult:
     if notice:
         log.info("Profiling data loaded in %.1f s.", time.perf_counter() - started)
     # after loading: an input the loader refuses (a symbolic link without --force) gets its error alone
-    same = _same_input(base, comparison) if opts.base_step == opts.comparison_step else None
+    same = _same_input(base, comparison, layouts) if opts.base_step == opts.comparison_step else ""
     if same:
-        log.warning("Base and comparison are the same input (%s): every difference will be zero.", display(same))
-    elif opts.base_step == opts.comparison_step and _same_export(layouts):
-        out, folder = (base, comparison) if layouts[0].level == "ascend_output" else (comparison, base)
-        log.warning("Base and comparison read the same export (%s is the output folder of %s): every difference "
-                    "will be zero.", display(out), display(folder))
+        log.warning("%s", same)
     if opts.gpu_flow_cat and not (base_profile.is_gpu or comparison_profile.is_gpu):
         log.warning("--gpu_flow_cat %s is ignored: it names the flow category of GPU traces, and both inputs are "
                     "NPU data (their ops and kernels are linked by the profiler's own flows).",
@@ -759,27 +755,30 @@ def _renamed_again(opts: Options) -> list[tuple[str, str, str]]:
     return out
 
 
-def _same_input(base: str, comparison: str) -> str | None:
-    """The base path (as the loader reads it) when both paths lead to one file or folder: a mistyped
-    command line. Comparing two steps of one profile is intended, so the caller asks only for equal steps."""
+def _same_input(base: str, comparison: str, layouts: list[Layout | None]) -> str:
+    """The warning for two inputs that read one profile's data, so that every difference is zero ("" for any other
+    pair): both paths lead to one file or folder (a mistyped command line), or a ``*_ascend_pt`` folder on one side
+    and its ASCEND_PROFILER_OUTPUT on the other (``layouts``: each side's, None where the loader refuses it), paths
+    that differ. A bare trace_view.json beside its folder is no such case: the folder's side reads the CSVs too, so
+    its figures differ. Comparing two steps of one profile is intended, so the caller asks only for equal steps."""
     from .loaders.paths import given_path
 
-    b, c = given_path(base), given_path(comparison)
-    try:
-        return b if os.path.samefile(b, c) else None
-    except (OSError, ValueError):  # a missing path: the loader names it
-        return None
+    read = given_path(base)  # the base path as the loader reads it
+    if _same_file(read, given_path(comparison)):
+        return f"Base and comparison are the same input ({display(read)}): every difference will be zero."
+    if None in layouts or {lay.level for lay in layouts} != {"profiling", "ascend_output"} \
+            or not _same_file(layouts[0].ascend_output, layouts[1].ascend_output):
+        return ""
+    out, folder = (base, comparison) if layouts[0].level == "ascend_output" else (comparison, base)
+    return (f"Base and comparison read the same export ({display(out)} is the output folder of {display(folder)}): "
+            "every difference will be zero.")
 
 
-def _same_export(layouts: list[Layout | None]) -> bool:
-    """Do the two inputs read one NPU export's files: a ``*_ascend_pt`` folder on one side and its
-    ASCEND_PROFILER_OUTPUT on the other (different paths, so ``_same_input`` misses it). A bare trace_view.json
-    beside its folder is no such case: the folder's side reads the CSVs too, so its figures differ."""
-    if None in layouts or {lay.level for lay in layouts} != {"profiling", "ascend_output"}:
-        return False
+def _same_file(a: str, b: str) -> bool:
+    """``os.path.samefile``, False where a path is missing or unusable (the loader names it, or named it already)."""
     try:
-        return os.path.samefile(layouts[0].ascend_output, layouts[1].ascend_output)
-    except (OSError, ValueError):  # the loader named a missing file already
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
         return False
 
 

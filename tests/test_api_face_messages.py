@@ -170,12 +170,12 @@ def test_the_rewrite_is_for_the_compares_thread_alone(caplog: pytest.LogCaptureF
     log = logging.getLogger("msprof-analyze")
     real = api._same_input
 
-    def same_input(base: str, comparison: str) -> str | None:
+    def same_input(*args: object) -> str:
         log.warning("own: add --force to accept it")
         other = threading.Thread(target=log.warning, args=("other: add --force to accept it",))
         other.start()
         other.join()
-        return real(base, comparison)
+        return real(*args)
 
     monkeypatch.setattr(api, "_same_input", same_input)
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
