@@ -255,6 +255,12 @@ def _nest(ts: np.ndarray, end: np.ndarray, with_depth: bool = True) -> tuple[np.
     have been popped, since every later start is <= ``ts[i]`` <= ``end[j]``). That op is found by a
     sparse table (``_last_covering``) or, for long lists, a segment tree (``_last_covering_segments``).
     Depths follow by pointer jumping.
+
+    ``ts`` must be ascending, which is not checked: unsorted, the rule gives an op a parent that starts after it
+    (ts [5, 0], end [6, 10]: op 1 under op 0, where the walk puts op 0 under op 1), and the segment tree's binary
+    search reads the wrong ranges. Every caller sorts first: ``build_tree`` (``_tree_ops``), ``api_stats.callers``
+    (by thread, then start, the threads laid end to end on one axis), ``modules._walk`` and ``_Frames.build``. Of
+    ops that start together the caller's order decides which holds the other: each holds the later ones it covers.
     """
     ts = np.asarray(ts, dtype=np.int64)
     end = np.asarray(end, dtype=np.int64)
