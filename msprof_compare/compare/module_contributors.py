@@ -295,9 +295,8 @@ def find_module_contributors(ctx: RunContext, contrib: pd.DataFrame, sheets: lis
             # how much of each listed operator's time the module rows hold: vLLM's hipGraphLaunch (its step wrappers
             # paired) ran outside every module on the base side, so its module row read base 0.000 -> 149.920 ms
             # under its operator row's 10.388 -> 149.920 ms, and the lead said only that it "runs inside modules"
-            names = modules.attrs["module_rows_of"]
-            held = held | _held_inside(ctx, contrib, [n for n in names if n not in held])
-            modules.attrs["module_rows_held"] = _held_by_side(contrib, names, held)
+            # (``held`` has them: each names module rows as their operator, so it is one of ``own``)
+            modules.attrs["module_rows_held"] = _held_by_side(contrib, modules.attrs["module_rows_of"], held)
     return outside, outside_held, modules
 
 
