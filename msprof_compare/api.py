@@ -30,7 +30,7 @@ from .loaders import Layout, detect, load_profile
 from .loaders.paths import TypedPaths, given_path
 from .logs import RankNotices, paths_as_typed, said_once
 from .model import Profile
-from .options import API_FACE, CLI_FACE, Face, Options, api_options, build_options, flag_words_kept, parse_rank_list
+from .options import API_FACE, CLI_FACE, Face, Options, flag_words_kept, parse_options, parse_rank_list
 from .textsafe import display, term_safe
 from .units import RankCycle, Unit, named_units, unit_label, unit_noun, unit_order, unit_rank
 
@@ -443,7 +443,7 @@ def rank_pairs(base: str, comparison: str, options: dict[str, Any], face: Face,
     every rank) selects ranks, in every cycle: those not listed are left out without a word, a listed rank one
     folder lacks is one-sided as above, one neither holds is warned about and not compared (None on both sides); no
     listed rank in common is an error naming the list."""
-    force = (api_options(options) if face.api else build_options(**options))[0].force
+    force = parse_options(options, face)[0].force
     found = _discover(base, force, face), _discover(comparison, force, face)
     cycles = [_cycles(side) for side in found]
     if bool(cycles[0]) != bool(cycles[1]) or (cycles[0] and _single(found[0]) != _single(found[1])):
@@ -560,7 +560,7 @@ def _compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
              options: dict[str, Any], face: Face) -> CompareResult:
     base, comparison = _path("base", base), _path("comparison", comparison)
     try:
-        opts, warnings = api_options(options) if face.api else build_options(**options)
+        opts, warnings = parse_options(options, face)
     except UsageError as exc:
         for w in getattr(exc, "warnings", ()):
             log.warning(w)

@@ -254,7 +254,7 @@ def _parse_step(value: Any) -> str:
 BOOL_OPTIONS = tuple(f.name for f in fields(Options) if f.type in ("bool", bool))
 
 
-def _flag(raw: dict[str, Any], name: str) -> bool:
+def _flag(raw: Mapping[str, Any], name: str) -> bool:
     """An on/off option: None (not given), a Python or NumPy bool, or the integer 0 / 1 (Python or NumPy)."""
     value = raw.get(name)
     if value is None:
@@ -287,17 +287,9 @@ def _unknown_hint(names: list[str], known: set[str]) -> str:
 
 
 def build_options(**raw: Any) -> tuple[Options, list[str]]:
-    """Validate raw option values (as the faces receive them) in the original's order.
-
-    Returns the options and the warnings to log. Raises ``UsageError`` (exit 2) naming the CLI flag.
-    """
-    return _build(raw, CLI_FACE)
-
-
-def api_options(raw: Mapping[str, Any]) -> tuple[Options, list[str]]:
-    """``build_options`` for ``compare()``: the same rules, its errors naming the keyword argument
-    (``max_kernel_num``, ``base_step=3.5``) instead of the CLI flag."""
-    return _build(dict(raw), API_FACE)
+    """``parse_options`` of the CLI's face, its errors naming the CLI flag: the command line and tests build options
+    from keywords."""
+    return parse_options(raw, CLI_FACE)
 
 
 def _max_kernel_num(value: Any, face: Face) -> int | None:
@@ -324,7 +316,12 @@ def _max_kernel_num(value: Any, face: Face) -> int | None:
     return number
 
 
-def _build(raw: dict[str, Any], face: Face) -> tuple[Options, list[str]]:
+def parse_options(raw: Mapping[str, Any], face: Face) -> tuple[Options, list[str]]:
+    """Validate raw option values (as the faces receive them) in the original's order.
+
+    Returns the options and the warnings to log. Raises ``UsageError`` (exit 2) naming each option as ``face``
+    takes it: the CLI's flag (``--max_kernel_num``), or for ``compare()`` the keyword argument (``max_kernel_num``,
+    ``base_step=3.5``)."""
     warnings: list[str] = []
     known = {f.name for f in fields(Options)}
     unknown = set(raw) - known
