@@ -443,7 +443,7 @@ def rank_pairs(base: str, comparison: str, options: dict[str, Any], face: Face,
     every rank) selects ranks, in every cycle: those not listed are left out without a word, a listed rank one
     folder lacks is one-sided as above, one neither holds is warned about and not compared (None on both sides); no
     listed rank in common is an error naming the list."""
-    force = parse_options(options, face)[0].force
+    force = checked_options(options, face)[0].force
     found = _discover(base, force, face), _discover(comparison, force, face)
     cycles = [_cycles(side) for side in found]
     if bool(cycles[0]) != bool(cycles[1]) or (cycles[0] and _single(found[0]) != _single(found[1])):
@@ -556,15 +556,22 @@ def _rank_error(exc: ProfileError | UsageError | MemoryError, rank: Unit, inputs
         exc.args = (f"{unit_label(rank)}: {exc.args[0]}", *exc.args[1:])
 
 
-def _compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
-             options: dict[str, Any], face: Face) -> CompareResult:
-    base, comparison = _path("base", base), _path("comparison", comparison)
+def checked_options(options: Mapping[str, Any], face: Face) -> tuple[Options, list[str]]:
+    """``parse_options``, with the warnings it gave before a usage error logged before that error is raised
+    (reference-1 §1.3: the original logs rule 7's use_kernel_type warning, then fails on rule 8's steps); those of
+    options that pass are the caller's to log (``compare`` logs them; a check before it leaves them to it)."""
     try:
-        opts, warnings = parse_options(options, face)
+        return parse_options(options, face)
     except UsageError as exc:
         for w in getattr(exc, "warnings", ()):
             log.warning(w)
         raise
+
+
+def _compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
+             options: dict[str, Any], face: Face) -> CompareResult:
+    base, comparison = _path("base", base), _path("comparison", comparison)
+    opts, warnings = checked_options(options, face)
     for w in warnings:
         log.warning(w)
     for role, path, flag, place in (("base", base, "-bp", "first"), ("comparison", comparison, "-d", "second")):

@@ -473,14 +473,12 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool) -
         comparison = params.pop("comparison_profiling_path")
         output = params.pop("output_path", None) or "."
         rank_list = params.pop("rank_list", None)  # which comparisons run, not how: no option of one comparison
-        from .options import build_options, parse_output_format, parse_rank_list
+        from .api import checked_options
+        from .options import CLI_FACE, parse_output_format, parse_rank_list
 
-        try:  # reference-1 §1.3: the options (rules 1-8) before the output target (rule 10, checked here before
-            opts = build_options(**params)[0]  # the inputs are loaded); compare() validates again and logs the warnings
-        except UsageError as exc:
-            for w in getattr(exc, "warnings", ()):
-                log.warning(w)
-            raise
+        # reference-1 §1.3: the options (rules 1-8) before the output target (rule 10, checked here before the inputs
+        # are loaded); compare() validates again and logs the warnings
+        opts = checked_options(params, CLI_FACE)[0]
         from .report import deliver
 
         formats = tuple(parse_output_format(params.get("output_format")).split(","))

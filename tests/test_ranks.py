@@ -586,6 +586,17 @@ def test_compare_ranks_errors_on_the_call(tmp_path, monkeypatch):
         api.compare_ranks(TEXT0, TEXT1, max_kernel_num=2)
 
 
+def test_compare_ranks_logs_the_warnings_before_its_usage_error(caplog, monkeypatch):
+    """reference-1 §1.3, as compare() and the CLI say it: rule 7's use_kernel_type warning is logged before rule 8
+    fails on the steps. compare_ranks() checks the options on the call (rank_pairs), which raised the error alone."""
+    monkeypatch.setattr(api, "_compare_inputs", lambda *a: pytest.fail("loaded"))
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"), \
+            pytest.raises(UsageError, match="must be set at the same time"):
+        api.compare_ranks(TEXT0, TEXT1, use_kernel_type=True, enable_api_compare=True, base_step=1)
+    assert caplog.messages == ["The use_kernel_type parameter is invalid because it only takes effect when "
+                               "enable_kernel_compare is enabled."]
+
+
 def test_out_of_memory_names_the_rank(capsys, tmp_path, monkeypatch):
     code, _, err = fail_rank1(monkeypatch, capsys, tmp_path, MemoryError)
     assert code == 1
