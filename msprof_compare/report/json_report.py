@@ -145,10 +145,7 @@ def to_document(result: CompareResult, generated_at: _dt.datetime | None = None)
         })
     summary = result.summary
     return {
-        "$schema": SCHEMA_ID,
-        "schema_version": SCHEMA_VERSION,
-        "tool": {"name": "msprof-compare", "version": _version()},
-        "generated_at": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        **document_head(SCHEMA_ID, now),
         "base": _profile(result.base),
         "comparison": _profile(result.comparison),
         "options": _options(result.options),
@@ -174,6 +171,17 @@ def to_document(result: CompareResult, generated_at: _dt.datetime | None = None)
         "sheets": sheets,
         "frames": {name: records(f) for name, f in frames.items()
                    if name not in SUMMARY_FRAMES and name not in SUMMARY_OBJECTS and isinstance(f, pd.DataFrame)},
+    }
+
+
+def document_head(schema_id: str, now: _dt.datetime) -> dict[str, Any]:
+    """The keys a JSON document of the tool starts with, a result's (``to_document``) or a job's (the ranks
+    overview): its schema, the schema version, the tool and when it was made (UTC, to the second)."""
+    return {
+        "$schema": schema_id,
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "msprof-compare", "version": _version()},
+        "generated_at": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
 
 

@@ -20,7 +20,7 @@ from ..compare.table import STYLE_INT, STYLE_MS3, STYLE_RATIO, STYLE_TEXT, Colum
 from ..textsafe import short_list, text_width
 from ..units import RankCycle, Unit, job_noun, unit_order
 from .excel import render
-from .json_report import SCHEMA_VERSION, _version, change, clean, document_text, text_part
+from .json_report import change, clean, document_head, document_text, text_part
 from .output import FILE_PREFIX, Part, output_target, utc_now, write_new_files
 from .ranks_console import cycles_of, job_lines, shown_metrics, slowest
 
@@ -84,10 +84,7 @@ def overview(rows: list[Row], inputs: Mapping[Unit, tuple[str, str]], job: tuple
         records.append(record)
     lines = job_lines(rows)
     return {
-        "$schema": SCHEMA_ID,
-        "schema_version": SCHEMA_VERSION,
-        "tool": {"name": "msprof-compare", "version": _version()},
-        "generated_at": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        **document_head(SCHEMA_ID, now),
         "base_path": job[0],
         "comparison_path": job[1],
         "fail_on_regression": pct,
