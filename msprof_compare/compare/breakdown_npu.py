@@ -69,11 +69,13 @@ def _memory(profile: Profile, bd: Breakdown) -> None:
     mr = profile.memory_record
     if mr is None or "Total Reserved(MB)" not in mr.columns or not len(mr):
         # not read: the loader has said why (the original's "The file memory_record.csv does not exist.", or the
-        # file's problem), so this line says only what that costs
-        bd.missing.append(f"{profile.path}: Mem Usage is absent")
-    else:  # the loader left impossible totals out (negative, over 1 PB)
-        bd.missing.append(f"{profile.path}: Mem Usage is absent: memory_record.csv holds no usable "
-                          "Total Reserved(MB) value")
+        # file's problem), and what that costs is said where the user sees it: under the console table, beside
+        # the other side's peak (overall.table_notes); without one, no 0.00G is shown. A log line here said it
+        # a second time (the MindSpore excerpt against a GPU trace).
+        return
+    # the loader left impossible totals out (negative, over 1 PB), and every one was
+    bd.missing.append(f"{profile.path}: Mem Usage is absent: memory_record.csv holds no usable "
+                      "Total Reserved(MB) value")
 
 
 def _col(kd: pd.DataFrame, name: str) -> np.ndarray:
