@@ -968,7 +968,8 @@ def test_match_rate_shows_each_sides_lowest_rate():
 
 @pytest.mark.parametrize("base, comparison, hardware_rows", [
     (NPU_L1, NPU_L2, ["NPU profiler settings"]),  # the export kind row needs the operator sheets
-    ("hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz", NPU_L1, []),
+    ("hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz", NPU_L1,
+     [checks.KINDS_CHECK]),
     ("tracelens/tests/traces/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz",
      "tracelens/tests/traces/mi300/facebook_timesformer-base-finetuned-k400__1016002.json.gz", ["GPU vendor"]),
     ("tracelens/tests/traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
@@ -977,7 +978,7 @@ def test_match_rate_shows_each_sides_lowest_rate():
 def test_hardware_notes_only_for_the_hardware_compared(samples, base, comparison, hardware_rows):
     """Two NPU profiles got a "GPU vendor: unknown" row whose text is about AMD kernels (found by the
     session-14 new-user audit); the export-kind and vendor notes now appear where both sides are of that
-    kind (GPU against NPU: neither)."""
+    kind (GPU against NPU: neither, and the GPU vs NPU categories note instead)."""
     g = compare(str(samples / base), str(samples / comparison), enable_profiling_compare=True).guards
     names = g["Check"].tolist()
     assert names[:5] == ["operator match rate", "input shapes of top operators", "step count", "world size",
@@ -988,6 +989,56 @@ def test_hardware_notes_only_for_the_hardware_compared(samples, base, comparison
         # timesformer has no attention op; Qwen has Flash Attention time (H100 and MI300X both Cube now)
         assert g.set_index("Check").loc["GPU vendor", ["Base", "Comparison", "Status"]].tolist() == \
             ["NVIDIA", "AMD", "note" if "Qwen" in base else "ok"]
+
+
+HTA_ALEXNET = "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"
+
+
+def test_gpu_vs_npu_categories_note(samples, reference_outputs, caplog):
+    """A GPU trace against an NPU export (the original's pair 4: hta's PARAM AlexNet against msinsight's level-1
+    text export) shows Vector (Trans) 0 -> 0.477 ms ("INF") and SDMA (Tensor Move) 0 -> 0.574 ms beside the GPU's
+    \tSDMA 55.503 ms -> 0 under Free Time, read as work one side did not do: the breakdown files an NPU's cast /
+    TransData / Transpose kernels in Vector (Trans) and a GPU's in Vector (No Trans), an NPU's TensorMove copies
+    in Computing Time and a GPU's copies in Free Time, and nothing said so. A note now, with the figures of the
+    reference workbook's OverallMetrics; swapped, the sides swap; no row between two NPU exports or two GPU
+    traces."""
+    ref = read_xlsx(reference_outputs / "4-gpu-alexnet-vs-npu-text-l1" / "performance_comparison_result.xlsx",
+                    sheet_name="OverallMetrics", header=2).set_index("Index")
+    trans, tm = ref.loc["\t\tVector (Trans)", "Duration(ms).1"], ref.loc["\tSDMA (Tensor Move)", "Duration(ms).1"]
+    copies = ref.loc["\tSDMA", "Duration(ms)"]
+    assert (ref.loc["\t\tVector (Trans)", "Duration(ms)"], ref.loc["\tSDMA (Tensor Move)", "Duration(ms)"],
+            ref.loc["\tSDMA", "Duration(ms).1"]) == (0, 0, 0)
+    assert (f"{trans:.3f}", f"{tm:.3f}", f"{copies:.3f}") == ("0.477", "0.574", "55.503")
+    gpu, npu = samples / HTA_ALEXNET, samples / NPU_L1
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        row = compare(str(gpu), str(npu), enable_profiling_compare=True).guards.set_index("Check").loc[
+            checks.KINDS_CHECK]
+    detail = ("an NPU's Vector kernels named cast, TransData or Transpose are Vector (Trans), a GPU's are Vector "
+              "(No Trans) (comparison: Vector (Trans) 0.477 ms): compare Vector, not its split; an NPU's "
+              "TensorMove copies are SDMA (Tensor Move), in Computing Time, and copies on a compute stream (a GPU's "
+              "memory copies) SDMA in Free Time (base: SDMA in Free Time 55.503 ms; comparison: SDMA (Tensor Move) "
+              "0.574 ms): compare SDMA Time, which adds both, and read Computing Time and Free Time with this in "
+              "mind; the Cube / Vector split goes by PMU counters on an NPU and by op and kernel names on a GPU")
+    assert row.tolist() == ["note", "GPU", "NPU", detail]
+    assert [m for m in caplog.messages if m.startswith(checks.NOTE_CHECKS[checks.KINDS_CHECK])] == [
+        "A GPU profile and an NPU profile file some work in different categories (base GPU, comparison NPU): "
+        f"{detail}."]
+    swapped = compare(str(npu), str(gpu), enable_profiling_compare=True).guards.set_index("Check").loc[
+        checks.KINDS_CHECK]
+    assert swapped["Base":"Comparison"].tolist() == ["NPU", "GPU"]
+    assert "(base: Vector (Trans) 0.477 ms)" in swapped["Detail"]
+    assert "(base: SDMA (Tensor Move) 0.574 ms; comparison: SDMA in Free Time 55.503 ms)" in swapped["Detail"]
+    for same in ((npu, npu), (gpu, gpu)):
+        assert checks.KINDS_CHECK not in compare(*map(str, same), enable_profiling_compare=True).guards[
+            "Check"].tolist()
+    # no time in those categories on either side: "ok", the Cube / Vector rule still said
+    row = checks._kinds_row((Breakdown("GPU"), Breakdown("NPU")))
+    assert [row[k] for k in ("Status", "Base", "Comparison", "Detail")] == [
+        "ok", "GPU", "NPU", "no time in the categories a GPU and an NPU file differently (Vector (Trans), SDMA "
+        "(Tensor Move), SDMA in Free Time); the Cube / Vector split goes by PMU counters on an NPU and by op and "
+        "kernel names on a GPU"]
+    # without a time breakdown there is no category to read
+    assert checks.KINDS_CHECK not in compare(str(gpu), str(npu), enable_api_compare=True).guards["Check"].tolist()
 
 
 def test_npu_profiler_settings_note(samples, caplog):

@@ -3,9 +3,9 @@
 One row per check (``guards``), in ``ctx.frames["guards"]`` and under the Summary sheet's waterfall; a "warn"
 says the two sides are probably not the same workload (operator names, input shapes, step count, world size,
 device count), a "note" says what differs by design or changes how to read the figures on the same workload
-too (NPU export kind, NPU profiler settings, GPU vendor, longest idle stretch, computing split into categories,
-kernels launched before the profile, kernels linked to no operator, graph replays, module sheets coverage, time
-breakdown of the steps).
+too (NPU export kind, NPU profiler settings, GPU vendor, GPU vs NPU categories, longest idle stretch, computing
+split into categories, kernels launched before the profile, kernels linked to no operator, graph replays, module
+sheets coverage, time breakdown of the steps).
 ``log_guards`` says the failed ones once.
 """
 
@@ -208,6 +208,7 @@ def _device_count(p: Any) -> int | None:
 
 
 VENDOR_CHECK = "GPU vendor"
+KINDS_CHECK = "GPU vs NPU categories"
 EXPORT_CHECK = "NPU export kind"
 SETTINGS_CHECK = "NPU profiler settings"
 IDLE_CHECK = "longest idle stretch"
@@ -232,6 +233,7 @@ MODULE_SHARE = 0.5
 #: or one that changes how to read the figures, such as a long idle stretch): each is its own warning, about how
 #: to read the figures, not part of the "may not be the same workload" block.
 NOTE_CHECKS = {VENDOR_CHECK: "Base and comparison GPUs are from different vendors",
+               KINDS_CHECK: "A GPU profile and an NPU profile file some work in different categories",
                EXPORT_CHECK: "Base and comparison are different kinds of NPU export",
                SETTINGS_CHECK: "Base and comparison were collected with different NPU profiler settings",
                IDLE_CHECK: "One stretch with no computing and no communication is half or more of a side's E2E time",
@@ -606,6 +608,38 @@ def _vendor_row(vb: str | None, vc: str | None, bds: tuple[Breakdown, Breakdown]
                   "compare the Flash Attention totals first, then their split")
 
 
+def _kinds_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any]:
+    """A GPU trace against an NPU export: the breakdowns file some of the same work apart, which OverallMetrics
+    and the waterfall show as work one side did not do. An NPU's cast / TransData / Transpose kernels are Vector
+    (Trans), a GPU's Vector (No Trans) (the GPU side's Vector (Trans) is always 0, and read "INF" beside the
+    H200 AlexNet's NPU run: 0 -> 0.477 ms); an NPU's TensorMove copies are SDMA (Tensor Move) in Computing Time, a
+    GPU's memory copies SDMA in Free Time (0.574 ms of computing beside 0.488 ms of free time, one waterfall step
+    up and one down). A note where either part holds time; the Cube / Vector rule is said in both cases."""
+    parts = []
+    trans = [(side, bd.b("vector_trans").ns) for side, bd in zip(_SIDES, bds, strict=True) if bd.kind == "NPU"]
+    if any(ns for _, ns in trans):
+        figures = "; ".join(f"{side}: Vector (Trans) {_ms(ns)} ms" for side, ns in trans)
+        parts.append("an NPU's Vector kernels named cast, TransData or Transpose are Vector (Trans), a GPU's are "
+                     f"Vector (No Trans) ({figures}): compare Vector, not its split")
+    copies = []
+    for side, bd in zip(_SIDES, bds, strict=True):
+        held = [(name, n) for name, n in (("SDMA (Tensor Move)", bd.b("sdma_tm").ns),
+                                          ("SDMA in Free Time", bd.sdma_stream.ns)) if n]
+        if held:
+            copies.append(f"{side}: {and_list([f'{name} {_ms(n)} ms' for name, n in held])}")
+    if copies:
+        parts.append("an NPU's TensorMove copies are SDMA (Tensor Move), in Computing Time, and copies on a "
+                     "compute stream (a GPU's memory copies) SDMA in Free Time "
+                     f"({'; '.join(copies)}): compare SDMA Time, which adds both, and read Computing Time and "
+                     "Free Time with this in mind")
+    cube = "the Cube / Vector split goes by PMU counters on an NPU and by op and kernel names on a GPU"
+    if not parts:
+        return _guard(KINDS_CHECK, True, bds[0].kind, bds[1].kind,
+                      "no time in the categories a GPU and an NPU file differently (Vector (Trans), SDMA (Tensor "
+                      f"Move), SDMA in Free Time); {cube}")
+    return _guard(KINDS_CHECK, False, bds[0].kind, bds[1].kind, "; ".join([*parts, cube]))
+
+
 def _npu_settings(b: Any, c: Any) -> tuple[str, str] | None:
     """profiler_info.json's profiler level and AI Core metrics of both sides (e.g. "Level1 /
     ACL_AICORE_PIPE_UTILIZATION"); None unless both name a level. The metrics count only where both name
@@ -861,6 +895,8 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
                 _step_row(ctx) if bds is not None else None]  # the steps' row only where a time breakdown was made
     if b.is_gpu and c.is_gpu:
         optional.append(_vendor_row(_gpu_vendor(b), _gpu_vendor(c), bds))
+    elif b.is_gpu != c.is_gpu and bds is not None:  # categories: a time breakdown's rows
+        optional.append(_kinds_row(bds))
     early = _early_row(bds) if bds is not None else None
     if bds is not None:
         optional += [_idle_row(bds), _category_row(bds, (b, c)), early]
