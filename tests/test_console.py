@@ -146,8 +146,10 @@ def test_rows_that_are_no_measurement_are_said_so(samples: Path, capsys: pytest.
                                                   tmp_path: Path) -> None:
     """A side's zeros that measure nothing are said under the table, in the order of the rows: pair 4's GPU
     base (its trace has no ``[memory]`` event with a Total Reserved, so its Mem Usage reads 0.00G beside the NPU's
-    2.06G) and a legacy MindSpore timeline (no "Overlap Analysis" process, so no E2E time: a row of 0.000s). The
-    JSON's console_summary carries the same lines; a pair measured on both sides prints none."""
+    2.06G; and, a Kineto trace holding no transfer bandwidth, its SDMA Bandwidth 0.000GB/s beside the NPU's
+    15.654GB/s, which a log line before the table said) and a legacy MindSpore timeline (no "Overlap Analysis"
+    process, so no E2E time: a row of 0.000s). The JSON's console_summary carries the same lines; a pair measured
+    on both sides prints none."""
     from cliutil import run_inproc
 
     base_events = _raw_events(samples / ALEXNET)
@@ -158,7 +160,9 @@ def test_rows_that_are_no_measurement_are_said_so(samples: Path, capsys: pytest.
 
     memory_note = "Base row: no peak reserved memory recorded, so its Mem Usage 0.00G is not a measurement."
     time_note = "Comparison row: no time breakdown (no E2E time), so its 0.000s cells are not measurements."
-    for comparison, notes in ((npu, [memory_note]), (samples / TIMELINE, [time_note])):
+    bandwidth_note = ("Base row: a GPU trace records no transfer bandwidth, so its SDMA Bandwidth 0.000GB/s is not a "
+                      "measurement.")
+    for comparison, notes in ((npu, [memory_note, bandwidth_note]), (samples / TIMELINE, [time_note])):
         code, out, _err = run_inproc(capsys, "-d", str(comparison), "-bp", str(samples / ALEXNET),
                                      "-o", str(tmp_path), "--enable_profiling_compare")
         assert code == 0
@@ -167,7 +171,7 @@ def test_rows_that_are_no_measurement_are_said_so(samples: Path, capsys: pytest.
         assert lines[legend + 1:legend + 1 + len(notes)] == notes
         assert lines[legend - 3].startswith("| GPU |") and lines[legend - 2].startswith("| NPU |")
         mem = lines[legend - 3].split("|")
-        if notes == [memory_note]:
+        if memory_note in notes:
             header = next(line for line in lines if "Mem Usage" in line).split("|")
             assert mem[header.index(next(h for h in header if h.strip() == "Mem Usage"))].strip() == "0.00G"
         code, out, _err = run_inproc(capsys, "-d", str(comparison), "-bp", str(samples / ALEXNET), "-o", "-",
@@ -182,7 +186,8 @@ def test_row_without_time_or_memory_gets_both_notes(samples: Path, capsys: pytes
     """NPU level-1 text export against a lone legacy MindSpore timeline: the timeline side has no E2E time and no
     memory (no memory_record.csv beside it, no [memory] event in it), so its row reads 0.000s and Mem Usage 0.00G
     beside the base's peak. Only the time note was printed, whose "0.000s cells" does not cover the 0.00G cell:
-    both notes now, in the JSON too."""
+    both notes now, in the JSON too; and the bandwidth's, whose 0.000GB/s beside the base's 15.654GB/s no
+    communication.json gives (a log line before the table said it)."""
     from cliutil import run_inproc
 
     timeline = samples / TIMELINE
@@ -190,13 +195,16 @@ def test_row_without_time_or_memory_gets_both_notes(samples: Path, capsys: pytes
     assert not (timeline.parent / "memory_record.csv").exists()
     npu = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
     notes = ["Comparison row: no time breakdown (no E2E time), so its 0.000s cells are not measurements.",
-             "Comparison row: no peak reserved memory recorded, so its Mem Usage 0.00G is not a measurement."]
+             "Comparison row: no peak reserved memory recorded, so its Mem Usage 0.00G is not a measurement.",
+             "Comparison row: a lone timeline file has no communication.json, so its SDMA Bandwidth 0.000GB/s is not "
+             "a measurement."]
     code, out, _err = run_inproc(capsys, "-d", str(timeline), "-bp", str(npu), "-o", "-", "--enable_profiling_compare")
     assert code == 0
     doc = json.loads(out)
     table = doc["console_summary"]
     mem = table["headers"].index("Mem Usage")
     assert [row[mem] for row in table["rows"]] == ["2.06G", "0.00G"]
+    assert [row[table["headers"].index("SDMA Bandwidth")] for row in table["rows"]] == ["15.654GB/s", "0.000GB/s"]
     assert table["notes"] == notes
 
 

@@ -548,15 +548,14 @@ def test_level0_reports_missing_rows(samples, caplog):
     bd = B.npu_breakdown(p, OPTS)
     assert bd.hide_op_details and bd.computing_count == 0
     assert any("no PMU columns" in m for m in bd.missing)
-    assert bd.bandwidth_missing == (f"{base}: RDMA/SDMA bandwidth is absent, so this side's 0.000GB/s is not a "
-                                    "measured 0 (a Level0 export records none)")
+    assert bd.bandwidth_missing == "no usable communication.json (a Level0 export records none)"
 
 
 def test_bandwidth_absent_only_where_the_console_shows_the_column(samples, caplog):
     """Two Level0 text exports (no communication.json) have no bandwidth column: each side's "RDMA/SDMA bandwidth
     is absent" line spoke of a figure no output shows, under the loader's line that the file does not exist. Beside
     a level-1 export, whose communication.json gives SDMA 427.596 MB in 27.316 ms, the column shows the Level0
-    side's 0.000GB/s, and the line says why."""
+    side's 0.000GB/s, and the note under the console table says why (a log line before the table did)."""
     pt = samples / "msinsight/test/data/pytorch/text"
     level0 = [pt / f"level0/rank{r}_ascend_pt" for r in (0, 1)]
     level1 = pt / "level1/rank0_ascend_pt"
@@ -567,7 +566,8 @@ def test_bandwidth_absent_only_where_the_console_shows_the_column(samples, caplo
         caplog.clear()
         with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
             res = compare(str(base), str(comparison), enable_profiling_compare=True)
-        lines = [r.getMessage() for r in caplog.records if "bandwidth is absent" in r.getMessage()]
+        assert not [r for r in caplog.records if "andwidth" in r.getMessage()]
+        lines = [n for n in res.summary["notes"] if "Bandwidth" in n]
         headers = res.summary["headers"]
         return lines, [row[headers.index("SDMA Bandwidth")] for row in res.summary["rows"]] \
             if "SDMA Bandwidth" in headers else []
@@ -576,36 +576,65 @@ def test_bandwidth_absent_only_where_the_console_shows_the_column(samples, caplo
     comm = json.loads((level1 / "ASCEND_PROFILER_OUTPUT/communication.json").read_text(encoding="utf-8"))
     sdma = comm["step50"]["collective"]["Total Op Info"]["Communication Bandwidth Info"]["SDMA"]
     assert absent(level0[0], level1) == (
-        [f"{level0[0]}: RDMA/SDMA bandwidth is absent, so this side's 0.000GB/s is not a measured 0 (a Level0 "
-         "export records none)"],
+        ["Base row: no usable communication.json (a Level0 export records none), so its SDMA Bandwidth 0.000GB/s "
+         "is not a measurement."],
         ["0.000GB/s", f"{sdma['Transit Size(MB)'] / sdma['Transit Time(ms)']:.3f}GB/s"])
+
+
+def test_bandwidth_notes_say_why_in_each_case(tmp_path):
+    """The NPU excerpt's communication.json gives SDMA 15.654GB/s; beside it a side with nothing to read shows
+    0.000GB/s, and one note under the console table says why: a communication.json without its 'Communication
+    Bandwidth Info' block (a log line said it before, under any console), a trace_view.json given alone (the
+    log's line on the bare trace names the files it lacks; the notes say what each cell costs)."""
+    comm = json.loads((PT / "ASCEND_PROFILER_OUTPUT/communication.json").read_text(encoding="utf-8"))
+    sdma = comm["step50"]["collective"]["Total Op Info"]["Communication Bandwidth Info"]["SDMA"]
+    expected = f"{sdma['Transit Size(MB)'] / sdma['Transit Time(ms)']:.3f}GB/s"
+    blockless = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(PT, blockless)
+    for step in comm.values():
+        for kind in step.values():
+            for op in kind.values():
+                op.pop("Communication Bandwidth Info", None)
+    (blockless / "ASCEND_PROFILER_OUTPUT/communication.json").write_text(json.dumps(comm), encoding="utf-8")
+    bare = PT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    for base, notes in (
+            (blockless, ["Base row: its communication.json has no 'Communication Bandwidth Info' block, so its "
+                         "SDMA Bandwidth 0.000GB/s is not a measurement."]),
+            (bare, ["Base row: no peak reserved memory recorded, so its Mem Usage 0.00G is not a measurement.",
+                    "Base row: a trace file given without its profiling directory has no communication.json, so its "
+                    "SDMA Bandwidth 0.000GB/s is not a measurement."])):
+        res = compare(str(base), str(PT), enable_profiling_compare=True)
+        headers = res.summary["headers"]
+        assert [row[headers.index("SDMA Bandwidth")] for row in res.summary["rows"]] == ["0.000GB/s", expected]
+        assert res.summary["notes"] == notes
 
 
 def test_a_missing_side_file_is_named_once_per_side(samples, caplog):
     """The loader's line (the original's) says a side file does not exist; the line on what that costs named the
     file again: a Level0 text export beside a level-1 one read "The file communication.json does not exist." and
     "RDMA/SDMA bandwidth is absent: no communication.json", the MindSpore excerpt (no memory_record.csv, by
-    listing) beside a GPU trace "Mem Usage is absent: no memory_record.csv" under the loader's line. The memory
-    cost is said once, under the console table where the 0.00G is ("Mem Usage is absent" in the log said it a
-    second time): the log has the loader's line alone."""
+    listing) beside a GPU trace "Mem Usage is absent: no memory_record.csv" under the loader's line. The cost is
+    said once, under the console table where the 0.000GB/s or 0.00G is (a log line said it a second time, and
+    the bandwidth's was a log line alone): the log has the loader's line, the notes the cost."""
     level0 = samples / "msinsight/test/data/pytorch/text/level0/rank0_ascend_pt"
     level1 = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
     assert not (level0 / "ASCEND_PROFILER_OUTPUT/communication.json").exists()
     assert not (MS / "ASCEND_PROFILER_OUTPUT/memory_record.csv").exists()
     gpu = Path(__file__).resolve().parents[1] / "sample_data/bert-small_h100.json.gz"
-    for base, comparison, name, cost, n_cost in (
-            (level0, level1, "communication.json", "RDMA/SDMA bandwidth is absent", 1),
-            (gpu, MS, "memory_record.csv", "Mem Usage", 0)):
+    for base, comparison, name, cost, note in (
+            (level0, level1, "communication.json", "andwidth",
+             "Base row: no usable communication.json (a Level0 export records none), so its SDMA Bandwidth "
+             "0.000GB/s is not a measurement."),
+            (gpu, MS, "memory_record.csv", "Mem Usage",
+             "Comparison row: no peak reserved memory recorded, so its Mem Usage 0.00G is not a measurement.")):
         caplog.clear()
         with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
             res = compare(str(base), str(comparison), enable_profiling_compare=True)
         lines = [r.getMessage() for r in caplog.records]
         named = [m for m in lines if name in m]
         assert len(named) == 1 and named[0].endswith(f"The file {name} does not exist."), named
-        assert len([m for m in lines if cost in m]) == n_cost
-    # the GPU trace's 0.11G beside the MindSpore side's 0.00G: the one line that says the latter measures nothing
-    assert res.summary["notes"] == ["Comparison row: no peak reserved memory recorded, so its Mem Usage 0.00G is "
-                                    "not a measurement."]
+        assert not [m for m in lines if cost in m]
+        assert res.summary["notes"] == [note]
 
 
 def test_legacy_timeline_without_overlap_lane(samples, reference_outputs, tmp_path):

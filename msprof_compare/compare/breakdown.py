@@ -158,9 +158,10 @@ class Breakdown:
     #: Rows the data could not provide, with the reason, and figures it gives that cannot be right (a negative
     #: group Transmit): shown as one log line (WARNING) each.
     missing: list[str] = field(default_factory=list)
-    #: NPU text export: why this side has no RDMA / SDMA bandwidth (no communication.json, or a 0-byte one: the
-    #: loader has warned of the file itself). Logged only where the other side has a bandwidth, whose console
-    #: column then shows this side's 0.000GB/s, as the DB and GPU sides' notices (`overall.db_bandwidth_notices`)
+    #: Why this side has no RDMA / SDMA bandwidth (a GPU trace or a DB export holds none to read; a text export
+    #: without a usable communication.json, of which the loader has warned). Said under the console table only
+    #: where the other side has a bandwidth, whose column then shows this side's 0.000GB/s
+    #: (`overall.table_notes`), as a side without memory gets its Mem Usage note there
     bandwidth_missing: str = ""
 
     def set_window(self, lo: int, hi: int, busy: tl.Intervals, path: str) -> None:

@@ -47,6 +47,10 @@ CUBE_RTS_TYPES = ("KERNEL_AICORE", "KERNEL_MIX_AIC")
 def db_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Keywords | None = None) -> Breakdown:
     """The time breakdown of one DB profile (all times int64 ns)."""
     bd = Breakdown(kind="NPU")
+    # the only source of the bandwidths is a text export's communication.json (reference-1 §5.9, §7); a DB
+    # export writes them per op to analysis.db (CommAnalyzerBandwidth), which compare never reads (§2.1)
+    bd.bandwidth_missing = ("a DB export writes its bandwidth to analysis.db, which the comparison does not read "
+                            "(as the original)")
     kx = profile.extra.get("kernel_extra")
     if kx is not None and "schedule" in kx:
         # the tasks of AI-CPU HCCL kernels and of the MC2 KFC stream that newer msprof writes to the schedule

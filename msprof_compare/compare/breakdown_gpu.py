@@ -158,6 +158,8 @@ def missing_kernels_hint(profile: Profile) -> str:
 def gpu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Keywords | None = None) -> Breakdown:
     """Computing / communication / free breakdown of one Kineto profile (all times int ns)."""
     bd = Breakdown("GPU")
+    # beside an NPU text export's bandwidth this side's 0.000GB/s would read as stalled transfers (pair 4)
+    bd.bandwidth_missing = "a GPU trace records no transfer bandwidth"
     k = profile.kernels
     raw_cat = _lower(col_of(k, "task_type", object))
     rows = np.flatnonzero((raw_cat == "kernel") | (raw_cat == "gpu_memcpy"))

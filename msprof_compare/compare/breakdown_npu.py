@@ -44,6 +44,7 @@ def npu_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Ke
     if trace_only:
         bd.missing.append(f"{profile.path}: {bare_trace(profile)} has no kernel_details.csv, memory_record.csv or "
                           "communication.json, so the categorised computing rows, Mem Usage and bandwidths are absent")
+        bd.bandwidth_missing = f"{bare_trace(profile)} has no communication.json"
     else:
         _memory(profile, bd)
         _categorise(profile, bd, kw or classify.load_keywords())
@@ -521,11 +522,10 @@ def _quotient(size: float, time: float, kind: str, problems: list[str]) -> float
 
 def _bandwidth(profile: Profile, bd: Breakdown) -> None:
     if profile.communication is None:
-        # the loader has said the file does not exist or is empty: this line, logged where the console shows this
-        # side's 0.000GB/s beside the other side's figure, says only what that costs
+        # the loader has said the file does not exist or is empty: the note under the console table, where this
+        # side's 0.000GB/s shows beside the other side's figure, says only what that costs
         level0 = " (a Level0 export records none)" if profile.extra.get("profiler_level") == "Level0" else ""
-        bd.bandwidth_missing = (f"{profile.path}: RDMA/SDMA bandwidth is absent, so this side's 0.000GB/s is not a "
-                                f"measured 0{level0}")
+        bd.bandwidth_missing = f"no usable communication.json{level0}"
         return
     problems: list[str] = []
     bw = bandwidths(profile.communication, problems)
@@ -533,7 +533,6 @@ def _bandwidth(profile: Profile, bd: Breakdown) -> None:
         bd.missing.append(f"{profile.files.get('communication.json', profile.path)}: "
                           f"not a finite number (or negative): {', '.join(problems)}; that bandwidth is shown as 0")
     if bw is None:
-        bd.missing.append(f"{profile.path}: RDMA/SDMA bandwidth is absent: communication.json has no "
-                          "'Communication Bandwidth Info' block")
+        bd.bandwidth_missing = "its communication.json has no 'Communication Bandwidth Info' block"
         return
     bd.rdma_bandwidth, bd.sdma_bandwidth = bw

@@ -346,7 +346,9 @@ def summary_table(base: Breakdown, comp: Breakdown) -> dict[str, Any]:
 def table_notes(base: Breakdown, comp: Breakdown, headers: list[str]) -> list[str]:
     """Lines under the console table for cells that read as measurements but are none: the original prints a
     side without an E2E time (a legacy MindSpore timeline without its Overlap Analysis lane) as a row of
-    0.000s, and a side that recorded no memory as 0.00G beside the other side's peak."""
+    0.000s, a side that recorded no memory as 0.00G beside the other side's peak, and a side with no bandwidth
+    figure to read (a GPU trace, a DB export, a text export without communication.json) as 0.000GB/s beside
+    the other side's bandwidth: each said once, here, where the cell is (they were log lines)."""
     notes = []
     for side, bd in (("Base", base), ("Comparison", comp)):
         if not bd.e2e_ns:
@@ -355,6 +357,14 @@ def table_notes(base: Breakdown, comp: Breakdown, headers: list[str]) -> list[st
         # 0.00G is no 0.000s cell
         if "Mem Usage" in headers and not bd.memory_gb:
             notes.append(f"{side} row: no peak reserved memory recorded, so its Mem Usage 0.00G is not a measurement.")
+        # only where the other side has a bandwidth (else no column, nothing reads 0): a side without figures
+        # to read, not a measured 0 (a side whose transfers took no time)
+        zero = [h for h, v in (("RDMA Bandwidth", bd.rdma_bandwidth), ("SDMA Bandwidth", bd.sdma_bandwidth))
+                if h in headers and not v]
+        if zero and bd.bandwidth_missing:
+            cells = " and ".join(zero)
+            notes.append(f"{side} row: {bd.bandwidth_missing}, so its {cells} 0.000GB/s "
+                         f"{'are not measurements' if len(zero) > 1 else 'is not a measurement'}.")
     return notes
 
 
@@ -398,50 +408,15 @@ def breakdown_frame(base: Breakdown, comp: Breakdown) -> pd.DataFrame:
                                                   strict=True)})
 
 
-def db_bandwidth_notices(sides: tuple[tuple[Profile, Breakdown], ...]) -> list[str]:
-    """One line per DB or GPU side whose bandwidth cell reads 0.000GB/s beside the other side's figure.
-
-    A DB export holds no communication.json, the only source of the RDMA / SDMA bandwidths (reference-1 §5.9,
-    §7; its analysis.db holds them per op, but compare never reads that file, §2.1), so a text export against the
-    DB export of the same job showed its bandwidth fall to 0 without a word; a GPU trace has no such figures at
-    all, and the GPU side of a GPU-vs-NPU pair (the original's pair 4: an H200 AlexNet with 21 copies against the
-    text export's 15.654GB/s) read 0.000GB/s without a word too, as if its transfers had stalled;
-    a text side without the file already says so through its breakdown's ``missing`` lines."""
-    out = []
-    for header, attr in (("RDMA", "rdma_bandwidth"), ("SDMA", "sdma_bandwidth")):
-        if not any(getattr(bd, attr) for _, bd in sides):
-            continue  # no column on the console: nothing reads 0
-        for profile, bd in sides:
-            if getattr(bd, attr):
-                continue
-            if profile.source == "ascend_db":
-                out.append(f"{profile.path}: {header} Bandwidth reads 0.000GB/s: the profiler DB holds no bandwidth "
-                           "figures (a text export's communication.json does; a DB export writes them per "
-                           "communication op to analysis.db, CommAnalyzerBandwidth, which the comparison does not "
-                           "read, as the original), so it is not a measured 0")
-            elif profile.is_gpu:
-                out.append(f"{profile.path}: {header} Bandwidth reads 0.000GB/s: a GPU trace holds no bandwidth "
-                           "figures (an NPU text export's communication.json gives its collectives' transfer "
-                           "bandwidth), so it is not a measured 0: compare the two sides' communication times instead")
-    return out
-
-
 # --------------------------------------------------------------------------- comparator
 
 
 def build(ctx: RunContext) -> list[Sheet]:
     """OverallMetrics sheet (omitted when either E2E is 0) plus ``ctx.summary`` and ``ctx.frames["overall"]``."""
     base, comp = breakdowns(ctx)
-    # a side without communication.json beside one without either: no bandwidth column, nothing reads 0 (two
-    # Level0 exports said it of each side, under the loader's line that the file does not exist)
-    shown = any(bd.rdma_bandwidth or bd.sdma_bandwidth for bd in (base, comp))
     for bd in (base, comp):
         for reason in bd.missing:
             log.warning(reason)
-        if shown and bd.bandwidth_missing:
-            log.warning(bd.bandwidth_missing)
-    for line in db_bandwidth_notices(((ctx.base, base), (ctx.comparison, comp))):
-        log.warning(line)
     ctx.summary = summary_table(base, comp)
     ctx.frames["overall"] = breakdown_frame(base, comp)
     if not base.e2e_ns or not comp.e2e_ns:
