@@ -581,11 +581,12 @@ def test_bandwidth_absent_only_where_the_console_shows_the_column(samples, caplo
         ["0.000GB/s", f"{sdma['Transit Size(MB)'] / sdma['Transit Time(ms)']:.3f}GB/s"])
 
 
-def test_bandwidth_notes_say_why_in_each_case(tmp_path):
+def test_bandwidth_notes_say_why_in_each_case(tmp_path, caplog):
     """The NPU excerpt's communication.json gives SDMA 15.654GB/s; beside it a side with nothing to read shows
-    0.000GB/s, and one note under the console table says why: a communication.json without its 'Communication
-    Bandwidth Info' block (a log line said it before, under any console), a trace_view.json given alone (the
-    log's line on the bare trace names the files it lacks; the notes say what each cell costs)."""
+    0.000GB/s, and one note under the console table says so: a communication.json without its 'Communication
+    Bandwidth Info' block (the log names the file's problem, as the loader names a missing file), a
+    trace_view.json given alone (the log's line on the bare trace names the files it lacks; the notes say what
+    each cell costs)."""
     comm = json.loads((PT / "ASCEND_PROFILER_OUTPUT/communication.json").read_text(encoding="utf-8"))
     sdma = comm["step50"]["collective"]["Total Op Info"]["Communication Bandwidth Info"]["SDMA"]
     expected = f"{sdma['Transit Size(MB)'] / sdma['Transit Time(ms)']:.3f}GB/s"
@@ -597,13 +598,20 @@ def test_bandwidth_notes_say_why_in_each_case(tmp_path):
                 op.pop("Communication Bandwidth Info", None)
     (blockless / "ASCEND_PROFILER_OUTPUT/communication.json").write_text(json.dumps(comm), encoding="utf-8")
     bare = PT / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
-    for base, notes in (
-            (blockless, ["Base row: its communication.json has no 'Communication Bandwidth Info' block, so its "
-                         "SDMA Bandwidth 0.000GB/s is not a measurement."]),
+    for base, notes, logged in (
+            (blockless, ["Base row: its communication.json gives no bandwidth, so its SDMA Bandwidth 0.000GB/s is "
+                         "not a measurement."],
+             f"{blockless}: communication.json has no 'Communication Bandwidth Info' block"),
             (bare, ["Base row: no peak reserved memory recorded, so its Mem Usage 0.00G is not a measurement.",
                     "Base row: a trace file given without its profiling directory has no communication.json, so its "
-                    "SDMA Bandwidth 0.000GB/s is not a measurement."])):
-        res = compare(str(base), str(PT), enable_profiling_compare=True)
+                    "SDMA Bandwidth 0.000GB/s is not a measurement."],
+             f"{bare}: a trace file given without its profiling directory has no kernel_details.csv, "
+             "memory_record.csv or communication.json, so the categorised computing rows, Mem Usage and bandwidths "
+             "are absent")):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            res = compare(str(base), str(PT), enable_profiling_compare=True)
+        assert [m for m in caplog.messages if "communication.json" in m] == [logged]
         headers = res.summary["headers"]
         assert [row[headers.index("SDMA Bandwidth")] for row in res.summary["rows"]] == ["0.000GB/s", expected]
         assert res.summary["notes"] == notes

@@ -533,6 +533,9 @@ def _bandwidth(profile: Profile, bd: Breakdown) -> None:
         bd.missing.append(f"{profile.files.get('communication.json', profile.path)}: "
                           f"not a finite number (or negative): {', '.join(problems)}; that bandwidth is shown as 0")
     if bw is None:
-        bd.bandwidth_missing = "its communication.json has no 'Communication Bandwidth Info' block"
+        # the file's problem, which no loader line says, in the log (a console without a bandwidth column too);
+        # what it costs under the console table
+        bd.missing.append(f"{profile.path}: communication.json has no 'Communication Bandwidth Info' block")
+        bd.bandwidth_missing = "its communication.json gives no bandwidth"
         return
     bd.rdma_bandwidth, bd.sdma_bandwidth = bw
