@@ -950,3 +950,41 @@ def test_file_size_limit_hit_mid_write(tmp_path: Path) -> None:
         assert proc.returncode == 1, proc.stderr
         assert _one_error(proc.stderr) == f"error: {out}: cannot write the {what}: File too large"
         assert not out.exists()
+
+
+def test_report_name_of_dots_alone_is_refused_before_loading(kineto: Path, tmp_path: Path) -> None:
+    """``-o .xlsx`` (or ``..json``, ``dir/.XLSX``) names no file before the extension: ``os.path.splitext`` reads
+    no extension there, so with both formats the two reports took one name and the run failed after the load with
+    "too many existing files named .xlsx_N" (exit 1), and ``-o .json`` wrote its workbook into a folder ".xlsx_1"
+    where a ".xlsx" folder existed, under a notice naming ".json.xlsx". Found by fuzzing the options."""
+    missing = tmp_path / "no_such_input.json"
+    for typed in (".xlsx", "..json", "sub/.XLSX"):
+        for fmt in ([], ["--output_format", "json"], ["--output_format", "xlsx,json"]):
+            target = str(tmp_path / typed)
+            code, _, err = run_cli(["-bp", str(missing), "-d", str(missing), "-o", target, *fmt])
+            line = _one_error(err)
+            assert code == 2 and line == (f"error: -o {target} names no file before {typed[-5:]}; give a name such "
+                                          f"as run{typed[-5:].lower()}, or a directory"), err
+    assert list(tmp_path.iterdir()) == []
+    # an existing folder of that name is a folder, as any other; a hidden name with a stem is a file name
+    (tmp_path / ".xlsx").mkdir()
+    code, _, err = run_cli(["-bp", str(kineto), "-d", str(kineto), "-o", str(tmp_path / ".xlsx"),
+                            "--enable_profiling_compare", "--output_format", "xlsx,json"])
+    assert code == 0, err
+    assert sorted(p.suffix for p in (tmp_path / ".xlsx").iterdir()) == [".json", ".xlsx"]
+    code, _, err = run_cli(["-bp", str(kineto), "-d", str(kineto), "-o", str(tmp_path / ".run.xlsx"),
+                            "--enable_profiling_compare", "--output_format", "xlsx,json"])
+    assert code == 0 and (tmp_path / ".run.xlsx").is_file() and (tmp_path / ".run.json").is_file(), err
+
+
+def test_api_report_name_of_dots_alone_is_refused(tmp_path: Path) -> None:
+    """The result's writers refuse such a name too (``output_target``), writing nothing."""
+    import msprof_compare
+    from msprof_compare.errors import UsageError
+
+    result = msprof_compare.compare(SRC / "kineto.json", SRC / "kineto.json", enable_profiling_compare=True)
+    for write, name in ((result.to_excel, ".xlsx"), (result.to_json, "..json"), (result.to_json, ".JSON")):
+        with pytest.raises(UsageError, match=r"names no file before \.(xlsx|json|JSON); give a name such as run\."):
+            write(tmp_path / name)
+    assert list(tmp_path.iterdir()) == []
+    assert Path(result.to_json(tmp_path / ".a.json")).name == ".a.json"

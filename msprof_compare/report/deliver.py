@@ -16,7 +16,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from ..textsafe import write_line
+from ..textsafe import term_safe, write_line
 from .excel import default_file_name, workbook_part, write_workbook
 from .json_report import json_part, write_json
 from .output import first_free_name, output_target, utc_now, write_new_files
@@ -45,6 +45,11 @@ def check_target(output: str, formats: tuple[str, ...] = ("xlsx",), explicit_for
         if writes_workbook(formats, output, explicit_format):
             output_target(".", ".xlsx", force)
         return
+    suffix = next((x for x in (".xlsx", ".json") if output.lower().endswith(x)), "")
+    if suffix and not os.path.basename(output)[:-len(suffix)].strip(".") and not os.path.isdir(output):
+        # "-o .json": its companion ".xlsx" was a folder when one existed, and the notices named ".json.xlsx"
+        raise UsageError(f"-o {term_safe(output)} names no file before {term_safe(output[-len(suffix):])}; give a "
+                         f"name such as run{suffix}, or a directory")
     xlsx_target, json_target = _targets(output)
     if "xlsx" in formats:
         output_target(xlsx_target, ".xlsx", force)

@@ -88,6 +88,11 @@ def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = 
         raise UsageError(f"output {say} names a {other} file; give a directory or a {suffix} path")
     if low.endswith(suffix) and not as_dir:
         path, name = os.path.dirname(path), os.path.basename(path)
+        if not name[:-len(suffix)].strip("."):
+            # ".xlsx", "..json": os.path.splitext reads no extension in a name of dots before it, so the report set
+            # took one name for both files (exit 1 after the load: "too many existing files named .xlsx_N")
+            raise UsageError(f"output {say} names no file before {term_safe(name[-len(suffix):])}; give a name such as "
+                             f"run{suffix}, or a directory")
         if os.path.islink(os.path.join(path, name)):
             raise UsageError(f"output file {say} is a symbolic link; refusing to write through it")
     # "-o dir/run.xlsx": a message about the folder names the folder, not the report file
