@@ -201,6 +201,9 @@ def parse_op_name_map(text: Any, face: Face = CLI_FACE) -> Any:
         return {}
     if not isinstance(text, str):  # a value the API got (a dict, or what rule 2 refuses): nothing to parse
         return text
+    if not text.strip():  # "$MAP" with MAP a space or a line break: literal_eval said only "invalid syntax"
+        raise UsageError(f"Invalid param, {face.name('op_name_map')} is blank (got {text!r}); leave it out or "
+                         "write a literal dict such as \"{'aten::mm': 'aclnnMm'}\"")
     try:
         value = ast.literal_eval(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as exc:
@@ -235,13 +238,13 @@ def strict_int(text: str) -> int:
     return int(text)
 
 
-def _parse_step(value: Any) -> str:
+def _parse_step(value: Any, given: str) -> str:
     """A step option as the CLI's text: "" for none; a number with an integral value (3, 3.0, np.int64(3)) as its
     digits, so the API takes a step computed in a notebook; another number as its repr, which the step rule
-    refuses."""
+    refuses. ``given``: the option and its value as the caller wrote them (``Face.given``), for the error."""
     # None, and the -1 that Options (and the JSON report's "options") record for "every step"
-    if _is_bool(value):
-        raise UsageError(f"Invalid param, base_step and comparison_step must be a number (got {value!r})")
+    if _is_bool(value):  # named: "(got True)" left the caller to guess which of the two steps it was
+        raise UsageError(f"Invalid param, base_step and comparison_step must be a number (got {given})")
     whole = whole_number(value)
     if value is None or whole == -1:
         return ""
@@ -345,7 +348,8 @@ def parse_options(raw: Mapping[str, Any], face: Face) -> tuple[Options, list[str
         raise UsageError(f"Invalid param, the length of key/value in {face.name('op_name_map')} exceeded the "
                          "maximum value 200")
 
-    gpu_flow_cat = raw.get("gpu_flow_cat") or ""
+    gpu_flow_cat = raw.get("gpu_flow_cat")
+    gpu_flow_cat = "" if gpu_flow_cat is None else gpu_flow_cat  # False, 0 or [] was taken as "not given"
     if not isinstance(gpu_flow_cat, str):
         raise UsageError(f"Invalid param, {face.name('gpu_flow_cat')} must be text (got {gpu_flow_cat!r})")
     if gpu_flow_cat and not gpu_flow_cat.strip():
@@ -364,7 +368,8 @@ def parse_options(raw: Mapping[str, Any], face: Face) -> tuple[Options, list[str
                         "when enable_kernel_compare is enabled.")
 
     try:  # a usage error from here on comes after the warnings above, as in the original's log
-        bstep, cstep = _parse_step(raw.get("base_step")), _parse_step(raw.get("comparison_step"))
+        bstep = _parse_step(raw.get("base_step"), face.given("base_step", raw.get("base_step")))
+        cstep = _parse_step(raw.get("comparison_step"), face.given("comparison_step", raw.get("comparison_step")))
         if bstep and cstep:
             # ASCII digits only: str.isdigit() also accepts superscripts such as "²", which int() rejects
             bad = [face.given(n, raw[n] if face.api else v)

@@ -54,6 +54,14 @@ def test_a_step_given_as_a_whole_float_or_numpy_number_is_that_step(samples: Pat
     ({"gpu_flow_cat": " "}, "Invalid param, gpu_flow_cat is blank (got ' '); leave it out to use the usual flow "
                             "categories"),
     ({"gpu_flow_cat": "c" * 21}, "Invalid param, gpu_flow_cat exceeded the maximum value 20"),
+    # found by fuzzing the API: a falsy non-text gpu_flow_cat was "not given"; a bool step named neither step;
+    # a blank op_name_map said only "invalid syntax"
+    ({"gpu_flow_cat": False}, "Invalid param, gpu_flow_cat must be text (got False)"),
+    ({"gpu_flow_cat": []}, "Invalid param, gpu_flow_cat must be text (got [])"),
+    ({"base_step": 1, "comparison_step": True},
+     "Invalid param, base_step and comparison_step must be a number (got comparison_step=True)"),
+    ({"op_name_map": "\t"}, "Invalid param, op_name_map is blank (got '\\t'); leave it out or write a literal dict "
+                            "such as \"{'aten::mm': 'aclnnMm'}\""),
     ({"output_format": "csv"}, "Invalid param, output_format must be xlsx, json or xlsx,json (got 'csv')"),
     ({"fail_on_regression": -1}, "Invalid param, fail_on_regression must be a finite percentage >= 0 (got -1)"),
 ])

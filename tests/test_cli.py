@@ -1656,8 +1656,8 @@ def test_api_result_errors(tmp_path: Path) -> None:
     with pytest.raises(ProfileError, match=r"^The path is empty. Please enter a valid path. \(the base path: the "
                                            r"first argument of compare\(\)\)$"):
         compare("", str(SMALL), enable_api_compare=True)
-    for steps in ((True, 1), (1, False)):
-        with pytest.raises(UsageError, match=r"must be a number \(got (True|False)\)"):
+    for steps, named in (((True, 1), "--base_step True"), ((1, False), "--comparison_step False")):
+        with pytest.raises(UsageError, match=rf"must be a number \(got {named}\)$"):  # which step
             build_options(base_step=steps[0], comparison_step=steps[1])
 
 
