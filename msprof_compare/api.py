@@ -370,12 +370,17 @@ def ranks(folder: str | os.PathLike[str], force: bool = False) -> dict[Unit, str
     return _discover(_path("folder", folder), force, API_FACE)
 
 
-def _discover(folder: str, force: bool, face: Face) -> dict[Unit, str]:
+def _discover(folder: str, force: bool, face: Face, role: str = "") -> dict[Unit, str]:
     """``loaders.ranks.discover`` of a folder as typed, its errors naming the options as ``face`` takes them (a
-    refused link's "add --force" reads "add force=True" in Python)."""
+    refused link's "add --force" reads "add force=True" in Python). ``role``: "base" or "comparison" of a compare of
+    two folders, named for an empty path."""
     from .loaders.paths import typed_path
     from .loaders.ranks import discover
 
+    if not folder:  # the loader's "no such file or directory" named no path; compare() says this of an empty one
+        where = {"base": "first", "comparison": "second"}.get(role) if face.api else None
+        raise ProfileError(None, "The path is empty. Please enter a valid path.",
+                           hint=f"the {role} folder: the {where} argument of compare_ranks()" if where else None)
     try:
         return discover(typed_path(folder), force)
     except ProfileError as exc:
@@ -444,7 +449,7 @@ def rank_pairs(base: str, comparison: str, options: dict[str, Any], face: Face,
     folder lacks is one-sided as above, one neither holds is warned about and not compared (None on both sides); no
     listed rank in common is an error naming the list."""
     force = checked_options(options, face)[0].force
-    found = _discover(base, force, face), _discover(comparison, force, face)
+    found = _discover(base, force, face, "base"), _discover(comparison, force, face, "comparison")
     cycles = [_cycles(side) for side in found]
     if bool(cycles[0]) != bool(cycles[1]) or (cycles[0] and _single(found[0]) != _single(found[1])):
         _refuse_cycles((base, comparison), found, cycles)

@@ -1036,3 +1036,26 @@ def test_symbolic_links_are_refused_by_discovery_as_by_the_loader(capsys, tmp_pa
     with pytest.raises(ProfileError, match="sampled_rank-1.json.gz: is a symbolic link"):
         api.ranks(traces)
     assert list(api.ranks(traces, force=True)) == [0, 1]
+
+
+def test_api_empty_or_missing_folder_is_named_as_such(tmp_path):
+    """``ranks("")`` and ``compare_ranks("", ...)`` said "is not a folder" naming no path, and a missing folder "is
+    not a folder" too; now an empty path is said to be empty (which side, for compare_ranks), as ``compare("")``
+    says, and a missing one "no such file or directory". Found by fuzzing the API."""
+    hint = "pass a folder holding rank0_ascend_pt, rank1_ascend_pt, ... or one Kineto trace per rank"
+    with pytest.raises(ProfileError) as info:
+        msprof_compare.ranks("")
+    assert str(info.value) == "The path is empty. Please enter a valid path."
+    for args, side in ((("", TEXT1), "the base folder: the first"), ((TEXT0, ""), "the comparison folder: the second")):
+        with pytest.raises(ProfileError) as info:
+            msprof_compare.compare_ranks(*args)
+        assert str(info.value) == f"The path is empty. Please enter a valid path. ({side} argument of compare_ranks())"
+    missing = tmp_path / "no_such_run"
+    for call in (lambda: msprof_compare.ranks(missing), lambda: msprof_compare.compare_ranks(missing, TEXT1)):
+        with pytest.raises(ProfileError) as info:
+            call()
+        assert str(info.value) == f"{missing}: no such file or directory ({hint})"
+    (tmp_path / "a.txt").write_text("x")
+    with pytest.raises(ProfileError) as info:
+        msprof_compare.ranks(tmp_path / "a.txt")
+    assert str(info.value) == f"{tmp_path / 'a.txt'}: is not a folder ({hint})"

@@ -94,6 +94,7 @@ def _groups(directory: str, force: bool = False) -> dict[int | None, list[str]]:
     if not inputs:
         what = "is one profile, not a folder of ranks" if inputs is None and os.path.isdir(directory) \
             else "holds no profiling directory or trace of a rank" if inputs is not None \
+            else "no such file or directory" if not os.path.lexists(directory) \
             else "is not a folder"
         raise ProfileError(directory, what, hint="pass a folder holding rank0_ascend_pt, rank1_ascend_pt, ... "
                                                  "or one Kineto trace per rank")
