@@ -336,8 +336,8 @@ def _noted(written: str, notice: str) -> str:
 
 def _path(role: str, value: Any) -> str:
     """A path argument as text: ``str``, ``bytes`` or any ``os.PathLike`` (``pathlib.Path``)."""
-    try:
-        return os.fsdecode(os.fspath(value))
+    try:  # str(): a str subclass (NumPy's np.str_ of a DataFrame cell) stayed one in the result's profiles
+        return str(os.fsdecode(os.fspath(value)))
     except TypeError:
         raise UsageError(f"{role} must be a path (str or os.PathLike), not {type(value).__name__}") from None
 

@@ -123,6 +123,15 @@ def test_undecodable_path_is_shown_escaped(tmp_path, caplog):
     assert f"same input ({want})" in caplog.text
 
 
+def test_a_path_of_a_str_subclass_is_kept_as_plain_text():
+    """A path read from a DataFrame is NumPy's ``np.str_``: it was kept as one, so the result's ``repr`` showed
+    ``Profile(path=np.str_('...'))`` for that side alone. Found by fuzzing the API's paths."""
+    import numpy as np
+    res = compare(np.str_(KINETO), str(KINETO), enable_api_compare=True)
+    assert type(res.base.path) is str and res.base.path == res.comparison.path == str(KINETO)
+    assert "np.str_" not in repr(res)
+
+
 def test_load_warnings_are_logged(tmp_path, caplog):
     """What the loader notes about an input reaches the log, once, before the comparison. Synthetic edit of the
     Timesformer excerpt: its first kernel's args.stream (7) written as the text "abc". (The excerpt's window also
