@@ -283,7 +283,7 @@ def _typer_main(app: typer.Typer, args: list[str] | None, prog: str) -> int:
         _error("interrupted")
         return 130
     if isinstance(rv, dict):
-        return execute(rv)
+        return execute({**rv, REPEATED: _repeated_values(command, args)})
     if rv == 130:  # Ctrl-C while parsing: typer turns it into Exit(130), which main returns without a word
         _error("interrupted")
         return 130
@@ -338,6 +338,50 @@ def _stray_arguments(command: Any, args: list[str]) -> list[str]:
     return stray
 
 
+#: The key of ``execute``'s params under which a face passes its options given more than once (``repeated``).
+REPEATED = "_repeated"
+
+
+def repeated(given: dict[str, list[tuple[str, str]]]) -> list[str]:
+    """One warning per option given more than once with different values ({option name: [(option as typed, value),
+    ...]}): the parsers keep the last value without a word, as the original's argparse does, so ``-bp run1 ... -bp
+    run2`` (a base appended to a command kept in a script) compared run2 while the user may read run1."""
+    said = []
+    for pairs in given.values():
+        values = [str(v) for _, v in pairs]  # the script's --max_kernel_num arrives as an int
+        if len(set(values)) > 1:
+            typed = " / ".join(dict.fromkeys(o for o, _ in pairs))
+            said.append(f"{typed} is given {len(values)} times ({', '.join(term_safe(repr(v)) for v in values)}): "
+                        f"the last value, {term_safe(repr(values[-1]))}, is used")
+    return said
+
+
+def _repeated_values(command: Any, args: list[str]) -> list[str]:
+    """``repeated`` of the options that take a value in the arguments of ``compare`` (``--name value``,
+    ``--name=value``, ``-bp=value``, and a short option with its value attached, ``-oDIR``, as click reads them)."""
+    subs = getattr(command, "commands", None)
+    if subs is not None:
+        if "compare" not in args or "compare" not in subs:
+            return []
+        command, args = subs["compare"], args[args.index("compare") + 1:]
+    names = {o: p.name for p in getattr(command, "params", None) or () if not getattr(p, "is_flag", False)
+             for o in getattr(p, "opts", ())}
+    given: dict[str, list[tuple[str, str]]] = {}
+    i = 0
+    while i < len(args) and args[i] != "--":
+        arg, step, found = args[i], 1, None
+        if arg in names:
+            step, found = 2, (arg, args[i + 1]) if i + 1 < len(args) else None
+        elif "=" in arg and len(arg.split("=", 1)[0]) > 2 and arg.split("=", 1)[0] in names:
+            found = tuple(arg.split("=", 1))
+        elif not arg.startswith("--") and arg[:2] in names and len(arg) > 2:
+            found = (arg[:2], arg[2:])
+        if found:
+            given.setdefault(names[found[0]], []).append(found)
+        i += step
+    return repeated(given)
+
+
 def analyze_main(args: list[str] | None = None, prog: str = "msprof-analyze") -> None:
     """Entry point of ``msprof-analyze`` (sub-command ``compare``); ``prog`` is the command its messages
     name (``python -m msprof_compare`` when run as a module)."""
@@ -361,6 +405,17 @@ _SCRIPT_ADDITIONS = frozenset({"--debug", "-H", "--output_format", "--fail_on_re
 
 #: The path options of the CLI faces, which the script takes as positional arguments instead.
 _PATH_FLAGS = frozenset({"-d", "--profiling_path", "-bp", "--benchmark_profiling_path", "--benchmark_path"})
+
+
+class _StoreRepeated(argparse.Action):
+    """argparse's store, keeping every value given under ``REPEATED`` ({dest: [(option as typed, value), ...]}) for
+    ``repeated``'s warning."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        given = namespace.__dict__.setdefault(REPEATED, {})
+        given.setdefault(self.dest, []).append((option_string or self.dest, values))
+        setattr(namespace, self.dest, values)
 
 
 class _ScriptParser(argparse.ArgumentParser):
@@ -394,19 +449,21 @@ def build_script_parser() -> argparse.ArgumentParser:
                  "enable_communication_compare", "enable_api_compare", "enable_kernel_compare",
                  "disable_details", "disable_module"):
         p.add_argument(f"--{flag}", action="store_true", help=HELP[flag])
-    p.add_argument("-o", "--output_path", type=clean_path, default="", help=HELP["output_path"])
-    p.add_argument("--max_kernel_num", type=_script_int, default=None, help=HELP["max_kernel_num"])
-    p.add_argument("--op_name_map", type=str, default="{}", help=HELP["op_name_map"])
+    p.add_argument("-o", "--output_path", action=_StoreRepeated, type=clean_path, default="", help=HELP["output_path"])
+    p.add_argument("--max_kernel_num", action=_StoreRepeated, type=_script_int, default=None,
+                   help=HELP["max_kernel_num"])
+    p.add_argument("--op_name_map", action=_StoreRepeated, type=str, default="{}", help=HELP["op_name_map"])
     p.add_argument("--use_input_shape", action="store_true", help=HELP["use_input_shape"])
-    p.add_argument("--gpu_flow_cat", type=str, default="", help=HELP["gpu_flow_cat"])
-    p.add_argument("--base_step", type=str, default="", help=HELP["base_step"])
-    p.add_argument("--comparison_step", type=str, default="", help=HELP["comparison_step"])
+    p.add_argument("--gpu_flow_cat", action=_StoreRepeated, type=str, default="", help=HELP["gpu_flow_cat"])
+    p.add_argument("--base_step", action=_StoreRepeated, type=str, default="", help=HELP["base_step"])
+    p.add_argument("--comparison_step", action=_StoreRepeated, type=str, default="", help=HELP["comparison_step"])
     p.add_argument("--force", action="store_true", help=HELP["force"])
     p.add_argument("--use_kernel_type", action="store_true", help=HELP["use_kernel_type"])
     p.add_argument("--debug", action="store_true", help=HELP["debug"])
-    p.add_argument("--output_format", type=str, default=None, help=HELP["output_format"])
-    p.add_argument("--fail_on_regression", type=str, default=None, metavar="PCT", help=HELP["fail_on_regression"])
-    p.add_argument("--rank_list", type=str, default=None, metavar="LIST", help=HELP["rank_list"])
+    p.add_argument("--output_format", action=_StoreRepeated, type=str, default=None, help=HELP["output_format"])
+    p.add_argument("--fail_on_regression", action=_StoreRepeated, type=str, default=None, metavar="PCT",
+                   help=HELP["fail_on_regression"])
+    p.add_argument("--rank_list", action=_StoreRepeated, type=str, default=None, metavar="LIST", help=HELP["rank_list"])
     return p
 
 
@@ -415,6 +472,7 @@ def script_main(args: list[str] | None = None) -> int:
     with run_logging() as log:
         started = time.time()
         params = vars(build_script_parser().parse_args(args))
+        params[REPEATED] = repeated(params.pop(REPEATED, {}))
         code = execute(params, announce_root=False)
         if code == 0:
             elapsed = _dt.timedelta(seconds=time.time() - started)
@@ -433,7 +491,8 @@ def execute(params: dict[str, Any], *, announce_root: bool = True) -> int:
     """Run one comparison from parsed flags; returns the exit status (0, 1, 2, or 3 from --fail_on_regression).
 
     ``params`` holds the flag values by their internal names
-    (``base_profiling_path``, ``comparison_profiling_path``, ``output_path``, ...).
+    (``base_profiling_path``, ``comparison_profiling_path``, ``output_path``, ...) and, under ``REPEATED``, the
+    face's warnings of options given more than once (``repeated``), logged after the root warning.
     Nothing is written unless both inputs loaded and compared cleanly.
     """
     with run_logging() as log:
@@ -469,6 +528,8 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool) -
         _import_quietly()  # inside: an import that runs out of memory is reported as such
         if announce_root and hasattr(os, "geteuid") and os.geteuid() == 0:
             log.warning(ROOT_WARNING)
+        for said in params.pop(REPEATED, None) or ():
+            log.warning(said)
         base = params.pop("base_profiling_path")
         comparison = params.pop("comparison_profiling_path")
         output = params.pop("output_path", None) or "."

@@ -588,3 +588,39 @@ def test_matching_options_under_disable_details_are_said_to_be_ignored() -> None
     assert build_options(enable_api_compare=True, disable_details=True, max_kernel_num=10)[1] == [
         f"The max_kernel_num parameter is ignored: it only takes effect when {both} is enabled.",
         f"The disable_details parameter is ignored: it only takes effect when {both} is enabled."]
+
+
+# --------------------------------------------------------------------------- an option given more than once
+
+
+def _warnings(err: str, word: str) -> list[str]:
+    return [line.split("[WARNING] ", 1)[1] for line in err.splitlines() if "[WARNING]" in line and word in line]
+
+
+def test_option_given_twice_with_different_values_is_warned(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """The parsers keep an option's last value without a word (as the original's argparse does): ``-o a -o b``
+    wrote into b alone, and ``-bp run1 ... -bp run2`` (a base appended to a command kept in a script) compared
+    run2. Each face now warns, naming the option as typed and every value; the last one is still used. A value
+    repeated as it was, or a flag given twice, says nothing. Found by fuzzing the options."""
+    first, last = tmp_path / "first", tmp_path / "last"
+    code, _, err = run_inproc(capsys, "-bp", str(SMALL), "-d", str(SMALL), "--enable_api_compare", "--force",
+                              "--force", "-o", str(first), f"--output_path={last}", "--max_kernel_num", "4",
+                              "--max_kernel_num=4")
+    assert code == 0, err
+    assert _warnings(err, " is given ") == [f"-o / --output_path is given 2 times ('{first}', '{last}'): the last "
+                                            f"value, '{last}', is used"]
+    assert not first.exists() and len(list(last.glob("*.xlsx"))) == 1
+    missing = tmp_path / "no_such_run.json"
+    # -oVALUE and -bp=VALUE as click reads them; the error that follows is the last base's
+    code, _, err = run_inproc(capsys, "-bp", str(SMALL), "-d", str(SMALL), f"-bp={missing}", f"-o{tmp_path}",
+                              "--gpu_flow_cat", "ac2g", "--gpu_flow_cat", "a c")
+    assert code == 1 and error_lines(err) == [f"error: {missing}: no such file or directory"], err
+    assert _warnings(err, " is given ") == [
+        f"-bp is given 2 times ('{SMALL}', '{missing}'): the last value, '{missing}', is used",
+        "--gpu_flow_cat is given 2 times ('ac2g', 'a c'): the last value, 'a c', is used"]
+    # the script: its options (an abbreviation is the option it abbreviates), the values as typed
+    code = cli.script_main([str(missing), str(missing), "--max_kernel_num", "4", "--max_kernel", "5", "-o",
+                            str(tmp_path), "--output_format", "json", "--output_format", "json"])
+    err = capsys.readouterr().err
+    assert code == 1 and _warnings(err, " is given ") == [
+        "--max_kernel_num is given 2 times ('4', '5'): the last value, '5', is used"], err
