@@ -367,7 +367,10 @@ def ranks(folder: str | os.PathLike[str], force: bool = False) -> dict[Unit, str
     None for a single device) to paths, cycle by cycle in recorded order. Raises ``ProfileError`` for a folder of no
     rank, an input without a rank id, or ranks held different numbers of times; without ``force`` (as ``compare``'s
     loader), for a symbolic link it would read through (a rank's folder, its ASCEND_PROFILER_OUTPUT)."""
-    return _discover(_path("folder", folder), force, API_FACE)
+    from .options import on_off
+
+    # checked as compare()'s force is: ranks(folder, force="no") followed symbolic links
+    return _discover(_path("folder", folder), on_off(force, "force"), API_FACE)
 
 
 def _discover(folder: str, force: bool, face: Face, role: str = "") -> dict[Unit, str]:

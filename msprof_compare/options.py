@@ -259,7 +259,11 @@ BOOL_OPTIONS = tuple(f.name for f in fields(Options) if f.type in ("bool", bool)
 
 def _flag(raw: Mapping[str, Any], name: str) -> bool:
     """An on/off option: None (not given), a Python or NumPy bool, or the integer 0 / 1 (Python or NumPy)."""
-    value = raw.get(name)
+    return on_off(raw.get(name), name)
+
+
+def on_off(value: Any, name: str) -> bool:
+    """``_flag`` of one value (``api.ranks``' ``force``); ``UsageError`` naming ``name`` for any other value."""
     if value is None:
         return False
     if _is_bool(value) or (isinstance(value, numbers.Integral) and value in (0, 1)):

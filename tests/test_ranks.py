@@ -1059,3 +1059,14 @@ def test_api_empty_or_missing_folder_is_named_as_such(tmp_path):
     with pytest.raises(ProfileError) as info:
         msprof_compare.ranks(tmp_path / "a.txt")
     assert str(info.value) == f"{tmp_path / 'a.txt'}: is not a folder ({hint})"
+
+
+def test_api_ranks_force_takes_what_compare_force_takes():
+    """``ranks(folder, force="no")`` followed symbolic links (any truthy value was force), where ``compare()``
+    refuses such a value; it is now checked by the same rule. Found by fuzzing the API."""
+    for bad in ("no", "yes", 2, [1]):
+        with pytest.raises(UsageError) as info:
+            msprof_compare.ranks(TEXT0, force=bad)
+        assert str(info.value) == f"Invalid param, force must be True or False (got {bad!r})"
+    for good in (None, False, 0, True, 1):
+        assert list(msprof_compare.ranks(TEXT0, force=good)) == [0, 1]
