@@ -66,6 +66,10 @@ def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = 
     say = term_safe(raw)  # as messages name it: a line break in it escaped, not joined into a space
     if "\0" in raw:  # no file name can hold one (only an API caller's string can)
         raise UsageError(f"output {say}: the path contains a NUL character")
+    if any(c < " " or c == "\x7f" for c in raw):
+        # as an input path (loaders.paths.check_text) and the original's output checks: -o "out<newline>" made a
+        # folder whose name the "has been generated" line could only show escaped, which no copy of it finds
+        raise UsageError(f"output {say}: the path contains control characters")
     if raw == "-":
         raise UsageError(f"output '-' (standard output) takes the JSON report only; give a directory or a {suffix} "
                          "path")
