@@ -27,6 +27,7 @@ from .compare.table import Sheet
 from .errors import OutOfMemory, ProfileError, UsageError
 from .gcpause import gc_paused
 from .loaders import Layout, detect, load_profile
+from .loaders.heads import TraceHeads
 from .loaders.paths import TypedPaths, given_path
 from .logs import RankNotices, paths_as_typed, said_once
 from .model import Profile
@@ -354,10 +355,12 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str], **
         return _compare(base, comparison, options, API_FACE)
 
 
-def cli_compare(base: str, comparison: str, options: dict[str, Any]) -> CompareResult:
-    """``compare()`` for the command-line faces: its errors and warnings name the CLI's flags (``--force``)."""
+def cli_compare(base: str, comparison: str, options: dict[str, Any],
+                heads: TraceHeads | None = None) -> CompareResult:
+    """``compare()`` for the command-line faces: its errors and warnings name the CLI's flags (``--force``).
+    ``heads``: the trace heads the CLI read already (``loaders.heads.TraceHeads``)."""
     with said_once():
-        return _compare(base, comparison, options, CLI_FACE)
+        return _compare(base, comparison, options, CLI_FACE, heads)
 
 
 def ranks(folder: str | os.PathLike[str], force: bool = False) -> dict[Unit, str]:
@@ -373,10 +376,10 @@ def ranks(folder: str | os.PathLike[str], force: bool = False) -> dict[Unit, str
     return _discover(_path("folder", folder), on_off(force, "force"), API_FACE)
 
 
-def _discover(folder: str, force: bool, face: Face, role: str = "") -> dict[Unit, str]:
+def _discover(folder: str, force: bool, face: Face, role: str = "", heads: TraceHeads | None = None) -> dict[Unit, str]:
     """``loaders.ranks.discover`` of a folder as typed, its errors naming the options as ``face`` takes them (a
-    refused link's "add --force" reads "add force=True" in Python). ``role``: "base" or "comparison" of a compare of
-    two folders, named for an empty path."""
+    refused link's "add --force" reads "add force=True" in Python); traces' heads read through ``heads``. ``role``:
+    "base" or "comparison" of a compare of two folders, named for an empty path."""
     from .loaders.paths import typed_path
     from .loaders.ranks import discover
 
@@ -385,7 +388,7 @@ def _discover(folder: str, force: bool, face: Face, role: str = "") -> dict[Unit
         raise ProfileError(None, "The path is empty. Please enter a valid path.",
                            hint=f"the {role} folder: the {where} argument of compare_ranks()" if where else None)
     try:
-        return discover(typed_path(folder), force)
+        return discover(typed_path(folder), force, heads)
     except ProfileError as exc:
         kept = flag_words_kept(folder, typed_path(folder), given_path(folder))
         _retype(exc, lambda text: face.words(text, kept))
@@ -410,8 +413,9 @@ def compare_ranks(base: str | os.PathLike[str], comparison: str | os.PathLike[st
     from .loaders.paths import typed_path
 
     folders = _path("base", base), _path("comparison", comparison)
-    pairs, alone = rank_pairs(*folders, options, API_FACE, selected)
-    return RankResults(rank_results(pairs, options, API_FACE), alone, selected,
+    heads = TraceHeads()  # discovery's, which the units' compares read again: each trace's head is read once
+    pairs, alone = rank_pairs(*folders, options, API_FACE, selected, heads)
+    return RankResults(rank_results(pairs, options, API_FACE, heads=heads), alone, selected,
                        (typed_path(folders[0]), typed_path(folders[1])))
 
 
@@ -440,7 +444,7 @@ class RankResults(Iterator[tuple[Unit, "CompareResult"]]):
 
 
 def rank_pairs(base: str, comparison: str, options: dict[str, Any], face: Face,
-               rank_list: tuple[int, ...] | None = None
+               rank_list: tuple[int, ...] | None = None, heads: TraceHeads | None = None
                ) -> tuple[dict[Unit, tuple[str, str]], dict[Unit, tuple[str | None, str | None]]]:
     """{unit: (base input, comparison input)} of the units both folders hold, after the options are checked (a
     usage error before a folder is read), and the same of the units one folder alone holds, None on the side
@@ -450,9 +454,11 @@ def rank_pairs(base: str, comparison: str, options: dict[str, Any], face: Face,
     of cycles against one without is an error saying what to pass. ``rank_list`` (``options.parse_rank_list``; None:
     every rank) selects ranks, in every cycle: those not listed are left out without a word, a listed rank one
     folder lacks is one-sided as above, one neither holds is warned about and not compared (None on both sides); no
-    listed rank in common is an error naming the list."""
+    listed rank in common is an error naming the list. Traces' heads are read through ``heads``, the run's (a
+    folder against itself reads each once)."""
     force = checked_options(options, face)[0].force
-    found = _discover(base, force, face, "base"), _discover(comparison, force, face, "comparison")
+    heads = TraceHeads() if heads is None else heads
+    found = _discover(base, force, face, "base", heads), _discover(comparison, force, face, "comparison", heads)
     cycles = [_cycles(side) for side in found]
     if bool(cycles[0]) != bool(cycles[1]) or (cycles[0] and _single(found[0]) != _single(found[1])):
         _refuse_cycles((base, comparison), found, cycles)
@@ -527,13 +533,14 @@ def _refuse_cycles(folders: tuple[str, str], found: tuple[dict[Unit, str], ...],
 
 
 def rank_results(pairs: dict[Unit, tuple[str, str]], options: dict[str, Any], face: Face,
-                 starting: Callable[[Unit], object] | None = None,
-                 notices: RankNotices | None = None) -> Generator[tuple[Unit, CompareResult], None, None]:
+                 starting: Callable[[Unit], object] | None = None, notices: RankNotices | None = None,
+                 heads: TraceHeads | None = None) -> Generator[tuple[Unit, CompareResult], None, None]:
     """The rank-by-rank results, one at a time: the previous result's cycles are collected before a rank loads;
     ``starting(rank)`` is called before each rank's compare. Each compare logs through ``notices`` (a new
     ``RankNotices`` when None: one per call, the state of no other), installed for that compare alone, never
     across a ``yield``: its lines begin with ``rank N: `` (``rank N cycle k: ``, ``cycle k: ``) and an earlier
-    unit's notices it repeats are left out.
+    unit's notices it repeats are left out. ``heads``: discovery's trace heads (``rank_pairs``), which detection
+    reads no file's again from.
     The line counting those is logged once every rank is compared; a caller that stops early (``break``,
     ``close()``) or a rank's error ends the iteration without it, as the CLI's run that stops at a rank."""
     if notices is None:
@@ -544,7 +551,7 @@ def rank_results(pairs: dict[Unit, tuple[str, str]], options: dict[str, Any], fa
             starting(rank)
         try:
             with notices.of_rank(rank), said_once():
-                result = _compare(base, comparison, options, face)
+                result = _compare(base, comparison, options, face, heads)
         except (ProfileError, UsageError, MemoryError) as exc:
             _rank_error(exc, rank, (base, comparison))
             raise
@@ -577,8 +584,9 @@ def checked_options(options: Mapping[str, Any], face: Face) -> tuple[Options, li
 
 
 def _compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
-             options: dict[str, Any], face: Face) -> CompareResult:
+             options: dict[str, Any], face: Face, heads: TraceHeads | None = None) -> CompareResult:
     base, comparison = _path("base", base), _path("comparison", comparison)
+    heads = TraceHeads() if heads is None else heads  # a trace's head, read once by the checks and detection
     opts, warnings = checked_options(options, face)
     for w in warnings:
         log.warning(w)
@@ -587,7 +595,7 @@ def _compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
             raise ProfileError(None, "The path is empty. Please enter a valid path.",
                                hint=f"the {role} path: the {place} argument of compare()" if face.api
                                else f"the {role} path: {flag}, or the {place} path of performance_compare.py")
-    _refuse_rank_folders(base, comparison, face, opts.force)
+    _refuse_rank_folders(base, comparison, face, opts.force, heads)
     typed = TypedPaths(base, comparison)
     kept = flag_words_kept(*(p for given in (base, comparison) for p in (given, given.lstrip("="), given_path(given))))
 
@@ -596,23 +604,26 @@ def _compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
 
     with paths_as_typed(retype):
         try:
-            return _compare_inputs(base, comparison, opts)
+            return _compare_inputs(base, comparison, opts, heads)
         except (ProfileError, UsageError, OutOfMemory) as exc:
             _retype(exc, retype)
             raise
 
 
-def _refuse_rank_folders(base: str, comparison: str, face: Face, force: bool) -> None:
+def _refuse_rank_folders(base: str, comparison: str, face: Face, force: bool,
+                         heads: TraceHeads | None = None) -> None:
     """A folder of ranks (``rank0_ascend_pt``, ...) is one input of a rank-by-rank compare only: against one profile
     it is refused, saying what to pass (the loader's "not collected" error named neither the other side nor the
     rank-by-rank compare)."""
     from .loaders.ranks import discover, rank_inputs
 
+    heads = TraceHeads() if heads is None else heads
+
     def of_ranks(given: str) -> str:  # a folder of traces or profiling directories that record no rank (one
-        if not rank_inputs(given_path(given)):  # process's runs) keeps the loader's "holds N traces" error
+        if not rank_inputs(given_path(given), heads):  # process's runs) keeps the loader's "holds N traces" error
             return ""
         try:
-            found = discover(given_path(given), force)
+            found = discover(given_path(given), force, heads)
         except ProfileError:
             return ""
         return "cycles" if _single(found) else "ranks"
@@ -634,11 +645,11 @@ def _refuse_rank_folders(base: str, comparison: str, face: Face, force: bool) ->
     from .loaders import detect
 
     # the other side's own error first (a mistyped path: the loader, reading the base first, named only the folder)
-    layout = detect(other, force)
+    layout = detect(other, force, heads)
     what = "one profile"
     if os.path.isdir(given_path(other)) and layout.level == "file":  # a folder of one readable trace: which one
         what += f", the trace {term_safe(os.path.basename(layout.trace_path))} alone"  # (a rank's may be corrupt)
-    first = (rank_inputs(given_path(folder)) or [given_path(folder)])[0]  # a subfolder's cycle: a level down
+    first = (rank_inputs(given_path(folder), heads) or [given_path(folder)])[0]  # a subfolder's cycle: a level down
     example = term_safe(os.path.join(folder, os.path.relpath(first, given_path(folder))))
     unit, by, one = ("a single device's cycles", "cycle", "one profile") if cycles else ("ranks", "rank", "one rank")
     way = (f"compare_ranks() compares two folders of {unit} {by} by {by}" if face.api
@@ -686,27 +697,27 @@ def _retype(exc: ProfileError | UsageError | OutOfMemory, retype: Callable[[str]
         exc.args = tuple(retype(a) if isinstance(a, str) else a for a in exc.args)
 
 
-def _compare_inputs(base: str, comparison: str, opts: Options) -> CompareResult:
-    """Detect, load and compare two inputs (their paths checked as non-empty)."""
+def _compare_inputs(base: str, comparison: str, opts: Options, heads: TraceHeads) -> CompareResult:
+    """Detect, load and compare two inputs (their paths checked as non-empty); a JSON file's head is read through
+    ``heads``, once."""
     from .loaders.pair import input_bytes, load_pair  # large inputs load side by side (two processes)
 
+    # each side's layout (None: refused, the loader detects again and names the problem), detected once
+    layouts = [_layout(p, opts.force, heads) for p in (base, comparison)]
     if opts.step_given:
-        _refuse_gpu_step(base, comparison, opts.force)
+        _refuse_gpu_step(layouts, heads)
     keywords = None
     # the breakdown and a Kineto side's CommunicationCompare (its collective kernels) read the keyword lists
-    if opts.time_breakdown or (opts.enable_communication_compare
-                               and any(_is_kineto(p, opts.force) for p in (base, comparison))):
+    if opts.time_breakdown or (opts.enable_communication_compare and any(_is_kineto(lay, heads) for lay in layouts)):
         from .compare.classify import load_keywords
 
         keywords = load_keywords()  # a bad MSPROF_COMPARE_CONFIG file is named before minutes of loading
-    layouts = [_layout(p, opts.force) for p in (base, comparison)]
     size = sum(input_bytes(p, lay, opts) for p, lay in zip((base, comparison), layouts, strict=True))
     # loading a GB takes tens of seconds: say what is happening, unless an input is refused at once
     notice = size >= LOAD_NOTICE_BYTES and all(layouts)
     if notice:
         log.info("Loading %s MB of profiling data, please wait.", f"{size / 1e6:,.0f}")
     started = time.perf_counter()
-    # each side's layout as detected above (None: refused, the loader detects again and names the problem)
     base_profile, comparison_profile = load_pair(base, comparison, load_profile, (opts, opts.base_step, layouts[0]),
                                                  (opts, opts.comparison_step, layouts[1]), _check_usable, size)
     if notice:
@@ -797,40 +808,36 @@ def _same_file(a: str, b: str) -> bool:
         return False
 
 
-def _layout(given: str, force: bool) -> Layout | None:
+def _layout(given: str, force: bool, heads: TraceHeads) -> Layout | None:
     """The input's layout as the loader will find it, before loading; None for a path the loader will refuse
     (its error comes from the loader, in the sides' order)."""
     try:
-        return detect(given, force)
+        return detect(given, force, heads)
     except ProfileError:
         return None
 
 
-def _is_kineto(given: str, force: bool) -> bool | None:
-    """Is the input a Kineto trace: known from its first bytes (a JSON object, reference-1 §2.1) without
-    loading it; None for a path the loader will refuse."""
-    from .loaders import traceio
-
-    layout = _layout(given, force)
+def _is_kineto(layout: Layout | None, heads: TraceHeads) -> bool | None:
+    """Is the input of ``layout`` (``_layout``) a Kineto trace: known from its first bytes (a JSON object,
+    reference-1 §2.1) without loading it; None for a path the loader will refuse (no layout)."""
     if layout is None:
         return None
-    return layout.level == "file" and not layout.db_path \
-        and traceio.first_char(traceio.head_bytes(layout.trace_path)) == "{"
+    return layout.level == "file" and not layout.db_path and heads.of(layout.trace_path).first == "{"
 
 
-def _refuse_gpu_step(base: str, comparison: str, force: bool) -> None:
+def _refuse_gpu_step(layouts: list[Layout | None], heads: TraceHeads) -> None:
     """The GPU step refusal (reference-1 §1.4) before the inputs are read: loading two Kineto traces only to
     refuse the options took seconds per 100 MB. Sides are looked at in loading order; a path the loader would
     refuse ends the look, so its error still comes first (a missing comparison path after a Kineto base with a
     step is the one exception: the step refusal comes first)."""
     from .compare import steps
 
-    for given in (base, comparison):
-        kineto = _is_kineto(given, force)
+    for layout in layouts:
+        kineto = _is_kineto(layout, heads)
         if kineto is None:
             return
         if kineto:
-            raise steps.gpu_step_error(given)
+            raise steps.gpu_step_error(layout.given)  # type: ignore[union-attr]
 
 
 def _check_usable(profile: Profile) -> None:

@@ -20,7 +20,7 @@ import sys
 import time
 import traceback
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from typer.core import TyperCommand, TyperGroup
@@ -29,6 +29,9 @@ from .errors import OutOfMemory, ProfileError, UsageError
 from .logs import RankNotices, run_logging
 from .textsafe import one_line, term_safe, wrap_prose, write_line
 from .units import Unit, named_units, unit_label, unit_stem
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .loaders.heads import TraceHeads
 
 HELP = {
     # The original's texts, each with what the option is (they name neither side nor what -o may be)
@@ -545,8 +548,11 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool) -
         formats = tuple(parse_output_format(params.get("output_format")).split(","))
         explicit = params.get("output_format") not in (None, "")  # an empty value asks for nothing
         selected = parse_rank_list(rank_list)  # before any folder is read
-        if _rank_folders(base, comparison):
-            return _execute_ranks(log, base, comparison, params, output, formats, explicit, selected)
+        from .loaders.heads import TraceHeads
+
+        heads = TraceHeads()  # the run's: each trace's head is read once, by whichever look comes first
+        if _rank_folders(base, comparison, heads):
+            return _execute_ranks(log, base, comparison, params, output, formats, explicit, selected, heads)
         if selected is not None:
             _refuse_rank_list(base, comparison, rank_list, bool(params.get("force")))
         deliver.check_target(output, formats, explicit, bool(params.get("force")))  # before the (long) load
@@ -555,7 +561,7 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool) -
                 log.warning(term_safe(notice))
         from .api import cli_compare
 
-        result = cli_compare(base, comparison, params)
+        result = cli_compare(base, comparison, params, heads)
         # With -o - stdout carries the JSON document only: console text goes to stderr.
         with contextlib.redirect_stdout(sys.stderr) if output == deliver.STDOUT else contextlib.nullcontext():
             if result.options.enable_profiling_compare:
@@ -606,12 +612,12 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool) -
         return _internal_error(exc, debug)
 
 
-def _rank_folders(base: str, comparison: str) -> bool:
+def _rank_folders(base: str, comparison: str, heads: TraceHeads) -> bool:
     """Whether both inputs are folders of ranks (``rank0_ascend_pt``, ..., or one Kineto trace per rank)."""
     from .loaders.paths import given_path
     from .loaders.ranks import rank_inputs
 
-    return all(rank_inputs(given_path(p)) for p in (base, comparison))
+    return all(rank_inputs(given_path(p), heads) for p in (base, comparison))
 
 
 def _refuse_rank_list(base: str, comparison: str, rank_list: str, force: bool) -> None:
@@ -627,10 +633,12 @@ def _refuse_rank_list(base: str, comparison: str, rank_list: str, force: bool) -
 
 
 def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict[str, Any], output: str,
-                   formats: tuple[str, ...], explicit: bool, rank_list: tuple[int, ...] | None = None) -> int:
+                   formats: tuple[str, ...], explicit: bool, rank_list: tuple[int, ...] | None,
+                   heads: TraceHeads) -> int:
     """Two folders of ranks, compared rank by rank (``api.compare_ranks``): per rank the usual reports, named
     ``performance_comparison_result_rank{R}_{timestamp}``, in the ``-o`` folder, and one line; then a table over
-    the ranks and the job's line; the ``--fail_on_regression`` gate judges each rank (3 if any regressed)."""
+    the ranks and the job's line; the ``--fail_on_regression`` gate judges each rank (3 if any regressed).
+    ``heads``: the traces' heads ``_rank_folders`` read, which discovery and the ranks' detection read no more."""
     from .api import rank_pairs
     from .options import CLI_FACE
     from .report import deliver
@@ -645,7 +653,7 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
     if notice:
         log.warning(term_safe(notice))
     stamp = utc_now().strftime("%Y%m%d%H%M%S")  # one for the job: its reports sort together
-    pairs, one_sided = rank_pairs(base, comparison, params, CLI_FACE, rank_list)
+    pairs, one_sided = rank_pairs(base, comparison, params, CLI_FACE, rank_list, heads)
     rows: list[tuple[Unit, Any, list[str]]] = []
     gates: list[tuple[Unit, int]] = []
 
@@ -653,7 +661,7 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
         log.info("%s: comparing %s with %s", unit_label(rank), *pairs[rank])
 
     _compare_ranks(log, pairs, params, output, stamp, explicit, rows, gates, starting,
-                   RankNotices(list(pairs.values())))
+                   RankNotices(list(pairs.values())), heads)
     _print(render_ranks(rows))
     for line in job_lines(rows):  # one per cycle of a schedule's cycles, none for a single device's
         _print(line)
@@ -688,7 +696,7 @@ def _write_overview(log: logging.Logger, rows: list[tuple[Unit, Any, list[str]]]
 def _compare_ranks(log: logging.Logger, pairs: dict[Unit, tuple[str, str]], params: dict[str, Any], output: str,
                    stamp: str, explicit: bool, rows: list[tuple[Unit, Any, list[str]]],
                    gates: list[tuple[Unit, int]], starting: Callable[[Unit], object],
-                   notices: RankNotices) -> None:
+                   notices: RankNotices, heads: TraceHeads) -> None:
     """The ranks' compares, reports and lines, in rank order, appending to ``rows`` and ``gates``; ``notices``
     (``logs.RankNotices``) judges a rank's report lines as its compare's (``api.rank_results``)."""
     from .api import judge_regression, rank_results
@@ -698,7 +706,7 @@ def _compare_ranks(log: logging.Logger, pairs: dict[Unit, tuple[str, str]], para
     from .report.ranks_console import rank_figures, rank_line
 
     try:
-        for rank, result in rank_results(pairs, params, CLI_FACE, starting, notices):
+        for rank, result in rank_results(pairs, params, CLI_FACE, starting, notices, heads):
             with notices.of_rank(rank):
                 # .json too, by the formats; rank{R}_cycle{k} / cycle{k} for a schedule's cycles
                 name = os.path.join(output, f"{FILE_PREFIX}{unit_stem(rank)}_{stamp}.xlsx")

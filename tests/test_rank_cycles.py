@@ -344,10 +344,10 @@ def test_out_of_memory_keeps_its_unit_when_pickled(folders, monkeypatch):
     failing = input_of(folders, "base", 1, 2)
     real = api._compare_inputs
 
-    def compare(base, comparison, opts):
+    def compare(base, comparison, *rest):
         if base == str(failing):
             raise OutOfMemory(base, "loading it")
-        return real(base, comparison, opts)
+        return real(base, comparison, *rest)
 
     monkeypatch.setattr(api, "_compare_inputs", compare)
     results = api.compare_ranks(folders["base"], folders["comp"], rank_list=[1], enable_profiling_compare=True)

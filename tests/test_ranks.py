@@ -6,11 +6,13 @@ Computing, Communication(Not Overlapped), Free, in us), a file the time breakdow
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import csv
 import gzip
 import json
 import logging
+import os
 import re
 import shutil
 import subprocess
@@ -475,10 +477,10 @@ def fail_rank1(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, o
     """The CLI on text/level0 -> text/level1 with ``exc`` raised as rank 1 loads."""
     real = api._compare_inputs
 
-    def failing(base, comparison, opts):
+    def failing(base, comparison, *rest):
         if "rank1" in base:
             raise exc
-        return real(base, comparison, opts)
+        return real(base, comparison, *rest)
 
     monkeypatch.setattr(api, "_compare_inputs", failing)
     return run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(out), "--enable_profiling_compare")
@@ -498,9 +500,9 @@ def test_compare_ranks_is_lazy_and_keeps_one_result(monkeypatch):
     alive: list[weakref.ref] = []
     real = api._compare_inputs
 
-    def watched(base, comparison, opts):
+    def watched(base, comparison, *rest):
         loads.append((base, all(ref() is None for ref in alive)))
-        return real(base, comparison, opts)
+        return real(base, comparison, *rest)
 
     monkeypatch.setattr(api, "_compare_inputs", watched)
     results = msprof_compare.compare_ranks(TEXT0, TEXT1, enable_profiling_compare=True)
@@ -522,9 +524,9 @@ def test_cli_keeps_one_result(capsys, tmp_path, monkeypatch):
     alive: list[weakref.ref] = []
     real = api._compare_inputs
 
-    def watched(base, comparison, opts):
+    def watched(base, comparison, *rest):
         dead.append(all(ref() is None for ref in alive))
-        result = real(base, comparison, opts)
+        result = real(base, comparison, *rest)
         alive.append(weakref.ref(result))
         return result
 
@@ -1070,3 +1072,53 @@ def test_api_ranks_force_takes_what_compare_force_takes():
         assert str(info.value) == f"Invalid param, force must be True or False (got {bad!r})"
     for good in (None, False, 0, True, 1):
         assert list(msprof_compare.ranks(TEXT0, force=good)) == [0, 1]
+
+
+def _opens_by_caller(monkeypatch: pytest.MonkeyPatch, root: Path) -> dict[str, collections.Counter]:
+    """{file under ``root`` (relative): Counter of the functions that opened it}, filled as files are opened: every
+    read of a trace goes through ``open`` (strace of a run counted as many opens as this does)."""
+    import builtins
+
+    real = builtins.open
+    opened: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+
+    def spy(file, *args, **kwargs):
+        if isinstance(file, (str, Path)):
+            path = Path(os.path.abspath(file))
+            if path.is_relative_to(root):
+                opened[str(path.relative_to(root))][sys._getframe(1).f_code.co_name] += 1
+        return real(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", spy)
+    return opened
+
+
+def test_a_rank_run_reads_each_trace_head_once(capsys, tmp_path, monkeypatch):
+    """Every trace of a rank-by-rank run is opened three times: its head once (``head_bytes``, 64 KiB: what it is,
+    its rank), its gzip trailer once (its size, for the memory budget) and whole once (the load). Traces named
+    otherwise than ``*.pt.trace.json`` had their heads read 5 times (flat folder: the CLI's test for folders of
+    ranks, discovery's listing, its rank) and 11 (a subfolder per rank: the subfolders' listings, the link check,
+    the compares' own detection), each side's; with ``--enable_communication_compare`` a 12th (``_is_kineto``).
+    The base holds one trace per rank, the comparison a subfolder per rank, both the hta samples' traces."""
+    base, comparison = tmp_path / "in" / "flat", tmp_path / "in" / "sub"
+    for r in (0, 1):
+        (comparison / f"rank{r}").mkdir(parents=True, exist_ok=True)
+        base.mkdir(exist_ok=True)
+        shutil.copy(KINETO / f"sampled_rank-{r}.json.gz", base / f"sampled_rank-{r}.json.gz")
+        shutil.copy(KINETO / f"sampled_rank-{r}.json.gz", comparison / f"rank{r}" / "trace.json.gz")
+    each = collections.Counter({"head_bytes": 1, "gzip_trailer_size": 1, "read_bytes": 1})
+    files = ["flat/sampled_rank-0.json.gz", "flat/sampled_rank-1.json.gz", "sub/rank0/trace.json.gz",
+             "sub/rank1/trace.json.gz"]
+    opened = _opens_by_caller(monkeypatch, tmp_path / "in")
+    code, out, _ = run_inproc(capsys, "-bp", str(base), "-d", str(comparison), "-o", str(tmp_path / "out"),
+                              "--enable_profiling_compare", "--enable_communication_compare")
+    assert code == 0 and "Job (slowest rank per side)" in out
+    assert dict(opened) == {name: each for name in files}
+    opened.clear()  # the API face: discovery's heads go along to the ranks' compares too
+    ranks = [rank for rank, _ in msprof_compare.compare_ranks(comparison, base, enable_communication_compare=True)]
+    assert ranks == [0, 1] and dict(opened) == {name: each for name in files}
+    opened.clear()  # a folder against itself: each head read once for both sides (the load reads the file once)
+    code, _, _ = run_inproc(capsys, "-bp", str(comparison), "-d", str(comparison), "-o", str(tmp_path / "out"),
+                            "--enable_profiling_compare")
+    assert code == 0 and dict(opened) == {name: collections.Counter(head_bytes=1, gzip_trailer_size=2, read_bytes=1)
+                                          for name in files[2:]}

@@ -454,10 +454,10 @@ def test_not_written_when_a_rank_fails(capsys, tmp_path, monkeypatch):
     """A bad rank stops the job (exit 1): rank 0's reports stay, no overview is written."""
     real = api._compare_inputs
 
-    def failing(base, comparison, opts):
+    def failing(base, comparison, *rest):
         if "rank1" in base:
             raise ProfileError(base, "broken")
-        return real(base, comparison, opts)
+        return real(base, comparison, *rest)
 
     monkeypatch.setattr(api, "_compare_inputs", failing)
     code, out, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(tmp_path),

@@ -27,6 +27,7 @@ from ..model import Profile
 from ..options import Options
 from ..textsafe import short_list, term_safe
 from . import paths
+from .heads import TraceHeads
 
 DB_PREFIXES = ("ascend_pytorch_profiler", "ascend_mindspore_profiler", "msmonitor")
 ASCEND_OUTPUT = "ASCEND_PROFILER_OUTPUT"
@@ -72,51 +73,51 @@ def _kineto_candidates(directory: str) -> list[str]:
             and not _INFO_RE.match(n) and n not in _ASCEND_JSON]
 
 
-def detect(given: str, force: bool = False) -> Layout:
-    """Classify a user path and check every file it leads to (``paths``). Raises ``ProfileError`` naming the path."""
+def detect(given: str, force: bool = False, heads: TraceHeads | None = None) -> Layout:
+    """Classify a user path and check every file it leads to (``paths``). Raises ``ProfileError`` naming the path.
+    ``heads``: the run's trace heads (``heads.TraceHeads``), which a folder's JSON files are told by; a new one
+    where None."""
     paths.check_size_caps(force)
     if given:
         paths.check_text(given)
-    layout = _classify(given, force)
+    layout = _classify(given, force, TraceHeads() if heads is None else heads)
     paths.check_layout(layout, force)
     return layout
 
 
-def _kineto_object(path: str) -> bool:
+def _kineto_object(path: str, heads: TraceHeads) -> bool:
     """Whether a JSON file may be a Kineto trace (a JSON object), from its first bytes: the other JSON files
     of profiling directories (MindSpore's legacy timelines, CANN's msprof timelines) are event lists, which
     hold no Kineto trace and would read as a profile of zeros. An empty or unreadable file counts: the
     loader names its problem."""
-    from . import traceio
-
-    return traceio.first_char(traceio.head_bytes(path)) in ("{", "")
+    return heads.of(path).first in ("{", "")
 
 
-def _names_trace_events(path: str) -> bool:
+def _names_trace_events(path: str, heads: TraceHeads) -> bool:
     """Whether a JSON object's first 64 KiB hold the key ``"traceEvents"``, as a Kineto trace's do (its
     header before the events is a few KiB: device properties, versions). Used only for a folder of several
     JSON objects: a legacy MindSpore profiler folder holds pipeline / step / summary JSON objects that are
     no trace; one trace among them loads, and advising to pass a side object led to a second error."""
-    from . import traceio
-
-    return b'"traceEvents"' in traceio.head_bytes(path, 64 * 1024)
+    return heads.of(path).trace_events
 
 
-def folder_traces(directory: str) -> tuple[list[str], bool]:
+def folder_traces(directory: str, heads: TraceHeads | None = None) -> tuple[list[str], bool]:
     """The Kineto traces a folder holds, as a folder input is read (one of them: that trace is the input) and a
     rank's subfolder too: its ``*.pt.trace.json`` files (what torch.profiler names them; True), else its JSON
     objects when there is one (a trace exported under another name), else those whose head names ``traceEvents``
     (not side files such as a legacy MindSpore folder's timeline_summary_1.json: a Kineto trace is a JSON object,
-    the other JSON files of profiling folders are event lists or no trace)."""
+    the other JSON files of profiling folders are event lists or no trace). Heads are read through ``heads``
+    (a new ``TraceHeads`` where None)."""
     found = _kineto_candidates(directory)
     named = [f for f in found if f.endswith(_KINETO_SUFFIXES)]
     if named:
         return named, True
-    objects = [f for f in found if _kineto_object(f)]
-    return (objects if len(objects) == 1 else [f for f in objects if _names_trace_events(f)]), False
+    heads = TraceHeads() if heads is None else heads
+    objects = [f for f in found if _kineto_object(f, heads)]
+    return (objects if len(objects) == 1 else [f for f in objects if _names_trace_events(f, heads)]), False
 
 
-def _classify(given: str, force: bool = False) -> Layout:
+def _classify(given: str, force: bool, heads: TraceHeads) -> Layout:
     """Classify a user path (no permission or size checks)."""
     if not given:
         raise ProfileError(None, "The path is empty. Please enter a valid path.")
@@ -170,7 +171,7 @@ def _classify(given: str, force: bool = False) -> Layout:
     if os.path.isfile(trace + ".gz"):  # compressed to save space: read like a .json.gz trace (spec README item 5)
         return Layout(given, path, level, trace_path=trace + ".gz", ascend_output=output, info_path=info)
     if output == path:
-        found, named = folder_traces(path)
+        found, named = folder_traces(path, heads)
         if len(found) == 1:
             return Layout(given, found[0], "file", trace_path=found[0])
         if found:
@@ -197,7 +198,7 @@ def _classify(given: str, force: bool = False) -> Layout:
         raise ProfileError(output, f"holds {term_safe(msprof[0])}, {_not_a_profiler_db(msprof[0])}")
     raise ProfileError(output, "The data is not collected by PyTorch or Mindspore mode or the data is not parsed: "
                                "no trace_view.json, profiler *.db or *.pt.trace.json found",
-                       hint=(_inner_profiles_hint(path) or _cann_runs_hint(path) or _timeline_files_hint(path)
+                       hint=(_inner_profiles_hint(path, heads) or _cann_runs_hint(path) or _timeline_files_hint(path)
                              or _mindspore_legacy_hint(path, out_entries)) if output == path else None)
 
 
@@ -249,15 +250,15 @@ def _not_a_profiler_db(name: str) -> str:
     return f"not a profiler database (expected {expected})"
 
 
-def _inner_profiles_hint(directory: str) -> str | None:
+def _inner_profiles_hint(directory: str, heads: TraceHeads) -> str | None:
     """When a parent of profiling directories is given (a cluster or multi-rank run, a TensorBoard log
     directory), name them: one rank is compared per side."""
-    found, names = _profiling_dirs(directory)
+    found, names = _profiling_dirs(directory, heads)
     where = ""
     if not found:  # a folder of runs, each a parent of ranks (msinsight's text/level0/rank0_ascend_pt): a level
         # down, by their path from the folder given; the folder read as holding nothing, without a word
         found = [os.path.join(n, m) for n in names[:_DEEPER_DIRS]
-                 for m in _profiling_dirs(os.path.join(directory, n))[0]]
+                 for m in _profiling_dirs(os.path.join(directory, n), heads)[0]]
         where = " a level down"
     if not found:
         return None
@@ -267,7 +268,7 @@ def _inner_profiles_hint(directory: str) -> str | None:
         from .ranks import rank_inputs
 
         held = sorted({f.split(os.sep)[0] for f in found})
-        folders = [n for n in held if rank_inputs(os.path.join(directory, n))]
+        folders = [n for n in held if rank_inputs(os.path.join(directory, n), heads)]
         if folders:
             hint += f"; or a folder of ranks on both sides, such as {term_safe(folders[0])}, to compare rank by rank"
     return hint
@@ -277,25 +278,26 @@ def _inner_profiles_hint(directory: str) -> str | None:
 _DEEPER_DIRS = 64
 
 
-def _profiling_dirs(directory: str) -> tuple[list[str], list[str]]:
+def _profiling_dirs(directory: str, heads: TraceHeads | None = None) -> tuple[list[str], list[str]]:
     """The names of ``directory``'s profiling directories (*_ascend_pt / *_ascend_ms, one holding
     ASCEND_PROFILER_OUTPUT or a Kineto trace: ``_holds_trace``), and of all its subfolders, both sorted."""
+    heads = TraceHeads() if heads is None else heads
     try:
         names = sorted(n for n in os.listdir(directory) if os.path.isdir(os.path.join(directory, n)))
     except OSError:
         return [], []
     found = [n for n in names if n.endswith(("_ascend_pt", "_ascend_ms"))
              or os.path.isdir(os.path.join(directory, n, ASCEND_OUTPUT))
-             or _holds_trace(os.path.join(directory, n))]
+             or _holds_trace(os.path.join(directory, n), heads)]
     return found, names
 
 
-def _holds_trace(directory: str) -> bool:
+def _holds_trace(directory: str, heads: TraceHeads) -> bool:
     """Whether a subfolder holds a Kineto trace (``folder_traces``) that says so: a ``*.pt.trace.json`` or a JSON
     object whose head names ``traceEvents``. Not a side folder's lone JSON object (a ``configs/ds_config.json``
     beside the rank folders), which a folder input would take for its trace but which is no rank of the job."""
-    traces, named = folder_traces(directory)
-    return named or any(_names_trace_events(t) for t in traces)
+    traces, named = folder_traces(directory, heads)
+    return named or any(_names_trace_events(t, heads) for t in traces)
 
 
 def _timeline_files(directory: str) -> list[str]:

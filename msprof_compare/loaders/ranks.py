@@ -4,6 +4,7 @@ The rank is what the profiler recorded, never a file or folder name a user may h
 directory's ``profiler_info_N.json`` (torch_npu and MindSpore write ``profiler_info_{rank}.json`` for a
 distributed run, its ``rank_id`` key and the DB export's ``ascend_*_profiler_{rank}.db`` agree with it), a
 Kineto trace's ``distributedInfo.rank``, read from the first 64 KiB (the compare decodes the trace once, later).
+A trace's head is read once per run: the run's ``heads.TraceHeads``, passed along to the compares' detection.
 """
 
 from __future__ import annotations
@@ -16,25 +17,22 @@ from ..errors import ProfileError
 from ..textsafe import short_list, term_safe
 from ..units import RankCycle, Unit, named_units
 from . import _INFO_RE, ASCEND_OUTPUT, _is_db_name, _profiling_dirs, folder_traces
+from .heads import PROBE_BYTES, TraceHeads
 from .paths import link_refused
 
 #: How much of a Kineto trace is read for its ``distributedInfo`` (it sits before ``traceEvents``).
-HEAD_BYTES = 64 * 1024
+HEAD_BYTES = PROBE_BYTES
 #: A side file read for a rank id larger than this is not one the profiler wrote: its rank is not read.
 _SIDE_FILE_BYTES = 1 << 20
-_DISTRIBUTED = re.compile(rb'"distributedInfo"\s*:\s*(?=\{)')
-#: ``distributedInfo``'s own ``rank`` key, before any nested value (torch >= 2.1 writes ``pg_config``, a list of
-#: objects, after it): read where the object runs past ``HEAD_BYTES``.
-_TOP_RANK = re.compile(rb'\{(?:[^{}\[\]"]|"(?:[^"\\]|\\.)*")*?"rank"\s*:\s*(-?[0-9]+)\s*[,}]')
 _NUMBERED = re.compile(r"_([0-9]+)\.(json|db)$")
 
 
-def rank_inputs(directory: str) -> list[str] | None:
+def rank_inputs(directory: str, heads: TraceHeads | None = None) -> list[str] | None:
     """The rank inputs ``directory`` holds (profiling directories, Kineto trace folders, trace files), sorted by
     name; None where ``directory`` is no folder or is one input itself (an NPU export, a folder of one trace),
     [] where it holds no input. A Kineto subfolder holding a schedule's cycles (``_subfolder_cycles``) gives its
     traces, each an input, as a folder of ranks holds an NPU rank's cycles side by side. Only names and the first
-    bytes of JSON files are read."""
+    bytes of JSON files are read, through ``heads`` (the run's; a new ``TraceHeads`` where None)."""
     if not os.path.isdir(directory):
         return None
     try:
@@ -44,27 +42,28 @@ def rank_inputs(directory: str) -> list[str] | None:
     if (ASCEND_OUTPUT in names or "trace_view.json" in names or "trace_view.json.gz" in names
             or any(_is_db_name(n) for n in names)):
         return None
-    traces = folder_traces(directory)[0]
+    heads = TraceHeads() if heads is None else heads
+    traces = folder_traces(directory, heads)[0]
     if len(traces) == 1:  # the folder is that trace's input, as ``loaders.detect`` takes it
         return None
     found = []
-    for name in _profiling_dirs(directory)[0]:
+    for name in _profiling_dirs(directory, heads)[0]:
         path = os.path.join(directory, name)
-        found += _subfolder_cycles(path) or [path]
+        found += _subfolder_cycles(path, heads) or [path]
     return sorted(found + traces)
 
 
-def _subfolder_cycles(path: str) -> list[str] | None:
+def _subfolder_cycles(path: str, heads: TraceHeads) -> list[str] | None:
     """The traces of a Kineto subfolder (no NPU profiling directory) holding two or more named as one worker's
     cycles (``_one_worker``: tensorboard_trace_handler writes a rank's into its folder, ``{worker}.{ms}.pt.trace
     .json``); None for any other folder, whose one trace is the input (more: ``input_rank``'s error)."""
     if path.endswith(("_ascend_pt", "_ascend_ms")) or os.path.isdir(os.path.join(path, ASCEND_OUTPUT)):
         return None
-    traces = folder_traces(path)[0]
+    traces = folder_traces(path, heads)[0]
     return traces if len(traces) > 1 and _one_worker(traces) else None
 
 
-def discover(directory: str, force: bool = False) -> dict[Unit, str]:
+def discover(directory: str, force: bool = False, heads: TraceHeads | None = None) -> dict[Unit, str]:
     """{unit: input path} of a folder of ranks: {rank: path} in rank order where every rank is held once; where
     each is held n times (a profiler schedule's cycles: ``repeat`` > 1 or 0 writes one profile per rank and cycle
     into one folder), {RankCycle(rank, k): path} cycle by cycle, ranks in rank order within a cycle, cycle k the
@@ -72,8 +71,9 @@ def discover(directory: str, force: bool = False) -> dict[Unit, str]:
     traces recording no rank), two or more, {RankCycle(None, k): path}. Raises ``ProfileError`` naming the folder
     when it holds no rank input, ranks held different numbers of times (naming them with their counts), a single
     rankless profile, or rankless profiles beside ranks; naming the input without a rank id; without ``force``,
-    naming a symbolic link it would follow (``_refuse_links``)."""
-    groups = _groups(directory, force)
+    naming a symbolic link it would follow (``_refuse_links``). Traces' heads are read through ``heads``, the run's
+    (a new ``TraceHeads`` where None): the compares' detection reads none again."""
+    groups = _groups(directory, force, TraceHeads() if heads is None else heads)
     counts = {rank: len(paths) for rank, paths in groups.items()}
     if None not in groups and set(counts.values()) == {1}:
         return {rank: paths[0] for rank, paths in groups.items()}
@@ -87,10 +87,10 @@ def discover(directory: str, force: bool = False) -> dict[Unit, str]:
     return {RankCycle(rank, k + 1): paths[k] for k in range(n) for rank, paths in groups.items()}
 
 
-def _groups(directory: str, force: bool = False) -> dict[int | None, list[str]]:
+def _groups(directory: str, force: bool, heads: TraceHeads) -> dict[int | None, list[str]]:
     """{rank: its inputs in recorded order} of a folder of ranks, in rank order; {None: ...} for a folder of two or
     more single-device profiles (one rankless group). The errors of ``discover`` but unequal counts."""
-    inputs = rank_inputs(directory)
+    inputs = rank_inputs(directory, heads)
     if not inputs:
         what = "is one profile, not a folder of ranks" if inputs is None and os.path.isdir(directory) \
             else "holds no profiling directory or trace of a rank" if inputs is not None \
@@ -99,13 +99,13 @@ def _groups(directory: str, force: bool = False) -> dict[int | None, list[str]]:
         raise ProfileError(directory, what, hint="pass a folder holding rank0_ascend_pt, rank1_ascend_pt, ... "
                                                  "or one Kineto trace per rank")
     if not force:
-        _refuse_links(inputs)
+        _refuse_links(inputs, heads)
     alone = [p for p in inputs if _single_device(p)]
     held: dict[int, list[str]] = {}
     rankless: list[str] = []
     for path in sorted(set(inputs) - set(alone)):
         try:
-            held.setdefault(input_rank(path), []).append(path)
+            held.setdefault(input_rank(path, heads), []).append(path)
         except _RanklessTrace as exc:
             if not rankless:
                 first = exc
@@ -145,7 +145,7 @@ def _groups(directory: str, force: bool = False) -> dict[int | None, list[str]]:
     return {rank: _recorded_order(paths, ends) for rank, paths in sorted(held.items())}
 
 
-def _refuse_links(inputs: list[str]) -> None:
+def _refuse_links(inputs: list[str], heads: TraceHeads) -> None:
     """The loader's refusal of a symbolic link without --force (``paths.check_input``: the original's check, which
     --force lifts), made by discovery for the links it reads through: a rank input, an NPU one's
     ASCEND_PROFILER_OUTPUT and profiler_info / profiler_metadata files, a Kineto subfolder's trace. Discovery
@@ -160,7 +160,7 @@ def _refuse_links(inputs: list[str]) -> None:
             inside = [os.path.join(path, n) for n in names
                       if n in (ASCEND_OUTPUT, "profiler_metadata.json") or _INFO_RE.match(n)]
             if not inside:  # a Kineto subfolder: its trace
-                inside = folder_traces(path)[0]
+                inside = folder_traces(path, heads)[0]
         for link in (p for p in (path, *inside) if os.path.islink(p)):
             raise link_refused(link)
 
@@ -264,10 +264,11 @@ class _RanklessTrace(ProfileError):
     folder of ranks with one trace lacking it."""
 
 
-def input_rank(path: str) -> int:
+def input_rank(path: str, heads: TraceHeads | None = None) -> int:
     """The rank id one input recorded (``discover``); ``ProfileError`` naming it when it holds none."""
+    heads = TraceHeads() if heads is None else heads
     if os.path.isfile(path):
-        return _trace_rank(path)
+        return _trace_rank(path, heads)
     try:
         names = sorted(os.listdir(path))
     except OSError as exc:
@@ -275,29 +276,18 @@ def input_rank(path: str) -> int:
     if any(_INFO_RE.match(n) for n in names) or path.endswith(("_ascend_pt", "_ascend_ms")) \
             or os.path.isdir(os.path.join(path, ASCEND_OUTPUT)):
         return _npu_rank(path, names)
-    traces = folder_traces(path)[0]
+    traces = folder_traces(path, heads)[0]
     if len(traces) != 1:
         raise ProfileError(path, f"holds {len(traces)} traces: a rank's folder holds one",
                            hint="or a profiler schedule's cycles, named as tensorboard_trace_handler names them: "
                                 "<worker>.<ms>.pt.trace.json, one worker's")
-    return _trace_rank(traces[0])
+    return _trace_rank(traces[0], heads)
 
 
-def _trace_rank(path: str) -> int:
+def _trace_rank(path: str, heads: TraceHeads) -> int:
     """``distributedInfo.rank`` of a Kineto trace, from its first ``HEAD_BYTES`` (decompressed for .gz)."""
-    from .traceio import head_bytes
-
-    head = head_bytes(path, HEAD_BYTES)
-    m = _DISTRIBUTED.search(head)
-    rank = None
-    if m:
-        try:  # the whole object: it nests process groups (pg_config) in torch >= 2.1
-            info, _ = json.JSONDecoder().raw_decode(head[m.end():].decode("utf-8", "replace"))
-            rank = info.get("rank") if isinstance(info, dict) else None
-        except ValueError:  # cut by the head
-            top = _TOP_RANK.match(head, m.end())
-            rank = int(top.group(1)) if top else None
-    if type(rank) is not int or rank < 0:
+    rank = heads.of(path).rank
+    if rank is None:
         raise _RanklessTrace(path, f"no rank id: no distributedInfo.rank in its first {HEAD_BYTES // 1024} KiB",
                              hint="a Kineto trace of a distributed run records it; pass such traces, or compare "
                                   "this one as a single profile")
