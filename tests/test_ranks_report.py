@@ -223,7 +223,7 @@ def test_layout_and_formats(gated):
     assert {str(r) for r in ws.merged_cells.ranges} == {"B1:E1", "F1:I1"}
     for row in ws.iter_rows(min_row=4, max_row=5):
         assert {c.number_format for c in row[1:10] + row[11:14]} == {"#,##0.000"}
-        assert row[10].number_format == "0.00%" and row[10].fill.fgColor.rgb.endswith("FF0000")  # worse: red
+        assert row[10].number_format == "0.00##########%" and row[10].fill.fgColor.rgb.endswith("FF0000")  # worse: red
         assert row[0].number_format == "#,##0" and all(c.data_type == "s" for c in row[14:])
         rank = row[0].value
         assert row[15].hyperlink.target == row[15].value == doc["ranks"][rank]["reports"][0]
@@ -751,6 +751,49 @@ def test_regressed_header_states_the_threshold_the_verdicts_judge_by(tmp_path, p
     (path,) = write_overview(doc, str(tmp_path), "20260101000000", ("xlsx",))
     ws = openpyxl.load_workbook(path)["Ranks"]
     assert [c.value for c in ws[3]][-3:-2] == [header]
+
+
+@pytest.mark.parametrize(("pct", "verdict", "cell"), [
+    (5.173252, 3, 1.051733),  # the gate's line: "(+5.1733%), threshold +5.173252%"
+    (5.17, 3, 1.05173),       # "(+5.173%), threshold +5.17%"
+    (5.174, 0, 1.0517),       # "(+5.17%), threshold +5.174%": 5.17 <= 5.174, the 4 places say it
+    (20.0, 0, 1.0517)])
+def test_e2e_diff_ratio_shows_the_side_of_the_threshold(tmp_path, pct, verdict, cell):
+    """Rank 0 of text/level2 -> text/level1: E2E 129862875 -> 136581009 ns (OverallMetrics' E2E Time rows,
+    tests/test_gate.py), +5.1732521708 %. Its E2E Diff Ratio cell read 105.17 % (4 places, 0.00 %) beside
+    "Regressed (> 5.173252%)" and a "yes", which the figures shown could not explain; it now holds as many more
+    places as it takes to stand on the verdict's side, as the gate's line shows the change, in a format that shows
+    them (0.00 % and up to 10 more). A rank at exactly +5.169 % is within a 5.169 % threshold, which the 4 places
+    (105.17 %) put above it: 5 places. Where 4 places say it, the cell is OverallMetrics' ratio, as without the
+    gate; the JSON keeps the 4 places."""
+    from msprof_compare.report.ranks_report import overview, write_overview
+
+    rows = [(0, {"e2e": (129_862_875, 136_581_009)}, []), (1, {"e2e": (100_000_000, 105_169_000)}, [])]
+    doc = overview(rows, {0: ("b/0", "c/0"), 1: ("b/1", "c/1")}, ("b", "c"), gates={0: verdict, 1: 0}, pct=pct)
+    assert [r["e2e"]["diff_ratio"] for r in doc["ranks"]] == [1.0517, 1.0517]
+    (path,) = write_overview(doc, str(tmp_path), "20260101000000", ("xlsx",))
+    ws = openpyxl.load_workbook(path)["Ranks"]
+    assert [ws["E3"].value, ws["E4"].value, ws["F3"].value, ws["F4"].value] == \
+        ["E2E Diff Ratio", cell, f"Regressed (> {str(pct).removesuffix('.0')}%)", "yes" if verdict else "no"]
+    assert ws["E4"].number_format == ws["E5"].number_format == "0.00##########%"
+    assert ws["E5"].value == 1.0517  # +5.169 %: within each threshold, as 105.17 % says
+    (path,) = write_overview(overview(rows[1:], {1: ("b/1", "c/1")}, ("b", "c"), gates={1: 0}, pct=5.169),
+                             str(tmp_path), "20260101000001", ("xlsx",))
+    assert openpyxl.load_workbook(path)["Ranks"]["E4"].value == 1.05169  # 105.169 %, within "> 5.169%"
+
+
+@pytest.mark.parametrize(("pct", "text"), [
+    (1e-300, "1e-300"), (1e300, "1e+300"), (1e-20, "1e-20"), (0.00001, "0.00001"), (1e16, "10000000000000000"),
+    (5.173252, "5.173252"), (20.0, "20"), (0.0, "0")])
+def test_threshold_text_is_bounded(pct, text):
+    """The threshold as written, in plain decimals up to 20 characters (0.00001, as the user typed it, not 1e-05);
+    beyond, the same decimal with an exponent: 1e-300 was written with 300 zeros in the gate's line and the Ranks
+    sheet's header. The gate judges by the decimal shown, the same either way."""
+    from fractions import Fraction
+
+    from msprof_compare.compare.gate import threshold_text
+
+    assert threshold_text(pct) == text and Fraction(text) == Fraction(repr(pct))
 
 
 def test_written_with_force_where_the_rank_reports_were(tmp_path):

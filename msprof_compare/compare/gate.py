@@ -77,12 +77,33 @@ def _outside_line(contrib: pd.DataFrame, listed: pd.DataFrame) -> str:
     return outside_modules_note(shown, None)
 
 
+def shown_ratio(base: int, comp: int, pct: float, regressed: bool) -> float:
+    """E2E comparison over base (whole ns, both above 0) to 4 places, OverallMetrics' Diff Ratio, or to as many more
+    as it takes (14 at most: 12 decimals of percent, as ``_change_text``) to stand, shown as a percentage, on the
+    side of the ``pct`` threshold the verdict (``regressed``) put it on: the Ranks sheet's cell read 105.17 % beside
+    "Regressed (> 5.173252%)" for a rank at +5.17325 % that regressed, and for one at +5.1724 % that did not."""
+    limit = 1 + Fraction(threshold_text(pct)) / 100
+    for places in range(4, 15):
+        value = round(comp / base, places)
+        if (Fraction(repr(value)) > limit) == regressed:
+            break
+    return value
+
+
+#: The longest plain decimal ``threshold_text`` writes; a longer one is written with an exponent.
+_PLAIN_THRESHOLD = 20
+
+
 def threshold_text(pct: float) -> str:
     """The ``--fail_on_regression`` threshold as the user wrote it (the float's shortest repr), in plain decimals
     (``1e-05`` reads 0.00001) and without a ".0": the decimal the gate judges by, and the one its line and the Ranks
-    sheet's Regressed header state (``{pct:g}`` rounded that to six digits, 5.173252 to 5.17325)."""
-    text = format(Decimal(repr(float(pct) + 0.0)), "f")  # + 0.0: no "-0"
-    return text[:-2] if text.endswith(".0") else text
+    sheet's Regressed header state (``{pct:g}`` rounded that to six digits, 5.173252 to 5.17325). A plain decimal
+    over ``_PLAIN_THRESHOLD`` characters is written as the repr's exponent form, the same decimal (1e-300 was
+    written with 300 zeros, 1e300 with 300 digits)."""
+    shortest = repr(float(pct) + 0.0)  # + 0.0: no "-0"
+    text = format(Decimal(shortest), "f")
+    text = text[:-2] if text.endswith(".0") else text
+    return text if len(text) <= _PLAIN_THRESHOLD else shortest
 
 
 def regression_gate(result: CompareResult, pct: float, top: int = 5,

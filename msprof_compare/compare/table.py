@@ -27,6 +27,9 @@ STYLE_INT = "int"        # '#,##0'; also the original's format of most text colu
 STYLE_FLOAT = "float"    # '#,##0.00'
 STYLE_MS3 = "ms3"        # '#,##0.000': the Summary's ms figures, to the µs as the console shows them
 STYLE_RATIO = "ratio"    # '0.00%'
+#: '0.00##########%': as ``STYLE_RATIO``, and the further places (12 of percent at most) a value holds where two
+#: cannot show which side of a threshold it is on (the Ranks sheet's E2E Diff Ratio, ``gate.shown_ratio``)
+STYLE_RATIO_FINE = "ratio_fine"
 STYLE_TEXT = "text"      # plain string (always written as a string, never a formula)
 STYLE_BOLD = "bold"      # bold string (e.g. the Kernel column of KernelCompare)
 
@@ -40,7 +43,7 @@ _FRAME_DTYPES: dict[str, Any] = {"integer": "Int64", "floating": np.dtype(np.flo
                                  "mixed-integer-float": np.dtype(np.float64), "string": TEXT_DTYPE}
 
 #: Column styles of numbers that are no counts: an all-blank column of one of these is float64 in ``Sheet.frame``.
-_FLOAT_STYLES = frozenset({STYLE_FLOAT, STYLE_MS3, STYLE_RATIO})
+_FLOAT_STYLES = frozenset({STYLE_FLOAT, STYLE_MS3, STYLE_RATIO, STYLE_RATIO_FINE})
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,16 @@ from xlsxwriter.utility import _preserve_whitespace, _utf16_len, xl_col_to_name
 from xlsxwriter.worksheet import Worksheet
 from xlsxwriter.xmlwriter import XMLwriter
 
-from ..compare.table import RATIO_HEADERS, STYLE_BOLD, STYLE_FLOAT, STYLE_INT, STYLE_MS3, STYLE_RATIO, Sheet
+from ..compare.table import (
+    RATIO_HEADERS,
+    STYLE_BOLD,
+    STYLE_FLOAT,
+    STYLE_INT,
+    STYLE_MS3,
+    STYLE_RATIO,
+    STYLE_RATIO_FINE,
+    Sheet,
+)
 from ..gcpause import gc_paused
 from ..textsafe import text_width
 from .output import FILE_PREFIX, Part, output_target, utc_now, write_new_file
@@ -74,7 +83,8 @@ _COLUMN_MIN_ROWS = 32
 LINES_HEADERS = frozenset({"Input Shape", "Input Type", "Kernel Details", "Allocated Details", "Base Call Stack",
                            "Comparison Call Stack"})
 _BASE = {"font_name": "Arial", "font_size": 11, "align": "left", "valign": "vcenter", "border": 1}
-_NUM_FORMATS = {STYLE_INT: "#,##0", STYLE_FLOAT: "#,##0.00", STYLE_MS3: "#,##0.000", STYLE_RATIO: "0.00%"}
+_NUM_FORMATS = {STYLE_INT: "#,##0", STYLE_FLOAT: "#,##0.00", STYLE_MS3: "#,##0.000", STYLE_RATIO: "0.00%",
+                STYLE_RATIO_FINE: "0.00" + "#" * 10 + "%"}
 _FILLS = {"blue": "#00BFFF", "light_blue": "#87CEFA", "red": "#FF0000", "green": "#00FF00", "yellow": "#FFFF00"}
 
 
@@ -472,9 +482,11 @@ def _write_sheet(wb: xlsxwriter.Workbook, styles: _Styles, sheet: Sheet, caption
     row_styles = sheet.row_styles
     # A ratio column is shown as percentages throughout. The original types ApiCompare's and the kernel sheets'
     # as floats, so one column read 0.99 beside a red 101.00% (the red format is a percentage).
-    kinds = [STYLE_RATIO if ratio else c.style for c, ratio in zip(columns, is_ratio, strict=True)]
+    # (a column of finer ratios, STYLE_RATIO_FINE, keeps its format)
+    kinds = [c.style if c.style == STYLE_RATIO_FINE else STYLE_RATIO if ratio else c.style
+             for c, ratio in zip(columns, is_ratio, strict=True)]
     plain = [styles.get(kind, top=c.header in LINES_HEADERS) for kind, c in zip(kinds, columns, strict=True)]
-    plain_red = styles.get(STYLE_RATIO, fill="red")
+    reds = [styles.get(kind, fill="red") if ratio else None for kind, ratio in zip(kinds, is_ratio, strict=True)]
     if row_styles:
         for i in range(nrows):
             r = i + HEADER_ROWS
@@ -483,12 +495,11 @@ def _write_sheet(wb: xlsxwriter.Workbook, styles: _Styles, sheet: Sheet, caption
                 v = values[j][i]
                 indent = _leading_tabs(v) if j == 0 else 0
                 fmt = styles.get(kinds[j], fill=fill, indent=indent) if fill or j == 0 else plain[j]
-                _write_cell(ws, r, j, v, fmt, plain_red if is_ratio[j] else None)
+                _write_cell(ws, r, j, v, fmt, reds[j])
     else:
         arrays = [col.to_numpy() if col.dtype in _FAST_DTYPES else None for col in cols]
         # cell by cell with links: a link replaces its cell, which the fast writer's row blocks cannot take
-        _write_plain_rows(ws, values, nrows, plain, [plain_red if x else None for x in is_ratio], arrays,
-                          blocks=not links)
+        _write_plain_rows(ws, values, nrows, plain, reds, arrays, blocks=not links)
     for (i, j), target in links.items():
         if i < nrows:  # a relative link: the file beside the workbook, wherever the folder is moved
             ws.write_url(i + HEADER_ROWS, j, f"external:{target}", styles.get(kinds[j], link=True),

@@ -15,8 +15,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..compare.gate import threshold_text
-from ..compare.table import STYLE_INT, STYLE_MS3, STYLE_RATIO, STYLE_TEXT, Column, Sheet, ratio_of
+from ..compare.gate import shown_ratio, threshold_text
+from ..compare.table import STYLE_INT, STYLE_MS3, STYLE_RATIO_FINE, STYLE_TEXT, Column, Sheet, ratio_of
 from ..textsafe import short_list, text_width
 from ..units import RankCycle, Unit, job_noun, unit_order
 from .excel import render
@@ -157,8 +157,8 @@ def sheet(document: dict[str, Any]) -> RanksSheet:
         columns.append(Column(f"{LABELS[metric]} Diff(ms)", STYLE_MS3, len(LABELS[metric]) + 12))
         data.append([r[metric]["diff_ms"] if metric in r else None for r in records])
         if metric == "e2e":
-            columns.append(Column("E2E Diff Ratio", STYLE_RATIO, 16))
-            data.append([r["e2e"]["diff_ratio"] if "e2e" in r else None for r in records])
+            columns.append(Column("E2E Diff Ratio", STYLE_RATIO_FINE, 16))
+            data.append([_ratio_cell(r, document["fail_on_regression"]) for r in records])
     if document["fail_on_regression"] is not None:
         # the threshold as the gate's line states it, the decimal each verdict judges by
         columns.append(Column(f"Regressed (> {threshold_text(document['fail_on_regression'])}%)", STYLE_TEXT, 24))
@@ -187,6 +187,20 @@ def sheet(document: dict[str, Any]) -> RanksSheet:
     frame = pd.DataFrame(dict(enumerate(data)))
     name = SHEET_NAME if job_name(document) == "Ranks" else job_name(document)
     return RanksSheet(name, columns, frame, *spans, note=_note(document), links=links)
+
+
+def _ratio_cell(record: dict[str, Any], pct: float | None) -> float | None:
+    """A record's E2E Diff Ratio cell: OverallMetrics' (4 places: 0.00 %), or for a rank the gate judged, as many
+    more places as it takes to stand on the side of the Regressed header's threshold its verdict put it on
+    (``gate.shown_ratio``; shown by ``STYLE_RATIO_FINE``): "105.17%" read alike beside "> 5.173252%" for a rank
+    at +5.1733 % that regressed and one at +5.1724 % that did not. The JSON keeps the 4 places (its diff_pct is
+    the float's, its ns exact)."""
+    e2e = record.get("e2e")
+    if e2e is None:
+        return None
+    if pct is None or not isinstance(record.get("regressed"), bool) or e2e["diff_ns"] is None:
+        return e2e["diff_ratio"]
+    return shown_ratio(e2e["base_ns"], e2e["comparison_ns"], pct, record["regressed"])
 
 
 def _note(document: dict[str, Any]) -> str:
