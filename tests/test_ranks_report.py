@@ -232,8 +232,15 @@ def test_layout_and_formats(gated):
         assert row[16].value == doc["ranks"][rank]["reports"][1] and row[16].hyperlink is None
         assert (row[17].value, row[18].value) == (str(TEXT0 / f"rank{rank}_ascend_pt"),
                                                   str(TEXT1 / f"rank{rank}_ascend_pt"))
-    assert doc["$schema"] == "urn:msprof-compare:ranks-schema:1" and doc["schema_version"] == 1
+    assert doc["$schema"] == "urn:msprof-compare:ranks-schema:2" and doc["schema_version"] == 2
     assert validate(doc, SCHEMA) == []  # docs/ranks.schema.json
+    # version 1 wrote "INF" where a side had no E2E time (now null, test_a_side_without_time): a version 1 document
+    # is no version 2 one, and says so by its version
+    one = {**doc, "$schema": "urn:msprof-compare:ranks-schema:1", "schema_version": 1,
+           "ranks": [{**doc["ranks"][0], "e2e": {**doc["ranks"][0]["e2e"], "diff_ratio": "INF"}}]}
+    assert validate(one, SCHEMA) == ["$.$schema: 'urn:msprof-compare:ranks-schema:1' != "
+                                     "'urn:msprof-compare:ranks-schema:2'", "$.schema_version: 1 != 2",
+                                     "$.ranks[0].e2e.diff_ratio: 'INF' is not ['number', 'null']"]
     broken = {**doc, "ranks": [{**doc["ranks"][0], "e2e": {**doc["ranks"][0]["e2e"], "diff_ratio": "1.17"}}],
               "extra": 1}
     assert validate(broken, SCHEMA) == ["$.ranks[0].e2e.diff_ratio: '1.17' is not ['number', 'null']",

@@ -145,7 +145,7 @@ def to_document(result: CompareResult, generated_at: _dt.datetime | None = None)
         })
     summary = result.summary
     return {
-        **document_head(SCHEMA_ID, now),
+        **document_head(SCHEMA_ID, SCHEMA_VERSION, now),
         "base": _profile(result.base),
         "comparison": _profile(result.comparison),
         "options": _options(result.options),
@@ -174,12 +174,13 @@ def to_document(result: CompareResult, generated_at: _dt.datetime | None = None)
     }
 
 
-def document_head(schema_id: str, now: _dt.datetime) -> dict[str, Any]:
+def document_head(schema_id: str, version: int, now: _dt.datetime) -> dict[str, Any]:
     """The keys a JSON document of the tool starts with, a result's (``to_document``) or a job's (the ranks
-    overview): its schema, the schema version, the tool and when it was made (UTC, to the second)."""
+    overview): its schema, the schema's version (each document's own), the tool and when it was made (UTC, to the
+    second)."""
     return {
         "$schema": schema_id,
-        "schema_version": SCHEMA_VERSION,
+        "schema_version": version,
         "tool": {"name": "msprof-compare", "version": _version()},
         "generated_at": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
     }

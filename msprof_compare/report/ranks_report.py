@@ -26,7 +26,11 @@ from .ranks_console import cycles_of, job_lines, shown_metrics, slowest
 
 #: The sheet's name: "Cycles" for a single device's cycles (``job_name``).
 SHEET_NAME = "Ranks"
-SCHEMA_ID = "urn:msprof-compare:ranks-schema:1"
+#: The overview JSON's schema (docs/ranks.schema.json), versioned apart from the result JSON's: 2 since E2E's
+#: diff_ratio is null where a side has no E2E time (version 1 wrote "INF", or 0.0, there), which a reader of 1 may
+#: not take.
+SCHEMA_VERSION = 2
+SCHEMA_ID = f"urn:msprof-compare:ranks-schema:{SCHEMA_VERSION}"
 #: The metrics as the time distribution table names them (``ranks_console.METRICS``' order).
 LABELS = {"e2e": "E2E", "computing": "Computing", "uncovered_communication": "Uncovered Communication",
           "free": "Free"}
@@ -84,7 +88,7 @@ def overview(rows: list[Row], inputs: Mapping[Unit, tuple[str, str]], job: tuple
         records.append(record)
     lines = job_lines(rows)
     return {
-        **document_head(SCHEMA_ID, now),
+        **document_head(SCHEMA_ID, SCHEMA_VERSION, now),
         "base_path": job[0],
         "comparison_path": job[1],
         "fail_on_regression": pct,
