@@ -687,7 +687,9 @@ def _write_overview(log: logging.Logger, rows: list[tuple[Unit, Any, list[str]]]
     started = _dt.datetime.strptime(stamp, "%Y%m%d%H%M%S").replace(tzinfo=_dt.timezone.utc)  # the job's instant
     document = overview(rows, pairs, job, dict(gates), parse_regression_pct(params.get("fail_on_regression")),
                         started, one_sided, rank_list)
-    written = write_overview(document, output, stamp, formats, bool(params.get("force")))
+    # the folder holds the rank reports: gone, it is not made again for the overview (output.FolderGone)
+    written = write_overview(document, output, stamp, formats, bool(params.get("force")),
+                             create=not any(paths for _, _, paths in rows))
     for path in written:
         log.info("The comparison result file has been generated: %s", path)
     _print(f"{job_name(document)} overview: {', '.join(written)}")
@@ -710,7 +712,9 @@ def _compare_ranks(log: logging.Logger, pairs: dict[Unit, tuple[str, str]], para
             with notices.of_rank(rank):
                 # .json too, by the formats; rank{R}_cycle{k} / cycle{k} for a schedule's cycles
                 name = os.path.join(output, f"{FILE_PREFIX}{unit_stem(rank)}_{stamp}.xlsx")
-                written = deliver.write_reports(result, name, explicit_format=explicit)
+                # the folder is made for the first reports; gone later, it went with them (output.FolderGone)
+                written = deliver.write_reports(result, name, explicit_format=explicit,
+                                                create=not any(paths for _, _, paths in rows))
                 figures = rank_figures(result)
                 rows.append((rank, figures, written))
                 _print(rank_line(rank, figures, written))
@@ -733,9 +737,11 @@ _STOPS = (ProfileError, UsageError, MemoryError, KeyboardInterrupt, SystemExit)
 
 
 def _reports_stay(log: logging.Logger, rows: list[tuple[Unit, Any, list[str]]]) -> None:
-    """Tell a user whose run stopped which ranks' reports were written whole (and stay)."""
-    if rows:
-        log.info("The reports of %s are complete and stay.", named_units([r for r, _, _ in rows]))
+    """Tell a user whose run stopped which ranks' reports were written whole (and stay): those still there (an
+    output folder removed meanwhile took them with it: ``output.FolderGone``)."""
+    kept = [r for r, _, paths in rows if all(os.path.isfile(p) for p in paths)]
+    if kept:
+        log.info("The reports of %s are complete and stay.", named_units(kept))
 
 
 def _ranks_gate(gates: list[tuple[Unit, int]], pct: Any) -> int:

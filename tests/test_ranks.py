@@ -1122,3 +1122,47 @@ def test_a_rank_run_reads_each_trace_head_once(capsys, tmp_path, monkeypatch):
                             "--enable_profiling_compare")
     assert code == 0 and dict(opened) == {name: collections.Counter(head_bytes=1, gzip_trailer_size=2, read_bytes=1)
                                           for name in files[2:]}
+
+
+@pytest.mark.parametrize("removed_at", [1, "overview"])
+def test_output_folder_removed_during_the_run_is_not_made_again(capsys, tmp_path, monkeypatch, removed_at):
+    """The -o folder removed while rank 1 loads (after rank 0's reports were written in it), or while the overview
+    is made: rank 1's reports and the overview made it again, holding the later files alone, the overview naming
+    and linking a rank 0 workbook that went with the folder. Now the run stops: exit 1, one line naming the folder,
+    no folder made again, and no "complete and stay" line for reports that are gone. The write that finds it gone
+    is the check (its private folder's creation fails): nothing between a check and the write to miss."""
+    from msprof_compare.report import ranks_report
+
+    out = tmp_path / "out"
+    if removed_at == 1:
+        real = api._compare_inputs
+
+        def removing(base, comparison, *rest):
+            if base.endswith("sampled_rank-1.json.gz"):
+                shutil.rmtree(out)
+            return real(base, comparison, *rest)
+
+        monkeypatch.setattr(api, "_compare_inputs", removing)
+    else:
+        real_overview = ranks_report.overview
+        monkeypatch.setattr(ranks_report, "overview",
+                            lambda *a, **k: shutil.rmtree(out) or real_overview(*a, **k))
+    code, out_text, err = run_inproc(capsys, "-bp", str(KINETO), "-d", str(KINETO), "-o", str(out),
+                                     "--enable_profiling_compare")
+    assert (code, error_lines(err)) == (1, [
+        f"error: {out}: the output folder is gone: removed (or renamed) while the run wrote its reports there, with "
+        "those written before; it is not made again (run again into a folder left alone until the run ends)"])
+    assert not out.exists() and "complete and stay" not in err
+    assert ("rank 1: E2E" in out_text) == (removed_at == "overview")  # rank 1 was written when the overview failed
+
+
+def test_output_folder_made_by_the_first_reports(capsys, tmp_path):
+    """A missing -o folder is made for the first rank's reports (as a single compare's), then holds the others and
+    the overview."""
+    out = tmp_path / "new" / "out"
+    code, _, err = run_inproc(capsys, "-bp", str(KINETO), "-d", str(KINETO), "-o", str(out),
+                              "--enable_profiling_compare", "--output_format", "json")
+    assert code == 0, err
+    assert sorted(re.sub(r"\d{14}", "T", p.name) for p in out.iterdir()) == [
+        "performance_comparison_result_rank0_T.json", "performance_comparison_result_rank1_T.json",
+        "performance_comparison_result_ranks_T.json"]

@@ -702,11 +702,11 @@ def test_an_overview_that_cannot_be_written_leaves_the_rank_reports(capsys, tmp_
 
     real = ranks_report.write_new_files
 
-    def full(directory, stem, parts):
+    def full(directory, stem, parts, **kwargs):
         def fill(tmp):
             raise OSError(errno.ENOSPC, "No space left on device")
 
-        return real(directory, stem, [(parts[0][0], fill, parts[0][2]), *parts[1:]])
+        return real(directory, stem, [(parts[0][0], fill, parts[0][2]), *parts[1:]], **kwargs)
 
     monkeypatch.setattr(ranks_report, "write_new_files", full)
     code, _, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(tmp_path), "--enable_api_compare",

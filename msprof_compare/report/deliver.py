@@ -154,9 +154,12 @@ def workbook_name(output: str, formats: tuple[str, ...]) -> str:
     return first_free_name(directory, name, *also)
 
 
-def write_reports(result: CompareResult, output: str, explicit_format: bool = False) -> list[str]:
+def write_reports(result: CompareResult, output: str, explicit_format: bool = False, *,
+                  create: bool = True) -> list[str]:
     """Write the reports ``result.options.output_format`` names; returns what was written ("-" = stdout).
-    One run has one timestamp: the clock is read once, for the default names and the JSON's ``generated_at``."""
+    One run has one timestamp: the clock is read once, for the default names and the JSON's ``generated_at``.
+    ``create`` False: a missing folder is not made (``output.write_new_files``: a rank's reports beside earlier
+    ranks')."""
     formats = result.options.formats
     written: list[str] = []
     now = utc_now()
@@ -182,17 +185,17 @@ def write_reports(result: CompareResult, output: str, explicit_format: bool = Fa
         # a named file keeps its extension as written (-o run.XLSX: run.XLSX, as with the workbook alone)
         parts = [(os.path.splitext(n)[1] if n else part[0], *part[1:])
                  for n, part in ((name, workbook), (json_name, json_part(result, generated_at=now)))]
-        paths = write_new_files(directory, stem, parts)
+        paths = write_new_files(directory, stem, parts, create=create)
         for path in paths:
             log.info("The comparison result file has been generated: %s", path)
         return paths
     if "xlsx" in formats:
-        path = write_workbook(result, xlsx_target, now)
+        path = write_workbook(result, xlsx_target, now, create=create)
         if path:
             written.append(path)
             log.info("The comparison result file has been generated: %s", path)
     if "json" in formats:
-        path = write_json(result, json_target, now=now)
+        path = write_json(result, json_target, now=now, create=create)
         written.append(path)
         log.info("The comparison result file has been generated: %s", path)
     return written

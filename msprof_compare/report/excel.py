@@ -110,19 +110,21 @@ def resolve_target(target: str | os.PathLike = ".", force: bool = False) -> tupl
 # --------------------------------------------------------------------------- workbook
 
 
-def write_workbook(result: CompareResult, target: str | os.PathLike = ".", now: datetime | None = None) -> str:
+def write_workbook(result: CompareResult, target: str | os.PathLike = ".", now: datetime | None = None, *,
+                   create: bool = True) -> str:
     """Write ``result.sheets`` to a new workbook in ``target`` (a directory or an ``.xlsx`` path).
 
     Returns the absolute path written, or "" when there was no sheet to write.
     Never replaces an existing file (a ``_1``, ``_2``... suffix is added) and
     never leaves a partial workbook behind. ``now``: the run's instant, for the default name (``utc_now()``).
+    ``create`` False: a missing folder is not made (``output.write_new_files``).
     """
     part = workbook_part(result)
     if part is None:
         log.warning("No comparison produced any rows; no workbook was written.")
         return ""
     directory, name = resolve_target(target, bool(getattr(getattr(result, "options", None), "force", False)))
-    return write_new_file(directory, name or default_file_name(now), part[1], part[2])
+    return write_new_file(directory, name or default_file_name(now), part[1], part[2], create=create)
 
 
 def workbook_part(result: CompareResult) -> Part | None:

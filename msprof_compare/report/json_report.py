@@ -244,7 +244,8 @@ def _is_stdout(target: object) -> bool:
         return False
 
 
-def write_json(result: CompareResult, target: str | os.PathLike = ".", now: _dt.datetime | None = None) -> str:
+def write_json(result: CompareResult, target: str | os.PathLike = ".", now: _dt.datetime | None = None, *,
+               create: bool = True) -> str:
     """Write the JSON document; ``target`` "-" streams it to stdout.
 
     A directory target gets ``performance_comparison_result_<UTC>.json``; a
@@ -252,6 +253,7 @@ def write_json(result: CompareResult, target: str | os.PathLike = ".", now: _dt.
     temporary name and published without replacing an existing file (a
     ``_1``, ``_2``... suffix is added). Returns the path written or "-". ``now``: the run's instant, for
     ``generated_at`` and the default name alike (one clock read: two could fall in different seconds).
+    ``create`` False: a missing folder is not made (``output.write_new_files``).
     """
     now = now or utc_now()
     text = dumps(result, generated_at=now)
@@ -273,7 +275,7 @@ def write_json(result: CompareResult, target: str | os.PathLike = ".", now: _dt.
         return "-"
     path, name = output_target(target, ".json", bool(getattr(getattr(result, "options", None), "force", False)))
     part = json_part(result, text)
-    return write_new_file(path, name or default_file_name(now), part[1], part[2])
+    return write_new_file(path, name or default_file_name(now), part[1], part[2], create=create)
 
 
 def json_part(result: CompareResult, text: str | None = None, generated_at: _dt.datetime | None = None) -> Part:

@@ -360,25 +360,30 @@ def remove_stale_temporaries(directory: str, now: float | None = None) -> int:
     return removed
 
 
-def write_new_file(directory: str, name: str, fill: Callable[[str], None], what: str) -> str:
+def write_new_file(directory: str, name: str, fill: Callable[[str], None], what: str, *, create: bool = True) -> str:
     """Create ``directory/name`` (or a suffixed name) from ``fill(temp_path)``; returns the path.
 
     ``fill`` writes the whole report into the temporary path it is given. The directory is created
-    when missing (and removed again when nothing could be written). On any failure, signal or
-    interrupt the temporary file is removed and nothing is published; an ``OSError`` becomes a
-    one-line ``ProfileError`` naming the directory and ``what``.
+    when missing (and removed again when nothing could be written), unless ``create`` is False
+    (``write_new_files``). On any failure, signal or interrupt the temporary file is removed and nothing is
+    published; an ``OSError`` becomes a one-line ``ProfileError`` naming the directory and ``what``.
     """
     stem, ext = os.path.splitext(name)
-    return write_new_files(directory, stem, [(ext, fill, what)])[0]
+    return write_new_files(directory, stem, [(ext, fill, what)], create=create)[0]
 
 
 #: One file of a report set: (extension, fill(temp path), what it is, for error messages).
 Part = tuple[str, Callable[[str], None], str]
 
 
-def write_new_files(directory: str, stem: str, parts: list[Part]) -> list[str]:
+def write_new_files(directory: str, stem: str, parts: list[Part], *, create: bool = True) -> list[str]:
     """``write_new_file`` for files that belong together (the xlsx and JSON of one run): all are
     rendered first, then published under one shared stem (``publish_together``).
+
+    ``create`` False: the directory holds reports this run wrote already (a rank-by-rank compare's later ranks
+    and overview), so where it is gone it was removed (or renamed) meanwhile: ``FolderGone``, not a new folder
+    that would hold the later reports alone and an overview naming files it lacks. No check before the write: the
+    private folder's creation in it fails (ENOENT), so no removal between a check and the write is missed.
 
     The files are rendered inside a private folder (mode 0700) beside their final names; the output directory
     is one no other user can rename entries in (``output_target`` refuses a world-writable one without the
@@ -386,7 +391,7 @@ def write_new_files(directory: str, stem: str, parts: list[Part]) -> list[str]:
     before it is published, so a crash or power loss cannot leave a final name holding an empty or partial
     report, and a delayed write error is reported instead of a success.
     """
-    created = make_dir(directory)
+    created = make_dir(directory) if create else []
     remove_stale_temporaries(directory)
     private = ""
     what = "report"  # the file being written, for the error message
@@ -408,6 +413,8 @@ def write_new_files(directory: str, stem: str, parts: list[Part]) -> list[str]:
             _sync_directory(directory)
             return paths
     except OSError as exc:
+        if not create and isinstance(exc, FileNotFoundError) and not os.path.isdir(directory):
+            raise FolderGone(directory) from None
         raise ProfileError(directory, f"cannot write the {what}: {exc.strerror or exc}") from None
     except OutOfMemory:
         raise
@@ -418,6 +425,16 @@ def write_new_files(directory: str, stem: str, parts: list[Part]) -> list[str]:
             _remove_private(private)
         if not published:
             _remove_empty(created)
+
+
+class FolderGone(ProfileError):
+    """The output folder a run wrote reports into is gone when it writes more (``write_new_files``' ``create``
+    False): removed or renamed meanwhile, with the reports in it."""
+
+    def __init__(self, directory: str) -> None:
+        super().__init__(directory, "the output folder is gone: removed (or renamed) while the run wrote its reports "
+                                    "there, with those written before; it is not made again",
+                         hint="run again into a folder left alone until the run ends")
 
 
 def _remove_private(private: str) -> None:

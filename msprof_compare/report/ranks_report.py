@@ -234,10 +234,12 @@ def parts(document: dict[str, Any], formats: tuple[str, ...]) -> list[Part]:
 
 
 def write_overview(document: dict[str, Any], folder: str, stamp: str, formats: tuple[str, ...],
-                   force: bool = False) -> list[str]:
+                   force: bool = False, *, create: bool = True) -> list[str]:
     """Publish the overview into ``folder`` as ``performance_comparison_result_ranks_{stamp}`` (``_cycles_`` for a
     single device's cycles: ``job_name``; .xlsx and .json by ``formats``): rendered under temporary names,
     published whole under one free name, never over a file. The folder is checked and named as the rank reports'
-    (``output.output_target``: its absolute path)."""
+    (``output.output_target``: its absolute path). ``create`` False: where the folder is gone (removed with the rank
+    reports it held) it is not made again (``output.FolderGone``)."""
     directory = output_target(folder, ".xlsx", force)[0]
-    return write_new_files(directory, f"{FILE_PREFIX}{job_name(document).lower()}_{stamp}", parts(document, formats))
+    return write_new_files(directory, f"{FILE_PREFIX}{job_name(document).lower()}_{stamp}", parts(document, formats),
+                           create=create)
