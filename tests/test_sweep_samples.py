@@ -58,9 +58,11 @@ def test_build_cycle_folders_as_torch_npu_names_a_schedules_cycles(samples: Path
     worker per rank; the private copy holds the same."""
     sweep.build_cycle_folders(samples, tmp_path)
     found = sweep.find_rank_folders(tmp_path / sweep.BUILT, tmp_path)
+    kineto = {f: found.pop(f) for f in list(found) if "kineto" in f}  # test_build_kineto_cycle_folders
     assert found == {f"{sweep.BUILT}/npu_cycles_{n}": {
         RankCycle(r, k): f"{sweep.BUILT}/npu_cycles_{n}/host_{r}_2025010100000000{n + 1 - k}_ascend_pt"
         for k in range(1, n + 1) for r in (0, 1)} for n in (2, 3)}
+    found |= kineto
     assert list(found[f"{sweep.BUILT}/npu_cycles_3"])[:3] == [RankCycle(0, 1), RankCycle(1, 1), RankCycle(0, 2)]
     assert sweep.find_rank_folders(tmp_path / "copy" / sweep.BUILT, tmp_path / "copy") == found
     info = json.loads((tmp_path / sweep.BUILT / "npu_cycles_3" / "host_1_20250101000000001_ascend_pt" /
@@ -69,6 +71,46 @@ def test_build_cycle_folders_as_torch_npu_names_a_schedules_cycles(samples: Path
     assert sweep.where(samples, tmp_path / "copy", f"{sweep.BUILT}/x") == str(tmp_path / sweep.BUILT / "x")
     assert sweep.where(samples, tmp_path / "copy", f"copy:{sweep.BUILT}/x") == str(tmp_path / "copy" / sweep.BUILT
                                                                                    / "x")
+
+
+def test_build_kineto_cycle_folders(samples: Path, tmp_path: Path) -> None:
+    """The rank phase's Kineto folders of cycles of ranks, as discovery reads them: by hand, two cycles in one folder
+    (tensorboard_trace_handler's names, one worker per rank, cycle k's timestamp 1736408884023 + 1000 k ms) and three
+    in a subfolder per rank, whose subfolders are no folder of their own (their units are the folder's). Cycle k of
+    rank r is a copy of its source's rank r trace (HTA's trace_filter ranks; critical_path's alexnet and simple_add
+    benchmarks): byte for byte decompressed, but simple_add's, whose distributedInfo.rank 0 reads 1."""
+    import gzip
+
+    sweep.build_cycle_folders(samples, tmp_path)
+    found = {f: units for f, units in sweep.find_rank_folders(tmp_path / sweep.BUILT, tmp_path).items()
+             if "kineto" in f}
+    built = f"{sweep.BUILT}/kineto_cycles"
+
+    def name(r: int, k: int) -> str:
+        return f"node0_{1000 + r}.{1736408884023 + 1000 * k}.pt.trace.json.gz"
+
+    assert found == {f"{built}_2": {RankCycle(r, k): f"{built}_2/{name(r, k)}" for k in (1, 2) for r in (0, 1)},
+                     f"{built}_3": {RankCycle(r, k): f"{built}_3/rank{r}/{name(r, k)}"
+                                    for k in (1, 2, 3) for r in (0, 1)}}
+    job = [samples / f"hta/tests/data/trace_filter/sampled_rank-{r}.json.gz" for r in (0, 1)]
+    bench = [samples / "hta/tests/data/critical_path" / p for p in (
+        "alexnet/benchmark_result_2869224_1695835535_trace.json.gz",
+        "simple_add/benchmark_result_493459_1694039959_trace.json.gz")]
+    for folder, sources in (("_2", (job, bench)), ("_3", (bench, job, bench))):
+        for k, pair in enumerate(sources, 1):
+            for r, source in enumerate(pair):
+                copy = gzip.decompress((tmp_path / found[built + folder][RankCycle(r, k)]).read_bytes())
+                original = gzip.decompress(source.read_bytes())
+                assert json.loads(copy)["distributedInfo"]["rank"] == r
+                if source.name.startswith("benchmark_result_493459"):
+                    assert json.loads(original)["distributedInfo"]["rank"] == 0
+                    at = original.index(b'"distributedInfo": {"rank": 0}')  # the one byte changed
+                    assert copy == original[:at] + b'"distributedInfo": {"rank": 1}' + original[at + 30:]
+                else:
+                    assert copy == original
+    pairs = sweep.plan_rank_pairs(samples, found)
+    assert pairs == [(f"{built}_2", f"copy:{built}_2"), (f"{built}_3", f"copy:{built}_3"),
+                     (f"{built}_2", f"{built}_3"), (f"{built}_3", f"{built}_2")]
 
 
 def _fake_tree(root: Path) -> dict[str, dict[Unit, str]]:
@@ -106,9 +148,12 @@ def test_plan_of_folders_of_cycles(tmp_path: Path) -> None:
     folders |= {f"c{n}": {RankCycle(r, k): f"c{n}/h{r}_{k}" for k in range(1, n + 1) for r in (0, 1)} for n in (2, 3)}
     folders |= {t: {RankCycle(None, k): f"{t}/w.{k}.pt.trace.json" for k in range(1, n + 1)}
                 for t, n in (("t0", 2), ("t4", 2), ("t5", 3))}
-    pairs = sweep.plan_rank_pairs(tmp_path, folders)
+    folders["kc"] = {RankCycle(r, k): f"kc/w{r}.{k}.pt.trace.json.gz" for k in (1, 2) for r in (0, 1)}
+    pairs = sweep.plan_rank_pairs(tmp_path, folders)  # Kineto cycles of ranks against Kineto's alone: none here
     assert pairs == [(f, "copy:" + f) for f in folders] + [("a", "b"), ("b", "a"), ("c2", "c3"), ("c3", "c2"),
                                                            ("t0", "t4"), ("t4", "t0")]
+    del folders["kc"]
+    pairs = [p for p in pairs if "kc" not in p[0]]
     assert sweep.rank_singles(folders, "c3", "copy:c2", {1}) == {
         RankCycle(1, k): (f"c3/h1_{k}", f"copy:c2/h1_{k}") for k in (1, 2)}
     assert list(sweep.rank_singles(folders, "c2", "c3")) == [RankCycle(r, k) for k in (1, 2) for r in (0, 1)]

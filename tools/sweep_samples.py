@@ -7,15 +7,16 @@ input: a clean exit, schema-valid JSON, no NaN/inf, Diff = Comparison - Base to 
 change of their whole ns, a half away from zero; memory: round() of the float) and the ratio rule,
 integer counts, the OverallMetrics hierarchy sums, E2E = computing + uncovered communication + free, console
 figures = sheet figures, self-compares at zero, swapped sides mirrored, one comparator alone = the same sheet
-of the full run, and statistic sheets totalling their detail sheets. The rank phase finds the folders of ranks
-and of a profiler schedule's cycles (`msprof_compare.api.ranks`; it builds NPU folders of cycles of ranks from the
-text rank folders, `build_cycle_folders`), compares two of a kind unit by unit (`-o FOLDER`; a unit is a rank or a
-`RankCycle`) and checks that each unit's report is the single compare of its pair, with the invariants above, that
-the status (the gate's too), error, report names, unit lines, table, job lines (one per cycle of ranks), job
-overview (schema-valid, its figures the unit reports') and the warnings of one-sided ranks and of cycles beyond the
-other folder's count follow (of a `--rank_list` run: the listed ranks, and a warning for those neither folder
-holds), and that `-o -`, and `--rank_list` on a single device's cycles, are refused. It is a tool, not
-part of the suite: slow (minutes) and it reports findings to investigate rather than asserting.
+of the full run, and statistic sheets totalling their detail sheets. The rank phase finds the folders of ranks and
+of a profiler schedule's cycles (`msprof_compare.api.ranks`; it builds NPU folders of cycles of ranks from the
+text rank folders and Kineto ones from HTA's traces, `build_cycle_folders`), compares two of a kind unit by unit
+(`-o FOLDER`; a unit is a rank or a `RankCycle`) and checks that each unit's report is the single compare of its
+pair, with the invariants above, that the status (the gate's too), error, report names, unit lines, table, job
+lines (one per cycle of ranks), job overview (schema-valid, its figures the unit reports') and the warnings of
+one-sided ranks and of cycles beyond the other folder's count follow (of a `--rank_list` run: the listed ranks,
+and a warning for those neither folder holds), and that `-o -`, and `--rank_list` on a single device's cycles, are
+refused. It is a tool, not part of the suite: slow (minutes) and it reports findings to investigate rather than
+asserting.
 
     python tools/sweep_samples.py                 # ../shared/samples, results in ./sweep-out
     python tools/sweep_samples.py --jobs 2 --limit 50 --out /tmp/sweep
@@ -646,6 +647,22 @@ RANK_METRICS = ("E2E Time", "Computing Time", "Uncovered Communication Time", "F
 CYCLE_LAYOUT = {"npu_cycles_2": ("level0", "level1"), "npu_cycles_3": ("level1", "level0", "level1")}
 CYCLE_SOURCE = "msinsight/test/data/pytorch/text"
 CYCLE_END = 1736408884023552840  # ns: the collection ends the built cycles record, 10 ns apart
+#: The Kineto folders of a schedule's cycles of ranks 0 and 1 the rank phase builds (`build_cycle_folders`): {folder:
+#: (the source of each cycle, in recorded order; whether each rank's cycles are in a subfolder of their own)}. A
+#: source is two real traces, rank 0's and rank 1's (`KINETO_CYCLE_SOURCES`), copied with their distributedInfo.rank
+#: set to that rank; the names are tensorboard_trace_handler's (`{worker}.{ms}.pt.trace.json.gz`, one worker per
+#: rank, the ms giving the recorded order). Flat, every rank's cycles in on_trace_ready's one folder, and a subfolder
+#: per rank (a rank's logs kept apart), as discovery reads both.
+KINETO_CYCLE_LAYOUT = {"kineto_cycles_2": (("job", "bench"), False),
+                       "kineto_cycles_3": (("bench", "job", "bench"), True)}
+#: {source: (rank 0's trace, rank 1's)}: HTA's two ranks of one job (trace_filter, rank 0 and 1 recorded), and two
+#: A100 benchmark traces of critical_path (both record rank 0: the copy of simple_add's records rank 1).
+KINETO_CYCLE_SOURCES = {
+    "job": ("hta/tests/data/trace_filter/sampled_rank-0.json.gz", "hta/tests/data/trace_filter/sampled_rank-1.json.gz"),
+    "bench": ("hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz",
+              "hta/tests/data/critical_path/simple_add/benchmark_result_493459_1694039959_trace.json.gz")}
+KINETO_CYCLE_MS = 1736408884023  # the first built cycle's timestamp in the names (ms), cycles 1000 ms apart
+_DISTRIBUTED_RANK = re.compile(rb'("distributedInfo"\s*:\s*\{[^{}]*?"rank"\s*:\s*)-?[0-9]+')
 
 
 def report_unit(name: str) -> tuple[Unit, str] | None:
@@ -667,10 +684,12 @@ def build_cycle_folders(samples: Path, out: Path) -> None:
     """`CYCLE_LAYOUT`'s folders under OUT/BUILT and OUT/copy/BUILT (self-compares), as torch_npu writes a schedule's
     cycles: `{worker}_{timestamp}_ascend_pt`, one worker per rank, copies of the samples' text level rank folders
     whose profiler_info_N.json records the cycle's collection end (the recorded order, against the names' order);
-    none where the samples lack the text levels. Why: the samples hold no NPU folder of cycles."""
+    none where the samples lack the text levels. Why: the samples hold no NPU folder of cycles. So too
+    `KINETO_CYCLE_LAYOUT`'s Kineto folders (`_build_kineto_cycles`), none where the samples lack their traces."""
     src = samples / CYCLE_SOURCE
     for root in (out / BUILT, out / "copy" / BUILT):
         shutil.rmtree(root, ignore_errors=True)
+        _build_kineto_cycles(samples, root)
         if not all((src / lv / f"rank{r}_ascend_pt").is_dir() for lv in ("level0", "level1") for r in (0, 1)):
             continue
         for folder, levels in CYCLE_LAYOUT.items():
@@ -684,20 +703,44 @@ def build_cycle_folders(samples: Path, out: Path) -> None:
                     (dst / info).write_text(json.dumps(doc))
 
 
+def _build_kineto_cycles(samples: Path, root: Path) -> None:
+    """`KINETO_CYCLE_LAYOUT`'s folders under `root`: cycle k of rank r a copy of its source's rank r trace, the
+    first `distributedInfo.rank` of its decompressed text set to r (no other byte changed; the traces are small),
+    named `node0_{1000 + r}.{ms}.pt.trace.json.gz`. Why: the samples hold no Kineto folder of cycles of ranks."""
+    if not all((samples / p).is_file() for pair in KINETO_CYCLE_SOURCES.values() for p in pair):
+        return
+    for folder, (sources, per_rank) in KINETO_CYCLE_LAYOUT.items():
+        for k, source in enumerate(sources, 1):
+            for r, trace in enumerate(KINETO_CYCLE_SOURCES[source]):
+                text = gzip.decompress((samples / trace).read_bytes())
+                text, n = _DISTRIBUTED_RANK.subn(rb"\g<1>" + str(r).encode(), text, count=1)
+                assert n == 1, f"{trace}: no distributedInfo.rank"
+                name = f"node0_{1000 + r}.{KINETO_CYCLE_MS + 1000 * k}.pt.trace.json.gz"
+                dst = root / folder / (f"rank{r}" if per_rank else "") / name
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                dst.write_bytes(gzip.compress(text, mtime=0))
+
+
 def find_rank_folders(top: Path, names_from: Path | None = None) -> dict[str, dict[Unit, str]]:
     """{folder: {unit: input}}, relative to `names_from` (default `top`), of every folder under `top` the project's
     own rank discovery (`msprof_compare.api.ranks`) takes as a folder of ranks or of a schedule's cycles, sorted: the
-    CLI compares two of one kind unit by unit."""
+    CLI compares two of one kind unit by unit. Not a folder whose inputs a folder above it holds all of (a rank's
+    subfolder of cycles, `rank0/w.<ms>.pt.trace.json`: its rank's units of the folder above, compared there)."""
     from msprof_compare.api import ranks
     from msprof_compare.errors import ProfileError
 
     rel = names_from or top
     found: dict[str, dict[Unit, str]] = {}
+    held: dict[Path, set[str]] = {}
     for d in sorted(p for p in top.rglob("*") if p.is_dir()):
         try:
             by_unit = ranks(str(d))
         except ProfileError:
             continue
+        inputs = set(by_unit.values())
+        if any(inputs <= held[a] for a in d.parents if a in held):
+            continue
+        held[d] = inputs
         found[str(d.relative_to(rel))] = {k: str(Path(v).relative_to(rel)) for k, v in by_unit.items()}
     return found
 
@@ -705,15 +748,22 @@ def find_rank_folders(top: Path, names_from: Path | None = None) -> dict[str, di
 def plan_rank_pairs(samples: Path, folders: dict[str, dict[Unit, str]]) -> list[tuple[str, str]]:
     """(base, comparison) folder pairs: every folder against its private copy; every NPU folder of ranks (its ranks
     hold ASCEND_PROFILER_OUTPUT) against every other both ways, Kineto folders of ranks only against themselves;
-    every folder of a schedule's cycles of ranks against every other (cycle counts unequal too); a single device's
-    cycles against another's of as many cycles (the tb_plugin runs: one model)."""
+    every folder of a schedule's cycles of ranks against every other of its family (Kineto traces or NPU folders:
+    the pair phase compares the families; cycle counts unequal too); a single device's cycles against another's of
+    as many cycles (the tb_plugin runs: one model)."""
     npu = [f for f, by_rank in folders.items() if folder_kind(by_rank) == "rank"
            and any((samples / p / "ASCEND_PROFILER_OUTPUT").is_dir() for p in by_rank.values())]
     cycles = [f for f, units in folders.items() if folder_kind(units) == "rank cycle"]
     single = [(b, c) for b, c in itertools.permutations(folders, 2)
               if folder_kind(folders[b]) == folder_kind(folders[c]) == "cycle" and len(folders[b]) == len(folders[c])]
     return ([(f, "copy:" + f) for f in folders] + list(itertools.permutations(npu, 2))
-            + list(itertools.permutations(cycles, 2)) + single)
+            + [(b, c) for b, c in itertools.permutations(cycles, 2) if _traces(folders[b]) == _traces(folders[c])]
+            + single)
+
+
+def _traces(units: dict[Unit, str]) -> bool:
+    """Whether a folder's units are Kineto traces (files), not NPU profiling directories."""
+    return all(p.endswith((".json", ".json.gz")) for p in units.values())
 
 
 def rank_option_jobs(samples: Path, folders: dict[str, dict[Unit, str]], pairs: list[tuple[str, str]],
