@@ -188,12 +188,14 @@ def _lccl(profile: Profile, bd: Breakdown, lanes: tuple[pd.DataFrame, pd.DataFra
 
 
 def _sdma_stream(profile: Profile, bd: Breakdown) -> None:
-    """SDMA task time on compute streams (reference-1 §7.3.4; stream 0 counts here)."""
+    """SDMA task time on compute streams (reference-1 §7.3.4; stream 0 counts here). A task whose TASK.streamId is
+    NULL (-1, said by the loader) is on no stream: all such tasks made one stream, a compute stream as soon as
+    one kernel lacked its stream, so their SDMA tasks counted or not by chance."""
     ts = profile.extra.get("task_summary")
     if ts is None or not len(ts):
         return
-    wait_streams = set(ts.loc[ts["rts_type"] == EVENT_WAIT_TASK, "stream"].tolist())
-    compute_streams = set(profile.kernels["stream"].tolist())
+    wait_streams = set(ts.loc[ts["rts_type"] == EVENT_WAIT_TASK, "stream"].tolist()) - {-1}
+    compute_streams = set(profile.kernels["stream"].tolist()) - {-1}
     streams = (wait_streams & compute_streams) if wait_streams else compute_streams
     sd = ts[ts["rts_type"].isin(SDMA_TASK_TYPES) & ts["stream"].isin(list(streams))]
     if len(sd):

@@ -391,6 +391,9 @@ def side_data(profile: Profile, rng: tuple[int, int] | None, kw: classify.Keywor
     if profile.source == "ascend_db" and (ops["op_id"] >= 0).any():
         by_id = dict(zip(ops["op_id"].tolist(), range(len(op_ts)), strict=False))
         owner = np.array([by_id.get(i, -1) for i in tasks["op_id"].tolist()], dtype=np.int64)
+        no_id = tasks["op_id"] < 0  # COMMUNICATION_TASK_INFO.opId NULL (said by the loader): placed by time
+        if no_id.any():
+            owner[no_id] = attribute_tasks(op_ts, op_end, tasks["ts"])[no_id]
     else:
         owner = attribute_tasks(op_ts, op_end, tasks["ts"])
     op_ns = ops["dur"]

@@ -202,6 +202,8 @@ class _Db:
         self.untimed: dict[str, int] = {}  # rows without a start or end time, per table
         self.too_long: dict[str, int] = {}  # rows lasting over MAX_DURATION_NS (read as 0), per table
         self.unnamed = 0  # name references that STRING_IDS lacks or holds as NULL (read as "")
+        #: "TABLE.column" -> [rows read as NULL, what that does]: one warning each (``nulls_said``)
+        self.nulls: dict[str, list] = {}
         #: tables (TASK, COMPUTE_TASK_INFO, COMMUNICATION_TASK_INFO) holding a globalTaskId more than once
         self.repeats: set[str] = set()
 
@@ -221,6 +223,20 @@ class _Db:
                     counts[table] = counts.get(table, 0) + int(mask.sum())
             dur = np.where(odd, 0, dur)
         return dur
+
+    def null(self, column: str, rows: int, effect: str) -> None:
+        """Count ``rows`` of ``column`` ("TABLE.column") that are NULL where a figure reads the value: said in one
+        warning per column (``nulls_said``), where they changed a figure without a word."""
+        if rows:
+            got = self.nulls.setdefault(column, [0, effect])
+            got[0] += int(rows)
+
+    def named(self, table: str, column: str) -> str:
+        """"TABLE.column" where the table has the column (its NULLs can be counted), else ""."""
+        return f"{table}.{column}" if column in self.columns(table) else ""
+
+    def nulls_said(self) -> list[str]:
+        return [f"{n} {column} value(s) missing (NULL): {effect}" for column, (n, effect) in self.nulls.items()]
 
     def close(self) -> None:
         self.con.close()
@@ -373,12 +389,15 @@ class _Db:
             self.notes.append(f"{repeated} STRING_IDS row(s) repeat an id; the first value of each id is used")
         return id_arr[order], val_arr[order], nulls[order]
 
-    def text(self, ids: np.ndarray, missing: str = "", names: bool = False) -> np.ndarray:
+    def text(self, ids: np.ndarray, missing: str = "", names: bool = False, column: str = "") -> np.ndarray:
         """Resolve STRING_IDS ids (``-1`` or unknown -> ``missing``) to a str object array. For a column of
         ``names`` (kernels, ops, collectives, memory blocks), references that STRING_IDS lacks or holds as
-        NULL are counted (``unnamed``): nameless rows are said in one warning."""
+        NULL are counted (``unnamed``): nameless rows are said in one warning. ``column`` ("TABLE.column", a
+        names column): its own NULLs (``-1``, no reference at all) are counted under it (``null``)."""
         sid, sval, null = self._string_table()
         ids = np.asarray(ids, dtype=np.int64)
+        if column:
+            self.null(column, np.count_nonzero(ids == -1), "those names read as empty")
         if sid.size == 0 or ids.size == 0:
             if names:
                 self.unnamed += int(np.count_nonzero(ids >= 0))
@@ -506,6 +525,13 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
     ts, end = a[:, 0], a[:, 1]
     dur = db.durations(ts, end)
     names = db.text(a[:, 9], names=True)
+    for info in tables:  # per table: the name column of each
+        if "name" in db.columns(info):
+            mine = schedule if info == SCHEDULE_INFO else ~schedule
+            db.null(f"{info}.name", np.count_nonzero(a[mine, 9] == -1), "those names read as empty")
+    if "deviceId" in db.columns("TASK"):
+        db.null("TASK.deviceId", np.count_nonzero(a[:, 6] == -1), "those computing tasks name no device (the device "
+                "count leaves them out)")
     op_type = db.text(a[:, 10])
     core = db.text(a[:, 11])
     shapes = db.text(a[:, 12])
@@ -809,7 +835,12 @@ def _pick_rows(run_gid: np.ndarray, run_start: np.ndarray, run_end: np.ndarray, 
     return pick
 
 
-def _task_summary(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
+def _task_summary(db: _Db, rng: tuple[int, int], breakdown: bool = True) -> pd.DataFrame:
+    """Per (task type, stream) of the TASK rows in range: count, total ns, first start, last end. A NULL task type
+    or stream (-1) is counted from these groups at no cost (``breakdown``: the figures that read them are made):
+    a task of no type is kept in the E2E span, as the original reads it, and passed over by the SDMA, event-wait
+    and cube rules; one on no stream belongs to no compute stream. With no type anywhere in range no breakdown
+    can be made: an error."""
     # a task lasting over MAX_DURATION_NS is 0 long (ends at its start); compared as end > start + bound, which
     # cannot overflow for times inside the int64 range a trace can hold
     long = f"t.endNs > t.startNs + {MAX_DURATION_NS}"
@@ -824,6 +855,18 @@ def _task_summary(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
     too_long = int(a[:, 7].sum()) if len(a) else 0
     if too_long:
         db.too_long["TASK"] = too_long
+    cols = db.columns("TASK")
+    if breakdown and len(a) and "taskType" in cols:
+        untyped = int(a[a[:, 0] == -1, 2].sum())
+        if untyped and untyped == int(a[:, 2].sum()):  # every task is of no type: no E2E, SDMA or kernel kind
+            raise ProfileError(db.path, f"table TASK: column taskType is NULL in all {untyped} row(s) in range, so no "
+                                        "task type is known and the time breakdown cannot tell kernels, SDMA and "
+                                        "profiling tasks apart")
+        db.null("TASK.taskType", untyped, "those tasks have no type (the E2E span keeps them; SDMA Time, the "
+                "event-wait streams and the cube-kernel rule pass them over)")
+    if breakdown and len(a) and "streamId" in cols:
+        db.null("TASK.streamId", int(a[a[:, 1] == -1, 2].sum()), "those tasks are on no stream (SDMA Time leaves "
+                "out their SDMA tasks; their kernels make no compute stream)")
     return pd.DataFrame({"rts_type": db.text(a[:, 0]), "stream": a[:, 1], "count": a[:, 2],
                          "total_ns": a[:, 3], "first_start": a[:, 4], "last_end": a[:, 5]})
 
@@ -848,7 +891,7 @@ def _communication(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
                     f"{o('connectionId')} FROM COMMUNICATION_OP o "
                     "WHERE o.startNs BETWEEN ? AND ? AND o.endNs IS NOT NULL ORDER BY o.startNs", rng, 7)
         parts.append(frame("comm", {
-            "name": db.text(a[:, 2], names=True), "ts": a[:, 0],
+            "name": db.text(a[:, 2], names=True, column=db.named("COMMUNICATION_OP", "opName")), "ts": a[:, 0],
             "dur": db.durations(a[:, 0], a[:, 1], "COMMUNICATION_OP"),
             "lane": np.full(len(a), "op", dtype=object), "group": db.text(a[:, 3]),
             "op_id": a[:, 4], "task_type": db.text(a[:, 5]),
@@ -859,8 +902,12 @@ def _communication(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
         # columns: start, end, pid | task type, plane, group, op id
         a = _task_join(db, "COMMUNICATION_TASK_INFO", ["t.startNs", "t.endNs", db.col("TASK", "t", "globalPid")],
                        [c("taskType"), c("planeId"), c("groupName"), c("opId")], rng)
+        if "opId" in db.columns("COMMUNICATION_TASK_INFO"):
+            db.null("COMMUNICATION_TASK_INFO.opId", np.count_nonzero(a[:, 6] == -1), "those tasks go to the "
+                    "communication op whose time holds their start (CommunicationCompare)")
         parts.append(frame("comm", {
-            "name": db.text(a[:, 3], names=True), "ts": a[:, 0], "dur": db.durations(a[:, 0], a[:, 1]),
+            "name": db.text(a[:, 3], names=True, column=db.named("COMMUNICATION_TASK_INFO", "taskType")), "ts": a[:, 0],
+            "dur": db.durations(a[:, 0], a[:, 1]),
             "pid": a[:, 2], "tid": a[:, 4],
             "lane": np.full(len(a), "task", dtype=object), "group": db.text(a[:, 5]),
             "plane": a[:, 4].astype(str).astype(object), "op_id": a[:, 6], "task_type": db.text(a[:, 3]),
@@ -1019,7 +1066,7 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
         first_cid[firsts["row"].to_numpy()] = firsts["connection_id"].to_numpy()
 
     is_op = np.flatnonzero(np.isin(kind, types["op"]))
-    names = db.text(col["name"], names=True)
+    names = db.text(col["name"], names=True, column="PYTORCH_API.name")
     shape_ids, dtype_ids = col.get("shapes", none)[is_op], col.get("dtypes", none)[is_op]
     shapes, dtypes = db.text(shape_ids, missing="N/A"), db.text(dtype_ids, missing="N/A")
     if _swapped(shapes, dtypes):
@@ -1162,7 +1209,7 @@ def _operator_memory(db: _Db, rng: tuple[int, int] | None) -> pd.DataFrame | Non
                 f"COALESCE(m.releaseTime, 0), m.size IS NULL FROM OP_MEMORY m {where} ORDER BY m.releaseTime",
                 params, 5)
     alloc, rel, size = a[:, 2], a[:, 3], a[:, 1]
-    names = _mark_cann(db, db.text(a[:, 0], names=True))
+    names = _mark_cann(db, db.text(a[:, 0], names=True, column="OP_MEMORY.name"))
     note = memory_oddities(size < 0, (alloc > 0) & (rel > 0) & (rel < alloc), "OP_MEMORY size")
     if missing := int(a[:, 4].sum()):  # read as 0 without a word, where a negative size was named
         note = "; ".join(filter(None, (f"{missing} OP_MEMORY size value(s) missing (NULL) read as 0", note)))
@@ -1288,7 +1335,7 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
                                "schedule": np.zeros(0, bool)})
     profile.extra["has_pmu"] = _pmu(db, kextra, kernels)
     profile.extra["kernel_extra"] = kextra
-    profile.extra["task_summary"] = _task_summary(db, rng)
+    profile.extra["task_summary"] = _task_summary(db, rng, opts.time_breakdown)
     profile.extra["c_core_sqe"] = _c_core_sqe(db, rng)
     profile.comm = _communication(db, rng)
     profile.metadata = _metadata(db)
@@ -1304,7 +1351,7 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
     if db.unnamed:
         db.notes.append(f"{db.unnamed} name reference(s) point to no text in STRING_IDS (an unknown id, or NULL "
                         "there); those names read as empty")
-    profile.warnings.extend(f"{path}: {note}" for note in db.notes)
+    profile.warnings.extend(f"{path}: {note}" for note in db.notes + db.nulls_said())
     if db.negative:
         what = ", ".join(f"{n} in {t}" for t, n in db.negative.items())
         profile.warnings.append(f"{path}: {sum(db.negative.values())} row(s) end before they start ({what}); "

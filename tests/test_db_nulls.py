@@ -1,0 +1,191 @@
+"""NULL cells of the NPU DB columns that feed a figure: each either leaves the figure right and is said in one
+warning naming the file, ``TABLE.column`` and the rows (as OP_MEMORY sizes are), or, where no figure can be made,
+is an error of one line.
+
+Every input is a copy of the level-1 excerpt (tests/data/db/l1, cut from the msinsight level-1 sample) edited by
+SQL in tmp_path (no sample holds a NULL in these columns); expected figures come from plain SQL on the same file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from cliutil import error_lines, run_inproc
+from dbutil import edited_copy, sql
+
+from msprof_compare import api
+from msprof_compare.compare import checks
+from msprof_compare.compare.breakdown_db import db_breakdown
+from msprof_compare.loaders import load_profile
+from msprof_compare.options import build_options
+
+L1 = Path(__file__).parent / "data" / "db" / "l1" / "ascend_pytorch_profiler_0.db"
+OPTS, _ = build_options()  # every comparison, the time breakdown included
+COMPUTE = "FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId"
+TYPED = "FROM TASK t JOIN STRING_IDS s ON s.id = t.taskType"
+
+
+def _db(tmp_path: Path, *statements: str) -> Path:
+    """An edited copy of the level-1 excerpt, named as an export (the loader reads the DB family from the name)."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    return edited_copy(L1, tmp_path / "ascend_pytorch_profiler_0.db", *statements)
+
+
+def _said(p, column: str) -> list[str]:
+    return [w for w in p.warnings if f" {column} value(s) missing (NULL)" in w]
+
+
+# --------------------------------------------------------------------------- TASK.streamId
+
+
+#: the excerpt's MEMCPY_ASYNC tasks on compute stream 2, retyped SDMA_SQE below (no sample has an SDMA_SQE task)
+MEMCPY = sql(L1, f"SELECT t.globalTaskId, t.endNs - t.startNs {TYPED} WHERE s.value = 'MEMCPY_ASYNC' "
+                 "AND t.streamId = 2 ORDER BY t.startNs LIMIT 3")
+SDMA = ("INSERT INTO STRING_IDS VALUES (990001, 'SDMA_SQE')",
+        f"UPDATE TASK SET taskType = 990001 WHERE globalTaskId IN ({', '.join(str(g) for g, _ in MEMCPY)})")
+#: one KERNEL_AIVEC compute task of stream 2
+AIVEC = sql(L1, f"SELECT t.globalTaskId {TYPED} WHERE s.value = 'KERNEL_AIVEC' ORDER BY t.startNs LIMIT 1")[0][0]
+
+
+def test_task_without_a_stream_is_on_no_compute_stream(tmp_path: Path) -> None:
+    """SDMA Time on compute streams: three SDMA_SQE tasks on compute stream 2 count (their SQL durations); with
+    their streamId and one kernel's set NULL, all four read as one stream -1, a compute stream through that kernel,
+    so the three still counted, by chance and without a word. A task of no stream is on no stream now: SDMA on
+    compute streams is 0, one warning counts the 4 rows, and no other figure moves."""
+    clean = db_breakdown(load_profile(str(_db(tmp_path / "a", *SDMA)), OPTS))
+    assert (clean.sdma_stream.ns, clean.sdma_stream.count) == (sum(d for _, d in MEMCPY), 3)
+    ids = ", ".join(str(g) for g in [*(g for g, _ in MEMCPY), AIVEC])
+    db = _db(tmp_path / "b", *SDMA, f"UPDATE TASK SET streamId = NULL WHERE globalTaskId IN ({ids})")
+    p = load_profile(str(db), OPTS)
+    assert _said(p, "TASK.streamId") == [
+        f"{db}: 4 TASK.streamId value(s) missing (NULL): those tasks are on no stream (SDMA Time leaves out their "
+        "SDMA tasks; their kernels make no compute stream)"]
+    bd = db_breakdown(p)
+    assert (bd.sdma_stream.ns, bd.sdma_stream.count) == (0, 0)
+    assert (bd.computing_ns, bd.e2e_ns, bd.uncovered_comm_ns) == (clean.computing_ns, clean.e2e_ns,
+                                                                  clean.uncovered_comm_ns)
+
+
+def test_stream_nulls_are_not_said_without_a_time_breakdown(tmp_path: Path) -> None:
+    """Only the time breakdown reads TASK.streamId: a run of the operator compare alone says nothing of it."""
+    db = _db(tmp_path, "UPDATE TASK SET streamId = NULL")
+    assert _said(load_profile(str(db), build_options(enable_operator_compare=True)[0]), "TASK.streamId") == []
+
+
+# --------------------------------------------------------------------------- TASK.deviceId
+
+
+def test_compute_task_without_a_device_is_counted(tmp_path: Path) -> None:
+    """The device count is of the devices the compute tasks name: two tasks' deviceId NULL leave it at the one
+    device the others name (SQL), said for the 2 compute tasks; all of them NULL leave it blank, said for all 187
+    (the TASK rows that are no compute task feed no figure and are not counted)."""
+    first = sql(L1, f"SELECT t.globalTaskId {COMPUTE} ORDER BY t.startNs LIMIT 2")
+    db = _db(tmp_path / "a", f"UPDATE TASK SET deviceId = NULL WHERE globalTaskId IN ({first[0][0]}, {first[1][0]})")
+    p = load_profile(str(db), OPTS)
+    assert _said(p, "TASK.deviceId") == [
+        f"{db}: 2 TASK.deviceId value(s) missing (NULL): those computing tasks name no device (the device count "
+        "leaves them out)"]
+    assert checks._device_count(p) == len(sql(db, f"SELECT DISTINCT t.deviceId {COMPUTE} WHERE t.deviceId IS NOT "
+                                                  "NULL")) == 1
+    db = _db(tmp_path / "b", "UPDATE TASK SET deviceId = NULL")
+    p = load_profile(str(db), OPTS)
+    (n,) = sql(db, f"SELECT count(*) {COMPUTE}")[0]
+    assert [w.split(": ")[1] for w in _said(p, "TASK.deviceId")] == [f"{n} TASK.deviceId value(s) missing (NULL)"]
+    assert n == 187 and checks._device_count(p) is None
+
+
+# --------------------------------------------------------------------------- TASK.taskType
+
+
+def test_task_without_a_type_is_kept_in_the_e2e_span_and_said(tmp_path: Path) -> None:
+    """E2E spans the busy time and the TASK rows whose type is no kernel type; PROFILING_ENABLE / DISABLE are
+    such types. With their taskType NULL their type is unknown: they stay in the span, as the original reads a
+    type it cannot name, so E2E is the span of every TASK row and communication op (SQL), wider than the excerpt's,
+    and one warning says the 2 rows."""
+    spans = "SELECT min(startNs), max(endNs) FROM COMMUNICATION_OP UNION ALL SELECT min(startNs), max(endNs) "
+    kept = sql(L1, spans + f"FROM (SELECT t.* {TYPED} WHERE s.value NOT LIKE 'PROFILING_%')")
+    clean = db_breakdown(load_profile(str(L1), OPTS))
+    assert clean.e2e_ns == max(e for _, e in kept) - min(s for s, _ in kept)
+    db = _db(tmp_path, "UPDATE TASK SET taskType = NULL WHERE taskType IN "
+                       "(SELECT id FROM STRING_IDS WHERE value LIKE 'PROFILING_%')")
+    p = load_profile(str(db), OPTS)
+    assert _said(p, "TASK.taskType") == [
+        f"{db}: 2 TASK.taskType value(s) missing (NULL): those tasks have no type (the E2E span keeps them; SDMA "
+        "Time, the event-wait streams and the cube-kernel rule pass them over)"]
+    every = sql(db, spans + "FROM TASK")
+    assert db_breakdown(p).e2e_ns == max(e for _, e in every) - min(s for s, _ in every) > clean.e2e_ns
+
+
+def test_no_task_type_at_all_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """With every TASK.taskType NULL no kernel, SDMA or profiling task can be told: the breakdown's E2E grew from
+    0.138 to 0.172 s without a word. Exit 1 and one line; a run without the time breakdown (the operator compare
+    alone) does not read the column and loads."""
+    db = _db(tmp_path, "UPDATE TASK SET taskType = NULL")
+    code, _, err = run_inproc(capsys, "-bp", str(L1), "-d", str(db))
+    assert code == 1
+    assert error_lines(err) == [
+        f"error: {db}: table TASK: column taskType is NULL in all 552 row(s) in range, so no task type is known and "
+        "the time breakdown cannot tell kernels, SDMA and profiling tasks apart"]
+    assert not list(tmp_path.glob("*.xlsx"))
+    p = load_profile(str(db), build_options(enable_operator_compare=True)[0])
+    assert len(p.kernels) == 187 and not _said(p, "TASK.taskType")
+
+
+# --------------------------------------------------------------------------- communication
+
+
+def test_communication_task_without_an_op_id_goes_to_the_op_around_it(tmp_path: Path) -> None:
+    """CommunicationCompare puts a DB task under the op of its opId; a NULL opId left the task out (its calls
+    and time gone from the sheet without a word). Such a task goes to the op whose time holds its start: with
+    every opId NULL, or three, the sheet is the excerpt's, whose per-task calls and time SQL counts by opId."""
+    by_id = {name: (n, ns) for name, n, ns in sql(
+        L1, "SELECT s.value, count(*), sum(t.endNs - t.startNs) FROM COMMUNICATION_TASK_INFO c JOIN TASK t ON "
+            "t.globalTaskId = c.globalTaskId JOIN COMMUNICATION_OP o ON o.opId = c.opId JOIN STRING_IDS s ON "
+            "s.id = c.taskType GROUP BY 1")}
+    want = api.compare(str(L1), str(L1), enable_communication_compare=True).sheet("CommunicationCompare")
+    tasks = want[want["Task Name"].ne("") & want["Task Name"].notna()]
+    got = {r["Task Name"]: (r["Calls"], round(r["Total Duration(us)"] * 1000)) for _, r in tasks.iterrows()}
+    assert got == by_id and sum(n for n, _ in by_id.values()) == 296
+    for sub, where, n in (("a", "", 296), ("b", " WHERE rowid IN (SELECT rowid FROM COMMUNICATION_TASK_INFO "
+                                                    "ORDER BY rowid LIMIT 3)", 3)):
+        db = _db(tmp_path / sub, f"UPDATE COMMUNICATION_TASK_INFO SET opId = NULL{where}")
+        r = api.compare(str(L1), str(db), enable_communication_compare=True)
+        assert _said(r.comparison, "COMMUNICATION_TASK_INFO.opId") == [
+            f"{db}: {n} COMMUNICATION_TASK_INFO.opId value(s) missing (NULL): those tasks go to the communication "
+            "op whose time holds their start (CommunicationCompare)"]
+        assert r.sheet("CommunicationCompare").equals(want)
+
+
+@pytest.mark.parametrize(("column", "rows", "lane"), [
+    ("COMMUNICATION_OP.opName", 4, "op"), ("COMMUNICATION_TASK_INFO.taskType", 296, "task")])
+def test_communication_name_null_is_said(tmp_path: Path, column: str, rows: int, lane: str) -> None:
+    """A communication op's opName or a task's taskType (its name) NULL reads as an empty name, as before, now
+    said once with the rows (SQL count); the other rows keep their names."""
+    table, col = column.split(".")
+    db = _db(tmp_path, f"UPDATE {table} SET {col} = NULL")
+    p = load_profile(str(db), OPTS)
+    assert _said(p, column) == [f"{db}: {rows} {column} value(s) missing (NULL): those names read as empty"]
+    assert sql(db, f"SELECT count(*) FROM {table} WHERE {col} IS NULL") == [(rows,)]
+    names = p.comm.loc[p.comm["lane"] == lane, "name"]
+    assert len(names) == rows and set(names) == {""}
+    assert not [w for w in p.warnings if "name reference(s)" in w]  # a NULL cell is no STRING_IDS reference
+
+
+# --------------------------------------------------------------------------- names
+
+
+@pytest.mark.parametrize("column", ["COMPUTE_TASK_INFO.name", "PYTORCH_API.name", "OP_MEMORY.name"])
+def test_name_null_is_said_per_column(tmp_path: Path, column: str) -> None:
+    """Three rows of a name column set NULL (of PYTORCH_API, torch op rows) read as empty names (as before) and are
+    said in one warning of that column; the rows loaded with an empty name are those three (the excerpt has none)."""
+    table, col = column.split(".")
+    ops = " WHERE type = (SELECT id FROM ENUM_API_TYPE WHERE name = 'op')" if table == "PYTORCH_API" else ""
+    db = _db(tmp_path, f"UPDATE {table} SET {col} = NULL WHERE rowid IN (SELECT rowid FROM {table}{ops} ORDER BY "
+                       "rowid LIMIT 3)")
+    p = load_profile(str(db), build_options(enable_memory_compare=True, enable_operator_compare=True)[0])
+    assert _said(p, column) == [f"{db}: 3 {column} value(s) missing (NULL): those names read as empty"]
+    loaded = {"COMPUTE_TASK_INFO": p.kernels, "PYTORCH_API": p.ops, "OP_MEMORY": p.operator_memory}[table]
+    named = "Name" if table == "OP_MEMORY" else "name"
+    assert int(np.count_nonzero(loaded[named].to_numpy() == "")) == 3
