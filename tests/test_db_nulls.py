@@ -18,6 +18,7 @@ from dbutil import edited_copy, sql
 from msprof_compare import api
 from msprof_compare.compare import checks
 from msprof_compare.compare.breakdown_db import db_breakdown
+from msprof_compare.errors import ProfileError
 from msprof_compare.loaders import load_profile
 from msprof_compare.options import build_options
 
@@ -189,3 +190,35 @@ def test_name_null_is_said_per_column(tmp_path: Path, column: str) -> None:
     loaded = {"COMPUTE_TASK_INFO": p.kernels, "PYTORCH_API": p.ops, "OP_MEMORY": p.operator_memory}[table]
     named = "Name" if table == "OP_MEMORY" else "name"
     assert int(np.count_nonzero(loaded[named].to_numpy() == "")) == 3
+
+
+# --------------------------------------------------------------------------- STRING_IDS
+
+
+def test_string_ids_without_any_text_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """STRING_IDS whose every value is NULL names nothing (ops, kernels, task types): with a step asked it gave
+    "There is no operator event data for step 50" without saying why, without one a workbook of empty names.
+    One line, exit 1, whether a step is asked or not."""
+    db = _db(tmp_path, "UPDATE STRING_IDS SET value = NULL")
+    (n,) = sql(db, "SELECT count(*) FROM STRING_IDS")[0]
+    line = (f"error: {db}: table STRING_IDS: all {n} values are NULL, so no name of an operator, kernel or task "
+            "type can be read")
+    for step in ([], ["--base_step", "50", "--comparison_step", "50"]):
+        code, _, err = run_inproc(capsys, "-bp", str(L1), "-d", str(db), *step)
+        assert (code, error_lines(err)) == (1, [line])
+    with pytest.raises(ProfileError):
+        load_profile(str(db), build_options(enable_operator_compare=True)[0])
+
+
+def test_step_whose_operator_has_no_name_says_so(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """A step is found by its operator ProfilerStep#N: with that text NULL in STRING_IDS the step's operator is
+    nameless and "no operator event data for step 50" now says how many operators have no name (1: SQL)."""
+    db = _db(tmp_path, "UPDATE STRING_IDS SET value = NULL WHERE value = 'ProfilerStep#50'")
+    (n,) = sql(db, "SELECT count(*) FROM PYTORCH_API p JOIN STRING_IDS s ON s.id = p.name WHERE s.value IS NULL")[0]
+    code, _, err = run_inproc(capsys, "-bp", str(L1), "-d", str(db), "--base_step", "50", "--comparison_step", "50")
+    assert code == 2
+    assert error_lines(err) == [
+        f"error: {db}: There is no operator event data for step 50, please check whether the data contains this "
+        f"step. Operators without a name (no text in STRING_IDS): {n}; a step is found by its operator "
+        "ProfilerStep#50, which may be one of them."]
+    assert n == 1

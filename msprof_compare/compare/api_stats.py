@@ -180,6 +180,17 @@ def api_rows(base: dict[str, Any], comparison: dict[str, Any]) -> list[list]:
     return [list(r) for r in zip(range(1, len(names) + 1), names, *bs, *cs, *ratios, strict=True)]
 
 
+def _nameless(tree: OpTree, step: int) -> str:
+    """Why a DB step may have found no op: the step is its ``ProfilerStep#<step>`` op, found by name, and an op
+    whose name STRING_IDS holds no text for (NULL there, or a NULL name) reads as "" (the loader's warning counts
+    them); "" when every op has a name."""
+    if tree.profile.source != "ascend_db":
+        return ""
+    n = int(np.count_nonzero(col_of(tree.ops, "name", object) == ""))
+    return (f" Operators without a name (no text in STRING_IDS): {n}; a step is found by its operator "
+            f"{STEP_MARK}{step}, which may be one of them." if n else "")
+
+
 def build(ctx: RunContext) -> list[Sheet]:
     """The ApiCompare sheet (nothing when either side has no op)."""
     if one_sided(ctx):
@@ -193,7 +204,8 @@ def build(ctx: RunContext) -> list[Sheet]:
         # in the step; the original's error there sent a MindSpore-vs-MindSpore step run to exit 2
         if not len(t["name"]) and step >= 0 and tree.profile.has_ops:
             raise StepError(f"{data_file(tree.profile, 'trace_view.json', 'db')}: There is no operator event data "
-                            f"for step {step}, please check whether the data contains this step.")
+                            f"for step {step}, please check whether the data contains this step."
+                            + _nameless(tree, step))
         tables.append(t)
     if not all(len(t["name"]) for t in tables):
         return []

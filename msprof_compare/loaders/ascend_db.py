@@ -355,6 +355,9 @@ class _Db:
             # in bulk: 1.2 -> 0.85 ms of a 34 ms load of the level-1 sample (1,380 texts); else row by row
             self._strings = self._sorted_strings(id_arr, values, np.zeros(len(values), dtype=bool)) if plain \
                 else self._strings_by_row(rows)
+            if self._strings[2].size and self._strings[2].all():  # every name and type empty: nothing to compare
+                raise ProfileError(self.path, f"table STRING_IDS: all {self._strings[2].size} values are NULL, so no "
+                                              "name of an operator, kernel or task type can be read")
         return self._strings
 
     def _strings_by_row(self, rows: list[tuple]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
