@@ -222,3 +222,48 @@ def test_step_whose_operator_has_no_name_says_so(tmp_path: Path, capsys: pytest.
         f"step. Operators without a name (no text in STRING_IDS): {n}; a step is found by its operator "
         "ProfilerStep#50, which may be one of them."]
     assert n == 1
+
+
+# --------------------------------------------------------------------------- columns read as before, now said
+
+#: (TABLE.column, rows to set NULL (a subquery of rowids; the rows the loader reads), the warning's effect,
+#: (loaded frame, column, value the three rows read as))
+SAID = [
+    ("TASK.connectionId", f"SELECT t.rowid {COMPUTE}", "those computing tasks link to no operator",
+     ("kernels", "connection_id", -1)),
+    ("COMPUTE_TASK_INFO.opType", "SELECT rowid FROM COMPUTE_TASK_INFO", "read as empty",
+     ("kernel_details", "Type", "")),
+    ("COMPUTE_TASK_INFO.taskType", "SELECT rowid FROM COMPUTE_TASK_INFO", "read as empty",
+     ("kernel_details", "Accelerator Core", "")),
+    ("CONNECTION_IDS.id", "SELECT rowid FROM CONNECTION_IDS", "those rows link no operator to a task", None),
+    ("CONNECTION_IDS.connectionId", "SELECT rowid FROM CONNECTION_IDS", "those rows link no operator to a task", None),
+    ("OP_MEMORY.allocationTime", "SELECT rowid FROM OP_MEMORY", "no allocation time, so the memory comparison leaves "
+     "those blocks out (as before)", ("operator_memory", "alloc_ns", 0)),
+    ("COMMUNICATION_OP.groupName", "SELECT rowid FROM COMMUNICATION_OP", "read as empty", ("comm", "group", "")),
+    ("COMMUNICATION_TASK_INFO.groupName", "SELECT rowid FROM COMMUNICATION_TASK_INFO", "read as empty",
+     ("comm", "group", "")),
+    ("COMMUNICATION_TASK_INFO.planeId", "SELECT rowid FROM COMMUNICATION_TASK_INFO", "those tasks share one plane, -1 "
+     "(the wait rule follows the tasks of a plane)", ("comm", "tid", -1)),
+    ("PYTORCH_API.globalTid", "SELECT rowid FROM PYTORCH_API WHERE type = (SELECT id FROM ENUM_API_TYPE WHERE name = "
+     "'op')", "those rows are on no thread (read as process and thread -1, where they nest with each other)",
+     ("ops", "tid", -1)),
+]
+
+
+@pytest.mark.parametrize(("column", "rows", "effect", "loaded"), SAID, ids=[c for c, *_ in SAID])
+def test_null_read_as_before_is_said(tmp_path: Path, column: str, rows: str, effect: str, loaded) -> None:
+    """Three rows (of those the loader reads) of a column a figure reads set NULL: read as before (an empty text,
+    -1 or 0: three more loaded rows read so than in the excerpt, whose communication ops alone have such a value,
+    tid -1), now said in one warning with the count, which SQL gives, and no other column said."""
+    table, col = column.split(".")
+    db = _db(tmp_path, f"UPDATE {table} SET {col} = NULL WHERE rowid IN ({rows} ORDER BY 1 LIMIT 3)")
+    assert sql(db, f"SELECT count(*) FROM {table} WHERE {col} IS NULL") == [(3,)]
+    p = load_profile(str(db), build_options(enable_memory_compare=True, enable_operator_compare=True)[0])
+    assert _said(p, column) == [f"{db}: 3 {column} value(s) missing (NULL): {effect}"]
+    assert [w for w in p.warnings if str(db) in w and "(NULL)" in w] == _said(p, column)  # no other column said
+    if loaded:
+        name, field, value = loaded
+        got = getattr(p, name)[field].to_numpy()
+        clean = getattr(load_profile(str(L1), build_options(enable_memory_compare=True,
+                                                            enable_operator_compare=True)[0]), name)[field]
+        assert int(np.count_nonzero(got == value)) == 3 + int(np.count_nonzero(clean.to_numpy() == value))

@@ -395,12 +395,12 @@ class _Db:
     def text(self, ids: np.ndarray, missing: str = "", names: bool = False, column: str = "") -> np.ndarray:
         """Resolve STRING_IDS ids (``-1`` or unknown -> ``missing``) to a str object array. For a column of
         ``names`` (kernels, ops, collectives, memory blocks), references that STRING_IDS lacks or holds as
-        NULL are counted (``unnamed``): nameless rows are said in one warning. ``column`` ("TABLE.column", a
-        names column): its own NULLs (``-1``, no reference at all) are counted under it (``null``)."""
+        NULL are counted (``unnamed``): nameless rows are said in one warning. ``column`` ("TABLE.column"): its
+        own NULLs (``-1``, no reference at all) are counted under it (``null``)."""
         sid, sval, null = self._string_table()
         ids = np.asarray(ids, dtype=np.int64)
         if column:
-            self.null(column, np.count_nonzero(ids == -1), "those names read as empty")
+            self.null(column, np.count_nonzero(ids == -1), "those names read as empty" if names else "read as empty")
         if sid.size == 0 or ids.size == 0:
             if names:
                 self.unnamed += int(np.count_nonzero(ids >= 0))
@@ -528,13 +528,16 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
     ts, end = a[:, 0], a[:, 1]
     dur = db.durations(ts, end)
     names = db.text(a[:, 9], names=True)
-    for info in tables:  # per table: the name column of each
-        if "name" in db.columns(info):
-            mine = schedule if info == SCHEDULE_INFO else ~schedule
-            db.null(f"{info}.name", np.count_nonzero(a[mine, 9] == -1), "those names read as empty")
-    if "deviceId" in db.columns("TASK"):
-        db.null("TASK.deviceId", np.count_nonzero(a[:, 6] == -1), "those computing tasks name no device (the device "
-                "count leaves them out)")
+    for info in tables:  # per table: its text columns read as empty (KernelCompare's keys, the categories)
+        mine = schedule if info == SCHEDULE_INFO else ~schedule
+        for j, name in ((9, "name"), (10, "opType"), (11, "taskType")):
+            if name in db.columns(info):
+                db.null(f"{info}.{name}", np.count_nonzero(a[mine, j] == -1),
+                        "those names read as empty" if name == "name" else "read as empty")
+    for j, name, effect in ((6, "deviceId", "those computing tasks name no device (the device count leaves them out)"),
+                            (3, "connectionId", "those computing tasks link to no operator")):
+        if name in db.columns("TASK"):
+            db.null(f"TASK.{name}", np.count_nonzero(a[:, j] == -1), effect)
     op_type = db.text(a[:, 10])
     core = db.text(a[:, 11])
     shapes = db.text(a[:, 12])
@@ -896,7 +899,8 @@ def _communication(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
         parts.append(frame("comm", {
             "name": db.text(a[:, 2], names=True, column=db.named("COMMUNICATION_OP", "opName")), "ts": a[:, 0],
             "dur": db.durations(a[:, 0], a[:, 1], "COMMUNICATION_OP"),
-            "lane": np.full(len(a), "op", dtype=object), "group": db.text(a[:, 3]),
+            "lane": np.full(len(a), "op", dtype=object),
+            "group": db.text(a[:, 3], column=db.named("COMMUNICATION_OP", "groupName")),
             "op_id": a[:, 4], "task_type": db.text(a[:, 5]),
         }))
     if db.has("COMMUNICATION_TASK_INFO"):
@@ -908,11 +912,15 @@ def _communication(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
         if "opId" in db.columns("COMMUNICATION_TASK_INFO"):
             db.null("COMMUNICATION_TASK_INFO.opId", np.count_nonzero(a[:, 6] == -1), "those tasks go to the "
                     "communication op whose time holds their start (CommunicationCompare)")
+        if "planeId" in db.columns("COMMUNICATION_TASK_INFO"):
+            db.null("COMMUNICATION_TASK_INFO.planeId", np.count_nonzero(a[:, 4] == -1), "those tasks share one plane, "
+                    "-1 (the wait rule follows the tasks of a plane)")
         parts.append(frame("comm", {
             "name": db.text(a[:, 3], names=True, column=db.named("COMMUNICATION_TASK_INFO", "taskType")), "ts": a[:, 0],
             "dur": db.durations(a[:, 0], a[:, 1]),
             "pid": a[:, 2], "tid": a[:, 4],
-            "lane": np.full(len(a), "task", dtype=object), "group": db.text(a[:, 5]),
+            "lane": np.full(len(a), "task", dtype=object),
+            "group": db.text(a[:, 5], column=db.named("COMMUNICATION_TASK_INFO", "groupName")),
             "plane": a[:, 4].astype(str).astype(object), "op_id": a[:, 6], "task_type": db.text(a[:, 3]),
         }))
     if not parts:
@@ -1048,6 +1056,9 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
     none = np.full(len(got), -1, dtype=np.int64)
     col = {k: got[:, i] for i, k in enumerate(cols)}  # views: a reordered copy cost 0.09 s at 650k rows
     ts, link, gtid = col["ts"], col["link"], col["gtid"]
+    if "globalTid" in db.columns("PYTORCH_API"):
+        db.null("PYTORCH_API.globalTid", np.count_nonzero(gtid == -1), "those rows are on no thread (read as process "
+                "and thread -1, where they nest with each other)")
     pid = np.where(gtid >= 0, gtid >> 32, -1)
     tid = np.where(gtid >= 0, gtid & 0xFFFFFFFF, -1)
     kind = col["type"]
@@ -1059,6 +1070,8 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
     if db.has("CONNECTION_IDS") and has_link.any():
         # aliased: an error names the column by its alias.column ("column COALESCE(id, -1)" before)
         c = db.ints("SELECT COALESCE(c.id, -1), COALESCE(c.connectionId, -1) FROM CONNECTION_IDS c", (), 2)
+        for j, name in enumerate(("id", "connectionId")):  # a link of no id or no connection id links nothing
+            db.null(f"CONNECTION_IDS.{name}", np.count_nonzero(c[:, j] == -1), "those rows link no operator to a task")
         links = pd.DataFrame({"link": link[has_link], "row": np.flatnonzero(has_link)})
         # a row repeated word for word would link the same kernels twice and double their op's time
         cids = pd.DataFrame({"link": c[:, 0], "connection_id": c[:, 1]}).drop_duplicates()
@@ -1208,10 +1221,15 @@ def _operator_memory(db: _Db, rng: tuple[int, int] | None) -> pd.DataFrame | Non
         # "releaseTime >= start" drops it, docs/differences.md)
         where, params = ("WHERE (m.releaseTime IS NULL OR m.releaseTime = 0 OR m.releaseTime >= ?) "
                          "AND m.allocationTime <= ?"), rng
-    a = db.ints(f"SELECT COALESCE(m.name, -1), COALESCE(m.size, 0), COALESCE(m.allocationTime, 0), "
+    a = db.ints(f"SELECT COALESCE(m.name, -1), COALESCE(m.size, 0), COALESCE(m.allocationTime, -1), "
                 f"COALESCE(m.releaseTime, 0), m.size IS NULL FROM OP_MEMORY m {where} ORDER BY m.releaseTime",
                 params, 5)
     alloc, rel, size = a[:, 2], a[:, 3], a[:, 1]
+    untimed = alloc == -1  # NULL: read as 0 (no time), as before, now said
+    if untimed.any():
+        db.null("OP_MEMORY.allocationTime", np.count_nonzero(untimed), "no allocation time, so the memory comparison "
+                "leaves those blocks out (as before)")
+        alloc = np.where(untimed, 0, alloc)
     names = _mark_cann(db, db.text(a[:, 0], names=True, column="OP_MEMORY.name"))
     note = memory_oddities(size < 0, (alloc > 0) & (rel > 0) & (rel < alloc), "OP_MEMORY size")
     if missing := int(a[:, 4].sum()):  # read as 0 without a word, where a negative size was named
