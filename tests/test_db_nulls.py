@@ -17,7 +17,7 @@ from dbutil import edited_copy, sql
 
 from msprof_compare import api
 from msprof_compare.compare import checks
-from msprof_compare.compare.breakdown_db import db_breakdown
+from msprof_compare.compare.breakdown_db import cube_mask, db_breakdown
 from msprof_compare.errors import ProfileError
 from msprof_compare.loaders import load_profile
 from msprof_compare.options import build_options
@@ -284,3 +284,20 @@ def test_no_torch_op_for_want_of_a_type_says_why(tmp_path: Path) -> None:
                              "WHERE type = (SELECT id FROM ENUM_API_TYPE WHERE name = 'op') LIMIT 3)")
     p = load_profile(str(db), OPTS)
     assert len(p.ops) == len(load_profile(str(L1), OPTS).ops) - 3 and not _said(p, "PYTORCH_API.type")
+
+
+def test_pmu_rows_without_a_counter_name_are_said(tmp_path: Path) -> None:
+    """TASK_PMU_INFO rows whose name is NULL are no counter: with every name NULL the table still has rows, so the
+    PMU rule tells cube kernels, and no task has a counter: no cube kernel (the excerpt has 23 by its PMU rows,
+    SQL), now said with the 555 rows (SQL). Counted only where no counter row is read (a scan)."""
+    (cube,) = sql(L1, "SELECT count(DISTINCT p.globalTaskId) FROM TASK_PMU_INFO p JOIN STRING_IDS s ON s.id = p.name "
+                      "JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = p.globalTaskId WHERE s.value IN "
+                      "('aic_total_time', 'aic_mac_time') AND p.value <> 0")[0]
+    assert int(cube_mask(load_profile(str(L1), OPTS)).sum()) == cube == 23
+    db = _db(tmp_path, "UPDATE TASK_PMU_INFO SET name = NULL")
+    (n,) = sql(db, "SELECT count(*) FROM TASK_PMU_INFO")[0]
+    p = load_profile(str(db), OPTS)
+    assert _said(p, "TASK_PMU_INFO.name") == [
+        f"{db}: {n} TASK_PMU_INFO.name value(s) missing (NULL): those rows name no counter, so no task has PMU "
+        "figures (the cube-kernel rule finds none)"]
+    assert n == 555 and p.extra["has_pmu"] and int(cube_mask(p).sum()) == 0
