@@ -1300,6 +1300,10 @@ def _memory_peak(db: _Db, rng: tuple[int, int]) -> int:
     if odd:
         db.notes.append(f"{odd} MEMORY_RECORD totalReserved value(s) negative or over 1 PB; Mem Usage leaves "
                         "them out")
+    if v is None:  # no reading: with every one NULL Mem Usage read 0.00G unsaid. Counted only then: a count in
+        # the scan above cost 7 ms of its 56 at 261k rows, and NULLs beside readings leave the peak as it is
+        db.null("MEMORY_RECORD.totalReserved", db.scalar(f"SELECT count(*) - count(totalReserved) FROM MEMORY_RECORD "
+                                                         f"{where}", params) or 0, "Mem Usage leaves them out")
     return int(v or 0)
 
 
