@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from cliutil import error_lines, run_inproc
 from dbutil import edited_copy, sql
@@ -95,6 +96,16 @@ def test_compute_task_without_a_device_is_counted(tmp_path: Path) -> None:
     (n,) = sql(db, f"SELECT count(*) {COMPUTE}")[0]
     assert [w.split(": ")[1] for w in _said(p, "TASK.deviceId")] == [f"{n} TASK.deviceId value(s) missing (NULL)"]
     assert n == 187 and checks._device_count(p) is None
+
+
+def test_device_count_left_blank_by_null_device_ids_says_so(tmp_path: Path) -> None:
+    """A DB side whose computing tasks' deviceId are all NULL has a blank device count; the Summary's detail said
+    the blank meant an NPU text export's kernel_details.csv, which no DB has. It names the DB's NULL column now."""
+    db = _db(tmp_path, "UPDATE TASK SET deviceId = NULL")
+    row = api.compare(str(L1), str(db), enable_profiling_compare=True).guards.set_index("Check").loc["device count"]
+    assert row["Base"] == 1 and pd.isna(row["Comparison"])
+    assert row["Detail"].endswith("; blank: that side's data names no device (a DB export whose computing tasks' "
+                                  "TASK.deviceId are NULL)")
 
 
 # --------------------------------------------------------------------------- TASK.taskType

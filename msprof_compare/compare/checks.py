@@ -207,6 +207,15 @@ def _device_count(p: Any) -> int | None:
     return len(props) if props else None
 
 
+def _no_device(p: Any) -> str:
+    """Why a side's device count is blank, by its kind of data."""
+    if p.source == "ascend_text":
+        return "an NPU text export's kernel_details.csv has no device column"
+    if p.source == "ascend_db":
+        return "a DB export whose computing tasks' TASK.deviceId are NULL"
+    return "a trace whose kernels name no device and that records no deviceProperties"
+
+
 VENDOR_CHECK = "GPU vendor"
 KINDS_CHECK = "GPU vs NPU categories"
 EXPORT_CHECK = "NPU export kind"
@@ -884,10 +893,10 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
         f"compare runs of the same world size; sizes from {source}")))
     db, dc = _device_count(b), _device_count(c)
     # a blank figure is a side whose data names no device: say why, as on every NPU text pair it is blank
+    blank = and_list(list(dict.fromkeys(_no_device(p) for p, n in ((b, db), (c, dc)) if n is None)))
     rows.append(_guard("device count", None if db is None or dc is None else db == dc, db, dc,
                        "devices that ran kernels (else Kineto deviceProperties)" + (
-                           "; blank: that side's data names no device (an NPU text export's kernel_details.csv "
-                           "has no device column)" if db is None or dc is None else "")))
+                           f"; blank: that side's data names no device ({blank})" if blank else "")))
     # the two hardware notes only where both sides are of that hardware: an "unknown" GPU vendor of NPU
     # profiles (or export kind of GPU traces) read as a check that could not be made
     bds = find_breakdowns(ctx)
