@@ -675,7 +675,7 @@ def test_db_without_an_optional_table(tmp_path: Path, table: str, warning: str, 
 
 
 @pytest.mark.parametrize(("table", "column", "value", "message"), [
-    ("COMMUNICATION_OP", "connectionId", "abc", r"column connectionId holds .abc., not an integer"),
+    ("COMMUNICATION_OP", "groupName", "abc", r"column groupName holds .abc., not an integer"),
     ("OP_MEMORY", "size", 1e30, r"column size holds 1e\+30, not an integer"),
     ("MEMORY_RECORD", "totalReserved", "abc", r"table MEMORY_RECORD: column totalReserved holds 'abc', not a number"),
     # time text SQLite's CAST would read as 0 or 1, or a range filter would drop without a word
@@ -705,6 +705,20 @@ def test_db_cell_that_is_no_integer(tmp_path: Path, table: str, column: str, val
         load_profile(str(copy), build_options(enable_memory_compare=True, enable_communication_compare=True,
                                               enable_profiling_compare=True)[0])
     assert info.value.path == str(copy)
+
+
+def test_db_column_no_figure_reads_is_not_checked(tmp_path: Path) -> None:
+    """COMMUNICATION_OP.connectionId feeds no figure: the loader no longer reads it, so a text in it (which failed
+    the whole load as "not an integer") loads, with the same communication rows as the clean file."""
+    copy = tmp_path / "ascend_pytorch_profiler_0.db"
+    shutil.copyfile(L1, copy)
+    con = sqlite3.connect(copy)
+    con.execute("UPDATE COMMUNICATION_OP SET connectionId = 'abc'")
+    con.commit()
+    con.close()
+    opts = build_options(enable_communication_compare=True, enable_profiling_compare=True)[0]
+    got, clean = load_profile(str(copy), opts).comm, load_profile(str(L1), opts).comm
+    assert len(got) == len(clean) > 0 and got["dur"].tolist() == clean["dur"].tolist()
 
 
 def _old_not_integer_text(col: str) -> str:

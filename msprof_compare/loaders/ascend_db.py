@@ -896,9 +896,9 @@ def _communication(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
     if db.has("COMMUNICATION_OP"):
         db.need_times("COMMUNICATION_OP")
         o = lambda n: db.col("COMMUNICATION_OP", "o", n)  # noqa: E731
-        a = db.ints(f"SELECT o.startNs, o.endNs, {o('opName')}, {o('groupName')}, {o('opId')}, {o('opType')}, "
-                    f"{o('connectionId')} FROM COMMUNICATION_OP o "
-                    "WHERE o.startNs BETWEEN ? AND ? AND o.endNs IS NOT NULL ORDER BY o.startNs", rng, 7)
+        a = db.ints(f"SELECT o.startNs, o.endNs, {o('opName')}, {o('groupName')}, {o('opId')}, {o('opType')} "
+                    "FROM COMMUNICATION_OP o "
+                    "WHERE o.startNs BETWEEN ? AND ? AND o.endNs IS NOT NULL ORDER BY o.startNs", rng, 6)
         parts.append(frame("comm", {
             "name": db.text(a[:, 2], names=True, column=db.named("COMMUNICATION_OP", "opName")), "ts": a[:, 0],
             "dur": db.durations(a[:, 0], a[:, 1], "COMMUNICATION_OP"),
