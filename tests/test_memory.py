@@ -24,6 +24,7 @@ from msprof_compare.loaders import load_profile
 from msprof_compare.loaders.ascend_text import read_operator_memory
 from msprof_compare.model import Profile, frame
 from msprof_compare.options import Options, build_options
+from msprof_compare.report.summary_console import memory_line
 
 L1 = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
 L2 = "msinsight/test/data/pytorch/text/level2/rank0_ascend_pt"
@@ -189,8 +190,7 @@ def test_one_side_without_memory_is_named(caplog):
     assert [s.name for s in sheets] == ["MemoryCompareStatistic", "MemoryCompare"]
     # one line per side without records, the original's words first (the log audit saw two lines for it)
     assert [m for m in caplog.messages if "memory" in m] == [
-        "Can't find any memory event in the file: /dir/x (no memory was recorded: profile_memory=True records it), "
-        "so the memory sheets show this side's operators at 0 MB"]
+        "Can't find any memory event in the file: /dir/x (no memory was recorded: profile_memory=True records it)"]
 
 
 def test_side_with_host_memory_only_is_not_told_to_record_memory(caplog):
@@ -206,7 +206,7 @@ def test_side_with_host_memory_only_is_not_told_to_record_memory(caplog):
     assert [s.name for s in sheets] == ["MemoryCompareStatistic", "MemoryCompare"]
     assert [m for m in caplog.messages if "memory" in m] == [
         "Can't find any memory event in the file: /dir/x (its [memory] events are all host memory, Device Id < 0, "
-        "which the memory comparison does not read), so the memory sheets show this side's operators at 0 MB"]
+        "which the memory comparison does not read)"]
     # device events that open no allocation (a free whose allocation came before the capture) say that instead
     c = gpu_mem([(1, -1024, 5), (2, 0, 6)], [("op", 0, 10)])
     c.path = "/dir/y"
@@ -215,7 +215,7 @@ def test_side_with_host_memory_only_is_not_told_to_record_memory(caplog):
         memory.build(_pairs_ctx(a, c))
     assert [m for m in caplog.messages if "memory" in m] == [
         "Can't find any memory event in the file: /dir/y (its [memory] events open no device allocation (frees or "
-        "zero sizes only)), so the memory sheets show this side's operators at 0 MB"]
+        "zero sizes only))"]
 
 
 def test_memory_sheets_match_reference_pair1(samples, reference_outputs):
@@ -253,9 +253,38 @@ def test_side_without_memory_beside_one_with_it_is_named(samples, caplog, base, 
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         res = compare(str(path), str(samples / L1), enable_memory_compare=True)
     assert [m for m in caplog.messages if "memory event" in m] == [
-        f"Can't find any memory event in the file: {path} ({why}), so the memory sheets show this side's operators "
-        "at 0 MB"]
+        f"Can't find any memory event in the file: {path} ({why})"]
     assert float(res.sheet("MemoryCompareStatistic")["Base Allocated Memory(MB)"].abs().sum()) == 0.0
+
+
+def test_pair4_gpu_memory_is_said_once_where_each_figure_is(samples, reference_outputs, caplog):
+    """Reference pair 4's GPU base recorded no memory. It was said four times: the original's INFO line, our
+    warning ("so the memory sheets show this side's operators at 0 MB"), the note under the console table and
+    the memory line ("its 0 MB ... means not recorded"). Each place now says what the others do not: the
+    original's line (kept, the drop-in's), the warning why and how to record it, the note the Mem Usage cell,
+    the memory line (console and Summary sheet) the sheets' 0 MB and each side's figures. The comparison's
+    figures are the reference workbook's MemoryCompareStatistic column, summed, and its console Mem Usage."""
+    path = samples / PAIR4_BASE
+    if not path.exists():
+        pytest.skip("reference pair sample absent")
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        res = compare(str(path), str(samples / L1))
+    said = [(r.levelname, r.getMessage()) for r in caplog.records]
+    assert [(lv, m) for lv, m in said if "memory" in m and str(path) in m] == [
+        ("INFO", f"{path}: Gpu profiling data doesn't contain memory info."),
+        ("WARNING", f"Can't find any memory event in the file: {path} (no memory was recorded: profile_memory=True "
+                    "records it)")]
+    assert [n for n in res.summary["notes"] if "Mem" in n] == [
+        "Base row: no peak reserved memory recorded, so its Mem Usage 0.00G is not a measurement."]
+    ref = read_xlsx(reference_outputs / "4-gpu-alexnet-vs-npu-text-l1" / "performance_comparison_result.xlsx",
+                    sheet_name="MemoryCompareStatistic", header=2)
+    assert f"{ref['Comparison Allocated Memory(MB)'].sum():.2f}" == "1426.02"
+    assert memory_line(res.frames["memory"]) == (
+        "No memory contributor: the base side recorded no memory inside its operators (its 0 MB in "
+        "MemoryCompareStatistic means not recorded, not a change); memory allocated inside operators (their "
+        "allocations summed, not a footprint): base not recorded, comparison 1426.02 MB; peak reserved memory "
+        "(Mem Usage): base not recorded, comparison 2.06 GB.")
+    assert res.summary["rows"][1][res.summary["headers"].index("Mem Usage")] == "2.06G"  # the reference console's
 
 
 def test_npu_side_without_memory_names_the_file_not_the_option(samples, caplog, tmp_path):
@@ -294,8 +323,7 @@ def test_npu_side_without_memory_names_the_file_not_the_option(samples, caplog, 
         with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
             compare(str(side), str(other), enable_memory_compare=True)
         assert [m for m in caplog.messages if "memory event" in m] == [
-            f"Can't find any memory event in the file: {side} ({why}), so the memory sheets show this side's "
-            "operators at 0 MB"]
+            f"Can't find any memory event in the file: {side} ({why})"]
 
 
 def test_memory_sheets_of_reference_pair4(samples, reference_outputs):

@@ -298,8 +298,9 @@ def memory_index(ctx: RunContext, side: str) -> MemoryIndex:
 
 
 def _no_memory(ctx: RunContext, profile: Profile, other_has: bool) -> None:
-    """The original's line for a side without memory records, with why where that is known, and what it
-    means for the sheets when the other side has records (its 0 MB is "not recorded", not "none").
+    """The original's line for a side without memory records, with why where that is known: a warning when the
+    other side has records (the sheets then show this side's operators at 0 MB, which the memory line says means
+    "not recorded", not "none").
 
     A GPU trace hears why only beside a side with records or when the memory comparison was asked for: a
     default run of two GPU traces (profile_memory is off by default) is not advised on a comparison nobody
@@ -322,8 +323,10 @@ def _no_memory(ctx: RunContext, profile: Profile, other_has: bool) -> None:
     else:  # an NPU profile_memory capture whose allocations no op can take
         why = f" (its {source} holds no allocation the comparison can place)"
     if other_has:
-        log.warning("Can't find any memory event in the file: %s%s, so the memory sheets show this side's "
-                    "operators at 0 MB", profile.path, why)
+        # a warning (the sheets show this side's operators at 0 MB), saying only what to do about it: what the 0 MB
+        # means is said where the figures are, by the memory line (console and Summary sheet: "its 0 MB in
+        # MemoryCompareStatistic means not recorded"), and the Mem Usage cell's by the note under the console table
+        log.warning("Can't find any memory event in the file: %s%s", profile.path, why)
     else:
         log.log(ctx.options.notice_level(), "Can't find any memory event in the file: %s%s", profile.path, why)
 
