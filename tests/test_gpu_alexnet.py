@@ -7,14 +7,17 @@ from __future__ import annotations
 import gzip
 import json
 import logging
+import zipfile
 from collections import Counter
 from decimal import Decimal
 from pathlib import Path
 
+import openpyxl
 import pytest
 from spans import union
 
 from msprof_compare.api import compare
+from msprof_compare.compare.api_stats import host_wait_note
 from msprof_compare.compare.breakdown_gpu import gpu_breakdown
 from msprof_compare.loaders import load_profile
 from msprof_compare.options import build_options
@@ -342,3 +345,51 @@ def test_text_side_without_communication_gets_no_gpu_bandwidth_note(caplog: pyte
         "Base row: no usable communication.json, so its SDMA Bandwidth 0.000GB/s is not a measurement."]
     assert not [m for m in caplog.messages if "GPU trace" in m or "andwidth" in m]
     assert [m for m in caplog.messages if "communication.json" in m]
+
+
+def test_api_regressions_led_by_host_syncs_say_so(samples_dir_or_skip, tmp_path: Path) -> None:
+    """The H200 AlexNet against the NPU run: the API chart's two first regressions are aten::item (+94.02 ms)
+    and aten::_local_scalar_dense (+92.84 ms), host waits for the device work queued before them (the NPU's
+    all-reduce among it), not work of theirs. The chart data's header and the chart's axis say so; the rows
+    stay. Diffs by hand from the raw traces: each side's calls summed, rounded to 0.01 ms as the sheet is
+    (aten::item: 27 NPU calls, 94.10 ms, against 3 GPU calls, 0.08 ms)."""
+    def total(events: list[dict], name: str) -> float:
+        return round(sum(float(e["dur"]) for e in events if e.get("name") == name and e.get("ph") == "X") / 1000, 2)
+
+    with gzip.open(GPU, "rt", encoding="utf-8") as fh:
+        gpu = json.load(fh)["traceEvents"]
+    npu = json.loads((NPU / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text(encoding="utf-8"))
+    npu = npu["traceEvents"] if isinstance(npu, dict) else npu
+    hand = {n: round(total(npu, n) - total(gpu, n), 2) for n in ("aten::item", "aten::_local_scalar_dense")}
+    assert hand == {"aten::item": 94.02, "aten::_local_scalar_dense": 92.84}
+
+    res = compare(str(GPU), str(NPU))  # the Summary sheet holds the chart data
+    api = res.sheet("ApiCompare")
+    assert set(hand) <= set(api["api name"])  # the original's rows all stay
+    path = res.to_excel(str(tmp_path))
+    book = openpyxl.load_workbook(path, read_only=True)
+    rows = [r for r in book["Summary"].iter_rows(values_only=True) if any(c is not None for c in r)]
+    book.close()
+    at = next(i for i, r in enumerate(rows) if str(r[0]).startswith("ApiCompare: top"))
+    assert rows[at][0] == (
+        "ApiCompare: top 20 regressions (API total duration, ms); aten::item and aten::_local_scalar_dense wait on "
+        "the host for the device work queued before them (a sync): their time is that work's, so read the device "
+        "time (OverallMetrics, the operator or module sheets), not the call; aten::to, aten::copy_ and "
+        "aten::_to_copy wait so too when they copy to the host")
+    assert [(r[0], round(r[1], 2)) for r in rows[at + 1:at + 3]] == list(hand.items())
+    with zipfile.ZipFile(path) as z:
+        charts = [z.read(n).decode("utf-8") for n in z.namelist() if n.startswith("xl/charts/chart")]
+    api_chart = [c for c in charts if "API total duration" in c]
+    assert len(api_chart) == 1 and ("<a:t>ms; aten::item and aten::_local_scalar_dense: host waits for earlier "
+                                    "device work (a sync), read the device time</a:t>") in api_chart[0]
+
+
+def test_host_wait_note_names_syncs_only_where_the_rows_hold_one() -> None:
+    """Synchronize calls of any runtime are syncs; copies alone are no sync (a cast on the device is one)."""
+    assert host_wait_note(["aten::to", "aten::copy_", "aten::conv2d"]) == ""
+    assert host_wait_note(["cudaStreamSynchronize", "aten::conv2d", "aclrtSynchronizeStream"]) == (
+        "cudaStreamSynchronize and aclrtSynchronizeStream wait on the host for the device work queued before them "
+        "(a sync): their time is that work's, so read the device time (OverallMetrics, the operator or module "
+        "sheets), not the call")
+    assert host_wait_note(["aten::item"], short=True) == (
+        "aten::item: host waits for earlier device work (a sync), read the device time")

@@ -19,6 +19,7 @@ import numpy as np
 from ..columns import col_of
 from ..errors import StepError
 from ..model import STEP_MARK
+from ..textsafe import and_list
 from . import classify, table
 from .optree import OpTree, _nest, one_sided, op_tree
 from .steps import data_file, side_step
@@ -211,3 +212,28 @@ def build(ctx: RunContext) -> list[Sheet]:
         return []
     rows = api_rows(*tables)
     return [Sheet("ApiCompare", COLUMNS, frame_from_rows(rows, 14), *SPANS)]
+
+
+#: Calls that read a device value on the host (``tensor.item()``): they wait for all the device work queued
+#: before them, so their host time grows with that work, not with any of their own.
+SYNC_CALLS = ("aten::item", "aten::_local_scalar_dense")
+#: Copies that wait so when they copy device memory to the host (``tensor.to("cpu")``, ``.cpu()``), and not
+#: otherwise (a dtype cast on the device): the name cannot tell which, so they are named with "when".
+HOST_COPY_CALLS = ("aten::to", "aten::_to_copy", "aten::copy_")
+
+
+def host_wait_note(names: list[str], short: bool = False) -> str:
+    """A note for the API rows ``names`` that are host waits for earlier device work, "" when none is: a GPU
+    trace against an NPU export ranked aten::item (+94.02 ms) and aten::_local_scalar_dense (+92.84 ms) first
+    among the API regressions (the H200 AlexNet against the NPU level-1 export), the NPU's all-reduce and kernels
+    they waited for, not work of theirs. The rows stay, as the original's sheet shows them. ``short``: the
+    syncs alone, for a chart's axis title (one line that does not wrap everywhere)."""
+    syncs = [n for n in names if n in SYNC_CALLS or "synchronize" in n.lower()]
+    if not syncs:
+        return ""
+    if short:
+        return f"{and_list(syncs)}: host waits for earlier device work (a sync), read the device time"
+    copies = [n for n in names if n in HOST_COPY_CALLS]
+    also = f"; {and_list(copies)} wait so too when they copy to the host" if copies else ""
+    return (f"{and_list(syncs)} wait on the host for the device work queued before them (a sync): their time is that "
+            f"work's, so read the device time (OverallMetrics, the operator or module sheets), not the call{also}")

@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ..compare import communication_summary, memory_summary
+from ..compare.api_stats import host_wait_note
 from ..compare.checks import rounds_up_to_threshold, shown_share
 from ..compare.contributors import contributors_title, shown_rows
 from ..compare.module_contributors import module_contributors_note, outside_modules_note
@@ -708,13 +709,16 @@ def _statistic(wb: Any, ws: Any, sheet: Sheet) -> None:
     top, spec = found
     sws, src = st.summary, st.summary_name
     row = st.next_row
-    note = f"; {spec.note}" if spec.note else ""
+    names = [str(n) for n in top["Name"].tolist()]
+    said, axis = spec.note, spec.note
+    if sheet.name == "ApiCompare":  # host waits for device work lead the API regressions of a GPU against an NPU
+        said, axis = host_wait_note(names), host_wait_note(names, short=True)
+    note = f"; {said}" if said else ""
     sws.write_string(row, 0, f"{sheet.name}: top {_regressions(len(top))} ({spec.what}, {spec.unit}){note}",
                      _fmt(wb, "header"))
     sws.write_string(row, 1, f"Diff({spec.unit})", _fmt(wb, "header"))
     sws.write_string(row, 2, "Chart label", _fmt(wb, "header"))
     first = row + 1
-    names = [str(n) for n in top["Name"].tolist()]
     labels = short_labels(names, paths=spec.paths)
     for i, (name, diff, label) in enumerate(zip(names, top["Diff"].tolist(), labels, strict=True)):
         sws.write_string(first + i, 0, name[:_CELL_LIMIT], _fmt(wb, "text"))   # the whole name, to look up
@@ -732,8 +736,8 @@ def _statistic(wb: Any, ws: Any, sheet: Sheet) -> None:
     # bars are close (timesformer's top 20 modules, 1.25 to 1.37 ms: from 1.18, the 20th bar looked a third of
     # the first); the note goes under the value axis (one line: a title's line break is not read alike everywhere)
     x_axis = {"min": 0, "major_gridlines": {"visible": True, "line": {"color": "#D9D9D9"}}}
-    if spec.note:
-        x_axis["name"] = f"{spec.unit}; {spec.note}"
+    if axis:
+        x_axis["name"] = f"{spec.unit}; {axis}"
         x_axis["name_font"] = {"bold": False, "size": 9}
     chart.set_x_axis(x_axis)
     chart.set_legend({"none": True})
