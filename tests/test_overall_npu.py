@@ -247,7 +247,7 @@ def test_trace_level_missing_rows():
 def test_mem_usage_leaves_out_impossible_readings(tmp_path):
     """A negative reserved total, or one over 1 PB, is no reading: the loader leaves it out with one warning
     and Mem Usage is the largest of the others (the console showed "-2.06G" or a 290-digit figure); a file
-    with no usable value says Mem Usage is absent (it showed "0.00G" without a word). Rows cut from
+    with no usable value gives the reason its console note says (it showed "0.00G" without a word). Rows cut from
     memory_record.csv of msinsight text level1 rank0, some edited."""
     from msprof_compare.loaders.ascend_text import read_memory_record
 
@@ -267,8 +267,31 @@ def test_mem_usage_leaves_out_impossible_readings(tmp_path):
     assert bd.memory_gb == 2109.6015625 / 1024
     assert warnings == ["m.csv: 2 Total Reserved(MB) value(s) negative or over 1 PB; Mem Usage leaves them out"]
     bd, _ = side(["", "-1"])
-    assert bd.memory_gb == 0 and bd.missing == ["npu: Mem Usage is absent: memory_record.csv holds no usable "
-                                                "Total Reserved(MB) value"]
+    assert bd.memory_gb == 0 and not bd.missing
+    assert bd.memory_missing == "its memory_record.csv holds no usable Total Reserved(MB) value"
+
+
+
+def test_memory_record_without_a_usable_value_is_noted_as_such(tmp_path, caplog):
+    """A memory_record.csv whose every Total Reserved(MB) was recorded but left out (negative: the fixture's 30
+    rows, their values negated) read "no peak reserved memory recorded" under the console table, and a log line
+    said "Mem Usage is absent" beside the loader's: the note now says the values were unusable, once; the
+    loader's line counts them. The other side (the fixture as it is) peaks at 2109.6015625 MB, its first row."""
+    side = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(PT, side)
+    record = side / "ASCEND_PROFILER_OUTPUT" / "memory_record.csv"
+    lines = record.read_text(encoding="utf-8").splitlines(keepends=True)
+    rows = [r.split(",") for r in lines[1:]]
+    assert len(rows) == 30 and all(float(r[3]) > 0 for r in rows)
+    record.write_text(lines[0] + "".join(",".join([*r[:3], f"-{r[3]}", *r[4:]]) for r in rows), encoding="utf-8")
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(side), str(PT), enable_profiling_compare=True)
+    assert res.summary["notes"] == ["Base row: its memory_record.csv holds no usable Total Reserved(MB) value, so its "
+                                    "Mem Usage 0.00G is not a measurement."]
+    assert [row[res.summary["headers"].index("Mem Usage")] for row in res.summary["rows"]] == [
+        "0.00G", f"{2109.6015625 / 1024:.2f}G"]
+    assert [m for m in caplog.messages if "Mem Usage" in m] == [
+        f"{record}: 30 Total Reserved(MB) value(s) negative or over 1 PB; Mem Usage leaves them out"]
 
 
 # --------------------------------------------------------------------------- spec worked examples

@@ -163,6 +163,11 @@ class Breakdown:
     #: where the other side has a bandwidth, whose column then shows this side's 0.000GB/s
     #: (`overall.table_notes`), as a side without memory gets its Mem Usage note there
     bandwidth_missing: str = ""
+    #: Why this side's Mem Usage reads 0.00G where the data held readings, none usable (every Total Reserved(MB)
+    #: of memory_record.csv empty or left out by its loader); "" for a side that recorded none. Said in its
+    #: Mem Usage note under the console table (`overall.table_notes`), which read "no peak reserved memory
+    #: recorded" for such a side
+    memory_missing: str = ""
 
     def set_window(self, lo: int, hi: int, busy: tl.Intervals, path: str) -> None:
         """E2E and the longest idle stretch from one window, so the two cannot drift apart. A window longer

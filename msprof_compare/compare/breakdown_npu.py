@@ -74,9 +74,10 @@ def _memory(profile: Profile, bd: Breakdown) -> None:
         # the other side's peak (overall.table_notes); without one, no 0.00G is shown. A log line here said it
         # a second time (the MindSpore excerpt against a GPU trace).
         return
-    # the loader left impossible totals out (negative, over 1 PB), and every one was
-    bd.missing.append(f"{profile.path}: Mem Usage is absent: memory_record.csv holds no usable "
-                      "Total Reserved(MB) value")
+    # the loader left impossible totals out (negative, over 1 PB, with a line that counts them), and every one
+    # was (or the cells are empty): said under the console table, beside the other side's peak, where the 0.00G
+    # is; a log line here said it a second time, and the note that the side recorded no peak was wrong
+    bd.memory_missing = "its memory_record.csv holds no usable Total Reserved(MB) value"
 
 
 def _col(kd: pd.DataFrame, name: str) -> np.ndarray:
