@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 import logging
@@ -17,7 +18,7 @@ from dbutil import sql
 from xlsxutil import read_xlsx
 
 from msprof_compare.api import compare
-from msprof_compare.compare import checks, contributors, waterfall
+from msprof_compare.compare import checks, classify, contributors, waterfall
 from msprof_compare.compare.breakdown import Breakdown
 from msprof_compare.compare.table import Sheet
 from msprof_compare.loaders import load_profile
@@ -1039,6 +1040,37 @@ def test_gpu_vs_npu_categories_note(samples, reference_outputs, caplog):
         "kernel names on a GPU"]
     # without a time breakdown there is no category to read
     assert checks.KINDS_CHECK not in compare(str(gpu), str(npu), enable_api_compare=True).guards["Check"].tolist()
+
+
+def test_gpu_vs_npu_categories_note_names_the_trans_words_the_run_used(samples, tmp_path, monkeypatch):
+    """The note named cast, TransData and Transpose, the packaged TRANS_MASK, whatever list a user's
+    MSPROF_COMPARE_CONFIG file gave. With "cast, transpose, reformat" it names those words, and the figure is
+    theirs: by hand, the level-1 export's kernel_details.csv rows whose names hold one of them (4 Cast, 5
+    Transpose and aclnnEqTensor_BroadcastToAiCore_BroadcastTo, "cast" inside "Broadcast", all on the vector
+    core) sum to 126.704 us, all of it Vector (Trans)."""
+    npu = samples / NPU_L1
+    kd = pd.read_csv(npu / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv")
+    held = kd["Name"].str.lower().map(lambda n: any(w in n for w in ("cast", "transpose", "reformat")))
+    assert int(held.sum()) == 10 and round(float(kd.loc[held, "Duration(us)"].sum()), 3) == 126.704
+    packaged = Path(checks.__file__).resolve().parents[1] / "compare_config.ini"
+    text = packaged.read_text(encoding="utf-8")
+    assert "\nTRANS_MASK = cast, transdata, transpose\n" in text
+    ini = tmp_path / "kw.ini"
+    ini.write_text(text.replace("\nTRANS_MASK = cast, transdata, transpose\n",
+                                "\nTRANS_MASK = cast, transpose, reformat\n"), encoding="utf-8")
+    monkeypatch.setenv("MSPROF_COMPARE_CONFIG", str(ini))
+    row = compare(str(samples / HTA_ALEXNET), str(npu), enable_profiling_compare=True).guards.set_index(
+        "Check").loc[checks.KINDS_CHECK]
+    assert row["Detail"].startswith(
+        "an NPU's Vector kernels whose names hold cast, Transpose or reformat (TRANS_MASK of the keyword file) are "
+        "Vector (Trans), a GPU's are Vector (No Trans) (comparison: Vector (Trans) 0.127 ms): compare Vector, not "
+        "its split; ")
+    # one word alone; the packaged list (or lists not read) keeps the kernel types' spelling
+    kw = classify.load_keywords(str(ini))
+    assert checks._trans_words(dataclasses.replace(kw, trans=frozenset({"reformat"}))) == \
+        "whose names hold reformat (TRANS_MASK of the keyword file)"
+    assert checks._trans_words(None) == checks._trans_words(classify.load_keywords(str(packaged))) == \
+        "named cast, TransData or Transpose"
 
 
 def test_npu_profiler_settings_note(samples, caplog):

@@ -27,12 +27,13 @@ from .breakdown import BUCKETS, Breakdown, peak_reserved_gb, peak_without_app_gb
 from .breakdown_npu import has_pmu, hccl_op_rows
 from .kernels import any_typed, kernel_types_whole
 from .optree import built_tree, shape_key, unlinked_kernels
-from .overall import find_breakdowns
+from .overall import breakdown_keywords, find_breakdowns
 from .table import Sheet, ms3, plain_frame, sheet_numbers, text_cells
 from .waterfall import unsplit
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult, RunContext
+    from .classify import Keywords
 
 log = logging.getLogger("msprof-analyze")
 
@@ -617,7 +618,23 @@ def _vendor_row(vb: str | None, vc: str | None, bds: tuple[Breakdown, Breakdown]
                   "compare the Flash Attention totals first, then their split")
 
 
-def _kinds_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any]:
+#: The packaged TRANS_MASK words, as the NPU's kernel types spell them.
+_TRANS_NAMES = {"cast": "cast", "transdata": "TransData", "transpose": "Transpose"}
+
+
+def _trans_words(kw: Keywords | None) -> str:
+    """What makes an NPU Vector kernel Vector (Trans), in the words of the run's TRANS_MASK: "named cast,
+    TransData or Transpose" for the packaged list (None: the lists were not read, the packaged ones apply),
+    else the words of the user's MSPROF_COMPARE_CONFIG file, the packaged ones first, and where the list came
+    from (a note naming the default words beside a user's list named a rule the run did not use)."""
+    if kw is None or kw.trans == frozenset(_TRANS_NAMES):
+        return "named cast, TransData or Transpose"
+    words = [_TRANS_NAMES[w] for w in _TRANS_NAMES if w in kw.trans] + sorted(kw.trans - set(_TRANS_NAMES))
+    listed = ", ".join(words[:-1]) + f" or {words[-1]}" if len(words) > 1 else words[0]
+    return f"whose names hold {listed} (TRANS_MASK of the keyword file)"
+
+
+def _kinds_row(bds: tuple[Breakdown, Breakdown], kw: Keywords | None = None) -> dict[str, Any]:
     """A GPU trace against an NPU export: the breakdowns file some of the same work apart, which OverallMetrics
     and the waterfall show as work one side did not do. An NPU's cast / TransData / Transpose kernels are Vector
     (Trans), a GPU's Vector (No Trans) (the GPU side's Vector (Trans) is always 0, and read "INF" beside the
@@ -628,7 +645,7 @@ def _kinds_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any]:
     trans = [(side, bd.b("vector_trans").ns) for side, bd in zip(_SIDES, bds, strict=True) if bd.kind == "NPU"]
     if any(ns for _, ns in trans):
         figures = "; ".join(f"{side}: Vector (Trans) {_ms(ns)} ms" for side, ns in trans)
-        parts.append("an NPU's Vector kernels named cast, TransData or Transpose are Vector (Trans), a GPU's are "
+        parts.append(f"an NPU's Vector kernels {_trans_words(kw)} are Vector (Trans), a GPU's are "
                      f"Vector (No Trans) ({figures}): compare Vector, not its split")
     copies = []
     for side, bd in zip(_SIDES, bds, strict=True):
@@ -905,7 +922,7 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
     if b.is_gpu and c.is_gpu:
         optional.append(_vendor_row(_gpu_vendor(b), _gpu_vendor(c), bds))
     elif b.is_gpu != c.is_gpu and bds is not None:  # categories: a time breakdown's rows
-        optional.append(_kinds_row(bds))
+        optional.append(_kinds_row(bds, breakdown_keywords(ctx)))
     early = _early_row(bds) if bds is not None else None
     if bds is not None:
         optional += [_idle_row(bds), _category_row(bds, (b, c)), early]

@@ -84,7 +84,14 @@ def breakdowns(ctx: RunContext) -> tuple[Breakdown, Breakdown]:
         kw = ctx.keywords or load_keywords()  # once per run: both sides classify with the same lists
         pair = (breakdown_of(ctx.base, ctx.options, kw), breakdown_of(ctx.comparison, ctx.options, kw))
         ctx.cache["breakdowns"] = pair
+        ctx.cache["breakdowns.keywords"] = kw
     return ctx.cache["breakdowns"]
+
+
+def breakdown_keywords(ctx: RunContext) -> Keywords | None:
+    """The keyword lists the cached breakdowns were classified with (None before ``breakdowns``): a note that
+    names a list's words names the ones the run used, which a user's MSPROF_COMPARE_CONFIG file may change."""
+    return ctx.cache.get("breakdowns.keywords")
 
 
 def find_breakdowns(ctx: RunContext) -> tuple[Breakdown, Breakdown] | None:
