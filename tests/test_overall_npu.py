@@ -269,6 +269,12 @@ def test_mem_usage_leaves_out_impossible_readings(tmp_path):
     bd, _ = side(["", "-1"])
     assert bd.memory_gb == 0 and not bd.missing
     assert bd.memory_missing == "its memory_record.csv holds no usable Total Reserved(MB) value"
+    # every cell empty or N/A: nothing was left out, so the loader's line says there is no number at all (a run
+    # of two such sides, whose Mem Usage column is not shown, said nothing)
+    bd, warnings = side(["", "N/A", ""])
+    assert bd.memory_gb == 0 and bd.memory_missing
+    assert warnings == ["m.csv: none of its 3 Total Reserved(MB) value(s) is a number (empty or N/A cells); Mem "
+                        "Usage has no reading"]
 
 
 

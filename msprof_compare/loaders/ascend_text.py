@@ -1130,6 +1130,9 @@ def read_memory_record(path: str, warnings: list[str]) -> pd.DataFrame:
         warnings.append(f"{path}: {int(odd.sum())} Total Reserved(MB) value(s) negative or over 1 PB; Mem Usage "
                         "leaves them out")
         cells = np.where(odd, np.nan, mb)
+    elif len(mb) and np.isnan(mb).all():  # empty or N/A cells are read as missing without a word: every one is
+        warnings.append(f"{path}: none of its {len(mb)} Total Reserved(MB) value(s) is a number (empty or N/A "
+                        "cells); Mem Usage has no reading")
     if "Component" in got:
         return frame_of({"Total Reserved(MB)": cells, "Component": got["Component"]})
     return frame_of({"Total Reserved(MB)": cells})
