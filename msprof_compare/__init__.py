@@ -45,8 +45,8 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
     Values: ``max_kernel_num`` (int > 3), ``op_name_map`` (a dict of str, or its literal as text),
     ``gpu_flow_cat`` (str), ``base_step`` / ``comparison_step`` (whole numbers >= 0, both or neither; NPU data),
     ``output_format`` (``"xlsx"``, ``"json"`` or ``"xlsx,json"``) and ``fail_on_regression`` (percent).
-    An integer option takes an int, a whole float or NumPy number (``3.0``, ``np.int64(3)``) or its digits as
-    text; ``3.5`` is refused, never truncated.
+    An integer option takes an int, a whole float, NumPy number, ``Decimal`` or ``Fraction`` (``3.0``,
+    ``np.int64(3)``, ``Decimal("3")``) or its digits as text; ``3.5`` is refused, never truncated.
 
     Writes nothing (``output_format`` / ``fail_on_regression`` are only kept in ``result.options``): call the
     result's ``to_excel`` / ``to_json`` / ``regression_gate``. Raises ``UsageError`` for bad options, naming the

@@ -13,6 +13,7 @@ import logging
 import numbers
 import os
 import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -177,13 +178,22 @@ def _as_keyword(match: re.Match[str]) -> str:
 
 
 def whole_number(value: Any) -> int | None:
-    """A Python or NumPy number with an integral value as an int (``3``, ``3.0``, ``np.int64(3)``,
-    ``np.float32(3)``); None for any other value (3.5, NaN, inf, a bool, text). The API's integer options take
-    these: a step or kernel count computed in a notebook is often a float or a NumPy scalar."""
+    """A number with an integral value as an int: Python's or NumPy's (``3``, ``3.0``, ``np.int64(3)``,
+    ``np.float32(3)``) and the standard library's exact ones (``Fraction(10, 2)``, ``Decimal("5")``,
+    ``Decimal("5.0")``); None for any other value (3.5, NaN, inf, a bool, text). The API's integer options take
+    these: a step or kernel count computed in a notebook is often a float, a NumPy scalar or a Decimal (a
+    Decimal was refused while a Fraction was taken: one rule for every kind of number)."""
     if _is_bool(value):
         return None
     if isinstance(value, numbers.Integral):
         return int(value)
+    if isinstance(value, numbers.Rational):  # exact: float() of a huge Fraction overflows
+        return int(value) if value.denominator == 1 else None
+    decimal = sys.modules.get("decimal")  # not imported: no value can be a Decimal (the CLI starts without it)
+    if decimal is not None and isinstance(value, decimal.Decimal):  # a Number, but no numbers.Real
+        # int() of Decimal("1E+9999999") runs for minutes: beyond the digits int() takes from text, no count
+        whole = value.is_finite() and value.adjusted() < 4300 and value == value.to_integral_value()
+        return int(value) if whole else None
     if isinstance(value, numbers.Real):
         f = float(value)
         return int(f) if f.is_integer() else None

@@ -103,6 +103,32 @@ def test_whole_numbers_of_any_kind_are_taken() -> None:
         build_options(force=np.int64(2))
 
 
+def test_exact_numbers_follow_the_same_rule() -> None:
+    """``max_kernel_num=Decimal("5")`` was refused while ``Fraction(10, 2)`` was taken: the standard library's exact
+    numbers follow the one rule of every number (an integral value is that integer, any other is refused, never
+    truncated), for the integer options, the steps and the rank list alike. Found by fuzzing the API's options."""
+    from decimal import Decimal
+    from fractions import Fraction
+
+    from msprof_compare.options import parse_rank_list
+
+    for value in (Decimal("5"), Decimal("5.0"), Decimal("0.5E+1"), Fraction(10, 2)):
+        opts = build_options(max_kernel_num=value, base_step=value, comparison_step=value,
+                             enable_operator_compare=True)[0]
+        assert (opts.max_kernel_num, opts.base_step, opts.comparison_step) == (5, 5, 5), value
+        assert type(opts.max_kernel_num) is int and type(opts.base_step) is int
+    assert parse_rank_list([Decimal("3"), Fraction(1)]) == (1, 3)
+    for value in (Decimal("5.5"), Fraction(11, 2), Decimal("NaN"), Decimal("sNaN"), Decimal("-Infinity"),
+                  Decimal("1E+10000000")):  # the last: int() of it ran for minutes
+        with pytest.raises(UsageError, match=r"^Invalid param, max_kernel_num has to be an integer greater than 3 "
+                                             rf"\(got {re.escape(repr(value))}\)$"):
+            msprof_compare.compare(BASE, COMP, max_kernel_num=value)
+    with pytest.raises(UsageError, match=r"^Invalid param, max_kernel_num has to be greater than 3$"):
+        msprof_compare.compare(BASE, COMP, max_kernel_num=Decimal("3"))
+    with pytest.raises(UsageError, match=r"\(got base_step=Decimal\('2\.5'\): a step id is a whole number"):
+        msprof_compare.compare(BASE, COMP, base_step=Decimal("2.5"), comparison_step=Fraction(2))
+
+
 def test_regression_gate_names_its_argument() -> None:
     """``result.regression_gate("x")`` said "--fail_on_regression must be...": the argument is ``pct``."""
     result = msprof_compare.compare(BASE, COMP, enable_api_compare=True)
