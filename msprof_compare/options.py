@@ -452,15 +452,28 @@ OUTPUT_FORMATS = ("xlsx", "json")
 
 
 def parse_output_format(value: Any, name: str = "--output_format") -> str:
-    """``--output_format``: "xlsx", "json" or both (comma separated, any order) -> canonical "xlsx,json";
-    ``name``: the option as an error names it."""
+    """``--output_format``: "xlsx", "json" or both (separated by a comma or blanks, any order, any case) -> canonical
+    "xlsx,json"; ``name``: the option as an error names it. An empty item between commas (``xlsx,``, ``xlsx,,json``:
+    a list built from a variable that was unset) is refused, as ``--rank_list 0,,1`` is: "xlsx," ran with the
+    workbook alone where the second format was meant; blanks around an item are no item (``xlsx, json``)."""
     if value is None or value == "":
         return "xlsx"
-    items = value if isinstance(value, (list, tuple)) else str(value).replace(" ", ",").split(",")
-    chosen = {str(i).strip().lower() for i in items if str(i).strip()}
-    bad = chosen - set(OUTPUT_FORMATS)
-    if bad or not chosen:
-        raise UsageError(f"Invalid param, {name} must be xlsx, json or xlsx,json (got {value!r})")
+
+    def bad(why: str = "") -> UsageError:
+        return UsageError(f"Invalid param, {name} must be xlsx, json or xlsx,json (got {value!r}{why})")
+
+    if isinstance(value, (list, tuple)):  # the API's list of formats: each item one format
+        items = [str(i).strip() for i in value]
+    else:
+        items = []
+        for part in str(value).split(","):
+            words = part.split()
+            items.extend(words or [""])  # "json xlsx": blanks separate as a comma does
+    if len(items) > 1 and "" in items:
+        raise bad(": an empty item")
+    chosen = {i.lower() for i in items if i}
+    if not chosen or chosen - set(OUTPUT_FORMATS):
+        raise bad()
     return ",".join(f for f in OUTPUT_FORMATS if f in chosen)
 
 

@@ -203,16 +203,31 @@ def test_output_format_spellings(value: str, suffixes: list[str], recorded: str,
     assert json_report(tmp_path)["options"]["output_format"] == recorded
 
 
-@pytest.mark.parametrize("value", [",", " , "])
-def test_output_format_naming_no_format_is_refused(value: str, capsys: pytest.CaptureFixture,
+@pytest.mark.parametrize(("value", "why"), [(",", ": an empty item"), (" , ", ": an empty item"), (" ", ""),
+                                          # found by fuzzing: "xlsx," ran with the workbook alone, while "," and
+                                          # --rank_list 0,,1 were refused for their empty items
+                                          ("xlsx,", ": an empty item"), (",json", ": an empty item"),
+                                          ("xlsx,,json", ": an empty item"), ("xlsx, ,json", ": an empty item")])
+def test_output_format_naming_no_format_is_refused(value: str, why: str, capsys: pytest.CaptureFixture,
                                                    tmp_path: Path) -> None:
-    """Separators alone name no report: a usage error before anything is loaded, nothing written."""
+    """Separators alone name no report, and an empty item between commas is refused as --rank_list's is (a list
+    built from an unset variable): a usage error before anything is loaded, nothing written."""
     code, out, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(SMALL), "--output_format", value,
                                 "-o", str(tmp_path / "never"))
     assert (code, out) == (2, "")
     assert error_lines(err) == [
-        f"error: Invalid param, --output_format must be xlsx, json or xlsx,json (got {value!r})"]
+        f"error: Invalid param, --output_format must be xlsx, json or xlsx,json (got {value!r}{why})"]
     assert not (tmp_path / "never").exists()
+
+
+@pytest.mark.parametrize(("value", "recorded"), [("xlsx, json", "xlsx,json"), (" json ", "json"),
+                                                 ("json\txlsx", "xlsx,json"), (["json", " xlsx"], "xlsx,json")])
+def test_output_format_blanks_around_an_item_are_no_item(value: object, recorded: str) -> None:
+    """Blanks around an item (``xlsx, json``, as ``--rank_list "0, 3"``) separate, they make no empty item; the API's
+    list takes one format per item."""
+    assert build_options(output_format=value)[0].output_format == recorded
+    with pytest.raises(UsageError, match=r"\(got \['xlsx', ''\]: an empty item\)$"):
+        build_options(output_format=["xlsx", ""])
 
 
 @pytest.mark.parametrize("face", ["cli", "script"])
