@@ -1009,3 +1009,41 @@ def test_api_report_name_of_dots_alone_is_refused(tmp_path: Path) -> None:
             write(tmp_path / name)
     assert list(tmp_path.iterdir()) == []
     assert Path(result.to_json(tmp_path / ".a.json")).name == ".a.json"
+
+
+@pytest.mark.parametrize(("code", "reason"), [("ENOENT", "No such file or directory"),
+                                              ("ENOSPC", "No space left on device")])
+def test_a_folder_that_refuses_new_entries_says_it_cannot_hold_them(code: str, reason: str, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """As root, ``-o /proc`` passed the access test and the probe read "output directory /proc is not writable: No
+    such file or directory" (procfs answers a new entry so): a folder there and writable, where nothing is missing.
+    A reason other than a refused write (EACCES, EPERM, EROFS keep "is not writable") now says the folder cannot
+    hold new files, with the system's reason; for a folder to create, it names the existing folder that refused."""
+    import errno
+    import tempfile
+
+    from msprof_compare.errors import UsageError
+    from msprof_compare.report import output
+
+    def refused(*_args: object, **_kwargs: object) -> None:
+        raise OSError(getattr(errno, code), reason)
+
+    monkeypatch.setattr(tempfile, "mkdtemp", refused)
+    with pytest.raises(UsageError) as exc:
+        output.output_target(str(tmp_path), ".xlsx")
+    assert str(exc.value) == f"output directory {tmp_path} cannot hold new files (creating one in it fails: {reason})"
+    with pytest.raises(UsageError) as exc:
+        output.output_target(str(tmp_path / "new" / "run.json"), ".json")
+    assert str(exc.value) == (f"cannot create output directory {tmp_path / 'new'} (the folder of "
+                              f"{tmp_path / 'new' / 'run.json'}): {tmp_path} cannot hold new files (creating one in "
+                              f"it fails: {reason})")
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0 or not os.path.isdir("/proc/self"),
+                    reason="only root passes /proc's access test; procfs is Linux's")
+def test_proc_as_root_cannot_hold_new_files(kineto: Path) -> None:
+    """The real case: ``-o /proc`` as root, before the load."""
+    code, _, err = run_cli(["-bp", str(kineto), "-d", str(kineto), "-o", "/proc"])
+    assert code == 2
+    assert error_lines(err) == ["error: output directory /proc cannot hold new files (creating one in it fails: No "
+                                "such file or directory)"]

@@ -119,7 +119,7 @@ def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = 
             raise UsageError(f"output directory {where} can be written by every user and has no sticky bit: anyone "
                              "could swap files in it while the report is written (use a directory of your own, or "
                              "--force)")
-        _probe(path, f"output directory {where} is not writable")
+        _probe(path, f"output directory {where}", existing=True)
         return path, name
     # Missing: it will be created; the nearest existing ancestor must allow that.
     parent = os.path.dirname(path)
@@ -139,14 +139,26 @@ def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = 
     return path, name
 
 
-def _probe(directory: str, failure: str) -> None:
+#: What a refused new entry says when the folder is not writable (a read-only mount, /sys, no permission); any
+#: other reason (procfs' ENOENT, a full disk, too many entries) is a folder that cannot hold new files.
+_NOT_WRITABLE = (errno.EACCES, errno.EPERM, errno.EROFS)
+
+
+def _probe(directory: str, failure: str, existing: bool = False) -> None:
     """Make and remove a hidden folder in ``directory``: root passes every access test, so a special file system
     (/sys) that refuses new entries is found here, before the load, not by the write after the comparison
-    (exit 1 then). Raises ``UsageError`` with ``failure`` and the reason."""
+    (exit 1 then). Raises ``UsageError``: ``failure`` (the output directory, ``existing``, or the one that cannot
+    be created in ``directory``) and the reason. A reason other than a refused write is said as such: ``-o /proc``
+    read "is not writable: No such file or directory" (procfs answers every new entry so)."""
     try:
         os.rmdir(tempfile.mkdtemp(prefix=f".{FILE_PREFIX}", suffix=".tmp", dir=directory))
     except OSError as exc:
-        raise UsageError(f"{failure}: {exc.strerror or exc}") from None
+        reason = exc.strerror or str(exc)
+        if exc.errno in _NOT_WRITABLE:
+            raise UsageError(f"{failure}{' is not writable' if existing else ''}: {reason}") from None
+        holder = "" if existing else f" {term_safe(directory)}"
+        raise UsageError(f"{failure}{':' if holder else ''}{holder} cannot hold new files (creating one in it "
+                         f"fails: {reason})") from None
 
 
 def _suffixed(stem: str, i: int) -> str:
