@@ -1011,6 +1011,40 @@ def test_api_report_name_of_dots_alone_is_refused(tmp_path: Path) -> None:
     assert Path(result.to_json(tmp_path / ".a.json")).name == ".a.json"
 
 
+@pytest.mark.parametrize(("target", "said"), [
+    (" ", "output ' ': the path is only whitespace"),
+    ("\u3000", "output '\u3000': the path is only whitespace"),  # an ideographic space: blank, no control character
+    ("runs/ ", "output 'runs/ ': the name ' ' in it is only whitespace"),
+    ("runs/  /run.xlsx", "output 'runs/  /run.xlsx': the name '  ' in it is only whitespace"),
+    ("  .json", "-o   .json names no file before .json"),
+])
+def test_an_output_name_of_blanks_alone_is_refused(target: str, said: str, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch, kineto: Path) -> None:
+    """``-o " "`` (a variable holding a space) made a folder named " " without a word, a name nobody sees in a
+    listing or types back. A name of the target that is only whitespace and would be created is a usage error
+    before the load; nothing is made. Found by fuzzing the command line."""
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli(["-bp", str(kineto), "-d", str(kineto), "--enable_api_compare", "-o", target])
+    assert (code, out) == (2, "")
+    assert error_lines(err)[0].startswith(f"error: {said}"), err
+    assert len(error_lines(err)) == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_existing_folder_named_by_blanks_is_the_users(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         kineto: Path) -> None:
+    """A folder of blanks that is there already is written into: only creating one is refused."""
+    from msprof_compare.errors import UsageError
+    from msprof_compare.report import output
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / " ").mkdir()
+    assert output.output_target(" ", ".xlsx") == (str(tmp_path / " "), None)
+    assert output.output_target(" /run.xlsx", ".xlsx") == (str(tmp_path / " "), "run.xlsx")
+    with pytest.raises(UsageError, match=r"^output ' / ': the name ' ' in it is only whitespace"):
+        output.output_target(" / ", ".xlsx")
+
+
 @pytest.mark.parametrize(("code", "reason"), [("ENOENT", "No such file or directory"),
                                               ("ENOSPC", "No space left on device")])
 def test_a_folder_that_refuses_new_entries_says_it_cannot_hold_them(code: str, reason: str, tmp_path: Path,

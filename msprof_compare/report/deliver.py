@@ -46,7 +46,7 @@ def check_target(output: str, formats: tuple[str, ...] = ("xlsx",), explicit_for
             output_target(".", ".xlsx", force)
         return
     suffix = next((x for x in (".xlsx", ".json") if output.lower().endswith(x)), "")
-    if suffix and not os.path.basename(output)[:-len(suffix)].strip(".") and not os.path.isdir(output):
+    if suffix and not os.path.basename(output)[:-len(suffix)].replace(".", "").strip() and not os.path.isdir(output):
         # "-o .json": its companion ".xlsx" was a folder when one existed, and the notices named ".json.xlsx"
         raise UsageError(f"-o {term_safe(output)} names no file before {term_safe(output[-len(suffix):])}; give a "
                          f"name such as run{suffix}, or a directory")

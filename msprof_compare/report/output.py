@@ -73,6 +73,13 @@ def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = 
     if raw == "-":
         raise UsageError(f"output '-' (standard output) takes the JSON report only; give a directory or a {suffix} "
                          "path")
+    blank = _blank_name(raw)
+    if blank is not None:
+        # -o " " (a variable holding a space) made a folder named " " without a word: a name nobody sees or types
+        what = "the path is only whitespace" if not raw.strip() else \
+            f"the name '{term_safe(blank)}' in it is only whitespace"
+        raise UsageError(f"output '{say}': {what}, which would make a folder of that name; give a directory or a "
+                         f"{suffix} path")
     try:
         path = os.path.abspath(os.path.expanduser(raw))
     except OSError:  # a relative target in a working directory that was deleted meanwhile
@@ -92,7 +99,7 @@ def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = 
         raise UsageError(f"output {say} names a {other} file; give a directory or a {suffix} path")
     if low.endswith(suffix) and not as_dir:
         path, name = os.path.dirname(path), os.path.basename(path)
-        if not name[:-len(suffix)].strip("."):
+        if not name[:-len(suffix)].replace(".", "").strip():
             # ".xlsx", "..json": os.path.splitext reads no extension in a name of dots before it, so the report set
             # took one name for both files (exit 1 after the load: "too many existing files named .xlsx_N")
             raise UsageError(f"output {say} names no file before {term_safe(name[-len(suffix):])}; give a name such as "
@@ -142,6 +149,21 @@ def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = 
 #: What a refused new entry says when the folder is not writable (a read-only mount, /sys, no permission); any
 #: other reason (procfs' ENOENT, a full disk, too many entries) is a folder that cannot hold new files.
 _NOT_WRITABLE = (errno.EACCES, errno.EPERM, errno.EROFS)
+
+
+def _blank_name(raw: str) -> str | None:
+    """The first name of the target ``raw`` that is only whitespace and is not there yet (so writing would create
+    it: ``" "``, ``"runs/ "``, ``"runs/ /run.xlsx"``), else None. An existing folder of such a name is the user's."""
+    parts = raw.replace(os.sep, "/").split("/")
+    for i, part in enumerate(parts):
+        if part and not part.strip():
+            try:
+                there = os.path.lexists(os.path.expanduser("/".join(parts[:i + 1])))
+            except (OSError, ValueError):
+                there = False
+            if not there:
+                return part
+    return None
 
 
 def _probe(directory: str, failure: str, existing: bool = False) -> None:
