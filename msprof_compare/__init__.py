@@ -93,12 +93,13 @@ def compare_ranks(base: str | os.PathLike[str], comparison: str | os.PathLike[st
     return run(base, comparison, **options)
 
 
-#: A side's input in ``ranks_overview``'s ``not_compared``: a path, as text or a path object
+#: A path of ``ranks_overview``'s ``reports`` and ``not_compared``: as text or a path object (or bytes, as every path
+#: argument of the API)
 _Input = str | os.PathLike[str]
 
 
 def ranks_overview(results: Iterable[tuple[int | RankCycle, msprof_compare.CompareResult]],
-                   reports: Mapping[int | RankCycle, Sequence[str]] | None = None,
+                   reports: Mapping[int | RankCycle, _Input | Sequence[_Input]] | None = None,
                    not_compared: Mapping[int | RankCycle, tuple[_Input | None, _Input | None]] | None = None,
                    rank_list: str | int | Iterable[int] | None = None) -> dict[str, object]:
     """The job overview of ``compare_ranks``' results, as the CLI writes it to

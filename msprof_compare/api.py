@@ -336,11 +336,23 @@ def _noted(written: str, notice: str) -> str:
 
 
 def _path(role: str, value: Any) -> str:
-    """A path argument as text: ``str``, ``bytes`` or any ``os.PathLike`` (``pathlib.Path``)."""
-    try:  # str(): a str subclass (NumPy's np.str_ of a DataFrame cell) stayed one in the result's profiles
-        return str(os.fsdecode(os.fspath(value)))
+    """A path argument as text: ``str``, ``bytes`` or any ``os.PathLike`` (``pathlib.Path``), as every path argument
+    of the API takes it (``compare``, ``ranks``, ``compare_ranks``, ``ranks_overview``, ``to_excel``, ``to_json``)."""
+    try:
+        return _path_text(value)
     except TypeError:
         raise UsageError(f"{role} must be a path (str or os.PathLike), not {type(value).__name__}") from None
+
+
+def _path_text(value: Any) -> str:
+    """``_path`` without the message: TypeError for what is no path."""
+    # str(): a str subclass (NumPy's np.str_ of a DataFrame cell) stayed one in the result's profiles
+    return str(os.fsdecode(os.fspath(value)))
+
+
+def _is_path(value: Any) -> bool:
+    """Whether ``value`` is one path as the API takes it (not a list of them)."""
+    return isinstance(value, str | bytes | os.PathLike)
 
 
 def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str], **options: Any) -> CompareResult:
@@ -945,7 +957,7 @@ def run_comparators(base: Profile, comparison: Profile, opts: Options,
 
 
 def ranks_overview(results: Iterable[tuple[Unit, CompareResult]],
-                   reports: Mapping[Unit, Sequence[str]] | None = None,
+                   reports: Mapping[Unit, str | os.PathLike[str] | Sequence[str | os.PathLike[str]]] | None = None,
                    not_compared: Mapping[Unit, tuple[str | os.PathLike[str] | None, str | os.PathLike[str] | None]]
                    | None = None,
                    rank_list: str | int | Iterable[int] | None = None) -> dict[str, Any]:
@@ -1066,11 +1078,15 @@ def _not_compared(given: Mapping[Any, Any]) -> dict[Unit, tuple[str | None, str 
     for rank, paths in given.items():
         unit = _unit(rank)
         if not (isinstance(paths, tuple | list) and len(paths) == 2 and None in paths
-                and all(p is None or isinstance(p, str | os.PathLike) for p in paths)):
+                and all(p is None or _is_path(p) for p in paths)):
             raise UsageError(f"ranks_overview: not_compared[{rank!r}] must be (base input, comparison input), None on "
                              f"the side without the rank (got {paths!r:.80})")
-        out[unit] = (None if paths[0] is None else os.fspath(paths[0]),
-                     None if paths[1] is None else os.fspath(paths[1]))
+        try:
+            out[unit] = (None if paths[0] is None else _path_text(paths[0]),
+                         None if paths[1] is None else _path_text(paths[1]))
+        except TypeError:  # a path object whose __fspath__ returns neither str nor bytes
+            raise UsageError(f"ranks_overview: not_compared[{rank!r}] must be (base input, comparison input), None on "
+                             f"the side without the rank (got {paths!r:.80})") from None
     return out
 
 
@@ -1098,9 +1114,10 @@ def _rank_pairs(results: Any) -> Iterator[tuple[Unit, CompareResult]]:
 
 
 def _report_paths(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> list[str]:
-    """A rank's report paths as given to ``ranks_overview``: one path alone is a list of one (not its letters)."""
+    """A rank's report paths as given to ``ranks_overview``: one path alone is a list of one (not its letters, nor a
+    bytes path's numbers), each path as text, as every path argument of the API (``_path``)."""
     try:
-        return [os.fspath(paths)] if isinstance(paths, str | os.PathLike) else [os.fspath(p) for p in paths]
+        return [_path_text(paths)] if _is_path(paths) else [_path_text(p) for p in paths]
     except TypeError:
         raise UsageError(f"ranks_overview: a rank's reports are a path or a list of paths (got {paths!r:.80})"
                          ) from None

@@ -593,6 +593,30 @@ def test_api_overview_checks_not_compared_as_it_checks_results():
     assert neither == [{"rank": 7, "only_in": None, "base_path": None, "comparison_path": None}]
 
 
+def test_api_overview_takes_bytes_paths_as_every_path_argument():
+    """``compare``, ``ranks``, ``compare_ranks`` and the result's ``to_excel`` / ``to_json`` take a path as bytes
+    (``os.fsencode``), but ``ranks_overview(reports={0: b'p'})`` refused it ("a rank's reports are a path or a list
+    of paths": bytes were read as a list of numbers) and ``not_compared`` likewise: each path argument of the API now
+    takes the same (str, bytes, a path object), and the document holds its text; what is no path is refused alike.
+    Found by fuzzing the API's paths."""
+    from msprof_compare.errors import UsageError
+
+    trace = KINETO / "sampled_rank-0.json.gz"
+    pair = [(0, msprof_compare.compare(os.fsencode(trace), trace, enable_profiling_compare=True))]
+    doc = msprof_compare.ranks_overview(pair, reports={0: b"out/rank0.xlsx"}, not_compared={1: (None, b"runs/r1")})
+    assert doc["ranks"][0]["reports"] == ["rank0.xlsx"]  # the file names, as of a path given as text
+    assert doc["ranks"][0]["base_path"] == str(trace)
+    assert doc["not_compared"][0]["comparison_path"] == "runs/r1"
+    assert validate(doc, SCHEMA) == [] and json.loads(json.dumps(doc)) == doc
+    listed = msprof_compare.ranks_overview(pair, reports={0: [b"a.xlsx", Path("a.json"), "b.json"]})
+    assert listed["ranks"][0]["reports"] == ["a.xlsx", "a.json", "b.json"]
+    with pytest.raises(UsageError, match=r"^ranks_overview: a rank's reports are a path or a list of paths \(got "
+                                         r"bytearray\(b'x'\)\)$"):
+        msprof_compare.ranks_overview(pair, reports={0: bytearray(b"x")})  # no path for compare() either
+    with pytest.raises(UsageError, match=r"^ranks_overview: not_compared\[1\] must be"):
+        msprof_compare.ranks_overview(pair, not_compared={1: (None, bytearray(b"x"))})
+
+
 def test_api_overview_checks_the_reports_keys():
     """``reports``' keys are the compared units: a key no result gives (rank 2 of a job of ranks 0 and 1, a rank id
     of a job of cycles, a rank only not compared, which has no report) was silently left out, and True was rank 1's
