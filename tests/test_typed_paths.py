@@ -324,3 +324,40 @@ def test_a_file_of_an_export_typed_oddly_names_its_directory_as_typed_or_absolut
     with pytest.raises(ProfileError) as info:
         compare(NPU, Path(f"../runs/rank0_ascend_pt/{csv}"))
     assert str(info.value).endswith("pass the profiling directory it belongs to, ../runs/rank0_ascend_pt)")
+
+
+@pytest.mark.parametrize(("typed", "said"), [
+    ("b.db/", "b.db/: is a file, not a directory: a path ending in '/' names a folder (pass the file without the "
+              "'/': b.db)"),
+    ("b.db//", "b.db//: is a file, not a directory: a path ending in '/' names a folder (pass the file without the "
+               "'/': b.db)"),
+    ("b.db/.", "b.db/.: not a directory: the path goes on past a file, as through a folder"),
+    ("b.db/..", "b.db/..: not a directory: the path goes on past a file, as through a folder"),
+    ("b.db/x", "b.db/x: not a directory: the path goes on past a file, as through a folder"),
+])
+def test_a_path_going_on_past_a_file_is_refused(typed: str, said: str, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    """``-bp run.json.gz/`` read the file: the absolute path the loaders read drops a trailing '/' (and folds "." and
+    "..": ``b.db/..`` read the folder holding it), where the system refuses such a path (ENOTDIR: ``cat b.db/``
+    fails) and a trailing '/' means a folder was meant. Refused as the system does, naming the path as typed (it
+    was "b.db//" for "b.db/": the typed input was taken for a folder holding the file), on every face; a folder
+    with a trailing '/' reads as before. Found by fuzzing the command line."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(L1_DB, tmp_path / "b.db")  # refused before its name is read: any file
+    code, err = _analyze(capsys, "-bp", typed, "-d", str(NPU))
+    assert code == 1
+    assert [line for line in err.splitlines() if line.startswith("error:")] == [f"error: {said}"]
+    with pytest.raises(ProfileError) as info:
+        compare(typed, str(NPU))
+    assert str(info.value) == said
+    with pytest.raises(ProfileError) as info:
+        compare(f"={typed}", str(NPU))  # `-bp=b.db/`: named without the "=", as any input
+    assert str(info.value) == said
+    assert cli.script_main([typed, str(NPU)]) == 1
+    assert f"error: {said}" in capsys.readouterr().err
+
+
+def test_a_folder_with_a_trailing_slash_reads_as_before(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only a file is refused so: a folder named with its '/' (as a shell completes it) is the folder."""
+    monkeypatch.chdir(NPU.parent)
+    assert compare(f"{NPU.name}/", f"{NPU.name}//", enable_profiling_compare=True).sheet_names

@@ -121,6 +121,7 @@ def _classify(given: str, force: bool, heads: TraceHeads) -> Layout:
     """Classify a user path (no permission or size checks)."""
     if not given:
         raise ProfileError(None, "The path is empty. Please enter a valid path.")
+    _refuse_path_past_a_file(given)
     path = paths.given_path(given)
     if os.path.islink(path) and not force:
         raise paths.link_refused(given)
@@ -200,6 +201,21 @@ def _classify(given: str, force: bool, heads: TraceHeads) -> Layout:
                                "no trace_view.json, profiler *.db or *.pt.trace.json found",
                        hint=(_inner_profiles_hint(path, heads) or _cann_runs_hint(path) or _timeline_files_hint(path)
                              or _mindspore_legacy_hint(path, out_entries)) if output == path else None)
+
+
+def _refuse_path_past_a_file(given: str) -> None:
+    """Refuse a path that goes on past a file (``-bp run.json.gz/``, ``run.json.gz/.``, ``run.json.gz/..``), which
+    the system refuses too (ENOTDIR: ``cat run.json/`` fails): the absolute path the loaders read drops a trailing
+    ``/`` and folds ``.`` and ``..``, so such a path read the file (or its folder) without a word, where a trailing
+    ``/`` usually means a folder was meant (a variable holding a folder's name, joined to the wrong one)."""
+    if not paths.goes_past_a_file(given):
+        return
+    name = given.lstrip("=")  # as typed: `-d=run.json/` gives "=run.json/", which reads run.json/
+    stem = name.rstrip("/" + os.sep)
+    if stem != name and os.path.isfile(paths.typed_path(stem)):
+        raise ProfileError(name, "is a file, not a directory: a path ending in '/' names a folder",
+                           hint=f"pass the file without the '/': {term_safe(stem)}")
+    raise ProfileError(name, "not a directory: the path goes on past a file, as through a folder")
 
 
 #: What torch_npu and MindSpore write beside trace_view.json in ASCEND_PROFILER_OUTPUT.

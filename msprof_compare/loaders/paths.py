@@ -82,6 +82,18 @@ def given_path(given: str) -> str:
     return os.path.abspath(typed_path(given))
 
 
+def goes_past_a_file(given: str) -> bool:
+    """Whether the system refuses ``given`` for going on past a file (ENOTDIR: ``run.json/``, ``run.json/..``), which
+    ``given_path`` hides: the absolute path drops a trailing ``/`` and folds ``.`` and ``..``."""
+    try:
+        os.stat(typed_path(given))
+    except NotADirectoryError:
+        return True
+    except (OSError, ValueError):  # missing, unreadable, a NUL: other checks say which
+        return False
+    return False
+
+
 def export_dir(path: str) -> str | None:
     """The profiling directory of an NPU export that file ``path`` is part of: the folder above its
     ASCEND_PROFILER_OUTPUT (``kernel_details.csv``, ``communication.json``), or its own folder where that holds
@@ -283,7 +295,7 @@ class TypedPaths:
         pairs: dict[str, str] = {}
         self._eq: dict[str, str] = {}  # a path named as given with its leading "=": named without it
         for g in given:
-            if not g:
+            if not g or goes_past_a_file(g):  # `run.json/` is refused naming it: it names no file inside it
                 continue
             typed = g[1:] if g.startswith("=") else g  # `-d =run`: the path is `run` (``given_path``)
             pairs.setdefault(given_path(g), typed)
