@@ -102,7 +102,15 @@ _CONTEXT = {"help_option_names": ["-h", "-H", "--help"]}
 
 
 def clean_path(value: str | None) -> str | None:
-    """Path options as the original post-processes them (``loaders.paths.typed_path``)."""
+    """An input path option as the original post-processes it, a leading ``=`` dropped (``-d=X`` typed ``-d =X``),
+    but ``~`` kept: it is expanded where the path is read (``loaders.paths.typed_path``), as ``compare()``'s, so the
+    messages name the input as typed. A ``~`` reaches the tool only where the shell left it (quoted, or after
+    ``-d=``); expanded here, "error: /home/me/run: no such file or directory" named a path the user never typed."""
+    return None if value is None else value.lstrip("=")
+
+
+def clean_output(value: str | None) -> str | None:
+    """``-o`` as the original post-processes it (``loaders.paths.typed_path``): ``=`` dropped, ``~`` expanded."""
     from .loaders.paths import typed_path
 
     return None if value is None else typed_path(value)
@@ -155,7 +163,7 @@ def compare_command(
     disable_details: bool = typer.Option(False, "--disable_details", help=HELP["disable_details"]),
     disable_module: bool = typer.Option(False, "--disable_module", help=HELP["disable_module"]),
     output_path: str | None = typer.Option(
-        None, "--output_path", "-o", help=HELP["output_path"], callback=clean_path, show_default=False),
+        None, "--output_path", "-o", help=HELP["output_path"], callback=clean_output, show_default=False),
     max_kernel_num: int | None = typer.Option(None, "--max_kernel_num", help=HELP["max_kernel_num"],
                                               parser=_cli_int, metavar="INTEGER"),
     op_name_map: str = typer.Option("{}", "--op_name_map", help=HELP["op_name_map"]),
@@ -452,7 +460,8 @@ def build_script_parser() -> argparse.ArgumentParser:
                  "enable_communication_compare", "enable_api_compare", "enable_kernel_compare",
                  "disable_details", "disable_module"):
         p.add_argument(f"--{flag}", action="store_true", help=HELP[flag])
-    p.add_argument("-o", "--output_path", action=_StoreRepeated, type=clean_path, default="", help=HELP["output_path"])
+    p.add_argument("-o", "--output_path", action=_StoreRepeated, type=clean_output, default="",
+                   help=HELP["output_path"])
     p.add_argument("--max_kernel_num", action=_StoreRepeated, type=_script_int, default=None,
                    help=HELP["max_kernel_num"])
     p.add_argument("--op_name_map", action=_StoreRepeated, type=str, default="{}", help=HELP["op_name_map"])
@@ -685,6 +694,9 @@ def _write_overview(log: logging.Logger, rows: list[tuple[Unit, Any, list[str]]]
     from .report.ranks_report import job_name, overview, write_overview
 
     started = _dt.datetime.strptime(stamp, "%Y%m%d%H%M%S").replace(tzinfo=_dt.timezone.utc)  # the job's instant
+    from .loaders.paths import typed_path
+
+    job = (typed_path(job[0]), typed_path(job[1]))  # as compare_ranks() records them: "~" expanded
     document = overview(rows, pairs, job, dict(gates), parse_regression_pct(params.get("fail_on_regression")),
                         started, one_sided, rank_list)
     # the folder holds the rank reports: gone, it is not made again for the overview (output.FolderGone)

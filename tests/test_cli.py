@@ -134,7 +134,7 @@ def test_parsed_values_reach_the_api(monkeypatch: pytest.MonkeyPatch, capsys: py
                             "--max_kernel_num", "10", "--op_name_map", "{'a':'b'}", "--base_step", "1",
                             "--comparison_step", "2", "--force", "--use_input_shape", "--gpu_flow_cat", "x")
     assert code == 0
-    assert seen["comparison_profiling_path"] == str(tmp_out / "comp")
+    assert seen["comparison_profiling_path"] == "~/comp"  # expanded where it is read: named as typed
     assert seen["base_profiling_path"] == "base"
     assert seen["output_path"] == str(tmp_out / "out")
     assert seen["enable_kernel_compare"] and not seen["enable_api_compare"]
@@ -165,9 +165,43 @@ def test_api_paths_expand_home_and_drop_a_leading_equals(tmp_path: Path, monkeyp
 
 
 def test_clean_path() -> None:
-    assert cli.clean_path(None) is None
-    assert cli.clean_path("==a/b") == "a/b"
-    assert cli.clean_path("~/x") == os.path.expanduser("~/x")
+    assert cli.clean_path(None) is None and cli.clean_output(None) is None
+    assert cli.clean_path("==a/b") == cli.clean_output("==a/b") == "a/b"
+    assert cli.clean_path("~/x") == "~/x"  # an input: expanded where it is read (loaders.paths.typed_path)
+    assert cli.clean_output("~/x") == os.path.expanduser("~/x")
+
+
+@pytest.mark.parametrize("face", ["cli", "script"])
+def test_an_input_with_a_tilde_is_named_as_typed(face: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture) -> None:
+    """A ``~`` the shell left (quoted, or after ``-d=``) is the home directory, as in the original, but the error
+    named the path expanded ("/home/me/nope.json: no such file or directory"), which the user never typed; it names
+    it as typed now, as ``compare()`` did, and a file inside a typed folder likewise. A run reads the same files and
+    its reports name the input as typed (as a relative path is)."""
+    home = tmp_path / "home"
+    (home / "run").mkdir(parents=True)
+    os.link(SAMPLE_BASE, home / SAMPLE_BASE.name)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(tmp_path)  # no "~" folder in the working directory
+
+    def run(*args: str) -> tuple[int, list[str]]:  # args: -bp BASE -d COMPARISON [options]
+        if face == "cli":
+            code, _, err = run_inproc(capsys, *args)
+        else:
+            code = cli.script_main([args[1], args[3], *args[4:]])
+            err = capsys.readouterr().err
+        return code, [line for line in err.splitlines() if line.startswith("error:")]
+
+    assert run("-bp", "~/nope.json", "-d", f"~/{SAMPLE_BASE.name}") == (
+        1, ["error: ~/nope.json: no such file or directory"])
+    assert run("-bp", f"=~/{SAMPLE_BASE.name}", "-d", "~/run") == (
+        1, ["error: ~/run: The data is not collected by PyTorch or Mindspore mode or the data is not parsed: no "
+            "trace_view.json, profiler *.db or *.pt.trace.json found"])
+    code, errors = run("-bp", f"~/{SAMPLE_BASE.name}", "-d", f"=~/{SAMPLE_BASE.name}", "--enable_api_compare",
+                       "-o", "~/out", "--output_format", "json")
+    assert (code, errors) == (0, [])
+    doc = json.loads(next((home / "out").iterdir()).read_text())  # -o's "~" is expanded as before
+    assert doc["base"]["path"] == doc["comparison"]["path"] == f"~/{SAMPLE_BASE.name}"
 
 
 # --------------------------------------------------------------------------- error path
@@ -1608,8 +1642,8 @@ def test_ctrl_c_while_parsing_the_arguments(monkeypatch: pytest.MonkeyPatch, cap
     def interrupt(_path: str) -> str:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(os.path, "expanduser", interrupt)  # clean_path, the path options' callback, calls it
-    code, out, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(SMALL))
+    monkeypatch.setattr(os.path, "expanduser", interrupt)  # clean_output, the -o option's callback, calls it
+    code, out, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(SMALL), "-o", "out")
     assert code == 130 and out == ""
     assert assert_one_error(err) == "error: interrupted"
 
