@@ -128,7 +128,9 @@ def test_npu_text_pair1_against_the_trace(pair1, samples):
     assert comp_tasks["Notify_Wait"] > comp_ops
     assert text[-1] == ("Communication time (CommunicationCompare's op rows) 105.992 ms -> 99.973 ms (-6.019 ms, "
                         "-5.68%); the task that changed most (summed over its parallel planes, so it may exceed the "
-                        "op's time): Notify_Wait (in allreduce) 112.541 ms -> 134.458 ms (+21.917 ms, +19.48%).")
+                        "op's time): Notify_Wait (in allreduce) 112.541 ms -> 134.458 ms (+21.917 ms, +19.48%), "
+                        "against the communication time's change: a total over parallel planes need not follow its "
+                        "op's time.")
 
 
 def test_figures_are_the_reference_sheets(samples, reference_outputs):
@@ -177,6 +179,9 @@ def test_npu_db_pair3_against_the_db(samples):
     assert (t["base_ms"], t["comparison_ms"], t["diff_ms"]) == pytest.approx((b, c, c - b), abs=NS)
     assert (t["task_base_ms"], t["task_comparison_ms"]) == pytest.approx((bt[top], ct[top]), abs=NS)
     assert res.communication_contributors["Diff(ms)"].tolist() == pytest.approx([c - b], abs=NS)
+    # the op time and Notify_Wait both fell (-8.001 ms, -29.157 ms): no clause that it moved against the op time
+    assert (c - b < 0 and ct[top] - bt[top] < 0) and communication_line(res.frames["communication"]).endswith(
+        "Notify_Wait (in allreduce) 147.285 ms -> 118.128 ms (-29.157 ms, -19.80%).")
 
 
 def test_level0_pair2_has_no_task_rows(samples):
@@ -339,6 +344,34 @@ def test_ties_and_positionally_paired_tasks():
         "changes cancel out: the communication contributors); the 2 tasks that changed most, by as much each "
         "(summed over their parallel planes, so they may exceed the op's time): Notify_Wait (in allreduce) 1.000 ms "
         "-> 2.000 ms (+1.000 ms, +100.00%) and Memcpy (in allreduce) 2.000 ms -> 1.000 ms (-1.000 ms, -50.00%).")
+
+
+AGAINST = ", against the communication time's change: a total over parallel planes need not follow its op's time"
+
+
+@pytest.mark.parametrize(("tasks_after", "said"), [
+    ((3000, 2500), AGAINST),  # Notify_Wait -2 ms (Memcpy +0.5 ms) while the all-reduce took +1 ms
+    ((8000, 2500), ""),  # Notify_Wait +3 ms, with the op time: nothing to add
+    ((4000, 1000), AGAINST),  # both -1 ms, tied: both named, both against
+    ((4000, 3000), ""),  # -1 ms and +1 ms, tied: one of them moved with the op time
+])
+def test_a_task_that_moved_against_the_communication_time_is_said(tasks_after, said):
+    """An all-reduce 9 -> 10 ms (+1 ms) whose Notify_Wait total (summed over the planes it ran on at once) fell:
+    the line named it as the task that changed most and left the reader to square a faster task with a slower op.
+    Reference pair 1 the other way round (level 2 -> level 1) reads so: 99.973 -> 105.992 ms, Notify_Wait
+    134.458 -> 112.541 ms. The clause follows the named tasks where every one moved against the op time."""
+    names = ("Notify_Wait", "Memcpy")
+    base = {"allreduce": {"ops": _ns(9000), "tasks": {n: _ns(us) for n, us in zip(names, (5000, 2000), strict=True)}}}
+    comp = {"allreduce": {"ops": _ns(10000), "tasks": {n: _ns(us) for n, us in zip(names, tasks_after, strict=True)}}}
+    line = communication_line(communication_summary.totals(communication_summary._Columns(_sheet(base, comp))))
+    assert line.startswith("Communication time (CommunicationCompare's op rows) 9.000 ms -> 10.000 ms "
+                           "(+1.000 ms, +11.11%); the ")
+    assert line.endswith(f"{said}.") and line.count("against") == (1 if said else 0)
+    if tasks_after == (3000, 2500):
+        assert line == ("Communication time (CommunicationCompare's op rows) 9.000 ms -> 10.000 ms (+1.000 ms, "
+                        "+11.11%); the task that changed most (summed over its parallel planes, so it may exceed the "
+                        "op's time): Notify_Wait (in allreduce) 5.000 ms -> 3.000 ms (-2.000 ms, -40.00%)"
+                        f"{AGAINST}.")
 
 
 def test_totals_are_the_whole_ns_behind_the_sheets_us_cells():
