@@ -96,12 +96,45 @@ def test_api_gate_without_the_breakdown_names_the_steps_as_the_cli_gate_does(sam
     lines = message.splitlines()
     assert code == 3 and lines[0] == ("Performance regression: E2E time 129.863 ms -> 136.581 ms (+5.17%), "
                                       "threshold +1%")
-    assert lines[1] == "Top contributor (category level):"
-    assert lines[2].startswith("  Group 0 Communication (uncovered): +6.001 ms (")
-    assert lines[3].startswith("Largest waterfall steps: Group 0 Communication (uncovered) +6.001 ms, "
-                               "Free: Other +0.711 ms, ")
+    # the run's contributors are the waterfall steps that grew (category level): the steps line names them, and
+    # they are not listed again above it ("Top contributor (category level): / Group 0 ...: +6.001 ms (...)");
+    # Matmul -0.016 ms: the reference OverallMetrics of pair 1, 1.08186 ms (level 2) -> 1.066139 ms (level 1)
+    assert lines[1:] == ["Largest waterfall steps: Group 0 Communication (uncovered) +6.001 ms, "
+                         "Free: Other +0.711 ms, Matmul -0.016 ms"]
     gated = compare(str(samples / NPU_L2), str(samples / NPU_L1), enable_api_compare=True, fail_on_regression=1)
     assert gated.regression_gate(1) == (code, message)  # the run made for the gate (the CLI's) says the same
+
+
+def test_category_contributors_are_the_steps_line_not_a_second_list():
+    """Five waterfall steps of 2 ms each (A +, B -, C -, D +, E +): the category-level contributors (the steps, cut at
+    80 % of their summed change) are A to D, of which A and D grew. The gate listed them under "Top 2
+    contributors (category level):" and then the three largest steps, A again among them, with the same figures;
+    it now prints the steps line alone, which also names D, a listed step outside its three largest."""
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from msprof_compare.compare.contributors import top_contributors
+    from msprof_compare.compare.gate import regression_gate
+    from msprof_compare.compare.waterfall import waterfall_contributors
+    from msprof_compare.options import Options
+
+    deltas = {"A": 2, "B": -2, "C": -2, "D": 2, "E": 2}  # ms
+    base_ms = 10.0
+    rows = [("Base E2E", "start", None, None, 0), *((n, "computing", base_ms, base_ms + d, d * 10**6)
+                                                    for n, d in deltas.items()),
+            ("Comparison E2E", "end", None, None, 2 * 10**6)]
+    wf = pd.DataFrame(rows, columns=["Step", "Category", "Base(ms)", "Comparison(ms)", "Delta(ns)"])
+    contrib = top_contributors(*reversed(waterfall_contributors(wf)))
+    assert contrib["Name"].tolist() == ["A", "B", "C", "D"]  # 2 ms of 10 each: 80 % takes four
+    side = SimpleNamespace(path="x")
+    frames = {"e2e": pd.DataFrame({"base_ns": [100 * 10**6], "comparison_ns": [102 * 10**6]}),
+              "waterfall": wf, "contributors": contrib}
+    code, message = regression_gate(SimpleNamespace(frames=frames, base=side, comparison=side, options=Options()),
+                                    1.0)
+    assert code == 3 and message.splitlines() == [
+        "Performance regression: E2E time 100.000 ms -> 102.000 ms (+2.00%), threshold +1%",
+        "Largest waterfall steps: A +2.000 ms, B -2.000 ms, C -2.000 ms, D +2.000 ms"]
 
 
 def test_largest_waterfall_steps_are_by_size_with_their_signs(samples):

@@ -136,9 +136,15 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5,
     note = unexplained_note(contrib, frames.get("waterfall"), frames.get("contributor_communication"))
     worst_lines: list[str] = []
     outside = ""
+    steps_too: set[str] = set()
     if contrib is not None and len(contrib):
         worst = contrib[contrib["Diff(ms)"].astype(float) > 0].head(top)
-        if len(worst):
+        if len(worst) and worst["Level"].iloc[0] == "category":
+            # the contributors are the waterfall steps that grew: listed again above "Largest waterfall steps:"
+            # with the same figures ("Matmul: +3.802 ms (100.0% ...)" then "Matmul +3.802 ms"), so the steps
+            # line alone names them, those of them outside its three largest too
+            steps_too = set(worst["Name"].tolist())
+        elif len(worst):
             level = worst["Level"].iloc[0]
             worst_lines.append(f"Top contributor ({level} level):" if len(worst) == 1
                                else f"Top {len(worst)} contributors ({level} level):")
@@ -158,9 +164,10 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5,
         steps = wf[step_mask(wf)]
         delta = steps["Delta(ns)"].to_numpy(dtype=np.int64, na_value=0)
         order = np.argsort(-np.abs(delta), kind="stable")
-        order = order[delta[order] != 0][:3]
+        names = steps["Step"].to_numpy(dtype=object)
+        order = order[delta[order] != 0]
+        order = [i for n, i in enumerate(order) if n < 3 or names[i] in steps_too]
         if len(order):
-            names = steps["Step"].to_numpy(dtype=object)
             step_lines.append("Largest waterfall steps: " + ", ".join(
                 f"{term_safe(names[i])} {ms3(float(delta[i])):+.3f} ms" for i in order))
     # where the contributors explain little of the change, the waterfall steps that do come first
