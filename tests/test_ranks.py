@@ -364,7 +364,9 @@ def test_cluster_run_gate_names_the_failing_rank(cluster_run):
     proc, _ = cluster_run
     assert proc.returncode == 3, proc.stderr
     # rank 0 +17.49 %, rank 1 +31.12 % (step_trace_time.csv) against a 20 % threshold
-    assert error_lines(proc.stderr)[-1] == "error: --fail_on_regression 20: rank 1 regressed beyond the threshold"
+    assert error_lines(proc.stderr)[-1] == (
+        "error: --fail_on_regression 20: rank 1 regressed beyond the threshold; the job (slowest rank per side) "
+        "+17.49%, within it")
     assert "rank 1: Performance regression: E2E time 100.602 ms -> 131.913 ms (+31.12%)" in proc.stderr
     assert "rank 0: No regression" in proc.stderr
 
@@ -677,6 +679,32 @@ def test_ranks_gate_statuses(capsys):
     assert error_lines(capsys.readouterr().err) == [
         "error: --fail_on_regression 5.0: ranks 1, 3 regressed beyond the threshold; rank 0 could not be judged",
         "error: --fail_on_regression 5.0: ranks 0, 2 could not be judged (no E2E time)"]
+
+
+def test_ranks_gate_says_a_job_within_the_threshold(capsys):
+    """Ranks that regressed beyond the threshold under a job that did not (its step time is its slowest rank's):
+    text level 0 -> level 1 at 20 % fails rank 1 (100.602 -> 131.913 ms, +31.12 %) while the job line reads rank 0
+    116.251 -> rank 0 136.581 ms (+17.49 %; step_trace_time.csv's E2E). The error line said the rank alone, which
+    read as a contradiction of the job line above it; it now gives the job's change where that is within the
+    threshold, and nothing more where the job regressed too (10 %: both ranks, the job +17.49 %)."""
+    from msprof_compare.cli import _ranks_gate
+
+    rows = [(0, {"e2e": (116_251_000, 136_581_000)}, []), (1, {"e2e": (100_602_000, 131_913_000)}, [])]
+    assert _ranks_gate([(0, 0), (1, 3)], "20", rows) == 3
+    assert _ranks_gate([(0, 3), (1, 3)], "10", rows) == 3
+    # a job exactly at the threshold is within it, as a rank is (base rank 0 100 ms -> comparison rank 0 117.49 ms);
+    # rank 1 90 -> 110 ms (+22.22 %) regressed
+    at = [(0, {"e2e": (100_000_000, 117_490_000)}, []), (1, {"e2e": (90_000_000, 110_000_000)}, [])]
+    assert _ranks_gate([(0, 0), (1, 3)], "17.49", at) == 3
+    # without figures (no time breakdown) nothing is said of the job
+    assert _ranks_gate([(1, 3)], "5", [(1, None, ["r1.xlsx"])]) == 3
+    assert error_lines(capsys.readouterr().err) == [
+        "error: --fail_on_regression 20: rank 1 regressed beyond the threshold; the job (slowest rank per side) "
+        "+17.49%, within it",
+        "error: --fail_on_regression 10: ranks 0, 1 regressed beyond the threshold",
+        "error: --fail_on_regression 17.49: rank 1 regressed beyond the threshold; the job (slowest rank per side) "
+        "+17.49%, within it",
+        "error: --fail_on_regression 5: rank 1 regressed beyond the threshold"]
 
 
 def test_rank_not_judged_is_an_error_line(capsys, tmp_path, monkeypatch):

@@ -96,7 +96,9 @@ def test_written_beside_the_rank_reports_with_their_timestamp(gated):
     for path in paths:  # logged as a rank's reports are, with no rank before it
         assert f"[INFO] The comparison result file has been generated: {path}\n" in proc.stderr
     # the gate's line stays the last
-    assert error_lines(proc.stderr)[-1] == "error: --fail_on_regression 20: rank 1 regressed beyond the threshold"
+    assert error_lines(proc.stderr)[-1] == (
+        "error: --fail_on_regression 20: rank 1 regressed beyond the threshold; the job (slowest rank per side) "
+        "+17.49%, within it")
     assert book.sheetnames == ["Ranks"]
 
 
