@@ -1,0 +1,74 @@
+"""A regression planted in one rank of a copy of the msinsight level-1 text export (two ranks of one AlexNet step;
+the originals are never written), compared rank by rank as a user of a cluster run does (``-bp old/ -d new/``):
+the tool must point at the rank, the waterfall step, the operator, the module row and the kernel that moved.
+
+Rank 0's forward MatMulV2 kernel under aten::addmm (kernel_details.csv Start Time 1736408883716197.363) is made
+30 us longer into the idle time after it (``_text_kernel_lengthened``: the trace event, its Overlap Analysis
+Computing event, the Free event after it, kernel_details.csv and op_statistic.csv); rank 1 is a plain copy.
+Expected figures: the 30 us planted, and the kernel's duration and input shapes read from kernel_details.csv.
+"""
+
+from __future__ import annotations
+
+import csv
+import shutil
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from test_injected_regressions import _text_kernel_lengthened  # tests/ is on sys.path (rootdir import mode)
+
+from msprof_compare.api import compare_ranks
+from tests.cliutil import run_inproc
+
+_LEVEL1 = "msinsight/test/data/pytorch/text/level1"
+_MATMUL = "1736408883716197.363"  # rank 0: aclnnAddmm_MatMulCommon_MatMulV2 under aten::addmm, idle time after it
+
+
+def _kernel(export: Path, start: str) -> dict[str, str]:
+    with open(export / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", newline="", encoding="utf-8") as fh:
+        return next(r for r in csv.DictReader(fh) if r["Start Time(us)"].strip() == start)
+
+
+@pytest.fixture
+def slowed(samples: Path, tmp_path: Path) -> tuple[Path, Path]:
+    base = samples / _LEVEL1
+    if not base.is_dir():
+        pytest.skip("sample data not found")
+    new = tmp_path / "new"
+    shutil.copytree(base, new)
+    _text_kernel_lengthened(new / "rank0_ascend_pt", _MATMUL, Decimal(30))
+    return base, new
+
+
+def test_a_kernel_slowed_in_one_rank_is_pointed_at_by_rank_step_operator_module_and_kernel(slowed, capsys, tmp_path):
+    base, new = slowed
+    row = _kernel(base / "rank0_ascend_pt", _MATMUL)
+    assert (row["Name"], row["Type"]) == ("aclnnAddmm_MatMulCommon_MatMulV2", "MatMulV2")
+    code, out, err = run_inproc(capsys, "-bp", str(base), "-d", str(new), "-o", str(tmp_path / "out"))
+    assert code == 0, err
+    # the ranks table: rank 0 computes 0.030 ms more and idles 0.030 ms less (its E2E unchanged); rank 1 unmoved
+    rows = {}
+    for line in out.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if line.startswith("|") and cells[0].isdigit():
+            rows[int(cells[0])] = cells
+    assert rows[0][3:] == ["+0.000", "+0.00%", "+0.030", "+0.000", "-0.030"]
+    assert rows[1][3:] == ["+0.000", "+0.00%", "+0.000", "+0.000", "+0.000"]
+    results = dict(compare_ranks(str(base), str(new)))
+    r0, r1 = results[0], results[1]
+    # rank 0: the Matmul step (its Free: Other the other way), the forward pass the operator, Linear_0's aten::linear
+    # the module row, the MatMulV2 kernel of its shapes in KernelCompare
+    steps = r0.waterfall[r0.waterfall["Delta(ms)"].astype(float).fillna(0) != 0]
+    assert steps[["Step", "Delta(ms)"]].values.tolist() == [["Matmul", 0.03], ["Free: Other", -0.03]]
+    assert r0.contributors[["Name", "Diff(ms)"]].values.tolist() == [["DistributedDataParallel.forward", 0.03]]
+    modules = r0.frames["module_contributors"]
+    assert modules[["Name", "Diff(ms)"]].values.tolist() == [
+        ["/ DistributedDataParallel_0/ AlexNet_0/ Sequential_1/ Linear_0 > aten::linear", 0.03]]
+    kernels = r0.sheet("KernelCompare")
+    diff = kernels["Total Duration(us).1"].astype(float) - kernels["Total Duration(us)"].astype(float)
+    moved = kernels[diff.abs() > 1e-9]
+    assert moved[["Kernel", "Input Shape"]].values.tolist() == [["MatMulV2", row["Input Shapes"]]]
+    assert float(diff[moved.index[0]]) == pytest.approx(30.0, abs=1e-6)  # us
+    # rank 1: nothing moved, nothing listed
+    assert not (r1.waterfall["Delta(ms)"].astype(float).fillna(0) != 0).any() and not len(r1.contributors)
