@@ -750,7 +750,7 @@ def _job_within(rows: list[tuple[Unit, Any, list[str]]], pct: Any) -> str:
     job line of +17.49 %, which read as a contradiction. "" otherwise, and for a schedule's cycles (a job each)."""
     from fractions import Fraction
 
-    from .compare.gate import _change_text, threshold_text
+    from .compare.gate import change_text, threshold_text
     from .options import parse_regression_pct
     from .report.ranks_console import cycles_of, slowest
 
@@ -760,7 +760,7 @@ def _job_within(rows: list[tuple[Unit, Any, list[str]]], pct: Any) -> str:
     limit = Fraction(threshold_text(parse_regression_pct(pct)))
     if base <= 0 or comp <= 0 or (comp - base) * 100 > limit * base:
         return ""
-    return f"; the job (slowest rank per side) {_change_text(comp, base, limit, False)}, within it"
+    return f"; the job (slowest rank per side) {change_text(comp, base, limit, False)}, within it"
 
 
 #: What stops a rank-by-rank run after some reports were written: an error, Ctrl-C, SIGTERM.

@@ -52,7 +52,7 @@ def gate_frames(result: CompareResult, base: Breakdown, comparison: Breakdown) -
 EXIT_REGRESSION = 3
 
 
-def _change_text(comp: int, base: int, limit: Fraction, regressed: bool) -> str:
+def change_text(comp: int, base: int, limit: Fraction, regressed: bool) -> str:
     """The E2E change in percent to 2 decimals, or to as many more as it takes to stand on the side of the
     threshold the verdict put it on: "+5.17%, threshold +5.17%" read as no reason for the regression it
     announced (the change is +5.1733%)."""
@@ -126,7 +126,7 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5,
     written = threshold_text(pct)
     limit = Fraction(written)
     regressed = (comp - base) * 100 > limit * base
-    change = _change_text(comp, base, limit, regressed)
+    change = change_text(comp, base, limit, regressed)
     head = (f"E2E time{scope} {ms3(base):.3f} ms -> {ms3(comp):.3f} ms ({change}), "
             f"threshold +{written}%{f'; {aside}' if aside else ''}")
     if not regressed:

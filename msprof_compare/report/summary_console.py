@@ -304,9 +304,9 @@ def _communication_change(t: pd.Series, ms: tuple[float, float], what: str, n: i
 
 def _against_words(ms: tuple[float, float], tasks: list[tuple[float, float]]) -> str:
     """The clause after the task that changed most where it moved the other way from the communication time, as
-    the figures shown read (to the 0.001 ms): text pair L2 -> L1 read "105.992 ms (+6.019 ms ...); the task that
-    changed most ...: Notify_Wait ... (-21.917 ms ...)" and sent a reader of a slower all-reduce to a task that got
-    faster, without a word. "" where they moved alike, or where the time or a named task shows no change."""
+    the figures shown read (to the 0.001 ms): text pair L2 -> L1 read "99.973 ms -> 105.992 ms (+6.019 ms ...); the
+    task that changed most ...: Notify_Wait ... (-21.917 ms ...)" and sent a reader of a slower all-reduce to a task
+    that got faster, without a word. "" where they moved alike, or where the time or a named task shows no change."""
     def sign(b: float, c: float) -> int:
         diff = decimal_diff(b, c)
         return 0 if _fixed(b, digits=3) == _fixed(c, digits=3) else (1 if diff > 0 else -1)
