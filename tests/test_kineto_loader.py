@@ -532,6 +532,34 @@ def test_missing_kernels_hint_follows_what_the_trace_holds(samples: Path, tmp_pa
     assert err.value.hint == "record it with torch.profiler.ProfilerActivity.CUDA"
 
 
+def test_an_ascend_timeline_inside_a_json_object_is_named_not_sent_to_cuda(samples: Path, tmp_path: Path) -> None:
+    """An Ascend timeline whose event list was put inside an object (``{"traceEvents": [...]}``, as trace viewers
+    save one) reads as a GPU trace, as in the original, whose refusal advised recording with the CUDA activity:
+    the refusal names the device processes it holds instead. Inputs: the MindSpore-layout fixture's trace_view.json
+    (tests/data/npu/README.md) and CANN's msprof_1_0_1.json of reference pair 9d; the lanes expected are read here
+    from their raw process_name records."""
+    ms = Path(__file__).parent / "data/npu/profiler/rank-0_20250101000000000_ascend_ms/ASCEND_PROFILER_OUTPUT"
+    cann = (samples / "mindinsight/tests/utils/resource/profiler/PROF_000001_20230818142704567_GQFAMHBKGODKJMLA"
+            / "device_1/timeline/msprof_1_0_1.json")
+    for source in (ms / "trace_view.json", cann):
+        events = json.loads(source.read_text())
+        named = {e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
+        lanes = [n for n in ("Ascend Hardware", "HCCL", "Overlap Analysis") if n in named]
+        assert lanes == ["Ascend Hardware", "HCCL", "Overlap Analysis"]
+        wrapped = tmp_path / f"{source.stem}_wrapped.json"
+        wrapped.write_text(json.dumps({"traceEvents": events}))
+        with pytest.raises(ProfileError) as err:
+            compare(str(wrapped), str(H100))
+        assert (err.value.path, err.value.message) == (str(wrapped), "no GPU kernel, memcpy or memset events in "
+                                                                     "the trace")
+        assert err.value.hint == ("it is an Ascend NPU timeline inside a JSON object (processes 'Ascend Hardware', "
+                                  "'HCCL', 'Overlap Analysis'), which is read as a GPU trace: pass the event list as "
+                                  "the profiler wrote it: the profiling directory, its trace_view.json, or a CANN "
+                                  "msprof_*.json")
+    # the list itself, as written, compares (the device lanes read): the hint's advice holds
+    assert compare(str(cann), str(cann)).base.kind == "NPU"
+
+
 def test_raw_args_texts_are_read_once_per_distinct_text() -> None:
     """``_text_raw`` (op Input Dims / Input type): str() of each value, "N/A" when absent, equal texts alike
     wherever they stand; a text holding a NUL byte (which no decoded trace has) takes the per-value path

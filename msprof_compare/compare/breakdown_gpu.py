@@ -139,10 +139,27 @@ def _replayed_kernels(bd: Breakdown, profile: Profile, opts: Options | None, lan
         bd.replayed.add(int(dur[hit].sum()), int(hit.sum()))
 
 
+#: The processes only an Ascend timeline names (trace_view.json, a CANN msprof_*.json): its device lanes.
+NPU_LANE_NAMES = ("Ascend Hardware", "HCCL", "Overlap Analysis")
+
+
+def npu_lanes(profile: Profile) -> list[str]:
+    """The Ascend device lanes (``NPU_LANE_NAMES``) a trace read as a GPU trace names, in that order."""
+    names = set(col_of(profile.processes, "name", object).tolist())
+    return [n for n in NPU_LANE_NAMES if n in names]
+
+
 def missing_kernels_hint(profile: Profile) -> str:
     """What to do about a GPU trace without kernel events. Recording with the CUDA activity helps only where
     the trace shows it was off: launch calls (cudaLaunchKernel, hipModuleLaunchKernel, cudaGraphLaunch) or
-    memcpy / memset events are recorded only with it on, and then the kernel records were lost or cut out."""
+    memcpy / memset events are recorded only with it on, and then the kernel records were lost or cut out. An
+    Ascend timeline put inside a JSON object (``{"traceEvents": [...]}``, as trace viewers save one) reads as a GPU
+    trace, where CUDA advice misleads: its device processes are named instead."""
+    lanes = npu_lanes(profile)
+    if lanes:
+        return (f"it is an Ascend NPU timeline inside a JSON object (process{'es' if len(lanes) > 1 else ''} "
+                f"{', '.join(map(repr, lanes))}), which is read as a GPU trace: pass the event list as the profiler "
+                "wrote it: the profiling directory, its trace_view.json, or a CANN msprof_*.json")
     ops = profile.ops
     launches = int((ops["cat"].str.lower().isin(LAUNCH_CATS) & ops["name"].str.contains("Launch", regex=False)).sum()
                    if len(ops) else 0)
