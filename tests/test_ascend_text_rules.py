@@ -808,3 +808,56 @@ def test_args_of_metadata_the_loader_does_not_read_are_not_decoded(tmp_path):
     label["args"] = ["NPU"]
     f.write_text(json.dumps(events))
     assert load_profile(str(d), OPTS).extra["hccl_pid"] == pid
+
+
+MS_KERNELS = (Path(__file__).resolve().parent / "data" / "npu" / "profiler" / "rank-0_20250101000000000_ascend_ms"
+              / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv")
+
+
+def _repeats(data: bytes) -> int:
+    """Rows of a CSV that repeat an earlier one byte for byte, counted from the raw lines (no quoted line break in
+    these files)."""
+    rows = data.splitlines()[1:]
+    return len(rows) - len(set(rows))
+
+
+def test_repeated_kernel_rows_are_said_and_counted_as_the_original_does(tmp_path):
+    """A kernel_details.csv row written again (a file joined from two copies) counted each time without a word:
+    the MindSpore-layout fixture's kernels (tests/data/npu/README.md) with rows 1-3 appended again and row 1 a
+    third time read 4 repeats, counted here from the raw lines; every row stays (the original's figures), and the
+    warning says so. A row that differs in one column read (its Duration) is no repeat."""
+    data = MS_KERNELS.read_bytes()
+    lines = data.splitlines(keepends=True)
+    assert _repeats(data) == 0
+    f = tmp_path / "kernel_details.csv"
+    joined = data + b"".join(lines[1:4]) + lines[1]
+    f.write_bytes(joined)
+    warnings: list[str] = []
+    kd = ascend_text.read_kernel_details(str(f), warnings)
+    assert len(kd) == len(lines) - 1 + 4 and _repeats(joined) == 4
+    assert warnings == [f"{f}: 4 row(s) repeat an earlier row in every column read (the same kernel written again, "
+                        "as in a file joined from two copies); each row counts, as in the original, so those "
+                        "kernels' time counts more than once."]
+    fields = lines[1].decode().split(",")
+    assert fields[9] == "11.26"  # Duration(us) of row 1
+    fields[9] = "11.27"
+    f.write_bytes(data + ",".join(fields).encode())
+    warnings.clear()
+    ascend_text.read_kernel_details(str(f), warnings)
+    assert warnings == []
+
+
+def test_repeated_kernel_rows_of_a_real_file(samples):
+    """mstt's advisor test data holds a row written four times (3 repeats by its raw lines); the other real
+    kernel_details files of the samples hold none, and none is said of them."""
+    found = sorted(samples.rglob("kernel_details*.csv"))
+    assert len(found) >= 10
+    for path in found:
+        warnings: list[str] = []
+        ascend_text.read_kernel_details(str(path), warnings)
+        said = [w for w in warnings if "repeat an earlier row" in w]
+        n = _repeats(path.read_bytes())
+        assert said == ([f"{path}: {n} row(s) repeat an earlier row in every column read (the same kernel written "
+                         "again, as in a file joined from two copies); each row counts, as in the original, so "
+                         "those kernels' time counts more than once."] if n else []), path
+    assert sum(_repeats(p.read_bytes()) > 0 for p in found) == 1

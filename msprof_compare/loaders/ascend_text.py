@@ -1114,7 +1114,39 @@ def read_kernel_details(path: str, warnings: list[str] | None = None) -> pd.Data
                         "(to a launching operator, a device task's Input Shapes or C_CORE_SQE tasks).")
     out["dur"] = dur_ns
     traceio.check_ends(path, start_ns, dur_ns, "kernel")
+    repeated = _repeated_rows(out)
+    if repeated:
+        warnings.append(f"{path}: {repeated} row(s) repeat an earlier row in every column read (the same "
+                        "kernel written again, as in a file joined from two copies); each row counts, as in the "
+                        "original, so those kernels' time counts more than once.")
     return frame_of(out)
+
+
+def _repeated_rows(cols: dict[str, np.ndarray]) -> int:
+    """How many kernel_details rows repeat an earlier row in every column read: the same kernel written again,
+    whose time the breakdown, the kernel comparison and the categories count once per row, as the original does,
+    without a word. Only rows sharing a start (``ts``) are compared, by their columns' codes (``pd.factorize``: a
+    NaN cell equals a NaN cell), so a file without a shared start costs a pass (a stable sort where the rows are
+    out of order; they go by start within a step). 1M rows: 1 ms in order, 0.35 s shuffled, 0.5 s all tied."""
+    ts = cols["ts"]
+    order = None if (ts[1:] >= ts[:-1]).all() else np.argsort(ts, kind="stable")
+    sorted_ts = ts if order is None else ts[order]
+    tied = np.flatnonzero(sorted_ts[1:] == sorted_ts[:-1])
+    if not tied.size:
+        return 0
+    mark = np.zeros(ts.size, dtype=bool)
+    mark[tied] = mark[tied + 1] = True
+    rows = np.flatnonzero(mark)
+    if order is not None:
+        rows = order[rows]
+    rows = rows[cols["start_read"][rows]]  # a start not read (-1) is no kernel's start
+    if not rows.size:
+        return 0
+    key = np.zeros(rows.size, dtype=np.int64)
+    for values in cols.values():  # one code per distinct combination so far: below rows.size, so no overflow
+        codes = pd.factorize(values[rows])[0].astype(np.int64) + 1
+        key = pd.factorize(key * (rows.size + 1) + codes)[0].astype(np.int64)
+    return int(rows.size - (key.max() + 1))
 
 
 def read_memory_record(path: str, warnings: list[str]) -> pd.DataFrame:
