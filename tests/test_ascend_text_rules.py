@@ -861,3 +861,45 @@ def test_repeated_kernel_rows_of_a_real_file(samples):
                          "again, as in a file joined from two copies); each row counts, as in the original, so "
                          "those kernels' time counts more than once."] if n else []), path
     assert sum(_repeats(p.read_bytes()) > 0 for p in found) == 1
+
+
+def test_repeated_device_tasks_are_said(tmp_path):
+    """Device tasks written again (a trace joined from two copies) were read without a word: the MindSpore-layout
+    fixture's trace_view.json (tests/data/npu/README.md) with its first 5 Ascend Hardware tasks and 2 HCCL tasks
+    appended again reads 7 repeats, counted here from the raw events; a copy whose duration differs, and a
+    repeated Overlap Analysis event (no task), are no repeat."""
+    src = MS_KERNELS.parent / "trace_view.json"
+    events = json.loads(src.read_text())
+    lanes = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
+
+    def on(lane):
+        return [e for e in events if e.get("ph") == "X" and lanes.get(e.get("pid")) == lane]
+
+    hw, hccl, ovl = on("Ascend Hardware"), on("HCCL"), on("Overlap Analysis")
+    assert len(hw) >= 6 and len(hccl) >= 2 and ovl
+    again = [dict(e) for e in hw[:5] + hccl[:2]]
+    changed = dict(hw[5], dur=float(hw[5]["dur"]) + 1.0)
+    folder = tmp_path / "rank-0_ascend_ms" / "ASCEND_PROFILER_OUTPUT"
+    folder.mkdir(parents=True)
+    trace = folder / "trace_view.json"
+    trace.write_text(json.dumps(events + again + [changed, dict(ovl[0])]))
+    keys = [(e["pid"], e["tid"], str(e["ts"]), float(e["dur"]), e["name"])
+            for e in json.loads(trace.read_text()) if e.get("ph") == "X" and lanes.get(e.get("pid")) in
+            ("Ascend Hardware", "HCCL")]
+    assert len(keys) - len(set(keys)) == 7
+    profile = load_profile(str(folder), OPTS)
+    said = [w for w in profile.warnings if "repeat an earlier one" in w]
+    assert said == [f"{trace}: 7 device task(s) on the Ascend Hardware / HCCL lanes repeat an earlier one (same lane, "
+                    "start, duration and name: the same task written again, as in a trace joined from two copies); "
+                    "they are read as written, as in the original, so figures that sum them count those tasks more "
+                    "than once."]
+    assert not [w for w in load_profile(str(src.parent), OPTS).warnings if "repeat an earlier one" in w]
+
+
+def test_real_timelines_hold_no_repeated_device_task(samples):
+    """No real trace_view.json or CANN msprof timeline of the samples is said to repeat a device task."""
+    found = sorted(samples.rglob("trace_view.json")) + sorted(samples.rglob("msprof_*.json"))
+    assert len(found) >= 8
+    for path in found:
+        profile = load_profile(str(path), OPTS)
+        assert not [w for w in profile.warnings if "repeat an earlier one" in w], path
