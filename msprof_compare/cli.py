@@ -70,8 +70,8 @@ HELP = {
     "output_format": "Reports to write: xlsx (default), json, or xlsx,json; with -o - the JSON goes to stdout "
                      "(and xlsx,json writes the workbook into the current directory)",
     "rank_list": "Ranks to compare when -bp and -d are folders of ranks: all (default) or rank ids separated by "
-                 "commas, e.g. 0,3 (as msprof-analyze's cluster modes take it; a listed rank a folder lacks is not "
-                 "compared)",
+                 "commas or blanks, e.g. 0,3 (as msprof-analyze's cluster modes take it; a listed rank a folder "
+                 "lacks is not compared)",
     "fail_on_regression": "Exit with status 3 when the comparison E2E time exceeds the base by more than PCT percent "
                           "(it also runs the time breakdown, and exits 1 when a side has no E2E time)",
 }

@@ -500,12 +500,16 @@ def parse_regression_pct(value: Any, name: str = "--fail_on_regression") -> floa
 
 def parse_rank_list(value: Any, name: str = "--rank_list") -> tuple[int, ...] | None:
     """``--rank_list``, msprof-analyze's cluster flag: None (every rank) for "all" or nothing given, else the
-    rank ids (integers >= 0), once each, in rank order. Text is comma-separated ("0, 3": spaces around an id are
-    tolerated); the API also takes a sequence of whole numbers. ``name``: the option as an error names it."""
+    rank ids (integers >= 0), once each, in rank order. In text, commas or blanks separate the ids ("0,3", "0, 3",
+    "0 3"), as they separate ``--output_format``'s items: "0 3" was refused while "json xlsx" was taken; an empty
+    item between commas ("0,,1") is refused for both. The API also takes a sequence of whole numbers. ``name``: the
+    option as an error names it."""
     if value is None or (isinstance(value, str) and value.strip().lower() == "all"):
         return None
     if isinstance(value, str):
-        items: list[Any] = value.split(",")
+        items: list[Any] = []
+        for part in value.split(","):
+            items.extend(part.split() or [""])  # "0 3": blanks separate as a comma does
     elif isinstance(value, (list, tuple, range, set, frozenset)) or getattr(value, "ndim", 0) == 1:  # 1-D array
         items = list(value)
     else:
@@ -513,7 +517,7 @@ def parse_rank_list(value: Any, name: str = "--rank_list") -> tuple[int, ...] | 
 
     def bad(why: str) -> UsageError:
         return UsageError(f"Invalid param, {name} must be all or rank ids (integers >= 0) separated by commas "
-                          f"(got {value!r}: {why})")
+                          f"or blanks (got {value!r}: {why})")
 
     ranks = set()
     for item in items:

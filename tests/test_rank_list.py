@@ -25,7 +25,7 @@ from tests.test_json_report import validate
 from tests.test_ranks import ANALYZE, KINETO, PT, REPO, STAMPED, TEXT0, TEXT1, TEXT2, ms, stage, table_rows
 
 SCHEMA = json.loads((REPO / "docs" / "ranks.schema.json").read_text())
-BAD = "error: Invalid param, --rank_list must be all or rank ids (integers >= 0) separated by commas (got "
+BAD = "error: Invalid param, --rank_list must be all or rank ids (integers >= 0) separated by commas or blanks (got "
 
 pytestmark = pytest.mark.skipif(not PT.is_dir(), reason="sample data not found")
 
@@ -51,7 +51,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory):
     and ``--rank_list 0,1,7`` (the three at once)."""
     root = tmp_path_factory.mktemp("rank_list")
     started = {}
-    for name, extra in (("all", []), ("one", ["--rank_list", "1"]), ("seven", ["--rank_list", " 0, 1 ,7,1"])):
+    for name, extra in (("all", []), ("one", ["--rank_list", "1"]), ("seven", ["--rank_list", " 0 1 ,7,1"])):
         started[name] = subprocess.Popen(
             [sys.executable, "-c", ANALYZE, "compare", "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(root / name),
              "--enable_profiling_compare", "--output_format", "xlsx,json", *extra],
@@ -68,16 +68,20 @@ def without_volatile(doc: dict) -> dict:
 def test_parse_rank_list():
     assert parse_rank_list(None) is None and parse_rank_list("all") is None and parse_rank_list(" ALL ") is None
     assert parse_rank_list(" 3, 0 ,3") == (0, 3) and parse_rank_list("8,1") == (1, 8)  # duplicates once, in order
+    # blanks separate ids as they separate --output_format's items ("json xlsx"): "0 3" was refused
+    assert parse_rank_list("0 3") == parse_rank_list("3\t0") == parse_rank_list("0 ,3 3") == (0, 3)
+    assert parse_rank_list(["0", " 3 "]) == (0, 3)  # a list's item is one id
     assert parse_rank_list([np.int64(2), 0, 2.0]) == (0, 2) and parse_rank_list(5) == (5,)
     assert parse_rank_list({3, 1}) == (1, 3) and parse_rank_list(np.array([4, 2])) == (2, 4)
     for bad, why in (("a,1", "'a' is not a rank id"), ("-1", "'-1' is not a rank id"), ("1,,2", "an empty item"),
                      ("1.0", "'1.0' is not a rank id"), ("1_0", "'1_0' is not a rank id"), ("", "an empty item"),
                      ("\u0661", "'\u0661' is not a rank id"), ([], "no rank id"), ([True], "True is not a rank id"),
-                     ([-1], "-1 is not a rank id"), ([1.5], "1.5 is not a rank id")):
+                     ([-1], "-1 is not a rank id"), ([1.5], "1.5 is not a rank id"),
+                     ("0 x", "'x' is not a rank id"), (["0 3"], "'0 3' is not a rank id"), ("0 ,,3", "an empty item")):
         with pytest.raises(UsageError) as info:
             parse_rank_list(bad, "rank_list")
         assert str(info.value) == ("Invalid param, rank_list must be all or rank ids (integers >= 0) separated by "
-                                   f"commas (got {bad!r}: {why})"), bad
+                                   f"commas or blanks (got {bad!r}: {why})"), bad
 
 
 def test_one_rank_listed_is_its_report_of_the_full_run(runs):
@@ -104,8 +108,8 @@ def test_one_rank_listed_is_its_report_of_the_full_run(runs):
 
 
 def test_listed_rank_neither_folder_holds_is_warned_and_recorded(runs):
-    """``--rank_list " 0, 1 ,7,1"``: ranks 0 and 1 compared as in the full run, 7 named once in one warning and
-    recorded not compared (in neither folder); the overview's list is the parsed one."""
+    """``--rank_list " 0 1 ,7,1"`` (blanks separate as commas do): ranks 0 and 1 compared as in the full run, 7
+    named once in one warning and recorded not compared (in neither folder); the overview's list is the parsed one."""
     (full, _), (seven, out) = runs["all"], runs["seven"]
     assert seven.returncode == 0, seven.stderr
     said = [line for line in seven.stderr.splitlines() if "not compared" in line]
@@ -275,6 +279,6 @@ def test_help_names_the_flag(capsys):
     code, out, _ = run_inproc(capsys, "--help")
     flat = " ".join(out.split())
     text = ("--rank_list LIST Ranks to compare when -bp and -d are folders of ranks: all (default) or rank ids "
-            "separated by commas, e.g. 0,3")
+            "separated by commas or blanks, e.g. 0,3")
     assert code == 0 and text in flat
     assert text.replace("--rank_list LIST ", "") in " ".join(cli.build_script_parser().format_help().split())
