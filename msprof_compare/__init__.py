@@ -37,8 +37,9 @@ def compare(base: str | os.PathLike[str], comparison: str | os.PathLike[str],
     """Compare two profiles (``base``, ``comparison``: a trace file or a profiler's output folder, as ``str``,
     ``bytes`` or ``pathlib.Path``); the options are the CLI's long flag names without the dashes.
 
-    Any option given as None is its default. On/off options take a bool (Python or NumPy) or 0 / 1 (not
-    ``"true"``); with no ``enable_*`` option every comparison runs:
+    Any option given as None is its default. On/off options take a bool (Python or NumPy) or a number that is 0 or
+    1 by the integer options' rule below (``1.0``, ``Decimal("1")``; not ``"true"``); with no ``enable_*`` option
+    every comparison runs:
     ``enable_profiling_compare``, ``enable_operator_compare``, ``enable_memory_compare``,
     ``enable_communication_compare``, ``enable_api_compare``, ``enable_kernel_compare``,
     ``disable_details``, ``disable_module``, ``use_input_shape``, ``use_kernel_type``, ``force``, ``debug``.

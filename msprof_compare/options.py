@@ -268,16 +268,22 @@ BOOL_OPTIONS = tuple(f.name for f in fields(Options) if f.type in ("bool", bool)
 
 
 def _flag(raw: Mapping[str, Any], name: str) -> bool:
-    """An on/off option: None (not given), a Python or NumPy bool, or the integer 0 / 1 (Python or NumPy)."""
+    """An on/off option: None (not given), a Python or NumPy bool, or a number that is the integer 0 or 1 by the
+    integer options' rule (``whole_number``: ``1``, ``np.int64(1)``, ``1.0``, ``Fraction(1)``, ``Decimal("1")``)."""
     return on_off(raw.get(name), name)
 
 
 def on_off(value: Any, name: str) -> bool:
-    """``_flag`` of one value (``api.ranks``' ``force``); ``UsageError`` naming ``name`` for any other value."""
+    """``_flag`` of one value (``api.ranks``' ``force``); ``UsageError`` naming ``name`` for any other value. A number
+    follows the integer options' rule: ``max_kernel_num=Decimal("5")`` is 5, so ``force=Decimal("1")`` is on, where
+    it was refused (as ``1.0`` and ``Fraction(1)`` were) while ``1`` was taken; ``0.5`` or ``2`` is refused."""
     if value is None:
         return False
-    if _is_bool(value) or (isinstance(value, numbers.Integral) and value in (0, 1)):
+    if _is_bool(value):
         return bool(value)
+    whole = whole_number(value)
+    if whole in (0, 1):
+        return bool(whole)
     raise UsageError(f"Invalid param, {name} must be True or False (got {value!r})")
 
 

@@ -129,6 +129,25 @@ def test_exact_numbers_follow_the_same_rule() -> None:
         msprof_compare.compare(BASE, COMP, base_step=Decimal("2.5"), comparison_step=Fraction(2))
 
 
+def test_on_off_options_take_a_number_by_the_integer_rule() -> None:
+    """An on/off option took ``1`` and ``np.int64(1)`` but refused ``Fraction(1)``, ``Decimal("1")`` and ``1.0`` ("must
+    be True or False"), while ``max_kernel_num`` takes any of them as the integer it equals: a flag now takes any
+    number that is 0 or 1 by that rule, and refuses any other number (0.5, 2, NaN) and any text, as before."""
+    from decimal import Decimal
+    from fractions import Fraction
+
+    for on, off in ((Fraction(1), Fraction(0)), (Decimal("1"), Decimal("0.0")), (1.0, 0.0),
+                    (np.float32(1.0), np.float64(-0.0)), (Fraction(2, 2), Decimal("0E+3"))):
+        opts = build_options(enable_api_compare=on, enable_kernel_compare=off, force=on, use_input_shape=off)[0]
+        assert (opts.enable_api_compare, opts.enable_kernel_compare, opts.force, opts.use_input_shape) == \
+            (True, False, True, False), (on, off)
+        assert type(opts.force) is bool and type(opts.use_input_shape) is bool
+    for bad in (Fraction(1, 2), Decimal("2"), Decimal("NaN"), 0.5, float("nan"), 2.0, -1, "1", "true"):
+        with pytest.raises(UsageError) as info:
+            build_options(force=bad)
+        assert str(info.value) == f"Invalid param, force must be True or False (got {bad!r})", bad
+
+
 def test_regression_gate_names_its_argument() -> None:
     """``result.regression_gate("x")`` said "--fail_on_regression must be...": the argument is ``pct``."""
     result = msprof_compare.compare(BASE, COMP, enable_api_compare=True)

@@ -21,6 +21,7 @@ import threading
 import weakref
 from collections.abc import Iterator
 from decimal import ROUND_HALF_UP, Decimal
+from fractions import Fraction
 from pathlib import Path
 
 import openpyxl
@@ -1098,7 +1099,7 @@ def test_api_ranks_force_takes_what_compare_force_takes():
         with pytest.raises(UsageError) as info:
             msprof_compare.ranks(TEXT0, force=bad)
         assert str(info.value) == f"Invalid param, force must be True or False (got {bad!r})"
-    for good in (None, False, 0, True, 1):
+    for good in (None, False, 0, True, 1, 1.0, Fraction(1), Decimal("0")):  # numbers as compare()'s flags take them
         assert list(msprof_compare.ranks(TEXT0, force=good)) == [0, 1]
 
 
