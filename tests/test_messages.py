@@ -456,6 +456,52 @@ def test_output_name_of_a_csv_file_is_said_to_be_a_folder(capsys: pytest.Capture
             ".json files; end -o in .xlsx or .json to name the file itself."])
 
 
+def test_an_output_name_with_a_blank_edge_is_warned_of(capsys: pytest.CaptureFixture, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """``-o "out "`` (a stray blank of a copied command) made a folder ``out `` without a word, where an input path
+    with such a blank gets a hint once it is missing: the run now warns, naming the name and its edge, before the
+    folder is made; a second run into the folder that is there says nothing, and an inner blank is no edge. The
+    API's ``to_json`` warns the same way."""
+    import logging
+
+    from msprof_compare.api import compare
+    from msprof_compare.report.deliver import api_folder_notice, folder_notice
+
+    monkeypatch.chdir(tmp_path)
+    repo = Path(__file__).resolve().parents[1]
+    trace = str(repo / "sample_data" / "bert-small_h100.json.gz")
+    warned = "-o 'out ': the name 'out ' ends with whitespace and is created so; leave the whitespace out if it was " \
+             "not meant."
+    for run in range(2):
+        code, err = _analyze(capsys, "compare", "-bp", trace, "-d", trace, "-o", "out ", "--enable_api_compare",
+                             "--output_format", "json")
+        said = [line.split("][WARNING] ", 1)[1] for line in err.splitlines() if "whitespace" in line]
+        assert code == 0 and said == ([] if run else [warned]), err
+        assert len(list((tmp_path / "out ").glob("*.json"))) == run + 1
+    assert folder_notice(" a/b.xlsx") == ("-o ' a/b.xlsx': the name ' a' starts with whitespace and is created so; "
+                                          "leave the whitespace out if it was not meant.")
+    assert folder_notice("out / run.xlsx ") == ("-o 'out / run.xlsx ': the name ' run.xlsx ' starts and ends with "
+                                                "whitespace and is created so; leave the whitespace out if it was "
+                                                "not meant.")  # "out " is there
+    assert folder_notice("my out") == folder_notice("out") == folder_notice("-") == ""
+    assert api_folder_notice(b"new ", ".json") == ("output 'new ': the name 'new ' ends with whitespace and is "
+                                                    "created so; leave the whitespace out if it was not meant.")
+    result = compare(trace, trace, enable_api_compare=True)
+    logger = logging.getLogger("msprof-analyze")
+    seen: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: seen.append(record.getMessage())  # type: ignore[method-assign]
+    logger.addHandler(handler)
+    try:
+        written = result.to_json(" run.json")
+    finally:
+        logger.removeHandler(handler)
+    assert Path(written) == tmp_path / " run.json"
+    assert [m for m in seen if "whitespace" in m] == [
+        "output ' run.json': the name ' run.json' starts with whitespace and is created so; leave the whitespace "
+        "out if it was not meant."]
+
+
 def test_a_self_compare_says_each_info_notice_once(caplog: pytest.LogCaptureFixture) -> None:
     """A run without --enable_* flags logs a side's "Can't find any memory event" notice at INFO (the user did
     not ask for that comparison): the said-once filter let INFO through, so a self-compare of the NPU excerpt

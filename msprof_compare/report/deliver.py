@@ -87,8 +87,36 @@ def taken_as_folder(output: str) -> bool:
             and not os.path.lexists(os.path.expanduser(output)))
 
 
+def blank_edged(output: str) -> str:
+    """What the notice of a name in ``output`` that starts or ends with whitespace and is not there yet says of it
+    (``"the name 'out ' ends with whitespace"``), so writing creates it blank included; "" otherwise. ``-o "out "``
+    (a stray blank of a copied command) made a folder ``out `` without a word, where an input path of such an edge
+    gets a hint once it is missing (``cli._blank_edges``). A name of whitespace alone is refused
+    (``output.output_target``); an existing name is the user's. A ``~`` is expanded, as ``output_target`` does."""
+    if output == STDOUT:
+        return ""
+    parts = output.replace(os.sep, "/").split("/")
+    for i, part in enumerate(parts):
+        if not part.strip() or part == part.strip():
+            continue
+        try:
+            there = os.path.lexists(os.path.expanduser("/".join(parts[:i + 1])))
+        except (OSError, ValueError):  # a NUL: output_target refuses it
+            return ""
+        if there:
+            continue
+        edges = [word for word, char in (("starts", part[0]), ("ends", part[-1])) if char.isspace()]
+        return f"the name '{term_safe(part)}' {' and '.join(edges)} with whitespace"
+    return ""
+
+
 def folder_notice(output: str) -> str:
-    """The notice for ``-o results.csv`` (not there yet): it becomes a folder holding the report. "" otherwise."""
+    """The notice for ``-o results.csv`` (not there yet): it becomes a folder holding the report; for ``-o "out "``:
+    the name is created with its blank (``blank_edged``). "" otherwise."""
+    blank = blank_edged(output)
+    if blank:
+        return (f"-o '{term_safe(output)}': {blank} and is created so; leave the whitespace out if it was not "
+                "meant.")
     if not taken_as_folder(output):
         return ""
     return (f"-o {output} is taken as a folder (created) and the report goes into it: the reports are .xlsx and "
@@ -104,6 +132,9 @@ def api_folder_notice(target: object, suffix: str) -> str:
         output = os.fsdecode(target)
     except TypeError:  # a PathLike that returns neither str nor bytes
         return ""
+    blank = blank_edged(output)
+    if blank:
+        return f"output '{term_safe(output)}': {blank} and is created so; leave the whitespace out if it was not meant."
     if not taken_as_folder(output):
         return ""
     return (f"output {output} is taken as a folder (created) and the report goes into it: the report is a "
