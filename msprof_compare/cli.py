@@ -102,18 +102,37 @@ _CONTEXT = {"help_option_names": ["-h", "-H", "--help"]}
 
 
 def clean_path(value: str | None) -> str | None:
-    """An input path option as the original post-processes it, a leading ``=`` dropped (``-d=X`` typed ``-d =X``),
-    but ``~`` kept: it is expanded where the path is read (``loaders.paths.typed_path``), as ``compare()``'s, so the
-    messages name the input as typed. A ``~`` reaches the tool only where the shell left it (quoted, or after
-    ``-d=``); expanded here, "error: /home/me/run: no such file or directory" named a path the user never typed."""
+    """A path option (an input, ``-o``) as the original post-processes it, a leading ``=`` dropped (``-d=X`` typed
+    ``-d =X``), but ``~`` kept: it is expanded where the path is used (``loaders.paths.typed_path``: the loaders, and
+    ``execute`` for ``-o``), as ``compare()``'s, so the messages name the path as typed. A ``~`` reaches the tool only
+    where the shell left it (quoted, or after ``-d=``); expanded here, "error: /home/me/run: no such file or
+    directory" named a path the user never typed."""
     return None if value is None else value.lstrip("=")
 
 
-def clean_output(value: str | None) -> str | None:
-    """``-o`` as the original post-processes it (``loaders.paths.typed_path``): ``=`` dropped, ``~`` expanded."""
+def _output_as_typed(shown: str) -> Callable[[str], str]:
+    """A message's text with ``-o``'s path, which the run uses ``~`` expanded (``typed_path``), named as typed
+    (``shown``): the checks and notices name the expanded path (``output /home/me/x: ...``) in many places, this
+    one rewrite names it ``~/x`` in all of them, as an input is named. Only the path itself, whole, and for a
+    report file its companion (``-o "~/run.json"``: "written as ~/run.xlsx"): a file inside it, as the "has been
+    generated" lines name the reports (absolute, as the original's), is left as it is."""
     from .loaders.paths import typed_path
 
-    return None if value is None else typed_path(value)
+    used = typed_path(shown)
+    if used == shown:
+        return lambda text: text
+    import re
+
+    tilde = shown.replace(os.sep, "/").split("/", 1)[0]  # "~" or "~user": all that expanding changes
+    home, typed = term_safe(typed_path(tilde)), term_safe(tilde)
+    forms = [used]
+    stem, ext = os.path.splitext(used)
+    if ext.lower() in (".xlsx", ".json"):
+        forms += [stem + ".xlsx", stem + ".json"]
+    alternatives = "|".join(re.escape(term_safe(f)) for f in sorted(set(forms), key=len, reverse=True))
+    # the path where one starts (not the tail of a longer one) and ends (not followed by more of a path)
+    found = re.compile(f"(?<![^\\s'\"(=:,;])(?:{alternatives})(?=$|[\\s:,;()'\"]|\\.(?:$|\\s))")
+    return lambda text: found.sub(lambda m: typed + m[0][len(home):], text)
 
 
 # --------------------------------------------------------------------------- typer command
@@ -163,7 +182,7 @@ def compare_command(
     disable_details: bool = typer.Option(False, "--disable_details", help=HELP["disable_details"]),
     disable_module: bool = typer.Option(False, "--disable_module", help=HELP["disable_module"]),
     output_path: str | None = typer.Option(
-        None, "--output_path", "-o", help=HELP["output_path"], callback=clean_output, show_default=False),
+        None, "--output_path", "-o", help=HELP["output_path"], callback=clean_path, show_default=False),
     max_kernel_num: int | None = typer.Option(None, "--max_kernel_num", help=HELP["max_kernel_num"],
                                               parser=_cli_int, metavar="INTEGER"),
     op_name_map: str = typer.Option("{}", "--op_name_map", help=HELP["op_name_map"]),
@@ -460,7 +479,7 @@ def build_script_parser() -> argparse.ArgumentParser:
                  "enable_communication_compare", "enable_api_compare", "enable_kernel_compare",
                  "disable_details", "disable_module"):
         p.add_argument(f"--{flag}", action="store_true", help=HELP[flag])
-    p.add_argument("-o", "--output_path", action=_StoreRepeated, type=clean_output, default="",
+    p.add_argument("-o", "--output_path", action=_StoreRepeated, type=clean_path, default="",
                    help=HELP["output_path"])
     p.add_argument("--max_kernel_num", action=_StoreRepeated, type=_script_int, default=None,
                    help=HELP["max_kernel_num"])
@@ -507,8 +526,12 @@ def execute(params: dict[str, Any], *, announce_root: bool = True) -> int:
     face's warnings of options given more than once (``repeated``), logged after the root warning.
     Nothing is written unless both inputs loaded and compared cleanly.
     """
-    with run_logging() as log:
-        return _execute(log, params, announce_root)
+    from .logs import paths_as_typed
+
+    retype = _output_as_typed(params.get("output_path") or ".")
+    # warnings and errors name -o as typed; the info lines naming the reports written keep their absolute paths
+    with run_logging() as log, paths_as_typed(retype, logging.WARNING):
+        return _execute(log, params, announce_root, retype)
 
 
 def _import_quietly() -> None:
@@ -530,7 +553,8 @@ def _import_quietly() -> None:
             signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
-def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool) -> int:
+def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool,
+             retype: Callable[[str], str]) -> int:
     _tolerant_stdout()
     params = dict(params)
     debug = bool(params.get("debug"))
@@ -544,7 +568,9 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool) -
             log.warning(said)
         base = params.pop("base_profiling_path")
         comparison = params.pop("comparison_profiling_path")
-        output = params.pop("output_path", None) or "."
+        from .loaders.paths import typed_path
+
+        output = typed_path(params.pop("output_path", None) or ".")  # "~" expanded; named as typed (retype)
         rank_list = params.pop("rank_list", None)  # which comparisons run, not how: no option of one comparison
         from .api import checked_options
         from .options import CLI_FACE, parse_output_format, parse_rank_list
@@ -591,9 +617,9 @@ def _execute(log: logging.Logger, params: dict[str, Any], announce_root: bool) -
         deliver.write_reports(result, output, explicit_format=explicit)
         return deliver.apply_gate(result)
     except UsageError as exc:
-        return _fail(exc, 2, debug)
+        return _fail(exc, 2, debug, retype)
     except ProfileError as exc:
-        return _fail(exc, 1, debug)
+        return _fail(exc, 1, debug, retype)
     except KeyboardInterrupt:
         _error("interrupted")
         return 130
@@ -846,7 +872,11 @@ def _out_of_memory(base: str, comparison: str, exc: BaseException | None = None,
     return f"out of memory: {advice}"
 
 
-def _fail(exc: Exception, code: int, debug: bool) -> int:
+def _fail(exc: UsageError | ProfileError, code: int, debug: bool, retype: Callable[[str], str]) -> int:
+    """The error's line, ``-o`` named in it as typed (``retype``)."""
+    from .api import _retype
+
+    _retype(exc, retype)
     if debug:
         traceback.print_exc()
     if isinstance(exc, ProfileError) and exc.path:  # the file as it is named (a line break in it escaped)

@@ -122,15 +122,17 @@ def said_once() -> Iterator[None]:
 
 class _Retyped(logging.Filter):
     """Rewrites the paths a record names with ``retype`` (``loaders.paths.TypedPaths.text``: an input's files
-    named as the user typed the input), for the records of the thread that runs its compare (see ``_SaidOnce``)."""
+    named as the user typed the input), for the records of the thread that runs its compare (see ``_SaidOnce``) at
+    ``level`` or above."""
 
-    def __init__(self, retype: Callable[[str], str]) -> None:
+    def __init__(self, retype: Callable[[str], str], level: int = logging.NOTSET) -> None:
         super().__init__()
         self.retype = retype
+        self.level = level
         self.thread = threading.get_ident()
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.thread is None or record.thread == self.thread:
+        if record.levelno >= self.level and (record.thread is None or record.thread == self.thread):
             text = record.getMessage()
             new = self.retype(text)
             if new != text:
@@ -258,9 +260,10 @@ def left_out_line(repeated: int, noun: str = "rank") -> str:
 
 
 @contextmanager
-def paths_as_typed(retype: Callable[[str], str]) -> Iterator[None]:
-    """For the length of one compare, log lines name the inputs' files as typed (see ``_Retyped``)."""
-    with _installed(_Retyped(retype)):
+def paths_as_typed(retype: Callable[[str], str], level: int = logging.NOTSET) -> Iterator[None]:
+    """For the length of one compare, log lines (at ``level`` or above) name the inputs' files as typed (see
+    ``_Retyped``)."""
+    with _installed(_Retyped(retype, level)):
         yield
 
 

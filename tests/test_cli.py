@@ -136,7 +136,7 @@ def test_parsed_values_reach_the_api(monkeypatch: pytest.MonkeyPatch, capsys: py
     assert code == 0
     assert seen["comparison_profiling_path"] == "~/comp"  # expanded where it is read: named as typed
     assert seen["base_profiling_path"] == "base"
-    assert seen["output_path"] == str(tmp_out / "out")
+    assert seen["output_path"] == "~/out"  # expanded by the run (execute): named as typed
     assert seen["enable_kernel_compare"] and not seen["enable_api_compare"]
     assert seen["max_kernel_num"] == 10 and seen["op_name_map"] == "{'a':'b'}"
     assert (seen["base_step"], seen["comparison_step"]) == ("1", "2")
@@ -165,10 +165,9 @@ def test_api_paths_expand_home_and_drop_a_leading_equals(tmp_path: Path, monkeyp
 
 
 def test_clean_path() -> None:
-    assert cli.clean_path(None) is None and cli.clean_output(None) is None
-    assert cli.clean_path("==a/b") == cli.clean_output("==a/b") == "a/b"
-    assert cli.clean_path("~/x") == "~/x"  # an input: expanded where it is read (loaders.paths.typed_path)
-    assert cli.clean_output("~/x") == os.path.expanduser("~/x")
+    assert cli.clean_path(None) is None
+    assert cli.clean_path("==a/b") == "a/b"
+    assert cli.clean_path("~/x") == "~/x"  # expanded where it is used (loaders.paths.typed_path)
 
 
 @pytest.mark.parametrize("face", ["cli", "script"])
@@ -202,6 +201,46 @@ def test_an_input_with_a_tilde_is_named_as_typed(face: str, tmp_path: Path, monk
     assert (code, errors) == (0, [])
     doc = json.loads(next((home / "out").iterdir()).read_text())  # -o's "~" is expanded as before
     assert doc["base"]["path"] == doc["comparison"]["path"] == f"~/{SAMPLE_BASE.name}"
+
+
+@pytest.mark.parametrize("face", ["cli", "script"])
+def test_an_output_with_a_tilde_is_named_as_typed(face: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture) -> None:
+    """``-o "~/x"`` is the home directory's x, as in the original, but its errors and notices named the expanded
+    path ("error: output path /home/me/x is a file, not a directory"), while an input is named as typed: they name
+    ``~/x`` now, and a ``.json`` name's workbook ``~/run.xlsx``; a longer path that starts with it (a file inside
+    it, as the "has been generated" lines name the reports, absolute as in the original) is left alone."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "file").touch()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(tmp_path)
+
+    def run(*args: str) -> tuple[int, str]:
+        if face == "cli":
+            code, _, err = run_inproc(capsys, "-bp", str(SAMPLE_BASE), "-d", str(SAMPLE_BASE), *args)
+        else:
+            code = cli.script_main([str(SAMPLE_BASE), str(SAMPLE_BASE), *args])
+            err = capsys.readouterr().err
+        return code, err
+
+    for args, said in ((["-o", "~/file"], "error: output path ~/file is a file, not a directory"),
+                       (["-o", "=~/file/x"], f"error: cannot create output directory ~/file/x: {home / 'file'} is "
+                                             "not a directory"),
+                       (["-o", "~/file/.json"], "error: -o ~/file/.json names no file before .json; give a name such "
+                                                "as run.json, or a directory")):
+        code, err = run(*args)
+        assert (code, assert_one_error(err)) == (2, said), args
+    code, err = run("-o", "~/run.json", "--enable_api_compare")
+    warned = [line.split("[WARNING] ", 1)[1] for line in err.splitlines() if "names a .json file" in line]
+    written = [line.split(": ", 1)[1] for line in err.splitlines() if "has been generated" in line]
+    assert code == 0 and warned == [
+        "-o ~/run.json names a .json file but --output_format is xlsx (the default), so the report is written as "
+        "~/run.xlsx; add --output_format json (or xlsx,json) for the JSON report."]
+    assert written == [str(home / "run.xlsx")] and (home / "run.xlsx").is_file()
+    code, err = run("-o", "~", "--enable_api_compare", "--output_format", "json")  # the folder itself
+    written = [line.split(": ", 1)[1] for line in err.splitlines() if "has been generated" in line]
+    assert code == 0 and len(written) == 1 and written[0].startswith(f"{home}{os.sep}performance_comparison_")
 
 
 # --------------------------------------------------------------------------- error path
@@ -1642,8 +1681,10 @@ def test_ctrl_c_while_parsing_the_arguments(monkeypatch: pytest.MonkeyPatch, cap
     def interrupt(_path: str) -> str:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(os.path, "expanduser", interrupt)  # clean_output, the -o option's callback, calls it
-    code, out, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(SMALL), "-o", "out")
+    from msprof_compare import options
+
+    monkeypatch.setattr(options, "strict_int", interrupt)  # _cli_int, --max_kernel_num's parser, calls it
+    code, out, err = run_inproc(capsys, "-d", str(SMALL), "-bp", str(SMALL), "--max_kernel_num", "5")
     assert code == 130 and out == ""
     assert assert_one_error(err) == "error: interrupted"
 
