@@ -878,7 +878,12 @@ def test_wide_sheet_pages_carry_the_row_names_in_libreoffice(tmp_out: Path, tmp_
                    check=True, capture_output=True, timeout=300)
     text = subprocess.run(["pdftotext", "-layout", str(tmp_path / f"{path.stem}.pdf"), "-"], check=True,
                           capture_output=True, text=True).stdout
-    pages = [p for p in text.split("\f") if re.search(r"ModuleCompareStatistic\s+Page \d+ of", p)]
+    # a sheet's pages by its footer's name and page number, not as one line: the lines of a call stack past its
+    # one-line row are clipped in the picture but stay in the PDF's text, where -layout may set them on that line
+    def sheet_pages(name: str) -> list[str]:
+        return [p for p in text.split("\f") if re.search(rf"\b{name}\b", p) and re.search(r"Page \d+ of", p)]
+
+    pages = sheet_pages("ModuleCompareStatistic")
     assert len(pages) % 3 == 0 and len(pages) >= 6
     first_row = re.compile(r"^1\s+nn\.Module", re.M)
     for k, page in enumerate(pages):
@@ -888,7 +893,7 @@ def test_wide_sheet_pages_carry_the_row_names_in_libreoffice(tmp_out: Path, tmp_
     # MemoryCompare's base half opens with its Operator Name, where the base caption's merge starts: repeated, it
     # printed "Base Profiling: <cut path>" against the rest of the comparison's caption on each band's second page
     # (read as base = the comparison's path); Order Id alone repeats, the base caption is on first pages only
-    pages = [p for p in text.split("\f") if re.search(r"MemoryCompare\s+Page \d+ of", p)]
+    pages = sheet_pages("MemoryCompare")
     assert len(pages) % 2 == 0 and len(pages) >= 2
     for k, page in enumerate(pages):
         assert "Order Id" in page and ("Base Profiling" in page) == (k % 2 == 0), k
@@ -1051,17 +1056,21 @@ def test_every_cell_follows_the_layout_rules(run: str, samples: Path, reference_
 def test_cells_of_several_lines_show_their_first_line(options: dict, samples: Path, reference_outputs: Path,
                                                       tmp_out: Path) -> None:
     """A data cell whose text holds a line break (a kernel list ending in "\\n", as the original writes it; a torch_npu
-    shape list or call stack) is top-aligned, neither wrapped nor in a taller row: centred in its one-line row,
-    LibreOffice showed the middle of its lines, the first cut in half at the row's top. Its text is the original's,
-    line breaks and all (pair 1's reference workbook, by Order Id on ModuleCompare)."""
+    shape list or call stack) is top-aligned, not wrapped, in a row of one line's height set explicitly: centred in
+    its one-line row, LibreOffice showed the middle of its lines, the first cut in half at the row's top, and in a
+    row of the default height it drew the further lines over the rows below. Every data row of a sheet with such a
+    column has the height; other sheets' data rows have none. Its text is the original's, line breaks and all
+    (pair 1's reference workbook, by Order Id on ModuleCompare)."""
     from msprof_compare import compare
 
     path = compare(str(samples / PAIR1_BASE), str(samples / PAIR1_COMP), **options).to_excel(tmp_out)
     ours = openpyxl.load_workbook(path)
     seen: dict[str, set] = {}
     for ws in ours.worksheets[1:]:
-        heights = {r for r, d in ws.row_dimensions.items() if r > 3 and d.height is not None}
-        assert not heights, (ws.title, sorted(heights)[:5])
+        heights = {r: (d.height, d.customHeight) for r, d in ws.row_dimensions.items()
+                   if r > 3 and d.height is not None}
+        lines = {h.value for h in ws[3]} & excel.LINES_HEADERS
+        assert heights == ({r: (15, True) for r in range(4, ws.max_row + 1)} if lines else {}), ws.title
         for row in ws.iter_rows(min_row=4):
             for c in row:
                 if isinstance(c.value, str) and "\n" in c.value:
@@ -1082,6 +1091,38 @@ def test_cells_of_several_lines_show_their_first_line(options: dict, samples: Pa
         want, got = ({r[0].value: (lines(r[5].value), lines(r[9].value))
                       for r in wb["ModuleCompare"].iter_rows(min_row=4)} for wb in (ref, ours))
         assert got == want and sum(n for pair in want.values() for n in pair) > 100
+
+
+@pytest.mark.parametrize("constant_memory", [False, True])
+@pytest.mark.skipif(not excel.FAST_WRITER, reason="block writer disabled for this xlsxwriter release")
+def test_rows_of_several_line_cells_have_a_set_height_on_every_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                    constant_memory: bool) -> None:
+    """The one-line height of a sheet with a column of several-line cells is written by the block writer as by
+    xlsxwriter's row loop (cell writes, a constant_memory stream): the same bytes, each data row
+    ``ht="15" customHeight="1"``, the caption and header rows and a sheet without such a column as before."""
+    if constant_memory:
+        monkeypatch.setattr(excel, "CONSTANT_MEMORY_ROWS", 5)
+    n = 40
+    lists = pd.Series(["k1\nk2\n", "", None, "a;\r\nb;", "x" * 300 + "\n" + "y"] * (n // 5), dtype=object)
+    data = pd.DataFrame({"a": np.arange(n, dtype=np.int64), "b": lists, "c": np.linspace(0.0, 1.0, n)})
+    cols = [Column("Order Id", "int"), Column("Kernel Details"), Column("Total", "float")]
+    sheets = [Sheet("Lists", cols, data, (0, 1), (2, 2)), small_sheet()]
+    captions = ("Base Profiling: b", "Comparison Profiling: c")
+    excel.render(sheets, str(tmp_path / "fast.xlsx"), captions)
+    monkeypatch.setattr(excel._FastWorksheet, "write_block", lambda *a: False)
+    excel.render(sheets, str(tmp_path / "cells.xlsx"), captions)
+    fast, cells = _parts(tmp_path / "fast.xlsx"), _parts(tmp_path / "cells.xlsx")
+    assert fast.keys() == cells.keys()
+    for name in fast:  # constant_memory: a sheet's block takes its formats' indices before its header row's do
+        tags = [re.findall(rb"<row [^>]*>", p[name]) for p in (fast, cells)]
+        assert tags[0] == tags[1] and (constant_memory or fast[name] == cells[name]), name
+    rows = re.findall(rb'<row r="(\d+)"[^>]*?( ht="15" customHeight="1")?>', fast["xl/worksheets/sheet1.xml"])
+    assert rows == [(b"1", b""), (b"3", b""), *((str(r).encode(), b' ht="15" customHeight="1"')
+                                                 for r in range(4, n + 4))]
+    other = re.findall(rb'<row r="(\d+)"[^>]*?( customHeight="1")?>', fast["xl/worksheets/sheet2.xml"])
+    assert [h for r, h in other if int(r) > 3] == [b"", b""]  # small_sheet's two data rows
+    ws = openpyxl.load_workbook(tmp_path / "fast.xlsx")["Lists"]  # not wrapped: Excel's look is unchanged
+    assert {(c.alignment.vertical, bool(c.alignment.wrap_text)) for c in ws["B"][3:]} == {("top", False)}
 
 
 @pytest.mark.parametrize(("lines", "points"), [(1, 15), (2, 30), (27, 405), (28, 409), (500, 409)])

@@ -79,7 +79,9 @@ _COLUMN_MIN_ROWS = 32
 #: Columns whose texts may hold line breaks (the original's kernel and memory lists end each line with one, torch_npu's
 #: shapes and call stacks hold ``\r\n``): top-aligned, as they are not wrapped in a one-line row. Centred, LibreOffice
 #: laid out every line and showed the middle of them, half of the first line cut at the row's top edge; Excel shows
-#: the first line either way.
+#: the first line either way. A sheet with such a column gives its data rows their one-line height explicitly
+#: (``_FastWorksheet.one_line_rows``): LibreOffice clips a cell's text to a row of a set height, and drew the second
+#: and later lines of a row of the default height over the rows below (a cell may hold dozens of lines).
 LINES_HEADERS = frozenset({"Input Shape", "Input Type", "Kernel Details", "Allocated Details", "Base Call Stack",
                            "Comparison Call Stack"})
 _BASE = {"font_name": "Arial", "font_size": 11, "align": "left", "valign": "vcenter", "border": 1}
@@ -344,6 +346,8 @@ class _Styles:
 
 #: Points per line of a wrapped caption (the default height of a row of 11-point text).
 _LINE_POINTS = 15
+#: A block row's attributes in ``_FastWorksheet.one_line_rows``: its height, one line, set explicitly.
+_ONE_LINE = f' ht="{_LINE_POINTS}" customHeight="1"'
 #: The tallest row Excel allows (xlsxwriter writes a taller height as given, beyond what Excel can show or set).
 MAX_ROW_POINTS = 409
 
@@ -469,6 +473,8 @@ def _write_sheet(wb: xlsxwriter.Workbook, styles: _Styles, sheet: Sheet, caption
         log.warning("Sheet %s has %d rows; Excel holds at most %d, the rest are not written.",
                     sheet.name, nrows, limit)
         nrows = limit
+    if FAST_WRITER and any(c.header in LINES_HEADERS for c in columns):
+        ws.one_line_rows = range(HEADER_ROWS, HEADER_ROWS + nrows)
     if not sheet.stacked_captions and not sheet.row_styles:
         # a filter on the header row: users filter the tables (e.g. a diff column > 0) at once. Not on Summary
         # (tables of several kinds) nor on OverallMetrics, whose rows are a hierarchy.
@@ -852,6 +858,9 @@ class _FastWorksheet(Worksheet):
         #: ``_get_range_data`` would have returned, cell by cell (row -> col -> value) and block by block.
         self._chart_cells: dict[int, dict[int, Any]] | None = None
         self._chart_blocks: list[_Block] = []
+        #: Rows written with their height set to one line (``ht``, ``customHeight``; see LINES_HEADERS). xlsxwriter
+        #: leaves out a height equal to the default, which LibreOffice then treats as free to overflow.
+        self.one_line_rows: range = range(0)
 
     def keep_chart_data(self) -> None:
         """Keep this sheet's values for chart caches in constant_memory mode (a small sheet: Summary). The
@@ -985,7 +994,8 @@ class _FastWorksheet(Worksheet):
             if reds[j] is not None:  # its cells were rendered before the indices were known
                 subs = [(phs[f], xf[f]) for f in (id(fmts[j]), id(reds[j])) if f in xf]
                 cells[j] = [_substitute(c, subs) for c in cells[j]]
-        text = "".join(chain.from_iterable(zip([f'<row r="{r}">' for r in rows], *_spliced(cells),
+        height = _ONE_LINE if first_row in self.one_line_rows else ""
+        text = "".join(chain.from_iterable(zip([f'<row r="{r}"{height}>' for r in rows], *_spliced(cells),
                                                repeat("</row>", nrows),
                                                strict=True)))
         del cells
@@ -1128,10 +1138,24 @@ class _FastWorksheet(Worksheet):
                     self._write_empty_row(row, spans.get(row >> 4), info)
                 row += 1
                 continue
-            fh.write(block.resolve(*block.pending, [f'<row r="{r + 1}" spans="{spans[r >> 4]}">'
+            height = _ONE_LINE if row in self.one_line_rows else ""
+            fh.write(block.resolve(*block.pending, [f'<row r="{r + 1}" spans="{spans[r >> 4]}"{height}>'
                                                     for r in range(row, row + block.nrows)]))
             block.pending = None
             row += block.nrows
+
+    def _write_row(self, row: int, spans: str | None, row_info: Any = None, empty_row: bool = False) -> None:
+        """xlsxwriter's ``<row>`` tag, with the one-line height of ``one_line_rows`` that it leaves out."""
+        if row_info is not None or row not in self.one_line_rows:
+            super()._write_row(row, spans, row_info, empty_row)
+            return
+        attributes: list[tuple[str, Any]] = [("r", row + 1)]
+        if spans:
+            attributes.append(("spans", spans))
+        attributes += [("ht", _LINE_POINTS), ("customHeight", 1)]
+        if self.excel_version == 2010:
+            attributes.append(("x14ac:dyDescent", "0.25"))
+        (self._xml_empty_tag_unencoded if empty_row else self._xml_start_tag_unencoded)("row", attributes)
 
     def _write_cell(self, row: int, col: int, cell: Any) -> None:
         cls = cell.__class__
