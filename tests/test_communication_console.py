@@ -383,9 +383,12 @@ def test_totals_are_the_whole_ns_behind_the_sheets_us_cells():
     cols = communication_summary._Columns(_sheet(base, comp))
     assert (cols.base.tolist(), cols.comparison.tolist(), cols.tasks) == (
         [2_097_151], [2_097_144], {("allreduce", "Notify_Record"): [1001, 1003]})
-    t = json_report.records(communication_summary.totals(cols))[0]
+    frame = communication_summary.totals(cols)
+    t = json_report.records(frame)[0]
     assert (t["base_ms"], t["comparison_ms"], t["diff_ms"]) == (2.097151, 2.097144, -0.000007)
-    assert (t["task_base_ms"], t["task_comparison_ms"]) == (0.001001, 0.001003)
+    # 7 ns and 2 ns: neither reads apart to the 0.001 ms shown, so no op type changed and no task is named
+    assert (t["changed"], t["task"], t["task_base_ms"], t["task_comparison_ms"]) == (0, None, None, None)
+    assert frame.attrs[communication_summary.TASKS_CHANGED] is True
 
 
 def test_task_ties_go_to_the_first_row_of_the_sheet():
@@ -678,11 +681,16 @@ def test_half_a_microsecond_rounds_away_from_zero_as_the_waterfall():
 def test_a_fall_under_half_a_microsecond_reads_as_the_contributors_table_above_it():
     """An all-reduce 1.0006 ms -> 1.0004 ms (0.2 us shorter): the contributors table right above the line, the
     waterfall and the verdict write the change as +0.000 (``half_up`` gives 0.0, never -0.0); the line, which keeps
-    the sign of a memory fall that rounds to 0.00 MB, wrote -0.000 ms under that table's +0.000."""
-    cols, cells = _one_allreduce(1_000_600, 1_000_400)
-    assert cells == ["1.001", "1.000", "+0.000"]
+    the sign of a memory fall that rounds to 0.00 MB, wrote -0.000 ms under that table's +0.000. A change that reads
+    +0.000 is no contributor now (``contributors.shows_change_ms``): the table is gone, and the line says that no op
+    type changed by 0.001 ms or more, as the memory line says "by 0.01 MB or more" over "1.01 MB -> 1.00 MB"."""
+    base = {"allreduce": {"ops": np.array([1_000_600], dtype=np.int64), "tasks": {}}}
+    comp = {"allreduce": {"ops": np.array([1_000_400], dtype=np.int64), "tasks": {}}}
+    cols = communication_summary._Columns(_sheet(base, comp))
+    assert communication_summary.contributors(cols).empty
     assert communication_line(communication_summary.totals(cols)) == (
-        "Communication time (CommunicationCompare's op rows) 1.001 ms -> 1.000 ms (+0.000 ms, -0.02%).")
+        "No communication op type's total duration changed by 0.001 ms or more (1 op type); communication time "
+        "(CommunicationCompare's op rows) 1.001 ms -> 1.000 ms (+0.000 ms, -0.02%).")
 
 
 def _ms3(v: Decimal) -> str:
@@ -795,7 +803,9 @@ def test_op_changes_that_cancel_out_to_the_figures_shown_are_said(samples, tmp_p
 def test_op_changes_too_small_to_show_that_add_up_are_no_cancelling_out(samples, tmp_path):
     """Both sides with the second all-reduce renamed a broadcast; the comparison's broadcast and first all-reduce
     0.1 µs longer each: two op types changed the same way, by 0.0002 ms together, which the line shows as "... ms on
-    both sides". Nothing cancels out there, so the line says no such thing."""
+    both sides". Nothing cancels out there, so the line says no such thing; and neither change reads at the 0.001 ms
+    shown (+0.000), so no op type is counted as changed or listed as a contributor, and the line says none changed
+    by 0.001 ms or more (diff_ms keeps the 0.0002 ms)."""
     src = samples / TEXT / "level1/rank0_ascend_pt"
     total, _tasks = hccl_by_hand(src)
     assert _ms3(total + Decimal("0.0002")) == _ms3(total)
@@ -804,8 +814,47 @@ def test_op_changes_too_small_to_show_that_add_up_are_no_cancelling_out(samples,
     _renamed_copy(src, comp, {"hcom_allReduce__586_1_1": Decimal("0.1"), "hcom_allReduce__586_0_1": Decimal("0.1")})
     res = compare(str(base), str(comp), enable_communication_compare=True)
     t = res.communication_totals
-    assert t["changed"] == 2 and t["diff_ms"] == pytest.approx(0.0002, abs=1e-9)
-    assert res.communication_contributors["Diff(ms)"].tolist() == pytest.approx([0.0001, 0.0001], abs=1e-9)
+    assert t["changed"] == 0 and t["diff_ms"] == pytest.approx(0.0002, abs=1e-9)
+    assert res.communication_contributors.empty
     line = communication_line(res.frames["communication"])
-    assert line.startswith(f"Communication time (CommunicationCompare's op rows) {_ms3(total)} ms on both sides; ")
+    assert line.startswith("No communication op type's total duration changed by 0.001 ms or more (2 op types); "
+                           f"communication time (CommunicationCompare's op rows) {_ms3(total)} ms on both sides; ")
     assert "cancel out" not in line
+    assert render_communication(res.frames) == line
+
+
+def test_changes_of_a_few_ns_are_no_contributor_nor_the_task_that_changed_most(samples, tmp_path):
+    """The level-1 text export against a copy whose first all-reduce (hcom_allReduce__586_0_1, 79089.52021875 us) and
+    first Notify_Wait task are 3 ns longer, as rounding leaves them: the console listed the all-reduce as the one
+    communication contributor ("105.992 105.992 +0.000", covering 100.0%), AccumulateGrad (which launched it) as the
+    one time contributor, and the line named Notify_Wait "the task that changed most ... 112.541 ms on both sides".
+    Neither reads apart at the 0.001 ms shown: no contributor table, and the line says nothing changed by 0.001 ms
+    or more (the export against itself says "no ... changed" alone)."""
+    src = samples / TEXT / "level1/rank0_ascend_pt"
+    comp = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(src, comp)
+    trace = comp / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    trace.chmod(0o644)
+    events = json.loads(trace.read_text(), parse_float=Decimal)
+    (op,) = [e for e in events if e.get("name") == "hcom_allReduce__586_0_1" and e.get("ph") == "X"]
+    wait = next(e for e in events if e.get("name") == "Notify_Wait" and e.get("ph") == "X" and e["pid"] == op["pid"])
+    for e in (op, wait):
+        e["dur"] += Decimal("0.003")
+    trace.write_text(json.dumps(events, default=float))
+    base_ops, base_tasks = hccl_by_hand(src)
+    comp_ops, comp_tasks = hccl_by_hand(comp)
+    assert (comp_ops - base_ops, comp_tasks["Notify_Wait"] - base_tasks["Notify_Wait"]) == (Decimal("0.000003"),) * 2
+    res = compare(str(src), str(comp))
+    t = res.communication_totals
+    assert (t["changed"], t["task"], t["diff_ms"]) == (0, None, pytest.approx(0.000003, abs=1e-9))
+    assert res.communication_contributors.empty and res.frames["contributors"].empty
+    ms, wait_ms = _ms3(base_ops), _ms3(base_tasks["Notify_Wait"])
+    assert (ms, wait_ms) == (_ms3(comp_ops), _ms3(comp_tasks["Notify_Wait"])) == ("105.992", "112.541")
+    line = (f"No communication op type's total duration changed by 0.001 ms or more (1 op type); communication time "
+            f"(CommunicationCompare's op rows) {ms} ms on both sides; no task's total duration changed by 0.001 ms or "
+            "more.")
+    assert communication_line(res.frames["communication"]) == line
+    same = compare(str(src), str(src))
+    assert communication_line(same.frames["communication"]) == line.replace(" by 0.001 ms or more", "")
+    doc = json_report.to_document(res)
+    assert doc["summary"]["contributors"] == [] and doc["summary"]["communication_contributors"] == []

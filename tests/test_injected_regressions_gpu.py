@@ -161,6 +161,37 @@ def test_host_bound_launch_delay_is_idle_time_and_its_api_rows_and_says_so(tmp_p
         "change)" in summary  # a faster comparison: the one step's |change| is the E2E change's
 
 
+def test_a_step_moved_by_a_few_ns_beside_the_host_delay_is_not_named_nor_a_basis_apart(tmp_path):
+    """The host-bound delay above, and the first kernel after it that idle time follows (max_pool_forward_nchw,
+    18.207 us) 3 ns shorter, as rounding leaves a kernel: Vector -3 ns and Free: Other +100.003 us, E2E +100 us.
+    The category-level title said "not of the E2E change" (its basis, 0.100006 ms, is not the E2E change 0.100000
+    ms to the ns, though both read 0.100), and the note named "Free: Other +0.100 ms and Vector +0.000 ms". Every
+    operator moved by 3 ns at most: none is listed, and the note says none changed by 0.001 ms or more."""
+    slow, _before, _after, end = _host_delayed(tmp_path, Decimal(100))
+    doc = _load(slow)
+    dev = sorted((e for e in doc["traceEvents"] if e.get("ph") == "X" and e.get("cat") in _DEVICE[:2]),
+                 key=lambda e: e["ts"])
+    kernel, after = next((a, b) for a, b in zip(dev, dev[1:], strict=False)
+                         if a["cat"] == "kernel" and a["ts"] > end and b["ts"] > a["ts"] + a["dur"])
+    assert kernel["name"].startswith("void at::native::(anonymous namespace)::max_pool_forward_nchw")
+    assert (str(kernel["dur"]), after["ts"] - kernel["ts"] - kernel["dur"]) == ("18.207", Decimal("45.313"))
+    kernel["dur"] -= Decimal("0.003")
+    res = compare(str(ALEXNET), str(_save(doc, tmp_path / "slow_short.pt.trace.json")))
+    assert _waterfall(res) == {"Vector": -3, "Free: Other": 100_003, "Comparison E2E": 100_000}
+    assert res.contributors[["Level", "Name", "Diff(ms)"]].values.tolist() == [["category", "Free: Other", 0.100003]]
+    assert res.contributors["Share"].tolist() == [pytest.approx(100_003 / 100_006, abs=1e-12)]
+    note = unexplained_note(res.contributors, res.waterfall)
+    assert note.startswith("no operator changed its device time by 0.001 ms or more (the change is in Free: Other "
+                           "+0.100 ms, device idle time: ")
+    summary = pd.read_excel(res.to_excel(str(tmp_path / "book")), sheet_name="Summary", header=None)[0].tolist()
+    assert "Top Contributors (category level: 1 row covers 100.0% of the waterfall steps' change, which is the E2E " \
+        "change)" in summary
+    # the gate's steps line named "Free: Other +0.100 ms, Vector +0.000 ms"
+    code, message = res.regression_gate(0.5)
+    assert code == 3 and [line for line in message.splitlines() if line.startswith("Largest waterfall steps:")] == [
+        "Largest waterfall steps: Free: Other +0.100 ms"]
+
+
 # --------------------------------------------------------------------------- a Memcpy / a Memset longer
 
 def _copy_longer(tmp_path: Path, cat: str, us: Decimal) -> tuple[Path, dict, list[dict]]:

@@ -259,9 +259,27 @@ def test_top_contributor_diffs_are_whole_nanoseconds():
                          "Comparison(ms)": [0.17413, 0.3, 1.0]})
     assert 0.17413 - 0.197598 == -0.02346799999999999 and 0.1 + 0.2 != 0.3
     top = contributors.top_contributors(rows, "operator", coverage=1.0)
-    assert top["Name"].tolist() == ["linear", "add"]
-    assert top["Diff(ms)"].tolist() == [-0.023468, -0.000001]
-    assert top["Share"].tolist() == pytest.approx([23468 / 23469, 1 / 23469])
+    # add's 1 ns reads 1.000 -> 1.000 (-0.000) at the 0.001 ms shown: counted in the change the shares are of, not
+    # listed
+    assert top["Name"].tolist() == ["linear"]
+    assert top["Diff(ms)"].tolist() == [-0.023468]
+    assert top["Share"].tolist() == pytest.approx([23468 / 23469])
+
+
+def test_a_row_is_listed_where_its_change_shows_in_every_figure():
+    """``shows_change_ms``: a row is listed where its two figures read apart at 0.001 ms (a half away from zero) and
+    its diff does not read 0.000: 0.9995 -> 1.0004 ms reads 1.000 -> 1.000 (+0.001), 1.0004 -> 1.0008 ms 1.000 ->
+    1.001 (+0.000), 1.0 -> 1.000003 ms 1.000 -> 1.000 (+0.000); 1.0 -> 1.0005 reads 1.000 -> 1.001 (+0.001), and a
+    blank side is no figure. The rows not listed still count in the change the Share is of."""
+    base = [0.9995, 1.0004, 1.0, 1.0, 2.0, np.nan]
+    comp = [1.0004, 1.0008, 1.000003, 1.0005, 1.0, 1.0]
+    assert contributors.shows_change_ms(np.array(base), np.array(comp)).tolist() == [
+        False, False, False, True, True, False]
+    rows = pd.DataFrame({"Name": list("abcdef"), "Base(ms)": base, "Comparison(ms)": comp})
+    top = contributors.top_contributors(rows, "operator", coverage=1.0)
+    assert top["Name"].tolist() == ["e", "d"]
+    gross = 0.0009 + 0.0004 + 0.000003 + 0.0005 + 1.0  # f's diff is blank: no change
+    assert top["Share"].tolist() == pytest.approx([1.0 / gross, 0.0005 / gross], abs=1e-12)
 
 
 def test_top_contributors_all_rows_and_empty():

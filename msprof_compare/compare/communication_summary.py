@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from .contributors import coverage_frame
+from .contributors import coverage_frame, shows_change_ms
 from .table import Sheet, plain_frame, sheet_numbers
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -39,6 +39,9 @@ CONTRIBUTOR_COLUMNS = ["Rank", "Name", "Base(ms)", "Comparison(ms)", "Diff(ms)",
 SHARE_BASIS = "the communication ops' duration change"
 #: ``totals``' attrs key: the op types' changes summed by size (ns)
 GROSS_NS = "gross_change_ns"
+#: ``totals``' attrs key: whether some task's total changed at all, by less than the 0.001 ms shown where
+#: ``task`` is null: the line says "no task's total duration changed by 0.001 ms or more", not "changed"
+TASKS_CHANGED = "tasks_changed"
 #: ``totals``' attrs key: each side's computing time (ns; None without a waterfall): the communication line says
 #: the part of the communication outside the uncovered part runs beside computing only where computing can hold it
 COMPUTING_NS = "computing_ns"
@@ -100,9 +103,11 @@ def contributors(cols: _Columns) -> pd.DataFrame:
     """The op rows of CommunicationCompare whose total duration changes explain 80% of the summed absolute change,
     largest first (equal ones in the sheet's order); none when a side recorded no communication op or nothing
     changed."""
-    diff = cols.diff
-    return coverage_frame(cols.names, cols.base / 1e6, cols.comparison / 1e6,
-                          diff if all(cols.recorded) else diff[:0], CONTRIBUTOR_COLUMNS)
+    base, comp = cols.base / 1e6, cols.comparison / 1e6
+    both = all(cols.recorded)
+    # an op type whose change does not show at the 0.001 ms written is not listed (nor counted in "changed")
+    return coverage_frame(cols.names, base, comp, cols.diff if both else cols.diff[:0], CONTRIBUTOR_COLUMNS,
+                          shows_change_ms(base, comp) if both else None)
 
 
 def _pct(diff: float | None, base: float) -> float | None:
@@ -164,17 +169,19 @@ def overlap_words(shift: str) -> str:
 
 def totals(cols: _Columns, uncovered: tuple[int, int] | None = None,
            no_family: tuple[int, int] = (0, 0), computing: tuple[int, int] | None = None) -> pd.DataFrame:
-    """The one-row frame "communication": each side's communication time (null where a side recorded no op) and
-    the change, then the task whose total changed most (the first in the sheet's order among equal ones; null
-    unless both sides have task rows and some task changed) and, in ``task_ties``, the other tasks whose total
-    changed by as much (dicts of task, task_op, base_ms, comparison_ms, diff_ms; empty for none), then the part
-    no computing overlaps (``uncovered``, in ns: ``uncovered_ns``; null without it, where a side recorded no op,
-    or where a text export was given a step: its waterfall is the whole profile's, the op rows the step's), then
-    the time (``no_family``, ns per side) of the ops the op rows leave out for want of a family, which the
-    uncovered part counts (null where a side has no communication op at all). ``attrs[GROSS_NS]``: the op types'
-    changes summed by size (ns; 0 unless both sides recorded ops). ``attrs[COMPUTING_NS]``: ``computing`` (each side's
-    computing time, ns, ``computing_ns``; None without it). ``attrs["no_collectives"]``: per
-    side, whether it is a GPU trace without collective kernels, whose 0 ms is a reading (``read_gpu_sides``)."""
+    """The one-row frame "communication": each side's communication time (null where a side recorded no op) and the
+    change and the number of op types ``changed`` (those whose change shows at the 0.001 ms written,
+    ``contributors.shows_change_ms``), then the task whose total changed most (the first in the sheet's order among
+    equal ones; null unless both sides have task rows and some task's change shows so) and, in ``task_ties``, the
+    other tasks whose total changed by as much (dicts of task, task_op, base_ms, comparison_ms, diff_ms; empty for
+    none), then the part no computing overlaps (``uncovered``, in ns: ``uncovered_ns``; null without it, where a
+    side recorded no op, or where a text export was given a step: its waterfall is the whole profile's, the op rows
+    the step's), then the time (``no_family``, ns per side) of the ops the op rows leave out for want of a family,
+    which the uncovered part counts (null where a side has no communication op at all). ``attrs[GROSS_NS]``: the op
+    types' changes summed by size (ns; 0 unless both sides recorded ops); ``attrs[TASKS_CHANGED]``: whether any
+    task's total changed, by however little. ``attrs[COMPUTING_NS]``: ``computing`` (each side's computing time, ns,
+    ``computing_ns``; None without it). ``attrs["no_collectives"]``: per side, whether it is a GPU trace without
+    collective kernels, whose 0 ms is a reading (``read_gpu_sides``)."""
     base_ns, comp_ns = int(cols.base.sum()), int(cols.comparison.sum())
     base, comp = base_ns / 1e6, comp_ns / 1e6
     both = all(cols.recorded)
@@ -184,7 +191,9 @@ def totals(cols: _Columns, uncovered: tuple[int, int] | None = None,
     if both and all(cols.tasks_recorded) and cols.tasks:
         keys = list(cols.tasks)
         ns = np.array(list(cols.tasks.values()), dtype=np.int64)
-        change = np.abs(ns[:, 1] - ns[:, 0])  # whole ns: equal changes compare equal
+        # whole ns: equal changes compare equal; a task whose change does not show at the 0.001 ms written is no
+        # change ("the task that changed most: Notify_Wait 112.541 ms on both sides" named one 3 ns longer)
+        change = np.abs(ns[:, 1] - ns[:, 0]) * shows_change_ms(ns[:, 0] / 1e6, ns[:, 1] / 1e6)
         if change.max() > 0:
             # every task whose change is as large: +x on one and -x on another named the first alone, so a reader
             # took it for the one task that moved
@@ -194,8 +203,9 @@ def totals(cols: _Columns, uncovered: tuple[int, int] | None = None,
                      "comparison_ms": int(ns[i, 1]) / 1e6, "diff_ms": float(_diff_ms(*ns[i]))} for i in top[1:]]
     tb, tc = (v / 1e6 for v in cols.tasks[task]) if task else (None, None)
     t_diff = float(_diff_ms(*cols.tasks[task])) if task else None
+    shown = shows_change_ms(cols.base / 1e6, cols.comparison / 1e6)
     frame = plain_frame({
-        "op_types": [len(cols.names)], "changed": [int(np.count_nonzero(cols.diff)) if both else 0],
+        "op_types": [len(cols.names)], "changed": [int(np.count_nonzero(shown)) if both else 0],
         "base_recorded": [cols.recorded[0]], "comparison_recorded": [cols.recorded[1]],
         # a side without an op reads 0 in the sheet: null here, so that no reader takes the other side's time
         # for a growth (the console says "not recorded")
@@ -216,6 +226,7 @@ def totals(cols: _Columns, uncovered: tuple[int, int] | None = None,
     frame.attrs["no_collectives"] = cols.no_collectives
     frame.attrs[COMPUTING_NS] = computing
     # the op types' changes summed by size: a net change well under it is changes that cancel out
+    frame.attrs[TASKS_CHANGED] = both and any(b != c for b, c in cols.tasks.values())
     frame.attrs[GROSS_NS] = int(np.abs(np.asarray(cols.comparison, dtype=np.int64)
                                        - np.asarray(cols.base, dtype=np.int64)).sum()) if both else 0
     return frame

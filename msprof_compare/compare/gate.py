@@ -48,6 +48,9 @@ def gate_frames(result: CompareResult, base: Breakdown, comparison: Breakdown) -
     return {**result.frames, "e2e": e2e_frame(base, comparison), "waterfall": wf, "contributors": contrib}
 
 
+#: The smallest step change the gate's "Largest waterfall steps" line shows (to 0.001 ms, a half away from zero).
+_SHOWN_NS = 500
+
 #: Exit code of a run that ``--fail_on_regression`` fails (0 and 1 keep their meanings).
 EXIT_REGRESSION = 3
 
@@ -165,7 +168,7 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5,
         delta = steps["Delta(ns)"].to_numpy(dtype=np.int64, na_value=0)
         order = np.argsort(-np.abs(delta), kind="stable")
         names = steps["Step"].to_numpy(dtype=object)
-        order = order[delta[order] != 0]
+        order = order[np.abs(delta[order]) >= _SHOWN_NS]  # "Free: Other +0.000 ms" named a step 3 ns longer
         order = [i for n, i in enumerate(order) if n < 3 or names[i] in steps_too]
         if len(order):
             step_lines.append("Largest waterfall steps: " + ", ".join(

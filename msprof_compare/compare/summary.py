@@ -166,19 +166,22 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
         pd.DataFrame({"Name": [], "Base(ms)": [], "Comparison(ms)": []}), "")
     if not len(contrib) and found is not None and found[0] != "category" and steps_changed(wf):
         # every row of the level unchanged, e.g. operators without device time in a trace without launch
-        # flows: the table would vanish without a word, so the waterfall steps stand in, as in the gate
+        # flows: the table would vanish without a word, so the waterfall steps stand in, as in the gate. Rows
+        # that moved by less than the 0.001 ms shown are not listed: the words say so, "no operator changed" did not
+        b, c = (found[1][k].to_numpy(dtype=float) for k in ("Base(ms)", "Comparison(ms)"))
+        small = " by 0.001 ms or more" if bool(np.nan_to_num(np.round(c - b, 6)).any()) else ""
         whole = checks.whole_profile_sides(ctx)
         if whole:  # the step's rows are unchanged, the whole-profile breakdown is not: the change is elsewhere
             # with one text side the waterfall sets that side's whole profile against the other side's step
             other = "" if len(whole) > 1 else "comparison" if whole[0] == "base" else "base"
-            why = (f"no {found[0]} of the step asked for changed its device time, but the time breakdown of "
+            why = (f"no {found[0]} of the step asked for changed its device time{small}, but the time breakdown of "
                    f"{'both sides' if len(whole) > 1 else f'the {whole[0]} side'} covers the whole profile (a text "
                    "export's ignores the step), so its change lies outside that step; the contributors are the "
                    "waterfall steps, of the whole profile" + (f" against the {other} side's step" if other else ""))
         else:
             # the category links every side's kernels only where both are GPU traces (an NPU side has its own flows)
             flow_cat = ctx.options.gpu_flow_cat if ctx.base.is_gpu and ctx.comparison.is_gpu else ""
-            why = (f"no {found[0]} changed its device time ({unchanged_why(found[1], wf, flow_cat)}); the "
+            why = (f"no {found[0]} changed its device time{small} ({unchanged_why(found[1], wf, flow_cat)}); the "
                    "contributors are the waterfall steps")
         contrib = top_contributors(*reversed(waterfall_contributors(wf)))
         # said under the table (console, JSON, Summary sheet, gate), where the reader of the steps looks: an INFO

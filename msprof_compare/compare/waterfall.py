@@ -228,8 +228,10 @@ def step_mask(wf: pd.DataFrame) -> np.ndarray:
 
 
 def steps_changed(wf: pd.DataFrame) -> bool:
-    """Whether some waterfall step changed."""
-    return bool(len(wf)) and bool((wf["Delta(ns)"].to_numpy(dtype=np.int64, na_value=0)[step_mask(wf)] != 0).any())
+    """Whether some waterfall step changed by the 0.001 ms the waterfall shows or more (a half away from zero): the
+    steps stand in for contributors only then, as no row of a level is listed whose change reads +0.000."""
+    return bool(len(wf)) and bool(
+        (np.abs(wf["Delta(ns)"].to_numpy(dtype=np.int64, na_value=0)[step_mask(wf)]) >= 500).any())
 
 
 def waterfall_contributors(wf: pd.DataFrame) -> tuple[str, pd.DataFrame]:

@@ -234,7 +234,8 @@ def communication_line(totals: pd.DataFrame | None) -> str:
     none = [side for side, flag in zip(("base", "comparison"), totals.attrs.get("no_collectives", (False, False)),
                                        strict=True) if flag]
     text = _communication_change(t, ms, what, n, none, totals.attrs.get(communication_summary.GROSS_NS, 0),
-                                 totals.attrs.get(communication_summary.COMPUTING_NS))
+                                 totals.attrs.get(communication_summary.COMPUTING_NS),
+                                 bool(totals.attrs.get(communication_summary.TASKS_CHANGED)))
     if none:
         # a GPU trace holds every kernel it ran: without a collective kernel it communicated nothing, so its 0 ms
         # is a reading and the other side's time is all change (NPU wording called it "no reading" before)
@@ -247,7 +248,7 @@ def communication_line(totals: pd.DataFrame | None) -> str:
 
 def _communication_change(t: pd.Series, ms: tuple[float, float], what: str, n: int,
                           no_collectives: Sequence[str] = (), gross_ns: int = 0,
-                          computing_ns: tuple[int, int] | None = None) -> str:
+                          computing_ns: tuple[int, int] | None = None, tasks_changed: bool = False) -> str:
     """``communication_line``'s sentence where both sides have a reading: the time change, the part no computing
     overlaps where the overlap moved (``overlap_shift``), then the task that changed most (NPU sides with task
     rows). A side without task rows that ``no_collectives`` names (a GPU trace without a collective kernel) gets
@@ -256,8 +257,10 @@ def _communication_change(t: pd.Series, ms: tuple[float, float], what: str, n: i
     counts, are said instead of an overlap shift, which their time would fake (an op renamed without a '_' read
     as "computing overlaps less")."""
     if not int(t["changed"]):
-        text = (f"No communication op type's total duration changed ({n} op type{'s' if n != 1 else ''}); {what} "
-                + _change(*ms, "ms", 3))
+        # "changed" counts the op types whose totals read apart to the 0.001 ms shown; others may have moved less
+        small = " by 0.001 ms or more" if gross_ns else ""
+        text = (f"No communication op type's total duration changed{small} ({n} op type{'s' if n != 1 else ''}); "
+                f"{what} " + _change(*ms, "ms", 3))
     else:
         text = f"{what[0].upper()}{what[1:]} {_change(*ms, 'ms', 3)}"
         if int(t["changed"]) > 1 and _fixed(ms[0], digits=3) == _fixed(ms[1], digits=3) \
@@ -284,7 +287,7 @@ def _communication_change(t: pd.Series, ms: tuple[float, float], what: str, n: i
     if all(tasks):
         tb, tc = _value(t["task_base_ms"]), _value(t["task_comparison_ms"])
         if tb is None or tc is None:
-            text += "; no task's total duration changed"
+            text += "; no task's total duration changed" + (" by 0.001 ms or more" if tasks_changed else "")
         else:
             ties = t.get("task_ties")
             named = [(t["task"], t["task_op"], tb, tc), *(
