@@ -192,6 +192,28 @@ def test_a_step_moved_by_a_few_ns_beside_the_host_delay_is_not_named_nor_a_basis
         "Largest waterfall steps: Free: Other +0.100 ms"]
 
 
+def test_an_e2e_change_of_a_few_ns_reads_as_no_change_at_the_figures_shown(tmp_path):
+    """The AlexNet trace with the device event that ends last (a multi_tensor_apply kernel of the optimizer) 3 ns
+    longer: E2E and Vector +3 ns. The verdict read "11.773 ms -> 11.773 ms (+0.000 ms, +0.00%): the comparison is
+    slower than the base" and the waterfall gave Vector "+0.000, 100.0%" of the E2E change; no operator or step
+    is listed as a contributor. The gate judges the ns (+0.00003% is over a threshold of 0%)."""
+    doc = _load(ALEXNET)
+    dev = [e for e in doc["traceEvents"] if e.get("ph") == "X" and e.get("cat") in _DEVICE[:2]]
+    last = max(dev, key=lambda e: e["ts"] + e["dur"])
+    assert last["name"].startswith("void at::native::(anonymous namespace)::multi_tensor_apply_kernel")
+    e2e, _free = _e2e_free_us(dev)
+    last["dur"] += Decimal("0.003")
+    res = compare(str(ALEXNET), str(_save(doc, tmp_path / "last_longer.pt.trace.json")))
+    assert _waterfall(res) == {"Vector": 3, "Comparison E2E": 3}
+    ms = f"{e2e / 1000:.3f}"
+    assert ms == "11.773" and res.verdict == (f"E2E time {ms} ms on both sides: the comparison is as fast as the base "
+                                              "to the 0.001 ms shown (3 ns slower)")
+    assert res.waterfall["Share of E2E Diff"].isna().all()
+    assert res.contributors.empty
+    code, message = res.regression_gate(0.0)
+    assert code == 3 and message == f"Performance regression: E2E time {ms} ms -> {ms} ms (+0.00003%), threshold +0%"
+
+
 # --------------------------------------------------------------------------- a Memcpy / a Memset longer
 
 def _copy_longer(tmp_path: Path, cat: str, us: Decimal) -> tuple[Path, dict, list[dict]]:

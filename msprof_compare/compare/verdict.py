@@ -120,6 +120,10 @@ def e2e_verdict(wf: pd.DataFrame | None, scope: str = "", aside: str = "") -> st
     if base == comp:
         return f"E2E time{scope} {ms3(base):.3f} ms on both sides: the comparison is as fast as the base{after}"
     diff = comp - base
+    if ms3(base) == ms3(comp) and not ms3(diff):
+        # "11.773 ms -> 11.773 ms (+0.000 ms, +0.00%): the comparison is slower" of a kernel 3 ns longer
+        return (f"E2E time{scope} {ms3(base):.3f} ms on both sides: the comparison is as fast as the base to the 0.001 "
+                f"ms shown ({abs(diff)} ns {'slower' if diff > 0 else 'faster'}){after}")
     text = (f"E2E time{scope} {ms3(base):.3f} ms -> {ms3(comp):.3f} ms ({ms3(diff):+.3f} ms, "
             f"{diff / base * 100:+.2f}%): the comparison is {'slower' if diff > 0 else 'faster'} than the base")
     ratio = max(base, comp) / min(base, comp)

@@ -208,7 +208,8 @@ def waterfall(base: Breakdown, comparison: Breakdown) -> pd.DataFrame:
         return pd.arrays.FloatingArray(out, mask.copy())
 
     b_ns, c_ns, d_ns = ns(ns_col("Base(ns)")), ns(ns_col("Comparison(ns)")), ns(ns_col("Delta(ns)"))
-    share = [None if (d is None or not total or r["Category"] == "start") else d / total + 0.0  # no -0.0
+    # no share of an E2E change that reads +0.000 ms (under 500 ns): "Vector +0.000 100.0%" of a kernel 3 ns longer
+    share = [None if (d is None or abs(total) < 500 or r["Category"] == "start") else d / total + 0.0  # no -0.0
              for d, r in zip(ns_col("Delta(ns)"), rows, strict=True)]
     share_mask = np.array([v is None for v in share], dtype=bool)
     return plain_frame({
