@@ -1471,11 +1471,18 @@ def test_world_size_from_the_default_process_group():
 def test_world_size_at_least_the_ranks_the_communication_tasks_name(samples: Path, caplog):
     """Without a world size in the metadata, an NPU side's world holds at least the ranks its HCCL tasks name
     (counted here from the raw files). The H200 AlexNet trace (world_size 1) against the 8-rank NPU run of the
-    same script used to read "unknown" and let a job of 1 rank pass for the same workload as one of 8."""
+    same script used to read "unknown" and let a job of 1 rank pass for the same workload as one of 8. The Detail
+    says which cells of which file give the bound."""
     text = samples / NPU_L1
     ev = json.loads((text / "ASCEND_PROFILER_OUTPUT/trace_view.json").read_text())
     ranks = {v for e in ev for k, v in (e.get("args") or {}).items() if k in ("src rank", "dst rank")}
     assert ranks == {*range(8), 2**32 - 1}  # 2**32 - 1: no peer (a task on the local chip)
+    # an 8-rank job, not the 2 ranks whose exports were kept: rank 0's all-reduces moved 61.2 MB to each of 7 peers
+    # over HCCS (2 x the 244.8 MB of gradients / 8 ranks each, as a mesh all-reduce of 8 ranks moves)
+    matrix = json.loads((text / "ASCEND_PROFILER_OUTPUT/communication_matrix.json").read_text())
+    (links,) = [v for k, v in matrix["step50"]["collective"].items() if k.startswith("allreduce-total@")]
+    peers = {k: (v["Transport Type"], round(v["Transit Size(MB)"], 1)) for k, v in links.items() if k != "0-0"}
+    assert peers == {f"0-{r}": ("HCCS", 60.3 if r == 7 else 61.2) for r in range(1, 8)}
     db = samples / "msinsight/test/data/pytorch/db/level1/rank0_ascend_pt"
     assert sql(next(db.glob("ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_*.db")),  # read-only: a shared sample
                "SELECT max(srcRank), max(dstRank) FROM COMMUNICATION_TASK_INFO WHERE dstRank < 4294967295") == [(0, 7)]
@@ -1487,9 +1494,22 @@ def test_world_size_at_least_the_ranks_the_communication_tasks_name(samples: Pat
             g = compare(str(gpu), str(npu), enable_profiling_compare=True).guards.set_index("Check")
         assert g.loc["world size", ["Status", "Base", "Comparison"]].tolist() == ["warn", 1, "at least 8"]
         assert "world size (base 1, comparison at least 8)" in caplog.text
+        # where the bound comes from, so that a reader can check it in the files (the largest rank id counted above)
+        where = ("trace_view.json's HCCL tasks (src rank / dst rank)" if npu == text
+                 else "the srcRank / dstRank cells of COMMUNICATION_TASK_INFO")
+        assert g.loc["world size", "Detail"].endswith(
+            f"; comparison side: {where} name rank ids up to 7 and the metadata records no world size")
     # both sides bounded only, or a bound that an exact figure meets: no verdict
     g = compare(str(text), str(db), enable_profiling_compare=True).guards.set_index("Check")
     assert g.loc["world size", ["Status", "Base", "Comparison"]].tolist() == ["unknown", "at least 8", "at least 8"]
+    assert g.loc["world size", "Detail"].endswith(
+        "; base side: trace_view.json's HCCL tasks (src rank / dst rank) name rank ids up to 7 and the metadata "
+        "records no world size; comparison side: the srcRank / dstRank cells of COMMUNICATION_TASK_INFO name rank ids "
+        "up to 7 and the metadata records no world size")
+    g = compare(str(text), str(text), enable_profiling_compare=True).guards.set_index("Check")
+    assert g.loc["world size", "Detail"].endswith(
+        "; both sides: trace_view.json's HCCL tasks (src rank / dst rank) name rank ids up to 7 and the metadata "
+        "records no world size")
 
 
 @pytest.mark.parametrize(("base", "comparison", "status"), [

@@ -174,6 +174,25 @@ def _world(p: Any) -> tuple[int | str | None, int, int]:
     return None, 0, 0
 
 
+#: Where a side's "at least N" world size comes from, by its kind of data (``Profile.rank_span``).
+_SPAN_SOURCES = {"ascend_text": "trace_view.json's HCCL tasks (src rank / dst rank)",
+                 "ascend_db": "the srcRank / dstRank cells of COMMUNICATION_TASK_INFO"}
+
+
+def _span_words(sides: list[tuple[str, Any]]) -> str:
+    """Where each side's "at least N" comes from, so that a reader can check it in the files: the AlexNet text and
+    DB exports read "at least 8" with no world size in their metadata, their HCCL tasks naming peers 0-7 (each
+    rank's all-reduces move 61.2 MB to each of 7 peers over HCCS: an 8-rank job, of which two ranks' exports were
+    kept). "" where no side's figure is such a bound."""
+    said: dict[str, list[str]] = {}
+    for side, p in sides:
+        if _world_size(p.metadata) is None and p.rank_span >= 2:
+            where = _SPAN_SOURCES.get(p.source, "the communication tasks")
+            said.setdefault(f"{where} name rank ids up to {p.rank_span - 1} and the metadata records no world size",
+                            []).append(side)
+    return "".join(f"; {'both sides' if len(s) == 2 else f'{s[0]} side'}: {w}" for w, s in said.items())
+
+
 def _world_size(meta: dict) -> int | None:
     """A non-negative integer or its ASCII digits (within int64): str.isdigit() also takes "²", on which
     int() raised; else the size of the one default process group an NPU profile lists."""
@@ -902,7 +921,8 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
     same = None if wb is None or wc is None else (
         False if hi_b < lo_c or hi_c < lo_b else True if lo_b == hi_b == lo_c == hi_c else None)
     source = ("distributed metadata (profiler_metadata.json / META_DATA: distributed_args, else the default "
-              "group; Kineto distributedInfo), else at least the ranks the NPU communication tasks name")
+              "group; Kineto distributedInfo), else at least the ranks the NPU communication tasks name"
+              + _span_words([("base", b), ("comparison", c)]))
     # where the sizes differ, what it means first: the line said only where the figures came from
     rows.append(_guard("world size", same, wb, wc, source if same is not False else (
         "jobs on different numbers of ranks communicate differently (a side's collectives have no counterpart, "
