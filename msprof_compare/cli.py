@@ -678,7 +678,7 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
     from .options import CLI_FACE
     from .report import deliver
     from .report.output import REPORT_SUFFIXES, utc_now
-    from .report.ranks_console import job_lines, render_ranks
+    from .report.ranks_console import job_lines, render_ranks, straggler_lines
 
     if output == deliver.STDOUT or (output.lower().endswith(REPORT_SUFFIXES) and not os.path.isdir(output)):
         raise UsageError(f"-o {output}: two folders of ranks are compared rank by rank, one report per rank: pass "
@@ -699,6 +699,8 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
                    RankNotices(list(pairs.values())), heads)
     _print(render_ranks(rows))
     for line in job_lines(rows):  # one per cycle of a schedule's cycles, none for a single device's
+        _print(line)
+    for line in straggler_lines(rows):
         _print(line)
     try:
         _write_overview(log, rows, pairs, one_sided, (base, comparison), gates, params, output, stamp, formats,

@@ -11,12 +11,17 @@ Expected figures: the 30 us planted, and the kernel's duration and input shapes 
 from __future__ import annotations
 
 import csv
+import json
 import shutil
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from test_injected_regressions import _text_kernel_lengthened  # tests/ is on sys.path (rootdir import mode)
+from test_injected_regressions import (  # tests/ is on sys.path (rootdir import mode)
+    _device_time_inserted,
+    _last_allreduce_wait,
+    _text_kernel_lengthened,
+)
 
 from msprof_compare.api import compare_ranks
 from tests.cliutil import run_inproc
@@ -53,8 +58,10 @@ def test_a_kernel_slowed_in_one_rank_is_pointed_at_by_rank_step_operator_module_
         cells = [c.strip() for c in line.strip("|").split("|")]
         if line.startswith("|") and cells[0].isdigit():
             rows[int(cells[0])] = cells
-    assert rows[0][3:] == ["+0.000", "+0.00%", "+0.030", "+0.000", "-0.030"]
-    assert rows[1][3:] == ["+0.000", "+0.00%", "+0.000", "+0.000", "+0.000"]
+    # the largest step: Matmul and Free: Other moved as much, the first in the waterfall's order is named
+    assert rows[0][3:] == ["+0.000", "+0.00%", "+0.030", "+0.000", "-0.030", "Matmul +0.030"]
+    assert rows[1][3:] == ["+0.000", "+0.00%", "+0.000", "+0.000", "+0.000", "-"]
+    assert "straggler" not in out  # no other rank waits longer: no straggler is named
     results = dict(compare_ranks(str(base), str(new)))
     r0, r1 = results[0], results[1]
     # rank 0: the Matmul step (its Free: Other the other way), the forward pass the operator, Linear_0's aten::linear
@@ -72,3 +79,48 @@ def test_a_kernel_slowed_in_one_rank_is_pointed_at_by_rank_step_operator_module_
     assert float(diff[moved.index[0]]) == pytest.approx(30.0, abs=1e-6)  # us
     # rank 1: nothing moved, nothing listed
     assert not (r1.waterfall["Delta(ms)"].astype(float).fillna(0) != 0).any() and not len(r1.contributors)
+
+
+def test_a_straggler_is_named_by_its_computing_and_the_other_ranks_waiting(samples, tmp_path, capsys):
+    """A synchronous job's straggler: rank 0's MatMulV2 kernel (the one above) 1 ms longer, its timeline 1 ms later
+    (``_device_time_inserted`` halfway through the kernel), and rank 1 waiting for it: the longest Notify_Wait of its
+    last all-reduce 1 ms longer, its timeline 1 ms later. Expected: each rank's E2E +1.000 ms; rank 0's largest
+    waterfall step Matmul +1.000 ms, rank 1's its communication group's uncovered time +1.000 ms; rank 0 named
+    the likely straggler, rank 1 waiting on it; the overview records both, in ns."""
+    base = samples / _LEVEL1
+    if not base.is_dir():
+        pytest.skip("sample data not found")
+    new = tmp_path / "new"
+    new.mkdir()
+    kernel = _kernel(base / "rank0_ascend_pt", _MATMUL)
+    at = Decimal(_MATMUL) + Decimal(kernel["Duration(us)"]) / 2
+    grown = _device_time_inserted(base / "rank0_ascend_pt", new / "rank0_ascend_pt", at, Decimal(1000))
+    assert sorted(grown) == sorted([f"Ascend Hardware: {kernel['Name']}", "Overlap Analysis: Computing",
+                                    f"kernel_details: {kernel['Name']}"])  # the kernel alone, no collective
+    _, wait = _last_allreduce_wait(base / "rank1_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "trace_view.json")
+    grown = _device_time_inserted(base / "rank1_ascend_pt", new / "rank1_ascend_pt",
+                                  Decimal(wait["ts"]) + wait["dur"], Decimal(1000))
+    assert "HCCL: Notify_Wait" in grown and "Overlap Analysis: Computing" not in grown
+    out_dir = tmp_path / "out"
+    code, out, err = run_inproc(capsys, "-bp", str(base), "-d", str(new), "-o", str(out_dir),
+                                "--output_format", "json")
+    assert code == 0, err
+    rows = {}
+    for line in out.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if line.startswith("|") and cells[0].isdigit():
+            rows[int(cells[0])] = cells
+    assert rows[0][3:] == ["+1.000", f"{100 / float(rows[0][1]):+.2f}%", "+1.000", "+0.000", "+0.000",
+                           "Matmul +1.000"]
+    assert rows[1][3:] == ["+1.000", f"{100 / float(rows[1][1]):+.2f}%", "+0.000", "+1.000", "+0.000",
+                           "Group 0 Communication (uncovered) +1.000"]
+    assert ("Likely straggler: rank 0, Computing +1.000 ms; rank 1's Uncovered Communication +1.000 ms "
+            "(waiting on it)") in out.splitlines()
+    (overview,) = out_dir.glob("performance_comparison_result_ranks_*.json")
+    doc = json.loads(overview.read_text(encoding="utf-8"))
+    assert [r["largest_step"] for r in doc["ranks"]] == [
+        {"step": "Matmul", "diff_ns": 1_000_000, "diff_ms": 1.0},
+        {"step": "Group 0 Communication (uncovered)", "diff_ns": 1_000_000, "diff_ms": 1.0}]
+    assert doc["straggler"] == {"rank": 0, "computing_diff_ns": 1_000_000, "computing_diff_ms": 1.0,
+                                "other_ranks": [1], "others_uncovered_communication_diff_ms": 1.0}
+    assert doc["straggler_line"].startswith("Likely straggler: rank 0, Computing +1.000 ms")

@@ -325,7 +325,10 @@ def test_cluster_run_files_and_console(cluster_run):
         assert row[3] == ms(c["Stage"] - b["Stage"], "+")
         assert row[4] == f"{(c['Stage'] - b['Stage']) / b['Stage'] * 100:+.2f}%"
         assert row[5:8] == [ms(c[k] - b[k], "+") for k in ("Computing", "Communication(Not Overlapped)", "Free")]
-        assert len(row) == 8  # the rank lines name the reports
+        # the largest waterfall step: the one communication group's uncovered time (the profiler's stage figure)
+        uncovered = c["Communication(Not Overlapped)"] - b["Communication(Not Overlapped)"]
+        assert row[8] == f"Group 0 Communication (uncovered) {ms(uncovered, '+')}"
+        assert len(row) == 9  # the rank lines name the reports
         reports = [str(out / n) for n in names if n.startswith(f"performance_comparison_result_rank{rank}_")]
         written = ", ".join(sorted(reports, key=lambda n: n.endswith(".json")))  # the workbook first
         assert f"\nrank {rank}: E2E {row[1]} ms -> {row[2]} ms ({row[3]} ms, {row[4]}), {written}\n" in \
@@ -1195,3 +1198,41 @@ def test_output_folder_made_by_the_first_reports(capsys, tmp_path):
     assert sorted(re.sub(r"\d{14}", "T", p.name) for p in out.iterdir()) == [
         "performance_comparison_result_rank0_T.json", "performance_comparison_result_rank1_T.json",
         "performance_comparison_result_ranks_T.json"]
+
+
+def _timed(computing: int, waiting: int, base: int = 100_000_000) -> dict[str, tuple[int, int]]:
+    """A rank's figures (ns) whose computing and uncovered communication grew by ``computing`` and ``waiting``."""
+    return {"e2e": (base, base + computing + waiting), "computing": (10_000_000, 10_000_000 + computing),
+            "uncovered_communication": (50_000_000, 50_000_000 + waiting), "free": (40_000_000, 40_000_000)}
+
+
+def test_straggler_is_named_only_where_the_others_waited_about_as_long():
+    """The rules of ``straggler``: the rank whose computing grew most, where the others' median uncovered
+    communication grew by half to one and a half times as much, their computing did not grow alike and it did not
+    wait itself; the lowest rank on a tie; per cycle of a schedule's cycles."""
+    from msprof_compare.report.ranks_console import straggler, straggler_lines
+
+    def rows(*pairs, cycle=None):
+        return [(r if cycle is None else RankCycle(r, cycle), _timed(*p), []) for r, p in enumerate(pairs)]
+
+    ms = 1_000_000
+    # rank 2 computes 2 ms longer; ranks 0 and 1 wait 1.9 and 2.1 ms longer (median 2.0)
+    three = rows((0, 19 * ms // 10), (0, 21 * ms // 10), (2 * ms, 0))
+    assert straggler(three) == (2, 2 * ms, 2 * ms, [0, 1])
+    assert straggler_lines(three) == ["Likely straggler: rank 2, Computing +2.000 ms; the other 2 ranks' Uncovered "
+                                      "Communication +2.000 ms (median; waiting on it)"]
+    assert straggler(rows((2 * ms, 0), (0, ms))) == (0, 2 * ms, ms, [1])  # half as much: still about as much
+    assert straggler(rows((2 * ms, 0), (0, ms - 1))) is None  # under half
+    assert straggler(rows((2 * ms, 0), (0, 3 * ms))) == (0, 2 * ms, 3 * ms, [1])  # one and a half times
+    assert straggler(rows((2 * ms, 0), (0, 3 * ms + 1))) is None  # more: they waited for something else too
+    assert straggler(rows((2 * ms, 0), (0, 0))) is None  # nobody waits: a slower rank, no straggler
+    assert straggler(rows((2 * ms, 2 * ms), (2 * ms, 2 * ms))) is None  # a change all ranks share names none
+    assert straggler(rows((2 * ms, 2 * ms), (0, 2 * ms))) is None  # it waited as long itself
+    assert straggler(rows((2 * ms, 0), (ms, 2 * ms))) is None  # the other's computing grew by half as much
+    assert straggler(rows((-ms, 0), (0, ms))) is None  # computing shrank: nothing to wait for
+    assert straggler(rows((ms, 0))) is None  # one rank: no other to wait
+    # a tie: the lowest rank of those computing longest; here the other such rank does not wait, so none is named
+    assert straggler(rows((ms, 0), (ms, 0), (0, ms))) is None
+    cycles = rows((0, ms), (ms, 0), cycle=1) + rows((0, 0), (0, 0), cycle=2)
+    assert straggler_lines(cycles) == ["Likely straggler of cycle 1: rank 1, Computing +1.000 ms; rank 0's Uncovered "
+                                       "Communication +1.000 ms (waiting on it)"]

@@ -217,22 +217,25 @@ def test_layout_and_formats(gated):
     _, out, book, doc = gated
     ws = book["Ranks"]
     headers = [c.value for c in ws[3]]
-    assert headers == [*HEADERS, "Regressed (> 20%)", "Workbook", "JSON Report", "Base Input", "Comparison Input"]
-    assert ws.freeze_panes == "A4" and ws.auto_filter.ref == "A3:S5"
+    assert headers == [*HEADERS, "Regressed (> 20%)", "Largest Step", "Largest Step Diff(ms)",
+                       "Workbook", "JSON Report", "Base Input", "Comparison Input"]
+    assert ws.freeze_panes == "A4" and ws.auto_filter.ref == "A3:U5"
     assert ws["A2"].value is None  # the job line, in B2 (not in column A, which each printed page repeats), runs on
     assert ws["B2"].font.b and ws["B2"].border.bottom.style is None and not ws["B2"].alignment.wrap_text
     assert (ws["B1"].value, ws["F1"].value) == (f"Base Profiling: {TEXT0}", f"Comparison Profiling: {TEXT1}")
     assert {str(r) for r in ws.merged_cells.ranges} == {"B1:E1", "F1:I1"}
     for row in ws.iter_rows(min_row=4, max_row=5):
-        assert {c.number_format for c in row[1:10] + row[11:14]} == {"#,##0.000"}
+        assert {c.number_format for c in row[1:10] + row[11:14] + (row[16],)} == {"#,##0.000"}
         assert row[10].number_format == "0.00##########%" and row[10].fill.fgColor.rgb.endswith("FF0000")  # worse: red
-        assert row[0].number_format == "#,##0" and all(c.data_type == "s" for c in row[14:])
+        assert row[0].number_format == "#,##0" and all(c.data_type == "s" for c in row[14:16] + row[17:])
         rank = row[0].value
-        assert row[15].hyperlink.target == row[15].value == doc["ranks"][rank]["reports"][0]
-        assert (row[15].font.u, row[15].font.color.rgb) == ("single", "FF0000FF")  # shown as a link
-        assert (out / row[15].value).is_file() and RANK_REPORT.match(row[15].value)[1] == str(rank)
-        assert row[16].value == doc["ranks"][rank]["reports"][1] and row[16].hyperlink is None
-        assert (row[17].value, row[18].value) == (str(TEXT0 / f"rank{rank}_ascend_pt"),
+        step = doc["ranks"][rank]["largest_step"]  # what drove the rank's change: test_ranks' figures
+        assert (row[15].value, row[16].value) == (step["step"], step["diff_ms"])
+        assert row[17].hyperlink.target == row[17].value == doc["ranks"][rank]["reports"][0]
+        assert (row[17].font.u, row[17].font.color.rgb) == ("single", "FF0000FF")  # shown as a link
+        assert (out / row[17].value).is_file() and RANK_REPORT.match(row[17].value)[1] == str(rank)
+        assert row[18].value == doc["ranks"][rank]["reports"][1] and row[18].hyperlink is None
+        assert (row[19].value, row[20].value) == (str(TEXT0 / f"rank{rank}_ascend_pt"),
                                                   str(TEXT1 / f"rank{rank}_ascend_pt"))
     assert doc["$schema"] == "urn:msprof-compare:ranks-schema:2" and doc["schema_version"] == 2
     assert validate(doc, SCHEMA) == []  # docs/ranks.schema.json

@@ -49,6 +49,7 @@ SCHEMA = json.loads((ROOT / "docs" / "result.schema.json").read_text())
 sys.path.insert(0, str(ROOT / "tests"))
 from test_json_report import validate  # noqa: E402  (the suite's schema-subset validator)
 
+from msprof_compare.textsafe import cut_columns, term_safe  # noqa: E402
 from msprof_compare.units import RankCycle, Unit, unit_label, unit_noun, unit_order, unit_rank  # noqa: E402
 
 RANKS_SCHEMA = json.loads((ROOT / "docs" / "ranks.schema.json").read_text())
@@ -832,6 +833,15 @@ def _rank_ns(doc: dict) -> dict[str, tuple[int, int]] | None:
                 round((rows.get(m, none)["Duration(ms).1"] or 0) * 10**6)) for m in RANK_METRICS}
 
 
+def _largest_step(doc: dict) -> tuple[str, int] | None:
+    """(name, delta ns) of the step of the report's `summary.waterfall` (its start and end rows aside) of the largest
+    absolute Delta(ns), the first on a tie; None where no step moved: the rank table's and overview's largest step."""
+    steps = [(w["Step"], w["Delta(ns)"] or 0) for w in (doc.get("summary") or {}).get("waterfall") or []
+             if w["Category"] not in ("start", "end")]
+    best = max(steps, key=lambda t: abs(t[1]), default=None)  # max keeps the first of equal keys
+    return best if best is not None and best[1] else None
+
+
 def _gate_ns(doc: dict) -> dict[str, tuple[int, int]] | None:
     """{"E2E Time": (base ns, comparison ns)} of a report whose run made the time breakdown for the gate alone
     (--fail_on_regression without the profiling compare): the E2E times the gate judged (its `summary.e2e`), which
@@ -1001,6 +1011,9 @@ def check_rank_run(r: dict, folders: tuple[dict[Unit, str], dict[Unit, str]], si
             (b, c), diffs = ns["E2E Time"], [_ms(c - b, True) for b, c in (ns[m] for m in RANK_METRICS[1:] if m in ns)]
             line = f"{label}: E2E {_ms(b)} ms -> {_ms(c)} ms ({_ms(c - b, True)} ms, {_pct(b, c)}), {path}"
             cells = [*key[1:], _ms(b), _ms(c), _ms(c - b, True), _pct(b, c), *diffs]
+            if len(ns) > 1:  # a time breakdown: the largest step of the unit report's own waterfall
+                step = _largest_step(doc)
+                cells.append("-" if step is None else f"{term_safe(cut_columns(step[0], 34))} {_ms(step[1], True)}")
             timed.append((k, b, c))
         if line not in r["stdout"].splitlines():
             bad.append(f"{label}: no line {line!r}")
@@ -1109,6 +1122,10 @@ def check_overview(r: dict, overviews: list[str], names: dict[Unit, tuple[str, s
         got = {m: (x[key]["base_ns"], x[key]["comparison_ns"]) for m, key in keys.items() if key in x} or None
         if got != ns:
             bad.append(f"job overview {label}: {got} != the rank report's {ns}")
+        step = _largest_step(reports[names[k][0]] or {}) if ns is not None and len(ns) > 1 else "absent"
+        if x.get("largest_step", "absent") != (step if step in (None, "absent") else {
+                "step": step[0], "diff_ns": step[1], "diff_ms": step[1] / 1e6}):
+            bad.append(f"job overview {label}: largest_step {x.get('largest_step', 'absent')!r:.200} != {step!r:.200}")
         if ns is not None and any(x[key]["diff_ns"] != c - b for m, key in keys.items() if m in ns
                                   and m != "E2E Time" for b, c in [ns[m]]):
             bad.append(f"job overview {label}: a diff is not the exact change")

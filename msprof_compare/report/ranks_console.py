@@ -6,13 +6,15 @@ times of the breakdown the gate made, ``frames["e2e"]``), never recomputed."""
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from statistics import median
+from typing import TYPE_CHECKING, Any
 
+import pandas as pd
 from prettytable import PrettyTable
 
 from ..compare.gate import e2e_ns
 from ..compare.table import ms3
-from ..textsafe import term_safe
+from ..textsafe import cut_columns, term_safe
 from ..units import RankCycle, Unit, job_noun, unit_label, unit_rank
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -24,22 +26,49 @@ METRICS = ("e2e", "computing", "uncovered_communication", "free")
 TABLE_TITLE = "{}: E2E Time and Diff (ms)"
 #: Named as the time distribution table's columns (E2E Time, Computing Time, Uncovered Communication Time, Free
 #: Time); the rank lines above the table name the reports, so it stays about 115 columns wide.
+#: The table's last column with a time breakdown: each rank's largest waterfall step and its change (``STEP``).
+STEP_HEADER = "Largest Step (ms)"
+#: The widest a step's name shows in the table (a communication group's name can be long): the table stays
+#: within about 160 columns; the overview sheet and JSON hold the name whole.
+STEP_NAME_COLUMNS = 34
 HEADERS = ("Rank", "Base E2E", "Comparison E2E", "Diff", "Diff %", "Computing Diff", "Uncovered Communication Diff",
            "Free Diff")
 
 
-def rank_figures(result: CompareResult) -> dict[str, tuple[int, int]] | None:
-    """{metric: (base ns, comparison ns)} of ``METRICS``, from the time breakdown the compare made; E2E alone where
-    only the ``--fail_on_regression`` gate made one (the profiling compare off: ``summary.build`` keeps its E2E
-    times, ``frames["e2e"]``, and no other metric), so the overview states the times a verdict was judged by;
-    None without a breakdown."""
+#: The key of a rank's figures holding its largest waterfall step: (step name, delta ns), None where no step moved.
+STEP = "step"
+
+
+def rank_figures(result: CompareResult) -> dict[str, Any] | None:
+    """{metric: (base ns, comparison ns)} of ``METRICS``, from the time breakdown the compare made, and under
+    ``STEP`` the waterfall step that moved most (``largest_step``): what drove the rank's change, named in the
+    table over the ranks and the overview. E2E alone where only the ``--fail_on_regression`` gate made one (the
+    profiling compare off: ``summary.build`` keeps its E2E times, ``frames["e2e"]``, and no other metric), so the
+    overview states the times a verdict was judged by; None without a breakdown."""
     frame = result.frames.get("overall")
     if frame is None or not len(frame):
         pair = e2e_ns(result)
         return None if pair is None else {"e2e": pair}
     rows = frame[frame["metric"].isin(METRICS)]
     ns = {(s, m): int(v) for s, m, v in zip(rows["side"], rows["metric"], rows["ns"], strict=True)}
-    return {m: (ns[("base", m)], ns[("comparison", m)]) for m in METRICS}
+    figures: dict[str, Any] = {m: (ns[("base", m)], ns[("comparison", m)]) for m in METRICS}
+    figures[STEP] = largest_step(result.frames.get("waterfall"))
+    return figures
+
+
+def largest_step(waterfall: Any) -> tuple[str, int] | None:
+    """(name, delta ns) of the Summary waterfall's step of the largest absolute change, the first in the
+    waterfall's order on a tie (its steps: computing categories, communication groups, free time); None without a
+    waterfall (a side without E2E time) or where no step moved. The steps' deltas add up to the E2E change, so
+    this one says where most of it, or of what offsets it, lies."""
+    if waterfall is None or not len(waterfall):
+        return None
+    steps = waterfall[~waterfall["Category"].isin(("start", "end"))]
+    deltas = [0 if pd.isna(d) else int(d) for d in steps["Delta(ns)"]]  # <NA>: a step without change
+    if not any(deltas):
+        return None
+    at = max(range(len(deltas)), key=lambda i: (abs(deltas[i]), -i))
+    return str(steps["Step"].iloc[at]), deltas[at]
 
 
 def _pct(base: int, comp: int) -> str:
@@ -79,8 +108,10 @@ def render_ranks(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[
     title the table "Cycles" (``units.job_noun``)."""
     metrics = shown_metrics([f for _, f, _ in rows])
     timed = bool(metrics)
+    stepped = any(f is not None and STEP in f for _, f, _ in rows)
     named, keys = unit_columns([u for u, _, _ in rows])
-    headers = [*named, *HEADERS[1:5], *(h for m, h in zip(METRICS[1:], HEADERS[5:], strict=True) if m in metrics)]
+    headers = [*named, *HEADERS[1:5], *(h for m, h in zip(METRICS[1:], HEADERS[5:], strict=True) if m in metrics),
+               *([STEP_HEADER] if stepped else [])]
     table = PrettyTable()
     table.field_names = headers if timed else [*named, "Report"]
     for key, (_, figures, reports) in zip(keys, rows, strict=True):
@@ -93,11 +124,18 @@ def render_ranks(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[
         base, comp = figures["e2e"]
         diffs = [f"{ms3(c - b):+.3f}" for b, c in (figures[m] for m in metrics[1:])]
         table.add_row([*key, f"{ms3(base):.3f}", f"{ms3(comp):.3f}", f"{ms3(comp - base):+.3f}", _pct(base, comp),
-                       *diffs])
+                       *diffs, *([step_cell(figures.get(STEP))] if stepped else [])])
     noun = job_noun(u for u, _, _ in rows)
     table.title = TABLE_TITLE.format(noun) if timed else noun
     table.align = "c"
     return table.get_string()
+
+
+def step_cell(step: tuple[str, int] | None) -> str:
+    """A rank's largest waterfall step as the table shows it, "Matmul +0.030"; "-" where no step moved."""
+    if step is None:
+        return "-"
+    return f"{term_safe(cut_columns(step[0], STEP_NAME_COLUMNS))} {ms3(step[1]):+.3f}"
 
 
 def slowest(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str]]]
@@ -144,3 +182,49 @@ def job_line(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str]
     which = "" if cycle is None else f" cycle {cycle}"
     return (f"Job{which} (slowest rank per side): base rank {b_rank} {ms3(b_ns):.3f} ms -> comparison rank {c_rank} "
             f"{ms3(c_ns):.3f} ms ({ms3(c_ns - b_ns):+.3f} ms, {_pct(b_ns, c_ns)})")
+
+
+#: (rank, its computing change ns, the other ranks' median uncovered communication change ns, the other ranks)
+Straggler = tuple[int, int, float, list[int]]
+
+
+def straggler(rows: list[tuple[Unit, dict[str, Any] | None, list[str]]]) -> Straggler | None:
+    """The rank whose computing grew most where the other ranks' uncovered communication grew by about as much (a
+    synchronous job: they wait for it at the next collective), None otherwise. "About as much": the others' median
+    uncovered communication change is within half and one and a half times the rank's computing change, while the
+    others' median computing change is under half of it and the rank's own uncovered communication change under
+    half of theirs (a change all ranks share, as a slower network or a new kernel everywhere, names none). The
+    lowest rank on a tie. Of the ranks given (one job, one cycle), with a breakdown; two at least."""
+    timed = [(unit_rank(u), f) for u, f, _ in rows
+             if f is not None and "computing" in f and "uncovered_communication" in f]
+    if len(timed) < 2:
+        return None
+    grew = {r: (f["computing"][1] - f["computing"][0],
+                f["uncovered_communication"][1] - f["uncovered_communication"][0]) for r, f in timed}
+    rank = max(grew, key=lambda r: (grew[r][0], -r))
+    computing, own_wait = grew[rank]
+    others = [d for r, d in grew.items() if r != rank]
+    names = [r for r in grew if r != rank]
+    wait = median(w for _, w in others)
+    if computing <= 0 or not computing <= 2 * wait <= 3 * computing:
+        return None
+    if 2 * median(c for c, _ in others) >= computing or 2 * own_wait >= wait:
+        return None
+    return rank, computing, wait, names
+
+
+def straggler_lines(rows: list[tuple[Unit, dict[str, Any] | None, list[str]]]) -> list[str]:
+    """The ``straggler`` line of each cycle of ranks (of the job, ranks without cycles): "Likely straggler: rank 0,
+    Computing +1.000 ms; rank 1's Uncovered Communication +1.000 ms (waiting on it)"; none where none is found."""
+    lines = []
+    for cycle, of_cycle in cycles_of(rows).items():
+        found = straggler(of_cycle)
+        if found is None:
+            continue
+        rank, computing, wait, others = found
+        which = "" if cycle is None else f" of cycle {cycle}"
+        waiting = f"rank {others[0]}'s" if len(others) == 1 else f"the other {len(others)} ranks'"
+        median_word = "" if len(others) == 1 else "median; "
+        lines.append(f"Likely straggler{which}: rank {rank}, Computing {ms3(computing):+.3f} ms; {waiting} Uncovered "
+                     f"Communication {ms3(wait):+.3f} ms ({median_word}waiting on it)")
+    return lines

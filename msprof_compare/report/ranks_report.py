@@ -22,7 +22,7 @@ from ..units import RankCycle, Unit, job_noun, unit_order
 from .excel import render
 from .json_report import change, clean, document_head, document_text, text_part
 from .output import FILE_PREFIX, Part, output_target, utc_now, write_new_files
-from .ranks_console import cycles_of, job_lines, shown_metrics, slowest
+from .ranks_console import STEP, cycles_of, job_lines, shown_metrics, slowest, straggler, straggler_lines
 
 #: The sheet's name: "Cycles" for a single device's cycles (``job_name``).
 SHEET_NAME = "Ranks"
@@ -84,6 +84,10 @@ def overview(rows: list[Row], inputs: Mapping[Unit, tuple[str, str]], job: tuple
             # diff: an unknown time, not 0 ms (it read INF, or 0.00 %, a comparison that took no time)
             e2e = record["e2e"]
             e2e["diff_ratio"] = None if e2e["diff_ns"] is None else clean(ratio_of(base / 1e6, comp / 1e6))
+            if STEP in figures:  # the breakdown's waterfall step that moved most, null where none moved
+                step = figures[STEP]
+                record["largest_step"] = None if step is None else {
+                    "step": step[0], "diff_ns": step[1], "diff_ms": step[1] / 1e6}
         record["regressed"] = VERDICTS[gates[rank]] if pct is not None and gates is not None else None
         records.append(record)
     lines = job_lines(rows)
@@ -96,6 +100,8 @@ def overview(rows: list[Row], inputs: Mapping[Unit, tuple[str, str]], job: tuple
         "ranks": records,
         "job": _job(rows),
         "job_line": "; ".join(lines) or None,
+        "straggler": _straggler(rows),
+        "straggler_line": "; ".join(straggler_lines(rows)) or None,
         "not_compared": None if not_compared is None else [
             {**_unit(rank), "only_in": _only_in(paths), "base_path": paths[0], "comparison_path": paths[1]}
             for rank, paths in sorted(not_compared.items(), key=lambda item: unit_order(item[0]))],
@@ -123,6 +129,22 @@ def _job(rows: list[Row]) -> dict[str, Any] | list[dict[str, Any]] | None:
     records = [{**({} if cycle is None else {"cycle": cycle}), "base_rank": job[0][0], "comparison_rank": job[1][0],
                 **change(job[0][1], job[1][1])} for cycle, job in found.items() if job is not None]
     if None in found:  # ranks alone: the one job
+        return records[0] if records else None
+    return records or None
+
+
+def _straggler(rows: list[Row]) -> dict[str, Any] | list[dict[str, Any]] | None:
+    """The likely straggler (``ranks_console.straggler``): a record (ranks alone) or a record per cycle where one is
+    found (a schedule's cycles), None where none is."""
+    records = []
+    for cycle, of_cycle in cycles_of(rows).items():
+        found = straggler(of_cycle)
+        if found is not None:
+            rank, computing, wait, others = found
+            records.append({**({} if cycle is None else {"cycle": cycle}), "rank": rank,
+                            "computing_diff_ns": computing, "computing_diff_ms": computing / 1e6,
+                            "other_ranks": others, "others_uncovered_communication_diff_ms": clean(wait / 1e6)})
+    if None in cycles_of(rows):
         return records[0] if records else None
     return records or None
 
@@ -167,6 +189,14 @@ def sheet(document: dict[str, Any]) -> RanksSheet:
         # the threshold as the gate's line states it, the decimal each verdict judges by
         columns.append(Column(f"Regressed (> {threshold_text(document['fail_on_regression'])}%)", STYLE_TEXT, 24))
         data.append([_VERDICT_TEXT[r["regressed"]] if "regressed" in r else None for r in records])
+    if any("largest_step" in r for r in compared):  # what drove each rank's change: name, then its change
+        steps = [r.get("largest_step") for r in records]
+        names = [s["step"] if s else None for s in steps]
+        columns.append(Column("Largest Step", STYLE_TEXT, min(max([14, *(text_width(n) + 2 for n in names if n)]),
+                                                               _STEP_MAX_WIDTH)))
+        data.append(names)
+        columns.append(Column("Largest Step Diff(ms)", STYLE_MS3, 23))
+        data.append([s["diff_ms"] if s else None for s in steps])
     links: dict[tuple[int, int], str] = {}
     for kind, ext in (("Workbook", ".xlsx"), ("JSON Report", ".json")):
         names = [next((n for n in r.get("reports", ()) if n.lower().endswith(ext)), "") for r in records]
@@ -212,10 +242,12 @@ def _note(document: dict[str, Any]) -> str:
     narrowed; a few of many, as every listed rank has its row) and the job's line."""
     selected = document["rank_list"]
     said = [f"Ranks selected: {short_list(selected, _LISTED, escape=False)}" if selected is not None else "",
-            document["job_line"] or ""]
+            document["job_line"] or "", document.get("straggler_line") or ""]
     return "; ".join(part for part in said if part)
 
 
+#: The widest the Largest Step column grows (a communication group's name can be long; the cell keeps it whole).
+_STEP_MAX_WIDTH = 60
 #: How many ids of ``rank_list`` row 2 names (``_note``): a long list would take rows of its own.
 _LISTED = 32
 
