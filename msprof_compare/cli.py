@@ -698,7 +698,7 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
     _compare_ranks(log, pairs, params, output, stamp, explicit, rows, gates, starting,
                    RankNotices(list(pairs.values())), heads)
     _print(render_ranks(rows))
-    for line in job_lines(rows):  # one per cycle of a schedule's cycles, none for a single device's
+    for line in job_lines(rows, rank_list):  # one per cycle of a schedule's cycles, none for a single device's
         _print(line)
     for line in straggler_lines(rows):
         _print(line)

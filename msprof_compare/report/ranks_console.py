@@ -14,7 +14,7 @@ from prettytable import PrettyTable
 
 from ..compare.gate import e2e_ns
 from ..compare.table import ms3
-from ..textsafe import cut_columns, term_safe
+from ..textsafe import cut_columns, short_list, term_safe
 from ..units import RankCycle, Unit, job_noun, unit_label, unit_rank
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -166,22 +166,32 @@ def cycles_of(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str
     return grouped
 
 
-def job_lines(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str]]]) -> list[str]:
+def job_lines(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str]]],
+              selected: tuple[int, ...] | None = None) -> list[str]:
     """The job's line (``job_line``) of each cycle of ranks, ``Job cycle k (...)``; the one line of ranks without
-    cycles; none for a single device's cycles."""
-    return [line for cycle, of_cycle in cycles_of(rows).items() if (line := job_line(of_cycle, cycle))]
+    cycles; none for a single device's cycles. ``selected``: the ranks ``--rank_list`` selected, which the lines
+    name (their slowest ranks are of those alone); None: all."""
+    return [line for cycle, of_cycle in cycles_of(rows).items() if (line := job_line(of_cycle, cycle, selected))]
 
 
-def job_line(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str]]], cycle: int | None = None) -> str:
+#: How many ids of ``--rank_list`` the job's line names (``job_line``).
+_SELECTED_LISTED = 8
+
+
+def job_line(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str]]], cycle: int | None = None,
+             selected: tuple[int, ...] | None = None) -> str:
     """The slowest rank of each side (``slowest``) and the change between them, "" without figures; of one cycle's
-    ranks where ``cycle`` is given."""
+    ranks where ``cycle`` is given; "of ranks 0, 3 selected" ("of rank 1 selected") where ``selected``
+    (``--rank_list``) narrowed the job: the job's slowest rank may be one left out."""
     job = slowest(rows)
     if job is None:
         return ""
     (b_rank, b_ns), (c_rank, c_ns) = job
     which = "" if cycle is None else f" cycle {cycle}"
-    return (f"Job{which} (slowest rank per side): base rank {b_rank} {ms3(b_ns):.3f} ms -> comparison rank {c_rank} "
-            f"{ms3(c_ns):.3f} ms ({ms3(c_ns - b_ns):+.3f} ms, {_pct(b_ns, c_ns)})")
+    noun = "" if selected is None else "rank" if len(selected) == 1 else "ranks"
+    of = "" if selected is None else f" of {noun} {short_list(list(selected), _SELECTED_LISTED)} selected"
+    return (f"Job{which} (slowest rank per side{of}): base rank {b_rank} {ms3(b_ns):.3f} ms -> comparison rank "
+            f"{c_rank} {ms3(c_ns):.3f} ms ({ms3(c_ns - b_ns):+.3f} ms, {_pct(b_ns, c_ns)})")
 
 
 #: (rank, its computing change ns, the other ranks' median uncovered communication change ns, the other ranks)

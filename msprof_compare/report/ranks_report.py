@@ -90,7 +90,7 @@ def overview(rows: list[Row], inputs: Mapping[Unit, tuple[str, str]], job: tuple
                     "step": step[0], "diff_ns": step[1], "diff_ms": step[1] / 1e6}
         record["regressed"] = VERDICTS[gates[rank]] if pct is not None and gates is not None else None
         records.append(record)
-    lines = job_lines(rows)
+    lines = job_lines(rows)  # without the console's "of ranks 0, 3 selected": rank_list (row 2: Ranks selected)
     return {
         **document_head(SCHEMA_ID, SCHEMA_VERSION, now),
         "base_path": job[0],
