@@ -695,9 +695,12 @@ def _execute_ranks(log: logging.Logger, base: str, comparison: str, params: dict
     def starting(rank: Unit) -> None:
         log.info("%s: comparing %s with %s", unit_label(rank), *pairs[rank])
 
+    breakdowns: list[bool] = []
     _compare_ranks(log, pairs, params, output, stamp, explicit, rows, gates, starting,
-                   RankNotices(list(pairs.values())), heads)
+                   RankNotices(list(pairs.values())), heads, breakdowns)
     _print(render_ranks(rows))
+    if rows and not any(breakdowns):  # a table of report names alone: say why it has no figure
+        _print(NO_FIGURES)
     for line in job_lines(rows, rank_list):  # one per cycle of a schedule's cycles, none for a single device's
         _print(line)
     for line in straggler_lines(rows):
@@ -738,9 +741,10 @@ def _write_overview(log: logging.Logger, rows: list[tuple[Unit, Any, list[str]]]
 def _compare_ranks(log: logging.Logger, pairs: dict[Unit, tuple[str, str]], params: dict[str, Any], output: str,
                    stamp: str, explicit: bool, rows: list[tuple[Unit, Any, list[str]]],
                    gates: list[tuple[Unit, int]], starting: Callable[[Unit], object],
-                   notices: RankNotices, heads: TraceHeads) -> None:
-    """The ranks' compares, reports and lines, in rank order, appending to ``rows`` and ``gates``; ``notices``
-    (``logs.RankNotices``) judges a rank's report lines as its compare's (``api.rank_results``)."""
+                   notices: RankNotices, heads: TraceHeads, breakdowns: list[bool] | None = None) -> None:
+    """The ranks' compares, reports and lines, in rank order, appending to ``rows`` and ``gates`` (and to
+    ``breakdowns`` whether each rank's compare made a time breakdown); ``notices`` (``logs.RankNotices``) judges a
+    rank's report lines as its compare's (``api.rank_results``)."""
     from .api import judge_regression, rank_results
     from .options import CLI_FACE
     from .report import deliver
@@ -757,6 +761,8 @@ def _compare_ranks(log: logging.Logger, pairs: dict[Unit, tuple[str, str]], para
                                                 create=not any(paths for _, _, paths in rows))
                 figures = rank_figures(result)
                 rows.append((rank, figures, written))
+                if breakdowns is not None:
+                    breakdowns.append(result.options.time_breakdown)
                 _print(rank_line(rank, figures, written))
                 if result.options.fail_on_regression is not None:
                     code, message = judge_regression(result, result.options.fail_on_regression, CLI_FACE)
@@ -770,6 +776,12 @@ def _compare_ranks(log: logging.Logger, pairs: dict[Unit, tuple[str, str]], para
     except _STOPS:
         _reports_stay(log, rows)
         raise
+
+
+#: Under the rank table of a run without a time breakdown (only --enable_communication_compare, say): why it lists
+#: report names alone, and what makes the figures.
+NO_FIGURES = ("No time per rank: --enable_profiling_compare (or --fail_on_regression) makes the time breakdown; "
+              "the rank reports hold what was compared")
 
 
 def _job_within(rows: list[tuple[Unit, Any, list[str]]], pct: Any) -> str:

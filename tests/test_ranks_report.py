@@ -305,6 +305,22 @@ def test_profiling_off_lists_ranks_and_reports(capsys, tmp_path):
                                     "comparison_path": None}]
     assert validate(doc, SCHEMA) == []
     assert f"Ranks overview: {tmp_path / names[1]}\n" in out
+    # the table of report names says why it holds no figure, and what makes them
+    assert f"| {names[0]} |\n" in out and "\nNo time per rank: --enable_profiling_compare (or " \
+        "--fail_on_regression) makes the time breakdown; the rank reports hold what was compared\n" in out
+
+
+def test_only_communication_compare_says_why_the_ranks_have_no_figure(capsys, tmp_path):
+    """--enable_communication_compare alone: a table of reports, then once the line saying why it has no figure;
+    with the gate too (its own breakdown: E2E figures and the job line) the line is not printed."""
+    code, out, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(tmp_path / "comm"),
+                                "--enable_communication_compare")
+    assert code == 0, err
+    assert out.count("No time per rank: ") == 1 and "Job (" not in out
+    code, out, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(tmp_path / "gate"),
+                                "--enable_communication_compare", "--fail_on_regression", "50")
+    assert code == 0, err
+    assert "No time per rank" not in out and "Job (slowest rank per side): " in out
 
 
 def test_a_rank_one_folder_alone_holds_is_listed_not_compared(tmp_path):
