@@ -868,3 +868,29 @@ def test_force_takes_the_overview_where_the_rank_reports_go(capsys, tmp_path):
                                 "--enable_api_compare", "--output_format", "json")
     assert code == 0, err
     assert sorted(bool(OVERVIEW.match(p.name)) for p in tmp_path.iterdir()) == [False, False, True]
+
+
+def test_straggler_and_largest_step_records_per_cycle_follow_the_schema():
+    """The overview of a schedule's cycles of ranks, made from figures by hand: cycle 1's rank 1 computes 1 ms longer
+    while rank 0 waits as long (a straggler record with its cycle), cycle 2 moves nothing (no record, its ranks'
+    largest_step null); the row-2 note carries the straggler line after the job lines."""
+    from msprof_compare.report.ranks_report import overview, sheet
+
+    def figures(computing: int, waiting: int, step: tuple[str, int] | None) -> dict:
+        return {"e2e": (100_000_000, 100_000_000 + computing + waiting), "computing": (10, 10 + computing),
+                "uncovered_communication": (50, 50 + waiting), "free": (40, 40), "step": step}
+
+    ms = 1_000_000
+    rows = [(RankCycle(0, 1), figures(0, ms, ("Group 0 Communication (uncovered)", ms)), []),
+            (RankCycle(1, 1), figures(ms, 0, ("Matmul", ms)), []),
+            (RankCycle(0, 2), figures(0, 0, None), []), (RankCycle(1, 2), figures(0, 0, None), [])]
+    doc = overview(rows, {u: ("b", "c") for u, _, _ in rows}, ("B", "C"))
+    assert validate(doc, SCHEMA) == []
+    assert doc["straggler"] == [{"cycle": 1, "rank": 1, "computing_diff_ns": ms, "computing_diff_ms": 1.0,
+                                 "other_ranks": [0], "others_uncovered_communication_diff_ms": 1.0}]
+    assert [r["largest_step"] for r in doc["ranks"]] == [
+        {"step": "Group 0 Communication (uncovered)", "diff_ns": ms, "diff_ms": 1.0},
+        {"step": "Matmul", "diff_ns": ms, "diff_ms": 1.0}, None, None]
+    line = ("Likely straggler of cycle 1: rank 1, Computing +1.000 ms; rank 0's Uncovered Communication +1.000 ms "
+            "(waiting on it)")
+    assert doc["straggler_line"] == line and sheet(doc).note.endswith(f"; {line}")
