@@ -17,7 +17,7 @@ import subprocess
 import sys
 import weakref
 from dataclasses import replace
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from unittest.mock import ANY
 
@@ -310,17 +310,50 @@ def test_profiling_off_lists_ranks_and_reports(capsys, tmp_path):
         "--fail_on_regression) makes the time breakdown; the rank reports hold what was compared\n" in out
 
 
-def test_only_communication_compare_says_why_the_ranks_have_no_figure(capsys, tmp_path):
-    """--enable_communication_compare alone: a table of reports, then once the line saying why it has no figure;
-    with the gate too (its own breakdown: E2E figures and the job line) the line is not printed."""
-    code, out, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(tmp_path / "comm"),
-                                "--enable_communication_compare")
+def _hccl_ns(folder: Path, rank: int) -> int:
+    """The rank's communication time from its raw trace_view.json: the HCCL lane's hcom_ ops' durations summed (us,
+    exact decimals), in whole ns."""
+    events = json.loads((folder / f"rank{rank}_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_bytes(),
+                        parse_float=Decimal)
+    process = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
+    us = sum(Decimal(str(e["dur"])) for e in events if e.get("ph") == "X" and process.get(e["pid"]) == "HCCL"
+             and e["name"].startswith("hcom_"))
+    return int((us * 1000).quantize(Decimal(1), ROUND_HALF_UP))
+
+
+def test_only_communication_compare_shows_each_ranks_communication_and_says_why_no_time(capsys, tmp_path):
+    """--enable_communication_compare alone, text level0 -> level1: no time breakdown, so each rank's line, the table
+    and the overview hold its communication time (the sums CommunicationCompare made), which the raw traces' HCCL
+    ops give (rank 0 85.517 -> 105.992 ms), then once the line saying why there is no time; with the gate too (its
+    own breakdown: E2E figures and the job line) neither."""
+    out_dir = tmp_path / "comm"
+    code, out, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(out_dir),
+                                "--enable_communication_compare", "--output_format", "json")
     assert code == 0, err
     assert out.count("No time per rank: ") == 1 and "Job (" not in out
+    assert "Ranks: Communication Time and Diff (ms)" in out
+    (overview_path,) = out_dir.glob("performance_comparison_result_ranks_*.json")
+    doc = json.loads(overview_path.read_text())
+    assert validate(doc, SCHEMA) == []
+    for rank in (0, 1):
+        b, c = _hccl_ns(TEXT0, rank), _hccl_ns(TEXT1, rank)
+        record = doc["ranks"][rank]
+        # the op rows' sums, to the ns: within 1 ns of the raw traces' exact ones (rank 1's base 68605711 ns of
+        # 68605.71078125 us reads 68605712, the sum of the rows' rounded totals)
+        got = record["communication"]
+        assert abs(got["base_ns"] - b) <= 1 and abs(got["comparison_ns"] - c) <= 1, (got, b, c)
+        assert got["diff_ns"] == got["comparison_ns"] - got["base_ns"] and "e2e" not in record
+        cells = [f"{b / 1e6:.3f}", f"{c / 1e6:.3f}", f"{(c - b) / 1e6:+.3f}", f"{(c - b) / b * 100:+.2f}%",
+                 record["reports"][0]]
+        assert f"| {rank:^4} | " in out and any(
+            [x.strip() for x in ln.strip("|").split("|")] == [str(rank), *cells] for ln in out.splitlines())
+        assert f"rank {rank}: communication {cells[0]} ms -> {cells[1]} ms ({cells[2]} ms, {cells[3]}), " in out
+    assert (_hccl_ns(TEXT0, 0), _hccl_ns(TEXT1, 0)) == (85_516_889, 105_991_878)  # the figures the docs quote
     code, out, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(tmp_path / "gate"),
                                 "--enable_communication_compare", "--fail_on_regression", "50")
     assert code == 0, err
-    assert "No time per rank" not in out and "Job (slowest rank per side): " in out
+    assert "No time per rank" not in out and "Communication Time and Diff" not in out
+    assert "Job (slowest rank per side): " in out
 
 
 def test_a_rank_one_folder_alone_holds_is_listed_not_compared(tmp_path):

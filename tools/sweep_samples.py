@@ -833,6 +833,15 @@ def _rank_ns(doc: dict) -> dict[str, tuple[int, int]] | None:
                 round((rows.get(m, none)["Duration(ms).1"] or 0) * 10**6)) for m in RANK_METRICS}
 
 
+def _rank_comm(doc: dict | None) -> tuple[int, int] | None:
+    """(base ns, comparison ns) of the report's `summary.communication` where both sides recorded communication: the
+    rank line, table and overview figures of a unit compared without a time breakdown; None otherwise."""
+    comm = ((doc or {}).get("summary") or {}).get("communication")
+    if not comm or not (comm.get("base_recorded") and comm.get("comparison_recorded")):
+        return None
+    return round(comm["base_ms"] * 1e6), round(comm["comparison_ms"] * 1e6)
+
+
 def _largest_step(doc: dict) -> tuple[str, int] | None:
     """(name, delta ns) of the step of the report's `summary.waterfall` (its start and end rows aside) of the largest
     absolute Delta(ns), the first on a tie; None where no step moved: the rank table's and overview's largest step."""
@@ -989,6 +998,9 @@ def check_rank_run(r: dict, folders: tuple[dict[Unit, str], dict[Unit, str]], si
     if len({t for _, t in names.values()}) > 1:
         bad.append(f"several timestamps: {sorted({t for _, t in names.values()})}")
     timed = []
+    # without a time breakdown, each unit's communication totals (its report's summary.communication), where any has
+    comms = {k: _rank_comm(reports[names[k][0]]) for k in names if _rank_ns(reports[names[k][0]] or {}) is None}
+    shown = any(c is not None for c in comms.values())
     for k in sorted(names, key=unit_order):
         doc, single = reports[names[k][0]], singles.get(k, (None, None, None))[2]
         label = unit_label(k)
@@ -1005,8 +1017,12 @@ def check_rank_run(r: dict, folders: tuple[dict[Unit, str], dict[Unit, str]], si
         path = str(Path(r["dir"]) / names[k][0])
         ns = _rank_ns(doc)
         key = _unit_cells(k)
-        if ns is None:
-            line, cells = f"{label}: {path}", [*key[1:], names[k][0]]
+        if ns is None and (pair := comms.get(k)) is not None:
+            b, c = pair
+            line = f"{label}: communication {_ms(b)} ms -> {_ms(c)} ms ({_ms(c - b, True)} ms, {_pct(b, c)}), {path}"
+            cells = [*key[1:], _ms(b), _ms(c), _ms(c - b, True), _pct(b, c), names[k][0]]
+        elif ns is None:
+            line, cells = f"{label}: {path}", [*key[1:], *(["-"] * 4 if shown else []), names[k][0]]
         else:
             (b, c), diffs = ns["E2E Time"], [_ms(c - b, True) for b, c in (ns[m] for m in RANK_METRICS[1:] if m in ns)]
             line = f"{label}: E2E {_ms(b)} ms -> {_ms(c)} ms ({_ms(c - b, True)} ms, {_pct(b, c)}), {path}"
@@ -1126,6 +1142,9 @@ def check_overview(r: dict, overviews: list[str], names: dict[Unit, tuple[str, s
         got = {m: (x[key]["base_ns"], x[key]["comparison_ns"]) for m, key in keys.items() if key in x} or None
         if got != ns:
             bad.append(f"job overview {label}: {got} != the rank report's {ns}")
+        comm = _rank_comm(reports[names[k][0]]) if ns is None else None
+        if (lambda g: None if g is None else (g["base_ns"], g["comparison_ns"]))(x.get("communication")) != comm:
+            bad.append(f"job overview {label}: communication {x.get('communication')!r:.200} != {comm}")
         step = _largest_step(reports[names[k][0]] or {}) if ns is not None and len(ns) > 1 else "absent"
         if x.get("largest_step", "absent") != (step if step in (None, "absent") else {
                 "step": step[0], "diff_ns": step[1], "diff_ms": step[1] / 1e6}):

@@ -31,6 +31,9 @@ STEP_HEADER = "Largest Step (ms)"
 #: The widest a step's name shows in the table (a communication group's name can be long): the table stays
 #: within about 160 columns; the overview sheet and JSON hold the name whole.
 STEP_NAME_COLUMNS = 34
+#: The table's title and columns where the ranks hold communication alone (``COMMUNICATION``), before Report.
+COMMUNICATION_TITLE = "{}: Communication Time and Diff (ms)"
+COMMUNICATION_HEADERS = ("Base Communication", "Comparison Communication", "Diff", "Diff %")
 HEADERS = ("Rank", "Base E2E", "Comparison E2E", "Diff", "Diff %", "Computing Diff", "Uncovered Communication Diff",
            "Free Diff")
 
@@ -48,12 +51,35 @@ def rank_figures(result: CompareResult) -> dict[str, Any] | None:
     frame = result.frames.get("overall")
     if frame is None or not len(frame):
         pair = e2e_ns(result)
-        return None if pair is None else {"e2e": pair}
+        return communication_figures(result) if pair is None else {"e2e": pair}
     rows = frame[frame["metric"].isin(METRICS)]
     ns = {(s, m): int(v) for s, m, v in zip(rows["side"], rows["metric"], rows["ns"], strict=True)}
     figures: dict[str, Any] = {m: (ns[("base", m)], ns[("comparison", m)]) for m in METRICS}
     figures[STEP] = largest_step(result.frames.get("waterfall"))
     return figures
+
+
+#: The key of a rank's figures without a time breakdown (no "e2e") holding its communication time: (base ns,
+#: comparison ns), the sums of CommunicationCompare's op rows (``--enable_communication_compare`` alone).
+COMMUNICATION = "communication"
+
+
+def communication_figures(result: CompareResult) -> dict[str, Any] | None:
+    """{``COMMUNICATION``: (base ns, comparison ns)} of a compare without a time breakdown whose
+    CommunicationCompare recorded communication on both sides (its ``summary.communication`` totals, the figures
+    the single run's communication line states); None otherwise: the table then lists reports alone."""
+    totals = result.frames.get("communication")
+    if totals is None or not len(totals):
+        return None
+    row = totals.iloc[0]
+    if not (row.get("base_recorded") and row.get("comparison_recorded")):
+        return None
+    return {COMMUNICATION: (round(float(row["base_ms"]) * 1e6), round(float(row["comparison_ms"]) * 1e6))}
+
+
+def timed(figures: dict[str, Any] | None) -> bool:
+    """Whether a rank's figures hold an E2E time (the table's, the job line's); not those of communication alone."""
+    return figures is not None and "e2e" in figures
 
 
 def largest_step(waterfall: Any) -> tuple[str, int] | None:
@@ -76,10 +102,14 @@ def _pct(base: int, comp: int) -> str:
 
 
 def rank_line(rank: Unit, figures: dict[str, tuple[int, int]] | None, reports: list[str]) -> str:
-    """The line printed as a rank (or a cycle: ``units.unit_label``) finishes: its E2E base -> comparison, the
-    change, the reports written."""
+    """The line printed as a rank (or a cycle: ``units.unit_label``) finishes: its E2E base -> comparison (its
+    communication time without a time breakdown, ``COMMUNICATION``), the change, the reports written."""
     written = ", ".join(term_safe(p) for p in reports) or "no report (no sheet has rows)"
-    if figures is None:
+    if figures is not None and COMMUNICATION in figures:
+        base, comp = figures[COMMUNICATION]
+        return (f"{unit_label(rank)}: communication {ms3(base):.3f} ms -> {ms3(comp):.3f} ms "
+                f"({ms3(comp - base):+.3f} ms, {_pct(base, comp)}), {written}")
+    if not timed(figures):
         return f"{unit_label(rank)}: {written}"
     base, comp = figures["e2e"]
     return (f"{unit_label(rank)}: E2E {ms3(base):.3f} ms -> {ms3(comp):.3f} ms ({ms3(comp - base):+.3f} ms, "
@@ -104,8 +134,9 @@ def unit_columns(units: list[Unit]) -> tuple[list[str], list[list[int | None]]]:
 def render_ranks(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str]]]) -> str:
     """The table over ranks, one row per (rank, figures, reports): their figures (E2E and the changes of the other
     metrics they hold), or their reports without any (no time breakdown; with figures the rank lines name the
-    reports). Units of cycles are named by a Cycle column after Rank (``unit_columns``); a single device's cycles
-    title the table "Cycles" (``units.job_noun``)."""
+    reports), beside each side's communication time and its change where some rank holds it (``COMMUNICATION``).
+    Units of cycles are named by a Cycle column after Rank (``unit_columns``); a single device's cycles title the
+    table "Cycles" (``units.job_noun``)."""
     metrics = shown_metrics([f for _, f, _ in rows])
     timed = bool(metrics)
     stepped = any(f is not None and STEP in f for _, f, _ in rows)
@@ -113,10 +144,14 @@ def render_ranks(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[
     headers = [*named, *HEADERS[1:5], *(h for m, h in zip(METRICS[1:], HEADERS[5:], strict=True) if m in metrics),
                *([STEP_HEADER] if stepped else [])]
     table = PrettyTable()
-    table.field_names = headers if timed else [*named, "Report"]
+    communication = not timed and any(f is not None and COMMUNICATION in f for _, f, _ in rows)
+    table.field_names = headers if timed else [*named, *(COMMUNICATION_HEADERS if communication else ()), "Report"]
     for key, (_, figures, reports) in zip(keys, rows, strict=True):
         if not timed:
-            table.add_row([*key, ", ".join(term_safe(os.path.basename(p)) for p in reports) or "-"])
+            pair = (figures or {}).get(COMMUNICATION)
+            cells = [] if not communication else ["-"] * 4 if pair is None else [
+                f"{ms3(pair[0]):.3f}", f"{ms3(pair[1]):.3f}", f"{ms3(pair[1] - pair[0]):+.3f}", _pct(*pair)]
+            table.add_row([*key, *cells, ", ".join(term_safe(os.path.basename(p)) for p in reports) or "-"])
             continue
         if figures is None:  # cannot happen in one run (the options are the same), kept for safety
             table.add_row([*key, *["-"] * (len(headers) - len(key))])
@@ -126,7 +161,7 @@ def render_ranks(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[
         table.add_row([*key, f"{ms3(base):.3f}", f"{ms3(comp):.3f}", f"{ms3(comp - base):+.3f}", _pct(base, comp),
                        *diffs, *([step_cell(figures.get(STEP))] if stepped else [])])
     noun = job_noun(u for u, _, _ in rows)
-    table.title = TABLE_TITLE.format(noun) if timed else noun
+    table.title = TABLE_TITLE.format(noun) if timed else COMMUNICATION_TITLE.format(noun) if communication else noun
     table.align = "c"
     return table.get_string()
 
@@ -143,11 +178,11 @@ def slowest(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str]]
     """((rank, E2E ns) of the base, the same of the comparison): the slowest rank of each side, the largest E2E, the
     lowest rank on a tie (a synchronous job's step time is its slowest rank's); None without figures. The job line
     and the job overview file (report/ranks_report.py) both take the job's figures from here."""
-    timed = [(unit_rank(rank), f["e2e"]) for rank, f, _ in rows if f is not None]
-    if not timed:
+    times = [(unit_rank(rank), f["e2e"]) for rank, f, _ in rows if timed(f)]
+    if not times:
         return None
-    b_rank, (b_ns, _) = max(timed, key=lambda t: (t[1][0], -t[0]))
-    c_rank, (_, c_ns) = max(timed, key=lambda t: (t[1][1], -t[0]))
+    b_rank, (b_ns, _) = max(times, key=lambda t: (t[1][0], -t[0]))
+    c_rank, (_, c_ns) = max(times, key=lambda t: (t[1][1], -t[0]))
     return (b_rank, b_ns), (c_rank, c_ns)
 
 

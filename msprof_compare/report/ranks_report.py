@@ -22,7 +22,17 @@ from ..units import RankCycle, Unit, job_noun, unit_order
 from .excel import render
 from .json_report import change, clean, document_head, document_text, text_part
 from .output import FILE_PREFIX, Part, output_target, utc_now, write_new_files
-from .ranks_console import STEP, cycles_of, job_lines, shown_metrics, slowest, straggler, straggler_lines
+from .ranks_console import (
+    COMMUNICATION,
+    STEP,
+    cycles_of,
+    job_lines,
+    shown_metrics,
+    slowest,
+    straggler,
+    straggler_lines,
+    timed,
+)
 
 #: The sheet's name: "Cycles" for a single device's cycles (``job_name``).
 SHEET_NAME = "Ranks"
@@ -31,9 +41,10 @@ SHEET_NAME = "Ranks"
 #: not take.
 SCHEMA_VERSION = 2
 SCHEMA_ID = f"urn:msprof-compare:ranks-schema:{SCHEMA_VERSION}"
-#: The metrics as the time distribution table names them (``ranks_console.METRICS``' order).
+#: The metrics as the time distribution table names them (``ranks_console.METRICS``' order), and the communication
+#: time of ranks compared without a time breakdown (``ranks_console.COMMUNICATION``: never beside the others).
 LABELS = {"e2e": "E2E", "computing": "Computing", "uncovered_communication": "Uncovered Communication",
-          "free": "Free"}
+          "free": "Free", COMMUNICATION: "Communication"}
 #: ``judge_regression``'s status as the rank's verdict: regressed, not regressed, not judged (no E2E time).
 VERDICTS = {3: True, 0: False, 1: None}
 _VERDICT_TEXT = {True: "yes", False: "no", None: "not judged (no E2E time)"}
@@ -76,7 +87,9 @@ def overview(rows: list[Row], inputs: Mapping[Unit, tuple[str, str]], job: tuple
     for rank, figures, reports in rows:
         record: dict[str, Any] = {**_unit(rank), "base_path": inputs[rank][0], "comparison_path": inputs[rank][1],
                                   "reports": [os.path.basename(p) for p in reports]}
-        if figures is not None:
+        if figures is not None and COMMUNICATION in figures:  # communication alone: its total of each side
+            record["communication"] = change(*figures[COMMUNICATION], zero_known=True)
+        if timed(figures):
             for metric in shown_metrics([figures]):
                 record[metric] = change(*figures[metric], zero_known=metric != "e2e")
             base, comp = figures["e2e"]
