@@ -433,3 +433,24 @@ def test_script_help_section_names_every_option_of_ours_the_script_takes() -> No
     assert ours >= {"--output_format", "--fail_on_regression"}
     for words in (said, glance):
         assert ours <= set(re.findall(r"`(--[a-z_]+)`", words)), words
+
+
+def test_readme_repeated_option_warning_and_exit_table_refusals(capsys: pytest.CaptureFixture, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README quotes the warning for an option given twice and lists in its exit-code table refusals this
+    tool adds (session 58): each quoted line is the tool's, each listed case exits with its row's status."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    warning = re.search(r"\(`(-o is given 2 times \('a', 'b'\): [^`]+)`\)", readme).group(1)
+    rows = {line.split(" | ", 1)[0].lstrip("| "): line for line in readme.splitlines() if line.startswith("| ")}
+    small = str(REPO / "tests" / "data" / "kineto" / "mi300_rccl_generic_excerpt.pt.trace.json")
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_inproc(capsys, "-bp", small, "-d", small, "--enable_api_compare", "-o", "a", "-o", "b")
+    assert code == 0 and f"[WARNING] {warning}\n" in err, err
+    assert not (tmp_path / "a").exists() and list((tmp_path / "b").glob("*.xlsx"))
+    for listed, output in (('`-o " "`', " "), ("`-o .xlsx`", ".xlsx"), ("a control character", "a\tb")):
+        assert listed in rows["2"]
+        code, _, err = run_inproc(capsys, "-bp", small, "-d", small, "-o", output)
+        assert code == 2 and err.count("error:") == 1, (output, err)
+    assert "a file named with a trailing `/`" in rows["1"]
+    code, _, err = run_inproc(capsys, "-bp", small + "/", "-d", small)
+    assert code == 1 and "a path ending in '/' names a folder" in err, err
