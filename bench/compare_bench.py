@@ -95,6 +95,7 @@ def floor_both(base: str, comp: str, side_files: list[str]) -> int:
     from itertools import compress
     from operator import attrgetter, not_
 
+    import numpy as np
     import pandas as pd
 
     from msprof_compare.loaders import traceio
@@ -109,7 +110,9 @@ def floor_both(base: str, comp: str, side_files: list[str]) -> int:
             read = list(compress(events, map(not_, map(frozenset("CM").__contains__, map(attrgetter("ph"), events)))))
             cols = {k: list(map(attrgetter(k), read)) for k in FLOOR_FIELDS[1:]}
             traceio.to_ns(cols["ts"], f, "ts")
-            traceio.to_ns(cols["dur"], f, "dur")
+            # complete events' durations, as the loaders read them (flows have none: ``traceio.durs_to_ns``)
+            timed = np.fromiter(map(attrgetter("ph"), read), dtype=object, count=len(read)) == "X"
+            traceio.durs_to_ns(cols["dur"], lambda v, f=f: (traceio.to_ns(v, f, "dur"), False), timed)
             n += len(events)
             del data, events, _top, read, cols
     for f in side_files:

@@ -53,6 +53,7 @@ import math
 import os
 import re
 from collections.abc import Callable
+from functools import partial
 from itertools import chain, compress, repeat
 from operator import attrgetter
 from typing import Any
@@ -184,6 +185,22 @@ class _Codes(dict):
 #: Flow categories the comparators read from an NPU text trace: operator -> task links and
 #: forward -> backward links. Other flows (HostToDevice, async_task_queue) feed no table.
 FLOW_CATS = ("async_npu", "fwdbwd")
+
+
+def _absent_durs(path: str, absent: np.ndarray, is_x: np.ndarray, device: np.ndarray, warnings: list[str]) -> None:
+    """Say the complete events without a ``dur`` (read as 0), device events (the hardware, HCCL and overlap lanes)
+    and host events apart; refuse a trace none of whose device tasks has one (flows and instant events have none by
+    design). No time breakdown can be made of it: computing and communication would read 0, the E2E all free
+    time against the other side's, a difference no run had."""
+    dev, host = is_x & device, is_x & ~device
+    n_dev, a_dev = int(dev.sum()), int((absent & dev).sum())
+    if n_dev and a_dev == n_dev:
+        raise ProfileError(path, f"none of the trace's {n_dev:,} device events (Ascend Hardware, HCCL, Overlap "
+                                 "Analysis lanes) has a 'dur' (their duration): no device time to compare")
+    note = traceio.absent_dur_note(path, {"device events": (a_dev, n_dev),
+                                          "host events": (int((absent & host).sum()), int(host.sum()))})
+    if note:
+        warnings.append(note)
 
 
 def _field(events: list, name: str) -> list:
@@ -329,14 +346,18 @@ def _select(path: str, data: bytes, events: list, opts: Options,
         if k.size != len(ev):
             ev = _pick(ev, keep)
         ts_vals, dur_vals = _field(ev, "ts"), _field(ev, "dur")
+        timed = is_x[cand][k]  # complete events: the ones whose "dur" any table reads
         if raw:  # times kept as text (traceio.RawTimesEvent): parsed exactly, then the unread ones checked
-            ts, dur = traceio.raw_times_to_ns(ts_vals, path, "ts"), traceio.raw_times_to_ns(dur_vals, path, "dur")
+            ts = traceio.raw_times_to_ns(ts_vals, path, "ts")
+            dur, _, absent = traceio.durs_to_ns(
+                dur_vals, lambda v: (traceio.raw_times_to_ns(v, path, "dur"), False), timed)
             read = np.zeros(len(events), dtype=bool)
             read[cand[k]] = True
             traceio.check_raw_ts(path, data, events, read)
         else:
-            (ts, ts_inexact), (dur, dur_inexact) = (traceio.times_to_ns(ts_vals, path, "ts"),
-                                                    traceio.times_to_ns(dur_vals, path, "dur"))
+            ts, ts_inexact = traceio.times_to_ns(ts_vals, path, "ts")
+            dur, dur_inexact, absent = traceio.durs_to_ns(
+                dur_vals, partial(traceio.times_to_ns, path=path, field="dur"), timed)
             inexact = ts_inexact, dur_inexact
             if any(inexact):  # the guess of ``decode_events(raw_ts=True)`` missed: a second, times-only decode
                 exact = traceio.exact_texts(path, data)
@@ -347,6 +368,8 @@ def _select(path: str, data: bytes, events: list, opts: Options,
         warnings.extend(duration_notes(path, *zero_odd_durations(dur)))
         traceio.check_ends(path, ts, dur)
         ph = ph[k]
+        if absent is not None:
+            _absent_durs(path, absent, timed, _among(pid[k], lane_pids), warnings)
         cols: dict[str, np.ndarray] = {
             # equal categories and names as one object each (``traceio.shared_texts``): the tables keep them per row
             "ph": ph, "cat": object_array(uniq)[codes[k]],

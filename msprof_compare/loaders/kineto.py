@@ -182,6 +182,8 @@ class _Events:
         #: the kernels' correlation ids (``_ids``) in frame order, read with their other args (``_reads_correlations``)
         self.kernel_correlations: np.ndarray | None = None
         self.too_long = 0  # events lasting over MAX_DURATION_NS (read as 0, reported once)
+        #: what the events whose ``dur`` was read are -> (how many had none, read as 0; how many there are)
+        self.absent_durs: dict[str, tuple[int, int]] = {}
 
     def where(self, cats: set | frozenset, ph: tuple[str, ...] | None) -> tuple[np.ndarray, list]:
         """(indices in file order, events) of the events whose lower-cased cat is in ``cats``
@@ -224,8 +226,9 @@ class _Events:
     def cat_lower_of(self, idx: np.ndarray) -> np.ndarray:
         return self.cat_of(idx, lower=True)
 
-    def columns(self, sub: list, fields: tuple[str, ...], idx: np.ndarray) -> dict[str, np.ndarray]:
-        """Numpy columns of selected events (names, ints, ns times); ``idx`` are their event indices."""
+    def columns(self, sub: list, fields: tuple[str, ...], idx: np.ndarray, what: str = "") -> dict[str, np.ndarray]:
+        """Numpy columns of selected events (names, ints, ns times); ``idx`` are their event indices, ``what``
+        names them where a ``dur`` is read (``absent_durs``)."""
         out: dict[str, np.ndarray] = {}
         n = len(sub)
         with traceio.gc_paused():
@@ -251,7 +254,8 @@ class _Events:
                 else:
                     # a dur float64 cannot hold to the ns is over 2e12 us, so read as 0 here (over a week) whatever
                     # its digits: no re-read for it
-                    out[f] = traceio.to_ns(vals, self.path, f)
+                    out[f], _, absent = traceio.durs_to_ns(vals, lambda v: (traceio.to_ns(v, self.path, "dur"), False))
+                    self.absent_durs[what] = (0 if absent is None else int(absent.sum()), n)
                     n_neg, n_long = zero_odd_durations(out[f])
                     self.negative += n_neg
                     self.too_long += n_long
@@ -325,6 +329,9 @@ def _load(layout: Any, opts: Options, path: str, data: bytes, events: list, top:
     if ev.ts_read is not None:  # RawTsEvents: the ts no loader parsed are checked still
         traceio.check_raw_ts(path, data, events, ev.ts_read)
     prof.warnings.extend(duration_notes(path, ev.negative, ev.too_long))
+    note = traceio.absent_dur_note(path, ev.absent_durs)
+    if note:
+        prof.warnings.append(note)
     return prof
 
 
@@ -363,7 +370,12 @@ def _load_kernels(prof: Profile, ev: _Events, comm: bool = False, corr: bool = F
         prof.extra["mtia"] = sorted(c for c in ev.first if c.lower().startswith("mtia_"))
         return
     ev.kernel_events = sub
-    cols = ev.columns(sub, ("name", "ts", "dur", "pid", "tid"), idx)
+    cols = ev.columns(sub, ("name", "ts", "dur", "pid", "tid"), idx, "kernels")
+    if ev.absent_durs["kernels"][0] == len(idx):
+        # every device figure would read 0 (computing, communication, kernel times) and the E2E all free time
+        # against the other side's: a breakdown made of no time at all, which names no real difference
+        raise ProfileError(ev.path, f"none of the trace's {len(idx):,} kernels has a 'dur' (their duration): "
+                                    "no device time to compare")
     if comm:  # tested once per distinct name, found as a set (equal names are mostly one object: ~10x cheaper than
         # numbering them, 4 against 40 ms for 78k kernels), as every trace with the communication comparison on pays it
         ev.collective_names = {n for n in set(cols["name"].tolist())
@@ -396,7 +408,7 @@ def _load_ops(prof: Profile, ev: _Events, with_args: bool, comm: bool = False, c
     idx, sub = ev.where(OP_CATS, ("X",))
     if not len(idx):
         return
-    cols = ev.columns(sub, ("name", "ts", "dur", "pid", "tid"), idx)
+    cols = ev.columns(sub, ("name", "ts", "dur", "pid", "tid"), idx, "host events")
     cols["cat"] = ev.cat_lower_of(idx)
     n = len(idx)
     if with_args:
@@ -636,4 +648,5 @@ def _load_python(prof: Profile, ev: _Events) -> None:
     idx, sub = ev.where(frozenset({"python_function"}), ("X",))
     if not len(idx):
         return
-    prof.python_functions = frame("python_functions", ev.columns(sub, ("name", "ts", "dur", "tid"), idx))
+    prof.python_functions = frame("python_functions", ev.columns(sub, ("name", "ts", "dur", "tid"), idx,
+                                                                      "Python functions"))

@@ -22,9 +22,9 @@ import os
 import re
 import zlib
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import accumulate, compress
-from operator import attrgetter
+from operator import attrgetter, not_
 from typing import Any, NamedTuple
 
 import msgspec
@@ -48,7 +48,7 @@ class Event(msgspec.Struct, gc=False):
     pid: int | str = 0
     tid: int | str = 0
     ts: _NUM | None = None  # None: absent (or null), an error for the events a loader reads
-    dur: _NUM = 0
+    dur: _NUM | msgspec.UnsetType = msgspec.UNSET  # UNSET: absent, read as 0 and counted (``durs_to_ns``)
     id: int | str | None = None
     args: msgspec.Raw = msgspec.Raw(b"")
 
@@ -74,17 +74,22 @@ class RawTsEvent(msgspec.Struct, gc=False):
     pid: int | str = 0
     tid: int | str = 0
     ts: msgspec.Raw = msgspec.Raw(b"null")
-    dur: _NUM = 0
+    dur: _NUM | msgspec.UnsetType = msgspec.UNSET
     id: int | str | None = None
     args: msgspec.Raw = msgspec.Raw(b"")
 
 
+#: ``RawTimesEvent.dur`` of an event without one: no JSON value is that text, and the float decode's checks
+#: (``check_raw_ts``) take it as a number, as ``Event`` takes an absent ``dur``; ``durs_to_ns`` reads it as 0
+ABSENT_RAW_DUR = msgspec.Raw(b"-")
+
+
 class RawTimesEvent(msgspec.Struct, gc=False):
-    """``Event`` with ``ts`` and ``dur`` kept as their JSON text (absent: ``null`` and ``0``, as ``Event``
-    reads them): what ``decode_events(raw_ts=True)`` returns for an event list (trace_view.json, a CANN
-    timeline) whose float timestamps lie beyond float64's ns precision. Both times are parsed from that
-    text (``raw_times_to_ns``), so an epoch-scale ``dur`` (a damaged one, read as 0 later) needs no second
-    decode of the file (``exact_texts``) either."""
+    """``Event`` with ``ts`` and ``dur`` kept as their JSON text (absent: ``null`` and ``ABSENT_RAW_DUR``, as
+    ``Event`` reads None and UNSET): what ``decode_events(raw_ts=True)`` returns for an event list
+    (trace_view.json, a CANN timeline) whose float timestamps lie beyond float64's ns precision. Both times
+    are parsed from that text (``raw_times_to_ns``), so an epoch-scale ``dur`` (a damaged one, read as 0
+    later) needs no second decode of the file (``exact_texts``) either."""
 
     ph: str = ""
     cat: str = ""
@@ -92,7 +97,7 @@ class RawTimesEvent(msgspec.Struct, gc=False):
     pid: int | str = 0
     tid: int | str = 0
     ts: msgspec.Raw = msgspec.Raw(b"null")
-    dur: msgspec.Raw = msgspec.Raw(b"0")
+    dur: msgspec.Raw = ABSENT_RAW_DUR
     id: int | str | None = None
     args: msgspec.Raw = msgspec.Raw(b"")
 
@@ -195,6 +200,61 @@ def raw_times_to_ns(raws: list[msgspec.Raw], path: str = "", field: str = "ts") 
     if inexact:
         ns = _exact_raw_ns(path, raws)
     return ns
+
+
+def durs_to_ns(values: list, convert: Callable[[list], tuple[np.ndarray, bool]],
+               timed: np.ndarray | None = None) -> tuple[np.ndarray, bool, np.ndarray | None]:
+    """``convert(values)`` (ns, inexact) of a ``dur`` column, and which values were absent from their events
+    (None: none), read as 0. ``timed``: the events that should have one (complete events; None: all); the
+    others' (flows, instant events) have none by design, read 0 as before and are not marked.
+
+    An absent ``dur`` decodes as a value no conversion takes (UNSET, ``ABSENT_RAW_DUR``), so a column with
+    none costs nothing more: only a refused one is looked through, and converted again with 0 in their place
+    (a refusal of any other value is raised as it was). The untimed events are split off first (C-level
+    ``compress``): a column of flows without ``dur`` would be refused every time."""
+    if timed is None or timed.all():
+        return _durs_to_ns(values, convert)
+    flags = timed.tolist()
+    ns = np.zeros(len(values), dtype=np.int64)
+    got, inexact, absent_timed = _durs_to_ns(list(compress(values, flags)), convert)
+    ns[timed] = got
+    rest = list(compress(values, map(not_, flags)))
+    if rest.count(_absent_mark(values)) != len(rest):  # untimed events with a dur: read as they were
+        got, rest_inexact, _ = _durs_to_ns(rest, convert)
+        ns[~timed] = got
+        inexact = inexact or rest_inexact
+    absent = None
+    if absent_timed is not None:
+        absent = np.zeros(len(values), dtype=bool)
+        absent[timed] = absent_timed
+    return ns, inexact, absent
+
+
+def _absent_mark(values: list) -> Any:
+    return ABSENT_RAW_DUR if values and type(values[0]) is msgspec.Raw else msgspec.UNSET
+
+
+def _durs_to_ns(values: list, convert: Callable[[list], tuple[np.ndarray, bool]]
+                ) -> tuple[np.ndarray, bool, np.ndarray | None]:
+    try:
+        return (*convert(values), None)
+    except ProfileError:
+        mark = _absent_mark(values)
+        if mark not in values:
+            raise
+        absent = np.fromiter((v == mark for v in values), dtype=bool, count=len(values))
+        zero = msgspec.Raw(b"0") if mark is ABSENT_RAW_DUR else 0
+        return (*convert([zero if a else v for v, a in zip(values, absent.tolist(), strict=True)]), absent)
+
+
+def absent_dur_note(path: str, counts: dict[str, tuple[int, int]]) -> str:
+    """The one warning line for a file's complete events without a ``dur`` (``counts``: what they are ->
+    (absent, all of them)), or "" when there are none."""
+    parts = [f"{a:,} of {n:,} {what}" for what, (a, n) in counts.items() if a]
+    if not parts:
+        return ""
+    return (f"{path}: complete events without a 'dur' ({', '.join(parts)}); read as 0 long, so their time "
+            "counts in no figure")
 
 
 def read_bytes(path: str, force: bool = False) -> bytes:

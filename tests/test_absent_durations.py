@@ -1,0 +1,138 @@
+"""Complete events ("X") without a "dur": read as 0, counted in one warning per file, and a trace none of whose
+device events has one refused (no time breakdown can be made of it).
+
+Cut at test time from real excerpts: tests/data/kineto/h100_timesformer_excerpt.pt.trace.json (TraceLens) and
+tests/data/npu/rank0_ascend_pt (msinsight level1 sample, see the README files there); only "dur" keys are removed.
+The expected durations are summed here from the excerpts' own JSON values.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from msprof_compare.api import Options, ProfileError, load_profile
+from msprof_compare.loaders.kineto import KERNEL_CATS
+from tests.cliutil import error_lines, run_inproc
+
+DATA = Path(__file__).parent / "data"
+TIMESFORMER = DATA / "kineto" / "h100_timesformer_excerpt.pt.trace.json"
+NPU = DATA / "npu" / "rank0_ascend_pt"
+DEVICE_LANES = ("Ascend Hardware", "HCCL", "Overlap Analysis")
+
+
+def _ns(us: float | str) -> int:
+    return int((Decimal(str(us)) * 1000).to_integral_value())
+
+
+def _kineto(tmp_path: Path, drop) -> tuple[Path, list[dict]]:
+    top = json.loads(TIMESFORMER.read_text())
+    for e in top["traceEvents"]:
+        if drop(e):
+            del e["dur"]
+    path = tmp_path / "cut.pt.trace.json"
+    path.write_text(json.dumps(top))
+    return path, top["traceEvents"]
+
+
+def _is_kernel(e: dict) -> bool:
+    return e.get("ph") == "X" and e.get("cat", "").lower() in KERNEL_CATS
+
+
+def test_kineto_kernels_and_ops_without_dur_read_as_0_and_said(tmp_path: Path) -> None:
+    kernels = [e for e in json.loads(TIMESFORMER.read_text())["traceEvents"] if _is_kernel(e)]
+    gone = [(e["name"], e["ts"]) for e in kernels[:3]]
+    n_ops = [0]
+
+    def drop(e: dict) -> bool:
+        if _is_kernel(e) and (e["name"], e["ts"]) in gone:
+            return True
+        if e.get("ph") == "X" and e.get("cat") == "cpu_op" and n_ops[0] < 2:
+            n_ops[0] += 1
+            return True
+        return False
+
+    path, events = _kineto(tmp_path, drop)
+    prof = load_profile(str(path), Options())
+    # 75 kernels (62 kernel, 13 gpu_memset), 93 host events of the ops table (73 cpu_op, 20 cuda_runtime)
+    assert prof.warnings == [
+        f"{path}: complete events without a 'dur' (3 of 75 kernels, 2 of 93 host events); read as 0 long, so "
+        "their time counts in no figure"]
+    assert len(kernels) == 75
+    kept = sum(_ns(e["dur"]) for e in events if _is_kernel(e) and "dur" in e)
+    # the 75 kernels last 14490.524 us in all; the three cut last 71.552, 71.264 and 38.304 us
+    assert int(prof.kernels["dur"].sum()) == kept == 14_490_524 - 71_552 - 71_264 - 38_304
+    zero = prof.kernels[prof.kernels["dur"] == 0]
+    assert sorted(zip(zero["name"], zero["ts"] // 1000, strict=True)) == sorted(
+        (n, int(t)) for n, t in gone)
+
+
+def test_kineto_without_any_kernel_dur_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    path, _ = _kineto(tmp_path, lambda e: e.get("ph") == "X")
+    with pytest.raises(ProfileError) as info:
+        load_profile(str(path), Options())
+    assert str(info.value) == (f"{path}: none of the trace's 75 kernels has a 'dur' (their duration): "
+                               "no device time to compare")
+    code, _, err = run_inproc(capsys, "-d", str(path), "-bp", str(TIMESFORMER), "-o", str(tmp_path / "out"))
+    assert code == 1
+    assert error_lines(err) == [f"error: {path}: none of the trace's 75 kernels has a 'dur' (their duration): "
+                                "no device time to compare"]
+    assert not (tmp_path / "out").exists()
+
+
+def _npu(tmp_path: Path, drop, numeric_ts: bool = False) -> tuple[Path, Path, list[dict], dict]:
+    """The fixture without kernel_details.csv (the trace's device lanes give the device time), "dur" removed
+    from the events ``drop`` picks; ``numeric_ts``: every ts written as a JSON number (epoch microseconds
+    beyond float64's ns precision: the decode that keeps time texts, ``traceio.RawTimesEvent``)."""
+    dst = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(NPU, dst)
+    (dst / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv").unlink()
+    tv = dst / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(tv.read_text())
+    lanes = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
+    for e in events:
+        if drop(e, lanes.get(e.get("pid"))):
+            del e["dur"]
+    text = json.dumps(events)
+    if numeric_ts:
+        text = re.sub(r'"ts": "(\d+\.\d+)"', r'"ts": \1', text)
+    tv.write_text(text)
+    return dst, tv, events, lanes
+
+
+@pytest.mark.parametrize("numeric_ts", [False, True])
+def test_npu_trace_events_without_dur_read_as_0_and_said(tmp_path: Path, numeric_ts: bool) -> None:
+    seen = {"Ascend Hardware": 0, "Python": 0}
+
+    def drop(e: dict, lane: str | None) -> bool:
+        if e.get("ph") == "X" and lane in seen and seen[lane] < (2 if lane == "Ascend Hardware" else 5):
+            seen[lane] += 1
+            return True
+        return False
+
+    dst, tv, events, lanes = _npu(tmp_path, drop, numeric_ts)
+    prof = load_profile(str(dst), Options())
+    # 96 device events: 39 Ascend Hardware + 17 HCCL + 40 Overlap Analysis; 208 host events read (cpu_op and the
+    # other wanted categories of the Python lane); flows and metadata have no "dur" by design and are not counted
+    assert prof.warnings[0] == (f"{tv}: complete events without a 'dur' (2 of 96 device events, 5 of 208 host "
+                                "events); read as 0 long, so their time counts in no figure")
+    hw = [e for e in events if e.get("ph") == "X" and lanes.get(e["pid"]) == "Ascend Hardware"]
+    assert len(hw) == 39 and sum("dur" not in e for e in hw) == 2
+    tasks = prof.kernels  # the Ascend Hardware lane's tasks, as there is no kernel_details.csv
+    assert len(tasks) == 39
+    assert int(tasks["dur"].sum()) == sum(_ns(e["dur"]) for e in hw if "dur" in e)
+    zero = sorted(_ns(e["ts"]) for e in hw if e.get("dur", 0) == 0)  # 3 tasks of the excerpt last 0 already
+    assert len(zero) == 5 and sorted(tasks["ts"][tasks["dur"] == 0].tolist()) == zero
+
+
+def test_npu_trace_without_any_device_dur_is_refused(tmp_path: Path) -> None:
+    dst, tv, _, _ = _npu(tmp_path, lambda e, lane: lane in DEVICE_LANES and e.get("ph") == "X")
+    with pytest.raises(ProfileError) as info:
+        load_profile(str(dst), Options())
+    assert str(info.value) == (f"{tv}: none of the trace's 96 device events (Ascend Hardware, HCCL, Overlap "
+                               "Analysis lanes) has a 'dur' (their duration): no device time to compare")
