@@ -17,6 +17,7 @@ Conventions
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -164,6 +165,59 @@ def step_marks(names: Any) -> np.ndarray:
     text is none. One vectorised test, for the loaders' marker scan and the step lookup alike."""
     col = pd.Series(object_array(names), dtype=object)
     return col.str.contains(STEP_MARK, regex=False, na=False).to_numpy(dtype=bool)
+
+
+#: A step id after '#': an integer, blanks around it allowed (compared as a number: ``#050`` is step 50).
+_STEP_ID = re.compile(r"\s*[+-]?\d+\s*")
+
+
+def step_number(suffix: str) -> int:
+    """The integer id of a ``ProfilerStep#`` suffix, -1 when it is not a number (or one of over 4300
+    digits, which Python refuses to convert and no step can be)."""
+    if not _STEP_ID.fullmatch(suffix):
+        return -1
+    try:
+        return int(suffix)
+    except ValueError:
+        return -1
+
+
+def step_notes(path: str, names: np.ndarray, ts: np.ndarray, dur: np.ndarray, selectable: bool) -> list[str]:
+    """Warnings for a trace's ``ProfilerStep#`` markers (``names`` / ``ts`` / ``dur`` of the events the steps
+    are read from, in file order) that give one id to two events, or whose ranges overlap: real traces hold one
+    disjoint range per id, so either is a damaged or merged file whose steps would load without a word. The
+    first event of an id is its step (reference-1 §3.5: the scan stops at the first match), so the overlap test
+    takes those only. ``selectable``: a step can be asked for (NPU text data; GPU data refuses one).
+    Distinct names first: equal names are one object (``traceio.shared_texts``), so a trace without markers
+    costs a set of its names."""
+    marks = {n for n in set(names.tolist()) if isinstance(n, str) and STEP_MARK in n}
+    if not marks:
+        return []
+    rows = np.flatnonzero(pd.Series(names, dtype=object).isin(marks).to_numpy(dtype=bool))
+    ids = np.array([step_number(n.rsplit("#", 1)[-1]) for n in names[rows].tolist()], dtype=object)
+    rows, ids = rows[ids != -1], ids[ids != -1]
+    notes = []
+    seen: dict[int, int] = {}
+    for i in ids.tolist():
+        seen[i] = seen.get(i, 0) + 1
+    twice = [str(i) for i, n in seen.items() if n > 1]
+    if twice:
+        notes.append(f"{path}: ProfilerStep# id(s) {', '.join(twice)} mark more than one event"
+                     + ("; --base_step / --comparison_step take the first in the file" if selectable else ""))
+        first = {}
+        for r, i in zip(rows.tolist(), ids.tolist(), strict=True):
+            first.setdefault(i, r)
+        keep = np.isin(rows, list(first.values()))
+        rows, ids = rows[keep], ids[keep]
+    order = np.argsort(np.asarray(ts)[rows], kind="stable")
+    start = np.asarray(ts)[rows][order]
+    end = start + np.asarray(dur)[rows][order]
+    inside = np.flatnonzero(start[1:] < np.maximum.accumulate(end[:-1])) + 1
+    if inside.size:
+        notes.append(f"{path}: ProfilerStep# step(s) {', '.join(str(i) for i in ids[order][inside].tolist())} "
+                     "start before an earlier step ends"
+                     + ("; an event in both is in each when a step is asked for" if selectable else ""))
+    return notes
 
 
 def object_array(values: Any) -> np.ndarray:

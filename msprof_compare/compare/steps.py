@@ -10,7 +10,6 @@ comparator sees the same range and the error is raised once, by whoever asks fir
 from __future__ import annotations
 
 import logging
-import re
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -18,7 +17,7 @@ import pandas as pd
 
 from ..columns import col_of
 from ..errors import StepError, UsageError
-from ..model import Profile, step_marks
+from ..model import Profile, step_marks, step_number
 from ..textsafe import display
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -35,21 +34,6 @@ def gpu_step_error(path: str) -> UsageError:
     return UsageError(f"{path}: {GPU_STEP_MESSAGE} (this side is a GPU trace, where the step "
                       "options do not apply: leave out --base_step and --comparison_step to compare the whole "
                       "profiles)")
-
-
-#: A step id after '#': an integer, blanks around it allowed (compared as a number: ``#050`` is step 50).
-_STEP_ID = r"\s*[+-]?\d+\s*"
-
-
-def step_number(suffix: str) -> int:
-    """The integer id of a ``ProfilerStep#`` suffix, -1 when it is not a number (or one of over 4300
-    digits, which Python refuses to convert and no step can be)."""
-    if not re.fullmatch(_STEP_ID, suffix):
-        return -1
-    try:
-        return int(suffix)
-    except ValueError:
-        return -1
 
 
 def step_ops(ops: pd.DataFrame) -> pd.DataFrame:

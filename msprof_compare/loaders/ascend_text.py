@@ -64,7 +64,7 @@ import pandas as pd
 
 from ..columns import col_of
 from ..errors import ProfileError
-from ..model import NO_RANK, Profile, empty, frame, frame_of, object_array, step_marks, threads_in_order
+from ..model import NO_RANK, Profile, empty, frame, frame_of, object_array, step_marks, step_notes, threads_in_order
 from ..options import Options
 from . import paths, traceio
 from .numparse import (
@@ -633,6 +633,10 @@ def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
     elif opts.step_given:
         sel = np.flatnonzero(step_marks(c["name"]) & ~np.isin(ph, (PH_M, PH_S, PH_F)))
         extra["step_marks"] = pd.DataFrame({"name": c["name"][sel], "ts": c["ts"][sel], "dur": c["dur"][sel]})
+    steps = tables.get("ops") if len(tables.get("ops", ())) else extra.get("step_marks")  # as ``step_range`` reads
+    if steps is not None:
+        warnings.extend(step_notes(path, steps["name"].to_numpy(), steps["ts"].to_numpy(), steps["dur"].to_numpy(),
+                                   selectable=True))
 
     # device tasks
     if hw_pid is not None:

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ProfileError
-from ..model import DRIVER_CATS, GPU_COMM_PREFIXES, LAUNCH_CATS, RUNTIME_CATS, Profile, frame, starts_at
+from ..model import DRIVER_CATS, GPU_COMM_PREFIXES, LAUNCH_CATS, RUNTIME_CATS, Profile, frame, starts_at, step_notes
 from ..options import Options
 from . import traceio
 from .numparse import MAX_RESERVED_BYTES, duration_notes, zero_odd_durations
@@ -319,6 +319,9 @@ def _load(layout: Any, opts: Options, path: str, data: bytes, events: list, top:
         raise mtia_error(path, prof.extra["mtia"])  # ~2/3 of the time to this refusal (87 MB hta sample)
     _load_ops(prof, ev, with_args=details, comm=opts.enable_communication_compare,
               corr=ev.kernel_correlations is not None)  # the launch calls' ids too, where the kernels' were read
+    if len(prof.ops):
+        prof.warnings.extend(step_notes(path, prof.ops["name"].to_numpy(), prof.ops["ts"].to_numpy(),
+                                        prof.ops["dur"].to_numpy(), selectable=False))
     _load_flows(prof, ev, opts)
     if opts.enable_communication_compare:
         _link_collectives_by_correlation(prof, ev)

@@ -1,0 +1,110 @@
+"""ProfilerStep# markers that give one id twice, or whose ranges overlap, are said by the trace loaders (as the DB
+loader says such STEP_TIME rows); a step asked for that appears twice is the first in the file (reference-1
+§3.5: the scan stops at the first match).
+
+Cut at test time from real data: tests/data/npu/rank0_ascend_pt and its MindSpore layout (msinsight level1
+sample, see the README there) with the sample's own ProfilerStep#50 event (trace_view.json of
+msinsight/test/data/pytorch/text/level1/rank0_ascend_pt, its "Call stack" arg left out) and copies of it moved or
+renamed; tests/data/kineto/mi300_rccl_generic_excerpt.pt.trace.json with copies of its ProfilerStep#15.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from msprof_compare.api import Options, load_profile
+from msprof_compare.compare.steps import step_range
+
+DATA = Path(__file__).parent / "data"
+NPU = DATA / "npu" / "rank0_ascend_pt"
+MINDSPORE = DATA / "npu" / "profiler" / "rank-0_20250101000000000_ascend_ms"
+MI300 = DATA / "kineto" / "mi300_rccl_generic_excerpt.pt.trace.json"
+
+#: The level-1 sample's step marker (its window holds the fixture's 3 ms): 1736408883686740.710 us, 155985.8 us long
+STEP_50 = {"ph": "X", "name": "ProfilerStep#50", "pid": 3096504, "tid": 3096504, "ts": "1736408883686740.710",
+           "dur": 155985.8, "cat": "cpu_op", "args": {"Sequence number": -1, "Fwd thread id": 0}}
+START_50 = 1736408883686740710  # ns
+END_50 = START_50 + 155985800
+
+
+def _moved(event: dict, name: str, start_us: str, dur: float | None = None) -> dict:
+    e = copy.deepcopy(event)
+    e["name"], e["ts"] = name, start_us
+    if dur is not None:
+        e["dur"] = dur
+    return e
+
+
+def _npu(tmp_path: Path, src: Path, extra: list[dict]) -> tuple[Path, Path]:
+    dst = tmp_path / src.name
+    shutil.copytree(src, dst)
+    tv = dst / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    tv.write_text(json.dumps(json.loads(tv.read_text()) + extra))
+    return dst, tv
+
+
+def test_npu_step_id_twice_is_said_and_the_first_is_the_step(tmp_path: Path) -> None:
+    # the copy starts 10 us after the real step ends: 1736408883686740.710 + 155985.8 + 10
+    later = _moved(STEP_50, "ProfilerStep#50", "1736408883842736.510", 1000.0)
+    dst, tv = _npu(tmp_path, NPU, [later, STEP_50])  # the copy first in the file
+    prof = load_profile(str(dst), Options(base_step=50, comparison_step=50))
+    assert [w for w in prof.warnings if "ProfilerStep" in w] == [
+        f"{tv}: ProfilerStep# id(s) 50 mark more than one event; --base_step / --comparison_step take the first in "
+        "the file"]
+    assert step_range(prof, 50) == (1736408883842736510, 1736408883842736510 + 1_000_000)
+
+
+def test_npu_overlapping_steps_are_said(tmp_path: Path) -> None:
+    # step 51 starts 100 ms into step 50, which lasts 155.9858 ms
+    inside = _moved(STEP_50, "ProfilerStep#51", "1736408883786740.710", 100000.0)
+    dst, tv = _npu(tmp_path, NPU, [STEP_50, inside])
+    prof = load_profile(str(dst), Options(base_step=50, comparison_step=50))
+    assert [w for w in prof.warnings if "ProfilerStep" in w] == [
+        f"{tv}: ProfilerStep# step(s) 51 start before an earlier step ends; an event in both is in each when a step "
+        "is asked for"]
+    assert step_range(prof, 50) == (START_50, END_50)
+    assert step_range(prof, 51) == (START_50 + 100_000_000, START_50 + 200_000_000)
+
+
+def test_npu_disjoint_and_touching_steps_are_not_said(tmp_path: Path) -> None:
+    # step 51 starts where step 50 ends (as torch writes consecutive steps)
+    after = _moved(STEP_50, "ProfilerStep#51", "1736408883842726.510", 10.0)
+    dst, _ = _npu(tmp_path, NPU, [STEP_50, after])
+    prof = load_profile(str(dst), Options(base_step=51, comparison_step=51))
+    assert not [w for w in prof.warnings if "ProfilerStep" in w]
+    assert step_range(prof, 51) == (END_50, END_50 + 10_000)
+
+
+def test_mindspore_step_markers_twice_are_said(tmp_path: Path) -> None:
+    # MindSpore 2.5+ writes its step markers outside the torch-op categories (read where a step is asked for)
+    marker = {k: v for k, v in STEP_50.items() if k not in ("cat", "args")}
+    later = _moved(marker, "ProfilerStep#50", "1736408883842736.510", 1000.0)
+    dst, tv = _npu(tmp_path, MINDSPORE, [marker, later])
+    prof = load_profile(str(dst), Options(base_step=50, comparison_step=50))
+    assert len(prof.ops) == 0
+    assert [w for w in prof.warnings if "ProfilerStep" in w] == [
+        f"{tv}: ProfilerStep# id(s) 50 mark more than one event; --base_step / --comparison_step take the first in "
+        "the file"]
+    assert step_range(prof, 50) == (START_50, END_50)
+
+
+@pytest.mark.parametrize(("shift_us", "name", "said"), [
+    (20000.0, "ProfilerStep#15", "ProfilerStep# id(s) 15 mark more than one event"),  # after the step: a copy
+    (1000.0, "ProfilerStep#16", "ProfilerStep# step(s) 16 start before an earlier step ends"),  # inside it
+])
+def test_kineto_step_oddities_are_said(tmp_path: Path, shift_us: float, name: str, said: str) -> None:
+    top = json.loads(MI300.read_text())
+    step = next(e for e in top["traceEvents"] if e.get("name") == "ProfilerStep#15")
+    assert (step["ts"], step["dur"]) == (3743411222862.936, 16798.984)
+    other = copy.deepcopy(step)
+    other["name"], other["ts"] = name, step["ts"] + shift_us
+    top["traceEvents"].append(other)
+    path = tmp_path / "cut.pt.trace.json"
+    path.write_text(json.dumps(top))
+    prof = load_profile(str(path), Options())
+    assert [w for w in prof.warnings if "ProfilerStep" in w] == [f"{path}: {said}"]
