@@ -656,17 +656,56 @@ def test_step_id_of_two_to_the_63_is_no_step(tmp_path):
     assert warnings == [f"{f}: 1 Step Id value(s) are not whole numbers; those rows belong to no step"]
 
 
-@pytest.mark.parametrize("name", ["communication.json", "profiler_metadata.json"])
-def test_json_side_file_that_is_no_object_is_refused(tmp_path, name):
-    """communication.json and profiler_metadata.json hold one object each; the excerpt's file replaced by a list
-    ([1], synthetic) is malformed, named with its path, not read as data."""
+def test_communication_json_that_is_no_object_is_refused(tmp_path):
+    """communication.json holds one object; the excerpt's file replaced by a list ([1], synthetic) is malformed,
+    named with its path, not read as data."""
     d = _excerpt(tmp_path)
-    f = (d / "ASCEND_PROFILER_OUTPUT" / name) if name == "communication.json" else d / name
+    f = d / "ASCEND_PROFILER_OUTPUT" / "communication.json"
     assert f.is_file()
     f.write_text("[1]")
-    with pytest.raises(ProfileError, match=rf"malformed {name}: top level is not an object") as exc:
+    with pytest.raises(ProfileError, match=r"malformed communication.json: top level is not an object") as exc:
         load_profile(str(d), OPTS)
     assert exc.value.path == str(f)
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("", "is empty or null"), ("  \n", "is empty or null"), ("null", "is empty or null"), ("[]", "holds an array"),
+    ("[1]", "holds an array"), ("5", "holds a number"), ("1.5", "holds a number"), ('"x"', "holds a string"),
+    ("true", "holds a boolean")])
+def test_profiler_metadata_that_is_no_object_is_one_warning(tmp_path, text, kind):
+    """profiler_metadata.json is optional (process-group names, distributed settings; reference-1 §5.10), as
+    profiler_info.json is: one that holds no object is read as absent with one warning, whatever it holds. It
+    was silent for an empty file or null and stopped the run for [] or 5. The excerpt's file replaced
+    (synthetic); the rest of the load is unchanged: the same kernels, and the metadata of a folder without the
+    file."""
+    d = _excerpt(tmp_path)
+    f = d / "profiler_metadata.json"
+    whole = load_profile(str(d), OPTS)
+    assert whole.metadata["ENV_VARIABLES"]["HCCL_RDMA_TC"] == ""  # the excerpt's own file: an object, read
+    f.write_text(text)
+    prof = load_profile(str(d), OPTS)
+    assert [w for w in prof.warnings if "profiler_metadata" in w] == [
+        f"{f}: the file {kind} where an object is expected; read as absent (no process-group names or distributed "
+        "settings from it)"]
+    assert prof.metadata == {}
+    assert prof.kernels["dur"].sum() == whole.kernels["dur"].sum() and len(prof.kernels) == len(whole.kernels)
+    f.write_text("{}")  # an object holding nothing is no fault
+    assert not [w for w in load_profile(str(d), OPTS).warnings if "profiler_metadata" in w]
+
+
+def test_profiler_metadata_read_as_absent_gives_no_group_names(tmp_path):
+    """The process-group names come from profiler_metadata.json's parallel_group_info (reference-1 §5.10): the
+    msinsight file that holds one (tests/data/npu/profiler_metadata_pg.json) names its groups; replaced by an
+    array, no group is named."""
+    from msprof_compare.compare.breakdown_npu import pg_names
+
+    d = _excerpt(tmp_path)
+    f = d / "profiler_metadata.json"
+    shutil.copy(PT.parent / "profiler_metadata_pg.json", f)
+    names = pg_names(load_profile(str(d), OPTS).metadata)
+    assert "default_group" in names.values() and "dp" in names.values()
+    f.write_text("[]")
+    assert pg_names(load_profile(str(d), OPTS).metadata) == {}
 
 
 @pytest.mark.parametrize("whole", [True, False], ids=["read-once", "streamed"])

@@ -645,8 +645,9 @@ def npu_dir_family(c: Corpus) -> None:
          "communication.json with a number where an object is expected: bandwidth absent", warning="communication.json")
     case("metadata_truncated", {"profiler_metadata.json": b'{"ENV_VARIABLES": {'}, 1,
          "profiler_metadata.json cut", file="profiler_metadata.json")
-    case("metadata_array", {"profiler_metadata.json": b"[]"}, 1, "profiler_metadata.json is an array",
-         file="profiler_metadata.json")
+    case("metadata_array", {"profiler_metadata.json": b"[]"}, 0,
+         "profiler_metadata.json is an array (an optional file: read as absent, one warning)",
+         warning="holds an array where an object is expected; read as absent")
     case("info_garbage", {"profiler_info_0.json": b"\xff\xfe\x00garbage"}, 0,
          "profiler_info_0.json unreadable (its values are not used)")
     case("info_array", {"profiler_info_0.json": b'[1, 2]'}, 0,

@@ -1462,13 +1462,24 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
     if os.path.isfile(meta):
         profile.files["profiler_metadata.json"] = meta
         data = read_json(meta, profile.warnings)
-        if data is not None and not isinstance(data, dict):
-            raise ProfileError(meta, "malformed profiler_metadata.json: top level is not an object")
-        profile.metadata = data or {}
+        if isinstance(data, dict):
+            profile.metadata = data
+        else:  # an optional file (as profiler_info.json): what it lacks is said, the run goes on without it
+            profile.warnings.append(f"{meta}: the file {_json_kind(data)} where an object is expected; read as absent "
+                                    "(no process-group names or distributed settings from it)")
     if layout.level == "profiling" and layout.info_path:
         # every run: the settings note concerns whatever the run compares; warned of only where the original
         # reads the file (OverallMetrics; the memory comparison, whose advice reads profile_memory)
         read_profiler_settings(layout.info_path, profile, warn=opts.time_breakdown or opts.enable_memory_compare)
+
+
+def _json_kind(value: Any) -> str:
+    """What a JSON side file holds instead of an object, for the warning that reads it as absent."""
+    if value is None:
+        return "is empty or null"
+    kind = ("a boolean" if isinstance(value, bool) else "a number" if isinstance(value, int | float)
+            else "a string" if isinstance(value, str) else "an array")
+    return f"holds {kind}"
 
 
 def read_profiler_settings(info_path: str, profile: Profile, warn: bool) -> None:
