@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from msprof_compare.api import Options, ProfileError, load_profile
+from msprof_compare.loaders import traceio
 from msprof_compare.loaders.kineto import KERNEL_CATS
 from tests.cliutil import error_lines, run_inproc
 
@@ -136,3 +137,21 @@ def test_npu_trace_without_any_device_dur_is_refused(tmp_path: Path) -> None:
         load_profile(str(dst), Options())
     assert str(info.value) == (f"{tv}: none of the trace's 96 device events (Ascend Hardware, HCCL, Overlap "
                                "Analysis lanes) has a 'dur' (their duration): no device time to compare")
+
+
+def test_kineto_epoch_scale_trace_without_kernel_dur(tmp_path: Path) -> None:
+    """The bf16 GPT excerpt (H200, recorded by this project; ts ~5.2e12 us) decodes with its ts kept as text
+    (``traceio.RawTsEvent``), whose absent dur is read the same way: 2 of its 14 kernels cut."""
+    src = DATA / "kineto" / "h200_gpt_bf16_cudnn_sdpa_excerpt.pt.trace.json"
+    top = json.loads(src.read_text())
+    kernels = [e for e in top["traceEvents"] if _is_kernel(e)]
+    for e in kernels[:2]:
+        del e["dur"]
+    path = tmp_path / "gpt.pt.trace.json"
+    path.write_text(json.dumps(top))
+    assert type(traceio.decode_trace(str(path), path.read_bytes())[0][0]) is traceio.RawTsEvent
+    prof = load_profile(str(path), Options())
+    assert [w for w in prof.warnings if "'dur'" in w] == [
+        f"{path}: complete events without a 'dur' (2 of 14 kernels); read as 0 long, so their time counts in no "
+        "figure"]
+    assert int(prof.kernels["dur"].sum()) == sum(_ns(e["dur"]) for e in kernels[2:])
