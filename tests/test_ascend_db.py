@@ -710,12 +710,8 @@ def test_db_cell_that_is_no_integer(tmp_path: Path, table: str, column: str, val
 def test_db_column_no_figure_reads_is_not_checked(tmp_path: Path) -> None:
     """COMMUNICATION_OP.connectionId feeds no figure: the loader no longer reads it, so a text in it (which failed
     the whole load as "not an integer") loads, with the same communication rows as the clean file."""
-    copy = tmp_path / "ascend_pytorch_profiler_0.db"
-    shutil.copyfile(L1, copy)
-    con = sqlite3.connect(copy)
-    con.execute("UPDATE COMMUNICATION_OP SET connectionId = 'abc'")
-    con.commit()
-    con.close()
+    copy = edited_copy(L1, tmp_path / "ascend_pytorch_profiler_0.db",
+                       "UPDATE COMMUNICATION_OP SET connectionId = 'abc'")
     opts = build_options(enable_communication_compare=True, enable_profiling_compare=True)[0]
     got, clean = load_profile(str(copy), opts).comm, load_profile(str(L1), opts).comm
     assert len(got) == len(clean) > 0 and got["dur"].tolist() == clean["dur"].tolist()
@@ -802,12 +798,8 @@ def test_db_op_columns_no_comparator_reads_are_not_fetched(tmp_path: Path) -> No
     """PYTORCH_API sequenceNumber / fwdThreadId feed no figure, so they are not fetched (sqlite3 costs a
     microsecond per value fetched): junk there no longer stops the load ("not an integer" before), and
     the ops table has no columns for them."""
-    copy = tmp_path / "ascend_pytorch_profiler_0.db"
-    shutil.copyfile(L1, copy)
-    con = sqlite3.connect(copy)
-    con.execute("UPDATE PYTORCH_API SET sequenceNumber = 'abc', fwdThreadId = 1e30")
-    con.commit()
-    con.close()
+    copy = edited_copy(L1, tmp_path / "ascend_pytorch_profiler_0.db",
+                       "UPDATE PYTORCH_API SET sequenceNumber = 'abc', fwdThreadId = 1e30")
     opts = build_options(enable_operator_compare=True)[0]
     p, want = load_profile(str(copy), opts), load_profile(str(L1), opts)
     assert len(p.ops) == sql(L1, "SELECT count(*) FROM PYTORCH_API WHERE type = 50001")[0][0] > 0

@@ -10,28 +10,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from refpairs import PAIRS as ALL_PAIRS
 from xlsxutil import read_xlsx
 
 from msprof_compare.api import compare
 
-TEXT = "msinsight/test/data/pytorch/text"
-L1 = f"{TEXT}/level1/rank0_ascend_pt"
-TIMELINE = "mstt/profiler/msprof_analyze/test/ut/advisor/timeline_advice/trace_view.json"
-H100 = "tracelens/tests/traces/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz"
-PAIRS = {
-    "2-npu-text-l0-rank0-vs-rank1": (f"{TEXT}/level0/rank0_ascend_pt", f"{TEXT}/level0/rank1_ascend_pt"),
-    "4-gpu-alexnet-vs-npu-text-l1": (
-        "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz", L1),
-    "5-gpu-kineto-resnet50": (
-        "kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz",
-        "kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143566756.pt.trace.json.gz"),
-    "6b-gpu-timesformer-h100-self": (H100, H100),
-    "7-gpu-hta-dfindex-vs-nsres": (
-        "hta/tests/data/df_index_resolver/df_index_resolver.json.gz",
-        "hta/tests/data/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"),
-    "8-npu-traceview-file-vs-file": (TIMELINE, f"{L1}/ASCEND_PROFILER_OUTPUT/trace_view.json"),
-    "8b-npu-traceview-file-vs-dir": (TIMELINE, L1),
-}
+#: the pairs whose sheets this file checks (the others: tests/test_reference_workbooks.py and earlier tests)
+PAIRS = {name: ALL_PAIRS[name] for name in ("2-npu-text-l0-rank0-vs-rank1", "4-gpu-alexnet-vs-npu-text-l1",
+                                            "5-gpu-kineto-resnet50", "6b-gpu-timesformer-h100-self",
+                                            "7-gpu-hta-dfindex-vs-nsres", "8-npu-traceview-file-vs-file",
+                                            "8b-npu-traceview-file-vs-dir")}
 #: GPU sides whose Self Time is by thread, not the original's (docs/differences.md, "ApiCompare Self Time
 #: subtracts a call's callees on its own thread"; test_api_stats.py checks those cells against a stack walk).
 GPU_SIDES = {"4-gpu-alexnet-vs-npu-text-l1": ("",), "5-gpu-kineto-resnet50": ("", ".1"),

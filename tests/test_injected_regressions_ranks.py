@@ -22,6 +22,7 @@ from test_injected_regressions import (  # tests/ is on sys.path (rootdir import
     _last_allreduce_wait,
     _text_kernel_lengthened,
 )
+from test_ranks import table_rows
 
 from msprof_compare.api import compare_ranks
 from tests.cliutil import run_inproc
@@ -53,11 +54,7 @@ def test_a_kernel_slowed_in_one_rank_is_pointed_at_by_rank_step_operator_module_
     code, out, err = run_inproc(capsys, "-bp", str(base), "-d", str(new), "-o", str(tmp_path / "out"))
     assert code == 0, err
     # the ranks table: rank 0 computes 0.030 ms more and idles 0.030 ms less (its E2E unchanged); rank 1 unmoved
-    rows = {}
-    for line in out.splitlines():
-        cells = [c.strip() for c in line.strip("|").split("|")]
-        if line.startswith("|") and cells[0].isdigit():
-            rows[int(cells[0])] = cells
+    rows = table_rows(out)
     # the largest step: Matmul and Free: Other moved as much, the first in the waterfall's order is named
     assert rows[0][3:] == ["+0.000", "+0.00%", "+0.030", "+0.000", "-0.030", "Matmul +0.030"]
     assert rows[1][3:] == ["+0.000", "+0.00%", "+0.000", "+0.000", "+0.000", "-"]
@@ -105,11 +102,7 @@ def test_a_straggler_is_named_by_its_computing_and_the_other_ranks_waiting(sampl
     code, out, err = run_inproc(capsys, "-bp", str(base), "-d", str(new), "-o", str(out_dir),
                                 "--output_format", "json")
     assert code == 0, err
-    rows = {}
-    for line in out.splitlines():
-        cells = [c.strip() for c in line.strip("|").split("|")]
-        if line.startswith("|") and cells[0].isdigit():
-            rows[int(cells[0])] = cells
+    rows = table_rows(out)
     assert rows[0][3:] == ["+1.000", f"{100 / float(rows[0][1]):+.2f}%", "+1.000", "+0.000", "+0.000",
                            "Matmul +1.000"]
     assert rows[1][3:] == ["+1.000", f"{100 / float(rows[1][1]):+.2f}%", "+0.000", "+1.000", "+0.000",
