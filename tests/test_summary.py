@@ -1010,6 +1010,40 @@ def test_hardware_notes_only_for_the_hardware_compared(samples, base, comparison
             ["NVIDIA", "AMD", "note" if "Qwen" in base else "ok"]
 
 
+def test_gpu_vendor_note_says_the_flash_attention_num_counts_kernels():
+    """A user comparing H100 with MI300X read the first table's Flash Attention Num, 24 -> 48, as twice the
+    attention calls; both sides run 24 aten::scaled_dot_product_attention ops, and on ROCm each launches
+    aotriton's attn_fwd and a FillFunctor<int> kernel (counted by hand from the trace's launch correlations:
+    H100 24 flash_fwd_kernel, MI300X 24 attn_fwd + 24 fill). The vendor note now says the Num counts kernels,
+    with each side's Cube / Vector counts; where the counts agree it says nothing more."""
+    h100, mi300 = _profile(["aten::mm"], ["[[2, 3]]"]), _profile(["aten::mm"], ["[[2, 3]]"])
+    h100.device_properties = [{"id": 0, "name": "NVIDIA H100 80GB HBM3"}]
+    mi300.device_properties = [{"id": 0, "name": "AMD Instinct MI300X"}]
+    nv, amd = Breakdown("GPU"), Breakdown("GPU")
+    nv.b("fa_fwd_cube").add(2_722_705, 24)
+    amd.b("fa_fwd_cube").add(3_908_798, 24)
+    amd.b("fa_fwd_vector").add(107_545, 24)
+    ctx = _Ctx(h100, mi300)
+    ctx.cache["breakdowns"] = (nv, amd)
+    detail = checks.guards(ctx).set_index("Check").loc["GPU vendor", "Detail"]
+    assert detail.endswith("then their split; its Num counts kernels, not attention calls, and an attention op "
+                           "may launch helper kernels beside its attention kernel (on ROCm a fill kernel, Vector, "
+                           "with each attn_fwd): base 24 (Cube 24, Vector 0), comparison 48 (Cube 24, Vector 24)")
+    ctx = _Ctx(h100, mi300)
+    ctx.cache["breakdowns"] = (nv, nv)  # equal counts: the note as before
+    detail = checks.guards(ctx).set_index("Check").loc["GPU vendor", "Detail"]
+    assert detail.endswith("compare the Flash Attention totals first, then their split")
+
+
+def test_gpu_vendor_note_on_qwen_h100_vs_mi300(samples):
+    """The same clause on the real pair, whose console Num reads 0.003s(24) and 0.004s(48)."""
+    g = compare(str(samples / "tracelens/tests/traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"),
+                str(samples / "tracelens/tests/traces/mi300/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"),
+                enable_profiling_compare=True).guards
+    assert g.set_index("Check").loc["GPU vendor", "Detail"].endswith(
+        ": base 24 (Cube 24, Vector 0), comparison 48 (Cube 24, Vector 24)")
+
+
 HTA_ALEXNET = "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"
 
 

@@ -631,10 +631,27 @@ def _vendor_row(vb: str | None, vc: str | None, bds: tuple[Breakdown, Breakdown]
     if ok is False and not any(bd.b(k).count for bd in bds for k in _FA_BUCKETS):
         return _guard(VENDOR_CHECK, True, vb, vc, "no Flash Attention time on either side, so its Cube / Vector "
                       "split, which goes by each vendor's attention kernel names, does not arise")
-    return _guard(VENDOR_CHECK, ok, vb, vc, "Flash Attention's Cube / Vector split goes by kernel-name keywords, "
-                  "and the vendors' attention libraries name their kernels differently (AMD aotriton's attn_fwd "
-                  "is Cube; an attention kernel no keyword names is Vector): across vendors "
-                  "compare the Flash Attention totals first, then their split")
+    detail = ("Flash Attention's Cube / Vector split goes by kernel-name keywords, "
+              "and the vendors' attention libraries name their kernels differently (AMD aotriton's attn_fwd "
+              "is Cube; an attention kernel no keyword names is Vector): across vendors "
+              "compare the Flash Attention totals first, then their split")
+    if ok is False:
+        detail += _fa_count_clause(bds)
+    return _guard(VENDOR_CHECK, ok, vb, vc, detail)
+
+
+def _fa_count_clause(bds: tuple[Breakdown, Breakdown]) -> str:
+    """The Flash Attention Num counts kernels, and a vendor's attention op may launch helpers beside its attention
+    kernel (PyTorch SDPA on ROCm: a fill kernel with each attn_fwd), so the same calls read twice the Num there
+    (Qwen1.5-0.5B, 24 calls a side: H100 24, MI300X 48); "" where the counts agree."""
+    counts = [[sum(bd.b(k).count for k in _FA_BUCKETS if k.endswith(unit)) for unit in ("_cube", "_vector")]
+              for bd in bds]
+    if sum(counts[0]) == sum(counts[1]):
+        return ""
+    (bc, bv), (cc, cv) = counts
+    return ("; its Num counts kernels, not attention calls, and an attention op may launch helper kernels "
+            "beside its attention kernel (on ROCm a fill kernel, Vector, with each attn_fwd): "
+            f"base {bc + bv} (Cube {bc}, Vector {bv}), comparison {cc + cv} (Cube {cc}, Vector {cv})")
 
 
 #: The packaged TRANS_MASK words, as the NPU's kernel types spell them.
