@@ -309,11 +309,14 @@ def test_contributors_that_explain_little_of_the_change_are_said_so(samples, tmp
         f"(+{delta_ms:.3f} ms): most of it is outside their device time (the waterfall puts most of it in "
         # the only step outside device time of 10 % or more
         "Group 90.91.105.46%enp189s0f0_60000_0 Communication (uncovered) +7.991 ms); "
-        f"the Share column is of {gross:.3f} ms, the sizes of their changes added up (savings do not cancel growth).")
+        f"the percentages above are of {gross:.3f} ms, the sizes of their changes added up (savings do not cancel "
+        "growth).")
     from msprof_compare.report.summary_console import render_explain
 
+    # the console and the sheet show a Share column, which the note names there
+    shown = lines[-2].strip().replace("the percentages above are of", "the Share column is of")
     console = render_explain(r.frames).splitlines()
-    at = console.index(lines[-2].strip())  # under the contributors, above the module contributors that follow
+    at = console.index(shown)  # under the contributors, above the module contributors that follow
     # (between them, as on the sheet, the line on copy_bucket_to_grad, which no module row names)
     assert console[at - 1].startswith("+---") and console[at + 1].startswith("Not on the module sheets: ")
     assert console[at + 2].startswith("The module rows hold ")
@@ -325,7 +328,7 @@ def test_contributors_that_explain_little_of_the_change_are_said_so(samples, tmp
     cover = contributors.coverage_text(r.frames["contributors"])
     assert f": {cover} of " in cells[title] and f": {cover} of " in render_explain(r.frames)
     assert cover.endswith(f"{round(float(r.frames['contributors']['Cumulative Share'].iloc[-1]), 3):.1%}")
-    notes = [i for i, c in enumerate(cells) if c == lines[-2].strip()]  # its own row under the table
+    notes = [i for i, c in enumerate(cells) if c == shown]  # its own row under the table
     assert len(notes) == 1 and title < notes[0] < cells.index("Validity checks (warn: are both sides the same "
                                                               "workload? note: read the figures with this in mind)")
     text = compare(str(samples / NPU_L2), str(samples / NPU_L1))
@@ -485,8 +488,8 @@ def test_gate_note_escapes_the_step_names(samples, tmp_path):
     assert code == 3 and "\x1b" not in message and "\nFAKE" not in message
     note = message.splitlines()[-2]  # above the line on copy_bucket_to_grad, outside every module
     assert note.startswith("  Note: ") and note.endswith(
-        "puts most of it in Group evil\\x1b[31mRED\\nFAKE: all fine Communication (uncovered) +7.991 ms); the Share "
-        "column is of 0.062 ms, "
+        "puts most of it in Group evil\\x1b[31mRED\\nFAKE: all fine Communication (uncovered) +7.991 ms); the "
+        "percentages above are of 0.062 ms, "
         "the sizes of their changes added up (savings do not cancel growth).")
     assert message.splitlines()[-1].startswith(
         "  Not on the module sheets: bad\\x1b[31mcopy\\nFAKE: passed (it is outside every module); ")
@@ -856,3 +859,35 @@ def test_gate_lists_at_most_top_contributors_that_grew(samples):
         outside = next((line for line in message if line.startswith("  Not on the module sheets: ")), "")
         unlisted = [n for n in grown["Name"].iloc[shown:] if n in contrib.attrs["outside_modules"]]
         assert all(n.split(": ")[-1] not in outside for n in unlisted)
+
+
+def test_gate_note_words_the_share_basis_for_its_own_lines(samples):
+    """The gate prints percentages, not a Share column, yet its note said "the Share column is of X ms": under
+    its contributor lines it now reads "the percentages above are of X ms" (bert-small MI300X -> H100: aten::linear
+    +0.023 ms, 18.1 % of 0.130 ms, the operators' changes added up, from OperatorCompareStatistic); where it lists
+    none (Falconsai MI300X -> H100: its three top operators all shrank) the clause is left out."""
+    from msprof_compare import compare
+
+    data = Path(__file__).resolve().parents[1] / "sample_data"
+    base, comp = str(data / "bert-small_mi300.json.gz"), str(data / "bert-small_h100.json.gz")
+    stat = compare(base, comp, enable_operator_compare=True, disable_module=True).sheet("OperatorCompareStatistic")
+    diffs = stat["Comparison Device Duration(ms)"].astype(float) - stat["Base Device Duration(ms)"].astype(float)
+    gross = float(diffs.abs().sum())
+    code, message = compare(base, comp).regression_gate(5)
+    lines = message.splitlines()
+    assert code == 3 and lines[2:4] == ["Top contributor (operator level):",
+                                        "  aten::linear: +0.023 ms (18.1% of the operators' device-time change)"]
+    assert round(0.023468 / gross, 3) == 0.181 and f"{gross:.3f}" == "0.130"
+    assert lines[4].startswith("  Note: ") and lines[4].endswith(
+        f"other steps moved -0.081 ms the other way); the percentages above are of {gross:.3f} ms, the sizes of "
+        "their changes added up (savings do not cancel growth).")
+    assert "Share column" not in message
+    traces = samples / "tracelens/tests/traces"
+    name = "Falconsai_nsfw_image_detection__1016002.json.gz"
+    code, message = compare(str(traces / "mi300" / name), str(traces / "h100" / name)).regression_gate(5)
+    lines = message.splitlines()
+    assert code == 3 and lines[1].startswith("Largest waterfall steps: Free: Other +1.179 ms")
+    assert lines[2:] == [
+        "Note: all operators together changed by -0.495 ms, against an E2E change of +0.684 ms: the E2E change is "
+        "outside their device time (the waterfall puts all of it in Free: Other +1.179 ms; other steps moved "
+        "-0.495 ms the other way)."]

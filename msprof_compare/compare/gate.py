@@ -17,7 +17,7 @@ from ..textsafe import term_safe
 from .breakdown import Breakdown
 from .contributors import share_basis, top_contributors
 from .module_contributors import outside_modules_note
-from .summary_notes import unexplained_note
+from .summary_notes import SHARES_BASIS_END, SHARES_BASIS_LEAD, unexplained_note
 from .table import half_up, ms3
 from .verdict import e2e_words
 from .waterfall import e2e_frame, step_mask, waterfall_contributors, waterfall_of
@@ -109,6 +109,19 @@ def threshold_text(pct: float) -> str:
     return text if len(text) <= _PLAIN_THRESHOLD else shortest
 
 
+def _gate_shares_basis(note: str, listed: bool) -> str:
+    """The gate prints no Share column, so the note's "the Share column is of X ms" pointed at nothing: it reads
+    "the percentages above are of X ms" under the contributor lines, and is left out where none is listed (no
+    contributor grew: Falconsai MI300X -> H100, whose gate printed only the waterfall steps and the note)."""
+    at = note.find(SHARES_BASIS_LEAD)
+    if at < 0:
+        return note
+    if listed:
+        return note.replace(SHARES_BASIS_LEAD, "; the percentages above are of ", 1)
+    end = note.find(SHARES_BASIS_END, at) + len(SHARES_BASIS_END)
+    return note[:at] + note[end:]
+
+
 def regression_gate(result: CompareResult, pct: float, top: int = 5,
                     frames: Mapping[str, pd.DataFrame | None] | None = None) -> tuple[int, str]:
     """Exit code (3 = regression beyond ``pct`` percent, 0 = within, 1 = a side has no E2E time, so a CI
@@ -156,6 +169,7 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5,
                                    f"({float(r.Share):.1%} of {share_basis(level)})")
             outside = _outside_line(contrib, worst)
     if note:  # also where no listed contributor grew: the caveat holds for the ranking the run made
+        note = _gate_shares_basis(note, bool(worst_lines))
         worst_lines.append(f"{'  ' if worst_lines else ''}Note: {term_safe(note)}.")
     if outside:  # under the note, as the console and the Summary sheet print it
         worst_lines.append(f"  {term_safe(outside)}")

@@ -41,8 +41,13 @@ def _shares_basis(contrib: pd.DataFrame, net: float) -> str:
     gross = level_gross_ms(contrib)
     if gross - abs(net) < SHARES_BASIS_GAP * gross:  # the net is about the basis: the shares read as its parts
         return ""
-    return (f"; the Share column is of {gross:.3f} ms, the sizes of their changes added up (savings do not "
-            "cancel growth)")
+    return f"{SHARES_BASIS_LEAD}{gross:.3f} ms, the sizes of their changes added up {SHARES_BASIS_END}"
+
+
+#: How ``_shares_basis``'s clause starts and ends: the regression gate, which shows no Share column, words it
+#: for its percentages or leaves it out (``gate.py``).
+SHARES_BASIS_LEAD = "; the Share column is of "
+SHARES_BASIS_END = "(savings do not cancel growth)"
 
 
 #: A waterfall step outside device time is named in the note from this share of the E2E change.
