@@ -771,8 +771,9 @@ def test_step_wrapper_note_with_the_map_given_asks_for_max_kernel_num_alone(samp
     assert note == (f"each side's operator device time lies under one top-level op that the other side has no op of "
                     f"(base {nb} {mb / 1e6:.3f} ms, comparison {nc} {mc / 1e6:.3f} ms; an annotation around the step, "
                     "named after its batch, is one), so the operator level compares these two, not the ops inside "
-                    "them: the op_name_map option pairs them already: to compare inside, set the max_kernel_num "
-                    "option to 10")
+                    "them: the op_name_map option pairs them already, in the detail sheets only (the statistic "
+                    "sheets, which these rows come from, keep a row per name): to compare inside, set the "
+                    "max_kernel_num option to 10")
     # the memory table: the capture traces' wrappers, paired by the map alone
     cap = []
     for path in CAPTURES:
@@ -784,11 +785,15 @@ def test_step_wrapper_note_with_the_map_given_asks_for_max_kernel_num_alone(samp
                                      and ann["ts"] <= e["ts"] <= ann["ts"] + ann["dur"]) / 2**20))
     (kb, vb), (kc, vc) = cap
     mem = compare(*(str(samples / p) for p in CAPTURES), enable_memory_compare=True, op_name_map={kb: kc})
+    # the row beside the note still reads base 0.00 MB (the statistic sheet's row per name): the note says so
+    top = mem.memory_contributors.iloc[0]
+    assert (top["Name"], top["Base(MB)"], round(top["Comparison(MB)"], 2)) == (kc, 0.0, round(vc, 2))
     assert memory_summary.contributors_note(mem.memory_contributors) == (
         f"each side's allocated memory lies under one top-level op that the other side has no op of (base {kb} "
         f"{vb:.2f} MB, comparison {kc} {vc:.2f} MB; an annotation around the step, named after its batch, is one), so "
-        "the memory table compares these two, not the ops inside them: the op_name_map option pairs them already: to "
-        "compare inside, set the max_kernel_num option to 10")
+        "the memory table compares these two, not the ops inside them: the op_name_map option pairs them already, in "
+        "the detail sheets only (the statistic sheets, which these rows come from, keep a row per name): to compare "
+        "inside, set the max_kernel_num option to 10")
     # under --disable_details the map is ignored: the advice stays whole, for a run without it
     off = compare(str(dec), str(pw), op_name_map={nb: nc}, disable_details=True)
     assert unexplained_note(off.contributors, off.waterfall).endswith(

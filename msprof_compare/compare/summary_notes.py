@@ -300,7 +300,10 @@ def wrapper_text(found: tuple[str, float, str, float], what: str, unit: str, dig
     user gave read as if it had not been taken."""
     nb, vb, nc, vc = found
     # options named bare: the result's text, read by compare()'s caller as by the CLI's user
-    advice = ("the op_name_map option pairs them already: to compare inside, set the max_kernel_num option to 10"
+    # "pairs them already" beside a row reading base 0.000 -> the comparison's whole figure (vLLM's capture
+    # traces, memory: capture_8192_PIECEWISE 0.00 -> 20764.11 MB) read as a map not taken: say where it pairs them
+    advice = ("the op_name_map option pairs them already, in the detail sheets only (the statistic sheets, which "
+              "these rows come from, keep a row per name): to compare inside, set the max_kernel_num option to 10"
               if mapped else
               f"to pair them and compare inside, give the op_name_map option the entry {nb!r}: {nc!r} (beside any it "
               "holds) and set the max_kernel_num option to 10")
