@@ -778,10 +778,11 @@ def _compare_ranks(log: logging.Logger, pairs: dict[Unit, tuple[str, str]], para
         raise
 
 
-#: Under the rank table of a run without a time breakdown (only --enable_communication_compare, say): why it lists
-#: report names alone, and what makes the figures.
-NO_FIGURES = ("No time per rank: --enable_profiling_compare (or --fail_on_regression) makes the time breakdown; "
-              "the rank reports hold what was compared")
+#: Under the rank table of a run without a time breakdown (only --enable_communication_compare, say): why it has no
+#: E2E time (report names alone, or the communication time) and what makes it. "No time per rank" read as a
+#: contradiction under a table of communication times.
+NO_FIGURES = ("No E2E time per rank: --enable_profiling_compare (or --fail_on_regression) makes the time "
+              "breakdown; the rank reports hold what was compared")
 
 
 def _job_within(rows: list[tuple[Unit, Any, list[str]]], pct: Any) -> str:

@@ -306,7 +306,7 @@ def test_profiling_off_lists_ranks_and_reports(capsys, tmp_path):
     assert validate(doc, SCHEMA) == []
     assert f"Ranks overview: {tmp_path / names[1]}\n" in out
     # the table of report names says why it holds no figure, and what makes them
-    assert f"| {names[0]} |\n" in out and "\nNo time per rank: --enable_profiling_compare (or " \
+    assert f"| {names[0]} |\n" in out and "\nNo E2E time per rank: --enable_profiling_compare (or " \
         "--fail_on_regression) makes the time breakdown; the rank reports hold what was compared\n" in out
 
 
@@ -330,7 +330,7 @@ def test_only_communication_compare_shows_each_ranks_communication_and_says_why_
     code, out, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(out_dir),
                                 "--enable_communication_compare", "--output_format", "json")
     assert code == 0, err
-    assert out.count("No time per rank: ") == 1 and "Job (" not in out
+    assert out.count("No E2E time per rank: ") == 1 and "Job (" not in out
     assert "Ranks: Communication Time and Diff (ms)" in out
     (overview_path,) = out_dir.glob("performance_comparison_result_ranks_*.json")
     doc = json.loads(overview_path.read_text())
@@ -352,7 +352,7 @@ def test_only_communication_compare_shows_each_ranks_communication_and_says_why_
     code, out, err = run_inproc(capsys, "-bp", str(TEXT0), "-d", str(TEXT1), "-o", str(tmp_path / "gate"),
                                 "--enable_communication_compare", "--fail_on_regression", "50")
     assert code == 0, err
-    assert "No time per rank" not in out and "Communication Time and Diff" not in out
+    assert "No E2E time per rank" not in out and "Communication Time and Diff" not in out
     assert "Job (slowest rank per side): " in out
 
 
