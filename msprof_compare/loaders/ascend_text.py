@@ -755,10 +755,14 @@ def _header(path: str, data: bytes | None = None) -> list[str]:
         raise ProfileError(path, f"not a UTF-8 CSV: {exc}") from None
     if not text.strip():
         raise ProfileError(path, "empty file (no header line)")
+    # Python 3.10's csv refuses a NUL ("line contains NUL") where 3.11 reads it: a stand-in keeps a damaged
+    # name's NUL for the caller to name, on every supported Python
+    nul = "\0" in text
     try:
-        return next(csv.reader([text]))
+        names = next(csv.reader([text.replace("\0", "\uffff") if nul else text]))
     except csv.Error as exc:
         raise ProfileError(path, f"malformed CSV header: {exc}") from None
+    return [n.replace("\uffff", "\0") for n in names] if nul else names
 
 
 def _check_last_row(path: str, n_cols: int, data: bytes | None = None) -> None:
