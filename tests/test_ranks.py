@@ -397,7 +397,9 @@ def test_one_sided_rank_and_profiling_off_script_face(tmp_path):
     written = [p.name for p in tmp_path.iterdir() if "_ranks_" not in p.name]  # the job overview: test_ranks_report
     assert len(written) == 1 and STAMPED.match(written[0])[1] == "0"
     assert table_rows(proc.stdout) == {0: ["0", written[0]]}
-    assert "E2E" not in proc.stdout and "Job (" not in proc.stdout
+    # no E2E figure nor job line; the line under the table says why
+    assert "Base E2E" not in proc.stdout and "Job (" not in proc.stdout
+    assert "\nNo E2E time per rank: --enable_profiling_compare" in proc.stdout
 
 
 def test_output_file_is_refused_before_loading(capsys, tmp_path, monkeypatch):
