@@ -1179,11 +1179,16 @@ def _repeated_rows(cols: dict[str, np.ndarray]) -> int:
     rows = np.flatnonzero(mark)
     if order is not None:
         rows = order[rows]
-    rows = rows[cols["start_read"][rows]]  # a start not read (-1) is no kernel's start
+    return _repeats(list(cols.values()), rows[cols["start_read"][rows]])  # a start not read (-1) is no kernel's
+
+
+def _repeats(cols: list[np.ndarray], rows: np.ndarray) -> int:
+    """How many of ``rows`` repeat an earlier one of them in every column of ``cols`` (``pd.factorize`` codes: a
+    NaN cell equals a NaN cell)."""
     if not rows.size:
         return 0
     key = np.zeros(rows.size, dtype=np.int64)
-    for values in cols.values():  # one code per distinct combination so far: below rows.size, so no overflow
+    for values in cols:  # one code per distinct combination so far: below rows.size, so no overflow
         codes = pd.factorize(values[rows])[0].astype(np.int64) + 1
         key = pd.factorize(key * (rows.size + 1) + codes)[0].astype(np.int64)
     return int(rows.size - (key.max() + 1))
@@ -1193,14 +1198,7 @@ def _repeated_events(cols: list[np.ndarray]) -> int:
     """How many rows repeat an earlier row in every column of ``cols`` (the first, a start, picks the rows to
     compare: those whose start another row shares, found by hashing, not by sorting): 1M device tasks of distinct
     starts take ~15 ms."""
-    tied = np.flatnonzero(pd.Index(cols[0]).duplicated(keep=False))
-    if not tied.size:
-        return 0
-    key = np.zeros(tied.size, dtype=np.int64)
-    for values in cols:  # one code per distinct combination so far: below tied.size, so no overflow
-        codes = pd.factorize(values[tied])[0].astype(np.int64) + 1
-        key = pd.factorize(key * (tied.size + 1) + codes)[0].astype(np.int64)
-    return int(tied.size - (key.max() + 1))
+    return _repeats(cols, np.flatnonzero(pd.Index(cols[0]).duplicated(keep=False)))
 
 
 def read_memory_record(path: str, warnings: list[str]) -> pd.DataFrame:
