@@ -19,7 +19,7 @@ from ..errors import UsageError
 from ..textsafe import term_safe, write_line
 from .excel import default_file_name, workbook_part, write_workbook
 from .json_report import json_part, write_json
-from .output import first_free_name, output_target, utc_now, write_new_files
+from .output import first_free_name, names_no_file, new_names, output_target, utc_now, write_new_files
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult
@@ -46,7 +46,7 @@ def check_target(output: str, formats: tuple[str, ...] = ("xlsx",), explicit_for
             output_target(".", ".xlsx", force)
         return
     suffix = next((x for x in (".xlsx", ".json") if output.lower().endswith(x)), "")
-    if suffix and not os.path.basename(output)[:-len(suffix)].replace(".", "").strip() and not os.path.isdir(output):
+    if suffix and names_no_file(os.path.basename(output), suffix) and not os.path.isdir(output):
         # "-o .json": its companion ".xlsx" was a folder when one existed, and the notices named ".json.xlsx"
         raise UsageError(f"-o {term_safe(output)} names no file before {term_safe(output[-len(suffix):])}; give a "
                          f"name such as run{suffix}, or a directory")
@@ -95,18 +95,10 @@ def blank_edged(output: str) -> str:
     (``output.output_target``); an existing name is the user's. A ``~`` is expanded, as ``output_target`` does."""
     if output == STDOUT:
         return ""
-    parts = output.replace(os.sep, "/").split("/")
-    for i, part in enumerate(parts):
-        if not part.strip() or part == part.strip():
-            continue
-        try:
-            there = os.path.lexists(os.path.expanduser("/".join(parts[:i + 1])))
-        except (OSError, ValueError):  # a NUL: output_target refuses it
-            return ""
-        if there:
-            continue
-        edges = [word for word, char in (("starts", part[0]), ("ends", part[-1])) if char.isspace()]
-        return f"the name '{term_safe(part)}' {' and '.join(edges)} with whitespace"
+    for part in new_names(output):
+        if part.strip() and part != part.strip():
+            edges = [word for word, char in (("starts", part[0]), ("ends", part[-1])) if char.isspace()]
+            return f"the name '{term_safe(part)}' {' and '.join(edges)} with whitespace"
     return ""
 
 

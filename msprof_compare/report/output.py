@@ -99,7 +99,7 @@ def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = 
         raise UsageError(f"output {say} names a {other} file; give a directory or a {suffix} path")
     if low.endswith(suffix) and not as_dir:
         path, name = os.path.dirname(path), os.path.basename(path)
-        if not name[:-len(suffix)].replace(".", "").strip():
+        if names_no_file(name, suffix):
             # ".xlsx", "..json": os.path.splitext reads no extension in a name of dots before it, so the report set
             # took one name for both files (exit 1 after the load: "too many existing files named .xlsx_N")
             raise UsageError(f"output {say} names no file before {term_safe(name[-len(suffix):])}; give a name such as "
@@ -151,19 +151,33 @@ def output_target(target: str | bytes | os.PathLike, suffix: str, force: bool = 
 _NOT_WRITABLE = (errno.EACCES, errno.EPERM, errno.EROFS)
 
 
-def _blank_name(raw: str) -> str | None:
-    """The first name of the target ``raw`` that is only whitespace and is not there yet (so writing would create
-    it: ``" "``, ``"runs/ "``, ``"runs/ /run.xlsx"``), else None. An existing folder of such a name is the user's."""
+def new_names(raw: str) -> Iterator[str]:
+    """The names in the target ``raw`` (its path's parts) that are not there yet, so writing would create them
+    (``~`` expanded, as ``output_target`` does); an existing name is the user's. Nothing past a path the system
+    cannot test (a NUL: ``output_target`` refuses it)."""
     parts = raw.replace(os.sep, "/").split("/")
     for i, part in enumerate(parts):
-        if part and not part.strip():
-            try:
-                there = os.path.lexists(os.path.expanduser("/".join(parts[:i + 1])))
-            except (OSError, ValueError):
-                there = False
-            if not there:
-                return part
-    return None
+        if not part:
+            continue
+        try:
+            there = os.path.lexists(os.path.expanduser("/".join(parts[:i + 1])))
+        except (OSError, ValueError):
+            return
+        if not there:
+            yield part
+
+
+def names_no_file(name: str, suffix: str) -> bool:
+    """Whether a report's file ``name`` ending in ``suffix`` holds nothing but dots and blanks before it
+    (``.xlsx``, ``..json``): ``os.path.splitext`` reads no extension in such a name, so a report set took one
+    name for both files."""
+    return not name[:-len(suffix)].replace(".", "").strip()
+
+
+def _blank_name(raw: str) -> str | None:
+    """The first name of the target ``raw`` that is only whitespace and is not there yet (``" "``, ``"runs/ "``,
+    ``"runs/ /run.xlsx"``), else None."""
+    return next((part for part in new_names(raw) if not part.strip()), None)
 
 
 def _probe(directory: str, failure: str, existing: bool = False) -> None:
