@@ -457,6 +457,15 @@ def _unread_options(opts: Options) -> list[str]:
 OUTPUT_FORMATS = ("xlsx", "json")
 
 
+def list_items(text: str) -> list[str]:
+    """The items of a list option's text: commas or blanks separate them ("json xlsx", "0, 3"); an empty item
+    between commas is kept as "" for the caller to refuse ("xlsx,", "0,,1")."""
+    items: list[str] = []
+    for part in text.split(","):
+        items.extend(part.split() or [""])
+    return items
+
+
 def parse_output_format(value: Any, name: str = "--output_format") -> str:
     """``--output_format``: "xlsx", "json" or both (separated by a comma or blanks, any order, any case) -> canonical
     "xlsx,json"; ``name``: the option as an error names it. An empty item between commas (``xlsx,``, ``xlsx,,json``:
@@ -471,10 +480,7 @@ def parse_output_format(value: Any, name: str = "--output_format") -> str:
     if isinstance(value, (list, tuple)):  # the API's list of formats: each item one format
         items = [str(i).strip() for i in value]
     else:
-        items = []
-        for part in str(value).split(","):
-            words = part.split()
-            items.extend(words or [""])  # "json xlsx": blanks separate as a comma does
+        items = list_items(str(value))
     if len(items) > 1 and "" in items:
         raise bad(": an empty item")
     chosen = {i.lower() for i in items if i}
@@ -513,9 +519,7 @@ def parse_rank_list(value: Any, name: str = "--rank_list") -> tuple[int, ...] | 
     if value is None or (isinstance(value, str) and value.strip().lower() == "all"):
         return None
     if isinstance(value, str):
-        items: list[Any] = []
-        for part in value.split(","):
-            items.extend(part.split() or [""])  # "0 3": blanks separate as a comma does
+        items: list[Any] = list_items(value)
     elif isinstance(value, (list, tuple, range, set, frozenset)) or getattr(value, "ndim", 0) == 1:  # 1-D array
         items = list(value)
     else:
