@@ -314,7 +314,7 @@ def test_idle_detail_rounds_its_ms_as_the_verdict():
 
     def side(length: int) -> SimpleNamespace:
         idle = SimpleNamespace(length_ns=length, offset_ns=1_002_500, start_ns=5_000_000)
-        return SimpleNamespace(e2e_ns=20_000_000, longest_idle=idle)
+        return SimpleNamespace(e2e_ns=20_000_000, longest_idle=idle, computing_ns=0, categorised_ns=0)
 
     detail = _idle_row((side(12_004_500), side(12_004_500)))["Detail"]
     assert "base 12.005 ms long, 1.003 ms into the E2E window" in detail
@@ -363,3 +363,34 @@ def test_sglang_workbook_share_under_the_threshold_keeps_two_decimals(samples, t
     assert 0.4996 <= comp.value < 0.4997 and base.value >= checks.IDLE_SHARE
     assert comp.number_format == "0.00%"  # 49.96%, as the log's note: one decimal read 50.0%
     assert base.number_format == "0.0%"  # 97.8%: one decimal says it
+
+
+MS_TIMELINE = ("mindinsight/tests/utils/resource/profiler/PROF_000001_20230818142704322_COJGGGCANRMICFBC/device_0/"
+               "timeline/msprof_0_2_1.json")
+
+
+def test_idle_advice_agrees_with_the_category_note_where_one_side_has_no_categories(samples):
+    """PARAM AlexNet (GPU) against a MindSpore run's CANN timeline, a lone file without kernel_details.csv: the
+    NPU side's computing (5.91458 ms, the sum of its Overlap Analysis "Computing" events, read here) has no
+    categories, and the "computing split into categories" note says "compare Computing Time, not its categories".
+    The idle note and the verdict said "compare Computing Time and its categories" beside it; they now ask for
+    Computing Time alone. Both ways round."""
+    timeline = json.loads((samples / MS_TIMELINE).read_text())
+    overlap = {e["pid"] for e in timeline if e.get("ph") == "M" and e.get("name") == "process_name"
+               and e["args"]["name"] == "Overlap Analysis"}
+    computing = sum(Decimal(str(e["dur"])) for e in timeline
+                    if e.get("pid") in overlap and e.get("ph") == "X" and e["name"] == "Computing")
+    assert computing == Decimal("5914.58")
+    for sides in ((HTA_ALEXNET, MS_TIMELINE), (MS_TIMELINE, HTA_ALEXNET)):
+        res = compare(*(str(samples / s) for s in sides), enable_profiling_compare=True)
+        g = res.guards.set_index("Check")
+        assert g.loc[checks.CATEGORY_CHECK, "Status"] == "note"
+        assert "compare Computing Time, not its categories" in g.loc[checks.CATEGORY_CHECK, "Detail"]
+        idle = g.loc[checks.IDLE_CHECK, "Detail"]
+        assert idle.endswith(": " + checks.IDLE_ADVICE_UNSPLIT) and checks.IDLE_ADVICE not in idle
+        assert res.verdict.endswith("; " + verdict.IDLE_ASIDE_UNSPLIT)
+        assert "its categories" not in res.verdict.replace("not split into categories", "")
+    # both sides split (reference pair 4's NPU step has kernel_details.csv): the categories are still asked for
+    res = compare(str(samples / HTA_ALEXNET), str(samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"),
+                  enable_profiling_compare=True)
+    assert res.verdict.endswith("; " + verdict.IDLE_ASIDE)

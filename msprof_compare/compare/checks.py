@@ -575,6 +575,15 @@ IDLE_DIFF = ", and so does the E2E difference"
 #: Key of ``_idle_row``'s flag (and of the guards frame's attrs): the two sides' longest idle stretches make most of
 #: the E2E difference, which the verdict says (``verdict.idle_aside``) without reading the Detail's words
 IDLE_EXPLAINS = "idle_explains_e2e_diff"
+#: Key of ``_idle_row``'s other flag (and of the guards frame's attrs): one side's computing is not split into
+#: categories (``waterfall.unsplit``), so the note and the verdict point to Computing Time alone
+IDLE_UNSPLIT = "idle_computing_unsplit"
+#: What the idle note and the verdict's aside ask to compare instead of E2E: Computing Time and its categories,
+#: or Computing Time alone where one side's has no categories. The note said "and its categories" beside the
+#: "computing split into categories" note's "compare Computing Time, not its categories" (PARAM AlexNet against
+#: a MindSpore run's CANN timeline, which has no kernel_details.csv).
+IDLE_ADVICE = "compare Computing Time and its categories"
+IDLE_ADVICE_UNSPLIT = "compare Computing Time (one side's is not split into categories)"
 
 
 def _idle_where(side: str, bd: Breakdown) -> str:
@@ -601,6 +610,7 @@ def _idle_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any]:
     if not where:
         return _guard(IDLE_CHECK, None, None, None, "no E2E time on either side")
     detail = f"{IDLE_LEAD}{where}"
+    split_apart = unsplit(*bds)
     if crossed:
         whose = "both sides'" if len(crossed) == 2 else f"the {crossed[0]} side's"
         b, c = bds
@@ -614,10 +624,11 @@ def _idle_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any]:
         measures = None not in shares and diff and 2 * abs(diff - idle_diff) <= abs(diff)
         detail += (f"; {whose} E2E and Free Time mostly measure that stretch"
                    f"{IDLE_DIFF if measures else ''} (a profile opened long before the work, "
-                   "a stall, a host-side wait): compare Computing Time and its categories")
+                   f"a stall, a host-side wait): {IDLE_ADVICE_UNSPLIT if split_apart else IDLE_ADVICE}")
     else:
         detail += f"; a note from {IDLE_SHARE:.0%}"
-    return {**_guard(IDLE_CHECK, ok, shares[0], shares[1], detail), IDLE_EXPLAINS: bool(crossed and also)}
+    return {**_guard(IDLE_CHECK, ok, shares[0], shares[1], detail), IDLE_EXPLAINS: bool(crossed and also),
+            IDLE_UNSPLIT: split_apart}
 
 
 _FA_BUCKETS = tuple(b for b in BUCKETS if b.startswith("fa_"))
@@ -984,10 +995,11 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
 
 def guard_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """The checks' rows as the guards frame (GUARD_COLUMNS), with the flags some rows carry for other faces in
-    its attrs (``IDLE_EXPLAINS``, ``LOG_CUT``)."""
+    its attrs (``IDLE_EXPLAINS``, ``IDLE_UNSPLIT``, ``LOG_CUT``)."""
     # object columns: inference would turn a column of counts and one rate into floats, counts into rates
     frame = plain_frame({c: object_array([r[c] for r in rows]) for c in GUARD_COLUMNS}, objects=True)
     frame.attrs[IDLE_EXPLAINS] = any(r.get(IDLE_EXPLAINS, False) for r in rows)
+    frame.attrs[IDLE_UNSPLIT] = any(r.get(IDLE_UNSPLIT, False) for r in rows)
     frame.attrs[LOG_CUT] = {r["Check"]: r[LOG_CUT] for r in rows if LOG_CUT in r}
     return frame
 

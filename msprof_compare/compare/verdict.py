@@ -25,12 +25,17 @@ def idle_aside(guards: pd.DataFrame | None) -> str:
     with no computing and no communication, that in the verdict's words, else "". The verdict alone read "the base
     takes 94.60x as long" of PARAM AlexNet's 12.9 s profile, 10.9 s of it one idle stretch, against an NPU step
     whose Computing Time is about the same; the note saying so was a log line above the tables."""
-    return IDLE_ASIDE if guards is not None and guards.attrs.get(checks.IDLE_EXPLAINS) else ""
+    if guards is None or not guards.attrs.get(checks.IDLE_EXPLAINS):
+        return ""
+    return IDLE_ASIDE_UNSPLIT if guards.attrs.get(checks.IDLE_UNSPLIT) else IDLE_ASIDE
 
 
-#: ``idle_aside``'s words
-IDLE_ASIDE = ("most of that difference is time with no computing and no communication (validity check: longest idle "
-              "stretch), so compare Computing Time and its categories")
+#: ``idle_aside``'s words; where one side's computing is not split into categories, it asks for Computing Time
+#: alone, as the "computing split into categories" note does
+_IDLE_LEAD = ("most of that difference is time with no computing and no communication (validity check: longest idle "
+              "stretch), so ")
+IDLE_ASIDE = _IDLE_LEAD + checks.IDLE_ADVICE
+IDLE_ASIDE_UNSPLIT = _IDLE_LEAD + checks.IDLE_ADVICE_UNSPLIT
 
 
 def e2e_words(ctx: RunContext | CompareResult, e2e: pd.DataFrame | None) -> tuple[str, str]:
