@@ -1085,7 +1085,9 @@ def test_gpu_vs_npu_categories_note(samples, reference_outputs, caplog):
         assert checks.KINDS_CHECK not in compare(*map(str, same), enable_profiling_compare=True).guards[
             "Check"].tolist()
     # no time in those categories on either side: "ok", the Cube / Vector rule still said
-    row = checks._kinds_row((Breakdown("GPU"), Breakdown("NPU")))
+    gpu_bd, npu_bd = Breakdown("GPU"), Breakdown("NPU")
+    gpu_bd.e2e_ns, npu_bd.e2e_ns = 3_908_000, 136_581_000
+    row = checks._kinds_row((gpu_bd, npu_bd))
     ok = ["ok", "GPU", "NPU", "no Vector (Trans) time, and no copies (SDMA (Tensor Move), SDMA in Free Time) of "
           "0.1% or more of a side's E2E time: the categories a GPU and an NPU file differently; the Cube / Vector "
           "split goes by PMU counters on an NPU and by op and kernel names on a GPU"]
@@ -1093,8 +1095,6 @@ def test_gpu_vs_npu_categories_note(samples, reference_outputs, caplog):
     # copies below 0.1 % of the side's E2E: noise, not named (the bundled BERT-small H100 trace against an NPU
     # export fired the note for 0.002 ms of SDMA beside its 3.908 ms E2E); at 0.1 % they are named. Any Vector
     # (Trans) time is named: the GPU side's row is 0, so OverallMetrics reads INF
-    gpu_bd, npu_bd = Breakdown("GPU"), Breakdown("NPU")
-    gpu_bd.e2e_ns, npu_bd.e2e_ns = 3_908_000, 136_581_000
     gpu_bd.sdma_stream.ns, npu_bd.b("sdma_tm").ns = 3_907, 136_580
     row = checks._kinds_row((gpu_bd, npu_bd))
     assert [row[k] for k in ("Status", "Base", "Comparison", "Detail")] == ok
@@ -1106,6 +1106,71 @@ def test_gpu_vs_npu_categories_note(samples, reference_outputs, caplog):
     assert row["Status"] == "note" and "(comparison: Vector (Trans) 0.001 ms)" in row["Detail"]
     # without a time breakdown there is no category to read
     assert checks.KINDS_CHECK not in compare(str(gpu), str(npu), enable_api_compare=True).guards["Check"].tolist()
+
+
+MS_LAYOUT = Path(__file__).resolve().parent / "data" / "npu" / "profiler" / "rank-0_20250101000000000_ascend_ms"
+MS_TORCH_LAYOUT = Path(__file__).resolve().parent / "data" / "npu" / "rank0_ascend_pt"
+MS_TIMELINE = ("mindinsight/tests/utils/resource/profiler/PROF_000001_20230818142704322_COJGGGCANRMICFBC/device_0/"
+               "timeline/msprof_0_2_1.json")
+MS1_TIMELINE_DISPLAY = "mindinsight/tests/utils/resource/run_2/normal_run/profiler/ascend_timeline_display_1.json"
+
+
+def test_gpu_vs_npu_categories_note_says_a_mindspore_side_files_the_ops_vector_kernels_in_vector(
+        samples, reference_outputs, caplog):
+    """PARAM AlexNet (GPU) against the MindSpore-layout excerpt (tests/data/npu/profiler: the torch_npu excerpt's
+    kernels without its framework ops): the GPU side files its conv and matmul ops' Vector kernels under the op
+    (reference pair 4's OverallMetrics: Conv (Forward) (Vector) 3.869 ms, Matmul (Vector) 0.039 ms), the MindSpore
+    side by kernel type alone, so its Conv and Matmul rows hold Cube kernels only and OverallMetrics read Conv
+    (Forward) 6.329 ms -> 0 as if no conv ran. The note says so, both ways round. The same kernels with their ops
+    (the torch_npu layout) file 3 kernels as Matmul (Vector) that the MindSpore layout counts in Vector: computing
+    and Matmul (Cube) are equal, Vector is larger by exactly them. No such part beside the torch_npu export, nor
+    beside a lone CANN timeline, which has no categories (the category note says so)."""
+    ref = read_xlsx(reference_outputs / "4-gpu-alexnet-vs-npu-text-l1" / "performance_comparison_result.xlsx",
+                    sheet_name="OverallMetrics", header=2).set_index("Index")
+    conv_v, mm_v = (ref.loc[f"\t\t{row} (Vector)", "Duration(ms)"] for row in ("Conv (Forward)", "Matmul"))
+    assert (f"{conv_v:.3f}", f"{mm_v:.3f}") == ("3.869", "0.039")
+    gpu = str(samples / HTA_ALEXNET)
+    part = ("side recorded no framework op (a MindSpore export), so its Flash Attention, Conv and Matmul rows hold "
+            "only the kernels whose type names them (as Cube) and those ops' other kernels count in Vector, where "
+            "the {gpu} side files them under the op that launched them ({gpu}: Conv (Forward) (Vector) "
+            f"{conv_v:.3f} ms and Matmul (Vector) {mm_v:.3f} ms): compare those rows with Vector added, or "
+            "Computing Time")
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(gpu, str(MS_LAYOUT), enable_profiling_compare=True)
+    row = res.guards.set_index("Check").loc[checks.KINDS_CHECK]
+    assert row["Status"] == "note" and "; the comparison " + part.format(gpu="base") + "; the Cube / Vector" in \
+        row["Detail"]
+    assert any(m.startswith(checks.NOTE_CHECKS[checks.KINDS_CHECK]) and part.format(gpu="base") in m
+               for m in caplog.messages)
+    swapped = compare(str(MS_LAYOUT), gpu, enable_profiling_compare=True).guards.set_index("Check")
+    assert "the base " + part.format(gpu="comparison") in swapped.loc[checks.KINDS_CHECK, "Detail"]
+    # the same kernels with their framework ops: 3 kernels move from Matmul (Vector) into Vector, nothing else
+    torch = compare(gpu, str(MS_TORCH_LAYOUT), enable_profiling_compare=True)
+    assert "framework op" not in torch.guards.set_index("Check").loc[checks.KINDS_CHECK, "Detail"]
+
+    def comp(r, metric):
+        o = r.frames["overall"]
+        return tuple(o.loc[(o["side"] == "comparison") & (o["metric"] == metric), ["ns", "count"]].iloc[0])
+    assert comp(torch, "computing") == comp(res, "computing") and comp(res, "matmul_vector") == (0, 0)
+    assert comp(torch, "matmul_cube") == comp(res, "matmul_cube")
+    moved = comp(torch, "matmul_vector")
+    assert moved[1] == 3 and comp(res, "vector_notrans") == tuple(
+        a + b for a, b in zip(comp(torch, "vector_notrans"), moved, strict=True))
+    lone = compare(gpu, str(samples / MS_TIMELINE), enable_profiling_compare=True).guards.set_index("Check")
+    assert "framework op" not in lone.loc[checks.KINDS_CHECK, "Detail"]
+    assert lone.loc[checks.CATEGORY_CHECK, "Status"] == "note"
+
+
+def test_gpu_vs_npu_categories_note_is_left_out_beside_a_side_without_time_breakdown(samples, caplog):
+    """A MindSpore 1.x ascend_timeline_display file holds no Overlap Analysis, so that side has no time breakdown
+    (its console cells are "not measurements"): the note asked to "compare SDMA Time, which adds both" against it.
+    No row and no line now; the GPU side's idle stretch is still noted."""
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        res = compare(str(samples / MS1_TIMELINE_DISPLAY), str(samples / HTA_ALEXNET), enable_profiling_compare=True)
+    assert any("Failed to get overlap analysis data" in m for m in caplog.messages)
+    checks_run = res.guards["Check"].tolist()
+    assert checks.KINDS_CHECK not in checks_run and checks.IDLE_CHECK in checks_run
+    assert not [m for m in caplog.messages if m.startswith(checks.NOTE_CHECKS[checks.KINDS_CHECK])]
 
 
 def test_gpu_vs_npu_categories_note_names_the_trans_words_the_run_used(samples, tmp_path, monkeypatch):

@@ -684,15 +684,57 @@ def _trans_words(kw: Keywords | None) -> str:
     return f"whose names hold {listed} (TRANS_MASK of the keyword file)"
 
 
-def _kinds_row(bds: tuple[Breakdown, Breakdown], kw: Keywords | None = None) -> dict[str, Any]:
+#: The OverallMetrics rows of an op's Vector kernels: kernels a Flash Attention, Conv or Matmul op launched that are
+#: not Cube kernels, which only a side with framework ops (a covering op) can file there
+_OP_VECTOR_ROWS = (("Flash Attention (Forward) (Vector)", "fa_fwd_vector"),
+                   ("Flash Attention (Backward) (Vector)", "fa_bwd_vector"),
+                   ("Conv (Forward) (Vector)", "conv_fwd_vector"), ("Conv (Backward) (Vector)", "conv_bwd_vector"),
+                   ("Matmul (Vector)", "matmul_vector"))
+
+
+def _opless_part(bds: tuple[Breakdown, Breakdown], sides: tuple[Profile, Profile] | None) -> list[str]:
+    """Where the NPU side recorded no framework op (a MindSpore export) and the GPU side's Flash Attention, Conv
+    or Matmul rows hold Vector kernels: the NPU side files its kernels by their type alone, so those rows hold its
+    Cube kernels only and the ops' other kernels count in Vector, where the GPU side files them under the op that
+    launched them. PARAM AlexNet against the MindSpore-layout excerpt read Conv (Forward) 6.329 ms -> 0 and
+    Vector 1.703 -> 0.179 ms; the torch_npu export of the same kernels files 0.047 ms of them as Matmul (Vector),
+    the MindSpore one as Vector. [] otherwise, and where the NPU side has no categories at all (the category
+    note says that)."""
+    if sides is None:
+        return []
+    npu = [i for i, p in enumerate(sides) if not p.is_gpu and not p.has_ops]
+    # a side without categories at all (a lone timeline: no kernel_details.csv) has the category note instead
+    if len(npu) != 1 or not sides[1 - npu[0]].is_gpu or bds[npu[0]].categorised_ns <= 0:
+        return []
+    gpu = 1 - npu[0]
+    held = [(label, bds[gpu].b(bucket).ns) for label, bucket in _OP_VECTOR_ROWS if bds[gpu].b(bucket).ns > 0]
+    if not held:
+        return []
+    figures = and_list([f"{label} {_ms(ns)} ms" for label, ns in held])
+    return [f"the {_SIDES[npu[0]]} side recorded no framework op (a MindSpore export), so its Flash Attention, Conv "
+            "and Matmul rows hold only the kernels whose type names them (as Cube) and those ops' other kernels "
+            f"count in Vector, where the {_SIDES[gpu]} side files them under the op that launched them "
+            f"({_SIDES[gpu]}: {figures}): compare those rows with Vector added, or Computing Time"]
+
+
+def _kinds_row(bds: tuple[Breakdown, Breakdown], kw: Keywords | None = None,
+               sides: tuple[Profile, Profile] | None = None) -> dict[str, Any] | None:
     """A GPU trace against an NPU export: the breakdowns file some of the same work apart, which OverallMetrics
     and the waterfall show as work one side did not do. An NPU's cast / TransData / Transpose kernels are Vector
     (Trans), a GPU's Vector (No Trans) (the GPU side's Vector (Trans) is always 0, and read "INF" beside the
     H200 AlexNet's NPU run: 0 -> 0.477 ms); an NPU's TensorMove copies are SDMA (Tensor Move) in Computing Time, a
     GPU's memory copies SDMA in Free Time (0.574 ms of computing beside 0.488 ms of free time, one waterfall step
-    up and one down). A note where either part holds time; the Cube / Vector rule is said in both cases."""
+    up and one down); an NPU side without framework ops files the ops' Vector kernels in Vector
+    (``_opless_part``). A note where any part holds time; the Cube / Vector rule is said in both cases. None where
+    a side has no time breakdown (no E2E time)."""
     def held(ns: int, bd: Breakdown) -> bool:  # noise apart: 0.002 ms of SDMA beside a 3.9 ms E2E fired the note
         return ns > 0 and ns >= KINDS_SHARE * bd.e2e_ns
+
+    if any(bd.e2e_ns <= 0 for bd in bds):
+        # a side without a time breakdown (a MindSpore 1.x timeline_display file: no Overlap Analysis) has no
+        # category to file anything in: the note read "compare SDMA Time, which adds both" beside its "0.000s"
+        # cells, which the line under the console table says are no measurements
+        return None
 
     parts = []
     # any Vector (Trans) time: the GPU side's row is 0, so OverallMetrics reads INF, however small the NPU's is
@@ -712,6 +754,7 @@ def _kinds_row(bds: tuple[Breakdown, Breakdown], kw: Keywords | None = None) -> 
                      "compute stream (a GPU's memory copies) SDMA in Free Time "
                      f"({'; '.join(copies)}): compare SDMA Time, which adds both, and read Computing Time and "
                      "Free Time with this in mind")
+    parts += _opless_part(bds, sides)
     cube = "the Cube / Vector split goes by PMU counters on an NPU and by op and kernel names on a GPU"
     if not parts:
         return _guard(KINDS_CHECK, True, bds[0].kind, bds[1].kind,
@@ -978,7 +1021,7 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
     if b.is_gpu and c.is_gpu:
         optional.append(_vendor_row(_gpu_vendor(b), _gpu_vendor(c), bds))
     elif b.is_gpu != c.is_gpu and bds is not None:  # categories: a time breakdown's rows
-        optional.append(_kinds_row(bds, breakdown_keywords(ctx)))
+        optional.append(_kinds_row(bds, breakdown_keywords(ctx), (b, c)))
     early = _early_row(bds) if bds is not None else None
     if bds is not None:
         optional += [_idle_row(bds), _category_row(bds, (b, c)), early]
