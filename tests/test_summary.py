@@ -1625,6 +1625,21 @@ def test_world_size_at_least_the_ranks_the_communication_tasks_name(samples: Pat
         "records no world size")
 
 
+def test_world_size_bound_names_a_lone_timeline_file_it_came_from(samples):
+    """A MindSpore run's CANN timeline given alone (msprof_0_2_1.json) bounds the world size by its HCCL tasks'
+    peers, rank ids 0-4 (read here from its raw events, 2**32 - 1 being no peer): the Detail named
+    "trace_view.json's HCCL tasks", a file the user never gave; it names the timeline file now."""
+    path = samples / MS_TIMELINE
+    ranks = {v for e in json.loads(path.read_text()) for k, v in (e.get("args") or {}).items()
+             if k in ("src rank", "dst rank")}
+    assert ranks == {*range(5), 2**32 - 1}
+    g = compare(str(samples / HTA_ALEXNET), str(path), enable_profiling_compare=True).guards.set_index("Check")
+    assert g.loc["world size", "Comparison"] == "at least 5"
+    assert g.loc["world size", "Detail"].endswith(
+        "; comparison side: msprof_0_2_1.json's HCCL tasks (src rank / dst rank) name rank ids up to 4 and the "
+        "metadata records no world size")
+
+
 @pytest.mark.parametrize(("base", "comparison", "status"), [
     ((1, 0), (None, 8), "warn"), ((8, 0), (None, 8), "unknown"), ((16, 0), (None, 8), "unknown"),
     ((None, 8), (None, 8), "unknown"), ((None, 9), (8, 0), "warn"), ((None, 1), (4, 0), "unknown"),

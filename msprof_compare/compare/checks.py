@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -188,6 +189,9 @@ def _span_words(sides: list[tuple[str, Any]]) -> str:
     for side, p in sides:
         if _world_size(p.metadata) is None and p.rank_span >= 2:
             where = _SPAN_SOURCES.get(p.source, "the communication tasks")
+            if p.source == "ascend_text" and p.level == "trace":
+                # a file given alone: a legacy CANN timeline (msprof_0_2_1.json) read as "trace_view.json's"
+                where = f"{os.path.basename(p.path)}'s HCCL tasks (src rank / dst rank)"
             said.setdefault(f"{where} name rank ids up to {p.rank_span - 1} and the metadata records no world size",
                             []).append(side)
     return "".join(f"; {'both sides' if len(s) == 2 else f'{s[0]} side'}: {w}" for w, s in said.items())
