@@ -1074,7 +1074,7 @@ def test_gpu_vs_npu_categories_note(samples, reference_outputs, caplog):
               "mind; the Cube / Vector split goes by PMU counters on an NPU and by op and kernel names on a GPU")
     assert row.tolist() == ["note", "GPU", "NPU", detail]
     assert [m for m in caplog.messages if m.startswith(checks.NOTE_CHECKS[checks.KINDS_CHECK])] == [
-        "A GPU profile and an NPU profile file some work in different categories (base GPU, comparison NPU): "
+        "A GPU profile and an NPU profile count some work in different categories (base GPU, comparison NPU): "
         f"{detail}."]
     swapped = compare(str(npu), str(gpu), enable_profiling_compare=True).guards.set_index("Check").loc[
         checks.KINDS_CHECK]

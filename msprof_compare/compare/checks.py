@@ -269,7 +269,7 @@ MODULE_SHARE = 0.5
 #: or one that changes how to read the figures, such as a long idle stretch): each is its own warning, about how
 #: to read the figures, not part of the "may not be the same workload" block.
 NOTE_CHECKS = {VENDOR_CHECK: "Base and comparison GPUs are from different vendors",
-               KINDS_CHECK: "A GPU profile and an NPU profile file some work in different categories",
+               KINDS_CHECK: "A GPU profile and an NPU profile count some work in different categories",
                EXPORT_CHECK: "Base and comparison are different kinds of NPU export",
                SETTINGS_CHECK: "Base and comparison were collected with different NPU profiler settings",
                IDLE_CHECK: "One stretch with no computing and no communication is half or more of a side's E2E time",
