@@ -228,3 +228,42 @@ def test_waterfall_delta_that_rounds_to_zero_has_no_minus_sign(samples: Path) ->
             step, *figures = line[1:-1].split("|")
             assert step == f" {step.strip():<{len(step) - 2}} ", line
             assert all(c == f" {c.strip():>{len(c) - 2}} " for c in figures), line
+
+
+def test_category_cells_of_a_side_without_categories_are_said_to_be_no_measurement(
+        samples: Path, capsys: pytest.CaptureFixture) -> None:
+    """PARAM AlexNet (GPU) against a MindSpore run's CANN timeline given alone: the timeline brings no
+    kernel_details.csv, so its computing (5914.58 us of Overlap Analysis "Computing" events, summed here from the
+    raw file) has no category, and its row read Cube / Vector / Conv 0.000s(0) under the GPU's 0.006s(40), as if
+    the NPU ran no convolution. A line under the table says so, whichever side the timeline is; no such line where
+    both sides are split (pair 4, above) or neither is (two lone trace files, pair 8)."""
+    from decimal import Decimal
+
+    from cliutil import run_inproc
+
+    timeline = samples / ("mindinsight/tests/utils/resource/profiler/PROF_000001_20230818142704322_COJGGGCANRMICFBC/"
+                          "device_0/timeline/msprof_0_2_1.json")
+    events = _raw_events(timeline)
+    overlap = {e["pid"] for e in events if e.get("ph") == "M" and e.get("args", {}).get("name") == "Overlap Analysis"}
+    computing = sum(Decimal(str(e["dur"])) for e in events
+                    if e.get("pid") in overlap and e.get("ph") == "X" and e["name"] == "Computing")
+    assert computing == Decimal("5914.58") and not (timeline.parent / "kernel_details.csv").exists()
+    for base, comparison, side, row in ((samples / ALEXNET, timeline, "Comparison", 1),
+                                        (timeline, samples / ALEXNET, "Base", 0)):
+        code, out, _err = run_inproc(capsys, "-bp", str(base), "-d", str(comparison), "-o", "-",
+                                     "--enable_profiling_compare")
+        assert code == 0
+        table = json.loads(out)["console_summary"]
+        cells = {h: table["rows"][row][i] for i, h in enumerate(table["headers"])}
+        assert [cells[h] for h in ("Cube Time(Num)", "Vector Time(Num)", "Conv Time(Forward)(Num)")] == \
+            ["0.000s(0)"] * 3
+        assert cells["Other Time"] == cells["Computing Time"] == f"{float(computing) / 1e6:.3f}s" == "0.006s"
+        assert table["notes"] == [
+            f"{side} row: its computing time is not split into categories (see the validity checks), so its Cube "
+            "Time(Num), Vector Time(Num) and Conv Time(Forward)(Num) 0.000s(0) are not measurements: its Computing "
+            "Time is all Other Time."]
+    files = [samples / "mstt/profiler/msprof_analyze/test/ut/advisor/timeline_advice/trace_view.json",
+             samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json"]
+    code, out, _err = run_inproc(capsys, "-bp", str(files[0]), "-d", str(files[1]), "-o", "-",
+                                 "--enable_profiling_compare")
+    assert code == 0 and not [n for n in json.loads(out)["console_summary"]["notes"] if "categories" in n]

@@ -631,7 +631,10 @@ def test_bandwidth_notes_say_why_in_each_case(tmp_path, caplog):
             (blockless, ["Base row: its communication.json gives no bandwidth, so its SDMA Bandwidth 0.000GB/s is "
                          "not a measurement."],
              f"{blockless}: communication.json has no 'Communication Bandwidth Info' block"),
-            (bare, ["Base row: no peak reserved memory recorded, so its Mem Usage 0.00G is not a measurement.",
+            (bare, ["Base row: its computing time is not split into categories (see the validity checks), so its "
+                    "Cube Time(Num) and Vector Time(Num) 0.000s(0) are not measurements: its Computing Time is all "
+                    "Other Time.",
+                    "Base row: no peak reserved memory recorded, so its Mem Usage 0.00G is not a measurement.",
                     "Base row: a trace file given without its profiling directory has no communication.json, so its "
                     "SDMA Bandwidth 0.000GB/s is not a measurement."],
              f"{bare}: a trace file given without its profiling directory has no kernel_details.csv, "
@@ -658,12 +661,16 @@ def test_a_missing_side_file_is_named_once_per_side(samples, caplog):
     assert not (level0 / "ASCEND_PROFILER_OUTPUT/communication.json").exists()
     assert not (MS / "ASCEND_PROFILER_OUTPUT/memory_record.csv").exists()
     gpu = Path(__file__).resolve().parents[1] / "sample_data/bert-small_h100.json.gz"
-    for base, comparison, name, cost, note in (
+    # the Level0 side's computing has no category beside the level-1 side's: its Conv cells' note comes first
+    unsplit = ("Base row: its computing time is not split into categories (see the validity checks), so its Conv "
+               "Time(Forward)(Num) and Conv Time(Backward)(Num) 0.000s(0) are not measurements: its Computing Time "
+               "is all Other Time.")
+    for base, comparison, name, cost, notes in (
             (level0, level1, "communication.json", "andwidth",
-             "Base row: no usable communication.json (a Level0 export records none), so its SDMA Bandwidth "
-             "0.000GB/s is not a measurement."),
+             [unsplit, "Base row: no usable communication.json (a Level0 export records none), so its SDMA "
+              "Bandwidth 0.000GB/s is not a measurement."]),
             (gpu, MS, "memory_record.csv", "Mem Usage",
-             "Comparison row: no peak reserved memory recorded, so its Mem Usage 0.00G is not a measurement.")):
+             ["Comparison row: no peak reserved memory recorded, so its Mem Usage 0.00G is not a measurement."])):
         caplog.clear()
         with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
             res = compare(str(base), str(comparison), enable_profiling_compare=True)
@@ -671,7 +678,7 @@ def test_a_missing_side_file_is_named_once_per_side(samples, caplog):
         named = [m for m in lines if name in m]
         assert len(named) == 1 and named[0].endswith(f"The file {name} does not exist."), named
         assert not [m for m in lines if cost in m]
-        assert res.summary["notes"] == [note]
+        assert res.summary["notes"] == notes
 
 
 def test_legacy_timeline_without_overlap_lane(samples, reference_outputs, tmp_path):

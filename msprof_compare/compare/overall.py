@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..model import Profile
 from ..options import Options
-from ..textsafe import text_width
+from ..textsafe import and_list, text_width
 from .breakdown import BUCKETS, Breakdown, Bucket, hccl_group_stem
 from .classify import Keywords, load_keywords
 from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, exact_diffs, half_up_ns, plain_frame, ratio_of
@@ -350,16 +350,34 @@ def summary_table(base: Breakdown, comp: Breakdown) -> dict[str, Any]:
     return {"title": SUMMARY_TITLE, "headers": headers, "rows": rows, "notes": table_notes(base, comp, headers)}
 
 
+#: The console's columns of computing categories (``summary_table``)
+_CATEGORY_HEADERS = frozenset({"Cube Time(Num)", "Vector Time(Num)", "Conv Time(Forward)(Num)",
+                               "Conv Time(Backward)(Num)", "Flash Attention Time(Forward)(Num)",
+                               "Flash Attention Time(Backward)(Num)", "Paged Attention Time(Num)"})
+
+
 def table_notes(base: Breakdown, comp: Breakdown, headers: list[str]) -> list[str]:
     """Lines under the console table for cells that read as measurements but are none: the original prints a
     side without an E2E time (a legacy MindSpore timeline without its Overlap Analysis lane) as a row of
     0.000s, a side that recorded no memory as 0.00G beside the other side's peak, and a side with no bandwidth
     figure to read (a GPU trace, a DB export, a text export without communication.json) as 0.000GB/s beside
-    the other side's bandwidth: each said once, here, where the cell is (they were log lines)."""
+    the other side's bandwidth: each said once, here, where the cell is (they were log lines); and a side whose
+    computing has no category (a lone timeline, a Level0 export) beside one whose has, as 0.000s(0) category
+    cells."""
     notes = []
+    # the category columns a side whose computing has no category shows as 0.000s(0): where exactly one side's is
+    # split (the waterfall's and the validity check's rule), the other's zeros beside it read as work it did not do
+    # (PARAM AlexNet's Conv Time(Forward) 0.006s(40) above a MindSpore timeline's 0.000s(0))
+    unsplit = [bd.categorised_ns > 0 for bd in (base, comp) if bd.computing_ns > 0]
+    category_cells = [h for h in headers if h in _CATEGORY_HEADERS] if len(unsplit) == 2 and len(set(unsplit)) == 2 \
+        else []
     for side, bd in (("Base", base), ("Comparison", comp)):
         if not bd.e2e_ns:
             notes.append(f"{side} row: no time breakdown (no E2E time), so its 0.000s cells are not measurements.")
+        elif category_cells and not bd.categorised_ns:
+            notes.append(f"{side} row: its computing time is not split into categories (see the validity checks), so "
+                         f"its {and_list(category_cells)} 0.000s(0) are not measurements: its Computing Time is all "
+                         "Other Time.")
         # apart from the time note: a side without E2E time (a lone timeline) may have no memory either, and its
         # 0.00G is no 0.000s cell
         if "Mem Usage" in headers and not bd.memory_gb:
