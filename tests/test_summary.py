@@ -1638,6 +1638,13 @@ def test_world_size_bound_names_a_lone_timeline_file_it_came_from(samples):
     assert g.loc["world size", "Detail"].endswith(
         "; comparison side: msprof_0_2_1.json's HCCL tasks (src rank / dst rank) name rank ids up to 4 and the "
         "metadata records no world size")
+    # its device count is blank for that reason too: it has no kernel_details.csv (it read "an NPU text export's
+    # kernel_details.csv has no device column"), and no event of it names a device
+    assert not (path.parent / "kernel_details.csv").exists()
+    assert not [e for e in json.loads(path.read_text()) if "device" in " ".join(e.get("args") or {}).lower()]
+    assert g.loc["device count", ["Base", "Comparison"]].tolist() == [1, None]
+    assert g.loc["device count", "Detail"].endswith("; blank: that side's data names no device (a lone timeline "
+                                                    "file: its events name no device)")
 
 
 @pytest.mark.parametrize(("base", "comparison", "status"), [

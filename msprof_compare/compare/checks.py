@@ -233,6 +233,10 @@ def _device_count(p: Any) -> int | None:
 
 def _no_device(p: Any) -> str:
     """Why a side's device count is blank, by its kind of data."""
+    if p.source == "ascend_text" and p.level == "trace":
+        # no kernel_details.csv to blame: it read "an NPU text export's kernel_details.csv has no device column"
+        # of a MindSpore run's msprof_0_2_1.json given alone
+        return f"{bare_trace(p)}: its events name no device"
     if p.source == "ascend_text":
         return "an NPU text export's kernel_details.csv has no device column"
     if p.source == "ascend_db":
