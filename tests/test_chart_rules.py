@@ -193,7 +193,8 @@ def test_summary_tables_follow_each_other_with_one_blank_row(db_pair):
     # then the communication contributors (title, header, one row), their line and the memory line right
     # under them (no memory contributor: no table), a blank row, as the console prints them
     assert col_a[end + 1].startswith("Top Communication Contributors") and col_a[end + 3] == "allreduce"
-    assert col_a[end + 4].startswith("Communication time ") and col_a[end + 5].startswith("No operator's allocated")
+    assert col_a[end + 4].startswith("Communication time ") and col_a[end + 5].startswith(
+        "Peak reserved memory (Mem Usage) 1.49 GB on both sides; no operator's allocated")
     assert pd.isna(col_a[end + 6])
     end += 6
     assert col_a[end + 1].startswith("Validity checks")
@@ -272,7 +273,9 @@ def test_no_share_note_where_the_contributors_explain_the_change(text_pair):
     # memory lines, a blank row, and the checks
     assert pd.isna(col_a[title + 4]) and col_a[title + 5].startswith("Top Communication Contributors")
     assert col_a[title + 7] == "allreduce" and col_a[title + 8].startswith("Communication time ")
-    assert col_a[title + 9].startswith("No operator's allocated memory changed") and pd.isna(col_a[title + 10])
+    assert col_a[title + 9].startswith(
+        "Peak reserved memory (Mem Usage) 2.06 GB on both sides; no operator's allocated memory changed")
+    assert pd.isna(col_a[title + 10])
     assert _row_of(col_a, "Validity checks") == title + 12
     data = _row_of(col_a, "Chart data")
     area = _summary_print_area(path)
@@ -416,7 +419,8 @@ def test_a_profile_against_itself_has_no_contributors_and_keeps_its_chart_data_o
     b = _summary_chart_below(path, 14)
     assert all(pd.isna(v) for v in col_a[14:b])
     assert col_a[b].startswith("No communication op type's total duration changed (1 op type)")
-    assert col_a[b + 1].startswith("No operator's allocated memory changed (35 operators)")
+    assert col_a[b + 1].startswith(
+        "Peak reserved memory (Mem Usage) 2.06 GB on both sides; no operator's allocated memory changed (35 operators)")
     assert pd.isna(col_a[b + 2])
     assert col_a[b + 3].startswith("Validity checks") and col_a[b + 4] == "Check"
     assert col_a[b + 5:b + 8] == ["operator match rate", "input shapes of top operators", "step count"]

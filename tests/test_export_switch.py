@@ -237,7 +237,7 @@ def test_verdict_and_gate_say_what_the_db_window_holds(samples, swap):
     # the peak likewise: the text side's memory_record.csv ignores the step, the DB side's peak is the step's
     from msprof_compare.report.summary_console import memory_line
 
-    assert (f"peak reserved memory (Mem Usage, whole profile on the {text_side} side: a text export's "
+    assert (f"Peak reserved memory (Mem Usage, whole profile on the {text_side} side: a text export's "
             "memory_record.csv ignores the step) ") in memory_line(step.frames["memory"])
     same = compare(str(text), str(samples / TEXT_L1.replace("level1", "level2")), enable_profiling_compare=True)
     assert "DB export" not in same.verdict

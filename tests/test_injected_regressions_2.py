@@ -516,8 +516,9 @@ def test_npu_operator_memory_and_peak_reserved_memory(samples, tmp_path):
         assert (t["diff_mb"], t["base_peak_gb"], t["comparison_peak_gb"]) == (
             sign * 10.0, *((gb0, gb1) if sign > 0 else (gb1, gb0)))
         line = memory_line(res.frames["memory"])
-        assert ("peak reserved memory (Mem Usage) 2.06 GB -> 2.56 GB (+0.50 GB, +24.22%)" if sign > 0 else
-                "peak reserved memory (Mem Usage) 2.56 GB -> 2.06 GB (-0.50 GB, -19.50%)") in line
+        assert line.startswith("Peak reserved memory (Mem Usage) 2.06 GB -> 2.56 GB (+0.50 GB, +24.22%); "
+                               if sign > 0 else
+                               "Peak reserved memory (Mem Usage) 2.56 GB -> 2.06 GB (-0.50 GB, -19.50%); ")
         cells = [r[res.console_table().splitlines()[3].split("|").index(" Mem Usage ")].strip()
                  for r in (ln.split("|") for ln in res.console_table().splitlines()[5:7])]
         assert cells == (["2.06G", "2.56G"] if sign > 0 else ["2.56G", "2.06G"])
@@ -554,11 +555,12 @@ def test_peak_memory_beside_a_steps_operators_says_it_is_the_whole_profiles(samp
     assert (t["base_peak_gb"], t["comparison_peak_gb"]) == (float(peak / 1024), float((peak + 512) / 1024))
     assert t["diff_mb"] == 0 and t["base_mb"] == t["comparison_mb"]  # step 51's operators: unchanged
     assert t["peak_whole_profile"] == ["base", "comparison"]  # the JSON's summary.memory says it too
-    assert ("peak reserved memory (Mem Usage, whole profile on both sides: a text export's memory_record.csv ignores "
-            "the step) 2.06 GB -> 2.56 GB (+0.50 GB, +24.22%)") in memory_line(res.frames["memory"])
+    assert memory_line(res.frames["memory"]).startswith(
+        "Peak reserved memory (Mem Usage, whole profile on both sides: a text export's memory_record.csv ignores "
+        "the step) 2.06 GB -> 2.56 GB (+0.50 GB, +24.22%); ")
     db = compare(str(samples / NPU_DB), str(samples / NPU_DB), base_step=50, comparison_step=50,
                  enable_memory_compare=True)
-    assert "peak reserved memory (Mem Usage) 1.49 GB on both sides" in memory_line(db.frames["memory"])
+    assert memory_line(db.frames["memory"]).startswith("Peak reserved memory (Mem Usage) 1.49 GB on both sides; ")
     assert db.memory_totals["peak_whole_profile"] == []
 
 
@@ -579,9 +581,9 @@ def test_a_side_without_a_peak_is_not_said_to_have_the_whole_profiles(samples, t
     t = res.memory_totals
     assert (t["base_peak_gb"], t["comparison_peak_gb"]) == (None, float(peak / 1024))
     assert t["peak_whole_profile"] == ["comparison"]
-    assert memory_line(res.frames["memory"]).endswith(
-        "; peak reserved memory (Mem Usage, whole profile on the comparison side: a text export's memory_record.csv "
-        "ignores the step): base not recorded, comparison 2.06 GB.")
+    assert memory_line(res.frames["memory"]).startswith(
+        "Peak reserved memory (Mem Usage, whole profile on the comparison side: a text export's memory_record.csv "
+        "ignores the step): base not recorded, comparison 2.06 GB; ")
     doc = json.loads(Path(res.to_json(tmp_path / "out.json")).read_text())
     assert doc["summary"]["memory"]["peak_whole_profile"] == ["comparison"]
     neither = compare(str(bare), str(bare), base_step=50, comparison_step=50, enable_memory_compare=True)

@@ -92,8 +92,8 @@ def test_db_operator_memory_larger_and_peak_higher_on_every_face(samples, tmp_pa
         t = res.memory_totals
         assert (t["diff_mb"], t["changed"], t["base_peak_gb"], t["comparison_peak_gb"]) == (sign * 10.0, 1, *peaks)
         line = memory_line(res.frames["memory"])
-        assert (f"({'+' if sign > 0 else '-'}10.00 MB," in line and
-                f"peak reserved memory (Mem Usage) {peaks[0]:.2f} GB -> {peaks[1]:.2f} GB "
+        assert (f"({'+' if sign > 0 else '-'}10.00 MB)." in line and
+                f"Peak reserved memory (Mem Usage) {peaks[0]:.2f} GB -> {peaks[1]:.2f} GB "
                 f"({'+' if sign > 0 else '-'}0.50 GB," in line)
         table = res.console_table().splitlines()
         col = table[3].split("|").index(" Mem Usage ")
@@ -223,7 +223,7 @@ def test_db_host_api_and_allocation_in_one_step_move_that_step_only(samples, tmp
     assert (api["aten::relu_"][1], api["aten::relu_"][5]) == (round(own / 1e6, 2), round((own - ns) / 1e6, 2))
     assert _changed(res.sheet("MemoryCompare"), "Operator Name", ("Size(KB)", "Size(KB).1")) == {
         "DistributedDataParallel.forward": 10240.0}
-    assert res.memory_totals["diff_mb"] == 10.0 and "(+10.00 MB," in memory_line(res.frames["memory"])
+    assert res.memory_totals["diff_mb"] == 10.0 and memory_line(res.frames["memory"]).endswith(" (+10.00 MB).")
     assert not res.contributors.size
     other = compare(sides["base"], sides["slow"], base_step=51, comparison_step=51, **opts)
     alone = compare(sides["base"], sides["base"], base_step=51, comparison_step=51, **opts)

@@ -280,10 +280,10 @@ def test_pair4_gpu_memory_is_said_once_where_each_figure_is(samples, reference_o
                     sheet_name="MemoryCompareStatistic", header=2)
     assert f"{ref['Comparison Allocated Memory(MB)'].sum():.2f}" == "1426.02"
     assert memory_line(res.frames["memory"]) == (
-        "No memory contributor: the base side recorded no memory inside its operators (its 0 MB in "
-        "MemoryCompareStatistic means not recorded, not a change); memory allocated inside operators (their "
-        "allocations summed, not a footprint): base not recorded, comparison 1426.02 MB; peak reserved memory "
-        "(Mem Usage): base not recorded, comparison 2.06 GB.")
+        "Peak reserved memory (Mem Usage): base not recorded, comparison 2.06 GB; no memory contributor: the base "
+        "side recorded no memory inside its operators (its 0 MB in MemoryCompareStatistic means not recorded, not "
+        "a change); memory allocated inside operators (their allocations summed: a volume, not memory held at "
+        "once): base not recorded, comparison 1426.02 MB.")
     assert res.summary["rows"][1][res.summary["headers"].index("Mem Usage")] == "2.06G"  # the reference console's
 
 

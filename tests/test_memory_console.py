@@ -65,9 +65,11 @@ def test_bundled_pair_one_operator_grew(bert):
     assert [r[5] for r in bert.summary["rows"]] == [f"{t['base_peak_gb']:.2f}G", f"{t['comparison_peak_gb']:.2f}G"]
     assert t["peak_diff_pct"] == pytest.approx((t["comparison_peak_gb"] / t["base_peak_gb"] - 1) * 100)
     assert memory_line(bert.frames["memory"]) == (
-        "Memory allocated inside operators (their allocations summed, not a footprint) 45.26 MB -> 1995.27 MB "
-        "(+1950.00 MB, +4308.24%); peak reserved memory "
-        "(Mem Usage) 0.11 GB -> 0.21 GB (+0.10 GB, +84.48%).")
+        "Peak reserved memory (Mem Usage) 0.11 GB -> 0.21 GB (+0.10 GB, +84.48%); memory allocated inside "
+        "operators (their allocations summed: a volume, not memory held at once) 45.26 MB -> 1995.27 MB "
+        "(+1950.00 MB).")
+    # the sum's change has no percentage: 1950.00 / 45.26 MB is +4308%, a volume's, beside a peak of +84%
+    assert "4308" not in memory_line(bert.frames["memory"])
     table = render_memory_contributors(bert.frames["memory_contributors"]).splitlines()
     assert table[1] == "| Top Memory Contributors (1 row covers 100.0% of the operators' allocated-memory change) |"
     # the title is wider than the columns: the name column takes the room, the figures stay tight
@@ -89,9 +91,9 @@ def test_only_savings_read_as_negative_changes():
     m = res.memory_contributors
     assert m[["Diff(MB)", "Share"]].iloc[0].tolist() == [-1950.0, 1.0]
     assert memory_line(res.frames["memory"]) == (
-        "Memory allocated inside operators (their allocations summed, not a footprint) 1995.27 MB -> 45.26 MB "
-        "(-1950.00 MB, -97.73%); peak reserved memory "
-        "(Mem Usage) 0.21 GB -> 0.11 GB (-0.10 GB, -45.79%).")
+        "Peak reserved memory (Mem Usage) 0.21 GB -> 0.11 GB (-0.10 GB, -45.79%); memory allocated inside "
+        "operators (their allocations summed: a volume, not memory held at once) 1995.27 MB -> 45.26 MB "
+        "(-1950.00 MB).")
 
 
 def test_npu_text_pair_without_change(samples):
@@ -109,9 +111,9 @@ def test_npu_text_pair_without_change(samples):
     assert [t["base_peak_gb"], t["comparison_peak_gb"]] == peaks
     assert not len(res.memory_contributors) and render_memory_contributors(res.memory_contributors) == ""
     assert render_memory(res.frames) == (
-        "No operator's allocated memory changed (35 operators); memory allocated inside operators"
-        " (their allocations summed, not a footprint) 1426.02 MB on "
-        "both sides; peak reserved memory (Mem Usage) 2.06 GB on both sides.")
+        "Peak reserved memory (Mem Usage) 2.06 GB on both sides; no operator's allocated memory changed "
+        "(35 operators); memory allocated inside operators (their allocations summed: a volume, not memory held "
+        "at once) 1426.02 MB on both sides.")
 
 
 def test_npu_db_pair_peak_is_memory_record(samples):
@@ -137,10 +139,10 @@ def test_side_without_memory_is_not_recorded_not_a_growth(samples):
         False, True, None, None, 0)
     assert not len(res.memory_contributors)
     assert render_memory(res.frames) == (
-        "No memory contributor: the base side recorded no memory inside its operators (its 0 MB in "
-        "MemoryCompareStatistic means not recorded, not a change); memory allocated inside operators"
-        " (their allocations summed, not a footprint): base not "
-        "recorded, comparison 1426.02 MB; peak reserved memory (Mem Usage) 2.06 GB on both sides.")
+        "Peak reserved memory (Mem Usage) 2.06 GB on both sides; no memory contributor: the base side recorded "
+        "no memory inside its operators (its 0 MB in MemoryCompareStatistic means not recorded, not a change); "
+        "memory allocated inside operators (their allocations summed: a volume, not memory held at once): base not "
+        "recorded, comparison 1426.02 MB.")
 
 
 # --------------------------------------------------------------------------- the cut, from edited real rows
@@ -186,7 +188,8 @@ def test_zero_change_and_unrecorded_side_list_nobody(sheet):
     assert memory_line(totals).startswith("No operator's allocated memory changed (2 operators); ")
     assert "peak" not in memory_line(totals)  # neither side recorded a peak
     one = memory_summary.totals(edited(sheet, [1.0]), (True, True), (0.5, 0.0))
-    assert memory_line(one).endswith("; peak reserved memory (Mem Usage): base 0.50 GB, comparison not recorded.")
+    assert memory_line(one).startswith("Peak reserved memory (Mem Usage): base 0.50 GB, comparison not recorded; "
+                                       "memory allocated inside operators ")
 
 
 def test_console_shows_ten_rows_and_cuts_long_names(sheet):
@@ -220,7 +223,7 @@ def test_memory_only_cli_prints_the_memory_table_alone(bert, capsys, tmp_path):
     assert code == 0
     assert out == render_memory(bert.frames) + "\n"
     assert out.startswith("+--") and out.splitlines()[-1].startswith(
-        "Memory allocated inside operators (their allocations summed, not a footprint) 45.26 MB")
+        "Peak reserved memory (Mem Usage) 0.11 GB -> 0.21 GB (+0.10 GB, +84.48%); memory allocated inside")
 
 
 def test_memory_only_run_reads_a_bad_memory_record_without_a_word(samples, tmp_path, caplog):

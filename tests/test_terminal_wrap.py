@@ -42,7 +42,8 @@ def test_prose_breaks_at_spaces_and_tables_stay_whole() -> None:
     assert wrap_prose(f"a {path.replace(' ', '')} b", 60).split("\n") == ["a", path.replace(" ", ""), "b"]
 
 
-#: NPU pair 1's memory line (level1 -> level2 text exports), one line of 245 characters on a pipe.
+#: NPU pair 1's memory line (level1 -> level2 text exports) as session 58 worded it, one line of 245 characters on
+#: a pipe: the text on which 100 columns split a figure from its unit.
 MEMORY_LINE = ("No operator's allocated memory changed (35 operators); memory allocated inside operators (their "
                "allocations summed, not a footprint) 1426.02 MB on both sides; peak reserved memory (Mem Usage) "
                "2.06 GB on both sides.")

@@ -128,14 +128,14 @@ def render_communication_contributors(frame: pd.DataFrame | None) -> str:
     return _top(frame, "communication", communication_summary.SHARE_BASIS, "ms", 3)
 
 
-def _change(base: float, comp: float, unit: str, digits: int = 2) -> str:
+def _change(base: float, comp: float, unit: str, digits: int = 2, pct: bool = True) -> str:
     """"1.00 MB -> 3.00 MB (+2.00 MB, +200.00%)" ("... on both sides" when both read the same to ``digits``
     decimals: "5.96 MB -> 5.96 MB (+0.00 MB, +0.07%)" told of a change it did not show; no percentage of a 0
-    base)."""
+    base; none without ``pct``)."""
     b, c = _fixed(base, unit, digits=digits), _fixed(comp, unit, digits=digits)
     if b == c:
         return f"{b} on both sides"
-    pct = f", {(comp - base) / base * 100:+.2f}%" if base else ""
+    pct = f", {(comp - base) / base * 100:+.2f}%" if base and pct else ""
     diff = decimal_diff(base, comp) if digits == 3 else comp - base  # the change of the figures shown
     shown = _fixed(diff, unit, True, digits)
     # 1.005 -> 1.003 MB: "1.01 MB -> 1.00 MB (-0.00 MB, -0.20%)", not "+0.00". Not ms: the contributors table
@@ -167,38 +167,42 @@ def _unrecorded(rec: tuple[bool, bool], figures: tuple[float, float], unit: str,
 
 
 def memory_line(totals: pd.DataFrame | None) -> str:
-    """The memory allocated inside the operators and the peak reserved memory, each side, in one sentence
-    ("" without the memory comparison). A side without memory records is "not recorded": its 0 MB is no
-    change."""
+    """The peak reserved memory and the memory allocated inside the operators, each side, in one sentence ("" without
+    the memory comparison). The peak leads: it is the footprint, the figure to hold against the device's memory.
+    The operators' allocations summed are a volume (a buffer freed and allocated again counts twice), so their
+    change has no percentage: the bundled pair's +4308.24% stood beside a peak that grew 84.48%. A side without
+    memory records is "not recorded": its 0 MB is no change."""
     if totals is None or not len(totals):
         return ""
     t = totals.iloc[0]
     rec, mb = _recorded(t, "base_mb", "comparison_mb")
     # "allocated inside operators" read as a footprint beside the peak: 5819.29 MB against a 0.27 GB peak
-    inside = "memory allocated inside operators (their allocations summed, not a footprint)"
+    inside = "memory allocated inside operators (their allocations summed: a volume, not memory held at once)"
     if not all(rec):
-        text = _unrecorded(rec, mb, "MB", 2, "memory", "no memory inside its operators", "0 MB",
-                           "MemoryCompareStatistic", inside)
+        ops = _unrecorded(rec, mb, "MB", 2, "memory", "no memory inside its operators", "0 MB",
+                          "MemoryCompareStatistic", inside)
     elif not int(t["changed"]):
         # every Diff Memory(MB) rounds to 0.00, yet many small changes can add up to a total that shows
         small = "" if _fixed(mb[0]) == _fixed(mb[1]) else " by 0.01 MB or more"
-        text = f"No operator's allocated memory changed{small} ({int(t['operators'])} operators); {inside} " + \
-               _change(*mb, "MB")
+        ops = f"No operator's allocated memory changed{small} ({int(t['operators'])} operators); {inside} " + \
+              _change(*mb, "MB", pct=False)
     else:
-        text = f"{inside[0].upper()}{inside[1:]} {_change(*mb, 'MB')}"
+        ops = f"{inside} {_change(*mb, 'MB', pct=False)}"
     pb, pc = _value(t["base_peak_gb"]), _value(t["comparison_peak_gb"])
     whole = totals.attrs.get("peak_whole_profile") or []
     # beside the step's operators, a text export's peak is the whole profile's (memory_record.csv ignores the step)
     scope = "" if not whole else (
         f", whole profile on {'both sides' if len(whole) > 1 else f'the {whole[0]} side'}: a text export's "
         "memory_record.csv ignores the step")
+    if pb is None and pc is None:
+        return f"{ops[0].upper()}{ops[1:]}."
     if pb is not None and pc is not None:
-        text += f"; peak reserved memory (Mem Usage{scope}) {_change(pb, pc, 'GB')}"
-    elif pb is not None or pc is not None:
-        text += (f"; peak reserved memory (Mem Usage{scope}): " + ", ".join(
+        peak = f"Peak reserved memory (Mem Usage{scope}) {_change(pb, pc, 'GB')}"
+    else:
+        peak = (f"Peak reserved memory (Mem Usage{scope}): " + ", ".join(
             f"{side} {_fixed(v, 'GB') if v is not None else 'not recorded'}"
             for side, v in (("base", pb), ("comparison", pc))))
-    return f"{text}."
+    return f"{peak}; {ops[0].lower()}{ops[1:]}."
 
 
 def render_memory(frames: dict[str, pd.DataFrame]) -> str:
