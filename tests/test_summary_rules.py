@@ -383,8 +383,9 @@ def test_note_thresholds_hold_at_exactly_their_share():
     assert (b.e2e_ns, c.e2e_ns, b.has_launches, c.has_launches) == (3_907_825, 3_495_976, True, True)
     b.e2e_ns, c.e2e_ns = 3_907_820, 3_495_970
     b.early_ns, c.early_ns = 390_782, 0
-    early = checks._early_row((b, c))
+    early, told = checks._early_row((b, c))
     assert (early["Status"], early["Base"], early["Comparison"]) == ("note", 0.1, 0.0)
+    assert told == []  # no operator sheets: no unlinked kernel to state
     b.longest_idle = Stretch(b.longest_idle.start_ns, 2_500_000, 0)
     c.longest_idle = Stretch(c.longest_idle.start_ns, 2_294_075, 0)
     idle = checks._idle_row((b, c))

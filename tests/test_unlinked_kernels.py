@@ -259,24 +259,69 @@ def test_kineto_kernels_before_the_first_launch_are_said_to_be_the_previous_step
                              f"the first kernel the trace holds a launch of: the previous step's tail){TAIL}")
 
 
-def test_previous_steps_tail_points_at_the_check_that_measures_it(samples: Path, tmp_path: Path,
-                                                                  caplog: pytest.LogCaptureFixture) -> None:
+QWEN = "tracelens/tests/traces/{}/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
+#: The clause the "kernels launched before the profile" note adds where its kernels are also linked to no operator
+EARLY_SHEETS = ("; with no launch in the trace, no flow links them to an operator either, so the operator and module "
+                "sheets and their top contributors leave them out")
+
+
+def _early(res: Any) -> dict[str, Any]:
+    """The "kernels launched before the profile" row of a result's guards."""
+    (row,) = res.guards[res.guards["Check"] == "kernels launched before the profile"].to_dict("records")
+    return row
+
+
+def test_previous_steps_tail_is_said_once(samples: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """tracelens' Qwen1.5 H100 / MI300X traces open with the previous step's tail: 436 / 463 kernels no whole flow
-    ends at, all before the first kernel one ends at. The row gives their count and time, and points at the
-    "kernels launched before the profile" note beside it, which gives that stretch's share of E2E."""
-    traces = [samples / f"tracelens/tests/traces/{gpu}/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
-              for gpu in ("h100", "mi300")]
-    parts = []
-    for side, path in zip(("base", "comparison"), traces, strict=True):
+    ends at, all before the first kernel one ends at (13.673 / 13.319 ms, one after the other: their sum is the
+    busy time the early note gives). Two notes said them: "kernels launched before the profile" (their share of
+    E2E) and "kernels linked to no operator" (the same 436 / 463 kernels). The early note now says both, once;
+    no unlinked row remains, as no other kernel lacks a flow."""
+    traces = [samples / QWEN.format(gpu) for gpu in ("h100", "mi300")]
+    figures = []
+    for path in traces:
         free, first = _kineto_unlinked(json.loads(gzip.decompress(path.read_bytes()))["traceEvents"])
-        assert all(_ns(e["ts"]) < first for e in free)
-        parts.append(f"{side} {len(free)} kernels, {_ms(sum(_ns(e['dur']) for e in free))} ms, no launch flow (all "
-                     "run before the first kernel the trace holds a launch of: the previous step's tail, which "
-                     '"kernels launched before the profile" measures)')
-    row = _row(*traces, tmp_path, caplog)
-    assert (row["Base"], row["Comparison"]) == (436, 463)
-    assert row["Detail"] == f"{LEAD}{'; '.join(parts)}{TAIL}"
+        assert all(_ns(e["ts"]) < first for e in free) and all(e["cat"] == "kernel" for e in free)
+        figures.append((len(free), _ms(sum(_ns(e["dur"]) for e in free))))
+    assert figures == [(436, "13.673"), (463, "13.319")]
+    assert _row(*traces, tmp_path, caplog) is None  # nor any line on "kernels no flow links to an operator"
+    said = [m for m in caplog.messages if "436" in m]
+    assert len(said) == 1 and said[0].startswith("Part of a side's E2E time runs kernels launched before")
     res = compare(str(traces[0]), str(traces[1]), enable_operator_compare=True, enable_profiling_compare=True)
+    row = _early(res)
+    assert row["Status"] == "note"
+    assert (f"where {figures[0][0]} computing kernels run ({figures[0][1]} ms busy); comparison: " in row["Detail"]
+            and f"where {figures[1][0]} computing kernels run ({figures[1][1]} ms busy); they count" in row["Detail"])
+    assert (f"{EARLY_SHEETS}, while the overall time breakdown counts them; a note from 10%: read E2E, the "
+            "categories and the operator figures with this in mind") in row["Detail"]
+
+
+def test_other_unlinked_kernels_are_counted_apart_from_the_previous_steps_tail(
+        samples: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The H100 Qwen1.5 trace with the ac2g flows (both ends) of its 3 last launched kernels taken out: those 3
+    run after the first launched kernel, so they are not the previous step's tail. The early note states the
+    436 of the tail for the operator sheets too; the unlinked row counts the 3 others alone, each kernel said
+    once, and names the early note for the 436 (figures from the JSON, not the loaders)."""
+    src = samples / QWEN.format("h100")
+    doc = json.loads(gzip.decompress(src.read_bytes()))
+    events = doc["traceEvents"]
+    kernels = {(e["pid"], e["tid"], _ns(e["ts"])) for e in events if e.get("cat") in ("kernel", "gpu_memcpy")}
+    ends = sorted((e for e in events if e.get("ph") == "f" and e.get("cat") == "ac2g"
+                   and (e["pid"], e["tid"], _ns(e["ts"])) in kernels), key=lambda e: _ns(e["ts"]))
+    cut = {e["id"] for e in ends[-3:]}
+    doc["traceEvents"] = [e for e in events if not (e.get("ph") in ("s", "f") and e.get("id") in cut)]
+    trace = tmp_path / "qwen_cut.pt.trace.json"
+    trace.write_text(json.dumps(doc))
+    free, first = _kineto_unlinked(doc["traceEvents"])
+    late = [e for e in free if _ns(e["ts"]) >= first]
+    assert (len(free), len(late)) == (439, 3)
+    row = _row(trace, src, tmp_path / "out", caplog)
+    assert (row["Base"], row["Comparison"]) == (3, 0)
+    assert row["Detail"] == (f"{LEAD}base 3 kernels, {_ms(sum(_ns(e['dur']) for e in late))} ms, no launch flow "
+                             '(besides the 436 before the first kernel the trace holds a launch of, which "kernels '
+                             f'launched before the profile" states){TAIL}')
+    res = compare(str(trace), str(src), enable_operator_compare=True, enable_profiling_compare=True)
+    assert f"{EARLY_SHEETS}, while" in _early(res)["Detail"]  # both sides' 436
     checks = res.guards["Check"].tolist()
     assert checks.index(CHECK) == checks.index("kernels launched before the profile") + 1  # beside it
 
@@ -391,15 +436,38 @@ def test_some_unlinked_kernels_before_the_first_launch_are_counted_apart(
                              + f"){TAIL}")
 
 
-def test_the_row_sits_beside_the_early_row_where_a_side_replays_graphs(samples: Path) -> None:
+def test_the_early_note_says_one_sides_tail_where_the_other_replays_graphs(samples: Path) -> None:
     """tracelens' H100 Qwen1.5 trace (436 kernels before its first launched one) against SGLang's decode, which
-    replays CUDA graphs: the "graph replays" row came between "kernels launched before the profile" and this row,
-    which names it; the row now follows it, as on a pair without graph replays."""
+    replays CUDA graphs and links every kernel: the "kernels linked to no operator" row, which named only the
+    base's 436 (and came after "graph replays" before session 49's review), is gone; the early note says the
+    operator sheets leave them out, for the base side."""
     traces = samples / "tracelens/tests/traces"
-    res = compare(str(traces / "h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"),
+    res = compare(str(samples / QWEN.format("h100")),
                   str(traces / "inference/sglang_decode/sglang_Qwen3-8B_decode.json.gz"),
                   enable_operator_compare=True, enable_profiling_compare=True)
     checks = res.guards["Check"].tolist()
-    assert "graph replays" in checks
-    assert checks.index(CHECK) == checks.index("kernels launched before the profile") + 1
-    assert '"kernels launched before the profile" measures' in res.guards.set_index("Check").loc[CHECK, "Detail"]
+    assert "graph replays" in checks and CHECK not in checks
+    row = _early(res)
+    assert (row["Status"], row["Comparison"]) == ("note", 0.0)
+    assert "where 436 computing kernels run (13.673 ms busy)" in row["Detail"]
+    assert f"{EARLY_SHEETS} (on the base side), while" in row["Detail"]
+
+
+def test_a_tail_with_copies_gives_its_own_count_in_the_early_note(samples: Path, tmp_path: Path,
+                                                                  caplog: pytest.LogCaptureFixture) -> None:
+    """tracelens' MI300X resnet_act_checkpoint opens with a tail (34.7 % of E2E) of 752 computing kernels, and
+    memory copies and collectives beside them, none linked: the early note counts its computing kernels for E2E
+    and gives the count and time the operator sheets leave out, every kernel and copy of that stretch, as the JSON
+    holds them (computed here); no unlinked row remains."""
+    path = samples / "tracelens/tests/traces/mi300/resnet_act_checkpoint.json.gz"
+    free, first = _kineto_unlinked(json.loads(gzip.decompress(path.read_bytes()))["traceEvents"])
+    assert all(_ns(e["ts"]) < first for e in free)
+    n, copies, ms = len(free), sum(e["cat"] == "gpu_memcpy" for e in free), _ms(sum(_ns(e["dur"]) for e in free))
+    assert (n, copies, ms) == (941, 184, "31.727")
+    assert _row(path, path, tmp_path, caplog) is None
+    row = _early(compare(str(path), str(path), enable_operator_compare=True, enable_profiling_compare=True))
+    assert "where 752 computing kernels run" in row["Detail"]
+    side = f"{n} kernels ({copies} of them memory copies), {ms} ms"
+    assert ("; with no launch in the trace, no flow links the kernels of that stretch, computing or not, to an "
+            "operator either, so the operator and module sheets and their top contributors leave them out "
+            f"(base {side}; comparison {side}), while the overall time breakdown counts them") in row["Detail"]

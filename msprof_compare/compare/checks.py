@@ -27,7 +27,7 @@ from ..textsafe import and_list
 from .breakdown import BUCKETS, Breakdown, peak_reserved_gb, peak_without_app_gb
 from .breakdown_npu import has_pmu, hccl_op_rows
 from .kernels import any_typed, kernel_types_whole
-from .optree import built_tree, shape_key, unlinked_kernels
+from .optree import Unlinked, built_tree, shape_key, unlinked_kernels
 from .overall import breakdown_keywords, find_breakdowns
 from .table import Sheet, ms3, plain_frame, sheet_numbers, text_cells
 from .waterfall import unsplit
@@ -445,25 +445,48 @@ def _category_row(bds: tuple[Breakdown, Breakdown], sides: tuple[Profile, Profil
                   "categories")
 
 
-def _early_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any] | None:
+def _early_row(bds: tuple[Breakdown, Breakdown],
+               unlinked: list[Unlinked | None] | None = None) -> tuple[dict[str, Any] | None, list[str]]:
     """GPU sides whose E2E window opens with kernels the trace holds no launch of (the previous step's tail):
     that stretch counts in E2E and its computing kernels, by name only, in the categories (the original's
     rules), so two windows holding different amounts of the previous step differ by it. Only where a side has
-    such a stretch; a side that cannot be judged (NPU data, a trace without launch flows) shows none."""
+    such a stretch; a side that cannot be judged (NPU data, a trace without launch flows) shows none.
+
+    ``unlinked``: each side's kernels no flow links to an operator (None where the operator sheets were not
+    built). Those of a note's stretch are the same kernels as the "kernels linked to no operator" note's: the
+    note then says that the operator sheets leave them out too, once (tracelens' Qwen1.5 pair said its 436 /
+    463 kernels in two notes). Returns the row and the sides whose early unlinked kernels it states, which
+    ``_unlinked_row`` leaves out."""
     if not any(bd.early_ns for bd in bds):
-        return None
+        return None, []
     shares = [bd.early_ns / bd.e2e_ns if bd.has_launches and bd.e2e_ns > 0 else None for bd in bds]
     ok = not any(x is not None and x >= EARLY_SHARE for x in shares)
     where = "; ".join(f"{side}: the first {_ms(bd.early_ns)} ms of E2E, where "
                       f"{bd.early_kernels.count:,} computing kernels run ({_ms(bd.early_kernels.ns)} ms busy)"
                       for side, bd in zip(_SIDES, bds, strict=True) if bd.early_ns)
-    return _guard(EARLY_CHECK, ok, shares[0], shares[1],
-                  f"share of E2E before the first kernel the trace holds a launch of, run by kernels launched before "
-                  f"the profile began (the previous step's tail): {where}; they count in E2E, and the computing "
-                  "ones, by their names only, in the categories (collectives in communication), so windows holding "
-                  f"different amounts of that step differ by them; a note from {EARLY_SHARE:.0%}: read E2E and the "
-                  "categories with this in mind, or profile so that the previous step has ended (a warmup step, a "
-                  "synchronize before the profiled one)")
+    told = [(side, bd, u) for side, bd, u in zip(_SIDES, bds, unlinked or (None, None), strict=True)
+            if not ok and bd.early_ns and u is not None and u.early]
+    sheets, read = "", "E2E and the categories"
+    if told:
+        read = "E2E, the categories and the operator figures"
+        if all(u.early == bd.early_kernels.count and u.early_ns == bd.early_kernels.ns for _, bd, u in told):
+            them = "them"
+            figures = "" if len(told) == 2 else f" (on the {told[0][0]} side)"
+        else:  # copies or collectives in the stretch, or concurrent kernels (busy is their union, here their sum)
+            them = "the kernels of that stretch, computing or not,"
+            figures = " (" + "; ".join(f"{side} {_unlinked_words(None, u.early, u.early_copies)[0]}, "
+                                       f"{_ms(u.early_ns)} ms" for side, _, u in told) + ")"
+        sheets = (f"; with no launch in the trace, no flow links {them} to an operator either, so the operator and "
+                  f"module sheets and their top contributors leave them out{figures}, while the overall time "
+                  "breakdown counts them")
+    row = _guard(EARLY_CHECK, ok, shares[0], shares[1],
+                 f"share of E2E before the first kernel the trace holds a launch of, run by kernels launched before "
+                 f"the profile began (the previous step's tail): {where}; they count in E2E, and the computing "
+                 "ones, by their names only, in the categories (collectives in communication), so windows holding "
+                 f"different amounts of that step differ by them{sheets}; a note from {EARLY_SHARE:.0%}: read "
+                 f"{read} with this in mind, or profile so that the previous step has ended (a warmup step, a "
+                 "synchronize before the profiled one)")
+    return row, [side for side, _, _ in told]
 
 
 #: The "kernels linked to no operator" row's Detail opens with what its figures count; the log leaves it out, as
@@ -472,12 +495,14 @@ UNLINKED_LEAD = ("device kernels (NPU: compute tasks) no flow links to an operat
                  "sheets and their top contributors leave out: ")
 
 
-def _unlinked_words(p: Profile, n: int, copies: int = 0) -> tuple[str, str]:
+def _unlinked_words(p: Profile | None, n: int, copies: int = 0) -> tuple[str, str]:
     """What a side's unlinked kernels are and which link they lack: "436 kernels ... no launch flow" (GPU), "4 compute
     tasks ... no async_npu flow" (NPU text), "... no CANN connection id" (NPU DB). A GPU side's memcpys are named
-    as such: "845 kernels (140 of them memory copies)" (hta's negative_queue sample), not 845 kernels."""
-    how = ("launch flow" if p.is_gpu else "CANN connection id" if p.source == "ascend_db" else "async_npu flow")
-    if not p.is_gpu:
+    as such: "845 kernels (140 of them memory copies)" (hta's negative_queue sample), not 845 kernels. ``p`` None:
+    a GPU side's."""
+    gpu = p is None or p.is_gpu
+    how = ("launch flow" if gpu else "CANN connection id" if p.source == "ascend_db" else "async_npu flow")
+    if not gpu:
         return f"{n:,} compute task{'' if n == 1 else 's'}", how
     copy = "memory copy" if copies == 1 else "memory copies"
     if copies == n:
@@ -488,38 +513,53 @@ def _unlinked_words(p: Profile, n: int, copies: int = 0) -> tuple[str, str]:
     return f"{kernels} ({copies:,} of them {'a ' if copies == 1 else ''}{copy})", how
 
 
-def _unlinked_row(ctx: RunContext, early_row: bool) -> dict[str, Any] | None:
-    """Device kernels (NPU: compute tasks) no flow links to an operator (``optree.unlinked_kernels``): the operator
-    and module sheets, and the top contributors drawn from them, leave them out, while the time breakdown counts
-    them, so the operator device times miss them. Only beside those sheets, from the op trees this run built (never
-    built here), for a side whose trace links ops to kernels at all (a side without any flow is told so when its
-    tree is built); a note where a side has any, no row otherwise. A text export given a step is counted over the
-    whole profile (its op tree spans every step; a DB export's tasks are cut to the step), which its part says.
-    ``early_row``: the "kernels launched before the profile" row is shown, which measures the previous step's
-    tail."""
+def _unlinked_counts(ctx: RunContext) -> list[Unlinked | None] | None:
+    """Each side's kernels no flow links to an operator, from the op trees this run built (never built here), None
+    for a side whose trace links ops to kernels not at all (told so when its tree is built); None without the
+    operator or module sheets."""
     if not _operator_sheets(ctx):
         return None
     trees = [built_tree(ctx, side) for side in _SIDES]
-    counts = [unlinked_kernels(t) if t is not None and t.has_flows else None for t in trees]
-    if not any(c is not None and c[0] for c in counts):
+    return [unlinked_kernels(t) if t is not None and t.has_flows else None for t in trees]
+
+
+def _unlinked_row(ctx: RunContext, counts: list[Unlinked | None] | None, early_row: bool,
+                  told: Sequence[str] = ()) -> dict[str, Any] | None:
+    """Device kernels (NPU: compute tasks) no flow links to an operator (``optree.unlinked_kernels``): the operator
+    and module sheets, and the top contributors drawn from them, leave them out, while the time breakdown counts
+    them, so the operator device times miss them. Only beside those sheets (``counts``, ``_unlinked_counts``), for
+    a side whose trace links ops to kernels at all; a note where a side has any, no row otherwise. A text export
+    given a step is counted over the whole profile (its op tree spans every step; a DB export's tasks are cut to
+    the step), which its part says. ``early_row``: the "kernels launched before the profile" row is shown, which
+    measures the previous step's tail; ``told``: the sides whose kernels of that tail its note states for the
+    operator sheets too: here each such side counts only its other kernels (each kernel is said once), and a side
+    without any other has no part."""
+    if counts is None:
+        return None
+    rest = [None if c is None else c if side not in told else
+            Unlinked(c.n - c.early, c.ns - c.early_ns, c.copies - c.early_copies)
+            for side, c in zip(_SIDES, counts, strict=True)]
+    if not any(c is not None and c.n for c in rest):
         return None
     parts = []
     whole = whole_profile_sides(ctx)
-    for side, p, c in zip(_SIDES, (ctx.base, ctx.comparison), counts, strict=True):
-        if c is None or not c[0]:
+    for side, p, c, full in zip(_SIDES, (ctx.base, ctx.comparison), rest, counts, strict=True):
+        if c is None or not c.n:
             continue
-        n, ns, early, copies = c
-        what, how = _unlinked_words(p, n, copies)
-        part = f"{side} {what}, {_ms(ns)} ms, no {how}"
+        what, how = _unlinked_words(p, c.n, c.copies)
+        part = f"{side} {what}, {_ms(c.ns)} ms, no {how}"
         if side in whole:  # a text export's tree spans every step; its operator rows hold the step asked for
             part += " (counted over the whole profile, not only the step asked for)"
-        if early:
-            who = ("it runs" if n == 1 else "all run" if early == n
-                   else f"{early:,} of them run{'s' if early == 1 else ''}")
+        if side in told:
+            part += (f" (besides the {full.early:,} before the first kernel the trace holds a launch of, which "
+                     f'"{EARLY_CHECK}" states)')
+        elif c.early:
+            who = ("it runs" if c.n == 1 else "all run" if c.early == c.n
+                   else f"{c.early:,} of them run{'s' if c.early == 1 else ''}")
             part += (f" ({who} before the first kernel the trace holds a launch of: the previous step's tail"
                      + (f', which "{EARLY_CHECK}" measures' if early_row else "") + ")")
         parts.append(part)
-    return _guard(UNLINKED_CHECK, False, *(None if c is None else c[0] for c in counts),
+    return _guard(UNLINKED_CHECK, False, *(None if c is None else c.n for c in rest),
                   f"{UNLINKED_LEAD}{'; '.join(parts)}; the overall time breakdown (OverallMetrics, the waterfall) "
                   "counts them, so the operator rows miss that much of the side's device time: read the operator and "
                   "module figures with this in mind, or profile a window that holds their launches")
@@ -1030,11 +1070,12 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
         optional.append(_vendor_row(_gpu_vendor(b), _gpu_vendor(c), bds))
     elif b.is_gpu != c.is_gpu and bds is not None:  # categories: a time breakdown's rows
         optional.append(_kinds_row(bds, breakdown_keywords(ctx), (b, c)))
-    early = _early_row(bds) if bds is not None else None
+    unlinked = _unlinked_counts(ctx)
+    early, told = _early_row(bds, unlinked) if bds is not None else (None, [])
     if bds is not None:
         optional += [_idle_row(bds), _category_row(bds, (b, c)), early]
     # just after the early row, whose stretch its part may name: after "graph replays" it sat apart from it
-    optional.append(_unlinked_row(ctx, early is not None))
+    optional.append(_unlinked_row(ctx, unlinked, early is not None, told))
     if bds is not None:
         optional.append(_replay_row(bds))
     eb, ec = _EXPORT_KINDS.get(b.source), _EXPORT_KINDS.get(c.source)

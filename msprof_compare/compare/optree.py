@@ -607,32 +607,48 @@ def kernel_lines(profile: Profile, pool: pd.DataFrame, rows: np.ndarray | None =
     return np.array(out, dtype=object)
 
 
-def unlinked_kernels(tree: OpTree) -> tuple[int, int, int, int]:
-    """(count, total ns, early count, copies) of the device kernels no flow links to an op: GPU kernels / memcpys
-    of the pool, NPU compute tasks (``classify.COMPUTE_TASK_TYPES``: an HCCL stream's Notify Wait / SDMA / Write Value
-    tasks belong to the HCCL op, which joins the pool itself; EVENT_RECORD / EVENT_WAIT / PLACE_HOLDER tasks are
-    stream synchronisation, a lone PCIE_DMA copy is the runtime's). The time breakdown counts them; the operator
-    and module sheets, and so the top contributors, cannot, which the "kernels linked to no operator" check says.
-    ``early``: the GPU ones running before the first kernel a flow ends at (the previous step's tail, which the
-    "kernels launched before the profile" check measures). ``copies``: the GPU memcpys among them, which the
-    check names apart from the kernels."""
+@dataclass(frozen=True)
+class Unlinked:
+    """The device kernels no flow links to an op (``unlinked_kernels``): their count, total ns and GPU memcpys, and
+    of those the ones running before the first kernel a flow ends at (``early_*``: the previous step's tail)."""
+
+    n: int = 0
+    ns: int = 0
+    copies: int = 0
+    early: int = 0
+    early_ns: int = 0
+    early_copies: int = 0
+
+
+def unlinked_kernels(tree: OpTree) -> Unlinked:
+    """The device kernels no flow links to an op: GPU kernels / memcpys of the pool, NPU compute tasks
+    (``classify.COMPUTE_TASK_TYPES``: an HCCL stream's Notify Wait / SDMA / Write Value tasks belong to the HCCL
+    op, which joins the pool itself; EVENT_RECORD / EVENT_WAIT / PLACE_HOLDER tasks are stream synchronisation, a
+    lone PCIE_DMA copy is the runtime's). The time breakdown counts them; the operator and module sheets, and so the
+    top contributors, cannot, which the "kernels linked to no operator" check says. ``early``: the GPU ones running
+    before the first kernel a flow ends at (the previous step's tail, which the "kernels launched before the
+    profile" check measures, and then states for the operator sheets too). ``copies``: the GPU memcpys among
+    them, which the check names apart from the kernels."""
     pool = tree.kpool
     if not len(pool):
-        return 0, 0, 0, 0
+        return Unlinked()
     free = np.ones(len(pool), dtype=bool)
     free[tree.kidx] = False
     rows = np.flatnonzero(free)
-    early = copies = 0
+    dur = col_of(pool, "dur", np.int64)[rows]
     if rows.size and not tree.profile.is_gpu:  # the HCCL op-lane rows carry task type None: never a compute task
         rows = rows[classify.per_unique(col_of(pool, "task_type", object)[rows],
                                         lambda t: t in classify.COMPUTE_TASK_TYPES, lower=False)]
-    elif rows.size:
-        # the GPU pool holds kernels and memcpys, its task_type the cat as written ("Kernel" in older traces)
-        copies = int(classify.per_unique(col_of(pool, "task_type", object)[rows], "gpu_memcpy".__eq__).sum())
-        if tree.fk is not None and len(tree.fk):
-            ts = col_of(pool, "ts", np.int64)
-            early = int((ts[rows] < ts[col_of(tree.fk, "k", np.int64)].min()).sum())
-    return int(rows.size), int(col_of(pool, "dur", np.int64)[rows].sum()), early, copies
+        return Unlinked(int(rows.size), int(col_of(pool, "dur", np.int64)[rows].sum()))
+    if not rows.size:
+        return Unlinked()
+    # the GPU pool holds kernels and memcpys, its task_type the cat as written ("Kernel" in older traces)
+    copy = classify.per_unique(col_of(pool, "task_type", object)[rows], "gpu_memcpy".__eq__)
+    early = np.zeros(rows.size, dtype=bool)
+    if tree.fk is not None and len(tree.fk):
+        early = col_of(pool, "ts", np.int64)[rows] < col_of(pool, "ts", np.int64)[col_of(tree.fk, "k", np.int64)].min()
+    return Unlinked(int(rows.size), int(dur.sum()), int(copy.sum()), int(early.sum()), int(dur[early].sum()),
+                    int((copy & early).sum()))
 
 
 def built_tree(ctx: RunContext, side: str) -> OpTree | None:
