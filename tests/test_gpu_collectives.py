@@ -852,6 +852,34 @@ def _collective_us_under(events: list[dict], op_name: str) -> float:
     return total
 
 
+def test_communication_figures_round_a_half_up(dlrm_rank, tmp_path):
+    """The note's communication figures round a half away from zero, as every ms of the Summary: rank 1 of param's
+    DLRM job (``param/et_replay/tests/inputs/dlrm_kineto.tar.gz``, whole-us durations) with its longest NCCL
+    kernel under ``## forward ##`` made 1.5 us shorter (the one edit), so that the op's collective time is
+    7633.5 us: the note read "7.633 ms" (``{:.3f}`` of the float 7.6335, just under the half), where the
+    Summary's other figures round 7.6335 ms to 7.634. Figures recomputed from the edited JSON."""
+    base, comp = dlrm_rank(0), dlrm_rank(1)
+    doc = json.loads(comp.read_text())
+    events = doc["traceEvents"]
+    calls = {e["args"]["correlation"]: e for e in events if e.get("cat") == "cuda_runtime"}
+    ops = [e for e in events if e.get("ph") == "X" and e.get("name") == "## forward ##"]
+    under = [k for k in events if k.get("cat") == "kernel" and k["name"].startswith("nccl")
+             and (c := calls.get(k["args"]["correlation"]))
+             and any(o["tid"] == c["tid"] and o["ts"] <= c["ts"] <= o["ts"] + o["dur"] for o in ops)]
+    longest = max(under, key=lambda k: k["dur"])
+    assert isinstance(longest["dur"], int)
+    longest["dur"] -= 1.5
+    edited = tmp_path / f"edited_{comp.name}"
+    edited.write_text(json.dumps(doc))
+    us = _collective_us_under(json.loads(edited.read_text())["traceEvents"], "## forward ##")
+    assert us == 7633.5 and f"{us / 1000:.3f}" == "7.633"  # the binary float lies under the half
+    res = compare(base, edited)
+    assert res.contributors["Name"].tolist() == ["## forward ##"]
+    assert res.frames["contributor_communication"]["Comparison(ms)"].tolist() == [pytest.approx(7.6335, abs=1e-9)]
+    note = json.loads(Path(res.to_json(tmp_path / "r.json")).read_text())["summary"]["contributors_note"]
+    assert note.endswith(": communication 2.146 ms -> 7.634 ms")
+
+
 def test_gpu_contributor_holding_a_collective_is_said_to(dlrm_rank, tmp_path, monkeypatch):
     """Rank 1 of the DLRM job is 5.7 ms slower than rank 0, and the one top contributor is ``## forward ##``,
     +5.484 ms: the all_to_all kernel it launched waits 7.6 ms for the other ranks instead of 2.1 ms. The note

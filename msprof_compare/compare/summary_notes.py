@@ -434,12 +434,13 @@ def _communication_figures(base: float, comparison: float, kinds: tuple[str, str
     NPU export links no HCCL op (a DB export) or holds none (a trace of one device), a GPU trace links none (no
     launch flows); a GPU side beside an NPU side was said to link no HCCL op, which no GPU trace has. A GPU trace
     without any collective kernel (one rank) ran no communication: its 0 ms is a reading, as the communication line
-    says, and the reason is given."""
+    says, and the reason is given. Each figure (whole ns / 1e6) is rounded a half away from zero (``half_up``), as
+    every ms of the Summary: ``{:.3f}`` of the float read 7.6335 ms (7633.5 us) as 7.633."""
     if not pd.isna(base) and not pd.isna(comparison):
-        text = f"communication {base:.3f} ms -> {comparison:.3f} ms"
+        text = f"communication {half_up(base, 3):.3f} ms -> {half_up(comparison, 3):.3f} ms"
         none = [side for side, k, h in zip(("base", "comparison"), kinds, held, strict=True) if k == "GPU" and not h]
         return text + (f" (the {none[0]} side's {GPU_NO_COLLECTIVES})" if len(none) == 1 else "")
-    sides = ", ".join(f"{side} {'not recorded' if pd.isna(v) else f'{v:.3f} ms'}"
+    sides = ", ".join(f"{side} {'not recorded' if pd.isna(v) else f'{half_up(v, 3):.3f} ms'}"
                       for side, v in (("base", base), ("comparison", comparison)))
     side = 0 if pd.isna(base) else 1
     why = GPU_UNRECORDED if kinds[side] == "GPU" else NPU_UNLINKED if held[side] else NPU_NO_HCCL
