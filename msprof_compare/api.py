@@ -277,15 +277,8 @@ def judge_regression(result: CompareResult, pct: float, face: Face) -> tuple[int
     them (the CLI's ``--fail_on_regression`` gate calls it with the CLI's face)."""
     from .compare import gate
 
-    if "e2e" in result.frames:
-        code, message = gate.regression_gate(result, pct)
-    else:  # compared without the time breakdown
-        frames = _gate_frames(result) if result._gate is None else result._gate
-        code, message = (1, frames) if isinstance(frames, str) else gate.regression_gate(result, pct, frames=frames)
-    if face.api:  # the caller asked regression_gate(), not the flag
-        kept = flag_words_kept(result.base.path, result.comparison.path)
-        message = face.words(message.replace("--fail_on_regression", "regression_gate()"), kept)
-    return code, message
+    verdict = gate.verdict_of(result, pct, face)
+    return verdict.code, verdict.message
 
 
 def _gate_frames(result: CompareResult) -> dict[str, pd.DataFrame | None] | str:

@@ -24,7 +24,7 @@ NPU_L2 = "msinsight/test/data/pytorch/text/level2/rank0_ascend_pt"
 
 def validate(instance, schema, root=None, path="$") -> list[str]:
     """JSON Schema 2020-12 subset: type, enum, const, properties, required, additionalProperties,
-    items, prefixItems, minItems, minimum, maximum, pattern, anyOf, $ref (local)."""
+    items, prefixItems, minItems, minimum, maximum, exclusiveMinimum, pattern, anyOf, $ref (local)."""
     root = root if root is not None else schema
     if schema is True or schema == {} or (isinstance(schema, dict) and set(schema) <= {"description"}):
         return []
@@ -58,6 +58,8 @@ def validate(instance, schema, root=None, path="$") -> list[str]:
             errs.append(f"{path}: {instance} < {schema['minimum']}")
         if "maximum" in schema and instance > schema["maximum"]:
             errs.append(f"{path}: {instance} > {schema['maximum']}")
+        if "exclusiveMinimum" in schema and instance <= schema["exclusiveMinimum"]:
+            errs.append(f"{path}: {instance} <= {schema['exclusiveMinimum']}")
     if isinstance(instance, str) and "pattern" in schema and not re.search(schema["pattern"], instance):
         errs.append(f"{path}: {instance!r} does not match {schema['pattern']}")
     if isinstance(instance, dict):
@@ -91,7 +93,7 @@ def _strict_loads(text: str):
 
 def test_validator_rejects_what_it_should():
     schema = json.loads(SCHEMA.read_text())
-    assert validate({"schema_version": 1}, schema)  # missing keys
+    assert validate({"schema_version": 2}, schema)  # missing keys
     wf = {"Step": "x", "Category": "sideways", "Base(ms)": None, "Comparison(ms)": None, "Delta(ms)": None,
           "Cumulative(ms)": 1.0, "Share of E2E Diff": None, "Base(ns)": None, "Comparison(ns)": None,
           "Delta(ns)": 1.5}
@@ -184,7 +186,7 @@ def test_dumps_is_the_json_module_document(pair1):
     doc = _strict_loads(text)
     doc["generated_at"] = now.strftime("%Y-%m-%dT%H:%M:%SZ")
     assert json.dumps(doc, ensure_ascii=False, indent=1) == reference
-    head = ["{", ' "$schema": "urn:msprof-compare:result-schema:1",', ' "schema_version": 1,']
+    head = ["{", ' "$schema": "urn:msprof-compare:result-schema:2",', ' "schema_version": 2,']
     assert text.splitlines()[:3] == reference.splitlines()[:3] == head
     assert json_report.dumps(pair1, ascii_only=True).isascii()
 
@@ -328,6 +330,7 @@ def test_write_json_to_stream(monkeypatch):
     @dataclass
     class Opts:
         output_format: str = "json"
+        fail_on_regression: float | None = None  # no gate: the document's gate is null
 
     R.options = Opts()
     buf = io.StringIO()
@@ -348,6 +351,7 @@ def _minimal_result(frames: dict | None = None):
     @dataclass
     class Opts:
         output_format: str = "json"
+        fail_on_regression: float | None = None  # no gate: the document's gate is null
 
     class R:
         base = comparison = type("P", (), {"path": "a", "kind": "GPU", "source": "kineto", "level": ""})()

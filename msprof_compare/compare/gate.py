@@ -6,6 +6,7 @@ frames it reads for a result compared without the time breakdown.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -24,6 +25,7 @@ from .waterfall import e2e_frame, step_mask, waterfall_contributors, waterfall_o
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult
+    from ..options import Face
 
 
 def e2e_ns(result: CompareResult, e2e: pd.DataFrame | None = None) -> tuple[int, int] | None:
@@ -122,20 +124,59 @@ def _gate_shares_basis(note: str, listed: bool) -> str:
     return note[:at] + note[end:]
 
 
+@dataclass(frozen=True)
+class GateVerdict:
+    """What the gate decided and why: the exit code, the message it writes, and the reasons that message lists
+    as records (the JSON report's ``gate``): the contributors that grew (``contributors``: name, level, diff_ms,
+    share, share_of) and the waterfall steps (``steps``: step, delta_ns, delta_ms), as listed, in its order."""
+
+    code: int
+    message: str
+    contributors: list[dict] = field(default_factory=list)
+    steps: list[dict] = field(default_factory=list)
+
+
+def verdict_of(result: CompareResult, pct: float, face: Face) -> GateVerdict:
+    """``api.judge_regression``'s verdict with the reasons its message lists as records (the JSON report's
+    ``gate``): a result compared without the time breakdown is judged on one made for the gate alone
+    (``api._gate_frames``); the message names the options as ``face`` takes them."""
+    from ..api import _gate_frames
+    from ..options import flag_words_kept
+
+    if "e2e" in result.frames:
+        verdict = judge(result, pct)
+    else:  # compared without the time breakdown
+        frames = _gate_frames(result) if result._gate is None else result._gate
+        verdict = GateVerdict(1, frames) if isinstance(frames, str) else judge(result, pct, frames=frames)
+    if face.api:  # the caller asked regression_gate(), not the flag
+        kept = flag_words_kept(result.base.path, result.comparison.path)
+        verdict = replace(verdict, message=face.words(
+            verdict.message.replace("--fail_on_regression", "regression_gate()"), kept))
+    return verdict
+
+
 def regression_gate(result: CompareResult, pct: float, top: int = 5,
                     frames: Mapping[str, pd.DataFrame | None] | None = None) -> tuple[int, str]:
     """Exit code (3 = regression beyond ``pct`` percent, 0 = within, 1 = a side has no E2E time, so a CI
     gate cannot judge the run and must not pass it) and the message for stderr. ``frames``: those of a
     breakdown made for the gate alone (``gate_frames``), else the result's."""
+    verdict = judge(result, pct, top, frames)
+    return verdict.code, verdict.message
+
+
+def judge(result: CompareResult, pct: float, top: int = 5,
+          frames: Mapping[str, pd.DataFrame | None] | None = None) -> GateVerdict:
+    """``regression_gate``'s verdict with the reasons its message lists as records."""
     frames = result.frames if frames is None else frames
     pair = e2e_ns(result, frames.get("e2e"))
     if pair is None:
-        return 1, "error: --fail_on_regression: no E2E time to compare (the time breakdown produced no data)"
+        return GateVerdict(1, "error: --fail_on_regression: no E2E time to compare (the time breakdown produced no "
+                              "data)")
     base, comp = pair
     for profile, value in ((result.base, base), (result.comparison, comp)):
         if value <= 0:
-            return 1, (f"error: {term_safe(profile.path)}: no E2E time (no device activity or Overlap Analysis data), "
-                       "so --fail_on_regression cannot judge the run")
+            return GateVerdict(1, f"error: {term_safe(profile.path)}: no E2E time (no device activity or Overlap "
+                                  "Analysis data), so --fail_on_regression cannot judge the run")
     scope, aside = e2e_words(result, frames.get("e2e"))
     # exact: a change of exactly pct percent is within the threshold (the float change says 7.000000000000001
     # for +7.00%); the threshold is taken as the decimal the user wrote (repr of the float), and shown so
@@ -146,11 +187,12 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5,
     head = (f"E2E time{scope} {ms3(base):.3f} ms -> {ms3(comp):.3f} ms ({change}), "
             f"threshold +{written}%{f'; {aside}' if aside else ''}")
     if not regressed:
-        return 0, f"No regression: {head}"
+        return GateVerdict(0, f"No regression: {head}")
     lines = [f"Performance regression: {head}"]
     contrib = frames.get("contributors")
     note = unexplained_note(contrib, frames.get("waterfall"), frames.get("contributor_communication"))
     worst_lines: list[str] = []
+    listed: list[dict] = []
     outside = ""
     steps_too: set[str] = set()
     if contrib is not None and len(contrib):
@@ -167,6 +209,8 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5,
             for r in worst.itertuples(index=False):
                 worst_lines.append(f"  {term_safe(r.Name)}: +{half_up(float(r[5]), 3):.3f} ms "
                                    f"({float(r.Share):.1%} of {share_basis(level)})")
+                listed.append({"name": str(r.Name), "level": str(level), "diff_ms": float(r[5]),
+                               "share": float(r.Share), "share_of": share_basis(level)})
             outside = _outside_line(contrib, worst)
     if note:  # also where no listed contributor grew: the caveat holds for the ranking the run made
         note = _gate_shares_basis(note, bool(worst_lines))
@@ -174,6 +218,7 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5,
     if outside:  # under the note, as the console and the Summary sheet print it
         worst_lines.append(f"  {term_safe(outside)}")
     step_lines: list[str] = []
+    steps_listed: list[dict] = []
     wf = frames.get("waterfall")
     if wf is not None and len(wf):
         # by size, with their signs: a step that shrank offsets the growth (Free: Other -0.498 ms beside
@@ -187,6 +232,8 @@ def regression_gate(result: CompareResult, pct: float, top: int = 5,
         if len(order):
             step_lines.append("Largest waterfall steps: " + ", ".join(
                 f"{term_safe(names[i])} {ms3(float(delta[i])):+.3f} ms" for i in order))
+            steps_listed = [{"step": str(names[i]), "delta_ns": int(delta[i]), "delta_ms": int(delta[i]) / 1e6}
+                            for i in order]
     # where the contributors explain little of the change, the waterfall steps that do come first
     lines += step_lines + worst_lines if note else worst_lines + step_lines
-    return EXIT_REGRESSION, "\n".join(lines)
+    return GateVerdict(EXIT_REGRESSION, "\n".join(lines), listed, steps_listed)

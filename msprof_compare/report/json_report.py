@@ -31,8 +31,9 @@ from .output import FILE_PREFIX, Part, closed_pipe, discard_rest, output_target,
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import CompareResult
 
-SCHEMA_ID = "urn:msprof-compare:result-schema:1"
-SCHEMA_VERSION = 1
+SCHEMA_ID = "urn:msprof-compare:result-schema:2"
+#: 2: the document records the regression gate's verdict and reasons (``gate``); 1 had no such key
+SCHEMA_VERSION = 2
 #: Frames of ``result.frames`` placed under "summary" (the rest go to "frames").
 SUMMARY_FRAMES = ("waterfall", "contributors", "module_contributors", "guards", "communication_contributors",
                   "memory_contributors")
@@ -121,6 +122,28 @@ def memory_totals(frames: dict[str, pd.DataFrame]) -> dict[str, Any] | None:
     return out
 
 
+def gate_record(result: CompareResult) -> dict[str, Any] | None:
+    """The ``fail_on_regression`` gate's verdict and reasons, as the CLI states them after writing the reports
+    (None where no gate was asked): a CI job that keeps the JSON could read the exit code only, and the reasons
+    from stderr. ``regressed`` is the ranks overview's word: true (exit 3), false (0), null (1: no E2E time)."""
+    pct = result.options.fail_on_regression
+    if pct is None:
+        return None
+    from ..compare.gate import threshold_text, verdict_of
+    from ..options import CLI_FACE
+
+    verdict = verdict_of(result, pct, CLI_FACE)
+    return {
+        "threshold_pct": clean(pct),
+        "threshold": threshold_text(pct),
+        "exit_code": verdict.code,
+        "regressed": {3: True, 0: False}.get(verdict.code),
+        "lines": verdict.message.split("\n"),
+        "contributors": [{k: clean(v) for k, v in r.items()} for r in verdict.contributors],
+        "waterfall_steps": [{k: clean(v) for k, v in r.items()} for r in verdict.steps],
+    }
+
+
 def communication_totals(frames: dict[str, pd.DataFrame]) -> dict[str, Any] | None:
     """The one-row frame "communication" (``compare/communication_summary.py``) as an object; None without it."""
     return _totals(frames, "communication")
@@ -149,6 +172,7 @@ def to_document(result: CompareResult, generated_at: _dt.datetime | None = None)
         "base": _profile(result.base),
         "comparison": _profile(result.comparison),
         "options": _options(result.options),
+        "gate": gate_record(result),
         "console_summary": None if not summary else {
             "title": str(summary.get("title") or ""),
             "headers": [str(h) for h in summary.get("headers") or []],

@@ -1,0 +1,101 @@
+"""The JSON report's ``gate`` (schema version 2): the regression gate's verdict and reasons, which a CI job that
+kept the JSON could read only from the exit code and stderr. Each document is validated against
+docs/result.schema.json; its lines are the ones the CLI wrote to stderr (or logged) in the same run, and its
+figures are checked against E2E times of the original's reference workbook (reference pair 1) and the waterfall
+computed from them by hand."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+
+from test_json_report import SCHEMA, validate
+
+from msprof_compare import cli
+from msprof_compare.api import compare
+
+NPU_L1 = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"  # E2E 136.581009 ms (reference pair 1)
+NPU_L2 = "msinsight/test/data/pytorch/text/level2/rank0_ascend_pt"  # E2E 129.862875 ms
+HEATMAP = "msinsight/server/src/test/test_data/heatMap/trace_view.json"  # 6 events, no Overlap Analysis lane
+
+
+def _run(samples: Path, out: Path, base: str, comparison: str, *options: str, **params) -> tuple[int, dict]:
+    """One CLI run writing JSON alone into ``out``: its exit code and its document, validated."""
+    out.mkdir()
+    code = cli.execute({"base_profiling_path": str(samples / base),
+                        "comparison_profiling_path": str(samples / comparison), "output_path": str(out),
+                        "output_format": "json", **dict.fromkeys(options, True), **params})
+    (path,) = out.glob("*.json")
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    assert validate(doc, json.loads(SCHEMA.read_text())) == []
+    assert (doc["$schema"], doc["schema_version"]) == ("urn:msprof-compare:result-schema:2", 2)
+    return code, doc
+
+
+def test_regression_records_the_verdict_and_the_reasons_stderr_gives(samples, tmp_path, capsys):
+    """Pair 1 reversed (level 2 -> level 1) is (136581009 - 129862875) / 129862875 = +5.17 % slower: at 1 % the gate
+    fails the run (3), and the document says so with the lines stderr got, the contributors it listed (those that
+    grew, AccumulateGrad first, each Diff(ms) as the contributors table holds it) and the waterfall steps it
+    named, whose changes are those of the summary's waterfall."""
+    code, doc = _run(samples, tmp_path / "out", NPU_L2, NPU_L1, "enable_profiling_compare", "enable_operator_compare",
+                     fail_on_regression="1")
+    err = capsys.readouterr().err
+    gate = doc["gate"]
+    assert code == gate["exit_code"] == 3 and gate["regressed"] is True
+    assert (gate["threshold_pct"], gate["threshold"]) == (1.0, "1")
+    change = (Decimal(136581009) - Decimal(129862875)) / Decimal(129862875) * 100
+    assert f"{change:.2f}" == "5.17"
+    assert gate["lines"][0] == "Performance regression: E2E time 129.863 ms -> 136.581 ms (+5.17%), threshold +1%"
+    assert "\n".join(gate["lines"]) in err  # as written, one item a line
+    contrib = {r["Name"]: r for r in doc["summary"]["contributors"]}
+    assert gate["contributors"] and gate["contributors"][0]["name"].endswith("AccumulateGrad")
+    for listed in gate["contributors"]:
+        row = contrib[listed["name"]]
+        assert (listed["diff_ms"], listed["share"], listed["level"]) == (row["Diff(ms)"], row["Share"], row["Level"])
+        assert listed["diff_ms"] > 0 and f"  {listed['name']}: +" in err
+    steps = {r["Step"]: r["Delta(ns)"] for r in doc["summary"]["waterfall"]}
+    named = [s["step"] for s in gate["waterfall_steps"]]
+    assert "Group 0 Communication (uncovered)" in named
+    assert [s["delta_ns"] for s in gate["waterfall_steps"]] == [steps[n] for n in named]
+    assert all(s["delta_ms"] == s["delta_ns"] / 1e6 for s in gate["waterfall_steps"])
+    # the waterfall's steps add up to the E2E change of the reference's E2E times
+    total = steps.pop("Comparison E2E")
+    assert total == sum(v for v in steps.values() if v is not None) == 136581009 - 129862875
+
+
+def test_no_regression_and_no_gate(samples, tmp_path, capsys):
+    """Pair 1 as given (level 1 -> level 2, 4.92 % faster): exit 0, "regressed" false, the line the run logged,
+    no reasons listed. Without the option the key is null."""
+    code, doc = _run(samples, tmp_path / "within", NPU_L1, NPU_L2, "enable_profiling_compare", fail_on_regression="0")
+    gate = doc["gate"]
+    assert (code, gate["exit_code"], gate["regressed"], gate["contributors"], gate["waterfall_steps"]) == (
+        0, 0, False, [], [])
+    change = (Decimal(129862875) - Decimal(136581009)) / Decimal(136581009) * 100
+    assert gate["lines"] == [f"No regression: E2E time 136.581 ms -> 129.863 ms ({change:+.2f}%), threshold +0%"]
+    assert gate["lines"][0] in capsys.readouterr().err  # the INFO line
+    code, doc = _run(samples, tmp_path / "none", NPU_L1, NPU_L2, "enable_profiling_compare")
+    assert code == 0 and doc["gate"] is None and doc["options"]["fail_on_regression"] is None
+
+
+def test_a_side_without_e2e_time_is_not_judged(samples, tmp_path, capsys):
+    """heatMap's trace_view.json holds no E2E time: the gate cannot judge the run (exit 1, "regressed" null), and
+    the document holds the error line stderr got."""
+    code, doc = _run(samples, tmp_path / "out", NPU_L1, HEATMAP, "enable_profiling_compare", fail_on_regression="5")
+    err = capsys.readouterr().err
+    gate = doc["gate"]
+    assert (code, gate["exit_code"], gate["regressed"]) == (1, 1, None)
+    (line,) = gate["lines"]
+    assert line.startswith("error: ") and "heatMap/trace_view.json: no E2E time" in line and line in err
+
+
+def test_api_document_records_the_gate_of_its_option(samples, tmp_path):
+    """``compare(..., fail_on_regression=...)`` keeps the option; its to_json records the gate as the CLI would,
+    the verdict ``regression_gate()`` returns."""
+    res = compare(str(samples / NPU_L2), str(samples / NPU_L1), fail_on_regression=5.2)
+    doc = json.loads(Path(res.to_json(tmp_path / "r.json")).read_text(encoding="utf-8"))
+    assert validate(doc, json.loads(SCHEMA.read_text())) == []
+    code, message = res.regression_gate(5.2)
+    assert doc["gate"]["exit_code"] == code == 0 and doc["gate"]["regressed"] is False
+    assert doc["gate"]["lines"] == message.split("\n")
+    assert doc["gate"]["threshold"] == "5.2"
