@@ -327,12 +327,13 @@ def test_cluster_run_files_and_console(cluster_run):
         assert row[5:8] == [ms(c[k] - b[k], "+") for k in ("Computing", "Communication(Not Overlapped)", "Free")]
         # the largest waterfall step: the one communication group's uncovered time (the profiler's stage figure)
         uncovered = c["Communication(Not Overlapped)"] - b["Communication(Not Overlapped)"]
-        assert row[8] == f"Group 0 Communication (uncovered) {ms(uncovered, '+')}"
+        assert row[8] == f"A {ms(uncovered, '+')}"  # its key; the line under the table names it whole
         assert len(row) == 9  # the rank lines name the reports
         reports = [str(out / n) for n in names if n.startswith(f"performance_comparison_result_rank{rank}_")]
         written = ", ".join(sorted(reports, key=lambda n: n.endswith(".json")))  # the workbook first
         assert f"\nrank {rank}: E2E {row[1]} ms -> {row[2]} ms ({row[3]} ms, {row[4]}), {written}\n" in \
             "\n" + proc.stdout
+    assert "\nLargest Step A: Group 0 Communication (uncovered)\nJob " in proc.stdout
     slow_b = max((0, 1), key=lambda r: stage(TEXT0, r)["Stage"])
     slow_c = max((0, 1), key=lambda r: stage(TEXT1, r)["Stage"])
     assert f"Job (slowest rank per side): base rank {slow_b} {rows[slow_b][1]} ms -> comparison rank {slow_c} " \
@@ -746,6 +747,29 @@ def test_job_line_ties_and_a_zero_base():
                                  1: ["1", *["-"] * 7]}
     assert table_rows(render_ranks([(0, None, ["a/r0.xlsx"]), (1, None, [])])) == {0: ["0", "r0.xlsx"],
                                                                                    1: ["1", "-"]}
+
+
+def test_largest_steps_are_keyed_and_named_under_the_table():
+    """The table fits a 120-column terminal: each rank's largest step is a key and its change in the table, one
+    line per key under it naming the step whole (a communication group's name made the table 160 columns wide and
+    was cut at 34); one key per name, in the order the ranks first name them; "-" and no line where none moved."""
+    from msprof_compare.report.ranks_console import render_ranks, step_key
+
+    group = "Group 7 Communication hccl_world_group_data_parallel (uncovered)"  # 64 columns
+
+    def figs(step: tuple[str, int] | None) -> dict:
+        return {"e2e": (100_000_000, 131_913_000), "computing": (0, 65_000), "uncovered_communication": (0, 0),
+                "free": (0, 0), "step": step}
+
+    rows = [(0, figs((group, 31_743_000)), []), (1, figs(("Matmul", -1_500)), []), (2, figs(None), []),
+            (3, figs((group, 20_448_000)), [])]
+    out = render_ranks(rows)
+    lines = out.splitlines()
+    assert max(map(len, lines[:-2])) <= 120
+    assert [row[-1] for row in table_rows(out).values()] == ["A +31.743", "B -0.002", "-", "A +20.448"]
+    assert lines[-2:] == [f"Largest Step A: {group}", "Largest Step B: Matmul"]
+    assert "Largest Step" not in render_ranks([(2, figs(None), [])]).splitlines()[-1]
+    assert [step_key(i) for i in (0, 25, 26, 27, 701, 702)] == ["A", "Z", "AA", "AB", "ZZ", "AAA"]
 
 
 def test_rank_notice_filter_paths_and_count():

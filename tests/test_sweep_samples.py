@@ -236,6 +236,9 @@ def test_check_rank_run_flags_each_disagreement(one_sided) -> None:
     assert _flags(check(r | {"stdout": r["stdout"].replace(line, late)}, folders, singles, reports), "no line")
     row = next(ln for ln in r["stdout"].splitlines() if ln.startswith("|  0 "))
     assert _flags(check(r | {"stdout": r["stdout"].replace(row, "")}, folders, singles, reports), "no table row")
+    assert "Largest Step A" not in r["stdout"]  # a self-compare: no step moved, its cell reads "-"
+    named = r["stdout"].replace("\nJob ", "\nLargest Step A: Matmul\nJob ", 1)  # a step no rank's cell keys
+    assert _flags(check(r | {"stdout": named}, folders, singles, reports), "largest step lines")
     job = next(ln for ln in r["stdout"].splitlines() if ln.startswith("Job "))
     assert _flags(check(r | {"stdout": r["stdout"].replace(job, job.replace("rank 0", "rank 1", 1))}, folders,
                         singles, reports), "job line")

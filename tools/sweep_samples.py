@@ -49,7 +49,7 @@ SCHEMA = json.loads((ROOT / "docs" / "result.schema.json").read_text())
 sys.path.insert(0, str(ROOT / "tests"))
 from test_json_report import validate  # noqa: E402  (the suite's schema-subset validator)
 
-from msprof_compare.textsafe import cut_columns, term_safe  # noqa: E402
+from msprof_compare.textsafe import term_safe  # noqa: E402
 from msprof_compare.units import RankCycle, Unit, unit_label, unit_noun, unit_order, unit_rank  # noqa: E402
 
 RANKS_SCHEMA = json.loads((ROOT / "docs" / "ranks.schema.json").read_text())
@@ -998,6 +998,7 @@ def check_rank_run(r: dict, folders: tuple[dict[Unit, str], dict[Unit, str]], si
     if len({t for _, t in names.values()}) > 1:
         bad.append(f"several timestamps: {sorted({t for _, t in names.values()})}")
     timed = []
+    step_keys: dict[str, str] = {}
     # without a time breakdown, each unit's communication totals (its report's summary.communication), where any has
     comms = {k: _rank_comm(reports[names[k][0]]) for k in names if _rank_ns(reports[names[k][0]] or {}) is None}
     shown = any(c is not None for c in comms.values())
@@ -1029,7 +1030,9 @@ def check_rank_run(r: dict, folders: tuple[dict[Unit, str], dict[Unit, str]], si
             cells = [*key[1:], _ms(b), _ms(c), _ms(c - b, True), _pct(b, c), *diffs]
             if len(ns) > 1:  # a time breakdown: the largest step of the unit report's own waterfall
                 step = _largest_step(doc)
-                cells.append("-" if step is None else f"{term_safe(cut_columns(step[0], 34))} {_ms(step[1], True)}")
+                if step is not None:  # keyed in the order the units first name a step; named under the table
+                    step_keys.setdefault(step[0], _step_key(len(step_keys)))
+                cells.append("-" if step is None else f"{step_keys[step[0]]} {_ms(step[1], True)}")
             timed.append((k, b, c))
         if line not in r["stdout"].splitlines():
             bad.append(f"{label}: no line {line!r}")
@@ -1046,7 +1049,10 @@ def check_rank_run(r: dict, folders: tuple[dict[Unit, str], dict[Unit, str]], si
     if r["rc"] in (0, 3) and names:
         header = next(([p.strip() for p in ln.strip().strip("|").split("|")] for ln in r["stdout"].splitlines()
                        if ln.strip("| ").startswith(("Rank |", "Cycle |"))), [])
-        if header[:len(UNIT_COLUMNS[kind]) + 1] not in ([*UNIT_COLUMNS[kind], "Base E2E"],
+        legend = [ln for ln in r["stdout"].splitlines() if ln.startswith("Largest Step ")]
+        if legend != [f"Largest Step {key}: {term_safe(name)}" for name, key in step_keys.items()]:
+            bad.append(f"largest step lines {legend!r:.300} != keys {step_keys!r:.300}")
+        if header[:len(UNIT_COLUMNS[kind]) + 1] not in ([*UNIT_COLUMNS[kind], "Base"],
                                                          [*UNIT_COLUMNS[kind], "Report"]):
             bad.append(f"table header {header[:3]}, its units named {UNIT_COLUMNS[kind]}")
         got = [ln for ln in r["stdout"].splitlines() if ln.startswith("Job")]
@@ -1072,6 +1078,16 @@ def check_rank_run(r: dict, folders: tuple[dict[Unit, str], dict[Unit, str]], si
     return bad + check_overview(r, overviews, names, reports, fail is None and r["rc"] in (0, 3),
                                 [x for _, x in sorted(one_sided, key=lambda t: unit_order(t[0]))], listed,
                                 inputs=inputs, jobs=jobs, job_texts=job_texts, verdicts=verdicts)
+
+
+def _step_key(index: int) -> str:
+    """The console's key of the ``index``-th largest-step name (from 0): A .. Z, AA, AB, ..."""
+    key = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        key = chr(ord("A") + rest) + key
+    return key
 
 
 def _named(units: list[Unit]) -> str:

@@ -14,7 +14,7 @@ from prettytable import PrettyTable
 
 from ..compare.gate import e2e_ns
 from ..compare.table import ms3
-from ..textsafe import cut_columns, short_list, term_safe
+from ..textsafe import short_list, term_safe
 from ..units import RankCycle, Unit, job_noun, unit_label, unit_rank
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -25,16 +25,17 @@ METRICS = ("e2e", "computing", "uncovered_communication", "free")
 #: The table's title with figures ("Ranks" / "Cycles": ``units.job_noun``); the noun alone without.
 TABLE_TITLE = "{}: E2E Time and Diff (ms)"
 #: Named as the time distribution table's columns (E2E Time, Computing Time, Uncovered Communication Time, Free
-#: Time); the rank lines above the table name the reports, so it stays about 115 columns wide.
-#: The table's last column with a time breakdown: each rank's largest waterfall step and its change (``STEP``).
-STEP_HEADER = "Largest Step (ms)"
-#: The widest a step's name shows in the table (a communication group's name can be long): the table stays
-#: within about 160 columns; the overview sheet and JSON hold the name whole.
-STEP_NAME_COLUMNS = 34
+#: Time), the title naming the E2E time of Base and Comparison; the rank lines above the table name the reports,
+#: and the step names go under it (``STEP_HEADER``), so that the table fits a 120-column terminal (118 columns
+#: for the README's two ranks, whose times are 3-digit ms; a Cycle column adds 8). It was 160 with a group's name.
+#: The table's last column with a time breakdown: each rank's largest waterfall step, as a key and its change
+#: ("A +20.448", ``step_cell``); a line under the table names each key's step whole (``step_legend``): the name
+#: in the cell (a communication group's, 40 columns or more) was cut at 34 columns and widened the table most.
+STEP_HEADER = "Largest Step"
 #: The table's title and columns where the ranks hold communication alone (``COMMUNICATION``), before Report.
 COMMUNICATION_TITLE = "{}: Communication Time and Diff (ms)"
 COMMUNICATION_HEADERS = ("Base Communication", "Comparison Communication", "Diff", "Diff %")
-HEADERS = ("Rank", "Base E2E", "Comparison E2E", "Diff", "Diff %", "Computing Diff", "Uncovered Communication Diff",
+HEADERS = ("Rank", "Base", "Comparison", "Diff", "Diff %", "Computing Diff", "Uncovered Comm. Diff",
            "Free Diff")
 
 
@@ -136,11 +137,13 @@ def render_ranks(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[
     metrics they hold), or their reports without any (no time breakdown; with figures the rank lines name the
     reports), beside each side's communication time and its change where some rank holds it (``COMMUNICATION``).
     Units of cycles are named by a Cycle column after Rank (``unit_columns``); a single device's cycles title the
-    table "Cycles" (``units.job_noun``)."""
+    table "Cycles" (``units.job_noun``). With each rank's largest step, the lines naming its keys follow the table
+    (``step_legend``)."""
     metrics = shown_metrics([f for _, f, _ in rows])
     timed = bool(metrics)
     stepped = any(f is not None and STEP in f for _, f, _ in rows)
     named, keys = unit_columns([u for u, _, _ in rows])
+    keys_of = step_keys([f.get(STEP) for _, f, _ in rows if f is not None])
     headers = [*named, *HEADERS[1:5], *(h for m, h in zip(METRICS[1:], HEADERS[5:], strict=True) if m in metrics),
                *([STEP_HEADER] if stepped else [])]
     table = PrettyTable()
@@ -159,18 +162,41 @@ def render_ranks(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[
         base, comp = figures["e2e"]
         diffs = [f"{ms3(c - b):+.3f}" for b, c in (figures[m] for m in metrics[1:])]
         table.add_row([*key, f"{ms3(base):.3f}", f"{ms3(comp):.3f}", f"{ms3(comp - base):+.3f}", _pct(base, comp),
-                       *diffs, *([step_cell(figures.get(STEP))] if stepped else [])])
+                       *diffs, *([step_cell(figures.get(STEP), keys_of)] if stepped else [])])
     noun = job_noun(u for u, _, _ in rows)
     table.title = TABLE_TITLE.format(noun) if timed else COMMUNICATION_TITLE.format(noun) if communication else noun
     table.align = "c"
-    return table.get_string()
+    return "\n".join([table.get_string(), *(step_legend(keys_of) if timed and stepped else [])])
 
 
-def step_cell(step: tuple[str, int] | None) -> str:
-    """A rank's largest waterfall step as the table shows it, "Matmul +0.030"; "-" where no step moved."""
+def step_key(index: int) -> str:
+    """The key of the ``index``-th step name (from 0): A .. Z, then AA, AB, ... as spreadsheet columns."""
+    key = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        key = chr(ord("A") + rest) + key
+    return key
+
+
+def step_keys(steps: list[tuple[str, int] | None]) -> dict[str, str]:
+    """{step name: key} for the ranks' largest steps, keyed in the order the ranks first name them."""
+    names = dict.fromkeys(s[0] for s in steps if s is not None)
+    return {name: step_key(i) for i, name in enumerate(names)}
+
+
+def step_cell(step: tuple[str, int] | None, keys: dict[str, str]) -> str:
+    """A rank's largest waterfall step as the table shows it, its key and change, "A +0.030" (``step_legend``
+    names the step); "-" where no step moved."""
     if step is None:
         return "-"
-    return f"{term_safe(cut_columns(step[0], STEP_NAME_COLUMNS))} {ms3(step[1]):+.3f}"
+    return f"{keys[step[0]]} {ms3(step[1]):+.3f}"
+
+
+def step_legend(keys: dict[str, str]) -> list[str]:
+    """The lines under the table naming each key's step, whole: "Largest Step A: Group 0 Communication
+    (uncovered)"."""
+    return [f"{STEP_HEADER} {key}: {term_safe(name)}" for name, key in keys.items()]
 
 
 def slowest(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[str]]]
