@@ -205,6 +205,33 @@ def test_api_compare_of_a_step_holding_a_nested_profiler_step(samples: Path, l1_
     assert (sheet["Self Time(ms)"] == sheet["Self Time(ms).1"]).all()
 
 
+def test_operators_of_a_step_holding_a_nested_profiler_step(samples: Path, l1_events, tmp_path: Path) -> None:
+    """The edit above (a ProfilerStep#51 nested in step 50 from Optimizer.zero_grad's start to step 50's end), both
+    sides bare trace_view.json files: with step 50 asked for, the nested marker was one top-layer operator,
+    ``ProfilerStep#51``, holding zero_grad and the optimizer step, which read as gone from the unedited side. It is
+    replaced by its children, which stay step 50's (a step is chosen by its top-level marker, reference-2 §2.3):
+    the operator sheets are the unedited trace's against itself; step 51, held by no top-level marker, still has
+    no operator."""
+    events = [dict(e) for e in l1_events]
+    ops = [e for e in events if e.get("ph") == "X" and e.get("cat") == "cpu_op"]
+    (step,) = [e for e in ops if e["name"].startswith("ProfilerStep#")]
+    (zero,) = [e for e in ops if e["name"] == "Optimizer.zero_grad#SGD.zero_grad"]
+    events.insert(events.index(zero), dict(step, name="ProfilerStep#51", ts=zero["ts"], dur=113156.76))
+    edited = _write_trace(events, tmp_path)
+    (tmp_path / "intact").mkdir()
+    bare = _write_trace(l1_events, tmp_path / "intact")  # a bare trace as the edit is (no kernel shapes)
+    flags = {"enable_operator_compare": True, "disable_module": True, "base_step": 50, "comparison_step": 50}
+    got = compare(str(edited), str(bare), **flags)
+    intact = compare(str(bare), str(bare), **flags)
+    for name in ("OperatorCompareStatistic", "OperatorCompare"):
+        assert got.sheet(name).equals(intact.sheet(name)), name
+    stats = got.sheet("OperatorCompareStatistic")
+    assert "Optimizer.zero_grad#SGD.zero_grad" in set(stats["Operator Name"])
+    assert not stats["Operator Name"].str.contains("ProfilerStep#").any()
+    none = compare(str(edited), str(bare), **{**flags, "base_step": 51, "comparison_step": 50})
+    assert none.sheet("OperatorCompareStatistic")["Base Operator Number"].sum() == 0
+
+
 ADDMM_BWD_TS = "1736408883730796.290"  # AddmmBackward0: the fwdbwd flow end of the forward nn.Module: Linear_2
 LINEAR_2_BWD = "/[ BACKWARD ]/ DistributedDataParallel_0/ AlexNet_0/ Sequential_1/ Linear_2"
 

@@ -108,3 +108,57 @@ def test_kineto_step_oddities_are_said(tmp_path: Path, shift_us: float, name: st
     path.write_text(json.dumps(top))
     prof = load_profile(str(path), Options())
     assert [w for w in prof.warnings if "ProfilerStep" in w] == [f"{path}: {said}"]
+
+
+#: The project's AlexNet H200 trace (tests/data/kineto/README.md): whole, one step, ProfilerStep#50 on the host
+#: (user_annotation) at 5179894884720.167 us, 11925.797 us long.
+ALEXNET = DATA / "kineto" / "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz"
+
+
+def _alexnet_steps(tmp_path: Path, how: str) -> Path:
+    """The AlexNet trace with its host step marker written twice (an exact copy after it), or split in two steps
+    that overlap (#50 the first 60 % of the step, #51 from 40 % to its end)."""
+    import gzip
+
+    top = json.loads(gzip.decompress(ALEXNET.read_bytes()))
+    events = top["traceEvents"]
+    at = next(i for i, e in enumerate(events) if e.get("cat") == "user_annotation" and e["name"] == "ProfilerStep#50")
+    step = events[at]
+    assert (step["ts"], step["dur"]) == (5179894884720.167, 11925.797)
+    if how == "twice":
+        events.insert(at + 1, copy.deepcopy(step))
+    else:
+        late = _moved(step, "ProfilerStep#51", 5179894889490.486, 7155.478)  # 40 % in, to the step's end
+        events[at] = _moved(step, "ProfilerStep#50", step["ts"], 7155.478)
+        events.insert(at + 1, late)
+    path = tmp_path / f"{how}.pt.trace.json"
+    path.write_text(json.dumps(top))
+    return path
+
+
+@pytest.mark.parametrize(("how", "said"), [("twice", "ProfilerStep# id(s) 50 mark more than one event"),
+                                           ("overlapping", "ProfilerStep# step(s) 51 start before an earlier step "
+                                                           "ends")])
+def test_kineto_step_marker_nested_in_a_step_is_no_operator(tmp_path: Path, how: str, said: str) -> None:
+    """A step marker inside another (written twice, or a step starting before the previous one ends) nested in
+    the op tree under the first, and was compared as one operator: OperatorCompare and MemoryCompare had a row
+    ``ProfilerStep#50`` (3.930 ms of device time, 1018.51 MB) holding the whole step, against none on the intact
+    trace, and every other operator read as gone (match rate 0 %). Its children are the compared ops, as a
+    top-level marker's: every sheet that pairs operators is the intact trace's against itself, row for row."""
+    from msprof_compare.api import compare
+
+    damaged = _alexnet_steps(tmp_path, how)
+    flags = {"enable_operator_compare": True, "enable_memory_compare": True, "enable_api_compare": True,
+             "disable_module": True}
+    intact = compare(str(ALEXNET), str(ALEXNET), **flags)
+    got = compare(str(ALEXNET), str(damaged), **flags)
+    assert [w for w in got.comparison.warnings if "ProfilerStep" in w] == [f"{damaged}: {said}"]
+    assert got.sheet_names == intact.sheet_names == ["OperatorCompareStatistic", "OperatorCompare",
+                                                     "MemoryCompareStatistic", "MemoryCompare", "ApiCompare"]
+    for name in got.sheet_names:
+        frame = got.sheet(name)
+        assert not frame.astype(str).apply(lambda c: c.str.contains("ProfilerStep#")).any().any(), name
+        assert frame.equals(intact.sheet(name)), name
+    stats = got.sheet("OperatorCompareStatistic")
+    assert (stats["Base Operator Number"] == stats["Comparison Operator Number"]).all()
+    assert (stats["Diff Duration(ms)"] == 0).all()

@@ -200,16 +200,33 @@ class OpTree:
 
     def top_layer(self, step: int = -1) -> np.ndarray:
         """The compared ops (§2.3): top-level ops with ``ProfilerStep#`` nodes replaced by
-        their children; with a step, only the children of that step's top-level node(s)."""
+        their children; with a step, only the children of that step's top-level node(s). A step node nested in
+        another (a marker written twice, or a step that starts before the previous one ends: ``model.step_notes``
+        warns of both) is replaced by its children too, which belong to the top-level step holding it (a step is
+        chosen by its top-level nodes alone, and ApiCompare of a step takes all their descendants): kept as an op,
+        it was one operator named ``ProfilerStep#50`` holding the whole step, matching nothing on the other side
+        (operator match rate 0 % against the same trace with one marker)."""
+        codes, uniq = self.name_codes()
+        is_step = np.array([STEP_MARK in str(u) for u in uniq.tolist()], dtype=bool)[codes]
         out: list[np.ndarray] = []
-        for node in self.children(-1).tolist():
-            sid = self.step_id(node)
-            if sid is None:
-                if step < 0:
-                    out.append(np.array([node], np.int64))
-                continue
-            if step < 0 or step_number(sid) == step:  # a number, as step_range reads it
-                out.append(self.children(node))
+        # (sibling nodes in start order, where the step nodes among them are, the next of those, the id of the step
+        # node holding them or None): the step nodes are few, so the other siblings between two are one slice; a
+        # list, not recursion, for a deep chain of nested markers
+        top = self.children(-1)
+        todo: list[tuple[np.ndarray, np.ndarray, int, int | None]] = [(top, np.flatnonzero(is_step[top]), 0, None)]
+        while todo:
+            nodes, marks, k, within = todo.pop()
+            taken = within is None and step < 0 or within is not None and (step < 0 or within == step)
+            at = int(marks[k - 1]) + 1 if k else 0
+            end = int(marks[k]) if k < len(marks) else len(nodes)
+            if taken and end > at:
+                out.append(nodes[at:end])
+            if k < len(marks):  # a step node: its children, then the siblings after it
+                node = int(nodes[end])
+                inner = self.children(node)
+                todo.append((nodes, marks, k + 1, within))
+                own = step_number(self.step_id(node) or "") if within is None else within  # a top-level step's
+                todo.append((inner, np.flatnonzero(is_step[inner]), 0, own))
         return np.concatenate(out) if out else np.empty(0, np.int64)
 
 
