@@ -946,7 +946,19 @@ def run_comparators(base: Profile, comparison: Profile, opts: Options,
     from .compare import summary
 
     sheets[:0] = [s for s in summary.build(ctx, sheets) if len(s)]
-    return CompareResult(base, comparison, opts, sheets, ctx.summary, ctx.frames)
+    return CompareResult(base, comparison, applied_options(opts, base, comparison), sheets, ctx.summary, ctx.frames)
+
+
+def applied_options(opts: Options, base: Profile, comparison: Profile) -> Options:
+    """The options as the run applied them, which the result keeps (``result.options``, the JSON report's
+    ``options``): the kernel comparison, and ``use_kernel_type`` with it, off where a side is no NPU data. The
+    kinds of the inputs rule it out before any data is read (KernelCompare reads Ascend's kernel tables; its
+    notice says so), where every other comparison ran and may have found nothing (its option stays on, its
+    notice says why it has no sheet): ``enable_kernel_compare`` read true on a GPU pair, the default run's
+    included, as if the comparison had run and found no kernel. The flag itself is accepted as before."""
+    if base.is_npu and comparison.is_npu or not (opts.enable_kernel_compare or opts.use_kernel_type):
+        return opts
+    return dataclasses.replace(opts, enable_kernel_compare=False, use_kernel_type=False)
 
 
 def ranks_overview(results: Iterable[tuple[Unit, CompareResult]],

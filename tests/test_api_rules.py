@@ -92,6 +92,33 @@ def test_comparisons_without_rows_leave_no_sheet(tmp_path):
     assert res.to_excel(str(tmp_path)) == "" and list(tmp_path.iterdir()) == []
 
 
+def test_kernel_compare_reads_off_in_the_options_where_a_side_is_no_npu_data(tmp_path, caplog):
+    """The result's options are those the run applied: KernelCompare reads Ascend's kernel tables, so with a GPU
+    side the kernel comparison never runs (its notice says so) and ``enable_kernel_compare`` and
+    ``use_kernel_type`` read false in ``result.options`` and the JSON report's ``options``; they read true there,
+    the default run's included, as if it had run and found no kernel. The flag is still accepted, with its
+    warning; the options that drive the run (its notices' levels) are the given ones, and an NPU pair keeps it."""
+    from msprof_compare.compare.kernels import GPU_MESSAGE
+
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        by_default = compare(str(KINETO), str(KINETO))
+    assert [r.levelname for r in caplog.records if r.getMessage() == GPU_MESSAGE] == ["INFO"]  # as not asked for
+    on = ("enable_profiling_compare", "enable_operator_compare", "enable_memory_compare",
+          "enable_communication_compare", "enable_api_compare")
+    assert all(getattr(by_default.options, k) for k in on)
+    assert (by_default.options.enable_kernel_compare, by_default.options.use_kernel_type) == (False, False)
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="msprof-analyze"):
+        asked = compare(str(KINETO), str(NPU_DIR), enable_kernel_compare=True, use_kernel_type=True)
+    assert [r.levelname for r in caplog.records if r.getMessage() == GPU_MESSAGE] == ["WARNING"]
+    assert (asked.options.enable_kernel_compare, asked.options.use_kernel_type) == (False, False)
+    assert asked.slim().options == asked.options
+    doc = json.loads(asked.to_json(str(tmp_path / "r.json")) and (tmp_path / "r.json").read_text())
+    assert (doc["options"]["enable_kernel_compare"], doc["options"]["use_kernel_type"]) == (False, False)
+    npu = compare(str(NPU_DIR), str(NPU_DIR), enable_kernel_compare=True)
+    assert npu.options.enable_kernel_compare and npu.sheet_names == ["KernelCompare"]
+
+
 def test_gate_without_a_kernel_answers_1(tmp_path):
     """A trace whose device work is memsets only loads (it has device activity) but has no E2E time: the gate of
     a run made without the breakdown answers 1 ("cannot judge"), not 3, with the breakdown's error, and so does its
