@@ -611,10 +611,20 @@ def _pmu(db: _Db, extra: pd.DataFrame, kernels: pd.DataFrame) -> bool:
         r_timed = np.ones(gid.size, dtype=bool)
         where = np.empty(gid.size, dtype=np.int64)
         where[order] = np.arange(gid.size)
-    rows = _pmu_rows(db, _in_pairs("name", len(wanted)), tuple(wanted), "timestampNs" in db.columns("TASK_PMU_INFO"))
-    if not len(rows):  # rows, but none of a counter read: why, counted only then (a scan, 40 ms at 1.4M rows)
-        db.null("TASK_PMU_INFO.name", db.scalar("SELECT count(*) FROM TASK_PMU_INFO WHERE name IS NULL"),
+    # rows of no name (NULL, read -1) come with the counters': a value of no counter, which a loaded task may have
+    # lost one of its counters to (NaN), counted from the rows in memory (the scan's extra test cost ~10 ms at 1.4M
+    # rows, where a count of its own cost 49)
+    rows = _pmu_rows(db, f"{_in_pairs('name', len(wanted))} OR name IS NULL", tuple(wanted),
+                     "timestampNs" in db.columns("TASK_PMU_INFO"))
+    nameless = rows["name"] == -1
+    if nameless.any():
+        named = bool((~nameless).any())
+        # a loaded task's rows only (a step's, compute tasks): the others change no figure
+        db.null("TASK_PMU_INFO.name", np.count_nonzero(np.isin(rows["task"][nameless], gid)),
+                "those rows name no counter, so their tasks may lack a PMU figure (read as missing; the cube-kernel "
+                "rule may pass them over)" if named else
                 "those rows name no counter, so no task has PMU figures (the cube-kernel rule finds none)")
+        rows = rows[~nameless]
     junk = 0
     for name, some in ids.items():
         if not some:
@@ -675,14 +685,15 @@ def _pmu_rows(db: _Db, where: str, params: tuple, stamped: bool = False) -> np.n
     is a time that is no integer). Every value is read by one rule: a number as it is, a number text as its
     number, anything else (other text, a blob, inf) as missing (NaN), counted in one note: SQLite's CAST AS REAL
     read 'abc' as 0.0 (NULL too: it keeps its place in a replayed task's run order). The ids must be integers, as
-    in any query; a row without a globalTaskId is left out, counted in a note. Typed rows (the usual case) are
-    converted in bulk; a chunk holding another cell is read row by row (the query says which: a separate scan for
-    odd cells cost 0.07 s of 0.18 at 1.4M rows)."""
+    in any query (a NULL name reads -1: the caller counts those rows); a row without a globalTaskId is left out,
+    counted in a note. Typed rows (the usual case) are converted in bulk; a chunk holding another cell is read row
+    by row (the query says which: a separate scan for odd cells cost 0.07 s of 0.18 at 1.4M rows)."""
     # unstamped: no time column at all (a constant column cost a Python int per row, 20 ms at 195k rows)
     ts, typed_ts = (", timestampNs", " AND typeof(timestampNs) = 'integer'") if stamped else ("", "")
     fetched = _PMU_FETCHED if stamped else _PMU_FETCHED_UNSTAMPED
-    cur = db.con.execute(f"SELECT globalTaskId, name, value{ts}, typeof(globalTaskId) = 'integer' AND typeof(name) "
-                         f"= 'integer' AND typeof(value) IN ('integer', 'real'){typed_ts} FROM TASK_PMU_INFO "
+    cur = db.con.execute(f"SELECT globalTaskId, COALESCE(name, -1), value{ts}, typeof(globalTaskId) = 'integer' AND "
+                         f"typeof(name) IN ('integer', 'null') AND typeof(value) IN ('integer', 'real'){typed_ts} "
+                         "FROM TASK_PMU_INFO "
                          f"WHERE {where} ORDER BY rowid", params)
     parts = []
     no_id = 0
@@ -1031,9 +1042,14 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
     ops = ",".join("?" * len(types["op"]))
     profile.extra["any_op"] = db.scalar(f"SELECT 1 FROM PYTORCH_API p WHERE {kind_sql} IN ({ops}) AND startNs IS NOT "
                                         "NULL AND endNs IS NOT NULL LIMIT 1", types["op"]) is not None
-    if not profile.extra["any_op"] and kind_sql == "p.type":  # why no op: counted only then (a scan, 36 ms at 650k)
-        db.null("PYTORCH_API.type", db.scalar("SELECT count(*) FROM PYTORCH_API WHERE type IS NULL"),
-                "those rows are of no kind (no torch op, queue or Python row) and are left out")
+    untyped_effect = ("those rows are of no kind (torch op, queue or Python row) and are left out, so the "
+                      "comparisons that read such rows (operator, API, memory, module) miss those among them")
+    # rows of no type beside typed ones are read with them (the scan's extra test cost nothing measurable at 650k
+    # rows) and counted; where no op is left, all are counted by a scan of their own (36 ms at 650k rows), which
+    # leaves a table of no type at all unread
+    null_kinds = kind_sql == "p.type" and profile.extra["any_op"]
+    if not profile.extra["any_op"] and kind_sql == "p.type":  # why no op
+        db.null("PYTORCH_API.type", db.scalar("SELECT count(*) FROM PYTORCH_API WHERE type IS NULL"), untyped_effect)
     wanted = list(types["op"])
     if opts.enable_memory_compare:
         wanted.extend(types["queue"])
@@ -1046,8 +1062,8 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
     # startNs/endNs are TEXT in current exports: compare and return them as integers.
     # a column's IN list as pairs (_in_pairs: 77 -> 63 ms a scan of 650k rows for three kinds); the CASE of older
     # exports would be evaluated once per pair
-    kinds = (f"({_in_pairs(kind_sql, len(wanted))})" if kind_sql == "p.type"
-             else f"{kind_sql} IN ({','.join('?' * len(wanted))})")
+    kinds = (f"({_in_pairs(kind_sql, len(wanted))}{' OR p.type IS NULL' if null_kinds else ''})"
+             if kind_sql == "p.type" else f"{kind_sql} IN ({','.join('?' * len(wanted))})")
     sql = (f"SELECT {', '.join(cols.values())} FROM PYTORCH_API p WHERE {kinds} "
            "AND p.startNs IS NOT NULL AND p.endNs IS NOT NULL")
     params: tuple = tuple(wanted)
@@ -1059,6 +1075,11 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
                 f"({kind_sql} IN ({','.join('?' * len(types['trace']))}) AND CAST(p.endNs AS INTEGER) >= ?))")
         params += (rng[1], rng[0], *types["trace"], rng[0])
     got = db.ints(sql, params, len(cols))
+    if null_kinds:  # the step's rows of no type (-1): counted, then left out
+        untyped = got[:, list(cols).index("type")] == -1
+        if untyped.any():
+            db.null("PYTORCH_API.type", np.count_nonzero(untyped), untyped_effect)
+            got = got[~untyped]
     none = np.full(len(got), -1, dtype=np.int64)
     col = {k: got[:, i] for i, k in enumerate(cols)}  # views: a reordered copy cost 0.09 s at 650k rows
     ts, link, gtid = col["ts"], col["link"], col["gtid"]
