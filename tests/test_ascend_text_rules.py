@@ -693,6 +693,27 @@ def test_profiler_metadata_that_is_no_object_is_one_warning(tmp_path, text, kind
     assert not [w for w in load_profile(str(d), OPTS).warnings if "profiler_metadata" in w]
 
 
+@pytest.mark.parametrize(("text", "problem"), [('{"ENV_VARIABLES": {"HCCL_RDMA_TC": ', "truncated JSON ("),
+                                               ("{ENV_VARIABLES: 1}", "malformed JSON: "),
+                                               ('{"a": 1}}', "malformed JSON: ")])
+def test_malformed_profiler_metadata_is_read_as_absent(tmp_path, text, problem):
+    """A malformed or truncated profiler_metadata.json stopped the run (exit 1), while one holding no object was
+    read as absent: the file is optional (it feeds the groups' names and the distributed settings' checks, no
+    figure of its own), so it is read as absent with one warning naming the file and what is wrong, as
+    profiler_info.json is (ascend_text._AS_ABSENT). The excerpt's file replaced (synthetic); the kernels load as
+    with the whole file."""
+    d = _excerpt(tmp_path)
+    f = d / "profiler_metadata.json"
+    whole = load_profile(str(d), OPTS)
+    f.write_text(text)
+    prof = load_profile(str(d), OPTS)
+    said = [w for w in prof.warnings if "profiler_metadata" in w]
+    assert len(said) == 1 and said[0].startswith(f"{f}: {problem}")
+    assert said[0].endswith("; read as absent (no process-group names or distributed settings from it)")
+    assert prof.metadata == {}
+    assert prof.kernels["dur"].sum() == whole.kernels["dur"].sum() and len(prof.kernels) == len(whole.kernels)
+
+
 def test_profiler_metadata_read_as_absent_gives_no_group_names(tmp_path):
     """The process-group names come from profiler_metadata.json's parallel_group_info (reference-1 §5.10): the
     msinsight file that holds one (tests/data/npu/profiler_metadata_pg.json) names its groups; replaced by an

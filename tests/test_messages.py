@@ -180,15 +180,14 @@ def test_a_utf16_csv_is_named_and_the_conversion_followed(tmp_path: Path, capsys
     assert cli.execute(params) == 0
 
 
-@pytest.mark.parametrize("name", ["ASCEND_PROFILER_OUTPUT/communication.json", "profiler_metadata.json"])
-def test_a_utf16_side_json_is_named_and_the_conversion_followed(tmp_path: Path, capsys: pytest.CaptureFixture,
-                                                                name: str) -> None:
+def test_a_utf16_side_json_is_named_and_the_conversion_followed(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     """A JSON side file re-saved as UTF-16 was refused as "malformed JSON: invalid character (byte 0)"; it is
     named as UTF-16 with the conversion, as a trace or CSV so saved, and the conversion gives back a folder that
-    loads. Input: the torch_npu excerpt, its communication.json / profiler_metadata.json re-encoded."""
+    loads. Input: the torch_npu excerpt, its communication.json re-encoded (profiler_metadata.json, optional, is
+    read as absent instead: the next test)."""
     src = tmp_path / "rank0_ascend_pt"
     shutil.copytree(DATA / "npu" / "rank0_ascend_pt", src)
-    side = src / name
+    side = src / "ASCEND_PROFILER_OUTPUT/communication.json"
     side.write_bytes(side.read_text(encoding="utf-8").encode("utf-16"))
     (tmp_path / "out").mkdir()
     params = {"base_profiling_path": str(src), "comparison_profiling_path": str(src),
@@ -200,6 +199,28 @@ def test_a_utf16_side_json_is_named_and_the_conversion_followed(tmp_path: Path, 
     assert not list((tmp_path / "out").iterdir())
     side.write_bytes(side.read_bytes().decode("utf-16").encode("utf-8"))
     assert cli.execute(params) == 0
+
+
+def test_a_utf16_profiler_metadata_is_read_as_absent_with_the_conversion(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture) -> None:
+    """profiler_metadata.json is optional (process-group names, distributed settings: no figure of its own): re-saved
+    as UTF-16 it no longer stops the run; one warning names it as UTF-16, says it is read as absent and gives the
+    conversion, and the reports are written. Input: the torch_npu excerpt, its profiler_metadata.json re-encoded."""
+    src = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(DATA / "npu" / "rank0_ascend_pt", src)
+    side = src / "profiler_metadata.json"
+    side.write_bytes(side.read_text(encoding="utf-8").encode("utf-16"))
+    (tmp_path / "out").mkdir()
+    params = {"base_profiling_path": str(src), "comparison_profiling_path": str(src),
+              "output_path": str(tmp_path / "out"), "enable_profiling_compare": True}
+    assert cli.execute(params) == 0
+    err = capsys.readouterr().err
+    said = [line for line in err.splitlines() if str(side) in line]
+    assert len(said) == 1 and "[WARNING]" in said[0] and "Traceback" not in err
+    assert f"] {side}: UTF-16 text (it starts with a UTF-16 byte-order mark" in said[0]
+    assert said[0].endswith("; read as absent (no process-group names or distributed settings from it); use the file "
+                            "the profiler wrote, or convert it: iconv -f UTF-16 -t UTF-8 IN > OUT")
+    assert [p.suffix for p in (tmp_path / "out").iterdir()] == [".xlsx"]
 
 
 @pytest.mark.parametrize("order", ["LE", "BE"])

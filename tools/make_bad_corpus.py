@@ -623,8 +623,9 @@ def npu_dir_family(c: Corpus) -> None:
     case("communication_garbage", {cpath: b"\x00\x01\x02" * 50}, 1, "binary communication.json", file=cpath)
     case("communication_invalid_utf8", {cpath: comm.replace(b'"', b'"caf\xe9 ', 1)}, 1,
          "Latin-1 byte in a communication.json key (msgspec < 0.19 raises UnicodeDecodeError)", file=cpath)
-    case("metadata_invalid_utf8", {"profiler_metadata.json": b'{"ENV_VARIABLES": "caf\xe9"}'}, 1,
-         "Latin-1 byte in profiler_metadata.json", file="profiler_metadata.json")
+    case("metadata_invalid_utf8", {"profiler_metadata.json": b'{"ENV_VARIABLES": "caf\xe9"}'}, 0,
+         "Latin-1 byte in profiler_metadata.json (an optional file: read as absent, one warning)",
+         warning="malformed JSON: Invalid UTF-8 encoded string; read as absent")
     case("communication_empty_object", {cpath: b"{}"}, 0, "communication.json with no steps")
     # Python's json.dumps (torch_npu's writer) writes NaN / Infinity; the profiler writes in the locale's encoding
     case("metadata_nan_infinity", {"profiler_metadata.json": b'{"train_loss": NaN, "grad_norm": Infinity, '
@@ -643,8 +644,9 @@ def npu_dir_family(c: Corpus) -> None:
          "a bandwidth block value that is not a number: that bandwidth 0, and said", warning="not a finite number")
     case("communication_wrong_shape", {cpath: b'{"step1": {"collective": 5}}'}, 0,
          "communication.json with a number where an object is expected: bandwidth absent", warning="communication.json")
-    case("metadata_truncated", {"profiler_metadata.json": b'{"ENV_VARIABLES": {'}, 1,
-         "profiler_metadata.json cut", file="profiler_metadata.json")
+    case("metadata_truncated", {"profiler_metadata.json": b'{"ENV_VARIABLES": {'}, 0,
+         "profiler_metadata.json cut (an optional file: read as absent, one warning)",
+         warning="truncated JSON (")
     case("metadata_array", {"profiler_metadata.json": b"[]"}, 0,
          "profiler_metadata.json is an array (an optional file: read as absent, one warning)",
          warning="holds an array where an object is expected; read as absent")

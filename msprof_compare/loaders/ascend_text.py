@@ -1463,16 +1463,36 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
     meta = os.path.join(layout.profiling_path, "profiler_metadata.json")
     if os.path.isfile(meta):
         profile.files["profiler_metadata.json"] = meta
-        data = read_json(meta, profile.warnings)
-        if isinstance(data, dict):
-            profile.metadata = data
-        else:  # an optional file (as profiler_info.json): what it lacks is said, the run goes on without it
-            profile.warnings.append(f"{meta}: the file {_json_kind(data)} where an object is expected; read as absent "
-                                    "(no process-group names or distributed settings from it)")
+        _read_metadata(meta, profile)
     if layout.level == "profiling" and layout.info_path:
         # every run: the settings note concerns whatever the run compares; warned of only where the original
         # reads the file (OverallMetrics; the memory comparison, whose advice reads profile_memory)
         read_profiler_settings(layout.info_path, profile, warn=opts.time_breakdown or opts.enable_memory_compare)
+
+
+#: What a side file that cannot be used does to the run. The files that hold figures (trace_view.json, the CSVs,
+#: communication.json) stop it, malformed or truncated, with the file's name: a figure read from part of one would
+#: be wrong without a word. The optional ones, which hold settings and names but no figure (profiler_info*.json:
+#: the settings note, warned of where the original reads it; profiler_metadata.json: process-group names and
+#: distributed settings), are read as absent with one warning, whatever is wrong with them (unreadable, malformed,
+#: or no object): the run goes on as without them.
+_AS_ABSENT = "read as absent"
+
+
+def _read_metadata(meta: str, profile: Profile) -> None:
+    """profiler_metadata.json into ``profile.metadata``; one that cannot be used is an optional file read as absent,
+    said in one warning (``_AS_ABSENT``): a malformed one stopped the run, though what it feeds (the groups' names
+    and the distributed settings' checks) is what a folder without it goes without."""
+    lacks = f"{_AS_ABSENT} (no process-group names or distributed settings from it)"
+    try:
+        data = read_json(meta, profile.warnings)
+    except ProfileError as exc:
+        profile.warnings.append(f"{meta}: {exc.message}; {lacks}" + (f"; {exc.hint}" if exc.hint else ""))
+        return
+    if isinstance(data, dict):
+        profile.metadata = data
+    else:
+        profile.warnings.append(f"{meta}: the file {_json_kind(data)} where an object is expected; {lacks}")
 
 
 def _json_kind(value: Any) -> str:
