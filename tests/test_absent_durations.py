@@ -14,11 +14,13 @@ import shutil
 from decimal import Decimal
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
-from msprof_compare.api import Options, ProfileError, load_profile
+from msprof_compare.api import Options, ProfileError, compare, load_profile
 from msprof_compare.loaders import traceio
 from msprof_compare.loaders.kineto import KERNEL_CATS
+from msprof_compare.options import build_options
 from tests.cliutil import error_lines, run_inproc
 
 DATA = Path(__file__).parent / "data"
@@ -131,12 +133,45 @@ def test_npu_trace_events_without_dur_read_as_0_and_said(tmp_path: Path, numeric
     assert len(zero) == 5 and sorted(tasks["ts"][tasks["dur"] == 0].tolist()) == zero
 
 
-def test_npu_trace_without_any_device_dur_is_refused(tmp_path: Path) -> None:
+def test_npu_trace_without_any_device_dur_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """A run that reads the device time (the time breakdown, the operator or the communication comparison) is
+    refused, its line naming those of the run that read it; kernel_details.csv does not replace them (the hint)."""
     dst, tv, _, _ = _npu(tmp_path, lambda e, lane: lane in DEVICE_LANES and e.get("ph") == "X")
+    head = (f"{tv}: none of the trace's 96 device events (Ascend Hardware, HCCL, Overlap Analysis lanes) has a 'dur' "
+            "(their duration): no device time to compare, which ")
     with pytest.raises(ProfileError) as info:
-        load_profile(str(dst), Options())
-    assert str(info.value) == (f"{tv}: none of the trace's 96 device events (Ascend Hardware, HCCL, Overlap "
-                               "Analysis lanes) has a 'dur' (their duration): no device time to compare")
+        load_profile(str(dst), build_options()[0])
+    assert f"{info.value.path}: {info.value.message}" == (
+        f"{head}the time breakdown, the operator comparison and the communication comparison read from them")
+    assert info.value.hint == ("kernel_details.csv does not replace them; the kernel, API and memory comparisons do "
+                               "not read them and run without them")
+    with pytest.raises(ProfileError) as info:
+        load_profile(str(dst), build_options(enable_operator_compare=True)[0])
+    assert f"{info.value.path}: {info.value.message}" == f"{head}the operator comparison reads from them"
+    code, _, err = run_inproc(capsys, "-d", str(dst), "-bp", str(NPU), "-o", str(tmp_path / "out"),
+                              "--enable_communication_compare")
+    assert code == 1 and not (tmp_path / "out").exists()
+    assert error_lines(err) == [f"error: {head}the communication comparison reads from them (kernel_details.csv does "
+                                "not replace them; the kernel, API and memory comparisons do not read them and run "
+                                "without them)"]
+
+
+def test_npu_trace_without_any_device_dur_runs_the_kernel_comparison(tmp_path: Path) -> None:
+    """The kernel comparison reads kernel_details.csv's durations, not the trace's: a trace with no device 'dur' at
+    all beside the excerpt's kernel_details.csv was refused; now the run goes on, the absent durations said as
+    any are, and KernelCompare is that of the whole folder (each row's figures equal)."""
+    dst, tv, _, _ = _npu(tmp_path, lambda e, lane: lane in DEVICE_LANES and e.get("ph") == "X")
+    shutil.copyfile(NPU / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv",
+                    dst / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv")
+    prof = load_profile(str(dst), build_options(enable_kernel_compare=True, enable_api_compare=True,
+                                                enable_memory_compare=True)[0])
+    assert [w for w in prof.warnings if "'dur'" in w] == [
+        f"{tv}: complete events without a 'dur' (96 of 96 device events); read as 0 long, so their time counts in no "
+        "figure"]
+    got = compare(str(dst), str(NPU), enable_kernel_compare=True).sheet("KernelCompare")
+    whole = compare(str(NPU), str(NPU), enable_kernel_compare=True).sheet("KernelCompare")
+    assert len(got) == len(whole) > 0
+    pd.testing.assert_frame_equal(got, whole)
 
 
 def test_kineto_epoch_scale_trace_without_kernel_dur(tmp_path: Path) -> None:
