@@ -368,3 +368,21 @@ def test_memory_readings_all_null_are_said(tmp_path: Path) -> None:
     p = load_profile(str(db), OPTS)
     assert p.extra["memory_peak_bytes"] == sql(db, "SELECT max(totalReserved) FROM MEMORY_RECORD")[0][0] > 0
     assert not _said(p, "MEMORY_RECORD.totalReserved")
+
+
+def test_compute_tasks_without_input_shapes_read_as_the_exports_write_them(tmp_path: Path) -> None:
+    """A NULL COMPUTE_TASK_INFO.inputShapes is a task of no inputs, which the exports write as the text N/A (the
+    excerpt's 11 MemSet and 2 DSAGenBitMask tasks, SQL; kernel_details.csv of the text export of the same script
+    too): those 13 cells set NULL give the sheets of the excerpt, KernelCompare (keyed N/A already) and the module
+    sheet's Kernel Details, whose lines dropped their "[input shapes: N/A]" (13 rows). Not said: no figure or key
+    changes."""
+    na = "(SELECT id FROM STRING_IDS WHERE value = 'N/A')"
+    assert sql(L1, f"SELECT count(*) FROM COMPUTE_TASK_INFO WHERE inputShapes = {na}") == [(13,)]
+    db = _db(tmp_path, f"UPDATE COMPUTE_TASK_INFO SET inputShapes = NULL WHERE inputShapes = {na}")
+    flags = {"enable_kernel_compare": True, "enable_operator_compare": True}
+    got, clean = api.compare(str(db), str(L1), **flags), api.compare(str(L1), str(L1), **flags)
+    for name in ("KernelCompare", "ModuleCompare"):
+        pd.testing.assert_frame_equal(got.sheet(name), clean.sheet(name))
+    lines = clean.sheet("ModuleCompare")["Kernel Details"].dropna()  # the base's
+    assert lines.str.contains(r"\[input shapes: N/A\]").sum() == 13
+    assert not [w for w in load_profile(str(db), OPTS).warnings if "inputShapes" in w]

@@ -519,7 +519,9 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
     parts = []
     for info in tables:
         c = lambda n, info=info: db.col(info, "c", n)  # noqa: E731
-        parts.append(_task_join(db, info, t_cols, [c("name"), c("opType"), c("taskType"), c("inputShapes")], rng))
+        # -2: a table without the column (an export recorded without shapes), -1 a NULL cell (below)
+        shape_col = c("inputShapes") if "inputShapes" in db.columns(info) else "-2"
+        parts.append(_task_join(db, info, t_cols, [c("name"), c("opType"), c("taskType"), shape_col], rng))
     schedule = np.repeat([info == SCHEDULE_INFO for info in tables], [len(x) for x in parts])
     a = np.concatenate(parts) if len(parts) > 1 else parts[0]
     if len(parts) > 1:  # by start, as one join gives them
@@ -540,7 +542,11 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
             db.null(f"TASK.{name}", np.count_nonzero(a[:, j] == -1), effect)
     op_type = db.text(a[:, 10])
     core = db.text(a[:, 11])
-    shapes = db.text(a[:, 12])
+    # a NULL cell reads as the exports write a task without inputs, "N/A" (the msinsight level0-2 DBs and the text
+    # exports' kernel_details.csv): KernelCompare keyed it N/A already, the Kernel Details lines dropped its
+    # "[input shapes: N/A]"; not said, as it changes no figure or key. A table without the column: empty, no shapes
+    shapes = db.text(a[:, 12], missing="N/A")
+    shapes[a[:, 12] == -2] = ""
     rts = db.text(a[:, 8])
     kernels = frame("kernels", {
         "name": names, "cat": np.full(len(a), "npu_task", dtype=object), "ts": ts, "dur": dur,
