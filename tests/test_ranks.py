@@ -1262,3 +1262,26 @@ def test_straggler_is_named_only_where_the_others_waited_about_as_long():
     cycles = rows((0, ms), (ms, 0), cycle=1) + rows((0, 0), (0, 0), cycle=2)
     assert straggler_lines(cycles) == ["Likely straggler of cycle 1: rank 1, Computing +1.000 ms; rank 0's Uncovered "
                                        "Communication +1.000 ms (waiting on it)"]
+
+
+def test_output_with_a_tilde_is_named_as_typed_in_a_rank_run(capsys, tmp_path, monkeypatch):
+    """A rank run names ``-o "~/x"`` as typed, as a single compare does (``cli._output_as_typed``): the ranks are
+    compared one after another in the thread that runs the command, under its rewrite, so the folder notice and
+    an error about the target name ``~/...``; the reports' "has been generated" lines stay absolute, as a single
+    compare's."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "file").touch()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_inproc(capsys, "-bp", str(TEXT1), "-d", str(TEXT2), "-o", "~/file")
+    assert code == 2 and error_lines(err) == ["error: output path ~/file is a file, not a directory"]
+    code, _, err = run_inproc(capsys, "-bp", str(TEXT1), "-d", str(TEXT2), "-o", "~/res.csv", "--rank_list", "0",
+                              "--enable_api_compare")
+    warned = [line.split("[WARNING] ", 1)[1] for line in err.splitlines() if "[WARNING] -o " in line]
+    assert code == 0 and warned == [
+        "-o ~/res.csv is taken as a folder (created) and the report goes into it: the reports are .xlsx and .json "
+        "files; end -o in .xlsx or .json to name the file itself."]
+    written = [line.split("has been generated: ", 1)[1] for line in err.splitlines() if "has been generated" in line]
+    assert len(written) == 2 and all(w.startswith(f"{home / 'res.csv'}{os.sep}") for w in written)
+    assert str(home) not in "\n".join(line for line in err.splitlines() if "[WARNING]" in line)
