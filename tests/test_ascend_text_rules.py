@@ -956,6 +956,46 @@ def test_repeated_device_tasks_are_said(tmp_path):
     assert not [w for w in load_profile(str(src.parent), OPTS).warnings if "repeat an earlier one" in w]
 
 
+def _repeats_by_tuples(cols: list[np.ndarray], rows: np.ndarray) -> int:
+    """The count ``ascend_text._repeats`` gives, by a set of row tuples (NaN and None cells read as one value)."""
+    def cell(v: object) -> object:
+        return ("nan",) if v is None or (isinstance(v, float) and v != v) else v
+    seen = {tuple(cell(c[r]) for c in cols) for r in rows.tolist()}
+    return rows.size - len(seen)
+
+
+@given(st.lists(st.tuples(st.sampled_from([-2**63, -1, 0, 7, 2**62, 2**63 - 1]), st.integers(0, 3),
+                          st.sampled_from([0.0, -0.0, 1.5, float("nan")]), st.sampled_from(["a", "b", None]),
+                          st.booleans(), st.integers(-5, 5)), max_size=40))
+def test_repeats_count_rows_equal_in_every_column(rows):
+    """``_repeats`` (one combined int64 key a row) against a set of the rows: integers up to int64's ends (their
+    range overflows the key), NaN equal to NaN, -0.0 equal to 0.0, None cells, booleans."""
+    cols = [np.array([r[i] for r in rows], dtype=dt) for i, dt in
+            enumerate((np.int64, np.int64, np.float64, object, bool, np.int64))]
+    every = np.arange(len(rows))
+    assert ascend_text._repeats(cols, every) == _repeats_by_tuples(cols, every)
+    assert ascend_text._repeats(cols, every[::2]) == _repeats_by_tuples(cols, every[::2])
+
+
+def test_repeats_of_many_tied_rows():
+    """60k rows of five columns whose key overflows int64 before the last column (starts of a ns clock, wide pids):
+    the key is coded afresh on the way, and the count is the set of rows' (repeats made by copying rows)."""
+    rng = np.random.default_rng(5)
+    n = 60_000
+    cols = [1_700_000_000_000_000_000 + rng.integers(0, 2_000, n) * 1_000, rng.integers(0, 1 << 40, n) % 3 * (1 << 40),
+            rng.integers(0, 8, n), rng.integers(0, 10**9, n), np.array([f"k{i}" for i in rng.integers(0, 50, n)],
+                                                                       dtype=object)]
+    copies = rng.integers(0, n, 500)
+    cols = [np.concatenate([c, c[copies]]) for c in cols]
+    every = np.arange(n + 500)
+    assert ascend_text._repeats(cols, every) == _repeats_by_tuples(cols, every) >= 500
+    # two distinct rows whose keys would meet were the key not coded afresh: 2**61 * 9 wraps to 2**61 in int64,
+    # which is also c * 9 + 2 for c = (2**61 - 2) / 9 (the column's range 2**61 + 1, the next one's 9)
+    c = (2**61 - 2) // 9
+    pair = [np.array([2**61, c, 0], dtype=np.int64), np.array([0, 2, 8], dtype=np.int64)]
+    assert ascend_text._repeats(pair, np.arange(3)) == 0
+
+
 def test_real_timelines_hold_no_repeated_device_task(samples):
     """No real trace_view.json or CANN msprof timeline of the samples is said to repeat a device task."""
     found = sorted(samples.rglob("trace_view.json")) + sorted(samples.rglob("msprof_*.json"))

@@ -1200,16 +1200,42 @@ def _repeated_rows(cols: dict[str, np.ndarray]) -> int:
     return _repeats(list(cols.values()), rows[cols["start_read"][rows]])  # a start not read (-1) is no kernel's
 
 
+#: ``_repeats`` keeps its combined row key below this, so that one more column's codes cannot overflow int64.
+_KEY_LIMIT = 1 << 62
+
+
 def _repeats(cols: list[np.ndarray], rows: np.ndarray) -> int:
-    """How many of ``rows`` repeat an earlier one of them in every column of ``cols`` (``pd.factorize`` codes: a
-    NaN cell equals a NaN cell)."""
+    """How many of ``rows`` repeat an earlier one of them in every column of ``cols`` (a NaN cell equals a NaN
+    cell, as ``pd.factorize`` codes them). Each row gets one int64 key, column by column: an integer column adds
+    its values less their minimum (no hashing), another column its ``pd.factorize`` codes, and the key built so
+    far is coded afresh only where the next column could overflow it; one ``pd.unique`` counts the distinct keys.
+    Two hash passes a column took 3x the time (NPU pair 1's 596 tied device tasks: 0.28 -> 0.10 ms; 1M tied rows
+    of five columns: 0.28-0.30 -> 0.09-0.10 s)."""
     if not rows.size:
         return 0
-    key = np.zeros(rows.size, dtype=np.int64)
-    for values in cols:  # one code per distinct combination so far: below rows.size, so no overflow
-        codes = pd.factorize(values[rows])[0].astype(np.int64) + 1
-        key = pd.factorize(key * (rows.size + 1) + codes)[0].astype(np.int64)
-    return int(rows.size - (key.max() + 1))
+    key, span = np.zeros(rows.size, dtype=np.int64), 1  # every key below ``span``
+    for values in cols:
+        v = values[rows]
+        n = 0
+        if v.dtype.kind == "i":
+            lo = int(v.min())
+            n = int(v.max()) - lo + 1
+            if n < _KEY_LIMIT:
+                codes = v.astype(np.int64) - lo
+        elif v.dtype.kind == "b":
+            codes, n = v.astype(np.int64), 2
+        if not n or n >= _KEY_LIMIT:  # text, floats (NaN), or integers too far apart
+            codes, uniq = pd.factorize(v)
+            codes, n = codes.astype(np.int64) + 1, len(uniq) + 1
+        if span * n >= _KEY_LIMIT:
+            key, uniq = pd.factorize(key)
+            span = len(uniq)
+            if span * n >= _KEY_LIMIT:  # values of a range near int64's: their codes (below rows.size)
+                codes, uniq = pd.factorize(codes)
+                n = len(uniq)
+        key = key * n + codes
+        span *= n
+    return int(rows.size - len(pd.unique(key)))
 
 
 def _repeated_events(cols: list[np.ndarray]) -> int:
