@@ -8,8 +8,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from msprof_compare.compare.table import TEXT_DTYPE, diff_ratio, frame_from_rows, own_array, plain_frame
+from msprof_compare.compare.table import (
+    TEXT_DTYPE,
+    diff_ratio,
+    exact_diff,
+    exact_diffs,
+    frame_from_rows,
+    own_array,
+    plain_frame,
+)
 from msprof_compare.model import column_index
 
 
@@ -243,3 +253,21 @@ def test_text_cells_read_columns_as_pandas_str_rule(samples: Path) -> None:
         kept = col.copy(deep=True)
         got[:] = "changed"
         assert col.equals(kept) and not np.shares_memory(got, col.to_numpy(dtype=object)), col
+
+
+#: Cells as the sheets hold them: whole ns in ms / us, halves of the 0.01 step (5 us in ms, 5 ns in us), and cells
+#: no ns count holds.
+_CELLS = st.one_of(st.integers(-10**12, 10**12).map(lambda ns: ns / 1e6),
+                   st.integers(-10**9, 10**9).map(lambda ns: ns / 1e3),
+                   st.integers(-10**6, 10**6).map(lambda k: k * 0.005),
+                   st.floats(allow_nan=True, allow_infinity=True),
+                   st.sampled_from([4.611686018427388e12, 4.6116860184273874e12, -4.6116860184273874e12, 0.0, -0.0]))
+
+
+@given(_CELLS, _CELLS, st.sampled_from([1000, 10**6]))
+def test_exact_diff_is_exact_diffs_of_one_pair(base, comparison, ns_per_unit):
+    """``exact_diff`` (Python arithmetic, one pair) gives ``exact_diffs``' cell bit for bit: its sign, its
+    halves, cells at the 2**62 ns bound (ms cells of 4.6e12) and non-finite ones."""
+    want = float(exact_diffs([base], [comparison], ns_per_unit)[0])
+    got = exact_diff(base, comparison, ns_per_unit)
+    assert (math.isnan(got) and math.isnan(want)) or (got == want and math.copysign(1, got) == math.copysign(1, want))

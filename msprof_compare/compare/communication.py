@@ -31,7 +31,7 @@ from .table import (
     STYLE_RATIO,
     Column,
     Sheet,
-    exact_diffs,
+    exact_diff,
     frame_from_rows,
     ms3,
     ratio_of,
@@ -436,7 +436,7 @@ def comm_rows(base: dict[str, dict], comparison: dict[str, dict]) -> list[list]:
         bs = _stats(key, None, b["ops"] if b else None)
         cs = _stats(key, None, c["ops"] if c else None)
         # the totals are whole ns: Diff Duration(us) is their exact change to 0.01 us (``exact_diffs``)
-        rows.append([None, *bs, *cs, float(exact_diffs([bs[3]], [cs[3]], 1000)[0]), ratio_of(bs[3], cs[3])])
+        rows.append([None, *bs, *cs, exact_diff(bs[3], cs[3], 1000), ratio_of(bs[3], cs[3])])
         b_tasks = list((b or {}).get("tasks", {}).items())
         c_tasks = list((c or {}).get("tasks", {}).items())
         for i, (tname, vals) in enumerate(b_tasks):

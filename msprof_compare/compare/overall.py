@@ -20,7 +20,7 @@ from ..options import Options
 from ..textsafe import and_list, text_width
 from .breakdown import BUCKETS, Breakdown, Bucket, hccl_group_stem
 from .classify import Keywords, load_keywords
-from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, exact_diffs, half_up_ns, plain_frame, ratio_of
+from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, exact_diff, half_up_ns, plain_frame, ratio_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import RunContext
@@ -112,7 +112,7 @@ def _exact_diff(base_ms: float, comparison_ms: float) -> float:
     difference rounded as reference-2 §0.1 says read one change three ways: an attention kernel 5 us longer made
     Computing Time +0.01, Free Time -0.01 and its ``\tFree`` 0.00 (0.0050000000000000044, -0.0050000000000003375
     and -0.004999999999999893 ms)."""
-    return float(exact_diffs([base_ms], [comparison_ms], 10**6)[0])  # the rule of every sheet's duration diffs
+    return exact_diff(base_ms, comparison_ms, 10**6)  # the rule of every sheet's duration diffs (``exact_diffs``)
 
 
 class _Side:
