@@ -190,10 +190,12 @@ def step_notes(path: str, names: np.ndarray, ts: np.ndarray, dur: np.ndarray, se
     takes those only. ``selectable``: a step can be asked for (NPU text data; GPU data refuses one).
     Distinct names first: equal names are one object (``traceio.shared_texts``), so a trace without markers
     costs a set of its names."""
-    marks = {n for n in set(names.tolist()) if isinstance(n, str) and STEP_MARK in n}
+    items = names.tolist()
+    marks = {n for n in set(items) if isinstance(n, str) and STEP_MARK in n}
     if not marks:
         return []
-    rows = np.flatnonzero(pd.Series(names, dtype=object).isin(marks).to_numpy(dtype=bool))
+    # the markers' rows by set lookups over the list already made (a Series and pandas' isin: ~0.1 ms more a call)
+    rows = np.flatnonzero(np.fromiter(map(marks.__contains__, items), dtype=bool, count=len(items)))
     ids = np.array([step_number(n.rsplit("#", 1)[-1]) for n in names[rows].tolist()], dtype=object)
     rows, ids = rows[ids != -1], ids[ids != -1]
     notes = []
