@@ -904,7 +904,7 @@ def _isin(values: np.ndarray, items: Any) -> np.ndarray:
     if len(values) <= ISIN_PYTHON_MAX:
         wanted = set(items)
         try:
-            return np.fromiter((v in wanted for v in values.tolist()), dtype=bool, count=len(values))
+            return np.fromiter(map(wanted.__contains__, values.tolist()), dtype=bool, count=len(values))
         except TypeError:  # an unhashable value
             pass
     return object_column(values).isin(list(items)).to_numpy(dtype=bool)
