@@ -56,8 +56,9 @@ def test_a_kernel_slowed_in_one_rank_is_pointed_at_by_rank_step_operator_module_
     # the ranks table: rank 0 computes 0.030 ms more and idles 0.030 ms less (its E2E unchanged); rank 1 unmoved
     rows = table_rows(out)
     # the largest step: Matmul and Free: Other moved as much, the first in the waterfall's order is named
-    assert rows[0][3:] == ["+0.000", "+0.00%", "+0.030", "+0.000", "-0.030", "Matmul +0.030"]
+    assert rows[0][3:] == ["+0.000", "+0.00%", "+0.030", "+0.000", "-0.030", "A +0.030"]
     assert rows[1][3:] == ["+0.000", "+0.00%", "+0.000", "+0.000", "+0.000", "-"]
+    assert "Largest Step A: Matmul\n" in out  # the key's step, named under the table
     assert "straggler" not in out  # no other rank waits longer: no straggler is named
     results = dict(compare_ranks(str(base), str(new)))
     r0, r1 = results[0], results[1]
@@ -104,9 +105,10 @@ def test_a_straggler_is_named_by_its_computing_and_the_other_ranks_waiting(sampl
     assert code == 0, err
     rows = table_rows(out)
     assert rows[0][3:] == ["+1.000", f"{100 / float(rows[0][1]):+.2f}%", "+1.000", "+0.000", "+0.000",
-                           "Matmul +1.000"]
+                           "A +1.000"]
     assert rows[1][3:] == ["+1.000", f"{100 / float(rows[1][1]):+.2f}%", "+0.000", "+1.000", "+0.000",
-                           "Group 0 Communication (uncovered) +1.000"]
+                           "B +1.000"]
+    assert "Largest Step A: Matmul\nLargest Step B: Group 0 Communication (uncovered)\n" in out
     assert ("Likely straggler: rank 0, Computing +1.000 ms; rank 1's Uncovered Communication +1.000 ms "
             "(waiting on it)") in out.splitlines()
     (overview,) = out_dir.glob("performance_comparison_result_ranks_*.json")
