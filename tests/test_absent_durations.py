@@ -76,16 +76,54 @@ def test_kineto_kernels_and_ops_without_dur_read_as_0_and_said(tmp_path: Path) -
 
 
 def test_kineto_without_any_kernel_dur_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """A run that reads the kernels' time (the time breakdown, the operator or the communication comparison) is
+    refused, its line naming those of the run that read it and, in the hint, the comparisons that run without."""
     path, _ = _kineto(tmp_path, lambda e: e.get("ph") == "X")
+    head = (f"{path}: none of the trace's 75 kernels has a 'dur' (their duration): no device time to compare, "
+            "which ")
+    hint = "the API and memory comparisons do not read them and run without them"
     with pytest.raises(ProfileError) as info:
-        load_profile(str(path), Options())
-    assert str(info.value) == (f"{path}: none of the trace's 75 kernels has a 'dur' (their duration): "
-                               "no device time to compare")
+        load_profile(str(path), build_options()[0])
+    assert f"{info.value.path}: {info.value.message}" == (
+        f"{head}the time breakdown, the operator comparison and the communication comparison read from them")
+    assert info.value.hint == hint
+    with pytest.raises(ProfileError) as info:
+        load_profile(str(path), build_options(enable_operator_compare=True, enable_api_compare=True)[0])
+    assert f"{info.value.path}: {info.value.message}" == f"{head}the operator comparison reads from them"
+    with pytest.raises(ProfileError) as info:  # the gate reads the E2E time: the breakdown is made for it
+        load_profile(str(path), build_options(enable_api_compare=True, fail_on_regression=5)[0])
+    assert f"{info.value.path}: {info.value.message}" == f"{head}the time breakdown reads from them"
     code, _, err = run_inproc(capsys, "-d", str(path), "-bp", str(TIMESFORMER), "-o", str(tmp_path / "out"))
     assert code == 1
-    assert error_lines(err) == [f"error: {path}: none of the trace's 75 kernels has a 'dur' (their duration): "
-                                "no device time to compare"]
+    assert error_lines(err) == [f"error: {head}the time breakdown, the operator comparison and the communication "
+                                f"comparison read from them ({hint})"]
     assert not (tmp_path / "out").exists()
+    code, _, err = run_inproc(capsys, "-d", str(path), "-bp", str(TIMESFORMER), "-o", str(tmp_path / "out"),
+                              "--enable_communication_compare", "--enable_memory_compare")
+    assert code == 1 and not (tmp_path / "out").exists()
+    assert error_lines(err) == [f"error: {head}the communication comparison reads from them ({hint})"]
+
+
+def test_kineto_without_any_kernel_dur_runs_the_api_and_memory_comparisons(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """The API and memory comparisons read host events and memory records, not the kernels' time: a trace with no
+    kernel 'dur' at all was refused; now such a run goes on, the absent durations said as any are, and its sheets
+    are those of the whole excerpt (each row's figures equal)."""
+    path, _ = _kineto(tmp_path, lambda e: _is_kernel(e))
+    on = {"enable_api_compare": True, "enable_memory_compare": True}
+    prof = load_profile(str(path), build_options(**on)[0])
+    assert [w for w in prof.warnings if "'dur'" in w] == [
+        f"{path}: complete events without a 'dur' (75 of 75 kernels); read as 0 long, so their time counts in no "
+        "figure"]
+    assert len(prof.kernels) == 75 and int(prof.kernels["dur"].sum()) == 0
+    got, whole = compare(str(path), str(TIMESFORMER), **on), compare(str(TIMESFORMER), str(TIMESFORMER), **on)
+    for sheet in ("ApiCompare", "MemoryCompare", "MemoryCompareStatistic"):
+        assert len(got.sheet(sheet)) == len(whole.sheet(sheet)) > 0
+        pd.testing.assert_frame_equal(got.sheet(sheet), whole.sheet(sheet))
+    code, _, err = run_inproc(capsys, "-d", str(path), "-bp", str(TIMESFORMER), "-o", str(tmp_path / "out"),
+                              "--enable_api_compare")
+    assert code == 0 and len(list((tmp_path / "out").glob("performance_comparison_result_*.xlsx"))) == 1
+    assert "error" not in err and "75 of 75 kernels" in err
 
 
 def _npu(tmp_path: Path, drop, numeric_ts: bool = False) -> tuple[Path, Path, list[dict], dict]:

@@ -187,34 +187,19 @@ class _Codes(dict):
 FLOW_CATS = ("async_npu", "fwdbwd")
 
 
-def _device_time_readers(opts: Options) -> list[str]:
-    """The comparisons of a run that read the device time of an NPU text trace (its device lanes' ``dur``): the
-    time breakdown (computing, communication and free time: the lanes), the operator comparison (each op's kernels,
-    the modules' too) and the communication comparison (the HCCL lane). The kernel comparison reads
-    kernel_details.csv's durations, the API and memory comparisons host events and side files."""
-    readers = [("the time breakdown", opts.time_breakdown),
-               ("the operator comparison", opts.enable_operator_compare),
-               ("the communication comparison", opts.enable_communication_compare)]
-    return [name for name, on in readers if on]
-
-
 def _absent_durs(path: str, absent: np.ndarray, is_x: np.ndarray, device: np.ndarray, warnings: list[str],
                  opts: Options) -> None:
     """Say the complete events without a ``dur`` (read as 0), device events (the hardware, HCCL and overlap lanes)
     and host events apart; refuse a trace none of whose device tasks has one (flows and instant events have none by
-    design) where the run reads the device time (``_device_time_readers``): computing and communication would read
-    0, the E2E all free time against the other side's, a difference no run had. A run of the other comparisons
+    design) where the run reads the device time (``traceio.device_time_readers``). A run of the other comparisons
     (kernel, API, memory) reads none of those durations, kernel_details.csv or not, and goes on with the warning."""
     dev, host = is_x & device, is_x & ~device
     n_dev, a_dev = int(dev.sum()), int((absent & dev).sum())
-    readers = _device_time_readers(opts)
+    readers = traceio.device_time_readers(opts)
     if n_dev and a_dev == n_dev and readers:
-        needs = readers[0] if len(readers) == 1 else f"{', '.join(readers[:-1])} and {readers[-1]}"
-        raise ProfileError(path, f"none of the trace's {n_dev:,} device events (Ascend Hardware, HCCL, Overlap "
-                                 f"Analysis lanes) has a 'dur' (their duration): no device time to compare, which "
-                                 f"{needs} read{'s' if len(readers) == 1 else ''} from them",
-                           hint="kernel_details.csv does not replace them; the kernel, API and memory comparisons "
-                                "do not read them and run without them")
+        raise traceio.no_device_time(path, f"{n_dev:,} device events (Ascend Hardware, HCCL, Overlap Analysis lanes)",
+                                     readers, "kernel_details.csv does not replace them; the kernel, API and memory "
+                                              "comparisons do not read them and run without them")
     note = traceio.absent_dur_note(path, {"device events": (a_dev, n_dev),
                                           "host events": (int((absent & host).sum()), int(host.sum()))})
     if note:

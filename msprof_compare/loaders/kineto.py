@@ -314,7 +314,7 @@ def _load(layout: Any, opts: Options, path: str, data: bytes, events: list, top:
     ev = _Events(path, events, data)
     details = opts.any_detail() or opts.enable_communication_compare
     corr = _reads_correlations(ev, opts)
-    _load_kernels(prof, ev, opts.enable_communication_compare, corr)
+    _load_kernels(prof, ev, opts, corr)
     if prof.kernels.empty and prof.extra.get("mtia"):  # refused whatever else it holds: the other loaders took
         raise mtia_error(path, prof.extra["mtia"])  # ~2/3 of the time to this refusal (87 MB hta sample)
     _load_ops(prof, ev, with_args=details, comm=opts.enable_communication_compare,
@@ -363,7 +363,11 @@ def mtia_error(path: str, categories: list[str]) -> ProfileError:
                               f"events ({named}), which are not supported")
 
 
-def _load_kernels(prof: Profile, ev: _Events, comm: bool = False, corr: bool = False) -> None:
+def _load_kernels(prof: Profile, ev: _Events, opts: Options, corr: bool = False) -> None:
+    """The kernels frame (memcpy and memset events too). A trace none of whose kernels has a ``dur`` is refused
+    only by a run that reads their time (``traceio.device_time_readers``); the API and memory comparisons read
+    host events and memory records and go on with the absent-dur warning."""
+    comm = opts.enable_communication_compare
     idx, sub = ev.where(frozenset(KERNEL_CATS), ("X",))
     if not len(idx):
         # the CUPTI range profiler (``_ExperimentalConfig(profiler_metrics=...)``) writes its kernels' counters
@@ -374,11 +378,12 @@ def _load_kernels(prof: Profile, ev: _Events, comm: bool = False, corr: bool = F
         return
     ev.kernel_events = sub
     cols = ev.columns(sub, ("name", "ts", "dur", "pid", "tid"), idx, "kernels")
-    if ev.absent_durs["kernels"][0] == len(idx):
+    readers = traceio.device_time_readers(opts)
+    if ev.absent_durs["kernels"][0] == len(idx) and readers:
         # every device figure would read 0 (computing, communication, kernel times) and the E2E all free time
         # against the other side's: a breakdown made of no time at all, which names no real difference
-        raise ProfileError(ev.path, f"none of the trace's {len(idx):,} kernels has a 'dur' (their duration): "
-                                    "no device time to compare")
+        raise traceio.no_device_time(ev.path, f"{len(idx):,} kernels", readers,
+                                     "the API and memory comparisons do not read them and run without them")
     if comm:  # tested once per distinct name, found as a set (equal names are mostly one object: ~10x cheaper than
         # numbering them, 4 against 40 ms for 78k kernels), as every trace with the communication comparison on pays it
         ev.collective_names = {n for n in set(cols["name"].tolist())

@@ -32,6 +32,7 @@ import numpy as np
 
 from ..errors import ProfileError
 from ..gcpause import gc_paused
+from ..options import Options
 from ..textsafe import short_repr
 from .numparse import FLOAT_EXACT_US, NumberError, decimal_us_to_ns, parse_uniform, same_width_matrix, texts_us_to_ns
 from .paths import GZIP_MAX_RATIO, PROFILER_DB_NAMES, export_hint, size_cap
@@ -255,6 +256,26 @@ def absent_dur_note(path: str, counts: dict[str, tuple[int, int]]) -> str:
         return ""
     return (f"{path}: complete events without a 'dur' ({', '.join(parts)}); read as 0 long, so their time "
             "counts in no figure")
+
+
+def device_time_readers(opts: Options) -> list[str]:
+    """The comparisons of a run that read a trace's device time (the kernels' or device lanes' ``dur``): the time
+    breakdown (computing, communication and free time), the operator comparison (each op's kernels, the modules'
+    too) and the communication comparison (the collective kernels, the HCCL lane). The API and memory comparisons
+    read host events and memory records, an NPU kernel comparison kernel_details.csv's durations."""
+    readers = [("the time breakdown", opts.time_breakdown),
+               ("the operator comparison", opts.enable_operator_compare),
+               ("the communication comparison", opts.enable_communication_compare)]
+    return [name for name, on in readers if on]
+
+
+def no_device_time(path: str, events: str, readers: list[str], hint: str) -> ProfileError:
+    """The refusal of a trace none of whose ``events`` (device events: "75 kernels") has a ``dur``, naming the
+    run's ``readers`` (``device_time_readers``, not empty) of that time: computing and communication would read 0
+    and the E2E all free time against the other side's, a difference no run had."""
+    needs = readers[0] if len(readers) == 1 else f"{', '.join(readers[:-1])} and {readers[-1]}"
+    return ProfileError(path, f"none of the trace's {events} has a 'dur' (their duration): no device time to "
+                              f"compare, which {needs} read{'s' if len(readers) == 1 else ''} from them", hint=hint)
 
 
 def read_bytes(path: str, force: bool = False) -> bytes:
