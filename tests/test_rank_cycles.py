@@ -112,7 +112,11 @@ def test_console_lines_table_and_job_lines(gated, folders):
     _, out, _, folder = gated
     lines = [line for line in out.splitlines() if re.match(r"rank \d cycle \d: ", line)]
     assert [line[:14] for line in lines] == ["rank 0 cycle 1", "rank 1 cycle 1", "rank 0 cycle 2", "rank 1 cycle 2"]
-    assert "| Rank | Cycle |   Base  | Comparison |   Diff  |  Diff % | Computing Diff |" in out
+    assert ("| Rank | Cycle |   Base  | Comparison |   Diff  |  Diff % | Computing | Uncovered Comm. |  Free  "
+            "| Largest Step |") in out
+    assert re.search(r"\n\|\s+Ranks: E2E Time and Diff, Diff of Its Parts \(ms\)\s+\|\n", out)
+    table = [line for line in out.splitlines() if line[:1] in "+|"]
+    assert len(table) == 10 and max(map(len, table)) == 113  # fits a 120-column terminal (it was 126)
     rows = [[c.strip() for c in line.strip("|").split("|")] for line in out.splitlines()
             if re.match(r"\|\s+\d\s+\|\s+\d\s+\|", line)]
     assert [(int(row[0]), int(row[1])) for row in rows] == [(0, 1), (1, 1), (0, 2), (1, 2)]
@@ -279,7 +283,7 @@ def test_single_device_cycles(single, capsys, tmp_path):
     assert sorted(re.sub(r"_\d{14}", "", p.name) for p in tmp_path.iterdir()) == [
         f"performance_comparison_result_{name}" for name in ("cycle1.json", "cycle1.xlsx", "cycle2.json",
                                                              "cycle2.xlsx", "cycles.json", "cycles.xlsx")]
-    assert re.search(r"\n\|\s+Cycles: E2E Time and Diff \(ms\)\s+\|\n", out) and "Ranks" not in out
+    assert re.search(r"\n\|\s+Cycles: E2E Time and Diff, Diff of Its Parts \(ms\)\s+\|\n", out) and "Ranks" not in out
     overview = sorted(tmp_path.glob("performance_comparison_result_cycles_*"), key=lambda p: p.suffix == ".json")
     assert f"\nCycles overview: {', '.join(map(str, overview))}\n" in out
     ws = openpyxl.load_workbook(overview[0]).worksheets[0]

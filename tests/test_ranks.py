@@ -765,8 +765,14 @@ def test_largest_steps_are_keyed_and_named_under_the_table():
             (3, figs((group, 20_448_000)), [])]
     out = render_ranks(rows)
     lines = out.splitlines()
-    assert max(map(len, lines[:-2])) <= 120
+    assert max(map(len, lines[:-2])) == 105  # 118 with "Computing Diff", "Uncovered Comm. Diff", "Free Diff"
+    assert lines[1].strip("| ") == "Ranks: E2E Time and Diff, Diff of Its Parts (ms)"
     assert [row[-1] for row in table_rows(out).values()] == ["A +31.743", "B -0.002", "-", "A +20.448"]
+    cycles = render_ranks([(RankCycle(r, k), figs((group, 31_743_000)), []) for k in (1, 2) for r in (0, 1)])
+    assert max(map(len, cycles.splitlines()[:-1])) == 113  # a Cycle column adds 8 (it was 126)
+    e2e_alone = render_ranks([(0, {"e2e": (100_000_000, 131_913_000)}, [])]).splitlines()  # the gate's breakdown
+    assert e2e_alone[1].strip("| ") == "Ranks: E2E Time and Diff (ms)"
+    assert [c.strip() for c in e2e_alone[3].strip("|").split("|")] == ["Rank", "Base", "Comparison", "Diff", "Diff %"]
     assert lines[-2:] == [f"Largest Step A: {group}", "Largest Step B: Matmul"]
     assert "Largest Step" not in render_ranks([(2, figs(None), [])]).splitlines()[-1]
     assert [step_key(i) for i in (0, 25, 26, 27, 701, 702)] == ["A", "Z", "AA", "AB", "ZZ", "AAA"]

@@ -22,12 +22,16 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: The ``frames["overall"]`` metrics the table shows, by column.
 METRICS = ("e2e", "computing", "uncovered_communication", "free")
-#: The table's title with figures ("Ranks" / "Cycles": ``units.job_noun``); the noun alone without.
+#: The table's title with figures ("Ranks" / "Cycles": ``units.job_noun``); the noun alone without. E2E alone
+#: (the gate's breakdown) is titled ``TABLE_TITLE``, E2E and its parts (``METRICS``) ``PARTS_TITLE``.
 TABLE_TITLE = "{}: E2E Time and Diff (ms)"
+PARTS_TITLE = "{}: E2E Time and Diff, Diff of Its Parts (ms)"
 #: Named as the time distribution table's columns (E2E Time, Computing Time, Uncovered Communication Time, Free
-#: Time), the title naming the E2E time of Base and Comparison; the rank lines above the table name the reports,
-#: and the step names go under it (``STEP_HEADER``), so that the table fits a 120-column terminal (118 columns
-#: for the README's two ranks, whose times are 3-digit ms; a Cycle column adds 8). It was 160 with a group's name.
+#: Time), the title naming the E2E time of Base and Comparison and the Diff of its parts (Computing, Uncovered
+#: Comm., Free: each part's column holds its Diff, signed); the rank lines above the table name the reports, and
+#: the step names go under it (``STEP_HEADER``), so that the table fits a 120-column terminal: 105 columns for
+#: the README's two ranks, whose times are 3-digit ms, 113 with a Cycle column (it was 160 with a group's name,
+#: then 118 and 126 with "Computing Diff", "Uncovered Comm. Diff" and "Free Diff").
 #: The table's last column with a time breakdown: each rank's largest waterfall step, as a key and its change
 #: ("A +20.448", ``step_cell``); a line under the table names each key's step whole (``step_legend``): the name
 #: in the cell (a communication group's, 40 columns or more) was cut at 34 columns and widened the table most.
@@ -35,8 +39,7 @@ STEP_HEADER = "Largest Step"
 #: The table's title and columns where the ranks hold communication alone (``COMMUNICATION``), before Report.
 COMMUNICATION_TITLE = "{}: Communication Time and Diff (ms)"
 COMMUNICATION_HEADERS = ("Base Communication", "Comparison Communication", "Diff", "Diff %")
-HEADERS = ("Rank", "Base", "Comparison", "Diff", "Diff %", "Computing Diff", "Uncovered Comm. Diff",
-           "Free Diff")
+HEADERS = ("Rank", "Base", "Comparison", "Diff", "Diff %", "Computing", "Uncovered Comm.", "Free")
 
 
 #: The key of a rank's figures holding its largest waterfall step: (step name, delta ns), None where no step moved.
@@ -164,7 +167,9 @@ def render_ranks(rows: list[tuple[Unit, dict[str, tuple[int, int]] | None, list[
         table.add_row([*key, f"{ms3(base):.3f}", f"{ms3(comp):.3f}", f"{ms3(comp - base):+.3f}", _pct(base, comp),
                        *diffs, *([step_cell(figures.get(STEP), keys_of)] if stepped else [])])
     noun = job_noun(u for u, _, _ in rows)
-    table.title = TABLE_TITLE.format(noun) if timed else COMMUNICATION_TITLE.format(noun) if communication else noun
+    title = (PARTS_TITLE if len(metrics) > 1 else TABLE_TITLE) if timed else COMMUNICATION_TITLE if communication \
+        else "{}"
+    table.title = title.format(noun)
     table.align = "c"
     return "\n".join([table.get_string(), *(step_legend(keys_of) if timed and stepped else [])])
 
