@@ -242,7 +242,7 @@ def test_validity_details_wrap_within_the_printed_page(text_pair):
         assert (height or 15) >= 15 * lines, (check, height, lines)
     # the longest, 338 characters, on at least 8 lines of 43: 120 points, well under Excel's 409
     assert ws.row_dimensions[details["computing split into categories"].row].height >= 120
-    assert ws.row_dimensions[details["step count"].row].height is None  # "ProfilerStep#N ranges in the trace"
+    assert ws.row_dimensions[details["step count"].row].height is None  # "distinct ProfilerStep#N ids in the trace"
 
 
 def test_no_share_note_where_the_contributors_explain_the_change(text_pair):

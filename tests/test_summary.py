@@ -623,6 +623,36 @@ def test_step_count_of_a_db_export_cut_to_a_step():
     assert (row["Status"], row["Base"], row["Comparison"]) == ("warn", 3, 1)
 
 
+def test_step_count_counts_step_ids_not_stretches(tmp_path: Path):
+    """The check counts steps, distinct ProfilerStep#N ids, and its Detail says so: one id on two separate
+    stretches (the recorded AlexNet H200 trace's ProfilerStep#50, 11,925.797 us, cut in two with a 1 us gap) is
+    one step, against the whole trace's one (the Detail said "ProfilerStep#N ranges", which read 2); its halves
+    named #50 and #51 are two steps, a warning against one."""
+    src = Path(__file__).parent / "data" / "kineto" / "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz"
+    top = json.loads(gzip.decompress(src.read_bytes()))
+    events = top["traceEvents"]
+    (at,) = [i for i, e in enumerate(events) if e.get("name") == "ProfilerStep#50" and e["cat"] == "user_annotation"]
+    step = events[at]
+    half = round(step["dur"] / 2, 3)
+    second = {**step, "ts": round(step["ts"] + half, 3), "dur": round(step["dur"] - half, 3)}
+    events[at] = {**step, "dur": half - 1}
+    events.append(second)
+
+    def guard(name: str) -> pd.Series:
+        second["name"] = name
+        path = tmp_path / f"{name[-2:]}.pt.trace.json"
+        path.write_text(json.dumps(top))
+        return compare(str(src), str(path), enable_profiling_compare=True).guards.set_index("Check").loc["step count"]
+
+    row = guard("ProfilerStep#50")
+    ops = load_profile(str(tmp_path / "50.pt.trace.json"), Options()).ops
+    assert (ops["name"] == "ProfilerStep#50").sum() == 2  # two stretches of one id
+    assert (row["Status"], row["Base"], row["Comparison"]) == ("ok", 1, 1)
+    assert row["Detail"] == "distinct ProfilerStep#N ids in the trace"
+    row = guard("ProfilerStep#51")
+    assert (row["Status"], row["Base"], row["Comparison"]) == ("warn", 1, 2)
+
+
 def test_shape_guard_is_the_same_both_ways_round():
     """The ten heaviest operators of each side are checked, not the base's alone, so swapping the inputs
     checks the same operators (a cross-sheet audit saw 9 -> 10 on one real pair). Here the base's ten

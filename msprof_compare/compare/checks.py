@@ -151,9 +151,15 @@ def _framework_ops(names: set[str]) -> set[str]:
     return {n for n in names if isinstance(n, str) and n.startswith(FRAMEWORK_PREFIXES)}
 
 
+#: The step count check's Detail: what it counts. A step id is one step whatever the stretches its markers cover
+#: (one id on two stretches of a trace, a marker written twice, counts once); the text said "ranges" and read 2.
+STEP_COUNT_DETAIL = "distinct ProfilerStep#N ids in the trace"
+
+
 def _step_count(names: set[str], p: Profile | None = None) -> int:
-    """ProfilerStep#N ranges; a DB export cut to the step asked for counts its STEP_TIME rows, since its ops
-    hold that step's marker alone (a text-vs-DB run with a step warned "base 3, comparison 1")."""
+    """The distinct ProfilerStep#N ids (``STEP_COUNT_DETAIL``); a DB export cut to the step asked for counts its
+    STEP_TIME ids, since its ops hold that step's marker alone (a text-vs-DB run with a step warned "base 3,
+    comparison 1")."""
     steps = p.extra.get("steps") if p is not None and p.source == "ascend_db" else None
     if steps is not None and p.extra.get("step", -1) >= 0 and len(steps):
         return int(steps["id"].nunique())
@@ -1042,7 +1048,7 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
                        detail))
     sb, sc = _step_count(nb, b), _step_count(nc, c)
     rows.append(_guard("step count", None if not (sb and sc) else sb == sc, sb or None, sc or None,
-                       "ProfilerStep#N ranges in the trace"))
+                       STEP_COUNT_DETAIL))
     (wb, lo_b, hi_b), (wc, lo_c, hi_c) = _world(b), _world(c)
     # same where both are exact and equal, different where the two ranges do not meet, else unknown
     same = None if wb is None or wc is None else (
