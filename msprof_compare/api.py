@@ -256,8 +256,8 @@ class CompareResult:
         from .report.json_report import write_json
 
         notice = api_folder_notice(target, ".json")  # before the write, which makes the folder
-        with _api_words(target):
-            return _noted(write_json(self, target), notice)
+        with _api_words(target):  # the gate's lines too name the options as compare() takes them
+            return _noted(write_json(self, target, face=API_FACE), notice)
 
     def regression_gate(self, pct: float | str) -> tuple[int, str]:
         """(3, message) when comparison E2E exceeds base E2E by more than ``pct`` percent, (1, message) when a

@@ -87,11 +87,27 @@ def test_a_side_without_e2e_time_is_not_judged(samples, tmp_path, capsys):
     assert (code, gate["exit_code"], gate["regressed"]) == (1, 1, None)
     (line,) = gate["lines"]
     assert line.startswith("error: ") and "heatMap/trace_view.json: no E2E time" in line and line in err
+    assert line.endswith(", so --fail_on_regression cannot judge the run")  # the CLI's flag, as stderr says
+
+
+def test_api_document_names_the_gate_as_compare_takes_it(samples, tmp_path):
+    """A document ``to_json`` writes names the option as the caller gave it to ``compare()``, the keyword
+    ``fail_on_regression``, not the CLI's flag (its lines said "--fail_on_regression", a flag never typed);
+    ``regression_gate()``'s message, the method the caller did not call here, names the method."""
+    base, comparison = samples / NPU_L1, samples / HEATMAP
+    res = compare(str(base), str(comparison), enable_profiling_compare=True, fail_on_regression=5)
+    doc = json.loads(Path(res.to_json(tmp_path / "r.json")).read_text(encoding="utf-8"))
+    assert validate(doc, json.loads(SCHEMA.read_text())) == []
+    assert (doc["gate"]["exit_code"], doc["gate"]["regressed"]) == (1, None)
+    assert doc["gate"]["lines"] == [f"error: {comparison}: no E2E time (no device activity or Overlap Analysis "
+                                    "data), so fail_on_regression cannot judge the run"]
+    code, message = res.regression_gate(5)
+    assert code == 1 and message == doc["gate"]["lines"][0].replace("fail_on_regression", "regression_gate()")
 
 
 def test_api_document_records_the_gate_of_its_option(samples, tmp_path):
     """``compare(..., fail_on_regression=...)`` keeps the option; its to_json records the gate as the CLI would,
-    the verdict ``regression_gate()`` returns."""
+    the verdict ``regression_gate()`` returns (a line naming the option names it as compare() takes it: below)."""
     res = compare(str(samples / NPU_L2), str(samples / NPU_L1), fail_on_regression=5.2)
     doc = json.loads(Path(res.to_json(tmp_path / "r.json")).read_text(encoding="utf-8"))
     assert validate(doc, json.loads(SCHEMA.read_text())) == []

@@ -136,10 +136,12 @@ class GateVerdict:
     steps: list[dict] = field(default_factory=list)
 
 
-def verdict_of(result: CompareResult, pct: float, face: Face) -> GateVerdict:
+def verdict_of(result: CompareResult, pct: float, face: Face, method: bool = True) -> GateVerdict:
     """``api.judge_regression``'s verdict with the reasons its message lists as records (the JSON report's
     ``gate``): a result compared without the time breakdown is judged on one made for the gate alone
-    (``api._gate_frames``); the message names the options as ``face`` takes them."""
+    (``api._gate_frames``); the message names the options as ``face`` takes them, and for ``compare()`` the gate
+    as the caller asked it: ``regression_gate()`` (``method``), else the ``fail_on_regression`` keyword (the
+    JSON report of a result compared with it)."""
     from ..api import _gate_frames
     from ..options import flag_words_kept
 
@@ -148,10 +150,10 @@ def verdict_of(result: CompareResult, pct: float, face: Face) -> GateVerdict:
     else:  # compared without the time breakdown
         frames = _gate_frames(result) if result._gate is None else result._gate
         verdict = GateVerdict(1, frames) if isinstance(frames, str) else judge(result, pct, frames=frames)
-    if face.api:  # the caller asked regression_gate(), not the flag
+    if face.api:  # compare()'s caller: regression_gate() (method) or the fail_on_regression keyword, not the flag
         kept = flag_words_kept(result.base.path, result.comparison.path)
-        verdict = replace(verdict, message=face.words(
-            verdict.message.replace("--fail_on_regression", "regression_gate()"), kept))
+        message = verdict.message.replace("--fail_on_regression", "regression_gate()") if method else verdict.message
+        verdict = replace(verdict, message=face.words(message, kept))
     return verdict
 
 

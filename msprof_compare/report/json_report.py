@@ -26,6 +26,7 @@ from ..compare import memory_summary
 from ..compare.module_contributors import module_contributors_note, outside_modules_note
 from ..compare.summary_notes import unexplained_note
 from ..errors import ProfileError
+from ..options import CLI_FACE, Face
 from .output import FILE_PREFIX, Part, closed_pipe, discard_rest, output_target, utc_now, write_new_file
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -122,17 +123,18 @@ def memory_totals(frames: dict[str, pd.DataFrame]) -> dict[str, Any] | None:
     return out
 
 
-def gate_record(result: CompareResult) -> dict[str, Any] | None:
+def gate_record(result: CompareResult, face: Face = CLI_FACE) -> dict[str, Any] | None:
     """The ``fail_on_regression`` gate's verdict and reasons, as the CLI states them after writing the reports
     (None where no gate was asked): a CI job that keeps the JSON could read the exit code only, and the reasons
-    from stderr. ``regressed`` is the ranks overview's word: true (exit 3), false (0), null (1: no E2E time)."""
+    from stderr. ``regressed`` is the ranks overview's word: true (exit 3), false (0), null (1: no E2E time).
+    The lines name the options as ``face`` takes them: a document ``to_json`` writes names the keyword argument
+    the caller gave ``compare()`` (``fail_on_regression``), not the CLI's flag."""
     pct = result.options.fail_on_regression
     if pct is None:
         return None
     from ..compare.gate import threshold_text, verdict_of
-    from ..options import CLI_FACE
 
-    verdict = verdict_of(result, pct, CLI_FACE)
+    verdict = verdict_of(result, pct, face, method=False)
     return {
         "threshold_pct": clean(pct),
         "threshold": threshold_text(pct),
@@ -149,8 +151,10 @@ def communication_totals(frames: dict[str, pd.DataFrame]) -> dict[str, Any] | No
     return _totals(frames, "communication")
 
 
-def to_document(result: CompareResult, generated_at: _dt.datetime | None = None) -> dict[str, Any]:
-    """The whole result as a JSON-ready dict (see docs/result.schema.json)."""
+def to_document(result: CompareResult, generated_at: _dt.datetime | None = None,
+                face: Face = CLI_FACE) -> dict[str, Any]:
+    """The whole result as a JSON-ready dict (see docs/result.schema.json); ``face``: how its gate lines name the
+    options (``gate_record``)."""
     now = generated_at or utc_now()
     frames = result.frames or {}
     sheets = []
@@ -172,7 +176,7 @@ def to_document(result: CompareResult, generated_at: _dt.datetime | None = None)
         "base": _profile(result.base),
         "comparison": _profile(result.comparison),
         "options": _options(result.options),
-        "gate": gate_record(result),
+        "gate": gate_record(result, face),
         "console_summary": None if not summary else {
             "title": str(summary.get("title") or ""),
             "headers": [str(h) for h in summary.get("headers") or []],
@@ -217,7 +221,8 @@ def _version() -> str:
     return __version__
 
 
-def dumps(result: CompareResult, ascii_only: bool = False, generated_at: _dt.datetime | None = None) -> str:
+def dumps(result: CompareResult, ascii_only: bool = False, generated_at: _dt.datetime | None = None,
+          face: Face = CLI_FACE) -> str:
     """The result as strict JSON text, indented by one space.
 
     Every cell went through ``clean`` (no NaN or infinity is left), so msgspec's encoder, which would write a
@@ -225,7 +230,7 @@ def dumps(result: CompareResult, ascii_only: bool = False, generated_at: _dt.dat
     with ``indent`` (1.74 -> 0.22 s for the 79 MB document of a 340 MB GPU pair); it writes exponents as
     ``1e-6`` where ``json`` writes ``1e-06``. It neither escapes non-ASCII text nor takes lone surrogates:
     ``ascii_only`` (a console that cannot print the text) and such documents keep ``json``."""
-    return document_text(to_document(result, generated_at), ascii_only)
+    return document_text(to_document(result, generated_at, face), ascii_only)
 
 
 def document_text(document: dict[str, Any], ascii_only: bool = False) -> str:
@@ -269,7 +274,7 @@ def _is_stdout(target: object) -> bool:
 
 
 def write_json(result: CompareResult, target: str | os.PathLike = ".", now: _dt.datetime | None = None, *,
-               create: bool = True) -> str:
+               create: bool = True, face: Face = CLI_FACE) -> str:
     """Write the JSON document; ``target`` "-" streams it to stdout.
 
     A directory target gets ``performance_comparison_result_<UTC>.json``; a
@@ -277,16 +282,17 @@ def write_json(result: CompareResult, target: str | os.PathLike = ".", now: _dt.
     temporary name and published without replacing an existing file (a
     ``_1``, ``_2``... suffix is added). Returns the path written or "-". ``now``: the run's instant, for
     ``generated_at`` and the default name alike (one clock read: two could fall in different seconds).
-    ``create`` False: a missing folder is not made (``output.write_new_files``).
+    ``create`` False: a missing folder is not made (``output.write_new_files``). ``face``: how the gate's lines
+    name the options (``gate_record``).
     """
     now = now or utc_now()
-    text = dumps(result, generated_at=now)
+    text = dumps(result, generated_at=now, face=face)
     if _is_stdout(target):
         out = sys.stdout
         if out is None:  # started with stdout closed (`>&-`)
             raise ProfileError("<stdout>", "standard output is closed; nowhere to write the JSON result")
         if not _encodable(text, out):  # e.g. an ASCII locale: the same document with \uXXXX escapes
-            text = dumps(result, ascii_only=True, generated_at=now)
+            text = dumps(result, ascii_only=True, generated_at=now, face=face)
         try:
             out.write(text)
             out.write("\n")
