@@ -680,6 +680,38 @@ def test_note_says_what_the_shares_are_of_where_rows_move_both_ways() -> None:
         f"; the Share column is of {gross:.3f} ms, the sizes of their changes added up (savings do not cancel growth)")
 
 
+def test_share_basis_rounds_a_half_away_from_zero(tmp_path) -> None:
+    """The basis the clause names is shown a half away from zero, as every ms of the Summary: the README's BERT
+    pair with the comparison's first attn_fwd kernel 9.279 us shorter (32.032 -> 22.753 us, the one edit) makes
+    the operators' changes add up to 120.5 us, which ``{:.3f}`` of the float (0.1205, under the half in binary)
+    read 0.120 ms. The basis recomputed from OperatorCompareStatistic's device times, in whole ns."""
+    import gzip
+
+    from msprof_compare import compare
+    from msprof_compare.compare import summary_notes
+
+    data = Path(__file__).resolve().parents[1] / "sample_data"
+    base = str(data / "bert-small_h100.json.gz")
+    with gzip.open(data / "bert-small_mi300.json.gz", "rt") as f:
+        doc = json.load(f)
+    attn = next(e for e in doc["traceEvents"] if e.get("cat") == "kernel" and e.get("name") == "attn_fwd")
+    assert attn["dur"] == 32.032
+    attn["dur"] = 22.753
+    comp = tmp_path / "bert-small_mi300_edited.json"
+    comp.write_text(json.dumps(doc))
+    stat = compare(base, str(comp), enable_operator_compare=True, disable_module=True).sheet(
+        "OperatorCompareStatistic")
+    cells = [[round(float(v) * 1e6) for v in stat[col]]
+             for col in ("Base Device Duration(ms)", "Comparison Device Duration(ms)")]
+    gross_ns = sum(abs(c - b) for b, c in zip(*cells, strict=True))
+    assert gross_ns == 120_500 and f"{gross_ns / 1e6:.3f}" == "0.120"  # the float lies under the half
+    r = compare(base, str(comp))
+    note = summary_notes.unexplained_note(r.frames["contributors"], r.frames["waterfall"])
+    assert note.endswith("; the Share column is of 0.121 ms, the sizes of their changes added up (savings do not "
+                         "cancel growth)")
+    assert json.loads(Path(r.to_json(tmp_path / "r.json")).read_text())["summary"]["contributors_note"] == note
+
+
 def test_share_basis_clause_starts_where_the_net_is_a_twentieth_below_the_basis() -> None:
     """``_shares_basis`` at its edge, on figures exact in binary: one row of +10 ms holding a Share of 0.5 makes
     the basis 20 ms; a net of 19 ms is exactly ``SHARES_BASIS_GAP`` (1 ms) below it and names the basis, 19.5 ms

@@ -37,11 +37,15 @@ def _shares_basis(contrib: pd.DataFrame, net: float) -> str:
     """Where some rows grew and others shrank, what the Share column is of, beside the net change the note
     gives: on the README's BERT pair the note said "all operators together changed by +0.081 ms" under a
     +0.076 ms row with a Share of 58.8 % (of 0.130 ms), which no reader could reconcile. "" where the net is within
-    ``SHARES_BASIS_GAP`` of that basis."""
+    ``SHARES_BASIS_GAP`` of that basis. The basis is the rows' whole-ns diffs added up, so it is taken to the ns
+    and shown a half away from zero (``ms3``), as every ms of the Summary: ``{:.3f}`` of the float read a basis of
+    4.5 us (0.0045 ms, 0.00449999... as a float) as 0.004 ms."""
     gross = level_gross_ms(contrib)
     if gross - abs(net) < SHARES_BASIS_GAP * gross:  # the net is about the basis: the shares read as its parts
         return ""
-    return f"{SHARES_BASIS_LEAD}{gross:.3f} ms, the sizes of their changes added up {SHARES_BASIS_END}"
+    # |Diff| / Share gives the basis back to within a float's error: whole ns again before the half is rounded
+    basis = ms3(round(gross * 1e6))
+    return f"{SHARES_BASIS_LEAD}{basis:.3f} ms, the sizes of their changes added up {SHARES_BASIS_END}"
 
 
 #: How ``_shares_basis``'s clause starts and ends: the regression gate, which shows no Share column, words it
