@@ -175,7 +175,10 @@ def test_row_status(sides, status, whose):
     assert ("mostly measure that stretch" in row["Detail"]) == (status == "note")
     if whose:
         assert f"; {whose} E2E and Free Time" in row["Detail"]
-    assert ("base" in row["Detail"]) == bool(sides[0][0])     # a side without E2E is not described
+    # a side without E2E is not described, only said to have no time breakdown where the other side's is a note
+    described = row["Detail"].replace("the base side has no time breakdown", "")
+    assert ("base" in described) == bool(sides[0][0])
+    assert ("the base side has no time breakdown" in row["Detail"]) == (not sides[0][0] and status == "note")
 
 
 def test_row_names_the_difference_only_when_the_stretches_make_it():
@@ -394,3 +397,41 @@ def test_idle_advice_agrees_with_the_category_note_where_one_side_has_no_categor
     res = compare(str(samples / HTA_ALEXNET), str(samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"),
                   enable_profiling_compare=True)
     assert res.verdict.endswith("; " + verdict.IDLE_ASIDE)
+
+
+MS1_TIMELINE_DISPLAY = "mindinsight/tests/utils/resource/run_2/normal_run/profiler/ascend_timeline_display_1.json"
+
+
+def test_idle_advice_beside_a_side_without_time_breakdown_compares_nothing(samples, caplog):
+    """PARAM AlexNet (GPU) against a MindSpore 1.x ascend_timeline_display file, which holds no Overlap Analysis
+    process (checked here), so that side has no time breakdown (no E2E time, "n/a"): the GPU side's stretch is
+    84.0 % of its E2E, and the note asked to "compare Computing Time and its categories", a comparison that cannot
+    be made. It now says the other side has nothing to compare with and to read this side's Computing Time alone,
+    both ways round; the GPU side's figure is its own (10,857.887 ms of 12,920.244: ``test_hta_alexnet_against_npu``
+    recomputes them)."""
+    events = json.loads((samples / MS1_TIMELINE_DISPLAY).read_text())
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    assert not [e for e in events if e.get("ph") == "M" and e.get("name") == "process_name"
+                and e.get("args", {}).get("name") == "Overlap Analysis"]
+    for sides, gpu in (((HTA_ALEXNET, MS1_TIMELINE_DISPLAY), "base"),
+                       ((MS1_TIMELINE_DISPLAY, HTA_ALEXNET), "comparison")):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            res = compare(*(str(samples / s) for s in sides), enable_profiling_compare=True)
+        row = res.guards.set_index("Check").loc[checks.IDLE_CHECK]
+        other = "base" if gpu == "comparison" else "comparison"
+        assert row["Status"] == "note" and row[other.capitalize()] is None and f"{row[gpu.capitalize()]:.1%}" == "84.0%"
+        advice = (f"(a profile opened long before the work, a stall, a host-side wait): the {other} side has no time "
+                  f"breakdown (no E2E time) to compare with: read the {gpu} side's Computing Time and its categories "
+                  "alone")
+        assert row["Detail"].endswith(advice) and checks.IDLE_ADVICE not in row["Detail"]
+        line = [m for m in caplog.messages if m.startswith(checks.NOTE_CHECKS[checks.IDLE_CHECK])]
+        shares = "(base 84.0%, comparison n/a)" if gpu == "base" else "(base n/a, comparison 84.0%)"
+        assert len(line) == 1 and line[0].endswith(advice + ".") and shares in line[0]
+        assert not res.verdict  # no E2E on one side: no verdict, so no aside either
+    # a side alone whose computing has no categories is not asked for them (figures exact in binary)
+    split = _bd(100, 60)
+    split.computing_ns = 40
+    row = checks._idle_row((split, _bd(0, 0)))
+    assert row["Detail"].endswith("the comparison side has no time breakdown (no E2E time) to compare with: read the "
+                                  "base side's Computing Time alone")

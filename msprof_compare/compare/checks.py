@@ -638,6 +638,11 @@ IDLE_UNSPLIT = "idle_computing_unsplit"
 #: a MindSpore run's CANN timeline, which has no kernel_details.csv).
 IDLE_ADVICE = "compare Computing Time and its categories"
 IDLE_ADVICE_UNSPLIT = "compare Computing Time (one side's is not split into categories)"
+#: The advice where the other side has no time breakdown (no E2E time: a MindSpore 1.x timeline_display file,
+#: no Overlap Analysis), so no time compares: the note read "(base n/a, ...) ... compare Computing Time and its
+#: categories" beside that side's console cells that are no measurements (PARAM AlexNet against it).
+IDLE_ADVICE_ALONE = ("the {other} side has no time breakdown (no E2E time) to compare with: read the {side} side's "
+                     "Computing Time{categories} alone")
 
 
 def _idle_where(side: str, bd: Breakdown) -> str:
@@ -676,9 +681,17 @@ def _idle_row(bds: tuple[Breakdown, Breakdown]) -> dict[str, Any]:
         # the difference measures the stretches only where the rest of it is half of it or less: the vLLM capture
         # traces' stretches shrank by 53.590 ms, E2E by 2.623 ms (the comparison idles in shorter stretches)
         measures = None not in shares and diff and 2 * abs(diff - idle_diff) <= abs(diff)
+        if None in shares:  # the other side has no E2E time: nothing to compare this side's computing with
+            side = crossed[0]
+            alone = bds[_SIDES.index(side)]
+            advice = IDLE_ADVICE_ALONE.format(
+                other=_SIDES[1 - _SIDES.index(side)], side=side,
+                categories=" and its categories" if alone.categorised_ns > 0 else "")
+        else:
+            advice = IDLE_ADVICE_UNSPLIT if split_apart else IDLE_ADVICE
         detail += (f"; {whose} E2E and Free Time mostly measure that stretch"
                    f"{IDLE_DIFF if measures else ''} (a profile opened long before the work, "
-                   f"a stall, a host-side wait): {IDLE_ADVICE_UNSPLIT if split_apart else IDLE_ADVICE}")
+                   f"a stall, a host-side wait): {advice}")
     else:
         detail += f"; a note from {IDLE_SHARE:.0%}"
     return {**_guard(IDLE_CHECK, ok, shares[0], shares[1], detail), IDLE_EXPLAINS: bool(crossed and also),
