@@ -1145,6 +1145,34 @@ MS_TIMELINE = ("mindinsight/tests/utils/resource/profiler/PROF_000001_2023081814
 MS1_TIMELINE_DISPLAY = "mindinsight/tests/utils/resource/run_2/normal_run/profiler/ascend_timeline_display_1.json"
 
 
+L1_TEXT = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+#: The sheet each comparison that pairs no op writes
+_SHEET_OF = {"overall": "OverallMetrics", "communication": "CommunicationCompare", "kernel": "KernelCompare"}
+
+
+@pytest.mark.parametrize(("base", "comparison", "said", "what"), [
+    # no E2E time, no collective on either side, a GPU side
+    (HTA_ALEXNET, MS1_TIMELINE_DISPLAY, [], "none of this run's other comparisons applies"),
+    (HTA_ALEXNET, MS_TIMELINE, ["overall", "communication"], "the overall and communication comparisons apply"),
+    (L1_TEXT, MS_LAYOUT, ["overall", "communication", "kernel"],
+     "the overall, communication and kernel comparisons apply"),
+    # the NPU step's HCCL ops; no E2E time and no kernel table on the other side
+    (L1_TEXT, MS1_TIMELINE_DISPLAY, ["communication"], "the communication comparison applies"),
+])
+def test_one_sided_warning_names_the_comparisons_that_apply(samples, caplog, base, comparison, said, what):
+    """A side without torch ops: the warning said "(MindSpore exports have none: the overall and communication
+    comparisons apply)" of every pair, beside a MindSpore 1.x timeline that has neither (no E2E time, no
+    communication). It now names the comparisons of the run that apply, checked against the sheets the run
+    writes."""
+    paths = [str(p if isinstance(p, Path) else samples / p) for p in (base, comparison)]
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(*paths)
+    torch = [m for m in caplog.messages if m.startswith("Can't find any torch op in the file: ")]
+    assert len(torch) == 1
+    assert torch[0].endswith("only the other side has ops (MindSpore exports have none): " + what)
+    assert [n for n in _SHEET_OF.values() if n in res.sheet_names] == [_SHEET_OF[k] for k in said]
+
+
 def test_gpu_vs_npu_categories_note_says_a_mindspore_side_files_the_ops_vector_kernels_in_vector(
         samples, reference_outputs, caplog):
     """PARAM AlexNet (GPU) against the MindSpore-layout excerpt (tests/data/npu/profiler: the torch_npu excerpt's

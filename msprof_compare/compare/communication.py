@@ -22,7 +22,7 @@ from ..columns import col_of
 from ..model import GPU_COMM_PREFIXES, Profile, factorize, pair_codes, ranges
 from . import classify
 from .breakdown import last_of_keys
-from .optree import GPU_KERNEL_CATS
+from .optree import COMMUNICATION_ROWS, GPU_KERNEL_CATS
 from .steps import in_range, side_range
 from .table import (
     STYLE_BOLD,
@@ -506,6 +506,7 @@ def build(ctx: RunContext) -> list[Sheet]:
         data.append(d)
     ctx.cache[LEFT_OUT_KEY] = tuple(left_out)
     rows = comm_rows(*data)
+    ctx.cache[COMMUNICATION_ROWS] = bool(rows)
     if not rows:
         return []
     return [Sheet("CommunicationCompare", COLUMNS, frame_from_rows(rows, 17), *SPANS)]

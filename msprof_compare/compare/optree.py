@@ -33,7 +33,7 @@ import pandas as pd
 
 from ..columns import col_of
 from ..model import DRIVER_CATS, RUNTIME_CATS, STEP_MARK, Profile, factorize, knows_backward_thread, ranges, starts_read
-from ..textsafe import term_safe
+from ..textsafe import and_list, term_safe
 from . import classify
 from .align import AlignMemo, align, no_matching
 from .steps import step_number
@@ -65,18 +65,55 @@ def side_profile(ctx: RunContext, side: str) -> Profile:
     return ctx.base if side == "base" else ctx.comparison
 
 
+#: ``RunContext.cache`` key: whether the communication comparator made CommunicationCompare rows (it runs before
+#: the comparators that pair ops, whose one-sided warning says which comparisons apply)
+COMMUNICATION_ROWS = "communication.has_rows"
+
+
+def _kernel_table(p: Profile) -> bool:
+    """Whether ``p`` holds the kernel table KernelCompare groups (kernel_details.csv, a DB export's compute tasks):
+    the comparison still says itself why a table gives it no row (Level0's N/A types, a step without kernels)."""
+    kd = p.kernel_details
+    return kd is not None and len(kd) > 0 and "Type" in kd.columns and "Duration(us)" in kd.columns
+
+
+def comparisons_without_ops(ctx: RunContext) -> list[str]:
+    """The comparisons of this run that pair no ops and apply to the pair: overall (both sides have E2E time; its
+    comparator ran before), communication (its comparator made rows) and kernel (both sides NPU data with a kernel
+    table; it runs after the ones that pair ops). The one-sided warning said "the overall and communication
+    comparisons apply" of every MindSpore side, beside a MindSpore 1.x timeline that has neither."""
+    from .overall import find_breakdowns
+
+    opts = ctx.options
+    bds = find_breakdowns(ctx)
+    applies = []
+    if opts.enable_profiling_compare and bds is not None and all(bd.e2e_ns > 0 for bd in bds):
+        applies.append("overall")
+    if opts.enable_communication_compare and ctx.cache.get(COMMUNICATION_ROWS):
+        applies.append("communication")
+    if (opts.enable_kernel_compare and ctx.base.is_npu and ctx.comparison.is_npu
+            and _kernel_table(ctx.base) and _kernel_table(ctx.comparison)):
+        applies.append("kernel")
+    return applies
+
+
 def one_sided(ctx: RunContext) -> bool:
     """Whether exactly one side recorded no torch op (a MindSpore export, a capture without the CPU activity):
     a sheet of paired ops would then hold the other side's ops alone, each "100 %" slower or faster, so the
     operator, module, memory and API sheets are left out, with one warning saying why (the original writes
-    them one-sided)."""
+    them one-sided) and which of this run's other comparisons apply (``comparisons_without_ops``)."""
     def compute() -> bool:
         without = [p for p in (ctx.base, ctx.comparison) if not p.has_ops]
         if len(without) != 1:
             return False
+        applies = comparisons_without_ops(ctx)
+        if applies:
+            what = (f"the {and_list(applies)} comparison{'s apply' if len(applies) > 1 else ' applies'}")
+        else:
+            what = "none of this run's other comparisons applies"
         log.warning("Can't find any torch op in the file: %s, so the sheets that pair the ops of both sides "
                     "(operator, module, memory, API) are left out; only the other side has ops (MindSpore exports "
-                    "have none: the overall and communication comparisons apply)", without[0].path)
+                    "have none): %s", without[0].path, what)
         return True
 
     return ctx.cached("optree.one_sided", compute)
