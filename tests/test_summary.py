@@ -10,6 +10,7 @@ import math
 import shutil
 import sqlite3
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -1146,6 +1147,7 @@ MS1_TIMELINE_DISPLAY = "mindinsight/tests/utils/resource/run_2/normal_run/profil
 
 
 L1_TEXT = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+L2_TEXT = "msinsight/test/data/pytorch/text/level2/rank0_ascend_pt"
 #: The sheet each comparison that pairs no op writes
 _SHEET_OF = {"overall": "OverallMetrics", "communication": "CommunicationCompare", "kernel": "KernelCompare"}
 
@@ -1217,6 +1219,56 @@ def test_gpu_vs_npu_categories_note_says_a_mindspore_side_files_the_ops_vector_k
     lone = compare(gpu, str(samples / MS_TIMELINE), enable_profiling_compare=True).guards.set_index("Check")
     assert "framework op" not in lone.loc[checks.KINDS_CHECK, "Detail"]
     assert lone.loc[checks.CATEGORY_CHECK, "Status"] == "note"
+
+
+def test_npu_export_without_framework_ops_note_against_torch_npu(samples, reference_outputs, caplog):
+    """The level-1 torch_npu export against the MindSpore-layout fixture (NPU vs NPU): the torch_npu side files
+    its conv and matmul ops' Vector kernels under the op (reference pair 1's OverallMetrics, that export as the
+    base: Conv (Forward) (Vector) 0.393 ms, Conv (Backward) (Vector) 0.881 ms, Matmul (Vector) 0.069 ms), the
+    MindSpore side by kernel type alone, into Vector: the GPU-vs-NPU note said so, no note of an NPU pair did.
+    The note names them, both ways round; the torch_npu excerpt of the fixture's own kernels names the 0.047 ms
+    of Matmul (Vector) that the MindSpore layout counts in Vector (``...files_the_ops_vector_kernels_in_vector``
+    checks that move). No row where both sides have ops (pair 1), nor beside a lone CANN timeline, which has no
+    categories (the category note says so); "ok" where the op side's rows hold no Vector kernel."""
+    ref = read_xlsx(reference_outputs / "1-npu-text-l1-vs-l2" / "performance_comparison_result.xlsx",
+                    sheet_name="OverallMetrics", header=2).set_index("Index")
+    figures = [f"{ref.loc[label, 'Duration(ms)']:.3f}"
+               for label in ("\t\tConv (Forward) (Vector)", "\t\tConv (Backward) (Vector)", "\t\tMatmul (Vector)")]
+    assert figures == ["0.393", "0.881", "0.069"]
+    l1 = str(samples / L1_TEXT)
+    part = ("side recorded no framework op (a MindSpore export), so its Flash Attention, Conv and Matmul rows hold "
+            "only the kernels whose type names them (as Cube) and those ops' other kernels count in Vector, where "
+            "the {op} side files them under the op that launched them ({op}: Conv (Forward) (Vector) {0} ms, "
+            "Conv (Backward) (Vector) {1} ms and Matmul (Vector) {2} ms): compare those rows with Vector added, or "
+            "Computing Time")
+    lead = checks.NOTE_CHECKS[checks.OPLESS_CHECK]
+    for sides, bare, op in (((MS_LAYOUT, l1), "base", "comparison"), ((l1, MS_LAYOUT), "comparison", "base")):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            res = compare(*map(str, sides), enable_profiling_compare=True)
+        row = res.guards.set_index("Check").loc[checks.OPLESS_CHECK]
+        cells = {bare: "no framework op", op: "framework ops"}
+        assert row[["Status", "Base", "Comparison"]].tolist() == ["note", cells["base"], cells["comparison"]]
+        assert row["Detail"] == f"the {bare} " + part.format(*figures, op=op)
+        lines = [m for m in caplog.messages if m.startswith(lead)]
+        assert len(lines) == 1 and lines[0].endswith(part.format(*figures, op=op) + ".")
+        assert checks.KINDS_CHECK not in res.guards["Check"].tolist()
+    excerpt = compare(str(MS_LAYOUT), str(MS_TORCH_LAYOUT), enable_profiling_compare=True).guards.set_index("Check")
+    assert "(comparison: Matmul (Vector) 0.047 ms)" in excerpt.loc[checks.OPLESS_CHECK, "Detail"]
+    pair1 = compare(l1, str(samples / L2_TEXT), enable_profiling_compare=True).guards["Check"].tolist()
+    assert checks.OPLESS_CHECK not in pair1
+    lone = compare(l1, str(samples / MS_TIMELINE), enable_profiling_compare=True).guards.set_index("Check")
+    assert checks.OPLESS_CHECK not in lone.index and lone.loc[checks.CATEGORY_CHECK, "Status"] == "note"
+    # the op side's Flash Attention, Conv and Matmul rows without Vector time: "ok" (synthetic figures)
+    bare_bd, op_bd = Breakdown("NPU"), Breakdown("NPU")
+    bare_bd.e2e_ns = op_bd.e2e_ns = 1_000_000
+    bare_bd.b("matmul_cube").ns = op_bd.b("matmul_cube").ns = 400_000
+    profiles = (SimpleNamespace(is_gpu=False, has_ops=False), SimpleNamespace(is_gpu=False, has_ops=True))
+    ok = checks._opless_row((bare_bd, op_bd), profiles)
+    assert ok["Status"] == "ok" and ok["Detail"].startswith("the comparison side's Flash Attention, Conv and Matmul "
+                                                            "rows hold no Vector kernel")
+    op_bd.b("matmul_vector").ns = 1
+    assert checks._opless_row((bare_bd, op_bd), profiles)["Status"] == "note"
 
 
 def test_gpu_vs_npu_categories_note_is_left_out_beside_a_side_without_time_breakdown(samples, caplog):

@@ -3,9 +3,9 @@
 One row per check (``guards``), in ``ctx.frames["guards"]`` and under the Summary sheet's waterfall; a "warn"
 says the two sides are probably not the same workload (operator names, input shapes, step count, world size,
 device count), a "note" says what differs by design or changes how to read the figures on the same workload
-too (NPU export kind, NPU profiler settings, GPU vendor, GPU vs NPU categories, longest idle stretch, computing
-split into categories, kernels launched before the profile, kernels linked to no operator, graph replays, module
-sheets coverage, time breakdown of the steps).
+too (NPU export kind, NPU profiler settings, GPU vendor, GPU vs NPU categories, categories without framework
+ops, longest idle stretch, computing split into categories, kernels launched before the profile, kernels linked
+to no operator, graph replays, module sheets coverage, time breakdown of the steps).
 ``log_guards`` says the failed ones once.
 """
 
@@ -252,6 +252,7 @@ def _no_device(p: Any) -> str:
 
 VENDOR_CHECK = "GPU vendor"
 KINDS_CHECK = "GPU vs NPU categories"
+OPLESS_CHECK = "categories without framework ops"
 #: Share of a side's E2E time from which its copies the two kinds file differently are named (pair 4's SDMA
 #: (Tensor Move), 0.574 ms, is 0.42 % of its side's; the bundled GPU pair's 0.002 ms of SDMA against an NPU, 0.05 %)
 KINDS_SHARE = 0.001
@@ -280,6 +281,7 @@ MODULE_SHARE = 0.5
 #: to read the figures, not part of the "may not be the same workload" block.
 NOTE_CHECKS = {VENDOR_CHECK: "Base and comparison GPUs are from different vendors",
                KINDS_CHECK: "A GPU profile and an NPU profile count some work in different categories",
+               OPLESS_CHECK: "An NPU export without framework ops counts some work in other categories",
                EXPORT_CHECK: "Base and comparison are different kinds of NPU export",
                SETTINGS_CHECK: "Base and comparison were collected with different NPU profiler settings",
                IDLE_CHECK: "One stretch with no computing and no communication is half or more of a side's E2E time",
@@ -760,28 +762,50 @@ _OP_VECTOR_ROWS = (("Flash Attention (Forward) (Vector)", "fa_fwd_vector"),
 
 
 def _opless_part(bds: tuple[Breakdown, Breakdown], sides: tuple[Profile, Profile] | None) -> list[str]:
-    """Where the NPU side recorded no framework op (a MindSpore export) and the GPU side's Flash Attention, Conv
-    or Matmul rows hold Vector kernels: the NPU side files its kernels by their type alone, so those rows hold its
-    Cube kernels only and the ops' other kernels count in Vector, where the GPU side files them under the op that
-    launched them. PARAM AlexNet against the MindSpore-layout excerpt read Conv (Forward) 6.329 ms -> 0 and
-    Vector 1.703 -> 0.179 ms; the torch_npu export of the same kernels files 0.047 ms of them as Matmul (Vector),
-    the MindSpore one as Vector. [] otherwise, and where the NPU side has no categories at all (the category
-    note says that)."""
+    """Where one NPU side recorded no framework op (a MindSpore export) and the other side's (a GPU trace, or an
+    NPU export with ops: torch_npu) Flash Attention, Conv or Matmul rows hold Vector kernels: the op-less side
+    files its kernels by their type alone, so those rows hold its Cube kernels only and the ops' other kernels
+    count in Vector, where the other side files them under the op that launched them. PARAM AlexNet against the
+    MindSpore-layout excerpt read Conv (Forward) 6.329 ms -> 0 and Vector 1.703 -> 0.179 ms; the torch_npu export
+    of the same kernels files 0.047 ms of them as Matmul (Vector), the MindSpore one as Vector. [] otherwise, and
+    where the op-less side has no categories at all (the category note says that)."""
     if sides is None:
         return []
     npu = [i for i, p in enumerate(sides) if not p.is_gpu and not p.has_ops]
     # a side without categories at all (a lone timeline: no kernel_details.csv) has the category note instead
-    if len(npu) != 1 or not sides[1 - npu[0]].is_gpu or bds[npu[0]].categorised_ns <= 0:
+    if len(npu) != 1 or bds[npu[0]].categorised_ns <= 0:
         return []
-    gpu = 1 - npu[0]
-    held = [(label, bds[gpu].b(bucket).ns) for label, bucket in _OP_VECTOR_ROWS if bds[gpu].b(bucket).ns > 0]
+    other = 1 - npu[0]
+    held = [(label, bds[other].b(bucket).ns) for label, bucket in _OP_VECTOR_ROWS if bds[other].b(bucket).ns > 0]
     if not held:
         return []
     figures = and_list([f"{label} {_ms(ns)} ms" for label, ns in held])
     return [f"the {_SIDES[npu[0]]} side recorded no framework op (a MindSpore export), so its Flash Attention, Conv "
             "and Matmul rows hold only the kernels whose type names them (as Cube) and those ops' other kernels "
-            f"count in Vector, where the {_SIDES[gpu]} side files them under the op that launched them "
-            f"({_SIDES[gpu]}: {figures}): compare those rows with Vector added, or Computing Time"]
+            f"count in Vector, where the {_SIDES[other]} side files them under the op that launched them "
+            f"({_SIDES[other]}: {figures}): compare those rows with Vector added, or Computing Time"]
+
+
+def _opless_row(bds: tuple[Breakdown, Breakdown], sides: tuple[Profile, Profile]) -> dict[str, Any] | None:
+    """Two NPU exports, one without framework ops (MindSpore against torch_npu): the same Cube-only effect as
+    ``_kinds_row``'s MindSpore part, which no note said on an NPU pair. The level-1 torch_npu export against the
+    MindSpore-layout fixture read Conv (Forward) 0 -> 0.393 ms (Vector) etc., as if one side ran no convolution's
+    Vector work. None where both or neither side has ops, where a side has no time breakdown (no E2E time) or
+    where the op-less side has no categories (the category note says that); "ok" where the other side's rows
+    hold no Vector kernel."""
+    if any(bd.e2e_ns <= 0 for bd in bds) or sum(not p.has_ops for p in sides) != 1:
+        return None
+    bare = 0 if not sides[0].has_ops else 1
+    if bds[bare].categorised_ns <= 0:
+        return None
+    cells = ["no framework op" if i == bare else "framework ops" for i in range(2)]
+    parts = _opless_part(bds, sides)
+    if not parts:
+        return _guard(OPLESS_CHECK, True, *cells,
+                      f"the {_SIDES[1 - bare]} side's Flash Attention, Conv and Matmul rows hold no Vector kernel, so "
+                      f"the {_SIDES[bare]} side, which files kernels by their type alone (no framework op), files "
+                      "none of those ops' kernels elsewhere")
+    return _guard(OPLESS_CHECK, False, *cells, parts[0])
 
 
 def _kinds_row(bds: tuple[Breakdown, Breakdown], kw: Keywords | None = None,
@@ -1089,6 +1113,8 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
         optional.append(_vendor_row(_gpu_vendor(b), _gpu_vendor(c), bds))
     elif b.is_gpu != c.is_gpu and bds is not None:  # categories: a time breakdown's rows
         optional.append(_kinds_row(bds, breakdown_keywords(ctx), (b, c)))
+    elif b.is_npu and c.is_npu and bds is not None:  # MindSpore against torch_npu: the ops' Vector kernels
+        optional.append(_opless_row(bds, (b, c)))
     unlinked = _unlinked_counts(ctx)
     early, told = _early_row(bds, unlinked) if bds is not None else (None, [])
     if bds is not None:
