@@ -454,3 +454,14 @@ def test_readme_repeated_option_warning_and_exit_table_refusals(capsys: pytest.C
     assert "a file named with a trailing `/`" in rows["1"]
     code, _, err = run_inproc(capsys, "-bp", small + "/", "-d", small)
     assert code == 1 and "a path ending in '/' names a folder" in err, err
+
+
+def test_schema_names_every_note_check():
+    """docs/result.schema.json's guards Status description lists the checks whose failure is a note; each of
+    ``checks.NOTE_CHECKS`` is named there (the NPU-vs-NPU "categories without framework ops" check was added)."""
+    from msprof_compare.compare import checks
+
+    text = SCHEMA.read_text()
+    lead = "note: a difference that holds for the same workload too and changes how the figures compare ("
+    listed = text[text.index(lead) + len(lead):].split(")")[0].split(", ")
+    assert sorted(listed) == sorted(checks.NOTE_CHECKS)
