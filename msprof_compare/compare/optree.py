@@ -108,7 +108,7 @@ def one_sided(ctx: RunContext) -> bool:
             return False
         applies = comparisons_without_ops(ctx)
         if applies:
-            what = (f"the {and_list(applies)} comparison{'s apply' if len(applies) > 1 else ' applies'}")
+            what = f"the {and_list(applies)} comparison{'s apply' if len(applies) > 1 else ' applies'}"
         else:
             what = "none of this run's other comparisons applies"
         log.warning("Can't find any torch op in the file: %s, so the sheets that pair the ops of both sides "
