@@ -49,6 +49,7 @@ SCHEMA = json.loads((ROOT / "docs" / "result.schema.json").read_text())
 sys.path.insert(0, str(ROOT / "tests"))
 from test_json_report import validate  # noqa: E402  (the suite's schema-subset validator)
 
+from msprof_compare.report.ranks_console import step_key  # noqa: E402  (the console's A .. Z, AA keys)
 from msprof_compare.textsafe import term_safe  # noqa: E402
 from msprof_compare.units import RankCycle, Unit, unit_label, unit_noun, unit_order, unit_rank  # noqa: E402
 
@@ -1031,7 +1032,7 @@ def check_rank_run(r: dict, folders: tuple[dict[Unit, str], dict[Unit, str]], si
             if len(ns) > 1:  # a time breakdown: the largest step of the unit report's own waterfall
                 step = _largest_step(doc)
                 if step is not None:  # keyed in the order the units first name a step; named under the table
-                    step_keys.setdefault(step[0], _step_key(len(step_keys)))
+                    step_keys.setdefault(step[0], step_key(len(step_keys)))
                 cells.append("-" if step is None else f"{step_keys[step[0]]} {_ms(step[1], True)}")
             timed.append((k, b, c))
         if line not in r["stdout"].splitlines():
@@ -1078,16 +1079,6 @@ def check_rank_run(r: dict, folders: tuple[dict[Unit, str], dict[Unit, str]], si
     return bad + check_overview(r, overviews, names, reports, fail is None and r["rc"] in (0, 3),
                                 [x for _, x in sorted(one_sided, key=lambda t: unit_order(t[0]))], listed,
                                 inputs=inputs, jobs=jobs, job_texts=job_texts, verdicts=verdicts)
-
-
-def _step_key(index: int) -> str:
-    """The console's key of the ``index``-th largest-step name (from 0): A .. Z, AA, AB, ..."""
-    key = ""
-    index += 1
-    while index:
-        index, rest = divmod(index - 1, 26)
-        key = chr(ord("A") + rest) + key
-    return key
 
 
 def _named(units: list[Unit]) -> str:
