@@ -160,17 +160,23 @@ def test_a_utf16_trace_is_named_and_the_conversion_followed(tmp_path: Path, caps
     assert cli.execute(params) == 0
 
 
+def _excerpt_with(tmp_path: Path, name: str, encoding: str = "utf-16") -> tuple[Path, dict]:
+    """The torch_npu excerpt copied with its file ``name`` re-encoded (``utf-16`` writes a byte-order mark,
+    ``utf-16-le`` / ``-be`` none), and the params comparing the copy with itself into an empty folder."""
+    src = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(DATA / "npu" / "rank0_ascend_pt", src)
+    path = src / name
+    path.write_bytes(path.read_text(encoding="utf-8").encode(encoding))
+    (tmp_path / "out").mkdir()
+    return path, {"base_profiling_path": str(src), "comparison_profiling_path": str(src),
+                  "output_path": str(tmp_path / "out"), "enable_profiling_compare": True}
+
+
 def test_a_utf16_csv_is_named_and_the_conversion_followed(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     """kernel_details.csv re-saved as UTF-16 (Excel's "Unicode Text", a PowerShell redirect) was refused with
     Python's "'utf-8' codec can't decode byte 0xff in position 0"; it is now named as UTF-16 with the conversion,
     which gives back a folder that loads. Input: the torch_npu excerpt, its kernel_details.csv re-encoded."""
-    src = tmp_path / "rank0_ascend_pt"
-    shutil.copytree(DATA / "npu" / "rank0_ascend_pt", src)
-    csv_path = src / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv"
-    csv_path.write_bytes(csv_path.read_text(encoding="utf-8").encode("utf-16"))
-    (tmp_path / "out").mkdir()
-    params = {"base_profiling_path": str(src), "comparison_profiling_path": str(src),
-              "output_path": str(tmp_path / "out"), "enable_profiling_compare": True}
+    csv_path, params = _excerpt_with(tmp_path, "ASCEND_PROFILER_OUTPUT/kernel_details.csv")
     assert cli.execute(params) == 1
     err = capsys.readouterr().err
     assert f"error: {csv_path}: UTF-16 text (it starts with a UTF-16 byte-order mark" in err
@@ -185,13 +191,7 @@ def test_a_utf16_side_json_is_named_and_the_conversion_followed(tmp_path: Path, 
     named as UTF-16 with the conversion, as a trace or CSV so saved, and the conversion gives back a folder that
     loads. Input: the torch_npu excerpt, its communication.json re-encoded (profiler_metadata.json, optional, is
     read as absent instead: the next test)."""
-    src = tmp_path / "rank0_ascend_pt"
-    shutil.copytree(DATA / "npu" / "rank0_ascend_pt", src)
-    side = src / "ASCEND_PROFILER_OUTPUT/communication.json"
-    side.write_bytes(side.read_text(encoding="utf-8").encode("utf-16"))
-    (tmp_path / "out").mkdir()
-    params = {"base_profiling_path": str(src), "comparison_profiling_path": str(src),
-              "output_path": str(tmp_path / "out"), "enable_profiling_compare": True}
+    side, params = _excerpt_with(tmp_path, "ASCEND_PROFILER_OUTPUT/communication.json")
     assert cli.execute(params) == 1
     err = capsys.readouterr().err
     assert f"error: {side}: UTF-16 text (it starts with a UTF-16 byte-order mark" in err
@@ -206,13 +206,7 @@ def test_a_utf16_profiler_metadata_is_read_as_absent_with_the_conversion(tmp_pat
     """profiler_metadata.json is optional (process-group names, distributed settings: no figure of its own): re-saved
     as UTF-16 it no longer stops the run; one warning names it as UTF-16, says it is read as absent and gives the
     conversion, and the reports are written. Input: the torch_npu excerpt, its profiler_metadata.json re-encoded."""
-    src = tmp_path / "rank0_ascend_pt"
-    shutil.copytree(DATA / "npu" / "rank0_ascend_pt", src)
-    side = src / "profiler_metadata.json"
-    side.write_bytes(side.read_text(encoding="utf-8").encode("utf-16"))
-    (tmp_path / "out").mkdir()
-    params = {"base_profiling_path": str(src), "comparison_profiling_path": str(src),
-              "output_path": str(tmp_path / "out"), "enable_profiling_compare": True}
+    side, params = _excerpt_with(tmp_path, "profiler_metadata.json")
     assert cli.execute(params) == 0
     err = capsys.readouterr().err
     said = [line for line in err.splitlines() if str(side) in line]
@@ -235,13 +229,7 @@ def test_utf16_without_a_byte_order_mark_is_named(tmp_path: Path, capsys: pytest
     "not a JSON trace" (BE), a kernel_details.csv as missing every required column. It is named as UTF-16 of its
     byte order, with the iconv conversion for that order, which gives back a folder that loads (found by
     fuzzing, session 57). Input: the torch_npu excerpt, one file re-encoded."""
-    src = tmp_path / "rank0_ascend_pt"
-    shutil.copytree(DATA / "npu" / "rank0_ascend_pt", src)
-    path = src / name
-    path.write_bytes(path.read_text(encoding="utf-8").encode(f"utf-16-{order.lower()}"))
-    (tmp_path / "out").mkdir()
-    params = {"base_profiling_path": str(src), "comparison_profiling_path": str(src),
-              "output_path": str(tmp_path / "out"), "enable_profiling_compare": True}
+    path, params = _excerpt_with(tmp_path, name, f"utf-16-{order.lower()}")
     assert cli.execute(params) == 1
     lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
     assert lines == [f"error: {path}: UTF-16{order} text without a byte-order mark (a NUL byte beside each of its "
