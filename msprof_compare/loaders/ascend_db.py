@@ -185,13 +185,16 @@ class _Db:
         con = None
         try:
             con = sqlite3.connect(uri, uri=True, check_same_thread=False)
-            rows = con.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+            # a view serves as its table: a DB whose TASK was a view was "not a profiler database", and one whose
+            # COMMUNICATION_TASK_INFO was had no wait time, without a word
+            rows = con.execute("SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view')").fetchall()
         except sqlite3.Error as exc:
             if con is not None:  # opened but unreadable: closed here, not whenever the collector frees it
                 con.close()
             raise ProfileError(path, f"not a readable SQLite database ({exc})") from None
         self.con = con
         self.tables = {r[0] for r in rows}
+        self.views = {r[0] for r in rows if r[1] == "view"}
         self._cols: dict[str, set[str]] = {}
         #: STRING_IDS in id order: ids, texts, and whether the text is NULL (read "")
         self._strings: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
@@ -206,6 +209,8 @@ class _Db:
         self.nulls: dict[str, list] = {}
         #: tables (TASK, COMPUTE_TASK_INFO, COMMUNICATION_TASK_INFO) holding a globalTaskId more than once
         self.repeats: set[str] = set()
+        #: table -> the columns a query read as NULL because the table lacks them (``col``, ``lacks``): one warning
+        self.absent: dict[str, list[str]] = {}
 
     def durations(self, start: np.ndarray, end: np.ndarray, table: str = "") -> np.ndarray:
         """``end - start`` (ns), a negative one or one over ``MAX_DURATION_NS`` read as 0, as the trace loaders
@@ -251,10 +256,30 @@ class _Db:
         return self._cols[table]
 
     def col(self, table: str, alias: str, name: str) -> str:
-        """``COALESCE(alias.name, -1)`` when the column exists, else the literal -1."""
+        """``COALESCE(alias.name, -1)`` when the column exists, else the literal -1 (the column is noted as absent)."""
+        if self.lacks(table, name):
+            return "-1"
+        return f"COALESCE({alias}.{name}, -1)"
+
+    def lacks(self, table: str, name: str) -> bool:
+        """Whether ``table`` lacks the column ``name`` that a figure reads, noted for one warning (``absent_said``):
+        read as NULL in every row, a lost TASK.taskType doubled the Free Time and a lost planeId made 2.7 ms of
+        Wait Time 94 ms, without a word."""
         if name in self.columns(table):
-            return f"COALESCE({alias}.{name}, -1)"
-        return "-1"
+            return False
+        got = self.absent.setdefault(table, [])
+        if name not in got:
+            got.append(name)
+        return True
+
+    def absent_said(self) -> list[str]:
+        return [f"table {table} lacks column(s) {', '.join(names)}; read as missing (NULL) in every row"
+                for table, names in self.absent.items()]
+
+    def rowid(self, table: str, alias: str = "") -> str:
+        """The rowid of ``table`` (table order, which picks the first of repeated rows), or NULL for a view, which
+        has none (its rows come in the order the view gives)."""
+        return "NULL" if table in self.views else f"{alias}.rowid" if alias else "rowid"
 
     def need(self, table: str, *names: str) -> None:
         missing = [n for n in names if n not in self.columns(table)]
@@ -344,6 +369,7 @@ class _Db:
 
     def _string_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if self._strings is None:
+            self.need("STRING_IDS", "id", "value")  # SQLite's "no such column: value" named no table
             rows = self.con.execute("SELECT id, value FROM STRING_IDS WHERE id IS NOT NULL").fetchall()
             ids = [r[0] for r in rows]
             values = [r[1] for r in rows]
@@ -431,7 +457,7 @@ def _steps(db: _Db) -> pd.DataFrame:
     partial = db.scalar(f"SELECT count(*) FROM STEP_TIME WHERE {where}")
     if partial:  # a NULL start read as 0 made the step span everything before its end
         db.notes.append(f"{partial} STEP_TIME row(s) lack an id, a start or an end; they are no steps")
-    a = db.ints(f"SELECT id, startNs, endNs FROM STEP_TIME WHERE NOT ({where}) ORDER BY rowid", (), 3)
+    a = db.ints(f"SELECT id, startNs, endNs FROM STEP_TIME WHERE NOT ({where}) ORDER BY {db.rowid('STEP_TIME')}", (), 3)
     ids, first, counts = np.unique(a[:, 0], return_index=True, return_counts=True)
     if (counts > 1).any():
         db.notes.append(f"STEP_TIME holds step(s) {', '.join(str(i) for i in ids[counts > 1].tolist())} more than "
@@ -508,8 +534,9 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
     out of COMPUTE_TASK_INFO into COMMUNICATION_SCHEDULE_TASK_INFO (``db_assembler.cpp``); the text export keeps
     them in kernel_details.csv and under their op, and so do we (``kernel_extra["schedule"]`` marks them: the time
     breakdown leaves them out of computing, as the Overlap Analysis lane does)."""
-    if db.has("COMPUTE_TASK_INFO"):
-        db.need("COMPUTE_TASK_INFO", "globalTaskId")
+    for info in ("COMPUTE_TASK_INFO", SCHEDULE_INFO):  # a schedule table without the key was passed over unsaid
+        if db.has(info):
+            db.need(info, "globalTaskId")
     tables = _kernel_tables(db)
     if not tables:
         return frame("kernels", {}), pd.DataFrame(), None, None
@@ -700,7 +727,7 @@ def _pmu_rows(db: _Db, where: str, params: tuple, stamped: bool = False) -> np.n
     cur = db.con.execute(f"SELECT globalTaskId, COALESCE(name, -1), value{ts}, typeof(globalTaskId) = 'integer' AND "
                          f"typeof(name) IN ('integer', 'null') AND typeof(value) IN ('integer', 'real'){typed_ts} "
                          "FROM TASK_PMU_INFO "
-                         f"WHERE {where} ORDER BY rowid", params)
+                         f"WHERE {where} ORDER BY {db.rowid('TASK_PMU_INFO')}", params)
     parts = []
     no_id = 0
     while rows := cur.fetchmany(_CHUNK):
@@ -755,7 +782,9 @@ def _check_task_links(db: _Db) -> None:
     167 s at 100 MB). A globalTaskId that TASK repeats is a task replayed from a graph (one row per run), no
     damage; ``db.repeats`` records that, and which info tables repeat one too (their joins pair rows to runs)."""
     if "globalTaskId" not in db.columns("TASK"):
-        return  # the joins themselves refuse the table
+        if any(db.has(info) for info in ("COMPUTE_TASK_INFO", SCHEDULE_INFO, "COMMUNICATION_TASK_INFO")):
+            db.need("TASK", "globalTaskId")  # the joins' SQL error named no table ("no such column: t.globalTaskId")
+        return
     if db.scalar("SELECT count(globalTaskId) - count(DISTINCT globalTaskId) FROM TASK"):
         db.repeats.add("TASK")
     for info in ("COMPUTE_TASK_INFO", SCHEDULE_INFO, "COMMUNICATION_TASK_INFO"):
@@ -790,7 +819,8 @@ def _task_join(db: _Db, info: str, t_cols: list[str], c_cols: list[str], rng: tu
     stamp = (f"CASE WHEN typeof(c.timestampNs) = 'integer' THEN c.timestampNs ELSE {_NO_TIME} END"
              if "timestampNs" in db.columns(info) else str(_NO_TIME))
     rows = db.ints(f"SELECT c.globalTaskId, {stamp}, {', '.join(c_cols)} FROM {info} c "
-                   "WHERE c.globalTaskId IS NOT NULL ORDER BY c.globalTaskId, c.rowid", (), 2 + len(c_cols))
+                   f"WHERE c.globalTaskId IS NOT NULL ORDER BY c.globalTaskId, {db.rowid(info, 'c')}", (),
+                   2 + len(c_cols))
     pick = _pick_rows(runs[:, 0], runs[:, 1], runs[:, 2], runs[:, 3] == 1, rows[:, 0], rows[:, 1])
     keep = np.flatnonzero((pick >= 0) & (runs[:, 3] == 1) & (runs[:, 1] >= rng[0]) & (runs[:, 1] <= rng[1]))
     keep = keep[np.argsort(runs[keep, 1], kind="stable")]
@@ -807,7 +837,7 @@ def _all_runs(db: _Db, infos: list[str], t_cols: list[str]) -> np.ndarray:
     ids = " UNION ALL ".join(f"SELECT globalTaskId FROM {info}" for info in infos)
     return db.ints(f"SELECT t.globalTaskId, t.startNs, COALESCE(t.endNs, t.startNs), t.endNs IS NOT NULL{extra} "
                    f"FROM TASK t WHERE t.globalTaskId IN ({ids}) AND t.startNs IS NOT NULL "
-                   "ORDER BY t.globalTaskId, t.startNs, t.rowid", (), 4 + len(t_cols))
+                   f"ORDER BY t.globalTaskId, t.startNs, {db.rowid('TASK', 't')}", (), 4 + len(t_cols))
 
 
 def _groups_of(gid: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -882,12 +912,14 @@ def _task_summary(db: _Db, rng: tuple[int, int], breakdown: bool = True) -> pd.D
     if too_long:
         db.too_long["TASK"] = too_long
     cols = db.columns("TASK")
-    if breakdown and len(a) and "taskType" in cols:
+    if breakdown and len(a):
         untyped = int(a[a[:, 0] == -1, 2].sum())
         if untyped and untyped == int(a[:, 2].sum()):  # every task is of no type: no E2E, SDMA or kernel kind
-            raise ProfileError(db.path, f"table TASK: column taskType is NULL in all {untyped} row(s) in range, so no "
-                                        "task type is known and the time breakdown cannot tell kernels, SDMA and "
-                                        "profiling tasks apart")
+            # a table without the column is as typeless (its E2E grew from 0.138 to 0.172 s, said only as absent)
+            what = (f"table TASK: column taskType is NULL in all {untyped} row(s) in range" if "taskType" in cols
+                    else "table TASK lacks column taskType")
+            raise ProfileError(db.path, f"{what}, so no task type is known and the time breakdown cannot tell "
+                                        "kernels, SDMA and profiling tasks apart")
         db.null("TASK.taskType", untyped, "those tasks have no type (the E2E span keeps them; SDMA Time, the "
                 "event-wait streams and the cube-kernel rule pass them over)")
     if breakdown and len(a) and "streamId" in cols:
@@ -953,7 +985,7 @@ def _metadata(db: _Db) -> dict[str, Any]:
     (``parallel_group_info``, ``distributed_args``, ``ENV_VARIABLES``) there, each value as JSON text. It feeds
     only the world-size check, so a value that is no JSON stays text and a table without the two columns
     reads as none."""
-    if not db.has("META_DATA") or not {"name", "value"} <= db.columns("META_DATA"):
+    if not db.has("META_DATA") or [c for c in ("name", "value") if db.lacks("META_DATA", c)]:
         return {}
     out: dict[str, Any] = {}
     # as bytes: a text that is not UTF-8 would fail the whole load in sqlite3's decoding (the original never
@@ -975,9 +1007,10 @@ def _rank_span(db: _Db) -> int:
     """The highest rank id COMMUNICATION_TASK_INFO names (as source or destination), plus one; 0 when none.
     Over every row, not only the step's: it bounds the world size, which no step changes. A cell that is no
     rank id (HCCL's NO_RANK, negative, not an integer) is passed over."""
-    cols = db.columns("COMMUNICATION_TASK_INFO") if db.has("COMMUNICATION_TASK_INFO") else set()
+    if not db.has("COMMUNICATION_TASK_INFO"):
+        return 0
     picks = [f"max(CASE WHEN typeof({c}) = 'integer' AND {c} >= 0 AND {c} < ? THEN {c} END)"
-             for c in ("srcRank", "dstRank") if c in cols]
+             for c in ("srcRank", "dstRank") if not db.lacks("COMMUNICATION_TASK_INFO", c)]
     if not picks:
         return 0
     # one scan, a max per column (a UNION ALL of the two columns scanned the table twice: 36 -> 20 ms at 78k rows)
@@ -991,7 +1024,8 @@ def _api_types(db: _Db) -> dict[str, tuple[int, ...]]:
     default id. Every id of a name counts: the ids are the table's key but the names are not, and keeping only
     the last id of a repeated name lost every torch op without a word. An id under two names is the first's."""
     owner: dict[int, str] = {}
-    if db.has("ENUM_API_TYPE"):
+    # a table without its two columns is read as absent (the default ids), said as absent columns
+    if db.has("ENUM_API_TYPE") and not [c for c in ("id", "name") if db.lacks("ENUM_API_TYPE", c)]:
         for i, name in db.con.execute("SELECT id, name FROM ENUM_API_TYPE"):
             if name in _API_TYPES and i is not None:
                 owner.setdefault(db.id_value(i, "ENUM_API_TYPE", "id"), name)
@@ -1101,10 +1135,14 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
     conn = pd.DataFrame({"row": np.zeros(0, np.int64), "connection_id": np.zeros(0, np.int64)})
     has_link = link >= 0
     if db.has("CONNECTION_IDS") and has_link.any():
-        # aliased: an error names the column by its alias.column ("column COALESCE(id, -1)" before)
-        c = db.ints("SELECT COALESCE(c.id, -1), COALESCE(c.connectionId, -1) FROM CONNECTION_IDS c", (), 2)
+        # aliased: an error names the column by its alias.column ("column COALESCE(id, -1)" before); an absent
+        # column reads as NULL (said), where SQLite's "no such column: c.id" named no table
+        c = db.ints(f"SELECT {db.col('CONNECTION_IDS', 'c', 'id')}, {db.col('CONNECTION_IDS', 'c', 'connectionId')} "
+                    "FROM CONNECTION_IDS c", (), 2)
         for j, name in enumerate(("id", "connectionId")):  # a link of no id or no connection id links nothing
-            db.null(f"CONNECTION_IDS.{name}", np.count_nonzero(c[:, j] == -1), "those rows link no operator to a task")
+            if name in db.columns("CONNECTION_IDS"):
+                db.null(f"CONNECTION_IDS.{name}", np.count_nonzero(c[:, j] == -1),
+                        "those rows link no operator to a task")
         links = pd.DataFrame({"link": link[has_link], "row": np.flatnonzero(has_link)})
         # a row repeated word for word would link the same kernels twice and double their op's time
         cids = pd.DataFrame({"link": c[:, 0], "connection_id": c[:, 1]}).drop_duplicates()
@@ -1312,9 +1350,14 @@ def _memory_peak_sql(where: str) -> str:
 
 
 def _memory_peak(db: _Db, rng: tuple[int, int]) -> int:
-    if not db.has("MEMORY_RECORD") or "totalReserved" not in db.columns("MEMORY_RECORD"):
+    if not db.has("MEMORY_RECORD") or db.lacks("MEMORY_RECORD", "totalReserved"):
         return 0
-    where, params = ("WHERE timestamp BETWEEN ? AND ?", rng) if "timestamp" in db.columns("MEMORY_RECORD") else ("", ())
+    where, params = "WHERE timestamp BETWEEN ? AND ?", rng
+    if "timestamp" not in db.columns("MEMORY_RECORD"):  # the whole run: every record
+        where, params = "", ()
+        if rng != _ALL:  # a step: no record can be placed in it, as with a NULL timestamp (said only where read)
+            db.lacks("MEMORY_RECORD", "timestamp")
+            where = "WHERE 0"
     # a reserved total below 0 or over 1 PB is no reading: left out, and counted in one warning. Text, a blob
     # or an infinity stops the load; the same scan tells whether there is one (a second scan cost 0.04 s).
     # "x < ''" is typeof(x) IN ('integer', 'real') and "x >= ''" is text or blob, NULL for NULL (numbers sort
@@ -1409,7 +1452,7 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
     if db.unnamed:
         db.notes.append(f"{db.unnamed} name reference(s) point to no text in STRING_IDS (an unknown id, or NULL "
                         "there); those names read as empty")
-    profile.warnings.extend(f"{path}: {note}" for note in db.notes + db.nulls_said())
+    profile.warnings.extend(f"{path}: {note}" for note in db.absent_said() + db.notes + db.nulls_said())
     if db.negative:
         what = ", ".join(f"{n} in {t}" for t, n in db.negative.items())
         profile.warnings.append(f"{path}: {sum(db.negative.values())} row(s) end before they start ({what}); "
