@@ -1,5 +1,5 @@
 """The schema of an NPU DB export edited (the session-59 structural fuzz): a table made a view, a column the loader
-reads dropped. Each either leaves every figure right, or changes
+reads dropped, one of the two communication tables emptied. Each either leaves every figure right, or changes
 figures with one warning naming the file and what is missing, or, where no figure can be made, is an error of one
 line naming the table and the column.
 
@@ -146,3 +146,30 @@ def test_schedule_table_without_its_key_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(ProfileError, match=r": table COMMUNICATION_SCHEDULE_TASK_INFO lacks column\(s\) globalTaskId$"):
         load_profile(str(db), OPTS)
 
+
+# --------------------------------------------------------------------------- one communication table alone
+
+
+def test_communication_ops_without_tasks_are_said(tmp_path: Path) -> None:
+    """COMMUNICATION_TASK_INFO absent or empty beside communication ops: the 2.7 ms Wait Time read 0 without a word.
+    The communication time of the ops stays (the SQL sum of their durations, the sample's 98 ms) and one warning
+    says why no wait is known."""
+    ops_ns = sql(L1, "SELECT sum(endNs - startNs) FROM COMMUNICATION_OP")[0][0]
+    for state, statement in (("absent", "DROP TABLE COMMUNICATION_TASK_INFO"),
+                             ("empty", "DELETE FROM COMMUNICATION_TASK_INFO")):
+        got = _figures(_db(tmp_path / state, statement))
+        assert got[0]["wait_ns"] == 0
+        assert got[1]["comm"]["dur"].sum() == ops_ns
+        assert (f"DB: COMMUNICATION_OP holds rows but COMMUNICATION_TASK_INFO is {state}: no communication task is "
+                "known, so the Wait Time of communication reads 0 and CommunicationCompare has no task rows") in got[2]
+
+
+def test_communication_tasks_without_ops_are_said(tmp_path: Path) -> None:
+    """COMMUNICATION_OP absent beside communication tasks: no communication time (98 ms of the sample read as Free
+    Time) and one warning says so; with both tables gone nothing is said (a run without communication)."""
+    got = _figures(_db(tmp_path / "a", "DROP TABLE COMMUNICATION_OP"))
+    assert got[0]["uncovered_comm_ns"] == 0
+    assert ("DB: COMMUNICATION_TASK_INFO holds rows but COMMUNICATION_OP is absent: no communication op is known, so "
+            "no Communication time is counted (its tasks' time is Free Time)") in got[2]
+    none = _figures(_db(tmp_path / "b", "DROP TABLE COMMUNICATION_OP", "DROP TABLE COMMUNICATION_TASK_INFO"))
+    assert not [w for w in none[2] if "COMMUNICATION" in w]
