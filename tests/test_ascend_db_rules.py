@@ -697,7 +697,7 @@ def test_empty_string_ids_counts_a_name_reference_to_id_zero(tmp_path: Path) -> 
     (n,) = sql(db, f"SELECT count(c.name) {COMPUTE} WHERE t.endNs IS NOT NULL")[0]
     (zero,) = sql(db, "SELECT count(*) FROM COMPUTE_TASK_INFO WHERE name = 0")[0]
     assert n == 187 and zero == 1
-    notes = [w for w in load_profile(str(db), OPTS).warnings if "point to no text in STRING_IDS" in w]
+    notes = [w for w in load_profile(str(db), OPTS).warnings if "name reference(s) point to no text" in w]
     assert len(notes) == 1 and notes[0].split(": ")[1].startswith(f"{n} name reference(s)")
 
 

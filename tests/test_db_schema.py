@@ -173,3 +173,40 @@ def test_communication_tasks_without_ops_are_said(tmp_path: Path) -> None:
             "no Communication time is counted (its tasks' time is Free Time)") in got[2]
     none = _figures(_db(tmp_path / "b", "DROP TABLE COMMUNICATION_OP", "DROP TABLE COMMUNICATION_TASK_INFO"))
     assert not [w for w in none[2] if "COMMUNICATION" in w]
+
+
+# --------------------------------------------------------------------------- references pointing nowhere
+
+COMPUTE = "FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId"
+#: the first compute task, its op type's text and how many compute tasks have that text
+FIRST, FIRST_TYPE = sql(L1, f"SELECT c.globalTaskId, s.value {COMPUTE} JOIN STRING_IDS s ON s.id = c.opType "
+                            "ORDER BY t.startNs LIMIT 1")[0]
+TYPED = sql(L1, f"SELECT count(*) {COMPUTE} JOIN STRING_IDS s ON s.id = c.opType WHERE s.value = ?",
+            (FIRST_TYPE,))[0][0]
+NOWHERE = sql(L1, "SELECT max(id) + 1000 FROM STRING_IDS")[0][0]
+
+
+@pytest.mark.parametrize("statement, said", [
+    (f"UPDATE COMPUTE_TASK_INFO SET opType = {NOWHERE} WHERE globalTaskId = {FIRST}",
+     "1 reference(s) to a type, shape or group text point to no text in STRING_IDS (an unknown id, or NULL there); "
+     "read as empty (an op's input shapes and types as N/A)"),
+    (f"UPDATE COMPUTE_TASK_INFO SET opType = -7 WHERE globalTaskId = {FIRST}",
+     "1 reference(s) to a type, shape or group text point to no text in STRING_IDS (an unknown id, or NULL there); "
+     "read as empty (an op's input shapes and types as N/A)"),
+    (f"UPDATE TASK SET taskType = {NOWHERE} WHERE globalTaskId = {FIRST}",
+     "1 reference(s) to a type, shape or group text point to no text in STRING_IDS (an unknown id, or NULL there); "
+     "read as empty (an op's input shapes and types as N/A)"),
+    (f"UPDATE COMPUTE_TASK_INFO SET name = -7 WHERE globalTaskId = {FIRST}",
+     "1 name reference(s) point to no text in STRING_IDS (an unknown id, or NULL there); those names read as empty"),
+])
+def test_text_reference_pointing_nowhere_is_said(tmp_path: Path, statement: str, said: str) -> None:
+    """A reference STRING_IDS lacks was counted only in a name column and only when not negative: an op type
+    pointing nowhere moved its kernel into the empty op type's KernelCompare row without a word. Every text column
+    counts it now, once a row (TASK.taskType, read by two queries, is counted once): the op type case leaves the
+    first kernel's type empty and its type one kernel short of the SQL count."""
+    db = _db(tmp_path, statement)
+    p = load_profile(str(db), OPTS)
+    assert [w for w in p.warnings if "point to no text" in w] == [f"{db}: {said}"]
+    if "opType" in statement:
+        types = p.extra["kernel_extra"]["op_type"]
+        assert (types == FIRST_TYPE).sum() == TYPED - 1 and (types == "").sum() == 1

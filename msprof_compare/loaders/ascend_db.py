@@ -205,6 +205,7 @@ class _Db:
         self.untimed: dict[str, int] = {}  # rows without a start or end time, per table
         self.too_long: dict[str, int] = {}  # rows lasting over MAX_DURATION_NS (read as 0), per table
         self.unnamed = 0  # name references that STRING_IDS lacks or holds as NULL (read as "")
+        self.untexted = 0  # other text references (types, shapes, groups) that it lacks or holds as NULL
         #: "TABLE.column" -> [rows read as NULL, what that does]: one warning each (``nulls_said``)
         self.nulls: dict[str, list] = {}
         #: tables (TASK, COMPUTE_TASK_INFO, COMMUNICATION_TASK_INFO) holding a globalTaskId more than once
@@ -418,25 +419,34 @@ class _Db:
             self.notes.append(f"{repeated} STRING_IDS row(s) repeat an id; the first value of each id is used")
         return id_arr[order], val_arr[order], nulls[order]
 
-    def text(self, ids: np.ndarray, missing: str = "", names: bool = False, column: str = "") -> np.ndarray:
-        """Resolve STRING_IDS ids (``-1`` or unknown -> ``missing``) to a str object array. For a column of
-        ``names`` (kernels, ops, collectives, memory blocks), references that STRING_IDS lacks or holds as
-        NULL are counted (``unnamed``): nameless rows are said in one warning. ``column`` ("TABLE.column"): its
-        own NULLs (``-1``, no reference at all) are counted under it (``null``)."""
+    def text(self, ids: np.ndarray, missing: str = "", names: bool = False, column: str = "",
+             weights: np.ndarray | None = None, count: bool = True) -> np.ndarray:
+        """Resolve STRING_IDS ids (``-1`` or unknown -> ``missing``) to a str object array. References that
+        STRING_IDS lacks or holds as NULL are counted (``count``; each reference ``weights`` rows where given) and
+        said in one warning: under ``unnamed`` for a column of ``names`` (kernels, ops, collectives, memory blocks),
+        else under ``untexted`` (a type, a shape, a group: an op type pointing nowhere moved its kernel to the
+        empty type's KernelCompare row without a word). Any id but ``-1`` can be such a reference: a negative one
+        was passed over. ``column`` ("TABLE.column"): its own NULLs (``-1``, no reference at all) are counted under
+        it (``null``)."""
         sid, sval, null = self._string_table()
         ids = np.asarray(ids, dtype=np.int64)
         if column:
             self.null(column, np.count_nonzero(ids == -1), "those names read as empty" if names else "read as empty")
         if sid.size == 0 or ids.size == 0:
+            out = np.full(ids.size, missing, dtype=object)
+            bad = ids != -1
+        else:
+            pos = np.minimum(np.searchsorted(sid, ids), sid.size - 1)
+            out = sval[pos]
+            unknown = sid[pos] != ids
+            out[unknown] = missing
+            bad = (unknown | null[pos]) & (ids != -1)  # -1: the row's column is NULL itself
+        if count and bad.any():
+            n = int(np.count_nonzero(bad) if weights is None else np.asarray(weights)[bad].sum())
             if names:
-                self.unnamed += int(np.count_nonzero(ids >= 0))
-            return np.full(ids.size, missing, dtype=object)
-        pos = np.minimum(np.searchsorted(sid, ids), sid.size - 1)
-        out = sval[pos]
-        unknown = sid[pos] != ids
-        out[unknown] = missing
-        if names:  # -1: the row's name column is NULL itself
-            self.unnamed += int(np.count_nonzero((unknown | null[pos]) & (ids >= 0)))
+                self.unnamed += n
+            else:
+                self.untexted += n
         return out
 
     def string_ids(self, value: str) -> list[int]:
@@ -571,10 +581,11 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
     core = db.text(a[:, 11])
     # a NULL cell reads as the exports write a task without inputs, "N/A" (the msinsight level0-2 DBs and the text
     # exports' kernel_details.csv): KernelCompare keyed it N/A already, the Kernel Details lines dropped its
-    # "[input shapes: N/A]"; not said, as it changes no figure or key. A table without the column: empty, no shapes
-    shapes = db.text(a[:, 12], missing="N/A")
-    shapes[a[:, 12] == -2] = ""
-    rts = db.text(a[:, 8])
+    # "[input shapes: N/A]". A table without the column (-2, no reference to count): empty, no shapes
+    has_shapes = a[:, 12] != -2
+    shapes = np.full(len(a), "", dtype=object)
+    shapes[has_shapes] = db.text(a[has_shapes, 12], missing="N/A")
+    rts = db.text(a[:, 8], count=False)  # TASK.taskType: counted over every TASK row by _task_summary
     kernels = frame("kernels", {
         "name": names, "cat": np.full(len(a), "npu_task", dtype=object), "ts": ts, "dur": dur,
         "pid": a[:, 7], "tid": a[:, 2], "stream": a[:, 2], "device": a[:, 6],
@@ -925,7 +936,7 @@ def _task_summary(db: _Db, rng: tuple[int, int], breakdown: bool = True) -> pd.D
     if breakdown and len(a) and "streamId" in cols:
         db.null("TASK.streamId", int(a[a[:, 1] == -1, 2].sum()), "those tasks are on no stream (SDMA Time leaves "
                 "out their SDMA tasks; their kernels make no compute stream)")
-    return pd.DataFrame({"rts_type": db.text(a[:, 0]), "stream": a[:, 1], "count": a[:, 2],
+    return pd.DataFrame({"rts_type": db.text(a[:, 0], weights=a[:, 2]), "stream": a[:, 1], "count": a[:, 2],
                          "total_ns": a[:, 3], "first_start": a[:, 4], "last_end": a[:, 5]})
 
 
@@ -973,7 +984,7 @@ def _communication(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
             "pid": a[:, 2], "tid": a[:, 4],
             "lane": np.full(len(a), "task", dtype=object),
             "group": db.text(a[:, 5], column=db.named("COMMUNICATION_TASK_INFO", "groupName")),
-            "plane": a[:, 4].astype(str).astype(object), "op_id": a[:, 6], "task_type": db.text(a[:, 3]),
+            "plane": a[:, 4].astype(str).astype(object), "op_id": a[:, 6], "task_type": db.text(a[:, 3], count=False),
         }))
     _one_comm_table(db)
     if not parts:
@@ -1343,7 +1354,7 @@ def _mark_cann(db: _Db, names: np.ndarray) -> np.ndarray:
     if not (db.has("PYTORCH_API") and len(names)):
         return names
     ids = db.ints("SELECT DISTINCT name FROM PYTORCH_API WHERE name IS NOT NULL", (), 1)[:, 0]
-    torch = set(db.text(ids).tolist()) - {""}
+    torch = set(db.text(ids, count=False).tolist()) - {""}
     if not torch:
         return names
     codes, uniq = pd.factorize(names)  # once per distinct name
@@ -1469,6 +1480,9 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
     if db.unnamed:
         db.notes.append(f"{db.unnamed} name reference(s) point to no text in STRING_IDS (an unknown id, or NULL "
                         "there); those names read as empty")
+    if db.untexted:
+        db.notes.append(f"{db.untexted} reference(s) to a type, shape or group text point to no text in STRING_IDS "
+                        "(an unknown id, or NULL there); read as empty (an op's input shapes and types as N/A)")
     profile.warnings.extend(f"{path}: {note}" for note in db.absent_said() + db.notes + db.nulls_said())
     if db.negative:
         what = ", ".join(f"{n} in {t}" for t, n in db.negative.items())
