@@ -188,6 +188,49 @@ def test_pending_write_ahead_log_is_read(tmp_path: Path) -> None:
         db.close()
 
 
+def test_pending_write_ahead_log_in_a_read_only_folder_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture) -> None:
+    """A -wal holding changes, no -shm, a read-only folder: SQLite must create the -shm to read the log and cannot,
+    and the sound export was "not a readable SQLite database (unable to open database file)" (seen as a user
+    without write access to the folder). The line now says what blocks it and what to do; any other failure
+    reads as before. Root writes anywhere, so the folder's refusal is simulated: SQLite's error and os.access's
+    answer as they come for such a user."""
+    from msprof_compare.loaders import ascend_db
+
+    live = _wal_copy(tmp_path / "live")
+    con = sqlite3.connect(live)
+    con.execute("PRAGMA wal_autocheckpoint=0")
+    con.execute("DELETE FROM TASK WHERE rowid % 2 = 0")
+    con.commit()
+    snapshot = tmp_path / "snapshot"
+    snapshot.mkdir()
+    for name in ("ascend_pytorch_profiler_0.db", "ascend_pytorch_profiler_0.db-wal"):
+        shutil.copyfile(live.parent / name, snapshot / name)  # while the writer still holds the log
+    con.close()
+    db = snapshot / "ascend_pytorch_profiler_0.db"
+
+    connect, access = sqlite3.connect, os.access
+
+    def refused(database: str, *args: object, **kwargs: object) -> sqlite3.Connection:
+        if "/snapshot/" not in database:
+            return connect(database, *args, **kwargs)
+        assert "immutable" not in database  # the log is read only without immutable
+        raise sqlite3.OperationalError("unable to open database file")
+
+    monkeypatch.setattr(ascend_db.sqlite3, "connect", refused)
+    monkeypatch.setattr(ascend_db.os, "access", lambda p, mode: os.path.abspath(p) != str(snapshot) and access(p, mode))
+    code, _, err = run_inproc(capsys, "-bp", str(L1), "-d", str(db), "-o", str(tmp_path))
+    assert code == 1
+    assert error_lines(err) == [
+        f"error: {db}: its write-ahead log ascend_pytorch_profiler_0.db-wal holds changes not yet in the database, "
+        "which SQLite reads only through ascend_pytorch_profiler_0.db-shm, a file it cannot create in this read-only "
+        "folder (unable to open database file); copy the .db and its -wal to a writable folder"]
+    assert not list(tmp_path.glob("*.xlsx"))
+    (snapshot / "ascend_pytorch_profiler_0.db-shm").write_bytes(b"")  # a -shm there: not the folder's doing
+    code, _, err = run_inproc(capsys, "-bp", str(L1), "-d", str(db), "-o", str(tmp_path))
+    assert error_lines(err) == [f"error: {db}: not a readable SQLite database (unable to open database file)"]
+
+
 # --------------------------------------------------------------------------- steps
 
 

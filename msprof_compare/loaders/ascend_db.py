@@ -171,6 +171,19 @@ def _int_cell(value: Any) -> int | None:
 _DIGITS = re.compile(r"-?[0-9]+", re.ASCII)
 
 
+def _unopened(path: str, exc: sqlite3.Error, pending: bool) -> str:
+    """Why ``path`` could not be opened. A write-ahead log holding changes is read through a ``-shm`` file that
+    SQLite must create beside the database when there is none: in a read-only folder it cannot, and the export
+    was "not a readable SQLite database (unable to open database file)", which sent the user after a sound file."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if pending and not os.path.exists(path + "-shm") and not os.access(folder, os.W_OK):
+        name = os.path.basename(path)
+        return (f"its write-ahead log {name}-wal holds changes not yet in the database, which SQLite reads only "
+                f"through {name}-shm, a file it cannot create in this read-only folder ({exc}); copy the .db and its "
+                "-wal to a writable folder")
+    return f"not a readable SQLite database ({exc})"
+
+
 class _Db:
     """A read-only connection plus the schema facts the queries depend on."""
 
@@ -178,7 +191,8 @@ class _Db:
         self.path = path
         # quoted from the path's bytes: a name that is not UTF-8 (Linux allows it) cannot be str-encoded
         uri = "file:" + urllib.parse.quote(os.fsencode(os.path.abspath(path))) + "?mode=ro"
-        if not _pending_wal(path):
+        pending = _pending_wal(path)
+        if not pending:
             # immutable: no locks, no -shm / -wal files created beside a WAL-mode export (read-only
             # directories work too). Only a -wal holding frames (changes not yet in the file) needs them.
             uri += "&immutable=1"
@@ -191,7 +205,7 @@ class _Db:
         except sqlite3.Error as exc:
             if con is not None:  # opened but unreadable: closed here, not whenever the collector frees it
                 con.close()
-            raise ProfileError(path, f"not a readable SQLite database ({exc})") from None
+            raise ProfileError(path, _unopened(path, exc, pending)) from None
         self.con = con
         self.tables = {r[0] for r in rows}
         self.views = {r[0] for r in rows if r[1] == "view"}
