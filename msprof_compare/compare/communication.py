@@ -384,6 +384,7 @@ def side_data(profile: Profile, rng: tuple[int, int] | None, kw: classify.Keywor
     out: dict[str, dict] = {}
     if not keep.any():
         return out
+    op_ids = ops["op_id"]  # every op's, the ignored ones' too: a task of none of them is placed by time
     ops = {k: v[keep] for k, v in ops.items()}
     fam_arr = fam_arr[keep]
     op_ts = ops["ts"]
@@ -391,7 +392,8 @@ def side_data(profile: Profile, rng: tuple[int, int] | None, kw: classify.Keywor
     if profile.source == "ascend_db" and (ops["op_id"] >= 0).any():
         by_id = dict(zip(ops["op_id"].tolist(), range(len(op_ts)), strict=False))
         owner = np.array([by_id.get(i, -1) for i in tasks["op_id"].tolist()], dtype=np.int64)
-        no_id = tasks["op_id"] < 0  # COMMUNICATION_TASK_INFO.opId NULL (said by the loader): placed by time
+        # COMMUNICATION_TASK_INFO.opId NULL, or one no op holds (both said by the loader): placed by time
+        no_id = (tasks["op_id"] < 0) | ~np.isin(tasks["op_id"], op_ids)
         if no_id.any():
             owner[no_id] = attribute_tasks(op_ts, op_end, tasks["ts"])[no_id]
     else:
