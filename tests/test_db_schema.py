@@ -18,7 +18,7 @@ import pytest
 from cliutil import error_lines, run_inproc
 from dbutil import edited_copy, sql
 
-from msprof_compare.compare.breakdown_db import db_breakdown
+from msprof_compare.compare.breakdown_db import cube_mask, db_breakdown
 from msprof_compare.errors import ProfileError
 from msprof_compare.loaders import load_profile
 from msprof_compare.options import build_options
@@ -237,3 +237,29 @@ def test_communication_task_naming_an_op_id_no_op_has_goes_by_time(tmp_path: Pat
         assert (got[fam]["ops"] == parts["ops"]).all() and list(got[fam]["tasks"]) == list(parts["tasks"])
         for name, ns in parts["tasks"].items():
             assert (got[fam]["tasks"][name] == ns).all()
+
+
+PMU_SAID = ("TASK_PMU_INFO holds rows, but no compute task gets a counter from them (aic_total_time, aic_mac_time, "
+            "aic_mte2_time, aiv_total_time): no kernel counts as a cube kernel by its PMU figures")
+
+
+@pytest.mark.parametrize("statements", [
+    ("UPDATE TASK_PMU_INFO SET globalTaskId = -1 - globalTaskId",),
+    ("UPDATE STRING_IDS SET value = value || '_x' WHERE value IN ('aic_total_time', 'aic_mac_time', 'aic_mte2_time')",),
+])
+def test_pmu_rows_no_compute_task_reads_are_said(tmp_path: Path, statements: tuple[str, ...]) -> None:
+    """TASK_PMU_INFO with rows decides the cube-kernel rule by the PMU (reference-1 §7.3); rows of which no compute
+    task gets a counter (every globalTaskId pointing nowhere, or no counter name the breakdown reads) made the
+    excerpt's 23 cube kernels (cube_mask; SQL: the tasks with a non-zero aic_total_time or aic_mac_time)
+    Vector ones without a word. The figures stay by the rule (no cube kernel) and one warning says why; the
+    unedited excerpt says nothing of it."""
+    (cubes,) = sql(L1, "SELECT count(DISTINCT t.globalTaskId) FROM TASK t JOIN COMPUTE_TASK_INFO c "
+                       "ON c.globalTaskId = t.globalTaskId JOIN TASK_PMU_INFO p ON p.globalTaskId = t.globalTaskId "
+                       "JOIN STRING_IDS s ON s.id = p.name WHERE s.value IN ('aic_total_time', 'aic_mac_time') "
+                       "AND p.value <> 0")[0]
+    clean = load_profile(str(L1), OPTS)
+    assert int(cube_mask(clean).sum()) == cubes > 0 and not [w for w in clean.warnings if "TASK_PMU_INFO" in w]
+    db = _db(tmp_path, *statements)
+    p = load_profile(str(db), OPTS)
+    assert int(cube_mask(p).sum()) == 0
+    assert f"{db}: {PMU_SAID}" in p.warnings

@@ -648,6 +648,8 @@ def _pmu(db: _Db, extra: pd.DataFrame, kernels: pd.DataFrame) -> bool:
     ids = {col: db.string_ids(name) for col, name in PMU_NAMES.items()}
     wanted = {i: n for n, some in ids.items() for i in some}
     if not wanted or extra.empty:
+        if not extra.empty:
+            _no_counter(db)
         return True
     gid = extra["global_task_id"].to_numpy(dtype=np.int64)
     start = kernels["ts"].to_numpy(dtype=np.int64)
@@ -700,7 +702,17 @@ def _pmu(db: _Db, extra: pd.DataFrame, kernels: pd.DataFrame) -> bool:
         junk += int(np.isnan(sel["value"][used]).sum())
     if junk:  # only the values of the tasks loaded (a step, compute tasks) count
         db.notes.append(f"{junk} TASK_PMU_INFO value(s) are not finite numbers; read as missing")
+    if all(np.isnan(extra[n].to_numpy()).all() for n in PMU_NAMES):
+        _no_counter(db)
     return True
+
+
+def _no_counter(db: _Db) -> None:
+    """Note a TASK_PMU_INFO with rows of which no compute task loaded gets a counter: the cube-kernel rule then reads
+    the PMU and finds no cube kernel. Fuzzed (every row's globalTaskId pointing nowhere, every counter name id a
+    text), the level-1 sample's 14 Cube kernels became Vector ones without a word."""
+    db.notes.append(f"TASK_PMU_INFO holds rows, but no compute task gets a counter from them "
+                    f"({', '.join(PMU_NAMES.values())}): no kernel counts as a cube kernel by its PMU figures")
 
 
 def _in_pairs(col: str, n: int) -> str:
