@@ -263,3 +263,22 @@ def test_pmu_rows_no_compute_task_reads_are_said(tmp_path: Path, statements: tup
     p = load_profile(str(db), OPTS)
     assert int(cube_mask(p).sum()) == 0
     assert f"{db}: {PMU_SAID}" in p.warnings
+
+
+def test_memory_readings_whatever_their_timestamp_count_for_the_whole_run(tmp_path: Path) -> None:
+    """Mem Usage of the whole run is the largest reading, but the query kept readings by a timestamp BETWEEN over
+    the int64 range: with every timestamp TEXT (digits, a table without types) none was kept and the report said
+    "no peak reserved memory recorded" beside the excerpt's readings. The whole run reads every reading now (the
+    SQL maximum); a step still places only integer timestamps, and says how many it could not place."""
+    db = _db(tmp_path, "CREATE TABLE M AS SELECT * FROM MEMORY_RECORD", "DROP TABLE MEMORY_RECORD",
+             "CREATE TABLE MEMORY_RECORD (component, timestamp, totalAllocated, totalReserved, totalActive, "
+             "streamPtr, deviceId)", "INSERT INTO MEMORY_RECORD SELECT component, CAST(timestamp AS TEXT), "
+             "totalAllocated, totalReserved, totalActive, streamPtr, deviceId FROM M", "DROP TABLE M")
+    (peak, rows) = sql(L1, "SELECT max(totalReserved), count(*) FROM MEMORY_RECORD")[0]
+    assert sql(db, "SELECT count(*) FROM MEMORY_RECORD WHERE typeof(timestamp) = 'text'")[0][0] == rows
+    p = load_profile(str(db), OPTS)
+    assert p.extra["memory_peak_bytes"] == peak and not [w for w in p.warnings if "MEMORY_RECORD" in w]
+    p = load_profile(str(db), OPTS, STEP)
+    assert p.extra["memory_peak_bytes"] == 0
+    assert (f"{db}: {rows} MEMORY_RECORD reading(s) have no integer timestamp, so none of them can be placed in the "
+            "step; Mem Usage leaves them out") in p.warnings

@@ -1420,12 +1420,18 @@ def _memory_peak_sql(where: str) -> str:
 def _memory_peak(db: _Db, rng: tuple[int, int]) -> int:
     if not db.has("MEMORY_RECORD") or db.lacks("MEMORY_RECORD", "totalReserved"):
         return 0
-    where, params = "WHERE timestamp BETWEEN ? AND ?", rng
-    if "timestamp" not in db.columns("MEMORY_RECORD"):  # the whole run: every record
-        where, params = "", ()
-        if rng != _ALL:  # a step: no record can be placed in it, as with a NULL timestamp (said only where read)
-            db.lacks("MEMORY_RECORD", "timestamp")
+    # the whole run: every reading, its timestamp read or not (a BETWEEN over the int64 range left out every
+    # reading whose timestamp was NULL or TEXT: Mem Usage "0.00G, no peak reserved memory recorded" beside 990
+    # readings); a step: the readings whose integer timestamp lies in it
+    where, params = "", ()
+    if rng != _ALL:
+        if db.lacks("MEMORY_RECORD", "timestamp"):  # no reading can be placed in the step, as a NULL timestamp
             where = "WHERE 0"
+        else:
+            where, params = "WHERE timestamp BETWEEN ? AND ?", rng
+            if odd := db.scalar("SELECT count(*) FROM MEMORY_RECORD WHERE typeof(timestamp) <> 'integer'"):
+                db.notes.append(f"{odd} MEMORY_RECORD reading(s) have no integer timestamp, so none of them can "
+                                "be placed in the step; Mem Usage leaves them out")
     # a reserved total below 0 or over 1 PB is no reading: left out, and counted in one warning. Text, a blob
     # or an infinity stops the load; the same scan tells whether there is one (a second scan cost 0.04 s).
     # "x < ''" is typeof(x) IN ('integer', 'real') and "x >= ''" is text or blob, NULL for NULL (numbers sort
