@@ -282,3 +282,17 @@ def test_memory_readings_whatever_their_timestamp_count_for_the_whole_run(tmp_pa
     assert p.extra["memory_peak_bytes"] == 0
     assert (f"{db}: {rows} MEMORY_RECORD reading(s) have no integer timestamp, so none of them can be placed in the "
             "step; Mem Usage leaves them out") in p.warnings
+
+
+@pytest.mark.parametrize("value", [0, -7])
+def test_memory_block_allocated_at_no_time_is_said(tmp_path: Path, value: int) -> None:
+    """The memory comparison reads blocks allocated at a time above 0 alone; one whose allocationTime is 0 or
+    negative was left out without a word (a NULL one was said). It is still left out (the blocks the comparison
+    reads are one fewer, by SQL), and one warning counts it."""
+    db = _db(tmp_path, f"UPDATE OP_MEMORY SET allocationTime = {value} "
+                       "WHERE rowid = (SELECT min(rowid) FROM OP_MEMORY)")
+    (timed,) = sql(L1, "SELECT count(*) FROM OP_MEMORY WHERE allocationTime > 0")[0]
+    p = load_profile(str(db), OPTS)
+    assert int((p.operator_memory["alloc_ns"] > 0).sum()) == timed - 1
+    assert (f"{db}: 1 OP_MEMORY allocationTime value(s) are 0 or negative (no time); the memory comparison leaves "
+            "those blocks out") in p.warnings

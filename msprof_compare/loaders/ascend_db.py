@@ -1365,6 +1365,9 @@ def _operator_memory(db: _Db, rng: tuple[int, int] | None) -> pd.DataFrame | Non
                 params, 5)
     alloc, rel, size = a[:, 2], a[:, 3], a[:, 1]
     untimed = alloc == -1  # NULL: read as 0 (no time), as before, now said
+    if timeless := int(np.count_nonzero((alloc <= 0) & ~untimed)):  # the comparison reads a time above 0 alone
+        db.notes.append(f"{timeless} OP_MEMORY allocationTime value(s) are 0 or negative (no time); the memory "
+                        "comparison leaves those blocks out")
     if untimed.any():
         db.null("OP_MEMORY.allocationTime", np.count_nonzero(untimed), "no allocation time, so the memory comparison "
                 "leaves those blocks out (as before)")
