@@ -583,7 +583,8 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
     names = db.text(a[:, 9], names=True)
     for info in tables:  # per table: its text columns read as empty (KernelCompare's keys, the categories)
         mine = schedule if info == SCHEDULE_INFO else ~schedule
-        for j, name in ((9, "name"), (10, "opType"), (11, "taskType")):
+        # inputShapes too: KernelCompare keys a kernel by its op type and shapes (a NULL moved it unsaid)
+        for j, name in ((9, "name"), (10, "opType"), (11, "taskType"), (12, "inputShapes")):
             if name in db.columns(info):
                 db.null(f"{info}.{name}", np.count_nonzero(a[mine, j] == -1),
                         "those names read as empty" if name == "name" else "read as empty")
