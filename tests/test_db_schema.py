@@ -306,3 +306,15 @@ def test_compute_task_input_shapes_null_is_said(tmp_path: Path) -> None:
     p = load_profile(str(db), OPTS)
     assert (p.extra["kernel_extra"]["input_shapes"] == "").sum() == 1
     assert f"{db}: 1 COMPUTE_TASK_INFO.inputShapes value(s) missing (NULL): read as empty" in p.warnings
+
+
+def test_memory_block_released_at_a_negative_time_is_said(tmp_path: Path) -> None:
+    """A releaseTime of 0 (or NULL) is a block never released; a negative one was read so by the durations without
+    a word, and shown as a negative release time. It is read as 0 now (the loaded frame equals that of a copy
+    whose releaseTime is 0), and one warning counts it."""
+    row = "WHERE rowid = (SELECT min(rowid) FROM OP_MEMORY)"
+    neg = load_profile(str(_db(tmp_path / "neg", f"UPDATE OP_MEMORY SET releaseTime = -7 {row}")), OPTS)
+    zero = load_profile(str(_db(tmp_path / "zero", f"UPDATE OP_MEMORY SET releaseTime = 0 {row}")), OPTS)
+    pd.testing.assert_frame_equal(neg.operator_memory, zero.operator_memory)
+    assert [w.split(": ", 1)[1] for w in neg.warnings if "releaseTime" in w] == [
+        "1 OP_MEMORY releaseTime value(s) are negative; read as never released"]

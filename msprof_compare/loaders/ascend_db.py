@@ -1359,7 +1359,7 @@ def _operator_memory(db: _Db, rng: tuple[int, int] | None) -> pd.DataFrame | Non
     if rng is not None:
         # a block never released (NULL / 0) is alive in every later step: keep it (the original's
         # "releaseTime >= start" drops it, docs/differences.md)
-        where, params = ("WHERE (m.releaseTime IS NULL OR m.releaseTime = 0 OR m.releaseTime >= ?) "
+        where, params = ("WHERE (m.releaseTime IS NULL OR m.releaseTime <= 0 OR m.releaseTime >= ?) "
                          "AND m.allocationTime <= ?"), rng
     a = db.ints(f"SELECT COALESCE(m.name, -1), COALESCE(m.size, 0), COALESCE(m.allocationTime, -1), "
                 f"COALESCE(m.releaseTime, 0), m.size IS NULL FROM OP_MEMORY m {where} ORDER BY m.releaseTime",
@@ -1369,6 +1369,9 @@ def _operator_memory(db: _Db, rng: tuple[int, int] | None) -> pd.DataFrame | Non
     if timeless := int(np.count_nonzero((alloc <= 0) & ~untimed)):  # the comparison reads a time above 0 alone
         db.notes.append(f"{timeless} OP_MEMORY allocationTime value(s) are 0 or negative (no time); the memory "
                         "comparison leaves those blocks out")
+    if unreleased := int(np.count_nonzero(rel < 0)):  # every rule read it as 0 (never released) but its text
+        db.notes.append(f"{unreleased} OP_MEMORY releaseTime value(s) are negative; read as never released")
+        rel = np.maximum(rel, 0)
     if untimed.any():
         db.null("OP_MEMORY.allocationTime", np.count_nonzero(untimed), "no allocation time, so the memory comparison "
                 "leaves those blocks out (as before)")
