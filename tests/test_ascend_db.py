@@ -1342,14 +1342,15 @@ def test_out_of_memory_while_loading_a_database(monkeypatch: pytest.MonkeyPatch)
 
 def test_optional_column_an_export_lacks(tmp_path: Path) -> None:
     """An optional column absent from its table (COMPUTE_TASK_INFO.inputShapes of an export recorded without
-    shapes, or an older schema) reads as empty, as a NULL cell does: the compute tasks are the same, and
-    KernelCompare groups each type under the shape N/A, its totals the task durations summed by SQL."""
+    shapes, or an older schema) reads as N/A, as a NULL cell does (the exports' text for a task without inputs): the
+    compute tasks are the same, and KernelCompare groups each type under the shape N/A, its totals the task
+    durations summed by SQL."""
     from msprof_compare import compare
 
     db = _variant(tmp_path, "noshapes", "ALTER TABLE COMPUTE_TASK_INFO DROP COLUMN inputShapes")
     opts = build_options(enable_kernel_compare=True)[0]
     clean, got = load_profile(str(L1), opts), load_profile(str(db), opts)
-    assert set(got.kernel_details["Input Shapes"]) == {""} and set(clean.kernel_details["Input Shapes"]) != {""}
+    assert set(got.kernel_details["Input Shapes"]) == {"N/A"} and set(clean.kernel_details["Input Shapes"]) != {"N/A"}
     pd.testing.assert_frame_equal(got.kernels, clean.kernels)
     sheet = compare(str(db), str(db), enable_kernel_compare=True).sheet("KernelCompare")
     assert set(sheet["Input Shape"]) == {"N/A"}

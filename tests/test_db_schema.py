@@ -298,16 +298,6 @@ def test_memory_block_allocated_at_no_time_is_said(tmp_path: Path, value: int) -
             "those blocks out") in p.warnings
 
 
-def test_compute_task_input_shapes_null_is_said(tmp_path: Path) -> None:
-    """KernelCompare keys a kernel by its op type and input shapes; a NULL COMPUTE_TASK_INFO.inputShapes read as
-    empty moved the kernel to a row of its own (127 -> 128 rows on the level-1 sample) without a word, where a NULL
-    op type was said. It reads as empty still, counted as the other text columns are."""
-    db = _db(tmp_path, f"UPDATE COMPUTE_TASK_INFO SET inputShapes = NULL WHERE globalTaskId = {FIRST}")
-    p = load_profile(str(db), OPTS)
-    assert (p.extra["kernel_extra"]["input_shapes"] == "").sum() == 1
-    assert f"{db}: 1 COMPUTE_TASK_INFO.inputShapes value(s) missing (NULL): read as empty" in p.warnings
-
-
 def test_memory_block_released_at_a_negative_time_is_said(tmp_path: Path) -> None:
     """A releaseTime of 0 (or NULL) is a block never released; a negative one was read so by the durations without
     a word, and shown as a negative release time. It is read as 0 now (the loaded frame equals that of a copy

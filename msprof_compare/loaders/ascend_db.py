@@ -570,9 +570,7 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
     parts = []
     for info in tables:
         c = lambda n, info=info: db.col(info, "c", n)  # noqa: E731
-        # -2: a table without the column (an export recorded without shapes), -1 a NULL cell (below)
-        shape_col = c("inputShapes") if "inputShapes" in db.columns(info) else "-2"
-        parts.append(_task_join(db, info, t_cols, [c("name"), c("opType"), c("taskType"), shape_col], rng))
+        parts.append(_task_join(db, info, t_cols, [c("name"), c("opType"), c("taskType"), c("inputShapes")], rng))
     schedule = np.repeat([info == SCHEDULE_INFO for info in tables], [len(x) for x in parts])
     a = np.concatenate(parts) if len(parts) > 1 else parts[0]
     if len(parts) > 1:  # by start, as one join gives them
@@ -583,8 +581,8 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
     names = db.text(a[:, 9], names=True)
     for info in tables:  # per table: its text columns read as empty (KernelCompare's keys, the categories)
         mine = schedule if info == SCHEDULE_INFO else ~schedule
-        # inputShapes too: KernelCompare keys a kernel by its op type and shapes (a NULL moved it unsaid)
-        for j, name in ((9, "name"), (10, "opType"), (11, "taskType"), (12, "inputShapes")):
+        # not inputShapes: a NULL there reads as the text the exports write for a task without inputs (below)
+        for j, name in ((9, "name"), (10, "opType"), (11, "taskType")):
             if name in db.columns(info):
                 db.null(f"{info}.{name}", np.count_nonzero(a[mine, j] == -1),
                         "those names read as empty" if name == "name" else "read as empty")
@@ -596,10 +594,8 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
     core = db.text(a[:, 11])
     # a NULL cell reads as the exports write a task without inputs, "N/A" (the msinsight level0-2 DBs and the text
     # exports' kernel_details.csv): KernelCompare keyed it N/A already, the Kernel Details lines dropped its
-    # "[input shapes: N/A]". A table without the column (-2, no reference to count): empty, no shapes
-    has_shapes = a[:, 12] != -2
-    shapes = np.full(len(a), "", dtype=object)
-    shapes[has_shapes] = db.text(a[has_shapes, 12], missing="N/A")
+    # "[input shapes: N/A]". A table without the column (an export recorded without shapes, its own warning) too
+    shapes = db.text(a[:, 12], missing="N/A")
     rts = db.text(a[:, 8], count=False)  # TASK.taskType: counted over every TASK row by _task_summary
     kernels = frame("kernels", {
         "name": names, "cat": np.full(len(a), "npu_task", dtype=object), "ts": ts, "dur": dur,
