@@ -1152,27 +1152,106 @@ L2_TEXT = "msinsight/test/data/pytorch/text/level2/rank0_ascend_pt"
 _SHEET_OF = {"overall": "OverallMetrics", "communication": "CommunicationCompare", "kernel": "KernelCompare"}
 
 
-@pytest.mark.parametrize(("base", "comparison", "said", "what"), [
+DATA = Path(__file__).resolve().parent / "data"
+_FLAG_OF = {"overall": "--enable_profiling_compare", "communication": "--enable_communication_compare",
+            "kernel": "--enable_kernel_compare"}
+_MS_TIMELINES = "MindSpore and CANN timelines have none"
+
+
+def _one_sided_line(caplog: pytest.LogCaptureFixture) -> str:
+    torch = [m for m in caplog.messages if m.startswith("Can't find any torch op in the file: ")]
+    assert len(torch) == 1
+    return torch[0]
+
+
+@pytest.mark.parametrize(("base", "comparison", "said", "what", "why"), [
     # no E2E time, no collective on either side, a GPU side
-    (HTA_ALEXNET, MS1_TIMELINE_DISPLAY, [], "none of this run's other comparisons applies"),
-    (HTA_ALEXNET, MS_TIMELINE, ["overall", "communication"], "the overall and communication comparisons apply"),
+    (HTA_ALEXNET, MS1_TIMELINE_DISPLAY, [], "none of this run's other comparisons applies", _MS_TIMELINES),
+    (HTA_ALEXNET, MS_TIMELINE, ["overall", "communication"], "the overall and communication comparisons apply",
+     _MS_TIMELINES),
     (L1_TEXT, MS_LAYOUT, ["overall", "communication", "kernel"],
-     "the overall, communication and kernel comparisons apply"),
+     "the overall, communication and kernel comparisons apply", "MindSpore exports have none"),
     # the NPU step's HCCL ops; no E2E time and no kernel table on the other side
-    (L1_TEXT, MS1_TIMELINE_DISPLAY, ["communication"], "the communication comparison applies"),
+    (L1_TEXT, MS1_TIMELINE_DISPLAY, ["communication"], "the communication comparison applies", _MS_TIMELINES),
 ])
-def test_one_sided_warning_names_the_comparisons_that_apply(samples, caplog, base, comparison, said, what):
+def test_one_sided_warning_names_the_comparisons_that_apply(samples, caplog, base, comparison, said, what, why):
     """A side without torch ops: the warning said "(MindSpore exports have none: the overall and communication
     comparisons apply)" of every pair, beside a MindSpore 1.x timeline that has neither (no E2E time, no
     communication). It now names the comparisons of the run that apply, checked against the sheets the run
-    writes."""
+    writes; a run with the operator comparison alone names those that would apply and their flags (it said
+    "none of this run's other comparisons applies" where the overall comparison would), the same ones."""
     paths = [str(p if isinstance(p, Path) else samples / p) for p in (base, comparison)]
     with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
         res = compare(*paths)
-    torch = [m for m in caplog.messages if m.startswith("Can't find any torch op in the file: ")]
-    assert len(torch) == 1
-    assert torch[0].endswith("only the other side has ops (MindSpore exports have none): " + what)
+    assert _one_sided_line(caplog).endswith(f"only the other side has ops ({why}): {what}")
     assert [n for n in _SHEET_OF.values() if n in res.sheet_names] == [_SHEET_OF[k] for k in said]
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        compare(*paths, enable_operator_compare=True)
+    def listed(items: list[str]) -> str:
+        return " and ".join(", ".join(items).rsplit(", ", 1))
+
+    would = (f"; {listed([f'{_FLAG_OF[k][2:]}=True' for k in said])} would add the {listed(said)} "
+             f"comparison{'s' if len(said) > 1 else ''}") if said else ""  # compare()'s keywords, not the flags
+    assert _one_sided_line(caplog).endswith(f"({why}): none of this run's other comparisons applies{would}")
+
+
+def test_one_sided_warning_names_the_flags_of_what_a_memory_run_leaves_off(samples, capsys, tmp_path):
+    """The CLI names the flags as typed: a memory-only run of L1 against the MindSpore-layout excerpt said "none of
+    this run's other comparisons applies", where the default run writes OverallMetrics, CommunicationCompare and
+    KernelCompare for the pair (``test_one_sided_warning_names_the_comparisons_that_apply``); with the overall
+    comparison on too, it names that one as applying and the other two by their flags."""
+    from msprof_compare.cli import compare_main
+
+    base = str(samples / L1_TEXT)
+    for flags, end in (
+            (["--enable_memory_compare"],
+             "none of this run's other comparisons applies; --enable_profiling_compare, --enable_communication_compare "
+             "and --enable_kernel_compare would add the overall, communication and kernel comparisons"),
+            (["--enable_memory_compare", "--enable_profiling_compare"],
+             "the overall comparison applies; --enable_communication_compare and --enable_kernel_compare would add the "
+             "communication and kernel comparisons")):
+        with pytest.raises(SystemExit) as done:
+            compare_main(["-bp", base, "-d", str(MS_LAYOUT), *flags, "-o", str(tmp_path / flags[-1][2:])])
+        assert done.value.code == 0
+        torch = [line for line in capsys.readouterr().err.splitlines() if "Can't find any torch op" in line]
+        assert len(torch) == 1 and torch[0].endswith("(MindSpore exports have none): " + end)
+
+
+def _without_host_ops(src: Path, dst: Path, cats: set[str]) -> None:
+    """``src`` (a Kineto trace, .json or .json.gz) written to ``dst`` without the events of ``cats``."""
+    opener = gzip.open if src.suffix == ".gz" else open
+    with opener(src, "rt") as f:
+        data = json.load(f)
+    data["traceEvents"] = [e for e in data["traceEvents"] if e.get("cat") not in cats]
+    dst.write_text(json.dumps(data))
+
+
+def test_one_sided_warning_says_why_a_gpu_or_torch_npu_side_has_no_op(samples, caplog, tmp_path):
+    """The reason read "(MindSpore exports have none)" beside a GPU trace holding kernels and no host op and beside
+    a torch_npu export without cpu_op events. The H200 AlexNet trace without its cpu_op, user_annotation,
+    python_function, cuda_runtime and cuda_driver events (the kernels, memcpys and memsets kept; synthetic cut of
+    tests/data/kineto) against L1; L1's trace_view.json without its cpu_op events (a copy) against that trace.
+    The comparisons named are the sheets each default run writes: the GPU trace has E2E time and no collective,
+    L1 its HCCL all-reduce; L1 without ops has its kernel table, the GPU side none."""
+    gpu = tmp_path / "nohost.pt.trace.json"
+    _without_host_ops(DATA / "kineto" / "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz", gpu,
+                      {"cpu_op", "user_annotation", "python_function", "cuda_runtime", "cuda_driver"})
+    npu = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(samples / L1_TEXT, npu)
+    trace = npu / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    events = json.loads(trace.read_text())
+    trace.write_text(json.dumps([e for e in events if e.get("cat") != "cpu_op"]))
+    for pair, why, said in (((gpu, samples / L1_TEXT), "a GPU trace without cpu_op or runtime events has none",
+                             ["overall", "communication"]),
+                            ((DATA / "kineto" / "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz", npu),
+                             "a torch_npu export without cpu_op events has none", ["overall", "communication"])):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            res = compare(*map(str, pair))
+        assert f"only the other side has ops ({why}): the overall and communication comparisons apply" in (
+            _one_sided_line(caplog))
+        assert [n for n in _SHEET_OF.values() if n in res.sheet_names] == [_SHEET_OF[k] for k in said]
 
 
 def test_gpu_vs_npu_categories_note_says_a_mindspore_side_files_the_ops_vector_kernels_in_vector(

@@ -292,6 +292,16 @@ def gpu_family(names: np.ndarray, kw: classify.Keywords | None = None,
 Events = dict[str, np.ndarray]
 
 
+def gpu_comm_rows(k: pd.DataFrame, kw: classify.Keywords | None = None) -> np.ndarray:
+    """Positions of a GPU side's collective kernels in its kernels frame ``k``: the original's rule takes memcpys
+    named nccl*; other collectives are kernels, as in the breakdown."""
+    names = col_of(k, "name", object)
+    cats = col_of(k, "cat", object)
+    prefixed = classify.per_unique(names, lambda n: n.startswith(GPU_COMM_PREFIXES))
+    return np.flatnonzero(classify.per_unique(cats, lambda c: c in GPU_KERNEL_CATS)
+                          & (prefixed | (classify.is_gpu_comm_kernel_name(names, kw) & (cats == "kernel"))))
+
+
 def comm_events(profile: Profile, kw: classify.Keywords | None = None) -> tuple[Events, Events]:
     """(ops, tasks) of one side as columns name / ts / dur / op_id; GPU has no task rows, and its ops
     carry their family (``classify.gpu_comm_test`` picks them)."""
@@ -305,12 +315,7 @@ def comm_events(profile: Profile, kw: classify.Keywords | None = None) -> tuple[
         k = profile.kernels
         if not len(k):
             return cols(k, none, none), cols(k, none, none)
-        names = col_of(k, "name", object)
-        cats = col_of(k, "cat", object)
-        # the original's rule takes memcpys named nccl*; other collectives are kernels, as in the breakdown
-        prefixed = classify.per_unique(names, lambda n: n.startswith(GPU_COMM_PREFIXES))
-        rows = np.flatnonzero(classify.per_unique(cats, lambda c: c in GPU_KERNEL_CATS)
-                              & (prefixed | (classify.is_gpu_comm_kernel_name(names, kw) & (cats == "kernel"))))
+        rows = gpu_comm_rows(k, kw)
         # the original's kernel dict keys "pid-tid-ts": a duplicate event is one kernel (the later one)
         rows = rows[last_of_keys(*(col_of(k, c, np.int64)[rows] for c in ("pid", "tid", "ts")))]
         ops = cols(k, rows, np.full(len(rows), -1, np.int64))

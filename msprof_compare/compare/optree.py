@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import logging
+import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -77,43 +78,116 @@ def _kernel_table(p: Profile) -> bool:
     return kd is not None and len(kd) > 0 and "Type" in kd.columns and "Duration(us)" in kd.columns
 
 
-def comparisons_without_ops(ctx: RunContext) -> list[str]:
-    """The comparisons of this run that pair no ops and apply to the pair: overall (both sides have E2E time; its
-    comparator ran before), communication (its comparator made rows) and kernel (both sides NPU data with a kernel
-    table; it runs after the ones that pair ops). The one-sided warning said "the overall and communication
-    comparisons apply" of every MindSpore side, beside a MindSpore 1.x timeline that has neither."""
+#: The comparisons that pair no ops, by the flag that asks for each, in the original's sheet order
+_WITHOUT_OPS = (("overall", "enable_profiling_compare"), ("communication", "enable_communication_compare"),
+                ("kernel", "enable_kernel_compare"))
+
+
+def _device_time(p: Profile) -> bool:
+    """Whether ``p`` holds device work with a duration, which the overall comparison's E2E time spans (every loader
+    reads the kernels / device tasks whatever the run compares): a MindSpore 1.x timeline_display file has none."""
+    k = p.kernels
+    return len(k) > 0 and bool((col_of(k, "dur", np.int64) > 0).any())
+
+
+def _communication_rows(ctx: RunContext) -> bool:
+    """Whether the communication comparison, not run here, would make CommunicationCompare rows: a side with a
+    communication op of a family in its step (an NPU side's as the comparator groups them; a GPU side's collective
+    kernels, each of which it names). Both loaders read these whatever the run compares."""
+    from .communication import gpu_comm_rows, side_data
+    from .steps import in_range, side_range
+
+    kw = None
+    for side in ("base", "comparison"):
+        p = side_profile(ctx, side)
+        rng = side_range(ctx, side)
+        if p.is_gpu:
+            kw = kw or ctx.keywords or classify.load_keywords()
+            rows = gpu_comm_rows(p.kernels, kw)
+            if in_range(col_of(p.kernels, "ts", np.int64)[rows], rng).any():
+                return True
+        elif side_data(p, rng):
+            return True
+    return False
+
+
+def comparisons_without_ops(ctx: RunContext) -> tuple[list[str], list[tuple[str, str]]]:
+    """The comparisons that pair no ops and apply to the pair: (those of this run, (name, flag) of those this run
+    left off). Overall: both sides have E2E time (its comparator ran before; else both hold timed device work);
+    communication: CommunicationCompare has rows (its comparator ran before; else ``_communication_rows``); kernel:
+    both sides NPU data with a kernel table. The one-sided warning said "the overall and communication comparisons
+    apply" of every MindSpore side, beside a MindSpore 1.x timeline that has neither, and "none of this run's other
+    comparisons applies" in a memory-only run whose pair the overall comparison would serve."""
     from .overall import find_breakdowns
 
     opts = ctx.options
-    bds = find_breakdowns(ctx)
-    applies = []
-    if opts.enable_profiling_compare and bds is not None and all(bd.e2e_ns > 0 for bd in bds):
-        applies.append("overall")
-    if opts.enable_communication_compare and ctx.cache.get(COMMUNICATION_ROWS):
-        applies.append("communication")
-    if (opts.enable_kernel_compare and ctx.base.is_npu and ctx.comparison.is_npu
-            and _kernel_table(ctx.base) and _kernel_table(ctx.comparison)):
-        applies.append("kernel")
-    return applies
+
+    def overall() -> bool:
+        if opts.enable_profiling_compare:
+            bds = find_breakdowns(ctx)
+            return bds is not None and all(bd.e2e_ns > 0 for bd in bds)
+        return _device_time(ctx.base) and _device_time(ctx.comparison)
+
+    def communication() -> bool:
+        if opts.enable_communication_compare:
+            return bool(ctx.cache.get(COMMUNICATION_ROWS))
+        return _communication_rows(ctx)
+
+    def kernel() -> bool:
+        return (ctx.base.is_npu and ctx.comparison.is_npu and _kernel_table(ctx.base)
+                and _kernel_table(ctx.comparison))
+
+    tests = {"overall": overall, "communication": communication, "kernel": kernel}
+    applies, would = [], []
+    for name, flag in _WITHOUT_OPS:
+        if tests[name]():
+            if getattr(opts, flag):
+                applies.append(name)
+            else:
+                would.append((name, flag))
+    return applies, would
+
+
+def no_ops_reason(p: Profile) -> str:
+    """Why ``p`` has no torch op, as far as its kind tells: a GPU trace or a torch_npu export holds no host event
+    that is one (recorded without the CPU activity, or cut); MindSpore exports, msmonitor captures and CANN
+    timelines record none. The warning said "(MindSpore exports have none)" of a Kineto trace with kernels alone."""
+    if p.is_gpu:
+        return "a GPU trace without cpu_op or runtime events has none"
+    given = os.path.basename(os.path.normpath(p.path))
+    read = os.path.basename(p.files.get("trace_view.json") or p.files.get("db") or "")
+    if given.endswith("_ascend_pt") or read.startswith("ascend_pytorch_profiler") or (
+            p.level == "trace" and read == "trace_view.json"):
+        return "a torch_npu export without cpu_op events has none"
+    if read.startswith("msmonitor"):
+        return "msmonitor captures have none"
+    if p.level == "trace" and not given.endswith("_ascend_ms"):
+        return "MindSpore and CANN timelines have none"
+    return "MindSpore exports have none"
 
 
 def one_sided(ctx: RunContext) -> bool:
     """Whether exactly one side recorded no torch op (a MindSpore export, a capture without the CPU activity):
     a sheet of paired ops would then hold the other side's ops alone, each "100 %" slower or faster, so the
     operator, module, memory and API sheets are left out, with one warning saying why (the original writes
-    them one-sided) and which of this run's other comparisons apply (``comparisons_without_ops``)."""
+    them one-sided) and which other comparisons apply (``comparisons_without_ops``), naming the flags of those
+    this run left off."""
     def compute() -> bool:
         without = [p for p in (ctx.base, ctx.comparison) if not p.has_ops]
         if len(without) != 1:
             return False
-        applies = comparisons_without_ops(ctx)
+        applies, would = comparisons_without_ops(ctx)
         if applies:
             what = f"the {and_list(applies)} comparison{'s apply' if len(applies) > 1 else ' applies'}"
         else:
             what = "none of this run's other comparisons applies"
+        if would:
+            names = [n for n, _ in would]
+            what += (f"; {and_list([f'--{f}' for _, f in would])} would add the {and_list(names)} "
+                     f"comparison{'s' if len(names) > 1 else ''}")
         log.warning("Can't find any torch op in the file: %s, so the sheets that pair the ops of both sides "
-                    "(operator, module, memory, API) are left out; only the other side has ops (MindSpore exports "
-                    "have none): %s", without[0].path, what)
+                    "(operator, module, memory, API) are left out; only the other side has ops (%s): %s",
+                    without[0].path, no_ops_reason(without[0]), what)
         return True
 
     return ctx.cached("optree.one_sided", compute)
