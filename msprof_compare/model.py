@@ -182,6 +182,16 @@ def step_number(suffix: str) -> int:
         return -1
 
 
+#: What a step asked for holds of two overlapping steps (``step_notes``): the communication comparison cuts by time
+#: (reference-1 §1.4), so an event in both is in each; the operator, memory and API sheets take the ops under the
+#: step's top-level marker, and the later marker, which starts inside the earlier one, nests under it
+#: (``OpTree.top_layer``). The note said "an event in both is in each" of every sheet, where asking for the later
+#: step ends with "There is no operator event data" (the level-1 excerpt with a step 51 starting inside step 50).
+OVERLAP_STEPS = ("with a step asked for, the communication comparison counts an event in both in each, the operator, "
+                 "memory and API sheets an op in both in the earlier step alone (the later one holds no op of its "
+                 "own)")
+
+
 def step_notes(path: str, names: np.ndarray, ts: np.ndarray, dur: np.ndarray, selectable: bool) -> list[str]:
     """Warnings for a trace's ``ProfilerStep#`` markers (``names`` / ``ts`` / ``dur`` of the events the steps
     are read from, in file order) that give one id to two events, or whose ranges overlap: real traces hold one
@@ -218,7 +228,7 @@ def step_notes(path: str, names: np.ndarray, ts: np.ndarray, dur: np.ndarray, se
     if inside.size:
         notes.append(f"{path}: ProfilerStep# step(s) {', '.join(str(i) for i in ids[order][inside].tolist())} "
                      "start before an earlier step ends"
-                     + ("; an event in both is in each when a step is asked for" if selectable else ""))
+                     + (f"; {OVERLAP_STEPS}" if selectable else ""))
     return notes
 
 

@@ -65,10 +65,40 @@ def test_npu_overlapping_steps_are_said(tmp_path: Path) -> None:
     dst, tv = _npu(tmp_path, NPU, [STEP_50, inside])
     prof = load_profile(str(dst), Options(base_step=50, comparison_step=50))
     assert [w for w in prof.warnings if "ProfilerStep" in w] == [
-        f"{tv}: ProfilerStep# step(s) 51 start before an earlier step ends; an event in both is in each when a step "
-        "is asked for"]
+        f"{tv}: ProfilerStep# step(s) 51 start before an earlier step ends; with a step asked for, the communication "
+        "comparison counts an event in both in each, the operator, memory and API sheets an op in both in the earlier "
+        "step alone (the later one holds no op of its own)"]
     assert step_range(prof, 50) == (START_50, END_50)
     assert step_range(prof, 51) == (START_50 + 100_000_000, START_50 + 200_000_000)
+
+
+def test_npu_overlapping_steps_note_says_what_each_sheet_holds(tmp_path: Path, caplog) -> None:
+    """The note said "an event in both is in each when a step is asked for", true of the communication comparison
+    (a time range, reference-1 §1.4) but not of the operator sheets: an op sits under one marker only, and the later
+    marker nests under the earlier one (``OpTree.top_layer``). Step 51 starting 40 ms into step 50 and lasting
+    200 ms holds the whole fixture window (its 208 ops and its HCCL all-reduce, 44.3 to 47.3 ms into step 50):
+    CommunicationCompare of either step holds the all-reduce; step 50's operator sheets hold the ops (23 rows,
+    as without the edit: the ops under a step 50 marker alone), step 51's none, and its API comparison stops."""
+    from msprof_compare.api import compare
+    from msprof_compare.errors import StepError
+
+    inside = _moved(STEP_50, "ProfilerStep#51", "1736408883726740.710", 200000.0)
+    dst, _ = _npu(tmp_path / "both", NPU, [STEP_50, inside])
+    alone, _ = _npu(tmp_path / "alone", NPU, [STEP_50])
+    steps = {"enable_operator_compare": True, "enable_communication_compare": True}
+    unedited = compare(str(alone), str(alone), base_step=50, comparison_step=50, **steps)
+    sheets = {}
+    for step in (50, 51):
+        res = compare(str(dst), str(dst), base_step=step, comparison_step=step, **steps)
+        sheets[step] = {n: res.sheet(n) for n in res.sheet_names}
+    comm = sheets[50]["CommunicationCompare"]
+    assert comm.iloc[0, 1] == "allreduce" and comm.iloc[0, 3] == 1
+    assert sheets[51]["CommunicationCompare"].equals(comm)
+    assert len(sheets[50]["OperatorCompare"]) == 23
+    assert sheets[50]["OperatorCompare"].equals(unedited.sheet("OperatorCompare"))
+    assert "OperatorCompare" not in sheets[51]
+    with pytest.raises(StepError, match="There is no operator event data for step 51"):
+        compare(str(dst), str(dst), base_step=51, comparison_step=51, enable_api_compare=True)
 
 
 def test_npu_disjoint_and_touching_steps_are_not_said(tmp_path: Path) -> None:
