@@ -2,7 +2,8 @@
 device events has one refused (no time breakdown can be made of it).
 
 Cut at test time from real excerpts: tests/data/kineto/h100_timesformer_excerpt.pt.trace.json (TraceLens) and
-tests/data/npu/rank0_ascend_pt (msinsight level1 sample, see the README files there); only "dur" keys are removed.
+tests/data/npu/rank0_ascend_pt (msinsight level1 sample, see the README files there), and two MindSpore timeline
+files of shared/samples/mindinsight; only "dur" keys are removed.
 The expected durations are summed here from the excerpts' own JSON values.
 """
 
@@ -228,3 +229,39 @@ def test_kineto_epoch_scale_trace_without_kernel_dur(tmp_path: Path) -> None:
         f"{path}: complete events without a 'dur' (2 of 14 kernels); read as 0 long, so their time counts in no "
         "figure"]
     assert int(prof.kernels["dur"].sum()) == sum(_ns(e["dur"]) for e in kernels[2:])
+
+
+MS_TIMELINES = "mindinsight/tests/utils/resource"
+#: A CANN msprof timeline of a MindSpore run (device lanes, no torch op) and a MindSpore 1.x timeline_display file
+#: (events on no named lane: no figure reads them)
+MSPROF_TIMELINE = (f"{MS_TIMELINES}/profiler/PROF_000001_20230818142704322_COJGGGCANRMICFBC/device_0/timeline/"
+                   "msprof_0_2_1.json")
+MS1_DISPLAY = f"{MS_TIMELINES}/run_2/normal_run/profiler/ascend_timeline_display_1.json"
+
+
+def test_legacy_timelines_without_dur_follow_the_trace_rule(samples: Path, tmp_path: Path) -> None:
+    """The timeline files given alone (the MindSpore sample's msprof_0_2_1.json and 1.x ascend_timeline_display_1.json,
+    every "dur" key removed) load by the text trace rule: the msprof timeline's 1,048 device events without one are
+    refused by a run that reads the device time and said in one warning by a run that does not (the API comparison
+    against the level-1 export); the 1.x file's events lie on no device lane and are no op, so no figure reads them,
+    and its runs are those of the unedited file (CommunicationCompare of the level-1 side alone)."""
+    level1 = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+    cut = {}
+    for name in (MSPROF_TIMELINE, MS1_DISPLAY):
+        events = json.loads((samples / name).read_text())
+        for e in events if isinstance(events, list) else events["traceEvents"]:
+            e.pop("dur", None)
+        cut[name] = tmp_path / Path(name).name
+        cut[name].write_text(json.dumps(events))
+    msprof = str(cut[MSPROF_TIMELINE])
+    with pytest.raises(ProfileError, match=r"none of the trace's 1,048 device events .* which the communication "
+                                           r"comparison reads from them"):
+        compare(msprof, str(level1), enable_communication_compare=True)
+    prof = load_profile(msprof, build_options(enable_api_compare=True)[0])
+    assert [w for w in prof.warnings if "'dur'" in w] == [
+        f"{msprof}: complete events without a 'dur' (1,048 of 1,048 device events); read as 0 long, so their time "
+        "counts in no figure"]
+    display = compare(str(cut[MS1_DISPLAY]), str(level1))
+    whole = compare(str(samples / MS1_DISPLAY), str(level1))
+    assert display.sheet_names == whole.sheet_names == ["CommunicationCompare"]
+    pd.testing.assert_frame_equal(display.sheet("CommunicationCompare"), whole.sheet("CommunicationCompare"))

@@ -513,13 +513,28 @@ def test_empty_task_table(tmp_path: Path) -> None:
 def test_task_table_without_a_timed_row(tmp_path: Path, column: str) -> None:
     """Rows without a start or end time are left out of every query (one warning; the rest load:
     ``test_db_rows_without_a_time_are_left_out_and_counted``). When that is every TASK row the profile has no
-    device activity, as with an empty TASK table, which is refused: it loaded with an E2E time of 0 and the one
-    warning."""
+    device time: a run that reads it is refused, naming which of its comparisons do (it loaded with an E2E time of
+    0 and the one warning), as a trace without any device 'dur' is (test_absent_durations.py). The API and memory
+    comparisons read PYTORCH_API and the memory tables: such a run goes on, and its sheets are the whole export's
+    (it was refused too)."""
     f = edited_copy(L1, _db(tmp_path), f"UPDATE TASK SET {column} = NULL")
     with pytest.raises(ProfileError) as e:
         load_profile(str(f), OPTS)
     assert str(e.value) == (f"{f}: no row of the TASK table has a start and an end time (552 row(s) without): no "
-                            "device activity was recorded")
+                            "device time to compare, which the time breakdown, the operator comparison, the "
+                            "communication comparison and the kernel comparison read from it (the API and memory "
+                            "comparisons do not read it and run without it)")
+    with pytest.raises(ProfileError, match=r"which the kernel comparison reads from it \(the API"):
+        load_profile(str(f), build_options(enable_kernel_compare=True)[0])
+    on = {"enable_api_compare": True, "enable_memory_compare": True}
+    assert f"{f}: 552 row(s) have no start or end time (552 TASK); left out" in load_profile(
+        str(f), build_options(**on)[0]).warnings
+    from msprof_compare.api import compare
+
+    got, whole = compare(str(f), str(L1), **on), compare(str(L1), str(L1), **on)
+    for sheet in ("ApiCompare", "MemoryCompare", "MemoryCompareStatistic"):
+        assert len(got.sheet(sheet)) == len(whole.sheet(sheet)) > 0
+        pd.testing.assert_frame_equal(got.sheet(sheet), whole.sheet(sheet))
     (tmp_path / "one").mkdir()
     one = edited_copy(L1, tmp_path / "one" / f.name, f"UPDATE TASK SET {column} = NULL WHERE rowid > 1")
     assert f"{one}: 551 row(s) have no start or end time (551 TASK); left out" in load_profile(str(one), OPTS).warnings

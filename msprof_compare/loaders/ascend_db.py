@@ -66,6 +66,8 @@ import pandas as pd
 from ..errors import ProfileError, StepError
 from ..model import CANN_MARK, NO_RANK, Profile, frame, positions_in_runs, us_text
 from ..options import Options
+from ..textsafe import and_list
+from . import traceio
 from .numparse import LONG_DURATION_TEXT, MAX_DURATION_NS, MAX_RESERVED_BYTES, memory_oddities
 
 log = logging.getLogger("msprof-analyze")
@@ -1475,6 +1477,20 @@ def load(layout: Any, opts: Options, step: int = -1) -> Profile:
         db.close()
 
 
+def _untimed_tasks(db: _Db, opts: Options) -> None:
+    """A TASK table none of whose rows has a start and an end time (NULL): refused by a run that reads the device
+    time, naming which of its comparisons do (the time breakdown, the operator and communication comparisons, as of
+    a text or Kineto trace without 'dur', ``traceio.device_time_readers``; and a DB's kernel comparison, which takes
+    its kernels' durations from TASK). The API and memory comparisons read PYTORCH_API and the memory tables: such a
+    run goes on, the rows counted in the load's untimed-rows warning (it was refused whatever the run compared)."""
+    readers = traceio.device_time_readers(opts) + (["the kernel comparison"] if opts.enable_kernel_compare else [])
+    if readers:
+        raise ProfileError(db.path, f"no row of the TASK table has a start and an end time ({db.untimed['TASK']} "
+                                    f"row(s) without): no device time to compare, which {and_list(readers)} "
+                                    f"read{'s' if len(readers) == 1 else ''} from it",
+                           hint="the API and memory comparisons do not read it and run without it")
+
+
 def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
     path = db.path
     missing = [t for t in REQUIRED_TABLES if not db.has(t)]
@@ -1484,9 +1500,8 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
     if db.scalar("SELECT 1 FROM TASK LIMIT 1") is None:
         raise ProfileError(path, "the TASK table is empty: no device activity was recorded")
     if db.untimed.get("TASK") and db.scalar("SELECT 1 FROM TASK WHERE startNs IS NOT NULL AND endNs IS NOT NULL "
-                                            "LIMIT 1") is None:  # every row left out: as empty as no row
-        raise ProfileError(path, f"no row of the TASK table has a start and an end time ({db.untimed['TASK']} "
-                                 "row(s) without): no device activity was recorded")
+                                            "LIMIT 1") is None:  # every row left out: no device time at all
+        _untimed_tasks(db, opts)
     _check_task_links(db)
     kind = db_kind(path)
     steps = _steps(db)
