@@ -53,6 +53,12 @@ NO_RANK = 0xFFFFFFFF
 #: adds it): the memory comparison places such a record at the launch it belongs to (reference-2 §5.2).
 CANN_MARK = "cann::"
 
+#: ``Profile.extra`` key, True where the loader went on without any device time (none of the kernels / device
+#: events has a 'dur', no TASK row has both times) because the run reads none (``traceio.device_time_readers``):
+#: the one-sided warning does not offer a comparison that would refuse such a side
+#: (``optree.comparisons_without_ops``)
+NO_DEVICE_TIME = "no_device_time"
+
 #: Column name -> dtype for every event table of the model.
 SCHEMAS: dict[str, dict[str, str]] = {
     # Host-side operators ("torch ops"). GPU: cat in cpu_op / user_annotation /

@@ -10,6 +10,7 @@ The expected durations are summed here from the excerpts' own JSON values.
 from __future__ import annotations
 
 import json
+import logging
 import re
 import shutil
 from decimal import Decimal
@@ -239,7 +240,7 @@ MSPROF_TIMELINE = (f"{MS_TIMELINES}/profiler/PROF_000001_20230818142704322_COJGG
 MS1_DISPLAY = f"{MS_TIMELINES}/run_2/normal_run/profiler/ascend_timeline_display_1.json"
 
 
-def test_legacy_timelines_without_dur_follow_the_trace_rule(samples: Path, tmp_path: Path) -> None:
+def test_legacy_timelines_without_dur_follow_the_trace_rule(samples: Path, tmp_path: Path, caplog) -> None:
     """The timeline files given alone (the MindSpore sample's msprof_0_2_1.json and 1.x ascend_timeline_display_1.json,
     every "dur" key removed) load by the text trace rule: the msprof timeline's 1,048 device events without one are
     refused by a run that reads the device time and said in one warning by a run that does not (the API comparison
@@ -261,7 +262,39 @@ def test_legacy_timelines_without_dur_follow_the_trace_rule(samples: Path, tmp_p
     assert [w for w in prof.warnings if "'dur'" in w] == [
         f"{msprof}: complete events without a 'dur' (1,048 of 1,048 device events); read as 0 long, so their time "
         "counts in no figure"]
+    # the timeline has no torch op: the one-sided warning does not offer the communication comparison, which the
+    # level-1 side's HCCL ops would give were the timeline timed, as this run with it is refused
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        compare(msprof, str(level1), enable_api_compare=True)
+    assert [m for m in caplog.messages if "torch op" in m][0].endswith(
+        "(MindSpore and CANN timelines have none): none of this run's other comparisons applies")
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        compare(str(samples / MSPROF_TIMELINE), str(level1), enable_api_compare=True)
+    assert [m for m in caplog.messages if "torch op" in m][0].endswith(
+        "none of this run's other comparisons applies; enable_profiling_compare=True and "
+        "enable_communication_compare=True would add the overall and communication comparisons")
     display = compare(str(cut[MS1_DISPLAY]), str(level1))
     whole = compare(str(samples / MS1_DISPLAY), str(level1))
     assert display.sheet_names == whole.sheet_names == ["CommunicationCompare"]
     pd.testing.assert_frame_equal(display.sheet("CommunicationCompare"), whole.sheet("CommunicationCompare"))
+
+
+def test_one_sided_warning_offers_no_comparison_a_side_without_device_time_would_refuse(
+        tmp_path: Path, caplog) -> None:
+    """The timesformer excerpt without any kernel 'dur' (its API run goes on) against the MindSpore-layout excerpt
+    (no torch op; its HCCL all-reduce and device lanes timed): the one-sided warning offered the overall and
+    communication comparisons by their flags, whose run refuses the cut trace; the unedited excerpt gets both."""
+    path, _ = _kineto(tmp_path, lambda e: _is_kernel(e))
+    mindspore = DATA / "npu" / "profiler" / "rank-0_20250101000000000_ascend_ms"
+    for base, end in ((path, "none of this run's other comparisons applies"),
+                      (TIMESFORMER, "none of this run's other comparisons applies; enable_profiling_compare=True and "
+                                    "enable_communication_compare=True would add the overall and communication "
+                                    "comparisons")):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            compare(str(base), str(mindspore), enable_api_compare=True)
+        assert [m for m in caplog.messages if "torch op" in m][0].endswith("(MindSpore exports have none): " + end)
+    with pytest.raises(ProfileError, match="which the communication comparison reads from them"):
+        compare(str(path), str(mindspore), enable_communication_compare=True)
+    assert {"OverallMetrics", "CommunicationCompare"} <= set(compare(str(TIMESFORMER), str(mindspore)).sheet_names)

@@ -33,7 +33,17 @@ import numpy as np
 import pandas as pd
 
 from ..columns import col_of
-from ..model import DRIVER_CATS, RUNTIME_CATS, STEP_MARK, Profile, factorize, knows_backward_thread, ranges, starts_read
+from ..model import (
+    DRIVER_CATS,
+    NO_DEVICE_TIME,
+    RUNTIME_CATS,
+    STEP_MARK,
+    Profile,
+    factorize,
+    knows_backward_thread,
+    ranges,
+    starts_read,
+)
 from ..textsafe import and_list, term_safe
 from . import classify
 from .align import AlignMemo, align, no_matching
@@ -117,7 +127,8 @@ def comparisons_without_ops(ctx: RunContext) -> tuple[list[str], list[tuple[str,
     communication: CommunicationCompare has rows (its comparator ran before; else ``_communication_rows``); kernel:
     both sides NPU data with a kernel table. The one-sided warning said "the overall and communication comparisons
     apply" of every MindSpore side, beside a MindSpore 1.x timeline that has neither, and "none of this run's other
-    comparisons applies" in a memory-only run whose pair the overall comparison would serve."""
+    comparisons applies" in a memory-only run whose pair the overall comparison would serve. A comparison off here
+    that would refuse a side read without device time (``model.NO_DEVICE_TIME``) is not offered."""
     from .overall import find_breakdowns
 
     opts = ctx.options
@@ -138,8 +149,15 @@ def comparisons_without_ops(ctx: RunContext) -> tuple[list[str], list[tuple[str,
                 and _kernel_table(ctx.comparison))
 
     tests = {"overall": overall, "communication": communication, "kernel": kernel}
+    def refused(name: str) -> bool:  # a side its loader read without any device time, as this run reads none: a
+        # run of ``name`` would refuse it (the kernel comparison reads a text export's kernel_details.csv instead)
+        return any(p.extra.get(NO_DEVICE_TIME) and (name != "kernel" or p.source == "ascend_db")
+                   for p in (ctx.base, ctx.comparison))
+
     applies, would = [], []
     for name, flag in _WITHOUT_OPS:
+        if not getattr(opts, flag) and refused(name):
+            continue
         if tests[name]():
             if getattr(opts, flag):
                 applies.append(name)

@@ -64,7 +64,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ProfileError, StepError
-from ..model import CANN_MARK, NO_RANK, Profile, frame, positions_in_runs, us_text
+from ..model import CANN_MARK, NO_DEVICE_TIME, NO_RANK, Profile, frame, positions_in_runs, us_text
 from ..options import Options
 from ..textsafe import and_list
 from . import traceio
@@ -1482,7 +1482,8 @@ def _untimed_tasks(db: _Db, opts: Options) -> None:
     time, naming which of its comparisons do (the time breakdown, the operator and communication comparisons, as of
     a text or Kineto trace without 'dur', ``traceio.device_time_readers``; and a DB's kernel comparison, which takes
     its kernels' durations from TASK). The API and memory comparisons read PYTORCH_API and the memory tables: such a
-    run goes on, the rows counted in the load's untimed-rows warning (it was refused whatever the run compared)."""
+    run goes on, the rows counted in the load's untimed-rows warning (it was refused whatever the run compared), the
+    profile marked ``NO_DEVICE_TIME``."""
     readers = traceio.device_time_readers(opts) + (["the kernel comparison"] if opts.enable_kernel_compare else [])
     if readers:
         raise ProfileError(db.path, f"no row of the TASK table has a start and an end time ({db.untimed['TASK']} "
@@ -1499,8 +1500,9 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
     db.need_times("TASK")
     if db.scalar("SELECT 1 FROM TASK LIMIT 1") is None:
         raise ProfileError(path, "the TASK table is empty: no device activity was recorded")
-    if db.untimed.get("TASK") and db.scalar("SELECT 1 FROM TASK WHERE startNs IS NOT NULL AND endNs IS NOT NULL "
-                                            "LIMIT 1") is None:  # every row left out: no device time at all
+    untimed = bool(db.untimed.get("TASK")) and db.scalar(
+        "SELECT 1 FROM TASK WHERE startNs IS NOT NULL AND endNs IS NOT NULL LIMIT 1") is None  # every row left out
+    if untimed:  # no device time at all
         _untimed_tasks(db, opts)
     _check_task_links(db)
     kind = db_kind(path)
@@ -1511,7 +1513,7 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
     profile = Profile(path=layout.given, kind="NPU", source="ascend_db",
                       files={"db": path})
     profile.extra.update({"db_kind": kind, "step": step if step_range else -1, "step_range": step_range,
-                          "steps": steps})
+                          "steps": steps, NO_DEVICE_TIME: untimed})
     if layout.level == "profiling" and layout.info_path:  # the original's DB mode reads only the database
         from .ascend_text import read_profiler_settings
 

@@ -64,7 +64,18 @@ import pandas as pd
 
 from ..columns import col_of
 from ..errors import ProfileError
-from ..model import NO_RANK, Profile, empty, frame, frame_of, object_array, step_marks, step_notes, threads_in_order
+from ..model import (
+    NO_DEVICE_TIME,
+    NO_RANK,
+    Profile,
+    empty,
+    frame,
+    frame_of,
+    object_array,
+    step_marks,
+    step_notes,
+    threads_in_order,
+)
 from ..options import Options
 from . import paths, traceio
 from .numparse import (
@@ -188,18 +199,22 @@ FLOW_CATS = ("async_npu", "fwdbwd")
 
 
 def _absent_durs(path: str, absent: np.ndarray, is_x: np.ndarray, device: np.ndarray, warnings: list[str],
-                 opts: Options) -> None:
+                 opts: Options, extra: dict[str, Any]) -> None:
     """Say the complete events without a ``dur`` (read as 0), device events (the hardware, HCCL and overlap lanes)
     and host events apart; refuse a trace none of whose device tasks has one (flows and instant events have none by
     design) where the run reads the device time (``traceio.device_time_readers``). A run of the other comparisons
-    (kernel, API, memory) reads none of those durations, kernel_details.csv or not, and goes on with the warning."""
+    (kernel, API, memory) reads none of those durations, kernel_details.csv or not, and goes on with the warning
+    (``extra[NO_DEVICE_TIME]``)."""
     dev, host = is_x & device, is_x & ~device
     n_dev, a_dev = int(dev.sum()), int((absent & dev).sum())
     readers = traceio.device_time_readers(opts)
-    if n_dev and a_dev == n_dev and readers:
-        raise traceio.no_device_time(path, f"{n_dev:,} device events (Ascend Hardware, HCCL, Overlap Analysis lanes)",
-                                     readers, "kernel_details.csv does not replace them; the kernel, API and memory "
-                                              "comparisons do not read them and run without them")
+    if n_dev and a_dev == n_dev:
+        if readers:
+            raise traceio.no_device_time(
+                path, f"{n_dev:,} device events (Ascend Hardware, HCCL, Overlap Analysis lanes)", readers,
+                "kernel_details.csv does not replace them; the kernel, API and memory comparisons do not read them and "
+                "run without them")
+        extra[NO_DEVICE_TIME] = True
     note = traceio.absent_dur_note(path, {"device events": (a_dev, n_dev),
                                           "host events": (int((absent & host).sum()), int(host.sum()))})
     if note:
@@ -279,7 +294,7 @@ _LEGACY_PIDS = frozenset({"cpu functions", "cuda functions"})
 
 
 def _select(path: str, data: bytes, events: list, opts: Options,
-            warnings: list[str]) -> tuple[dict[str, np.ndarray], pd.DataFrame, pd.DataFrame,
+            warnings: list[str], extra: dict[str, Any]) -> tuple[dict[str, np.ndarray], pd.DataFrame, pd.DataFrame,
                                           tuple[int | None, int | None, int | None],
                                           int]:
     """The events some table is built from, as numpy columns; the metadata tables; the lane pids; the count of
@@ -372,7 +387,7 @@ def _select(path: str, data: bytes, events: list, opts: Options,
         traceio.check_ends(path, ts, dur)
         ph = ph[k]
         if absent is not None:
-            _absent_durs(path, absent, timed, _among(pid[k], lane_pids), warnings, opts)
+            _absent_durs(path, absent, timed, _among(pid[k], lane_pids), warnings, opts, extra)
         cols: dict[str, np.ndarray] = {
             # equal categories and names as one object each (``traceio.shared_texts``): the tables keep them per row
             "ph": ph, "cat": object_array(uniq)[codes[k]],
@@ -606,7 +621,7 @@ def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
     if note:
         warnings.append(note)
     try:
-        c, processes, threads, (hw_pid, hccl_pid, ovl_pid), unnamed = _select(path, data, events, opts, warnings)
+        c, processes, threads, (hw_pid, hccl_pid, ovl_pid), unnamed = _select(path, data, events, opts, warnings, extra)
     except ProfileError:  # times kept as text: a time the float decode refuses comes before any other error
         if events and type(events[0]) is traceio.RawTimesEvent:
             traceio.check_raw_ts(path, data, events)

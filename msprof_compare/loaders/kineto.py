@@ -25,7 +25,17 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ProfileError
-from ..model import DRIVER_CATS, GPU_COMM_PREFIXES, LAUNCH_CATS, RUNTIME_CATS, Profile, frame, starts_at, step_notes
+from ..model import (
+    DRIVER_CATS,
+    GPU_COMM_PREFIXES,
+    LAUNCH_CATS,
+    NO_DEVICE_TIME,
+    RUNTIME_CATS,
+    Profile,
+    frame,
+    starts_at,
+    step_notes,
+)
 from ..options import Options
 from . import traceio
 from .numparse import MAX_RESERVED_BYTES, duration_notes, zero_odd_durations
@@ -379,11 +389,13 @@ def _load_kernels(prof: Profile, ev: _Events, opts: Options, corr: bool = False)
     ev.kernel_events = sub
     cols = ev.columns(sub, ("name", "ts", "dur", "pid", "tid"), idx, "kernels")
     readers = traceio.device_time_readers(opts)
-    if ev.absent_durs["kernels"][0] == len(idx) and readers:
+    if ev.absent_durs["kernels"][0] == len(idx):
         # every device figure would read 0 (computing, communication, kernel times) and the E2E all free time
         # against the other side's: a breakdown made of no time at all, which names no real difference
-        raise traceio.no_device_time(ev.path, f"{len(idx):,} kernels", readers,
-                                     "the API and memory comparisons do not read them and run without them")
+        if readers:
+            raise traceio.no_device_time(ev.path, f"{len(idx):,} kernels", readers,
+                                         "the API and memory comparisons do not read them and run without them")
+        prof.extra[NO_DEVICE_TIME] = True
     if comm:  # tested once per distinct name, found as a set (equal names are mostly one object: ~10x cheaper than
         # numbering them, 4 against 40 ms for 78k kernels), as every trace with the communication comparison on pays it
         ev.collective_names = {n for n in set(cols["name"].tolist())
