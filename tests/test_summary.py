@@ -1173,6 +1173,9 @@ def _one_sided_line(caplog: pytest.LogCaptureFixture) -> str:
      "the overall, communication and kernel comparisons apply", "MindSpore exports have none"),
     # the NPU step's HCCL ops; no E2E time and no kernel table on the other side
     (L1_TEXT, MS1_TIMELINE_DISPLAY, ["communication"], "the communication comparison applies", _MS_TIMELINES),
+    # a GPU side's NCCL all-reduce kernels
+    (Path(__file__).resolve().parent / "data" / "kineto" / "b200_vllm_allreduce_excerpt.pt.trace.json",
+     MS1_TIMELINE_DISPLAY, ["communication"], "the communication comparison applies", _MS_TIMELINES),
 ])
 def test_one_sided_warning_names_the_comparisons_that_apply(samples, caplog, base, comparison, said, what, why):
     """A side without torch ops: the warning said "(MindSpore exports have none: the overall and communication

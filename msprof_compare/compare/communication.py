@@ -481,6 +481,15 @@ def _db_op_types(profile: Profile, rng: tuple[int, int] | None) -> str:
     return f"an op type of {' / '.join(shown)}" + (" or none" if "" in types else "")
 
 
+def pair_events(p: Profile, kw: classify.Keywords | None, gpu_pair: bool) -> tuple[Events, Events]:
+    """``comm_events`` of one side as the sheet groups them: beside a GPU side (``gpu_pair``), a text export's ops
+    go by collective, as GPU families are collectives."""
+    events = comm_events(p, kw)
+    if gpu_pair and p.is_npu and p.source != "ascend_db":
+        events = ({**events[0], "family": collective_families(events[0]["name"])}, events[1])
+    return events
+
+
 def build(ctx: RunContext) -> list[Sheet]:
     """The CommunicationCompare sheet (left out when neither side has a communication op)."""
     data = []
@@ -491,9 +500,7 @@ def build(ctx: RunContext) -> list[Sheet]:
         kw = ctx.keywords or classify.load_keywords()
     for side, p in (("base", ctx.base), ("comparison", ctx.comparison)):
         rng = side_range(ctx, side)
-        events = comm_events(p, kw)
-        if gpu_pair and p.is_npu and p.source != "ascend_db":  # GPU families are collectives: name the NPU's alike
-            events = ({**events[0], "family": collective_families(events[0]["name"])}, events[1])
+        events = pair_events(p, kw, gpu_pair)
         d = side_data(p, rng, kw, events)
         total, n_out, ns_out = unnamed_ops(p, rng, events)
         left_out.append(ns_out)  # a side without any row is "not recorded" (communication_line), its time still said

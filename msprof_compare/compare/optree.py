@@ -104,19 +104,20 @@ def _communication_rows(ctx: RunContext) -> bool:
     """Whether the communication comparison, not run here, would make CommunicationCompare rows: a side with a
     communication op of a family in its step (an NPU side's as the comparator groups them; a GPU side's collective
     kernels, each of which it names). Both loaders read these whatever the run compares."""
-    from .communication import gpu_comm_rows, side_data
+    from .communication import gpu_comm_rows, gpu_family, pair_events, side_data
     from .steps import in_range, side_range
 
-    kw = None
+    gpu_pair = ctx.base.is_gpu != ctx.comparison.is_gpu
+    kw = ctx.keywords or classify.load_keywords() if ctx.base.is_gpu or ctx.comparison.is_gpu else None
     for side in ("base", "comparison"):
         p = side_profile(ctx, side)
         rng = side_range(ctx, side)
-        if p.is_gpu:
-            kw = kw or ctx.keywords or classify.load_keywords()
+        if p.is_gpu:  # the collective kernels' families by their names (``comm_events``'s naming would log)
             rows = gpu_comm_rows(p.kernels, kw)
-            if in_range(col_of(p.kernels, "ts", np.int64)[rows], rng).any():
+            rows = rows[in_range(col_of(p.kernels, "ts", np.int64)[rows], rng)]
+            if any(f is not None for f in gpu_family(col_of(p.kernels, "name", object)[rows], kw)[0].tolist()):
                 return True
-        elif side_data(p, rng):
+        elif side_data(p, rng, kw, pair_events(p, kw, gpu_pair)):
             return True
     return False
 
