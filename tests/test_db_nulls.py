@@ -331,6 +331,8 @@ def test_pmu_rows_without_a_counter_name_are_said(tmp_path: Path) -> None:
         f"{db}: {n} TASK_PMU_INFO.name value(s) missing (NULL): those rows name no counter, so no task has PMU "
         "figures (the cube-kernel rule finds none)"]
     assert n == 555 and p.extra["has_pmu"] and int(cube_mask(p).sum()) == 0
+    # said once: the "no compute task gets a counter" note said it again beside this one
+    assert [w for w in p.warnings if "TASK_PMU_INFO" in w] == _said(p, "TASK_PMU_INFO.name")
 
 
 def test_a_few_pmu_rows_without_a_name_are_said(tmp_path: Path) -> None:

@@ -175,6 +175,17 @@ def test_communication_tasks_without_ops_are_said(tmp_path: Path) -> None:
     assert not [w for w in none[2] if "COMMUNICATION" in w]
 
 
+def test_communication_tasks_beside_an_empty_op_table_are_said_once(tmp_path: Path) -> None:
+    """COMMUNICATION_OP empty beside communication tasks: one warning says no op is known. Every task's opId then
+    pointed nowhere, and a second warning said those tasks "go to the communication op whose time holds their
+    start", of ops that are not there."""
+    got = _figures(_db(tmp_path, "DELETE FROM COMMUNICATION_OP"))
+    assert got[0]["uncovered_comm_ns"] == 0
+    assert [w for w in got[2] if "COMMUNICATION" in w] == [
+        "DB: COMMUNICATION_TASK_INFO holds rows but COMMUNICATION_OP is empty: no communication op is known, so no "
+        "Communication time is counted (its tasks' time is Free Time)"]
+
+
 # --------------------------------------------------------------------------- references pointing nowhere
 
 COMPUTE = "FROM TASK t JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId"

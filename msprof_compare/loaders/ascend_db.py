@@ -676,10 +676,13 @@ def _pmu(db: _Db, extra: pd.DataFrame, kernels: pd.DataFrame) -> bool:
     rows = _pmu_rows(db, f"{_in_pairs('name', len(wanted))} OR name IS NULL", tuple(wanted),
                      "timestampNs" in db.columns("TASK_PMU_INFO"))
     nameless = rows["name"] == -1
+    said_none = False  # the NULL note says that no task has PMU figures: ``_no_counter`` would say it again
     if nameless.any():
         named = bool((~nameless).any())
         # a loaded task's rows only (a step's, compute tasks): the others change no figure
-        db.null("TASK_PMU_INFO.name", np.count_nonzero(np.isin(rows["task"][nameless], gid)),
+        loaded = np.count_nonzero(np.isin(rows["task"][nameless], gid))
+        said_none = not named and loaded > 0
+        db.null("TASK_PMU_INFO.name", loaded,
                 "those rows name no counter, so their tasks may lack a PMU figure (read as missing; the cube-kernel "
                 "rule may pass them over)" if named else
                 "those rows name no counter, so no task has PMU figures (the cube-kernel rule finds none)")
@@ -701,7 +704,7 @@ def _pmu(db: _Db, extra: pd.DataFrame, kernels: pd.DataFrame) -> bool:
         junk += int(np.isnan(sel["value"][used]).sum())
     if junk:  # only the values of the tasks loaded (a step, compute tasks) count
         db.notes.append(f"{junk} TASK_PMU_INFO value(s) are not finite numbers; read as missing")
-    if all(np.isnan(extra[n].to_numpy()).all() for n in PMU_NAMES):
+    if not said_none and all(np.isnan(extra[n].to_numpy()).all() for n in PMU_NAMES):
         _no_counter(db)
     return True
 
@@ -1023,6 +1026,10 @@ def _orphan_op_ids(db: _Db, op_id: np.ndarray) -> None:
     pairs a task with its op by id and dropped such a task without a word (Calls 36 -> 35 on the level-1 sample for
     one task); it places them by time now, as a NULL opId (``communication.side_data``)."""
     if not (op_id >= 0).any() or not db.has("COMMUNICATION_OP") or "opId" not in db.columns("COMMUNICATION_OP"):
+        return
+    if db.scalar("SELECT 1 FROM COMMUNICATION_OP LIMIT 1") is None:
+        # no op at all: ``_one_comm_table`` says so; "they go to the communication op whose time holds their start"
+        # beside it named ops that are not there
         return
     known = db.ints("SELECT DISTINCT o.opId FROM COMMUNICATION_OP o WHERE o.opId IS NOT NULL", (), 1)[:, 0]
     orphan = (op_id >= 0) & ~np.isin(op_id, known)
