@@ -572,7 +572,10 @@ def _compute_tasks(db: _Db, rng: tuple[int, int], steps: pd.DataFrame, step: int
     parts = []
     for info in tables:
         c = lambda n, info=info: db.col(info, "c", n)  # noqa: E731
-        parts.append(_task_join(db, info, t_cols, [c("name"), c("opType"), c("taskType"), c("inputShapes")], rng))
+        # msprof writes the schedule table without inputShapes (its tasks' shapes read N/A): no column to miss,
+        # where noting it warned "lacks column(s) inputShapes" of every export that has the table
+        shapes = "-1" if info == SCHEDULE_INFO and "inputShapes" not in db.columns(info) else c("inputShapes")
+        parts.append(_task_join(db, info, t_cols, [c("name"), c("opType"), c("taskType"), shapes], rng))
     schedule = np.repeat([info == SCHEDULE_INFO for info in tables], [len(x) for x in parts])
     a = np.concatenate(parts) if len(parts) > 1 else parts[0]
     if len(parts) > 1:  # by start, as one join gives them
