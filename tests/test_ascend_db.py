@@ -419,7 +419,7 @@ def test_names_that_string_ids_lacks_are_counted(tmp_path: Path) -> None:
                   (shape_id, shape_id))[0]
     assert [w.split(": ", 1)[1] for w in p.warnings if "STRING_IDS" in w] == [
         f"{refs} reference(s) to a type, shape or group text point to no text in STRING_IDS (an unknown id, or NULL "
-        "there); read as empty (an op's input shapes and types as N/A)"]
+        "there); read as empty (input shapes and data types of an unknown id as N/A)"]
     before = load_profile(str(L1), OPTS).ops
     changed = (p.ops["input_dims"] != before["input_dims"]) | (p.ops["input_type"] != before["input_type"])
     assert changed.any() and set(p.ops.loc[changed, "input_dims"]) | set(p.ops.loc[changed, "input_type"]) >= {""}

@@ -200,13 +200,13 @@ NOWHERE = sql(L1, "SELECT max(id) + 1000 FROM STRING_IDS")[0][0]
 @pytest.mark.parametrize("statement, said", [
     (f"UPDATE COMPUTE_TASK_INFO SET opType = {NOWHERE} WHERE globalTaskId = {FIRST}",
      "1 reference(s) to a type, shape or group text point to no text in STRING_IDS (an unknown id, or NULL there); "
-     "read as empty (an op's input shapes and types as N/A)"),
+     "read as empty (input shapes and data types of an unknown id as N/A)"),
     (f"UPDATE COMPUTE_TASK_INFO SET opType = -7 WHERE globalTaskId = {FIRST}",
      "1 reference(s) to a type, shape or group text point to no text in STRING_IDS (an unknown id, or NULL there); "
-     "read as empty (an op's input shapes and types as N/A)"),
+     "read as empty (input shapes and data types of an unknown id as N/A)"),
     (f"UPDATE TASK SET taskType = {NOWHERE} WHERE globalTaskId = {FIRST}",
      "1 reference(s) to a type, shape or group text point to no text in STRING_IDS (an unknown id, or NULL there); "
-     "read as empty (an op's input shapes and types as N/A)"),
+     "read as empty (input shapes and data types of an unknown id as N/A)"),
     (f"UPDATE COMPUTE_TASK_INFO SET name = -7 WHERE globalTaskId = {FIRST}",
      "1 name reference(s) point to no text in STRING_IDS (an unknown id, or NULL there); those names read as empty"),
 ])
@@ -319,3 +319,27 @@ def test_memory_block_released_at_a_negative_time_is_said(tmp_path: Path) -> Non
     pd.testing.assert_frame_equal(neg.operator_memory, zero.operator_memory)
     assert [w.split(": ", 1)[1] for w in neg.warnings if "releaseTime" in w] == [
         "1 OP_MEMORY releaseTime value(s) are negative; read as never released"]
+
+
+def test_input_shapes_pointing_nowhere_read_as_the_warning_says(tmp_path: Path) -> None:
+    """The "type, shape or group text" warning says how each such reference reads: a torch op's inputShapes id that
+    STRING_IDS lacks reads N/A (the text for no inputs), as the compute task's does; one whose text is NULL there
+    reads empty (``test_ascend_db``). The warning read "an op's input shapes and types as N/A", which also named
+    the op types (read empty) and the NULL texts. The first op with shapes (SQL) reads N/A, and no other op changes."""
+    (rowid, shape_id) = sql(L1, "SELECT rowid, inputShapes FROM PYTORCH_API WHERE inputShapes IS NOT NULL "
+                                "ORDER BY startNs, rowid LIMIT 1")[0]
+    (refs,) = sql(L1, "SELECT count(*) FROM PYTORCH_API WHERE inputShapes = ?", (shape_id,))[0]
+    (text,) = sql(L1, "SELECT value FROM STRING_IDS WHERE id = ?", (shape_id,))[0]
+    assert refs >= 1 and text not in ("", "N/A")
+    db = _db(tmp_path, f"UPDATE PYTORCH_API SET inputShapes = {NOWHERE} WHERE rowid = {rowid}")
+    p = load_profile(str(db), OPTS)
+    assert [w for w in p.warnings if "point to no text" in w] == [
+        f"{db}: 1 reference(s) to a type, shape or group text point to no text in STRING_IDS (an unknown id, or NULL "
+        "there); read as empty (input shapes and data types of an unknown id as N/A)"]
+    before = load_profile(str(L1), OPTS).ops
+    changed = [c for c in ("input_dims", "input_type")
+               if (p.ops[c].to_numpy() != before[c].to_numpy()).any()]
+    assert len(changed) == 1
+    diff = p.ops[changed[0]].to_numpy() != before[changed[0]].to_numpy()
+    assert diff.sum() == 1 and p.ops.loc[diff, changed[0]].tolist() == ["N/A"]
+    assert before.loc[diff, changed[0]].tolist() == [text]

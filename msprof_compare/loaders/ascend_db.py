@@ -1558,7 +1558,8 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
                         "there); those names read as empty")
     if db.untexted:
         db.notes.append(f"{db.untexted} reference(s) to a type, shape or group text point to no text in STRING_IDS "
-                        "(an unknown id, or NULL there); read as empty (an op's input shapes and types as N/A)")
+                        "(an unknown id, or NULL there); read as empty (input shapes and data types of an unknown id "
+                        "as N/A)")
     profile.warnings.extend(f"{path}: {note}" for note in db.absent_said() + db.notes + db.nulls_said())
     if db.negative:
         what = ", ".join(f"{n} in {t}" for t, n in db.negative.items())
