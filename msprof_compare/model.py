@@ -59,6 +59,16 @@ CANN_MARK = "cann::"
 #: (``optree.comparisons_without_ops``)
 NO_DEVICE_TIME = "no_device_time"
 
+#: ``comm.op_id`` of a DB communication task whose op (COMMUNICATION_OP, by opId) starts outside the step: the
+#: task is in the step but its op is not, so CommunicationCompare leaves it out, as the original's pairing by opId
+#: does (a NULL opId, -1, or one no op holds is placed by time instead).
+OP_OUT_OF_STEP = -2
+
+#: ``Profile.extra`` key of a DB export read for a step: (ops starting before the step that hold tasks inside it,
+#: those tasks, ops starting in the step that hold tasks after its end, those tasks), counted by opId in SQL (the
+#: loader keeps only the step's rows); ``communication.step_cut`` says them.
+COMM_STEP_CUT = "comm_step_cut"
+
 #: Column name -> dtype for every event table of the model.
 SCHEMAS: dict[str, dict[str, str]] = {
     # Host-side operators ("torch ops"). GPU: cat in cpu_op / user_annotation /

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +16,8 @@ from msprof_compare.api import RunContext
 from msprof_compare.compare import communication as comm
 from msprof_compare.model import Profile, frame
 from msprof_compare.options import Options
+
+DATA_DB_L1 = Path(__file__).parent / "data" / "db" / "l1" / "ascend_pytorch_profiler_0.db"
 
 
 def npu(path="npu", ops=(), tasks=(), steps=()) -> Profile:
@@ -454,3 +457,98 @@ def test_db_tasks_belong_to_their_op_id_not_their_time(tmp_path):
     con.close()
     sheet = compare(str(db), str(db), enable_communication_compare=True).sheet("CommunicationCompare")
     assert sheet.loc[sheet["Communication OP Name"] == "|", "Calls"].sum() == n_tasks == 296
+
+
+def _cut_line(path, t_pre: int, n_pre: int, t_post: int, n_post: int) -> str:
+    parts = []
+    if t_pre:
+        parts.append(f"{t_pre} task(s) inside the step of {n_pre} communication op(s) that start before it are left "
+                     "out, as those ops are")
+    if t_post:
+        parts.append(f"{t_post} task(s) after the step's end of {n_post} op(s) that start in it are left out, while "
+                     "those ops' rows count their whole time")
+    return (f"{path}: the step's bounds cut communication ops from their tasks: " + "; ".join(parts)
+            + " (CommunicationCompare counts an op and each task in the step its start lies in, as the original)")
+
+
+def test_db_step_bounds_that_cut_ops_from_their_tasks_are_said(tmp_path, caplog):
+    """A step starting 1 us into the first op and ending 1 us into the last one (level-1 DB excerpt, 4 ops, 296
+    tasks): the first op and its tasks inside the step are left out (the original pairs a task with its op by
+    opId, and the op starts before the step), the last op counts whole but its tasks after the step's end do not.
+    Both cuts went without a word; the expected counts are SQL on the unedited excerpt. The first op's tasks were
+    placed by time before, under no op; now they are out by their opId, whatever their time."""
+    from dbutil import edited_copy, sql
+
+    from msprof_compare.api import compare
+
+    src = DATA_DB_L1
+    ops = sql(src, "SELECT opId, startNs, endNs FROM COMMUNICATION_OP ORDER BY startNs")
+    assert len(ops) == 4
+    lo, hi = ops[0][1] + 1000, ops[3][1] + 1000
+
+    def tasks(where: str, params: tuple) -> int:
+        return sql(src, "SELECT count(*) FROM TASK t JOIN COMMUNICATION_TASK_INFO c USING (globalTaskId) "
+                   f"WHERE {where}", params)[0][0]
+
+    t_pre = tasks("c.opId = ? AND t.startNs BETWEEN ? AND ?", (ops[0][0], lo, hi))
+    t_post = tasks("c.opId = ? AND t.startNs > ?", (ops[3][0], hi))
+    kept = tasks("c.opId IN (?, ?, ?) AND t.startNs BETWEEN ? AND ?", (ops[1][0], ops[2][0], ops[3][0], lo, hi))
+    assert t_pre == 73 and t_post > 0 and kept + t_pre + t_post < 296
+    db = edited_copy(src, tmp_path / "ascend_pytorch_profiler_0.db",
+                     f"UPDATE STEP_TIME SET startNs = {lo}, endNs = {hi}")
+    with caplog.at_level(logging.WARNING):
+        res = compare(str(db), str(db), enable_communication_compare=True, base_step=50, comparison_step=50)
+    sheet = res.sheet("CommunicationCompare")
+    assert sheet.iloc[0]["Calls"] == 3
+    total_us = sum(e - s for _, s, e in ops[1:]) / 1000
+    assert sheet.iloc[0]["Total Duration(us)"] == pytest.approx(total_us, abs=1e-6)
+    assert sheet.loc[sheet["Communication OP Name"] == "|", "Calls"].sum() == kept
+    said = [r.getMessage() for r in caplog.records if "bounds cut" in r.getMessage()]
+    assert set(said) == {_cut_line(db, t_pre, 1, t_post, 1)}
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):  # the excerpt's own step holds its ops whole: nothing to say
+        compare(str(src), str(src), enable_communication_compare=True, base_step=50, comparison_step=50)
+    assert not [r for r in caplog.records if "bounds cut" in r.getMessage()]
+
+
+def test_text_step_bounds_that_cut_ops_from_their_tasks_are_said(samples, tmp_path, caplog):
+    """The text export's counterpart: level-1 rank0 with ProfilerStep#50 moved to start 1 us into its first
+    hcom_allReduce op and end 1 us into its last. The 4 ops run one after the other, so a task is the op's whose
+    [start, end] holds its start (raw JSON, Decimal); the text and DB exports of one run cut the same 73 tasks at
+    the start."""
+    import json
+    import shutil
+    from decimal import Decimal
+
+    from msprof_compare.api import compare
+
+    copy = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt", copy)
+    tv = copy / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    raw = json.loads(tv.read_text(encoding="utf-8"))
+    hccl = next(e["pid"] for e in raw if e.get("ph") == "M" and e.get("name") == "process_name"
+                and e["args"]["name"] == "HCCL")
+    lanes = {e["tid"]: e["args"]["name"] for e in raw if e.get("ph") == "M" and e.get("pid") == hccl
+             and e.get("name") == "thread_name"}
+    ops, tasks = [], []
+    for e in raw:
+        if e.get("ph") == "X" and e.get("pid") == hccl:
+            ts = Decimal(e["ts"])
+            (ops if "Communication" in lanes[e["tid"]] else tasks).append((ts, ts + Decimal(str(e["dur"]))))
+    ops.sort()
+    assert len(ops) == 4 and all(ops[i][1] < ops[i + 1][0] for i in range(3))
+    lo, hi = ops[0][0] + 1, ops[3][0] + 1
+    step = next(e for e in raw if e.get("name") == "ProfilerStep#50")
+    step["ts"], step["dur"] = str(lo), float(hi - lo)
+    tv.write_text(json.dumps(raw), encoding="utf-8")
+    t_pre = sum(1 for t, _ in tasks if lo <= t <= ops[0][1])
+    t_post = sum(1 for t, _ in tasks if hi < t <= ops[3][1])
+    kept = sum(1 for t, _ in tasks if lo <= t <= hi and any(a <= t <= b for a, b in ops[1:]))
+    assert t_pre == 73 and t_post > 0
+    with caplog.at_level(logging.WARNING):
+        res = compare(str(copy), str(copy), enable_communication_compare=True, base_step=50, comparison_step=50)
+    sheet = res.sheet("CommunicationCompare")
+    assert sheet.iloc[0]["Calls"] == 3
+    assert sheet.loc[sheet["Communication OP Name"] == "|", "Calls"].sum() == kept
+    said = [r.getMessage() for r in caplog.records if "bounds cut" in r.getMessage()]
+    assert set(said) == {_cut_line(copy, t_pre, 1, t_post, 1)}

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..columns import col_of
-from ..model import GPU_COMM_PREFIXES, Profile, factorize, pair_codes, ranges
+from ..model import COMM_STEP_CUT, GPU_COMM_PREFIXES, OP_OUT_OF_STEP, Profile, factorize, pair_codes, ranges
 from . import classify
 from .breakdown import last_of_keys
 from .optree import COMMUNICATION_ROWS, GPU_KERNEL_CATS
@@ -398,11 +398,12 @@ def side_data(profile: Profile, rng: tuple[int, int] | None, kw: classify.Keywor
         by_id = dict(zip(ops["op_id"].tolist(), range(len(op_ts)), strict=False))
         owner = np.array([by_id.get(i, -1) for i in tasks["op_id"].tolist()], dtype=np.int64)
         # COMMUNICATION_TASK_INFO.opId NULL, or one no op holds (both said by the loader): placed by time
-        no_id = (tasks["op_id"] < 0) | ~np.isin(tasks["op_id"], op_ids)
+        no_id = (tasks["op_id"] == -1) | ((tasks["op_id"] >= 0) & ~np.isin(tasks["op_id"], op_ids))
         if no_id.any():
             owner[no_id] = attribute_tasks(op_ts, op_end, tasks["ts"])[no_id]
     else:
         owner = attribute_tasks(op_ts, op_end, tasks["ts"])
+    owner[tasks["op_id"] == OP_OUT_OF_STEP] = -1  # its op starts outside the step (``COMM_STEP_CUT``)
     op_ns = ops["dur"]
     for f in pd.unique(fam_arr):
         out[f] = {"ops": op_ns[fam_arr == f], "tasks": {}}
@@ -421,6 +422,48 @@ def side_data(profile: Profile, rng: tuple[int, int] | None, kw: classify.Keywor
             for k, r in enumerate(first_row.tolist()):
                 out[t_fam[r]]["tasks"][t_name[r]] = t_ns[order[bounds[k]:bounds[k + 1]]]
     return out
+
+
+def step_cut(profile: Profile, rng: tuple[int, int] | None, events: tuple[Events, Events]) -> tuple[int, int, int, int]:
+    """(ops starting before the step whose tasks run inside it, those tasks; ops starting in the step whose tasks
+    run after it, those tasks): what the step's bounds cut from CommunicationCompare, which counts an op and its
+    tasks by their starts (reference-2 §4.1, §9). A text export's tasks go to ops by time, as ``side_data``'s walk
+    would place them, a DB's by opId (counted by the loader, which keeps the step's rows alone)."""
+    none = (0, 0, 0, 0)
+    if rng is None or profile.is_gpu:
+        return none
+    if profile.source == "ascend_db":
+        return tuple(profile.extra.get(COMM_STEP_CUT, none))
+    ops, tasks = (_sorted(e, None) for e in events)
+    op_ts, op_end, t_ts = ops["ts"], ops["ts"] + ops["dur"], tasks["ts"]
+    inside = in_range(op_ts, rng)
+    first = op_ts[inside].min() if inside.any() else rng[1] + 1
+    # the step's tasks before its first op: the walk skips them; those an earlier op's time holds are its
+    early = np.flatnonzero(in_range(t_ts, rng) & (t_ts < first))
+    pre = np.flatnonzero((op_ts < rng[0]) & (op_end >= rng[0]))
+    own = attribute_tasks(op_ts[pre], op_end[pre], t_ts[early])
+    # tasks after the step that the walk would give to a step's op, had the step not left them out
+    late = np.flatnonzero(t_ts > rng[1])
+    own_late = attribute_tasks(op_ts[inside], op_end[inside], t_ts[late])
+    return (len(np.unique(own[own >= 0])), int((own >= 0).sum()),
+            len(np.unique(own_late[own_late >= 0])), int((own_late >= 0).sum()))
+
+
+def step_cut_line(profile: Profile, cut: tuple[int, int, int, int]) -> str | None:
+    """One warning for a side whose step bounds cut communication tasks from their ops (None when none): the
+    original leaves them out without a word."""
+    n_pre, t_pre, n_post, t_post = cut
+    parts = []
+    if t_pre:
+        parts.append(f"{t_pre} task(s) inside the step of {n_pre} communication op(s) that start before it are "
+                     "left out, as those ops are")
+    if t_post:
+        parts.append(f"{t_post} task(s) after the step's end of {n_post} op(s) that start in it are left out, "
+                     "while those ops' rows count their whole time")
+    if not parts:
+        return None
+    return (f"{profile.path}: the step's bounds cut communication ops from their tasks: " + "; ".join(parts)
+            + " (CommunicationCompare counts an op and each task in the step its start lies in, as the original)")
 
 
 def _stats(name: str | None, task: str | None, values: np.ndarray | None) -> list:
@@ -502,6 +545,8 @@ def build(ctx: RunContext) -> list[Sheet]:
         rng = side_range(ctx, side)
         events = pair_events(p, kw, gpu_pair)
         d = side_data(p, rng, kw, events)
+        if (cut := step_cut_line(p, step_cut(p, rng, events))) is not None:
+            log.warning("%s", cut)
         total, n_out, ns_out = unnamed_ops(p, rng, events)
         left_out.append(ns_out)  # a side without any row is "not recorded" (communication_line), its time still said
         why = "" if not n_out else (_db_op_types(p, rng) if p.source == "ascend_db"

@@ -64,7 +64,17 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ProfileError, StepError
-from ..model import CANN_MARK, NO_DEVICE_TIME, NO_RANK, Profile, frame, positions_in_runs, us_text
+from ..model import (
+    CANN_MARK,
+    COMM_STEP_CUT,
+    NO_DEVICE_TIME,
+    NO_RANK,
+    OP_OUT_OF_STEP,
+    Profile,
+    frame,
+    positions_in_runs,
+    us_text,
+)
 from ..options import Options
 from ..textsafe import and_list
 from . import traceio
@@ -1024,6 +1034,32 @@ def _communication(db: _Db, rng: tuple[int, int]) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
 
 
+def _comm_step_cut(db: _Db, rng: tuple[int, int], comm: pd.DataFrame) -> tuple[int, int, int, int]:
+    """The communication tasks a step's bounds part from their op, as ``COMM_STEP_CUT`` counts them; the step's
+    tasks of an op outside it take ``OP_OUT_OF_STEP`` in ``comm`` (else they were placed by time, under another op
+    or none). Both cuts are the original's rule (ops and tasks by start, tasks to their op by opId), said by
+    ``communication.step_cut``: moving the level-1 sample's step start 1 us into its first op left 73 of its 295
+    tasks out without a word."""
+    if (rng == _ALL or not len(comm) or not db.has("COMMUNICATION_OP") or not db.has("COMMUNICATION_TASK_INFO")
+            or "opId" not in db.columns("COMMUNICATION_OP") or "opId" not in db.columns("COMMUNICATION_TASK_INFO")):
+        return (0, 0, 0, 0)
+    task = (comm["lane"] == "task").to_numpy()
+    op_id = comm["op_id"].to_numpy()
+    outside = db.ints("SELECT o.opId FROM COMMUNICATION_OP o WHERE o.opId IS NOT NULL AND o.endNs IS NOT NULL "
+                      "AND o.startNs IS NOT NULL AND NOT (o.startNs BETWEEN ? AND ?)", rng, 1)[:, 0]
+    cut = task & (op_id >= 0) & np.isin(op_id, outside)
+    before = (len(np.unique(op_id[cut])), int(cut.sum()))
+    if cut.any():
+        comm.loc[cut, "op_id"] = OP_OUT_OF_STEP
+    # tasks after the step of its ops: one row per TASK run, as the step's own tasks are counted
+    after = db.ints("SELECT count(DISTINCT o.opId), count(*) FROM TASK t "
+                    "JOIN COMMUNICATION_TASK_INFO c ON c.globalTaskId = t.globalTaskId "
+                    "JOIN COMMUNICATION_OP o ON o.opId = c.opId "
+                    "WHERE o.startNs BETWEEN ? AND ? AND o.endNs IS NOT NULL AND t.startNs > ? "
+                    "AND t.endNs IS NOT NULL", (*rng, rng[1]), 2)
+    return (*before, int(after[0, 0]), int(after[0, 1]))
+
+
 def _orphan_op_ids(db: _Db, op_id: np.ndarray) -> None:
     """Count the communication tasks whose opId no COMMUNICATION_OP row holds, in the step or not: CommunicationCompare
     pairs a task with its op by id and dropped such a task without a word (Calls 36 -> 35 on the level-1 sample for
@@ -1543,6 +1579,7 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
     profile.extra["task_summary"] = _task_summary(db, rng, opts.time_breakdown)
     profile.extra["c_core_sqe"] = _c_core_sqe(db, rng)
     profile.comm = _communication(db, rng)
+    profile.extra[COMM_STEP_CUT] = _comm_step_cut(db, rng, profile.comm)
     profile.metadata = _metadata(db)
     profile.rank_span = _rank_span(db)
     profile.extra["memory_peak_bytes"] = _memory_peak(db, rng)
