@@ -203,9 +203,10 @@ def step_number(suffix: str) -> int:
 #: step's top-level marker, and the later marker, which starts inside the earlier one, nests under it
 #: (``OpTree.top_layer``). The note said "an event in both is in each" of every sheet, where asking for the later
 #: step ends with "There is no operator event data" (the level-1 excerpt with a step 51 starting inside step 50).
+#: A text export's module sheets take the modules that start in the step (``modules._step_view``).
 OVERLAP_STEPS = ("with a step asked for, the communication comparison counts an event in both in each, the operator, "
                  "memory and API sheets an op in both in the earlier step alone (the later one holds no op of its "
-                 "own)")
+                 "own), the module sheets a module in the step its start lies in")
 
 
 def step_notes(path: str, names: np.ndarray, ts: np.ndarray, dur: np.ndarray, selectable: bool) -> list[str]:

@@ -67,7 +67,7 @@ def test_npu_overlapping_steps_are_said(tmp_path: Path) -> None:
     assert [w for w in prof.warnings if "ProfilerStep" in w] == [
         f"{tv}: ProfilerStep# step(s) 51 start before an earlier step ends; with a step asked for, the communication "
         "comparison counts an event in both in each, the operator, memory and API sheets an op in both in the earlier "
-        "step alone (the later one holds no op of its own)"]
+        "step alone (the later one holds no op of its own), the module sheets a module in the step its start lies in"]
     assert step_range(prof, 50) == (START_50, END_50)
     assert step_range(prof, 51) == (START_50 + 100_000_000, START_50 + 200_000_000)
 
@@ -192,3 +192,34 @@ def test_kineto_step_marker_nested_in_a_step_is_no_operator(tmp_path: Path, how:
     stats = got.sheet("OperatorCompareStatistic")
     assert (stats["Base Operator Number"] == stats["Comparison Operator Number"]).all()
     assert (stats["Diff Duration(ms)"] == 0).all()
+
+
+def test_npu_step_without_a_module_of_its_own_says_why_no_module_sheet(samples: Path, tmp_path: Path,
+                                                                        caplog) -> None:
+    """A text export's module sheets take the modules that start in the step. The level-1 text sample (the
+    excerpt holds no nn.Module events) with a ProfilerStep#51 from 40 ms into step 50 to 160 ms after its end:
+    every module starts in step 50 (counted from the raw JSON), so step 51 has none, and the module sheets were
+    left out without a word (the operator sheets' "no operator infomation" line named the operators alone)."""
+    import logging
+
+    from msprof_compare.api import compare
+
+    src = samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+    raw = json.loads((src / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").read_text(encoding="utf-8"))
+    start_51 = START_50 + 40_000_000
+    mods = [e for e in raw if e.get("ph") == "X" and str(e.get("name", "")).lower().startswith("nn.module:")]
+    mod_ns = [round(float(e["ts"]) * 1000) for e in mods]  # exact enough: the nearest starts are ms apart
+    assert len(mods) == 26 and max(mod_ns) < start_51
+    dst, _ = _npu(tmp_path, src, [_moved(STEP_50, "ProfilerStep#51", "1736408883726740.710", 200000.0)])
+    with caplog.at_level(logging.WARNING):
+        res = compare(str(dst), str(dst), base_step=51, comparison_step=51, enable_operator_compare=True)
+    assert not res.sheet_names
+    said = [r.getMessage() for r in caplog.records if "nn.Module" in r.getMessage()]
+    assert set(said) == {f"{dst}: none of its 26 nn.Module events starts in step 51 (26 start before it), so it has "
+                         "no module for the module sheets (ModuleCompare, ModuleCompareStatistic): a module counts "
+                         "in the step its start lies in"}
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):  # step 50 holds them: its module sheets, and no such line
+        res = compare(str(dst), str(dst), base_step=50, comparison_step=50, enable_operator_compare=True)
+    assert "ModuleCompare" in res.sheet_names
+    assert not [r for r in caplog.records if "nn.Module" in r.getMessage()]

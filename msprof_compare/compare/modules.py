@@ -32,7 +32,7 @@ from ..model import Profile, factorize, ranges
 from . import classify
 from .align import AlignMemo, no_matching
 from .optree import OpTree, _nest, _subtree_sum, build_tree, levels, op_tree, side_profile
-from .steps import in_range, side_range
+from .steps import in_range, side_range, side_step
 from .table import STYLE_FLOAT, STYLE_INT, STYLE_RATIO, Column, Sheet, diff_ratios, exact_diffs, frame_from_rows, ms3
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -594,6 +594,28 @@ def _step_view(profile: Profile, rng: tuple[int, int]) -> Profile:
                                python_functions=cut(pf, keep=~_is_module(col_of(pf, "name", object))))
 
 
+def _say_no_module_in_step(profile: Profile, view: Profile, step: int, rng: tuple[int, int]) -> None:
+    """Warn when a text export holds nn.Module events but none starts in the step asked for: the module sheets
+    are then left out without a word, as a module counts in the step its start lies in (as a DB export's loader
+    cuts them). A step starting inside an earlier one (the level-1 text sample with a ProfilerStep#51 from 40 ms
+    into step 50) is such a step: its modules started in step 50, and its ops nest under step 50's marker, so its
+    only line was the operator sheets' "There is no operator infomation for step 51"."""
+    pf = profile.python_functions
+    if _is_module(col_of(view.python_functions, "name", object)).any():
+        return
+    is_mod = _is_module(col_of(pf, "name", object))
+    if not is_mod.any():
+        return
+    ts = col_of(pf, "ts", np.int64)[is_mod]
+    before = int((ts < rng[0]).sum())
+    where = (f"{before} start before it" if before == len(ts) else
+             f"{len(ts) - before} start after it" if not before else
+             f"{before} start before it, {len(ts) - before} after it")
+    log.warning("%s: none of its %d nn.Module events starts in step %d (%s), so it has no module for the module "
+                "sheets (ModuleCompare, ModuleCompareStatistic): a module counts in the step its start lies in",
+                profile.path, len(ts), step, where)
+
+
 def module_trees(ctx: RunContext, side: str) -> ModuleTrees | None:
     """Cached module trees of one side (None when it has no nn.Module python functions)."""
     def compute() -> ModuleTrees | None:
@@ -606,6 +628,7 @@ def module_trees(ctx: RunContext, side: str) -> ModuleTrees | None:
         # the original builds a text export's module trees from the whole profile whatever the step; ours
         # from the step's rows, as for a DB export (docs/differences.md)
         view = _step_view(prof, rng)
+        _say_no_module_in_step(prof, view, side_step(ctx, side), rng)
         return build_side(view, build_tree(view, ctx.options.gpu_flow_cat, with_comm=True))
 
     return ctx.cached(_CACHE.format(side=side), compute)
