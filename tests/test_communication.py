@@ -552,3 +552,31 @@ def test_text_step_bounds_that_cut_ops_from_their_tasks_are_said(samples, tmp_pa
     assert sheet.loc[sheet["Communication OP Name"] == "|", "Calls"].sum() == kept
     said = [r.getMessage() for r in caplog.records if "bounds cut" in r.getMessage()]
     assert set(said) == {_cut_line(copy, t_pre, 1, t_post, 1)}
+
+
+def test_db_step_task_of_an_op_before_the_step_goes_under_no_op_by_its_time(tmp_path, caplog):
+    """A DB task inside the step whose op (by opId) starts before it is left out, as the original's pairing by
+    opId leaves it, wherever its time lies: it was placed by time as one of a NULL opId, so a task of op 1 moved
+    into op 2's window counted under op 2. Level-1 DB excerpt, step start 1 us into op 1; counts by SQL."""
+    from dbutil import edited_copy, sql
+
+    from msprof_compare.api import compare
+
+    src = DATA_DB_L1
+    ops = sql(src, "SELECT opId, startNs FROM COMMUNICATION_OP ORDER BY startNs")
+    lo = ops[0][1] + 1000
+    (gid,) = sql(src, "SELECT t.globalTaskId FROM TASK t JOIN COMMUNICATION_TASK_INFO c USING (globalTaskId) "
+                 "WHERE c.opId = ? AND t.startNs > ? ORDER BY t.startNs LIMIT 1", (ops[0][0], lo))[0]
+    at = ops[1][1] + 10
+    db = edited_copy(src, tmp_path / "ascend_pytorch_profiler_0.db", f"UPDATE STEP_TIME SET startNs = {lo}",
+                     f"UPDATE TASK SET startNs = {at}, endNs = {at + 10} WHERE globalTaskId = {gid}")
+    kept = sql(db, "SELECT count(*) FROM TASK t JOIN COMMUNICATION_TASK_INFO c USING (globalTaskId) "
+               "WHERE c.opId <> ? AND t.startNs >= ?", (ops[0][0], lo))[0][0]
+    pre = sql(db, "SELECT count(*) FROM TASK t JOIN COMMUNICATION_TASK_INFO c USING (globalTaskId) "
+              "WHERE c.opId = ? AND t.startNs >= ?", (ops[0][0], lo))[0][0]
+    assert (kept, pre) == (222, 73)
+    with caplog.at_level(logging.WARNING):
+        sheet = compare(str(db), str(db), enable_communication_compare=True, base_step=50,
+                        comparison_step=50).sheet("CommunicationCompare")
+    assert sheet.loc[sheet["Communication OP Name"] == "|", "Calls"].sum() == kept  # 223 before: op 2 took it
+    assert any(f"{pre} task(s) inside the step of 1 communication op(s)" in r.getMessage() for r in caplog.records)
