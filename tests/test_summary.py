@@ -1272,8 +1272,8 @@ def test_gpu_vs_npu_categories_note_says_a_mindspore_side_files_the_ops_vector_k
     conv_v, mm_v = (ref.loc[f"\t\t{row} (Vector)", "Duration(ms)"] for row in ("Conv (Forward)", "Matmul"))
     assert (f"{conv_v:.3f}", f"{mm_v:.3f}") == ("3.869", "0.039")
     gpu = str(samples / HTA_ALEXNET)
-    part = ("side recorded no framework op (a MindSpore export), so its Flash Attention, Conv and Matmul rows hold "
-            "only the kernels whose type names them (as Cube) and those ops' other kernels count in Vector, where "
+    part = ("side recorded no framework op (MindSpore exports have none), so its Flash Attention, Conv and Matmul rows "
+            "hold only the kernels whose type names them (as Cube) and those ops' other kernels count in Vector, where "
             "the {gpu} side files them under the op that launched them ({gpu}: Conv (Forward) (Vector) "
             f"{conv_v:.3f} ms and Matmul (Vector) {mm_v:.3f} ms): compare those rows with Vector added, or "
             "Computing Time")
@@ -1318,8 +1318,8 @@ def test_npu_export_without_framework_ops_note_against_torch_npu(samples, refere
                for label in ("\t\tConv (Forward) (Vector)", "\t\tConv (Backward) (Vector)", "\t\tMatmul (Vector)")]
     assert figures == ["0.393", "0.881", "0.069"]
     l1 = str(samples / L1_TEXT)
-    part = ("side recorded no framework op (a MindSpore export), so its Flash Attention, Conv and Matmul rows hold "
-            "only the kernels whose type names them (as Cube) and those ops' other kernels count in Vector, where "
+    part = ("side recorded no framework op (MindSpore exports have none), so its Flash Attention, Conv and Matmul rows "
+            "hold only the kernels whose type names them (as Cube) and those ops' other kernels count in Vector, where "
             "the {op} side files them under the op that launched them ({op}: Conv (Forward) (Vector) {0} ms, "
             "Conv (Backward) (Vector) {1} ms and Matmul (Vector) {2} ms): compare those rows with Vector added, or "
             "Computing Time")
@@ -1345,12 +1345,30 @@ def test_npu_export_without_framework_ops_note_against_torch_npu(samples, refere
     bare_bd, op_bd = Breakdown("NPU"), Breakdown("NPU")
     bare_bd.e2e_ns = op_bd.e2e_ns = 1_000_000
     bare_bd.b("matmul_cube").ns = op_bd.b("matmul_cube").ns = 400_000
-    profiles = (SimpleNamespace(is_gpu=False, has_ops=False), SimpleNamespace(is_gpu=False, has_ops=True))
+    profiles = tuple(SimpleNamespace(is_gpu=False, has_ops=ops, path="rank0_ascend_ms", files={}, level="")
+                     for ops in (False, True))
     ok = checks._opless_row((bare_bd, op_bd), profiles)
     assert ok["Status"] == "ok" and ok["Detail"].startswith("the comparison side's Flash Attention, Conv and Matmul "
                                                             "rows hold no Vector kernel")
     op_bd.b("matmul_vector").ns = 1
     assert checks._opless_row((bare_bd, op_bd), profiles)["Status"] == "note"
+
+
+def test_opless_note_names_a_torch_npu_side_without_cpu_op_events_by_its_kind(samples, tmp_path):
+    """The note said "(a MindSpore export)" of any NPU side without ops: L1's export without its trace_view.json
+    cpu_op events (a copy: a torch_npu capture without the CPU activity) against L1 itself now reads "(a torch_npu
+    export without cpu_op events has none)", the one-sided warning's words; the figures are L1's own (reference
+    pair 1's OverallMetrics, as in ``test_npu_export_without_framework_ops_note_against_torch_npu``)."""
+    npu = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(samples / L1_TEXT, npu)
+    trace = npu / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    trace.write_text(json.dumps([e for e in json.loads(trace.read_text()) if e.get("cat") != "cpu_op"]))
+    res = compare(str(npu), str(samples / L1_TEXT), enable_profiling_compare=True)
+    detail = res.guards.set_index("Check").loc[checks.OPLESS_CHECK, "Detail"]
+    assert detail.startswith("the base side recorded no framework op (a torch_npu export without cpu_op events has "
+                             "none), so its Flash Attention, Conv and Matmul rows hold only the kernels")
+    assert detail.endswith("(comparison: Conv (Forward) (Vector) 0.393 ms, Conv (Backward) (Vector) 0.881 ms and "
+                           "Matmul (Vector) 0.069 ms): compare those rows with Vector added, or Computing Time")
 
 
 def test_gpu_vs_npu_categories_note_is_left_out_beside_a_side_without_time_breakdown(samples, caplog):

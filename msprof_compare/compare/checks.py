@@ -27,7 +27,7 @@ from ..textsafe import and_list
 from .breakdown import BUCKETS, Breakdown, peak_reserved_gb, peak_without_app_gb
 from .breakdown_npu import has_pmu, hccl_op_rows
 from .kernels import any_typed, kernel_types_whole
-from .optree import Unlinked, built_tree, shape_key, unlinked_kernels
+from .optree import Unlinked, built_tree, no_ops_reason, shape_key, unlinked_kernels
 from .overall import breakdown_keywords, find_breakdowns
 from .table import Sheet, ms3, plain_frame, sheet_numbers, text_cells
 from .waterfall import unsplit
@@ -762,13 +762,16 @@ _OP_VECTOR_ROWS = (("Flash Attention (Forward) (Vector)", "fa_fwd_vector"),
 
 
 def _opless_part(bds: tuple[Breakdown, Breakdown], sides: tuple[Profile, Profile] | None) -> list[str]:
-    """Where one NPU side recorded no framework op (a MindSpore export) and the other side's (a GPU trace, or an
-    NPU export with ops: torch_npu) Flash Attention, Conv or Matmul rows hold Vector kernels: the op-less side
+    """Where one NPU side recorded no framework op (a MindSpore export; a torch_npu export recorded without the CPU
+    activity) and the other side's (a GPU trace, or an NPU export with ops: torch_npu) Flash Attention, Conv or
+    Matmul rows hold Vector kernels: the op-less side
     files its kernels by their type alone, so those rows hold its Cube kernels only and the ops' other kernels
     count in Vector, where the other side files them under the op that launched them. PARAM AlexNet against the
     MindSpore-layout excerpt read Conv (Forward) 6.329 ms -> 0 and Vector 1.703 -> 0.179 ms; the torch_npu export
     of the same kernels files 0.047 ms of them as Matmul (Vector), the MindSpore one as Vector. [] otherwise, and
-    where the op-less side has no categories at all (the category note says that)."""
+    where the op-less side has no categories at all (the category note says that). The parenthesis says why that
+    side has none by its kind, as the one-sided warning does (``optree.no_ops_reason``): it read "(a MindSpore
+    export)" of a torch_npu export without cpu_op events."""
     if sides is None:
         return []
     npu = [i for i, p in enumerate(sides) if not p.is_gpu and not p.has_ops]
@@ -780,9 +783,9 @@ def _opless_part(bds: tuple[Breakdown, Breakdown], sides: tuple[Profile, Profile
     if not held:
         return []
     figures = and_list([f"{label} {_ms(ns)} ms" for label, ns in held])
-    return [f"the {_SIDES[npu[0]]} side recorded no framework op (a MindSpore export), so its Flash Attention, Conv "
-            "and Matmul rows hold only the kernels whose type names them (as Cube) and those ops' other kernels "
-            f"count in Vector, where the {_SIDES[other]} side files them under the op that launched them "
+    return [f"the {_SIDES[npu[0]]} side recorded no framework op ({no_ops_reason(sides[npu[0]])}), so its Flash "
+            "Attention, Conv and Matmul rows hold only the kernels whose type names them (as Cube) and those ops' "
+            f"other kernels count in Vector, where the {_SIDES[other]} side files them under the op that launched them "
             f"({_SIDES[other]}: {figures}): compare those rows with Vector added, or Computing Time"]
 
 
