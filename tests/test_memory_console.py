@@ -192,6 +192,25 @@ def test_zero_change_and_unrecorded_side_list_nobody(sheet):
                                        "memory allocated inside operators ")
 
 
+def test_memory_line_cases_each_clause_where_it_stands(sheet):
+    """Each of the operators' three clauses, leading the sentence (no peak on either side) and after the peak: its
+    first word is written in that case (the line lowered the first letter of whatever clause followed the peak).
+    The bundled pair's first row, aten::linear, 39.30 MB on the base side (its sheet's Base MB 39.303223)."""
+    inside = "memory allocated inside operators (their allocations summed: a volume, not memory held at once)"
+    unrecorded = ("no memory contributor: the comparison side recorded no memory inside its operators (its 0 MB in "
+                  f"MemoryCompareStatistic means not recorded, not a change); {inside}: base 39.30 MB, comparison "
+                  "not recorded.")
+    for diffs, rec, clause in (
+            ([0.0, 0.0], (True, True), f"no operator's allocated memory changed (2 operators); {inside} 39.30 MB on "
+                                       "both sides."),
+            ([1.0], (True, True), f"{inside} 39.30 MB -> 40.30 MB (+1.00 MB)."),
+            ([1.0], (True, False), unrecorded)):
+        alone = memory_line(memory_summary.totals(edited(sheet, diffs), rec, (0.0, 0.0)))
+        after = memory_line(memory_summary.totals(edited(sheet, diffs), rec, (0.5, 0.0)))
+        assert alone == clause[0].upper() + clause[1:]
+        assert after == "Peak reserved memory (Mem Usage): base 0.50 GB, comparison not recorded; " + clause
+
+
 def test_console_shows_ten_rows_and_cuts_long_names(sheet):
     rows = edited(sheet, [1.0] * 14)
     rows.data.iloc[0, 1] = "x" * 80

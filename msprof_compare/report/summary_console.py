@@ -157,13 +157,14 @@ def _recorded(t: pd.Series, base: str, comparison: str) -> tuple[tuple[bool, boo
 
 
 def _unrecorded(rec: tuple[bool, bool], figures: tuple[float, float], unit: str, digits: int, kind: str,
-                nothing: str, zero: str, sheet: str, what: str) -> str:
-    """The sentence for a side that recorded nothing: its 0 in the sheet is no reading, so no contributor."""
+                nothing: str, zero: str, sheet: str, what: str, lead: bool = True) -> str:
+    """The sentence for a side that recorded nothing: its 0 in the sheet is no reading, so no contributor (its
+    first word capitalised where it ``lead``s the sentence)."""
     sides = ", ".join(f"{side} {_fixed(v, unit, digits=digits) if r else 'not recorded'}"
                       for side, v, r in zip(("base", "comparison"), figures, rec, strict=True))
     missing = "the base" if not rec[0] else "the comparison"
-    return (f"No {kind} contributor: {missing} side recorded {nothing} (its {zero} in {sheet} means not recorded, "
-            f"not a change); {what}: {sides}")
+    return (f"{'No' if lead else 'no'} {kind} contributor: {missing} side recorded {nothing} (its {zero} in {sheet} "
+            f"means not recorded, not a change); {what}: {sides}")
 
 
 def memory_line(totals: pd.DataFrame | None) -> str:
@@ -176,33 +177,36 @@ def memory_line(totals: pd.DataFrame | None) -> str:
         return ""
     t = totals.iloc[0]
     rec, mb = _recorded(t, "base_mb", "comparison_mb")
+    pb, pc = _value(t["base_peak_gb"]), _value(t["comparison_peak_gb"])
+    # the operators' clause leads the sentence where no peak was recorded: its words are chosen in that case, not
+    # re-cased after (the first letter of a clause that began with a sheet name would be lowered)
+    lead = pb is None and pc is None
     # "allocated inside operators" read as a footprint beside the peak: 5819.29 MB against a 0.27 GB peak
-    inside = "memory allocated inside operators (their allocations summed: a volume, not memory held at once)"
+    inside = "allocated inside operators (their allocations summed: a volume, not memory held at once)"
     if not all(rec):
         ops = _unrecorded(rec, mb, "MB", 2, "memory", "no memory inside its operators", "0 MB",
-                          "MemoryCompareStatistic", inside)
+                          "MemoryCompareStatistic", f"memory {inside}", lead)
     elif not int(t["changed"]):
         # every Diff Memory(MB) rounds to 0.00, yet many small changes can add up to a total that shows
         small = "" if _fixed(mb[0]) == _fixed(mb[1]) else " by 0.01 MB or more"
-        ops = f"No operator's allocated memory changed{small} ({int(t['operators'])} operators); {inside} " + \
-              _change(*mb, "MB", pct=False)
+        ops = (f"{'No' if lead else 'no'} operator's allocated memory changed{small} ({int(t['operators'])} "
+               f"operators); memory {inside} {_change(*mb, 'MB', pct=False)}")
     else:
-        ops = f"{inside} {_change(*mb, 'MB', pct=False)}"
-    pb, pc = _value(t["base_peak_gb"]), _value(t["comparison_peak_gb"])
+        ops = f"{'Memory' if lead else 'memory'} {inside} {_change(*mb, 'MB', pct=False)}"
     whole = totals.attrs.get("peak_whole_profile") or []
     # beside the step's operators, a text export's peak is the whole profile's (memory_record.csv ignores the step)
     scope = "" if not whole else (
         f", whole profile on {'both sides' if len(whole) > 1 else f'the {whole[0]} side'}: a text export's "
         "memory_record.csv ignores the step")
-    if pb is None and pc is None:
-        return f"{ops[0].upper()}{ops[1:]}."
+    if lead:
+        return f"{ops}."
     if pb is not None and pc is not None:
         peak = f"Peak reserved memory (Mem Usage{scope}) {_change(pb, pc, 'GB')}"
     else:
         peak = (f"Peak reserved memory (Mem Usage{scope}): " + ", ".join(
             f"{side} {_fixed(v, 'GB') if v is not None else 'not recorded'}"
             for side, v in (("base", pb), ("comparison", pc))))
-    return f"{peak}; {ops[0].lower()}{ops[1:]}."
+    return f"{peak}; {ops}."
 
 
 def render_memory(frames: dict[str, pd.DataFrame]) -> str:
