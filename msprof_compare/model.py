@@ -204,13 +204,18 @@ def step_number(suffix: str) -> int:
 
 #: What a step asked for holds of two overlapping steps (``step_notes``): the communication comparison cuts by time
 #: (reference-1 §1.4), so an event in both is in each; the operator, memory and API sheets take the ops under the
-#: step's top-level marker, and the later marker, which starts inside the earlier one, nests under it
-#: (``OpTree.top_layer``). The note said "an event in both is in each" of every sheet, where asking for the later
-#: step ends with "There is no operator event data" (the level-1 excerpt with a step 51 starting inside step 50).
-#: A text export's module sheets take the modules that start in the step (``modules._step_view``).
-OVERLAP_STEPS = ("with a step asked for, the communication comparison counts an event in both in each, the operator, "
-                 "memory and API sheets an op in both in the earlier step alone (the later one holds no op of its "
-                 "own), the module sheets a module in the step its start lies in")
+#: step's top-level marker, and the later marker, which starts inside the earlier step, nests under it (the cursor
+#: walk of reference-2 §2.2, the original's too: under the op it starts inside, if any), so every op of the later
+#: step is the earlier step's, even one that runs after the earlier step ends, and the later step holds none
+#: (``OpTree.top_layer``). The note said "an op in both in the earlier step alone", as if the later step's other
+#: ops were in neither: the level-1 excerpt with step 50 cut to end 45.8 ms in and a step 51 from 44.2 to 54.2 ms
+#: counts its 9 top-level ops that start after 45.8 ms in step 50. A text export's module sheets take the modules
+#: that start in the step (``modules._step_view``).
+OVERLAP_STEPS = ("with a step asked for, the communication comparison counts an event in both in each; the operator, "
+                 "memory and API sheets count every op of the later step in the earlier one, even one that runs "
+                 "after the earlier step ends, and the later step holds none (the later marker nests in the earlier "
+                 "step: under the op it starts inside, if any, whose row then holds the later step's ops); the "
+                 "module sheets count a module in the step its start lies in")
 
 
 def step_notes(path: str, names: np.ndarray, ts: np.ndarray, dur: np.ndarray, selectable: bool) -> list[str]:

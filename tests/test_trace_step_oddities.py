@@ -66,8 +66,10 @@ def test_npu_overlapping_steps_are_said(tmp_path: Path) -> None:
     prof = load_profile(str(dst), Options(base_step=50, comparison_step=50))
     assert [w for w in prof.warnings if "ProfilerStep" in w] == [
         f"{tv}: ProfilerStep# step(s) 51 start before an earlier step ends; with a step asked for, the communication "
-        "comparison counts an event in both in each, the operator, memory and API sheets an op in both in the earlier "
-        "step alone (the later one holds no op of its own), the module sheets a module in the step its start lies in"]
+        "comparison counts an event in both in each; the operator, memory and API sheets count every op of the later "
+        "step in the earlier one, even one that runs after the earlier step ends, and the later step holds none (the "
+        "later marker nests in the earlier step: under the op it starts inside, if any, whose row then holds the "
+        "later step's ops); the module sheets count a module in the step its start lies in"]
     assert step_range(prof, 50) == (START_50, END_50)
     assert step_range(prof, 51) == (START_50 + 100_000_000, START_50 + 200_000_000)
 
@@ -99,6 +101,38 @@ def test_npu_overlapping_steps_note_says_what_each_sheet_holds(tmp_path: Path, c
     assert "OperatorCompare" not in sheets[51]
     with pytest.raises(StepError, match="There is no operator event data for step 51"):
         compare(str(dst), str(dst), base_step=51, comparison_step=51, enable_api_compare=True)
+
+
+def test_npu_overlapping_steps_the_later_steps_ops_after_the_earlier_end_are_the_earlier_steps(tmp_path: Path) -> None:
+    """The note said the operator sheets count "an op in both in the earlier step alone", as if the later step's
+    ops that run after the earlier one ends were in neither: its marker nests in the earlier step, so all of them
+    are the earlier step's. Step 50 cut to end 45.8 ms in (the fixture's ops run 44.3 to 47.3 ms in) and a step 51
+    lasting 10 ms: starting 44.2 ms in, before any op, step 50's sheet is the unedited one (12 rows, 23 ops), 9 of
+    its top-level ops starting after its end; starting 45.0 ms in, inside the aten::mm of AddmmBackward0's first
+    call (44.935 to 45.154 ms), that call's row holds the rest (7 rows of 8 ops; AddmmBackward0 one call, not two).
+    Either way step 50 holds the fixture's whole device time (the unedited sheet's total) and step 51 nothing."""
+    from msprof_compare.api import compare
+    from msprof_compare.compare.optree import build_tree
+
+    op = {"enable_operator_compare": True}
+    alone, _ = _npu(tmp_path / "alone", NPU, [STEP_50])
+    unedited = compare(str(alone), str(alone), base_step=50, comparison_step=50, **op).sheet(
+        "OperatorCompareStatistic")
+    assert (len(unedited), unedited["Base Operator Number"].sum()) == (12, 23)
+    short = _moved(STEP_50, "ProfilerStep#50", STEP_50["ts"], 45800.0)
+    end_50 = START_50 + 45_800_000
+    addmm = "autograd::engine::evaluate_function: AddmmBackward0"
+    for name, start, rows, ops, calls, after in (("gap", "1736408883730940.710", 12, 23, 2, 9),
+                                                 ("inside", "1736408883731740.710", 7, 8, 1, 0)):
+        dst, _ = _npu(tmp_path / name, NPU, [short, _moved(STEP_50, "ProfilerStep#51", start, 10000.0)])
+        stat = compare(str(dst), str(dst), base_step=50, comparison_step=50, **op).sheet("OperatorCompareStatistic")
+        assert (len(stat), stat["Base Operator Number"].sum()) == (rows, ops)
+        assert stat.set_index("Operator Name").loc[addmm, "Base Operator Number"] == calls
+        assert stat["Base Device Duration(ms)"].sum() == pytest.approx(unedited["Base Device Duration(ms)"].sum())
+        assert "OperatorCompareStatistic" not in compare(str(dst), str(dst), base_step=51, comparison_step=51,
+                                                         **op).sheet_names
+        tree = build_tree(load_profile(str(dst), Options(**op)))
+        assert int((tree.ts[tree.top_layer(50)] > end_50).sum()) == after
 
 
 def test_npu_disjoint_and_touching_steps_are_not_said(tmp_path: Path) -> None:
