@@ -37,10 +37,6 @@ STEP_MARK = "ProfilerStep#"
 #: links their launches as CUDA's). Runtime calls are ops as the original's cuda_runtime; driver calls are not.
 RUNTIME_CATS = frozenset({"cuda_runtime", "xpu_runtime", "privateuse1_runtime"})
 DRIVER_CATS = frozenset({"cuda_driver", "xpu_driver", "privateuse1_driver"})
-#: Lower-cased Kineto cats of framework ops. The runtime calls are ops of the tree too (the original's rule: a
-#: kernel's launch call is its op where no framework op holds it), but a trace of runtime calls alone (recorded
-#: without the CPU activity, or cut) has no framework op to compare: ``gpu_framework_ops``.
-FRAMEWORK_OP_CATS = frozenset({"cpu_op", "user_annotation", "operator"})
 #: Lower-cased cats of the host calls that launch GPU work ("runtime": older Kineto's cat): the kernels a HIP
 #: graph launch replays end flows whose id is the launch call's ``correlation`` arg, and no flow starts there.
 LAUNCH_CATS = RUNTIME_CATS | DRIVER_CATS | {"runtime"}
@@ -518,26 +514,8 @@ class Profile:
     @property
     def has_ops(self) -> bool:
         """Whether the run recorded any torch op: a DB export's ``ops`` are already cut to the step asked for,
-        so its loader says in ``extra["any_op"]`` whether PYTORCH_API holds one anywhere; a Kineto trace's ops
-        hold its runtime calls, which are no framework op (``gpu_framework_ops``, told by its loader once)."""
-        if self.is_gpu and len(self.ops):
-            told = self.extra.get("framework_ops")
-            return bool(told) if told is not None else gpu_framework_ops(col_of(self.ops, "cat", object),
-                                                                         col_of(self.ops, "name", object))
+        so its loader says in ``extra["any_op"]`` whether PYTORCH_API holds one anywhere."""
         return bool(len(self.ops)) or bool(self.extra.get("any_op"))
-
-
-def gpu_framework_ops(cat: np.ndarray, name: np.ndarray) -> bool:
-    """Whether a Kineto trace's ops (their lower-cased cats and names) hold a framework op: one of
-    ``FRAMEWORK_OP_CATS`` other than a ProfilerStep# marker, which marks a step, not work. A trace of
-    cudaLaunchKernel-type calls alone (hta's PARAM AlexNet without its cpu_op events) paired those calls against
-    the other side's ops, every one unmatched, where a side without any op gets the one-sided warning."""
-    distinct = set(pd.unique(cat).tolist())
-    if distinct & (FRAMEWORK_OP_CATS - {"user_annotation"}):
-        return True
-    if "user_annotation" not in distinct:
-        return False
-    return not pd.Series(name[cat == "user_annotation"], dtype=object).str.startswith(STEP_MARK).all()
 
 
 def bare_trace(profile: Profile) -> str:

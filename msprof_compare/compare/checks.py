@@ -1058,8 +1058,7 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
     them (module sheets coverage)."""
     b, c = ctx.base, ctx.comparison
     rows = []
-    # one pass over each side's op names; a GPU trace of runtime calls alone has none (``Profile.has_ops``)
-    nb, nc = (_op_names(p.ops) if p.has_ops else set() for p in (b, c))
+    nb, nc = _op_names(b.ops), _op_names(c.ops)  # one pass over each side's op names
     rate, shown_b, shown_c, how = _match_rate(ctx, nb, nc)
     detail = f"{how}; warn below {MATCH_RATE_THRESHOLD:.0%}"
     if rate is not None and rate < MATCH_RATE_THRESHOLD and how.startswith("matched / compared"):

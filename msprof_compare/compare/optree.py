@@ -172,7 +172,7 @@ def no_ops_reason(p: Profile) -> str:
     that is one (recorded without the CPU activity, or cut); MindSpore exports, msmonitor captures and CANN
     timelines record none. The warning said "(MindSpore exports have none)" of a Kineto trace with kernels alone."""
     if p.is_gpu:
-        return "a GPU trace without cpu_op events has none"
+        return "a GPU trace without cpu_op or runtime events has none"
     given = os.path.basename(os.path.normpath(p.path))
     read = os.path.basename(p.files.get("trace_view.json") or p.files.get("db") or "")
     if given.endswith("_ascend_pt") or read.startswith("ascend_pytorch_profiler") or (
@@ -369,12 +369,12 @@ def _cat_flags(ops: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _tree_ops(profile: Profile, op_cat: np.ndarray | None = None) -> pd.DataFrame:
-    """The ops of the tree (GPU: of the op categories, ``op_cat`` from ``_cat_flags``; none where the trace holds
-    no framework op, only runtime calls: ``Profile.has_ops``) in stable start order, as one row take."""
+    """The ops of the tree (GPU: of the op categories, ``op_cat`` from ``_cat_flags``) in stable start
+    order, as one row take."""
     ops = profile.ops
     rows = np.arange(len(ops))
     if profile.is_gpu and len(ops):
-        rows = np.flatnonzero(_cat_flags(ops)[0] if op_cat is None else op_cat) if profile.has_ops else rows[:0]
+        rows = np.flatnonzero(_cat_flags(ops)[0] if op_cat is None else op_cat)
     ts = col_of(ops, "ts")[rows]
     if len(rows) == len(ops) and not (ts[1:] < ts[:-1]).any():
         # every op, already in start order (a DB export's: its loader reads them by start): the table itself; the
