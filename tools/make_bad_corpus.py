@@ -625,7 +625,7 @@ def npu_dir_family(c: Corpus) -> None:
          "Latin-1 byte in a communication.json key (msgspec < 0.19 raises UnicodeDecodeError)", file=cpath)
     case("metadata_invalid_utf8", {"profiler_metadata.json": b'{"ENV_VARIABLES": "caf\xe9"}'}, 0,
          "Latin-1 byte in profiler_metadata.json (an optional file: read as absent, one warning)",
-         warning="malformed JSON: Invalid UTF-8 encoded string; read as absent")
+         warning="malformed JSON: Invalid UTF-8 encoded string")  # msgspec < 0.19 adds its position
     case("communication_empty_object", {cpath: b"{}"}, 0, "communication.json with no steps")
     # Python's json.dumps (torch_npu's writer) writes NaN / Infinity; the profiler writes in the locale's encoding
     case("metadata_nan_infinity", {"profiler_metadata.json": b'{"train_loss": NaN, "grad_norm": Infinity, '

@@ -1385,7 +1385,7 @@ def read_json(path: str, warnings: list[str] | None = None) -> Any:
     try:
         value = msgspec.json.decode(data)
     except traceio.DECODE_ERRORS as exc:
-        value = _python_json(path, data, str(exc))
+        value = _python_json(path, data, traceio.decode_text(exc))
     except RecursionError:
         raise ProfileError(path, "malformed JSON: values nested too deeply") from None
     if note and warnings is not None:

@@ -154,7 +154,7 @@ def _text_raw(path: str, raws: list) -> np.ndarray:
         try:
             x = msgspec.json.decode(k) if k else None
         except traceio.DECODE_ERRORS as exc:
-            raise ProfileError(path, f"malformed event args: {exc}") from None
+            raise ProfileError(path, f"malformed event args: {traceio.decode_text(exc)}") from None
         except RecursionError:
             raise ProfileError(path, "malformed event args: values nested too deeply") from None
         out[i] = "N/A" if x is None else x if isinstance(x, str) else str(x)

@@ -372,8 +372,14 @@ def decode_problem(msg: str) -> str:
     return msg.removeprefix("JSON is malformed: ")
 
 
+def decode_text(exc: Exception) -> str:
+    """A decode error as one text across msgspec versions: older ones raise Python's UnicodeDecodeError for invalid
+    UTF-8 ("'utf-8' codec can't decode ..."), where newer ones say "Invalid UTF-8 encoded string"."""
+    return f"Invalid UTF-8 encoded string ({exc})" if isinstance(exc, UnicodeDecodeError) else decode_problem(str(exc))
+
+
 def _json_error(path: str, exc: Exception) -> ProfileError:
-    msg = f"Invalid UTF-8 encoded string ({exc})" if isinstance(exc, UnicodeDecodeError) else decode_problem(str(exc))
+    msg = decode_text(exc)
     if "truncated" in msg.lower():
         return ProfileError(path, f"truncated JSON ({msg})",
                             hint="the file was probably cut short while copying or writing")
@@ -1160,7 +1166,7 @@ def _decode_batch(path: str, parts: Any, struct: type) -> list:
     except msgspec.ValidationError as exc:
         raise ProfileError(path, f"invalid event args: {_args_problem(str(exc), parts)}") from None
     except DECODE_ERRORS as exc:
-        raise ProfileError(path, f"malformed event args: {exc}") from None
+        raise ProfileError(path, f"malformed event args: {decode_text(exc)}") from None
     except RecursionError:
         raise ProfileError(path, "malformed event args: values nested too deeply") from None
 
