@@ -166,20 +166,27 @@ def test_wal_mode_database_is_read_without_files_beside_it(tmp_path: Path) -> No
         assert getattr(wal, table).equals(getattr(plain, table)), table
 
 
-def test_pending_write_ahead_log_is_read(tmp_path: Path) -> None:
-    """Changes still in a non-empty -wal file (not yet in the database file) are seen, not ignored."""
-    from msprof_compare.loaders.ascend_db import _Db
-
+def _pending_log(tmp_path: Path, change: str) -> Path:
+    """A copy of the excerpt in WAL mode whose ``change`` is still in its -wal file (no checkpoint), copied with
+    the log while the writer holds it: the .db of a folder holding the .db and a non-empty -wal, no -shm."""
     live = _wal_copy(tmp_path / "live")
     con = sqlite3.connect(live)
     con.execute("PRAGMA wal_autocheckpoint=0")
-    con.execute("CREATE TABLE ONLY_IN_THE_LOG (x INTEGER)")
+    con.execute(change)
     con.commit()
     snapshot = tmp_path / "snapshot"
     snapshot.mkdir()
     for name in ("ascend_pytorch_profiler_0.db", "ascend_pytorch_profiler_0.db-wal"):
         shutil.copyfile(live.parent / name, snapshot / name)  # while the writer still holds the log
     con.close()
+    return snapshot / "ascend_pytorch_profiler_0.db"
+
+
+def test_pending_write_ahead_log_is_read(tmp_path: Path) -> None:
+    """Changes still in a non-empty -wal file (not yet in the database file) are seen, not ignored."""
+    from msprof_compare.loaders.ascend_db import _Db
+
+    snapshot = _pending_log(tmp_path, "CREATE TABLE ONLY_IN_THE_LOG (x INTEGER)").parent
     assert (snapshot / "ascend_pytorch_profiler_0.db-wal").stat().st_size > 0
     db = _Db(str(snapshot / "ascend_pytorch_profiler_0.db"))
     try:
@@ -197,17 +204,8 @@ def test_pending_write_ahead_log_in_a_read_only_folder_says_why(tmp_path: Path, 
     answer as they come for such a user."""
     from msprof_compare.loaders import ascend_db
 
-    live = _wal_copy(tmp_path / "live")
-    con = sqlite3.connect(live)
-    con.execute("PRAGMA wal_autocheckpoint=0")
-    con.execute("DELETE FROM TASK WHERE rowid % 2 = 0")
-    con.commit()
-    snapshot = tmp_path / "snapshot"
-    snapshot.mkdir()
-    for name in ("ascend_pytorch_profiler_0.db", "ascend_pytorch_profiler_0.db-wal"):
-        shutil.copyfile(live.parent / name, snapshot / name)  # while the writer still holds the log
-    con.close()
-    db = snapshot / "ascend_pytorch_profiler_0.db"
+    db = _pending_log(tmp_path, "DELETE FROM TASK WHERE rowid % 2 = 0")
+    snapshot = db.parent
 
     connect, access = sqlite3.connect, os.access
 

@@ -252,17 +252,7 @@ def test_step_ending_at_an_hccl_op_start_on_real_data(samples, tmp_path):
     raw = json.loads(tv.read_text(encoding="utf-8"))
     step = next(e for e in raw if e.get("name") == "ProfilerStep#50")
     s50, end = Decimal(step["ts"]), Decimal(step["ts"]) + Decimal(str(step["dur"]))
-    hccl = next(e["pid"] for e in raw if e.get("ph") == "M" and e.get("name") == "process_name"
-                and e["args"]["name"] == "HCCL")
-    lanes = {e["tid"]: e["args"]["name"] for e in raw if e.get("ph") == "M" and e.get("pid") == hccl
-             and e.get("name") == "thread_name"}
-    ops, tasks = [], []
-    for e in raw:
-        if e.get("ph") == "X" and e.get("pid") == hccl:
-            ts = Decimal(e["ts"])
-            (ops if "Communication" in lanes[e["tid"]] else tasks).append((ts, ts + Decimal(str(e["dur"]))))
-    ops.sort()
-    assert len(ops) == 4 and all(ops[i][1] < ops[i + 1][0] for i in range(3))
+    ops, tasks = _hccl_spans(raw)
     cut = ops[1][0]
     step["dur"] = float(cut - s50)
     raw.append(dict(step, name="ProfilerStep#51", ts=str(cut), dur=float(end - cut)))
@@ -518,7 +508,6 @@ def test_text_step_bounds_that_cut_ops_from_their_tasks_are_said(samples, tmp_pa
     the start."""
     import json
     import shutil
-    from decimal import Decimal
 
     from msprof_compare.api import compare
 
@@ -526,17 +515,7 @@ def test_text_step_bounds_that_cut_ops_from_their_tasks_are_said(samples, tmp_pa
     shutil.copytree(samples / "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt", copy)
     tv = copy / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
     raw = json.loads(tv.read_text(encoding="utf-8"))
-    hccl = next(e["pid"] for e in raw if e.get("ph") == "M" and e.get("name") == "process_name"
-                and e["args"]["name"] == "HCCL")
-    lanes = {e["tid"]: e["args"]["name"] for e in raw if e.get("ph") == "M" and e.get("pid") == hccl
-             and e.get("name") == "thread_name"}
-    ops, tasks = [], []
-    for e in raw:
-        if e.get("ph") == "X" and e.get("pid") == hccl:
-            ts = Decimal(e["ts"])
-            (ops if "Communication" in lanes[e["tid"]] else tasks).append((ts, ts + Decimal(str(e["dur"]))))
-    ops.sort()
-    assert len(ops) == 4 and all(ops[i][1] < ops[i + 1][0] for i in range(3))
+    ops, tasks = _hccl_spans(raw)
     lo, hi = ops[0][0] + 1, ops[3][0] + 1
     step = next(e for e in raw if e.get("name") == "ProfilerStep#50")
     step["ts"], step["dur"] = str(lo), float(hi - lo)
@@ -580,3 +559,22 @@ def test_db_step_task_of_an_op_before_the_step_goes_under_no_op_by_its_time(tmp_
                         comparison_step=50).sheet("CommunicationCompare")
     assert sheet.loc[sheet["Communication OP Name"] == "|", "Calls"].sum() == kept  # 223 before: op 2 took it
     assert any(f"{pre} task(s) inside the step of 1 communication op(s)" in r.getMessage() for r in caplog.records)
+
+
+def _hccl_spans(raw: list[dict]) -> tuple[list, list]:
+    """The (start, end) spans in exact us of the level-1 text sample's HCCL lane: its communication ops (4, one
+    apart from the next) and its tasks, read from the raw trace_view.json."""
+    from decimal import Decimal
+
+    hccl = next(e["pid"] for e in raw if e.get("ph") == "M" and e.get("name") == "process_name"
+                and e["args"]["name"] == "HCCL")
+    lanes = {e["tid"]: e["args"]["name"] for e in raw if e.get("ph") == "M" and e.get("pid") == hccl
+             and e.get("name") == "thread_name"}
+    ops, tasks = [], []
+    for e in raw:
+        if e.get("ph") == "X" and e.get("pid") == hccl:
+            ts = Decimal(e["ts"])
+            (ops if "Communication" in lanes[e["tid"]] else tasks).append((ts, ts + Decimal(str(e["dur"]))))
+    ops.sort()
+    assert len(ops) == 4 and all(ops[i][1] < ops[i + 1][0] for i in range(3))
+    return ops, tasks
