@@ -30,7 +30,7 @@ from .loaders import Layout, detect, load_profile
 from .loaders.heads import TraceHeads
 from .loaders.paths import TypedPaths, given_path
 from .logs import RankNotices, paths_as_typed, said_once
-from .model import Profile
+from .model import Profile, pair_has_ops
 from .options import API_FACE, CLI_FACE, Face, Options, flag_words_kept, parse_options, parse_rank_list
 from .textsafe import display, term_safe
 from .units import RankCycle, Unit, named_units, unit_label, unit_noun, unit_order, unit_rank
@@ -64,6 +64,14 @@ class RunContext:
         if key not in self.cache:
             self.cache[key] = compute()
         return self.cache[key]
+
+    def has_ops(self, p: Profile) -> bool:
+        """Whether side ``p`` has ops to pair in this run, decided for the pair (``model.pair_has_ops``): a GPU
+        trace of runtime calls alone has none against a side with framework ops, but keeps them against its like.
+        The op trees, the sheets that pair ops, the Summary's operator statistic and match rate and the one-sided
+        warning all ask here."""
+        both = self.cached("pair.has_ops", lambda: pair_has_ops(self.base, self.comparison))
+        return both[p is self.comparison]
 
 
 Comparator = Callable[[RunContext], list[Sheet]]

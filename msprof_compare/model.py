@@ -37,6 +37,10 @@ STEP_MARK = "ProfilerStep#"
 #: links their launches as CUDA's). Runtime calls are ops as the original's cuda_runtime; driver calls are not.
 RUNTIME_CATS = frozenset({"cuda_runtime", "xpu_runtime", "privateuse1_runtime"})
 DRIVER_CATS = frozenset({"cuda_driver", "xpu_driver", "privateuse1_driver"})
+#: Lower-cased Kineto cats of framework ops. The runtime calls are ops of the tree too (the original's rule: a
+#: kernel's launch call is its op where no framework op holds it), but a trace of runtime calls alone (recorded
+#: without the CPU activity, or cut) has no framework op to pair with another side's: ``pair_has_ops``.
+FRAMEWORK_OP_CATS = frozenset({"cpu_op", "user_annotation", "operator"})
 #: Lower-cased cats of the host calls that launch GPU work ("runtime": older Kineto's cat): the kernels a HIP
 #: graph launch replays end flows whose id is the launch call's ``correlation`` arg, and no flow starts there.
 LAUNCH_CATS = RUNTIME_CATS | DRIVER_CATS | {"runtime"}
@@ -516,6 +520,40 @@ class Profile:
         """Whether the run recorded any torch op: a DB export's ``ops`` are already cut to the step asked for,
         so its loader says in ``extra["any_op"]`` whether PYTORCH_API holds one anywhere."""
         return bool(len(self.ops)) or bool(self.extra.get("any_op"))
+
+    @property
+    def has_framework_ops(self) -> bool:
+        """Whether the run recorded a framework op: an NPU export's ops are all framework ops; a Kineto trace's
+        ops hold its runtime calls too, which are none (``gpu_framework_ops``, told by its loader once)."""
+        if not self.is_gpu or not len(self.ops):
+            return self.has_ops
+        told = self.extra.get("framework_ops")
+        if told is None:  # a Profile made without the Kineto loader (a test's); no cat column: no runtime call
+            told = "cat" not in self.ops.columns or gpu_framework_ops(col_of(self.ops, "cat", object),
+                                                                       col_of(self.ops, "name", object))
+        return bool(told)
+
+
+def gpu_framework_ops(cat: np.ndarray, name: np.ndarray) -> bool:
+    """Whether a Kineto trace's ops (their lower-cased cats and names) hold a framework op: one of
+    ``FRAMEWORK_OP_CATS`` other than a ProfilerStep# marker, which marks a step, not work."""
+    distinct = set(pd.unique(cat).tolist())
+    if distinct & (FRAMEWORK_OP_CATS - {"user_annotation"}):
+        return True
+    if "user_annotation" not in distinct:
+        return False
+    return not pd.Series(name[cat == "user_annotation"], dtype=object).str.startswith(STEP_MARK).all()
+
+
+def pair_has_ops(base: Profile, comparison: Profile) -> tuple[bool, bool]:
+    """Whether each side has ops to pair in this comparison. A GPU trace of runtime calls alone (no framework op:
+    recorded without the CPU activity, or cut) has none where the other side has framework ops: its
+    cudaLaunchKernel rows would pair against real ops, every one unmatched (hta's PARAM AlexNet cut so against
+    the level-1 torch_npu export: 0 of 329 and 0 of 115), so it gets the one-sided warning instead. Against
+    another such trace, or a side without ops, its runtime calls stay ops, as in the original (reference-1 §4.1
+    counts cuda_runtime calls as ops): two such traces' only per-launch comparison is their operator sheets."""
+    fb, fc = base.has_framework_ops, comparison.has_framework_ops
+    return base.has_ops and (fb or not fc), comparison.has_ops and (fc or not fb)
 
 
 def bare_trace(profile: Profile) -> str:

@@ -18,7 +18,7 @@ import pytest
 from dbutil import sql
 from xlsxutil import read_xlsx
 
-from msprof_compare.api import compare
+from msprof_compare.api import RunContext, compare
 from msprof_compare.compare import checks, classify, contributors, waterfall
 from msprof_compare.compare.breakdown import Breakdown
 from msprof_compare.compare.table import Sheet
@@ -401,10 +401,9 @@ def _profile(names, dims, meta=None, devices=0) -> Profile:
     return p
 
 
-class _Ctx:
+class _Ctx(RunContext):
     def __init__(self, base, comparison):
-        self.base, self.comparison, self.frames, self.cache = base, comparison, {}, {}
-        self.options = Options()
+        super().__init__(base, comparison, Options())
 
 
 def test_guards_warn_on_different_workloads(caplog):
@@ -1978,3 +1977,105 @@ def test_net_note_writes_no_negative_zero():
     wf = pd.DataFrame({"Step": ["Free"], "Category": ["free"], "Delta(ns)": [0]})
     note = _net_note("operator", -0.0001, 4500 / 1e6, wf, 4500)
     assert note.startswith("all operators together changed by +0.000 ms, against an E2E change of +0.005 ms")
+
+
+def _runtime_only(src: str, dst: Path) -> dict:
+    """hta's PARAM AlexNet without its cpu_op and user_annotation events (its 361 cuda_runtime calls, kernels,
+    memcpys, memsets and flows kept): a capture without the CPU activity. Returns the kept JSON."""
+    with gzip.open(src, "rt") as f:
+        data = json.load(f)
+    data["traceEvents"] = [e for e in data["traceEvents"] if e.get("cat") not in ("cpu_op", "user_annotation")]
+    dst.write_text(json.dumps(data))
+    return data
+
+
+def _runtime_figures(data: dict) -> tuple[dict, dict]:
+    """From the raw JSON: per runtime call name, (top-level calls, device ms of the kernels and memcpys their
+    correlation links to, nested calls' included) and (every call, total ms). A call is nested when it starts inside an
+    earlier call of its thread or at its end (the tree's rule: 32 of the 361 are, 12 cudaDeviceGetAttribute
+    calls among them)."""
+    calls = sorted((e for e in data["traceEvents"] if e.get("cat") == "cuda_runtime" and e.get("ph") == "X"),
+                   key=lambda e: (e["pid"], e["tid"], e["ts"], -e["dur"]))
+    device: dict[int, float] = {}
+    for e in data["traceEvents"]:
+        if e.get("cat") in ("kernel", "gpu_memcpy"):  # an op owns no memset (the original's rule)
+            corr = e["args"]["correlation"]
+            device[corr] = device.get(corr, 0.0) + e["dur"]
+    top: dict[str, list[float]] = {}
+    api: dict[str, list[float]] = {}
+    stack: list[dict] = []
+    for e in calls:
+        while stack and (stack[-1]["pid"], stack[-1]["tid"]) == (e["pid"], e["tid"]) and (
+                e["ts"] > stack[-1]["ts"] + stack[-1]["dur"]) or stack and (
+                (stack[-1]["pid"], stack[-1]["tid"]) != (e["pid"], e["tid"])):
+            stack.pop()
+        holder = stack[0] if stack else e
+        if not stack:
+            top.setdefault(e["name"], [0, 0.0])[0] += 1
+        top[holder["name"]][1] += device.get(e["args"]["correlation"], 0.0) / 1000
+        stack.append(e)
+        a = api.setdefault(e["name"], [0, 0.0])
+        a[0] += 1
+        a[1] += e["dur"] / 1000
+    return top, api
+
+
+def test_gpu_trace_of_runtime_calls_alone_has_no_op_against_framework_ops_but_keeps_them_against_its_like(
+        samples, caplog, tmp_path):
+    """A Kineto trace whose host events are runtime calls alone (hta's PARAM AlexNet without its cpu_op and
+    user_annotation events) paired its 329 top-level calls against the other side's ops, every one unmatched,
+    with no one-sided warning, against the level-1 torch_npu export and against the unedited trace. Whether it has
+    ops is decided for the pair (``RunContext.has_ops``): against framework ops (either order) it gets the
+    one-sided warning, no sheet pairing ops and no operator in the match rate; against itself it keeps the
+    original's operator and API sheets (reference-1 §4.1: cuda_runtime calls are ops), whose figures are the
+    raw JSON's."""
+    hta = str(samples / HTA_ALEXNET)
+    cut = tmp_path / "hta_runtime.pt.trace.json"
+    data = _runtime_only(hta, cut)
+    paired = {"OperatorCompare", "OperatorCompareStatistic", "ApiCompare", "MemoryCompare", "ModuleCompare"}
+    for pair, bare in (((cut, samples / L1_TEXT), "base"), ((cut, hta), "base"), ((hta, cut), "comparison")):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+            res = compare(*map(str, pair))
+        assert _one_sided_line(caplog).startswith(f"Can't find any torch op in the file: {cut}, so the sheets")
+        assert "only the other side has ops (a GPU trace without cpu_op events has none)" in _one_sided_line(caplog)
+        assert not paired & set(res.sheet_names)
+        rate = res.guards.set_index("Check").loc["operator match rate"]
+        other = "Comparison" if bare == "base" else "Base"
+        assert rate["Status"] == "unknown" and rate[bare.capitalize()] == 0 and rate[other] > 0
+        assert rate["Detail"].startswith(f"no operators on the {bare} side (a GPU trace of runtime calls alone, "
+                                         "against framework ops)")
+    prof = load_profile(str(cut), Options())
+    assert prof.has_ops and not prof.has_framework_ops  # the side's own: the pair decides
+    # a ProfilerStep# marker (a user_annotation) marks a step, not work: the H200 AlexNet trace without its cpu_op
+    # events and user_annotations but ProfilerStep#50 has no framework op; with its nccl:all_reduce ones kept, it has
+    with gzip.open(DATA / "kineto" / "alexnet_h200_rank0.1796036920927925468.pt.trace.json.gz", "rt") as f:
+        h200 = json.load(f)
+    for kept, framework in (("ProfilerStep#", False), ("nccl:all_reduce", True)):
+        cut_h200 = dict(h200, traceEvents=[e for e in h200["traceEvents"] if e.get("cat") != "cpu_op" and (
+            e.get("cat") != "user_annotation" or e["name"].startswith(("ProfilerStep#", kept)))])
+        (tmp_path / "h200.pt.trace.json").write_text(json.dumps(cut_h200))
+        marked = load_profile(str(tmp_path / "h200.pt.trace.json"), Options())
+        assert "user_annotation" in set(marked.ops["cat"]) and marked.has_framework_ops is framework
+    assert load_profile(hta, Options()).has_framework_ops
+
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="msprof-analyze"):
+        res = compare(str(cut), str(cut))
+    assert not any("Can't find any torch op" in r.getMessage() for r in caplog.records)
+    assert {"OperatorCompareStatistic", "OperatorCompare", "ApiCompare"} <= set(res.sheet_names)
+    rate = res.guards.set_index("Check").loc["operator match rate"]
+    assert rate["Status"] == "ok" and rate["Base"] == rate["Comparison"] == 1.0
+    top, api = _runtime_figures(data)
+    assert sum(n for n, _ in top.values()) == len(res.sheet("OperatorCompare")) == 329
+    stat = res.sheet("OperatorCompareStatistic").set_index("Operator Name")
+    assert set(stat.index) == set(top)
+    for name, (n, ms) in top.items():
+        assert stat.loc[name, "Base Operator Number"] == stat.loc[name, "Comparison Operator Number"] == n
+        assert stat.loc[name, "Base Device Duration(ms)"] == pytest.approx(ms, abs=5e-4)
+    assert (top["cudaLaunchKernel"][0], top["cudaMemcpyAsync"][0]) == (79, 16)
+    calls = res.sheet("ApiCompare").set_index("api name")
+    assert set(calls.index) == set(api)
+    for name, (n, ms) in api.items():
+        assert calls.loc[name, "Calls"] == calls.loc[name, "Calls.1"] == n
+        assert calls.loc[name, "Total Duration(ms)"] == pytest.approx(ms, abs=5.01e-3)  # 2 decimals, half up

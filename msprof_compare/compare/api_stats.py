@@ -203,7 +203,7 @@ def build(ctx: RunContext) -> list[Sheet]:
         t = side_table(tree, step)
         # a side without any op (MindSpore data: "Can't find any torch op" was logged) has no API to look for
         # in the step; the original's error there sent a MindSpore-vs-MindSpore step run to exit 2
-        if not len(t["name"]) and step >= 0 and tree.profile.has_ops:
+        if not len(t["name"]) and step >= 0 and ctx.has_ops(tree.profile):
             raise StepError(f"{data_file(tree.profile, 'trace_view.json', 'db')}: There is no operator event data "
                             f"for step {step}, please check whether the data contains this step."
                             + _nameless(tree, step))

@@ -98,8 +98,12 @@ def _match_rate(ctx: RunContext, nb: set[str], nc: set[str]) -> tuple[float | No
         return got
     if not nb or not nc:
         # the figures are then counts, in the columns that hold rates elsewhere: say so ("115 | 0" read as rates)
+        # a GPU trace of runtime calls alone counts no operator against framework ops (``RunContext.has_ops``)
+        runtime = [p.is_gpu and p.has_ops and not ctx.has_ops(p) for p in (ctx.base, ctx.comparison)]
+        kind = ("a GPU trace of runtime calls alone, against framework ops" if any(runtime) else
+                "a MindSpore or hardware-only profile")
         return (None, len(nb), len(nc),
-                f"no operators on {_empty_side(nb, nc)} (a MindSpore or hardware-only profile): nothing to match "
+                f"no operators on {_empty_side(nb, nc)} ({kind}): nothing to match "
                 "(figures: distinct operator names per side)")
     fb, fc = _framework_ops(nb), _framework_ops(nc)
     if fb and fc:
@@ -339,7 +343,7 @@ EXPORT_PART_SEP = "; "
 
 def _operator_sheets(ctx: RunContext) -> bool:
     """Whether the operator / module sheets are built: operator compare on and torch ops on both sides."""
-    return bool(ctx.options.enable_operator_compare and ctx.base.has_ops and ctx.comparison.has_ops)
+    return bool(ctx.options.enable_operator_compare and ctx.has_ops(ctx.base) and ctx.has_ops(ctx.comparison))
 
 
 def _hccl_kernel_rows(p: Profile) -> int:
@@ -1058,7 +1062,8 @@ def guards(ctx: RunContext, op_rows: list[list] | None = None, sheets: Sequence[
     them (module sheets coverage)."""
     b, c = ctx.base, ctx.comparison
     rows = []
-    nb, nc = _op_names(b.ops), _op_names(c.ops)  # one pass over each side's op names
+    # one pass over each side's op names; none where the pair has none of a side's (``RunContext.has_ops``)
+    nb, nc = (_op_names(p.ops) if ctx.has_ops(p) else set() for p in (b, c))
     rate, shown_b, shown_c, how = _match_rate(ctx, nb, nc)
     detail = f"{how}; warn below {MATCH_RATE_THRESHOLD:.0%}"
     if rate is not None and rate < MATCH_RATE_THRESHOLD and how.startswith("matched / compared"):

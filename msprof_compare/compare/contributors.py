@@ -36,7 +36,7 @@ def operator_statistic(ctx: RunContext, sheets: list[Sheet]) -> list[list] | Non
     """
     if any(s.name == "OperatorCompareStatistic" for s in sheets) or not ctx.options.enable_operator_compare:
         return None
-    if not (len(ctx.base.ops) and len(ctx.comparison.ops)):
+    if not all(len(p.ops) and ctx.has_ops(p) for p in (ctx.base, ctx.comparison)):
         return None
     from .operators import statistic_rows
     from .optree import operator_pairs

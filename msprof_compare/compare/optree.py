@@ -172,7 +172,8 @@ def no_ops_reason(p: Profile) -> str:
     that is one (recorded without the CPU activity, or cut); MindSpore exports, msmonitor captures and CANN
     timelines record none. The warning said "(MindSpore exports have none)" of a Kineto trace with kernels alone."""
     if p.is_gpu:
-        return "a GPU trace without cpu_op or runtime events has none"
+        return ("a GPU trace without cpu_op events has none" if p.has_ops else
+                "a GPU trace without cpu_op or runtime events has none")
     given = os.path.basename(os.path.normpath(p.path))
     read = os.path.basename(p.files.get("trace_view.json") or p.files.get("db") or "")
     if given.endswith("_ascend_pt") or read.startswith("ascend_pytorch_profiler") or (
@@ -192,7 +193,7 @@ def one_sided(ctx: RunContext) -> bool:
     them one-sided) and which other comparisons apply (``comparisons_without_ops``), naming the flags of those
     this run left off."""
     def compute() -> bool:
-        without = [p for p in (ctx.base, ctx.comparison) if not p.has_ops]
+        without = [p for p in (ctx.base, ctx.comparison) if not ctx.has_ops(p)]
         if len(without) != 1:
             return False
         applies, would = comparisons_without_ops(ctx)
@@ -368,12 +369,12 @@ def _cat_flags(ops: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
             np.array([c in DRIVER_CATS for c in low], bool)[codes])
 
 
-def _tree_ops(profile: Profile, op_cat: np.ndarray | None = None) -> pd.DataFrame:
-    """The ops of the tree (GPU: of the op categories, ``op_cat`` from ``_cat_flags``) in stable start
-    order, as one row take."""
+def _tree_ops(profile: Profile, op_cat: np.ndarray | None = None, paired: bool = True) -> pd.DataFrame:
+    """The ops of the tree (GPU: of the op categories, ``op_cat`` from ``_cat_flags``; none where the run pairs
+    none of them: ``RunContext.has_ops``) in stable start order, as one row take."""
     ops = profile.ops
-    rows = np.arange(len(ops))
-    if profile.is_gpu and len(ops):
+    rows = np.arange(len(ops) if paired else 0)
+    if profile.is_gpu and len(rows):
         rows = np.flatnonzero(_cat_flags(ops)[0] if op_cat is None else op_cat)
     ts = col_of(ops, "ts")[rows]
     if len(rows) == len(ops) and not (ts[1:] < ts[:-1]).any():
@@ -677,10 +678,11 @@ def _driver_edges(profile: Profile, ts: np.ndarray, end: np.ndarray, parent: np.
     return node[ok], col_of(fk, "k", np.int64)[pick[ok]], col_of(fk, "order", np.int64)[pick[ok]]
 
 
-def build_tree(profile: Profile, gpu_flow_cat: str = "", with_comm: bool = False) -> OpTree:
-    """Build one side's op tree from the model tables."""
+def build_tree(profile: Profile, gpu_flow_cat: str = "", with_comm: bool = False, paired: bool = True) -> OpTree:
+    """Build one side's op tree from the model tables (of no op where ``paired`` is False: a GPU trace of runtime
+    calls alone against a side with framework ops, ``RunContext.has_ops``)."""
     op_cat, driver_cat = _cat_flags(profile.ops) if profile.is_gpu and len(profile.ops) else (None, None)
-    ops = _tree_ops(profile, op_cat)
+    ops = _tree_ops(profile, op_cat, paired)
     ts = col_of(ops, "ts", np.int64)
     end = ts + col_of(ops, "dur", np.int64)
     parent, depth = _nest(ts, end)
@@ -812,9 +814,9 @@ def op_tree(ctx: RunContext, side: str) -> OpTree:
         prof = side_profile(ctx, side)
         # collectives always join the kernel pool (the original: only with communication or profiling
         # compare on, so an operator's device time depended on unrelated flags; docs/differences.md)
-        tree = build_tree(prof, opts.gpu_flow_cat, with_comm=True)
+        tree = build_tree(prof, opts.gpu_flow_cat, with_comm=True, paired=ctx.has_ops(prof))
         if tree.n == 0:
-            if prof.has_ops:  # a DB export's ops cut to a step that holds none: the step's own message follows
+            if ctx.has_ops(prof):  # a DB export's ops cut to a step that holds none: the step's own message follows
                 log.info("No torch op of %s lies in the step asked for", prof.path)
             else:
                 log.warning("Can't find any torch op in the file: %s", prof.path)
@@ -984,7 +986,7 @@ def operator_pairs(ctx: RunContext) -> OpPairs:
         a = ta.top_layer(opts.base_step)
         b = tb.top_layer(opts.comparison_step)
         for tree, step, top in ((ta, opts.base_step, a), (tb, opts.comparison_step, b)):
-            if step >= 0 and len(top) == 0 and tree.profile.has_ops:  # no op at all: "Can't find any torch op"
+            if step >= 0 and len(top) == 0 and ctx.has_ops(tree.profile):  # no op at all: "Can't find any torch op"
                 log.warning("There is no operator infomation for step %s, please check the step id of %s.",
                             step, tree.profile.path)
         ka = op_keys(ta, opts.op_name_map, opts.use_input_shape)

@@ -147,7 +147,7 @@ def build(ctx: RunContext, sheets: list[Sheet] | None = None) -> list[Sheet]:
     if pair is None and ctx.options.fail_on_regression is not None:  # the gate needs the E2E times
         pair = overall.breakdowns(ctx)  # cached: the guards' idle-stretch check reads it too
     op_rows = None
-    if len(ctx.base.ops) and len(ctx.comparison.ops):
+    if all(len(p.ops) and ctx.has_ops(p) for p in (ctx.base, ctx.comparison)):  # ``RunContext.has_ops``
         op_rows = operator_statistic(ctx, sheets or [])
         found = level_rows(sheets or [], op_rows)
     else:  # no operators on one side (MindSpore data): every operator of the other would "change"

@@ -33,6 +33,7 @@ from ..model import (
     RUNTIME_CATS,
     Profile,
     frame,
+    gpu_framework_ops,
     starts_at,
     step_notes,
 )
@@ -453,6 +454,7 @@ def _load_ops(prof: Profile, ev: _Events, with_args: bool, comm: bool = False, c
             coll[records] = _collective_texts([args[i].collective for i in records])
             cols["collective"] = coll
     prof.ops = frame("ops", cols)
+    prof.extra["framework_ops"] = gpu_framework_ops(cols["cat"], cols["name"])
 
 
 def _load_flows(prof: Profile, ev: _Events, opts: Options) -> None:
