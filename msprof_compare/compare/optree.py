@@ -785,17 +785,18 @@ def unlinked_kernels(tree: OpTree) -> Unlinked:
     free[tree.kidx] = False
     rows = np.flatnonzero(free)
     dur = col_of(pool, "dur", np.int64)[rows]
-    if rows.size and not tree.profile.is_gpu:  # the HCCL op-lane rows carry task type None: never a compute task
-        rows = rows[classify.per_unique(col_of(pool, "task_type", object)[rows],
-                                        lambda t: t in classify.COMPUTE_TASK_TYPES, lower=False)]
-        return Unlinked(int(rows.size), int(col_of(pool, "dur", np.int64)[rows].sum()))
     if not rows.size:
         return Unlinked()
+    if not tree.profile.is_gpu:  # the HCCL op-lane rows carry task type None: never a compute task
+        compute = classify.per_unique(col_of(pool, "task_type", object)[rows],
+                                      lambda t: t in classify.COMPUTE_TASK_TYPES, lower=False)
+        return Unlinked(int(compute.sum()), int(dur[compute].sum()))
     # the GPU pool holds kernels and memcpys, its task_type the cat as written ("Kernel" in older traces)
     copy = classify.per_unique(col_of(pool, "task_type", object)[rows], "gpu_memcpy".__eq__)
     early = np.zeros(rows.size, dtype=bool)
     if tree.fk is not None and len(tree.fk):
-        early = col_of(pool, "ts", np.int64)[rows] < col_of(pool, "ts", np.int64)[col_of(tree.fk, "k", np.int64)].min()
+        ts = col_of(pool, "ts", np.int64)
+        early = ts[rows] < ts[col_of(tree.fk, "k", np.int64)].min()
     return Unlinked(int(rows.size), int(dur.sum()), int(copy.sum()), int(early.sum()), int(dur[early].sum()),
                     int((copy & early).sum()))
 

@@ -1514,20 +1514,17 @@ def _side_files(layout: Any, profile: Profile, opts: Options) -> None:
         read_profiler_settings(layout.info_path, profile, warn=opts.time_breakdown or opts.enable_memory_compare)
 
 
-#: What a side file that cannot be used does to the run. The files that hold figures (trace_view.json, the CSVs,
-#: communication.json) stop it, malformed or truncated, with the file's name: a figure read from part of one would
-#: be wrong without a word. The optional ones, which hold settings and names but no figure (profiler_info*.json:
-#: the settings note, warned of where the original reads it; profiler_metadata.json: process-group names and
-#: distributed settings), are read as absent with one warning, whatever is wrong with them (unreadable, malformed,
-#: or no object): the run goes on as without them.
-_AS_ABSENT = "read as absent"
-
-
+# What a side file that cannot be used does to the run. The files that hold figures (trace_view.json, the CSVs,
+# communication.json) stop it, malformed or truncated, with the file's name: a figure read from part of one would
+# be wrong without a word. The optional ones, which hold settings and names but no figure (profiler_info*.json:
+# the settings note, warned of where the original reads it; profiler_metadata.json: process-group names and
+# distributed settings), are read as absent with one warning, whatever is wrong with them (unreadable, malformed,
+# or no object): the run goes on as without them.
 def _read_metadata(meta: str, profile: Profile) -> None:
     """profiler_metadata.json into ``profile.metadata``; one that cannot be used is an optional file read as absent,
-    said in one warning (``_AS_ABSENT``): a malformed one stopped the run, though what it feeds (the groups' names
+    said in one warning: a malformed one stopped the run, though what it feeds (the groups' names
     and the distributed settings' checks) is what a folder without it goes without."""
-    lacks = f"{_AS_ABSENT} (no process-group names or distributed settings from it)"
+    lacks = "read as absent (no process-group names or distributed settings from it)"
     try:
         data = read_json(meta, profile.warnings)
     except ProfileError as exc:

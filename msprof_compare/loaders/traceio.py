@@ -33,7 +33,7 @@ import numpy as np
 from ..errors import ProfileError
 from ..gcpause import gc_paused
 from ..options import Options
-from ..textsafe import short_repr
+from ..textsafe import and_list, short_repr
 from .numparse import FLOAT_EXACT_US, NumberError, decimal_us_to_ns, parse_uniform, same_width_matrix, texts_us_to_ns
 from .paths import GZIP_MAX_RATIO, PROFILER_DB_NAMES, export_hint, size_cap
 
@@ -273,9 +273,9 @@ def no_device_time(path: str, events: str, readers: list[str], hint: str) -> Pro
     """The refusal of a trace none of whose ``events`` (device events: "75 kernels") has a ``dur``, naming the
     run's ``readers`` (``device_time_readers``, not empty) of that time: computing and communication would read 0
     and the E2E all free time against the other side's, a difference no run had."""
-    needs = readers[0] if len(readers) == 1 else f"{', '.join(readers[:-1])} and {readers[-1]}"
     return ProfileError(path, f"none of the trace's {events} has a 'dur' (their duration): no device time to "
-                              f"compare, which {needs} read{'s' if len(readers) == 1 else ''} from them", hint=hint)
+                              f"compare, which {and_list(readers)} read{'s' if len(readers) == 1 else ''} from them",
+                        hint=hint)
 
 
 def read_bytes(path: str, force: bool = False) -> bytes:
