@@ -1,6 +1,6 @@
 """Every cell of every sheet the original wrote for the reference pairs (shared/reference-outputs), and its console
 table, against ours for the same inputs: one check over whole workbooks, where the other reference tests take a
-sheet or a figure each.
+sheet or a figure each; and the same for the original's `--enable_profiling_compare` runs (OverallMetrics alone).
 
 A cell passes when it equals the original's (numbers as floats: 185 == 185.0) or, both numbers, lies within the
 parity bound: 0.5 % of the original's value or one unit of its column, 0.01 of a figure (ms, us, MB, KB) and 0.0001
@@ -220,11 +220,15 @@ def _zero_sheet(rows: list[list[Any]]) -> bool:
     return True
 
 
-def _console(reference_outputs: Path, pair: str) -> str:
+def _section(reference_outputs: Path, pair: str) -> str:
+    """The pair's section of the reference README."""
     text = (reference_outputs / "README.md").read_text(encoding="utf-8")
-    section = text.split(f"\n## {pair.split('-')[0]}. ", 1)[1].split("\n## ", 1)[0]
-    block = section.split("Console output (stdout, verbatim):\n\n```\n", 1)[1].split("\n```", 1)[0]
-    return "\n".join(line for line in block.splitlines() if line.startswith(("+", "|")))
+    return text.split(f"\n## {pair.split('-')[0]}. ", 1)[1].split("\n## ", 1)[0]
+
+
+def _console(reference_outputs: Path, pair: str) -> str:
+    block = _section(reference_outputs, pair).split("Console output (stdout, verbatim):\n\n```\n", 1)[1]
+    return "\n".join(line for line in block.split("\n```", 1)[0].splitlines() if line.startswith(("+", "|")))
 
 
 @pytest.mark.parametrize("pair", sorted(PAIRS))
@@ -260,6 +264,30 @@ def test_every_cell_of_the_original_workbook(samples: Path, reference_outputs: P
         ref, ours = (set(k for k in _occurrences(book[sheet][3:]) if None not in k)
                      for book in (ref_sheets, ours_sheets))
         assert (len(ref), len(ours), len(ref & ours)) == (33, 34, 30)
+
+
+@pytest.mark.parametrize("pair", sorted(PAIRS))
+def test_profiling_compare_alone(samples: Path, reference_outputs: Path, tmp_path: Path, pair: str) -> None:
+    """The original's ``--enable_profiling_compare`` run of each pair (reference README) wrote OverallMetrics alone,
+    equal to its run of all comparisons, and the same console table: ours writes the Summary and OverallMetrics,
+    whose cells differ from the original's only as counted for the run of all comparisons."""
+    base, comparison = (str(samples / p) for p in PAIRS[pair])
+    result = compare(base, comparison, enable_profiling_compare=True)
+    written = result.to_excel(tmp_path)
+    assert result.console_table() == _console(reference_outputs, pair)
+    run = re.search(r"^- `--enable_profiling_compare` only: .*; sheets: ([^;]+); OverallMetrics identical to the "
+                    r"all-comparisons run: yes; console table identical: yes$", _section(reference_outputs, pair), re.M)
+    ref_sheets = _sheets(reference_outputs / pair / "performance_comparison_result.xlsx")
+    ours_sheets = _sheets(written)
+    if "OverallMetrics" not in ref_sheets:  # pair 9c: the original's blank Sheet1, ours no workbook
+        assert (run[1], bool(written), list(ref_sheets)) == ("Sheet1", False, ["Sheet1"])
+        return
+    assert (run[1], list(ours_sheets)) == ("OverallMetrics", ["Summary", "OverallMetrics"])
+    found = Counter(next((name for name, rule in RULES.items() if rule(pair, cell)), "UNEXPLAINED")
+                    for cell in _differences("OverallMetrics", ref_sheets["OverallMetrics"],
+                                             ours_sheets["OverallMetrics"],
+                                             [f"Base Profiling: {base}", f"Comparison Profiling: {comparison}"]))
+    assert found == Counter({why: n for (sheet, why), n in EXPECTED[pair].items() if sheet == "OverallMetrics"})
 
 
 def test_sections_named_here_exist() -> None:
