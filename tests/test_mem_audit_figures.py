@@ -10,6 +10,7 @@ import bisect
 import csv
 import gzip
 import json
+import math
 from decimal import Decimal
 from pathlib import Path
 
@@ -161,3 +162,48 @@ def test_memory_statistic_matches_an_independent_computation(samples, kind, base
     assert stat["Diff Memory(MB)"].tolist() == [round(x, 2) for x in
                                                 (stat["Comparison Allocated Memory(MB)"]
                                                  - stat["Base Allocated Memory(MB)"]).tolist()]
+
+
+def _ratio(b: float, c: float) -> float:
+    """reference-2 §0.1: 1.0 when both are 0, inf when only the base is, else c / b to 4 places."""
+    return 1.0 if not b and not c else math.inf if not b else round(c / b, 4)
+
+
+def test_memory_diff_ratio_and_contributors_from_the_raw_trace(samples):
+    """Diff Memory(MB) and Diff Ratio of every MemoryCompareStatistic row, and the Summary's memory contributors
+    (Base / Comparison / Diff MB, Share, Cumulative Share, Rank), from the MB computed above out of the raw
+    [memory] events: TimeSformer H100 vs MI300X, the only sample pair whose two sides allocate different non-zero
+    amounts under one name (the NPU text pairs allocate alike, ratio 1.0; the DB pair is pinned by SQL in
+    test_independent_db_sheets2.py). Before, the statistic's Diff Ratio of a trace was checked only where one side
+    was 0 (INF / 0) or both alike, and the contributors' Share only where one row held all the change."""
+    b, c = samples / H100, samples / MI300
+    if not (b.exists() and c.exists()):
+        pytest.skip("sample absent")
+    res = compare(str(b), str(c), enable_memory_compare=True, disable_details=True)
+    stat = res.sheet("MemoryCompareStatistic")
+    want_b, want_c = _by_name(*_gpu(b)), _by_name(*_gpu(c))
+    mb = {n: (want_b.get(n, (0, 0.0, 0))[1], want_c.get(n, (0, 0.0, 0))[1]) for n in set(want_b) | set(want_c)}
+    got = {r[0]: (r[1], r[2]) for r in stat[["Operator Name", "Diff Memory(MB)", "Diff Ratio"]].itertuples(index=False)}
+    assert set(got) >= set(mb)
+    for name, (bm, cm) in mb.items():
+        assert got[name] == (round(cm - bm, 2), _ratio(bm, cm)), name
+    # aten::linear 6259.768555 -> 12634.736328 MB: +6374.97, ratio 12634.736328 / 6259.768555 = 2.01840...
+    assert got["aten::linear"] == (6374.97, 2.0184)
+    # contributors: the sheet's 2-decimal diffs largest |diff| first until 80 % of their summed |diff| is covered
+    diffs = sorted(((round(cm - bm, 2), n) for n, (bm, cm) in mb.items() if round(cm - bm, 2)),
+                   key=lambda x: -abs(x[0]))
+    whole = sum(abs(d) for d, _ in diffs)  # 6374.97 + 3652.53 + 10.12 + 0.01 = 10037.63 MB
+    want, cum = [], 0.0
+    for rank, (d, n) in enumerate(diffs, 1):
+        cum += abs(d) / whole
+        want.append([rank, n, *mb[n], d, abs(d) / whole, cum])
+        if cum >= 0.8:
+            break
+    m = res.memory_contributors
+    assert m.columns.tolist() == ["Rank", "Name", "Base(MB)", "Comparison(MB)", "Diff(MB)", "Share",
+                                  "Cumulative Share"]
+    assert [r[:2] for r in m.values.tolist()] == [w[:2] for w in want] == [[1, "aten::linear"], [2, "aten::matmul"]]
+    for got_row, want_row in zip(m.values.tolist(), want, strict=True):
+        assert got_row[2:] == pytest.approx(want_row[2:], rel=1e-12, abs=1e-9)
+    # 6374.97 / 10037.63 = 0.635105..., (6374.97 + 3652.53) / 10037.63 = 0.998987...
+    assert m["Cumulative Share"].round(6).tolist() == [0.635105, 0.998987]
