@@ -726,6 +726,34 @@ def test_nccl_ranges_name_the_collective_of_sendrecv_kernels(dlrm_rank):
                        pytest.approx(sum(want[1][f]))) for f in ("alltoall", "allreduce")}
 
 
+def test_dlrm_communication_figures_and_contributors_from_the_raw_trace(dlrm_rank):
+    """Every figure of the DLRM ranks' CommunicationCompare rows beyond the calls and totals pinned above (Avg,
+    Max, Min of each side, Diff Duration(us), Diff Ratio) and the Summary's communication contributors, from the
+    kernels of the raw JSON grouped by their nccl: range: the only sample pair of GPU traces whose two sides both
+    ran collectives of different lengths (reference pair 7's comparison side has none; the planted-change tests
+    move one kernel, Diff Ratio 1.0). Rows by reference-2 §4.3, diff and ratio by §0.1."""
+    base, comp = dlrm_rank(0), dlrm_rank(1)
+    want = [_range_families(json.loads(p.read_text())["traceEvents"]) for p in (base, comp)]
+    rows = compare(base, comp, enable_communication_compare=True).sheet("CommunicationCompare")
+    assert rows["Communication OP Name"].tolist() == ["alltoall", "allreduce"]  # no task rows: a trace has none
+    for _, r in rows.iterrows():
+        fam = r["Communication OP Name"]
+        for sfx, durs in zip(("", ".1"), (want[0][fam], want[1][fam]), strict=True):
+            got = [r[f"{k} Duration(us){sfx}"] for k in ("Total", "Avg", "Max", "Min")] + [r["Calls" + sfx]]
+            assert got == pytest.approx([sum(durs), sum(durs) / len(durs), max(durs), min(durs), len(durs)]), fam
+        b, c = sum(want[0][fam]), sum(want[1][fam])
+        assert (r["Diff Duration(us)"], r["Diff Ratio"]) == (round(c - b, 2), round(c / b, 4)), fam
+    # by hand: alltoall 3999 -> 9506 us (+5507, 9506 / 3999 = 2.37709...), allreduce 1799 -> 1830 us (+31, 1.01723...)
+    assert rows[["Diff Duration(us)", "Diff Ratio"]].values.tolist() == [[5507.0, 2.3771], [31.0, 1.0172]]
+    # the Summary's contributors (ms): the families by |change|, until 80 % of the summed |change| is covered;
+    # alltoall's 5.507 ms is 5.507 / (5.507 + 0.031) = 0.994402 of it, so it is the one row
+    c = compare(base, comp).communication_contributors
+    assert c.values.tolist() == [[1, "alltoall", 3.999, 9.506, 5.507, pytest.approx(5507 / 5538, abs=1e-12),
+                                  pytest.approx(5507 / 5538, abs=1e-12)]]
+    assert c.columns.tolist() == ["Rank", "Name", "Base(ms)", "Comparison(ms)", "Diff(ms)", "Share",
+                                  "Cumulative Share"]
+
+
 TRACE_FILTER = "hta/tests/data/trace_filter/sampled_rank-{}.json.gz"
 
 
