@@ -1,10 +1,10 @@
 """The Summary's waterfall on real data beyond its Base / Comparison figures (test_summary.py pins those against
 the original's OverallMetrics of pairs 1 and 6b): Delta(ms), Cumulative(ms) and Share of E2E Diff of every step,
 before checked on synthetic input only. Expected: plain arithmetic on the original's OverallMetrics cells of the
-NPU text pairs 1 and 2 (each step's comparison minus base cell, their running sum from the base E2E, each delta
-over the E2E delta), and of the Kineto pairs 4, 5 and 7, whose sides differ (pair 6b, a trace against itself, has
-every delta 0), within the parity bound of those cells (0.01 ms: docs/differences.md, "GPU computing / uncovered
-communication are exact unions (not 1-µs ticks)")."""
+NPU pairs 1, 2 (text exports) and 3 (DB exports): each step's comparison minus base cell, their running sum from
+the base E2E, each delta over the E2E delta; and of the Kineto pairs 4, 5 and 7, whose sides differ (pair 6b, a
+trace against itself, has every delta 0), within the parity bound of those cells (0.01 ms: docs/differences.md,
+"GPU computing / uncovered communication are exact unions (not 1-µs ticks)")."""
 
 from __future__ import annotations
 
@@ -20,11 +20,17 @@ TEXT = "msinsight/test/data/pytorch/text"
 PAIRS = {
     "1-npu-text-l1-vs-l2": (f"{TEXT}/level1/rank0_ascend_pt", f"{TEXT}/level2/rank0_ascend_pt"),
     "2-npu-text-l0-rank0-vs-rank1": (f"{TEXT}/level0/rank0_ascend_pt", f"{TEXT}/level0/rank1_ascend_pt"),
+    # DB exports: one communication group a side, of another name on each (its host's port and start time), which
+    # the waterfall pairs into one step (docs/differences.md, "DB communication groups of two runs pair in
+    # OverallMetrics"): that step is the Uncovered Communication Time row, as a text export's Group 0
+    "3-npu-db-l1-vs-l2": ("msinsight/test/data/pytorch/db/level1/rank0_ascend_pt",
+                          "msinsight/test/data/pytorch/db/level2/rank0_ascend_pt"),
 }
 #: waterfall step -> OverallMetrics Index (stripped); a single communication group's uncovered time is the
 #: Uncovered Communication Time row (its sub-ns group residual folded in: docs/differences.md, "Additions")
 ROWS = {"Other Computing": "Other", "Free: Other": "Free", "Group 0 Communication (uncovered)":
-        "Uncovered Communication Time"}
+        "Uncovered Communication Time",
+        "Group 90.91.105.46%enp189s0f0_60000_0 Communication (uncovered)": "Uncovered Communication Time"}
 
 
 @pytest.mark.parametrize("pair", sorted(PAIRS))
@@ -39,7 +45,7 @@ def test_waterfall_deltas_and_shares_from_the_original(samples: Path, reference_
     wf = compare(str(base), str(comparison)).waterfall
     (e2e_b, e2e_c) = cells["E2E Time"]
     steps = wf[~wf["Category"].isin(["start", "end"])]
-    assert len(steps) == {"1": 8, "2": 3}[pair[0]]  # level 0 (pair 2) has no computing split
+    assert len(steps) == {"1": 8, "2": 3, "3": 7}[pair[0]]  # level 0 (pair 2) has no computing split
     cum = e2e_b
     for _, row in steps.iterrows():
         b, c = cells[ROWS.get(row["Step"], row["Step"])]
@@ -111,3 +117,28 @@ def test_gpu_waterfall_from_the_original(samples: Path, reference_outputs: Path,
     assert float(end["Delta(ms)"]) == pytest.approx(e2e_c - e2e_b, abs=PARITY)
     assert float(end["Cumulative(ms)"]) == pytest.approx(e2e_c, abs=PARITY)
     assert float(end["Share of E2E Diff"]) == 1.0
+
+
+@pytest.mark.parametrize("pair", sorted({**PAIRS, **KINETO}))
+def test_computing_split_shares_from_the_original(samples: Path, reference_outputs: Path, pair: str) -> None:
+    """The "computing split into categories" check's Base / Comparison figures (the share of computing time in
+    categories, at most 1) from the original's OverallMetrics cells: (Computing Time - Other) / Computing Time, the
+    Other row being computing of no category (absent: 0). Pair 1: (8.873756 - 0.005539) / 8.873756 = 0.999376 a
+    side; pair 2 (level 0: no kernel types) 0 / 0; pair 4's GPU side 1 (its categories sum past Computing Time, a
+    kernel of two categories); GPU cells within the 0.01 ms parity bound (pair 7's comparison Other, 0.005 ms,
+    is the original's 1-us tick artefact: ours reads 1.0)."""
+    base, comparison = (samples / p for p in {**PAIRS, **KINETO}[pair])
+    if not (base.exists() and comparison.exists()):
+        pytest.skip("samples absent")
+    ref = read_xlsx(reference_outputs / pair / "performance_comparison_result.xlsx", sheet_name="OverallMetrics",
+                    header=2)
+    cells: dict[str, tuple[float, float]] = {}
+    for i, b, c in zip(ref["Index"], ref["Duration(ms)"], ref["Duration(ms).1"], strict=True):
+        cells.setdefault(str(i).strip(), (float(b), float(c)))
+    row = compare(str(base), str(comparison), enable_profiling_compare=True).guards.set_index("Check").loc[
+        "computing split into categories"]
+    for side, k in (("Base", 0), ("Comparison", 1)):
+        computing, other = cells["Computing Time"][k], cells.get("Other", (0.0, 0.0))[k]
+        gpu = pair in KINETO and (k == 0 or not pair.startswith("4"))
+        assert row[side] == pytest.approx(min((computing - other) / computing, 1.0),
+                                          abs=PARITY / computing if gpu else 1e-12), side
