@@ -8,6 +8,8 @@ two rules differ are named."""
 from __future__ import annotations
 
 import gzip
+import json
+from decimal import Decimal
 from pathlib import Path
 
 import msgspec
@@ -90,5 +92,65 @@ def test_pair5_self_time_by_a_stack_walk(samples: Path, reference_outputs: Path)
     assert differ == {"": seven, ".1": [n for n in seven if n != "cudaMemcpyAsync"]}
     for _, row in sheet.iterrows():
         b, c = row["Self Time(ms)"], row["Self Time(ms).1"]
+        want_ratio = 1.0 if not b and not c else (np.inf if not b else round(c / b, 4))
+        assert pd.to_numeric(pd.Series([row["Diff Self Ratio"]]).replace({"INF": np.inf}))[0] == want_ratio
+
+
+def _self_ms_decimal(path: Path) -> dict[str, float]:
+    """``_self_ms`` of a trace whose times may be fractional us (a ns-resolution trace): the same per-thread walk
+    on whole ns read as decimals, json's floats never used."""
+    with gzip.open(path, "rt") as fh:
+        doc = json.load(fh, parse_float=Decimal)
+    threads: dict[tuple, list] = {}
+    for e in doc["traceEvents"] if isinstance(doc, dict) else doc:
+        if e.get("ph") == "X" and str(e.get("cat", "")).lower() in HOST:
+            ts = int(Decimal(e["ts"]) * 1000)
+            threads.setdefault((e.get("pid"), e.get("tid")), []).append(
+                (ts, ts + int(Decimal(e.get("dur", 0)) * 1000), e["name"]))
+    own: dict[str, int] = {}
+    for ops in threads.values():
+        ops.sort(key=lambda o: (o[0], -o[1]))
+        open_: list[list] = []
+        for ts, end, name in ops:
+            while open_ and open_[-1][0] <= ts:
+                _, n, v = open_.pop()
+                own[n] = own.get(n, 0) + v
+            if open_ and end <= open_[-1][0]:
+                open_[-1][2] -= end - ts
+            open_.append([end, name, end - ts])
+        for _, n, v in open_:
+            own[n] = own.get(n, 0) + v
+    return {n: round(v / 1e6, 2) for n, v in own.items() if "ProfilerStep#" not in n}
+
+
+ALEXNET = "hta/tests/data/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"
+TEXT_L1 = "msinsight/test/data/pytorch/text/level1/rank0_ascend_pt"
+DF_INDEX = "hta/tests/data/df_index_resolver/df_index_resolver.json.gz"
+NS_TRACE = "hta/tests/data/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz"
+
+
+@pytest.mark.parametrize(("base", "comparison", "kineto"), [
+    (ALEXNET, TEXT_L1, ("",)),  # pair 4: its NPU side's Self Time equals the original's (test_reference_workbooks)
+    (DF_INDEX, NS_TRACE, ("", ".1")),  # pair 7: the comparison trace's times are fractional us (ns resolution)
+])
+def test_pairs_4_and_7_self_time_by_a_stack_walk(samples: Path, base: str, comparison: str,
+                                                  kineto: tuple[str, ...]) -> None:
+    """Self Time(ms) of the Kineto sides of reference pairs 4 and 7, whose cells that differ from the original's
+    (18 and 8: docs/differences.md, "ApiCompare Self Time subtracts a call's callees on its own thread") the
+    workbook test only counts: every Kineto side's Self Time from the per-thread walk above, and every row's Diff
+    Self Ratio by reference-2 §0.1 from those figures."""
+    for p in (base, comparison):
+        if not (samples / p).exists():
+            pytest.skip(f"{p} not in samples")
+    sheet = compare(str(samples / base), str(samples / comparison), enable_api_compare=True).sheet("ApiCompare")
+    for path, sfx in zip((base, comparison), ("", ".1"), strict=True):
+        if sfx not in kineto:
+            continue
+        want = _self_ms_decimal(samples / path)
+        rows = sheet[sheet["Calls" + sfx] > 0]
+        got = dict(zip(rows["api name"], rows["Self Time(ms)" + sfx].astype(float), strict=True))
+        assert got == want, path
+    for _, row in sheet.iterrows():
+        b, c = float(row["Self Time(ms)"]), float(row["Self Time(ms).1"])
         want_ratio = 1.0 if not b and not c else (np.inf if not b else round(c / b, 4))
         assert pd.to_numeric(pd.Series([row["Diff Self Ratio"]]).replace({"INF": np.inf}))[0] == want_ratio
