@@ -14,6 +14,7 @@ import math
 from decimal import Decimal
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from msprof_compare.api import compare
@@ -89,8 +90,8 @@ def _npu(folder: Path) -> tuple[list, list]:
     return _ops(events, {"cpu_op"}), recs
 
 
-def _by_name(ops: list, recs: list) -> dict[str, tuple[float, float, int]]:
-    """Per compared op name: (Allocated Duration ms, Allocated Memory MB, Operator Number)."""
+def _top_ops(ops: list, recs: list) -> list[tuple[str, float, int]]:
+    """Each compared op in time order: (name, KB, lifetime ns) of the records in its subtree."""
     items = sorted([(o[0], 0, i) for i, o in enumerate(ops)] + [(r[0], 1, j) for j, r in enumerate(recs)],
                    key=lambda x: (x[0], x[1]))
     parent, children, own = {}, {-1: []}, {}
@@ -115,10 +116,14 @@ def _by_name(ops: list, recs: list) -> dict[str, tuple[float, float, int]]:
             stack += children[x]
         return kb, ns
 
+    return [(ops[n][2], *total(n)) for n in top]
+
+
+def _by_name(ops: list, recs: list) -> dict[str, tuple[float, float, int]]:
+    """Per compared op name: (Allocated Duration ms, Allocated Memory MB, Operator Number)."""
     acc: dict[str, list] = {}
-    for n in top:
-        kb, ns = total(n)
-        a = acc.setdefault(ops[n][2], [0, 0.0, 0])
+    for name, kb, ns in _top_ops(ops, recs):
+        a = acc.setdefault(name, [0, 0.0, 0])
         a[0] += ns
         a[1] += kb
         a[2] += 1
@@ -207,3 +212,33 @@ def test_memory_diff_ratio_and_contributors_from_the_raw_trace(samples):
         assert got_row[2:] == pytest.approx(want_row[2:], rel=1e-12, abs=1e-9)
     # 6374.97 / 10037.63 = 0.635105..., (6374.97 + 3652.53) / 10037.63 = 0.998987...
     assert m["Cumulative Share"].round(6).tolist() == [0.635105, 0.998987]
+
+
+def test_memory_compare_rows_from_the_raw_trace(samples):
+    """MemoryCompare of TimeSformer H100 vs MI300X, row by row: each side's compared ops in time order (the sheet's
+    rows hold them in that order, an unpaired op's other side blank), each with the KB of the [memory] records
+    placed in its subtree by the walk above, and Diff Size(KB) / Diff Ratio by reference-2 §0.1 from those KB
+    (an absent side 0). Before, a trace's Diff Ratio on this sheet was pinned only where a side was 0 or both
+    alike (the reference pairs); here 968 rows, 4 of them unpaired (cudaDeviceSynchronize against
+    hipDeviceSynchronize, twice), ratios from 0.9994 to 75.93."""
+    b, c = samples / H100, samples / MI300
+    if not (b.exists() and c.exists()):
+        pytest.skip("sample absent")
+    sheet = compare(str(b), str(c), enable_memory_compare=True).sheet("MemoryCompare")
+    walks = [iter(_top_ops(*_gpu(p))) for p in (b, c)]
+    kb_of = []
+    for row in sheet.itertuples(index=False):
+        sizes = []
+        for walk, name, size in zip(walks, (row[1], row[6]), (row[5], row[10]), strict=True):
+            if pd.isna(name):
+                sizes.append(0.0)
+                continue
+            want_name, kb, _ = next(walk)
+            assert (name, size) == (want_name, pytest.approx(kb, rel=1e-12, abs=1e-9))
+            sizes.append(kb)
+        kb_of.append(sizes)
+        assert (row[11], row[12]) == (round(sizes[1] - sizes[0], 2), _ratio(*sizes)), row[:2]
+    assert all(next(w, None) is None for w in walks)  # every compared op has its row
+    assert len(kb_of) == 968 and sheet[["Operator Name", "Operator Name.1"]].isna().any(axis=1).sum() == 4
+    # by hand, the row of largest growth: 78312 KB more (Diff Size(KB)), the largest ratio 75.9268
+    assert (sheet["Diff Size(KB)"].max(), sheet["Diff Ratio"].max()) == (78312.0, 75.9268)
