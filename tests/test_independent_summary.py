@@ -2,10 +2,13 @@
 the original's workbooks: at the operator level its rows are OperatorCompareStatistic's, ranked by |diff| until
 80 % of the summed |diff| is covered (docs/differences.md, "Additions"). The expected rows are computed here, in
 plain Python, from the original's OperatorCompareStatistic of pairs 4 (a GPU trace against an NPU text export),
-5 (two GPU traces) and 8b (a bare trace_view.json against its directory), not from our sheets."""
+5 (two GPU traces) and 8b (a bare trace_view.json against its directory), not from our sheets; at the kernel-type
+level (--use_kernel_type without operator sheets) from the two exports' op_statistic.csv."""
 
 from __future__ import annotations
 
+import csv
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -64,3 +67,32 @@ def test_contributors_from_the_originals_statistic_sheet(samples: Path, referenc
     # AccumulateGrad (the NPU side's all-reduce) first in pairs 4 and 8b; four backward / conv ops in pair 5
     assert len(want) == {"4-gpu-alexnet-vs-npu-text-l1": 2, "5-gpu-kineto-resnet50": 4,
                          "8b-npu-traceview-file-vs-dir": 1}[pair]
+
+
+def _op_statistic_ms(path: Path) -> dict[str, float]:
+    """'{OP Type}-{Core Type}' -> Total Time(us) / 1000 of an op_statistic.csv, a repeated key's later row kept
+    (reference-2 §6.2), read with the csv module."""
+    with open(path, newline="", encoding="utf-8") as fh:
+        return {f"{r['OP Type']}-{r['Core Type']}": float(Decimal(r["Total Time(us)"]) / 1000)
+                for r in csv.DictReader(fh)}
+
+
+def test_kernel_type_contributors_from_op_statistic(samples: Path) -> None:
+    """Without operator or module sheets and with --use_kernel_type, the contributors are kernel types: every figure
+    of the 11 listed rows of the level-1 / level-2 text pair (Name, Base / Comparison / Diff ms, Share, Cumulative
+    Share, Share of Net Diff, Rank) from the two op_statistic.csv files, a type one side lacks at 0 ms there.
+    Before, the kernel-type level was checked on synthetic rows only. TransData (AI_VECTOR_CORE) leads:
+    1423.208 -> 1393.328 us, -0.02988 ms."""
+    sides = [samples / TEXT / level / "rank0_ascend_pt" for level in ("level1", "level2")]
+    if not all(s.exists() for s in sides):
+        pytest.skip("NPU samples absent")
+    b, c = (_op_statistic_ms(s / "ASCEND_PROFILER_OUTPUT" / "op_statistic.csv") for s in sides)
+    want = _expected([(n, b.get(n, 0.0), c.get(n, 0.0)) for n in {**b, **c}])
+    got = compare(*(str(s) for s in sides), enable_kernel_compare=True, use_kernel_type=True).contributors
+    assert (got["Level"] == "kernel type").all()
+    assert got["Rank"].tolist() == list(range(1, len(want) + 1)) and len(want) == 11
+    assert got["Name"].tolist() == [w[0] for w in want]
+    cols = ["Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share", "Share of Net Diff"]
+    for k, col in enumerate(cols, start=1):
+        assert got[col].astype(float).tolist() == pytest.approx([w[k] for w in want], rel=1e-9, abs=1e-12), col
+    assert want[0][:4] == ("TransData-AI_VECTOR_CORE", 1.423208, 1.393328, pytest.approx(-0.02988, abs=1e-12))
