@@ -8,6 +8,9 @@ trace against itself, has every delta 0), within the parity bound of those cells
 
 from __future__ import annotations
 
+import gzip
+import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -142,3 +145,32 @@ def test_computing_split_shares_from_the_original(samples: Path, reference_outpu
         gpu = pair in KINETO and (k == 0 or not pair.startswith("4"))
         assert row[side] == pytest.approx(min((computing - other) / computing, 1.0),
                                           abs=PARITY / computing if gpu else 1e-12), side
+
+
+def _trace_facts(path: Path) -> tuple[int, int | None, int]:
+    """(distinct ProfilerStep#N names, distributedInfo's world_size or None, distinct devices of the kernels) of a
+    Kineto trace, read with the json module."""
+    with gzip.open(path, "rt") as fh:
+        doc = json.load(fh)
+    events = doc["traceEvents"] if isinstance(doc, dict) else doc
+    steps = {e["name"] for e in events if re.fullmatch(r"ProfilerStep#\d+", str(e.get("name", "")))}
+    world = (doc.get("distributedInfo") or {}).get("world_size") if isinstance(doc, dict) else None
+    devices = {e["args"]["device"] for e in events if str(e.get("cat", "")).lower() == "kernel"}
+    return len(steps), world, len(devices)
+
+
+@pytest.mark.parametrize("pair", ["5-gpu-kineto-resnet50", "7-gpu-hta-dfindex-vs-nsres"])
+def test_step_world_and_device_counts_from_the_raw_traces(samples: Path, pair: str) -> None:
+    """The validity checks' step count, world size and device count of two Kineto pairs from the raw JSON: pair 5
+    has 6 ProfilerStep#N a side (#5 to #10), no distributedInfo; pair 7 has 5 a side (#2-#6 against #101-#105)
+    and world sizes 2 against 1 (a warn: not the same job). Before, these cells were pinned on synthetic input or
+    at 1 / 1."""
+    paths = [samples / p for p in KINETO[pair]]
+    if not all(p.exists() for p in paths):
+        pytest.skip("samples absent")
+    g = compare(*(str(p) for p in paths), enable_operator_compare=True).guards.set_index("Check")
+    facts = [_trace_facts(p) for p in paths]
+    for k, check in enumerate(("step count", "world size", "device count")):
+        assert g.loc[check, ["Base", "Comparison"]].tolist() == [f[k] for f in facts], check
+    assert [f[0] for f in facts] == {"5": [6, 6], "7": [5, 5]}[pair[0]]
+    assert g.loc["world size", "Status"] == ("warn" if pair.startswith("7") else "unknown")
