@@ -147,24 +147,42 @@ def test_computing_split_shares_from_the_original(samples: Path, reference_outpu
                                           abs=PARITY / computing if gpu else 1e-12), side
 
 
-def _trace_facts(path: Path) -> tuple[int, int | None, int]:
-    """(distinct ProfilerStep#N names, distributedInfo's world_size or None, distinct devices of the kernels) of a
-    Kineto trace, read with the json module."""
+HOST = {"cpu_op", "user_annotation", "cuda_runtime", "operator", "runtime"}  # reference-2 §2.1
+
+
+def _trace_facts(path: Path) -> tuple[int, int | None, int, set[str], list[str], dict[str, set[str]]]:
+    """Of a Kineto trace, read with the json module: distinct ProfilerStep#N names, distributedInfo's world_size
+    (None without it), distinct devices of the kernels; and for the shape check its host op names, the 10 names of
+    largest summed duration among the ops with Input Dims (cpu_op events where the trace tags any, else every
+    host op; ProfilerStep# markers left out) and each name's Input Dims texts that hold a dimension."""
     with gzip.open(path, "rt") as fh:
         doc = json.load(fh)
     events = doc["traceEvents"] if isinstance(doc, dict) else doc
     steps = {e["name"] for e in events if re.fullmatch(r"ProfilerStep#\d+", str(e.get("name", "")))}
     world = (doc.get("distributedInfo") or {}).get("world_size") if isinstance(doc, dict) else None
     devices = {e["args"]["device"] for e in events if str(e.get("cat", "")).lower() == "kernel"}
-    return len(steps), world, len(devices)
+    ops = [e for e in events if e.get("ph") == "X" and str(e.get("cat", "")).lower() in HOST
+           and not str(e.get("name", "")).startswith("ProfilerStep#")]
+    timed: dict[str, float] = {}
+    for e in [e for e in ops if e.get("cat") == "cpu_op"] or ops:
+        if (e.get("args") or {}).get("Input Dims") not in (None, "", "N/A", []):
+            timed[e["name"]] = timed.get(e["name"], 0) + e.get("dur", 0)
+    shapes: dict[str, set[str]] = {}
+    for e in ops:
+        dims = json.dumps((e.get("args") or {}).get("Input Dims"))
+        if re.search(r"\d", dims):
+            shapes.setdefault(e["name"], set()).add(dims)
+    return len(steps), world, len(devices), {e["name"] for e in ops}, sorted(timed, key=lambda n: -timed[n])[:10], \
+        shapes
 
 
 @pytest.mark.parametrize("pair", ["5-gpu-kineto-resnet50", "7-gpu-hta-dfindex-vs-nsres"])
-def test_step_world_and_device_counts_from_the_raw_traces(samples: Path, pair: str) -> None:
-    """The validity checks' step count, world size and device count of two Kineto pairs from the raw JSON: pair 5
-    has 6 ProfilerStep#N a side (#5 to #10), no distributedInfo; pair 7 has 5 a side (#2-#6 against #101-#105)
-    and world sizes 2 against 1 (a warn: not the same job). Before, these cells were pinned on synthetic input or
-    at 1 / 1."""
+def test_step_world_device_and_shape_counts_from_the_raw_traces(samples: Path, pair: str) -> None:
+    """The validity checks' step count, world size, device count and input shapes of top operators of two Kineto
+    pairs from the raw JSON: pair 5 has 6 ProfilerStep#N a side (#5 to #10), no distributedInfo, and 10 of the
+    11 heaviest names (either side's 10 found on the other) with shapes on both sides, each sharing one; pair 7
+    has 5 steps a side (#2-#6 against #101-#105), world sizes 2 against 1 (a warn: not the same job) and no
+    Input Dims (0 checked). Before, these cells were pinned on synthetic input or at 1 / 1."""
     paths = [samples / p for p in KINETO[pair]]
     if not all(p.exists() for p in paths):
         pytest.skip("samples absent")
@@ -172,5 +190,10 @@ def test_step_world_and_device_counts_from_the_raw_traces(samples: Path, pair: s
     facts = [_trace_facts(p) for p in paths]
     for k, check in enumerate(("step count", "world size", "device count")):
         assert g.loc[check, ["Base", "Comparison"]].tolist() == [f[k] for f in facts], check
-    assert [f[0] for f in facts] == {"5": [6, 6], "7": [5, 5]}[pair[0]]
+    (_, _, _, nb, tb, sb), (_, _, _, nc, tc, sc) = facts
+    names = list(dict.fromkeys([n for n in tb if n in nc] + [n for n in tc if n in nb]))
+    checked = [n for n in names if sb.get(n) and sc.get(n)]
+    assert all(sb[n] & sc[n] for n in checked)  # each shares a shape: the check's "ok"
+    assert g.loc["input shapes of top operators", ["Base", "Comparison"]].tolist() == [len(checked)] * 2
+    assert ([f[0] for f in facts], len(names), len(checked)) == {"5": ([6, 6], 11, 10), "7": ([5, 5], 0, 0)}[pair[0]]
     assert g.loc["world size", "Status"] == ("warn" if pair.startswith("7") else "unknown")
