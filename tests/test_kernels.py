@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from xlsxutil import read_xlsx
 
-from msprof_compare.api import RunContext
+from msprof_compare.api import RunContext, compare
 from msprof_compare.compare import kernels
 from msprof_compare.errors import StepError
 from msprof_compare.model import Profile
@@ -223,6 +223,41 @@ def test_kernel_type_compare_real_files():
     assert [relu["Total Duration(us).1"], relu["Avg Duration(us).1"], relu["Calls.1"]] == [63.621, 9.089, 7]
     assert relu["Diff Total Ratio"] == 0.9928  # 63.621 / 64.081 = 0.992822...
     assert relu["Diff Avg Ratio"] == 0.9929  # 9.089 / 9.154 = 0.992899...
+
+
+def _op_statistic_rows(path: Path) -> dict[tuple[str, str], list]:
+    """(OP Type, Core Type) -> [Total, Avg, Max, Min Time(us), Count] of an op_statistic.csv as written, a repeated
+    key's later row kept (reference-2 §6.2), read with the csv module."""
+    with open(path, newline="", encoding="utf-8") as fh:
+        return {(r["OP Type"], r["Core Type"]): [float(r[f"{k} Time(us)"]) for k in ("Total", "Avg", "Max", "Min")]
+                + [int(r["Count"])] for r in csv.DictReader(fh)}
+
+
+def test_kernel_type_compare_every_row_of_the_text_exports(samples):
+    """KernelTypeCompare of the level-1 / level-2 text exports through the loader, every row: each side's five
+    figures as the two op_statistic.csv files write them (a type one side lacks: 0 there), Diff Total Ratio and
+    Diff Avg Ratio by reference-2 §0.1 on the Total and Avg columns, the rows by Diff Total Ratio, largest first,
+    Order Id 1..N. test_kernel_type_compare_real_files checks two rows (Conv2D, Relu); the DB exports' sheet is
+    pinned by SQL (test_independent_db_sheets.py)."""
+    text = samples / "msinsight/test/data/pytorch/text"
+    sides = [text / level / "rank0_ascend_pt" for level in ("level1", "level2")]
+    if not all(s.exists() for s in sides):
+        pytest.skip("NPU samples absent")
+    b, c = (_op_statistic_rows(s / "ASCEND_PROFILER_OUTPUT" / "op_statistic.csv") for s in sides)
+    sheet = compare(*(str(s) for s in sides), enable_kernel_compare=True, use_kernel_type=True).sheet(
+        "KernelTypeCompare")
+    assert len(sheet) == len(b.keys() | c.keys())
+    for _, row in sheet.iterrows():
+        key = (row["Kernel Type"], row["Core Type"])
+        want = [b.get(key, [0.0] * 4 + [0]), c.get(key, [0.0] * 4 + [0])]
+        for sfx, w in zip(("", ".1"), want, strict=True):
+            got = [row[f"{k} Duration(us){sfx}"] for k in ("Total", "Avg", "Max", "Min")] + [row["Calls" + sfx]]
+            assert got == w, key
+        ratios = [1.0 if not x and not y else math.inf if not x else round(y / x, 4)
+                  for x, y in ((want[0][0], want[1][0]), (want[0][1], want[1][1]))]
+        assert [row["Diff Total Ratio"], row["Diff Avg Ratio"]] == ratios, key
+    assert sheet["Diff Total Ratio"].tolist() == sorted(sheet["Diff Total Ratio"], reverse=True)
+    assert sheet["Order Id"].tolist() == list(range(1, len(sheet) + 1))
 
 
 def test_gpu_side_gives_no_sheet(caplog):
