@@ -2,8 +2,9 @@
 the original's workbooks: at the operator level its rows are OperatorCompareStatistic's, ranked by |diff| until
 80 % of the summed |diff| is covered (docs/differences.md, "Additions"). The expected rows are computed here, in
 plain Python, from the original's OperatorCompareStatistic of pairs 4 (a GPU trace against an NPU text export),
-5 (two GPU traces) and 8b (a bare trace_view.json against its directory), not from our sheets; at the kernel-type
-level (--use_kernel_type without operator sheets) from the two exports' op_statistic.csv."""
+5 (two GPU traces) and 8b (a bare trace_view.json against its directory), not from our sheets; at the kernel level
+(the kernel comparison alone) from the original's KernelCompare of pair 3, at the kernel-type level
+(--use_kernel_type) from the two exports' op_statistic.csv."""
 
 from __future__ import annotations
 
@@ -39,6 +40,20 @@ def _expected(rows: list[tuple[str, float, float]]) -> list[tuple]:
         cum += abs(d) / gross
         out.append((n, b, c, d, abs(d) / gross, cum, d / net))
         if cum >= 0.8 - 1e-12:
+            break
+    return out
+
+
+def _expected_exact(rows: list[tuple[str, Decimal, Decimal]]) -> list[tuple]:
+    """``_expected`` in exact decimal arithmetic, for figures of whole ns (or 0.01 us) read as decimals."""
+    changed = [(n, b, c, c - b) for n, b, c in rows if c - b != 0]
+    gross = sum(abs(d) for *_, d in changed)
+    net = sum(d for *_, d in changed)
+    out, cum = [], Decimal(0)
+    for n, b, c, d in sorted(changed, key=lambda r: -abs(r[3])):  # stable: ties keep the sheet's order
+        cum += abs(d) / gross
+        out.append((n, b, c, d, abs(d) / gross, cum, d / net))
+        if cum >= Decimal("0.8"):
             break
     return out
 
@@ -96,3 +111,35 @@ def test_kernel_type_contributors_from_op_statistic(samples: Path) -> None:
     for k, col in enumerate(cols, start=1):
         assert got[col].astype(float).tolist() == pytest.approx([w[k] for w in want], rel=1e-9, abs=1e-12), col
     assert want[0][:4] == ("TransData-AI_VECTOR_CORE", 1.423208, 1.393328, pytest.approx(-0.02988, abs=1e-12))
+
+
+def test_kernel_contributors_from_the_originals_kernel_sheet(reference_outputs: Path) -> None:
+    """With the kernel comparison alone the contributors are KernelCompare's rows (a kernel type and its input
+    shapes, a shape of N/A left out of the name): the DB excerpts of tests/data/db (reference pair 3's inputs, whose
+    KernelCompare equals the original's: test_independent_db_sheets.py) list 40 kernels, every figure computed
+    here from the original's pair-3 KernelCompare cells (Total Duration(us) / 1000), but for its one rounding tie,
+    which ours rounds half up (TensorMove "4096,9216", 254.385 us: 254.39, the original's 254.38). Before, only a
+    row's ms were pinned at the kernel level."""
+    ref = read_xlsx(reference_outputs / "3-npu-db-l1-vs-l2" / "performance_comparison_result.xlsx",
+                    sheet_name="KernelCompare", header=2)
+    names = [k if s == "N/A" else f"{k} {s}" for k, s in zip(ref["Kernel"], ref["Input Shape"], strict=True)]
+    # the cells in exact decimals (0.01 us), so that two changes of one size tie (TransData "32,64,55,55" +2.16 us
+    # and Mul "1000,4096;" -2.16 us: as floats, 0.09710 - 0.09494 and 0.01494 - 0.01710 ms differ in the 18th
+    # place) and keep the sheet's order, TransData first
+    ms = [[Decimal(repr(float(v))) / 1000 for v in ref[col]] for col in ("Total Duration(us)", "Total Duration(us).1")]
+    # the original's one float-rounded cell, 254.385 us by SQL (test_independent_db_sheets.py), taken half up
+    tie = names.index('TensorMove "4096,9216"')
+    assert ms[1][tie] == Decimal("0.25438")
+    ms[1][tie] = Decimal("0.25439")
+    want = [tuple(float(v) if isinstance(v, Decimal) else v for v in w)
+            for w in _expected_exact(list(zip(names, *ms, strict=True)))]
+    db = Path(__file__).parent / "data" / "db"
+    got = compare(str(db / "l1"), str(db / "l2"), enable_kernel_compare=True).contributors
+    assert (got["Level"] == "kernel").all() and len(want) == 40
+    assert got["Rank"].tolist() == list(range(1, 41))
+    assert got["Name"].tolist() == [w[0] for w in want]
+    cols = ["Base(ms)", "Comparison(ms)", "Diff(ms)", "Share", "Cumulative Share", "Share of Net Diff"]
+    for k, col in enumerate(cols, start=1):
+        assert got[col].astype(float).tolist() == pytest.approx([w[k] for w in want], rel=1e-12, abs=1e-12), col
+    # MatMulV2 "32,9216;4096,9216;4096" first: 358.25 -> 372.93 us, +0.01468 ms
+    assert want[0][:4] == ('MatMulV2 "32,9216;4096,9216;4096"', 0.35825, 0.37293, pytest.approx(0.01468))
