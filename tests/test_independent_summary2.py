@@ -1,10 +1,11 @@
 """The Summary's waterfall on real data beyond its Base / Comparison figures (test_summary.py pins those against
 the original's OverallMetrics of pairs 1 and 6b): Delta(ms), Cumulative(ms) and Share of E2E Diff of every step,
 before checked on synthetic input only. Expected: plain arithmetic on the original's OverallMetrics cells of the
-NPU pairs 1, 2 (text exports) and 3 (DB exports): each step's comparison minus base cell, their running sum from
-the base E2E, each delta over the E2E delta; and of the Kineto pairs 4, 5 and 7, whose sides differ (pair 6b, a
-trace against itself, has every delta 0), within the parity bound of those cells (0.01 ms: docs/differences.md,
-"GPU computing / uncovered communication are exact unions (not 1-µs ticks)")."""
+NPU pairs 1, 2 (text exports), 3 (DB exports) and 9d (MindSpore's CANN timelines): each step's comparison minus
+base cell, their running sum from the base E2E, each delta over the E2E delta; and of the Kineto pairs 4, 5 and
+7, whose sides differ (pair 6b, a trace against itself, has every delta 0), within the parity bound of those cells
+(0.01 ms: docs/differences.md, "GPU computing / uncovered communication are exact unions (not 1-µs ticks)").
+Also the validity checks' figures that follow from the same cells or from the raw traces."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from xlsxutil import read_xlsx
 from msprof_compare.api import compare
 
 TEXT = "msinsight/test/data/pytorch/text"
+MSPROF = "mindinsight/tests/utils/resource/profiler/PROF_000001_20230818142704"
 PAIRS = {
     "1-npu-text-l1-vs-l2": (f"{TEXT}/level1/rank0_ascend_pt", f"{TEXT}/level2/rank0_ascend_pt"),
     "2-npu-text-l0-rank0-vs-rank1": (f"{TEXT}/level0/rank0_ascend_pt", f"{TEXT}/level0/rank1_ascend_pt"),
@@ -28,12 +30,17 @@ PAIRS = {
     # OverallMetrics"): that step is the Uncovered Communication Time row, as a text export's Group 0
     "3-npu-db-l1-vs-l2": ("msinsight/test/data/pytorch/db/level1/rank0_ascend_pt",
                           "msinsight/test/data/pytorch/db/level2/rank0_ascend_pt"),
+    # MindSpore's CANN timelines (msprof_*.json): computing all Other, one communication group a side
+    "9d-mindspore-legacy-msprof-timeline-files": (
+        f"{MSPROF}322_COJGGGCANRMICFBC/device_0/timeline/msprof_0_2_1.json",
+        f"{MSPROF}567_GQFAMHBKGODKJMLA/device_1/timeline/msprof_1_0_1.json"),
 }
 #: waterfall step -> OverallMetrics Index (stripped); a single communication group's uncovered time is the
 #: Uncovered Communication Time row (its sub-ns group residual folded in: docs/differences.md, "Additions")
 ROWS = {"Other Computing": "Other", "Free: Other": "Free", "Group 0 Communication (uncovered)":
         "Uncovered Communication Time",
-        "Group 90.91.105.46%enp189s0f0_60000_0 Communication (uncovered)": "Uncovered Communication Time"}
+        "Group 90.91.105.46%enp189s0f0_60000_0 Communication (uncovered)": "Uncovered Communication Time",
+        "Communication Kernel (uncovered)": "Uncovered Communication Time"}
 
 
 @pytest.mark.parametrize("pair", sorted(PAIRS))
@@ -48,7 +55,7 @@ def test_waterfall_deltas_and_shares_from_the_original(samples: Path, reference_
     wf = compare(str(base), str(comparison)).waterfall
     (e2e_b, e2e_c) = cells["E2E Time"]
     steps = wf[~wf["Category"].isin(["start", "end"])]
-    assert len(steps) == {"1": 8, "2": 3, "3": 7}[pair[0]]  # level 0 (pair 2) has no computing split
+    assert len(steps) == {"1": 8, "2": 3, "3": 7, "9": 3}[pair[0]]  # level 0 (pair 2) has no computing split
     cum = e2e_b
     for _, row in steps.iterrows():
         b, c = cells[ROWS.get(row["Step"], row["Step"])]
