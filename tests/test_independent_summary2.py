@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 from xlsxutil import read_xlsx
 
-from msprof_compare.api import compare
+from msprof_compare.api import CompareResult, compare
 
 TEXT = "msinsight/test/data/pytorch/text"
 MSPROF = "mindinsight/tests/utils/resource/profiler/PROF_000001_20230818142704"
@@ -43,8 +43,25 @@ ROWS = {"Other Computing": "Other", "Free: Other": "Free", "Group 0 Communicatio
         "Communication Kernel (uncovered)": "Uncovered Communication Time"}
 
 
+@pytest.fixture(scope="module")
+def run():
+    """``run(samples, pair)``: the pair compared once for this file's tests (the NPU pairs with every comparison, the
+    Kineto pairs with the profiling comparison alone); the results go when the file's tests are done."""
+    done: dict[str, CompareResult] = {}
+
+    def get(samples: Path, pair: str) -> CompareResult:
+        if pair not in done:
+            base, comparison = (str(samples / p) for p in {**PAIRS, **KINETO}[pair])
+            done[pair] = compare(base, comparison, enable_profiling_compare=pair in KINETO)
+        return done[pair]
+
+    yield get
+    done.clear()
+
+
 @pytest.mark.parametrize("pair", sorted(PAIRS))
-def test_waterfall_deltas_and_shares_from_the_original(samples: Path, reference_outputs: Path, pair: str) -> None:
+def test_waterfall_deltas_and_shares_from_the_original(samples: Path, reference_outputs: Path, pair: str,
+                                                       run) -> None:
     base, comparison = (samples / p for p in PAIRS[pair])
     if not (base.exists() and comparison.exists()):
         pytest.skip("NPU samples absent")
@@ -52,7 +69,7 @@ def test_waterfall_deltas_and_shares_from_the_original(samples: Path, reference_
                     header=2)
     cells = {str(i).strip(): (float(b), float(c)) for i, b, c in
              zip(ref["Index"], ref["Duration(ms)"], ref["Duration(ms).1"], strict=True)}
-    wf = compare(str(base), str(comparison)).waterfall
+    wf = run(samples, pair).waterfall
     (e2e_b, e2e_c) = cells["E2E Time"]
     steps = wf[~wf["Category"].isin(["start", "end"])]
     assert len(steps) == {"1": 8, "2": 3, "3": 7, "9": 3}[pair[0]]  # level 0 (pair 2) has no computing split
@@ -88,7 +105,7 @@ PARITY = 0.01  # ms: the original's GPU cells are 1-us ticks, ours exact unions
 
 
 @pytest.mark.parametrize("pair", sorted(KINETO))
-def test_gpu_waterfall_from_the_original(samples: Path, reference_outputs: Path, pair: str) -> None:
+def test_gpu_waterfall_from_the_original(samples: Path, reference_outputs: Path, pair: str, run) -> None:
     """Every step's Base / Comparison / Delta / Cumulative / Share of the Kineto pairs, from the original's cells.
     Pair 4 (AlexNet H200 GPU vs the NPU level-1 export) has the residual step: the GPU side's Computing Time 10.630
     ms against its categories 6.329 + 2.660 + 1.703 = 10.692 ms, -0.062 ms (a kernel in two categories)."""
@@ -109,7 +126,7 @@ def test_gpu_waterfall_from_the_original(samples: Path, reference_outputs: Path,
             computing.append(name)
     cells[RESIDUAL] = tuple(cells["Computing Time"][k] - sum(cells[t][k] for t in computing) for k in (0, 1))
     (e2e_b, e2e_c) = cells["E2E Time"]
-    wf = compare(str(base), str(comparison), enable_profiling_compare=True).waterfall
+    wf = run(samples, pair).waterfall
     steps = wf[~wf["Category"].isin(["start", "end"])]
     assert len(steps) == {"4": 10, "5": 5, "7": 8}[pair[0]]
     cum = e2e_b
@@ -130,7 +147,7 @@ def test_gpu_waterfall_from_the_original(samples: Path, reference_outputs: Path,
 
 
 @pytest.mark.parametrize("pair", sorted({**PAIRS, **KINETO}))
-def test_computing_split_shares_from_the_original(samples: Path, reference_outputs: Path, pair: str) -> None:
+def test_computing_split_shares_from_the_original(samples: Path, reference_outputs: Path, pair: str, run) -> None:
     """The "computing split into categories" check's Base / Comparison figures (the share of computing time in
     categories, at most 1) from the original's OverallMetrics cells: (Computing Time - Other) / Computing Time, the
     Other row being computing of no category (absent: 0). Pair 1: (8.873756 - 0.005539) / 8.873756 = 0.999376 a
@@ -145,8 +162,7 @@ def test_computing_split_shares_from_the_original(samples: Path, reference_outpu
     cells: dict[str, tuple[float, float]] = {}
     for i, b, c in zip(ref["Index"], ref["Duration(ms)"], ref["Duration(ms).1"], strict=True):
         cells.setdefault(str(i).strip(), (float(b), float(c)))
-    row = compare(str(base), str(comparison), enable_profiling_compare=True).guards.set_index("Check").loc[
-        "computing split into categories"]
+    row = run(samples, pair).guards.set_index("Check").loc["computing split into categories"]
     for side, k in (("Base", 0), ("Comparison", 1)):
         computing, other = cells["Computing Time"][k], cells.get("Other", (0.0, 0.0))[k]
         gpu = pair in KINETO and (k == 0 or not pair.startswith("4"))
