@@ -508,8 +508,14 @@ def test_npu_operator_memory_and_peak_reserved_memory(samples, tmp_path):
             "DistributedDataParallel.forward": sign * 10240.0}
         (row,) = mem[mem["Size(KB)"] != mem["Size(KB).1"]].itertuples(index=False)
         assert (row[5], row[10]) == ((float(kb0), float(kb1)) if sign > 0 else (float(kb1), float(kb0)))
+        # Diff Ratio (reference-2 §0.1) by hand: 379754 / 369514 = 1.027712 -> 1.0277, 369514 / 379754 = 0.973035 ->
+        # 0.973, on both sheets (the statistic's MB of the one op are its KB / 1024); every other row 1.0
+        ratio = 1.0277 if sign > 0 else 0.973
+        assert (row[11], row[12]) == (sign * 10240.0, ratio)
+        assert set(mem.loc[mem["Size(KB)"] == mem["Size(KB).1"], "Diff Ratio"]) == {1.0}
         stat = _rows(res.sheet("MemoryCompareStatistic"), "Operator Name")
         assert {k: r[8] for k, r in stat.items() if r[8]} == {"DistributedDataParallel.forward": sign * 10.0}
+        assert {k: r[9] for k, r in stat.items() if r[9] != 1.0} == {"DistributedDataParallel.forward": ratio}
         assert res.memory_contributors[["Name", "Diff(MB)"]].values.tolist() == [
             ["DistributedDataParallel.forward", sign * 10.0]]
         t = res.memory_totals
