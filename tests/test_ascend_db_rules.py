@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from dbutil import edited_copy, sql, string_id
+from frameutil import npu_records
 from spans import union
 
 from msprof_compare import api
@@ -875,6 +876,39 @@ def test_task_without_a_connection_id_has_no_flow_start(tmp_path: Path) -> None:
              f"UPDATE TASK SET connectionId = NULL WHERE globalTaskId = {gid}")
     p = load_profile(str(db), OPTS)
     assert int(flow_starts(p)[_kernel_row(p, gid)]) == 0
+
+
+_QUEUE_OF = ("SELECT s.value, CAST(p.startNs AS INTEGER), CAST(p.endNs AS INTEGER) FROM PYTORCH_API p "
+             "JOIN CONNECTION_IDS c ON c.id = p.connectionId JOIN STRING_IDS s ON s.id = p.name "
+             "WHERE c.connectionId = ? ORDER BY s.value DESC")
+
+
+def test_a_dequeue_of_no_connection_id_pairs_with_no_enqueue(tmp_path: Path) -> None:
+    """A memory block CANN allocated in a dequeue is placed at the enqueue of the same CANN connection id; a NULL
+    id pairs with none (time 0), where -1 paired with -1: the Enqueue / Dequeue of ids 9886 and 9889 given NULL
+    in CONNECTION_IDS, the blocks of 9886's dequeue were placed at 9889's enqueue (the last enqueue of no id),
+    under another Conv2D. The blocks of each dequeue are counted by SQL: OP_MEMORY rows allocated inside its
+    window whose name is no torch op's (3 each: trans_TransData_0, trans_TransData_1, Conv2D1 in 9886's)."""
+    opts = build_options(enable_memory_compare=True)[0]
+    enq, blocks = {}, {}
+    for cid in (9886, 9889):
+        (_, e_ts, _), (_, d_ts, d_end) = sql(L1, _QUEUE_OF, (cid,))
+        enq[cid] = e_ts
+        blocks[cid] = sql(L1, "SELECT count(*) FROM OP_MEMORY m JOIN STRING_IDS s ON s.id = m.name WHERE "
+                              "m.allocationTime BETWEEN ? AND ? AND s.value NOT IN (SELECT t.value FROM PYTORCH_API "
+                              "q JOIN STRING_IDS t ON t.id = q.name)", (d_ts, d_end))[0][0]
+    db = _db(tmp_path, "UPDATE CONNECTION_IDS SET connectionId = NULL WHERE connectionId IN (9886, 9889)")
+    clean, got = (npu_records(load_profile(str(f), opts)) for f in (L1, db))
+    cann = clean["name"] != ""
+    assert [int((clean.loc[cann, "ts"] == enq[c]).sum()) for c in enq] == [blocks[9886], blocks[9889]] == [3, 3]
+    placed = got.loc[got["name"] != "", "ts"]
+    assert int((placed == 0).sum()) == 6 and not placed.isin(list(enq.values())).any()
+    assert (placed[placed != 0].to_numpy() == clean.loc[cann, "ts"][~clean.loc[cann, "ts"].isin(
+        list(enq.values()))].to_numpy()).all()
+    p = load_profile(str(db), opts)
+    assert f"{db}: 4 Enqueue / Dequeue row(s) of PYTORCH_API have no CANN connection id (NULL, or one " \
+           "CONNECTION_IDS lacks); they pair with no other, so a memory block CANN allocated in such a dequeue is " \
+           "placed at time 0, under no operator" in p.warnings
 
 
 def test_e2e_spans_the_earliest_and_latest_device_task_of_any_type_and_stream(tmp_path: Path) -> None:

@@ -237,6 +237,7 @@ def test_step_whose_operator_has_no_name_says_so(tmp_path: Path, capsys: pytest.
 
 # --------------------------------------------------------------------------- columns read as before, now said
 
+UNLINKED = "those rows link no operator to a task and no dequeue to its enqueue"
 #: (TABLE.column, rows to set NULL (a subquery of rowids; the rows the loader reads), the warning's effect,
 #: (loaded frame, column, value the three rows read as))
 SAID = [
@@ -246,8 +247,8 @@ SAID = [
      ("kernel_details", "Type", "")),
     ("COMPUTE_TASK_INFO.taskType", "SELECT rowid FROM COMPUTE_TASK_INFO", "read as empty",
      ("kernel_details", "Accelerator Core", "")),
-    ("CONNECTION_IDS.id", "SELECT rowid FROM CONNECTION_IDS", "those rows link no operator to a task", None),
-    ("CONNECTION_IDS.connectionId", "SELECT rowid FROM CONNECTION_IDS", "those rows link no operator to a task", None),
+    ("CONNECTION_IDS.id", "SELECT rowid FROM CONNECTION_IDS", UNLINKED, None),
+    ("CONNECTION_IDS.connectionId", "SELECT rowid FROM CONNECTION_IDS", UNLINKED, None),
     ("OP_MEMORY.allocationTime", "SELECT rowid FROM OP_MEMORY", "no allocation time, so the memory comparison leaves "
      "those blocks out (as before)", ("operator_memory", "alloc_ns", 0)),
     ("COMMUNICATION_OP.groupName", "SELECT rowid FROM COMMUNICATION_OP", "read as empty", ("comm", "group", "")),

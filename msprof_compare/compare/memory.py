@@ -145,8 +145,8 @@ def _npu_columns(profile: Profile) -> dict[str, np.ndarray] | None:
     """Records from operator_memory.csv (reference-1 §5.12), as columns ``RECORD_COLUMNS`` (None: no row).
 
     Rows without an allocation time are skipped. ``cann::`` rows are placed at the
-    enqueue of the dequeue entry running at allocation (same correlation id; rows
-    outside every dequeue window are dropped) and keep their name; other rows are
+    enqueue of the dequeue entry running at allocation (same correlation id; time 0 where the dequeue
+    has none or no enqueue shares it; rows outside every dequeue window are dropped) and keep their name; other rows are
     placed at their allocation time and take the name of the op that owns them.
     ``MemoryIndex`` reads the columns as they are: a frame turned their three text
     columns into pandas' str dtype and back (~0.2 ms a side).
@@ -173,6 +173,9 @@ def _npu_columns(profile: Profile) -> dict[str, np.ndarray] | None:
         deq = np.flatnonzero(is_deq[codes])
         deq = deq[np.argsort(q_ts[deq], kind="stable")]
         enq = np.flatnonzero(is_enq[codes])
+        # -1 is no id (a NULL CANN connection id, an absent correlation_id): it pairs with nothing, as NULL in a
+        # join, where a dequeue of no id took the time of whichever enqueue of no id came last
+        enq = enq[q_corr[enq] != -1]
         enq_ts = dict(zip(q_corr[enq].tolist(), q_ts[enq].tolist(), strict=True))
         d_ts = q_ts[deq]
         d_end = d_ts + q_dur[deq]

@@ -1255,9 +1255,12 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
         for j, name in enumerate(("id", "connectionId")):  # a link of no id or no connection id links nothing
             if name in db.columns("CONNECTION_IDS"):
                 db.null(f"CONNECTION_IDS.{name}", np.count_nonzero(c[:, j] == -1),
-                        "those rows link no operator to a task")
+                        "those rows link no operator to a task and no dequeue to its enqueue")
         links = pd.DataFrame({"link": link[has_link], "row": np.flatnonzero(has_link)})
-        # a row repeated word for word would link the same kernels twice and double their op's time
+        # a row repeated word for word would link the same kernels twice and double their op's time; a row of no
+        # connection id links nothing (kept, its -1 was the first id of its op or Enqueue / Dequeue row, where the
+        # row had a real one after it)
+        c = c[(c[:, 0] >= 0) & (c[:, 1] >= 0)]
         cids = pd.DataFrame({"link": c[:, 0], "connection_id": c[:, 1]}).drop_duplicates()
         conn = links.merge(cids, on="link", how="inner", sort=False)[["row", "connection_id"]]
     first_cid = np.full(len(got), -1, dtype=np.int64)
@@ -1296,6 +1299,10 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
     profile.python_functions = frame("python_functions", {
         "name": names[is_tr], "ts": ts[is_tr], "dur": dur[is_tr], "tid": tid[is_tr]})
     is_q = np.flatnonzero(np.isin(kind, types["queue"]))
+    if unpaired := int(np.count_nonzero(first_cid[is_q] == -1)):  # a NULL id paired with every other NULL one
+        db.notes.append(f"{unpaired} Enqueue / Dequeue row(s) of PYTORCH_API have no CANN connection id (NULL, or "
+                        "one CONNECTION_IDS lacks); they pair with no other, so a memory block CANN allocated in "
+                        "such a dequeue is placed at time 0, under no operator")
     qnames = names[is_q]
     codes, uniq = pd.factorize(qnames)  # tested once per distinct name: 12 -> 2 ms at 84k queue rows
     qcat = np.array(["enqueue" if n.startswith("Enqueue") else "dequeue" for n in uniq.tolist()], dtype=object)[codes]
