@@ -372,6 +372,64 @@ def test_no_memory_peak_is_no_mem_usage() -> None:
     assert db_breakdown(p).memory_gb == 0.0
 
 
+#: compute tasks of the level-1 excerpt and those whose TASK.taskType is a cube kernel's (CUBE_RTS_TYPES), by SQL
+_COMPUTE_TYPES = ("SELECT count(*), sum(s.value IN ('KERNEL_AICORE', 'KERNEL_MIX_AIC')) FROM TASK t JOIN "
+                  "COMPUTE_TASK_INFO c ON c.globalTaskId = t.globalTaskId JOIN STRING_IDS s ON s.id = t.taskType")
+
+
+@pytest.mark.parametrize(("edit", "state"), [("DROP TABLE TASK_PMU_INFO", "absent"),
+                                             ("DELETE FROM TASK_PMU_INFO", "empty")])
+def test_no_pmu_rows_say_the_cube_rule(tmp_path: Path, caplog: pytest.LogCaptureFixture, edit: str,
+                                       state: str) -> None:
+    """Without PMU rows a DB export's cube kernels go by task type (reference-1 §7.3.2), which split the level-1
+    excerpt's computing otherwise without a word (Cube Time 14 -> 22 kernels, Vector 96 -> 88): a warning
+    says it, as a text export's kernel_details.csv without PMU columns is said, for an absent and an empty table
+    alike, with the count the rule takes (31 of 187 compute tasks, SQL). The side with PMU rows says nothing."""
+    db = edited_copy(Path(L1), tmp_path / "ascend_pytorch_profiler_0.db", edit)
+    (n, cube), = sql(Path(L1), _COMPUTE_TYPES)
+    with caplog.at_level("WARNING", logger="msprof-analyze"):
+        res = api.compare(L1, str(db), enable_profiling_compare=True)
+    assert [m for m in caplog.messages if "TASK_PMU_INFO" in m] == [
+        f"{db}: TASK_PMU_INFO is {state} (an export recorded without AI Core metrics: Level0, or aic_metrics "
+        f"AiCoreNone), so Cube kernels are told by task type (KERNEL_AICORE / KERNEL_MIX_AIC), not by PMU figures: "
+        f"{cube} of its {n} computing tasks count as cube kernels by that rule, which PMU figures may split "
+        "otherwise"]
+    assert (n, cube) == (187, 31)
+    cubes = [row[res.summary["headers"].index("Cube Time(Num)")] for row in res.summary["rows"]]
+    assert cubes[0].endswith("(14)") and cubes[1].endswith("(22)")
+
+
+def test_level0_db_sample_has_no_pmu_table_and_says_so(samples: Path) -> None:
+    """The real Level0 DB export has no TASK_PMU_INFO table: its breakdown says the cube rule it falls back to."""
+    db = samples / "msinsight/test/data/pytorch/db/level0/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/" \
+                   "ascend_pytorch_profiler_0.db"
+    assert not sql(db, "SELECT 1 FROM sqlite_master WHERE name = 'TASK_PMU_INFO'")
+    (n, cube), = sql(db, _COMPUTE_TYPES)
+    bd = db_breakdown(load_profile(str(db), build_options(enable_profiling_compare=True)[0]))
+    assert [m for m in bd.missing if "TASK_PMU_INFO is absent" in m and f": {cube} of its {n} computing" in m]
+
+
+@pytest.mark.parametrize(("edit", "why"), [
+    ("DROP TABLE MEMORY_RECORD", "its DB has no MEMORY_RECORD table (profile_memory=True records it)"),
+    ("DELETE FROM MEMORY_RECORD", "its MEMORY_RECORD table is empty"),
+    ("UPDATE MEMORY_RECORD SET totalReserved = NULL", "its MEMORY_RECORD holds no usable totalReserved value"),
+    ("UPDATE MEMORY_RECORD SET timestamp = timestamp + 1000000000000", "none of its MEMORY_RECORD readings is placed "
+     "in step 50"),
+])
+def test_no_memory_peak_says_why_under_the_table(tmp_path: Path, edit: str, why: str) -> None:
+    """A DB side without a Mem Usage figure: the note under the console table said "no peak reserved memory
+    recorded" of an absent table, an empty one and readings all outside the step alike, where the cause (and
+    what to do) differ; it says which now. Readings moved 1000 s later lie outside step 50 (the excerpt's only
+    step), which the whole run still holds."""
+    db = edited_copy(Path(L1), tmp_path / "ascend_pytorch_profiler_0.db", edit)
+    steps = {"base_step": 50, "comparison_step": 50} if "timestamp" in edit else {}
+    res = api.compare(L1, str(db), enable_profiling_compare=True, **steps)
+    assert [n for n in res.summary["notes"] if "Mem Usage" in n] == [
+        f"Comparison row: {why}, so its Mem Usage 0.00G is not a measurement."]
+    mem = [row[res.summary["headers"].index("Mem Usage")] for row in res.summary["rows"]]
+    assert mem == ["1.49G", "0.00G"]
+
+
 def test_tensor_move_needs_both_name_parts() -> None:
     """reference-1 §3.7: a tensor move's name starts with aclnnInplaceCopy and holds TensorMove (any case); one
     part alone is no tensor move. Three compute tasks of the level-1 excerpt renamed."""

@@ -164,8 +164,9 @@ class Breakdown:
     #: (`overall.table_notes`), as a side without memory gets its Mem Usage note there
     bandwidth_missing: str = ""
     #: Why this side's Mem Usage reads 0.00G where the data held readings, none usable (every Total Reserved(MB)
-    #: of memory_record.csv empty or left out by its loader); "" for a side that recorded none. Said in its
-    #: Mem Usage note under the console table (`overall.table_notes`), which read "no peak reserved memory
+    #: of memory_record.csv empty or left out by its loader), or a DB export's MEMORY_RECORD gives none (absent,
+    #: empty, no reading in the step: ``ascend_db._memory_missing``); "" for another side that recorded none. Said
+    #: in its Mem Usage note under the console table (`overall.table_notes`), which read "no peak reserved memory
     #: recorded" for such a side
     memory_missing: str = ""
 

@@ -63,6 +63,8 @@ def db_breakdown(profile: Profile, opts: Options | None = None, kw: classify.Key
     hccl = classify.is_hccl_kernel(uniq)[codes]
     computing = _without(profile, hccl)
     bd.memory_gb = peak_reserved_gb(profile) or 0.0
+    if not bd.memory_gb:  # why, for the Mem Usage note (an absent MEMORY_RECORD and an empty one read alike)
+        bd.memory_missing = profile.extra.get("memory_missing", "")
     _categorise(computing, bd, kw or classify.load_keywords(), (codes[~hccl], uniq))
     lanes = _lanes(profile)  # split once: an object-column comparison per use cost 2-3 ms at 80k rows
     _lccl(profile, bd, lanes)
@@ -142,6 +144,11 @@ def _categorise(profile: Profile, bd: Breakdown, kw: classify.Keywords,
     ts = col_of(k, "ts", np.int64)[order]
     flow_ts = starts[order]
     is_cube = cube_mask(profile)[order]
+    if state := profile.extra.get("pmu_table"):  # as a text export's kernel_details.csv without PMU columns is said
+        bd.missing.append(f"{profile.path}: TASK_PMU_INFO is {state} (an export recorded without AI Core metrics: "
+                          f"Level0, or aic_metrics AiCoreNone), so Cube kernels are told by task type "
+                          f"({' / '.join(CUBE_RTS_TYPES)}), not by PMU figures: {int(is_cube.sum())} of its {len(k)} "
+                          "computing tasks count as cube kernels by that rule, which PMU figures may split otherwise")
     ops = profile.ops
     cube_ops = classify.cube_ops(col_of(ops, "name", object), col_of(ops, "ts", np.int64),
                                  col_of(ops, "dur", np.int64), kw=kw)

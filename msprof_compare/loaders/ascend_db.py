@@ -35,6 +35,7 @@ DB-specific frames a comparator may need are in ``Profile.extra``:
                        PMU values aic_total_time, aic_mac_time, aic_mte2_time,
                        aiv_time (ns, NaN when absent; TASK_PMU_INFO's aiv_total_time).
 ``has_pmu``            TASK_PMU_INFO has rows (decides the cube-kernel rule).
+``pmu_table``          "" where it has, else "empty" or "absent" (what the breakdown's line on the rule says).
 ``task_summary``       per (rts_type, stream): count, total_ns, first_start, last_end
                        over every TASK row in range.
 ``c_core_sqe``         C_CORE_SQE tasks (ts, end), for MC2 communication time.
@@ -1509,6 +1510,20 @@ def _memory_peak(db: _Db, rng: tuple[int, int]) -> int:
     return int(v or 0)
 
 
+def _memory_missing(db: _Db, step: int, recorded: bool) -> str:
+    """Why MEMORY_RECORD gives no peak, for the Mem Usage note under the console table (``Breakdown.memory_missing``):
+    an absent and an empty table read "no peak reserved memory recorded" alike, while the cause and what to do
+    differ. ``recorded``: profiler_info says profile_memory was on (then the advice to turn it on is left out)."""
+    if not db.has("MEMORY_RECORD"):
+        return "its DB has no MEMORY_RECORD table" + ("" if recorded else " (profile_memory=True records it)")
+    if db.scalar("SELECT 1 FROM MEMORY_RECORD LIMIT 1") is None:
+        return "its MEMORY_RECORD table is empty"
+    # an absent totalReserved reads as NULL in every row (its own warning): no usable value, as those
+    if step >= 0 and "totalReserved" in db.columns("MEMORY_RECORD") and db.scalar(_memory_peak_sql("")) is not None:
+        return f"none of its MEMORY_RECORD readings is placed in step {step}"  # outside it, or of no timestamp
+    return "its MEMORY_RECORD holds no usable totalReserved value"
+
+
 # ---------------------------------------------------------------------- entry point
 
 
@@ -1582,6 +1597,8 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
                                "global_task_id": np.zeros(0, np.int64), "input_shapes": np.zeros(0, object),
                                "schedule": np.zeros(0, bool)})
     profile.extra["has_pmu"] = _pmu(db, kextra, kernels)
+    # why the cube rule reads task types (the breakdown says it, as a text export's missing PMU columns)
+    profile.extra["pmu_table"] = "" if profile.extra["has_pmu"] else "empty" if db.has("TASK_PMU_INFO") else "absent"
     profile.extra["kernel_extra"] = kextra
     profile.extra["task_summary"] = _task_summary(db, rng, opts.time_breakdown)
     profile.extra["c_core_sqe"] = _c_core_sqe(db, rng)
@@ -1590,6 +1607,9 @@ def _load(db: _Db, layout: Any, opts: Options, step: int) -> Profile:
     profile.metadata = _metadata(db)
     profile.rank_span = _rank_span(db)
     profile.extra["memory_peak_bytes"] = _memory_peak(db, rng)
+    if not profile.extra["memory_peak_bytes"]:
+        profile.extra["memory_missing"] = _memory_missing(db, step if step_range else -1,
+                                                          profile.extra.get("profile_memory") is True)
     profile.extra.setdefault("op_connections", pd.DataFrame({"op_row": np.zeros(0, np.int64),
                                                              "connection_id": np.zeros(0, np.int64)}))
     if kind == "pytorch":
