@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from .errors import UsageError
+from .units import MAX_RANK
 
 ENABLE_FLAGS = (
     "enable_profiling_compare",
@@ -512,10 +513,10 @@ def parse_regression_pct(value: Any, name: str = "--fail_on_regression") -> floa
 
 def parse_rank_list(value: Any, name: str = "--rank_list") -> tuple[int, ...] | None:
     """``--rank_list``, msprof-analyze's cluster flag: None (every rank) for "all" or nothing given, else the
-    rank ids (integers >= 0), once each, in rank order. In text, commas or blanks separate the ids ("0,3", "0, 3",
-    "0 3"), as they separate ``--output_format``'s items: "0 3" was refused while "json xlsx" was taken; an empty
-    item between commas ("0,,1") is refused for both. The API also takes a sequence of whole numbers. ``name``: the
-    option as an error names it."""
+    rank ids (integers from 0 to ``units.MAX_RANK``), once each, in rank order. In text, commas or blanks separate
+    the ids ("0,3", "0, 3", "0 3"), as they separate ``--output_format``'s items: "0 3" was refused while "json
+    xlsx" was taken; an empty item between commas ("0,,1") is refused for both. The API also takes a sequence of
+    whole numbers. ``name``: the option as an error names it."""
     if value is None or (isinstance(value, str) and value.strip().lower() == "all"):
         return None
     if isinstance(value, str):
@@ -526,8 +527,8 @@ def parse_rank_list(value: Any, name: str = "--rank_list") -> tuple[int, ...] | 
         items = [value]  # one rank given as a number: the checks below take or refuse it
 
     def bad(why: str) -> UsageError:
-        return UsageError(f"Invalid param, {name} must be all or rank ids (integers >= 0) separated by commas "
-                          f"or blanks (got {value!r}: {why})")
+        return UsageError(f"Invalid param, {name} must be all or rank ids (integers from 0 to {MAX_RANK}) separated "
+                          f"by commas or blanks (got {value!r}: {why})")
 
     ranks = set()
     for item in items:
@@ -535,12 +536,12 @@ def parse_rank_list(value: Any, name: str = "--rank_list") -> tuple[int, ...] | 
             text = item.strip()
             if not text:
                 raise bad("an empty item")
-            if not (text.isascii() and text.isdigit()):  # "-1", "1.0", "1_0", other scripts' digits
-                raise bad(f"{text!r} is not a rank id")
+            if not (text.isascii() and text.isdigit()) or int(text) > MAX_RANK:  # "-1", "1.0", "1_0", other
+                raise bad(f"{text!r} is not a rank id")  # scripts' digits, 2**31 and above (``units.MAX_RANK``)
             ranks.add(int(text))
         else:
             whole = whole_number(item)
-            if whole is None or whole < 0:
+            if whole is None or not 0 <= whole <= MAX_RANK:
                 raise bad(f"{item!r} is not a rank id")
             ranks.add(whole)
     if not ranks:

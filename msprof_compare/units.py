@@ -8,6 +8,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
+#: The largest rank id: torch.distributed's rank is a C int and HCCL's a uint32 whose 0xFFFFFFFF means "no peer";
+#: a larger id (a damaged file or name) read as a rank made a world of "at least 3000000001" ranks, and the ranks
+#: overview workbook showed rank 10**20 as 1e+20 (a float).
+MAX_RANK = 2**31 - 1
+
 
 class RankCycle(NamedTuple):
     """Cycle ``cycle`` (1-based, in recorded order) of rank ``rank``; ``rank`` None for a single device's cycles."""

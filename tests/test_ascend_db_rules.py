@@ -386,6 +386,26 @@ def test_kernel_types_of_equal_total_keep_the_order_of_their_first_task(tmp_path
     assert list(zip(sheet["Kernel Type"], sheet["Core Type"], strict=True)) == want
 
 
+def test_cells_that_are_no_rank_id_are_counted_and_left_out_of_the_span(tmp_path: Path) -> None:
+    """srcRank / dstRank cells that are no rank id (3000000000 made the world "at least 3000000001" ranks unsaid;
+    -5, a text, a fraction) are left out of the rank span and counted in one warning naming the first (in table
+    order, srcRank first); HCCL's no-peer 4294967295 and NULL are no peer, unsaid; 2**31 - 1 is the largest rank
+    id. Synthetic: the excerpt's first seven tasks given those cells (its tasks name ranks 0-7)."""
+    ids = [r for (r,) in sql(L1, "SELECT rowid FROM COMMUNICATION_TASK_INFO ORDER BY rowid LIMIT 7")]
+    cells = [("srcRank", "NULL"), ("dstRank", "3000000000"), ("srcRank", "-5"), ("dstRank", "'r9'"),
+             ("srcRank", "2.5"), ("dstRank", "4294967295"), ("dstRank", "2147483647")]
+    db = _db(tmp_path, *(f"UPDATE COMMUNICATION_TASK_INFO SET {c} = {v} WHERE rowid = {i}"
+                         for i, (c, v) in zip(ids, cells, strict=True)))
+    p = load_profile(str(db), OPTS)
+    assert p.rank_span == 2**31
+    assert [w for w in p.warnings if "rank id" in w] == [
+        f"{db}: 4 COMMUNICATION_TASK_INFO srcRank / dstRank value(s) are no rank id (an integer from 0 to 2147483647, "
+        "or 4294967295: no peer; the first: -5); the world size check's lower bound leaves them out"]
+    clean = _db(tmp_path / "clean", f"UPDATE COMMUNICATION_TASK_INFO SET dstRank = 7 WHERE rowid = {ids[-1]}",
+                f"UPDATE COMMUNICATION_TASK_INFO SET dstRank = 3000000000 WHERE rowid = {ids[0]}")
+    assert load_profile(str(clean), OPTS).rank_span == 8  # the excerpt's ranks 0-7 without the odd cell
+
+
 def test_rank_zero_alone_spans_one_rank(tmp_path: Path) -> None:
     """The rank span is the highest rank a communication task names, plus one: rank 0 is a rank. Every task of the
     excerpt (ranks 0-7, span 8) rewritten to name rank 0 as source and destination (synthetic) spans 1."""

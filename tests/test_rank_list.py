@@ -25,7 +25,8 @@ from tests.test_json_report import validate
 from tests.test_ranks import ANALYZE, KINETO, PT, REPO, STAMPED, TEXT0, TEXT1, TEXT2, ms, stage, table_rows
 
 SCHEMA = json.loads((REPO / "docs" / "ranks.schema.json").read_text())
-BAD = "error: Invalid param, --rank_list must be all or rank ids (integers >= 0) separated by commas or blanks (got "
+BAD = ("error: Invalid param, --rank_list must be all or rank ids (integers from 0 to 2147483647) separated by commas "
+       "or blanks (got ")
 
 pytestmark = pytest.mark.skipif(not PT.is_dir(), reason="sample data not found")
 
@@ -77,11 +78,12 @@ def test_parse_rank_list():
                      ("1.0", "'1.0' is not a rank id"), ("1_0", "'1_0' is not a rank id"), ("", "an empty item"),
                      ("\u0661", "'\u0661' is not a rank id"), ([], "no rank id"), ([True], "True is not a rank id"),
                      ([-1], "-1 is not a rank id"), ([1.5], "1.5 is not a rank id"),
+                     ("2147483648", "'2147483648' is not a rank id"), ([2**31], "2147483648 is not a rank id"),
                      ("0 x", "'x' is not a rank id"), (["0 3"], "'0 3' is not a rank id"), ("0 ,,3", "an empty item")):
         with pytest.raises(UsageError) as info:
             parse_rank_list(bad, "rank_list")
-        assert str(info.value) == ("Invalid param, rank_list must be all or rank ids (integers >= 0) separated by "
-                                   f"commas or blanks (got {bad!r}: {why})"), bad
+        assert str(info.value) == ("Invalid param, rank_list must be all or rank ids (integers from 0 to 2147483647) "
+                                   f"separated by commas or blanks (got {bad!r}: {why})"), bad
 
 
 def test_one_rank_listed_is_its_report_of_the_full_run(runs):

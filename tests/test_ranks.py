@@ -110,6 +110,40 @@ def test_kineto_rank_beyond_the_head_or_absent_is_named(tmp_path):
     assert api.ranks(tmp_path) == {3: str(tmp_path / "a.pt.trace.json"), 1: str(tmp_path / "b.pt.trace.json.gz")}
 
 
+def test_rank_ids_past_the_largest_are_refused(tmp_path, capsys):
+    """A rank id over 2**31 - 1 (torch.distributed's rank is a C int) is no rank: a DB rank folder whose
+    profiler_info file, rank_id and DB name all said 99999999999999999999 was compared as that rank, its report
+    named rank99999999999999999999 and the ranks overview workbook read 1e+20. The folder is refused in one line
+    naming the file (2**31 - 1 itself is a rank), as a Kineto trace's distributedInfo.rank and --rank_list are."""
+    src = PT / "db" / "level1" / "rank1_ascend_pt"
+    for side in ("a", "b"):
+        shutil.copytree(PT / "db" / "level1" / "rank0_ascend_pt", tmp_path / side / "rank0_ascend_pt")
+    for rank, ok in ((2**31, False), (2**31 - 1, True)):
+        for side in ("a", "b"):
+            d = tmp_path / side / "rank1_ascend_pt"
+            shutil.rmtree(d, ignore_errors=True)
+            (d / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
+            info = json.loads((src / "profiler_info_1.json").read_text())
+            (d / f"profiler_info_{rank}.json").write_text(json.dumps({**info, "rank_id": rank}))
+            shutil.copy(src / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_1.db",
+                        d / "ASCEND_PROFILER_OUTPUT" / f"ascend_pytorch_profiler_{rank}.db")
+        if ok:
+            assert list(api.ranks(tmp_path / "a")) == [0, rank]
+            continue
+        code, _, err = run_inproc(capsys, "-bp", str(tmp_path / "a"), "-d", str(tmp_path / "b"), "-o",
+                                  str(tmp_path / "out"), "--enable_profiling_compare")
+        assert code == 1 and not (tmp_path / "out").exists()
+        assert error_lines(err) == [
+            f"error: {tmp_path / 'a' / 'rank1_ascend_pt'}: profiler_info_{rank}.json names rank {rank}, which is no "
+            "rank id (0 to 2147483647) (pass the directory the profiler wrote, unchanged)"]
+    (tmp_path / "k").mkdir()
+    (tmp_path / "k" / "a.pt.trace.json").write_text(f'{{"distributedInfo": {{"rank": {2**31}}}, "traceEvents": []}}')
+    (tmp_path / "k" / "b.pt.trace.json").write_text('{"distributedInfo": {"rank": 1}, "traceEvents": []}')
+    with pytest.raises(ProfileError, match=r"a\.pt\.trace\.json: distributedInfo\.rank 2147483648 is no rank id "
+                                           r"\(0 to 2147483647\)$"):
+        api.ranks(tmp_path / "k")
+
+
 def test_kineto_rank_beside_process_groups(tmp_path):
     """torch >= 2.1 nests the process groups (``pg_config``, a list of objects holding ``ranks``) in
     ``distributedInfo``: the rank is its own key. Where the object runs past the head, its ``rank`` before them."""

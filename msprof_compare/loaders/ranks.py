@@ -15,7 +15,7 @@ import re
 
 from ..errors import ProfileError
 from ..textsafe import short_list, term_safe
-from ..units import RankCycle, Unit, named_units
+from ..units import MAX_RANK, RankCycle, Unit, named_units
 from . import _INFO_RE, ASCEND_OUTPUT, _is_db_name, _profiling_dirs, folder_traces
 from .heads import PROBE_BYTES, TraceHeads
 from .paths import link_refused
@@ -287,6 +287,8 @@ def input_rank(path: str, heads: TraceHeads | None = None) -> int:
 def _trace_rank(path: str, heads: TraceHeads) -> int:
     """``distributedInfo.rank`` of a Kineto trace, from its first ``HEAD_BYTES`` (decompressed for .gz)."""
     rank = heads.of(path).rank
+    if rank is not None and rank > MAX_RANK:
+        raise ProfileError(path, f"distributedInfo.rank {rank} is no rank id (0 to {MAX_RANK})")
     if rank is None:
         raise _RanklessTrace(path, f"no rank id: no distributedInfo.rank in its first {HEAD_BYTES // 1024} KiB",
                              hint="a Kineto trace of a distributed run records it; pass such traces, or compare "
@@ -303,6 +305,9 @@ def _npu_rank(path: str, names: list[str]) -> int:
                 if numbered else "no rank id: it holds no profiler_info_N.json")
         raise ProfileError(path, what, hint="a rank's profiling directory holds one profiler_info_<rank>.json")
     (rank, info), = numbered.items()
+    if rank > MAX_RANK:  # compared as such, it named a report rank99999999999999999999 and the overview 1e+20
+        raise ProfileError(path, f"{info} names rank {rank}, which is no rank id (0 to {MAX_RANK})",
+                           hint="pass the directory the profiler wrote, unchanged")
     others = [(f"{info}'s rank_id", _json_key(os.path.join(path, info), ("rank_id",))),
               ("profiler_metadata.json's distributed_args", _json_key(os.path.join(path, "profiler_metadata.json"),
                                                                       ("distributed_args", "rank")))]
