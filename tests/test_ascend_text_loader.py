@@ -1308,6 +1308,38 @@ def test_odd_task_ids_are_counted(raw, tmp_path):
     assert not [w for w in load_profile(str(PT), ALL).warnings if "not integers" in w]  # the excerpt as recorded
 
 
+def test_queue_events_without_a_correlation_id_pair_with_none(raw, tmp_path):
+    """An enqueue / dequeue without correlation_id pairs with none (as the DB's NULL CANN connection id): a cann::
+    block allocated in such a dequeue is placed at time 0, where -1 paired with -1 took the last enqueue of no id,
+    another launch's. The excerpt's first two launches (correlation ids 8280, 8281) lose theirs; one warning
+    counts the four events."""
+    import pandas as pd
+    from frameutil import npu_records
+
+    ev = json.loads(json.dumps(raw))
+    enq = {e["args"]["correlation_id"]: e for e in ev if e.get("cat") == "enqueue"}
+    deq = {e["args"]["correlation_id"]: e for e in ev if e.get("cat") == "dequeue"}
+    for e in (enq[8280], enq[8281], deq[8280], deq[8281]):
+        del e["args"]["correlation_id"]
+    f = tmp_path / "trace_view.json"
+    f.write_text(json.dumps(ev))
+    prof = load_profile(str(f), ALL)
+    assert [w for w in prof.warnings if "correlation" in w] == [
+        f"{f}: 4 enqueue / dequeue event(s) have no correlation_id; they pair with no other, so a memory block CANN "
+        "allocated in such a dequeue is placed at time 0, under no operator"]
+
+    def placed(dequeue: dict) -> list[int]:
+        """Where a cann:: block allocated 1 us into ``dequeue`` is placed."""
+        alloc = ns(dequeue["ts"]) + 1000
+        prof.operator_memory = pd.DataFrame({"Name": ["cann::x"], "Size(KB)": [1.0], "Allocation Time(us)": ["1"],
+                                             "Release Time(us)": [""], "alloc_ns": [alloc], "release_ns": [0]})
+        return npu_records(prof)["ts"].tolist()
+
+    assert placed(deq[8280]) == placed(deq[8281]) == [0]  # -1 with -1 took enqueue 8281's (the last) start
+    assert placed(deq[8282]) == [ns(enq[8282]["ts"])]
+    assert not [w for w in load_profile(str(PT), ALL).warnings if "correlation" in w]  # the excerpt as recorded
+
+
 def test_odd_queue_correlation_ids_are_counted(raw, tmp_path):
     """An enqueue / dequeue correlation_id that is no integer is a key of its own, counted in one warning: a
     cann:: block allocated in a dequeue is placed at the enqueue holding the same value, as the original's dict

@@ -701,10 +701,14 @@ def _trace_tables(path: str, data: bytes, opts: Options) -> dict[str, Any]:
     sel = np.flatnonzero(_cat_is(c, "enqueue", "dequeue"))
     if sel.size:
         a = traceio.decode_args(path, c["args"][sel], _QueueArgs)
+        corr = traceio.checked_ints(path, [x.correlation_id for x in a], _CORRELATION_ID, warnings)
+        if unpaired := int(np.count_nonzero(corr == -1)):  # as the DB loader says its queue rows of no id
+            warnings.append(f"{path}: {unpaired} enqueue / dequeue event(s) have no correlation_id; they pair with "
+                            "no other, so a memory block CANN allocated in such a dequeue is placed at time 0, under "
+                            "no operator")
         tables["queue"] = frame("queue", {"cat": c["cat_names"][c["cat_code"][sel]], "name": c["name"][sel],
                                           "ts": c["ts"][sel], "dur": c["dur"][sel], "tid": c["tid"][sel],
-                                          "correlation_id": traceio.checked_ints(path, [x.correlation_id for x in a],
-                                                                                _CORRELATION_ID, warnings)})
+                                          "correlation_id": corr})
 
     sel = np.flatnonzero(_cat_is(c, "python_function"))
     if sel.size:
