@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from .errors import UsageError
+from .textsafe import short_repr
 from .units import MAX_RANK
 
 ENABLE_FLAGS = (
@@ -528,7 +529,7 @@ def parse_rank_list(value: Any, name: str = "--rank_list") -> tuple[int, ...] | 
 
     def bad(why: str) -> UsageError:
         return UsageError(f"Invalid param, {name} must be all or rank ids (integers from 0 to {MAX_RANK}) separated "
-                          f"by commas or blanks (got {value!r}: {why})")
+                          f"by commas or blanks (got {short_repr(value)}: {why})")  # a 5,000-digit one cut
 
     ranks = set()
     for item in items:
@@ -536,13 +537,16 @@ def parse_rank_list(value: Any, name: str = "--rank_list") -> tuple[int, ...] | 
             text = item.strip()
             if not text:
                 raise bad("an empty item")
-            if not (text.isascii() and text.isdigit()) or int(text) > MAX_RANK:  # "-1", "1.0", "1_0", other
-                raise bad(f"{text!r} is not a rank id")  # scripts' digits, 2**31 and above (``units.MAX_RANK``)
-            ranks.add(int(text))
+            # "-1", "1.0", "1_0", other scripts' digits, 2**31 and above (``units.MAX_RANK``); told by the digits'
+            # count first: int() of 5,000 digits raised ValueError past its 4,300-digit limit, an internal error
+            digits = text.lstrip("0") or "0"
+            if not (text.isascii() and text.isdigit()) or len(digits) > 10 or int(digits) > MAX_RANK:
+                raise bad(f"{short_repr(text)} is not a rank id")
+            ranks.add(int(digits))
         else:
             whole = whole_number(item)
             if whole is None or not 0 <= whole <= MAX_RANK:
-                raise bad(f"{item!r} is not a rank id")
+                raise bad(f"{short_repr(item)} is not a rank id")
             ranks.add(whole)
     if not ranks:
         raise bad("no rank id")

@@ -180,7 +180,10 @@ def cut_module_columns(text: str, columns: int) -> str:
 def short_repr(value: object) -> str:
     """``repr(value)`` cut to 40 characters: one bad value quoted in a one-line message (a 5,000-digit text or
     a long blob would bury the line)."""
-    text = repr(value)
+    try:
+        text = repr(value)
+    except ValueError:  # an int (or a list holding one) past Python's 4,300-digit limit of int -> str
+        return "<too long to show>"
     return text if len(text) <= 40 else text[:37] + "..."
 
 

@@ -84,6 +84,15 @@ def test_parse_rank_list():
             parse_rank_list(bad, "rank_list")
         assert str(info.value) == ("Invalid param, rank_list must be all or rank ids (integers from 0 to 2147483647) "
                                    f"separated by commas or blanks (got {bad!r}: {why})"), bad
+    # 5,000 digits: int() raised ValueError past its 4,300-digit limit (an internal error), and the line quoted them
+    # all; leading zeros are no digits of the id
+    cut = repr("9" * 5000)[:37] + "..."
+    for bad, got, why in (("9" * 5000, cut, cut), ([10**5000], "<too long to show>", "<too long to show>")):
+        with pytest.raises(UsageError) as info:
+            parse_rank_list(bad, "rank_list")
+        assert str(info.value) == ("Invalid param, rank_list must be all or rank ids (integers from 0 to 2147483647) "
+                                   f"separated by commas or blanks (got {got}: {why} is not a rank id)")
+    assert parse_rank_list("0" * 5000 + "7") == (7,) and parse_rank_list("2147483647") == (2147483647,)
 
 
 def test_one_rank_listed_is_its_report_of_the_full_run(runs):

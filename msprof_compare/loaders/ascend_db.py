@@ -1276,8 +1276,8 @@ def _pytorch_api(db: _Db, rng: tuple[int, int], profile: Profile, opts: Options)
                         "those rows link no operator to a task and no dequeue to its enqueue")
         links = pd.DataFrame({"link": link[has_link], "row": np.flatnonzero(has_link)})
         # a row repeated word for word would link the same kernels twice and double their op's time; a row of no
-        # connection id links nothing (kept, its -1 was the first id of its op or Enqueue / Dequeue row, where the
-        # row had a real one after it)
+        # connection id links nothing and is dropped (kept, its -1 could be an op's or an Enqueue / Dequeue row's
+        # first id, ahead of a real one)
         c = c[(c[:, 0] >= 0) & (c[:, 1] >= 0)]
         cids = pd.DataFrame({"link": c[:, 0], "connection_id": c[:, 1]}).drop_duplicates()
         conn = links.merge(cids, on="link", how="inner", sort=False)[["row", "connection_id"]]
