@@ -182,3 +182,88 @@ def test_pair3_module_contributors_from_sql(pair3) -> None:
     assert [s[0] for s in shown] == [str(r) for r in range(1, 11)] and lines[14].startswith("+")
     for s, w in zip(shown, want, strict=False):
         assert s[2:] == [f"{w[1]:.3f}", f"{w[2]:.3f}", f"{w[3]:+.3f}", f"{w[4]:.1%}", f"{w[5]:.1%}"], s
+
+
+def _wrap_step(src: Path, dest: Path) -> Path:
+    """A copy of the text export ``src`` at ``dest`` whose ``ProfilerStep#50`` runs inside a cpu_op "train_loop"
+    (1 us longer at each end), as a record_function opened around the profiled loop writes it: the step marker is
+    no longer a top-level op. Only trace_view.json changes; no event of the sample is touched."""
+    import json
+    import shutil
+
+    shutil.copytree(src, dest)
+    view = dest / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    doc = json.loads(view.read_text(encoding="utf-8"))
+    events = doc if isinstance(doc, list) else doc["traceEvents"]
+    (step,) = [e for e in events if e.get("cat") == "cpu_op" and e.get("name") == "ProfilerStep#50"]
+    events.append({**step, "name": "train_loop", "ts": f"{float(step['ts']) - 1:.3f}",
+                   "dur": float(step["dur"]) + 2, "args": {}})
+    view.write_text(json.dumps(doc), encoding="utf-8")
+    return dest
+
+
+def test_module_operator_level_from_the_originals_module_rows(samples: Path, reference_outputs: Path,
+                                                               tmp_path: Path) -> None:
+    """The one input that gives Top Contributors at the module operator level: a step asked of two text exports
+    whose step marker is not a top-level op (a record_function around the profiled loop). The operator pairing
+    takes the children of a top-level ``ProfilerStep#50`` (reference-2 §2.3) and finds none ("There is no
+    operator infomation for step 50", the original's warning), so OperatorCompareStatistic has no row, while
+    the module sheets, built from the step's rows, have all of them: the contributors are then the module
+    operator rows. Pair 1 (text level1 -> level2) so wrapped: its 54 module operator rows are the original's
+    (reference pair 1's ModuleCompareStatistic cells, the same step and modules, to the 2.4 ns its float sums
+    differ by), and the contributors are those cells ranked by hand: 18 rows, 80.5 % of their summed |change|."""
+    text = samples / "msinsight/test/data/pytorch/text"
+    base = _wrap_step(text / "level1/rank0_ascend_pt", tmp_path / "l1" / "rank0_ascend_pt")
+    comp = _wrap_step(text / "level2/rank0_ascend_pt", tmp_path / "l2" / "rank0_ascend_pt")
+    # ApiCompare of a step without top-level step op fails the run (exit 1, as the original's "no operator event
+    # data for step 50"): operators and the time breakdown only
+    res = compare(str(base), str(comp), base_step=50, comparison_step=50, enable_operator_compare=True,
+                  enable_profiling_compare=True)
+    assert res.sheet_names == ["Summary", "OverallMetrics", "ModuleCompareStatistic", "ModuleCompare"]
+    ref = pd.read_excel(reference_outputs / "1-npu-text-l1-vs-l2/performance_comparison_result.xlsx",
+                        sheet_name="ModuleCompareStatistic", header=None, skiprows=3)
+    ref = ref[ref[4].astype(str) != "[ TOTAL ]"]
+    rows = [(f"{str(m).strip()} > {o}", float(b), float(c)) for m, o, b, c in zip(ref[3], ref[4], ref[6], ref[10],
+                                                                                  strict=True)]
+    ours = res.sheet("ModuleCompareStatistic")
+    ours = ours[ours.iloc[:, 4] != "[ TOTAL ]"]
+    assert [f"{str(m).strip()} > {o}" for m, o in zip(ours.iloc[:, 3], ours.iloc[:, 4], strict=True)] == \
+        [r[0] for r in rows] and len(rows) == 54
+    assert ours.iloc[:, 6].tolist() == pytest.approx([r[1] for r in rows], abs=3e-6)
+    assert ours.iloc[:, 10].tolist() == pytest.approx([r[2] for r in rows], abs=3e-6)
+
+    # by hand from the original's cells: |comparison - base| (to the ns: its cells carry float sums of us,
+    # 0.46868940625), largest first, ties in sheet order, until 80 % of the 54 rows' sum
+    diffs = [round(c - b, 6) for _, b, c in rows]
+    gross, net = sum(map(abs, diffs)), sum(diffs)
+    order = sorted(range(len(rows)), key=lambda i: -abs(diffs[i]))
+    want, cum = [], 0.0
+    for i in order:
+        cum += abs(diffs[i])
+        want.append((*rows[i], diffs[i], abs(diffs[i]) / gross, cum / gross, diffs[i] / net))
+        if cum >= 0.8 * gross:
+            break
+    # two |diffs| of the 19 largest are equal (1.96 us: backward Linear_1's aten::mm, Conv2d_1's
+    # aten::convolution_backward, in sheet order) or 10 ns apart at least: the 2.4 ns the sheets differ by leave
+    # the order alone
+    top = sorted(map(abs, diffs), reverse=True)[:19]
+    assert all(a == b or a - b >= 1e-5 - 1e-12 for a, b in zip(top, top[1:], strict=False))
+    assert len(want) == 18 and f"{want[-1][5]:.1%}" == "80.5%" and want[-2][5] < 0.8
+    # rank 1: backward Conv2d_0's aten::convolution_backward 468.688 -> 481.389 us: +0.012701 of 0.100344 ms
+    assert want[0][0] == ("/[ BACKWARD ]/ DistributedDataParallel_0/ AlexNet_0/ Sequential_0/ Conv2d_0 > "
+                          "aten::convolution_backward") and round(gross, 5) == 0.10034
+    contrib = res.contributors
+    assert contrib["Level"].tolist() == ["module operator"] * 18
+    assert contrib["Rank"].tolist() == list(range(1, 19))
+    assert contrib["Name"].tolist() == [w[0] for w in want]
+    for col, k, tol in (("Base(ms)", 1, 3e-6), ("Comparison(ms)", 2, 3e-6), ("Diff(ms)", 3, 5e-6),
+                        ("Share", 4, 1e-4), ("Cumulative Share", 5, 1e-4), ("Share of Net Diff", 6, 5e-3)):
+        assert contrib[col].tolist() == pytest.approx([w[k] for w in want], abs=tol), col
+    # what the console says over and under them: 18 rows, 80.5 % of the module operators' change; their net,
+    # -0.004 ms (by hand: the 54 rows' summed diff), is under 1 % of the E2E change
+    assert round(net, 3) == -0.004
+    out = render_explain(res.frames, res.verdict)
+    assert ("| Top Contributors (module operator level: 18 rows cover 80.5% of the module operators' device-time "
+            "change, not of the E2E change; the first 10 shown) |") in out
+    assert "Note: all module operators together changed by -0.004 ms, under 1% of the E2E change" in out
+    assert "Top Module Contributors" not in out and "Not on the module sheets" not in out
