@@ -267,3 +267,21 @@ def test_module_operator_level_from_the_originals_module_rows(samples: Path, ref
             "change, not of the E2E change; the first 10 shown) |") in out
     assert "Note: all module operators together changed by -0.004 ms, under 1% of the E2E change" in out
     assert "Top Module Contributors" not in out and "Not on the module sheets" not in out
+
+    # without the step, the wrapper is the one operator contributor (-6.036 ms, mostly the HCCL all-reduce inside
+    # it) and runs every module: the module contributors are the same 18 rows, and the module rows hold the 54
+    # rows' time of it (by hand: the sums of the original's cells, 7.981 and 7.978 ms)
+    whole = compare(str(base), str(comp))
+    assert whole.contributors["Name"].tolist() == ["train_loop"]
+    mods = whole.module_contributors
+    assert mods["Name"].tolist() == [w[0] for w in want]
+    for col, k, tol in (("Diff(ms)", 3, 5e-6), ("Share", 4, 1e-4), ("Cumulative Share", 5, 1e-4)):
+        assert mods[col].tolist() == pytest.approx([w[k] for w in want], abs=tol), col
+    ((name, figures),) = mods.attrs["runs_modules"]
+    held = [sum(r[1] for r in rows), sum(r[2] for r in rows)]
+    assert name == "train_loop" and [f[1] for f in figures] == pytest.approx(held, abs=1e-4)
+    assert [round(h, 3) for h in held] == [7.981, 7.978]
+    b, c = whole.contributors[["Base(ms)", "Comparison(ms)"]].iloc[0]  # its listed time, of which they hold so much
+    assert module_contributors_note(mods).startswith(
+        f"The module rows hold part of the time of train_loop (base 7.981 of its {b:.3f} ms, comparison 7.978 of "
+        f"its {c:.3f} ms), which runs modules")
